@@ -1,0 +1,73 @@
+import {Command, Flags, Interfaces} from '@oclif/core'
+import {Chalk, supportsColorStderr} from 'chalk'
+import {CliError} from '../errors.js'
+import {appendAudit} from '../store/audit.js'
+import {openCase, type CaseDb} from '../store/open-case.js'
+
+export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
+
+/**
+ * Every crosstalk command: --json (exactly one JSON document on stdout), errors mapped to
+ * the contract's exit codes as one line on stderr, colour only on a TTY without NO_COLOR.
+ */
+export abstract class BaseCommand extends Command {
+  static override enableJsonFlag = true
+  static override baseFlags = {
+    verbose: Flags.boolean({description: 'Print stack traces for errors.', helpGroup: 'GLOBAL'}),
+  }
+
+  /** Colour for stderr only; stdout stays plain so it can be piped. */
+  protected readonly paint = new Chalk({
+    level: process.env.NO_COLOR !== undefined || !process.stderr.isTTY ? 0 : supportsColorStderr ? supportsColorStderr.level : 0,
+  })
+
+  private openDbs: CaseDb[] = []
+
+  public override async init(): Promise<void> {
+    // Files we write (reports, exports) can hold personal data: owner-only by default.
+    process.umask(0o077)
+    await super.init()
+  }
+
+  protected openCase(path: string, options: {create?: boolean; readonly?: boolean} = {}): CaseDb {
+    const db = openCase(path, options)
+    this.openDbs.push(db)
+    return db
+  }
+
+  /** Records this command in the case's hash-chained audit log. */
+  protected audit(db: CaseDb, args: Record<string, unknown>, summary: unknown, now = new Date()): void {
+    appendAudit(db, {at: now, command: this.id ?? this.constructor.name, args: {argv: this.argv, ...args}, version: this.config.version, summary})
+  }
+
+  /** Progress and notices: stderr, never stdout. */
+  protected note(message: string): void {
+    process.stderr.write(`${message}\n`)
+  }
+
+  protected override async catch(error: Error & {oclif?: {exit?: number}; code?: unknown}): Promise<void> {
+    const exit = error instanceof CliError ? error.exit : (error.oclif?.exit ?? 1)
+    const code = error instanceof CliError ? error.code : exit === 2 ? 'E_USAGE' : typeof error.code === 'string' ? error.code : 'E_FAILED'
+    const message = (error.message || String(error)).split('\n')[0] ?? 'failed'
+    process.exitCode = exit
+    if (this.jsonEnabled()) process.stdout.write(JSON.stringify({error: {message, code}}) + '\n')
+    const verbose = this.argv.includes('--verbose') || Boolean(process.env.DEBUG)
+    process.stderr.write(`${this.paint.red('Error:')} ${message}\n`)
+    if (verbose && error.stack) process.stderr.write(`${error.stack}\n`)
+    if (exit === 2 && !this.jsonEnabled()) process.stderr.write(`See: crosstalk ${this.id ?? ''} --help\n`)
+  }
+
+  protected override async finally(error: Error | undefined): Promise<unknown> {
+    for (const db of this.openDbs.splice(0)) {
+      if (db.open) db.close()
+    }
+    return super.finally(error)
+  }
+}
+
+export const dbFlag = Flags.string({
+  description: 'Case database (one SQLite file, created 0600).',
+  env: 'CROSSTALK_DB',
+  default: './crosstalk.db',
+  helpValue: 'PATH',
+})

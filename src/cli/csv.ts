@@ -1,0 +1,17 @@
+// CSV export with the OWASP guard against formula injection: a cell a spreadsheet would
+// evaluate (leading = + - @ TAB CR) is prefixed with a single quote so it opens as text.
+
+const FORMULA_START = /^[=+\-@\t\r]/
+
+export function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return ''
+  let text = typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value)
+  if (typeof value === 'string' && FORMULA_START.test(text)) text = `'${text}`
+  return /[",\r\n]/.test(text) || text !== text.trim() ? `"${text.replace(/"/g, '""')}"` : text
+}
+
+export function toCsv(columns: readonly string[], rows: ReadonlyArray<Record<string, unknown>>): string {
+  const lines = [columns.map(csvCell).join(',')]
+  for (const row of rows) lines.push(columns.map((c) => csvCell(row[c])).join(','))
+  return lines.join('\r\n') + '\r\n'
+}

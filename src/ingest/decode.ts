@@ -1,0 +1,233 @@
+// Turns request and response bodies, in every shape the contract allows, into the text
+// the model was given and the text the client received. Detection runs on these texts,
+// so a marker split across SSE chunks or JSON-escaped in a body is one string here.
+
+export type ResponseKind = 'none' | 'chat' | 'completion' | 'error' | 'sse' | 'json' | 'text'
+
+export interface DecodedResponse {
+  kind: ResponseKind
+  text: string
+  stream: boolean
+  isError: boolean
+  errorMessage: string | null
+  promptTokens: number | null
+  completionTokens: number | null
+  cachedTokens: number | null
+}
+
+type Json = null | boolean | number | string | Json[] | {[k: string]: Json}
+type Obj = {[k: string]: Json}
+
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
+const intOrNull = (v: unknown): number | null => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : null)
+
+// ---------------------------------------------------------------- requests
+
+export function decodeRequest(body: unknown): string | null {
+  if (body === undefined || body === null) return null
+  if (typeof body === 'string') {
+    const parsed = tryParseJson(body)
+    return parsed !== undefined && (isObj(parsed) || Array.isArray(parsed)) ? decodeRequest(parsed) : body
+  }
+  if (Array.isArray(body)) return messagesText(body)
+  if (!isObj(body)) return String(body)
+  const parts: string[] = []
+  if (typeof body.system === 'string') parts.push(body.system)
+  if (Array.isArray(body.messages)) parts.push(messagesText(body.messages))
+  if (body.prompt !== undefined) parts.push(promptText(body.prompt))
+  if (body.input !== undefined) parts.push(typeof body.input === 'string' ? body.input : Array.isArray(body.input) ? messagesText(body.input) : '')
+  if (parts.length === 0 && typeof body.text === 'string') parts.push(body.text)
+  return parts.join('\n')
+}
+
+function promptText(prompt: Json): string {
+  if (typeof prompt === 'string') return prompt
+  // An array of strings is a batch; an array of integers is pre-tokenised and has no text.
+  if (Array.isArray(prompt)) return prompt.filter((p): p is string => typeof p === 'string').join('\n')
+  return ''
+}
+
+function messagesText(messages: Json[]): string {
+  const out: string[] = []
+  for (const m of messages) {
+    if (typeof m === 'string') out.push(m)
+    else if (isObj(m)) {
+      const t = contentText(m.content)
+      if (t) out.push(t)
+      if (Array.isArray(m.tool_calls)) out.push(...toolCallArgs(m.tool_calls))
+    }
+  }
+  return out.join('\n')
+}
+
+/** `content` as a string or as OpenAI content parts (`[{type: "text", text}]`). */
+function contentText(content: Json | undefined): string {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return ''
+  const out: string[] = []
+  for (const part of content) {
+    if (typeof part === 'string') out.push(part)
+    else if (isObj(part) && typeof part.text === 'string') out.push(part.text)
+  }
+  return out.join('')
+}
+
+function toolCallArgs(calls: Json[]): string[] {
+  const out: string[] = []
+  for (const call of calls) {
+    if (!isObj(call)) continue
+    const fn = isObj(call.function) ? call.function : undefined
+    if (fn && typeof fn.arguments === 'string') out.push(fn.arguments)
+  }
+  return out
+}
+
+// ---------------------------------------------------------------- responses
+
+export function decodeResponse(body: unknown): DecodedResponse {
+  if (body === undefined || body === null) return empty('none')
+  if (typeof body === 'string') return decodeResponseString(body)
+  if (isObj(body)) return decodeResponseObject(body, false)
+  return {...empty('json'), text: JSON.stringify(body)}
+}
+
+function empty(kind: ResponseKind): DecodedResponse {
+  return {kind, text: '', stream: false, isError: false, errorMessage: null, promptTokens: null, completionTokens: null, cachedTokens: null}
+}
+
+function decodeResponseString(raw: string): DecodedResponse {
+  const head = raw.trimStart()
+  if (head.startsWith('data:') || head.startsWith('event:') || head.startsWith(':')) return decodeSse(raw)
+  if (head.startsWith('{')) {
+    const parsed = tryParseJson(raw)
+    if (isObj(parsed)) return decodeResponseObject(parsed, false)
+  }
+  return {...empty('text'), text: raw}
+}
+
+function decodeResponseObject(obj: Obj, stream: boolean): DecodedResponse {
+  const out = empty('json')
+  out.stream = stream
+  const error = errorOf(obj)
+  if (error !== null) {
+    out.kind = 'error'
+    out.isError = true
+    out.errorMessage = error
+  }
+  if (Array.isArray(obj.choices)) {
+    const texts: string[] = []
+    let chat = false
+    for (const choice of obj.choices) {
+      if (!isObj(choice)) continue
+      if (isObj(choice.message)) {
+        chat = true
+        const msg = choice.message
+        const t = [contentText(msg.content)]
+        if (typeof msg.reasoning_content === 'string') t.unshift(msg.reasoning_content)
+        if (Array.isArray(msg.tool_calls)) t.push(...toolCallArgs(msg.tool_calls))
+        texts.push(t.filter(Boolean).join('\n'))
+      } else if (typeof choice.text === 'string') texts.push(choice.text)
+    }
+    out.text = texts.join('\n')
+    if (!out.isError) out.kind = chat || obj.object === 'chat.completion' ? 'chat' : 'completion'
+  }
+  readUsage(obj.usage, out)
+  return out
+}
+
+/** vLLM: `{"object":"error","message":...}`; OpenAI/SGLang: `{"error":{"message":...}}`. */
+function errorOf(obj: Obj): string | null {
+  if (obj.object === 'error') return typeof obj.message === 'string' ? obj.message : 'error'
+  if (isObj(obj.error)) return typeof obj.error.message === 'string' ? obj.error.message : JSON.stringify(obj.error)
+  if (typeof obj.error === 'string') return obj.error
+  return null
+}
+
+function readUsage(usage: Json | undefined, out: DecodedResponse): void {
+  if (!isObj(usage)) return
+  out.promptTokens = intOrNull(usage.prompt_tokens) ?? out.promptTokens
+  out.completionTokens = intOrNull(usage.completion_tokens) ?? out.completionTokens
+  const details = usage.prompt_tokens_details
+  if (isObj(details)) out.cachedTokens = intOrNull(details.cached_tokens) ?? out.cachedTokens
+}
+
+/**
+ * Reassembles a server-sent-event stream: every `choices[].delta.content` (chat) or
+ * `choices[].text` (completions) in order, per choice index; tool-call argument deltas per
+ * call. Usage-only chunks (`choices: []` or `null`) are read for token counts; an error
+ * event inside a 200 stream (SGLang does this) marks the response as an error.
+ */
+function decodeSse(raw: string): DecodedResponse {
+  const out = empty('sse')
+  out.stream = true
+  const content = new Map<number, string[]>()
+  const tools = new Map<string, string[]>()
+  let nextIsError = false
+  let pending = ''
+  const lines = raw.split(/\r?\n/)
+  for (const line of lines) {
+    if (line.startsWith('event:')) {
+      nextIsError = line.slice(6).trim() === 'error'
+      continue
+    }
+    if (!line.startsWith('data:')) continue
+    const payload = line.slice(line[5] === ' ' ? 6 : 5)
+    if (payload.trim() === '[DONE]') break
+    // One JSON document per data line is the norm; a document wrapped over several data
+    // lines (allowed by the SSE spec) is joined until it parses.
+    const candidate = pending ? `${pending}\n${payload}` : payload
+    const chunk = tryParseJson(candidate)
+    if (chunk === undefined) {
+      pending = candidate
+      continue
+    }
+    pending = ''
+    if (!isObj(chunk)) continue
+    const error = errorOf(chunk)
+    if (error !== null || nextIsError) {
+      out.isError = true
+      out.errorMessage = error ?? (typeof chunk.message === 'string' ? chunk.message : JSON.stringify(chunk))
+      nextIsError = false
+      continue
+    }
+    readUsage(chunk.usage, out)
+    if (!Array.isArray(chunk.choices)) continue
+    for (const choice of chunk.choices) {
+      if (!isObj(choice)) continue
+      const index = typeof choice.index === 'number' ? choice.index : 0
+      let piece = ''
+      if (isObj(choice.delta)) {
+        const delta = choice.delta
+        if (typeof delta.reasoning_content === 'string') piece += delta.reasoning_content
+        piece += contentText(delta.content)
+        if (Array.isArray(delta.tool_calls)) {
+          for (const call of delta.tool_calls) {
+            if (!isObj(call) || !isObj(call.function) || typeof call.function.arguments !== 'string') continue
+            const key = `${index}:${typeof call.index === 'number' ? call.index : 0}`
+            const buf = tools.get(key) ?? []
+            buf.push(call.function.arguments)
+            tools.set(key, buf)
+          }
+        }
+      } else if (typeof choice.text === 'string') piece = choice.text
+      if (piece) {
+        const buf = content.get(index) ?? []
+        buf.push(piece)
+        content.set(index, buf)
+      }
+    }
+  }
+  const texts = [...content.entries()].sort((a, b) => a[0] - b[0]).map(([, parts]) => parts.join(''))
+  for (const parts of tools.values()) texts.push(parts.join(''))
+  out.text = texts.join('\n')
+  if (out.isError) out.kind = 'sse'
+  return out
+}
+
+function tryParseJson(text: string): Json | undefined {
+  try {
+    return JSON.parse(text) as Json
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,71 @@
+import {createHash} from 'node:crypto'
+import {canonicalJson} from '../util/canonical-json.js'
+import type {CaseDb} from './open-case.js'
+
+// The case's own chain of custody: every command that changed the case, with its
+// arguments and the tool version. Each entry commits to the previous one's hash, so an
+// edited or removed entry breaks every link after it.
+
+export const GENESIS_HASH = '0'.repeat(64)
+
+export interface AuditEntry {
+  seq: number
+  at: string
+  command: string
+  args: string
+  version: string
+  summary: string
+  prev_hash: string
+  hash: string
+}
+
+export interface AuditInput {
+  at: Date
+  command: string
+  args: unknown
+  version: string
+  summary: unknown
+}
+
+export function hashAuditEntry(entry: Omit<AuditEntry, 'hash'>): string {
+  return createHash('sha256').update(canonicalJson(entry)).digest('hex')
+}
+
+export function appendAudit(db: CaseDb, input: AuditInput): AuditEntry {
+  const last = db.prepare('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1').get() as
+    | {seq: number; hash: string}
+    | undefined
+  const body = {
+    seq: (last?.seq ?? 0) + 1,
+    at: input.at.toISOString(),
+    command: input.command,
+    args: canonicalJson(input.args),
+    version: input.version,
+    summary: canonicalJson(input.summary ?? null),
+    prev_hash: last?.hash ?? GENESIS_HASH,
+  }
+  const entry = {...body, hash: hashAuditEntry(body)}
+  db.prepare(
+    'INSERT INTO audit_log (seq, at, command, args, version, summary, prev_hash, hash) VALUES (@seq, @at, @command, @args, @version, @summary, @prev_hash, @hash)',
+  ).run(entry)
+  return entry
+}
+
+export function listAudit(db: CaseDb): AuditEntry[] {
+  return db.prepare('SELECT * FROM audit_log ORDER BY seq').all() as AuditEntry[]
+}
+
+/** The first entry whose hash or link does not check out, or null when the chain is whole. */
+export function findBrokenAuditLink(db: CaseDb): {seq: number; reason: string} | null {
+  let prev = GENESIS_HASH
+  let expectedSeq = 1
+  for (const entry of db.prepare('SELECT * FROM audit_log ORDER BY seq').iterate() as IterableIterator<AuditEntry>) {
+    if (entry.seq !== expectedSeq) return {seq: expectedSeq, reason: `entry ${expectedSeq} is missing`}
+    if (entry.prev_hash !== prev) return {seq: entry.seq, reason: 'does not link to the entry before it'}
+    const {hash, ...body} = entry
+    if (hashAuditEntry(body) !== hash) return {seq: entry.seq, reason: 'content does not match its hash'}
+    prev = hash
+    expectedSeq++
+  }
+  return null
+}

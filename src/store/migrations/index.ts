@@ -1,0 +1,13 @@
+import type {Database} from 'better-sqlite3'
+import {up as core} from './001-core.js'
+
+export interface Migration {
+  version: number
+  name: string
+  up: (db: Database) => void
+}
+
+// Append-only: a released migration is never edited, only followed by a new one.
+export const MIGRATIONS: readonly Migration[] = [
+  {version: 1, name: 'core', up: core},
+]

@@ -1,0 +1,61 @@
+import Database from 'better-sqlite3'
+import type {Database as Db} from 'better-sqlite3'
+import {closeSync, existsSync, openSync} from 'node:fs'
+import {InputError, IntegrityError} from '../errors.js'
+import {MIGRATIONS} from './migrations/index.js'
+
+export type CaseDb = Db
+
+export interface OpenCaseOptions {
+  /** Create the file when it does not exist (commands that only read refuse instead). */
+  create?: boolean
+  readonly?: boolean
+}
+
+export const LATEST_SCHEMA = MIGRATIONS.at(-1)?.version ?? 0
+
+/**
+ * Opens (and if asked, creates) a case database: WAL, foreign keys, schema migrated.
+ * A new file is created 0600 before SQLite touches it, because it will hold other
+ * people's personal data; SQLite gives its -wal and -shm files the same mode.
+ */
+export function openCase(path: string, options: OpenCaseOptions = {}): CaseDb {
+  if (!existsSync(path)) {
+    if (!options.create) throw new InputError(`${path}: no case database here (run \`crosstalk ingest\` first, or pass --db)`, 'E_NO_CASE')
+    closeSync(openSync(path, 'wx', 0o600))
+  }
+  let db: CaseDb
+  try {
+    db = new Database(path, {readonly: options.readonly ?? false, fileMustExist: true})
+    db.pragma('journal_mode = WAL')
+  } catch (error) {
+    throw new InputError(`${path}: not a case database (${(error as Error).message})`, 'E_NOT_A_CASE')
+  }
+  db.pragma('foreign_keys = ON')
+  db.pragma('busy_timeout = 5000')
+  migrate(db, path, options.readonly ?? false)
+  return db
+}
+
+function migrate(db: CaseDb, path: string, readonly: boolean): void {
+  const current = db.pragma('user_version', {simple: true}) as number
+  if (current > LATEST_SCHEMA) {
+    throw new IntegrityError(
+      `${path}: case database has schema ${current}, newer than this crosstalk knows (${LATEST_SCHEMA}); upgrade crosstalk`,
+      'E_SCHEMA_FROM_FUTURE',
+    )
+  }
+  if (current === LATEST_SCHEMA) return
+  if (readonly) throw new IntegrityError(`${path}: case database needs migrating to schema ${LATEST_SCHEMA}; open it writable once`)
+  for (const migration of MIGRATIONS) {
+    if (migration.version <= current) continue
+    db.transaction(() => {
+      migration.up(db)
+      db.pragma(`user_version = ${migration.version}`)
+    })()
+  }
+}
+
+export function tableExists(db: CaseDb, name: string): boolean {
+  return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name) !== undefined
+}

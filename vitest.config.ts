@@ -1,0 +1,12 @@
+import {defineConfig} from 'vitest/config'
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Command tests spawn the CLI; the default 5 s is tight on 2-core CI machines.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    disableConsoleIntercept: true,
+    pool: 'forks',
+  },
+})
