@@ -69,8 +69,8 @@ export async function verifyCase(db: CaseDb, options: {rehashOriginals?: boolean
 }
 
 function verifyFileContent(db: CaseDb, file: FileRow, result: VerifyResult): void {
-  const blocks = db.prepare('SELECT seq, raw_offset, raw_len, sha256, codec, data FROM evidence_blocks WHERE file_id = ? ORDER BY seq').iterate(file.id) as IterableIterator<{
-    seq: number; raw_offset: number; raw_len: number; sha256: string; codec: string; data: Buffer
+  const blocks = db.prepare('SELECT seq, raw_offset, raw_len, crc32, codec, data FROM evidence_blocks WHERE file_id = ? ORDER BY seq').iterate(file.id) as IterableIterator<{
+    seq: number; raw_offset: number; raw_len: number; crc32: number; codec: string; data: Buffer
   }>
   const items = db
     .prepare(
@@ -103,10 +103,10 @@ function verifyFileContent(db: CaseDb, file: FileRow, result: VerifyResult): voi
       contentOk = false
       result.problems.push({kind: 'block', where: `${file.path} block ${row.seq}`, detail: (error as Error).message})
     }
-    if (!bad.has(row.seq) && createHash('sha256').update(bytes).digest('hex') !== row.sha256) {
+    if (!bad.has(row.seq) && (bytes.length !== row.raw_len || crc32(bytes) !== row.crc32)) {
       bad.add(row.seq)
       contentOk = false
-      result.problems.push({kind: 'block', where: `${file.path} block ${row.seq} (bytes ${row.raw_offset}..${row.raw_offset + row.raw_len})`, detail: 'content does not match its SHA-256'})
+      result.problems.push({kind: 'block', where: `${file.path} block ${row.seq} (bytes ${row.raw_offset}..${row.raw_offset + row.raw_len})`, detail: 'content does not match its CRC-32'})
     }
     if (row.raw_offset !== expectedOffset) contentOk = false
     expectedOffset = row.raw_offset + row.raw_len

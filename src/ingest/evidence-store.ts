@@ -1,55 +1,102 @@
-import {createHash} from 'node:crypto'
-import {deflateSync, inflateSync} from 'node:zlib'
+import {crc32, deflate, deflateSync, inflateSync} from 'node:zlib'
 import {IntegrityError} from '../errors.js'
 import type {CaseDb} from '../store/open-case.js'
 
 // Every byte of every evidence file is kept in the case: the decompressed stream is cut
 // into fixed-size blocks, each compressed on its own (zlib, whose Adler-32 catches
-// corruption) and hashed, so any record's original line can be read back byte-exact
-// without inflating the whole file, and `verify` can re-hash the whole stream.
+// corruption) with a CRC-32 of its raw bytes, so any record's original line can be read
+// back byte-exact without inflating the whole file. The file's content SHA-256 over all
+// blocks is what `verify` checks cryptographically.
 
 export const BLOCK_SIZE = 4 * 1024 * 1024
+/** Blocks being compressed at once (on libuv's thread pool, beside the parsing thread). */
+const MAX_IN_FLIGHT = 4
+
+interface PendingBlock {
+  seq: number
+  offset: number
+  length: number
+  crc: number
+  data: Buffer | undefined
+  done: Promise<void>
+}
 
 export class EvidenceWriter {
   private pending: Buffer[] = []
   private pendingBytes = 0
   private seq = 0
   private offset = 0
+  private inFlight: PendingBlock[] = []
+  private failure: Error | undefined
   private readonly insert
 
   constructor(
     private readonly db: CaseDb,
     private readonly fileId: number,
   ) {
-    this.insert = db.prepare(
-      'INSERT INTO evidence_blocks (file_id, seq, raw_offset, raw_len, sha256, codec, data) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    )
+    this.insert = db.prepare('INSERT INTO evidence_blocks (file_id, seq, raw_offset, raw_len, crc32, codec, data) VALUES (?, ?, ?, ?, ?, ?, ?)')
   }
 
-  /** Buffers raw bytes; full blocks are written by `flush` (inside the caller's transaction). */
+  /** Buffers raw bytes; each full block starts compressing in the background. */
   push(chunk: Buffer): void {
     this.pending.push(chunk)
     this.pendingBytes += chunk.length
+    if (this.pendingBytes >= BLOCK_SIZE) this.cut(false)
   }
 
-  /** Writes every complete block; with `final`, the remainder too. */
-  flush(final = false): void {
+  /** Resolves once few enough blocks are in flight (call from the async read loop). */
+  async backpressure(): Promise<void> {
+    while (this.inFlight.length > MAX_IN_FLIGHT) await this.inFlight[0]!.done
+  }
+
+  /** Stores every block whose compression has finished, in order. Call inside a transaction. */
+  writeReady(): void {
+    if (this.failure) throw this.failure
+    while (this.inFlight.length > 0 && this.inFlight[0]!.data) {
+      const b = this.inFlight.shift()!
+      this.insert.run(this.fileId, b.seq, b.offset, b.length, b.crc, 'deflate', b.data)
+    }
+  }
+
+  /** Cuts the remainder into a last block and waits for every compression to finish. */
+  async finish(): Promise<void> {
+    this.cut(true)
+    await Promise.all(this.inFlight.map((b) => b.done))
+    if (this.failure) throw this.failure
+  }
+
+  private cut(final: boolean): void {
     if (this.pendingBytes === 0) return
-    if (!final && this.pendingBytes < BLOCK_SIZE) return
     let all = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes)
     while (all.length >= BLOCK_SIZE || (final && all.length > 0)) {
       const block = all.subarray(0, Math.min(BLOCK_SIZE, all.length))
-      this.writeBlock(block)
+      this.startBlock(block)
       all = all.subarray(block.length)
     }
-    this.pending = all.length > 0 ? [Buffer.from(all)] : []
+    this.pending = all.length > 0 ? [all] : []
     this.pendingBytes = all.length
   }
 
-  private writeBlock(block: Buffer): void {
-    const sha = createHash('sha256').update(block).digest('hex')
-    this.insert.run(this.fileId, this.seq++, this.offset, block.length, sha, 'deflate', deflateSync(block, {level: 1}))
+  private startBlock(block: Buffer): void {
+    const entry: PendingBlock = {seq: this.seq++, offset: this.offset, length: block.length, crc: crc32(block), data: undefined, done: Promise.resolve()}
+    entry.done = new Promise<void>((resolve) => {
+      deflate(block, {level: 1}, (error, data) => {
+        if (error) this.failure = error
+        else entry.data = data
+        resolve()
+      })
+    })
     this.offset += block.length
+    this.inFlight.push(entry)
+  }
+}
+
+/** Small files (canary registries): store in one go, synchronously, inside a transaction. */
+export function writeEvidenceSync(db: CaseDb, fileId: number, bytes: Buffer): void {
+  const insert = db.prepare('INSERT INTO evidence_blocks (file_id, seq, raw_offset, raw_len, crc32, codec, data) VALUES (?, ?, ?, ?, ?, ?, ?)')
+  for (let seq = 0, offset = 0; offset < bytes.length; seq++, offset += BLOCK_SIZE) {
+    const block = bytes.subarray(offset, offset + BLOCK_SIZE)
+    insert.run(fileId, seq, offset, block.length, crc32(block), 'deflate', deflateSync(block, {level: 1}))
   }
 }
 
@@ -57,7 +104,7 @@ interface BlockRow {
   seq: number
   raw_offset: number
   raw_len: number
-  sha256: string
+  crc32: number
   codec: string
   data: Buffer
 }
@@ -76,7 +123,7 @@ export function readEvidence(db: CaseDb, fileId: number, offset: number, length:
   if (length === 0) return Buffer.alloc(0)
   const rows = db
     .prepare(
-      `SELECT seq, raw_offset, raw_len, sha256, codec, data FROM evidence_blocks
+      `SELECT seq, raw_offset, raw_len, crc32, codec, data FROM evidence_blocks
        WHERE file_id = ? AND raw_offset < ? AND raw_offset + raw_len > ? ORDER BY seq`,
     )
     .all(fileId, offset + length, offset) as BlockRow[]
@@ -90,12 +137,4 @@ export function readEvidence(db: CaseDb, fileId: number, offset: number, length:
   const out = Buffer.concat(parts)
   if (out.length !== length) throw new IntegrityError(`file #${fileId}: evidence blocks do not cover bytes ${offset}..${offset + length}`)
   return out
-}
-
-/** Streams a file's blocks in order (for verify and export), inflated. */
-export function* iterateEvidence(db: CaseDb, fileId: number): Generator<{seq: number; rawOffset: number; sha256: string; bytes: Buffer}> {
-  const stmt = db.prepare('SELECT seq, raw_offset, raw_len, sha256, codec, data FROM evidence_blocks WHERE file_id = ? ORDER BY seq')
-  for (const row of stmt.iterate(fileId) as IterableIterator<BlockRow>) {
-    yield {seq: row.seq, rawOffset: row.raw_offset, sha256: row.sha256, bytes: inflateBlock(row, fileId)}
-  }
 }

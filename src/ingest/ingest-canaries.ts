@@ -4,7 +4,7 @@ import {isUtf8} from 'node:buffer'
 import {z} from 'zod'
 import {InputError} from '../errors.js'
 import type {CaseDb} from '../store/open-case.js'
-import {EvidenceWriter} from './evidence-store.js'
+import {writeEvidenceSync} from './evidence-store.js'
 import {parseCsv} from './csv-parse.js'
 import {sha256File} from './hash-file.js'
 import {parseTimestamp} from './timestamps.js'
@@ -80,9 +80,7 @@ export async function ingestCanaries(db: CaseDb, options: {path: string; now: ()
         )
         .run(path, resolve(path), hashed.sha256, hashed.size, /\.csv$/i.test(path) ? 'csv' : 'jsonl', options.now().toISOString(), options.now().toISOString(), hashed.sha256, buf.length, entries.length, entries.length).lastInsertRowid,
     )
-    const evidence = new EvidenceWriter(db, fileId)
-    evidence.push(buf)
-    evidence.flush(true)
+    writeEvidenceSync(db, fileId, buf)
     const insert = db.prepare(
       `INSERT INTO canaries (marker_key, marker, tenant_id, session_id, issued_at, file_id) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (marker_key) DO NOTHING`,

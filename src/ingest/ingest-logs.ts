@@ -141,7 +141,8 @@ async function ingestOne(db: CaseDb, path: string, fileIndex: number, fileCount:
   )
 
   const evidence = new EvidenceWriter(db, fileId)
-  const contentHash = createHash('sha256')
+  // For a plain file the content is the file, already hashed; only gzip needs its own.
+  const contentHash = gzip ? createHash('sha256') : undefined
   let contentSize = 0
   const summary: IngestFileSummary = {...base, status: 'ingested', notes: []}
   let firstMs = Infinity
@@ -154,7 +155,7 @@ async function ingestOne(db: CaseDb, path: string, fileIndex: number, fileCount:
   let batch: Pending[] = []
   let batchBytes = 0
 
-  const commit = db.transaction((items: Pending[], final: boolean) => {
+  const commit = db.transaction((items: Pending[]) => {
     for (const item of items) {
       if (item.kind === 'bad') {
         insertBad.run(fileId, item.lineNo, item.offset, item.length, item.reason, item.raw, item.truncated ? 1 : 0)
@@ -171,7 +172,7 @@ async function ingestOne(db: CaseDb, path: string, fileIndex: number, fileCount:
         insertDuplicate.run(fileId, item.lineNo, item.offset, item.length, item.row.request_id, crc === item.crc ? 1 : 0)
       }
     }
-    evidence.flush(final)
+    evidence.writeReady()
     db.prepare('UPDATE files SET lines = ?, records = ?, duplicates = ?, bad_lines = ?, blank_lines = ? WHERE id = ?').run(
       lines, summary.records, summary.duplicates, summary.bad_lines, summary.blank_lines, fileId,
     )
@@ -185,7 +186,7 @@ async function ingestOne(db: CaseDb, path: string, fileIndex: number, fileCount:
       maxLineBytes,
       onChunk: (chunk) => {
         evidence.push(chunk)
-        contentHash.update(chunk)
+        contentHash?.update(chunk)
         contentSize += chunk.length
       },
     })) {
@@ -214,9 +215,10 @@ async function ingestOne(db: CaseDb, path: string, fileIndex: number, fileCount:
         batchBytes += length
       }
       if (batch.length >= BATCH_LINES || batchBytes >= BATCH_BYTES) {
-        commit(batch, false)
+        commit(batch)
         batch = []
         batchBytes = 0
+        await evidence.backpressure()
       }
       if (options.onProgress) {
         const t = Date.now()
@@ -232,11 +234,12 @@ async function ingestOne(db: CaseDb, path: string, fileIndex: number, fileCount:
     }
     summary.notes.push(error.message)
   }
-  commit(batch, true)
+  await evidence.finish()
+  commit(batch)
   if (lines === 0) summary.notes.push('empty file: no lines')
   db.prepare(
     `UPDATE files SET state = 'complete', completed_at = ?, content_sha256 = ?, content_size = ?, first_ts = ?, last_ts = ?, notes = ?
      WHERE id = ?`,
-  ).run(options.now().toISOString(), contentHash.digest('hex'), contentSize, summary.first_ts, summary.last_ts, summary.notes.length ? JSON.stringify(summary.notes) : null, fileId)
+  ).run(options.now().toISOString(), contentHash ? contentHash.digest('hex') : hashed.sha256, contentSize, summary.first_ts, summary.last_ts, summary.notes.length ? JSON.stringify(summary.notes) : null, fileId)
   return summary
 }

@@ -20,14 +20,19 @@ export const LATEST_SCHEMA = MIGRATIONS.at(-1)?.version ?? 0
  * people's personal data; SQLite gives its -wal and -shm files the same mode.
  */
 export function openCase(path: string, options: OpenCaseOptions = {}): CaseDb {
+  let fresh = false
   if (!existsSync(path)) {
     if (!options.create) throw new InputError(`${path}: no case database here (run \`crosstalk ingest\` first, or pass --db)`, 'E_NO_CASE')
     closeSync(openSync(path, 'wx', 0o600))
+    fresh = true
   }
   let db: CaseDb
   try {
     db = new Database(path, {readonly: options.readonly ?? false, fileMustExist: true})
-    db.pragma('journal_mode = WAL')
+    // Records carry whole prompts and responses (KBs to MBs): large pages mean far fewer
+    // overflow pages per row. Only settable before the first table exists.
+    if (fresh) db.pragma('page_size = 32768')
+    if (!options.readonly) db.pragma('journal_mode = WAL')
   } catch (error) {
     throw new InputError(`${path}: not a case database (${(error as Error).message})`, 'E_NOT_A_CASE')
   }

@@ -157,19 +157,19 @@ describe('crosstalk verify', () => {
 
   it('fails naming the record when one byte of a stored raw line is flipped', async () => {
     const {db} = setup()
-    const { inflateSync, deflateSync } = await import('node:zlib')
+    const {inflateSync, deflateSync, crc32} = await import('node:zlib')
     const sql = new Database(db)
     const block = sql.prepare('SELECT file_id, seq, data FROM evidence_blocks').get() as {file_id: number; seq: number; data: Buffer}
     const raw = inflateSync(block.data)
     const rec = sql.prepare(`SELECT byte_offset FROM records WHERE request_id = 'v7'`).get() as {byte_offset: number}
     raw[rec.byte_offset + 5] ^= 0x01
     // A forger who also fixes the block hash is still caught by the record's own checksum.
-    const {createHash} = await import('node:crypto')
-    sql.prepare('UPDATE evidence_blocks SET data = ?, sha256 = ? WHERE file_id = ? AND seq = ?').run(deflateSync(raw), createHash('sha256').update(raw).digest('hex'), block.file_id, block.seq)
+    sql.prepare('UPDATE evidence_blocks SET data = ?, crc32 = ? WHERE file_id = ? AND seq = ?').run(deflateSync(raw), crc32(raw), block.file_id, block.seq)
     sql.close()
     const r = runCli(['verify', '--db', db, '--no-originals'])
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/record v7 .*line 8/)
+    expect(r.stdout).toMatch(/FAIL content: .*v\.jsonl: evidence store does not reproduce the content hash/)
   })
 
   it('fails naming the block when its stored bytes are corrupted', () => {

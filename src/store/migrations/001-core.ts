@@ -36,13 +36,14 @@ export function up(db: Database): void {
     ) STRICT;
 
     -- The decompressed bytes of every file, in blocks compressed one by one so that any
-    -- line can be read back without inflating the whole file.
+    -- line can be read back without inflating the whole file. The block CRC locates damage;
+    -- the file's content_sha256 over all blocks is the cryptographic check.
     CREATE TABLE evidence_blocks (
       file_id    INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
       seq        INTEGER NOT NULL,
       raw_offset INTEGER NOT NULL,
       raw_len    INTEGER NOT NULL,
-      sha256     TEXT NOT NULL,
+      crc32      INTEGER NOT NULL,
       codec      TEXT NOT NULL,
       data       BLOB NOT NULL,
       PRIMARY KEY (file_id, seq)
