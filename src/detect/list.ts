@@ -135,7 +135,7 @@ export function listPiiFindings(db: CaseDb, options: {showValues?: boolean} = {}
       `SELECT r.id, r.request_id, r.ts_ms, p.kind, p.value_sha256, r.session_id, r.tenant_id, s.request_id AS source_request_id,
               p.source_session, p.source_tenant
        FROM pii_findings p JOIN records r ON r.id = p.record_id LEFT JOIN records s ON s.id = p.source_record_id
-       ORDER BY r.ts_ms, r.id, p.id`,
+       ORDER BY r.ts_ms, r.id, p.kind, p.value_sha256`,
     )
     .all() as Array<{
     id: number
