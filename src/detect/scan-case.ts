@@ -179,8 +179,11 @@ export function scanCase(db: CaseDb, options: ScanOptions): ScanResult {
   let provenance: ProvenanceStats | null = null
   if (!options.skipProvenance) {
     provenance = computeProvenance(db, provOptions)
-    setState(db, 'provenance_params', JSON.stringify(provOptions))
+    setState(db, 'provenance_params', JSON.stringify({minWords: provOptions.minWords, boilerplateTenants: provOptions.boilerplateTenants}))
     setState(db, 'provenance_records', String(provenance.records))
+  } else {
+    // New records were fingerprinted but not matched: the stored table is stale.
+    setState(db, 'provenance_params', null)
   }
   const t2 = performance.now()
   const pii = computePiiFindings(db)
