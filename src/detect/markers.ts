@@ -1,4 +1,4 @@
-import {createHash} from 'node:crypto'
+import type {CaseDb} from '../store/open-case.js'
 import {AhoCorasick} from './aho-corasick.js'
 
 // Canary markers in response text. Cost per response is one regex pass (plus one
@@ -16,20 +16,6 @@ export interface RegisteredMarker {
   marker: string
   tenant: string
   session: string
-}
-
-export interface MarkerRegistry {
-  byKey: Map<string, RegisteredMarker>
-  /** Conventional keys, sorted: the prefix index for partial markers. */
-  sortedKeys: string[]
-  /** Distinct hex lengths of conventional markers, longest first. */
-  hexLengths: number[]
-  /** Markers outside the convention, matched case-sensitively by the automaton. */
-  unconventional: RegisteredMarker[]
-  automaton: AhoCorasick | null
-  /** SHA-256 over the registry: a changed digest means earlier classifications may be stale. */
-  digest: string
-  size: number
 }
 
 export interface FoundMarker {
@@ -50,50 +36,80 @@ const MARKER_SHAPED = /CANARY-([0-9a-fA-F]{8,})/g
 /** A shorter token is never attributed as a partial (contract: 16 or more hex digits). */
 const MIN_PARTIAL_HEX = 16
 
-export function markerKey(marker: string): string {
-  const m = /^CANARY-([0-9a-fA-F]+)$/.exec(marker)
-  return m ? PREFIX + m[1]!.toLowerCase() : marker
+/**
+ * Lookups the scan needs, each independent of the registry's size in practice: a point
+ * lookup, a two-row prefix range, and the (usually empty) list of unconventional markers.
+ */
+export interface MarkerRegistry {
+  exact(key: string): RegisteredMarker | undefined
+  /** Up to `limit` registered keys that start with `key` and are longer, in key order. */
+  extending(key: string, limit: number): RegisteredMarker[]
+  /** Markers outside the convention, matched case-sensitively by the automaton. */
+  unconventional: readonly RegisteredMarker[]
+  automaton: AhoCorasick | null
 }
 
-export function buildRegistry(rows: ReadonlyArray<{marker_key: string; marker: string; tenant_id: string; session_id: string}>): MarkerRegistry {
+export function isConventionalKey(key: string): boolean {
+  return CONVENTIONAL_KEY.test(key)
+}
+
+function withAutomaton(unconventional: RegisteredMarker[]): Pick<MarkerRegistry, 'unconventional' | 'automaton'> {
+  return {unconventional, automaton: unconventional.length > 0 ? new AhoCorasick(unconventional.map((u) => u.marker)) : null}
+}
+
+type CanaryRow = {marker_key: string; marker: string; tenant_id: string; session_id: string}
+const toMarker = (row: CanaryRow): RegisteredMarker => ({key: row.marker_key, marker: row.marker, tenant: row.tenant_id, session: row.session_id})
+
+/** An in-memory registry (tests, small tools): a map and a sorted key array. */
+export function buildRegistry(rows: readonly CanaryRow[]): MarkerRegistry {
   const byKey = new Map<string, RegisteredMarker>()
-  const sortedKeys: string[] = []
-  const lengths = new Set<number>()
-  const unconventional: RegisteredMarker[] = []
-  const digest = createHash('sha256')
-  for (const row of rows) {
-    const entry: RegisteredMarker = {key: row.marker_key, marker: row.marker, tenant: row.tenant_id, session: row.session_id}
-    byKey.set(entry.key, entry)
-    digest.update(`${entry.key}\u0000${entry.tenant}\u0000${entry.session}\u0000${entry.marker}\n`)
-    if (CONVENTIONAL_KEY.test(entry.key)) {
-      sortedKeys.push(entry.key)
-      lengths.add(entry.key.length - PREFIX.length)
-    } else unconventional.push(entry)
-  }
-  // Code-unit order, the same as SQLite's BINARY collation; keys are ASCII.
-  sortedKeys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  for (const row of rows) byKey.set(row.marker_key, toMarker(row))
+  // Code-unit order, the same as SQLite's BINARY collation for ASCII keys.
+  const sorted = [...byKey.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
   return {
-    byKey,
-    sortedKeys,
-    hexLengths: [...lengths].sort((a, b) => b - a),
-    unconventional,
-    automaton: unconventional.length > 0 ? new AhoCorasick(unconventional.map((u) => u.marker)) : null,
-    digest: digest.digest('hex'),
-    size: byKey.size,
+    exact: (key) => byKey.get(key),
+    extending: (key, limit) => {
+      let lo = 0
+      let hi = sorted.length
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1
+        if (sorted[mid]! <= key) lo = mid + 1
+        else hi = mid
+      }
+      const out: RegisteredMarker[] = []
+      for (let i = lo; i < sorted.length && out.length < limit && sorted[i]!.startsWith(key); i++) out.push(byKey.get(sorted[i]!)!)
+      return out
+    },
+    ...withAutomaton([...byKey.values()].filter((m) => !isConventionalKey(m.key))),
   }
 }
 
-/** Index of the first sorted key >= probe. */
-function lowerBound(sorted: readonly string[], probe: string): number {
-  let lo = 0
-  let hi = sorted.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (sorted[mid]! < probe) lo = mid + 1
-    else hi = mid
+/**
+ * The case's registry, looked up in SQLite per token found (primary-key point and range
+ * lookups), so that a scan never loads the whole registry: 100,000 markers cost what 10
+ * do. Unconventional markers come from a partial index that holds only them.
+ */
+export function sqliteRegistry(db: CaseDb): MarkerRegistry {
+  const exactStmt = db.prepare('SELECT marker_key, marker, tenant_id, session_id FROM canaries WHERE marker_key = ?')
+  const rangeStmt = db.prepare('SELECT marker_key, marker, tenant_id, session_id FROM canaries WHERE marker_key > ? AND marker_key < ? ORDER BY marker_key LIMIT ?')
+  const cache = new Map<string, RegisteredMarker | undefined>()
+  const unconventional = (db.prepare(`SELECT marker_key, marker, tenant_id, session_id FROM canaries WHERE ${UNCONVENTIONAL_WHERE}`).all() as CanaryRow[]).map(toMarker)
+  return {
+    exact: (key) => {
+      if (cache.has(key)) return cache.get(key)
+      const row = exactStmt.get(key) as CanaryRow | undefined
+      const hit = row ? toMarker(row) : undefined
+      if (cache.size < 100_000) cache.set(key, hit)
+      return hit
+    },
+    extending: (key, limit) => (rangeStmt.all(key, `${key}\uffff`, limit) as CanaryRow[]).filter((r) => r.marker_key.startsWith(key)).map(toMarker),
+    ...withAutomaton(unconventional),
   }
-  return lo
 }
+
+/** Must stay identical to the partial index canaries_unconventional (migration 002). */
+export const UNCONVENTIONAL_WHERE =
+  "NOT (marker_key GLOB 'CANARY-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]*' AND substr(marker_key, 8) NOT GLOB '*[^0-9a-f]*')"
 
 /**
  * Resolves a marker-shaped token (key form) against the registry:
@@ -104,21 +120,15 @@ function lowerBound(sorted: readonly string[], probe: string): number {
  * - otherwise (unknown, too short, or a prefix of two or more markers): orphan.
  */
 function resolveToken(registry: MarkerRegistry, key: string): {registered: RegisteredMarker | null; partial: boolean} {
-  const exact = registry.byKey.get(key)
+  const exact = registry.exact(key)
   if (exact) return {registered: exact, partial: false}
-  const hexLen = key.length - PREFIX.length
-  for (const len of registry.hexLengths) {
-    if (len >= hexLen) continue
-    const hit = registry.byKey.get(key.slice(0, PREFIX.length + len))
+  for (let end = key.length - 1; end >= PREFIX.length + 8; end--) {
+    const hit = registry.exact(key.slice(0, end))
     if (hit) return {registered: hit, partial: false}
   }
-  if (hexLen >= MIN_PARTIAL_HEX) {
-    const i = lowerBound(registry.sortedKeys, key)
-    const first = registry.sortedKeys[i]
-    if (first !== undefined && first.startsWith(key)) {
-      const second = registry.sortedKeys[i + 1]
-      if (second === undefined || !second.startsWith(key)) return {registered: registry.byKey.get(first)!, partial: true}
-    }
+  if (key.length - PREFIX.length >= MIN_PARTIAL_HEX) {
+    const longer = registry.extending(key, 2)
+    if (longer.length === 1) return {registered: longer[0]!, partial: true}
   }
   return {registered: null, partial: false}
 }

@@ -1,6 +1,6 @@
 import type {CaseDb} from '../store/open-case.js'
 import {UsageError} from '../errors.js'
-import {buildRegistry, classifySighting, findMarkers, SIGHTING_CLASSES, type MarkerRegistry, type SightingClass} from './markers.js'
+import {classifySighting, findMarkers, SIGHTING_CLASSES, sqliteRegistry, type MarkerRegistry, type SightingClass} from './markers.js'
 import {computePiiFindings, storePiiValues} from './pii-findings.js'
 import {computeProvenance, DEFAULT_PROVENANCE, fingerprintTexts, storeFingerprints, type ProvenanceOptions, type ProvenanceStats} from './provenance.js'
 
@@ -50,13 +50,12 @@ export interface ScanResult {
 const BATCH = 1000
 
 export function loadRegistry(db: CaseDb): MarkerRegistry {
-  const rows = db.prepare('SELECT marker_key, marker, tenant_id, session_id FROM canaries ORDER BY marker_key').all() as Array<{
-    marker_key: string
-    marker: string
-    tenant_id: string
-    session_id: string
-  }>
-  return buildRegistry(rows)
+  return sqliteRegistry(db)
+}
+
+/** Bumped by triggers on every change to `canaries` (migration 002). */
+function registryVersion(db: CaseDb): string {
+  return getState(db, 'registry_version') ?? '0'
 }
 
 function getState(db: CaseDb, key: string): string | null {
@@ -82,7 +81,8 @@ interface MarkerPassStats {
  */
 export function scanMarkers(db: CaseDb, options: {now: Date; fingerprints?: boolean}): MarkerPassStats {
   const registry = loadRegistry(db)
-  const full = getState(db, 'registry_digest') !== registry.digest
+  const version = registryVersion(db)
+  const full = getState(db, 'scanned_registry_version') !== version
   const scanned = new Set((db.prepare('SELECT file_id FROM scanned_files').pluck().all() as number[]))
   const complete = db.prepare(`SELECT id FROM files WHERE state = 'complete' AND kind = 'log'`).pluck().all() as number[]
   const freshFiles = complete.filter((id) => !scanned.has(id))
@@ -141,7 +141,7 @@ export function scanMarkers(db: CaseDb, options: {now: Date; fingerprints?: bool
       }
       db.prepare('INSERT OR REPLACE INTO scanned_files (file_id, scanned_at) VALUES (?, ?)').run(fileId, options.now.toISOString())
     }
-    setState(db, 'registry_digest', registry.digest)
+    setState(db, 'scanned_registry_version', version)
   })()
   return stats
 }
@@ -217,7 +217,7 @@ export function scanCase(db: CaseDb, options: ScanOptions): ScanResult {
     records_scanned: markers.scanned,
     records_new: markers.fresh,
     full_rescan: markers.full,
-    canaries: markers.registry.size,
+    canaries: db.prepare('SELECT COUNT(*) FROM canaries').pluck().get() as number,
     sightings: Object.values(byClass).reduce((a, b) => a + b, 0),
     sightings_by_class: byClass,
     partial_sightings: db.prepare('SELECT COUNT(*) FROM sightings WHERE partial = 1').pluck().get() as number,
@@ -253,11 +253,11 @@ export function scanStaleness(db: CaseDb): {unscanned_records: number; registry_
     )
     .pluck()
     .get() as number
-  const digest = getState(db, 'registry_digest')
+  const scannedVersion = getState(db, 'scanned_registry_version')
   return {
     unscanned_records: unscanned,
-    registry_changed: digest !== null && digest !== loadRegistry(db).digest,
-    never_scanned: digest === null,
+    registry_changed: scannedVersion !== null && scannedVersion !== registryVersion(db),
+    never_scanned: scannedVersion === null,
   }
 }
 

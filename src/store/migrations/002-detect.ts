@@ -92,10 +92,28 @@ export function up(db: Database): void {
       scanned_at TEXT NOT NULL
     ) STRICT;
 
-    -- key/value: registry digest at the last scan, parameters of the last scan.
+    -- key/value: registry version at the last scan, parameters of the last scan.
     CREATE TABLE scan_state (
       key   TEXT PRIMARY KEY,
       value TEXT NOT NULL
     ) STRICT;
+
+    -- Every change to the canary registry bumps registry_version, so a scan knows in O(1)
+    -- whether earlier classifications may be stale without reading the registry.
+    INSERT INTO scan_state (key, value) VALUES ('registry_version', '0');
+    CREATE TRIGGER canaries_version_insert AFTER INSERT ON canaries BEGIN
+      UPDATE scan_state SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'registry_version';
+    END;
+    CREATE TRIGGER canaries_version_update AFTER UPDATE ON canaries BEGIN
+      UPDATE scan_state SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'registry_version';
+    END;
+    CREATE TRIGGER canaries_version_delete AFTER DELETE ON canaries BEGIN
+      UPDATE scan_state SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'registry_version';
+    END;
+
+    -- Registered markers outside the CANARY-<8+ hex> convention: the only ones a scan
+    -- loads (into its Aho-Corasick automaton). Conventional ones are looked up per token.
+    CREATE INDEX canaries_unconventional ON canaries (marker_key)
+      WHERE NOT (marker_key GLOB 'CANARY-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]*' AND substr(marker_key, 8) NOT GLOB '*[^0-9a-f]*');
   `)
 }
