@@ -177,11 +177,14 @@ export function scanCase(db: CaseDb, options: ScanOptions): ScanResult {
   const t1 = performance.now()
 
   let provenance: ProvenanceStats | null = null
-  if (!options.skipProvenance) {
+  const params = JSON.stringify({minWords: provOptions.minWords, boilerplateTenants: provOptions.boilerplateTenants})
+  // Nothing new and the same parameters: the stored table is current.
+  const provenanceCurrent = markers.fresh === 0 && getState(db, 'provenance_params') === params
+  if (!options.skipProvenance && !provenanceCurrent) {
     provenance = computeProvenance(db, provOptions)
-    setState(db, 'provenance_params', JSON.stringify({minWords: provOptions.minWords, boilerplateTenants: provOptions.boilerplateTenants}))
+    setState(db, 'provenance_params', params)
     setState(db, 'provenance_records', String(provenance.records))
-  } else {
+  } else if (options.skipProvenance) {
     // New records were fingerprinted but not matched: the stored table is stale.
     setState(db, 'provenance_params', null)
   }
@@ -224,7 +227,7 @@ export function scanCase(db: CaseDb, options: ScanOptions): ScanResult {
     contaminated_responses: responses.any,
     cross_session_responses: responses.cs,
     cross_tenant_responses: responses.ct,
-    provenance_matches: provenance?.attributed ?? null,
+    provenance_matches: options.skipProvenance ? null : (db.prepare('SELECT COUNT(*) FROM provenance').pluck().get() as number),
     pii_findings: pii.findings,
     pii_attributed: pii.attributed,
     at_risk: risk?.at_risk ?? null,
