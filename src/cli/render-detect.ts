@@ -1,0 +1,85 @@
+import type {PiiResult, ProvenanceResult, SightingsResult} from '../detect/list.js'
+import type {ScanResult} from '../detect/scan-case.js'
+import {safeLine, safeText} from './sanitize.js'
+
+// Human renderings of detection results. Everything that came from a log goes through
+// safeLine; markers are shortened unless asked for (they identify sessions).
+
+export function truncateMarker(marker: string): string {
+  const m = /^(CANARY-[0-9a-fA-F]{4})[0-9a-fA-F]+$/.exec(marker)
+  if (m) return `${m[1]}…`
+  return marker.length > 10 ? `${marker.slice(0, 8)}…` : marker
+}
+
+export function table(columns: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const widths = columns.map((c, i) => Math.max(c.length, ...rows.map((r) => [...(r[i] ?? '')].length)))
+  const line = (cells: readonly string[]): string => cells.map((c, i) => c + ' '.repeat(widths[i]! - [...c].length)).join('  ').trimEnd()
+  return [line(columns), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n')
+}
+
+export function renderSightings(rows: SightingsResult, options: {showMarkers: boolean}): string {
+  if (rows.length === 0) return 'No sightings.'
+  return table(
+    ['ts', 'request_id', 'class', 'marker', 'partial', 'recipient', 'source'],
+    rows.map((s) => [
+      s.ts,
+      safeLine(s.request_id),
+      s.class,
+      safeLine(options.showMarkers ? s.marker : truncateMarker(s.marker)),
+      s.partial ? 'yes' : '',
+      safeLine(`${s.recipient_tenant}/${s.recipient_session}`),
+      s.source_tenant === null ? '-' : safeLine(`${s.source_tenant}/${s.source_session ?? ''}`),
+    ]),
+  )
+}
+
+export function renderProvenance(rows: ProvenanceResult): string {
+  if (rows.length === 0) return 'No response repeats an earlier other session\'s text.'
+  const out = [
+    table(
+      ['ts', 'request_id', 'recipient', 'source_request_id', 'source', 'matched', 'words', 'overlap_sha256'],
+      rows.map((p) => [
+        p.ts,
+        safeLine(p.request_id),
+        safeLine(`${p.recipient_tenant}/${p.recipient_session}`),
+        safeLine(p.source_request_id),
+        safeLine(`${p.source_tenant}/${p.source_session}`),
+        p.matched,
+        String(p.overlap_words),
+        p.overlap_sha256.slice(0, 12),
+      ]),
+    ),
+  ]
+  for (const p of rows) if (p.overlap_text !== undefined) out.push(`\n${safeLine(p.request_id)}:\n  ${safeText(p.overlap_text)}`)
+  return out.join('\n')
+}
+
+export function renderPii(rows: PiiResult): string {
+  if (rows.length === 0) return 'No personal data that a session never sent.'
+  return table(
+    ['ts', 'request_id', 'kind', 'value', 'recipient', 'source_request_id', 'source'],
+    rows.map((p) => [
+      p.ts,
+      safeLine(p.request_id),
+      p.kind,
+      p.value === undefined ? `sha256:${p.value_sha256.slice(0, 12)}` : safeLine(p.value),
+      safeLine(`${p.recipient_tenant}/${p.recipient_session}`),
+      p.source_request_id === null ? '-' : safeLine(p.source_request_id),
+      p.source_tenant === null ? '-' : safeLine(`${p.source_tenant}/${p.source_session ?? ''}`),
+    ]),
+  )
+}
+
+export function renderScan(r: ScanResult): string {
+  const c = r.sightings_by_class
+  const lines = [
+    `Scanned ${r.records_scanned} of ${r.records_total} records (${r.records_new} new${r.full_rescan ? ', registry changed: all re-classified' : ''}) against ${r.canaries} canaries.`,
+    `Sightings: ${r.sightings} (own ${c.own}, echo ${c.echo}, cross_session ${c.cross_session}, cross_tenant ${c.cross_tenant}, orphan ${c.orphan}; partial ${r.partial_sightings}).`,
+    `Contaminated responses: ${r.contaminated_responses} (cross-tenant ${r.cross_tenant_responses}, cross-session ${r.cross_session_responses}).`,
+    `Provenance: ${r.provenance_matches === null ? 'skipped' : `${r.provenance_matches} responses repeat an earlier other session's text`}.`,
+    `PII never sent by the recipient: ${r.pii_findings} (${r.pii_attributed} attributed).`,
+    `At risk (status 200, prompt >= pool): ${r.at_risk === null ? 'n/a (no --pool-tokens)' : `${r.at_risk} at pool ${r.pool_tokens}`}.`,
+    `Time: ${r.timings_ms.total} ms (markers ${r.timings_ms.markers}, provenance ${r.timings_ms.provenance}, pii ${r.timings_ms.pii}).`,
+  ]
+  return lines.join('\n')
+}

@@ -1,0 +1,27 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand, dbFlag} from '../cli/base-command.js'
+import {renderPii} from '../cli/render-detect.js'
+import {listPiiFindings, type PiiResult} from '../detect/list.js'
+import {scanStaleness} from '../detect/scan-case.js'
+
+export default class Pii extends BaseCommand {
+  static override description =
+    'Personal data (e-mail, phone, IBAN, card, IP) in responses that the session never sent, attributed to an earlier sender where one exists.'
+
+  static override examples = ['<%= config.bin %> pii', '<%= config.bin %> pii --json', '<%= config.bin %> pii --show-values   # reveals the values']
+
+  static override flags = {
+    db: dbFlag,
+    'show-values': Flags.boolean({description: 'Reveal the values (recomputed from the responses; only hashes are stored).'}),
+  }
+
+  public async run(): Promise<PiiResult> {
+    const {flags} = await this.parse(Pii)
+    const db = this.openCase(flags.db)
+    const stale = scanStaleness(db)
+    if (stale.never_scanned || stale.unscanned_records > 0) this.note('note: records not scanned yet; run `crosstalk scan`')
+    const rows = listPiiFindings(db, {showValues: flags['show-values']})
+    if (!this.jsonEnabled()) this.log(renderPii(rows))
+    return rows
+  }
+}

@@ -1,0 +1,34 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand, dbFlag} from '../cli/base-command.js'
+import {renderProvenance} from '../cli/render-detect.js'
+import {listProvenance, type ProvenanceResult} from '../detect/list.js'
+import {ensureProvenance} from '../detect/run-provenance.js'
+
+export default class Provenance extends BaseCommand {
+  static override description =
+    "Responses that repeat, verbatim, an earlier other session's prompt or response (winnowed word fingerprints; works without canaries)."
+
+  static override examples = [
+    '<%= config.bin %> provenance',
+    '<%= config.bin %> provenance --json --min-words 20',
+    '<%= config.bin %> provenance --show-text   # prints the overlapping (leaked) text',
+  ]
+
+  static override flags = {
+    db: dbFlag,
+    'show-text': Flags.boolean({description: 'Include the overlapping text (personal data: only when needed).'}),
+    'min-words': Flags.integer({description: 'Shortest verbatim overlap that counts.', default: 12, min: 5}),
+    'boilerplate-tenants': Flags.integer({description: 'Text found in this many tenants is boilerplate, never evidence.', default: 3, min: 2}),
+  }
+
+  public async run(): Promise<ProvenanceResult> {
+    const {flags} = await this.parse(Provenance)
+    const db = this.openCase(flags.db)
+    const now = new Date()
+    const recomputed = ensureProvenance(db, {now, minWords: flags['min-words'], boilerplateTenants: flags['boilerplate-tenants']})
+    if (recomputed) this.audit(db, {flags}, recomputed, now)
+    const rows = listProvenance(db, {showText: flags['show-text']})
+    if (!this.jsonEnabled()) this.log(renderProvenance(rows))
+    return rows
+  }
+}

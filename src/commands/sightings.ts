@@ -1,0 +1,40 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand, dbFlag} from '../cli/base-command.js'
+import {toCsv} from '../cli/csv.js'
+import {renderSightings} from '../cli/render-detect.js'
+import {listSightings, type SightingsResult} from '../detect/list.js'
+import {SIGHTING_CLASSES} from '../detect/markers.js'
+import {scanStaleness} from '../detect/scan-case.js'
+
+export default class Sightings extends BaseCommand {
+  static override description = 'List canary-marker sightings found by `crosstalk scan` (markers shortened unless --show-markers).'
+
+  static override examples = [
+    '<%= config.bin %> sightings --class cross_tenant,cross_session',
+    '<%= config.bin %> sightings --json',
+    '<%= config.bin %> sightings --csv > sightings.csv',
+  ]
+
+  static override flags = {
+    db: dbFlag,
+    class: Flags.string({description: 'Only these classes (comma-separated).', options: [...SIGHTING_CLASSES], multiple: true, delimiter: ','}),
+    csv: Flags.boolean({description: 'CSV on stdout (full markers).', exclusive: ['json']}),
+    'show-markers': Flags.boolean({description: 'Print markers in full in the table.'}),
+  }
+
+  public async run(): Promise<SightingsResult> {
+    const {flags} = await this.parse(Sightings)
+    const db = this.openCase(flags.db, {readonly: false})
+    const stale = scanStaleness(db)
+    if (stale.never_scanned || stale.unscanned_records > 0 || stale.registry_changed) {
+      this.note(`note: ${stale.never_scanned ? 'case never scanned' : stale.registry_changed ? 'canary registry changed since the last scan' : `${stale.unscanned_records} records not scanned yet`}; run \`crosstalk scan\``)
+    }
+    const rows = listSightings(db, {classes: flags.class as SightingsResult[number]['class'][] | undefined})
+    if (flags.csv) {
+      process.stdout.write(
+        toCsv(['request_id', 'ts', 'class', 'marker', 'partial', 'recipient_session', 'recipient_tenant', 'source_session', 'source_tenant'], rows as unknown as Array<Record<string, unknown>>),
+      )
+    } else if (!this.jsonEnabled()) this.log(renderSightings(rows, {showMarkers: flags['show-markers']}))
+    return rows
+  }
+}

@@ -1,0 +1,189 @@
+import type {CaseDb} from '../store/open-case.js'
+import {AhoCorasick} from './aho-corasick.js'
+
+// Canary markers in response text. Cost per response is one regex pass (plus one
+// automaton pass when the registry holds markers that do not follow the CANARY-<hex>
+// convention) and a hash lookup per token found: it does not grow with the registry.
+
+export const SIGHTING_CLASSES = ['own', 'echo', 'cross_session', 'cross_tenant', 'orphan'] as const
+export type SightingClass = (typeof SIGHTING_CLASSES)[number]
+export const CONTAMINATION_CLASSES: readonly SightingClass[] = ['cross_session', 'cross_tenant']
+
+export interface RegisteredMarker {
+  /** canaries.marker_key: `CANARY-` + lower-case hex for conventional markers. */
+  key: string
+  /** The marker as registered. */
+  marker: string
+  tenant: string
+  session: string
+}
+
+export interface FoundMarker {
+  /** Registered marker this is a sighting of; null for an orphan. */
+  registered: RegisteredMarker | null
+  /** The text as found in the response (first occurrence). */
+  token: string
+  /** The hex digits found, lower-case (null for unconventional markers). */
+  hex: string | null
+  partial: boolean
+  position: number
+}
+
+const PREFIX = 'CANARY-'
+const CONVENTIONAL_KEY = /^CANARY-[0-9a-f]{8,}$/
+/** Greedy: the whole hex run after the prefix is one token. */
+const MARKER_SHAPED = /CANARY-([0-9a-fA-F]{8,})/g
+/** A shorter token is never attributed as a partial (contract: 16 or more hex digits). */
+const MIN_PARTIAL_HEX = 16
+
+/**
+ * Lookups the scan needs, each independent of the registry's size in practice: a point
+ * lookup, a two-row prefix range, and the (usually empty) list of unconventional markers.
+ */
+export interface MarkerRegistry {
+  exact(key: string): RegisteredMarker | undefined
+  /** Up to `limit` registered keys that start with `key` and are longer, in key order. */
+  extending(key: string, limit: number): RegisteredMarker[]
+  /** Markers outside the convention, matched case-sensitively by the automaton. */
+  unconventional: readonly RegisteredMarker[]
+  automaton: AhoCorasick | null
+}
+
+export function isConventionalKey(key: string): boolean {
+  return CONVENTIONAL_KEY.test(key)
+}
+
+function withAutomaton(unconventional: RegisteredMarker[]): Pick<MarkerRegistry, 'unconventional' | 'automaton'> {
+  return {unconventional, automaton: unconventional.length > 0 ? new AhoCorasick(unconventional.map((u) => u.marker)) : null}
+}
+
+type CanaryRow = {marker_key: string; marker: string; tenant_id: string; session_id: string}
+const toMarker = (row: CanaryRow): RegisteredMarker => ({key: row.marker_key, marker: row.marker, tenant: row.tenant_id, session: row.session_id})
+
+/** An in-memory registry (tests, small tools): a map and a sorted key array. */
+export function buildRegistry(rows: readonly CanaryRow[]): MarkerRegistry {
+  const byKey = new Map<string, RegisteredMarker>()
+  for (const row of rows) byKey.set(row.marker_key, toMarker(row))
+  // Code-unit order, the same as SQLite's BINARY collation for ASCII keys.
+  const sorted = [...byKey.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  return {
+    exact: (key) => byKey.get(key),
+    extending: (key, limit) => {
+      let lo = 0
+      let hi = sorted.length
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1
+        if (sorted[mid]! <= key) lo = mid + 1
+        else hi = mid
+      }
+      const out: RegisteredMarker[] = []
+      for (let i = lo; i < sorted.length && out.length < limit && sorted[i]!.startsWith(key); i++) out.push(byKey.get(sorted[i]!)!)
+      return out
+    },
+    ...withAutomaton([...byKey.values()].filter((m) => !isConventionalKey(m.key))),
+  }
+}
+
+/**
+ * The case's registry, looked up in SQLite per token found (primary-key point and range
+ * lookups), so that a scan never loads the whole registry: 100,000 markers cost what 10
+ * do. Unconventional markers come from a partial index that holds only them.
+ */
+export function sqliteRegistry(db: CaseDb): MarkerRegistry {
+  const exactStmt = db.prepare('SELECT marker_key, marker, tenant_id, session_id FROM canaries WHERE marker_key = ?')
+  const rangeStmt = db.prepare('SELECT marker_key, marker, tenant_id, session_id FROM canaries WHERE marker_key > ? AND marker_key < ? ORDER BY marker_key LIMIT ?')
+  const cache = new Map<string, RegisteredMarker | undefined>()
+  const unconventional = (db.prepare(`SELECT marker_key, marker, tenant_id, session_id FROM canaries WHERE ${UNCONVENTIONAL_WHERE}`).all() as CanaryRow[]).map(toMarker)
+  return {
+    exact: (key) => {
+      if (cache.has(key)) return cache.get(key)
+      const row = exactStmt.get(key) as CanaryRow | undefined
+      const hit = row ? toMarker(row) : undefined
+      if (cache.size < 100_000) cache.set(key, hit)
+      return hit
+    },
+    extending: (key, limit) => (rangeStmt.all(key, `${key}\uffff`, limit) as CanaryRow[]).filter((r) => r.marker_key.startsWith(key)).map(toMarker),
+    ...withAutomaton(unconventional),
+  }
+}
+
+/** Must stay identical to the partial index canaries_unconventional (migration 002). */
+export const UNCONVENTIONAL_WHERE =
+  "NOT (marker_key GLOB 'CANARY-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]*' AND substr(marker_key, 8) NOT GLOB '*[^0-9a-f]*')"
+
+/**
+ * Resolves a marker-shaped token (key form) against the registry:
+ * - exactly registered: a full sighting;
+ * - a registered marker followed by more hex (the marker ran into an adjoining hex word):
+ *   a full sighting of the longest such marker;
+ * - 16+ hex digits and a strict prefix of exactly one registered marker: partial;
+ * - otherwise (unknown, too short, or a prefix of two or more markers): orphan.
+ */
+function resolveToken(registry: MarkerRegistry, key: string): {registered: RegisteredMarker | null; partial: boolean} {
+  const exact = registry.exact(key)
+  if (exact) return {registered: exact, partial: false}
+  for (let end = key.length - 1; end >= PREFIX.length + 8; end--) {
+    const hit = registry.exact(key.slice(0, end))
+    if (hit) return {registered: hit, partial: false}
+  }
+  if (key.length - PREFIX.length >= MIN_PARTIAL_HEX) {
+    const longer = registry.extending(key, 2)
+    if (longer.length === 1) return {registered: longer[0]!, partial: true}
+  }
+  return {registered: null, partial: false}
+}
+
+/** Every distinct marker in a response: one per registered marker, one per orphan token (case-folded). */
+export function findMarkers(text: string, registry: MarkerRegistry): FoundMarker[] {
+  const found = new Map<string, FoundMarker>()
+  if (text.includes(PREFIX)) {
+    MARKER_SHAPED.lastIndex = 0
+    for (let m = MARKER_SHAPED.exec(text); m !== null; m = MARKER_SHAPED.exec(text)) {
+      const hex = m[1]!.toLowerCase()
+      const key = PREFIX + hex
+      const {registered, partial} = resolveToken(registry, key)
+      const dedup = registered ? registered.key : `orphan:${key}`
+      const prior = found.get(dedup)
+      // A full occurrence outranks a partial one of the same marker.
+      if (prior && (prior.partial === false || partial)) continue
+      found.set(dedup, {registered, token: m[0], hex, partial, position: m.index})
+    }
+  }
+  if (registry.automaton) {
+    for (const hit of registry.automaton.findAll(text)) {
+      const registered = registry.unconventional[hit.pattern]!
+      if (found.has(registered.key)) continue
+      found.set(registered.key, {registered, token: registered.marker, hex: null, partial: false, position: hit.start})
+    }
+  }
+  return [...found.values()].sort((a, b) => a.position - b.position)
+}
+
+export interface RecipientContext {
+  tenant: string
+  session: string
+  /** Lazily lower-cased prompt text of this request. */
+  promptLower: () => string
+}
+
+export interface Classification {
+  class: SightingClass
+  sourceSession: string | null
+  sourceTenant: string | null
+}
+
+/** The contract's classes, in order: own, echo, cross_session, cross_tenant; orphan when unregistered. */
+export function classifySighting(found: FoundMarker, recipient: RecipientContext): Classification {
+  const source = found.registered
+  if (!source) return {class: 'orphan', sourceSession: null, sourceTenant: null}
+  const base = {sourceSession: source.session, sourceTenant: source.tenant}
+  if (source.tenant === recipient.tenant && source.session === recipient.session) return {class: 'own', ...base}
+  // Echo: the user pasted the marker into this very request (hex compared case-insensitively).
+  const needle = found.partial
+    ? found.hex!
+    : CONVENTIONAL_KEY.test(source.key)
+      ? source.key.slice(PREFIX.length)
+      : source.marker.toLowerCase()
+  if (recipient.promptLower().includes(needle)) return {class: 'echo', ...base}
+  return {class: source.tenant === recipient.tenant ? 'cross_session' : 'cross_tenant', ...base}
+}

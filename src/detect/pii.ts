@@ -1,0 +1,116 @@
+import {createHash} from 'node:crypto'
+import {isIPv4, isIPv6} from 'node:net'
+
+// Personal data in text: e-mail addresses, phone numbers, IBANs (ISO 13616 mod-97),
+// payment card numbers (Luhn), IPv4 and IPv6 addresses. Values are normalised so the same
+// value written two ways is one value, and only their SHA-256 is ever stored.
+
+export const PII_KINDS = ['email', 'phone', 'iban', 'card', 'ipv4', 'ipv6'] as const
+export type PiiKind = (typeof PII_KINDS)[number]
+
+export interface PiiValue {
+  kind: PiiKind
+  /** Normalised value (never stored; hashed). */
+  value: string
+  start: number
+  end: number
+}
+
+const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,}/g
+const IBAN = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b/g
+// 13-19 digits, single spaces or dashes between them.
+const CARD = /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])/g
+const IPV4 = /(?<![\d.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\d.]*\d)/g
+const IPV6 = /(?<![0-9A-Fa-f:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{0,4}|(?:\d{1,3}\.){3}\d{1,3})(?![0-9A-Fa-f:])/g
+// International (+), a bracketed area code, a leading trunk 0, or the NANP 3-3-4 shape;
+// 8-15 digits in all (E.164 allows 15).
+const PHONE = /(?<![\w+])(?:\+\d{1,3}[ .-]?(?:\(\d{1,4}\)[ .-]?)?\d(?:[ .-]?\d){5,13}|\(\d{2,4}\)[ .-]?\d(?:[ .-]?\d){5,11}|0\d(?:[ .-]?\d){7,12}|\d{3}[.-]\d{3}[.-]\d{4})(?![\w])/g
+
+export function luhnValid(digits: string): boolean {
+  let sum = 0
+  let double = false
+  for (let i = digits.length - 1; i >= 0; i--) {
+    let d = digits.charCodeAt(i) - 48
+    if (d < 0 || d > 9) return false
+    if (double) {
+      d *= 2
+      if (d > 9) d -= 9
+    }
+    sum += d
+    double = !double
+  }
+  return digits.length > 0 && sum % 10 === 0
+}
+
+/** ISO 13616: move the first four characters to the end, letters to 10..35, mod 97 == 1. */
+export function ibanValid(raw: string): boolean {
+  const iban = raw.replace(/ /g, '').toUpperCase()
+  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(iban)) return false
+  const moved = iban.slice(4) + iban.slice(0, 4)
+  let rem = 0
+  for (const ch of moved) {
+    const code = ch.charCodeAt(0)
+    const n = code >= 65 ? code - 55 : code - 48
+    rem = n >= 10 ? (rem * 100 + n) % 97 : (rem * 10 + n) % 97
+  }
+  return rem === 1
+}
+
+function overlaps(taken: ReadonlyArray<[number, number]>, start: number, end: number): boolean {
+  return taken.some(([s, e]) => start < e && end > s)
+}
+
+/** Every PII value in a text, deduplicated per (kind, value). */
+export function findPii(text: string): PiiValue[] {
+  const out: PiiValue[] = []
+  if (text.length === 0) return out
+  const taken: Array<[number, number]> = []
+  const add = (kind: PiiKind, value: string, start: number, end: number): void => {
+    out.push({kind, value, start, end})
+    taken.push([start, end])
+  }
+  if (text.includes('@')) {
+    for (const m of text.matchAll(EMAIL)) add('email', m[0].toLowerCase(), m.index, m.index + m[0].length)
+  }
+  for (const m of text.matchAll(IBAN)) {
+    if (ibanValid(m[0])) add('iban', m[0].replace(/ /g, ''), m.index, m.index + m[0].length)
+  }
+  for (const m of text.matchAll(CARD)) {
+    const digits = m[0].replace(/[ -]/g, '')
+    if (digits.length >= 13 && digits.length <= 19 && luhnValid(digits) && !overlaps(taken, m.index, m.index + m[0].length)) {
+      add('card', digits, m.index, m.index + m[0].length)
+    }
+  }
+  if (text.includes('.')) {
+    for (const m of text.matchAll(IPV4)) {
+      if (isIPv4(m[0]) && !overlaps(taken, m.index, m.index + m[0].length)) add('ipv4', m[0], m.index, m.index + m[0].length)
+    }
+  }
+  if (text.includes(':')) {
+    for (const m of text.matchAll(IPV6)) {
+      const v = m[0]
+      // Clock times (12:30:45) and bare "::" are not addresses.
+      if (!isIPv6(v) || v.replace(/[^0-9A-Fa-f]/g, '').length < 2 || !v.includes('::') && v.split(':').length < 8) continue
+      if (overlaps(taken, m.index, m.index + v.length)) continue
+      add('ipv6', new URL(`http://[${v}]/`).hostname.slice(1, -1), m.index, m.index + v.length)
+    }
+  }
+  for (const m of text.matchAll(PHONE)) {
+    if (overlaps(taken, m.index, m.index + m[0].length)) continue
+    const digits = m[0].replace(/\D/g, '')
+    if (digits.length < 8 || digits.length > 15) continue
+    add('phone', (m[0].trimStart().startsWith('+') ? '+' : '') + digits, m.index, m.index + m[0].length)
+  }
+  const seen = new Set<string>()
+  return out.filter((v) => {
+    const k = `${v.kind}:${v.value}`
+    if (seen.has(k)) return false
+    seen.add(k)
+    return true
+  })
+}
+
+/** What is stored: SHA-256 over kind and normalised value (kind-separated so an IP never equals a phone). */
+export function hashPii(kind: PiiKind, value: string): string {
+  return createHash('sha256').update(`${kind}:${value}`).digest('hex')
+}

@@ -1,0 +1,77 @@
+import {spawnSync} from 'node:child_process'
+import {describe, expect, it} from 'vitest'
+import {makeCase} from '../helpers/detect-case.js'
+
+// Spawns the built CLI (npx tsc -p . first).
+function run(args: string[]): {code: number | null; stdout: string; stderr: string} {
+  const r = spawnSync(process.execPath, ['bin/run.js', ...args], {encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}})
+  return {code: r.status, stdout: r.stdout, stderr: r.stderr}
+}
+
+const A = 'CANARY-3f9a1c2b4d5e6f70'
+const B = 'CANARY-c0ffee00deadbeef'
+
+function incidentCase(): string {
+  const c = makeCase()
+  c.addCanary(A, 'tA', 'sA')
+  c.addCanary(B, 'tB', 'sB')
+  c.addFile([
+    {request_id: 'r-own', tenant_id: 'tA', session_id: 'sA', request_text: 'hi', response_text: `ok ${A}`},
+    {request_id: 'r-leak', tenant_id: 'tB', session_id: 'sB', request_text: 'hi', response_text: `oops ${A} \u001b[31mred`, prompt_tokens: 9000},
+  ])
+  c.close()
+  return c.path
+}
+
+describe('crosstalk scan / sightings', () => {
+  it('scan --json reports counts; --fail-on-leak exits 3', () => {
+    const db = incidentCase()
+    const gate = run(['scan', '--db', db, '--fail-on-leak', '--json', '--pool-tokens', '8192'])
+    expect(gate.code).toBe(3)
+    expect(JSON.parse(gate.stdout)).toMatchObject({error: {code: 'E_LEAK'}})
+    const again = run(['scan', '--db', db, '--json'])
+    expect(again.code).toBe(0)
+    const result = JSON.parse(again.stdout)
+    expect(result).toMatchObject({records_total: 2, records_scanned: 0, contaminated_responses: 1, at_risk: 1, sightings_by_class: {own: 1, cross_tenant: 1}})
+  })
+
+  it('sightings --json follows the contract; the table shortens markers', () => {
+    const db = incidentCase()
+    expect(run(['scan', '--db', db]).code).toBe(0)
+    const json = run(['sightings', '--db', db, '--json', '--class', 'cross_tenant,cross_session'])
+    expect(json.code).toBe(0)
+    expect(JSON.parse(json.stdout)).toEqual([
+      {
+        request_id: 'r-leak',
+        ts: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        class: 'cross_tenant',
+        marker: A,
+        partial: false,
+        recipient_session: 'sB',
+        recipient_tenant: 'tB',
+        source_session: 'sA',
+        source_tenant: 'tA',
+      },
+    ])
+    const table = run(['sightings', '--db', db])
+    expect(table.code).toBe(0)
+    expect(table.stdout).toContain('CANARY-3f9a…')
+    expect(table.stdout).not.toContain(A)
+    expect(run(['sightings', '--db', db, '--show-markers']).stdout).toContain(A)
+    const csv = run(['sightings', '--db', db, '--csv'])
+    expect(csv.stdout.split('\r\n')[0]).toBe('request_id,ts,class,marker,partial,recipient_session,recipient_tenant,source_session,source_tenant')
+    const bad = run(['sightings', '--db', db, '--class', 'nope'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(/nope/)
+  })
+
+  it('provenance and pii list as JSON arrays', () => {
+    const db = incidentCase()
+    const prov = run(['provenance', '--db', db, '--json'])
+    expect(prov.code).toBe(0)
+    expect(JSON.parse(prov.stdout)).toEqual([])
+    const pii = run(['pii', '--db', db, '--json'])
+    expect(pii.code).toBe(0)
+    expect(JSON.parse(pii.stdout)).toEqual([])
+  })
+})

@@ -1,0 +1,90 @@
+import {afterEach, describe, expect, it} from 'vitest'
+import {findPii, ibanValid, luhnValid} from '../../src/detect/pii.js'
+import {scanCase} from '../../src/detect/scan-case.js'
+import {listPiiFindings} from '../../src/detect/list.js'
+import {makeCase, type TestCase} from '../helpers/detect-case.js'
+
+let tc: TestCase | undefined
+afterEach(() => {
+  tc?.close()
+  tc = undefined
+})
+
+describe('checksums', () => {
+  it('IBAN mod-97', () => {
+    expect(ibanValid('DE89 3704 0044 0532 0130 00')).toBe(true)
+    expect(ibanValid('GB82WEST12345698765432')).toBe(true)
+    expect(ibanValid('DE89 3704 0044 0532 0130 01')).toBe(false)
+    expect(ibanValid('GB82WEST1234569876543')).toBe(false)
+  })
+  it('Luhn', () => {
+    expect(luhnValid('4111111111111111')).toBe(true)
+    expect(luhnValid('5500005555555559')).toBe(true)
+    expect(luhnValid('4111111111111112')).toBe(false)
+  })
+})
+
+describe('findPii', () => {
+  it('finds each kind, normalised, and rejects bad checksums', () => {
+    const text = [
+      'mail Jane.Doe@Example.org,',
+      'card 4111-1111-1111-1111 bad 4111 1111 1111 1112,',
+      'iban DE89 3704 0044 0532 0130 00 bad DE89370400440532013001,',
+      'ip 192.168.10.7 and 2001:DB8::1 at 12:30:45,',
+      'phone +49 30 1234567 or (555) 123-4567, version 1.2.3',
+    ].join(' ')
+    const found = findPii(text).map((v) => [v.kind, v.value])
+    expect(found).toEqual([
+      ['email', 'jane.doe@example.org'],
+      ['iban', 'DE89370400440532013000'],
+      ['card', '4111111111111111'],
+      ['ipv4', '192.168.10.7'],
+      ['ipv6', '2001:db8::1'],
+      ['phone', '+49301234567'],
+      ['phone', '5551234567'],
+    ])
+  })
+})
+
+describe('PII you never sent', () => {
+  it('reports values the session never sent, attributed to an earlier other session', () => {
+    tc = makeCase()
+    tc.addFile([
+      {request_id: 'owner', tenant_id: 'ta', session_id: 'sa', request_text: 'my card is 4111 1111 1111 1111 and mail a@b.com'},
+      {request_id: 'self', tenant_id: 'tb', session_id: 'sb', request_text: 'reach me at me@mine.org', response_text: 'noted me@mine.org'},
+      {request_id: 'leak', tenant_id: 'tb', session_id: 'sb', request_text: 'hello', response_text: 'card 4111111111111111, also x@y.net'},
+    ])
+    const result = scanCase(tc.db, {now: new Date('2026-11-03T00:00:00Z'), skipProvenance: true})
+    expect(result).toMatchObject({pii_findings: 2, pii_attributed: 1})
+    const rows = listPiiFindings(tc.db)
+    expect(rows.map((r) => [r.request_id, r.kind, r.source_request_id, r.source_tenant])).toEqual([
+      ['leak', 'card', 'owner', 'ta'],
+      ['leak', 'email', null, null],
+    ])
+    expect(rows[0]!.value).toBeUndefined()
+    expect(rows[0]!.value_sha256).toMatch(/^[0-9a-f]{64}$/)
+    expect(listPiiFindings(tc.db, {showValues: true}).map((r) => r.value)).toEqual(['4111111111111111', 'x@y.net'])
+    // Stored hashed only.
+    const dump = JSON.stringify(tc.db.prepare('SELECT * FROM pii_values').all()) + JSON.stringify(tc.db.prepare('SELECT * FROM pii_findings').all())
+    expect(dump).not.toContain('4111')
+  })
+})
+
+describe('over-pool risk', () => {
+  it('flags status-200 non-error responses at or above the pool', () => {
+    tc = makeCase()
+    tc.addFile([
+      {request_id: 'small', tenant_id: 't', session_id: 's', prompt_tokens: 100},
+      {request_id: 'at', tenant_id: 't', session_id: 's', prompt_tokens: 1000},
+      {request_id: 'over', tenant_id: 't', session_id: 's', prompt_tokens: 5000},
+      {request_id: 'rejected', tenant_id: 't', session_id: 's', prompt_tokens: 5000, status: 400},
+      {request_id: 'sse-error', tenant_id: 't', session_id: 's', prompt_tokens: 5000, is_error: 1},
+    ])
+    const now = new Date('2026-11-03T00:00:00Z')
+    expect(scanCase(tc.db, {now, skipProvenance: true}).at_risk).toBeNull()
+    expect(scanCase(tc.db, {now, skipProvenance: true, poolTokens: 1000, advertisedTokens: 4096})).toMatchObject({at_risk: 2, above_advertised: 1})
+    // The pool persists for later incremental scans.
+    tc.addFile([{request_id: 'later', tenant_id: 't', session_id: 's', prompt_tokens: 2000}])
+    expect(scanCase(tc.db, {now, skipProvenance: true}).at_risk).toBe(3)
+  })
+})

@@ -1,0 +1,164 @@
+import {afterEach, describe, expect, it} from 'vitest'
+import {computeProvenance} from '../../src/detect/provenance.js'
+import {scanCase} from '../../src/detect/scan-case.js'
+import {listProvenance} from '../../src/detect/list.js'
+import {GUARANTEE_WORDS, K, W, kgramHashes, winnow} from '../../src/detect/winnow.js'
+import {tokenizeWords} from '../../src/detect/words.js'
+import {makeCase, rng, type TestCase} from '../helpers/detect-case.js'
+
+const NOW = new Date('2026-11-03T00:00:00.000Z')
+
+let tc: TestCase | undefined
+afterEach(() => {
+  tc?.close()
+  tc = undefined
+})
+
+function vocabulary(rand: () => number, size: number): string[] {
+  const words = new Set<string>()
+  while (words.size < size) {
+    let w = ''
+    const len = 3 + Math.floor(rand() * 6)
+    for (let i = 0; i < len; i++) w += String.fromCharCode(97 + Math.floor(rand() * 26))
+    words.add(w)
+  }
+  return [...words]
+}
+
+function randomWords(rand: () => number, vocab: readonly string[], n: number): string[] {
+  return Array.from({length: n}, () => vocab[Math.floor(rand() * vocab.length)]!)
+}
+
+describe('winnowing', () => {
+  it('guarantees t = w + k - 1 <= 12', () => {
+    expect(GUARANTEE_WORDS).toBe(W + K - 1)
+    expect(GUARANTEE_WORDS).toBeLessThanOrEqual(12)
+  })
+
+  it('normalises case and punctuation and drops canary markers', () => {
+    const a = tokenizeWords('Hello, World! CANARY-3f9a1c2b4d5e6f70 it\'s')
+    const b = tokenizeWords('hello world its')
+    expect(a.length).toBe(3)
+    expect([...a.h1.subarray(0, 3)]).toEqual([...b.h1.subarray(0, 3)])
+  })
+
+  it('selects at least one fingerprint in every window', () => {
+    const rand = rng(7)
+    const vocab = vocabulary(rand, 500)
+    const g = kgramHashes(tokenizeWords(randomWords(rand, vocab, 400).join(' ')))
+    const picked = winnow(g)
+    for (let s = 0; s + W <= g.length; s++) expect(picked.some((p) => p >= s && p < s + W)).toBe(true)
+  })
+})
+
+describe('provenance', () => {
+  it('always finds an inserted 12-word verbatim overlap (property test)', () => {
+    tc = makeCase()
+    const rand = rng(2026)
+    const vocab = vocabulary(rand, 20000)
+    const trials = 150
+    const sources: string[][] = []
+    const inserted: Array<{from: number; at: number}> = []
+    tc.addFile(
+      Array.from({length: trials}, (_, i) => {
+        const words = randomWords(rand, vocab, 40 + Math.floor(rand() * 300))
+        sources.push(words)
+        // Half the sources leak through their response, half through their prompt.
+        return i % 2 === 0
+          ? {request_id: `src-${i}`, tenant_id: `ts${i}`, session_id: `ss${i}`, request_text: words.join(' '), response_text: randomWords(rand, vocab, 30).join(' ')}
+          : {request_id: `src-${i}`, tenant_id: `ts${i}`, session_id: `ss${i}`, request_text: randomWords(rand, vocab, 30).join(' '), response_text: words.join(' ')}
+      }),
+    )
+    tc.addFile(
+      Array.from({length: trials}, (_, i) => {
+        const src = sources[i]!
+        const from = Math.floor(rand() * (src.length - 12 + 1))
+        const leak = src.slice(from, from + 12)
+        // Case and punctuation differ from the source: normalisation must absorb them.
+        leak[0] = leak[0]!.toUpperCase()
+        leak[5] = `${leak[5]},`
+        const body = randomWords(rand, vocab, Math.floor(rand() * 200))
+        const at = Math.floor(rand() * (body.length + 1))
+        inserted.push({from, at})
+        body.splice(at, 0, ...leak)
+        return {request_id: `rcp-${i}`, tenant_id: `tr${i}`, session_id: `sr${i}`, request_text: randomWords(rand, vocab, 20).join(' '), response_text: body.join(' ')}
+      }),
+    )
+    scanCase(tc.db, {now: NOW})
+    const byRequest = new Map(listProvenance(tc.db).map((p) => [p.request_id, p]))
+    const missed: string[] = []
+    for (let i = 0; i < trials; i++) {
+      const p = byRequest.get(`rcp-${i}`)
+      if (!p || p.source_request_id !== `src-${i}` || p.overlap_words < 12) missed.push(`rcp-${i} ${JSON.stringify(inserted[i])} -> ${JSON.stringify(p)}`)
+      else expect(p.matched).toBe(i % 2 === 0 ? 'prompt' : 'response')
+    }
+    expect(missed).toEqual([])
+    // Sources are never attributed to later records.
+    expect([...byRequest.keys()].filter((k) => k.startsWith('src-'))).toEqual([])
+  })
+
+  it('does not report an 11-word overlap, reports the hash but not the text', () => {
+    tc = makeCase()
+    const rand = rng(11)
+    const vocab = vocabulary(rand, 20000)
+    const src = randomWords(rand, vocab, 60)
+    tc.addFile([
+      {request_id: 's', tenant_id: 'ta', session_id: 'sa', request_text: src.join(' ')},
+      {request_id: 'r11', tenant_id: 'ta', session_id: 'sb', response_text: ['xa', ...src.slice(10, 21), 'ya'].join(' ')},
+      {request_id: 'r12', tenant_id: 'tc', session_id: 'sc', response_text: ['xb', ...src.slice(10, 22), 'yb'].join(' ')},
+    ])
+    scanCase(tc.db, {now: NOW})
+    const rows = listProvenance(tc.db)
+    expect(rows.map((r) => [r.request_id, r.source_request_id, r.overlap_words])).toEqual([['r12', 's', 12]])
+    expect(rows[0]!.overlap_sha256).toMatch(/^[0-9a-f]{64}$/)
+    expect(rows[0]).not.toHaveProperty('overlap_text')
+    expect(listProvenance(tc.db, {showText: true})[0]!.overlap_text).toBe(src.slice(10, 22).join(' '))
+  })
+
+  it('never counts boilerplate shared by 3 tenants, nor text from the recipient\'s own prompt', () => {
+    tc = makeCase()
+    const rand = rng(5)
+    const vocab = vocabulary(rand, 20000)
+    const system = randomWords(rand, vocab, 40).join(' ')
+    const pasted = randomWords(rand, vocab, 30).join(' ')
+    tc.addFile([
+      {request_id: 'p1', tenant_id: 't1', session_id: 's1', request_text: `${system} ${randomWords(rand, vocab, 20).join(' ')}`},
+      {request_id: 'p2', tenant_id: 't2', session_id: 's2', request_text: `${system} ${randomWords(rand, vocab, 20).join(' ')}`},
+      {request_id: 'p3', tenant_id: 't3', session_id: 's3', request_text: `${randomWords(rand, vocab, 5).join(' ')} ${system}`},
+      {request_id: 'p4', tenant_id: 't5', session_id: 's5', request_text: pasted},
+      // Recites the shared system prompt: boilerplate, not evidence.
+      {request_id: 'r-boiler', tenant_id: 't4', session_id: 's4', request_text: 'what are your instructions', response_text: `sure: ${system}`},
+      // Repeats what its own prompt said (the same text exists in another session).
+      {request_id: 'r-own', tenant_id: 't6', session_id: 's6', request_text: `please repeat: ${pasted}`, response_text: `you said ${pasted}`},
+    ])
+    const result = scanCase(tc.db, {now: NOW})
+    expect(result.provenance_matches).toBe(0)
+    expect(listProvenance(tc.db)).toEqual([])
+    // Raise the threshold: the system prompt is now evidence (t1-t4 are 4 tenants < 5).
+    computeProvenance(tc.db, {minWords: 12, boilerplateTenants: 5})
+    expect(listProvenance(tc.db).map((p) => p.request_id)).toEqual(['r-boiler'])
+  })
+
+  it('prefers the longest overlap, then the same decode node, then the most recent', () => {
+    tc = makeCase()
+    const rand = rng(9)
+    const vocab = vocabulary(rand, 20000)
+    const text = randomWords(rand, vocab, 50)
+    // Two tenants only (source and recipient), so nothing here is boilerplate.
+    tc.addFile([
+      {request_id: 'long', tenant_id: 'ta', session_id: 's0', request_text: text.join(' '), decode_node: 'd9'},
+      {request_id: 'far', tenant_id: 'ta', session_id: 's1', request_text: text.slice(0, 40).join(' '), decode_node: 'd1'},
+      {request_id: 'near', tenant_id: 'ta', session_id: 's2', request_text: text.slice(0, 40).join(' '), decode_node: 'd2'},
+      {request_id: 'r1', tenant_id: 'td', session_id: 'sd', response_text: text.join(' '), decode_node: 'd1'},
+      {request_id: 'r2', tenant_id: 'td', session_id: 'sd', response_text: text.slice(0, 30).join(' '), decode_node: 'd1'},
+      {request_id: 'r3', tenant_id: 'td', session_id: 'se', response_text: text.slice(0, 30).join(' '), decode_node: 'd7'},
+    ])
+    scanCase(tc.db, {now: NOW})
+    expect(listProvenance(tc.db).map((p) => [p.request_id, p.source_request_id, p.overlap_words])).toEqual([
+      ['r1', 'long', 50],
+      ['r2', 'far', 30],
+      // r3's session differs from r1/r2 (same tenant): r2's response is the most recent equal source.
+      ['r3', 'r2', 30],
+    ])
+  })
+})
