@@ -1,5 +1,6 @@
 import type {Database} from 'better-sqlite3'
 import {up as core} from './001-core.js'
+import {up as notify} from './003-notify.js'
 
 export interface Migration {
   version: number
@@ -10,4 +11,5 @@ export interface Migration {
 // Append-only: a released migration is never edited, only followed by a new one.
 export const MIGRATIONS: readonly Migration[] = [
   {version: 1, name: 'core', up: core},
+  {version: 3, name: 'notify', up: notify},
 ]
