@@ -34,3 +34,13 @@ export function writeReport(report: string, format: ReportFormat, out: string, c
 export function requireOutForPdf(format: string, out: string | undefined): void {
   if (format === 'pdf' && !out) throw new UsageError('--format pdf needs --out PATH (a PDF is not written to a terminal)')
 }
+
+/** Renders a report object to the requested format (PDF through the generic Markdown reader). */
+export async function renderReport(format: string, report: object, markdown: () => string, pdf: {title: string; createdAt: string}): Promise<string | Buffer> {
+  if (format === 'json') return JSON.stringify(report, null, 2) + '\n'
+  if (format === 'pdf') {
+    const {renderMarkdownPdf} = await import('../notify/render-pdf.js')
+    return renderMarkdownPdf(markdown(), {title: pdf.title, createdAt: pdf.createdAt, skipUntil: /^(##|\|)/})
+  }
+  return markdown()
+}

@@ -122,3 +122,41 @@ export function suggestOutcome(severity: Severity, facts: CaseFacts): {suggested
   if (subjects > 100) reasons.push(`more than 100 people possibly affected (up to ${subjects}): ENISA asks to weigh the number of individuals`)
   return {suggested, reasons}
 }
+
+export interface AssessOptions {
+  overrides: Partial<SeverityInputs>
+  decide?: {outcome: Outcome; rationale: string; decidedBy?: string}
+  now: Date
+}
+
+/** Pure: the severity, the suggestion and (when a human decided) the decision to record. */
+export function planAssessment(facts: CaseFacts, options: AssessOptions): AssessResult {
+  const inputs = defaultInputs(facts).map((i) => {
+    const given = options.overrides[i.name]
+    return given === undefined ? i : {...i, value: given, source: 'given' as const, why: `set by the assessor (case default was ${i.value}: ${i.why})`}
+  })
+  const get = <K extends keyof SeverityInputs>(k: K): SeverityInputs[K] => inputs.find((i) => i.name === k)!.value as SeverityInputs[K]
+  const severity = computeSeverity({
+    dpc: get('dpc'),
+    ei: get('ei'),
+    cb_confidentiality: get('cb_confidentiality'),
+    cb_integrity: get('cb_integrity'),
+    cb_availability: get('cb_availability'),
+    malicious: get('malicious'),
+  })
+  const {suggested, reasons} = suggestOutcome(severity, facts)
+  const decide = options.decide
+  if (decide && !decide.rationale.trim()) throw new InputError('--decide needs --rationale: the register must show why (Art. 33(5))')
+  return {
+    inputs,
+    severity,
+    suggested,
+    suggestion_reasons: reasons,
+    decision: decide ? {outcome: decide.outcome, rationale: decide.rationale.trim(), decided_by: decide.decidedBy ?? null, at: options.now.toISOString()} : null,
+    note: decide
+      ? decide.outcome === suggested
+        ? 'Decision recorded; it agrees with the suggestion.'
+        : `Decision recorded; it differs from the suggestion (${suggested}), and the rationale is kept.`
+      : 'Suggestion only: nothing recorded. Record a decision with --decide notify|document|notify-subjects --rationale TEXT.',
+  }
+}

@@ -62,3 +62,18 @@ export function renderArticle33Markdown(d: Article33Result): string {
 export function missingText(language: 'en' | 'fr'): string {
   return language === 'fr' ? '_non connu_' : '_not yet known_'
 }
+
+/** Article 34, processor notices and register entries: the object, escaped, into its template. */
+export function renderReportMarkdown(template: string, report: object, extra: View = {}): string {
+  return renderTemplate(loadTemplate(template), {...(escapeView(report) as View), ...extra}, missingText('en'))
+}
+
+export function renderProcessorNoticeMarkdown(n: import('./processor-notice.js').ProcessorNoticeResult): string {
+  const view = escapeView(n) as View
+  const out = view.your_data_reached_others as View
+  const inn = view.you_received_other_data as View
+  out.sessions_text = (out.sessions as string[]).join(', ') || 'none'
+  out.markers_text = (out.markers_truncated as string[]).join(', ') || 'none'
+  inn.sessions_text = (inn.sessions as string[]).join(', ') || 'none'
+  return renderTemplate(loadTemplate('processor-notice.md'), view, missingText('en'))
+}
