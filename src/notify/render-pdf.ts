@@ -187,16 +187,19 @@ export function splitRow(line: string): string[] {
 function drawRich(doc: Doc, text: string, opts: {x?: number}): void {
   const x = opts.x ?? MARGIN
   const width = doc.page.width - doc.page.margins.right - x
-  const parts = text.split(/(?<!\\)\*\*/)
+  // Empty runs are dropped: pdfkit never ends a line on an empty continued text.
+  const parts = text
+    .split(/(?<!\\)\*\*/)
+    .map((part, k) => ({bold: k % 2 === 1, text: clean(part)}))
+    .filter((p) => p.text.length > 0)
   doc.fontSize(10).fillColor('#000000')
   ensureSpace(doc, 14)
   const y = doc.y
   parts.forEach((part, k) => {
     const last = k === parts.length - 1
-    doc.font(k % 2 === 1 ? 'Helvetica-Bold' : 'Helvetica')
-    const t = clean(part)
-    if (k === 0) doc.text(t, x, y, {width, continued: !last})
-    else doc.text(t, {continued: !last})
+    doc.font(part.bold ? 'Helvetica-Bold' : 'Helvetica')
+    if (k === 0) doc.text(part.text, x, y, {width, continued: !last})
+    else doc.text(part.text, {continued: !last})
   })
 }
 
