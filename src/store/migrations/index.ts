@@ -1,6 +1,7 @@
 import type {Database} from 'better-sqlite3'
 import {up as core} from './001-core.js'
 import {up as detect} from './002-detect.js'
+import {up as notify} from './003-notify.js'
 
 export interface Migration {
   version: number
@@ -12,4 +13,5 @@ export interface Migration {
 export const MIGRATIONS: readonly Migration[] = [
   {version: 1, name: 'core', up: core},
   {version: 2, name: 'detect', up: detect},
+  {version: 3, name: 'notify', up: notify},
 ]

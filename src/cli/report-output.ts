@@ -1,0 +1,46 @@
+import {createHash} from 'node:crypto'
+import {writeFileSync} from 'node:fs'
+import {Flags} from '@oclif/core'
+import {UsageError} from '../errors.js'
+
+// Shared by the report commands: --format/--out, writing the file (0600 through the
+// base command's umask: reports describe other people's data), and the result printed
+// under --json when a file was written.
+
+export const FORMATS = ['md', 'pdf', 'json'] as const
+export type ReportFormat = (typeof FORMATS)[number] | 'csv'
+
+export const reportFlags = {
+  format: Flags.string({description: 'Output format.', options: [...FORMATS], default: 'md'}),
+  out: Flags.string({description: 'Write here instead of stdout (required for pdf).', helpValue: 'PATH'}),
+  'include-excerpts': Flags.boolean({description: 'Include short excerpts of leaked text (redacted by default; recorded in the audit log).', default: false}),
+}
+
+/** `--json` of a report command that wrote a file. */
+export interface ReportWrittenResult {
+  report: string
+  format: ReportFormat
+  out: string
+  sha256: string
+  bytes: number
+}
+
+export function writeReport(report: string, format: ReportFormat, out: string, content: string | Buffer): ReportWrittenResult {
+  const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content
+  writeFileSync(out, bytes, {mode: 0o600})
+  return {report, format, out, sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length}
+}
+
+export function requireOutForPdf(format: string, out: string | undefined): void {
+  if (format === 'pdf' && !out) throw new UsageError('--format pdf needs --out PATH (a PDF is not written to a terminal)')
+}
+
+/** Renders a report object to the requested format (PDF through the generic Markdown reader). */
+export async function renderReport(format: string, report: object, markdown: () => string, pdf: {title: string; createdAt: string}): Promise<string | Buffer> {
+  if (format === 'json') return JSON.stringify(report, null, 2) + '\n'
+  if (format === 'pdf') {
+    const {renderMarkdownPdf} = await import('../notify/render-pdf.js')
+    return renderMarkdownPdf(markdown(), {title: pdf.title, createdAt: pdf.createdAt, skipUntil: /^(##|\|)/})
+  }
+  return markdown()
+}

@@ -1,0 +1,40 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand, dbFlag} from '../../cli/base-command.js'
+import {incidentFieldFlags, incidentPatchFromFlags} from '../../cli/incident-flags.js'
+import {renderIncident} from '../../cli/render-incident.js'
+import {openIncident, ROLES, type IncidentRecord} from '../../notify/incident.js'
+import {parseInstant} from '../../notify/time.js'
+
+/** `crosstalk incident open --json` */
+export type IncidentOpenResult = IncidentRecord
+
+export default class IncidentOpen extends BaseCommand {
+  static override description = "Open the case's incident and start the 72-hour clock (GDPR Art. 33(1)) at the awareness time."
+  static override examples = [
+    '<%= config.bin %> incident open --title "KV-cache cross-tenant leak" --aware-at 2026-10-23T10:00:00+02:00 --role processor',
+    '<%= config.bin %> incident open --title "Leak" --aware-at 2026-10-23T08:00:00Z --role controller --controller-name "Acme Ltd" --dpo-contact dpo@acme.example',
+  ]
+  static override flags = {
+    db: dbFlag,
+    title: Flags.string({description: 'Short title of the incident.', required: true}),
+    'aware-at': Flags.string({description: 'When the controller became aware (ISO 8601 with zone); starts the 72 h.', required: true, helpValue: 'ISO'}),
+    role: Flags.string({description: 'Our role for the leaked data.', options: [...ROLES], required: true}),
+    ...incidentFieldFlags,
+  }
+
+  public async run(): Promise<IncidentOpenResult> {
+    const {flags} = await this.parse(IncidentOpen)
+    const db = this.openCase(flags.db, {create: true})
+    const now = new Date()
+    const incident = openIncident(db, {
+      title: flags.title,
+      role: flags.role as IncidentRecord['role'],
+      awareAt: parseInstant(flags['aware-at'], '--aware-at'),
+      fields: incidentPatchFromFlags(flags),
+      now,
+    })
+    this.audit(db, {flags}, {incident_opened: incident.aware_at}, now)
+    if (!this.jsonEnabled()) this.log(renderIncident(incident))
+    return incident
+  }
+}

@@ -1,0 +1,47 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand, dbFlag} from '../../cli/base-command.js'
+import {incidentFieldFlags, incidentPatchFromFlags} from '../../cli/incident-flags.js'
+import {renderIncident} from '../../cli/render-incident.js'
+import {UsageError} from '../../errors.js'
+import {amendAwareness, updateIncident, type IncidentRecord} from '../../notify/incident.js'
+import {parseInstant} from '../../notify/time.js'
+
+/** `crosstalk incident set --json` */
+export type IncidentSetResult = IncidentRecord
+
+export default class IncidentSet extends BaseCommand {
+  static override description =
+    'Fill in or correct incident fields. The awareness time changes only with --aware-at plus --reason (kept as an audited amendment).'
+  static override examples = [
+    '<%= config.bin %> incident set --controller-name "Acme Ltd" --dpo-name "J. Doe" --dpo-contact dpo@acme.example --lead-authority "DPC (Ireland)"',
+    '<%= config.bin %> incident set --aware-at 2026-10-23T09:30:00+02:00 --reason "alert log shows on-call engineer confirmed at 09:30"',
+  ]
+  static override flags = {
+    db: dbFlag,
+    title: Flags.string({description: 'Short title of the incident.'}),
+    'aware-at': Flags.string({description: 'New awareness time (ISO with zone); requires --reason.', helpValue: 'ISO'}),
+    reason: Flags.string({description: 'Why the awareness time changes (kept in the amendment log).'}),
+    'amended-by': Flags.string({description: 'Who amends the awareness time.'}),
+    ...incidentFieldFlags,
+  }
+
+  public async run(): Promise<IncidentSetResult> {
+    const {flags} = await this.parse(IncidentSet)
+    // The deadline hangs on aware_at: it never changes silently (Art. 33(1), EDPB 9/2022).
+    if (flags['aware-at'] && !flags.reason) throw new UsageError('--aware-at moves the 72-hour deadline: give --reason saying why (kept in the amendment log)')
+    if (flags.reason && !flags['aware-at']) throw new UsageError('--reason goes with --aware-at')
+    const db = this.openCase(flags.db)
+    const now = new Date()
+    const patch = {...incidentPatchFromFlags(flags), ...(flags.title ? {title: flags.title} : {})}
+    let incident: IncidentRecord | undefined
+    db.transaction(() => {
+      if (flags['aware-at'] && flags.reason) {
+        incident = amendAwareness(db, {awareAt: parseInstant(flags['aware-at'], '--aware-at'), reason: flags.reason, amendedBy: flags['amended-by'], now})
+      }
+      if (Object.keys(patch).length > 0 || !incident) incident = updateIncident(db, patch, now)
+      this.audit(db, {flags}, {changed: [...Object.keys(patch), ...(flags['aware-at'] ? ['aware_at'] : [])]}, now)
+    })()
+    if (!this.jsonEnabled()) this.log(renderIncident(incident!))
+    return incident!
+  }
+}

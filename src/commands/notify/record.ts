@@ -1,0 +1,47 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand, dbFlag} from '../../cli/base-command.js'
+import {safeLine} from '../../cli/sanitize.js'
+import {requireIncident} from '../../notify/incident.js'
+import {recordNotification, type NotifyRecordResult, type Phase} from '../../notify/notifications.js'
+import {parseInstant} from '../../notify/time.js'
+
+export default class NotifyRecord extends BaseCommand {
+  static override description =
+    'Record a notification that was sent (to the authority, or as processor to a controller tenant), with the SHA-256 of the file sent.'
+  static override examples = [
+    '<%= config.bin %> notify record --phase initial --at 2026-10-24T15:10:00+02:00 --reference DPC-BN-2026-0142 --file art33-initial.pdf',
+    '<%= config.bin %> notify record --phase initial --at 2026-10-23T12:00:00Z --reference NOTICE-1 --recipient tenant-acme --file notice-acme.pdf',
+  ]
+  static override flags = {
+    db: dbFlag,
+    phase: Flags.string({description: 'Initial notification or a follow-up (Art. 33(4)).', options: ['initial', 'follow-up'], required: true}),
+    at: Flags.string({description: 'When it was sent (ISO with zone).', required: true, helpValue: 'ISO'}),
+    reference: Flags.string({description: "The recipient's case or submission reference.", required: true}),
+    file: Flags.string({description: 'The file exactly as sent; its SHA-256 is stored.', helpValue: 'PATH'}),
+    recipient: Flags.string({description: '"authority", or the controller tenant id a processor notified.', default: 'authority'}),
+  }
+
+  public async run(): Promise<NotifyRecordResult> {
+    const {flags} = await this.parse(NotifyRecord)
+    const db = this.openCase(flags.db)
+    requireIncident(db)
+    const now = new Date()
+    const record = db.transaction(() => {
+      const r = recordNotification(db, {
+        phase: flags.phase as Phase,
+        at: parseInstant(flags.at, '--at'),
+        reference: flags.reference,
+        recipient: flags.recipient,
+        file: flags.file,
+        now,
+      })
+      this.audit(db, {flags}, {notification: r.id, sha256: r.file_sha256}, now)
+      return r
+    })()
+    if (!this.jsonEnabled()) {
+      this.log(`Recorded ${record.phase} notification to ${safeLine(record.recipient)} at ${record.at} (ref ${safeLine(record.reference)})`)
+      if (record.file_sha256) this.log(`  ${safeLine(record.file_path ?? '')}  sha256 ${record.file_sha256}`)
+    }
+    return record
+  }
+}

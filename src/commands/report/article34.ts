@@ -1,0 +1,27 @@
+import {BaseCommand, dbFlag} from '../../cli/base-command.js'
+import {renderReport, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
+import {buildArticle34, type Article34Result} from '../../notify/article34.js'
+import {gatherFacts} from '../../notify/facts.js'
+import {renderReportMarkdown} from '../../notify/render-markdown.js'
+
+export default class ReportArticle34 extends BaseCommand {
+  static override description = 'Draft the communication to data subjects (GDPR Art. 34) in clear, plain language.'
+  static override examples = ['<%= config.bin %> report article34', '<%= config.bin %> report article34 --format pdf --out letter.pdf']
+  static override flags = {db: dbFlag, format: reportFlags.format, out: reportFlags.out}
+
+  public async run(): Promise<Article34Result | ReportWrittenResult> {
+    const {flags} = await this.parse(ReportArticle34)
+    requireOutForPdf(flags.format, flags.out)
+    const db = this.openCase(flags.db)
+    const report = buildArticle34(gatherFacts(db, {now: new Date()}))
+    const content = await renderReport(flags.format, report, () => renderReportMarkdown('article34.md', report), {title: 'Information about your personal data', createdAt: report.generated_at})
+    if (!flags.out) {
+      if (!this.jsonEnabled()) process.stdout.write(content as string)
+      return report
+    }
+    const written = writeReport('article34', flags.format as 'md', flags.out, content)
+    this.audit(db, {flags}, written)
+    if (!this.jsonEnabled()) this.note(`Wrote ${flags.out} (sha256 ${written.sha256})`)
+    return written
+  }
+}

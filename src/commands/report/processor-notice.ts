@@ -1,0 +1,68 @@
+import {createHash} from 'node:crypto'
+import {mkdirSync} from 'node:fs'
+import {join} from 'node:path'
+import {Flags} from '@oclif/core'
+import {BaseCommand, dbFlag} from '../../cli/base-command.js'
+import {renderReport, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
+import {UsageError} from '../../errors.js'
+import {gatherFacts} from '../../notify/facts.js'
+import {affectedTenants, buildProcessorNotice, type ProcessorNoticeResult} from '../../notify/processor-notice.js'
+import {renderProcessorNoticeMarkdown} from '../../notify/render-markdown.js'
+
+/** `crosstalk report processor-notice --all --json` */
+export interface ProcessorNoticesWrittenResult {
+  notices: ReportWrittenResult[]
+}
+
+export default class ReportProcessorNotice extends BaseCommand {
+  static override description =
+    "As processor, notify each affected customer (controller) of its own exposure (GDPR Art. 33(2)): never another customer's id, content, full markers or PII values."
+  static override examples = [
+    '<%= config.bin %> report processor-notice --tenant acme',
+    '<%= config.bin %> report processor-notice --all --out notices/ --format pdf',
+  ]
+  static override flags = {
+    db: dbFlag,
+    format: reportFlags.format,
+    out: Flags.string({description: 'File to write (with --tenant) or folder (with --all).', helpValue: 'PATH'}),
+    tenant: Flags.string({description: 'The customer (tenant id) to notify.', exactlyOne: ['tenant', 'all']}),
+    all: Flags.boolean({description: 'One notice per affected customer, written into --out DIR.', exactlyOne: ['tenant', 'all']}),
+  }
+
+  public async run(): Promise<ProcessorNoticeResult | ReportWrittenResult | ProcessorNoticesWrittenResult> {
+    const {flags} = await this.parse(ReportProcessorNotice)
+    const db = this.openCase(flags.db)
+    const facts = gatherFacts(db, {now: new Date()})
+    const render = (n: ProcessorNoticeResult): Promise<string | Buffer> =>
+      renderReport(flags.format, n, () => renderProcessorNoticeMarkdown(n), {title: 'Notice of a personal data breach (Art. 33(2))', createdAt: n.generated_at})
+    if (flags.all) {
+      if (!flags.out) throw new UsageError('--all needs --out DIR (one file per customer)')
+      mkdirSync(flags.out, {recursive: true, mode: 0o700})
+      const notices: ReportWrittenResult[] = []
+      for (const tenant of affectedTenants(facts)) {
+        const notice = buildProcessorNotice(facts, tenant)
+        notices.push(writeReport('processor-notice', flags.format as 'md', join(flags.out, `${fileStem(tenant)}.${flags.format}`), await render(notice)))
+      }
+      this.audit(db, {flags}, {notices: notices.map((n) => ({out: n.out, sha256: n.sha256}))})
+      if (!this.jsonEnabled()) this.note(`Wrote ${notices.length} notices into ${flags.out}`)
+      return {notices}
+    }
+    requireOutForPdf(flags.format, flags.out)
+    const notice = buildProcessorNotice(facts, flags.tenant!)
+    const content = await render(notice)
+    if (!flags.out) {
+      if (!this.jsonEnabled()) process.stdout.write(content as string)
+      return notice
+    }
+    const written = writeReport('processor-notice', flags.format as 'md', flags.out, content)
+    this.audit(db, {flags}, written)
+    if (!this.jsonEnabled()) this.note(`Wrote ${flags.out} (sha256 ${written.sha256})`)
+    return written
+  }
+}
+
+/** A tenant id is hostile text: a safe file name, plus a hash so two ids never collide. */
+function fileStem(tenant: string): string {
+  const safe = tenant.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_').slice(0, 48)
+  return `processor-notice-${safe}-${createHash('sha256').update(tenant).digest('hex').slice(0, 8)}`
+}

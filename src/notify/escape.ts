@@ -1,0 +1,35 @@
+import {safeLine} from '../cli/sanitize.js'
+
+// A leaked string can hold Markdown or HTML ("[click](javascript:...)", "<img onerror>",
+// "# Heading", "| fake | row |") or terminal escapes. Every value placed into a Markdown
+// report goes through escapeMd: controls made visible, one line, HTML special characters
+// as entities, and the Markdown characters that build links, emphasis, headings, tables
+// or code backslash-escaped so they render as themselves. GFM autolinks are broken too.
+
+const MD_SPECIAL = /[\\`*_[\]#|~]/g
+
+export function escapeMd(value: unknown): string {
+  if (value === null || value === undefined) return ''
+  let text = safeLine(String(value))
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(MD_SPECIAL, (c) => `\\${c}`)
+    .replace(/:\/\//g, ':\\/\\/')
+    .replace(/\bwww\./gi, (m) => `${m.slice(0, 3)}\\.`)
+  // At the start of a line these would open a list, a rule or a heading.
+  if (/^[-+=]/.test(text)) text = `\\${text}`
+  text = text.replace(/^(\d+)([.)])/, '$1\\$2')
+  return text
+}
+
+/** Undo escapeMd for formats that draw text literally (PDF): backslashes and entities. */
+export function unescapeMd(text: string): string {
+  return text
+    .replace(/\\([\\`*_[\]#|~\-+=./)])/g, '$1')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&')
+}

@@ -1,0 +1,358 @@
+import PDFDocument from 'pdfkit'
+import type {Article33Result} from './article33.js'
+import {unescapeMd} from './escape.js'
+import {renderArticle33Markdown} from './render-markdown.js'
+
+// PDF at the edge: the same Markdown the templates produce (so a DPO's wording reaches the
+// PDF too), drawn with pdfkit by a small reader that knows headings, paragraphs, bullets,
+// tables and **bold**, plus a title block, the clock status, figures drawn where the
+// template says <!-- figure:NAME -->, page numbers, and the evidence annex on its own page.
+// Values arrive Markdown-escaped and are unescaped only when drawn, so a leaked "|" or "#"
+// is text here too, never structure.
+
+type Doc = InstanceType<typeof PDFDocument>
+
+export interface PdfOptions {
+  title: string
+  subtitle?: string
+  /** the coloured status box under the title */
+  status?: {label: string; lines: string[]; tone: 'ok' | 'warn' | 'bad' | 'info'}
+  figures?: Record<string, (doc: Doc) => void>
+  /** ISO time stamped into the PDF metadata (keeps output reproducible) */
+  createdAt: string
+  /** Markdown lines before this prefix are skipped (the title block replaces them) */
+  skipUntil?: RegExp
+}
+
+const MARGIN = 50
+const TONE: Record<string, string> = {ok: '#1b7f3b', warn: '#b36b00', bad: '#b00020', info: '#1f4e79'}
+const WIN_ANSI_EXTRA = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ')
+
+/** The standard PDF fonts speak WinAnsi; anything else would draw as garbage. */
+export function pdfSafe(text: string): string {
+  let out = ''
+  for (const ch of text) {
+    const code = ch.codePointAt(0)!
+    if ((code >= 0x20 && code <= 0x7e) || (code >= 0xa0 && code <= 0xff) || WIN_ANSI_EXTRA.has(ch)) out += ch
+    else if (ch === '\n') out += ch
+    else if (ch === '→') out += '->'
+    else out += code < 0x20 || (code >= 0x7f && code < 0xa0) ? `\\x${code.toString(16).padStart(2, '0')}` : '?'
+  }
+  return out
+}
+
+const clean = (s: string): string => pdfSafe(unescapeMd(s.replace(/\*\*/g, '').replace(/(^|[^\\])_([^_]+)_/g, '$1$2')))
+
+export function renderMarkdownPdf(markdown: string, options: PdfOptions): Promise<Buffer> {
+  const doc = new PDFDocument({
+    size: 'A4',
+    margins: {top: MARGIN, bottom: MARGIN + 10, left: MARGIN, right: MARGIN},
+    bufferPages: true,
+    info: {Title: pdfSafe(options.title), Author: 'crosstalk', Creator: 'crosstalk', CreationDate: new Date(options.createdAt)},
+  })
+  const chunks: Buffer[] = []
+  doc.on('data', (c: Buffer) => chunks.push(c))
+  const done = new Promise<Buffer>((resolve, reject) => {
+    doc.on('end', () => resolve(Buffer.concat(chunks)))
+    doc.on('error', reject)
+  })
+
+  drawTitleBlock(doc, options)
+  let lines = markdown.split(/\r?\n/)
+  if (options.skipUntil) {
+    const at = lines.findIndex((l) => options.skipUntil!.test(l))
+    if (at > 0) lines = lines.slice(at)
+  }
+  drawMarkdown(doc, lines, options.figures ?? {})
+
+  // Page numbers last, when the page count is known.
+  const range = doc.bufferedPageRange()
+  for (let i = range.start; i < range.start + range.count; i++) {
+    doc.switchToPage(i)
+    const bottom = doc.page.margins.bottom
+    doc.page.margins.bottom = 0
+    doc.font('Helvetica').fontSize(8).fillColor('#666666')
+    doc.text(`${pdfSafe(options.title).slice(0, 80)}`, MARGIN, doc.page.height - 35, {width: doc.page.width - 2 * MARGIN, align: 'left', lineBreak: false})
+    doc.text(`Page ${i + 1} of ${range.count}`, MARGIN, doc.page.height - 35, {width: doc.page.width - 2 * MARGIN, align: 'right', lineBreak: false})
+    doc.page.margins.bottom = bottom
+  }
+  doc.end()
+  return done
+}
+
+function contentWidth(doc: Doc): number {
+  return doc.page.width - doc.page.margins.left - doc.page.margins.right
+}
+
+function ensureSpace(doc: Doc, height: number): void {
+  if (doc.y + height > doc.page.height - doc.page.margins.bottom) doc.addPage()
+}
+
+function drawTitleBlock(doc: Doc, options: PdfOptions): void {
+  doc.rect(0, 0, doc.page.width, 8).fill('#1f4e79')
+  doc.fillColor('#000000').font('Helvetica-Bold').fontSize(18).text(pdfSafe(options.title), MARGIN, MARGIN)
+  if (options.subtitle) doc.moveDown(0.2).font('Helvetica').fontSize(11).fillColor('#333333').text(pdfSafe(options.subtitle))
+  doc.moveDown(0.6)
+  if (options.status) {
+    const s = options.status
+    const y = doc.y
+    const h = 22 + s.lines.length * 14
+    const color = TONE[s.tone] ?? TONE.info!
+    doc.rect(MARGIN, y, contentWidth(doc), h).lineWidth(1.5).strokeColor(color).stroke()
+    doc.rect(MARGIN, y, 6, h).fill(color)
+    doc.fillColor(color).font('Helvetica-Bold').fontSize(12).text(pdfSafe(s.label), MARGIN + 14, y + 6)
+    doc.fillColor('#000000').font('Helvetica').fontSize(10)
+    for (const line of s.lines) doc.text(pdfSafe(line), MARGIN + 14)
+    doc.y = y + h + 10
+    doc.x = MARGIN
+  }
+}
+
+function drawMarkdown(doc: Doc, lines: string[], figures: Record<string, (doc: Doc) => void>): void {
+  let i = 0
+  let paragraph: string[] = []
+  const flush = (): void => {
+    if (paragraph.length === 0) return
+    drawRich(doc, paragraph.join(' '), {})
+    doc.moveDown(0.5)
+    paragraph = []
+  }
+  while (i < lines.length) {
+    const line = lines[i]!
+    const figure = /^<!--\s*figure:(\w+)\s*-->$/.exec(line.trim())
+    if (figure) {
+      flush()
+      figures[figure[1]!]?.(doc)
+      i++
+    } else if (/^#{1,3} /.test(line)) {
+      flush()
+      const level = line.indexOf(' ')
+      const text = line.slice(level + 1)
+      if (/^Annex|^Annexe/.test(text)) doc.addPage()
+      ensureSpace(doc, 60)
+      doc.moveDown(level === 1 ? 0.3 : 0.6)
+      doc.font('Helvetica-Bold').fontSize(level === 1 ? 16 : level === 2 ? 13 : 11).fillColor(level <= 2 ? '#1f4e79' : '#000000')
+      doc.text(clean(text), MARGIN, doc.y, {width: contentWidth(doc)})
+      doc.fillColor('#000000').moveDown(0.3)
+      i++
+    } else if (/^\s*\|/.test(line)) {
+      flush()
+      const rows: string[][] = []
+      while (i < lines.length && /^\s*\|/.test(lines[i]!)) {
+        const cells = splitRow(lines[i]!)
+        if (!cells.every((c) => /^:?-{3,}:?$/.test(c.trim()))) rows.push(cells)
+        i++
+      }
+      drawTable(doc, rows)
+    } else if (/^\s*- /.test(line)) {
+      flush()
+      ensureSpace(doc, 14)
+      const y = doc.y
+      doc.font('Helvetica').fontSize(10).text('•', MARGIN + 6, y)
+      doc.y = y
+      drawRich(doc, line.replace(/^\s*- /, ''), {x: MARGIN + 18})
+      doc.moveDown(0.15)
+      i++
+    } else if (line.trim() === '') {
+      flush()
+      i++
+    } else {
+      paragraph.push(line.trim())
+      i++
+    }
+  }
+  flush()
+}
+
+/** Splits a Markdown table row on unescaped pipes. */
+export function splitRow(line: string): string[] {
+  const body = line.trim().replace(/^\|/, '').replace(/(?<!\\)\|$/, '')
+  const cells: string[] = []
+  let cur = ''
+  for (let k = 0; k < body.length; k++) {
+    const ch = body[k]!
+    if (ch === '\\' && k + 1 < body.length) {
+      cur += ch + body[k + 1]
+      k++
+    } else if (ch === '|') {
+      cells.push(cur.trim())
+      cur = ''
+    } else cur += ch
+  }
+  cells.push(cur.trim())
+  return cells
+}
+
+/** A paragraph with **bold** runs (split on unescaped double asterisks). */
+function drawRich(doc: Doc, text: string, opts: {x?: number}): void {
+  const x = opts.x ?? MARGIN
+  const width = doc.page.width - doc.page.margins.right - x
+  // Empty runs are dropped: pdfkit never ends a line on an empty continued text.
+  const parts = text
+    .split(/(?<!\\)\*\*/)
+    .map((part, k) => ({bold: k % 2 === 1, text: clean(part)}))
+    .filter((p) => p.text.length > 0)
+  doc.fontSize(10).fillColor('#000000')
+  ensureSpace(doc, 14)
+  const y = doc.y
+  parts.forEach((part, k) => {
+    const last = k === parts.length - 1
+    doc.font(part.bold ? 'Helvetica-Bold' : 'Helvetica')
+    if (k === 0) doc.text(part.text, x, y, {width, continued: !last})
+    else doc.text(part.text, {continued: !last})
+  })
+}
+
+function drawTable(doc: Doc, rows: string[][]): void {
+  if (rows.length === 0) return
+  const cols = Math.max(...rows.map((r) => r.length))
+  const width = contentWidth(doc)
+  const texts = rows.map((r) => Array.from({length: cols}, (_, c) => clean(r[c] ?? '')))
+  // Column widths follow content length, with a floor so short columns stay legible.
+  const weight = Array.from({length: cols}, (_, c) => Math.min(60, Math.max(11, ...texts.map((r) => r[c]!.length))))
+  const total = weight.reduce((a, b) => a + b, 0)
+  const widths = weight.map((w) => (w / total) * width)
+  const header = rows.length > 1 && rows[0]!.some((c) => c.trim() !== '')
+  doc.fontSize(8.5)
+  texts.forEach((row, r) => {
+    const bold = header && r === 0
+    doc.font(bold ? 'Helvetica-Bold' : 'Helvetica')
+    const h = Math.max(...row.map((t, c) => doc.heightOfString(t || ' ', {width: widths[c]! - 6}))) + 6
+    // Keep a header with at least its first row.
+    ensureSpace(doc, bold ? h + 24 : h)
+    const y = doc.y
+    let x = MARGIN
+    if (bold) doc.rect(MARGIN, y, width, h).fill('#e8eef5')
+    else if (r % 2 === 0) doc.rect(MARGIN, y, width, h).fill('#f7f7f7')
+    doc.fillColor('#000000')
+    row.forEach((t, c) => {
+      doc.text(t, x + 3, y + 3, {width: widths[c]! - 6})
+      x += widths[c]!
+    })
+    doc.moveTo(MARGIN, y + h).lineTo(MARGIN + width, y + h).lineWidth(0.3).strokeColor('#cccccc').stroke()
+    doc.y = y + h
+  })
+  doc.x = MARGIN
+  doc.moveDown(0.6)
+}
+
+/** Bars per hour; empty hours between first and last are drawn as gaps, not skipped. */
+export function drawHourlyChart(doc: Doc, byHour: Array<{hour: string; responses: number}>, title: string): void {
+  const chartH = 150
+  ensureSpace(doc, chartH + 60)
+  doc.font('Helvetica-Bold').fontSize(10).fillColor('#000000').text(pdfSafe(title), MARGIN, doc.y)
+  const top = doc.y + 6
+  const width = contentWidth(doc)
+  if (byHour.length === 0) {
+    doc.font('Helvetica').text('No contaminated responses.', MARGIN, top)
+    doc.moveDown(1)
+    return
+  }
+  const start = Date.parse(byHour[0]!.hour)
+  const end = Date.parse(byHour.at(-1)!.hour)
+  const hours = Math.round((end - start) / 3600_000) + 1
+  const step = Math.max(1, Math.ceil(hours / 96))
+  const buckets = Array.from({length: Math.ceil(hours / step)}, () => 0)
+  for (const b of byHour) buckets[Math.floor(Math.round((Date.parse(b.hour) - start) / 3600_000) / step)]! += b.responses
+  const max = Math.max(...buckets, 1)
+  const axisX = MARGIN + 30
+  const plotW = width - 30
+  const barW = plotW / buckets.length
+  doc.lineWidth(0.5).strokeColor('#000000').moveTo(axisX, top).lineTo(axisX, top + chartH).lineTo(axisX + plotW, top + chartH).stroke()
+  doc.font('Helvetica').fontSize(7).fillColor('#333333')
+  doc.text(String(max), MARGIN, top - 3, {width: 26, align: 'right'})
+  doc.text('0', MARGIN, top + chartH - 4, {width: 26, align: 'right'})
+  buckets.forEach((n, k) => {
+    if (n > 0) {
+      const h = (n / max) * (chartH - 4)
+      doc.rect(axisX + k * barW + barW * 0.1, top + chartH - h, Math.max(barW * 0.8, 0.8), h).fill('#b00020')
+    }
+  })
+  const labels = Math.min(buckets.length, 8)
+  doc.fillColor('#333333')
+  for (let k = 0; k < labels; k++) {
+    const idx = Math.floor((k * buckets.length) / labels)
+    const t = new Date(start + idx * step * 3600_000).toISOString()
+    doc.text(`${t.slice(5, 10)} ${t.slice(11, 16)}`, axisX + idx * barW, top + chartH + 3, {width: 60, lineBreak: false})
+  }
+  doc.fillColor('#000000')
+  doc.y = top + chartH + 20
+  doc.x = MARGIN
+  doc.font('Helvetica').fontSize(8).text(`Hours in UTC${step > 1 ? `; each bar is ${step} hours` : '; each bar is one hour'}. Total ${byHour.reduce((a, b) => a + b.responses, 0)} responses, peak ${max}.`, MARGIN)
+  doc.moveDown(0.8)
+}
+
+/** Source tenant (rows) x recipient tenant (columns), shaded by number of responses. */
+export function drawFlowMatrix(doc: Doc, flows: Array<{source_tenant: string; recipient_tenant: string; responses: number}>, title: string): void {
+  const volume = new Map<string, number>()
+  for (const f of flows) {
+    volume.set(f.source_tenant, (volume.get(f.source_tenant) ?? 0) + f.responses)
+    volume.set(f.recipient_tenant, (volume.get(f.recipient_tenant) ?? 0) + f.responses)
+  }
+  const MAXN = 14
+  const tenants = [...volume.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, MAXN).map(([t]) => t).sort()
+  const n = tenants.length
+  const cell = Math.min(28, (contentWidth(doc) - 60) / Math.max(n, 1))
+  ensureSpace(doc, 40 + (n + 1) * cell + n * 11)
+  doc.font('Helvetica-Bold').fontSize(10).fillColor('#000000').text(pdfSafe(title), MARGIN, doc.y)
+  if (n === 0) {
+    doc.font('Helvetica').text('No flows.')
+    return
+  }
+  const top = doc.y + 6
+  const left = MARGIN + 40
+  const count = new Map(flows.map((f) => [`${f.source_tenant}\u0000${f.recipient_tenant}`, f.responses]))
+  const max = Math.max(...flows.map((f) => f.responses), 1)
+  doc.font('Helvetica').fontSize(7)
+  tenants.forEach((t, c) => doc.fillColor('#333333').text(`T${c + 1}`, left + c * cell, top, {width: cell, align: 'center'}))
+  tenants.forEach((src, r) => {
+    const y = top + 12 + r * cell
+    doc.fillColor('#333333').text(`T${r + 1}`, MARGIN, y + cell / 2 - 4, {width: 36, align: 'right'})
+    tenants.forEach((dst, c) => {
+      const v = count.get(`${src}\u0000${dst}`) ?? 0
+      const x = left + c * cell
+      const shade = v === 0 ? '#ffffff' : mix(v / max)
+      doc.rect(x, y, cell, cell).fillAndStroke(shade, '#999999')
+      if (v > 0) doc.fillColor(v / max > 0.5 ? '#ffffff' : '#000000').text(String(v), x, y + cell / 2 - 4, {width: cell, align: 'center'})
+    })
+  })
+  doc.y = top + 16 + n * cell
+  doc.x = MARGIN
+  doc.fillColor('#000000').fontSize(8).text('Rows: source customer (whose data leaked). Columns: receiving customer. Diagonal: another user of the same customer.', MARGIN)
+  tenants.forEach((t, k) => doc.text(`T${k + 1} = ${pdfSafe(t)}`, MARGIN + 10))
+  if (volume.size > MAXN) doc.text(`(+${volume.size - MAXN} more customers not drawn; see the flow table)`, MARGIN + 10)
+  doc.moveDown(0.8)
+}
+
+function mix(f: number): string {
+  // white -> dark red
+  const c = (a: number, b: number): string => Math.round(a + (b - a) * Math.min(1, 0.25 + 0.75 * f)).toString(16).padStart(2, '0')
+  return `#${c(255, 0xb0)}${c(255, 0x00)}${c(255, 0x20)}`
+}
+
+export function renderArticle33Pdf(d: Article33Result): Promise<Buffer> {
+  const fr = d.language === 'fr'
+  const tone = !d.clock ? 'info' : d.clock.status === 'overdue' ? 'bad' : d.clock.status === 'due_soon' ? 'warn' : d.clock.status === 'notified' ? 'ok' : 'info'
+  const statusLabel = d.clock
+    ? {open: fr ? 'Délai en cours' : 'Clock open', due_soon: fr ? 'Échéance proche (moins de 24 h)' : 'DUE SOON: under 24 hours left', overdue: fr ? 'DÉLAI DÉPASSÉ' : 'OVERDUE: the 72 hours have passed', notified: fr ? 'Notifié' : 'Notified'}[d.clock.status]
+    : fr ? 'Aucun incident ouvert' : 'No incident opened'
+  const lines = d.clock
+    ? [
+        `${fr ? 'Prise de connaissance' : 'Aware at'}: ${d.clock.aware_at}`,
+        `${fr ? 'Échéance (72 h écoulées)' : 'Deadline (72 elapsed hours)'}: ${d.clock.deadline}`,
+        `${fr ? 'Restant' : 'Remaining'}: ${d.clock.remaining_text}`,
+      ]
+    : []
+  if (d.delay_reason) lines.push(`${fr ? 'Motifs du retard' : 'Reasons for delay'}: ${d.delay_reason}`)
+  return renderMarkdownPdf(renderArticle33Markdown(d), {
+    title: `${d.final ? 'FINAL' : fr ? 'PROJET' : 'DRAFT'} - ${fr ? 'Notification art. 33 RGPD' : 'GDPR Article 33 notification'}`,
+    subtitle: `${d.title} | ${d.authority.toUpperCase()} | ${fr ? 'phase' : 'phase'} ${d.phase}`,
+    status: {label: statusLabel, lines, tone},
+    createdAt: d.generated_at,
+    skipUntil: /^\| \| \|$/,
+    figures: {
+      timeline: (doc) => drawHourlyChart(doc, d.scope?.by_hour ?? [], fr ? 'Réponses contaminées par heure (UTC)' : 'Contaminated responses per hour (UTC)'),
+      flows: (doc) => drawFlowMatrix(doc, d.scope?.flows ?? [], fr ? 'Flux entre clients (réponses)' : 'Tenant-to-tenant flows (responses)'),
+    },
+  })
+}

@@ -1,0 +1,61 @@
+import {InputError} from '../errors.js'
+import {parseTimestamp, TimestampError} from '../ingest/timestamps.js'
+
+/**
+ * A moment the user types (awareness, notification time). Unlike log timestamps, a
+ * zone-less value is refused: "10:00" in which zone is exactly the ambiguity that moves
+ * a statutory deadline by hours.
+ */
+export function parseInstant(value: string, what: string): Date {
+  const text = value.trim()
+  if (!/(Z|z|[+-]\d{2}(:?\d{2})?)$/.test(text)) {
+    throw new InputError(`${what}: ${JSON.stringify(value)} has no time zone; add Z or an offset such as +02:00`)
+  }
+  try {
+    return new Date(parseTimestamp(text).ms)
+  } catch (error) {
+    if (error instanceof TimestampError) throw new InputError(`${what}: ${error.message}`)
+    throw error
+  }
+}
+
+/** Throws InputError for a zone Intl does not know. */
+export function checkTimeZone(tz: string): string {
+  try {
+    new Intl.DateTimeFormat('en-GB', {timeZone: tz})
+  } catch {
+    throw new InputError(`--tz: unknown time zone ${JSON.stringify(tz)} (use an IANA name such as Europe/Dublin)`)
+  }
+  return tz
+}
+
+export function systemTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'
+}
+
+/** `2026-10-26 09:00:00 GMT+1` in the given zone (wall clock, with the offset in force then). */
+export function formatInZone(date: Date, tz: string): string {
+  const parts = new Intl.DateTimeFormat('en-GB', {
+    timeZone: tz,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+    timeZoneName: 'shortOffset',
+  }).formatToParts(date)
+  const get = (type: string): string => parts.find((p) => p.type === type)?.value ?? ''
+  return `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}:${get('second')} ${get('timeZoneName')} (${tz})`
+}
+
+/** 75600 -> "21h 00m 00s"; negative values are rendered as "overdue by ...". */
+export function formatDuration(seconds: number): string {
+  const abs = Math.abs(Math.trunc(seconds))
+  const h = Math.floor(abs / 3600)
+  const m = Math.floor((abs % 3600) / 60)
+  const s = abs % 60
+  const text = `${h}h ${String(m).padStart(2, '0')}m ${String(s).padStart(2, '0')}s`
+  return seconds < 0 ? `overdue by ${text}` : text
+}

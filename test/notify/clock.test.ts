@@ -1,0 +1,50 @@
+import {describe, expect, it} from 'vitest'
+import {computeClock} from '../../src/notify/clock.js'
+import {formatInZone, parseInstant} from '../../src/notify/time.js'
+
+const at = (s: string): Date => parseInstant(s, 'test')
+
+describe('computeClock', () => {
+  it('counts 72 elapsed hours across the end of summer time (contract acceptance)', () => {
+    const c = computeClock(at('2026-10-23T10:00:00+02:00'), at('2026-10-25T12:00:00+01:00'))
+    expect(c.aware_at).toBe('2026-10-23T08:00:00.000Z')
+    expect(c.deadline).toBe('2026-10-26T08:00:00.000Z')
+    // 2026-10-25T12:00+01:00 is 11:00Z: 21 h before 08:00Z next day.
+    expect(c.remaining_seconds).toBe(21 * 3600)
+    expect(c.status).toBe('due_soon')
+    // In Paris the deadline is 09:00 local, not 10:00: the lost DST hour is not given back.
+    expect(formatInZone(new Date(c.deadline), 'Europe/Paris')).toMatch(/^2026-10-26 09:00:00 GMT\+1/)
+  })
+
+  it('counts across the start of summer time too (spring forward)', () => {
+    const c = computeClock(at('2026-03-28T12:00:00+01:00'), at('2026-03-28T12:00:00+01:00'))
+    expect(c.deadline).toBe('2026-03-31T11:00:00.000Z')
+    expect(formatInZone(new Date(c.deadline), 'Europe/Berlin')).toMatch(/^2026-03-31 13:00:00 GMT\+2/)
+    expect(c.remaining_seconds).toBe(72 * 3600)
+  })
+
+  it('never extends over a weekend (Friday 09:00 -> Monday 09:00)', () => {
+    expect(computeClock(at('2026-11-06T09:00:00Z'), at('2026-11-06T09:00:00Z')).deadline).toBe('2026-11-09T09:00:00.000Z')
+  })
+
+  it('is open at exactly 24 h left, due_soon one millisecond later, overdue after the deadline', () => {
+    const aware = at('2026-10-23T08:00:00Z')
+    expect(computeClock(aware, at('2026-10-25T08:00:00Z')).status).toBe('open')
+    expect(computeClock(aware, at('2026-10-25T08:00:00Z')).remaining_seconds).toBe(86400)
+    expect(computeClock(aware, new Date(Date.parse('2026-10-25T08:00:00Z') + 1)).status).toBe('due_soon')
+    expect(computeClock(aware, at('2026-10-26T08:00:00Z')).status).toBe('due_soon')
+    const late = computeClock(aware, at('2026-10-26T09:30:00Z'))
+    expect(late.status).toBe('overdue')
+    expect(late.remaining_seconds).toBe(-5400)
+  })
+
+  it('says notified once an initial notification exists, even after the deadline', () => {
+    const c = computeClock(at('2026-10-23T08:00:00Z'), at('2026-10-30T08:00:00Z'), at('2026-10-24T08:00:00Z'))
+    expect(c.status).toBe('notified')
+    expect(c.notified_at).toBe('2026-10-24T08:00:00.000Z')
+  })
+
+  it('refuses a zone-less awareness time', () => {
+    expect(() => parseInstant('2026-10-23T10:00:00', '--aware-at')).toThrow(/no time zone/)
+  })
+})
