@@ -1,5 +1,6 @@
 import type {Database} from 'better-sqlite3'
 import {up as core} from './001-core.js'
+import {up as replay} from './004-replay.js'
 
 export interface Migration {
   version: number
@@ -10,4 +11,5 @@ export interface Migration {
 // Append-only: a released migration is never edited, only followed by a new one.
 export const MIGRATIONS: readonly Migration[] = [
   {version: 1, name: 'core', up: core},
+  {version: 4, name: 'replay', up: replay},
 ]
