@@ -2,6 +2,7 @@ import type {Database} from 'better-sqlite3'
 import {up as core} from './001-core.js'
 import {up as detect} from './002-detect.js'
 import {up as notify} from './003-notify.js'
+import {up as replay} from './004-replay.js'
 
 export interface Migration {
   version: number
@@ -14,4 +15,5 @@ export const MIGRATIONS: readonly Migration[] = [
   {version: 1, name: 'core', up: core},
   {version: 2, name: 'detect', up: detect},
   {version: 3, name: 'notify', up: notify},
+  {version: 4, name: 'replay', up: replay},
 ]

@@ -1,0 +1,88 @@
+import {Flags} from '@oclif/core'
+import {writeFileSync} from 'node:fs'
+import {BaseCommand} from '../cli/base-command.js'
+import {safeLine} from '../cli/sanitize.js'
+import {GateTripped} from '../errors.js'
+import {renderJunit} from '../probe/junit.js'
+import {runProbe, type ProbeResult} from '../probe/run-probe.js'
+import {cryptoRng} from '../util/rng.js'
+
+export default class Probe extends BaseCommand {
+  static override description = `Probe an OpenAI-compatible serving stack for the leak's preconditions (a CI gate).
+
+Context limits: a prompt just below the KV pool must be served; prompts between the pool and the
+advertised window, and above the window, must be rejected explicitly (4xx, or an error event in a
+200 stream), never served or left hanging. Contamination: synthetic tenants with fresh canaries,
+concurrent and repeated; any foreign marker is a leak. Cache isolation: the same cache_salt must
+hit and a different one must miss. Sends only synthetic text. Refuses targets outside loopback and
+private ranges unless --allow-remote.`
+
+  static override examples = [
+    '<%= config.bin %> probe --target http://127.0.0.1:8000 --pool-tokens 4096 --advertised-tokens 16384 --fail-on-leak',
+    '<%= config.bin %> probe --target http://10.0.0.5:8000 --pool-tokens 800 --advertised-tokens 32768 --timeout 60 --json --junit probe.xml',
+  ]
+
+  static override flags = {
+    target: Flags.string({description: 'Base URL of the server (http://host:port).', required: true}),
+    'pool-tokens': Flags.integer({description: "The target's real KV pool in tokens (vLLM: 'GPU KV cache size').", required: true, min: 1}),
+    'advertised-tokens': Flags.integer({description: 'The context window the target advertises (max_model_len).', required: true, min: 2}),
+    timeout: Flags.integer({description: 'Seconds before a request counts as hung.', default: 30, min: 1}),
+    'fail-on-leak': Flags.boolean({description: 'Exit 3 when the verdict is fail.'}),
+    junit: Flags.string({description: 'Also write JUnit XML here.', helpValue: 'FILE'}),
+    'allow-remote': Flags.boolean({description: 'Allow a target outside loopback/private ranges (only one you operate).'}),
+    'api-key': Flags.string({description: 'Bearer token for the target.', env: 'CROSSTALK_API_KEY'}),
+    model: Flags.string({description: 'Model name to request (default: first from /v1/models).'}),
+    tenants: Flags.integer({description: 'Synthetic tenants in the contamination probe.', default: 4, min: 2, max: 64}),
+    rounds: Flags.integer({description: 'Repetitions of the contamination probe.', default: 2, min: 1, max: 100}),
+    concurrency: Flags.integer({description: 'Requests in flight at once.', default: 4, min: 1, max: 64}),
+    'max-tokens': Flags.integer({description: 'max_tokens per probe request.', default: 32, min: 1}),
+  }
+
+  public async run(): Promise<ProbeResult> {
+    const {flags} = await this.parse(Probe)
+    const abort = new AbortController()
+    // Ctrl-C: stop sending, keep what was measured.
+    const interrupt = (): void => abort.abort()
+    process.once('SIGINT', interrupt)
+    let result: ProbeResult
+    try {
+      result = await runProbe({
+        target: flags.target,
+        poolTokens: flags['pool-tokens'],
+        advertisedTokens: flags['advertised-tokens'],
+        timeoutMs: flags.timeout * 1000,
+        allowRemote: flags['allow-remote'],
+        apiKey: flags['api-key'],
+        model: flags.model,
+        tenants: flags.tenants,
+        rounds: flags.rounds,
+        concurrency: flags.concurrency,
+        maxTokens: flags['max-tokens'],
+        rng: cryptoRng(),
+        now: () => new Date(),
+        signal: abort.signal,
+        onProgress: (message) => this.note(`probe: ${message}`),
+      })
+    } finally {
+      process.off('SIGINT', interrupt)
+    }
+    if (flags.junit) writeFileSync(flags.junit, renderJunit(result))
+    if (!this.jsonEnabled()) this.render(result)
+    if (flags['fail-on-leak'] && result.verdict === 'fail') {
+      // Contract: a tripped gate exits 3. Set the code instead of throwing so --json still prints the result.
+      const gate = new GateTripped(`probe verdict fail: ${result.checks.filter((c) => !c.ok && !c.inconclusive).map((c) => c.name).join(', ')}`)
+      this.note(`${this.paint.red('Gate:')} ${gate.message}`)
+      process.exitCode = gate.exit
+    }
+    return result
+  }
+
+  private render(result: ProbeResult): void {
+    const rows = result.checks.map((c) => [c.name, c.size_tokens === null ? '-' : String(c.size_tokens), c.outcome, c.ok ? 'ok' : c.inconclusive ? '?' : 'FAIL', safeLine(c.detail)])
+    const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i]!.length), ['check', 'tokens', 'outcome', 'ok'][i]!.length))
+    const line = (cells: string[]): string => cells.map((cell, i) => (i < 4 ? cell.padEnd(widths[i]!) : cell)).join('  ')
+    this.log(line(['check', 'tokens', 'outcome', 'ok', 'detail']))
+    for (const row of rows) this.log(line(row))
+    this.log(`verdict: ${result.verdict}  (${result.checks.length} checks, ${(result.duration_ms / 1000).toFixed(1)} s, sized by ${result.sizing}${result.interrupted ? ', INTERRUPTED: partial results' : ''})`)
+  }
+}

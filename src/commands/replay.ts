@@ -1,0 +1,109 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand, dbFlag} from '../cli/base-command.js'
+import {safeLine} from '../cli/sanitize.js'
+import {GateTripped, UsageError} from '../errors.js'
+import {runReplay, type ReplayResult} from '../replay/run-replay.js'
+import {cryptoRng} from '../util/rng.js'
+
+export default class Replay extends BaseCommand {
+  static override description = `Replay suspicious records against a serving stack to confirm the leak.
+
+For each record: prime the target with canaried requests from synthetic tenants, then send a trigger
+under the recorded conditions (prompt size, endpoint, streaming); a primer's canary in the trigger's
+answer reproduces the leak. Repeated --trials times; verdict confirmed / not_reproduced / rejected with
+the reproduction rate and a Wilson 95% interval, stored in the case. By default a size-preserving
+synthetic prompt replaces the original: no personal data is re-sent unless --original-prompt (audited).
+Recorded sizes larger than the target's window are scaled or clamped, and the output says how.`
+
+  static override examples = [
+    '<%= config.bin %> replay --from-sightings --target http://127.0.0.1:8000 --pool-tokens 4096 --trials 10',
+    '<%= config.bin %> replay --request-id req-8812 --target http://10.0.0.5:8000 --source-pool-tokens 855168 --pool-tokens 4096 --json',
+  ]
+
+  static override flags = {
+    db: dbFlag,
+    target: Flags.string({description: 'Base URL of the server to replay against.', required: true}),
+    'request-id': Flags.string({description: 'Record to replay (repeatable).', multiple: true}),
+    'from-sightings': Flags.boolean({description: 'Replay every record with a cross-session or cross-tenant sighting.'}),
+    trials: Flags.integer({description: 'Trials per record.', default: 5, min: 1, max: 1000}),
+    primers: Flags.integer({description: 'Synthetic tenants priming the pool before each trigger.', default: 3, min: 1, max: 64}),
+    'original-prompt': Flags.boolean({description: 'Re-send the original prompt text (personal data; recorded in the audit log).'}),
+    'pool-tokens': Flags.integer({description: "The target's KV pool in tokens.", min: 1}),
+    'advertised-tokens': Flags.integer({description: "The target's context window (default: /tokenize's max_model_len).", min: 2}),
+    'source-pool-tokens': Flags.integer({description: 'KV pool of the stack the records came from: scale sizes pool-relative.', min: 1}),
+    timeout: Flags.integer({description: 'Seconds before a request counts as hung.', default: 30, min: 1}),
+    'fail-on-leak': Flags.boolean({description: 'Exit 3 when any record is confirmed.'}),
+    'allow-remote': Flags.boolean({description: 'Allow a target outside loopback/private ranges (only one you operate).'}),
+    'api-key': Flags.string({description: 'Bearer token for the target.', env: 'CROSSTALK_API_KEY'}),
+    model: Flags.string({description: 'Model name to request (default: first from /v1/models).'}),
+    'max-tokens': Flags.integer({description: 'max_tokens per request.', default: 32, min: 1}),
+  }
+
+  public async run(): Promise<ReplayResult> {
+    const {flags} = await this.parse(Replay)
+    const requestIds = flags['request-id'] ?? []
+    if (requestIds.length === 0 && !flags['from-sightings']) throw new UsageError('pass --request-id ID (repeatable) or --from-sightings')
+    const db = this.openCase(flags.db)
+    if (flags['original-prompt']) this.note('replay: --original-prompt: original prompt text (personal data) will be sent to the target; recorded in the audit log')
+    const abort = new AbortController()
+    const interrupt = (): void => abort.abort()
+    process.once('SIGINT', interrupt)
+    let result: ReplayResult
+    try {
+      result = await runReplay(db, {
+        target: flags.target,
+        requestIds,
+        fromSightings: flags['from-sightings'],
+        trials: flags.trials,
+        primers: flags.primers,
+        originalPrompt: flags['original-prompt'],
+        poolTokens: flags['pool-tokens'],
+        advertisedTokens: flags['advertised-tokens'],
+        sourcePoolTokens: flags['source-pool-tokens'],
+        timeoutMs: flags.timeout * 1000,
+        allowRemote: flags['allow-remote'],
+        apiKey: flags['api-key'],
+        model: flags.model,
+        maxTokens: flags['max-tokens'],
+        rng: cryptoRng(),
+        now: () => new Date(),
+        signal: abort.signal,
+        onProgress: (message) => this.note(`replay: ${safeLine(message)}`),
+      })
+    } finally {
+      process.off('SIGINT', interrupt)
+    }
+    const {'api-key': _secret, ...auditedFlags} = flags
+    this.audit(db, {flags: auditedFlags}, {
+      run_id: result.run_id,
+      target: result.target,
+      original_prompt: result.original_prompt,
+      records: result.results.length,
+      confirmed: result.results.filter((r) => r.verdict === 'confirmed').length,
+      interrupted: result.interrupted,
+    })
+    if (!this.jsonEnabled()) this.render(result)
+    const confirmed = result.results.filter((r) => r.verdict === 'confirmed')
+    if (flags['fail-on-leak'] && confirmed.length > 0) {
+      // Set the code rather than throw, so --json still prints the result (contract: exit 3).
+      const gate = new GateTripped(`replay confirmed ${confirmed.length} record(s)`)
+      this.note(`${this.paint.red('Gate:')} ${gate.message}`)
+      process.exitCode = gate.exit
+    }
+    return result
+  }
+
+  private render(result: ReplayResult): void {
+    this.log(`replay run ${result.run_id} against ${safeLine(result.target)} (${result.trials} trials, ${result.primers} primers${result.original_prompt ? ', ORIGINAL PROMPTS' : ', synthetic prompts'})`)
+    this.log(`sizes: ${result.scaling_note}`)
+    for (const r of result.results) {
+      const pct = (x: number): string => `${(x * 100).toFixed(0)}%`
+      this.log(
+        `${safeLine(r.request_id)}  ${r.verdict.padEnd(14)} ${r.reproduced}/${r.trials} = ${pct(r.rate)} [95% CI ${pct(r.wilson_low)}-${pct(r.wilson_high)}]` +
+          `  ${r.original_prompt_tokens ?? '?'} -> ${r.replay_prompt_tokens} tokens (${r.scaling}), ${r.endpoint}${r.stream ? ' stream' : ''}` +
+          (r.rejected + r.hung + r.errors > 0 ? `  rejected ${r.rejected}, hung ${r.hung}, errors ${r.errors}` : ''),
+      )
+    }
+    if (result.interrupted) this.log('INTERRUPTED: partial results stored')
+  }
+}

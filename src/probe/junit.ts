@@ -1,0 +1,28 @@
+import type {ProbeResult} from './run-probe.js'
+
+// JUnit XML as CI systems (GitLab, Jenkins, GitHub test reporters) read it: one testcase per
+// check, a failure for a failed check, skipped for an inconclusive one.
+
+const escapeXml = (text: string): string =>
+  text.replace(/[<>&"']/g, (ch) => ({'<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;'})[ch]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
+
+export function renderJunit(result: ProbeResult): string {
+  const failures = result.checks.filter((check) => !check.ok && !check.inconclusive).length
+  const skipped = result.checks.filter((check) => check.inconclusive).length
+  const cases = result.checks.map((check) => {
+    const attrs = `name="${escapeXml(check.name)}" classname="crosstalk.probe" time="${(check.elapsed_ms / 1000).toFixed(3)}"`
+    const message = escapeXml(`${check.outcome}: ${check.detail}`)
+    if (!check.ok && !check.inconclusive) return `    <testcase ${attrs}>\n      <failure message="${message}" type="${check.outcome}">expected ${escapeXml(check.expected)}, size ${check.size_tokens ?? 'n/a'} tokens</failure>\n    </testcase>`
+    if (check.inconclusive) return `    <testcase ${attrs}>\n      <skipped message="${message}"/>\n    </testcase>`
+    return `    <testcase ${attrs}/>`
+  })
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="crosstalk probe" tests="${result.checks.length}" failures="${failures}" skipped="${skipped}" time="${(result.duration_ms / 1000).toFixed(3)}">`,
+    `  <testsuite name="${escapeXml(`probe ${result.target}`)}" tests="${result.checks.length}" failures="${failures}" skipped="${skipped}" errors="0" timestamp="${result.started_at}" time="${(result.duration_ms / 1000).toFixed(3)}">`,
+    ...cases,
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n')
+}

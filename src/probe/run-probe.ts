@@ -1,0 +1,361 @@
+import {InputError} from '../errors.js'
+import type {Rng} from '../util/rng.js'
+import {ServingClient, type Endpoint, type GenerateResult} from './client.js'
+import {mapLimit} from './limit.js'
+import {foreignMarkers} from './markers.js'
+import {buildPrompt, fillerWords, newPersona, sizePrompt, type Persona, type SizedPrompt} from './prompts.js'
+import {assertSafeTarget, type Resolver} from './target-guard.js'
+
+// The CI gate. Three probes against an OpenAI-compatible server:
+//  - context limits: a prompt just below the KV pool must be served; prompts in the gap between
+//    pool and advertised window, and above the window, must be rejected explicitly (4xx or an
+//    error event in the stream), never served or left hanging;
+//  - contamination: synthetic tenants with fresh canaries, concurrent and repeated, gap sizes
+//    included; any marker in a response that is not the requester's own is a leak;
+//  - cache isolation: the same cache_salt must hit and a different salt must miss. Checking only
+//    the miss passes when caching is off, so a missing hit makes the probe inconclusive.
+// The verdict fails only on positive evidence (a leak, a gap prompt served or hung); an
+// unreachable or erroring baseline makes it inconclusive instead.
+
+export type CheckOutcome = 'served' | 'rejected' | 'hung' | 'error' | 'leak' | 'clean'
+export type Verdict = 'pass' | 'fail' | 'inconclusive'
+
+export interface ProbeCheck {
+  name: string
+  size_tokens: number | null
+  outcome: CheckOutcome
+  ok: boolean
+  /** The probe could not decide (baseline not served, caching not observable). */
+  inconclusive: boolean
+  expected: string
+  detail: string
+  stream: boolean
+  requests: number
+  http_status: number | null
+  elapsed_ms: number
+  counts?: {served: number; rejected: number; hung: number; error: number; leaks: number}
+  /** Which synthetic tenant's marker reached which (synthetic) tenant. */
+  leak_flows?: Array<{source_tenant: string; recipient_tenant: string}>
+  cached_tokens?: number | null
+}
+
+export interface ProbeResult {
+  verdict: Verdict
+  target: string
+  model: string
+  pool_tokens: number
+  advertised_tokens: number
+  server_max_model_len: number | null
+  sizing: 'tokenize' | 'estimate'
+  started_at: string
+  duration_ms: number
+  interrupted: boolean
+  checks: ProbeCheck[]
+}
+
+export interface ProbeOptions {
+  target: string
+  poolTokens: number
+  advertisedTokens: number
+  timeoutMs: number
+  allowRemote?: boolean
+  apiKey?: string
+  model?: string
+  tenants?: number
+  rounds?: number
+  concurrency?: number
+  maxTokens?: number
+  rng: Rng
+  now: () => Date
+  signal?: AbortSignal
+  resolve?: Resolver
+  onProgress?: (message: string) => void
+}
+
+interface SizeClass {
+  key: 'small' | 'below_pool' | 'gap' | 'above_window'
+  tokens: number
+  /** The prompt should be served (true) or rejected (false). */
+  servable: boolean
+}
+
+export function planSizes(poolTokens: number, advertisedTokens: number, maxTokens: number): SizeClass[] {
+  // Generation needs KV too: "just below the pool" leaves room for max_tokens plus a margin.
+  const margin = Math.max(16, Math.ceil(poolTokens * 0.02))
+  const sizes: SizeClass[] = [
+    {key: 'small', tokens: Math.max(32, Math.min(256, Math.floor(poolTokens / 8))), servable: true},
+    {key: 'below_pool', tokens: Math.max(32, poolTokens - maxTokens - margin), servable: true},
+  ]
+  // The gap exists only when the window is larger than the pool (room for a prompt plus its output).
+  if (advertisedTokens - maxTokens - 1 > poolTokens + 1) {
+    sizes.push({key: 'gap', tokens: Math.floor((poolTokens + 1 + advertisedTokens - maxTokens - 1) / 2), servable: false})
+  }
+  sizes.push({key: 'above_window', tokens: advertisedTokens + 16, servable: false})
+  return sizes
+}
+
+export async function runProbe(options: ProbeOptions): Promise<ProbeResult> {
+  const startedAt = options.now()
+  const started = Date.now()
+  const url = await assertSafeTarget(options.target, {allowRemote: options.allowRemote ?? false, resolve: options.resolve})
+  const client = new ServingClient({baseUrl: url, apiKey: options.apiKey, timeoutMs: options.timeoutMs, signal: options.signal})
+  const progress = options.onProgress ?? (() => {})
+  const maxTokens = options.maxTokens ?? 32
+  const endpoint: Endpoint = 'chat'
+  const rng = options.rng
+
+  let model = options.model ?? null
+  try {
+    model ??= (await client.firstModel()) ?? 'default'
+  } catch (error) {
+    const cause = (error as {cause?: {code?: string}}).cause
+    throw new InputError(`cannot reach ${url.origin}: ${cause?.code ?? (error as Error).message}`, 'E_TARGET_UNREACHABLE')
+  }
+
+  const sizes = planSizes(options.poolTokens, options.advertisedTokens, maxTokens)
+  const filler = fillerWords(rng, Math.max(...sizes.map((s) => s.tokens)) + 64)
+  const sized = new Map<string, SizedPrompt>()
+  let serverMaxModelLen: number | null = null
+  let method: 'tokenize' | 'estimate' = 'estimate'
+  for (const size of sizes) {
+    const result = await sizePrompt(client, {endpoint, model, target: size.tokens, template: newPersona(rng, 'sizing'), filler})
+    sized.set(size.key, result)
+    method = result.method
+  }
+  if (method === 'tokenize') serverMaxModelLen = (await client.tokenize('x', endpoint, model))?.maxModelLen ?? null
+  progress(`sized ${sizes.length} prompt classes by ${method === 'tokenize' ? "the server's /tokenize" : 'estimate (no /tokenize)'}`)
+
+  const send = (persona: Persona, size: SizeClass, stream: boolean, cacheSalt?: string): Promise<GenerateResult> =>
+    client.generate({endpoint, model: model!, stream, maxTokens, cacheSalt, text: buildPrompt(persona, filler, sized.get(size.key)!.words)})
+  const sizeOf = (size: SizeClass): number => sized.get(size.key)!.tokens
+
+  const checks: ProbeCheck[] = []
+
+  // (a) Context limits, one request each, in size order: below pool, gap (plain and streamed), above window.
+  const baselineTenants: Persona[] = []
+  for (const size of sizes.filter((s) => s.key !== 'small')) {
+    for (const stream of size.key === 'gap' ? [false, true] : [false]) {
+      if (options.signal?.aborted) break
+      const persona = newPersona(rng, 'context')
+      baselineTenants.push(persona)
+      const result = await send(persona, size, stream)
+      checks.push(contextCheck(size, sizeOf(size), stream, persona, result))
+      progress(`context.${size.key}${stream ? '_stream' : ''}: ${result.outcome}`)
+    }
+  }
+
+  // (b) Contamination: tenants x rounds x sizes, concurrent.
+  const tenants = Array.from({length: options.tenants ?? 4}, (_, i) => newPersona(rng, `t${i + 1}`))
+  const owners = new Map<string, string>([...tenants, ...baselineTenants].map((p) => [p.canary.toLowerCase(), p.tenant]))
+  const contaminationSizes = sizes.filter((s) => s.key !== 'above_window')
+  const jobs: Array<{size: SizeClass; tenant: Persona; persona: Persona}> = []
+  for (let round = 0; round < (options.rounds ?? 2); round++) {
+    for (const size of contaminationSizes) {
+      for (const tenant of tenants) {
+        // A fresh canary per request, registered to the tenant: a repeat of its own earlier marker is still a leak across sessions.
+        const persona: Persona = {...tenant, session: `${tenant.session}-r${round}`, canary: newPersona(rng, 'c').canary}
+        owners.set(persona.canary.toLowerCase(), tenant.tenant)
+        jobs.push({size, tenant, persona})
+      }
+    }
+  }
+  shuffle(jobs, rng)
+  const results = await mapLimit(jobs, options.concurrency ?? 4, async (job) =>
+    options.signal?.aborted ? null : send(job.persona, job.size, rng() < 0.5),
+  )
+  for (const size of contaminationSizes) {
+    const mine = jobs.map((job, i) => ({job, result: results[i]})).filter((entry) => entry.job.size.key === size.key)
+    checks.push(contaminationCheck(size, sizeOf(size), mine, owners))
+    progress(`contamination.${size.key}: ${checks.at(-1)!.outcome}`)
+  }
+
+  // (c) Cache isolation.
+  if (!options.signal?.aborted) checks.push(...(await cacheChecks(client, {model, endpoint, maxTokens, rng, filler, poolTokens: options.poolTokens})))
+
+  return {
+    verdict: verdictOf(checks),
+    target: url.href,
+    model,
+    pool_tokens: options.poolTokens,
+    advertised_tokens: options.advertisedTokens,
+    server_max_model_len: serverMaxModelLen,
+    sizing: method,
+    started_at: startedAt.toISOString(),
+    duration_ms: Date.now() - started,
+    interrupted: options.signal?.aborted ?? false,
+    checks,
+  }
+}
+
+export function verdictOf(checks: readonly ProbeCheck[]): Verdict {
+  if (checks.some((check) => !check.ok && !check.inconclusive)) return 'fail'
+  if (checks.some((check) => check.inconclusive)) return 'inconclusive'
+  return 'pass'
+}
+
+function contextCheck(size: SizeClass, tokens: number, stream: boolean, persona: Persona, result: GenerateResult): ProbeCheck {
+  const foreign = result.outcome === 'served' ? foreignMarkers(result.text, [persona.canary]) : []
+  const outcome: CheckOutcome = foreign.length > 0 ? 'leak' : result.outcome
+  const base = {
+    name: `context.${size.key}${stream ? '_stream' : ''}`,
+    size_tokens: tokens,
+    outcome,
+    stream,
+    requests: 1,
+    http_status: result.httpStatus,
+    elapsed_ms: result.elapsedMs,
+    expected: size.servable ? 'served' : 'rejected',
+  }
+  const why = result.error ?? ''
+  if (size.servable) {
+    if (outcome === 'served') return {...base, ok: true, inconclusive: false, detail: 'served below the pool'}
+    if (outcome === 'leak') return {...base, ok: false, inconclusive: false, detail: `served with ${foreign.length} foreign marker(s)`}
+    // A baseline that is not served says the probe's assumptions (pool size, reachability) are off, not that the stack leaks.
+    return {...base, ok: false, inconclusive: true, detail: `baseline not served (${outcome}${why ? `: ${why}` : ''}); check --pool-tokens`}
+  }
+  switch (outcome) {
+    case 'rejected':
+      return {...base, ok: true, inconclusive: false, detail: result.inStreamError ? 'rejected by an error event inside an HTTP 200 stream' : `rejected with HTTP ${result.httpStatus}`}
+    case 'served':
+      return {...base, ok: false, inconclusive: false, detail: 'served with HTTP 200: silent degradation instead of a rejection'}
+    case 'leak':
+      return {...base, ok: false, inconclusive: false, detail: `served with HTTP 200 and ${foreign.length} foreign marker(s): stale KV`}
+    case 'hung':
+      return {...base, ok: false, inconclusive: false, detail: why}
+    default:
+      return {...base, ok: false, inconclusive: true, detail: `server error, not an explicit rejection (${why})`}
+  }
+}
+
+function contaminationCheck(
+  size: SizeClass,
+  tokens: number,
+  entries: Array<{job: {tenant: Persona; persona: Persona}; result: GenerateResult | null | undefined}>,
+  owners: Map<string, string>,
+): ProbeCheck {
+  const counts = {served: 0, rejected: 0, hung: 0, error: 0, leaks: 0}
+  const flows = new Map<string, {source_tenant: string; recipient_tenant: string}>()
+  let status: number | null = null
+  let elapsed = 0
+  for (const {job, result} of entries) {
+    if (!result) {
+      counts.error++
+      continue
+    }
+    counts[result.outcome]++
+    status ??= result.httpStatus
+    elapsed = Math.max(elapsed, result.elapsedMs)
+    if (result.outcome !== 'served') continue
+    const foreign = foreignMarkers(result.text, [job.persona.canary])
+    if (foreign.length === 0) continue
+    counts.leaks++
+    for (const marker of foreign) {
+      const source = owners.get(marker.toLowerCase()) ?? 'unknown'
+      flows.set(`${source}>${job.tenant.tenant}`, {source_tenant: source, recipient_tenant: job.tenant.tenant})
+    }
+  }
+  const outcome: CheckOutcome =
+    counts.leaks > 0 ? 'leak' : counts.hung > 0 ? 'hung' : !size.servable && counts.served > 0 ? 'served' : counts.error > 0 ? 'error' : 'clean'
+  const crossTenant = [...flows.values()].filter((flow) => flow.source_tenant !== flow.recipient_tenant).length
+  const detail =
+    outcome === 'leak'
+      ? `${counts.leaks}/${entries.length} responses carried foreign markers (${crossTenant} cross-tenant flow(s))`
+      : `${counts.served} served, ${counts.rejected} rejected, ${counts.hung} hung, ${counts.error} errors; no foreign markers`
+  return {
+    name: `contamination.${size.key}`,
+    size_tokens: tokens,
+    outcome,
+    ok: outcome === 'clean',
+    inconclusive: outcome === 'error',
+    expected: 'clean',
+    detail,
+    stream: false,
+    requests: entries.length,
+    http_status: status,
+    elapsed_ms: elapsed,
+    counts,
+    leak_flows: [...flows.values()],
+  }
+}
+
+async function cacheChecks(
+  client: ServingClient,
+  opts: {model: string; endpoint: Endpoint; maxTokens: number; rng: Rng; filler: readonly string[]; poolTokens: number},
+): Promise<ProbeCheck[]> {
+  const persona = newPersona(opts.rng, 'cache')
+  const words = Math.max(64, Math.min(512, Math.floor(opts.poolTokens / 4)))
+  const text = buildPrompt(persona, opts.filler, words)
+  const [saltA, saltB] = [newPersona(opts.rng, 'a').canary.slice(7), newPersona(opts.rng, 'b').canary.slice(7)]
+  const request = (salt: string): Promise<GenerateResult> => client.generate({endpoint: opts.endpoint, model: opts.model, stream: false, maxTokens: opts.maxTokens, text, cacheSalt: salt})
+  // Usage cached_tokens is the timing-free oracle; /metrics prefix-cache hit counters are the fallback.
+  const hitsOf = async (salt: string): Promise<{result: GenerateResult; cached: number | null}> => {
+    const before = await metricHits(client)
+    const result = await request(salt)
+    if (result.cachedTokens !== null) return {result, cached: result.cachedTokens}
+    const after = await metricHits(client)
+    return {result, cached: before !== null && after !== null ? after - before : null}
+  }
+  await request(saltA)
+  const same = await hitsOf(saltA)
+  const diff = await hitsOf(saltB)
+  const size = same.result.promptTokens
+  const base = {size_tokens: size, stream: false, requests: 1}
+  const failedRequest = [same, diff].find((entry) => entry.result.outcome !== 'served')
+  if (failedRequest) {
+    const note = `cache probe requests not served (${failedRequest.result.outcome}: ${failedRequest.result.error ?? ''}); does the server accept cache_salt?`
+    return [
+      {...base, name: 'cache_isolation.same_salt', outcome: same.result.outcome, ok: false, inconclusive: true, expected: 'hit', detail: note, http_status: same.result.httpStatus, elapsed_ms: same.result.elapsedMs, cached_tokens: same.cached},
+      {...base, name: 'cache_isolation.different_salt', outcome: diff.result.outcome, ok: false, inconclusive: true, expected: 'miss', detail: note, http_status: diff.result.httpStatus, elapsed_ms: diff.result.elapsedMs, cached_tokens: diff.cached},
+    ]
+  }
+  const sameHit = same.cached !== null && same.cached > 0
+  const diffHit = diff.cached !== null && diff.cached > 0
+  const blind = same.cached === null ? 'the server reports no cached tokens (no usage.prompt_tokens_details, no prefix-cache metric)' : 'no cache hit for an identical prompt under the same salt: prefix caching is off or not reported'
+  const sameCheck: ProbeCheck = {
+    ...base,
+    name: 'cache_isolation.same_salt',
+    outcome: 'clean',
+    ok: sameHit,
+    inconclusive: !sameHit,
+    expected: 'hit',
+    detail: sameHit ? `same salt hit ${same.cached} cached tokens` : blind,
+    http_status: same.result.httpStatus,
+    elapsed_ms: same.result.elapsedMs,
+    cached_tokens: same.cached,
+  }
+  const diffCheck: ProbeCheck = {
+    ...base,
+    name: 'cache_isolation.different_salt',
+    outcome: diffHit ? 'leak' : 'clean',
+    ok: !diffHit && sameHit,
+    inconclusive: !diffHit && !sameHit,
+    expected: 'miss',
+    detail: diffHit
+      ? `a different salt hit ${diff.cached} cached tokens: cache_salt is not isolating tenants`
+      : sameHit
+        ? 'different salt missed'
+        : `missed, but that proves nothing: ${blind}`,
+    http_status: diff.result.httpStatus,
+    elapsed_ms: diff.result.elapsedMs,
+    cached_tokens: diff.cached,
+  }
+  return [sameCheck, diffCheck]
+}
+
+async function metricHits(client: ServingClient): Promise<number | null> {
+  const text = await client.metrics()
+  if (text === null) return null
+  let total: number | null = null
+  for (const line of text.split('\n')) {
+    const match = /^[\w:]*prefix_cache_hits(?:_total)?(?:\{[^}]*\})?\s+([0-9.eE+-]+)/.exec(line)
+    if (match) total = (total ?? 0) + Number(match[1])
+  }
+  return total
+}
+
+function shuffle<T>(items: T[], rng: Rng): void {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(rng() * (i + 1))
+    ;[items[i], items[j]] = [items[j]!, items[i]!]
+  }
+}

@@ -1,0 +1,222 @@
+import {InputError} from '../errors.js'
+import {ServingClient, type Endpoint, type GenerateResult} from '../probe/client.js'
+import {mapLimit} from '../probe/limit.js'
+import {findMarkers, foreignMarkers} from '../probe/markers.js'
+import {buildPrompt, fillerWords, newPersona, sizePrompt, type Persona} from '../probe/prompts.js'
+import {assertSafeTarget, type Resolver} from '../probe/target-guard.js'
+import type {CaseDb} from '../store/open-case.js'
+import {tokenize} from '../testbed/tokenizer.js'
+import type {Rng} from '../util/rng.js'
+import {finishReplayRun, insertReplayResult, insertReplayRun, selectRecords, type ReplayRecord, type ReplayResultRow} from './replay-store.js'
+import {wilsonInterval} from './wilson.js'
+
+// Replays suspicious records against a serving stack under the recorded conditions (prompt size,
+// endpoint, streaming). Protocol per trial: synthetic tenants prime the pool with canaried
+// requests, then the trigger is sent; a primer's canary in the trigger's answer reproduces the
+// leak. By default the trigger is a size-preserving synthetic prompt: no personal data is sent.
+
+export type ReplayVerdict = 'confirmed' | 'not_reproduced' | 'rejected'
+
+export interface ReplayOptions {
+  target: string
+  requestIds: readonly string[]
+  fromSightings: boolean
+  trials: number
+  primers?: number
+  originalPrompt?: boolean
+  /** The target's KV pool and advertised window; the window falls back to /tokenize's max_model_len. */
+  poolTokens?: number
+  advertisedTokens?: number
+  /** The pool of the stack the records came from: sizes are then scaled pool-relative. */
+  sourcePoolTokens?: number
+  timeoutMs: number
+  allowRemote?: boolean
+  apiKey?: string
+  model?: string
+  maxTokens?: number
+  concurrency?: number
+  rng: Rng
+  now: () => Date
+  signal?: AbortSignal
+  resolve?: Resolver
+  onProgress?: (message: string) => void
+}
+
+export interface ReplayRecordResult extends ReplayResultRow {
+  rate: number
+}
+
+export interface ReplayResult {
+  run_id: number
+  target: string
+  model: string
+  trials: number
+  primers: number
+  original_prompt: boolean
+  target_pool_tokens: number | null
+  target_max_model_len: number | null
+  /** How recorded prompt sizes were mapped onto this target (said out loud: a 700k-token record cannot be replayed as-is on a 4k testbed). */
+  scaling_note: string
+  started_at: string
+  finished_at: string
+  interrupted: boolean
+  results: ReplayRecordResult[]
+}
+
+export interface ScaledSize {
+  tokens: number
+  scaling: 'as_recorded' | 'scaled_to_pool' | 'clamped_to_gap' | 'clamped_to_window'
+}
+
+/** Maps a recorded prompt size onto the target, keeping its position relative to the pool where we can. */
+export function scalePromptSize(recorded: number, target: {poolTokens: number | null; maxModelLen: number; maxTokens: number; sourcePoolTokens: number | null}): ScaledSize {
+  const limit = target.maxModelLen - target.maxTokens - 1
+  const clamp = (n: number): number => Math.max(1, Math.min(limit, Math.round(n)))
+  if (target.sourcePoolTokens !== null && target.poolTokens !== null) {
+    return {tokens: clamp((recorded / target.sourcePoolTokens) * target.poolTokens), scaling: 'scaled_to_pool'}
+  }
+  if (recorded <= limit) return {tokens: recorded, scaling: 'as_recorded'}
+  if (target.poolTokens !== null && target.poolTokens + 1 < limit) {
+    // Too big for this target's window: the nearest condition it can reproduce is "past the pool, inside the window".
+    return {tokens: Math.floor((target.poolTokens + 1 + limit) / 2), scaling: 'clamped_to_gap'}
+  }
+  return {tokens: limit, scaling: 'clamped_to_window'}
+}
+
+export function replayVerdict(counts: {trials: number; reproduced: number; rejected: number}): ReplayVerdict {
+  if (counts.reproduced > 0) return 'confirmed'
+  if (counts.rejected * 2 >= counts.trials) return 'rejected'
+  return 'not_reproduced'
+}
+
+export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<ReplayResult> {
+  const records = selectRecords(db, {requestIds: options.requestIds, fromSightings: options.fromSightings})
+  if (records.length === 0) throw new InputError('no records selected: pass --request-id or use --from-sightings on a case with cross-session/cross-tenant sightings', 'E_NO_RECORD')
+  const url = await assertSafeTarget(options.target, {allowRemote: options.allowRemote ?? false, resolve: options.resolve})
+  const client = new ServingClient({baseUrl: url, apiKey: options.apiKey, timeoutMs: options.timeoutMs, signal: options.signal})
+  const progress = options.onProgress ?? (() => {})
+  const rng = options.rng
+  const maxTokens = options.maxTokens ?? 32
+  const primers = options.primers ?? 3
+
+  let model = options.model ?? null
+  try {
+    model ??= (await client.firstModel()) ?? 'default'
+  } catch (error) {
+    const cause = (error as {cause?: {code?: string}}).cause
+    throw new InputError(`cannot reach ${url.origin}: ${cause?.code ?? (error as Error).message}`, 'E_TARGET_UNREACHABLE')
+  }
+  const tokenized = await client.tokenize('x', 'chat', model)
+  const maxModelLen = options.advertisedTokens ?? tokenized?.maxModelLen ?? null
+  if (maxModelLen === null) throw new InputError('the target has no /tokenize to read max_model_len from: pass --advertised-tokens', 'E_USAGE')
+  const poolTokens = options.poolTokens ?? null
+  const sourcePool = options.sourcePoolTokens ?? null
+  const scalingNote =
+    sourcePool !== null && poolTokens !== null
+      ? `prompt sizes scaled by the target's pool relative to the source's (${poolTokens}/${sourcePool})`
+      : `recorded sizes kept where they fit the target's window (${maxModelLen} tokens); larger ones clamped ${poolTokens !== null ? `into its gap zone (pool ${poolTokens})` : 'to the window'}; pass --source-pool-tokens to scale pool-relative`
+
+  const startedAt = options.now().toISOString()
+  const runId = insertReplayRun(db, {
+    startedAt,
+    target: url.href,
+    model,
+    trials: options.trials,
+    primers,
+    originalPrompt: options.originalPrompt ?? false,
+    targetPoolTokens: poolTokens,
+    targetMaxModelLen: maxModelLen,
+    sourcePoolTokens: sourcePool,
+    scalingNote,
+  })
+
+  const primerSize = Math.max(32, Math.min(256, Math.floor((poolTokens ?? 2048) / 8)))
+  const filler = fillerWords(rng, Math.max(maxModelLen, primerSize) + 64)
+  const results: ReplayRecordResult[] = []
+  for (const record of records) {
+    if (options.signal?.aborted) break
+    const result = await replayRecord(record)
+    // One row per record as it completes: an interrupted run keeps what it measured.
+    insertReplayResult(db, runId, result)
+    results.push(result)
+    progress(`${record.request_id}: ${result.verdict} (${result.reproduced}/${result.trials})`)
+  }
+  const finishedAt = options.now().toISOString()
+  const interrupted = options.signal?.aborted ?? false
+  finishReplayRun(db, runId, finishedAt, interrupted)
+  return {
+    run_id: runId,
+    target: url.href,
+    model,
+    trials: options.trials,
+    primers,
+    original_prompt: options.originalPrompt ?? false,
+    target_pool_tokens: poolTokens,
+    target_max_model_len: maxModelLen,
+    scaling_note: scalingNote,
+    started_at: startedAt,
+    finished_at: finishedAt,
+    interrupted,
+    results,
+  }
+
+  async function replayRecord(record: ReplayRecord): Promise<ReplayRecordResult> {
+    const endpoint: Endpoint = record.endpoint !== null && /completions/.test(record.endpoint) && !/chat/.test(record.endpoint) ? 'completions' : 'chat'
+    const stream = record.stream === 1
+    const recorded = record.prompt_tokens ?? (record.request_text !== null ? tokenize(record.request_text).length : null)
+    const original = options.originalPrompt === true && record.request_text !== null
+    let size: ScaledSize
+    let words = 0
+    if (original) {
+      size = {tokens: recorded ?? 0, scaling: 'as_recorded'}
+    } else {
+      size = scalePromptSize(recorded ?? maxModelLen! - maxTokens - 1, {poolTokens, maxModelLen: maxModelLen!, maxTokens, sourcePoolTokens: sourcePool})
+      const sized = await sizePrompt(client, {endpoint, model: model!, target: size.tokens, template: newPersona(rng, 'trigger'), filler})
+      words = sized.words
+      size = {...size, tokens: sized.tokens}
+    }
+    const primerWords = primerSize
+    let reproduced = 0
+    let rejected = 0
+    let hung = 0
+    let errors = 0
+    let trials = 0
+    for (let trial = 0; trial < options.trials; trial++) {
+      if (options.signal?.aborted) break
+      const primerPersonas = Array.from({length: primers}, (_, i) => newPersona(rng, `primer${i + 1}`))
+      await mapLimit(primerPersonas, options.concurrency ?? 4, (persona) =>
+        client.generate({endpoint: 'chat', model: model!, stream: false, maxTokens, text: buildPrompt(persona, filler, primerWords)}),
+      )
+      const trigger: Persona = newPersona(rng, 'trigger')
+      const text = original ? record.request_text! : buildPrompt(trigger, filler, words)
+      const result: GenerateResult = await client.generate({endpoint, model: model!, stream, maxTokens, text})
+      trials++
+      const own = original ? findMarkers(text) : [trigger.canary]
+      const primerMarkers = new Set(primerPersonas.map((p) => p.canary.toLowerCase()))
+      const leaked = result.outcome === 'served' && foreignMarkers(result.text, own).some((marker) => primerMarkers.has(marker.toLowerCase()) || !original)
+      if (leaked) reproduced++
+      else if (result.outcome === 'rejected') rejected++
+      else if (result.outcome === 'hung') hung++
+      else if (result.outcome === 'error') errors++
+    }
+    const {low, high} = wilsonInterval(reproduced, trials)
+    return {
+      record_id: record.id,
+      request_id: record.request_id,
+      endpoint: endpoint === 'chat' ? '/v1/chat/completions' : '/v1/completions',
+      stream,
+      original_prompt_tokens: record.prompt_tokens,
+      replay_prompt_tokens: size.tokens,
+      scaling: original ? 'original_prompt' : size.scaling,
+      trials,
+      reproduced,
+      rejected,
+      hung,
+      errors,
+      rate: trials === 0 ? 0 : reproduced / trials,
+      wilson_low: low,
+      wilson_high: high,
+      verdict: replayVerdict({trials, reproduced, rejected}),
+    }
+  }
+}

@@ -1,0 +1,44 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {startTestbed} from '../../src/testbed/server.js'
+import {runCliAsync} from '../helpers/run-cli.js'
+
+describe('crosstalk probe (spawned CLI)', () => {
+  it('exits 3 with --fail-on-leak against stale+disaggregated, printing the result JSON and JUnit', async () => {
+    const testbed = await startTestbed({port: 0, poolTokens: 1024, maxModelLen: 4096, onOverflow: 'stale', disaggregated: true})
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ct-'))
+    try {
+      const junit = path.join(dir, 'probe.xml')
+      const run = await runCliAsync(['probe', '--target', testbed.url, '--pool-tokens', '1024', '--advertised-tokens', '4096', '--timeout', '2', '--fail-on-leak', '--json', '--junit', junit])
+      expect(run.code).toBe(3)
+      const result = JSON.parse(run.stdout)
+      expect(result.verdict).toBe('fail')
+      expect(result.checks.find((c: {name: string}) => c.name === 'contamination.gap')).toMatchObject({outcome: 'leak', ok: false})
+      for (const c of result.checks) expect(Object.keys(c)).toEqual(expect.arrayContaining(['name', 'size_tokens', 'outcome', 'ok']))
+      expect(run.stderr).toContain('probe verdict fail')
+      expect(fs.readFileSync(junit, 'utf8')).toContain('<testsuites')
+    } finally {
+      await testbed.close()
+    }
+  })
+
+  it('exits 0 against a correct server and renders a table', async () => {
+    const testbed = await startTestbed({port: 0, poolTokens: 1024, maxModelLen: 4096, onOverflow: 'reject', errorStyle: 'sglang'})
+    try {
+      const run = await runCliAsync(['probe', '--target', testbed.url, '--pool-tokens', '1024', '--advertised-tokens', '4096', '--timeout', '2', '--fail-on-leak'])
+      expect(run.stdout).toMatch(/context\.gap_stream\s+\d+\s+rejected\s+ok/)
+      expect(run.stdout).toContain('verdict: pass')
+      expect(run.code).toBe(0)
+    } finally {
+      await testbed.close()
+    }
+  })
+
+  it('refuses a public target (exit 1, JSON error)', async () => {
+    const run = await runCliAsync(['probe', '--target', 'http://8.8.8.8:8000', '--pool-tokens', '1024', '--advertised-tokens', '4096', '--json'])
+    expect(run.code).toBe(1)
+    expect(JSON.parse(run.stdout)).toMatchObject({error: {code: 'E_REMOTE_TARGET'}})
+  })
+})
