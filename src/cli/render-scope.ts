@@ -130,17 +130,21 @@ export function bar(value: number, max: number, width = 40): string {
   return '█'.repeat(Math.floor(eighths / 8)) + BLOCKS[eighths % 8]
 }
 
-export function renderTimeline(tl: TimelineResult, options: {maxSightings?: number} = {}): string {
+export function renderTimeline(tl: TimelineResult, options: {maxSightings?: number; maxPairs?: number} = {}): string {
   const out: string[] = []
   out.push(tl.bug_window ? `Bug window: ${tl.bug_window.start} .. ${tl.bug_window.end} (${tl.bug_window.basis})` : 'No contamination or at-risk responses in this case.')
   const sightings = tl.events.filter((e) => e.kind === 'sighting').length
   const showSightings = sightings <= (options.maxSightings ?? 20)
+  // On a wide incident every tenant pair has two milestones: list them only while readable.
+  const showPairs = tl.pairs.length <= (options.maxPairs ?? 30)
   out.push('', 'Timeline (UTC)')
   for (const e of tl.events) {
     if (e.kind === 'sighting' && !showSightings) continue
+    if ((e.kind === 'pair_first_contamination' || e.kind === 'pair_last_contamination') && !showPairs) continue
     out.push(`${e.at}  ${e.kind.padEnd(24)}  ${safeLine(e.description)}`)
   }
   if (!showSightings) out.push(`(${sightings} individual sightings not listed; --json lists every one)`)
+  if (!showPairs) out.push(`(first/last leak of ${tl.pairs.length} tenant pairs not listed; --json lists them)`)
   if (tl.hours.length > 0) {
     const max = Math.max(...tl.hours.map((h) => Math.max(h.contaminated_responses, h.at_risk_responses ?? 0)))
     const risk = tl.hours.some((h) => h.at_risk_responses !== null)
