@@ -1,18 +1,13 @@
-import {spawnSync} from 'node:child_process'
-import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {runCli} from '../helpers/cli.js'
 import type {ScopeCase} from '../helpers/scope-case.js'
 import {buildKnownCase, POOL} from './known-case.js'
 
 // Spawns the built CLI (run `npx tsc -p .` first; `npm test` does).
-const BIN = path.resolve('bin/run.js')
 const CONTRACT_KEYS = ['contaminated_responses', 'cross_tenant_responses', 'cross_session_responses', 'exposed_sessions', 'exposed_tenants', 'recipient_tenants', 'first_seen', 'last_seen', 'at_risk_responses', 'flows']
 const EXTENSION_KEYS = ['pool_tokens', 'advertised_tokens', 'at_risk_error_responses', 'over_advertised_responses', 'orphan_sightings', 'provenance_responses', 'provenance_cross_tenant_responses', 'provenance_cross_session_responses', 'provenance_only_responses', 'provenance_flows', 'flow_matrix', 'by_node', 'by_hour', 'data_categories', 'data_subjects', 'records_concerned', 'bug_window']
 
-function run(args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [BIN, ...args], {encoding: 'utf8', env: {...process.env, NO_COLOR: '1', ...env}})
-  return {code: r.status, stdout: r.stdout, stderr: r.stderr}
-}
+const run = (args: string[], env: Record<string, string> = {}) => runCli(args, {env})
 
 let c: ScopeCase
 beforeAll(() => {
