@@ -24,12 +24,14 @@ export default class Scope extends BaseCommand {
     'pool-tokens': Flags.integer({description: 'Prefill KV pool size: status-200 responses with prompt_tokens >= N are at risk.', min: 1}),
     'advertised-tokens': Flags.integer({description: 'Advertised context window (reported: responses at or over it).', min: 1}),
     tenant: Flags.string({description: "One tenant's view: what it received and what of its reached others."}),
-    'reveal-tenants': Flags.boolean({description: 'With --tenant: name the other tenants instead of opaque labels.', dependsOn: ['tenant']}),
+    'reveal-tenants': Flags.boolean({description: 'With --tenant: name the other tenants instead of opaque labels.'}),
   }
 
   public async run(): Promise<ScopeResult | TenantViewResult> {
     const {flags} = await this.parse(Scope)
     if (flags.csv && this.jsonEnabled()) throw new UsageError('--csv and --json are exclusive')
+    // checked here rather than with oclif's dependsOn, whose message is several lines long
+    if (flags['reveal-tenants'] && flags.tenant === undefined) throw new UsageError('--reveal-tenants only applies with --tenant T')
     const db = this.openCase(flags.db)
     if (flags.tenant !== undefined) {
       const view = computeTenantView(db, {tenant: flags.tenant, revealTenants: flags['reveal-tenants'], poolTokens: flags['pool-tokens']})
