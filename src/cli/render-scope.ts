@@ -1,0 +1,158 @@
+import type {ScopeResult} from '../scope/compute-scope.js'
+import type {TenantViewResult} from '../scope/tenant-view.js'
+import type {TimelineResult} from '../scope/build-timeline.js'
+import {safeLine} from './sanitize.js'
+
+// Plain-text tables for the terminal and the row sets behind --csv. Tenant ids, node
+// names and request ids come from the logs, so every one goes through safeLine.
+
+export interface CsvTable {
+  columns: string[]
+  rows: Array<Record<string, unknown>>
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd()
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n')
+}
+
+const n = (v: number | null) => (v === null ? '-' : String(v))
+const t = (v: string | null) => v ?? '-'
+const node = (v: string | null) => (v === null ? '(unknown)' : safeLine(v))
+
+export function renderScope(r: ScopeResult): string {
+  const out: string[] = []
+  out.push('Scope')
+  out.push(
+    table(
+      ['figure', 'value'],
+      [
+        ['contaminated responses', n(r.contaminated_responses)],
+        ['  cross-tenant', n(r.cross_tenant_responses)],
+        ['  cross-session', n(r.cross_session_responses)],
+        ['exposed sessions', n(r.exposed_sessions)],
+        ['exposed tenants', n(r.exposed_tenants)],
+        ['recipient tenants', n(r.recipient_tenants)],
+        ['first seen', t(r.first_seen)],
+        ['last seen', t(r.last_seen)],
+        ['at-risk responses', r.at_risk_responses === null ? '- (give --pool-tokens)' : n(r.at_risk_responses)],
+        ['provenance-attributed responses', n(r.provenance_responses)],
+        ['  without a canary sighting', n(r.provenance_only_responses)],
+        ['orphan markers seen', n(r.orphan_sightings)],
+      ],
+    ),
+  )
+  out.push('', 'Art. 33(3)(a) estimates')
+  const est = (label: string, e: ScopeResult['data_subjects']) => [label, String(e.low), e.high === null ? 'unbounded' : String(e.high)]
+  out.push(table(['figure', 'low', 'high'], [est('data subjects (sessions)', r.data_subjects), est('records concerned (responses)', r.records_concerned)]))
+  out.push(`data subjects: ${r.data_subjects.method}`, `records: ${r.records_concerned.method}`)
+  if (r.bug_window) out.push('', `Bug window: ${r.bug_window.start} .. ${r.bug_window.end} (${r.bug_window.basis})`)
+
+  if (r.flow_matrix.tenants.length > 0) {
+    out.push('', 'Flows (rows: source tenant, columns: recipient tenant; responses)')
+    const names = r.flow_matrix.tenants.map(safeLine)
+    out.push(table(['from \\ to', ...names], r.flow_matrix.responses.map((row, i) => [names[i]!, ...row.map((v) => (v === 0 ? '.' : String(v)))])))
+  }
+  if (r.data_categories.length > 0) {
+    out.push('', 'Data categories seen')
+    out.push(table(['category', 'evidence', 'responses', 'findings'], r.data_categories.map((c) => [c.label, c.evidence, String(c.responses), n(c.findings)])))
+  }
+  if (r.by_node.length > 0) {
+    out.push('', 'By decode node')
+    out.push(
+      table(
+        ['node', 'contaminated', 'x-tenant', 'x-session', 'provenance', 'at risk', 'first seen', 'last seen'],
+        r.by_node.map((x) => [node(x.decode_node), String(x.contaminated_responses), String(x.cross_tenant_responses), String(x.cross_session_responses), String(x.provenance_responses), n(x.at_risk_responses), t(x.first_seen), t(x.last_seen)]),
+      ),
+    )
+  }
+  if (r.by_hour.length > 0) {
+    out.push('', 'By hour (UTC)')
+    out.push(table(['hour', 'contaminated', 'x-tenant', 'provenance', 'at risk'], r.by_hour.map((h) => [h.hour.slice(0, 13) + ':00Z', String(h.contaminated_responses), String(h.cross_tenant_responses), String(h.provenance_responses), n(h.at_risk_responses)])))
+  }
+  return out.join('\n')
+}
+
+export function scopeCsvTables(r: ScopeResult): Record<'flows' | 'nodes' | 'hours', CsvTable> {
+  return {
+    flows: {columns: ['source_tenant', 'recipient_tenant', 'responses'], rows: r.flows.map((f) => ({...f}))},
+    nodes: {
+      columns: ['decode_node', 'contaminated_responses', 'cross_tenant_responses', 'cross_session_responses', 'provenance_responses', 'at_risk_responses', 'first_seen', 'last_seen', 'at_risk_first', 'at_risk_last'],
+      rows: r.by_node.map((x) => ({...x})),
+    },
+    hours: {columns: ['hour', 'contaminated_responses', 'cross_tenant_responses', 'provenance_responses', 'at_risk_responses'], rows: r.by_hour.map((h) => ({...h}))},
+  }
+}
+
+export function tenantCsvTable(v: TenantViewResult): CsvTable {
+  const rows = (['received', 'leaked'] as const).flatMap((direction) =>
+    v[direction].counterparts.map((c) => ({tenant: v.tenant, direction, counterpart: c.tenant, same_tenant: c.same_tenant ? 1 : 0, responses: c.responses, provenance_responses: c.provenance_responses, sessions: c.sessions, first_seen: c.first_seen, last_seen: c.last_seen})),
+  )
+  return {columns: ['tenant', 'direction', 'counterpart', 'same_tenant', 'responses', 'provenance_responses', 'sessions', 'first_seen', 'last_seen'], rows}
+}
+
+export function renderTenantView(v: TenantViewResult): string {
+  const out = [`Tenant ${safeLine(v.tenant)}${v.tenants_revealed ? '' : ' (other tenants shown as opaque labels; --reveal-tenants names them)'}`]
+  const dir = (title: string, d: TenantViewResult['received'], own: string, other: string) => {
+    out.push('', title)
+    out.push(
+      table(
+        ['figure', 'value'],
+        [
+          ['responses with a foreign marker', String(d.responses)],
+          ['  cross-tenant', String(d.cross_tenant_responses)],
+          ['  cross-session (same tenant)', String(d.cross_session_responses)],
+          [own, String(d.own_sessions)],
+          [other, String(d.other_sessions)],
+          ['other tenants', String(d.other_tenants)],
+          ['first seen', t(d.first_seen)],
+          ['last seen', t(d.last_seen)],
+          ['provenance-attributed responses', String(d.provenance_responses)],
+        ],
+      ),
+    )
+    if (d.counterparts.length > 0)
+      out.push(table(['counterpart', 'responses', 'provenance', 'sessions', 'first seen', 'last seen'], d.counterparts.map((c) => [safeLine(c.tenant) + (c.same_tenant ? ' (self)' : ''), String(c.responses), String(c.provenance_responses), String(c.sessions), t(c.first_seen), t(c.last_seen)])))
+  }
+  dir('Received from others', v.received, 'own sessions that received', 'source sessions')
+  dir('Reached others', v.leaked, 'own sessions exposed', 'recipient sessions')
+  if (v.at_risk_responses !== null) out.push('', `At-risk responses served to this tenant: ${v.at_risk_responses}`)
+  return out.join('\n')
+}
+
+const BLOCKS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉']
+
+/** A bar of `value / max` of `width` cells, in eighths. */
+export function bar(value: number, max: number, width = 40): string {
+  if (max <= 0 || value <= 0) return ''
+  const eighths = Math.max(1, Math.round((value / max) * width * 8))
+  return '█'.repeat(Math.floor(eighths / 8)) + BLOCKS[eighths % 8]
+}
+
+export function renderTimeline(tl: TimelineResult, options: {maxSightings?: number; maxPairs?: number} = {}): string {
+  const out: string[] = []
+  out.push(tl.bug_window ? `Bug window: ${tl.bug_window.start} .. ${tl.bug_window.end} (${tl.bug_window.basis})` : 'No contamination or at-risk responses in this case.')
+  const sightings = tl.events.filter((e) => e.kind === 'sighting').length
+  const showSightings = sightings <= (options.maxSightings ?? 20)
+  // On a wide incident every tenant pair has two milestones: list them only while readable.
+  const showPairs = tl.pairs.length <= (options.maxPairs ?? 30)
+  out.push('', 'Timeline (UTC)')
+  for (const e of tl.events) {
+    if (e.kind === 'sighting' && !showSightings) continue
+    if ((e.kind === 'pair_first_contamination' || e.kind === 'pair_last_contamination') && !showPairs) continue
+    out.push(`${e.at}  ${e.kind.padEnd(24)}  ${safeLine(e.description)}`)
+  }
+  if (!showSightings) out.push(`(${sightings} individual sightings not listed; --json lists every one)`)
+  if (!showPairs) out.push(`(first/last leak of ${tl.pairs.length} tenant pairs not listed; --json lists them)`)
+  if (tl.hours.length > 0) {
+    const max = Math.max(...tl.hours.map((h) => Math.max(h.contaminated_responses, h.at_risk_responses ?? 0)))
+    const risk = tl.hours.some((h) => h.at_risk_responses !== null)
+    out.push('', `Contaminated responses per hour${risk ? ' (second line: at-risk responses)' : ''}`)
+    for (const h of tl.hours) {
+      out.push(`${h.hour.slice(0, 13)}:00Z ${String(h.contaminated_responses).padStart(6)} ${bar(h.contaminated_responses, max)}`)
+      if (risk) out.push(`${' '.repeat(18)}${String(h.at_risk_responses ?? 0).padStart(6)} ${bar(h.at_risk_responses ?? 0, max).replace(/./gu, (ch) => (ch === '█' ? '▒' : ch))}`)
+    }
+  }
+  return out.join('\n')
+}

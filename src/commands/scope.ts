@@ -1,0 +1,51 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand, dbFlag} from '../cli/base-command.js'
+import {toCsv} from '../cli/csv.js'
+import {renderScope, renderTenantView, scopeCsvTables, tenantCsvTable} from '../cli/render-scope.js'
+import {UsageError} from '../errors.js'
+import {computeScope, type ScopeResult} from '../scope/compute-scope.js'
+import {computeTenantView, type TenantViewResult} from '../scope/tenant-view.js'
+
+export default class Scope extends BaseCommand {
+  static override description =
+    'How far the leak went: contaminated responses, exposed sessions and tenants, tenant-to-tenant flows, first and last seen, and Art. 33(3)(a) estimates of data subjects and records, each with its method.'
+
+  static override examples = [
+    '<%= config.bin %> scope --pool-tokens 681280 --advertised-tokens 1048576',
+    '<%= config.bin %> scope --json --pool-tokens 681280',
+    '<%= config.bin %> scope --csv --table nodes > nodes.csv',
+    '<%= config.bin %> scope --tenant acme --csv > acme.csv',
+  ]
+
+  static override flags = {
+    db: dbFlag,
+    csv: Flags.boolean({description: 'Print one table as CSV (formula-safe) instead of the report.'}),
+    table: Flags.string({description: 'Table for --csv (the tenant view has one table).', options: ['flows', 'nodes', 'hours'], default: 'flows'}),
+    'pool-tokens': Flags.integer({description: 'Prefill KV pool size: status-200 responses with prompt_tokens >= N are at risk.', min: 1}),
+    'advertised-tokens': Flags.integer({description: 'Advertised context window (reported: responses at or over it).', min: 1}),
+    tenant: Flags.string({description: "One tenant's view: what it received and what of its reached others."}),
+    'reveal-tenants': Flags.boolean({description: 'With --tenant: name the other tenants instead of opaque labels.'}),
+  }
+
+  public async run(): Promise<ScopeResult | TenantViewResult> {
+    const {flags} = await this.parse(Scope)
+    if (flags.csv && this.jsonEnabled()) throw new UsageError('--csv and --json are exclusive')
+    // checked here rather than with oclif's dependsOn, whose message is several lines long
+    if (flags['reveal-tenants'] && flags.tenant === undefined) throw new UsageError('--reveal-tenants only applies with --tenant T')
+    const db = this.openCase(flags.db)
+    if (flags.tenant !== undefined) {
+      const view = computeTenantView(db, {tenant: flags.tenant, revealTenants: flags['reveal-tenants'], poolTokens: flags['pool-tokens']})
+      if (flags.csv) {
+        const t = tenantCsvTable(view)
+        process.stdout.write(toCsv(t.columns, t.rows))
+      } else if (!this.jsonEnabled()) this.log(renderTenantView(view))
+      return view
+    }
+    const result = computeScope(db, {poolTokens: flags['pool-tokens'], advertisedTokens: flags['advertised-tokens']})
+    if (flags.csv) {
+      const t = scopeCsvTables(result)[flags.table as 'flows' | 'nodes' | 'hours']
+      process.stdout.write(toCsv(t.columns, t.rows))
+    } else if (!this.jsonEnabled()) this.log(renderScope(result))
+    return result
+  }
+}

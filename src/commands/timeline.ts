@@ -1,0 +1,24 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand, dbFlag} from '../cli/base-command.js'
+import {renderTimeline} from '../cli/render-scope.js'
+import {buildTimeline, type TimelineResult} from '../scope/build-timeline.js'
+
+export default class Timeline extends BaseCommand {
+  static override description =
+    'One chronological view of the incident: first and last contamination per node and tenant pair, the inferred bug window, sightings, and what was done to the case (audit log), with an hourly histogram.'
+
+  static override examples = ['<%= config.bin %> timeline --pool-tokens 681280', '<%= config.bin %> timeline --json > timeline.json']
+
+  static override flags = {
+    db: dbFlag,
+    'pool-tokens': Flags.integer({description: 'Prefill KV pool size: adds at-risk responses (status 200, prompt_tokens >= N).', min: 1}),
+  }
+
+  public async run(): Promise<TimelineResult> {
+    const {flags} = await this.parse(Timeline)
+    const db = this.openCase(flags.db)
+    const result = buildTimeline(db, {poolTokens: flags['pool-tokens']})
+    if (!this.jsonEnabled()) this.log(renderTimeline(result))
+    return result
+  }
+}

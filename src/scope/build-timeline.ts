@@ -1,0 +1,187 @@
+import {listAudit} from '../store/audit.js'
+import type {CaseDb} from '../store/open-case.js'
+import {loadAtRisk, minMax, type AtRiskGroup} from './compute-scope.js'
+import {byNullableText, byText, ensureScopeIndexes, hourStart, HOUR_MS, iso, loadContamination, loadProvenance} from './scope-data.js'
+
+// One chronological story of the incident: when each node and each tenant pair first and
+// last leaked, the bug window those imply, every contaminating sighting, and what the
+// responders did to the case (the audit log) — the "facts ... and remedial action" an
+// Art. 33(5) register entry has to show.
+
+export interface TimelineOptions {
+  poolTokens?: number
+  /** Hours with nothing in them inside the window are filled with zeros up to this many hours. */
+  maxHours?: number
+}
+
+export type TimelineEventKind =
+  | 'bug_window_start'
+  | 'bug_window_end'
+  | 'node_first_contamination'
+  | 'node_last_contamination'
+  | 'node_first_at_risk'
+  | 'node_last_at_risk'
+  | 'pair_first_contamination'
+  | 'pair_last_contamination'
+  | 'sighting'
+  | 'audit'
+
+export interface TimelineEvent {
+  at: string
+  kind: TimelineEventKind
+  description: string
+  decode_node?: string | null
+  source_tenant?: string | null
+  recipient_tenant?: string
+  request_id?: string
+  class?: string
+  audit_seq?: number
+  command?: string
+  summary?: unknown
+}
+
+export interface TimelineNode {
+  decode_node: string | null
+  first_contaminated: string | null
+  last_contaminated: string | null
+  first_at_risk: string | null
+  last_at_risk: string | null
+}
+
+export interface TimelinePair {
+  source_tenant: string
+  recipient_tenant: string
+  responses: number
+  first_seen: string
+  last_seen: string
+}
+
+export interface TimelineHour {
+  hour: string
+  contaminated_responses: number
+  sightings: number
+  at_risk_responses: number | null
+}
+
+export interface TimelineResult {
+  bug_window: {start: string; end: string; basis: string} | null
+  nodes: TimelineNode[]
+  pairs: TimelinePair[]
+  hours: TimelineHour[]
+  events: TimelineEvent[]
+}
+
+const KIND_ORDER: TimelineEventKind[] = [
+  'bug_window_start',
+  'node_first_at_risk',
+  'node_first_contamination',
+  'pair_first_contamination',
+  'sighting',
+  'pair_last_contamination',
+  'node_last_contamination',
+  'node_last_at_risk',
+  'bug_window_end',
+  'audit',
+]
+
+export function buildTimeline(db: CaseDb, options: TimelineOptions = {}): TimelineResult {
+  ensureScopeIndexes(db)
+  const contamination = loadContamination(db)
+  const provenance = loadProvenance(db)
+  const atRisk: AtRiskGroup[] | null = options.poolTokens === undefined ? null : loadAtRisk(db, options.poolTokens, null)
+  const events: TimelineEvent[] = []
+
+  const nodeNames = [...new Set<string | null>([...contamination.map((c) => c.decode_node), ...(atRisk ?? []).map((g) => g.decode_node)])].sort(byNullableText)
+  const nodes = nodeNames.map((node): TimelineNode => {
+    const c = minMax(contamination.filter((r) => r.decode_node === node).map((r) => r.ts_ms))
+    const groups = (atRisk ?? []).filter((g) => g.decode_node === node)
+    const first = minMax(groups.map((g) => g.first_ms))
+    const last = minMax(groups.map((g) => g.last_ms))
+    const label = node ?? '(unknown node)'
+    if (c) {
+      events.push({at: iso(c[0])!, kind: 'node_first_contamination', decode_node: node, description: `first contaminated response on ${label}`})
+      events.push({at: iso(c[1])!, kind: 'node_last_contamination', decode_node: node, description: `last contaminated response on ${label}`})
+    }
+    if (first && last) {
+      events.push({at: iso(first[0])!, kind: 'node_first_at_risk', decode_node: node, description: `first at-risk response (prompt at or over the pool) on ${label}`})
+      events.push({at: iso(last[1])!, kind: 'node_last_at_risk', decode_node: node, description: `last at-risk response on ${label}`})
+    }
+    return {decode_node: node, first_contaminated: iso(c?.[0]), last_contaminated: iso(c?.[1]), first_at_risk: iso(first?.[0]), last_at_risk: iso(last?.[1])}
+  })
+
+  const pairMap = new Map<string, {source_tenant: string; recipient_tenant: string; ids: Set<number>; lo: number; hi: number}>()
+  for (const c of contamination) {
+    const key = JSON.stringify([c.source_tenant ?? '', c.recipient_tenant])
+    const p = pairMap.get(key)
+    if (p) {
+      p.ids.add(c.record_id)
+      p.lo = Math.min(p.lo, c.ts_ms)
+      p.hi = Math.max(p.hi, c.ts_ms)
+    } else pairMap.set(key, {source_tenant: c.source_tenant ?? '', recipient_tenant: c.recipient_tenant, ids: new Set([c.record_id]), lo: c.ts_ms, hi: c.ts_ms})
+  }
+  const pairs = [...pairMap.values()]
+    .sort((a, b) => byText(a.source_tenant, b.source_tenant) || byText(a.recipient_tenant, b.recipient_tenant))
+    .map((p): TimelinePair => {
+      const what = `${p.source_tenant} → ${p.recipient_tenant}`
+      events.push({at: iso(p.lo)!, kind: 'pair_first_contamination', source_tenant: p.source_tenant, recipient_tenant: p.recipient_tenant, description: `first leak ${what}`})
+      events.push({at: iso(p.hi)!, kind: 'pair_last_contamination', source_tenant: p.source_tenant, recipient_tenant: p.recipient_tenant, description: `last leak ${what}`})
+      return {source_tenant: p.source_tenant, recipient_tenant: p.recipient_tenant, responses: p.ids.size, first_seen: iso(p.lo)!, last_seen: iso(p.hi)!}
+    })
+
+  for (const c of contamination)
+    events.push({
+      at: iso(c.ts_ms)!,
+      kind: 'sighting',
+      class: c.class,
+      request_id: c.request_id,
+      decode_node: c.decode_node,
+      source_tenant: c.source_tenant,
+      recipient_tenant: c.recipient_tenant,
+      description: `${c.class} sighting in ${c.request_id}: ${c.source_tenant ?? '?'} → ${c.recipient_tenant}`,
+    })
+
+  const points = [...contamination.map((c) => c.ts_ms), ...provenance.map((p) => p.ts_ms), ...(atRisk ?? []).flatMap((g) => [g.first_ms, g.last_ms])]
+  const range = minMax(points)
+  const basis = [contamination.length ? 'contaminating sightings' : null, provenance.length ? 'provenance' : null, atRisk?.length ? 'at-risk responses' : null].filter(Boolean).join(', ')
+  const bugWindow = range ? {start: iso(range[0])!, end: iso(range[1])!, basis: `first to last of: ${basis}`} : null
+  if (bugWindow) {
+    events.push({at: bugWindow.start, kind: 'bug_window_start', description: `bug window opens (${bugWindow.basis})`})
+    events.push({at: bugWindow.end, kind: 'bug_window_end', description: 'bug window closes (last at-risk or contaminated response)'})
+  }
+
+  for (const entry of listAudit(db)) {
+    let summary: unknown = entry.summary
+    try {
+      summary = JSON.parse(entry.summary)
+    } catch {
+      // kept as text
+    }
+    events.push({at: entry.at, kind: 'audit', audit_seq: entry.seq, command: entry.command, summary, description: `crosstalk ${entry.command}`})
+  }
+
+  events.sort((a, b) => byText(a.at, b.at) || KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || (a.audit_seq ?? 0) - (b.audit_seq ?? 0))
+  return {bug_window: bugWindow, nodes, pairs, hours: hours(contamination, atRisk, options.maxHours ?? 24 * 31), events}
+}
+
+function hours(contamination: ReturnType<typeof loadContamination>, atRisk: AtRiskGroup[] | null, maxHours: number): TimelineHour[] {
+  const map = new Map<number, {ids: Set<number>; sightings: number; risk: number}>()
+  const at = (h: number) => {
+    let row = map.get(h)
+    if (!row) map.set(h, (row = {ids: new Set(), sightings: 0, risk: 0}))
+    return row
+  }
+  for (const c of contamination) {
+    const row = at(hourStart(c.ts_ms))
+    row.ids.add(c.record_id)
+    row.sightings++
+  }
+  for (const g of atRisk ?? []) at(g.hour).risk += g.n
+  const keys = [...map.keys()].sort((a, b) => a - b)
+  const first = keys[0]
+  const last = keys.at(-1)
+  // Fill the quiet hours in between so the histogram's x axis is time, not just busy hours.
+  if (first !== undefined && last !== undefined && (last - first) / HOUR_MS < maxHours) for (let h = first; h <= last; h += HOUR_MS) at(h)
+  return [...map.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([h, row]) => ({hour: iso(h)!, contaminated_responses: row.ids.size, sightings: row.sightings, at_risk_responses: atRisk === null ? null : row.risk}))
+}

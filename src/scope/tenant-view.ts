@@ -1,0 +1,146 @@
+import {InputError} from '../errors.js'
+import type {CaseDb} from '../store/open-case.js'
+import {minMax} from './compute-scope.js'
+import {byText, completeOnly, ensureScopeIndexes, iso, loadContamination, loadProvenance, sessionKey, type ContaminationRow, type ProvenanceRow} from './scope-data.js'
+
+// What one customer (a controller) needs for its own Art. 33 assessment: what its end
+// users received from others, and what of its end users reached others. Other customers
+// are themselves controllers with their own confidentiality: unless the responder asks
+// (--reveal-tenants) they appear only as counts and opaque labels, and content never.
+
+export interface TenantViewOptions {
+  tenant: string
+  /** Name other tenants instead of labelling them tenant#1, tenant#2, ... */
+  revealTenants?: boolean
+  poolTokens?: number
+}
+
+export interface TenantCounterpart {
+  /** the other tenant's id with revealTenants, else an opaque label; the tenant itself by name */
+  tenant: string
+  same_tenant: boolean
+  responses: number
+  provenance_responses: number
+  sessions: number
+  first_seen: string | null
+  last_seen: string | null
+}
+
+export interface TenantDirection {
+  /** distinct responses with a contaminating sighting in this direction */
+  responses: number
+  cross_tenant_responses: number
+  cross_session_responses: number
+  /** this tenant's sessions involved: recipients (received) or sources (leaked) */
+  own_sessions: number
+  /** the other side's sessions */
+  other_sessions: number
+  /** other tenants on the other side (this tenant itself not counted) */
+  other_tenants: number
+  first_seen: string | null
+  last_seen: string | null
+  provenance_responses: number
+  provenance_only_responses: number
+  provenance_other_tenants: number
+  counterparts: TenantCounterpart[]
+}
+
+export interface TenantViewResult {
+  tenant: string
+  tenants_revealed: boolean
+  received: TenantDirection
+  leaked: TenantDirection
+  /** this tenant's own status-200 responses at or over the pool (null without --pool-tokens) */
+  at_risk_responses: number | null
+}
+
+type Row = (ContaminationRow | ProvenanceRow) & {kind: 'sighting' | 'provenance'}
+
+export function computeTenantView(db: CaseDb, options: TenantViewOptions): TenantViewResult {
+  ensureScopeIndexes(db)
+  const {tenant} = options
+  const known = db.prepare(`SELECT 1 FROM records r WHERE r.tenant_id = ?${completeOnly(db)} LIMIT 1`).get(tenant)
+  if (known === undefined) throw new InputError(`tenant ${JSON.stringify(tenant)} has no records in this case`, 'E_NO_TENANT')
+
+  const rows: Row[] = [
+    ...loadContamination(db).map((c) => ({...c, kind: 'sighting' as const})),
+    ...loadProvenance(db).map((p) => ({...p, kind: 'provenance' as const})),
+  ]
+  const received = rows.filter((r) => r.recipient_tenant === tenant)
+  const leaked = rows.filter((r) => r.source_tenant === tenant)
+
+  // Labels in order of first contact with this tenant (either direction), so the label says
+  // nothing about the other tenant's name.
+  const firstContact = new Map<string, number>()
+  for (const r of [...received.map((x) => [x.source_tenant ?? '', x.ts_ms] as const), ...leaked.map((x) => [x.recipient_tenant, x.ts_ms] as const)]) {
+    const [other, ms] = r
+    if (other === tenant) continue
+    const seen = firstContact.get(other)
+    if (seen === undefined || ms < seen) firstContact.set(other, ms)
+  }
+  const labels = new Map(
+    [...firstContact.entries()].sort((a, b) => a[1] - b[1] || byText(a[0], b[0])).map(([other], i) => [other, options.revealTenants ? other : `tenant#${i + 1}`]),
+  )
+  const name = (other: string) => (other === tenant ? tenant : labels.get(other)!)
+
+  const atRisk = options.poolTokens === undefined ? null : countTenantAtRisk(db, tenant, options.poolTokens)
+
+  return {
+    tenant,
+    tenants_revealed: Boolean(options.revealTenants),
+    received: direction(received, tenant, (r) => r.source_tenant ?? '', (r) => sessionKey(r.recipient_tenant, r.recipient_session), (r) => sessionKey(r.source_tenant, r.source_session), name),
+    leaked: direction(leaked, tenant, (r) => r.recipient_tenant, (r) => sessionKey(r.source_tenant, r.source_session), (r) => sessionKey(r.recipient_tenant, r.recipient_session), name),
+    at_risk_responses: atRisk,
+  }
+}
+
+function countTenantAtRisk(db: CaseDb, tenant: string, pool: number): number {
+  return (db.prepare(`SELECT COUNT(*) AS n FROM records r WHERE r.status = 200 AND r.prompt_tokens >= ? AND r.tenant_id = ?${completeOnly(db)}`).get(pool, tenant) as {n: number}).n
+}
+
+function direction(
+  rows: Row[],
+  tenant: string,
+  other: (r: Row) => string,
+  ownSession: (r: Row) => string,
+  otherSession: (r: Row) => string,
+  name: (t: string) => string,
+): TenantDirection {
+  const sightings = rows.filter((r) => r.kind === 'sighting') as Array<ContaminationRow & Row>
+  const prov = rows.filter((r) => r.kind === 'provenance')
+  const ids = (xs: Row[]) => new Set(xs.map((x) => x.record_id))
+  const marked = ids(sightings)
+  const seen = minMax(sightings.map((r) => r.ts_ms))
+  const others = [...new Set(rows.map(other))]
+  const counterparts = others
+    .map((o) => {
+      const s = sightings.filter((r) => other(r) === o)
+      const t = minMax(s.map((r) => r.ts_ms))
+      return {
+        tenant: name(o),
+        same_tenant: o === tenant,
+        responses: ids(s).size,
+        provenance_responses: ids(prov.filter((r) => other(r) === o)).size,
+        sessions: new Set(rows.filter((r) => other(r) === o).map(otherSession)).size,
+        first_seen: iso(t?.[0]),
+        last_seen: iso(t?.[1]),
+        _order: o === tenant ? -1 : 0,
+      }
+    })
+    .sort((a, b) => a._order - b._order || byText(a.first_seen ?? '~', b.first_seen ?? '~') || byText(a.tenant, b.tenant))
+    .map(({_order, ...c}) => c)
+  return {
+    responses: marked.size,
+    cross_tenant_responses: ids(sightings.filter((r) => r.class === 'cross_tenant')).size,
+    cross_session_responses: ids(sightings.filter((r) => r.class === 'cross_session')).size,
+    own_sessions: new Set(sightings.map(ownSession)).size,
+    other_sessions: new Set(sightings.map(otherSession)).size,
+    other_tenants: new Set(sightings.map(other).filter((o) => o !== tenant)).size,
+    first_seen: iso(seen?.[0]),
+    last_seen: iso(seen?.[1]),
+    provenance_responses: ids(prov).size,
+    provenance_only_responses: [...ids(prov)].filter((id) => !marked.has(id)).length,
+    provenance_other_tenants: new Set(prov.map(other).filter((o) => o !== tenant)).size,
+    counterparts,
+  }
+}

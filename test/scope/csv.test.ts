@@ -1,0 +1,60 @@
+import {describe, expect, it} from 'vitest'
+import {toCsv} from '../../src/cli/csv.js'
+import {scopeCsvTables, tenantCsvTable} from '../../src/cli/render-scope.js'
+import {computeScope} from '../../src/scope/compute-scope.js'
+import {computeTenantView} from '../../src/scope/tenant-view.js'
+import {ScopeCase} from '../helpers/scope-case.js'
+
+const EVIL = '=HYPERLINK("http://x")'
+
+// A spreadsheet evaluates a cell that starts with = + - @ TAB or CR. Each such value from
+// the logs must reach the CSV prefixed with a quote, so it opens as text.
+function cellsOf(csv: string): string[][] {
+  // minimal RFC 4180 reader, enough for these tests
+  const rows: string[][] = []
+  let row: string[] = []
+  let cell = ''
+  let quoted = false
+  for (let i = 0; i < csv.length; i++) {
+    const ch = csv[i]!
+    if (quoted) {
+      if (ch === '"' && csv[i + 1] === '"') (cell += '"'), i++
+      else if (ch === '"') quoted = false
+      else cell += ch
+    } else if (ch === '"') quoted = true
+    else if (ch === ',') row.push(cell), (cell = '')
+    else if (ch === '\r' && csv[i + 1] === '\n') row.push(cell), rows.push(row), (row = []), (cell = ''), i++
+    else cell += ch
+  }
+  return rows
+}
+
+describe('CSV export against formula injection', () => {
+  it('toCsv: a sighting whose session id is =HYPERLINK(...) opens as text', () => {
+    const csv = toCsv(['request_id', 'recipient_session', 'source_session'], [{request_id: 'r1', recipient_session: EVIL, source_session: '+1-555', extra: 'x'}])
+    const [header, row] = cellsOf(csv)
+    expect(header).toEqual(['request_id', 'recipient_session', 'source_session'])
+    expect(row).toEqual(['r1', `'${EVIL}`, "'+1-555"])
+    expect(csv).not.toMatch(/(^|,)=HYPERLINK/m)
+  })
+
+  it('scope and tenant CSV: tenant, session and node ids from logs are neutralised', () => {
+    const c = new ScopeCase()
+    try {
+      const r1 = c.addRecord({ts: '2026-11-02T06:00:00.000Z', tenant_id: EVIL, session_id: EVIL, decode_node: '@node', prompt_tokens: 700000})
+      c.addRecord({ts: '2026-11-02T05:00:00.000Z', tenant_id: '-victim', session_id: '=cmd|x', decode_node: '@node'})
+      c.addSighting({record_id: r1, class: 'cross_tenant', source_tenant: '-victim', source_session: '=cmd|x'})
+      const tables = scopeCsvTables(computeScope(c.db, {poolTokens: 681280}))
+      const flows = cellsOf(toCsv(tables.flows.columns, tables.flows.rows))
+      expect(flows[1]).toEqual(["'-victim", `'${EVIL}`, '1'])
+      const nodes = cellsOf(toCsv(tables.nodes.columns, tables.nodes.rows))
+      expect(nodes[1]![0]).toBe("'@node")
+      const t = tenantCsvTable(computeTenantView(c.db, {tenant: '-victim', revealTenants: true}))
+      const tenant = cellsOf(toCsv(t.columns, t.rows))
+      expect(tenant[1]!.slice(0, 3)).toEqual(["'-victim", 'leaked', `'${EVIL}`])
+      for (const cells of [...flows, ...nodes, ...tenant]) for (const cell of cells) expect(cell).not.toMatch(/^[=+\-@\t\r]/)
+    } finally {
+      c.cleanup()
+    }
+  })
+})
