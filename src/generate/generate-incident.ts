@@ -83,6 +83,8 @@ interface RingEntry {
   /** The source's marker is this text's first word (a prompt without a system message). */
   marker: string | null
   pii: {index: number; kind: PiiKind}[]
+  /** The word just before `text` in the source's decoded text (end of a system prompt or greeting). */
+  before: string | null
 }
 
 interface Sighting {
@@ -250,7 +252,7 @@ class Generator {
     const requestId = uuid(rng)
     const big = this.bigPositions.has(i)
 
-    const size = big ? 'normal' : (['normal', 'long', 'over', 'huge'] as const)[rng.weighted([89.5, 3.5, 5.5, 1.5])]!
+    const size = big ? 'normal' : (['normal', 'long', 'over', 'huge'] as const)[rng.weighted([88, 3.5, 7, 1.5])]!
     const reqShape = (['chat_string', 'chat_parts', 'completion_string', 'completion_array', 'raw_text'] as const)[rng.weighted([49, 21, 15, 5, 10])]! as RequestShape
     const endpoint = reqShape.startsWith('chat') ? '/v1/chat/completions' : reqShape.startsWith('completion') ? '/v1/completions' : '/generate'
     const model = endpoint === '/v1/completions' ? 'atlas-1m-base' : rng.pick(['atlas-1m-instruct', 'atlas-1m-instruct-fp8'])
@@ -301,6 +303,7 @@ class Generator {
     let leak: RingEntry | null = null
     let leakedText = false
     let responseRingText: string | null = null
+    let greeting: string | null = null
     const splitTargets: string[] = []
     let respShape: ResponseShape | null = errorShape
     let completionTokens = 0
@@ -318,7 +321,7 @@ class Generator {
         leakedText = true
       } else {
         const inStreamError = size === 'normal' && !big && respShape.startsWith('sse') && rng.next() < 0.03
-        const greeting = rng.next() < 0.55 ? this.boilerplate('greeting', rng.int(GREETINGS.length), tenant) : null
+        greeting = rng.next() < 0.55 ? this.boilerplate('greeting', rng.int(GREETINGS.length), tenant) : null
         const answer = prose(rng, rng.range(20, 45) + Math.floor(rng.next() * rng.next() * 90)).words.join(' ')
         text = greeting ? `${greeting} ${answer}` : answer
         responseRingText = answer
@@ -458,9 +461,10 @@ class Generator {
           text: first ? `${session.marker} ${userText}` : userText,
           marker: first ? session.marker : null,
           pii: first ? user.pii.map((p) => ({index: p.index + 1, kind: p.kind})) : user.pii,
+          before: system !== null ? lastWord(system) : null,
         })
       }
-      if (responseRingText !== null && !leakedText) this.remember(decode, {requestId, session: session.id, tenant: tenant.id, kind: 'response', text: responseRingText, marker: null, pii: []})
+      if (responseRingText !== null && !leakedText) this.remember(decode, {requestId, session: session.id, tenant: tenant.id, kind: 'response', text: responseRingText, marker: null, pii: [], before: greeting === null ? null : lastWord(greeting)})
     }
 
     this.writeRecord(i, gw, ms, line)
@@ -548,7 +552,7 @@ class Generator {
       if (!e || e.session === recipient.id) continue
       ;(e.tenant === recipient.tenant.id ? same : other).push(k)
     }
-    let pool = same.length > 0 && (other.length === 0 || this.rng.next() < 0.3) ? same : other
+    let pool = same.length > 0 && (other.length === 0 || this.rng.next() < 0.4) ? same : other
     if (pool.length === 0) return null
     // Half the time the stale page is the start of a canaried prompt (so the marker leaks too).
     const marked = pool.filter((k) => ring[k]!.marker !== null)
@@ -607,7 +611,8 @@ class Generator {
       markersInText.push(span[0]!)
     }
     // The words around the span differ from the source's neighbours, so the verbatim overlap is exactly `len`.
-    if (pre.length > 0 && s > 0) pre[pre.length - 1] = differentWord(rng, pre[pre.length - 1]!, words[s - 1]!)
+    const prev = s > 0 ? words[s - 1]! : e.before
+    if (pre.length > 0 && prev !== null) pre[pre.length - 1] = differentWord(rng, pre[pre.length - 1]!, prev)
     const post = rng.next() < 0.3 ? [] : prose(rng, rng.range(4, 25)).words
     if (post.length > 0 && s + len < words.length) post[0] = differentWord(rng, post[0]!, words[s + len]!)
     if (len >= 12) this.provenance.push({request_id: requestId, source_request_id: e.requestId, source_session: e.session, source_tenant: e.tenant, matched: e.kind, overlap_words: len})
@@ -797,7 +802,7 @@ class Generator {
       },
       files,
       totals,
-      bad_lines: this.badLines,
+      bad_lines: [...this.badLines].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line)),
       canaries: this.canaries,
       boilerplate,
       shapes: this.shapes,
@@ -825,6 +830,10 @@ function spread(rng: Rng, count: number, n: number): Set<number> {
 function uuid(rng: Rng): string {
   const h = rng.hex(32)
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${'89ab'[rng.int(4)]}${h.slice(17, 20)}-${h.slice(20, 32)}`
+}
+
+function lastWord(text: string): string {
+  return text.slice(text.lastIndexOf(' ') + 1)
 }
 
 function flipHexCase(marker: string): string {
