@@ -1,0 +1,66 @@
+import {InputError} from '../errors.js'
+import {readEvidence} from '../ingest/evidence-store.js'
+import type {CaseDb} from '../store/open-case.js'
+
+export interface RecordView {
+  request_id: string
+  source: string
+  ts: string
+  tenant_id: string
+  session_id: string
+  status: number | null
+  endpoint: string | null
+  model: string | null
+  prefill_node: string | null
+  decode_node: string | null
+  prompt_tokens: number | null
+  completion_tokens: number | null
+  cached_tokens: number | null
+  stream: boolean
+  response_kind: string
+  is_error: boolean
+  error_message: string | null
+  request_text: string | null
+  response_text: string | null
+  evidence: {file: string; file_sha256: string; line: number; byte_offset: number; byte_len: number}
+}
+
+interface Row extends Omit<RecordView, 'stream' | 'is_error' | 'evidence'> {
+  stream: number
+  is_error: number
+  file_id: number
+  line_no: number
+  byte_offset: number
+  byte_len: number
+  path: string
+  sha256: string
+}
+
+function findRecord(db: CaseDb, requestId: string, source?: string): Row {
+  const rows = db
+    .prepare(
+      `SELECT r.*, f.path, f.sha256 FROM records r JOIN files f ON f.id = r.file_id
+       WHERE r.request_id = ? ${source ? 'AND r.source = ?' : ''} LIMIT 2`,
+    )
+    .all(...(source ? [requestId, source] : [requestId])) as Row[]
+  if (rows.length === 0) throw new InputError(`no record with request_id ${JSON.stringify(requestId)}${source ? ` in source ${source}` : ''}`, 'E_NOT_FOUND')
+  if (rows.length > 1) throw new InputError(`request_id ${JSON.stringify(requestId)} exists in several sources; pass --source`, 'E_AMBIGUOUS')
+  return rows[0]!
+}
+
+export function showRecord(db: CaseDb, requestId: string, source?: string): RecordView {
+  const r = findRecord(db, requestId, source)
+  return {
+    request_id: r.request_id, source: r.source, ts: r.ts, tenant_id: r.tenant_id, session_id: r.session_id, status: r.status,
+    endpoint: r.endpoint, model: r.model, prefill_node: r.prefill_node, decode_node: r.decode_node, prompt_tokens: r.prompt_tokens,
+    completion_tokens: r.completion_tokens, cached_tokens: r.cached_tokens, stream: r.stream === 1, response_kind: r.response_kind,
+    is_error: r.is_error === 1, error_message: r.error_message, request_text: r.request_text, response_text: r.response_text,
+    evidence: {file: r.path, file_sha256: r.sha256, line: r.line_no, byte_offset: r.byte_offset, byte_len: r.byte_len},
+  }
+}
+
+/** The record's original line, byte for byte, from the case's evidence store. */
+export function rawRecord(db: CaseDb, requestId: string, source?: string): Buffer {
+  const r = findRecord(db, requestId, source)
+  return readEvidence(db, r.file_id, r.byte_offset, r.byte_len)
+}

@@ -1,0 +1,37 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand, dbFlag} from '../cli/base-command.js'
+import {safeLine} from '../cli/sanitize.js'
+import {caseStatus, listBadLines, type StatusResult} from '../case/status.js'
+
+export default class Status extends BaseCommand {
+  static override summary = 'What the case holds: evidence files, records, quarantined lines, canaries, sightings.'
+  static override examples = ['<%= config.bin %> status', '<%= config.bin %> status --json', '<%= config.bin %> status --bad-lines']
+  static override flags = {
+    db: dbFlag,
+    'bad-lines': Flags.boolean({description: 'list quarantined lines with file, line, byte offset and reason'}),
+  }
+
+  async run(): Promise<StatusResult & {bad_line_list?: ReturnType<typeof listBadLines>}> {
+    const {flags} = await this.parse(Status)
+    const db = this.openCase(flags.db)
+    const status = caseStatus(db)
+    const badLines = flags['bad-lines'] ? listBadLines(db) : undefined
+    if (!this.jsonEnabled()) {
+      this.log(`Case ${safeLine(flags.db)} (schema ${status.schema_version})`)
+      this.log(`  evidence files   ${status.files}${status.incomplete_files ? `  (${status.incomplete_files} interrupted: run the same ingest again)` : ''}`)
+      this.log(`  records          ${status.records}  (${status.tenants} tenants, ${status.sessions} sessions)`)
+      this.log(`  time span        ${status.first_record ?? '-'} .. ${status.last_record ?? '-'}`)
+      this.log(`  duplicates       ${status.duplicates}`)
+      this.log(`  bad lines        ${status.bad_lines}${status.bad_lines && !badLines ? '  (list with --bad-lines)' : ''}`)
+      this.log(`  canaries         ${status.canaries}`)
+      const classes = Object.entries(status.sightings_by_class).map(([c, n]) => `${c} ${n}`).join(', ')
+      this.log(`  sightings        ${status.sightings}${classes ? `  (${classes})` : ''}`)
+      this.log(`  audit entries    ${status.audit_entries}`)
+      if (badLines) {
+        this.log('')
+        for (const b of badLines) this.log(`${safeLine(b.file)}:${b.line}  @${b.byte_offset}  ${safeLine(b.reason)}`)
+      }
+    }
+    return badLines ? {...status, bad_line_list: badLines} : status
+  }
+}

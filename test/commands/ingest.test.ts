@@ -1,0 +1,206 @@
+import Database from 'better-sqlite3'
+import {statSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {gzipSync} from 'node:zlib'
+import {describe, expect, it} from 'vitest'
+import {chatLine} from '../helpers/log-lines.js'
+import {runCli, runJson, tempDir} from '../helpers/cli.js'
+
+interface IngestJson {
+  files: number
+  records: number
+  duplicates: number
+  bad_lines: number
+  warnings: string[]
+}
+interface BadLine {
+  file: string
+  line: number
+  byte_offset: number
+  reason: string
+}
+
+function badLines(db: string): BadLine[] {
+  return (runJson<{bad_line_list: BadLine[]}>(['status', '--db', db, '--bad-lines'])).bad_line_list
+}
+
+describe('crosstalk ingest logs: hostile input is quarantined, good lines around it stored', () => {
+  const cases: {name: string; bytes: Buffer; reason: RegExp; badLine: number}[] = [
+    {name: 'truncated.jsonl', bytes: Buffer.from(`${chatLine({request_id: 'a1'})}\n${chatLine({request_id: 'a2'}).slice(0, 60)}\n${chatLine({request_id: 'a3'})}\n`), reason: /not valid JSON/, badLine: 2},
+    {name: 'nonjson.jsonl', bytes: Buffer.from(`${chatLine({request_id: 'b1'})}\nGET /v1/chat 200\n${chatLine({request_id: 'b3'})}\n`), reason: /not valid JSON/, badLine: 2},
+    {name: 'utf8.jsonl', bytes: Buffer.concat([Buffer.from(`${chatLine({request_id: 'c1'})}\n`), Buffer.from(chatLine({request_id: 'c2', prompt: 'xx'}).replace('xx', '\u00ff\u00fe'), 'latin1'), Buffer.from(`\n${chatLine({request_id: 'c3'})}\n`)]), reason: /invalid UTF-8/, badLine: 2},
+    {name: 'missing.jsonl', bytes: Buffer.from(`${chatLine({request_id: 'd1'})}\n${chatLine({request_id: 'd2', session_id: undefined})}\n${chatLine({request_id: 'd3'})}\n`), reason: /missing required field session_id/, badLine: 2},
+  ]
+  for (const c of cases) {
+    it(`${c.name}: one bad line with file and line, two records`, () => {
+      const dir = tempDir()
+      const file = join(dir, c.name)
+      writeFileSync(file, c.bytes)
+      const db = join(dir, 'case.db')
+      const r = runJson<IngestJson>(['ingest', 'logs', file, '--db', db])
+      expect(r).toMatchObject({files: 1, records: 2, bad_lines: 1, duplicates: 0})
+      const [bad] = badLines(db)
+      expect(bad).toMatchObject({file, line: c.badLine})
+      expect(bad!.reason).toMatch(c.reason)
+      expect(statSync(db).mode & 0o777).toBe(0o600)
+    })
+  }
+
+  it('a UTF-8 BOM and CRLF line ends are read, and the raw bytes keep them', () => {
+    const dir = tempDir()
+    const file = join(dir, 'bom-crlf.jsonl')
+    const body = `\ufeff${chatLine({request_id: 'e1'})}\r\n${chatLine({request_id: 'e2'})}\r\n`
+    writeFileSync(file, body)
+    const db = join(dir, 'case.db')
+    const r = runJson<IngestJson>(['ingest', 'logs', file, '--db', db])
+    expect(r).toMatchObject({records: 2, bad_lines: 0})
+    expect(r.warnings.join()).toMatch(/byte-order mark/)
+    const raw = runCli(['show', 'e2', '--raw', '--db', db])
+    expect(raw.stdout).toBe(`${chatLine({request_id: 'e2'})}\r`)
+  })
+
+  it('an empty file is reported, not an error', () => {
+    const dir = tempDir()
+    const file = join(dir, 'empty.jsonl')
+    writeFileSync(file, '')
+    const r = runCli(['ingest', 'logs', file, '--db', join(dir, 'case.db')])
+    expect(r.code).toBe(0)
+    expect(r.stderr).toMatch(/empty\.jsonl: empty file/)
+  })
+
+  it('a truncated .gz keeps every complete line before the cut and says where it broke', () => {
+    const dir = tempDir()
+    const lines = Array.from({length: 200}, (_, i) => chatLine({request_id: `g${i}`, prompt: `prompt number ${i} `.repeat(20)}))
+    const gz = gzipSync(lines.join('\n') + '\n')
+    const file = join(dir, 'cut.jsonl.gz')
+    writeFileSync(file, gz.subarray(0, Math.floor(gz.length * 0.6)))
+    const db = join(dir, 'case.db')
+    const r = runCli(['ingest', 'logs', file, '--db', db, '--json'])
+    expect(r.code).toBe(0)
+    const out = JSON.parse(r.stdout) as IngestJson
+    expect(out.records).toBeGreaterThan(50)
+    expect(out.records).toBeLessThan(200)
+    expect(out.warnings.join()).toMatch(/cut\.jsonl\.gz: gzip stream is truncated/)
+    expect(r.stderr).toMatch(/truncated/)
+    // every stored record is one of the originals, byte for byte
+    const last = `g${out.records - 1}`
+    expect(runCli(['show', last, '--raw', '--db', db]).stdout).toBe(lines[out.records - 1])
+  })
+
+  it('a 20 MB line is stored, and lines past --max-line-bytes are quarantined with their size', () => {
+    const dir = tempDir()
+    const file = join(dir, 'big.jsonl')
+    const big = chatLine({request_id: 'big', prompt: 'word '.repeat(4_000_000)})
+    writeFileSync(file, `${chatLine({request_id: 'h1'})}\n${big}\n${chatLine({request_id: 'h3'})}\n`)
+    expect(big.length).toBeGreaterThan(20_000_000)
+    const db = join(dir, 'case.db')
+    expect(runJson<IngestJson>(['ingest', 'logs', file, '--db', db])).toMatchObject({records: 3, bad_lines: 0})
+    expect(runCli(['show', 'big', '--raw', '--db', db]).stdout.length).toBe(big.length)
+
+    const db2 = join(dir, 'case2.db')
+    expect(runJson<IngestJson>(['ingest', 'logs', file, '--db', db2, '--max-line-bytes', '1000000'])).toMatchObject({records: 2, bad_lines: 1})
+    expect(badLines(db2)[0]).toMatchObject({line: 2, reason: expect.stringMatching(/over --max-line-bytes/)})
+  })
+
+  it('a request_id seen twice is one record and one duplicate; re-ingest adds nothing', () => {
+    const dir = tempDir()
+    const file = join(dir, 'dup.jsonl')
+    writeFileSync(file, `${chatLine({request_id: 'x'})}\n\n   \n${chatLine({request_id: 'x'})}\n${chatLine({request_id: 'y'})}\n`)
+    const db = join(dir, 'case.db')
+    expect(runJson<IngestJson>(['ingest', 'logs', file, '--db', db])).toMatchObject({files: 1, records: 2, duplicates: 1, bad_lines: 0})
+    expect(runJson<IngestJson>(['ingest', 'logs', file, '--db', db])).toMatchObject({files: 0, records: 0, duplicates: 3})
+  })
+
+  it('an unreadable path is a one-line error with exit 1 and keeps what was stored', () => {
+    const dir = tempDir()
+    const good = join(dir, 'good.jsonl')
+    writeFileSync(good, `${chatLine({request_id: 'k1'})}\n`)
+    const db = join(dir, 'case.db')
+    runJson(['ingest', 'logs', good, '--db', db])
+    const r = runCli(['ingest', 'logs', good, join(dir, 'missing.jsonl'), '--db', db])
+    expect(r.code).toBe(1)
+    expect(r.stderr.trim().split('\n')).toHaveLength(1)
+    expect(r.stderr).toMatch(/missing\.jsonl: no such file/)
+    expect(r.stderr).not.toMatch(/at .*\.js:\d+/)
+    expect(runJson<{records: number}>(['status', '--db', db]).records).toBe(1)
+    const j = runCli(['ingest', 'logs', join(dir, 'missing.jsonl'), '--db', db, '--json'])
+    expect(JSON.parse(j.stdout)).toEqual({error: {message: expect.stringMatching(/no such file/), code: 'E_NOT_FOUND'}})
+  })
+
+  it('--map reads other shapes', () => {
+    const dir = tempDir()
+    const file = join(dir, 'other.jsonl')
+    writeFileSync(file, JSON.stringify({startTime: '2026-11-02 06:48:30.000001', id: 'm1', metadata: {tenant: 'T', session: 'S'}, output: 'plain answer'}) + '\n')
+    const db = join(dir, 'case.db')
+    const r = runJson<IngestJson>(['ingest', 'logs', file, '--db', db, '--map', 'ts=startTime', '--map', 'request_id=id', '--map', 'tenant_id=metadata.tenant', '--map', 'session_id=metadata.session', '--map', 'response=output'])
+    expect(r.records).toBe(1)
+    const shown = runJson<{ts: string; tenant_id: string; response_text: string}>(['show', 'm1', '--db', db])
+    expect(shown).toMatchObject({ts: '2026-11-02T06:48:30.000001Z', tenant_id: 'T', response_text: 'plain answer'})
+    expect(runCli(['ingest', 'logs', file, '--db', db, '--map', 'nonsense']).code).toBe(2)
+  })
+})
+
+describe('crosstalk verify', () => {
+  function setup() {
+    const dir = tempDir()
+    const file = join(dir, 'v.jsonl')
+    writeFileSync(file, Array.from({length: 50}, (_, i) => chatLine({request_id: `v${i}`, prompt: `p${i}`})).join('\n') + '\nbad line\n')
+    const db = join(dir, 'case.db')
+    runJson(['ingest', 'logs', file, '--db', db])
+    return {dir, db}
+  }
+
+  it('passes on an untouched case', () => {
+    const {db} = setup()
+    expect(runJson<{ok: boolean; records_checked: number}>(['verify', '--db', db])).toMatchObject({ok: true, records_checked: 50})
+  })
+
+  it('fails naming the record when one byte of a stored raw line is flipped', async () => {
+    const {db} = setup()
+    const { inflateSync, deflateSync } = await import('node:zlib')
+    const sql = new Database(db)
+    const block = sql.prepare('SELECT file_id, seq, data FROM evidence_blocks').get() as {file_id: number; seq: number; data: Buffer}
+    const raw = inflateSync(block.data)
+    const rec = sql.prepare(`SELECT byte_offset FROM records WHERE request_id = 'v7'`).get() as {byte_offset: number}
+    raw[rec.byte_offset + 5] ^= 0x01
+    // A forger who also fixes the block hash is still caught by the record's own checksum.
+    const {createHash} = await import('node:crypto')
+    sql.prepare('UPDATE evidence_blocks SET data = ?, sha256 = ? WHERE file_id = ? AND seq = ?').run(deflateSync(raw), createHash('sha256').update(raw).digest('hex'), block.file_id, block.seq)
+    sql.close()
+    const r = runCli(['verify', '--db', db, '--no-originals'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/record v7 .*line 8/)
+  })
+
+  it('fails naming the block when its stored bytes are corrupted', () => {
+    const {db} = setup()
+    const sql = new Database(db)
+    const block = sql.prepare('SELECT file_id, seq, data FROM evidence_blocks').get() as {file_id: number; seq: number; data: Buffer}
+    const data = Buffer.from(block.data)
+    data[Math.floor(data.length / 2)] ^= 0xff
+    sql.prepare('UPDATE evidence_blocks SET data = ? WHERE file_id = ? AND seq = ?').run(data, block.file_id, block.seq)
+    sql.close()
+    const r = runCli(['verify', '--db', db])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/block 0/)
+  })
+
+  it('fails naming the audit entry when one is altered', () => {
+    const {db} = setup()
+    const sql = new Database(db)
+    sql.exec('DROP TRIGGER audit_log_no_update')
+    sql.prepare(`UPDATE audit_log SET args = replace(args, 'v.jsonl', 'w.jsonl') WHERE seq = 1`).run()
+    sql.close()
+    const r = runCli(['verify', '--db', db])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/audit entry 1: content does not match its hash/)
+  })
+
+  it('flags an original file changed on disk since ingest', () => {
+    const {dir, db} = setup()
+    writeFileSync(join(dir, 'v.jsonl'), 'changed\n')
+    const r = runCli(['verify', '--db', db, '--json'])
+    expect(r.code).toBe(1)
+    expect(JSON.parse(r.stdout).error.message).toMatch(/v\.jsonl: file on disk no longer matches/)
+  })
+})
