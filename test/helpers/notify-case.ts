@@ -53,14 +53,14 @@ export function buildNotifyCase(dir: string): string {
     [8, '2026-10-22T14:00:00.000Z', 'acme', 'acme-s1', 'node-1', `orphan CANARY-dddddddd`],
   ]
   for (const [id, ts, tenant, session, node, text] of rows) rec.run({id, rid: `req-${id}`, ts, ms: Date.parse(ts), tenant, session, node, text})
-  const s = db.prepare('INSERT INTO sightings (record_id, marker, marker_key, class, partial, source_session, source_tenant, position) VALUES (?, ?, ?, ?, 0, ?, ?, 0)')
-  s.run(1, MARKERS.acme1, MARKERS.acme1.toLowerCase(), 'own', 'acme-s1', 'acme')
-  s.run(2, MARKERS.acme1, MARKERS.acme1.toLowerCase(), 'cross_tenant', 'acme-s1', 'acme')
-  s.run(3, MARKERS.acme2, MARKERS.acme2.toLowerCase(), 'cross_tenant', 'acme-s2', 'acme')
-  s.run(4, MARKERS.globex1, MARKERS.globex1.toLowerCase(), 'cross_tenant', 'globex-s1', 'globex')
-  s.run(5, MARKERS.acme2, MARKERS.acme2.toLowerCase(), 'cross_session', 'acme-s2', 'acme')
-  s.run(6, MARKERS.evil1, MARKERS.evil1.toLowerCase(), 'cross_tenant', 'evil-s9', HOSTILE_TENANT)
-  s.run(8, 'CANARY-dddddddd', null, 'orphan', null, null)
+  const s = db.prepare('INSERT INTO sightings (record_id, marker, marker_key, class, partial, source_session, source_tenant, position, token) VALUES (@r, @m, @k, @c, 0, @ss, @st, 0, @m)')
+  s.run({r: 1, m: MARKERS.acme1, k: MARKERS.acme1.toLowerCase(), c: 'own', ss: 'acme-s1', st: 'acme'})
+  s.run({r: 2, m: MARKERS.acme1, k: MARKERS.acme1.toLowerCase(), c: 'cross_tenant', ss: 'acme-s1', st: 'acme'})
+  s.run({r: 3, m: MARKERS.acme2, k: MARKERS.acme2.toLowerCase(), c: 'cross_tenant', ss: 'acme-s2', st: 'acme'})
+  s.run({r: 4, m: MARKERS.globex1, k: MARKERS.globex1.toLowerCase(), c: 'cross_tenant', ss: 'globex-s1', st: 'globex'})
+  s.run({r: 5, m: MARKERS.acme2, k: MARKERS.acme2.toLowerCase(), c: 'cross_session', ss: 'acme-s2', st: 'acme'})
+  s.run({r: 6, m: MARKERS.evil1, k: MARKERS.evil1.toLowerCase(), c: 'cross_tenant', ss: 'evil-s9', st: HOSTILE_TENANT})
+  s.run({r: 8, m: 'CANARY-dddddddd', k: null, c: 'orphan', ss: null, st: null})
   const p = db.prepare('INSERT INTO pii_findings (record_id, kind, value_sha256, source_tenant) VALUES (?, ?, ?, ?)')
   for (const [rid, src] of [[2, 'acme'], [3, 'acme'], [4, 'globex'], [5, 'acme'], [6, HOSTILE_TENANT]] as Array<[number, string]>) {
     p.run(rid, 'email', `h-email-${src}`, src)

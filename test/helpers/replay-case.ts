@@ -42,7 +42,7 @@ export function caseWithRecords(dir: string, seeds: readonly RecordSeed[]): {db:
 /** The sightings table as migration 002 defines it (contract), for cases built before detect lands. */
 export function addSightings(db: CaseDb, rows: Array<{record_id: number; class: string; marker: string}>): void {
   db.exec(`CREATE TABLE IF NOT EXISTS sightings (id INTEGER PRIMARY KEY, record_id INTEGER NOT NULL REFERENCES records(id), marker TEXT NOT NULL, marker_key TEXT,
-    class TEXT NOT NULL, partial INTEGER NOT NULL DEFAULT 0, source_session TEXT, source_tenant TEXT, position INTEGER) STRICT`)
-  const insert = db.prepare(`INSERT INTO sightings (record_id, marker, class) VALUES (?, ?, ?)`)
-  for (const row of rows) insert.run(row.record_id, row.marker, row.class)
+    class TEXT NOT NULL, partial INTEGER NOT NULL DEFAULT 0, source_session TEXT, source_tenant TEXT, position INTEGER, token TEXT) STRICT`)
+  const insert = db.prepare(`INSERT INTO sightings (record_id, marker, class, partial, position, token) VALUES (?, ?, ?, 0, 0, ?)`)
+  for (const row of rows) insert.run(row.record_id, row.marker, row.class, row.marker)
 }

@@ -110,19 +110,21 @@ export class ScopeCase {
   }
 
   addSighting(s: {record_id: number; class: string; marker?: string; source_session?: string | null; source_tenant?: string | null; partial?: 0 | 1}): void {
+    // One sighting per (record, marker), as in the real table: by default a marker per source session.
+    const marker = s.marker ?? `CANARY-${Buffer.from(s.source_session ?? 'none').toString('hex').padEnd(16, '0')}`
     this.db
       .prepare(
-        `INSERT INTO sightings (record_id, marker, marker_key, class, partial, source_session, source_tenant, position)
-         VALUES (?, ?, ?, ?, ?, ?, ?, 0)`,
+        `INSERT INTO sightings (record_id, marker, marker_key, class, partial, source_session, source_tenant, position, token)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)`,
       )
-      .run(s.record_id, s.marker ?? 'CANARY-00000000deadbeef', (s.marker ?? 'CANARY-00000000deadbeef').toLowerCase(), s.class, s.partial ?? 0, s.source_session ?? null, s.source_tenant ?? null)
+      .run(s.record_id, marker, marker, s.class, s.partial ?? 0, s.source_session ?? null, s.source_tenant ?? null, marker)
   }
 
   addProvenance(p: {record_id: number; source_record_id: number | null; source_session: string; source_tenant: string; overlap_words?: number}): void {
     this.db
       .prepare(
-        `INSERT INTO provenance (record_id, source_record_id, source_session, source_tenant, overlap_words, overlap_sha256, matched)
-         VALUES (?, ?, ?, ?, ?, ?, 'prompt')`,
+        `INSERT INTO provenance (record_id, source_record_id, source_session, source_tenant, overlap_words, overlap_sha256, matched, word_start, candidates)
+         VALUES (?, ?, ?, ?, ?, ?, 'prompt', 0, 1)`,
       )
       .run(p.record_id, p.source_record_id, p.source_session, p.source_tenant, p.overlap_words ?? 40, 'ab'.repeat(32))
   }

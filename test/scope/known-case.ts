@@ -39,7 +39,7 @@ export function buildKnownCase(): ScopeCase {
 
   const from = (tenant: string, n: number) => ({source_tenant: tenant, source_session: `sess-${tenant}-${n}`})
   c.addSighting({record_id: 3, class: 'cross_tenant', ...from('acme', 1)})
-  c.addSighting({record_id: 3, class: 'cross_tenant', ...from('acme', 1), partial: 1})
+  c.addSighting({record_id: 3, class: 'cross_tenant', ...from('acme', 1), partial: 1, marker: 'CANARY-aaaaaaaaaaaaaaaa'})
   c.addSighting({record_id: 3, class: 'cross_tenant', ...from('beta', 1)})
   c.addSighting({record_id: 12, class: 'cross_tenant', ...from('acme', 2)})
   c.addSighting({record_id: 4, class: 'cross_session', ...from('acme', 1)})

@@ -27,7 +27,7 @@ describe('scope over ingested logs', () => {
     const c = openCase(db)
     createDetectionTables(c)
     const r1 = (c.prepare(`SELECT id FROM records WHERE request_id = 'r1'`).get() as {id: number}).id
-    c.prepare(`INSERT INTO sightings (record_id, marker, marker_key, class, partial, source_session, source_tenant, position) VALUES (?, 'CANARY-aaaaaaaaaaaaaaaa', 'canary-aaaaaaaaaaaaaaaa', 'cross_tenant', 0, 's3', 'beta', 0)`).run(r1)
+    c.prepare(`INSERT INTO sightings (record_id, marker, marker_key, class, partial, source_session, source_tenant, position, token) VALUES (?, 'CANARY-aaaaaaaaaaaaaaaa', 'CANARY-aaaaaaaaaaaaaaaa', 'cross_tenant', 0, 's3', 'beta', 0, 'CANARY-aaaaaaaaaaaaaaaa')`).run(r1)
     c.close()
     const r = runCli(['scope', '--json', '--db', db, '--pool-tokens', '681280'])
     expect(r.code, r.stderr).toBe(0)
