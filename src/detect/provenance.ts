@@ -1,6 +1,6 @@
 import {createHash} from 'node:crypto'
 import type {CaseDb} from '../store/open-case.js'
-import {K, SCHEME, W, cmpHash, kgramHashes, packFingerprints, unpackFingerprints, windowMin, winnow, type KGrams} from './winnow.js'
+import {FingerprintBuffer, K, SCHEME, fingerprintText, kgramHashes, type KGrams} from './winnow.js'
 import {tokenizeWords, wordsText, type Words} from './words.js'
 
 // Canary-less provenance: a response that repeats, verbatim, text an *other* session sent
@@ -36,12 +36,15 @@ export interface RecordFingerprints {
   responseFp: Buffer
 }
 
+const promptBuf = new FingerprintBuffer()
+const responseBuf = new FingerprintBuffer()
+
 export function fingerprintTexts(requestText: string | null, responseText: string | null): RecordFingerprints {
-  const pw = tokenizeWords(requestText ?? '')
-  const rw = tokenizeWords(responseText ?? '')
-  const pg = kgramHashes(pw)
-  const rg = kgramHashes(rw)
-  return {promptWords: pw.length, responseWords: rw.length, promptFp: packFingerprints(pg, winnow(pg)), responseFp: packFingerprints(rg, winnow(rg))}
+  promptBuf.length = 0
+  responseBuf.length = 0
+  const promptWords = requestText ? fingerprintText(requestText, promptBuf) : 0
+  const responseWords = responseText ? fingerprintText(responseText, responseBuf) : 0
+  return {promptWords, responseWords, promptFp: promptBuf.toBuffer(), responseFp: responseBuf.toBuffer()}
 }
 
 export function storeFingerprints(db: CaseDb): (recordId: number, fp: RecordFingerprints) => void {
@@ -55,93 +58,95 @@ export function storeFingerprints(db: CaseDb): (recordId: number, fp: RecordFing
 
 export interface ProvenanceStats {
   records: number
-  fingerprints: number
-  boilerplate_fingerprints: number
+  /** Fingerprints of all responses (the query side). */
+  response_fingerprints: number
+  /** Index entries: response fingerprints plus the prompt fingerprints that share a hash with some response. */
+  index_entries: number
+  boilerplate_hashes: number
   responses_with_candidates: number
   candidates_verified: number
   attributed: number
-  timings_ms: {index: number; match: number}
+  timings_ms: {load: number; index: number; match: number}
 }
 
-// ------------------------------------------------------------------ the hash index
+// ------------------------------------------------------------------ the hash table
 
-interface FingerprintIndex {
-  k1: Uint32Array
-  k2: Uint32Array
-  /** recIdx * 2 + part (0 prompt, 1 response); ascending within a hash group. */
-  val: Uint32Array
-  /** 1 where the entry's hash group spans >= boilerplateTenants tenants. */
-  boiler: Uint8Array
-  n: number
-}
+/**
+ * Open addressing over (h1, h2) pairs: only the hashes of response fingerprints. A source
+ * can only matter through a hash some response also has, so prompt fingerprints that are
+ * not in this table are never indexed: the index grows with the number of responses, not
+ * with the size of the prompts.
+ */
+class HashTable {
+  readonly mask: number
+  readonly k1: Uint32Array
+  readonly k2: Uint32Array
+  /** Slot -> dense id + 1 (0 = empty). */
+  readonly id: Int32Array
+  size = 0
 
-/** Stable LSD radix sort of (k1, k2, val) by (k1, k2), 16 bits a pass. */
-function radixSort(k1: Uint32Array, k2: Uint32Array, val: Uint32Array, n: number): void {
-  let a1: Uint32Array = k1, a2: Uint32Array = k2, av: Uint32Array = val
-  let b1: Uint32Array = new Uint32Array(n), b2: Uint32Array = new Uint32Array(n), bv: Uint32Array = new Uint32Array(n)
-  const counts = new Uint32Array(65536)
-  const passes: Array<[0 | 1, number]> = [[1, 0], [1, 16], [0, 0], [0, 16]]
-  for (const [which, shift] of passes) {
-    counts.fill(0)
-    const src = which === 0 ? a1 : a2
-    for (let i = 0; i < n; i++) counts[(src[i]! >>> shift) & 0xffff]!++
-    let sum = 0
-    for (let d = 0; d < 65536; d++) {
-      const c = counts[d]!
-      counts[d] = sum
-      sum += c
-    }
-    for (let i = 0; i < n; i++) {
-      const d = (src[i]! >>> shift) & 0xffff
-      const to = counts[d]!++
-      b1[to] = a1[i]!
-      b2[to] = a2[i]!
-      bv[to] = av[i]!
-    }
-    ;[a1, b1] = [b1, a1]
-    ;[a2, b2] = [b2, a2]
-    ;[av, bv] = [bv, av]
+  constructor(expected: number) {
+    let cap = 1024
+    while (cap < expected * 2) cap *= 2
+    this.mask = cap - 1
+    this.k1 = new Uint32Array(cap)
+    this.k2 = new Uint32Array(cap)
+    this.id = new Int32Array(cap)
   }
-  // Four passes: the sorted data is back in the caller's arrays.
+
+  /** Dense id of (h1, h2), inserting it when new. */
+  add(h1: number, h2: number): number {
+    let p = (h1 ^ Math.imul(h2, 0x9e3779b1)) & this.mask
+    for (;;) {
+      const v = this.id[p]!
+      if (v === 0) {
+        this.k1[p] = h1
+        this.k2[p] = h2
+        this.id[p] = ++this.size
+        return this.size - 1
+      }
+      if (this.k1[p] === h1 && this.k2[p] === h2) return v - 1
+      p = (p + 1) & this.mask
+    }
+  }
+
+  /** Dense id of (h1, h2), or -1. */
+  get(h1: number, h2: number): number {
+    let p = (h1 ^ Math.imul(h2, 0x9e3779b1)) & this.mask
+    for (;;) {
+      const v = this.id[p]!
+      if (v === 0) return -1
+      if (this.k1[p] === h1 && this.k2[p] === h2) return v - 1
+      p = (p + 1) & this.mask
+    }
+  }
 }
 
-/** First index whose (k1, k2) >= (h1, h2). */
-function lowerBound(ix: FingerprintIndex, h1: number, h2: number): number {
-  let lo = 0
-  let hi = ix.n
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (cmpHash(ix.k1[mid]!, ix.k2[mid]!, h1, h2) < 0) lo = mid + 1
-    else hi = mid
+class U32List {
+  data: Uint32Array
+  length = 0
+  constructor(cap = 1024) {
+    this.data = new Uint32Array(Math.max(16, cap))
   }
-  return lo
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = new Uint32Array(this.data.length * 2)
+      next.set(this.data)
+      this.data = next
+    }
+    this.data[this.length++] = v
+  }
 }
 
-function markBoilerplate(ix: FingerprintIndex, tenantOf: Int32Array, threshold: number): number {
-  let groups = 0
-  const seen: number[] = []
-  for (let lo = 0; lo < ix.n; ) {
-    let hi = lo + 1
-    while (hi < ix.n && ix.k1[hi] === ix.k1[lo] && ix.k2[hi] === ix.k2[lo]) hi++
-    seen.length = 0
-    for (let i = lo; i < hi && seen.length < threshold; i++) {
-      const t = tenantOf[ix.val[i]! >>> 1]!
-      if (!seen.includes(t)) seen.push(t)
-    }
-    if (seen.length >= threshold) {
-      ix.boiler.fill(1, lo, hi)
-      groups++
-    }
-    lo = hi
-  }
-  return groups
+function copyFingerprints(blob: Uint8Array): Uint32Array {
+  // Copy: a Buffer from SQLite need not be 4-byte aligned.
+  if ((blob.byteOffset & 3) === 0) return new Uint32Array(blob.buffer, blob.byteOffset, blob.byteLength >>> 2)
+  const copy = new Uint8Array(blob.byteLength)
+  copy.set(blob)
+  return new Uint32Array(copy.buffer, 0, copy.byteLength >>> 2)
 }
 
 // ------------------------------------------------------------------ verification
-
-function key53(h1: number, h2: number): number {
-  return h1 * 0x200000 + (h2 & 0x1fffff)
-}
 
 interface Run {
   len: number
@@ -151,19 +156,11 @@ interface Run {
 
 /**
  * The longest verbatim run of words shared by the response and a candidate text that is
- * evidence: at least one winnowing window wholly inside the run has a minimum that is not
- * boilerplate and not in the recipient's own prompt. (Every window minimum inside a run is
- * selected in every text containing the run, so this judges the run itself, not where it
- * happens to sit.)
+ * evidence: once the masked words (boilerplate, or text the recipient sent itself) are
+ * taken out, what is left of the run still holds `minWords` consecutive words. The run
+ * reported is the whole verbatim run.
  */
-function longestEvidenceRun(
-  rw: Words,
-  rg: KGrams,
-  sw: Words,
-  sg: KGrams,
-  minWords: number,
-  isEvidenceKgram: (i: number) => boolean,
-): Run | null {
+function longestEvidenceRun(rw: Words, rg: KGrams, sw: Words, sg: KGrams, minWords: number, masked: Uint8Array): Run | null {
   const anchors = new Map<number, number[]>()
   for (let j = 0; j < sg.length; j++) {
     const list = anchors.get(sg.h1[j]!)
@@ -181,59 +178,50 @@ function longestEvidenceRun(
       let len = 0
       while (i + len < rw.length && j + len < sw.length && same(i + len, j + len)) len++
       if (len < minWords || (best !== null && len <= best.len)) continue
-      if (runIsEvidence(rg, i, len, isEvidenceKgram)) best = {len, start: i}
+      if (longestUnmasked(masked, i, len) >= minWords) best = {len, start: i}
     }
   }
   return best
 }
 
-function runIsEvidence(rg: KGrams, start: number, len: number, isEvidenceKgram: (i: number) => boolean): boolean {
-  const grams = len - K + 1
-  if (grams <= 0) return false
-  if (grams < W) return isEvidenceKgram(windowMin(rg, start, start + grams))
-  for (let a = start; a + W <= start + grams; a++) {
-    if (isEvidenceKgram(windowMin(rg, a, a + W))) return true
+function longestUnmasked(masked: Uint8Array, start: number, len: number): number {
+  let best = 0
+  let cur = 0
+  for (let k = start; k < start + len; k++) {
+    if (masked[k] === 1) cur = 0
+    else if (++cur > best) best = cur
   }
-  return false
+  return best
 }
 
 // ------------------------------------------------------------------ the pass
 
 interface Meta {
   id: Float64Array
-  ts: Float64Array
   session: Int32Array
   tenant: Int32Array
   node: Int32Array
   sessionNames: string[]
-  tenantNames: string[]
 }
 
 /** Recomputes the provenance table from the stored fingerprints (boilerplate is a property of the whole case). */
 export function computeProvenance(db: CaseDb, options: ProvenanceOptions): ProvenanceStats {
   const t0 = performance.now()
-  const count = db
-    .prepare(
-      `SELECT COUNT(*) AS records, COALESCE(SUM(length(fp.prompt_fp) + length(fp.response_fp)), 0) / 8 AS fps,
-              COALESCE(SUM(length(fp.response_fp)), 0) / 8 AS rfps
-       FROM fingerprints fp JOIN records r ON r.id = fp.record_id JOIN files f ON f.id = r.file_id WHERE f.state = 'complete'`,
-    )
-    .get() as {records: number; fps: number; rfps: number}
+  const from = `FROM fingerprints fp JOIN records r ON r.id = fp.record_id JOIN files f ON f.id = r.file_id WHERE f.state = 'complete'`
+  const count = db.prepare(`SELECT COUNT(*) AS records, COALESCE(SUM(length(fp.response_fp)), 0) / 8 AS rfps ${from}`).get() as {records: number; rfps: number}
   const nRec = count.records
   const meta: Meta = {
     id: new Float64Array(nRec),
-    ts: new Float64Array(nRec),
     session: new Int32Array(nRec),
     tenant: new Int32Array(nRec),
     node: new Int32Array(nRec),
     sessionNames: [],
-    tenantNames: [],
   }
-  const intern = (map: Map<string, number>, names: string[], key: string): number => {
+  const intern = (map: Map<string, number>, names: string[] | null, key: string): number => {
     let v = map.get(key)
     if (v === undefined) {
-      v = names.length
-      names.push(key)
+      v = map.size
+      names?.push(key)
       map.set(key, v)
     }
     return v
@@ -241,151 +229,194 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions): Prove
   const sessions = new Map<string, number>()
   const tenants = new Map<string, number>()
   const nodes = new Map<string, number>()
-  const nodeNames: string[] = []
-  const ix: FingerprintIndex = {
-    k1: new Uint32Array(count.fps),
-    k2: new Uint32Array(count.fps),
-    val: new Uint32Array(count.fps),
-    boiler: new Uint8Array(count.fps),
-    n: 0,
-  }
-  // Response fingerprints in record order, kept apart because the sort permutes the index.
-  const resp1 = new Uint32Array(count.rfps)
-  const resp2 = new Uint32Array(count.rfps)
+
+  // Pass 1: record metadata and every response fingerprint, in time order.
+  const table = new HashTable(count.rfps)
+  const respSlot = new Uint32Array(count.rfps)
   const respStart = new Uint32Array(nRec + 1)
   let nResp = 0
+  const order = 'ORDER BY r.ts_ms, r.id'
   const rows = db
-    .prepare(
-      `SELECT r.id, r.ts_ms, r.tenant_id, r.session_id, r.decode_node, fp.prompt_fp, fp.response_fp
-       FROM fingerprints fp JOIN records r ON r.id = fp.record_id JOIN files f ON f.id = r.file_id
-       WHERE f.state = 'complete' ORDER BY r.ts_ms, r.id`,
-    )
+    .prepare(`SELECT r.id, r.tenant_id, r.session_id, r.decode_node, fp.response_fp ${from} ${order}`)
     .raw()
-    .iterate() as IterableIterator<[number, number, string, string, string | null, Buffer, Buffer]>
+    .iterate() as IterableIterator<[number, string, string, string | null, Buffer]>
   let idx = 0
-  for (const [id, ts, tenant, session, node, pfp, rfp] of rows) {
+  for (const [id, tenant, session, node, rfp] of rows) {
     meta.id[idx] = id
-    meta.ts[idx] = ts
-    meta.tenant[idx] = intern(tenants, meta.tenantNames, tenant)
+    meta.tenant[idx] = intern(tenants, null, tenant)
     // A session belongs to its tenant: the same session id under two tenants is two sessions.
     meta.session[idx] = intern(sessions, meta.sessionNames, `${tenant}\u0000${session}`)
-    meta.node[idx] = node === null || node === '' ? -1 : intern(nodes, nodeNames, node)
-    for (const [blob, part] of [[pfp, 0], [rfp, 1]] as const) {
-      const fps = unpackFingerprints(blob)
-      for (let i = 0; i + 1 < fps.length; i += 2) {
-        ix.k1[ix.n] = fps[i]!
-        ix.k2[ix.n] = fps[i + 1]!
-        ix.val[ix.n] = idx * 2 + part
-        ix.n++
-        if (part === 1) {
-          resp1[nResp] = fps[i]!
-          resp2[nResp] = fps[i + 1]!
-          nResp++
-        }
-      }
-    }
+    meta.node[idx] = node === null || node === '' ? -1 : intern(nodes, null, node)
+    const fps = copyFingerprints(rfp)
+    for (let i = 0; i + 1 < fps.length; i += 2) respSlot[nResp++] = table.add(fps[i]!, fps[i + 1]!)
     idx++
     respStart[idx] = nResp
   }
-  radixSort(ix.k1, ix.k2, ix.val, ix.n)
-  markBoilerplate(ix, meta.tenant, options.boilerplateTenants)
+  const nSlots = table.size
   const t1 = performance.now()
 
-  const getText = db.prepare(`SELECT request_text, response_text FROM records WHERE id = ?`).raw()
+  // Pass 2: postings per hash, in time order: (slot, record * 2 + part) for every response
+  // fingerprint and every prompt fingerprint whose hash some response has. Repeats of a
+  // hash within one text are one entry.
+  const entSlot = new U32List(nResp * 2)
+  const entVal = new U32List(nResp * 2)
+  const lastVal = new Int32Array(nSlots).fill(-1)
+  const prompts = db.prepare(`SELECT fp.prompt_fp ${from} ${order}`).pluck().iterate() as IterableIterator<Buffer>
+  idx = 0
+  for (const pfp of prompts) {
+    const fps = copyFingerprints(pfp)
+    const pv = idx * 2
+    for (let i = 0; i + 1 < fps.length; i += 2) {
+      const slot = table.get(fps[i]!, fps[i + 1]!)
+      if (slot < 0 || lastVal[slot] === pv) continue
+      lastVal[slot] = pv
+      entSlot.push(slot)
+      entVal.push(pv)
+    }
+    const rv = pv + 1
+    for (let e = respStart[idx]!; e < respStart[idx + 1]!; e++) {
+      const slot = respSlot[e]!
+      if (lastVal[slot] === rv) continue
+      lastVal[slot] = rv
+      entSlot.push(slot)
+      entVal.push(rv)
+    }
+    idx++
+  }
+  // Counting sort by slot (stable: postings stay in time order).
+  const off = new Uint32Array(nSlots + 1)
+  for (let i = 0; i < entSlot.length; i++) off[entSlot.data[i]! + 1]!++
+  for (let s = 0; s < nSlots; s++) off[s + 1]! += off[s]!
+  const post = new Uint32Array(entSlot.length)
+  {
+    const fill = off.slice(0, nSlots)
+    for (let i = 0; i < entSlot.length; i++) post[fill[entSlot.data[i]!]!++] = entVal.data[i]!
+  }
+  const nEntries = entSlot.length
+  entSlot.data = new Uint32Array(0)
+  entVal.data = new Uint32Array(0)
+
+  // Boilerplate: a hash found in the prompts of >= T tenants, or in the responses of >= T
+  // tenants. Prompts and responses are counted apart so that a prompt leaked into the
+  // responses of two other tenants does not become "boilerplate" (1 + 2 = 3 tenants): only
+  // what many tenants *sent*, or what the model *said* to many tenants, is.
+  const T = options.boilerplateTenants
+  const boiler = new Uint8Array(nSlots)
+  let boilerHashes = 0
+  {
+    const seen: number[][] = [[], []]
+    for (let s = 0; s < nSlots; s++) {
+      seen[0]!.length = 0
+      seen[1]!.length = 0
+      for (let q = off[s]!; q < off[s + 1]!; q++) {
+        const v = post[q]!
+        const list = seen[v & 1]!
+        const t = meta.tenant[v >>> 1]!
+        if (!list.includes(t)) {
+          list.push(t)
+          if (list.length >= T) {
+            boiler[s] = 1
+            boilerHashes++
+            break
+          }
+        }
+      }
+    }
+  }
+  const t2 = performance.now()
+
+  const getResponse = db.prepare(`SELECT response_text FROM records WHERE id = ?`).pluck()
+  const getPrompt = db.prepare(`SELECT request_text FROM records WHERE id = ?`).pluck()
   const insert = db.prepare(
     `INSERT INTO provenance (record_id, source_record_id, source_session, source_tenant, overlap_words, overlap_sha256, matched, word_start, candidates)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   )
   const stats: ProvenanceStats = {
     records: nRec,
-    fingerprints: ix.n,
-    boilerplate_fingerprints: 0,
+    response_fingerprints: nResp,
+    index_entries: nEntries,
+    boilerplate_hashes: boilerHashes,
     responses_with_candidates: 0,
     candidates_verified: 0,
     attributed: 0,
-    timings_ms: {index: 0, match: 0},
-  }
-  for (let i = 0; i < ix.n; i++) stats.boilerplate_fingerprints += ix.boiler[i]!
-
-  const isBoiler = (h1: number, h2: number): boolean => {
-    const p = lowerBound(ix, h1, h2)
-    return p < ix.n && ix.k1[p] === h1 && ix.k2[p] === h2 && ix.boiler[p] === 1
+    timings_ms: {load: 0, index: 0, match: 0},
   }
 
   db.transaction(() => {
     db.prepare('DELETE FROM provenance').run()
-    const hits: Array<{h1: number; h2: number; vals: number[]}> = []
+    const tally = new Map<number, number>()
     for (let r = 0; r < nRec; r++) {
-      hits.length = 0
-      for (let e = respStart[r]!; e < respStart[r + 1]!; e++) {
-        const h1 = resp1[e]!
-        const h2 = resp2[e]!
-        const lo = lowerBound(ix, h1, h2)
-        if (lo >= ix.n || ix.k1[lo] !== h1 || ix.k2[lo] !== h2 || ix.boiler[lo] === 1) continue
-        // Entries of a group ascend by record order: walk back from the last one before r.
-        let p = lo
-        while (p < ix.n && ix.k1[p] === h1 && ix.k2[p] === h2 && ix.val[p]! < r * 2) p++
-        const vals: number[] = []
-        for (let q = p - 1, seen = 0; q >= lo && seen < POSTING_CAP; q--, seen++) {
-          const v = ix.val[q]!
-          if (meta.session[v >>> 1] !== meta.session[r]) vals.push(v)
+      const e0 = respStart[r]!
+      const e1 = respStart[r + 1]!
+      if (e0 === e1) continue
+      tally.clear()
+      const own = r * 2
+      const session = meta.session[r]!
+      for (let e = e0; e < e1; e++) {
+        const slot = respSlot[e]!
+        if (boiler[slot] === 1) continue
+        const lo = off[slot]!
+        const hi = off[slot + 1]!
+        if (hi - lo < 2) continue // only this response has it
+        // First posting at or after this record's own entries.
+        let a = lo
+        let b = hi
+        while (a < b) {
+          const m = (a + b) >>> 1
+          if (post[m]! < own) a = m + 1
+          else b = m
         }
-        if (vals.length > 0) hits.push({h1, h2, vals})
-      }
-      if (hits.length === 0) continue
-
-      const [requestText, responseText] = getText.get(meta.id[r]) as [string | null, string | null]
-      const rText = responseText ?? ''
-      const rw = tokenizeWords(rText)
-      const rg = kgramHashes(rw)
-      // Text the recipient itself sent is never evidence against someone else.
-      const own = new Set<number>()
-      {
-        const pg = kgramHashes(tokenizeWords(requestText ?? ''))
-        for (let i = 0; i < pg.length; i++) own.add(key53(pg.h1[i]!, pg.h2[i]!))
-      }
-      const tally = new Map<number, number>()
-      for (const hit of hits) {
-        if (own.has(key53(hit.h1, hit.h2))) continue
-        for (const v of hit.vals) tally.set(v, (tally.get(v) ?? 0) + 1)
+        // Text the recipient itself sent is never evidence against someone else.
+        if (a < hi && post[a] === own) continue
+        for (let q = a - 1, seen = 0; q >= lo && seen < POSTING_CAP; q--, seen++) {
+          const v = post[q]!
+          if (meta.session[v >>> 1] !== session) tally.set(v, (tally.get(v) ?? 0) + 1)
+        }
       }
       if (tally.size === 0) continue
       stats.responses_with_candidates++
-      const ranked = [...tally.entries()].sort((a, b) => b[1] - a[1] || b[0] - a[0]).slice(0, MAX_VERIFIED)
+      const ranked = [...tally.entries()].sort((x, y) => y[1] - x[1] || y[0] - x[0]).slice(0, MAX_VERIFIED)
 
-      const evidence = new Int8Array(rg.length).fill(-1)
-      const isEvidenceKgram = (i: number): boolean => {
-        if (evidence[i] === -1) {
-          const h1 = rg.h1[i]!
-          const h2 = rg.h2[i]!
-          evidence[i] = !own.has(key53(h1, h2)) && !isBoiler(h1, h2) ? 1 : 0
-        }
-        return evidence[i] === 1
+      const rText = (getResponse.get(meta.id[r]) as string | null) ?? ''
+      const rw = tokenizeWords(rText)
+      const rg = kgramHashes(rw)
+      // Masked words: covered by a boilerplate k-gram, or by a k-gram of the recipient's own prompt.
+      const masked = new Uint8Array(rw.length)
+      for (let i = 0; i < rg.length; i++) {
+        const slot = table.get(rg.h1[i]!, rg.h2[i]!)
+        if (slot >= 0 && boiler[slot] === 1) masked.fill(1, i, i + K)
       }
+      let ownMasked = false
       let best: {v: number; run: Run} | null = null
-      const textCache = new Map<number, [string | null, string | null]>()
       for (const [v] of ranked) {
-        const s = v >>> 1
-        const part = v & 1
         stats.candidates_verified++
-        let texts = textCache.get(s)
-        if (!texts) {
-          texts = getText.get(meta.id[s]) as [string | null, string | null]
-          textCache.set(s, texts)
+        const s = v >>> 1
+        const sText = ((v & 1) === 0 ? getPrompt.get(meta.id[s]) : getResponse.get(meta.id[s])) as string | null
+        const sw = tokenizeWords(sText ?? '')
+        const sg = kgramHashes(sw)
+        // Cheap test first (boilerplate only); the recipient's prompt is read only when needed.
+        if (longestEvidenceRun(rw, rg, sw, sg, options.minWords, masked) === null) continue
+        if (!ownMasked) {
+          ownMasked = true
+          const pg = kgramHashes(tokenizeWords((getPrompt.get(meta.id[r]) as string | null) ?? ''))
+          if (pg.length > 0) {
+            const ownSet = new Set<number>()
+            for (let i = 0; i < pg.length; i++) ownSet.add(key53(pg.h1[i]!, pg.h2[i]!))
+            for (let i = 0; i < rg.length; i++) if (ownSet.has(key53(rg.h1[i]!, rg.h2[i]!))) masked.fill(1, i, i + K)
+          }
         }
-        const sw = tokenizeWords((part === 0 ? texts[0] : texts[1]) ?? '')
-        const run = longestEvidenceRun(rw, rg, sw, kgramHashes(sw), options.minWords, isEvidenceKgram)
+        const run = longestEvidenceRun(rw, rg, sw, sg, options.minWords, masked)
         if (run === null) continue
         if (best === null || better(meta, r, {v, run}, best)) best = {v, run}
       }
       if (best === null) continue
       const s = best.v >>> 1
       const overlap = wordsText(rText, rw, best.run.start, best.run.len)
-      const [tenant, session] = splitSession(meta.sessionNames[meta.session[s]!]!)
+      const [tenant, sessionName] = splitSession(meta.sessionNames[meta.session[s]!]!)
       insert.run(
         meta.id[r],
         meta.id[s],
-        session,
+        sessionName,
         tenant,
         best.run.len,
         createHash('sha256').update(overlap).digest('hex'),
@@ -396,9 +427,13 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions): Prove
       stats.attributed++
     }
   })()
-  const t2 = performance.now()
-  stats.timings_ms = {index: Math.round(t1 - t0), match: Math.round(t2 - t1)}
+  const t3 = performance.now()
+  stats.timings_ms = {load: Math.round(t1 - t0), index: Math.round(t2 - t1), match: Math.round(t3 - t2)}
   return stats
+}
+
+function key53(h1: number, h2: number): number {
+  return h1 * 0x200000 + (h2 & 0x1fffff)
 }
 
 function splitSession(key: string): [string, string] {

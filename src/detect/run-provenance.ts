@@ -10,7 +10,7 @@ import {readScanState, scanMarkers} from './scan-case.js'
 export function ensureProvenance(db: CaseDb, options: {now: Date; minWords: number; boilerplateTenants: number}): ProvenanceStats | null {
   const params = JSON.stringify({minWords: options.minWords, boilerplateTenants: options.boilerplateTenants})
   const marker = scanMarkers(db, {now: options.now})
-  if (marker.fresh === 0 && readScanState(db, 'provenance_params') === params) return null
+  if (marker.fresh === 0 && marker.refingerprinted === 0 && readScanState(db, 'provenance_params') === params) return null
   const stats = computeProvenance(db, {minWords: options.minWords, boilerplateTenants: options.boilerplateTenants})
   db.prepare(`INSERT INTO scan_state (key, value) VALUES ('provenance_params', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`).run(params)
   return stats

@@ -3,6 +3,7 @@ import {UsageError} from '../errors.js'
 import {classifySighting, findMarkers, SIGHTING_CLASSES, sqliteRegistry, type MarkerRegistry, type SightingClass} from './markers.js'
 import {computePiiFindings, storePiiValues} from './pii-findings.js'
 import {computeProvenance, DEFAULT_PROVENANCE, fingerprintTexts, storeFingerprints, type ProvenanceOptions, type ProvenanceStats} from './provenance.js'
+import {SCHEME} from './winnow.js'
 
 // `crosstalk scan`: markers, provenance, PII and over-pool flags for a whole case.
 // Incremental: records of evidence files not yet scanned get markers, PII values and
@@ -72,6 +73,8 @@ interface MarkerPassStats {
   scanned: number
   fresh: number
   full: boolean
+  /** Records whose stored fingerprints were of an older scheme and were recomputed. */
+  refingerprinted: number
   registry: MarkerRegistry
 }
 
@@ -93,7 +96,7 @@ export function scanMarkers(db: CaseDb, options: {now: Date; fingerprints?: bool
   const promptOf = db.prepare('SELECT request_text FROM records WHERE id = ?').pluck()
   const putFingerprints = storeFingerprints(db)
   const putPii = storePiiValues(db)
-  const stats: MarkerPassStats = {scanned: 0, fresh: 0, full, registry}
+  const stats: MarkerPassStats = {scanned: 0, fresh: 0, full, refingerprinted: 0, registry}
 
   const detect = (id: number, tenant: string, session: string, responseText: string | null, prompt: () => string | null): void => {
     if (!responseText) return
@@ -141,6 +144,22 @@ export function scanMarkers(db: CaseDb, options: {now: Date; fingerprints?: bool
       }
       db.prepare('INSERT OR REPLACE INTO scanned_files (file_id, scanned_at) VALUES (?, ?)').run(fileId, options.now.toISOString())
     }
+    // Fingerprints stored under an older scheme (e.g. by an earlier version) are recomputed.
+    if (options.fingerprints !== false && getState(db, 'fingerprint_scheme') !== SCHEME) {
+      const stale = db.prepare('SELECT record_id FROM fingerprints WHERE scheme <> ? AND record_id > ? ORDER BY record_id LIMIT 1000').pluck()
+      const texts = db.prepare('SELECT request_text, response_text FROM records WHERE id = ?').raw()
+      for (let last = 0; ; ) {
+        const ids = stale.all(SCHEME, last) as number[]
+        if (ids.length === 0) break
+        for (const id of ids) {
+          const [prompt, response] = texts.get(id) as [string | null, string | null]
+          putFingerprints(id, fingerprintTexts(prompt, response))
+        }
+        last = ids.at(-1)!
+        stats.refingerprinted += ids.length
+      }
+      setState(db, 'fingerprint_scheme', SCHEME)
+    }
     setState(db, 'scanned_registry_version', version)
   })()
   return stats
@@ -179,7 +198,7 @@ export function scanCase(db: CaseDb, options: ScanOptions): ScanResult {
   let provenance: ProvenanceStats | null = null
   const params = JSON.stringify({minWords: provOptions.minWords, boilerplateTenants: provOptions.boilerplateTenants})
   // Nothing new and the same parameters: the stored table is current.
-  const provenanceCurrent = markers.fresh === 0 && getState(db, 'provenance_params') === params
+  const provenanceCurrent = markers.fresh === 0 && markers.refingerprinted === 0 && getState(db, 'provenance_params') === params
   if (!options.skipProvenance && !provenanceCurrent) {
     provenance = computeProvenance(db, provOptions)
     setState(db, 'provenance_params', params)

@@ -1,4 +1,4 @@
-import {fmix, type Words} from './words.js'
+import {fmix, nextWord, type WordCursor, type Words} from './words.js'
 
 // Winnowing (Schleimer, Wilkerson, Aiken, "Winnowing: local algorithms for document
 // fingerprinting", SIGMOD 2003). Hash every k-gram of words; in every window of W
@@ -10,7 +10,8 @@ import {fmix, type Words} from './words.js'
 export const K = 5
 export const W = 8
 export const GUARANTEE_WORDS = W + K - 1
-export const SCHEME = `words-k${K}-w${W}-v1`
+/** v2: canary markers are words (v1 dropped them). */
+export const SCHEME = `words-k${K}-w${W}-v2`
 
 export interface KGrams {
   h1: Uint32Array
@@ -86,6 +87,94 @@ export function packFingerprints(g: KGrams, picked: readonly number[]): Buffer {
     out[2 * i + 1] = g.h2[p]!
   })
   return Buffer.from(out.buffer, out.byteOffset, out.byteLength)
+}
+
+/** Growable output of fingerprintText: (h1, h2) pairs. */
+export class FingerprintBuffer {
+  data = new Uint32Array(1024)
+  length = 0
+  push(h1: number, h2: number): void {
+    if (this.length + 2 > this.data.length) {
+      const next = new Uint32Array(this.data.length * 2)
+      next.set(this.data)
+      this.data = next
+    }
+    this.data[this.length++] = h1
+    this.data[this.length++] = h2
+  }
+  /** A copy of the pairs as a Buffer (for storage). */
+  toBuffer(): Buffer {
+    return Buffer.from(this.data.buffer.slice(0, this.length * 4))
+  }
+}
+
+const cursor: WordCursor = {i: 0, start: 0, a: 0, b: 0, kept: 0}
+const wa = new Uint32Array(K)
+const wb = new Uint32Array(K)
+const ga = new Uint32Array(W)
+const gb = new Uint32Array(W)
+
+/**
+ * One pass over the text: words, k-gram hashes and winnowing together, with no per-word
+ * allocation. Exactly winnow(kgramHashes(tokenizeWords(text))) (tested). Appends the
+ * selected fingerprints to `out` and returns the number of words.
+ */
+export function fingerprintText(text: string, out: FingerprintBuffer): number {
+  cursor.i = 0
+  let words = 0
+  let grams = 0
+  let last = -1 // k-gram index of the last selected minimum
+  let lastA = 0
+  let lastB = 0
+  while (nextWord(text, cursor)) {
+    wa[words % K] = fmix(cursor.a)
+    wb[words % K] = fmix(cursor.b ^ cursor.kept)
+    words++
+    if (words < K) continue
+    let a = 0x2545f491
+    let b = 0x6a09e667
+    for (let j = words - K; j < words; j++) {
+      a = Math.imul(a ^ wa[j % K]!, 0x9e3779b1)
+      a = (a << 13) | (a >>> 19)
+      b = Math.imul(b ^ wb[j % K]!, 0x85ebca77)
+      b = (b << 17) | (b >>> 15)
+    }
+    const h1 = fmix(a ^ K)
+    const h2 = fmix(b ^ (K << 8))
+    const g = grams++
+    ga[g % W] = h1
+    gb[g % W] = h2
+    if (g < W - 1) continue
+    const s = g - W + 1
+    let m: number
+    if (last >= s) {
+      m = h1 < lastA || (h1 === lastA && h2 <= lastB) ? g : last
+    } else {
+      m = s
+      for (let i = s + 1; i <= g; i++) {
+        const x1 = ga[i % W]!
+        const x2 = gb[i % W]!
+        const b1 = ga[m % W]!
+        if (x1 < b1 || (x1 === b1 && x2 <= gb[m % W]!)) m = i
+      }
+    }
+    if (m !== last) {
+      last = m
+      lastA = ga[m % W]!
+      lastB = gb[m % W]!
+      out.push(lastA, lastB)
+    }
+  }
+  if (grams > 0 && grams < W) {
+    let m = 0
+    for (let i = 1; i < grams; i++) {
+      const x1 = ga[i]!
+      const b1 = ga[m]!
+      if (x1 < b1 || (x1 === b1 && gb[i]! <= gb[m]!)) m = i
+    }
+    out.push(ga[m]!, gb[m]!)
+  }
+  return words
 }
 
 export function unpackFingerprints(blob: Uint8Array): Uint32Array {

@@ -1,10 +1,12 @@
-// Normalised words for provenance: split on white space, punctuation stripped, lower-case.
+// Normalised words for provenance, as the generator's ground truth counts them: white-space
+// separated tokens, compared as their lower-cased letters and digits only; a token with no
+// letter or digit is not a word. (Letters and digits beyond ASCII count too, so a Cyrillic
+// or Greek text still has words.) Canary markers are words like any other: a leaked prompt
+// that starts with its session's marker repeats that word too.
+//
 // Only hashes and character offsets are produced (no per-word strings) so that hundreds of
 // megabytes of text can be fingerprinted quickly; strings are rebuilt from the offsets for
 // the few overlaps that are reported.
-//
-// Canary markers are dropped from the word sequence: a marker is evidence for `sightings`,
-// and as a unique token it would otherwise make any text around it look like a match.
 
 export interface Words {
   /** Two independent 32-bit hashes per word (a 64-bit identity). */
@@ -17,14 +19,89 @@ export interface Words {
 }
 
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u
-const C_LOWER = 'canary'
 
-function isSpace(c: number): boolean {
-  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+export function isSpace(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13) || (c >= 0xa0 && (c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff))
 }
 
-function isHexLower(c: number): boolean {
-  return (c >= 48 && c <= 57) || (c >= 97 && c <= 102)
+/** Seeds of the two word hashes. */
+export const WORD_SEED_A = 0x811c9dc5
+export const WORD_SEED_B = 0x9747b28c
+
+/**
+ * The word starting at or after `from`: its two hashes (not yet finalised), the number of
+ * normalised characters, and where it ends. Shared by tokenizeWords and the fused
+ * fingerprinting pass so both see exactly the same words. Returns false at the end of text.
+ */
+export interface WordCursor {
+  i: number
+  start: number
+  a: number
+  b: number
+  kept: number
+}
+
+export function nextWord(text: string, cur: WordCursor): boolean {
+  const len = text.length
+  let i = cur.i
+  for (;;) {
+    while (i < len) {
+      const c = text.charCodeAt(i)
+      if (c === 32 || (c >= 9 && c <= 13) || (c >= 0xa0 && isSpace(c))) i++
+      else break
+    }
+    if (i >= len) {
+      cur.i = i
+      return false
+    }
+    const wordStart = i
+    let a = WORD_SEED_A
+    let b = WORD_SEED_B
+    let kept = 0
+    while (i < len) {
+      let c = text.charCodeAt(i)
+      if (c < 128) {
+        if (c >= 97 && c <= 122) {
+          // lower-case letter: the common case
+        } else if (c >= 65 && c <= 90) c += 32
+        else if (c >= 48 && c <= 57) {
+          // digit
+        } else if (c === 32 || (c >= 9 && c <= 13)) break
+        else {
+          i++
+          continue
+        }
+        i++
+        a = Math.imul(a ^ c, 0x01000193)
+        b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15)
+        kept++
+        continue
+      }
+      if (isSpace(c)) break
+      i++
+      // Surrogate pairs: take the whole code point.
+      let ch = String.fromCharCode(c)
+      if (c >= 0xd800 && c <= 0xdbff && i < len) {
+        ch += text[i]
+        i++
+      }
+      if (!LETTER_OR_DIGIT.test(ch)) continue
+      const lower = ch.toLowerCase()
+      for (let j = 0; j < lower.length; j++) {
+        const lc = lower.charCodeAt(j)
+        a = Math.imul(a ^ lc, 0x01000193)
+        b = Math.imul(b ^ lc, 0x5bd1e995) ^ (b >>> 15)
+      }
+      kept += lower.length
+    }
+    if (kept === 0) continue
+    cur.i = i
+    cur.start = wordStart
+    cur.a = a
+    cur.b = b
+    cur.kept = kept
+    return true
+  }
 }
 
 export function tokenizeWords(text: string): Words {
@@ -34,52 +111,8 @@ export function tokenizeWords(text: string): Words {
   let start: Uint32Array = new Uint32Array(cap)
   let end: Uint32Array = new Uint32Array(cap)
   let n = 0
-  const len = text.length
-  let i = 0
-  while (i < len) {
-    while (i < len && isSpace(text.charCodeAt(i))) i++
-    if (i >= len) break
-    const wordStart = i
-    let a = 0x811c9dc5
-    let b = 0x9747b28c
-    let kept = 0
-    // Marker detection on the normalised form: "canary" then 8+ lower-case hex digits.
-    let canaryState = 0
-    while (i < len) {
-      let c = text.charCodeAt(i)
-      if (isSpace(c)) break
-      i++
-      if (c < 128) {
-        if (c >= 65 && c <= 90) c += 32
-        else if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57))) continue
-      } else {
-        // Surrogate pairs: take the whole code point.
-        let ch = String.fromCharCode(c)
-        if (c >= 0xd800 && c <= 0xdbff && i < len) {
-          ch += text[i]
-          i++
-        }
-        if (!LETTER_OR_DIGIT.test(ch)) continue
-        const lower = ch.toLowerCase()
-        for (let j = 0; j < lower.length; j++) {
-          const lc = lower.charCodeAt(j)
-          a = Math.imul(a ^ lc, 0x01000193)
-          b = Math.imul(b ^ lc, 0x5bd1e995) ^ (b >>> 15)
-        }
-        kept += lower.length
-        canaryState = -1
-        continue
-      }
-      a = Math.imul(a ^ c, 0x01000193)
-      b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15)
-      if (canaryState >= 0) {
-        if (kept < 6) canaryState = c === C_LOWER.charCodeAt(kept) ? canaryState : -1
-        else canaryState = isHexLower(c) ? canaryState + 1 : -1
-      }
-      kept++
-    }
-    if (kept === 0) continue
-    if (canaryState >= 8) continue
+  const cur: WordCursor = {i: 0, start: 0, a: 0, b: 0, kept: 0}
+  while (nextWord(text, cur)) {
     if (n === h1.length) {
       const grow = (arr: Uint32Array): Uint32Array => {
         const next = new Uint32Array(arr.length * 2)
@@ -91,10 +124,10 @@ export function tokenizeWords(text: string): Words {
       start = grow(start)
       end = grow(end)
     }
-    h1[n] = fmix(a)
-    h2[n] = fmix(b ^ kept)
-    start[n] = wordStart
-    end[n] = i
+    h1[n] = fmix(cur.a)
+    h2[n] = fmix(cur.b ^ cur.kept)
+    start[n] = cur.start
+    end[n] = cur.i
     n++
   }
   return {h1, h2, start, end, length: n}

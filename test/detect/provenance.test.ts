@@ -2,7 +2,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {computeProvenance} from '../../src/detect/provenance.js'
 import {scanCase} from '../../src/detect/scan-case.js'
 import {listProvenance} from '../../src/detect/list.js'
-import {GUARANTEE_WORDS, K, W, kgramHashes, winnow} from '../../src/detect/winnow.js'
+import {FingerprintBuffer, GUARANTEE_WORDS, K, W, fingerprintText, kgramHashes, winnow} from '../../src/detect/winnow.js'
 import {tokenizeWords} from '../../src/detect/words.js'
 import {makeCase, rng, type TestCase} from '../helpers/detect-case.js'
 
@@ -35,11 +35,28 @@ describe('winnowing', () => {
     expect(GUARANTEE_WORDS).toBeLessThanOrEqual(12)
   })
 
-  it('normalises case and punctuation and drops canary markers', () => {
-    const a = tokenizeWords('Hello, World! CANARY-3f9a1c2b4d5e6f70 it\'s')
-    const b = tokenizeWords('hello world its')
-    expect(a.length).toBe(3)
-    expect([...a.h1.subarray(0, 3)]).toEqual([...b.h1.subarray(0, 3)])
+  it('normalises case and punctuation; a canary marker is a word; a token with no letter or digit is none', () => {
+    const a = tokenizeWords('Hello, World! CANARY-3F9A1C2B4D5E6F70 -- it\'s')
+    const b = tokenizeWords('hello world canary3f9a1c2b4d5e6f70 its')
+    expect(a.length).toBe(4)
+    expect([...a.h1.subarray(0, 4)]).toEqual([...b.h1.subarray(0, 4)])
+    expect([...a.h2.subarray(0, 4)]).toEqual([...b.h2.subarray(0, 4)])
+  })
+
+  it('the one-pass fingerprinting equals winnow(kgramHashes(tokenizeWords))', () => {
+    const rand = rng(3)
+    const vocab = vocabulary(rand, 300)
+    const texts = ['', 'one', 'a b c d', 'a b c d e', 'a b c d e f g h i j k l', 'Ünïcödé wörds, — дом 𝔘nicode 12 ok', randomWords(rand, vocab, 5000).join(' ')]
+    for (let n = 1; n < 30; n++) texts.push(randomWords(rand, ['x', 'y', 'z'], n).join(' '))
+    for (const text of texts) {
+      const g = kgramHashes(tokenizeWords(text))
+      const expected: number[] = []
+      for (const p of winnow(g)) expected.push(g.h1[p]!, g.h2[p]!)
+      const out = new FingerprintBuffer()
+      const words = fingerprintText(text, out)
+      expect(words).toBe(tokenizeWords(text).length)
+      expect([...out.data.subarray(0, out.length)]).toEqual(expected)
+    }
   })
 
   it('selects at least one fingerprint in every window', () => {
@@ -137,6 +154,46 @@ describe('provenance', () => {
     // Raise the threshold: the system prompt is now evidence (t1-t4 are 4 tenants < 5).
     computeProvenance(tc.db, {minWords: 12, boilerplateTenants: 5})
     expect(listProvenance(tc.db).map((p) => p.request_id)).toEqual(['r-boiler'])
+  })
+
+  it('boilerplate plus a few shared words is not evidence; boilerplate plus 12 shared words is', () => {
+    tc = makeCase()
+    const rand = rng(17)
+    const vocab = vocabulary(rand, 20000)
+    const greeting = 'certainly here is a short overview of the points you asked about in your last message'
+    const tail = randomWords(rand, vocab, 40)
+    const greet = (id: string, tenant: string, words: string[]) => ({request_id: id, tenant_id: tenant, session_id: `s-${id}`, request_text: randomWords(rand, vocab, 20).join(' '), response_text: `${greeting} ${words.join(' ')}`})
+    tc.addFile([
+      greet('g1', 't1', randomWords(rand, vocab, 30)),
+      greet('g2', 't2', randomWords(rand, vocab, 30)),
+      greet('g3', 't3', randomWords(rand, vocab, 30)),
+      // The source: greeting, then its own answer.
+      greet('src', 't4', tail),
+      // Greeting + 1, + 4 words of src's answer (a 17- and 20-word verbatim run): not evidence.
+      greet('r1', 't5', [tail[0]!, ...randomWords(rand, vocab, 30)]),
+      greet('r4', 't6', [...tail.slice(0, 4), ...randomWords(rand, vocab, 30)]),
+      // Greeting + 12 words of src's answer: a 28-word run, 12 of them not boilerplate.
+      greet('r12', 't7', [...tail.slice(0, 12), ...randomWords(rand, vocab, 30)]),
+    ])
+    scanCase(tc.db, {now: NOW})
+    expect(listProvenance(tc.db).map((p) => [p.request_id, p.source_request_id, p.overlap_words])).toEqual([['r12', 'src', 16 + 12]])
+  })
+
+  it('a prompt leaked to two other tenants is still evidence for both (prompts and responses count tenants apart)', () => {
+    tc = makeCase()
+    const rand = rng(23)
+    const vocab = vocabulary(rand, 20000)
+    const secret = randomWords(rand, vocab, 60)
+    tc.addFile([
+      {request_id: 'src', tenant_id: 'ta', session_id: 'sa', request_text: secret.join(' '), response_text: randomWords(rand, vocab, 30).join(' ')},
+      {request_id: 'rb', tenant_id: 'tb', session_id: 'sb', request_text: 'hi', response_text: `${randomWords(rand, vocab, 5).join(' ')} ${secret.slice(0, 30).join(' ')}`},
+      {request_id: 'rc', tenant_id: 'tc', session_id: 'sc', request_text: 'hi', response_text: `${secret.slice(10, 40).join(' ')} ${randomWords(rand, vocab, 5).join(' ')}`},
+    ])
+    scanCase(tc.db, {now: NOW})
+    expect(listProvenance(tc.db).map((p) => [p.request_id, p.source_request_id, p.overlap_words])).toEqual([
+      ['rb', 'src', 30],
+      ['rc', 'src', 30],
+    ])
   })
 
   it('prefers the longest overlap, then the same decode node, then the most recent', () => {
