@@ -46,7 +46,14 @@ export class EvidenceWriter {
 
   /** Resolves once few enough blocks are in flight (call from the async read loop). */
   async backpressure(): Promise<void> {
-    while (this.inFlight.length > MAX_IN_FLIGHT) await this.inFlight[0]!.done
+    // Count only blocks still compressing: finished ones leave inFlight in writeReady(), which
+    // the caller runs between batches, so waiting on a finished block would spin for ever.
+    for (;;) {
+      if (this.failure) return
+      const busy = this.inFlight.filter((b) => b.data === undefined)
+      if (busy.length <= MAX_IN_FLIGHT) return
+      await busy[0]!.done
+    }
   }
 
   /** Stores every block whose compression has finished, in order. Call inside a transaction. */
