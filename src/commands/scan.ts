@@ -39,9 +39,12 @@ export default class Scan extends BaseCommand {
     this.audit(db, {flags}, summary, now)
     if (!this.jsonEnabled()) this.log(renderScan(result))
     if (flags['fail-on-leak'] && result.contaminated_responses > 0) {
-      throw new GateTripped(
+      // Contract: a tripped gate exits 3. Set the code instead of throwing so --json still prints the result.
+      const gate = new GateTripped(
         `contamination found: ${result.contaminated_responses} responses (${result.cross_tenant_responses} cross-tenant, ${result.cross_session_responses} cross-session)`,
       )
+      this.note(`${this.paint.red('Gate:')} ${gate.message}`)
+      process.exitCode = gate.exit
     }
     return result
   }

@@ -1,21 +1,13 @@
+import type {z} from 'zod'
 import type {CaseDb} from '../store/open-case.js'
+import type {piiFindingSchema, provenanceEntrySchema, sightingSchema} from './schemas.js'
 import {CONTAMINATION_CLASSES, type SightingClass} from './markers.js'
 import {findPii, hashPii, type PiiKind} from './pii.js'
 import {tokenizeWords, wordsText} from './words.js'
 
 // Read side of detection: the contract's --json shapes, built from the stored tables.
 
-export interface Sighting {
-  request_id: string
-  ts: string
-  class: SightingClass
-  marker: string
-  partial: boolean
-  recipient_session: string
-  recipient_tenant: string
-  source_session: string | null
-  source_tenant: string | null
-}
+export type Sighting = z.infer<typeof sightingSchema>
 export type SightingsResult = Sighting[]
 
 export function listSightings(db: CaseDb, options: {classes?: readonly SightingClass[]} = {}): SightingsResult {
@@ -47,23 +39,7 @@ export function isContamination(cls: SightingClass): boolean {
   return CONTAMINATION_CLASSES.includes(cls)
 }
 
-export interface ProvenanceEntry {
-  request_id: string
-  ts: string
-  recipient_session: string
-  recipient_tenant: string
-  source_request_id: string
-  source_ts: string
-  source_session: string
-  source_tenant: string
-  overlap_words: number
-  overlap_sha256: string
-  matched: 'prompt' | 'response'
-  /** Other earlier records that shared fingerprints (before verification). */
-  candidates: number
-  /** Only with showText: the normalised overlapping words. */
-  overlap_text?: string
-}
+export type ProvenanceEntry = z.infer<typeof provenanceEntrySchema>
 export type ProvenanceResult = ProvenanceEntry[]
 
 export function listProvenance(db: CaseDb, options: {showText?: boolean; minWords?: number} = {}): ProvenanceResult {
@@ -114,19 +90,7 @@ export function listProvenance(db: CaseDb, options: {showText?: boolean; minWord
   })
 }
 
-export interface PiiFinding {
-  request_id: string
-  ts: string
-  kind: PiiKind
-  value_sha256: string
-  recipient_session: string
-  recipient_tenant: string
-  source_request_id: string | null
-  source_session: string | null
-  source_tenant: string | null
-  /** Only with showValues: recomputed from the response text. */
-  value?: string
-}
+export type PiiFinding = z.infer<typeof piiFindingSchema>
 export type PiiResult = PiiFinding[]
 
 export function listPiiFindings(db: CaseDb, options: {showValues?: boolean} = {}): PiiResult {

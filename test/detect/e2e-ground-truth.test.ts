@@ -4,6 +4,7 @@ import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {listPiiFindings, listProvenance, listSightings} from '../../src/detect/list.js'
 import {findPii, hashPii} from '../../src/detect/pii.js'
+import {provenanceResultSchema, sightingsResultSchema} from '../../src/detect/schemas.js'
 import {scanCase} from '../../src/detect/scan-case.js'
 import {generateIncident} from '../../src/generate/generate-incident.js'
 import {loadGroundTruth, type GroundTruth} from '../../src/generate/ground-truth.js'
@@ -89,10 +90,10 @@ describe('detection against the generated ground truth', () => {
     check(gt, dbPath)
     const sightings = runCli(['sightings', '--db', dbPath, '--json'])
     expect(sightings.code, sightings.stderr).toBe(0)
-    expect((JSON.parse(sightings.stdout) as Parameters<typeof sightingKey>[0][]).map(sightingKey).sort()).toEqual(gt.sightings.map(sightingKey).sort())
+    expect(sightingsResultSchema.parse(JSON.parse(sightings.stdout)).map(sightingKey).sort()).toEqual(gt.sightings.map(sightingKey).sort())
     const prov = runCli(['provenance', '--db', dbPath, '--json'])
     expect(prov.code, prov.stderr).toBe(0)
-    expect((JSON.parse(prov.stdout) as Array<{request_id: string}>).map((p) => p.request_id).sort()).toEqual(gt.provenance.map((p) => p.request_id).sort())
+    expect(provenanceResultSchema.parse(JSON.parse(prov.stdout)).map((p) => p.request_id).sort()).toEqual(gt.provenance.map((p) => p.request_id).sort())
   }, 180_000)
 
   it('seed 42: sightings, provenance and PII are exact', async () => {

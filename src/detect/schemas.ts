@@ -1,0 +1,75 @@
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {z} from 'zod'
+import {SIGHTING_CLASSES} from './markers.js'
+import {PII_KINDS} from './pii.js'
+
+// The published shapes of detection's --json results (schemas/*.schema.json, committed so a
+// change in output shows in review; a test checks they match). The result types in list.ts
+// are inferred from these, so the code cannot drift from them either.
+// Regenerate: npx tsc -p . && node -e "import('./dist/detect/schemas.js').then(m => m.writeDetectSchemas('schemas'))"
+
+const iso = z.string().describe('UTC, toISOString() form')
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/)
+
+export const sightingSchema = z.object({
+  request_id: z.string(),
+  ts: iso,
+  class: z.enum(SIGHTING_CLASSES),
+  marker: z.string().describe('the registered marker in full, or the token found for an orphan'),
+  partial: z.boolean().describe('a 16+ hex-digit strict prefix of exactly one registered marker'),
+  recipient_session: z.string(),
+  recipient_tenant: z.string(),
+  source_session: z.string().nullable().describe('null for orphans'),
+  source_tenant: z.string().nullable().describe('null for orphans'),
+})
+export const sightingsResultSchema = z.array(sightingSchema)
+
+export const provenanceEntrySchema = z.object({
+  request_id: z.string(),
+  ts: iso,
+  recipient_session: z.string(),
+  recipient_tenant: z.string(),
+  source_request_id: z.string(),
+  source_ts: iso,
+  source_session: z.string(),
+  source_tenant: z.string(),
+  overlap_words: z.number().int().positive().describe('longest verbatim overlap, in words'),
+  overlap_sha256: sha256.describe('SHA-256 of the overlapping words, normalised, joined by single spaces'),
+  matched: z.enum(['prompt', 'response']).describe("which of the source's texts the response repeats"),
+  candidates: z.number().int().nonnegative().describe('other earlier records that shared fingerprints (before verification)'),
+  overlap_text: z.string().optional().describe('only with --show-text: the normalised overlapping words'),
+})
+export const provenanceResultSchema = z.array(provenanceEntrySchema)
+
+export const piiFindingSchema = z.object({
+  request_id: z.string(),
+  ts: iso,
+  kind: z.enum(PII_KINDS),
+  value_sha256: sha256,
+  recipient_session: z.string(),
+  recipient_tenant: z.string(),
+  source_request_id: z.string().nullable(),
+  source_session: z.string().nullable(),
+  source_tenant: z.string().nullable(),
+  value: z.string().optional().describe('only with --show-values'),
+})
+export const piiResultSchema = z.array(piiFindingSchema)
+
+export const DETECT_SCHEMAS = {
+  sightings: sightingsResultSchema,
+  provenance: provenanceResultSchema,
+  pii: piiResultSchema,
+} as const
+
+export function detectJsonSchema(name: keyof typeof DETECT_SCHEMAS): string {
+  return JSON.stringify({$id: `crosstalk/${name}.schema.json`, ...z.toJSONSchema(DETECT_SCHEMAS[name])}, null, 2) + '\n'
+}
+
+export function writeDetectSchemas(dir: string): string[] {
+  return (Object.keys(DETECT_SCHEMAS) as Array<keyof typeof DETECT_SCHEMAS>).map((name) => {
+    const path = join(dir, `${name}.schema.json`)
+    writeFileSync(path, detectJsonSchema(name))
+    return path
+  })
+}
