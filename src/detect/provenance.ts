@@ -44,15 +44,24 @@ export function fingerprintTexts(requestText: string | null, responseText: strin
   responseBuf.length = 0
   const promptWords = requestText ? fingerprintText(requestText, promptBuf) : 0
   const responseWords = responseText ? fingerprintText(responseText, responseBuf) : 0
-  return {promptWords, responseWords, promptFp: promptBuf.toBuffer(), responseFp: responseBuf.toBuffer()}
+  // Views, not copies: SQLite copies the bytes when it binds them.
+  return {promptWords, responseWords, promptFp: promptBuf.view(), responseFp: responseBuf.view()}
 }
 
-export function storeFingerprints(db: CaseDb): (recordId: number, fp: RecordFingerprints) => void {
+export interface RecordMeta {
+  ts_ms: number
+  tenant_id: string
+  session_id: string
+  decode_node: string | null
+}
+
+export function storeFingerprints(db: CaseDb): (recordId: number, fp: RecordFingerprints, meta: RecordMeta) => void {
   const insert = db.prepare(
-    `INSERT OR REPLACE INTO fingerprints (record_id, scheme, prompt_words, response_words, prompt_fp, response_fp) VALUES (?, ?, ?, ?, ?, ?)`,
+    `INSERT OR REPLACE INTO fingerprints (record_id, scheme, prompt_words, response_words, prompt_fp, response_fp, ts_ms, tenant_id, session_id, decode_node)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   )
-  return (id, fp) => {
-    insert.run(id, SCHEME, fp.promptWords, fp.responseWords, fp.promptFp, fp.responseFp)
+  return (id, fp, m) => {
+    insert.run(id, SCHEME, fp.promptWords, fp.responseWords, fp.promptFp, fp.responseFp, m.ts_ms, m.tenant_id, m.session_id, m.decode_node)
   }
 }
 
@@ -207,16 +216,14 @@ interface Meta {
 /** Recomputes the provenance table from the stored fingerprints (boilerplate is a property of the whole case). */
 export function computeProvenance(db: CaseDb, options: ProvenanceOptions): ProvenanceStats {
   const t0 = performance.now()
-  const from = `FROM fingerprints fp JOIN records r ON r.id = fp.record_id JOIN files f ON f.id = r.file_id WHERE f.state = 'complete'`
-  const count = db.prepare(`SELECT COUNT(*) AS records, COALESCE(SUM(length(fp.response_fp)), 0) / 8 AS rfps ${from}`).get() as {records: number; rfps: number}
-  const nRec = count.records
-  const meta: Meta = {
-    id: new Float64Array(nRec),
-    session: new Int32Array(nRec),
-    tenant: new Int32Array(nRec),
-    node: new Int32Array(nRec),
-    sessionNames: [],
+  // Everything is read from the compact fingerprints table in storage order (never from
+  // `records`, whose rows carry the texts), then put in time order here.
+  const count = db.prepare(`SELECT COUNT(*) AS records, COALESCE(MAX(record_id), 0) AS maxId, COALESCE(SUM(length(response_fp)), 0) / 8 AS rfps FROM fingerprints`).get() as {
+    records: number
+    maxId: number
+    rfps: number
   }
+  const nRec = count.records
   const intern = (map: Map<string, number>, names: string[] | null, key: string): number => {
     let v = map.get(key)
     if (v === undefined) {
@@ -229,70 +236,115 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions): Prove
   const sessions = new Map<string, number>()
   const tenants = new Map<string, number>()
   const nodes = new Map<string, number>()
+  const sessionNames: string[] = []
 
-  // Pass 1: record metadata and every response fingerprint, in time order.
+  // Pass 1: record facts and every response fingerprint (storage order k).
   const table = new HashTable(count.rfps)
-  const respSlot = new Uint32Array(count.rfps)
-  const respStart = new Uint32Array(nRec + 1)
+  const kId = new Float64Array(nRec)
+  const kTs = new Float64Array(nRec)
+  const kSession = new Int32Array(nRec)
+  const kTenant = new Int32Array(nRec)
+  const kNode = new Int32Array(nRec)
+  const kRespSlot = new Uint32Array(count.rfps)
+  const kRespStart = new Uint32Array(nRec + 1)
   let nResp = 0
-  const order = 'ORDER BY r.ts_ms, r.id'
-  const rows = db
-    .prepare(`SELECT r.id, r.tenant_id, r.session_id, r.decode_node, fp.response_fp ${from} ${order}`)
-    .raw()
-    .iterate() as IterableIterator<[number, string, string, string | null, Buffer]>
-  let idx = 0
-  for (const [id, tenant, session, node, rfp] of rows) {
-    meta.id[idx] = id
-    meta.tenant[idx] = intern(tenants, null, tenant)
-    // A session belongs to its tenant: the same session id under two tenants is two sessions.
-    meta.session[idx] = intern(sessions, meta.sessionNames, `${tenant}\u0000${session}`)
-    meta.node[idx] = node === null || node === '' ? -1 : intern(nodes, null, node)
-    const fps = copyFingerprints(rfp)
-    for (let i = 0; i + 1 < fps.length; i += 2) respSlot[nResp++] = table.add(fps[i]!, fps[i + 1]!)
-    idx++
-    respStart[idx] = nResp
+  {
+    const rows = db
+      .prepare(`SELECT record_id, ts_ms, tenant_id, session_id, decode_node, response_fp FROM fingerprints`)
+      .raw()
+      .iterate() as IterableIterator<[number, number, string, string, string | null, Buffer]>
+    let k = 0
+    for (const [id, ts, tenant, session, node, rfp] of rows) {
+      kId[k] = id
+      kTs[k] = ts
+      kTenant[k] = intern(tenants, null, tenant)
+      // A session belongs to its tenant: the same session id under two tenants is two sessions.
+      kSession[k] = intern(sessions, sessionNames, `${tenant}\u0000${session}`)
+      kNode[k] = node === null || node === '' ? -1 : intern(nodes, null, node)
+      const fps = copyFingerprints(rfp)
+      for (let i = 0; i + 1 < fps.length; i += 2) kRespSlot[nResp++] = table.add(fps[i]!, fps[i + 1]!)
+      k++
+      kRespStart[k] = nResp
+    }
+  }
+  // Time order: rank r of each record (ties by record id).
+  const byTime = new Uint32Array(nRec)
+  for (let k = 0; k < nRec; k++) byTime[k] = k
+  byTime.sort((x, y) => kTs[x]! - kTs[y]! || kId[x]! - kId[y]!)
+  const meta: Meta = {id: new Float64Array(nRec), session: new Int32Array(nRec), tenant: new Int32Array(nRec), node: new Int32Array(nRec), sessionNames}
+  const rankOfId = new Int32Array(count.maxId + 1).fill(-1)
+  const respSlot = new Uint32Array(nResp)
+  const respStart = new Uint32Array(nRec + 1)
+  for (let r = 0, e = 0; r < nRec; r++) {
+    const k = byTime[r]!
+    meta.id[r] = kId[k]!
+    meta.session[r] = kSession[k]!
+    meta.tenant[r] = kTenant[k]!
+    meta.node[r] = kNode[k]!
+    rankOfId[kId[k]!] = r
+    respSlot.set(kRespSlot.subarray(kRespStart[k]!, kRespStart[k + 1]!), e)
+    e += kRespStart[k + 1]! - kRespStart[k]!
+    respStart[r + 1] = e
   }
   const nSlots = table.size
   const t1 = performance.now()
 
-  // Pass 2: postings per hash, in time order: (slot, record * 2 + part) for every response
-  // fingerprint and every prompt fingerprint whose hash some response has. Repeats of a
-  // hash within one text are one entry.
+  // Pass 2: postings per hash: (slot, rank * 2 + part) for every response fingerprint and
+  // every prompt fingerprint whose hash some response has. Repeats of a hash within one
+  // text are one entry.
   const entSlot = new U32List(nResp * 2)
   const entVal = new U32List(nResp * 2)
   const lastVal = new Int32Array(nSlots).fill(-1)
-  const prompts = db.prepare(`SELECT fp.prompt_fp ${from} ${order}`).pluck().iterate() as IterableIterator<Buffer>
-  idx = 0
-  for (const pfp of prompts) {
-    const fps = copyFingerprints(pfp)
-    const pv = idx * 2
-    for (let i = 0; i + 1 < fps.length; i += 2) {
-      const slot = table.get(fps[i]!, fps[i + 1]!)
-      if (slot < 0 || lastVal[slot] === pv) continue
-      lastVal[slot] = pv
-      entSlot.push(slot)
-      entVal.push(pv)
-    }
-    const rv = pv + 1
-    for (let e = respStart[idx]!; e < respStart[idx + 1]!; e++) {
+  for (let r = 0; r < nRec; r++) {
+    const rv = r * 2 + 1
+    for (let e = respStart[r]!; e < respStart[r + 1]!; e++) {
       const slot = respSlot[e]!
       if (lastVal[slot] === rv) continue
       lastVal[slot] = rv
       entSlot.push(slot)
       entVal.push(rv)
     }
-    idx++
   }
-  // Counting sort by slot (stable: postings stay in time order).
-  const off = new Uint32Array(nSlots + 1)
-  for (let i = 0; i < entSlot.length; i++) off[entSlot.data[i]! + 1]!++
-  for (let s = 0; s < nSlots; s++) off[s + 1]! += off[s]!
-  const post = new Uint32Array(entSlot.length)
   {
-    const fill = off.slice(0, nSlots)
-    for (let i = 0; i < entSlot.length; i++) post[fill[entSlot.data[i]!]!++] = entVal.data[i]!
+    const prompts = db.prepare(`SELECT record_id, prompt_fp FROM fingerprints`).raw().iterate() as IterableIterator<[number, Buffer]>
+    for (const [id, pfp] of prompts) {
+      const r = rankOfId[id]!
+      if (r < 0) continue // added since pass 1
+      const pv = r * 2
+      const fps = copyFingerprints(pfp)
+      for (let i = 0; i + 1 < fps.length; i += 2) {
+        const slot = table.get(fps[i]!, fps[i + 1]!)
+        if (slot < 0 || lastVal[slot] === pv) continue
+        lastVal[slot] = pv
+        entSlot.push(slot)
+        entVal.push(pv)
+      }
+    }
   }
+  // Two stable counting sorts (by value, then by slot): each slot's postings in time order.
   const nEntries = entSlot.length
+  const bySlotThenVal = (keys: Uint32Array, range: number, order: Uint32Array | null): Uint32Array => {
+    const cnt = new Uint32Array(range + 1)
+    for (let i = 0; i < nEntries; i++) cnt[keys[order ? order[i]! : i]! + 1]!++
+    for (let v = 0; v < range; v++) cnt[v + 1]! += cnt[v]!
+    const out = new Uint32Array(nEntries)
+    for (let i = 0; i < nEntries; i++) {
+      const j = order ? order[i]! : i
+      out[cnt[keys[j]!]!++] = j
+    }
+    return out
+  }
+  const off = new Uint32Array(nSlots + 1)
+  const post = new Uint32Array(nEntries)
+  {
+    const valOrder = bySlotThenVal(entVal.data, nRec * 2, null)
+    const order = bySlotThenVal(entSlot.data, nSlots, valOrder)
+    for (let i = 0; i < nEntries; i++) {
+      off[entSlot.data[i]! + 1]!++
+      post[i] = entVal.data[order[i]!]!
+    }
+    for (let sl = 0; sl < nSlots; sl++) off[sl + 1]! += off[sl]!
+  }
   entSlot.data = new Uint32Array(0)
   entVal.data = new Uint32Array(0)
 

@@ -128,15 +128,15 @@ export function scanMarkers(db: CaseDb, options: {now: Date; fingerprints?: bool
         }
       }
     }
-    const page = db.prepare(`SELECT id, tenant_id, session_id, request_text, response_text FROM records WHERE file_id = ? AND id > ? ORDER BY id LIMIT ${BATCH}`).raw()
+    const page = db.prepare(`SELECT id, tenant_id, session_id, request_text, response_text, ts_ms, decode_node FROM records WHERE file_id = ? AND id > ? ORDER BY id LIMIT ${BATCH}`).raw()
     for (const fileId of freshFiles) {
       for (let last = 0; ; ) {
-        const rows = page.all(fileId, last) as Array<[number, string, string, string | null, string | null]>
+        const rows = page.all(fileId, last) as Array<[number, string, string, string | null, string | null, number, string | null]>
         if (rows.length === 0) break
-        for (const [id, tenant, session, prompt, response] of rows) {
+        for (const [id, tenant, session, prompt, response, ts, node] of rows) {
           detect(id, tenant, session, response, () => prompt)
           putPii(id, prompt, response)
-          if (options.fingerprints !== false) putFingerprints(id, fingerprintTexts(prompt, response))
+          if (options.fingerprints !== false) putFingerprints(id, fingerprintTexts(prompt, response), {ts_ms: ts, tenant_id: tenant, session_id: session, decode_node: node})
           stats.scanned++
           stats.fresh++
         }
@@ -146,14 +146,14 @@ export function scanMarkers(db: CaseDb, options: {now: Date; fingerprints?: bool
     }
     // Fingerprints stored under an older scheme (e.g. by an earlier version) are recomputed.
     if (options.fingerprints !== false && getState(db, 'fingerprint_scheme') !== SCHEME) {
-      const stale = db.prepare('SELECT record_id FROM fingerprints WHERE scheme <> ? AND record_id > ? ORDER BY record_id LIMIT 1000').pluck()
-      const texts = db.prepare('SELECT request_text, response_text FROM records WHERE id = ?').raw()
+      const stale = db.prepare('SELECT record_id FROM fingerprints WHERE (scheme <> ? OR tenant_id IS NULL) AND record_id > ? ORDER BY record_id LIMIT 1000').pluck()
+      const texts = db.prepare('SELECT request_text, response_text, ts_ms, tenant_id, session_id, decode_node FROM records WHERE id = ?').raw()
       for (let last = 0; ; ) {
         const ids = stale.all(SCHEME, last) as number[]
         if (ids.length === 0) break
         for (const id of ids) {
-          const [prompt, response] = texts.get(id) as [string | null, string | null]
-          putFingerprints(id, fingerprintTexts(prompt, response))
+          const [prompt, response, ts, tenant, session, node] = texts.get(id) as [string | null, string | null, number, string, string, string | null]
+          putFingerprints(id, fingerprintTexts(prompt, response), {ts_ms: ts, tenant_id: tenant, session_id: session, decode_node: node})
         }
         last = ids.at(-1)!
         stats.refingerprinted += ids.length

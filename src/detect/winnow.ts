@@ -102,6 +102,10 @@ export class FingerprintBuffer {
     this.data[this.length++] = h1
     this.data[this.length++] = h2
   }
+  /** The pairs as a Buffer over this buffer's memory (valid until the next push). */
+  view(): Buffer {
+    return Buffer.from(this.data.buffer, this.data.byteOffset, this.length * 4)
+  }
   /** A copy of the pairs as a Buffer (for storage). */
   toBuffer(): Buffer {
     return Buffer.from(this.data.buffer.slice(0, this.length * 4))

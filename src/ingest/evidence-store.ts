@@ -44,15 +44,12 @@ export class EvidenceWriter {
     if (this.pendingBytes >= BLOCK_SIZE) this.cut(false)
   }
 
-  /** Resolves once few enough blocks are in flight (call from the async read loop). */
+  /** Resolves once few enough blocks are still compressing (call from the async read loop). */
   async backpressure(): Promise<void> {
-    // Count only blocks still compressing: finished ones leave inFlight in writeReady(), which
-    // the caller runs between batches, so waiting on a finished block would spin for ever.
     for (;;) {
-      if (this.failure) return
-      const busy = this.inFlight.filter((b) => b.data === undefined)
-      if (busy.length <= MAX_IN_FLIGHT) return
-      await busy[0]!.done
+      const compressing = this.inFlight.filter((b) => b.data === undefined && !this.failure)
+      if (compressing.length <= MAX_IN_FLIGHT) return
+      await compressing[0]!.done
     }
   }
 
