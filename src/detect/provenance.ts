@@ -88,33 +88,34 @@ export interface ProvenanceStats {
  */
 class HashTable {
   readonly mask: number
-  readonly k1: Uint32Array
-  readonly k2: Uint32Array
-  /** Slot -> dense id + 1 (0 = empty). */
-  readonly id: Int32Array
+  /** Slot -> dense id + 1 (0 = empty); the keys live densely by id. */
+  readonly slots: Int32Array
+  k1: Uint32Array
+  k2: Uint32Array
   size = 0
 
   constructor(expected: number) {
     let cap = 1024
-    while (cap < expected * 2) cap *= 2
+    while (cap < expected * 1.5) cap *= 2
     this.mask = cap - 1
-    this.k1 = new Uint32Array(cap)
-    this.k2 = new Uint32Array(cap)
-    this.id = new Int32Array(cap)
+    this.slots = new Int32Array(cap)
+    this.k1 = new Uint32Array(Math.max(16, expected))
+    this.k2 = new Uint32Array(Math.max(16, expected))
   }
 
-  /** Dense id of (h1, h2), inserting it when new. */
+  /** Dense id of (h1, h2), inserting it when new (at most `expected` keys). */
   add(h1: number, h2: number): number {
     let p = (h1 ^ Math.imul(h2, 0x9e3779b1)) & this.mask
     for (;;) {
-      const v = this.id[p]!
+      const v = this.slots[p]!
       if (v === 0) {
-        this.k1[p] = h1
-        this.k2[p] = h2
-        this.id[p] = ++this.size
-        return this.size - 1
+        const id = this.size++
+        this.k1[id] = h1
+        this.k2[id] = h2
+        this.slots[p] = id + 1
+        return id
       }
-      if (this.k1[p] === h1 && this.k2[p] === h2) return v - 1
+      if (this.k1[v - 1] === h1 && this.k2[v - 1] === h2) return v - 1
       p = (p + 1) & this.mask
     }
   }
@@ -123,9 +124,9 @@ class HashTable {
   get(h1: number, h2: number): number {
     let p = (h1 ^ Math.imul(h2, 0x9e3779b1)) & this.mask
     for (;;) {
-      const v = this.id[p]!
+      const v = this.slots[p]!
       if (v === 0) return -1
-      if (this.k1[p] === h1 && this.k2[p] === h2) return v - 1
+      if (this.k1[v - 1] === h1 && this.k2[v - 1] === h2) return v - 1
       p = (p + 1) & this.mask
     }
   }
@@ -139,7 +140,7 @@ class U32List {
   }
   push(v: number): void {
     if (this.length === this.data.length) {
-      const next = new Uint32Array(this.data.length * 2)
+      const next = new Uint32Array(Math.ceil(this.data.length * 1.5))
       next.set(this.data)
       this.data = next
     }
@@ -233,7 +234,7 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions): Prove
     }
     return v
   }
-  const sessions = new Map<string, number>()
+  const sessionsOf = new Map<string, Map<string, number>>()
   const tenants = new Map<string, number>()
   const nodes = new Map<string, number>()
   const sessionNames: string[] = []
@@ -259,7 +260,15 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions): Prove
       kTs[k] = ts
       kTenant[k] = intern(tenants, null, tenant)
       // A session belongs to its tenant: the same session id under two tenants is two sessions.
-      kSession[k] = intern(sessions, sessionNames, `${tenant}\u0000${session}`)
+      let inTenant = sessionsOf.get(tenant)
+      if (inTenant === undefined) sessionsOf.set(tenant, (inTenant = new Map()))
+      let sid = inTenant.get(session)
+      if (sid === undefined) {
+        sid = sessionNames.length
+        sessionNames.push(`${tenant}\u0000${session}`)
+        inTenant.set(session, sid)
+      }
+      kSession[k] = sid
       kNode[k] = node === null || node === '' ? -1 : intern(nodes, null, node)
       const fps = copyFingerprints(rfp)
       for (let i = 0; i + 1 < fps.length; i += 2) kRespSlot[nResp++] = table.add(fps[i]!, fps[i + 1]!)
@@ -268,9 +277,26 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions): Prove
     }
   }
   // Time order: rank r of each record (ties by record id).
+  // Storage order is record-id order, so ties keep it. Packed keys sort natively when
+  // (time span) x (records) fits in 53 bits; otherwise a comparator sort.
   const byTime = new Uint32Array(nRec)
-  for (let k = 0; k < nRec; k++) byTime[k] = k
-  byTime.sort((x, y) => kTs[x]! - kTs[y]! || kId[x]! - kId[y]!)
+  {
+    let min = Infinity
+    let max = -Infinity
+    for (let k = 0; k < nRec; k++) {
+      if (kTs[k]! < min) min = kTs[k]!
+      if (kTs[k]! > max) max = kTs[k]!
+    }
+    if (nRec > 0 && (max - min + 1) * nRec < 2 ** 53) {
+      const packed = new Float64Array(nRec)
+      for (let k = 0; k < nRec; k++) packed[k] = (kTs[k]! - min) * nRec + k
+      packed.sort()
+      for (let r = 0; r < nRec; r++) byTime[r] = packed[r]! % nRec
+    } else {
+      for (let k = 0; k < nRec; k++) byTime[k] = k
+      byTime.sort((x, y) => kTs[x]! - kTs[y]! || x - y)
+    }
+  }
   const meta: Meta = {id: new Float64Array(nRec), session: new Int32Array(nRec), tenant: new Int32Array(nRec), node: new Int32Array(nRec), sessionNames}
   const rankOfId = new Int32Array(count.maxId + 1).fill(-1)
   const respSlot = new Uint32Array(nResp)
@@ -287,13 +313,15 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions): Prove
     respStart[r + 1] = e
   }
   const nSlots = table.size
+  table.k1 = table.k1.slice(0, nSlots)
+  table.k2 = table.k2.slice(0, nSlots)
   const t1 = performance.now()
 
   // Pass 2: postings per hash: (slot, rank * 2 + part) for every response fingerprint and
   // every prompt fingerprint whose hash some response has. Repeats of a hash within one
   // text are one entry.
-  const entSlot = new U32List(nResp * 2)
-  const entVal = new U32List(nResp * 2)
+  const entSlot = new U32List(nResp + (nResp >>> 2))
+  const entVal = new U32List(nResp + (nResp >>> 2))
   const lastVal = new Int32Array(nSlots).fill(-1)
   for (let r = 0; r < nRec; r++) {
     const rv = r * 2 + 1
