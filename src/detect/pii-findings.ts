@@ -27,22 +27,27 @@ interface ValueRow {
 }
 
 export function computePiiFindings(db: CaseDb): {findings: number; attributed: number} {
-  const rows = db
+  // Only values found in responses can be findings: read those, then, per distinct value,
+  // the prompts that carry it (by the value index). Memory follows the findings, not the
+  // number of values in all prompts.
+  const responses = db
     .prepare(
       `SELECT v.record_id, v.part, v.kind, v.value_sha256, r.ts_ms, r.tenant_id, r.session_id, r.decode_node
        FROM pii_values v JOIN records r ON r.id = v.record_id JOIN files f ON f.id = r.file_id
-       WHERE f.state = 'complete' ORDER BY r.ts_ms, r.id`,
+       WHERE v.part = 1 AND f.state = 'complete' ORDER BY r.ts_ms, r.id`,
     )
     .all() as ValueRow[]
+  const promptsOf = db.prepare(
+    `SELECT v.record_id, v.part, v.kind, v.value_sha256, r.ts_ms, r.tenant_id, r.session_id, r.decode_node
+     FROM pii_values v JOIN records r ON r.id = v.record_id JOIN files f ON f.id = r.file_id
+     WHERE v.value_sha256 = ? AND v.part = 0 AND f.state = 'complete' ORDER BY r.ts_ms, r.id`,
+  )
   const sessionOf = (r: ValueRow): string => `${r.tenant_id}\u0000${r.session_id}`
-  const sentBySession = new Set<string>()
-  const promptsByValue = new Map<string, ValueRow[]>()
-  for (const r of rows) {
-    if (r.part !== 0) continue
-    sentBySession.add(`${sessionOf(r)}\u0000${r.value_sha256}`)
-    const list = promptsByValue.get(r.value_sha256)
-    if (list) list.push(r)
-    else promptsByValue.set(r.value_sha256, [r])
+  const cache = new Map<string, ValueRow[]>()
+  const prompts = (value: string): ValueRow[] => {
+    let list = cache.get(value)
+    if (!list) cache.set(value, (list = promptsOf.all(value) as ValueRow[]))
+    return list
   }
   const insert = db.prepare(
     'INSERT INTO pii_findings (record_id, kind, value_sha256, source_record_id, source_session, source_tenant) VALUES (?, ?, ?, ?, ?, ?)',
@@ -51,15 +56,15 @@ export function computePiiFindings(db: CaseDb): {findings: number; attributed: n
   let attributed = 0
   db.transaction(() => {
     db.prepare('DELETE FROM pii_findings').run()
-    for (const r of rows) {
-      if (r.part !== 1) continue
+    for (const r of responses) {
       const own = sessionOf(r)
-      if (sentBySession.has(`${own}\u0000${r.value_sha256}`)) continue
+      const sent = prompts(r.value_sha256)
+      // The session sent it itself (at any time): not a finding.
+      if (sent.some((p) => sessionOf(p) === own)) continue
       let source: ValueRow | null = null
-      for (const p of promptsByValue.get(r.value_sha256) ?? []) {
+      for (const p of sent) {
         const earlier = p.ts_ms < r.ts_ms || (p.ts_ms === r.ts_ms && p.record_id < r.record_id)
         if (!earlier) break
-        if (sessionOf(p) === own) continue
         const sameNode = r.decode_node !== null && p.decode_node === r.decode_node
         const bestSameNode = source !== null && r.decode_node !== null && source.decode_node === r.decode_node
         // Later entries are more recent; a same-node source is only displaced by another same-node one.

@@ -241,13 +241,13 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions): Prove
 
   // Pass 1: record facts and every response fingerprint (storage order k).
   const table = new HashTable(count.rfps)
-  const kId = new Float64Array(nRec)
-  const kTs = new Float64Array(nRec)
-  const kSession = new Int32Array(nRec)
-  const kTenant = new Int32Array(nRec)
-  const kNode = new Int32Array(nRec)
-  const kRespSlot = new Uint32Array(count.rfps)
-  const kRespStart = new Uint32Array(nRec + 1)
+  let kId: Float64Array = new Float64Array(nRec)
+  let kTs: Float64Array = new Float64Array(nRec)
+  let kSession: Int32Array = new Int32Array(nRec)
+  let kTenant: Int32Array = new Int32Array(nRec)
+  let kNode: Int32Array = new Int32Array(nRec)
+  let kRespSlot: Uint32Array = new Uint32Array(count.rfps)
+  let kRespStart: Uint32Array = new Uint32Array(nRec + 1)
   let nResp = 0
   {
     const rows = db
@@ -312,6 +312,10 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions): Prove
     e += kRespStart[k + 1]! - kRespStart[k]!
     respStart[r + 1] = e
   }
+  // Storage-order copies are no longer needed.
+  kId = kTs = new Float64Array(0)
+  kSession = kTenant = kNode = new Int32Array(0)
+  kRespSlot = kRespStart = new Uint32Array(0)
   const nSlots = table.size
   table.k1 = table.k1.slice(0, nSlots)
   table.k2 = table.k2.slice(0, nSlots)
@@ -349,29 +353,17 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions): Prove
       }
     }
   }
-  // Two stable counting sorts (by value, then by slot): each slot's postings in time order.
+  // Postings grouped by slot (counting sort), then each group put in time order: only
+  // hashes shared by two or more texts have more than one posting, so few groups need it.
   const nEntries = entSlot.length
-  const bySlotThenVal = (keys: Uint32Array, range: number, order: Uint32Array | null): Uint32Array => {
-    const cnt = new Uint32Array(range + 1)
-    for (let i = 0; i < nEntries; i++) cnt[keys[order ? order[i]! : i]! + 1]!++
-    for (let v = 0; v < range; v++) cnt[v + 1]! += cnt[v]!
-    const out = new Uint32Array(nEntries)
-    for (let i = 0; i < nEntries; i++) {
-      const j = order ? order[i]! : i
-      out[cnt[keys[j]!]!++] = j
-    }
-    return out
-  }
   const off = new Uint32Array(nSlots + 1)
   const post = new Uint32Array(nEntries)
   {
-    const valOrder = bySlotThenVal(entVal.data, nRec * 2, null)
-    const order = bySlotThenVal(entSlot.data, nSlots, valOrder)
-    for (let i = 0; i < nEntries; i++) {
-      off[entSlot.data[i]! + 1]!++
-      post[i] = entVal.data[order[i]!]!
-    }
+    for (let i = 0; i < nEntries; i++) off[entSlot.data[i]! + 1]!++
     for (let sl = 0; sl < nSlots; sl++) off[sl + 1]! += off[sl]!
+    const fill = off.slice(0, nSlots)
+    for (let i = 0; i < nEntries; i++) post[fill[entSlot.data[i]!]!++] = entVal.data[i]!
+    for (let sl = 0; sl < nSlots; sl++) if (off[sl + 1]! - off[sl]! > 1) post.subarray(off[sl]!, off[sl + 1]!).sort()
   }
   entSlot.data = new Uint32Array(0)
   entVal.data = new Uint32Array(0)

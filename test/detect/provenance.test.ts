@@ -2,7 +2,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {computeProvenance} from '../../src/detect/provenance.js'
 import {scanCase} from '../../src/detect/scan-case.js'
 import {listProvenance} from '../../src/detect/list.js'
-import {FingerprintBuffer, GUARANTEE_WORDS, K, W, fingerprintText, kgramHashes, winnow} from '../../src/detect/winnow.js'
+import {FingerprintBuffer, GUARANTEE_WORDS, K, SCHEME, W, fingerprintText, kgramHashes, winnow} from '../../src/detect/winnow.js'
 import {tokenizeWords} from '../../src/detect/words.js'
 import {makeCase, rng, type TestCase} from '../helpers/detect-case.js'
 
@@ -194,6 +194,28 @@ describe('provenance', () => {
       ['rb', 'src', 30],
       ['rc', 'src', 30],
     ])
+  })
+
+  it('refingerprints rows stored under an older scheme (or without their record facts) and matches as before', () => {
+    tc = makeCase()
+    const rand = rng(31)
+    const vocab = vocabulary(rand, 20000)
+    const secret = randomWords(rand, vocab, 40)
+    tc.addFile([
+      {request_id: 'src', tenant_id: 'ta', session_id: 'sa', request_text: secret.join(' ')},
+      {request_id: 'rcp', tenant_id: 'tb', session_id: 'sb', request_text: 'hi', response_text: `well ${secret.slice(5, 25).join(' ')} so`},
+    ])
+    scanCase(tc.db, {now: NOW})
+    const before = listProvenance(tc.db)
+    expect(before.map((p) => [p.request_id, p.source_request_id, p.overlap_words])).toEqual([['rcp', 'src', 20]])
+    // What an earlier version left: scheme v1 blobs, no record facts, provenance computed.
+    tc.db.prepare(`UPDATE fingerprints SET scheme = 'words-k5-w8-v1', prompt_fp = x'', response_fp = x'', tenant_id = NULL, session_id = NULL, ts_ms = NULL`).run()
+    tc.db.prepare(`UPDATE scan_state SET value = 'words-k5-w8-v1' WHERE key = 'fingerprint_scheme'`).run()
+    const again = scanCase(tc.db, {now: NOW})
+    expect(again.records_new).toBe(0)
+    expect(again.provenance_stats).not.toBeNull()
+    expect(tc.db.prepare(`SELECT COUNT(*) FROM fingerprints WHERE scheme <> ? OR tenant_id IS NULL`).pluck().get(SCHEME)).toBe(0)
+    expect(listProvenance(tc.db)).toEqual(before)
   })
 
   it('prefers the longest overlap, then the same decode node, then the most recent', () => {
