@@ -39,9 +39,16 @@ describe.skipIf(!HAVE)('scope on a generated incident', () => {
     ok(['ingest', 'logs', ...logs, '--db', db])
     ok(['scan', '--db', db])
     const scope = JSON.parse(ok(['scope', '--json', '--db', db, '--pool-tokens', '681280']).stdout)
-    const truth = JSON.parse(fs.readFileSync(path.join(out, 'ground-truth.json'), 'utf8')).scope
+    const gt = JSON.parse(fs.readFileSync(path.join(out, 'ground-truth.json'), 'utf8'))
+    const truth = gt.scope
     for (const key of CONTRACT_KEYS) expect(scope[key], key).toEqual(truth[key])
-    const exposed = truth.true_exposed_sessions ?? truth.exposed_sessions
+    // Sessions whose data truly reached someone else: marker sources, and the sources of
+    // canary-less leaks (provenance) -- scope's confirmed lower bound counts both.
+    type Src = {class?: string; source_tenant: string | null; source_session: string | null}
+    const sources = new Set<string>()
+    for (const s of [...(gt.sightings as Src[]).filter((x) => x.class === 'cross_session' || x.class === 'cross_tenant'), ...(gt.provenance as Src[])]) sources.add(`${s.source_tenant}/${s.source_session}`)
+    const exposed = sources.size
+    expect(exposed).toBeGreaterThanOrEqual(truth.exposed_sessions)
     expect(scope.data_subjects.low).toBeLessThanOrEqual(exposed)
     expect(scope.data_subjects.high).toBeGreaterThanOrEqual(exposed)
   })
