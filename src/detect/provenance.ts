@@ -246,8 +246,8 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions): Prove
   let kSession: Int32Array = new Int32Array(nRec)
   let kTenant: Int32Array = new Int32Array(nRec)
   let kNode: Int32Array = new Int32Array(nRec)
-  let kRespSlot: Uint32Array = new Uint32Array(count.rfps)
-  let kRespStart: Uint32Array = new Uint32Array(nRec + 1)
+  const kRespSlot = new Uint32Array(count.rfps)
+  const kRespStart = new Uint32Array(nRec + 1)
   let nResp = 0
   {
     const rows = db
@@ -299,44 +299,48 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions): Prove
   }
   const meta: Meta = {id: new Float64Array(nRec), session: new Int32Array(nRec), tenant: new Int32Array(nRec), node: new Int32Array(nRec), sessionNames}
   const rankOfId = new Int32Array(count.maxId + 1).fill(-1)
-  const respSlot = new Uint32Array(nResp)
-  const respStart = new Uint32Array(nRec + 1)
-  for (let r = 0, e = 0; r < nRec; r++) {
+  for (let r = 0; r < nRec; r++) {
     const k = byTime[r]!
     meta.id[r] = kId[k]!
     meta.session[r] = kSession[k]!
     meta.tenant[r] = kTenant[k]!
     meta.node[r] = kNode[k]!
     rankOfId[kId[k]!] = r
-    respSlot.set(kRespSlot.subarray(kRespStart[k]!, kRespStart[k + 1]!), e)
-    e += kRespStart[k + 1]! - kRespStart[k]!
-    respStart[r + 1] = e
   }
-  // Storage-order copies are no longer needed.
+  // Response fingerprints stay in storage order: record r's are respSlot[respStart[k] ..
+  // respStart[k + 1]) with k = byTime[r].
+  const respSlot = kRespSlot
+  const respStart = kRespStart
   kId = kTs = new Float64Array(0)
   kSession = kTenant = kNode = new Int32Array(0)
-  kRespSlot = kRespStart = new Uint32Array(0)
   const nSlots = table.size
-  table.k1 = table.k1.slice(0, nSlots)
-  table.k2 = table.k2.slice(0, nSlots)
   const t1 = performance.now()
 
-  // Pass 2: postings per hash: (slot, rank * 2 + part) for every response fingerprint and
-  // every prompt fingerprint whose hash some response has. Repeats of a hash within one
-  // text are one entry.
-  const entSlot = new U32List(nResp + (nResp >>> 2))
-  const entVal = new U32List(nResp + (nResp >>> 2))
+  // Pass 2: postings per hash (CSR: off/post), values rank * 2 + part, for every response
+  // fingerprint and every prompt fingerprint whose hash some response has. Repeats of a
+  // hash within one text are one posting.
+  const off = new Uint32Array(nSlots + 1)
   const lastVal = new Int32Array(nSlots).fill(-1)
-  for (let r = 0; r < nRec; r++) {
-    const rv = r * 2 + 1
-    for (let e = respStart[r]!; e < respStart[r + 1]!; e++) {
-      const slot = respSlot[e]!
-      if (lastVal[slot] === rv) continue
-      lastVal[slot] = rv
-      entSlot.push(slot)
-      entVal.push(rv)
+  const eachResponseSlot = (visit: (slot: number, rv: number) => void): void => {
+    for (let r = 0; r < nRec; r++) {
+      const k = byTime[r]!
+      const rv = r * 2 + 1
+      for (let e = respStart[k]!; e < respStart[k + 1]!; e++) {
+        const slot = respSlot[e]!
+        if (lastVal[slot] === rv) continue
+        lastVal[slot] = rv
+        visit(slot, rv)
+      }
     }
   }
+  let nEntries = 0
+  eachResponseSlot((slot) => {
+    off[slot + 1]!++
+    nEntries++
+  })
+  // Prompt postings: only hashes some response has (few, unless prompts are repeated in responses).
+  const pSlot = new U32List()
+  const pVal = new U32List()
   {
     const prompts = db.prepare(`SELECT record_id, prompt_fp FROM fingerprints`).raw().iterate() as IterableIterator<[number, Buffer]>
     for (const [id, pfp] of prompts) {
@@ -348,25 +352,25 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions): Prove
         const slot = table.get(fps[i]!, fps[i + 1]!)
         if (slot < 0 || lastVal[slot] === pv) continue
         lastVal[slot] = pv
-        entSlot.push(slot)
-        entVal.push(pv)
+        pSlot.push(slot)
+        pVal.push(pv)
+        off[slot + 1]!++
+        nEntries++
       }
     }
   }
-  // Postings grouped by slot (counting sort), then each group put in time order: only
-  // hashes shared by two or more texts have more than one posting, so few groups need it.
-  const nEntries = entSlot.length
-  const off = new Uint32Array(nSlots + 1)
+  for (let sl = 0; sl < nSlots; sl++) off[sl + 1]! += off[sl]!
   const post = new Uint32Array(nEntries)
-  {
-    for (let i = 0; i < nEntries; i++) off[entSlot.data[i]! + 1]!++
-    for (let sl = 0; sl < nSlots; sl++) off[sl + 1]! += off[sl]!
-    const fill = off.slice(0, nSlots)
-    for (let i = 0; i < nEntries; i++) post[fill[entSlot.data[i]!]!++] = entVal.data[i]!
-    for (let sl = 0; sl < nSlots; sl++) if (off[sl + 1]! - off[sl]! > 1) post.subarray(off[sl]!, off[sl + 1]!).sort()
-  }
-  entSlot.data = new Uint32Array(0)
-  entVal.data = new Uint32Array(0)
+  lastVal.fill(-1)
+  // Fill with off[slot] as the cursor (it ends at the next slot's start), then shift back.
+  eachResponseSlot((slot, rv) => {
+    post[off[slot]!++] = rv
+  })
+  for (let i = 0; i < pSlot.length; i++) post[off[pSlot.data[i]!]!++] = pVal.data[i]!
+  for (let sl = nSlots; sl > 0; sl--) off[sl] = off[sl - 1]!
+  off[0] = 0
+  // Each group in time order: only hashes shared by two or more texts have more than one posting.
+  for (let sl = 0; sl < nSlots; sl++) if (off[sl + 1]! - off[sl]! > 1) post.subarray(off[sl]!, off[sl + 1]!).sort()
 
   // Boilerplate: a hash found in the prompts of >= T tenants, or in the responses of >= T
   // tenants. Prompts and responses are counted apart so that a prompt leaked into the
@@ -418,8 +422,8 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions): Prove
     db.prepare('DELETE FROM provenance').run()
     const tally = new Map<number, number>()
     for (let r = 0; r < nRec; r++) {
-      const e0 = respStart[r]!
-      const e1 = respStart[r + 1]!
+      const e0 = respStart[byTime[r]!]!
+      const e1 = respStart[byTime[r]! + 1]!
       if (e0 === e1) continue
       tally.clear()
       const own = r * 2
