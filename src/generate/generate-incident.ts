@@ -11,6 +11,7 @@ import {
   scopeFromSightings,
   type BAD_LINE_REASONS,
   type GroundTruth,
+  type GroundTruthLeak,
   type GroundTruthProvenance,
   type GroundTruthSighting,
 } from './ground-truth.js'
@@ -160,6 +161,7 @@ class Generator {
   private readonly bigPositions: Set<number>
   private readonly sightings: GroundTruthSighting[] = []
   private readonly provenance: GroundTruthProvenance[] = []
+  private readonly leaks: GroundTruthLeak[] = []
   private readonly pii: GroundTruth['pii'] = []
   private readonly badLines: GroundTruth['bad_lines'] = []
   private readonly nonSightings: GroundTruth['non_sightings'] = []
@@ -581,6 +583,7 @@ class Generator {
       const min = this.pair.members.has(marker) ? PAIR_PREFIX_HEX + 1 : 16
       const cut = rng.range(min, digits - 1)
       this.count('features', 'truncated_marker')
+      this.leaks.push({request_id: requestId, source_request_id: e.requestId, source_session: e.session, source_tenant: e.tenant, words: 0, with_marker: true})
       return {text: `${pre.join(' ')} ${marker.slice(0, 7 + cut)}`, finish: 'length', sightings: [{class: cls, marker, partial: true, source}], markersInText: [marker.slice(0, 7 + cut)]}
     }
     let s = 0
@@ -615,6 +618,7 @@ class Generator {
     if (pre.length > 0 && prev !== null) pre[pre.length - 1] = differentWord(rng, pre[pre.length - 1]!, prev)
     const post = rng.next() < 0.3 ? [] : prose(rng, rng.range(4, 25)).words
     if (post.length > 0 && s + len < words.length) post[0] = differentWord(rng, post[0]!, words[s + len]!)
+    this.leaks.push({request_id: requestId, source_request_id: e.requestId, source_session: e.session, source_tenant: e.tenant, words: len, with_marker: s === 0 && e.marker !== null})
     if (len >= 12) this.provenance.push({request_id: requestId, source_request_id: e.requestId, source_session: e.session, source_tenant: e.tenant, matched: e.kind, overlap_words: len})
     for (const p of e.pii) if (p.index >= s && p.index < s + len) this.pii.push({request_id: requestId, kind: p.kind, value: words[p.index]!, source_request_id: e.requestId})
     return {text: [...pre, ...span, ...post].join(' '), finish: 'stop', sightings, markersInText}
@@ -812,6 +816,8 @@ class Generator {
       provenance: this.provenance,
       scope,
       exposed_session_ids: [...exposed].sort(),
+      true_exposed_session_ids: [...new Set(this.leaks.map((l) => l.source_session))].sort(),
+      leaks: this.leaks,
       pii: this.pii,
     }
   }
