@@ -116,6 +116,9 @@ describe('generate: determinism', () => {
     await generateIncident({out: b, records: 800, seed: 42})
     await generateIncident({out: c, records: 800, seed: 43})
     const ha = hashes(a)
+    // The demo ingests out/logs and out/canaries.csv; the ground truth's spool files are gone.
+    expect(readdirSync(a).sort()).toEqual(['canaries.csv', 'ground-truth.json', 'logs'])
+    expect(Object.keys(ha).every((f) => f === 'canaries.csv' || f === 'ground-truth.json' || /^logs\/gw-[a-z0-9]+-\d{4}-\d{2}-\d{2}\.jsonl(\.gz)?$/.test(f))).toBe(true)
     expect(Object.keys(ha).length).toBeGreaterThanOrEqual(14)
     expect(hashes(b)).toEqual(ha)
     const hc = hashes(c)
