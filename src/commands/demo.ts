@@ -15,6 +15,7 @@ export default class Demo extends BaseCommand {
     out: Flags.string({description: 'folder to write the incident, case and reports into (default: a new temporary folder)', helpValue: 'DIR'}),
     records: Flags.integer({description: 'records in the generated incident', default: 20_000, min: 500}),
     seed: Flags.integer({description: 'generator seed (same seed, same incident)', default: 1}),
+    force: Flags.boolean({description: 'reuse a non-empty --out folder, replacing a case and reports left there by an earlier demo'}),
   }
 
   async run(): Promise<DemoResult> {
@@ -25,6 +26,7 @@ export default class Demo extends BaseCommand {
       out,
       records: flags.records,
       seed: flags.seed,
+      force: flags.force,
       now: new Date(),
       run: (id, argv) => this.runStep(id, argv),
       onStep: (line) => this.note(this.paint.dim(`$ ${line}`)),

@@ -1,4 +1,4 @@
-import {mkdirSync} from 'node:fs'
+import {mkdirSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {generateIncident} from '../generate/generate-incident.js'
 import {startTestbed} from '../testbed/server.js'
@@ -15,6 +15,8 @@ export interface DemoOptions {
   out: string
   records: number
   seed: number
+  /** Write into a non-empty `out`, replacing an earlier demo's case and reports. */
+  force?: boolean
   now: Date
   run: StepRunner
   /** Called before each stage with the command line a user would type. */
@@ -53,7 +55,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   }
 
   options.onStep?.(`crosstalk generate --out ${out} --records ${options.records} --seed ${options.seed}`)
-  const generated = await generateIncident({out, records: options.records, seed: options.seed})
+  if (options.force) for (const stale of ['case.db', 'case.db-wal', 'case.db-shm', 'reports']) rmSync(join(out, stale), {recursive: true, force: true})
+  const generated = await generateIncident({out, records: options.records, seed: options.seed, force: options.force})
   steps.push({command: `crosstalk generate --out ${shellQuote(out)} --records ${options.records} --seed ${options.seed}`, result: generated})
   mkdirSync(reports, {recursive: true})
   const logs = join(out, 'logs')
