@@ -1,6 +1,7 @@
 import type {Article33Result} from './article33.js'
 import {AUTHORITY_NAMES} from './authority-forms.js'
 import {escapeMd} from './escape.js'
+import {formatRange} from './phrases.js'
 import {loadTemplate, renderTemplate, type View, type ViewValue} from './template.js'
 
 // Markdown is rendered from the editable templates. Every value is escaped here, once,
@@ -26,8 +27,7 @@ export function article33View(d: Article33Result): View {
   const fr = d.language === 'fr'
   const missing = missingText(d.language)
   const view = escapeView(d) as View
-  const r = (x: {low: number; high: number} | null): string =>
-    x ? (x.low === x.high ? `${x.low}` : fr ? `entre ${x.low} et ${x.high}` : `${x.low} to ${x.high}`) : missing
+  const r = (x: {low: number; high: number | null} | null): string => formatRange(x, d.language, missing)
   const draftWord = d.final ? (fr ? 'FINAL' : 'FINAL') : fr ? 'PROJET' : 'DRAFT'
   return {
     ...view,
@@ -75,5 +75,7 @@ export function renderProcessorNoticeMarkdown(n: import('./processor-notice.js')
   out.sessions_text = (out.sessions as string[]).join(', ') || 'none'
   out.markers_text = (out.markers_truncated as string[]).join(', ') || 'none'
   inn.sessions_text = (inn.sessions as string[]).join(', ') || 'none'
+  out.has_detail = (out.other_customers_detail as View[]).length > 0
+  inn.has_detail = (inn.other_customers_detail as View[]).length > 0
   return renderTemplate(loadTemplate('processor-notice.md'), view, missingText('en'))
 }
