@@ -61,6 +61,7 @@ export const article33Schema = z.object({
         responses: z.number().int(),
         cross_tenant_responses: z.number().int(),
         cross_session_responses: z.number().int(),
+        provenance_responses: z.number().int(),
         at_risk_responses: z.number().int().nullable(),
         first_seen: z.string().nullable(),
         last_seen: z.string().nullable(),

@@ -59,7 +59,7 @@ export interface ScopeFacts {
   provenance_responses: number
   provenance_only_responses: number
   by_hour: Array<{hour: string; responses: number; cross_tenant_responses: number; provenance_responses: number; at_risk_responses: number | null}>
-  by_node: Array<{node: string; responses: number; cross_tenant_responses: number; cross_session_responses: number; at_risk_responses: number | null; first_seen: string | null; last_seen: string | null}>
+  by_node: Array<{node: string; responses: number; cross_tenant_responses: number; cross_session_responses: number; provenance_responses: number; at_risk_responses: number | null; first_seen: string | null; last_seen: string | null}>
   data_subjects: Range
   records: Range
   categories: Category[]
@@ -281,6 +281,7 @@ export function scopeFacts(s: ScopeResult): ScopeFacts {
         responses: n.contaminated_responses,
         cross_tenant_responses: n.cross_tenant_responses,
         cross_session_responses: n.cross_session_responses,
+        provenance_responses: n.provenance_responses,
         at_risk_responses: n.at_risk_responses,
         first_seen: n.first_seen,
         last_seen: n.last_seen,

@@ -39,7 +39,7 @@ function fixture(now = '2026-10-24T08:00:00.000Z'): CaseFacts {
         {hour: '2026-10-22T10:00:00.000Z', responses: 4, cross_tenant_responses: 3, provenance_responses: 0, at_risk_responses: null},
         {hour: '2026-10-22T15:00:00.000Z', responses: 8, cross_tenant_responses: 6, provenance_responses: 0, at_risk_responses: null},
       ],
-      by_node: [{node: 'gpu-3', responses: 12, cross_tenant_responses: 9, cross_session_responses: 3, at_risk_responses: null, first_seen: null, last_seen: null}],
+      by_node: [{node: 'gpu-3', responses: 12, cross_tenant_responses: 9, cross_session_responses: 3, provenance_responses: 0, at_risk_responses: null, first_seen: null, last_seen: null}],
       data_subjects: {low: 7, high: 19, method: 'sessions + distinct identifiers'},
       records: {low: 12, high: 12, method: 'responses'},
       categories: [{kind: 'email', label: 'contact details (e-mail addresses)', count: 12, responses: 5}, {kind: 'free_text', label: 'free text', count: 12, responses: 12}],
