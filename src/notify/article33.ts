@@ -165,24 +165,24 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     )
   }
   const open: Array<{item: string; ref: string}> = []
-  const need = (cond: boolean, item: string, ref: string): void => {
-    if (cond) open.push({item, ref})
+  const need = (cond: boolean, item: [string, string], ref: string): void => {
+    if (cond) open.push({item: language === 'fr' ? item[1] : item[0], ref})
   }
-  need(!inc, 'No incident record: awareness time, role and title (crosstalk incident open)', 'Art. 33(1)')
-  need(!inc?.controller_name, 'Controller name and contact details', 'EDPB template 12-13')
-  need(!inc?.dpo_name && !inc?.dpo_contact, 'Name and contact details of the DPO or other contact point', 'Art. 33(3)(b)')
-  need(!inc?.awareness_basis, 'Basis for the awareness time (why there was reasonable certainty then) and who decided it', 'EDPB 9/2022; template 48')
-  need(!inc?.detected_at, 'Time of first detection (alert or report)', 'EDPB template 50-53')
-  need(!inc?.lead_authority, 'Lead supervisory authority (one-stop shop) or the authorities of every Member State concerned', 'Art. 55-56; template 114')
-  need(!inc?.countries, 'Countries of the affected data subjects and numbers per country', 'EDPB template 116-117')
-  need(!scope, 'Detection has not run: numbers of responses, sessions and tenants affected (crosstalk scan)', 'Art. 33(3)(a)')
-  need(Boolean(scope) && scope!.data_subjects.high === null, 'Upper bound of the number of data subjects and records (the KV pool size is not known: crosstalk scan --pool-tokens N)', 'Art. 33(3)(a), 33(4)')
-  need(Boolean(scope) && scope!.data_subjects.low !== scope!.data_subjects.high, 'Exact number of data subjects (only a range is known so far)', 'Art. 33(3)(a), 33(4)')
-  need(true, 'What the leaked prompts and completions contained beyond the detected identifiers (special categories? children?)', 'Art. 33(3)(a); template 70')
-  need(!inc?.breach_ended_at, 'Confirmation that the breach has ended (end time)', 'EDPB template 44-47')
-  need(!facts.assessment, 'Risk assessment and the decision on it (crosstalk assess --decide ...)', 'Art. 33(1), 34(1); template 89-90')
-  need(!facts.replay, 'Reproduction of the fault on a test system (crosstalk replay) to confirm the root cause', 'Art. 33(3)(d)')
-  need(!inc?.measures_proposed, 'Preventive measures proposed', 'Art. 33(3)(d); template 94-95')
+  need(!inc, ['No incident record: awareness time, role and title (crosstalk incident open)', 'Aucun incident enregistré : heure de prise de connaissance, rôle et intitulé (crosstalk incident open)'], 'Art. 33(1)')
+  need(!inc?.controller_name, ['Controller name and contact details', 'Nom et coordonnées du responsable de traitement'], 'EDPB template 12-13')
+  need(!inc?.dpo_name && !inc?.dpo_contact, ['Name and contact details of the DPO or other contact point', 'Nom et coordonnées du DPO ou d’un autre point de contact'], 'Art. 33(3)(b)')
+  need(!inc?.awareness_basis, ['Basis for the awareness time (why there was reasonable certainty then) and who decided it', 'Fondement de l\'heure de prise de connaissance (pourquoi il y avait alors une certitude raisonnable) et qui l\'a décidée'], 'EDPB 9/2022; template 48')
+  need(!inc?.detected_at, ['Time of first detection (alert or report)', 'Heure de la première détection (alerte ou signalement)'], 'EDPB template 50-53')
+  need(!inc?.lead_authority, ['Lead supervisory authority (one-stop shop) or the authorities of every Member State concerned', 'Autorité de contrôle chef de file (guichet unique) ou autorités de chaque État membre concerné'], 'Art. 55-56; template 114')
+  need(!inc?.countries, ['Countries of the affected data subjects and numbers per country', 'Pays des personnes concernées et nombre par pays'], 'EDPB template 116-117')
+  need(!scope, ['Detection has not run: numbers of responses, sessions and tenants affected (crosstalk scan)', 'L\'analyse n\'a pas été effectuée : nombre de réponses, sessions et clients touchés (crosstalk scan)'], 'Art. 33(3)(a)')
+  need(Boolean(scope) && scope!.data_subjects.high === null, ['Upper bound of the number of data subjects and records (the KV pool size is not known: crosstalk scan --pool-tokens N)', 'Borne haute du nombre de personnes et d\'enregistrements (taille du pool KV inconnue : crosstalk scan --pool-tokens N)'], 'Art. 33(3)(a), 33(4)')
+  need(Boolean(scope) && scope!.data_subjects.low !== scope!.data_subjects.high, ['Exact number of data subjects (only a range is known so far)', 'Nombre exact de personnes concernées (seule une fourchette est connue à ce stade)'], 'Art. 33(3)(a), 33(4)')
+  need(true, ['What the leaked prompts and completions contained beyond the detected identifiers (special categories? children?)', 'Contenu des requêtes et réponses divulguées au-delà des identifiants détectés (catégories particulières ? mineurs ?)'], 'Art. 33(3)(a); template 70')
+  need(!inc?.breach_ended_at, ['Confirmation that the breach has ended (end time)', 'Confirmation de la fin de la violation (heure de fin)'], 'EDPB template 44-47')
+  need(!facts.assessment, ['Risk assessment and the decision on it (crosstalk assess --decide ...)', 'Évaluation du risque et décision prise (crosstalk assess --decide ...)'], 'Art. 33(1), 34(1); template 89-90')
+  need(!facts.replay, ['Reproduction of the fault on a test system (crosstalk replay) to confirm the root cause', 'Reproduction du défaut sur un système de test (crosstalk replay) pour confirmer la cause'], 'Art. 33(3)(d)')
+  need(!inc?.measures_proposed, ['Preventive measures proposed', 'Mesures préventives envisagées'], 'Art. 33(3)(d); template 94-95')
 
   const types: Array<'confidentiality' | 'integrity' | 'availability'> = ['confidentiality']
   if ((scope?.cross_tenant_responses ?? 0) > 0 || (scope?.cross_session_responses ?? 0) > 0) types.push('integrity')
