@@ -105,7 +105,11 @@ export interface TenantExposure {
 
 export interface Counterpart {
   label: string
+  /** responses with a canary marker */
   responses: number
+  /** responses attributed by verbatim overlap */
+  provenance_responses: number
+  /** the other side's sessions (marker or verbatim) */
   sessions: number
   first_seen: string | null
   last_seen: string | null
@@ -351,7 +355,9 @@ function tenantExposures(db: CaseDb, scope: ScopeResult, hasPii: boolean, poolTo
         }))
       : []
   const others = (cs: TenantCounterpart[]): Counterpart[] =>
-    cs.filter((c) => !c.same_tenant).map((c) => ({label: safeLine(c.tenant), responses: c.responses, sessions: c.sessions, first_seen: c.first_seen, last_seen: c.last_seen}))
+    cs
+      .filter((c) => !c.same_tenant)
+      .map((c) => ({label: safeLine(c.tenant), responses: c.responses, provenance_responses: c.provenance_responses, sessions: c.sessions, first_seen: c.first_seen, last_seen: c.last_seen}))
   return tenants.map((t) => {
     let view: TenantViewResult
     try {
@@ -360,7 +366,14 @@ function tenantExposures(db: CaseDb, scope: ScopeResult, hasPii: boolean, poolTo
       // a source tenant known only from the canary registry has no records of its own
       view = {tenant: t, tenants_revealed: false, received: EMPTY_DIRECTION, leaked: EMPTY_DIRECTION, at_risk_responses: null}
     }
-    const same = view.leaked.counterparts.find((c) => c.same_tenant)
+    // recipients of its markers, split by whether they are its own users (sightings only, like the other counts)
+    const recipients = db
+      .prepare(
+        `SELECT COUNT(DISTINCT CASE WHEN r.tenant_id = s.source_tenant THEN r.session_id END) AS same,
+                COUNT(DISTINCT CASE WHEN r.tenant_id <> s.source_tenant THEN r.tenant_id || char(0) || r.session_id END) AS other
+         ${base} AND s.source_tenant = ?`,
+      )
+      .get(t) as {same: number; other: number}
     const leakedSessions = db.prepare(`SELECT DISTINCT s.source_session ${base} AND s.source_tenant = ? AND s.source_session IS NOT NULL ORDER BY 1`).pluck().all(t) as string[]
     const markers = db.prepare(`SELECT DISTINCT s.marker ${base} AND s.source_tenant = ? ORDER BY 1`).pluck().all(t) as string[]
     const receivingSessions = db.prepare(`SELECT DISTINCT r.session_id ${base} AND s.class = 'cross_tenant' AND r.tenant_id = ? ORDER BY 1`).pluck().all(t) as string[]
@@ -368,8 +381,8 @@ function tenantExposures(db: CaseDb, scope: ScopeResult, hasPii: boolean, poolTo
       tenant_id: safeLine(t),
       leaked_sessions: leakedSessions.map(safeLine),
       responses_carrying_its_data: view.leaked.responses,
-      recipient_sessions_same_tenant: same?.sessions ?? 0,
-      recipient_sessions_other_tenants: view.leaked.counterparts.filter((c) => !c.same_tenant).reduce((a, c) => a + c.sessions, 0),
+      recipient_sessions_same_tenant: recipients.same,
+      recipient_sessions_other_tenants: recipients.other,
       recipient_tenants_other: view.leaked.other_tenants,
       first_leaked: view.leaked.first_seen,
       last_leaked: view.leaked.last_seen,

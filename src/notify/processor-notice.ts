@@ -8,7 +8,7 @@ import type {CaseFacts, TenantExposure} from './facts.js'
 // another customer wrote, no marker in full, no PII value: only counts and categories.
 
 /** Another customer, only as an opaque label (tenant#1, ...): never its id. */
-const counterpart = z.object({label: z.string().regex(/^tenant#\d+$/), responses: z.number().int(), sessions: z.number().int(), first_seen: z.string().nullable(), last_seen: z.string().nullable()})
+const counterpart = z.object({label: z.string().regex(/^tenant#\d+$/), responses: z.number().int(), provenance_responses: z.number().int(), sessions: z.number().int(), first_seen: z.string().nullable(), last_seen: z.string().nullable()})
 
 export const processorNoticeSchema = z.object({
   kind: z.literal('processor-notice'),

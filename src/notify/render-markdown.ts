@@ -22,6 +22,7 @@ export function escapeView(value: unknown): ViewValue {
 }
 
 const STATUS_EN: Record<string, string> = {open: 'open', due_soon: 'DUE SOON', overdue: 'OVERDUE', notified: 'notified'}
+const STATUS_FR: Record<string, string> = {open: 'en cours', due_soon: 'ÉCHÉANCE PROCHE', overdue: 'DÉLAI DÉPASSÉ', notified: 'notifié'}
 
 export function article33View(d: Article33Result): View {
   const fr = d.language === 'fr'
@@ -34,13 +35,14 @@ export function article33View(d: Article33Result): View {
     heading: draftWord,
     status_line: d.clock
       ? fr
-        ? `${draftWord}. Échéance des 72 heures : ${d.clock.deadline} (${STATUS_EN[d.clock.status]}, ${escapeMd(d.clock.remaining_text)}).`
+        ? `${draftWord}. Échéance des 72 heures : ${d.clock.deadline} (${STATUS_FR[d.clock.status]}, ${escapeMd(d.clock.remaining_text)}).`
         : `${draftWord}. 72-hour deadline ${d.clock.deadline} (${STATUS_EN[d.clock.status]}, ${escapeMd(d.clock.remaining_text)}).`
       : fr
         ? `${draftWord}. Aucun incident ouvert : échéance inconnue.`
         : `${draftWord}. No incident opened: deadline unknown.`,
     authority_name: escapeMd(AUTHORITY_NAMES[d.authority]),
     phase: d.phase,
+    clock_status_text: d.clock ? (fr ? STATUS_FR : STATUS_EN)[d.clock.status] : missing,
     role: d.role ?? missing,
     nature_types: d.nature.types.join(', '),
     has_nodes: d.nature.nodes.length > 0,

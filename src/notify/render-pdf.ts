@@ -295,14 +295,14 @@ export function columnWidths(doc: Doc, texts: string[][], width: number, header:
 }
 
 /** Bars per hour; empty hours between first and last are drawn as gaps, not skipped. */
-export function drawHourlyChart(doc: Doc, byHour: Array<{hour: string; responses: number}>, title: string): void {
+export function drawHourlyChart(doc: Doc, byHour: Array<{hour: string; responses: number}>, title: string, fr = false): void {
   const chartH = 150
   ensureSpace(doc, chartH + 60)
   doc.font('Helvetica-Bold').fontSize(10).fillColor('#000000').text(pdfSafe(title), MARGIN, doc.y)
   const top = doc.y + 6
   const width = contentWidth(doc)
   if (byHour.length === 0) {
-    doc.font('Helvetica').text('No contaminated responses.', MARGIN, top)
+    doc.font('Helvetica').text(fr ? 'Aucune réponse contaminée.' : 'No contaminated responses.', MARGIN, top)
     doc.moveDown(1)
     return
   }
@@ -336,12 +336,16 @@ export function drawHourlyChart(doc: Doc, byHour: Array<{hour: string; responses
   doc.fillColor('#000000')
   doc.y = top + chartH + 20
   doc.x = MARGIN
-  doc.font('Helvetica').fontSize(8).text(`Hours in UTC${step > 1 ? `; each bar is ${step} hours` : '; each bar is one hour'}. Total ${byHour.reduce((a, b) => a + b.responses, 0)} responses, peak ${max}.`, MARGIN)
+  const total = byHour.reduce((a, b) => a + b.responses, 0)
+  const caption = fr
+    ? `Heures UTC ; ${step > 1 ? `chaque barre couvre ${step} heures` : 'chaque barre couvre une heure'}. Total ${total} réponses, maximum ${max}.`
+    : `Hours in UTC${step > 1 ? `; each bar is ${step} hours` : '; each bar is one hour'}. Total ${total} responses, peak ${max}.`
+  doc.font('Helvetica').fontSize(8).text(caption, MARGIN)
   doc.moveDown(0.8)
 }
 
 /** Source tenant (rows) x recipient tenant (columns), shaded by number of responses. */
-export function drawFlowMatrix(doc: Doc, flows: Array<{source_tenant: string; recipient_tenant: string; responses: number}>, title: string): void {
+export function drawFlowMatrix(doc: Doc, flows: Array<{source_tenant: string; recipient_tenant: string; responses: number}>, title: string, fr = false): void {
   const volume = new Map<string, number>()
   for (const f of flows) {
     volume.set(f.source_tenant, (volume.get(f.source_tenant) ?? 0) + f.responses)
@@ -354,7 +358,7 @@ export function drawFlowMatrix(doc: Doc, flows: Array<{source_tenant: string; re
   ensureSpace(doc, 40 + (n + 1) * cell + n * 11)
   doc.font('Helvetica-Bold').fontSize(10).fillColor('#000000').text(pdfSafe(title), MARGIN, doc.y)
   if (n === 0) {
-    doc.font('Helvetica').text('No flows.')
+    doc.font('Helvetica').text(fr ? 'Aucun flux.' : 'No flows.')
     return
   }
   const top = doc.y + 6
@@ -376,9 +380,17 @@ export function drawFlowMatrix(doc: Doc, flows: Array<{source_tenant: string; re
   })
   doc.y = top + 16 + n * cell
   doc.x = MARGIN
-  doc.fillColor('#000000').fontSize(8).text('Rows: source customer (whose data leaked). Columns: receiving customer. Diagonal: another user of the same customer.', MARGIN)
+  doc
+    .fillColor('#000000')
+    .fontSize(8)
+    .text(
+      fr
+        ? 'Lignes : client source (dont les données ont fuité). Colonnes : client destinataire. Diagonale : un autre utilisateur du même client.'
+        : 'Rows: source customer (whose data leaked). Columns: receiving customer. Diagonal: another user of the same customer.',
+      MARGIN,
+    )
   tenants.forEach((t, k) => doc.text(`T${k + 1} = ${pdfSafe(t)}`, MARGIN + 10))
-  if (volume.size > MAXN) doc.text(`(+${volume.size - MAXN} more customers not drawn; see the flow table)`, MARGIN + 10)
+  if (volume.size > MAXN) doc.text(fr ? `(+${volume.size - MAXN} autres clients non représentés ; voir le tableau des flux)` : `(+${volume.size - MAXN} more customers not drawn; see the flow table)`, MARGIN + 10)
   doc.moveDown(0.8)
 }
 
@@ -409,8 +421,8 @@ export function renderArticle33Pdf(d: Article33Result): Promise<Buffer> {
     createdAt: d.generated_at,
     skipUntil: /^\| \| \|$/,
     figures: {
-      timeline: (doc) => drawHourlyChart(doc, d.scope?.by_hour ?? [], fr ? 'Réponses contaminées par heure (UTC)' : 'Contaminated responses per hour (UTC)'),
-      flows: (doc) => drawFlowMatrix(doc, d.scope?.flows ?? [], fr ? 'Flux entre clients (réponses)' : 'Tenant-to-tenant flows (responses)'),
+      timeline: (doc) => drawHourlyChart(doc, d.scope?.by_hour ?? [], fr ? 'Réponses contaminées par heure (UTC)' : 'Contaminated responses per hour (UTC)', fr),
+      flows: (doc) => drawFlowMatrix(doc, d.scope?.flows ?? [], fr ? 'Flux entre clients (réponses)' : 'Tenant-to-tenant flows (responses)', fr),
     },
   })
 }

@@ -51,7 +51,7 @@ function fixture(now = '2026-10-24T08:00:00.000Z'): CaseFacts {
         recipient_tenants_other: 1, first_leaked: '2026-10-22T10:00:00.000Z', last_leaked: '2026-10-22T15:59:00.000Z', markers_truncated: ['CANARY-a1a1…'],
         pii_in_leaked: [{kind: 'email', label: 'contact details (e-mail addresses)', count: 12, responses: 5}], received_foreign_responses: 0, receiving_sessions: [],
         received_from_tenants: 0, pii_in_received: [], provenance_only_leaked: 0, at_risk_responses: null,
-        counterparts_leaked_to: [{label: 'tenant#1', responses: 9, sessions: 4, first_seen: null, last_seen: null}], counterparts_received_from: [],
+        counterparts_leaked_to: [{label: 'tenant#1', responses: 9, provenance_responses: 0, sessions: 4, first_seen: null, last_seen: null}], counterparts_received_from: [],
       },
     ],
     provenance: null,
