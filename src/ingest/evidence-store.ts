@@ -44,9 +44,13 @@ export class EvidenceWriter {
     if (this.pendingBytes >= BLOCK_SIZE) this.cut(false)
   }
 
-  /** Resolves once few enough blocks are in flight (call from the async read loop). */
+  /** Resolves once few enough blocks are still compressing (call from the async read loop). */
   async backpressure(): Promise<void> {
-    while (this.inFlight.length > MAX_IN_FLIGHT) await this.inFlight[0]!.done
+    for (;;) {
+      const compressing = this.inFlight.filter((b) => b.data === undefined && !this.failure)
+      if (compressing.length <= MAX_IN_FLIGHT) return
+      await compressing[0]!.done
+    }
   }
 
   /** Stores every block whose compression has finished, in order. Call inside a transaction. */
