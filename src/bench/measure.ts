@@ -1,0 +1,96 @@
+// Running one measured child process: wall time and peak resident set size.
+//
+// Peak RSS, by preference:
+//  1. GNU time (`/usr/bin/time -f %M -o FILE`): the kernel's ru_maxrss of the child, exact even
+//     for processes shorter than any polling interval; it covers the whole process including
+//     worker threads (ingest's thread pool) but not grandchildren, and crosstalk spawns none.
+//  2. Otherwise /proc/<pid>/status VmHWM (the kernel's own high-water mark), polled every 20 ms
+//     while the child runs; the last read before exit misses at most the final 20 ms of growth.
+//  3. Neither (no /proc): null, reported as "–".
+// Node cannot give it directly: child_process has no resourceUsage for a spawned child, and
+// process.resourceUsage() inside the child would need the child's cooperation.
+
+import {spawn, spawnSync} from 'node:child_process'
+import {existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+export interface ChildRun {
+  wall_ms: number
+  peak_rss_mb: number | null
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+let gnuTime: boolean | undefined
+export function rssMethod(): 'gnu-time' | 'proc-vmhwm' | 'none' {
+  if (gnuTime === undefined) gnuTime = existsSync('/usr/bin/time') && spawnSync('/usr/bin/time', ['-f', '%M', '-o', '/dev/null', 'true']).status === 0
+  if (gnuTime) return 'gnu-time'
+  return existsSync('/proc/self/status') ? 'proc-vmhwm' : 'none'
+}
+
+function readHwmKb(pid: number): number | null {
+  try {
+    const m = /VmHWM:\s+(\d+)\s*kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return m ? Number(m[1]) : null
+  } catch {
+    return null
+  }
+}
+
+export interface RunOptions {
+  cwd?: string
+  env?: NodeJS.ProcessEnv
+  /** Exit codes that count as success (default [0]). */
+  okCodes?: number[]
+  /** Keep stdout (default true); rg's output can be large and is not needed when timing. */
+  captureStdout?: boolean
+}
+
+export async function runMeasured(command: string, args: string[], options: RunOptions = {}): Promise<ChildRun> {
+  const method = rssMethod()
+  const dir = method === 'gnu-time' ? mkdtempSync(join(tmpdir(), 'ct-bench-time-')) : null
+  const timeFile = dir ? join(dir, 'rss') : null
+  const [cmd, argv] = timeFile ? ['/usr/bin/time', ['-f', '%M', '-o', timeFile, command, ...args]] : [command, args]
+  const started = performance.now()
+  const child = spawn(cmd, argv, {cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe']})
+  const out: Buffer[] = []
+  const err: Buffer[] = []
+  const capture = options.captureStdout ?? true
+  child.stdout.on('data', (b: Buffer) => capture && out.push(b))
+  child.stderr.on('data', (b: Buffer) => err.length < 256 && err.push(b))
+  let hwmKb: number | null = null
+  const poll =
+    method === 'proc-vmhwm' && child.pid !== undefined
+      ? setInterval(() => {
+          const kb = readHwmKb(child.pid!)
+          if (kb !== null) hwmKb = Math.max(hwmKb ?? 0, kb)
+        }, 20)
+      : null
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (c) => resolve(c))
+  })
+  const wall = performance.now() - started
+  if (poll) clearInterval(poll)
+  let rssKb: number | null = hwmKb
+  if (timeFile) {
+    try {
+      // GNU time prints "Command exited with non-zero status N" before the figure.
+      const lines = readFileSync(timeFile, 'utf8').trim().split('\n')
+      const kb = Number(lines[lines.length - 1])
+      rssKb = Number.isFinite(kb) ? kb : null
+    } catch {
+      rssKb = null
+    }
+    rmSync(dir!, {recursive: true, force: true})
+  }
+  const stdout = Buffer.concat(out).toString('utf8')
+  const stderr = Buffer.concat(err).toString('utf8')
+  const ok = options.okCodes ?? [0]
+  if (code === null || !ok.includes(code)) {
+    throw new Error(`${command} ${args.join(' ')} exited ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`)
+  }
+  return {wall_ms: wall, peak_rss_mb: rssKb === null ? null : rssKb / 1024, code, stdout, stderr}
+}
