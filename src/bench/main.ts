@@ -95,7 +95,11 @@ async function machine(): Promise<Record<string, string | number>> {
   }
 }
 
-const cli = (args: string[]): Promise<ChildRun> => runMeasured(process.execPath, [join(ROOT, 'bin', 'run.js'), ...args], {cwd: ROOT, env: {...process.env, NO_COLOR: '1'}})
+/** A child with no I/O this long is taken as hung and killed; none may run longer than LIMIT. */
+const STALL_MS = 90_000
+const LIMIT_MS = 20 * 60_000
+const cli = (args: string[]): Promise<ChildRun> =>
+  runMeasured(process.execPath, [join(ROOT, 'bin', 'run.js'), ...args], {cwd: ROOT, env: {...process.env, NO_COLOR: '1'}, stallMs: STALL_MS, timeoutMs: LIMIT_MS})
 
 function removeDb(db: string): void {
   for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(db + suffix, {force: true})
@@ -134,26 +138,42 @@ async function benchSize(inc: Incident, runs: number, scratch: string, hasRg: bo
   const stage = {canaries: [] as ChildRun[], logs: [] as ChildRun[], scan: [] as ChildRun[], scope: [] as ChildRun[]}
   const peers: Record<PeerName, ChildRun[]> = {duckdb: [], rg_regex: [], rg_fixed: []}
   let crosstalkIds: string[] = []
+  let failure: string | undefined
   for (let r = 1; r <= runs; r++) {
     const db = join(scratch, `case-${inc.records}.db`)
     removeDb(db)
-    log(`${inc.records} records, run ${r}/${runs}: crosstalk`)
-    stage.canaries.push(await cli(['ingest', 'canaries', inc.canaries, '--db', db, '--json']))
-    stage.logs.push(await cli(['ingest', 'logs', inc.logs, '--db', db, '--json']))
-    stage.scan.push(await cli(['scan', '--pool-tokens', POOL, '--db', db, '--json']))
-    stage.scope.push(await cli(['scope', '--json', '--pool-tokens', POOL, '--db', db]))
-    if (r === runs) {
+    if (failure === undefined) {
+      log(`${inc.records} records, run ${r}/${runs}: crosstalk`)
+      try {
+        const canaries = await cli(['ingest', 'canaries', inc.canaries, '--db', db, '--json'])
+        const logs = await cli(['ingest', 'logs', inc.logs, '--db', db, '--json'])
+        const scan = await cli(['scan', '--pool-tokens', POOL, '--db', db, '--json'])
+        const scope = await cli(['scope', '--json', '--pool-tokens', POOL, '--db', db])
+        stage.canaries.push(canaries)
+        stage.logs.push(logs)
+        stage.scan.push(scan)
+        stage.scope.push(scope)
+      } catch (error) {
+        // One failed run voids crosstalk at this size (medians of the rest would flatter it);
+        // the peers are still measured.
+        failure = `run ${r}: ${(error as Error).message.replace(ROOT + '/', '')}`
+        log(`crosstalk FAILED at ${inc.records} records: ${failure}`)
+        for (const list of Object.values(stage)) list.length = 0
+      }
+    }
+    if (failure === undefined && r === runs) {
       const out = spawnSync(process.execPath, [join(ROOT, 'bin', 'run.js'), 'sightings', '--json', '--class', 'cross_session,cross_tenant', '--db', db], {cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28})
       if (out.status !== 0) throw new Error(`crosstalk sightings failed: ${out.stderr}`)
       crosstalkIds = (JSON.parse(out.stdout) as {request_id: string}[]).map((s) => s.request_id)
     }
     removeDb(db)
     log(`${inc.records} records, run ${r}/${runs}: duckdb`)
-    peers.duckdb.push(await runMeasured(process.execPath, [join(ROOT, 'dist', 'bench', 'duckdb-peer-main.js'), inc.logs, inc.canaries], {cwd: ROOT}))
+    const limits = {stallMs: STALL_MS, timeoutMs: LIMIT_MS}
+    peers.duckdb.push(await runMeasured(process.execPath, [join(ROOT, 'dist', 'bench', 'duckdb-peer-main.js'), inc.logs, inc.canaries], {cwd: ROOT, ...limits}))
     if (hasRg) {
       log(`${inc.records} records, run ${r}/${runs}: ripgrep`)
-      peers.rg_regex.push(await runMeasured('rg', ['-z', '-c', MARKER_REGEX, inc.logs], {okCodes: [0, 1]}))
-      peers.rg_fixed.push(await runMeasured('rg', ['-z', '-c', '-F', '-f', inc.markersFile, inc.logs], {okCodes: [0, 1]}))
+      peers.rg_regex.push(await runMeasured('rg', ['-z', '-c', MARKER_REGEX, inc.logs], {okCodes: [0, 1], ...limits}))
+      peers.rg_fixed.push(await runMeasured('rg', ['-z', '-c', '-F', '-f', inc.markersFile, inc.logs], {okCodes: [0, 1], ...limits}))
     }
   }
   const m = (rs: ChildRun[]): ReturnType<typeof measurement> =>
@@ -163,6 +183,7 @@ async function benchSize(inc: Incident, runs: number, scratch: string, hasRg: bo
       inc.records,
       inc.log_bytes,
     )
+  const ok = stage.canaries.length > 0
   const e2eWall = stage.canaries.map((_, i) => stage.canaries[i]!.wall_ms + stage.logs[i]!.wall_ms + stage.scan[i]!.wall_ms + stage.scope[i]!.wall_ms)
   const e2eRss = stage.canaries.map((_, i) => {
     const all = [stage.canaries[i], stage.logs[i], stage.scan[i], stage.scope[i]].map((x) => x!.peak_rss_mb).filter((x): x is number => x !== null)
@@ -177,28 +198,31 @@ async function benchSize(inc: Incident, runs: number, scratch: string, hasRg: bo
     log_files: inc.log_files,
     truth_contaminated: truth.size,
     runs,
-    crosstalk: {
-      ingest: measurement(ingestWall, ingestRss, inc.records, inc.log_bytes),
-      scan: m(stage.scan),
-      scope: m(stage.scope),
-      end_to_end: measurement(e2eWall, e2eRss, inc.records, inc.log_bytes),
-    },
+    crosstalk: ok
+      ? {
+          ingest: measurement(ingestWall, ingestRss, inc.records, inc.log_bytes),
+          scan: m(stage.scan),
+          scope: m(stage.scope),
+          end_to_end: measurement(e2eWall, e2eRss, inc.records, inc.log_bytes),
+        }
+      : {},
     peers: {},
     ratios: {},
-    accuracy: {crosstalk: accuracy(crosstalkIds, truth)},
-    ingest_parts_ms: {canaries: Math.round(median(stage.canaries.map((x) => x.wall_ms))), logs: Math.round(median(stage.logs.map((x) => x.wall_ms)))},
+    accuracy: ok ? {crosstalk: accuracy(crosstalkIds, truth)} : {},
   }
-  try {
+  if (failure !== undefined) result.crosstalk_failure = failure
+  if (ok) result.ingest_parts_ms = {canaries: Math.round(median(stage.canaries.map((x) => x.wall_ms))), logs: Math.round(median(stage.logs.map((x) => x.wall_ms)))}
+  if (ok) try {
     const scanJson = JSON.parse(stage.scan[stage.scan.length - 1]!.stdout) as {timings_ms?: Record<string, number>}
     if (scanJson.timings_ms) result.scan_timings_ms = Object.fromEntries(Object.entries(scanJson.timings_ms).map(([k, v]) => [k, Math.round(v)]))
   } catch {
     // timings are a diagnostic only
   }
-  const e2e = result.crosstalk.end_to_end!.wall_ms
+  const e2e = result.crosstalk.end_to_end?.wall_ms
   for (const peer of ['duckdb', 'rg_regex', 'rg_fixed'] as const) {
     if (peers[peer].length === 0) continue
     result.peers[peer] = m(peers[peer])
-    result.ratios[peer] = Math.round((e2e / result.peers[peer]!.wall_ms) * 100) / 100
+    if (e2e !== undefined) result.ratios[peer] = Math.round((e2e / result.peers[peer]!.wall_ms) * 100) / 100
   }
   const duck = JSON.parse(peers.duckdb[peers.duckdb.length - 1]!.stdout) as {request_ids: string[]}
   result.accuracy.duckdb = accuracy(duck.request_ids, truth)

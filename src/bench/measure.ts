@@ -39,7 +39,33 @@ function readHwmKb(pid: number): number | null {
   }
 }
 
+/** A child killed by the bench: hung (no I/O for `stallMs`) or over its time limit. */
+export class ChildKilled extends Error {}
+
+/** rchar + wchar of a process, or of its first child when it is the GNU time wrapper. */
+function ioBytes(pid: number, wrapped: boolean): number | null {
+  try {
+    let target = pid
+    if (wrapped) {
+      const kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)
+      if (kids.length === 0) return null
+      target = Number(kids[0])
+    }
+    const io = readFileSync(`/proc/${target}/io`, 'utf8')
+    return Number(/rchar:\s+(\d+)/.exec(io)?.[1] ?? NaN) + Number(/wchar:\s+(\d+)/.exec(io)?.[1] ?? NaN)
+  } catch {
+    return null
+  }
+}
+
 export interface RunOptions {
+  /** Kill the child after this long (default: none). */
+  timeoutMs?: number
+  /**
+   * Kill the child when it has read and written nothing for this long (Linux /proc only):
+   * a spinning process must not hold the bench for its whole time limit.
+   */
+  stallMs?: number
   cwd?: string
   env?: NodeJS.ProcessEnv
   /** Exit codes that count as success (default [0]). */
@@ -68,12 +94,38 @@ export async function runMeasured(command: string, args: string[], options: RunO
           if (kb !== null) hwmKb = Math.max(hwmKb ?? 0, kb)
         }, 20)
       : null
+  let killed: string | null = null
+  const kill = (why: string): void => {
+    if (killed) return
+    killed = why
+    // GNU time waits for its child: kill the measured process, then the wrapper.
+    const kids = timeFile && child.pid !== undefined ? (() => { try { return readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number) } catch { return [] } })() : []
+    for (const k of kids) try { process.kill(k, 'SIGKILL') } catch { /* gone */ }
+    child.kill('SIGKILL')
+  }
+  const timer = options.timeoutMs ? setTimeout(() => kill(`over its ${Math.round(options.timeoutMs! / 1000)} s limit`), options.timeoutMs) : null
+  let lastIo = -1
+  let lastIoAt = performance.now()
+  const stall =
+    options.stallMs && child.pid !== undefined
+      ? setInterval(() => {
+          const io = ioBytes(child.pid!, timeFile !== null)
+          if (io === null) return
+          const t = performance.now()
+          if (io !== lastIo) {
+            lastIo = io
+            lastIoAt = t
+          } else if (t - lastIoAt > options.stallMs!) kill(`no I/O for ${Math.round(options.stallMs! / 1000)} s (hung)`)
+        }, 1000)
+      : null
   const code = await new Promise<number | null>((resolve, reject) => {
     child.on('error', reject)
     child.on('close', (c) => resolve(c))
   })
   const wall = performance.now() - started
   if (poll) clearInterval(poll)
+  if (timer) clearTimeout(timer)
+  if (stall) clearInterval(stall)
   let rssKb: number | null = hwmKb
   if (timeFile) {
     try {
@@ -88,6 +140,10 @@ export async function runMeasured(command: string, args: string[], options: RunO
   }
   const stdout = Buffer.concat(out).toString('utf8')
   const stderr = Buffer.concat(err).toString('utf8')
+  if (killed) {
+    if (dir) rmSync(dir, {recursive: true, force: true})
+    throw new ChildKilled(`${command} ${args.join(' ')}: killed after ${(wall / 1000).toFixed(0)} s, ${killed}`)
+  }
   const ok = options.okCodes ?? [0]
   if (code === null || !ok.includes(code)) {
     throw new Error(`${command} ${args.join(' ')} exited ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`)

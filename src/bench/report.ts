@@ -37,6 +37,8 @@ export interface SizeResult {
   accuracy: Partial<Record<'crosstalk' | PeerName, Accuracy>>
   /** `scan --json` timings_ms of the last run: where scan spends its time. */
   scan_timings_ms?: Record<string, number>
+  /** Why crosstalk has no figures at this size (a step failed, hung or ran over its limit). */
+  crosstalk_failure?: string
   /** Sub-steps of the ingest stage, medians. */
   ingest_parts_ms?: {canaries: number; logs: number}
 }
@@ -130,6 +132,8 @@ export interface RegressionCheck {
  * for that size, or no current figure, passes with a message saying so.
  */
 export function checkRegression(current: BenchResults, baseline: BenchResults | null, records: number, tolerance = 0.25): RegressionCheck {
+  const failed = current.sizes.find((s) => s.records === records)?.crosstalk_failure
+  if (failed) return {ok: false, baseline: null, current: null, change: null, message: `crosstalk failed at ${records} records: ${failed}`}
   const now = current.sizes.find((s) => s.records === records)?.ratios.duckdb ?? null
   const then = baseline?.sizes.find((s) => s.records === records)?.ratios.duckdb ?? null
   if (now === null) return {ok: true, baseline: then, current: null, change: null, message: `no end-to-end/DuckDB ratio measured at ${records} records; nothing to check`}
@@ -157,7 +161,9 @@ export function evaluateTargets(r: Pick<BenchResults, 'sizes' | 'scan_scaling' |
   const at200k = r.sizes.find((s) => s.records === 200_000)
   const ratio = at200k?.ratios.duckdb
   targets.push(
-    ratio === undefined
+    at200k?.crosstalk_failure
+      ? {name: 'end-to-end 200k <= 1.0x DuckDB', pass: false, detail: `crosstalk failed: ${at200k.crosstalk_failure}`}
+      : ratio === undefined
       ? {name: 'end-to-end 200k <= 1.0x DuckDB', pass: null, detail: 'not measured (200k size not run)'}
       : {name: 'end-to-end 200k <= 1.0x DuckDB', pass: ratio <= 1, detail: `${fmtRatio(ratio)} (${secs(at200k!.crosstalk.end_to_end!.wall_ms)} vs ${secs(at200k!.peers.duckdb!.wall_ms)})`},
   )
@@ -165,13 +171,15 @@ export function evaluateTargets(r: Pick<BenchResults, 'sizes' | 'scan_scaling' |
     .map((s) => ({records: s.records, peak: Math.max(...Object.values(s.crosstalk).map((m) => m?.peak_rss_mb ?? 0))}))
     .filter((p) => p.peak > 0)
     .sort((a, b) => a.records - b.records)
+  const failedSizes = r.sizes.filter((s) => s.crosstalk_failure).map((s) => fmtRecords(s.records))
+  const unmeasured = failedSizes.length ? ` (no figure at ${failedSizes.join(', ')}: crosstalk failed)` : ''
   if (peaks.length === 0) targets.push({name: `peak RSS < ${RSS_LIMIT_MB} MB`, pass: null, detail: 'not measured'})
   else {
     const worst = peaks.reduce((a, b) => (b.peak > a.peak ? b : a))
-    targets.push({name: `peak RSS < ${RSS_LIMIT_MB} MB`, pass: worst.peak < RSS_LIMIT_MB, detail: peaks.map((p) => `${fmtRecords(p.records)}: ${p.peak.toFixed(0)} MB`).join(', ')})
+    targets.push({name: `peak RSS < ${RSS_LIMIT_MB} MB`, pass: worst.peak < RSS_LIMIT_MB, detail: peaks.map((p) => `${fmtRecords(p.records)}: ${p.peak.toFixed(0)} MB`).join(', ') + unmeasured})
     const first = peaks[0]!
     const last = peaks[peaks.length - 1]!
-    if (peaks.length < 2) targets.push({name: `peak RSS flat (<= ${RSS_FLAT_FACTOR}x growth)`, pass: null, detail: 'needs two sizes'})
+    if (peaks.length < 2) targets.push({name: `peak RSS flat (<= ${RSS_FLAT_FACTOR}x growth)`, pass: null, detail: `needs two sizes${unmeasured}`})
     else {
       const growth = last.peak / first.peak
       targets.push({
@@ -224,6 +232,7 @@ export function formatMarkdown(r: BenchResults): string {
   lines.push('| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
   for (const s of r.sizes) {
     const mb = (s.log_bytes / 1e6).toFixed(0)
+    if (s.crosstalk_failure) lines.push(`| ${fmtRecords(s.records)} | ${mb} | **crosstalk FAILED** | – | – | – | – | – | – | – |`)
     const row = (name: StageName | PeerName, m: Measurement | undefined, ratio: string, acc: Accuracy | undefined): void => {
       if (!m) return
       lines.push(
@@ -236,6 +245,11 @@ export function formatMarkdown(r: BenchResults): string {
       const ratio = s.ratios[peer]
       row(peer, s.peers[peer], ratio === undefined ? '' : fmtRatio(ratio), s.accuracy[peer])
     }
+  }
+  const failures = r.sizes.filter((s) => s.crosstalk_failure)
+  if (failures.length) {
+    lines.push('')
+    for (const s of failures) lines.push(`crosstalk failed at ${fmtRecords(s.records)} records: ${s.crosstalk_failure}`)
   }
   lines.push('')
   lines.push('Targets:')

@@ -62,6 +62,20 @@ describe('checkRegression', () => {
     expect(checkRegression(results([size(20_000, 11_000, 1_000)]), baseline, 20_000, 0.05).ok).toBe(false)
   })
 
+  it('fails when crosstalk itself failed at that size', () => {
+    const failed = size(20_000, 1, 1_000)
+    failed.crosstalk = {}
+    failed.ratios = {}
+    failed.crosstalk_failure = 'run 1: ingest logs killed after 95 s, no I/O for 90 s (hung)'
+    const r = checkRegression(results([failed]), baseline, 20_000)
+    expect(r.ok).toBe(false)
+    expect(r.message).toContain('hung')
+    const md = formatMarkdown({...results([failed]), targets: evaluateTargets({sizes: [failed]})})
+    expect(md).toContain('| 20k | 57 | **crosstalk FAILED** |')
+    expect(md).toContain('crosstalk failed at 20k records: run 1: ingest logs killed')
+    expect(md).not.toContain('crosstalk end to end')
+  })
+
   it('compares the same size only, and passes with a note when there is no baseline', () => {
     const other = results([size(200_000, 50_000, 1_000)])
     const r = checkRegression(results([size(20_000, 50_000, 1_000)]), other, 20_000)
