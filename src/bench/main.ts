@@ -4,7 +4,7 @@
 // measures crosstalk (ingest canaries + logs, scan, scope; fresh case per run; each command a
 // child `node bin/run.js ... --json`) against DuckDB's naive SQL and ripgrep on the same files.
 // Medians of wall time, max of peak RSS, accuracy against the ground truth. Full mode writes
-// bench/results.json and bench/results.md; --quick (20k records, one run) writes
+// bench/results.json and bench/results.md; --quick (20k records only, no scaling or scope-1m) writes
 // bench/out/quick-results.json and exits 1 when the end-to-end ratio against DuckDB regressed
 // more than 25% from bench/results.json.
 
@@ -23,6 +23,7 @@ import {
   formatMarkdown,
   measurement,
   median,
+  mergeSizeResults,
   type BenchResults,
   type PeerName,
   type Scope1m,
@@ -55,7 +56,8 @@ function parseArgs(argv: string[]): Options {
   for (const a of argv) if (a.startsWith('--') && !known.has(a)) throw new Error(`unknown option ${a} (known: ${[...known].join(' ')})`)
   const quick = flag('--quick')
   const large = flag('--large')
-  const runs = Number(value('--runs') ?? (quick ? 1 : 3))
+  // Quick mode keeps 3 runs: with one, load on a shared machine alone moved the ratio by 40%.
+  const runs = Number(value('--runs') ?? 3)
   if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a positive integer')
   const sizes = value('--sizes')?.split(',').map(Number) ?? (quick ? [20_000] : large ? [20_000, 200_000, 1_000_000] : [20_000, 200_000])
   return {quick, large, runs, seed: Number(value('--seed') ?? 1), out: resolve(value('--out') ?? join(ROOT, 'bench', 'out')), sizes}
@@ -156,7 +158,7 @@ async function benchSize(inc: Incident, runs: number, scratch: string, hasRg: bo
       } catch (error) {
         // One failed run voids crosstalk at this size (medians of the rest would flatter it);
         // the peers are still measured.
-        failure = `run ${r}: ${(error as Error).message.replace(ROOT + '/', '')}`
+        failure = `run ${r}: ${(error as Error).message.replaceAll(ROOT + '/', '').replace(process.execPath, 'node')}`
         log(`crosstalk FAILED at ${inc.records} records: ${failure}`)
         for (const list of Object.values(stage)) list.length = 0
       }
@@ -274,8 +276,10 @@ async function main(): Promise<number> {
   if (!hasRg) notes.push('ripgrep not installed: its rows are skipped.')
   log(`mode ${opts.quick ? 'quick' : opts.large ? 'large' : 'full'}: sizes ${opts.sizes.join(', ')}, ${opts.runs} run(s) each, rss via ${mach.rss_method}${hasRg ? '' : ', no rg'}`)
   const sizes: SizeResult[] = []
+  const incidents: Incident[] = []
   for (const records of opts.sizes) {
     const inc = await ensureIncident(opts.out, records, opts.seed, log)
+    incidents.push(inc)
     log(`${records} records: ${(inc.log_bytes / 1e6).toFixed(0)} MB in ${inc.log_files} files${inc.reused ? ' (reused)' : `, generated in ${(inc.generate_ms / 1000).toFixed(1)} s`}`)
     sizes.push(await benchSize(inc, opts.runs, scratch, hasRg))
   }
@@ -299,9 +303,18 @@ async function main(): Promise<number> {
   process.stdout.write(`\n${md}`)
   const resultsPath = join(ROOT, 'bench', 'results.json')
   if (opts.quick) {
-    writeFileSync(join(opts.out, 'quick-results.json'), `${JSON.stringify(results, null, 2)}\n`)
     const baseline = existsSync(resultsPath) ? (JSON.parse(readFileSync(resultsPath, 'utf8')) as BenchResults) : null
-    const check = checkRegression(results, baseline, opts.sizes[0]!)
+    let check = checkRegression(results, baseline, opts.sizes[0]!)
+    if (!check.ok && check.current !== null) {
+      // On a shared machine DuckDB (multi-threaded) speeds up and slows down with the
+      // neighbours' load more than crosstalk does; a real regression survives a second look.
+      log(`${check.message}; measuring again to confirm`)
+      sizes[0] = mergeSizeResults(sizes[0]!, await benchSize(incidents[0]!, opts.runs, scratch, hasRg))
+      results.targets = evaluateTargets(results)
+      check = checkRegression(results, baseline, opts.sizes[0]!)
+      process.stdout.write(`\n(after a second measurement, medians over ${sizes[0]!.runs} runs)\n${formatMarkdown(results)}`)
+    }
+    writeFileSync(join(opts.out, 'quick-results.json'), `${JSON.stringify(results, null, 2)}\n`)
     process.stdout.write(`\nregression guard: ${check.message}\n`)
     return check.ok ? 0 : 1
   }

@@ -116,6 +116,32 @@ export function accuracy(claimed: Iterable<string>, truth: ReadonlySet<string>):
   }
 }
 
+function mergeMeasurement(a: Measurement | undefined, b: Measurement | undefined, records: number, bytes: number): Measurement | undefined {
+  if (!a || !b) return a ?? b
+  const rss = [a.peak_rss_mb, b.peak_rss_mb]
+  return measurement([...a.runs_ms, ...b.runs_ms], rss, records, bytes)
+}
+
+/** Two measurements of the same size pooled: medians over all their runs (the guard's re-check). */
+export function mergeSizeResults(a: SizeResult, b: SizeResult): SizeResult {
+  const m = (x: Measurement | undefined, y: Measurement | undefined): Measurement | undefined => mergeMeasurement(x, y, a.records, a.log_bytes)
+  const crosstalk: SizeResult['crosstalk'] = {}
+  for (const k of ['ingest', 'scan', 'scope', 'end_to_end'] as const) {
+    const v = m(a.crosstalk[k], b.crosstalk[k])
+    if (v) crosstalk[k] = v
+  }
+  const peers: SizeResult['peers'] = {}
+  const ratios: SizeResult['ratios'] = {}
+  for (const k of ['duckdb', 'rg_regex', 'rg_fixed'] as const) {
+    const v = m(a.peers[k], b.peers[k])
+    if (!v) continue
+    peers[k] = v
+    if (crosstalk.end_to_end) ratios[k] = Math.round((crosstalk.end_to_end.wall_ms / v.wall_ms) * 100) / 100
+  }
+  const failure = a.crosstalk_failure ?? b.crosstalk_failure
+  return {...b, runs: a.runs + b.runs, crosstalk: failure ? {} : crosstalk, peers, ratios: failure ? {} : ratios, ...(failure ? {crosstalk_failure: failure} : {})}
+}
+
 export interface RegressionCheck {
   ok: boolean
   /** null when there is nothing to compare against. */

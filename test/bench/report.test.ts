@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {accuracy, checkRegression, evaluateTargets, formatMarkdown, measurement, median, type BenchResults, type SizeResult} from '../../src/bench/report.js'
+import {accuracy, checkRegression, evaluateTargets, formatMarkdown, measurement, median, mergeSizeResults, type BenchResults, type SizeResult} from '../../src/bench/report.js'
 
 const m = (wallMs: number, rss: number | null = 150) => measurement([wallMs], [rss], 20_000, 57e6)
 
@@ -125,5 +125,21 @@ describe('formatMarkdown', () => {
     // every table row has the same number of cells as the header
     const cells = (l: string) => l.split('|').length
     for (const l of lines.filter((x) => x.startsWith('|'))) expect(cells(l)).toBe(cells(lines[0]!))
+  })
+})
+
+describe('mergeSizeResults', () => {
+  it('pools the runs of two measurements and recomputes medians and ratios', () => {
+    const a = size(20_000, 10_000, 1_000)
+    const b = size(20_000, 14_000, 1_000)
+    b.crosstalk.end_to_end = measurement([14_000, 12_000], [300], 20_000, 57e6)
+    b.runs = 2
+    const merged = mergeSizeResults(a, b)
+    expect(merged.runs).toBe(3)
+    expect(merged.crosstalk.end_to_end!.runs_ms).toEqual([10_000, 14_000, 12_000])
+    expect(merged.crosstalk.end_to_end!.wall_ms).toBe(12_000)
+    expect(merged.crosstalk.end_to_end!.peak_rss_mb).toBe(300)
+    expect(merged.peers.duckdb!.runs_ms).toEqual([1_000, 1_000])
+    expect(merged.ratios.duckdb).toBe(12)
   })
 })
