@@ -214,11 +214,13 @@ async function benchSize(inc: Incident, runs: number, scratch: string, hasRg: bo
   }
   if (failure !== undefined) result.crosstalk_failure = failure
   if (ok) result.ingest_parts_ms = {canaries: Math.round(median(stage.canaries.map((x) => x.wall_ms))), logs: Math.round(median(stage.logs.map((x) => x.wall_ms)))}
-  if (ok) try {
-    const scanJson = JSON.parse(stage.scan[stage.scan.length - 1]!.stdout) as {timings_ms?: Record<string, number>}
-    if (scanJson.timings_ms) result.scan_timings_ms = Object.fromEntries(Object.entries(scanJson.timings_ms).map(([k, v]) => [k, Math.round(v)]))
-  } catch {
-    // timings are a diagnostic only
+  if (ok) {
+    try {
+      const scanJson = JSON.parse(stage.scan[stage.scan.length - 1]!.stdout) as {timings_ms?: Record<string, number>}
+      if (scanJson.timings_ms) result.scan_timings_ms = Object.fromEntries(Object.entries(scanJson.timings_ms).map(([k, v]) => [k, Math.round(v)]))
+    } catch {
+      // timings are a diagnostic only
+    }
   }
   const e2e = result.crosstalk.end_to_end?.wall_ms
   for (const peer of ['duckdb', 'rg_regex', 'rg_fixed'] as const) {
