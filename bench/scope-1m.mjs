@@ -47,8 +47,8 @@ const bugEnd = bugStart + 6 * 3600_000
 db.prepare(`INSERT INTO files (id, kind, path, abs_path, sha256, size, format, source, state, started_at) VALUES (1, 'log', 'bench', '/bench', ?, 0, 'jsonl', 'bench', 'complete', '2026-11-01T00:00:00.000Z')`).run('b'.repeat(64))
 const insert = db.prepare(`INSERT INTO records (id, file_id, line_no, byte_offset, byte_len, raw_crc32, source, request_id, ts, ts_ms, tenant_id, session_id, status, endpoint, model, prefill_node, decode_node, prompt_tokens, completion_tokens, cached_tokens, stream, response_kind, is_error, error_message, request_text, response_text)
   VALUES (?, 1, ?, 0, 0, 0, 'bench', ?, ?, ?, ?, ?, ?, '/v1/chat/completions', 'm', 'p1', ?, ?, 50, 0, 0, 'chat', 0, NULL, NULL, NULL)`)
-const sight = db.prepare(`INSERT INTO sightings (record_id, marker, marker_key, class, partial, source_session, source_tenant, position) VALUES (?, ?, ?, ?, 0, ?, ?, 0)`)
-const prov = db.prepare(`INSERT INTO provenance (record_id, source_record_id, source_session, source_tenant, overlap_words, overlap_sha256, matched) VALUES (?, ?, ?, ?, 40, '', 'prompt')`)
+const sight = db.prepare(`INSERT INTO sightings (record_id, marker, marker_key, class, partial, source_session, source_tenant, position, token) VALUES (?, ?, ?, ?, 0, ?, ?, 0, ?)`)
+const prov = db.prepare(`INSERT INTO provenance (record_id, source_record_id, source_session, source_tenant, overlap_words, overlap_sha256, matched, word_start, candidates) VALUES (?, ?, ?, ?, 40, '', 'prompt', 0, 1)`)
 const pii = db.prepare(`INSERT INTO pii_findings (record_id, kind, value_sha256, source_record_id, source_session, source_tenant) VALUES (?, ?, ?, NULL, NULL, NULL)`)
 const recent = new Map() // node -> recent [tenant, session, id]
 let contaminated = 0
@@ -65,12 +65,12 @@ db.transaction(() => {
     const prompt = big ? POOL + Math.floor(rng() * 300000) : 500 + Math.floor(rng() * 20000)
     const status = big && !inBug ? 413 : 200
     insert.run(id, id, `req-${id}`, new Date(ms).toISOString(), ms, tenant, session, status, node, prompt)
-    if (rng() < 0.3) sight.run(id, `CANARY-${s}`, `canary-${s}`, 'own', session, tenant)
+    if (rng() < 0.3) sight.run(id, `CANARY-${s}`, `canary-${s}`, 'own', session, tenant, `CANARY-${s}`)
     if (status === 200 && prompt >= POOL) atRisk++
     const prev = recent.get(node)
     if (inBug && big && prev && prev[1] !== session) {
       contaminated++
-      sight.run(id, `CANARY-${prev[1]}`, `canary-${prev[1]}`, prev[0] === tenant ? 'cross_session' : 'cross_tenant', prev[1], prev[0])
+      sight.run(id, `CANARY-${prev[1]}`, `canary-${prev[1]}`, prev[0] === tenant ? 'cross_session' : 'cross_tenant', prev[1], prev[0], `CANARY-${prev[1]}`)
       if (rng() < 0.5) prov.run(id, prev[2], prev[1], prev[0])
       if (rng() < 0.3) pii.run(id, 'email', `h${id}`)
     }
@@ -81,10 +81,12 @@ db.transaction(() => {
 const loadMs = performance.now() - t0
 db.pragma('wal_checkpoint(TRUNCATE)')
 
+const timings = []
 const time = (label, fn) => {
   const a = performance.now()
   const result = fn()
   const ms = performance.now() - a
+  timings.push(Math.round(ms))
   console.log(`${label.padEnd(44)} ${ms.toFixed(0).padStart(7)} ms`)
   return result
 }
@@ -95,6 +97,8 @@ time('computeScope (no pool)', () => computeScope(db))
 time('computeTenantView tenant-03 --pool-tokens', () => computeTenantView(db, {tenant: 'tenant-03', poolTokens: POOL}))
 time('buildTimeline --pool-tokens', () => buildTimeline(db, {poolTokens: POOL}))
 console.log(JSON.stringify({contaminated_responses: again.contaminated_responses, at_risk_responses: again.at_risk_responses, data_subjects: [again.data_subjects.low, again.data_subjects.high], records_concerned: [again.records_concerned.low, again.records_concerned.high]}))
+// One machine-readable line for `npm run bench` (src/bench/main.ts).
+console.log(JSON.stringify({bench: {records: N, first_ms: timings[0], warm_ms: timings[1]}}))
 if (first.contaminated_responses !== contaminated) throw new Error(`expected ${contaminated} contaminated, got ${first.contaminated_responses}`)
 db.close()
 if (!process.argv.includes('--keep') && !process.argv.includes('--db')) fs.rmSync(path.dirname(dbPath), {recursive: true, force: true})

@@ -1,5 +1,8 @@
 import type {CaseDb} from '../store/open-case.js'
 import {tableExists} from '../store/open-case.js'
+import {computeClock, type ClockResult} from '../notify/clock.js'
+import {getIncident} from '../notify/incident.js'
+import {firstInitialNotification, listNotifications} from '../notify/notifications.js'
 
 /** `crosstalk status --json`: contract keys first, then what else the case holds. */
 export interface StatusResult {
@@ -18,9 +21,13 @@ export interface StatusResult {
   sightings_by_class: Record<string, number>
   schema_version: number
   audit_entries: number
+  /** the incident once `crosstalk incident open` ran (title and role as entered, sanitised on display) */
+  incident: {title: string; role: 'controller' | 'processor'; aware_at: string} | null
+  /** the 72-hour clock of that incident at `now` (as `crosstalk clock --json`) */
+  clock: ClockResult | null
 }
 
-export function caseStatus(db: CaseDb): StatusResult {
+export function caseStatus(db: CaseDb, now: Date = new Date()): StatusResult {
   const f = db
     .prepare(
       `SELECT count(*) AS files, coalesce(sum(bad_lines), 0) AS bad_lines, coalesce(sum(duplicates), 0) AS duplicates,
@@ -58,6 +65,17 @@ export function caseStatus(db: CaseDb): StatusResult {
     sightings_by_class: byClass,
     schema_version: db.pragma('user_version', {simple: true}) as number,
     audit_entries: db.prepare('SELECT count(*) FROM audit_log').pluck().get() as number,
+    ...incidentStatus(db, now),
+  }
+}
+
+function incidentStatus(db: CaseDb, now: Date): Pick<StatusResult, 'incident' | 'clock'> {
+  const incident = getIncident(db)
+  if (!incident) return {incident: null, clock: null}
+  const first = firstInitialNotification(listNotifications(db), incident.role)
+  return {
+    incident: {title: incident.title, role: incident.role, aware_at: incident.aware_at},
+    clock: computeClock(new Date(incident.aware_at), now, first ? new Date(first.at) : null),
   }
 }
 

@@ -2,9 +2,10 @@ import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {safeLine} from '../cli/sanitize.js'
 import {caseStatus, listBadLines, type StatusResult} from '../case/status.js'
+import {formatDuration} from '../notify/time.js'
 
 export default class Status extends BaseCommand {
-  static override summary = 'What the case holds: evidence files, records, quarantined lines, canaries, sightings.'
+  static override summary = 'What the case holds: evidence files, records, quarantined lines, canaries, sightings, the incident and its 72-hour clock.'
   static override examples = ['<%= config.bin %> status', '<%= config.bin %> status --json', '<%= config.bin %> status --bad-lines']
   static override flags = {
     db: dbFlag,
@@ -27,6 +28,12 @@ export default class Status extends BaseCommand {
       const classes = Object.entries(status.sightings_by_class).map(([c, n]) => `${c} ${n}`).join(', ')
       this.log(`  sightings        ${status.sightings}${classes ? `  (${classes})` : ''}`)
       this.log(`  audit entries    ${status.audit_entries}`)
+      if (status.incident) {
+        this.log(`  incident         ${safeLine(status.incident.title)}  (${status.incident.role}, aware ${status.incident.aware_at})`)
+        const c = status.clock!
+        const left = c.status === 'notified' ? `notified ${c.notified_at ?? ''}`.trim() : `${formatDuration(c.remaining_seconds)}`
+        this.log(`  72-hour clock    ${c.status}  deadline ${c.deadline}  (${left})`)
+      } else this.log('  incident         none  (crosstalk incident open)')
       if (badLines) {
         this.log('')
         for (const b of badLines) this.log(`${safeLine(b.file)}:${b.line}  @${b.byte_offset}  ${safeLine(b.reason)}`)

@@ -2,15 +2,18 @@
 // prefill KV pool (681,280 tokens) that reach a buggy decode node during the bug window get a
 // 200 whose text is a stale span of an earlier prompt or answer of another session on that
 // node. Everything is drawn from one seeded rng and streamed to disk; only bounded state is
-// kept (per-node rings of recent texts, active sessions) plus the ground truth itself.
+// kept (per-node rings of recent texts, active sessions, the contaminated responses); the ground
+// truth's long lists are spooled to temporary files in OUT and streamed into ground-truth.json,
+// so peak memory does not grow with --records (~240-265 MB RSS at 200k and at 1M records).
 
-import {existsSync, mkdirSync, readdirSync, writeFileSync} from 'node:fs'
+import {appendFileSync, closeSync, existsSync, mkdirSync, openSync, readSync, readdirSync, rmSync, writeFileSync, writeSync} from 'node:fs'
 import {join, resolve} from 'node:path'
 import {InputError} from '../errors.js'
 import {
   scopeFromSightings,
   type BAD_LINE_REASONS,
   type GroundTruth,
+  type GroundTruthLeak,
   type GroundTruthProvenance,
   type GroundTruthSighting,
 } from './ground-truth.js'
@@ -158,11 +161,16 @@ class Generator {
   private readonly blankPositions: Set<number>
   private readonly dupPositions: Set<number>
   private readonly bigPositions: Set<number>
-  private readonly sightings: GroundTruthSighting[] = []
-  private readonly provenance: GroundTruthProvenance[] = []
-  private readonly pii: GroundTruth['pii'] = []
+  // The ground truth's long lists grow with the incident: spooled to disk, not kept in memory.
+  private readonly sightings: Spool<GroundTruthSighting>
+  private readonly provenance: Spool<GroundTruthProvenance>
+  private readonly leaks: Spool<GroundTruthLeak>
+  private readonly pii: Spool<GroundTruth['pii'][number]>
+  private readonly nonSightings: Spool<GroundTruth['non_sightings'][number]>
+  /** Only the cross_session/cross_tenant sightings (the scope is computed from them). */
+  private readonly crossSightings: GroundTruthSighting[] = []
+  private readonly leakSources = new Set<string>()
   private readonly badLines: GroundTruth['bad_lines'] = []
-  private readonly nonSightings: GroundTruth['non_sightings'] = []
   private readonly contaminatedTs = new Map<string, number>()
   private readonly shapes = {request: {} as Record<string, number>, response: {} as Record<string, number>, timestamp: {} as Record<string, number>, features: {} as Record<string, number>}
   private readonly boilerplateTenants = new Map<string, Set<string>>()
@@ -173,6 +181,12 @@ class Generator {
     private readonly seed: number,
     private readonly onProgress?: (done: number, total: number) => void,
   ) {
+    const spool = <T>(name: string): Spool<T> => new Spool<T>(join(this.out, `.ground-truth-${name}.tmp`))
+    this.sightings = spool('sightings')
+    this.provenance = spool('provenance')
+    this.leaks = spool('leaks')
+    this.pii = spool('pii')
+    this.nonSightings = spool('non-sightings')
     const root = new Rng(seed)
     this.rng = root.fork(1)
     this.hygiene = root.fork(2)
@@ -232,9 +246,8 @@ class Generator {
     }
     bytes += await this.canarySink.close()
     files.sort((a, b) => (a.path < b.path ? -1 : 1))
-    const gt = this.groundTruth(files)
     const gtPath = join(this.out, 'ground-truth.json')
-    writeFileSync(gtPath, stringifyGroundTruth(gt))
+    writeGroundTruth(gtPath, this.groundTruth(files))
     return {out: this.out, files: files.length, records: this.uniqueRecords, lines, bytes, ground_truth: gtPath}
   }
 
@@ -435,7 +448,7 @@ class Generator {
     for (const s of sightings) {
       if (seen.has(s.marker)) continue
       seen.add(s.marker)
-      this.sightings.push({
+      const sighting: GroundTruthSighting = {
         request_id: requestId,
         class: s.class,
         marker: s.marker,
@@ -444,8 +457,12 @@ class Generator {
         recipient_tenant: tenant.id,
         source_session: s.source ? s.source.id : null,
         source_tenant: s.source ? s.source.tenant.id : null,
-      })
-      if (s.class === 'cross_session' || s.class === 'cross_tenant') this.contaminatedTs.set(requestId, ms)
+      }
+      this.sightings.push(sighting)
+      if (s.class === 'cross_session' || s.class === 'cross_tenant') {
+        this.crossSightings.push(sighting)
+        this.contaminatedTs.set(requestId, ms)
+      }
     }
 
     // Stale pages: what this decode node now holds.
@@ -563,6 +580,11 @@ class Generator {
     return e
   }
 
+  private leak(l: GroundTruthLeak): void {
+    this.leaks.push(l)
+    this.leakSources.add(l.source_session)
+  }
+
   private buildLeak(e: RingEntry, recipient: Session, requestId: string): {text: string; finish: 'stop' | 'length'; sightings: Sighting[]; markersInText: string[]} {
     const rng = this.rng
     const words = e.text.split(' ')
@@ -581,6 +603,7 @@ class Generator {
       const min = this.pair.members.has(marker) ? PAIR_PREFIX_HEX + 1 : 16
       const cut = rng.range(min, digits - 1)
       this.count('features', 'truncated_marker')
+      this.leak({request_id: requestId, source_request_id: e.requestId, source_session: e.session, source_tenant: e.tenant, words: 0, with_marker: true})
       return {text: `${pre.join(' ')} ${marker.slice(0, 7 + cut)}`, finish: 'length', sightings: [{class: cls, marker, partial: true, source}], markersInText: [marker.slice(0, 7 + cut)]}
     }
     let s = 0
@@ -615,6 +638,7 @@ class Generator {
     if (pre.length > 0 && prev !== null) pre[pre.length - 1] = differentWord(rng, pre[pre.length - 1]!, prev)
     const post = rng.next() < 0.3 ? [] : prose(rng, rng.range(4, 25)).words
     if (post.length > 0 && s + len < words.length) post[0] = differentWord(rng, post[0]!, words[s + len]!)
+    this.leak({request_id: requestId, source_request_id: e.requestId, source_session: e.session, source_tenant: e.tenant, words: len, with_marker: s === 0 && e.marker !== null})
     if (len >= 12) this.provenance.push({request_id: requestId, source_request_id: e.requestId, source_session: e.session, source_tenant: e.tenant, matched: e.kind, overlap_words: len})
     for (const p of e.pii) if (p.index >= s && p.index < s + len) this.pii.push({request_id: requestId, kind: p.kind, value: words[p.index]!, source_request_id: e.requestId})
     return {text: [...pre, ...span, ...post].join(' '), finish: 'stop', sightings, markersInText}
@@ -773,15 +797,15 @@ class Generator {
 
   // ---------------------------------------------------------------- ground truth
 
-  private groundTruth(files: GroundTruth['files']): GroundTruth {
+  private groundTruth(files: GroundTruth['files']): GroundTruthOut {
     const iso = (f: number): string => new Date(START_MS + Math.round(f * SPAN_MS)).toISOString()
     const totals = files.reduce(
       (t, f) => ({records: t.records + f.records, duplicates: t.duplicates + f.duplicates, bad_lines: t.bad_lines + f.bad_lines, blank_lines: t.blank_lines + f.blank_lines, lines: t.lines + f.lines}),
       {records: 0, duplicates: 0, bad_lines: 0, blank_lines: 0, lines: 0},
     )
-    const scope = scopeFromSightings(this.sightings, (id) => this.contaminatedTs.get(id)!, this.atRisk)
+    const scope = scopeFromSightings(this.crossSightings, (id) => this.contaminatedTs.get(id)!, this.atRisk)
     const exposed = new Set<string>()
-    for (const s of this.sightings) if (s.class === 'cross_session' || s.class === 'cross_tenant') exposed.add(s.source_session!)
+    for (const s of this.crossSightings) exposed.add(s.source_session!)
     const boilerplate: GroundTruth['boilerplate'] = [
       ...SYSTEM_PROMPTS.map((text) => ({kind: 'system' as const, text, tenants: this.boilerplateTenants.get(text)?.size ?? 0})),
       ...GREETINGS.map((text) => ({kind: 'greeting' as const, text, tenants: this.boilerplateTenants.get(text)?.size ?? 0})),
@@ -812,6 +836,8 @@ class Generator {
       provenance: this.provenance,
       scope,
       exposed_session_ids: [...exposed].sort(),
+      true_exposed_session_ids: [...this.leakSources].sort(),
+      leaks: this.leaks,
       pii: this.pii,
     }
   }
@@ -847,13 +873,71 @@ function differentWord(rng: Rng, candidate: string, avoid: string): string {
   return w
 }
 
-/** Pretty enough to diff: one top-level key per line, one array element per line. */
-function stringifyGroundTruth(gt: GroundTruth): string {
-  const parts: string[] = []
-  for (const [key, value] of Object.entries(gt)) {
-    if (Array.isArray(value)) {
-      parts.push(value.length === 0 ? `  ${JSON.stringify(key)}: []` : `  ${JSON.stringify(key)}: [\n${value.map((v) => `    ${JSON.stringify(v)}`).join(',\n')}\n  ]`)
-    } else parts.push(`  ${JSON.stringify(key)}: ${JSON.stringify(value)}`)
+/** The ground truth as written: its long lists are spools on disk. */
+type GroundTruthOut = {[K in keyof GroundTruth]: GroundTruth[K] extends readonly (infer T)[] ? readonly T[] | Spool<T> : GroundTruth[K]}
+
+/** A JSON array written to a temporary file one element at a time (1 MiB blocks). */
+class Spool<T> {
+  count = 0
+  private parts: string[] = []
+  private size = 0
+
+  constructor(readonly path: string) {
+    writeFileSync(path, '')
   }
-  return `{\n${parts.join(',\n')}\n}\n`
+
+  push(value: T): void {
+    const s = `${this.count++ > 0 ? ',\n' : ''}    ${JSON.stringify(value)}`
+    this.parts.push(s)
+    this.size += s.length
+    if (this.size >= 1 << 20) this.flush()
+  }
+
+  flush(): void {
+    if (this.parts.length === 0) return
+    appendFileSync(this.path, this.parts.join(''))
+    this.parts = []
+    this.size = 0
+  }
+
+  /** Copies the elements to `fd` and removes the file. */
+  drainTo(fd: number): void {
+    this.flush()
+    const src = openSync(this.path, 'r')
+    try {
+      const buf = Buffer.allocUnsafe(1 << 20)
+      for (let n = readSync(src, buf); n > 0; n = readSync(src, buf)) writeSync(fd, buf, 0, n)
+    } finally {
+      closeSync(src)
+    }
+    rmSync(this.path)
+  }
+}
+
+/** Pretty enough to diff: one top-level key per line, one array element per line. Streamed. */
+function writeGroundTruth(path: string, gt: GroundTruthOut): void {
+  const fd = openSync(path, 'w')
+  try {
+    writeSync(fd, '{\n')
+    let first = true
+    for (const [key, value] of Object.entries(gt)) {
+      writeSync(fd, `${first ? '' : ',\n'}  ${JSON.stringify(key)}: `)
+      first = false
+      if (value instanceof Spool) {
+        if (value.count === 0) {
+          writeSync(fd, '[]')
+          value.drainTo(fd)
+        } else {
+          writeSync(fd, '[\n')
+          value.drainTo(fd)
+          writeSync(fd, '\n  ]')
+        }
+      } else if (Array.isArray(value)) {
+        writeSync(fd, value.length === 0 ? '[]' : `[\n${value.map((v) => `    ${JSON.stringify(v)}`).join(',\n')}\n  ]`)
+      } else writeSync(fd, JSON.stringify(value))
+    }
+    writeSync(fd, '\n}\n')
+  } finally {
+    closeSync(fd)
+  }
 }

@@ -43,6 +43,22 @@ export const groundTruthProvenanceSchema = z.object({
   overlap_words: count,
 })
 
+/**
+ * One stale-page leak: a 200 response whose text includes a span of another session's prompt or
+ * answer, whatever its length and whether or not it carries a marker (the real disclosures;
+ * `sightings` and `provenance` are only the ones a marker or a >= 12-word overlap can show).
+ */
+export const groundTruthLeakSchema = z.object({
+  request_id: z.string(),
+  source_request_id: z.string(),
+  source_session: z.string(),
+  source_tenant: z.string(),
+  /** Whole source words served verbatim (0 when only a truncated marker was served). */
+  words: count,
+  /** The served span includes the source's canary marker (in full or truncated). */
+  with_marker: z.boolean(),
+})
+
 export const groundTruthScopeSchema = z.object({
   contaminated_responses: count,
   cross_tenant_responses: count,
@@ -84,13 +100,18 @@ export const groundTruthSchema = z.object({
   contaminated_request_ids: z.array(z.string()),
   provenance: z.array(groundTruthProvenanceSchema),
   scope: groundTruthScopeSchema,
+  /** Source sessions of cross_session/cross_tenant sightings (marker evidence only). */
   exposed_session_ids: z.array(z.string()),
+  /** Every session whose text a stale page served to another session: the real data subjects. */
+  true_exposed_session_ids: z.array(z.string()),
+  leaks: z.array(groundTruthLeakSchema),
   pii: z.array(z.object({request_id: z.string(), kind: z.enum(['email', 'phone', 'iban', 'card', 'ipv4', 'ipv6']), value: z.string(), source_request_id: z.string()})),
 })
 
 export type GroundTruth = z.infer<typeof groundTruthSchema>
 export type GroundTruthSighting = z.infer<typeof groundTruthSightingSchema>
 export type GroundTruthProvenance = z.infer<typeof groundTruthProvenanceSchema>
+export type GroundTruthLeak = z.infer<typeof groundTruthLeakSchema>
 export type GroundTruthScope = z.infer<typeof groundTruthScopeSchema>
 export type GroundTruthFile = z.infer<typeof groundTruthFileSchema>
 

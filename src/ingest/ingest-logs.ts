@@ -127,9 +127,7 @@ async function ingestOne(db: CaseDb, path: string, fileIndex: number, fileCount:
     `INSERT INTO records (file_id, line_no, byte_offset, byte_len, raw_crc32, source, request_id, ts, ts_ms, tenant_id, session_id,
        status, endpoint, model, prefill_node, decode_node, prompt_tokens, completion_tokens, cached_tokens, stream,
        response_kind, is_error, error_message, request_text, response_text)
-     VALUES (@file_id, @line_no, @byte_offset, @byte_len, @raw_crc32, @source, @request_id, @ts, @ts_ms, @tenant_id, @session_id,
-       @status, @endpoint, @model, @prefill_node, @decode_node, @prompt_tokens, @completion_tokens, @cached_tokens, @stream,
-       @response_kind, @is_error, @error_message, @request_text, @response_text)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (source, request_id) DO NOTHING`,
   )
   const findExisting = db.prepare('SELECT raw_crc32 FROM records WHERE source = ? AND request_id = ?').pluck()
@@ -161,7 +159,13 @@ async function ingestOne(db: CaseDb, path: string, fileIndex: number, fileCount:
         insertBad.run(fileId, item.lineNo, item.offset, item.length, item.reason, item.raw, item.truncated ? 1 : 0)
         continue
       }
-      const info = insertRecord.run({file_id: fileId, line_no: item.lineNo, byte_offset: item.offset, byte_len: item.length, raw_crc32: item.crc, source, ...item.row})
+      const r = item.row
+      // Positional binding: measurably cheaper than named parameters on this hot path.
+      const info = insertRecord.run(
+        fileId, item.lineNo, item.offset, item.length, item.crc, source, r.request_id, r.ts, r.ts_ms, r.tenant_id, r.session_id,
+        r.status, r.endpoint, r.model, r.prefill_node, r.decode_node, r.prompt_tokens, r.completion_tokens, r.cached_tokens, r.stream,
+        r.response_kind, r.is_error, r.error_message, r.request_text, r.response_text,
+      )
       if (info.changes === 1) {
         summary.records++
         if (item.row.ts_ms < firstMs) (firstMs = item.row.ts_ms), (summary.first_ts = item.row.ts)

@@ -2,6 +2,7 @@ import {z} from 'zod'
 import {InputError} from '../errors.js'
 import {formatDuration} from './time.js'
 import type {CaseFacts} from './facts.js'
+import {categoryLabel, PHRASES} from './phrases.js'
 import {authorityFields, AUTHORITIES, type Authority} from './authority-forms.js'
 
 // The Article 33 notification as a plain object: built from CaseFacts only, validated by
@@ -9,7 +10,7 @@ import {authorityFields, AUTHORITIES, type Authority} from './authority-forms.js
 // JSON or PDF at the edge. Whatever the case cannot answer becomes an open item for a
 // follow-up phase (Art. 33(4)) instead of a refusal.
 
-const range = z.object({low: z.number().int(), high: z.number().int(), method: z.string()})
+const range = z.object({low: z.number().int(), high: z.number().int().nullable(), method: z.string()})
 const openItem = z.object({item: z.string(), ref: z.string()})
 
 export const article33Schema = z.object({
@@ -54,11 +55,22 @@ export const article33Schema = z.object({
     incident_category: z.string(),
     cause: z.string(),
     systems: z.string().nullable(),
-    nodes: z.array(z.object({node: z.string(), phase: z.string(), responses: z.number().int()})),
+    nodes: z.array(
+      z.object({
+        node: z.string(),
+        responses: z.number().int(),
+        cross_tenant_responses: z.number().int(),
+        cross_session_responses: z.number().int(),
+        provenance_responses: z.number().int(),
+        at_risk_responses: z.number().int().nullable(),
+        first_seen: z.string().nullable(),
+        last_seen: z.string().nullable(),
+      }),
+    ),
   }),
   data_subjects: z.object({categories: z.array(z.string()), approximate: range.nullable()}),
   records: z.object({approximate: range.nullable()}),
-  data_categories: z.array(z.object({kind: z.string(), label: z.string(), count: z.number().int()})),
+  data_categories: z.array(z.object({kind: z.string(), label: z.string(), count: z.number().int(), responses: z.number().int()})),
   scope: z
     .object({
       contaminated_responses: z.number().int(),
@@ -70,15 +82,34 @@ export const article33Schema = z.object({
       first_seen: z.string().nullable(),
       last_seen: z.string().nullable(),
       at_risk_responses: z.number().int().nullable(),
+      pool_tokens: z.number().int().nullable(),
+      provenance_responses: z.number().int(),
+      provenance_only_responses: z.number().int(),
+      orphan_sightings: z.number().int(),
+      bug_window: z.object({start: z.string(), end: z.string(), basis: z.string()}).nullable(),
       records_examined: z.number().int(),
       method: z.string(),
       flows: z.array(z.object({source_tenant: z.string(), recipient_tenant: z.string(), responses: z.number().int()})),
-      by_hour: z.array(z.object({hour: z.string(), responses: z.number().int()})),
+      by_hour: z.array(z.object({hour: z.string(), responses: z.number().int(), cross_tenant_responses: z.number().int(), provenance_responses: z.number().int(), at_risk_responses: z.number().int().nullable()})),
     })
     .nullable(),
   consequences: z.array(z.string()),
   measures_taken: z.array(z.string()),
   measures_proposed: z.array(z.string()),
+  replay: z
+    .object({
+      runs: z.number().int(),
+      results: z.number().int(),
+      confirmed: z.number().int(),
+      not_reproduced: z.number().int(),
+      rejected: z.number().int(),
+      trials: z.number().int(),
+      reproduced: z.number().int(),
+      rate: z.number(),
+      wilson_low: z.number(),
+      wilson_high: z.number(),
+    })
+    .nullable(),
   risk: z
     .object({
       outcome: z.enum(['document', 'notify', 'notify-subjects']),
@@ -118,6 +149,8 @@ const splitList = (text: string | null | undefined): string[] =>
 
 export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options = {}): Article33Result {
   const authority = options.authority ?? 'edpb'
+  const language = authority === 'cnil' ? 'fr' : 'en'
+  const P = PHRASES[language]
   const inc = facts.incident
   const scope = facts.scope
   const clock = facts.clock
@@ -132,57 +165,53 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     )
   }
   const open: Array<{item: string; ref: string}> = []
-  const need = (cond: boolean, item: string, ref: string): void => {
-    if (cond) open.push({item, ref})
+  const need = (cond: boolean, item: [string, string], ref: string): void => {
+    if (cond) open.push({item: language === 'fr' ? item[1] : item[0], ref})
   }
-  need(!inc, 'No incident record: awareness time, role and title (crosstalk incident open)', 'Art. 33(1)')
-  need(!inc?.controller_name, 'Controller name and contact details', 'EDPB template 12-13')
-  need(!inc?.dpo_name && !inc?.dpo_contact, 'Name and contact details of the DPO or other contact point', 'Art. 33(3)(b)')
-  need(!inc?.awareness_basis, 'Basis for the awareness time (why there was reasonable certainty then) and who decided it', 'EDPB 9/2022; template 48')
-  need(!inc?.detected_at, 'Time of first detection (alert or report)', 'EDPB template 50-53')
-  need(!inc?.lead_authority, 'Lead supervisory authority (one-stop shop) or the authorities of every Member State concerned', 'Art. 55-56; template 114')
-  need(!inc?.countries, 'Countries of the affected data subjects and numbers per country', 'EDPB template 116-117')
-  need(!scope, 'Detection has not run: numbers of responses, sessions and tenants affected (crosstalk scan)', 'Art. 33(3)(a)')
-  need(Boolean(scope) && scope!.data_subjects.low !== scope!.data_subjects.high, 'Exact number of data subjects (only a range is known so far)', 'Art. 33(3)(a), 33(4)')
-  need(true, 'What the leaked prompts and completions contained beyond the detected identifiers (special categories? children?)', 'Art. 33(3)(a); template 70')
-  need(!inc?.breach_ended_at, 'Confirmation that the breach has ended (end time)', 'EDPB template 44-47')
-  need(!facts.assessment, 'Risk assessment and the decision on it (crosstalk assess --decide ...)', 'Art. 33(1), 34(1); template 89-90')
-  need(!facts.replay, 'Reproduction of the fault on a test system (crosstalk replay) to confirm the root cause', 'Art. 33(3)(d)')
-  need(!inc?.measures_proposed, 'Preventive measures proposed', 'Art. 33(3)(d); template 94-95')
+  need(!inc, ['No incident record: awareness time, role and title (crosstalk incident open)', 'Aucun incident enregistré : heure de prise de connaissance, rôle et intitulé (crosstalk incident open)'], 'Art. 33(1)')
+  need(!inc?.controller_name, ['Controller name and contact details', 'Nom et coordonnées du responsable de traitement'], 'EDPB template 12-13')
+  need(!inc?.dpo_name && !inc?.dpo_contact, ['Name and contact details of the DPO or other contact point', 'Nom et coordonnées du DPO ou d’un autre point de contact'], 'Art. 33(3)(b)')
+  need(!inc?.awareness_basis, ['Basis for the awareness time (why there was reasonable certainty then) and who decided it', 'Fondement de l\'heure de prise de connaissance (pourquoi il y avait alors une certitude raisonnable) et qui l\'a décidée'], 'EDPB 9/2022; template 48')
+  need(!inc?.detected_at, ['Time of first detection (alert or report)', 'Heure de la première détection (alerte ou signalement)'], 'EDPB template 50-53')
+  need(!inc?.lead_authority, ['Lead supervisory authority (one-stop shop) or the authorities of every Member State concerned', 'Autorité de contrôle chef de file (guichet unique) ou autorités de chaque État membre concerné'], 'Art. 55-56; template 114')
+  need(!inc?.countries, ['Countries of the affected data subjects and numbers per country', 'Pays des personnes concernées et nombre par pays'], 'EDPB template 116-117')
+  need(!scope, ['Detection has not run: numbers of responses, sessions and tenants affected (crosstalk scan)', 'L\'analyse n\'a pas été effectuée : nombre de réponses, sessions et clients touchés (crosstalk scan)'], 'Art. 33(3)(a)')
+  need(Boolean(scope) && scope!.data_subjects.high === null, ['Upper bound of the number of data subjects and records (the KV pool size is not known: crosstalk scan --pool-tokens N)', 'Borne haute du nombre de personnes et d\'enregistrements (taille du pool KV inconnue : crosstalk scan --pool-tokens N)'], 'Art. 33(3)(a), 33(4)')
+  need(Boolean(scope) && scope!.data_subjects.low !== scope!.data_subjects.high, ['Exact number of data subjects (only a range is known so far)', 'Nombre exact de personnes concernées (seule une fourchette est connue à ce stade)'], 'Art. 33(3)(a), 33(4)')
+  need(true, ['What the leaked prompts and completions contained beyond the detected identifiers (special categories? children?)', 'Contenu des requêtes et réponses divulguées au-delà des identifiants détectés (catégories particulières ? mineurs ?)'], 'Art. 33(3)(a); template 70')
+  need(!inc?.breach_ended_at, ['Confirmation that the breach has ended (end time)', 'Confirmation de la fin de la violation (heure de fin)'], 'EDPB template 44-47')
+  need(!facts.assessment, ['Risk assessment and the decision on it (crosstalk assess --decide ...)', 'Évaluation du risque et décision prise (crosstalk assess --decide ...)'], 'Art. 33(1), 34(1); template 89-90')
+  need(!facts.replay, ['Reproduction of the fault on a test system (crosstalk replay) to confirm the root cause', 'Reproduction du défaut sur un système de test (crosstalk replay) pour confirmer la cause'], 'Art. 33(3)(d)')
+  need(!inc?.measures_proposed, ['Preventive measures proposed', 'Mesures préventives envisagées'], 'Art. 33(3)(d); template 94-95')
 
   const types: Array<'confidentiality' | 'integrity' | 'availability'> = ['confidentiality']
   if ((scope?.cross_tenant_responses ?? 0) > 0 || (scope?.cross_session_responses ?? 0) > 0) types.push('integrity')
 
-  const summary = scope
-    ? `A fault in the shared LLM serving system (prompt/KV cache reuse) caused responses to be generated from another user's cached context. ${scope.contaminated_responses} responses carried data belonging to another session (${scope.cross_tenant_responses} of them to a different customer organisation), exposing data of ${scope.exposed_sessions} sessions of ${scope.exposed_tenants} customers to ${scope.recipient_tenants} receiving customers between ${scope.first_seen ?? 'unknown'} and ${scope.last_seen ?? 'unknown'} (UTC).`
-    : 'A fault in the shared LLM serving system is suspected of serving one customer\'s data to another. Detection over the logs has not run yet; the scope is not known.'
+  const summary = scope ? P.summary(scope) : P.summaryNoScope
 
-  const consequences = [
-    'Loss of confidentiality: personal data in prompts and completions of affected users was shown to other users, including users of other organisations.',
-    'Loss of control over personal data; depending on content, risk of identity theft or fraud (identifiers and financial data), phishing using the disclosed contact details, and reputational damage or distress.',
-  ]
-  if (types.includes('integrity')) consequences.push('Integrity: receiving users got responses built from someone else\'s context and may have acted on wrong information.')
-  if ((scope?.categories ?? []).some((c) => (c.kind === 'iban' || c.kind === 'card') && c.count > 0)) consequences.push('Financial data (IBAN / payment card numbers) was disclosed: risk of fraud and financial loss.')
+  const consequences = [P.consequences.confidentiality, P.consequences.control]
+  if (types.includes('integrity')) consequences.push(P.consequences.integrity)
+  if ((scope?.categories ?? []).some((c) => (c.kind === 'iban' || c.kind === 'card') && c.count > 0)) consequences.push(P.consequences.financial)
 
   const measuresTaken = splitList(inc?.measures_taken)
-  if (scope) measuresTaken.push(`Logs of ${facts.totals.records} responses from ${facts.totals.files} files were searched for canary markers; every affected response, session and customer is identified (evidence annex, SHA-256).`)
-  if (facts.replay) measuresTaken.push(`Fault reproduced on an isolated testbed (${facts.replay.results} replay results recorded).`)
-  if (facts.provenance) measuresTaken.push(`${facts.provenance.attributed_responses} contaminated responses were attributed to the source request by verbatim text overlap.`)
-  if ((facts.notifications ?? []).some((n) => n.recipient !== 'authority')) measuresTaken.push('Affected customers (controllers) were notified (Art. 33(2)); see notifications.')
+  if (scope) measuresTaken.push(P.logSearch(facts.totals.records, facts.totals.files))
+  measuresTaken.push(facts.replay ? P.replay(facts.replay) : P.noReplay)
+  if (facts.provenance && facts.provenance.attributed_responses > 0) measuresTaken.push(P.provenance(facts.provenance.attributed_responses))
+  if ((facts.notifications ?? []).some((n) => n.recipient !== 'authority')) measuresTaken.push(P.customersNotified)
   const measuresProposed = splitList(inc?.measures_proposed)
-  if (measuresProposed.length === 0) measuresProposed.push('Keep cache isolation per tenant; add a gate (crosstalk probe --fail-on-leak) to deployment; ask receiving customers to delete the affected responses.')
+  if (measuresProposed.length === 0) measuresProposed.push(P.defaultProposed)
 
   const a = facts.assessment
   const article34 = a
     ? a.decision === 'notify-subjects'
-      ? 'Data subjects will be informed (high risk, Art. 34(1)).'
-      : 'Not informed: the assessment did not find a likely high risk (Art. 34(1)); under review as facts emerge.'
-    : 'Not decided yet: investigation ongoing.'
+      ? P.article34.subjects
+      : P.article34.no
+    : P.article34.undecided
 
   const draft: Article33Result = {
     kind: 'article33',
     authority,
-    language: authority === 'cnil' ? 'fr' : 'en',
+    language,
     phase: options.phase ?? 'initial',
     final: options.final ?? false,
     generated_at: facts.generated_at,
@@ -209,17 +238,17 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     nature: {
       summary,
       types,
-      incident_category: 'Personal data displayed to wrong recipient; technical malfunction (shared cache of an LLM serving system)',
-      cause: 'Internal, non-malicious (software fault)',
+      incident_category: P.incidentCategory,
+      cause: P.cause,
       systems: inc?.systems ?? null,
       nodes: scope?.by_node ?? [],
     },
     data_subjects: {
-      categories: ["End users of the affected customers' applications (users / customers)", 'People named in the text of prompts and completions'],
-      approximate: scope?.data_subjects ?? null,
+      categories: P.subjectCategories,
+      approximate: scope ? {...scope.data_subjects, method: language === 'fr' ? P.subjectsMethod(scope.data_subjects) : scope.data_subjects.method} : null,
     },
-    records: {approximate: scope?.records ?? null},
-    data_categories: scope?.categories ?? [],
+    records: {approximate: scope ? {...scope.records, method: language === 'fr' ? P.recordsMethod(scope.records) : scope.records.method} : null},
+    data_categories: (scope?.categories ?? []).map((c) => ({...c, label: categoryLabel(c.kind, c.label, language)})),
     scope: scope
       ? {
           contaminated_responses: scope.contaminated_responses,
@@ -231,8 +260,13 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
           first_seen: scope.first_seen,
           last_seen: scope.last_seen,
           at_risk_responses: scope.at_risk_responses,
+          pool_tokens: scope.pool_tokens,
+          provenance_responses: scope.provenance_responses,
+          provenance_only_responses: scope.provenance_only_responses,
+          orphan_sightings: scope.orphan_sightings,
+          bug_window: scope.bug_window,
           records_examined: facts.totals.records,
-          method: scope.method,
+          method: language === 'fr' ? P.scopeMethod : scope.method,
           flows: scope.flows,
           by_hour: scope.by_hour,
         }
@@ -240,6 +274,9 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     consequences,
     measures_taken: measuresTaken,
     measures_proposed: measuresProposed,
+    replay: facts.replay
+      ? (({items: _items, targets: _targets, original_prompt: _op, ...r}) => r)(facts.replay)
+      : null,
     risk: a
       ? {
           outcome: a.decision,

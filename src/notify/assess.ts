@@ -112,7 +112,7 @@ export function suggestOutcome(severity: Severity, facts: CaseFacts): {suggested
   let suggested: Outcome = severity.se >= 3 ? 'notify-subjects' : severity.se >= 2 ? 'notify' : 'document'
   if (severity.se >= 3) reasons.push('high severity: likely high risk, so communicate to data subjects (Art. 34(1)) as well as notify the authority')
   else if (severity.se >= 2) reasons.push('medium severity or above: practitioner convention treats this as notifiable (Art. 33(1))')
-  const subjects = facts.scope?.data_subjects.high ?? 0
+  const subjects = facts.scope ? (facts.scope.data_subjects.high ?? facts.scope.data_subjects.low) : 0
   if (suggested === 'document' && (facts.scope?.cross_tenant_responses ?? 0) > 0) {
     suggested = 'notify'
     reasons.push(

@@ -1,4 +1,5 @@
 import type {Article33Result} from './article33.js'
+import {formatRange} from './phrases.js'
 
 // The same facts mapped onto each authority's form (reference/sa-forms.md): field ids
 // are the draft EDPB common template's row numbers, the ICO form's questions, the CNIL
@@ -26,8 +27,7 @@ type Draft = Omit<Article33Result, 'form_fields'>
 function facts(d: Draft, fr: boolean) {
   const unknown = fr ? 'non connu à ce stade (complément à suivre)' : 'not yet known (to follow, Art. 33(4))'
   const v = (x: string | null | undefined): string => (x && x.length > 0 ? x : unknown)
-  const range = (r: {low: number; high: number} | null): string =>
-    r ? (r.low === r.high ? `${r.low}` : fr ? `entre ${r.low} et ${r.high} (approximatif)` : `${r.low} to ${r.high} (approximate)`) : unknown
+  const range = (r: {low: number; high: number | null} | null): string => formatRange(r, fr ? 'fr' : 'en', unknown, true)
   const list = (xs: string[]): string => (xs.length > 0 ? xs.join('; ') : unknown)
   const categories = d.data_categories.map((c) => `${c.label}${c.kind === 'free_text' ? '' : ` (${c.count})`}`)
   return {unknown, v, range, list, categories}
@@ -62,7 +62,7 @@ export function authorityFields(authority: Authority, d: Draft): FormField[] {
         {id: '60', label: 'Nature of incident', value: d.nature.incident_category},
         {id: '61', label: 'Cause', value: d.nature.cause},
         {id: '62', label: 'Description', value: d.nature.summary},
-        {id: '63', label: 'Systems involved', value: v(d.nature.systems ?? (d.nature.nodes.length ? d.nature.nodes.map((n) => `${n.node} (${n.phase})`).join(', ') : null))},
+        {id: '63', label: 'Systems involved', value: v(d.nature.systems ?? (d.nature.nodes.length ? d.nature.nodes.map((n) => `${n.node} (decode)`).join(', ') : null))},
         {id: '65', label: 'Categories of data subjects', value: list(d.data_subjects.categories)},
         {id: '67-68', label: 'Number of data subjects', value: range(d.data_subjects.approximate)},
         {id: '70', label: 'Type of breached data', value: list(categories)},
@@ -106,7 +106,7 @@ export function authorityFields(authority: Authority, d: Draft): FormField[] {
         {id: 'personnes', label: 'Catégories et nombre approximatif de personnes concernées', value: `${range(d.data_subjects.approximate)} — utilisateurs finaux des clients concernés ; personnes citées dans les textes`},
         {id: 'donnees', label: 'Catégories de données concernées', value: list(categories)},
         {id: 'enregistrements', label: "Nombre approximatif d'enregistrements concernés (une réponse mal dirigée = un enregistrement)", value: range(d.records.approximate)},
-        {id: 'consequences', label: 'Conséquences probables pour les personnes', value: "Perte de confidentialité et de maîtrise des données ; selon le contenu : usurpation d'identité, fraude, hameçonnage ciblé, atteinte à la réputation."},
+        {id: 'consequences', label: 'Conséquences probables pour les personnes', value: list(d.consequences)},
         {id: 'mesures', label: 'Mesures prises ou envisagées pour remédier à la violation et en atténuer les effets', value: list([...d.measures_taken, ...d.measures_proposed])},
         {id: 'information', label: 'Information des personnes concernées (art. 34)', value: d.risk?.outcome === 'notify-subjects' ? 'Oui, risque élevé : les personnes seront informées.' : 'Non décidé / pas de risque élevé établi à ce stade.'},
         {id: 'risque', label: "Évaluation du risque et méthode", value: v(risk)},

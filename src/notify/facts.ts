@@ -5,6 +5,11 @@ import {computeClock, type ClockResult} from './clock.js'
 import {getIncident, listAmendments, type AwarenessAmendment, type IncidentRecord} from './incident.js'
 import {firstInitialNotification, listNotifications, type NotificationRecord} from './notifications.js'
 import {latestAssessment, type AssessmentRecord} from './assessment-store.js'
+import {CATEGORY_LABELS} from './phrases.js'
+import {computeScope, type ScopeResult} from '../scope/compute-scope.js'
+import {computeTenantView, type TenantCounterpart, type TenantDirection, type TenantViewResult} from '../scope/tenant-view.js'
+import {listReplayResults, type StoredReplayResult} from '../replay/replay-store.js'
+import {wilsonInterval} from '../replay/wilson.js'
 
 // Everything a report needs, read once from the case. Reports are built from this plain
 // object only, so they can be tested with a hand-built fixture and never reach back into
@@ -20,19 +25,24 @@ export interface Flow {
 
 export interface Range {
   low: number
-  high: number
+  /** null when nothing bounds it yet (see method) */
+  high: number | null
   method: string
 }
 
 export interface Category {
-  /** e.g. 'email', 'iban', or 'free_text' */
+  /** a pii_findings kind ('email', 'iban', ...), a conversation-content category from scope, or 'free_text' */
   kind: string
+  /** English label; reports translate by kind (phrases.ts) */
   label: string
-  /** distinct values (by hash) found in leaked content */
+  /** distinct values (by hash) for personal-data kinds; responses for content categories */
   count: number
+  /** responses that carried this category */
+  responses: number
 }
 
 export interface ScopeFacts {
+  // the contract's scope keys (computeScope)
   contaminated_responses: number
   cross_tenant_responses: number
   cross_session_responses: number
@@ -43,12 +53,18 @@ export interface ScopeFacts {
   last_seen: string | null
   at_risk_responses: number | null
   flows: Flow[]
-  by_hour: Array<{hour: string; responses: number}>
-  by_node: Array<{node: string; phase: 'prefill' | 'decode'; responses: number}>
+  // extensions used by the reports
+  pool_tokens: number | null
+  orphan_sightings: number
+  provenance_responses: number
+  provenance_only_responses: number
+  by_hour: Array<{hour: string; responses: number; cross_tenant_responses: number; provenance_responses: number; at_risk_responses: number | null}>
+  by_node: Array<{node: string; responses: number; cross_tenant_responses: number; cross_session_responses: number; provenance_responses: number; at_risk_responses: number | null; first_seen: string | null; last_seen: string | null}>
   data_subjects: Range
   records: Range
   categories: Category[]
-  /** how the numbers were computed (shown with every range) */
+  bug_window: {start: string; end: string; basis: string} | null
+  /** how the contract numbers were computed */
   method: string
 }
 
@@ -67,6 +83,8 @@ export interface TenantExposure {
   recipient_tenants_other: number
   first_leaked: string | null
   last_leaked: string | null
+  /** responses attributed to its data by verbatim overlap only (no canary) */
+  provenance_only_leaked: number
   /** markers of this tenant seen elsewhere, truncated */
   markers_truncated: string[]
   /** PII kinds found in this tenant's leaked content (counts of distinct values) */
@@ -78,6 +96,40 @@ export interface TenantExposure {
   /** number of tenants whose data it received (count only) */
   received_from_tenants: number
   pii_in_received: Category[]
+  /** the other customers on each side, as opaque labels (tenant#1, ...) from computeTenantView */
+  counterparts_leaked_to: Counterpart[]
+  counterparts_received_from: Counterpart[]
+  /** its own status-200 responses at or over the pool (null without a pool size) */
+  at_risk_responses: number | null
+}
+
+export interface Counterpart {
+  label: string
+  /** responses with a canary marker */
+  responses: number
+  /** responses attributed by verbatim overlap */
+  provenance_responses: number
+  /** the other side's sessions (marker or verbatim) */
+  sessions: number
+  first_seen: string | null
+  last_seen: string | null
+}
+
+export interface ReplayFacts {
+  runs: number
+  results: number
+  confirmed: number
+  not_reproduced: number
+  rejected: number
+  trials: number
+  reproduced: number
+  /** pooled over every result: reproduced / trials with a 95 % Wilson interval */
+  rate: number
+  wilson_low: number
+  wilson_high: number
+  targets: string[]
+  original_prompt: boolean
+  items: Array<{request_id: string; verdict: 'confirmed' | 'not_reproduced' | 'rejected'; trials: number; reproduced: number; rate: number; wilson_low: number; wilson_high: number}>
 }
 
 export interface EvidenceFile {
@@ -108,7 +160,8 @@ export interface CaseFacts {
   scope: ScopeFacts | null
   tenants: TenantExposure[]
   provenance: {attributed_responses: number; max_overlap_words: number} | null
-  replay: {results: number} | null
+  /** null when no replay is recorded in the case */
+  replay: ReplayFacts | null
   evidence: EvidenceFile[]
   excerpts: Excerpt[] | null
 }
@@ -116,21 +169,14 @@ export interface CaseFacts {
 export interface GatherFactsOptions {
   now: Date
   includeExcerpts?: boolean
+  /** defaults to the pool size the last `scan --pool-tokens` stored in the case */
   poolTokens?: number
 }
 
 const CONTAMINATING = `('cross_session', 'cross_tenant')`
 const COMPLETE = `r.file_id IN (SELECT id FROM files WHERE state = 'complete')`
 
-export const PII_LABELS: Record<string, string> = {
-  email: 'contact details (e-mail addresses)',
-  phone: 'contact details (phone numbers)',
-  iban: 'financial data (IBANs / bank accounts)',
-  card: 'financial data (payment card numbers)',
-  ipv4: 'online identifiers (IP addresses)',
-  ipv6: 'online identifiers (IP addresses)',
-  free_text: 'free text of prompts and completions (content not classified: may include any category, incl. Art. 9 data)',
-}
+export const PII_LABELS: Record<string, string> = CATEGORY_LABELS.en
 
 /** `CANARY-3f2a…`: enough to recognise a marker, never enough to reproduce it. */
 export function truncateMarker(marker: string): string {
@@ -160,14 +206,15 @@ export function gatherFacts(db: CaseDb, options: GatherFactsOptions): CaseFacts 
   ).map((f) => ({...f, path: safeLine(f.path)}))
   const hasSightings = tableExists(db, 'sightings')
   const hasPii = tableExists(db, 'pii_findings')
-  const scope = hasSightings ? scopeFromSightings(db, hasPii, options.poolTokens) : null
-  const tenants = hasSightings ? tenantExposures(db, hasPii) : []
+  const poolTokens = options.poolTokens ?? storedPoolTokens(db)
+  const full = hasSightings ? computeScope(db, {poolTokens}) : null
+  const scope = full ? scopeFacts(full) : null
+  const tenants = full ? tenantExposures(db, full, hasPii, poolTokens) : []
   let provenance: CaseFacts['provenance'] = null
   if (tableExists(db, 'provenance')) {
     const row = db.prepare('SELECT COUNT(DISTINCT record_id) AS n, COALESCE(MAX(overlap_words), 0) AS w FROM provenance').get() as {n: number; w: number}
     provenance = {attributed_responses: row.n, max_overlap_words: row.w}
   }
-  const replay = tableExists(db, 'replay_results') ? {results: count('SELECT COUNT(*) AS n FROM replay_results')} : null
   return {
     generated_at: options.now.toISOString(),
     incident: incident ? sanitizeRecord(incident) : null,
@@ -179,7 +226,7 @@ export function gatherFacts(db: CaseDb, options: GatherFactsOptions): CaseFacts 
     scope,
     tenants,
     provenance,
-    replay,
+    replay: replayFacts(listReplayResults(db)),
     evidence,
     excerpts: options.includeExcerpts && hasSightings ? gatherExcerpts(db) : null,
   }
@@ -191,133 +238,171 @@ function sanitizeRecord<T extends object>(record: T): T {
   return out as T
 }
 
-/**
- * Contract scope numbers from the sightings table. Stand-in until the scope module's
- * computeScope lands on main: swap this call for it (same keys).
- */
-export function scopeFromSightings(db: CaseDb, hasPii: boolean, poolTokens?: number): ScopeFacts {
-  const base = `FROM sightings s JOIN records r ON r.id = s.record_id WHERE s.class IN ${CONTAMINATING} AND ${COMPLETE}`
-  const n = (sql: string): number => (db.prepare(sql).get() as {n: number}).n
-  const contaminated = n(`SELECT COUNT(DISTINCT s.record_id) AS n ${base}`)
-  const window = db.prepare(`SELECT MIN(r.ts_ms) AS a, MAX(r.ts_ms) AS b ${base}`).get() as {a: number | null; b: number | null}
-  const flows = (
-    db
-      .prepare(
-        `SELECT s.source_tenant AS source_tenant, r.tenant_id AS recipient_tenant, COUNT(DISTINCT s.record_id) AS responses ${base}
-         AND s.source_tenant IS NOT NULL GROUP BY 1, 2 ORDER BY responses DESC, 1, 2`,
-      )
-      .all() as Flow[]
-  ).map((f) => ({...f, source_tenant: safeLine(f.source_tenant), recipient_tenant: safeLine(f.recipient_tenant)}))
-  const by_hour = db
-    .prepare(`SELECT strftime('%Y-%m-%dT%H:00:00.000Z', r.ts_ms / 1000, 'unixepoch') AS hour, COUNT(DISTINCT s.record_id) AS responses ${base} GROUP BY 1 ORDER BY 1`)
-    .all() as Array<{hour: string; responses: number}>
-  const by_node = (
-    db
-      .prepare(
-        `SELECT node, phase, COUNT(DISTINCT id) AS responses FROM (
-           SELECT r.prefill_node AS node, 'prefill' AS phase, s.record_id AS id ${base} AND r.prefill_node IS NOT NULL
-           UNION ALL SELECT r.decode_node, 'decode', s.record_id ${base} AND r.decode_node IS NOT NULL)
-         GROUP BY 1, 2 ORDER BY responses DESC, 1`,
-      )
-      .all() as ScopeFacts['by_node']
-  ).map((r) => ({...r, node: safeLine(r.node)}))
-  const exposedSessions = n(`SELECT COUNT(DISTINCT s.source_session) AS n ${base}`)
-  const categories: Category[] = []
-  let distinctPii = 0
-  if (hasPii) {
-    const rows = db
-      .prepare(
-        `SELECT p.kind AS kind, COUNT(DISTINCT p.value_sha256) AS count FROM pii_findings p
-         WHERE p.source_tenant IS NOT NULL OR p.record_id IN (SELECT s.record_id ${base}) GROUP BY 1 ORDER BY 1`,
-      )
-      .all() as Array<{kind: string; count: number}>
-    for (const r of rows) {
-      categories.push({kind: safeLine(r.kind), label: PII_LABELS[r.kind] ?? safeLine(r.kind), count: r.count})
-      if (r.kind === 'email' || r.kind === 'phone' || r.kind === 'iban' || r.kind === 'card') distinctPii += r.count
-    }
-  }
-  categories.push({kind: 'free_text', label: PII_LABELS.free_text!, count: contaminated})
-  const atRisk =
-    poolTokens === undefined
-      ? null
-      : (db.prepare(`SELECT COUNT(*) AS n FROM records r WHERE r.status = 200 AND r.prompt_tokens >= ? AND ${COMPLETE}`).get(poolTokens) as {n: number}).n
+/** The pool size `crosstalk scan --pool-tokens N` persisted, so reports agree with the scan. */
+function storedPoolTokens(db: CaseDb): number | undefined {
+  if (!tableExists(db, 'scan_state')) return undefined
+  const row = db.prepare(`SELECT value FROM scan_state WHERE key = 'pool_tokens'`).get() as {value: string} | undefined
+  const n = row ? Number(row.value) : NaN
+  return Number.isInteger(n) && n > 0 ? n : undefined
+}
+
+/** computeScope's result reduced to what reports show; every log-derived string made inert. */
+export function scopeFacts(s: ScopeResult): ScopeFacts {
+  const categories: Category[] = s.data_categories.map((c) => ({
+    kind: safeLine(c.category),
+    label: CATEGORY_LABELS.en[c.category] ?? safeLine(c.label),
+    count: c.distinct_values ?? c.responses,
+    responses: c.responses,
+  }))
+  const leaked = s.contaminated_responses + s.provenance_only_responses
+  categories.push({kind: 'free_text', label: CATEGORY_LABELS.en.free_text!, count: leaked, responses: leaked})
   return {
-    contaminated_responses: contaminated,
-    cross_tenant_responses: n(`SELECT COUNT(DISTINCT s.record_id) AS n ${base} AND s.class = 'cross_tenant'`),
-    cross_session_responses: n(`SELECT COUNT(DISTINCT s.record_id) AS n ${base} AND s.class = 'cross_session'`),
-    exposed_sessions: exposedSessions,
-    exposed_tenants: n(`SELECT COUNT(DISTINCT s.source_tenant) AS n ${base}`),
-    recipient_tenants: n(`SELECT COUNT(DISTINCT r.tenant_id) AS n ${base}`),
-    first_seen: window.a === null ? null : new Date(window.a).toISOString(),
-    last_seen: window.b === null ? null : new Date(window.b).toISOString(),
-    at_risk_responses: atRisk,
-    flows,
-    by_hour,
-    by_node,
-    data_subjects: {
-      low: exposedSessions,
-      high: exposedSessions + distinctPii,
-      method:
-        'low: one end user per exposed session (a session whose canary reached another session); high: adds every distinct e-mail address, phone number, IBAN or card number (counted by hash) found in leaked content, as possibly separate people named in the text',
-    },
-    records: {
-      low: contaminated,
-      high: contaminated,
-      method: 'one record = one model response delivered to the wrong session holding another session\'s data (responses with a cross-session or cross-tenant canary sighting); responses leaking data without a canary are not counted',
-    },
+    contaminated_responses: s.contaminated_responses,
+    cross_tenant_responses: s.cross_tenant_responses,
+    cross_session_responses: s.cross_session_responses,
+    exposed_sessions: s.exposed_sessions,
+    exposed_tenants: s.exposed_tenants,
+    recipient_tenants: s.recipient_tenants,
+    first_seen: s.first_seen,
+    last_seen: s.last_seen,
+    at_risk_responses: s.at_risk_responses,
+    flows: s.flows.map((f) => ({source_tenant: safeLine(f.source_tenant), recipient_tenant: safeLine(f.recipient_tenant), responses: f.responses})),
+    pool_tokens: s.pool_tokens,
+    orphan_sightings: s.orphan_sightings,
+    provenance_responses: s.provenance_responses,
+    provenance_only_responses: s.provenance_only_responses,
+    by_hour: s.by_hour.map((h) => ({
+      hour: h.hour,
+      responses: h.contaminated_responses,
+      cross_tenant_responses: h.cross_tenant_responses,
+      provenance_responses: h.provenance_responses,
+      at_risk_responses: h.at_risk_responses,
+    })),
+    by_node: s.by_node
+      .filter((n) => n.contaminated_responses > 0 || n.provenance_responses > 0)
+      .map((n) => ({
+        node: n.decode_node === null ? '(unknown)' : safeLine(n.decode_node),
+        responses: n.contaminated_responses,
+        cross_tenant_responses: n.cross_tenant_responses,
+        cross_session_responses: n.cross_session_responses,
+        provenance_responses: n.provenance_responses,
+        at_risk_responses: n.at_risk_responses,
+        first_seen: n.first_seen,
+        last_seen: n.last_seen,
+      })),
+    data_subjects: {low: s.data_subjects.low, high: s.data_subjects.high, method: s.data_subjects.method},
+    records: {low: s.records_concerned.low, high: s.records_concerned.high, method: s.records_concerned.method},
     categories,
-    method: 'canary sightings: responses holding a marker registered to another session (cross_session) or another tenant (cross_tenant), in completely loaded log files',
+    bug_window: s.bug_window,
+    method:
+      'canary sightings: responses holding a marker registered to another session (cross_session) or another tenant (cross_tenant), in completely loaded log files; verbatim-overlap provenance and personal-data findings are reported beside them',
   }
 }
 
-function tenantExposures(db: CaseDb, hasPii: boolean): TenantExposure[] {
+function replayFacts(rows: StoredReplayResult[]): ReplayFacts | null {
+  if (rows.length === 0) return null
+  const trials = rows.reduce((a, r) => a + r.trials, 0)
+  const reproduced = rows.reduce((a, r) => a + r.reproduced, 0)
+  const pooled = wilsonInterval(reproduced, trials)
+  const verdicts = (v: string) => rows.filter((r) => r.verdict === v).length
+  return {
+    runs: new Set(rows.map((r) => r.run_id)).size,
+    results: rows.length,
+    confirmed: verdicts('confirmed'),
+    not_reproduced: verdicts('not_reproduced'),
+    rejected: verdicts('rejected'),
+    trials,
+    reproduced,
+    rate: trials > 0 ? reproduced / trials : 0,
+    wilson_low: pooled.low,
+    wilson_high: pooled.high,
+    targets: [...new Set(rows.map((r) => safeLine(r.target)))],
+    original_prompt: rows.some((r) => r.original_prompt),
+    items: rows.map((r) => ({
+      request_id: safeLine(r.request_id),
+      verdict: r.verdict,
+      trials: r.trials,
+      reproduced: r.reproduced,
+      rate: r.rate,
+      wilson_low: r.wilson_low,
+      wilson_high: r.wilson_high,
+    })),
+  }
+}
+
+const EMPTY_DIRECTION: TenantDirection = {
+  responses: 0, cross_tenant_responses: 0, cross_session_responses: 0, own_sessions: 0, other_sessions: 0, other_tenants: 0,
+  first_seen: null, last_seen: null, provenance_responses: 0, provenance_only_responses: 0, provenance_other_tenants: 0, counterparts: [],
+}
+
+/**
+ * Every tenant on either side of a flow (sightings or provenance). Counts come from the scope
+ * module's tenant view (other tenants as opaque labels); the lists a processor may give a
+ * customer about itself (its own session ids, truncated markers, PII kinds) are read here.
+ */
+function tenantExposures(db: CaseDb, scope: ScopeResult, hasPii: boolean, poolTokens: number | undefined): TenantExposure[] {
   const base = `FROM sightings s JOIN records r ON r.id = s.record_id WHERE s.class IN ${CONTAMINATING} AND ${COMPLETE}`
-  const tenants = db
-    .prepare(`SELECT t FROM (SELECT s.source_tenant AS t ${base} AND s.source_tenant IS NOT NULL UNION SELECT r.tenant_id ${base} AND s.class = 'cross_tenant') ORDER BY t`)
-    .pluck()
-    .all() as string[]
+  const tenants = [...new Set([...scope.flows, ...scope.provenance_flows].flatMap((f) => [f.source_tenant, f.recipient_tenant]))]
+    .filter((t) => t !== '')
+    .sort()
   const piiFor = (sql: string, tenant: string): Category[] =>
     hasPii
-      ? (db.prepare(sql).all(tenant) as Array<{kind: string; count: number}>).map((r) => ({kind: safeLine(r.kind), label: PII_LABELS[r.kind] ?? safeLine(r.kind), count: r.count}))
+      ? (db.prepare(sql).all(tenant) as Array<{kind: string; count: number; responses: number}>).map((r) => ({
+          kind: safeLine(r.kind),
+          label: CATEGORY_LABELS.en[r.kind] ?? safeLine(r.kind),
+          count: r.count,
+          responses: r.responses,
+        }))
       : []
+  const others = (cs: TenantCounterpart[]): Counterpart[] =>
+    cs
+      .filter((c) => !c.same_tenant)
+      .map((c) => ({label: safeLine(c.tenant), responses: c.responses, provenance_responses: c.provenance_responses, sessions: c.sessions, first_seen: c.first_seen, last_seen: c.last_seen}))
   return tenants.map((t) => {
-    const out = db
+    let view: TenantViewResult
+    try {
+      view = computeTenantView(db, {tenant: t, poolTokens})
+    } catch {
+      // a source tenant known only from the canary registry has no records of its own
+      view = {tenant: t, tenants_revealed: false, received: EMPTY_DIRECTION, leaked: EMPTY_DIRECTION, at_risk_responses: null}
+    }
+    // recipients of its markers, split by whether they are its own users (sightings only, like the other counts)
+    const recipients = db
       .prepare(
-        `SELECT COUNT(DISTINCT s.record_id) AS responses,
-                COUNT(DISTINCT CASE WHEN r.tenant_id = s.source_tenant THEN r.session_id END) AS same,
-                COUNT(DISTINCT CASE WHEN r.tenant_id <> s.source_tenant THEN r.tenant_id || char(0) || r.session_id END) AS other_sessions,
-                COUNT(DISTINCT CASE WHEN r.tenant_id <> s.source_tenant THEN r.tenant_id END) AS other_tenants,
-                MIN(r.ts_ms) AS a, MAX(r.ts_ms) AS b ${base} AND s.source_tenant = ?`,
+        `SELECT COUNT(DISTINCT CASE WHEN r.tenant_id = s.source_tenant THEN r.session_id END) AS same,
+                COUNT(DISTINCT CASE WHEN r.tenant_id <> s.source_tenant THEN r.tenant_id || char(0) || r.session_id END) AS other
+         ${base} AND s.source_tenant = ?`,
       )
-      .get(t) as {responses: number; same: number; other_sessions: number; other_tenants: number; a: number | null; b: number | null}
+      .get(t) as {same: number; other: number}
     const leakedSessions = db.prepare(`SELECT DISTINCT s.source_session ${base} AND s.source_tenant = ? AND s.source_session IS NOT NULL ORDER BY 1`).pluck().all(t) as string[]
     const markers = db.prepare(`SELECT DISTINCT s.marker ${base} AND s.source_tenant = ? ORDER BY 1`).pluck().all(t) as string[]
-    const received = db
-      .prepare(
-        `SELECT COUNT(DISTINCT s.record_id) AS responses, COUNT(DISTINCT s.source_tenant) AS from_tenants
-         ${base} AND s.class = 'cross_tenant' AND r.tenant_id = ?`,
-      )
-      .get(t) as {responses: number; from_tenants: number}
     const receivingSessions = db.prepare(`SELECT DISTINCT r.session_id ${base} AND s.class = 'cross_tenant' AND r.tenant_id = ? ORDER BY 1`).pluck().all(t) as string[]
     return {
       tenant_id: safeLine(t),
       leaked_sessions: leakedSessions.map(safeLine),
-      responses_carrying_its_data: out.responses,
-      recipient_sessions_same_tenant: out.same,
-      recipient_sessions_other_tenants: out.other_sessions,
-      recipient_tenants_other: out.other_tenants,
-      first_leaked: out.a === null ? null : new Date(out.a).toISOString(),
-      last_leaked: out.b === null ? null : new Date(out.b).toISOString(),
+      responses_carrying_its_data: view.leaked.responses,
+      recipient_sessions_same_tenant: recipients.same,
+      recipient_sessions_other_tenants: recipients.other,
+      recipient_tenants_other: view.leaked.other_tenants,
+      first_leaked: view.leaked.first_seen,
+      last_leaked: view.leaked.last_seen,
+      provenance_only_leaked: view.leaked.provenance_only_responses,
       markers_truncated: [...new Set(markers.map(truncateMarker))],
-      pii_in_leaked: piiFor(`SELECT kind, COUNT(DISTINCT value_sha256) AS count FROM pii_findings WHERE source_tenant = ? GROUP BY 1 ORDER BY 1`, t),
-      received_foreign_responses: received.responses,
+      pii_in_leaked: piiFor(
+        `SELECT kind, COUNT(DISTINCT value_sha256) AS count, COUNT(DISTINCT record_id) AS responses FROM pii_findings WHERE source_tenant = ? GROUP BY 1 ORDER BY 1`,
+        t,
+      ),
+      received_foreign_responses: view.received.cross_tenant_responses,
       receiving_sessions: receivingSessions.map(safeLine),
-      received_from_tenants: received.from_tenants,
+      received_from_tenants: view.received.other_tenants,
       pii_in_received: piiFor(
-        `SELECT p.kind, COUNT(DISTINCT p.value_sha256) AS count FROM pii_findings p JOIN records r ON r.id = p.record_id
+        `SELECT p.kind, COUNT(DISTINCT p.value_sha256) AS count, COUNT(DISTINCT p.record_id) AS responses FROM pii_findings p JOIN records r ON r.id = p.record_id
          WHERE r.tenant_id = ? AND p.source_tenant IS NOT NULL AND p.source_tenant <> r.tenant_id GROUP BY 1 ORDER BY 1`,
         t,
       ),
+      counterparts_leaked_to: others(view.leaked.counterparts),
+      counterparts_received_from: others(view.received.counterparts),
+      at_risk_responses: view.at_risk_responses,
     }
   })
 }

@@ -7,6 +7,9 @@ import type {CaseFacts, TenantExposure} from './facts.js'
 // exposure: its own sessions, and counts (never names) of who else was involved. Nothing
 // another customer wrote, no marker in full, no PII value: only counts and categories.
 
+/** Another customer, only as an opaque label (tenant#1, ...): never its id. */
+const counterpart = z.object({label: z.string().regex(/^tenant#\d+$/), responses: z.number().int(), provenance_responses: z.number().int(), sessions: z.number().int(), first_seen: z.string().nullable(), last_seen: z.string().nullable()})
+
 export const processorNoticeSchema = z.object({
   kind: z.literal('processor-notice'),
   generated_at: z.string(),
@@ -23,14 +26,18 @@ export const processorNoticeSchema = z.object({
     first: z.string().nullable(),
     last: z.string().nullable(),
     markers_truncated: z.array(z.string()),
+    verbatim_only_responses: z.number().int(),
     personal_data_found: z.array(z.object({label: z.string(), count: z.number().int()})),
+    other_customers_detail: z.array(counterpart),
   }),
   you_received_other_data: z.object({
     responses: z.number().int(),
     sessions: z.array(z.string()),
     from_customers: z.number().int(),
     personal_data_found: z.array(z.object({label: z.string(), count: z.number().int()})),
+    other_customers_detail: z.array(counterpart),
   }),
+  at_risk_responses: z.number().int().nullable(),
   containment: z.array(z.string()),
   your_next_steps: z.array(z.string()),
 })
@@ -62,14 +69,18 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string): Processo
       first: t.first_leaked,
       last: t.last_leaked,
       markers_truncated: t.markers_truncated,
+      verbatim_only_responses: t.provenance_only_leaked,
       personal_data_found: t.pii_in_leaked.map((c) => ({label: c.label, count: c.count})),
+      other_customers_detail: t.counterparts_leaked_to,
     },
     you_received_other_data: {
       responses: t.received_foreign_responses,
       sessions: t.receiving_sessions,
       from_customers: t.received_from_tenants,
       personal_data_found: t.pii_in_received.map((c) => ({label: c.label, count: c.count})),
+      other_customers_detail: t.counterparts_received_from,
     },
+    at_risk_responses: t.at_risk_responses,
     containment: [
       'The shared prompt/KV cache that caused the fault has been isolated per customer (see measures in our follow-up).',
       'Every affected response was identified from the serving logs by canary markers; evidence is preserved with SHA-256 hashes.',

@@ -40,8 +40,8 @@ export function buildRegisterEntry(facts: CaseFacts): RegisterEntryResult {
   const s = facts.scope
   const inc = facts.incident
   const a = facts.assessment
-  const range = (r: {low: number; high: number; method: string} | undefined): string =>
-    r ? `${r.low === r.high ? r.low : `${r.low}-${r.high}`} (${r.method})` : 'not yet known'
+  const range = (r: {low: number; high: number | null; method: string} | undefined): string =>
+    r ? `${r.high === null ? `at least ${r.low}` : r.low === r.high ? r.low : `${r.low}-${r.high}`} (${r.method})` : 'not yet known'
   const authority = facts.notifications.find((n) => n.recipient === 'authority' && n.phase === 'initial')
   return registerEntrySchema.parse({
     kind: 'register-entry',

@@ -1,6 +1,7 @@
 import type {Article33Result} from './article33.js'
 import {AUTHORITY_NAMES} from './authority-forms.js'
 import {escapeMd} from './escape.js'
+import {formatRange} from './phrases.js'
 import {loadTemplate, renderTemplate, type View, type ViewValue} from './template.js'
 
 // Markdown is rendered from the editable templates. Every value is escaped here, once,
@@ -21,26 +22,27 @@ export function escapeView(value: unknown): ViewValue {
 }
 
 const STATUS_EN: Record<string, string> = {open: 'open', due_soon: 'DUE SOON', overdue: 'OVERDUE', notified: 'notified'}
+const STATUS_FR: Record<string, string> = {open: 'en cours', due_soon: 'ÉCHÉANCE PROCHE', overdue: 'DÉLAI DÉPASSÉ', notified: 'notifié'}
 
 export function article33View(d: Article33Result): View {
   const fr = d.language === 'fr'
   const missing = missingText(d.language)
   const view = escapeView(d) as View
-  const r = (x: {low: number; high: number} | null): string =>
-    x ? (x.low === x.high ? `${x.low}` : fr ? `entre ${x.low} et ${x.high}` : `${x.low} to ${x.high}`) : missing
+  const r = (x: {low: number; high: number | null} | null): string => formatRange(x, d.language, missing)
   const draftWord = d.final ? (fr ? 'FINAL' : 'FINAL') : fr ? 'PROJET' : 'DRAFT'
   return {
     ...view,
     heading: draftWord,
     status_line: d.clock
       ? fr
-        ? `${draftWord}. Échéance des 72 heures : ${d.clock.deadline} (${STATUS_EN[d.clock.status]}, ${escapeMd(d.clock.remaining_text)}).`
+        ? `${draftWord}. Échéance des 72 heures : ${d.clock.deadline} (${STATUS_FR[d.clock.status]}, ${escapeMd(d.clock.remaining_text)}).`
         : `${draftWord}. 72-hour deadline ${d.clock.deadline} (${STATUS_EN[d.clock.status]}, ${escapeMd(d.clock.remaining_text)}).`
       : fr
         ? `${draftWord}. Aucun incident ouvert : échéance inconnue.`
         : `${draftWord}. No incident opened: deadline unknown.`,
     authority_name: escapeMd(AUTHORITY_NAMES[d.authority]),
     phase: d.phase,
+    clock_status_text: d.clock ? (fr ? STATUS_FR : STATUS_EN)[d.clock.status] : missing,
     role: d.role ?? missing,
     nature_types: d.nature.types.join(', '),
     has_nodes: d.nature.nodes.length > 0,
@@ -75,5 +77,7 @@ export function renderProcessorNoticeMarkdown(n: import('./processor-notice.js')
   out.sessions_text = (out.sessions as string[]).join(', ') || 'none'
   out.markers_text = (out.markers_truncated as string[]).join(', ') || 'none'
   inn.sessions_text = (inn.sessions as string[]).join(', ') || 'none'
+  out.has_detail = (out.other_customers_detail as View[]).length > 0
+  inn.has_detail = (inn.other_customers_detail as View[]).length > 0
   return renderTemplate(loadTemplate('processor-notice.md'), view, missingText('en'))
 }

@@ -111,8 +111,14 @@ function drawTitleBlock(doc: Doc, options: PdfOptions): void {
 function drawMarkdown(doc: Doc, lines: string[], figures: Record<string, (doc: Doc) => void>): void {
   let i = 0
   let paragraph: string[] = []
+  let afterList = false
+  const endList = (): void => {
+    if (afterList) doc.moveDown(0.4)
+    afterList = false
+  }
   const flush = (): void => {
     if (paragraph.length === 0) return
+    endList()
     drawRich(doc, paragraph.join(' '), {})
     doc.moveDown(0.5)
     paragraph = []
@@ -122,10 +128,12 @@ function drawMarkdown(doc: Doc, lines: string[], figures: Record<string, (doc: D
     const figure = /^<!--\s*figure:(\w+)\s*-->$/.exec(line.trim())
     if (figure) {
       flush()
+      endList()
       figures[figure[1]!]?.(doc)
       i++
     } else if (/^#{1,3} /.test(line)) {
       flush()
+      afterList = false
       const level = line.indexOf(' ')
       const text = line.slice(level + 1)
       if (/^Annex|^Annexe/.test(text)) doc.addPage()
@@ -137,6 +145,7 @@ function drawMarkdown(doc: Doc, lines: string[], figures: Record<string, (doc: D
       i++
     } else if (/^\s*\|/.test(line)) {
       flush()
+      endList()
       const rows: string[][] = []
       while (i < lines.length && /^\s*\|/.test(lines[i]!)) {
         const cells = splitRow(lines[i]!)
@@ -152,6 +161,7 @@ function drawMarkdown(doc: Doc, lines: string[], figures: Record<string, (doc: D
       doc.y = y
       drawRich(doc, line.replace(/^\s*- /, ''), {x: MARGIN + 18})
       doc.moveDown(0.15)
+      afterList = true
       i++
     } else if (line.trim() === '') {
       flush()
@@ -208,16 +218,16 @@ function drawTable(doc: Doc, rows: string[][]): void {
   const cols = Math.max(...rows.map((r) => r.length))
   const width = contentWidth(doc)
   const texts = rows.map((r) => Array.from({length: cols}, (_, c) => clean(r[c] ?? '')))
-  // Column widths follow content length, with a floor so short columns stay legible.
-  const weight = Array.from({length: cols}, (_, c) => Math.min(60, Math.max(11, ...texts.map((r) => r[c]!.length))))
-  const total = weight.reduce((a, b) => a + b, 0)
-  const widths = weight.map((w) => (w / total) * width)
   const header = rows.length > 1 && rows[0]!.some((c) => c.trim() !== '')
-  doc.fontSize(8.5)
+  const widths = columnWidths(doc, texts, width, header)
+  const fontOf = (t: string, bold: boolean): [string, number] => (HASH.test(t) ? ['Courier', HASH_SIZE] : [bold ? 'Helvetica-Bold' : 'Helvetica', 8.5])
+  const cellHeight = (t: string, c: number, bold: boolean): number => {
+    const [font, size] = fontOf(t, bold)
+    return doc.font(font).fontSize(size).heightOfString(t || ' ', {width: widths[c]! - 6})
+  }
   texts.forEach((row, r) => {
     const bold = header && r === 0
-    doc.font(bold ? 'Helvetica-Bold' : 'Helvetica')
-    const h = Math.max(...row.map((t, c) => doc.heightOfString(t || ' ', {width: widths[c]! - 6}))) + 6
+    const h = Math.max(...row.map((t, c) => cellHeight(t, c, bold))) + 6
     // Keep a header with at least its first row.
     ensureSpace(doc, bold ? h + 24 : h)
     const y = doc.y
@@ -226,7 +236,8 @@ function drawTable(doc: Doc, rows: string[][]): void {
     else if (r % 2 === 0) doc.rect(MARGIN, y, width, h).fill('#f7f7f7')
     doc.fillColor('#000000')
     row.forEach((t, c) => {
-      doc.text(t, x + 3, y + 3, {width: widths[c]! - 6})
+      const [font, size] = fontOf(t, bold)
+      doc.font(font).fontSize(size).text(t, x + 3, y + 3, {width: widths[c]! - 6})
       x += widths[c]!
     })
     doc.moveTo(MARGIN, y + h).lineTo(MARGIN + width, y + h).lineWidth(0.3).strokeColor('#cccccc').stroke()
@@ -236,15 +247,62 @@ function drawTable(doc: Doc, rows: string[][]): void {
   doc.moveDown(0.6)
 }
 
+const HASH = /^[0-9a-f]{64}$/
+const HASH_SIZE = 6.5
+
+/**
+ * Column widths: proportional to content length, but never narrower than the longest word
+ * of the column (so "Records" or "canaries" never break mid-word) up to a quarter of the page,
+ * and wide enough for a SHA-256 on one line (so it can be copied and searched).
+ */
+export function columnWidths(doc: Doc, texts: string[][], width: number, header: boolean): number[] {
+  const cols = texts[0]?.length ?? 0
+  const weight = Array.from({length: cols}, (_, c) => Math.min(60, Math.max(11, ...texts.map((r) => r[c]!.length))))
+  const total = weight.reduce((a, b) => a + b, 0)
+  const desired = weight.map((w) => (w / total) * width)
+  const min = Array.from({length: cols}, (_, c) =>
+    Math.max(
+      ...texts.map((r, k) => {
+        const t = r[c]!
+        if (HASH.test(t)) return doc.font('Courier').fontSize(HASH_SIZE).widthOfString(t) + 8
+        doc.font(header && k === 0 ? 'Helvetica-Bold' : 'Helvetica').fontSize(8.5)
+        const longest = Math.max(0, ...t.split(/\s+/).map((w) => doc.widthOfString(w)))
+        return Math.min(longest + 8, width * 0.25)
+      }),
+    ),
+  )
+  const hashCol = Array.from({length: cols}, (_, c) => texts.some((r) => HASH.test(r[c]!)))
+  const widths = desired.map((d, c) => Math.max(d, min[c]!))
+  let over = widths.reduce((a, b) => a + b, 0) - width
+  if (over > 0) {
+    // take the excess from the columns that have room above their minimum, in proportion
+    const room = widths.map((w, c) => Math.max(0, w - min[c]!))
+    const roomTotal = room.reduce((a, b) => a + b, 0)
+    if (roomTotal > 0) {
+      const f = Math.min(1, over / roomTotal)
+      room.forEach((r, c) => (widths[c] = widths[c]! - r * f))
+      over = widths.reduce((a, b) => a + b, 0) - width
+    }
+    if (over > 0) {
+      // still too wide: shrink every column except the hashes, which must stay on one line
+      const fixed = widths.reduce((a, w, c) => a + (hashCol[c] ? w : 0), 0)
+      const flexible = widths.reduce((a, w, c) => a + (hashCol[c] ? 0 : w), 0)
+      const f = flexible > 0 ? Math.max(0, width - fixed) / flexible : 1
+      widths.forEach((w, c) => (widths[c] = hashCol[c] ? w : w * f))
+    }
+  }
+  return widths
+}
+
 /** Bars per hour; empty hours between first and last are drawn as gaps, not skipped. */
-export function drawHourlyChart(doc: Doc, byHour: Array<{hour: string; responses: number}>, title: string): void {
+export function drawHourlyChart(doc: Doc, byHour: Array<{hour: string; responses: number}>, title: string, fr = false): void {
   const chartH = 150
   ensureSpace(doc, chartH + 60)
   doc.font('Helvetica-Bold').fontSize(10).fillColor('#000000').text(pdfSafe(title), MARGIN, doc.y)
   const top = doc.y + 6
   const width = contentWidth(doc)
   if (byHour.length === 0) {
-    doc.font('Helvetica').text('No contaminated responses.', MARGIN, top)
+    doc.font('Helvetica').text(fr ? 'Aucune réponse contaminée.' : 'No contaminated responses.', MARGIN, top)
     doc.moveDown(1)
     return
   }
@@ -278,12 +336,16 @@ export function drawHourlyChart(doc: Doc, byHour: Array<{hour: string; responses
   doc.fillColor('#000000')
   doc.y = top + chartH + 20
   doc.x = MARGIN
-  doc.font('Helvetica').fontSize(8).text(`Hours in UTC${step > 1 ? `; each bar is ${step} hours` : '; each bar is one hour'}. Total ${byHour.reduce((a, b) => a + b.responses, 0)} responses, peak ${max}.`, MARGIN)
+  const total = byHour.reduce((a, b) => a + b.responses, 0)
+  const caption = fr
+    ? `Heures UTC ; ${step > 1 ? `chaque barre couvre ${step} heures` : 'chaque barre couvre une heure'}. Total ${total} réponses, maximum ${max}.`
+    : `Hours in UTC${step > 1 ? `; each bar is ${step} hours` : '; each bar is one hour'}. Total ${total} responses, peak ${max}.`
+  doc.font('Helvetica').fontSize(8).text(caption, MARGIN)
   doc.moveDown(0.8)
 }
 
 /** Source tenant (rows) x recipient tenant (columns), shaded by number of responses. */
-export function drawFlowMatrix(doc: Doc, flows: Array<{source_tenant: string; recipient_tenant: string; responses: number}>, title: string): void {
+export function drawFlowMatrix(doc: Doc, flows: Array<{source_tenant: string; recipient_tenant: string; responses: number}>, title: string, fr = false): void {
   const volume = new Map<string, number>()
   for (const f of flows) {
     volume.set(f.source_tenant, (volume.get(f.source_tenant) ?? 0) + f.responses)
@@ -292,11 +354,11 @@ export function drawFlowMatrix(doc: Doc, flows: Array<{source_tenant: string; re
   const MAXN = 14
   const tenants = [...volume.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, MAXN).map(([t]) => t).sort()
   const n = tenants.length
-  const cell = Math.min(28, (contentWidth(doc) - 60) / Math.max(n, 1))
+  const cell = Math.min(24, (contentWidth(doc) - 60) / Math.max(n, 1))
   ensureSpace(doc, 40 + (n + 1) * cell + n * 11)
   doc.font('Helvetica-Bold').fontSize(10).fillColor('#000000').text(pdfSafe(title), MARGIN, doc.y)
   if (n === 0) {
-    doc.font('Helvetica').text('No flows.')
+    doc.font('Helvetica').text(fr ? 'Aucun flux.' : 'No flows.')
     return
   }
   const top = doc.y + 6
@@ -318,9 +380,17 @@ export function drawFlowMatrix(doc: Doc, flows: Array<{source_tenant: string; re
   })
   doc.y = top + 16 + n * cell
   doc.x = MARGIN
-  doc.fillColor('#000000').fontSize(8).text('Rows: source customer (whose data leaked). Columns: receiving customer. Diagonal: another user of the same customer.', MARGIN)
+  doc
+    .fillColor('#000000')
+    .fontSize(8)
+    .text(
+      fr
+        ? 'Lignes : client source (dont les données ont fuité). Colonnes : client destinataire. Diagonale : un autre utilisateur du même client.'
+        : 'Rows: source customer (whose data leaked). Columns: receiving customer. Diagonal: another user of the same customer.',
+      MARGIN,
+    )
   tenants.forEach((t, k) => doc.text(`T${k + 1} = ${pdfSafe(t)}`, MARGIN + 10))
-  if (volume.size > MAXN) doc.text(`(+${volume.size - MAXN} more customers not drawn; see the flow table)`, MARGIN + 10)
+  if (volume.size > MAXN) doc.text(fr ? `(+${volume.size - MAXN} autres clients non représentés ; voir le tableau des flux)` : `(+${volume.size - MAXN} more customers not drawn; see the flow table)`, MARGIN + 10)
   doc.moveDown(0.8)
 }
 
@@ -351,8 +421,8 @@ export function renderArticle33Pdf(d: Article33Result): Promise<Buffer> {
     createdAt: d.generated_at,
     skipUntil: /^\| \| \|$/,
     figures: {
-      timeline: (doc) => drawHourlyChart(doc, d.scope?.by_hour ?? [], fr ? 'Réponses contaminées par heure (UTC)' : 'Contaminated responses per hour (UTC)'),
-      flows: (doc) => drawFlowMatrix(doc, d.scope?.flows ?? [], fr ? 'Flux entre clients (réponses)' : 'Tenant-to-tenant flows (responses)'),
+      timeline: (doc) => drawHourlyChart(doc, d.scope?.by_hour ?? [], fr ? 'Réponses contaminées par heure (UTC)' : 'Contaminated responses per hour (UTC)', fr),
+      flows: (doc) => drawFlowMatrix(doc, d.scope?.flows ?? [], fr ? 'Flux entre clients (réponses)' : 'Tenant-to-tenant flows (responses)', fr),
     },
   })
 }

@@ -3,7 +3,7 @@ import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {chatLine} from '../helpers/log-lines.js'
-import {runCliAsync, runJson, tempDir} from '../helpers/cli.js'
+import {spawnCli, runJson, tempDir} from '../helpers/cli.js'
 
 describe('kill -9 during ingest', () => {
   it('re-running the same ingest ends with exactly the records of one clean ingest, and verify passes', async () => {
@@ -17,7 +17,7 @@ describe('kill -9 during ingest', () => {
     writeFileSync(file, lines.join('\n') + '\n')
     const db = join(dir, 'case.db')
 
-    const child = runCliAsync(['ingest', 'logs', file, '--db', db])
+    const child = spawnCli(['ingest', 'logs', file, '--db', db])
     // Wait until some batches are committed, then kill without warning.
     const killedAt = await new Promise<number>((resolve, reject) => {
       const started = Date.now()

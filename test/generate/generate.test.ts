@@ -116,6 +116,9 @@ describe('generate: determinism', () => {
     await generateIncident({out: b, records: 800, seed: 42})
     await generateIncident({out: c, records: 800, seed: 43})
     const ha = hashes(a)
+    // The demo ingests out/logs and out/canaries.csv; the ground truth's spool files are gone.
+    expect(readdirSync(a).sort()).toEqual(['canaries.csv', 'ground-truth.json', 'logs'])
+    expect(Object.keys(ha).every((f) => f === 'canaries.csv' || f === 'ground-truth.json' || /^logs\/gw-[a-z0-9]+-\d{4}-\d{2}-\d{2}\.jsonl(\.gz)?$/.test(f))).toBe(true)
     expect(Object.keys(ha).length).toBeGreaterThanOrEqual(14)
     expect(hashes(b)).toEqual(ha)
     const hc = hashes(c)
@@ -288,6 +291,49 @@ describe('generate: ground truth agrees with the files', () => {
       expect(longestRun(a, b)).toBe(p.overlap_words)
       expect(p.overlap_words).toBeGreaterThanOrEqual(12)
     }
+  })
+
+  it('lists every stale-page leak, with the verbatim span length, and the truly exposed sessions', () => {
+    const toks = (t: string): string[] => t.split(/\s+/).map(normWord).filter(Boolean)
+    const leaks = L.gt.leaks
+    expect(new Set(leaks.map((l) => l.request_id)).size).toBe(leaks.length)
+    for (const l of leaks) {
+      const rec = L.records.get(l.request_id)!
+      const src = L.records.get(l.source_request_id)!
+      expect(rec.status).toBe(200)
+      expect(src.session_id).toBe(l.source_session)
+      expect(src.tenant_id).toBe(l.source_tenant)
+      expect(src.session_id).not.toBe(rec.session_id)
+      expect(parseTimestamp(src.ts).ms).toBeLessThan(parseTimestamp(rec.ts).ms)
+      const text = decodeResponse(rec.response).text
+      if (l.words === 0) {
+        expect(l.with_marker).toBe(true)
+        continue
+      }
+      const srcText = decodeRequest(src.request) ?? ''
+      const a = toks(text)
+      const b = toks(srcText)
+      const c = toks(decodeResponse(src.response).text)
+      expect(Math.max(longestRun(a, b), longestRun(a, c))).toBeGreaterThanOrEqual(l.words)
+    }
+    // Marker-less spans exist (only provenance can see them), as do short and truncated marker spans.
+    expect(leaks.some((l) => l.words >= 12 && !l.with_marker)).toBe(true)
+    expect(leaks.some((l) => l.words > 0 && l.words < 12 && l.with_marker)).toBe(true)
+    expect(leaks.some((l) => l.words === 0)).toBe(true)
+    const key = (r: {request_id: string; source_request_id: string}): string => `${r.request_id}>${r.source_request_id}`
+    const leakKeys = new Set(leaks.map(key))
+    for (const p of L.gt.provenance) expect(leakKeys.has(key(p))).toBe(true)
+    const byRequest = new Map(leaks.map((l) => [l.request_id, l]))
+    const cross = L.gt.sightings.filter((s) => s.class === 'cross_session' || s.class === 'cross_tenant')
+    for (const s of cross) {
+      const l = byRequest.get(s.request_id)!
+      expect(l.with_marker).toBe(true)
+      expect(l.source_session).toBe(s.source_session)
+    }
+    expect(new Set(cross.map((s) => s.request_id)).size).toBe(leaks.filter((l) => l.with_marker).length)
+    expect(L.gt.true_exposed_session_ids).toEqual([...new Set(leaks.map((l) => l.source_session))].sort())
+    for (const id of L.gt.exposed_session_ids) expect(L.gt.true_exposed_session_ids).toContain(id)
+    expect(L.gt.true_exposed_session_ids.length).toBeGreaterThan(L.gt.exposed_session_ids.length)
   })
 
   it('carries valid PII from the source prompt into the leaked response', () => {

@@ -1,4 +1,4 @@
-import {spawn, spawnSync} from 'node:child_process'
+import {execFile, spawn, spawnSync} from 'node:child_process'
 import {mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
@@ -12,12 +12,13 @@ export interface CliResult {
   stdout: string
   stderr: string
 }
+export type CliRun = CliResult
 
-/** Runs the built CLI (dist/) as a user would; NO_COLOR so output is comparable. */
+/** Runs the built CLI (dist/, `npx tsc -p .` first) as a user would: NO_COLOR, UTC, no inherited CROSSTALK_DB. */
 export function runCli(args: readonly string[], options: {cwd?: string; env?: Record<string, string>; input?: string} = {}): CliResult {
   const r = spawnSync(process.execPath, [BIN, ...args], {
-    cwd: options.cwd,
-    env: {...process.env, NO_COLOR: '1', CROSSTALK_DB: '', ...options.env},
+    cwd: options.cwd ?? ROOT,
+    env: {...process.env, NO_COLOR: '1', TZ: 'UTC', CROSSTALK_DB: '', ...options.env},
     input: options.input,
     encoding: 'utf8',
     maxBuffer: 256 << 20,
@@ -25,7 +26,8 @@ export function runCli(args: readonly string[], options: {cwd?: string; env?: Re
   return {code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr}
 }
 
-export function runCliAsync(args: readonly string[], options: {cwd?: string; env?: Record<string, string>} = {}) {
+/** Starts the CLI and returns the child (for tests that must kill it mid-way). */
+export function spawnCli(args: readonly string[], options: {cwd?: string; env?: Record<string, string>} = {}) {
   return spawn(process.execPath, [BIN, ...args], {cwd: options.cwd, env: {...process.env, NO_COLOR: '1', ...options.env}})
 }
 
@@ -37,4 +39,17 @@ export function runJson<T = unknown>(args: readonly string[], options: {cwd?: st
 
 export function tempDir(prefix = 'ct-'): string {
   return mkdtempSync(join(tmpdir(), prefix))
+}
+
+/**
+ * Runs the CLI asynchronously. Async on purpose: tests that serve a testbed in-process need
+ * their event loop running while the CLI talks to it (spawnSync would deadlock).
+ */
+export function runCliAsync(args: readonly string[], options: {cwd?: string; env?: NodeJS.ProcessEnv} = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], {cwd: options.cwd, env: {...process.env, NO_COLOR: '1', ...options.env}, maxBuffer: 32 * 1024 * 1024}, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0
+      resolve({code, stdout, stderr})
+    })
+  })
 }

@@ -34,23 +34,31 @@ function fixture(now = '2026-10-24T08:00:00.000Z'): CaseFacts {
       contaminated_responses: 12, cross_tenant_responses: 9, cross_session_responses: 3, exposed_sessions: 7, exposed_tenants: 2, recipient_tenants: 3,
       first_seen: '2026-10-22T10:00:00.000Z', last_seen: '2026-10-22T15:59:00.000Z', at_risk_responses: null,
       flows: [{source_tenant: 'acme', recipient_tenant: 'globex', responses: 9}, {source_tenant: 'acme', recipient_tenant: 'acme', responses: 3}],
-      by_hour: [{hour: '2026-10-22T10:00:00.000Z', responses: 4}, {hour: '2026-10-22T15:00:00.000Z', responses: 8}],
-      by_node: [{node: 'gpu-3', phase: 'decode', responses: 12}],
+      pool_tokens: null, orphan_sightings: 0, provenance_responses: 0, provenance_only_responses: 0, bug_window: null,
+      by_hour: [
+        {hour: '2026-10-22T10:00:00.000Z', responses: 4, cross_tenant_responses: 3, provenance_responses: 0, at_risk_responses: null},
+        {hour: '2026-10-22T15:00:00.000Z', responses: 8, cross_tenant_responses: 6, provenance_responses: 0, at_risk_responses: null},
+      ],
+      by_node: [{node: 'gpu-3', responses: 12, cross_tenant_responses: 9, cross_session_responses: 3, provenance_responses: 0, at_risk_responses: null, first_seen: null, last_seen: null}],
       data_subjects: {low: 7, high: 19, method: 'sessions + distinct identifiers'},
       records: {low: 12, high: 12, method: 'responses'},
-      categories: [{kind: 'email', label: 'contact details (e-mail addresses)', count: 12}, {kind: 'free_text', label: 'free text', count: 12}],
+      categories: [{kind: 'email', label: 'contact details (e-mail addresses)', count: 12, responses: 5}, {kind: 'free_text', label: 'free text', count: 12, responses: 12}],
       method: 'canary sightings',
     },
     tenants: [
       {
         tenant_id: 'acme', leaked_sessions: ['s1', 's2'], responses_carrying_its_data: 12, recipient_sessions_same_tenant: 3, recipient_sessions_other_tenants: 4,
         recipient_tenants_other: 1, first_leaked: '2026-10-22T10:00:00.000Z', last_leaked: '2026-10-22T15:59:00.000Z', markers_truncated: ['CANARY-a1a1…'],
-        pii_in_leaked: [{kind: 'email', label: 'contact details (e-mail addresses)', count: 12}], received_foreign_responses: 0, receiving_sessions: [],
-        received_from_tenants: 0, pii_in_received: [],
+        pii_in_leaked: [{kind: 'email', label: 'contact details (e-mail addresses)', count: 12, responses: 5}], received_foreign_responses: 0, receiving_sessions: [],
+        received_from_tenants: 0, pii_in_received: [], provenance_only_leaked: 0, at_risk_responses: null,
+        counterparts_leaked_to: [{label: 'tenant#1', responses: 9, provenance_responses: 0, sessions: 4, first_seen: null, last_seen: null}], counterparts_received_from: [],
       },
     ],
     provenance: null,
-    replay: {results: 4},
+    replay: {
+      runs: 1, results: 4, confirmed: 3, not_reproduced: 1, rejected: 0, trials: 40, reproduced: 27, rate: 0.675, wilson_low: 0.52, wilson_high: 0.8,
+      targets: ['http://127.0.0.1:8000'], original_prompt: false, items: [],
+    },
     evidence: [{path: 'logs/a.jsonl', sha256: 'f'.repeat(64), size: 10, kind: 'log', records: 1000}],
     excerpts: null,
   }
@@ -62,7 +70,7 @@ describe('buildArticle33 from a hand-built CaseFacts', () => {
     expect(d.contact_point).toEqual({name: 'J. Doe', contact: 'dpo@acme.example'})
     expect(d.data_subjects.approximate).toMatchObject({low: 7, high: 19})
     expect(d.measures_taken).toContain('cache disabled')
-    expect(d.measures_taken.some((m) => m.includes('4 replay results'))).toBe(true)
+    expect(d.measures_taken.some((m) => m.includes('3 confirmed (fault reproduced), 1 not reproduced') && m.includes('27 of 40 trials') && m.includes('95 % Wilson interval 52 %–80 %'))).toBe(true)
     const open = d.open_items.map((o) => o.item).join('\n')
     expect(open).not.toMatch(/Controller name/)
     expect(open).not.toMatch(/DPO/)

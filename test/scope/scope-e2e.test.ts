@@ -42,12 +42,9 @@ describe.skipIf(!HAVE)('scope on a generated incident', () => {
     const gt = JSON.parse(fs.readFileSync(path.join(out, 'ground-truth.json'), 'utf8'))
     const truth = gt.scope
     for (const key of CONTRACT_KEYS) expect(scope[key], key).toEqual(truth[key])
-    // Sessions whose data truly reached someone else: marker sources, and the sources of
-    // canary-less leaks (provenance) -- scope's confirmed lower bound counts both.
-    type Src = {class?: string; source_tenant: string | null; source_session: string | null}
-    const sources = new Set<string>()
-    for (const s of [...(gt.sightings as Src[]).filter((x) => x.class === 'cross_session' || x.class === 'cross_tenant'), ...(gt.provenance as Src[])]) sources.add(`${s.source_tenant}/${s.source_session}`)
-    const exposed = sources.size
+    // The real number of data subjects: every session a stale page served to another session,
+    // with or without a marker, however short the span (not just the marker-based exposed_sessions).
+    const exposed: number = gt.true_exposed_session_ids.length
     expect(exposed).toBeGreaterThanOrEqual(truth.exposed_sessions)
     expect(scope.data_subjects.low).toBeLessThanOrEqual(exposed)
     expect(scope.data_subjects.high).toBeGreaterThanOrEqual(exposed)

@@ -1,0 +1,38 @@
+import type {DemoResult} from '../demo/pipeline.js'
+
+/** The demo's closing summary: the numbers a responder would quote, and where things are. */
+export function renderDemoSummary(result: DemoResult, seconds: number): string {
+  const find = (prefix: string): any => result.steps.find((s) => s.command.startsWith(`crosstalk ${prefix} `))?.result ?? {}
+  const ingest = find('ingest logs')
+  const scan = find('scan')
+  const scope = find('scope')
+  const probe = find('probe')
+  const replay = find('replay')
+  const clock = find('clock')
+  const verify = find('verify')
+  const confirmed = Array.isArray(replay.results) ? replay.results.filter((r: {verdict?: string}) => r.verdict === 'confirmed').length : 0
+  const replayed = Array.isArray(replay.results) ? replay.results.length : 0
+  const subjects = scope.data_subjects ? `${scope.data_subjects.low}–${scope.data_subjects.high ?? '?'}` : 'n/a'
+  const hours = typeof clock.remaining_seconds === 'number' ? (clock.remaining_seconds / 3600).toFixed(1) : '?'
+  const lines = [
+    '',
+    `crosstalk demo: generated incident of ${result.records} records (seed ${result.seed}), whole pipeline in ${seconds.toFixed(1)} s`,
+    '',
+    `  evidence      ${ingest.records} records ingested, ${ingest.duplicates} duplicates, ${ingest.bad_lines} bad lines quarantined`,
+    `  detection     ${scan.sightings ?? '?'} sightings: ${Object.entries(scan.sightings_by_class ?? {}).map(([c, n]) => `${c} ${n}`).join(', ')}`,
+    `                ${scan.provenance_matches ?? '?'} responses attributed by verbatim content, ${scan.pii_findings ?? '?'} personal-data values never sent by their session`,
+    `  scope         ${scope.contaminated_responses} contaminated responses (${scope.cross_tenant_responses} cross-tenant, ${scope.cross_session_responses} cross-session)`,
+    `                ${scope.exposed_sessions} sessions of ${scope.exposed_tenants} tenants exposed to ${scope.recipient_tenants} recipient tenants; data subjects ${subjects}`,
+    `                first ${scope.first_seen ?? '-'}  last ${scope.last_seen ?? '-'}; ${scope.at_risk_responses ?? '?'} at-risk over-pool responses`,
+    `  reproduction  probe against the reference backend (stale, disaggregated): ${probe.verdict ?? '?'}; replay confirmed ${confirmed} of ${replayed} records`,
+    `  GDPR clock    deadline ${clock.deadline ?? '?'} (${clock.status ?? '?'}, ${hours} h left)`,
+    `  integrity     verify ${verify.ok ? 'passed' : 'FAILED'}: ${verify.records_checked ?? '?'} records against their original bytes, audit chain of ${verify.audit_entries ?? '?'} entries`,
+    '',
+    `  case database ${result.db}`,
+    `  reports       ${result.outputs.reports}  (article33.md/.json/.pdf, processor-notices/, register.md, probe-junit.xml)`,
+    `  ground truth  ${result.outputs.ground_truth}`,
+    '',
+    `Next: crosstalk status --db ${result.db}   crosstalk scope --db ${result.db} --pool-tokens 681280   crosstalk timeline --db ${result.db}`,
+  ]
+  return lines.join('\n')
+}

@@ -1,0 +1,35 @@
+import {existsSync, readdirSync, statSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {runCli, tempDir} from '../helpers/cli.js'
+
+describe('crosstalk demo', () => {
+  it('runs the whole pipeline on a generated incident and leaves a verified case and reports', () => {
+    const out = join(tempDir(), 'demo')
+    const r = runCli(['demo', '--out', out, '--records', '3000', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    const result = JSON.parse(r.stdout) as {steps: {command: string; result: any}[]; db: string}
+    const step = (name: string) => result.steps.find((s) => s.command.startsWith(`crosstalk ${name} `))?.result
+    expect(step('ingest logs').records).toBe(3000)
+    expect(step('scan').contaminated_responses).toBeGreaterThan(0)
+    expect(step('scope').contaminated_responses).toBe(step('scan').contaminated_responses)
+    expect(step('probe').verdict).toBe('fail')
+    expect(step('replay').results.some((x: {verdict: string}) => x.verdict === 'confirmed')).toBe(true)
+    expect(step('clock').status).toBe('open')
+    expect(step('verify').ok).toBe(true)
+    expect(statSync(join(out, 'reports/article33.pdf')).size).toBeGreaterThan(5000)
+    expect(existsSync(join(out, 'reports/article33.md'))).toBe(true)
+    expect(readdirSync(join(out, 'reports/processor-notices')).length).toBeGreaterThan(1)
+    expect(statSync(result.db).mode & 0o777).toBe(0o600)
+  })
+
+  it('prints a readable summary naming where the outputs are', () => {
+    const out = join(tempDir(), 'demo')
+    const r = runCli(['demo', '--out', out, '--records', '1000'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toMatch(/contaminated responses/)
+    expect(r.stdout).toMatch(/verify passed/)
+    expect(r.stdout).toContain(join(out, 'case.db'))
+    expect(r.stderr).toMatch(/\$ crosstalk ingest logs/)
+  })
+})
