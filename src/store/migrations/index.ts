@@ -3,7 +3,7 @@ import {up as core} from './001-core.js'
 import {up as detect} from './002-detect.js'
 import {up as notify} from './003-notify.js'
 import {up as replay} from './004-replay.js'
-import {up as detectMeta} from './006-detect-meta.js'
+import {up as detectMeta} from './005-detect-meta.js'
 
 export interface Migration {
   version: number
@@ -18,5 +18,5 @@ export const MIGRATIONS: readonly Migration[] = [
   {version: 3, name: 'notify', up: notify},
   {version: 4, name: 'replay', up: replay},
   // 5 is reserved for scope.
-  {version: 6, name: 'detect-meta', up: detectMeta},
+  {version: 5, name: 'detect-meta', up: detectMeta},
 ]
