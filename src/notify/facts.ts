@@ -6,7 +6,7 @@ import {getIncident, listAmendments, type AwarenessAmendment, type IncidentRecor
 import {firstInitialNotification, listNotifications, type NotificationRecord} from './notifications.js'
 import {latestAssessment, type AssessmentRecord} from './assessment-store.js'
 import {CATEGORY_LABELS} from './phrases.js'
-import {computeScope, type ScopeResult} from '../scope/compute-scope.js'
+import {computeScope, type ScopeFlow, type ScopeResult} from '../scope/compute-scope.js'
 import {computeTenantView, type TenantCounterpart, type TenantDirection, type TenantViewResult} from '../scope/tenant-view.js'
 import {listReplayResults, type StoredReplayResult} from '../replay/replay-store.js'
 import {wilsonInterval} from '../replay/wilson.js'
@@ -17,11 +17,7 @@ import {wilsonInterval} from '../replay/wilson.js'
 // report format can receive a raw terminal escape; leaked content itself is never read
 // unless the user asked for excerpts.
 
-export interface Flow {
-  source_tenant: string
-  recipient_tenant: string
-  responses: number
-}
+export type Flow = ScopeFlow
 
 export interface Range {
   low: number
@@ -41,18 +37,14 @@ export interface Category {
   responses: number
 }
 
-export interface ScopeFacts {
-  // the contract's scope keys (computeScope)
-  contaminated_responses: number
-  cross_tenant_responses: number
-  cross_session_responses: number
-  exposed_sessions: number
-  exposed_tenants: number
-  recipient_tenants: number
-  first_seen: string | null
-  last_seen: string | null
-  at_risk_responses: number | null
-  flows: Flow[]
+/** The contract's scope keys, exactly as computeScope returns them (strings made inert). */
+type ScopeContractKeys = Pick<
+  ScopeResult,
+  | 'contaminated_responses' | 'cross_tenant_responses' | 'cross_session_responses' | 'exposed_sessions' | 'exposed_tenants'
+  | 'recipient_tenants' | 'first_seen' | 'last_seen' | 'at_risk_responses' | 'flows'
+>
+
+export interface ScopeFacts extends ScopeContractKeys {
   // extensions used by the reports
   pool_tokens: number | null
   orphan_sightings: number
