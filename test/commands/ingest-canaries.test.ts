@@ -1,0 +1,63 @@
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {runCli, runJson, tempDir} from '../helpers/cli.js'
+
+interface Result {
+  status: string
+  entries: number
+  added: number
+  already_registered: number
+}
+
+const HEADER = 'marker,tenant_id,session_id,issued_at'
+const M1 = 'CANARY-0123456789abcdef0123'
+const M2 = 'CANARY-fedcba98765432100000'
+
+function setup(name: string, body: string) {
+  const dir = tempDir()
+  const file = join(dir, name)
+  writeFileSync(file, body)
+  return {dir, file, db: join(dir, 'case.db')}
+}
+
+describe('crosstalk ingest canaries', () => {
+  it('reads CSV (quoted fields, CRLF, BOM) and is idempotent', () => {
+    const {dir, file, db} = setup('c.csv', `\ufeff${HEADER}\r\n${M1},t1,s1,2026-10-30T00:00:00Z\r\n"${M2}","tenant, with comma","s""2",\r\n`)
+    expect(runJson<Result>(['ingest', 'canaries', file, '--db', db])).toMatchObject({status: 'ingested', entries: 2, added: 2})
+    expect(runJson<Result>(['ingest', 'canaries', file, '--db', db])).toMatchObject({status: 'already_present', added: 0})
+    // Another file with the same registrations adds nothing either.
+    const copy = join(dir, 'again.jsonl')
+    writeFileSync(copy, JSON.stringify({marker: M1.toUpperCase().replace('CANARY', 'CANARY'), tenant_id: 't1', session_id: 's1', issued_at: null}) + '\n')
+    expect(runJson<Result>(['ingest', 'canaries', copy, '--db', db])).toMatchObject({status: 'ingested', entries: 1, added: 0, already_registered: 1})
+    expect(runJson<{canaries: number}>(['status', '--db', db]).canaries).toBe(2)
+  })
+
+  it('a marker given to two sessions in one file is an error listing both lines, and nothing is stored', () => {
+    const {file, db} = setup('c.csv', `${HEADER}\n${M1},t1,s1,\n${M2},t1,s2,\n${M1.replace('abcdef', 'ABCDEF')},t2,s9,\n`)
+    const r = runCli(['ingest', 'canaries', file, '--db', db])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/registered to session s1 \(line 2\) and s9 \(line 4\)/)
+    expect(runJson<{canaries: number}>(['status', '--db', db]).canaries).toBe(0)
+  })
+
+  it('a marker already registered to another session in the case is an error', () => {
+    const {dir, file, db} = setup('a.csv', `${HEADER}\n${M1},t1,s1,\n`)
+    runJson(['ingest', 'canaries', file, '--db', db])
+    const other = join(dir, 'b.jsonl')
+    writeFileSync(other, `${JSON.stringify({marker: M2, tenant_id: 't1', session_id: 's2'})}\n${JSON.stringify({marker: M1, tenant_id: 't3', session_id: 's3'})}\n`)
+    const r = runCli(['ingest', 'canaries', other, '--db', db, '--json'])
+    expect(r.code).toBe(1)
+    expect(JSON.parse(r.stdout).error).toMatchObject({code: 'E_CANARY_CONFLICT', message: expect.stringMatching(/line 2\) is already registered to session s1 of tenant t1/)})
+    expect(runJson<{canaries: number}>(['status', '--db', db]).canaries).toBe(1)
+  })
+
+  it('an invalid row names the file, line and field', () => {
+    const {file, db} = setup('c.csv', `${HEADER}\n${M1},t1,s1,\n${M2},t1,,\n`)
+    const r = runCli(['ingest', 'canaries', file, '--db', db])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/c\.csv:3: session_id: session_id is empty/)
+    const bad = setup('h.csv', `marker,tenant\n${M1},t1\n`)
+    expect(runCli(['ingest', 'canaries', bad.file, '--db', bad.db]).stderr).toMatch(/h\.csv:1: header must be .* \(missing tenant_id\)/)
+  })
+})
