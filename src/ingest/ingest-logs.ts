@@ -90,6 +90,10 @@ export function ensureQueryIndexes(db: CaseDb): void {
     CREATE INDEX IF NOT EXISTS records_by_tenant ON records (tenant_id);
     CREATE INDEX IF NOT EXISTS records_by_file ON records (file_id, line_no);
     CREATE INDEX IF NOT EXISTS bad_lines_by_file ON bad_lines (file_id, line_no);
+    -- scope's at-risk and exposure queries (see src/scope/scope-data.ts): built here, once,
+    -- so that the first scope of a large case answers in seconds.
+    CREATE INDEX IF NOT EXISTS records_scope_at_risk ON records (status, prompt_tokens, decode_node, ts_ms);
+    CREATE INDEX IF NOT EXISTS records_scope_node_ts ON records (decode_node, ts_ms, tenant_id, session_id);
   `)
 }
 
