@@ -8,5 +8,6 @@ export default defineConfig({
     hookTimeout: 120_000,
     disableConsoleIntercept: true,
     pool: 'forks',
+    reporters: ['default', './scripts/plain-summary-reporter.mjs'],
   },
 })
