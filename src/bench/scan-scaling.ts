@@ -3,6 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {scanCase, scanMarkers} from '../detect/scan-case.js'
 import {openCase, type CaseDb} from '../store/open-case.js'
+import {seededRng} from '../util/rng.js'
 
 // Scan cost against registry size (issue 3: 100,000 registered markers must scan within
 // 1.2x of 10 on the same logs), and the cost of a full scan. Synthetic case, written
@@ -30,16 +31,6 @@ export interface ScalingResult {
   ratio: number
 }
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const hexOf = (rand: () => number, n: number): string => {
   let s = ''
@@ -49,7 +40,7 @@ const hexOf = (rand: () => number, n: number): string => {
 
 /** A case of `records` chat records, ~1 in 50 responses carrying a marker (own, leaked or orphan). */
 export function buildSyntheticCase(file: string, options: Pick<ScalingOptions, 'records' | 'responseWords' | 'seed'>): {db: CaseDb; markers: string[]; textBytes: number} {
-  const rand = mulberry32(options.seed)
+  const rand = seededRng(options.seed)
   const db = openCase(file, {create: true})
   const vocab = Array.from({length: 5000}, () => hexOf(rand, 3 + Math.floor(rand() * 5)).replace(/[0-9]/g, (d) => 'ghijklmnop'[Number(d)]!))
   const markers = Array.from({length: 10}, (_, i) => ({marker: `CANARY-${hexOf(rand, 24)}`, tenant: `t${i % 4}`, session: `s${i}`}))
@@ -86,7 +77,7 @@ export function buildSyntheticCase(file: string, options: Pick<ScalingOptions, '
 }
 
 function addRandomCanaries(db: CaseDb, count: number, seed: number): void {
-  const rand = mulberry32(seed)
+  const rand = seededRng(seed)
   const canary = db.prepare('INSERT OR IGNORE INTO canaries (marker_key, marker, tenant_id, session_id) VALUES (?, ?, ?, ?)')
   db.transaction(() => {
     for (let i = 0; i < count; i++) {

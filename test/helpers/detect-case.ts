@@ -89,16 +89,7 @@ export function makeCase(): TestCase {
 }
 
 /** A deterministic PRNG (mulberry32) for property tests. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+export {seededRng as rng} from '../../src/util/rng.js'
 
 export function hex(rand: () => number, digits: number): string {
   let out = ''
