@@ -2,6 +2,8 @@
 // status, an error event inside a 200 stream, a hard wall-clock limit that tells a hang from an
 // error) and nothing they add. Uses Node's global fetch.
 
+import {InputError} from '../errors.js'
+
 export type RequestOutcome = 'served' | 'rejected' | 'hung' | 'error'
 export type Endpoint = 'chat' | 'completions'
 
@@ -74,6 +76,20 @@ export class ServingClient {
     const body = (await response.json().catch(() => null)) as {data?: Array<{id?: unknown}>} | null
     const id = body?.data?.[0]?.id
     return typeof id === 'string' ? id : null
+  }
+
+  /**
+   * The model to request: the one asked for, else the server's first. Also the reachability
+   * check every run starts with, so an unreachable target is one clear input error.
+   */
+  async resolveModel(preferred: string | undefined | null, origin: string): Promise<string> {
+    if (preferred) return preferred
+    try {
+      return (await this.firstModel()) ?? 'default'
+    } catch (error) {
+      const cause = (error as {cause?: {code?: string}}).cause
+      throw new InputError(`cannot reach ${origin}: ${cause?.code ?? (error as Error).message}`, 'E_TARGET_UNREACHABLE')
+    }
   }
 
   /** Exact token count from the server's own tokenizer (vLLM `/tokenize`, SGLang `/v1/tokenize`); null if it has none. */

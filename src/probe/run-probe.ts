@@ -1,4 +1,3 @@
-import {InputError} from '../errors.js'
 import type {Rng} from '../util/rng.js'
 import {ServingClient, type Endpoint, type GenerateResult} from './client.js'
 import {mapLimit} from './limit.js'
@@ -104,13 +103,7 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeResult> {
   const endpoint: Endpoint = 'chat'
   const rng = options.rng
 
-  let model = options.model ?? null
-  try {
-    model ??= (await client.firstModel()) ?? 'default'
-  } catch (error) {
-    const cause = (error as {cause?: {code?: string}}).cause
-    throw new InputError(`cannot reach ${url.origin}: ${cause?.code ?? (error as Error).message}`, 'E_TARGET_UNREACHABLE')
-  }
+  const model = await client.resolveModel(options.model, url.origin)
 
   const sizes = planSizes(options.poolTokens, options.advertisedTokens, maxTokens)
   const filler = fillerWords(rng, Math.max(...sizes.map((s) => s.tokens)) + 64)

@@ -99,13 +99,7 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
   const maxTokens = options.maxTokens ?? 32
   const primers = options.primers ?? 3
 
-  let model = options.model ?? null
-  try {
-    model ??= (await client.firstModel()) ?? 'default'
-  } catch (error) {
-    const cause = (error as {cause?: {code?: string}}).cause
-    throw new InputError(`cannot reach ${url.origin}: ${cause?.code ?? (error as Error).message}`, 'E_TARGET_UNREACHABLE')
-  }
+  const model = await client.resolveModel(options.model, url.origin)
   const tokenized = await client.tokenize('x', 'chat', model)
   const maxModelLen = options.advertisedTokens ?? tokenized?.maxModelLen ?? null
   if (maxModelLen === null) throw new InputError('the target has no /tokenize to read max_model_len from: pass --advertised-tokens', 'E_USAGE')
