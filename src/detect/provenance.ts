@@ -1,4 +1,6 @@
 import {createHash} from 'node:crypto'
+import {getHeapStatistics, setFlagsFromString} from 'node:v8'
+import {runInNewContext} from 'node:vm'
 import type {CaseDb} from '../store/open-case.js'
 import {FingerprintBuffer, K, SCHEME, fingerprintText, kgramHashes, type KGrams} from './winnow.js'
 import {tokenizeWords, wordsText, type Words} from './words.js'
@@ -9,9 +11,10 @@ import {tokenizeWords, wordsText, type Words} from './words.js'
 // earlier prompts and earlier responses are both candidate sources.
 //
 // Pipeline: winnowed fingerprints per record (stored, computed once) -> an in-memory
-// index sorted by hash (typed arrays, 12 bytes per fingerprint) -> per response, the
-// earlier other-session records sharing a non-boilerplate fingerprint -> verification of
-// the longest common verbatim word run against each candidate's text.
+// index by hash, built in passes over parts of the hash space so that each pass stays
+// under a fixed memory budget -> per response, the earlier other-session records sharing
+// a non-boilerplate fingerprint (tallies summed over passes in a temp table) ->
+// verification of the longest common verbatim word run against each candidate's text.
 
 export interface ProvenanceOptions {
   /** Shortest verbatim run (in words) that counts as evidence. */
@@ -248,6 +251,8 @@ export const DEFAULT_INDEX_BUDGET_BYTES = 64 * 1024 * 1024
 const BYTES_PER_RESPONSE_FP = 36
 /** Bytes per prompt fingerprint held while a pass's table is built (hash pair). */
 const BYTES_PER_PROMPT_FP = 8
+/** Garbage allowed to build up on the JS heap during verification before a full collection. */
+const HEAP_SLACK_BYTES = 48 * 1024 * 1024
 /** Responses whose candidate tallies are read back at a time. */
 const MATCH_CHUNK = 4096
 
@@ -280,6 +285,7 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
     .get() as {records: number; maxId: number; rfps: number; pfps: number}
   const nRec = count.records
   const meta = loadMeta(db, nRec, count.maxId)
+  fullGc() // the loader's scratch arrays
   const rankOfId = meta.rankOfId
 
   const budget = tuning.indexBudgetBytes ?? DEFAULT_INDEX_BUDGET_BYTES
@@ -483,11 +489,17 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
     `INSERT INTO provenance (record_id, source_record_id, source_session, source_tenant, overlap_words, overlap_sha256, matched, word_start, candidates)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   )
+  const text = (stmt: typeof getPrompt, id: number): string => (stmt.get(id) as string | null) ?? ''
+  // Verification garbage (texts, word arrays) outlives young-generation collections, and V8
+  // lets the old generation grow to a multiple of the live heap (hundreds of MB on a large
+  // case) before it collects: collect whenever it has grown by the slack.
+  const heapBase = getHeapStatistics().used_heap_size
   const isBoiler = (h1: number, h2: number): boolean => boilerTable.size > 0 && boilerTable.get(h1, h2) >= 0
 
   db.transaction(() => {
     db.prepare('DELETE FROM provenance').run()
     for (let lo = 0; lo < nRec; lo += MATCH_CHUNK) {
+      if (getHeapStatistics().used_heap_size > heapBase + HEAP_SLACK_BYTES) fullGc()
       const rows = readTallies.all(lo, lo + MATCH_CHUNK) as Array<[number, number, number]>
       for (let i = 0; i < rows.length; ) {
         const r = rows[i]![0]
@@ -506,7 +518,7 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
     stats.responses_with_candidates++
     const ranked = tally.sort((x, y) => y[1] - x[1] || y[0] - x[0]).slice(0, MAX_VERIFIED)
 
-    const rText = (getResponse.get(meta.id[r]) as string | null) ?? ''
+    const rText = text(getResponse, meta.id[r]!)
     const rw = tokenizeWords(rText)
     const rg = kgramHashes(rw)
     // Masked words: covered by a boilerplate k-gram, or by a k-gram of the recipient's own prompt.
@@ -517,14 +529,13 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
     for (const [v] of ranked) {
       stats.candidates_verified++
       const s = v >>> 1
-      const sText = ((v & 1) === 0 ? getPrompt.get(meta.id[s]) : getResponse.get(meta.id[s])) as string | null
-      const sw = tokenizeWords(sText ?? '')
+      const sw = tokenizeWords(text((v & 1) === 0 ? getPrompt : getResponse, meta.id[s]!))
       const sg = kgramHashes(sw)
       // Cheap test first (boilerplate only); the recipient's prompt is read only when needed.
       if (longestEvidenceRun(rw, rg, sw, sg, options.minWords, masked) === null) continue
       if (!ownMasked) {
         ownMasked = true
-        const pg = kgramHashes(tokenizeWords((getPrompt.get(meta.id[r]) as string | null) ?? ''))
+        const pg = kgramHashes(tokenizeWords(text(getPrompt, meta.id[r]!)))
         if (pg.length > 0) {
           const ownSet = new Set<number>()
           for (let i = 0; i < pg.length; i++) ownSet.add(key53(pg.h1[i]!, pg.h2[i]!))
@@ -635,6 +646,21 @@ function loadMeta(db: CaseDb, nRec: number, maxId: number): Meta & {rankOfId: In
     arr.set(scratch)
   }
   return {id: idByRank, session: session.subarray(0, n), tenant: tenant.subarray(0, n), node: node.subarray(0, n), sessionNames, rankOfId}
+}
+
+let gcFn: (() => void) | null | undefined
+
+/** A full garbage collection where the runtime allows it (a bound on peak memory, not a correctness matter). */
+function fullGc(): void {
+  if (gcFn === undefined) {
+    try {
+      setFlagsFromString('--expose-gc')
+      gcFn = runInNewContext('gc') as () => void
+    } catch {
+      gcFn = null
+    }
+  }
+  gcFn?.()
 }
 
 function key53(h1: number, h2: number): number {
