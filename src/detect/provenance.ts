@@ -1,4 +1,6 @@
 import {createHash} from 'node:crypto'
+import {getHeapStatistics, setFlagsFromString} from 'node:v8'
+import {runInNewContext} from 'node:vm'
 import type {CaseDb} from '../store/open-case.js'
 import {FingerprintBuffer, K, SCHEME, fingerprintText, kgramHashes, type KGrams} from './winnow.js'
 import {tokenizeWords, wordsText, type Words} from './words.js'
@@ -9,9 +11,10 @@ import {tokenizeWords, wordsText, type Words} from './words.js'
 // earlier prompts and earlier responses are both candidate sources.
 //
 // Pipeline: winnowed fingerprints per record (stored, computed once) -> an in-memory
-// index sorted by hash (typed arrays, 12 bytes per fingerprint) -> per response, the
-// earlier other-session records sharing a non-boilerplate fingerprint -> verification of
-// the longest common verbatim word run against each candidate's text.
+// index by hash, built in passes over parts of the hash space so that each pass stays
+// under a fixed memory budget -> per response, the earlier other-session records sharing
+// a non-boilerplate fingerprint (tallies summed over passes in a temp table) ->
+// verification of the longest common verbatim word run against each candidate's text.
 
 export interface ProvenanceOptions {
   /** Shortest verbatim run (in words) that counts as evidence. */
@@ -72,6 +75,8 @@ export interface ProvenanceStats {
   /** Index entries: response fingerprints plus the prompt fingerprints that share a hash with some response. */
   index_entries: number
   boilerplate_hashes: number
+  /** Passes over the fingerprints table, each indexing one part of the hash space. */
+  passes: number
   responses_with_candidates: number
   candidates_verified: number
   attributed: number
@@ -87,9 +92,9 @@ export interface ProvenanceStats {
  * with the size of the prompts.
  */
 class HashTable {
-  readonly mask: number
+  mask: number
   /** Slot -> dense id + 1 (0 = empty); the keys live densely by id. */
-  readonly slots: Int32Array
+  slots: Int32Array
   k1: Uint32Array
   k2: Uint32Array
   size = 0
@@ -103,21 +108,29 @@ class HashTable {
     this.k2 = new Uint32Array(Math.max(16, expected))
   }
 
-  /** Dense id of (h1, h2), inserting it when new (at most `expected` keys). */
+  /** Dense id of (h1, h2), inserting it when new (the table grows as needed; ids never change). */
   add(h1: number, h2: number): number {
     let p = (h1 ^ Math.imul(h2, 0x9e3779b1)) & this.mask
     for (;;) {
       const v = this.slots[p]!
       if (v === 0) {
+        if (this.size === this.k1.length) this.growKeys()
         const id = this.size++
         this.k1[id] = h1
         this.k2[id] = h2
         this.slots[p] = id + 1
+        if (this.size * 1.5 > this.slots.length) this.rehash()
         return id
       }
       if (this.k1[v - 1] === h1 && this.k2[v - 1] === h2) return v - 1
       p = (p + 1) & this.mask
     }
+  }
+
+  /** Empties the table, keeping its memory (the next pass reuses it). */
+  clear(): void {
+    this.slots.fill(0)
+    this.size = 0
   }
 
   /** Dense id of (h1, h2), or -1. */
@@ -128,6 +141,27 @@ class HashTable {
       if (v === 0) return -1
       if (this.k1[v - 1] === h1 && this.k2[v - 1] === h2) return v - 1
       p = (p + 1) & this.mask
+    }
+  }
+
+  private growKeys(): void {
+    const n = Math.ceil(this.k1.length * 1.5)
+    const k1 = new Uint32Array(n)
+    const k2 = new Uint32Array(n)
+    k1.set(this.k1)
+    k2.set(this.k2)
+    this.k1 = k1
+    this.k2 = k2
+  }
+
+  private rehash(): void {
+    const cap = this.slots.length * 2
+    this.mask = cap - 1
+    this.slots = new Int32Array(cap)
+    for (let id = 0; id < this.size; id++) {
+      let p = (this.k1[id]! ^ Math.imul(this.k2[id]!, 0x9e3779b1)) & this.mask
+      while (this.slots[p] !== 0) p = (p + 1) & this.mask
+      this.slots[p] = id + 1
     }
   }
 }
@@ -206,6 +240,29 @@ function longestUnmasked(masked: Uint8Array, start: number, len: number): number
 
 // ------------------------------------------------------------------ the pass
 
+/**
+ * Memory for the index of one pass. The hash space is split into as many passes as it
+ * takes to keep each pass's index under this budget, so the peak does not grow with the
+ * size of the case: every pass reads the fingerprints table again and keeps only the
+ * hashes of its own part.
+ */
+export const DEFAULT_INDEX_BUDGET_BYTES = 64 * 1024 * 1024
+/** Index bytes per response fingerprint: hash slots and keys, postings, offsets, flags. */
+const BYTES_PER_RESPONSE_FP = 36
+/** Bytes per prompt fingerprint held while a pass's table is built (hash pair). */
+const BYTES_PER_PROMPT_FP = 8
+/** Garbage allowed to build up on the JS heap during verification before a full collection. */
+const HEAP_SLACK_BYTES = 48 * 1024 * 1024
+/** Responses whose candidate tallies are read back at a time. */
+const MATCH_CHUNK = 4096
+
+export interface ProvenanceTuning {
+  /** Memory budget of one pass's index (default 64 MiB). */
+  indexBudgetBytes?: number
+  /** Force the number of passes (tests: the result must not depend on it). */
+  passes?: number
+}
+
 interface Meta {
   id: Float64Array
   session: Int32Array
@@ -215,21 +272,308 @@ interface Meta {
 }
 
 /** Recomputes the provenance table from the stored fingerprints (boilerplate is a property of the whole case). */
-export function computeProvenance(db: CaseDb, options: ProvenanceOptions): ProvenanceStats {
+export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning: ProvenanceTuning = {}): ProvenanceStats {
   const t0 = performance.now()
-  // Everything is read from the compact fingerprints table in storage order (never from
-  // `records`, whose rows carry the texts), then put in time order here.
-  const count = db.prepare(`SELECT COUNT(*) AS records, COALESCE(MAX(record_id), 0) AS maxId, COALESCE(SUM(length(response_fp)), 0) / 8 AS rfps FROM fingerprints`).get() as {
-    records: number
-    maxId: number
-    rfps: number
-  }
+  const timings = {load: 0, index: 0, match: 0}
+  // Everything is read from the compact fingerprints table (never from `records`, whose
+  // rows carry the texts), then put in time order here.
+  const count = db
+    .prepare(
+      `SELECT COUNT(*) AS records, COALESCE(MAX(record_id), 0) AS maxId, COALESCE(SUM(length(response_fp)), 0) / 8 AS rfps,
+              COALESCE(SUM(length(prompt_fp)), 0) / 8 AS pfps FROM fingerprints`,
+    )
+    .get() as {records: number; maxId: number; rfps: number; pfps: number}
   const nRec = count.records
-  const intern = (map: Map<string, number>, names: string[] | null, key: string): number => {
+  const meta = loadMeta(db, nRec, count.maxId)
+  fullGc() // the loader's scratch arrays
+  const rankOfId = meta.rankOfId
+
+  const budget = tuning.indexBudgetBytes ?? DEFAULT_INDEX_BUDGET_BYTES
+  const passes = Math.max(1, tuning.passes ?? Math.ceil((count.rfps * BYTES_PER_RESPONSE_FP + count.pfps * BYTES_PER_PROMPT_FP) / budget))
+  const stats: ProvenanceStats = {
+    records: nRec,
+    response_fingerprints: 0,
+    index_entries: 0,
+    boilerplate_hashes: 0,
+    responses_with_candidates: 0,
+    candidates_verified: 0,
+    attributed: 0,
+    passes,
+    timings_ms: timings,
+  }
+  const T = options.boilerplateTenants
+  // Boilerplate hashes of all passes (few: text many tenants share), for masking during verification.
+  const boilerTable = new HashTable(1024)
+  // Candidate tallies (rank r, posting v = rank * 2 + part, shared fingerprints), summed over passes.
+  db.exec(`DROP TABLE IF EXISTS temp.prov_tally;
+           CREATE TEMP TABLE prov_tally (r INTEGER NOT NULL, v INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (r, v)) WITHOUT ROWID`)
+  const addTally = db.prepare('INSERT INTO temp.prov_tally (r, v, n) VALUES (?, ?, ?) ON CONFLICT (r, v) DO UPDATE SET n = n + excluded.n')
+  const t1 = performance.now()
+  timings.load += t1 - t0
+
+  // Per pass, by rank: the record's response fingerprints of this part are respSlot[respBegin[r] .. respEnd[r]).
+  const respBegin = new Uint32Array(nRec)
+  const respEnd = new Uint32Array(nRec)
+  const promptBegin = new Uint32Array(nRec)
+  const promptEnd = new Uint32Array(nRec)
+  // One pass's index arrays, allocated once and reused by every pass (views of the needed length).
+  const expected = Math.ceil((count.rfps / passes) * 1.05) + 16
+  const table = new HashTable(expected)
+  const respSlot = new U32List(expected)
+  // Prompt fingerprints of this part, held until the table is complete (a prompt hash
+  // matters only if some response, earlier or later, has it).
+  const promptHashes = new U32List(Math.ceil((count.pfps / passes) * 2.1) + 16)
+  let offBuf = new Uint32Array(0)
+  let lastValBuf = new Int32Array(0)
+  let postBuf = new Uint32Array(0)
+  let boilerBuf = new Uint8Array(0)
+  for (let pass = 0; pass < passes; pass++) {
+    const tp0 = performance.now()
+    respBegin.fill(0)
+    respEnd.fill(0)
+    promptBegin.fill(0)
+    promptEnd.fill(0)
+    table.clear()
+    respSlot.length = 0
+    promptHashes.length = 0
+    {
+      const rows = db.prepare(`SELECT record_id, prompt_fp, response_fp FROM fingerprints`).raw().iterate() as IterableIterator<[number, Buffer, Buffer]>
+      for (const [id, pfp, rfp] of rows) {
+        const r = id <= count.maxId ? rankOfId[id]! : -1
+        if (r < 0) continue // added since the records were counted
+        respBegin[r] = respSlot.length
+        const fps = copyFingerprints(rfp)
+        if (pass === 0) stats.response_fingerprints += fps.length >>> 1
+        for (let i = 0; i + 1 < fps.length; i += 2) if (fps[i + 1]! % passes === pass) respSlot.push(table.add(fps[i]!, fps[i + 1]!))
+        respEnd[r] = respSlot.length
+        promptBegin[r] = promptHashes.length
+        const pf = copyFingerprints(pfp)
+        for (let i = 0; i + 1 < pf.length; i += 2) {
+          if (pf[i + 1]! % passes !== pass) continue
+          promptHashes.push(pf[i]!)
+          promptHashes.push(pf[i + 1]!)
+        }
+        promptEnd[r] = promptHashes.length
+      }
+    }
+    const nSlots = table.size
+    const tp1 = performance.now()
+    timings.load += tp1 - tp0
+
+    // Postings per hash (CSR: off/post), values rank * 2 + part, for every response
+    // fingerprint and every prompt fingerprint whose hash some response has. Repeats of a
+    // hash within one text are one posting.
+    if (offBuf.length < nSlots + 1) {
+      offBuf = new Uint32Array(Math.ceil((nSlots + 1) * 1.1))
+      lastValBuf = new Int32Array(offBuf.length)
+      boilerBuf = new Uint8Array(offBuf.length)
+    }
+    const off = offBuf.subarray(0, nSlots + 1).fill(0)
+    const lastVal = lastValBuf.subarray(0, nSlots).fill(-1)
+    const eachResponseSlot = (visit: (slot: number, rv: number) => void): void => {
+      for (let r = 0; r < nRec; r++) {
+        const rv = r * 2 + 1
+        for (let e = respBegin[r]!; e < respEnd[r]!; e++) {
+          const slot = respSlot.data[e]!
+          if (lastVal[slot] === rv) continue
+          lastVal[slot] = rv
+          visit(slot, rv)
+        }
+      }
+    }
+    const eachPromptSlot = (visit: (slot: number, pv: number) => void): void => {
+      for (let r = 0; r < nRec; r++) {
+        const pv = r * 2
+        for (let e = promptBegin[r]!; e < promptEnd[r]!; e += 2) {
+          const slot = table.get(promptHashes.data[e]!, promptHashes.data[e + 1]!)
+          if (slot < 0 || lastVal[slot] === pv) continue
+          lastVal[slot] = pv
+          visit(slot, pv)
+        }
+      }
+    }
+    let nEntries = 0
+    const countEntry = (slot: number): void => {
+      off[slot + 1]!++
+      nEntries++
+    }
+    eachResponseSlot(countEntry)
+    eachPromptSlot(countEntry)
+    for (let sl = 0; sl < nSlots; sl++) off[sl + 1]! += off[sl]!
+    if (postBuf.length < nEntries) postBuf = new Uint32Array(Math.ceil(nEntries * 1.1))
+    const post = postBuf.subarray(0, nEntries)
+    lastVal.fill(-1)
+    // Fill with off[slot] as the cursor (it ends at the next slot's start), then shift back.
+    const place = (slot: number, v: number): void => {
+      post[off[slot]!++] = v
+    }
+    eachResponseSlot(place)
+    eachPromptSlot(place)
+    for (let sl = nSlots; sl > 0; sl--) off[sl] = off[sl - 1]!
+    off[0] = 0
+    // Each group in time order: only hashes shared by two or more texts have more than one posting.
+    for (let sl = 0; sl < nSlots; sl++) if (off[sl + 1]! - off[sl]! > 1) post.subarray(off[sl]!, off[sl + 1]!).sort()
+    stats.index_entries += nEntries
+
+    // Boilerplate: a hash found in the prompts of >= T tenants, or in the responses of >= T
+    // tenants. Prompts and responses are counted apart so that a prompt leaked into the
+    // responses of two other tenants does not become "boilerplate" (1 + 2 = 3 tenants): only
+    // what many tenants *sent*, or what the model *said* to many tenants, is.
+    const boiler = boilerBuf.subarray(0, nSlots).fill(0)
+    {
+      const seen: number[][] = [[], []]
+      for (let s = 0; s < nSlots; s++) {
+        seen[0]!.length = 0
+        seen[1]!.length = 0
+        for (let q = off[s]!; q < off[s + 1]!; q++) {
+          const v = post[q]!
+          const list = seen[v & 1]!
+          const t = meta.tenant[v >>> 1]!
+          if (!list.includes(t)) {
+            list.push(t)
+            if (list.length >= T) {
+              boiler[s] = 1
+              boilerTable.add(table.k1[s]!, table.k2[s]!)
+              stats.boilerplate_hashes++
+              break
+            }
+          }
+        }
+      }
+    }
+    const tp2 = performance.now()
+    timings.index += tp2 - tp1
+
+    // Candidates: per response, the earlier postings of other sessions on its non-boilerplate hashes.
+    db.transaction(() => {
+      const tally = new Map<number, number>()
+      for (let r = 0; r < nRec; r++) {
+        const e0 = respBegin[r]!
+        const e1 = respEnd[r]!
+        if (e0 === e1) continue
+        tally.clear()
+        const own = r * 2
+        const session = meta.session[r]!
+        for (let e = e0; e < e1; e++) {
+          const slot = respSlot.data[e]!
+          if (boiler[slot] === 1) continue
+          const lo = off[slot]!
+          const hi = off[slot + 1]!
+          if (hi - lo < 2) continue // only this response has it
+          // First posting at or after this record's own entries.
+          let a = lo
+          let b = hi
+          while (a < b) {
+            const m = (a + b) >>> 1
+            if (post[m]! < own) a = m + 1
+            else b = m
+          }
+          // Text the recipient itself sent is never evidence against someone else.
+          if (a < hi && post[a] === own) continue
+          for (let q = a - 1, seen = 0; q >= lo && seen < POSTING_CAP; q--, seen++) {
+            const v = post[q]!
+            if (meta.session[v >>> 1] !== session) tally.set(v, (tally.get(v) ?? 0) + 1)
+          }
+        }
+        for (const [v, n] of tally) addTally.run(r, v, n)
+      }
+    })()
+    timings.match += performance.now() - tp2
+  }
+
+  const tm0 = performance.now()
+  const getResponse = db.prepare(`SELECT response_text FROM records WHERE id = ?`).pluck()
+  const getPrompt = db.prepare(`SELECT request_text FROM records WHERE id = ?`).pluck()
+  const readTallies = db.prepare('SELECT r, v, n FROM temp.prov_tally WHERE r >= ? AND r < ? ORDER BY r, v').raw()
+  const insert = db.prepare(
+    `INSERT INTO provenance (record_id, source_record_id, source_session, source_tenant, overlap_words, overlap_sha256, matched, word_start, candidates)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  )
+  const text = (stmt: typeof getPrompt, id: number): string => (stmt.get(id) as string | null) ?? ''
+  // Verification garbage (texts, word arrays) outlives young-generation collections, and V8
+  // lets the old generation grow to a multiple of the live heap (hundreds of MB on a large
+  // case) before it collects: collect whenever it has grown by the slack.
+  const heapBase = getHeapStatistics().used_heap_size
+  const isBoiler = (h1: number, h2: number): boolean => boilerTable.size > 0 && boilerTable.get(h1, h2) >= 0
+
+  db.transaction(() => {
+    db.prepare('DELETE FROM provenance').run()
+    for (let lo = 0; lo < nRec; lo += MATCH_CHUNK) {
+      if (getHeapStatistics().used_heap_size > heapBase + HEAP_SLACK_BYTES) fullGc()
+      const rows = readTallies.all(lo, lo + MATCH_CHUNK) as Array<[number, number, number]>
+      for (let i = 0; i < rows.length; ) {
+        const r = rows[i]![0]
+        const tally: Array<[number, number]> = []
+        for (; i < rows.length && rows[i]![0] === r; i++) tally.push([rows[i]![1], rows[i]![2]])
+        matchResponse(r, tally)
+      }
+    }
+  })()
+  db.exec('DROP TABLE IF EXISTS temp.prov_tally')
+  timings.match += performance.now() - tm0
+  stats.timings_ms = {load: Math.round(timings.load), index: Math.round(timings.index), match: Math.round(timings.match)}
+  return stats
+
+  function matchResponse(r: number, tally: Array<[number, number]>): void {
+    stats.responses_with_candidates++
+    const ranked = tally.sort((x, y) => y[1] - x[1] || y[0] - x[0]).slice(0, MAX_VERIFIED)
+
+    const rText = text(getResponse, meta.id[r]!)
+    const rw = tokenizeWords(rText)
+    const rg = kgramHashes(rw)
+    // Masked words: covered by a boilerplate k-gram, or by a k-gram of the recipient's own prompt.
+    const masked = new Uint8Array(rw.length)
+    for (let i = 0; i < rg.length; i++) if (isBoiler(rg.h1[i]!, rg.h2[i]!)) masked.fill(1, i, i + K)
+    let ownMasked = false
+    let best: {v: number; run: Run} | null = null
+    for (const [v] of ranked) {
+      stats.candidates_verified++
+      const s = v >>> 1
+      const sw = tokenizeWords(text((v & 1) === 0 ? getPrompt : getResponse, meta.id[s]!))
+      const sg = kgramHashes(sw)
+      // Cheap test first (boilerplate only); the recipient's prompt is read only when needed.
+      if (longestEvidenceRun(rw, rg, sw, sg, options.minWords, masked) === null) continue
+      if (!ownMasked) {
+        ownMasked = true
+        const pg = kgramHashes(tokenizeWords(text(getPrompt, meta.id[r]!)))
+        if (pg.length > 0) {
+          const ownSet = new Set<number>()
+          for (let i = 0; i < pg.length; i++) ownSet.add(key53(pg.h1[i]!, pg.h2[i]!))
+          for (let i = 0; i < rg.length; i++) if (ownSet.has(key53(rg.h1[i]!, rg.h2[i]!))) masked.fill(1, i, i + K)
+        }
+      }
+      const run = longestEvidenceRun(rw, rg, sw, sg, options.minWords, masked)
+      if (run === null) continue
+      if (best === null || better(meta, r, {v, run}, best)) best = {v, run}
+    }
+    if (best === null) return
+    const s = best.v >>> 1
+    const overlap = wordsText(rText, rw, best.run.start, best.run.len)
+    const [tenant, sessionName] = splitSession(meta.sessionNames[meta.session[s]!]!)
+    insert.run(
+      meta.id[r],
+      meta.id[s],
+      sessionName,
+      tenant,
+      best.run.len,
+      createHash('sha256').update(overlap).digest('hex'),
+      (best.v & 1) === 0 ? 'prompt' : 'response',
+      best.run.start,
+      tally.length,
+    )
+    stats.attributed++
+  }
+}
+
+/**
+ * Per-record facts in time order (rank r; ties by record id), and rank by record id.
+ * Typed arrays: about 24 bytes per record.
+ */
+function loadMeta(db: CaseDb, nRec: number, maxId: number): Meta & {rankOfId: Int32Array} {
+  const intern = (map: Map<string, number>, key: string): number => {
     let v = map.get(key)
     if (v === undefined) {
       v = map.size
-      names?.push(key)
       map.set(key, v)
     }
     return v
@@ -238,274 +582,85 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions): Prove
   const tenants = new Map<string, number>()
   const nodes = new Map<string, number>()
   const sessionNames: string[] = []
-
-  // Pass 1: record facts and every response fingerprint (storage order k).
-  const table = new HashTable(count.rfps)
-  let kId: Float64Array = new Float64Array(nRec)
-  let kTs: Float64Array = new Float64Array(nRec)
-  let kSession: Int32Array = new Int32Array(nRec)
-  let kTenant: Int32Array = new Int32Array(nRec)
-  let kNode: Int32Array = new Int32Array(nRec)
-  const kRespSlot = new Uint32Array(count.rfps)
-  const kRespStart = new Uint32Array(nRec + 1)
-  let nResp = 0
+  // Storage order k first.
+  const id = new Float64Array(nRec)
+  let ts: Float64Array = new Float64Array(nRec)
+  const session = new Int32Array(nRec)
+  const tenant = new Int32Array(nRec)
+  const node = new Int32Array(nRec)
+  let n = 0
   {
-    const rows = db
-      .prepare(`SELECT record_id, ts_ms, tenant_id, session_id, decode_node, response_fp FROM fingerprints`)
-      .raw()
-      .iterate() as IterableIterator<[number, number, string, string, string | null, Buffer]>
-    let k = 0
-    for (const [id, ts, tenant, session, node, rfp] of rows) {
-      kId[k] = id
-      kTs[k] = ts
-      kTenant[k] = intern(tenants, null, tenant)
+    const rows = db.prepare(`SELECT record_id, ts_ms, tenant_id, session_id, decode_node FROM fingerprints`).raw().iterate() as IterableIterator<
+      [number, number, string, string, string | null]
+    >
+    for (const [rid, t, tn, sess, nd] of rows) {
+      if (n === nRec) break // added since the records were counted
+      id[n] = rid
+      ts[n] = t
+      tenant[n] = intern(tenants, tn)
       // A session belongs to its tenant: the same session id under two tenants is two sessions.
-      let inTenant = sessionsOf.get(tenant)
-      if (inTenant === undefined) sessionsOf.set(tenant, (inTenant = new Map()))
-      let sid = inTenant.get(session)
+      let inTenant = sessionsOf.get(tn)
+      if (inTenant === undefined) sessionsOf.set(tn, (inTenant = new Map()))
+      let sid = inTenant.get(sess)
       if (sid === undefined) {
         sid = sessionNames.length
-        sessionNames.push(`${tenant}\u0000${session}`)
-        inTenant.set(session, sid)
+        sessionNames.push(`${tn}\u0000${sess}`)
+        inTenant.set(sess, sid)
       }
-      kSession[k] = sid
-      kNode[k] = node === null || node === '' ? -1 : intern(nodes, null, node)
-      const fps = copyFingerprints(rfp)
-      for (let i = 0; i + 1 < fps.length; i += 2) kRespSlot[nResp++] = table.add(fps[i]!, fps[i + 1]!)
-      k++
-      kRespStart[k] = nResp
+      session[n] = sid
+      node[n] = nd === null || nd === '' ? -1 : intern(nodes, nd)
+      n++
     }
   }
-  // Time order: rank r of each record (ties by record id).
   // Storage order is record-id order, so ties keep it. Packed keys sort natively when
   // (time span) x (records) fits in 53 bits; otherwise a comparator sort.
-  const byTime = new Uint32Array(nRec)
+  const byTime = new Uint32Array(n)
   {
     let min = Infinity
     let max = -Infinity
-    for (let k = 0; k < nRec; k++) {
-      if (kTs[k]! < min) min = kTs[k]!
-      if (kTs[k]! > max) max = kTs[k]!
+    for (let k = 0; k < n; k++) {
+      if (ts[k]! < min) min = ts[k]!
+      if (ts[k]! > max) max = ts[k]!
     }
-    if (nRec > 0 && (max - min + 1) * nRec < 2 ** 53) {
-      const packed = new Float64Array(nRec)
-      for (let k = 0; k < nRec; k++) packed[k] = (kTs[k]! - min) * nRec + k
+    if (n > 0 && (max - min + 1) * n < 2 ** 53) {
+      const packed = new Float64Array(n)
+      for (let k = 0; k < n; k++) packed[k] = (ts[k]! - min) * n + k
       packed.sort()
-      for (let r = 0; r < nRec; r++) byTime[r] = packed[r]! % nRec
+      for (let r = 0; r < n; r++) byTime[r] = packed[r]! % n
     } else {
-      for (let k = 0; k < nRec; k++) byTime[k] = k
-      byTime.sort((x, y) => kTs[x]! - kTs[y]! || x - y)
+      for (let k = 0; k < n; k++) byTime[k] = k
+      byTime.sort((x, y) => ts[x]! - ts[y]! || x - y)
     }
   }
-  const meta: Meta = {id: new Float64Array(nRec), session: new Int32Array(nRec), tenant: new Int32Array(nRec), node: new Int32Array(nRec), sessionNames}
-  const rankOfId = new Int32Array(count.maxId + 1).fill(-1)
-  for (let r = 0; r < nRec; r++) {
-    const k = byTime[r]!
-    meta.id[r] = kId[k]!
-    meta.session[r] = kSession[k]!
-    meta.tenant[r] = kTenant[k]!
-    meta.node[r] = kNode[k]!
-    rankOfId[kId[k]!] = r
+  ts = new Float64Array(0)
+  // Permute into time order in place of the storage-order arrays (one scratch array).
+  const rankOfId = new Int32Array(maxId + 1).fill(-1)
+  const idByRank = new Float64Array(n)
+  for (let r = 0; r < n; r++) {
+    idByRank[r] = id[byTime[r]!]!
+    rankOfId[idByRank[r]!] = r
   }
-  // Response fingerprints stay in storage order: record r's are respSlot[respStart[k] ..
-  // respStart[k + 1]) with k = byTime[r].
-  const respSlot = kRespSlot
-  const respStart = kRespStart
-  kId = kTs = new Float64Array(0)
-  kSession = kTenant = kNode = new Int32Array(0)
-  const nSlots = table.size
-  const t1 = performance.now()
+  const scratch = new Int32Array(n)
+  for (const arr of [session, tenant, node]) {
+    for (let r = 0; r < n; r++) scratch[r] = arr[byTime[r]!]!
+    arr.set(scratch)
+  }
+  return {id: idByRank, session: session.subarray(0, n), tenant: tenant.subarray(0, n), node: node.subarray(0, n), sessionNames, rankOfId}
+}
 
-  // Pass 2: postings per hash (CSR: off/post), values rank * 2 + part, for every response
-  // fingerprint and every prompt fingerprint whose hash some response has. Repeats of a
-  // hash within one text are one posting.
-  const off = new Uint32Array(nSlots + 1)
-  const lastVal = new Int32Array(nSlots).fill(-1)
-  const eachResponseSlot = (visit: (slot: number, rv: number) => void): void => {
-    for (let r = 0; r < nRec; r++) {
-      const k = byTime[r]!
-      const rv = r * 2 + 1
-      for (let e = respStart[k]!; e < respStart[k + 1]!; e++) {
-        const slot = respSlot[e]!
-        if (lastVal[slot] === rv) continue
-        lastVal[slot] = rv
-        visit(slot, rv)
-      }
+let gcFn: (() => void) | null | undefined
+
+/** A full garbage collection where the runtime allows it (a bound on peak memory, not a correctness matter). */
+function fullGc(): void {
+  if (gcFn === undefined) {
+    try {
+      setFlagsFromString('--expose-gc')
+      gcFn = runInNewContext('gc') as () => void
+    } catch {
+      gcFn = null
     }
   }
-  let nEntries = 0
-  eachResponseSlot((slot) => {
-    off[slot + 1]!++
-    nEntries++
-  })
-  // Prompt postings: only hashes some response has (few, unless prompts are repeated in responses).
-  const pSlot = new U32List()
-  const pVal = new U32List()
-  {
-    const prompts = db.prepare(`SELECT record_id, prompt_fp FROM fingerprints`).raw().iterate() as IterableIterator<[number, Buffer]>
-    for (const [id, pfp] of prompts) {
-      const r = rankOfId[id]!
-      if (r < 0) continue // added since pass 1
-      const pv = r * 2
-      const fps = copyFingerprints(pfp)
-      for (let i = 0; i + 1 < fps.length; i += 2) {
-        const slot = table.get(fps[i]!, fps[i + 1]!)
-        if (slot < 0 || lastVal[slot] === pv) continue
-        lastVal[slot] = pv
-        pSlot.push(slot)
-        pVal.push(pv)
-        off[slot + 1]!++
-        nEntries++
-      }
-    }
-  }
-  for (let sl = 0; sl < nSlots; sl++) off[sl + 1]! += off[sl]!
-  const post = new Uint32Array(nEntries)
-  lastVal.fill(-1)
-  // Fill with off[slot] as the cursor (it ends at the next slot's start), then shift back.
-  eachResponseSlot((slot, rv) => {
-    post[off[slot]!++] = rv
-  })
-  for (let i = 0; i < pSlot.length; i++) post[off[pSlot.data[i]!]!++] = pVal.data[i]!
-  for (let sl = nSlots; sl > 0; sl--) off[sl] = off[sl - 1]!
-  off[0] = 0
-  // Each group in time order: only hashes shared by two or more texts have more than one posting.
-  for (let sl = 0; sl < nSlots; sl++) if (off[sl + 1]! - off[sl]! > 1) post.subarray(off[sl]!, off[sl + 1]!).sort()
-
-  // Boilerplate: a hash found in the prompts of >= T tenants, or in the responses of >= T
-  // tenants. Prompts and responses are counted apart so that a prompt leaked into the
-  // responses of two other tenants does not become "boilerplate" (1 + 2 = 3 tenants): only
-  // what many tenants *sent*, or what the model *said* to many tenants, is.
-  const T = options.boilerplateTenants
-  const boiler = new Uint8Array(nSlots)
-  let boilerHashes = 0
-  {
-    const seen: number[][] = [[], []]
-    for (let s = 0; s < nSlots; s++) {
-      seen[0]!.length = 0
-      seen[1]!.length = 0
-      for (let q = off[s]!; q < off[s + 1]!; q++) {
-        const v = post[q]!
-        const list = seen[v & 1]!
-        const t = meta.tenant[v >>> 1]!
-        if (!list.includes(t)) {
-          list.push(t)
-          if (list.length >= T) {
-            boiler[s] = 1
-            boilerHashes++
-            break
-          }
-        }
-      }
-    }
-  }
-  const t2 = performance.now()
-
-  const getResponse = db.prepare(`SELECT response_text FROM records WHERE id = ?`).pluck()
-  const getPrompt = db.prepare(`SELECT request_text FROM records WHERE id = ?`).pluck()
-  const insert = db.prepare(
-    `INSERT INTO provenance (record_id, source_record_id, source_session, source_tenant, overlap_words, overlap_sha256, matched, word_start, candidates)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  )
-  const stats: ProvenanceStats = {
-    records: nRec,
-    response_fingerprints: nResp,
-    index_entries: nEntries,
-    boilerplate_hashes: boilerHashes,
-    responses_with_candidates: 0,
-    candidates_verified: 0,
-    attributed: 0,
-    timings_ms: {load: 0, index: 0, match: 0},
-  }
-
-  db.transaction(() => {
-    db.prepare('DELETE FROM provenance').run()
-    const tally = new Map<number, number>()
-    for (let r = 0; r < nRec; r++) {
-      const e0 = respStart[byTime[r]!]!
-      const e1 = respStart[byTime[r]! + 1]!
-      if (e0 === e1) continue
-      tally.clear()
-      const own = r * 2
-      const session = meta.session[r]!
-      for (let e = e0; e < e1; e++) {
-        const slot = respSlot[e]!
-        if (boiler[slot] === 1) continue
-        const lo = off[slot]!
-        const hi = off[slot + 1]!
-        if (hi - lo < 2) continue // only this response has it
-        // First posting at or after this record's own entries.
-        let a = lo
-        let b = hi
-        while (a < b) {
-          const m = (a + b) >>> 1
-          if (post[m]! < own) a = m + 1
-          else b = m
-        }
-        // Text the recipient itself sent is never evidence against someone else.
-        if (a < hi && post[a] === own) continue
-        for (let q = a - 1, seen = 0; q >= lo && seen < POSTING_CAP; q--, seen++) {
-          const v = post[q]!
-          if (meta.session[v >>> 1] !== session) tally.set(v, (tally.get(v) ?? 0) + 1)
-        }
-      }
-      if (tally.size === 0) continue
-      stats.responses_with_candidates++
-      const ranked = [...tally.entries()].sort((x, y) => y[1] - x[1] || y[0] - x[0]).slice(0, MAX_VERIFIED)
-
-      const rText = (getResponse.get(meta.id[r]) as string | null) ?? ''
-      const rw = tokenizeWords(rText)
-      const rg = kgramHashes(rw)
-      // Masked words: covered by a boilerplate k-gram, or by a k-gram of the recipient's own prompt.
-      const masked = new Uint8Array(rw.length)
-      for (let i = 0; i < rg.length; i++) {
-        const slot = table.get(rg.h1[i]!, rg.h2[i]!)
-        if (slot >= 0 && boiler[slot] === 1) masked.fill(1, i, i + K)
-      }
-      let ownMasked = false
-      let best: {v: number; run: Run} | null = null
-      for (const [v] of ranked) {
-        stats.candidates_verified++
-        const s = v >>> 1
-        const sText = ((v & 1) === 0 ? getPrompt.get(meta.id[s]) : getResponse.get(meta.id[s])) as string | null
-        const sw = tokenizeWords(sText ?? '')
-        const sg = kgramHashes(sw)
-        // Cheap test first (boilerplate only); the recipient's prompt is read only when needed.
-        if (longestEvidenceRun(rw, rg, sw, sg, options.minWords, masked) === null) continue
-        if (!ownMasked) {
-          ownMasked = true
-          const pg = kgramHashes(tokenizeWords((getPrompt.get(meta.id[r]) as string | null) ?? ''))
-          if (pg.length > 0) {
-            const ownSet = new Set<number>()
-            for (let i = 0; i < pg.length; i++) ownSet.add(key53(pg.h1[i]!, pg.h2[i]!))
-            for (let i = 0; i < rg.length; i++) if (ownSet.has(key53(rg.h1[i]!, rg.h2[i]!))) masked.fill(1, i, i + K)
-          }
-        }
-        const run = longestEvidenceRun(rw, rg, sw, sg, options.minWords, masked)
-        if (run === null) continue
-        if (best === null || better(meta, r, {v, run}, best)) best = {v, run}
-      }
-      if (best === null) continue
-      const s = best.v >>> 1
-      const overlap = wordsText(rText, rw, best.run.start, best.run.len)
-      const [tenant, sessionName] = splitSession(meta.sessionNames[meta.session[s]!]!)
-      insert.run(
-        meta.id[r],
-        meta.id[s],
-        sessionName,
-        tenant,
-        best.run.len,
-        createHash('sha256').update(overlap).digest('hex'),
-        (best.v & 1) === 0 ? 'prompt' : 'response',
-        best.run.start,
-        tally.size,
-      )
-      stats.attributed++
-    }
-  })()
-  const t3 = performance.now()
-  stats.timings_ms = {load: Math.round(t1 - t0), index: Math.round(t2 - t1), match: Math.round(t3 - t2)}
-  return stats
+  gcFn?.()
 }
 
 function key53(h1: number, h2: number): number {
@@ -527,3 +682,4 @@ function better(meta: Meta, r: number, a: {v: number; run: Run}, b: {v: number; 
   if (a.v >>> 1 !== b.v >>> 1) return a.v >>> 1 > b.v >>> 1
   return (a.v & 1) < (b.v & 1)
 }
+

@@ -241,3 +241,37 @@ describe('provenance', () => {
     ])
   })
 })
+
+describe('provenance in passes', () => {
+  it('gives the same matches, candidates and boilerplate whatever the number of passes over the hash space', () => {
+    tc = makeCase()
+    const rand = rng(99)
+    const vocab = vocabulary(rand, 5000)
+    const system = randomWords(rand, vocab, 40).join(' ')
+    const rows: Array<{request_id: string; tenant_id: string; session_id: string; request_text: string; response_text: string}> = []
+    const prompts: string[] = []
+    for (let i = 0; i < 120; i++) {
+      const tenant = `t${i % 7}`
+      const prompt = `${i % 3 === 0 ? system : ''} ${randomWords(rand, vocab, 60).join(' ')}`
+      prompts.push(prompt)
+      // Every fifth response leaks a run of an earlier record's prompt (other tenants mostly).
+      const leak = i > 10 && i % 5 === 0 ? prompts[Math.floor(rand() * (i - 1))]!.split(' ').slice(-30).join(' ') : ''
+      rows.push({request_id: `r${i}`, tenant_id: tenant, session_id: `s${i % 11}`, request_text: prompt, response_text: `${randomWords(rand, vocab, 20).join(' ')} ${leak} ${i % 4 === 0 ? system : ''}`})
+    }
+    tc.addFile(rows)
+    scanCase(tc.db, {now: NOW, skipProvenance: true})
+    const options = {minWords: 12, boilerplateTenants: 3}
+    const one = computeProvenance(tc.db, options, {passes: 1})
+    const expected = listProvenance(tc.db)
+    expect(expected.length).toBeGreaterThan(5)
+    for (const passes of [2, 3, 7]) {
+      const many = computeProvenance(tc.db, options, {passes})
+      expect(many.passes).toBe(passes)
+      expect({...many, passes: 1, timings_ms: null}).toEqual({...one, timings_ms: null})
+      expect(listProvenance(tc.db)).toEqual(expected)
+    }
+    // A small budget splits the work on its own.
+    expect(computeProvenance(tc.db, options, {indexBudgetBytes: 4096}).passes).toBeGreaterThan(1)
+    expect(listProvenance(tc.db)).toEqual(expected)
+  })
+})
