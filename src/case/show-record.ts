@@ -5,7 +5,10 @@ import type {CaseDb} from '../store/open-case.js'
 export interface RecordView {
   request_id: string
   source: string
+  /** UTC, toISOString() form (contract). */
   ts: string
+  /** The same instant with every fractional digit the log gave (e.g. microseconds). */
+  ts_precise: string
   tenant_id: string
   session_id: string
   status: number | null
@@ -25,7 +28,9 @@ export interface RecordView {
   evidence: {file: string; file_sha256: string; line: number; byte_offset: number; byte_len: number}
 }
 
-interface Row extends Omit<RecordView, 'stream' | 'is_error' | 'evidence'> {
+interface Row extends Omit<RecordView, 'stream' | 'is_error' | 'evidence' | 'ts' | 'ts_precise'> {
+  ts: string
+  ts_ms: number
   stream: number
   is_error: number
   file_id: number
@@ -51,7 +56,7 @@ function findRecord(db: CaseDb, requestId: string, source?: string): Row {
 export function showRecord(db: CaseDb, requestId: string, source?: string): RecordView {
   const r = findRecord(db, requestId, source)
   return {
-    request_id: r.request_id, source: r.source, ts: r.ts, tenant_id: r.tenant_id, session_id: r.session_id, status: r.status,
+    request_id: r.request_id, source: r.source, ts: new Date(r.ts_ms).toISOString(), ts_precise: r.ts, tenant_id: r.tenant_id, session_id: r.session_id, status: r.status,
     endpoint: r.endpoint, model: r.model, prefill_node: r.prefill_node, decode_node: r.decode_node, prompt_tokens: r.prompt_tokens,
     completion_tokens: r.completion_tokens, cached_tokens: r.cached_tokens, stream: r.stream === 1, response_kind: r.response_kind,
     is_error: r.is_error === 1, error_message: r.error_message, request_text: r.request_text, response_text: r.response_text,

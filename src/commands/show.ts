@@ -28,7 +28,7 @@ export default class Show extends BaseCommand {
       const cut = (s: string | null) => (s === null ? '(none)' : flags['max-chars'] > 0 && s.length > flags['max-chars'] ? `${s.slice(0, flags['max-chars'])}… (${s.length} chars; --max-chars 0 for all)` : s)
       const e = view.evidence
       this.log(`request_id   ${safeLine(view.request_id)}  (source ${safeLine(view.source)})`)
-      this.log(`time         ${view.ts}`)
+      this.log(`time         ${view.ts_precise}`)
       this.log(`tenant       ${safeLine(view.tenant_id)}   session ${safeLine(view.session_id)}`)
       this.log(`status       ${view.status ?? '-'}${view.is_error ? `  ERROR: ${safeLine(view.error_message ?? '')}` : ''}   ${view.response_kind}${view.stream ? ' (stream)' : ''}`)
       this.log(`nodes        prefill ${safeLine(view.prefill_node ?? '-')}  decode ${safeLine(view.decode_node ?? '-')}`)

@@ -172,8 +172,8 @@ async function ingestOne(db: CaseDb, path: string, fileIndex: number, fileCount:
       )
       if (info.changes === 1) {
         summary.records++
-        if (item.row.ts_ms < firstMs) (firstMs = item.row.ts_ms), (summary.first_ts = item.row.ts)
-        if (item.row.ts_ms > lastMs) (lastMs = item.row.ts_ms), (summary.last_ts = item.row.ts)
+        if (item.row.ts_ms < firstMs) firstMs = item.row.ts_ms
+        if (item.row.ts_ms > lastMs) lastMs = item.row.ts_ms
       } else {
         summary.duplicates++
         const crc = findExisting.get(source, item.row.request_id) as number | undefined
@@ -244,6 +244,11 @@ async function ingestOne(db: CaseDb, path: string, fileIndex: number, fileCount:
   }
   await evidence.finish()
   commit(batch)
+  // --json timestamps are toISOString() form (contract); records keep every digit given.
+  if (summary.records > 0) {
+    summary.first_ts = new Date(firstMs).toISOString()
+    summary.last_ts = new Date(lastMs).toISOString()
+  }
   if (lines === 0) summary.notes.push('empty file: no lines')
   db.prepare(
     `UPDATE files SET state = 'complete', completed_at = ?, content_sha256 = ?, content_size = ?, first_ts = ?, last_ts = ?, notes = ?

@@ -403,14 +403,14 @@ function tenantExposures(db: CaseDb, scope: ScopeResult, hasPii: boolean, poolTo
 function gatherExcerpts(db: CaseDb): Excerpt[] {
   const rows = db
     .prepare(
-      `SELECT r.request_id, r.ts, s.marker, r.response_text FROM sightings s JOIN records r ON r.id = s.record_id
+      `SELECT r.request_id, r.ts_ms, s.marker, r.response_text FROM sightings s JOIN records r ON r.id = s.record_id
        WHERE s.class IN ${CONTAMINATING} AND ${COMPLETE} ORDER BY r.ts_ms, s.id LIMIT 200`,
     )
-    .all() as Array<{request_id: string; ts: string; marker: string; response_text: string | null}>
+    .all() as Array<{request_id: string; ts_ms: number; marker: string; response_text: string | null}>
   return rows.map((r) => {
     const text = r.response_text ?? ''
     const at = Math.max(0, text.indexOf(r.marker))
     const window = text.slice(Math.max(0, at - 80), at + 80 + r.marker.length).split(r.marker).join(truncateMarker(r.marker))
-    return {request_id: safeLine(r.request_id), ts: r.ts, marker_truncated: truncateMarker(r.marker), text: safeLine(window)}
+    return {request_id: safeLine(r.request_id), ts: new Date(r.ts_ms).toISOString(), marker_truncated: truncateMarker(r.marker), text: safeLine(window)}
   })
 }

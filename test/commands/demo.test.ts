@@ -21,6 +21,15 @@ describe('crosstalk demo', () => {
     expect(existsSync(join(out, 'reports/article33.md'))).toBe(true)
     expect(readdirSync(join(out, 'reports/processor-notices')).length).toBeGreaterThan(1)
     expect(statSync(result.db).mode & 0o777).toBe(0o600)
+    // Contract: every timestamp in --json output is UTC in toISOString() form.
+    const stamps: string[] = []
+    const walk = (v: unknown): void => {
+      if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(v)) stamps.push(v)
+      else if (v && typeof v === 'object') Object.values(v).forEach(walk)
+    }
+    walk(result)
+    expect(stamps.length).toBeGreaterThan(10)
+    expect(stamps.filter((t) => !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(t))).toEqual([])
   })
 
   it('prints a readable summary naming where the outputs are', () => {

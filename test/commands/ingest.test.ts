@@ -134,8 +134,10 @@ describe('crosstalk ingest logs: hostile input is quarantined, good lines around
     const db = join(dir, 'case.db')
     const r = runJson<IngestJson>(['ingest', 'logs', file, '--db', db, '--map', 'ts=startTime', '--map', 'request_id=id', '--map', 'tenant_id=metadata.tenant', '--map', 'session_id=metadata.session', '--map', 'response=output'])
     expect(r.records).toBe(1)
-    const shown = runJson<{ts: string; tenant_id: string; response_text: string}>(['show', 'm1', '--db', db])
-    expect(shown).toMatchObject({ts: '2026-11-02T06:48:30.000001Z', tenant_id: 'T', response_text: 'plain answer'})
+    expect((r as unknown as {per_file: {first_ts: string; last_ts: string}[]}).per_file[0]).toMatchObject({first_ts: '2026-11-02T06:48:30.000Z', last_ts: '2026-11-02T06:48:30.000Z'})
+    const shown = runJson<{ts: string; ts_precise: string; tenant_id: string; response_text: string}>(['show', 'm1', '--db', db])
+    // --json timestamps are toISOString() form; the log's microseconds are kept beside it.
+    expect(shown).toMatchObject({ts: '2026-11-02T06:48:30.000Z', ts_precise: '2026-11-02T06:48:30.000001Z', tenant_id: 'T', response_text: 'plain answer'})
     expect(runCli(['ingest', 'logs', file, '--db', db, '--map', 'nonsense']).code).toBe(2)
   })
 })
