@@ -1,38 +1,22 @@
 import {InputError} from '../errors.js'
 import {readEvidence} from '../ingest/evidence-store.js'
+import type {RecordRow} from '../ingest/parse-record.js'
 import type {CaseDb} from '../store/open-case.js'
 
-export interface RecordView {
-  request_id: string
+/** A stored record as `show --json` prints it: the ingested row, flags as booleans, plus where it came from. */
+export interface RecordView extends Omit<RecordRow, 'ts' | 'ts_ms' | 'stream' | 'is_error'> {
   source: string
   /** UTC, toISOString() form (contract). */
   ts: string
   /** The same instant with every fractional digit the log gave (e.g. microseconds). */
   ts_precise: string
-  tenant_id: string
-  session_id: string
-  status: number | null
-  endpoint: string | null
-  model: string | null
-  prefill_node: string | null
-  decode_node: string | null
-  prompt_tokens: number | null
-  completion_tokens: number | null
-  cached_tokens: number | null
   stream: boolean
-  response_kind: string
   is_error: boolean
-  error_message: string | null
-  request_text: string | null
-  response_text: string | null
   evidence: {file: string; file_sha256: string; line: number; byte_offset: number; byte_len: number}
 }
 
-interface Row extends Omit<RecordView, 'stream' | 'is_error' | 'evidence' | 'ts' | 'ts_precise'> {
-  ts: string
-  ts_ms: number
-  stream: number
-  is_error: number
+interface Row extends RecordRow {
+  source: string
   file_id: number
   line_no: number
   byte_offset: number
