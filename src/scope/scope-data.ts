@@ -9,12 +9,10 @@ import {tableExists, type CaseDb} from '../store/open-case.js'
 export const CONTAMINATING = ['cross_session', 'cross_tenant'] as const
 export type ContaminatingClass = (typeof CONTAMINATING)[number]
 
-/** A cross_session or cross_tenant sighting joined to the response it was found in. */
-export interface ContaminationRow {
+/** The recipient response a finding was made in, and where its content came from. */
+interface Finding {
   record_id: number
   request_id: string
-  class: ContaminatingClass
-  marker: string
   source_session: string | null
   source_tenant: string | null
   recipient_session: string
@@ -25,19 +23,15 @@ export interface ContaminationRow {
   prompt_tokens: number | null
 }
 
+/** A cross_session or cross_tenant sighting joined to the response it was found in. */
+export interface ContaminationRow extends Finding {
+  class: ContaminatingClass
+  marker: string
+}
+
 /** A response whose content was attributed to another session's prompt or answer. */
-export interface ProvenanceRow {
-  record_id: number
-  request_id: string
+export interface ProvenanceRow extends Finding {
   source_record_id: number | null
-  source_session: string | null
-  source_tenant: string | null
-  recipient_session: string
-  recipient_tenant: string
-  ts_ms: number
-  decode_node: string | null
-  status: number | null
-  prompt_tokens: number | null
   overlap_words: number | null
 }
 
