@@ -48,7 +48,8 @@ export abstract class BaseCommand extends Command {
   protected override async catch(error: Error & {oclif?: {exit?: number}; code?: unknown}): Promise<void> {
     const exit = error instanceof CliError ? error.exit : (error.oclif?.exit ?? 1)
     const code = error instanceof CliError ? error.code : exit === 2 ? 'E_USAGE' : typeof error.code === 'string' ? error.code : 'E_FAILED'
-    const message = (error.message || String(error)).split('\n')[0] ?? 'failed'
+    // One line, always: oclif's own parse errors span several ("Parsing --x\n\tExpected ...").
+    const message = (error.message || String(error)).split('\n').map((l) => l.trim()).filter(Boolean).join(' ') || 'failed'
     process.exitCode = exit
     if (this.jsonEnabled()) process.stdout.write(JSON.stringify({error: {message, code}}) + '\n')
     const verbose = this.argv.includes('--verbose') || Boolean(process.env.DEBUG)

@@ -87,8 +87,7 @@ export class ServingClient {
     try {
       return (await this.firstModel()) ?? 'default'
     } catch (error) {
-      const cause = (error as {cause?: {code?: string}}).cause
-      throw new InputError(`cannot reach ${origin}: ${cause?.code ?? (error as Error).message}`, 'E_TARGET_UNREACHABLE')
+      throw new InputError(`cannot reach ${origin}: ${networkCause(error)}`, 'E_TARGET_UNREACHABLE')
     }
   }
 
@@ -249,4 +248,17 @@ function errorMessage(raw: string): string | null {
   } catch {
     return raw.trim().slice(0, 300) || null
   }
+}
+
+/** fetch() hides the reason in `cause` (sometimes an AggregateError of per-address attempts). */
+function networkCause(error: unknown): string {
+  let e = error as {code?: unknown; cause?: unknown; errors?: unknown[]; message?: string} | undefined
+  let deepest = (error as Error).message
+  for (let depth = 0; e && depth < 5; depth++) {
+    if (typeof e.code === 'string') return e.code
+    if (typeof e.message === 'string' && e.message) deepest = e.message
+    if (Array.isArray(e.errors) && e.errors.length > 0) e = e.errors[0] as typeof e
+    else e = e.cause as typeof e
+  }
+  return deepest
 }

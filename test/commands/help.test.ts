@@ -32,3 +32,17 @@ describe('--help on every command', () => {
     expect(r.stderr).toMatch(/not found/)
   })
 })
+
+describe('errors are one line that says why', () => {
+  it('a bad flag value: exit 2, the flag and the reason on one line', () => {
+    const r = runCli(['scan', '--db', '/nonexistent/x.db', '--pool-tokens', 'abc'])
+    expect(r.code).toBe(2)
+    const [first] = r.stderr.split('\n')
+    expect(first).toMatch(/--pool-tokens.*Expected an integer but received: abc/)
+  })
+  it('an unreachable target: exit 1 with the network cause, no stack', () => {
+    const r = runCli(['probe', '--target', 'http://127.0.0.1:1', '--pool-tokens', '10', '--advertised-tokens', '20', '--timeout', '2'])
+    expect(r.code).toBe(1)
+    expect(r.stderr.trim()).toMatch(/^Error: cannot reach http:\/\/127\.0\.0\.1:1: (bad port|ECONNREFUSED)$/)
+  })
+})
