@@ -1,5 +1,6 @@
 import {InputError} from '../errors.js'
 import {readEvidence} from '../ingest/evidence-store.js'
+import {recordTextLoader} from '../ingest/record-texts.js'
 import type {RecordRow} from '../ingest/parse-record.js'
 import type {CaseDb} from '../store/open-case.js'
 
@@ -16,6 +17,7 @@ export interface RecordView extends Omit<RecordRow, 'ts' | 'ts_ms' | 'stream' | 
 }
 
 interface Row extends RecordRow {
+  id: number
   source: string
   file_id: number
   line_no: number
@@ -39,11 +41,12 @@ function findRecord(db: CaseDb, requestId: string, source?: string): Row {
 
 export function showRecord(db: CaseDb, requestId: string, source?: string): RecordView {
   const r = findRecord(db, requestId, source)
+  const texts = recordTextLoader(db)(r.id)
   return {
     request_id: r.request_id, source: r.source, ts: new Date(r.ts_ms).toISOString(), ts_precise: r.ts, tenant_id: r.tenant_id, session_id: r.session_id, status: r.status,
     endpoint: r.endpoint, model: r.model, prefill_node: r.prefill_node, decode_node: r.decode_node, prompt_tokens: r.prompt_tokens,
     completion_tokens: r.completion_tokens, cached_tokens: r.cached_tokens, stream: r.stream === 1, response_kind: r.response_kind,
-    is_error: r.is_error === 1, error_message: r.error_message, request_text: r.request_text, response_text: r.response_text,
+    is_error: r.is_error === 1, error_message: r.error_message, request_text: texts.request_text, response_text: texts.response_text,
     evidence: {file: r.path, file_sha256: r.sha256, line: r.line_no, byte_offset: r.byte_offset, byte_len: r.byte_len},
   }
 }

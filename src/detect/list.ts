@@ -1,4 +1,5 @@
 import type {z} from 'zod'
+import {recordTextLoader} from '../ingest/record-texts.js'
 import type {CaseDb} from '../store/open-case.js'
 import type {piiFindingSchema, provenanceEntrySchema, sightingSchema} from './schemas.js'
 import {CONTAMINATION_CLASSES, type SightingClass} from './markers.js'
@@ -46,7 +47,7 @@ export function listProvenance(db: CaseDb, options: {showText?: boolean; minWord
   const rows = db
     .prepare(
       `SELECT r.request_id, r.ts_ms, r.session_id, r.tenant_id, s.request_id AS source_request_id, s.ts_ms AS source_ts,
-              p.source_session, p.source_tenant, p.overlap_words, p.overlap_sha256, p.matched, p.candidates, p.word_start, r.response_text
+              p.source_session, p.source_tenant, p.overlap_words, p.overlap_sha256, p.matched, p.candidates, p.word_start, r.id
        FROM provenance p JOIN records r ON r.id = p.record_id JOIN records s ON s.id = p.source_record_id
        WHERE p.overlap_words >= ?
        ORDER BY r.ts_ms, r.id`,
@@ -65,8 +66,9 @@ export function listProvenance(db: CaseDb, options: {showText?: boolean; minWord
     matched: 'prompt' | 'response'
     candidates: number
     word_start: number
-    response_text: string | null
+    id: number
   }>
+  const texts = recordTextLoader(db)
   return rows.map((row) => {
     const entry: ProvenanceEntry = {
       request_id: row.request_id,
@@ -83,7 +85,7 @@ export function listProvenance(db: CaseDb, options: {showText?: boolean; minWord
       candidates: row.candidates,
     }
     if (options.showText) {
-      const text = row.response_text ?? ''
+      const text = texts(row.id).response_text ?? ''
       entry.overlap_text = wordsText(text, tokenizeWords(text), row.word_start, row.overlap_words)
     }
     return entry
@@ -113,7 +115,8 @@ export function listPiiFindings(db: CaseDb, options: {showValues?: boolean} = {}
     source_session: string | null
     source_tenant: string | null
   }>
-  const responseOf = db.prepare('SELECT response_text FROM records WHERE id = ?').pluck()
+  const loadTexts = recordTextLoader(db)
+  const responseOf = {get: (id: number): string | null => loadTexts(id).response_text}
   const valuesCache = new Map<number, Map<string, string>>()
   return rows.map((row) => {
     const finding: PiiFinding = {

@@ -133,30 +133,60 @@ function resolveToken(registry: MarkerRegistry, key: string): {registered: Regis
   return {registered: null, partial: false}
 }
 
+/** A marker-shaped token as found in a response: `CANARY-` and its whole hex run. */
+export interface MarkerToken {
+  token: string
+  position: number
+}
+
+/**
+ * Every marker-shaped token of a text, in order. Independent of the registry, so ingest
+ * stores these once and a scan (or a rescan under a changed registry) classifies them
+ * without reading the text again.
+ */
+export function markerTokens(text: string): MarkerToken[] {
+  const out: MarkerToken[] = []
+  if (!text.includes(PREFIX)) return out
+  MARKER_SHAPED.lastIndex = 0
+  for (let m = MARKER_SHAPED.exec(text); m !== null; m = MARKER_SHAPED.exec(text)) out.push({token: m[0], position: m.index})
+  return out
+}
+
+/** Resolves stored tokens against the registry: one entry per registered marker, one per orphan token (case-folded). */
+export function resolveTokens(tokens: readonly MarkerToken[], registry: MarkerRegistry): Map<string, FoundMarker> {
+  const found = new Map<string, FoundMarker>()
+  for (const {token, position} of tokens) {
+    const hex = token.slice(PREFIX.length).toLowerCase()
+    const key = PREFIX + hex
+    const {registered, partial} = resolveToken(registry, key)
+    const dedup = registered ? registered.key : `orphan:${key}`
+    const prior = found.get(dedup)
+    // A full occurrence outranks a partial one of the same marker.
+    if (prior && (prior.partial === false || partial)) continue
+    found.set(dedup, {registered, token, hex, partial, position})
+  }
+  return found
+}
+
+/** Adds the registry's unconventional markers (automaton over the text) to what the tokens resolved to. */
+export function addUnconventional(found: Map<string, FoundMarker>, text: string, registry: MarkerRegistry): void {
+  if (!registry.automaton) return
+  for (const hit of registry.automaton.findAll(text)) {
+    const registered = registry.unconventional[hit.pattern]!
+    if (found.has(registered.key)) continue
+    found.set(registered.key, {registered, token: registered.marker, hex: null, partial: false, position: hit.start})
+  }
+}
+
+export function sortedFound(found: Map<string, FoundMarker>): FoundMarker[] {
+  return [...found.values()].sort((a, b) => a.position - b.position)
+}
+
 /** Every distinct marker in a response: one per registered marker, one per orphan token (case-folded). */
 export function findMarkers(text: string, registry: MarkerRegistry): FoundMarker[] {
-  const found = new Map<string, FoundMarker>()
-  if (text.includes(PREFIX)) {
-    MARKER_SHAPED.lastIndex = 0
-    for (let m = MARKER_SHAPED.exec(text); m !== null; m = MARKER_SHAPED.exec(text)) {
-      const hex = m[1]!.toLowerCase()
-      const key = PREFIX + hex
-      const {registered, partial} = resolveToken(registry, key)
-      const dedup = registered ? registered.key : `orphan:${key}`
-      const prior = found.get(dedup)
-      // A full occurrence outranks a partial one of the same marker.
-      if (prior && (prior.partial === false || partial)) continue
-      found.set(dedup, {registered, token: m[0], hex, partial, position: m.index})
-    }
-  }
-  if (registry.automaton) {
-    for (const hit of registry.automaton.findAll(text)) {
-      const registered = registry.unconventional[hit.pattern]!
-      if (found.has(registered.key)) continue
-      found.set(registered.key, {registered, token: registered.marker, hex: null, partial: false, position: hit.start})
-    }
-  }
-  return [...found.values()].sort((a, b) => a.position - b.position)
+  const found = resolveTokens(markerTokens(text), registry)
+  addUnconventional(found, text, registry)
+  return sortedFound(found)
 }
 
 export interface RecipientContext {

@@ -1,6 +1,7 @@
 import {createHash} from 'node:crypto'
 import {getHeapStatistics, setFlagsFromString} from 'node:v8'
 import {runInNewContext} from 'node:vm'
+import {recordTextLoader, type RecordTexts} from '../ingest/record-texts.js'
 import type {CaseDb} from '../store/open-case.js'
 import {FingerprintBuffer, K, SCHEME, fingerprintText, kgramHashes, type KGrams} from './winnow.js'
 import {tokenizeWords, wordsText, type Words} from './words.js'
@@ -482,14 +483,27 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
   }
 
   const tm0 = performance.now()
-  const getResponse = db.prepare(`SELECT response_text FROM records WHERE id = ?`).pluck()
-  const getPrompt = db.prepare(`SELECT request_text FROM records WHERE id = ?`).pluck()
+  // Texts are decoded again from the evidence (ingest does not store them); a response and
+  // its candidates are looked up together, so a small cache saves most re-decoding.
+  const loadTexts = recordTextLoader(db)
+  const textCache = new Map<number, RecordTexts>()
+  const textsOf = (id: number): RecordTexts => {
+    let t = textCache.get(id)
+    if (t === undefined) {
+      t = loadTexts(id)
+      if (textCache.size >= 512) textCache.delete(textCache.keys().next().value!)
+      textCache.set(id, t)
+    }
+    return t
+  }
+  const getResponse = 'response_text'
+  const getPrompt = 'request_text'
   const readTallies = db.prepare('SELECT r, v, n FROM temp.prov_tally WHERE r >= ? AND r < ? ORDER BY r, v').raw()
   const insert = db.prepare(
     `INSERT INTO provenance (record_id, source_record_id, source_session, source_tenant, overlap_words, overlap_sha256, matched, word_start, candidates)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   )
-  const text = (stmt: typeof getPrompt, id: number): string => (stmt.get(id) as string | null) ?? ''
+  const text = (part: 'request_text' | 'response_text', id: number): string => textsOf(id)[part] ?? ''
   // Verification garbage (texts, word arrays) outlives young-generation collections, and V8
   // lets the old generation grow to a multiple of the live heap (hundreds of MB on a large
   // case) before it collects: collect whenever it has grown by the slack.

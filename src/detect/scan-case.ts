@@ -1,9 +1,14 @@
 import type {CaseDb} from '../store/open-case.js'
 import {UsageError} from '../errors.js'
-import {classifySighting, findMarkers, SIGHTING_CLASSES, sqliteRegistry, type MarkerRegistry, type SightingClass} from './markers.js'
-import {computePiiFindings, storePiiValues} from './pii-findings.js'
+import {recordTextLoader} from '../ingest/record-texts.js'
+import {EXTRACT_SCHEME, extractRecord, UnconventionalSet} from './extract.js'
+import {
+  classifySighting, resolveTokens, SIGHTING_CLASSES, sortedFound, sqliteRegistry,
+  type FoundMarker, type MarkerRegistry, type MarkerToken, type SightingClass,
+} from './markers.js'
+import {computePiiFindings} from './pii-findings.js'
 import {computeProvenance, DEFAULT_PROVENANCE, fingerprintTexts, storeFingerprints, type ProvenanceOptions, type ProvenanceStats} from './provenance.js'
-import {SCHEME} from './winnow.js'
+import {FingerprintBuffer, SCHEME} from './winnow.js'
 
 // `crosstalk scan`: markers, provenance, PII and over-pool flags for a whole case.
 // Incremental: records of evidence files not yet scanned get markers, PII values and
@@ -79,87 +84,148 @@ interface MarkerPassStats {
 }
 
 /**
- * The marker pass (and, for records of files not scanned before, PII extraction and
- * fingerprinting): one regex pass per response plus hash lookups.
+ * Per-record detection data (marker tokens, PII values, fingerprints) for the records of
+ * files that ingest did not extract under the current scheme: files ingested by an
+ * earlier version. Texts come from the records (older cases stored them) or the evidence.
+ */
+function extractFiles(db: CaseDb, fileIds: readonly number[], fingerprints: boolean): void {
+  if (fileIds.length === 0) return
+  const texts = recordTextLoader(db)
+  const insertToken = db.prepare('INSERT OR IGNORE INTO response_tokens (record_id, kind, position, token) VALUES (?, ?, ?, ?)')
+  const insertPii = db.prepare('INSERT OR IGNORE INTO pii_values (record_id, part, kind, value_sha256) VALUES (?, ?, ?, ?)')
+  const putFingerprints = storeFingerprints(db)
+  const page = db.prepare(`SELECT id, tenant_id, session_id, ts_ms, decode_node FROM records WHERE file_id = ? AND id > ? ORDER BY id LIMIT ${BATCH}`).raw()
+  const buf = new FingerprintBuffer()
+  for (const fileId of fileIds) {
+    for (let last = 0; ; ) {
+      const rows = page.all(fileId, last) as Array<[number, string, string, number, string | null]>
+      if (rows.length === 0) break
+      for (const [id, tenant, session, ts, node] of rows) {
+        const t = texts(id)
+        buf.length = 0
+        const x = extractRecord(t.request_text, t.response_text, buf, {fingerprints, pii: true})
+        for (const tok of x.tokens) insertToken.run(id, 0, tok.position, tok.token)
+        for (const [part, kind, hash] of x.pii) insertPii.run(id, part, kind, hash)
+        if (fingerprints) {
+          const all = Buffer.from(buf.data.buffer, buf.data.byteOffset, buf.length * 4)
+          putFingerprints(id, {
+            promptWords: x.promptWords, responseWords: x.responseWords,
+            promptFp: all.subarray(0, x.fpPromptLen * 4), responseFp: all.subarray(x.fpPromptLen * 4),
+          }, {ts_ms: ts, tenant_id: tenant, session_id: session, decode_node: node})
+        }
+      }
+      last = rows.at(-1)![0]
+    }
+    // Unconventional markers are matched by the marker pass (extracted_unconventional stays unset).
+    db.prepare('UPDATE files SET extracted = ? WHERE id = ?').run(fingerprints ? EXTRACT_SCHEME : null, fileId)
+  }
+}
+
+/**
+ * The marker pass: classifies the marker-shaped tokens ingest stored for each response
+ * (a hash lookup per token, so the cost does not grow with the registry); the texts are
+ * read only for the prompts of non-own sightings (the echo check) and, when the registry
+ * holds markers outside the CANARY-<hex> convention, for every response.
  */
 export function scanMarkers(db: CaseDb, options: {now: Date; fingerprints?: boolean}): MarkerPassStats {
   const registry = loadRegistry(db)
   const version = registryVersion(db)
   const full = getState(db, 'scanned_registry_version') !== version
   const scanned = new Set((db.prepare('SELECT file_id FROM scanned_files').pluck().all() as number[]))
-  const complete = db.prepare(`SELECT id FROM files WHERE state = 'complete' AND kind = 'log'`).pluck().all() as number[]
-  const freshFiles = complete.filter((id) => !scanned.has(id))
+  const complete = db.prepare(`SELECT id, extracted FROM files WHERE state = 'complete' AND kind = 'log' ORDER BY id`).all() as Array<{id: number; extracted: string | null}>
+  const freshFiles = complete.filter((f) => !scanned.has(f.id))
   const insertSighting = db.prepare(
     `INSERT OR IGNORE INTO sightings (record_id, marker, marker_key, class, partial, source_session, source_tenant, position, token)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   )
-  const promptOf = db.prepare('SELECT request_text FROM records WHERE id = ?').pluck()
+  const texts = recordTextLoader(db)
   const putFingerprints = storeFingerprints(db)
-  const putPii = storePiiValues(db)
+  const countRecords = db.prepare('SELECT COUNT(*) FROM records WHERE file_id = ?').pluck()
   const stats: MarkerPassStats = {scanned: 0, fresh: 0, full, refingerprinted: 0, registry}
 
-  const detect = (id: number, tenant: string, session: string, responseText: string | null, prompt: () => string | null): void => {
-    if (!responseText) return
-    const found = findMarkers(responseText, registry)
+  const classify = (id: number, tenant: string, session: string, found: FoundMarker[]): void => {
     if (found.length === 0) return
     let lower: string | null = null
-    const recipient = {tenant, session, promptLower: () => (lower ??= (prompt() ?? '').toLowerCase())}
+    const recipient = {tenant, session, promptLower: () => (lower ??= (texts(id).request_text ?? '').toLowerCase())}
     for (const f of found) {
       const c = classifySighting(f, recipient)
       insertSighting.run(id, f.registered ? f.registered.marker : f.token, f.registered?.key ?? null, c.class, f.partial ? 1 : 0, c.sourceSession, c.sourceTenant, f.position, f.token)
     }
   }
 
+  // Unconventional markers: ingest matched the set the registry held then; a file matched
+  // under another set is matched again from its texts (read in order, block by block).
+  const unconventional = new UnconventionalSet(registry.unconventional.map((m) => m.marker))
+  const byMarker = new Map(registry.unconventional.map((m) => [m.marker, m]))
+  const insertToken = db.prepare('INSERT OR IGNORE INTO response_tokens (record_id, kind, position, token) VALUES (?, ?, ?, ?)')
+  const rematch = (fileId: number): void => {
+    db.prepare('DELETE FROM response_tokens WHERE kind = 1 AND record_id IN (SELECT id FROM records WHERE file_id = ?)').run(fileId)
+    if (unconventional.automaton) {
+      const page = db.prepare(`SELECT id FROM records WHERE file_id = ? AND id > ? ORDER BY id LIMIT ${BATCH}`).pluck()
+      for (let last = 0; ; ) {
+        const ids = page.all(fileId, last) as number[]
+        if (ids.length === 0) break
+        for (const id of ids) {
+          for (const hit of unconventional.hits(texts(id).response_text ?? '')) insertToken.run(id, 1, hit.position, hit.token)
+        }
+        last = ids.at(-1)!
+      }
+    }
+    db.prepare('UPDATE files SET extracted_unconventional = ? WHERE id = ?').run(unconventional.hash, fileId)
+  }
+
+  const classifyFile = (fileId: number): void => {
+    const matchedUnder = db.prepare('SELECT extracted_unconventional FROM files WHERE id = ?').pluck().get(fileId) as string | null
+    if (matchedUnder !== unconventional.hash) rematch(fileId)
+    // Read the file's tokens first: classify() reads prompts, which needs other statements.
+    const rows = db
+      .prepare(
+        `SELECT t.record_id, t.kind, t.position, t.token, r.tenant_id, r.session_id FROM response_tokens t JOIN records r ON r.id = t.record_id
+         WHERE r.file_id = ? ORDER BY t.record_id, t.kind, t.position`,
+      )
+      .raw()
+      .all(fileId) as Array<[number, number, number, string, string, string]>
+    for (let i = 0; i < rows.length; ) {
+      const [id, , , , tenant, session] = rows[i]!
+      const tokens: MarkerToken[] = []
+      const hits: MarkerToken[] = []
+      for (; i < rows.length && rows[i]![0] === id; i++) (rows[i]![1] === 0 ? tokens : hits).push({position: rows[i]![2], token: rows[i]![3]})
+      const found = resolveTokens(tokens, registry)
+      for (const hit of hits) {
+        const registered = byMarker.get(hit.token)
+        if (registered && !found.has(registered.key)) found.set(registered.key, {registered, token: registered.marker, hex: null, partial: false, position: hit.position})
+      }
+      classify(id, tenant, session, sortedFound(found))
+    }
+  }
+
   // Every row written here references a record id just read from `records` in the same
-  // transaction, so the foreign-key lookups SQLite would make per insert (a random read of
-  // a 32 KiB records page each: most of this pass's time) prove nothing. Off for the pass.
+  // transaction, so the foreign-key lookups SQLite would make per insert prove nothing.
   const fk = db.pragma('foreign_keys', {simple: true}) as number
   if (fk) db.pragma('foreign_keys = OFF')
   try {
     db.transaction(() => {
-      if (full) {
-        // Re-classify what was scanned before under the new registry (markers only).
-        db.prepare('DELETE FROM sightings').run()
-        const oldFiles = complete.filter((id) => scanned.has(id))
-        for (const fileId of oldFiles) {
-          const page = db.prepare(`SELECT id, tenant_id, session_id, response_text FROM records WHERE file_id = ? AND id > ? ORDER BY id LIMIT ${BATCH}`).raw()
-          for (let last = 0; ; ) {
-            const rows = page.all(fileId, last) as Array<[number, string, string, string | null]>
-            if (rows.length === 0) break
-            for (const [id, tenant, session, text] of rows) {
-              detect(id, tenant, session, text, () => promptOf.get(id) as string | null)
-              stats.scanned++
-            }
-            last = rows.at(-1)![0]
-          }
-        }
+      extractFiles(db, freshFiles.filter((f) => f.extracted !== EXTRACT_SCHEME).map((f) => f.id), options.fingerprints !== false)
+      if (full) db.prepare('DELETE FROM sightings').run()
+      for (const f of full ? complete : freshFiles) {
+        classifyFile(f.id)
+        stats.scanned += countRecords.get(f.id) as number
       }
-      const page = db.prepare(`SELECT id, tenant_id, session_id, request_text, response_text, ts_ms, decode_node FROM records WHERE file_id = ? AND id > ? ORDER BY id LIMIT ${BATCH}`).raw()
-      for (const fileId of freshFiles) {
-        for (let last = 0; ; ) {
-          const rows = page.all(fileId, last) as Array<[number, string, string, string | null, string | null, number, string | null]>
-          if (rows.length === 0) break
-          for (const [id, tenant, session, prompt, response, ts, node] of rows) {
-            detect(id, tenant, session, response, () => prompt)
-            putPii(id, prompt, response)
-            if (options.fingerprints !== false) putFingerprints(id, fingerprintTexts(prompt, response), {ts_ms: ts, tenant_id: tenant, session_id: session, decode_node: node})
-            stats.scanned++
-            stats.fresh++
-          }
-          last = rows.at(-1)![0]
-        }
-        db.prepare('INSERT OR REPLACE INTO scanned_files (file_id, scanned_at) VALUES (?, ?)').run(fileId, options.now.toISOString())
+      for (const f of freshFiles) {
+        stats.fresh += countRecords.get(f.id) as number
+        db.prepare('INSERT OR REPLACE INTO scanned_files (file_id, scanned_at) VALUES (?, ?)').run(f.id, options.now.toISOString())
       }
       // Fingerprints stored under an older scheme (e.g. by an earlier version) are recomputed.
       if (options.fingerprints !== false && getState(db, 'fingerprint_scheme') !== SCHEME) {
         const stale = db.prepare('SELECT record_id FROM fingerprints WHERE (scheme <> ? OR tenant_id IS NULL) AND record_id > ? ORDER BY record_id LIMIT 1000').pluck()
-        const texts = db.prepare('SELECT request_text, response_text, ts_ms, tenant_id, session_id, decode_node FROM records WHERE id = ?').raw()
+        const meta = db.prepare('SELECT ts_ms, tenant_id, session_id, decode_node FROM records WHERE id = ?').raw()
         for (let last = 0; ; ) {
           const ids = stale.all(SCHEME, last) as number[]
           if (ids.length === 0) break
           for (const id of ids) {
-            const [prompt, response, ts, tenant, session, node] = texts.get(id) as [string | null, string | null, number, string, string, string | null]
-            putFingerprints(id, fingerprintTexts(prompt, response), {ts_ms: ts, tenant_id: tenant, session_id: session, decode_node: node})
+            const [ts, tenant, session, node] = meta.get(id) as [number, string, string, string | null]
+            const t = texts(id)
+            putFingerprints(id, fingerprintTexts(t.request_text, t.response_text), {ts_ms: ts, tenant_id: tenant, session_id: session, decode_node: node})
           }
           last = ids.at(-1)!
           stats.refingerprinted += ids.length

@@ -9,6 +9,10 @@ import type {CaseDb} from '../store/open-case.js'
 // blocks is what `verify` checks cryptographically.
 
 export const BLOCK_SIZE = 4 * 1024 * 1024
+/** Uncompressed blocks are smaller, so that reading one record back reads little more than its line. */
+export const RAW_BLOCK_SIZE = 1024 * 1024
+/** 'raw' stores the bytes as they are; 'deflate' compresses each block (zlib level 1) on libuv's pool. */
+export type EvidenceCodec = 'raw' | 'deflate'
 /** Blocks being compressed at once (on libuv's thread pool, beside the parsing thread). */
 const MAX_IN_FLIGHT = 4
 
@@ -30,10 +34,14 @@ export class EvidenceWriter {
   private failure: Error | undefined
   private readonly insert
 
+  private readonly blockSize: number
+
   constructor(
     private readonly db: CaseDb,
     private readonly fileId: number,
+    private readonly codec: EvidenceCodec = 'deflate',
   ) {
+    this.blockSize = codec === 'raw' ? RAW_BLOCK_SIZE : BLOCK_SIZE
     this.insert = db.prepare('INSERT INTO evidence_blocks (file_id, seq, raw_offset, raw_len, crc32, codec, data) VALUES (?, ?, ?, ?, ?, ?, ?)')
   }
 
@@ -41,7 +49,7 @@ export class EvidenceWriter {
   push(chunk: Buffer): void {
     this.pending.push(chunk)
     this.pendingBytes += chunk.length
-    if (this.pendingBytes >= BLOCK_SIZE) this.cut(false)
+    if (this.pendingBytes >= this.blockSize) this.cut(false)
   }
 
   /** Resolves once few enough blocks are still compressing (call from the async read loop). */
@@ -58,7 +66,7 @@ export class EvidenceWriter {
     if (this.failure) throw this.failure
     while (this.inFlight.length > 0 && this.inFlight[0]!.data) {
       const b = this.inFlight.shift()!
-      this.insert.run(this.fileId, b.seq, b.offset, b.length, b.crc, 'deflate', b.data)
+      this.insert.run(this.fileId, b.seq, b.offset, b.length, b.crc, this.codec, b.data)
     }
   }
 
@@ -72,8 +80,8 @@ export class EvidenceWriter {
   private cut(final: boolean): void {
     if (this.pendingBytes === 0) return
     let all = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes)
-    while (all.length >= BLOCK_SIZE || (final && all.length > 0)) {
-      const block = all.subarray(0, Math.min(BLOCK_SIZE, all.length))
+    while (all.length >= this.blockSize || (final && all.length > 0)) {
+      const block = all.subarray(0, Math.min(this.blockSize, all.length))
       this.startBlock(block)
       all = all.subarray(block.length)
     }
@@ -83,6 +91,12 @@ export class EvidenceWriter {
 
   private startBlock(block: Buffer): void {
     const entry: PendingBlock = {seq: this.seq++, offset: this.offset, length: block.length, crc: crc32(block), data: undefined, done: Promise.resolve()}
+    if (this.codec === 'raw') {
+      entry.data = block
+      this.offset += block.length
+      this.inFlight.push(entry)
+      return
+    }
     entry.done = new Promise<void>((resolve) => {
       deflate(block, {level: 1}, (error, data) => {
         if (error) this.failure = error
@@ -114,6 +128,7 @@ interface BlockRow {
 }
 
 export function inflateBlock(row: Pick<BlockRow, 'codec' | 'data' | 'seq'>, fileId: number): Buffer {
+  if (row.codec === 'raw') return row.data
   if (row.codec !== 'deflate') throw new IntegrityError(`file #${fileId} block ${row.seq}: unknown codec ${row.codec}`)
   try {
     return inflateSync(row.data)
@@ -124,21 +139,38 @@ export function inflateBlock(row: Pick<BlockRow, 'codec' | 'data' | 'seq'>, file
 
 /** The original bytes [offset, offset + length) of a file's decompressed stream. */
 export function readEvidence(db: CaseDb, fileId: number, offset: number, length: number): Buffer {
-  if (length === 0) return Buffer.alloc(0)
-  const rows = db
-    .prepare(
-      `SELECT seq, raw_offset, raw_len, crc32, codec, data FROM evidence_blocks
-       WHERE file_id = ? AND raw_offset < ? AND raw_offset + raw_len > ? ORDER BY seq`,
-    )
-    .all(fileId, offset + length, offset) as BlockRow[]
-  const parts: Buffer[] = []
-  for (const row of rows) {
-    const raw = inflateBlock(row, fileId)
-    const from = Math.max(0, offset - row.raw_offset)
-    const to = Math.min(row.raw_len, offset + length - row.raw_offset)
-    parts.push(raw.subarray(from, to))
+  return evidenceReader(db)(fileId, offset, length)
+}
+
+/**
+ * A reader for many lookups: the statement is prepared once and the last few blocks are
+ * kept decoded, so reading the records of a file in order reads each block once.
+ */
+export function evidenceReader(db: CaseDb, cacheBlocks = 4): (fileId: number, offset: number, length: number) => Buffer {
+  const meta = db.prepare(
+    `SELECT seq, raw_offset, raw_len FROM evidence_blocks WHERE file_id = ? AND raw_offset < ? AND raw_offset + raw_len > ? ORDER BY seq`,
+  )
+  const blockOf = db.prepare('SELECT seq, raw_offset, raw_len, crc32, codec, data FROM evidence_blocks WHERE file_id = ? AND seq = ?')
+  const cache = new Map<string, {raw_offset: number; raw_len: number; bytes: Buffer}>()
+  return (fileId, offset, length) => {
+    if (length === 0) return Buffer.alloc(0)
+    const spans = meta.all(fileId, offset + length, offset) as Array<{seq: number; raw_offset: number; raw_len: number}>
+    const parts: Buffer[] = []
+    for (const span of spans) {
+      const key = `${fileId}:${span.seq}`
+      let block = cache.get(key)
+      if (block === undefined) {
+        const row = blockOf.get(fileId, span.seq) as BlockRow
+        block = {raw_offset: row.raw_offset, raw_len: row.raw_len, bytes: inflateBlock(row, fileId)}
+        if (cache.size >= cacheBlocks) cache.delete(cache.keys().next().value!)
+        cache.set(key, block)
+      }
+      const from = Math.max(0, offset - block.raw_offset)
+      const to = Math.min(block.raw_len, offset + length - block.raw_offset)
+      parts.push(block.bytes.subarray(from, to))
+    }
+    const out = parts.length === 1 ? Buffer.from(parts[0]!) : Buffer.concat(parts)
+    if (out.length !== length) throw new IntegrityError(`file #${fileId}: evidence blocks do not cover bytes ${offset}..${offset + length}`)
+    return out
   }
-  const out = Buffer.concat(parts)
-  if (out.length !== length) throw new IntegrityError(`file #${fileId}: evidence blocks do not cover bytes ${offset}..${offset + length}`)
-  return out
 }

@@ -1,4 +1,5 @@
 import {safeLine} from '../cli/sanitize.js'
+import {recordTextLoader} from '../ingest/record-texts.js'
 import type {CaseDb} from '../store/open-case.js'
 import {tableExists} from '../store/open-case.js'
 import {computeClock, type ClockResult} from './clock.js'
@@ -403,12 +404,13 @@ function tenantExposures(db: CaseDb, scope: ScopeResult, hasPii: boolean, poolTo
 function gatherExcerpts(db: CaseDb): Excerpt[] {
   const rows = db
     .prepare(
-      `SELECT r.request_id, r.ts_ms, s.marker, r.response_text FROM sightings s JOIN records r ON r.id = s.record_id
+      `SELECT r.id, r.request_id, r.ts_ms, s.marker FROM sightings s JOIN records r ON r.id = s.record_id
        WHERE s.class IN ${CONTAMINATING} AND ${COMPLETE} ORDER BY r.ts_ms, s.id LIMIT 200`,
     )
-    .all() as Array<{request_id: string; ts_ms: number; marker: string; response_text: string | null}>
+    .all() as Array<{id: number; request_id: string; ts_ms: number; marker: string}>
+  const texts = recordTextLoader(db)
   return rows.map((r) => {
-    const text = r.response_text ?? ''
+    const text = texts(r.id).response_text ?? ''
     const at = Math.max(0, text.indexOf(r.marker))
     const window = text.slice(Math.max(0, at - 80), at + 80 + r.marker.length).split(r.marker).join(truncateMarker(r.marker))
     return {request_id: safeLine(r.request_id), ts: new Date(r.ts_ms).toISOString(), marker_truncated: truncateMarker(r.marker), text: safeLine(window)}

@@ -1,6 +1,7 @@
 import type {CaseDb} from '../store/open-case.js'
 import {tableExists} from '../store/open-case.js'
 import {InputError} from '../errors.js'
+import {recordTextLoader} from '../ingest/record-texts.js'
 
 // Queries for replay: the records to replay, and the replay tables (migration 004).
 
@@ -13,7 +14,7 @@ export interface ReplayRecord {
   request_text: string | null
 }
 
-const RECORD_COLUMNS = `r.id, r.request_id, r.endpoint, r.stream, r.prompt_tokens, r.request_text`
+const RECORD_COLUMNS = `r.id, r.request_id, r.endpoint, r.stream, r.prompt_tokens`
 
 export function selectRecords(db: CaseDb, selection: {requestIds: readonly string[]; fromSightings: boolean}): ReplayRecord[] {
   const byId = new Map<number, ReplayRecord>()
@@ -35,7 +36,9 @@ export function selectRecords(db: CaseDb, selection: {requestIds: readonly strin
       .all()
     for (const row of rows) byId.set(row.id, row)
   }
-  return [...byId.values()]
+  // The request texts are decoded from the evidence (ingest does not store them).
+  const texts = recordTextLoader(db)
+  return [...byId.values()].map((row) => ({...row, request_text: texts(row.id).request_text}))
 }
 
 export interface ReplayRunRow {

@@ -1,4 +1,5 @@
 import {execFileSync} from 'node:child_process'
+import {recordTextLoader} from '../../src/ingest/record-texts.js'
 import {createHash} from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -108,7 +109,9 @@ describe('reports on a generated incident', () => {
     expect(pii.length).toBeGreaterThan(0)
     const boiler = truth.boilerplate.map((b) => b.text)
     const conn = new Database(db, {readonly: true})
-    const sources = truth.provenance.map((p) => conn.prepare('SELECT request_text FROM records WHERE request_id = ?').pluck().get(p.source_request_id) as string | undefined)
+    const texts = recordTextLoader(conn)
+    const idOf = conn.prepare('SELECT id FROM records WHERE request_id = ?').pluck()
+    const sources = truth.provenance.map((p) => texts(idOf.get(p.source_request_id) as number).request_text ?? undefined)
     conn.close()
     // 32-character windows of every leaked prompt that is not shared boilerplate
     const leaked = sources

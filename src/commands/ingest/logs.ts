@@ -10,6 +10,8 @@ export default class IngestLogs extends BaseCommand {
   static override summary = 'Load request/response logs (JSON Lines, .gz) into the case, evidence-grade.'
   static override description = `Streams each file in constant memory, hashes it (SHA-256), keeps its raw bytes in the case so every record links back to its exact original line, and quarantines lines that cannot be read (with file, line, byte offset and reason) without stopping. Re-ingesting a file already in the case (same SHA-256) adds nothing; a request_id seen twice within one --source is a duplicate, not a second record. An ingest interrupted by a crash is redone cleanly when run again.
 
+Lines are parsed on worker threads (one per core), and what detection needs from each response (marker-shaped tokens, hashed personal-data values, text fingerprints) is extracted in the same pass, so \`scan\` never reads the texts again. Load the canary registry first (\`ingest canaries\`) when it holds markers outside the CANARY-<hex> convention: they are then matched during ingest too. The original bytes are kept uncompressed by default (fastest); --compress-evidence stores them deflated, about a quarter of the size, for several times the CPU.
+
 PATHS may be files, directories (walked for *.jsonl, *.json, *.log, *.gz) or quoted globs.`
   static override examples = [
     '<%= config.bin %> ingest logs ./gateway-logs/',
@@ -23,6 +25,8 @@ PATHS may be files, directories (walked for *.jsonl, *.json, *.log, *.gz) or quo
     map: Flags.string({description: 'read FIELD from a dotted path of each line (repeatable), e.g. tenant_id=metadata.tenant', multiple: true, helpValue: 'FIELD=PATH'}),
     source: Flags.string({description: 'log source label; request_id is unique within a source', default: 'default'}),
     'max-line-bytes': Flags.integer({description: 'quarantine lines longer than this', default: 256 * 1024 * 1024, min: 1}),
+    'compress-evidence': Flags.boolean({description: 'store the original bytes deflated (smaller case, slower ingest)', default: false}),
+    workers: Flags.integer({description: 'parse worker threads (default: one per core, at most 4; 0 parses on the main thread)', min: 0, max: 16}),
   }
 
   async run(): Promise<IngestLogsResult> {
@@ -37,7 +41,8 @@ PATHS may be files, directories (walked for *.jsonl, *.json, *.log, *.gz) or quo
     const progress = this.jsonEnabled() ? undefined : ingestProgressBar()
     let result: IngestLogsResult
     try {
-      result = await ingestLogs(db, {paths: argv as string[], map, source: flags.source, now: () => new Date(), maxLineBytes: flags['max-line-bytes'], onProgress: progress})
+      result = await ingestLogs(db, {paths: argv as string[], map, source: flags.source, now: () => new Date(), maxLineBytes: flags['max-line-bytes'], onProgress: progress,
+        workers: flags.workers, evidenceCodec: flags['compress-evidence'] ? 'deflate' : 'raw'})
     } finally {
       if (progress) clearProgress()
     }

@@ -4,6 +4,7 @@ import {up as detect} from './002-detect.js'
 import {up as notify} from './003-notify.js'
 import {up as replay} from './004-replay.js'
 import {up as detectMeta} from './005-detect-meta.js'
+import {up as fusedIngest} from './006-fused-ingest.js'
 
 export interface Migration {
   version: number
@@ -19,4 +20,5 @@ export const MIGRATIONS: readonly Migration[] = [
   {version: 4, name: 'replay', up: replay},
   // 5 is reserved for scope.
   {version: 5, name: 'detect-meta', up: detectMeta},
+  {version: 6, name: 'fused-ingest', up: fusedIngest},
 ]

@@ -1,0 +1,93 @@
+import {createHash} from 'node:crypto'
+import {AhoCorasick} from './aho-corasick.js'
+import {markerTokens, type MarkerToken} from './markers.js'
+import {findPii, hashPii} from './pii.js'
+import {FingerprintBuffer, fingerprintText, SCHEME} from './winnow.js'
+
+// What detection needs from one record's texts, taken in the single pass that decodes
+// them (at ingest, in a worker thread): the response's marker-shaped tokens, the hashed
+// personal-data values of prompt and response, and the winnowed fingerprints of both.
+// All of it is independent of the canary registry and of every other record, so it is
+// computed once per record, in parallel, and a scan never has to read a text again.
+
+/** Bumped when any part of the extraction changes: files extracted under another scheme are redone by scan. */
+export const EXTRACT_SCHEME = `x1/${SCHEME}`
+
+export interface ExtractOptions {
+  fingerprints: boolean
+  pii: boolean
+}
+
+/**
+ * The registry's markers outside the CANARY-<hex> convention, matched in each response by
+ * an automaton. Only known when the registry is loaded before the logs; the set's hash is
+ * kept with the file so that a scan under another set knows to match again.
+ */
+export class UnconventionalSet {
+  readonly hash: string
+  readonly automaton: AhoCorasick | null
+  /** Every marker starts with one of these; null when there are too many to test one by one. */
+  private readonly prefixes: string[] | null
+  constructor(readonly markers: readonly string[]) {
+    const sorted = [...new Set(markers)].filter((m) => m.length > 0).sort()
+    this.markers = sorted
+    this.hash = sorted.length === 0 ? '' : createHash('sha256').update(sorted.join('\n')).digest('hex')
+    this.automaton = sorted.length > 0 ? new AhoCorasick(sorted) : null
+    // A text that contains none of the markers' opening characters holds none of them: a
+    // few native substring searches spare most texts the character-by-character automaton.
+    const prefixes = [...new Set(sorted.map((m) => m.slice(0, 4)))]
+    this.prefixes = prefixes.length <= 16 ? prefixes : null
+  }
+
+  /** First occurrence of each marker in the text, by position. */
+  hits(text: string): MarkerToken[] {
+    if (!this.automaton) return []
+    if (this.prefixes && !this.prefixes.some((p) => text.includes(p))) return []
+    const seen = new Set<number>()
+    const out: MarkerToken[] = []
+    for (const hit of this.automaton.findAll(text)) {
+      if (seen.has(hit.pattern)) continue
+      seen.add(hit.pattern)
+      out.push({token: this.markers[hit.pattern]!, position: hit.start})
+    }
+    return out
+  }
+}
+
+/** [part (0 prompt, 1 response), kind, sha256] */
+export type PiiEntry = [number, string, string]
+
+export interface Extracted {
+  tokens: MarkerToken[]
+  /** Unconventional registered markers found in the response (first occurrence each). */
+  unconventional: MarkerToken[]
+  pii: PiiEntry[]
+  promptWords: number
+  responseWords: number
+  /** Fingerprint pairs appended to the caller's buffer: [start, promptLen, responseLen] in uint32 units. */
+  fpStart: number
+  fpPromptLen: number
+  fpResponseLen: number
+}
+
+export function extractRecord(
+  prompt: string | null, response: string | null, out: FingerprintBuffer, options: ExtractOptions, unconventional?: UnconventionalSet,
+): Extracted {
+  const tokens = response ? markerTokens(response) : []
+  const unconv = response && unconventional ? unconventional.hits(response) : []
+  const pii: PiiEntry[] = []
+  if (options.pii) {
+    if (prompt) for (const v of findPii(prompt)) pii.push([0, v.kind, hashPii(v.kind, v.value)])
+    if (response) for (const v of findPii(response)) pii.push([1, v.kind, hashPii(v.kind, v.value)])
+  }
+  const fpStart = out.length
+  let promptWords = 0
+  let responseWords = 0
+  let fpPromptLen = 0
+  if (options.fingerprints) {
+    if (prompt) promptWords = fingerprintText(prompt, out)
+    fpPromptLen = out.length - fpStart
+    if (response) responseWords = fingerprintText(response, out)
+  }
+  return {tokens, unconventional: unconv, pii, promptWords, responseWords, fpStart, fpPromptLen, fpResponseLen: out.length - fpStart - fpPromptLen}
+}

@@ -1,0 +1,115 @@
+import {existsSync} from 'node:fs'
+import {availableParallelism} from 'node:os'
+import {fileURLToPath} from 'node:url'
+import {Worker} from 'node:worker_threads'
+import {UnconventionalSet} from '../detect/extract.js'
+import {processUnit, type UnitResult, type UnitTask} from './process-unit.js'
+
+// Parsing and extraction run on worker threads, one per core, while the main thread
+// reads, hashes and writes SQLite. Results come back in any order; `next()` hands them
+// out in submission order, so the main thread writes records exactly as a sequential
+// ingest would. With no workers (small inputs, CROSSTALK_WORKERS=0, or a source checkout
+// without a build) the same processUnit runs inline.
+
+/** The compiled worker script. Under a TypeScript test runner this module is src/…ts; the worker must be plain JS from dist/. */
+function workerScript(): string | null {
+  const here = fileURLToPath(import.meta.url)
+  const js = here.endsWith('.ts') ? here.replace(/[/\\]src[/\\]ingest[/\\]parse-pool\.ts$/, '/dist/ingest/parse-worker.js') : here.replace(/parse-pool\.js$/, 'parse-worker.js')
+  return existsSync(js) ? js : null
+}
+
+/** Worker threads to use: CROSSTALK_WORKERS when set, else one per core (at most 4). */
+export function defaultWorkerCount(): number {
+  const env = process.env.CROSSTALK_WORKERS
+  if (env !== undefined && /^\d+$/.test(env)) return Math.min(16, Number(env))
+  return Math.max(1, Math.min(4, availableParallelism()))
+}
+
+interface Slot {
+  worker: Worker
+  busy: number
+}
+
+export class ParsePool {
+  private readonly slots: Slot[] = []
+  private readonly waiting = new Map<number, {resolve: (r: UnitResult) => void; reject: (e: Error) => void}>()
+  private readonly queue: Array<Promise<UnitResult>> = []
+  private failure: Error | undefined
+
+  private inline: UnconventionalSet | undefined
+
+  /** `workers` 0 runs everything inline. `unconventional`: the registry's unconventional markers, matched in every response. */
+  constructor(workers: number, private readonly unconventional: readonly string[] = []) {
+    const script = workers > 0 ? workerScript() : null
+    if (!script) return
+    for (let i = 0; i < workers; i++) {
+      const worker = new Worker(script, {workerData: {unconventional}, resourceLimits: {maxYoungGenerationSizeMb: 8}})
+      const slot: Slot = {worker, busy: 0}
+      worker.on('message', (msg: {ok: true; result: UnitResult} | {ok: false; seq: number; message: string}) => {
+        slot.busy--
+        const seq = msg.ok ? msg.result.seq : msg.seq
+        const w = this.waiting.get(seq)
+        this.waiting.delete(seq)
+        if (msg.ok) w?.resolve(msg.result)
+        else w?.reject(new Error(`parse worker failed: ${msg.message}`))
+      })
+      worker.on('error', (error) => this.fail(error))
+      worker.on('exit', (code) => {
+        if (code !== 0) this.fail(new Error(`parse worker exited with code ${code}`))
+      })
+      this.slots.push(slot)
+    }
+  }
+
+  get size(): number {
+    return this.slots.length
+  }
+
+  get threaded(): boolean {
+    return this.slots.length > 0
+  }
+
+  /** Units submitted and not yet taken with next(). */
+  get pending(): number {
+    return this.queue.length
+  }
+
+  /** Queues a unit; its bytes are transferred to the worker (the caller must not use them again). */
+  submit(task: UnitTask): void {
+    if (this.slots.length === 0) {
+      this.inline ??= new UnconventionalSet(this.unconventional)
+      const set = this.inline
+      this.queue.push(Promise.resolve().then(() => processUnit(task, set)))
+      return
+    }
+    const slot = this.slots.reduce((a, b) => (b.busy < a.busy ? b : a))
+    slot.busy++
+    const promise = new Promise<UnitResult>((resolve, reject) => {
+      if (this.failure) reject(this.failure)
+      else this.waiting.set(task.seq, {resolve, reject})
+    })
+    promise.catch(() => {}) // observed through next(); never an unhandled rejection
+    this.queue.push(promise)
+    const buffer = task.bytes.buffer as ArrayBuffer
+    const whole = task.bytes.byteOffset === 0 && task.bytes.byteLength === buffer.byteLength
+    slot.worker.postMessage(task, whole ? [buffer] : [])
+  }
+
+  /** The oldest submitted unit's result. */
+  async next(): Promise<UnitResult> {
+    const head = this.queue.shift()
+    if (!head) throw new Error('ParsePool.next() with nothing submitted')
+    return head
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.slots.map((s) => s.worker.terminate()))
+    this.slots.length = 0
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error
+    for (const w of this.waiting.values()) w.reject(error)
+    this.waiting.clear()
+  }
+}
