@@ -250,8 +250,6 @@ function longestUnmasked(masked: Uint8Array, start: number, len: number): number
 export const DEFAULT_INDEX_BUDGET_BYTES = 64 * 1024 * 1024
 /** Index bytes per response fingerprint: hash slots and keys, postings, offsets, flags. */
 const BYTES_PER_RESPONSE_FP = 36
-/** Bytes per prompt fingerprint held while a pass's table is built (hash pair). */
-const BYTES_PER_PROMPT_FP = 8
 /** Garbage allowed to build up on the JS heap during verification before a full collection. */
 const HEAP_SLACK_BYTES = 48 * 1024 * 1024
 /** Responses whose candidate tallies are read back at a time. */
@@ -290,7 +288,7 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
   const rankOfId = meta.rankOfId
 
   const budget = tuning.indexBudgetBytes ?? DEFAULT_INDEX_BUDGET_BYTES
-  const passes = Math.max(1, tuning.passes ?? Math.ceil((count.rfps * BYTES_PER_RESPONSE_FP + count.pfps * BYTES_PER_PROMPT_FP) / budget))
+  const passes = Math.max(1, tuning.passes ?? Math.ceil((count.rfps * BYTES_PER_RESPONSE_FP) / budget))
   const stats: ProvenanceStats = {
     records: nRec,
     response_fingerprints: 0,
@@ -321,9 +319,8 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
   const expected = Math.ceil((count.rfps / passes) * 1.05) + 16
   const table = new HashTable(expected)
   const respSlot = new U32List(expected)
-  // Prompt fingerprints of this part, held until the table is complete (a prompt hash
-  // matters only if some response, earlier or later, has it).
-  const promptHashes = new U32List(Math.ceil((count.pfps / passes) * 2.1) + 16)
+  // Slots of the prompt fingerprints of this part that some response also has.
+  const promptSlots = new U32List(expected)
   let offBuf = new Uint32Array(0)
   let lastValBuf = new Int32Array(0)
   let postBuf = new Uint32Array(0)
@@ -336,10 +333,13 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
     promptEnd.fill(0)
     table.clear()
     respSlot.length = 0
-    promptHashes.length = 0
+    promptSlots.length = 0
+    // Responses first: the table holds only their hashes. Then the prompts, each fingerprint
+    // looked up as it is read and kept (as its slot) only when some response has it, so the
+    // prompts cost no memory beyond their matches.
     {
-      const rows = db.prepare(`SELECT record_id, prompt_fp, response_fp FROM fingerprints`).raw().iterate() as IterableIterator<[number, Buffer, Buffer]>
-      for (const [id, pfp, rfp] of rows) {
+      const rows = db.prepare(`SELECT record_id, response_fp FROM fingerprints`).raw().iterate() as IterableIterator<[number, Buffer]>
+      for (const [id, rfp] of rows) {
         const r = id <= count.maxId ? rankOfId[id]! : -1
         if (r < 0) continue // added since the records were counted
         respBegin[r] = respSlot.length
@@ -347,14 +347,21 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
         if (pass === 0) stats.response_fingerprints += fps.length >>> 1
         for (let i = 0; i + 1 < fps.length; i += 2) if (fps[i + 1]! % passes === pass) respSlot.push(table.add(fps[i]!, fps[i + 1]!))
         respEnd[r] = respSlot.length
-        promptBegin[r] = promptHashes.length
+      }
+    }
+    {
+      const rows = db.prepare(`SELECT record_id, prompt_fp FROM fingerprints`).raw().iterate() as IterableIterator<[number, Buffer]>
+      for (const [id, pfp] of rows) {
+        const r = id <= count.maxId ? rankOfId[id]! : -1
+        if (r < 0) continue
+        promptBegin[r] = promptSlots.length
         const pf = copyFingerprints(pfp)
         for (let i = 0; i + 1 < pf.length; i += 2) {
           if (pf[i + 1]! % passes !== pass) continue
-          promptHashes.push(pf[i]!)
-          promptHashes.push(pf[i + 1]!)
+          const slot = table.get(pf[i]!, pf[i + 1]!)
+          if (slot >= 0) promptSlots.push(slot)
         }
-        promptEnd[r] = promptHashes.length
+        promptEnd[r] = promptSlots.length
       }
     }
     const nSlots = table.size
@@ -385,9 +392,9 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
     const eachPromptSlot = (visit: (slot: number, pv: number) => void): void => {
       for (let r = 0; r < nRec; r++) {
         const pv = r * 2
-        for (let e = promptBegin[r]!; e < promptEnd[r]!; e += 2) {
-          const slot = table.get(promptHashes.data[e]!, promptHashes.data[e + 1]!)
-          if (slot < 0 || lastVal[slot] === pv) continue
+        for (let e = promptBegin[r]!; e < promptEnd[r]!; e++) {
+          const slot = promptSlots.data[e]!
+          if (lastVal[slot] === pv) continue
           lastVal[slot] = pv
           visit(slot, pv)
         }

@@ -1,5 +1,6 @@
 import type {CaseDb} from '../store/open-case.js'
 import {UsageError} from '../errors.js'
+import {ensureQueryIndexes} from '../ingest/ingest-logs.js'
 import {recordTextLoader} from '../ingest/record-texts.js'
 import {EXTRACT_SCHEME, extractRecord, UnconventionalSet} from './extract.js'
 import {
@@ -267,6 +268,8 @@ export function scanCase(db: CaseDb, options: ScanOptions): ScanResult {
     throw new UsageError('--advertised-tokens must be at least --pool-tokens')
   }
 
+  // Query indexes (normally built by ingest; an interrupted ingest may have left one out).
+  ensureQueryIndexes(db)
   const markers = scanMarkers(db, {now: options.now})
   const t1 = performance.now()
 

@@ -10,7 +10,7 @@ import type {CaseDb} from '../store/open-case.js'
 
 export const BLOCK_SIZE = 4 * 1024 * 1024
 /** Uncompressed blocks are smaller, so that reading one record back reads little more than its line. */
-export const RAW_BLOCK_SIZE = 1024 * 1024
+export const RAW_BLOCK_SIZE = 256 * 1024
 /** 'raw' stores the bytes as they are; 'deflate' compresses each block (zlib level 1) on libuv's pool. */
 export type EvidenceCodec = 'raw' | 'deflate'
 /** Blocks being compressed at once (on libuv's thread pool, beside the parsing thread). */
@@ -150,11 +150,30 @@ export function evidenceReader(db: CaseDb, cacheBlocks = 4): (fileId: number, of
   const meta = db.prepare(
     `SELECT seq, raw_offset, raw_len FROM evidence_blocks WHERE file_id = ? AND raw_offset < ? AND raw_offset + raw_len > ? ORDER BY seq`,
   )
+  // Blocks are fixed-size cuts of the stream (only the last is shorter), so the blocks that
+  // hold a range follow from its offsets: a primary-key range instead of a scan of the file.
+  const firstLen = db.prepare('SELECT raw_len FROM evidence_blocks WHERE file_id = ? AND seq = 0').pluck()
+  const bySeq = db.prepare('SELECT seq, raw_offset, raw_len FROM evidence_blocks WHERE file_id = ? AND seq BETWEEN ? AND ? ORDER BY seq')
+  const blockLens = new Map<number, number>()
   const blockOf = db.prepare('SELECT seq, raw_offset, raw_len, crc32, codec, data FROM evidence_blocks WHERE file_id = ? AND seq = ?')
   const cache = new Map<string, {raw_offset: number; raw_len: number; bytes: Buffer}>()
+  const spansOf = (fileId: number, offset: number, length: number): Array<{seq: number; raw_offset: number; raw_len: number}> => {
+    let len = blockLens.get(fileId)
+    if (len === undefined) {
+      len = (firstLen.get(fileId) as number | undefined) ?? 0
+      blockLens.set(fileId, len)
+    }
+    if (len > 0) {
+      const spans = bySeq.all(fileId, Math.floor(offset / len), Math.floor((offset + length - 1) / len)) as Array<{seq: number; raw_offset: number; raw_len: number}>
+      let covered = offset
+      for (const sp of spans) if (sp.raw_offset <= covered && sp.raw_offset + sp.raw_len > covered) covered = sp.raw_offset + sp.raw_len
+      if (covered >= offset + length) return spans
+    }
+    return meta.all(fileId, offset + length, offset) as Array<{seq: number; raw_offset: number; raw_len: number}> // irregular blocks
+  }
   return (fileId, offset, length) => {
     if (length === 0) return Buffer.alloc(0)
-    const spans = meta.all(fileId, offset + length, offset) as Array<{seq: number; raw_offset: number; raw_len: number}>
+    const spans = spansOf(fileId, offset, length)
     const parts: Buffer[] = []
     for (const span of spans) {
       const key = `${fileId}:${span.seq}`
