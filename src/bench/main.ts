@@ -137,7 +137,7 @@ function rgClaim(inc: Incident, patternArgs: string[]): string[] {
 async function benchSize(inc: Incident, runs: number, scratch: string, hasRg: boolean): Promise<SizeResult> {
   const gt = loadGroundTruth(inc.groundTruth)
   const truth = new Set(gt.sightings.filter((s) => s.class === 'cross_session' || s.class === 'cross_tenant').map((s) => s.request_id))
-  const stage = {canaries: [] as ChildRun[], logs: [] as ChildRun[], scan: [] as ChildRun[], scope: [] as ChildRun[]}
+  const stage = {canaries: [] as ChildRun[], logs: [] as ChildRun[], scan: [] as ChildRun[], scope: [] as ChildRun[], triage: [] as ChildRun[]}
   const peers: Record<PeerName, ChildRun[]> = {duckdb: [], rg_regex: [], rg_fixed: []}
   let crosstalkIds: string[] = []
   let failure: string | undefined
@@ -151,10 +151,13 @@ async function benchSize(inc: Incident, runs: number, scratch: string, hasRg: bo
         const logs = await cli(['ingest', 'logs', inc.logs, '--db', db, '--json'])
         const scan = await cli(['scan', '--pool-tokens', POOL, '--db', db, '--json'])
         const scope = await cli(['scope', '--json', '--pool-tokens', POOL, '--db', db])
+        removeDb(db)
+        const triage = await cli(['triage', inc.logs, '--canaries', inc.canaries, '--pool-tokens', POOL, '--db', db, '--json'])
         stage.canaries.push(canaries)
         stage.logs.push(logs)
         stage.scan.push(scan)
         stage.scope.push(scope)
+        stage.triage.push(triage)
       } catch (error) {
         // One failed run voids crosstalk at this size (medians of the rest would flatter it);
         // the peers are still measured.
@@ -206,6 +209,7 @@ async function benchSize(inc: Incident, runs: number, scratch: string, hasRg: bo
           scan: m(stage.scan),
           scope: m(stage.scope),
           end_to_end: measurement(e2eWall, e2eRss, inc.records, inc.log_bytes),
+          triage: m(stage.triage),
         }
       : {},
     peers: {},
@@ -227,6 +231,8 @@ async function benchSize(inc: Incident, runs: number, scratch: string, hasRg: bo
     if (peers[peer].length === 0) continue
     result.peers[peer] = m(peers[peer])
     if (e2e !== undefined) result.ratios[peer] = Math.round((e2e / result.peers[peer]!.wall_ms) * 100) / 100
+    const tri = result.crosstalk.triage?.wall_ms
+    if (tri !== undefined) (result.triage_ratios ??= {})[peer] = Math.round((tri / result.peers[peer]!.wall_ms) * 100) / 100
   }
   const duck = JSON.parse(peers.duckdb[peers.duckdb.length - 1]!.stdout) as {request_ids: string[]}
   result.accuracy.duckdb = accuracy(duck.request_ids, truth)
@@ -271,7 +277,7 @@ async function main(): Promise<number> {
   const hasRg = which('rg') !== null
   const mach = await machine()
   const notes: string[] = [
-    `Wall time: median of ${opts.runs} run(s), tools alternating run by run; each crosstalk step is a child \`node bin/run.js ... --json\` on a fresh case (node + oclif start-up included); end to end = ingest canaries + ingest logs + scan + scope of one run. Peak RSS: max over runs, via ${mach.rss_method}.`,
+    `Wall time: median of ${opts.runs} run(s), tools alternating run by run; each crosstalk step is a child \`node bin/run.js ... --json\` on a fresh case (node + oclif start-up included); end to end = ingest canaries + ingest logs + scan + scope of one run (four processes); triage = the same in one \`crosstalk triage\` process, on a fresh case. Peak RSS: max over runs, via ${mach.rss_method}.`,
     'MB/s is over the log files as stored (one of the 12 files is gzip). Accuracy: precision/recall of the responses each answer implicates (request ids) against the ground truth\'s cross_session/cross_tenant responses; ripgrep\'s answer is every line its pattern matches.',
     `Machine: ${mach.nproc} CPUs (${mach.cpu}), ${mach.mem_total_gib} GiB, load average ${mach.loadavg_at_start} at start, shared with other sessions: expect noise.`,
   ]

@@ -25,18 +25,23 @@ export interface ExtractOptions {
  */
 export class UnconventionalSet {
   readonly hash: string
-  readonly automaton: AhoCorasick | null
+  private built: AhoCorasick | null | undefined
   /** Every marker starts with one of these; null when there are too many to test one by one. */
   private readonly prefixes: string[] | null
   constructor(readonly markers: readonly string[]) {
     const sorted = [...new Set(markers)].filter((m) => m.length > 0).sort()
     this.markers = sorted
     this.hash = sorted.length === 0 ? '' : createHash('sha256').update(sorted.join('\n')).digest('hex')
-    this.automaton = sorted.length > 0 ? new AhoCorasick(sorted) : null
     // A text that contains none of the markers' opening characters holds none of them: a
     // few native substring searches spare most texts the character-by-character automaton.
     const prefixes = [...new Set(sorted.map((m) => m.slice(0, 4)))]
     this.prefixes = prefixes.length <= 16 ? prefixes : null
+  }
+
+  /** The automaton, built on first use (a few MB for thousands of markers). */
+  get automaton(): AhoCorasick | null {
+    if (this.built === undefined) this.built = this.markers.length > 0 ? new AhoCorasick(this.markers) : null
+    return this.built
   }
 
   /** First occurrence of each marker in the text, by position. */

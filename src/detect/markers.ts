@@ -53,8 +53,16 @@ export function isConventionalKey(key: string): boolean {
   return CONVENTIONAL_KEY.test(key)
 }
 
-function withAutomaton(unconventional: RegisteredMarker[]): Pick<MarkerRegistry, 'unconventional' | 'automaton'> {
-  return {unconventional, automaton: unconventional.length > 0 ? new AhoCorasick(unconventional.map((u) => u.marker)) : null}
+/** The unconventional markers and their automaton, built on first use (thousands of markers make a few MB of trie). */
+function withAutomaton<T extends object>(registry: T, unconventional: RegisteredMarker[]): T & Pick<MarkerRegistry, 'unconventional' | 'automaton'> {
+  let built: AhoCorasick | null | undefined
+  return Object.defineProperties(registry, {
+    unconventional: {value: unconventional, enumerable: true},
+    automaton: {
+      enumerable: true,
+      get: () => (built ??= unconventional.length > 0 ? new AhoCorasick(unconventional.map((u) => u.marker)) : null),
+    },
+  }) as T & Pick<MarkerRegistry, 'unconventional' | 'automaton'>
 }
 
 type CanaryRow = {marker_key: string; marker: string; tenant_id: string; session_id: string}
@@ -66,9 +74,9 @@ export function buildRegistry(rows: readonly CanaryRow[]): MarkerRegistry {
   for (const row of rows) byKey.set(row.marker_key, toMarker(row))
   // Code-unit order, the same as SQLite's BINARY collation for ASCII keys.
   const sorted = [...byKey.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-  return {
-    exact: (key) => byKey.get(key),
-    extending: (key, limit) => {
+  return withAutomaton({
+    exact: (key: string) => byKey.get(key),
+    extending: (key: string, limit: number) => {
       let lo = 0
       let hi = sorted.length
       while (lo < hi) {
@@ -80,8 +88,7 @@ export function buildRegistry(rows: readonly CanaryRow[]): MarkerRegistry {
       for (let i = lo; i < sorted.length && out.length < limit && sorted[i]!.startsWith(key); i++) out.push(byKey.get(sorted[i]!)!)
       return out
     },
-    ...withAutomaton([...byKey.values()].filter((m) => !isConventionalKey(m.key))),
-  }
+  }, [...byKey.values()].filter((m) => !isConventionalKey(m.key)))
 }
 
 /**
@@ -94,17 +101,16 @@ export function sqliteRegistry(db: CaseDb): MarkerRegistry {
   const rangeStmt = db.prepare('SELECT marker_key, marker, tenant_id, session_id FROM canaries WHERE marker_key > ? AND marker_key < ? ORDER BY marker_key LIMIT ?')
   const cache = new Map<string, RegisteredMarker | undefined>()
   const unconventional = (db.prepare(`SELECT marker_key, marker, tenant_id, session_id FROM canaries WHERE ${UNCONVENTIONAL_WHERE}`).all() as CanaryRow[]).map(toMarker)
-  return {
-    exact: (key) => {
+  return withAutomaton({
+    exact: (key: string) => {
       if (cache.has(key)) return cache.get(key)
       const row = exactStmt.get(key) as CanaryRow | undefined
       const hit = row ? toMarker(row) : undefined
       if (cache.size < 100_000) cache.set(key, hit)
       return hit
     },
-    extending: (key, limit) => (rangeStmt.all(key, `${key}\uffff`, limit) as CanaryRow[]).filter((r) => r.marker_key.startsWith(key)).map(toMarker),
-    ...withAutomaton(unconventional),
-  }
+    extending: (key: string, limit: number) => (rangeStmt.all(key, `${key}\uffff`, limit) as CanaryRow[]).filter((r) => r.marker_key.startsWith(key)).map(toMarker),
+  }, unconventional)
 }
 
 /** Must stay identical to the partial index canaries_unconventional (migration 002). */

@@ -1,4 +1,7 @@
 import {createHash} from 'node:crypto'
+import {closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {getHeapStatistics, setFlagsFromString} from 'node:v8'
 import {runInNewContext} from 'node:vm'
 import {recordTextLoader, type RecordTexts} from '../ingest/record-texts.js'
@@ -183,12 +186,115 @@ class U32List {
   }
 }
 
+let scratch = new Uint32Array(4096)
+
+/** The blob's pairs as uint32s: a view when aligned, else a copy into a reused scratch array (valid until the next call). */
 function copyFingerprints(blob: Uint8Array): Uint32Array {
   // Copy: a Buffer from SQLite need not be 4-byte aligned.
   if ((blob.byteOffset & 3) === 0) return new Uint32Array(blob.buffer, blob.byteOffset, blob.byteLength >>> 2)
-  const copy = new Uint8Array(blob.byteLength)
-  copy.set(blob)
-  return new Uint32Array(copy.buffer, 0, copy.byteLength >>> 2)
+  const n = blob.byteLength >>> 2
+  if (scratch.length < n) scratch = new Uint32Array(Math.max(n, scratch.length * 2))
+  new Uint8Array(scratch.buffer, 0, n * 4).set(blob.subarray(0, n * 4))
+  return scratch.subarray(0, n)
+}
+
+// ------------------------------------------------------------------ reading fingerprints
+
+/** Each stored record's fingerprint pairs of one part, by rank, in table order. */
+function* readFingerprints(db: CaseDb, column: 'prompt_fp' | 'response_fp', maxId: number, rankOfId: Int32Array): Generator<[number, Uint32Array]> {
+  const rows = db.prepare(`SELECT record_id, ${column} FROM fingerprints`).raw().iterate() as IterableIterator<[number, Buffer]>
+  for (const [id, blob] of rows) {
+    const r = id <= maxId ? rankOfId[id]! : -1
+    if (r < 0) continue // added since the records were counted
+    yield [r, copyFingerprints(blob)]
+  }
+}
+
+/**
+ * The fingerprints split by part (h2 mod passes) into temporary files of (rank, h1, h2)
+ * triples, responses and prompts apart, in table order. Written in one read of the table;
+ * each pass then reads its own part sequentially.
+ */
+class SpillFiles {
+  private constructor(
+    private readonly dir: string,
+    private readonly passes: number,
+  ) {}
+
+  private path(pass: number, kind: 0 | 1): string {
+    return join(this.dir, `${pass}-${kind}.bin`)
+  }
+
+  static write(db: CaseDb, passes: number, maxId: number, rankOfId: Int32Array, stats: ProvenanceStats): SpillFiles {
+    const dir = mkdtempSync(join(tmpdir(), 'crosstalk-prov-'))
+    const spill = new SpillFiles(dir, passes)
+    const CAP = 8 * 1024 // triples per buffer
+    const bufs: Uint32Array[] = []
+    const lens: number[] = []
+    const fds: number[] = []
+    try {
+      for (let p = 0; p < passes; p++) {
+        for (const kind of [0, 1] as const) {
+          fds.push(openSync(spill.path(p, kind), 'w', 0o600))
+          bufs.push(new Uint32Array(CAP * 3))
+          lens.push(0)
+        }
+      }
+      const flush = (k: number): void => {
+        if (lens[k] === 0) return
+        writeSync(fds[k]!, bufs[k]!, 0, lens[k]! * 12)
+        lens[k] = 0
+      }
+      const rows = db.prepare('SELECT record_id, response_fp, prompt_fp FROM fingerprints').raw().iterate() as IterableIterator<[number, Buffer, Buffer]>
+      for (const [id, rfp, pfp] of rows) {
+        const r = id <= maxId ? rankOfId[id]! : -1
+        if (r < 0) continue
+        for (const [blob, kind] of [[rfp, 0], [pfp, 1]] as const) {
+          const fps = copyFingerprints(blob)
+          if (kind === 0) stats.response_fingerprints += fps.length >>> 1
+          for (let i = 0; i + 1 < fps.length; i += 2) {
+            const k = (fps[i + 1]! % passes) * 2 + kind
+            const b = bufs[k]!
+            let n = lens[k]!
+            b[n * 3] = r
+            b[n * 3 + 1] = fps[i]!
+            b[n * 3 + 2] = fps[i + 1]!
+            lens[k] = ++n
+            if (n === CAP) flush(k)
+          }
+        }
+      }
+      for (let k = 0; k < fds.length; k++) flush(k)
+    } catch (error) {
+      spill.remove()
+      throw error
+    } finally {
+      for (const fd of fds) closeSync(fd)
+    }
+    return spill
+  }
+
+  /** Every (rank, h1, h2) of one part and kind (0 responses, 1 prompts), in the order written. */
+  read(pass: number, kind: 0 | 1, visit: (r: number, h1: number, h2: number) => void): void {
+    const fd = openSync(this.path(pass, kind), 'r')
+    try {
+      const buf = new Uint32Array(3 * 64 * 1024)
+      const bytes = new Uint8Array(buf.buffer)
+      for (;;) {
+        const n = readSync(fd, bytes, 0, bytes.length, null)
+        if (n === 0) break
+        const triples = Math.floor(n / 12)
+        if (triples * 12 !== n) throw new Error(`provenance spill file ${this.path(pass, kind)}: short read`)
+        for (let t = 0; t < triples; t++) visit(buf[t * 3]!, buf[t * 3 + 1]!, buf[t * 3 + 2]!)
+      }
+    } finally {
+      closeSync(fd)
+    }
+  }
+
+  remove(): void {
+    rmSync(this.dir, {recursive: true, force: true})
+  }
 }
 
 // ------------------------------------------------------------------ verification
@@ -247,11 +353,11 @@ function longestUnmasked(masked: Uint8Array, start: number, len: number): number
  * size of the case: every pass reads the fingerprints table again and keeps only the
  * hashes of its own part.
  */
-export const DEFAULT_INDEX_BUDGET_BYTES = 64 * 1024 * 1024
+export const DEFAULT_INDEX_BUDGET_BYTES = 32 * 1024 * 1024
 /** Index bytes per response fingerprint: hash slots and keys, postings, offsets, flags. */
 const BYTES_PER_RESPONSE_FP = 36
 /** Garbage allowed to build up on the JS heap during verification before a full collection. */
-const HEAP_SLACK_BYTES = 48 * 1024 * 1024
+const HEAP_SLACK_BYTES = 24 * 1024 * 1024
 /** Responses whose candidate tallies are read back at a time. */
 const MATCH_CHUNK = 4096
 
@@ -267,7 +373,6 @@ interface Meta {
   session: Int32Array
   tenant: Int32Array
   node: Int32Array
-  sessionNames: string[]
 }
 
 /** Recomputes the provenance table from the stored fingerprints (boilerplate is a property of the whole case). */
@@ -325,6 +430,10 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
   let lastValBuf = new Int32Array(0)
   let postBuf = new Uint32Array(0)
   let boilerBuf = new Uint8Array(0)
+  // More than one pass: read the table once, writing each fingerprint to its part's spill
+  // file, so every pass reads only its own part (instead of the whole table every pass).
+  const spill = passes > 1 ? SpillFiles.write(db, passes, count.maxId, rankOfId, stats) : null
+  try {
   for (let pass = 0; pass < passes; pass++) {
     const tp0 = performance.now()
     respBegin.fill(0)
@@ -337,31 +446,40 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
     // Responses first: the table holds only their hashes. Then the prompts, each fingerprint
     // looked up as it is read and kept (as its slot) only when some response has it, so the
     // prompts cost no memory beyond their matches.
-    {
-      const rows = db.prepare(`SELECT record_id, response_fp FROM fingerprints`).raw().iterate() as IterableIterator<[number, Buffer]>
-      for (const [id, rfp] of rows) {
-        const r = id <= count.maxId ? rankOfId[id]! : -1
-        if (r < 0) continue // added since the records were counted
+    let cur = -1
+    const respEntry = (r: number, h1: number, h2: number): void => {
+      if (r !== cur) {
+        cur = r
         respBegin[r] = respSlot.length
-        const fps = copyFingerprints(rfp)
-        if (pass === 0) stats.response_fingerprints += fps.length >>> 1
-        for (let i = 0; i + 1 < fps.length; i += 2) if (fps[i + 1]! % passes === pass) respSlot.push(table.add(fps[i]!, fps[i + 1]!))
-        respEnd[r] = respSlot.length
+      }
+      respSlot.push(table.add(h1, h2))
+      respEnd[r] = respSlot.length
+    }
+    const promptEntry = (r: number, h1: number, h2: number): void => {
+      if (r !== cur) {
+        cur = r
+        promptBegin[r] = promptSlots.length
+        promptEnd[r] = promptSlots.length
+      }
+      const slot = table.get(h1, h2)
+      if (slot >= 0) {
+        promptSlots.push(slot)
+        promptEnd[r] = promptSlots.length
       }
     }
-    {
-      const rows = db.prepare(`SELECT record_id, prompt_fp FROM fingerprints`).raw().iterate() as IterableIterator<[number, Buffer]>
-      for (const [id, pfp] of rows) {
-        const r = id <= count.maxId ? rankOfId[id]! : -1
-        if (r < 0) continue
-        promptBegin[r] = promptSlots.length
-        const pf = copyFingerprints(pfp)
-        for (let i = 0; i + 1 < pf.length; i += 2) {
-          if (pf[i + 1]! % passes !== pass) continue
-          const slot = table.get(pf[i]!, pf[i + 1]!)
-          if (slot >= 0) promptSlots.push(slot)
-        }
-        promptEnd[r] = promptSlots.length
+    if (spill) {
+      // Several passes: the table was read once and split by part into spill files.
+      spill.read(pass, 0, respEntry)
+      cur = -1
+      spill.read(pass, 1, promptEntry)
+    } else {
+      for (const [r, fps] of readFingerprints(db, 'response_fp', count.maxId, rankOfId)) {
+        stats.response_fingerprints += fps.length >>> 1
+        for (let i = 0; i + 1 < fps.length; i += 2) respEntry(r, fps[i]!, fps[i + 1]!)
+      }
+      cur = -1
+      for (const [r, fps] of readFingerprints(db, 'prompt_fp', count.maxId, rankOfId)) {
+        for (let i = 0; i + 1 < fps.length; i += 2) promptEntry(r, fps[i]!, fps[i + 1]!)
       }
     }
     const nSlots = table.size
@@ -488,6 +606,9 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
     })()
     timings.match += performance.now() - tp2
   }
+  } finally {
+    spill?.remove()
+  }
 
   const tm0 = performance.now()
   // Texts are decoded again from the evidence (ingest does not store them); a response and
@@ -505,6 +626,7 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
   }
   const getResponse = 'response_text'
   const getPrompt = 'request_text'
+  const sessionOf = db.prepare('SELECT tenant_id, session_id FROM temp.prov_sessions WHERE n = ?')
   const readTallies = db.prepare('SELECT r, v, n FROM temp.prov_tally WHERE r >= ? AND r < ? ORDER BY r, v').raw()
   const insert = db.prepare(
     `INSERT INTO provenance (record_id, source_record_id, source_session, source_tenant, overlap_words, overlap_sha256, matched, word_start, candidates)
@@ -530,7 +652,7 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
       }
     }
   })()
-  db.exec('DROP TABLE IF EXISTS temp.prov_tally')
+  db.exec('DROP TABLE IF EXISTS temp.prov_tally; DROP TABLE IF EXISTS temp.prov_sessions')
   timings.match += performance.now() - tm0
   stats.timings_ms = {load: Math.round(timings.load), index: Math.round(timings.index), match: Math.round(timings.match)}
   return stats
@@ -570,7 +692,7 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
     if (best === null) return
     const s = best.v >>> 1
     const overlap = wordsText(rText, rw, best.run.start, best.run.len)
-    const [tenant, sessionName] = splitSession(meta.sessionNames[meta.session[s]!]!)
+    const {tenant_id: tenant, session_id: sessionName} = sessionOf.get(meta.session[s]! + 1) as {tenant_id: string; session_id: string}
     insert.run(
       meta.id[r],
       meta.id[s],
@@ -599,10 +721,13 @@ function loadMeta(db: CaseDb, nRec: number, maxId: number): Meta & {rankOfId: In
     }
     return v
   }
-  const sessionsOf = new Map<string, Map<string, number>>()
+  // Sessions get dense numbers in a temp table (rowid - 1), not in JS maps: at a million
+  // records there are hundreds of thousands of them, tens of MB as JS strings.
+  db.exec(`DROP TABLE IF EXISTS temp.prov_sessions;
+           CREATE TEMP TABLE prov_sessions (n INTEGER PRIMARY KEY, tenant_id TEXT NOT NULL, session_id TEXT NOT NULL, UNIQUE (tenant_id, session_id));
+           INSERT INTO temp.prov_sessions (tenant_id, session_id) SELECT DISTINCT tenant_id, session_id FROM fingerprints ORDER BY tenant_id, session_id;`)
   const tenants = new Map<string, number>()
   const nodes = new Map<string, number>()
-  const sessionNames: string[] = []
   // Storage order k first.
   const id = new Float64Array(nRec)
   let ts: Float64Array = new Float64Array(nRec)
@@ -611,23 +736,19 @@ function loadMeta(db: CaseDb, nRec: number, maxId: number): Meta & {rankOfId: In
   const node = new Int32Array(nRec)
   let n = 0
   {
-    const rows = db.prepare(`SELECT record_id, ts_ms, tenant_id, session_id, decode_node FROM fingerprints`).raw().iterate() as IterableIterator<
-      [number, number, string, string, string | null]
-    >
-    for (const [rid, t, tn, sess, nd] of rows) {
+    const rows = db
+      .prepare(
+        `SELECT f.record_id, f.ts_ms, f.tenant_id, s.n - 1, f.decode_node FROM fingerprints f
+         JOIN temp.prov_sessions s ON s.tenant_id = f.tenant_id AND s.session_id = f.session_id ORDER BY f.record_id`,
+      )
+      .raw()
+      .iterate() as IterableIterator<[number, number, string, number, string | null]>
+    for (const [rid, t, tn, sid, nd] of rows) {
       if (n === nRec) break // added since the records were counted
       id[n] = rid
       ts[n] = t
       tenant[n] = intern(tenants, tn)
       // A session belongs to its tenant: the same session id under two tenants is two sessions.
-      let inTenant = sessionsOf.get(tn)
-      if (inTenant === undefined) sessionsOf.set(tn, (inTenant = new Map()))
-      let sid = inTenant.get(sess)
-      if (sid === undefined) {
-        sid = sessionNames.length
-        sessionNames.push(`${tn}\u0000${sess}`)
-        inTenant.set(sess, sid)
-      }
       session[n] = sid
       node[n] = nd === null || nd === '' ? -1 : intern(nodes, nd)
       n++
@@ -666,7 +787,7 @@ function loadMeta(db: CaseDb, nRec: number, maxId: number): Meta & {rankOfId: In
     for (let r = 0; r < n; r++) scratch[r] = arr[byTime[r]!]!
     arr.set(scratch)
   }
-  return {id: idByRank, session: session.subarray(0, n), tenant: tenant.subarray(0, n), node: node.subarray(0, n), sessionNames, rankOfId}
+  return {id: idByRank, session: session.subarray(0, n), tenant: tenant.subarray(0, n), node: node.subarray(0, n), rankOfId}
 }
 
 let gcFn: (() => void) | null | undefined
@@ -688,10 +809,6 @@ function key53(h1: number, h2: number): number {
   return h1 * 0x200000 + (h2 & 0x1fffff)
 }
 
-function splitSession(key: string): [string, string] {
-  const cut = key.indexOf('\u0000')
-  return [key.slice(0, cut), key.slice(cut + 1)]
-}
 
 /** Longest overlap first; then the recipient's own decode node; then the most recent; prompts before responses. */
 function better(meta: Meta, r: number, a: {v: number; run: Run}, b: {v: number; run: Run}): boolean {
