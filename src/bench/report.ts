@@ -269,7 +269,7 @@ const pct = (x: number | null | undefined): string => (x === null || x === undef
 /** The results as Markdown: one table row per tool or stage and size, then the targets. */
 export function formatMarkdown(r: BenchResults): string {
   const lines: string[] = []
-  lines.push('| records | log MB | tool | wall s | records/s | MB/s | peak RSS MB | crosstalk end to end ÷ tool | precision | recall |')
+  lines.push('| records | log MB | tool | wall s | records/s | MB/s | peak RSS MB | crosstalk e2e ÷ tool | precision | recall |')
   lines.push('| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
   for (const s of r.sizes) {
     const mb = (s.log_bytes / 1e6).toFixed(0)

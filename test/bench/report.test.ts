@@ -143,3 +143,18 @@ describe('mergeSizeResults', () => {
     expect(merged.ratios.duckdb).toBe(12)
   })
 })
+
+describe('the one-command pipeline (triage)', () => {
+  it('gets its own row, ratio and target, and survives merging', () => {
+    const a = {...size(200_000, 20_000, 2_000), crosstalk: {...size(200_000, 20_000, 2_000).crosstalk, triage: m(14_000)}, triage_ratios: {duckdb: 7}}
+    const t = evaluateTargets({sizes: [a]})
+    const tri = t.find((x) => x.name.includes('one command'))
+    expect(tri).toMatchObject({pass: false})
+    expect(tri!.detail).toBe("7.00x (14.00 s vs 2.00 s)")
+    const md = formatMarkdown({...results([a]), targets: t})
+    expect(md).toMatch(/\*\*crosstalk triage\*\* \(the same, one command\) \| 14\.00 \|.*\| 7\.00x of DuckDB \|/)
+    const merged = mergeSizeResults(a, a)
+    expect(merged.crosstalk.triage?.runs_ms).toEqual([14_000, 14_000])
+    expect(merged.triage_ratios?.duckdb).toBe(7)
+  })
+})
