@@ -43,7 +43,7 @@ export class ParsePool {
     const script = workers > 0 ? workerScript() : null
     if (!script) return
     for (let i = 0; i < workers; i++) {
-      const worker = new Worker(script, {workerData: {unconventional}, resourceLimits: {maxYoungGenerationSizeMb: 8}})
+      const worker = new Worker(script, {workerData: {unconventional}, resourceLimits: {maxYoungGenerationSizeMb: 4}})
       const slot: Slot = {worker, busy: 0}
       worker.on('message', (msg: {ok: true; result: UnitResult} | {ok: false; seq: number; message: string}) => {
         slot.busy--
