@@ -1,5 +1,6 @@
 import {createHash} from 'node:crypto'
 import {closeSync, openSync, readSync, statSync} from 'node:fs'
+import {availableParallelism} from 'node:os'
 import {resolve} from 'node:path'
 import {EXTRACT_SCHEME, UnconventionalSet, type ExtractOptions} from '../detect/extract.js'
 import {UNCONVENTIONAL_WHERE} from '../detect/markers.js'
@@ -14,6 +15,33 @@ import type {FieldMap} from './parse-record.js'
 import {defaultWorkerCount, ParsePool} from './parse-pool.js'
 import type {UnitResult} from './process-unit.js'
 import {readUnits} from './unit-reader.js'
+import {RequestIdSet} from './request-id-set.js'
+
+/**
+ * One ingest at a time per case: duplicates are detected in memory while the unique index
+ * is down, so a second ingest running at the same time would not see the first's records.
+ */
+function claimIngest(db: CaseDb): void {
+  const row = db.prepare(`SELECT value FROM meta WHERE key = 'ingest_pid'`).pluck().get() as string | undefined
+  const pid = row === undefined ? NaN : Number(row)
+  if (Number.isInteger(pid) && pid !== process.pid && processAlive(pid)) {
+    throw new InputError(`another ingest (process ${pid}) is writing to this case; wait for it to finish`, 'E_BUSY')
+  }
+  db.prepare(`INSERT INTO meta (key, value) VALUES ('ingest_pid', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`).run(String(process.pid))
+}
+
+function releaseIngest(db: CaseDb): void {
+  db.prepare(`DELETE FROM meta WHERE key = 'ingest_pid' AND value = ?`).run(String(process.pid))
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
 
 export interface IngestLogsOptions {
   paths: readonly string[]
@@ -95,17 +123,21 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
     }
   }
   const workers = options.workers ?? (process.env.CROSSTALK_WORKERS === undefined && totalBytes < INLINE_BELOW_BYTES ? 0 : defaultWorkerCount())
+  claimIngest(db)
   // Unconventional registered markers are matched while the texts are at hand; a scan
   // under a different set matches again from the evidence.
   const unconventional = new UnconventionalSet(db.prepare(`SELECT marker FROM canaries WHERE ${UNCONVENTIONAL_WHERE}`).pluck().all() as string[])
   const pool = new ParsePool(workers, unconventional.markers)
   result.parse_workers = pool.size
-  // PII values arrive in random hash order: one sort at the end builds their index much
-  // faster than inserting into it row by row (ensureQueryIndexes puts it back).
-  db.exec('DROP INDEX IF EXISTS pii_values_by_value')
+  // Request ids and PII values arrive in random order: one sort at the end builds their
+  // indexes much faster than inserting into them row by row, which rewrites most of their
+  // pages in every transaction (ensureQueryIndexes puts them back; request ids are checked
+  // for duplicates in memory meanwhile).
+  db.exec('DROP INDEX IF EXISTS pii_values_by_value; DROP INDEX IF EXISTS records_by_source_request')
+  const seen = new RequestIdSet(db)
   try {
     for (const [index, path] of paths.entries()) {
-      const summary = await ingestOne(db, pool, unconventional.hash, path, index, paths.length, options)
+      const summary = await ingestOne(db, pool, seen, unconventional.hash, path, index, paths.length, options)
       result.per_file.push(summary)
       if (summary.status === 'already_present') {
         result.skipped_files++
@@ -124,15 +156,22 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
     // Durable from here: the WAL is synced into the database file once, at the end.
     db.pragma('synchronous = NORMAL')
     db.pragma(`cache_size = ${cacheSize}`)
+    // Also after a failure: what was stored stays queryable by its indexes.
+    try {
+      ensureQueryIndexes(db)
+    } finally {
+      releaseIngest(db)
+    }
   }
-  ensureQueryIndexes(db)
   db.pragma('wal_checkpoint(TRUNCATE)')
   return result
 }
 
 /** Secondary indexes, built after bulk loading rather than maintained row by row. */
 export function ensureQueryIndexes(db: CaseDb): void {
+  db.pragma(`threads = ${Math.min(4, availableParallelism())}`) // CREATE INDEX sorts on several threads
   db.exec(`
+    CREATE UNIQUE INDEX IF NOT EXISTS records_by_source_request ON records (source, request_id);
     CREATE INDEX IF NOT EXISTS records_by_ts ON records (ts_ms);
     CREATE INDEX IF NOT EXISTS records_by_session ON records (session_id, ts_ms);
     CREATE INDEX IF NOT EXISTS records_by_tenant ON records (tenant_id);
@@ -157,7 +196,7 @@ function readHead(path: string): Buffer {
   }
 }
 
-async function ingestOne(db: CaseDb, pool: ParsePool, unconventionalHash: string, path: string, fileIndex: number, fileCount: number, options: IngestLogsOptions): Promise<IngestFileSummary> {
+async function ingestOne(db: CaseDb, pool: ParsePool, seen: RequestIdSet, unconventionalHash: string, path: string, fileIndex: number, fileCount: number, options: IngestLogsOptions): Promise<IngestFileSummary> {
   let size: number
   let head: Buffer
   try {
@@ -210,10 +249,8 @@ async function ingestOne(db: CaseDb, pool: ParsePool, unconventionalHash: string
     `INSERT INTO records (file_id, line_no, byte_offset, byte_len, raw_crc32, source, request_id, ts, ts_ms, tenant_id, session_id,
        status, endpoint, model, prefill_node, decode_node, prompt_tokens, completion_tokens, cached_tokens, stream,
        response_kind, is_error, error_message)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (source, request_id) DO NOTHING`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   )
-  const findExisting = db.prepare('SELECT raw_crc32 FROM records WHERE source = ? AND request_id = ?').pluck()
   const insertDuplicate = db.prepare(
     'INSERT INTO duplicate_lines (file_id, line_no, byte_offset, byte_len, request_id, identical) VALUES (?, ?, ?, ?, ?, ?)',
   )
@@ -264,18 +301,19 @@ async function ingestOne(db: CaseDb, pool: ParsePool, unconventionalHash: string
           continue
         }
         const w = item.row
+        const prior = seen.find(source, w.request_id)
+        if (prior) {
+          summary.duplicates++
+          insertDuplicate.run(fileId, item.lineNo, item.offset, item.length, w.request_id, prior.crc === item.crc ? 1 : 0)
+          continue
+        }
         // Positional binding: measurably cheaper than named parameters on this hot path.
         const info = insertRecord.run(
           fileId, item.lineNo, item.offset, item.length, item.crc, source, w.request_id, w.ts, w.ts_ms, w.tenant_id, w.session_id,
           w.status, w.endpoint, w.model, w.prefill_node, w.decode_node, w.prompt_tokens, w.completion_tokens, w.cached_tokens, w.stream,
           w.response_kind, w.is_error, w.error_message,
         )
-        if (info.changes !== 1) {
-          summary.duplicates++
-          const crc = findExisting.get(source, w.request_id) as number | undefined
-          insertDuplicate.run(fileId, item.lineNo, item.offset, item.length, w.request_id, crc === item.crc ? 1 : 0)
-          continue
-        }
+        seen.add(source, w.request_id, Number(info.lastInsertRowid))
         summary.records++
         if (w.ts_ms < firstMs) firstMs = w.ts_ms
         if (w.ts_ms > lastMs) lastMs = w.ts_ms

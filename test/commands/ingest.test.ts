@@ -206,3 +206,27 @@ describe('crosstalk verify', () => {
     expect(JSON.parse(r.stdout).error.message).toMatch(/v\.jsonl: file on disk no longer matches/)
   })
 })
+
+describe('crosstalk ingest logs: one ingest at a time', () => {
+  it('refuses while another live ingest holds the case, and goes ahead once it is gone', () => {
+    const dir = tempDir()
+    const file = join(dir, 'a.jsonl')
+    writeFileSync(file, `${Array.from({length: 5}, (_, i) => chatLine({request_id: `r${i}`})).join('\n')}\n`)
+    const db = join(dir, 'case.db')
+    expect(runJson<{records: number}>(['ingest', 'logs', file, '--db', db])).toMatchObject({records: 5})
+    // Pretend this test process is an ingest in progress.
+    const sql = new Database(db)
+    sql.prepare(`INSERT INTO meta (key, value) VALUES ('ingest_pid', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`).run(String(process.pid))
+    sql.close()
+    const file2 = join(dir, 'b.jsonl')
+    writeFileSync(file2, `${chatLine({request_id: 'r9'})}\n`)
+    const r = runCli(['ingest', 'logs', file2, '--db', db])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(new RegExp(`another ingest \\(process ${process.pid}\\)`))
+    // A holder that no longer runs does not block.
+    const sql2 = new Database(db)
+    sql2.prepare(`UPDATE meta SET value = '999999999' WHERE key = 'ingest_pid'`).run()
+    sql2.close()
+    expect(runJson<{records: number}>(['ingest', 'logs', file2, '--db', db])).toMatchObject({records: 1})
+  })
+})
