@@ -61,6 +61,8 @@ function overlaps(taken: ReadonlyArray<[number, number]>, start: number, end: nu
 }
 
 /** Every PII value in a text, deduplicated per (kind, value). */
+const IPV6_HINT = /:[0-9A-Fa-f]{0,4}:/
+
 export function findPii(text: string): PiiValue[] {
   const out: PiiValue[] = []
   if (text.length === 0) return out
@@ -89,7 +91,8 @@ export function findPii(text: string): PiiValue[] {
       if (isIPv4(m[0]) && !overlaps(taken, m.index, m.index + m[0].length)) add('ipv4', m[0], m.index, m.index + m[0].length)
     }
   }
-  if (text.includes(':')) {
+  // Every IPv6 candidate has two colons with at most four hex digits between them.
+  if (text.includes(':') && IPV6_HINT.test(text)) {
     for (const m of text.matchAll(IPV6)) {
       const v = m[0]
       // Clock times (12:30:45) and bare "::" are not addresses.
