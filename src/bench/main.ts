@@ -2,7 +2,7 @@
 //
 // Generates incidents (cached in bench/out/), then, in one run and alternating tools run by run,
 // measures crosstalk (ingest canaries + logs, scan, scope; fresh case per run; each command a
-// child `node bin/run.js ... --json`) against DuckDB's naive SQL and ripgrep on the same files.
+// child `bin/run.js ... --json`, as the installed bin runs) against DuckDB's naive SQL and ripgrep on the same files.
 // Medians of wall time, max of peak RSS, accuracy against the ground truth. Full mode writes
 // bench/results.json and bench/results.md; --quick (20k records only, no scaling or scope-1m) writes
 // bench/out/quick-results.json and exits 1 when the end-to-end ratio against DuckDB regressed
@@ -101,7 +101,8 @@ async function machine(): Promise<Record<string, string | number>> {
 const STALL_MS = 90_000
 const LIMIT_MS = 20 * 60_000
 const cli = (args: string[]): Promise<ChildRun> =>
-  runMeasured(process.execPath, [join(ROOT, 'bin', 'run.js'), ...args], {cwd: ROOT, env: {...process.env, NO_COLOR: '1'}, stallMs: STALL_MS, timeoutMs: LIMIT_MS})
+  // The bin itself, as a user's \`crosstalk\` runs it (its shebang sets node's flags).
+  runMeasured(join(ROOT, 'bin', 'run.js'), args, {cwd: ROOT, env: {...process.env, NO_COLOR: '1'}, stallMs: STALL_MS, timeoutMs: LIMIT_MS})
 
 function removeDb(db: string): void {
   for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(db + suffix, {force: true})
@@ -277,7 +278,7 @@ async function main(): Promise<number> {
   const hasRg = which('rg') !== null
   const mach = await machine()
   const notes: string[] = [
-    `Wall time: median of ${opts.runs} run(s), tools alternating run by run; each crosstalk step is a child \`node bin/run.js ... --json\` on a fresh case (node + oclif start-up included); end to end = ingest canaries + ingest logs + scan + scope of one run (four processes); triage = the same in one \`crosstalk triage\` process, on a fresh case. Peak RSS: max over runs, via ${mach.rss_method}.`,
+    `Wall time: median of ${opts.runs} run(s), tools alternating run by run; each crosstalk step is a child \`bin/run.js ... --json\` (the installed \`crosstalk\`) on a fresh case (node + oclif start-up included); end to end = ingest canaries + ingest logs + scan + scope of one run (four processes); triage = the same in one \`crosstalk triage\` process, on a fresh case. Peak RSS: max over runs, via ${mach.rss_method}.`,
     'MB/s is over the log files as stored (one of the 12 files is gzip). Accuracy: precision/recall of the responses each answer implicates (request ids) against the ground truth\'s cross_session/cross_tenant responses; ripgrep\'s answer is every line its pattern matches.',
     `Machine: ${mach.nproc} CPUs (${mach.cpu}), ${mach.mem_total_gib} GiB, load average ${mach.loadavg_at_start} at start, shared with other sessions: expect noise.`,
   ]
