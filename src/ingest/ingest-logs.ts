@@ -155,11 +155,11 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
     await pool.close()
     // Durable from here: the WAL is synced into the database file once, at the end.
     db.pragma('synchronous = NORMAL')
-    db.pragma(`cache_size = ${cacheSize}`)
     // Also after a failure: what was stored stays queryable by its indexes.
     try {
       ensureQueryIndexes(db)
     } finally {
+      db.pragma(`cache_size = ${cacheSize}`)
       releaseIngest(db)
     }
   }
