@@ -180,7 +180,8 @@ export function ensureQueryIndexes(db: CaseDb): void {
     CREATE INDEX IF NOT EXISTS pii_values_by_value ON pii_values (value_sha256);
     -- scope's at-risk and exposure queries (see src/scope/scope-data.ts): built here, once,
     -- so that the first scope of a large case answers in seconds.
-    CREATE INDEX IF NOT EXISTS records_scope_at_risk ON records (status, prompt_tokens, decode_node, ts_ms);
+    DROP INDEX IF EXISTS records_scope_at_risk;
+    CREATE INDEX IF NOT EXISTS records_scope_at_risk_v2 ON records (status, prompt_tokens, decode_node, ts_ms, is_error);
     CREATE INDEX IF NOT EXISTS records_scope_node_ts ON records (decode_node, ts_ms, tenant_id, session_id);
   `)
 }

@@ -63,8 +63,10 @@ export function completeOnly(db: CaseDb, alias = 'r'): string {
 export function ensureScopeIndexes(db: CaseDb): void {
   if (db.readonly) return
   const statements = [
-    // at risk: status = 200 AND prompt_tokens >= pool, grouped by node and hour
-    'CREATE INDEX IF NOT EXISTS records_scope_at_risk ON records (status, prompt_tokens, decode_node, ts_ms)',
+    // at risk: status = 200 AND prompt_tokens >= pool, grouped by node and hour (covering:
+    // is_error too, so that counting errors reads no table rows); v1 lacked is_error
+    'DROP INDEX IF EXISTS records_scope_at_risk',
+    'CREATE INDEX IF NOT EXISTS records_scope_at_risk_v2 ON records (status, prompt_tokens, decode_node, ts_ms, is_error)',
     // exposure: sessions served by a node inside a window
     'CREATE INDEX IF NOT EXISTS records_scope_node_ts ON records (decode_node, ts_ms, tenant_id, session_id)',
   ]
