@@ -4,6 +4,7 @@ import {renderScan} from '../cli/render-detect.js'
 import {renderScope} from '../cli/render-scope.js'
 import {clearProgress, ingestProgressBar} from '../cli/progress.js'
 import {safeLine} from '../cli/sanitize.js'
+import {fullGc} from '../detect/provenance.js'
 import {scanCase, type ScanResult} from '../detect/scan-case.js'
 import {GateTripped, UsageError} from '../errors.js'
 import {ingestCanaries, type IngestCanariesResult} from '../ingest/ingest-canaries.js'
@@ -65,6 +66,9 @@ export default class Triage extends BaseCommand {
       if (progress) clearProgress()
     }
     const t2 = performance.now()
+    // Ingest's garbage (parse results, the request-id table) is collected before the scan
+    // builds its own index, so the two peaks do not stack.
+    fullGc()
     const scan = scanCase(db, {now: now(), poolTokens: flags['pool-tokens'], advertisedTokens: flags['advertised-tokens'], skipProvenance: flags['no-provenance']})
     const t3 = performance.now()
     const scope = computeScope(db, {poolTokens: flags['pool-tokens'], advertisedTokens: flags['advertised-tokens']})

@@ -793,7 +793,7 @@ function loadMeta(db: CaseDb, nRec: number, maxId: number): Meta & {rankOfId: In
 let gcFn: (() => void) | null | undefined
 
 /** A full garbage collection where the runtime allows it (a bound on peak memory, not a correctness matter). */
-function fullGc(): void {
+export function fullGc(): void {
   if (gcFn === undefined) {
     try {
       setFlagsFromString('--expose-gc')
