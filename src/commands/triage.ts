@@ -1,15 +1,14 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
+import {ingestLogsCommand, logIngestFlags, parseMapFlag} from '../cli/ingest-flags.js'
 import {renderScan} from '../cli/render-detect.js'
 import {renderScope} from '../cli/render-scope.js'
-import {clearProgress, ingestProgressBar} from '../cli/progress.js'
 import {safeLine} from '../cli/sanitize.js'
 import {fullGc} from '../detect/provenance.js'
 import {scanCase, type ScanResult} from '../detect/scan-case.js'
-import {GateTripped, UsageError} from '../errors.js'
+import {GateTripped} from '../errors.js'
 import {ingestCanaries, type IngestCanariesResult} from '../ingest/ingest-canaries.js'
-import {ingestLogs, type IngestLogsResult} from '../ingest/ingest-logs.js'
-import {parseFieldMap} from '../ingest/parse-record.js'
+import type {IngestLogsResult} from '../ingest/ingest-logs.js'
 import {computeScope, type ScopeResult} from '../scope/compute-scope.js'
 
 export interface TriageResult {
@@ -36,35 +35,22 @@ export default class Triage extends BaseCommand {
   static override flags = {
     db: dbFlag,
     canaries: Flags.string({description: 'canary registry (CSV or JSON Lines) to ingest first', helpValue: 'FILE'}),
-    map: Flags.string({description: 'read FIELD from a dotted path of each line (repeatable), as for ingest logs', multiple: true, helpValue: 'FIELD=PATH'}),
-    source: Flags.string({description: 'log source label; request_id is unique within a source', default: 'default'}),
+    ...logIngestFlags,
     'pool-tokens': Flags.integer({description: 'KV pool size in tokens: status-200 responses with prompt_tokens >= N are at risk', min: 1}),
     'advertised-tokens': Flags.integer({description: 'advertised context length (needs --pool-tokens)', min: 1, dependsOn: ['pool-tokens']}),
     'no-provenance': Flags.boolean({description: 'skip canary-less provenance (markers, PII and at-risk only)'}),
     'fail-on-leak': Flags.boolean({description: 'exit 3 when any cross_session or cross_tenant sighting exists'}),
-    'compress-evidence': Flags.boolean({description: 'store the original bytes deflated (smaller case, slower ingest)', default: false}),
   }
 
   async run(): Promise<TriageResult> {
     const {argv, flags} = await this.parse(Triage)
-    let map
-    try {
-      map = parseFieldMap(flags.map ?? [])
-    } catch (error) {
-      throw new UsageError((error as Error).message)
-    }
+    const map = parseMapFlag(flags.map)
     const db = this.openCase(flags.db, {create: true})
     const now = (): Date => new Date()
     const t0 = performance.now()
     const canaries = flags.canaries ? await ingestCanaries(db, {path: flags.canaries, now}) : null
     const t1 = performance.now()
-    const progress = this.jsonEnabled() ? undefined : ingestProgressBar()
-    let ingest: IngestLogsResult
-    try {
-      ingest = await ingestLogs(db, {paths: argv as string[], map, source: flags.source, now, onProgress: progress, evidenceCodec: flags['compress-evidence'] ? 'deflate' : 'raw'})
-    } finally {
-      if (progress) clearProgress()
-    }
+    const ingest = await ingestLogsCommand(db, argv as string[], map, flags, this.jsonEnabled())
     const t2 = performance.now()
     // Ingest's garbage (parse results, the request-id table) is collected before the scan
     // builds its own index, so the two peaks do not stack.

@@ -1,6 +1,5 @@
 import {crc32} from 'node:zlib'
-import {extractRecord, type ExtractOptions, type PiiEntry, type UnconventionalSet} from '../detect/extract.js'
-import type {MarkerToken} from '../detect/markers.js'
+import {extractRecord, type Extracted, type ExtractOptions, type UnconventionalSet} from '../detect/extract.js'
 import {FingerprintBuffer} from '../detect/winnow.js'
 import {parseLine, type FieldMap, type RecordRow} from './parse-record.js'
 
@@ -26,21 +25,14 @@ export const RAW_KEEP = 64 * 1024 // bytes of a bad line copied into bad_lines; 
 /** Row metadata: the texts are not carried (they are re-derived from the evidence when needed). */
 export type RecordMeta = Omit<RecordRow, 'request_text' | 'response_text'>
 
-export interface RecordItem {
+/** A parsed record: where its line is, its row, and its detection extract. */
+export interface RecordItem extends Extracted {
   k: 'r'
   lineNo: number
   offset: number
   length: number
   crc: number
   row: RecordMeta
-  tokens: MarkerToken[]
-  unconventional: MarkerToken[]
-  pii: PiiEntry[]
-  promptWords: number
-  responseWords: number
-  fpStart: number
-  fpPromptLen: number
-  fpResponseLen: number
 }
 
 export interface BadItem {

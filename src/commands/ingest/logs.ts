@@ -1,10 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
-import {clearProgress, ingestProgressBar} from '../../cli/progress.js'
+import {ingestLogsCommand, logIngestFlags, parseMapFlag} from '../../cli/ingest-flags.js'
 import {safeLine} from '../../cli/sanitize.js'
-import {UsageError} from '../../errors.js'
-import {ingestLogs, type IngestLogsResult} from '../../ingest/ingest-logs.js'
-import {parseFieldMap} from '../../ingest/parse-record.js'
+import type {IngestLogsResult} from '../../ingest/ingest-logs.js'
 
 export default class IngestLogs extends BaseCommand {
   static override summary = 'Load request/response logs (JSON Lines, .gz) into the case, evidence-grade.'
@@ -22,30 +20,16 @@ PATHS may be files, directories (walked for *.jsonl, *.json, *.log, *.gz) or quo
   static override args = {paths: Args.string({description: 'log files, directories or globs', required: true})}
   static override flags = {
     db: dbFlag,
-    map: Flags.string({description: 'read FIELD from a dotted path of each line (repeatable), e.g. tenant_id=metadata.tenant', multiple: true, helpValue: 'FIELD=PATH'}),
-    source: Flags.string({description: 'log source label; request_id is unique within a source', default: 'default'}),
+    ...logIngestFlags,
     'max-line-bytes': Flags.integer({description: 'quarantine lines longer than this', default: 256 * 1024 * 1024, min: 1}),
-    'compress-evidence': Flags.boolean({description: 'store the original bytes deflated (smaller case, slower ingest)', default: false}),
     workers: Flags.integer({description: 'parse worker threads (default: one per core, at most 4; 0 parses on the main thread)', min: 0, max: 16}),
   }
 
   async run(): Promise<IngestLogsResult> {
     const {argv, flags} = await this.parse(IngestLogs)
-    let map
-    try {
-      map = parseFieldMap(flags.map ?? [])
-    } catch (error) {
-      throw new UsageError((error as Error).message)
-    }
+    const map = parseMapFlag(flags.map)
     const db = this.openCase(flags.db, {create: true})
-    const progress = this.jsonEnabled() ? undefined : ingestProgressBar()
-    let result: IngestLogsResult
-    try {
-      result = await ingestLogs(db, {paths: argv as string[], map, source: flags.source, now: () => new Date(), maxLineBytes: flags['max-line-bytes'], onProgress: progress,
-        workers: flags.workers, evidenceCodec: flags['compress-evidence'] ? 'deflate' : 'raw'})
-    } finally {
-      if (progress) clearProgress()
-    }
+    const result = await ingestLogsCommand(db, argv as string[], map, flags, this.jsonEnabled(), {maxLineBytes: flags['max-line-bytes'], workers: flags.workers})
     this.audit(db, {paths: argv, map: flags.map ?? [], source: flags.source}, {
       files: result.per_file.map((f) => ({path: f.path, sha256: f.sha256, status: f.status, records: f.records})),
       records: result.records, duplicates: result.duplicates, bad_lines: result.bad_lines,
