@@ -45,16 +45,18 @@ export default class Triage extends BaseCommand {
   async run(): Promise<TriageResult> {
     const {argv, flags} = await this.parse(Triage)
     const map = parseMapFlag(flags.map)
-    const db = this.openCase(flags.db, {create: true})
+    let db = this.openCase(flags.db, {create: true})
     const now = (): Date => new Date()
     const t0 = performance.now()
     const canaries = flags.canaries ? await ingestCanaries(db, {path: flags.canaries, now}) : null
     const t1 = performance.now()
     const ingest = await ingestLogsCommand(db, argv as string[], map, flags, this.jsonEnabled())
     const t2 = performance.now()
-    // Ingest's garbage (parse results, the request-id table) is collected before the scan
-    // builds its own index, so the two peaks do not stack.
+    // Ingest's garbage (parse results, the request-id table) and its connection's page cache
+    // are released before the scan builds its own index, so the two peaks do not stack.
+    db.close()
     fullGc()
+    db = this.openCase(flags.db)
     const scan = scanCase(db, {now: now(), poolTokens: flags['pool-tokens'], advertisedTokens: flags['advertised-tokens'], skipProvenance: flags['no-provenance']})
     const t3 = performance.now()
     const scope = computeScope(db, {poolTokens: flags['pool-tokens'], advertisedTokens: flags['advertised-tokens']})
