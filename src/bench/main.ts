@@ -101,7 +101,7 @@ async function machine(): Promise<Record<string, string | number>> {
 const STALL_MS = 90_000
 const LIMIT_MS = 20 * 60_000
 const cli = (args: string[]): Promise<ChildRun> =>
-  // The bin itself, as a user's \`crosstalk\` runs it (its shebang sets node's flags).
+  // The bin itself, as a user's \`crosstalk\` runs it (its first line sets node's flags).
   runMeasured(join(ROOT, 'bin', 'run.js'), args, {cwd: ROOT, env: {...process.env, NO_COLOR: '1'}, stallMs: STALL_MS, timeoutMs: LIMIT_MS})
 
 function removeDb(db: string): void {
