@@ -50,6 +50,12 @@ export default class Triage extends BaseCommand {
     const t0 = performance.now()
     const canaries = flags.canaries ? await ingestCanaries(db, {path: flags.canaries, now}) : null
     const t1 = performance.now()
+    if (canaries) {
+      // Likewise between the registry and the logs: each step starts from a clean slate.
+      db.close()
+      fullGc()
+      db = this.openCase(flags.db)
+    }
     const ingest = await ingestLogsCommand(db, argv as string[], map, flags, this.jsonEnabled())
     const t2 = performance.now()
     // Ingest's garbage (parse results, the request-id table) and its connection's page cache
