@@ -230,3 +230,21 @@ describe('crosstalk ingest logs: one ingest at a time', () => {
     expect(runJson<{records: number}>(['ingest', 'logs', file2, '--db', db])).toMatchObject({records: 1})
   })
 })
+
+describe('crosstalk ingest logs --compress-evidence', () => {
+  it('stores deflated blocks that verify, show and show --raw read back exactly', () => {
+    const dir = tempDir()
+    const file = join(dir, 'c.jsonl')
+    const lines = Array.from({length: 40}, (_, i) => chatLine({request_id: `c${i}`, prompt: `prompt ${i} `.repeat(200), answer: `answer ${i}`}))
+    writeFileSync(file, `${lines.join('\n')}\n`)
+    const db = join(dir, 'case.db')
+    expect(runJson<{records: number}>(['ingest', 'logs', file, '--db', db, '--compress-evidence'])).toMatchObject({records: 40})
+    const sql = new Database(db, {readonly: true})
+    const codecs = sql.prepare('SELECT DISTINCT codec FROM evidence_blocks').pluck().all()
+    sql.close()
+    expect(codecs).toEqual(['deflate'])
+    expect(runJson<{ok: boolean}>(['verify', '--db', db])).toMatchObject({ok: true})
+    expect(runCli(['show', 'c17', '--db', db, '--raw']).stdout).toBe(lines[17])
+    expect(runJson<{response_text: string}>(['show', 'c17', '--db', db])).toMatchObject({response_text: 'answer 17'})
+  })
+})
