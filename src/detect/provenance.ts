@@ -350,8 +350,8 @@ function longestUnmasked(masked: Uint8Array, start: number, len: number): number
 /**
  * Memory for the index of one pass. The hash space is split into as many passes as it
  * takes to keep each pass's index under this budget, so the peak does not grow with the
- * size of the case: every pass reads the fingerprints table again and keeps only the
- * hashes of its own part.
+ * size of the case: the fingerprints table is read once into per-part spill files (see
+ * SpillFiles), and each pass indexes only its own part.
  */
 export const DEFAULT_INDEX_BUDGET_BYTES = 32 * 1024 * 1024
 /** Index bytes per response fingerprint: hash slots and keys, postings, offsets, flags. */

@@ -9,6 +9,7 @@ import {
 } from './markers.js'
 import {computePiiFindings} from './pii-findings.js'
 import {computeProvenance, DEFAULT_PROVENANCE, fingerprintTexts, storeFingerprints, type ProvenanceOptions, type ProvenanceStats} from './provenance.js'
+import {extractWriter} from './store-extract.js'
 import {FingerprintBuffer, SCHEME} from './winnow.js'
 
 // `crosstalk scan`: markers, provenance, PII and over-pool flags for a whole case.
@@ -92,9 +93,7 @@ interface MarkerPassStats {
 function extractFiles(db: CaseDb, fileIds: readonly number[], fingerprints: boolean): void {
   if (fileIds.length === 0) return
   const texts = recordTextLoader(db)
-  const insertToken = db.prepare('INSERT OR IGNORE INTO response_tokens (record_id, kind, position, token) VALUES (?, ?, ?, ?)')
-  const insertPii = db.prepare('INSERT OR IGNORE INTO pii_values (record_id, part, kind, value_sha256) VALUES (?, ?, ?, ?)')
-  const putFingerprints = storeFingerprints(db)
+  const extracts = extractWriter(db)
   const page = db.prepare(`SELECT id, tenant_id, session_id, ts_ms, decode_node FROM records WHERE file_id = ? AND id > ? ORDER BY id LIMIT ${BATCH}`).raw()
   const buf = new FingerprintBuffer()
   for (const fileId of fileIds) {
@@ -105,15 +104,7 @@ function extractFiles(db: CaseDb, fileIds: readonly number[], fingerprints: bool
         const t = texts(id)
         buf.length = 0
         const x = extractRecord(t.request_text, t.response_text, buf, {fingerprints, pii: true})
-        for (const tok of x.tokens) insertToken.run(id, 0, tok.position, tok.token)
-        for (const [part, kind, hash] of x.pii) insertPii.run(id, part, kind, hash)
-        if (fingerprints) {
-          const all = Buffer.from(buf.data.buffer, buf.data.byteOffset, buf.length * 4)
-          putFingerprints(id, {
-            promptWords: x.promptWords, responseWords: x.responseWords,
-            promptFp: all.subarray(0, x.fpPromptLen * 4), responseFp: all.subarray(x.fpPromptLen * 4),
-          }, {ts_ms: ts, tenant_id: tenant, session_id: session, decode_node: node})
-        }
+        extracts.write(id, x, fingerprints ? buf.data : null, {ts_ms: ts, tenant_id: tenant, session_id: session, decode_node: node})
       }
       last = rows.at(-1)![0]
     }
@@ -158,7 +149,7 @@ export function scanMarkers(db: CaseDb, options: {now: Date; fingerprints?: bool
   // under another set is matched again from its texts (read in order, block by block).
   const unconventional = new UnconventionalSet(registry.unconventional.map((m) => m.marker))
   const byMarker = new Map(registry.unconventional.map((m) => [m.marker, m]))
-  const insertToken = db.prepare('INSERT OR IGNORE INTO response_tokens (record_id, kind, position, token) VALUES (?, ?, ?, ?)')
+  const extracts = extractWriter(db)
   const rematch = (fileId: number): void => {
     db.prepare('DELETE FROM response_tokens WHERE kind = 1 AND record_id IN (SELECT id FROM records WHERE file_id = ?)').run(fileId)
     if (unconventional.automaton) {
@@ -167,7 +158,7 @@ export function scanMarkers(db: CaseDb, options: {now: Date; fingerprints?: bool
         const ids = page.all(fileId, last) as number[]
         if (ids.length === 0) break
         for (const id of ids) {
-          for (const hit of unconventional.hits(texts(id).response_text ?? '')) insertToken.run(id, 1, hit.position, hit.token)
+          for (const hit of unconventional.hits(texts(id).response_text ?? '')) extracts.hit(id, hit)
         }
         last = ids.at(-1)!
       }

@@ -4,7 +4,7 @@ import {availableParallelism} from 'node:os'
 import {resolve} from 'node:path'
 import {EXTRACT_SCHEME, UnconventionalSet, type ExtractOptions} from '../detect/extract.js'
 import {UNCONVENTIONAL_WHERE} from '../detect/markers.js'
-import {storeFingerprints} from '../detect/provenance.js'
+import {extractWriter} from '../detect/store-extract.js'
 import {InputError} from '../errors.js'
 import type {CaseDb} from '../store/open-case.js'
 import {EvidenceWriter, type EvidenceCodec} from './evidence-store.js'
@@ -107,13 +107,6 @@ const INLINE_BELOW_BYTES = 8 << 20
 export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promise<IngestLogsResult> {
   const paths = expandPaths(options.paths)
   const result: IngestLogsResult = {files: 0, records: 0, duplicates: 0, bad_lines: 0, blank_lines: 0, skipped_files: 0, parse_workers: 0, warnings: [], per_file: []}
-  // Bulk load without fsync: a crash mid-ingest leaves the file in state 'loading' and the
-  // next ingest redoes it. Durability is restored at the end (see below).
-  db.pragma('synchronous = OFF')
-  // Bulk load touches each page about once: a small page cache costs nothing and keeps the
-  // peak memory down (the default is 16 MB).
-  const cacheSize = db.pragma('cache_size', {simple: true}) as number
-  db.pragma('cache_size = -8000')
   let totalBytes = 0
   for (const path of paths) {
     try {
@@ -123,19 +116,28 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
     }
   }
   const workers = options.workers ?? (process.env.CROSSTALK_WORKERS === undefined && totalBytes < INLINE_BELOW_BYTES ? 0 : defaultWorkerCount())
+  // Refused before anything changes when another ingest holds the case.
   claimIngest(db)
-  // Unconventional registered markers are matched while the texts are at hand; a scan
-  // under a different set matches again from the evidence.
-  const unconventional = new UnconventionalSet(db.prepare(`SELECT marker FROM canaries WHERE ${UNCONVENTIONAL_WHERE}`).pluck().all() as string[])
-  const pool = new ParsePool(workers, unconventional.markers)
-  result.parse_workers = pool.size
-  // Request ids and PII values arrive in random order: one sort at the end builds their
-  // indexes much faster than inserting into them row by row, which rewrites most of their
-  // pages in every transaction (ensureQueryIndexes puts them back; request ids are checked
-  // for duplicates in memory meanwhile).
-  db.exec('DROP INDEX IF EXISTS pii_values_by_value; DROP INDEX IF EXISTS records_by_source_request')
-  const seen = new RequestIdSet(db)
+  const cacheSize = db.pragma('cache_size', {simple: true}) as number
+  let pool: ParsePool | undefined
   try {
+    // Bulk load without fsync: a crash mid-ingest leaves the file in state 'loading' and the
+    // next ingest redoes it. Durability is restored at the end (see finally).
+    db.pragma('synchronous = OFF')
+    // Bulk load touches each page about once: a small page cache costs nothing and keeps the
+    // peak memory down (the default is 16 MB).
+    db.pragma('cache_size = -8000')
+    // Unconventional registered markers are matched while the texts are at hand; a scan
+    // under a different set matches again from the evidence.
+    const unconventional = new UnconventionalSet(db.prepare(`SELECT marker FROM canaries WHERE ${UNCONVENTIONAL_WHERE}`).pluck().all() as string[])
+    pool = new ParsePool(workers, unconventional.markers)
+    result.parse_workers = pool.size
+    // Request ids and PII values arrive in random order: one sort at the end builds their
+    // indexes much faster than inserting into them row by row, which rewrites most of their
+    // pages in every transaction (ensureQueryIndexes puts them back; request ids are checked
+    // for duplicates in memory meanwhile).
+    db.exec('DROP INDEX IF EXISTS pii_values_by_value; DROP INDEX IF EXISTS records_by_source_request')
+    const seen = new RequestIdSet(db)
     for (const [index, path] of paths.entries()) {
       const summary = await ingestOne(db, pool, seen, unconventional.hash, path, index, paths.length, options)
       result.per_file.push(summary)
@@ -152,7 +154,7 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
       for (const note of summary.notes) result.warnings.push(`${path}: ${note}`)
     }
   } finally {
-    await pool.close()
+    await pool?.close()
     // Durable from here: the WAL is synced into the database file once, at the end.
     db.pragma('synchronous = NORMAL')
     // Also after a failure: what was stored stays queryable by its indexes.
@@ -258,9 +260,7 @@ async function ingestOne(db: CaseDb, pool: ParsePool, seen: RequestIdSet, unconv
   const insertBad = db.prepare(
     'INSERT INTO bad_lines (file_id, line_no, byte_offset, byte_len, reason, raw, raw_truncated) VALUES (?, ?, ?, ?, ?, ?, ?)',
   )
-  const insertToken = db.prepare('INSERT OR IGNORE INTO response_tokens (record_id, kind, position, token) VALUES (?, ?, ?, ?)')
-  const insertPii = db.prepare('INSERT OR IGNORE INTO pii_values (record_id, part, kind, value_sha256) VALUES (?, ?, ?, ?)')
-  const putFingerprints = storeFingerprints(db)
+  const extracts = extractWriter(db)
   const updateCounts = db.prepare('UPDATE files SET lines = ?, records = ?, duplicates = ?, bad_lines = ?, blank_lines = ? WHERE id = ?')
 
   const evidence = new EvidenceWriter(db, fileId, options.evidenceCodec ?? 'raw')
@@ -294,7 +294,6 @@ async function ingestOne(db: CaseDb, pool: ParsePool, seen: RequestIdSet, unconv
         bomNoted = true
         summary.notes.push('UTF-8 byte-order mark at the start of the file skipped')
       }
-      const fp = r.fp
       for (const item of r.items) {
         if (item.k === 'b') {
           summary.bad_lines++
@@ -314,23 +313,12 @@ async function ingestOne(db: CaseDb, pool: ParsePool, seen: RequestIdSet, unconv
           w.status, w.endpoint, w.model, w.prefill_node, w.decode_node, w.prompt_tokens, w.completion_tokens, w.cached_tokens, w.stream,
           w.response_kind, w.is_error, w.error_message,
         )
-        seen.add(source, w.request_id, Number(info.lastInsertRowid))
+        const id = Number(info.lastInsertRowid)
+        seen.add(source, w.request_id, id)
         summary.records++
         if (w.ts_ms < firstMs) firstMs = w.ts_ms
         if (w.ts_ms > lastMs) lastMs = w.ts_ms
-        const id = info.lastInsertRowid
-        for (const t of item.tokens) insertToken.run(id, 0, t.position, t.token)
-        for (const t of item.unconventional) insertToken.run(id, 1, t.position, t.token)
-        for (const [part, kind, hash] of item.pii) insertPii.run(id, part, kind, hash)
-        if (extract.fingerprints) {
-          const at = fp.byteOffset + item.fpStart * 4
-          putFingerprints(Number(id), {
-            promptWords: item.promptWords,
-            responseWords: item.responseWords,
-            promptFp: Buffer.from(fp.buffer, at, item.fpPromptLen * 4),
-            responseFp: Buffer.from(fp.buffer, at + item.fpPromptLen * 4, item.fpResponseLen * 4),
-          }, w)
-        }
+        extracts.write(id, item, extract.fingerprints ? r.fp : null, w)
       }
     }
   }

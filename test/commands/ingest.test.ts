@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3'
+import {execFileSync, spawn} from 'node:child_process'
 import {statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {gzipSync} from 'node:zlib'
@@ -246,5 +247,33 @@ describe('crosstalk ingest logs --compress-evidence', () => {
     expect(runJson<{ok: boolean}>(['verify', '--db', db])).toMatchObject({ok: true})
     expect(runCli(['show', 'c17', '--db', db, '--raw']).stdout).toBe(lines[17])
     expect(runJson<{response_text: string}>(['show', 'c17', '--db', db])).toMatchObject({response_text: 'answer 17'})
+  })
+})
+
+describe('crosstalk ingest logs: a file that fails mid-run', () => {
+  it('keeps what was stored, rebuilds the indexes and releases the case', () => {
+    const dir = tempDir()
+    const good = join(dir, 'a.jsonl')
+    writeFileSync(good, `${chatLine({request_id: 'a1'})}\n`)
+    // A FIFO opens (once a writer comes) but cannot be read at an offset: an unreadable input.
+    const fifo = join(dir, 'b.jsonl')
+    execFileSync('mkfifo', [fifo])
+    const writer = spawn('sh', ['-c', `printf x > '${fifo}'`])
+    const db = join(dir, 'case.db')
+    const r = runCli(['ingest', 'logs', good, fifo, '--db', db])
+    writer.kill()
+    expect(r.code).toBe(1)
+    expect(r.stderr.trim().split('\n')).toHaveLength(1)
+    expect(r.stderr).toContain(`${fifo}: cannot read`)
+    expect(runJson<{records: number}>(['status', '--db', db])).toMatchObject({records: 1})
+    const sql = new Database(db, {readonly: true})
+    const indexes = sql.prepare(`SELECT name FROM sqlite_master WHERE name IN ('records_by_source_request', 'pii_values_by_value') ORDER BY name`).pluck().all()
+    const holder = sql.prepare(`SELECT COUNT(*) FROM meta WHERE key = 'ingest_pid'`).pluck().get()
+    sql.close()
+    expect(indexes).toEqual(['pii_values_by_value', 'records_by_source_request'])
+    expect(holder).toBe(0)
+    const next = join(dir, 'c.jsonl')
+    writeFileSync(next, `${chatLine({request_id: 'a1'})}\n${chatLine({request_id: 'c1'})}\n`)
+    expect(runJson<{records: number; duplicates: number}>(['ingest', 'logs', next, '--db', db])).toMatchObject({records: 1, duplicates: 1})
   })
 })
