@@ -8,6 +8,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     disableConsoleIntercept: true,
     pool: 'forks',
+    // One temporary directory per run, removed at the end (CROSSTALK_KEEP_TEST_TMP=1 keeps it).
+    globalSetup: ['./test/global-tmp.ts'],
     reporters: ['default', './scripts/plain-summary-reporter.mjs'],
   },
 })
