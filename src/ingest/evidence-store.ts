@@ -10,7 +10,7 @@ import type {CaseDb} from '../store/open-case.js'
 
 export const BLOCK_SIZE = 4 * 1024 * 1024
 /** Uncompressed blocks are smaller, so that reading one record back reads little more than its line. */
-export const RAW_BLOCK_SIZE = 256 * 1024
+export const RAW_BLOCK_SIZE = 64 * 1024
 /** 'raw' stores the bytes as they are; 'deflate' compresses each block (zlib level 1) on libuv's pool. */
 export type EvidenceCodec = 'raw' | 'deflate'
 /** Blocks being compressed at once (on libuv's thread pool, beside the parsing thread). */
@@ -45,11 +45,37 @@ export class EvidenceWriter {
     this.insert = db.prepare('INSERT INTO evidence_blocks (file_id, seq, raw_offset, raw_len, crc32, codec, data) VALUES (?, ?, ?, ?, ?, ?, ?)')
   }
 
-  /** Buffers raw bytes; each full block starts compressing in the background. */
+  /**
+   * Takes a copy of the bytes (the caller may reuse its buffer); each full block starts
+   * compressing in the background. Raw blocks are filled in buffers that are reused once
+   * stored, so that a long ingest allocates none.
+   */
   push(chunk: Buffer): void {
-    this.pending.push(chunk)
+    if (this.codec === 'raw') {
+      for (let from = 0; from < chunk.length; ) {
+        this.fillBlock ??= this.freeBlocks.pop() ?? Buffer.allocUnsafeSlow(this.blockSize)
+        const n = Math.min(chunk.length - from, this.blockSize - this.fillBytes)
+        chunk.copy(this.fillBlock, this.fillBytes, from, from + n)
+        this.fillBytes += n
+        from += n
+        if (this.fillBytes === this.blockSize) this.startRawBlock()
+      }
+      return
+    }
+    this.pending.push(Buffer.from(chunk))
     this.pendingBytes += chunk.length
     if (this.pendingBytes >= this.blockSize) this.cut(false)
+  }
+
+  private fillBlock: Buffer | undefined
+  private fillBytes = 0
+  private readonly freeBlocks: Buffer[] = []
+
+  private startRawBlock(): void {
+    if (!this.fillBlock || this.fillBytes === 0) return
+    this.startBlock(this.fillBlock.subarray(0, this.fillBytes))
+    this.fillBlock = undefined
+    this.fillBytes = 0
   }
 
   /** Resolves once few enough blocks are still compressing (call from the async read loop). */
@@ -67,12 +93,15 @@ export class EvidenceWriter {
     while (this.inFlight.length > 0 && this.inFlight[0]!.data) {
       const b = this.inFlight.shift()!
       this.insert.run(this.fileId, b.seq, b.offset, b.length, b.crc, this.codec, b.data)
+      // SQLite has copied the bytes: a full raw block's buffer is filled again.
+      if (this.codec === 'raw' && b.data!.length === this.blockSize && this.freeBlocks.length < 64) this.freeBlocks.push(b.data!)
     }
   }
 
   /** Cuts the remainder into a last block and waits for every compression to finish. */
   async finish(): Promise<void> {
-    this.cut(true)
+    if (this.codec === 'raw') this.startRawBlock()
+    else this.cut(true)
     await Promise.all(this.inFlight.map((b) => b.done))
     if (this.failure) throw this.failure
   }

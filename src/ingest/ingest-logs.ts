@@ -14,7 +14,7 @@ import {TruncatedStreamError} from './line-reader.js'
 import type {FieldMap} from './parse-record.js'
 import {defaultWorkerCount, ParsePool} from './parse-pool.js'
 import type {UnitResult} from './process-unit.js'
-import {readUnits} from './unit-reader.js'
+import {readUnits, UnitBuffers} from './unit-reader.js'
 import {RequestIdSet} from './request-id-set.js'
 
 /**
@@ -99,6 +99,8 @@ export interface IngestLogsResult {
 
 /** Bytes of whole lines per parse unit. */
 const UNIT_BYTES = 512 << 10
+/** A unit is cut at the last line end once it holds UNIT_BYTES, so it can hold up to one read more. */
+const UNIT_SLACK = 1 << 20
 /** Input bytes per write transaction. */
 const COMMIT_BYTES = 4 << 20
 /** Inputs smaller than this parse inline: starting workers would cost more than it saves. */
@@ -325,6 +327,8 @@ async function ingestOne(db: CaseDb, pool: ParsePool, seen: RequestIdSet, unconv
 
   const maxLineBytes = options.maxLineBytes ?? 256 * 1024 * 1024
   const inFlight = pool.threaded ? 2 * pool.size + 1 : 1
+  // Unit buffers go round: reader -> worker -> back here -> reader (see readUnits).
+  const unitBuffers = new UnitBuffers(UNIT_BYTES + UNIT_SLACK, inFlight + 2)
   // Every row written below references a record or file written in the same pass, so
   // SQLite's per-row foreign-key lookups prove nothing; they are off for the pass.
   const fk = db.pragma('foreign_keys', {simple: true}) as number
@@ -349,6 +353,8 @@ async function ingestOne(db: CaseDb, pool: ParsePool, seen: RequestIdSet, unconv
   }
   const drainOne = async (): Promise<void> => {
     const r = await pool.next()
+    unitBuffers.release(r.input?.buffer)
+    r.input = undefined
     ready.push(r)
     readyBytes += r.bytes
     if (readyBytes >= COMMIT_BYTES) flush()
@@ -357,6 +363,7 @@ async function ingestOne(db: CaseDb, pool: ParsePool, seen: RequestIdSet, unconv
     for await (const event of readUnits(path, {
       gzip,
       unitBytes: UNIT_BYTES,
+      buffers: unitBuffers,
       maxLineBytes,
       onFileChunk: (chunk) => fileHash?.update(chunk),
       onChunk: (chunk) => {
@@ -372,7 +379,7 @@ async function ingestOne(db: CaseDb, pool: ParsePool, seen: RequestIdSet, unconv
         continue
       }
       bytesDone = event.offset + event.bytes.length
-      pool.submit({seq: seq++, bytes: event.bytes, offset: event.offset, firstLineNo: event.firstLineNo, map, maxLineBytes, extract})
+      pool.submit({seq: seq++, bytes: event.bytes, offset: event.offset, firstLineNo: event.firstLineNo, map, maxLineBytes, extract}, true)
       while (pool.pending >= inFlight) await drainOne()
       await evidence.backpressure()
     }

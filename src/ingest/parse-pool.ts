@@ -74,8 +74,13 @@ export class ParsePool {
     return this.queue.length
   }
 
-  /** Queues a unit; its bytes are transferred to the worker (the caller must not use them again). */
-  submit(task: UnitTask): void {
+  /**
+   * Queues a unit. With `ownBuffer` the unit's bytes are the only view of their ArrayBuffer
+   * (readUnits makes them so): the buffer is transferred to the worker and back, and the
+   * caller gets it in the result's `input` to reuse. Otherwise the bytes are transferred
+   * only when they span their whole buffer, and the caller must not use them again.
+   */
+  submit(task: UnitTask, ownBuffer = false): void {
     if (this.slots.length === 0) {
       this.inline ??= new UnconventionalSet(this.unconventional)
       const set = this.inline
@@ -91,8 +96,8 @@ export class ParsePool {
     promise.catch(() => {}) // observed through next(); never an unhandled rejection
     this.queue.push(promise)
     const buffer = task.bytes.buffer as ArrayBuffer
-    const whole = task.bytes.byteOffset === 0 && task.bytes.byteLength === buffer.byteLength
-    slot.worker.postMessage(task, whole ? [buffer] : [])
+    const transfer = buffer instanceof ArrayBuffer && (ownBuffer || (task.bytes.byteOffset === 0 && task.bytes.byteLength === buffer.byteLength))
+    slot.worker.postMessage({...task, transferred: transfer}, transfer ? [buffer] : [])
   }
 
   /** The oldest submitted unit's result. */

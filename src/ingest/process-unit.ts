@@ -18,6 +18,8 @@ export interface UnitTask {
   map: FieldMap
   maxLineBytes: number
   extract: ExtractOptions
+  /** Set by the pool: bytes.buffer was transferred to the worker (and comes back in the result). */
+  transferred?: boolean
 }
 
 export const RAW_KEEP = 64 * 1024 // bytes of a bad line copied into bad_lines; all of it stays in the evidence
@@ -57,6 +59,8 @@ export interface UnitResult {
   items: Array<RecordItem | BadItem>
   /** Fingerprint pairs of every record, packed; items point into it. */
   fp: Uint32Array
+  /** The task's bytes, handed back so that their buffer can be reused (nothing in the result refers to them). */
+  input?: Uint8Array
 }
 
 const fpBuf = new FingerprintBuffer()
@@ -99,5 +103,6 @@ export function processUnit(task: UnitTask, unconventional?: UnconventionalSet):
     result.items.push({k: 'r', lineNo, offset, length: line.length, crc: crc32(line), row, ...x})
   }
   result.fp = fpBuf.data.slice(0, fpBuf.length)
+  result.input = task.bytes
   return result
 }

@@ -1,4 +1,5 @@
 import {createReadStream} from 'node:fs'
+import {open} from 'node:fs/promises'
 import {createGunzip} from 'node:zlib'
 import {TruncatedStreamError} from './line-reader.js'
 
@@ -7,6 +8,12 @@ import {TruncatedStreamError} from './line-reader.js'
 // workers take. A line longer than `maxLineBytes` is not assembled; it comes out as an
 // `oversize` event with its line number, offset and length (its bytes still pass through
 // onChunk into the evidence store).
+//
+// Memory: a plain file is read into one reused buffer, and each unit is assembled in an
+// ArrayBuffer of its own taken from `buffers`, which the caller hands back once the unit is
+// parsed (the parse workers transfer it there and back). In steady state the reader
+// allocates nothing, so dead buffers never pile up waiting for a major GC: with a fresh
+// buffer per read and per unit, V8 let about 60-90 MB of them accumulate before collecting.
 
 export type UnitEvent =
   | {kind: 'unit'; bytes: Buffer; offset: number; firstLineNo: number; lines: number}
@@ -16,43 +23,108 @@ export interface UnitReaderOptions {
   gzip: boolean
   unitBytes: number
   maxLineBytes: number
-  /** Every decompressed chunk, in order, before any unit containing it is yielded. */
+  /** Every decompressed chunk, in order, before any unit containing it is yielded. Valid during the call only (copy to keep). */
   onChunk?: (chunk: Buffer) => void
-  /** Every chunk of the file as stored (for gzip, the compressed bytes), in order. */
+  /** Every chunk of the file as stored (for gzip, the compressed bytes), in order. Valid during the call only. */
   onFileChunk?: (chunk: Buffer) => void
+  /** Where unit buffers come from (default: a private pool, nothing recycled). */
+  buffers?: UnitBuffers
 }
 
-function countNewlines(buf: Buffer): number {
+const READ_BYTES = 1 << 20
+
+/**
+ * A free list of equally sized ArrayBuffers for units. Each unit's bytes are a view at the
+ * start of a buffer of its own, so the whole buffer can be transferred to a worker and back;
+ * `release` takes it back (a buffer of another size, or a detached one, is dropped).
+ */
+export class UnitBuffers {
+  private readonly free: ArrayBuffer[] = []
+  constructor(
+    readonly capacity: number,
+    private readonly keep = 16,
+  ) {}
+
+  take(min = 0): ArrayBuffer {
+    if (min > this.capacity) return new ArrayBuffer(min)
+    return this.free.pop() ?? new ArrayBuffer(this.capacity)
+  }
+
+  release(buffer: ArrayBufferLike | undefined): void {
+    if (buffer instanceof ArrayBuffer && buffer.byteLength === this.capacity && this.free.length < this.keep) this.free.push(buffer)
+  }
+
+  /** Buffers waiting to be reused (for tests). */
+  get available(): number {
+    return this.free.length
+  }
+}
+
+function countNewlines(buf: Uint8Array): number {
   let n = 0
   for (let i = buf.indexOf(10); i !== -1; i = buf.indexOf(10, i + 1)) n++
   return n
 }
 
+/** A plain file's bytes in order, read into one buffer that is reused (each chunk is valid until the next). */
+async function* plainChunks(path: string): AsyncGenerator<Buffer> {
+  const handle = await open(path, 'r')
+  try {
+    const buf = Buffer.allocUnsafeSlow(READ_BYTES)
+    for (;;) {
+      const {bytesRead} = await handle.read(buf, 0, READ_BYTES, null)
+      if (bytesRead === 0) return
+      yield buf.subarray(0, bytesRead)
+    }
+  } finally {
+    await handle.close()
+  }
+}
+
 export async function* readUnits(path: string, options: UnitReaderOptions): AsyncGenerator<UnitEvent> {
-  const file = createReadStream(path, {highWaterMark: 1 << 20})
-  const stream: AsyncIterable<Buffer> = options.gzip ? file.pipe(createGunzip({chunkSize: 1 << 20})) : file
-  if (options.gzip) file.on('error', (e) => (stream as unknown as NodeJS.ReadableStream).emit('error', e))
-  if (options.gzip && options.onFileChunk) file.on('data', (chunk) => options.onFileChunk!(chunk as Buffer))
-  let pending: Buffer[] = []
-  let pendingBytes = 0
-  let pendingStart = 0 // stream offset of the first pending byte
-  let lineNo = 1 // number of the first pending line
+  let stream: AsyncIterable<Buffer>
+  if (options.gzip) {
+    const file = createReadStream(path, {highWaterMark: READ_BYTES})
+    const gunzip = file.pipe(createGunzip({chunkSize: READ_BYTES}))
+    file.on('error', (e) => gunzip.emit('error', e))
+    if (options.onFileChunk) file.on('data', (chunk) => options.onFileChunk!(chunk as Buffer))
+    stream = gunzip
+  } else stream = plainChunks(path)
+  const buffers = options.buffers ?? new UnitBuffers(options.unitBytes + READ_BYTES, 0)
+  // The unit being assembled: buf[0, fill) holds the stream's bytes from offset bufStart.
+  let buf = Buffer.from(buffers.take())
+  let fill = 0
+  let bufStart = 0
+  let lineNo = 1 // number of the line that starts at bufStart
   let lineStart = 0 // stream offset where the current (unfinished) line starts
   let pos = 0 // stream offset of the current chunk
   let oversize: {lineNo: number; offset: number; length: number} | null = null
 
+  const append = (c: Buffer): void => {
+    if (fill + c.length > buf.length) {
+      // A line longer than a unit buffer (up to maxLineBytes): grow this unit's own buffer.
+      const next = Buffer.from(buffers.take(Math.max(fill + c.length, buf.length * 2)))
+      buf.copy(next, 0, 0, fill)
+      buffers.release(buf.buffer)
+      buf = next
+    }
+    c.copy(buf, fill)
+    fill += c.length
+  }
+
   const take = (upTo: number): UnitEvent | null => {
-    // The pending bytes before stream offset `upTo` (a line boundary) as one unit.
-    const n = upTo - pendingStart
+    // The bytes before stream offset `upTo` (a line boundary) as one unit; the rest moves to a new buffer.
+    const n = upTo - bufStart
     if (n <= 0) return null
-    const all = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes)
-    const bytes = Buffer.from(all.subarray(0, n)) // own ArrayBuffer: transferable
-    const rest = all.subarray(n)
-    pending = rest.length > 0 ? [rest] : []
-    pendingBytes = rest.length
-    const unit: UnitEvent = {kind: 'unit', bytes, offset: pendingStart, firstLineNo: lineNo, lines: countNewlines(bytes) + (bytes[n - 1] === 10 ? 0 : 1)}
+    const bytes = buf.subarray(0, n)
+    const rest = fill - n
+    const next = Buffer.from(buffers.take(rest))
+    if (rest > 0) buf.copy(next, 0, n, fill)
+    buf = next
+    fill = rest
+    const unit: UnitEvent = {kind: 'unit', bytes, offset: bufStart, firstLineNo: lineNo, lines: countNewlines(bytes) + (bytes[n - 1] === 10 ? 0 : 1)}
     lineNo += unit.lines
-    pendingStart = upTo
+    bufStart = upTo
     return unit
   }
 
@@ -75,25 +147,25 @@ export async function* readUnits(path: string, options: UnitReaderOptions): Asyn
         lineNo++
         c = c.subarray(nl + 1)
         at += nl + 1
-        pendingStart = at
+        bufStart = at
         lineStart = at
       }
       if (c.length === 0) continue
       const lastNl = c.lastIndexOf(10)
-      pending.push(c)
-      pendingBytes += c.length
       if (lastNl !== -1) lineStart = at + lastNl + 1
       if (pos - lineStart > options.maxLineBytes) {
         // The unfinished line is over the limit: emit the lines before it, then skip it.
+        if (lineStart > at) append(c.subarray(0, lineStart - at))
+        else fill = lineStart - bufStart // drop the start of the long line already buffered
         const unit = take(lineStart)
         if (unit) yield unit
         oversize = {lineNo, offset: lineStart, length: pos - lineStart}
-        pending = []
-        pendingBytes = 0
-        pendingStart = pos
+        fill = 0
+        bufStart = pos
         continue
       }
-      if (pendingBytes >= options.unitBytes && lastNl !== -1) {
+      append(c)
+      if (fill >= options.unitBytes && lastNl !== -1) {
         const unit = take(lineStart)
         if (unit) yield unit
       }
@@ -103,7 +175,7 @@ export async function* readUnits(path: string, options: UnitReaderOptions): Asyn
     if (options.gzip && (err.code === 'Z_BUF_ERROR' || err.code === 'Z_DATA_ERROR' || /unexpected end/i.test(err.message))) {
       if (oversize) yield {kind: 'oversize', ...oversize}
       else {
-        const unit = take(pendingStart + pendingBytes)
+        const unit = take(bufStart + fill)
         if (unit) yield unit
       }
       throw new TruncatedStreamError(`gzip stream is truncated or corrupt after ${pos} decompressed bytes (${err.message})`)
@@ -112,7 +184,8 @@ export async function* readUnits(path: string, options: UnitReaderOptions): Asyn
   }
   if (oversize) yield {kind: 'oversize', ...oversize}
   else {
-    const unit = take(pendingStart + pendingBytes)
+    const unit = take(bufStart + fill)
     if (unit) yield unit
   }
+  buffers.release(buf.buffer)
 }

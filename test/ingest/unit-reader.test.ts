@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import {gzipSync} from 'node:zlib'
 import {afterAll, describe, expect, it} from 'vitest'
 import {readLines} from '../../src/ingest/line-reader.js'
-import {readUnits} from '../../src/ingest/unit-reader.js'
+import {readUnits, UnitBuffers} from '../../src/ingest/unit-reader.js'
 
 // The unit reader must cut exactly the lines the line reader yields: same numbers, same
 // offsets, same bytes, whatever the unit size and however lines straddle read chunks.
@@ -25,10 +25,10 @@ async function viaLines(path: string, gzip: boolean, max: number): Promise<Line[
   return out
 }
 
-async function viaUnits(path: string, gzip: boolean, max: number, unitBytes: number): Promise<Line[]> {
+async function viaUnits(path: string, gzip: boolean, max: number, unitBytes: number, buffers?: UnitBuffers): Promise<Line[]> {
   const out: Line[] = []
   let expectLine = 1
-  for await (const e of readUnits(path, {gzip, maxLineBytes: max, unitBytes})) {
+  for await (const e of readUnits(path, {gzip, maxLineBytes: max, unitBytes, buffers})) {
     if (e.kind === 'oversize') {
       expect(e.lineNo).toBe(expectLine)
       out.push({lineNo: e.lineNo, offset: e.offset, length: e.length, text: null})
@@ -49,6 +49,13 @@ async function viaUnits(path: string, gzip: boolean, max: number, unitBytes: num
     }
     expect(n - e.firstLineNo).toBe(e.lines)
     expectLine = n
+    // Each unit is the only view at the start of its buffer; handing it back lets the reader
+    // fill it again for a later unit, which must not disturb anything already read.
+    expect(e.bytes.byteOffset).toBe(0)
+    if (buffers) {
+      e.bytes.fill(0)
+      buffers.release(e.bytes.buffer)
+    }
   }
   return out
 }
@@ -81,6 +88,10 @@ describe('readUnits', () => {
         const want = await viaLines(path, gzip, max)
         for (const unitBytes of [1, 4096, 1 << 20]) {
           expect(await viaUnits(path, gzip, max, unitBytes)).toEqual(want)
+          // Recycled buffers (as ingest runs it), small enough that long lines outgrow them.
+          const buffers = new UnitBuffers(unitBytes + 8192, 4)
+          expect(await viaUnits(path, gzip, max, unitBytes, buffers)).toEqual(want)
+          if (want.length > 1) expect(buffers.available).toBeGreaterThan(0)
         }
         if (content.length > 1000) expect(want.some((l) => l.text === null)).toBe(true)
       })
