@@ -1,0 +1,39 @@
+import {describe, expect, it} from 'vitest'
+import {INLINE_UNIT_BYTES, ParsePool} from '../../src/ingest/parse-pool.js'
+import type {UnitTask} from '../../src/ingest/process-unit.js'
+
+// Parse workers run with a capped old space (it tunes V8's heap growth); a unit too large
+// to parse safely under it goes to the main thread, and results still come back in order.
+
+const line = (id: string, request: string): string =>
+  JSON.stringify({ts: '2026-10-30T00:00:00Z', request_id: id, tenant_id: 't', session_id: 's', status: 200, request, response: 'ok'})
+
+const task = (seq: number, text: string): UnitTask => ({
+  seq, bytes: Buffer.from(`${text}\n`), offset: 0, firstLineNo: 1, map: {}, maxLineBytes: 1 << 30, extract: {fingerprints: false, pii: false},
+})
+
+describe('ParsePool', () => {
+  it('parses a unit over INLINE_UNIT_BYTES on the main thread, in order with the others', async () => {
+    const pool = new ParsePool(1)
+    try {
+      expect(pool.threaded).toBe(true)
+      const big = line('big', 'x'.repeat(INLINE_UNIT_BYTES + 1024))
+      pool.submit(task(0, line('a', 'first')))
+      const bigTask = task(1, big)
+      pool.submit(bigTask)
+      pool.submit(task(2, line('c', 'last')))
+      const ids: string[] = []
+      for (let i = 0; i < 3; i++) {
+        const r = await pool.next()
+        expect(r.seq).toBe(i)
+        for (const item of r.items) if (item.k === 'r') ids.push(item.row.request_id)
+        // Parsed here: the result hands back the very bytes submitted (a worker's are a transferred copy).
+        if (i === 1) expect(r.input).toBe(bigTask.bytes)
+        else expect(r.input).toBeUndefined() // small pooled buffers are copied to the worker, not handed back
+      }
+      expect(ids).toEqual(['a', 'big', 'c'])
+    } finally {
+      await pool.close()
+    }
+  }, 60_000)
+})
