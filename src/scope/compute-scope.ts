@@ -323,6 +323,36 @@ export function nodeWindows(contamination: ContaminationRow[], provenance: Prove
   return windows
 }
 
+/**
+ * Distinct sessions served in the node windows (exposure), and the same together with the
+ * confirmed source sessions. At a million records the windows hold most rows; SQLite
+ * counts them in one grouped pass over the covering index (records_scope_node_ts), about
+ * twice as fast as a JS set of string keys and without the keys' memory.
+ */
+function countExposure(db: CaseDb, nodes: Map<string | null, [number, number]>, confirmed: ReadonlySet<string>): {exposure: number; withConfirmed: number} {
+  if (nodes.size === 0 && confirmed.size === 0) return {exposure: 0, withConfirmed: 0}
+  db.exec('CREATE TEMP TABLE IF NOT EXISTS scope_confirmed (tenant_id TEXT, session_id TEXT); DELETE FROM temp.scope_confirmed')
+  try {
+    const insert = db.prepare('INSERT INTO temp.scope_confirmed (tenant_id, session_id) VALUES (?, ?)')
+    db.transaction(() => {
+      for (const key of confirmed) insert.run(...(JSON.parse(key) as [string | null, string | null]))
+    })()
+    const complete = completeOnly(db)
+    const served = [...nodes.keys()].map(
+      () => `SELECT r.tenant_id AS t, r.session_id AS s, 1 AS w FROM records r WHERE r.decode_node IS ? AND r.ts_ms BETWEEN ? AND ?${complete}`,
+    )
+    served.push('SELECT tenant_id, session_id, 0 FROM temp.scope_confirmed')
+    const params = [...nodes].flatMap(([node, [lo, hi]]) => [node, lo, hi])
+    const [exposure, withConfirmed] = db
+      .prepare(`SELECT ifnull(SUM(w), 0), COUNT(*) FROM (SELECT MAX(w) AS w FROM (${served.join(' UNION ALL ')}) GROUP BY t, s)`)
+      .raw()
+      .get(...params) as [number, number]
+    return {exposure, withConfirmed}
+  } finally {
+    db.exec('DELETE FROM temp.scope_confirmed')
+  }
+}
+
 function estimates(
   db: CaseDb,
   contamination: ContaminationRow[],
@@ -347,19 +377,9 @@ function estimates(
   if (atRisk !== null) {
     const nodes = nodeWindows(contamination, provenance, atRisk)
     windows = nodes.size
-    // Rows as arrays and keys as plain concatenations: at a million records this loop is
-    // most of scope's time, and JSON keys or row objects doubled it.
-    const served = db.prepare(`SELECT r.tenant_id, r.session_id FROM records r WHERE r.decode_node IS ? AND r.ts_ms BETWEEN ? AND ?${completeOnly(db)}`).raw()
-    const inWindow = new Set<string>()
-    for (const [node, [lo, hi]] of nodes) {
-      for (const [tenant, session] of served.iterate(node, lo, hi) as IterableIterator<[string, string]>) inWindow.add(`${tenant}\u0000${session}`)
-    }
-    exposure = inWindow.size
-    high = exposure
-    for (const key of confirmed) {
-      const [tenant, session] = JSON.parse(key) as [string, string]
-      if (!inWindow.has(`${tenant}\u0000${session}`)) high++
-    }
+    const counted = countExposure(db, nodes, confirmed)
+    exposure = counted.exposure
+    high = counted.withConfirmed
   }
   const atRiskCount = atRisk === null ? null : sum(atRisk.map((g) => g.n))
   // records concerned, upper bound: every at-risk response may have carried someone else's
