@@ -26,6 +26,23 @@ describe('EvidenceWriter', () => {
     expect(readEvidence(db, id, 0, data.length).equals(data)).toBe(true)
   })
 
+  it.each(['raw', 'deflate'] as const)('copies what it is given: the caller may reuse its buffer at once (%s)', async (codec) => {
+    // Ingest reads every file into one reused buffer; a writer that kept views of it would
+    // store whatever the last read left there.
+    const {db, id} = caseWithFile()
+    const data = randomBytes(BLOCK_SIZE + 300_000)
+    const scratch = Buffer.alloc(70_000)
+    const w = new EvidenceWriter(db, id, codec)
+    for (let off = 0; off < data.length; off += scratch.length) {
+      const n = data.copy(scratch, 0, off, off + scratch.length)
+      w.push(scratch.subarray(0, n))
+      scratch.fill(0xee)
+    }
+    await w.finish()
+    db.transaction(() => w.writeReady())()
+    expect(readEvidence(db, id, 0, data.length).equals(data)).toBe(true)
+  })
+
   // Regression: backpressure() once awaited an already-settled promise in a loop and spun
   // the microtask queue forever when more blocks were compressing than allowed. A spinning
   // event loop cannot time itself out, so the scenario runs in a child process.
