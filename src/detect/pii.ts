@@ -16,6 +16,7 @@ export interface PiiValue {
   end: number
 }
 
+const AT = /@/g
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,}/g
 const IBAN = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b/g
 // 13-19 digits, single spaces or dashes between them.
@@ -60,8 +61,36 @@ function overlaps(taken: ReadonlyArray<[number, number]>, start: number, end: nu
   return taken.some(([s, e]) => start < e && end > s)
 }
 
+/** Every IPv6 candidate has two colons with at most four hex digits between them. */
+const IPV6_HINT = /:[0-9A-Fa-f]{0,4}:/g
+const isIpv6Char = (c: number): boolean => (c >= 48 && c <= 58) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102) || c === 46 // 0-9 : A-F a-f .
+const isEmailChar = (c: number): boolean =>
+  (c >= 48 && c <= 57) || (c >= 64 && c <= 90) || (c >= 97 && c <= 122) || c === 46 || c === 95 || c === 37 || c === 43 || c === 45 // 0-9 @ A-Z a-z . _ % + -
+
+/**
+ * `re`'s matches in `text`, found only inside the maximal runs of `inRun` characters that
+ * contain an `anchor` match. Exact when every match of `re` consists of run characters and
+ * contains an anchor match, and its look-arounds only test run characters: then no match
+ * crosses a run's edge, a run's edges look the same from inside the run as from the whole
+ * text, and leftmost matching within each run equals leftmost matching over the text. E-mail
+ * and IPv6 patterns can start at almost any position of prose, so this skips most of it.
+ */
+function* matchesInRuns(text: string, re: RegExp, anchor: RegExp, inRun: (c: number) => boolean): Generator<{value: string; index: number}> {
+  anchor.lastIndex = 0
+  let done = 0 // the text before this is already searched
+  for (let a = anchor.exec(text); a !== null; a = anchor.exec(text)) {
+    if (a.index < done) continue
+    let start = a.index
+    while (start > done && inRun(text.charCodeAt(start - 1))) start--
+    let end = a.index + a[0].length
+    while (end < text.length && inRun(text.charCodeAt(end))) end++
+    done = end
+    anchor.lastIndex = Math.max(anchor.lastIndex, end)
+    for (const m of text.slice(start, end).matchAll(re)) yield {value: m[0], index: start + m.index}
+  }
+}
+
 /** Every PII value in a text, deduplicated per (kind, value). */
-const IPV6_HINT = /:[0-9A-Fa-f]{0,4}:/
 
 export function findPii(text: string): PiiValue[] {
   const out: PiiValue[] = []
@@ -72,7 +101,7 @@ export function findPii(text: string): PiiValue[] {
     taken.push([start, end])
   }
   if (text.includes('@')) {
-    for (const m of text.matchAll(EMAIL)) add('email', m[0].toLowerCase(), m.index, m.index + m[0].length)
+    for (const m of matchesInRuns(text, EMAIL, AT, isEmailChar)) add('email', m.value.toLowerCase(), m.index, m.index + m.value.length)
   }
   // Every kind but e-mail and IPv6 needs a digit: most prose has none, and skipping four
   // regex passes over it is most of the cost on large prompts.
@@ -91,10 +120,9 @@ export function findPii(text: string): PiiValue[] {
       if (isIPv4(m[0]) && !overlaps(taken, m.index, m.index + m[0].length)) add('ipv4', m[0], m.index, m.index + m[0].length)
     }
   }
-  // Every IPv6 candidate has two colons with at most four hex digits between them.
-  if (text.includes(':') && IPV6_HINT.test(text)) {
-    for (const m of text.matchAll(IPV6)) {
-      const v = m[0]
+  if (text.includes(':')) {
+    for (const m of matchesInRuns(text, IPV6, IPV6_HINT, isIpv6Char)) {
+      const v = m.value
       // Clock times (12:30:45) and bare "::" are not addresses.
       if (!isIPv6(v) || v.replace(/[^0-9A-Fa-f]/g, '').length < 2 || !v.includes('::') && v.split(':').length < 8) continue
       if (overlaps(taken, m.index, m.index + v.length)) continue
@@ -107,6 +135,7 @@ export function findPii(text: string): PiiValue[] {
     if (digits.length < 8 || digits.length > 15) continue
     add('phone', (m[0].trimStart().startsWith('+') ? '+' : '') + digits, m.index, m.index + m[0].length)
   }
+  if (out.length < 2) return out
   const seen = new Set<string>()
   return out.filter((v) => {
     const k = `${v.kind}:${v.value}`
@@ -120,3 +149,6 @@ export function findPii(text: string): PiiValue[] {
 export function hashPii(kind: PiiKind, value: string): string {
   return createHash('sha256').update(`${kind}:${value}`).digest('hex')
 }
+
+/** For tests: the run-restricted matching and what it must equal. */
+export const piiInternals = {EMAIL, AT, isEmailChar, IPV6, IPV6_HINT, isIpv6Char, matchesInRuns}
