@@ -1,5 +1,5 @@
 #!/bin/sh
-':' //; MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2} MALLOC_MMAP_THRESHOLD_=${MALLOC_MMAP_THRESHOLD_:-131072} exec node --max-semi-space-size=2 --max-old-space-size=${CROSSTALK_HEAP_MB:-1536} "$0" "$@"
+':' //; h=${CROSSTALK_HEAP_MB:-1536}; case $h in *[!0-9]*|0*) echo "crosstalk: CROSSTALK_HEAP_MB must be a whole number of MB (got '$h')" >&2; exit 1;; esac; MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2} MALLOC_MMAP_THRESHOLD_=${MALLOC_MMAP_THRESHOLD_:-131072} exec node --max-semi-space-size=2 --max-old-space-size=$h "$0" "$@"
 // The line above is for sh (the shebang); to JavaScript it is a string and a comment. It
 // runs node in place of the shell (same process) with settings for bounded memory, at no
 // cost in speed (measured): commands that stream a whole case make short-lived garbage,
