@@ -12,7 +12,7 @@ import {expandPaths} from './expand-paths.js'
 import {isGzipHead, sha256File} from './hash-file.js'
 import {TruncatedStreamError} from './line-reader.js'
 import type {FieldMap} from './parse-record.js'
-import {defaultWorkerCount, ParsePool} from './parse-pool.js'
+import {defaultWorkerCount, ParsePool, workersFromEnv} from './parse-pool.js'
 import type {UnitResult} from './process-unit.js'
 import {readUnits, UnitBuffers} from './unit-reader.js'
 import {RequestIdSet} from './request-id-set.js'
@@ -117,7 +117,7 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
       // reported by ingestOne, in order
     }
   }
-  const workers = options.workers ?? (process.env.CROSSTALK_WORKERS === undefined && totalBytes < INLINE_BELOW_BYTES ? 0 : defaultWorkerCount())
+  const workers = options.workers ?? (workersFromEnv() === undefined && totalBytes < INLINE_BELOW_BYTES ? 0 : defaultWorkerCount())
   // Refused before anything changes when another ingest holds the case.
   claimIngest(db)
   const cacheSize = db.pragma('cache_size', {simple: true}) as number

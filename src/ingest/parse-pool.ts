@@ -3,6 +3,7 @@ import {availableParallelism} from 'node:os'
 import {fileURLToPath} from 'node:url'
 import {Worker} from 'node:worker_threads'
 import {UnconventionalSet} from '../detect/extract.js'
+import {InputError} from '../errors.js'
 import {processUnit, type UnitResult, type UnitTask} from './process-unit.js'
 
 // Parsing and extraction run on worker threads, one per core, while the main thread
@@ -18,11 +19,17 @@ function workerScript(): string | null {
   return existsSync(js) ? js : null
 }
 
+/** CROSSTALK_WORKERS (0-16), or undefined when unset or empty; anything else is refused. */
+export function workersFromEnv(): number | undefined {
+  const env = process.env.CROSSTALK_WORKERS
+  if (env === undefined || env === '') return undefined
+  if (!/^\d+$/.test(env)) throw new InputError(`CROSSTALK_WORKERS must be a whole number of threads (got '${env}')`, 'E_BAD_ENV')
+  return Math.min(16, Number(env))
+}
+
 /** Worker threads to use: CROSSTALK_WORKERS when set, else one per core (at most 4). */
 export function defaultWorkerCount(): number {
-  const env = process.env.CROSSTALK_WORKERS
-  if (env !== undefined && /^\d+$/.test(env)) return Math.min(16, Number(env))
-  return Math.max(1, Math.min(4, availableParallelism()))
+  return workersFromEnv() ?? Math.max(1, Math.min(4, availableParallelism()))
 }
 
 interface Slot {

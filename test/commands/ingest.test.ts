@@ -128,6 +128,18 @@ describe('crosstalk ingest logs: hostile input is quarantined, good lines around
     expect(JSON.parse(j.stdout)).toEqual({error: {message: expect.stringMatching(/no such file/), code: 'E_NOT_FOUND'}})
   })
 
+  it('a bad CROSSTALK_WORKERS is a one-line error with exit 1 and adds nothing', () => {
+    const dir = tempDir()
+    const good = join(dir, 'good.jsonl')
+    writeFileSync(good, `${chatLine({request_id: 'w1'})}\n`)
+    const db = join(dir, 'case.db')
+    const r = runCli(['ingest', 'logs', good, '--db', db], {env: {CROSSTALK_WORKERS: 'two'}})
+    expect(r.code).toBe(1)
+    expect(r.stderr.trim().split('\n')).toEqual([`Error: CROSSTALK_WORKERS must be a whole number of threads (got 'two')`])
+    expect(runJson<{records: number}>(['status', '--db', db]).records).toBe(0)
+    expect(runJson<{records: number}>(['ingest', 'logs', good, '--db', db], {env: {CROSSTALK_WORKERS: '1'}}).records).toBe(1)
+  })
+
   it('--map reads other shapes', () => {
     const dir = tempDir()
     const file = join(dir, 'other.jsonl')
