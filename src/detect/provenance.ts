@@ -412,14 +412,9 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
   const timings = {load: 0, index: 0, match: 0}
   // Everything is read from the compact fingerprints table (never from `records`, whose
   // rows carry the texts), then put in time order here.
-  const count = db
-    .prepare(
-      `SELECT COUNT(*) AS records, COALESCE(MAX(record_id), 0) AS maxId, COALESCE(SUM(length(response_fp)), 0) / 8 AS rfps,
-              COALESCE(SUM(length(prompt_fp)), 0) / 8 AS pfps FROM fingerprints`,
-    )
-    .get() as {records: number; maxId: number; rfps: number; pfps: number}
+  const count = loadMeta(db)
   const nRec = count.records
-  const meta = loadMeta(db, nRec, count.maxId)
+  const meta = count.meta
   fullGc() // the loader's scratch arrays
   const rankOfId = meta.rankOfId
 
@@ -657,7 +652,7 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
   }
   const getResponse = 'response_text'
   const getPrompt = 'request_text'
-  const sessionOf = db.prepare('SELECT tenant_id, session_id FROM temp.prov_sessions WHERE n = ?')
+  const sessionOf = db.prepare('SELECT tenant_id, session_id FROM fingerprints WHERE record_id = ?')
   const readTallies = db.prepare('SELECT r, v, n FROM temp.prov_tally WHERE r >= ? AND r < ? ORDER BY r, v').raw()
   const insert = db.prepare(
     `INSERT INTO provenance (record_id, source_record_id, source_session, source_tenant, overlap_words, overlap_sha256, matched, word_start, candidates)
@@ -683,7 +678,7 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
       }
     }
   })()
-  db.exec('DROP TABLE IF EXISTS temp.prov_tally; DROP TABLE IF EXISTS temp.prov_sessions')
+  db.exec('DROP TABLE IF EXISTS temp.prov_tally')
   timings.match += performance.now() - tm0
   stats.timings_ms = {load: Math.round(timings.load), index: Math.round(timings.index), match: Math.round(timings.match)}
   return stats
@@ -723,7 +718,7 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
     if (best === null) return
     const s = best.v >>> 1
     const overlap = wordsText(rText, rw, best.run.start, best.run.len)
-    const {tenant_id: tenant, session_id: sessionName} = sessionOf.get(meta.session[s]! + 1) as {tenant_id: string; session_id: string}
+    const {tenant_id: tenant, session_id: sessionName} = sessionOf.get(meta.id[s]!) as {tenant_id: string; session_id: string}
     insert.run(
       meta.id[r],
       meta.id[s],
@@ -740,10 +735,13 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
 }
 
 /**
- * Per-record facts in time order (rank r; ties by record id), and rank by record id.
+ * Per-record facts in time order (rank r; ties by record id), and rank by record id, read
+ * in one pass over the fingerprints table sorted by session: sessions are numbered as
+ * they change (no JS map of hundreds of thousands of session strings, no temp table and
+ * join), and the fingerprint counts that size the passes are summed on the way.
  * Typed arrays: about 24 bytes per record.
  */
-function loadMeta(db: CaseDb, nRec: number, maxId: number): Meta & {rankOfId: Int32Array} {
+function loadMeta(db: CaseDb): {records: number; maxId: number; rfps: number; pfps: number; meta: Meta & {rankOfId: Int32Array}} {
   const intern = (map: Map<string, number>, key: string): number => {
     let v = map.get(key)
     if (v === undefined) {
@@ -752,41 +750,50 @@ function loadMeta(db: CaseDb, nRec: number, maxId: number): Meta & {rankOfId: In
     }
     return v
   }
-  // Sessions get dense numbers in a temp table (rowid - 1), not in JS maps: at a million
-  // records there are hundreds of thousands of them, tens of MB as JS strings.
-  db.exec(`DROP TABLE IF EXISTS temp.prov_sessions;
-           CREATE TEMP TABLE prov_sessions (n INTEGER PRIMARY KEY, tenant_id TEXT NOT NULL, session_id TEXT NOT NULL, UNIQUE (tenant_id, session_id));
-           INSERT INTO temp.prov_sessions (tenant_id, session_id) SELECT DISTINCT tenant_id, session_id FROM fingerprints ORDER BY tenant_id, session_id;`)
+  // Record ids are the records' rowids: the largest bounds the count (every record is
+  // fingerprinted when it is ingested, so the bound is tight).
+  const maxId = (db.prepare('SELECT COALESCE(MAX(record_id), 0) FROM fingerprints').pluck().get() as number) ?? 0
   const tenants = new Map<string, number>()
   const nodes = new Map<string, number>()
-  // Storage order k first.
-  const id = new Float64Array(nRec)
-  let ts: Float64Array = new Float64Array(nRec)
-  const session = new Int32Array(nRec)
-  const tenant = new Int32Array(nRec)
-  const node = new Int32Array(nRec)
+  // Read order k (by session).
+  const id = new Float64Array(maxId)
+  let ts: Float64Array = new Float64Array(maxId)
+  const session = new Int32Array(maxId)
+  const tenant = new Int32Array(maxId)
+  const node = new Int32Array(maxId)
   let n = 0
+  let rBytes = 0
+  let pBytes = 0
   {
     const rows = db
       .prepare(
-        `SELECT f.record_id, f.ts_ms, f.tenant_id, s.n - 1, f.decode_node FROM fingerprints f
-         JOIN temp.prov_sessions s ON s.tenant_id = f.tenant_id AND s.session_id = f.session_id ORDER BY f.record_id`,
+        `SELECT record_id, ts_ms, tenant_id, session_id, decode_node, length(response_fp), length(prompt_fp)
+           FROM fingerprints WHERE record_id <= ? ORDER BY tenant_id, session_id`,
       )
       .raw()
-      .iterate() as IterableIterator<[number, number, string, number, string | null]>
-    for (const [rid, t, tn, sid, nd] of rows) {
-      if (n === nRec) break // added since the records were counted
+      .iterate(maxId) as IterableIterator<[number, number, string, string, string | null, number, number]>
+    // A session belongs to its tenant: the same session id under two tenants is two sessions.
+    let sid = -1
+    let lastTenant: string | undefined
+    let lastSession: string | undefined
+    for (const [rid, t, tn, ss, nd, rl, pl] of rows) {
+      if (ss !== lastSession || tn !== lastTenant) {
+        sid++
+        lastSession = ss
+        lastTenant = tn
+      }
       id[n] = rid
       ts[n] = t
       tenant[n] = intern(tenants, tn)
-      // A session belongs to its tenant: the same session id under two tenants is two sessions.
       session[n] = sid
       node[n] = nd === null || nd === '' ? -1 : intern(nodes, nd)
+      rBytes += rl
+      pBytes += pl
       n++
     }
   }
-  // Storage order is record-id order, so ties keep it. Packed keys sort natively when
-  // (time span) x (records) fits in 53 bits; otherwise a comparator sort.
+  // Time order, ties by record id. Packed keys (time, id) sort natively when
+  // (time span) x (ids) fits in 53 bits; otherwise a comparator sort.
   const byTime = new Uint32Array(n)
   {
     let min = Infinity
@@ -795,18 +802,23 @@ function loadMeta(db: CaseDb, nRec: number, maxId: number): Meta & {rankOfId: In
       if (ts[k]! < min) min = ts[k]!
       if (ts[k]! > max) max = ts[k]!
     }
-    if (n > 0 && (max - min + 1) * n < 2 ** 53) {
+    const width = maxId + 1
+    if (n > 0 && (max - min + 1) * width < 2 ** 53) {
+      const kOfId = new Int32Array(width)
       const packed = new Float64Array(n)
-      for (let k = 0; k < n; k++) packed[k] = (ts[k]! - min) * n + k
+      for (let k = 0; k < n; k++) {
+        packed[k] = (ts[k]! - min) * width + id[k]!
+        kOfId[id[k]!] = k
+      }
       packed.sort()
-      for (let r = 0; r < n; r++) byTime[r] = packed[r]! % n
+      for (let r = 0; r < n; r++) byTime[r] = kOfId[packed[r]! % width]!
     } else {
       for (let k = 0; k < n; k++) byTime[k] = k
-      byTime.sort((x, y) => ts[x]! - ts[y]! || x - y)
+      byTime.sort((x, y) => ts[x]! - ts[y]! || id[x]! - id[y]!)
     }
   }
   ts = new Float64Array(0)
-  // Permute into time order in place of the storage-order arrays (one scratch array).
+  // Permute into time order in place of the read-order arrays (one scratch array).
   const rankOfId = new Int32Array(maxId + 1).fill(-1)
   const idByRank = new Float64Array(n)
   for (let r = 0; r < n; r++) {
@@ -816,9 +828,15 @@ function loadMeta(db: CaseDb, nRec: number, maxId: number): Meta & {rankOfId: In
   const scratch = new Int32Array(n)
   for (const arr of [session, tenant, node]) {
     for (let r = 0; r < n; r++) scratch[r] = arr[byTime[r]!]!
-    arr.set(scratch)
+    arr.set(scratch.subarray(0, n))
   }
-  return {id: idByRank, session: session.subarray(0, n), tenant: tenant.subarray(0, n), node: node.subarray(0, n), rankOfId}
+  return {
+    records: n,
+    maxId,
+    rfps: Math.floor(rBytes / 8),
+    pfps: Math.floor(pBytes / 8),
+    meta: {id: idByRank, session: session.subarray(0, n), tenant: tenant.subarray(0, n), node: node.subarray(0, n), rankOfId},
+  }
 }
 
 let gcFn: (() => void) | null | undefined

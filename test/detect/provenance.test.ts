@@ -218,6 +218,27 @@ describe('provenance', () => {
     expect(listProvenance(tc.db)).toEqual(before)
   })
 
+  it('a session id under two tenants is two sessions; equal timestamps keep record order', () => {
+    tc = makeCase()
+    const rand = rng(41)
+    const vocab = vocabulary(rand, 20000)
+    const secret = randomWords(rand, vocab, 40)
+    const own = randomWords(rand, vocab, 40)
+    const at = Date.parse('2026-11-02T10:00:00.000Z')
+    // Inserted out of tenant/session order, all at one instant: the source is the earlier record.
+    tc.addFile([
+      {request_id: 'zz-own', tenant_id: 'tz', session_id: 'shared', request_text: own.join(' '), ts_ms: at},
+      {request_id: 'src', tenant_id: 'tb', session_id: 'shared', request_text: secret.join(' '), ts_ms: at},
+      {request_id: 'rcp', tenant_id: 'ta', session_id: 'shared', request_text: 'hi', response_text: `so ${secret.slice(0, 30).join(' ')} ok`, ts_ms: at},
+      // The session's own earlier prompt repeated: not a leak.
+      {request_id: 'zz-echo', tenant_id: 'tz', session_id: 'shared', request_text: 'again', response_text: own.slice(0, 30).join(' '), ts_ms: at},
+    ])
+    scanCase(tc.db, {now: NOW})
+    expect(listProvenance(tc.db).map((p) => [p.request_id, p.source_request_id, p.source_tenant, p.source_session, p.overlap_words])).toEqual([
+      ['rcp', 'src', 'tb', 'shared', 30],
+    ])
+  })
+
   it('prefers the longest overlap, then the same decode node, then the most recent', () => {
     tc = makeCase()
     const rand = rng(9)
