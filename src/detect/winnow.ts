@@ -113,8 +113,11 @@ export class FingerprintBuffer {
 }
 
 const cursor: WordCursor = {i: 0, start: 0, a: 0, b: 0, kept: 0}
-const wa = new Uint32Array(K)
-const wb = new Uint32Array(K)
+// Rings indexed by `& RING` (a power of two at least K and W): no division per word.
+const RING = 7
+if (K > RING + 1 || W !== RING + 1) throw new Error('winnow: rings must hold K words and exactly W k-grams')
+const wa = new Uint32Array(RING + 1)
+const wb = new Uint32Array(RING + 1)
 const ga = new Uint32Array(W)
 const gb = new Uint32Array(W)
 
@@ -131,23 +134,23 @@ export function fingerprintText(text: string, out: FingerprintBuffer): number {
   let lastA = 0
   let lastB = 0
   while (nextWord(text, cursor)) {
-    wa[words % K] = fmix(cursor.a)
-    wb[words % K] = fmix(cursor.b ^ cursor.kept)
+    wa[words & RING] = fmix(cursor.a)
+    wb[words & RING] = fmix(cursor.b ^ cursor.kept)
     words++
     if (words < K) continue
     let a = 0x2545f491
     let b = 0x6a09e667
     for (let j = words - K; j < words; j++) {
-      a = Math.imul(a ^ wa[j % K]!, 0x9e3779b1)
+      a = Math.imul(a ^ wa[j & RING]!, 0x9e3779b1)
       a = (a << 13) | (a >>> 19)
-      b = Math.imul(b ^ wb[j % K]!, 0x85ebca77)
+      b = Math.imul(b ^ wb[j & RING]!, 0x85ebca77)
       b = (b << 17) | (b >>> 15)
     }
     const h1 = fmix(a ^ K)
     const h2 = fmix(b ^ (K << 8))
     const g = grams++
-    ga[g % W] = h1
-    gb[g % W] = h2
+    ga[g & RING] = h1
+    gb[g & RING] = h2
     if (g < W - 1) continue
     const s = g - W + 1
     let m: number
@@ -156,16 +159,16 @@ export function fingerprintText(text: string, out: FingerprintBuffer): number {
     } else {
       m = s
       for (let i = s + 1; i <= g; i++) {
-        const x1 = ga[i % W]!
-        const x2 = gb[i % W]!
-        const b1 = ga[m % W]!
-        if (x1 < b1 || (x1 === b1 && x2 <= gb[m % W]!)) m = i
+        const x1 = ga[i & RING]!
+        const x2 = gb[i & RING]!
+        const b1 = ga[m & RING]!
+        if (x1 < b1 || (x1 === b1 && x2 <= gb[m & RING]!)) m = i
       }
     }
     if (m !== last) {
       last = m
-      lastA = ga[m % W]!
-      lastB = gb[m % W]!
+      lastA = ga[m & RING]!
+      lastB = gb[m & RING]!
       out.push(lastA, lastB)
     }
   }
