@@ -639,7 +639,7 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
   const tm0 = performance.now()
   // Texts are decoded again from the evidence (ingest does not store them); a response and
   // its candidates are looked up together, so a small cache saves most re-decoding.
-  const loadTexts = recordTextLoader(db)
+  const loadTexts = recordTextLoader(db, {random: true})
   const textCache = new Map<number, RecordTexts>()
   const textsOf = (id: number): RecordTexts => {
     let t = textCache.get(id)

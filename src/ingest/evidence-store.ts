@@ -171,11 +171,23 @@ export function readEvidence(db: CaseDb, fileId: number, offset: number, length:
   return evidenceReader(db)(fileId, offset, length)
 }
 
+export interface EvidenceReaderOptions {
+  /** Decoded blocks kept for the next reads (default 4): reading a file in order reads each block once. */
+  cacheBlocks?: number
+  /**
+   * Reads scattered over the case (provenance's verification): a range inside one raw
+   * block is cut out by SQLite (substr), so the 64 KiB block is neither copied into a
+   * Buffer nor cached for one line of a few KB. Other ranges take the general path.
+   */
+  random?: boolean
+}
+
 /**
  * A reader for many lookups: the statement is prepared once and the last few blocks are
  * kept decoded, so reading the records of a file in order reads each block once.
  */
-export function evidenceReader(db: CaseDb, cacheBlocks = 4): (fileId: number, offset: number, length: number) => Buffer {
+export function evidenceReader(db: CaseDb, options: EvidenceReaderOptions = {}): (fileId: number, offset: number, length: number) => Buffer {
+  const cacheBlocks = options.cacheBlocks ?? 4
   const meta = db.prepare(
     `SELECT seq, raw_offset, raw_len FROM evidence_blocks WHERE file_id = ? AND raw_offset < ? AND raw_offset + raw_len > ? ORDER BY seq`,
   )
@@ -187,11 +199,7 @@ export function evidenceReader(db: CaseDb, cacheBlocks = 4): (fileId: number, of
   const blockOf = db.prepare('SELECT seq, raw_offset, raw_len, crc32, codec, data FROM evidence_blocks WHERE file_id = ? AND seq = ?')
   const cache = new Map<string, {raw_offset: number; raw_len: number; bytes: Buffer}>()
   const spansOf = (fileId: number, offset: number, length: number): Array<{seq: number; raw_offset: number; raw_len: number}> => {
-    let len = blockLens.get(fileId)
-    if (len === undefined) {
-      len = (firstLen.get(fileId) as number | undefined) ?? 0
-      blockLens.set(fileId, len)
-    }
+    const len = blockLen(fileId)
     if (len > 0) {
       const spans = bySeq.all(fileId, Math.floor(offset / len), Math.floor((offset + length - 1) / len)) as Array<{seq: number; raw_offset: number; raw_len: number}>
       let covered = offset
@@ -200,8 +208,30 @@ export function evidenceReader(db: CaseDb, cacheBlocks = 4): (fileId: number, of
     }
     return meta.all(fileId, offset + length, offset) as Array<{seq: number; raw_offset: number; raw_len: number}> // irregular blocks
   }
+  const partOf = options.random
+    ? db.prepare(
+        `SELECT raw_offset, raw_len, CASE WHEN codec = 'raw' THEN substr(data, ? - raw_offset + 1, ?) END AS part
+           FROM evidence_blocks WHERE file_id = ? AND seq = ?`,
+      )
+    : null
+  const blockLen = (fileId: number): number => {
+    let len = blockLens.get(fileId)
+    if (len === undefined) {
+      len = (firstLen.get(fileId) as number | undefined) ?? 0
+      blockLens.set(fileId, len)
+    }
+    return len
+  }
   return (fileId, offset, length) => {
     if (length === 0) return Buffer.alloc(0)
+    if (partOf) {
+      const len = blockLen(fileId)
+      const seq = len > 0 ? Math.floor(offset / len) : -1
+      if (seq >= 0 && Math.floor((offset + length - 1) / len) === seq && !cache.has(`${fileId}:${seq}`)) {
+        const row = partOf.get(offset, length, fileId, seq) as {raw_offset: number; raw_len: number; part: Buffer | null} | undefined
+        if (row?.part && row.raw_offset <= offset && row.raw_offset + row.raw_len >= offset + length && row.part.length === length) return row.part
+      }
+    }
     const spans = spansOf(fileId, offset, length)
     const parts: Buffer[] = []
     for (const span of spans) {

@@ -1,5 +1,5 @@
 import type {CaseDb} from '../store/open-case.js'
-import {evidenceReader} from './evidence-store.js'
+import {evidenceReader, type EvidenceReaderOptions} from './evidence-store.js'
 import {parseLine, type FieldMap} from './parse-record.js'
 
 // The request and response texts of a record. Ingest does not store them (they are a
@@ -22,13 +22,13 @@ interface Row {
 }
 
 /** A loader for many lookups (prepared once; field maps cached per file). */
-export function recordTextLoader(db: CaseDb): (recordId: number) => RecordTexts {
+export function recordTextLoader(db: CaseDb, options: EvidenceReaderOptions = {}): (recordId: number) => RecordTexts {
   const get = db.prepare(
     `SELECT r.file_id, r.byte_offset, r.byte_len, r.request_text, r.response_text, f.field_map
      FROM records r JOIN files f ON f.id = r.file_id WHERE r.id = ?`,
   )
   const maps = new Map<number, FieldMap>()
-  const read = evidenceReader(db)
+  const read = evidenceReader(db, options)
   return (recordId) => {
     const row = get.get(recordId) as Row | undefined
     if (!row) return {request_text: null, response_text: null}

@@ -2,7 +2,7 @@ import {spawnSync} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
 import Database from 'better-sqlite3'
 import {describe, expect, it} from 'vitest'
-import {BLOCK_SIZE, EvidenceWriter, readEvidence} from '../../src/ingest/evidence-store.js'
+import {BLOCK_SIZE, EvidenceWriter, RAW_BLOCK_SIZE, evidenceReader, readEvidence} from '../../src/ingest/evidence-store.js'
 import {openCase} from '../../src/store/open-case.js'
 import {ROOT, tempDir} from '../helpers/cli.js'
 import {join} from 'node:path'
@@ -41,6 +41,28 @@ describe('EvidenceWriter', () => {
     await w.finish()
     db.transaction(() => w.writeReady())()
     expect(readEvidence(db, id, 0, data.length).equals(data)).toBe(true)
+  })
+
+  it.each(['raw', 'deflate'] as const)('random-access reads give the same bytes as ordered reads, inside and across blocks (%s)', async (codec) => {
+    const {db, id} = caseWithFile()
+    const size = codec === 'raw' ? RAW_BLOCK_SIZE : BLOCK_SIZE
+    const data = randomBytes(size * 3 + 777)
+    const w = new EvidenceWriter(db, id, codec)
+    w.push(data)
+    await w.finish()
+    db.transaction(() => w.writeReady())()
+    const ordered = evidenceReader(db)
+    const random = evidenceReader(db, {random: true})
+    const ranges: Array<[number, number]> = [[0, 1], [size - 5, 5], [size - 5, 10], [size, size], [size * 3, 777], [size * 2 + 3, size + 9]]
+    for (let i = 0; i < 200; i++) {
+      const offset = Math.floor(Math.random() * data.length)
+      ranges.push([offset, 1 + Math.floor(Math.random() * Math.min(5000, data.length - offset))])
+    }
+    for (const [offset, length] of ranges) {
+      const want = data.subarray(offset, offset + length)
+      expect(random(id, offset, length).equals(want), `random ${offset}+${length}`).toBe(true)
+      expect(ordered(id, offset, length).equals(want), `ordered ${offset}+${length}`).toBe(true)
+    }
   })
 
   // Regression: backpressure() once awaited an already-settled promise in a loop and spun
