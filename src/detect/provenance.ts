@@ -400,7 +400,8 @@ export interface ProvenanceTuning {
 }
 
 interface Meta {
-  id: Float64Array
+  /** Record id by rank (32-bit when every id fits). */
+  id: Uint32Array | Float64Array
   session: Int32Array
   tenant: Int32Array
   node: Int32Array
@@ -441,6 +442,9 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
   const t1 = performance.now()
   timings.load += t1 - t0
 
+  // The passes: their index arrays (tens of MB on a large case) are garbage once the
+  // tallies are written, so they live in this scope only and verification runs without them.
+  ;(() => {
   // Per pass, by rank: the record's response fingerprints of this part are respSlot[respBegin[r] .. respEnd[r]).
   const respBegin = new Uint32Array(nRec)
   const respEnd = new Uint32Array(nRec)
@@ -635,6 +639,8 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
   } finally {
     spill?.remove()
   }
+  })()
+  fullGc() // the passes' arrays
 
   const tm0 = performance.now()
   // Texts are decoded again from the evidence (ingest does not store them); a response and
@@ -755,9 +761,11 @@ function loadMeta(db: CaseDb): {records: number; maxId: number; rfps: number; pf
   const maxId = (db.prepare('SELECT COALESCE(MAX(record_id), 0) FROM fingerprints').pluck().get() as number) ?? 0
   const tenants = new Map<string, number>()
   const nodes = new Map<string, number>()
-  // Read order k (by session).
-  const id = new Float64Array(maxId)
-  let ts: Float64Array = new Float64Array(maxId)
+  // Read order k (by session). The arrays are reused below as the time order is built, so
+  // that the peak stays near 24 bytes per record (plus 12 while sorting).
+  const wide = maxId > 0xffffffff
+  const id: Uint32Array | Float64Array = wide ? new Float64Array(maxId) : new Uint32Array(maxId)
+  const ts = new Float64Array(maxId)
   const session = new Int32Array(maxId)
   const tenant = new Int32Array(maxId)
   const node = new Int32Array(maxId)
@@ -792,9 +800,11 @@ function loadMeta(db: CaseDb): {records: number; maxId: number; rfps: number; pf
       n++
     }
   }
-  // Time order, ties by record id. Packed keys (time, id) sort natively when
-  // (time span) x (ids) fits in 53 bits; otherwise a comparator sort.
+  // Time order, ties by record id: byTime[rank] = read position k. Packed keys (time, id)
+  // sort natively (in place of the times) when (time span) x (ids) fits in 53 bits;
+  // otherwise a comparator sort. rankOfId first serves as k by id.
   const byTime = new Uint32Array(n)
+  const rankOfId = new Int32Array(maxId + 1)
   {
     let min = Infinity
     let max = -Infinity
@@ -804,31 +814,29 @@ function loadMeta(db: CaseDb): {records: number; maxId: number; rfps: number; pf
     }
     const width = maxId + 1
     if (n > 0 && (max - min + 1) * width < 2 ** 53) {
-      const kOfId = new Int32Array(width)
-      const packed = new Float64Array(n)
+      const packed = ts.subarray(0, n)
       for (let k = 0; k < n; k++) {
-        packed[k] = (ts[k]! - min) * width + id[k]!
-        kOfId[id[k]!] = k
+        packed[k] = (packed[k]! - min) * width + id[k]!
+        rankOfId[id[k]!] = k
       }
       packed.sort()
-      for (let r = 0; r < n; r++) byTime[r] = kOfId[packed[r]! % width]!
+      for (let r = 0; r < n; r++) byTime[r] = rankOfId[packed[r]! % width]!
     } else {
       for (let k = 0; k < n; k++) byTime[k] = k
       byTime.sort((x, y) => ts[x]! - ts[y]! || id[x]! - id[y]!)
     }
   }
-  ts = new Float64Array(0)
-  // Permute into time order in place of the read-order arrays (one scratch array).
-  const rankOfId = new Int32Array(maxId + 1).fill(-1)
-  const idByRank = new Float64Array(n)
+  // Permute into time order, each array through one scratch array.
+  rankOfId.fill(-1)
+  const idByRank: Uint32Array | Float64Array = wide ? new Float64Array(n) : new Uint32Array(n)
   for (let r = 0; r < n; r++) {
     idByRank[r] = id[byTime[r]!]!
     rankOfId[idByRank[r]!] = r
   }
-  const scratch = new Int32Array(n)
+  const scratch = new Int32Array(ts.buffer, 0, n) // the times are no longer needed
   for (const arr of [session, tenant, node]) {
     for (let r = 0; r < n; r++) scratch[r] = arr[byTime[r]!]!
-    arr.set(scratch.subarray(0, n))
+    arr.set(scratch)
   }
   return {
     records: n,
