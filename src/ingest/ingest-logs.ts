@@ -1,6 +1,5 @@
 import {createHash} from 'node:crypto'
 import {closeSync, openSync, readSync, statSync} from 'node:fs'
-import {availableParallelism} from 'node:os'
 import {resolve} from 'node:path'
 import {EXTRACT_SCHEME, UnconventionalSet, type ExtractOptions} from '../detect/extract.js'
 import {UNCONVENTIONAL_WHERE} from '../detect/markers.js'
@@ -173,7 +172,6 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
 
 /** Secondary indexes, built after bulk loading rather than maintained row by row. */
 export function ensureQueryIndexes(db: CaseDb): void {
-  db.pragma(`threads = ${Math.min(4, availableParallelism())}`) // CREATE INDEX sorts on several threads
   db.exec(`
     CREATE UNIQUE INDEX IF NOT EXISTS records_by_source_request ON records (source, request_id);
     CREATE INDEX IF NOT EXISTS records_by_ts ON records (ts_ms);
