@@ -23,6 +23,8 @@ const NOW = () => new Date('2027-01-01T00:00:00.000Z')
 let gt: GroundTruth
 let out: string
 const cases: Record<string, {path: string; ingest: IngestLogsResult}> = {}
+// PRAGMA synchronous as seen from inside the bulk load (0 OFF, 1 NORMAL, 2 FULL).
+const syncDuringLoad: number[] = []
 
 async function build(name: string, canariesFirst: boolean, workers: number, extract = true): Promise<void> {
   const path = join(base, `${name}.db`)
@@ -30,7 +32,13 @@ async function build(name: string, canariesFirst: boolean, workers: number, extr
   try {
     const logs = gt.files.map((f) => join(out, f.path))
     if (canariesFirst) await ingestCanaries(db, {path: join(out, 'canaries.csv'), now: NOW})
-    const ingest = await ingestLogs(db, {paths: logs, now: NOW, workers, ...(extract ? {} : {extract: {fingerprints: false, pii: false}})})
+    const ingest = await ingestLogs(db, {
+      paths: logs,
+      now: NOW,
+      workers,
+      onProgress: () => syncDuringLoad.push(db.pragma('synchronous', {simple: true}) as number),
+      ...(extract ? {} : {extract: {fingerprints: false, pii: false}}),
+    })
     if (!canariesFirst) await ingestCanaries(db, {path: join(out, 'canaries.csv'), now: NOW})
     scanCase(db, {now: NOW(), poolTokens: gt.params.pool_tokens})
     cases[name] = {path, ingest}
@@ -52,6 +60,11 @@ beforeAll(async () => {
 }, 180_000)
 
 describe('parallel ingest', () => {
+  it('never bulk-loads with synchronous=OFF (a power cut during a checkpoint could tear older evidence)', () => {
+    expect(syncDuringLoad.length).toBeGreaterThan(0)
+    expect(syncDuringLoad.every((v) => v >= 1)).toBe(true)
+  })
+
   it('used two worker threads for one case and none for the other', () => {
     expect(cases.threads!.ingest.parse_workers).toBe(2)
     expect(cases.inline!.ingest.parse_workers).toBe(0)
