@@ -1,5 +1,6 @@
 import {afterEach, describe, expect, it} from 'vitest'
-import {findPii, ibanValid, luhnValid} from '../../src/detect/pii.js'
+import {createHash} from 'node:crypto'
+import {findPii, hashPii, ibanValid, luhnValid} from '../../src/detect/pii.js'
 import {scanCase} from '../../src/detect/scan-case.js'
 import {listPiiFindings} from '../../src/detect/list.js'
 import {makeCase, type TestCase} from '../helpers/detect-case.js'
@@ -8,6 +9,14 @@ let tc: TestCase | undefined
 afterEach(() => {
   tc?.close()
   tc = undefined
+})
+
+describe('hashPii', () => {
+  it('is SHA-256 of "kind:value" in hex, as cases already store it', () => {
+    for (const [kind, value] of [['email', 'anna.berg@example.org'], ['phone', '+49 30 1234567'], ['iban', 'DE89370400440532013000'], ['email', 'zoë@bücher.de']] as const) {
+      expect(hashPii(kind, value)).toBe(createHash('sha256').update(`${kind}:${value}`).digest('hex'))
+    }
+  })
 })
 
 describe('checksums', () => {
