@@ -62,7 +62,7 @@ export function renderPii(rows: PiiResult): string {
       p.ts,
       safeLine(p.request_id),
       p.kind,
-      p.value === undefined ? `sha256:${p.value_sha256.slice(0, 12)}` : safeLine(p.value),
+      p.value === undefined ? `ref:${p.value_ref}` : safeLine(p.value),
       safeLine(`${p.recipient_tenant}/${p.recipient_session}`),
       p.source_request_id === null ? '-' : safeLine(p.source_request_id),
       p.source_tenant === null ? '-' : safeLine(`${p.source_tenant}/${p.source_session ?? ''}`),

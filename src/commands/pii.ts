@@ -12,7 +12,7 @@ export default class Pii extends BaseCommand {
 
   static override flags = {
     db: dbFlag,
-    'show-values': Flags.boolean({description: 'Reveal the values (recomputed from the responses; only hashes are stored).'}),
+    'show-values': Flags.boolean({description: 'Reveal the values (recomputed from the responses; only hashes are stored) and their stored SHA-256. Without it each value is shown as its reference in this case (ref:...), which nobody can reverse without the case.'}),
   }
 
   public async run(): Promise<PiiResult> {

@@ -4,6 +4,7 @@ import type {CaseDb} from '../store/open-case.js'
 import type {piiFindingSchema, provenanceEntrySchema, sightingSchema} from './schemas.js'
 import {CONTAMINATION_CLASSES, type SightingClass} from './markers.js'
 import {findPii, hashPii, type PiiKind} from './pii.js'
+import {piiRef, piiRefKey} from './pii-ref.js'
 import {tokenizeWords, wordsText} from './words.js'
 
 // Read side of detection: the contract's --json shapes, built from the stored tables.
@@ -118,12 +119,13 @@ export function listPiiFindings(db: CaseDb, options: {showValues?: boolean} = {}
   const loadTexts = recordTextLoader(db)
   const responseOf = {get: (id: number): string | null => loadTexts(id).response_text}
   const valuesCache = new Map<number, Map<string, string>>()
+  const key = rows.length > 0 ? piiRefKey(db) : null
   return rows.map((row) => {
     const finding: PiiFinding = {
       request_id: row.request_id,
       ts: new Date(row.ts_ms).toISOString(),
       kind: row.kind,
-      value_sha256: row.value_sha256,
+      value_ref: piiRef(key!, row.value_sha256),
       recipient_session: row.session_id,
       recipient_tenant: row.tenant_id,
       source_request_id: row.source_request_id,
@@ -137,6 +139,8 @@ export function listPiiFindings(db: CaseDb, options: {showValues?: boolean} = {}
         valuesCache.set(row.id, values)
       }
       finding.value = values.get(row.value_sha256) ?? '(not recomputable)'
+      // As revealing as the value itself (enumerable), so only where the value is asked for.
+      finding.value_sha256 = row.value_sha256
     }
     return finding
   })

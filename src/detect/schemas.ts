@@ -46,13 +46,17 @@ export const piiFindingSchema = z.object({
   request_id: z.string(),
   ts: iso,
   kind: z.enum(PII_KINDS),
-  value_sha256: sha256,
+  value_ref: z
+    .string()
+    .regex(/^[0-9a-f]{16}$/)
+    .describe("the value's reference in this case: HMAC of its hash under a key kept in the case (same value, same reference; not reversible without the case)"),
   recipient_session: z.string(),
   recipient_tenant: z.string(),
   source_request_id: z.string().nullable(),
   source_session: z.string().nullable(),
   source_tenant: z.string().nullable(),
   value: z.string().optional().describe('only with --show-values'),
+  value_sha256: sha256.optional().describe('only with --show-values: SHA-256 of "kind:value" as stored (unsalted, so as revealing as the value)'),
 })
 export const piiResultSchema = z.array(piiFindingSchema)
 

@@ -68,7 +68,7 @@ function check(gt: GroundTruth, dbPath: string): void {
     expect([...prov.keys()].filter((id) => !expected.has(id))).toEqual([])
 
     // PII the recipient never sent: found, and attributed to the leaked request.
-    const pii = listPiiFindings(db)
+    const pii = listPiiFindings(db, {showValues: true})
     expect(gt.pii.length).toBeGreaterThan(0)
     const missing = gt.pii.filter((want) => !pii.some((p) => p.request_id === want.request_id && p.kind === want.kind && p.value_sha256 === hashPii(want.kind, piiNorm(want.kind, want.value)) && p.source_request_id === want.source_request_id))
     expect(missing).toEqual([])

@@ -11,6 +11,28 @@ afterEach(() => {
   tc = undefined
 })
 
+describe('value references', () => {
+  it('are keyed per case: the same value gets one reference within a case and another in another case', () => {
+    const refs = [0, 1].map(() => {
+      const c = makeCase()
+      try {
+        c.addFile([
+          {request_id: 'a', tenant_id: 'ta', session_id: 'sa', request_text: 'hi', response_text: 'call +49 30 1234567'},
+          {request_id: 'b', tenant_id: 'tb', session_id: 'sb', request_text: 'hi', response_text: 'or +49 30 1234567'},
+        ])
+        scanCase(c.db, {now: new Date('2026-11-03T00:00:00Z'), skipProvenance: true})
+        const rows = listPiiFindings(c.db)
+        expect(rows).toHaveLength(2)
+        expect(rows[0]!.value_ref).toBe(rows[1]!.value_ref)
+        return rows[0]!.value_ref
+      } finally {
+        c.close()
+      }
+    })
+    expect(refs[0]).not.toBe(refs[1])
+  })
+})
+
 describe('hashPii', () => {
   it('is SHA-256 of "kind:value" in hex, as cases already store it', () => {
     for (const [kind, value] of [['email', 'anna.berg@example.org'], ['phone', '+49 30 1234567'], ['iban', 'DE89370400440532013000'], ['email', 'zoë@bücher.de']] as const) {
@@ -71,8 +93,15 @@ describe('PII you never sent', () => {
       ['leak', 'email', null, null],
     ])
     expect(rows[0]!.value).toBeUndefined()
-    expect(rows[0]!.value_sha256).toMatch(/^[0-9a-f]{64}$/)
-    expect(listPiiFindings(tc.db, {showValues: true}).map((r) => r.value)).toEqual(['4111111111111111', 'x@y.net'])
+    // Neither the value nor its (enumerable) unsalted hash by default: a keyed reference.
+    expect(rows[0]!.value_sha256).toBeUndefined()
+    expect(rows[0]!.value_ref).toMatch(/^[0-9a-f]{16}$/)
+    expect(JSON.stringify(rows)).not.toContain(hashPii('card', '4111111111111111').slice(0, 12))
+    const shown = listPiiFindings(tc.db, {showValues: true})
+    expect(shown.map((r) => r.value)).toEqual(['4111111111111111', 'x@y.net'])
+    expect(shown[0]!.value_sha256).toBe(hashPii('card', '4111111111111111'))
+    // The same reference in every output of this case.
+    expect(listPiiFindings(tc.db).map((r) => r.value_ref)).toEqual(rows.map((r) => r.value_ref))
     // Stored hashed only.
     const dump = JSON.stringify(tc.db.prepare('SELECT * FROM pii_values').all()) + JSON.stringify(tc.db.prepare('SELECT * FROM pii_findings').all())
     expect(dump).not.toContain('4111')
