@@ -97,10 +97,10 @@ export function buildRegistry(rows: readonly CanaryRow[]): MarkerRegistry {
  * do. Unconventional markers come from a partial index that holds only them.
  */
 export function sqliteRegistry(db: CaseDb): MarkerRegistry {
-  const exactStmt = db.prepare('SELECT marker_key, marker, tenant_id, session_id FROM canaries WHERE marker_key = ?')
-  const rangeStmt = db.prepare('SELECT marker_key, marker, tenant_id, session_id FROM canaries WHERE marker_key > ? AND marker_key < ? ORDER BY marker_key LIMIT ?')
+  const exactStmt = db.prepare(REGISTRY_SQL.exact)
+  const rangeStmt = db.prepare(REGISTRY_SQL.range)
   const cache = new Map<string, RegisteredMarker | undefined>()
-  const unconventional = (db.prepare(`SELECT marker_key, marker, tenant_id, session_id FROM canaries WHERE ${UNCONVENTIONAL_WHERE}`).all() as CanaryRow[]).map(toMarker)
+  const unconventional = (db.prepare(REGISTRY_SQL.unconventional).all() as CanaryRow[]).map(toMarker)
   return withAutomaton({
     exact: (key: string) => {
       if (cache.has(key)) return cache.get(key)
@@ -116,6 +116,13 @@ export function sqliteRegistry(db: CaseDb): MarkerRegistry {
 /** Must stay identical to the partial index canaries_unconventional (migration 002). */
 export const UNCONVENTIONAL_WHERE =
   "NOT (marker_key GLOB 'CANARY-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]*' AND substr(marker_key, 8) NOT GLOB '*[^0-9a-f]*')"
+
+/** The registry's statements (tests check that each is an index search, never a registry scan). */
+export const REGISTRY_SQL = {
+  exact: 'SELECT marker_key, marker, tenant_id, session_id FROM canaries WHERE marker_key = ?',
+  range: 'SELECT marker_key, marker, tenant_id, session_id FROM canaries WHERE marker_key > ? AND marker_key < ? ORDER BY marker_key LIMIT ?',
+  unconventional: `SELECT marker_key, marker, tenant_id, session_id FROM canaries WHERE ${UNCONVENTIONAL_WHERE}`,
+}
 
 /**
  * Resolves a marker-shaped token (key form) against the registry:
