@@ -1,17 +1,21 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
+import {toCsv} from '../cli/csv.js'
 import {renderPii} from '../cli/render-detect.js'
 import {listPiiFindings, type PiiResult} from '../detect/list.js'
 import {scanStaleness} from '../detect/scan-case.js'
+
+const PII_CSV_COLUMNS = ['request_id', 'ts', 'kind', 'value_ref', 'recipient_session', 'recipient_tenant', 'source_request_id', 'source_session', 'source_tenant', 'value', 'value_sha256']
 
 export default class Pii extends BaseCommand {
   static override description =
     'Personal data (e-mail, phone, IBAN, card, IP) in responses that the session never sent, attributed to an earlier sender where one exists.'
 
-  static override examples = ['<%= config.bin %> pii', '<%= config.bin %> pii --json', '<%= config.bin %> pii --show-values   # reveals the values']
+  static override examples = ['<%= config.bin %> pii', '<%= config.bin %> pii --json', '<%= config.bin %> pii --csv > pii.csv', '<%= config.bin %> pii --show-values   # reveals the values']
 
   static override flags = {
     db: dbFlag,
+    csv: Flags.boolean({description: 'CSV on stdout (value references; the values too with --show-values).', exclusive: ['json']}),
     'show-values': Flags.boolean({description: 'Reveal the values (recomputed from the responses; only hashes are stored) and their stored SHA-256. Without it each value is shown as its reference in this case (ref:...), which nobody can reverse without the case.'}),
   }
 
@@ -21,7 +25,8 @@ export default class Pii extends BaseCommand {
     const stale = scanStaleness(db)
     if (stale.never_scanned || stale.unscanned_records > 0) this.note('note: records not scanned yet; run `crosstalk scan`')
     const rows = listPiiFindings(db, {showValues: flags['show-values']})
-    if (!this.jsonEnabled()) this.log(renderPii(rows))
+    if (flags.csv) process.stdout.write(toCsv(PII_CSV_COLUMNS.filter((c) => flags['show-values'] || (c !== 'value' && c !== 'value_sha256')), rows as unknown as Array<Record<string, unknown>>))
+    else if (!this.jsonEnabled()) this.log(renderPii(rows))
     return rows
   }
 }

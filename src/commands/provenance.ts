@@ -1,8 +1,14 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
+import {toCsv} from '../cli/csv.js'
 import {renderProvenance} from '../cli/render-detect.js'
 import {listProvenance, type ProvenanceResult} from '../detect/list.js'
 import {ensureProvenance} from '../detect/run-provenance.js'
+
+const PROVENANCE_CSV_COLUMNS = [
+  'request_id', 'ts', 'recipient_session', 'recipient_tenant', 'source_request_id', 'source_ts', 'source_session', 'source_tenant',
+  'overlap_words', 'overlap_sha256', 'matched', 'candidates', 'overlap_text',
+]
 
 export default class Provenance extends BaseCommand {
   static override description =
@@ -11,11 +17,13 @@ export default class Provenance extends BaseCommand {
   static override examples = [
     '<%= config.bin %> provenance',
     '<%= config.bin %> provenance --json --min-words 20',
+    '<%= config.bin %> provenance --csv > provenance.csv',
     '<%= config.bin %> provenance --show-text   # prints the overlapping (leaked) text',
   ]
 
   static override flags = {
     db: dbFlag,
+    csv: Flags.boolean({description: 'CSV on stdout (the overlapping text too with --show-text).', exclusive: ['json']}),
     'show-text': Flags.boolean({description: 'Include the overlapping text (personal data: only when needed).'}),
     'min-words': Flags.integer({description: 'Shortest verbatim overlap that counts.', default: 12, min: 5}),
     'boilerplate-tenants': Flags.integer({description: 'Text found in this many tenants is boilerplate, never evidence.', default: 3, min: 2}),
@@ -28,7 +36,8 @@ export default class Provenance extends BaseCommand {
     const recomputed = ensureProvenance(db, {now, minWords: flags['min-words'], boilerplateTenants: flags['boilerplate-tenants']})
     if (recomputed) this.audit(db, {flags}, recomputed, now)
     const rows = listProvenance(db, {showText: flags['show-text']})
-    if (!this.jsonEnabled()) this.log(renderProvenance(rows))
+    if (flags.csv) process.stdout.write(toCsv(PROVENANCE_CSV_COLUMNS.filter((c) => flags['show-text'] || c !== 'overlap_text'), rows as unknown as Array<Record<string, unknown>>))
+    else if (!this.jsonEnabled()) this.log(renderProvenance(rows))
     return rows
   }
 }

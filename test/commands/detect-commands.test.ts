@@ -80,4 +80,33 @@ describe('crosstalk scan / sightings', () => {
     expect(pii.code).toBe(0)
     expect(JSON.parse(pii.stdout)).toEqual([])
   })
+
+  it('pii and provenance --csv: references by default, values only when asked, formulas guarded', () => {
+    const c = makeCase()
+    const secret = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa'
+    c.addFile([
+      {request_id: 'src', tenant_id: 'tA', session_id: 'sA', request_text: `${secret} call me on +49 30 1234567`, response_text: 'noted'},
+      {request_id: 'leak', tenant_id: 'tB', session_id: 'sB', request_text: 'hi', response_text: `${secret} call me on +49 30 1234567`},
+    ])
+    c.close()
+    expect(run(['scan', '--db', c.path]).code).toBe(0)
+    const pii = run(['pii', '--db', c.path, '--csv'])
+    expect(pii.code).toBe(0)
+    const [header, row] = pii.stdout.split('\r\n')
+    expect(header).toBe('request_id,ts,kind,value_ref,recipient_session,recipient_tenant,source_request_id,source_session,source_tenant')
+    expect(row).toMatch(/^leak,[^,]+,phone,[0-9a-f]{16},sB,tB,src,sA,tA$/)
+    expect(pii.stdout).not.toContain('1234567')
+    const shown = run(['pii', '--db', c.path, '--csv', '--show-values']).stdout.split('\r\n')
+    expect(shown[0]!.endsWith(',value,value_sha256')).toBe(true)
+    // A value starting with + would be evaluated by a spreadsheet: it is quoted as text.
+    expect(shown[1]).toContain(",'+49301234567,")
+    const prov = run(['provenance', '--db', c.path, '--csv'])
+    expect(prov.code).toBe(0)
+    const lines = prov.stdout.split('\r\n')
+    expect(lines[0]).toBe('request_id,ts,recipient_session,recipient_tenant,source_request_id,source_ts,source_session,source_tenant,overlap_words,overlap_sha256,matched,candidates')
+    expect(lines[1]).toMatch(/^leak,.*,src,.*,sA,tA,\d+,[0-9a-f]{64},prompt,\d+$/)
+    expect(prov.stdout).not.toContain('alpha')
+    expect(run(['provenance', '--db', c.path, '--csv', '--show-text']).stdout).toContain('alpha bravo')
+    expect(run(['pii', '--db', c.path, '--csv', '--json']).code).toBe(2)
+  })
 })
