@@ -1,8 +1,12 @@
 import {Command, Flags, Interfaces} from '@oclif/core'
 import {Chalk, supportsColorStderr} from 'chalk'
-import {CliError} from '../errors.js'
+import {CliError, InputError} from '../errors.js'
 import {appendAudit} from '../store/audit.js'
 import {openCase, type CaseDb} from '../store/open-case.js'
+
+// oclif's FlagOutput / ArgOutput (not exported from its index).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type ParsedValues = {[name: string]: any}
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 
@@ -27,6 +31,20 @@ export abstract class BaseCommand extends Command {
     // Files we write (reports, exports) can hold personal data: owner-only by default.
     process.umask(0o077)
     await super.init()
+  }
+
+  /** Every command parses first: the environment is checked right after, before anything runs. */
+  protected override async parse<F extends ParsedValues, B extends ParsedValues, A extends ParsedValues>(
+    options?: Interfaces.Input<F, B, A>,
+    argv?: string[],
+  ): Promise<Interfaces.ParserOutput<F, B, A>> {
+    const parsed = await super.parse(options, argv)
+    // Read by bin/run.js's launcher line, which leaves a bad value to be refused here.
+    const heap = process.env.CROSSTALK_HEAP_MB
+    if (heap !== undefined && heap !== '' && !/^[1-9]\d*$/.test(heap)) {
+      throw new InputError(`CROSSTALK_HEAP_MB must be a whole number of MB (got ${JSON.stringify(heap)})`, 'E_BAD_ENV')
+    }
+    return parsed
   }
 
   protected openCase(path: string, options: {create?: boolean; readonly?: boolean} = {}): CaseDb {

@@ -23,7 +23,7 @@ function workerScript(): string | null {
 export function workersFromEnv(): number | undefined {
   const env = process.env.CROSSTALK_WORKERS
   if (env === undefined || env === '') return undefined
-  if (!/^\d+$/.test(env)) throw new InputError(`CROSSTALK_WORKERS must be a whole number of threads (got '${env}')`, 'E_BAD_ENV')
+  if (!/^\d+$/.test(env)) throw new InputError(`CROSSTALK_WORKERS must be a whole number of threads (got ${JSON.stringify(env)})`, 'E_BAD_ENV')
   return Math.min(16, Number(env))
 }
 

@@ -135,7 +135,7 @@ describe('crosstalk ingest logs: hostile input is quarantined, good lines around
     const db = join(dir, 'case.db')
     const r = runCli(['ingest', 'logs', good, '--db', db], {env: {CROSSTALK_WORKERS: 'two'}})
     expect(r.code).toBe(1)
-    expect(r.stderr.trim().split('\n')).toEqual([`Error: CROSSTALK_WORKERS must be a whole number of threads (got 'two')`])
+    expect(r.stderr.trim().split('\n')).toEqual([`Error: CROSSTALK_WORKERS must be a whole number of threads (got "two")`])
     expect(runJson<{records: number}>(['status', '--db', db]).records).toBe(0)
     expect(runJson<{records: number}>(['ingest', 'logs', good, '--db', db], {env: {CROSSTALK_WORKERS: '1'}}).records).toBe(1)
   })

@@ -1,24 +1,32 @@
 import {spawnSync} from 'node:child_process'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {BIN} from '../helpers/cli.js'
+import {BIN, tempDir} from '../helpers/cli.js'
 
-// bin/run.js as installed: its first line is a POSIX sh launcher that checks
-// CROSSTALK_HEAP_MB and execs node with the memory settings.
-const run = (env: Record<string, string>) => spawnSync(BIN, ['--version'], {encoding: 'utf8', env: {...process.env, ...env}})
+// bin/run.js as installed: its first line is a POSIX sh launcher that execs node with the
+// memory settings, taking the heap limit from CROSSTALK_HEAP_MB. A bad value is refused by
+// the command (one line; the contract's error document under --json), before it touches a case.
+const run = (args: string[], env: Record<string, string>) => spawnSync(BIN, args, {encoding: 'utf8', env: {...process.env, ...env}})
 
 describe('bin/run.js launcher', () => {
   it('starts crosstalk with the default and with a given heap limit', () => {
     for (const env of [{}, {CROSSTALK_HEAP_MB: '2048'}]) {
-      const r = run(env)
+      const r = run(['--version'], env)
       expect(r.status).toBe(0)
       expect(r.stdout).toMatch(/^crosstalk\/\d/)
     }
   })
 
-  it.each(['abc', '0', '-5', '1.5'])('refuses CROSSTALK_HEAP_MB=%s with one line and exit 1', (value) => {
-    const r = run({CROSSTALK_HEAP_MB: value})
-    expect(r.status).toBe(1)
-    expect(r.stdout).toBe('')
-    expect(r.stderr.trim().split('\n')).toEqual([`crosstalk: CROSSTALK_HEAP_MB must be a whole number of MB (got '${value}')`])
+  it.each(['abc', '0', '-5', '1.5', '\u001b[31m9'])('refuses CROSSTALK_HEAP_MB=%j with one line and exit 1, creating nothing', (value) => {
+    const db = join(tempDir(), 'case.db')
+    const plain = run(['ingest', 'canaries', join(tempDir(), 'missing.csv'), '--db', db], {CROSSTALK_HEAP_MB: value})
+    expect(plain.status).toBe(1)
+    expect(plain.stdout).toBe('')
+    expect(plain.stderr.trim().split('\n')).toEqual([`Error: CROSSTALK_HEAP_MB must be a whole number of MB (got ${JSON.stringify(value)})`])
+    const json = run(['status', '--json', '--db', db], {CROSSTALK_HEAP_MB: value})
+    expect(json.status).toBe(1)
+    expect(JSON.parse(json.stdout)).toEqual({error: {message: `CROSSTALK_HEAP_MB must be a whole number of MB (got ${JSON.stringify(value)})`, code: 'E_BAD_ENV'}})
+    expect(json.stderr.trim().split('\n')).toHaveLength(1)
+    expect(spawnSync('test', ['-e', db]).status).not.toBe(0)
   })
 })
