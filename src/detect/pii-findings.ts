@@ -1,5 +1,6 @@
 import type {CaseDb} from '../store/open-case.js'
 import {findPii, hashPii} from './pii.js'
+import {piiRefKey} from './pii-ref.js'
 
 // "PII you never sent": a value in a response that its session never put in any of its
 // own prompts. Where another session sent the same value in an earlier prompt, that
@@ -54,6 +55,9 @@ export function computePiiFindings(db: CaseDb): {findings: number; attributed: n
   )
   let findings = 0
   let attributed = 0
+  // The key that `pii` prints value references under (src/detect/pii-ref.ts): made here, by
+  // the scan that the audit log records, rather than by a later read-only listing.
+  piiRefKey(db)
   db.transaction(() => {
     db.prepare('DELETE FROM pii_findings').run()
     for (const r of responses) {

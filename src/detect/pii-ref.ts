@@ -11,18 +11,31 @@ import type {CaseDb} from '../store/open-case.js'
 
 const KEY = 'pii_ref_key'
 
-/** The case's reference key, created on first use (a read-only case without one gets a key for this run only). */
+/**
+ * The case's reference key. Scan creates it (computePiiFindings); a case scanned by an
+ * earlier version gets it on first use. Two processes creating it at once keep the first
+ * one stored. A case that cannot be written gets a key for this run only.
+ */
 export function piiRefKey(db: CaseDb): Buffer {
-  const row = db.prepare('SELECT value FROM scan_state WHERE key = ?').get(KEY) as {value: string} | undefined
-  if (row && /^[0-9a-f]{64}$/.test(row.value)) return Buffer.from(row.value, 'hex')
+  const read = (): Buffer | null => {
+    const row = db.prepare('SELECT value FROM scan_state WHERE key = ?').get(KEY) as {value: string} | undefined
+    return row && /^[0-9a-f]{64}$/.test(row.value) ? Buffer.from(row.value, 'hex') : null
+  }
+  const stored = read()
+  if (stored) return stored
   const key = randomBytes(32)
   if (db.readonly) return key
   try {
-    db.prepare('INSERT INTO scan_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(KEY, key.toString('hex'))
+    // (A malformed value is replaced; a valid one written meanwhile by another process is kept.)
+    db.prepare(
+      `INSERT INTO scan_state (key, value) VALUES (?, ?)
+       ON CONFLICT(key) DO UPDATE SET value = excluded.value WHERE length(scan_state.value) <> 64 OR scan_state.value GLOB '*[^0-9a-f]*'`,
+    ).run(KEY, key.toString('hex'))
   } catch {
     // A case file the OS will not let us write (evidence copy mounted read-only): this run's key.
+    return key
   }
-  return key
+  return read() ?? key
 }
 
 /** 16 hex digits (64 bits) of HMAC-SHA256(key, stored value hash). */

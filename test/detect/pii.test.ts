@@ -1,6 +1,7 @@
 import {afterEach, describe, expect, it} from 'vitest'
 import {createHash} from 'node:crypto'
 import {findPii, hashPii, ibanValid, luhnValid} from '../../src/detect/pii.js'
+import {piiRefKey} from '../../src/detect/pii-ref.js'
 import {scanCase} from '../../src/detect/scan-case.js'
 import {listPiiFindings} from '../../src/detect/list.js'
 import {makeCase, type TestCase} from '../helpers/detect-case.js'
@@ -30,6 +31,27 @@ describe('value references', () => {
       }
     })
     expect(refs[0]).not.toBe(refs[1])
+  })
+})
+
+describe('the reference key', () => {
+  it('is made by scan, kept once stored, and a malformed one is replaced', () => {
+    const c = makeCase()
+    try {
+      c.addFile([{request_id: 'a', tenant_id: 'ta', session_id: 'sa', request_text: 'hi', response_text: 'mail x@y.net'}])
+      const stored = () => c.db.prepare(`SELECT value FROM scan_state WHERE key = 'pii_ref_key'`).pluck().get() as string | undefined
+      expect(stored()).toBeUndefined()
+      scanCase(c.db, {now: new Date('2026-11-03T00:00:00Z'), skipProvenance: true})
+      const made = stored()
+      expect(made).toMatch(/^[0-9a-f]{64}$/)
+      expect(piiRefKey(c.db).toString('hex')).toBe(made)
+      c.db.prepare(`UPDATE scan_state SET value = 'not-a-key' WHERE key = 'pii_ref_key'`).run()
+      const fresh = piiRefKey(c.db).toString('hex')
+      expect(fresh).toMatch(/^[0-9a-f]{64}$/)
+      expect(stored()).toBe(fresh)
+    } finally {
+      c.close()
+    }
   })
 })
 
