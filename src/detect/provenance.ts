@@ -4,6 +4,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {getHeapStatistics, setFlagsFromString} from 'node:v8'
 import {runInNewContext} from 'node:vm'
+import {IntegrityError} from '../errors.js'
 import {recordTextLoader, type RecordTexts} from '../ingest/record-texts.js'
 import type {CaseDb} from '../store/open-case.js'
 import {FingerprintBuffer, K, SCHEME, fingerprintText, kgramHashes, type KGrams} from './winnow.js'
@@ -214,9 +215,9 @@ function* readFingerprints(db: CaseDb, column: 'prompt_fp' | 'response_fp', maxI
 /**
  * The part (pass) of a fingerprint: its h2's top 16 bits scaled to [0, passes). Integer
  * arithmetic throughout; `h2 % passes` on a uint32 above 2^31 is a floating-point
- * remainder, about three times slower, and this runs once per stored fingerprint.
+ * remainder, about three times slower, and this runs once per stored fingerprint. Exact
+ * while passes < 65536, thousands of times more passes than any case needs.
  */
-/** (Exact while passes < 65536: thousands of times more passes than any case needs.) */
 export function partOf(h2: number, passes: number): number {
   return ((h2 >>> 16) * passes) >>> 16
 }
@@ -400,8 +401,8 @@ export interface ProvenanceTuning {
 }
 
 interface Meta {
-  /** Record id by rank (32-bit when every id fits). */
-  id: Uint32Array | Float64Array
+  /** Record id by rank. */
+  id: Uint32Array
   session: Int32Array
   tenant: Int32Array
   node: Int32Array
@@ -762,9 +763,10 @@ function loadMeta(db: CaseDb): {records: number; maxId: number; rfps: number; pf
   const tenants = new Map<string, number>()
   const nodes = new Map<string, number>()
   // Read order k (by session). The arrays are reused below as the time order is built, so
-  // that the peak stays near 24 bytes per record (plus 12 while sorting).
-  const wide = maxId > 0xffffffff
-  const id: Uint32Array | Float64Array = wide ? new Float64Array(maxId) : new Uint32Array(maxId)
+  // that the peak stays near 24 bytes per record (plus 12 while sorting). Ids index typed
+  // arrays (rankOfId), so they are 32-bit: SQLite numbers rows from 1 in insert order.
+  if (maxId >= 0x7fffffff) throw new IntegrityError(`fingerprints: record id ${maxId} is beyond what provenance indexes (2^31 - 1)`)
+  const id = new Uint32Array(maxId)
   const ts = new Float64Array(maxId)
   const session = new Int32Array(maxId)
   const tenant = new Int32Array(maxId)
@@ -828,7 +830,7 @@ function loadMeta(db: CaseDb): {records: number; maxId: number; rfps: number; pf
   }
   // Permute into time order, each array through one scratch array.
   rankOfId.fill(-1)
-  const idByRank: Uint32Array | Float64Array = wide ? new Float64Array(n) : new Uint32Array(n)
+  const idByRank = new Uint32Array(n)
   for (let r = 0; r < n; r++) {
     idByRank[r] = id[byTime[r]!]!
     rankOfId[idByRank[r]!] = r

@@ -208,7 +208,7 @@ export function evidenceReader(db: CaseDb, options: EvidenceReaderOptions = {}):
     }
     return meta.all(fileId, offset + length, offset) as Array<{seq: number; raw_offset: number; raw_len: number}> // irregular blocks
   }
-  const partOf = options.random
+  const cutOut = options.random
     ? db.prepare(
         `SELECT raw_offset, raw_len, CASE WHEN codec = 'raw' THEN substr(data, ? - raw_offset + 1, ?) END AS part
            FROM evidence_blocks WHERE file_id = ? AND seq = ?`,
@@ -224,11 +224,11 @@ export function evidenceReader(db: CaseDb, options: EvidenceReaderOptions = {}):
   }
   return (fileId, offset, length) => {
     if (length === 0) return Buffer.alloc(0)
-    if (partOf) {
+    if (cutOut) {
       const len = blockLen(fileId)
       const seq = len > 0 ? Math.floor(offset / len) : -1
       if (seq >= 0 && Math.floor((offset + length - 1) / len) === seq && !cache.has(`${fileId}:${seq}`)) {
-        const row = partOf.get(offset, length, fileId, seq) as {raw_offset: number; raw_len: number; part: Buffer | null} | undefined
+        const row = cutOut.get(offset, length, fileId, seq) as {raw_offset: number; raw_len: number; part: Buffer | null} | undefined
         if (row?.part && row.raw_offset <= offset && row.raw_offset + row.raw_len >= offset + length && row.part.length === length) return row.part
       }
     }
