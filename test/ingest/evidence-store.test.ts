@@ -4,6 +4,7 @@ import Database from 'better-sqlite3'
 import {describe, expect, it} from 'vitest'
 import {BLOCK_SIZE, EvidenceWriter, RAW_BLOCK_SIZE, evidenceReader, readEvidence} from '../../src/ingest/evidence-store.js'
 import {openCase} from '../../src/store/open-case.js'
+import {seededRng} from '../../src/util/rng.js'
 import {ROOT, tempDir} from '../helpers/cli.js'
 import {join} from 'node:path'
 
@@ -54,9 +55,10 @@ describe('EvidenceWriter', () => {
     const ordered = evidenceReader(db)
     const random = evidenceReader(db, {random: true})
     const ranges: Array<[number, number]> = [[0, 1], [size - 5, 5], [size - 5, 10], [size, size], [size * 3, 777], [size * 2 + 3, size + 9]]
+    const rand = seededRng(7) // a failing range is the same on every run
     for (let i = 0; i < 200; i++) {
-      const offset = Math.floor(Math.random() * data.length)
-      ranges.push([offset, 1 + Math.floor(Math.random() * Math.min(5000, data.length - offset))])
+      const offset = Math.floor(rand() * data.length)
+      ranges.push([offset, 1 + Math.floor(rand() * Math.min(5000, data.length - offset))])
     }
     for (const [offset, length] of ranges) {
       const want = data.subarray(offset, offset + length)
