@@ -257,13 +257,13 @@ async function scope1m(): Promise<Scope1m | undefined> {
   return undefined
 }
 
-function scanScaling(scratch: string): ScanScaling {
+async function scanScaling(scratch: string): Promise<ScanScaling> {
   log('scan against registry size (benchScanScaling: 10 vs 100,000 markers, 20,000 records)')
   const dir = join(scratch, 'scan-scaling')
   rmSync(dir, {recursive: true, force: true})
   mkdirSync(dir, {recursive: true})
   try {
-    const r = benchScanScaling({records: 20_000, responseWords: 150, smallRegistry: 10, largeRegistry: 100_000, rounds: 7, seed: 42, dir})
+    const r = await benchScanScaling({records: 20_000, responseWords: 150, smallRegistry: 10, largeRegistry: 100_000, rounds: 7, seed: 42, dir})
     return {records: r.records, small_registry: r.small_registry, large_registry: r.large_registry, small_ms: r.small_ms, large_ms: r.large_ms, ratio: r.ratio}
   } finally {
     rmSync(dir, {recursive: true, force: true})
@@ -302,7 +302,7 @@ async function main(): Promise<number> {
     notes,
   }
   if (!opts.quick) {
-    results.scan_scaling = scanScaling(scratch)
+    results.scan_scaling = await scanScaling(scratch)
     const s = await scope1m()
     if (s) results.scope_1m = s
   }

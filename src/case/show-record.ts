@@ -1,11 +1,11 @@
 import {InputError} from '../errors.js'
-import {readEvidence} from '../ingest/evidence-store.js'
-import {recordTextLoader} from '../ingest/record-texts.js'
-import type {RecordRow} from '../ingest/parse-record.js'
+import {readEvidence} from '../evidence/evidence-store.js'
+import {recordTextLoader} from '../evidence/record-texts.js'
 import type {CaseDb} from '../store/open-case.js'
+import {findRecordsByRequestId, type RecordFields, type StoredRecord} from '../store/records.js'
 
 /** A stored record as `show --json` prints it: the ingested row, flags as booleans, plus where it came from. */
-export interface RecordView extends Omit<RecordRow, 'ts' | 'ts_ms' | 'stream' | 'is_error'> {
+export interface RecordView extends Omit<RecordFields, 'ts' | 'ts_ms' | 'stream' | 'is_error'> {
   source: string
   /** UTC, toISOString() form (contract). */
   ts: string
@@ -13,27 +13,13 @@ export interface RecordView extends Omit<RecordRow, 'ts' | 'ts_ms' | 'stream' | 
   ts_precise: string
   stream: boolean
   is_error: boolean
+  request_text: string | null
+  response_text: string | null
   evidence: {file: string; file_sha256: string; line: number; byte_offset: number; byte_len: number}
 }
 
-interface Row extends RecordRow {
-  id: number
-  source: string
-  file_id: number
-  line_no: number
-  byte_offset: number
-  byte_len: number
-  path: string
-  sha256: string
-}
-
-function findRecord(db: CaseDb, requestId: string, source?: string): Row {
-  const rows = db
-    .prepare(
-      `SELECT r.*, f.path, f.sha256 FROM records r JOIN files f ON f.id = r.file_id
-       WHERE r.request_id = ? ${source ? 'AND r.source = ?' : ''} LIMIT 2`,
-    )
-    .all(...(source ? [requestId, source] : [requestId])) as Row[]
+function findRecord(db: CaseDb, requestId: string, source?: string): StoredRecord {
+  const rows = findRecordsByRequestId(db, requestId, source, 2)
   if (rows.length === 0) throw new InputError(`no record with request_id ${JSON.stringify(requestId)}${source ? ` in source ${source}` : ''}`, 'E_NOT_FOUND')
   if (rows.length > 1) throw new InputError(`request_id ${JSON.stringify(requestId)} exists in several sources; pass --source`, 'E_AMBIGUOUS')
   return rows[0]!

@@ -1,11 +1,22 @@
-import type {CaseDb} from '../store/open-case.js'
-import {tableExists} from '../store/open-case.js'
+import {detectionCoverage, type DetectionCoverage} from '../detect/coverage.js'
 import {computeClock, type ClockResult} from '../notify/clock.js'
 import {getIncident} from '../notify/incident.js'
 import {firstInitialNotification, listNotifications} from '../notify/notifications.js'
+import {listAudit} from '../store/audit.js'
+import {countCanaries} from '../store/canaries.js'
+import {fileTotals} from '../store/files.js'
+import {sightingCounts} from '../store/findings.js'
+import type {CaseDb} from '../store/open-case.js'
+import {listBadLines as badLineRows, type BadLineRow} from '../store/quarantine.js'
+import {recordTotals} from '../store/records.js'
+import {schemaVersion} from '../store/session.js'
+import {getSettings} from '../store/settings.js'
+
+export type {BadLineRow} from '../store/quarantine.js'
 
 /** `crosstalk status --json`: contract keys first, then what else the case holds. */
 export interface StatusResult {
+  /** log files completely ingested (the registry files are counted apart) */
   files: number
   records: number
   bad_lines: number
@@ -13,14 +24,24 @@ export interface StatusResult {
   sightings: number
   duplicates: number
   blank_lines: number
+  registry_files: number
   incomplete_files: number
   first_record: string | null
   last_record: string | null
   tenants: number
+  /** sessions, each counted within its tenant */
   sessions: number
   sightings_by_class: Record<string, number>
+  /** whether detection covered everything ingested (null: never scanned) */
+  detection: DetectionCoverage
+  /** the serving stack's KV pool and advertised window as recorded by `scan --pool-tokens` (null: not given) */
+  pool_tokens: number | null
+  advertised_tokens: number | null
+  case_id: string
   schema_version: number
   audit_entries: number
+  /** the hash of the newest audit entry: note it outside the case to detect a rewritten log (verify --expect-head) */
+  audit_head: string | null
   /** the incident once `crosstalk incident open` ran (title and role as entered, sanitised on display) */
   incident: {title: string; role: 'controller' | 'processor'; aware_at: string} | null
   /** the 72-hour clock of that incident at `now` (as `crosstalk clock --json`) */
@@ -28,43 +49,33 @@ export interface StatusResult {
 }
 
 export function caseStatus(db: CaseDb, now: Date = new Date()): StatusResult {
-  const f = db
-    .prepare(
-      `SELECT count(*) AS files, coalesce(sum(bad_lines), 0) AS bad_lines, coalesce(sum(duplicates), 0) AS duplicates,
-              coalesce(sum(blank_lines), 0) AS blank_lines, coalesce(sum(state <> 'complete'), 0) AS incomplete
-       FROM files WHERE kind = 'log'`,
-    )
-    .get() as {files: number; bad_lines: number; duplicates: number; blank_lines: number; incomplete: number}
-  const r = db
-    .prepare(
-      `SELECT count(*) AS records, min(ts_ms) AS first_ms, max(ts_ms) AS last_ms,
-              count(DISTINCT tenant_id) AS tenants, count(DISTINCT session_id) AS sessions FROM records`,
-    )
-    .get() as {records: number; first_ms: number | null; last_ms: number | null; tenants: number; sessions: number}
-  const byClass: Record<string, number> = {}
-  let sightings = 0
-  if (tableExists(db, 'sightings')) {
-    for (const row of db.prepare('SELECT class, count(*) AS n FROM sightings GROUP BY class ORDER BY class').all() as {class: string; n: number}[]) {
-      byClass[row.class] = row.n
-      sightings += row.n
-    }
-  }
+  const f = fileTotals(db)
+  const r = recordTotals(db)
+  const s = sightingCounts(db)
+  const settings = getSettings(db)
+  const audit = listAudit(db)
   return {
-    files: f.files,
+    files: f.log_files - f.incomplete_files,
     records: r.records,
     bad_lines: f.bad_lines,
-    canaries: (db.prepare('SELECT count(*) FROM canaries').pluck().get() as number) ?? 0,
-    sightings,
+    canaries: countCanaries(db),
+    sightings: Object.values(s.by_class).reduce((a, b) => a + b, 0),
     duplicates: f.duplicates,
     blank_lines: f.blank_lines,
-    incomplete_files: f.incomplete,
+    registry_files: f.registry_files,
+    incomplete_files: f.incomplete_files,
     first_record: r.first_ms === null ? null : new Date(r.first_ms).toISOString(),
     last_record: r.last_ms === null ? null : new Date(r.last_ms).toISOString(),
     tenants: r.tenants,
     sessions: r.sessions,
-    sightings_by_class: byClass,
-    schema_version: db.pragma('user_version', {simple: true}) as number,
-    audit_entries: db.prepare('SELECT count(*) FROM audit_log').pluck().get() as number,
+    sightings_by_class: Object.fromEntries(Object.entries(s.by_class).sort((a, b) => (a[0] < b[0] ? -1 : 1))),
+    detection: detectionCoverage(db),
+    pool_tokens: settings.pool_tokens,
+    advertised_tokens: settings.advertised_tokens,
+    case_id: settings.case_id,
+    schema_version: schemaVersion(db),
+    audit_entries: audit.length,
+    audit_head: audit.at(-1)?.hash ?? null,
     ...incidentStatus(db, now),
   }
 }
@@ -79,19 +90,6 @@ function incidentStatus(db: CaseDb, now: Date): Pick<StatusResult, 'incident' | 
   }
 }
 
-export interface BadLineRow {
-  file: string
-  line: number
-  byte_offset: number
-  byte_len: number
-  reason: string
-}
-
 export function listBadLines(db: CaseDb, limit = 1000): BadLineRow[] {
-  return db
-    .prepare(
-      `SELECT f.path AS file, b.line_no AS line, b.byte_offset, b.byte_len, b.reason
-       FROM bad_lines b JOIN files f ON f.id = b.file_id ORDER BY f.id, b.line_no LIMIT ?`,
-    )
-    .all(limit) as BadLineRow[]
+  return badLineRows(db, limit)
 }

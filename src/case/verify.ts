@@ -1,10 +1,13 @@
 import {createHash} from 'node:crypto'
 import {existsSync} from 'node:fs'
 import {crc32} from 'node:zlib'
-import {inflateBlock} from '../ingest/evidence-store.js'
-import {sha256File} from '../ingest/hash-file.js'
-import {findBrokenAuditLink} from '../store/audit.js'
+import {inflateBlock} from '../evidence/evidence-store.js'
+import {sha256File} from '../evidence/hash-file.js'
+import {findBrokenAuditLink, listAudit} from '../store/audit.js'
+import {iterateBlocks} from '../store/evidence-blocks.js'
+import {listFiles, type FileRow} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
+import {iterateFileItems} from '../store/records.js'
 
 export interface VerifyProblem {
   kind: 'audit' | 'block' | 'content' | 'record' | 'bad_line' | 'original' | 'incomplete'
@@ -22,16 +25,6 @@ export interface VerifyResult {
   problems: VerifyProblem[]
 }
 
-interface FileRow {
-  id: number
-  path: string
-  abs_path: string
-  sha256: string
-  size: number
-  state: string
-  content_sha256: string | null
-}
-
 /**
  * Re-derives every integrity claim the case makes: the audit chain, each evidence block
  * against its hash, each file's decompressed stream against its content hash, each
@@ -40,11 +33,11 @@ interface FileRow {
  */
 export async function verifyCase(db: CaseDb, options: {rehashOriginals?: boolean} = {}): Promise<VerifyResult> {
   const result: VerifyResult = {ok: true, audit_entries: 0, files_checked: 0, blocks_checked: 0, records_checked: 0, originals_rehashed: 0, problems: []}
-  result.audit_entries = db.prepare('SELECT count(*) FROM audit_log').pluck().get() as number
+  result.audit_entries = listAudit(db).length
   const broken = findBrokenAuditLink(db)
   if (broken) result.problems.push({kind: 'audit', where: `audit entry ${broken.seq}`, detail: broken.reason})
 
-  const files = db.prepare('SELECT id, path, abs_path, sha256, size, state, content_sha256 FROM files ORDER BY id').all() as FileRow[]
+  const files = listFiles(db)
   for (const file of files) {
     result.files_checked++
     if (file.state !== 'complete') {
@@ -69,17 +62,8 @@ export async function verifyCase(db: CaseDb, options: {rehashOriginals?: boolean
 }
 
 function verifyFileContent(db: CaseDb, file: FileRow, result: VerifyResult): void {
-  const blocks = db.prepare('SELECT seq, raw_offset, raw_len, crc32, codec, data FROM evidence_blocks WHERE file_id = ? ORDER BY seq').iterate(file.id) as IterableIterator<{
-    seq: number; raw_offset: number; raw_len: number; crc32: number; codec: string; data: Buffer
-  }>
-  const items = db
-    .prepare(
-      `SELECT 'record' AS kind, request_id AS name, line_no, byte_offset, byte_len, raw_crc32 AS crc, NULL AS raw FROM records WHERE file_id = ?
-       UNION ALL
-       SELECT 'bad_line', NULL, line_no, byte_offset, byte_len, NULL, raw FROM bad_lines WHERE file_id = ?
-       ORDER BY byte_offset`,
-    )
-    .iterate(file.id, file.id) as IterableIterator<{kind: string; name: string | null; line_no: number; byte_offset: number; byte_len: number; crc: number | null; raw: Buffer | null}>
+  const blocks = iterateBlocks(db, file.id)
+  const items = iterateFileItems(db, file.id)
 
   const content = createHash('sha256')
   let window: Buffer = Buffer.alloc(0)

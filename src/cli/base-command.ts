@@ -1,7 +1,9 @@
 import {Command, Flags, Interfaces} from '@oclif/core'
 import {Chalk, supportsColorStderr} from 'chalk'
+import {existsSync, rmSync} from 'node:fs'
 import {CliError, InputError} from '../errors.js'
-import {appendAudit} from '../store/audit.js'
+import {appendAudit, listAudit} from '../store/audit.js'
+import {listFiles} from '../store/files.js'
 import {openCase, type CaseDb} from '../store/open-case.js'
 
 // oclif's FlagOutput / ArgOutput (not exported from its index).
@@ -26,6 +28,8 @@ export abstract class BaseCommand extends Command {
   })
 
   private openDbs: CaseDb[] = []
+  /** Case files this command created: removed again if it fails before recording anything in them. */
+  private createdCases: string[] = []
 
   public override async init(): Promise<void> {
     // Files we write (reports, exports) can hold personal data: owner-only by default.
@@ -48,7 +52,9 @@ export abstract class BaseCommand extends Command {
   }
 
   protected openCase(path: string, options: {create?: boolean; readonly?: boolean} = {}): CaseDb {
+    const existed = existsSync(path)
     const db = openCase(path, options)
+    if (!existed) this.createdCases.push(path)
     this.openDbs.push(db)
     return db
   }
@@ -77,9 +83,15 @@ export abstract class BaseCommand extends Command {
   }
 
   protected override async finally(error: Error | undefined): Promise<unknown> {
+    const failed = error !== undefined || (process.exitCode !== undefined && process.exitCode !== 0 && process.exitCode !== 3)
+    const untouched = new Set<string>()
     for (const db of this.openDbs.splice(0)) {
-      if (db.open) db.close()
+      if (!db.open) continue
+      // A case this command created and left holding nothing (a typo in a path, say) is not left behind.
+      if (failed && this.createdCases.includes(db.name) && !db.readonly && listAudit(db).length === 0 && listFiles(db).length === 0) untouched.add(db.name)
+      db.close()
     }
+    for (const path of untouched) for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, {force: true})
     return super.finally(error)
   }
 }

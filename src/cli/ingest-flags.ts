@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {UsageError} from '../errors.js'
 import {ingestLogs, type IngestLogsOptions, type IngestLogsResult} from '../ingest/ingest-logs.js'
-import {parseFieldMap, type FieldMap} from '../ingest/parse-record.js'
+import {parseFieldMap, type FieldMap} from '../extract/parse-record.js'
 import type {CaseDb} from '../store/open-case.js'
 import {clearProgress, ingestProgressBar} from './progress.js'
 

@@ -3,9 +3,10 @@ import type {DemoResult} from '../demo/pipeline.js'
 /** The demo's closing summary: the numbers a responder would quote, and where things are. */
 export function renderDemoSummary(result: DemoResult, seconds: number): string {
   const find = (prefix: string): any => result.steps.find((s) => s.command.startsWith(`crosstalk ${prefix} `))?.result ?? {}
-  const ingest = find('ingest logs')
-  const scan = find('scan')
-  const scope = find('scope')
+  const triage = find('triage')
+  const ingest = triage.ingest ?? {}
+  const scan = triage.scan ?? {}
+  const scope = triage.scope ?? {}
   const probe = find('probe')
   const replay = find('replay')
   const clock = find('clock')

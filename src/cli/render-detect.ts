@@ -1,6 +1,6 @@
 import type {PiiResult, ProvenanceResult, SightingsResult} from '../detect/list.js'
 import type {ScanResult} from '../detect/scan-case.js'
-import {safeLine, safeText} from './sanitize.js'
+import {safeLine, safeText} from '../util/sanitize.js'
 
 // Human renderings of detection results. Everything that came from a log goes through
 // safeLine; markers are shortened unless asked for (they identify sessions).

@@ -1,5 +1,5 @@
 import type {AwarenessAmendment, IncidentRecord} from '../notify/incident.js'
-import {safeLine} from './sanitize.js'
+import {safeLine} from '../util/sanitize.js'
 
 /** Human view of the incident record: one "field: value" line each, unset fields shown as such. */
 export function renderIncident(incident: IncidentRecord, amendments: AwarenessAmendment[] = []): string {

@@ -1,7 +1,7 @@
 import type {ScopeResult} from '../scope/compute-scope.js'
 import type {TenantViewResult} from '../scope/tenant-view.js'
 import type {TimelineResult} from '../scope/build-timeline.js'
-import {safeLine} from './sanitize.js'
+import {safeLine} from '../util/sanitize.js'
 
 // Plain-text tables for the terminal and the row sets behind --csv. Tenant ids, node
 // names and request ids come from the logs, so every one goes through safeLine.

@@ -2,6 +2,9 @@ import {createHash} from 'node:crypto'
 import {writeFileSync} from 'node:fs'
 import {Flags} from '@oclif/core'
 import {UsageError} from '../errors.js'
+import {buildFacts, loadFactsInputs, type CaseFacts, type GatherFactsOptions} from '../notify/facts.js'
+import type {CaseDb} from '../store/open-case.js'
+import {checkDetection} from './detection-flags.js'
 
 // Shared by the report commands: --format/--out, writing the file (0600 through the
 // base command's umask: reports describe other people's data), and the result printed
@@ -43,4 +46,16 @@ export async function renderReport(format: string, report: object, markdown: () 
     return renderMarkdownPdf(markdown(), {title: pdf.title, createdAt: pdf.createdAt, skipUntil: /^(##|\|)/})
   }
   return markdown()
+}
+
+/**
+ * The facts a report is built from, refused (exit 1, naming `crosstalk scan`) when detection
+ * has not covered everything ingested, unless `allowIncomplete`; then `warn` gets one line
+ * and the report itself carries the gap (its `detection` key).
+ */
+export function reportFacts(db: CaseDb, what: string, allowIncomplete: boolean, options: GatherFactsOptions, warn: (line: string) => void): CaseFacts {
+  const inputs = loadFactsInputs(db, options)
+  const warning = checkDetection(inputs.scope.detection, what, allowIncomplete)
+  if (warning) warn(warning)
+  return buildFacts(inputs, options.now)
 }

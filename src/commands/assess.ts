@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
-import {safeLine} from '../cli/sanitize.js'
+import {safeLine} from '../util/sanitize.js'
 import {planAssessment, type AssessResult, type SeverityInputs} from '../notify/assess.js'
 import {insertAssessment, OUTCOMES, type Outcome} from '../notify/assessment-store.js'
 import {gatherFacts} from '../notify/facts.js'

@@ -3,7 +3,7 @@ import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {toCsv} from '../cli/csv.js'
 import {renderPii} from '../cli/render-detect.js'
 import {listPiiFindings, type PiiResult} from '../detect/list.js'
-import {scanStaleness} from '../detect/scan-case.js'
+import {describeGap, detectionCoverage} from '../detect/coverage.js'
 
 const PII_CSV_COLUMNS = ['request_id', 'ts', 'kind', 'value_ref', 'recipient_session', 'recipient_tenant', 'source_request_id', 'source_session', 'source_tenant', 'value', 'value_sha256']
 
@@ -22,8 +22,8 @@ export default class Pii extends BaseCommand {
   public async run(): Promise<PiiResult> {
     const {flags} = await this.parse(Pii)
     const db = this.openCase(flags.db)
-    const stale = scanStaleness(db)
-    if (stale.never_scanned || stale.unscanned_records > 0) this.note('note: records not scanned yet; run `crosstalk scan`')
+    const coverage = detectionCoverage(db)
+    if (coverage.never_scanned || coverage.files_not_scanned > 0) this.note(`note: ${describeGap(coverage)}; run \`crosstalk scan\``)
     const rows = listPiiFindings(db, {showValues: flags['show-values']})
     if (flags.csv) process.stdout.write(toCsv(PII_CSV_COLUMNS.filter((c) => flags['show-values'] || (c !== 'value' && c !== 'value_sha256')), rows as unknown as Array<Record<string, unknown>>))
     else if (!this.jsonEnabled()) this.log(renderPii(rows))

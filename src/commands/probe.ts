@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {writeFileSync} from 'node:fs'
 import {BaseCommand} from '../cli/base-command.js'
-import {safeLine} from '../cli/sanitize.js'
+import {safeLine} from '../util/sanitize.js'
 import {GateTripped} from '../errors.js'
 import {renderJunit} from '../probe/junit.js'
 import {runProbe, type ProbeResult} from '../probe/run-probe.js'

@@ -3,7 +3,9 @@ import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {toCsv} from '../cli/csv.js'
 import {renderProvenance} from '../cli/render-detect.js'
 import {listProvenance, type ProvenanceResult} from '../detect/list.js'
-import {ensureProvenance} from '../detect/run-provenance.js'
+import {detectionCoverage} from '../detect/coverage.js'
+import {scanCase} from '../detect/scan-case.js'
+import {lastFinishedScan} from '../store/scan-runs.js'
 
 const PROVENANCE_CSV_COLUMNS = [
   'request_id', 'ts', 'recipient_session', 'recipient_tenant', 'source_request_id', 'source_ts', 'source_session', 'source_tenant',
@@ -33,8 +35,14 @@ export default class Provenance extends BaseCommand {
     const {flags} = await this.parse(Provenance)
     const db = this.openCase(flags.db)
     const now = new Date()
-    const recomputed = ensureProvenance(db, {now, minWords: flags['min-words'], boilerplateTenants: flags['boilerplate-tenants']})
-    if (recomputed) this.audit(db, {flags}, recomputed, now)
+    // Provenance not current for these parameters (or records not scanned yet): a scan brings it up to date, and is audited as one.
+    const last = lastFinishedScan(db)
+    const coverage = detectionCoverage(db)
+    if (!coverage.complete || last === null || last.min_words !== flags['min-words'] || last.boilerplate_tenants !== flags['boilerplate-tenants']) {
+      const scan = scanCase(db, {now, provenance: {minWords: flags['min-words'], boilerplateTenants: flags['boilerplate-tenants']}})
+      const {timings_ms: _t, provenance_stats: _p, ...summary} = scan
+      this.audit(db, {flags, scan: 'provenance parameters or case changed'}, summary, now)
+    }
     const rows = listProvenance(db, {showText: flags['show-text']})
     if (flags.csv) process.stdout.write(toCsv(PROVENANCE_CSV_COLUMNS.filter((c) => flags['show-text'] || c !== 'overlap_text'), rows as unknown as Array<Record<string, unknown>>))
     else if (!this.jsonEnabled()) this.log(renderProvenance(rows))

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
-import {safeLine} from '../cli/sanitize.js'
+import {safeLine} from '../util/sanitize.js'
 import {GateTripped, UsageError} from '../errors.js'
 import {runReplay, type ReplayResult} from '../replay/run-replay.js'
 import {cryptoRng} from '../util/rng.js'

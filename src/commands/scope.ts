@@ -2,9 +2,12 @@ import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {toCsv} from '../cli/csv.js'
 import {renderScope, renderTenantView, scopeCsvTables, tenantCsvTable} from '../cli/render-scope.js'
+import {checkDetection, detectionFlags} from '../cli/detection-flags.js'
 import {UsageError} from '../errors.js'
 import {computeScope, type ScopeResult} from '../scope/compute-scope.js'
+import {loadScopeInputs} from '../scope/scope-data.js'
 import {computeTenantView, type TenantViewResult} from '../scope/tenant-view.js'
+import {tenantHasRecords} from '../store/records.js'
 
 export default class Scope extends BaseCommand {
   static override description =
@@ -21,8 +24,9 @@ export default class Scope extends BaseCommand {
     db: dbFlag,
     csv: Flags.boolean({description: 'Print one table as CSV (formula-safe) instead of the report.'}),
     table: Flags.string({description: 'Table for --csv (the tenant view has one table).', options: ['flows', 'nodes', 'hours'], default: 'flows'}),
-    'pool-tokens': Flags.integer({description: 'Prefill KV pool size: status-200 responses with prompt_tokens >= N are at risk.', min: 1}),
+    'pool-tokens': Flags.integer({description: 'Prefill KV pool size: status-200 responses with prompt_tokens >= N are at risk (default: the size `scan --pool-tokens` recorded in the case).', min: 1}),
     'advertised-tokens': Flags.integer({description: 'Advertised context window (reported: responses at or over it).', min: 1}),
+    ...detectionFlags,
     tenant: Flags.string({description: "One tenant's view: what it received and what of its reached others."}),
     'reveal-tenants': Flags.boolean({description: 'With --tenant: name the other tenants instead of opaque labels.'}),
   }
@@ -32,16 +36,20 @@ export default class Scope extends BaseCommand {
     if (flags.csv && this.jsonEnabled()) throw new UsageError('--csv and --json are exclusive')
     // checked here rather than with oclif's dependsOn, whose message is several lines long
     if (flags['reveal-tenants'] && flags.tenant === undefined) throw new UsageError('--reveal-tenants only applies with --tenant T')
+    if (flags['advertised-tokens'] !== undefined && flags['pool-tokens'] === undefined) throw new UsageError('--advertised-tokens needs --pool-tokens')
     const db = this.openCase(flags.db)
+    const inputs = loadScopeInputs(db, {poolTokens: flags['pool-tokens'], advertisedTokens: flags['advertised-tokens']})
+    const warning = checkDetection(inputs.detection, 'scope', flags['allow-incomplete'])
+    if (warning) this.note(this.paint.yellow(warning))
     if (flags.tenant !== undefined) {
-      const view = computeTenantView(db, {tenant: flags.tenant, revealTenants: flags['reveal-tenants'], poolTokens: flags['pool-tokens']})
+      const view = computeTenantView(inputs, {tenant: flags.tenant, revealTenants: flags['reveal-tenants']}, {has: (t) => tenantHasRecords(db, t)})
       if (flags.csv) {
         const t = tenantCsvTable(view)
         process.stdout.write(toCsv(t.columns, t.rows))
       } else if (!this.jsonEnabled()) this.log(renderTenantView(view))
       return view
     }
-    const result = computeScope(db, {poolTokens: flags['pool-tokens'], advertisedTokens: flags['advertised-tokens']})
+    const result = computeScope(inputs)
     if (flags.csv) {
       const t = scopeCsvTables(result)[flags.table as 'flows' | 'nodes' | 'hours']
       process.stdout.write(toCsv(t.columns, t.rows))

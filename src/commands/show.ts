@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
-import {safeLine, safeText} from '../cli/sanitize.js'
+import {safeLine, safeText} from '../util/sanitize.js'
 import {rawRecord, showRecord, type RecordView} from '../case/show-record.js'
 
 export default class Show extends BaseCommand {

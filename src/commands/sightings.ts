@@ -3,8 +3,8 @@ import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {toCsv} from '../cli/csv.js'
 import {renderSightings} from '../cli/render-detect.js'
 import {listSightings, type SightingsResult} from '../detect/list.js'
-import {SIGHTING_CLASSES} from '../detect/markers.js'
-import {scanStaleness} from '../detect/scan-case.js'
+import {SIGHTING_CLASSES} from '../extract/markers.js'
+import {describeGap, detectionCoverage} from '../detect/coverage.js'
 
 export default class Sightings extends BaseCommand {
   static override description = 'List canary-marker sightings found by `crosstalk scan` (markers shortened unless --show-markers).'
@@ -25,10 +25,8 @@ export default class Sightings extends BaseCommand {
   public async run(): Promise<SightingsResult> {
     const {flags} = await this.parse(Sightings)
     const db = this.openCase(flags.db, {readonly: false})
-    const stale = scanStaleness(db)
-    if (stale.never_scanned || stale.unscanned_records > 0 || stale.registry_changed) {
-      this.note(`note: ${stale.never_scanned ? 'case never scanned' : stale.registry_changed ? 'canary registry changed since the last scan' : `${stale.unscanned_records} records not scanned yet`}; run \`crosstalk scan\``)
-    }
+    const coverage = detectionCoverage(db)
+    if (coverage.never_scanned || coverage.files_not_scanned > 0 || coverage.registry_changed) this.note(`note: ${describeGap(coverage)}; run \`crosstalk scan\``)
     const rows = listSightings(db, {classes: flags.class as SightingsResult[number]['class'][] | undefined})
     if (flags.csv) {
       process.stdout.write(

@@ -1,7 +1,10 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {renderTimeline} from '../cli/render-scope.js'
+import {checkDetection, detectionFlags} from '../cli/detection-flags.js'
 import {buildTimeline, type TimelineResult} from '../scope/build-timeline.js'
+import {loadScopeInputs} from '../scope/scope-data.js'
+import {listAudit} from '../store/audit.js'
 
 export default class Timeline extends BaseCommand {
   static override description =
@@ -11,13 +14,17 @@ export default class Timeline extends BaseCommand {
 
   static override flags = {
     db: dbFlag,
-    'pool-tokens': Flags.integer({description: 'Prefill KV pool size: adds at-risk responses (status 200, prompt_tokens >= N).', min: 1}),
+    'pool-tokens': Flags.integer({description: 'Prefill KV pool size: adds at-risk responses (status 200, prompt_tokens >= N; default: the size recorded by `scan --pool-tokens`).', min: 1}),
+    ...detectionFlags,
   }
 
   public async run(): Promise<TimelineResult> {
     const {flags} = await this.parse(Timeline)
     const db = this.openCase(flags.db)
-    const result = buildTimeline(db, {poolTokens: flags['pool-tokens']})
+    const inputs = loadScopeInputs(db, {poolTokens: flags['pool-tokens']})
+    const warning = checkDetection(inputs.detection, 'timeline', flags['allow-incomplete'])
+    if (warning) this.note(this.paint.yellow(warning))
+    const result = buildTimeline(inputs, listAudit(db))
     if (!this.jsonEnabled()) this.log(renderTimeline(result))
     return result
   }

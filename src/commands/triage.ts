@@ -1,23 +1,14 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
-import {ingestLogsCommand, logIngestFlags, parseMapFlag} from '../cli/ingest-flags.js'
+import {logIngestFlags, parseMapFlag} from '../cli/ingest-flags.js'
+import {clearProgress, ingestProgressBar} from '../cli/progress.js'
 import {renderScan} from '../cli/render-detect.js'
 import {renderScope} from '../cli/render-scope.js'
-import {safeLine} from '../cli/sanitize.js'
-import {fullGc} from '../detect/provenance.js'
-import {scanCase, type ScanResult} from '../detect/scan-case.js'
 import {GateTripped} from '../errors.js'
-import {ingestCanaries, type IngestCanariesResult} from '../ingest/ingest-canaries.js'
-import type {IngestLogsResult} from '../ingest/ingest-logs.js'
-import {computeScope, type ScopeResult} from '../scope/compute-scope.js'
+import {runTriage, type TriageResult} from '../triage/run-triage.js'
+import {safeLine} from '../util/sanitize.js'
 
-export interface TriageResult {
-  canaries: IngestCanariesResult | null
-  ingest: IngestLogsResult
-  scan: ScanResult
-  scope: ScopeResult
-  timings_ms: {canaries: number; ingest: number; scan: number; scope: number; total: number}
-}
+export type {TriageResult} from '../triage/run-triage.js'
 
 export default class Triage extends BaseCommand {
   static override summary = 'First hour of an incident in one command: ingest the registry and the logs, scan, scope.'
@@ -45,38 +36,36 @@ export default class Triage extends BaseCommand {
   async run(): Promise<TriageResult> {
     const {argv, flags} = await this.parse(Triage)
     const map = parseMapFlag(flags.map)
-    let db = this.openCase(flags.db, {create: true})
-    const now = (): Date => new Date()
-    const t0 = performance.now()
-    const canaries = flags.canaries ? await ingestCanaries(db, {path: flags.canaries, now}) : null
-    const t1 = performance.now()
-    if (canaries) {
-      // Likewise between the registry and the logs: each step starts from a clean slate.
-      db.close()
-      fullGc()
-      db = this.openCase(flags.db)
+    const db = this.openCase(flags.db, {create: true})
+    const progress = this.jsonEnabled() ? undefined : ingestProgressBar()
+    let result: TriageResult
+    try {
+      result = await runTriage(
+        db,
+        {
+          paths: argv as string[], canaries: flags.canaries, map, source: flags.source, evidenceCodec: flags['compress-evidence'] ? 'deflate' : 'raw',
+          poolTokens: flags['pool-tokens'], advertisedTokens: flags['advertised-tokens'], skipProvenance: flags['no-provenance'], now: () => new Date(),
+          onIngestProgress: progress,
+        },
+        // Each step is audited as soon as it has changed the case, so a later failure leaves no unrecorded change.
+        (s) => {
+          if (progress) clearProgress()
+          if (s.step === 'canaries') this.audit(db, {step: 'ingest canaries', canaries: flags.canaries}, {file: s.result.file, sha256: s.result.sha256, status: s.result.status, added: s.result.added})
+          else if (s.step === 'ingest') {
+            this.audit(db, {step: 'ingest logs', paths: argv, map: flags.map ?? [], source: flags.source}, {
+              files: s.result.per_file.map((f) => ({path: f.path, sha256: f.sha256, status: f.status, records: f.records})),
+              records: s.result.records, duplicates: s.result.duplicates, bad_lines: s.result.bad_lines,
+            })
+          } else {
+            const {timings_ms: _t, provenance_stats: _p, ...summary} = s.result
+            this.audit(db, {step: 'scan', 'pool-tokens': flags['pool-tokens'] ?? null, 'advertised-tokens': flags['advertised-tokens'] ?? null, 'no-provenance': flags['no-provenance']}, summary)
+          }
+        },
+      )
+    } finally {
+      if (progress) clearProgress()
     }
-    const ingest = await ingestLogsCommand(db, argv as string[], map, flags, this.jsonEnabled())
-    const t2 = performance.now()
-    // Ingest's garbage (parse results, the request-id table) and its connection's page cache
-    // are released before the scan builds its own index, so the two peaks do not stack.
-    db.close()
-    fullGc()
-    db = this.openCase(flags.db)
-    const scan = scanCase(db, {now: now(), poolTokens: flags['pool-tokens'], advertisedTokens: flags['advertised-tokens'], skipProvenance: flags['no-provenance']})
-    const t3 = performance.now()
-    // And the scan's (its provenance index, its evidence reads) before scope's queries.
-    db.close()
-    fullGc()
-    db = this.openCase(flags.db)
-    const scope = computeScope(db, {poolTokens: flags['pool-tokens'], advertisedTokens: flags['advertised-tokens']})
-    const t4 = performance.now()
-    const ms = (a: number, b: number): number => Math.round(b - a)
-    const result: TriageResult = {canaries, ingest, scan, scope, timings_ms: {canaries: ms(t0, t1), ingest: ms(t1, t2), scan: ms(t2, t3), scope: ms(t3, t4), total: ms(t0, t4)}}
-    this.audit(db, {paths: argv, canaries: flags.canaries ?? null, map: flags.map ?? [], source: flags.source}, {
-      files: ingest.per_file.map((f) => ({path: f.path, sha256: f.sha256, status: f.status, records: f.records})),
-      records: ingest.records, canaries_added: canaries?.added ?? null, contaminated_responses: scan.contaminated_responses,
-    })
+    const {canaries, ingest, scan, scope} = result
     for (const w of ingest.warnings) this.note(this.paint.yellow(`warning: ${safeLine(w)}`))
     if (!this.jsonEnabled()) {
       this.log(`Ingested ${ingest.files} file(s): ${ingest.records} new records, ${ingest.duplicates} duplicates, ${ingest.bad_lines} bad lines quarantined${canaries ? `; ${canaries.added} canaries registered (${canaries.already_registered} already)` : ''}.\n`)

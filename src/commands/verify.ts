@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
-import {safeLine} from '../cli/sanitize.js'
+import {safeLine} from '../util/sanitize.js'
 import {verifyCase, type VerifyResult} from '../case/verify.js'
 import {IntegrityError} from '../errors.js'
 

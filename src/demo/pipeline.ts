@@ -64,10 +64,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const pool = String(DEMO_POOL_TOKENS)
   const advertised = String(DEMO_ADVERTISED_TOKENS)
 
-  await step('ingest:logs', [logs, '--db', db])
-  await step('ingest:canaries', [canaries, '--db', db])
-  await step('scan', ['--db', db, '--pool-tokens', pool, '--advertised-tokens', advertised])
-  await step('scope', ['--db', db, '--pool-tokens', pool, '--advertised-tokens', advertised])
+  await step('triage', [logs, '--canaries', canaries, '--db', db, '--pool-tokens', pool, '--advertised-tokens', advertised])
   const sightings = (await step('sightings', ['--db', db, '--class', 'cross_session,cross_tenant'])) as {request_id: string}[]
 
   // The provider found out two hours ago: the 72-hour clock is running.

@@ -1,33 +1,25 @@
+import {randomBytes} from 'node:crypto'
 import type {z} from 'zod'
-import {recordTextLoader} from '../ingest/record-texts.js'
+import {recordTextLoader} from '../evidence/record-texts.js'
+import {CONTAMINATION_CLASSES, type SightingClass} from '../extract/markers.js'
+import {findPii, hashPii, type PiiKind} from '../extract/pii.js'
+import {tokenizeWords, wordsText} from '../extract/words.js'
+import {listPiiFindingRows, listProvenanceRows, listSightingRows} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
+import {piiRef, referenceKey} from './pii-ref.js'
 import type {piiFindingSchema, provenanceEntrySchema, sightingSchema} from './schemas.js'
-import {CONTAMINATION_CLASSES, type SightingClass} from './markers.js'
-import {findPii, hashPii, type PiiKind} from './pii.js'
-import {piiRef, piiRefKey} from './pii-ref.js'
-import {tokenizeWords, wordsText} from './words.js'
 
-// Read side of detection: the contract's --json shapes, built from the stored tables.
+// Read side of detection: the contract's --json shapes, built from the stored findings.
 
 export type Sighting = z.infer<typeof sightingSchema>
 export type SightingsResult = Sighting[]
 
 export function listSightings(db: CaseDb, options: {classes?: readonly SightingClass[]} = {}): SightingsResult {
   const classes = options.classes && options.classes.length > 0 ? [...new Set(options.classes)] : null
-  const where = classes ? `AND s.class IN (${classes.map(() => '?').join(', ')})` : ''
-  const rows = db
-    .prepare(
-      `SELECT r.request_id, r.ts_ms, s.class, s.marker, s.partial, r.session_id, r.tenant_id, s.source_session, s.source_tenant
-       FROM sightings s JOIN records r ON r.id = s.record_id JOIN files f ON f.id = r.file_id
-       WHERE f.state = 'complete' ${where}
-       ORDER BY r.ts_ms, r.id, s.position, s.id`,
-    )
-    .raw()
-    .all(...(classes ?? [])) as Array<[string, number, SightingClass, string, number, string, string, string | null, string | null]>
-  return rows.map(([request_id, ts, cls, marker, partial, rs, rt, ss, st]) => ({
+  return listSightingRows(db, classes).map(([request_id, ts, cls, marker, partial, rs, rt, ss, st]) => ({
     request_id,
     ts: new Date(ts).toISOString(),
-    class: cls,
+    class: cls as SightingClass,
     marker,
     partial: partial === 1,
     recipient_session: rs,
@@ -45,31 +37,8 @@ export type ProvenanceEntry = z.infer<typeof provenanceEntrySchema>
 export type ProvenanceResult = ProvenanceEntry[]
 
 export function listProvenance(db: CaseDb, options: {showText?: boolean; minWords?: number} = {}): ProvenanceResult {
-  const rows = db
-    .prepare(
-      `SELECT r.request_id, r.ts_ms, r.session_id, r.tenant_id, s.request_id AS source_request_id, s.ts_ms AS source_ts,
-              p.source_session, p.source_tenant, p.overlap_words, p.overlap_sha256, p.matched, p.candidates, p.word_start, r.id
-       FROM provenance p JOIN records r ON r.id = p.record_id JOIN records s ON s.id = p.source_record_id
-       WHERE p.overlap_words >= ?
-       ORDER BY r.ts_ms, r.id`,
-    )
-    .all(options.minWords ?? 0) as Array<{
-    request_id: string
-    ts_ms: number
-    session_id: string
-    tenant_id: string
-    source_request_id: string
-    source_ts: number
-    source_session: string
-    source_tenant: string
-    overlap_words: number
-    overlap_sha256: string
-    matched: 'prompt' | 'response'
-    candidates: number
-    word_start: number
-    id: number
-  }>
-  const texts = recordTextLoader(db)
+  const rows = listProvenanceRows(db, options.minWords ?? 0)
+  const texts = options.showText ? recordTextLoader(db) : null
   return rows.map((row) => {
     const entry: ProvenanceEntry = {
       request_id: row.request_id,
@@ -85,7 +54,7 @@ export function listProvenance(db: CaseDb, options: {showText?: boolean; minWord
       matched: row.matched,
       candidates: row.candidates,
     }
-    if (options.showText) {
+    if (texts) {
       const text = texts(row.id).response_text ?? ''
       entry.overlap_text = wordsText(text, tokenizeWords(text), row.word_start, row.overlap_words)
     }
@@ -97,34 +66,16 @@ export type PiiFinding = z.infer<typeof piiFindingSchema>
 export type PiiResult = PiiFinding[]
 
 export function listPiiFindings(db: CaseDb, options: {showValues?: boolean} = {}): PiiResult {
-  const rows = db
-    .prepare(
-      `SELECT r.id, r.request_id, r.ts_ms, p.kind, p.value_sha256, r.session_id, r.tenant_id, s.request_id AS source_request_id,
-              p.source_session, p.source_tenant
-       FROM pii_findings p JOIN records r ON r.id = p.record_id LEFT JOIN records s ON s.id = p.source_record_id
-       ORDER BY r.ts_ms, r.id, p.kind, p.value_sha256`,
-    )
-    .all() as Array<{
-    id: number
-    request_id: string
-    ts_ms: number
-    kind: PiiKind
-    value_sha256: string
-    session_id: string
-    tenant_id: string
-    source_request_id: string | null
-    source_session: string | null
-    source_tenant: string | null
-  }>
-  const loadTexts = recordTextLoader(db)
-  const responseOf = {get: (id: number): string | null => loadTexts(id).response_text}
+  const rows = listPiiFindingRows(db)
+  const texts = options.showValues ? recordTextLoader(db) : null
   const valuesCache = new Map<number, Map<string, string>>()
-  const key = rows.length > 0 ? piiRefKey(db) : null
+  // Made by the scan that found these (a listing writes nothing); without one, a key for this run only.
+  const key = rows.length > 0 ? (referenceKey(db, {create: false}) ?? randomBytes(32)) : null
   return rows.map((row) => {
     const finding: PiiFinding = {
       request_id: row.request_id,
       ts: new Date(row.ts_ms).toISOString(),
-      kind: row.kind,
+      kind: row.kind as PiiKind,
       value_ref: piiRef(key!, row.value_sha256),
       recipient_session: row.session_id,
       recipient_tenant: row.tenant_id,
@@ -132,10 +83,10 @@ export function listPiiFindings(db: CaseDb, options: {showValues?: boolean} = {}
       source_session: row.source_session,
       source_tenant: row.source_tenant,
     }
-    if (options.showValues) {
+    if (texts) {
       let values = valuesCache.get(row.id)
       if (!values) {
-        values = new Map(findPii((responseOf.get(row.id) as string | null) ?? '').map((v) => [hashPii(v.kind, v.value), v.value]))
+        values = new Map(findPii(texts(row.id).response_text ?? '').map((v) => [hashPii(v.kind, v.value), v.value]))
         valuesCache.set(row.id, values)
       }
       finding.value = values.get(row.value_sha256) ?? '(not recomputable)'

@@ -1,31 +1,45 @@
-import type {CaseDb} from '../store/open-case.js'
-import {UsageError} from '../errors.js'
-import {ensureQueryIndexes} from '../ingest/ingest-logs.js'
-import {recordTextLoader} from '../ingest/record-texts.js'
-import {EXTRACT_SCHEME, extractRecord, UnconventionalSet} from './extract.js'
+import {IntegrityError, UsageError} from '../errors.js'
+import {recordTextLoader} from '../evidence/record-texts.js'
+import {EXTRACT_SCHEME, UnconventionalSet} from '../extract/extract.js'
 import {
-  classifySighting, resolveTokens, SIGHTING_CLASSES, sortedFound, sqliteRegistry,
+  classifySighting, resolveTokens, SIGHTING_CLASSES, sortedFound,
   type FoundMarker, type MarkerRegistry, type MarkerToken, type SightingClass,
-} from './markers.js'
+} from '../extract/markers.js'
+import {countCanaries} from '../store/canaries.js'
+import {deleteUnconventionalHits, extractInserters, fileTokens, recordIdsOfFile} from '../store/extracts.js'
+import {completeLogFiles, setUnconventionalMatched, type FileRow} from '../store/files.js'
+import {countPiiFindings, countProvenance, deleteAllSightings, sightingCounts, sightingInserter} from '../store/findings.js'
+import type {CaseDb} from '../store/open-case.js'
+import {atRiskGroups} from '../store/records.js'
+import {beginScanRun, completeRecordCount, finishScanRun, lastFinishedScan, markFilesScanned, scannedFileIds} from '../store/scan-runs.js'
+import {inTransaction, withoutForeignKeyChecks} from '../store/session.js'
+import {getSettings, piiRefKey, setPool} from '../store/settings.js'
 import {computePiiFindings} from './pii-findings.js'
-import {computeProvenance, DEFAULT_PROVENANCE, fingerprintTexts, storeFingerprints, type ProvenanceOptions, type ProvenanceStats} from './provenance.js'
-import {extractWriter} from './store-extract.js'
-import {FingerprintBuffer, SCHEME} from './winnow.js'
+import {computeProvenance, DEFAULT_PROVENANCE, type ProvenanceOptions, type ProvenanceStats} from './provenance.js'
+import {sqliteRegistry} from './registry.js'
 
-// `crosstalk scan`: markers, provenance, PII and over-pool flags for a whole case.
-// Incremental: records of evidence files not yet scanned get markers, PII values and
-// fingerprints; a changed canary registry re-classifies every record (a new canary can
-// turn an orphan into a cross-tenant sighting); provenance, PII attribution and at-risk
-// flags are recomputed from stored per-record data each time, because boilerplate and
-// "who sent it first" are properties of the whole case.
+// `crosstalk scan`: markers, provenance, PII and over-pool flags for a whole case, recorded
+// as a scan run. Incremental: records of evidence files not yet scanned are classified; a
+// changed canary registry re-classifies every record (a new canary can turn an orphan into
+// a cross-tenant sighting); provenance and PII attribution are recomputed from the stored
+// per-record extracts, because boilerplate and "who sent it first" are properties of the
+// whole case.
 
 export interface ScanOptions {
   now: Date
+  /** The serving stack's KV pool; recorded in the case. Without it the recorded one applies. */
   poolTokens?: number
   advertisedTokens?: number
   provenance?: Partial<ProvenanceOptions>
-  /** Skip provenance (e.g. a marker-only CI gate); default false. */
+  /** Skip provenance (e.g. a marker-only CI gate); default false. Leaves provenance stale when records are new. */
   skipProvenance?: boolean
+  onProgress?: (p: ScanProgress) => void
+}
+
+export interface ScanProgress {
+  phase: 'markers' | 'provenance' | 'pii'
+  done: number
+  total: number
 }
 
 export interface ScanResult {
@@ -35,6 +49,7 @@ export interface ScanResult {
   records_scanned: number
   /** Records of newly scanned evidence files. */
   records_new: number
+  /** The registry changed since the previous scan, so every record was classified again (false on a first scan). */
   full_rescan: boolean
   canaries: number
   sightings: number
@@ -55,273 +70,82 @@ export interface ScanResult {
   timings_ms: {markers: number; provenance: number; pii: number; at_risk: number; total: number}
 }
 
-const BATCH = 1000
-
-export function loadRegistry(db: CaseDb): MarkerRegistry {
-  return sqliteRegistry(db)
-}
-
-/** Bumped by triggers on every change to `canaries` (migration 002). */
-function registryVersion(db: CaseDb): string {
-  return getState(db, 'registry_version') ?? '0'
-}
-
-function getState(db: CaseDb, key: string): string | null {
-  const row = db.prepare('SELECT value FROM scan_state WHERE key = ?').get(key) as {value: string} | undefined
-  return row?.value ?? null
-}
-
-function setState(db: CaseDb, key: string, value: string | null): void {
-  if (value === null) db.prepare('DELETE FROM scan_state WHERE key = ?').run(key)
-  else db.prepare('INSERT INTO scan_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value)
-}
-
-interface MarkerPassStats {
-  scanned: number
-  fresh: number
-  full: boolean
-  /** Records whose stored fingerprints were of an older scheme and were recomputed. */
-  refingerprinted: number
-  registry: MarkerRegistry
-}
-
-/**
- * Per-record detection data (marker tokens, PII values, fingerprints) for the records of
- * files that ingest did not extract under the current scheme: files ingested by an
- * earlier version. Texts come from the records (older cases stored them) or the evidence.
- */
-function extractFiles(db: CaseDb, fileIds: readonly number[], fingerprints: boolean): void {
-  if (fileIds.length === 0) return
-  const texts = recordTextLoader(db)
-  const extracts = extractWriter(db)
-  const page = db.prepare(`SELECT id, tenant_id, session_id, ts_ms, decode_node FROM records WHERE file_id = ? AND id > ? ORDER BY id LIMIT ${BATCH}`).raw()
-  const buf = new FingerprintBuffer()
-  for (const fileId of fileIds) {
-    for (let last = 0; ; ) {
-      const rows = page.all(fileId, last) as Array<[number, string, string, number, string | null]>
-      if (rows.length === 0) break
-      for (const [id, tenant, session, ts, node] of rows) {
-        const t = texts(id)
-        buf.length = 0
-        const x = extractRecord(t.request_text, t.response_text, buf, {fingerprints, pii: true})
-        extracts.write(id, x, fingerprints ? buf.data : null, {ts_ms: ts, tenant_id: tenant, session_id: session, decode_node: node})
-      }
-      last = rows.at(-1)![0]
-    }
-    // Unconventional markers are matched by the marker pass (extracted_unconventional stays unset).
-    db.prepare('UPDATE files SET extracted = ? WHERE id = ?').run(fingerprints ? EXTRACT_SCHEME : null, fileId)
-  }
-}
-
-/**
- * The marker pass: classifies the marker-shaped tokens ingest stored for each response
- * (a hash lookup per token, so the cost does not grow with the registry); the texts are
- * read only for the prompts of non-own sightings (the echo check) and, when the registry
- * holds markers outside the CANARY-<hex> convention, for every response.
- */
-export function scanMarkers(db: CaseDb, options: {now: Date; fingerprints?: boolean}): MarkerPassStats {
-  const registry = loadRegistry(db)
-  const version = registryVersion(db)
-  const full = getState(db, 'scanned_registry_version') !== version
-  const scanned = new Set((db.prepare('SELECT file_id FROM scanned_files').pluck().all() as number[]))
-  const complete = db.prepare(`SELECT id, extracted FROM files WHERE state = 'complete' AND kind = 'log' ORDER BY id`).all() as Array<{id: number; extracted: string | null}>
-  const freshFiles = complete.filter((f) => !scanned.has(f.id))
-  const insertSighting = db.prepare(
-    `INSERT OR IGNORE INTO sightings (record_id, marker, marker_key, class, partial, source_session, source_tenant, position, token)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  )
-  const texts = recordTextLoader(db)
-  const putFingerprints = storeFingerprints(db)
-  const countRecords = db.prepare('SELECT COUNT(*) FROM records WHERE file_id = ?').pluck()
-  const stats: MarkerPassStats = {scanned: 0, fresh: 0, full, refingerprinted: 0, registry}
-
-  const classify = (id: number, tenant: string, session: string, found: FoundMarker[]): void => {
-    if (found.length === 0) return
-    let lower: string | null = null
-    const recipient = {tenant, session, promptLower: () => (lower ??= (texts(id).request_text ?? '').toLowerCase())}
-    for (const f of found) {
-      const c = classifySighting(f, recipient)
-      insertSighting.run(id, f.registered ? f.registered.marker : f.token, f.registered?.key ?? null, c.class, f.partial ? 1 : 0, c.sourceSession, c.sourceTenant, f.position, f.token)
-    }
-  }
-
-  // Unconventional markers: ingest matched the set the registry held then; a file matched
-  // under another set is matched again from its texts (read in order, block by block).
-  const unconventional = new UnconventionalSet(registry.unconventional.map((m) => m.marker))
-  const byMarker = new Map(registry.unconventional.map((m) => [m.marker, m]))
-  const extracts = extractWriter(db)
-  const rematch = (fileId: number): void => {
-    db.prepare('DELETE FROM response_tokens WHERE kind = 1 AND record_id IN (SELECT id FROM records WHERE file_id = ?)').run(fileId)
-    if (unconventional.automaton) {
-      const page = db.prepare(`SELECT id FROM records WHERE file_id = ? AND id > ? ORDER BY id LIMIT ${BATCH}`).pluck()
-      for (let last = 0; ; ) {
-        const ids = page.all(fileId, last) as number[]
-        if (ids.length === 0) break
-        for (const id of ids) {
-          for (const hit of unconventional.hits(texts(id).response_text ?? '')) extracts.hit(id, hit)
-        }
-        last = ids.at(-1)!
-      }
-    }
-    db.prepare('UPDATE files SET extracted_unconventional = ? WHERE id = ?').run(unconventional.hash, fileId)
-  }
-
-  const classifyFile = (fileId: number): void => {
-    const matchedUnder = db.prepare('SELECT extracted_unconventional FROM files WHERE id = ?').pluck().get(fileId) as string | null
-    if (matchedUnder !== unconventional.hash) rematch(fileId)
-    // Read the file's tokens first: classify() reads prompts, which needs other statements.
-    const rows = db
-      .prepare(
-        `SELECT t.record_id, t.kind, t.position, t.token, r.tenant_id, r.session_id FROM response_tokens t JOIN records r ON r.id = t.record_id
-         WHERE r.file_id = ? ORDER BY t.record_id, t.kind, t.position`,
-      )
-      .raw()
-      .all(fileId) as Array<[number, number, number, string, string, string]>
-    for (let i = 0; i < rows.length; ) {
-      const [id, , , , tenant, session] = rows[i]!
-      const tokens: MarkerToken[] = []
-      const hits: MarkerToken[] = []
-      for (; i < rows.length && rows[i]![0] === id; i++) (rows[i]![1] === 0 ? tokens : hits).push({position: rows[i]![2], token: rows[i]![3]})
-      const found = resolveTokens(tokens, registry)
-      for (const hit of hits) {
-        const registered = byMarker.get(hit.token)
-        if (registered && !found.has(registered.key)) found.set(registered.key, {registered, token: registered.marker, hex: null, partial: false, position: hit.position})
-      }
-      classify(id, tenant, session, sortedFound(found))
-    }
-  }
-
-  // Every row written here references a record id just read from `records` in the same
-  // transaction, so the foreign-key lookups SQLite would make per insert prove nothing.
-  const fk = db.pragma('foreign_keys', {simple: true}) as number
-  if (fk) db.pragma('foreign_keys = OFF')
-  try {
-    db.transaction(() => {
-      extractFiles(db, freshFiles.filter((f) => f.extracted !== EXTRACT_SCHEME).map((f) => f.id), options.fingerprints !== false)
-      if (full) db.prepare('DELETE FROM sightings').run()
-      for (const f of full ? complete : freshFiles) {
-        classifyFile(f.id)
-        stats.scanned += countRecords.get(f.id) as number
-      }
-      for (const f of freshFiles) {
-        stats.fresh += countRecords.get(f.id) as number
-        db.prepare('INSERT OR REPLACE INTO scanned_files (file_id, scanned_at) VALUES (?, ?)').run(f.id, options.now.toISOString())
-      }
-      // Fingerprints stored under an older scheme (e.g. by an earlier version) are recomputed.
-      if (options.fingerprints !== false && getState(db, 'fingerprint_scheme') !== SCHEME) {
-        const stale = db.prepare('SELECT record_id FROM fingerprints WHERE (scheme <> ? OR tenant_id IS NULL) AND record_id > ? ORDER BY record_id LIMIT 1000').pluck()
-        const meta = db.prepare('SELECT ts_ms, tenant_id, session_id, decode_node FROM records WHERE id = ?').raw()
-        for (let last = 0; ; ) {
-          const ids = stale.all(SCHEME, last) as number[]
-          if (ids.length === 0) break
-          for (const id of ids) {
-            const [ts, tenant, session, node] = meta.get(id) as [number, string, string, string | null]
-            const t = texts(id)
-            putFingerprints(id, fingerprintTexts(t.request_text, t.response_text), {ts_ms: ts, tenant_id: tenant, session_id: session, decode_node: node})
-          }
-          last = ids.at(-1)!
-          stats.refingerprinted += ids.length
-        }
-        setState(db, 'fingerprint_scheme', SCHEME)
-      }
-      setState(db, 'scanned_registry_version', version)
-    })()
-  } finally {
-    if (fk) db.pragma('foreign_keys = ON')
-  }
-  return stats
-}
-
-/** Flags status-200, non-error responses whose prompt reached the pool. */
-export function flagAtRisk(db: CaseDb, poolTokens: number, advertisedTokens: number | null): {at_risk: number; above_advertised: number} {
-  return db.transaction(() => {
-    db.prepare('DELETE FROM at_risk').run()
-    db.prepare(
-      `INSERT INTO at_risk (record_id, prompt_tokens, pool_tokens, advertised_tokens, above_advertised)
-       SELECT r.id, r.prompt_tokens, @pool, @adv, CASE WHEN @adv IS NOT NULL AND r.prompt_tokens >= @adv THEN 1 ELSE 0 END
-       FROM records r JOIN files f ON f.id = r.file_id
-       WHERE f.state = 'complete' AND r.status = 200 AND r.is_error = 0 AND r.prompt_tokens >= @pool`,
-    ).run({pool: poolTokens, adv: advertisedTokens})
-    return db.prepare('SELECT COUNT(*) AS at_risk, COALESCE(SUM(above_advertised), 0) AS above_advertised FROM at_risk').get() as {
-      at_risk: number
-      above_advertised: number
-    }
-  })()
-}
+const PAGE = 1000
 
 export function scanCase(db: CaseDb, options: ScanOptions): ScanResult {
   const t0 = performance.now()
-  const provOptions: ProvenanceOptions = {...DEFAULT_PROVENANCE, ...options.provenance}
-  if (provOptions.minWords < 5) throw new UsageError('--min-words must be at least 5 (the k-gram length)')
-  if (provOptions.boilerplateTenants < 2) throw new UsageError('--boilerplate-tenants must be at least 2')
+  const params: ProvenanceOptions = {...DEFAULT_PROVENANCE, ...options.provenance}
+  if (params.minWords < 5) throw new UsageError('--min-words must be at least 5 (the k-gram length)')
+  if (params.boilerplateTenants < 2) throw new UsageError('--boilerplate-tenants must be at least 2')
   if (options.poolTokens === undefined && options.advertisedTokens !== undefined) throw new UsageError('--advertised-tokens needs --pool-tokens')
   if (options.poolTokens !== undefined && options.advertisedTokens !== undefined && options.advertisedTokens < options.poolTokens) {
     throw new UsageError('--advertised-tokens must be at least --pool-tokens')
   }
+  // The pool size is a recorded fact of the case: a later scan (and scope, and every draft) uses it.
+  if (options.poolTokens !== undefined) setPool(db, options.poolTokens, options.advertisedTokens ?? null, options.now)
+  const settings = getSettings(db)
+  const previous = lastFinishedScan(db)
+  const complete = completeLogFiles(db)
+  const scanned = scannedFileIds(db)
+  const fresh = complete.filter((f) => !scanned.has(f.id))
+  const full = previous !== null && previous.registry_version !== settings.registry_version
+  const runId = beginScanRun(db, {
+    startedAt: options.now.toISOString(), registryVersion: settings.registry_version, extractScheme: EXTRACT_SCHEME, fullRescan: full,
+    minWords: params.minWords, boilerplateTenants: params.boilerplateTenants, poolTokens: settings.pool_tokens, advertisedTokens: settings.advertised_tokens,
+  })
 
-  // Query indexes (normally built by ingest; an interrupted ingest may have left one out).
-  ensureQueryIndexes(db)
-  const markers = scanMarkers(db, {now: options.now})
+  const classified = full ? complete : fresh
+  classifyMarkers(db, classified, {full, onProgress: options.onProgress})
   const t1 = performance.now()
 
+  // Provenance is current when the previous scan left it so with the same parameters and
+  // nothing new has been scanned since.
+  const provenanceWasCurrent =
+    previous !== null && previous.provenance_state === 'current' && previous.min_words === params.minWords &&
+    previous.boilerplate_tenants === params.boilerplateTenants && fresh.length === 0
   let provenance: ProvenanceStats | null = null
-  const params = JSON.stringify({minWords: provOptions.minWords, boilerplateTenants: provOptions.boilerplateTenants})
-  // Nothing new and the same parameters: the stored table is current.
-  const provenanceCurrent = markers.fresh === 0 && markers.refingerprinted === 0 && getState(db, 'provenance_params') === params
-  if (!options.skipProvenance && !provenanceCurrent) {
-    provenance = computeProvenance(db, provOptions)
-    setState(db, 'provenance_params', params)
-    setState(db, 'provenance_records', String(provenance.records))
-  } else if (options.skipProvenance) {
-    // New records were fingerprinted but not matched: the stored table is stale.
-    setState(db, 'provenance_params', null)
+  if (!options.skipProvenance && !provenanceWasCurrent) {
+    options.onProgress?.({phase: 'provenance', done: 0, total: 1})
+    provenance = computeProvenance(db, params)
+    options.onProgress?.({phase: 'provenance', done: 1, total: 1})
   }
+  const provenanceState = provenance !== null || provenanceWasCurrent ? 'current' : 'stale'
   const t2 = performance.now()
+  // The key `pii` shows value references under: made here, by the scan the audit log records.
+  piiRefKey(db, {create: true})
+  options.onProgress?.({phase: 'pii', done: 0, total: 1})
   const pii = computePiiFindings(db)
   const t3 = performance.now()
 
-  // Pool size persists: a later incremental scan flags new records against the same pool.
-  const pool = options.poolTokens ?? (getState(db, 'pool_tokens') === null ? null : Number(getState(db, 'pool_tokens')))
-  const advertised =
-    options.poolTokens !== undefined ? (options.advertisedTokens ?? null) : getState(db, 'advertised_tokens') === null ? null : Number(getState(db, 'advertised_tokens'))
-  let risk: {at_risk: number; above_advertised: number} | null = null
-  if (pool !== null) {
-    risk = flagAtRisk(db, pool, advertised)
-    setState(db, 'pool_tokens', String(pool))
-    setState(db, 'advertised_tokens', advertised === null ? null : String(advertised))
-  }
+  const pool = settings.pool_tokens
+  const advertised = settings.advertised_tokens
+  const risk = pool === null ? null : atRiskGroups(db, pool, advertised)
   const t4 = performance.now()
 
-  const byClass = Object.fromEntries(SIGHTING_CLASSES.map((c) => [c, 0])) as Record<SightingClass, number>
-  for (const row of db.prepare('SELECT class, COUNT(*) AS n FROM sightings GROUP BY class').all() as Array<{class: SightingClass; n: number}>) byClass[row.class] = row.n
-  const responses = db
-    .prepare(
-      `SELECT COUNT(DISTINCT record_id) AS any,
-              COUNT(DISTINCT CASE WHEN class = 'cross_session' THEN record_id END) AS cs,
-              COUNT(DISTINCT CASE WHEN class = 'cross_tenant' THEN record_id END) AS ct
-       FROM sightings WHERE class IN ('cross_session', 'cross_tenant')`,
-    )
-    .get() as {any: number; cs: number; ct: number}
+  const counts = sightingCounts(db)
+  const byClass = Object.fromEntries(SIGHTING_CLASSES.map((c) => [c, counts.by_class[c] ?? 0])) as Record<SightingClass, number>
+  const recordsTotal = completeRecordCount(db)
+  const sum = (rows: FileRow[]): number => rows.reduce((a, f) => a + f.records, 0)
   const result: ScanResult = {
     scanned_at: options.now.toISOString(),
-    records_total: db.prepare(`SELECT COUNT(*) FROM records r JOIN files f ON f.id = r.file_id WHERE f.state = 'complete'`).pluck().get() as number,
-    records_scanned: markers.scanned,
-    records_new: markers.fresh,
-    full_rescan: markers.full,
-    canaries: db.prepare('SELECT COUNT(*) FROM canaries').pluck().get() as number,
+    records_total: recordsTotal,
+    records_scanned: sum(classified),
+    records_new: sum(fresh),
+    full_rescan: full,
+    canaries: countCanaries(db),
     sightings: Object.values(byClass).reduce((a, b) => a + b, 0),
     sightings_by_class: byClass,
-    partial_sightings: db.prepare('SELECT COUNT(*) FROM sightings WHERE partial = 1').pluck().get() as number,
-    contaminated_responses: responses.any,
-    cross_session_responses: responses.cs,
-    cross_tenant_responses: responses.ct,
-    provenance_matches: options.skipProvenance ? null : (db.prepare('SELECT COUNT(*) FROM provenance').pluck().get() as number),
+    partial_sightings: counts.partial,
+    contaminated_responses: counts.contaminated_responses,
+    cross_session_responses: counts.cross_session_responses,
+    cross_tenant_responses: counts.cross_tenant_responses,
+    provenance_matches: provenanceState === 'current' ? countProvenance(db) : null,
     pii_findings: pii.findings,
     pii_attributed: pii.attributed,
-    at_risk: risk?.at_risk ?? null,
+    at_risk: risk === null ? null : risk.reduce((a, g) => a + g.n, 0),
     pool_tokens: pool,
     advertised_tokens: advertised,
-    above_advertised: advertised === null ? null : (risk?.above_advertised ?? null),
+    above_advertised: risk === null || advertised === null ? null : risk.reduce((a, g) => a + g.over_advertised, 0),
     provenance_stats: provenance,
     timings_ms: {
       markers: Math.round(t1 - t0),
@@ -331,25 +155,90 @@ export function scanCase(db: CaseDb, options: ScanOptions): ScanResult {
       total: Math.round(performance.now() - t0),
     },
   }
-  setState(db, 'last_scan', JSON.stringify({at: result.scanned_at, records_total: result.records_total}))
+  // The files count as covered only once the whole run has finished.
+  inTransaction(db, () => {
+    markFilesScanned(db, runId, fresh.map((f) => f.id))
+    finishScanRun(db, runId, {
+      finishedAt: options.now.toISOString(), recordsTotal, recordsScanned: result.records_scanned, recordsNew: result.records_new, provenanceState,
+    })
+  })
   return result
 }
 
-/** Records in complete log files that no scan has looked at yet, and whether the registry changed since. */
-export function scanStaleness(db: CaseDb): {unscanned_records: number; registry_changed: boolean; never_scanned: boolean} {
-  const unscanned = db
-    .prepare(
-      `SELECT COUNT(*) FROM records r JOIN files f ON f.id = r.file_id
-       WHERE f.state = 'complete' AND NOT EXISTS (SELECT 1 FROM scanned_files s WHERE s.file_id = r.file_id)`,
-    )
-    .pluck()
-    .get() as number
-  const scannedVersion = getState(db, 'scanned_registry_version')
-  return {
-    unscanned_records: unscanned,
-    registry_changed: scannedVersion !== null && scannedVersion !== registryVersion(db),
-    never_scanned: scannedVersion === null,
+/**
+ * The marker pass over the given files: classifies the marker-shaped tokens ingest stored
+ * for each response (a hash lookup per token, so the cost does not grow with the registry);
+ * the texts are read only for the prompts of non-own sightings (the echo check) and, for a
+ * file matched under another set of unconventional markers, for every response.
+ */
+export function classifyMarkers(db: CaseDb, files: readonly FileRow[], options: {full: boolean; onProgress?: (p: ScanProgress) => void}): void {
+  const registry = sqliteRegistry(db)
+  const texts = recordTextLoader(db)
+  const insertSighting = sightingInserter(db)
+  const unconventional = new UnconventionalSet(registry.unconventional.map((m) => m.marker))
+  const byMarker = new Map(registry.unconventional.map((m) => [m.marker, m]))
+  const hits = extractInserters(db)
+  const pageOfFile = recordIdsOfFile(db)
+
+  const classify = (id: number, tenant: string, session: string, found: FoundMarker[]): void => {
+    let lower: string | null = null
+    const recipient = {tenant, session, promptLower: () => (lower ??= (texts(id).request_text ?? '').toLowerCase())}
+    for (const f of found) {
+      const c = classifySighting(f, recipient)
+      insertSighting(id, f.registered ? f.registered.marker : f.token, f.registered?.key ?? null, c.class, f.partial, c.sourceSession, c.sourceTenant, f.position, f.token)
+    }
   }
+
+  // Unconventional markers: ingest matched the set the registry held then; a file matched
+  // under another set is matched again from its texts (read in order, block by block).
+  const rematch = (fileId: number): void => {
+    deleteUnconventionalHits(db, fileId)
+    if (unconventional.automaton) {
+      for (let last = 0; ; ) {
+        const ids = pageOfFile(fileId, last, PAGE)
+        if (ids.length === 0) break
+        for (const id of ids) for (const hit of unconventional.hits(texts(id).response_text ?? '')) hits.hit(id, hit.position, hit.token)
+        last = ids.at(-1)!
+      }
+    }
+    setUnconventionalMatched(db, fileId, unconventional.hash)
+  }
+
+  const classifyFile = (file: FileRow): void => {
+    if (file.extract_scheme !== EXTRACT_SCHEME) {
+      throw new IntegrityError(`${file.path}: extracted under scheme ${file.extract_scheme ?? 'none'}, this crosstalk reads ${EXTRACT_SCHEME}; ingest the file into a new case`)
+    }
+    if (file.unconventional_sha256 !== unconventional.hash) rematch(file.id)
+    // Read the file's tokens first: classify() reads prompts, which needs other statements.
+    const rows = fileTokens(db, file.id)
+    for (let i = 0; i < rows.length; ) {
+      const [id, , , , tenant, session] = rows[i]!
+      const tokens: MarkerToken[] = []
+      const found: MarkerToken[] = []
+      for (; i < rows.length && rows[i]![0] === id; i++) (rows[i]![1] === 0 ? tokens : found).push({position: rows[i]![2], token: rows[i]![3]})
+      const resolved = resolveTokens(tokens, registry)
+      for (const hit of found) {
+        const registered = byMarker.get(hit.token)
+        if (registered && !resolved.has(registered.key)) resolved.set(registered.key, {registered, token: registered.marker, hex: null, partial: false, position: hit.position})
+      }
+      classify(id, tenant, session, sortedFound(resolved))
+    }
+  }
+
+  // Every row written here references a record id just read from `records` in the same
+  // transaction, so the foreign-key lookups SQLite would make per insert prove nothing.
+  withoutForeignKeyChecks(db, () =>
+    inTransaction(db, () => {
+      if (options.full) deleteAllSightings(db)
+      files.forEach((f, i) => {
+        classifyFile(f)
+        options.onProgress?.({phase: 'markers', done: i + 1, total: files.length})
+      })
+    }),
+  )
 }
 
-export {getState as readScanState}
+/** The registry as the scan sees it (tests and the bench). */
+export function caseRegistry(db: CaseDb): MarkerRegistry {
+  return sqliteRegistry(db)
+}

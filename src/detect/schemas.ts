@@ -1,8 +1,8 @@
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {z} from 'zod'
-import {SIGHTING_CLASSES} from './markers.js'
-import {PII_KINDS} from './pii.js'
+import {SIGHTING_CLASSES} from '../extract/markers.js'
+import {PII_KINDS} from '../extract/pii.js'
 
 // The published shapes of detection's --json results (schemas/*.schema.json, committed so a
 // change in output shows in review; a test checks they match). The result types in list.ts

@@ -1,25 +1,22 @@
 import {isUtf8} from 'node:buffer'
 import {readFileSync} from 'node:fs'
-import {resolve} from 'node:path'
+import {basename, resolve} from 'node:path'
 import {z} from 'zod'
 import {InputError} from '../errors.js'
+import {writeEvidenceSync} from '../evidence/evidence-store.js'
+import {sha256File} from '../evidence/hash-file.js'
+import {markerKey} from '../extract/markers.js'
+import {stageRegistry} from '../store/canaries.js'
+import {deleteFile, fileBySha256, insertRegistryFile} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
+import {begin, commit, rollback} from '../store/session.js'
+import {parseTimestamp} from '../util/timestamps.js'
 import {parseCsv} from './csv-parse.js'
-import {writeEvidenceSync} from './evidence-store.js'
-import {sha256File} from './hash-file.js'
 import {readLines} from './line-reader.js'
-import {parseTimestamp} from './timestamps.js'
 
 // A registry can hold hundreds of thousands of markers (one per session), so it is read
 // line by line into a staging table and checked with SQL: memory stays flat, and every
 // conflict in the file or against the case is found before anything is stored.
-
-/** Conventional markers are matched with hex case-insensitive, so they are keyed in lower case. */
-export const CONVENTIONAL_MARKER = /^CANARY-[0-9a-f]+$/i
-
-export function markerKey(marker: string): string {
-  return CONVENTIONAL_MARKER.test(marker) ? `CANARY-${marker.slice(7).toLowerCase()}` : marker
-}
 
 const CanaryEntry = z.object({
   marker: z.string().trim().min(1, 'marker is empty'),
@@ -48,77 +45,48 @@ export async function ingestCanaries(db: CaseDb, options: {path: string; now: ()
   } catch (error) {
     throw new InputError(`${path}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, 'E_UNREADABLE')
   }
-  const existing = db.prepare('SELECT state, records FROM files WHERE sha256 = ?').get(hashed.sha256) as {state: string; records: number} | undefined
+  const existing = fileBySha256(db, hashed.sha256)
   if (existing?.state === 'complete') {
     return {file: path, sha256: hashed.sha256, status: 'already_present', entries: existing.records, added: 0, already_registered: existing.records}
   }
 
-  db.exec('DROP TABLE IF EXISTS temp.canary_staging')
-  db.exec('CREATE TEMP TABLE canary_staging (line INTEGER NOT NULL, marker_key TEXT NOT NULL, marker TEXT NOT NULL, tenant_id TEXT NOT NULL, session_id TEXT NOT NULL, issued_at TEXT)')
-  const stage = db.prepare('INSERT INTO temp.canary_staging VALUES (?, ?, ?, ?, ?, ?)')
+  const staging = stageRegistry(db)
   let entries = 0
-  db.exec('BEGIN')
+  begin(db)
   try {
     for await (const entry of readRegistry(path)) {
-      stage.run(entry.line, markerKey(entry.marker), entry.marker, entry.tenant_id, entry.session_id, entry.issued_at)
+      staging.add({...entry, marker_key: markerKey(entry.marker)})
       entries++
     }
-    db.exec('CREATE INDEX temp.canary_staging_by_key ON canary_staging (marker_key, line)')
-    const conflicts = findConflicts(db)
+    const conflicts = describeConflicts(staging.conflicts(4))
     if (conflicts.length > 0) {
       const shown = conflicts.slice(0, 3).join('; ')
       throw new InputError(`${path}: the same marker registered to two sessions: ${shown}${conflicts.length > 3 ? '; and more' : ''}`, 'E_CANARY_CONFLICT')
     }
-    if (existing) db.prepare('DELETE FROM files WHERE sha256 = ?').run(hashed.sha256)
+    if (existing) deleteFile(db, existing.id)
     const now = options.now().toISOString()
-    const fileId = Number(
-      db
-        .prepare(
-          `INSERT INTO files (kind, path, abs_path, sha256, size, format, source, state, started_at, completed_at, content_sha256, content_size, lines, records)
-           VALUES ('canaries', ?, ?, ?, ?, ?, 'registry', 'complete', ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(path, resolve(path), hashed.sha256, hashed.size, /\.csv$/i.test(path) ? 'csv' : 'jsonl', now, now, hashed.sha256, hashed.size, entries, entries).lastInsertRowid,
-    )
+    const fileId = insertRegistryFile(db, {
+      path, name: basename(path), absPath: resolve(path), sha256: hashed.sha256, size: hashed.size,
+      format: /\.csv$/i.test(path) ? 'csv' : 'jsonl', at: now, entries,
+    })
     // Registries are megabytes, not gigabytes: one read for the evidence copy is fine.
     writeEvidenceSync(db, fileId, readFileSync(path))
-    const added = db
-      .prepare(
-        `INSERT INTO canaries (marker_key, marker, tenant_id, session_id, issued_at, file_id)
-         SELECT marker_key, marker, tenant_id, session_id, issued_at, ? FROM temp.canary_staging WHERE true ORDER BY line
-         ON CONFLICT (marker_key) DO NOTHING`,
-      )
-      .run(fileId).changes
-    db.exec('COMMIT')
+    const added = staging.commit(fileId)
+    commit(db)
     return {file: path, sha256: hashed.sha256, status: 'ingested', entries, added, already_registered: entries - added}
   } catch (error) {
-    if (db.inTransaction) db.exec('ROLLBACK')
+    rollback(db)
     throw error
   } finally {
-    db.exec('DROP TABLE IF EXISTS temp.canary_staging')
+    staging.drop()
   }
 }
 
 /** Markers the file gives to two sessions, or gives to a session other than the case's. */
-function findConflicts(db: CaseDb): string[] {
-  const inFile = db
-    .prepare(
-      `SELECT a.marker, a.line AS line_a, a.session_id AS session_a, b.line AS line_b, b.session_id AS session_b
-       FROM temp.canary_staging a JOIN temp.canary_staging b ON b.marker_key = a.marker_key AND b.line > a.line
-       WHERE a.session_id <> b.session_id OR a.tenant_id <> b.tenant_id
-       ORDER BY a.line LIMIT 4`,
-    )
-    .all() as {marker: string; line_a: number; session_a: string; line_b: number; session_b: string}[]
-  const inCase = db
-    .prepare(
-      `SELECT s.marker, s.line, s.session_id, c.session_id AS stored_session, c.tenant_id AS stored_tenant
-       FROM temp.canary_staging s JOIN canaries c ON c.marker_key = s.marker_key
-       WHERE c.session_id <> s.session_id OR c.tenant_id <> s.tenant_id
-       ORDER BY s.line LIMIT 4`,
-    )
-    .all() as {marker: string; line: number; session_id: string; stored_session: string; stored_tenant: string}[]
+function describeConflicts(c: ReturnType<ReturnType<typeof stageRegistry>['conflicts']>): string[] {
   return [
-    ...inFile.map((c) => `${c.marker} registered to session ${c.session_a} (line ${c.line_a}) and ${c.session_b} (line ${c.line_b})`),
-    ...inCase.map((c) => `${c.marker} (line ${c.line}) is already registered to session ${c.stored_session} of tenant ${c.stored_tenant}, not ${c.session_id}`),
+    ...c.inFile.map((x) => `${x.marker} registered to session ${x.session_a} (line ${x.line_a}) and ${x.session_b} (line ${x.line_b})`),
+    ...c.inCase.map((x) => `${x.marker} (line ${x.line}) is already registered to session ${x.stored_session} of tenant ${x.stored_tenant}, not ${x.session_id}`),
   ]
 }
 

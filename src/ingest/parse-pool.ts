@@ -2,7 +2,7 @@ import {existsSync} from 'node:fs'
 import {availableParallelism} from 'node:os'
 import {fileURLToPath} from 'node:url'
 import {Worker} from 'node:worker_threads'
-import {UnconventionalSet} from '../detect/extract.js'
+import {UnconventionalSet} from '../extract/extract.js'
 import {InputError} from '../errors.js'
 import {processUnit, type UnitResult, type UnitTask} from './process-unit.js'
 

@@ -1,5 +1,5 @@
 import {parentPort, workerData} from 'node:worker_threads'
-import {UnconventionalSet} from '../detect/extract.js'
+import {UnconventionalSet} from '../extract/extract.js'
 import {processUnit, type UnitTask} from './process-unit.js'
 
 // Worker-thread entry for ingest: parses units of lines and posts the results back.

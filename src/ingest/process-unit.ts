@@ -1,7 +1,7 @@
 import {crc32} from 'node:zlib'
-import {extractRecord, type Extracted, type ExtractOptions, type UnconventionalSet} from '../detect/extract.js'
-import {FingerprintBuffer} from '../detect/winnow.js'
-import {parseLine, type FieldMap, type RecordRow} from './parse-record.js'
+import {extractRecord, type Extracted, type UnconventionalSet} from '../extract/extract.js'
+import {parseLine, type FieldMap, type RecordRow} from '../extract/parse-record.js'
+import {FingerprintBuffer} from '../extract/winnow.js'
 
 // One unit of work for ingest: a run of whole lines cut from a file's (decompressed)
 // stream, parsed into record rows, bad lines and the detection extract of each record.
@@ -17,7 +17,6 @@ export interface UnitTask {
   firstLineNo: number
   map: FieldMap
   maxLineBytes: number
-  extract: ExtractOptions
   /** Set by the pool: bytes.buffer was transferred to the worker (and comes back in the result). */
   transferred?: boolean
 }
@@ -99,7 +98,7 @@ export function processUnit(task: UnitTask, unconventional?: UnconventionalSet):
       continue
     }
     const {request_text: prompt, response_text: response, ...row} = parsed.row
-    const x = extractRecord(prompt, response, fpBuf, task.extract, unconventional)
+    const x = extractRecord(prompt, response, fpBuf, unconventional)
     result.items.push({k: 'r', lineNo, offset, length: line.length, crc: crc32(line), row, ...x})
   }
   result.fp = fpBuf.data.slice(0, fpBuf.length)

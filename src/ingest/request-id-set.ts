@@ -1,4 +1,5 @@
 import type {CaseDb} from '../store/open-case.js'
+import {countAllRecords, iterateRequestIds, recordIdentity} from '../store/records.js'
 
 // Which (source, request_id) pairs the case already holds, for duplicate detection during
 // bulk ingest. SQLite's unique index would answer too, but request ids are random (UUIDs),
@@ -28,18 +29,17 @@ export class RequestIdSet {
   private ids: Uint32Array
   private mask: number
   private count = 0
-  private readonly fetch
+  private readonly fetch: (id: number) => [string, string, number] | undefined
 
-  constructor(private readonly db: CaseDb) {
-    this.fetch = db.prepare('SELECT source, request_id, raw_crc32 FROM records WHERE id = ?').raw()
-    const n = db.prepare('SELECT COUNT(*) FROM records').pluck().get() as number
+  constructor(db: CaseDb) {
+    this.fetch = recordIdentity(db)
+    const n = countAllRecords(db)
     let cap = 1024
     while (cap < n * 2) cap *= 2
     this.hashes = new Uint32Array(cap)
     this.ids = new Uint32Array(cap)
     this.mask = cap - 1
-    const all = db.prepare('SELECT id, source, request_id FROM records').raw().iterate() as IterableIterator<[number, string, string]>
-    for (const [id, source, requestId] of all) this.put(hashKey(source, requestId), id)
+    for (const [id, source, requestId] of iterateRequestIds(db)) this.put(hashKey(source, requestId), id)
   }
 
   /** The id and raw CRC of the record already stored under (source, requestId), if any. */
@@ -49,7 +49,7 @@ export class RequestIdSet {
       if (this.hashes[p] !== h) continue
       // The record may be gone (a partial ingest of a crashed run is dropped before it is
       // redone) or its id reused: only the stored row itself decides.
-      const row = this.fetch.get(this.ids[p]!) as [string, string, number] | undefined
+      const row = this.fetch(this.ids[p]!)
       if (row !== undefined && row[0] === source && row[1] === requestId) return {id: this.ids[p]!, crc: row[2]}
     }
     return undefined

@@ -4,6 +4,7 @@ import {formatDuration} from './time.js'
 import type {CaseFacts} from './facts.js'
 import {categoryLabel, PHRASES} from './phrases.js'
 import {authorityFields, AUTHORITIES, type Authority} from './authority-forms.js'
+import {detectionSchema, detectionSummary} from './detection-note.js'
 
 // The Article 33 notification as a plain object: built from CaseFacts only, validated by
 // this zod schema (published as schemas/article33.schema.json), then rendered to Markdown,
@@ -21,6 +22,7 @@ export const article33Schema = z.object({
   final: z.boolean(),
   generated_at: z.string(),
   title: z.string(),
+  detection: detectionSchema,
   role: z.enum(['controller', 'processor']).nullable(),
   clock: z
     .object({
@@ -175,6 +177,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   need(!inc?.detected_at, ['Time of first detection (alert or report)', 'Heure de la première détection (alerte ou signalement)'], 'EDPB template 50-53')
   need(!inc?.lead_authority, ['Lead supervisory authority (one-stop shop) or the authorities of every Member State concerned', 'Autorité de contrôle chef de file (guichet unique) ou autorités de chaque État membre concerné'], 'Art. 55-56; template 114')
   need(!inc?.countries, ['Countries of the affected data subjects and numbers per country', 'Pays des personnes concernées et nombre par pays'], 'EDPB template 116-117')
+  need(Boolean(scope) && !facts.detection.complete, [`Detection is incomplete (${facts.detection.files_not_scanned} log file(s) not scanned${facts.detection.registry_changed ? ', canary registry changed since the last scan' : ''}${facts.detection.provenance === 'stale' ? ', provenance not current' : ''}): every number here covers only what was scanned (crosstalk scan)`, `Analyse incomplète (${facts.detection.files_not_scanned} fichier(s) de journaux non analysé(s)) : les chiffres ne couvrent que ce qui a été analysé (crosstalk scan)`], 'Art. 33(3)(a), 33(4)')
   need(!scope, ['Detection has not run: numbers of responses, sessions and tenants affected (crosstalk scan)', 'L\'analyse n\'a pas été effectuée : nombre de réponses, sessions et clients touchés (crosstalk scan)'], 'Art. 33(3)(a)')
   need(Boolean(scope) && scope!.data_subjects.high === null, ['Upper bound of the number of data subjects and records (the KV pool size is not known: crosstalk scan --pool-tokens N)', 'Borne haute du nombre de personnes et d\'enregistrements (taille du pool KV inconnue : crosstalk scan --pool-tokens N)'], 'Art. 33(3)(a), 33(4)')
   need(Boolean(scope) && scope!.data_subjects.low !== scope!.data_subjects.high, ['Exact number of data subjects (only a range is known so far)', 'Nombre exact de personnes concernées (seule une fourchette est connue à ce stade)'], 'Art. 33(3)(a), 33(4)')
@@ -216,6 +219,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     final: options.final ?? false,
     generated_at: facts.generated_at,
     title: inc?.title ?? 'Personal data breach (untitled)',
+    detection: detectionSummary(facts.detection),
     role: inc?.role ?? null,
     clock: clock ? {aware_at: clock.aware_at, deadline: clock.deadline, remaining_seconds: clock.remaining_seconds, status: clock.status, remaining_text: formatDuration(clock.remaining_seconds), late} : null,
     delay_reason: delayReason,

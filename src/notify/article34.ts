@@ -1,4 +1,5 @@
 import {z} from 'zod'
+import {detectionSchema, detectionSummary} from './detection-note.js'
 import type {CaseFacts} from './facts.js'
 
 // GDPR Art. 34(2): the communication to data subjects, "in clear and plain language",
@@ -9,6 +10,7 @@ export const article34Schema = z.object({
   kind: z.literal('article34'),
   generated_at: z.string(),
   title: z.string(),
+  detection: detectionSchema,
   organisation: z.string().nullable(),
   contact: z.object({name: z.string().nullable(), contact: z.string().nullable()}),
   what_happened: z.string(),
@@ -42,6 +44,7 @@ export function buildArticle34(facts: CaseFacts): Article34Result {
     kind: 'article34',
     generated_at: facts.generated_at,
     title: inc?.title ?? 'Personal data incident',
+    detection: detectionSummary(facts.detection),
     organisation: inc?.controller_name ?? null,
     contact: {name: inc?.dpo_name ?? null, contact: inc?.dpo_contact ?? null},
     what_happened:

@@ -1,4 +1,4 @@
-import {safeLine} from '../cli/sanitize.js'
+import {safeLine} from '../util/sanitize.js'
 
 // A leaked string can hold Markdown or HTML ("[click](javascript:...)", "<img onerror>",
 // "# Heading", "| fake | row |") or terminal escapes. Every value placed into a Markdown

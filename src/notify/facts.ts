@@ -1,16 +1,19 @@
-import {safeLine} from '../cli/sanitize.js'
-import {recordTextLoader} from '../ingest/record-texts.js'
+import type {DetectionCoverage} from '../detect/coverage.js'
+import {recordTextLoader} from '../evidence/record-texts.js'
+import {listReplayResults, type StoredReplayResult} from '../replay/replay-store.js'
+import {wilsonInterval} from '../replay/wilson.js'
+import {computeScope, type ScopeFlow, type ScopeResult} from '../scope/compute-scope.js'
+import {loadScopeInputs, type ScopeInputs} from '../scope/scope-data.js'
+import {computeTenantView, type TenantCounterpart} from '../scope/tenant-view.js'
+import {contaminationRows} from '../store/findings.js'
+import {completeFiles, fileTotals, type FileTotals} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
-import {tableExists} from '../store/open-case.js'
+import {safeLine} from '../util/sanitize.js'
+import {latestAssessment, type AssessmentRecord} from './assessment-store.js'
 import {computeClock, type ClockResult} from './clock.js'
 import {getIncident, listAmendments, type AwarenessAmendment, type IncidentRecord} from './incident.js'
 import {firstInitialNotification, listNotifications, type NotificationRecord} from './notifications.js'
-import {latestAssessment, type AssessmentRecord} from './assessment-store.js'
 import {CATEGORY_LABELS} from './phrases.js'
-import {computeScope, type ScopeFlow, type ScopeResult} from '../scope/compute-scope.js'
-import {computeTenantView, type TenantCounterpart, type TenantDirection, type TenantViewResult} from '../scope/tenant-view.js'
-import {listReplayResults, type StoredReplayResult} from '../replay/replay-store.js'
-import {wilsonInterval} from '../replay/wilson.js'
 
 // Everything a report needs, read once from the case. Reports are built from this plain
 // object only, so they can be tested with a hand-built fixture and never reach back into
@@ -149,7 +152,9 @@ export interface CaseFacts {
   notifications: NotificationRecord[]
   assessment: AssessmentRecord | null
   totals: {records: number; tenants: number; sessions: number; files: number; bad_lines: number}
-  /** null when detection has not run yet (no sightings table) */
+  /** whether detection covered everything the case holds */
+  detection: DetectionCoverage
+  /** null when detection never ran over any log */
   scope: ScopeFacts | null
   tenants: TenantExposure[]
   provenance: {attributed_responses: number; max_overlap_words: number} | null
@@ -162,12 +167,22 @@ export interface CaseFacts {
 export interface GatherFactsOptions {
   now: Date
   includeExcerpts?: boolean
-  /** defaults to the pool size the last `scan --pool-tokens` stored in the case */
+  /** What-if: another pool size than the one recorded in the case by `scan --pool-tokens`. */
   poolTokens?: number
 }
 
-const CONTAMINATING = `('cross_session', 'cross_tenant')`
-const COMPLETE = `r.file_id IN (SELECT id FROM files WHERE state = 'complete')`
+/** Everything a report reads from the case, read once (loadFactsInputs); the rest is pure. */
+export interface FactsInputs {
+  scope: ScopeInputs
+  incident: IncidentRecord | null
+  amendments: AwarenessAmendment[]
+  notifications: NotificationRecord[]
+  assessment: AssessmentRecord | null
+  replay: StoredReplayResult[]
+  files: EvidenceFile[]
+  fileTotals: FileTotals
+  excerpts: Excerpt[] | null
+}
 
 export const PII_LABELS: Record<string, string> = CATEGORY_LABELS.en
 
@@ -178,50 +193,58 @@ export function truncateMarker(marker: string): string {
   return `${safeLine(head)}…`
 }
 
+export function loadFactsInputs(db: CaseDb, options: Omit<GatherFactsOptions, 'now'> = {}): FactsInputs {
+  return {
+    scope: loadScopeInputs(db, {poolTokens: options.poolTokens}),
+    incident: getIncident(db),
+    amendments: listAmendments(db),
+    notifications: listNotifications(db),
+    assessment: latestAssessment(db),
+    replay: listReplayResults(db),
+    files: completeFiles(db).map((f) => ({path: f.name, sha256: f.sha256, size: f.size, kind: f.kind, records: f.records})),
+    fileTotals: fileTotals(db),
+    excerpts: options.includeExcerpts ? gatherExcerpts(db) : null,
+  }
+}
+
 export function gatherFacts(db: CaseDb, options: GatherFactsOptions): CaseFacts {
-  const incident = getIncident(db)
-  const notifications = listNotifications(db).map((n) => ({...n, recipient: safeLine(n.recipient), reference: safeLine(n.reference)}))
+  return buildFacts(loadFactsInputs(db, options), options.now)
+}
+
+/** The facts every report is built from, computed from what loadFactsInputs read. Pure. */
+export function buildFacts(inputs: FactsInputs, now: Date): CaseFacts {
+  const incident = inputs.incident
+  const notifications = inputs.notifications.map((n) => ({...n, recipient: safeLine(n.recipient), reference: safeLine(n.reference)}))
   let clock: ClockResult | null = null
   if (incident) {
     const first = firstInitialNotification(notifications, incident.role)
-    clock = computeClock(new Date(incident.aware_at), options.now, first ? new Date(first.at) : null)
+    clock = computeClock(new Date(incident.aware_at), now, first ? new Date(first.at) : null)
   }
-  const count = (sql: string): number => (db.prepare(sql).get() as {n: number}).n
+  const s = inputs.scope
   const totals = {
-    records: count(`SELECT COUNT(*) AS n FROM records r WHERE ${COMPLETE}`),
-    tenants: count(`SELECT COUNT(DISTINCT tenant_id) AS n FROM records r WHERE ${COMPLETE}`),
-    sessions: count(`SELECT COUNT(DISTINCT session_id) AS n FROM records r WHERE ${COMPLETE}`),
-    files: count(`SELECT COUNT(*) AS n FROM files WHERE state = 'complete'`),
-    bad_lines: count('SELECT COUNT(*) AS n FROM bad_lines'),
+    records: s.totals.records,
+    tenants: s.totals.tenants,
+    sessions: s.totals.sessions,
+    files: inputs.files.length,
+    bad_lines: inputs.fileTotals.bad_lines,
   }
-  const evidence = (
-    db.prepare(`SELECT path, sha256, size, kind, records FROM files WHERE state = 'complete' ORDER BY id`).all() as EvidenceFile[]
-  ).map((f) => ({...f, path: safeLine(f.path)}))
-  const hasSightings = tableExists(db, 'sightings')
-  const hasPii = tableExists(db, 'pii_findings')
-  const poolTokens = options.poolTokens ?? storedPoolTokens(db)
-  const full = hasSightings ? computeScope(db, {poolTokens}) : null
-  const scope = full ? scopeFacts(full) : null
-  const tenants = full ? tenantExposures(db, full, hasPii, poolTokens) : []
-  let provenance: CaseFacts['provenance'] = null
-  if (tableExists(db, 'provenance')) {
-    const row = db.prepare('SELECT COUNT(DISTINCT record_id) AS n, COALESCE(MAX(overlap_words), 0) AS w FROM provenance').get() as {n: number; w: number}
-    provenance = {attributed_responses: row.n, max_overlap_words: row.w}
-  }
+  const full = s.detection.never_scanned ? null : computeScope(s)
+  const provenanceIds = new Set(s.provenance.map((p) => p.record_id))
   return {
-    generated_at: options.now.toISOString(),
+    generated_at: now.toISOString(),
     incident: incident ? sanitizeRecord(incident) : null,
-    amendments: listAmendments(db).map((a) => sanitizeRecord(a)),
+    amendments: inputs.amendments.map((a) => sanitizeRecord(a)),
     clock,
     notifications,
-    assessment: latestAssessment(db),
+    assessment: inputs.assessment,
     totals,
-    scope,
-    tenants,
-    provenance,
-    replay: replayFacts(listReplayResults(db)),
-    evidence,
-    excerpts: options.includeExcerpts && hasSightings ? gatherExcerpts(db) : null,
+    detection: s.detection,
+    scope: full ? scopeFacts(full) : null,
+    tenants: full ? tenantExposures(s, full) : [],
+    provenance: full ? {attributed_responses: provenanceIds.size, max_overlap_words: s.provenance.reduce((m, p) => Math.max(m, p.overlap_words), 0)} : null,
+    replay: replayFacts(inputs.replay),
+    evidence: inputs.files.map((f) => ({...f, path: safeLine(f.path)})),
+    excerpts: inputs.excerpts,
   }
 }
 
@@ -229,14 +252,6 @@ function sanitizeRecord<T extends object>(record: T): T {
   const out: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(record)) out[k] = typeof v === 'string' ? safeLine(v) : v
   return out as T
-}
-
-/** The pool size `crosstalk scan --pool-tokens N` persisted, so reports agree with the scan. */
-function storedPoolTokens(db: CaseDb): number | undefined {
-  if (!tableExists(db, 'scan_state')) return undefined
-  const row = db.prepare(`SELECT value FROM scan_state WHERE key = 'pool_tokens'`).get() as {value: string} | undefined
-  const n = row ? Number(row.value) : NaN
-  return Number.isInteger(n) && n > 0 ? n : undefined
 }
 
 /** computeScope's result reduced to what reports show; every log-derived string made inert. */
@@ -323,76 +338,56 @@ function replayFacts(rows: StoredReplayResult[]): ReplayFacts | null {
   }
 }
 
-const EMPTY_DIRECTION: TenantDirection = {
-  responses: 0, cross_tenant_responses: 0, cross_session_responses: 0, own_sessions: 0, other_sessions: 0, other_tenants: 0,
-  first_seen: null, last_seen: null, provenance_responses: 0, provenance_only_responses: 0, provenance_other_tenants: 0, counterparts: [],
-}
-
 /**
  * Every tenant on either side of a flow (sightings or provenance). Counts come from the scope
  * module's tenant view (other tenants as opaque labels); the lists a processor may give a
- * customer about itself (its own session ids, truncated markers, PII kinds) are read here.
+ * customer about itself (its own session ids, truncated markers, PII kinds) come from the
+ * same rows.
  */
-function tenantExposures(db: CaseDb, scope: ScopeResult, hasPii: boolean, poolTokens: number | undefined): TenantExposure[] {
-  const base = `FROM sightings s JOIN records r ON r.id = s.record_id WHERE s.class IN ${CONTAMINATING} AND ${COMPLETE}`
+function tenantExposures(inputs: ScopeInputs, scope: ScopeResult): TenantExposure[] {
   const tenants = [...new Set([...scope.flows, ...scope.provenance_flows].flatMap((f) => [f.source_tenant, f.recipient_tenant]))]
     .filter((t) => t !== '')
     .sort()
-  const piiFor = (sql: string, tenant: string): Category[] =>
-    hasPii
-      ? (db.prepare(sql).all(tenant) as Array<{kind: string; count: number; responses: number}>).map((r) => ({
-          kind: safeLine(r.kind),
-          label: CATEGORY_LABELS.en[r.kind] ?? safeLine(r.kind),
-          count: r.count,
-          responses: r.responses,
-        }))
-      : []
+  const piiBy = (keep: (p: ScopeInputs['pii'][number]) => boolean): Category[] => {
+    const byKind = new Map<string, {values: Set<string>; responses: Set<number>}>()
+    for (const p of inputs.pii) {
+      if (!keep(p)) continue
+      let k = byKind.get(p.kind)
+      if (!k) byKind.set(p.kind, (k = {values: new Set(), responses: new Set()}))
+      k.values.add(p.value_sha256)
+      k.responses.add(p.record_id)
+    }
+    return [...byKind]
+      .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+      .map(([kind, k]) => ({kind: safeLine(kind), label: CATEGORY_LABELS.en[kind] ?? safeLine(kind), count: k.values.size, responses: k.responses.size}))
+  }
   const others = (cs: TenantCounterpart[]): Counterpart[] =>
     cs
       .filter((c) => !c.same_tenant)
       .map((c) => ({label: safeLine(c.tenant), responses: c.responses, provenance_responses: c.provenance_responses, sessions: c.sessions, first_seen: c.first_seen, last_seen: c.last_seen}))
+  const sorted = (values: Iterable<string>): string[] => [...new Set(values)].sort()
   return tenants.map((t) => {
-    let view: TenantViewResult
-    try {
-      view = computeTenantView(db, {tenant: t, poolTokens})
-    } catch {
-      // a source tenant known only from the canary registry has no records of its own
-      view = {tenant: t, tenants_revealed: false, received: EMPTY_DIRECTION, leaked: EMPTY_DIRECTION, at_risk_responses: null}
-    }
-    // recipients of its markers, split by whether they are its own users (sightings only, like the other counts)
-    const recipients = db
-      .prepare(
-        `SELECT COUNT(DISTINCT CASE WHEN r.tenant_id = s.source_tenant THEN r.session_id END) AS same,
-                COUNT(DISTINCT CASE WHEN r.tenant_id <> s.source_tenant THEN r.tenant_id || char(0) || r.session_id END) AS other
-         ${base} AND s.source_tenant = ?`,
-      )
-      .get(t) as {same: number; other: number}
-    const leakedSessions = db.prepare(`SELECT DISTINCT s.source_session ${base} AND s.source_tenant = ? AND s.source_session IS NOT NULL ORDER BY 1`).pluck().all(t) as string[]
-    const markers = db.prepare(`SELECT DISTINCT s.marker ${base} AND s.source_tenant = ? ORDER BY 1`).pluck().all(t) as string[]
-    const receivingSessions = db.prepare(`SELECT DISTINCT r.session_id ${base} AND s.class = 'cross_tenant' AND r.tenant_id = ? ORDER BY 1`).pluck().all(t) as string[]
+    const view = computeTenantView(inputs, {tenant: t})
+    // its markers seen elsewhere (sightings only, like the other counts)
+    const out = inputs.contamination.filter((c) => c.source_tenant === t)
+    const same = new Set(out.filter((c) => c.recipient_tenant === t).map((c) => c.recipient_session))
+    const other = new Set(out.filter((c) => c.recipient_tenant !== t).map((c) => JSON.stringify([c.recipient_tenant, c.recipient_session])))
     return {
       tenant_id: safeLine(t),
-      leaked_sessions: leakedSessions.map(safeLine),
+      leaked_sessions: sorted(out.filter((c) => c.source_session !== null).map((c) => c.source_session!)).map(safeLine),
       responses_carrying_its_data: view.leaked.responses,
-      recipient_sessions_same_tenant: recipients.same,
-      recipient_sessions_other_tenants: recipients.other,
+      recipient_sessions_same_tenant: same.size,
+      recipient_sessions_other_tenants: other.size,
       recipient_tenants_other: view.leaked.other_tenants,
       first_leaked: view.leaked.first_seen,
       last_leaked: view.leaked.last_seen,
       provenance_only_leaked: view.leaked.provenance_only_responses,
-      markers_truncated: [...new Set(markers.map(truncateMarker))],
-      pii_in_leaked: piiFor(
-        `SELECT kind, COUNT(DISTINCT value_sha256) AS count, COUNT(DISTINCT record_id) AS responses FROM pii_findings WHERE source_tenant = ? GROUP BY 1 ORDER BY 1`,
-        t,
-      ),
+      markers_truncated: [...new Set(sorted(out.map((c) => c.marker)).map(truncateMarker))],
+      pii_in_leaked: piiBy((p) => p.source_tenant === t),
       received_foreign_responses: view.received.cross_tenant_responses,
-      receiving_sessions: receivingSessions.map(safeLine),
+      receiving_sessions: sorted(inputs.contamination.filter((c) => c.class === 'cross_tenant' && c.recipient_tenant === t).map((c) => c.recipient_session)).map(safeLine),
       received_from_tenants: view.received.other_tenants,
-      pii_in_received: piiFor(
-        `SELECT p.kind, COUNT(DISTINCT p.value_sha256) AS count, COUNT(DISTINCT p.record_id) AS responses FROM pii_findings p JOIN records r ON r.id = p.record_id
-         WHERE r.tenant_id = ? AND p.source_tenant IS NOT NULL AND p.source_tenant <> r.tenant_id GROUP BY 1 ORDER BY 1`,
-        t,
-      ),
+      pii_in_received: piiBy((p) => p.recipient_tenant === t && p.source_tenant !== null && p.source_tenant !== t),
       counterparts_leaked_to: others(view.leaked.counterparts),
       counterparts_received_from: others(view.received.counterparts),
       at_risk_responses: view.at_risk_responses,
@@ -402,15 +397,10 @@ function tenantExposures(db: CaseDb, scope: ScopeResult, hasPii: boolean, poolTo
 
 /** Only with --include-excerpts: short windows around each marker, controls made visible. */
 function gatherExcerpts(db: CaseDb): Excerpt[] {
-  const rows = db
-    .prepare(
-      `SELECT r.id, r.request_id, r.ts_ms, s.marker FROM sightings s JOIN records r ON r.id = s.record_id
-       WHERE s.class IN ${CONTAMINATING} AND ${COMPLETE} ORDER BY r.ts_ms, s.id LIMIT 200`,
-    )
-    .all() as Array<{id: number; request_id: string; ts_ms: number; marker: string}>
+  const rows = contaminationRows(db).slice(0, 200)
   const texts = recordTextLoader(db)
   return rows.map((r) => {
-    const text = texts(r.id).response_text ?? ''
+    const text = texts(r.record_id).response_text ?? ''
     const at = Math.max(0, text.indexOf(r.marker))
     const window = text.slice(Math.max(0, at - 80), at + 80 + r.marker.length).split(r.marker).join(truncateMarker(r.marker))
     return {request_id: safeLine(r.request_id), ts: new Date(r.ts_ms).toISOString(), marker_truncated: truncateMarker(r.marker), text: safeLine(window)}

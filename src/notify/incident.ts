@@ -1,7 +1,7 @@
 import {z} from 'zod'
 import {InputError} from '../errors.js'
+import {amendAwareAt, getIncidentRow, insertIncidentRow, listAmendmentRows, updateIncidentRow, type AmendmentRow, type IncidentRow} from '../store/incident.js'
 import type {CaseDb} from '../store/open-case.js'
-import {tableExists} from '../store/open-case.js'
 
 // The incident record. EDPB Guidelines 9/2022 separate detection (first alert), the start
 // of a short investigation, and awareness ("a reasonable degree of certainty"), which
@@ -49,40 +49,9 @@ export const incidentPatchSchema = z
 
 export type IncidentPatch = Partial<{title: string; role: Role} & Record<IncidentTextField, string> & Record<IncidentTimeField, Date>>
 
-export interface IncidentRecord {
-  title: string
-  role: Role
-  aware_at: string
-  awareness_basis: string | null
-  awareness_decided_by: string | null
-  detected_at: string | null
-  investigation_started_at: string | null
-  breach_started_at: string | null
-  breach_ended_at: string | null
-  discovery: string | null
-  controller_name: string | null
-  controller_contact: string | null
-  processor_name: string | null
-  dpo_name: string | null
-  dpo_contact: string | null
-  lead_authority: string | null
-  countries: string | null
-  systems: string | null
-  measures_taken: string | null
-  measures_proposed: string | null
-  internal_reference: string | null
-  created_at: string
-  updated_at: string
-}
+export type IncidentRecord = IncidentRow
 
-export interface AwarenessAmendment {
-  field: string
-  old_value: string | null
-  new_value: string | null
-  reason: string
-  amended_by: string | null
-  at: string
-}
+export type AwarenessAmendment = AmendmentRow
 
 /** `crosstalk incident show --json` */
 export interface IncidentShowResult {
@@ -117,11 +86,7 @@ function toColumns(patch: IncidentPatch): Record<string, string> {
 }
 
 export function getIncident(db: CaseDb): IncidentRecord | null {
-  if (!tableExists(db, 'incident')) return null
-  const row = db.prepare('SELECT * FROM incident WHERE id = 1').get() as (IncidentRecord & {id: number; aware_at_ms: number}) | undefined
-  if (!row) return null
-  const {id: _id, aware_at_ms: _ms, ...incident} = row
-  return incident
+  return getIncidentRow(db)
 }
 
 export function requireIncident(db: CaseDb): IncidentRecord {
@@ -133,17 +98,12 @@ export function requireIncident(db: CaseDb): IncidentRecord {
 export function openIncident(db: CaseDb, options: OpenIncidentOptions): IncidentRecord {
   if (getIncident(db)) throw new InputError('this case already has an incident; change it with `crosstalk incident set`', 'E_INCIDENT_EXISTS')
   const patch = validate({...options.fields, title: options.title, role: options.role})
-  const columns = {
+  insertIncidentRow(db, {
     ...toColumns(patch),
     aware_at: options.awareAt.toISOString(),
-    aware_at_ms: String(options.awareAt.getTime()),
+    aware_at_ms: options.awareAt.getTime(),
     created_at: options.now.toISOString(),
     updated_at: options.now.toISOString(),
-  }
-  const names = Object.keys(columns)
-  db.prepare(`INSERT INTO incident (id, ${names.join(', ')}) VALUES (1, ${names.map((n) => `@${n}`).join(', ')})`).run({
-    ...columns,
-    aware_at_ms: options.awareAt.getTime(),
   })
   return requireIncident(db)
 }
@@ -151,12 +111,8 @@ export function openIncident(db: CaseDb, options: OpenIncidentOptions): Incident
 export function updateIncident(db: CaseDb, patch: IncidentPatch, now: Date): IncidentRecord {
   requireIncident(db)
   const columns = toColumns(validate(patch))
-  const names = Object.keys(columns)
-  if (names.length === 0) throw new InputError('incident set: nothing to change (give at least one field flag)')
-  db.prepare(`UPDATE incident SET ${names.map((n) => `${n} = @${n}`).join(', ')}, updated_at = @updated_at WHERE id = 1`).run({
-    ...columns,
-    updated_at: now.toISOString(),
-  })
+  if (Object.keys(columns).length === 0) throw new InputError('incident set: nothing to change (give at least one field flag)')
+  updateIncidentRow(db, columns, now.toISOString())
   return requireIncident(db)
 }
 
@@ -171,26 +127,11 @@ export interface AmendAwarenessOptions {
 export function amendAwareness(db: CaseDb, options: AmendAwarenessOptions): IncidentRecord {
   const reason = options.reason.trim()
   if (!reason) throw new InputError('amend-awareness: --reason must say why the awareness time changes')
-  return db.transaction(() => {
-    const before = requireIncident(db)
-    db.prepare('INSERT INTO incident_amendments (field, old_value, new_value, reason, amended_by, at) VALUES (?, ?, ?, ?, ?, ?)').run(
-      'aware_at',
-      before.aware_at,
-      options.awareAt.toISOString(),
-      reason,
-      options.amendedBy ?? null,
-      options.now.toISOString(),
-    )
-    db.prepare('UPDATE incident SET aware_at = ?, aware_at_ms = ?, updated_at = ? WHERE id = 1').run(
-      options.awareAt.toISOString(),
-      options.awareAt.getTime(),
-      options.now.toISOString(),
-    )
-    return requireIncident(db)
-  })()
+  const before = requireIncident(db)
+  amendAwareAt(db, {field: 'aware_at', old_value: before.aware_at, new_value: options.awareAt.toISOString(), reason, amended_by: options.amendedBy ?? null, at: options.now.toISOString()}, options.awareAt)
+  return requireIncident(db)
 }
 
 export function listAmendments(db: CaseDb): AwarenessAmendment[] {
-  if (!tableExists(db, 'incident_amendments')) return []
-  return db.prepare('SELECT field, old_value, new_value, reason, amended_by, at FROM incident_amendments ORDER BY id').all() as AwarenessAmendment[]
+  return listAmendmentRows(db)
 }

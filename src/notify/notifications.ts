@@ -1,26 +1,15 @@
 import {createHash} from 'node:crypto'
 import {readFileSync} from 'node:fs'
 import {InputError} from '../errors.js'
+import {insertNotification, listNotificationRows, type NotificationRow} from '../store/notifications.js'
 import type {CaseDb} from '../store/open-case.js'
-import {tableExists} from '../store/open-case.js'
 
 // Each submission is kept with the SHA-256 of exactly what was sent, so the case can later
 // show which draft the authority (or, for a processor, each controller) received and when.
 
 export type Phase = 'initial' | 'follow-up'
 
-export interface NotificationRecord {
-  id: number
-  phase: Phase
-  at: string
-  reference: string
-  /** 'authority', or the controller tenant a processor notified (Art. 33(2)). */
-  recipient: string
-  file_path: string | null
-  file_sha256: string | null
-  file_size: number | null
-  recorded_at: string
-}
+export type NotificationRecord = NotificationRow
 
 /** `crosstalk notify record --json` */
 export type NotifyRecordResult = NotificationRecord
@@ -49,15 +38,14 @@ export function recordNotification(db: CaseDb, options: RecordNotificationOption
     sha256 = createHash('sha256').update(bytes).digest('hex')
     size = bytes.length
   }
-  const info = db
-    .prepare('INSERT INTO notifications (phase, at, at_ms, reference, recipient, file_path, file_sha256, file_size, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-    .run(options.phase, options.at.toISOString(), options.at.getTime(), reference, options.recipient, options.file ?? null, sha256, size, options.now.toISOString())
-  return db.prepare('SELECT id, phase, at, reference, recipient, file_path, file_sha256, file_size, recorded_at FROM notifications WHERE id = ?').get(info.lastInsertRowid) as NotificationRecord
+  return insertNotification(db, {
+    phase: options.phase, at: options.at, reference, recipient: options.recipient,
+    filePath: options.file ?? null, fileSha256: sha256, fileSize: size, recordedAt: options.now.toISOString(),
+  })
 }
 
 export function listNotifications(db: CaseDb): NotificationRecord[] {
-  if (!tableExists(db, 'notifications')) return []
-  return db.prepare('SELECT id, phase, at, reference, recipient, file_path, file_sha256, file_size, recorded_at FROM notifications ORDER BY at_ms, id').all() as NotificationRecord[]
+  return listNotificationRows(db)
 }
 
 /**

@@ -1,5 +1,6 @@
 import {z} from 'zod'
 import {InputError} from '../errors.js'
+import {detectionSchema, detectionSummary} from './detection-note.js'
 import type {CaseFacts, TenantExposure} from './facts.js'
 
 // GDPR Art. 33(2): the processor tells each affected controller "without undue delay";
@@ -14,6 +15,7 @@ export const processorNoticeSchema = z.object({
   kind: z.literal('processor-notice'),
   generated_at: z.string(),
   tenant_id: z.string(),
+  detection: detectionSchema,
   processor: z.string().nullable(),
   processor_aware_at: z.string().nullable(),
   contact: z.object({name: z.string().nullable(), contact: z.string().nullable()}),
@@ -57,6 +59,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string): Processo
     kind: 'processor-notice',
     generated_at: facts.generated_at,
     tenant_id: t.tenant_id,
+    detection: detectionSummary(facts.detection),
     processor: inc?.processor_name ?? inc?.controller_name ?? null,
     processor_aware_at: inc?.aware_at ?? null,
     contact: {name: inc?.dpo_name ?? null, contact: inc?.dpo_contact ?? null},

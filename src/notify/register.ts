@@ -1,4 +1,5 @@
 import {z} from 'zod'
+import {detectionSchema, detectionSummary} from './detection-note.js'
 import type {CaseFacts} from './facts.js'
 
 // GDPR Art. 33(5): document every breach (notified or not) so the authority can verify
@@ -10,6 +11,7 @@ export const registerEntrySchema = z.object({
   generated_at: z.string(),
   reference: z.string().nullable(),
   title: z.string(),
+  detection: detectionSchema,
   role: z.string().nullable(),
   detected_at: z.string().nullable(),
   aware_at: z.string().nullable(),
@@ -48,6 +50,7 @@ export function buildRegisterEntry(facts: CaseFacts): RegisterEntryResult {
     generated_at: facts.generated_at,
     reference: inc?.internal_reference ?? null,
     title: inc?.title ?? 'untitled',
+    detection: detectionSummary(facts.detection),
     role: inc?.role ?? null,
     detected_at: inc?.detected_at ?? null,
     aware_at: inc?.aware_at ?? null,

@@ -1,5 +1,5 @@
 import {InputError} from '../errors.js'
-import {parseTimestamp, TimestampError} from '../ingest/timestamps.js'
+import {parseTimestamp, TimestampError} from '../util/timestamps.js'
 
 /**
  * A moment the user types (awareness, notification time). Unlike log timestamps, a

@@ -1,7 +1,6 @@
-import {listAudit} from '../store/audit.js'
-import type {CaseDb} from '../store/open-case.js'
-import {loadAtRisk, minMax, type AtRiskGroup} from './compute-scope.js'
-import {byNullableText, byText, ensureScopeIndexes, hourStart, HOUR_MS, iso, loadContamination, loadProvenance} from './scope-data.js'
+import type {AuditEntry} from '../store/audit.js'
+import type {DetectionCoverage} from '../detect/coverage.js'
+import {byNullableText, byText, hourStart, HOUR_MS, iso, minMax, type AtRiskGroup, type ContaminationRow, type ScopeInputs} from './scope-data.js'
 
 // One chronological story of the incident: when each node and each tenant pair first and
 // last leaked, the bug window those imply, every contaminating sighting, and what the
@@ -9,7 +8,6 @@ import {byNullableText, byText, ensureScopeIndexes, hourStart, HOUR_MS, iso, loa
 // Art. 33(5) register entry has to show.
 
 export interface TimelineOptions {
-  poolTokens?: number
   /** Hours with nothing in them inside the window are filled with zeros up to this many hours. */
   maxHours?: number
 }
@@ -69,6 +67,8 @@ export interface TimelineResult {
   pairs: TimelinePair[]
   hours: TimelineHour[]
   events: TimelineEvent[]
+  /** whether detection covered everything the case holds (see crosstalk scan) */
+  detection: DetectionCoverage
 }
 
 const KIND_ORDER: TimelineEventKind[] = [
@@ -84,11 +84,9 @@ const KIND_ORDER: TimelineEventKind[] = [
   'audit',
 ]
 
-export function buildTimeline(db: CaseDb, options: TimelineOptions = {}): TimelineResult {
-  ensureScopeIndexes(db)
-  const contamination = loadContamination(db)
-  const provenance = loadProvenance(db)
-  const atRisk: AtRiskGroup[] | null = options.poolTokens === undefined ? null : loadAtRisk(db, options.poolTokens, null)
+export function buildTimeline(inputs: ScopeInputs, audit: readonly AuditEntry[], options: TimelineOptions = {}): TimelineResult {
+  const {contamination, provenance} = inputs
+  const atRisk: AtRiskGroup[] | null = inputs.atRisk
   const events: TimelineEvent[] = []
 
   const nodeNames = [...new Set<string | null>([...contamination.map((c) => c.decode_node), ...(atRisk ?? []).map((g) => g.decode_node)])].sort(byNullableText)
@@ -149,7 +147,7 @@ export function buildTimeline(db: CaseDb, options: TimelineOptions = {}): Timeli
     events.push({at: bugWindow.end, kind: 'bug_window_end', description: 'bug window closes (last at-risk or contaminated response)'})
   }
 
-  for (const entry of listAudit(db)) {
+  for (const entry of audit) {
     let summary: unknown = entry.summary
     try {
       summary = JSON.parse(entry.summary)
@@ -160,10 +158,10 @@ export function buildTimeline(db: CaseDb, options: TimelineOptions = {}): Timeli
   }
 
   events.sort((a, b) => byText(a.at, b.at) || KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || (a.audit_seq ?? 0) - (b.audit_seq ?? 0))
-  return {bug_window: bugWindow, nodes, pairs, hours: hours(contamination, atRisk, options.maxHours ?? 24 * 31), events}
+  return {bug_window: bugWindow, nodes, pairs, hours: hours(contamination, atRisk, options.maxHours ?? 24 * 31), events, detection: inputs.detection}
 }
 
-function hours(contamination: ReturnType<typeof loadContamination>, atRisk: AtRiskGroup[] | null, maxHours: number): TimelineHour[] {
+function hours(contamination: readonly ContaminationRow[], atRisk: AtRiskGroup[] | null, maxHours: number): TimelineHour[] {
   const map = new Map<number, {ids: Set<number>; sightings: number; risk: number}>()
   const at = (h: number) => {
     let row = map.get(h)

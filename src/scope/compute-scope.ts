@@ -1,30 +1,26 @@
-import {tableExists, type CaseDb} from '../store/open-case.js'
 import {
   byNullableText,
   byText,
-  completeOnly,
-  ensureScopeIndexes,
   hourStart,
   iso,
-  loadContamination,
-  loadProvenance,
+  minMax,
   sessionKey,
+  type AtRiskGroup,
   type ContaminationRow,
+  type PiiScopeRow,
   type ProvenanceRow,
+  type ScopeInputs,
 } from './scope-data.js'
+import type {DetectionCoverage} from '../detect/coverage.js'
+
+export type {AtRiskGroup} from './scope-data.js'
+export {minMax} from './scope-data.js'
 
 // GDPR Art. 33(3)(a): "the categories and approximate number of data subjects concerned
 // and the categories and approximate number of personal data records concerned".
 // The contract's keys are sighting-based (CONTRACT.md "scope"); everything canary-less
 // (provenance, PII findings, exposure) is an extension under its own key, and every
 // estimate names the evidence it rests on.
-
-export interface ScopeOptions {
-  /** The prefill KV pool: prompts at or over it were served from stale pages. */
-  poolTokens?: number
-  /** The advertised context window (prompts at or over it should never have been served). */
-  advertisedTokens?: number
-}
 
 export interface ScopeFlow {
   source_tenant: string
@@ -104,25 +100,17 @@ export interface ScopeResult {
   data_subjects: ScopeEstimate
   records_concerned: ScopeEstimate
   bug_window: {start: string; end: string; basis: string} | null
+  /** where the pool size came from: given for this run, recorded in the case by scan, or unknown */
+  pool_basis: 'given' | 'recorded' | 'unknown'
+  /** records whose status or prompt size the logs did not give: the at-risk test could not be applied to them */
+  at_risk_unknown_records: number | null
+  /** whether detection covered everything the case holds (see crosstalk scan) */
+  detection: DetectionCoverage
 }
 
-export interface AtRiskGroup {
-  decode_node: string | null
-  hour: number
-  n: number
-  errors: number
-  over_advertised: number
-  first_ms: number
-  last_ms: number
-}
-
-export function computeScope(db: CaseDb, options: ScopeOptions = {}): ScopeResult {
-  ensureScopeIndexes(db)
-  const pool = options.poolTokens ?? null
-  const advertised = options.advertisedTokens ?? null
-  const contamination = loadContamination(db)
-  const provenance = loadProvenance(db)
-  const atRisk = pool === null ? null : loadAtRisk(db, pool, advertised)
+export function computeScope(inputs: ScopeInputs): ScopeResult {
+  const {contamination, provenance, atRisk, pool} = inputs
+  const advertised = inputs.advertised
 
   const contaminated = new Set(contamination.map((c) => c.record_id))
   const crossTenant = new Set(contamination.filter((c) => c.class === 'cross_tenant').map((c) => c.record_id))
@@ -138,9 +126,7 @@ export function computeScope(db: CaseDb, options: ScopeOptions = {}): ScopeResul
   const provOnly = new Set([...provResponses].filter((id) => !contaminated.has(id)))
 
   const flows = countFlows(contamination)
-  const orphans = tableExists(db, 'sightings')
-    ? (db.prepare(`SELECT COUNT(*) AS n FROM sightings s JOIN records r ON r.id = s.record_id WHERE s.class = 'orphan'${completeOnly(db)}`).get() as {n: number}).n
-    : 0
+  const unknown = inputs.unknownForAtRisk
 
   return {
     contaminated_responses: contaminated.size,
@@ -157,7 +143,7 @@ export function computeScope(db: CaseDb, options: ScopeOptions = {}): ScopeResul
     advertised_tokens: advertised,
     at_risk_error_responses: atRisk === null ? null : sum(atRisk.map((g) => g.errors)),
     over_advertised_responses: atRisk === null || advertised === null ? null : sum(atRisk.map((g) => g.over_advertised)),
-    orphan_sightings: orphans,
+    orphan_sightings: inputs.orphans,
     provenance_responses: provResponses.size,
     provenance_cross_tenant_responses: provCrossTenant.size,
     provenance_cross_session_responses: provCrossSession.size,
@@ -166,41 +152,17 @@ export function computeScope(db: CaseDb, options: ScopeOptions = {}): ScopeResul
     flow_matrix: flowMatrix(flows),
     by_node: byNode(contamination, provenance, atRisk),
     by_hour: byHour(contamination, provenance, atRisk),
-    data_categories: dataCategories(db, contamination, provenance),
-    ...estimates(db, contamination, provenance, atRisk, pool),
+    data_categories: dataCategories(contamination, provenance, inputs.pii),
+    ...estimates(inputs),
     bug_window: bugWindow(contamination, provenance, atRisk),
+    pool_basis: inputs.pool_basis,
+    at_risk_unknown_records: atRisk === null ? null : Math.max(unknown.no_status, unknown.no_prompt_tokens),
+    detection: inputs.detection,
   }
 }
 
 function sum(values: number[]): number {
   return values.reduce((a, b) => a + b, 0)
-}
-
-export function minMax(values: number[]): [number, number] | null {
-  if (values.length === 0) return null
-  let lo = Infinity
-  let hi = -Infinity
-  for (const v of values) {
-    if (v < lo) lo = v
-    if (v > hi) hi = v
-  }
-  return [lo, hi]
-}
-
-// Contract: status == 200 and prompt_tokens >= pool, read literally. A 200 stream that
-// ended in an error event (is_error = 1) was still answered 200 and still decoded from
-// the stale pages, so it counts; it is also reported apart (at_risk_error_responses).
-export function loadAtRisk(db: CaseDb, pool: number, advertised: number | null): AtRiskGroup[] {
-  return db
-    .prepare(
-      `SELECT r.decode_node, (r.ts_ms / 3600000) * 3600000 AS hour, COUNT(*) AS n, SUM(r.is_error) AS errors,
-              SUM(CASE WHEN @adv IS NOT NULL AND r.prompt_tokens >= @adv THEN 1 ELSE 0 END) AS over_advertised,
-              MIN(r.ts_ms) AS first_ms, MAX(r.ts_ms) AS last_ms
-         FROM records r
-        WHERE r.status = 200 AND r.prompt_tokens >= @pool${completeOnly(db)}
-        GROUP BY r.decode_node, hour`,
-    )
-    .all({pool, adv: advertised}) as AtRiskGroup[]
 }
 
 function countFlows(rows: ReadonlyArray<{record_id: number; source_tenant: string | null; recipient_tenant: string}>): ScopeFlow[] {
@@ -281,7 +243,7 @@ const PII_LABELS: Record<string, string> = {
   ipv6: 'IP addresses (v6)',
 }
 
-function dataCategories(db: CaseDb, contamination: ContaminationRow[], provenance: ProvenanceRow[]): ScopeDataCategory[] {
+function dataCategories(contamination: ContaminationRow[], provenance: ProvenanceRow[], pii: readonly PiiScopeRow[]): ScopeDataCategory[] {
   const out: ScopeDataCategory[] = []
   const marked = (cls: string) => new Set(contamination.filter((c) => c.class === cls).map((c) => c.record_id)).size
   if (marked('cross_tenant') > 0)
@@ -290,76 +252,25 @@ function dataCategories(db: CaseDb, contamination: ContaminationRow[], provenanc
     out.push({category: 'conversation_content_cross_session', label: "another end user's conversation content, same customer (canary-marked prompts)", evidence: 'sightings', responses: marked('cross_session'), findings: null, distinct_values: null})
   const prov = new Set(provenance.map((p) => p.record_id)).size
   if (prov > 0) out.push({category: 'conversation_content_attributed', label: "another session's prompt or answer, reproduced verbatim", evidence: 'provenance', responses: prov, findings: null, distinct_values: null})
-  if (!tableExists(db, 'pii_findings')) return out
   // PII counts where it is someone else's: in a response that carries another session's
   // data (a contaminating sighting or provenance), or a finding the detector attributed.
-  const exists = [
-    tableExists(db, 'sightings') ? `EXISTS (SELECT 1 FROM sightings s WHERE s.record_id = p.record_id AND s.class IN ('cross_session', 'cross_tenant'))` : null,
-    tableExists(db, 'provenance') ? `EXISTS (SELECT 1 FROM provenance v WHERE v.record_id = p.record_id)` : null,
-  ].filter((x) => x !== null)
-  const rows = db
-    .prepare(
-      `SELECT p.kind, COUNT(*) AS findings, COUNT(DISTINCT p.record_id) AS responses, COUNT(DISTINCT p.value_sha256) AS distinct_values
-         FROM pii_findings p JOIN records r ON r.id = p.record_id
-        WHERE (p.source_session IS NOT NULL OR p.source_tenant IS NOT NULL${exists.map((e) => ` OR ${e}`).join('')})${completeOnly(db)}
-        GROUP BY p.kind ORDER BY p.kind`,
-    )
-    .all() as Array<{kind: string; findings: number; responses: number; distinct_values: number}>
-  for (const r of rows)
-    out.push({category: r.kind, label: PII_LABELS[r.kind] ?? r.kind, evidence: 'pii_findings', responses: r.responses, findings: r.findings, distinct_values: r.distinct_values})
+  const leaked = new Set([...contamination.map((c) => c.record_id), ...provenance.map((p) => p.record_id)])
+  const byKind = new Map<string, {findings: number; responses: Set<number>; values: Set<string>}>()
+  for (const p of pii) {
+    if (p.source_session === null && p.source_tenant === null && !leaked.has(p.record_id)) continue
+    let k = byKind.get(p.kind)
+    if (!k) byKind.set(p.kind, (k = {findings: 0, responses: new Set(), values: new Set()}))
+    k.findings++
+    k.responses.add(p.record_id)
+    k.values.add(p.value_sha256)
+  }
+  for (const [kind, k] of [...byKind].sort((a, b) => byText(a[0], b[0])))
+    out.push({category: kind, label: PII_LABELS[kind] ?? kind, evidence: 'pii_findings', responses: k.responses.size, findings: k.findings, distinct_values: k.values.size})
   return out
 }
 
-/** Per node: from the first to the last at-risk or contaminated response on it. */
-export function nodeWindows(contamination: ContaminationRow[], provenance: ProvenanceRow[], atRisk: AtRiskGroup[] | null): Map<string | null, [number, number]> {
-  const windows = new Map<string | null, [number, number]>()
-  const widen = (node: string | null, lo: number, hi: number) => {
-    const w = windows.get(node)
-    windows.set(node, w ? [Math.min(w[0], lo), Math.max(w[1], hi)] : [lo, hi])
-  }
-  for (const c of contamination) widen(c.decode_node, c.ts_ms, c.ts_ms)
-  for (const p of provenance) widen(p.decode_node, p.ts_ms, p.ts_ms)
-  for (const g of atRisk ?? []) widen(g.decode_node, g.first_ms, g.last_ms)
-  return windows
-}
-
-/**
- * Distinct sessions served in the node windows (exposure), and the same together with the
- * confirmed source sessions. At a million records the windows hold most rows; SQLite
- * counts them in one grouped pass over the covering index (records_scope_node_ts), about
- * twice as fast as a JS set of string keys and without the keys' memory.
- */
-function countExposure(db: CaseDb, nodes: Map<string | null, [number, number]>, confirmed: ReadonlySet<string>): {exposure: number; withConfirmed: number} {
-  if (nodes.size === 0 && confirmed.size === 0) return {exposure: 0, withConfirmed: 0}
-  db.exec('CREATE TEMP TABLE IF NOT EXISTS scope_confirmed (tenant_id TEXT, session_id TEXT); DELETE FROM temp.scope_confirmed')
-  try {
-    const insert = db.prepare('INSERT INTO temp.scope_confirmed (tenant_id, session_id) VALUES (?, ?)')
-    db.transaction(() => {
-      for (const key of confirmed) insert.run(...(JSON.parse(key) as [string | null, string | null]))
-    })()
-    const complete = completeOnly(db)
-    const served = [...nodes.keys()].map(
-      () => `SELECT r.tenant_id AS t, r.session_id AS s, 1 AS w FROM records r WHERE r.decode_node IS ? AND r.ts_ms BETWEEN ? AND ?${complete}`,
-    )
-    served.push('SELECT tenant_id, session_id, 0 FROM temp.scope_confirmed')
-    const params = [...nodes].flatMap(([node, [lo, hi]]) => [node, lo, hi])
-    const [exposure, withConfirmed] = db
-      .prepare(`SELECT ifnull(SUM(w), 0), COUNT(*) FROM (SELECT MAX(w) AS w FROM (${served.join(' UNION ALL ')}) GROUP BY t, s)`)
-      .raw()
-      .get(...params) as [number, number]
-    return {exposure, withConfirmed}
-  } finally {
-    db.exec('DELETE FROM temp.scope_confirmed')
-  }
-}
-
-function estimates(
-  db: CaseDb,
-  contamination: ContaminationRow[],
-  provenance: ProvenanceRow[],
-  atRisk: AtRiskGroup[] | null,
-  pool: number | null,
-): {data_subjects: ScopeEstimate; records_concerned: ScopeEstimate} {
+function estimates(inputs: ScopeInputs): {data_subjects: ScopeEstimate; records_concerned: ScopeEstimate} {
+  const {contamination, provenance, atRisk, pool} = inputs
   const markerSources = new Set(contamination.map((c) => sessionKey(c.source_tenant, c.source_session)))
   const provSources = new Set(provenance.map((p) => sessionKey(p.source_tenant, p.source_session)))
   const confirmed = new Set([...markerSources, ...provSources])
@@ -371,16 +282,9 @@ function estimates(
   // while that node was leaking, i.e. between its first and last at-risk or contaminated
   // response; stale pages can only hold what that node processed. Confirmed sources
   // are added in case one was served just before its node's window opened.
-  let high: number | null = null
-  let exposure = 0
-  let windows = 0
-  if (atRisk !== null) {
-    const nodes = nodeWindows(contamination, provenance, atRisk)
-    windows = nodes.size
-    const counted = countExposure(db, nodes, confirmed)
-    exposure = counted.exposure
-    high = counted.withConfirmed
-  }
+  const high = inputs.exposure === null ? null : inputs.exposure.withConfirmed
+  const exposure = inputs.exposure?.served ?? 0
+  const windows = inputs.exposure?.windows ?? 0
   const atRiskCount = atRisk === null ? null : sum(atRisk.map((g) => g.n))
   // records concerned, upper bound: every at-risk response may have carried someone else's
   // data; confirmed leaks outside the at-risk set are added.

@@ -1,38 +1,101 @@
-import {tableExists, type CaseDb} from '../store/open-case.js'
+import {detectionCoverage, type DetectionCoverage} from '../detect/coverage.js'
+import {contaminationRows, orphanSightingCount, piiScopeRows, provenanceRows, type ContaminationRow, type PiiScopeRow, type ProvenanceRow} from '../store/findings.js'
+import type {CaseDb} from '../store/open-case.js'
+import {atRiskByTenant, atRiskGroups, countSessionsServed, recordsMissingAtRiskFields, recordTotals, type AtRiskGroup, type RecordTotals} from '../store/records.js'
+import {getSettings} from '../store/settings.js'
 
-// The rows scope, the tenant view and the timeline are built from. Contamination is rare
-// next to the records (thousands of sightings against millions of responses), so the
-// contaminating sightings and provenance rows are read once and aggregated in memory;
-// only the questions that range over every record (at risk, exposure) go to SQL, on
-// indexes made for them.
+export type {AtRiskGroup} from '../store/records.js'
+export type {ContaminationRow, PiiScopeRow, ProvenanceRow} from '../store/findings.js'
+
+// Everything scope, the tenant views, the timeline and the reports are computed from, read
+// from the case once. Contamination is rare next to the records (thousands of sightings
+// against millions of responses), so the contaminating sightings, provenance rows and
+// personal-data findings are read whole; the questions that range over every record (at
+// risk, sessions served by a leaking node) are answered by the store on their indexes.
+// Everything after this is pure: computeScope(inputs), computeTenantView(inputs, tenant),
+// buildTimeline(inputs, audit), gatherFacts(...).
 
 export const CONTAMINATING = ['cross_session', 'cross_tenant'] as const
 export type ContaminatingClass = (typeof CONTAMINATING)[number]
 
-/** The recipient response a finding was made in, and where its content came from. */
-interface Finding {
-  record_id: number
-  request_id: string
-  source_session: string | null
-  source_tenant: string | null
-  recipient_session: string
-  recipient_tenant: string
-  ts_ms: number
-  decode_node: string | null
-  status: number | null
-  prompt_tokens: number | null
+export interface ScopeInputs {
+  /** The prefill KV pool in force: given for this run, else recorded in the case by scan, else null. */
+  pool: number | null
+  advertised: number | null
+  /** Where the pool came from. */
+  pool_basis: 'given' | 'recorded' | 'unknown'
+  contamination: ContaminationRow[]
+  /** Provenance rows that point at another session (a session's own earlier turn is not a leak). */
+  provenance: ProvenanceRow[]
+  /** null without a pool size */
+  atRisk: AtRiskGroup[] | null
+  /** at-risk responses per recipient tenant; null without a pool size */
+  atRiskByTenant: Map<string, number> | null
+  /** records whose status or prompt size is unknown (the at-risk test cannot be applied to them) */
+  unknownForAtRisk: {no_status: number; no_prompt_tokens: number}
+  orphans: number
+  pii: PiiScopeRow[]
+  /** sessions served by a suspect node inside its window (null without a pool size) */
+  exposure: {served: number; withConfirmed: number; windows: number} | null
+  totals: RecordTotals
+  detection: DetectionCoverage
 }
 
-/** A cross_session or cross_tenant sighting joined to the response it was found in. */
-export interface ContaminationRow extends Finding {
-  class: ContaminatingClass
-  marker: string
+export interface LoadScopeOptions {
+  /** What-if: another pool size than the one recorded in the case. */
+  poolTokens?: number
+  advertisedTokens?: number
 }
 
-/** A response whose content was attributed to another session's prompt or answer. */
-export interface ProvenanceRow extends Finding {
-  source_record_id: number | null
-  overlap_words: number | null
+export function loadScopeInputs(db: CaseDb, options: LoadScopeOptions = {}): ScopeInputs {
+  const settings = getSettings(db)
+  const given = options.poolTokens !== undefined
+  const pool = given ? options.poolTokens! : settings.pool_tokens
+  const advertised = given ? (options.advertisedTokens ?? null) : settings.advertised_tokens
+  const contamination = contaminationRows(db)
+  const provenance = provenanceRows(db).filter((p) => p.source_session !== p.recipient_session || p.source_tenant !== p.recipient_tenant)
+  const atRisk = pool === null ? null : atRiskGroups(db, pool, advertised)
+  let exposure: ScopeInputs['exposure'] = null
+  if (atRisk !== null) {
+    const windows = nodeWindows(contamination, provenance, atRisk)
+    const confirmed = confirmedSources(contamination, provenance)
+    exposure = {...countSessionsServed(db, windows, confirmed), windows: windows.size}
+  }
+  return {
+    pool,
+    advertised,
+    pool_basis: given ? 'given' : pool !== null ? 'recorded' : 'unknown',
+    contamination,
+    provenance,
+    atRisk,
+    atRiskByTenant: pool === null ? null : atRiskByTenant(db, pool),
+    unknownForAtRisk: recordsMissingAtRiskFields(db),
+    orphans: orphanSightingCount(db),
+    pii: piiScopeRows(db),
+    exposure,
+    totals: recordTotals(db),
+    detection: detectionCoverage(db),
+  }
+}
+
+/** Per node: from the first to the last at-risk or contaminated response on it. */
+export function nodeWindows(contamination: readonly ContaminationRow[], provenance: readonly ProvenanceRow[], atRisk: readonly AtRiskGroup[] | null): Map<string | null, [number, number]> {
+  const windows = new Map<string | null, [number, number]>()
+  const widen = (node: string | null, lo: number, hi: number): void => {
+    const w = windows.get(node)
+    windows.set(node, w ? [Math.min(w[0], lo), Math.max(w[1], hi)] : [lo, hi])
+  }
+  for (const c of contamination) widen(c.decode_node, c.ts_ms, c.ts_ms)
+  for (const p of provenance) widen(p.decode_node, p.ts_ms, p.ts_ms)
+  for (const g of atRisk ?? []) widen(g.decode_node, g.first_ms, g.last_ms)
+  return windows
+}
+
+/** The (tenant, session) pairs whose data reached another session, by marker or by verbatim text. */
+export function confirmedSources(contamination: readonly ContaminationRow[], provenance: readonly ProvenanceRow[]): Array<[string | null, string | null]> {
+  const seen = new Map<string, [string | null, string | null]>()
+  for (const r of [...contamination, ...provenance]) seen.set(sessionKey(r.source_tenant, r.source_session), [r.source_tenant, r.source_session])
+  return [...seen.values()]
 }
 
 export const HOUR_MS = 3_600_000
@@ -43,70 +106,6 @@ export function iso(ms: number | null | undefined): string | null {
 
 export function hourStart(ms: number): number {
   return Math.floor(ms / HOUR_MS) * HOUR_MS
-}
-
-/**
- * SQL condition keeping only records of files whose ingest completed (a file still
- * 'loading' was interrupted and its rows are not evidence yet). Empty when every file is
- * complete, so the common case costs nothing. Ids are integers read from the case.
- */
-export function completeOnly(db: CaseDb, alias = 'r'): string {
-  const ids = (db.prepare(`SELECT id FROM files WHERE state <> 'complete'`).all() as Array<{id: number}>).map((f) => Math.trunc(f.id))
-  return ids.length === 0 ? '' : ` AND ${alias}.file_id NOT IN (${ids.join(',')})`
-}
-
-/**
- * Indexes the scope queries need, created after bulk loads (house style) rather than in a
- * migration, so ingest does not maintain them row by row. IF NOT EXISTS makes this free
- * once built; a read-only case just runs without them.
- */
-export function ensureScopeIndexes(db: CaseDb): void {
-  if (db.readonly) return
-  const statements = [
-    // at risk: status = 200 AND prompt_tokens >= pool, grouped by node and hour (covering:
-    // is_error too, so that counting errors reads no table rows); v1 lacked is_error
-    'DROP INDEX IF EXISTS records_scope_at_risk',
-    'CREATE INDEX IF NOT EXISTS records_scope_at_risk_v2 ON records (status, prompt_tokens, decode_node, ts_ms, is_error)',
-    // exposure: sessions served by a node inside a window
-    'CREATE INDEX IF NOT EXISTS records_scope_node_ts ON records (decode_node, ts_ms, tenant_id, session_id)',
-  ]
-  if (tableExists(db, 'sightings')) statements.push('CREATE INDEX IF NOT EXISTS sightings_scope_class ON sightings (class, record_id)')
-  if (tableExists(db, 'sightings')) statements.push('CREATE INDEX IF NOT EXISTS sightings_scope_record ON sightings (record_id, class)')
-  if (tableExists(db, 'provenance')) statements.push('CREATE INDEX IF NOT EXISTS provenance_scope_record ON provenance (record_id)')
-  if (tableExists(db, 'pii_findings')) statements.push('CREATE INDEX IF NOT EXISTS pii_findings_scope_record ON pii_findings (record_id)')
-  db.transaction(() => {
-    for (const sql of statements) db.exec(sql)
-  })()
-}
-
-export function loadContamination(db: CaseDb): ContaminationRow[] {
-  if (!tableExists(db, 'sightings')) return []
-  return db
-    .prepare(
-      `SELECT s.record_id, r.request_id, s.class, s.marker, s.source_session, s.source_tenant,
-              r.session_id AS recipient_session, r.tenant_id AS recipient_tenant, r.ts_ms,
-              r.decode_node, r.status, r.prompt_tokens
-         FROM sightings s JOIN records r ON r.id = s.record_id
-        WHERE s.class IN ('cross_session', 'cross_tenant')${completeOnly(db)}
-        ORDER BY r.ts_ms, s.record_id, s.id`,
-    )
-    .all() as ContaminationRow[]
-}
-
-/** Provenance rows that point at another session (a session's own earlier turn is not a leak). */
-export function loadProvenance(db: CaseDb): ProvenanceRow[] {
-  if (!tableExists(db, 'provenance')) return []
-  const rows = db
-    .prepare(
-      `SELECT v.record_id, r.request_id, v.source_record_id, v.source_session, v.source_tenant,
-              r.session_id AS recipient_session, r.tenant_id AS recipient_tenant, r.ts_ms,
-              r.decode_node, r.status, r.prompt_tokens, v.overlap_words
-         FROM provenance v JOIN records r ON r.id = v.record_id
-        WHERE 1 = 1${completeOnly(db)}
-        ORDER BY r.ts_ms, v.record_id, v.id`,
-    )
-    .all() as ProvenanceRow[]
-  return rows.filter((p) => p.source_session !== p.recipient_session || p.source_tenant !== p.recipient_tenant)
 }
 
 /** A session is only unique within its tenant: count (tenant, session) pairs. */
@@ -124,4 +123,15 @@ export function byNullableText(a: string | null, b: string | null): number {
   if (a === null) return 1
   if (b === null) return -1
   return byText(a, b)
+}
+
+export function minMax(values: readonly number[]): [number, number] | null {
+  if (values.length === 0) return null
+  let lo = Infinity
+  let hi = -Infinity
+  for (const v of values) {
+    if (v < lo) lo = v
+    if (v > hi) hi = v
+  }
+  return [lo, hi]
 }

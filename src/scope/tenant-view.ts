@@ -1,7 +1,5 @@
 import {InputError} from '../errors.js'
-import type {CaseDb} from '../store/open-case.js'
-import {minMax} from './compute-scope.js'
-import {byText, completeOnly, ensureScopeIndexes, iso, loadContamination, loadProvenance, sessionKey, type ContaminationRow, type ProvenanceRow} from './scope-data.js'
+import {byText, iso, minMax, sessionKey, type ContaminationRow, type ProvenanceRow, type ScopeInputs} from './scope-data.js'
 
 // What one customer (a controller) needs for its own Art. 33 assessment: what its end
 // users received from others, and what of its end users reached others. Other customers
@@ -12,7 +10,6 @@ export interface TenantViewOptions {
   tenant: string
   /** Name other tenants instead of labelling them tenant#1, tenant#2, ... */
   revealTenants?: boolean
-  poolTokens?: number
 }
 
 export interface TenantCounterpart {
@@ -56,18 +53,22 @@ export interface TenantViewResult {
 
 type Row = (ContaminationRow | ProvenanceRow) & {kind: 'sighting' | 'provenance'}
 
-export function computeTenantView(db: CaseDb, options: TenantViewOptions): TenantViewResult {
-  ensureScopeIndexes(db)
-  const {tenant} = options
-  const known = db.prepare(`SELECT 1 FROM records r WHERE r.tenant_id = ?${completeOnly(db)} LIMIT 1`).get(tenant)
-  if (known === undefined) throw new InputError(`tenant ${JSON.stringify(tenant)} has no records in this case`, 'E_NO_TENANT')
+/** The tenants of the case with records (complete files), for checking a --tenant value. */
+export interface TenantIndex {
+  has(tenant: string): boolean
+}
 
+export function computeTenantView(inputs: ScopeInputs, options: TenantViewOptions, known?: TenantIndex): TenantViewResult {
+  const {tenant} = options
   const rows: Row[] = [
-    ...loadContamination(db).map((c) => ({...c, kind: 'sighting' as const})),
-    ...loadProvenance(db).map((p) => ({...p, kind: 'provenance' as const})),
+    ...inputs.contamination.map((c) => ({...c, kind: 'sighting' as const})),
+    ...inputs.provenance.map((p) => ({...p, kind: 'provenance' as const})),
   ]
   const received = rows.filter((r) => r.recipient_tenant === tenant)
   const leaked = rows.filter((r) => r.source_tenant === tenant)
+  if (known && !known.has(tenant) && received.length === 0 && leaked.length === 0) {
+    throw new InputError(`tenant ${JSON.stringify(tenant.slice(0, 200))} has no records in this case`, 'E_NO_TENANT')
+  }
 
   // Labels in order of first contact with this tenant (either direction), so the label says
   // nothing about the other tenant's name.
@@ -83,7 +84,7 @@ export function computeTenantView(db: CaseDb, options: TenantViewOptions): Tenan
   )
   const name = (other: string) => (other === tenant ? tenant : labels.get(other)!)
 
-  const atRisk = options.poolTokens === undefined ? null : countTenantAtRisk(db, tenant, options.poolTokens)
+  const atRisk = inputs.atRiskByTenant === null ? null : (inputs.atRiskByTenant.get(tenant) ?? 0)
 
   return {
     tenant,
@@ -92,10 +93,6 @@ export function computeTenantView(db: CaseDb, options: TenantViewOptions): Tenan
     leaked: direction(leaked, tenant, (r) => r.recipient_tenant, (r) => sessionKey(r.source_tenant, r.source_session), (r) => sessionKey(r.recipient_tenant, r.recipient_session), name),
     at_risk_responses: atRisk,
   }
-}
-
-function countTenantAtRisk(db: CaseDb, tenant: string, pool: number): number {
-  return (db.prepare(`SELECT COUNT(*) AS n FROM records r WHERE r.status = 200 AND r.prompt_tokens >= ? AND r.tenant_id = ?${completeOnly(db)}`).get(pool, tenant) as {n: number}).n
 }
 
 function direction(

@@ -1,6 +1,6 @@
 import {spawnSync} from 'node:child_process'
 import {describe, expect, it} from 'vitest'
-import {makeCase} from '../helpers/detect-case.js'
+import {makeCase} from '../helpers/case-builder.js'
 
 // Spawns the built CLI (npx tsc -p . first).
 function run(args: string[]): {code: number | null; stdout: string; stderr: string} {

@@ -1,5 +1,5 @@
 import {execFileSync} from 'node:child_process'
-import {recordTextLoader} from '../../src/ingest/record-texts.js'
+import {recordTextLoader} from '../../src/evidence/record-texts.js'
 import {createHash} from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'

@@ -1,9 +1,9 @@
 import {afterEach, describe, expect, it} from 'vitest'
-import {decodeResponse} from '../../src/ingest/decode.js'
-import {buildRegistry, findMarkers} from '../../src/detect/markers.js'
+import {decodeResponse} from '../../src/extract/decode.js'
+import {buildRegistry, findMarkers} from '../../src/extract/markers.js'
 import {scanCase} from '../../src/detect/scan-case.js'
 import {listSightings} from '../../src/detect/list.js'
-import {makeCase, type TestCase} from '../helpers/detect-case.js'
+import {makeCase, type TestCase} from '../helpers/case-builder.js'
 
 const NOW = new Date('2026-11-03T00:00:00.000Z')
 const A1 = 'CANARY-3f9a1c2b4d5e6f70'
@@ -16,11 +16,11 @@ afterEach(() => {
   tc = undefined
 })
 
-function setup(): TestCase {
+async function setup(): Promise<TestCase> {
   tc = makeCase()
-  tc.addCanary(A1, 'tA', 'sA1')
-  tc.addCanary(A2, 'tA', 'sA2')
-  tc.addCanary(B1, 'tB', 'sB1')
+  await tc.addCanary(A1, 'tA', 'sA1')
+  await tc.addCanary(A2, 'tA', 'sA2')
+  await tc.addCanary(B1, 'tB', 'sB1')
   return tc
 }
 
@@ -30,9 +30,9 @@ function sse(pieces: string[], tail = 'data: [DONE]'): string {
 }
 
 describe('marker classes', () => {
-  it('classifies own, echo, cross_session, cross_tenant and orphan', () => {
-    const c = setup()
-    c.addFile([
+  it('classifies own, echo, cross_session, cross_tenant and orphan', async () => {
+    const c = await setup()
+    await c.addFile([
       {request_id: 'own', tenant_id: 'tA', session_id: 'sA1', request_text: 'hi', response_text: `your marker is ${A1}`},
       {request_id: 'echo', tenant_id: 'tA', session_id: 'sA1', request_text: `what is ${B1.toUpperCase().replace('CANARY', 'CANARY')}?`, response_text: `It is ${B1}.`},
       {request_id: 'xs', tenant_id: 'tA', session_id: 'sA1', request_text: 'hello', response_text: `leak: ${A2}`},
@@ -53,24 +53,24 @@ describe('marker classes', () => {
     expect(s[0]).toMatchObject({recipient_session: 'sA1', recipient_tenant: 'tA', partial: false, ts: expect.stringMatching(/Z$/)})
   })
 
-  it('finds upper-case hex, one sighting per (record, marker)', () => {
-    const c = setup()
-    c.addFile([{request_id: 'r', tenant_id: 'tB', session_id: 'sB1', response_text: `${A1.toUpperCase().replace('CANARY', 'CANARY')} and again ${A1}`}])
+  it('finds upper-case hex, one sighting per (record, marker)', async () => {
+    const c = await setup()
+    await c.addFile([{request_id: 'r', tenant_id: 'tB', session_id: 'sB1', response_text: `${A1.toUpperCase().replace('CANARY', 'CANARY')} and again ${A1}`}])
     scanCase(c.db, {now: NOW, skipProvenance: true})
     const s = listSightings(c.db)
     expect(s).toHaveLength(1)
     expect(s[0]).toMatchObject({class: 'cross_tenant', marker: A1, partial: false})
   })
 
-  it('attributes a 16-digit partial only when the prefix is unambiguous', () => {
-    const c = setup()
+  it('attributes a 16-digit partial only when the prefix is unambiguous', async () => {
+    const c = await setup()
     const X1 = 'CANARY-1234567890abcdef11111111'
     const X2 = 'CANARY-1234567890abcdef22222222'
     const Y = 'CANARY-fedcba0987654321aaaaaaaa'
-    c.addCanary(X1, 'tA', 'sA1')
-    c.addCanary(X2, 'tA', 'sA2')
-    c.addCanary(Y, 'tA', 'sA2')
-    c.addFile([
+    await c.addCanary(X1, 'tA', 'sA1')
+    await c.addCanary(X2, 'tA', 'sA2')
+    await c.addCanary(Y, 'tA', 'sA2')
+    await c.addFile([
       {request_id: 'ambiguous', tenant_id: 'tB', session_id: 'sB1', response_text: 'cut: CANARY-1234567890abcdef end'},
       {request_id: 'unique', tenant_id: 'tB', session_id: 'sB1', response_text: 'cut: CANARY-FEDCBA0987654321 end'},
       {request_id: 'short', tenant_id: 'tB', session_id: 'sB1', response_text: 'cut: CANARY-fedcba098765432 end'},
@@ -84,47 +84,47 @@ describe('marker classes', () => {
     ])
   })
 
-  it('finds a marker split over three SSE chunks', () => {
-    const c = setup()
+  it('finds a marker split over three SSE chunks', async () => {
+    const c = await setup()
     const decoded = decodeResponse(sse(['The code is CANA', 'RY-3f9a1c2b', '4d5e6f70, ok']))
     expect(decoded.text).toContain(A1)
-    c.addFile([{request_id: 'split', tenant_id: 'tB', session_id: 'sB1', response_text: decoded.text}])
+    await c.addFile([{request_id: 'split', tenant_id: 'tB', session_id: 'sB1', response_text: decoded.text}])
     scanCase(c.db, {now: NOW, skipProvenance: true})
     expect(listSightings(c.db)).toMatchObject([{request_id: 'split', class: 'cross_tenant', marker: A1}])
   })
 
-  it('finds a \\u0043ANARY- JSON escape', () => {
-    const c = setup()
+  it('finds a \\u0043ANARY- JSON escape', async () => {
+    const c = await setup()
     const raw = '{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"x \\u0043ANARY-3F9A1C2B4D5E6F70 y"}}]}'
     const decoded = decodeResponse(raw)
-    c.addFile([{request_id: 'esc', tenant_id: 'tA', session_id: 'sA2', response_text: decoded.text}])
+    await c.addFile([{request_id: 'esc', tenant_id: 'tA', session_id: 'sA2', response_text: decoded.text}])
     scanCase(c.db, {now: NOW, skipProvenance: true})
     expect(listSightings(c.db)).toMatchObject([{request_id: 'esc', class: 'cross_session', marker: A1, source_session: 'sA1'}])
   })
 
-  it('finds a marker inside a tool-call argument', () => {
-    const c = setup()
+  it('finds a marker inside a tool-call argument', async () => {
+    const c = await setup()
     const body = {
       object: 'chat.completion',
       choices: [{index: 0, message: {role: 'assistant', content: null, tool_calls: [{id: 't', type: 'function', function: {name: 'save', arguments: JSON.stringify({note: `keep ${B1}`})}}]}}],
     }
     const decoded = decodeResponse(body)
-    c.addFile([{request_id: 'tool', tenant_id: 'tA', session_id: 'sA1', response_text: decoded.text}])
+    await c.addFile([{request_id: 'tool', tenant_id: 'tA', session_id: 'sA1', response_text: decoded.text}])
     scanCase(c.db, {now: NOW, skipProvenance: true})
     expect(listSightings(c.db)).toMatchObject([{request_id: 'tool', class: 'cross_tenant', marker: B1}])
   })
 
-  it('scans a 200 SSE stream that ends in an error event', () => {
-    const c = setup()
+  it('scans a 200 SSE stream that ends in an error event', async () => {
+    const c = await setup()
     const tail = 'data: {"error":{"code":400,"message":"Input length exceeds","object":"error","type":"BAD_REQUEST"}}\n\ndata: [DONE]'
-    const decoded = decodeResponse(sse(['partial answer ', A2], tail))
-    expect(decoded.isError).toBe(true)
-    c.addFile([{request_id: 'err', tenant_id: 'tB', session_id: 'sB1', response_text: decoded.text, is_error: 1}])
+    const body = sse(['partial answer ', A2], tail)
+    expect(decodeResponse(body).isError).toBe(true)
+    await c.addFile([{request_id: 'err', tenant_id: 'tB', session_id: 'sB1', response_raw: body}])
     scanCase(c.db, {now: NOW, skipProvenance: true})
     expect(listSightings(c.db)).toMatchObject([{request_id: 'err', class: 'cross_tenant', marker: A2}])
   })
 
-  it('matches registered markers outside the convention with the automaton', () => {
+  it('matches registered markers outside the convention with the automaton', async () => {
     const registry = buildRegistry([
       {marker_key: 'zebra-42-secret', marker: 'zebra-42-secret', tenant_id: 't', session_id: 's'},
       {marker_key: 'bra-42', marker: 'bra-42', tenant_id: 't', session_id: 's2'},
@@ -135,17 +135,18 @@ describe('marker classes', () => {
 })
 
 describe('incremental scan', () => {
-  it('scans only new files, and re-classifies everything when the registry changes', () => {
-    const c = setup()
-    c.addFile([{request_id: 'r1', tenant_id: 'tB', session_id: 'sB1', response_text: 'see CANARY-99999999aaaaaaaa'}])
+  it('scans only new files, and re-classifies everything when the registry changes', async () => {
+    const c = await setup()
+    await c.addFile([{request_id: 'r1', tenant_id: 'tB', session_id: 'sB1', response_text: 'see CANARY-99999999aaaaaaaa'}])
     const first = scanCase(c.db, {now: NOW, skipProvenance: true})
-    expect(first).toMatchObject({records_scanned: 1, full_rescan: true})
+    // The first scan classifies every file because every file is new, not because anything changed.
+    expect(first).toMatchObject({records_scanned: 1, records_new: 1, full_rescan: false})
     expect(listSightings(c.db)[0]).toMatchObject({class: 'orphan'})
     const second = scanCase(c.db, {now: NOW, skipProvenance: true})
     expect(second).toMatchObject({records_scanned: 0, full_rescan: false})
-    c.addFile([{request_id: 'r2', tenant_id: 'tB', session_id: 'sB1', response_text: `see ${A1}`}])
+    await c.addFile([{request_id: 'r2', tenant_id: 'tB', session_id: 'sB1', response_text: `see ${A1}`}])
     expect(scanCase(c.db, {now: NOW, skipProvenance: true})).toMatchObject({records_scanned: 1, records_new: 1, full_rescan: false})
-    c.addCanary('CANARY-99999999aaaaaaaa', 'tA', 'sA1')
+    await c.addCanary('CANARY-99999999aaaaaaaa', 'tA', 'sA1')
     const fourth = scanCase(c.db, {now: NOW, skipProvenance: true})
     expect(fourth).toMatchObject({records_scanned: 2, records_new: 0, full_rescan: true})
     expect(listSightings(c.db).map((s) => [s.request_id, s.class])).toEqual([

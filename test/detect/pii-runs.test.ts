@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {findPii, piiInternals} from '../../src/detect/pii.js'
+import {findPii, piiInternals} from '../../src/extract/pii.js'
 
 // E-mail and IPv6 addresses are matched only inside runs of the characters they are made
 // of that hold an '@' or a ':x:' (most prose has neither). That must find exactly what the

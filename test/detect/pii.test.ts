@@ -1,10 +1,10 @@
 import {afterEach, describe, expect, it} from 'vitest'
 import {createHash} from 'node:crypto'
-import {findPii, hashPii, ibanValid, luhnValid} from '../../src/detect/pii.js'
-import {piiRefKey} from '../../src/detect/pii-ref.js'
+import {findPii, hashPii, ibanValid, luhnValid} from '../../src/extract/pii.js'
+import {referenceKey} from '../../src/detect/pii-ref.js'
 import {scanCase} from '../../src/detect/scan-case.js'
 import {listPiiFindings} from '../../src/detect/list.js'
-import {makeCase, type TestCase} from '../helpers/detect-case.js'
+import {makeCase, type TestCase} from '../helpers/case-builder.js'
 
 let tc: TestCase | undefined
 afterEach(() => {
@@ -13,11 +13,12 @@ afterEach(() => {
 })
 
 describe('value references', () => {
-  it('are keyed per case: the same value gets one reference within a case and another in another case', () => {
-    const refs = [0, 1].map(() => {
+  it('are keyed per case: the same value gets one reference within a case and another in another case', async () => {
+    const refs: string[] = []
+    for (const _ of [0, 1]) {
       const c = makeCase()
       try {
-        c.addFile([
+        await c.addFile([
           {request_id: 'a', tenant_id: 'ta', session_id: 'sa', request_text: 'hi', response_text: 'call +49 30 1234567'},
           {request_id: 'b', tenant_id: 'tb', session_id: 'sb', request_text: 'hi', response_text: 'or +49 30 1234567'},
         ])
@@ -25,30 +26,32 @@ describe('value references', () => {
         const rows = listPiiFindings(c.db)
         expect(rows).toHaveLength(2)
         expect(rows[0]!.value_ref).toBe(rows[1]!.value_ref)
-        return rows[0]!.value_ref
+        refs.push(rows[0]!.value_ref)
       } finally {
         c.close()
       }
-    })
+    }
     expect(refs[0]).not.toBe(refs[1])
   })
 })
 
 describe('the reference key', () => {
-  it('is made by scan, kept once stored, and a malformed one is replaced', () => {
+  it('is made by scan (a listing writes nothing), and kept once stored', async () => {
     const c = makeCase()
     try {
-      c.addFile([{request_id: 'a', tenant_id: 'ta', session_id: 'sa', request_text: 'hi', response_text: 'mail x@y.net'}])
-      const stored = () => c.db.prepare(`SELECT value FROM scan_state WHERE key = 'pii_ref_key'`).pluck().get() as string | undefined
+      await c.addFile([{request_id: 'a', tenant_id: 'ta', session_id: 'sa', request_text: 'hi', response_text: 'mail x@y.net'}])
+      const stored = () => (c.db.prepare(`SELECT pii_ref_key FROM case_settings`).pluck().get() as Buffer | null)?.toString('hex')
       expect(stored()).toBeUndefined()
+      expect(referenceKey(c.db, {create: false})).toBeNull()
       scanCase(c.db, {now: new Date('2026-11-03T00:00:00Z'), skipProvenance: true})
       const made = stored()
       expect(made).toMatch(/^[0-9a-f]{64}$/)
-      expect(piiRefKey(c.db).toString('hex')).toBe(made)
-      c.db.prepare(`UPDATE scan_state SET value = 'not-a-key' WHERE key = 'pii_ref_key'`).run()
-      const fresh = piiRefKey(c.db).toString('hex')
-      expect(fresh).toMatch(/^[0-9a-f]{64}$/)
-      expect(stored()).toBe(fresh)
+      expect(referenceKey(c.db, {create: false})!.toString('hex')).toBe(made)
+      // A second scan keeps it (references stay stable across scans).
+      scanCase(c.db, {now: new Date('2026-11-03T00:00:00Z'), skipProvenance: true})
+      expect(stored()).toBe(made)
+      // The schema refuses a key that is not 32 bytes.
+      expect(() => c.db.prepare(`UPDATE case_settings SET pii_ref_key = x'00'`).run()).toThrow(/CHECK/)
     } finally {
       c.close()
     }
@@ -56,7 +59,7 @@ describe('the reference key', () => {
 })
 
 describe('hashPii', () => {
-  it('is SHA-256 of "kind:value" in hex, as cases already store it', () => {
+  it('is SHA-256 of "kind:value" in hex, as cases already store it', async () => {
     for (const [kind, value] of [['email', 'anna.berg@example.org'], ['phone', '+49 30 1234567'], ['iban', 'DE89370400440532013000'], ['email', 'zoë@bücher.de']] as const) {
       expect(hashPii(kind, value)).toBe(createHash('sha256').update(`${kind}:${value}`).digest('hex'))
     }
@@ -64,13 +67,13 @@ describe('hashPii', () => {
 })
 
 describe('checksums', () => {
-  it('IBAN mod-97', () => {
+  it('IBAN mod-97', async () => {
     expect(ibanValid('DE89 3704 0044 0532 0130 00')).toBe(true)
     expect(ibanValid('GB82WEST12345698765432')).toBe(true)
     expect(ibanValid('DE89 3704 0044 0532 0130 01')).toBe(false)
     expect(ibanValid('GB82WEST1234569876543')).toBe(false)
   })
-  it('Luhn', () => {
+  it('Luhn', async () => {
     expect(luhnValid('4111111111111111')).toBe(true)
     expect(luhnValid('5500005555555559')).toBe(true)
     expect(luhnValid('4111111111111112')).toBe(false)
@@ -78,7 +81,7 @@ describe('checksums', () => {
 })
 
 describe('findPii', () => {
-  it('finds each kind, normalised, and rejects bad checksums', () => {
+  it('finds each kind, normalised, and rejects bad checksums', async () => {
     const text = [
       'mail Jane.Doe@Example.org,',
       'card 4111-1111-1111-1111 bad 4111 1111 1111 1112,',
@@ -100,9 +103,9 @@ describe('findPii', () => {
 })
 
 describe('PII you never sent', () => {
-  it('reports values the session never sent, attributed to an earlier other session', () => {
+  it('reports values the session never sent, attributed to an earlier other session', async () => {
     tc = makeCase()
-    tc.addFile([
+    await tc.addFile([
       {request_id: 'owner', tenant_id: 'ta', session_id: 'sa', request_text: 'my card is 4111 1111 1111 1111 and mail a@b.com'},
       {request_id: 'self', tenant_id: 'tb', session_id: 'sb', request_text: 'reach me at me@mine.org', response_text: 'noted me@mine.org'},
       {request_id: 'leak', tenant_id: 'tb', session_id: 'sb', request_text: 'hello', response_text: 'card 4111111111111111, also x@y.net'},
@@ -131,9 +134,9 @@ describe('PII you never sent', () => {
 })
 
 describe('over-pool risk', () => {
-  it('flags status-200 non-error responses at or above the pool', () => {
+  it('flags status-200 responses at or above the pool, as scope counts them (a 200 stream that ended in an error event too)', async () => {
     tc = makeCase()
-    tc.addFile([
+    await tc.addFile([
       {request_id: 'small', tenant_id: 't', session_id: 's', prompt_tokens: 100},
       {request_id: 'at', tenant_id: 't', session_id: 's', prompt_tokens: 1000},
       {request_id: 'over', tenant_id: 't', session_id: 's', prompt_tokens: 5000},
@@ -142,9 +145,9 @@ describe('over-pool risk', () => {
     ])
     const now = new Date('2026-11-03T00:00:00Z')
     expect(scanCase(tc.db, {now, skipProvenance: true}).at_risk).toBeNull()
-    expect(scanCase(tc.db, {now, skipProvenance: true, poolTokens: 1000, advertisedTokens: 4096})).toMatchObject({at_risk: 2, above_advertised: 1})
-    // The pool persists for later incremental scans.
-    tc.addFile([{request_id: 'later', tenant_id: 't', session_id: 's', prompt_tokens: 2000}])
-    expect(scanCase(tc.db, {now, skipProvenance: true}).at_risk).toBe(3)
+    expect(scanCase(tc.db, {now, skipProvenance: true, poolTokens: 1000, advertisedTokens: 4096})).toMatchObject({at_risk: 3, above_advertised: 2})
+    // The pool is a recorded fact of the case: later incremental scans use it.
+    await tc.addFile([{request_id: 'later', tenant_id: 't', session_id: 's', prompt_tokens: 2000}])
+    expect(scanCase(tc.db, {now, skipProvenance: true}).at_risk).toBe(4)
   })
 })

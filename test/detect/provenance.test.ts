@@ -2,9 +2,9 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {computeProvenance} from '../../src/detect/provenance.js'
 import {scanCase} from '../../src/detect/scan-case.js'
 import {listProvenance} from '../../src/detect/list.js'
-import {FingerprintBuffer, GUARANTEE_WORDS, K, SCHEME, W, fingerprintText, kgramHashes, winnow} from '../../src/detect/winnow.js'
-import {tokenizeWords} from '../../src/detect/words.js'
-import {makeCase, rng, type TestCase} from '../helpers/detect-case.js'
+import {FingerprintBuffer, GUARANTEE_WORDS, K, W, fingerprintText, kgramHashes, winnow} from '../../src/extract/winnow.js'
+import {tokenizeWords} from '../../src/extract/words.js'
+import {makeCase, rng, type TestCase} from '../helpers/case-builder.js'
 
 const NOW = new Date('2026-11-03T00:00:00.000Z')
 
@@ -30,12 +30,12 @@ function randomWords(rand: () => number, vocab: readonly string[], n: number): s
 }
 
 describe('winnowing', () => {
-  it('guarantees t = w + k - 1 <= 12', () => {
+  it('guarantees t = w + k - 1 <= 12', async () => {
     expect(GUARANTEE_WORDS).toBe(W + K - 1)
     expect(GUARANTEE_WORDS).toBeLessThanOrEqual(12)
   })
 
-  it('normalises case and punctuation; a canary marker is a word; a token with no letter or digit is none', () => {
+  it('normalises case and punctuation; a canary marker is a word; a token with no letter or digit is none', async () => {
     const a = tokenizeWords('Hello, World! CANARY-3F9A1C2B4D5E6F70 -- it\'s')
     const b = tokenizeWords('hello world canary3f9a1c2b4d5e6f70 its')
     expect(a.length).toBe(4)
@@ -43,7 +43,7 @@ describe('winnowing', () => {
     expect([...a.h2.subarray(0, 4)]).toEqual([...b.h2.subarray(0, 4)])
   })
 
-  it('the one-pass fingerprinting equals winnow(kgramHashes(tokenizeWords))', () => {
+  it('the one-pass fingerprinting equals winnow(kgramHashes(tokenizeWords))', async () => {
     const rand = rng(3)
     const vocab = vocabulary(rand, 300)
     const texts = ['', 'one', 'a b c d', 'a b c d e', 'a b c d e f g h i j k l', 'Ünïcödé wörds, — дом 𝔘nicode 12 ok', randomWords(rand, vocab, 5000).join(' ')]
@@ -59,7 +59,7 @@ describe('winnowing', () => {
     }
   })
 
-  it('selects at least one fingerprint in every window', () => {
+  it('selects at least one fingerprint in every window', async () => {
     const rand = rng(7)
     const vocab = vocabulary(rand, 500)
     const g = kgramHashes(tokenizeWords(randomWords(rand, vocab, 400).join(' ')))
@@ -69,14 +69,14 @@ describe('winnowing', () => {
 })
 
 describe('provenance', () => {
-  it('always finds an inserted 12-word verbatim overlap (property test)', () => {
+  it('always finds an inserted 12-word verbatim overlap (property test)', async () => {
     tc = makeCase()
     const rand = rng(2026)
     const vocab = vocabulary(rand, 20000)
     const trials = 150
     const sources: string[][] = []
     const inserted: Array<{from: number; at: number}> = []
-    tc.addFile(
+    await tc.addFile(
       Array.from({length: trials}, (_, i) => {
         const words = randomWords(rand, vocab, 40 + Math.floor(rand() * 300))
         sources.push(words)
@@ -86,7 +86,7 @@ describe('provenance', () => {
           : {request_id: `src-${i}`, tenant_id: `ts${i}`, session_id: `ss${i}`, request_text: randomWords(rand, vocab, 30).join(' '), response_text: words.join(' ')}
       }),
     )
-    tc.addFile(
+    await tc.addFile(
       Array.from({length: trials}, (_, i) => {
         const src = sources[i]!
         const from = Math.floor(rand() * (src.length - 12 + 1))
@@ -114,12 +114,12 @@ describe('provenance', () => {
     expect([...byRequest.keys()].filter((k) => k.startsWith('src-'))).toEqual([])
   })
 
-  it('does not report an 11-word overlap, reports the hash but not the text', () => {
+  it('does not report an 11-word overlap, reports the hash but not the text', async () => {
     tc = makeCase()
     const rand = rng(11)
     const vocab = vocabulary(rand, 20000)
     const src = randomWords(rand, vocab, 60)
-    tc.addFile([
+    await tc.addFile([
       {request_id: 's', tenant_id: 'ta', session_id: 'sa', request_text: src.join(' ')},
       {request_id: 'r11', tenant_id: 'ta', session_id: 'sb', response_text: ['xa', ...src.slice(10, 21), 'ya'].join(' ')},
       {request_id: 'r12', tenant_id: 'tc', session_id: 'sc', response_text: ['xb', ...src.slice(10, 22), 'yb'].join(' ')},
@@ -132,13 +132,13 @@ describe('provenance', () => {
     expect(listProvenance(tc.db, {showText: true})[0]!.overlap_text).toBe(src.slice(10, 22).join(' '))
   })
 
-  it('never counts boilerplate shared by 3 tenants, nor text from the recipient\'s own prompt', () => {
+  it('never counts boilerplate shared by 3 tenants, nor text from the recipient\'s own prompt', async () => {
     tc = makeCase()
     const rand = rng(5)
     const vocab = vocabulary(rand, 20000)
     const system = randomWords(rand, vocab, 40).join(' ')
     const pasted = randomWords(rand, vocab, 30).join(' ')
-    tc.addFile([
+    await tc.addFile([
       {request_id: 'p1', tenant_id: 't1', session_id: 's1', request_text: `${system} ${randomWords(rand, vocab, 20).join(' ')}`},
       {request_id: 'p2', tenant_id: 't2', session_id: 's2', request_text: `${system} ${randomWords(rand, vocab, 20).join(' ')}`},
       {request_id: 'p3', tenant_id: 't3', session_id: 's3', request_text: `${randomWords(rand, vocab, 5).join(' ')} ${system}`},
@@ -156,14 +156,14 @@ describe('provenance', () => {
     expect(listProvenance(tc.db).map((p) => p.request_id)).toEqual(['r-boiler'])
   })
 
-  it('boilerplate plus a few shared words is not evidence; boilerplate plus 12 shared words is', () => {
+  it('boilerplate plus a few shared words is not evidence; boilerplate plus 12 shared words is', async () => {
     tc = makeCase()
     const rand = rng(17)
     const vocab = vocabulary(rand, 20000)
     const greeting = 'certainly here is a short overview of the points you asked about in your last message'
     const tail = randomWords(rand, vocab, 40)
     const greet = (id: string, tenant: string, words: string[]) => ({request_id: id, tenant_id: tenant, session_id: `s-${id}`, request_text: randomWords(rand, vocab, 20).join(' '), response_text: `${greeting} ${words.join(' ')}`})
-    tc.addFile([
+    await tc.addFile([
       greet('g1', 't1', randomWords(rand, vocab, 30)),
       greet('g2', 't2', randomWords(rand, vocab, 30)),
       greet('g3', 't3', randomWords(rand, vocab, 30)),
@@ -179,12 +179,12 @@ describe('provenance', () => {
     expect(listProvenance(tc.db).map((p) => [p.request_id, p.source_request_id, p.overlap_words])).toEqual([['r12', 'src', 16 + 12]])
   })
 
-  it('a prompt leaked to two other tenants is still evidence for both (prompts and responses count tenants apart)', () => {
+  it('a prompt leaked to two other tenants is still evidence for both (prompts and responses count tenants apart)', async () => {
     tc = makeCase()
     const rand = rng(23)
     const vocab = vocabulary(rand, 20000)
     const secret = randomWords(rand, vocab, 60)
-    tc.addFile([
+    await tc.addFile([
       {request_id: 'src', tenant_id: 'ta', session_id: 'sa', request_text: secret.join(' '), response_text: randomWords(rand, vocab, 30).join(' ')},
       {request_id: 'rb', tenant_id: 'tb', session_id: 'sb', request_text: 'hi', response_text: `${randomWords(rand, vocab, 5).join(' ')} ${secret.slice(0, 30).join(' ')}`},
       {request_id: 'rc', tenant_id: 'tc', session_id: 'sc', request_text: 'hi', response_text: `${secret.slice(10, 40).join(' ')} ${randomWords(rand, vocab, 5).join(' ')}`},
@@ -196,29 +196,7 @@ describe('provenance', () => {
     ])
   })
 
-  it('refingerprints rows stored under an older scheme (or without their record facts) and matches as before', () => {
-    tc = makeCase()
-    const rand = rng(31)
-    const vocab = vocabulary(rand, 20000)
-    const secret = randomWords(rand, vocab, 40)
-    tc.addFile([
-      {request_id: 'src', tenant_id: 'ta', session_id: 'sa', request_text: secret.join(' ')},
-      {request_id: 'rcp', tenant_id: 'tb', session_id: 'sb', request_text: 'hi', response_text: `well ${secret.slice(5, 25).join(' ')} so`},
-    ])
-    scanCase(tc.db, {now: NOW})
-    const before = listProvenance(tc.db)
-    expect(before.map((p) => [p.request_id, p.source_request_id, p.overlap_words])).toEqual([['rcp', 'src', 20]])
-    // What an earlier version left: scheme v1 blobs, no record facts, provenance computed.
-    tc.db.prepare(`UPDATE fingerprints SET scheme = 'words-k5-w8-v1', prompt_fp = x'', response_fp = x'', tenant_id = NULL, session_id = NULL, ts_ms = NULL`).run()
-    tc.db.prepare(`UPDATE scan_state SET value = 'words-k5-w8-v1' WHERE key = 'fingerprint_scheme'`).run()
-    const again = scanCase(tc.db, {now: NOW})
-    expect(again.records_new).toBe(0)
-    expect(again.provenance_stats).not.toBeNull()
-    expect(tc.db.prepare(`SELECT COUNT(*) FROM fingerprints WHERE scheme <> ? OR tenant_id IS NULL`).pluck().get(SCHEME)).toBe(0)
-    expect(listProvenance(tc.db)).toEqual(before)
-  })
-
-  it('a session id under two tenants is two sessions; equal timestamps keep record order', () => {
+  it('a session id under two tenants is two sessions; equal timestamps keep record order', async () => {
     tc = makeCase()
     const rand = rng(41)
     const vocab = vocabulary(rand, 20000)
@@ -226,7 +204,7 @@ describe('provenance', () => {
     const own = randomWords(rand, vocab, 40)
     const at = Date.parse('2026-11-02T10:00:00.000Z')
     // Inserted out of tenant/session order, all at one instant: the source is the earlier record.
-    tc.addFile([
+    await tc.addFile([
       {request_id: 'zz-own', tenant_id: 'tz', session_id: 'shared', request_text: own.join(' '), ts_ms: at},
       {request_id: 'src', tenant_id: 'tb', session_id: 'shared', request_text: secret.join(' '), ts_ms: at},
       {request_id: 'rcp', tenant_id: 'ta', session_id: 'shared', request_text: 'hi', response_text: `so ${secret.slice(0, 30).join(' ')} ok`, ts_ms: at},
@@ -239,13 +217,13 @@ describe('provenance', () => {
     ])
   })
 
-  it('prefers the longest overlap, then the same decode node, then the most recent', () => {
+  it('prefers the longest overlap, then the same decode node, then the most recent', async () => {
     tc = makeCase()
     const rand = rng(9)
     const vocab = vocabulary(rand, 20000)
     const text = randomWords(rand, vocab, 50)
     // Two tenants only (source and recipient), so nothing here is boilerplate.
-    tc.addFile([
+    await tc.addFile([
       {request_id: 'long', tenant_id: 'ta', session_id: 's0', request_text: text.join(' '), decode_node: 'd9'},
       {request_id: 'far', tenant_id: 'ta', session_id: 's1', request_text: text.slice(0, 40).join(' '), decode_node: 'd1'},
       {request_id: 'near', tenant_id: 'ta', session_id: 's2', request_text: text.slice(0, 40).join(' '), decode_node: 'd2'},
@@ -264,7 +242,7 @@ describe('provenance', () => {
 })
 
 describe('provenance in passes', () => {
-  it('gives the same matches, candidates and boilerplate whatever the number of passes over the hash space', () => {
+  it('gives the same matches, candidates and boilerplate whatever the number of passes over the hash space', async () => {
     tc = makeCase()
     const rand = rng(99)
     const vocab = vocabulary(rand, 5000)
@@ -279,7 +257,7 @@ describe('provenance in passes', () => {
       const leak = i > 10 && i % 5 === 0 ? prompts[Math.floor(rand() * (i - 1))]!.split(' ').slice(-30).join(' ') : ''
       rows.push({request_id: `r${i}`, tenant_id: tenant, session_id: `s${i % 11}`, request_text: prompt, response_text: `${randomWords(rand, vocab, 20).join(' ')} ${leak} ${i % 4 === 0 ? system : ''}`})
     }
-    tc.addFile(rows)
+    await tc.addFile(rows)
     scanCase(tc.db, {now: NOW, skipProvenance: true})
     const options = {minWords: 12, boilerplateTenants: 3}
     const one = computeProvenance(tc.db, options, {passes: 1})

@@ -1,8 +1,9 @@
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {buildSyntheticCase} from '../../src/bench/scan-scaling.js'
-import {REGISTRY_SQL} from '../../src/detect/markers.js'
-import {scanMarkers} from '../../src/detect/scan-case.js'
+import {classifyMarkers} from '../../src/detect/scan-case.js'
+import {REGISTRY_SQL} from '../../src/store/canaries.js'
+import {completeLogFiles} from '../../src/store/files.js'
 import {tempDir} from '../helpers/cli.js'
 
 // Issue 3: scan cost must not grow with the registry. How fast is the bench's business
@@ -11,7 +12,7 @@ import {tempDir} from '../helpers/cli.js'
 // here is the mechanism: every registry statement the scan runs is an index search, never a
 // pass over the registry, and a large registry finds exactly what a small one does.
 
-// The statements of sqliteRegistry (src/detect/markers.ts), with sample parameters.
+// The statements of the scan's registry lookups (src/store/canaries.ts), with sample parameters.
 const REGISTRY_STATEMENTS: Array<[string, unknown[]]> = [
   [REGISTRY_SQL.exact, ['CANARY-00ff']],
   [REGISTRY_SQL.range, ['CANARY-00ff', 'CANARY-00ff\uffff', 2]],
@@ -19,10 +20,10 @@ const REGISTRY_STATEMENTS: Array<[string, unknown[]]> = [
 ]
 
 describe('registry scaling', () => {
-  it('looks markers up by index, and 100,000 registered markers find what 10 do', () => {
+  it('looks markers up by index, and 100,000 registered markers find what 10 do', async () => {
     const dir = tempDir()
-    const sightings = (extra: number): unknown[] => {
-      const {db} = buildSyntheticCase(join(dir, `r${extra}.db`), {records: 2000, responseWords: 40, seed: 42})
+    const sightings = async (extra: number): Promise<unknown[]> => {
+      const {db} = await buildSyntheticCase(join(dir, `r${extra}.db`), {records: 2000, responseWords: 40, seed: 42})
       try {
         const add = db.prepare('INSERT OR IGNORE INTO canaries (marker_key, marker, tenant_id, session_id) VALUES (?, ?, ?, ?)')
         db.transaction(() => {
@@ -40,14 +41,14 @@ describe('registry scaling', () => {
           expect(plan, sql).not.toMatch(/SCAN canaries(?! USING (COVERING )?INDEX canaries_unconventional)/)
         }
         expect(db.prepare(REGISTRY_STATEMENTS[2]![0]).all()).toEqual([])
-        scanMarkers(db, {now: new Date(0), fingerprints: false})
+        classifyMarkers(db, completeLogFiles(db), {full: true})
         return db.prepare('SELECT record_id, marker, class, partial FROM sightings ORDER BY record_id, marker').raw().all()
       } finally {
         db.close()
       }
     }
-    const small = sightings(0)
+    const small = await sightings(0)
     expect(small.length).toBeGreaterThan(0)
-    expect(sightings(100_000)).toEqual(small)
+    expect(await sightings(100_000)).toEqual(small)
   })
 })

@@ -7,8 +7,8 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {generateIncident} from '../../src/generate/generate-incident.js'
 import {loadGroundTruth, scopeFromSightings, type GroundTruth} from '../../src/generate/ground-truth.js'
 import {luhnValid, mod97, normWord, toDigits} from '../../src/generate/text.js'
-import {decodeRequest, decodeResponse} from '../../src/ingest/decode.js'
-import {parseTimestamp} from '../../src/ingest/timestamps.js'
+import {decodeRequest, decodeResponse} from '../../src/extract/decode.js'
+import {parseTimestamp} from '../../src/util/timestamps.js'
 import {readLines, type LogRecord} from '../helpers/generated-logs.js'
 
 const RECORDS = Number(process.env.CT_GEN_RECORDS ?? 3000)

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {decodeRequest, decodeResponse} from '../../src/ingest/decode.js'
+import {decodeRequest, decodeResponse} from '../../src/extract/decode.js'
 
 const sse = (...chunks: unknown[]) => chunks.map((c) => `data: ${typeof c === 'string' ? c : JSON.stringify(c)}\n\n`).join('')
 const delta = (content: string, index = 0) => ({object: 'chat.completion.chunk', choices: [{index, delta: {content}}]})

@@ -7,7 +7,7 @@ import {generateIncident} from '../../src/generate/generate-incident.js'
 import {loadGroundTruth, type GroundTruth} from '../../src/generate/ground-truth.js'
 import {ingestCanaries} from '../../src/ingest/ingest-canaries.js'
 import {ingestLogs, type IngestLogsResult} from '../../src/ingest/ingest-logs.js'
-import {recordTextLoader} from '../../src/ingest/record-texts.js'
+import {recordTextLoader} from '../../src/evidence/record-texts.js'
 import {verifyCase} from '../../src/case/verify.js'
 import {openCase, type CaseDb} from '../../src/store/open-case.js'
 

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {parseTimestamp} from '../../src/ingest/timestamps.js'
+import {parseTimestamp} from '../../src/util/timestamps.js'
 
 describe('parseTimestamp', () => {
   it('reads ISO with Z and keeps milliseconds', () => {

@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
-import {safeLine} from '../../cli/sanitize.js'
+import {safeLine} from '../../util/sanitize.js'
 import {ingestCanaries, type IngestCanariesResult} from '../../ingest/ingest-canaries.js'
 
 export default class IngestCanaries extends BaseCommand {

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
 import {ingestLogsCommand, logIngestFlags, parseMapFlag} from '../../cli/ingest-flags.js'
-import {safeLine} from '../../cli/sanitize.js'
+import {safeLine} from '../../util/sanitize.js'
 import type {IngestLogsResult} from '../../ingest/ingest-logs.js'
 
 export default class IngestLogs extends BaseCommand {

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
-import {safeLine} from '../../cli/sanitize.js'
+import {safeLine} from '../../util/sanitize.js'
 import {requireIncident} from '../../notify/incident.js'
 import {recordNotification, type NotifyRecordResult, type Phase} from '../../notify/notifications.js'
 import {parseInstant} from '../../notify/time.js'

@@ -1,9 +1,9 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
-import {reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
+import {reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
+import {detectionFlags} from '../../cli/detection-flags.js'
 import {buildArticle33, type Article33Result} from '../../notify/article33.js'
 import {AUTHORITIES, type Authority} from '../../notify/authority-forms.js'
-import {gatherFacts} from '../../notify/facts.js'
 import {renderArticle33Markdown} from '../../notify/render-markdown.js'
 import {renderArticle33Pdf} from '../../notify/render-pdf.js'
 import {parseInstant} from '../../notify/time.js'
@@ -19,6 +19,7 @@ export default class ReportArticle33 extends BaseCommand {
   ]
   static override flags = {
     db: dbFlag,
+    ...detectionFlags,
     ...reportFlags,
     authority: Flags.string({description: "Map the facts onto this authority's form.", options: [...AUTHORITIES], default: 'edpb'}),
     phase: Flags.string({description: 'Initial notification or a follow-up (Art. 33(4)).', options: ['initial', 'follow-up'], default: 'initial'}),
@@ -32,7 +33,7 @@ export default class ReportArticle33 extends BaseCommand {
     requireOutForPdf(flags.format, flags.out)
     const db = this.openCase(flags.db)
     const now = flags.now ? parseInstant(flags.now, '--now') : new Date()
-    const facts = gatherFacts(db, {now, includeExcerpts: flags['include-excerpts']})
+    const facts = reportFacts(db, 'report article33', flags['allow-incomplete'], {now, includeExcerpts: flags['include-excerpts']}, (l) => this.note(this.paint.yellow(l)))
     const draft = buildArticle33(facts, {
       authority: flags.authority as Authority,
       phase: flags.phase as 'initial' | 'follow-up',

@@ -3,9 +3,9 @@ import {mkdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
-import {renderReport, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
+import {renderReport, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
+import {detectionFlags} from '../../cli/detection-flags.js'
 import {UsageError} from '../../errors.js'
-import {gatherFacts} from '../../notify/facts.js'
 import {affectedTenants, buildProcessorNotice, type ProcessorNoticeResult} from '../../notify/processor-notice.js'
 import {renderProcessorNoticeMarkdown} from '../../notify/render-markdown.js'
 
@@ -23,6 +23,7 @@ export default class ReportProcessorNotice extends BaseCommand {
   ]
   static override flags = {
     db: dbFlag,
+    ...detectionFlags,
     format: reportFlags.format,
     out: Flags.string({description: 'File to write (with --tenant) or folder (with --all).', helpValue: 'PATH'}),
     tenant: Flags.string({description: 'The customer (tenant id) to notify.', exactlyOne: ['tenant', 'all']}),
@@ -32,7 +33,7 @@ export default class ReportProcessorNotice extends BaseCommand {
   public async run(): Promise<ProcessorNoticeResult | ReportWrittenResult | ProcessorNoticesWrittenResult> {
     const {flags} = await this.parse(ReportProcessorNotice)
     const db = this.openCase(flags.db)
-    const facts = gatherFacts(db, {now: new Date()})
+    const facts = reportFacts(db, 'report processor-notice', flags['allow-incomplete'], {now: new Date()}, (l) => this.note(this.paint.yellow(l)))
     const render = (n: ProcessorNoticeResult): Promise<string | Buffer> =>
       renderReport(flags.format, n, () => renderProcessorNoticeMarkdown(n), {title: 'Notice of a personal data breach (Art. 33(2))', createdAt: n.generated_at})
     if (flags.all) {

@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
 import {toCsv} from '../../cli/csv.js'
-import {renderReport, reportFlags, writeReport, requireOutForPdf, type ReportWrittenResult} from '../../cli/report-output.js'
-import {gatherFacts} from '../../notify/facts.js'
+import {renderReport, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
+import {detectionFlags} from '../../cli/detection-flags.js'
 import {buildRegisterEntry, REGISTER_COLUMNS, type RegisterEntryResult} from '../../notify/register.js'
 import {renderReportMarkdown} from '../../notify/render-markdown.js'
 
@@ -11,6 +11,7 @@ export default class ReportRegister extends BaseCommand {
   static override examples = ['<%= config.bin %> report register', '<%= config.bin %> report register --format csv --out register.csv']
   static override flags = {
     db: dbFlag,
+    ...detectionFlags,
     format: Flags.string({description: 'Output format.', options: ['md', 'json', 'csv', 'pdf'], default: 'md'}),
     out: reportFlags.out,
   }
@@ -19,7 +20,7 @@ export default class ReportRegister extends BaseCommand {
     const {flags} = await this.parse(ReportRegister)
     requireOutForPdf(flags.format, flags.out)
     const db = this.openCase(flags.db)
-    const entry = buildRegisterEntry(gatherFacts(db, {now: new Date()}))
+    const entry = buildRegisterEntry(reportFacts(db, 'report register', flags['allow-incomplete'], {now: new Date()}, (l) => this.note(this.paint.yellow(l))))
     const content =
       flags.format === 'csv'
         ? toCsv(REGISTER_COLUMNS, [entry])

@@ -10,13 +10,11 @@ import {FingerprintBuffer, fingerprintText, SCHEME} from './winnow.js'
 // All of it is independent of the canary registry and of every other record, so it is
 // computed once per record, in parallel, and a scan never has to read a text again.
 
-/** Bumped when any part of the extraction changes: files extracted under another scheme are redone by scan. */
+/**
+ * Names what ingest extracted (recorded per file). Bump it when any part of the extraction
+ * changes, with a migration that re-extracts or refuses cases made under the old scheme.
+ */
 export const EXTRACT_SCHEME = `x1/${SCHEME}`
-
-export interface ExtractOptions {
-  fingerprints: boolean
-  pii: boolean
-}
 
 /**
  * The registry's markers outside the CANARY-<hex> convention, matched in each response by
@@ -59,7 +57,7 @@ export class UnconventionalSet {
   }
 }
 
-/** [part (0 prompt, 1 response), kind, sha256] */
+/** [in response (1) or prompt (0), kind, sha256] */
 export type PiiEntry = [number, string, string]
 
 export interface Extracted {
@@ -75,24 +73,15 @@ export interface Extracted {
   fpResponseLen: number
 }
 
-export function extractRecord(
-  prompt: string | null, response: string | null, out: FingerprintBuffer, options: ExtractOptions, unconventional?: UnconventionalSet,
-): Extracted {
+export function extractRecord(prompt: string | null, response: string | null, out: FingerprintBuffer, unconventional?: UnconventionalSet): Extracted {
   const tokens = response ? markerTokens(response) : []
   const unconv = response && unconventional ? unconventional.hits(response) : []
   const pii: PiiEntry[] = []
-  if (options.pii) {
-    if (prompt) for (const v of findPii(prompt)) pii.push([0, v.kind, hashPii(v.kind, v.value)])
-    if (response) for (const v of findPii(response)) pii.push([1, v.kind, hashPii(v.kind, v.value)])
-  }
+  if (prompt) for (const v of findPii(prompt)) pii.push([0, v.kind, hashPii(v.kind, v.value)])
+  if (response) for (const v of findPii(response)) pii.push([1, v.kind, hashPii(v.kind, v.value)])
   const fpStart = out.length
-  let promptWords = 0
-  let responseWords = 0
-  let fpPromptLen = 0
-  if (options.fingerprints) {
-    if (prompt) promptWords = fingerprintText(prompt, out)
-    fpPromptLen = out.length - fpStart
-    if (response) responseWords = fingerprintText(response, out)
-  }
+  const promptWords = prompt ? fingerprintText(prompt, out) : 0
+  const fpPromptLen = out.length - fpStart
+  const responseWords = response ? fingerprintText(response, out) : 0
   return {tokens, unconventional: unconv, pii, promptWords, responseWords, fpStart, fpPromptLen, fpResponseLen: out.length - fpStart - fpPromptLen}
 }

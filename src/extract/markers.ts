@@ -1,4 +1,3 @@
-import type {CaseDb} from '../store/open-case.js'
 import {AhoCorasick} from './aho-corasick.js'
 
 // Canary markers in response text. Cost per response is one regex pass (plus one
@@ -49,12 +48,20 @@ export interface MarkerRegistry {
   automaton: AhoCorasick | null
 }
 
+/** Conventional markers are matched with hex case-insensitive, so they are keyed in lower case. */
+export const CONVENTIONAL_MARKER = /^CANARY-[0-9a-f]+$/i
+
+/** The registry key of a marker: CANARY-<hex> in lower case; any other marker as registered. */
+export function markerKey(marker: string): string {
+  return CONVENTIONAL_MARKER.test(marker) ? `CANARY-${marker.slice(7).toLowerCase()}` : marker
+}
+
 export function isConventionalKey(key: string): boolean {
   return CONVENTIONAL_KEY.test(key)
 }
 
 /** The unconventional markers and their automaton, built on first use (thousands of markers make a few MB of trie). */
-function withAutomaton<T extends object>(registry: T, unconventional: RegisteredMarker[]): T & Pick<MarkerRegistry, 'unconventional' | 'automaton'> {
+export function withAutomaton<T extends object>(registry: T, unconventional: RegisteredMarker[]): T & Pick<MarkerRegistry, 'unconventional' | 'automaton'> {
   let built: AhoCorasick | null | undefined
   return Object.defineProperties(registry, {
     unconventional: {value: unconventional, enumerable: true},
@@ -65,8 +72,8 @@ function withAutomaton<T extends object>(registry: T, unconventional: Registered
   }) as T & Pick<MarkerRegistry, 'unconventional' | 'automaton'>
 }
 
-type CanaryRow = {marker_key: string; marker: string; tenant_id: string; session_id: string}
-const toMarker = (row: CanaryRow): RegisteredMarker => ({key: row.marker_key, marker: row.marker, tenant: row.tenant_id, session: row.session_id})
+export type CanaryRow = {marker_key: string; marker: string; tenant_id: string; session_id: string}
+export const toMarker = (row: CanaryRow): RegisteredMarker => ({key: row.marker_key, marker: row.marker, tenant: row.tenant_id, session: row.session_id})
 
 /** An in-memory registry (tests, small tools): a map and a sorted key array. */
 export function buildRegistry(rows: readonly CanaryRow[]): MarkerRegistry {
@@ -89,39 +96,6 @@ export function buildRegistry(rows: readonly CanaryRow[]): MarkerRegistry {
       return out
     },
   }, [...byKey.values()].filter((m) => !isConventionalKey(m.key)))
-}
-
-/**
- * The case's registry, looked up in SQLite per token found (primary-key point and range
- * lookups), so that a scan never loads the whole registry: 100,000 markers cost what 10
- * do. Unconventional markers come from a partial index that holds only them.
- */
-export function sqliteRegistry(db: CaseDb): MarkerRegistry {
-  const exactStmt = db.prepare(REGISTRY_SQL.exact)
-  const rangeStmt = db.prepare(REGISTRY_SQL.range)
-  const cache = new Map<string, RegisteredMarker | undefined>()
-  const unconventional = (db.prepare(REGISTRY_SQL.unconventional).all() as CanaryRow[]).map(toMarker)
-  return withAutomaton({
-    exact: (key: string) => {
-      if (cache.has(key)) return cache.get(key)
-      const row = exactStmt.get(key) as CanaryRow | undefined
-      const hit = row ? toMarker(row) : undefined
-      if (cache.size < 100_000) cache.set(key, hit)
-      return hit
-    },
-    extending: (key: string, limit: number) => (rangeStmt.all(key, `${key}\uffff`, limit) as CanaryRow[]).filter((r) => r.marker_key.startsWith(key)).map(toMarker),
-  }, unconventional)
-}
-
-/** Must stay identical to the partial index canaries_unconventional (migration 002). */
-export const UNCONVENTIONAL_WHERE =
-  "NOT (marker_key GLOB 'CANARY-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]*' AND substr(marker_key, 8) NOT GLOB '*[^0-9a-f]*')"
-
-/** The registry's statements (tests check that each is an index search, never a registry scan). */
-export const REGISTRY_SQL = {
-  exact: 'SELECT marker_key, marker, tenant_id, session_id FROM canaries WHERE marker_key = ?',
-  range: 'SELECT marker_key, marker, tenant_id, session_id FROM canaries WHERE marker_key > ? AND marker_key < ? ORDER BY marker_key LIMIT ?',
-  unconventional: `SELECT marker_key, marker, tenant_id, session_id FROM canaries WHERE ${UNCONVENTIONAL_WHERE}`,
 }
 
 /**

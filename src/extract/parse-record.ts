@@ -1,6 +1,6 @@
 import {isUtf8} from 'node:buffer'
 import {decodeRequest, decodeResponse} from './decode.js'
-import {parseTimestamp, TimestampError} from './timestamps.js'
+import {parseTimestamp, TimestampError} from '../util/timestamps.js'
 
 // One log line → one record row, or the reason it is a bad line. This is the hot path of
 // ingest (hundreds of thousands of lines a second), so fields are checked by hand rather

@@ -1,5 +1,6 @@
 import {crc32, deflate, deflateSync, inflateSync} from 'node:zlib'
 import {IntegrityError} from '../errors.js'
+import {blockInserter, blockQueries, type BlockRow, type BlockSpan, type InsertBlock} from '../store/evidence-blocks.js'
 import type {CaseDb} from '../store/open-case.js'
 
 // Every byte of every evidence file is kept in the case: the decompressed stream is cut
@@ -32,7 +33,7 @@ export class EvidenceWriter {
   private offset = 0
   private inFlight: PendingBlock[] = []
   private failure: Error | undefined
-  private readonly insert
+  private readonly insert: InsertBlock
 
   private readonly blockSize: number
 
@@ -42,7 +43,7 @@ export class EvidenceWriter {
     private readonly codec: EvidenceCodec = 'deflate',
   ) {
     this.blockSize = codec === 'raw' ? RAW_BLOCK_SIZE : BLOCK_SIZE
-    this.insert = db.prepare('INSERT INTO evidence_blocks (file_id, seq, raw_offset, raw_len, crc32, codec, data) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    this.insert = blockInserter(db)
   }
 
   /**
@@ -92,7 +93,7 @@ export class EvidenceWriter {
     if (this.failure) throw this.failure
     while (this.inFlight.length > 0 && this.inFlight[0]!.data) {
       const b = this.inFlight.shift()!
-      this.insert.run(this.fileId, b.seq, b.offset, b.length, b.crc, this.codec, b.data)
+      this.insert(this.fileId, b.seq, b.offset, b.length, b.crc, this.codec, b.data!)
       // SQLite has copied the bytes: a full raw block's buffer is filled again.
       if (this.codec === 'raw' && b.data!.length === this.blockSize && this.freeBlocks.length < 64) this.freeBlocks.push(b.data!)
     }
@@ -140,20 +141,11 @@ export class EvidenceWriter {
 
 /** Small files (canary registries): store in one go, synchronously, inside a transaction. */
 export function writeEvidenceSync(db: CaseDb, fileId: number, bytes: Buffer): void {
-  const insert = db.prepare('INSERT INTO evidence_blocks (file_id, seq, raw_offset, raw_len, crc32, codec, data) VALUES (?, ?, ?, ?, ?, ?, ?)')
+  const insert = blockInserter(db)
   for (let seq = 0, offset = 0; offset < bytes.length; seq++, offset += BLOCK_SIZE) {
     const block = bytes.subarray(offset, offset + BLOCK_SIZE)
-    insert.run(fileId, seq, offset, block.length, crc32(block), 'deflate', deflateSync(block, {level: 1}))
+    insert(fileId, seq, offset, block.length, crc32(block), 'deflate', deflateSync(block, {level: 1}))
   }
-}
-
-interface BlockRow {
-  seq: number
-  raw_offset: number
-  raw_len: number
-  crc32: number
-  codec: string
-  data: Buffer
 }
 
 export function inflateBlock(row: Pick<BlockRow, 'codec' | 'data' | 'seq'>, fileId: number): Buffer {
@@ -188,47 +180,36 @@ export interface EvidenceReaderOptions {
  */
 export function evidenceReader(db: CaseDb, options: EvidenceReaderOptions = {}): (fileId: number, offset: number, length: number) => Buffer {
   const cacheBlocks = options.cacheBlocks ?? 4
-  const meta = db.prepare(
-    `SELECT seq, raw_offset, raw_len FROM evidence_blocks WHERE file_id = ? AND raw_offset < ? AND raw_offset + raw_len > ? ORDER BY seq`,
-  )
+  const q = blockQueries(db)
   // Blocks are fixed-size cuts of the stream (only the last is shorter), so the blocks that
   // hold a range follow from its offsets: a primary-key range instead of a scan of the file.
-  const firstLen = db.prepare('SELECT raw_len FROM evidence_blocks WHERE file_id = ? AND seq = 0').pluck()
-  const bySeq = db.prepare('SELECT seq, raw_offset, raw_len FROM evidence_blocks WHERE file_id = ? AND seq BETWEEN ? AND ? ORDER BY seq')
   const blockLens = new Map<number, number>()
-  const blockOf = db.prepare('SELECT seq, raw_offset, raw_len, crc32, codec, data FROM evidence_blocks WHERE file_id = ? AND seq = ?')
   const cache = new Map<string, {raw_offset: number; raw_len: number; bytes: Buffer}>()
-  const spansOf = (fileId: number, offset: number, length: number): Array<{seq: number; raw_offset: number; raw_len: number}> => {
+  const spansOf = (fileId: number, offset: number, length: number): BlockSpan[] => {
     const len = blockLen(fileId)
     if (len > 0) {
-      const spans = bySeq.all(fileId, Math.floor(offset / len), Math.floor((offset + length - 1) / len)) as Array<{seq: number; raw_offset: number; raw_len: number}>
+      const spans = q.spansBetween(fileId, Math.floor(offset / len), Math.floor((offset + length - 1) / len))
       let covered = offset
       for (const sp of spans) if (sp.raw_offset <= covered && sp.raw_offset + sp.raw_len > covered) covered = sp.raw_offset + sp.raw_len
       if (covered >= offset + length) return spans
     }
-    return meta.all(fileId, offset + length, offset) as Array<{seq: number; raw_offset: number; raw_len: number}> // irregular blocks
+    return q.spansOverlapping(fileId, offset, offset + length) // irregular blocks
   }
-  const cutOut = options.random
-    ? db.prepare(
-        `SELECT raw_offset, raw_len, CASE WHEN codec = 'raw' THEN substr(data, ? - raw_offset + 1, ?) END AS part
-           FROM evidence_blocks WHERE file_id = ? AND seq = ?`,
-      )
-    : null
   const blockLen = (fileId: number): number => {
     let len = blockLens.get(fileId)
     if (len === undefined) {
-      len = (firstLen.get(fileId) as number | undefined) ?? 0
+      len = q.firstLength(fileId) ?? 0
       blockLens.set(fileId, len)
     }
     return len
   }
   return (fileId, offset, length) => {
     if (length === 0) return Buffer.alloc(0)
-    if (cutOut) {
+    if (options.random) {
       const len = blockLen(fileId)
       const seq = len > 0 ? Math.floor(offset / len) : -1
       if (seq >= 0 && Math.floor((offset + length - 1) / len) === seq && !cache.has(`${fileId}:${seq}`)) {
-        const row = cutOut.get(offset, length, fileId, seq) as {raw_offset: number; raw_len: number; part: Buffer | null} | undefined
+        const row = q.cutOut(fileId, seq, offset, length)
         if (row?.part && row.raw_offset <= offset && row.raw_offset + row.raw_len >= offset + length && row.part.length === length) return row.part
       }
     }
@@ -238,7 +219,8 @@ export function evidenceReader(db: CaseDb, options: EvidenceReaderOptions = {}):
       const key = `${fileId}:${span.seq}`
       let block = cache.get(key)
       if (block === undefined) {
-        const row = blockOf.get(fileId, span.seq) as BlockRow
+        const row = q.block(fileId, span.seq)
+        if (!row) throw new IntegrityError(`file #${fileId}: evidence block ${span.seq} is missing`)
         block = {raw_offset: row.raw_offset, raw_len: row.raw_len, bytes: inflateBlock(row, fileId)}
         if (cache.size >= cacheBlocks) cache.delete(cache.keys().next().value!)
         cache.set(key, block)

@@ -1,0 +1,59 @@
+import {InputError} from '../errors.js'
+import type {CaseDb} from '../store/open-case.js'
+import {lastFinishedScan, unscannedFiles} from '../store/scan-runs.js'
+import {registryVersion} from '../store/settings.js'
+
+// Whether detection has covered everything the case holds, read from the recorded scan runs
+// (never inferred from whether a findings table has rows). Findings on a case that was not
+// scanned, or not since its last ingest, would read as "nothing found": a draft must never
+// say zero where the truth is "not looked at".
+
+export interface DetectionCoverage {
+  complete: boolean
+  /** complete log files no finished scan has covered, and their records */
+  files_not_scanned: number
+  records_not_scanned: number
+  never_scanned: boolean
+  /** the canary registry changed since the last scan (its classifications may be stale) */
+  registry_changed: boolean
+  /** canary-less provenance covers every scanned record ('stale': a scan skipped it since records were added) */
+  provenance: 'current' | 'stale' | 'never'
+  last_scan_at: string | null
+}
+
+export function detectionCoverage(db: CaseDb): DetectionCoverage {
+  const last = lastFinishedScan(db)
+  const unscanned = unscannedFiles(db)
+  const registryChanged = last !== null && last.registry_version !== registryVersion(db)
+  const provenance = last === null ? 'never' : last.provenance_state
+  return {
+    complete: last !== null && unscanned.files === 0 && !registryChanged && provenance === 'current',
+    files_not_scanned: unscanned.files,
+    records_not_scanned: unscanned.records,
+    never_scanned: last === null,
+    registry_changed: registryChanged,
+    provenance,
+    last_scan_at: last?.finished_at ?? null,
+  }
+}
+
+/** Why detection is incomplete, in a few words (for errors and notes). */
+export function describeGap(c: DetectionCoverage): string {
+  if (c.never_scanned) return c.files_not_scanned > 0 ? `the case was never scanned (${c.files_not_scanned} log file(s), ${c.records_not_scanned} records)` : 'the case holds no scanned logs'
+  const parts: string[] = []
+  if (c.files_not_scanned > 0) parts.push(`${c.files_not_scanned} log file(s) with ${c.records_not_scanned} records ingested since the last scan`)
+  if (c.registry_changed) parts.push('the canary registry changed since the last scan')
+  if (c.provenance === 'stale') parts.push('canary-less provenance was skipped (--no-provenance) since records were added')
+  return parts.join('; ')
+}
+
+/**
+ * Refuses (exit 1, one line naming `crosstalk scan`) to report findings over an incomplete
+ * detection, unless the user accepts it; then the output must say so (the caller carries
+ * the coverage into its result).
+ */
+export function requireCompleteDetection(coverage: DetectionCoverage, what: string, allowIncomplete: boolean): void {
+  if (coverage.complete || allowIncomplete) return
+  const fix = coverage.never_scanned && coverage.files_not_scanned === 0 ? 'run `crosstalk ingest logs` and `crosstalk scan`' : 'run `crosstalk scan`'
+  throw new InputError(`${what}: detection is incomplete (${describeGap(coverage)}); ${fix} first, or pass --allow-incomplete to report what has been scanned`, 'E_NOT_SCANNED')
+}

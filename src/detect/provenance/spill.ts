@@ -1,0 +1,128 @@
+import {closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {iterateFingerprintBlobs, iterateFingerprintColumn} from '../../store/extracts.js'
+import type {CaseDb} from '../../store/open-case.js'
+
+// Reading the stored fingerprints for provenance's passes: in one pass straight from the
+// table, or, when the hash space is split into several passes, once into per-part spill
+// files that each pass then reads sequentially.
+
+let scratch = new Uint32Array(4096)
+
+/** The blob's pairs as uint32s: a view when aligned, else a copy into a reused scratch array (valid until the next call). */
+export function copyFingerprints(blob: Uint8Array): Uint32Array {
+  // Copy: a Buffer from SQLite need not be 4-byte aligned.
+  if ((blob.byteOffset & 3) === 0) return new Uint32Array(blob.buffer, blob.byteOffset, blob.byteLength >>> 2)
+  const n = blob.byteLength >>> 2
+  if (scratch.length < n) scratch = new Uint32Array(Math.max(n, scratch.length * 2))
+  new Uint8Array(scratch.buffer, 0, n * 4).set(blob.subarray(0, n * 4))
+  return scratch.subarray(0, n)
+}
+
+/**
+ * The part (pass) of a fingerprint: its h2's top 16 bits scaled to [0, passes). Integer
+ * arithmetic throughout; `h2 % passes` on a uint32 above 2^31 is a floating-point
+ * remainder, about three times slower, and this runs once per stored fingerprint. Exact
+ * while passes < 65536, thousands of times more passes than any case needs.
+ */
+export function partOf(h2: number, passes: number): number {
+  return ((h2 >>> 16) * passes) >>> 16
+}
+
+/**
+ * The fingerprints split by part (partOf) into temporary files of (rank, h1, h2)
+ * triples, responses and prompts apart, in table order. Written in one read of the table;
+ * each pass then reads its own part sequentially.
+ */
+export class SpillFiles {
+  private constructor(
+    private readonly dir: string,
+    private readonly passes: number,
+  ) {}
+
+  private path(pass: number, kind: 0 | 1): string {
+    return join(this.dir, `${pass}-${kind}.bin`)
+  }
+
+  static write(db: CaseDb, passes: number, maxId: number, rankOfId: Int32Array, stats: {response_fingerprints: number}): SpillFiles {
+    const dir = mkdtempSync(join(tmpdir(), 'crosstalk-prov-'))
+    const spill = new SpillFiles(dir, passes)
+    const CAP = 8 * 1024 // triples per buffer
+    const bufs: Uint32Array[] = []
+    const lens: number[] = []
+    const fds: number[] = []
+    try {
+      for (let p = 0; p < passes; p++) {
+        for (const kind of [0, 1] as const) {
+          fds.push(openSync(spill.path(p, kind), 'w', 0o600))
+          bufs.push(new Uint32Array(CAP * 3))
+          lens.push(0)
+        }
+      }
+      const flush = (k: number): void => {
+        if (lens[k] === 0) return
+        writeSync(fds[k]!, bufs[k]!, 0, lens[k]! * 12)
+        lens[k] = 0
+      }
+      const spread = (r: number, blob: Buffer, kind: 0 | 1, from = 0, to = blob.length): number => {
+        const fps = copyFingerprints(from === 0 && to === blob.length ? blob : blob.subarray(from, to))
+        for (let i = 0; i + 1 < fps.length; i += 2) {
+          const k = partOf(fps[i + 1]!, passes) * 2 + kind
+          const b = bufs[k]!
+          let n = lens[k]!
+          b[n * 3] = r
+          b[n * 3 + 1] = fps[i]!
+          b[n * 3 + 2] = fps[i + 1]!
+          lens[k] = ++n
+          if (n === CAP) flush(k)
+        }
+        return fps.length >>> 1
+      }
+      for (const [id, responseBytes, both] of iterateFingerprintBlobs(db)) {
+        const r = id <= maxId ? rankOfId[id]! : -1
+        if (r < 0) continue // added since the records were counted
+        stats.response_fingerprints += spread(r, both, 0, 0, responseBytes)
+        spread(r, both, 1, responseBytes)
+      }
+      for (let k = 0; k < fds.length; k++) flush(k)
+    } catch (error) {
+      spill.remove()
+      throw error
+    } finally {
+      for (const fd of fds) closeSync(fd)
+    }
+    return spill
+  }
+
+  /** Every (rank, h1, h2) of one part and kind (0 responses, 1 prompts), in the order written. */
+  read(pass: number, kind: 0 | 1, visit: (r: number, h1: number, h2: number) => void): void {
+    const fd = openSync(this.path(pass, kind), 'r')
+    try {
+      const buf = new Uint32Array(3 * 64 * 1024)
+      const bytes = new Uint8Array(buf.buffer)
+      for (;;) {
+        const n = readSync(fd, bytes, 0, bytes.length, null)
+        if (n === 0) break
+        const triples = Math.floor(n / 12)
+        if (triples * 12 !== n) throw new Error(`provenance spill file ${this.path(pass, kind)}: short read`)
+        for (let t = 0; t < triples; t++) visit(buf[t * 3]!, buf[t * 3 + 1]!, buf[t * 3 + 2]!)
+      }
+    } finally {
+      closeSync(fd)
+    }
+  }
+
+  remove(): void {
+    rmSync(this.dir, {recursive: true, force: true})
+  }
+}
+
+/** Each stored record's fingerprint pairs of one part, by rank, in table order (one pass: no spill). */
+export function* readFingerprints(db: CaseDb, part: 'response' | 'prompt', maxId: number, rankOfId: Int32Array): Generator<[number, Uint32Array]> {
+  for (const [id, blob] of iterateFingerprintColumn(db, part)) {
+    const r = id <= maxId ? rankOfId[id]! : -1
+    if (r < 0) continue // added since the records were counted
+    yield [r, copyFingerprints(blob)]
+  }
+}

@@ -1,0 +1,29 @@
+import {InputError} from '../errors.js'
+import type {CaseDb} from '../store/open-case.js'
+import {ingestClaimant, setIngestClaimant} from '../store/settings.js'
+
+// One ingest at a time per case: duplicates are detected in memory while the unique index
+// is down, so a second ingest running at the same time would not see the first's records.
+// The claim is the ingesting process's pid in the case; a pid that is no longer alive (a
+// killed ingest) does not hold the case.
+
+export function claimIngest(db: CaseDb): void {
+  const pid = ingestClaimant(db)
+  if (pid !== null && pid !== process.pid && processAlive(pid)) {
+    throw new InputError(`another ingest (process ${pid}) is writing to this case; wait for it to finish`, 'E_BUSY')
+  }
+  setIngestClaimant(db, process.pid)
+}
+
+export function releaseIngest(db: CaseDb): void {
+  setIngestClaimant(db, null, process.pid)
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}

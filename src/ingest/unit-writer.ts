@@ -1,0 +1,101 @@
+import type {Extracted} from '../extract/extract.js'
+import {extractInserters} from '../store/extracts.js'
+import {fileCountsUpdater} from '../store/files.js'
+import type {CaseDb} from '../store/open-case.js'
+import {badLineInserter, duplicateInserter} from '../store/quarantine.js'
+import {recordInserter, type RecordFields} from '../store/records.js'
+import type {UnitResult} from './process-unit.js'
+import type {RequestIdSet} from './request-id-set.js'
+
+// Writes the parsed units of one file into the case, in order: records (a request id seen
+// before in the same source is a duplicate, not a record), quarantined lines, and each
+// record's detection extract. The caller wraps calls in transactions.
+
+export interface FileSummaryCounts {
+  lines: number
+  records: number
+  duplicates: number
+  bad_lines: number
+  blank_lines: number
+  first_ms: number
+  last_ms: number
+  bom: boolean
+}
+
+export class UnitWriter {
+  readonly counts: FileSummaryCounts = {lines: 0, records: 0, duplicates: 0, bad_lines: 0, blank_lines: 0, first_ms: Infinity, last_ms: -Infinity, bom: false}
+  private readonly insertRecord
+  private readonly insertBad
+  private readonly insertDuplicate
+  private readonly extracts
+  private readonly updateCounts
+
+  constructor(
+    db: CaseDb,
+    private readonly fileId: number,
+    private readonly source: string,
+    private readonly seen: RequestIdSet,
+  ) {
+    this.insertRecord = recordInserter(db)
+    this.insertBad = badLineInserter(db)
+    this.insertDuplicate = duplicateInserter(db)
+    this.extracts = extractInserters(db)
+    this.updateCounts = fileCountsUpdater(db)
+  }
+
+  write(r: UnitResult): void {
+    const c = this.counts
+    c.lines += r.lines
+    c.blank_lines += r.blank
+    if (r.bom) c.bom = true
+    for (const item of r.items) {
+      if (item.k === 'b') {
+        c.bad_lines++
+        this.insertBad({
+          fileId: this.fileId, lineNo: item.lineNo, offset: item.offset, length: item.length, reason: item.reason,
+          raw: Buffer.from(item.raw.buffer, item.raw.byteOffset, item.raw.byteLength), truncated: item.truncated,
+        })
+        continue
+      }
+      const w = item.row
+      const prior = this.seen.find(this.source, w.request_id)
+      if (prior) {
+        c.duplicates++
+        this.insertDuplicate(this.fileId, item.lineNo, item.offset, item.length, w.request_id, prior.crc === item.crc)
+        continue
+      }
+      const id = this.insertRecord({fileId: this.fileId, lineNo: item.lineNo, offset: item.offset, length: item.length, crc: item.crc, source: this.source}, w)
+      this.seen.add(this.source, w.request_id, id)
+      c.records++
+      if (w.ts_ms < c.first_ms) c.first_ms = w.ts_ms
+      if (w.ts_ms > c.last_ms) c.last_ms = w.ts_ms
+      this.writeExtract(id, item, r.fp, w)
+    }
+  }
+
+  /** A line over --max-line-bytes, found by the reader (its bytes are in the evidence, not parsed). */
+  writeOversize(o: {lineNo: number; offset: number; length: number; max: number}): void {
+    this.counts.lines++
+    this.counts.bad_lines++
+    this.insertBad({fileId: this.fileId, lineNo: o.lineNo, offset: o.offset, length: o.length, reason: `line is ${o.length} bytes, over --max-line-bytes ${o.max}`, raw: Buffer.alloc(0), truncated: true})
+  }
+
+  /** Stores the running counts on the file row (so an interrupted ingest shows how far it got). */
+  saveCounts(): void {
+    const c = this.counts
+    this.updateCounts(this.fileId, {lines: c.lines, records: c.records, duplicates: c.duplicates, bad_lines: c.bad_lines, blank_lines: c.blank_lines})
+  }
+
+  private writeExtract(id: number, x: Extracted, fp: Uint32Array, w: RecordFields): void {
+    for (const t of x.tokens) this.extracts.token(id, t.position, t.token)
+    for (const t of x.unconventional) this.extracts.hit(id, t.position, t.token)
+    for (const [part, kind, hash] of x.pii) this.extracts.pii(id, part === 1, kind, hash)
+    const at = fp.byteOffset + x.fpStart * 4
+    // Views: SQLite copies the bytes when it binds them.
+    this.extracts.fingerprints(
+      id, x.promptWords, x.responseWords,
+      Buffer.from(fp.buffer, at, x.fpPromptLen * 4), Buffer.from(fp.buffer, at + x.fpPromptLen * 4, x.fpResponseLen * 4),
+      w.ts_ms, w.tenant_id, w.session_id, w.decode_node,
+    )
+  }
+}

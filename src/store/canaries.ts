@@ -1,0 +1,113 @@
+import type {CaseDb} from './open-case.js'
+
+// The canary registry. A registry can hold hundreds of thousands of markers (one per
+// session): it is staged line by line in a temporary table and checked with SQL, and a scan
+// looks markers up one token at a time (primary-key point and range searches), never
+// loading the whole registry.
+
+export interface CanaryRow {
+  marker_key: string
+  marker: string
+  tenant_id: string
+  session_id: string
+}
+
+export interface StagedCanary {
+  line: number
+  marker_key: string
+  marker: string
+  tenant_id: string
+  session_id: string
+  issued_at: string | null
+}
+
+/** Must stay identical to the WHERE of the partial index canaries_unconventional (migration 001). */
+export const UNCONVENTIONAL_WHERE =
+  "NOT (marker_key GLOB 'CANARY-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]*' AND substr(marker_key, 8) NOT GLOB '*[^0-9a-f]*')"
+
+/** The registry's statements (tests check that each is an index search, never a registry scan). */
+export const REGISTRY_SQL = {
+  exact: 'SELECT marker_key, marker, tenant_id, session_id FROM canaries WHERE marker_key = ?',
+  range: 'SELECT marker_key, marker, tenant_id, session_id FROM canaries WHERE marker_key > ? AND marker_key < ? ORDER BY marker_key LIMIT ?',
+  unconventional: `SELECT marker_key, marker, tenant_id, session_id FROM canaries WHERE ${UNCONVENTIONAL_WHERE}`,
+}
+
+export interface RegistryLookups {
+  exact(key: string): CanaryRow | undefined
+  /** Up to `limit` keys in (key, key + U+FFFF), in key order. */
+  range(key: string, limit: number): CanaryRow[]
+  unconventional(): CanaryRow[]
+}
+
+export function registryLookups(db: CaseDb): RegistryLookups {
+  const exact = db.prepare(REGISTRY_SQL.exact)
+  const range = db.prepare(REGISTRY_SQL.range)
+  const unconventional = db.prepare(REGISTRY_SQL.unconventional)
+  return {
+    exact: (key) => exact.get(key) as CanaryRow | undefined,
+    range: (key, limit) => range.all(key, `${key}\uffff`, limit) as CanaryRow[],
+    unconventional: () => unconventional.all() as CanaryRow[],
+  }
+}
+
+export function unconventionalMarkers(db: CaseDb): string[] {
+  return db.prepare(`SELECT marker FROM canaries WHERE ${UNCONVENTIONAL_WHERE}`).pluck().all() as string[]
+}
+
+export function countCanaries(db: CaseDb): number {
+  return db.prepare('SELECT COUNT(*) FROM canaries').pluck().get() as number
+}
+
+/** A staging area for one registry file, checked before anything reaches `canaries`. */
+export interface RegistryStaging {
+  add(entry: StagedCanary): void
+  /** Markers the file gives to two sessions, and markers it gives to another session than the case does (at most `limit` each). */
+  conflicts(limit: number): {inFile: Array<{marker: string; line_a: number; session_a: string; line_b: number; session_b: string}>; inCase: Array<{marker: string; line: number; session_id: string; stored_session: string; stored_tenant: string}>}
+  /** Copies the staged entries into the registry (first registration of a key wins); returns how many were new. */
+  commit(fileId: number): number
+  drop(): void
+}
+
+export function stageRegistry(db: CaseDb): RegistryStaging {
+  db.exec('DROP TABLE IF EXISTS temp.canary_staging')
+  db.exec('CREATE TEMP TABLE canary_staging (line INTEGER NOT NULL, marker_key TEXT NOT NULL, marker TEXT NOT NULL, tenant_id TEXT NOT NULL, session_id TEXT NOT NULL, issued_at TEXT)')
+  const stage = db.prepare('INSERT INTO temp.canary_staging VALUES (?, ?, ?, ?, ?, ?)')
+  let indexed = false
+  return {
+    add: (e) => {
+      stage.run(e.line, e.marker_key, e.marker, e.tenant_id, e.session_id, e.issued_at)
+    },
+    conflicts: (limit) => {
+      if (!indexed) db.exec('CREATE INDEX temp.canary_staging_by_key ON canary_staging (marker_key, line)')
+      indexed = true
+      const inFile = db
+        .prepare(
+          `SELECT a.marker, a.line AS line_a, a.session_id AS session_a, b.line AS line_b, b.session_id AS session_b
+           FROM temp.canary_staging a JOIN temp.canary_staging b ON b.marker_key = a.marker_key AND b.line > a.line
+           WHERE a.session_id <> b.session_id OR a.tenant_id <> b.tenant_id
+           ORDER BY a.line LIMIT ?`,
+        )
+        .all(limit) as Array<{marker: string; line_a: number; session_a: string; line_b: number; session_b: string}>
+      const inCase = db
+        .prepare(
+          `SELECT s.marker, s.line, s.session_id, c.session_id AS stored_session, c.tenant_id AS stored_tenant
+           FROM temp.canary_staging s JOIN canaries c ON c.marker_key = s.marker_key
+           WHERE c.session_id <> s.session_id OR c.tenant_id <> s.tenant_id
+           ORDER BY s.line LIMIT ?`,
+        )
+        .all(limit) as Array<{marker: string; line: number; session_id: string; stored_session: string; stored_tenant: string}>
+      return {inFile, inCase}
+    },
+    commit: (fileId) =>
+      db
+        .prepare(
+          `INSERT INTO canaries (marker_key, marker, tenant_id, session_id, issued_at, file_id)
+           SELECT marker_key, marker, tenant_id, session_id, issued_at, ? FROM temp.canary_staging WHERE true ORDER BY line
+           ON CONFLICT (marker_key) DO NOTHING`,
+        )
+        .run(fileId).changes,
+    drop: () => {
+      db.exec('DROP TABLE IF EXISTS temp.canary_staging')
+    },
+  }
+}

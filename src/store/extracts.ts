@@ -1,0 +1,140 @@
+import {completeRecords} from './records.js'
+import type {CaseDb} from './open-case.js'
+
+// What ingest extracted from each record for detection (extract/extract.ts): the response's
+// marker-shaped tokens and unconventional-marker hits, the hashed personal-data values of
+// prompt and response, and the winnowed fingerprints of both with the record facts
+// provenance needs beside them.
+
+export interface ExtractInserters {
+  token(recordId: number, position: number, token: string): void
+  hit(recordId: number, position: number, marker: string): void
+  pii(recordId: number, inResponse: boolean, kind: string, valueSha256: string): void
+  fingerprints(recordId: number, promptWords: number, responseWords: number, promptFp: Buffer, responseFp: Buffer, tsMs: number, tenant: string, session: string, decodeNode: string | null): void
+}
+
+export function extractInserters(db: CaseDb): ExtractInserters {
+  const token = db.prepare('INSERT OR IGNORE INTO marker_tokens (record_id, position, token) VALUES (?, ?, ?)')
+  const hit = db.prepare('INSERT OR IGNORE INTO unconventional_hits (record_id, position, marker) VALUES (?, ?, ?)')
+  const pii = db.prepare('INSERT OR IGNORE INTO pii_values (record_id, in_response, kind, value_sha256) VALUES (?, ?, ?, ?)')
+  const fp = db.prepare(
+    `INSERT OR REPLACE INTO fingerprints (record_id, prompt_words, response_words, prompt_fp, response_fp, ts_ms, tenant_id, session_id, decode_node)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  )
+  return {
+    token: (id, position, t) => void token.run(id, position, t),
+    hit: (id, position, marker) => void hit.run(id, position, marker),
+    pii: (id, inResponse, kind, hash) => void pii.run(id, inResponse ? 1 : 0, kind, hash),
+    fingerprints: (id, pw, rw, pfp, rfp, ts, tenant, session, node) => void fp.run(id, pw, rw, pfp, rfp, ts, tenant, session, node),
+  }
+}
+
+/** One token or hit of a response in a file, with the recipient's tenant and session. */
+export type FileToken = [recordId: number, kind: 0 | 1, position: number, token: string, tenant: string, session: string]
+
+/** Every marker token (kind 0) and unconventional hit (kind 1) of a file's responses, by record, kind and position. */
+export function fileTokens(db: CaseDb, fileId: number): FileToken[] {
+  return db
+    .prepare(
+      `SELECT t.record_id, 0 AS kind, t.position, t.token, r.tenant_id, r.session_id FROM marker_tokens t JOIN records r ON r.id = t.record_id WHERE r.file_id = ?
+       UNION ALL
+       SELECT h.record_id, 1, h.position, h.marker, r.tenant_id, r.session_id FROM unconventional_hits h JOIN records r ON r.id = h.record_id WHERE r.file_id = ?
+       ORDER BY 1, 2, 3`,
+    )
+    .raw()
+    .all(fileId, fileId) as FileToken[]
+}
+
+export function deleteUnconventionalHits(db: CaseDb, fileId: number): void {
+  db.prepare('DELETE FROM unconventional_hits WHERE record_id IN (SELECT id FROM records WHERE file_id = ?)').run(fileId)
+}
+
+/** Record ids of a file after `after`, in id order, at most `limit` (paging). */
+export function recordIdsOfFile(db: CaseDb): (fileId: number, after: number, limit: number) => number[] {
+  const page = db.prepare('SELECT id FROM records WHERE file_id = ? AND id > ? ORDER BY id LIMIT ?').pluck()
+  return (fileId, after, limit) => page.all(fileId, after, limit) as number[]
+}
+
+// ------------------------------------------------------------------ personal-data values
+
+export interface PiiValueRow {
+  record_id: number
+  kind: string
+  value_sha256: string
+  ts_ms: number
+  tenant_id: string
+  session_id: string
+  decode_node: string | null
+}
+
+/** Values found in responses of complete files, in time order. */
+export function responsePiiValues(db: CaseDb): PiiValueRow[] {
+  return db
+    .prepare(
+      `SELECT v.record_id, v.kind, v.value_sha256, r.ts_ms, r.tenant_id, r.session_id, r.decode_node
+       FROM pii_values v JOIN records r ON r.id = v.record_id
+       WHERE v.in_response = 1${completeRecords(db)} ORDER BY r.ts_ms, r.id`,
+    )
+    .all() as PiiValueRow[]
+}
+
+/** The prompts (of complete files) that carry a value, in time order (by the value index). */
+export function promptsWithValue(db: CaseDb): (valueSha256: string) => PiiValueRow[] {
+  const stmt = db.prepare(
+    `SELECT v.record_id, v.kind, v.value_sha256, r.ts_ms, r.tenant_id, r.session_id, r.decode_node
+     FROM pii_values v JOIN records r ON r.id = v.record_id
+     WHERE v.value_sha256 = ? AND v.in_response = 0${completeRecords(db)} ORDER BY r.ts_ms, r.id`,
+  )
+  return (value) => stmt.all(value) as PiiValueRow[]
+}
+
+// ------------------------------------------------------------------ fingerprints
+
+export function maxFingerprintedRecord(db: CaseDb): number {
+  return (db.prepare('SELECT COALESCE(MAX(record_id), 0) FROM fingerprints').pluck().get() as number) ?? 0
+}
+
+/** Per-record facts for provenance, ordered by tenant and session, with the blob sizes. */
+export type FingerprintMetaRow = [recordId: number, tsMs: number, tenant: string, session: string, decodeNode: string | null, responseBytes: number, promptBytes: number]
+
+export function iterateFingerprintMeta(db: CaseDb, maxId: number): IterableIterator<FingerprintMetaRow> {
+  return db
+    .prepare(
+      `SELECT record_id, ts_ms, tenant_id, session_id, decode_node, length(response_fp), length(prompt_fp)
+         FROM fingerprints WHERE record_id <= ? ORDER BY tenant_id, session_id`,
+    )
+    .raw()
+    .iterate(maxId) as IterableIterator<FingerprintMetaRow>
+}
+
+/**
+ * Every record's response and prompt fingerprints as one blob (response first) and the
+ * response's length: every blob read costs a buffer of its own, and at a million records
+ * that is most of provenance's reading. `||` joins them byte for byte in a UTF-8 database
+ * (text is not re-encoded), and the cast makes the result a blob again; in another encoding
+ * the two blobs are read apart.
+ */
+export function* iterateFingerprintBlobs(db: CaseDb): Generator<[recordId: number, responseBytes: number, both: Buffer]> {
+  const empty = Buffer.alloc(0)
+  if (db.pragma('encoding', {simple: true}) === 'UTF-8') {
+    const rows = db
+      .prepare(`SELECT record_id, length(response_fp), CAST(ifnull(response_fp, x'') || ifnull(prompt_fp, x'') AS BLOB) FROM fingerprints`)
+      .raw()
+      .iterate() as IterableIterator<[number, number | null, Buffer | null]>
+    for (const [id, rlen, joined] of rows) yield [id, rlen ?? 0, joined ?? empty]
+    return
+  }
+  const rows = db.prepare('SELECT record_id, response_fp, prompt_fp FROM fingerprints').raw().iterate() as IterableIterator<[number, Buffer, Buffer]>
+  for (const [id, rfp, pfp] of rows) yield [id, rfp.length, Buffer.concat([rfp, pfp])]
+}
+
+export function fingerprintSession(db: CaseDb): (recordId: number) => {tenant_id: string; session_id: string} | undefined {
+  const stmt = db.prepare('SELECT tenant_id, session_id FROM fingerprints WHERE record_id = ?')
+  return (id) => stmt.get(id) as {tenant_id: string; session_id: string} | undefined
+}
+
+/** One part of every record's fingerprints (record id, blob), in table order. */
+export function iterateFingerprintColumn(db: CaseDb, part: 'response' | 'prompt'): IterableIterator<[number, Buffer]> {
+  const sql = part === 'response' ? 'SELECT record_id, response_fp FROM fingerprints' : 'SELECT record_id, prompt_fp FROM fingerprints'
+  return db.prepare(sql).raw().iterate() as IterableIterator<[number, Buffer]>
+}

@@ -1,0 +1,190 @@
+import type {CaseDb} from './open-case.js'
+
+// The files table: every evidence file (logs and canary registries) with its hashes, how it
+// was read, and whether its ingest completed. Rows of a file still 'loading' (an ingest in
+// progress, or one killed mid-way) are not evidence yet: every query that counts records
+// keeps to complete files (completeRecords in records.ts).
+
+export type FileKind = 'log' | 'canaries'
+export type FileState = 'loading' | 'complete'
+export type Compression = 'none' | 'gzip'
+
+export interface FileRow {
+  id: number
+  kind: FileKind
+  path: string
+  name: string
+  abs_path: string
+  sha256: string
+  size: number
+  compression: Compression
+  log_format: string
+  parse_spec: string
+  source: string
+  state: FileState
+  started_at: string
+  completed_at: string | null
+  content_sha256: string | null
+  content_size: number | null
+  lines: number
+  blank_lines: number
+  records: number
+  duplicates: number
+  bad_lines: number
+  first_ts: string | null
+  last_ts: string | null
+  notes: string | null
+  extract_scheme: string | null
+  unconventional_sha256: string | null
+}
+
+export function fileById(db: CaseDb, id: number): FileRow | undefined {
+  return db.prepare('SELECT * FROM files WHERE id = ?').get(id) as FileRow | undefined
+}
+
+export function fileBySha256(db: CaseDb, sha256: string): FileRow | undefined {
+  return db.prepare('SELECT * FROM files WHERE sha256 = ?').get(sha256) as FileRow | undefined
+}
+
+/** Log files of exactly this size (only these can have the same SHA-256 as a file of that size). */
+export function logFilesOfSize(db: CaseDb, size: number): FileRow[] {
+  return db.prepare(`SELECT * FROM files WHERE kind = 'log' AND size = ?`).all(size) as FileRow[]
+}
+
+/** Another file already holding this hash (a concurrent ingest of the same bytes). */
+export function otherFileWithSha256(db: CaseDb, sha256: string, id: number): FileRow | undefined {
+  return db.prepare('SELECT * FROM files WHERE sha256 = ? AND id <> ?').get(sha256, id) as FileRow | undefined
+}
+
+/** Removes a file and, by cascade, everything derived from it (records, extracts, findings, blocks). */
+export function deleteFile(db: CaseDb, id: number): void {
+  db.prepare('DELETE FROM files WHERE id = ?').run(id)
+}
+
+export interface NewLogFile {
+  path: string
+  name: string
+  absPath: string
+  /** Unknown until the ingest pass ends: a unique placeholder holds the column meanwhile. */
+  sha256: string
+  size: number
+  compression: Compression
+  logFormat: string
+  parseSpec: string
+  source: string
+  startedAt: string
+}
+
+export function insertLoadingLogFile(db: CaseDb, f: NewLogFile): number {
+  return Number(
+    db
+      .prepare(
+        `INSERT INTO files (kind, path, name, abs_path, sha256, size, compression, log_format, parse_spec, source, state, started_at)
+         VALUES ('log', ?, ?, ?, ?, ?, ?, ?, ?, ?, 'loading', ?)`,
+      )
+      .run(f.path, f.name, f.absPath, f.sha256, f.size, f.compression, f.logFormat, f.parseSpec, f.source, f.startedAt).lastInsertRowid,
+  )
+}
+
+export interface NewRegistryFile {
+  path: string
+  name: string
+  absPath: string
+  sha256: string
+  size: number
+  format: 'csv' | 'jsonl'
+  at: string
+  entries: number
+}
+
+export function insertRegistryFile(db: CaseDb, f: NewRegistryFile): number {
+  return Number(
+    db
+      .prepare(
+        `INSERT INTO files (kind, path, name, abs_path, sha256, size, compression, log_format, source, state, started_at, completed_at,
+           content_sha256, content_size, lines, records)
+         VALUES ('canaries', ?, ?, ?, ?, ?, 'none', ?, 'registry', 'complete', ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(f.path, f.name, f.absPath, f.sha256, f.size, f.format, f.at, f.at, f.sha256, f.size, f.entries, f.entries).lastInsertRowid,
+  )
+}
+
+export interface FileCounts {
+  lines: number
+  records: number
+  duplicates: number
+  bad_lines: number
+  blank_lines: number
+}
+
+export function fileCountsUpdater(db: CaseDb): (id: number, c: FileCounts) => void {
+  const update = db.prepare('UPDATE files SET lines = ?, records = ?, duplicates = ?, bad_lines = ?, blank_lines = ? WHERE id = ?')
+  return (id, c) => {
+    update.run(c.lines, c.records, c.duplicates, c.bad_lines, c.blank_lines, id)
+  }
+}
+
+export interface CompletedLogFile {
+  completedAt: string
+  sha256: string
+  contentSha256: string
+  contentSize: number
+  firstTs: string | null
+  lastTs: string | null
+  notes: string[]
+  extractScheme: string
+  unconventionalSha256: string
+}
+
+export function completeLogFile(db: CaseDb, id: number, f: CompletedLogFile): void {
+  db.prepare(
+    `UPDATE files SET state = 'complete', completed_at = ?, sha256 = ?, content_sha256 = ?, content_size = ?, first_ts = ?, last_ts = ?, notes = ?,
+       extract_scheme = ?, unconventional_sha256 = ?
+     WHERE id = ?`,
+  ).run(f.completedAt, f.sha256, f.contentSha256, f.contentSize, f.firstTs, f.lastTs, f.notes.length ? JSON.stringify(f.notes) : null, f.extractScheme, f.unconventionalSha256, id)
+}
+
+/** Every file, in ingest order. */
+export function listFiles(db: CaseDb): FileRow[] {
+  return db.prepare('SELECT * FROM files ORDER BY id').all() as FileRow[]
+}
+
+/** Complete log files, in ingest order (what detection covers). */
+export function completeLogFiles(db: CaseDb): FileRow[] {
+  return db.prepare(`SELECT * FROM files WHERE state = 'complete' AND kind = 'log' ORDER BY id`).all() as FileRow[]
+}
+
+/** Unconventional markers were matched again in this file's responses, under this set. */
+export function setUnconventionalMatched(db: CaseDb, fileId: number, sha256: string): void {
+  db.prepare('UPDATE files SET unconventional_sha256 = ? WHERE id = ?').run(sha256, fileId)
+}
+
+export interface FileTotals {
+  files: number
+  log_files: number
+  registry_files: number
+  incomplete_files: number
+  bad_lines: number
+  duplicates: number
+  blank_lines: number
+}
+
+export function fileTotals(db: CaseDb): FileTotals {
+  return db
+    .prepare(
+      `SELECT count(*) AS files,
+              coalesce(sum(kind = 'log'), 0) AS log_files,
+              coalesce(sum(kind = 'canaries'), 0) AS registry_files,
+              coalesce(sum(state <> 'complete'), 0) AS incomplete_files,
+              coalesce(sum(CASE WHEN state = 'complete' THEN bad_lines END), 0) AS bad_lines,
+              coalesce(sum(CASE WHEN state = 'complete' THEN duplicates END), 0) AS duplicates,
+              coalesce(sum(CASE WHEN state = 'complete' THEN blank_lines END), 0) AS blank_lines
+         FROM files`,
+    )
+    .get() as FileTotals
+}
+
+/** Complete files of every kind (logs and registries), in ingest order: the evidence list. */
+export function completeFiles(db: CaseDb): FileRow[] {
+  return db.prepare(`SELECT * FROM files WHERE state = 'complete' ORDER BY id`).all() as FileRow[]
+}

@@ -1,0 +1,292 @@
+import {completeRecords} from './records.js'
+import type {CaseDb} from './open-case.js'
+
+// What detection found (sightings, provenance, personal data never sent by its recipient):
+// derived from the extracts and the registry, rebuilt by a full rescan. The read side gives
+// the contract's listings and the rows scope, timelines and reports are computed from.
+
+export const CONTAMINATING_CLASSES = ['cross_session', 'cross_tenant'] as const
+const CONTAMINATING = `('cross_session', 'cross_tenant')`
+
+// ------------------------------------------------------------------ sightings
+
+export type InsertSighting = (
+  recordId: number, marker: string, markerKey: string | null, cls: string, partial: boolean,
+  sourceSession: string | null, sourceTenant: string | null, position: number, token: string,
+) => void
+
+export function sightingInserter(db: CaseDb): InsertSighting {
+  const insert = db.prepare(
+    `INSERT OR IGNORE INTO sightings (record_id, marker, marker_key, class, partial, source_session, source_tenant, position, token)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  )
+  return (id, marker, key, cls, partial, ss, st, position, token) => void insert.run(id, marker, key, cls, partial ? 1 : 0, ss, st, position, token)
+}
+
+export function deleteAllSightings(db: CaseDb): void {
+  db.prepare('DELETE FROM sightings').run()
+}
+
+export interface SightingCounts {
+  by_class: Record<string, number>
+  partial: number
+  contaminated_responses: number
+  cross_session_responses: number
+  cross_tenant_responses: number
+}
+
+export function sightingCounts(db: CaseDb): SightingCounts {
+  const complete = completeRecords(db)
+  const byClass: Record<string, number> = {}
+  for (const [cls, n] of db.prepare(`SELECT s.class, COUNT(*) FROM sightings s JOIN records r ON r.id = s.record_id WHERE 1 = 1${complete} GROUP BY s.class`).raw().all() as Array<[string, number]>) {
+    byClass[cls] = n
+  }
+  const partial = db.prepare(`SELECT COUNT(*) FROM sightings s JOIN records r ON r.id = s.record_id WHERE s.partial = 1${complete}`).pluck().get() as number
+  const responses = db
+    .prepare(
+      `SELECT COUNT(DISTINCT s.record_id) AS any,
+              COUNT(DISTINCT CASE WHEN s.class = 'cross_session' THEN s.record_id END) AS cs,
+              COUNT(DISTINCT CASE WHEN s.class = 'cross_tenant' THEN s.record_id END) AS ct
+       FROM sightings s JOIN records r ON r.id = s.record_id WHERE s.class IN ${CONTAMINATING}${complete}`,
+    )
+    .get() as {any: number; cs: number; ct: number}
+  return {by_class: byClass, partial, contaminated_responses: responses.any, cross_session_responses: responses.cs, cross_tenant_responses: responses.ct}
+}
+
+export type SightingListRow = [requestId: string, tsMs: number, cls: string, marker: string, partial: number, recipientSession: string, recipientTenant: string, sourceSession: string | null, sourceTenant: string | null]
+
+export function listSightingRows(db: CaseDb, classes: readonly string[] | null): SightingListRow[] {
+  const where = classes ? `AND s.class IN (${classes.map(() => '?').join(', ')})` : ''
+  return db
+    .prepare(
+      `SELECT r.request_id, r.ts_ms, s.class, s.marker, s.partial, r.session_id, r.tenant_id, s.source_session, s.source_tenant
+       FROM sightings s JOIN records r ON r.id = s.record_id
+       WHERE 1 = 1${completeRecords(db)} ${where}
+       ORDER BY r.ts_ms, r.id, s.position, s.id`,
+    )
+    .raw()
+    .all(...(classes ?? [])) as SightingListRow[]
+}
+
+/** A cross_session or cross_tenant sighting joined to the response it was found in. */
+export interface ContaminationRow {
+  record_id: number
+  request_id: string
+  class: 'cross_session' | 'cross_tenant'
+  marker: string
+  source_session: string | null
+  source_tenant: string | null
+  recipient_session: string
+  recipient_tenant: string
+  ts_ms: number
+  decode_node: string | null
+  status: number | null
+  prompt_tokens: number | null
+}
+
+export function contaminationRows(db: CaseDb): ContaminationRow[] {
+  return db
+    .prepare(
+      `SELECT s.record_id, r.request_id, s.class, s.marker, s.source_session, s.source_tenant,
+              r.session_id AS recipient_session, r.tenant_id AS recipient_tenant, r.ts_ms,
+              r.decode_node, r.status, r.prompt_tokens
+         FROM sightings s JOIN records r ON r.id = s.record_id
+        WHERE s.class IN ${CONTAMINATING}${completeRecords(db)}
+        ORDER BY r.ts_ms, s.record_id, s.id`,
+    )
+    .all() as ContaminationRow[]
+}
+
+export function orphanSightingCount(db: CaseDb): number {
+  return db.prepare(`SELECT COUNT(*) FROM sightings s JOIN records r ON r.id = s.record_id WHERE s.class = 'orphan'${completeRecords(db)}`).pluck().get() as number
+}
+
+/** Record ids of responses with a contaminating sighting, in time order. */
+export function contaminatedRecordIds(db: CaseDb): number[] {
+  return db
+    .prepare(`SELECT DISTINCT r.id FROM sightings s JOIN records r ON r.id = s.record_id WHERE s.class IN ${CONTAMINATING}${completeRecords(db)} ORDER BY r.ts_ms, r.id`)
+    .pluck()
+    .all() as number[]
+}
+
+// ------------------------------------------------------------------ provenance
+
+export interface ProvenanceInsert {
+  recordId: number
+  sourceRecordId: number
+  sourceSession: string
+  sourceTenant: string
+  overlapWords: number
+  overlapSha256: string
+  matched: 'prompt' | 'response'
+  wordStart: number
+  candidates: number
+}
+
+export function provenanceWriter(db: CaseDb): {clear(): void; insert(p: ProvenanceInsert): void} {
+  const insert = db.prepare(
+    `INSERT INTO provenance (record_id, source_record_id, source_session, source_tenant, overlap_words, overlap_sha256, matched, word_start, candidates)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  )
+  return {
+    clear: () => void db.prepare('DELETE FROM provenance').run(),
+    insert: (p) => void insert.run(p.recordId, p.sourceRecordId, p.sourceSession, p.sourceTenant, p.overlapWords, p.overlapSha256, p.matched, p.wordStart, p.candidates),
+  }
+}
+
+/**
+ * Candidate tallies of provenance's passes, summed over the passes in a temporary table:
+ * (response rank r, candidate v, shared fingerprints n).
+ */
+export interface ProvenanceTally {
+  add(r: number, v: number, n: number): void
+  /** Tallies of responses with rank in [lo, hi), by r then v. */
+  read(lo: number, hi: number): Array<[number, number, number]>
+  drop(): void
+}
+
+export function provenanceTally(db: CaseDb): ProvenanceTally {
+  db.exec('DROP TABLE IF EXISTS temp.prov_tally')
+  db.exec('CREATE TEMP TABLE prov_tally (r INTEGER NOT NULL, v INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (r, v)) WITHOUT ROWID')
+  const add = db.prepare('INSERT INTO temp.prov_tally (r, v, n) VALUES (?, ?, ?) ON CONFLICT (r, v) DO UPDATE SET n = n + excluded.n')
+  const read = db.prepare('SELECT r, v, n FROM temp.prov_tally WHERE r >= ? AND r < ? ORDER BY r, v').raw()
+  return {
+    add: (r, v, n) => void add.run(r, v, n),
+    read: (lo, hi) => read.all(lo, hi) as Array<[number, number, number]>,
+    drop: () => void db.exec('DROP TABLE IF EXISTS temp.prov_tally'),
+  }
+}
+
+export function countProvenance(db: CaseDb): number {
+  return db.prepare(`SELECT COUNT(*) FROM provenance p JOIN records r ON r.id = p.record_id WHERE 1 = 1${completeRecords(db)}`).pluck().get() as number
+}
+
+export interface ProvenanceListRow {
+  id: number
+  request_id: string
+  ts_ms: number
+  session_id: string
+  tenant_id: string
+  source_request_id: string
+  source_ts: number
+  source_session: string
+  source_tenant: string
+  overlap_words: number
+  overlap_sha256: string
+  matched: 'prompt' | 'response'
+  candidates: number
+  word_start: number
+}
+
+export function listProvenanceRows(db: CaseDb, minWords: number): ProvenanceListRow[] {
+  return db
+    .prepare(
+      `SELECT r.id, r.request_id, r.ts_ms, r.session_id, r.tenant_id, s.request_id AS source_request_id, s.ts_ms AS source_ts,
+              p.source_session, p.source_tenant, p.overlap_words, p.overlap_sha256, p.matched, p.candidates, p.word_start
+       FROM provenance p JOIN records r ON r.id = p.record_id JOIN records s ON s.id = p.source_record_id
+       WHERE p.overlap_words >= ?${completeRecords(db)}
+       ORDER BY r.ts_ms, r.id`,
+    )
+    .all(minWords) as ProvenanceListRow[]
+}
+
+/** A response whose content was attributed to another session's prompt or answer. */
+export interface ProvenanceRow {
+  record_id: number
+  request_id: string
+  source_record_id: number
+  source_session: string
+  source_tenant: string
+  recipient_session: string
+  recipient_tenant: string
+  ts_ms: number
+  decode_node: string | null
+  status: number | null
+  prompt_tokens: number | null
+  overlap_words: number
+}
+
+export function provenanceRows(db: CaseDb): ProvenanceRow[] {
+  return db
+    .prepare(
+      `SELECT v.record_id, r.request_id, v.source_record_id, v.source_session, v.source_tenant,
+              r.session_id AS recipient_session, r.tenant_id AS recipient_tenant, r.ts_ms,
+              r.decode_node, r.status, r.prompt_tokens, v.overlap_words
+         FROM provenance v JOIN records r ON r.id = v.record_id
+        WHERE 1 = 1${completeRecords(db)}
+        ORDER BY r.ts_ms, v.record_id, v.id`,
+    )
+    .all() as ProvenanceRow[]
+}
+
+// ------------------------------------------------------------------ personal data
+
+export interface PiiFindingInsert {
+  recordId: number
+  kind: string
+  valueSha256: string
+  sourceRecordId: number | null
+  sourceSession: string | null
+  sourceTenant: string | null
+}
+
+export function piiFindingWriter(db: CaseDb): {clear(): void; insert(f: PiiFindingInsert): void} {
+  const insert = db.prepare('INSERT INTO pii_findings (record_id, kind, value_sha256, source_record_id, source_session, source_tenant) VALUES (?, ?, ?, ?, ?, ?)')
+  return {
+    clear: () => void db.prepare('DELETE FROM pii_findings').run(),
+    insert: (f) => void insert.run(f.recordId, f.kind, f.valueSha256, f.sourceRecordId, f.sourceSession, f.sourceTenant),
+  }
+}
+
+export interface PiiFindingRow {
+  id: number
+  request_id: string
+  ts_ms: number
+  kind: string
+  value_sha256: string
+  session_id: string
+  tenant_id: string
+  source_request_id: string | null
+  source_session: string | null
+  source_tenant: string | null
+}
+
+export function listPiiFindingRows(db: CaseDb): PiiFindingRow[] {
+  return db
+    .prepare(
+      `SELECT r.id, r.request_id, r.ts_ms, p.kind, p.value_sha256, r.session_id, r.tenant_id, s.request_id AS source_request_id,
+              p.source_session, p.source_tenant
+       FROM pii_findings p JOIN records r ON r.id = p.record_id LEFT JOIN records s ON s.id = p.source_record_id
+       WHERE 1 = 1${completeRecords(db)}
+       ORDER BY r.ts_ms, r.id, p.kind, p.value_sha256`,
+    )
+    .all() as PiiFindingRow[]
+}
+
+export function countPiiFindings(db: CaseDb): {findings: number; attributed: number} {
+  return db
+    .prepare(`SELECT COUNT(*) AS findings, COUNT(p.source_record_id) AS attributed FROM pii_findings p JOIN records r ON r.id = p.record_id WHERE 1 = 1${completeRecords(db)}`)
+    .get() as {findings: number; attributed: number}
+}
+
+/** A personal-data finding with its recipient, for scope's categories and the tenant views. */
+export interface PiiScopeRow {
+  record_id: number
+  kind: string
+  value_sha256: string
+  source_session: string | null
+  source_tenant: string | null
+  recipient_session: string
+  recipient_tenant: string
+}
+
+export function piiScopeRows(db: CaseDb): PiiScopeRow[] {
+  return db
+    .prepare(
+      `SELECT p.record_id, p.kind, p.value_sha256, p.source_session, p.source_tenant, r.session_id AS recipient_session, r.tenant_id AS recipient_tenant
+         FROM pii_findings p JOIN records r ON r.id = p.record_id
+        WHERE 1 = 1${completeRecords(db)}
+        ORDER BY p.record_id, p.kind, p.value_sha256`,
+    )
+    .all() as PiiScopeRow[]
+}

@@ -1,0 +1,78 @@
+import type {CaseDb} from './open-case.js'
+
+// The incident (one per case) and the amendments of its awareness time.
+
+/** The incident row as stored (aware_at_ms omitted). Column names are the only dynamic SQL here, and they come from the caller's fixed lists. */
+export interface IncidentRow {
+  title: string
+  role: 'controller' | 'processor'
+  aware_at: string
+  awareness_basis: string | null
+  awareness_decided_by: string | null
+  detected_at: string | null
+  investigation_started_at: string | null
+  breach_started_at: string | null
+  breach_ended_at: string | null
+  discovery: string | null
+  controller_name: string | null
+  controller_contact: string | null
+  processor_name: string | null
+  dpo_name: string | null
+  dpo_contact: string | null
+  lead_authority: string | null
+  countries: string | null
+  systems: string | null
+  measures_taken: string | null
+  measures_proposed: string | null
+  internal_reference: string | null
+  created_at: string
+  updated_at: string
+}
+
+const COLUMN = /^[a-z_]+$/
+
+function columnsOf(values: Record<string, string | number>): string[] {
+  const names = Object.keys(values)
+  for (const n of names) if (!COLUMN.test(n)) throw new Error(`incident: bad column name ${JSON.stringify(n)}`)
+  return names
+}
+
+export function getIncidentRow(db: CaseDb): IncidentRow | null {
+  const row = db.prepare('SELECT * FROM incident WHERE id = 1').get() as (IncidentRow & {id: number; aware_at_ms: number}) | undefined
+  if (!row) return null
+  const {id: _id, aware_at_ms: _ms, ...incident} = row
+  return incident
+}
+
+export function insertIncidentRow(db: CaseDb, values: Record<string, string | number>): void {
+  const names = columnsOf(values)
+  db.prepare(`INSERT INTO incident (id, ${names.join(', ')}) VALUES (1, ${names.map((n) => `@${n}`).join(', ')})`).run(values)
+}
+
+export function updateIncidentRow(db: CaseDb, values: Record<string, string | number>, updatedAt: string): void {
+  const names = columnsOf(values)
+  db.prepare(`UPDATE incident SET ${names.map((n) => `${n} = @${n}`).join(', ')}, updated_at = @updated_at WHERE id = 1`).run({...values, updated_at: updatedAt})
+}
+
+export interface AmendmentRow {
+  field: string
+  old_value: string | null
+  new_value: string | null
+  reason: string
+  amended_by: string | null
+  at: string
+}
+
+/** Moves the awareness time and keeps the amendment, in one transaction. */
+export function amendAwareAt(db: CaseDb, amendment: AmendmentRow, awareAt: Date): void {
+  db.transaction(() => {
+    db.prepare('INSERT INTO incident_amendments (field, old_value, new_value, reason, amended_by, at) VALUES (?, ?, ?, ?, ?, ?)').run(
+      amendment.field, amendment.old_value, amendment.new_value, amendment.reason, amendment.amended_by, amendment.at,
+    )
+    db.prepare('UPDATE incident SET aware_at = ?, aware_at_ms = ?, updated_at = ? WHERE id = 1').run(awareAt.toISOString(), awareAt.getTime(), amendment.at)
+  })()
+}
+
+export function listAmendmentRows(db: CaseDb): AmendmentRow[] {
+  return db.prepare('SELECT field, old_value, new_value, reason, amended_by, at FROM incident_amendments ORDER BY id').all() as AmendmentRow[]
+}

@@ -1,0 +1,45 @@
+import type {CaseDb} from './open-case.js'
+
+// Lines that are not records: quarantined bad lines (with the reason) and duplicates (a
+// request id seen again within its source). Both stay in the evidence byte for byte.
+
+export interface BadLineInput {
+  fileId: number
+  lineNo: number
+  offset: number
+  length: number
+  reason: string
+  raw: Buffer
+  truncated: boolean
+}
+
+export function badLineInserter(db: CaseDb): (b: BadLineInput) => void {
+  const insert = db.prepare('INSERT INTO bad_lines (file_id, line_no, byte_offset, byte_len, reason, raw, raw_truncated) VALUES (?, ?, ?, ?, ?, ?, ?)')
+  return (b) => {
+    insert.run(b.fileId, b.lineNo, b.offset, b.length, b.reason, b.raw, b.truncated ? 1 : 0)
+  }
+}
+
+export function duplicateInserter(db: CaseDb): (fileId: number, lineNo: number, offset: number, length: number, requestId: string, identical: boolean) => void {
+  const insert = db.prepare('INSERT INTO duplicate_lines (file_id, line_no, byte_offset, byte_len, request_id, identical) VALUES (?, ?, ?, ?, ?, ?)')
+  return (fileId, lineNo, offset, length, requestId, identical) => {
+    insert.run(fileId, lineNo, offset, length, requestId, identical ? 1 : 0)
+  }
+}
+
+export interface BadLineRow {
+  file: string
+  line: number
+  byte_offset: number
+  byte_len: number
+  reason: string
+}
+
+export function listBadLines(db: CaseDb, limit: number): BadLineRow[] {
+  return db
+    .prepare(
+      `SELECT f.path AS file, b.line_no AS line, b.byte_offset, b.byte_len, b.reason
+       FROM bad_lines b JOIN files f ON f.id = b.file_id ORDER BY f.id, b.line_no LIMIT ?`,
+    )
+    .all(limit) as BadLineRow[]
+}

@@ -1,0 +1,262 @@
+import type {CaseDb} from './open-case.js'
+
+// The records table: one row per request/response line, pointing at its bytes in the
+// evidence. The rule that only records of completely ingested files are evidence lives
+// here, once (completeRecords), and every query in the store that counts or lists records
+// goes through it.
+
+/**
+ * SQL condition keeping only records of complete files (a file still 'loading' is an ingest
+ * in progress or one that was killed). Empty when every file is complete, so that the common
+ * case costs nothing and covering indexes stay covering. File ids are integers from the case.
+ */
+export function completeRecords(db: CaseDb, alias = 'r'): string {
+  const ids = db.prepare(`SELECT id FROM files WHERE state <> 'complete'`).pluck().all() as number[]
+  return ids.length === 0 ? '' : ` AND ${alias}.file_id NOT IN (${ids.map((id) => Math.trunc(id)).join(',')})`
+}
+
+/** The columns ingest writes, in insert order (positional binding is cheaper on the hot path). */
+export interface RecordFields {
+  request_id: string
+  ts: string
+  ts_ms: number
+  tenant_id: string
+  session_id: string
+  status: number | null
+  endpoint: string | null
+  model: string | null
+  prefill_node: string | null
+  decode_node: string | null
+  prompt_tokens: number | null
+  completion_tokens: number | null
+  cached_tokens: number | null
+  stream: number
+  response_kind: string
+  is_error: number
+  error_message: string | null
+}
+
+export interface RecordLine {
+  fileId: number
+  lineNo: number
+  offset: number
+  length: number
+  crc: number
+  source: string
+}
+
+export function recordInserter(db: CaseDb): (line: RecordLine, w: RecordFields) => number {
+  const insert = db.prepare(
+    `INSERT INTO records (file_id, line_no, byte_offset, byte_len, raw_crc32, source, request_id, ts, ts_ms, tenant_id, session_id,
+       status, endpoint, model, prefill_node, decode_node, prompt_tokens, completion_tokens, cached_tokens, stream,
+       response_kind, is_error, error_message)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  )
+  return (l, w) =>
+    Number(
+      insert.run(
+        l.fileId, l.lineNo, l.offset, l.length, l.crc, l.source, w.request_id, w.ts, w.ts_ms, w.tenant_id, w.session_id,
+        w.status, w.endpoint, w.model, w.prefill_node, w.decode_node, w.prompt_tokens, w.completion_tokens, w.cached_tokens, w.stream,
+        w.response_kind, w.is_error, w.error_message,
+      ).lastInsertRowid,
+    )
+}
+
+export function countAllRecords(db: CaseDb): number {
+  return db.prepare('SELECT COUNT(*) FROM records').pluck().get() as number
+}
+
+/** (id, source, request_id) of every stored record, for duplicate detection during a load. */
+export function iterateRequestIds(db: CaseDb): IterableIterator<[number, string, string]> {
+  return db.prepare('SELECT id, source, request_id FROM records').raw().iterate() as IterableIterator<[number, string, string]>
+}
+
+/** source, request_id and raw CRC of one record. */
+export function recordIdentity(db: CaseDb): (id: number) => [string, string, number] | undefined {
+  const fetch = db.prepare('SELECT source, request_id, raw_crc32 FROM records WHERE id = ?').raw()
+  return (id) => fetch.get(id) as [string, string, number] | undefined
+}
+
+/** Where a record's line is, and how its file was parsed. */
+export interface RecordLocation {
+  file_id: number
+  byte_offset: number
+  byte_len: number
+  raw_crc32: number
+  parse_spec: string
+}
+
+export function recordLocator(db: CaseDb): (id: number) => RecordLocation | undefined {
+  const get = db.prepare(
+    `SELECT r.file_id, r.byte_offset, r.byte_len, r.raw_crc32, f.parse_spec FROM records r JOIN files f ON f.id = r.file_id WHERE r.id = ?`,
+  )
+  return (id) => get.get(id) as RecordLocation | undefined
+}
+
+export interface StoredRecord extends RecordFields {
+  id: number
+  file_id: number
+  line_no: number
+  byte_offset: number
+  byte_len: number
+  raw_crc32: number
+  source: string
+  /** the file's path as given at ingest, and its SHA-256 */
+  path: string
+  sha256: string
+}
+
+/** Records with this request id (in one source, or in any), at most `limit`. */
+export function findRecordsByRequestId(db: CaseDb, requestId: string, source: string | undefined, limit: number): StoredRecord[] {
+  return db
+    .prepare(
+      `SELECT r.*, f.path, f.sha256 FROM records r JOIN files f ON f.id = r.file_id
+       WHERE r.request_id = ? ${source === undefined ? '' : 'AND r.source = ?'} ORDER BY r.id LIMIT ?`,
+    )
+    .all(...(source === undefined ? [requestId, limit] : [requestId, source, limit])) as StoredRecord[]
+}
+
+/** Records of complete files with this request id, in any source. */
+export function completeRecordsByRequestId(db: CaseDb, requestId: string): StoredRecord[] {
+  return db
+    .prepare(`SELECT r.*, f.path, f.sha256 FROM records r JOIN files f ON f.id = r.file_id AND f.state = 'complete' WHERE r.request_id = ? ORDER BY r.id`)
+    .all(requestId) as StoredRecord[]
+}
+
+export function recordsOfFile(db: CaseDb, fileId: number): number {
+  return db.prepare('SELECT COUNT(*) FROM records WHERE file_id = ?').pluck().get(fileId) as number
+}
+
+export interface RecordTotals {
+  records: number
+  tenants: number
+  sessions: number
+  first_ms: number | null
+  last_ms: number | null
+}
+
+/** Counts over the records of complete files; a session is counted within its tenant. */
+export function recordTotals(db: CaseDb): RecordTotals {
+  return db
+    .prepare(
+      `SELECT count(*) AS records, count(DISTINCT tenant_id) AS tenants, min(ts_ms) AS first_ms, max(ts_ms) AS last_ms,
+              (SELECT count(*) FROM (SELECT DISTINCT tenant_id, session_id FROM records r WHERE 1 = 1${completeRecords(db)})) AS sessions
+         FROM records r WHERE 1 = 1${completeRecords(db)}`,
+    )
+    .get() as RecordTotals
+}
+
+export function tenantHasRecords(db: CaseDb, tenant: string): boolean {
+  return db.prepare(`SELECT 1 FROM records r WHERE r.tenant_id = ?${completeRecords(db)} LIMIT 1`).get(tenant) !== undefined
+}
+
+/** Items of a file in stream order for verify: records and quarantined lines. */
+export interface FileItem {
+  kind: 'record' | 'bad_line'
+  name: string | null
+  line_no: number
+  byte_offset: number
+  byte_len: number
+  crc: number | null
+  raw: Buffer | null
+}
+
+export function iterateFileItems(db: CaseDb, fileId: number): IterableIterator<FileItem> {
+  return db
+    .prepare(
+      `SELECT 'record' AS kind, request_id AS name, line_no, byte_offset, byte_len, raw_crc32 AS crc, NULL AS raw FROM records WHERE file_id = ?
+       UNION ALL
+       SELECT 'bad_line', NULL, line_no, byte_offset, byte_len, NULL, raw FROM bad_lines WHERE file_id = ?
+       ORDER BY byte_offset`,
+    )
+    .iterate(fileId, fileId) as IterableIterator<FileItem>
+}
+
+// ------------------------------------------------------------------ questions over every record
+
+/** Status-200 responses at or over the pool, grouped by decode node and hour. */
+export interface AtRiskGroup {
+  decode_node: string | null
+  hour: number
+  n: number
+  errors: number
+  over_advertised: number
+  first_ms: number
+  last_ms: number
+}
+
+// Contract: status == 200 and prompt_tokens >= pool, read literally. A 200 stream that ended
+// in an error event (is_error = 1) was still answered 200 and still decoded from the stale
+// pages, so it counts; it is also reported apart. Answered by the covering index records_at_risk.
+export function atRiskGroups(db: CaseDb, pool: number, advertised: number | null): AtRiskGroup[] {
+  return db
+    .prepare(
+      `SELECT r.decode_node, (r.ts_ms / 3600000) * 3600000 AS hour, COUNT(*) AS n, SUM(r.is_error) AS errors,
+              SUM(CASE WHEN @adv IS NOT NULL AND r.prompt_tokens >= @adv THEN 1 ELSE 0 END) AS over_advertised,
+              MIN(r.ts_ms) AS first_ms, MAX(r.ts_ms) AS last_ms
+         FROM records r
+        WHERE r.status = 200 AND r.prompt_tokens >= @pool${completeRecords(db)}
+        GROUP BY r.decode_node, hour`,
+    )
+    .all({pool, adv: advertised}) as AtRiskGroup[]
+}
+
+/** At-risk responses per recipient tenant (the tenant views). */
+export function atRiskByTenant(db: CaseDb, pool: number): Map<string, number> {
+  const rows = db
+    .prepare(`SELECT r.tenant_id, COUNT(*) FROM records r WHERE r.status = 200 AND r.prompt_tokens >= ?${completeRecords(db)} GROUP BY r.tenant_id`)
+    .raw()
+    .all(pool) as Array<[string, number]>
+  return new Map(rows)
+}
+
+/**
+ * Records whose size is unknown to the at-risk test: no status or no prompt token count.
+ * A format that lacks a field makes the count that depends on it unknown for those records.
+ */
+export function recordsMissingAtRiskFields(db: CaseDb): {no_status: number; no_prompt_tokens: number} {
+  return db
+    .prepare(
+      `SELECT coalesce(sum(r.status IS NULL), 0) AS no_status, coalesce(sum(r.prompt_tokens IS NULL), 0) AS no_prompt_tokens
+         FROM records r WHERE 1 = 1${completeRecords(db)}`,
+    )
+    .get() as {no_status: number; no_prompt_tokens: number}
+}
+
+/**
+ * Distinct sessions (within their tenants) that the given decode nodes served inside their
+ * windows, and the same together with the given confirmed sessions. At a million records the
+ * windows hold most rows: SQLite counts them in one grouped pass over the covering index
+ * records_by_node_ts, about twice as fast as a JS set of string keys and without their memory.
+ */
+export function countSessionsServed(
+  db: CaseDb,
+  windows: ReadonlyMap<string | null, readonly [number, number]>,
+  confirmed: ReadonlyArray<readonly [string | null, string | null]>,
+): {served: number; withConfirmed: number} {
+  if (windows.size === 0 && confirmed.length === 0) return {served: 0, withConfirmed: 0}
+  db.exec('CREATE TEMP TABLE IF NOT EXISTS scope_confirmed (tenant_id TEXT, session_id TEXT); DELETE FROM temp.scope_confirmed')
+  try {
+    const insert = db.prepare('INSERT INTO temp.scope_confirmed (tenant_id, session_id) VALUES (?, ?)')
+    db.transaction(() => {
+      for (const [tenant, session] of confirmed) insert.run(tenant, session)
+    })()
+    const complete = completeRecords(db)
+    const served = [...windows.keys()].map(
+      () => `SELECT r.tenant_id AS t, r.session_id AS s, 1 AS w FROM records r WHERE r.decode_node IS ? AND r.ts_ms BETWEEN ? AND ?${complete}`,
+    )
+    served.push('SELECT tenant_id, session_id, 0 FROM temp.scope_confirmed')
+    const params = [...windows].flatMap(([node, [lo, hi]]) => [node, lo, hi])
+    const [count, withConfirmed] = db
+      .prepare(`SELECT ifnull(SUM(w), 0), COUNT(*) FROM (SELECT MAX(w) AS w FROM (${served.join(' UNION ALL ')}) GROUP BY t, s)`)
+      .raw()
+      .get(...params) as [number, number]
+    return {served: count, withConfirmed}
+  } finally {
+    db.exec('DELETE FROM temp.scope_confirmed')
+  }
+}
+
+export function recordById(db: CaseDb, id: number): StoredRecord | undefined {
+  return db.prepare('SELECT r.*, f.path, f.sha256 FROM records r JOIN files f ON f.id = r.file_id WHERE r.id = ?').get(id) as StoredRecord | undefined
+}

@@ -1,0 +1,95 @@
+import type {CaseDb} from './open-case.js'
+
+// Replay runs against a serving stack and their per-record results: the evidence that the
+// bug still reproduces (or not) under the recorded conditions, cited by the drafts.
+
+export interface ReplayRunRow {
+  startedAt: string
+  target: string
+  model: string
+  trials: number
+  primers: number
+  originalPrompt: boolean
+  targetPoolTokens: number | null
+  targetMaxModelLen: number | null
+  sourcePoolTokens: number | null
+  scalingNote: string
+}
+
+export function insertReplayRun(db: CaseDb, run: ReplayRunRow): number {
+  const info = db
+    .prepare(
+      `INSERT INTO replay_runs (started_at, target, model, trials, primers, original_prompt, target_pool_tokens, target_max_model_len, source_pool_tokens, scaling_note)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(run.startedAt, run.target, run.model, run.trials, run.primers, run.originalPrompt ? 1 : 0, run.targetPoolTokens, run.targetMaxModelLen, run.sourcePoolTokens, run.scalingNote)
+  return Number(info.lastInsertRowid)
+}
+
+export function finishReplayRun(db: CaseDb, runId: number, finishedAt: string, interrupted: boolean): void {
+  db.prepare(`UPDATE replay_runs SET finished_at = ?, interrupted = ? WHERE id = ?`).run(finishedAt, interrupted ? 1 : 0, runId)
+}
+
+export interface ReplayResultRow {
+  record_id: number
+  request_id: string
+  endpoint: string
+  stream: boolean
+  original_prompt_tokens: number | null
+  replay_prompt_tokens: number
+  scaling: string
+  trials: number
+  reproduced: number
+  rejected: number
+  hung: number
+  errors: number
+  rate: number
+  wilson_low: number
+  wilson_high: number
+  verdict: 'confirmed' | 'not_reproduced' | 'rejected'
+}
+
+export function insertReplayResult(db: CaseDb, runId: number, row: ReplayResultRow): void {
+  db.prepare(
+    `INSERT INTO replay_results (run_id, record_id, request_id, endpoint, stream, original_prompt_tokens, replay_prompt_tokens, scaling, trials, reproduced, rejected, hung, errors, rate, wilson_low, wilson_high, verdict)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    runId,
+    row.record_id,
+    row.request_id,
+    row.endpoint,
+    row.stream ? 1 : 0,
+    row.original_prompt_tokens,
+    row.replay_prompt_tokens,
+    row.scaling,
+    row.trials,
+    row.reproduced,
+    row.rejected,
+    row.hung,
+    row.errors,
+    row.rate,
+    row.wilson_low,
+    row.wilson_high,
+    row.verdict,
+  )
+}
+
+/** One stored replay result with its run, for the Article 33 draft's "measures taken" section. */
+export interface StoredReplayResult extends ReplayResultRow {
+  run_id: number
+  started_at: string
+  finished_at: string | null
+  target: string
+  model: string
+  original_prompt: boolean
+}
+
+export function listReplayResults(db: CaseDb): StoredReplayResult[] {
+  const rows = db
+    .prepare(
+      `SELECT res.*, run.started_at, run.finished_at, run.target, run.model, run.original_prompt
+       FROM replay_results res JOIN replay_runs run ON run.id = res.run_id ORDER BY run.id, res.id`,
+    )
+    .all() as Array<Omit<StoredReplayResult, 'stream' | 'original_prompt'> & {stream: number; original_prompt: number; id: number}>
+  return rows.map(({id: _id, ...row}) => ({...row, stream: row.stream === 1, original_prompt: row.original_prompt === 1}))
+}

@@ -1,0 +1,89 @@
+import {completeRecords} from './records.js'
+import type {CaseDb} from './open-case.js'
+
+// Each scan as a recorded fact (scan_runs) and the files it covered (scanned_files), so that
+// "has detection covered everything ingested?" is one question to the case, never inferred
+// from whether a table has rows.
+
+export interface ScanRunStart {
+  startedAt: string
+  registryVersion: number
+  extractScheme: string
+  fullRescan: boolean
+  minWords: number
+  boilerplateTenants: number
+  poolTokens: number | null
+  advertisedTokens: number | null
+}
+
+export function beginScanRun(db: CaseDb, s: ScanRunStart): number {
+  return Number(
+    db
+      .prepare(
+        `INSERT INTO scan_runs (started_at, registry_version, extract_scheme, full_rescan, provenance_state, min_words, boilerplate_tenants, pool_tokens, advertised_tokens)
+         VALUES (?, ?, ?, ?, 'stale', ?, ?, ?, ?)`,
+      )
+      .run(s.startedAt, s.registryVersion, s.extractScheme, s.fullRescan ? 1 : 0, s.minWords, s.boilerplateTenants, s.poolTokens, s.advertisedTokens).lastInsertRowid,
+  )
+}
+
+export function markFilesScanned(db: CaseDb, runId: number, fileIds: readonly number[]): void {
+  const mark = db.prepare('INSERT OR REPLACE INTO scanned_files (file_id, scan_run_id) VALUES (?, ?)')
+  for (const id of fileIds) mark.run(id, runId)
+}
+
+export interface ScanRunEnd {
+  finishedAt: string
+  recordsTotal: number
+  recordsScanned: number
+  recordsNew: number
+  provenanceState: 'current' | 'stale'
+}
+
+export function finishScanRun(db: CaseDb, runId: number, e: ScanRunEnd): void {
+  db.prepare('UPDATE scan_runs SET finished_at = ?, records_total = ?, records_scanned = ?, records_new = ?, provenance_state = ? WHERE id = ?').run(
+    e.finishedAt, e.recordsTotal, e.recordsScanned, e.recordsNew, e.provenanceState, runId,
+  )
+}
+
+export interface ScanRunRow {
+  id: number
+  started_at: string
+  finished_at: string | null
+  registry_version: number
+  extract_scheme: string
+  full_rescan: number
+  records_total: number | null
+  records_scanned: number | null
+  records_new: number | null
+  provenance_state: 'current' | 'stale'
+  min_words: number
+  boilerplate_tenants: number
+  pool_tokens: number | null
+  advertised_tokens: number | null
+}
+
+/** The most recent scan that finished, or null. */
+export function lastFinishedScan(db: CaseDb): ScanRunRow | null {
+  return (db.prepare('SELECT * FROM scan_runs WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT 1').get() as ScanRunRow | undefined) ?? null
+}
+
+export function scannedFileIds(db: CaseDb): Set<number> {
+  return new Set(db.prepare('SELECT file_id FROM scanned_files').pluck().all() as number[])
+}
+
+/** Complete log files and their records that no finished scan has covered. */
+export function unscannedFiles(db: CaseDb): {files: number; records: number} {
+  return db
+    .prepare(
+      `SELECT COUNT(*) AS files, coalesce(SUM(f.records), 0) AS records FROM files f
+        WHERE f.kind = 'log' AND f.state = 'complete'
+          AND NOT EXISTS (SELECT 1 FROM scanned_files s JOIN scan_runs run ON run.id = s.scan_run_id WHERE s.file_id = f.id AND run.finished_at IS NOT NULL)`,
+    )
+    .get() as {files: number; records: number}
+}
+
+/** Records of complete files (what a scan covers). */
+export function completeRecordCount(db: CaseDb): number {
+  return db.prepare(`SELECT COUNT(*) FROM records r WHERE 1 = 1${completeRecords(db)}`).pluck().get() as number
+}

@@ -1,0 +1,53 @@
+import {randomBytes} from 'node:crypto'
+import type {CaseDb} from './open-case.js'
+
+// The case's own facts (table case_settings, one row): typed, recorded, never inferred.
+
+export interface CaseSettings {
+  case_id: string
+  created_at: string
+  registry_version: number
+  pool_tokens: number | null
+  advertised_tokens: number | null
+  pool_set_at: string | null
+}
+
+export function getSettings(db: CaseDb): CaseSettings {
+  return db
+    .prepare('SELECT case_id, created_at, registry_version, pool_tokens, advertised_tokens, pool_set_at FROM case_settings WHERE id = 1')
+    .get() as CaseSettings
+}
+
+export function registryVersion(db: CaseDb): number {
+  return db.prepare('SELECT registry_version FROM case_settings WHERE id = 1').pluck().get() as number
+}
+
+/** The serving stack's pool and advertised window, as the responder gave them. */
+export function setPool(db: CaseDb, poolTokens: number, advertisedTokens: number | null, at: Date): void {
+  db.prepare('UPDATE case_settings SET pool_tokens = ?, advertised_tokens = ?, pool_set_at = ? WHERE id = 1').run(poolTokens, advertisedTokens, at.toISOString())
+}
+
+/**
+ * The key personal-data references are made under (detect/pii-ref.ts). Made once, by the
+ * scan that the audit log records; a case that cannot be written (an evidence copy mounted
+ * read-only) gets a key for this run only, so its references differ between runs.
+ */
+export function piiRefKey(db: CaseDb, options: {create: boolean}): Buffer | null {
+  const read = (): Buffer | null => (db.prepare('SELECT pii_ref_key FROM case_settings WHERE id = 1').pluck().get() as Buffer | null) ?? null
+  const stored = read()
+  if (stored || !options.create) return stored
+  if (db.readonly) return randomBytes(32)
+  // Another process's key, written meanwhile, is kept.
+  db.prepare('UPDATE case_settings SET pii_ref_key = ? WHERE id = 1 AND pii_ref_key IS NULL').run(randomBytes(32))
+  return read()
+}
+
+/** The pid of the process ingesting into this case, if one claimed it. */
+export function ingestClaimant(db: CaseDb): number | null {
+  return (db.prepare('SELECT ingest_pid FROM case_settings WHERE id = 1').pluck().get() as number | null) ?? null
+}
+
+export function setIngestClaimant(db: CaseDb, pid: number | null, onlyIf?: number): void {
+  if (onlyIf === undefined) db.prepare('UPDATE case_settings SET ingest_pid = ? WHERE id = 1').run(pid)
+  else db.prepare('UPDATE case_settings SET ingest_pid = ? WHERE id = 1 AND ingest_pid = ?').run(pid, onlyIf)
+}
