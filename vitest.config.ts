@@ -1,15 +1,25 @@
 import {defineConfig} from 'vitest/config'
 
+// Three projects:
+// - unit: pure functions and the stages in-process, against the source (npm run test:unit);
+// - commands: every command in-process against the source (@oclif/test's runCommand; oclif
+//   loads src/ through tsx because NODE_ENV is test), on cases built by the real ingest;
+// - e2e: a few true end-to-end tests that spawn bin/run.js as installed (dist/, rebuilt first
+//   when older than src/).
+// The commands and e2e projects share one generated incident per run (test/setup/incident.ts).
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // Command tests spawn the CLI; the default 5 s is tight on 2-core CI machines.
+    // Command tests spawn the CLI or run whole pipelines; the default 5 s is tight on 2-core machines.
     testTimeout: 60_000,
     hookTimeout: 120_000,
     disableConsoleIntercept: true,
     pool: 'forks',
-    // One temporary directory per run, removed at the end (CROSSTALK_KEEP_TEST_TMP=1 keeps it).
-    globalSetup: ['./test/global-tmp.ts'],
+    env: {NODE_ENV: 'test'},
     reporters: ['default', './scripts/plain-summary-reporter.mjs'],
+    projects: [
+      {extends: true, test: {name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/commands/**', 'test/e2e/**'], globalSetup: ['./test/setup/tmp.ts']}},
+      {extends: true, test: {name: 'commands', include: ['test/commands/**/*.test.ts'], globalSetup: ['./test/setup/tmp.ts', './test/setup/incident.ts']}},
+      {extends: true, test: {name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: ['./test/setup/tmp.ts', './test/setup/fresh-build.ts', './test/setup/incident.ts']}},
+    ],
   },
 })

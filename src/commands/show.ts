@@ -20,7 +20,7 @@ export default class Show extends BaseCommand {
     const db = this.openCase(flags.db, {readonly: true})
     if (flags.raw) {
       const bytes = rawRecord(db, args.request_id, flags.source)
-      await new Promise<void>((resolve, reject) => process.stdout.write(bytes, (e) => (e ? reject(e) : resolve())))
+      await new Promise<void>((resolve, reject) => process.stdout.write(bytes, undefined, (e) => (e ? reject(e) : resolve())))
       return
     }
     const view = showRecord(db, args.request_id, flags.source)

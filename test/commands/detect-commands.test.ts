@@ -1,21 +1,16 @@
-import {spawnSync} from 'node:child_process'
+import {run, runJson} from '../helpers/commands.js'
 import {describe, expect, it} from 'vitest'
 import {makeCase} from '../helpers/case-builder.js'
 
-// Spawns the built CLI (npx tsc -p . first).
-function run(args: string[]): {code: number | null; stdout: string; stderr: string} {
-  const r = spawnSync(process.execPath, ['bin/run.js', ...args], {encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}})
-  return {code: r.status, stdout: r.stdout, stderr: r.stderr}
-}
 
 const A = 'CANARY-3f9a1c2b4d5e6f70'
 const B = 'CANARY-c0ffee00deadbeef'
 
-function incidentCase(): string {
+async function incidentCase(): Promise<string> {
   const c = makeCase()
-  c.addCanary(A, 'tA', 'sA')
-  c.addCanary(B, 'tB', 'sB')
-  c.addFile([
+  await c.addCanary(A, 'tA', 'sA')
+  await c.addCanary(B, 'tB', 'sB')
+  await c.addFile([
     {request_id: 'r-own', tenant_id: 'tA', session_id: 'sA', request_text: 'hi', response_text: `ok ${A}`},
     {request_id: 'r-leak', tenant_id: 'tB', session_id: 'sB', request_text: 'hi', response_text: `oops ${A} \u001b[31mred`, prompt_tokens: 9000},
   ])
@@ -24,27 +19,27 @@ function incidentCase(): string {
 }
 
 describe('crosstalk scan / sightings', () => {
-  it('scan --json reports counts; --fail-on-leak exits 3', () => {
-    const db = incidentCase()
-    const gate = run(['scan', '--db', db, '--fail-on-leak', '--json', '--pool-tokens', '8192'])
+  it('scan --json reports counts; --fail-on-leak exits 3', async () => {
+    const db = await incidentCase()
+    const gate = await run(['scan', '--db', db, '--fail-on-leak', '--json', '--pool-tokens', '8192'])
     expect(gate.code).toBe(3)
     // The gate prints the result (not an error object) and says why on stderr, in one line.
     expect(JSON.parse(gate.stdout)).toMatchObject({records_total: 2, records_new: 2, contaminated_responses: 1, cross_tenant_responses: 1})
     expect(gate.stderr.trim().split('\n')).toHaveLength(1)
     expect(gate.stderr).toMatch(/contamination found: 1 responses \(1 cross-tenant, 0 cross-session\)/)
-    const human = run(['scan', '--db', db, '--fail-on-leak'])
+    const human = await run(['scan', '--db', db, '--fail-on-leak'])
     expect(human.code).toBe(3)
     expect(human.stdout).toMatch(/contaminat/i)
-    const again = run(['scan', '--db', db, '--json'])
+    const again = await run(['scan', '--db', db, '--json'])
     expect(again.code).toBe(0)
     const result = JSON.parse(again.stdout)
     expect(result).toMatchObject({records_total: 2, records_scanned: 0, contaminated_responses: 1, at_risk: 1, sightings_by_class: {own: 1, cross_tenant: 1}})
   })
 
-  it('sightings --json follows the contract; the table shortens markers', () => {
-    const db = incidentCase()
-    expect(run(['scan', '--db', db]).code).toBe(0)
-    const json = run(['sightings', '--db', db, '--json', '--class', 'cross_tenant,cross_session'])
+  it('sightings --json follows the contract; the table shortens markers', async () => {
+    const db = await incidentCase()
+    expect((await run(['scan', '--db', db])).code).toBe(0)
+    const json = await run(['sightings', '--db', db, '--json', '--class', 'cross_tenant,cross_session'])
     expect(json.code).toBe(0)
     expect(JSON.parse(json.stdout)).toEqual([
       {
@@ -59,54 +54,54 @@ describe('crosstalk scan / sightings', () => {
         source_tenant: 'tA',
       },
     ])
-    const table = run(['sightings', '--db', db])
+    const table = await run(['sightings', '--db', db])
     expect(table.code).toBe(0)
     expect(table.stdout).toContain('CANARY-3f9a…')
     expect(table.stdout).not.toContain(A)
-    expect(run(['sightings', '--db', db, '--show-markers']).stdout).toContain(A)
-    const csv = run(['sightings', '--db', db, '--csv'])
+    expect((await run(['sightings', '--db', db, '--show-markers'])).stdout).toContain(A)
+    const csv = await run(['sightings', '--db', db, '--csv'])
     expect(csv.stdout.split('\r\n')[0]).toBe('request_id,ts,class,marker,partial,recipient_session,recipient_tenant,source_session,source_tenant')
-    const bad = run(['sightings', '--db', db, '--class', 'nope'])
+    const bad = await run(['sightings', '--db', db, '--class', 'nope'])
     expect(bad.code).toBe(2)
     expect(bad.stderr).toMatch(/nope/)
   })
 
-  it('provenance and pii list as JSON arrays', () => {
-    const db = incidentCase()
-    const prov = run(['provenance', '--db', db, '--json'])
+  it('provenance and pii list as JSON arrays', async () => {
+    const db = await incidentCase()
+    const prov = await run(['provenance', '--db', db, '--json'])
     expect(prov.code).toBe(0)
     expect(JSON.parse(prov.stdout)).toEqual([])
-    const pii = run(['pii', '--db', db, '--json'])
+    const pii = await run(['pii', '--db', db, '--json'])
     expect(pii.code).toBe(0)
     expect(JSON.parse(pii.stdout)).toEqual([])
   })
 
-  it('pii and provenance --csv: references by default, values only when asked, formulas guarded', () => {
+  it('pii and provenance --csv: references by default, values only when asked, formulas guarded', async () => {
     const c = makeCase()
     const secret = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa'
-    c.addFile([
+    await c.addFile([
       {request_id: 'src', tenant_id: 'tA', session_id: 'sA', request_text: `${secret} call me on +49 30 1234567`, response_text: 'noted'},
       {request_id: 'leak', tenant_id: 'tB', session_id: 'sB', request_text: 'hi', response_text: `${secret} call me on +49 30 1234567`},
     ])
     c.close()
-    expect(run(['scan', '--db', c.path]).code).toBe(0)
-    const pii = run(['pii', '--db', c.path, '--csv'])
+    expect((await run(['scan', '--db', c.path])).code).toBe(0)
+    const pii = await run(['pii', '--db', c.path, '--csv'])
     expect(pii.code).toBe(0)
     const [header, row] = pii.stdout.split('\r\n')
     expect(header).toBe('request_id,ts,kind,value_ref,recipient_session,recipient_tenant,source_request_id,source_session,source_tenant')
     expect(row).toMatch(/^leak,[^,]+,phone,[0-9a-f]{16},sB,tB,src,sA,tA$/)
     expect(pii.stdout).not.toContain('1234567')
-    const shown = run(['pii', '--db', c.path, '--csv', '--show-values']).stdout.split('\r\n')
+    const shown = (await run(['pii', '--db', c.path, '--csv', '--show-values'])).stdout.split('\r\n')
     expect(shown[0]!.endsWith(',value,value_sha256')).toBe(true)
     // A value starting with + would be evaluated by a spreadsheet: it is quoted as text.
     expect(shown[1]).toContain(",'+49301234567,")
-    const prov = run(['provenance', '--db', c.path, '--csv'])
+    const prov = await run(['provenance', '--db', c.path, '--csv'])
     expect(prov.code).toBe(0)
     const lines = prov.stdout.split('\r\n')
     expect(lines[0]).toBe('request_id,ts,recipient_session,recipient_tenant,source_request_id,source_ts,source_session,source_tenant,overlap_words,overlap_sha256,matched,candidates')
     expect(lines[1]).toMatch(/^leak,.*,src,.*,sA,tA,\d+,[0-9a-f]{64},prompt,\d+$/)
     expect(prov.stdout).not.toContain('alpha')
-    expect(run(['provenance', '--db', c.path, '--csv', '--show-text']).stdout).toContain('alpha bravo')
-    expect(run(['pii', '--db', c.path, '--csv', '--json']).code).toBe(2)
+    expect((await run(['provenance', '--db', c.path, '--csv', '--show-text'])).stdout).toContain('alpha bravo')
+    expect((await run(['pii', '--db', c.path, '--csv', '--json'])).code).toBe(2)
   })
 })

@@ -1,7 +1,8 @@
 import {readdirSync, statSync} from 'node:fs'
 import {join, relative} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {ROOT, runCli} from '../helpers/cli.js'
+import {ROOT} from '../helpers/cli.js'
+import {run} from '../helpers/commands.js'
 
 function commandIds(dir = join(ROOT, 'src/commands')): string[] {
   const ids: string[] = []
@@ -15,33 +16,33 @@ function commandIds(dir = join(ROOT, 'src/commands')): string[] {
 
 describe('--help on every command', () => {
   const ids = commandIds()
-  it('finds the commands', () => {
+  it('finds the commands', async () => {
     expect(ids).toEqual(expect.arrayContaining(['ingest logs', 'scan', 'scope', 'report article33', 'probe', 'demo']))
   })
   for (const id of ids) {
-    it(`${id} --help shows usage and an example`, () => {
-      const r = runCli([...id.split(' '), '--help'])
+    it(`${id} --help shows usage and an example`, async () => {
+      const r = await run([...id.split(' '), '--help'])
       expect(r.code).toBe(0)
       expect(r.stdout).toContain(`$ crosstalk ${id}`)
       expect(r.stdout).toMatch(/EXAMPLES/)
     })
   }
-  it('an unknown command exits 2 and says so', () => {
-    const r = runCli(['nonsense-command'])
+  it('an unknown command exits 2 and says so', async () => {
+    const r = await run(['nonsense-command'])
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/not found/)
   })
 })
 
 describe('errors are one line that says why', () => {
-  it('a bad flag value: exit 2, the flag and the reason on one line', () => {
-    const r = runCli(['scan', '--db', '/nonexistent/x.db', '--pool-tokens', 'abc'])
+  it('a bad flag value: exit 2, the flag and the reason on one line', async () => {
+    const r = await run(['scan', '--db', '/nonexistent/x.db', '--pool-tokens', 'abc'])
     expect(r.code).toBe(2)
     const [first] = r.stderr.split('\n')
     expect(first).toMatch(/--pool-tokens.*Expected an integer but received: abc/)
   })
-  it('an unreachable target: exit 1 with the network cause, no stack', () => {
-    const r = runCli(['probe', '--target', 'http://127.0.0.1:1', '--pool-tokens', '10', '--advertised-tokens', '20', '--timeout', '2'])
+  it('an unreachable target: exit 1 with the network cause, no stack', async () => {
+    const r = await run(['probe', '--target', 'http://127.0.0.1:1', '--pool-tokens', '10', '--advertised-tokens', '20', '--timeout', '2'])
     expect(r.code).toBe(1)
     expect(r.stderr.trim()).toMatch(/^Error: cannot reach http:\/\/127\.0\.0\.1:1: (bad port|ECONNREFUSED)$/)
   })

@@ -1,11 +1,12 @@
 import Database from 'better-sqlite3'
 import {execFileSync, spawn} from 'node:child_process'
-import {statSync, writeFileSync} from 'node:fs'
+import {existsSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {gzipSync} from 'node:zlib'
 import {describe, expect, it} from 'vitest'
 import {chatLine} from '../helpers/log-lines.js'
-import {runCli, runJson, tempDir} from '../helpers/cli.js'
+import {run, runJson} from '../helpers/commands.js'
+import {tempDir} from '../helpers/cli.js'
 
 interface IngestJson {
   files: number
@@ -21,8 +22,8 @@ interface BadLine {
   reason: string
 }
 
-function badLines(db: string): BadLine[] {
-  return (runJson<{bad_line_list: BadLine[]}>(['status', '--db', db, '--bad-lines'])).bad_line_list
+async function badLines(db: string): Promise<BadLine[]> {
+  return (await runJson<{bad_line_list: BadLine[]}>(['status', '--db', db, '--bad-lines'])).bad_line_list
 }
 
 describe('crosstalk ingest logs: hostile input is quarantined, good lines around it stored', () => {
@@ -33,50 +34,50 @@ describe('crosstalk ingest logs: hostile input is quarantined, good lines around
     {name: 'missing.jsonl', bytes: Buffer.from(`${chatLine({request_id: 'd1'})}\n${chatLine({request_id: 'd2', session_id: undefined})}\n${chatLine({request_id: 'd3'})}\n`), reason: /missing required field session_id/, badLine: 2},
   ]
   for (const c of cases) {
-    it(`${c.name}: one bad line with file and line, two records`, () => {
+    it(`${c.name}: one bad line with file and line, two records`, async () => {
       const dir = tempDir()
       const file = join(dir, c.name)
       writeFileSync(file, c.bytes)
       const db = join(dir, 'case.db')
-      const r = runJson<IngestJson>(['ingest', 'logs', file, '--db', db])
+      const r = await runJson<IngestJson>(['ingest', 'logs', file, '--db', db])
       expect(r).toMatchObject({files: 1, records: 2, bad_lines: 1, duplicates: 0})
-      const [bad] = badLines(db)
+      const [bad] = await badLines(db)
       expect(bad).toMatchObject({file, line: c.badLine})
       expect(bad!.reason).toMatch(c.reason)
       expect(statSync(db).mode & 0o777).toBe(0o600)
     })
   }
 
-  it('a UTF-8 BOM and CRLF line ends are read, and the raw bytes keep them', () => {
+  it('a UTF-8 BOM and CRLF line ends are read, and the raw bytes keep them', async () => {
     const dir = tempDir()
     const file = join(dir, 'bom-crlf.jsonl')
     const body = `\ufeff${chatLine({request_id: 'e1'})}\r\n${chatLine({request_id: 'e2'})}\r\n`
     writeFileSync(file, body)
     const db = join(dir, 'case.db')
-    const r = runJson<IngestJson>(['ingest', 'logs', file, '--db', db])
+    const r = await runJson<IngestJson>(['ingest', 'logs', file, '--db', db])
     expect(r).toMatchObject({records: 2, bad_lines: 0})
     expect(r.warnings.join()).toMatch(/byte-order mark/)
-    const raw = runCli(['show', 'e2', '--raw', '--db', db])
+    const raw = await run(['show', 'e2', '--raw', '--db', db])
     expect(raw.stdout).toBe(`${chatLine({request_id: 'e2'})}\r`)
   })
 
-  it('an empty file is reported, not an error', () => {
+  it('an empty file is reported, not an error', async () => {
     const dir = tempDir()
     const file = join(dir, 'empty.jsonl')
     writeFileSync(file, '')
-    const r = runCli(['ingest', 'logs', file, '--db', join(dir, 'case.db')])
+    const r = await run(['ingest', 'logs', file, '--db', join(dir, 'case.db')])
     expect(r.code).toBe(0)
     expect(r.stderr).toMatch(/empty\.jsonl: empty file/)
   })
 
-  it('a truncated .gz keeps every complete line before the cut and says where it broke', () => {
+  it('a truncated .gz keeps every complete line before the cut and says where it broke', async () => {
     const dir = tempDir()
     const lines = Array.from({length: 200}, (_, i) => chatLine({request_id: `g${i}`, prompt: `prompt number ${i} `.repeat(20)}))
     const gz = gzipSync(lines.join('\n') + '\n')
     const file = join(dir, 'cut.jsonl.gz')
     writeFileSync(file, gz.subarray(0, Math.floor(gz.length * 0.6)))
     const db = join(dir, 'case.db')
-    const r = runCli(['ingest', 'logs', file, '--db', db, '--json'])
+    const r = await run(['ingest', 'logs', file, '--db', db, '--json'])
     expect(r.code).toBe(0)
     const out = JSON.parse(r.stdout) as IngestJson
     expect(out.records).toBeGreaterThan(50)
@@ -85,93 +86,94 @@ describe('crosstalk ingest logs: hostile input is quarantined, good lines around
     expect(r.stderr).toMatch(/truncated/)
     // every stored record is one of the originals, byte for byte
     const last = `g${out.records - 1}`
-    expect(runCli(['show', last, '--raw', '--db', db]).stdout).toBe(lines[out.records - 1])
+    expect((await run(['show', last, '--raw', '--db', db])).stdout).toBe(lines[out.records - 1])
   })
 
-  it('a 20 MB line is stored, and lines past --max-line-bytes are quarantined with their size', () => {
+  it('a 20 MB line is stored, and lines past --max-line-bytes are quarantined with their size', async () => {
     const dir = tempDir()
     const file = join(dir, 'big.jsonl')
     const big = chatLine({request_id: 'big', prompt: 'word '.repeat(4_000_000)})
     writeFileSync(file, `${chatLine({request_id: 'h1'})}\n${big}\n${chatLine({request_id: 'h3'})}\n`)
     expect(big.length).toBeGreaterThan(20_000_000)
     const db = join(dir, 'case.db')
-    expect(runJson<IngestJson>(['ingest', 'logs', file, '--db', db])).toMatchObject({records: 3, bad_lines: 0})
-    expect(runCli(['show', 'big', '--raw', '--db', db]).stdout.length).toBe(big.length)
+    expect(await runJson<IngestJson>(['ingest', 'logs', file, '--db', db])).toMatchObject({records: 3, bad_lines: 0})
+    expect((await run(['show', 'big', '--raw', '--db', db])).stdout.length).toBe(big.length)
 
     const db2 = join(dir, 'case2.db')
-    expect(runJson<IngestJson>(['ingest', 'logs', file, '--db', db2, '--max-line-bytes', '1000000'])).toMatchObject({records: 2, bad_lines: 1})
-    expect(badLines(db2)[0]).toMatchObject({line: 2, reason: expect.stringMatching(/over --max-line-bytes/)})
+    expect(await runJson<IngestJson>(['ingest', 'logs', file, '--db', db2, '--max-line-bytes', '1000000'])).toMatchObject({records: 2, bad_lines: 1})
+    expect((await badLines(db2))[0]).toMatchObject({line: 2, reason: expect.stringMatching(/over --max-line-bytes/)})
   })
 
-  it('a request_id seen twice is one record and one duplicate; re-ingest adds nothing', () => {
+  it('a request_id seen twice is one record and one duplicate; re-ingest adds nothing', async () => {
     const dir = tempDir()
     const file = join(dir, 'dup.jsonl')
     writeFileSync(file, `${chatLine({request_id: 'x'})}\n\n   \n${chatLine({request_id: 'x'})}\n${chatLine({request_id: 'y'})}\n`)
     const db = join(dir, 'case.db')
-    expect(runJson<IngestJson>(['ingest', 'logs', file, '--db', db])).toMatchObject({files: 1, records: 2, duplicates: 1, bad_lines: 0})
-    expect(runJson<IngestJson>(['ingest', 'logs', file, '--db', db])).toMatchObject({files: 0, records: 0, duplicates: 3})
+    expect(await runJson<IngestJson>(['ingest', 'logs', file, '--db', db])).toMatchObject({files: 1, records: 2, duplicates: 1, bad_lines: 0})
+    expect(await runJson<IngestJson>(['ingest', 'logs', file, '--db', db])).toMatchObject({files: 0, records: 0, duplicates: 3})
   })
 
-  it('an unreadable path is a one-line error with exit 1 and keeps what was stored', () => {
+  it('an unreadable path is a one-line error with exit 1 and keeps what was stored', async () => {
     const dir = tempDir()
     const good = join(dir, 'good.jsonl')
     writeFileSync(good, `${chatLine({request_id: 'k1'})}\n`)
     const db = join(dir, 'case.db')
-    runJson(['ingest', 'logs', good, '--db', db])
-    const r = runCli(['ingest', 'logs', good, join(dir, 'missing.jsonl'), '--db', db])
+    await runJson(['ingest', 'logs', good, '--db', db])
+    const r = await run(['ingest', 'logs', good, join(dir, 'missing.jsonl'), '--db', db])
     expect(r.code).toBe(1)
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
     expect(r.stderr).toMatch(/missing\.jsonl: no such file/)
     expect(r.stderr).not.toMatch(/at .*\.js:\d+/)
-    expect(runJson<{records: number}>(['status', '--db', db]).records).toBe(1)
-    const j = runCli(['ingest', 'logs', join(dir, 'missing.jsonl'), '--db', db, '--json'])
+    expect((await runJson<{records: number}>(['status', '--db', db])).records).toBe(1)
+    const j = await run(['ingest', 'logs', join(dir, 'missing.jsonl'), '--db', db, '--json'])
     expect(JSON.parse(j.stdout)).toEqual({error: {message: expect.stringMatching(/no such file/), code: 'E_NOT_FOUND'}})
   })
 
-  it('a bad CROSSTALK_WORKERS is a one-line error with exit 1 and adds nothing', () => {
+  it('a bad CROSSTALK_WORKERS is a one-line error with exit 1 and adds nothing', async () => {
     const dir = tempDir()
     const good = join(dir, 'good.jsonl')
     writeFileSync(good, `${chatLine({request_id: 'w1'})}\n`)
     const db = join(dir, 'case.db')
-    const r = runCli(['ingest', 'logs', good, '--db', db], {env: {CROSSTALK_WORKERS: 'two'}})
+    const r = await run(['ingest', 'logs', good, '--db', db], {env: {CROSSTALK_WORKERS: 'two'}})
     expect(r.code).toBe(1)
     expect(r.stderr.trim().split('\n')).toEqual([`Error: CROSSTALK_WORKERS must be a whole number of threads (got "two")`])
-    expect(runJson<{records: number}>(['status', '--db', db]).records).toBe(0)
-    expect(runJson<{records: number}>(['ingest', 'logs', good, '--db', db], {env: {CROSSTALK_WORKERS: '1'}}).records).toBe(1)
+    // Nothing was recorded, so the case this command would have created is not left behind.
+    expect(existsSync(db)).toBe(false)
+    expect((await runJson<{records: number}>(['ingest', 'logs', good, '--db', db], {env: {CROSSTALK_WORKERS: '1'}})).records).toBe(1)
   })
 
-  it('--map reads other shapes', () => {
+  it('--map reads other shapes', async () => {
     const dir = tempDir()
     const file = join(dir, 'other.jsonl')
     writeFileSync(file, JSON.stringify({startTime: '2026-11-02 06:48:30.000001', id: 'm1', metadata: {tenant: 'T', session: 'S'}, output: 'plain answer'}) + '\n')
     const db = join(dir, 'case.db')
-    const r = runJson<IngestJson>(['ingest', 'logs', file, '--db', db, '--map', 'ts=startTime', '--map', 'request_id=id', '--map', 'tenant_id=metadata.tenant', '--map', 'session_id=metadata.session', '--map', 'response=output'])
+    const r = await runJson<IngestJson>(['ingest', 'logs', file, '--db', db, '--map', 'ts=startTime', '--map', 'request_id=id', '--map', 'tenant_id=metadata.tenant', '--map', 'session_id=metadata.session', '--map', 'response=output'])
     expect(r.records).toBe(1)
     expect((r as unknown as {per_file: {first_ts: string; last_ts: string}[]}).per_file[0]).toMatchObject({first_ts: '2026-11-02T06:48:30.000Z', last_ts: '2026-11-02T06:48:30.000Z'})
-    const shown = runJson<{ts: string; ts_precise: string; tenant_id: string; response_text: string}>(['show', 'm1', '--db', db])
+    const shown = await runJson<{ts: string; ts_precise: string; tenant_id: string; response_text: string}>(['show', 'm1', '--db', db])
     // --json timestamps are toISOString() form; the log's microseconds are kept beside it.
     expect(shown).toMatchObject({ts: '2026-11-02T06:48:30.000Z', ts_precise: '2026-11-02T06:48:30.000001Z', tenant_id: 'T', response_text: 'plain answer'})
-    expect(runCli(['ingest', 'logs', file, '--db', db, '--map', 'nonsense']).code).toBe(2)
+    expect((await run(['ingest', 'logs', file, '--db', db, '--map', 'nonsense'])).code).toBe(2)
   })
 })
 
 describe('crosstalk verify', () => {
-  function setup() {
+  async function setup(): Promise<{dir: string; db: string}> {
     const dir = tempDir()
     const file = join(dir, 'v.jsonl')
     writeFileSync(file, Array.from({length: 50}, (_, i) => chatLine({request_id: `v${i}`, prompt: `p${i}`})).join('\n') + '\nbad line\n')
     const db = join(dir, 'case.db')
-    runJson(['ingest', 'logs', file, '--db', db])
+    await runJson(['ingest', 'logs', file, '--db', db])
     return {dir, db}
   }
 
-  it('passes on an untouched case', () => {
-    const {db} = setup()
-    expect(runJson<{ok: boolean; records_checked: number}>(['verify', '--db', db])).toMatchObject({ok: true, records_checked: 50})
+  it('passes on an untouched case', async () => {
+    const {db} = await setup()
+    expect(await runJson<{ok: boolean; records_checked: number}>(['verify', '--db', db])).toMatchObject({ok: true, records_checked: 50})
   })
 
   it('fails naming the record when one byte of a stored raw line is flipped', async () => {
-    const {db} = setup()
+    const {db} = await setup()
     const {inflateSync, deflateSync, crc32} = await import('node:zlib')
     const sql = new Database(db)
     const block = sql.prepare('SELECT file_id, seq, codec, data FROM evidence_blocks').get() as {file_id: number; seq: number; codec: string; data: Buffer}
@@ -181,89 +183,95 @@ describe('crosstalk verify', () => {
     // A forger who also fixes the block hash is still caught by the record's own checksum.
     sql.prepare('UPDATE evidence_blocks SET data = ?, crc32 = ? WHERE file_id = ? AND seq = ?').run(block.codec === 'raw' ? raw : deflateSync(raw), crc32(raw), block.file_id, block.seq)
     sql.close()
-    const r = runCli(['verify', '--db', db, '--no-originals'])
+    const r = await run(['verify', '--db', db, '--no-originals'])
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/record v7 .*line 8/)
     expect(r.stdout).toMatch(/FAIL content: .*v\.jsonl: evidence store does not reproduce the content hash/)
   })
 
-  it('fails naming the block when its stored bytes are corrupted', () => {
-    const {db} = setup()
+  it('fails naming the block when its stored bytes are corrupted', async () => {
+    const {db} = await setup()
     const sql = new Database(db)
     const block = sql.prepare('SELECT file_id, seq, data FROM evidence_blocks').get() as {file_id: number; seq: number; data: Buffer}
     const data = Buffer.from(block.data)
     data[Math.floor(data.length / 2)] ^= 0xff
     sql.prepare('UPDATE evidence_blocks SET data = ? WHERE file_id = ? AND seq = ?').run(data, block.file_id, block.seq)
     sql.close()
-    const r = runCli(['verify', '--db', db])
+    const r = await run(['verify', '--db', db])
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/block 0/)
   })
 
-  it('fails naming the audit entry when one is altered', () => {
-    const {db} = setup()
+  it('fails naming the audit entry when one is altered', async () => {
+    const {db} = await setup()
     const sql = new Database(db)
     sql.exec('DROP TRIGGER audit_log_no_update')
     sql.prepare(`UPDATE audit_log SET args = replace(args, 'v.jsonl', 'w.jsonl') WHERE seq = 1`).run()
     sql.close()
-    const r = runCli(['verify', '--db', db])
+    const r = await run(['verify', '--db', db])
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/audit entry 1: content does not match its hash/)
   })
 
-  it('flags an original file changed on disk since ingest', () => {
-    const {dir, db} = setup()
+  it('flags an original file changed on disk since ingest', async () => {
+    const {dir, db} = await setup()
     writeFileSync(join(dir, 'v.jsonl'), 'changed\n')
-    const r = runCli(['verify', '--db', db, '--json'])
+    const r = await run(['verify', '--db', db, '--json'])
     expect(r.code).toBe(1)
     expect(JSON.parse(r.stdout).error.message).toMatch(/v\.jsonl: file on disk no longer matches/)
   })
 })
 
 describe('crosstalk ingest logs: one ingest at a time', () => {
-  it('refuses while another live ingest holds the case, and goes ahead once it is gone', () => {
+  it('refuses while another live ingest holds the case, and goes ahead once it is gone', async () => {
     const dir = tempDir()
     const file = join(dir, 'a.jsonl')
     writeFileSync(file, `${Array.from({length: 5}, (_, i) => chatLine({request_id: `r${i}`})).join('\n')}\n`)
     const db = join(dir, 'case.db')
-    expect(runJson<{records: number}>(['ingest', 'logs', file, '--db', db])).toMatchObject({records: 5})
-    // Pretend this test process is an ingest in progress.
-    const sql = new Database(db)
-    sql.prepare(`INSERT INTO meta (key, value) VALUES ('ingest_pid', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`).run(String(process.pid))
-    sql.close()
-    const file2 = join(dir, 'b.jsonl')
-    writeFileSync(file2, `${chatLine({request_id: 'r9'})}\n`)
-    const r = runCli(['ingest', 'logs', file2, '--db', db])
-    expect(r.code).toBe(1)
-    expect(r.stderr).toMatch(new RegExp(`another ingest \\(process ${process.pid}\\)`))
+    expect(await runJson<{records: number}>(['ingest', 'logs', file, '--db', db])).toMatchObject({records: 5})
+    // Another live process holds the case, as an ingest in progress would.
+    const holder = spawn('sleep', ['30'])
+    try {
+      const sql = new Database(db)
+      sql.prepare('UPDATE case_settings SET ingest_pid = ?').run(holder.pid)
+      sql.close()
+      const file2 = join(dir, 'b.jsonl')
+      writeFileSync(file2, `${chatLine({request_id: 'r9'})}\n`)
+      const r = await run(['ingest', 'logs', file2, '--db', db])
+      expect(r.code).toBe(1)
+      expect(r.stderr).toMatch(new RegExp(`another ingest \\(process ${holder.pid}\\)`))
+    } finally {
+      holder.kill()
+    }
     // A holder that no longer runs does not block.
     const sql2 = new Database(db)
-    sql2.prepare(`UPDATE meta SET value = '999999999' WHERE key = 'ingest_pid'`).run()
+    sql2.prepare(`UPDATE case_settings SET ingest_pid = 999999999`).run()
     sql2.close()
-    expect(runJson<{records: number}>(['ingest', 'logs', file2, '--db', db])).toMatchObject({records: 1})
+    const file2 = join(dir, 'b.jsonl')
+    expect(await runJson<{records: number}>(['ingest', 'logs', file2, '--db', db])).toMatchObject({records: 1})
   })
 })
 
 describe('crosstalk ingest logs --compress-evidence', () => {
-  it('stores deflated blocks that verify, show and show --raw read back exactly', () => {
+  it('stores deflated blocks that verify, show and show --raw read back exactly', async () => {
     const dir = tempDir()
     const file = join(dir, 'c.jsonl')
     const lines = Array.from({length: 40}, (_, i) => chatLine({request_id: `c${i}`, prompt: `prompt ${i} `.repeat(200), answer: `answer ${i}`}))
     writeFileSync(file, `${lines.join('\n')}\n`)
     const db = join(dir, 'case.db')
-    expect(runJson<{records: number}>(['ingest', 'logs', file, '--db', db, '--compress-evidence'])).toMatchObject({records: 40})
+    expect(await runJson<{records: number}>(['ingest', 'logs', file, '--db', db, '--compress-evidence'])).toMatchObject({records: 40})
     const sql = new Database(db, {readonly: true})
     const codecs = sql.prepare('SELECT DISTINCT codec FROM evidence_blocks').pluck().all()
     sql.close()
     expect(codecs).toEqual(['deflate'])
-    expect(runJson<{ok: boolean}>(['verify', '--db', db])).toMatchObject({ok: true})
-    expect(runCli(['show', 'c17', '--db', db, '--raw']).stdout).toBe(lines[17])
-    expect(runJson<{response_text: string}>(['show', 'c17', '--db', db])).toMatchObject({response_text: 'answer 17'})
+    expect(await runJson<{ok: boolean}>(['verify', '--db', db])).toMatchObject({ok: true})
+    expect((await run(['show', 'c17', '--db', db, '--raw'])).stdout).toBe(lines[17])
+    expect(await runJson<{response_text: string}>(['show', 'c17', '--db', db])).toMatchObject({response_text: 'answer 17'})
   })
 })
 
 describe('crosstalk ingest logs: a file that fails mid-run', () => {
-  it('keeps what was stored, rebuilds the indexes and releases the case', () => {
+  it('keeps what was stored, rebuilds the indexes and releases the case', async () => {
     const dir = tempDir()
     const good = join(dir, 'a.jsonl')
     writeFileSync(good, `${chatLine({request_id: 'a1'})}\n`)
@@ -272,20 +280,20 @@ describe('crosstalk ingest logs: a file that fails mid-run', () => {
     execFileSync('mkfifo', [fifo])
     const writer = spawn('sh', ['-c', `printf x > '${fifo}'`])
     const db = join(dir, 'case.db')
-    const r = runCli(['ingest', 'logs', good, fifo, '--db', db])
+    const r = await run(['ingest', 'logs', good, fifo, '--db', db])
     writer.kill()
     expect(r.code).toBe(1)
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
     expect(r.stderr).toContain(`${fifo}: cannot read`)
-    expect(runJson<{records: number}>(['status', '--db', db])).toMatchObject({records: 1})
+    expect(await runJson<{records: number}>(['status', '--db', db])).toMatchObject({records: 1})
     const sql = new Database(db, {readonly: true})
     const indexes = sql.prepare(`SELECT name FROM sqlite_master WHERE name IN ('records_by_source_request', 'pii_values_by_value') ORDER BY name`).pluck().all()
-    const holder = sql.prepare(`SELECT COUNT(*) FROM meta WHERE key = 'ingest_pid'`).pluck().get()
+    const holder = sql.prepare(`SELECT ingest_pid FROM case_settings`).pluck().get()
     sql.close()
     expect(indexes).toEqual(['pii_values_by_value', 'records_by_source_request'])
-    expect(holder).toBe(0)
+    expect(holder).toBeNull()
     const next = join(dir, 'c.jsonl')
     writeFileSync(next, `${chatLine({request_id: 'a1'})}\n${chatLine({request_id: 'c1'})}\n`)
-    expect(runJson<{records: number; duplicates: number}>(['ingest', 'logs', next, '--db', db])).toMatchObject({records: 1, duplicates: 1})
+    expect(await runJson<{records: number; duplicates: number}>(['ingest', 'logs', next, '--db', db])).toMatchObject({records: 1, duplicates: 1})
   })
 })

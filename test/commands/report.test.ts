@@ -4,7 +4,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {buildNotifyCase, HOSTILE_NODE, HOSTILE_TENANT, LEAKED_EMAIL, LEAKED_IBAN, MARKERS} from '../helpers/notify-case.js'
-import {runCli, tempDir} from '../helpers/run-cli.js'
+import {tempDir} from '../helpers/cli.js'
+import {run, runJson} from '../helpers/commands.js'
 
 // Aware 2026-10-23T08:00Z -> deadline 2026-10-26T08:00Z.
 const IN_TIME = '2026-10-25T12:00:00+01:00'
@@ -32,15 +33,16 @@ function expectInertMarkdown(md: string): void {
 describe('crosstalk report (article33 / article34 / processor-notice / register) and assess', () => {
   let dir: string
   let db: string
-  beforeAll(() => {
+  let logSha256: string
+  beforeAll(async () => {
     dir = tempDir()
-    db = buildNotifyCase(dir)
-    const r = runCli(['incident', 'open', '--db', db, '--title', 'KV-cache cross-tenant leak', '--aware-at', '2026-10-23T10:00:00+02:00', '--role', 'processor', '--dpo-contact', 'dpo@provider.example'])
+    ;({db, logSha256} = await buildNotifyCase())
+    const r = await run(['incident', 'open', '--db', db, '--title', 'KV-cache cross-tenant leak', '--aware-at', '2026-10-23T10:00:00+02:00', '--role', 'processor', '--dpo-contact', 'dpo@provider.example'])
     expect(r.code, r.stderr).toBe(0)
   })
 
-  it('article33 Markdown: Art. 33(3)(a)-(d) sections, scope numbers, open items, nothing leaked or live', () => {
-    const r = runCli(['report', 'article33', '--db', db, '--now', IN_TIME])
+  it('article33 Markdown: Art. 33(3)(a)-(d) sections, scope numbers, open items, nothing leaked or live', async () => {
+    const r = await run(['report', 'article33', '--db', db, '--now', IN_TIME])
     expect(r.code, r.stderr).toBe(0)
     const md = r.stdout
     for (const s of ['Art. 33(3)(a)', 'Art. 33(3)(b)', 'Art. 33(3)(c)', 'Art. 33(3)(d)', 'Art. 33(4)', '2026-10-26T08:00:00.000Z', 'DUE SOON']) expect(md).toContain(s)
@@ -48,15 +50,15 @@ describe('crosstalk report (article33 / article34 / processor-notice / register)
     expect(md).toMatch(/\| of which to another customer \(cross-tenant\) \| 4 \|/)
     expect(md).toContain('**at least 4 (upper bound not yet known)**')
     expect(md).toContain('Controller name and contact details')
-    expect(md).toContain('ab'.repeat(32))
+    expect(md).toContain(logSha256)
     expectInertMarkdown(md)
     // The hostile node name and tenant id are there, but escaped.
     expect(md).toContain('node-2&lt;img src=x onerror=alert(1)&gt;')
     expect(md).toContain('evil\\_\\[x\\](javascript:alert(1))&lt;b&gt;\\\\x1b\\[2J')
   })
 
-  it('article33 JSON is the draft object, with the same numbers', () => {
-    const r = runCli(['report', 'article33', '--db', db, '--now', IN_TIME, '--format', 'json'])
+  it('article33 JSON is the draft object, with the same numbers', async () => {
+    const r = await run(['report', 'article33', '--db', db, '--now', IN_TIME, '--format', 'json'])
     expect(r.code, r.stderr).toBe(0)
     const d = JSON.parse(r.stdout)
     expect(d.kind).toBe('article33')
@@ -68,34 +70,34 @@ describe('crosstalk report (article33 / article34 / processor-notice / register)
     expect(d.scope.flows.map((f: {recipient_tenant: string}) => f.recipient_tenant)).toContain('evil_[x](javascript:alert(1))<b>\\x1b[2J')
   })
 
-  it('refuses an overdue draft without --delay-reason, and prints the reason with it', () => {
-    const r = runCli(['report', 'article33', '--db', db, '--now', LATE])
+  it('refuses an overdue draft without --delay-reason, and prints the reason with it', async () => {
+    const r = await run(['report', 'article33', '--db', db, '--now', LATE])
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/72-hour deadline passed at 2026-10-26T08:00:00.000Z.*--delay-reason/)
     expect(r.stdout).toBe('')
-    const ok = runCli(['report', 'article33', '--db', db, '--now', LATE, '--delay-reason', 'log recovery from the decode nodes took 40 hours'])
+    const ok = await run(['report', 'article33', '--db', db, '--now', LATE, '--delay-reason', 'log recovery from the decode nodes took 40 hours'])
     expect(ok.code, ok.stderr).toBe(0)
     expect(ok.stdout).toContain('Reasons for the delay')
     expect(ok.stdout).toContain('log recovery from the decode nodes took 40 hours')
     expect(ok.stdout).toContain('OVERDUE')
   })
 
-  it('CNIL flavour is in French and maps the facts onto its fields', () => {
-    const r = runCli(['report', 'article33', '--db', db, '--now', IN_TIME, '--authority', 'cnil'])
+  it('CNIL flavour is in French and maps the facts onto its fields', async () => {
+    const r = await run(['report', 'article33', '--db', db, '--now', IN_TIME, '--authority', 'cnil'])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toContain('Catégories et nombre approximatif de personnes concernées')
     expect(r.stdout).toContain('au moins 4 (borne haute non connue)')
-    for (const a of ['ico', 'dpc']) expect(runCli(['report', 'article33', '--db', db, '--now', IN_TIME, '--authority', a]).code).toBe(0)
+    for (const a of ['ico', 'dpc']) expect((await run(['report', 'article33', '--db', db, '--now', IN_TIME, '--authority', a])).code).toBe(0)
   })
 
-  it('article33 PDF: text has the numbers, deadline, charts and evidence annex; a page renders non-blank', () => {
+  it('article33 PDF: text has the numbers, deadline, charts and evidence annex; a page renders non-blank', async () => {
     const out = path.join(dir, 'a33.pdf')
-    const r = runCli(['report', 'article33', '--db', db, '--now', IN_TIME, '--format', 'pdf', '--out', out, '--json'])
+    const r = await run(['report', 'article33', '--db', db, '--now', IN_TIME, '--format', 'pdf', '--out', out, '--json'])
     expect(r.code, r.stderr).toBe(0)
     expect(JSON.parse(r.stdout)).toMatchObject({report: 'article33', format: 'pdf', out})
     expect(fs.readFileSync(out).subarray(0, 5).toString()).toBe('%PDF-')
     const text = execFileSync('pdftotext', ['-layout', out, '-'], {encoding: 'utf8'})
-    for (const s of ['2026-10-26T08:00:00.000Z', 'DUE SOON', 'Contaminated responses per hour (UTC)', 'Tenant-to-tenant flows', 'Annex: evidence manifest', 'ab'.repeat(24), 'Page 1 of']) {
+    for (const s of ['2026-10-26T08:00:00.000Z', 'DUE SOON', 'Contaminated responses per hour (UTC)', 'Tenant-to-tenant flows', 'Annex: evidence manifest', logSha256.slice(0, 24), 'Page 1 of']) {
       expect(text).toContain(s)
     }
     expect(text).toMatch(/Contaminated responses\s+5/)
@@ -116,8 +118,8 @@ describe('crosstalk report (article33 / article34 / processor-notice / register)
     }
   })
 
-  it('processor notice for one tenant holds only its own exposure', () => {
-    const r = runCli(['report', 'processor-notice', '--db', db, '--tenant', 'acme'])
+  it('processor notice for one tenant holds only its own exposure', async () => {
+    const r = await run(['report', 'processor-notice', '--db', db, '--tenant', 'acme'])
     expect(r.code, r.stderr).toBe(0)
     const md = r.stdout
     expect(md).toContain('acme-s1')
@@ -127,16 +129,16 @@ describe('crosstalk report (article33 / article34 / processor-notice / register)
     expect(md).not.toMatch(/evil/i)
     expect(md).not.toContain(MARKERS.globex1.slice(0, 12))
     expectInertMarkdown(md)
-    const json = JSON.parse(runCli(['report', 'processor-notice', '--db', db, '--tenant', 'acme', '--format', 'json']).stdout)
+    const json = JSON.parse((await run(['report', 'processor-notice', '--db', db, '--tenant', 'acme', '--format', 'json'])).stdout)
     expect(JSON.stringify(json)).not.toMatch(/globex|evil/i)
     expect(json.your_data_reached_others).toMatchObject({responses: 3, other_customers: 2, other_sessions_of_yours: 1})
-    const none = runCli(['report', 'processor-notice', '--db', db, '--tenant', 'nobody'])
+    const none = await run(['report', 'processor-notice', '--db', db, '--tenant', 'nobody'])
     expect(none.code).toBe(1)
   })
 
-  it('processor-notice --all writes one notice per affected tenant, each clean of the others', () => {
+  it('processor-notice --all writes one notice per affected tenant, each clean of the others', async () => {
     const out = path.join(dir, 'notices')
-    const r = runCli(['report', 'processor-notice', '--db', db, '--all', '--out', out, '--json'])
+    const r = await run(['report', 'processor-notice', '--db', db, '--all', '--out', out, '--json'])
     expect(r.code, r.stderr).toBe(0)
     const files = fs.readdirSync(out).sort()
     expect(files).toHaveLength(3)
@@ -150,8 +152,8 @@ describe('crosstalk report (article33 / article34 / processor-notice / register)
     expect(files.every((f) => /^processor-notice-[A-Za-z0-9._-]+\.md$/.test(f))).toBe(true)
   })
 
-  it('article34 is plain language and leaks nothing', () => {
-    const r = runCli(['report', 'article34', '--db', db])
+  it('article34 is plain language and leaks nothing', async () => {
+    const r = await run(['report', 'article34', '--db', db])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toContain('What you can do')
     expect(r.stdout).toContain('bank')
@@ -159,27 +161,27 @@ describe('crosstalk report (article33 / article34 / processor-notice / register)
     expect(r.stdout).not.toMatch(/globex|acme/)
   })
 
-  it('assess suggests without deciding; --decide records the human decision, which the reports then show', () => {
-    const s = runCli(['assess', '--db', db, '--json'])
+  it('assess suggests without deciding; --decide records the human decision, which the reports then show', async () => {
+    const s = await run(['assess', '--db', db, '--json'])
     expect(s.code, s.stderr).toBe(0)
     const sug = JSON.parse(s.stdout)
     expect(sug.severity).toMatchObject({dpc: 3, ei: 1, cb: 0.5, se: 3.5, band: 'high'})
     expect(sug.suggested).toBe('notify-subjects')
     expect(sug.decision).toBeNull()
-    const reg0 = JSON.parse(runCli(['report', 'register', '--db', db, '--format', 'json']).stdout)
+    const reg0 = JSON.parse((await run(['report', 'register', '--db', db, '--format', 'json'])).stdout)
     expect(reg0.decision).toBeNull()
-    const d = runCli(['assess', '--db', db, '--dpc', '1', '--decide', 'notify', '--rationale', 'recipients are business API customers; no special categories seen', '--decided-by', 'DPO', '--json'])
+    const d = await run(['assess', '--db', db, '--dpc', '1', '--decide', 'notify', '--rationale', 'recipients are business API customers; no special categories seen', '--decided-by', 'DPO', '--json'])
     expect(d.code, d.stderr).toBe(0)
     expect(JSON.parse(d.stdout)).toMatchObject({suggested: 'notify', decision: {outcome: 'notify', decided_by: 'DPO'}})
-    const reg = JSON.parse(runCli(['report', 'register', '--db', db, '--format', 'json']).stdout)
+    const reg = JSON.parse((await run(['report', 'register', '--db', db, '--format', 'json'])).stdout)
     expect(reg).toMatchObject({decision: 'notify', rationale: 'recipients are business API customers; no special categories seen'})
     expect(reg.severity).toMatch(/ENISA SE 1\.5 \(low\); suggested notify/)
-    const md = runCli(['report', 'article33', '--db', db, '--now', IN_TIME]).stdout
+    const md = (await run(['report', 'article33', '--db', db, '--now', IN_TIME])).stdout
     expect(md).toContain('Risk assessment: outcome **notify**')
   })
 
-  it('register as CSV has a header and one entry', () => {
-    const r = runCli(['report', 'register', '--db', db, '--format', 'csv'])
+  it('register as CSV has a header and one entry', async () => {
+    const r = await run(['report', 'register', '--db', db, '--format', 'csv'])
     expect(r.code, r.stderr).toBe(0)
     const lines = r.stdout.trim().split('\r\n')
     expect(lines[0]!.startsWith('kind,generated_at,reference,title')).toBe(true)
@@ -187,8 +189,8 @@ describe('crosstalk report (article33 / article34 / processor-notice / register)
     expectInert(r.stdout)
   })
 
-  it('--include-excerpts is explicit and audited; excerpts stay inert and markers truncated', () => {
-    const r = runCli(['report', 'article33', '--db', db, '--now', IN_TIME, '--include-excerpts'])
+  it('--include-excerpts is explicit and audited; excerpts stay inert and markers truncated', async () => {
+    const r = await run(['report', 'article33', '--db', db, '--now', IN_TIME, '--include-excerpts'])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toContain('Excerpts (included on request')
     expect(r.stdout).not.toContain('\u001b')

@@ -1,14 +1,13 @@
-import {spawnSync} from 'node:child_process'
 import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {generateIncident} from '../../src/generate/generate-incident.js'
 import {loadGroundTruth} from '../../src/generate/ground-truth.js'
+import {runJson} from '../helpers/commands.js'
 
 const base = mkdtempSync(join(tmpdir(), 'ct-'))
 afterAll(() => rmSync(base, {recursive: true, force: true}))
-const run = (...args: string[]) => spawnSync(process.execPath, ['bin/run.js', ...args], {encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}})
 
 // The generated incident is the ingest's answer key: counts must agree file by file.
 describe('generated logs through crosstalk ingest', () => {
@@ -17,13 +16,10 @@ describe('generated logs through crosstalk ingest', () => {
     await generateIncident({out, records: 1500, seed: 5})
     const gt = loadGroundTruth(join(out, 'ground-truth.json'))
     const db = join(base, 'case.db')
-    const logs = run('ingest', 'logs', ...gt.files.map((f) => join(out, f.path)), '--db', db, '--json')
-    expect(logs.status).toBe(0)
-    const r = JSON.parse(logs.stdout)
+    const r = await runJson<{records: number; duplicates: number; bad_lines: number}>(['ingest', 'logs', ...gt.files.map((f) => join(out, f.path)), '--db', db])
     expect({records: r.records, duplicates: r.duplicates, bad_lines: r.bad_lines}).toEqual({records: gt.totals.records, duplicates: gt.totals.duplicates, bad_lines: gt.totals.bad_lines})
-    const canaries = run('ingest', 'canaries', join(out, 'canaries.csv'), '--db', db, '--json')
-    expect(canaries.status).toBe(0)
-    const status = JSON.parse(run('status', '--db', db, '--json').stdout)
+    await runJson(['ingest', 'canaries', join(out, 'canaries.csv'), '--db', db])
+    const status = await runJson<{canaries: number; records: number}>(['status', '--db', db])
     expect(status.canaries).toBe(gt.canaries)
     expect(status.records).toBe(gt.totals.records)
   })

@@ -3,6 +3,7 @@ import {randomBytes} from 'node:crypto'
 import Database from 'better-sqlite3'
 import {describe, expect, it} from 'vitest'
 import {BLOCK_SIZE, EvidenceWriter, RAW_BLOCK_SIZE, evidenceReader, readEvidence} from '../../src/evidence/evidence-store.js'
+import {insertLoadingLogFile} from '../../src/store/files.js'
 import {openCase} from '../../src/store/open-case.js'
 import {seededRng} from '../../src/util/rng.js'
 import {ROOT, tempDir} from '../helpers/cli.js'
@@ -10,7 +11,7 @@ import {join} from 'node:path'
 
 function caseWithFile() {
   const db = openCase(join(tempDir(), 'case.db'), {create: true})
-  const id = Number(db.prepare(`INSERT INTO files (kind, path, abs_path, sha256, size, format, source, state, started_at) VALUES ('log', 'f', 'f', 'x', 0, 'jsonl', 'default', 'loading', 'now')`).run().lastInsertRowid)
+  const id = insertLoadingLogFile(db, {path: 'f', name: 'f', absPath: '/f', sha256: 'x', size: 0, compression: 'none', logFormat: 'native', parseSpec: '{}', source: 'default', startedAt: 'now'})
   return {db, id}
 }
 
@@ -76,18 +77,20 @@ describe('EvidenceWriter', () => {
       import {join} from 'node:path'
       import {tmpdir} from 'node:os'
       import {mkdtempSync} from 'node:fs'
-      const {EvidenceWriter, BLOCK_SIZE} = await import(${JSON.stringify(join(ROOT, 'dist/ingest/evidence-store.js'))})
-      const {openCase} = await import(${JSON.stringify(join(ROOT, 'dist/store/open-case.js'))})
+      const {EvidenceWriter, BLOCK_SIZE} = await import(${JSON.stringify(join(ROOT, 'src/evidence/evidence-store.ts'))})
+      const {openCase} = await import(${JSON.stringify(join(ROOT, 'src/store/open-case.ts'))})
+      const {insertLoadingLogFile} = await import(${JSON.stringify(join(ROOT, 'src/store/files.ts'))})
       const db = openCase(join(mkdtempSync(join(tmpdir(), 'ct-')), 'c.db'), {create: true})
-      db.prepare("INSERT INTO files (id, kind, path, abs_path, sha256, size, format, source, state, started_at) VALUES (1, 'log', 'f', 'f', 'x', 0, 'jsonl', 'default', 'loading', 'now')").run()
-      const w = new EvidenceWriter(db, 1)
+      const id = insertLoadingLogFile(db, {path: 'f', name: 'f', absPath: '/f', sha256: 'x', size: 0, compression: 'none', logFormat: 'native', parseSpec: '{}', source: 'default', startedAt: 'now'})
+      const w = new EvidenceWriter(db, id)
       w.push(randomBytes(BLOCK_SIZE * 8))
       await w.backpressure()
       await w.finish()
       db.transaction(() => w.writeReady())()
       console.log(db.prepare('SELECT count(*) FROM evidence_blocks').pluck().get())
     `
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {encoding: 'utf8', timeout: 30_000})
+    // The source, through tsx (as the in-process tests run it), never a possibly stale dist/.
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {cwd: ROOT, encoding: 'utf8', timeout: 30_000})
     expect(r.signal, 'backpressure() did not return within 30 s').toBeNull()
     expect(r.stdout.trim()).toBe('8')
   })

@@ -30,6 +30,7 @@ function fixture(now = '2026-10-24T08:00:00.000Z'): CaseFacts {
     notifications: [],
     assessment: null,
     totals: {records: 1000, tenants: 5, sessions: 200, files: 2, bad_lines: 0},
+    detection: {complete: true, files_not_scanned: 0, records_not_scanned: 0, never_scanned: false, registry_changed: false, provenance: 'current', last_scan_at: '2026-10-23T09:00:00.000Z'},
     scope: {
       contaminated_responses: 12, cross_tenant_responses: 9, cross_session_responses: 3, exposed_sessions: 7, exposed_tenants: 2, recipient_tenants: 3,
       first_seen: '2026-10-22T10:00:00.000Z', last_seen: '2026-10-22T15:59:00.000Z', at_risk_responses: null,
@@ -96,6 +97,18 @@ describe('buildArticle33 from a hand-built CaseFacts', () => {
     const md = renderProcessorNoticeMarkdown(n)
     expect(md).not.toContain('globex')
     expect(md).toContain('at 1 other customer(s)')
+  })
+})
+
+describe('a draft over an incomplete detection', () => {
+  it('says so in its detection key, in the Markdown, and as an open item', () => {
+    const f = fixture()
+    f.detection = {...f.detection, complete: false, files_not_scanned: 2, records_not_scanned: 40}
+    const d = buildArticle33(f)
+    expect(d.detection).toMatchObject({complete: false, files_not_scanned: 2, note: expect.stringMatching(/2 log file\(s\) with 40 records ingested since the last scan/)})
+    expect(d.open_items.map((o) => o.item).join('\n')).toMatch(/Detection is incomplete \(2 log file\(s\) not scanned\)/)
+    expect(renderArticle33Markdown(d)).toMatch(/> \*\*Detection is incomplete: 2 log file\(s\) with 40 records/)
+    expect(renderArticle33Markdown(buildArticle33(fixture()))).not.toMatch(/Detection is incomplete/)
   })
 })
 

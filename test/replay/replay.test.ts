@@ -7,8 +7,8 @@ import {replayVerdict, runReplay, scalePromptSize, type ReplayOptions} from '../
 import {wilsonInterval} from '../../src/replay/wilson.js'
 import {startTestbed, type TestbedOptions} from '../../src/testbed/server.js'
 import {seededRng} from '../../src/util/rng.js'
-import {addSightings, caseWithRecords} from '../helpers/replay-case.js'
-import {runCliAsync} from '../helpers/run-cli.js'
+import {run} from '../helpers/commands.js'
+import {caseWithRecords} from '../helpers/replay-case.js'
 
 const tmp = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'ct-'))
 
@@ -40,15 +40,15 @@ describe('wilson interval and verdicts', () => {
   })
 })
 
-async function replayAgainst(tb: TestbedOptions, dir: string, extra: Partial<ReplayOptions> & Pick<ReplayOptions, 'requestIds'>) {
+async function replayAgainst(tb: TestbedOptions, extra: Partial<ReplayOptions> & Pick<ReplayOptions, 'requestIds'>) {
   const testbed = await startTestbed({port: 0, poolTokens: 1024, maxModelLen: 4096, ...tb})
-  const {db, ids} = caseWithRecords(dir, [
+  const {db} = await caseWithRecords([
     {request_id: 'req-leaky', prompt_tokens: 700_000, stream: true, request_text: 'Dear support, my IBAN is ...'},
     {request_id: 'req-small', prompt_tokens: 120, endpoint: '/v1/completions'},
   ])
   try {
     const result = await runReplay(db, {fromSightings: false, trials: 4, poolTokens: 1024, timeoutMs: 1000, rng: seededRng(3), now: () => new Date('2026-11-02T07:00:00.000Z'), target: testbed.url, ...extra})
-    return {result, db, ids}
+    return {result, db}
   } finally {
     await testbed.close()
   }
@@ -56,7 +56,7 @@ async function replayAgainst(tb: TestbedOptions, dir: string, extra: Partial<Rep
 
 describe('replay against the testbed', () => {
   it('confirms a contaminated record on stale+disaggregated and stores the result', async () => {
-    const {result, db} = await replayAgainst({onOverflow: 'stale', disaggregated: true}, tmp(), {requestIds: ['req-leaky', 'req-small']})
+    const {result, db} = await replayAgainst({onOverflow: 'stale', disaggregated: true}, {requestIds: ['req-leaky', 'req-small']})
     const [leaky, small] = result.results
     expect(leaky).toMatchObject({request_id: 'req-leaky', verdict: 'confirmed', reproduced: 4, trials: 4, rate: 1, scaling: 'clamped_to_gap', stream: true, original_prompt_tokens: 700_000})
     expect(leaky!.replay_prompt_tokens).toBeGreaterThan(1024)
@@ -70,18 +70,20 @@ describe('replay against the testbed', () => {
   })
 
   it('says rejected against a correct server', async () => {
-    const {result} = await replayAgainst({onOverflow: 'reject', errorStyle: 'sglang'}, tmp(), {requestIds: ['req-leaky']})
+    const {result} = await replayAgainst({onOverflow: 'reject', errorStyle: 'sglang'}, {requestIds: ['req-leaky']})
     expect(result.results[0]).toMatchObject({verdict: 'rejected', rejected: 4, reproduced: 0})
   })
 
   it('--from-sightings picks cross-session and cross-tenant records only', async () => {
-    const dir = tmp()
-    const {db, ids} = caseWithRecords(dir, [{request_id: 'a', prompt_tokens: 3000}, {request_id: 'b', prompt_tokens: 100}, {request_id: 'c', prompt_tokens: 2000}])
-    addSightings(db, [
-      {record_id: ids[0]!, class: 'cross_tenant', marker: 'CANARY-00'},
-      {record_id: ids[1]!, class: 'own', marker: 'CANARY-01'},
-      {record_id: ids[2]!, class: 'cross_session', marker: 'CANARY-02'},
-    ])
+    const [m0, m1, m2] = ['CANARY-0000aaaa0000aaaa', 'CANARY-0101aaaa0101aaaa', 'CANARY-0202aaaa0202aaaa']
+    const {db} = await caseWithRecords(
+      [
+        {request_id: 'a', prompt_tokens: 3000, response_text: `leak ${m0}`},
+        {request_id: 'b', prompt_tokens: 100, session_id: 's1', response_text: `own ${m1}`},
+        {request_id: 'c', prompt_tokens: 2000, response_text: `leak ${m2}`},
+      ],
+      [[m0, 'tenant-x', 'sx'], [m1, 'tenant-a', 's1'], [m2, 'tenant-a', 's9']],
+    )
     const testbed = await startTestbed({port: 0, poolTokens: 1024, maxModelLen: 4096, onOverflow: 'stale'})
     try {
       const result = await runReplay(db, {target: testbed.url, requestIds: [], fromSightings: true, trials: 2, poolTokens: 1024, timeoutMs: 1000, rng: seededRng(1), now: () => new Date()})
@@ -95,32 +97,31 @@ describe('replay against the testbed', () => {
   })
 
   it('refuses an unknown request id and a case without sightings', async () => {
-    const {db} = caseWithRecords(tmp(), [{request_id: 'a'}])
+    const {db} = await caseWithRecords([{request_id: 'a'}])
     const base = {target: 'http://127.0.0.1:9', trials: 1, timeoutMs: 500, rng: seededRng(1), now: () => new Date()}
     await expect(runReplay(db, {...base, requestIds: ['nope'], fromSightings: false})).rejects.toThrow(/no record with request_id/)
     await expect(runReplay(db, {...base, requestIds: [], fromSightings: true})).rejects.toThrow(/no records selected|no sightings/)
   })
 })
 
-describe('crosstalk replay (spawned CLI)', () => {
+describe('crosstalk replay (the command)', () => {
   it('confirms, stores, audits and exits 3 with --fail-on-leak', async () => {
-    const dir = tmp()
-    const {db, path: dbPath} = caseWithRecords(dir, [{request_id: 'req-1', prompt_tokens: 700_000}])
+    const {db, path: dbPath} = await caseWithRecords([{request_id: 'req-1', prompt_tokens: 700_000}])
     db.close()
     const testbed = await startTestbed({port: 0, poolTokens: 1024, maxModelLen: 4096, onOverflow: 'stale', disaggregated: true})
     try {
-      const run = await runCliAsync(['replay', '--db', dbPath, '--target', testbed.url, '--request-id', 'req-1', '--trials', '3', '--pool-tokens', '1024', '--timeout', '2', '--fail-on-leak', '--json'])
-      expect(run.code).toBe(3)
-      const result = JSON.parse(run.stdout)
+      const gate = await run(['replay', '--db', dbPath, '--target', testbed.url, '--request-id', 'req-1', '--trials', '3', '--pool-tokens', '1024', '--timeout', '2', '--fail-on-leak', '--json'])
+      expect(gate.code).toBe(3)
+      const result = JSON.parse(gate.stdout)
       expect(result.results[0]).toMatchObject({request_id: 'req-1', verdict: 'confirmed', trials: 3, reproduced: 3})
-      const human = await runCliAsync(['replay', '--db', dbPath, '--target', testbed.url, '--request-id', 'req-1', '--trials', '2', '--pool-tokens', '1024', '--timeout', '2'])
+      const human = await run(['replay', '--db', dbPath, '--target', testbed.url, '--request-id', 'req-1', '--trials', '2', '--pool-tokens', '1024', '--timeout', '2'])
       expect(human.code).toBe(0)
       expect(human.stdout).toMatch(/req-1\s+confirmed\s+2\/2 = 100% \[95% CI 34%-100%\]/)
       const {openCase} = await import('../../src/store/open-case.js')
       const again = openCase(dbPath)
       expect(listReplayResults(again)).toHaveLength(2)
       const audit = again.prepare(`SELECT command, args FROM audit_log ORDER BY seq`).all() as Array<{command: string; args: string}>
-      expect(audit.map((a) => a.command)).toEqual(['replay', 'replay'])
+      expect(audit.map((a) => a.command).filter((c) => c === 'replay')).toEqual(['replay', 'replay'])
       again.close()
     } finally {
       await testbed.close()
@@ -128,8 +129,8 @@ describe('crosstalk replay (spawned CLI)', () => {
   })
 
   it('needs --request-id or --from-sightings (exit 2)', async () => {
-    const run = await runCliAsync(['replay', '--db', path.join(tmp(), 'x.db'), '--target', 'http://127.0.0.1:9'])
-    expect(run.code).toBe(2)
-    expect(run.stderr).toContain('--request-id')
+    const r = await run(['replay', '--db', path.join(tmp(), 'x.db'), '--target', 'http://127.0.0.1:9'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('--request-id')
   })
 })

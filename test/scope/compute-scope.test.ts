@@ -2,19 +2,24 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {computeScope} from '../../src/scope/compute-scope.js'
 import {computeTenantView} from '../../src/scope/tenant-view.js'
 import {buildTimeline} from '../../src/scope/build-timeline.js'
-import {appendAudit} from '../../src/store/audit.js'
-import type {ScopeCase} from '../helpers/scope-case.js'
+import {loadScopeInputs, type LoadScopeOptions} from '../../src/scope/scope-data.js'
+import {appendAudit, listAudit} from '../../src/store/audit.js'
+import {tenantHasRecords} from '../../src/store/records.js'
+import type {TestCase} from '../helpers/case-builder.js'
 import {buildKnownCase, POOL} from './known-case.js'
 
-let c: ScopeCase
-beforeAll(() => {
-  c = buildKnownCase()
+let c: TestCase
+beforeAll(async () => {
+  c = await buildKnownCase()
 })
-afterAll(() => c.cleanup())
+afterAll(() => c.close())
+
+const inputs = (options: LoadScopeOptions = {}) => loadScopeInputs(c.db, options)
+const known = () => ({has: (t: string) => tenantHasRecords(c.db, t)})
 
 describe('computeScope on a hand-built case', () => {
   it('gives every contract figure exactly', () => {
-    const s = computeScope(c.db, {poolTokens: POOL})
+    const s = computeScope(inputs({poolTokens: POOL}))
     expect({
       contaminated_responses: s.contaminated_responses,
       cross_tenant_responses: s.cross_tenant_responses,
@@ -50,14 +55,14 @@ describe('computeScope on a hand-built case', () => {
   })
 
   it('leaves at_risk_responses null without a pool, and the exposure bound open', () => {
-    const s = computeScope(c.db)
+    const s = computeScope(inputs())
     expect(s.at_risk_responses).toBeNull()
     expect(s.data_subjects.high).toBeNull()
     expect(s.contaminated_responses).toBe(4)
   })
 
   it('breaks down by node and by hour', () => {
-    const s = computeScope(c.db, {poolTokens: POOL, advertisedTokens: 800000})
+    const s = computeScope(inputs({poolTokens: POOL, advertisedTokens: 800000}))
     expect(s.over_advertised_responses).toBe(1)
     expect(s.by_node).toEqual([
       {decode_node: 'd1', contaminated_responses: 3, cross_tenant_responses: 2, cross_session_responses: 1, provenance_responses: 0, at_risk_responses: 3, first_seen: '2026-11-02T06:00:00.123Z', last_seen: '2026-11-02T06:30:00.456Z', at_risk_first: '2026-11-02T06:00:00.123Z', at_risk_last: '2026-11-02T06:30:00.456Z'},
@@ -71,14 +76,14 @@ describe('computeScope on a hand-built case', () => {
   })
 
   it('counts provenance-only leaks apart from the sighting-based contract numbers', () => {
-    const s = computeScope(c.db, {poolTokens: POOL})
+    const s = computeScope(inputs({poolTokens: POOL}))
     expect(s.provenance_responses).toBe(1)
     expect(s.provenance_only_responses).toBe(1)
     expect(s.provenance_flows).toEqual([{source_tenant: 'acme', recipient_tenant: 'beta', responses: 1}])
   })
 
   it('lists data categories from markers, provenance and PII in leaked responses only', () => {
-    const s = computeScope(c.db, {poolTokens: POOL})
+    const s = computeScope(inputs({poolTokens: POOL}))
     expect(s.data_categories.map((d) => [d.category, d.evidence, d.responses])).toEqual([
       ['conversation_content_cross_tenant', 'sightings', 3],
       ['conversation_content_cross_session', 'sightings', 1],
@@ -90,7 +95,7 @@ describe('computeScope on a hand-built case', () => {
 
   it('gives a data-subject range that brackets the true number of exposed sessions', () => {
     // truly exposed: acme-1, acme-2 (markers and provenance), beta-1, gamma-1 = 4
-    const s = computeScope(c.db, {poolTokens: POOL})
+    const s = computeScope(inputs({poolTokens: POOL}))
     expect(s.data_subjects.low).toBe(4)
     // + beta-2, served by d2 inside its window (07:10..07:20)
     expect(s.data_subjects.high).toBe(5)
@@ -105,7 +110,7 @@ describe('computeScope on a hand-built case', () => {
 
 describe('computeTenantView', () => {
   it('shows what gamma received and leaked, other tenants as opaque labels', () => {
-    const v = computeTenantView(c.db, {tenant: 'gamma'})
+    const v = computeTenantView(inputs(), {tenant: 'gamma'}, known())
     expect(v.received).toMatchObject({responses: 2, cross_tenant_responses: 2, cross_session_responses: 0, own_sessions: 1, other_sessions: 3, other_tenants: 2, first_seen: '2026-11-02T06:00:00.123Z', last_seen: '2026-11-02T06:10:00.000Z'})
     expect(v.received.counterparts.map((x) => [x.tenant, x.responses, x.sessions])).toEqual([
       ['tenant#1', 2, 2],
@@ -119,22 +124,22 @@ describe('computeTenantView', () => {
   })
 
   it('names the other tenants with revealTenants, and counts cross-session under the tenant itself', () => {
-    expect(computeTenantView(c.db, {tenant: 'gamma', revealTenants: true}).received.counterparts.map((x) => x.tenant)).toEqual(['acme', 'beta'])
-    const acme = computeTenantView(c.db, {tenant: 'acme', poolTokens: POOL})
+    expect(computeTenantView(inputs(), {tenant: 'gamma', revealTenants: true}, known()).received.counterparts.map((x) => x.tenant)).toEqual(['acme', 'beta'])
+    const acme = computeTenantView(inputs({poolTokens: POOL}), {tenant: 'acme'}, known())
     expect(acme.received.counterparts).toMatchObject([{tenant: 'acme', same_tenant: true, responses: 1}])
     expect(acme.leaked).toMatchObject({responses: 3, cross_session_responses: 1, other_tenants: 1, provenance_responses: 1, provenance_only_responses: 1, provenance_other_tenants: 1})
     expect(acme.at_risk_responses).toBe(1)
   })
 
   it('refuses a tenant the case does not hold', () => {
-    expect(() => computeTenantView(c.db, {tenant: 'nobody'})).toThrow(/no records/)
+    expect(() => computeTenantView(inputs(), {tenant: 'nobody'}, known())).toThrow(/no records/)
   })
 })
 
 describe('buildTimeline', () => {
   it('merges node and pair milestones, sightings and the audit log in time order', () => {
     appendAudit(c.db, {at: new Date('2026-11-02T09:00:00.000Z'), command: 'scan', args: {}, version: 't', summary: {sightings: 6}})
-    const t = buildTimeline(c.db, {poolTokens: POOL})
+    const t = buildTimeline(inputs({poolTokens: POOL}), listAudit(c.db))
     expect(t.bug_window).toMatchObject({start: '2026-11-02T06:00:00.123Z', end: '2026-11-02T07:20:00.000Z'})
     expect(t.nodes.find((n) => n.decode_node === 'd2')).toEqual({decode_node: 'd2', first_contaminated: '2026-11-02T07:15:30.789Z', last_contaminated: '2026-11-02T07:15:30.789Z', first_at_risk: '2026-11-02T07:10:00.000Z', last_at_risk: '2026-11-02T07:15:30.789Z'})
     expect(t.pairs.find((p) => p.source_tenant === 'acme' && p.recipient_tenant === 'gamma')).toEqual({source_tenant: 'acme', recipient_tenant: 'gamma', responses: 2, first_seen: '2026-11-02T06:00:00.123Z', last_seen: '2026-11-02T06:10:00.000Z'})

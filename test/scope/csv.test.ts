@@ -1,9 +1,11 @@
 import {describe, expect, it} from 'vitest'
 import {toCsv} from '../../src/cli/csv.js'
 import {scopeCsvTables, tenantCsvTable} from '../../src/cli/render-scope.js'
+import {scanCase} from '../../src/detect/scan-case.js'
 import {computeScope} from '../../src/scope/compute-scope.js'
+import {loadScopeInputs} from '../../src/scope/scope-data.js'
 import {computeTenantView} from '../../src/scope/tenant-view.js'
-import {ScopeCase} from '../helpers/scope-case.js'
+import {makeCase} from '../helpers/case-builder.js'
 
 const EVIL = '=HYPERLINK("http://x")'
 
@@ -38,23 +40,28 @@ describe('CSV export against formula injection', () => {
     expect(csv).not.toMatch(/(^|,)=HYPERLINK/m)
   })
 
-  it('scope and tenant CSV: tenant, session and node ids from logs are neutralised', () => {
-    const c = new ScopeCase()
+  it('scope and tenant CSV: tenant, session and node ids from logs are neutralised', async () => {
+    const c = makeCase()
     try {
-      const r1 = c.addRecord({ts: '2026-11-02T06:00:00.000Z', tenant_id: EVIL, session_id: EVIL, decode_node: '@node', prompt_tokens: 700000})
-      c.addRecord({ts: '2026-11-02T05:00:00.000Z', tenant_id: '-victim', session_id: '=cmd|x', decode_node: '@node'})
-      c.addSighting({record_id: r1, class: 'cross_tenant', source_tenant: '-victim', source_session: '=cmd|x'})
-      const tables = scopeCsvTables(computeScope(c.db, {poolTokens: 681280}))
+      const marker = 'CANARY-0123456789abcdef'
+      await c.addCanary(marker, '-victim', '=cmd|x')
+      await c.addFile([
+        {request_id: 'r0', ts_ms: Date.parse('2026-11-02T05:00:00.000Z'), tenant_id: '-victim', session_id: '=cmd|x', decode_node: '@node', request_text: marker},
+        {request_id: 'r1', ts_ms: Date.parse('2026-11-02T06:00:00.000Z'), tenant_id: EVIL, session_id: EVIL, decode_node: '@node', prompt_tokens: 700000, response_text: `see ${marker}`},
+      ])
+      scanCase(c.db, {now: new Date('2026-11-03T00:00:00.000Z'), poolTokens: 681280})
+      const inputs = loadScopeInputs(c.db)
+      const tables = scopeCsvTables(computeScope(inputs))
       const flows = cellsOf(toCsv(tables.flows.columns, tables.flows.rows))
       expect(flows[1]).toEqual(["'-victim", `'${EVIL}`, '1'])
       const nodes = cellsOf(toCsv(tables.nodes.columns, tables.nodes.rows))
       expect(nodes[1]![0]).toBe("'@node")
-      const t = tenantCsvTable(computeTenantView(c.db, {tenant: '-victim', revealTenants: true}))
+      const t = tenantCsvTable(computeTenantView(inputs, {tenant: '-victim', revealTenants: true}))
       const tenant = cellsOf(toCsv(t.columns, t.rows))
       expect(tenant[1]!.slice(0, 3)).toEqual(["'-victim", 'leaked', `'${EVIL}`])
       for (const cells of [...flows, ...nodes, ...tenant]) for (const cell of cells) expect(cell).not.toMatch(/^[=+\-@\t\r]/)
     } finally {
-      c.cleanup()
+      c.close()
     }
   })
 })

@@ -11,7 +11,7 @@ import {loadGroundTruth, type GroundTruth} from '../../src/generate/ground-truth
 import {ingestCanaries} from '../../src/ingest/ingest-canaries.js'
 import {ingestLogs} from '../../src/ingest/ingest-logs.js'
 import {openCase} from '../../src/store/open-case.js'
-import {runCli} from '../helpers/cli.js'
+import {run} from '../helpers/commands.js'
 
 // The whole detection pipeline against the generator's answer key: generate -> ingest ->
 // scan, then sightings, provenance and PII must equal the ground truth exactly.
@@ -88,10 +88,10 @@ describe('detection against the generated ground truth', () => {
   it('seed 1: sightings, provenance and PII are exact (in process and through the CLI)', async () => {
     const {gt, dbPath} = await prepare(1)
     check(gt, dbPath)
-    const sightings = runCli(['sightings', '--db', dbPath, '--json'])
+    const sightings = await run(['sightings', '--db', dbPath, '--json'])
     expect(sightings.code, sightings.stderr).toBe(0)
     expect(sightingsResultSchema.parse(JSON.parse(sightings.stdout)).map(sightingKey).sort()).toEqual(gt.sightings.map(sightingKey).sort())
-    const prov = runCli(['provenance', '--db', dbPath, '--json'])
+    const prov = await run(['provenance', '--db', dbPath, '--json'])
     expect(prov.code, prov.stderr).toBe(0)
     expect(provenanceResultSchema.parse(JSON.parse(prov.stdout)).map((p) => p.request_id).sort()).toEqual(gt.provenance.map((p) => p.request_id).sort())
   }, 180_000)

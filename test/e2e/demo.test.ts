@@ -10,9 +10,10 @@ describe('crosstalk demo', () => {
     expect(r.code, r.stderr).toBe(0)
     const result = JSON.parse(r.stdout) as {steps: {command: string; result: any}[]; db: string}
     const step = (name: string) => result.steps.find((s) => s.command.startsWith(`crosstalk ${name} `))?.result
-    expect(step('ingest logs').records).toBe(3000)
-    expect(step('scan').contaminated_responses).toBeGreaterThan(0)
-    expect(step('scope').contaminated_responses).toBe(step('scan').contaminated_responses)
+    const triage = step('triage')
+    expect(triage.ingest.records).toBe(3000)
+    expect(triage.scan.contaminated_responses).toBeGreaterThan(0)
+    expect(triage.scope.contaminated_responses).toBe(triage.scan.contaminated_responses)
     expect(step('probe').verdict).toBe('fail')
     expect(step('replay').results.some((x: {verdict: string}) => x.verdict === 'confirmed')).toBe(true)
     expect(step('clock').status).toBe('open')
@@ -39,6 +40,6 @@ describe('crosstalk demo', () => {
     expect(r.stdout).toMatch(/contaminated responses/)
     expect(r.stdout).toMatch(/verify passed/)
     expect(r.stdout).toContain(join(out, 'case.db'))
-    expect(r.stderr).toMatch(/\$ crosstalk ingest logs/)
+    expect(r.stderr).toMatch(/\$ crosstalk triage /)
   })
 })

@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {startTestbed} from '../../src/testbed/server.js'
-import {runCliAsync} from '../helpers/run-cli.js'
+import {runCliAsync} from '../helpers/cli.js'
 
 describe('crosstalk probe (spawned CLI)', () => {
   it('exits 3 with --fail-on-leak against stale+disaggregated, printing the result JSON and JUnit', async () => {

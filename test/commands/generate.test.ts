@@ -1,22 +1,25 @@
-import {spawnSync} from 'node:child_process'
 import {existsSync, mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {loadGroundTruth} from '../../src/generate/ground-truth.js'
+import {run as runCommand} from '../helpers/commands.js'
 
-const run = (...args: string[]) => spawnSync(process.execPath, ['bin/run.js', ...args], {encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}})
+const run = async (...args: string[]) => {
+  const r = await runCommand(args)
+  return {status: r.code, stdout: r.stdout, stderr: r.stderr}
+}
 const dirs: string[] = []
 afterAll(() => {
   for (const d of dirs) rmSync(d, {recursive: true, force: true})
 })
 
 describe('crosstalk generate', () => {
-  it('writes logs, registry and ground truth and prints a GenerateResult under --json', () => {
+  it('writes logs, registry and ground truth and prints a GenerateResult under --json', async () => {
     const base = mkdtempSync(join(tmpdir(), 'ct-'))
     dirs.push(base)
     const out = join(base, 'incident')
-    const r = run('generate', '--out', out, '--records', '400', '--seed', '9', '--json')
+    const r = await run('generate', '--out', out, '--records', '400', '--seed', '9', '--json')
     expect(r.status).toBe(0)
     const result = JSON.parse(r.stdout)
     expect(Object.keys(result).sort()).toEqual(['bytes', 'files', 'ground_truth', 'lines', 'out', 'records'])
@@ -29,19 +32,19 @@ describe('crosstalk generate', () => {
     expect(gt.totals.records).toBe(400)
   })
 
-  it('refuses a non-empty directory with exit 1 and a one-line error', () => {
+  it('refuses a non-empty directory with exit 1 and a one-line error', async () => {
     const base = mkdtempSync(join(tmpdir(), 'ct-'))
     dirs.push(base)
-    expect(run('generate', '--out', base, '--records', '50').status).toBe(0)
-    const again = run('generate', '--out', base, '--records', '50', '--json')
+    expect((await run('generate', '--out', base, '--records', '50')).status).toBe(0)
+    const again = await run('generate', '--out', base, '--records', '50', '--json')
     expect(again.status).toBe(1)
     expect(JSON.parse(again.stdout).error.message).toMatch(/not empty/)
-    expect(run('generate', '--out', base, '--records', '50', '--force').status).toBe(0)
+    expect((await run('generate', '--out', base, '--records', '50', '--force')).status).toBe(0)
   })
 
-  it('rejects a bad flag value with exit 2 and shows examples in --help', () => {
-    expect(run('generate', '--out', '/tmp/x', '--records', '0').status).toBe(2)
-    const help = run('generate', '--help')
+  it('rejects a bad flag value with exit 2 and shows examples in --help', async () => {
+    expect((await run('generate', '--out', '/tmp/x', '--records', '0')).status).toBe(2)
+    const help = await run('generate', '--help')
     expect(help.status).toBe(0)
     expect(help.stdout).toMatch(/generate --out \.\/incident/)
   })

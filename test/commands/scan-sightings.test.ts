@@ -2,11 +2,11 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {runCli} from '../helpers/cli.js'
+import {run} from '../helpers/commands.js'
 
 // Ingest (lead's) -> scan -> sightings/provenance, through the CLI.
 describe('ingest -> scan -> sightings', () => {
-  it('finds a split SSE marker and an escaped one, classifies them, and attributes repeated text', () => {
+  it('finds a split SSE marker and an escaped one, classifies them, and attributes repeated text', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ct-'))
     const db = path.join(dir, 'case.db')
     const A = 'CANARY-3f9a1c2b4d5e6f708192'
@@ -20,19 +20,19 @@ describe('ingest -> scan -> sightings', () => {
       {ts: '2026-11-02T06:00:02.000Z', request_id: 'r3', tenant_id: 'acme', session_id: 's-c', status: 200, request: 'hi', response: '{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"\\u0043ANARY-c0ffee00deadbeef4455"}}]}'},
     ]
     fs.writeFileSync(path.join(dir, 'log.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n')
-    expect(runCli(['ingest', 'canaries', path.join(dir, 'canaries.csv'), '--db', db]).code).toBe(0)
-    const ingest = runCli(['ingest', 'logs', path.join(dir, 'log.jsonl'), '--db', db, '--json'])
+    expect((await run(['ingest', 'canaries', path.join(dir, 'canaries.csv'), '--db', db])).code).toBe(0)
+    const ingest = await run(['ingest', 'logs', path.join(dir, 'log.jsonl'), '--db', db, '--json'])
     expect(ingest.code, ingest.stderr).toBe(0)
-    const scan = runCli(['scan', '--db', db, '--json', '--fail-on-leak'])
+    const scan = await run(['scan', '--db', db, '--json', '--fail-on-leak'])
     expect(scan.code, scan.stderr).toBe(3)
-    const sightings = JSON.parse(runCli(['sightings', '--db', db, '--json']).stdout)
+    const sightings = JSON.parse((await run(['sightings', '--db', db, '--json'])).stdout)
     expect(sightings.map((s: {request_id: string; class: string; marker: string; source_tenant: string}) => [s.request_id, s.class, s.marker, s.source_tenant])).toEqual([
       ['r2', 'cross_tenant', A, 'acme'],
       ['r3', 'cross_tenant', B, 'globex'],
     ])
-    const prov = JSON.parse(runCli(['provenance', '--db', db, '--json']).stdout)
+    const prov = JSON.parse((await run(['provenance', '--db', db, '--json'])).stdout)
     expect(prov).toMatchObject([{request_id: 'r2', source_request_id: 'r1', source_session: 's-a', source_tenant: 'acme', matched: 'prompt', overlap_words: 19}])
-    const status = JSON.parse(runCli(['status', '--db', db, '--json']).stdout)
+    const status = JSON.parse((await run(['status', '--db', db, '--json'])).stdout)
     expect(status.sightings).toBe(2)
   })
 })

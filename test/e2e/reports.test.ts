@@ -4,9 +4,8 @@ import {createHash} from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {generateIncident} from '../../src/generate/generate-incident.js'
-import {runCli, tempDir} from '../helpers/run-cli.js'
+import {afterAll, beforeAll, describe, expect, inject, it} from 'vitest'
+import {runCli, tempDir} from '../helpers/cli.js'
 
 // generate -> ingest -> scan -> incident open -> report, on a generated incident with a
 // ground truth: the drafts carry the scope numbers and the evidence hashes, and the
@@ -29,9 +28,9 @@ function ok(args: string[]): string {
 
 beforeAll(async () => {
   dir = tempDir()
-  out = path.join(dir, 'out')
+  // The run's shared incident (3000 records, seed 1).
+  out = inject('incident').dir
   db = path.join(dir, 'case.db')
-  await generateIncident({out, records: 3000, seed: 1})
   truth = JSON.parse(fs.readFileSync(path.join(out, 'ground-truth.json'), 'utf8'))
   ok(['ingest', 'logs', path.join(out, 'logs')])
   ok(['ingest', 'canaries', path.join(out, 'canaries.csv')])

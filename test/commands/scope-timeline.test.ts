@@ -1,0 +1,85 @@
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {run as runCommand} from '../helpers/commands.js'
+import type {TestCase} from '../helpers/case-builder.js'
+import {buildKnownCase, POOL} from '../scope/known-case.js'
+
+const CONTRACT_KEYS = ['contaminated_responses', 'cross_tenant_responses', 'cross_session_responses', 'exposed_sessions', 'exposed_tenants', 'recipient_tenants', 'first_seen', 'last_seen', 'at_risk_responses', 'flows']
+const EXTENSION_KEYS = ['pool_tokens', 'advertised_tokens', 'at_risk_error_responses', 'over_advertised_responses', 'orphan_sightings', 'provenance_responses', 'provenance_cross_tenant_responses', 'provenance_cross_session_responses', 'provenance_only_responses', 'provenance_flows', 'flow_matrix', 'by_node', 'by_hour', 'data_categories', 'data_subjects', 'records_concerned', 'bug_window', 'pool_basis', 'at_risk_unknown_records', 'detection']
+
+const run = (args: string[], env: Record<string, string> = {}) => runCommand(args, {env})
+
+let c: TestCase
+let dbPath: string
+beforeAll(async () => {
+  c = await buildKnownCase()
+  dbPath = c.path
+  c.close()
+})
+afterAll(() => c.close())
+
+describe('crosstalk scope', () => {
+  it('--json prints exactly the contract object plus the documented extensions', async () => {
+    const r = await run(['scope', '--json', '--db', dbPath, '--pool-tokens', String(POOL)])
+    expect(r.code).toBe(0)
+    const out = JSON.parse(r.stdout)
+    expect(Object.keys(out)).toEqual([...CONTRACT_KEYS, ...EXTENSION_KEYS])
+    expect(out).toMatchObject({contaminated_responses: 4, at_risk_responses: 5, first_seen: '2026-11-02T06:00:00.123Z', last_seen: '2026-11-02T07:15:30.789Z'})
+    for (const flow of out.flows) expect(Object.keys(flow)).toEqual(['source_tenant', 'recipient_tenant', 'responses'])
+  })
+
+  it('reads --db from CROSSTALK_DB, and at_risk_responses is null without --pool-tokens', async () => {
+    const r = await run(['scope', '--json'], {CROSSTALK_DB: dbPath})
+    expect(r.code).toBe(0)
+    expect(JSON.parse(r.stdout).at_risk_responses).toBeNull()
+  })
+
+  it('prints readable tables by default', async () => {
+    const r = await run(['scope', '--db', dbPath, '--pool-tokens', String(POOL)])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/contaminated responses\s+4/)
+    expect(r.stdout).toContain('By decode node')
+    expect(r.stdout).toContain('By hour (UTC)')
+    expect(r.stdout).toMatch(/from \\ to\s+acme\s+beta\s+gamma/)
+  })
+
+  it('--tenant shows no other tenant id without --reveal-tenants, in text, JSON and CSV', async () => {
+    for (const extra of [[], ['--json'], ['--csv']]) {
+      const r = await run(['scope', '--db', dbPath, '--tenant', 'gamma', ...extra])
+      expect(r.code).toBe(0)
+      expect(r.stdout).toContain('tenant#1')
+      expect(r.stdout).not.toMatch(/acme|beta/)
+    }
+    const revealed = await run(['scope', '--db', dbPath, '--tenant', 'gamma', '--reveal-tenants', '--json'])
+    expect(JSON.parse(revealed.stdout).received.counterparts.map((x: {tenant: string}) => x.tenant)).toEqual(['acme', 'beta'])
+  })
+
+  it('--csv --table nodes prints CSV; bad flag values are usage errors; an unknown tenant exits 1', async () => {
+    const csv = await run(['scope', '--db', dbPath, '--csv', '--table', 'nodes', '--pool-tokens', String(POOL)])
+    expect(csv.code).toBe(0)
+    expect(csv.stdout.split('\r\n')[0]).toBe('decode_node,contaminated_responses,cross_tenant_responses,cross_session_responses,provenance_responses,at_risk_responses,first_seen,last_seen,at_risk_first,at_risk_last')
+    expect(csv.stdout.split('\r\n')[1]).toMatch(/^d1,3,2,1,0,3,/)
+    const bad = await run(['scope', '--db', dbPath, '--pool-tokens', 'lots'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(/pool-tokens/)
+    const reveal = await run(['scope', '--db', dbPath, '--reveal-tenants'])
+    expect(reveal.code).toBe(2)
+    expect(reveal.stderr).toContain('--reveal-tenants only applies with --tenant')
+    const nobody = await run(['scope', '--db', dbPath, '--tenant', 'nobody', '--json'])
+    expect(nobody.code).toBe(1)
+    expect(JSON.parse(nobody.stdout)).toEqual({error: {message: expect.stringMatching(/nobody/), code: 'E_NO_TENANT'}})
+  })
+})
+
+describe('crosstalk timeline', () => {
+  it('--json lists events in time order; the TTY view has an hourly histogram', async () => {
+    const j = await run(['timeline', '--json', '--db', dbPath, '--pool-tokens', String(POOL)])
+    expect(j.code).toBe(0)
+    const t = JSON.parse(j.stdout)
+    expect(Object.keys(t)).toEqual(['bug_window', 'nodes', 'pairs', 'hours', 'events', 'detection'])
+    expect(t.bug_window.start).toBe('2026-11-02T06:00:00.123Z')
+    const text = await run(['timeline', '--db', dbPath, '--pool-tokens', String(POOL)])
+    expect(text.code).toBe(0)
+    expect(text.stdout).toMatch(/2026-11-02T06:00Z\s+3 █+/)
+    expect(text.stdout).toContain('node_first_contamination')
+  })
+})
