@@ -42,7 +42,7 @@ export function requireOutForPdf(format: string, out: string | undefined): void 
 export async function renderReport(format: string, report: object, markdown: () => string, pdf: {title: string; createdAt: string}): Promise<string | Buffer> {
   if (format === 'json') return JSON.stringify(report, null, 2) + '\n'
   if (format === 'pdf') {
-    const {renderMarkdownPdf} = await import('../notify/render-pdf.js')
+    const {renderMarkdownPdf} = await import('./render-pdf.js')
     return renderMarkdownPdf(markdown(), {title: pdf.title, createdAt: pdf.createdAt, skipUntil: /^(##|\|)/})
   }
   return markdown()

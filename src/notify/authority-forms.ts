@@ -1,4 +1,4 @@
-import type {Article33Result} from './article33.js'
+import type {Article33Result} from './article33-schema.js'
 import {formatRange} from './phrases.js'
 
 // The same facts mapped onto each authority's form (reference/sa-forms.md): field ids
@@ -6,15 +6,8 @@ import {formatRange} from './phrases.js'
 // téléservice's wording (in French) and the DPC's web form, so a responder can copy
 // value by value. Missing facts say so instead of being left blank.
 
-export const AUTHORITIES = ['edpb', 'ico', 'cnil', 'dpc'] as const
-export type Authority = (typeof AUTHORITIES)[number]
-
-export const AUTHORITY_NAMES: Record<Authority, string> = {
-  edpb: 'Supervisory authority (EDPB common template, draft v1.0)',
-  ico: "Information Commissioner's Office (UK GDPR)",
-  cnil: "Commission nationale de l'informatique et des libertés (CNIL)",
-  dpc: 'Data Protection Commission (Ireland)',
-}
+export {AUTHORITIES, AUTHORITY_NAMES, type Authority} from './authorities.js'
+import type {Authority} from './authorities.js'
 
 export interface FormField {
   id: string

@@ -13,7 +13,7 @@ import {latestAssessment, type AssessmentRecord} from './assessment-store.js'
 import {computeClock, type ClockResult} from './clock.js'
 import {getIncident, listAmendments, type AwarenessAmendment, type IncidentRecord} from './incident.js'
 import {firstInitialNotification, listNotifications, type NotificationRecord} from './notifications.js'
-import {CATEGORY_LABELS} from './phrases.js'
+import {CATEGORY_LABELS} from './labels.js'
 
 // Everything a report needs, read once from the case. Reports are built from this plain
 // object only, so they can be tested with a hand-built fixture and never reach back into

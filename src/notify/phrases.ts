@@ -5,38 +5,8 @@ import type {ReplayFacts, ScopeFacts} from './facts.js'
 // Wording a DPO wants to change for good belongs in templates/; these are the generated
 // parts (categories, consequences, measures, methods).
 
-export type Language = 'en' | 'fr'
-
-export const CATEGORY_LABELS: Record<Language, Record<string, string>> = {
-  en: {
-    email: 'contact details (e-mail addresses)',
-    phone: 'contact details (phone numbers)',
-    iban: 'financial data (IBANs / bank accounts)',
-    card: 'financial data (payment card numbers)',
-    ipv4: 'online identifiers (IP addresses)',
-    ipv6: 'online identifiers (IP addresses)',
-    conversation_content_cross_tenant: "another customer's end-user conversation content (canary-marked prompts)",
-    conversation_content_cross_session: "another end user's conversation content, same customer (canary-marked prompts)",
-    conversation_content_attributed: "another session's prompt or answer, reproduced verbatim (no canary)",
-    free_text: 'free text of prompts and completions (content not classified: may include any category, incl. Art. 9 data)',
-  },
-  fr: {
-    email: 'coordonnées (adresses électroniques)',
-    phone: 'coordonnées (numéros de téléphone)',
-    iban: 'données financières (IBAN / comptes bancaires)',
-    card: 'données financières (numéros de carte de paiement)',
-    ipv4: 'identifiants en ligne (adresses IP)',
-    ipv6: 'identifiants en ligne (adresses IP)',
-    conversation_content_cross_tenant: "contenu de conversations d'utilisateurs finaux d'un autre client (requêtes marquées par un canari)",
-    conversation_content_cross_session: "contenu de conversation d'un autre utilisateur du même client (requêtes marquées par un canari)",
-    conversation_content_attributed: "requête ou réponse d'une autre session, reproduite mot pour mot (sans canari)",
-    free_text: "texte libre des requêtes et réponses (contenu non classé : peut comprendre toute catégorie, y compris des données de l'art. 9)",
-  },
-}
-
-export function categoryLabel(kind: string, fallback: string, lang: Language): string {
-  return CATEGORY_LABELS[lang][kind] ?? fallback
-}
+export {CATEGORY_LABELS, categoryLabel, type Language} from './labels.js'
+import {CATEGORY_LABELS, type Language} from './labels.js'
 
 const pct = (x: number): string => `${(x * 100).toFixed(0)} %`
 const t = (iso: string | null, unknown: string): string => iso ?? unknown

@@ -5,7 +5,7 @@ import {detectionFlags} from '../../cli/detection-flags.js'
 import {buildArticle33, type Article33Result} from '../../notify/article33.js'
 import {AUTHORITIES, type Authority} from '../../notify/authority-forms.js'
 import {renderArticle33Markdown} from '../../notify/render-markdown.js'
-import {renderArticle33Pdf} from '../../notify/render-pdf.js'
+import {renderArticle33Pdf} from '../../cli/render-pdf.js'
 import {parseInstant} from '../../notify/time.js'
 
 export default class ReportArticle33 extends BaseCommand {

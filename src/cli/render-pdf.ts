@@ -1,7 +1,7 @@
 import PDFDocument from 'pdfkit'
-import type {Article33Result} from './article33.js'
-import {unescapeMd} from './escape.js'
-import {renderArticle33Markdown} from './render-markdown.js'
+import type {Article33Result} from '../notify/article33.js'
+import {unescapeMd} from '../notify/escape.js'
+import {renderArticle33Markdown} from '../notify/render-markdown.js'
 
 // PDF at the edge: the same Markdown the templates produce (so a DPO's wording reaches the
 // PDF too), drawn with pdfkit by a small reader that knows headings, paragraphs, bullets,
