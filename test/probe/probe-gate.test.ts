@@ -1,0 +1,28 @@
+import {describe, expect, it} from 'vitest'
+import {startTestbed} from '../../src/testbed/server.js'
+import {runCliAsync} from '../helpers/run-cli.js'
+
+// Gates fail closed (contract): --fail-on-leak never exits 0 on what the probe could not check.
+
+describe('probe --fail-on-leak on an inconclusive verdict (spawned CLI)', () => {
+  it('exits 3 when cache isolation cannot be observed, and 0 with --allow-inconclusive', async () => {
+    const testbed = await startTestbed({port: 0, poolTokens: 1024, maxModelLen: 4096, onOverflow: 'reject', prefixCache: false})
+    try {
+      const args = ['probe', '--target', testbed.url, '--pool-tokens', '1024', '--advertised-tokens', '4096', '--timeout', '2', '--fail-on-leak', '--json']
+      const strict = await runCliAsync(args)
+      expect(JSON.parse(strict.stdout).verdict).toBe('inconclusive')
+      expect(strict.code).toBe(3)
+      expect(strict.stderr).toMatch(/probe verdict inconclusive \(undecided: cache_isolation\.same_salt, cache_isolation\.different_salt\)/)
+      const accepted = await runCliAsync([...args, '--allow-inconclusive'])
+      expect(JSON.parse(accepted.stdout).verdict).toBe('inconclusive')
+      expect(accepted.code).toBe(0)
+    } finally {
+      await testbed.close()
+    }
+  })
+
+  it('--allow-inconclusive needs --fail-on-leak (usage error)', async () => {
+    const run = await runCliAsync(['probe', '--target', 'http://127.0.0.1:9', '--pool-tokens', '1024', '--advertised-tokens', '4096', '--allow-inconclusive'])
+    expect(run.code).toBe(2)
+  })
+})
