@@ -26,3 +26,28 @@ describe('probe --fail-on-leak on an inconclusive verdict (spawned CLI)', () => 
     expect(run.code).toBe(2)
   })
 })
+
+describe('JUnit for a run the target cut short', () => {
+  it('lists the checks not run as skipped test cases, naming why', async () => {
+    const {renderJunit} = await import('../../src/probe/junit.js')
+    const xml = renderJunit({
+      verdict: 'fail',
+      target: 'http://127.0.0.1:1/',
+      model: 'm',
+      pool_tokens: 1024,
+      advertised_tokens: 4096,
+      server_max_model_len: null,
+      sizing: 'estimate',
+      started_at: '2026-11-02T06:48:30.289Z',
+      duration_ms: 1000,
+      interrupted: false,
+      target_failure: {request: 'POST /v1/chat/completions', outcome: 'hung', error: 'no response headers within the 1000 ms timeout', httpStatus: null},
+      not_run: ['contamination.gap', 'cache_isolation.same_salt'],
+      checks: [
+        {name: 'target.responsive', size_tokens: null, outcome: 'hung', ok: false, inconclusive: false, expected: 'an answer', detail: 'hung', stream: false, requests: 1, http_status: null, elapsed_ms: 0},
+      ],
+    })
+    expect(xml).toMatch(/<testsuites name="crosstalk probe" tests="3" failures="1" skipped="2"/)
+    expect(xml).toContain('<testcase name="contamination.gap" classname="crosstalk.probe" time="0.000">\n      <skipped message="not run: the target hung on POST /v1/chat/completions"/>')
+  })
+})
