@@ -263,7 +263,7 @@ function interpret(status: number, contentType: string | undefined, raw: string,
   if (status < 200 || status >= 300) return {...base, outcome: 'error', error: errorMessage(raw) ?? `HTTP ${status}`}
   const isStream = sawDone || (contentType ?? '').includes('text/event-stream') || raw.trimStart().startsWith('data:')
   const parsed = isStream ? parseSse(raw) : parseJson(raw)
-  if (parsed.error !== null) return {...base, outcome: 'rejected', error: parsed.error, inStreamError: parsed.isStream, text: parsed.text}
+  if (parsed.error !== null) return {...base, outcome: 'rejected', error: parsed.error.slice(0, MAX_ERROR_CHARS), inStreamError: parsed.isStream, text: parsed.text}
   return {...base, outcome: 'served', text: parsed.text, cachedTokens: parsed.cachedTokens, promptTokens: parsed.promptTokens}
 }
 
@@ -335,10 +335,11 @@ export function parseSse(raw: string): ParsedBody {
   return out
 }
 
+/** The server's error text, cut to a length a report can carry (vLLM can echo a whole request into a validation error). */
 function errorMessage(raw: string): string | null {
   const body = safeJson(raw) as (Chunk & {detail?: unknown}) | null
-  if (body !== null && typeof body === 'object') {
-    return chunkError(body) ?? (typeof body.message === 'string' ? body.message : typeof body.detail === 'string' ? body.detail : null)
-  }
-  return raw.trim().slice(0, 300) || null
+  const message = body !== null && typeof body === 'object' ? (chunkError(body) ?? (typeof body.message === 'string' ? body.message : typeof body.detail === 'string' ? body.detail : null)) : raw.trim() || null
+  return message === null ? null : message.length > MAX_ERROR_CHARS ? `${message.slice(0, MAX_ERROR_CHARS)}…` : message
 }
+
+const MAX_ERROR_CHARS = 500

@@ -73,6 +73,16 @@ describe('ServingClient bounds', () => {
     expect(client.failure).toBeNull()
   })
 
+  it('cuts a huge error message to a length a report can carry', async () => {
+    const url = await serve((req, res) => {
+      req.resume()
+      res.writeHead(400, {'content-type': 'application/json'}).end(JSON.stringify({error: {message: 'x'.repeat(100_000), type: 'Bad Request', code: 400}}))
+    })
+    const result = await new ServingClient({baseUrl: url, timeoutMs: 2000}).generate({...request, stream: false})
+    expect(result.outcome).toBe('rejected')
+    expect(result.error!.length).toBeLessThanOrEqual(501)
+  })
+
   it('the deadline holds after garbage collection (the composite AbortSignal of the old fetch path did not)', () => {
     // A child with --expose-gc: a silent server, a 600 ms request with a caller's abort signal, gc() forced while it waits.
     const dist = fileURLToPath(new URL('../../dist/probe/client.js', import.meta.url))
