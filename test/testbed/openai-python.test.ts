@@ -8,7 +8,7 @@ import {startServeProcess, type ServeProcess} from './serve-process.js'
 // it); without it these tests are skipped, and say so.
 
 const SCRIPT = fileURLToPath(new URL('./openai_python_cases.py', import.meta.url))
-const probe = spawnSync('python3', ['-c', 'import openai, httpx'], {encoding: 'utf8'})
+const probe = spawnSync('python3', ['-c', 'import openai'], {encoding: 'utf8'})
 const available = probe.status === 0
 if (!available) console.warn(`SKIPPED openai-python.test.ts: python3 with the openai package is not available (${(probe.stderr || String(probe.error)).trim().split('\n').at(-1)}); pip install openai`)
 

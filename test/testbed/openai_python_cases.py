@@ -5,7 +5,6 @@ test/testbed/openai-python.test.ts to judge. Usage: python3 openai_python_cases.
 import json
 import sys
 
-import httpx
 import openai
 
 URL, STYLE = sys.argv[1], sys.argv[2]
@@ -22,7 +21,8 @@ def client():
     def count(_request):
         calls["n"] += 1
 
-    http = httpx.Client(event_hooks={"request": [count]})
+    # The client's own HTTP client class (httpx, or httpx2 in later releases), counting requests.
+    http = openai.DefaultHttpxClient(event_hooks={"request": [count]})
     return openai.OpenAI(base_url=f"{URL}/v1", api_key="unused", max_retries=2, http_client=http), calls
 
 
@@ -52,7 +52,7 @@ def chat(**body):
 
 
 def raw_post(body):
-    return lambda c: c.post("/chat/completions", body=body, cast_to=httpx.Response).status_code
+    return lambda c: c.post("/chat/completions", body=body, cast_to=object)
 
 
 def drain(c):
@@ -70,7 +70,7 @@ if STYLE == "vllm":
     run("over_window", lambda c: c.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": words(6010)}]).model_dump())
     run("no_max_tokens", lambda c: c.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": words(5990)}]).usage.model_dump())
     run("n_2", lambda c: [ch.index for ch in c.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": "hi"}], max_tokens=8, n=2).choices])
-    run("unknown_route", lambda c: c.get("/nope", cast_to=httpx.Response).status_code)
+    run("unknown_route", lambda c: c.get("/nope", cast_to=object))
 else:
     run("over_pool", lambda c: c.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": words(400)}], max_tokens=16).model_dump())
     run("over_pool_stream", drain)
