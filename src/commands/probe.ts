@@ -15,7 +15,13 @@ advertised window, and above the window, must be rejected explicitly (4xx, or an
 200 stream), never served or left hanging. Contamination: synthetic tenants with fresh canaries,
 concurrent and repeated; any foreign marker is a leak. Cache isolation: the same cache_salt must
 hit and a different one must miss. Sends only synthetic text. Refuses targets outside loopback and
-private ranges unless --allow-remote.`
+private ranges unless --allow-remote, and never follows a redirect.
+
+Every request ends within --timeout (retries on 429/503 included). A target that hangs, resets,
+answers with something that is not HTTP, redirects, or stays overloaded stops the run: the
+target.responsive check fails and the checks not run are listed. With --fail-on-leak the gate
+exits 3 on a fail verdict and also on an inconclusive one (it never passes what it could not
+check) unless --allow-inconclusive.`
 
   static override examples = [
     '<%= config.bin %> probe --target http://127.0.0.1:8000 --pool-tokens 4096 --advertised-tokens 16384 --fail-on-leak',
@@ -27,7 +33,8 @@ private ranges unless --allow-remote.`
     'pool-tokens': Flags.integer({description: "The target's real KV pool in tokens (vLLM: 'GPU KV cache size').", required: true, min: 1}),
     'advertised-tokens': Flags.integer({description: 'The context window the target advertises (max_model_len).', required: true, min: 2}),
     timeout: Flags.integer({description: 'Seconds before a request counts as hung.', default: 30, min: 1}),
-    'fail-on-leak': Flags.boolean({description: 'Exit 3 when the verdict is fail.'}),
+    'fail-on-leak': Flags.boolean({description: 'Exit 3 when the verdict is fail or inconclusive.'}),
+    'allow-inconclusive': Flags.boolean({description: 'With --fail-on-leak, exit 0 on an inconclusive verdict.', dependsOn: ['fail-on-leak']}),
     junit: Flags.string({description: 'Also write JUnit XML here.', helpValue: 'FILE'}),
     'allow-remote': Flags.boolean({description: 'Allow a target outside loopback/private ranges (only one you operate).'}),
     'api-key': Flags.string({description: 'Bearer token for the target.', env: 'CROSSTALK_API_KEY'}),
@@ -41,9 +48,10 @@ private ranges unless --allow-remote.`
   public async run(): Promise<ProbeResult> {
     const {flags} = await this.parse(Probe)
     const abort = new AbortController()
-    // Ctrl-C: stop sending, keep what was measured.
+    // Ctrl-C or a CI runner's SIGTERM: end the requests in flight (their sockets are destroyed), keep what was measured.
     const interrupt = (): void => abort.abort()
     process.once('SIGINT', interrupt)
+    process.once('SIGTERM', interrupt)
     let result: ProbeResult
     try {
       result = await runProbe({
@@ -65,13 +73,14 @@ private ranges unless --allow-remote.`
       })
     } finally {
       process.off('SIGINT', interrupt)
+      process.off('SIGTERM', interrupt)
     }
     if (flags.junit) writeFileSync(flags.junit, renderJunit(result))
     if (!this.jsonEnabled()) this.render(result)
-    if (flags['fail-on-leak'] && result.verdict === 'fail') {
+    const gate = flags['fail-on-leak'] ? gateOf(result, flags['allow-inconclusive']) : null
+    if (gate) {
       // Contract: a tripped gate exits 3. Set the code instead of throwing so --json still prints the result.
-      const gate = new GateTripped(`probe verdict fail: ${result.checks.filter((c) => !c.ok && !c.inconclusive).map((c) => c.name).join(', ')}`)
-      this.note(`${this.paint.red('Gate:')} ${gate.message}`)
+      this.note(`${this.paint.red('Gate:')} ${safeLine(gate.message)}`)
       process.exitCode = gate.exit
     }
     return result
@@ -83,6 +92,18 @@ private ranges unless --allow-remote.`
     const line = (cells: string[]): string => cells.map((cell, i) => (i < 4 ? cell.padEnd(widths[i]!) : cell)).join('  ')
     this.log(line(['check', 'tokens', 'outcome', 'ok', 'detail']))
     for (const row of rows) this.log(line(row))
+    if (result.not_run.length > 0) this.log(`not run: ${result.not_run.join(', ')}`)
     this.log(`verdict: ${result.verdict}  (${result.checks.length} checks, ${(result.duration_ms / 1000).toFixed(1)} s, sized by ${result.sizing}${result.interrupted ? ', INTERRUPTED: partial results' : ''})`)
   }
+}
+
+/** Fail closed: a fail verdict trips the gate, and so does an inconclusive one unless the user accepts it. */
+function gateOf(result: ProbeResult, allowInconclusive: boolean): GateTripped | null {
+  if (result.verdict === 'fail') return new GateTripped(`probe verdict fail: ${result.checks.filter((c) => !c.ok && !c.inconclusive).map((c) => c.name).join(', ')}`)
+  if (result.verdict === 'inconclusive' && !allowInconclusive) {
+    const open = result.checks.filter((c) => c.inconclusive).map((c) => c.name)
+    const why = [open.length > 0 ? `undecided: ${open.join(', ')}` : '', result.interrupted ? 'interrupted' : ''].filter(Boolean).join('; ')
+    return new GateTripped(`probe verdict inconclusive (${why}); the gate does not pass what it could not check (--allow-inconclusive to accept)`, 'E_INCONCLUSIVE')
+  }
+  return null
 }

@@ -1,7 +1,8 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {safeLine} from '../util/sanitize.js'
-import {GateTripped, UsageError} from '../errors.js'
+import {CliError, GateTripped, UsageError} from '../errors.js'
+import {TargetFailed} from '../probe/client.js'
 import {runReplay, type ReplayResult} from '../replay/run-replay.js'
 import {cryptoRng} from '../util/rng.js'
 
@@ -13,7 +14,12 @@ under the recorded conditions (prompt size, endpoint, streaming); a primer's can
 answer reproduces the leak. Repeated --trials times; verdict confirmed / not_reproduced / rejected with
 the reproduction rate and a Wilson 95% interval, stored in the case. By default a size-preserving
 synthetic prompt replaces the original: no personal data is re-sent unless --original-prompt (audited).
-Recorded sizes larger than the target's window are scaled or clamped, and the output says how.`
+Recorded sizes larger than the target's window are scaled or clamped, and the output says how.
+
+Every request ends within --timeout; redirects are never followed. A target that hangs or stops
+answering HTTP ends the run (stored as interrupted, with what it measured). With --fail-on-leak the
+gate exits 3 when a record is confirmed, and also when it could not judge: trials that hung or
+errored, a run cut short, or a target that failed before the run began.`
 
   static override examples = [
     '<%= config.bin %> replay --from-sightings --target http://127.0.0.1:8000 --pool-tokens 4096 --trials 10',
@@ -32,7 +38,7 @@ Recorded sizes larger than the target's window are scaled or clamped, and the ou
     'advertised-tokens': Flags.integer({description: "The target's context window (default: /tokenize's max_model_len).", min: 2}),
     'source-pool-tokens': Flags.integer({description: 'KV pool of the stack the records came from: scale sizes pool-relative.', min: 1}),
     timeout: Flags.integer({description: 'Seconds before a request counts as hung.', default: 30, min: 1}),
-    'fail-on-leak': Flags.boolean({description: 'Exit 3 when any record is confirmed.'}),
+    'fail-on-leak': Flags.boolean({description: 'Exit 3 when any record is confirmed, or when the replay could not judge (hung/errored trials, run cut short).'}),
     'allow-remote': Flags.boolean({description: 'Allow a target outside loopback/private ranges (only one you operate).'}),
     'api-key': Flags.string({description: 'Bearer token for the target.', env: 'CROSSTALK_API_KEY'}),
     model: Flags.string({description: 'Model name to request (default: first from /v1/models).'}),
@@ -46,8 +52,10 @@ Recorded sizes larger than the target's window are scaled or clamped, and the ou
     const db = this.openCase(flags.db)
     if (flags['original-prompt']) this.note('replay: --original-prompt: original prompt text (personal data) will be sent to the target; recorded in the audit log')
     const abort = new AbortController()
+    // Ctrl-C or a CI runner's SIGTERM: end the requests in flight, store what was measured.
     const interrupt = (): void => abort.abort()
     process.once('SIGINT', interrupt)
+    process.once('SIGTERM', interrupt)
     let result: ReplayResult
     try {
       result = await runReplay(db, {
@@ -70,8 +78,13 @@ Recorded sizes larger than the target's window are scaled or clamped, and the ou
         signal: abort.signal,
         onProgress: (message) => this.note(`replay: ${safeLine(message)}`),
       })
+    } catch (error) {
+      // Fail closed: under --fail-on-leak a target that never let the replay start is a tripped gate, not a pass.
+      if (error instanceof TargetFailed && flags['fail-on-leak']) throw new CliError(error.message, error.code, 3)
+      throw error
     } finally {
       process.off('SIGINT', interrupt)
+      process.off('SIGTERM', interrupt)
     }
     const {'api-key': _secret, ...auditedFlags} = flags
     this.audit(db, {flags: auditedFlags}, {
@@ -83,11 +96,10 @@ Recorded sizes larger than the target's window are scaled or clamped, and the ou
       interrupted: result.interrupted,
     })
     if (!this.jsonEnabled()) this.render(result)
-    const confirmed = result.results.filter((r) => r.verdict === 'confirmed')
-    if (flags['fail-on-leak'] && confirmed.length > 0) {
+    const gate = flags['fail-on-leak'] ? gateOf(result) : null
+    if (gate) {
       // Set the code rather than throw, so --json still prints the result (contract: exit 3).
-      const gate = new GateTripped(`replay confirmed ${confirmed.length} record(s)`)
-      this.note(`${this.paint.red('Gate:')} ${gate.message}`)
+      this.note(`${this.paint.red('Gate:')} ${safeLine(gate.message)}`)
       process.exitCode = gate.exit
     }
     return result
@@ -104,6 +116,19 @@ Recorded sizes larger than the target's window are scaled or clamped, and the ou
           (r.rejected + r.hung + r.errors > 0 ? `  rejected ${r.rejected}, hung ${r.hung}, errors ${r.errors}` : ''),
       )
     }
+    if (result.target_failure) this.log(`STOPPED: the target ${result.target_failure.outcome === 'hung' ? 'hung' : 'failed'} on ${result.target_failure.request}: ${safeLine(result.target_failure.error)}`)
     if (result.interrupted) this.log('INTERRUPTED: partial results stored')
   }
+}
+
+/** Fail closed: a confirmed leak trips the gate, and so does a replay that could not judge what it was asked to. */
+function gateOf(result: ReplayResult): GateTripped | null {
+  const confirmed = result.results.filter((r) => r.verdict === 'confirmed')
+  if (confirmed.length > 0) return new GateTripped(`replay confirmed ${confirmed.length} record(s)`)
+  const unanswered = result.results.reduce((sum, r) => sum + r.hung + r.errors, 0)
+  const reasons = [
+    unanswered > 0 ? `${unanswered} trial(s) hung or errored` : '',
+    result.target_failure ? `the target ${result.target_failure.outcome === 'hung' ? 'hung' : 'failed'} on ${result.target_failure.request}` : result.interrupted ? 'the run was interrupted' : '',
+  ].filter(Boolean)
+  return reasons.length > 0 ? new GateTripped(`replay could not judge: ${reasons.join('; ')}`, 'E_INCONCLUSIVE') : null
 }

@@ -1,8 +1,15 @@
 // A small OpenAI-compatible client for probing: it needs what the official SDKs hide (the raw
 // status, an error event inside a 200 stream, a hard wall-clock limit that tells a hang from an
-// error) and nothing they add. Uses Node's global fetch.
+// error) and nothing they add. Every request goes through exchange() (./http.ts), which always
+// ends: a deadline, a cap on bytes read, no redirects followed.
+//
+// A target that hangs, resets, answers with something that is not HTTP, redirects, or stays
+// overloaded for a whole --timeout trips the client's breaker: the first such failure is kept
+// in `failure`, and the runs stop sending (each further request could only cost another
+// --timeout; on vLLM a request stuck in the scheduler holds up the ones behind it).
 
-import {InputError} from '../errors.js'
+import {CliError, InputError} from '../errors.js'
+import {DEFAULT_MAX_RESPONSE_BYTES, exchange, ExchangeFailure, isUnreachable, type ExchangeResponse} from './http.js'
 
 export type RequestOutcome = 'served' | 'rejected' | 'hung' | 'error'
 export type Endpoint = 'chat' | 'completions'
@@ -10,10 +17,13 @@ export type Endpoint = 'chat' | 'completions'
 export interface ClientOptions {
   baseUrl: URL
   apiKey?: string
+  /** Wall-clock bound of one request, retries included. */
   timeoutMs: number
-  /** Retries on 429 and 503, with exponential backoff (Retry-After honoured, capped). */
+  /** Retries on 429 and 503, with exponential backoff (Retry-After honoured while it fits the timeout). */
   retries?: number
   backoffMs?: number
+  /** Bytes read from one response at most. */
+  maxResponseBytes?: number
   signal?: AbortSignal
   sleep?: (ms: number) => Promise<void>
 }
@@ -46,68 +56,141 @@ export interface TokenizeResult {
   maxModelLen: number | null
 }
 
+/** The first request the target failed in a way that stops a run. */
+export interface TargetFailure {
+  /** Method and path, e.g. `POST /v1/chat/completions`. */
+  request: string
+  outcome: 'hung' | 'error'
+  error: string
+  httpStatus: number | null
+}
+
+/** A run that could not start or continue because the target failed; exit 1 (the commands make it 3 under --fail-on-leak). */
+export class TargetFailed extends CliError {
+  constructor(
+    readonly failure: TargetFailure,
+    origin: string,
+  ) {
+    super(`${origin} ${failure.outcome === 'hung' ? 'hung' : 'failed'} on ${failure.request}: ${failure.error}`, failure.outcome === 'hung' ? 'E_TARGET_HUNG' : 'E_TARGET_FAILED', 1)
+  }
+}
+
 const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+type Attempt = {kind: 'response'; response: ExchangeResponse} | {kind: 'failed'; failure: ExchangeFailure}
 
 export class ServingClient {
   private tokenizePath: string | null | undefined
+  private firstFailure: TargetFailure | null = null
 
   constructor(private readonly options: ClientOptions) {}
 
-  private url(path: string): string {
+  /** Set once the target has hung or failed at the transport level; runs stop sending then. */
+  get failure(): TargetFailure | null {
+    return this.firstFailure
+  }
+
+  private url(path: string): URL {
     const base = this.options.baseUrl.href.replace(/\/+$/, '').replace(/\/v1$/, '')
-    return base + path
+    return new URL(base + path)
   }
 
   private headers(): Record<string, string> {
-    const headers: Record<string, string> = {'content-type': 'application/json'}
+    const headers: Record<string, string> = {'content-type': 'application/json', accept: 'application/json, text/event-stream'}
     if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`
     return headers
   }
 
-  private signal(): AbortSignal {
-    const timeout = AbortSignal.timeout(this.options.timeoutMs)
-    return this.options.signal ? AbortSignal.any([timeout, this.options.signal]) : timeout
+  private trip(request: string, outcome: 'hung' | 'error', error: string, httpStatus: number | null = null): void {
+    this.firstFailure ??= {request, outcome, error, httpStatus}
   }
 
-  /** Model id from /v1/models; throws when the target cannot be reached at all. */
-  async firstModel(): Promise<string | null> {
-    const response = await fetch(this.url('/v1/models'), {headers: this.headers(), signal: this.signal()})
-    if (!response.ok) return null
-    const body = (await response.json().catch(() => null)) as {data?: Array<{id?: unknown}>} | null
-    const id = body?.data?.[0]?.id
-    return typeof id === 'string' ? id : null
+  private async attempt(method: 'GET' | 'POST', path: string, deadline: number, body?: unknown): Promise<Attempt> {
+    try {
+      const response = await exchange({
+        url: this.url(path),
+        method,
+        headers: this.headers(),
+        body: body === undefined ? undefined : JSON.stringify(body),
+        deadline,
+        maxBytes: this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+        signal: this.options.signal,
+      })
+      return {kind: 'response', response}
+    } catch (error) {
+      if (error instanceof ExchangeFailure) return {kind: 'failed', failure: error}
+      throw error
+    }
   }
 
   /**
-   * The model to request: the one asked for, else the server's first. Also the reachability
-   * check every run starts with, so an unreachable target is one clear input error.
+   * A response that stops the run: a redirect (never followed: the guard vetted --target only,
+   * and a POST body must not travel on), or a transport failure (hang, reset, not HTTP, too big).
    */
-  async resolveModel(preferred: string | undefined | null, origin: string): Promise<string> {
-    if (preferred) return preferred
-    try {
-      return (await this.firstModel()) ?? 'default'
-    } catch (error) {
-      throw new InputError(`cannot reach ${origin}: ${networkCause(error)}`, 'E_TARGET_UNREACHABLE')
+  private stopper(request: string, attempt: Attempt): TargetFailure | null {
+    if (attempt.kind === 'failed') {
+      const {kind, message} = attempt.failure
+      if (kind === 'interrupted') return null
+      return {request, outcome: kind, error: kind === 'hung' ? `${message} within the ${this.options.timeoutMs} ms timeout` : message, httpStatus: null}
     }
+    const {status, headers} = attempt.response
+    if (status >= 300 && status < 400) {
+      const location = typeof headers.location === 'string' ? headers.location.slice(0, 200) : '(no Location)'
+      return {request, outcome: 'error', error: `HTTP ${status} redirect to ${JSON.stringify(location)} not followed: point --target at the server itself`, httpStatus: status}
+    }
+    return null
+  }
+
+  /**
+   * The model to request: the one asked for, else the server's first from /v1/models. This is
+   * also the reachability check every run starts with: nothing listening is one clear input
+   * error; a target that is there but fails (hangs, resets, redirects) trips the breaker.
+   */
+  async resolveModel(preferred: string | undefined | null, origin: string): Promise<string | null> {
+    if (preferred) return preferred
+    const request = 'GET /v1/models'
+    const attempt = await this.attempt('GET', '/v1/models', Date.now() + this.options.timeoutMs)
+    if (attempt.kind === 'failed' && isUnreachable(attempt.failure)) {
+      throw new InputError(`cannot reach ${origin}: ${attempt.failure.code}`, 'E_TARGET_UNREACHABLE')
+    }
+    const stop = this.stopper(request, attempt)
+    if (stop) {
+      this.trip(stop.request, stop.outcome, stop.error, stop.httpStatus)
+      return null
+    }
+    if (attempt.kind === 'failed') return null // interrupted
+    const {status, body} = attempt.response
+    if (status >= 500) {
+      this.trip(request, 'error', `HTTP ${status}${errorMessage(body) ? `: ${errorMessage(body)}` : ''}`, status)
+      return null
+    }
+    if (status < 200 || status >= 300) return 'default' // no model list (or not for us): the server picks
+    const parsed = safeJson(body) as {data?: Array<{id?: unknown}>} | null
+    const id = parsed?.data?.[0]?.id
+    return typeof id === 'string' ? id : 'default'
   }
 
   /** Exact token count from the server's own tokenizer (vLLM `/tokenize`, SGLang `/v1/tokenize`); null if it has none. */
   async tokenize(text: string, endpoint: Endpoint, model: string): Promise<TokenizeResult | null> {
+    if (this.firstFailure) return null
     const paths = this.tokenizePath === undefined ? ['/tokenize', '/v1/tokenize'] : this.tokenizePath === null ? [] : [this.tokenizePath]
     for (const path of paths) {
       // The chat form counts the chat template's tokens too, so it matches what the chat endpoint sees.
       const body = endpoint === 'chat' ? {model, messages: [{role: 'user', content: text}]} : {model, prompt: text}
-      try {
-        const response = await fetch(this.url(path), {method: 'POST', headers: this.headers(), body: JSON.stringify(body), signal: this.signal()})
-        if (!response.ok) continue
-        const parsed = (await response.json()) as {count?: unknown; tokens?: unknown; max_model_len?: unknown}
-        const count = typeof parsed.count === 'number' ? parsed.count : Array.isArray(parsed.tokens) ? parsed.tokens.length : null
-        if (count === null) continue
-        this.tokenizePath = path
-        return {count, maxModelLen: typeof parsed.max_model_len === 'number' ? parsed.max_model_len : null}
-      } catch {
-        continue
+      const attempt = await this.attempt('POST', path, Date.now() + this.options.timeoutMs, body)
+      const stop = this.stopper(`POST ${path}`, attempt)
+      if (stop) {
+        this.trip(stop.request, stop.outcome, stop.error, stop.httpStatus)
+        return null
       }
+      if (attempt.kind === 'failed') return null // interrupted
+      const {status} = attempt.response
+      if (status < 200 || status >= 300) continue
+      const parsed = safeJson(attempt.response.body) as {count?: unknown; tokens?: unknown; max_model_len?: unknown} | null
+      const count = typeof parsed?.count === 'number' ? parsed.count : Array.isArray(parsed?.tokens) ? parsed.tokens.length : null
+      if (count === null) continue
+      this.tokenizePath = path
+      return {count, maxModelLen: typeof parsed?.max_model_len === 'number' ? parsed.max_model_len : null}
     }
     this.tokenizePath = null
     return null
@@ -115,62 +198,73 @@ export class ServingClient {
 
   /** Raw Prometheus text from /metrics, or null. */
   async metrics(): Promise<string | null> {
-    try {
-      const response = await fetch(this.url('/metrics'), {headers: this.headers(), signal: this.signal()})
-      return response.ok ? await response.text() : null
-    } catch {
+    if (this.firstFailure) return null
+    const attempt = await this.attempt('GET', '/metrics', Date.now() + this.options.timeoutMs)
+    const stop = this.stopper('GET /metrics', attempt)
+    if (stop) {
+      this.trip(stop.request, stop.outcome, stop.error, stop.httpStatus)
       return null
     }
+    if (attempt.kind === 'failed') return null
+    return attempt.response.status >= 200 && attempt.response.status < 300 ? attempt.response.body : null
   }
 
   async generate(request: GenerateRequest): Promise<GenerateResult> {
+    const started = Date.now()
+    const deadline = started + this.options.timeoutMs
+    const path = request.endpoint === 'chat' ? '/v1/chat/completions' : '/v1/completions'
+    const name = `POST ${path}`
+    const base = {httpStatus: null, text: '', cachedTokens: null, promptTokens: null, error: null, inStreamError: false}
+    const done = (result: Omit<GenerateResult, 'elapsedMs' | 'attempts'>, attempts: number): GenerateResult => ({...result, elapsedMs: Date.now() - started, attempts})
+    if (this.firstFailure) return done({...base, outcome: 'error', error: `not sent: the target already failed (${this.firstFailure.request} ${this.firstFailure.outcome})`}, 0)
+
     const retries = this.options.retries ?? 3
     const sleep = this.options.sleep ?? defaultSleep
-    const started = Date.now()
-    let attempt = 0
-    for (;;) {
-      attempt++
-      const result = await this.once(request)
-      const retryable = result.httpStatus === 429 || result.httpStatus === 503
-      if (!retryable || attempt > retries || this.options.signal?.aborted) {
-        return {...result, elapsedMs: Date.now() - started, attempts: attempt, outcome: retryable ? 'error' : result.outcome}
+    for (let attempts = 1; ; attempts++) {
+      const attempt = await this.attempt('POST', path, deadline, requestBody(request))
+      const stop = this.stopper(name, attempt)
+      if (stop) {
+        this.trip(stop.request, stop.outcome, stop.error, stop.httpStatus)
+        return done({...base, outcome: stop.outcome, httpStatus: stop.httpStatus, error: stop.error}, attempts)
       }
-      const retryAfter = Number(result.retryAfter)
-      const wait = Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter * 1000, 10_000) : (this.options.backoffMs ?? 250) * 2 ** (attempt - 1)
-      await sleep(wait)
+      if (attempt.kind === 'failed') return done({...base, outcome: 'error', error: 'interrupted'}, attempts)
+      const {status, headers, body} = attempt.response
+      if (status === 429 || status === 503) {
+        // Overloaded. Retry while the wait fits what is left of the timeout; a Retry-After past
+        // it (a server saying "10 s" to a 5 s probe) ends the request instead of stretching it.
+        const retryAfter = Number(headers['retry-after'])
+        const wait = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : (this.options.backoffMs ?? 250) * 2 ** (attempts - 1)
+        const left = deadline - Date.now()
+        if (attempts <= retries && wait < left && !this.options.signal?.aborted) {
+          await sleep(wait)
+          continue
+        }
+        const why = `HTTP ${status} after ${attempts} attempt(s)${headers['retry-after'] !== undefined ? ` (Retry-After ${JSON.stringify(String(headers['retry-after']).slice(0, 40))})` : ''}; still overloaded when the ${this.options.timeoutMs} ms timeout ran out`
+        this.trip(name, 'error', why, status)
+        return done({...base, outcome: 'error', httpStatus: status, error: why}, attempts)
+      }
+      return done(interpret(status, headers['content-type'], body, attempt.response.sawDone), attempts)
     }
   }
+}
 
-  private async once(request: GenerateRequest): Promise<Omit<GenerateResult, 'elapsedMs' | 'attempts'> & {retryAfter: string | null}> {
-    const base = {httpStatus: null, text: '', cachedTokens: null, promptTokens: null, error: null, inStreamError: false, retryAfter: null}
-    const body: Record<string, unknown> = {model: request.model, max_tokens: request.maxTokens, temperature: 0, stream: request.stream}
-    if (request.endpoint === 'chat') body.messages = [{role: 'user', content: request.text}]
-    else body.prompt = request.text
-    if (request.stream) body.stream_options = {include_usage: true}
-    if (request.cacheSalt !== undefined) body.cache_salt = request.cacheSalt
-    const signal = this.signal()
-    try {
-      const response = await fetch(this.url(request.endpoint === 'chat' ? '/v1/chat/completions' : '/v1/completions'), {
-        method: 'POST',
-        headers: this.headers(),
-        body: JSON.stringify(body),
-        signal,
-      })
-      const raw = await response.text()
-      const status = response.status
-      const retryAfter = response.headers.get('retry-after')
-      if (status >= 400 && status < 500) return {...base, outcome: 'rejected', httpStatus: status, error: errorMessage(raw) ?? `HTTP ${status}`, retryAfter}
-      if (status < 200 || status >= 300) return {...base, outcome: 'error', httpStatus: status, error: errorMessage(raw) ?? `HTTP ${status}`, retryAfter}
-      const parsed = (response.headers.get('content-type') ?? '').includes('text/event-stream') || raw.trimStart().startsWith('data:') ? parseSse(raw) : parseJson(raw)
-      if (parsed.error !== null) return {...base, outcome: 'rejected', httpStatus: status, error: parsed.error, inStreamError: parsed.isStream, text: parsed.text}
-      return {...base, outcome: 'served', httpStatus: status, text: parsed.text, cachedTokens: parsed.cachedTokens, promptTokens: parsed.promptTokens}
-    } catch (error) {
-      if (this.options.signal?.aborted) return {...base, outcome: 'error', error: 'interrupted'}
-      if (signal.aborted) return {...base, outcome: 'hung', error: `no complete answer within ${this.options.timeoutMs} ms`}
-      const cause = (error as {cause?: {code?: string; message?: string}}).cause
-      return {...base, outcome: 'error', error: cause?.code ?? cause?.message ?? (error as Error).message}
-    }
-  }
+function requestBody(request: GenerateRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = {model: request.model, max_tokens: request.maxTokens, temperature: 0, stream: request.stream}
+  if (request.endpoint === 'chat') body.messages = [{role: 'user', content: request.text}]
+  else body.prompt = request.text
+  if (request.stream) body.stream_options = {include_usage: true}
+  if (request.cacheSalt !== undefined) body.cache_salt = request.cacheSalt
+  return body
+}
+
+function interpret(status: number, contentType: string | undefined, raw: string, sawDone: boolean): Omit<GenerateResult, 'elapsedMs' | 'attempts'> {
+  const base = {httpStatus: status, text: '', cachedTokens: null, promptTokens: null, error: null, inStreamError: false}
+  if (status >= 400 && status < 500) return {...base, outcome: 'rejected', error: errorMessage(raw) ?? `HTTP ${status}`}
+  if (status < 200 || status >= 300) return {...base, outcome: 'error', error: errorMessage(raw) ?? `HTTP ${status}`}
+  const isStream = sawDone || (contentType ?? '').includes('text/event-stream') || raw.trimStart().startsWith('data:')
+  const parsed = isStream ? parseSse(raw) : parseJson(raw)
+  if (parsed.error !== null) return {...base, outcome: 'rejected', error: parsed.error.slice(0, MAX_ERROR_CHARS), inStreamError: parsed.isStream, text: parsed.text}
+  return {...base, outcome: 'served', text: parsed.text, cachedTokens: parsed.cachedTokens, promptTokens: parsed.promptTokens}
 }
 
 interface ParsedBody {
@@ -204,14 +298,18 @@ function chunkError(chunk: Chunk): string | null {
   return null
 }
 
-function parseJson(raw: string): ParsedBody {
-  let chunk: Chunk
+function safeJson(raw: string): unknown {
   try {
-    chunk = JSON.parse(raw) as Chunk
+    return JSON.parse(raw)
   } catch {
-    return {text: raw, error: null, cachedTokens: null, promptTokens: null, isStream: false}
+    return null
   }
-  const choice = chunk.choices?.[0]
+}
+
+function parseJson(raw: string): ParsedBody {
+  const chunk = safeJson(raw) as Chunk | null
+  if (chunk === null || typeof chunk !== 'object') return {text: raw, error: null, cachedTokens: null, promptTokens: null, isStream: false}
+  const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined
   const content = choice?.message?.content ?? choice?.text
   return {text: typeof content === 'string' ? content : '', error: chunkError(chunk), ...usageOf(chunk), isStream: false}
 }
@@ -223,15 +321,11 @@ export function parseSse(raw: string): ParsedBody {
     if (!line.startsWith('data:')) continue
     const data = line.slice(5).trim()
     if (data === '' || data === '[DONE]') continue
-    let chunk: Chunk
-    try {
-      chunk = JSON.parse(data) as Chunk
-    } catch {
-      continue
-    }
+    const chunk = safeJson(data) as Chunk | null
+    if (chunk === null || typeof chunk !== 'object') continue
     out.error ??= chunkError(chunk)
-    for (const choice of chunk.choices ?? []) {
-      const piece = choice.delta?.content ?? choice.text
+    for (const choice of Array.isArray(chunk.choices) ? chunk.choices : []) {
+      const piece = choice?.delta?.content ?? choice?.text
       if (typeof piece === 'string') out.text += piece
     }
     const usage = usageOf(chunk)
@@ -241,24 +335,11 @@ export function parseSse(raw: string): ParsedBody {
   return out
 }
 
+/** The server's error text, cut to a length a report can carry (vLLM can echo a whole request into a validation error). */
 function errorMessage(raw: string): string | null {
-  try {
-    const body = JSON.parse(raw) as Chunk
-    return chunkError(body) ?? (typeof body.message === 'string' ? body.message : null)
-  } catch {
-    return raw.trim().slice(0, 300) || null
-  }
+  const body = safeJson(raw) as (Chunk & {detail?: unknown}) | null
+  const message = body !== null && typeof body === 'object' ? (chunkError(body) ?? (typeof body.message === 'string' ? body.message : typeof body.detail === 'string' ? body.detail : null)) : raw.trim() || null
+  return message === null ? null : message.length > MAX_ERROR_CHARS ? `${message.slice(0, MAX_ERROR_CHARS)}…` : message
 }
 
-/** fetch() hides the reason in `cause` (sometimes an AggregateError of per-address attempts). */
-function networkCause(error: unknown): string {
-  let e = error as {code?: unknown; cause?: unknown; errors?: unknown[]; message?: string} | undefined
-  let deepest = (error as Error).message
-  for (let depth = 0; e && depth < 5; depth++) {
-    if (typeof e.code === 'string') return e.code
-    if (typeof e.message === 'string' && e.message) deepest = e.message
-    if (Array.isArray(e.errors) && e.errors.length > 0) e = e.errors[0] as typeof e
-    else e = e.cause as typeof e
-  }
-  return deepest
-}
+const MAX_ERROR_CHARS = 500

@@ -8,7 +8,10 @@ const escapeXml = (text: string): string =>
 
 export function renderJunit(result: ProbeResult): string {
   const failures = result.checks.filter((check) => !check.ok && !check.inconclusive).length
-  const skipped = result.checks.filter((check) => check.inconclusive).length
+  // Checks the run never got to (interrupted, or stopped by a target failure) are skipped cases, so CI shows them.
+  const notRun = result.not_run.map((name) => `    <testcase name="${escapeXml(name)}" classname="crosstalk.probe" time="0.000">\n      <skipped message="${escapeXml(`not run: ${result.target_failure ? `the target ${result.target_failure.outcome === 'hung' ? 'hung' : 'failed'} on ${result.target_failure.request}` : 'interrupted'}`)}"/>\n    </testcase>`)
+  const skipped = result.checks.filter((check) => check.inconclusive).length + notRun.length
+  const tests = result.checks.length + notRun.length
   const cases = result.checks.map((check) => {
     const attrs = `name="${escapeXml(check.name)}" classname="crosstalk.probe" time="${(check.elapsed_ms / 1000).toFixed(3)}"`
     const message = escapeXml(`${check.outcome}: ${check.detail}`)
@@ -18,9 +21,10 @@ export function renderJunit(result: ProbeResult): string {
   })
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="crosstalk probe" tests="${result.checks.length}" failures="${failures}" skipped="${skipped}" time="${(result.duration_ms / 1000).toFixed(3)}">`,
-    `  <testsuite name="${escapeXml(`probe ${result.target}`)}" tests="${result.checks.length}" failures="${failures}" skipped="${skipped}" errors="0" timestamp="${result.started_at}" time="${(result.duration_ms / 1000).toFixed(3)}">`,
+    `<testsuites name="crosstalk probe" tests="${tests}" failures="${failures}" skipped="${skipped}" time="${(result.duration_ms / 1000).toFixed(3)}">`,
+    `  <testsuite name="${escapeXml(`probe ${result.target}`)}" tests="${tests}" failures="${failures}" skipped="${skipped}" errors="0" timestamp="${result.started_at}" time="${(result.duration_ms / 1000).toFixed(3)}">`,
     ...cases,
+    ...notRun,
     '  </testsuite>',
     '</testsuites>',
     '',

@@ -1,5 +1,5 @@
 import type {Rng} from '../util/rng.js'
-import {ServingClient, type Endpoint, type GenerateResult} from './client.js'
+import {ServingClient, type Endpoint, type GenerateResult, type TargetFailure} from './client.js'
 import {mapLimit} from './limit.js'
 import {foreignMarkers} from './markers.js'
 import {buildPrompt, fillerWords, newPersona, sizePrompt, type Persona, type SizedPrompt} from './prompts.js'
@@ -13,8 +13,10 @@ import {assertSafeTarget, type Resolver} from './target-guard.js'
 //    included; any marker in a response that is not the requester's own is a leak;
 //  - cache isolation: the same cache_salt must hit and a different salt must miss. Checking only
 //    the miss passes when caching is off, so a missing hit makes the probe inconclusive.
-// The verdict fails only on positive evidence (a leak, a gap prompt served or hung); an
-// unreachable or erroring baseline makes it inconclusive instead.
+// The verdict fails on positive evidence (a leak, a gap prompt served or hung) and on a target
+// that stops answering (hangs, resets, redirects, stays overloaded): the run stops there, a
+// `target.responsive` check says what happened, and the checks never run are listed. An
+// erroring baseline makes it inconclusive; an interrupted run is never a pass.
 
 export type CheckOutcome = 'served' | 'rejected' | 'hung' | 'error' | 'leak' | 'clean'
 export type Verdict = 'pass' | 'fail' | 'inconclusive'
@@ -32,7 +34,8 @@ export interface ProbeCheck {
   requests: number
   http_status: number | null
   elapsed_ms: number
-  counts?: {served: number; rejected: number; hung: number; error: number; leaks: number}
+  /** not_sent: requests the run never sent (interrupted, or the target had already failed). */
+  counts?: {served: number; rejected: number; hung: number; error: number; leaks: number; not_sent: number}
   /** Which synthetic tenant's marker reached which (synthetic) tenant. */
   leak_flows?: Array<{source_tenant: string; recipient_tenant: string}>
   cached_tokens?: number | null
@@ -41,7 +44,8 @@ export interface ProbeCheck {
 export interface ProbeResult {
   verdict: Verdict
   target: string
-  model: string
+  /** null when the target failed before naming one. */
+  model: string | null
   pool_tokens: number
   advertised_tokens: number
   server_max_model_len: number | null
@@ -49,6 +53,10 @@ export interface ProbeResult {
   started_at: string
   duration_ms: number
   interrupted: boolean
+  /** The failure that stopped the run (also reported as the `target.responsive` check), or null. */
+  target_failure: TargetFailure | null
+  /** Checks planned but not run (interrupted, or stopped by a target failure). */
+  not_run: string[]
   checks: ProbeCheck[]
 }
 
@@ -102,33 +110,62 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeResult> {
   const maxTokens = options.maxTokens ?? 32
   const endpoint: Endpoint = 'chat'
   const rng = options.rng
-
-  const model = await client.resolveModel(options.model, url.origin)
-
   const sizes = planSizes(options.poolTokens, options.advertisedTokens, maxTokens)
-  const filler = fillerWords(rng, Math.max(...sizes.map((s) => s.tokens)) + 64)
-  const sized = new Map<string, SizedPrompt>()
+  const checks: ProbeCheck[] = []
+  // Stop sending once interrupted or once the target has failed (see ServingClient.failure).
+  const stopped = (): boolean => (options.signal?.aborted ?? false) || client.failure !== null
   let serverMaxModelLen: number | null = null
   let method: 'tokenize' | 'estimate' = 'estimate'
+  const finish = (model: string | null): ProbeResult => {
+    const failure = client.failure
+    if (failure) {
+      checks.push(targetCheck(failure))
+      progress(`target.responsive: ${failure.outcome} (${failure.request}); stopped sending`)
+    }
+    const interrupted = options.signal?.aborted ?? false
+    const names = new Set(checks.map((check) => check.name))
+    const verdict = verdictOf(checks)
+    return {
+      // A run cut short proves nothing about what it did not run.
+      verdict: verdict === 'pass' && interrupted ? 'inconclusive' : verdict,
+      target: url.href,
+      model,
+      pool_tokens: options.poolTokens,
+      advertised_tokens: options.advertisedTokens,
+      server_max_model_len: serverMaxModelLen,
+      sizing: method,
+      started_at: startedAt.toISOString(),
+      duration_ms: Date.now() - started,
+      interrupted,
+      target_failure: failure,
+      not_run: plannedChecks(sizes).filter((name) => !names.has(name)),
+      checks,
+    }
+  }
+
+  const model = await client.resolveModel(options.model, url.origin)
+  if (model === null || stopped()) return finish(model)
+
+  const filler = fillerWords(rng, Math.max(...sizes.map((s) => s.tokens)) + 64)
+  const sized = new Map<string, SizedPrompt>()
   for (const size of sizes) {
     const result = await sizePrompt(client, {endpoint, model, target: size.tokens, template: newPersona(rng, 'sizing'), filler})
     sized.set(size.key, result)
     method = result.method
   }
+  if (stopped()) return finish(model)
   if (method === 'tokenize') serverMaxModelLen = (await client.tokenize('x', endpoint, model))?.maxModelLen ?? null
   progress(`sized ${sizes.length} prompt classes by ${method === 'tokenize' ? "the server's /tokenize" : 'estimate (no /tokenize)'}`)
 
   const send = (persona: Persona, size: SizeClass, stream: boolean, cacheSalt?: string): Promise<GenerateResult> =>
-    client.generate({endpoint, model: model!, stream, maxTokens, cacheSalt, text: buildPrompt(persona, filler, sized.get(size.key)!.words)})
+    client.generate({endpoint, model, stream, maxTokens, cacheSalt, text: buildPrompt(persona, filler, sized.get(size.key)!.words)})
   const sizeOf = (size: SizeClass): number => sized.get(size.key)!.tokens
-
-  const checks: ProbeCheck[] = []
 
   // (a) Context limits, one request each, in size order: below pool, gap (plain and streamed), above window.
   const baselineTenants: Persona[] = []
   for (const size of sizes.filter((s) => s.key !== 'small')) {
     for (const stream of size.key === 'gap' ? [false, true] : [false]) {
-      if (options.signal?.aborted) break
+      if (stopped()) break
       const persona = newPersona(rng, 'context')
       baselineTenants.push(persona)
       const result = await send(persona, size, stream)
@@ -153,30 +190,44 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeResult> {
     }
   }
   shuffle(jobs, rng)
-  const results = await mapLimit(jobs, options.concurrency ?? 4, async (job) =>
-    options.signal?.aborted ? null : send(job.persona, job.size, rng() < 0.5),
-  )
+  const results = stopped() ? jobs.map(() => null) : await mapLimit(jobs, options.concurrency ?? 4, async (job) => (stopped() ? null : send(job.persona, job.size, rng() < 0.5)))
   for (const size of contaminationSizes) {
     const mine = jobs.map((job, i) => ({job, result: results[i]})).filter((entry) => entry.job.size.key === size.key)
+    // A class none of whose requests went out has nothing to report: it is listed under not_run.
+    if (mine.every((entry) => !entry.result)) continue
     checks.push(contaminationCheck(size, sizeOf(size), mine, owners))
     progress(`contamination.${size.key}: ${checks.at(-1)!.outcome}`)
   }
 
   // (c) Cache isolation.
-  if (!options.signal?.aborted) checks.push(...(await cacheChecks(client, {model, endpoint, maxTokens, rng, filler, poolTokens: options.poolTokens})))
+  if (!stopped()) {
+    const cache = await cacheChecks(client, {model, endpoint, maxTokens, rng, filler, poolTokens: options.poolTokens})
+    if (cache !== null) checks.push(...cache)
+  }
+  return finish(model)
+}
 
+/** Every check a full run produces, in order; the ones a run did not get to are reported as not_run. */
+function plannedChecks(sizes: readonly SizeClass[]): string[] {
+  const context = sizes.filter((s) => s.key !== 'small').flatMap((s) => (s.key === 'gap' ? ['context.gap', 'context.gap_stream'] : [`context.${s.key}`]))
+  const contamination = sizes.filter((s) => s.key !== 'above_window').map((s) => `contamination.${s.key}`)
+  return [...context, ...contamination, 'cache_isolation.same_salt', 'cache_isolation.different_salt']
+}
+
+/** The failure that stopped the run, as a failed check: a gate never passes a target that would not answer. */
+function targetCheck(failure: TargetFailure): ProbeCheck {
   return {
-    verdict: verdictOf(checks),
-    target: url.href,
-    model,
-    pool_tokens: options.poolTokens,
-    advertised_tokens: options.advertisedTokens,
-    server_max_model_len: serverMaxModelLen,
-    sizing: method,
-    started_at: startedAt.toISOString(),
-    duration_ms: Date.now() - started,
-    interrupted: options.signal?.aborted ?? false,
-    checks,
+    name: 'target.responsive',
+    size_tokens: null,
+    outcome: failure.outcome,
+    ok: false,
+    inconclusive: false,
+    expected: 'an HTTP answer to every request within --timeout',
+    detail: `${failure.request}: ${failure.error}; the probe stopped sending`,
+    stream: false,
+    requests: 1,
+    http_status: failure.httpStatus,
+    elapsed_ms: 0,
   }
 }
 
@@ -226,13 +277,13 @@ function contaminationCheck(
   entries: Array<{job: {tenant: Persona; persona: Persona}; result: GenerateResult | null | undefined}>,
   owners: Map<string, string>,
 ): ProbeCheck {
-  const counts = {served: 0, rejected: 0, hung: 0, error: 0, leaks: 0}
+  const counts = {served: 0, rejected: 0, hung: 0, error: 0, leaks: 0, not_sent: 0}
   const flows = new Map<string, {source_tenant: string; recipient_tenant: string}>()
   let status: number | null = null
   let elapsed = 0
   for (const {job, result} of entries) {
-    if (!result) {
-      counts.error++
+    if (!result || result.attempts === 0) {
+      counts.not_sent++
       continue
     }
     counts[result.outcome]++
@@ -253,7 +304,7 @@ function contaminationCheck(
   const detail =
     outcome === 'leak'
       ? `${counts.leaks}/${entries.length} responses carried foreign markers (${crossTenant} cross-tenant flow(s))`
-      : `${counts.served} served, ${counts.rejected} rejected, ${counts.hung} hung, ${counts.error} errors; no foreign markers`
+      : `${counts.served} served, ${counts.rejected} rejected, ${counts.hung} hung, ${counts.error} errors${counts.not_sent > 0 ? `, ${counts.not_sent} not sent` : ''}; no foreign markers`
   return {
     name: `contamination.${size.key}`,
     size_tokens: tokens,
@@ -263,7 +314,7 @@ function contaminationCheck(
     expected: 'clean',
     detail,
     stream: false,
-    requests: entries.length,
+    requests: entries.length - counts.not_sent,
     http_status: status,
     elapsed_ms: elapsed,
     counts,
@@ -274,7 +325,7 @@ function contaminationCheck(
 async function cacheChecks(
   client: ServingClient,
   opts: {model: string; endpoint: Endpoint; maxTokens: number; rng: Rng; filler: readonly string[]; poolTokens: number},
-): Promise<ProbeCheck[]> {
+): Promise<ProbeCheck[] | null> {
   const persona = newPersona(opts.rng, 'cache')
   const words = Math.max(64, Math.min(512, Math.floor(opts.poolTokens / 4)))
   const text = buildPrompt(persona, opts.filler, words)
@@ -291,6 +342,8 @@ async function cacheChecks(
   await request(saltA)
   const same = await hitsOf(saltA)
   const diff = await hitsOf(saltB)
+  // The target failed part-way (hung, reset...): that failure is the finding, these checks were not run.
+  if (client.failure !== null) return null
   const size = same.result.promptTokens
   const base = {size_tokens: size, stream: false, requests: 1}
   const failedRequest = [same, diff].find((entry) => entry.result.outcome !== 'served')

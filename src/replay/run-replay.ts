@@ -1,5 +1,5 @@
 import {InputError} from '../errors.js'
-import {ServingClient, type Endpoint, type GenerateResult} from '../probe/client.js'
+import {ServingClient, TargetFailed, type Endpoint, type GenerateResult, type TargetFailure} from '../probe/client.js'
 import {mapLimit} from '../probe/limit.js'
 import {findMarkers, foreignMarkers} from '../probe/markers.js'
 import {buildPrompt, fillerWords, newPersona, sizePrompt, type Persona} from '../probe/prompts.js'
@@ -14,6 +14,9 @@ import {wilsonInterval} from './wilson.js'
 // endpoint, streaming). Protocol per trial: synthetic tenants prime the pool with canaried
 // requests, then the trigger is sent; a primer's canary in the trigger's answer reproduces the
 // leak. By default the trigger is a size-preserving synthetic prompt: no personal data is sent.
+// Every request is bounded by --timeout (ServingClient); a target that hangs or stops answering
+// HTTP ends the run: before the run starts that is an error (TargetFailed), after it the run is
+// stored as interrupted with what it measured, and `target_failure` says why.
 
 export type ReplayVerdict = 'confirmed' | 'not_reproduced' | 'rejected'
 
@@ -59,7 +62,10 @@ export interface ReplayResult {
   scaling_note: string
   started_at: string
   finished_at: string
+  /** True when the run stopped before its end: Ctrl-C/SIGTERM, or a target failure. */
   interrupted: boolean
+  /** The target failure that stopped the run, or null. */
+  target_failure: TargetFailure | null
   results: ReplayRecordResult[]
 }
 
@@ -99,8 +105,11 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
   const maxTokens = options.maxTokens ?? 32
   const primers = options.primers ?? 3
 
-  const model = await client.resolveModel(options.model, url.origin)
-  const tokenized = await client.tokenize('x', 'chat', model)
+  const resolved = await client.resolveModel(options.model, url.origin)
+  const tokenized = resolved === null ? null : await client.tokenize('x', 'chat', resolved)
+  if (client.failure) throw new TargetFailed(client.failure, url.origin)
+  if (resolved === null) throw new InputError('interrupted before the target answered', 'E_INTERRUPTED')
+  const model = resolved
   const maxModelLen = options.advertisedTokens ?? tokenized?.maxModelLen ?? null
   if (maxModelLen === null) throw new InputError('the target has no /tokenize to read max_model_len from: pass --advertised-tokens', 'E_USAGE')
   const poolTokens = options.poolTokens ?? null
@@ -127,16 +136,22 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
   const primerSize = Math.max(32, Math.min(256, Math.floor((poolTokens ?? 2048) / 8)))
   const filler = fillerWords(rng, Math.max(maxModelLen, primerSize) + 64)
   const results: ReplayRecordResult[] = []
+  const stopped = (): boolean => (options.signal?.aborted ?? false) || client.failure !== null
   for (const record of records) {
-    if (options.signal?.aborted) break
+    if (stopped()) break
     const result = await replayRecord(record)
+    // A record none of whose trials went out has no result (not "not reproduced").
+    if (result.trials === 0) break
     // One row per record as it completes: an interrupted run keeps what it measured.
     insertReplayResult(db, runId, result)
     results.push(result)
     progress(`${record.request_id}: ${result.verdict} (${result.reproduced}/${result.trials})`)
   }
+  // (Read again: the loop above may have tripped it since the check before the run started.)
+  const failure = client.failure as TargetFailure | null
+  if (failure) progress(`stopped: the target ${failure.outcome === 'hung' ? 'hung' : 'failed'} on ${failure.request}: ${failure.error}`)
   const finishedAt = options.now().toISOString()
-  const interrupted = options.signal?.aborted ?? false
+  const interrupted = stopped()
   finishReplayRun(db, runId, finishedAt, interrupted)
   return {
     run_id: runId,
@@ -151,6 +166,7 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
     started_at: startedAt,
     finished_at: finishedAt,
     interrupted,
+    target_failure: failure,
     results,
   }
 
@@ -176,11 +192,13 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
     let errors = 0
     let trials = 0
     for (let trial = 0; trial < options.trials; trial++) {
-      if (options.signal?.aborted) break
+      if (stopped()) break
       const primerPersonas = Array.from({length: primers}, (_, i) => newPersona(rng, `primer${i + 1}`))
       await mapLimit(primerPersonas, options.concurrency ?? 4, (persona) =>
         client.generate({endpoint: 'chat', model: model!, stream: false, maxTokens, text: buildPrompt(persona, filler, primerWords)}),
       )
+      // A trial is its trigger: if the primers already broke the target, this one never ran.
+      if (stopped()) break
       const trigger: Persona = newPersona(rng, 'trigger')
       const text = original ? record.request_text! : buildPrompt(trigger, filler, words)
       const result: GenerateResult = await client.generate({endpoint, model: model!, stream, maxTokens, text})

@@ -46,15 +46,19 @@ describe('probe against the testbed', () => {
     expect(check(result, 'contamination.gap')).toMatchObject({outcome: 'clean', counts: {rejected: 8, served: 0}})
   })
 
-  it('hang: gap prompts reported hung within the timeout, verdict fail', async () => {
+  it('hang: the gap prompt is reported hung within the timeout, the run stops there, verdict fail', async () => {
     const started = Date.now()
     const result = await probeAgainst({onOverflow: 'hang'}, {timeoutMs: 600, concurrency: 8})
     expect(result.verdict).toBe('fail')
+    expect(check(result, 'context.below_pool')).toMatchObject({outcome: 'served', ok: true})
     const gap = check(result, 'context.gap')
     expect(gap).toMatchObject({outcome: 'hung', ok: false, http_status: null})
     expect(gap.elapsed_ms).toBeGreaterThanOrEqual(550)
     expect(gap.elapsed_ms).toBeLessThan(3000)
-    expect(check(result, 'contamination.gap').outcome).toBe('hung')
+    // A hung request stops the run: each further one could only cost another timeout.
+    expect(check(result, 'target.responsive')).toMatchObject({outcome: 'hung', ok: false, inconclusive: false})
+    expect(result.target_failure).toMatchObject({request: 'POST /v1/chat/completions', outcome: 'hung'})
+    expect(result.not_run).toEqual(expect.arrayContaining(['context.gap_stream', 'contamination.gap', 'cache_isolation.same_salt']))
     expect(Date.now() - started).toBeLessThan(15_000)
   })
 

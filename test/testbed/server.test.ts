@@ -68,7 +68,7 @@ describe('testbed server with the official openai client', () => {
   })
 
   it('rejects prompts above max-model-len even in stale mode, through the client as a 400', async () => {
-    await expect(client.chat.completions.create({model: 'x', messages: [{role: 'user', content: big(1100)}]})).rejects.toMatchObject({status: 400})
+    await expect(client.chat.completions.create({model: 'crosstalk-testbed', messages: [{role: 'user', content: big(1100)}]})).rejects.toMatchObject({status: 400})
   })
 })
 

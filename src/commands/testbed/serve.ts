@@ -5,12 +5,28 @@ import {startTestbed, TESTBED_DEFAULTS} from '../../testbed/server.js'
 export default class TestbedServe extends BaseCommand {
   static override description = `Run the reference serving backend: a SIMULATOR, not a model.
 
-An OpenAI-compatible server (/v1/chat/completions, /v1/completions, /v1/models, /tokenize, /health,
-/metrics) over a simulated paged KV pool with prefix caching and optional disaggregated prefill.
-Freed pages are not zeroed; its deterministic "model" answers from the KV pages decode reads.
+An OpenAI-compatible server over a simulated paged KV pool with prefix caching and optional
+disaggregated prefill. Freed pages are not zeroed; its deterministic "model" answers from the KV
+pages decode reads. Use it as a positive control for probe and replay.
+
+What a client sees is vLLM's OpenAI server: the routes (/v1/chat/completions, /v1/completions,
+/v1/models, /tokenize, /version, /health, /metrics); request-validation errors as HTTP 400 with
+type "Bad Request"; prompts over the window as 400 BadRequestError with vLLM's messages; an
+unknown model as 404 NotFoundError; no max_tokens meaning what is left of the window; n choices;
+unknown routes as 404 {"detail":"Not Found"}; --api-key guarding /v1 with 401. Bodies take vLLM's
+nested shape, or SGLang's flat one with --error-style sglang (the official openai clients then
+report "400 status code (no body)", as they do against SGLang).
+
 --on-overflow picks what happens to a prompt that fits the advertised window but not the pool:
-reject (a correct 400), hang (never answers, like vLLM with a shrunken pool), or stale (HTTP 200
-decoded from another request's pages: the incident). Use it as a positive control for probe/replay.`
+  stale   HTTP 200 decoded from another request's pages: released vLLM in disaggregated mode,
+          the incident (vllm#52234).
+  hang    never answers: released vLLM with a pool shrunk below its window (vllm#35541, #39734).
+  reject  an explicit 400 naming the KV cache: NOT what released vLLM does; it is what a fixed
+          build should do (with --error-style sglang: SGLang's scheduler rejection).
+
+Ours, not vLLM's: the model and its word tokenizer, metric names (testbed: prefix), /version
+(0.0.0+crosstalk.testbed), the 16 MiB request-body limit, and --on-overflow reject.
+Stops on SIGINT or SIGTERM: closes every connection, hung ones included, and says so.`
 
   static override examples = [
     '<%= config.bin %> testbed serve --port 0 --on-overflow stale --disaggregated',
@@ -25,9 +41,9 @@ decoded from another request's pages: the incident). Use it as a positive contro
     'pool-tokens': Flags.integer({description: 'KV pool size in tokens.', default: TESTBED_DEFAULTS.poolTokens, min: 1}),
     'page-size': Flags.integer({description: 'Tokens per KV page.', default: TESTBED_DEFAULTS.pageSize, min: 1}),
     'max-model-len': Flags.integer({description: 'Advertised context window in tokens.', default: TESTBED_DEFAULTS.maxModelLen, min: 2}),
-    'on-overflow': Flags.option({options: ['reject', 'hang', 'stale'] as const, description: 'Behaviour for prompts above the pool but inside the window.', default: 'reject'})(),
+    'on-overflow': Flags.option({options: ['reject', 'hang', 'stale'] as const, description: 'Prompts above the pool but inside the window: stale (released vLLM, disaggregated: the incident), hang (released vLLM with a shrunk pool) or reject (ours: what a fixed build should do).', default: 'reject'})(),
     disaggregated: Flags.boolean({description: 'Separate prefill and decode workers that hand KV pages over.'}),
-    'error-style': Flags.option({options: ['vllm', 'sglang'] as const, description: 'Shape of rejection bodies.', default: 'vllm'})(),
+    'error-style': Flags.option({options: ['vllm', 'sglang'] as const, description: "Error bodies in vLLM's nested shape or SGLang's flat one.", default: 'vllm'})(),
     'no-prefix-cache': Flags.boolean({description: 'Turn prefix caching off.'}),
     'ignore-cache-salt': Flags.boolean({description: 'Leave cache_salt out of page hashes (the LMCache/sglang#37160 bug).'}),
     model: Flags.string({description: 'Model name served.', default: TESTBED_DEFAULTS.model}),
@@ -56,14 +72,16 @@ decoded from another request's pages: the incident). Use it as a positive contro
       `crosstalk testbed (simulator) listening on ${testbed.url}  pool=${pool.capacityTokens} tokens (${pool.pageCount}x${pool.pageSize})` +
         ` max-model-len=${flags['max-model-len']} on-overflow=${flags['on-overflow']}${flags.disaggregated ? ' disaggregated' : ''} error-style=${flags['error-style']}`,
     )
-    await new Promise<void>((resolve) => {
-      const stop = (): void => {
+    const signal = await new Promise<NodeJS.Signals>((resolve) => {
+      const stop = (received: NodeJS.Signals): void => {
         process.off('SIGINT', stop)
         process.off('SIGTERM', stop)
-        void testbed.close().then(resolve)
+        resolve(received)
       }
       process.on('SIGINT', stop)
       process.on('SIGTERM', stop)
     })
+    const {connections} = await testbed.close()
+    this.note(`crosstalk testbed stopped on ${signal}; closed ${connections} connection(s)`)
   }
 }

@@ -1,0 +1,126 @@
+import {request as httpRequest, type IncomingHttpHeaders, type IncomingMessage} from 'node:http'
+import {request as httpsRequest} from 'node:https'
+
+// One HTTP exchange that always ends, whatever the server does. Built on node:http rather than
+// fetch because fetch's bounds proved unreliable: a signal made with AbortSignal.any() over
+// AbortSignal.timeout() stops aborting once garbage collection has run (the composite signal
+// is collected), so a silent server hung the probe for good. Here the deadline is a plain timer
+// this module holds until the exchange settles, and ending an exchange destroys its socket.
+//
+// Bounds: one wall-clock deadline covering connect, headers and body; a cap on the bytes read
+// (an endless stream is cut off, never buffered); no redirects followed (the target guard
+// checked --target only, and a POST body must never travel to another host).
+
+export type ExchangeFailureKind = 'hung' | 'error' | 'interrupted'
+
+export class ExchangeFailure extends Error {
+  constructor(
+    readonly kind: ExchangeFailureKind,
+    message: string,
+    /** A network error code (ECONNRESET, HPE_INVALID_CONSTANT, ...) or one of ours (E_TOO_LARGE). */
+    readonly code: string | null = null,
+  ) {
+    super(message)
+    this.name = 'ExchangeFailure'
+  }
+}
+
+export interface ExchangeRequest {
+  url: URL
+  method: 'GET' | 'POST'
+  headers?: Record<string, string>
+  body?: string
+  /** Absolute time (Date.now() ms) by which the whole exchange must be over. */
+  deadline: number
+  /** Bytes of response body read at most; past that the exchange fails and the socket is destroyed. */
+  maxBytes: number
+  /** External cancellation (Ctrl-C): ends the exchange at once. */
+  signal?: AbortSignal
+}
+
+export interface ExchangeResponse {
+  status: number
+  headers: IncomingHttpHeaders
+  body: string
+  /** True when the body is a server-sent-event stream that reached `data: [DONE]` (we stop reading there). */
+  sawDone: boolean
+}
+
+// `data: [DONE]` at the start of a line ends an OpenAI stream; a server may keep the socket open after it.
+const DONE = /(?:^|\n)data:\s*\[DONE\]\s*(?:\r?\n|$)/
+
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024
+
+export function exchange(req: ExchangeRequest): Promise<ExchangeResponse> {
+  return new Promise<ExchangeResponse>((resolve, reject) => {
+    const started = Date.now()
+    const remaining = req.deadline - started
+    if (req.signal?.aborted) return reject(new ExchangeFailure('interrupted', 'interrupted'))
+    if (remaining <= 0) return reject(new ExchangeFailure('hung', 'no time left before the deadline'))
+
+    let settled = false
+    let response: IncomingMessage | null = null
+    const send = req.url.protocol === 'https:' ? httpsRequest : httpRequest
+    // agent: false gives every exchange its own connection, closed when it ends: nothing lingers.
+    const outgoing = send(req.url, {method: req.method, headers: {...req.headers, connection: 'close'}, agent: false})
+
+    const finish = (error: ExchangeFailure | null, value?: ExchangeResponse): void => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      req.signal?.removeEventListener('abort', onAbort)
+      // Whatever the outcome, the socket goes: a hung or endless exchange must not keep it open.
+      response?.destroy()
+      outgoing.destroy()
+      if (error) reject(error)
+      else resolve(value!)
+    }
+    const timer = setTimeout(() => {
+      // The message names the phase; the caller knows the budget it gave.
+      finish(new ExchangeFailure('hung', response === null ? 'no response headers' : 'headers but no end to the response'))
+    }, remaining)
+    const onAbort = (): void => finish(new ExchangeFailure('interrupted', 'interrupted'))
+    req.signal?.addEventListener('abort', onAbort, {once: true})
+
+    outgoing.on('error', (error: NodeJS.ErrnoException) => finish(new ExchangeFailure('error', networkMessage(error), error.code ?? null)))
+    outgoing.on('response', (res) => {
+      response = res
+      // An event stream by its content type, or by its first bytes (some servers send text/plain).
+      let isStream: boolean | null = /text\/event-stream/i.test(String(res.headers['content-type'] ?? '')) || null
+      // Chunks are kept as bytes and decoded once at the end; only a short tail is looked at as it
+      // arrives, to see `data: [DONE]` (a marker split across chunks included; it is ASCII).
+      const chunks: Buffer[] = []
+      let tail = ''
+      let bytes = 0
+      const answer = (sawDone: boolean): ExchangeResponse => ({status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), sawDone})
+      res.on('data', (chunk: Buffer) => {
+        if (settled) return
+        bytes += chunk.length
+        if (bytes > req.maxBytes) {
+          finish(new ExchangeFailure('error', `response body over ${req.maxBytes} bytes; stopped reading`, 'E_TOO_LARGE'))
+          return
+        }
+        chunks.push(chunk)
+        isStream ??= chunk.subarray(0, 5).toString('latin1') === 'data:'
+        if (!isStream) return
+        tail = (tail + chunk.subarray(Math.max(0, chunk.length - 64)).toString('latin1')).slice(-96)
+        if (DONE.test(tail)) finish(null, answer(true))
+      })
+      res.on('end', () => finish(null, answer(false)))
+      res.on('aborted', () => finish(new ExchangeFailure('error', 'connection closed before the response ended', 'ECONNRESET')))
+      res.on('error', (error: NodeJS.ErrnoException) => finish(new ExchangeFailure('error', networkMessage(error), error.code ?? null)))
+    })
+    outgoing.end(req.body)
+  })
+}
+
+function networkMessage(error: NodeJS.ErrnoException): string {
+  const code = error.code ?? ''
+  if (code.startsWith('HPE_')) return `not an HTTP response (${code})`
+  return code || error.message
+}
+
+/** Nothing is listening, or the name does not resolve: the target is not there, as opposed to misbehaving. */
+export function isUnreachable(failure: ExchangeFailure): boolean {
+  return failure.kind === 'error' && ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL'].includes(failure.code ?? '')
+}
