@@ -10,6 +10,7 @@ import {GateTripped} from '../errors.js'
 import {ingestCanaries, type IngestCanariesResult} from '../ingest/ingest-canaries.js'
 import type {IngestLogsResult} from '../ingest/ingest-logs.js'
 import {computeScope, type ScopeResult} from '../scope/compute-scope.js'
+import {count} from '../cli/plural.js'
 
 export interface TriageResult {
   canaries: IngestCanariesResult | null
@@ -79,7 +80,7 @@ export default class Triage extends BaseCommand {
     })
     for (const w of ingest.warnings) this.note(this.paint.yellow(`warning: ${safeLine(w)}`))
     if (!this.jsonEnabled()) {
-      this.log(`Ingested ${ingest.files} file(s): ${ingest.records} new records, ${ingest.duplicates} duplicates, ${ingest.bad_lines} bad lines quarantined${canaries ? `; ${canaries.added} canaries registered (${canaries.already_registered} already)` : ''}.\n`)
+      this.log(`Ingested ${count(ingest.files, 'file')}: ${count(ingest.records, 'new record')}, ${count(ingest.duplicates, 'duplicate')}, ${count(ingest.bad_lines, 'bad line')} quarantined${canaries ? `; ${count(canaries.added, 'canary', 'canaries')} registered (${canaries.already_registered} already)` : ''}.\n`)
       this.log(renderScan(scan))
       this.log('')
       this.log(renderScope(scope))
