@@ -4,16 +4,12 @@ import {safeLine} from '../cli/sanitize.js'
 import {GateTripped, UsageError} from '../errors.js'
 import {runReplay, type ReplayResult} from '../replay/run-replay.js'
 import {cryptoRng} from '../util/rng.js'
+import {count} from '../cli/plural.js'
 
 export default class Replay extends BaseCommand {
   static override description = `Replay suspicious records against a serving stack to confirm the leak.
 
-For each record: prime the target with canaried requests from synthetic tenants, then send a trigger
-under the recorded conditions (prompt size, endpoint, streaming); a primer's canary in the trigger's
-answer reproduces the leak. Repeated --trials times; verdict confirmed / not_reproduced / rejected with
-the reproduction rate and a Wilson 95% interval, stored in the case. By default a size-preserving
-synthetic prompt replaces the original: no personal data is re-sent unless --original-prompt (audited).
-Recorded sizes larger than the target's window are scaled or clamped, and the output says how.`
+For each record: prime the target with canaried requests from synthetic tenants, then send a trigger under the recorded conditions (prompt size, endpoint, streaming); a primer's canary in the trigger's answer reproduces the leak. Repeated --trials times; verdict confirmed / not_reproduced / rejected with the reproduction rate and a Wilson 95% interval, stored in the case. By default a size-preserving synthetic prompt replaces the original: no personal data is re-sent unless --original-prompt (audited). Recorded sizes larger than the target's window are scaled or clamped, and the output says how.`
 
   static override examples = [
     '<%= config.bin %> replay --from-sightings --target http://127.0.0.1:8000 --pool-tokens 4096 --trials 10',
@@ -86,7 +82,7 @@ Recorded sizes larger than the target's window are scaled or clamped, and the ou
     const confirmed = result.results.filter((r) => r.verdict === 'confirmed')
     if (flags['fail-on-leak'] && confirmed.length > 0) {
       // Set the code rather than throw, so --json still prints the result (contract: exit 3).
-      const gate = new GateTripped(`replay confirmed ${confirmed.length} record(s)`)
+      const gate = new GateTripped(`replay confirmed ${count(confirmed.length, 'record')}`)
       this.note(`${this.paint.red('Gate:')} ${gate.message}`)
       process.exitCode = gate.exit
     }
@@ -104,6 +100,11 @@ Recorded sizes larger than the target's window are scaled or clamped, and the ou
           (r.rejected + r.hung + r.errors > 0 ? `  rejected ${r.rejected}, hung ${r.hung}, errors ${r.errors}` : ''),
       )
     }
+    const verdicts = (v: string): number => result.results.filter((r) => r.verdict === v).length
+    this.log(
+      `${verdicts('confirmed')} of ${count(result.results.length, 'record')} confirmed` +
+        ` (${verdicts('not_reproduced')} not reproduced, ${verdicts('rejected')} rejected by the target)${result.interrupted ? ' before the interruption' : ''}`,
+    )
     if (result.interrupted) this.log('INTERRUPTED: partial results stored')
   }
 }
