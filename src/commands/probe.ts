@@ -10,12 +10,7 @@ import {cryptoRng} from '../util/rng.js'
 export default class Probe extends BaseCommand {
   static override description = `Probe an OpenAI-compatible serving stack for the leak's preconditions (a CI gate).
 
-Context limits: a prompt just below the KV pool must be served; prompts between the pool and the
-advertised window, and above the window, must be rejected explicitly (4xx, or an error event in a
-200 stream), never served or left hanging. Contamination: synthetic tenants with fresh canaries,
-concurrent and repeated; any foreign marker is a leak. Cache isolation: the same cache_salt must
-hit and a different one must miss. Sends only synthetic text. Refuses targets outside loopback and
-private ranges unless --allow-remote.`
+Context limits: a prompt just below the KV pool must be served; prompts between the pool and the advertised window, and above the window, must be rejected explicitly (4xx, or an error event in a 200 stream), never served or left hanging. Contamination: synthetic tenants with fresh canaries, concurrent and repeated; any foreign marker is a leak. Cache isolation: the same cache_salt must hit and a different one must miss. Sends only synthetic text. Refuses targets outside loopback and private ranges unless --allow-remote.`
 
   static override examples = [
     '<%= config.bin %> probe --target http://127.0.0.1:8000 --pool-tokens 4096 --advertised-tokens 16384 --fail-on-leak',

@@ -5,12 +5,7 @@ import {startTestbed, TESTBED_DEFAULTS} from '../../testbed/server.js'
 export default class TestbedServe extends BaseCommand {
   static override description = `Run the reference serving backend: a SIMULATOR, not a model.
 
-An OpenAI-compatible server (/v1/chat/completions, /v1/completions, /v1/models, /tokenize, /health,
-/metrics) over a simulated paged KV pool with prefix caching and optional disaggregated prefill.
-Freed pages are not zeroed; its deterministic "model" answers from the KV pages decode reads.
---on-overflow picks what happens to a prompt that fits the advertised window but not the pool:
-reject (a correct 400), hang (never answers, like vLLM with a shrunken pool), or stale (HTTP 200
-decoded from another request's pages: the incident). Use it as a positive control for probe/replay.`
+An OpenAI-compatible server (/v1/chat/completions, /v1/completions, /v1/models, /tokenize, /health, /metrics) over a simulated paged KV pool with prefix caching and optional disaggregated prefill. Freed pages are not zeroed; its deterministic "model" answers from the KV pages decode reads. --on-overflow picks what happens to a prompt that fits the advertised window but not the pool: reject (a correct 400), hang (never answers, like vLLM with a shrunken pool), or stale (HTTP 200 decoded from another request's pages: the incident). Use it as a positive control for probe/replay.`
 
   static override examples = [
     '<%= config.bin %> testbed serve --port 0 --on-overflow stale --disaggregated',
