@@ -1,4 +1,4 @@
-import {Command, Flags, Interfaces} from '@oclif/core'
+import {Command, Flags, Interfaces, toConfiguredId} from '@oclif/core'
 import {Chalk, supportsColorStderr} from 'chalk'
 import {existsSync, rmSync} from 'node:fs'
 import {CliError, InputError} from '../errors.js'
@@ -79,7 +79,8 @@ export abstract class BaseCommand extends Command {
     const verbose = this.argv.includes('--verbose') || Boolean(process.env.DEBUG)
     process.stderr.write(`${this.paint.red('Error:')} ${message}\n`)
     if (verbose && error.stack) process.stderr.write(`${error.stack}\n`)
-    if (exit === 2 && !this.jsonEnabled()) process.stderr.write(`See: crosstalk ${this.id ?? ''} --help\n`)
+    // oclif's ids are colon-separated ("ingest:logs"); users type them with spaces.
+    if (exit === 2 && !this.jsonEnabled()) process.stderr.write(`See: ${this.config.bin} ${this.id ? toConfiguredId(this.id, this.config) : ''} --help\n`)
   }
 
   protected override async finally(error: Error | undefined): Promise<unknown> {

@@ -1,7 +1,16 @@
-import type {DemoResult} from '../demo/pipeline.js'
+import {DEMO_POOL_TOKENS, type DemoResult} from '../demo/pipeline.js'
+import {join} from 'node:path'
+import {shellQuote} from './invocation.js'
+
+export interface DemoSummaryOptions {
+  /** how the user runs crosstalk from where they are ("crosstalk" or a path to bin/run.js) */
+  bin: string
+  /** what the demo left on disk */
+  folder: {path: string; bytes: number; temporary: boolean}
+}
 
 /** The demo's closing summary: the numbers a responder would quote, and where things are. */
-export function renderDemoSummary(result: DemoResult, seconds: number): string {
+export function renderDemoSummary(result: DemoResult, seconds: number, options: DemoSummaryOptions): string {
   const find = (prefix: string): any => result.steps.find((s) => s.command.startsWith(`crosstalk ${prefix} `))?.result ?? {}
   const triage = find('triage')
   const ingest = triage.ingest ?? {}
@@ -15,6 +24,7 @@ export function renderDemoSummary(result: DemoResult, seconds: number): string {
   const replayed = Array.isArray(replay.results) ? replay.results.length : 0
   const subjects = scope.data_subjects ? `${scope.data_subjects.low}–${scope.data_subjects.high ?? '?'}` : 'n/a'
   const hours = typeof clock.remaining_seconds === 'number' ? (clock.remaining_seconds / 3600).toFixed(1) : '?'
+  const db = shellQuote(result.db)
   const lines = [
     '',
     `crosstalk demo: generated incident of ${result.records} records (seed ${result.seed}), whole pipeline in ${seconds.toFixed(1)} s`,
@@ -33,7 +43,17 @@ export function renderDemoSummary(result: DemoResult, seconds: number): string {
     `  reports       ${result.outputs.reports}  (article33.md/.json/.pdf, processor-notices/, register.md, probe-junit.xml)`,
     `  ground truth  ${result.outputs.ground_truth}`,
     '',
-    `Next: crosstalk status --db ${result.db}   crosstalk scope --db ${result.db} --pool-tokens 681280   crosstalk timeline --db ${result.db}`,
+    `  left on disk  ${(options.folder.bytes / 1e6).toFixed(0)} MB in ${options.folder.path}${
+      options.folder.temporary ? ` (a temporary folder; remove it with: rm -rf ${shellQuote(options.folder.path)})` : ''
+    }`,
+    '',
+    'Next, on this case:',
+    ...[
+      `status --db ${db}`,
+      `scope --db ${db} --pool-tokens ${DEMO_POOL_TOKENS}`,
+      `timeline --db ${db} --pool-tokens ${DEMO_POOL_TOKENS}`,
+      `report case --db ${db} --format html --out ${shellQuote(join(result.outputs.reports, 'case.html'))}`,
+    ].map((command) => `  ${options.bin} ${command}`),
   ]
   return lines.join('\n')
 }

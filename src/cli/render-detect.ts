@@ -1,6 +1,7 @@
 import type {PiiResult, ProvenanceResult, SightingsResult} from '../detect/list.js'
 import type {ScanResult} from '../detect/scan-case.js'
 import {safeLine, safeText} from '../util/sanitize.js'
+import {count} from './plural.js'
 
 // Human renderings of detection results. Everything that came from a log goes through
 // safeLine; markers are shortened unless asked for (they identify sessions).
@@ -72,8 +73,11 @@ export function renderPii(rows: PiiResult): string {
 
 export function renderScan(r: ScanResult): string {
   const c = r.sightings_by_class
+  // A full re-scan re-classifies records scanned before; on a first scan every record is new,
+  // and there is nothing to re-classify.
+  const rescanned = r.full_rescan ? r.records_scanned - r.records_new : 0
   const lines = [
-    `Scanned ${r.records_scanned} of ${r.records_total} records (${r.records_new} new${r.full_rescan ? ', registry changed: all re-classified' : ''}) against ${r.canaries} canaries.`,
+    `Scanned ${r.records_scanned} of ${count(r.records_total, 'record')} (${r.records_new} new${rescanned ? `, ${rescanned} re-classified: the canary registry changed` : ''}) against ${count(r.canaries, 'canary', 'canaries')}.`,
     `Sightings: ${r.sightings} (own ${c.own}, echo ${c.echo}, cross_session ${c.cross_session}, cross_tenant ${c.cross_tenant}, orphan ${c.orphan}; partial ${r.partial_sightings}).`,
     `Contaminated responses: ${r.contaminated_responses} (cross-tenant ${r.cross_tenant_responses}, cross-session ${r.cross_session_responses}).`,
     `Provenance: ${r.provenance_matches === null ? 'skipped' : `${r.provenance_matches} responses repeat an earlier other session's text`}.`,

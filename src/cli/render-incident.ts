@@ -10,3 +10,19 @@ export function renderIncident(incident: IncidentRecord, amendments: AwarenessAm
   }
   return lines.join('\n')
 }
+
+/**
+ * What `incident open` just recorded: the fields that are set, then one line for the rest.
+ * At hour one most fields are unknown; a screen of "(not set)" hides the three that matter.
+ */
+export function renderOpenedIncident(incident: IncidentRecord): string {
+  const entries = Object.entries(incident)
+  const set = entries.filter(([, v]) => v !== null)
+  const unset = entries.filter(([, v]) => v === null).map(([k]) => `--${k.replace(/_/g, '-')}`)
+  const lines = set.map(([k, v]) => `${k.padEnd(26)} ${safeLine(String(v))}`)
+  if (unset.length > 0) {
+    const shown = unset.slice(0, 3).join(', ')
+    lines.push('', `${unset.length} more field${unset.length === 1 ? '' : 's'} not set yet (${shown}${unset.length > 3 ? ', ...' : ''}): add them as they become known with crosstalk incident set (--help lists them)`)
+  }
+  return lines.join('\n')
+}

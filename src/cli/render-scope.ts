@@ -1,10 +1,19 @@
 import type {ScopeResult} from '../scope/compute-scope.js'
 import type {TenantViewResult} from '../scope/tenant-view.js'
 import type {TimelineResult} from '../scope/build-timeline.js'
+import {count} from './plural.js'
 import {safeLine} from '../util/sanitize.js'
+import {clip, WIDTH, wrap} from './text-width.js'
 
 // Plain-text tables for the terminal and the row sets behind --csv. Tenant ids, node
-// names and request ids come from the logs, so every one goes through safeLine.
+// names and request ids come from the logs, so every one goes through safeLine. The text
+// views read at any size: at most WIDTH characters a line (names clipped, prose wrapped),
+// the top flows instead of a tenant x tenant matrix; --csv and --json carry everything.
+
+/** Flows listed in the terminal; the rest are counted, and listed by --csv / --json. */
+export const TOP_FLOWS = 10
+/** Longest tenant or node name in a table cell. */
+const NAME = 40
 
 export interface CsvTable {
   columns: string[]
@@ -19,7 +28,8 @@ function table(header: string[], rows: string[][]): string {
 
 const n = (v: number | null) => (v === null ? '-' : String(v))
 const t = (v: string | null) => v ?? '-'
-const node = (v: string | null) => (v === null ? '(unknown)' : safeLine(v))
+const node = (v: string | null) => (v === null ? '(unknown)' : clip(safeLine(v), NAME))
+const name = (v: string) => clip(safeLine(v), NAME)
 
 export function renderScope(r: ScopeResult): string {
   const out: string[] = []
@@ -46,17 +56,13 @@ export function renderScope(r: ScopeResult): string {
   out.push('', 'Art. 33(3)(a) estimates')
   const est = (label: string, e: ScopeResult['data_subjects']) => [label, String(e.low), e.high === null ? 'unbounded' : String(e.high)]
   out.push(table(['figure', 'low', 'high'], [est('data subjects (sessions)', r.data_subjects), est('records concerned (responses)', r.records_concerned)]))
-  out.push(`data subjects: ${r.data_subjects.method}`, `records: ${r.records_concerned.method}`)
-  if (r.bug_window) out.push('', `Bug window: ${r.bug_window.start} .. ${r.bug_window.end} (${r.bug_window.basis})`)
+  out.push(wrap(`data subjects: ${r.data_subjects.method}`), wrap(`records: ${r.records_concerned.method}`))
+  if (r.bug_window) out.push('', wrap(`Bug window: ${r.bug_window.start} .. ${r.bug_window.end} (${r.bug_window.basis})`))
 
-  if (r.flow_matrix.tenants.length > 0) {
-    out.push('', 'Flows (rows: source tenant, columns: recipient tenant; responses)')
-    const names = r.flow_matrix.tenants.map(safeLine)
-    out.push(table(['from \\ to', ...names], r.flow_matrix.responses.map((row, i) => [names[i]!, ...row.map((v) => (v === 0 ? '.' : String(v)))])))
-  }
+  if (r.flows.length > 0) out.push('', ...renderTopFlows(r.flows, r.flow_matrix.tenants.length))
   if (r.data_categories.length > 0) {
     out.push('', 'Data categories seen')
-    out.push(table(['category', 'evidence', 'responses', 'findings'], r.data_categories.map((c) => [c.label, c.evidence, String(c.responses), n(c.findings)])))
+    out.push(table(['category', 'evidence', 'responses', 'findings'], r.data_categories.map((c) => [clip(safeLine(c.label), 80), c.evidence, String(c.responses), n(c.findings)])))
   }
   if (r.by_node.length > 0) {
     out.push('', 'By decode node')
@@ -74,9 +80,41 @@ export function renderScope(r: ScopeResult): string {
   return out.join('\n')
 }
 
-export function scopeCsvTables(r: ScopeResult): Record<'flows' | 'nodes' | 'hours', CsvTable> {
+/**
+ * The flows with the most responses (ties by name), and one line counting the rest: a
+ * tenant x tenant matrix is 2,000 characters wide at 200 tenants.
+ */
+export function renderTopFlows(flows: ScopeResult['flows'], tenants: number, top = TOP_FLOWS): string[] {
+  const sorted = [...flows].sort((a, b) => b.responses - a.responses || a.source_tenant.localeCompare(b.source_tenant) || a.recipient_tenant.localeCompare(b.recipient_tenant))
+  const shown = sorted.slice(0, top)
+  const rest = sorted.slice(top)
+  const out = [
+    `Flows: ${count(flows.length, 'tenant pair')} among ${count(tenants, 'tenant')}${rest.length > 0 ? `; the ${shown.length} with the most responses` : ''}`,
+    table(
+      ['source tenant', 'recipient tenant', 'responses'],
+      shown.map((f) => [name(f.source_tenant), f.source_tenant === f.recipient_tenant ? `${name(f.recipient_tenant)} (same tenant)` : name(f.recipient_tenant), String(f.responses)]),
+    ),
+  ]
+  if (rest.length > 0) {
+    const responses = rest.reduce((a, f) => a + f.responses, 0)
+    out.push(`... and ${count(rest.length, 'more pair')} with ${count(responses, 'response')}: every pair with --csv --table flows, the matrix with --csv --table matrix or --json`)
+  }
+  return out
+}
+
+export const SCOPE_CSV_TABLES = ['flows', 'matrix', 'nodes', 'hours'] as const
+export type ScopeCsvTable = (typeof SCOPE_CSV_TABLES)[number]
+
+export function scopeCsvTables(r: ScopeResult): Record<ScopeCsvTable, CsvTable> {
+  const {tenants, responses} = r.flow_matrix
+  // one row per source tenant, one column per recipient tenant (the names as cells: csvCell guards them)
+  const corner = 'source_tenant \\ recipient_tenant'
   return {
     flows: {columns: ['source_tenant', 'recipient_tenant', 'responses'], rows: r.flows.map((f) => ({...f}))},
+    matrix: {
+      columns: [corner, ...tenants],
+      rows: responses.map((row, i) => Object.fromEntries([[corner, tenants[i]], ...row.map((v, j) => [tenants[j]!, v])])),
+    },
     nodes: {
       columns: ['decode_node', 'contaminated_responses', 'cross_tenant_responses', 'cross_session_responses', 'provenance_responses', 'at_risk_responses', 'first_seen', 'last_seen', 'at_risk_first', 'at_risk_last'],
       rows: r.by_node.map((x) => ({...x})),
@@ -93,7 +131,7 @@ export function tenantCsvTable(v: TenantViewResult): CsvTable {
 }
 
 export function renderTenantView(v: TenantViewResult): string {
-  const out = [`Tenant ${safeLine(v.tenant)}${v.tenants_revealed ? '' : ' (other tenants shown as opaque labels; --reveal-tenants names them)'}`]
+  const out = [`Tenant ${name(v.tenant)}${v.tenants_revealed ? '' : ' (other tenants shown as opaque labels; --reveal-tenants names them)'}`]
   const dir = (title: string, d: TenantViewResult['received'], own: string, other: string) => {
     out.push('', title)
     out.push(
@@ -113,7 +151,7 @@ export function renderTenantView(v: TenantViewResult): string {
       ),
     )
     if (d.counterparts.length > 0)
-      out.push(table(['counterpart', 'responses', 'provenance', 'sessions', 'first seen', 'last seen'], d.counterparts.map((c) => [safeLine(c.tenant) + (c.same_tenant ? ' (self)' : ''), String(c.responses), String(c.provenance_responses), String(c.sessions), t(c.first_seen), t(c.last_seen)])))
+      out.push(table(['counterpart', 'responses', 'provenance', 'sessions', 'first seen', 'last seen'], d.counterparts.map((c) => [name(c.tenant) + (c.same_tenant ? ' (self)' : ''), String(c.responses), String(c.provenance_responses), String(c.sessions), t(c.first_seen), t(c.last_seen)])))
   }
   dir('Received from others', v.received, 'own sessions that received', 'source sessions')
   dir('Reached others', v.leaked, 'own sessions exposed', 'recipient sessions')
@@ -132,7 +170,7 @@ export function bar(value: number, max: number, width = 40): string {
 
 export function renderTimeline(tl: TimelineResult, options: {maxSightings?: number; maxPairs?: number} = {}): string {
   const out: string[] = []
-  out.push(tl.bug_window ? `Bug window: ${tl.bug_window.start} .. ${tl.bug_window.end} (${tl.bug_window.basis})` : 'No contamination or at-risk responses in this case.')
+  out.push(tl.bug_window ? wrap(`Bug window: ${tl.bug_window.start} .. ${tl.bug_window.end} (${tl.bug_window.basis})`) : 'No contamination or at-risk responses in this case.')
   const sightings = tl.events.filter((e) => e.kind === 'sighting').length
   const showSightings = sightings <= (options.maxSightings ?? 20)
   // On a wide incident every tenant pair has two milestones: list them only while readable.
@@ -141,7 +179,9 @@ export function renderTimeline(tl: TimelineResult, options: {maxSightings?: numb
   for (const e of tl.events) {
     if (e.kind === 'sighting' && !showSightings) continue
     if ((e.kind === 'pair_first_contamination' || e.kind === 'pair_last_contamination') && !showPairs) continue
-    out.push(`${e.at}  ${e.kind.padEnd(24)}  ${safeLine(e.description)}`)
+    // audit entries name commands by oclif id ("ingest:logs"); users type "ingest logs"
+    const description = e.kind === 'audit' && e.command ? `crosstalk ${e.command.replace(/:/g, ' ')}` : e.description
+    out.push(`${e.at}  ${e.kind.padEnd(24)}  ${clip(safeLine(description), WIDTH - 52)}`)
   }
   if (!showSightings) out.push(`(${sightings} individual sightings not listed; --json lists every one)`)
   if (!showPairs) out.push(`(first/last leak of ${tl.pairs.length} tenant pairs not listed; --json lists them)`)

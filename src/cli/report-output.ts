@@ -11,7 +11,7 @@ import {checkDetection} from './detection-flags.js'
 // under --json when a file was written.
 
 export const FORMATS = ['md', 'pdf', 'json'] as const
-export type ReportFormat = (typeof FORMATS)[number] | 'csv'
+export type ReportFormat = (typeof FORMATS)[number] | 'csv' | 'html'
 
 export const reportFlags = {
   format: Flags.string({description: 'Output format.', options: [...FORMATS], default: 'md'}),

@@ -66,7 +66,7 @@ export default class Assess extends BaseCommand {
       this.log(`SE = DPC x EI + CB = ${result.severity.dpc} x ${result.severity.ei} + ${result.severity.cb} = ${result.severity.se}  (${result.severity.band})`)
       this.log(`Suggested: ${result.suggested}`)
       for (const r of result.suggestion_reasons) this.log(`  - ${r}`)
-      if (result.decision) this.log(`Decision recorded: ${result.decision.outcome}: ${safeLine(result.decision.rationale)}`)
+      if (result.decision) this.log(`Decision: ${result.decision.outcome}: ${safeLine(result.decision.rationale)}`)
       this.log(result.note)
     }
     return result

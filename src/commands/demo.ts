@@ -3,6 +3,7 @@ import {mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {BaseCommand} from '../cli/base-command.js'
+import {folderBytes, invocation} from '../cli/invocation.js'
 import {renderDemoSummary} from '../cli/render-demo.js'
 import {CliError} from '../errors.js'
 import {runDemo, type DemoResult} from '../demo/pipeline.js'
@@ -31,7 +32,12 @@ export default class Demo extends BaseCommand {
       run: (id, argv) => this.runStep(id, argv),
       onStep: (line) => this.note(this.paint.dim(`$ ${line}`)),
     })
-    if (!this.jsonEnabled()) this.log(renderDemoSummary(result, (Date.now() - started) / 1000))
+    if (!this.jsonEnabled()) {
+      // npm run sets INIT_CWD to the folder the user typed the command in.
+      const bin = invocation(this.config.root, this.config.bin, {cwd: process.env.INIT_CWD || process.cwd()})
+      const folder = {path: out, bytes: folderBytes(out), temporary: flags.out === undefined}
+      this.log(renderDemoSummary(result, (Date.now() - started) / 1000, {bin, folder}))
+    }
     return result
   }
 

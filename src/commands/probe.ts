@@ -10,19 +10,9 @@ import {cryptoRng} from '../util/rng.js'
 export default class Probe extends BaseCommand {
   static override description = `Probe an OpenAI-compatible serving stack for the leak's preconditions (a CI gate).
 
-Context limits: a prompt just below the KV pool must be served; prompts between the pool and the
-advertised window, and above the window, must be rejected explicitly (4xx, or an error event in a
-200 stream), never served or left hanging. Contamination: synthetic tenants with fresh canaries,
-concurrent and repeated; any foreign marker is a leak. Cache isolation: the same cache_salt must
-hit and a different one must miss. Sends only synthetic text. Refuses targets outside loopback and
-private ranges unless --allow-remote, and never follows a redirect.
+Context limits: a prompt just below the KV pool must be served; prompts between the pool and the advertised window, and above the window, must be rejected explicitly (4xx, or an error event in a 200 stream), never served or left hanging. Contamination: synthetic tenants with fresh canaries, concurrent and repeated; any foreign marker is a leak. Cache isolation: the same cache_salt must hit and a different one must miss. Sends only synthetic text. Refuses targets outside loopback and private ranges unless --allow-remote, and never follows a redirect.
 
-Every request ends within --timeout (retries on 429/503 included). A target that hangs, resets,
-answers with something that is not HTTP, redirects, or stays overloaded stops the run: the
-target.responsive check fails and the checks not run are listed. With --fail-on-leak the gate
-exits 3 on a fail verdict and also on an inconclusive one (it never passes what it could not
-check) unless --allow-inconclusive.`
-
+Every request ends within --timeout (retries on 429/503 included). A target that hangs, resets, answers with something that is not HTTP, redirects, or stays overloaded stops the run: the target.responsive check fails and the checks not run are listed. With --fail-on-leak the gate exits 3 on a fail verdict and also on an inconclusive one (it never passes what it could not check) unless --allow-inconclusive.` 
   static override examples = [
     '<%= config.bin %> probe --target http://127.0.0.1:8000 --pool-tokens 4096 --advertised-tokens 16384 --fail-on-leak',
     '<%= config.bin %> probe --target http://10.0.0.5:8000 --pool-tokens 800 --advertised-tokens 32768 --timeout 60 --json --junit probe.xml',

@@ -5,22 +5,14 @@ import {CliError, GateTripped, UsageError} from '../errors.js'
 import {TargetFailed} from '../probe/client.js'
 import {runReplay, type ReplayResult} from '../replay/run-replay.js'
 import {cryptoRng} from '../util/rng.js'
+import {count} from '../cli/plural.js'
 
 export default class Replay extends BaseCommand {
   static override description = `Replay suspicious records against a serving stack to confirm the leak.
 
-For each record: prime the target with canaried requests from synthetic tenants, then send a trigger
-under the recorded conditions (prompt size, endpoint, streaming); a primer's canary in the trigger's
-answer reproduces the leak. Repeated --trials times; verdict confirmed / not_reproduced / rejected with
-the reproduction rate and a Wilson 95% interval, stored in the case. By default a size-preserving
-synthetic prompt replaces the original: no personal data is re-sent unless --original-prompt (audited).
-Recorded sizes larger than the target's window are scaled or clamped, and the output says how.
+For each record: prime the target with canaried requests from synthetic tenants, then send a trigger under the recorded conditions (prompt size, endpoint, streaming); a primer's canary in the trigger's answer reproduces the leak. Repeated --trials times; verdict confirmed / not_reproduced / rejected with the reproduction rate and a Wilson 95% interval, stored in the case. By default a size-preserving synthetic prompt replaces the original: no personal data is re-sent unless --original-prompt (audited). Recorded sizes larger than the target's window are scaled or clamped, and the output says how.
 
-Every request ends within --timeout; redirects are never followed. A target that hangs or stops
-answering HTTP ends the run (stored as interrupted, with what it measured). With --fail-on-leak the
-gate exits 3 when a record is confirmed, and also when it could not judge: trials that hung or
-errored, a run cut short, or a target that failed before the run began.`
-
+Every request ends within --timeout; redirects are never followed. A target that hangs or stops answering HTTP ends the run (stored as interrupted, with what it measured). With --fail-on-leak the gate exits 3 when a record is confirmed, and also when it could not judge: trials that hung or errored, a run cut short, or a target that failed before the run began.` 
   static override examples = [
     '<%= config.bin %> replay --from-sightings --target http://127.0.0.1:8000 --pool-tokens 4096 --trials 10',
     '<%= config.bin %> replay --request-id req-8812 --target http://10.0.0.5:8000 --source-pool-tokens 855168 --pool-tokens 4096 --json',
@@ -117,6 +109,11 @@ errored, a run cut short, or a target that failed before the run began.`
       )
     }
     if (result.target_failure) this.log(`STOPPED: the target ${result.target_failure.outcome === 'hung' ? 'hung' : 'failed'} on ${result.target_failure.request}: ${safeLine(result.target_failure.error)}`)
+    const verdicts = (v: string): number => result.results.filter((r) => r.verdict === v).length
+    this.log(
+      `${verdicts('confirmed')} of ${count(result.results.length, 'record')} confirmed` +
+        ` (${verdicts('not_reproduced')} not reproduced, ${verdicts('rejected')} rejected by the target)${result.interrupted ? ' before the interruption' : ''}`,
+    )
     if (result.interrupted) this.log('INTERRUPTED: partial results stored')
   }
 }

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {toCsv} from '../cli/csv.js'
-import {renderScope, renderTenantView, scopeCsvTables, tenantCsvTable} from '../cli/render-scope.js'
+import {renderScope, renderTenantView, SCOPE_CSV_TABLES, scopeCsvTables, tenantCsvTable, type ScopeCsvTable} from '../cli/render-scope.js'
 import {checkDetection, detectionFlags} from '../cli/detection-flags.js'
 import {UsageError} from '../errors.js'
 import {computeScope, type ScopeResult} from '../scope/compute-scope.js'
@@ -17,13 +17,14 @@ export default class Scope extends BaseCommand {
     '<%= config.bin %> scope --pool-tokens 681280 --advertised-tokens 1048576',
     '<%= config.bin %> scope --json --pool-tokens 681280',
     '<%= config.bin %> scope --csv --table nodes > nodes.csv',
+    '<%= config.bin %> scope --csv --table matrix > flows-matrix.csv',
     '<%= config.bin %> scope --tenant acme --csv > acme.csv',
   ]
 
   static override flags = {
     db: dbFlag,
     csv: Flags.boolean({description: 'Print one table as CSV (formula-safe) instead of the report.'}),
-    table: Flags.string({description: 'Table for --csv (the tenant view has one table).', options: ['flows', 'nodes', 'hours'], default: 'flows'}),
+    table: Flags.string({description: 'Table for --csv: flows (one row per tenant pair), matrix (source x recipient tenants), nodes or hours. The tenant view has one table.', options: [...SCOPE_CSV_TABLES], default: 'flows'}),
     'pool-tokens': Flags.integer({description: 'Prefill KV pool size: status-200 responses with prompt_tokens >= N are at risk (default: the size `scan --pool-tokens` recorded in the case).', min: 1}),
     'advertised-tokens': Flags.integer({description: 'Advertised context window (reported: responses at or over it).', min: 1}),
     ...detectionFlags,
@@ -51,7 +52,7 @@ export default class Scope extends BaseCommand {
     }
     const result = computeScope(inputs)
     if (flags.csv) {
-      const t = scopeCsvTables(result)[flags.table as 'flows' | 'nodes' | 'hours']
+      const t = scopeCsvTables(result)[flags.table as ScopeCsvTable]
       process.stdout.write(toCsv(t.columns, t.rows))
     } else if (!this.jsonEnabled()) this.log(renderScope(result))
     return result

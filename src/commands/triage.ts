@@ -7,6 +7,7 @@ import {renderScope} from '../cli/render-scope.js'
 import {GateTripped} from '../errors.js'
 import {runTriage, type TriageResult} from '../triage/run-triage.js'
 import {safeLine} from '../util/sanitize.js'
+import {count} from '../cli/plural.js'
 
 export type {TriageResult} from '../triage/run-triage.js'
 
@@ -68,7 +69,7 @@ export default class Triage extends BaseCommand {
     const {canaries, ingest, scan, scope} = result
     for (const w of ingest.warnings) this.note(this.paint.yellow(`warning: ${safeLine(w)}`))
     if (!this.jsonEnabled()) {
-      this.log(`Ingested ${ingest.files} file(s): ${ingest.records} new records, ${ingest.duplicates} duplicates, ${ingest.bad_lines} bad lines quarantined${canaries ? `; ${canaries.added} canaries registered (${canaries.already_registered} already)` : ''}.\n`)
+      this.log(`Ingested ${count(ingest.files, 'file')}: ${count(ingest.records, 'new record')}, ${count(ingest.duplicates, 'duplicate')}, ${count(ingest.bad_lines, 'bad line')} quarantined${canaries ? `; ${count(canaries.added, 'canary', 'canaries')} registered (${canaries.already_registered} already)` : ''}.\n`)
       this.log(renderScan(scan))
       this.log('')
       this.log(renderScope(scope))

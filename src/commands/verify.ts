@@ -3,6 +3,7 @@ import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {safeLine} from '../util/sanitize.js'
 import {verifyCase, type VerifyResult} from '../case/verify.js'
 import {IntegrityError} from '../errors.js'
+import {count} from '../cli/plural.js'
 
 export default class Verify extends BaseCommand {
   static override summary = 'Check the case end to end: audit chain, evidence hashes, every record against its original bytes.'
@@ -20,10 +21,10 @@ export default class Verify extends BaseCommand {
     if (!result.ok) {
       if (!this.jsonEnabled()) for (const p of result.problems) this.log(`FAIL ${p.kind}: ${safeLine(p.where)}: ${p.detail}`)
       const first = result.problems[0]!
-      throw new IntegrityError(`verify failed: ${safeLine(first.where)}: ${first.detail}${result.problems.length > 1 ? ` (and ${result.problems.length - 1} more problem(s))` : ''}`, 'E_VERIFY_FAILED')
+      throw new IntegrityError(`verify failed: ${safeLine(first.where)}: ${first.detail}${result.problems.length > 1 ? ` (and ${count(result.problems.length - 1, 'more problem')})` : ''}`, 'E_VERIFY_FAILED')
     }
     if (!this.jsonEnabled()) {
-      this.log(`OK: audit chain of ${result.audit_entries} entries intact; ${result.files_checked} files, ${result.blocks_checked} evidence blocks, ${result.records_checked} records verified; ${result.originals_rehashed} originals re-hashed.`)
+      this.log(`OK: audit chain of ${count(result.audit_entries, 'entry', 'entries')} intact; ${count(result.files_checked, 'file')}, ${count(result.blocks_checked, 'evidence block')}, ${count(result.records_checked, 'record')} verified; ${count(result.originals_rehashed, 'original')} re-hashed.`)
     }
     return result
   }

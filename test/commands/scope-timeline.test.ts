@@ -39,7 +39,8 @@ describe('crosstalk scope', () => {
     expect(r.stdout).toMatch(/contaminated responses\s+4/)
     expect(r.stdout).toContain('By decode node')
     expect(r.stdout).toContain('By hour (UTC)')
-    expect(r.stdout).toMatch(/from \\ to\s+acme\s+beta\s+gamma/)
+    expect(r.stdout).toContain('Flows: 4 tenant pairs among 3 tenants\n')
+    expect(r.stdout).toMatch(/^acme\s+gamma\s+2\nacme\s+acme \(same tenant\)\s+1$/m)
   })
 
   it('--tenant shows no other tenant id without --reveal-tenants, in text, JSON and CSV', async () => {

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
 import {incidentFieldFlags, incidentPatchFromFlags} from '../../cli/incident-flags.js'
-import {renderIncident} from '../../cli/render-incident.js'
+import {renderOpenedIncident} from '../../cli/render-incident.js'
 import {openIncident, ROLES, type IncidentRecord} from '../../notify/incident.js'
 import {parseInstant} from '../../notify/time.js'
 
@@ -34,7 +34,7 @@ export default class IncidentOpen extends BaseCommand {
       now,
     })
     this.audit(db, {flags}, {incident_opened: incident.aware_at}, now)
-    if (!this.jsonEnabled()) this.log(renderIncident(incident))
+    if (!this.jsonEnabled()) this.log(renderOpenedIncident(incident))
     return incident
   }
 }

@@ -3,6 +3,7 @@ import {BaseCommand, dbFlag} from '../../cli/base-command.js'
 import {ingestLogsCommand, logIngestFlags, parseMapFlag} from '../../cli/ingest-flags.js'
 import {safeLine} from '../../util/sanitize.js'
 import type {IngestLogsResult} from '../../ingest/ingest-logs.js'
+import {count} from '../../cli/plural.js'
 
 export default class IngestLogs extends BaseCommand {
   static override summary = 'Load request/response logs (JSON Lines, .gz) into the case, evidence-grade.'
@@ -37,10 +38,10 @@ PATHS may be files, directories (walked for *.jsonl, *.json, *.log, *.gz) or quo
     for (const w of result.warnings) this.note(this.paint.yellow(`warning: ${safeLine(w)}`))
     if (!this.jsonEnabled()) {
       for (const f of result.per_file) {
-        const what = f.status === 'already_present' ? 'already in the case, nothing added' : `${f.records} records, ${f.duplicates} duplicates, ${f.bad_lines} bad lines`
+        const what = f.status === 'already_present' ? 'already in the case, nothing added' : `${count(f.records, 'record')}, ${count(f.duplicates, 'duplicate')}, ${count(f.bad_lines, 'bad line')}`
         this.log(`${safeLine(f.path)}  sha256:${f.sha256.slice(0, 16)}…  ${what}`)
       }
-      this.log(`Ingested ${result.files} file(s): ${result.records} new records, ${result.duplicates} duplicates, ${result.bad_lines} bad lines quarantined${result.skipped_files ? `, ${result.skipped_files} file(s) already present` : ''}.`)
+      this.log(`Ingested ${count(result.files, 'file')}: ${count(result.records, 'new record')}, ${count(result.duplicates, 'duplicate')}, ${count(result.bad_lines, 'bad line')} quarantined${result.skipped_files ? `, ${count(result.skipped_files, 'file')} already present` : ''}.`)
       if (result.bad_lines > 0) this.log(`See them with: crosstalk status --bad-lines`)
     }
     return result

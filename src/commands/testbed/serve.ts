@@ -5,29 +5,13 @@ import {startTestbed, TESTBED_DEFAULTS} from '../../testbed/server.js'
 export default class TestbedServe extends BaseCommand {
   static override description = `Run the reference serving backend: a SIMULATOR, not a model.
 
-An OpenAI-compatible server over a simulated paged KV pool with prefix caching and optional
-disaggregated prefill. Freed pages are not zeroed; its deterministic "model" answers from the KV
-pages decode reads. Use it as a positive control for probe and replay.
+An OpenAI-compatible server over a simulated paged KV pool with prefix caching and optional disaggregated prefill. Freed pages are not zeroed; its deterministic "model" answers from the KV pages decode reads. Use it as a positive control for probe and replay.
 
-What a client sees is vLLM's OpenAI server: the routes (/v1/chat/completions, /v1/completions,
-/v1/models, /tokenize, /version, /health, /metrics); request-validation errors as HTTP 400 with
-type "Bad Request"; prompts over the window as 400 BadRequestError with vLLM's messages; an
-unknown model as 404 NotFoundError; no max_tokens meaning what is left of the window; n choices;
-unknown routes as 404 {"detail":"Not Found"}; --api-key guarding /v1 with 401. Bodies take vLLM's
-nested shape, or SGLang's flat one with --error-style sglang (the official openai clients then
-report "400 status code (no body)", as they do against SGLang).
+What a client sees is vLLM's OpenAI server: the routes (/v1/chat/completions, /v1/completions, /v1/models, /tokenize, /version, /health, /metrics); request-validation errors as HTTP 400 with type "Bad Request"; prompts over the window as 400 BadRequestError with vLLM's messages; an unknown model as 404 NotFoundError; no max_tokens meaning what is left of the window; n choices; unknown routes as 404 {"detail":"Not Found"}; --api-key guarding /v1 with 401. Bodies take vLLM's nested shape, or SGLang's flat one with --error-style sglang (the official openai clients then report "400 status code (no body)", as they do against SGLang).
 
---on-overflow picks what happens to a prompt that fits the advertised window but not the pool:
-  stale   HTTP 200 decoded from another request's pages: released vLLM in disaggregated mode,
-          the incident (vllm#52234).
-  hang    never answers: released vLLM with a pool shrunk below its window (vllm#35541, #39734).
-  reject  an explicit 400 naming the KV cache: NOT what released vLLM does; it is what a fixed
-          build should do (with --error-style sglang: SGLang's scheduler rejection).
+--on-overflow picks what happens to a prompt that fits the advertised window but not the pool: stale answers HTTP 200 decoded from another request's pages, as released vLLM does in disaggregated mode (the incident, vllm#52234); hang never answers, as released vLLM does with a pool shrunk below its window (vllm#35541, #39734); reject sends an explicit 400 naming the KV cache, which is NOT what released vLLM does but what a fixed build should do (with --error-style sglang: SGLang's scheduler rejection).
 
-Ours, not vLLM's: the model and its word tokenizer, metric names (testbed: prefix), /version
-(0.0.0+crosstalk.testbed), the 16 MiB request-body limit, and --on-overflow reject.
-Stops on SIGINT or SIGTERM: closes every connection, hung ones included, and says so.`
-
+Ours, not vLLM's: the model and its word tokenizer, metric names (testbed: prefix), /version (0.0.0+crosstalk.testbed), the 16 MiB request-body limit, and --on-overflow reject. Stops on SIGINT or SIGTERM: closes every connection, hung ones included, and says so.` 
   static override examples = [
     '<%= config.bin %> testbed serve --port 0 --on-overflow stale --disaggregated',
     '<%= config.bin %> testbed serve --port 8000 --pool-tokens 4096 --max-model-len 16384 --on-overflow reject --error-style sglang',

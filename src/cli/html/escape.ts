@@ -1,0 +1,24 @@
+import {safeLine} from '../../util/sanitize.js'
+
+// Every string that reaches the page goes through esc(): log-derived text can hold markup
+// ("<script>", a closing </table>) and terminal or bidi control characters. The controls
+// are made visible first, exactly as the terminal views show them (\x1b, \u202e), then the
+// five HTML metacharacters are escaped, so the result is safe in text and in quoted
+// attribute values alike.
+
+const ENTITY: Record<string, string> = {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'}
+
+export function esc(value: string | number | null | undefined): string {
+  if (value === null || value === undefined) return ''
+  return safeLine(String(value)).replace(/[&<>"']/g, (ch) => ENTITY[ch]!)
+}
+
+/** A whole number as people read it (1,234), or "–" when unknown. */
+export function num(value: number | null | undefined): string {
+  return value === null || value === undefined ? '–' : value.toLocaleString('en-US')
+}
+
+/** An ISO timestamp as "2026-11-01 05:00:12 UTC" (the report is in UTC throughout). */
+export function utc(iso: string | null | undefined): string {
+  return iso ? esc(`${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`) : '–'
+}

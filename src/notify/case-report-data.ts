@@ -1,0 +1,163 @@
+import type {Sighting} from '../detect/list.js'
+import {listSightings} from '../detect/list.js'
+import type {SightingClass} from '../extract/markers.js'
+import {buildTimeline, type TimelineHour} from '../scope/build-timeline.js'
+import {computeScope, type ScopeDataCategory, type ScopeEstimate, type ScopeFlow, type ScopeNodeRow} from '../scope/compute-scope.js'
+import {listAudit} from '../store/audit.js'
+import type {CaseDb} from '../store/open-case.js'
+import {buildArticle33} from './article33.js'
+import type {AssessmentRecord} from './assessment-store.js'
+import type {ClockResult} from './clock.js'
+import {buildFacts, loadFactsInputs, type ReplayFacts} from './facts.js'
+import type {IncidentRecord} from './incident.js'
+
+// Everything `crosstalk report case` shows, read once from the case by functions that
+// already exist (scope, timeline, sightings, the facts the Article 33 draft is built
+// from). The HTML renderer (src/cli/html/) takes this object and nothing else; under
+// --json it is printed as is. Strings are as stored: the renderer escapes them.
+
+/** A sighting row of the report (markers as the report shows them: shortened unless asked). */
+export interface CaseReportSighting extends Sighting {
+  /** decode node of the response, for contaminating sightings (null when not known) */
+  decode_node: string | null
+}
+
+/** `crosstalk report case --json` (without --out): the input of the HTML report. */
+export interface CaseReportData {
+  kind: 'case_report'
+  generated_at: string
+  tool_version: string
+  /** false when some ingested records were never scanned, or the registry changed since */
+  detection: {complete: boolean; never_scanned: boolean; files_not_scanned: number; records_not_scanned: number; registry_changed: boolean}
+  totals: {records: number; files: number; tenants: number; sessions: number; bad_lines: number}
+  incident: IncidentRecord | null
+  clock: ClockResult | null
+  /** scope's contract numbers and the estimates with their method (`crosstalk scope --json`) */
+  scope: {
+    contaminated_responses: number
+    cross_tenant_responses: number
+    cross_session_responses: number
+    exposed_sessions: number
+    exposed_tenants: number
+    recipient_tenants: number
+    first_seen: string | null
+    last_seen: string | null
+    at_risk_responses: number | null
+    pool_tokens: number | null
+    provenance_responses: number
+    provenance_only_responses: number
+    orphan_sightings: number
+    data_subjects: ScopeEstimate
+    records_concerned: ScopeEstimate
+    bug_window: {start: string; end: string; basis: string} | null
+    /** how the contract numbers were counted */
+    method: string
+  }
+  flows: ScopeFlow[]
+  flow_matrix: {tenants: string[]; responses: number[][]}
+  provenance_flows: ScopeFlow[]
+  nodes: ScopeNodeRow[]
+  data_categories: ScopeDataCategory[]
+  /** hourly, UTC; at_risk_responses null without a pool size */
+  hours: TimelineHour[]
+  sightings: {
+    /** how markers appear: shortened as the CLI shortens them, or in full (--show-markers) */
+    markers: 'shortened' | 'full'
+    by_class: Record<SightingClass, number>
+    /** every class but `own`, in time order, at most `limit` */
+    rows: CaseReportSighting[]
+    limit: number
+    omitted: number
+  }
+  open_items: Array<{item: string; ref: string}>
+  assessment: AssessmentRecord | null
+  replay: Omit<ReplayFacts, 'items' | 'targets'> | null
+  evidence: Array<{name: string; sha256: string; size: number; records: number}>
+}
+
+export interface GatherCaseReportOptions {
+  now: Date
+  toolVersion: string
+  poolTokens?: number
+  advertisedTokens?: number
+  /** how a marker is shown; the CLI passes its own shortening unless --show-markers */
+  showMarker: (marker: string) => string
+  markersShown: boolean
+  /** most sighting rows listed (the rest are counted) */
+  maxSightings?: number
+}
+
+export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): CaseReportData {
+  // Read once: the scope, the timeline and the draft's facts are computed from the same inputs
+  // (the pool size the scan recorded, unless given), so the report agrees with them.
+  const inputs = loadFactsInputs(db, {poolTokens: options.poolTokens})
+  if (options.poolTokens !== undefined && options.advertisedTokens !== undefined) inputs.scope.advertised = options.advertisedTokens
+  const facts = buildFacts(inputs, options.now)
+  const scope = computeScope(inputs.scope)
+  const timeline = buildTimeline(inputs.scope, listAudit(db))
+  const coverage = inputs.scope.detection
+  const all = listSightings(db)
+  const nodeOf = new Map(timeline.events.filter((e) => e.kind === 'sighting').map((e) => [`${e.request_id}\u0000${e.at}`, e.decode_node ?? null]))
+  const listed = all.filter((s) => s.class !== 'own')
+  const limit = options.maxSightings ?? 10_000
+  const byClass = {own: 0, echo: 0, cross_session: 0, cross_tenant: 0, orphan: 0} as Record<SightingClass, number>
+  for (const s of all) byClass[s.class]++
+  // The draft's open items are the report's. A draft past the deadline needs reasons for the
+  // delay, which this report does not give: it lists them as one more open item instead.
+  const overdue = facts.clock?.status === 'overdue'
+  const draft = buildArticle33(facts, overdue ? {delayReason: 'listed as an open item'} : {})
+  const openItems = overdue ? [{item: 'Reasons for the delay: the 72 hours have passed', ref: 'Art. 33(1)'}, ...draft.open_items] : draft.open_items
+  const replay = facts.replay ? (({items: _items, targets: _targets, ...r}) => r)(facts.replay) : null
+  return {
+    kind: 'case_report',
+    generated_at: options.now.toISOString(),
+    tool_version: options.toolVersion,
+    detection: {
+      complete: coverage.complete,
+      never_scanned: coverage.never_scanned,
+      files_not_scanned: coverage.files_not_scanned,
+      records_not_scanned: coverage.records_not_scanned,
+      registry_changed: coverage.registry_changed,
+    },
+    totals: facts.totals,
+    incident: facts.incident,
+    clock: facts.clock,
+    scope: {
+      contaminated_responses: scope.contaminated_responses,
+      cross_tenant_responses: scope.cross_tenant_responses,
+      cross_session_responses: scope.cross_session_responses,
+      exposed_sessions: scope.exposed_sessions,
+      exposed_tenants: scope.exposed_tenants,
+      recipient_tenants: scope.recipient_tenants,
+      first_seen: scope.first_seen,
+      last_seen: scope.last_seen,
+      at_risk_responses: scope.at_risk_responses,
+      pool_tokens: scope.pool_tokens,
+      provenance_responses: scope.provenance_responses,
+      provenance_only_responses: scope.provenance_only_responses,
+      orphan_sightings: scope.orphan_sightings,
+      data_subjects: scope.data_subjects,
+      records_concerned: scope.records_concerned,
+      bug_window: scope.bug_window,
+      method: facts.scope?.method ?? '',
+    },
+    flows: scope.flows,
+    flow_matrix: scope.flow_matrix,
+    provenance_flows: scope.provenance_flows,
+    nodes: scope.by_node,
+    data_categories: scope.data_categories,
+    hours: timeline.hours,
+    sightings: {
+      markers: options.markersShown ? 'full' : 'shortened',
+      by_class: byClass,
+      rows: listed.slice(0, limit).map((s) => ({...s, marker: options.showMarker(s.marker), decode_node: nodeOf.get(`${s.request_id}\u0000${s.ts}`) ?? null})),
+      limit,
+      omitted: Math.max(0, listed.length - limit),
+    },
+    open_items: openItems,
+    assessment: facts.assessment,
+    replay,
+    // file names only: the report goes to colleagues, this machine's paths stay here
+    evidence: facts.evidence.map((f) => ({name: f.path.split(/[\\/]/).pop() ?? f.path, sha256: f.sha256, size: f.size, records: f.records})),
+  }
+}

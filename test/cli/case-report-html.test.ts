@@ -1,0 +1,156 @@
+import {createHash} from 'node:crypto'
+import {describe, expect, it} from 'vitest'
+import {renderCaseReportHtml, verdict} from '../../src/cli/html/case-report.js'
+import type {CaseReportData} from '../../src/notify/case-report-data.js'
+
+// The renderer alone, on hand-built data: no database, no browser. The browser test
+// (test/browser/) opens a real report; this one pins what must hold for any input.
+
+const HOSTILE_TENANT = '<script>alert(1)</script>'
+const ESC_SESSION = 'sess-\u001b[31mred\u001b]8;;http://evil.example/\u0007'
+const BIDI_REQUEST = 'req-\u202egnp.exe'
+
+function reportData(over: Partial<CaseReportData> = {}): CaseReportData {
+  const estimate = {low: 3, high: 40, method: 'low: sessions whose marker reached another session; high: sessions served by a leaking node', evidence: {}}
+  return {
+    kind: 'case_report',
+    generated_at: '2026-11-02T09:00:00.000Z',
+    tool_version: '0.1.0',
+    detection: {complete: true, never_scanned: false, records_not_scanned: 0, registry_changed: false},
+    totals: {records: 1000, files: 2, tenants: 3, sessions: 50, bad_lines: 1},
+    incident: null,
+    clock: null,
+    scope: {
+      contaminated_responses: 4,
+      cross_tenant_responses: 3,
+      cross_session_responses: 1,
+      exposed_sessions: 3,
+      exposed_tenants: 2,
+      recipient_tenants: 2,
+      first_seen: '2026-11-01T06:00:00.123Z',
+      last_seen: '2026-11-01T09:15:30.789Z',
+      at_risk_responses: 12,
+      pool_tokens: 681280,
+      provenance_responses: 0,
+      provenance_only_responses: 0,
+      orphan_sightings: 1,
+      data_subjects: estimate,
+      records_concerned: {...estimate, low: 4, high: 12},
+      bug_window: {start: '2026-11-01T05:00:00.000Z', end: '2026-11-01T10:00:00.000Z', basis: 'first to last of: contaminating sightings'},
+      method: 'canary sightings',
+    },
+    flows: [
+      {source_tenant: 'acme', recipient_tenant: HOSTILE_TENANT, responses: 3},
+      {source_tenant: 'acme', recipient_tenant: 'acme', responses: 1},
+    ],
+    flow_matrix: {tenants: [HOSTILE_TENANT, 'acme'], responses: [[0, 0], [3, 1]]},
+    provenance_flows: [],
+    nodes: [{decode_node: 'decode-1', contaminated_responses: 4, cross_tenant_responses: 3, cross_session_responses: 1, provenance_responses: 0, at_risk_responses: 12, first_seen: null, last_seen: null, at_risk_first: null, at_risk_last: null}],
+    data_categories: [],
+    hours: [
+      {hour: '2026-11-01T06:00:00.000Z', contaminated_responses: 2, sightings: 2, at_risk_responses: 5},
+      {hour: '2026-11-01T07:00:00.000Z', contaminated_responses: 0, sightings: 0, at_risk_responses: 3},
+      {hour: '2026-11-01T08:00:00.000Z', contaminated_responses: 0, sightings: 0, at_risk_responses: 0},
+      {hour: '2026-11-01T09:00:00.000Z', contaminated_responses: 2, sightings: 2, at_risk_responses: 4},
+    ],
+    sightings: {
+      markers: 'shortened',
+      by_class: {own: 10, echo: 0, cross_session: 1, cross_tenant: 3, orphan: 1},
+      rows: [
+        {request_id: BIDI_REQUEST, ts: '2026-11-01T06:00:00.123Z', class: 'cross_tenant', marker: 'CANARY-3f2a…', partial: false, recipient_session: ESC_SESSION, recipient_tenant: HOSTILE_TENANT, source_session: 's1', source_tenant: 'acme', decode_node: 'decode-1'},
+        {request_id: 'r2', ts: '2026-11-01T05:00:00.000Z', class: 'orphan', marker: 'CANARY-dead…', partial: false, recipient_session: 's9', recipient_tenant: 'acme', source_session: null, source_tenant: null, decode_node: null},
+      ],
+      limit: 10_000,
+      omitted: 0,
+    },
+    open_items: [{item: 'Controller name and contact details', ref: 'EDPB template 12-13'}],
+    assessment: null,
+    replay: null,
+    evidence: [{name: 'gw-a.jsonl', sha256: 'ab'.repeat(32), size: 123, records: 500}],
+    ...over,
+  }
+}
+
+const between = (html: string, open: string, close: string): string[] => {
+  const out: string[] = []
+  let at = 0
+  for (;;) {
+    const a = html.indexOf(open, at)
+    if (a < 0) return out
+    const b = html.indexOf(close, a + open.length)
+    out.push(html.slice(a + open.length, b))
+    at = b + close.length
+  }
+}
+const sha = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`
+
+describe('renderCaseReportHtml', () => {
+  const html = renderCaseReportHtml(reportData())
+
+  it('forbids all network access; the one script and the one style sheet are allowed by their hash, not unsafe-inline', () => {
+    const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html)?.[1]
+    expect(csp).toBeDefined()
+    const directives = Object.fromEntries(csp!.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]))
+    expect(directives['default-src']).toEqual(["'none'"])
+    const scripts = between(html, '<script>', '</script>')
+    const styles = between(html, '<style>', '</style>')
+    expect(scripts).toHaveLength(1)
+    expect(styles).toHaveLength(1)
+    expect(directives['script-src']).toEqual([sha(scripts[0]!)])
+    expect(directives['style-src']).toEqual([sha(styles[0]!)])
+    expect(csp).not.toContain('unsafe')
+    // nothing on the page asks for anything: no external URL, no src attribute, no CSS fetch
+    expect(html).not.toMatch(/https?:\/\/(?!evil\.example)/)
+    expect(html).not.toMatch(/\ssrc=|@import|url\(|<link|<iframe|<img/i)
+    // inline style attributes would be blocked by the policy (and are not needed)
+    expect(html).not.toMatch(/\sstyle=/)
+  })
+
+  it('escapes every string from a log and makes control and bidi characters visible', () => {
+    expect(html).not.toContain(HOSTILE_TENANT)
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;')
+    expect(html).toContain('sess-\\x1b[31mred\\x1b]8;;http://evil.example/\\x07')
+    expect(html).toContain('req-\\u202egnp.exe')
+    expect(html).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/)
+  })
+
+  it('carries the contract numbers where a reader (and the browser test) finds them', () => {
+    const value = (k: string) => new RegExp(`data-k="${k}">([^<]*)<`).exec(html)?.[1]
+    expect(value('contaminated_responses')).toBe('4')
+    expect(value('cross_tenant_responses')).toBe('3')
+    expect(value('exposed_sessions')).toBe('3')
+    expect(value('at_risk_responses')).toBe('12')
+    expect(value('first_seen')).toBe('2026-11-01 06:00:00 UTC')
+    expect(value('data_subjects')).toBe('3 – 40')
+    expect(value('flow_pairs')).toBe('2')
+    expect(html).toContain('Leak confirmed')
+  })
+
+  it('draws the timeline and the heat map as SVG, with the bug window and the awareness time marked', () => {
+    const withClock = renderCaseReportHtml(
+      reportData({clock: {aware_at: '2026-11-01T08:30:00.000Z', deadline: '2026-11-04T08:30:00.000Z', remaining_seconds: 171000, status: 'open'}}),
+    )
+    const svgs = between(withClock, '<svg', '</svg>')
+    expect(svgs.length).toBeGreaterThanOrEqual(3)
+    expect(withClock).toContain('class="window"')
+    expect(withClock).toContain('class="mark-aware"')
+    expect(withClock).toContain('class="mark-deadline"')
+    expect((withClock.match(/class="bar-leak"/g) ?? []).length).toBe(2)
+    expect((withClock.match(/class="bar-risk"/g) ?? []).length).toBe(3)
+    // one coloured cell per non-zero matrix entry
+    expect((withClock.match(/<rect class="cell"/g) ?? []).length).toBe(2)
+    expect(withClock).toContain('id="clock-now" data-deadline="2026-11-04T08:30:00.000Z"')
+  })
+
+  it('has a print style sheet', () => {
+    expect(between(html, '<style>', '</style>')[0]).toContain('@media print')
+  })
+
+  it('says the numbers are partial, never "no leak", when detection is incomplete', () => {
+    const clean = {...reportData().scope, contaminated_responses: 0, cross_tenant_responses: 0, cross_session_responses: 0}
+    expect(verdict(reportData({scope: clean})).head).toBe('No leak found')
+    const partial = verdict(reportData({scope: clean, detection: {complete: false, never_scanned: false, records_not_scanned: 250, registry_changed: false}}))
+    expect(partial.cls).toBe('partial')
+    expect(partial.text).toContain('250 records were not scanned (run crosstalk scan)')
+  })
+})

@@ -1,0 +1,37 @@
+import {describe, expect, it} from 'vitest'
+import {renderTimeline} from '../../src/cli/render-scope.js'
+import {clip, wrap} from '../../src/cli/text-width.js'
+import type {TimelineResult} from '../../src/scope/build-timeline.js'
+
+describe('clip and wrap', () => {
+  it('clips by characters and marks the cut', () => {
+    expect(clip('abcdef', 4)).toBe('abc…')
+    expect(clip('abc', 4)).toBe('abc')
+    expect(clip('ééééé', 3)).toBe('éé…')
+  })
+  it('wraps prose at word boundaries with a hanging indent; a word longer than a line is clipped', () => {
+    const text = wrap('one two three four five six', 10)
+    expect(text).toBe('one two\n  three\n  four\n  five six')
+    for (const line of wrap(`start ${'x'.repeat(50)} end`, 20).split('\n')) expect([...line].length).toBeLessThanOrEqual(20)
+  })
+})
+
+describe('renderTimeline', () => {
+  it('keeps a hostile node name and a long basis within 160 characters, and names audited commands as typed', () => {
+    const node = `decode-${'n'.repeat(300)}`
+    const tl: TimelineResult = {
+      bug_window: {start: '2026-11-01T00:00:00.000Z', end: '2026-11-02T00:00:00.000Z', basis: `first to last of: ${'contaminating sightings, '.repeat(10)}`},
+      nodes: [],
+      pairs: [],
+      hours: [],
+      events: [
+        {at: '2026-11-01T00:00:00.000Z', kind: 'node_first_contamination', decode_node: node, description: `first contaminated response on ${node}`},
+        {at: '2026-11-03T00:00:00.000Z', kind: 'audit', command: 'ingest:logs', audit_seq: 1, description: 'crosstalk ingest:logs'},
+      ],
+    }
+    const text = renderTimeline(tl)
+    for (const line of text.split('\n')) expect([...line].length).toBeLessThanOrEqual(160)
+    expect(text).toContain('crosstalk ingest logs')
+    expect(text).not.toContain('ingest:logs')
+  })
+})

@@ -1,0 +1,108 @@
+import {readdirSync, statSync, writeFileSync} from 'node:fs'
+import {join, relative} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {startTestbed} from '../../src/testbed/server.js'
+import {ROOT, tempDir} from '../helpers/cli.js'
+import {run} from '../helpers/commands.js'
+import {chatLine} from '../helpers/log-lines.js'
+import {caseWithRecords} from '../helpers/replay-case.js'
+
+// What the CLI says, as a user reads it: command names as typed (never oclif's "ingest:logs"),
+// typo suggestions, counts in good English, and no line that repeats another.
+
+describe('unknown commands', () => {
+  it('suggests the closest command, exit 2, one line', async () => {
+    const r = await run(['scpoe'])
+    expect(r.code).toBe(2)
+    expect(r.stderr.trim().split('\n')).toEqual(['Error: command "scpoe" not found; did you mean "crosstalk scope"? (crosstalk --help lists every command)'])
+  })
+
+  it('names a mistyped two-word command with spaces, never as ingets:logs:x', async () => {
+    const r = await run(['ingets', 'logs', 'x'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('did you mean "crosstalk ingest logs"?')
+    expect(r.stderr).not.toMatch(/ingets:logs|ingest:logs/)
+  })
+
+  it('under --json prints the error object on stdout', async () => {
+    const r = await run(['scpoe', '--json'])
+    expect(r.code).toBe(2)
+    expect(JSON.parse(r.stdout)).toEqual({error: {message: expect.stringContaining('crosstalk scope'), code: 'E_USAGE'}})
+  })
+
+  it('a usage error points to the command\'s help with spaces', async () => {
+    const r = await run(['ingest', 'logs', '--bogus'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('See: crosstalk ingest logs --help')
+  })
+})
+
+describe('--help descriptions', () => {
+  const files = (dir: string): string[] =>
+    readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? files(join(dir, n)) : n.endsWith('.ts') ? [join(dir, n)] : []))
+  it('are paragraphs, not lines broken mid-sentence (oclif wraps them to the terminal)', async () => {
+    const broken: string[] = []
+    for (const file of files(join(ROOT, 'src/commands'))) {
+      const mod = (await import(file)) as {default: {description?: string; summary?: string}}
+      for (const text of [mod.default.description, mod.default.summary]) {
+        if (text && /[^\n]\n(?!\n)/.test(text)) broken.push(relative(ROOT, file))
+      }
+    }
+    expect(broken).toEqual([])
+  })
+})
+
+describe('counts and messages', () => {
+  let dir: string
+  beforeAll(async () => {
+    dir = tempDir()
+    writeFileSync(join(dir, 'one.jsonl'), chatLine({request_id: 'r1'}) + '\n')
+  })
+
+  it('says "1 new record", not "1 records"', async () => {
+    const r = await run(['ingest', 'logs', join(dir, 'one.jsonl'), '--db', join(dir, 'case.db')])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toContain('Ingested 1 file: 1 new record, 0 duplicates, 0 bad lines quarantined.')
+    expect(r.stdout).not.toMatch(/\b1 (records|files|file\(s\))\b/)
+  })
+
+  it('incident open prints what is set and one line naming incident set for the rest', async () => {
+    const r = await run(['incident', 'open', '--db', join(dir, 'case.db'), '--title', 'Leak', '--aware-at', '2026-11-02T09:00:00Z', '--role', 'processor'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).not.toContain('(not set)')
+    expect(r.stdout).toMatch(/^title\s+Leak$/m)
+    expect(r.stdout).toMatch(/^aware_at\s+2026-11-02T09:00:00.000Z$/m)
+    expect(r.stdout.match(/crosstalk incident set/g)).toHaveLength(1)
+    expect(r.stdout).toMatch(/18 more fields not set yet/)
+  })
+
+  it('assess --decide says "Decision recorded" once', async () => {
+    const r = await run(['assess', '--db', join(dir, 'case.db'), '--decide', 'notify', '--rationale', 'cross-tenant disclosure'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout.match(/Decision recorded/g)).toHaveLength(1)
+    expect(r.stdout).toContain('Decision: notify: cross-tenant disclosure')
+  })
+
+  it('the first scan does not claim the registry changed', async () => {
+    const r = await run(['scan', '--db', join(dir, 'case.db')])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toContain('Scanned 1 of 1 record (1 new) against 0 canaries.')
+    expect(r.stdout).not.toContain('re-classified')
+  })
+})
+
+describe('replay', () => {
+  let testbed: Awaited<ReturnType<typeof startTestbed>>
+  beforeAll(async () => {
+    testbed = await startTestbed({port: 0, poolTokens: 1024, maxModelLen: 4096, onOverflow: 'stale', disaggregated: true})
+  })
+  afterAll(async () => testbed.close())
+
+  it('ends with an "n of m confirmed" line', async () => {
+    const {db, path} = await caseWithRecords([{request_id: 'req-1', prompt_tokens: 700_000}, {request_id: 'req-2', prompt_tokens: 700_000}])
+    db.close()
+    const r = await run(['replay', '--db', path, '--target', testbed.url, '--request-id', 'req-1', '--request-id', 'req-2', '--trials', '2', '--pool-tokens', '1024', '--timeout', '2'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout.trim().split('\n').at(-1)).toBe('2 of 2 records confirmed (0 not reproduced, 0 rejected by the target)')
+  })
+})

@@ -1,0 +1,71 @@
+import {readFileSync, statSync} from 'node:fs'
+import {join} from 'node:path'
+import {beforeAll, describe, expect, inject, it} from 'vitest'
+import {tempDir} from '../helpers/cli.js'
+import {run, runJson} from '../helpers/commands.js'
+
+// `crosstalk report case` from the command line, on a small generated incident. The page
+// itself is checked in a browser by test/browser/case-report.browser.test.ts.
+
+const POOL = '681280'
+
+describe('crosstalk report case', () => {
+  let dir: string
+  let db: string
+  let markers: string[]
+  let logs: string
+  beforeAll(async () => {
+    dir = tempDir()
+    db = join(dir, 'case.db')
+    // The run's shared generated incident.
+    const incident = inject('incident')
+    logs = incident.logs
+    const triage = await run(['triage', incident.logs, '--canaries', incident.canaries, '--db', db, '--pool-tokens', POOL])
+    expect(triage.code, triage.stderr).toBe(0)
+    markers = readFileSync(incident.canaries, 'utf8').trim().split('\n').slice(1).map((l) => l.split(',')[0]!)
+  }, 60_000)
+
+  it('--json prints the data the page is drawn from, with the scope numbers of scope --json', async () => {
+    const data = await runJson<{kind: string; scope: Record<string, unknown>; flows: unknown[]; sightings: {markers: string; rows: Array<{marker: string; class: string}>}; detection: {complete: boolean}}>(['report', 'case', '--db', db])
+    const scope = await runJson<Record<string, unknown>>(['scope', '--db', db, '--pool-tokens', POOL])
+    expect(data.kind).toBe('case_report')
+    expect(data.detection.complete).toBe(true)
+    for (const k of ['contaminated_responses', 'cross_tenant_responses', 'cross_session_responses', 'exposed_sessions', 'exposed_tenants', 'recipient_tenants', 'first_seen', 'last_seen', 'at_risk_responses']) {
+      expect(data.scope[k], k).toEqual(scope[k])
+    }
+    expect(data.flows).toEqual(scope.flows)
+    expect(data.sightings.markers).toBe('shortened')
+    expect(data.sightings.rows.length).toBeGreaterThan(0)
+    expect(data.sightings.rows.some((r) => r.class === 'own')).toBe(false)
+  })
+
+  it('writes one 0600 HTML file with no full marker in it; --show-markers shows them and is audited', async () => {
+    const out = join(dir, 'case.html')
+    const written = await runJson<{report: string; format: string; out: string; sha256: string; bytes: number}>(['report', 'case', '--db', db, '--format', 'html', '--out', out])
+    expect(written).toMatchObject({report: 'case', format: 'html', out})
+    expect(statSync(out).mode & 0o777).toBe(0o600)
+    const html = readFileSync(out, 'utf8')
+    expect(html.startsWith('<!doctype html>')).toBe(true)
+    expect(markers.filter((m) => html.includes(m))).toEqual([])
+    expect(html).toMatch(/CANARY-[0-9a-f]{4}…/)
+
+    const full = join(dir, 'case-full.html')
+    expect((await run(['report', 'case', '--db', db, '--out', full, '--show-markers'])).code).toBe(0)
+    const shown = readFileSync(full, 'utf8')
+    expect(markers.filter((m) => shown.includes(m)).length).toBeGreaterThan(0)
+    const timeline = await runJson<{events: Array<{kind: string; command?: string; summary?: {markers?: string}}>}>(['timeline', '--db', db])
+    const audited = timeline.events.filter((e) => e.kind === 'audit' && e.command === 'report:case').map((e) => e.summary?.markers)
+    expect(audited).toEqual(expect.arrayContaining(['shortened', 'full']))
+  })
+
+  it('refuses a case that is not fully scanned, naming crosstalk scan; --allow-incomplete reports it as partial', async () => {
+    const partial = join(tempDir(), 'partial.db')
+    expect((await run(['ingest', 'logs', logs, '--db', partial])).code).toBe(0)
+    const refused = await run(['report', 'case', '--db', partial, '--out', join(dir, 'x.html')])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr.trim()).toBe('Error: report case: detection is incomplete (the case was never scanned (12 log file(s), 3000 records)); run `crosstalk scan` first, or pass --allow-incomplete to report what has been scanned')
+    const allowed = await run(['report', 'case', '--db', partial, '--allow-incomplete'])
+    expect(allowed.code, allowed.stderr).toBe(0)
+    expect(allowed.stdout).toContain('Detection incomplete: these numbers are a lower bound')
+  })
+})

@@ -1,0 +1,116 @@
+import {spawnSync} from 'node:child_process'
+import {existsSync, readFileSync, realpathSync} from 'node:fs'
+import {delimiter, join} from 'node:path'
+import {beforeAll, describe, expect, it} from 'vitest'
+import {ROOT, tempDir} from '../helpers/cli.js'
+
+// The README is run, not just read: after its install step (npm link, here into a private
+// prefix so the test touches nothing global), every `crosstalk ...` line it prints names a
+// real command with real flags, and `crosstalk <command> --help` works through PATH. The
+// demo's closing "Next" lines are run exactly as printed, with and without the link.
+
+interface ManifestCommand {
+  flags: Record<string, {allowNo?: boolean; type: string}>
+}
+const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, ManifestCommand>}
+const IDS = Object.keys(manifest.commands).map((id) => id.split(':').join(' '))
+
+/** Shell words of one line, quotes removed, a trailing # comment dropped. */
+function words(line: string): string[] {
+  const out: string[] = []
+  const re = /"([^"]*)"|'([^']*)'|(#.*$)|(\S+)/g
+  for (let m = re.exec(line); m; m = re.exec(line)) {
+    if (m[3] !== undefined) break
+    out.push(m[1] ?? m[2] ?? m[4]!)
+  }
+  return out
+}
+
+/** Every crosstalk command line of the README: lines of its code blocks, and inline code. */
+function readmeCommands(): string[][] {
+  const text = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  const lines: string[] = []
+  let inBlock = false
+  for (const line of text.split('\n')) {
+    if (line.startsWith('```')) inBlock = !inBlock
+    else if (inBlock) lines.push(line.trim())
+  }
+  for (const m of text.matchAll(/`(crosstalk [^`]+)`/g)) lines.push(m[1]!)
+  return lines
+    .map(words)
+    // placeholders (`crosstalk COMMAND --help`, `crosstalk ...`) are not commands
+    .filter((w) => w[0] === 'crosstalk' && !/^([A-Z]+|\.\.\.)$/.test(w[1] ?? ''))
+}
+
+/** The command id a command line starts with (the longest that matches), and the rest. */
+function parse(argv: string[]): {id: string | undefined; rest: string[]} {
+  const after = argv.slice(1)
+  const id = IDS.filter((c) => c.split(' ').every((w, i) => after[i] === w)).sort((a, b) => b.length - a.length)[0]
+  return {id, rest: id ? after.slice(id.split(' ').length) : after}
+}
+
+describe('the README, as printed', () => {
+  const lines = readmeCommands()
+  let env: NodeJS.ProcessEnv
+  let linked: string
+
+  beforeAll(() => {
+    // The quick start's install step, into a prefix of our own (no global state changed).
+    const prefix = tempDir('npm-prefix-')
+    const link = spawnSync('npm', ['link', '--ignore-scripts', '--offline', '--no-audit', '--no-fund'], {cwd: ROOT, env: {...process.env, npm_config_prefix: prefix}, encoding: 'utf8'})
+    expect(link.status, link.stderr).toBe(0)
+    linked = join(prefix, 'bin')
+    env = {...process.env, PATH: `${linked}${delimiter}${process.env.PATH}`, NO_COLOR: '1', CROSSTALK_DB: ''}
+  }, 60_000)
+
+  it('installs with npm link, which puts crosstalk on PATH', () => {
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('npm ci && npm link')
+    expect(existsSync(join(linked, 'crosstalk'))).toBe(true)
+    expect(realpathSync(join(linked, 'crosstalk'))).toBe(realpathSync(join(ROOT, 'bin/run.js')))
+  })
+
+  it('prints only real commands with real flags', () => {
+    expect(lines.length).toBeGreaterThan(15)
+    const problems: string[] = []
+    for (const argv of lines) {
+      const {id, rest} = parse(argv)
+      if (!id) {
+        problems.push(`no such command: ${argv.join(' ')}`)
+        continue
+      }
+      const flags = manifest.commands[id.split(' ').join(':')]!.flags
+      for (const token of rest.filter((w) => w.startsWith('--'))) {
+        const name = token.slice(2).split('=')[0]!
+        const known = name in flags || (name.startsWith('no-') && flags[name.slice(3)]?.allowNo === true)
+        if (!known) problems.push(`${id}: no flag ${token} (in: ${argv.join(' ')})`)
+      }
+    }
+    expect(problems).toEqual([])
+  })
+
+  it('every command it names runs through PATH (crosstalk <command> --help exits 0)', () => {
+    const ids = [...new Set(lines.map((argv) => parse(argv).id!))]
+    expect(ids).toEqual(expect.arrayContaining(['triage', 'scope', 'report case', 'ingest logs']))
+    for (const id of ids) {
+      const r = spawnSync('crosstalk', [...id.split(' '), '--help'], {env, encoding: 'utf8'})
+      expect(r.status, `crosstalk ${id} --help: ${r.stderr}`).toBe(0)
+      expect(r.stdout).toContain(`$ crosstalk ${id}`)
+    }
+  })
+
+  it.each([
+    ['with crosstalk on PATH', true],
+    ['from a bare checkout', false],
+  ])('the demo ends with Next commands that run as printed, %s', (_, onPath) => {
+    const runEnv = onPath ? env : {...env, PATH: process.env.PATH}
+    const demo = spawnSync(process.execPath, [join(ROOT, 'bin/run.js'), 'demo', '--records', '600', '--out', join(tempDir(), 'demo')], {cwd: ROOT, env: runEnv, encoding: 'utf8'})
+    expect(demo.status, demo.stderr).toBe(0)
+    const next = demo.stdout.split('Next, on this case:\n')[1]!.trim().split('\n').map((l) => l.trim())
+    expect(next.length).toBe(4)
+    for (const line of next) {
+      expect(line.startsWith(onPath ? 'crosstalk ' : './bin/run.js '), `${line} (PATH=${runEnv.PATH})`).toBe(true)
+      const r = spawnSync('sh', ['-c', line], {cwd: ROOT, env: runEnv, encoding: 'utf8'})
+      expect(r.status, `${line}: ${r.stderr}`).toBe(0)
+    }
+  })
+})
