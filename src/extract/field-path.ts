@@ -315,15 +315,15 @@ export function unwrapAnyValue(v: unknown): unknown {
   return null
 }
 
-export interface MapOutcome {
+export interface MapOutcome<T> {
   /** The record with every mapped field replaced. */
-  record: Record<string, unknown>
+  record: T
   /** One line per mapped field that found nothing: a mapping never fails silently. */
   problems: string[]
 }
 
 /** Applies `--map` overrides to a record, each evaluated against the record's source object. */
-export function applyFieldMap<T extends object>(record: T, source: unknown, map: FieldMap): MapOutcome & {record: T} {
+export function applyFieldMap<T extends object>(record: T, source: unknown, map: FieldMap): MapOutcome<T> {
   const out = {...record} as Record<string, unknown>
   const problems: string[] = []
   for (const field of NATIVE_FIELDS) {
