@@ -6,7 +6,8 @@ import type {AdaptResult, FormatAdapter} from './types.js'
 // - the public API's observation object (v1 GET /api/public/observations and v2
 //   GET /api/public/v2/observations, camelCase: id, traceId, type, startTime, endTime, model /
 //   providedModelName, input, output, level, statusMessage, usage / usageDetails, metadata;
-//   v2 adds sessionId and userId from the trace and returns input/output as JSON strings;
+//   v2 adds sessionId and userId from the trace and returns input/output as JSON text (a
+//   string input as a JSON string literal);
 //   https://langfuse.com/docs/api-and-data-platform/features/observations-api);
 // - the blob-storage and UI exports (snake_case: trace_id, start_time, end_time,
 //   usage_details, session_id on enriched observations_v2 rows; timestamps written
@@ -59,9 +60,9 @@ export const langfuse: FormatAdapter<null> = {
     const level = strOrNull(value.level)
     const statusMessage = strOrNull(pick(value, 'statusMessage', 'status_message'))
 
-    const request = requestOf(parseJsonText(value.input))
+    const request = requestOf(ioValue(value.input))
     if (request === null) notes.push('no input recorded')
-    let response = responseOf(parseJsonText(value.output))
+    let response = responseOf(ioValue(value.output))
     if (level !== null && level.toUpperCase() === 'ERROR') {
       const error = errorResponse(statusMessage ?? 'Langfuse recorded level ERROR without a status message')
       response = response === null ? error : {...(response as Obj), ...error}
@@ -117,6 +118,26 @@ function responseOf(output: unknown): unknown {
     if ('content' in output || 'parts' in output || 'tool_calls' in output || 'role' in output) return completionFromMessage(output)
   }
   return output
+}
+
+/**
+ * The v2 API returns input and output as JSON text unless parseIoAsJson is set: an object or
+ * array comes back as `{...}` / `[...]`, and a string input as a JSON string literal
+ * (`"\"Hello\""`), which is unwrapped here too.
+ */
+function ioValue(v: unknown): unknown {
+  const parsed = parseJsonText(v)
+  if (typeof parsed !== 'string') return parsed
+  const t = parsed.trim()
+  if (t.length >= 2 && t.startsWith('"') && t.endsWith('"')) {
+    try {
+      const inner = JSON.parse(t) as unknown
+      if (typeof inner === 'string') return inner
+    } catch {
+      // quoted text, not a JSON string
+    }
+  }
+  return parsed
 }
 
 /** Langfuse writes UTC timestamps without a zone (`2024-05-29 13:46:19.963000`): say so. */
