@@ -2,12 +2,12 @@ import {mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
-import type {LogFormat} from '../../../src/extract/formats/index.js'
+import {sniffFormat, type LogFormat} from '../../../src/extract/formats/index.js'
 import {parseAssumeTz} from '../../../src/extract/timestamps-zone.js'
 import {generateIncident} from '../../../src/generate/generate-incident.js'
 import {parseLine, type RecordRow} from '../../../src/ingest/parse-record.js'
 import {BATCH_CUSTOM_ID_PATTERN, convertIncident, readNativeIncident, type ConvertedIncident} from '../../helpers/convert-formats.js'
-import {runAdapter, type RunResult} from './run-adapter.js'
+import {readJsonLines, runAdapter, type RunResult} from './run-adapter.js'
 
 // The same generated incident, written in every format by the independent converters, read
 // back by the adapters and decoded by the native path: the texts detection runs on, and the
@@ -106,6 +106,19 @@ describe('the same incident in every format decodes to the same texts and ids', 
     expectSameAsNative(run, {carriesResponse: (row) => row.is_error === 0 || row.response_text === ''})
     const statuses = new Set(run.produced.map((p) => p.row!.status))
     expect(statuses.has(200)).toBe(true)
+  })
+
+  it('auto recognises every converted file', () => {
+    const files: [string, LogFormat][] = [
+      [converted.otel.traces, 'otel'],
+      [converted.otel.logs, 'otel'],
+      [converted.langfuse, 'langfuse'],
+      [converted.litellm, 'litellm'],
+      [converted.batch.input, 'openai-batch'],
+      [converted.batch.output, 'openai-batch'],
+      [converted.batch.errors, 'openai-batch'],
+    ]
+    for (const [file, format] of files) expect([file, sniffFormat(readJsonLines(file).map((l) => l.value)).format]).toEqual([file, format])
   })
 
   for (const format of ['otel', 'langfuse', 'litellm'] as LogFormat[]) {
