@@ -5,6 +5,7 @@ import type {AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {parseFieldMap} from '../../../src/extract/field-path.js'
 import {sniffFormat} from '../../../src/extract/formats/index.js'
 import {BIN, ROOT} from '../../helpers/cli.js'
 import {readJsonLines, runAdapter, type Produced} from './run-adapter.js'
@@ -186,5 +187,12 @@ describe('real producers: OpenAI clients instrumented by OpenTelemetry, against 
     const run = runAdapter('otel', files)
     expect(run.problems).toEqual([])
     leakCheck(run.produced, received)
+    // The content is on the spans (JSON strings) and again on gen_ai.client.inference.operation.details
+    // log records (structured); the log records alone give the same texts (tenant and session live on
+    // the application's spans, so here they are supplied by --map).
+    const logsOnly = runAdapter('otel', [`${out}-logs.jsonl`], {map: parseFieldMap(['tenant_id=const:unknown', 'session_id=const:unknown'])})
+    expect(logsOnly.problems).toEqual([])
+    const texts = (r: typeof run) => r.produced.map((p) => `${p.row!.request_id} ${p.row!.request_text} => ${p.row!.response_text}`).sort()
+    expect(texts(logsOnly)).toEqual(texts(run))
   }, 120_000)
 })
