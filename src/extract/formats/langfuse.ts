@@ -19,7 +19,7 @@ import type {AdaptResult, FormatAdapter} from './types.js'
 //   endTime (startTime)      -> ts; Langfuse's zone-less timestamps are UTC by its docs, so they
 //                               are written with Z
 //   sessionId / session_id   -> session_id (legacy exports keep sessions on the trace only)
-//   metadata.tenant_id, metadata.tenant -> tenant_id (Langfuse has no tenant; say where it is with --map)
+//   metadata.tenant_id (tenantId, tenant) -> tenant_id (Langfuse has no tenant; say where it is with --map)
 //   model, providedModelName -> model
 //   usageDetails.input/output (usage.input/output, promptTokens/completionTokens) -> tokens
 //   input  (messages array, {messages}, a prompt string, JSON text of those) -> request
@@ -76,7 +76,7 @@ export const langfuse: FormatAdapter<null> = {
       {
         ts: utcIfZoneless(pick(value, 'endTime', 'end_time', 'startTime', 'start_time')),
         request_id: strOrNull(value.id),
-        tenant_id: strOrNull(meta.tenant_id) ?? strOrNull(meta.tenant),
+        tenant_id: strOrNull(meta.tenant_id) ?? strOrNull(meta.tenantId) ?? strOrNull(meta.tenant),
         session_id: sessionId,
         status: null,
         endpoint: null,

@@ -46,7 +46,9 @@ export function toChatMessage(m: unknown, defaultRole: string): ChatMessage | Ob
     if (!isObj(part)) continue
     switch (part.type) {
       case 'text':
+        // The schema says `content`; some SDKs write OpenAI's `text` in parts messages too.
         if (typeof part.content === 'string') texts.push(part.content)
+        else if (typeof part.text === 'string') texts.push(part.text)
         break
       case 'reasoning':
         if (typeof part.content === 'string') reasoning.push(part.content)

@@ -260,3 +260,16 @@ describe('native through the adapter', () => {
     expect(run.problems[0]!.reason).toBe('missing request_id: --map request_id=id: no key "id" in the line')
   })
 })
+
+describe('message shapes', () => {
+  it('reads a parts message whose text part says text instead of content', async () => {
+    const {toChatMessage} = await import('../../../src/extract/formats/messages.js')
+    expect(toChatMessage({role: 'user', parts: [{type: 'text', text: 'a'}, {type: 'text', content: 'b'}, {type: 'blob', content: 'AAAA'}]}, 'user')).toEqual({
+      role: 'user',
+      content: [
+        {type: 'text', text: 'a'},
+        {type: 'text', text: 'b'},
+      ],
+    })
+  })
+})
