@@ -1,0 +1,350 @@
+import {NATIVE_FIELDS, type NativeField} from './parse-record.js'
+
+// The `--map FIELD=SPEC` language. The old mapping split paths on every `.`, so an
+// OpenTelemetry key such as `gen_ai.response.id` could not be named, and a path that matched
+// nothing mapped to "absent" without a word. Here every spec either parses or is refused with
+// one line naming it, and every evaluation either yields a value or says where it stopped.
+//
+//   SPEC     := PATH | 'const:' TEXT | 'regex:' PATH ':' PATTERN | UNIT ':' PATH
+//   UNIT     := 'epoch_s' | 'epoch_ms' | 'epoch_us' | 'epoch_ns' | 'epoch'      (ts only)
+//   PATH     := STEP ( '.' STEP | '[' INDEX ']' | '[' QUOTED ']' )*
+//   STEP     := NAME | QUOTED        NAME: any characters but . [ ] ' " : and white space
+//   QUOTED   := '…' | "…"            backslash escapes the quote and itself
+//   INDEX    := -?DIGITS             negative counts from the end
+//
+// `metadata.tenant` means what it always meant; `attributes["gen_ai.response.id"]` and
+// `'gen_ai.response.id'` name a key that holds dots. A NAME of digits indexes an array (the old
+// `choices.0`). A string step applied to a list of `{key, value}` pairs (OTLP attribute lists)
+// picks the pair with that key and unwraps its AnyValue, so raw OTLP lines can be addressed too.
+//
+// `regex:custom_id:^(?<v>[^/]+)/` takes the group named `v`, else the first group, else the
+// whole match. `epoch` picks the unit by magnitude of the absolute value: below 1e11 seconds,
+// below 1e14 milliseconds, below 1e17 microseconds, else nanoseconds. Every instant from
+// March 1973 to the year 5138 is read right in each unit; outside that, name the unit.
+
+export type PathStep = {kind: 'key'; key: string} | {kind: 'index'; index: number}
+
+export type EpochUnit = 's' | 'ms' | 'us' | 'ns' | 'auto'
+
+export type FieldSpec =
+  | {kind: 'path'; text: string; path: PathStep[]}
+  | {kind: 'const'; text: string; value: string | number}
+  | {kind: 'regex'; text: string; path: PathStep[]; pattern: RegExp}
+  | {kind: 'epoch'; text: string; unit: EpochUnit; path: PathStep[]}
+
+export type FieldMap = Partial<Record<NativeField, FieldSpec>>
+
+export type Evaluated = {ok: true; value: unknown} | {ok: false; reason: string}
+
+export class FieldSpecError extends Error {}
+
+const UNITS: Record<string, EpochUnit> = {epoch_s: 's', epoch_ms: 'ms', epoch_us: 'us', epoch_ns: 'ns', epoch: 'auto'}
+const CONVERSIONS = ['const', 'regex', ...Object.keys(UNITS)]
+const INTEGER_FIELDS: ReadonlySet<NativeField> = new Set(['status', 'prompt_tokens', 'completion_tokens'])
+
+/** Parses repeated `--map FIELD=SPEC` values; a later spec for the same field replaces an earlier one. */
+export function parseFieldMap(specs: readonly string[]): FieldMap {
+  const map: FieldMap = {}
+  for (const spec of specs) {
+    const [field, parsed] = parseFieldSpec(spec)
+    map[field] = parsed
+  }
+  return map
+}
+
+export function parseFieldSpec(spec: string): [NativeField, FieldSpec] {
+  const fail = (why: string): never => {
+    throw new FieldSpecError(`--map ${oneLine(spec)}: ${why}`)
+  }
+  const eq = spec.indexOf('=')
+  if (eq <= 0) fail(`expected FIELD=PATH with FIELD one of ${NATIVE_FIELDS.join(', ')}`)
+  const field = spec.slice(0, eq).trim()
+  const text = spec.slice(eq + 1)
+  if (!(NATIVE_FIELDS as readonly string[]).includes(field)) fail(`unknown field "${field}" (expected one of ${NATIVE_FIELDS.join(', ')})`)
+  const f = field as NativeField
+  if (text.trim() === '') fail('empty path')
+  try {
+    return [f, parseSpecText(f, text)]
+  } catch (error) {
+    if (error instanceof PathSyntaxError) return fail(error.message)
+    throw error
+  }
+}
+
+class PathSyntaxError extends Error {}
+
+function parseSpecText(field: NativeField, text: string): FieldSpec {
+  const prefix = /^([A-Za-z_][A-Za-z0-9_]*):/.exec(text)
+  if (!prefix) return {kind: 'path', text, path: parsePath(text, 0, false).steps}
+  const name = prefix[1]!
+  const rest = text.slice(prefix[0].length)
+  if (name === 'const') {
+    if (INTEGER_FIELDS.has(field)) {
+      if (!/^-?\d{1,15}$/.test(rest)) throw new PathSyntaxError(`const for ${field} must be an integer, got ${JSON.stringify(rest)}`)
+      return {kind: 'const', text, value: Number(rest)}
+    }
+    if (rest === '') throw new PathSyntaxError('const: needs a value')
+    return {kind: 'const', text, value: rest}
+  }
+  if (name === 'regex') {
+    const {steps, end} = parsePath(rest, 0, true)
+    if (rest[end] !== ':') throw new PathSyntaxError('regex: expected regex:PATH:PATTERN')
+    const source = rest.slice(end + 1)
+    if (source === '') throw new PathSyntaxError('regex: empty pattern')
+    let pattern: RegExp
+    try {
+      pattern = new RegExp(source, 'u')
+    } catch (error) {
+      throw new PathSyntaxError(`regex: ${(error as Error).message}`)
+    }
+    return {kind: 'regex', text, path: steps, pattern}
+  }
+  const unit = UNITS[name]
+  if (unit !== undefined) {
+    if (field !== 'ts') throw new PathSyntaxError(`${name}: converts timestamps and applies to ts only`)
+    return {kind: 'epoch', text, unit, path: parsePath(rest, 0, false).steps}
+  }
+  throw new PathSyntaxError(
+    `unknown conversion "${name}:" (expected one of ${CONVERSIONS.map((c) => `${c}:`).join(', ')}); quote a key that holds a colon, e.g. '${name}:…'`,
+  )
+}
+
+/** Reads a path from `text` at `start`; with `stopAtColon` an unquoted `:` ends it (regex specs). */
+function parsePath(text: string, start: number, stopAtColon: boolean): {steps: PathStep[]; end: number} {
+  const steps: PathStep[] = []
+  let i = start
+  let expectStep = true
+  while (i < text.length) {
+    const c = text[i]!
+    if (stopAtColon && c === ':') break
+    if (c === '[') {
+      const close = bracketEnd(text, i)
+      const inner = text.slice(i + 1, close).trim()
+      if (inner.startsWith("'") || inner.startsWith('"')) {
+        const q = readQuoted(inner, 0)
+        if (q.end !== inner.length) throw new PathSyntaxError(`unexpected text after the quoted key at column ${i + 1}`)
+        steps.push({kind: 'key', key: q.value})
+      } else if (/^-?\d+$/.test(inner)) steps.push({kind: 'index', index: Number(inner)})
+      else throw new PathSyntaxError(`[${inner}] at column ${i + 1}: expected an array index or a quoted key`)
+      i = close + 1
+      expectStep = false
+      continue
+    }
+    if (c === '.') {
+      if (expectStep) throw new PathSyntaxError(`empty step at column ${i + 1}`)
+      expectStep = true
+      i++
+      continue
+    }
+    if (c === ':') throw new PathSyntaxError(`unquoted ":" at column ${i + 1}: quote a key that holds a colon`)
+    if (!expectStep) throw new PathSyntaxError(`expected . or [ at column ${i + 1}`)
+    if (c === "'" || c === '"') {
+      const q = readQuoted(text, i)
+      steps.push({kind: 'key', key: q.value})
+      i = q.end
+    } else {
+      let j = i
+      while (j < text.length && !/[.[\]'"\s:]/.test(text[j]!)) j++
+      if (j === i) throw new PathSyntaxError(`unexpected ${JSON.stringify(c)} at column ${i + 1}`)
+      steps.push({kind: 'key', key: text.slice(i, j)})
+      i = j
+    }
+    expectStep = false
+  }
+  if (expectStep) throw new PathSyntaxError(steps.length === 0 ? 'empty path' : 'path ends with "."')
+  return {steps, end: i}
+}
+
+function bracketEnd(text: string, open: number): number {
+  let i = open + 1
+  while (i < text.length && text[i] === ' ') i++
+  if (text[i] === "'" || text[i] === '"') i = readQuoted(text, i).end
+  while (i < text.length && text[i] !== ']') {
+    if (text[i] === '[') break
+    i++
+  }
+  if (text[i] !== ']') throw new PathSyntaxError(`unclosed [ at column ${open + 1}`)
+  return i
+}
+
+function readQuoted(text: string, start: number): {value: string; end: number} {
+  const quote = text[start]!
+  let out = ''
+  let i = start + 1
+  while (i < text.length) {
+    const c = text[i]!
+    if (c === '\\' && i + 1 < text.length) {
+      out += text[i + 1]
+      i += 2
+      continue
+    }
+    if (c === quote) return {value: out, end: i + 1}
+    out += c
+    i++
+  }
+  throw new PathSyntaxError(`unclosed ${quote} at column ${start + 1}`)
+}
+
+/** The path written back in the canonical form, for messages. */
+export function formatPath(path: readonly PathStep[]): string {
+  let out = ''
+  for (const step of path) {
+    if (step.kind === 'index') out += `[${step.index}]`
+    else if (/^[\w$][\w$-]*$/.test(step.key)) out += out === '' ? step.key : `.${step.key}`
+    else out += `[${JSON.stringify(step.key)}]`
+  }
+  return out
+}
+
+/** Follows a path; on a miss says which step found nothing, and in what. */
+export function evaluatePath(root: unknown, path: readonly PathStep[]): Evaluated {
+  let cur = root
+  for (let n = 0; n < path.length; n++) {
+    const step = path[n]!
+    const here = n === 0 ? 'the line' : formatPath(path.slice(0, n))
+    if (step.kind === 'index') {
+      if (!Array.isArray(cur)) return {ok: false, reason: `[${step.index}]: ${here} is ${typeName(cur)}, not an array`}
+      const i = step.index < 0 ? cur.length + step.index : step.index
+      if (i < 0 || i >= cur.length) return {ok: false, reason: `[${step.index}]: ${here} has ${cur.length} elements`}
+      cur = cur[i]
+      continue
+    }
+    if (Array.isArray(cur)) {
+      if (/^\d+$/.test(step.key)) {
+        const i = Number(step.key)
+        if (i >= cur.length) return {ok: false, reason: `${step.key}: ${here} has ${cur.length} elements`}
+        cur = cur[i]
+        continue
+      }
+      const pair = cur.find((e) => isObj(e) && e.key === step.key && 'value' in e) as {value: unknown} | undefined
+      if (pair === undefined) return {ok: false, reason: `no key ${JSON.stringify(step.key)} in ${here} (a list without that key)`}
+      cur = unwrapAnyValue(pair.value)
+      continue
+    }
+    if (!isObj(cur)) return {ok: false, reason: `no key ${JSON.stringify(step.key)}: ${here} is ${typeName(cur)}`}
+    if (!Object.prototype.hasOwnProperty.call(cur, step.key)) return {ok: false, reason: `no key ${JSON.stringify(step.key)} in ${here}`}
+    cur = cur[step.key]
+  }
+  return {ok: true, value: cur}
+}
+
+/** Evaluates one spec against a source object. */
+export function evaluateField(spec: FieldSpec, source: unknown): Evaluated {
+  switch (spec.kind) {
+    case 'const':
+      return {ok: true, value: spec.value}
+    case 'path':
+      return evaluatePath(source, spec.path)
+    case 'regex': {
+      const got = evaluatePath(source, spec.path)
+      if (!got.ok) return got
+      if (typeof got.value !== 'string' && typeof got.value !== 'number') return {ok: false, reason: `${formatPath(spec.path)} is ${typeName(got.value)}, not text`}
+      const m = spec.pattern.exec(String(got.value))
+      if (!m) return {ok: false, reason: `${formatPath(spec.path)} ${JSON.stringify(String(got.value).slice(0, 80))} does not match /${spec.pattern.source}/`}
+      const value = m.groups?.v ?? m[1] ?? m[0]
+      return {ok: true, value}
+    }
+    case 'epoch': {
+      const got = evaluatePath(source, spec.path)
+      if (!got.ok) return got
+      const converted = epochToIso(got.value, spec.unit)
+      return 'iso' in converted ? {ok: true, value: converted.iso} : {ok: false, reason: `${formatPath(spec.path)}: ${converted.error}`}
+    }
+  }
+}
+
+/**
+ * An epoch number (or a string of digits, as OTLP writes nanoseconds) to an ISO string in UTC,
+ * keeping sub-millisecond digits. Integer arithmetic on strings of digits, so nanoseconds past
+ * 2^53 lose nothing.
+ */
+export function epochToIso(value: unknown, unit: EpochUnit): {iso: string} | {error: string} {
+  let digits: string
+  let fraction = ''
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return {error: 'not a finite number'}
+    const text = Math.abs(value) < 1e21 ? value.toFixed(Number.isInteger(value) ? 0 : 6) : String(value)
+    ;[digits, fraction = ''] = text.split('.') as [string, string?]
+  } else if (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value.trim())) {
+    ;[digits, fraction = ''] = value.trim().split('.') as [string, string?]
+  } else return {error: `expected an epoch number, got ${typeName(value)}${typeof value === 'string' ? ` ${JSON.stringify(value.slice(0, 40))}` : ''}`}
+  if (digits.startsWith('-')) return {error: 'negative epoch'}
+  const whole = BigInt(digits)
+  const resolved = unit === 'auto' ? unitByMagnitude(whole) : unit
+  const perSecond = {s: 1n, ms: 1_000n, us: 1_000_000n, ns: 1_000_000_000n}[resolved]
+  // Nanoseconds since the epoch, as an integer: the input's fraction is kept to the nanosecond.
+  const scale = 1_000_000_000n / perSecond
+  const fracNs = fraction === '' ? 0n : (BigInt((fraction + '000000000').slice(0, 9)) * scale) / 1_000_000_000n
+  const ns = whole * scale + fracNs
+  const seconds = ns / 1_000_000_000n
+  if (seconds > 8_640_000_000_000n) return {error: `epoch ${digits} (${resolved}) is past the year 275760`}
+  const sub = String(ns % 1_000_000_000n).padStart(9, '0').replace(/0+$/, '')
+  const base = new Date(Number(seconds) * 1000).toISOString().slice(0, 19)
+  return {iso: `${base}.${(sub + '000').slice(0, Math.max(3, sub.length))}Z`}
+}
+
+function unitByMagnitude(n: bigint): 's' | 'ms' | 'us' | 'ns' {
+  if (n < 100_000_000_000n) return 's'
+  if (n < 100_000_000_000_000n) return 'ms'
+  if (n < 100_000_000_000_000_000n) return 'us'
+  return 'ns'
+}
+
+/** The JSON value of an OTLP AnyValue (`{stringValue}`, `{intValue}`, `{arrayValue: {values}}`, …). */
+export function unwrapAnyValue(v: unknown): unknown {
+  if (!isObj(v)) return v
+  if ('stringValue' in v) return v.stringValue
+  if ('boolValue' in v) return v.boolValue
+  if ('intValue' in v) {
+    const n = v.intValue
+    if (typeof n === 'string' && /^-?\d+$/.test(n)) return Number.isSafeInteger(Number(n)) ? Number(n) : n
+    return n
+  }
+  if ('doubleValue' in v) return typeof v.doubleValue === 'string' ? Number(v.doubleValue) : v.doubleValue
+  if ('bytesValue' in v) return v.bytesValue
+  if ('arrayValue' in v) {
+    const values = isObj(v.arrayValue) && Array.isArray(v.arrayValue.values) ? v.arrayValue.values : []
+    return values.map(unwrapAnyValue)
+  }
+  if ('kvlistValue' in v) {
+    const values = isObj(v.kvlistValue) && Array.isArray(v.kvlistValue.values) ? v.kvlistValue.values : []
+    const out: Record<string, unknown> = {}
+    for (const kv of values) if (isObj(kv) && typeof kv.key === 'string') out[kv.key] = unwrapAnyValue(kv.value)
+    return out
+  }
+  return null
+}
+
+export interface MapOutcome<T> {
+  /** The record with every mapped field replaced. */
+  record: T
+  /** One line per mapped field that found nothing: a mapping never fails silently. */
+  problems: string[]
+}
+
+/** Applies `--map` overrides to a record, each evaluated against the record's source object. */
+export function applyFieldMap<T extends object>(record: T, source: unknown, map: FieldMap): MapOutcome<T> {
+  const out = {...record} as Record<string, unknown>
+  const problems: string[] = []
+  for (const field of NATIVE_FIELDS) {
+    const spec = map[field]
+    if (!spec) continue
+    const got = evaluateField(spec, source)
+    if (got.ok) out[field] = got.value
+    else {
+      out[field] = null
+      problems.push(`--map ${field}=${spec.text}: ${got.reason}`)
+    }
+  }
+  return {record: out as T, problems}
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+function typeName(v: unknown): string {
+  return v === null ? 'null' : v === undefined ? 'absent' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`
+}
+
+function oneLine(text: string): string {
+  return text.replace(/[\r\n\t]+/g, ' ').slice(0, 200)
+}

@@ -1,0 +1,121 @@
+import {applyFieldMap} from '../field-path.js'
+import {isObj, type Obj} from './messages.js'
+import {FormatOptionError, type AdaptResult, type FormatOptions, type FormatOptionsInput, type LogFormat, type NativeRecord, type SniffResult} from './types.js'
+
+// What every adapter shares: option checking, the last step that turns a candidate record into
+// a record or a bad item (applying --map overrides and naming what is missing and why), value
+// coercions that never invent a value, and the arithmetic of a sniff.
+
+export const DEFAULT_TENANT_ATTRIBUTES = ['tenant.id', 'service.namespace'] as const
+
+export function resolveFormatOptions(input: FormatOptionsInput = {}): FormatOptions {
+  let pattern: RegExp | null = null
+  if (input.customIdPattern !== undefined) {
+    try {
+      pattern = new RegExp(input.customIdPattern, 'u')
+    } catch (error) {
+      throw new FormatOptionError(`--custom-id-pattern ${input.customIdPattern}: ${(error as Error).message}`)
+    }
+    const groups = /\(\?<(tenant|session)>/g
+    const names = new Set([...input.customIdPattern.matchAll(groups)].map((m) => m[1]))
+    if (names.size === 0) {
+      throw new FormatOptionError(`--custom-id-pattern ${input.customIdPattern}: needs a named group (?<tenant>...) and/or (?<session>...)`)
+    }
+  }
+  const tenantAttributes = input.tenantAttributes && input.tenantAttributes.length > 0 ? [...input.tenantAttributes] : [...DEFAULT_TENANT_ATTRIBUTES]
+  return {tenantAttributes, customIdPattern: pattern, fallbackTs: input.fallbackTs ?? null, map: input.map ?? {}}
+}
+
+/** A record being built: every field may still be missing. */
+export type Candidate = {[K in keyof NativeRecord]: NativeRecord[K] | null | undefined}
+
+/** Why a required field may be missing in this format, and what to do about it. */
+export type MissingHints = Partial<Record<'ts' | 'request_id' | 'tenant_id' | 'session_id', string>>
+
+const REQUIRED = ['ts', 'request_id', 'tenant_id', 'session_id'] as const
+
+/**
+ * Applies the user's --map overrides (evaluated against `source`, the format's view of the
+ * item), then checks the required fields. A missing one makes the item a bad item whose reason
+ * names the field, why this format lacks it, and the flag that supplies it.
+ */
+export function finishRecord(
+  candidate: Candidate,
+  source: unknown,
+  options: FormatOptions,
+  hints: MissingHints,
+): {record: NativeRecord; notes: string[]} | {problem: string} {
+  const mapped = applyFieldMap(candidate, source, options.map)
+  const r = mapped.record
+  const missing = REQUIRED.filter((f) => r[f] === undefined || r[f] === null || r[f] === '')
+  if (missing.length > 0) {
+    const f = missing[0]!
+    const mapNote = mapped.problems.find((p) => p.startsWith(`--map ${f}=`))
+    return {problem: `missing ${f}: ${mapNote ?? hints[f] ?? `the ${f} field is absent`}${missing.length > 1 ? ` (also missing: ${missing.slice(1).join(', ')})` : ''}`}
+  }
+  for (const f of ['request_id', 'tenant_id', 'session_id'] as const) {
+    const v = r[f]
+    if (typeof v === 'number' && Number.isFinite(v)) (r as Obj)[f] = String(v)
+    else if (typeof v !== 'string') return {problem: `${f} must be text, got ${describe(v)}`}
+  }
+  const record: NativeRecord = {
+    ts: r.ts as string | number,
+    request_id: r.request_id as string,
+    tenant_id: r.tenant_id as string,
+    session_id: r.session_id as string,
+    status: r.status ?? null,
+    endpoint: r.endpoint ?? null,
+    model: r.model ?? null,
+    prefill_node: r.prefill_node ?? null,
+    decode_node: r.decode_node ?? null,
+    prompt_tokens: r.prompt_tokens ?? null,
+    completion_tokens: r.completion_tokens ?? null,
+    request: r.request ?? null,
+    response: r.response ?? null,
+  }
+  return {record, notes: mapped.problems}
+}
+
+/** Builds a one-record AdaptResult from finishRecord's answer. */
+export function single(out: ReturnType<typeof finishRecord>, notes: string[] = []): AdaptResult {
+  if ('problem' in out) return {records: [], problems: [{item: null, reason: out.problem}], ignored: 0}
+  return {records: [{item: 0, record: out.record, notes: [...notes, ...out.notes]}], problems: [], ignored: 0}
+}
+
+export function notAnObject(value: unknown): AdaptResult {
+  return {records: [], problems: [{item: null, reason: `not a JSON object (got ${describe(value)})`}], ignored: 0}
+}
+
+/** A non-negative integer from a number or a string of digits; anything else is unknown (null). */
+export function intOrNull(v: unknown): number | null {
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 0) return v
+  if (typeof v === 'string' && /^\d{1,15}$/.test(v)) return Number(v)
+  return null
+}
+
+export function strOrNull(v: unknown): string | null {
+  if (typeof v === 'string') return v === '' ? null : v
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v)
+  return null
+}
+
+/** The first of several keys present (export tools vary in key case: startTime / start_time). */
+export function pick(obj: Obj, ...keys: string[]): unknown {
+  for (const k of keys) if (obj[k] !== undefined && obj[k] !== null) return obj[k]
+  return undefined
+}
+
+export function describe(v: unknown): string {
+  return v === null ? 'null' : v === undefined ? 'nothing' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`
+}
+
+/**
+ * Confidence from the share of sampled values that match: all of them is certain, none is
+ * zero. Non-objects count against; an empty sample decides nothing.
+ */
+export function sniffByShare(format: LogFormat, first: readonly unknown[], test: (o: Obj) => boolean, what: string): SniffResult {
+  const n = first.length
+  if (n === 0) return {format, confidence: 0, reason: 'no readable lines to look at'}
+  const hits = first.filter((v) => isObj(v) && test(v)).length
+  return {format, confidence: hits / n, reason: `${hits} of ${n} first readable lines ${what}`}
+}

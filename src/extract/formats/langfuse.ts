@@ -1,0 +1,149 @@
+import {finishRecord, intOrNull, notAnObject, pick, single, sniffByShare, strOrNull} from './common.js'
+import {completionFromMessage, completionFromMessages, errorResponse, isObj, parseJsonText, toChatMessages, type Obj} from './messages.js'
+import type {AdaptResult, FormatAdapter} from './types.js'
+
+// Specification: Langfuse observations, as its exports write them, one observation a line:
+// - the public API's observation object (v1 GET /api/public/observations and v2
+//   GET /api/public/v2/observations, camelCase: id, traceId, type, startTime, endTime, model /
+//   providedModelName, input, output, level, statusMessage, usage / usageDetails, metadata;
+//   v2 adds sessionId and userId from the trace and returns input/output as JSON text (a
+//   string input as a JSON string literal);
+//   https://langfuse.com/docs/api-and-data-platform/features/observations-api);
+// - the blob-storage and UI exports (snake_case: trace_id, start_time, end_time,
+//   usage_details, session_id on enriched observations_v2 rows; timestamps written
+//   `YYYY-MM-DD HH:MM:SS.ffffff` in UTC;
+//   https://langfuse.com/docs/api-and-data-platform/features/blob-storage-export-fields).
+//
+//   type GENERATION          -> one record (SPAN, EVENT and the rest are not model calls: ignored)
+//   id                       -> request_id
+//   endTime (startTime)      -> ts; Langfuse's zone-less timestamps are UTC by its docs, so they
+//                               are written with Z
+//   sessionId / session_id   -> session_id (legacy exports keep sessions on the trace only)
+//   metadata.tenant_id (tenantId, tenant) -> tenant_id (Langfuse has no tenant; say where it is with --map)
+//   model, providedModelName -> model
+//   usageDetails.input/output (usage.input/output, promptTokens/completionTokens) -> tokens
+//   input  (messages array, {messages}, a prompt string, JSON text of those) -> request
+//   output (assistant message {role, content, tool_calls}, a string, a list of messages,
+//           a chat.completion) -> a chat.completion
+//   level ERROR              -> an error response carrying statusMessage
+//
+// Unknown in this format, and left null: status, endpoint, prefill_node, decode_node.
+
+const GENERATION = /^generation$/i
+
+export const langfuse: FormatAdapter<null> = {
+  format: 'langfuse',
+  specification:
+    'Langfuse observation exports: public API observations v1/v2 and blob-storage/UI exports (https://langfuse.com/docs/api-and-data-platform/features/observations-api)',
+
+  sniff(first) {
+    return sniffByShare(
+      'langfuse',
+      first,
+      (o) =>
+        'id' in o &&
+        ('traceId' in o || 'trace_id' in o) &&
+        typeof o.type === 'string' &&
+        ('startTime' in o || 'start_time' in o),
+      'are Langfuse observations (id, traceId, type, startTime)',
+    )
+  },
+
+  newIndex: () => null,
+
+  adapt(value, ctx): AdaptResult {
+    if (!isObj(value)) return notAnObject(value)
+    if (typeof value.type === 'string' && !GENERATION.test(value.type)) return {records: [], problems: [], ignored: 1}
+    const notes: string[] = []
+    const metadata = parseJsonText(value.metadata)
+    const meta: Obj = isObj(metadata) ? metadata : {}
+    const level = strOrNull(value.level)
+    const statusMessage = strOrNull(pick(value, 'statusMessage', 'status_message'))
+
+    const request = requestOf(ioValue(value.input))
+    if (request === null) notes.push('no input recorded')
+    let response = responseOf(ioValue(value.output))
+    if (level !== null && level.toUpperCase() === 'ERROR') {
+      const error = errorResponse(statusMessage ?? 'Langfuse recorded level ERROR without a status message')
+      response = response === null ? error : {...(response as Obj), ...error}
+    } else if (response === null) notes.push('no output recorded')
+
+    const usage = pick(value, 'usageDetails', 'usage_details', 'usage')
+    const u: Obj = isObj(usage) ? usage : {}
+    const sessionId = strOrNull(pick(value, 'sessionId', 'session_id'))
+
+    const out = finishRecord(
+      {
+        ts: utcIfZoneless(pick(value, 'endTime', 'end_time', 'startTime', 'start_time')),
+        request_id: strOrNull(value.id),
+        tenant_id: strOrNull(meta.tenant_id) ?? strOrNull(meta.tenantId) ?? strOrNull(meta.tenant),
+        session_id: sessionId,
+        status: null,
+        endpoint: null,
+        model: strOrNull(pick(value, 'model', 'providedModelName', 'provided_model_name')),
+        prefill_node: null,
+        decode_node: null,
+        prompt_tokens: intOrNull(pick(u, 'input', 'promptTokens', 'prompt_tokens', 'input_tokens')),
+        completion_tokens: intOrNull(pick(u, 'output', 'completionTokens', 'completion_tokens', 'output_tokens')),
+        request,
+        response,
+      },
+      value,
+      ctx.options,
+      {
+        ts: 'the observation has no endTime or startTime',
+        request_id: 'the observation has no id',
+        tenant_id: 'Langfuse has no tenant field and metadata has no tenant_id or tenant; say where it is with --map tenant_id=PATH (e.g. userId, metadata.customer) or --map tenant_id=const:NAME',
+        session_id:
+          'the observation has no sessionId (legacy exports keep it on the trace only); export enriched observations (observations_v2, or API v2 with fields=basic) or use --map session_id=traceId',
+      },
+    )
+    return single(out, notes)
+  },
+}
+
+function requestOf(input: unknown): unknown {
+  if (input === undefined || input === null || input === '') return null
+  if (Array.isArray(input)) return {messages: toChatMessages(input)}
+  if (isObj(input) && Array.isArray(input.messages)) return {...input, messages: toChatMessages(input.messages)}
+  return input
+}
+
+function responseOf(output: unknown): unknown {
+  if (output === undefined || output === null || output === '') return null
+  if (typeof output === 'string') return completionFromMessage({role: 'assistant', content: output})
+  if (Array.isArray(output)) return completionFromMessages(output)
+  if (isObj(output)) {
+    if (Array.isArray(output.choices) || isObj(output.error)) return output
+    if ('content' in output || 'parts' in output || 'tool_calls' in output || 'role' in output) return completionFromMessage(output)
+  }
+  return output
+}
+
+/**
+ * The v2 API returns input and output as JSON text unless parseIoAsJson is set: an object or
+ * array comes back as `{...}` / `[...]`, and a string input as a JSON string literal
+ * (`"\"Hello\""`), which is unwrapped here too.
+ */
+function ioValue(v: unknown): unknown {
+  const parsed = parseJsonText(v)
+  if (typeof parsed !== 'string') return parsed
+  const t = parsed.trim()
+  if (t.length >= 2 && t.startsWith('"') && t.endsWith('"')) {
+    try {
+      const inner = JSON.parse(t) as unknown
+      if (typeof inner === 'string') return inner
+    } catch {
+      // quoted text, not a JSON string
+    }
+  }
+  return parsed
+}
+
+/** Langfuse writes UTC timestamps without a zone (`2024-05-29 13:46:19.963000`): say so. */
+function utcIfZoneless(v: unknown): string | number | undefined {
+  if (typeof v === 'number') return v
+  if (typeof v !== 'string') return undefined
+  const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)$/.exec(v.trim())
+  return m ? `${m[1]}T${m[2]}Z` : v
+}

@@ -1,0 +1,107 @@
+import {finishRecord, intOrNull, notAnObject, pick, single, sniffByShare, strOrNull} from './common.js'
+import {errorResponse, isObj, parseJsonText, toChatMessages, type Obj} from './messages.js'
+import type {FormatAdapter} from './types.js'
+
+// Specification: LiteLLM proxy spend logs, the `LiteLLM_SpendLogs` table as defined by the
+// proxy's Prisma schema (BerriAI/litellm, schema.prisma, model LiteLLM_SpendLogs; seen at
+// https://github.com/BerriAI/litellm/blob/main/schema.prisma) and its `SpendLogsMetadata` /
+// `StandardLoggingPayloadErrorInformation` types (litellm/proxy/_types.py,
+// litellm/types/utils.py), one row a line as a JSON export of the table or of /spend/logs writes
+// it. Columns read:
+//
+//   request_id            -> request_id
+//   endTime (startTime)   -> ts, as written: the columns are `timestamp without time zone`, so a
+//                            zone-less value is passed on zone-less and needs --assume-tz
+//   team_id, else metadata.user_api_key_team_id -> tenant_id
+//   session_id            -> session_id
+//   model (model_group)   -> model
+//   prompt_tokens, completion_tokens -> the same, on success rows only (failure rows hold 0)
+//   proxy_server_request, else messages -> request (the body; stored only with
+//                            store_prompts_in_spend_logs, and `{}` when not stored)
+//   response              -> response (the chat completion, assembled when streamed; `{}` when not stored)
+//   status "failure"      -> an error response built from metadata.error_information
+//                            (error_message, error_class, error_code)
+//
+// Unknown in this format, and left null: status (no HTTP status is recorded; "success" is not
+// 200), endpoint, prefill_node, decode_node. `api_base` names the upstream deployment, not a
+// serving node; map it explicitly (--map decode_node=api_base) if that is what you want.
+
+const TENANT_HINT = 'the row has no team_id (nor metadata.user_api_key_team_id); name the tenant with --map tenant_id=PATH (e.g. metadata.user_api_key_user_id) or --map tenant_id=const:NAME'
+
+export const litellm: FormatAdapter<null> = {
+  format: 'litellm',
+  specification: 'LiteLLM proxy spend logs: LiteLLM_SpendLogs (BerriAI/litellm schema.prisma; https://docs.litellm.ai/docs/proxy/cost_tracking)',
+
+  sniff(first) {
+    return sniffByShare(
+      'litellm',
+      first,
+      (o) => 'request_id' in o && ('startTime' in o || 'endTime' in o) && ('call_type' in o || 'spend' in o || 'api_key' in o),
+      'are LiteLLM spend-log rows (request_id, startTime/endTime, call_type/spend/api_key)',
+    )
+  },
+
+  newIndex: () => null,
+
+  adapt(value, ctx) {
+    if (!isObj(value)) return notAnObject(value)
+    const metadata = parseJsonText(value.metadata)
+    const meta: Obj = isObj(metadata) ? metadata : {}
+    const failed = value.status === 'failure'
+    const notes: string[] = []
+
+    const request = requestBody(value)
+    if (request === null) notes.push('no request body stored (LiteLLM stores it only with store_prompts_in_spend_logs)')
+    let response = stored(parseJsonText(value.response))
+    if (failed) {
+      const info = isObj(meta.error_information) ? meta.error_information : {}
+      const message = strOrNull(info.error_message) ?? 'LiteLLM recorded status "failure" without an error message'
+      response = errorResponse(message, {type: strOrNull(info.error_class), code: strOrNull(info.error_code)})
+    } else if (response === null) notes.push('no response body stored (LiteLLM stores it only with store_prompts_in_spend_logs)')
+
+    const out = finishRecord(
+      {
+        ts: pick(value, 'endTime', 'end_time', 'startTime', 'start_time') as string | number | undefined,
+        request_id: strOrNull(value.request_id),
+        tenant_id: strOrNull(value.team_id) ?? strOrNull(meta.user_api_key_team_id),
+        session_id: strOrNull(value.session_id),
+        status: null,
+        endpoint: null,
+        model: strOrNull(value.model) ?? strOrNull(value.model_group),
+        prefill_node: null,
+        decode_node: null,
+        // A failure row's zero tokens mean "not counted", not "no tokens".
+        prompt_tokens: failed ? null : intOrNull(value.prompt_tokens),
+        completion_tokens: failed ? null : intOrNull(value.completion_tokens),
+        request,
+        response,
+      },
+      value,
+      ctx.options,
+      {
+        ts: 'the row has no endTime or startTime',
+        request_id: 'the row has no request_id',
+        tenant_id: TENANT_HINT,
+        session_id: 'the row has no session_id (LiteLLM fills it from litellm_session_id / the session header); name one with --map session_id=PATH',
+      },
+    )
+    return single(out, notes)
+  },
+}
+
+function requestBody(row: Obj): unknown {
+  const proxy = stored(parseJsonText(row.proxy_server_request))
+  if (proxy !== null) return proxy
+  const messages = stored(parseJsonText(row.messages))
+  if (messages === null) return null
+  if (Array.isArray(messages)) return {messages: toChatMessages(messages)}
+  return messages
+}
+
+/** LiteLLM's column defaults (`{}`, `[]`, '') mean "not stored": unknown, not an empty body. */
+function stored(v: unknown): unknown {
+  if (v === undefined || v === null || v === '') return null
+  if (isObj(v) && Object.keys(v).length === 0) return null
+  if (Array.isArray(v) && v.length === 0) return null
+  return v
+}

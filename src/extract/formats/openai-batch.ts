@@ -1,0 +1,129 @@
+import {epochToIso} from '../field-path.js'
+import {finishRecord, intOrNull, notAnObject, single, sniffByShare, strOrNull} from './common.js'
+import {errorResponse, isObj, type Obj} from './messages.js'
+import type {AdaptResult, CompanionIndex, FormatAdapter, LinePosition} from './types.js'
+
+// Specification: the OpenAI Batch API's files (https://platform.openai.com/docs/guides/batch,
+// API reference "The request input object" / "The request output object"; OpenAPI schema
+// BatchRequestInput / BatchRequestOutput):
+//   input  line: {"custom_id", "method": "POST", "url": "/v1/chat/completions", "body": {...}}
+//   output line: {"id": "batch_req_...", "custom_id", "response": {"status_code", "request_id",
+//                 "body": {...}} | null, "error": {"code", "message"} | null}
+// The output (and error) file is in no particular order and is joined with the input file by
+// custom_id (a companion index of the input lines).
+//
+//   response.request_id, else id  -> request_id
+//   response.body.created         -> ts (epoch SECONDS); error lines have none: --batch-ts
+//   custom_id + --custom-id-pattern named groups (?<tenant>) (?<session>) -> tenant_id, session_id
+//                                    (everything about the caller is only in custom_id)
+//   response.status_code          -> status (the HTTP status of that request)
+//   input url                     -> endpoint
+//   body.model (input body.model) -> model
+//   input body                    -> request
+//   response.body, or error       -> response (an error object for a non-HTTP failure)
+//
+// Unknown in this format, and left null: prefill_node, decode_node; tokens come from the
+// response's usage (the native decoder's fallback).
+
+export interface BatchInputIndex extends CompanionIndex {
+  get(customId: string): {method: unknown; url: unknown; body: unknown} | undefined
+  /** custom_ids seen on more than one input line (the first is kept). */
+  readonly duplicates: ReadonlySet<string>
+}
+
+function newBatchIndex(): BatchInputIndex {
+  const inputs = new Map<string, {method: unknown; url: unknown; body: unknown}>()
+  const duplicates = new Set<string>()
+  return {
+    add(value: unknown, _at: LinePosition) {
+      if (!isObj(value) || !isInputLine(value)) return
+      const id = value.custom_id as string
+      if (inputs.has(id)) duplicates.add(id)
+      else inputs.set(id, {method: value.method, url: value.url, body: value.body})
+    },
+    get: (id) => inputs.get(id),
+    duplicates,
+  }
+}
+
+const isInputLine = (v: unknown): boolean => isObj(v) && typeof v.custom_id === 'string' && 'body' in v && 'url' in v && !('response' in v)
+const isOutputLine = (v: unknown): boolean => isObj(v) && typeof v.custom_id === 'string' && ('response' in v || 'error' in v)
+
+export const openaiBatch: FormatAdapter<BatchInputIndex> = {
+  format: 'openai-batch',
+  specification: 'OpenAI Batch API input and output files (https://platform.openai.com/docs/api-reference/batch/request-output)',
+
+  sniff(first) {
+    const out = sniffByShare('openai-batch', first, (o) => isOutputLine(o) || isInputLine(o), 'are OpenAI Batch lines (custom_id with response/error, or with method/url/body)')
+    return out
+  },
+
+  newIndex: () => newBatchIndex(),
+
+  adapt(value, ctx): AdaptResult {
+    if (!isObj(value)) return notAnObject(value)
+    if (isInputLine(value)) return {records: [], problems: [], ignored: 1}
+    if (!isOutputLine(value)) return {records: [], problems: [{item: null, reason: 'not a Batch output line (no custom_id with response or error)'}], ignored: 0}
+    const customId = value.custom_id as string
+    const notes: string[] = []
+    const input = ctx.index?.get(customId)
+    if (!input) notes.push(`custom_id ${JSON.stringify(customId)} is not in the input file given (request body unknown)`)
+    else if (ctx.index?.duplicates.has(customId)) notes.push(`custom_id ${JSON.stringify(customId)} appears more than once in the input file; the first was used`)
+
+    const res: Obj = isObj(value.response) ? value.response : {}
+    const body = res.body
+    const error: Obj | null = isObj(value.error) ? value.error : null
+
+    let ts: string | number | null = null
+    if (isObj(body) && body.created !== undefined) {
+      const converted = epochToIso(body.created, 's')
+      if ('iso' in converted) ts = converted.iso
+    }
+    if (ts === null && ctx.options.fallbackTs !== null) {
+      ts = ctx.options.fallbackTs
+      notes.push('no body.created on this line: the --batch-ts time was used')
+    }
+
+    let tenant: string | null = null
+    let session: string | null = null
+    const pattern = ctx.options.customIdPattern
+    let idHint = 'the caller is only in custom_id: give --custom-id-pattern with (?<tenant>...) and (?<session>...) groups, or --map'
+    if (pattern) {
+      const m = pattern.exec(customId)
+      if (m) {
+        tenant = strOrNull(m.groups?.tenant)
+        session = strOrNull(m.groups?.session)
+        idHint = `--custom-id-pattern /${pattern.source}/ has no such group, or it matched empty text in custom_id ${JSON.stringify(customId)}`
+      } else idHint = `custom_id ${JSON.stringify(customId)} does not match --custom-id-pattern /${pattern.source}/`
+    }
+
+    const response = error !== null && !isObj(value.response) ? errorResponse(strOrNull(error.message) ?? 'batch request failed', {code: strOrNull(error.code)}) : (body ?? null)
+    const inputBody: Obj = input && isObj(input.body) ? input.body : {}
+    const out = finishRecord(
+      {
+        ts,
+        request_id: strOrNull(res.request_id) ?? strOrNull(value.id),
+        tenant_id: tenant,
+        session_id: session,
+        status: intOrNull(res.status_code),
+        endpoint: input ? strOrNull(input.url) : null,
+        model: (isObj(body) ? strOrNull(body.model) : null) ?? strOrNull(inputBody.model),
+        prefill_node: null,
+        decode_node: null,
+        prompt_tokens: null,
+        completion_tokens: null,
+        request: input ? input.body : null,
+        response,
+      },
+      {...value, input: input ?? null},
+      ctx.options,
+      {
+        ts: 'the line has no response.body.created (error lines carry none); give the batch completion time with --batch-ts ISO, or --map ts=...',
+        request_id: 'the line has neither response.request_id nor id',
+        tenant_id: idHint,
+        session_id: idHint,
+      },
+    )
+    return single(out, notes)
+  },
+}

@@ -1,0 +1,576 @@
+import {epochToIso, unwrapAnyValue} from '../field-path.js'
+import {finishRecord, intOrNull, strOrNull, type Candidate} from './common.js'
+import {
+  argumentsText,
+  completionFromMessages,
+  contentFromAttribute,
+  errorResponse,
+  isObj,
+  parseJsonText,
+  toChatMessages,
+  type Obj,
+} from './messages.js'
+import type {AdaptedRecord, AdaptResult, CompanionIndex, FormatAdapter, FormatOptions, LinePosition, LineProblem, SniffResult} from './types.js'
+
+// Specification: OTLP/JSON (OpenTelemetry Protocol, JSON encoding of
+// opentelemetry-proto ExportTraceServiceRequest / ExportLogsServiceRequest,
+// https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding) one export request a line, as
+// the OpenTelemetry Collector's file exporter writes it (traces and logs in separate files;
+// attributes as `[{key, value: {stringValue|intValue|doubleValue|boolValue|arrayValue|kvlistValue}}]`;
+// times as nanosecond strings, or numbers from the JS SDK's exporter; ids in hex), read with
+// the GenAI semantic conventions (https://opentelemetry.io/docs/specs/semconv/gen-ai/, v1.37
+// and the v1.26–v1.36 forms still emitted):
+//
+//   a GenAI span (gen_ai.operation.name chat / text_completion / generate_content, or a span
+//   with gen_ai.request.model and no other operation) -> one record
+//   gen_ai.response.id, else spanId          -> request_id
+//   endTimeUnixNano (startTimeUnixNano)      -> ts
+//   gen_ai.conversation.id, else session.id  -> session_id, looked up on the span, then its
+//                                               ancestors (a companion index of every span), then the resource
+//   tenant attribute keys (option; default tenant.id, then service.namespace) -> tenant_id,
+//                                               same lookup order
+//   http.response.status_code (http.status_code) -> status; span status ERROR and error.type
+//                                               make the response an error, never a status
+//   server.address[:server.port]             -> decode_node: the address the client called (a
+//                                               load balancer, if there is one; prefill_node stays unknown)
+//   url.path (from url.full)                 -> endpoint
+//   gen_ai.response.model, else gen_ai.request.model -> model
+//   gen_ai.usage.input_tokens / output_tokens (older prompt_tokens / completion_tokens) -> tokens
+//   content, first found of:
+//     gen_ai.input.messages / gen_ai.output.messages (+ gen_ai.system_instructions), parts
+//       format, as a JSON string or structured, on the span or on a
+//       gen_ai.client.inference.operation.details event (span event or log record);
+//     gen_ai.content.prompt / gen_ai.content.completion span events (gen_ai.prompt / gen_ai.completion);
+//     gen_ai.prompt.N.role/content and gen_ai.completion.N.{role,content,finish_reason,tool_calls.M.*}
+//       attributes (OpenLLMetry style);
+//     OTLP log records linked by traceId/spanId with event names gen_ai.system.message,
+//       gen_ai.user.message, gen_ai.assistant.message, gen_ai.tool.message (bodies {content,
+//       tool_calls}) and gen_ai.choice ({index, finish_reason, message}) — what
+//       @opentelemetry/instrumentation-openai and opentelemetry-instrumentation-openai-v2 emit.
+//   Log records whose span is not among the spans given still make a record (request id and
+//   time from the events), so a logs file read alone is not lost.
+//
+// Unknown in this format unless the attributes above are present: status, endpoint, tokens
+// (streams without include_usage), prefill_node.
+
+const GENAI_OPERATIONS = new Set(['chat', 'text_completion', 'generate_content', 'completion', 'chat.completions'])
+const DETAILS_EVENT = 'gen_ai.client.inference.operation.details'
+const MESSAGE_EVENTS: Record<string, string> = {
+  'gen_ai.system.message': 'system',
+  'gen_ai.user.message': 'user',
+  'gen_ai.assistant.message': 'assistant',
+  'gen_ai.tool.message': 'tool',
+}
+const SESSION_KEYS = ['gen_ai.conversation.id', 'session.id'] as const
+
+// ------------------------------------------------------------------ the OTLP document
+
+interface SpanView {
+  item: number
+  span: Obj
+  attrs: Obj
+  resource: Obj
+  scope: Obj
+}
+
+interface LogView {
+  item: number
+  record: Obj
+  attrs: Obj
+  resource: Obj
+}
+
+function attrsOf(list: unknown): Obj {
+  const out: Obj = {}
+  if (!Array.isArray(list)) return out
+  for (const kv of list) if (isObj(kv) && typeof kv.key === 'string') out[kv.key] = unwrapAnyValue(kv.value)
+  return out
+}
+
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : [])
+
+function spansOf(doc: Obj): SpanView[] {
+  const out: SpanView[] = []
+  let item = 0
+  for (const rs of arr(doc.resourceSpans)) {
+    if (!isObj(rs)) continue
+    const resource = attrsOf(isObj(rs.resource) ? rs.resource.attributes : undefined)
+    for (const ss of arr(rs.scopeSpans ?? rs.instrumentationLibrarySpans)) {
+      if (!isObj(ss)) continue
+      const scope = isObj(ss.scope) ? ss.scope : isObj(ss.instrumentationLibrary) ? ss.instrumentationLibrary : {}
+      for (const span of arr(ss.spans)) {
+        if (isObj(span)) out.push({item, span, attrs: attrsOf(span.attributes), resource, scope})
+        item++
+      }
+    }
+  }
+  return out
+}
+
+function logsOf(doc: Obj): LogView[] {
+  const out: LogView[] = []
+  let item = 0
+  for (const rl of arr(doc.resourceLogs)) {
+    if (!isObj(rl)) continue
+    const resource = attrsOf(isObj(rl.resource) ? rl.resource.attributes : undefined)
+    for (const sl of arr(rl.scopeLogs ?? rl.instrumentationLibraryLogs)) {
+      if (!isObj(sl)) continue
+      for (const record of arr(sl.logRecords)) {
+        if (isObj(record)) out.push({item, record, attrs: attrsOf(record.attributes), resource})
+        item++
+      }
+    }
+  }
+  return out
+}
+
+const idKey = (traceId: unknown, spanId: unknown): string | null =>
+  typeof traceId === 'string' && typeof spanId === 'string' && traceId !== '' && spanId !== '' ? `${traceId.toLowerCase()}:${spanId.toLowerCase()}` : null
+
+function isGenAiSpan(attrs: Obj): boolean {
+  const op = attrs['gen_ai.operation.name']
+  if (typeof op === 'string') return GENAI_OPERATIONS.has(op)
+  return typeof attrs['gen_ai.request.model'] === 'string' || 'gen_ai.input.messages' in attrs || 'gen_ai.prompt.0.content' in attrs
+}
+
+function eventNameOf(log: LogView): string | null {
+  const n = log.record.eventName ?? log.attrs['event.name']
+  return typeof n === 'string' && n !== '' ? n : null
+}
+
+const isGenAiEvent = (name: string | null): boolean => name !== null && (name === DETAILS_EVENT || name in MESSAGE_EVENTS || name === 'gen_ai.choice')
+
+// ------------------------------------------------------------------ the companion index
+
+interface IndexedSpan {
+  parent: string | null
+  genai: boolean
+  /** Only the attributes a lookup needs: session and tenant keys. */
+  attrs: Obj
+  resource: Obj
+}
+
+interface IndexedEvent {
+  name: string
+  body: unknown
+  attrs: Obj
+  timeNs: string | null
+}
+
+interface LogGroup {
+  first: {file: string; line: number; item: number}
+  events: IndexedEvent[]
+  resource: Obj
+}
+
+export interface OtelIndex extends CompanionIndex {
+  span(key: string): IndexedSpan | undefined
+  logs(key: string): LogGroup | undefined
+}
+
+function newOtelIndex(options: FormatOptions): OtelIndex {
+  const spans = new Map<string, IndexedSpan>()
+  const groups = new Map<string, LogGroup>()
+  const keep = new Set<string>([...SESSION_KEYS, ...options.tenantAttributes])
+  const slim = (attrs: Obj): Obj => {
+    const out: Obj = {}
+    for (const k of keep) if (attrs[k] !== undefined) out[k] = attrs[k]
+    return out
+  }
+  return {
+    add(value: unknown, at: LinePosition) {
+      if (!isObj(value)) return
+      for (const s of spansOf(value)) {
+        const key = idKey(s.span.traceId, s.span.spanId)
+        if (key === null || spans.has(key)) continue
+        const parent = idKey(s.span.traceId, s.span.parentSpanId)
+        spans.set(key, {parent, genai: isGenAiSpan(s.attrs), attrs: slim(s.attrs), resource: slim(s.resource)})
+      }
+      for (const l of logsOf(value)) {
+        const name = eventNameOf(l)
+        if (!isGenAiEvent(name)) continue
+        const key = idKey(l.record.traceId, l.record.spanId)
+        if (key === null) continue
+        let g = groups.get(key)
+        if (!g) {
+          g = {first: {file: at.file, line: at.line, item: l.item}, events: [], resource: slim(l.resource)}
+          groups.set(key, g)
+        }
+        g.events.push(eventOf(l, name!))
+      }
+    },
+    span: (key) => spans.get(key),
+    logs: (key) => groups.get(key),
+  }
+}
+
+function eventOf(l: LogView, name: string): IndexedEvent {
+  const t = l.record.timeUnixNano ?? l.record.observedTimeUnixNano
+  return {name, body: unwrapAnyValue(l.record.body), attrs: l.attrs, timeNs: t === undefined || t === null ? null : String(t)}
+}
+
+// ------------------------------------------------------------------ content
+
+interface Content {
+  input: unknown[] | null
+  /** A prompt that is not a message list (plain text). */
+  promptText: string | null
+  output: unknown[] | null
+  completionText: string | null
+}
+
+const emptyContent = (): Content => ({input: null, promptText: null, output: null, completionText: null})
+
+function messagesValue(v: unknown): unknown[] | string | null {
+  const parsed = parseJsonText(v)
+  if (Array.isArray(parsed)) return parsed
+  if (typeof parsed === 'string' && parsed !== '') return parsed
+  return null
+}
+
+/** gen_ai.input.messages / gen_ai.output.messages / gen_ai.system_instructions from a bag of attributes. */
+function fromMessageAttributes(attrs: Obj, into: Content): void {
+  const input = messagesValue(attrs['gen_ai.input.messages'])
+  if (input !== null && into.input === null && into.promptText === null) {
+    const system = messagesValue(attrs['gen_ai.system_instructions'])
+    const lead = Array.isArray(system) && system.length > 0 ? [{role: 'system', parts: system}] : []
+    if (Array.isArray(input)) into.input = [...lead, ...input]
+    else into.promptText = input
+  }
+  const output = messagesValue(attrs['gen_ai.output.messages'])
+  if (output !== null && into.output === null && into.completionText === null) {
+    if (Array.isArray(output)) into.output = output
+    else into.completionText = output
+  }
+}
+
+/** v1.26 span events: gen_ai.content.prompt {gen_ai.prompt}, gen_ai.content.completion {gen_ai.completion}. */
+function fromContentEvents(span: Obj, into: Content): void {
+  for (const e of arr(span.events)) {
+    if (!isObj(e)) continue
+    const attrs = attrsOf(e.attributes)
+    if (e.name === DETAILS_EVENT) fromMessageAttributes(attrs, into)
+    else if (e.name === 'gen_ai.content.prompt' && into.input === null && into.promptText === null) {
+      const v = messagesValue(attrs['gen_ai.prompt'])
+      if (Array.isArray(v)) into.input = v
+      else if (typeof v === 'string') into.promptText = v
+    } else if (e.name === 'gen_ai.content.completion' && into.output === null && into.completionText === null) {
+      const v = messagesValue(attrs['gen_ai.completion'])
+      if (Array.isArray(v)) into.output = v
+      else if (typeof v === 'string') into.completionText = v
+    }
+  }
+}
+
+/** OpenLLMetry-style indexed attributes: gen_ai.prompt.N.*, gen_ai.completion.N.*. */
+function fromIndexedAttributes(attrs: Obj, into: Content): void {
+  const prompts = new Map<number, Obj>()
+  const completions = new Map<number, Obj>()
+  for (const [key, value] of Object.entries(attrs)) {
+    const m = /^gen_ai\.(prompt|completion)\.(\d+)\.(.+)$/.exec(key)
+    if (!m) continue
+    const bucket = m[1] === 'prompt' ? prompts : completions
+    const n = Number(m[2])
+    const entry = bucket.get(n) ?? {}
+    entry[m[3]!] = value
+    bucket.set(n, entry)
+  }
+  const toMessage = (e: Obj, role: string): Obj => {
+    const msg: Obj = {role: typeof e.role === 'string' ? e.role : role, content: typeof e.content === 'string' ? contentFromAttribute(e.content) : null}
+    const calls = new Map<number, Obj>()
+    for (const [k, v] of Object.entries(e)) {
+      const t = /^tool_calls\.(\d+)\.(id|name|arguments)$/.exec(k)
+      if (!t) continue
+      const call = calls.get(Number(t[1])) ?? {}
+      call[t[2]!] = v
+      calls.set(Number(t[1]), call)
+    }
+    if (calls.size > 0) {
+      msg.tool_calls = [...calls.entries()]
+        .sort((a, b) => a[0] - b[0])
+        .map(([, c]) => ({id: strOrNull(c.id), type: 'function', function: {name: strOrNull(c.name) ?? '', arguments: argumentsText(c.arguments)}}))
+    }
+    if (e.finish_reason !== undefined) msg.finish_reason = e.finish_reason
+    return msg
+  }
+  const ordered = (m: Map<number, Obj>) => [...m.entries()].sort((a, b) => a[0] - b[0]).map(([, e]) => e)
+  if (prompts.size > 0 && into.input === null && into.promptText === null) into.input = ordered(prompts).map((e) => toMessage(e, 'user'))
+  if (completions.size > 0 && into.output === null && into.completionText === null) into.output = ordered(completions).map((e) => toMessage(e, 'assistant'))
+}
+
+/** Log-record events (the JS and Python OpenAI instrumentations), in the order they were written. */
+function fromLogEvents(events: readonly IndexedEvent[], into: Content): void {
+  const input: unknown[] = []
+  const choices: {index: number; message: unknown}[] = []
+  for (const e of events) {
+    if (e.name === DETAILS_EVENT) {
+      fromMessageAttributes(e.attrs, into)
+      if (isObj(e.body)) fromMessageAttributes(e.body, into)
+      continue
+    }
+    const body: Obj = isObj(e.body) ? e.body : {}
+    const role = MESSAGE_EVENTS[e.name]
+    if (role !== undefined) {
+      const m: Obj = {role: typeof body.role === 'string' ? body.role : role, content: body.content ?? null}
+      if (Array.isArray(body.tool_calls)) m.tool_calls = body.tool_calls
+      input.push(m)
+    } else if (e.name === 'gen_ai.choice') {
+      const message: Obj = isObj(body.message) ? {role: 'assistant', ...body.message} : {role: 'assistant', content: null}
+      if (message.content === undefined) message.content = null
+      choices.push({index: typeof body.index === 'number' ? body.index : choices.length, message: {...message, finish_reason: body.finish_reason ?? null}})
+    }
+  }
+  if (input.length > 0 && into.input === null && into.promptText === null) into.input = input
+  if (choices.length > 0 && into.output === null && into.completionText === null) {
+    into.output = choices.sort((a, b) => a.index - b.index).map((c) => c.message)
+  }
+}
+
+// ------------------------------------------------------------------ records
+
+interface Lookup {
+  /** The first value of `key` on the item, its ancestors (spans) or its resource. */
+  find(key: string): unknown
+}
+
+function lookupFor(attrs: Obj, resource: Obj, index: OtelIndex, parent: string | null): Lookup {
+  return {
+    find(key) {
+      if (attrs[key] !== undefined && attrs[key] !== '') return attrs[key]
+      let at = parent
+      for (let depth = 0; at !== null && depth < 64; depth++) {
+        const s = index.span(at)
+        if (!s) break
+        if (s.attrs[key] !== undefined && s.attrs[key] !== '') return s.attrs[key]
+        at = s.parent
+      }
+      return resource[key] !== undefined && resource[key] !== '' ? resource[key] : undefined
+    },
+  }
+}
+
+function firstOf(lookup: Lookup, keys: readonly string[]): string | null {
+  for (const k of keys) {
+    const v = strOrNull(lookup.find(k))
+    if (v !== null) return v
+  }
+  return null
+}
+
+function nanosToIso(v: unknown): string | null {
+  if (v === undefined || v === null || v === '' || v === '0' || v === 0) return null
+  const out = epochToIso(v, 'ns')
+  return 'iso' in out ? out.iso : null
+}
+
+function requestBody(content: Content, model: string | null): unknown {
+  if (content.input !== null) {
+    const body: Obj = {}
+    if (model) body.model = model
+    body.messages = toChatMessages(content.input)
+    return body
+  }
+  return content.promptText
+}
+
+function responseBody(content: Content, meta: {id: string | null; model: string | null}, error: string | null, errorType: string | null, status: number | null): unknown {
+  let body: Obj | null = null
+  if (content.output !== null) body = completionFromMessages(content.output, meta)
+  else if (content.completionText !== null) body = completionFromMessages([{role: 'assistant', content: content.completionText}], meta)
+  if (error === null && status !== null && status >= 400) error = `HTTP ${status}`
+  if (error !== null) return {...(body ?? {}), ...errorResponse(error, {type: errorType})}
+  return body
+}
+
+function hints(options: FormatOptions): Parameters<typeof finishRecord>[3] {
+  return {
+    ts: 'the span has no endTimeUnixNano or startTimeUnixNano',
+    request_id: 'the span has neither gen_ai.response.id nor a spanId',
+    tenant_id: `no ${options.tenantAttributes.join(' or ')} attribute on the span, its ancestors or its resource; choose the attribute with the tenant-attribute option, or --map tenant_id=resource["KEY"] / const:NAME`,
+    session_id: 'no gen_ai.conversation.id or session.id on the span, its ancestors or its resource (a parent span on another line needs its file given too); or --map session_id=attributes["KEY"]',
+  }
+}
+
+function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions): AdaptedRecord | LineProblem {
+  const {span, attrs, resource} = v
+  const key = idKey(span.traceId, span.spanId)
+  const lookup = lookupFor(attrs, resource, index, idKey(span.traceId, span.parentSpanId))
+  const notes: string[] = []
+
+  const content = emptyContent()
+  fromMessageAttributes(attrs, content)
+  fromContentEvents(span, content)
+  fromIndexedAttributes(attrs, content)
+  const group = key === null ? undefined : index.logs(key)
+  if (group) fromLogEvents(group.events, content)
+  if (content.input === null && content.promptText === null && content.output === null && content.completionText === null) {
+    notes.push('no message content on the span or in any log record given (content capture off, or the OTLP logs file not given)')
+  }
+
+  const status = intOrNull(attrs['http.response.status_code'] ?? attrs['http.status_code'])
+  const spanStatus: Obj = isObj(span.status) ? span.status : {}
+  const isError = spanStatus.code === 2 || spanStatus.code === 'STATUS_CODE_ERROR' || attrs['error.type'] !== undefined
+  const errorType = strOrNull(attrs['error.type'])
+  const error = isError ? (strOrNull(spanStatus.message) ?? errorType ?? 'span status ERROR') : null
+  const responseModel = strOrNull(attrs['gen_ai.response.model'])
+  const requestModel = strOrNull(attrs['gen_ai.request.model'])
+  const responseId = strOrNull(attrs['gen_ai.response.id'])
+  const address = strOrNull(attrs['server.address'])
+  const port = intOrNull(attrs['server.port'])
+
+  const candidate: Candidate = {
+    ts: nanosToIso(span.endTimeUnixNano) ?? nanosToIso(span.startTimeUnixNano),
+    request_id: responseId ?? strOrNull(span.spanId),
+    tenant_id: firstOf(lookup, options.tenantAttributes),
+    session_id: firstOf(lookup, SESSION_KEYS),
+    status,
+    endpoint: endpointOf(attrs),
+    model: responseModel ?? requestModel,
+    prefill_node: null,
+    decode_node: address === null ? null : port === null ? address : `${address}:${port}`,
+    prompt_tokens: intOrNull(attrs['gen_ai.usage.input_tokens'] ?? attrs['gen_ai.usage.prompt_tokens']),
+    completion_tokens: intOrNull(attrs['gen_ai.usage.output_tokens'] ?? attrs['gen_ai.usage.completion_tokens']),
+    request: requestBody(content, requestModel),
+    response: responseBody(content, {id: responseId, model: responseModel ?? requestModel}, error, errorType, status),
+  }
+  const source = {resource, scope: v.scope, span: {...span, attributes: attrs}, attributes: attrs}
+  const out = finishRecord(candidate, source, options, hints(options))
+  if ('problem' in out) return {item: v.item, reason: out.problem}
+  return {item: v.item, record: out.record, notes: [...notes, ...out.notes]}
+}
+
+function recordFromLogs(item: number, traceId: unknown, spanId: unknown, group: LogGroup, index: OtelIndex, options: FormatOptions): AdaptedRecord | LineProblem {
+  const attrs: Obj = {}
+  for (const e of group.events) Object.assign(attrs, e.attrs, e.name === DETAILS_EVENT && isObj(e.body) ? e.body : {})
+  const key = idKey(traceId, spanId)
+  const own = key === null ? undefined : index.span(key)
+  const lookup = lookupFor(attrs, {...group.resource, ...(own?.resource ?? {})}, index, own ? key : null)
+  const content = emptyContent()
+  fromLogEvents(group.events, content)
+  const last = [...group.events].reverse().find((e) => e.timeNs !== null)
+  const responseId = strOrNull(attrs['gen_ai.response.id'])
+  const responseModel = strOrNull(attrs['gen_ai.response.model'])
+  const requestModel = strOrNull(attrs['gen_ai.request.model'])
+  const errorType = strOrNull(attrs['error.type'])
+  const candidate: Candidate = {
+    ts: last ? nanosToIso(last.timeNs) : null,
+    request_id: responseId ?? strOrNull(spanId),
+    tenant_id: firstOf(lookup, options.tenantAttributes),
+    session_id: firstOf(lookup, SESSION_KEYS),
+    status: null,
+    endpoint: null,
+    model: responseModel ?? requestModel,
+    prefill_node: null,
+    decode_node: strOrNull(attrs['server.address']),
+    prompt_tokens: intOrNull(attrs['gen_ai.usage.input_tokens']),
+    completion_tokens: intOrNull(attrs['gen_ai.usage.output_tokens']),
+    request: requestBody(content, requestModel),
+    response: responseBody(content, {id: responseId, model: responseModel ?? requestModel}, errorType, errorType, null),
+  }
+  const source = {resource: group.resource, attributes: attrs, events: group.events}
+  const out = finishRecord(candidate, source, options, {
+    ...hints(options),
+    ts: 'the GenAI log records carry no timeUnixNano',
+  })
+  if ('problem' in out) return {item, reason: out.problem}
+  return {item, record: out.record, notes: ['built from OTLP log records alone: their span was not among the files given (tokens, status and node unknown)', ...out.notes]}
+}
+
+function endpointOf(attrs: Obj): string | null {
+  const path = strOrNull(attrs['url.path'])
+  if (path !== null) return path
+  const full = strOrNull(attrs['url.full'])
+  if (full === null) return null
+  try {
+    return new URL(full).pathname
+  } catch {
+    return null
+  }
+}
+
+// ------------------------------------------------------------------ the adapter
+
+function sniffOtel(first: readonly unknown[]): SniffResult {
+  const n = first.length
+  if (n === 0) return {format: 'otel', confidence: 0, reason: 'no readable lines to look at'}
+  let traces = 0
+  let logs = 0
+  let genai = 0
+  for (const v of first) {
+    if (!isObj(v)) continue
+    if (Array.isArray(v.resourceSpans)) {
+      traces++
+      if (spansOf(v).some((s) => Object.keys(s.attrs).some((k) => k.startsWith('gen_ai.')))) genai++
+    } else if (Array.isArray(v.resourceLogs)) {
+      logs++
+      if (logsOf(v).some((l) => isGenAiEvent(eventNameOf(l)) || Object.keys(l.attrs).some((k) => k.startsWith('gen_ai.')))) genai++
+    }
+  }
+  const hits = traces + logs
+  const kinds = [traces > 0 ? `${traces} resourceSpans` : '', logs > 0 ? `${logs} resourceLogs` : ''].filter(Boolean).join(', ')
+  return {
+    format: 'otel',
+    confidence: hits / n,
+    reason: `${hits} of ${n} first readable lines are OTLP/JSON export requests${kinds ? ` (${kinds}; ${genai} with GenAI attributes or events)` : ''}`,
+  }
+}
+
+export const otel: FormatAdapter<OtelIndex> = {
+  format: 'otel',
+  specification:
+    'OTLP/JSON export requests, one a line (https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding), with the GenAI semantic conventions v1.26-v1.37 (https://opentelemetry.io/docs/specs/semconv/gen-ai/)',
+
+  sniff: sniffOtel,
+
+  newIndex: (options) => newOtelIndex(options),
+
+  adapt(value, ctx): AdaptResult {
+    if (!isObj(value)) return {records: [], problems: [{item: null, reason: 'not a JSON object'}], ignored: 0}
+    if (!Array.isArray(value.resourceSpans) && !Array.isArray(value.resourceLogs)) {
+      return {records: [], problems: [{item: null, reason: 'not an OTLP/JSON export request (no resourceSpans or resourceLogs)'}], ignored: 0}
+    }
+    // Without a first pass, the line indexes itself: its own spans and log records still join.
+    let index = ctx.index
+    if (index === null || index === undefined) {
+      index = newOtelIndex(ctx.options)
+      index.add(value, ctx.at)
+    }
+    const result: AdaptResult = {records: [], problems: [], ignored: 0}
+    const push = (r: AdaptedRecord | LineProblem) => ('record' in r ? result.records.push(r) : result.problems.push(r))
+    for (const s of spansOf(value)) {
+      if (!isGenAiSpan(s.attrs)) {
+        result.ignored++
+        continue
+      }
+      push(recordFromSpan(s, index, ctx.options))
+    }
+    for (const l of logsOf(value)) {
+      const name = eventNameOf(l)
+      if (!isGenAiEvent(name)) {
+        result.ignored++
+        continue
+      }
+      const key = idKey(l.record.traceId, l.record.spanId)
+      if (key === null) {
+        if (name === DETAILS_EVENT) {
+          const group: LogGroup = {first: {...ctx.at, item: l.item}, events: [eventOf(l, name)], resource: l.resource}
+          push(recordFromLogs(l.item, undefined, undefined, group, index, ctx.options))
+        } else result.problems.push({item: l.item, reason: `${name} log record has no traceId/spanId, so it cannot be joined with the rest of its request`})
+        continue
+      }
+      // A GenAI span given anywhere in the set already carries these events.
+      if (index.span(key)?.genai) {
+        result.ignored++
+        continue
+      }
+      const group = index.logs(key)
+      const isFirst = group !== undefined && group.first.file === ctx.at.file && group.first.line === ctx.at.line && group.first.item === l.item
+      if (!isFirst) {
+        result.ignored++
+        continue
+      }
+      push(recordFromLogs(l.item, l.record.traceId, l.record.spanId, group, index, ctx.options))
+    }
+    return result
+  },
+}
