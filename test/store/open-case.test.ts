@@ -1,0 +1,55 @@
+import Database from 'better-sqlite3'
+import {statSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {CASE_APPLICATION_ID, LATEST_SCHEMA, openCase} from '../../src/store/open-case.js'
+import {getSettings} from '../../src/store/settings.js'
+import {tempDir} from '../helpers/cli.js'
+
+describe('openCase', () => {
+  it('creates a case 0600, marked as a crosstalk case, at the latest schema, with its settings row', () => {
+    const path = join(tempDir(), 'new.db')
+    const db = openCase(path, {create: true})
+    try {
+      expect(statSync(path).mode & 0o777).toBe(0o600)
+      expect(db.pragma('application_id', {simple: true})).toBe(CASE_APPLICATION_ID)
+      expect(db.pragma('user_version', {simple: true})).toBe(LATEST_SCHEMA)
+      expect(getSettings(db)).toMatchObject({registry_version: 0, pool_tokens: null, case_id: expect.stringMatching(/^[0-9a-f]{32}$/)})
+    } finally {
+      db.close()
+    }
+  })
+
+  it('refuses a case written before the schema was squashed, by name, and changes nothing', () => {
+    const path = join(tempDir(), 'old.db')
+    const old = new Database(path)
+    old.exec("CREATE TABLE files (id INTEGER PRIMARY KEY); CREATE TABLE records (id INTEGER PRIMARY KEY); PRAGMA user_version = 6")
+    old.close()
+    expect(() => openCase(path)).toThrow(/written by a development version of crosstalk before its schema was squashed \(schema 6\)/)
+    const after = new Database(path, {readonly: true})
+    expect(after.pragma('user_version', {simple: true})).toBe(6)
+    after.close()
+  })
+
+  it('refuses a case from a newer crosstalk, and another program\'s database', () => {
+    const future = join(tempDir(), 'future.db')
+    const f = new Database(future)
+    f.pragma(`application_id = ${CASE_APPLICATION_ID}`)
+    f.pragma(`user_version = ${LATEST_SCHEMA + 1}`)
+    f.close()
+    expect(() => openCase(future)).toThrow(/newer than this crosstalk knows/)
+    const other = join(tempDir(), 'other.db')
+    const o = new Database(other)
+    o.exec('CREATE TABLE things (x)')
+    o.close()
+    expect(() => openCase(other, {create: true})).toThrow(/not a crosstalk case/)
+  })
+
+  it('an existing empty file given as the case becomes a case with mode 0600; a reader refuses it', () => {
+    const path = join(tempDir(), 'empty.db')
+    writeFileSync(path, '', {mode: 0o644})
+    expect(() => openCase(path)).toThrow(/empty file, not a case database/)
+    openCase(path, {create: true}).close()
+    expect(statSync(path).mode & 0o777).toBe(0o600)
+  })
+})
