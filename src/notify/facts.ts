@@ -8,6 +8,7 @@ import {computeTenantView, type TenantCounterpart} from '../scope/tenant-view.js
 import {contaminationRows} from '../store/findings.js'
 import {completeFiles, fileTotals, type FileTotals} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
+import {recordTotals, type RecordTotals} from '../store/records.js'
 import {safeLine} from '../util/sanitize.js'
 import {latestAssessment, type AssessmentRecord} from './assessment-store.js'
 import {computeClock, type ClockResult} from './clock.js'
@@ -181,6 +182,8 @@ export interface FactsInputs {
   replay: StoredReplayResult[]
   files: EvidenceFile[]
   fileTotals: FileTotals
+  /** counts over every record of complete files (a full pass: read for the drafts, not for scope) */
+  recordTotals: RecordTotals
   excerpts: Excerpt[] | null
 }
 
@@ -203,6 +206,7 @@ export function loadFactsInputs(db: CaseDb, options: Omit<GatherFactsOptions, 'n
     replay: listReplayResults(db),
     files: completeFiles(db).map((f) => ({path: f.name, sha256: f.sha256, size: f.size, kind: f.kind, records: f.records})),
     fileTotals: fileTotals(db),
+    recordTotals: recordTotals(db),
     excerpts: options.includeExcerpts ? gatherExcerpts(db) : null,
   }
 }
@@ -222,9 +226,9 @@ export function buildFacts(inputs: FactsInputs, now: Date): CaseFacts {
   }
   const s = inputs.scope
   const totals = {
-    records: s.totals.records,
-    tenants: s.totals.tenants,
-    sessions: s.totals.sessions,
+    records: inputs.recordTotals.records,
+    tenants: inputs.recordTotals.tenants,
+    sessions: inputs.recordTotals.sessions,
     files: inputs.files.length,
     bad_lines: inputs.fileTotals.bad_lines,
   }

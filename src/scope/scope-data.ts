@@ -1,7 +1,7 @@
 import {detectionCoverage, type DetectionCoverage} from '../detect/coverage.js'
 import {contaminationRows, orphanSightingCount, piiScopeRows, provenanceRows, type ContaminationRow, type PiiScopeRow, type ProvenanceRow} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
-import {atRiskByTenant, atRiskGroups, countSessionsServed, recordsMissingAtRiskFields, recordTotals, type AtRiskGroup, type RecordTotals} from '../store/records.js'
+import {atRiskByTenant, atRiskGroups, countSessionsServed, recordsMissingAtRiskFields, type AtRiskGroup} from '../store/records.js'
 import {getSettings} from '../store/settings.js'
 
 export type {AtRiskGroup} from '../store/records.js'
@@ -37,7 +37,6 @@ export interface ScopeInputs {
   pii: PiiScopeRow[]
   /** sessions served by a suspect node inside its window (null without a pool size) */
   exposure: {served: number; withConfirmed: number; windows: number} | null
-  totals: RecordTotals
   detection: DetectionCoverage
 }
 
@@ -73,7 +72,6 @@ export function loadScopeInputs(db: CaseDb, options: LoadScopeOptions = {}): Sco
     orphans: orphanSightingCount(db),
     pii: piiScopeRows(db),
     exposure,
-    totals: recordTotals(db),
     detection: detectionCoverage(db),
   }
 }
