@@ -9,7 +9,7 @@
 // more than 25% from bench/results.json.
 
 import {spawnSync} from 'node:child_process'
-import {existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -135,12 +135,24 @@ function rgClaim(inc: Incident, patternArgs: string[]): string[] {
   return [...claimed]
 }
 
+/** When a triage run had its canary verdict decided: its wall time less what it did after classifying markers (its --json timings). */
+function verdictDecidedMs(run: ChildRun): number | null {
+  try {
+    const t = JSON.parse(run.stdout) as {timings_ms: {scope: number}; scan: {timings_ms: {markers: number; total: number}}}
+    const after = t.scan.timings_ms.total - t.scan.timings_ms.markers + t.timings_ms.scope
+    return Number.isFinite(after) ? run.wall_ms - after : null
+  } catch {
+    return null
+  }
+}
+
 async function benchSize(inc: Incident, runs: number, scratch: string, hasRg: boolean): Promise<SizeResult> {
   const gt = loadGroundTruth(inc.groundTruth)
   const truth = new Set(gt.sightings.filter((s) => s.class === 'cross_session' || s.class === 'cross_tenant').map((s) => s.request_id))
   const stage = {canaries: [] as ChildRun[], logs: [] as ChildRun[], scan: [] as ChildRun[], scope: [] as ChildRun[], triage: [] as ChildRun[]}
   const peers: Record<PeerName, ChildRun[]> = {duckdb: [], rg_regex: [], rg_fixed: []}
   let crosstalkIds: string[] = []
+  let caseBytes: number | undefined
   let failure: string | undefined
   for (let r = 1; r <= runs; r++) {
     const db = join(scratch, `case-${inc.records}.db`)
@@ -168,6 +180,7 @@ async function benchSize(inc: Incident, runs: number, scratch: string, hasRg: bo
       }
     }
     if (failure === undefined && r === runs) {
+      caseBytes = ['', '-wal'].reduce((sum, ext) => sum + (existsSync(db + ext) ? statSync(db + ext).size : 0), 0)
       const out = spawnSync(process.execPath, [join(ROOT, 'bin', 'run.js'), 'sightings', '--json', '--class', 'cross_session,cross_tenant', '--db', db], {cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28})
       if (out.status !== 0) throw new Error(`crosstalk sightings failed: ${out.stderr}`)
       crosstalkIds = (JSON.parse(out.stdout) as {request_id: string}[]).map((s) => s.request_id)
@@ -218,6 +231,11 @@ async function benchSize(inc: Incident, runs: number, scratch: string, hasRg: bo
     accuracy: ok ? {crosstalk: accuracy(crosstalkIds, truth)} : {},
   }
   if (failure !== undefined) result.crosstalk_failure = failure
+  if (ok && caseBytes !== undefined) result.case_bytes = caseBytes
+  if (ok) {
+    const decided = stage.triage.map(verdictDecidedMs).filter((x): x is number => x !== null)
+    if (decided.length === stage.triage.length) result.verdict_decided_ms = Math.round(median(decided))
+  }
   if (ok) result.ingest_parts_ms = {canaries: Math.round(median(stage.canaries.map((x) => x.wall_ms))), logs: Math.round(median(stage.logs.map((x) => x.wall_ms)))}
   if (ok) {
     try {

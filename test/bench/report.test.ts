@@ -86,25 +86,53 @@ describe('checkRegression', () => {
 })
 
 describe('evaluateTargets', () => {
-  it('judges the 200k ratio, RSS limit and flatness, scan scaling and scope', () => {
+  const withTriage = (s: SizeResult, triageMs: number, rss = 150): SizeResult => ({...s, crosstalk: {...s.crosstalk, triage: m(triageMs, rss)}})
+
+  it('judges time to verdict, the full pipeline per size, RSS limit and flatness against 200k, scan scaling and scope', () => {
     const t = evaluateTargets({
-      sizes: [size(20_000, 10_000, 1_000, 100), size(200_000, 9_000, 10_000, 140)],
+      sizes: [
+        withTriage(size(20_000, 10_000, 1_000, 100), 900),
+        {...withTriage(size(200_000, 9_000, 10_000, 140), 9_500, 140), verdict_decided_ms: 8_000, case_bytes: 114e6},
+        (() => {
+          const big = withTriage(size(1_000_000, 60_000, 15_000, 180), 50_000, 180)
+          big.crosstalk.scope = m(1_200, 180) // the scope CLI on the 1M case
+          return big
+        })(),
+      ],
       scan_scaling: {records: 20_000, small_registry: 10, large_registry: 100_000, small_ms: 100, large_ms: 130, ratio: 1.3},
       scope_1m: {records: 1_000_000, first_ms: 1500, warm_ms: 150},
     })
-    const by = Object.fromEntries(t.map((x) => [x.name.split(' ')[0] + (x.name.includes('flat') ? '-flat' : ''), x.pass]))
-    expect(by['end-to-end']).toBe(true)
-    expect(by['peak']).toBe(true)
-    expect(by['peak-flat']).toBe(false) // 1.4x growth
-    expect(by['scan']).toBe(false)
-    expect(by['scope']).toBe(true)
+    const by = (prefix: string) => t.find((x) => x.name.startsWith(prefix))!
+    expect(by('time to verdict 200k')).toMatchObject({pass: true})
+    expect(by('time to verdict 200k').detail).toBe('printed at the end of triage: 0.95x (9.50 s vs 10.00 s); decided after ingest and marker classification at 8.00 s (0.80x)')
+    expect(by('full pipeline 200k').pass).toBe(true) // 0.95x
+    expect(by('full pipeline 1M').pass).toBe(false) // 3.33x
+    expect(t.some((x) => x.name.startsWith('full pipeline 20k'))).toBe(false) // judged from 200k up
+    expect(by('peak RSS <').pass).toBe(true)
+    // 180 / 140 = 1.29x against the 200k peak (against the 20k peak it would be 1.8x)
+    expect(by('peak RSS flat')).toMatchObject({pass: false})
+    expect(by('peak RSS flat').detail).toMatch(/^200k -> 1M: 1\.29x/)
+    expect(by('scan').pass).toBe(false)
+    expect(by('scope').pass).toBe(true)
+    const caseSize = by('case size')
+    expect(caseSize).toMatchObject({pass: null, report: true})
+    expect(caseSize.detail).toBe('200k: 2.00 (114 MB for 57 MB)')
   })
 
   it('reports targets it could not measure as n/a, not as passes', () => {
     const t = evaluateTargets({sizes: [size(20_000, 10_000, 1_000, 400)]})
-    expect(t.find((x) => x.name.startsWith('end-to-end'))!.pass).toBeNull()
+    expect(t.find((x) => x.name.startsWith('time to verdict'))!.pass).toBeNull()
+    expect(t.find((x) => x.name.startsWith('full pipeline'))!.pass).toBeNull()
     expect(t.find((x) => x.name.startsWith('peak RSS <'))!.pass).toBe(false)
-    expect(t.filter((x) => x.pass === null).length).toBe(4)
+    expect(t.filter((x) => x.pass === null && !x.report).length).toBe(5)
+    expect(formatMarkdown({...results([]), targets: t})).toContain('- INFO case size (bytes of case per byte of log, evidence copied in): not measured')
+  })
+
+  it('fails the time to verdict and pipeline targets when crosstalk failed, never passes them', () => {
+    const failed: SizeResult = {...size(200_000, 1, 1), crosstalk: {}, crosstalk_failure: 'run 1: exit 1'}
+    const t = evaluateTargets({sizes: [failed]})
+    expect(t.find((x) => x.name.startsWith('time to verdict'))).toMatchObject({pass: false, detail: 'crosstalk failed: run 1: exit 1'})
+    expect(t.find((x) => x.name.startsWith('full pipeline 200k'))).toMatchObject({pass: false})
   })
 })
 
@@ -148,9 +176,9 @@ describe('the one-command pipeline (triage)', () => {
   it('gets its own row, ratio and target, and survives merging', () => {
     const a = {...size(200_000, 20_000, 2_000), crosstalk: {...size(200_000, 20_000, 2_000).crosstalk, triage: m(14_000)}, triage_ratios: {duckdb: 7}}
     const t = evaluateTargets({sizes: [a]})
-    const tri = t.find((x) => x.name.includes('one command'))
+    const tri = t.find((x) => x.name.startsWith('full pipeline 200k'))
     expect(tri).toMatchObject({pass: false})
-    expect(tri!.detail).toBe("7.00x (14.00 s vs 2.00 s)")
+    expect(tri!.detail).toBe('7.00x (14.00 s vs 2.00 s); as four commands 10.00x')
     const md = formatMarkdown({...results([a]), targets: t})
     expect(md).toMatch(/\*\*crosstalk triage\*\* \(the same, one command\) \| 14\.00 \|.*\| 7\.00x of DuckDB \|/)
     const merged = mergeSizeResults(a, a)
