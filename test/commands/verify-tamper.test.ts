@@ -75,6 +75,10 @@ describe('verify on the untouched case', () => {
     expect(json).toMatchObject({ok: true, audit_head: head.hash, records_checked: 5, sightings_rederived: 5, canaries_checked: 2, lines_checked: 8})
   })
 
+  it('status prints the same head, ready to be given to --expect-head', async () => {
+    expect((await run(['status', '--db', base])).stdout).toContain(`(head ${head.hash}:${head.count}, for verify --expect-head)`)
+  })
+
   it('passes --expect-head with the noted head, a cut hash, and the hash alone', async () => {
     expect((await verify(base, '--expect-head', `${head.hash}:${head.count}`)).out).toMatch(/anchored at the head you noted/)
     expect((await verify(base, '--expect-head', `${head.hash.slice(0, 16)}:${head.count}`)).code).toBe(0)
