@@ -1,127 +1,146 @@
-import {createHash} from 'node:crypto'
-import {existsSync} from 'node:fs'
-import {crc32} from 'node:zlib'
-import {inflateBlock} from '../evidence/evidence-store.js'
+import {existsSync, mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {sqliteRegistry} from '../detect/registry.js'
 import {sha256File} from '../evidence/hash-file.js'
-import {findBrokenAuditLink, listAudit} from '../store/audit.js'
-import {iterateBlocks} from '../store/evidence-blocks.js'
-import {listFiles, type FileRow} from '../store/files.js'
+import {UnconventionalSet} from '../extract/extract.js'
+import {unconventionalMarkers} from '../store/canaries.js'
+import {listFiles} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
-import {iterateFileItems} from '../store/records.js'
+import {recordsWithoutLogFile} from '../store/records.js'
+import {lastFinishedScan, scannedFileIds} from '../store/scan-runs.js'
+import {registryVersion} from '../store/settings.js'
+import {verifyAudit, type ExpectedHead} from './verify-audit.js'
+import {verifyFindingsDeep, verifyFindingSources} from './verify-findings.js'
+import {verifyLogFile, type LineCheckContext} from './verify-lines.js'
+import {Problems, type VerifyProblem} from './verify-problems.js'
+import {verifyRegistry} from './verify-registry.js'
 
-export interface VerifyProblem {
-  kind: 'audit' | 'block' | 'content' | 'record' | 'bad_line' | 'original' | 'incomplete'
-  where: string
-  detail: string
+export type {VerifyProblem, VerifyProblemKind} from './verify-problems.js'
+export {parseExpectedHead, type ExpectedHead} from './verify-audit.js'
+
+export interface VerifyOptions {
+  /** Re-hash original files still on disk (default true). */
+  rehashOriginals?: boolean
+  /** Also re-extract personal-data values and fingerprints, and run detection again on a scratch copy. */
+  deep?: boolean
+  /** The audit head the responder noted (`verify --expect-head`). */
+  expectHead?: ExpectedHead | null
+  /** Where scratch copies go (default: the system's temporary folder). */
+  scratchDir?: string
 }
 
+/** `crosstalk verify --json` */
 export interface VerifyResult {
   ok: boolean
+  /** The audit chain: its length and head hash, to be noted outside the case and given back as --expect-head HASH:COUNT. */
   audit_entries: number
+  audit_head: string | null
+  /** Whether the chain was checked against a head noted outside the case (without it, only against itself). */
+  anchored: boolean
+  /** Entries appended since the noted head (null: not anchored, or the anchor failed). */
+  entries_since_anchor: number | null
+  deep: boolean
   files_checked: number
   blocks_checked: number
+  /** Lines of log evidence walked (each a record, a duplicate, a quarantined line or blank). */
+  lines_checked: number
+  /** Records whose every stored field was compared with their line parsed again. */
   records_checked: number
+  /** Records whose sightings were derived again from their response and the registry. */
+  sightings_rederived: number
+  canaries_checked: number
+  /** Whether detection was run again on a scratch copy (--deep) and its findings compared. */
+  findings_rederived: boolean
   originals_rehashed: number
+  /** What this run did not check, and why. */
+  not_checked: string[]
+  /** The first problems of each check (each check lists at most 10 per file); problems_total counts them all. */
   problems: VerifyProblem[]
+  problems_total: number
 }
 
 /**
- * Re-derives every integrity claim the case makes: the audit chain, each evidence block
- * against its hash, each file's decompressed stream against its content hash, each
- * record's and quarantined line's bytes against the stream, and each original file that
- * is still on disk against the hash it had at ingest.
+ * Re-derives every claim the case makes and compares it with what it stores: the audit
+ * chain (and its anchor, when the responder gives one), the facts the audit log must cover,
+ * the evidence blocks and content hashes, every line of every log (each record's fields
+ * parsed again, its marker tokens and sightings derived again), the canary registry from its
+ * registry files, the incident's awareness time from its opening and amendments, and each
+ * original still on disk. `deep` adds the costly re-derivations (see VerifyOptions).
  */
-export async function verifyCase(db: CaseDb, options: {rehashOriginals?: boolean} = {}): Promise<VerifyResult> {
-  const result: VerifyResult = {ok: true, audit_entries: 0, files_checked: 0, blocks_checked: 0, records_checked: 0, originals_rehashed: 0, problems: []}
-  result.audit_entries = listAudit(db).length
-  const broken = findBrokenAuditLink(db)
-  if (broken) result.problems.push({kind: 'audit', where: `audit entry ${broken.seq}`, detail: broken.reason})
+export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promise<VerifyResult> {
+  const problems = new Problems()
+  const result: VerifyResult = {
+    ok: true, audit_entries: 0, audit_head: null, anchored: false, entries_since_anchor: null, deep: options.deep ?? false,
+    files_checked: 0, blocks_checked: 0, lines_checked: 0, records_checked: 0, sightings_rederived: 0, canaries_checked: 0,
+    findings_rederived: false, originals_rehashed: 0, not_checked: [], problems: [], problems_total: 0,
+  }
+  const anchor = verifyAudit(db, problems, options.expectHead ?? null)
+  result.audit_entries = anchor.entries
+  result.audit_head = anchor.head
+  result.anchored = anchor.anchored
+  result.entries_since_anchor = anchor.entries_since_anchor
+  if (!anchor.anchored) result.not_checked.push('the audit chain was checked only against itself: give --expect-head HASH:COUNT noted earlier to detect a rewritten or cut log')
 
-  const files = listFiles(db)
-  for (const file of files) {
-    result.files_checked++
-    if (file.state !== 'complete') {
-      result.problems.push({kind: 'incomplete', where: file.path, detail: 'ingest was interrupted; run the same ingest again'})
-      continue
+  const scratch = mkdtempSync(join(options.scratchDir ?? tmpdir(), 'crosstalk-verify-'))
+  try {
+    const registry = await verifyRegistry(db, problems, scratch)
+    result.canaries_checked = registry.canaries_checked
+
+    const last = lastFinishedScan(db)
+    const registryCurrent = last !== null && last.registry_version === registryVersion(db)
+    if (last === null) result.not_checked.push('sightings not re-derived: the case was never scanned')
+    else if (!registryCurrent) result.not_checked.push('sightings not re-derived: the canary registry changed since the last scan (run `crosstalk scan`)')
+    const unconventional = sqliteRegistry(db).unconventional
+    const ctx: LineCheckContext = {
+      db, problems, deep: result.deep,
+      registry: registryCurrent ? sqliteRegistry(db) : null,
+      byMarker: new Map(unconventional.map((m) => [m.marker, m])),
+      unconventional: new UnconventionalSet(unconventionalMarkers(db)),
+      scannedFiles: scannedFileIds(db),
     }
-    verifyFileContent(db, file, result)
-    if (options.rehashOriginals !== false && existsSync(file.abs_path)) {
-      try {
-        const now = await sha256File(file.abs_path)
-        result.originals_rehashed++
-        if (now.sha256 !== file.sha256) {
-          result.problems.push({kind: 'original', where: file.abs_path, detail: `file on disk no longer matches the SHA-256 recorded at ingest (${file.sha256.slice(0, 16)}…)`})
+    const orphans = recordsWithoutLogFile(db)
+    if (orphans > 0) problems.add('line', 'records', `${orphans} record(s) belong to no log file`)
+
+    for (const file of listFiles(db)) {
+      result.files_checked++
+      if (file.state !== 'complete') {
+        problems.add('incomplete', file.path, 'ingest was interrupted; run the same ingest again')
+        continue
+      }
+      if (file.kind === 'log') {
+        const tally = verifyLogFile(ctx, file)
+        result.blocks_checked += tally.blocks
+        result.lines_checked += tally.lines
+        result.records_checked += tally.records
+        result.sightings_rederived += tally.sightings_compared
+      }
+      if (options.rehashOriginals !== false && existsSync(file.abs_path)) {
+        try {
+          const now = await sha256File(file.abs_path)
+          result.originals_rehashed++
+          if (now.sha256 !== file.sha256) {
+            problems.add('original', file.abs_path, `file on disk no longer matches the SHA-256 recorded at ingest (${file.sha256.slice(0, 16)}…)`)
+          }
+        } catch {
+          // Unreadable now: the case's own copy is what counts; nothing to compare.
         }
-      } catch {
-        // Unreadable now: the case's own copy is what counts; nothing to compare.
       }
     }
+
+    verifyFindingSources(db, problems)
+    if (result.deep) {
+      const deep = await verifyFindingsDeep(db, problems, scratch)
+      result.findings_rederived = deep.compared
+      if (deep.note) result.not_checked.push(deep.note)
+    } else {
+      result.not_checked.push('personal-data values, fingerprints, provenance and personal-data findings not re-derived (run `crosstalk verify --deep`)')
+    }
+  } finally {
+    rmSync(scratch, {recursive: true, force: true})
   }
-  result.ok = result.problems.length === 0
+  result.problems = problems.listed
+  result.problems_total = problems.total
+  result.ok = problems.total === 0
   return result
-}
-
-function verifyFileContent(db: CaseDb, file: FileRow, result: VerifyResult): void {
-  const blocks = iterateBlocks(db, file.id)
-  const items = iterateFileItems(db, file.id)
-
-  const content = createHash('sha256')
-  let window: Buffer = Buffer.alloc(0)
-  let windowStart = 0
-  let expectedOffset = 0
-  let contentOk = true
-  let blocksDone = false
-  const bad = new Set<number>() // block seqs that failed: their bytes are unreliable
-
-  const pull = (): boolean => {
-    const next = blocks.next()
-    if (next.done) return false
-    const row = next.value
-    result.blocks_checked++
-    let bytes: Buffer
-    try {
-      bytes = inflateBlock(row, file.id)
-    } catch (error) {
-      bytes = Buffer.alloc(row.raw_len)
-      bad.add(row.seq)
-      contentOk = false
-      result.problems.push({kind: 'block', where: `${file.path} block ${row.seq}`, detail: (error as Error).message})
-    }
-    if (!bad.has(row.seq) && (bytes.length !== row.raw_len || crc32(bytes) !== row.crc32)) {
-      bad.add(row.seq)
-      contentOk = false
-      result.problems.push({kind: 'block', where: `${file.path} block ${row.seq} (bytes ${row.raw_offset}..${row.raw_offset + row.raw_len})`, detail: 'content does not match its CRC-32'})
-    }
-    if (row.raw_offset !== expectedOffset) contentOk = false
-    expectedOffset = row.raw_offset + row.raw_len
-    content.update(bytes)
-    window = window.length === 0 ? bytes : Buffer.concat([window, bytes])
-    return true
-  }
-
-  for (const item of items) {
-    const end = item.byte_offset + item.byte_len
-    while (!blocksDone && windowStart + window.length < end) {
-      if (!pull()) blocksDone = true
-    }
-    if (item.byte_offset > windowStart) {
-      window = window.subarray(item.byte_offset - windowStart)
-      windowStart = item.byte_offset
-    }
-    const bytes = window.subarray(item.byte_offset - windowStart, end - windowStart)
-    if (item.kind === 'record') {
-      result.records_checked++
-      if (bytes.length !== item.byte_len || crc32(bytes) !== item.crc) {
-        result.problems.push({kind: 'record', where: `record ${item.name} (${file.path} line ${item.line_no})`, detail: 'stored raw bytes differ from the line as ingested'})
-      }
-    } else if (item.raw && !bytes.subarray(0, item.raw.length).equals(item.raw)) {
-      result.problems.push({kind: 'bad_line', where: `${file.path} line ${item.line_no}`, detail: 'quarantined bytes differ from the evidence store'})
-    }
-  }
-  while (!blocksDone && pull()) {
-    window = Buffer.alloc(0)
-  }
-  if (contentOk && file.content_sha256 && content.digest('hex') !== file.content_sha256) {
-    result.problems.push({kind: 'content', where: file.path, detail: 'evidence store does not reproduce the content hash recorded at ingest'})
-  }
 }

@@ -5,6 +5,7 @@ import {CliError, InputError} from '../errors.js'
 import {appendAudit, listAudit} from '../store/audit.js'
 import {listFiles} from '../store/files.js'
 import {openCase, type CaseDb} from '../store/open-case.js'
+import {escapeJsonText} from '../util/sanitize.js'
 
 // oclif's FlagOutput / ArgOutput (not exported from its index).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -64,6 +65,14 @@ export abstract class BaseCommand extends Command {
     appendAudit(db, {at: now, command: this.id ?? this.constructor.name, args: {argv: this.argv, ...args}, version: this.config.version, summary})
   }
 
+  /**
+   * The one JSON document on stdout: plain (colour is for stderr), with the characters
+   * JSON.stringify leaves raw (C1 controls, bidi and invisible marks) escaped.
+   */
+  public override logJson(json: unknown): void {
+    process.stdout.write(`${escapeJsonText(JSON.stringify(json, null, 2))}\n`)
+  }
+
   /** Progress and notices: stderr, never stdout. */
   protected note(message: string): void {
     process.stderr.write(`${message}\n`)
@@ -75,7 +84,7 @@ export abstract class BaseCommand extends Command {
     // One line, always: oclif's own parse errors span several ("Parsing --x\n\tExpected ...").
     const message = (error.message || String(error)).split('\n').map((l) => l.trim()).filter(Boolean).join(' ') || 'failed'
     process.exitCode = exit
-    if (this.jsonEnabled()) process.stdout.write(JSON.stringify({error: {message, code}}) + '\n')
+    if (this.jsonEnabled()) process.stdout.write(escapeJsonText(JSON.stringify({error: {message, code}})) + '\n')
     const verbose = this.argv.includes('--verbose') || Boolean(process.env.DEBUG)
     process.stderr.write(`${this.paint.red('Error:')} ${message}\n`)
     if (verbose && error.stack) process.stderr.write(`${error.stack}\n`)

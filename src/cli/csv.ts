@@ -1,11 +1,16 @@
+import {safeText} from '../util/sanitize.js'
+
 // CSV export with the OWASP guard against formula injection: a cell a spreadsheet would
 // evaluate (leading = + - @ TAB CR) is prefixed with a single quote so it opens as text.
+// Cells come from logs: controls (ESC, BEL, OSC 8, CSI as U+009B, CR), bidi overrides and
+// invisible marks are written as \xNN / \uNNNN, as on the terminal, so that a CSV shown with
+// `cat` or opened in an editor neither drives the terminal nor hides or reorders text.
 
 const FORMULA_START = /^[=+\-@\t\r]/
 
 export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return ''
-  let text = typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value)
+  let text = safeText(typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value))
   if (typeof value === 'string' && FORMULA_START.test(text)) text = `'${text}`
   return /[",\r\n]/.test(text) || text !== text.trim() ? `"${text.replace(/"/g, '""')}"` : text
 }

@@ -2,6 +2,7 @@ import type {PiiResult, ProvenanceResult, SightingsResult} from '../detect/list.
 import type {ScanResult} from '../detect/scan-case.js'
 import {safeLine, safeText} from '../util/sanitize.js'
 import {count} from './plural.js'
+import {clip} from './text-width.js'
 
 // Human renderings of detection results. Everything that came from a log goes through
 // safeLine; markers are shortened unless asked for (they identify sessions).
@@ -12,10 +13,14 @@ export function truncateMarker(marker: string): string {
   return marker.length > 10 ? `${marker.slice(0, 8)}…` : marker
 }
 
+/** Widest a table cell gets: a 100 KB tenant id must not pad every row of the table to its width. */
+export const CELL_MAX = 72
+
 export function table(columns: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
-  const widths = columns.map((c, i) => Math.max(c.length, ...rows.map((r) => [...(r[i] ?? '')].length)))
+  const clipped = rows.map((r) => r.map((c) => clip(c, CELL_MAX)))
+  const widths = columns.map((c, i) => Math.max(c.length, ...clipped.map((r) => [...(r[i] ?? '')].length)))
   const line = (cells: readonly string[]): string => cells.map((c, i) => c + ' '.repeat(widths[i]! - [...c].length)).join('  ').trimEnd()
-  return [line(columns), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n')
+  return [line(columns), line(widths.map((w) => '-'.repeat(w))), ...clipped.map(line)].join('\n')
 }
 
 export function renderSightings(rows: SightingsResult, options: {showMarkers: boolean}): string {

@@ -39,9 +39,14 @@ export default class Provenance extends BaseCommand {
     const last = lastFinishedScan(db)
     const coverage = detectionCoverage(db)
     if (!coverage.complete || last === null || last.min_words !== flags['min-words'] || last.boilerplate_tenants !== flags['boilerplate-tenants']) {
-      const scan = scanCase(db, {now, provenance: {minWords: flags['min-words'], boilerplateTenants: flags['boilerplate-tenants']}})
-      const {timings_ms: _t, provenance_stats: _p, ...summary} = scan
-      this.audit(db, {flags, scan: 'provenance parameters or case changed'}, summary, now)
+      scanCase(db, {
+        now,
+        provenance: {minWords: flags['min-words'], boilerplateTenants: flags['boilerplate-tenants']},
+        record: (scan) => {
+          const {timings_ms: _t, provenance_stats: _p, ...summary} = scan
+          this.audit(db, {flags, scan: 'provenance parameters or case changed'}, summary, now)
+        },
+      })
     }
     const rows = listProvenance(db, {showText: flags['show-text']})
     if (flags.csv) process.stdout.write(toCsv(PROVENANCE_CSV_COLUMNS.filter((c) => flags['show-text'] || c !== 'overlap_text'), rows as unknown as Array<Record<string, unknown>>))

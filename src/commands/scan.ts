@@ -34,9 +34,12 @@ export default class Scan extends BaseCommand {
       advertisedTokens: flags['advertised-tokens'],
       provenance: {minWords: flags['min-words'], boilerplateTenants: flags['boilerplate-tenants']},
       skipProvenance: flags['no-provenance'],
+      // Stored with the scan, in its last transaction.
+      record: (r) => {
+        const {timings_ms: _t, provenance_stats: _p, ...summary} = r
+        this.audit(db, {flags}, summary, now)
+      },
     })
-    const {timings_ms: _t, provenance_stats: _p, ...summary} = result
-    this.audit(db, {flags}, summary, now)
     if (!this.jsonEnabled()) this.log(renderScan(result))
     if (flags['fail-on-leak'] && result.contaminated_responses > 0) {
       // Contract: a tripped gate exits 3. Set the code instead of throwing so --json still prints the result.

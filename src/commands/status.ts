@@ -27,7 +27,8 @@ export default class Status extends BaseCommand {
       this.log(`  canaries         ${status.canaries}`)
       const classes = Object.entries(status.sightings_by_class).map(([c, n]) => `${c} ${n}`).join(', ')
       this.log(`  sightings        ${status.sightings}${classes ? `  (${classes})` : ''}`)
-      this.log(`  audit entries    ${status.audit_entries}`)
+      // The head, to note outside the case: `verify --expect-head HASH:COUNT` later proves the log was not rewritten or cut.
+      this.log(`  audit entries    ${status.audit_entries}${status.audit_head ? `  (head ${status.audit_head}:${status.audit_entries}, for verify --expect-head)` : ''}`)
       if (status.incident) {
         this.log(`  incident         ${safeLine(status.incident.title)}  (${status.incident.role}, aware ${status.incident.aware_at})`)
         const c = status.clock!

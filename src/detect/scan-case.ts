@@ -3,7 +3,7 @@ import {recordTextLoader} from '../evidence/record-texts.js'
 import {EXTRACT_SCHEME, UnconventionalSet} from '../extract/extract.js'
 import {
   classifySighting, resolveTokens, SIGHTING_CLASSES, sortedFound,
-  type FoundMarker, type MarkerRegistry, type MarkerToken, type SightingClass,
+  type MarkerRegistry, type MarkerToken, type RecipientContext, type RegisteredMarker, type SightingClass,
 } from '../extract/markers.js'
 import {countCanaries} from '../store/canaries.js'
 import {deleteUnconventionalHits, extractInserters, fileTokens, recordIdsOfFile} from '../store/extracts.js'
@@ -34,6 +34,12 @@ export interface ScanOptions {
   /** Skip provenance (e.g. a marker-only CI gate); default false. Leaves provenance stale when records are new. */
   skipProvenance?: boolean
   onProgress?: (p: ScanProgress) => void
+  /**
+   * Called with the result inside the transaction that marks the scan finished, so that the
+   * caller's audit entry is stored with it or not at all (verify checks every finished scan
+   * has one).
+   */
+  record?: (result: ScanResult) => void
 }
 
 export interface ScanProgress {
@@ -161,6 +167,7 @@ export function scanCase(db: CaseDb, options: ScanOptions): ScanResult {
     finishScanRun(db, runId, {
       finishedAt: options.now.toISOString(), recordsTotal, recordsScanned: result.records_scanned, recordsNew: result.records_new, provenanceState,
     })
+    options.record?.(result)
   })
   return result
 }
@@ -180,14 +187,6 @@ export function classifyMarkers(db: CaseDb, files: readonly FileRow[], options: 
   const hits = extractInserters(db)
   const pageOfFile = recordIdsOfFile(db)
 
-  const classify = (id: number, tenant: string, session: string, found: FoundMarker[]): void => {
-    let lower: string | null = null
-    const recipient = {tenant, session, promptLower: () => (lower ??= (texts(id).request_text ?? '').toLowerCase())}
-    for (const f of found) {
-      const c = classifySighting(f, recipient)
-      insertSighting(id, f.registered ? f.registered.marker : f.token, f.registered?.key ?? null, c.class, f.partial, c.sourceSession, c.sourceTenant, f.position, f.token)
-    }
-  }
 
   // Unconventional markers: ingest matched the set the registry held then; a file matched
   // under another set is matched again from its texts (read in order, block by block).
@@ -216,12 +215,11 @@ export function classifyMarkers(db: CaseDb, files: readonly FileRow[], options: 
       const tokens: MarkerToken[] = []
       const found: MarkerToken[] = []
       for (; i < rows.length && rows[i]![0] === id; i++) (rows[i]![1] === 0 ? tokens : found).push({position: rows[i]![2], token: rows[i]![3]})
-      const resolved = resolveTokens(tokens, registry)
-      for (const hit of found) {
-        const registered = byMarker.get(hit.token)
-        if (registered && !resolved.has(registered.key)) resolved.set(registered.key, {registered, token: registered.marker, hex: null, partial: false, position: hit.position})
+      let lower: string | null = null
+      const recipient = {tenant, session, promptLower: () => (lower ??= (texts(id).request_text ?? '').toLowerCase())}
+      for (const x of responseSightings(tokens, found, registry, byMarker, recipient)) {
+        insertSighting(id, x.marker, x.markerKey, x.class, x.partial, x.sourceSession, x.sourceTenant, x.position, x.token)
       }
-      classify(id, tenant, session, sortedFound(resolved))
     }
   }
 
@@ -236,6 +234,44 @@ export function classifyMarkers(db: CaseDb, files: readonly FileRow[], options: 
       })
     }),
   )
+}
+
+/** One sighting of a response, as the sightings table keeps it. */
+export interface ResponseSighting {
+  marker: string
+  markerKey: string | null
+  class: SightingClass
+  partial: boolean
+  sourceSession: string | null
+  sourceTenant: string | null
+  position: number
+  token: string
+}
+
+/**
+ * The sightings of one response: its marker-shaped tokens and unconventional hits (as ingest
+ * extracted them) resolved against the registry and classified, by position, one per marker
+ * (the first occurrence; the table keeps one row per record and marker). The scan writes
+ * them; verify derives them again and compares.
+ */
+export function responseSightings(
+  tokens: readonly MarkerToken[], hits: readonly MarkerToken[], registry: MarkerRegistry, byMarker: ReadonlyMap<string, RegisteredMarker>, recipient: RecipientContext,
+): ResponseSighting[] {
+  const resolved = resolveTokens(tokens, registry)
+  for (const hit of hits) {
+    const registered = byMarker.get(hit.token)
+    if (registered && !resolved.has(registered.key)) resolved.set(registered.key, {registered, token: registered.marker, hex: null, partial: false, position: hit.position})
+  }
+  const out: ResponseSighting[] = []
+  const seen = new Set<string>()
+  for (const f of sortedFound(resolved)) {
+    const marker = f.registered ? f.registered.marker : f.token
+    if (seen.has(marker)) continue
+    seen.add(marker)
+    const c = classifySighting(f, recipient)
+    out.push({marker, markerKey: f.registered?.key ?? null, class: c.class, partial: f.partial, sourceSession: c.sourceSession, sourceTenant: c.sourceTenant, position: f.position, token: f.token})
+  }
+  return out
 }
 
 /** The registry as the scan sees it (tests and the bench). */

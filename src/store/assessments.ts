@@ -30,3 +30,7 @@ export function insertAssessmentRow(db: CaseDb, a: Omit<AssessmentRow, 'id'>): n
 export function latestAssessmentRow(db: CaseDb): AssessmentRow | null {
   return (db.prepare('SELECT * FROM assessments ORDER BY id DESC LIMIT 1').get() as AssessmentRow | undefined) ?? null
 }
+
+export function listAssessmentRows(db: CaseDb): AssessmentRow[] {
+  return db.prepare('SELECT * FROM assessments ORDER BY id').all() as AssessmentRow[]
+}

@@ -69,3 +69,9 @@ export function findBrokenAuditLink(db: CaseDb): {seq: number; reason: string} |
   }
   return null
 }
+
+/** The append-only triggers of the audit log, still in place (a forger must drop them to edit or delete an entry). */
+export function auditTriggersInPlace(db: CaseDb): {no_update: boolean; no_delete: boolean} {
+  const names = new Set(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'audit_log'`).pluck().all() as string[])
+  return {no_update: names.has('audit_log_no_update'), no_delete: names.has('audit_log_no_delete')}
+}

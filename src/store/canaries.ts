@@ -111,3 +111,13 @@ export function stageRegistry(db: CaseDb): RegistryStaging {
     },
   }
 }
+
+export interface CanaryStored extends CanaryRow {
+  issued_at: string | null
+  file_id: number | null
+}
+
+/** The whole registry in key order (verify compares it with the registry files re-read). */
+export function iterateCanaries(db: CaseDb): IterableIterator<CanaryStored> {
+  return db.prepare('SELECT marker_key, marker, tenant_id, session_id, issued_at, file_id FROM canaries ORDER BY marker_key').iterate() as IterableIterator<CanaryStored>
+}

@@ -138,3 +138,56 @@ export function iterateFingerprintColumn(db: CaseDb, part: 'response' | 'prompt'
   const sql = part === 'response' ? 'SELECT record_id, response_fp FROM fingerprints' : 'SELECT record_id, prompt_fp FROM fingerprints'
   return db.prepare(sql).raw().iterate() as IterableIterator<[number, Buffer]>
 }
+
+// ------------------------------------------------------------------ verify: one file's extracts, by record
+
+/** [record id, position, token] of a file's marker tokens, by record and position. */
+export function iterateFileMarkerTokens(db: CaseDb, fileId: number): IterableIterator<[number, number, string]> {
+  return db
+    .prepare('SELECT t.record_id, t.position, t.token FROM marker_tokens t JOIN records r ON r.id = t.record_id WHERE r.file_id = ? ORDER BY t.record_id, t.position')
+    .raw()
+    .iterate(fileId) as IterableIterator<[number, number, string]>
+}
+
+/** [record id, position, marker] of a file's unconventional hits, by record and position. */
+export function iterateFileUnconventionalHits(db: CaseDb, fileId: number): IterableIterator<[number, number, string]> {
+  return db
+    .prepare('SELECT h.record_id, h.position, h.marker FROM unconventional_hits h JOIN records r ON r.id = h.record_id WHERE r.file_id = ? ORDER BY h.record_id, h.position, h.marker')
+    .raw()
+    .iterate(fileId) as IterableIterator<[number, number, string]>
+}
+
+/** [record id, in response, kind, value sha256] of a file's personal-data values, by record. */
+export function iterateFilePiiValues(db: CaseDb, fileId: number): IterableIterator<[number, number, string, string]> {
+  return db
+    .prepare('SELECT p.record_id, p.in_response, p.kind, p.value_sha256 FROM pii_values p JOIN records r ON r.id = p.record_id WHERE r.file_id = ? ORDER BY p.record_id, p.in_response, p.kind, p.value_sha256')
+    .raw()
+    .iterate(fileId) as IterableIterator<[number, number, string, string]>
+}
+
+/** Null columns: not read (see iterateFileFingerprints). */
+export interface FingerprintStored {
+  record_id: number
+  prompt_words: number | null
+  response_words: number | null
+  ts_ms: number | null
+  tenant_id: string | null
+  session_id: string | null
+  decode_node: string | null
+  prompt_fp: Buffer | null
+  response_fp: Buffer | null
+}
+
+/**
+ * A file's fingerprint rows by record. `full`: with the record facts kept beside them and the
+ * fingerprints themselves (the facts follow the blobs in the row, so reading them reads the
+ * blobs); otherwise only which records have a row (the primary key: cheap).
+ */
+export function iterateFileFingerprints(db: CaseDb, fileId: number, full: boolean): IterableIterator<FingerprintStored> {
+  const columns = full
+    ? 'f.record_id, f.prompt_words, f.response_words, f.ts_ms, f.tenant_id, f.session_id, f.decode_node, f.prompt_fp, f.response_fp'
+    : 'f.record_id, NULL AS prompt_words, NULL AS response_words, NULL AS ts_ms, NULL AS tenant_id, NULL AS session_id, NULL AS decode_node, NULL AS prompt_fp, NULL AS response_fp'
+  return db
+    .prepare(`SELECT ${columns} FROM fingerprints f JOIN records r ON r.id = f.record_id WHERE r.file_id = ? ORDER BY f.record_id`)
+    .iterate(fileId) as IterableIterator<FingerprintStored>
+}

@@ -290,3 +290,86 @@ export function piiScopeRows(db: CaseDb): PiiScopeRow[] {
     )
     .all() as PiiScopeRow[]
 }
+
+// ------------------------------------------------------------------ verify: findings compared with their re-derivation
+
+export interface SightingStored {
+  record_id: number
+  marker: string
+  marker_key: string | null
+  class: string
+  partial: number
+  source_session: string | null
+  source_tenant: string | null
+  position: number
+  token: string
+}
+
+const SIGHTING_COLUMNS = 's.record_id, s.marker, s.marker_key, s.class, s.partial, s.source_session, s.source_tenant, s.position, s.token'
+
+/** A file's sightings, by record and marker. */
+export function iterateFileSightings(db: CaseDb, fileId: number): IterableIterator<SightingStored> {
+  return db
+    .prepare(`SELECT ${SIGHTING_COLUMNS} FROM sightings s JOIN records r ON r.id = s.record_id WHERE r.file_id = ? ORDER BY s.record_id, s.marker`)
+    .iterate(fileId) as IterableIterator<SightingStored>
+}
+
+/** Every sighting, by record and marker (a re-derivation on a scratch copy is compared with it). */
+export function iterateAllSightings(db: CaseDb): IterableIterator<SightingStored> {
+  return db.prepare(`SELECT ${SIGHTING_COLUMNS} FROM sightings s ORDER BY s.record_id, s.marker`).iterate() as IterableIterator<SightingStored>
+}
+
+export interface ProvenanceStored {
+  record_id: number
+  source_record_id: number
+  source_session: string
+  source_tenant: string
+  overlap_words: number
+  overlap_sha256: string
+  matched: string
+  word_start: number
+  candidates: number
+}
+
+export function iterateAllProvenance(db: CaseDb): IterableIterator<ProvenanceStored> {
+  return db
+    .prepare('SELECT record_id, source_record_id, source_session, source_tenant, overlap_words, overlap_sha256, matched, word_start, candidates FROM provenance ORDER BY record_id')
+    .iterate() as IterableIterator<ProvenanceStored>
+}
+
+export interface PiiFindingStored {
+  record_id: number
+  kind: string
+  value_sha256: string
+  source_record_id: number | null
+  source_session: string | null
+  source_tenant: string | null
+}
+
+export function iterateAllPiiFindings(db: CaseDb): IterableIterator<PiiFindingStored> {
+  return db
+    .prepare('SELECT record_id, kind, value_sha256, source_record_id, source_session, source_tenant FROM pii_findings ORDER BY record_id, kind, value_sha256, source_record_id')
+    .iterate() as IterableIterator<PiiFindingStored>
+}
+
+/**
+ * Findings whose source does not match the record they name: provenance and personal-data
+ * findings keep the source's session and tenant beside its record id, and scope counts them.
+ */
+export function inconsistentFindings(db: CaseDb): Array<{table: string; record_id: number; detail: string}> {
+  const provenance = db
+    .prepare(
+      `SELECT 'provenance' AS tbl, p.record_id, 'source ' || p.source_record_id AS detail FROM provenance p JOIN records s ON s.id = p.source_record_id
+        WHERE s.session_id <> p.source_session OR s.tenant_id <> p.source_tenant LIMIT 20`,
+    )
+    .raw()
+    .all() as Array<[string, number, string]>
+  const pii = db
+    .prepare(
+      `SELECT 'pii_findings', p.record_id, 'source ' || p.source_record_id FROM pii_findings p JOIN records s ON s.id = p.source_record_id
+        WHERE s.session_id IS NOT p.source_session OR s.tenant_id IS NOT p.source_tenant LIMIT 20`,
+    )
+    .raw()
+    .all() as Array<[string, number, string]>
+  return [...provenance, ...pii].map(([table, record_id, detail]) => ({table, record_id, detail}))
+}

@@ -76,3 +76,8 @@ export function amendAwareAt(db: CaseDb, amendment: AmendmentRow, awareAt: Date)
 export function listAmendmentRows(db: CaseDb): AmendmentRow[] {
   return db.prepare('SELECT field, old_value, new_value, reason, amended_by, at FROM incident_amendments ORDER BY id').all() as AmendmentRow[]
 }
+
+/** The awareness time as stored twice (text and milliseconds), and when the incident was opened. */
+export function incidentAwareness(db: CaseDb): {aware_at: string; aware_at_ms: number; created_at: string} | null {
+  return (db.prepare('SELECT aware_at, aware_at_ms, created_at FROM incident WHERE id = 1').get() as {aware_at: string; aware_at_ms: number; created_at: string} | undefined) ?? null
+}

@@ -43,3 +43,36 @@ export function listBadLines(db: CaseDb, limit: number): BadLineRow[] {
     )
     .all(limit) as BadLineRow[]
 }
+
+// ------------------------------------------------------------------ verify: one file's lines in order
+
+export interface DuplicateLineRow {
+  id: number
+  line_no: number
+  byte_offset: number
+  byte_len: number
+  request_id: string
+  identical: number
+}
+
+export function iterateDuplicatesOfFile(db: CaseDb, fileId: number): IterableIterator<DuplicateLineRow> {
+  return db
+    .prepare('SELECT id, line_no, byte_offset, byte_len, request_id, identical FROM duplicate_lines WHERE file_id = ? ORDER BY line_no, id')
+    .iterate(fileId) as IterableIterator<DuplicateLineRow>
+}
+
+export interface BadLineStored {
+  id: number
+  line_no: number
+  byte_offset: number
+  byte_len: number
+  reason: string
+  raw: Buffer
+  raw_truncated: number
+}
+
+export function iterateBadLinesOfFile(db: CaseDb, fileId: number): IterableIterator<BadLineStored> {
+  return db
+    .prepare('SELECT id, line_no, byte_offset, byte_len, reason, raw, raw_truncated FROM bad_lines WHERE file_id = ? ORDER BY line_no, id')
+    .iterate(fileId) as IterableIterator<BadLineStored>
+}

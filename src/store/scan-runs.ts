@@ -87,3 +87,19 @@ export function unscannedFiles(db: CaseDb): {files: number; records: number} {
 export function completeRecordCount(db: CaseDb): number {
   return db.prepare(`SELECT COUNT(*) FROM records r WHERE 1 = 1${completeRecords(db)}`).pluck().get() as number
 }
+
+/** Every scan that finished, oldest first. */
+export function finishedScanRuns(db: CaseDb): ScanRunRow[] {
+  return db.prepare('SELECT * FROM scan_runs WHERE finished_at IS NOT NULL ORDER BY id').all() as ScanRunRow[]
+}
+
+/** A scratch copy's detection state cleared, so that a scan there derives every finding again (verify --deep). */
+export function resetDetection(db: CaseDb): void {
+  db.transaction(() => {
+    db.prepare('DELETE FROM sightings').run()
+    db.prepare('DELETE FROM provenance').run()
+    db.prepare('DELETE FROM pii_findings').run()
+    db.prepare('DELETE FROM scanned_files').run()
+    db.prepare('DELETE FROM scan_runs').run()
+  })()
+}

@@ -80,3 +80,8 @@ export function schemaVersion(db: CaseDb): number {
 export function inTransaction<T>(db: CaseDb, fn: () => T): T {
   return db.transaction(fn)()
 }
+
+/** A consistent copy of the whole case into a new file (SQLite's online backup). */
+export async function backupCase(db: CaseDb, destination: string): Promise<void> {
+  await db.backup(destination)
+}

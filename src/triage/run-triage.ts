@@ -64,8 +64,9 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   const scan = scanCase(db, {
     now: options.now(), poolTokens: options.poolTokens, advertisedTokens: options.advertisedTokens, skipProvenance: options.skipProvenance,
     onProgress: options.onScanProgress,
+    // Audited in the transaction that finishes the scan: a scan is never stored without its entry.
+    record: (result) => afterStep({step: 'scan', result}),
   })
-  afterStep({step: 'scan', result: scan})
   const t3 = performance.now()
   // And the scan's (its provenance index, its evidence reads) before scope's queries.
   releaseMemory(db)

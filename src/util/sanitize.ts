@@ -3,22 +3,40 @@
 // overrides that reorder what the responder reads. Everything printed from a log goes
 // through here first.
 
-// C0 controls except TAB and LF, DEL, C1 controls.
+// C0 controls except TAB and LF, DEL, C1 controls (U+009B is a one-byte CSI on some terminals).
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
 // Bidi embeddings, overrides and isolates (CVE-2021-42574, "Trojan Source").
 const BIDI = /[\u202a-\u202e\u2066-\u2069]/g
+// Characters that show as nothing, or as a line break, and so hide or fake text: soft
+// hyphen, Arabic letter mark, Mongolian vowel separator, zero-width space/non-joiner/joiner,
+// left-to-right and right-to-left marks, line and paragraph separators, word joiner and
+// invisible operators, byte-order mark (zero-width no-break space), interlinear annotations.
+const INVISIBLE = /[\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u2060-\u2064\ufeff\ufff9-\ufffb]/g
 
 function visible(ch: string): string {
   const code = ch.codePointAt(0) ?? 0
   return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`
 }
 
-/** Multi-line text made safe for a terminal: controls shown as \xNN, newlines and tabs kept. */
+/** Multi-line text made safe for a terminal: controls, bidi and invisible marks shown as \xNN or \uNNNN, newlines and tabs kept. */
 export function safeText(text: string): string {
-  return text.replace(CONTROL, visible).replace(BIDI, visible)
+  return text.replace(CONTROL, visible).replace(BIDI, visible).replace(INVISIBLE, visible)
 }
 
 /** A single-line value (an id, a path): newlines and tabs are escaped too. */
 export function safeLine(text: string): string {
   return safeText(text).replace(/\n/g, '\\n').replace(/\t/g, '\\t')
+}
+
+// JSON.stringify escapes C0 controls, quotes and backslashes, nothing else: DEL, C1 controls,
+// bidi and invisible marks would reach a terminal that shows the JSON raw.
+const JSON_UNSAFE = /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]/g
+
+/**
+ * JSON text with those characters written as \uNNNN escapes. They can only occur inside
+ * strings (JSON's structure is ASCII), where the escape means the same character: the
+ * document parses to the same value.
+ */
+export function escapeJsonText(json: string): string {
+  return json.replace(JSON_UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }

@@ -150,7 +150,7 @@ describe('crosstalk ingest logs: hostile input is quarantined, good lines around
     const r = await runJson<IngestJson>(['ingest', 'logs', file, '--db', db, '--map', 'ts=startTime', '--map', 'request_id=id', '--map', 'tenant_id=metadata.tenant', '--map', 'session_id=metadata.session', '--map', 'response=output'])
     expect(r.records).toBe(1)
     expect((r as unknown as {per_file: {first_ts: string; last_ts: string}[]}).per_file[0]).toMatchObject({first_ts: '2026-11-02T06:48:30.000Z', last_ts: '2026-11-02T06:48:30.000Z'})
-    const shown = await runJson<{ts: string; ts_precise: string; tenant_id: string; response_text: string}>(['show', 'm1', '--db', db])
+    const shown = await runJson<{ts: string; ts_precise: string; tenant_id: string; response_text: string}>(['show', 'm1', '--db', db, '--show-text'])
     // --json timestamps are toISOString() form; the log's microseconds are kept beside it.
     expect(shown).toMatchObject({ts: '2026-11-02T06:48:30.000Z', ts_precise: '2026-11-02T06:48:30.000001Z', tenant_id: 'T', response_text: 'plain answer'})
     expect((await run(['ingest', 'logs', file, '--db', db, '--map', 'nonsense'])).code).toBe(2)
@@ -266,7 +266,7 @@ describe('crosstalk ingest logs --compress-evidence', () => {
     expect(codecs).toEqual(['deflate'])
     expect(await runJson<{ok: boolean}>(['verify', '--db', db])).toMatchObject({ok: true})
     expect((await run(['show', 'c17', '--db', db, '--raw'])).stdout).toBe(lines[17])
-    expect(await runJson<{response_text: string}>(['show', 'c17', '--db', db])).toMatchObject({response_text: 'answer 17'})
+    expect(await runJson<{response_text: string}>(['show', 'c17', '--db', db, '--show-text'])).toMatchObject({response_text: 'answer 17'})
   })
 })
 

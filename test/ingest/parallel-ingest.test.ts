@@ -102,7 +102,8 @@ describe('parallel ingest', () => {
     const db = openCase(cases.threads!.path, {readonly: true})
     try {
       const v = await verifyCase(db)
-      expect(v.problems).toEqual([])
+      // Built by the stages directly, not by the commands that audit them: only that may differ.
+      expect(v.problems.filter((p) => p.kind !== 'unaudited')).toEqual([])
       expect(v.records_checked).toBe(gt.totals.records)
       // More than one read per file: the reuse of the read buffer was exercised.
       expect(db.prepare("SELECT MAX(size) FROM files WHERE kind = 'log'").pluck().get()).toBeGreaterThan(1 << 20)

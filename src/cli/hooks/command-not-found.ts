@@ -1,5 +1,5 @@
 import type {Hook} from '@oclif/core'
-import {safeLine} from '../../util/sanitize.js'
+import {escapeJsonText, safeLine} from '../../util/sanitize.js'
 import {suggestCommand} from '../suggest.js'
 
 // oclif's own answer to an unknown command is "command ingets:logs:x not found": its
@@ -20,7 +20,7 @@ const hook: Hook.CommandNotFound = async function (opts) {
   const message = suggestion
     ? `command "${printable(typed)}" not found; did you mean "${bin} ${suggestion.command}"? (${bin} --help lists every command)`
     : `command "${printable(typed)}" not found (${bin} --help lists every command)`
-  if (argv.includes('--json') || words.includes('--json')) process.stdout.write(JSON.stringify({error: {message, code: 'E_USAGE'}}) + '\n')
+  if (argv.includes('--json') || words.includes('--json')) process.stdout.write(escapeJsonText(JSON.stringify({error: {message, code: 'E_USAGE'}})) + '\n')
   process.stderr.write(`Error: ${message}\n`)
   process.exitCode = 2
 }

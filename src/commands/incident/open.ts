@@ -26,14 +26,18 @@ export default class IncidentOpen extends BaseCommand {
     const {flags} = await this.parse(IncidentOpen)
     const db = this.openCase(flags.db, {create: true})
     const now = new Date()
-    const incident = openIncident(db, {
-      title: flags.title,
-      role: flags.role as IncidentRecord['role'],
-      awareAt: parseInstant(flags['aware-at'], '--aware-at'),
-      fields: incidentPatchFromFlags(flags),
-      now,
-    })
-    this.audit(db, {flags}, {incident_opened: incident.aware_at}, now)
+    // The incident and its audit entry (which keeps the original awareness time verify replays amendments from) are stored together.
+    const incident = db.transaction(() => {
+      const opened = openIncident(db, {
+        title: flags.title,
+        role: flags.role as IncidentRecord['role'],
+        awareAt: parseInstant(flags['aware-at'], '--aware-at'),
+        fields: incidentPatchFromFlags(flags),
+        now,
+      })
+      this.audit(db, {flags}, {incident_opened: opened.aware_at}, now)
+      return opened
+    })()
     if (!this.jsonEnabled()) this.log(renderOpenedIncident(incident))
     return incident
   }

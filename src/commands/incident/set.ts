@@ -39,7 +39,7 @@ export default class IncidentSet extends BaseCommand {
         incident = amendAwareness(db, {awareAt: parseInstant(flags['aware-at'], '--aware-at'), reason: flags.reason, amendedBy: flags['amended-by'], now})
       }
       if (Object.keys(patch).length > 0 || !incident) incident = updateIncident(db, patch, now)
-      this.audit(db, {flags}, {changed: [...Object.keys(patch), ...(flags['aware-at'] ? ['aware_at'] : [])]}, now)
+      this.audit(db, {flags}, {changed: [...Object.keys(patch), ...(flags['aware-at'] ? ['aware_at'] : [])], ...(flags['aware-at'] ? {aware_at: incident!.aware_at} : {})}, now)
     })()
     if (!this.jsonEnabled()) this.log(renderIncident(incident!))
     return incident!

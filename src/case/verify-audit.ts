@@ -1,0 +1,203 @@
+import {listAssessmentRows} from '../store/assessments.js'
+import {auditTriggersInPlace, findBrokenAuditLink, listAudit, type AuditEntry} from '../store/audit.js'
+import {listFiles} from '../store/files.js'
+import {incidentAwareness, listAmendmentRows} from '../store/incident.js'
+import {listNotificationRows} from '../store/notifications.js'
+import type {CaseDb} from '../store/open-case.js'
+import {finishedScanRuns} from '../store/scan-runs.js'
+import {getSettings} from '../store/settings.js'
+import {Problems, shown} from './verify-problems.js'
+
+// The audit log is a hash chain inside the case: it proves that no entry was edited or
+// removed from the middle, but a forger with the file can rewrite the whole chain, or cut
+// its tail, and recompute every hash. Two defences, both here:
+// - the anchor: the entry count and head hash, printed by `status` and `verify` for the
+//   responder to note outside the case, and checked with `verify --expect-head HASH[:COUNT]`
+//   (an earlier head still has to be in the chain at its place: the case only grows);
+// - coverage: every fact a command writes must be named by the audit entry of that command
+//   (each evidence file by its SHA-256, the incident's opening and every awareness
+//   amendment, each scan, the pool size, each notification and decision). A fact changed or
+//   added by hand has no entry; removing the entries breaks the chain or the anchor.
+
+export interface AuditAnchor {
+  /** The hash of the newest entry (null: no entries) */
+  head: string | null
+  entries: number
+  /** Whether --expect-head was given (otherwise the chain is checked only against itself). */
+  anchored: boolean
+  /** Entries appended after the anchored one. */
+  entries_since_anchor: number | null
+}
+
+export interface ExpectedHead {
+  hash: string
+  count: number | null
+}
+
+/** Parses HASH[:COUNT]; the hash may be cut (at least 12 hex digits), as a responder might note it. */
+export function parseExpectedHead(text: string): ExpectedHead | null {
+  const m = /^([0-9a-f]{12,64})(?::(\d+))?$/i.exec(text.trim())
+  return m ? {hash: m[1]!.toLowerCase(), count: m[2] === undefined ? null : Number(m[2])} : null
+}
+
+export function verifyAudit(db: CaseDb, problems: Problems, expect: ExpectedHead | null): AuditAnchor {
+  const entries = listAudit(db)
+  const broken = findBrokenAuditLink(db)
+  if (broken) problems.add('audit', `audit entry ${broken.seq}`, broken.reason)
+  const triggers = auditTriggersInPlace(db)
+  if (!triggers.no_update || !triggers.no_delete) {
+    problems.add('audit', 'audit log', `its append-only trigger${!triggers.no_update && !triggers.no_delete ? 's were' : ' was'} dropped (${[!triggers.no_update && 'no update', !triggers.no_delete && 'no delete'].filter(Boolean).join(', ')})`)
+  }
+  const head = entries.at(-1)?.hash ?? null
+  const anchor: AuditAnchor = {head, entries: entries.length, anchored: expect !== null, entries_since_anchor: null}
+  if (expect) checkAnchor(entries, expect, problems, anchor)
+  checkCoverage(db, entries, problems)
+  return anchor
+}
+
+function checkAnchor(entries: readonly AuditEntry[], expect: ExpectedHead, problems: Problems, anchor: AuditAnchor): void {
+  const noted = `the head you noted (${expect.hash.slice(0, 16)}…${expect.count === null ? '' : `, entry ${expect.count}`})`
+  if (expect.count !== null) {
+    const entry = entries[expect.count - 1]
+    if (!entry) {
+      problems.add('audit', 'audit log', `holds ${entries.length} entries, fewer than ${noted}: entries were removed`)
+    } else if (!entry.hash.startsWith(expect.hash)) {
+      problems.add('audit', `audit entry ${expect.count}`, `its hash is ${entry.hash.slice(0, 16)}…, not ${noted}: the log was rewritten`)
+    } else anchor.entries_since_anchor = entries.length - expect.count
+    return
+  }
+  const at = entries.findIndex((e) => e.hash.startsWith(expect.hash))
+  if (at < 0) problems.add('audit', 'audit log', `no entry has ${noted}: the log was rewritten or cut`)
+  else anchor.entries_since_anchor = entries.length - 1 - at
+}
+
+/** Every string found under a key named `key` in an entry's summary and arguments. */
+function valuesNamed(entry: AuditEntry, key: string): unknown[] {
+  const out: unknown[] = []
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(walk)
+    else if (v !== null && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        if (k === key) out.push(x)
+        walk(x)
+      }
+    }
+  }
+  for (const text of [entry.summary, entry.args]) {
+    try {
+      walk(JSON.parse(text))
+    } catch {
+      // not JSON: names nothing
+    }
+  }
+  return out
+}
+
+function summaryOf(entry: AuditEntry): Record<string, unknown> {
+  try {
+    const v = JSON.parse(entry.summary) as unknown
+    return v !== null && typeof v === 'object' ? (v as Record<string, unknown>) : {}
+  } catch {
+    return {}
+  }
+}
+
+function checkCoverage(db: CaseDb, entries: readonly AuditEntry[], problems: Problems): void {
+  // Evidence files: each named by its SHA-256 in the entry of the ingest that read it (or of one
+  // that found it already present: an ingest killed before its entry, then run again).
+  const hashes = new Set(entries.flatMap((e) => valuesNamed(e, 'sha256')).filter((v): v is string => typeof v === 'string'))
+  for (const f of listFiles(db)) {
+    if (f.state !== 'complete' || hashes.has(f.sha256)) continue
+    problems.add(
+      'unaudited', f.path,
+      `${f.kind === 'log' ? 'log' : 'registry'} file ${f.sha256.slice(0, 16)}… is in the case, but no audit entry records its ingest (added by hand, or its ingest was killed before recording it: run the same ingest again)`,
+      'files',
+    )
+  }
+
+  // Scans: each finished one named by its scanned_at in the entry of scan, triage or provenance.
+  const scans = new Map<string, Record<string, unknown>>()
+  for (const e of entries) {
+    const s = summaryOf(e)
+    if (typeof s.scanned_at === 'string') scans.set(s.scanned_at, s)
+  }
+  for (const run of finishedScanRuns(db)) {
+    if (!scans.has(run.started_at)) problems.add('unaudited', `scan run ${run.id} (${run.started_at})`, 'no audit entry records this scan', 'scans')
+  }
+  const settings = getSettings(db)
+  if (settings.pool_tokens !== null) {
+    const scan = settings.pool_set_at === null ? undefined : scans.get(settings.pool_set_at)
+    if (!scan) problems.add('unaudited', 'pool size', `pool_tokens ${settings.pool_tokens} was set at ${settings.pool_set_at ?? 'an unrecorded time'}, by no audited scan`)
+    else if (scan.pool_tokens !== settings.pool_tokens || (scan.advertised_tokens ?? null) !== settings.advertised_tokens) {
+      problems.add('settings', 'pool size', `the case says pool ${settings.pool_tokens} / advertised ${shown(settings.advertised_tokens)}, the scan that set it recorded ${shown(scan.pool_tokens)} / ${shown(scan.advertised_tokens)}`)
+    }
+  }
+
+  checkIncident(db, entries, problems)
+
+  // Notifications: each named by id, with the SHA-256 of what was sent.
+  const notified = new Map<number, unknown>()
+  for (const e of entries) {
+    const s = summaryOf(e)
+    if (e.command === 'notify:record' && typeof s.notification === 'number') notified.set(s.notification, s.sha256 ?? null)
+  }
+  for (const n of listNotificationRows(db)) {
+    if (!notified.has(n.id)) problems.add('unaudited', `notification ${n.id} (${n.phase}, ${shown(n.recipient)})`, 'no audit entry records it', 'notifications')
+    else if (notified.get(n.id) !== n.file_sha256) problems.add('unaudited', `notification ${n.id}`, `the file hash ${shown(n.file_sha256)} is not the one its audit entry recorded`, 'notifications')
+  }
+
+  // Risk decisions: the k-th recorded decision is the k-th audited one.
+  const decisions = entries.filter((e) => e.command === 'assess' && typeof summaryOf(e).decision === 'string').map(summaryOf)
+  const assessments = listAssessmentRows(db)
+  assessments.forEach((a, i) => {
+    const d = decisions[i]
+    if (!d) problems.add('unaudited', `assessment ${a.id} (${a.decision})`, 'no audit entry records this decision', 'assessments')
+    else if (d.decision !== a.decision || d.suggested !== a.suggested || d.se !== a.se) {
+      problems.add('unaudited', `assessment ${a.id}`, `decision ${a.decision} (suggested ${a.suggested}, SE ${a.se}) differs from its audit entry: ${shown(d.decision)} (suggested ${shown(d.suggested)}, SE ${shown(d.se)})`, 'assessments')
+    }
+  })
+}
+
+/**
+ * The awareness time starts the 72 hours, so it moves only by an audited amendment. Its
+ * history is replayed: the time the incident was opened with (kept in the audit entry of
+ * `incident open`), then each amendment in order (each from the time before it, each with an
+ * audit entry); the result must be the time the case holds.
+ */
+function checkIncident(db: CaseDb, entries: readonly AuditEntry[], problems: Problems): void {
+  const incident = incidentAwareness(db)
+  const amendments = listAmendmentRows(db).filter((a) => a.field === 'aware_at')
+  if (!incident) {
+    if (amendments.length > 0) problems.add('incident', 'incident', `${amendments.length} awareness amendment(s) of an incident the case does not hold`)
+    return
+  }
+  if (Date.parse(incident.aware_at) !== incident.aware_at_ms) {
+    problems.add('incident', 'incident aware_at', `${incident.aware_at} is stored as ${new Date(incident.aware_at_ms).toISOString()} in milliseconds: one of them was edited`)
+  }
+  const opened = entries.find((e) => e.command === 'incident:open')
+  const openedAt = opened ? summaryOf(opened).incident_opened : undefined
+  let time: string | null = typeof openedAt === 'string' ? openedAt : null
+  if (time === null) problems.add('unaudited', 'incident', 'no audit entry records its opening, so its original awareness time is unknown')
+  const audited = entries.filter((e) => {
+    const s = summaryOf(e)
+    return e.command === 'incident:amend-awareness' || (e.command === 'incident:set' && Array.isArray(s.changed) && s.changed.includes('aware_at'))
+  })
+  amendments.forEach((a, i) => {
+    if (time !== null && a.old_value !== time) {
+      problems.add('incident', `awareness amendment ${i + 1} (${a.at})`, `moves aware_at from ${shown(a.old_value)}, but it was ${time} then`)
+    }
+    const entry = audited[i]
+    const auditedTo = entry ? summaryOf(entry).aware_at : undefined
+    if (!entry) problems.add('unaudited', `awareness amendment ${i + 1} (${a.at})`, 'no audit entry records it')
+    else if (typeof auditedTo === 'string' && auditedTo !== a.new_value) {
+      problems.add('incident', `awareness amendment ${i + 1} (${a.at})`, `moves aware_at to ${shown(a.new_value)}, but its audit entry ${entry.seq} recorded ${auditedTo}`)
+    }
+    time = a.new_value
+  })
+  if (audited.length > amendments.length) {
+    problems.add('incident', 'awareness amendments', `the audit log records ${audited.length} amendment(s), the case holds ${amendments.length}: amendments were removed`)
+  }
+  if (time !== null && time !== incident.aware_at) {
+    problems.add('incident', 'incident aware_at', `is ${incident.aware_at}, but its opening and amendments give ${time}: it was moved without an amendment`)
+  }
+}

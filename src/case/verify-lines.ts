@@ -1,0 +1,534 @@
+import {createHash} from 'node:crypto'
+import {crc32} from 'node:zlib'
+import {responseSightings} from '../detect/scan-case.js'
+import {inflateBlock} from '../evidence/evidence-store.js'
+import {lineParserFor} from '../evidence/record-texts.js'
+import {EXTRACT_SCHEME, extractRecord, type UnconventionalSet} from '../extract/extract.js'
+import {markerTokens, type MarkerRegistry, type MarkerToken, type RegisteredMarker} from '../extract/markers.js'
+import type {LineResult, RecordRow} from '../extract/parse-record.js'
+import {FingerprintBuffer} from '../extract/winnow.js'
+import {iterateBlocks} from '../store/evidence-blocks.js'
+import {
+  iterateFileFingerprints, iterateFileMarkerTokens, iterateFilePiiValues, iterateFileUnconventionalHits, type FingerprintStored,
+} from '../store/extracts.js'
+import type {FileRow} from '../store/files.js'
+import {iterateFileSightings, type SightingStored} from '../store/findings.js'
+import type {CaseDb} from '../store/open-case.js'
+import {iterateBadLinesOfFile, iterateDuplicatesOfFile, type BadLineStored, type DuplicateLineRow} from '../store/quarantine.js'
+import {iterateRecordsOfFile, RECORD_COLUMNS, recordBySourceRequest, type RecordRowStored} from '../store/records.js'
+import {ident, Problems, shown} from './verify-problems.js'
+
+// One evidence file, line by line. The file's decompressed stream is rebuilt from its
+// evidence blocks (each against its CRC, all of them against the content hash taken at
+// ingest) and cut into lines exactly as ingest cut them. Every line must be accounted for:
+// a record, a duplicate, a quarantined line, or blank. Each record's line is parsed again
+// with the file's parse spec and every stored field compared with what the bytes say; its
+// marker tokens are extracted again and its sightings derived again from them and the
+// registry. So an edited field, a deleted record, or a deleted or re-classed sighting shows
+// up here, named by file and line. With `deep`, the rest of the detection extract
+// (personal-data values, fingerprints) is computed again too: that is the expensive part
+// of ingest, so it is not done by default.
+
+export interface LineCheckContext {
+  db: CaseDb
+  problems: Problems
+  deep: boolean
+  /** The registry sightings are derived against; null when they are not compared (never scanned, or the registry changed since). */
+  registry: MarkerRegistry | null
+  /** Unconventional registered markers by marker text. */
+  byMarker: ReadonlyMap<string, RegisteredMarker>
+  /** The registry's unconventional markers as a set (its hash names the set a file was matched under). */
+  unconventional: UnconventionalSet
+  /** Log files a finished scan covered. */
+  scannedFiles: ReadonlySet<number>
+}
+
+export interface FileLineTally {
+  blocks: number
+  records: number
+  lines: number
+  /** Records whose sightings were derived again and compared. */
+  sightings_compared: number
+}
+
+/** Fields ingest takes from a line, compared one by one (the texts are not stored). */
+const RECORD_FIELDS = [
+  'request_id', 'ts', 'ts_ms', 'tenant_id', 'session_id', 'status', 'endpoint', 'model', 'prefill_node', 'decode_node',
+  'prompt_tokens', 'completion_tokens', 'cached_tokens', 'stream', 'response_kind', 'is_error', 'error_message',
+] as const satisfies ReadonlyArray<keyof RecordRow & keyof RecordRowStored>
+
+const OVERSIZE = /over --max-line-bytes (\d+)/
+
+type Item =
+  | {kind: 'record'; byte_offset: number; byte_len: number; line_no: number; row: RecordRowStored}
+  | {kind: 'duplicate'; byte_offset: number; byte_len: number; line_no: number; row: DuplicateLineRow}
+  | {kind: 'bad_line'; byte_offset: number; byte_len: number; line_no: number; row: BadLineStored}
+
+interface Line {
+  lineNo: number
+  /** Offset of the line's first byte (the byte-order mark's, on a first line that has one). */
+  offset: number
+  /** Bytes before the newline, carriage return included. */
+  length: number
+  /** The line's bytes, when the line holds an item that needs them. */
+  bytes: Buffer | null
+  /** Only white space (after a leading byte-order mark). */
+  blank: boolean
+  bom: boolean
+}
+
+export function verifyLogFile(ctx: LineCheckContext, file: FileRow): FileLineTally {
+  return new FileWalk(ctx, file).run()
+}
+
+class FileWalk {
+  private readonly problems: Problems
+  private readonly where: (lineNo: number) => string
+  private readonly parse: (line: Buffer) => LineResult
+  private readonly items: Peekable<Item>
+  private readonly tokens: Grouped<[number, number, string]>
+  private readonly hits: Grouped<[number, number, string]> | null
+  private readonly fingerprints: Grouped<FingerprintStored> | null
+  private readonly pii: Grouped<[number, number, string, string]> | null
+  private readonly sightings: Grouped<SightingStored> | null
+  private readonly priorRecord
+  private readonly fpBuf = new FingerprintBuffer()
+  private readonly tally: FileLineTally = {blocks: 0, records: 0, lines: 0, sightings_compared: 0}
+  private readonly counts = {records: 0, duplicates: 0, bad_lines: 0, blank_lines: 0, first_ms: Infinity, last_ms: -Infinity}
+  private readonly extracted: boolean
+  private readonly hitsCurrent: boolean
+
+  constructor(
+    private readonly ctx: LineCheckContext,
+    private readonly file: FileRow,
+  ) {
+    const {db} = ctx
+    this.problems = ctx.problems
+    this.where = (lineNo) => `${file.path} line ${lineNo}`
+    this.parse = lineParserFor(file.parse_spec)
+    this.items = new Peekable(mergeByOffset(db, file.id))
+    this.priorRecord = recordBySourceRequest(db)
+    // Extracts made under another scheme, or hits matched under another set of unconventional
+    // markers, cannot be derived again here; a scan reports the first and redoes the second.
+    this.extracted = file.extract_scheme === EXTRACT_SCHEME
+    this.hitsCurrent = this.extracted && file.unconventional_sha256 === ctx.unconventional.hash
+    this.tokens = new Grouped(iterateFileMarkerTokens(db, file.id), (r) => r[0])
+    this.hits = this.hitsCurrent ? new Grouped(iterateFileUnconventionalHits(db, file.id), (r) => r[0]) : null
+    this.fingerprints = this.extracted ? new Grouped(iterateFileFingerprints(db, file.id, ctx.deep), (r) => r.record_id) : null
+    this.pii = this.extracted && ctx.deep ? new Grouped(iterateFilePiiValues(db, file.id), (r) => r[0]) : null
+    const compareSightings = ctx.registry !== null && ctx.scannedFiles.has(file.id) && this.hitsCurrent
+    this.sightings = compareSightings ? new Grouped(iterateFileSightings(db, file.id), (r) => r.record_id) : null
+  }
+
+  run(): FileLineTally {
+    const {file} = this
+    const content = createHash('sha256')
+    let contentOk = true
+    let expectedOffset = 0
+    const splitter = new LineSplitter((lineNo, offset) => this.wants(lineNo, offset), (line) => this.onLine(line))
+    for (const row of iterateBlocks(this.ctx.db, file.id)) {
+      this.tally.blocks++
+      let bytes: Buffer
+      try {
+        bytes = inflateBlock(row, file.id)
+        if (bytes.length !== row.raw_len || crc32(bytes) !== row.crc32) {
+          contentOk = false
+          this.problems.add('block', `${file.path} block ${row.seq} (bytes ${row.raw_offset}..${row.raw_offset + row.raw_len})`, 'content does not match its CRC-32')
+        }
+      } catch (error) {
+        bytes = Buffer.alloc(row.raw_len)
+        contentOk = false
+        this.problems.add('block', `${file.path} block ${row.seq}`, (error as Error).message)
+      }
+      if (row.raw_offset !== expectedOffset) {
+        contentOk = false
+        this.problems.add('block', `${file.path} block ${row.seq}`, `starts at byte ${row.raw_offset}, where the blocks before it end at ${expectedOffset}`)
+      }
+      expectedOffset = row.raw_offset + bytes.length
+      content.update(bytes)
+      splitter.push(bytes)
+    }
+    splitter.end()
+    if (contentOk && file.content_sha256 && content.digest('hex') !== file.content_sha256) {
+      this.problems.add('content', file.path, 'evidence store does not reproduce the content hash recorded at ingest')
+    }
+    for (let item = this.items.next(); item; item = this.items.next()) {
+      this.problems.add('line', `${file.path} byte ${item.byte_offset}`, `${describe(item)} points past the end of the evidence (${expectedOffset} bytes)`, file.path)
+    }
+    this.checkCounts()
+    for (const grouped of [this.tokens, this.hits, this.fingerprints, this.pii, this.sightings]) {
+      const stray = grouped?.rest() ?? 0
+      if (stray > 0) this.problems.add('extract', file.path, `${stray} detection row(s) belong to no record of this file in line order`, file.path)
+    }
+    return this.tally
+  }
+
+  /** Whether the line starting here holds an item whose bytes are needed. */
+  private wants(lineNo: number, offset: number): boolean {
+    const item = this.items.peek()
+    if (!item) return false
+    const here = item.byte_offset === offset || (lineNo === 1 && offset === 0 && item.byte_offset === 3)
+    return here && !(item.kind === 'bad_line' && OVERSIZE.test(item.row.reason))
+  }
+
+  private onLine(line: Line): void {
+    this.tally.lines++
+    const {file} = this
+    const start = line.offset + (line.bom ? 3 : 0)
+    // A row that starts inside the previous line (or between lines) belongs to no line.
+    for (let item = this.items.peek(); item && item.byte_offset < start; item = this.items.peek()) {
+      this.items.next()
+      this.problems.add('line', `${file.path} byte ${item.byte_offset}`, `${describe(item)} does not start at a line of the evidence`, file.path)
+    }
+    const item = this.items.peek()
+    if (!item || item.byte_offset !== start) {
+      if (line.bytes ? isBlank(line.bytes, line.bom ? 3 : 0) : line.blank) this.counts.blank_lines++
+      else {
+        this.problems.add(
+          'line', `${this.where(line.lineNo)} (bytes ${line.offset}..${line.offset + line.length})`,
+          'a line of the evidence that no record, duplicate or quarantined line accounts for (a record removed from the case?)', file.path,
+        )
+      }
+      return
+    }
+    this.items.next()
+    const length = line.length - (line.bom ? 3 : 0)
+    if (item.line_no !== line.lineNo) this.problems.add('line', `${describe(item)} (${file.path})`, `says line ${item.line_no}, but its bytes are line ${line.lineNo}`, file.path)
+    if (item.byte_len !== length) {
+      this.problems.add('line', `${describe(item)} (${this.where(line.lineNo)})`, `is ${item.byte_len} bytes long, but its line is ${length}`, file.path)
+      if (item.kind === 'record') this.counts.records++
+      return
+    }
+    const bytes = line.bytes ? line.bytes.subarray(line.bom ? 3 : 0) : null
+    if (item.kind === 'record') this.checkRecord(item.row, bytes!, line.lineNo)
+    else if (item.kind === 'duplicate') this.checkDuplicate(item.row, bytes!, line.lineNo)
+    else this.checkBadLine(item.row, bytes, line.lineNo)
+  }
+
+  private checkRecord(row: RecordRowStored, bytes: Buffer, lineNo: number): void {
+    this.tally.records++
+    const c = this.counts
+    c.records++
+    if (row.ts_ms < c.first_ms) c.first_ms = row.ts_ms
+    if (row.ts_ms > c.last_ms) c.last_ms = row.ts_ms
+    let label: string | undefined
+    const name = (): string => (label ??= `record ${ident(row.request_id)} (${this.where(lineNo)})`)
+    const group = `${this.file.path}:record`
+    // Extract rows of this record are consumed even when the record cannot be compared, so the next record lines up.
+    const storedTokens = this.tokens.take(row.id)
+    const storedHits = this.hits?.take(row.id) ?? []
+    const storedFp = this.fingerprints?.take(row.id) ?? []
+    const storedPii = this.pii?.take(row.id) ?? []
+    const storedSightings = this.sightings?.take(row.id) ?? []
+    if (crc32(bytes) !== row.raw_crc32) {
+      this.problems.add('record', name(), 'stored raw bytes differ from the line as ingested', group)
+      return
+    }
+    const parsed = this.parse(bytes)
+    if (parsed.kind !== 'record') {
+      this.problems.add('record', name(), `its line does not read as a record (${parsed.kind === 'bad' ? parsed.reason : 'blank'})`, group)
+      return
+    }
+    const fresh = parsed.row
+    for (const field of RECORD_FIELDS) {
+      if (row[field] !== fresh[field]) {
+        this.problems.add('record', name(), `${field} is ${shown(row[field])} in the case, but the line says ${shown(fresh[field])}`, group)
+        return
+      }
+    }
+    if (row.source !== this.file.source) this.problems.add('record', name(), `source is ${shown(row.source)}, but its file was ingested as ${shown(this.file.source)}`, group)
+    if (!this.extracted) return
+
+    const response = fresh.response_text
+    const tokens = response ? markerTokens(response) : []
+    const xgroup = `${this.file.path}:extract`
+    if (!sameTokens(storedTokens.map((t) => ({position: t[1], token: t[2]})), tokens)) {
+      this.problems.add('extract', name(), `its marker tokens in the case (${storedTokens.length}) differ from those in its response (${tokens.length})`, xgroup)
+    }
+    const hits = this.hitsCurrent && response ? this.ctx.unconventional.hits(response) : []
+    if (this.hits && !sameTokens(storedHits.map((t) => ({position: t[1], token: t[2]})), hits)) {
+      this.problems.add('extract', name(), `its unconventional-marker hits in the case (${storedHits.length}) differ from those in its response (${hits.length})`, xgroup)
+    }
+    const fp = storedFp[0]
+    if (!fp) this.problems.add('extract', name(), 'has no fingerprint row (provenance cannot see it)', xgroup)
+    else if (this.ctx.deep && (fp.ts_ms !== fresh.ts_ms || fp.tenant_id !== fresh.tenant_id || fp.session_id !== fresh.session_id || fp.decode_node !== fresh.decode_node)) {
+      this.problems.add('extract', name(), `its fingerprint row names ${shown(fp.tenant_id)}/${shown(fp.session_id)} at ${fp.ts_ms} on ${shown(fp.decode_node)}, not what its line says`, xgroup)
+    }
+    if (this.ctx.deep) this.checkDeepExtract(name(), fresh, fp, storedPii, xgroup)
+
+    if (this.sightings) {
+      this.tally.sightings_compared++
+      let lower: string | null = null
+      const recipient = {tenant: fresh.tenant_id, session: fresh.session_id, promptLower: () => (lower ??= (fresh.request_text ?? '').toLowerCase())}
+      const expected = responseSightings(tokens, hits, this.ctx.registry!, this.ctx.byMarker, recipient)
+      const difference = compareSightings(storedSightings, expected)
+      if (difference) this.problems.add('sighting', name(), difference, `${this.file.path}:sighting`)
+    }
+  }
+
+  private checkDeepExtract(name: string, fresh: RecordRow, fp: FingerprintStored | undefined, storedPii: Array<[number, number, string, string]>, group: string): void {
+    this.fpBuf.length = 0
+    const x = extractRecord(fresh.request_text, fresh.response_text, this.fpBuf, this.hitsCurrent ? this.ctx.unconventional : undefined)
+    const expectedPii = x.pii.map(([part, kind, hash]) => `${part}:${kind}:${hash}`).sort()
+    const actualPii = storedPii.map(([, part, kind, hash]) => `${part}:${kind}:${hash}`).sort()
+    if ([...new Set(expectedPii)].join(',') !== actualPii.join(',')) {
+      this.problems.add('extract', name, `its personal-data values in the case (${actualPii.length}) differ from those in its texts (${new Set(expectedPii).size})`, group)
+    }
+    if (!fp) return
+    const data = this.fpBuf.data
+    const at = data.byteOffset + x.fpStart * 4
+    const prompt = Buffer.from(data.buffer, at, x.fpPromptLen * 4)
+    const response = Buffer.from(data.buffer, at + x.fpPromptLen * 4, x.fpResponseLen * 4)
+    if (fp.prompt_words !== x.promptWords || fp.response_words !== x.responseWords || !prompt.equals(fp.prompt_fp!) || !response.equals(fp.response_fp!)) {
+      this.problems.add('extract', name, 'its text fingerprints in the case differ from those of its texts', group)
+    }
+  }
+
+  private checkDuplicate(row: DuplicateLineRow, bytes: Buffer, lineNo: number): void {
+    this.counts.duplicates++
+    const name = `duplicate line ${this.where(lineNo)}`
+    const group = `${this.file.path}:duplicate`
+    const parsed = this.parse(bytes)
+    if (parsed.kind !== 'record') {
+      this.problems.add('duplicate', name, `does not read as a request line (${parsed.kind === 'bad' ? parsed.reason : 'blank'})`, group)
+      return
+    }
+    if (parsed.row.request_id !== row.request_id) {
+      this.problems.add('duplicate', name, `request_id is ${shown(row.request_id)} in the case, but the line says ${shown(parsed.row.request_id)}`, group)
+      return
+    }
+    const first = this.priorRecord(this.file.source, row.request_id)
+    if (!first || first.file_id > this.file.id || (first.file_id === this.file.id && first.line_no >= lineNo)) {
+      this.problems.add('duplicate', name, `no earlier record of request ${shown(row.request_id)} in source ${shown(this.file.source)} (a record removed, or a record turned into a duplicate?)`, group)
+      return
+    }
+    if ((row.identical === 1) !== (first.raw_crc32 === crc32(bytes))) {
+      this.problems.add('duplicate', name, `marked ${row.identical === 1 ? 'identical to' : 'different from'} its first occurrence, but it is not`, group)
+    }
+  }
+
+  private checkBadLine(row: BadLineStored, bytes: Buffer | null, lineNo: number): void {
+    this.counts.bad_lines++
+    const name = `quarantined ${this.where(lineNo)}`
+    const group = `${this.file.path}:bad_line`
+    const oversize = OVERSIZE.exec(row.reason)
+    if (oversize) {
+      if (row.byte_len <= Number(oversize[1])) this.problems.add('bad_line', name, `quarantined as over ${oversize[1]} bytes, but it is ${row.byte_len}`, group)
+      return
+    }
+    if (!bytes) return
+    if (!bytes.subarray(0, row.raw.length).equals(row.raw) || (row.raw_truncated === 1) !== (row.raw.length < bytes.length)) {
+      this.problems.add('bad_line', name, 'quarantined bytes differ from the evidence store', group)
+      return
+    }
+    const parsed = this.parse(bytes)
+    if (parsed.kind === 'record') this.problems.add('bad_line', name, `quarantined (${shown(row.reason)}), but the line reads as a record (a record turned into a bad line?)`, group)
+    else if (parsed.kind === 'blank') this.problems.add('bad_line', name, 'quarantined, but the line is blank', group)
+    else if (parsed.reason !== row.reason) this.problems.add('bad_line', name, `reason is ${shown(row.reason)} in the case, but the line gives ${shown(parsed.reason)}`, group)
+  }
+
+  private checkCounts(): void {
+    const {file} = this
+    const c = this.counts
+    const lines = c.records + c.duplicates + c.bad_lines + c.blank_lines
+    const pairs: Array<[string, number, number]> = [
+      ['records', file.records, c.records], ['duplicates', file.duplicates, c.duplicates], ['bad_lines', file.bad_lines, c.bad_lines],
+      ['blank_lines', file.blank_lines, c.blank_lines], ['lines', file.lines, lines],
+    ]
+    for (const [what, stored, found] of pairs) {
+      if (stored !== found) this.problems.add('counts', file.path, `the file says ${stored} ${what.replace('_', ' ')}, its evidence holds ${found}`, file.path)
+    }
+    const first = c.records > 0 ? new Date(c.first_ms).toISOString() : null
+    const last = c.records > 0 ? new Date(c.last_ms).toISOString() : null
+    if (file.first_ts !== first || file.last_ts !== last) {
+      this.problems.add('counts', file.path, `the file's time span ${file.first_ts ?? '-'} .. ${file.last_ts ?? '-'} is not its records' ${first ?? '-'} .. ${last ?? '-'}`, file.path)
+    }
+  }
+}
+
+function describe(item: Item): string {
+  if (item.kind === 'record') return `record ${ident(item.row.request_id)}`
+  if (item.kind === 'duplicate') return `duplicate line ${item.line_no}`
+  return `quarantined line ${item.line_no}`
+}
+
+function sameTokens(a: readonly MarkerToken[], b: readonly MarkerToken[]): boolean {
+  if (a.length !== b.length) return false
+  const key = (t: MarkerToken): string => `${t.position}:${t.token}`
+  const left = a.map(key).sort()
+  const right = b.map(key).sort()
+  return left.every((k, i) => k === right[i])
+}
+
+/** The first difference between a record's stored sightings and their re-derivation, or null. */
+function compareSightings(stored: readonly SightingStored[], expected: ReturnType<typeof responseSightings>): string | null {
+  const byMarker = new Map(stored.map((s) => [s.marker, s]))
+  for (const e of expected) {
+    const s = byMarker.get(e.marker)
+    if (!s) return `its ${e.class} sighting of ${shown(e.marker)} is missing from the case`
+    byMarker.delete(e.marker)
+    const fields: Array<[string, unknown, unknown]> = [
+      ['class', s.class, e.class], ['source_tenant', s.source_tenant, e.sourceTenant], ['source_session', s.source_session, e.sourceSession],
+      ['partial', s.partial === 1, e.partial], ['marker_key', s.marker_key, e.markerKey], ['position', s.position, e.position], ['token', s.token, e.token],
+    ]
+    for (const [field, was, should] of fields) {
+      if (was !== should) return `its sighting of ${shown(e.marker)} has ${field} ${shown(was)} in the case, but re-derived ${shown(should)}`
+    }
+  }
+  const extra = byMarker.values().next().value
+  return extra ? `the case holds a ${extra.class} sighting of ${shown(extra.marker)} that its response does not give` : null
+}
+
+// ------------------------------------------------------------------ iteration helpers
+
+/** Records, duplicates and quarantined lines of one file, merged in stream order. */
+function* mergeByOffset(db: CaseDb, fileId: number): Generator<Item> {
+  const sources: Array<Peekable<Item>> = [
+    new Peekable(map(iterateRecordsOfFile(db, fileId), (values): Item => {
+      const row = toRecord(values)
+      return {kind: 'record', byte_offset: row.byte_offset, byte_len: row.byte_len, line_no: row.line_no, row}
+    })),
+    new Peekable(map(iterateDuplicatesOfFile(db, fileId), (row): Item => ({kind: 'duplicate', byte_offset: row.byte_offset, byte_len: row.byte_len, line_no: row.line_no, row}))),
+    new Peekable(map(iterateBadLinesOfFile(db, fileId), (row): Item => ({kind: 'bad_line', byte_offset: row.byte_offset, byte_len: row.byte_len, line_no: row.line_no, row}))),
+  ]
+  for (;;) {
+    let best: Peekable<Item> | null = null
+    for (const s of sources) {
+      const head = s.peek()
+      if (head && (!best || head.byte_offset < best.peek()!.byte_offset)) best = s
+    }
+    if (!best) return
+    yield best.next()!
+  }
+}
+
+function toRecord(values: unknown[]): RecordRowStored {
+  const row: Record<string, unknown> = {}
+  for (let i = 0; i < RECORD_COLUMNS.length; i++) row[RECORD_COLUMNS[i]!] = values[i]
+  return row as unknown as RecordRowStored
+}
+
+function* map<T, U>(it: Iterable<T>, f: (t: T) => U): Generator<U> {
+  for (const t of it) yield f(t)
+}
+
+class Peekable<T> {
+  private head: T | undefined
+  private done = false
+  constructor(private readonly it: Iterator<T>) {}
+
+  peek(): T | undefined {
+    if (this.head === undefined && !this.done) {
+      const n = this.it.next()
+      if (n.done) this.done = true
+      else this.head = n.value
+    }
+    return this.head
+  }
+
+  next(): T | undefined {
+    const v = this.peek()
+    this.head = undefined
+    return v
+  }
+}
+
+/** Rows ordered by record id, taken one record at a time; rows of records never asked for are counted as strays. */
+class Grouped<T> {
+  private readonly rows: Peekable<T>
+  private strays = 0
+  constructor(
+    it: Iterator<T>,
+    private readonly idOf: (row: T) => number,
+  ) {
+    this.rows = new Peekable(it)
+  }
+
+  take(id: number): T[] {
+    const out: T[] = []
+    for (let row = this.rows.peek(); row !== undefined && this.idOf(row) <= id; row = this.rows.peek()) {
+      this.rows.next()
+      if (this.idOf(row) === id) out.push(row)
+      else this.strays++
+    }
+    return out
+  }
+
+  /** Rows left over, counted with the strays met on the way. */
+  rest(): number {
+    while (this.rows.next() !== undefined) this.strays++
+    return this.strays
+  }
+}
+
+/**
+ * Cuts a stream into lines as ingest does: at each LF; the last line needs no LF; an LF at
+ * the very end starts no new line. The bytes of a line are kept only when `wants` asks for
+ * them at its start, so a huge line that holds nothing is never assembled.
+ */
+class LineSplitter {
+  private lineNo = 1
+  private start = 0
+  private offset = 0
+  private begun = false
+  private keep = false
+  private parts: Buffer[] = []
+  private length = 0
+  private blank = true
+  private bom = false
+
+  constructor(
+    private readonly wants: (lineNo: number, offset: number) => boolean,
+    private readonly onLine: (line: Line) => void,
+  ) {}
+
+  push(chunk: Buffer): void {
+    let pos = 0
+    if (this.offset === 0 && chunk.length >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) this.bom = true
+    while (pos < chunk.length) {
+      if (!this.begun) {
+        this.begun = true
+        this.keep = this.wants(this.lineNo, this.start)
+      }
+      const nl = chunk.indexOf(10, pos)
+      const end = nl === -1 ? chunk.length : nl
+      const segment = chunk.subarray(pos, end)
+      if (this.keep) this.parts.push(segment)
+      else if (this.blank) {
+        // The byte-order mark of the first line is not part of its content.
+        const skip = this.lineNo === 1 && this.bom ? Math.max(0, 3 - (this.offset + pos)) : 0
+        this.blank = isBlank(segment, skip)
+      }
+      this.length += segment.length
+      if (nl === -1) break
+      pos = nl + 1
+      this.emit()
+      this.start = this.offset + pos
+    }
+    this.offset += chunk.length
+  }
+
+  end(): void {
+    if (this.begun) this.emit()
+  }
+
+  private emit(): void {
+    const bytes = this.keep ? (this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts)) : null
+    this.onLine({lineNo: this.lineNo, offset: this.start, length: this.length, bytes, blank: this.blank, bom: this.lineNo === 1 && this.bom})
+    this.lineNo++
+    this.begun = false
+    this.keep = false
+    this.parts = []
+    this.length = 0
+    this.blank = true
+  }
+}
+
+/** White space only, as ingest's parser counts blank lines (space, tab, CR, LF, VT, FF). */
+function isBlank(buf: Buffer, from: number): boolean {
+  for (let i = from; i < buf.length; i++) {
+    const c = buf[i]
+    if (c !== 32 && c !== 9 && c !== 13 && c !== 10 && c !== 11 && c !== 12) return false
+  }
+  return true
+}

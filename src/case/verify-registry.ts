@@ -1,0 +1,123 @@
+import {createHash} from 'node:crypto'
+import {mkdirSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {crc32} from 'node:zlib'
+import {inflateBlock} from '../evidence/evidence-store.js'
+import {ingestCanaries} from '../ingest/ingest-canaries.js'
+import {countCanaries, iterateCanaries, type CanaryStored} from '../store/canaries.js'
+import {iterateBlocks} from '../store/evidence-blocks.js'
+import {listFiles, type FileRow} from '../store/files.js'
+import {openCase, type CaseDb} from '../store/open-case.js'
+import {registryVersion} from '../store/settings.js'
+import {ident, Problems, shown, sqliteLess} from './verify-problems.js'
+
+// The canary registry decides every sighting's class, so it is derived again from the
+// registry files the case keeps byte for byte: each file, in the order it was ingested, is
+// written to a private scratch folder and ingested by the real `ingest canaries` into a
+// scratch case; the registry that comes out must be the case's, entry for entry. A marker
+// reassigned to another session or tenant, or one added or removed by hand, shows up here.
+
+export interface RegistryCheck {
+  registry_files: number
+  canaries_checked: number
+}
+
+export async function verifyRegistry(db: CaseDb, problems: Problems, scratchDir: string): Promise<RegistryCheck> {
+  const files = listFiles(db).filter((f) => f.kind === 'canaries' && f.state === 'complete')
+  const result: RegistryCheck = {registry_files: files.length, canaries_checked: 0}
+  // Triggers count every insert, update and delete of a canary; crosstalk only ever inserts.
+  const version = registryVersion(db)
+  const stored = countCanaries(db)
+  if (version !== stored) {
+    problems.add('registry', 'canary registry', `has been changed ${version} time(s) but holds ${stored} marker(s): a marker was changed or removed outside crosstalk`)
+  }
+
+  const scratchPath = join(scratchDir, 'registry.db')
+  const scratch = openCase(scratchPath, {create: true})
+  const fileIds = new Map<number, number>() // scratch file id -> case file id
+  try {
+    for (const [i, file] of files.entries()) {
+      const bytes = registryBytes(db, file, problems)
+      if (!bytes) continue
+      // The file's own name: its format is decided from it and from its first line, as at ingest.
+      const dir = join(scratchDir, String(i))
+      mkdirSync(dir, {mode: 0o700})
+      const path = join(dir, file.name)
+      writeFileSync(path, bytes, {mode: 0o600})
+      try {
+        const r = await ingestCanaries(scratch, {path, now: () => new Date(file.started_at)})
+        if (r.entries !== file.records) problems.add('registry', file.path, `the file says ${file.records} entries, its evidence holds ${r.entries}`)
+      } catch (error) {
+        problems.add('registry', file.path, `its evidence no longer reads as a registry: ${(error as Error).message.replace(path, file.name)}`)
+        continue
+      }
+      const scratchFile = listFiles(scratch).at(-1)!
+      fileIds.set(scratchFile.id, file.id)
+    }
+    result.canaries_checked = compareRegistries(iterateCanaries(db), iterateCanaries(scratch), fileIds, problems)
+  } finally {
+    scratch.close()
+  }
+  return result
+}
+
+/** The registry file's bytes, each block against its CRC and all of them against the file's hash. */
+function registryBytes(db: CaseDb, file: FileRow, problems: Problems): Buffer | null {
+  const parts: Buffer[] = []
+  let ok = true
+  for (const row of iterateBlocks(db, file.id)) {
+    try {
+      const bytes = inflateBlock(row, file.id)
+      if (bytes.length !== row.raw_len || crc32(bytes) !== row.crc32) {
+        ok = false
+        problems.add('block', `${file.path} block ${row.seq}`, 'content does not match its CRC-32')
+      }
+      parts.push(bytes)
+    } catch (error) {
+      ok = false
+      problems.add('block', `${file.path} block ${row.seq}`, (error as Error).message)
+    }
+  }
+  const bytes = Buffer.concat(parts)
+  if (ok && file.content_sha256 && createHash('sha256').update(bytes).digest('hex') !== file.content_sha256) {
+    problems.add('content', file.path, 'evidence store does not reproduce the content hash recorded at ingest')
+    ok = false
+  }
+  return ok ? bytes : null
+}
+
+function compareRegistries(
+  stored: Iterator<CanaryStored>, derived: Iterator<CanaryStored>, fileIds: ReadonlyMap<number, number>, problems: Problems,
+): number {
+  let checked = 0
+  let a = stored.next()
+  let b = derived.next()
+  while (!a.done || !b.done) {
+    if (b.done || (!a.done && sqliteLess(a.value.marker_key, b.value.marker_key))) {
+      problems.add('registry', `marker ${ident(a.value!.marker)}`, `registered to ${shown(a.value!.tenant_id)}/${shown(a.value!.session_id)} in the case, but in no registry file`)
+      a = stored.next()
+      continue
+    }
+    if (a.done || sqliteLess(b.value.marker_key, a.value.marker_key)) {
+      problems.add('registry', `marker ${ident(b.value.marker)}`, `registered to ${shown(b.value.tenant_id)}/${shown(b.value.session_id)} by its registry file, but missing from the case`)
+      b = derived.next()
+      continue
+    }
+    checked++
+    const s = a.value
+    const d = b.value
+    const fields: Array<[string, unknown, unknown]> = [
+      ['tenant_id', s.tenant_id, d.tenant_id], ['session_id', s.session_id, d.session_id], ['marker', s.marker, d.marker],
+      ['issued_at', s.issued_at, d.issued_at], ['registry file', s.file_id, d.file_id === null ? null : (fileIds.get(d.file_id) ?? null)],
+    ]
+    for (const [field, was, should] of fields) {
+      if (was !== should) {
+        problems.add('registry', `marker ${ident(s.marker)}`, `${field} is ${shown(was)} in the case, but its registry file says ${shown(should)}`)
+        break
+      }
+    }
+    a = stored.next()
+    b = derived.next()
+  }
+  return checked
+}
