@@ -87,3 +87,12 @@ export function unscannedFiles(db: CaseDb): {files: number; records: number} {
 export function completeRecordCount(db: CaseDb): number {
   return db.prepare(`SELECT COUNT(*) FROM records r WHERE 1 = 1${completeRecords(db)}`).pluck().get() as number
 }
+
+/**
+ * Evidence was removed (crosstalk drop): provenance ranked sources among records that are gone
+ * and judged boilerplate over texts that are gone, so the last scan's provenance no longer
+ * covers the case. Detection then reads as incomplete until the next scan recomputes it.
+ */
+export function markProvenanceStale(db: CaseDb): void {
+  db.prepare(`UPDATE scan_runs SET provenance_state = 'stale' WHERE provenance_state = 'current'`).run()
+}
