@@ -47,9 +47,12 @@ export async function verifyCase(db: CaseDb, options: {rehashOriginals?: boolean
     verifyFileContent(db, file, result)
     if (options.rehashOriginals !== false && existsSync(file.abs_path)) {
       try {
-        const now = await sha256File(file.abs_path)
+        // The bytes ingest read: a log that has grown since (appended to) still verifies.
+        const now = await sha256File(file.abs_path, {limit: file.size})
         result.originals_rehashed++
-        if (now.sha256 !== file.sha256) {
+        if (now.size < file.size) {
+          result.problems.push({kind: 'original', where: file.abs_path, detail: `file on disk is shorter (${now.size} bytes) than the ${file.size} bytes read at ingest`})
+        } else if (now.sha256 !== file.sha256) {
           result.problems.push({kind: 'original', where: file.abs_path, detail: `file on disk no longer matches the SHA-256 recorded at ingest (${file.sha256.slice(0, 16)}…)`})
         }
       } catch {
@@ -113,6 +116,11 @@ function verifyFileContent(db: CaseDb, file: FileRow, result: VerifyResult): voi
       result.records_checked++
       if (bytes.length !== item.byte_len || crc32(bytes) !== item.crc) {
         result.problems.push({kind: 'record', where: `record ${item.name} (${file.path} line ${item.line_no})`, detail: 'stored raw bytes differ from the line as ingested'})
+      }
+    } else if (item.kind === 'companion') {
+      // A line another record was read with (a Batch input line, an OTLP log record): its bytes count too.
+      if (bytes.length !== item.byte_len || crc32(bytes) !== item.crc) {
+        result.problems.push({kind: 'record', where: `record ${item.name} (read with ${file.path} line ${item.line_no})`, detail: 'stored raw bytes differ from the line as ingested'})
       }
     } else if (item.raw && !bytes.subarray(0, item.raw.length).equals(item.raw)) {
       result.problems.push({kind: 'bad_line', where: `${file.path} line ${item.line_no}`, detail: 'quarantined bytes differ from the evidence store'})
