@@ -275,6 +275,16 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
       },
     })) {
       if (ctx.signal?.aborted) throw new IngestInterrupted(t.path)
+      if (event.kind === 'skipping') {
+        // A line past --max-line-bytes streams by: its evidence is stored as it comes, never held.
+        bytesDone = event.offset
+        if (evidence.heldBytes >= COMMIT_BYTES) {
+          while (pool.pending > 0) await drainOne()
+          flush()
+        }
+        await evidence.backpressure()
+        continue
+      }
       if (event.kind === 'oversize' || event.kind === 'cut') {
         // In order: everything before it is written first.
         while (pool.pending > 0) await drainOne()

@@ -18,6 +18,12 @@ export type UnitEvent =
   | {kind: 'oversize'; lineNo: number; offset: number; length: number}
   /** The last line of a damaged gzip stream, cut where decompression stopped (never parsed: its end is missing). */
   | {kind: 'cut'; lineNo: number; offset: number; length: number; raw: Buffer}
+  /**
+   * Bytes of a line over maxLineBytes went by (to onChunk) and no unit was cut: said after every
+   * read, so that the caller can store and release the evidence it holds while a line of any
+   * length (or a file that never has a newline) streams through.
+   */
+  | {kind: 'skipping'; offset: number}
 
 export interface UnitReaderOptions {
   gzip: boolean
@@ -148,6 +154,7 @@ export async function* readUnits(path: string, options: UnitReaderOptions): Asyn
         const nl = c.indexOf(10)
         if (nl === -1) {
           oversize.length += c.length
+          yield {kind: 'skipping', offset: pos}
           continue
         }
         oversize.length += nl
