@@ -4,11 +4,11 @@ import {getIncident} from '../notify/incident.js'
 import {firstInitialNotification, listNotifications} from '../notify/notifications.js'
 import {listAudit} from '../store/audit.js'
 import {countCanaries} from '../store/canaries.js'
-import {fileTotals} from '../store/files.js'
+import {fileTotals, logFilesByFormat, unreadableLogFiles} from '../store/files.js'
 import {sightingCounts} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
 import {listBadLines as badLineRows, type BadLineRow} from '../store/quarantine.js'
-import {recordTotals} from '../store/records.js'
+import {recordsMissingAtRiskFields, recordTotals} from '../store/records.js'
 import {schemaVersion} from '../store/session.js'
 import {getSettings} from '../store/settings.js'
 
@@ -42,6 +42,19 @@ export interface StatusResult {
   audit_entries: number
   /** the hash of the newest audit entry: note it outside the case to detect a rewritten log (verify --expect-head) */
   audit_head: string | null
+  /** complete log files per log format (how each was read is in the audit log and `files.parse_spec`) */
+  log_formats: Record<string, number>
+  /**
+   * Records whose logs do not say a field (a format without it, or a line without it): every
+   * count that depends on the field is unknown for them, never zero. at_risk: no status or no
+   * prompt token count (the at-risk test cannot be applied).
+   */
+  unknown_fields: {status: number; prompt_tokens: number; completion_tokens: number; decode_node: number; at_risk: number}
+  /** records whose request / response (errors aside) decoded to no text */
+  no_request_text: number
+  no_response_text: number
+  /** log files a gate cannot judge: unfinished, not read whole (damaged gzip), or no answer decoded to text */
+  unreadable_files: Array<{path: string; why: string}>
   /** the incident once `crosstalk incident open` ran (title and role as entered, sanitised on display) */
   incident: {title: string; role: 'controller' | 'processor'; aware_at: string} | null
   /** the 72-hour clock of that incident at `now` (as `crosstalk clock --json`) */
@@ -54,6 +67,7 @@ export function caseStatus(db: CaseDb, now: Date = new Date()): StatusResult {
   const s = sightingCounts(db)
   const settings = getSettings(db)
   const audit = listAudit(db)
+  const unknown = recordsMissingAtRiskFields(db)
   return {
     files: f.log_files - f.incomplete_files,
     records: r.records,
@@ -76,6 +90,17 @@ export function caseStatus(db: CaseDb, now: Date = new Date()): StatusResult {
     schema_version: schemaVersion(db),
     audit_entries: audit.length,
     audit_head: audit.at(-1)?.hash ?? null,
+    log_formats: Object.fromEntries(logFilesByFormat(db).map((f) => [f.log_format, f.files])),
+    unknown_fields: {
+      status: unknown.no_status, prompt_tokens: unknown.no_prompt_tokens, completion_tokens: unknown.no_completion_tokens,
+      decode_node: unknown.no_decode_node, at_risk: unknown.no_status_or_prompt_tokens,
+    },
+    no_request_text: f.no_request_text,
+    no_response_text: f.no_response_text,
+    unreadable_files: unreadableLogFiles(db).map((u) => ({
+      path: u.path,
+      why: u.state !== 'complete' ? 'ingest not finished' : u.unread !== null ? `not read whole: ${u.unread}` : `none of its ${u.records} answers decoded to text`,
+    })),
     ...incidentStatus(db, now),
   }
 }

@@ -2,10 +2,11 @@ import {createHash} from 'node:crypto'
 import {crc32} from 'node:zlib'
 import {responseSightings} from '../detect/scan-case.js'
 import {inflateBlock} from '../evidence/evidence-store.js'
-import {lineParserFor} from '../evidence/record-texts.js'
 import {EXTRACT_SCHEME, extractRecord, type UnconventionalSet} from '../extract/extract.js'
 import {markerTokens, type MarkerRegistry, type MarkerToken, type RegisteredMarker} from '../extract/markers.js'
+import {decodeLine, lineDecoder} from '../extract/line-decoder.js'
 import type {LineResult, RecordRow} from '../extract/parse-record.js'
+import {decodeParseSpec} from '../extract/parse-spec.js'
 import {FingerprintBuffer} from '../extract/winnow.js'
 import {iterateBlocks} from '../store/evidence-blocks.js'
 import {
@@ -58,6 +59,8 @@ const RECORD_FIELDS = [
 ] as const satisfies ReadonlyArray<keyof RecordRow & keyof RecordRowStored>
 
 const OVERSIZE = /over --max-line-bytes (\d+)/
+/** The last line of a damaged gzip stream: its reason comes from the stream, not from its bytes. */
+const CUT_SHORT = /^line cut short where the gzip stream is damaged/
 
 type Item =
   | {kind: 'record'; byte_offset: number; byte_len: number; line_no: number; row: RecordRowStored}
@@ -105,7 +108,7 @@ class FileWalk {
     const {db} = ctx
     this.problems = ctx.problems
     this.where = (lineNo) => `${file.path} line ${lineNo}`
-    this.parse = lineParserFor(file.parse_spec)
+    this.parse = nativeLineParser(file)
     this.items = new Peekable(mergeByOffset(db, file.id))
     this.priorRecord = recordBySourceRequest(db)
     // Extracts made under another scheme, or hits matched under another set of unconventional
@@ -321,6 +324,7 @@ class FileWalk {
       this.problems.add('bad_line', name, 'quarantined bytes differ from the evidence store', group)
       return
     }
+    if (CUT_SHORT.test(row.reason)) return
     const parsed = this.parse(bytes)
     if (parsed.kind === 'record') this.problems.add('bad_line', name, `quarantined (${shown(row.reason)}), but the line reads as a record (a record turned into a bad line?)`, group)
     else if (parsed.kind === 'blank') this.problems.add('bad_line', name, 'quarantined, but the line is blank', group)
@@ -343,6 +347,22 @@ class FileWalk {
     if (file.first_ts !== first || file.last_ts !== last) {
       this.problems.add('counts', file.path, `the file's time span ${file.first_ts ?? '-'} .. ${file.last_ts ?? '-'} is not its records' ${first ?? '-'} .. ${last ?? '-'}`, file.path)
     }
+  }
+}
+
+/**
+ * A native line decoded exactly as ingest decoded it (the file's parse spec: field mapping,
+ * --assume-tz): one record, or the reason it is a bad line.
+ */
+function nativeLineParser(file: FileRow): (line: Buffer) => LineResult {
+  const decoder = lineDecoder(decodeParseSpec(file.parse_spec))
+  const at = {file: String(file.id), line: 0}
+  return (line) => {
+    const d = decodeLine(line, decoder, null, at)
+    if (d.kind !== 'items') return d
+    const first = d.records[0]
+    if (d.records.length === 1 && first) return {kind: 'record', row: first.row}
+    return {kind: 'bad', reason: d.problems[0]?.reason ?? `${d.records.length} records in one native line`}
   }
 }
 

@@ -1,35 +1,130 @@
 import {Flags} from '@oclif/core'
 import {UsageError} from '../errors.js'
-import {ingestLogs, type IngestLogsOptions, type IngestLogsResult} from '../ingest/ingest-logs.js'
-import {parseFieldMap, type FieldMap} from '../extract/parse-record.js'
+import {FieldSpecError, parseFieldSpec, type FieldMap} from '../extract/field-path.js'
+import {checkFormatOptions, FormatOptionError, LOG_FORMATS, resolveFormatOptions, type LogFormat} from '../extract/formats/index.js'
+import type {NativeField} from '../extract/parse-record.js'
+import type {ParseSpec} from '../extract/parse-spec.js'
+import {parseAssumeTz, ZoneError} from '../extract/timestamps-zone.js'
+import {LOG_FILE_PATTERNS} from '../ingest/expand-paths.js'
+import {ingestLogs, type FormatDecision, type IngestLogsOptions, type IngestLogsResult} from '../ingest/ingest-logs.js'
 import type {CaseDb} from '../store/open-case.js'
+import {parseTimestamp, TimestampError} from '../util/timestamps.js'
 import {clearProgress, ingestProgressBar} from './progress.js'
 
 /** Flags shared by the commands that ingest logs (`ingest logs`, `triage`). */
 export const logIngestFlags = {
-  map: Flags.string({description: 'read FIELD from a dotted path of each line (repeatable), e.g. tenant_id=metadata.tenant', multiple: true, helpValue: 'FIELD=PATH'}),
+  'log-format': Flags.option({
+    description: 'how the lines are written: auto decides per file from its first readable lines (and says why); or one format for every file',
+    options: ['auto', ...LOG_FORMATS] as const,
+    default: 'auto' as const,
+  })(),
+  map: Flags.string({
+    description: 'read FIELD from SPEC in each line (repeatable): a path (metadata.tenant, attributes["gen_ai.response.id"]), const:VALUE, regex:PATH:PATTERN, epoch_s:/epoch_ms:/epoch_ns:PATH',
+    multiple: true,
+    helpValue: 'FIELD=SPEC',
+  }),
+  'assume-tz': Flags.string({description: 'the zone of timestamps written without one (IANA name such as Europe/Berlin or UTC, or +02:00); without it they are refused', helpValue: 'ZONE'}),
+  'tenant-attribute': Flags.string({description: 'otel: the attribute holding the tenant, tried in order on the span, its parents and the resource (repeatable; default tenant.id, then service.namespace)', multiple: true, helpValue: 'KEY'}),
+  'custom-id-pattern': Flags.string({description: 'openai-batch: regular expression with named groups (?<tenant>...) and (?<session>...) matched against custom_id', helpValue: 'REGEX'}),
+  'batch-ts': Flags.string({description: 'openai-batch: the time (ISO with zone) for error lines, which carry none (e.g. the batch\'s completed_at)', helpValue: 'ISO'}),
   source: Flags.string({description: 'log source label; request_id is unique within a source', default: 'default'}),
   'compress-evidence': Flags.boolean({description: 'store the original bytes deflated (smaller case, slower ingest)', default: false}),
 }
 
-/** --map specs as a field map; a bad spec is a usage error (checked before the case is opened). */
-export function parseMapFlag(specs: readonly string[] | undefined): FieldMap {
+/** The directory walk, as the help says it (and as expandPaths does it). */
+export const WALKED_FILES = LOG_FILE_PATTERNS.join(', ')
+
+export interface IngestFlagValues {
+  'log-format': string
+  map?: string[]
+  'assume-tz'?: string
+  'tenant-attribute'?: string[]
+  'custom-id-pattern'?: string
+  'batch-ts'?: string
+}
+
+export interface ParsedIngestFlags {
+  logFormat: LogFormat | 'auto'
+  parse: Omit<ParseSpec, 'format'>
+}
+
+/**
+ * The format flags as a parse spec, every value checked before the case is opened: a --map that
+ * does not parse, an unknown zone, a pattern without the named groups, a format that cannot work
+ * without an option are usage errors (exit 2), never a run that stores nothing useful.
+ */
+export function parseIngestFlags(flags: IngestFlagValues): ParsedIngestFlags {
+  const parse: Omit<ParseSpec, 'format'> = {}
   try {
-    return parseFieldMap(specs ?? [])
+    const map: Partial<Record<NativeField, string>> = {}
+    const fieldMap: FieldMap = {}
+    for (const spec of flags.map ?? []) {
+      const [field, parsedSpec] = parseFieldSpec(spec)
+      map[field] = spec.slice(spec.indexOf('=') + 1)
+      fieldMap[field] = parsedSpec
+    }
+    if (Object.keys(map).length > 0) parse.map = map
+    if (flags['assume-tz'] !== undefined) {
+      parseAssumeTz(flags['assume-tz'])
+      parse.assume_tz = flags['assume-tz'].trim()
+    }
+    if (flags['tenant-attribute']?.length) {
+      if (flags['tenant-attribute'].some((k) => k.trim() === '')) throw new UsageError('--tenant-attribute: empty attribute key')
+      parse.tenant_attributes = flags['tenant-attribute']
+    }
+    if (flags['custom-id-pattern'] !== undefined) parse.custom_id_pattern = flags['custom-id-pattern']
+    if (flags['batch-ts'] !== undefined) {
+      const text = flags['batch-ts'].trim()
+      if (!/(Z|z|[+-]\d{2}(:?\d{2})?)$/.test(text)) throw new UsageError(`--batch-ts ${JSON.stringify(text)}: has no time zone; add Z or an offset such as +02:00`)
+      parseTimestamp(text)
+      parse.batch_ts = text
+    }
+    const options = resolveFormatOptions({customIdPattern: parse.custom_id_pattern, tenantAttributes: parse.tenant_attributes})
+    const logFormat = flags['log-format'] as LogFormat | 'auto'
+    if (logFormat !== 'auto') checkFormatOptions(logFormat, {...options, map: fieldMap})
+    return {logFormat, parse}
   } catch (error) {
-    throw new UsageError((error as Error).message)
+    if (error instanceof FieldSpecError || error instanceof FormatOptionError || error instanceof ZoneError) throw new UsageError(error.message)
+    if (error instanceof TimestampError) throw new UsageError(`--batch-ts: ${error.message}`)
+    throw error
   }
+}
+
+/** How each file is read, as one line for stderr. */
+export function describeDecision(d: FormatDecision): string {
+  return d.format === null ? `${d.path}: log format not decided: ${d.reason}` : `${d.path}: read as ${d.format} (${d.reason})`
 }
 
 /** `ingestLogs` with the shared flags, and a progress bar on stderr unless --json. */
 export async function ingestLogsCommand(
-  db: CaseDb, paths: string[], map: FieldMap, flags: {source: string; 'compress-evidence': boolean}, json: boolean,
+  db: CaseDb, paths: string[], parsed: ParsedIngestFlags, flags: {source: string; 'compress-evidence': boolean}, json: boolean,
   extra: Partial<IngestLogsOptions> = {},
 ): Promise<IngestLogsResult> {
   const progress = json ? undefined : ingestProgressBar()
   try {
-    return await ingestLogs(db, {paths, map, source: flags.source, now: () => new Date(), onProgress: progress, evidenceCodec: flags['compress-evidence'] ? 'deflate' : 'raw', ...extra})
+    return await ingestLogs(db, {
+      paths, logFormat: parsed.logFormat, parse: parsed.parse, source: flags.source, now: () => new Date(), onProgress: progress,
+      evidenceCodec: flags['compress-evidence'] ? 'deflate' : 'raw', ...extra,
+    })
   } finally {
     if (progress) clearProgress()
   }
+}
+
+/** What the audit log keeps of an ingest: per file, how it was read and what came of it. */
+export function ingestAuditSummary(result: IngestLogsResult): Record<string, unknown> {
+  return {
+    files: result.per_file.map((f) => ({
+      path: f.path, sha256: f.sha256, status: f.status, log_format: f.log_format, format_reason: f.format_reason, records: f.records,
+      bad_lines: f.bad_lines, no_request_text: f.no_request_text, no_response_text: f.no_response_text, unread: f.unread,
+      ...(f.refused ? {refused: f.refused.reason} : {}),
+    })),
+    records: result.records, duplicates: result.duplicates, bad_lines: result.bad_lines, refused_files: result.refused_files,
+    interrupted: result.interrupted,
+  }
+}
+
+/** The flags an ingest was run with, for the audit log. */
+export function ingestAuditArgs(paths: readonly string[], parsed: ParsedIngestFlags, source: string): Record<string, unknown> {
+  return {paths, log_format: parsed.logFormat, ...parsed.parse, source}
 }

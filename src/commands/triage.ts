@@ -1,11 +1,14 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
-import {logIngestFlags, parseMapFlag} from '../cli/ingest-flags.js'
+import {describeDecision, ingestAuditArgs, ingestAuditSummary, logIngestFlags, parseIngestFlags} from '../cli/ingest-flags.js'
+import {signalExitCode, watchInterrupts} from '../cli/interrupt.js'
 import {clearProgress, ingestProgressBar} from '../cli/progress.js'
 import {renderScan} from '../cli/render-detect.js'
+import {interruptedMessage} from '../cli/render-ingest.js'
 import {renderScope} from '../cli/render-scope.js'
-import {GateTripped} from '../errors.js'
-import {runTriage, type TriageResult} from '../triage/run-triage.js'
+import {unreadableGateMessage} from '../detect/gate.js'
+import {GateTripped, InputError} from '../errors.js'
+import {runTriage, TriageStopped, type TriageResult} from '../triage/run-triage.js'
 import {safeLine} from '../util/sanitize.js'
 import {count} from '../cli/plural.js'
 
@@ -31,39 +34,52 @@ export default class Triage extends BaseCommand {
     'pool-tokens': Flags.integer({description: 'KV pool size in tokens: status-200 responses with prompt_tokens >= N are at risk', min: 1}),
     'advertised-tokens': Flags.integer({description: 'advertised context length (needs --pool-tokens)', min: 1, dependsOn: ['pool-tokens']}),
     'no-provenance': Flags.boolean({description: 'skip canary-less provenance (markers, PII and at-risk only)'}),
-    'fail-on-leak': Flags.boolean({description: 'exit 3 when any cross_session or cross_tenant sighting exists'}),
+    'fail-on-leak': Flags.boolean({description: 'exit 3 when any cross_session or cross_tenant sighting exists; exit 1 when a log file could not be judged (not read whole, or no answer decoded to text)'}),
   }
 
-  async run(): Promise<TriageResult> {
+  async run(): Promise<TriageResult | {interrupted: true; ingest: TriageResult['ingest']}> {
     const {argv, flags} = await this.parse(Triage)
-    const map = parseMapFlag(flags.map)
+    const parsed = parseIngestFlags(flags)
     const db = this.openCase(flags.db, {create: true})
     const progress = this.jsonEnabled() ? undefined : ingestProgressBar()
+    const interrupts = watchInterrupts()
     let result: TriageResult
     try {
       result = await runTriage(
         db,
         {
-          paths: argv as string[], canaries: flags.canaries, map, source: flags.source, evidenceCodec: flags['compress-evidence'] ? 'deflate' : 'raw',
+          paths: argv as string[], canaries: flags.canaries, logFormat: parsed.logFormat, parse: parsed.parse, source: flags.source,
+          evidenceCodec: flags['compress-evidence'] ? 'deflate' : 'raw',
           poolTokens: flags['pool-tokens'], advertisedTokens: flags['advertised-tokens'], skipProvenance: flags['no-provenance'], now: () => new Date(),
-          onIngestProgress: progress,
+          onIngestProgress: progress, signal: interrupts.signal,
+          onFormat: (d) => {
+            if (progress) clearProgress()
+            this.note(safeLine(describeDecision(d)))
+          },
         },
         // Each step is audited as soon as it has changed the case, so a later failure leaves no unrecorded change.
         (s) => {
           if (progress) clearProgress()
           if (s.step === 'canaries') this.audit(db, {step: 'ingest canaries', canaries: flags.canaries}, {file: s.result.file, sha256: s.result.sha256, status: s.result.status, added: s.result.added})
           else if (s.step === 'ingest') {
-            this.audit(db, {step: 'ingest logs', paths: argv, map: flags.map ?? [], source: flags.source}, {
-              files: s.result.per_file.map((f) => ({path: f.path, sha256: f.sha256, status: f.status, records: f.records})),
-              records: s.result.records, duplicates: s.result.duplicates, bad_lines: s.result.bad_lines,
-            })
+            this.audit(db, {step: 'ingest logs', ...ingestAuditArgs(argv as string[], parsed, flags.source)}, ingestAuditSummary(s.result))
           } else {
             const {timings_ms: _t, provenance_stats: _p, ...summary} = s.result
             this.audit(db, {step: 'scan', 'pool-tokens': flags['pool-tokens'] ?? null, 'advertised-tokens': flags['advertised-tokens'] ?? null, 'no-provenance': flags['no-provenance']}, summary)
           }
         },
       )
+    } catch (error) {
+      if (error instanceof TriageStopped) {
+        // A signal during ingest: what was kept is audited already; nothing was scanned.
+        for (const w of error.ingest.warnings) this.note(this.paint.yellow(`warning: ${safeLine(w)}`))
+        this.note(interruptedMessage(error.ingest, interrupts.received()))
+        process.exitCode = signalExitCode(interrupts.received() ?? 'SIGINT')
+        return {interrupted: true, ingest: error.ingest}
+      }
+      throw error
     } finally {
+      interrupts.dispose()
       if (progress) clearProgress()
     }
     const {canaries, ingest, scan, scope} = result
@@ -78,6 +94,11 @@ export default class Triage extends BaseCommand {
       const gate = new GateTripped(`contamination found: ${scan.contaminated_responses} responses (${scan.cross_tenant_responses} cross-tenant, ${scan.cross_session_responses} cross-session)`)
       this.note(`${this.paint.red('Gate:')} ${gate.message}`)
       process.exitCode = gate.exit
+    }
+    const unreadable = flags['fail-on-leak'] ? unreadableGateMessage(scan.unreadable_files) : null
+    if (unreadable) {
+      if (process.exitCode === 3) this.note(`${this.paint.red('Gate:')} also: ${unreadable}`)
+      else throw new InputError(unreadable, 'E_GATE_UNREADABLE')
     }
     return result
   }

@@ -7,7 +7,7 @@ import {
 } from '../extract/markers.js'
 import {countCanaries} from '../store/canaries.js'
 import {deleteUnconventionalHits, extractInserters, fileTokens, recordIdsOfFile} from '../store/extracts.js'
-import {completeLogFiles, setUnconventionalMatched, type FileRow} from '../store/files.js'
+import {completeLogFiles, setUnconventionalMatched, unreadableLogFiles, type FileRow, type UnreadableFile} from '../store/files.js'
 import {countPiiFindings, countProvenance, deleteAllSightings, sightingCounts, sightingInserter} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
 import {atRiskGroups} from '../store/records.js'
@@ -73,6 +73,11 @@ export interface ScanResult {
   /** Status-200 responses whose prompt was at or above the advertised context (should have been refused). */
   above_advertised: number | null
   provenance_stats: ProvenanceStats | null
+  /**
+   * Log files detection could not judge: an ingest left unfinished, a file not read whole
+   * (damaged gzip), or one whose every answer decoded to no text. A gate never passes on them.
+   */
+  unreadable_files: UnreadableFile[]
   timings_ms: {markers: number; provenance: number; pii: number; at_risk: number; total: number}
 }
 
@@ -153,6 +158,7 @@ export function scanCase(db: CaseDb, options: ScanOptions): ScanResult {
     advertised_tokens: advertised,
     above_advertised: risk === null || advertised === null ? null : risk.reduce((a, g) => a + g.over_advertised, 0),
     provenance_stats: provenance,
+    unreadable_files: unreadableLogFiles(db),
     timings_ms: {
       markers: Math.round(t1 - t0),
       provenance: Math.round(t2 - t1),

@@ -79,6 +79,13 @@ export class EvidenceWriter {
     this.fillBytes = 0
   }
 
+  /** Bytes taken and not yet stored: what the writer holds in memory (stored by writeReady inside a transaction). */
+  get heldBytes(): number {
+    let n = this.pendingBytes + this.fillBytes
+    for (const b of this.inFlight) n += b.length
+    return n
+  }
+
   /** Resolves once few enough blocks are still compressing (call from the async read loop). */
   async backpressure(): Promise<void> {
     for (;;) {

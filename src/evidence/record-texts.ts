@@ -1,42 +1,61 @@
+import {decodeValue, lineDecoder, type LineDecoder} from '../extract/line-decoder.js'
+import {readLineJson} from '../extract/parse-record.js'
 import {decodeParseSpec} from '../extract/parse-spec.js'
-import {parseLine, type FieldMap, type LineResult} from '../extract/parse-record.js'
 import type {CaseDb} from '../store/open-case.js'
-import {recordLocator} from '../store/records.js'
+import {recordLocator, type RecordLocation} from '../store/records.js'
 import {evidenceReader, type EvidenceReaderOptions} from './evidence-store.js'
 
 // The request and response texts of a record. Ingest does not store them (they are a pure
-// function of the line, which the evidence keeps byte-exact): they are decoded again from
-// the evidence with the parse spec (field mapping) the file was ingested with.
+// function of the lines, which the evidence keeps byte-exact): they are decoded again from the
+// evidence with the parse spec (format, field mapping, options) the file was ingested with. A
+// record read from more than its own line (a Batch output line joined with its input line, an
+// OTLP span whose content is in log records) is decoded with exactly those other lines
+// (record_companions) offered to the format's companion index first, in the order ingest
+// offered them; then the record with the same item of the line is the one.
 
 export interface RecordTexts {
   request_text: string | null
   response_text: string | null
 }
 
-/**
- * The decoder of one file's lines, from the parse spec kept with the file: exactly what
- * ingest did to each line (verify re-derives every record's fields with it).
- */
-export function lineParserFor(parseSpec: string): (line: Buffer) => LineResult {
-  const map: FieldMap = decodeParseSpec(parseSpec).map ?? {}
-  return (line) => parseLine(line, map)
-}
+const NONE: RecordTexts = {request_text: null, response_text: null}
 
-/** A loader for many lookups (prepared once; parse specs cached per file). */
+/** A loader for many lookups (prepared once; decoders cached per file). */
 export function recordTextLoader(db: CaseDb, options: EvidenceReaderOptions = {}): (recordId: number) => RecordTexts {
   const locate = recordLocator(db)
-  const parsers = new Map<number, (line: Buffer) => LineResult>()
+  const decoders = new Map<number, LineDecoder | null>()
   const read = evidenceReader(db, options)
   return (recordId) => {
     const row = locate(recordId)
-    if (!row) return {request_text: null, response_text: null}
-    let parse = parsers.get(row.file_id)
-    if (!parse) {
-      parse = lineParserFor(row.parse_spec)
-      parsers.set(row.file_id, parse)
+    if (!row) return NONE
+    let decoder = decoders.get(row.file_id)
+    if (decoder === undefined) {
+      try {
+        decoder = lineDecoder(decodeParseSpec(row.parse_spec))
+      } catch {
+        // A spec this version cannot build: the texts are unknown, not empty.
+        decoder = null
+      }
+      decoders.set(row.file_id, decoder)
     }
-    const parsed = parse(read(row.file_id, row.byte_offset, row.byte_len))
-    if (parsed.kind !== 'record') return {request_text: null, response_text: null}
-    return {request_text: parsed.row.request_text, response_text: parsed.row.response_text}
+    if (decoder === null) return NONE
+    return decodeRecordTexts(row, decoder, read)
   }
+}
+
+export function decodeRecordTexts(row: RecordLocation, decoder: LineDecoder, read: (fileId: number, offset: number, length: number) => Buffer): RecordTexts {
+  const own = readLineJson(read(row.file_id, row.byte_offset, row.byte_len))
+  if (own.kind !== 'json') return NONE
+  const here = {file: String(row.file_id), line: row.line_no}
+  const index = decoder.adapter.newIndex(decoder.options)
+  if (index) {
+    index.add(own.value, here)
+    for (const c of row.companions) {
+      const line = readLineJson(read(c.file_id, c.byte_offset, c.byte_len))
+      if (line.kind === 'json') index.add(line.value, {file: String(c.file_id), line: c.line_no})
+    }
+  }
+  const decoded = decodeValue(own.value, decoder, index, here)
+  const record = decoded.records.find((r) => r.item === row.item)
+  return record ? {request_text: record.row.request_text, response_text: record.row.response_text} : NONE
 }

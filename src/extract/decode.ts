@@ -19,7 +19,8 @@ type Json = null | boolean | number | string | Json[] | {[k: string]: Json}
 type Obj = {[k: string]: Json}
 
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
-const intOrNull = (v: unknown): number | null => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : null)
+// Safe integers only: a count of 2^63 is no count (and no INTEGER column takes the double).
+const intOrNull = (v: unknown): number | null => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : null)
 
 // ---------------------------------------------------------------- requests
 

@@ -1,17 +1,19 @@
 import {isUtf8} from 'node:buffer'
 import {decodeRequest, decodeResponse} from './decode.js'
+import {parseJsonExact} from './json-text.js'
 import {parseTimestamp, TimestampError} from '../util/timestamps.js'
 
-// One log line → one record row, or the reason it is a bad line. This is the hot path of
-// ingest (hundreds of thousands of lines a second), so fields are checked by hand rather
-// than through a zod schema; the rules are the contract's native log format.
+// One record in the native log format → one record row, or the reason it is a bad line. This
+// is the hot path of ingest (hundreds of thousands of lines a second), so fields are checked by
+// hand rather than through a zod schema; the rules are the contract's native log format. Other
+// formats reach rowFromRecord through their adapters (formats/), so every format is decoded by
+// the same rules.
 
 export const NATIVE_FIELDS = [
   'ts', 'request_id', 'tenant_id', 'session_id', 'status', 'endpoint', 'model', 'prefill_node', 'decode_node',
   'prompt_tokens', 'completion_tokens', 'request', 'response',
 ] as const
 export type NativeField = (typeof NATIVE_FIELDS)[number]
-export type FieldMap = Partial<Record<NativeField, string[]>>
 
 export interface RecordRow {
   request_id: string
@@ -37,77 +39,83 @@ export interface RecordRow {
 
 export type LineResult = {kind: 'blank'} | {kind: 'bad'; reason: string} | {kind: 'record'; row: RecordRow}
 
+/** A line's text as JSON: blank, bad (why), or the parsed value (integers past 2^53 as strings of their digits). */
+export type LineJson = {kind: 'blank'} | {kind: 'bad'; reason: string} | {kind: 'json'; value: unknown}
+
 const REQUIRED = ['ts', 'request_id', 'tenant_id', 'session_id'] as const
 
-export function parseFieldMap(specs: readonly string[]): FieldMap {
-  const map: FieldMap = {}
-  for (const spec of specs) {
-    const eq = spec.indexOf('=')
-    const field = spec.slice(0, eq) as NativeField
-    const path = spec.slice(eq + 1)
-    if (eq <= 0 || !path || !(NATIVE_FIELDS as readonly string[]).includes(field)) {
-      throw new Error(`--map ${spec}: expected FIELD=dotted.path with FIELD one of ${NATIVE_FIELDS.join(', ')}`)
-    }
-    map[field] = path.split('.')
-  }
-  return map
-}
+/** The HTTP status range a response can carry; anything else is not a status (unknown). */
+const STATUS_MIN = 100
+const STATUS_MAX = 999
 
-export function parseLine(bytes: Buffer, map: FieldMap): LineResult {
+export function readLineJson(bytes: Buffer): LineJson {
   let end = bytes.length
   if (end > 0 && bytes[end - 1] === 13) end-- // CRLF
   const body = end === bytes.length ? bytes : bytes.subarray(0, end)
   if (isBlank(body)) return {kind: 'blank'}
   if (!isUtf8(body)) return {kind: 'bad', reason: `invalid UTF-8 at byte ${firstInvalidUtf8(body)}`}
-  let value: unknown
   try {
-    value = JSON.parse(body.toString('utf8'))
+    return {kind: 'json', value: parseJsonExact(body.toString('utf8'))}
   } catch (error) {
     return {kind: 'bad', reason: `not valid JSON (${(error as Error).message.split('\n')[0]})`}
   }
+}
+
+/** One native log line (no field mapping, timestamps read as given): the contract's native format. */
+export function parseLine(bytes: Buffer): LineResult {
+  const json = readLineJson(bytes)
+  if (json.kind !== 'json') return json
+  const out = rowFromRecord(json.value)
+  return 'row' in out ? {kind: 'record', row: out.row} : {kind: 'bad', reason: out.bad}
+}
+
+/**
+ * A record in the native log format (a parsed line, or what a format adapter made of one) to
+ * a row, or why it is a bad line. `notes` collects what was read as unknown and why (a count
+ * no integer column can hold, a status outside HTTP's range).
+ */
+export function rowFromRecord(value: unknown, notes: string[] = []): {row: RecordRow} | {bad: string} {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return {kind: 'bad', reason: `not a JSON object (got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value})`}
+    return {bad: `not a JSON object (got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value})`}
   }
   const obj = value as Record<string, unknown>
-  const get = (f: NativeField): unknown => {
-    const path = map[f]
-    return path ? dig(obj, path) : obj[f]
-  }
   for (const f of REQUIRED) {
-    const v = get(f)
-    if (v === undefined || v === null || v === '') return {kind: 'bad', reason: `missing required field ${f}${map[f] ? ` (mapped from ${map[f]!.join('.')})` : ''}`}
+    const v = obj[f]
+    if (v === undefined || v === null || v === '') return {bad: `missing required field ${f}`}
   }
   const ids: string[] = []
   for (const f of ['request_id', 'tenant_id', 'session_id'] as const) {
-    const v = get(f)
-    if (typeof v === 'string') ids.push(v)
-    else if (typeof v === 'number' && Number.isFinite(v)) ids.push(String(v))
-    else return {kind: 'bad', reason: `field ${f} must be a string`}
+    const v = obj[f]
+    if (typeof v === 'string') {
+      if (v.trim() === '') return {bad: `field ${f} is only white space`}
+      ids.push(v)
+    } else if (typeof v === 'number' && Number.isSafeInteger(v)) ids.push(String(v))
+    else if (typeof v === 'number') return {bad: `field ${f} is the number ${v}, which has lost digits; log it as a string`}
+    else return {bad: `field ${f} must be a string`}
   }
   let ts
   try {
-    ts = parseTimestamp(get('ts'))
+    ts = parseTimestamp(obj.ts)
   } catch (error) {
-    if (error instanceof TimestampError) return {kind: 'bad', reason: `field ts: ${error.message}`}
+    if (error instanceof TimestampError) return {bad: `field ts: ${error.message}`}
     throw error
   }
-  const response = decodeResponse(get('response'))
-  const request = get('request')
+  const response = decodeResponse(obj.response)
+  const request = obj.request
   return {
-    kind: 'record',
     row: {
       request_id: ids[0]!,
       tenant_id: ids[1]!,
       session_id: ids[2]!,
       ts: ts.iso,
       ts_ms: ts.ms,
-      status: intOrNull(get('status')),
-      endpoint: strOrNull(get('endpoint')),
-      model: strOrNull(get('model')),
-      prefill_node: strOrNull(get('prefill_node')),
-      decode_node: strOrNull(get('decode_node')),
-      prompt_tokens: intOrNull(get('prompt_tokens')) ?? response.promptTokens,
-      completion_tokens: intOrNull(get('completion_tokens')) ?? response.completionTokens,
+      status: checkedInt(obj.status, 'status', STATUS_MIN, STATUS_MAX, notes),
+      endpoint: strOrNull(obj.endpoint),
+      model: strOrNull(obj.model),
+      prefill_node: strOrNull(obj.prefill_node),
+      decode_node: strOrNull(obj.decode_node),
+      prompt_tokens: checkedInt(obj.prompt_tokens, 'prompt_tokens', 0, Number.MAX_SAFE_INTEGER, notes) ?? response.promptTokens,
+      completion_tokens: checkedInt(obj.completion_tokens, 'completion_tokens', 0, Number.MAX_SAFE_INTEGER, notes) ?? response.completionTokens,
       cached_tokens: response.cachedTokens,
       stream: response.stream || streamRequested(request) ? 1 : 0,
       response_kind: response.kind,
@@ -117,15 +125,6 @@ export function parseLine(bytes: Buffer, map: FieldMap): LineResult {
       response_text: response.kind === 'none' ? null : response.text,
     },
   }
-}
-
-function dig(obj: unknown, path: readonly string[]): unknown {
-  let cur = obj
-  for (const key of path) {
-    if (cur === null || typeof cur !== 'object') return undefined
-    cur = (cur as Record<string, unknown>)[key]
-  }
-  return cur
 }
 
 function isBlank(buf: Buffer): boolean {
@@ -149,10 +148,24 @@ export function firstInvalidUtf8(buf: Buffer): number {
   return buf.length
 }
 
-function intOrNull(v: unknown): number | null {
-  if (typeof v === 'number' && Number.isInteger(v)) return v
-  if (typeof v === 'string' && /^\d{1,15}$/.test(v)) return Number(v)
+/**
+ * An integer field: a safe integer in [min, max] (or a string of up to 15 digits), else
+ * unknown. A value given but unusable (2^63, -1 tokens, status 70000) is noted, never stored:
+ * an INTEGER column cannot hold it, and a rounded double would be a fact nobody logged.
+ */
+function checkedInt(v: unknown, field: string, min: number, max: number, notes: string[]): number | null {
+  if (v === undefined || v === null) return null
+  let n: number | null = null
+  if (typeof v === 'number' && Number.isSafeInteger(v)) n = v
+  else if (typeof v === 'string' && /^\d{1,15}$/.test(v)) n = Number(v)
+  if (n !== null && n >= min && n <= max) return n
+  notes.push(`${field} ${describeValue(v)} is not an integer in [${min}, ${max === Number.MAX_SAFE_INTEGER ? '2^53' : max}]: stored as unknown`)
   return null
+}
+
+function describeValue(v: unknown): string {
+  const text = typeof v === 'string' ? JSON.stringify(v) : typeof v === 'number' || typeof v === 'boolean' ? String(v) : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : typeof v
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text
 }
 
 function strOrNull(v: unknown): string | null {

@@ -1,3 +1,5 @@
+import {utcMs} from '../util/timestamps.js'
+
 // Zone-less timestamps. `2026-10-30 00:39:11` means nothing until someone says where the
 // clock hung: LiteLLM's spend logs come out of a `timestamp without time zone` column, and
 // plenty of gateways log local wall time. Reading such a value as UTC moves every event by the
@@ -89,7 +91,7 @@ export function zoneOffsetMinutes(zone: string, ms: number): number {
   }
   const parts: Record<string, number> = {}
   for (const p of f.formatToParts(new Date(ms))) if (p.type !== 'literal') parts[p.type] = Number(p.value)
-  const wall = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!)
+  const wall = utcMs(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!)
   const whole = ms - (((ms % 1000) + 1000) % 1000)
   return Math.round((wall - whole) / 60_000)
 }
@@ -103,7 +105,7 @@ export type ZonedInstant = {ok: true; ms: number; offsetMinutes: number} | {ok: 
  * decides (`reject` by default).
  */
 export function wallTimeToInstant(wall: WallTime, zone: AssumedZone, disambiguation: Disambiguation = 'reject'): ZonedInstant {
-  const asUtc = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, Math.min(wall.second, 59))
+  const asUtc = utcMs(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, Math.min(wall.second, 59))
   if (zone.kind === 'fixed') return {ok: true, ms: asUtc - zone.offsetMinutes * 60_000, offsetMinutes: zone.offsetMinutes}
   const offsets = new Set<number>()
   for (const probe of [-36, -12, 0, 12, 36]) offsets.add(zoneOffsetMinutes(zone.name, asUtc + probe * 3_600_000))

@@ -113,7 +113,7 @@ const PAIR_PREFIX_HEX = 18
 const HEX_MARKER = /^CANARY-[0-9a-fA-F]+$/
 
 const TS_WEIGHTS: Record<(typeof GATEWAYS)[number], [TimestampForm, number][]> = {
-  'gw-ams1': [['iso_z', 40], ['langfuse', 40], ['epoch_ms', 20]],
+  'gw-ams1': [['iso_z', 40], ['space_micro', 40], ['epoch_ms', 20]],
   'gw-fra1': [['iso_z', 60], ['iso_offset', 25], ['epoch_ms', 15]],
   'gw-iad1': [['epoch_ms', 50], ['iso_z', 30], ['iso_offset', 20]],
 }

@@ -18,7 +18,7 @@ export type ResponseShape =
   | 'error_vllm_nested'
   | 'error_sglang_flat'
   | 'error_openai'
-export type TimestampForm = 'iso_z' | 'iso_offset' | 'epoch_ms' | 'langfuse'
+export type TimestampForm = 'iso_z' | 'iso_offset' | 'epoch_ms' | 'space_micro'
 
 export interface Usage {
   prompt_tokens: number
@@ -241,10 +241,11 @@ export function formatTimestamp(form: TimestampForm, ms: number, rng: Rng): stri
       const abs = Math.abs(offset)
       return `${d.toISOString().slice(0, 23)}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
     }
-    case 'langfuse': {
-      // Langfuse writes UTC without a zone, to the microsecond.
+    case 'space_micro': {
+      // SQL style, to the microsecond, with the zone written out (a zone-less time is refused
+      // without --assume-tz, so a gateway that logs without one is a separate test case).
       const d = new Date(ms)
-      return `${d.toISOString().slice(0, 10)} ${d.toISOString().slice(11, 23)}${pad(rng.int(1000), 3)}`
+      return `${d.toISOString().slice(0, 10)} ${d.toISOString().slice(11, 23)}${pad(rng.int(1000), 3)}+00:00`
     }
   }
 }

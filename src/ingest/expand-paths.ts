@@ -4,8 +4,12 @@ import {InputError} from '../errors.js'
 
 // PATHS may be files, directories (walked for log files) or globs the shell did not expand
 // (quoted, or from a script). Node 20 has no fs.glob, so `*`, `?` and `**` are matched here.
+// A directory is walked for exactly the names LOG_FILE_PATTERNS lists (the commands' help
+// prints the same list); a file named on the command line is read whatever its name.
 
-const LOG_FILE = /\.(jsonl|ndjson|json|log|txt)(\.gz)?$|\.gz$/i
+/** What a directory walk takes, as the help says it. */
+export const LOG_FILE_PATTERNS = ['*.jsonl', '*.ndjson', '*.json', '*.log', 'and each of these .gz'] as const
+const LOG_FILE = /\.(jsonl|ndjson|json|log)(\.gz)?$/i
 
 export function expandPaths(inputs: readonly string[]): string[] {
   const out: string[] = []
@@ -24,8 +28,11 @@ export function expandPaths(inputs: readonly string[]): string[] {
     }
     if (stat.isDirectory()) {
       const found = walk(input).filter((p) => LOG_FILE.test(p))
-      if (found.length === 0) throw new InputError(`${input}: directory holds no log files (*.jsonl, *.json, *.log, *.gz)`, 'E_NO_MATCH')
+      if (found.length === 0) throw new InputError(`${input}: directory holds no log files (${LOG_FILE_PATTERNS.join(', ')})`, 'E_NO_MATCH')
       out.push(...found)
+    } else if (!stat.isFile()) {
+      // Checked before anything is stored: a FIFO would block, /dev/zero never ends.
+      throw new InputError(`${input}: not a regular file (a FIFO, device or socket); crosstalk keeps the exact bytes of evidence files, so copy the log into a file first`, 'E_NOT_A_FILE')
     } else out.push(input)
   }
   // The same file named twice (a directory and a file inside it) is read once.

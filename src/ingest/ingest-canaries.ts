@@ -5,7 +5,7 @@ import {z} from 'zod'
 import {InputError} from '../errors.js'
 import {writeEvidenceSync} from '../evidence/evidence-store.js'
 import {sha256File} from '../evidence/hash-file.js'
-import {markerKey} from '../extract/markers.js'
+import {CONVENTIONAL_MARKER, markerKey} from '../extract/markers.js'
 import {stageRegistry} from '../store/canaries.js'
 import {deleteFile, fileBySha256, insertRegistryFile} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
@@ -18,10 +18,25 @@ import {readLines} from './line-reader.js'
 // line by line into a staging table and checked with SQL: memory stays flat, and every
 // conflict in the file or against the case is found before anything is stored.
 
+// Ids are kept exactly as written: a registry that trimmed " tenant-a" or turned a CRLF inside
+// a quoted field into LF would no longer match the logs that carry the same id (own sightings
+// read as echo, notices addressed to tenants that exist only in the registry). An id that is
+// empty or only white space identifies nobody and is refused.
+const id = (field: string) =>
+  z.string().refine((v) => v.trim() !== '', `${field} is empty or only white space`)
+
+/**
+ * The shortest marker outside the CANARY-<hex> convention. Such markers are matched as plain
+ * text in every response: "a" or "the" matched tens of thousands of ordinary answers (37,983
+ * echo sightings from one-character markers). Eight characters is the length of the shortest
+ * marker-shaped token's hex part; conventional markers are longer anyway.
+ */
+export const MIN_UNCONVENTIONAL_MARKER = 8
+
 const CanaryEntry = z.object({
-  marker: z.string().trim().min(1, 'marker is empty'),
-  tenant_id: z.string().trim().min(1, 'tenant_id is empty'),
-  session_id: z.string().trim().min(1, 'session_id is empty'),
+  marker: id('marker'),
+  tenant_id: id('tenant_id'),
+  session_id: id('session_id'),
   issued_at: z.union([z.string(), z.number()]).nullish(),
 })
 
@@ -109,30 +124,35 @@ async function* readRegistry(path: string): AsyncGenerator<Entry> {
     if (!isUtf8(raw.bytes)) throw new InputError(`${path}:${raw.lineNo}: not UTF-8 text`)
     let text = raw.bytes.toString('utf8')
     if (raw.lineNo === 1) text = text.replace(/^\ufeff/, '')
-    if (text.endsWith('\r')) text = text.slice(0, -1)
+    // The CR of a CRLF line end is kept until the record is complete: inside a quoted field it is
+    // part of the value.
+    const cr = text.endsWith('\r')
+    const bare = cr ? text.slice(0, -1) : text
     if (!format) {
-      if (!text.trim()) continue
-      format = text.trimStart().startsWith('{') ? 'jsonl' : 'csv'
+      if (!bare.trim()) continue
+      format = bare.trimStart().startsWith('{') ? 'jsonl' : 'csv'
     }
     if (format === 'jsonl') {
-      if (!text.trim()) continue
+      if (!bare.trim()) continue
       let value: unknown
       try {
-        value = JSON.parse(text)
+        value = JSON.parse(bare)
       } catch (error) {
         throw new InputError(`${path}:${raw.lineNo}: not valid JSON (${(error as Error).message})`)
       }
       yield validate(path, raw.lineNo, value)
       continue
     }
-    const record = pending ? `${pending}\n${text}` : text
+    const joined = pending ? `${pending}\n${text}` : text
     const line = pending ? pendingLine : raw.lineNo
-    if ((record.match(/"/g)?.length ?? 0) % 2 === 1) {
-      pending = record
+    if ((joined.match(/"/g)?.length ?? 0) % 2 === 1) {
+      // Inside a quoted field: the line end (CR included) is part of the value.
+      pending = joined
       pendingLine = line
       continue
     }
     pending = ''
+    const record = joined.endsWith('\r') ? joined.slice(0, -1) : joined
     if (!record.trim()) continue
     let cells: string[]
     try {
@@ -159,6 +179,11 @@ function validate(path: string, line: number, value: unknown): Entry {
     throw new InputError(`${path}:${line}: ${issue?.path.join('.') || 'entry'}: ${issue?.message ?? 'invalid'}`)
   }
   const e = parsed.data
+  if (!CONVENTIONAL_MARKER.test(e.marker) && [...e.marker].length < MIN_UNCONVENTIONAL_MARKER) {
+    throw new InputError(
+      `${path}:${line}: marker ${JSON.stringify(e.marker.slice(0, 40))} is too short: a marker outside the CANARY-<hex> convention needs at least ${MIN_UNCONVENTIONAL_MARKER} characters, or it matches ordinary text`,
+    )
+  }
   let issued: string | null = null
   if (e.issued_at !== undefined && e.issued_at !== null && e.issued_at !== '') {
     try {

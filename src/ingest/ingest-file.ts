@@ -1,25 +1,26 @@
 import {createHash} from 'node:crypto'
-import {closeSync, openSync, readSync, statSync} from 'node:fs'
+import {closeSync, constants, fstatSync, openSync, readSync} from 'node:fs'
 import {basename, resolve} from 'node:path'
-import {InputError} from '../errors.js'
+import {CliError, InputError} from '../errors.js'
 import {EvidenceWriter, type EvidenceCodec} from '../evidence/evidence-store.js'
 import {isGzipHead, sha256File} from '../evidence/hash-file.js'
 import {EXTRACT_SCHEME} from '../extract/extract.js'
-import type {FieldMap} from '../extract/parse-record.js'
-import {encodeParseSpec} from '../extract/parse-spec.js'
-import {completeLogFile, deleteFile, insertLoadingLogFile, logFilesOfSize, otherFileWithSha256} from '../store/files.js'
+import {decodeParseSpec, describeParseSpec, encodeParseSpec} from '../extract/parse-spec.js'
+import type {CompanionIndex, LogFormat} from '../extract/formats/index.js'
+import {completeLogFile, deleteFile, insertLoadingLogFile, logFilesAtPath, logFilesOfSize, otherFileWithSha256, type FileRow} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {withoutForeignKeyChecksAsync} from '../store/session.js'
-import {TruncatedStreamError} from './line-reader.js'
+import {DamagedStreamError} from './gunzip-recover.js'
 import type {ParsePool} from './parse-pool.js'
 import type {UnitResult} from './process-unit.js'
 import type {RequestIdSet} from './request-id-set.js'
 import {readUnits, UnitBuffers} from './unit-reader.js'
-import {UnitWriter} from './unit-writer.js'
+import {UnitWriter, type FileSummaryCounts} from './unit-writer.js'
 
-// One log file into the case: decide whether it is already there, then stream it through
-// the parse pool into the evidence store and the tables, and mark it complete at the end.
-// Until then the file is 'loading', and nothing counts its rows.
+// One log file into the case, in three steps: prepare (is it already there? a loading row
+// for it), stream (the parse pool decodes its lines into the evidence store and the tables),
+// finish (mark it complete with what was read, or refuse it when nothing in it could be read).
+// Until finished the file is 'loading', and nothing counts its rows.
 
 export interface IngestProgress {
   file: string
@@ -35,14 +36,28 @@ export interface IngestProgress {
 export interface IngestFileSummary {
   path: string
   sha256: string
-  status: 'ingested' | 'already_present'
+  /** refused: nothing in it could be read (or no answer decoded to text); it was not kept */
+  status: 'ingested' | 'already_present' | 'refused'
+  log_format: LogFormat
+  /** how the format was decided (auto's reason, or "given") */
+  format_reason: string
   records: number
   duplicates: number
   bad_lines: number
   blank_lines: number
+  /** records whose request decoded to no text */
+  no_request_text: number
+  /** records (errors aside) whose response decoded to no text */
+  no_response_text: number
+  /** items that are not model calls (non-GenAI spans, Batch input lines, Langfuse spans) */
+  ignored_items: number
   first_ts: string | null
   last_ts: string | null
+  /** null: read whole; else what could not be read */
+  unread: string | null
   notes: string[]
+  /** when refused: why, and the likely fix */
+  refused?: {reason: string; fix: string}
 }
 
 /** What every file of one `ingest logs` shares. */
@@ -52,13 +67,39 @@ export interface IngestContext {
   seen: RequestIdSet
   /** SHA-256 of the registry's unconventional markers the pool matches ('' when none). */
   unconventionalSha256: string
-  map: FieldMap
   source: string
   now: () => Date
   maxLineBytes: number
   evidenceCodec: EvidenceCodec
   fileCount: number
   onProgress?: (p: IngestProgress) => void
+  signal?: AbortSignal
+}
+
+/** How a file is read: its format, why, and the parse spec (canonical JSON) of its lines. */
+export interface FileFormat {
+  format: LogFormat
+  reason: string
+  spec: string
+}
+
+export interface PreparedFile {
+  path: string
+  absPath: string
+  fileIndex: number
+  size: number
+  gzip: boolean
+  how: FileFormat
+  /** The file's row: a new 'loading' one, or the complete one already in the case. */
+  fileId: number
+  present: FileRow | null
+}
+
+/** The ingest stopped on a signal: the file being read stays 'loading' and is redone next time. */
+export class IngestInterrupted extends Error {
+  constructor(readonly file: string) {
+    super(`interrupted while reading ${file}`)
+  }
 }
 
 /** Bytes of whole lines per parse unit. */
@@ -68,72 +109,67 @@ const UNIT_SLACK = 1 << 20
 /** Input bytes per write transaction. */
 const COMMIT_BYTES = 4 << 20
 
-export async function ingestFile(ctx: IngestContext, path: string, fileIndex: number): Promise<IngestFileSummary> {
-  const {db} = ctx
-  const {size, head} = statAndHead(path)
-  const absPath = resolve(path)
-  // The file's SHA-256 decides whether it is already in the case. Hashing is a full read,
-  // so it is done up front only when a file of the same size is in the case (only then can
-  // the hashes be equal); otherwise the hash is taken in the same pass that ingests.
-  const sameSize = logFilesOfSize(db, size)
-  const preHash = sameSize.length > 0 ? await hashOrThrow(path) : null
-  const empty: IngestFileSummary = {path, sha256: preHash ?? '', status: 'ingested', records: 0, duplicates: 0, bad_lines: 0, blank_lines: 0, first_ts: null, last_ts: null, notes: []}
-  const done = sameSize.find((f) => f.state === 'complete' && f.sha256 === preHash)
-  if (done) {
-    // Same bytes already in the case: every request line in it is already present.
-    return {...empty, status: 'already_present', duplicates: done.records + done.duplicates}
-  }
-  // An ingest of this file that was interrupted (crash, kill -9): drop its partial rows and redo it.
-  for (const f of sameSize) {
-    if (f.state === 'loading' && (f.sha256 === preHash || f.abs_path === absPath)) deleteFile(db, f.id)
-  }
-  const gzip = isGzipHead(head)
-  const fileId = insertLoadingLogFile(db, {
-    path, name: basename(path), absPath,
-    sha256: preHash ?? `pending:${process.pid}:${Date.now()}:${fileIndex}`,
-    size, compression: gzip ? 'gzip' : 'none', logFormat: 'native', parseSpec: encodeParseSpec({map: ctx.map}), source: ctx.source,
-    startedAt: ctx.now().toISOString(),
-  })
-
-  const notes: string[] = []
-  const streamed = await withoutForeignKeyChecksAsync(db, () => streamFile(ctx, {path, fileId, fileIndex, size, gzip, hashFile: preHash === null}, notes))
-  const c = streamed.counts
-  if (c.bom) notes.unshift('UTF-8 byte-order mark at the start of the file skipped')
-  if (c.lines === 0) notes.push('empty file: no lines')
-  const sha256 = preHash ?? streamed.sha256!
-  if (preHash === null && otherFileWithSha256(db, sha256, fileId)) {
-    // Cannot happen (no file of this size was in the case when the pass began), unless another process ingested it meanwhile.
-    deleteFile(db, fileId)
-    throw new InputError(`${path}: the same file was ingested into this case by another process meanwhile; run the ingest again`, 'E_CONCURRENT')
-  }
-  // --json timestamps are toISOString() form (contract); records keep every digit given.
-  const firstTs = c.records > 0 ? new Date(c.first_ms).toISOString() : null
-  const lastTs = c.records > 0 ? new Date(c.last_ms).toISOString() : null
-  completeLogFile(db, fileId, {
-    completedAt: ctx.now().toISOString(), sha256, contentSha256: streamed.contentSha256 ?? sha256, contentSize: streamed.contentSize,
-    firstTs, lastTs, notes, extractScheme: EXTRACT_SCHEME, unconventionalSha256: ctx.unconventionalSha256,
-  })
-  return {path, sha256, status: 'ingested', records: c.records, duplicates: c.duplicates, bad_lines: c.bad_lines, blank_lines: c.blank_lines, first_ts: firstTs, last_ts: lastTs, notes}
-}
-
-function statAndHead(path: string): {size: number; head: Buffer} {
+/**
+ * Opens the path without blocking (a FIFO with no writer would block a plain open forever) and
+ * refuses anything but a regular file: a FIFO, a device such as /dev/zero, a socket. Returns the
+ * size (what will be read, even if the file grows meanwhile) and the first bytes.
+ */
+export function statRegularFile(path: string): {size: number; head: Buffer} {
+  let fd: number
   try {
-    const size = statSync(path).size
-    const fd = openSync(path, 'r')
-    try {
-      const head = Buffer.alloc(4)
-      return {size, head: head.subarray(0, readSync(fd, head, 0, 4, 0))}
-    } finally {
-      closeSync(fd)
-    }
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
   } catch (error) {
     throw unreadable(path, error)
   }
+  try {
+    const stat = fstatSync(fd)
+    if (!stat.isFile()) {
+      const what = stat.isFIFO() ? 'a FIFO (named pipe)' : stat.isCharacterDevice() ? 'a character device' : stat.isBlockDevice() ? 'a block device' : stat.isSocket() ? 'a socket' : 'not a regular file'
+      throw new InputError(`${path}: ${what}, not a regular file; crosstalk keeps the exact bytes of evidence files, so copy the log into a file first`, 'E_NOT_A_FILE')
+    }
+    const head = Buffer.alloc(4)
+    return {size: stat.size, head: head.subarray(0, stat.size === 0 ? 0 : readSync(fd, head, 0, 4, 0))}
+  } catch (error) {
+    if (error instanceof CliError) throw error
+    throw unreadable(path, error)
+  } finally {
+    closeSync(fd)
+  }
 }
 
-async function hashOrThrow(path: string): Promise<string> {
+/**
+ * Step one: whether the same bytes are already in the case (then nothing is read again), and a
+ * 'loading' row for a file that is not. Rows an interrupted ingest left for this path (or for
+ * these bytes) are dropped first, with everything they held.
+ */
+export async function prepareFile(ctx: IngestContext, path: string, fileIndex: number, how: FileFormat): Promise<PreparedFile> {
+  const {db} = ctx
+  const {size, head} = statRegularFile(path)
+  const absPath = resolve(path)
+  const gzip = isGzipHead(head)
+  // The file's SHA-256 decides whether it is already in the case. Hashing is a full read, so
+  // it is done up front only when a file of the same size is in the case (only then can the
+  // hashes be equal); the stream pass hashes what it reads in any case.
+  const sameSize = logFilesOfSize(db, size)
+  const preHash = sameSize.length > 0 ? await hashOrThrow(path, size) : null
+  const done = sameSize.find((f) => f.state === 'complete' && f.sha256 === preHash)
+  if (done) return {path, absPath, fileIndex, size, gzip, how, fileId: done.id, present: done}
+  // An ingest of this file that was interrupted (crash, kill -9, a signal): drop its partial rows and redo it.
+  for (const f of [...sameSize, ...logFilesAtPath(db, absPath)]) {
+    if (f.state === 'loading' && (f.sha256 === preHash || f.abs_path === absPath)) deleteFile(db, f.id)
+  }
+  const fileId = insertLoadingLogFile(db, {
+    path, name: basename(path), absPath,
+    sha256: `pending:${process.pid}:${Date.now()}:${fileIndex}:${Math.random().toString(36).slice(2)}`,
+    size, compression: gzip ? 'gzip' : 'none', logFormat: how.format, parseSpec: how.spec, formatReason: how.reason, source: ctx.source,
+    startedAt: ctx.now().toISOString(),
+  })
+  return {path, absPath, fileIndex, size, gzip, how, fileId, present: null}
+}
+
+async function hashOrThrow(path: string, size: number): Promise<string> {
   try {
-    return (await sha256File(path)).sha256
+    return (await sha256File(path, {limit: size})).sha256
   } catch (error) {
     throw unreadable(path, error)
   }
@@ -143,41 +179,53 @@ function unreadable(path: string, error: unknown): InputError {
   return new InputError(`${path}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, 'E_UNREADABLE')
 }
 
-interface StreamTarget {
-  path: string
-  fileId: number
-  fileIndex: number
-  size: number
-  gzip: boolean
-  /** Hash the file as read (no hash was taken up front). */
-  hashFile: boolean
+/** What the stream pass read. */
+export interface Streamed {
+  counts: FileSummaryCounts
+  sha256: string
+  contentSha256: string
+  contentSize: number
+  /** null: the whole file was read; else what could not be */
+  unread: string | null
+  /** the first bad line, for the message when nothing could be read */
+  firstBad: {line: number; reason: string} | null
 }
 
 /**
- * The pipeline: the reader cuts the (decompressed) stream into units of whole lines, the
- * pool parses them on worker threads, and the results are written in submission order, a
- * few units per transaction, while every byte also goes to the evidence store.
+ * Step two: the pipeline. The reader cuts the (decompressed) stream into units of whole
+ * lines, the pool parses them on worker threads (on this thread with `index`: formats whose
+ * lines join other lines), and the results are written in submission order, a few units per
+ * transaction, while every byte also goes to the evidence store.
  */
-async function streamFile(
-  ctx: IngestContext, t: StreamTarget, notes: string[],
-): Promise<{counts: UnitWriter['counts']; sha256: string | null; contentSha256: string | null; contentSize: number}> {
+export async function streamFile(ctx: IngestContext, f: PreparedFile, index: CompanionIndex | null): Promise<Streamed> {
+  return withoutForeignKeyChecksAsync(ctx.db, () => streamInto(ctx, f, index))
+}
+
+async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionIndex | null): Promise<Streamed> {
   const {db, pool} = ctx
   const writer = new UnitWriter(db, t.fileId, ctx.source, ctx.seen)
   const evidence = new EvidenceWriter(db, t.fileId, ctx.evidenceCodec)
-  const fileHash = t.hashFile ? createHash('sha256') : undefined
+  const fileHash = createHash('sha256')
   // For a plain file the content is the file; only gzip needs a hash of its own.
   const contentHash = t.gzip ? createHash('sha256') : undefined
   let contentSize = 0
+  let fileBytes = 0
+  let unread: string | null = null
+  let firstBad: Streamed['firstBad'] = null
+  const noteFirstBad = (r: UnitResult): void => {
+    if (firstBad) return
+    for (const item of r.items) if (item.k === 'b') return void (firstBad = {line: item.lineNo, reason: item.reason})
+  }
 
   // One transaction per several units: every page a transaction touches is written to the WAL once per transaction.
-  const commit = db.transaction((results: UnitResult[], oversize: {lineNo: number; offset: number; length: number; max: number} | null) => {
+  const commit = db.transaction((results: UnitResult[], extra: (() => void) | null) => {
     for (const r of results) writer.write(r)
-    if (oversize) writer.writeOversize(oversize)
+    if (extra) extra()
     evidence.writeReady()
     writer.saveCounts()
   })
 
-  const inFlight = pool.threaded ? 2 * pool.size + 1 : 1
+  const inFlight = pool.threaded && index === null ? 2 * pool.size + 1 : 1
   // Unit buffers go round: reader -> worker -> back here -> reader (see readUnits).
   const unitBuffers = new UnitBuffers(UNIT_BYTES + UNIT_SLACK, inFlight + 2)
   let lastReport = 0
@@ -192,8 +240,8 @@ async function streamFile(
   }
   let ready: UnitResult[] = []
   let readyBytes = 0
-  const flush = (oversize: {lineNo: number; offset: number; length: number; max: number} | null = null): void => {
-    commit(ready, oversize)
+  const flush = (extra: (() => void) | null = null): void => {
+    commit(ready, extra)
     ready = []
     readyBytes = 0
     report()
@@ -202,42 +250,171 @@ async function streamFile(
     const r = await pool.next()
     unitBuffers.release(r.input?.buffer)
     r.input = undefined
+    noteFirstBad(r)
     ready.push(r)
     readyBytes += r.bytes
     if (readyBytes >= COMMIT_BYTES) flush()
   }
+  const task = {spec: t.how.spec, file: String(t.fileId), maxLineBytes: ctx.maxLineBytes}
+  let reading = true
   try {
     for await (const event of readUnits(t.path, {
       gzip: t.gzip,
+      size: t.size,
       unitBytes: UNIT_BYTES,
       buffers: unitBuffers,
       maxLineBytes: ctx.maxLineBytes,
-      onFileChunk: (chunk) => fileHash?.update(chunk),
+      onFileChunk: (chunk) => {
+        fileHash.update(chunk)
+        fileBytes += chunk.length
+      },
       onChunk: (chunk) => {
         evidence.push(chunk)
         contentHash?.update(chunk)
         contentSize += chunk.length
       },
     })) {
-      if (event.kind === 'oversize') {
+      if (ctx.signal?.aborted) throw new IngestInterrupted(t.path)
+      if (event.kind === 'skipping') {
+        // A line past --max-line-bytes streams by: its evidence is stored as it comes, never held.
+        bytesDone = event.offset
+        if (evidence.heldBytes >= COMMIT_BYTES) {
+          while (pool.pending > 0) await drainOne()
+          flush()
+        }
+        await evidence.backpressure()
+        continue
+      }
+      if (event.kind === 'oversize' || event.kind === 'cut') {
         // In order: everything before it is written first.
         while (pool.pending > 0) await drainOne()
-        flush({...event, max: ctx.maxLineBytes})
+        if (event.kind === 'oversize') {
+          firstBad ??= {line: event.lineNo, reason: `line is ${event.length} bytes, over --max-line-bytes ${ctx.maxLineBytes}`}
+          flush(() => writer.writeOversize({...event, max: ctx.maxLineBytes}))
+        } else {
+          const reason = `line cut short where the gzip stream is damaged (its end could not be decompressed)`
+          firstBad ??= {line: event.lineNo, reason}
+          flush(() => writer.writeCut({...event, reason}))
+        }
         continue
       }
       bytesDone = event.offset + event.bytes.length
-      pool.submit({seq: seq++, bytes: event.bytes, offset: event.offset, firstLineNo: event.firstLineNo, map: ctx.map, maxLineBytes: ctx.maxLineBytes}, true)
+      pool.submit({seq: seq++, bytes: event.bytes, offset: event.offset, firstLineNo: event.firstLineNo, ...task}, true, index)
       while (pool.pending >= inFlight) await drainOne()
       await evidence.backpressure()
     }
+    reading = false
   } catch (error) {
-    if (!(error instanceof TruncatedStreamError)) {
-      throw new InputError(`${t.path}: read failed after line ${writer.counts.lines} (${(error as Error).message})`, 'E_UNREADABLE')
-    }
-    notes.push(error.message)
+    if (error instanceof DamagedStreamError) unread = error.message
+    else throw describeFailure(ctx, t, writer, error, reading)
   }
-  while (pool.pending > 0) await drainOne()
-  await evidence.finish()
-  flush()
-  return {counts: writer.counts, sha256: fileHash ? fileHash.digest('hex') : null, contentSha256: contentHash ? contentHash.digest('hex') : null, contentSize}
+  try {
+    while (pool.pending > 0) await drainOne()
+    await evidence.finish()
+    flush()
+  } catch (error) {
+    throw describeFailure(ctx, t, writer, error, false)
+  }
+  const sha256 = fileHash.digest('hex')
+  return {counts: writer.counts, sha256, contentSha256: contentHash ? contentHash.digest('hex') : sha256, contentSize, unread, firstBad}
+}
+
+/**
+ * One line for a failure mid-file. A full disk is the case's problem, not the log's: it names
+ * the case and says the file will be redone. Reading errors name the line reached.
+ */
+function describeFailure(ctx: IngestContext, t: PreparedFile, writer: UnitWriter, error: unknown, reading: boolean): Error {
+  if (error instanceof IngestInterrupted || error instanceof CliError) return error as Error
+  const e = error as NodeJS.ErrnoException
+  const code = typeof e.code === 'string' ? e.code : ''
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC' || /disk is full|ENOSPC|no space left/i.test(e.message ?? '')) {
+    return new InputError(
+      `${ctx.db.name}: no space left to write the case (${code || 'disk full'}) while storing ${t.path}; free space, then run the same ingest again (${t.path} stays unfinished and is redone; files completed before it are kept)`,
+      'E_DISK_FULL',
+    )
+  }
+  if (code.startsWith('SQLITE_')) {
+    return new InputError(`${ctx.db.name}: writing the case failed (${code}: ${e.message}) while storing ${t.path} after line ${writer.counts.lines}`, 'E_CASE_WRITE')
+  }
+  if (reading) return new InputError(`${t.path}: read failed after line ${writer.counts.lines} (${code || e.message})`, 'E_UNREADABLE')
+  return error as Error
+}
+
+/** Why a file that was read cannot count as ingested, and the likely fix; null when it can. */
+export function refusal(f: PreparedFile, s: Streamed): {reason: string; fix: string} | null {
+  const c = s.counts
+  const formatFix = f.how.format === 'native' ? `--log-format (otel, langfuse, litellm, openai-batch) or --map FIELD=PATH` : `--log-format, or --map FIELD=PATH`
+  const batchInput = f.how.format === 'openai-batch' && c.ignored_items > 0
+  if (c.records + c.duplicates === 0 && c.bad_lines > 0 && !batchInput) {
+    const first = s.firstBad ? `; line ${s.firstBad.line}: ${s.firstBad.reason}` : ''
+    return {reason: `none of its ${c.bad_lines} lines or items could be read as ${f.how.format}${first}`, fix: formatFix}
+  }
+  const answers = c.records - c.error_records
+  if (answers > 0 && c.no_response_text >= answers) {
+    const why = Object.keys(c.notes).find((n) => /content|output|response/i.test(n))
+    return {
+      reason: `every one of its ${answers} responses decoded to no text (read as ${f.how.format}${why ? `: ${why}` : ''}), so nothing in it can be judged`,
+      fix: f.how.format === 'otel' ? 'give the OTLP logs file with the traces (message content is in log records), or --map response=PATH' : `--map response=PATH (the field holding the answer text), or ${formatFix}`,
+    }
+  }
+  return null
+}
+
+/** Step three, for a file that counts: mark it complete with what was read. */
+export function finishFile(ctx: IngestContext, f: PreparedFile, s: Streamed): IngestFileSummary {
+  const {db} = ctx
+  const c = s.counts
+  const notes: string[] = []
+  if (c.bom) notes.push('UTF-8 byte-order mark at the start of the file skipped')
+  if (c.lines === 0) notes.push('empty file: no lines')
+  if (s.unread) notes.push(s.unread)
+  for (const [note, n] of Object.entries(c.notes).sort((a, b) => b[1] - a[1])) notes.push(`${n} record${n === 1 ? '' : 's'}: ${note}`)
+  if (c.no_request_text > 0) notes.push(`${c.no_request_text} of ${c.records} records have no request text`)
+  if (c.no_response_text > 0) notes.push(`${c.no_response_text} of ${c.records - c.error_records} answers (errors aside) have no response text`)
+  if (otherFileWithSha256(db, s.sha256, f.fileId)) {
+    // Cannot happen (no complete file of this size held these bytes when the pass began), unless another process ingested it meanwhile.
+    deleteFile(db, f.fileId)
+    throw new InputError(`${f.path}: the same file was ingested into this case by another process meanwhile; run the ingest again`, 'E_CONCURRENT')
+  }
+  // --json timestamps are toISOString() form; records keep every digit given.
+  const firstTs = c.records > 0 ? new Date(c.first_ms).toISOString() : null
+  const lastTs = c.records > 0 ? new Date(c.last_ms).toISOString() : null
+  completeLogFile(db, f.fileId, {
+    completedAt: ctx.now().toISOString(), sha256: s.sha256, size: f.size, contentSha256: s.contentSha256, contentSize: s.contentSize,
+    firstTs, lastTs, notes, extractScheme: EXTRACT_SCHEME, unconventionalSha256: ctx.unconventionalSha256,
+    noRequestText: c.no_request_text, noResponseText: c.no_response_text, errorRecords: c.error_records, ignoredItems: c.ignored_items, unread: s.unread,
+  })
+  return {...summaryBase(f, s.sha256, c), status: 'ingested', first_ts: firstTs, last_ts: lastTs, unread: s.unread, notes}
+}
+
+/** A file refused after reading: its rows go, the summary says why. */
+export function refuseFile(ctx: IngestContext, f: PreparedFile, s: Streamed, why: {reason: string; fix: string}): IngestFileSummary {
+  deleteFile(ctx.db, f.fileId)
+  return {...summaryBase(f, s.sha256, s.counts), status: 'refused', first_ts: null, last_ts: null, unread: s.unread, notes: [], refused: why}
+}
+
+/**
+ * The summary of a file whose bytes were already in the case. Read then under other options
+ * than now, it says so and how to read it again: the case holds one reading of each file.
+ */
+export function presentSummary(f: PreparedFile): IngestFileSummary {
+  const p = f.present!
+  const notes: string[] = []
+  if (encodeParseSpec(decodeParseSpec(p.parse_spec)) !== f.how.spec) {
+    const then = describeParseSpec(decodeParseSpec(p.parse_spec))
+    const now = describeParseSpec(decodeParseSpec(f.how.spec))
+    notes.push(`already in the case, read as ${then}, not as ${now}: to read it again that way, run crosstalk drop ${f.path} --reason "...", then this ingest again`)
+  }
+  return {
+    path: f.path, sha256: p.sha256, status: 'already_present', log_format: p.log_format as LogFormat, format_reason: p.format_reason ?? 'given',
+    records: 0, duplicates: p.records + p.duplicates, bad_lines: 0, blank_lines: 0, no_request_text: 0, no_response_text: 0, ignored_items: 0,
+    first_ts: null, last_ts: null, unread: null, notes,
+  }
+}
+
+function summaryBase(f: PreparedFile, sha256: string, c: FileSummaryCounts): Omit<IngestFileSummary, 'status' | 'first_ts' | 'last_ts' | 'unread' | 'notes'> {
+  return {
+    path: f.path, sha256, log_format: f.how.format, format_reason: f.how.reason, records: c.records, duplicates: c.duplicates, bad_lines: c.bad_lines,
+    blank_lines: c.blank_lines, no_request_text: c.no_request_text, no_response_text: c.no_response_text, ignored_items: c.ignored_items,
+  }
 }

@@ -1,34 +1,63 @@
-import {statSync} from 'node:fs'
+import {CliError} from '../errors.js'
 import type {EvidenceCodec} from '../evidence/evidence-store.js'
 import {UnconventionalSet} from '../extract/extract.js'
-import type {FieldMap} from '../extract/parse-record.js'
+import type {LogFormat} from '../extract/formats/index.js'
+import {lineDecoder, type LineDecoder} from '../extract/line-decoder.js'
+import {encodeParseSpec, type ParseSpec} from '../extract/parse-spec.js'
 import {unconventionalMarkers} from '../store/canaries.js'
 import {FIRST_LOAD_INDEXES, RANDOM_ORDER_INDEXES, restoreSuspendedIndexes, suspendIndexes} from '../store/indexes.js'
 import type {CaseDb} from '../store/open-case.js'
 import {countAllRecords} from '../store/records.js'
-import {checkpoint, enterBulkLoad} from '../store/session.js'
+import {checkpoint, enterBulkLoad, inTransaction} from '../store/session.js'
 import {expandPaths} from './expand-paths.js'
-import {ingestFile, type IngestFileSummary, type IngestProgress} from './ingest-file.js'
+import {buildCompanionIndex, sniffFile} from './file-lines.js'
+import {
+  finishFile, IngestInterrupted, prepareFile, presentSummary, refusal, refuseFile, statRegularFile, streamFile,
+  type FileFormat, type IngestContext, type IngestFileSummary, type IngestProgress, type PreparedFile, type Streamed,
+} from './ingest-file.js'
+import {isGzipHead} from '../evidence/hash-file.js'
 import {claimIngest, releaseIngest} from './ingest-lock.js'
 import {defaultWorkerCount, ParsePool, workersFromEnv} from './parse-pool.js'
 import {RequestIdSet} from './request-id-set.js'
 
 export type {IngestFileSummary, IngestProgress} from './ingest-file.js'
 
-// `crosstalk ingest logs`: every file into the case, one after the other, as a bulk load.
+// `crosstalk ingest logs`: every file into the case, one after the other, as a bulk load. Each
+// file is read in its log format: the one given, or (auto) the one its first readable lines
+// show, decided per file and reported. Files of a format whose records join lines across files
+// (OpenTelemetry spans and log records, Batch output and input) are read as one set: every
+// line of the set is offered to the format's companion index first, and the set is marked
+// complete together (an interruption leaves all of it to be redone).
 
 export interface IngestLogsOptions {
   paths: readonly string[]
-  map?: FieldMap
+  /** One format for every file, or 'auto' (default): decided per file from its first readable lines. */
+  logFormat?: LogFormat | 'auto'
+  /** --map specs (text per field), format options and --assume-tz: the parse spec without the format. */
+  parse?: Omit<ParseSpec, 'format'>
   /** Log source label: request_id is unique within a source (default "default"). */
   source?: string
   now: () => Date
   maxLineBytes?: number
   onProgress?: (p: IngestProgress) => void
+  /** Each file's format as soon as it is decided (before anything is read into the case). */
+  onFormat?: (d: FormatDecision) => void
   /** Parse worker threads (default: one per core; 0 parses inline). Small inputs always parse inline. */
   workers?: number
   /** Evidence block codec: 'raw' (default, fastest) or 'deflate' (about a third of the size, several times the CPU). */
   evidenceCodec?: EvidenceCodec
+  /** Stops the ingest between units: files completed stay, the one being read stays 'loading' (redone next time). */
+  signal?: AbortSignal
+}
+
+/** How one file is read (or why it is not). */
+export interface FormatDecision {
+  path: string
+  /** null: no format could be decided; the file is refused */
+  format: LogFormat | null
+  /** true when --log-format auto decided */
+  auto: boolean
+  reason: string
 }
 
 /** `crosstalk ingest logs --json` (contract keys first; the rest are extensions). */
@@ -39,10 +68,16 @@ export interface IngestLogsResult {
   bad_lines: number
   blank_lines: number
   skipped_files: number
+  /** files not counted as ingested: nothing in them could be read (nothing of them was kept) */
+  refused_files: number
   /** Worker threads that parsed (0: parsed on the main thread). */
   parse_workers: number
+  /** files read per format */
+  formats: Partial<Record<LogFormat, number>>
   warnings: string[]
   per_file: IngestFileSummary[]
+  /** null, or what a signal left: the files complete before it are kept, `file` stays unfinished */
+  interrupted: {file: string | null; files_not_started: string[]} | null
 }
 
 /** Inputs smaller than this parse inline: starting workers would cost more than it saves. */
@@ -50,13 +85,25 @@ const INLINE_BELOW_BYTES = 8 << 20
 
 export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promise<IngestLogsResult> {
   const paths = expandPaths(options.paths)
-  const result: IngestLogsResult = {files: 0, records: 0, duplicates: 0, bad_lines: 0, blank_lines: 0, skipped_files: 0, parse_workers: 0, warnings: [], per_file: []}
-  const workers = options.workers ?? (workersFromEnv() === undefined && totalSize(paths) < INLINE_BELOW_BYTES ? 0 : defaultWorkerCount())
+  const result: IngestLogsResult = {
+    files: 0, records: 0, duplicates: 0, bad_lines: 0, blank_lines: 0, skipped_files: 0, refused_files: 0, parse_workers: 0, formats: {},
+    warnings: [], per_file: [], interrupted: null,
+  }
+  const maxLineBytes = options.maxLineBytes ?? 256 * 1024 * 1024
+  // A bad CROSSTALK_WORKERS is refused before anything is read or said.
+  workersFromEnv()
+  // Options are checked before anything is read: a bad --map or pattern is a usage error.
+  const given = options.logFormat !== undefined && options.logFormat !== 'auto' ? options.logFormat : null
+  if (given) lineDecoder({...options.parse, format: given})
   // Refused before anything changes when another ingest holds the case.
   claimIngest(db)
   const leaveBulkLoad = enterBulkLoad(db)
   let pool: ParsePool | undefined
+  let current: string | null = null
+  const done = new Set<string>()
   try {
+    const files = await decideFormats(paths, given, options, maxLineBytes)
+    const workers = options.workers ?? (workersFromEnv() === undefined && files.reduce((n, f) => n + f.size, 0) < INLINE_BELOW_BYTES ? 0 : defaultWorkerCount())
     // Unconventional registered markers are matched while the texts are at hand; a scan
     // under a different set matches again from the evidence.
     const unconventional = new UnconventionalSet(unconventionalMarkers(db))
@@ -67,26 +114,64 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
     // their pages in every transaction (request ids are checked for duplicates in memory
     // meanwhile). A case's first load builds every record index that way.
     suspendIndexes(db, countAllRecords(db) === 0 ? [...RANDOM_ORDER_INDEXES, ...FIRST_LOAD_INDEXES] : RANDOM_ORDER_INDEXES)
-    const ctx = {
-      db, pool, seen: new RequestIdSet(db), unconventionalSha256: unconventional.hash, map: options.map ?? {}, source: options.source ?? 'default',
-      now: options.now, maxLineBytes: options.maxLineBytes ?? 256 * 1024 * 1024, evidenceCodec: options.evidenceCodec ?? 'raw', fileCount: paths.length,
-      onProgress: options.onProgress,
+    const ctx: IngestContext = {
+      db, pool, seen: new RequestIdSet(db), unconventionalSha256: unconventional.hash, source: options.source ?? 'default',
+      now: options.now, maxLineBytes, evidenceCodec: options.evidenceCodec ?? 'raw', fileCount: paths.length,
+      onProgress: options.onProgress, signal: options.signal,
     }
-    for (const [index, path] of paths.entries()) {
-      const summary = await ingestFile(ctx, path, index)
-      result.per_file.push(summary)
-      if (summary.status === 'already_present') {
+    const add = (s: IngestFileSummary): void => {
+      done.add(s.path)
+      result.per_file.push(s)
+      if (s.status === 'already_present') {
         result.skipped_files++
-        result.duplicates += summary.duplicates
-        continue
+        result.duplicates += s.duplicates
+        for (const note of s.notes) result.warnings.push(`${s.path}: ${note}`)
+        return
+      }
+      if (s.status === 'refused') {
+        result.refused_files++
+        return
       }
       result.files++
-      result.records += summary.records
-      result.duplicates += summary.duplicates
-      result.bad_lines += summary.bad_lines
-      result.blank_lines += summary.blank_lines
-      for (const note of summary.notes) result.warnings.push(`${path}: ${note}`)
+      result.formats[s.log_format] = (result.formats[s.log_format] ?? 0) + 1
+      result.records += s.records
+      result.duplicates += s.duplicates
+      result.bad_lines += s.bad_lines
+      result.blank_lines += s.blank_lines
+      for (const note of s.notes) result.warnings.push(`${s.path}: ${note}`)
     }
+    for (const [index, f] of files.entries()) {
+      current = null
+      if (done.has(f.path)) continue
+      if (options.signal?.aborted) throw new IngestInterrupted('')
+      current = f.path
+      if (f.how === null) {
+        add(undecided(f.path, f.reason))
+        continue
+      }
+      if (f.decoder.adapter.newIndex(f.decoder.options) === null) {
+        const prepared = await prepareFile(ctx, f.path, index, f.how)
+        if (prepared.present) {
+          add(presentSummary(prepared))
+          continue
+        }
+        const streamed = await streamFile(ctx, prepared, null)
+        const why = refusal(prepared, streamed)
+        add(why ? refuseFile(ctx, prepared, streamed, why) : finishFile(ctx, prepared, streamed))
+        continue
+      }
+      // The whole set of this format (and these options), read together.
+      const members = files.filter((m) => m.how !== null && m.how.spec === f.how!.spec && !done.has(m.path))
+      for (const s of await ingestSet(ctx, f.decoder, members.map((m) => ({path: m.path, index: files.indexOf(m), how: m.how!, gzip: m.gzip, size: m.size})), maxLineBytes)) add(s)
+    }
+    current = null
+  } catch (error) {
+    if (!(error instanceof IngestInterrupted)) {
+      if (error instanceof CliError) Object.assign(error, {partial: result})
+      throw error
+    }
+    const file = error.file || current
+    result.interrupted = {file, files_not_started: paths.filter((p) => !done.has(p) && p !== file)}
   } finally {
     await pool?.close()
     // Also after a failure: what was stored stays queryable by its indexes.
@@ -102,14 +187,105 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
   return result
 }
 
-function totalSize(paths: readonly string[]): number {
-  let total = 0
+/** What an ingest stored before it failed, on the error it throws (so the command can still audit it). */
+export function partialIngest(error: unknown): IngestLogsResult | null {
+  const partial = (error as {partial?: IngestLogsResult} | null)?.partial
+  return partial && partial.per_file.length > 0 ? partial : null
+}
+
+interface Decided {
+  path: string
+  size: number
+  gzip: boolean
+  how: FileFormat | null
+  decoder: LineDecoder
+  reason: string
+}
+
+/** Every file's format, before anything is read into the case. */
+async function decideFormats(paths: readonly string[], given: LogFormat | null, options: IngestLogsOptions, maxLineBytes: number): Promise<Decided[]> {
+  const out: Decided[] = []
   for (const path of paths) {
-    try {
-      total += statSync(path).size
-    } catch {
-      // reported by ingestFile, in order
+    if (options.signal?.aborted) throw new IngestInterrupted('')
+    const {size, head} = statRegularFile(path)
+    const gzip = isGzipHead(head)
+    let format: LogFormat | null = given
+    let reason = 'given with --log-format'
+    if (!given) {
+      const d = await sniffFile({path, gzip, size}, maxLineBytes)
+      const mapped = Object.keys(options.parse?.map ?? {}).length > 0
+      if (d.format) reason = `auto: ${d.reason}`
+      else if (/no readable JSON lines/.test(d.reason)) {
+        // No readable JSON line at all (an empty file, or nothing but garbage): read as native, so
+        // that an empty file is reported as such and garbage is refused with each line's reason.
+        format = 'native'
+        reason = 'auto: no readable JSON line to decide from; read as native'
+      } else if (mapped && d.candidates.every((c) => c.confidence < 0.8)) {
+        // No known format, but the --map given says where the fields are.
+        format = 'native'
+        reason = 'auto: no known log format fits the first lines; read as native with the --map given'
+      } else reason = d.reason
+      format = d.format ?? format
     }
+    let decoder: LineDecoder | null = null
+    const spec: ParseSpec = {...options.parse, format: format ?? 'native'}
+    if (format) {
+      try {
+        decoder = lineDecoder(spec)
+      } catch (error) {
+        // A format auto chose needs an option that was not given (a Batch file without --custom-id-pattern).
+        reason = `${reason}; but ${(error as Error).message}`
+        format = null
+      }
+    }
+    options.onFormat?.({path, format, auto: !given, reason})
+    out.push({path, size, gzip, how: format ? {format, reason, spec: encodeParseSpec(spec)} : null, decoder: decoder ?? lineDecoder({format: 'native'}), reason})
   }
-  return total
+  return out
+}
+
+function undecided(path: string, reason: string): IngestFileSummary {
+  return {
+    path, sha256: '', status: 'refused', log_format: 'native', format_reason: reason, records: 0, duplicates: 0, bad_lines: 0, blank_lines: 0,
+    no_request_text: 0, no_response_text: 0, ignored_items: 0, first_ts: null, last_ts: null, unread: null, notes: [],
+    refused: {reason: `its log format could not be decided: ${reason}`, fix: '--log-format FORMAT (native, otel, langfuse, litellm, openai-batch), with --map FIELD=PATH where fields are elsewhere'},
+  }
+}
+
+/**
+ * A set of files whose records join lines across files: every line offered to the companion
+ * index first, then each file streamed with it, and the set completed in one transaction (or
+ * refused as a whole: a record of one file may have been read with lines of another).
+ */
+async function ingestSet(
+  ctx: IngestContext, decoder: LineDecoder, members: ReadonlyArray<{path: string; index: number; how: FileFormat; gzip: boolean; size: number}>, maxLineBytes: number,
+): Promise<IngestFileSummary[]> {
+  const prepared: PreparedFile[] = []
+  for (const m of members) prepared.push(await prepareFile(ctx, m.path, m.index, m.how))
+  const index = await buildCompanionIndex(
+    decoder.spec.format ?? 'native', decoder.options, prepared.map((p) => ({path: p.path, gzip: p.gzip, size: p.size, key: String(p.fileId)})), maxLineBytes, ctx.signal,
+  )
+  if (ctx.signal?.aborted) throw new IngestInterrupted(prepared.find((p) => !p.present)?.path ?? '')
+  const streamed = new Map<PreparedFile, Streamed>()
+  for (const p of prepared) if (!p.present) streamed.set(p, await streamFile(ctx, p, index))
+  const refused = [...streamed].map(([p, s]) => ({p, why: refusal(p, s)})).filter((r) => r.why !== null)
+  return inTransaction(ctx.db, () =>
+    prepared.map((p) => {
+      if (p.present) return presentSummary(p)
+      const s = streamed.get(p)!
+      if (refused.length === 0) return finishFile(ctx, p, s)
+      const own = refused.find((r) => r.p === p)?.why
+      const first = refused[0]!
+      return refuseFile(ctx, p, s, own ?? {reason: `read as one set with ${first.p.path}, which could not be read (${first.why!.reason})`, fix: first.why!.fix})
+    }),
+  )
+}
+
+/** One line per refused file: the command's error when any file was refused. */
+export function refusedMessage(result: IngestLogsResult): string | null {
+  const refused = result.per_file.filter((f) => f.status === 'refused')
+  if (refused.length === 0) return null
+  const lines = refused.map((f) => `${f.path}: not ingested: ${f.refused!.reason}; try ${f.refused!.fix}`)
+  const kept = result.files + result.skipped_files
+  return `${lines.join('; ')}${kept > 0 ? ` (the other ${kept} file${kept === 1 ? '' : 's'} are in the case)` : ''}`
 }

@@ -4,6 +4,7 @@ import {fileURLToPath} from 'node:url'
 import {Worker} from 'node:worker_threads'
 import {UnconventionalSet} from '../extract/extract.js'
 import {InputError} from '../errors.js'
+import type {CompanionIndex} from '../extract/formats/index.js'
 import {processUnit, type UnitResult, type UnitTask} from './process-unit.js'
 
 // Parsing and extraction run on worker threads, one per core, while the main thread
@@ -97,12 +98,14 @@ export class ParsePool {
    * (readUnits makes them so): the buffer is transferred to the worker and back, and the
    * caller gets it in the result's `input` to reuse. Otherwise the bytes are transferred
    * only when they span their whole buffer, and the caller must not use them again.
+   * A unit whose lines need a companion index (formats that join lines across the file set)
+   * is parsed here, on the thread that holds the index.
    */
-  submit(task: UnitTask, ownBuffer = false): void {
-    if (this.slots.length === 0 || task.bytes.byteLength > INLINE_UNIT_BYTES) {
+  submit(task: UnitTask, ownBuffer = false, index: CompanionIndex | null = null): void {
+    if (this.slots.length === 0 || task.bytes.byteLength > INLINE_UNIT_BYTES || index !== null) {
       this.inline ??= new UnconventionalSet(this.unconventional)
       const set = this.inline
-      this.queue.push(Promise.resolve().then(() => processUnit(task, set)))
+      this.queue.push(Promise.resolve().then(() => processUnit(task, set, index)))
       return
     }
     const slot = this.slots.reduce((a, b) => (b.busy < a.busy ? b : a))

@@ -1,7 +1,5 @@
-import {createReadStream} from 'node:fs'
 import {open} from 'node:fs/promises'
-import {createGunzip} from 'node:zlib'
-import {TruncatedStreamError} from './line-reader.js'
+import {DamagedStreamError, gunzipFile} from './gunzip-recover.js'
 
 // Cuts a (possibly gzip-compressed) file into units of whole lines, about `unitBytes`
 // each, with exact offsets into the decompressed stream: the work items that parse
@@ -18,9 +16,19 @@ import {TruncatedStreamError} from './line-reader.js'
 export type UnitEvent =
   | {kind: 'unit'; bytes: Buffer; offset: number; firstLineNo: number; lines: number}
   | {kind: 'oversize'; lineNo: number; offset: number; length: number}
+  /** The last line of a damaged gzip stream, cut where decompression stopped (never parsed: its end is missing). */
+  | {kind: 'cut'; lineNo: number; offset: number; length: number; raw: Buffer}
+  /**
+   * Bytes of a line over maxLineBytes went by (to onChunk) and no unit was cut: said after every
+   * read, so that the caller can store and release the evidence it holds while a line of any
+   * length (or a file that never has a newline) streams through.
+   */
+  | {kind: 'skipping'; offset: number}
 
 export interface UnitReaderOptions {
   gzip: boolean
+  /** Bytes of the file to read (default: its size when opened). A log that grows meanwhile is read up to here. */
+  size?: number
   unitBytes: number
   maxLineBytes: number
   /** Every decompressed chunk, in order, before any unit containing it is yielded. Valid during the call only (copy to keep). */
@@ -66,14 +74,16 @@ function countNewlines(buf: Uint8Array): number {
   return n
 }
 
-/** A plain file's bytes in order, read into one buffer that is reused (each chunk is valid until the next). */
-async function* plainChunks(path: string): AsyncGenerator<Buffer> {
+/** A plain file's first `size` bytes in order, read into one buffer that is reused (each chunk is valid until the next). */
+async function* plainChunks(path: string, size: number | undefined): AsyncGenerator<Buffer> {
   const handle = await open(path, 'r')
   try {
+    let left = size ?? (await handle.stat()).size
     const buf = Buffer.allocUnsafeSlow(READ_BYTES)
-    for (;;) {
-      const {bytesRead} = await handle.read(buf, 0, READ_BYTES, null)
+    while (left > 0) {
+      const {bytesRead} = await handle.read(buf, 0, Math.min(READ_BYTES, left), null)
       if (bytesRead === 0) return
+      left -= bytesRead
       yield buf.subarray(0, bytesRead)
     }
   } finally {
@@ -81,16 +91,21 @@ async function* plainChunks(path: string): AsyncGenerator<Buffer> {
   }
 }
 
+async function fileSize(path: string): Promise<number> {
+  const handle = await open(path, 'r')
+  try {
+    return (await handle.stat()).size
+  } finally {
+    await handle.close()
+  }
+}
+
 export async function* readUnits(path: string, options: UnitReaderOptions): AsyncGenerator<UnitEvent> {
-  let stream: AsyncIterable<Buffer>
-  if (options.gzip) {
-    const file = createReadStream(path, {highWaterMark: READ_BYTES})
-    const gunzip = file.pipe(createGunzip({chunkSize: READ_BYTES}))
-    file.on('error', (e) => gunzip.emit('error', e))
-    if (options.onFileChunk) file.on('data', (chunk) => options.onFileChunk!(chunk as Buffer))
-    stream = gunzip
-  } else stream = plainChunks(path)
+  const stream: AsyncIterable<Buffer> = options.gzip ? gunzipFile(path, options.size ?? (await fileSize(path)), options.onFileChunk) : plainChunks(path, options.size)
   const buffers = options.buffers ?? new UnitBuffers(options.unitBytes + READ_BYTES, 0)
+  // A unit holds whole lines of about unitBytes plus the line being assembled, which is never
+  // more than maxLineBytes (past that it is skipped, not assembled): its buffer never grows past this.
+  const maxBuffer = options.unitBytes + options.maxLineBytes + 2 * READ_BYTES
   // The unit being assembled: buf[0, fill) holds the stream's bytes from offset bufStart.
   let buf = Buffer.from(buffers.take())
   let fill = 0
@@ -103,7 +118,7 @@ export async function* readUnits(path: string, options: UnitReaderOptions): Asyn
   const append = (c: Buffer): void => {
     if (fill + c.length > buf.length) {
       // A line longer than a unit buffer (up to maxLineBytes): grow this unit's own buffer.
-      const next = Buffer.from(buffers.take(Math.max(fill + c.length, buf.length * 2)))
+      const next = Buffer.from(buffers.take(Math.min(maxBuffer, Math.max(fill + c.length, buf.length * 2))))
       buf.copy(next, 0, 0, fill)
       buffers.release(buf.buffer)
       buf = next
@@ -139,6 +154,7 @@ export async function* readUnits(path: string, options: UnitReaderOptions): Asyn
         const nl = c.indexOf(10)
         if (nl === -1) {
           oversize.length += c.length
+          yield {kind: 'skipping', offset: pos}
           continue
         }
         oversize.length += nl
@@ -171,14 +187,15 @@ export async function* readUnits(path: string, options: UnitReaderOptions): Asyn
       }
     }
   } catch (error) {
-    const err = error as NodeJS.ErrnoException
-    if (options.gzip && (err.code === 'Z_BUF_ERROR' || err.code === 'Z_DATA_ERROR' || /unexpected end/i.test(err.message))) {
+    if (error instanceof DamagedStreamError) {
+      // Every whole line before the damage is a unit as usual; the line it cut has lost its
+      // end, so it is handed over as cut, never parsed (a prefix of a JSON line can parse).
       if (oversize) yield {kind: 'oversize', ...oversize}
       else {
-        const unit = take(bufStart + fill)
+        const unit = take(lineStart)
         if (unit) yield unit
+        if (fill > 0) yield {kind: 'cut', lineNo, offset: bufStart, length: fill, raw: Buffer.from(buf.subarray(0, Math.min(fill, 64 * 1024)))}
       }
-      throw new TruncatedStreamError(`gzip stream is truncated or corrupt after ${pos} decompressed bytes (${err.message})`)
     }
     throw error
   }

@@ -3,13 +3,14 @@ import {extractInserters} from '../store/extracts.js'
 import {fileCountsUpdater} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {badLineInserter, duplicateInserter} from '../store/quarantine.js'
-import {recordInserter, type RecordFields} from '../store/records.js'
+import {companionInserter, recordInserter, type RecordFields} from '../store/records.js'
 import type {UnitResult} from './process-unit.js'
 import type {RequestIdSet} from './request-id-set.js'
 
 // Writes the parsed units of one file into the case, in order: records (a request id seen
-// before in the same source is a duplicate, not a record), quarantined lines, and each
-// record's detection extract. The caller wraps calls in transactions.
+// before in the same source is a duplicate, not a record) with the other lines each was read
+// from, quarantined lines and items, and each record's detection extract. The caller wraps
+// calls in transactions.
 
 export interface FileSummaryCounts {
   lines: number
@@ -20,11 +21,23 @@ export interface FileSummaryCounts {
   first_ms: number
   last_ms: number
   bom: boolean
+  /** records whose request decoded to no text */
+  no_request_text: number
+  /** records, errors aside, whose response decoded to no text */
+  no_response_text: number
+  error_records: number
+  ignored_items: number
+  /** what records lacked (note -> records) */
+  notes: Record<string, number>
 }
 
 export class UnitWriter {
-  readonly counts: FileSummaryCounts = {lines: 0, records: 0, duplicates: 0, bad_lines: 0, blank_lines: 0, first_ms: Infinity, last_ms: -Infinity, bom: false}
+  readonly counts: FileSummaryCounts = {
+    lines: 0, records: 0, duplicates: 0, bad_lines: 0, blank_lines: 0, first_ms: Infinity, last_ms: -Infinity, bom: false,
+    no_request_text: 0, no_response_text: 0, error_records: 0, ignored_items: 0, notes: {},
+  }
   private readonly insertRecord
+  private readonly insertCompanion
   private readonly insertBad
   private readonly insertDuplicate
   private readonly extracts
@@ -37,6 +50,7 @@ export class UnitWriter {
     private readonly seen: RequestIdSet,
   ) {
     this.insertRecord = recordInserter(db)
+    this.insertCompanion = companionInserter(db)
     this.insertBad = badLineInserter(db)
     this.insertDuplicate = duplicateInserter(db)
     this.extracts = extractInserters(db)
@@ -47,12 +61,14 @@ export class UnitWriter {
     const c = this.counts
     c.lines += r.lines
     c.blank_lines += r.blank
+    c.ignored_items += r.ignored
     if (r.bom) c.bom = true
+    for (const [note, n] of Object.entries(r.notes)) c.notes[note] = (c.notes[note] ?? 0) + n
     for (const item of r.items) {
       if (item.k === 'b') {
         c.bad_lines++
         this.insertBad({
-          fileId: this.fileId, lineNo: item.lineNo, offset: item.offset, length: item.length, reason: item.reason,
+          fileId: this.fileId, lineNo: item.lineNo, item: item.item, offset: item.offset, length: item.length, reason: item.reason,
           raw: Buffer.from(item.raw.buffer, item.raw.byteOffset, item.raw.byteLength), truncated: item.truncated,
         })
         continue
@@ -64,9 +80,15 @@ export class UnitWriter {
         this.insertDuplicate(this.fileId, item.lineNo, item.offset, item.length, w.request_id, prior.crc === item.crc)
         continue
       }
-      const id = this.insertRecord({fileId: this.fileId, lineNo: item.lineNo, offset: item.offset, length: item.length, crc: item.crc, source: this.source}, w)
+      const id = this.insertRecord({fileId: this.fileId, lineNo: item.lineNo, item: item.item, offset: item.offset, length: item.length, crc: item.crc, source: this.source}, w)
       this.seen.add(this.source, w.request_id, id)
+      item.companions.forEach((p, seq) => {
+        this.insertCompanion(id, seq, {file_id: Number(p.file), line_no: p.line, byte_offset: p.offset!, byte_len: p.length!, raw_crc32: p.crc!})
+      })
       c.records++
+      if (item.noRequestText) c.no_request_text++
+      if (item.noResponseText) c.no_response_text++
+      if (w.is_error === 1) c.error_records++
       if (w.ts_ms < c.first_ms) c.first_ms = w.ts_ms
       if (w.ts_ms > c.last_ms) c.last_ms = w.ts_ms
       this.writeExtract(id, item, r.fp, w)
@@ -77,7 +99,14 @@ export class UnitWriter {
   writeOversize(o: {lineNo: number; offset: number; length: number; max: number}): void {
     this.counts.lines++
     this.counts.bad_lines++
-    this.insertBad({fileId: this.fileId, lineNo: o.lineNo, offset: o.offset, length: o.length, reason: `line is ${o.length} bytes, over --max-line-bytes ${o.max}`, raw: Buffer.alloc(0), truncated: true})
+    this.insertBad({fileId: this.fileId, lineNo: o.lineNo, item: null, offset: o.offset, length: o.length, reason: `line is ${o.length} bytes, over --max-line-bytes ${o.max}`, raw: Buffer.alloc(0), truncated: true})
+  }
+
+  /** The last line of a damaged gzip stream, cut where decompression stopped. */
+  writeCut(o: {lineNo: number; offset: number; length: number; raw: Buffer; reason: string}): void {
+    this.counts.lines++
+    this.counts.bad_lines++
+    this.insertBad({fileId: this.fileId, lineNo: o.lineNo, item: null, offset: o.offset, length: o.length, reason: o.reason, raw: o.raw, truncated: o.raw.length < o.length})
   }
 
   /** Stores the running counts on the file row (so an interrupted ingest shows how far it got). */

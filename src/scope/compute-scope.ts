@@ -102,8 +102,14 @@ export interface ScopeResult {
   bug_window: {start: string; end: string; basis: string} | null
   /** where the pool size came from: given for this run, recorded in the case by scan, or unknown */
   pool_basis: 'given' | 'recorded' | 'unknown'
-  /** records whose status or prompt size the logs did not give: the at-risk test could not be applied to them */
+  /** records whose status or prompt size (either) the logs did not give: the at-risk test could not be applied to them */
   at_risk_unknown_records: number | null
+  /**
+   * Records whose logs do not say a field, per field (a format without it, or lines without it):
+   * counts that depend on the field (at risk: status and prompt_tokens; by_node: decode_node)
+   * are unknown for these records, never zero.
+   */
+  unknown_fields: {status: number; prompt_tokens: number; decode_node: number}
   /** whether detection covered everything the case holds (see crosstalk scan) */
   detection: DetectionCoverage
 }
@@ -156,7 +162,8 @@ export function computeScope(inputs: ScopeInputs): ScopeResult {
     ...estimates(inputs),
     bug_window: bugWindow(contamination, provenance, atRisk),
     pool_basis: inputs.pool_basis,
-    at_risk_unknown_records: atRisk === null ? null : Math.max(unknown.no_status, unknown.no_prompt_tokens),
+    at_risk_unknown_records: atRisk === null ? null : unknown.no_status_or_prompt_tokens,
+    unknown_fields: {status: unknown.no_status, prompt_tokens: unknown.no_prompt_tokens, decode_node: unknown.no_decode_node},
     detection: inputs.detection,
   }
 }

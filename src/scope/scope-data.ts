@@ -1,7 +1,7 @@
 import {detectionCoverage, type DetectionCoverage} from '../detect/coverage.js'
 import {contaminationRows, orphanSightingCount, piiScopeRows, provenanceRows, type ContaminationRow, type PiiScopeRow, type ProvenanceRow} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
-import {atRiskByTenant, atRiskGroups, countSessionsServed, recordsMissingAtRiskFields, type AtRiskGroup} from '../store/records.js'
+import {atRiskByTenant, atRiskGroups, countSessionsServed, recordsMissingAtRiskFields, type AtRiskGroup, type UnknownFieldCounts} from '../store/records.js'
 import {getSettings} from '../store/settings.js'
 
 export type {AtRiskGroup} from '../store/records.js'
@@ -31,8 +31,8 @@ export interface ScopeInputs {
   atRisk: AtRiskGroup[] | null
   /** at-risk responses per recipient tenant; null without a pool size */
   atRiskByTenant: Map<string, number> | null
-  /** records whose status or prompt size is unknown (the at-risk test cannot be applied to them) */
-  unknownForAtRisk: {no_status: number; no_prompt_tokens: number}
+  /** records whose status, prompt size or node is unknown (per field; the at-risk test cannot be applied without status and prompt size) */
+  unknownForAtRisk: UnknownFieldCounts
   orphans: number
   pii: PiiScopeRow[]
   /** sessions served by a suspect node inside its window (null without a pool size) */

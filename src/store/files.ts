@@ -36,6 +36,13 @@ export interface FileRow {
   notes: string | null
   extract_scheme: string | null
   unconventional_sha256: string | null
+  format_reason: string | null
+  no_request_text: number | null
+  no_response_text: number | null
+  error_records: number | null
+  ignored_items: number
+  /** NULL: read whole; else what could not be read */
+  unread: string | null
 }
 
 export function fileById(db: CaseDb, id: number): FileRow | undefined {
@@ -49,6 +56,11 @@ export function fileBySha256(db: CaseDb, sha256: string): FileRow | undefined {
 /** Log files of exactly this size (only these can have the same SHA-256 as a file of that size). */
 export function logFilesOfSize(db: CaseDb, size: number): FileRow[] {
   return db.prepare(`SELECT * FROM files WHERE kind = 'log' AND size = ?`).all(size) as FileRow[]
+}
+
+/** Log files ingested from this path (any size: a log that grew since is the same path). */
+export function logFilesAtPath(db: CaseDb, absPath: string): FileRow[] {
+  return db.prepare(`SELECT * FROM files WHERE kind = 'log' AND abs_path = ?`).all(absPath) as FileRow[]
 }
 
 /** Another file already holding this hash (a concurrent ingest of the same bytes). */
@@ -71,6 +83,7 @@ export interface NewLogFile {
   compression: Compression
   logFormat: string
   parseSpec: string
+  formatReason: string
   source: string
   startedAt: string
 }
@@ -79,10 +92,10 @@ export function insertLoadingLogFile(db: CaseDb, f: NewLogFile): number {
   return Number(
     db
       .prepare(
-        `INSERT INTO files (kind, path, name, abs_path, sha256, size, compression, log_format, parse_spec, source, state, started_at)
-         VALUES ('log', ?, ?, ?, ?, ?, ?, ?, ?, ?, 'loading', ?)`,
+        `INSERT INTO files (kind, path, name, abs_path, sha256, size, compression, log_format, parse_spec, format_reason, source, state, started_at)
+         VALUES ('log', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'loading', ?)`,
       )
-      .run(f.path, f.name, f.absPath, f.sha256, f.size, f.compression, f.logFormat, f.parseSpec, f.source, f.startedAt).lastInsertRowid,
+      .run(f.path, f.name, f.absPath, f.sha256, f.size, f.compression, f.logFormat, f.parseSpec, f.formatReason, f.source, f.startedAt).lastInsertRowid,
   )
 }
 
@@ -127,6 +140,8 @@ export function fileCountsUpdater(db: CaseDb): (id: number, c: FileCounts) => vo
 export interface CompletedLogFile {
   completedAt: string
   sha256: string
+  /** Bytes of the file read (and hashed): a log that grows later is judged on these. */
+  size: number
   contentSha256: string
   contentSize: number
   firstTs: string | null
@@ -134,14 +149,45 @@ export interface CompletedLogFile {
   notes: string[]
   extractScheme: string
   unconventionalSha256: string
+  noRequestText: number
+  noResponseText: number
+  errorRecords: number
+  ignoredItems: number
+  unread: string | null
 }
 
 export function completeLogFile(db: CaseDb, id: number, f: CompletedLogFile): void {
   db.prepare(
-    `UPDATE files SET state = 'complete', completed_at = ?, sha256 = ?, content_sha256 = ?, content_size = ?, first_ts = ?, last_ts = ?, notes = ?,
-       extract_scheme = ?, unconventional_sha256 = ?
+    `UPDATE files SET state = 'complete', completed_at = ?, sha256 = ?, size = ?, content_sha256 = ?, content_size = ?, first_ts = ?, last_ts = ?, notes = ?,
+       extract_scheme = ?, unconventional_sha256 = ?, no_request_text = ?, no_response_text = ?, error_records = ?, ignored_items = ?, unread = ?
      WHERE id = ?`,
-  ).run(f.completedAt, f.sha256, f.contentSha256, f.contentSize, f.firstTs, f.lastTs, f.notes.length ? JSON.stringify(f.notes) : null, f.extractScheme, f.unconventionalSha256, id)
+  ).run(
+    f.completedAt, f.sha256, f.size, f.contentSha256, f.contentSize, f.firstTs, f.lastTs, f.notes.length ? JSON.stringify(f.notes) : null,
+    f.extractScheme, f.unconventionalSha256, f.noRequestText, f.noResponseText, f.errorRecords, f.ignoredItems, f.unread, id,
+  )
+}
+
+/** A log file ingest did not finish (interrupted): its rows stay 'loading' and count for nothing. */
+export function loadingLogFiles(db: CaseDb): FileRow[] {
+  return db.prepare(`SELECT * FROM files WHERE kind = 'log' AND state = 'loading' ORDER BY id`).all() as FileRow[]
+}
+
+/** Log files by the path given, the absolute path, or a SHA-256 (or its first 12+ hex digits). */
+export function findLogFiles(db: CaseDb, ref: string, absPath: string): FileRow[] {
+  const hex = /^[0-9a-f]{12,64}$/i.test(ref) ? ref.toLowerCase() : null
+  return db
+    .prepare(`SELECT * FROM files WHERE kind = 'log' AND (path = ? OR abs_path = ? OR (? IS NOT NULL AND substr(sha256, 1, length(?)) = ?)) ORDER BY id`)
+    .all(ref, absPath, hex, hex, hex) as FileRow[]
+}
+
+export interface FormatCount {
+  log_format: string
+  files: number
+}
+
+/** Complete log files per format. */
+export function logFilesByFormat(db: CaseDb): FormatCount[] {
+  return db.prepare(`SELECT log_format, count(*) AS files FROM files WHERE kind = 'log' AND state = 'complete' GROUP BY log_format ORDER BY log_format`).all() as FormatCount[]
 }
 
 /** Every file, in ingest order. */
@@ -160,6 +206,10 @@ export function setUnconventionalMatched(db: CaseDb, fileId: number, sha256: str
 }
 
 export interface FileTotals {
+  /** complete log files that were not read whole, or whose every answer decoded to no text */
+  files_not_read_whole: number
+  no_request_text: number
+  no_response_text: number
   files: number
   log_files: number
   registry_files: number
@@ -178,7 +228,10 @@ export function fileTotals(db: CaseDb): FileTotals {
               coalesce(sum(state <> 'complete'), 0) AS incomplete_files,
               coalesce(sum(CASE WHEN state = 'complete' THEN bad_lines END), 0) AS bad_lines,
               coalesce(sum(CASE WHEN state = 'complete' THEN duplicates END), 0) AS duplicates,
-              coalesce(sum(CASE WHEN state = 'complete' THEN blank_lines END), 0) AS blank_lines
+              coalesce(sum(CASE WHEN state = 'complete' THEN blank_lines END), 0) AS blank_lines,
+              coalesce(sum(kind = 'log' AND state = 'complete' AND unread IS NOT NULL), 0) AS files_not_read_whole,
+              coalesce(sum(CASE WHEN kind = 'log' AND state = 'complete' THEN no_request_text END), 0) AS no_request_text,
+              coalesce(sum(CASE WHEN kind = 'log' AND state = 'complete' THEN no_response_text END), 0) AS no_response_text
          FROM files`,
     )
     .get() as FileTotals
@@ -187,4 +240,28 @@ export function fileTotals(db: CaseDb): FileTotals {
 /** Complete files of every kind (logs and registries), in ingest order: the evidence list. */
 export function completeFiles(db: CaseDb): FileRow[] {
   return db.prepare(`SELECT * FROM files WHERE state = 'complete' ORDER BY id`).all() as FileRow[]
+}
+
+/** Why a complete log file cannot be judged clean: not read whole, or every answer in it decoded to no text. */
+export interface UnreadableFile {
+  path: string
+  state: FileState
+  records: number
+  no_response_text: number | null
+  unread: string | null
+}
+
+/**
+ * Log files a gate must not pass on: still loading (an interrupted ingest), not read whole, or
+ * holding answers of which none decoded to text (the wrong mapping, content capture off).
+ */
+export function unreadableLogFiles(db: CaseDb): UnreadableFile[] {
+  return db
+    .prepare(
+      `SELECT path, state, records, no_response_text, unread FROM files
+        WHERE kind = 'log' AND (state <> 'complete' OR unread IS NOT NULL
+          OR (records - coalesce(error_records, 0) > 0 AND no_response_text >= records - coalesce(error_records, 0)))
+        ORDER BY id`,
+    )
+    .all() as UnreadableFile[]
 }

@@ -6,6 +6,8 @@ import type {CaseDb} from './open-case.js'
 export interface BadLineInput {
   fileId: number
   lineNo: number
+  /** The item of a line holding several (an OTLP span), or null for the whole line. */
+  item: number | null
   offset: number
   length: number
   reason: string
@@ -14,9 +16,9 @@ export interface BadLineInput {
 }
 
 export function badLineInserter(db: CaseDb): (b: BadLineInput) => void {
-  const insert = db.prepare('INSERT INTO bad_lines (file_id, line_no, byte_offset, byte_len, reason, raw, raw_truncated) VALUES (?, ?, ?, ?, ?, ?, ?)')
+  const insert = db.prepare('INSERT INTO bad_lines (file_id, line_no, item, byte_offset, byte_len, reason, raw, raw_truncated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
   return (b) => {
-    insert.run(b.fileId, b.lineNo, b.offset, b.length, b.reason, b.raw, b.truncated ? 1 : 0)
+    insert.run(b.fileId, b.lineNo, b.item, b.offset, b.length, b.reason, b.raw, b.truncated ? 1 : 0)
   }
 }
 
@@ -30,6 +32,8 @@ export function duplicateInserter(db: CaseDb): (fileId: number, lineNo: number, 
 export interface BadLineRow {
   file: string
   line: number
+  /** which item of the line (an OTLP span), or null for the whole line */
+  item: number | null
   byte_offset: number
   byte_len: number
   reason: string
@@ -38,8 +42,8 @@ export interface BadLineRow {
 export function listBadLines(db: CaseDb, limit: number): BadLineRow[] {
   return db
     .prepare(
-      `SELECT f.path AS file, b.line_no AS line, b.byte_offset, b.byte_len, b.reason
-       FROM bad_lines b JOIN files f ON f.id = b.file_id ORDER BY f.id, b.line_no LIMIT ?`,
+      `SELECT f.path AS file, b.line_no AS line, b.item, b.byte_offset, b.byte_len, b.reason
+       FROM bad_lines b JOIN files f ON f.id = b.file_id ORDER BY f.id, b.line_no, b.item LIMIT ?`,
     )
     .all(limit) as BadLineRow[]
 }

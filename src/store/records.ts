@@ -39,6 +39,8 @@ export interface RecordFields {
 export interface RecordLine {
   fileId: number
   lineNo: number
+  /** Position of the record among its line's items (0 for formats with one record a line). */
+  item: number
   offset: number
   length: number
   crc: number
@@ -47,15 +49,15 @@ export interface RecordLine {
 
 export function recordInserter(db: CaseDb): (line: RecordLine, w: RecordFields) => number {
   const insert = db.prepare(
-    `INSERT INTO records (file_id, line_no, byte_offset, byte_len, raw_crc32, source, request_id, ts, ts_ms, tenant_id, session_id,
+    `INSERT INTO records (file_id, line_no, item, byte_offset, byte_len, raw_crc32, source, request_id, ts, ts_ms, tenant_id, session_id,
        status, endpoint, model, prefill_node, decode_node, prompt_tokens, completion_tokens, cached_tokens, stream,
        response_kind, is_error, error_message)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   )
   return (l, w) =>
     Number(
       insert.run(
-        l.fileId, l.lineNo, l.offset, l.length, l.crc, l.source, w.request_id, w.ts, w.ts_ms, w.tenant_id, w.session_id,
+        l.fileId, l.lineNo, l.item, l.offset, l.length, l.crc, l.source, w.request_id, w.ts, w.ts_ms, w.tenant_id, w.session_id,
         w.status, w.endpoint, w.model, w.prefill_node, w.decode_node, w.prompt_tokens, w.completion_tokens, w.cached_tokens, w.stream,
         w.response_kind, w.is_error, w.error_message,
       ).lastInsertRowid,
@@ -77,20 +79,55 @@ export function recordIdentity(db: CaseDb): (id: number) => [string, string, num
   return (id) => fetch.get(id) as [string, string, number] | undefined
 }
 
-/** Where a record's line is, and how its file was parsed. */
+/** Another line a record was read from (a Batch input line, an OTLP log record or parent span). */
+export interface CompanionLine {
+  file_id: number
+  line_no: number
+  byte_offset: number
+  byte_len: number
+  raw_crc32: number
+}
+
+export function companionInserter(db: CaseDb): (recordId: number, seq: number, c: CompanionLine) => void {
+  const insert = db.prepare('INSERT INTO record_companions (record_id, seq, file_id, line_no, byte_offset, byte_len, raw_crc32) VALUES (?, ?, ?, ?, ?, ?, ?)')
+  return (recordId, seq, c) => {
+    insert.run(recordId, seq, c.file_id, c.line_no, c.byte_offset, c.byte_len, c.raw_crc32)
+  }
+}
+
+/** Where a record's line is, how its file was parsed, and the other lines it was read from. */
 export interface RecordLocation {
   file_id: number
+  line_no: number
+  item: number
   byte_offset: number
   byte_len: number
   raw_crc32: number
   parse_spec: string
+  companions: CompanionLine[]
 }
 
 export function recordLocator(db: CaseDb): (id: number) => RecordLocation | undefined {
   const get = db.prepare(
-    `SELECT r.file_id, r.byte_offset, r.byte_len, r.raw_crc32, f.parse_spec FROM records r JOIN files f ON f.id = r.file_id WHERE r.id = ?`,
+    `SELECT r.file_id, r.line_no, r.item, r.byte_offset, r.byte_len, r.raw_crc32, f.parse_spec FROM records r JOIN files f ON f.id = r.file_id WHERE r.id = ?`,
   )
-  return (id) => get.get(id) as RecordLocation | undefined
+  const companions = db.prepare('SELECT file_id, line_no, byte_offset, byte_len, raw_crc32 FROM record_companions WHERE record_id = ? ORDER BY seq')
+  return (id) => {
+    const row = get.get(id) as Omit<RecordLocation, 'companions'> | undefined
+    return row ? {...row, companions: companions.all(id) as CompanionLine[]} : undefined
+  }
+}
+
+/** Complete files other than these whose records were read with lines of these (so cannot lose them). */
+export function filesReadingFrom(db: CaseDb, fileIds: readonly number[]): Array<{id: number; path: string}> {
+  if (fileIds.length === 0) return []
+  const ids = fileIds.map((id) => Math.trunc(id)).join(',')
+  return db
+    .prepare(
+      `SELECT DISTINCT f.id, f.path FROM record_companions c JOIN records r ON r.id = c.record_id JOIN files f ON f.id = r.file_id
+        WHERE c.file_id IN (${ids}) AND r.file_id NOT IN (${ids}) ORDER BY f.id`,
+    )
+    .all() as Array<{id: number; path: string}>
 }
 
 export interface StoredRecord extends RecordFields {
@@ -150,9 +187,9 @@ export function tenantHasRecords(db: CaseDb, tenant: string): boolean {
   return db.prepare(`SELECT 1 FROM records r WHERE r.tenant_id = ?${completeRecords(db)} LIMIT 1`).get(tenant) !== undefined
 }
 
-/** Items of a file in stream order for verify: records and quarantined lines. */
+/** Items of a file in stream order for verify: records, lines other records were read from, and quarantined lines. */
 export interface FileItem {
-  kind: 'record' | 'bad_line'
+  kind: 'record' | 'companion' | 'bad_line'
   name: string | null
   line_no: number
   byte_offset: number
@@ -166,10 +203,13 @@ export function iterateFileItems(db: CaseDb, fileId: number): IterableIterator<F
     .prepare(
       `SELECT 'record' AS kind, request_id AS name, line_no, byte_offset, byte_len, raw_crc32 AS crc, NULL AS raw FROM records WHERE file_id = ?
        UNION ALL
+       SELECT 'companion', r.request_id, c.line_no, c.byte_offset, c.byte_len, c.raw_crc32, NULL
+         FROM record_companions c JOIN records r ON r.id = c.record_id WHERE c.file_id = ?
+       UNION ALL
        SELECT 'bad_line', NULL, line_no, byte_offset, byte_len, NULL, raw FROM bad_lines WHERE file_id = ?
        ORDER BY byte_offset`,
     )
-    .iterate(fileId, fileId) as IterableIterator<FileItem>
+    .iterate(fileId, fileId, fileId) as IterableIterator<FileItem>
 }
 
 // ------------------------------------------------------------------ questions over every record
@@ -210,17 +250,29 @@ export function atRiskByTenant(db: CaseDb, pool: number): Map<string, number> {
   return new Map(rows)
 }
 
+/** Records (of complete files) that do not say a field: the counts that depend on it are unknown for them. */
+export interface UnknownFieldCounts {
+  no_status: number
+  no_prompt_tokens: number
+  no_completion_tokens: number
+  no_decode_node: number
+  /** no status or no prompt token count: the at-risk test cannot be applied to these */
+  no_status_or_prompt_tokens: number
+}
+
 /**
- * Records whose size is unknown to the at-risk test: no status or no prompt token count.
- * A format that lacks a field makes the count that depends on it unknown for those records.
+ * Records whose fields are unknown, per field. A format that lacks a field (LiteLLM has no
+ * HTTP status, Langfuse no node) makes every count that depends on it unknown for those records.
  */
-export function recordsMissingAtRiskFields(db: CaseDb): {no_status: number; no_prompt_tokens: number} {
+export function recordsMissingAtRiskFields(db: CaseDb): UnknownFieldCounts {
   return db
     .prepare(
-      `SELECT coalesce(sum(r.status IS NULL), 0) AS no_status, coalesce(sum(r.prompt_tokens IS NULL), 0) AS no_prompt_tokens
+      `SELECT coalesce(sum(r.status IS NULL), 0) AS no_status, coalesce(sum(r.prompt_tokens IS NULL), 0) AS no_prompt_tokens,
+              coalesce(sum(r.completion_tokens IS NULL), 0) AS no_completion_tokens, coalesce(sum(r.decode_node IS NULL), 0) AS no_decode_node,
+              coalesce(sum(r.status IS NULL OR r.prompt_tokens IS NULL), 0) AS no_status_or_prompt_tokens
          FROM records r WHERE 1 = 1${completeRecords(db)}`,
     )
-    .get() as {no_status: number; no_prompt_tokens: number}
+    .get() as UnknownFieldCounts
 }
 
 /**

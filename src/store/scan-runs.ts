@@ -103,3 +103,12 @@ export function resetDetection(db: CaseDb): void {
     db.prepare('DELETE FROM scan_runs').run()
   })()
 }
+
+/**
+ * Evidence was removed (crosstalk drop): provenance ranked sources among records that are gone
+ * and judged boilerplate over texts that are gone, so the last scan's provenance no longer
+ * covers the case. Detection then reads as incomplete until the next scan recomputes it.
+ */
+export function markProvenanceStale(db: CaseDb): void {
+  db.prepare(`UPDATE scan_runs SET provenance_state = 'stale' WHERE provenance_state = 'current'`).run()
+}

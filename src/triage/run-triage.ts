@@ -1,9 +1,11 @@
 import {scanCase, type ScanProgress, type ScanResult} from '../detect/scan-case.js'
 import type {EvidenceCodec} from '../evidence/evidence-store.js'
-import type {FieldMap} from '../extract/parse-record.js'
+import type {LogFormat} from '../extract/formats/index.js'
+import type {ParseSpec} from '../extract/parse-spec.js'
 import {expandPaths} from '../ingest/expand-paths.js'
 import {ingestCanaries, type IngestCanariesResult} from '../ingest/ingest-canaries.js'
-import {ingestLogs, type IngestLogsResult, type IngestProgress} from '../ingest/ingest-logs.js'
+import {ingestLogs, refusedMessage, type FormatDecision, type IngestLogsResult, type IngestProgress} from '../ingest/ingest-logs.js'
+import {InputError} from '../errors.js'
 import {computeScope, type ScopeResult} from '../scope/compute-scope.js'
 import {loadScopeInputs} from '../scope/scope-data.js'
 import type {CaseDb} from '../store/open-case.js'
@@ -18,7 +20,8 @@ import {fullGc} from '../util/gc.js'
 export interface TriageOptions {
   paths: readonly string[]
   canaries?: string
-  map?: FieldMap
+  logFormat?: LogFormat | 'auto'
+  parse?: Omit<ParseSpec, 'format'>
   source?: string
   evidenceCodec?: EvidenceCodec
   workers?: number
@@ -27,6 +30,9 @@ export interface TriageOptions {
   advertisedTokens?: number
   skipProvenance?: boolean
   now: () => Date
+  /** Stops the ingest between units (SIGINT): triage then ends after recording what was kept. */
+  signal?: AbortSignal
+  onFormat?: (d: FormatDecision) => void
   onIngestProgress?: (p: IngestProgress) => void
   onScanProgress?: (p: ScanProgress) => void
 }
@@ -37,6 +43,13 @@ export interface TriageResult {
   scan: ScanResult
   scope: ScopeResult
   timings_ms: {canaries: number; ingest: number; scan: number; scope: number; total: number}
+}
+
+/** Triage ended after its ingest step (a signal): the ingest result says what was kept. */
+export class TriageStopped extends Error {
+  constructor(readonly ingest: IngestLogsResult) {
+    super('interrupted during ingest')
+  }
 }
 
 export type TriageStep =
@@ -53,10 +66,15 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   if (canaries) afterStep({step: 'canaries', result: canaries})
   const t1 = performance.now()
   const ingest = await ingestLogs(db, {
-    paths: options.paths, map: options.map, source: options.source, now: options.now, evidenceCodec: options.evidenceCodec,
-    workers: options.workers, maxLineBytes: options.maxLineBytes, onProgress: options.onIngestProgress,
+    paths: options.paths, logFormat: options.logFormat, parse: options.parse, source: options.source, now: options.now, evidenceCodec: options.evidenceCodec,
+    workers: options.workers, maxLineBytes: options.maxLineBytes, onProgress: options.onIngestProgress, onFormat: options.onFormat, signal: options.signal,
   })
   afterStep({step: 'ingest', result: ingest})
+  // Nothing is scanned after an interruption (the command says what was kept), nor when a file
+  // could not be read at all: a scan and a scope without it would read as a verdict on it.
+  if (ingest.interrupted) throw new TriageStopped(ingest)
+  const refused = refusedMessage(ingest)
+  if (refused) throw Object.assign(new InputError(refused, 'E_NOTHING_READ'), {ingest})
   const t2 = performance.now()
   // Ingest's garbage (parse results, the request-id table) and the page cache are released
   // before the scan builds its own index, so that the two peaks do not stack.

@@ -37,7 +37,7 @@ export function parseTimestamp(value: unknown): Timestamp {
     offsetMinutes = sign * (oh * 60 + om)
   }
   // A leap second (:60) is folded onto :59.999… rather than rolling the minute.
-  const wholeMs = Date.UTC(year!, month - 1, day, hour, minute, Math.min(second, 59)) - offsetMinutes * 60_000
+  const wholeMs = utcMs(year!, month - 1, day, hour, minute, Math.min(second, 59)) - offsetMinutes * 60_000
   const fracMs = second === 60 ? 999 : Number((frac + '000').slice(0, 3))
   const ms = wholeMs + fracMs
   return {iso: isoWithFraction(wholeMs, second === 60 ? '999' : frac), ms}
@@ -62,7 +62,18 @@ function isoWithFraction(wholeSecondMs: number, frac: string): string {
 }
 
 function daysIn(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate()
+  return new Date(utcMs(year, month, 0)).getUTCDate()
+}
+
+/**
+ * Date.UTC for every year. Date.UTC (like the Date constructor) reads a year from 0 to 99 as
+ * 1900-1999, so `0001-01-01` would become 1901; setUTCFullYear takes the year as given.
+ */
+export function utcMs(year: number, monthIndex: number, day: number, hour = 0, minute = 0, second = 0, ms = 0): number {
+  const d = new Date(0)
+  d.setUTCFullYear(year, monthIndex, day)
+  d.setUTCHours(hour, minute, second, ms)
+  return d.getTime()
 }
 
 function typeName(v: unknown): string {

@@ -63,3 +63,53 @@ describe('crosstalk ingest canaries', () => {
     expect((await run(['ingest', 'canaries', bad.file, '--db', bad.db])).stderr).toMatch(/h\.csv:1: header must be .* \(missing tenant_id\)/)
   })
 })
+
+describe('crosstalk ingest canaries keeps ids exactly as written (issue 16)', () => {
+  /** One log line whose response carries the marker, from the given tenant and session. */
+  const logLine = (tenant: string, session: string, marker: string): string =>
+    JSON.stringify({
+      ts: '2026-11-02T06:48:30.289Z', request_id: 'r1', tenant_id: tenant, session_id: session, status: 200,
+      request: {messages: [{role: 'user', content: 'hello'}]},
+      response: {object: 'chat.completion', choices: [{index: 0, message: {role: 'assistant', content: `note ${marker} here`}}]},
+    })
+
+  async function classOf(registry: string, name: string, tenant: string, session: string, marker: string): Promise<string[]> {
+    const {dir, file, db} = setup(name, registry)
+    expect((await run(['ingest', 'canaries', file, '--db', db])).code).toBe(0)
+    const log = join(dir, 'l.jsonl')
+    writeFileSync(log, `${logLine(tenant, session, marker)}\n`)
+    await runJson(['ingest', 'logs', log, '--db', db])
+    await runJson(['scan', '--db', db])
+    return (await runJson<Array<{class: string}>>(['sightings', '--db', db])).map((s) => s.class)
+  }
+
+  it('leading and trailing white space in tenant and session ids is part of the id', async () => {
+    const classes = await classOf(`${HEADER}\n${M1}," t1 ","s1 ",\n`, 'w.csv', ' t1 ', 's1 ', M1)
+    expect(classes).toEqual(['own'])
+  })
+
+  it('a CRLF inside a quoted field stays CRLF', async () => {
+    const classes = await classOf(`${HEADER}\r\n${M1},t1,"s\r\n1",\r\n`, 'crlf.csv', 't1', 's\r\n1', M1)
+    expect(classes).toEqual(['own'])
+  })
+
+  it('refuses markers outside the convention shorter than 8 characters, naming the line', async () => {
+    for (const marker of ['a', 'the', 'ABC1234']) {
+      const {file, db} = setup('short.csv', `${HEADER}\n${M1},t1,s1,\n${marker},t1,s2,\n`)
+      const r = await run(['ingest', 'canaries', file, '--db', db])
+      expect(r.code).toBe(1)
+      expect(r.stderr).toContain(`short.csv:3: marker "${marker}" is too short: a marker outside the CANARY-<hex> convention needs at least 8 characters`)
+    }
+    const ok = setup('eight.csv', `${HEADER}\nABCD1234,t1,s1,\n`)
+    expect(await runJson<Result>(['ingest', 'canaries', ok.file, '--db', ok.db])).toMatchObject({added: 1})
+  })
+
+  it('refuses ids that are only white space', async () => {
+    for (const [row, field] of [[`${M1},"   ",s1,`, 'tenant_id'], [`${M1},t1,"\t",`, 'session_id'], [`"  ",t1,s1,`, 'marker']] as const) {
+      const {file, db} = setup('blank.csv', `${HEADER}\n${row}\n`)
+      const r = await run(['ingest', 'canaries', file, '--db', db])
+      expect(r.code).toBe(1)
+      expect(r.stderr).toMatch(new RegExp(`blank\\.csv:2: ${field}: ${field} is empty or only white space`))
+    }
+  })
+})

@@ -7,6 +7,8 @@ import {describe, expect, it} from 'vitest'
 import {chatLine} from '../helpers/log-lines.js'
 import {run, runJson} from '../helpers/commands.js'
 import {tempDir} from '../helpers/cli.js'
+import {ingestLogs} from '../../src/ingest/ingest-logs.js'
+import {openCase} from '../../src/store/open-case.js'
 
 interface IngestJson {
   files: number
@@ -147,7 +149,12 @@ describe('crosstalk ingest logs: hostile input is quarantined, good lines around
     const file = join(dir, 'other.jsonl')
     writeFileSync(file, JSON.stringify({startTime: '2026-11-02 06:48:30.000001', id: 'm1', metadata: {tenant: 'T', session: 'S'}, output: 'plain answer'}) + '\n')
     const db = join(dir, 'case.db')
-    const r = await runJson<IngestJson>(['ingest', 'logs', file, '--db', db, '--map', 'ts=startTime', '--map', 'request_id=id', '--map', 'tenant_id=metadata.tenant', '--map', 'session_id=metadata.session', '--map', 'response=output'])
+    const maps = ['--map', 'ts=startTime', '--map', 'request_id=id', '--map', 'tenant_id=metadata.tenant', '--map', 'session_id=metadata.session', '--map', 'response=output']
+    // The time has no zone: refused (nothing kept) until the zone it was written in is named.
+    const refused = await run(['ingest', 'logs', file, '--db', db, ...maps])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/other\.jsonl: not ingested: .*has no zone; give --assume-tz/)
+    const r = await runJson<IngestJson>(['ingest', 'logs', file, '--db', db, ...maps, '--assume-tz', 'UTC'])
     expect(r.records).toBe(1)
     expect((r as unknown as {per_file: {first_ts: string; last_ts: string}[]}).per_file[0]).toMatchObject({first_ts: '2026-11-02T06:48:30.000Z', last_ts: '2026-11-02T06:48:30.000Z'})
     const shown = await runJson<{ts: string; ts_precise: string; tenant_id: string; response_text: string}>(['show', 'm1', '--db', db, '--show-text'])
@@ -218,7 +225,7 @@ describe('crosstalk verify', () => {
     writeFileSync(join(dir, 'v.jsonl'), 'changed\n')
     const r = await run(['verify', '--db', db, '--json'])
     expect(r.code).toBe(1)
-    expect(JSON.parse(r.stdout).error.message).toMatch(/v\.jsonl: file on disk no longer matches/)
+    expect(JSON.parse(r.stdout).error.message).toMatch(/v\.jsonl: file on disk (no longer matches|is shorter .* it no longer matches)/)
   })
 })
 
@@ -270,22 +277,49 @@ describe('crosstalk ingest logs --compress-evidence', () => {
   })
 })
 
+describe('crosstalk ingest logs: inputs that are not regular files', () => {
+  it('refuses a FIFO without a writer at once (it would block), before anything is stored', async () => {
+    const dir = tempDir()
+    const good = join(dir, 'a.jsonl')
+    writeFileSync(good, `${chatLine({request_id: 'a1'})}\n`)
+    const fifo = join(dir, 'b.jsonl')
+    execFileSync('mkfifo', [fifo])
+    const db = join(dir, 'case.db')
+    const r = await run(['ingest', 'logs', good, fifo, '--db', db])
+    expect(r.code).toBe(1)
+    expect(r.stderr.trim().split('\n')).toHaveLength(1)
+    expect(r.stderr).toContain(`${fifo}: not a regular file`)
+    // Checked up front: no case was left behind.
+    expect(existsSync(db)).toBe(false)
+  })
+
+  it('refuses /dev/zero instead of reading it for ever', async () => {
+    const dir = tempDir()
+    const r = await run(['ingest', 'logs', '/dev/zero', '--db', join(dir, 'case.db')])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/\/dev\/zero: not a regular file/)
+  })
+})
+
 describe('crosstalk ingest logs: a file that fails mid-run', () => {
   it('keeps what was stored, rebuilds the indexes and releases the case', async () => {
     const dir = tempDir()
     const good = join(dir, 'a.jsonl')
     writeFileSync(good, `${chatLine({request_id: 'a1'})}\n`)
-    // A FIFO opens (once a writer comes) but cannot be read at an offset: an unreadable input.
-    const fifo = join(dir, 'b.jsonl')
-    execFileSync('mkfifo', [fifo])
-    const writer = spawn('sh', ['-c', `printf x > '${fifo}'`])
+    const big = join(dir, 'b.jsonl')
+    writeFileSync(big, `${Array.from({length: 400}, (_, i) => chatLine({request_id: `b${i}`, prompt: `p${i} `.repeat(2000)})).join('\n')}\n`)
     const db = join(dir, 'case.db')
-    const r = await run(['ingest', 'logs', good, fifo, '--db', db])
-    writer.kill()
-    expect(r.code).toBe(1)
-    expect(r.stderr.trim().split('\n')).toHaveLength(1)
-    expect(r.stderr).toContain(`${fifo}: cannot read`)
-    expect(await runJson<{records: number}>(['status', '--db', db])).toMatchObject({records: 1})
+    await runJson(['ingest', 'logs', good, '--db', db])
+    // The disk fills up while the second file is stored: SQLite says SQLITE_FULL (a page limit
+    // on the connection stands in for the disk).
+    const conn = openCase(db)
+    conn.pragma(`max_page_count = ${(conn.pragma('page_count', {simple: true}) as number) + 8}`)
+    const failure = await ingestLogs(conn, {paths: [big], now: () => new Date(), workers: 0}).then(() => null, (e: Error) => e)
+    conn.close()
+    expect(failure?.message).toBe(
+      `${db}: no space left to write the case (SQLITE_FULL) while storing ${big}; free space, then run the same ingest again (${big} stays unfinished and is redone; files completed before it are kept)`,
+    )
+    expect(await runJson<{records: number; incomplete_files: number}>(['status', '--db', db])).toMatchObject({records: 1, incomplete_files: 1})
     const sql = new Database(db, {readonly: true})
     const indexes = sql.prepare(`SELECT name FROM sqlite_master WHERE name IN ('records_by_source_request', 'pii_values_by_value') ORDER BY name`).pluck().all()
     const holder = sql.prepare(`SELECT ingest_pid FROM case_settings`).pluck().get()

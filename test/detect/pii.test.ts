@@ -135,19 +135,20 @@ describe('PII you never sent', () => {
 
 describe('over-pool risk', () => {
   it('flags status-200 responses at or above the pool, as scope counts them (a 200 stream that ended in an error event too)', async () => {
+    // Each answer has text: a log whose every answer decodes to no text is refused at ingest.
     tc = makeCase()
     await tc.addFile([
-      {request_id: 'small', tenant_id: 't', session_id: 's', prompt_tokens: 100},
-      {request_id: 'at', tenant_id: 't', session_id: 's', prompt_tokens: 1000},
-      {request_id: 'over', tenant_id: 't', session_id: 's', prompt_tokens: 5000},
-      {request_id: 'rejected', tenant_id: 't', session_id: 's', prompt_tokens: 5000, status: 400},
+      {request_id: 'small', tenant_id: 't', session_id: 's', response_text: 'ok', prompt_tokens: 100},
+      {request_id: 'at', tenant_id: 't', session_id: 's', response_text: 'ok', prompt_tokens: 1000},
+      {request_id: 'over', tenant_id: 't', session_id: 's', response_text: 'ok', prompt_tokens: 5000},
+      {request_id: 'rejected', tenant_id: 't', session_id: 's', response_text: 'ok', prompt_tokens: 5000, status: 400},
       {request_id: 'sse-error', tenant_id: 't', session_id: 's', prompt_tokens: 5000, is_error: 1},
     ])
     const now = new Date('2026-11-03T00:00:00Z')
     expect(scanCase(tc.db, {now, skipProvenance: true}).at_risk).toBeNull()
     expect(scanCase(tc.db, {now, skipProvenance: true, poolTokens: 1000, advertisedTokens: 4096})).toMatchObject({at_risk: 3, above_advertised: 2})
     // The pool is a recorded fact of the case: later incremental scans use it.
-    await tc.addFile([{request_id: 'later', tenant_id: 't', session_id: 's', prompt_tokens: 2000}])
+    await tc.addFile([{request_id: 'later', tenant_id: 't', session_id: 's', response_text: 'ok', prompt_tokens: 2000}])
     expect(scanCase(tc.db, {now, skipProvenance: true}).at_risk).toBe(4)
   })
 })

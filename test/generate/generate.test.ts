@@ -206,8 +206,8 @@ describe('generate: every request and response shape is present', () => {
       }
       if (typeof r.ts === 'number') seen.add('ts:epoch')
       else if (/Z$/.test(r.ts as string)) seen.add('ts:iso-z')
+      else if (/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}\+00:00$/.test(r.ts as string)) seen.add('ts:space-micro')
       else if (/[+-]\d\d:\d\d$/.test(r.ts as string)) seen.add('ts:iso-offset')
-      else if (/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$/.test(r.ts as string)) seen.add('ts:langfuse')
       if (r.prompt_tokens === undefined) seen.add('tokens-from-usage')
     }
     expect([...seen].sort()).toEqual(
@@ -216,7 +216,7 @@ describe('generate: every request and response shape is present', () => {
         'resp:sse', 'resp:sse-choices-empty', 'resp:sse-choices-null', 'resp:sse-error-event', 'resp:sse-completion',
         'resp:json-string', 'resp:json-escaped-marker', 'resp:error-as-string', 'resp:plain-text',
         'resp:tool-call', 'resp:chat.completion', 'resp:text_completion', 'resp:error-flat', 'resp:error-nested',
-        'ts:epoch', 'ts:iso-z', 'ts:iso-offset', 'ts:langfuse', 'tokens-from-usage',
+        'ts:epoch', 'ts:iso-z', 'ts:iso-offset', 'ts:space-micro', 'tokens-from-usage',
       ].sort(),
     )
   })

@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {INLINE_UNIT_BYTES, ParsePool} from '../../src/ingest/parse-pool.js'
 import type {UnitTask} from '../../src/ingest/process-unit.js'
+import {encodeParseSpec} from '../../src/extract/parse-spec.js'
 
 // Parse workers run with a capped old space (it tunes V8's heap growth); a unit too large
 // to parse safely under it goes to the main thread, and results still come back in order.
@@ -9,7 +10,7 @@ const line = (id: string, request: string): string =>
   JSON.stringify({ts: '2026-10-30T00:00:00Z', request_id: id, tenant_id: 't', session_id: 's', status: 200, request, response: 'ok'})
 
 const task = (seq: number, text: string): UnitTask => ({
-  seq, bytes: Buffer.from(`${text}\n`), offset: 0, firstLineNo: 1, map: {}, maxLineBytes: 1 << 30, extract: {fingerprints: false, pii: false},
+  seq, bytes: Buffer.from(`${text}\n`), offset: 0, firstLineNo: 1, spec: encodeParseSpec({format: 'native'}), file: '1', maxLineBytes: 1 << 30,
 })
 
 describe('ParsePool', () => {

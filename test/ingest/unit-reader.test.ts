@@ -1,3 +1,4 @@
+import {execFileSync} from 'node:child_process'
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -29,6 +30,7 @@ async function viaUnits(path: string, gzip: boolean, max: number, unitBytes: num
   const out: Line[] = []
   let expectLine = 1
   for await (const e of readUnits(path, {gzip, maxLineBytes: max, unitBytes, buffers})) {
+    if (e.kind === 'skipping' || e.kind === 'cut') continue
     if (e.kind === 'oversize') {
       expect(e.lineNo).toBe(expectLine)
       out.push({lineNo: e.lineNo, offset: e.offset, length: e.length, text: null})
@@ -96,5 +98,90 @@ describe('readUnits', () => {
         if (content.length > 1000) expect(want.some((l) => l.text === null)).toBe(true)
       })
     }
+  }
+})
+
+describe('readUnits bounds its memory by --max-line-bytes, whatever the line length (issue 16)', () => {
+  it('never asks for a unit buffer larger than a unit plus --max-line-bytes, and reports skipped bytes as they pass', async () => {
+    const path = join(dir, 'one-long-line.jsonl')
+    // 40 MB without a newline, then a short line: the long one is skipped, never assembled.
+    writeFileSync(path, `${'x'.repeat(40 << 20)}\n{"short":1}\n`)
+    const asked: number[] = []
+    class Recording extends UnitBuffers {
+      override take(min = 0): ArrayBuffer {
+        asked.push(Math.max(min, this.capacity))
+        return super.take(min)
+      }
+    }
+    const unitBytes = 64 << 10
+    const maxLineBytes = 3 << 20
+    let skipping = 0
+    const events: string[] = []
+    for await (const e of readUnits(path, {gzip: false, unitBytes, maxLineBytes, buffers: new Recording(unitBytes + (1 << 20), 4)})) {
+      if (e.kind === 'skipping') skipping++
+      else events.push(e.kind === 'oversize' ? `oversize ${e.lineNo} ${e.length}` : e.kind === 'unit' ? `unit ${e.firstLineNo}` : e.kind)
+    }
+    expect(events).toEqual([`oversize 1 ${40 << 20}`, 'unit 2'])
+    expect(Math.max(...asked)).toBeLessThanOrEqual(unitBytes + maxLineBytes + (2 << 20))
+    // One report per read of the skipped line (1 MiB reads): the caller can store and release the evidence meanwhile.
+    expect(skipping).toBeGreaterThanOrEqual(30)
+  })
+})
+
+describe('readUnits on damaged gzip keeps every byte gzip -dc recovers (issue 16)', () => {
+  const lines = Array.from({length: 3000}, (_, i) => JSON.stringify({i, text: `line ${i} `.repeat(12)}))
+  const content = `${lines.join('\n')}\n`
+
+  /** What `gzip -dc` writes before it gives up (it exits non-zero on damage). */
+  function zcat(path: string): Buffer {
+    try {
+      return execFileSync('gzip', ['-dc', path], {maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore']})
+    } catch (error) {
+      return (error as {stdout: Buffer}).stdout
+    }
+  }
+
+  async function read(path: string): Promise<{bytes: Buffer; cut: string | null; error: string | null}> {
+    const parts: Buffer[] = []
+    let cut: string | null = null
+    try {
+      for await (const e of readUnits(path, {gzip: true, unitBytes: 64 << 10, maxLineBytes: 1 << 20})) {
+        if (e.kind === 'unit') parts.push(Buffer.from(e.bytes))
+        if (e.kind === 'cut') {
+          parts.push(Buffer.from(e.raw))
+          cut = `line ${e.lineNo} @${e.offset}`
+        }
+      }
+      return {bytes: Buffer.concat(parts), cut, error: null}
+    } catch (error) {
+      return {bytes: Buffer.concat(parts), cut, error: (error as Error).message}
+    }
+  }
+
+  const gz = gzipSync(content)
+  const cases: Array<[string, Buffer]> = [
+    ['bad trailer (CRC)', Buffer.concat([gz.subarray(0, gz.length - 8), Buffer.from([1, 2, 3, 4]), gz.subarray(gz.length - 4)])],
+    ['garbage appended', Buffer.concat([gz, Buffer.from('GARBAGE')])],
+    ['corrupt block', (() => {
+      const c = Buffer.from(gz)
+      c[Math.floor(c.length * 0.6)] ^= 0xff
+      return c
+    })()],
+    ['truncated', gz.subarray(0, Math.floor(gz.length * 0.7))],
+  ]
+  for (const [name, bytes] of cases) {
+    it(`${name}: the bytes before the damage, to the byte, and the damage reported`, async () => {
+      const path = join(dir, `${name.replace(/\W/g, '_')}.jsonl.gz`)
+      writeFileSync(path, bytes)
+      const want = zcat(path)
+      const got = await read(path)
+      expect(got.error).toMatch(/gzip stream is (truncated|corrupt)/)
+      // Every byte gzip recovers (for garbage appended: all of the file's lines).
+      expect(got.bytes.length).toBe(want.length)
+      expect(got.bytes.equals(want)).toBe(true)
+      if (name === 'garbage appended') expect(want.toString()).toBe(content)
+      // A line the damage cut is handed over as cut (never parsed), not as a unit.
+      if (!want.toString().endsWith('\n')) expect(got.cut).toMatch(/^line \d+ @\d+$/)
+    })
   }
 })

@@ -1,49 +1,71 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
-import {ingestLogsCommand, logIngestFlags, parseMapFlag} from '../../cli/ingest-flags.js'
+import {describeDecision, ingestAuditArgs, ingestAuditSummary, ingestLogsCommand, logIngestFlags, parseIngestFlags, WALKED_FILES} from '../../cli/ingest-flags.js'
+import {interruptedMessage, renderIngest} from '../../cli/render-ingest.js'
+import {signalExitCode, watchInterrupts} from '../../cli/interrupt.js'
+import {InputError} from '../../errors.js'
+import {partialIngest, refusedMessage, type IngestLogsResult} from '../../ingest/ingest-logs.js'
 import {safeLine} from '../../util/sanitize.js'
-import type {IngestLogsResult} from '../../ingest/ingest-logs.js'
-import {count} from '../../cli/plural.js'
 
 export default class IngestLogs extends BaseCommand {
   static override summary = 'Load request/response logs (JSON Lines, .gz) into the case, evidence-grade.'
-  static override description = `Streams each file in constant memory, hashes it (SHA-256), keeps its raw bytes in the case so every record links back to its exact original line, and quarantines lines that cannot be read (with file, line, byte offset and reason) without stopping. Re-ingesting a file already in the case (same SHA-256) adds nothing; a request_id seen twice within one --source is a duplicate, not a second record. An ingest interrupted by a crash is redone cleanly when run again.
+  static override description = `Streams each file in bounded memory, hashes it (SHA-256), keeps its raw bytes in the case so every record links back to its exact original line, and quarantines lines that cannot be read (with file, line, byte offset and reason) without stopping. Re-ingesting a file already in the case (same SHA-256) adds nothing; to read a file again under another format or --map, remove it first with \`crosstalk drop\`. A request_id seen twice within one --source is a duplicate, not a second record. An ingest interrupted by a crash or a signal is redone cleanly when run again.
+
+Log formats (--log-format): native (crosstalk's own), otel (OTLP/JSON traces and logs with the GenAI conventions), langfuse (observation exports), litellm (proxy spend logs), openai-batch (Batch output and error files with their input file). auto (the default) decides per file from its first readable lines and prints why. A file none of whose lines could be read, or whose responses all decode to no text, is not ingested: the command names it with the likely fix and exits 1, keeping the other files.
+
+Timestamps without a zone are refused unless --assume-tz names the zone they were written in.
 
 Lines are parsed on worker threads (one per core), and what detection needs from each response (marker-shaped tokens, hashed personal-data values, text fingerprints) is extracted in the same pass, so \`scan\` never reads the texts again. Load the canary registry first (\`ingest canaries\`) when it holds markers outside the CANARY-<hex> convention: they are then matched during ingest too. The original bytes are kept uncompressed by default (fastest); --compress-evidence stores them deflated, about a quarter of the size, for several times the CPU.
 
-PATHS may be files, directories (walked for *.jsonl, *.json, *.log, *.gz) or quoted globs.`
+PATHS may be regular files (any name), directories (walked for ${WALKED_FILES}) or quoted globs.`
   static override examples = [
     '<%= config.bin %> ingest logs ./gateway-logs/',
     '<%= config.bin %> ingest logs "logs/**/*.jsonl.gz" --db case.db --json',
-    '<%= config.bin %> ingest logs export.jsonl --map tenant_id=metadata.tenant --map ts=startTime --map response=output',
+    '<%= config.bin %> ingest logs traces.jsonl otel-logs.jsonl --log-format otel --tenant-attribute tenant.id',
+    '<%= config.bin %> ingest logs spend-logs.jsonl --log-format litellm --assume-tz UTC',
+    `<%= config.bin %> ingest logs batch-input.jsonl batch-output.jsonl --custom-id-pattern '^(?<tenant>[^:]+):(?<session>[^:]+):'`,
+    '<%= config.bin %> ingest logs export.jsonl --log-format native --map tenant_id=metadata.tenant --map ts=epoch_ms:startTime --map response=output.content',
   ]
   static override strict = false
   static override args = {paths: Args.string({description: 'log files, directories or globs', required: true})}
   static override flags = {
     db: dbFlag,
     ...logIngestFlags,
-    'max-line-bytes': Flags.integer({description: 'quarantine lines longer than this', default: 256 * 1024 * 1024, min: 1}),
+    'max-line-bytes': Flags.integer({description: 'quarantine lines longer than this (they are never held in memory whole)', default: 256 * 1024 * 1024, min: 1}),
     workers: Flags.integer({description: 'parse worker threads (default: one per core, at most 4; 0 parses on the main thread)', min: 0, max: 16}),
   }
 
   async run(): Promise<IngestLogsResult> {
     const {argv, flags} = await this.parse(IngestLogs)
-    const map = parseMapFlag(flags.map)
+    const parsed = parseIngestFlags(flags)
     const db = this.openCase(flags.db, {create: true})
-    const result = await ingestLogsCommand(db, argv as string[], map, flags, this.jsonEnabled(), {maxLineBytes: flags['max-line-bytes'], workers: flags.workers})
-    this.audit(db, {paths: argv, map: flags.map ?? [], source: flags.source}, {
-      files: result.per_file.map((f) => ({path: f.path, sha256: f.sha256, status: f.status, records: f.records})),
-      records: result.records, duplicates: result.duplicates, bad_lines: result.bad_lines,
-    })
-    for (const w of result.warnings) this.note(this.paint.yellow(`warning: ${safeLine(w)}`))
-    if (!this.jsonEnabled()) {
-      for (const f of result.per_file) {
-        const what = f.status === 'already_present' ? 'already in the case, nothing added' : `${count(f.records, 'record')}, ${count(f.duplicates, 'duplicate')}, ${count(f.bad_lines, 'bad line')}`
-        this.log(`${safeLine(f.path)}  sha256:${f.sha256.slice(0, 16)}…  ${what}`)
-      }
-      this.log(`Ingested ${count(result.files, 'file')}: ${count(result.records, 'new record')}, ${count(result.duplicates, 'duplicate')}, ${count(result.bad_lines, 'bad line')} quarantined${result.skipped_files ? `, ${count(result.skipped_files, 'file')} already present` : ''}.`)
-      if (result.bad_lines > 0) this.log(`See them with: crosstalk status --bad-lines`)
+    const args = ingestAuditArgs(argv as string[], parsed, flags.source)
+    const interrupts = watchInterrupts()
+    let result: IngestLogsResult
+    try {
+      result = await ingestLogsCommand(db, argv as string[], parsed, flags, this.jsonEnabled(), {
+        maxLineBytes: flags['max-line-bytes'], workers: flags.workers, signal: interrupts.signal,
+        onFormat: (d) => this.note(safeLine(describeDecision(d))),
+      })
+    } catch (error) {
+      // What was stored before the failure is recorded all the same.
+      const partial = partialIngest(error)
+      if (partial) this.audit(db, args, {...ingestAuditSummary(partial), failed: (error as Error).message})
+      throw error
+    } finally {
+      interrupts.dispose()
     }
+    this.audit(db, args, ingestAuditSummary(result))
+    for (const w of result.warnings) this.note(this.paint.yellow(`warning: ${safeLine(w)}`))
+    if (!this.jsonEnabled()) this.log(renderIngest(result))
+    const sig = interrupts.received()
+    if (result.interrupted) {
+      this.note(interruptedMessage(result, sig))
+      process.exitCode = signalExitCode(sig ?? 'SIGINT')
+      return result
+    }
+    const refused = refusedMessage(result)
+    if (refused) throw new InputError(refused, 'E_NOTHING_READ')
     return result
   }
 }

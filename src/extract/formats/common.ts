@@ -88,7 +88,7 @@ export function notAnObject(value: unknown): AdaptResult {
 
 /** A non-negative integer from a number or a string of digits; anything else is unknown (null). */
 export function intOrNull(v: unknown): number | null {
-  if (typeof v === 'number' && Number.isInteger(v) && v >= 0) return v
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v
   if (typeof v === 'string' && /^\d{1,15}$/.test(v)) return Number(v)
   return null
 }

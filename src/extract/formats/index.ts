@@ -28,6 +28,8 @@ export function adapterFor(format: LogFormat): FormatAdapter {
 export const SNIFF_LINES = 20
 /** The share of sampled lines a format must explain to be chosen. */
 export const SNIFF_MIN_CONFIDENCE = 0.8
+/** The share that suffices when no other format explains a single sampled line. */
+export const SNIFF_ALONE_CONFIDENCE = 0.5
 
 export type SniffDecision =
   | {format: LogFormat; confidence: number; reason: string; candidates: SniffResult[]}
@@ -43,7 +45,10 @@ export function sniffFormat(first: readonly unknown[]): SniffDecision {
   const candidates = LOG_FORMATS.map((f) => ADAPTERS[f].sniff(sample)).sort((a, b) => b.confidence - a.confidence)
   const best = candidates[0]!
   if (sample.length === 0) return {format: null, reason: 'no readable JSON lines to decide the format from', candidates}
-  if (best.confidence < SNIFF_MIN_CONFIDENCE) {
+  // A few bad lines among the first (a line without its session) do not hide a format that
+  // explains most of the sample when no other format explains any of it.
+  const alone = best.confidence >= SNIFF_ALONE_CONFIDENCE && candidates.slice(1).every((c) => c.confidence === 0)
+  if (best.confidence < SNIFF_MIN_CONFIDENCE && !alone) {
     const near = candidates.filter((c) => c.confidence > 0).map((c) => `${c.format}: ${c.reason}`)
     return {
       format: null,

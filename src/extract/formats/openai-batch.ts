@@ -26,20 +26,20 @@ import type {AdaptResult, CompanionIndex, FormatAdapter, LinePosition} from './t
 // response's usage (the native decoder's fallback).
 
 export interface BatchInputIndex extends CompanionIndex {
-  get(customId: string): {method: unknown; url: unknown; body: unknown} | undefined
+  get(customId: string): {method: unknown; url: unknown; body: unknown; at: LinePosition} | undefined
   /** custom_ids seen on more than one input line (the first is kept). */
   readonly duplicates: ReadonlySet<string>
 }
 
 function newBatchIndex(): BatchInputIndex {
-  const inputs = new Map<string, {method: unknown; url: unknown; body: unknown}>()
+  const inputs = new Map<string, {method: unknown; url: unknown; body: unknown; at: LinePosition}>()
   const duplicates = new Set<string>()
   return {
-    add(value: unknown, _at: LinePosition) {
+    add(value: unknown, at: LinePosition) {
       if (!isObj(value) || !isInputLine(value)) return
       const id = value.custom_id as string
       if (inputs.has(id)) duplicates.add(id)
-      else inputs.set(id, {method: value.method, url: value.url, body: value.body})
+      else inputs.set(id, {method: value.method, url: value.url, body: value.body, at})
     },
     get: (id) => inputs.get(id),
     duplicates,
@@ -115,7 +115,7 @@ export const openaiBatch: FormatAdapter<BatchInputIndex> = {
         request: input ? input.body : null,
         response,
       },
-      {...value, input: input ?? null},
+      {...value, input: input ? {method: input.method, url: input.url, body: input.body} : null},
       ctx.options,
       {
         ts: 'the line has no response.body.created (error lines carry none); give the batch completion time with --batch-ts ISO, or --map ts=...',
@@ -124,6 +124,8 @@ export const openaiBatch: FormatAdapter<BatchInputIndex> = {
         session_id: idHint,
       },
     )
-    return single(out, notes)
+    const result = single(out, notes)
+    if (input && result.records[0]) result.records[0].companions = [input.at]
+    return result
   },
 }

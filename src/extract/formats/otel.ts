@@ -143,6 +143,8 @@ const isGenAiEvent = (name: string | null): boolean => name !== null && (name ==
 // ------------------------------------------------------------------ the companion index
 
 interface IndexedSpan {
+  /** The line the span is on. */
+  at: LinePosition
   parent: string | null
   genai: boolean
   /** Only the attributes a lookup needs: session and tenant keys. */
@@ -151,6 +153,7 @@ interface IndexedSpan {
 }
 
 interface IndexedEvent {
+  at: LinePosition
   name: string
   body: unknown
   attrs: Obj
@@ -184,7 +187,7 @@ function newOtelIndex(options: FormatOptions): OtelIndex {
         const key = idKey(s.span.traceId, s.span.spanId)
         if (key === null || spans.has(key)) continue
         const parent = idKey(s.span.traceId, s.span.parentSpanId)
-        spans.set(key, {parent, genai: isGenAiSpan(s.attrs), attrs: slim(s.attrs), resource: slim(s.resource)})
+        spans.set(key, {at, parent, genai: isGenAiSpan(s.attrs), attrs: slim(s.attrs), resource: slim(s.resource)})
       }
       for (const l of logsOf(value)) {
         const name = eventNameOf(l)
@@ -196,7 +199,7 @@ function newOtelIndex(options: FormatOptions): OtelIndex {
           g = {first: {file: at.file, line: at.line, item: l.item}, events: [], resource: slim(l.resource)}
           groups.set(key, g)
         }
-        g.events.push(eventOf(l, name!))
+        g.events.push(eventOf(l, name!, at))
       }
     },
     span: (key) => spans.get(key),
@@ -204,9 +207,9 @@ function newOtelIndex(options: FormatOptions): OtelIndex {
   }
 }
 
-function eventOf(l: LogView, name: string): IndexedEvent {
+function eventOf(l: LogView, name: string, at: LinePosition): IndexedEvent {
   const t = l.record.timeUnixNano ?? l.record.observedTimeUnixNano
-  return {name, body: unwrapAnyValue(l.record.body), attrs: l.attrs, timeNs: t === undefined || t === null ? null : String(t)}
+  return {at, name, body: unwrapAnyValue(l.record.body), attrs: l.attrs, timeNs: t === undefined || t === null ? null : String(t)}
 }
 
 // ------------------------------------------------------------------ content
@@ -331,22 +334,42 @@ function fromLogEvents(events: readonly IndexedEvent[], into: Content): void {
 interface Lookup {
   /** The first value of `key` on the item, its ancestors (spans) or its resource. */
   find(key: string): unknown
+  /** The lines of the ancestor spans that gave a value. */
+  used: LinePosition[]
 }
 
 function lookupFor(attrs: Obj, resource: Obj, index: OtelIndex, parent: string | null): Lookup {
+  const used: LinePosition[] = []
   return {
+    used,
     find(key) {
       if (attrs[key] !== undefined && attrs[key] !== '') return attrs[key]
       let at = parent
       for (let depth = 0; at !== null && depth < 64; depth++) {
         const s = index.span(at)
         if (!s) break
-        if (s.attrs[key] !== undefined && s.attrs[key] !== '') return s.attrs[key]
+        if (s.attrs[key] !== undefined && s.attrs[key] !== '') {
+          used.push(s.at)
+          return s.attrs[key]
+        }
         at = s.parent
       }
       return resource[key] !== undefined && resource[key] !== '' ? resource[key] : undefined
     },
   }
+}
+
+/** Distinct positions, first occurrence kept, without the record's own line. */
+function otherLines(own: LinePosition, positions: readonly LinePosition[]): LinePosition[] {
+  const seen = new Set<string>([`${own.file}\u0000${own.line}`])
+  const out: LinePosition[] = []
+  for (const p of positions) {
+    const key = `${p.file}\u0000${p.line}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    out.push(p)
+  }
+  return out
 }
 
 function firstOf(lookup: Lookup, keys: readonly string[]): string | null {
@@ -391,7 +414,7 @@ function hints(options: FormatOptions): Parameters<typeof finishRecord>[3] {
   }
 }
 
-function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions): AdaptedRecord | LineProblem {
+function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions, here: LinePosition): AdaptedRecord | LineProblem {
   const {span, attrs, resource} = v
   const key = idKey(span.traceId, span.spanId)
   const lookup = lookupFor(attrs, resource, index, idKey(span.traceId, span.parentSpanId))
@@ -436,10 +459,13 @@ function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions): 
   const source = {resource, scope: v.scope, span: {...span, attributes: attrs}, attributes: attrs}
   const out = finishRecord(candidate, source, options, hints(options))
   if ('problem' in out) return {item: v.item, reason: out.problem}
-  return {item: v.item, record: out.record, notes: [...notes, ...out.notes]}
+  const companions = otherLines(here, [...(group?.events.map((e) => e.at) ?? []), ...lookup.used])
+  return {item: v.item, record: out.record, notes: [...notes, ...out.notes], companions}
 }
 
-function recordFromLogs(item: number, traceId: unknown, spanId: unknown, group: LogGroup, index: OtelIndex, options: FormatOptions): AdaptedRecord | LineProblem {
+function recordFromLogs(
+  item: number, traceId: unknown, spanId: unknown, group: LogGroup, index: OtelIndex, options: FormatOptions, here: LinePosition,
+): AdaptedRecord | LineProblem {
   const attrs: Obj = {}
   for (const e of group.events) Object.assign(attrs, e.attrs, e.name === DETAILS_EVENT && isObj(e.body) ? e.body : {})
   const key = idKey(traceId, spanId)
@@ -473,7 +499,8 @@ function recordFromLogs(item: number, traceId: unknown, spanId: unknown, group: 
     ts: 'the GenAI log records carry no timeUnixNano',
   })
   if ('problem' in out) return {item, reason: out.problem}
-  return {item, record: out.record, notes: ['built from OTLP log records alone: their span was not among the files given (tokens, status and node unknown)', ...out.notes]}
+  const companions = otherLines(here, [...group.events.map((e) => e.at), ...(own ? [own.at] : []), ...lookup.used])
+  return {item, record: out.record, companions, notes: ['built from OTLP log records alone: their span was not among the files given (tokens, status and node unknown)', ...out.notes]}
 }
 
 function endpointOf(attrs: Obj): string | null {
@@ -542,7 +569,7 @@ export const otel: FormatAdapter<OtelIndex> = {
         result.ignored++
         continue
       }
-      push(recordFromSpan(s, index, ctx.options))
+      push(recordFromSpan(s, index, ctx.options, ctx.at))
     }
     for (const l of logsOf(value)) {
       const name = eventNameOf(l)
@@ -553,8 +580,8 @@ export const otel: FormatAdapter<OtelIndex> = {
       const key = idKey(l.record.traceId, l.record.spanId)
       if (key === null) {
         if (name === DETAILS_EVENT) {
-          const group: LogGroup = {first: {...ctx.at, item: l.item}, events: [eventOf(l, name)], resource: l.resource}
-          push(recordFromLogs(l.item, undefined, undefined, group, index, ctx.options))
+          const group: LogGroup = {first: {file: ctx.at.file, line: ctx.at.line, item: l.item}, events: [eventOf(l, name, ctx.at)], resource: l.resource}
+          push(recordFromLogs(l.item, undefined, undefined, group, index, ctx.options, ctx.at))
         } else result.problems.push({item: l.item, reason: `${name} log record has no traceId/spanId, so it cannot be joined with the rest of its request`})
         continue
       }
@@ -569,7 +596,7 @@ export const otel: FormatAdapter<OtelIndex> = {
         result.ignored++
         continue
       }
-      push(recordFromLogs(l.item, l.record.traceId, l.record.spanId, group, index, ctx.options))
+      push(recordFromLogs(l.item, l.record.traceId, l.record.spanId, group, index, ctx.options, ctx.at))
     }
     return result
   },

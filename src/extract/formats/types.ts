@@ -42,6 +42,12 @@ export interface AdaptedRecord {
   record: NativeRecord
   /** What the record lacks and why, for the per-file summary (e.g. "no message content: content capture off, or the OTLP logs file not given"). */
   notes: string[]
+  /**
+   * Other lines this record was read from (a Batch input line; an OTLP parent span that gave the
+   * tenant, log records that gave the content), as the caller's positions, in the order they
+   * were offered to the index. Decoding the record again needs exactly these lines.
+   */
+  companions?: LinePosition[]
 }
 
 /** A bad line or a bad item in a line. `item` null: the whole line. */
@@ -62,6 +68,10 @@ export interface LinePosition {
   file: string
   /** 1-based physical line number. */
   line: number
+  /** Where the caller keeps the line (byte offset and length in the decompressed stream, CRC-32): carried along, never read by adapters. */
+  offset?: number
+  length?: number
+  crc?: number
 }
 
 export interface CompanionIndex {

@@ -1,0 +1,36 @@
+// SIGINT / SIGTERM during a long ingest: the first signal asks the work to stop at the next
+// unit (an AbortSignal), so that the command can say what was kept and record it in the audit
+// log; a second one is not caught, and ends the process at once (what was committed is kept
+// either way: an unfinished file stays 'loading' and the next ingest redoes it).
+
+export interface InterruptWatch {
+  signal: AbortSignal
+  /** The signal received, or null. */
+  received(): NodeJS.Signals | null
+  dispose(): void
+}
+
+export function watchInterrupts(): InterruptWatch {
+  const controller = new AbortController()
+  let received: NodeJS.Signals | null = null
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM']
+  const handler = (sig: NodeJS.Signals): void => {
+    received = sig
+    // The next one takes the default action.
+    for (const s of signals) process.removeListener(s, handler)
+    controller.abort(new Error(`received ${sig}`))
+  }
+  for (const s of signals) process.on(s, handler)
+  return {
+    signal: controller.signal,
+    received: () => received,
+    dispose: () => {
+      for (const s of signals) process.removeListener(s, handler)
+    },
+  }
+}
+
+/** The conventional exit status after a signal: 128 + its number. */
+export function signalExitCode(sig: NodeJS.Signals): number {
+  return sig === 'SIGINT' ? 130 : sig === 'SIGTERM' ? 143 : 1
+}

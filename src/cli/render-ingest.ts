@@ -1,0 +1,35 @@
+import type {IngestLogsResult} from '../ingest/ingest-logs.js'
+import {safeLine} from '../util/sanitize.js'
+import {count} from './plural.js'
+
+/** The per-file lines and the total of an ingest, for stdout. */
+export function renderIngest(result: IngestLogsResult): string {
+  const out: string[] = []
+  for (const f of result.per_file) {
+    let what: string
+    if (f.status === 'already_present') what = `already in the case (read as ${f.log_format}), nothing added`
+    else if (f.status === 'refused') what = `NOT INGESTED: ${f.refused!.reason}`
+    else {
+      what = `${f.log_format}: ${count(f.records, 'record')}, ${count(f.duplicates, 'duplicate')}, ${count(f.bad_lines, 'bad line')}`
+      const empty = [f.no_request_text > 0 ? `${f.no_request_text} without request text` : '', f.no_response_text > 0 ? `${f.no_response_text} without response text` : ''].filter(Boolean)
+      if (empty.length > 0) what += ` (${empty.join(', ')})`
+      if (f.unread) what += '; NOT READ WHOLE (see warning)'
+    }
+    out.push(`${safeLine(f.path)}  ${f.sha256 ? `sha256:${f.sha256.slice(0, 16)}…  ` : ''}${what}`)
+  }
+  const parts = [`${count(result.records, 'new record')}`, count(result.duplicates, 'duplicate'), `${count(result.bad_lines, 'bad line')} quarantined`]
+  if (result.skipped_files) parts.push(`${count(result.skipped_files, 'file')} already present`)
+  if (result.refused_files) parts.push(`${count(result.refused_files, 'file')} not ingested`)
+  out.push(`Ingested ${count(result.files, 'file')}: ${parts.join(', ')}.`)
+  if (result.bad_lines > 0) out.push('See them with: crosstalk status --bad-lines')
+  return out.join('\n')
+}
+
+/** One line after a signal: what was kept, what was not, how to resume. */
+export function interruptedMessage(result: IngestLogsResult, sig: string | null): string {
+  const i = result.interrupted!
+  const kept = `${count(result.files, 'file')} ingested completely and kept (${count(result.records, 'record')})`
+  const current = i.file ? `; ${safeLine(i.file)} was being read and is not counted (its partial rows stay marked unfinished and are redone)` : ''
+  const left = i.files_not_started.length > 0 ? `; ${count(i.files_not_started.length, 'file')} not started` : ''
+  return `Interrupted${sig ? ` by ${sig}` : ''}: ${kept}${current}${left}. Run the same command again to resume.`
+}

@@ -1,0 +1,78 @@
+import {crc32} from 'node:zlib'
+import {adapterFor, sniffFormat, SNIFF_LINES, type CompanionIndex, type FormatOptions, type LogFormat, type SniffDecision} from '../extract/formats/index.js'
+import {readLineJson} from '../extract/parse-record.js'
+import {DamagedStreamError} from './gunzip-recover.js'
+import {readUnits} from './unit-reader.js'
+
+// The readable JSON lines of a file, with the positions ingest gives them (same cutting, same
+// line numbers and offsets as the stream pass): for `--log-format auto`, which looks at the
+// first of them, and for formats whose records join other lines, whose companion index is
+// offered every line of the file set before any record is made.
+
+export interface JsonLine {
+  lineNo: number
+  offset: number
+  length: number
+  crc: number
+  value: unknown
+}
+
+export interface FileToRead {
+  path: string
+  gzip: boolean
+  size: number
+}
+
+async function* jsonLines(f: FileToRead, maxLineBytes: number): AsyncGenerator<JsonLine> {
+  try {
+    for await (const e of readUnits(f.path, {gzip: f.gzip, size: f.size, unitBytes: 256 << 10, maxLineBytes})) {
+      if (e.kind !== 'unit') continue
+      let lineNo = e.firstLineNo
+      for (let s = 0; s < e.bytes.length; lineNo++) {
+        let end = e.bytes.indexOf(10, s)
+        if (end === -1) end = e.bytes.length
+        let line = e.bytes.subarray(s, end)
+        let offset = e.offset + s
+        s = end + 1
+        if (lineNo === 1 && offset === 0 && line[0] === 0xef && line[1] === 0xbb && line[2] === 0xbf) {
+          line = line.subarray(3)
+          offset += 3
+        }
+        if (line.length > maxLineBytes) continue
+        const json = readLineJson(line)
+        if (json.kind === 'json') yield {lineNo, offset, length: line.length, crc: crc32(line), value: json.value}
+      }
+    }
+  } catch (error) {
+    // The stream pass reads the file again and reports the damage; what came before it is here.
+    if (!(error instanceof DamagedStreamError)) throw error
+  }
+}
+
+/** Bytes of a file `auto` reads at most to find its first readable lines. */
+const SNIFF_BYTES = 64 << 20
+
+/** `--log-format auto` for one file: the first readable JSON lines decide. */
+export async function sniffFile(f: FileToRead, maxLineBytes: number): Promise<SniffDecision> {
+  const values: unknown[] = []
+  for await (const l of jsonLines(f, maxLineBytes)) {
+    values.push(l.value)
+    if (values.length >= SNIFF_LINES || l.offset > SNIFF_BYTES) break
+  }
+  return sniffFormat(values)
+}
+
+/** The companion index of a format, offered every readable line of the files, in order; null for formats without one. */
+export async function buildCompanionIndex(
+  format: LogFormat, options: FormatOptions, files: ReadonlyArray<FileToRead & {key: string}>, maxLineBytes: number, signal?: AbortSignal,
+): Promise<CompanionIndex | null> {
+  const index = adapterFor(format).newIndex(options)
+  if (!index) return null
+  for (const f of files) {
+    for await (const l of jsonLines(f, maxLineBytes)) {
+      if (signal?.aborted) return index
+      index.add(l.value, {file: f.key, line: l.lineNo, offset: l.offset, length: l.length, crc: l.crc})
+    }
+  }
+  return index
+}
