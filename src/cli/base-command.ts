@@ -7,6 +7,9 @@ import {listFiles} from '../store/files.js'
 import {openCase, type CaseDb} from '../store/open-case.js'
 import {escapeJsonText} from '../util/sanitize.js'
 
+/** The smallest CROSSTALK_HEAP_MB bin/run.js passes on to node (its launcher line skips smaller values). */
+export const MIN_HEAP_MB = 256
+
 // oclif's FlagOutput / ArgOutput (not exported from its index).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type ParsedValues = {[name: string]: any}
@@ -48,6 +51,10 @@ export abstract class BaseCommand extends Command {
     const heap = process.env.CROSSTALK_HEAP_MB
     if (heap !== undefined && heap !== '' && !/^[1-9]\d*$/.test(heap)) {
       throw new InputError(`CROSSTALK_HEAP_MB must be a whole number of MB (got ${JSON.stringify(heap)})`, 'E_BAD_ENV')
+    }
+    // Below this V8 cannot hold the CLI itself and aborts with a native stack trace (exit 133).
+    if (heap !== undefined && heap !== '' && Number(heap) < MIN_HEAP_MB) {
+      throw new InputError(`CROSSTALK_HEAP_MB must be at least ${MIN_HEAP_MB} (MB; got ${JSON.stringify(heap)})`, 'E_BAD_ENV')
     }
     return parsed
   }
