@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {logIngestFlags, parseMapFlag} from '../cli/ingest-flags.js'
-import {clearProgress, ingestProgressBar} from '../cli/progress.js'
+import {clearProgress, ingestProgressBar, scanProgressLine} from '../cli/progress.js'
 import {renderScan} from '../cli/render-detect.js'
 import {renderScope} from '../cli/render-scope.js'
 import {GateTripped} from '../errors.js'
@@ -47,6 +47,7 @@ export default class Triage extends BaseCommand {
           paths: argv as string[], canaries: flags.canaries, map, source: flags.source, evidenceCodec: flags['compress-evidence'] ? 'deflate' : 'raw',
           poolTokens: flags['pool-tokens'], advertisedTokens: flags['advertised-tokens'], skipProvenance: flags['no-provenance'], now: () => new Date(),
           onIngestProgress: progress,
+          onScanProgress: this.jsonEnabled() ? undefined : scanProgressLine(),
         },
         // Each step is audited as soon as it has changed the case, so a later failure leaves no unrecorded change.
         (s) => {

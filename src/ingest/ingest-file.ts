@@ -30,6 +30,9 @@ export interface IngestProgress {
   /** Null for gzip input, whose decompressed size is unknown until the end. */
   bytesTotal: number | null
   records: number
+  /** Bytes of all the files as stored (compressed for .gz) read so far, and their total: an overall fraction and ETA. */
+  inputBytesDone: number
+  inputBytesTotal: number
 }
 
 export interface IngestFileSummary {
@@ -59,6 +62,9 @@ export interface IngestContext {
   evidenceCodec: EvidenceCodec
   fileCount: number
   onProgress?: (p: IngestProgress) => void
+  /** Sizes of the files before this one, and of all of them (for IngestProgress). */
+  inputBytesBefore?: number
+  inputBytesTotal?: number
 }
 
 /** Bytes of whole lines per parse unit. */
@@ -183,12 +189,16 @@ async function streamFile(
   let lastReport = 0
   let seq = 0
   let bytesDone = 0
+  let fileBytesRead = 0
   const report = (): void => {
     if (!ctx.onProgress) return
     const now = Date.now()
     if (now - lastReport < 200) return
     lastReport = now
-    ctx.onProgress({file: t.path, fileIndex: t.fileIndex, fileCount: ctx.fileCount, bytesDone, bytesTotal: t.gzip ? null : t.size, records: writer.counts.records})
+    ctx.onProgress({
+      file: t.path, fileIndex: t.fileIndex, fileCount: ctx.fileCount, bytesDone, bytesTotal: t.gzip ? null : t.size, records: writer.counts.records,
+      inputBytesDone: (ctx.inputBytesBefore ?? 0) + fileBytesRead, inputBytesTotal: ctx.inputBytesTotal ?? t.size,
+    })
   }
   let ready: UnitResult[] = []
   let readyBytes = 0
@@ -212,7 +222,10 @@ async function streamFile(
       unitBytes: UNIT_BYTES,
       buffers: unitBuffers,
       maxLineBytes: ctx.maxLineBytes,
-      onFileChunk: (chunk) => fileHash?.update(chunk),
+      onFileChunk: (chunk) => {
+        fileBytesRead += chunk.length
+        fileHash?.update(chunk)
+      },
       onChunk: (chunk) => {
         evidence.push(chunk)
         contentHash?.update(chunk)

@@ -70,10 +70,11 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
     const ctx = {
       db, pool, seen: new RequestIdSet(db), unconventionalSha256: unconventional.hash, map: options.map ?? {}, source: options.source ?? 'default',
       now: options.now, maxLineBytes: options.maxLineBytes ?? 256 * 1024 * 1024, evidenceCodec: options.evidenceCodec ?? 'raw', fileCount: paths.length,
-      onProgress: options.onProgress,
+      onProgress: options.onProgress, inputBytesBefore: 0, inputBytesTotal: totalSize(paths),
     }
     for (const [index, path] of paths.entries()) {
       const summary = await ingestFile(ctx, path, index)
+      ctx.inputBytesBefore += totalSize([path])
       result.per_file.push(summary)
       if (summary.status === 'already_present') {
         result.skipped_files++
