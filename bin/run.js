@@ -1,5 +1,5 @@
 #!/bin/sh
-':' //; h=${CROSSTALK_HEAP_MB:-1536}; case $h in *[!0-9]*|0*) h=;; *) h=--max-old-space-size=$h;; esac; MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2} MALLOC_MMAP_THRESHOLD_=${MALLOC_MMAP_THRESHOLD_:-131072} exec node --max-semi-space-size=2 $h "$0" "$@"
+':' //; h=${CROSSTALK_HEAP_MB:-1536}; case $h in *[!0-9]*|0*|?|??|1??|2[0-4]?|25[0-5]) h=;; *) h=--max-old-space-size=$h;; esac; MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2} MALLOC_MMAP_THRESHOLD_=${MALLOC_MMAP_THRESHOLD_:-131072} exec node --max-semi-space-size=2 $h "$0" "$@"
 // The line above is for sh (the shebang); to JavaScript it is a string and a comment. It
 // runs node in place of the shell (same process) with settings for bounded memory, at no
 // cost in speed (measured): commands that stream a whole case make short-lived garbage,
@@ -12,8 +12,10 @@
 // setting of V8's heap growth: under 2 GB, V8 lets the heap grow at most about 1.8x between
 // collections instead of 4x (200k-record triage: peak 230 -> 176 MB, same CPU time, measured);
 // CROSSTALK_HEAP_MB raises it for an unusual workload (e.g. lines of hundreds of MB); a
-// value that is not a whole number is passed over here and refused by the command itself
-// (src/cli/base-command.ts), so that the error follows the contract (one line, JSON under --json).
+// value that is not a whole number, or under 256 (V8 aborts with a native stack when its
+// heap cannot hold even the CLI's start-up), is passed over here and refused by the command
+// itself (src/cli/base-command.ts), so that the error follows the contract (one line, JSON
+// under --json).
 // Values already in the environment win. Any POSIX sh will do (env -S is missing from
 // BusyBox). `node bin/run.js` runs without these settings; they change nothing but memory.
 import {execute} from '@oclif/core'

@@ -1,8 +1,9 @@
 import {createHash} from 'node:crypto'
 import {crc32} from 'node:zlib'
+import {sqliteRegistry} from '../detect/registry.js'
 import {responseSightings} from '../detect/scan-case.js'
 import {inflateBlock} from '../evidence/evidence-store.js'
-import {EXTRACT_SCHEME, extractRecord, type UnconventionalSet} from '../extract/extract.js'
+import {EXTRACT_SCHEME, extractRecord, UnconventionalSet} from '../extract/extract.js'
 import {markerTokens, type MarkerRegistry, type MarkerToken, type RegisteredMarker} from '../extract/markers.js'
 import {decodeLine, lineDecoder} from '../extract/line-decoder.js'
 import type {LineResult, RecordRow} from '../extract/parse-record.js'
@@ -12,11 +13,13 @@ import {iterateBlocks} from '../store/evidence-blocks.js'
 import {
   iterateFileFingerprints, iterateFileMarkerTokens, iterateFilePiiValues, iterateFileUnconventionalHits, type FingerprintStored,
 } from '../store/extracts.js'
+import {unconventionalMarkers} from '../store/canaries.js'
 import type {FileRow} from '../store/files.js'
 import {iterateFileSightings, type SightingStored} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
 import {iterateBadLinesOfFile, iterateDuplicatesOfFile, type BadLineStored, type DuplicateLineRow} from '../store/quarantine.js'
 import {iterateRecordsOfFile, RECORD_COLUMNS, recordBySourceRequest, type RecordRowStored} from '../store/records.js'
+import {scannedFileIds} from '../store/scan-runs.js'
 import {ident, Problems, shown} from './verify-problems.js'
 
 // One evidence file, line by line. The file's decompressed stream is rebuilt from its
@@ -78,6 +81,18 @@ interface Line {
   /** Only white space (after a leading byte-order mark). */
   blank: boolean
   bom: boolean
+}
+
+/** The context for one connection to the case (the main thread's, or a worker's). */
+export function lineCheckContext(db: CaseDb, problems: Problems, options: {deep: boolean; compareSightings: boolean}): LineCheckContext {
+  const registry = sqliteRegistry(db)
+  return {
+    db, problems, deep: options.deep,
+    registry: options.compareSightings ? registry : null,
+    byMarker: new Map(registry.unconventional.map((m) => [m.marker, m])),
+    unconventional: new UnconventionalSet(unconventionalMarkers(db)),
+    scannedFiles: scannedFileIds(db),
+  }
 }
 
 export function verifyLogFile(ctx: LineCheckContext, file: FileRow): FileLineTally {

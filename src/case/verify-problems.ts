@@ -61,3 +61,9 @@ export function sqliteLess(a: string, b: string): boolean {
 export function ident(value: string): string {
   return /^[\w.:@/+-]{1,80}$/.test(value) ? value : shown(value)
 }
+
+/** Problems found elsewhere (a worker's), merged in: their listing was already capped there. */
+export function mergeProblems(into: Problems, listed: readonly VerifyProblem[], total: number): void {
+  into.listed.push(...listed)
+  into.total += total
+}

@@ -3,21 +3,18 @@ import {existsSync, mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {crc32} from 'node:zlib'
-import {sqliteRegistry} from '../detect/registry.js'
 import {inflateBlock} from '../evidence/evidence-store.js'
 import {sha256File} from '../evidence/hash-file.js'
-import {UnconventionalSet} from '../extract/extract.js'
 import {decodeParseSpec, describeParseSpec} from '../extract/parse-spec.js'
-import {unconventionalMarkers} from '../store/canaries.js'
 import {iterateBlocks} from '../store/evidence-blocks.js'
 import {listFiles, type FileRow} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {iterateFileItems, recordsWithoutLogFile} from '../store/records.js'
-import {lastFinishedScan, scannedFileIds} from '../store/scan-runs.js'
+import {lastFinishedScan} from '../store/scan-runs.js'
 import {registryVersion} from '../store/settings.js'
 import {verifyAudit, type ExpectedHead} from './verify-audit.js'
 import {verifyFindingsDeep, verifyFindingSources} from './verify-findings.js'
-import {verifyLogFile, type LineCheckContext} from './verify-lines.js'
+import {verifyLogFiles} from './verify-pool.js'
 import {ident, Problems, type VerifyProblem} from './verify-problems.js'
 import {verifyRegistry} from './verify-registry.js'
 
@@ -33,6 +30,8 @@ export interface VerifyOptions {
   expectHead?: ExpectedHead | null
   /** Where scratch copies go (default: the system's temporary folder). */
   scratchDir?: string
+  /** Worker threads for the line walk (default: one per core, at most 4; 0 or 1: the main thread only). */
+  workers?: number
 }
 
 /** `crosstalk verify --json` */
@@ -58,6 +57,8 @@ export interface VerifyResult {
   /** Whether detection was run again on a scratch copy (--deep) and its findings compared. */
   findings_rederived: boolean
   originals_rehashed: number
+  /** Worker threads the line walk ran on (0: the main thread). */
+  workers: number
   /** What this run did not check, and why. */
   not_checked: string[]
   /** The first problems of each check (each check lists at most 10 per file); problems_total counts them all. */
@@ -78,7 +79,7 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
   const result: VerifyResult = {
     ok: true, audit_entries: 0, audit_head: null, anchored: false, entries_since_anchor: null, deep: options.deep ?? false,
     files_checked: 0, blocks_checked: 0, lines_checked: 0, records_checked: 0, sightings_rederived: 0, canaries_checked: 0,
-    findings_rederived: false, originals_rehashed: 0, not_checked: [], problems: [], problems_total: 0,
+    findings_rederived: false, originals_rehashed: 0, workers: 0, not_checked: [], problems: [], problems_total: 0,
   }
   const anchor = verifyAudit(db, problems, options.expectHead ?? null)
   result.audit_entries = anchor.entries
@@ -96,39 +97,33 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
     const registryCurrent = last !== null && last.registry_version === registryVersion(db)
     if (last === null) result.not_checked.push('sightings not re-derived: the case was never scanned')
     else if (!registryCurrent) result.not_checked.push('sightings not re-derived: the canary registry changed since the last scan (run `crosstalk scan`)')
-    const unconventional = sqliteRegistry(db).unconventional
-    const ctx: LineCheckContext = {
-      db, problems, deep: result.deep,
-      registry: registryCurrent ? sqliteRegistry(db) : null,
-      byMarker: new Map(unconventional.map((m) => [m.marker, m])),
-      unconventional: new UnconventionalSet(unconventionalMarkers(db)),
-      scannedFiles: scannedFileIds(db),
-    }
     const orphans = recordsWithoutLogFile(db)
     if (orphans > 0) problems.add('line', 'records', `${orphans} record(s) belong to no log file`)
 
-    for (const file of listFiles(db)) {
-      result.files_checked++
-      if (file.state !== 'complete') {
-        problems.add('incomplete', file.path, 'ingest was interrupted; run the same ingest again')
-        continue
-      }
-      if (file.kind === 'log' && !readsOneRecordPerLine(file)) {
-        // Formats that hold several records in a line, or read a record with other lines
-        // (OTLP exports, Batch output with its input): each item's bytes are checked against
-        // the evidence; the line-by-line re-derivation below reads one record per line.
-        const tally = verifyItemBytes(db, problems, file)
-        result.blocks_checked += tally.blocks
-        result.records_checked += tally.records
-        result.not_checked.push(`${file.path}: records' fields, lines and sightings not re-derived (${describeParseSpec(decodeParseSpec(file.parse_spec))}: only the native format is walked line by line); each item's bytes and the content hash were checked`)
-      } else if (file.kind === 'log') {
-        const tally = verifyLogFile(ctx, file)
-        result.blocks_checked += tally.blocks
-        result.lines_checked += tally.lines
-        result.records_checked += tally.records
-        result.sightings_rederived += tally.sightings_compared
-      }
-      if (options.rehashOriginals !== false && existsSync(file.abs_path)) {
+    const files = listFiles(db)
+    result.files_checked = files.length
+    for (const file of files) if (file.state !== 'complete') problems.add('incomplete', file.path, 'ingest was interrupted; run the same ingest again')
+    const logs = files.filter((f) => f.state === 'complete' && f.kind === 'log')
+    const walked = await verifyLogFiles(db, logs.filter(readsOneRecordPerLine), problems, {deep: result.deep, compareSightings: registryCurrent, workers: options.workers})
+    result.workers = walked.workers
+    for (const tally of walked.tallies) {
+      result.blocks_checked += tally.blocks
+      result.lines_checked += tally.lines
+      result.records_checked += tally.records
+      result.sightings_rederived += tally.sightings_compared
+    }
+    for (const file of logs.filter((f) => !readsOneRecordPerLine(f))) {
+      // Formats that hold several records in a line, or read a record with other lines
+      // (OTLP exports, Batch output with its input): each item's bytes are checked against
+      // the evidence; the line-by-line re-derivation reads one record per line.
+      const tally = verifyItemBytes(db, problems, file)
+      result.blocks_checked += tally.blocks
+      result.records_checked += tally.records
+      result.not_checked.push(`${file.path}: records' fields, lines and sightings not re-derived (${describeParseSpec(decodeParseSpec(file.parse_spec))}: only the native format is walked line by line); each item's bytes and the content hash were checked`)
+    }
+    if (options.rehashOriginals !== false) {
+      for (const file of files) {
+        if (file.state !== 'complete' || !existsSync(file.abs_path)) continue
         try {
           // The bytes ingest read: a log that has grown since (appended to) still verifies.
           const now = await sha256File(file.abs_path, {limit: file.size})

@@ -6,6 +6,10 @@ import {appendAudit, listAudit} from '../store/audit.js'
 import {listFiles} from '../store/files.js'
 import {openCase, type CaseDb} from '../store/open-case.js'
 import {escapeJsonText} from '../util/sanitize.js'
+import {clearProgress} from './progress.js'
+
+/** The smallest CROSSTALK_HEAP_MB bin/run.js passes on to node (its launcher line skips smaller values). */
+export const MIN_HEAP_MB = 256
 
 // oclif's FlagOutput / ArgOutput (not exported from its index).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -49,6 +53,10 @@ export abstract class BaseCommand extends Command {
     if (heap !== undefined && heap !== '' && !/^[1-9]\d*$/.test(heap)) {
       throw new InputError(`CROSSTALK_HEAP_MB must be a whole number of MB (got ${JSON.stringify(heap)})`, 'E_BAD_ENV')
     }
+    // Below this V8 cannot hold the CLI itself and aborts with a native stack trace (exit 133).
+    if (heap !== undefined && heap !== '' && Number(heap) < MIN_HEAP_MB) {
+      throw new InputError(`CROSSTALK_HEAP_MB must be at least ${MIN_HEAP_MB} (MB; got ${JSON.stringify(heap)})`, 'E_BAD_ENV')
+    }
     return parsed
   }
 
@@ -84,6 +92,8 @@ export abstract class BaseCommand extends Command {
     // One line, always: oclif's own parse errors span several ("Parsing --x\n\tExpected ...").
     const message = (error.message || String(error)).split('\n').map((l) => l.trim()).filter(Boolean).join(' ') || 'failed'
     process.exitCode = exit
+    // A progress line left unfinished by the failure is wiped first (a no-op unless stderr is a terminal).
+    clearProgress()
     if (this.jsonEnabled()) process.stdout.write(escapeJsonText(JSON.stringify({error: {message, code}})) + '\n')
     const verbose = this.argv.includes('--verbose') || Boolean(process.env.DEBUG)
     process.stderr.write(`${this.paint.red('Error:')} ${message}\n`)

@@ -1,10 +1,10 @@
 import {createHash} from 'node:crypto'
-import {writeFileSync} from 'node:fs'
 import {Flags} from '@oclif/core'
 import {UsageError} from '../errors.js'
 import {buildFacts, loadFactsInputs, type CaseFacts, type GatherFactsOptions} from '../notify/facts.js'
 import type {CaseDb} from '../store/open-case.js'
 import {checkDetection} from './detection-flags.js'
+import {writeFileAtomic} from './write-file.js'
 
 // Shared by the report commands: --format/--out, writing the file (0600 through the
 // base command's umask: reports describe other people's data), and the result printed
@@ -30,7 +30,7 @@ export interface ReportWrittenResult {
 
 export function writeReport(report: string, format: ReportFormat, out: string, content: string | Buffer): ReportWrittenResult {
   const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content
-  writeFileSync(out, bytes, {mode: 0o600})
+  writeFileAtomic(out, bytes)
   return {report, format, out, sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length}
 }
 

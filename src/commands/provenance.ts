@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {toCsv} from '../cli/csv.js'
+import {clearProgress, scanProgressLine} from '../cli/progress.js'
 import {renderProvenance} from '../cli/render-detect.js'
 import {listProvenance, type ProvenanceResult} from '../detect/list.js'
 import {detectionCoverage} from '../detect/coverage.js'
@@ -39,14 +40,17 @@ export default class Provenance extends BaseCommand {
     const last = lastFinishedScan(db)
     const coverage = detectionCoverage(db)
     if (!coverage.complete || last === null || last.min_words !== flags['min-words'] || last.boilerplate_tenants !== flags['boilerplate-tenants']) {
+      const progress = this.jsonEnabled() ? undefined : scanProgressLine()
       scanCase(db, {
         now,
+        onProgress: progress,
         provenance: {minWords: flags['min-words'], boilerplateTenants: flags['boilerplate-tenants']},
         record: (scan) => {
           const {timings_ms: _t, provenance_stats: _p, ...summary} = scan
           this.audit(db, {flags, scan: 'provenance parameters or case changed'}, summary, now)
         },
       })
+      if (progress) clearProgress()
     }
     const rows = listProvenance(db, {showText: flags['show-text']})
     if (flags.csv) process.stdout.write(toCsv(PROVENANCE_CSV_COLUMNS.filter((c) => flags['show-text'] || c !== 'overlap_text'), rows as unknown as Array<Record<string, unknown>>))

@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
+import {clearProgress, scanProgressLine} from '../cli/progress.js'
 import {renderScan} from '../cli/render-detect.js'
 import {scanCase, type ScanResult} from '../detect/scan-case.js'
 import {unreadableGateMessage} from '../detect/gate.js'
@@ -29,18 +30,21 @@ export default class Scan extends BaseCommand {
     const {flags} = await this.parse(Scan)
     const db = this.openCase(flags.db)
     const now = new Date()
+    const progress = this.jsonEnabled() ? undefined : scanProgressLine()
     const result = scanCase(db, {
       now,
       poolTokens: flags['pool-tokens'],
       advertisedTokens: flags['advertised-tokens'],
       provenance: {minWords: flags['min-words'], boilerplateTenants: flags['boilerplate-tenants']},
       skipProvenance: flags['no-provenance'],
+      onProgress: progress,
       // Stored with the scan, in its last transaction.
       record: (r) => {
         const {timings_ms: _t, provenance_stats: _p, ...summary} = r
         this.audit(db, {flags}, summary, now)
       },
     })
+    if (progress) clearProgress()
     if (!this.jsonEnabled()) this.log(renderScan(result))
     if (flags['fail-on-leak'] && result.contaminated_responses > 0) {
       // Contract: a tripped gate exits 3. Set the code instead of throwing so --json still prints the result.

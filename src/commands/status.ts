@@ -14,7 +14,8 @@ export default class Status extends BaseCommand {
 
   async run(): Promise<StatusResult & {bad_line_list?: ReturnType<typeof listBadLines>}> {
     const {flags} = await this.parse(Status)
-    const db = this.openCase(flags.db)
+    // Only reads: works on a case file that is read-only (an evidence copy).
+    const db = this.openCase(flags.db, {readonly: true})
     const status = caseStatus(db)
     const badLines = flags['bad-lines'] ? listBadLines(db) : undefined
     if (!this.jsonEnabled()) {

@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {describeDecision, ingestAuditArgs, ingestAuditSummary, logIngestFlags, parseIngestFlags} from '../cli/ingest-flags.js'
 import {signalExitCode, watchInterrupts} from '../cli/interrupt.js'
-import {clearProgress, ingestProgressBar} from '../cli/progress.js'
+import {clearProgress, ingestProgressBar, scanProgressLine} from '../cli/progress.js'
 import {renderScan} from '../cli/render-detect.js'
 import {interruptedMessage} from '../cli/render-ingest.js'
 import {renderScope} from '../cli/render-scope.js'
@@ -56,6 +56,7 @@ export default class Triage extends BaseCommand {
             if (progress) clearProgress()
             this.note(safeLine(describeDecision(d)))
           },
+          onScanProgress: this.jsonEnabled() ? undefined : scanProgressLine(),
         },
         // Each step is audited as soon as it has changed the case, so a later failure leaves no unrecorded change.
         (s) => {

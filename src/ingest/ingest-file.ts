@@ -31,6 +31,9 @@ export interface IngestProgress {
   /** Null for gzip input, whose decompressed size is unknown until the end. */
   bytesTotal: number | null
   records: number
+  /** Bytes of all the files as stored (compressed for .gz) read so far, and their total: an overall fraction and ETA. */
+  inputBytesDone: number
+  inputBytesTotal: number
 }
 
 export interface IngestFileSummary {
@@ -74,6 +77,9 @@ export interface IngestContext {
   fileCount: number
   onProgress?: (p: IngestProgress) => void
   signal?: AbortSignal
+  /** Sizes of the files before this one, and of all of them (for IngestProgress). */
+  inputBytesBefore?: number
+  inputBytesTotal?: number
 }
 
 /** How a file is read: its format, why, and the parse spec (canonical JSON) of its lines. */
@@ -231,12 +237,16 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
   let lastReport = 0
   let seq = 0
   let bytesDone = 0
+  let fileBytesRead = 0
   const report = (): void => {
     if (!ctx.onProgress) return
     const now = Date.now()
     if (now - lastReport < 200) return
     lastReport = now
-    ctx.onProgress({file: t.path, fileIndex: t.fileIndex, fileCount: ctx.fileCount, bytesDone, bytesTotal: t.gzip ? null : t.size, records: writer.counts.records})
+    ctx.onProgress({
+      file: t.path, fileIndex: t.fileIndex, fileCount: ctx.fileCount, bytesDone, bytesTotal: t.gzip ? null : t.size, records: writer.counts.records,
+      inputBytesDone: (ctx.inputBytesBefore ?? 0) + fileBytesRead, inputBytesTotal: ctx.inputBytesTotal ?? t.size,
+    })
   }
   let ready: UnitResult[] = []
   let readyBytes = 0
@@ -267,6 +277,7 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
       onFileChunk: (chunk) => {
         fileHash.update(chunk)
         fileBytes += chunk.length
+        fileBytesRead += chunk.length
       },
       onChunk: (chunk) => {
         evidence.push(chunk)

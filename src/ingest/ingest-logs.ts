@@ -1,3 +1,4 @@
+import {statSync} from 'node:fs'
 import {CliError} from '../errors.js'
 import type {EvidenceCodec} from '../evidence/evidence-store.js'
 import {UnconventionalSet} from '../extract/extract.js'
@@ -117,10 +118,11 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
     const ctx: IngestContext = {
       db, pool, seen: new RequestIdSet(db), unconventionalSha256: unconventional.hash, source: options.source ?? 'default',
       now: options.now, maxLineBytes, evidenceCodec: options.evidenceCodec ?? 'raw', fileCount: paths.length,
-      onProgress: options.onProgress, signal: options.signal,
+      onProgress: options.onProgress, signal: options.signal, inputBytesBefore: 0, inputBytesTotal: totalSize(paths),
     }
     const add = (s: IngestFileSummary): void => {
       done.add(s.path)
+      ctx.inputBytesBefore = (ctx.inputBytesBefore ?? 0) + totalSize([s.path])
       result.per_file.push(s)
       if (s.status === 'already_present') {
         result.skipped_files++
@@ -288,4 +290,17 @@ export function refusedMessage(result: IngestLogsResult): string | null {
   const lines = refused.map((f) => `${f.path}: not ingested: ${f.refused!.reason}; try ${f.refused!.fix}`)
   const kept = result.files + result.skipped_files
   return `${lines.join('; ')}${kept > 0 ? ` (the other ${kept} file${kept === 1 ? '' : 's'} are in the case)` : ''}`
+}
+
+/** Bytes of the input files as they lie (compressed for .gz): what the progress line counts. */
+function totalSize(paths: readonly string[]): number {
+  let total = 0
+  for (const path of paths) {
+    try {
+      total += statSync(path).size
+    } catch {
+      // reported by the file's own ingest, in order
+    }
+  }
+  return total
 }

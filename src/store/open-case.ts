@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3'
 import type {Database as Db} from 'better-sqlite3'
-import {chmodSync, closeSync, existsSync, fstatSync, openSync} from 'node:fs'
+import {accessSync, chmodSync, closeSync, constants, existsSync, fstatSync, openSync} from 'node:fs'
+import {basename, dirname, resolve} from 'node:path'
 import {availableParallelism} from 'node:os'
 import {InputError, IntegrityError} from '../errors.js'
 import {restoreSuspendedIndexes} from './indexes.js'
@@ -30,9 +31,15 @@ export const CASE_APPLICATION_ID = 0x43544c4b
  */
 export function openCase(path: string, options: OpenCaseOptions = {}): CaseDb {
   let fresh = false
+  const dir = dirname(resolve(path))
   if (!existsSync(path)) {
     if (!options.create) throw new InputError(`${path}: no case database here (run \`crosstalk ingest logs\` or \`crosstalk triage\` first, or pass --db)`, 'E_NO_CASE')
-    closeSync(openSync(path, 'wx', 0o600))
+    if (!existsSync(dir)) throw new InputError(`${path}: cannot create the case: there is no directory ${dir}`, 'E_NO_DIR')
+    try {
+      closeSync(openSync(path, 'wx', 0o600))
+    } catch (error) {
+      throw new InputError(`${path}: cannot create the case in ${dir} (${errorText(error)})`, 'E_CANNOT_WRITE')
+    }
     fresh = true
   } else if (isEmptyFile(path)) {
     if (!options.create) throw new InputError(`${path}: empty file, not a case database (run \`crosstalk ingest logs\` or \`crosstalk triage\` to make one)`, 'E_NO_CASE')
@@ -40,6 +47,8 @@ export function openCase(path: string, options: OpenCaseOptions = {}): CaseDb {
     chmodSync(path, 0o600)
     fresh = true
   }
+  // Checked before SQLite, whose own words ("attempt to write a readonly database") name neither the file nor the cause.
+  if (!options.readonly) checkWritable(path, dir)
   let db: CaseDb
   try {
     db = new Database(path, {readonly: options.readonly ?? false, fileMustExist: true})
@@ -48,7 +57,7 @@ export function openCase(path: string, options: OpenCaseOptions = {}): CaseDb {
     if (fresh) db.pragma('page_size = 32768')
     if (!options.readonly) db.pragma('journal_mode = WAL')
   } catch (error) {
-    throw new InputError(`${path}: not a case database (${(error as Error).message})`, 'E_NOT_A_CASE')
+    throw openFailure(path, dir, error)
   }
   try {
     db.pragma('foreign_keys = ON')
@@ -61,9 +70,46 @@ export function openCase(path: string, options: OpenCaseOptions = {}): CaseDb {
     if (!db.readonly) restoreSuspendedIndexes(db)
   } catch (error) {
     db.close()
-    throw error
+    const code = (error as {code?: unknown}).code
+    throw typeof code === 'string' && code.startsWith('SQLITE_') ? openFailure(path, dir, error) : error
   }
   return db
+}
+
+/** A command that writes needs the case file writable, and its directory too unless SQLite's -wal and -shm files are already there. */
+function checkWritable(path: string, dir: string): void {
+  try {
+    accessSync(path, constants.W_OK)
+  } catch (error) {
+    throw new InputError(`${path}: the case file is read-only (${errorText(error)}); this command writes to the case: make it writable, or work on a writable copy`, 'E_READ_ONLY')
+  }
+  const beside = existsSync(`${path}-wal`) && existsSync(`${path}-shm`)
+  if (beside) return
+  try {
+    accessSync(dir, constants.W_OK)
+  } catch (error) {
+    throw new InputError(`${path}: its directory ${dir} is not writable (${errorText(error)}), and SQLite keeps the case's -wal and -shm files beside it: make the directory writable, or work on a copy in a writable one`, 'E_READ_ONLY')
+  }
+}
+
+/** What went wrong opening a case, in words that name the file and the cause. */
+function openFailure(path: string, dir: string, error: unknown): InputError {
+  const code = (error as {code?: unknown}).code
+  const message = (error as Error).message
+  if (code === 'SQLITE_READONLY_DIRECTORY' || code === 'SQLITE_CANTOPEN_NOTEMPDIR') {
+    return new InputError(`${path}: cannot open the case: its directory ${dir} is not writable, and SQLite must create ${basename(path)}-shm beside a case in WAL mode even to read it: make the directory writable, or copy the case (and its -wal file, if any) to a writable one`, 'E_READ_ONLY')
+  }
+  if (typeof code === 'string' && code.startsWith('SQLITE_READONLY')) {
+    return new InputError(`${path}: the case is read-only (${message}): make it and its directory writable, or work on a writable copy`, 'E_READ_ONLY')
+  }
+  if (code === 'SQLITE_NOTADB') return new InputError(`${path}: not a case database (${message})`, 'E_NOT_A_CASE')
+  if (code === 'SQLITE_BUSY') return new InputError(`${path}: the case is locked by another process (${message}); try again when it has finished`, 'E_BUSY')
+  return new InputError(`${path}: cannot open the case database (${message})`, 'E_CANNOT_OPEN')
+}
+
+function errorText(error: unknown): string {
+  const e = error as NodeJS.ErrnoException
+  return e.code === 'EACCES' || e.code === 'EPERM' ? 'permission denied' : e.code === 'EROFS' ? 'read-only file system' : (e.code ?? e.message)
 }
 
 function isEmptyFile(path: string): boolean {
@@ -82,7 +128,7 @@ function migrate(db: CaseDb, path: string, readonly: boolean): void {
     current = db.pragma('user_version', {simple: true}) as number
     application = db.pragma('application_id', {simple: true}) as number
   } catch (error) {
-    throw new InputError(`${path}: not a case database (${(error as Error).message})`, 'E_NOT_A_CASE')
+    throw openFailure(path, dirname(resolve(path)), error)
   }
   if (current > 0 && application !== CASE_APPLICATION_ID) {
     const tables = db.prepare(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('files', 'records', 'audit_log')`).pluck().get() as number

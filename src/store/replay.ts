@@ -16,11 +16,16 @@ export interface ReplayRunRow {
   scalingNote: string
 }
 
+/**
+ * A run is stored as interrupted from its start, and finishReplayRun says how it really
+ * ended: a replay killed mid-way (kill -9, a crash, a power cut) leaves its run marked
+ * interrupted with the results it stored, never looking like a run that finished.
+ */
 export function insertReplayRun(db: CaseDb, run: ReplayRunRow): number {
   const info = db
     .prepare(
-      `INSERT INTO replay_runs (started_at, target, model, trials, primers, original_prompt, target_pool_tokens, target_max_model_len, source_pool_tokens, scaling_note)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO replay_runs (started_at, target, model, trials, primers, original_prompt, target_pool_tokens, target_max_model_len, source_pool_tokens, scaling_note, interrupted)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
     )
     .run(run.startedAt, run.target, run.model, run.trials, run.primers, run.originalPrompt ? 1 : 0, run.targetPoolTokens, run.targetMaxModelLen, run.sourcePoolTokens, run.scalingNote)
   return Number(info.lastInsertRowid)
@@ -82,14 +87,16 @@ export interface StoredReplayResult extends ReplayResultRow {
   target: string
   model: string
   original_prompt: boolean
+  /** The run did not finish (stopped, or killed: finished_at is then null). */
+  interrupted: boolean
 }
 
 export function listReplayResults(db: CaseDb): StoredReplayResult[] {
   const rows = db
     .prepare(
-      `SELECT res.*, run.started_at, run.finished_at, run.target, run.model, run.original_prompt
+      `SELECT res.*, run.started_at, run.finished_at, run.target, run.model, run.original_prompt, run.interrupted
        FROM replay_results res JOIN replay_runs run ON run.id = res.run_id ORDER BY run.id, res.id`,
     )
-    .all() as Array<Omit<StoredReplayResult, 'stream' | 'original_prompt'> & {stream: number; original_prompt: number; id: number}>
-  return rows.map(({id: _id, ...row}) => ({...row, stream: row.stream === 1, original_prompt: row.original_prompt === 1}))
+    .all() as Array<Omit<StoredReplayResult, 'stream' | 'original_prompt' | 'interrupted'> & {stream: number; original_prompt: number; interrupted: number; id: number}>
+  return rows.map(({id: _id, ...row}) => ({...row, stream: row.stream === 1, original_prompt: row.original_prompt === 1, interrupted: row.interrupted === 1}))
 }
