@@ -125,6 +125,23 @@ describe('a file nothing could be read from is not ingested', () => {
   })
 })
 
+describe('native metadata logs (no response recorded) are kept for what they say, and judged by no gate', () => {
+  it('kept with a warning; at-risk counts use them; --fail-on-leak exits 1 naming the file', async () => {
+    const dir = tempDir()
+    const file = join(dir, 'meta.jsonl')
+    const line = (id: string, tokens: number) => JSON.stringify({ts: '2026-11-02T06:48:30.289Z', request_id: id, tenant_id: 't', session_id: 's', status: 200, prompt_tokens: tokens})
+    writeFileSync(file, `${line('m1', 700_000)}\n${line('m2', 10)}\n`)
+    const db = join(dir, 'case.db')
+    const r = await runJson<IngestJson>(['ingest', 'logs', file, '--db', db])
+    expect(r).toMatchObject({files: 1, records: 2})
+    expect(r.warnings.join('\n')).toMatch(/meta\.jsonl: 2 of 2 answers \(errors aside\) have no response text \(of which 2 recorded no response at all\)/)
+    expect(await runJson<{at_risk: number}>(['scan', '--db', db, '--pool-tokens', '681280'])).toMatchObject({at_risk: 1})
+    const gate = await run(['scan', '--db', db, '--fail-on-leak'])
+    expect(gate.code).toBe(1)
+    expect(gate.stderr).toMatch(/meta\.jsonl \(2 of its 2 answers decoded to no text/)
+  })
+})
+
 describe('--log-format auto: decided per file, printed, audited, in status', () => {
   it('each file read in its own format, the reason said', async () => {
     const dir = tempDir()
