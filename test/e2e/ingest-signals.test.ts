@@ -54,7 +54,7 @@ describe('SIGINT and SIGTERM during ingest', () => {
       const first = join(dir, 'first.jsonl')
       const big = join(dir, 'big.jsonl')
       writeFileSync(first, `${logLines('f', 50).join('\n')}\n`)
-      writeFileSync(big, `${logLines('r', 60_000).join('\n')}\n`)
+      writeFileSync(big, `${logLines('r', 30_000).join('\n')}\n`)
       const db = join(dir, 'case.db')
       const child = spawnCli(['ingest', 'logs', first, big, '--db', db])
       const done = exited(child)
@@ -73,9 +73,9 @@ describe('SIGINT and SIGTERM during ingest', () => {
       sql.close()
       expect(last.interrupted).toEqual({file: big, files_not_started: []})
       expect(runJson<{files: number; records: number; incomplete_files: number}>(['status', '--db', db])).toMatchObject({files: 1, records: 50, incomplete_files: 1})
-      expect(runJson<{records: number; duplicates: number}>(['ingest', 'logs', first, big, '--db', db])).toMatchObject({records: 60_000, duplicates: 50})
-      expect(runJson<{ok: boolean; records_checked: number}>(['verify', '--db', db])).toMatchObject({ok: true, records_checked: 60_050})
-    })
+      expect(runJson<{records: number; duplicates: number}>(['ingest', 'logs', first, big, '--db', db])).toMatchObject({records: 30_000, duplicates: 50})
+      expect(runJson<{ok: boolean; records_checked: number}>(['verify', '--db', db])).toMatchObject({ok: true, records_checked: 30_050})
+    }, 120_000)
   }
 })
 
@@ -84,23 +84,23 @@ describe('kill -9 at random points during ingest', () => {
     const dir = tempDir()
     const plain = join(dir, 'a.jsonl')
     const gz = join(dir, 'b.jsonl.gz')
-    const lines = logLines('k', 20_000)
+    const lines = logLines('k', 12_000)
     lines.splice(777, 0, lines[5]!) // a duplicate
     lines.splice(1500, 0, '{"broken":') // a bad line
     writeFileSync(plain, `${lines.join('\n')}\n`)
-    writeFileSync(gz, gzipSync(`${logLines('z', 8_000).join('\n')}\n`))
+    writeFileSync(gz, gzipSync(`${logLines('z', 4_000).join('\n')}\n`))
     const clean = join(dir, 'clean.db')
     const want = runJson<{records: number; duplicates: number; bad_lines: number}>(['ingest', 'logs', plain, gz, '--db', clean])
-    expect(want).toMatchObject({records: 28_000, duplicates: 1, bad_lines: 1})
+    expect(want).toMatchObject({records: 16_000, duplicates: 1, bad_lines: 1})
     const wantStatus = runJson<Record<string, unknown>>(['status', '--db', clean])
     const rng = seededRng(16)
     for (let round = 0; round < 3; round++) {
       const db = join(dir, `case-${round}.db`)
-      // Killed twice in a row at random moments (before, during or after a commit), then run to the end.
-      for (let kill = 0; kill < 2; kill++) {
+      // Killed at a random moment (before, during or after a commit; the second round twice in a row), then run to the end.
+      for (let kill = 0; kill < (round === 1 ? 2 : 1); kill++) {
         const child = spawnCli(['ingest', 'logs', plain, gz, '--db', db])
         const done = exited(child)
-        await waitForRecords(db, child, 100 + Math.floor(rng() * 2500))
+        await waitForRecords(db, child, 100 + Math.floor(rng() * 1500))
         child.kill('SIGKILL')
         await done
       }
@@ -110,7 +110,7 @@ describe('kill -9 at random points during ingest', () => {
       for (const key of ['files', 'records', 'bad_lines', 'duplicates', 'blank_lines', 'incomplete_files', 'tenants', 'sessions', 'first_record', 'last_record']) {
         expect([round, key, status[key]]).toEqual([round, key, wantStatus[key]])
       }
-      expect(runJson<{ok: boolean; records_checked: number}>(['verify', '--db', db])).toMatchObject({ok: true, records_checked: 28_000})
+      expect(runJson<{ok: boolean; records_checked: number}>(['verify', '--db', db])).toMatchObject({ok: true, records_checked: 16_000})
     }
-  })
+  }, 300_000)
 })
