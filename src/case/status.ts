@@ -53,7 +53,7 @@ export interface StatusResult {
   /** records whose request / response (errors aside) decoded to no text */
   no_request_text: number
   no_response_text: number
-  /** log files a gate cannot judge: unfinished, not read whole (damaged gzip), or no answer decoded to text */
+  /** log files a gate cannot judge: unfinished, not read whole (damaged gzip), or holding answers that decoded to no text */
   unreadable_files: Array<{path: string; why: string}>
   /** the incident once `crosstalk incident open` ran (title and role as entered, sanitised on display) */
   incident: {title: string; role: 'controller' | 'processor'; aware_at: string} | null
@@ -99,7 +99,7 @@ export function caseStatus(db: CaseDb, now: Date = new Date()): StatusResult {
     no_response_text: f.no_response_text,
     unreadable_files: unreadableLogFiles(db).map((u) => ({
       path: u.path,
-      why: u.state !== 'complete' ? 'ingest not finished' : u.unread !== null ? `not read whole: ${u.unread}` : `none of its ${u.records} answers decoded to text`,
+      why: u.state !== 'complete' ? 'ingest not finished' : u.unread !== null ? `not read whole: ${u.unread}` : `${u.no_response_text} of its ${u.answers} answers decoded to no text`,
     })),
     ...incidentStatus(db, now),
   }

@@ -129,7 +129,7 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
           const now = await sha256File(file.abs_path, {limit: file.size})
           result.originals_rehashed++
           if (now.size < file.size) {
-            problems.add('original', file.abs_path, `file on disk is shorter (${now.size} bytes) than the ${file.size} bytes read at ingest: it no longer matches`)
+            problems.add('original', file.abs_path, `file on disk no longer matches the SHA-256 recorded at ingest: it is shorter (${now.size} bytes) than the ${file.size} bytes read then`)
           } else if (now.sha256 !== file.sha256) {
             problems.add('original', file.abs_path, `file on disk no longer matches the SHA-256 recorded at ingest (${file.sha256.slice(0, 16)}…)`)
           }

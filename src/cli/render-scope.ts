@@ -46,7 +46,12 @@ export function renderScope(r: ScopeResult): string {
         ['recipient tenants', n(r.recipient_tenants)],
         ['first seen', t(r.first_seen)],
         ['last seen', t(r.last_seen)],
-        ['at-risk responses', r.at_risk_responses === null ? '- (give --pool-tokens)' : n(r.at_risk_responses)],
+        [
+          'at-risk responses',
+          r.pool_tokens === null ? '- (give --pool-tokens)'
+            : r.at_risk_responses === null ? `unknown (${n(r.at_risk_unknown_records)} records without status or prompt tokens)`
+              : `${n(r.at_risk_responses)}${r.at_risk_unknown_records ? ` (and ${n(r.at_risk_unknown_records)} records without status or prompt tokens: unknown)` : ''}`,
+        ],
         ['provenance-attributed responses', n(r.provenance_responses)],
         ['  without a canary sighting', n(r.provenance_only_responses)],
         ['orphan markers seen', n(r.orphan_sightings)],

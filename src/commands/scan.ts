@@ -18,7 +18,7 @@ export default class Scan extends BaseCommand {
 
   static override flags = {
     db: dbFlag,
-    'fail-on-leak': Flags.boolean({description: 'Exit 3 when any cross_session or cross_tenant sighting exists; exit 1 when a log file could not be judged (not read whole, or no answer decoded to text).'}),
+    'fail-on-leak': Flags.boolean({description: 'Exit 3 when any cross_session or cross_tenant sighting exists; exit 1 when a log file could not be judged (not read whole, or answers that decoded to no text).'}),
     'pool-tokens': Flags.integer({description: 'KV pool size in tokens: status-200 responses with prompt_tokens >= N are flagged at-risk.', min: 1}),
     'advertised-tokens': Flags.integer({description: 'Advertised context length (needs --pool-tokens).', min: 1, dependsOn: ['pool-tokens']}),
     'min-words': Flags.integer({description: 'Shortest verbatim overlap (words) that counts as provenance.', default: 12, min: 5}),

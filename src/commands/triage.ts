@@ -34,7 +34,7 @@ export default class Triage extends BaseCommand {
     'pool-tokens': Flags.integer({description: 'KV pool size in tokens: status-200 responses with prompt_tokens >= N are at risk', min: 1}),
     'advertised-tokens': Flags.integer({description: 'advertised context length (needs --pool-tokens)', min: 1, dependsOn: ['pool-tokens']}),
     'no-provenance': Flags.boolean({description: 'skip canary-less provenance (markers, PII and at-risk only)'}),
-    'fail-on-leak': Flags.boolean({description: 'exit 3 when any cross_session or cross_tenant sighting exists; exit 1 when a log file could not be judged (not read whole, or no answer decoded to text)'}),
+    'fail-on-leak': Flags.boolean({description: 'exit 3 when any cross_session or cross_tenant sighting exists; exit 1 when a log file could not be judged (not read whole, or answers that decoded to no text)'}),
   }
 
   async run(): Promise<TriageResult | {interrupted: true; ingest: TriageResult['ingest']}> {

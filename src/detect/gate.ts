@@ -10,7 +10,7 @@ export function unreadableGateMessage(files: readonly UnreadableFile[]): string 
   const why = (f: UnreadableFile): string =>
     f.state !== 'complete' ? 'its ingest did not finish (run it again)'
       : f.unread !== null ? `not read whole: ${f.unread}`
-        : `none of its ${f.records} answers decoded to text (check --log-format / --map, then crosstalk drop and ingest it again)`
+        : `${f.no_response_text} of its ${f.answers} answers decoded to no text (check --log-format / --map; crosstalk drop it and ingest it again)`
   const shown = files.slice(0, 5).map((f) => `${f.path} (${why(f)})`)
   return `--fail-on-leak cannot pass: ${files.length} log file${files.length === 1 ? '' : 's'} could not be judged: ${shown.join('; ')}${files.length > 5 ? '; and more' : ''}`
 }

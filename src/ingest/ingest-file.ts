@@ -361,7 +361,11 @@ export function refusal(f: PreparedFile, s: Streamed): {reason: string; fix: str
     return {reason: `none of its ${c.bad_lines} lines or items could be read as ${f.how.format}${first}`, fix: formatFix}
   }
   const answers = c.records - c.error_records
-  if (answers > 0 && c.no_response_text >= answers) {
+  // Native lines that record no response at all are metadata logs (status, tokens, nodes: the
+  // at-risk test can use them); they are kept, and a gate will not pass on them. A response that
+  // is there and decodes to nothing, or a format whose content is missing, is a reading failure.
+  const metadataOnly = f.how.format === 'native' && c.no_response === answers
+  if (answers > 0 && c.no_response_text >= answers && !metadataOnly) {
     const why = Object.keys(c.notes).find((n) => /content|output|response/i.test(n))
     return {
       reason: `every one of its ${answers} responses decoded to no text (read as ${f.how.format}${why ? `: ${why}` : ''}), so nothing in it can be judged`,
@@ -381,7 +385,10 @@ export function finishFile(ctx: IngestContext, f: PreparedFile, s: Streamed): In
   if (s.unread) notes.push(s.unread)
   for (const [note, n] of Object.entries(c.notes).sort((a, b) => b[1] - a[1])) notes.push(`${n} record${n === 1 ? '' : 's'}: ${note}`)
   if (c.no_request_text > 0) notes.push(`${c.no_request_text} of ${c.records} records have no request text`)
-  if (c.no_response_text > 0) notes.push(`${c.no_response_text} of ${c.records - c.error_records} answers (errors aside) have no response text`)
+  if (c.no_response_text > 0) {
+    const absent = c.no_response > 0 ? ` (of which ${c.no_response} recorded no response at all)` : ''
+    notes.push(`${c.no_response_text} of ${c.records - c.error_records} answers (errors aside) have no response text${absent}: they cannot be searched for markers or copied text`)
+  }
   if (otherFileWithSha256(db, s.sha256, f.fileId)) {
     // Cannot happen (no complete file of this size held these bytes when the pass began), unless another process ingested it meanwhile.
     deleteFile(db, f.fileId)

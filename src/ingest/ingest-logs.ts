@@ -287,9 +287,9 @@ async function ingestSet(
 export function refusedMessage(result: IngestLogsResult): string | null {
   const refused = result.per_file.filter((f) => f.status === 'refused')
   if (refused.length === 0) return null
-  const lines = refused.map((f) => `${f.path}: not ingested: ${f.refused!.reason}; try ${f.refused!.fix}`)
+  const lines = refused.map((f) => `${f.path}: not ingested: ${f.refused!.reason}; to fix: ${f.refused!.fix}`)
   const kept = result.files + result.skipped_files
-  return `${lines.join('; ')}${kept > 0 ? ` (the other ${kept} file${kept === 1 ? '' : 's'} are in the case)` : ''}`
+  return `${lines.join('; ')}${kept === 1 ? ' (the other file is in the case)' : kept > 1 ? ` (the other ${kept} files are in the case)` : ''}`
 }
 
 /** Bytes of the input files as they lie (compressed for .gz): what the progress line counts. */

@@ -44,6 +44,8 @@ export interface RecordItem extends Extracted {
   row: RecordMeta
   noRequestText: boolean
   noResponseText: boolean
+  /** The line recorded no response at all (not one that decoded to nothing). */
+  noResponse: boolean
   companions: LinePosition[]
 }
 
@@ -146,7 +148,8 @@ export function processUnit(task: UnitTask, unconventional?: UnconventionalSet, 
       const noRequestText = prompt === null || prompt === ''
       const noResponseText = row.is_error === 0 && (response === null || response === '')
       for (const n of r.notes) note(n)
-      result.items.push({k: 'r', lineNo, item: r.item, offset, length: line.length, crc, row, noRequestText, noResponseText, companions: r.companions, ...x})
+      const noResponse = row.is_error === 0 && row.response_kind === 'none'
+      result.items.push({k: 'r', lineNo, item: r.item, offset, length: line.length, crc, row, noRequestText, noResponseText, noResponse, companions: r.companions, ...x})
     }
   }
   result.fp = fpBuf.data.slice(0, fpBuf.length)

@@ -25,6 +25,8 @@ export interface FileSummaryCounts {
   no_request_text: number
   /** records, errors aside, whose response decoded to no text */
   no_response_text: number
+  /** of those, records that recorded no response at all */
+  no_response: number
   error_records: number
   ignored_items: number
   /** what records lacked (note -> records) */
@@ -34,7 +36,7 @@ export interface FileSummaryCounts {
 export class UnitWriter {
   readonly counts: FileSummaryCounts = {
     lines: 0, records: 0, duplicates: 0, bad_lines: 0, blank_lines: 0, first_ms: Infinity, last_ms: -Infinity, bom: false,
-    no_request_text: 0, no_response_text: 0, error_records: 0, ignored_items: 0, notes: {},
+    no_request_text: 0, no_response_text: 0, no_response: 0, error_records: 0, ignored_items: 0, notes: {},
   }
   private readonly insertRecord
   private readonly insertCompanion
@@ -88,6 +90,7 @@ export class UnitWriter {
       c.records++
       if (item.noRequestText) c.no_request_text++
       if (item.noResponseText) c.no_response_text++
+      if (item.noResponse) c.no_response++
       if (w.is_error === 1) c.error_records++
       if (w.ts_ms < c.first_ms) c.first_ms = w.ts_ms
       if (w.ts_ms > c.last_ms) c.last_ms = w.ts_ms

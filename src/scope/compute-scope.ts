@@ -133,6 +133,9 @@ export function computeScope(inputs: ScopeInputs): ScopeResult {
 
   const flows = countFlows(contamination)
   const unknown = inputs.unknownForAtRisk
+  // When no record says both its status and its prompt size (LiteLLM and Langfuse record no
+  // HTTP status), the at-risk test judged nothing: its count is unknown, not zero.
+  const atRiskJudged = atRisk !== null && !(unknown.records > 0 && unknown.no_status_or_prompt_tokens >= unknown.records)
 
   return {
     contaminated_responses: contaminated.size,
@@ -143,12 +146,12 @@ export function computeScope(inputs: ScopeInputs): ScopeResult {
     recipient_tenants: recipientTenants.size,
     first_seen: iso(seen?.[0]),
     last_seen: iso(seen?.[1]),
-    at_risk_responses: atRisk === null ? null : sum(atRisk.map((g) => g.n)),
+    at_risk_responses: !atRiskJudged ? null : sum(atRisk.map((g) => g.n)),
     flows,
     pool_tokens: pool,
     advertised_tokens: advertised,
-    at_risk_error_responses: atRisk === null ? null : sum(atRisk.map((g) => g.errors)),
-    over_advertised_responses: atRisk === null || advertised === null ? null : sum(atRisk.map((g) => g.over_advertised)),
+    at_risk_error_responses: !atRiskJudged ? null : sum(atRisk.map((g) => g.errors)),
+    over_advertised_responses: !atRiskJudged || advertised === null ? null : sum(atRisk.map((g) => g.over_advertised)),
     orphan_sightings: inputs.orphans,
     provenance_responses: provResponses.size,
     provenance_cross_tenant_responses: provCrossTenant.size,

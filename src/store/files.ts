@@ -242,25 +242,27 @@ export function completeFiles(db: CaseDb): FileRow[] {
   return db.prepare(`SELECT * FROM files WHERE state = 'complete' ORDER BY id`).all() as FileRow[]
 }
 
-/** Why a complete log file cannot be judged clean: not read whole, or every answer in it decoded to no text. */
+/** Why a log file cannot be judged clean: unfinished, not read whole, or answers in it that decoded to no text. */
 export interface UnreadableFile {
   path: string
   state: FileState
   records: number
+  /** answers (errors aside) */
+  answers: number
   no_response_text: number | null
   unread: string | null
 }
 
 /**
  * Log files a gate must not pass on: still loading (an interrupted ingest), not read whole, or
- * holding answers of which none decoded to text (the wrong mapping, content capture off).
+ * holding answers that decoded to no text (a wrong mapping, content capture off): an answer
+ * that could not be read cannot be judged free of another tenant's data.
  */
 export function unreadableLogFiles(db: CaseDb): UnreadableFile[] {
   return db
     .prepare(
-      `SELECT path, state, records, no_response_text, unread FROM files
-        WHERE kind = 'log' AND (state <> 'complete' OR unread IS NOT NULL
-          OR (records - coalesce(error_records, 0) > 0 AND no_response_text >= records - coalesce(error_records, 0)))
+      `SELECT path, state, records, records - coalesce(error_records, 0) AS answers, no_response_text, unread FROM files
+        WHERE kind = 'log' AND (state <> 'complete' OR unread IS NOT NULL OR no_response_text > 0)
         ORDER BY id`,
     )
     .all() as UnreadableFile[]

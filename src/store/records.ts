@@ -252,6 +252,8 @@ export function atRiskByTenant(db: CaseDb, pool: number): Map<string, number> {
 
 /** Records (of complete files) that do not say a field: the counts that depend on it are unknown for them. */
 export interface UnknownFieldCounts {
+  /** the records counted (of complete files) */
+  records: number
   no_status: number
   no_prompt_tokens: number
   no_completion_tokens: number
@@ -267,7 +269,7 @@ export interface UnknownFieldCounts {
 export function recordsMissingAtRiskFields(db: CaseDb): UnknownFieldCounts {
   return db
     .prepare(
-      `SELECT coalesce(sum(r.status IS NULL), 0) AS no_status, coalesce(sum(r.prompt_tokens IS NULL), 0) AS no_prompt_tokens,
+      `SELECT count(*) AS records, coalesce(sum(r.status IS NULL), 0) AS no_status, coalesce(sum(r.prompt_tokens IS NULL), 0) AS no_prompt_tokens,
               coalesce(sum(r.completion_tokens IS NULL), 0) AS no_completion_tokens, coalesce(sum(r.decode_node IS NULL), 0) AS no_decode_node,
               coalesce(sum(r.status IS NULL OR r.prompt_tokens IS NULL), 0) AS no_status_or_prompt_tokens
          FROM records r WHERE 1 = 1${completeRecords(db)}`,

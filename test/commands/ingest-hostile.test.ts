@@ -141,7 +141,7 @@ describe('a log that grows during or after ingest', () => {
     writeFileSync(file, 'x\n')
     const r = await run(['verify', '--db', db])
     expect(r.code).toBe(1)
-    expect(r.stdout + r.stderr).toMatch(/live\.jsonl: file on disk is shorter/)
+    expect(r.stdout + r.stderr).toMatch(/live\.jsonl: file on disk no longer matches the SHA-256 recorded at ingest: it is shorter/)
   })
 })
 

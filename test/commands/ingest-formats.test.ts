@@ -1,0 +1,240 @@
+import Database from 'better-sqlite3'
+import {copyFileSync, mkdirSync, writeFileSync} from 'node:fs'
+import {join, relative} from 'node:path'
+import {gzipSync} from 'node:zlib'
+import {beforeAll, describe, expect, inject, it} from 'vitest'
+import {ROOT, tempDir} from '../helpers/cli.js'
+import {run, runJson} from '../helpers/commands.js'
+import {convertIncident} from '../helpers/convert-formats.js'
+import {chatLine} from '../helpers/log-lines.js'
+
+// Issue 15: --log-format on `ingest logs` and `triage`, mappings that cannot fail silently, a
+// wrong mapping fixed with `crosstalk drop`, zone-less times, the directory walk.
+
+interface FileSummary {
+  path: string
+  status: string
+  log_format: string
+  format_reason: string
+  records: number
+  no_request_text: number
+  no_response_text: number
+}
+interface IngestJson {
+  files: number
+  records: number
+  refused_files: number
+  warnings: string[]
+  per_file: FileSummary[]
+}
+
+const fixture = (name: string): string => join(ROOT, 'test/fixtures/formats', name)
+
+function auditEntries(db: string): Array<{command: string; args: Record<string, unknown>; summary: Record<string, unknown>}> {
+  const sql = new Database(db, {readonly: true})
+  const rows = sql.prepare('SELECT command, args, summary FROM audit_log ORDER BY seq').all() as Array<{command: string; args: string; summary: string}>
+  sql.close()
+  return rows.map((r) => ({command: r.command, args: JSON.parse(r.args) as Record<string, unknown>, summary: JSON.parse(r.summary) as Record<string, unknown>}))
+}
+
+let langfuse: string
+let nativeContaminated: number
+
+beforeAll(async () => {
+  const incident = inject('incident')
+  langfuse = convertIncident(incident.logs, join(tempDir(), 'converted')).langfuse
+  const db = join(tempDir(), 'native.db')
+  nativeContaminated = (await runJson<{scan: {contaminated_responses: number}}>(['triage', incident.logs, '--canaries', incident.canaries, '--db', db])).scan.contaminated_responses
+  expect(nativeContaminated).toBeGreaterThan(5)
+}, 300_000)
+
+describe('the Langfuse case of issue 15', () => {
+  it('--log-format auto finds every contaminated response the native logs show, and the gate trips', async () => {
+    const db = join(tempDir(), 'case.db')
+    const r = await run(['triage', langfuse, '--canaries', inject('incident').canaries, '--db', db, '--fail-on-leak', '--json'])
+    expect(r.code).toBe(3)
+    expect(r.stderr).toMatch(/langfuse-observations\.jsonl: read as langfuse \(auto: 20 of 20 first readable lines are Langfuse observations/)
+    expect(JSON.parse(r.stdout).scan.contaminated_responses).toBe(nativeContaminated)
+  })
+
+  it('a deliberately wrong --map (response=output, the message object) never gives an exit-0 all-clear', async () => {
+    const db = join(tempDir(), 'case.db')
+    const r = await run(['triage', langfuse, '--canaries', inject('incident').canaries, '--db', db, '--map', 'response=output', '--fail-on-leak'])
+    expect(r.code).not.toBe(0)
+    // The chat answers decode to nothing under that mapping: said at ingest, and the gate will not pass on them.
+    expect(r.stderr).toMatch(/langfuse-observations\.jsonl: \d+ of \d+ answers \(errors aside\) have no response text/)
+    if (r.code === 1) expect(r.stderr).toMatch(/--fail-on-leak cannot pass: 1 log file could not be judged: .*langfuse-observations\.jsonl \(\d+ of its \d+ answers decoded to no text/)
+    else expect(r.stderr).toMatch(/Gate: also: --fail-on-leak cannot pass/)
+  })
+
+  it('a wrong mapping is fixed by dropping the file (audited) and ingesting it again', async () => {
+    const db = join(tempDir(), 'case.db')
+    const canaries = inject('incident').canaries
+    await runJson(['ingest', 'canaries', canaries, '--db', db])
+    const wrong = await runJson<IngestJson>(['ingest', 'logs', langfuse, '--db', db, '--log-format', 'langfuse', '--map', 'response=output'])
+    expect(wrong.files).toBe(1)
+    // The same bytes again, read the right way: nothing is added, and the message says how to redo it.
+    const again = await runJson<IngestJson>(['ingest', 'logs', langfuse, '--db', db])
+    expect(again).toMatchObject({files: 0, records: 0})
+    expect(again.warnings.join('\n')).toContain(`already in the case, read as langfuse --map response=output, not as langfuse: to read it again that way, run crosstalk drop ${langfuse}`)
+    const dropped = await runJson<{dropped: Array<{path: string; records: number}>; rescan_needed: boolean}>(['drop', langfuse, '--db', db, '--reason', 'answers are in output.content'])
+    expect(dropped).toMatchObject({dropped: [{path: langfuse, records: wrong.records}], rescan_needed: true})
+    const right = await runJson<IngestJson>(['ingest', 'logs', langfuse, '--db', db])
+    expect(right).toMatchObject({files: 1, records: wrong.records})
+    expect(right.per_file[0]).toMatchObject({log_format: 'langfuse', no_response_text: 0})
+    const scan = await runJson<{contaminated_responses: number}>(['scan', '--db', db])
+    expect(scan.contaminated_responses).toBe(nativeContaminated)
+    // The audit chain holds all of it, in order, and still verifies.
+    const audit = auditEntries(db)
+    expect(audit.map((a) => a.command)).toEqual(['ingest:canaries', 'ingest:logs', 'ingest:logs', 'drop', 'ingest:logs', 'scan'])
+    expect(audit[3]!.args).toMatchObject({reason: 'answers are in output.content'})
+    expect(audit[3]!.summary).toMatchObject({dropped: [{path: langfuse, log_format: 'langfuse', parse_spec: '{"format":"langfuse","map":{"response":"output"}}'}]})
+    expect(await runJson<{ok: boolean}>(['verify', '--db', db, '--no-originals'])).toMatchObject({ok: true})
+  })
+})
+
+describe('a file nothing could be read from is not ingested', () => {
+  it('all lines unreadable: one line naming the fix, exit 1, nothing kept of it, the other files kept; the right flag then reads it', async () => {
+    const dir = tempDir()
+    const good = join(dir, 'good.jsonl')
+    writeFileSync(good, `${chatLine({request_id: 'n1'})}\n`)
+    const db = join(dir, 'case.db')
+    const r = await run(['ingest', 'logs', good, langfuse, '--db', db, '--log-format', 'native'])
+    expect(r.code).toBe(1)
+    const error = r.stderr.trim().split('\n').at(-1)!
+    expect(error).toMatch(/^Error: .*langfuse-observations\.jsonl: not ingested: none of its \d+ lines or items could be read as native; line 1: missing required field ts; to fix: --log-format \(otel, langfuse, litellm, openai-batch\) or --map FIELD=PATH \(the other file is in the case\)$/)
+    expect(await runJson<{files: number; records: number}>(['status', '--db', db])).toMatchObject({files: 1, records: 1})
+    // Not "already in the case": the right format reads it now.
+    const fixed = await runJson<IngestJson>(['ingest', 'logs', langfuse, '--db', db])
+    expect(fixed).toMatchObject({files: 1, refused_files: 0})
+    expect(fixed.records).toBeGreaterThan(2000)
+  })
+
+  it('every answer decoded to no text (OTLP spans whose content is in the logs file not given): refused, naming the fix', async () => {
+    const dir = tempDir()
+    const db = join(dir, 'case.db')
+    const r = await run(['ingest', 'logs', fixture('otel-js-instrumentation-spans.jsonl'), '--db', db])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/otel-js-instrumentation-spans\.jsonl: not ingested: every one of its 1 responses decoded to no text \(read as otel: no message content on the span or in any log record given.*\), so nothing in it can be judged; to fix: give the OTLP logs file with the traces/)
+    const both = await runJson<IngestJson>(['ingest', 'logs', fixture('otel-js-instrumentation-spans.jsonl'), fixture('otel-js-instrumentation-logs.jsonl'), '--db', db])
+    expect(both).toMatchObject({files: 2, records: 1})
+    const shown = await runJson<{response_text: string; request_text: string}>(['show', 'chatcmpl-testbed-7', '--show-text', '--show-markers', '--db', db])
+    expect(shown.response_text).toContain('CANARY-00c0ffee00c0ffee')
+    // Its texts come from lines of the other file, which verify checks too.
+    expect(await runJson<{ok: boolean}>(['verify', '--db', db, '--no-originals'])).toMatchObject({ok: true})
+  })
+})
+
+describe('native metadata logs (no response recorded) are kept for what they say, and judged by no gate', () => {
+  it('kept with a warning; at-risk counts use them; --fail-on-leak exits 1 naming the file', async () => {
+    const dir = tempDir()
+    const file = join(dir, 'meta.jsonl')
+    const line = (id: string, tokens: number) => JSON.stringify({ts: '2026-11-02T06:48:30.289Z', request_id: id, tenant_id: 't', session_id: 's', status: 200, prompt_tokens: tokens})
+    writeFileSync(file, `${line('m1', 700_000)}\n${line('m2', 10)}\n`)
+    const db = join(dir, 'case.db')
+    const r = await runJson<IngestJson>(['ingest', 'logs', file, '--db', db])
+    expect(r).toMatchObject({files: 1, records: 2})
+    expect(r.warnings.join('\n')).toMatch(/meta\.jsonl: 2 of 2 answers \(errors aside\) have no response text \(of which 2 recorded no response at all\)/)
+    expect(await runJson<{at_risk: number}>(['scan', '--db', db, '--pool-tokens', '681280'])).toMatchObject({at_risk: 1})
+    const gate = await run(['scan', '--db', db, '--fail-on-leak'])
+    expect(gate.code).toBe(1)
+    expect(gate.stderr).toMatch(/meta\.jsonl \(2 of its 2 answers decoded to no text/)
+  })
+})
+
+describe('--log-format auto: decided per file, printed, audited, in status', () => {
+  it('each file read in its own format, the reason said', async () => {
+    const dir = tempDir()
+    const db = join(dir, 'case.db')
+    const r = await run(['ingest', 'logs', fixture('native.jsonl'), fixture('langfuse-observations.jsonl'), fixture('litellm-spend-logs.jsonl'), '--db', db, '--assume-tz', 'UTC', '--json'])
+    expect(r.code).toBe(0)
+    expect(r.stderr).toMatch(/native\.jsonl: read as native \(auto: \d+ of \d+ first readable lines have ts, request_id, tenant_id and session_id\)/)
+    expect(r.stderr).toMatch(/langfuse-observations\.jsonl: read as langfuse \(auto: /)
+    expect(r.stderr).toMatch(/litellm-spend-logs\.jsonl: read as litellm \(auto: /)
+    const out = JSON.parse(r.stdout) as IngestJson & {formats: Record<string, number>}
+    expect(out.formats).toEqual({native: 1, langfuse: 1, litellm: 1})
+    const [entry] = auditEntries(db)
+    expect(entry!.args).toMatchObject({log_format: 'auto', assume_tz: 'UTC'})
+    expect((entry!.summary.files as FileSummary[]).map((f) => [f.log_format, f.format_reason.slice(0, 5)])).toEqual([['native', 'auto:'], ['langfuse', 'auto:'], ['litellm', 'auto:']])
+    expect((await runJson<{log_formats: Record<string, number>}>(['status', '--db', db])).log_formats).toEqual({langfuse: 1, litellm: 1, native: 1})
+  })
+
+  it('a file no format fits is refused with each candidate’s reason', async () => {
+    const r = await run(['ingest', 'logs', fixture('unknown-shape.jsonl'), '--db', join(tempDir(), 'case.db')])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/unknown-shape\.jsonl: not ingested: its log format could not be decided: no known log format fits/)
+  })
+})
+
+describe('zone-less timestamps', () => {
+  const lines = [
+    JSON.stringify({ts: '2026-07-01 12:00:00.123456', request_id: 'z1', tenant_id: 't', session_id: 's', response: 'a'}),
+    JSON.stringify({ts: '2026-10-25T02:30:00', request_id: 'z2', tenant_id: 't', session_id: 's', response: 'b'}),
+    JSON.stringify({ts: '2026-12-01T08:00:00Z', request_id: 'z3', tenant_id: 't', session_id: 's', response: 'c'}),
+  ]
+
+  it('native lines without a zone are refused (bad lines naming --assume-tz), not read as UTC', async () => {
+    const dir = tempDir()
+    const file = join(dir, 'local.jsonl')
+    writeFileSync(file, `${lines.join('\n')}\n`)
+    const db = join(dir, 'case.db')
+    const r = await runJson<IngestJson & {bad_lines: number}>(['ingest', 'logs', file, '--db', db])
+    expect(r).toMatchObject({records: 1, bad_lines: 2})
+    const bad = (await runJson<{bad_line_list: Array<{line: number; reason: string}>}>(['status', '--db', db, '--bad-lines'])).bad_line_list
+    expect(bad.map((b) => b.line)).toEqual([1, 2])
+    expect(bad[0]!.reason).toMatch(/field ts: timestamp "2026-07-01 12:00:00\.123456" has no zone; give --assume-tz ZONE/)
+  })
+
+  it('with --assume-tz the wall time is converted with the offset in force then, an hour the clocks repeated is refused, and the zone is audited', async () => {
+    const dir = tempDir()
+    const file = join(dir, 'local.jsonl')
+    writeFileSync(file, `${lines.join('\n')}\n`)
+    const db = join(dir, 'case.db')
+    const r = await runJson<IngestJson & {bad_lines: number}>(['ingest', 'logs', file, '--db', db, '--assume-tz', 'Europe/Berlin'])
+    expect(r).toMatchObject({records: 2, bad_lines: 1})
+    expect(await runJson<{ts_precise: string}>(['show', 'z1', '--db', db])).toMatchObject({ts_precise: '2026-07-01T10:00:00.123456Z'})
+    const bad = (await runJson<{bad_line_list: Array<{line: number; reason: string}>}>(['status', '--db', db, '--bad-lines'])).bad_line_list
+    expect(bad[0]!.reason).toMatch(/2026-10-25 02:30:00 happened twice in Europe\/Berlin/)
+    expect(auditEntries(db)[0]!.args).toMatchObject({assume_tz: 'Europe/Berlin'})
+  })
+})
+
+describe('format options are usage errors when bad (exit 2, before anything is stored)', () => {
+  const file = fixture('native.jsonl')
+  for (const [name, args, message] of [
+    ['a --map that does not parse', ['--map', 'tenant_id=metadata..team'], /--map tenant_id=metadata\.\.team: empty step at column 10/],
+    ['an unknown zone', ['--assume-tz', 'Mars/Olympus'], /--assume-tz Mars\/Olympus: not an IANA time zone/],
+    ['a custom_id pattern without named groups', ['--custom-id-pattern', '^(.*)$'], /needs a named group \(\?<tenant>\.\.\.\)/],
+    ['openai-batch without a way to split custom_id', ['--log-format', 'openai-batch'], /--log-format openai-batch: the tenant and session of each request is only in custom_id/],
+    ['a zone-less --batch-ts', ['--batch-ts', '2026-11-03 00:00:00'], /--batch-ts "2026-11-03 00:00:00": has no time zone/],
+    ['an empty --tenant-attribute', ['--tenant-attribute', ' '], /--tenant-attribute: empty attribute key/],
+  ] as const) {
+    it(name, async () => {
+      const db = join(tempDir(), 'case.db')
+      const r = await run(['ingest', 'logs', file, '--db', db, ...args])
+      expect(r.code).toBe(2)
+      expect(r.stderr).toMatch(message)
+      const t = await run(['triage', file, '--db', db, ...args])
+      expect(t.code).toBe(2)
+    })
+  }
+})
+
+describe('the directory walk takes exactly what its help says', () => {
+  it('*.jsonl, *.ndjson, *.json, *.log and each of these .gz; nothing else', async () => {
+    const dir = tempDir()
+    const logs = join(dir, 'logs')
+    mkdirSync(join(logs, 'sub'), {recursive: true})
+    const line = (id: string) => `${chatLine({request_id: id})}\n`
+    for (const name of ['a.jsonl', 'b.ndjson', 'c.json', 'd.log', 'sub/e.jsonl', 'readme.txt', 'notes.md', 'a.jsonl.bak', 'x.txt.gz']) writeFileSync(join(logs, name), line(name))
+    writeFileSync(join(logs, 'f.jsonl.gz'), gzipSync(line('f')))
+    writeFileSync(join(logs, 'archive.tar.gz'), gzipSync(line('tar')))
+    const r = await runJson<IngestJson>(['ingest', 'logs', logs, '--db', join(dir, 'case.db')])
+    expect(r.per_file.map((f) => relative(logs, f.path)).sort()).toEqual(['a.jsonl', 'b.ndjson', 'c.json', 'd.log', 'f.jsonl.gz', 'sub/e.jsonl'])
+    const help = await run(['ingest', 'logs', '--help'])
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('directories (walked for *.jsonl, *.ndjson, *.json, *.log, and each of these .gz)')
+    // A file named on the command line is read whatever its name.
+    copyFileSync(join(logs, 'readme.txt'), join(dir, 'named.txt'))
+    expect(await runJson<IngestJson>(['ingest', 'logs', join(dir, 'named.txt'), '--db', join(dir, 'case2.db')])).toMatchObject({files: 1, records: 1})
+  })
+})
