@@ -12,8 +12,10 @@ import {
   type ScopeInputs,
 } from './scope-data.js'
 import type {DetectionCoverage} from '../detect/coverage.js'
+import {computeExposure, exposureRows, type Exposure} from './exposure.js'
 
 export type {AtRiskGroup} from './scope-data.js'
+export type {Exposure, ExposureFlow} from './exposure.js'
 export {minMax} from './scope-data.js'
 
 // GDPR Art. 33(3)(a): "the categories and approximate number of data subjects concerned
@@ -80,6 +82,8 @@ export interface ScopeResult {
   at_risk_responses: number | null
   flows: ScopeFlow[]
   // ---- extensions ----
+  /** all evidence, canary and verbatim text together: the one set of numbers every draft and notice uses */
+  exposure: Exposure
   pool_tokens: number | null
   advertised_tokens: number | null
   /** at-risk responses that ended in an error event inside the 200 stream (they still count as at risk) */
@@ -139,6 +143,7 @@ export function computeScope(inputs: ScopeInputs): ScopeResult {
     last_seen: iso(seen?.[1]),
     at_risk_responses: atRisk === null ? null : sum(atRisk.map((g) => g.n)),
     flows,
+    exposure: computeExposure(exposureRows(inputs)),
     pool_tokens: pool,
     advertised_tokens: advertised,
     at_risk_error_responses: atRisk === null ? null : sum(atRisk.map((g) => g.errors)),
