@@ -285,6 +285,35 @@ describe('provenance through chained leaks', () => {
   })
 })
 
+describe('chains through the responses of three tenants', () => {
+  it('stay evidence on one decode node; the same text said on several nodes is boilerplate', async () => {
+    tc = makeCase()
+    const rand = rng(77)
+    const vocab = vocabulary(rand, 20000)
+    const answer = randomWords(rand, vocab, 40)
+    const greeting = randomWords(rand, vocab, 20)
+    const filler = (n: number) => randomWords(rand, vocab, n).join(' ')
+    await tc.addFile([
+      // S's own answer, cached on d1, leaks to A (tenant ta), A's cached answer to B (tb), B's to C (tc):
+      // the 30 words are in the responses of four tenants, all served by d1.
+      {request_id: 'S', tenant_id: 'ts', session_id: 'ss', request_text: filler(10), response_text: answer.join(' '), decode_node: 'd1'},
+      {request_id: 'A', tenant_id: 'ta', session_id: 'sa', request_text: filler(10), response_text: `${filler(4)} ${answer.slice(0, 35).join(' ')} ${filler(3)}`, decode_node: 'd1'},
+      {request_id: 'B', tenant_id: 'tb', session_id: 'sb', request_text: filler(10), response_text: `${filler(4)} ${answer.slice(0, 30).join(' ')} ${filler(3)}`, decode_node: 'd1'},
+      {request_id: 'C', tenant_id: 'tc', session_id: 'sc', request_text: filler(10), response_text: `${filler(4)} ${answer.slice(2, 28).join(' ')} ${filler(3)}`, decode_node: 'd1'},
+      // The model greets three tenants the same way on three nodes: not evidence of anything.
+      {request_id: 'G1', tenant_id: 'ts', session_id: 'g1', request_text: filler(10), response_text: `${greeting.join(' ')} ${filler(8)}`, decode_node: 'd1'},
+      {request_id: 'G2', tenant_id: 'ta', session_id: 'g2', request_text: filler(10), response_text: `${greeting.join(' ')} ${filler(8)}`, decode_node: 'd2'},
+      {request_id: 'G3', tenant_id: 'tb', session_id: 'g3', request_text: filler(10), response_text: `${greeting.join(' ')} ${filler(8)}`, decode_node: 'd3'},
+    ])
+    scanCase(tc.db, {now: NOW})
+    expect(listProvenance(tc.db).map((p) => [p.request_id, p.source_request_id, p.matched, p.overlap_words])).toEqual([
+      ['A', 'S', 'response', 35],
+      ['B', 'S', 'response', 30],
+      ['C', 'S', 'response', 26],
+    ])
+  })
+})
+
 describe('provenance in passes', () => {
   it('gives the same matches, candidates and boilerplate whatever the number of passes over the hash space', async () => {
     tc = makeCase()
