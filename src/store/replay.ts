@@ -14,20 +14,33 @@ export interface ReplayRunRow {
   targetMaxModelLen: number | null
   sourcePoolTokens: number | null
   scalingNote: string
+  /** the built-in testbed (a simulator built to leak) or another serving stack */
+  targetKind: ReplayTargetKind
+  /** what the target's /version said, if anything */
+  targetVersion: string | null
+  purpose: ReplayPurpose
 }
+
+export type ReplayTargetKind = 'simulator' | 'external' | 'unrecorded'
+export type ReplayPurpose = 'confirmation' | 'negative-control' | 'unrecorded'
 
 export function insertReplayRun(db: CaseDb, run: ReplayRunRow): number {
   const info = db
     .prepare(
-      `INSERT INTO replay_runs (started_at, target, model, trials, primers, original_prompt, target_pool_tokens, target_max_model_len, source_pool_tokens, scaling_note)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO replay_runs (started_at, target, model, trials, primers, original_prompt, target_pool_tokens, target_max_model_len, source_pool_tokens, scaling_note,
+         target_kind, target_version, purpose)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(run.startedAt, run.target, run.model, run.trials, run.primers, run.originalPrompt ? 1 : 0, run.targetPoolTokens, run.targetMaxModelLen, run.sourcePoolTokens, run.scalingNote)
+    .run(
+      run.startedAt, run.target, run.model, run.trials, run.primers, run.originalPrompt ? 1 : 0, run.targetPoolTokens, run.targetMaxModelLen, run.sourcePoolTokens, run.scalingNote,
+      run.targetKind, run.targetVersion, run.purpose,
+    )
   return Number(info.lastInsertRowid)
 }
 
-export function finishReplayRun(db: CaseDb, runId: number, finishedAt: string, interrupted: boolean): void {
-  db.prepare(`UPDATE replay_runs SET finished_at = ?, interrupted = ? WHERE id = ?`).run(finishedAt, interrupted ? 1 : 0, runId)
+export function finishReplayRun(db: CaseDb, runId: number, finishedAt: string, interrupted: boolean, purpose?: ReplayPurpose): void {
+  if (purpose) db.prepare(`UPDATE replay_runs SET finished_at = ?, interrupted = ?, purpose = ? WHERE id = ?`).run(finishedAt, interrupted ? 1 : 0, purpose, runId)
+  else db.prepare(`UPDATE replay_runs SET finished_at = ?, interrupted = ? WHERE id = ?`).run(finishedAt, interrupted ? 1 : 0, runId)
 }
 
 export interface ReplayResultRow {
@@ -82,14 +95,18 @@ export interface StoredReplayResult extends ReplayResultRow {
   target: string
   model: string
   original_prompt: boolean
+  target_kind: ReplayTargetKind
+  target_version: string | null
+  purpose: ReplayPurpose
+  interrupted: boolean
 }
 
 export function listReplayResults(db: CaseDb): StoredReplayResult[] {
   const rows = db
     .prepare(
-      `SELECT res.*, run.started_at, run.finished_at, run.target, run.model, run.original_prompt
+      `SELECT res.*, run.started_at, run.finished_at, run.target, run.model, run.original_prompt, run.target_kind, run.target_version, run.purpose, run.interrupted
        FROM replay_results res JOIN replay_runs run ON run.id = res.run_id ORDER BY run.id, res.id`,
     )
-    .all() as Array<Omit<StoredReplayResult, 'stream' | 'original_prompt'> & {stream: number; original_prompt: number; id: number}>
-  return rows.map(({id: _id, ...row}) => ({...row, stream: row.stream === 1, original_prompt: row.original_prompt === 1}))
+    .all() as Array<Omit<StoredReplayResult, 'stream' | 'original_prompt' | 'interrupted'> & {stream: number; original_prompt: number; interrupted: number; id: number}>
+  return rows.map(({id: _id, ...row}) => ({...row, stream: row.stream === 1, original_prompt: row.original_prompt === 1, interrupted: row.interrupted === 1}))
 }

@@ -1,5 +1,6 @@
 import type {Database} from 'better-sqlite3'
 import {up as caseSchema} from './001-case.js'
+import {up as recordedFacts} from './002-recorded-facts.js'
 
 export interface Migration {
   version: number
@@ -7,5 +8,8 @@ export interface Migration {
   up: (db: Database) => void
 }
 
-// Append-only: a released migration is never edited, only followed by a new one (002, ...).
-export const MIGRATIONS: readonly Migration[] = [{version: 1, name: 'case', up: caseSchema}]
+// Append-only: a released migration is never edited, only followed by a new one (003, ...).
+export const MIGRATIONS: readonly Migration[] = [
+  {version: 1, name: 'case', up: caseSchema},
+  {version: 2, name: 'recorded-facts', up: recordedFacts},
+]
