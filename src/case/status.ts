@@ -1,7 +1,7 @@
 import {detectionCoverage, type DetectionCoverage} from '../detect/coverage.js'
-import {computeClock, type ClockResult} from '../notify/clock.js'
+import {loadCaseClock} from '../notify/case-clock.js'
+import type {ClockResult} from '../notify/clock.js'
 import {getIncident} from '../notify/incident.js'
-import {firstInitialNotification, listNotifications} from '../notify/notifications.js'
 import {listAudit} from '../store/audit.js'
 import {countCanaries} from '../store/canaries.js'
 import {fileTotals} from '../store/files.js'
@@ -83,10 +83,9 @@ export function caseStatus(db: CaseDb, now: Date = new Date()): StatusResult {
 function incidentStatus(db: CaseDb, now: Date): Pick<StatusResult, 'incident' | 'clock'> {
   const incident = getIncident(db)
   if (!incident) return {incident: null, clock: null}
-  const first = firstInitialNotification(listNotifications(db), incident.role)
   return {
     incident: {title: incident.title, role: incident.role, aware_at: incident.aware_at},
-    clock: computeClock(new Date(incident.aware_at), now, first ? new Date(first.at) : null),
+    clock: loadCaseClock(db, now),
   }
 }
 

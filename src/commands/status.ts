@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {safeLine} from '../util/sanitize.js'
 import {caseStatus, listBadLines, type StatusResult} from '../case/status.js'
-import {formatDuration} from '../notify/time.js'
+import {clockSummary} from '../cli/render-clock.js'
 
 export default class Status extends BaseCommand {
   static override summary = 'What the case holds: evidence files, records, quarantined lines, canaries, sightings, the incident and its 72-hour clock.'
@@ -31,8 +31,7 @@ export default class Status extends BaseCommand {
       if (status.incident) {
         this.log(`  incident         ${safeLine(status.incident.title)}  (${status.incident.role}, aware ${status.incident.aware_at})`)
         const c = status.clock!
-        const left = c.status === 'notified' ? `notified ${c.notified_at ?? ''}`.trim() : `${formatDuration(c.remaining_seconds)}`
-        this.log(`  72-hour clock    ${c.status}  deadline ${c.deadline}  (${left})`)
+        this.log(`  clock            ${c.status}${c.late ? ' LATE' : ''}  deadline ${c.deadline ?? 'none fixed (without undue delay)'}  (${clockSummary(c)})`)
       } else this.log('  incident         none  (crosstalk incident open)')
       if (badLines) {
         this.log('')

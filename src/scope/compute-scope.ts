@@ -255,8 +255,12 @@ function dataCategories(contamination: ContaminationRow[], provenance: Provenanc
     out.push({category: 'conversation_content_cross_tenant', label: "another customer's end-user conversation content (canary-marked prompts)", evidence: 'sightings', responses: marked('cross_tenant'), findings: null, distinct_values: null})
   if (marked('cross_session') > 0)
     out.push({category: 'conversation_content_cross_session', label: "another end user's conversation content, same customer (canary-marked prompts)", evidence: 'sightings', responses: marked('cross_session'), findings: null, distinct_values: null})
-  const prov = new Set(provenance.map((p) => p.record_id)).size
-  if (prov > 0) out.push({category: 'conversation_content_attributed', label: "another session's prompt or answer, reproduced verbatim", evidence: 'provenance', responses: prov, findings: null, distinct_values: null})
+  // Verbatim text without any marker: the canary-less part of the exposure (responses that also
+  // carry a marker are counted once, above), so the categories add up to the exposure.
+  const withMarker = new Set(contamination.map((c) => c.record_id))
+  const textOnly = new Set(provenance.map((p) => p.record_id).filter((id) => !withMarker.has(id))).size
+  if (textOnly > 0)
+    out.push({category: 'conversation_content_attributed', label: "another session's prompt or answer, reproduced verbatim without a canary marker", evidence: 'provenance', responses: textOnly, findings: null, distinct_values: null})
   // PII counts where it is someone else's: in a response that carries another session's
   // data (a contaminating sighting or provenance), or a finding the detector attributed.
   const leaked = new Set([...contamination.map((c) => c.record_id), ...provenance.map((p) => p.record_id)])
