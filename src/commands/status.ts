@@ -19,10 +19,12 @@ export default class Status extends BaseCommand {
     const badLines = flags['bad-lines'] ? listBadLines(db) : undefined
     if (!this.jsonEnabled()) {
       this.log(`Case ${safeLine(flags.db)} (schema ${status.schema_version})`)
-      this.log(`  evidence files   ${status.files}${status.incomplete_files ? `  (${status.incomplete_files} interrupted: run the same ingest again)` : ''}`)
+      this.log(`  evidence files   ${status.files + status.registry_files}  (${status.files} log, ${status.registry_files} canary registry)${status.incomplete_files ? `  (${status.incomplete_files} interrupted: run the same ingest again)` : ''}`)
       this.log(`  records          ${status.records}  (${status.tenants} tenants, ${status.sessions} sessions)`)
       this.log(`  time span        ${status.first_record ?? '-'} .. ${status.last_record ?? '-'}`)
-      this.log(`  duplicates       ${status.duplicates}`)
+      this.log(
+        `  duplicates       ${status.duplicates} within the stored files${status.reingested_files ? `; ${status.reingested_duplicates} more in ${status.reingested_files} file(s) ingested again (already in the case, nothing added)` : ''}`,
+      )
       this.log(`  bad lines        ${status.bad_lines}${status.bad_lines && !badLines ? '  (list with --bad-lines)' : ''}`)
       this.log(`  canaries         ${status.canaries}`)
       const classes = Object.entries(status.sightings_by_class).map(([c, n]) => `${c} ${n}`).join(', ')
