@@ -196,16 +196,14 @@ export class ServingClient {
     return null
   }
 
-  /** What the server's /version says (vLLM: {"version": "..."}), or null when it has none. */
+  /**
+   * What the server's /version says (vLLM: {"version": "..."}), or null when it has none. Only
+   * informative: a target that fails here is not marked as failed (the run judged it already).
+   */
   async serverVersion(): Promise<string | null> {
     if (this.firstFailure) return null
     const attempt = await this.attempt('GET', '/version', Date.now() + this.options.timeoutMs)
-    const stop = this.stopper('GET /version', attempt)
-    if (stop) {
-      this.trip(stop.request, stop.outcome, stop.error, stop.httpStatus)
-      return null
-    }
-    if (attempt.kind === 'failed' || attempt.response.status < 200 || attempt.response.status >= 300) return null
+    if (this.stopper('GET /version', attempt) || attempt.kind === 'failed' || attempt.response.status < 200 || attempt.response.status >= 300) return null
     const parsed = safeJson(attempt.response.body) as {version?: unknown} | null
     return typeof parsed?.version === 'string' ? parsed.version.slice(0, 200) : null
   }

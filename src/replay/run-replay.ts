@@ -119,10 +119,6 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
   const primers = options.primers ?? 3
 
   const resolved = await client.resolveModel(options.model, url.origin)
-  // The testbed identifies itself on /version: a draft must never present the simulator,
-  // which is built to leak, as the production stack.
-  const version = resolved === null ? null : await client.serverVersion()
-  const targetKind: ReplayTargetKind = version === TESTBED_VERSION ? 'simulator' : 'external'
   const tokenized = resolved === null ? null : await client.tokenize('x', 'chat', resolved)
   if (client.failure) throw new TargetFailed(client.failure, url.origin)
   if (resolved === null) throw new InputError('interrupted before the target answered', 'E_INTERRUPTED')
@@ -148,8 +144,9 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
     targetMaxModelLen: maxModelLen,
     sourcePoolTokens: sourcePool,
     scalingNote,
-    targetKind,
-    targetVersion: version,
+    // Known at the end of the run (below): what the target says it is, and what it did.
+    targetKind: 'unrecorded',
+    targetVersion: null,
     purpose: (options.purpose ?? 'confirmation') satisfies ReplayPurpose,
   })
 
@@ -174,7 +171,12 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
   const interrupted = stopped()
   const allRejected = results.length > 0 && results.every((r) => r.verdict === 'rejected')
   const purpose = options.purpose ?? (allRejected ? 'negative-control' : 'confirmation')
-  finishReplayRun(db, runId, finishedAt, interrupted, purpose)
+  // The testbed identifies itself on /version: a draft must never present the simulator, which
+  // is built to leak, as the production stack. Asked after the run, and never held against the
+  // target (a failed target has already stopped the run and is not asked).
+  const version = await client.serverVersion()
+  const targetKind: ReplayTargetKind = version === TESTBED_VERSION ? 'simulator' : 'external'
+  finishReplayRun(db, runId, finishedAt, interrupted, {purpose, targetKind, targetVersion: version})
   return {
     run_id: runId,
     target: url.href,

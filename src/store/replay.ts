@@ -38,9 +38,19 @@ export function insertReplayRun(db: CaseDb, run: ReplayRunRow): number {
   return Number(info.lastInsertRowid)
 }
 
-export function finishReplayRun(db: CaseDb, runId: number, finishedAt: string, interrupted: boolean, purpose?: ReplayPurpose): void {
-  if (purpose) db.prepare(`UPDATE replay_runs SET finished_at = ?, interrupted = ?, purpose = ? WHERE id = ?`).run(finishedAt, interrupted ? 1 : 0, purpose, runId)
-  else db.prepare(`UPDATE replay_runs SET finished_at = ?, interrupted = ? WHERE id = ?`).run(finishedAt, interrupted ? 1 : 0, runId)
+/** What a run learnt by its end: the purpose (defaulted from the outcome) and what the target said it is. */
+export interface ReplayRunEnd {
+  purpose: ReplayPurpose
+  targetKind: ReplayTargetKind
+  targetVersion: string | null
+}
+
+export function finishReplayRun(db: CaseDb, runId: number, finishedAt: string, interrupted: boolean, end?: ReplayRunEnd): void {
+  if (end) {
+    db.prepare(`UPDATE replay_runs SET finished_at = ?, interrupted = ?, purpose = ?, target_kind = ?, target_version = ? WHERE id = ?`).run(
+      finishedAt, interrupted ? 1 : 0, end.purpose, end.targetKind, end.targetVersion, runId,
+    )
+  } else db.prepare(`UPDATE replay_runs SET finished_at = ?, interrupted = ? WHERE id = ?`).run(finishedAt, interrupted ? 1 : 0, runId)
 }
 
 export interface ReplayResultRow {
