@@ -174,7 +174,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     phase,
     generated_at: facts.generated_at,
     title: inc?.title ?? (language === 'fr' ? 'Violation de données à caractère personnel (sans intitulé)' : 'Personal data breach (untitled)'),
-    detection: detectionSummary(facts.detection),
+    detection: detectionSummary(facts.detection, language),
     role: inc?.role ?? null,
     prepared_on_behalf_of: onBehalf,
     clock: clock

@@ -102,7 +102,7 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
     generated_at: facts.generated_at,
     title: inc?.title ?? A.title,
     heading: A.title,
-    detection: detectionSummary(facts.detection),
+    detection: detectionSummary(facts.detection, language),
     organisation: onBehalf ?? inc?.controller_name ?? null,
     prepared_for: onBehalf,
     contact: {name: inc?.dpo_name ?? null, contact: inc?.dpo_contact ?? null},

@@ -140,7 +140,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
     language,
     generated_at: facts.generated_at,
     tenant_id: t.tenant_id,
-    detection: detectionSummary(facts.detection),
+    detection: detectionSummary(facts.detection, language),
     processor: inc?.processor_name ?? null,
     processor_aware_at: inc?.aware_at ?? null,
     due: {deadline: controllerClock?.deadline ?? null, hours, sent_at: sent?.at ?? null, late: controllerClock?.late ?? false, text: dueLine, sent_text: sentLine},

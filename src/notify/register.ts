@@ -99,7 +99,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     generated_at: facts.generated_at,
     reference: inc?.internal_reference ?? null,
     title: inc?.title ?? P.toComplete(P.open.noIncident),
-    detection: detectionSummary(facts.detection),
+    detection: detectionSummary(facts.detection, language),
     role: inc ? P.role[inc.role] : null,
     detected_at: inc?.detected_at ?? null,
     aware_at: inc?.aware_at ?? null,
