@@ -94,7 +94,6 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   const inc = facts.incident
   const L = new Lines()
   if (!inc) L.open('header', P.open.noIncident, 'Art. 33(2)', 'crosstalk incident open --role processor ...')
-  if (inc && inc.role !== 'processor') L.open('header', P.open.processor, 'Art. 33(2): a notice from a processor (the incident role is controller)', 'crosstalk incident set ... / incident open --role processor')
   if (!inc?.processor_name) L.open('header', P.open.processor, 'Art. 33(2)', 'crosstalk incident set --processor-name ...')
   const intro = L.stated('intro', N.intro, inc ? ['incident.role', 'scan.exposure'] : ['scan.exposure'])
 
