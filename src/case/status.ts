@@ -1,10 +1,10 @@
 import {detectionCoverage, type DetectionCoverage} from '../detect/coverage.js'
-import {computeClock, type ClockResult} from '../notify/clock.js'
+import {loadCaseClock} from '../notify/case-clock.js'
+import type {ClockResult} from '../notify/clock.js'
 import {getIncident} from '../notify/incident.js'
-import {firstInitialNotification, listNotifications} from '../notify/notifications.js'
 import {listAudit} from '../store/audit.js'
 import {countCanaries} from '../store/canaries.js'
-import {fileTotals, logFilesByFormat, unreadableLogFiles} from '../store/files.js'
+import {fileTotals, listFiles, logFilesByFormat, unreadableLogFiles} from '../store/files.js'
 import {sightingCounts} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
 import {listBadLines as badLineRows, type BadLineRow} from '../store/quarantine.js'
@@ -22,7 +22,15 @@ export interface StatusResult {
   bad_lines: number
   canaries: number
   sightings: number
+  /** duplicate request lines inside the stored files */
   duplicates: number
+  /**
+   * lines of files ingested again after they were already in the case (same SHA-256): `ingest logs`
+   * counts them as duplicates (lines already present) and stores nothing; with `duplicates` they
+   * add up to every duplicate the ingests reported
+   */
+  reingested_duplicates: number
+  reingested_files: number
   blank_lines: number
   registry_files: number
   incomplete_files: number
@@ -75,6 +83,7 @@ export function caseStatus(db: CaseDb, now: Date = new Date()): StatusResult {
     canaries: countCanaries(db),
     sightings: Object.values(s.by_class).reduce((a, b) => a + b, 0),
     duplicates: f.duplicates,
+    ...reingested(db, audit),
     blank_lines: f.blank_lines,
     registry_files: f.registry_files,
     incomplete_files: f.incomplete_files,
@@ -108,11 +117,32 @@ export function caseStatus(db: CaseDb, now: Date = new Date()): StatusResult {
 function incidentStatus(db: CaseDb, now: Date): Pick<StatusResult, 'incident' | 'clock'> {
   const incident = getIncident(db)
   if (!incident) return {incident: null, clock: null}
-  const first = firstInitialNotification(listNotifications(db), incident.role)
   return {
     incident: {title: incident.title, role: incident.role, aware_at: incident.aware_at},
-    clock: computeClock(new Date(incident.aware_at), now, first ? new Date(first.at) : null),
+    clock: loadCaseClock(db, now),
   }
+}
+
+/** Re-ingests of files already in the case, from the audit log: each added nothing and reported its lines as duplicates. */
+function reingested(db: CaseDb, audit: ReturnType<typeof listAudit>): Pick<StatusResult, 'reingested_duplicates' | 'reingested_files'> {
+  const bySha = new Map(listFiles(db).filter((f) => f.kind === 'log' && f.state === 'complete').map((f) => [f.sha256, f.records + f.duplicates]))
+  let lines = 0
+  let files = 0
+  for (const entry of audit) {
+    if (entry.command !== 'ingest:logs') continue
+    let summary: {files?: Array<{sha256?: string; status?: string}>}
+    try {
+      summary = JSON.parse(entry.summary) as typeof summary
+    } catch {
+      continue
+    }
+    for (const f of summary.files ?? []) {
+      if (f.status !== 'already_present' || !f.sha256) continue
+      files++
+      lines += bySha.get(f.sha256) ?? 0
+    }
+  }
+  return {reingested_duplicates: lines, reingested_files: files}
 }
 
 export function listBadLines(db: CaseDb, limit = 1000): BadLineRow[] {

@@ -1,20 +1,58 @@
 import type {ClockResult} from '../notify/clock.js'
 import {formatDuration, formatInZone} from '../notify/time.js'
+import {safeLine} from '../util/sanitize.js'
+import {clip} from './text-width.js'
+
+// The human clock. "NOTIFIED" never stands beside an overdue countdown without saying
+// whether the notification was late; a processor's clock lists its controllers.
 
 const LABEL: Record<ClockResult['status'], string> = {
   open: 'OPEN',
-  due_soon: 'DUE SOON (under 24 h left)',
+  due_soon: 'DUE SOON',
   overdue: 'OVERDUE: a late notification must give reasons for the delay (Art. 33(1))',
   notified: 'NOTIFIED',
 }
 
+/** One line: "notified LATE (16h 00m 00s after the deadline)", "overdue by ...", "12h 00m 00s left". */
+export function clockSummary(c: Pick<ClockResult, 'status' | 'late' | 'deadline' | 'remaining_seconds' | 'notified_at'>): string {
+  if (c.status === 'notified') {
+    if (c.deadline === null) return `notified ${c.notified_at ?? ''} (no fixed deadline: without undue delay)`.replace('  ', ' ')
+    const after = Math.round((Date.parse(c.notified_at ?? c.deadline) - Date.parse(c.deadline)) / 1000)
+    return c.late ? `notified LATE, ${formatDuration(after).replace(/^overdue by /, '')} after the deadline` : `notified in time, ${formatDuration(-after)} before the deadline`
+  }
+  if (c.remaining_seconds === null) return 'no fixed deadline: without undue delay (Art. 33(2))'
+  return c.remaining_seconds < 0 ? `${formatDuration(c.remaining_seconds)} (LATE)` : `${formatDuration(c.remaining_seconds)} left`
+}
+
 export function renderClock(clock: ClockResult, tz: string): string {
+  const status = clock.status === 'notified' ? `NOTIFIED ${clock.late ? 'LATE (after the deadline: the reasons for the delay must accompany it, Art. 33(1))' : clock.deadline === null ? '' : '(in time)'}`.trim() : LABEL[clock.status]
   const lines = [
-    `Status:     ${LABEL[clock.status]}`,
+    `Status:     ${status}`,
+    `Basis:      ${basisText(clock)}`,
     `Aware at:   ${clock.aware_at}  |  ${formatInZone(new Date(clock.aware_at), tz)}`,
-    `Deadline:   ${clock.deadline}  |  ${formatInZone(new Date(clock.deadline), tz)}`,
-    `Remaining:  ${formatDuration(clock.remaining_seconds)}  (72 elapsed hours from awareness; weekends, holidays and DST do not move it)`,
+    clock.deadline === null
+      ? 'Deadline:   none fixed: notify each controller without undue delay (Art. 33(2)); a contractual period: incident set --controller-deadline-hours N'
+      : `Deadline:   ${clock.deadline}  |  ${formatInZone(new Date(clock.deadline), tz)}`,
+    `Remaining:  ${clockSummary(clock)}${clock.deadline !== null && clock.status !== 'notified' ? `  (${clock.basis === 'art33(2)-contract' ? 'the contractual period' : '72 elapsed hours'} from awareness; weekends, holidays and DST do not move it)` : ''}`,
   ]
   if (clock.notified_at) lines.push(`Notified:   ${clock.notified_at}  |  ${formatInZone(new Date(clock.notified_at), tz)}`)
+  if (clock.controllers) {
+    const done = clock.controllers.filter((c) => c.notified_at !== null).length
+    lines.push('', `Controllers (Art. 33(2)): ${done} of ${clock.controllers.length} notified${clock.controllers.some((c) => c.late) ? ', some LATE' : ''}`)
+    if (clock.controllers.length === 0) lines.push('  none known yet: the exposure lists them once detection has run (crosstalk scan)')
+    for (const c of clock.controllers.slice(0, 50)) lines.push(`  ${clip(safeLine(c.tenant_id), 40).padEnd(40)}  ${c.status.padEnd(9)} ${clockSummary(c)}`)
+    if (clock.controllers.length > 50) lines.push(`  ... ${clock.controllers.length - 50} more (clock --json lists every one)`)
+  }
   return lines.join('\n')
+}
+
+function basisText(c: ClockResult): string {
+  switch (c.basis) {
+    case 'art33(2)-contract':
+      return 'processor: notice to each controller within the contractual period (Art. 33(2), Art. 28(3)(f))'
+    case 'art33(2)-without-undue-delay':
+      return 'processor: notice to each controller without undue delay (Art. 33(2)); no contractual period recorded'
+    default:
+      return 'controller: notification to the supervisory authority within 72 hours of awareness (Art. 33(1))'
+  }
 }

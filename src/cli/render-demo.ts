@@ -36,11 +36,13 @@ export function renderDemoSummary(result: DemoResult, seconds: number, options: 
     `                ${scope.exposed_sessions} sessions of ${scope.exposed_tenants} tenants exposed to ${scope.recipient_tenants} recipient tenants; data subjects ${subjects}`,
     `                first ${scope.first_seen ?? '-'}  last ${scope.last_seen ?? '-'}; ${scope.at_risk_responses ?? '?'} at-risk over-pool responses`,
     `  reproduction  probe against the reference backend (stale, disaggregated): ${probe.verdict ?? '?'}; replay confirmed ${confirmed} of ${replayed} records`,
-    `  GDPR clock    deadline ${clock.deadline ?? '?'} (${clock.status ?? '?'}, ${hours} h left)`,
+    clock.basis === 'art33(2)-without-undue-delay' || clock.basis === 'art33(2)-contract'
+      ? `  GDPR clock    processor: notify each of ${Array.isArray(clock.controllers) ? clock.controllers.length : '?'} controllers ${clock.deadline ? `by ${clock.deadline}` : 'without undue delay (Art. 33(2))'}; ${Array.isArray(clock.controllers) ? clock.controllers.filter((c: {notified_at: string | null}) => c.notified_at !== null).length : '?'} notified so far`
+      : `  GDPR clock    deadline ${clock.deadline ?? '?'} (${clock.status ?? '?'}, ${hours} h left)`,
     `  integrity     verify ${verify.ok ? 'passed' : 'FAILED'}: ${verify.records_checked ?? '?'} records against their original bytes, audit chain of ${verify.audit_entries ?? '?'} entries`,
     '',
     `  case database ${result.db}`,
-    `  reports       ${result.outputs.reports}  (article33.md/.json/.pdf, processor-notices/, register.md, probe-junit.xml)`,
+    `  reports       ${result.outputs.reports}  (processor-notices/, article33.md/.json/.pdf drafted for the most exposed controller, register.md, probe-junit.xml)`,
     `  ground truth  ${result.outputs.ground_truth}`,
     '',
     `  left on disk  ${(options.folder.bytes / 1e6).toFixed(0)} MB in ${options.folder.path}${

@@ -1,6 +1,7 @@
 import PDFDocument from 'pdfkit'
 import type {Article33Result} from '../notify/article33.js'
 import {unescapeMd} from '../notify/escape.js'
+import {PHRASES} from '../notify/phrases.js'
 import {renderArticle33Markdown} from '../notify/render-markdown.js'
 
 // PDF at the edge: the same Markdown the templates produce (so a DPO's wording reaches the
@@ -22,6 +23,8 @@ export interface PdfOptions {
   createdAt: string
   /** Markdown lines before this prefix are skipped (the title block replaces them) */
   skipUntil?: RegExp
+  /** the document's language, for the page footer */
+  language?: 'en' | 'fr'
 }
 
 const MARGIN = 50
@@ -73,7 +76,7 @@ export function renderMarkdownPdf(markdown: string, options: PdfOptions): Promis
     doc.page.margins.bottom = 0
     doc.font('Helvetica').fontSize(8).fillColor('#666666')
     doc.text(`${pdfSafe(options.title).slice(0, 80)}`, MARGIN, doc.page.height - 35, {width: doc.page.width - 2 * MARGIN, align: 'left', lineBreak: false})
-    doc.text(`Page ${i + 1} of ${range.count}`, MARGIN, doc.page.height - 35, {width: doc.page.width - 2 * MARGIN, align: 'right', lineBreak: false})
+    doc.text(options.language === 'fr' ? `Page ${i + 1} sur ${range.count}` : `Page ${i + 1} of ${range.count}`, MARGIN, doc.page.height - 35, {width: doc.page.width - 2 * MARGIN, align: 'right', lineBreak: false})
     doc.page.margins.bottom = bottom
   }
   doc.end()
@@ -136,8 +139,9 @@ function drawMarkdown(doc: Doc, lines: string[], figures: Record<string, (doc: D
       afterList = false
       const level = line.indexOf(' ')
       const text = line.slice(level + 1)
-      if (/^Annex|^Annexe/.test(text)) doc.addPage()
-      ensureSpace(doc, 60)
+      // The annex starts a page only when the current one has no room for its heading and a
+      // few rows: a forced break after a spilled list left pages holding one bullet.
+      ensureSpace(doc, /^Annex|^Annexe/.test(text) ? 140 : 60)
       doc.moveDown(level === 1 ? 0.3 : 0.6)
       doc.font('Helvetica-Bold').fontSize(level === 1 ? 16 : level === 2 ? 13 : 11).fillColor(level <= 2 ? '#1f4e79' : '#000000')
       doc.text(clean(text), MARGIN, doc.y, {width: contentWidth(doc)})
@@ -219,11 +223,13 @@ function drawTable(doc: Doc, rows: string[][]): void {
   const width = contentWidth(doc)
   const texts = rows.map((r) => Array.from({length: cols}, (_, c) => clean(r[c] ?? '')))
   const header = rows.length > 1 && rows[0]!.some((c) => c.trim() !== '')
-  const widths = columnWidths(doc, texts, width, header)
-  const fontOf = (t: string, bold: boolean): [string, number] => (HASH.test(t) ? ['Courier', HASH_SIZE] : [bold ? 'Helvetica-Bold' : 'Helvetica', 8.5])
+  // The largest type at which every word and number fits its column whole.
+  const {widths, size} = fitTable(doc, texts, width, header)
+  const hashSize = Math.min(HASH_SIZE, size)
+  const fontOf = (t: string, bold: boolean): [string, number] => (HASH.test(t) ? ['Courier', hashSize] : [bold ? 'Helvetica-Bold' : 'Helvetica', size])
   const cellHeight = (t: string, c: number, bold: boolean): number => {
-    const [font, size] = fontOf(t, bold)
-    return doc.font(font).fontSize(size).heightOfString(t || ' ', {width: widths[c]! - 6})
+    const [font, sz] = fontOf(t, bold)
+    return doc.font(font).fontSize(sz).heightOfString(t || ' ', {width: widths[c]! - 6})
   }
   texts.forEach((row, r) => {
     const bold = header && r === 0
@@ -236,8 +242,8 @@ function drawTable(doc: Doc, rows: string[][]): void {
     else if (r % 2 === 0) doc.rect(MARGIN, y, width, h).fill('#f7f7f7')
     doc.fillColor('#000000')
     row.forEach((t, c) => {
-      const [font, size] = fontOf(t, bold)
-      doc.font(font).fontSize(size).text(t, x + 3, y + 3, {width: widths[c]! - 6})
+      const [font, sz] = fontOf(t, bold)
+      doc.font(font).fontSize(sz).text(t, x + 3, y + 3, {width: widths[c]! - 6})
       x += widths[c]!
     })
     doc.moveTo(MARGIN, y + h).lineTo(MARGIN + width, y + h).lineWidth(0.3).strokeColor('#cccccc').stroke()
@@ -249,47 +255,56 @@ function drawTable(doc: Doc, rows: string[][]): void {
 
 const HASH = /^[0-9a-f]{64}$/
 const HASH_SIZE = 6.5
+const TABLE_SIZES = [8.5, 8, 7.5, 7, 6.5, 6, 5.5]
+/** Words longer than this may still break (free text such as a long URL); numbers and labels never do. */
+const UNBREAKABLE = 28
 
 /**
- * Column widths: proportional to content length, but never narrower than the longest word
- * of the column (so "Records" or "canaries" never break mid-word) up to a quarter of the page,
- * and wide enough for a SHA-256 on one line (so it can be copied and searched).
+ * Column widths and type size for a table: every column at least as wide as its longest word
+ * (numbers and header words included: "137506" or "Enregistrements" never break), a SHA-256 on
+ * one line, the rest shared in proportion to content. When that does not fit the page, the
+ * type gets smaller until it does.
  */
-export function columnWidths(doc: Doc, texts: string[][], width: number, header: boolean): number[] {
+export function fitTable(doc: Doc, texts: string[][], width: number, header: boolean): {widths: number[]; size: number} {
+  for (const size of TABLE_SIZES) {
+    const widths = columnWidths(doc, texts, width, header, size)
+    if (widths) return {widths, size}
+  }
+  return {widths: columnWidths(doc, texts, width, header, TABLE_SIZES.at(-1)!, true)!, size: TABLE_SIZES.at(-1)!}
+}
+
+/** Widths at this type size, or null when the columns' whole words do not fit (unless forced). */
+export function columnWidths(doc: Doc, texts: string[][], width: number, header: boolean, size = 8.5, force = false): number[] | null {
   const cols = texts[0]?.length ?? 0
-  const weight = Array.from({length: cols}, (_, c) => Math.min(60, Math.max(11, ...texts.map((r) => r[c]!.length))))
-  const total = weight.reduce((a, b) => a + b, 0)
-  const desired = weight.map((w) => (w / total) * width)
+  const hashSize = Math.min(HASH_SIZE, size)
   const min = Array.from({length: cols}, (_, c) =>
     Math.max(
       ...texts.map((r, k) => {
         const t = r[c]!
-        if (HASH.test(t)) return doc.font('Courier').fontSize(HASH_SIZE).widthOfString(t) + 8
-        doc.font(header && k === 0 ? 'Helvetica-Bold' : 'Helvetica').fontSize(8.5)
-        const longest = Math.max(0, ...t.split(/\s+/).map((w) => doc.widthOfString(w)))
-        return Math.min(longest + 8, width * 0.25)
+        if (HASH.test(t)) return doc.font('Courier').fontSize(hashSize).widthOfString(t) + 8
+        doc.font(header && k === 0 ? 'Helvetica-Bold' : 'Helvetica').fontSize(size)
+        const words = t.split(/\s+/).filter((w) => w.length <= UNBREAKABLE)
+        return Math.max(14, ...words.map((w) => doc.widthOfString(w) + 8))
       }),
     ),
   )
-  const hashCol = Array.from({length: cols}, (_, c) => texts.some((r) => HASH.test(r[c]!)))
+  const minTotal = min.reduce((a, b) => a + b, 0)
+  if (minTotal > width && !force) return null
+  const weight = Array.from({length: cols}, (_, c) => Math.min(60, Math.max(11, ...texts.map((r) => r[c]!.length))))
+  const total = weight.reduce((a, b) => a + b, 0)
+  const desired = weight.map((w) => (w / total) * width)
   const widths = desired.map((d, c) => Math.max(d, min[c]!))
-  let over = widths.reduce((a, b) => a + b, 0) - width
+  const over = widths.reduce((a, b) => a + b, 0) - width
   if (over > 0) {
     // take the excess from the columns that have room above their minimum, in proportion
     const room = widths.map((w, c) => Math.max(0, w - min[c]!))
     const roomTotal = room.reduce((a, b) => a + b, 0)
-    if (roomTotal > 0) {
-      const f = Math.min(1, over / roomTotal)
-      room.forEach((r, c) => (widths[c] = widths[c]! - r * f))
-      over = widths.reduce((a, b) => a + b, 0) - width
-    }
-    if (over > 0) {
-      // still too wide: shrink every column except the hashes, which must stay on one line
-      const fixed = widths.reduce((a, w, c) => a + (hashCol[c] ? w : 0), 0)
-      const flexible = widths.reduce((a, w, c) => a + (hashCol[c] ? 0 : w), 0)
-      const f = flexible > 0 ? Math.max(0, width - fixed) / flexible : 1
-      widths.forEach((w, c) => (widths[c] = hashCol[c] ? w : w * f))
-    }
+    const f = roomTotal > 0 ? Math.min(1, over / roomTotal) : 0
+    room.forEach((r, c) => (widths[c] = widths[c]! - r * f))
+  }
+  if (force) {
+    const sum = widths.reduce((a, b) => a + b, 0)
+    if (sum > width) widths.forEach((w, c) => (widths[c] = (w / sum) * width))
   }
   return widths
 }
@@ -402,27 +417,30 @@ function mix(f: number): string {
 
 export function renderArticle33Pdf(d: Article33Result): Promise<Buffer> {
   const fr = d.language === 'fr'
-  const tone = !d.clock ? 'info' : d.clock.status === 'overdue' ? 'bad' : d.clock.status === 'due_soon' ? 'warn' : d.clock.status === 'notified' ? 'ok' : 'info'
-  const statusLabel = d.clock
-    ? {open: fr ? 'Délai en cours' : 'Clock open', due_soon: fr ? 'Échéance proche (moins de 24 h)' : 'DUE SOON: under 24 hours left', overdue: fr ? 'DÉLAI DÉPASSÉ' : 'OVERDUE: the 72 hours have passed', notified: fr ? 'Notifié' : 'Notified'}[d.clock.status]
+  const P = PHRASES[d.language]
+  const c = d.clock
+  const tone = !c ? 'info' : c.late || c.status === 'overdue' ? 'bad' : c.status === 'due_soon' ? 'warn' : c.status === 'notified' ? 'ok' : 'info'
+  const statusLabel = c
+    ? `${P.status[c.status]}${c.late ? ` (${P.lateFlag})` : c.status === 'notified' && c.deadline ? ` (${P.inTime})` : ''}`
     : fr ? 'Aucun incident ouvert' : 'No incident opened'
-  const lines = d.clock
+  const lines = c
     ? [
-        `${fr ? 'Prise de connaissance' : 'Aware at'}: ${d.clock.aware_at}`,
-        `${fr ? 'Échéance (72 h écoulées)' : 'Deadline (72 elapsed hours)'}: ${d.clock.deadline}`,
-        `${fr ? 'Restant' : 'Remaining'}: ${d.clock.remaining_text}`,
+        `${fr ? 'Prise de connaissance' : 'Aware at'}: ${c.aware_at}`,
+        `${fr ? 'Échéance' : 'Deadline'}: ${c.deadline ?? P.clockBasis['art33(2)-without-undue-delay']}`,
+        `${fr ? 'Restant' : 'Remaining'}: ${c.remaining_text}`,
       ]
     : []
   if (d.delay_reason) lines.push(`${fr ? 'Motifs du retard' : 'Reasons for delay'}: ${d.delay_reason}`)
   return renderMarkdownPdf(renderArticle33Markdown(d), {
-    title: `${d.final ? 'FINAL' : fr ? 'PROJET' : 'DRAFT'} - ${fr ? 'Notification art. 33 RGPD' : 'GDPR Article 33 notification'}`,
-    subtitle: `${d.title} | ${d.authority.toUpperCase()} | ${fr ? 'phase' : 'phase'} ${d.phase}`,
+    title: `${d.final ? P.final : P.draft} - ${fr ? 'Notification art. 33 RGPD' : 'GDPR Article 33 notification'}`,
+    subtitle: `${d.title} | ${d.authority.toUpperCase()} | ${P.phase[d.phase]}`,
     status: {label: statusLabel, lines, tone},
     createdAt: d.generated_at,
+    language: d.language,
     skipUntil: /^\| \| \|$/,
     figures: {
-      timeline: (doc) => drawHourlyChart(doc, d.scope?.by_hour ?? [], fr ? 'Réponses contaminées par heure (UTC)' : 'Contaminated responses per hour (UTC)', fr),
-      flows: (doc) => drawFlowMatrix(doc, d.scope?.flows ?? [], fr ? 'Flux entre clients (réponses)' : 'Tenant-to-tenant flows (responses)', fr),
+      timeline: (doc) => drawHourlyChart(doc, d.scope?.by_hour ?? [], fr ? 'Réponses avec marqueur par heure (UTC)' : 'Responses with a marker per hour (UTC)', fr),
+      flows: (doc) => drawFlowMatrix(doc, d.scope?.exposure.flows ?? [], fr ? 'Flux entre clients (réponses)' : 'Tenant-to-tenant flows (responses)', fr),
     },
   })
 }

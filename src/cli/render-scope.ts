@@ -58,6 +58,21 @@ export function renderScope(r: ScopeResult): string {
       ],
     ),
   )
+  const e = r.exposure
+  out.push('', 'Exposure (canary and verbatim text together: the numbers the drafts and notices use)')
+  out.push(
+    table(
+      ['figure', 'value'],
+      [
+        ['responses carrying another session\'s data', n(e.responses)],
+        ['  with a canary marker', n(e.by_canary)],
+        ['  by verbatim text only', n(e.by_text_only)],
+        ['sessions whose data reached someone else', n(e.sessions)],
+        ['tenants whose data reached someone else', n(e.source_tenants)],
+        ['tenants that received it', n(e.recipient_tenants)],
+      ],
+    ),
+  )
   out.push('', 'Art. 33(3)(a) estimates')
   const est = (label: string, e: ScopeResult['data_subjects']) => [label, String(e.low), e.high === null ? 'unbounded' : String(e.high)]
   out.push(table(['figure', 'low', 'high'], [est('data subjects (sessions)', r.data_subjects), est('records concerned (responses)', r.records_concerned)]))

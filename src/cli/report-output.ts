@@ -19,6 +19,12 @@ export const reportFlags = {
   'include-excerpts': Flags.boolean({description: 'Include short excerpts of leaked text (redacted by default; recorded in the audit log).', default: false}),
 }
 
+/** Every document is a DRAFT until --final; every document has one language from end to end. */
+export const draftFlags = {
+  lang: Flags.string({description: 'Language of the document: en or fr (default en; the CNIL form implies fr). Every sentence, label and duration is translated.', options: ['en', 'fr']}),
+  final: Flags.boolean({description: 'Mark the document final (ready to send) instead of DRAFT.', default: false}),
+}
+
 /** `--json` of a report command that wrote a file. */
 export interface ReportWrittenResult {
   report: string
@@ -43,7 +49,8 @@ export async function renderReport(format: string, report: object, markdown: () 
   if (format === 'json') return JSON.stringify(report, null, 2) + '\n'
   if (format === 'pdf') {
     const {renderMarkdownPdf} = await import('./render-pdf.js')
-    return renderMarkdownPdf(markdown(), {title: pdf.title, createdAt: pdf.createdAt, skipUntil: /^(##|\|)/})
+    const language = (report as {language?: unknown}).language === 'fr' ? 'fr' : 'en'
+    return renderMarkdownPdf(markdown(), {title: pdf.title, createdAt: pdf.createdAt, skipUntil: /^(##|\|)/, language})
   }
   return markdown()
 }
@@ -53,9 +60,9 @@ export async function renderReport(format: string, report: object, markdown: () 
  * has not covered everything ingested, unless `allowIncomplete`; then `warn` gets one line
  * and the report itself carries the gap (its `detection` key).
  */
-export function reportFacts(db: CaseDb, what: string, allowIncomplete: boolean, options: GatherFactsOptions, warn: (line: string) => void): CaseFacts {
+export function reportFacts(db: CaseDb, what: string, allowIncomplete: boolean, options: GatherFactsOptions & {tenant?: string}, warn: (line: string) => void): CaseFacts {
   const inputs = loadFactsInputs(db, options)
   const warning = checkDetection(inputs.scope.detection, what, allowIncomplete)
   if (warning) warn(warning)
-  return buildFacts(inputs, options.now)
+  return buildFacts(inputs, options.now, {tenant: options.tenant})
 }

@@ -1,14 +1,13 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {renderClock} from '../cli/render-clock.js'
+import {loadCaseClock} from '../notify/case-clock.js'
 import {computeClock, type ClockResult} from '../notify/clock.js'
-import {requireIncident} from '../notify/incident.js'
-import {firstInitialNotification, listNotifications} from '../notify/notifications.js'
 import {checkTimeZone, parseInstant, systemTimeZone} from '../notify/time.js'
 
 export default class Clock extends BaseCommand {
   static override description =
-    'The Art. 33(1) clock: deadline = awareness + 72 elapsed hours (never moved by weekends, holidays or daylight saving), shown in UTC and a local zone.'
+    'The notification clock. A controller: Art. 33(1), deadline = awareness + 72 elapsed hours (never moved by weekends, holidays or daylight saving), shown in UTC and a local zone. A processor: Art. 33(2), one clock per controller in the exposure, against the contractual period (incident set --controller-deadline-hours) or "without undue delay". --json adds `late` (notified, or still not notified, after the deadline).'
   static override examples = [
     '<%= config.bin %> clock',
     '<%= config.bin %> clock --aware-at 2026-10-23T10:00:00+02:00 --now 2026-10-25T12:00:00+01:00 --json',
@@ -25,18 +24,15 @@ export default class Clock extends BaseCommand {
   public async run(): Promise<ClockResult> {
     const {flags} = await this.parse(Clock)
     const tz = checkTimeZone(flags.tz ?? systemTimeZone())
-    let awareAt: Date
-    let notifiedAt: Date | null = null
+    const nowOf = (): Date => (flags.now ? parseInstant(flags.now, '--now') : new Date())
+    let evaluate: () => ClockResult
     if (flags['aware-at']) {
-      awareAt = parseInstant(flags['aware-at'], '--aware-at')
+      const awareAt = parseInstant(flags['aware-at'], '--aware-at')
+      evaluate = () => computeClock(awareAt, nowOf())
     } else {
       const db = this.openCase(flags.db, {readonly: false})
-      const incident = requireIncident(db)
-      awareAt = new Date(incident.aware_at)
-      const first = firstInitialNotification(listNotifications(db), incident.role)
-      notifiedAt = first ? new Date(first.at) : null
+      evaluate = () => loadCaseClock(db, nowOf())
     }
-    const evaluate = (): ClockResult => computeClock(awareAt, flags.now ? parseInstant(flags.now, '--now') : new Date(), notifiedAt)
     if (flags.watch) {
       await this.watch(() => renderClock(evaluate(), tz))
     }

@@ -35,6 +35,11 @@ Every request ends within --timeout; redirects are never followed. A target that
     'api-key': Flags.string({description: 'Bearer token for the target.', env: 'CROSSTALK_API_KEY'}),
     model: Flags.string({description: 'Model name to request (default: first from /v1/models).'}),
     'max-tokens': Flags.integer({description: 'max_tokens per request.', default: 32, min: 1}),
+    purpose: Flags.string({
+      description:
+        'Why this run is made: confirmation (reproduce the fault) or negative-control (a fixed or guarded stack expected not to leak). Default: confirmation, unless the target rejected every trial (then recorded as negative-control). Drafts never pool the two.',
+      options: ['confirmation', 'negative-control'],
+    }),
   }
 
   public async run(): Promise<ReplayResult> {
@@ -65,6 +70,7 @@ Every request ends within --timeout; redirects are never followed. A target that
         apiKey: flags['api-key'],
         model: flags.model,
         maxTokens: flags['max-tokens'],
+        purpose: flags.purpose as 'confirmation' | 'negative-control' | undefined,
         rng: cryptoRng(),
         now: () => new Date(),
         signal: abort.signal,
@@ -82,6 +88,8 @@ Every request ends within --timeout; redirects are never followed. A target that
     this.audit(db, {flags: auditedFlags}, {
       run_id: result.run_id,
       target: result.target,
+      target_kind: result.target_kind,
+      purpose: result.purpose,
       original_prompt: result.original_prompt,
       records: result.results.length,
       confirmed: result.results.filter((r) => r.verdict === 'confirmed').length,
@@ -99,6 +107,9 @@ Every request ends within --timeout; redirects are never followed. A target that
 
   private render(result: ReplayResult): void {
     this.log(`replay run ${result.run_id} against ${safeLine(result.target)} (${result.trials} trials, ${result.primers} primers${result.original_prompt ? ', ORIGINAL PROMPTS' : ', synthetic prompts'})`)
+    this.log(
+      `target: ${result.target_kind === 'simulator' ? "crosstalk's built-in testbed (a simulator built to leak: it shows the mechanism, not the production stack)" : `external stack${result.target_version ? ` (version ${safeLine(result.target_version)})` : ''}`}; purpose: ${result.purpose}${result.purpose_given ? '' : ' (default)'}`,
+    )
     this.log(`sizes: ${result.scaling_note}`)
     for (const r of result.results) {
       const pct = (x: number): string => `${(x * 100).toFixed(0)}%`

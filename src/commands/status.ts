@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {safeLine} from '../util/sanitize.js'
 import {caseStatus, listBadLines, type StatusResult} from '../case/status.js'
-import {formatDuration} from '../notify/time.js'
+import {clockSummary} from '../cli/render-clock.js'
 
 export default class Status extends BaseCommand {
   static override summary = 'What the case holds: evidence files, records, quarantined lines, canaries, sightings, the incident and its 72-hour clock.'
@@ -20,10 +20,12 @@ export default class Status extends BaseCommand {
     const badLines = flags['bad-lines'] ? listBadLines(db) : undefined
     if (!this.jsonEnabled()) {
       this.log(`Case ${safeLine(flags.db)} (schema ${status.schema_version})`)
-      this.log(`  evidence files   ${status.files}${status.incomplete_files ? `  (${status.incomplete_files} interrupted: run the same ingest again)` : ''}`)
+      this.log(`  evidence files   ${status.files + status.registry_files}  (${status.files} log, ${status.registry_files} canary registry)${status.incomplete_files ? `  (${status.incomplete_files} interrupted: run the same ingest again)` : ''}`)
       this.log(`  records          ${status.records}  (${status.tenants} tenants, ${status.sessions} sessions)`)
       this.log(`  time span        ${status.first_record ?? '-'} .. ${status.last_record ?? '-'}`)
-      this.log(`  duplicates       ${status.duplicates}`)
+      this.log(
+        `  duplicates       ${status.duplicates} within the stored files${status.reingested_files ? `; ${status.reingested_duplicates} more in ${status.reingested_files} file(s) ingested again (already in the case, nothing added)` : ''}`,
+      )
       this.log(`  bad lines        ${status.bad_lines}${status.bad_lines && !badLines ? '  (list with --bad-lines)' : ''}`)
       const formats = Object.entries(status.log_formats).map(([f, n]) => `${f} ${n}`).join(', ')
       if (formats) this.log(`  log formats      ${formats}`)
@@ -40,8 +42,7 @@ export default class Status extends BaseCommand {
       if (status.incident) {
         this.log(`  incident         ${safeLine(status.incident.title)}  (${status.incident.role}, aware ${status.incident.aware_at})`)
         const c = status.clock!
-        const left = c.status === 'notified' ? `notified ${c.notified_at ?? ''}`.trim() : `${formatDuration(c.remaining_seconds)}`
-        this.log(`  72-hour clock    ${c.status}  deadline ${c.deadline}  (${left})`)
+        this.log(`  clock            ${c.status}${c.late ? ' LATE' : ''}  deadline ${c.deadline ?? 'none fixed (without undue delay)'}  (${clockSummary(c)})`)
       } else this.log('  incident         none  (crosstalk incident open)')
       if (badLines) {
         this.log('')

@@ -64,7 +64,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const pool = String(DEMO_POOL_TOKENS)
   const advertised = String(DEMO_ADVERTISED_TOKENS)
 
-  await step('triage', [logs, '--canaries', canaries, '--db', db, '--pool-tokens', pool, '--advertised-tokens', advertised])
+  const triage = (await step('triage', [logs, '--canaries', canaries, '--db', db, '--pool-tokens', pool, '--advertised-tokens', advertised])) as {
+    scope?: {exposure?: {flows?: Array<{source_tenant: string; responses: number}>}}
+  }
   const sightings = (await step('sightings', ['--db', db, '--class', 'cross_session,cross_tenant'])) as {request_id: string}[]
 
   // The provider found out two hours ago: the 72-hour clock is running.
@@ -84,10 +86,16 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     await testbed.close()
   }
 
-  const article33 = ['md', 'json', 'pdf'].map((f) => join(reports, `article33.${f}`))
-  for (const file of article33) await step('report:article33', ['--db', db, '--format', file.split('.').pop()!, '--out', file])
+  // As processor, the duty is a notice to each controller (Art. 33(2)); the authority draft is
+  // prepared for the controller whose users' data leaked most, as it would be if that
+  // controller asked its processor for one.
   const notices = join(reports, 'processor-notices')
   await step('report:processor-notice', ['--db', db, '--all', '--format', 'md', '--out', notices])
+  const bySource = new Map<string, number>()
+  for (const f of triage.scope?.exposure?.flows ?? []) bySource.set(f.source_tenant, (bySource.get(f.source_tenant) ?? 0) + f.responses)
+  const controller = [...bySource].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0]
+  const article33 = controller === undefined ? [] : ['md', 'json', 'pdf'].map((f) => join(reports, `article33.${f}`))
+  for (const file of article33) await step('report:article33', ['--db', db, '--format', file.split('.').pop()!, '--out', file, '--on-behalf-of-controller', controller!])
   await step('report:register', ['--db', db, '--format', 'md', '--out', join(reports, 'register.md')])
   await step('clock', ['--db', db])
   await step('verify', ['--db', db])

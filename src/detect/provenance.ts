@@ -4,7 +4,7 @@ import {recordTextLoader, type RecordTexts} from '../evidence/record-texts.js'
 import {K, kgramHashes} from '../extract/winnow.js'
 import {tokenizeWords, wordsText} from '../extract/words.js'
 import {fingerprintSession} from '../store/extracts.js'
-import {provenanceTally, provenanceWriter, type ProvenanceTally} from '../store/findings.js'
+import {contaminationRows, provenanceTally, provenanceWriter, type ProvenanceTally} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
 import {inTransaction} from '../store/session.js'
 import {fullGc} from '../util/gc.js'
@@ -23,6 +23,14 @@ import {key53, longestEvidenceRun, type Run} from './provenance/verify-run.js'
 // non-boilerplate fingerprint, counted in passes over parts of the hash space so that
 // memory stays bounded (candidates.ts) -> verification of the longest common verbatim word
 // run against each candidate's text, decoded again from the evidence (verify-run.ts).
+//
+// The source is the earliest ORIGINAL occurrence of the text: a prompt, or an answer that
+// was not itself contaminated. A contaminated answer (one with a cross-session/cross-tenant
+// sighting, or attributed here to someone else) is a copy: it is never named as a source,
+// and a later response that repeats it is checked against the copy's own source instead
+// (responses are attributed in time order, so the copy's source is known by then). When a
+// canary sighting on the same response names the source session, a verified candidate of
+// that session wins.
 
 export interface ProvenanceOptions {
   /** Shortest verbatim run (in words) that counts as evidence. */
@@ -129,15 +137,46 @@ function attributeResponses(
   }
   const sessionOf = fingerprintSession(db)
   const writer = provenanceWriter(db)
+  // Copies: responses with a contaminating sighting (known before provenance runs), and every
+  // response attributed below. sourceOf holds an attributed copy's source posting (rank * 2 + part).
+  const copy = new Uint8Array(nRec)
+  const sourceOf = new Int32Array(nRec).fill(-1)
+  // The source sessions canary sightings name, per response rank.
+  const named = new Map<number, Set<string>>()
+  for (const c of contaminationRows(db)) {
+    const rank = c.record_id < order.rankOfId.length ? order.rankOfId[c.record_id]! : -1
+    if (rank < 0) continue
+    copy[rank] = 1
+    if (c.source_session === null) continue
+    let set = named.get(rank)
+    if (!set) named.set(rank, (set = new Set()))
+    set.add(JSON.stringify([c.source_tenant, c.source_session]))
+  }
   const isBoiler = (h1: number, h2: number): boolean => boilerTable.size > 0 && boilerTable.get(h1, h2) >= 0
   // Verification garbage (texts, word arrays) outlives young-generation collections, and V8
   // lets the old generation grow to a multiple of the live heap (hundreds of MB on a large
   // case) before it collects: collect whenever it has grown by the slack.
   const heapBase = getHeapStatistics().used_heap_size
 
-  const matchResponse = (r: number, candidates: Array<[number, number]>): void => {
+  const matchResponse = (r: number, found: Array<[number, number]>): void => {
     stats.responses_with_candidates++
-    const ranked = candidates.sort((x, y) => y[1] - x[1] || y[0] - x[0]).slice(0, MAX_VERIFIED)
+    // A copy is replaced by its own source (its shared fingerprints counted there); a copy
+    // whose source is unknown (a marker only, or a span too short to attribute) is dropped.
+    const merged = new Map<number, number>()
+    for (const [v, n] of found) {
+      const s = v >>> 1
+      const original = (v & 1) === 0 || copy[s] === 0 ? v : sourceOf[s]!
+      if (original < 0 || original >>> 1 >= r) continue
+      merged.set(original, (merged.get(original) ?? 0) + n)
+    }
+    const candidates = [...merged]
+    const ranked = candidates.sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, MAX_VERIFIED)
+    const names = named.get(r)
+    const isNamed = (v: number): boolean => {
+      if (!names) return false
+      const src = sessionOf(order.id[v >>> 1]!)
+      return src !== undefined && names.has(JSON.stringify([src.tenant_id, src.session_id]))
+    }
     const rText = text('response_text', order.id[r]!)
     const rw = tokenizeWords(rText)
     const rg = kgramHashes(rw)
@@ -145,7 +184,7 @@ function attributeResponses(
     const masked = new Uint8Array(rw.length)
     for (let i = 0; i < rg.length; i++) if (isBoiler(rg.h1[i]!, rg.h2[i]!)) masked.fill(1, i, i + K)
     let ownMasked = false
-    let best: {v: number; run: Run} | null = null
+    let best: {v: number; run: Run; named: boolean} | null = null
     for (const [v] of ranked) {
       stats.candidates_verified++
       const s = v >>> 1
@@ -164,9 +203,12 @@ function attributeResponses(
       }
       const run = longestEvidenceRun(rw, rg, sw, sg, options.minWords, masked)
       if (run === null) continue
-      if (best === null || better(order, r, {v, run}, best)) best = {v, run}
+      const candidate = {v, run, named: isNamed(v)}
+      if (best === null || better(order, r, candidate, best)) best = candidate
     }
     if (best === null) return
+    copy[r] = 1
+    sourceOf[r] = best.v
     const s = best.v >>> 1
     const overlap = wordsText(rText, rw, best.run.start, best.run.len)
     const source = sessionOf(order.id[s]!)!
@@ -199,13 +241,18 @@ function attributeResponses(
   })
 }
 
-/** Longest overlap first; then the recipient's own decode node; then the most recent; prompts before responses. */
-function better(order: RecordOrder, r: number, a: {v: number; run: Run}, b: {v: number; run: Run}): boolean {
+/**
+ * A session a canary sighting on the response names, first; then the longest overlap; then
+ * the recipient's own decode node; then the earliest (the original occurrence); prompts
+ * before responses.
+ */
+function better(order: RecordOrder, r: number, a: {v: number; run: Run; named: boolean}, b: {v: number; run: Run; named: boolean}): boolean {
+  if (a.named !== b.named) return a.named
   if (a.run.len !== b.run.len) return a.run.len > b.run.len
   const node = order.node[r]!
   const an = node >= 0 && order.node[a.v >>> 1] === node
   const bn = node >= 0 && order.node[b.v >>> 1] === node
   if (an !== bn) return an
-  if (a.v >>> 1 !== b.v >>> 1) return a.v >>> 1 > b.v >>> 1
+  if (a.v >>> 1 !== b.v >>> 1) return a.v >>> 1 < b.v >>> 1
   return (a.v & 1) < (b.v & 1)
 }

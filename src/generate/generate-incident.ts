@@ -88,6 +88,15 @@ interface RingEntry {
   pii: {index: number; kind: PiiKind}[]
   /** The word just before `text` in the source's decoded text (end of a system prompt or greeting). */
   before: string | null
+  /** The source's word just after `text` (null: `text` runs to the end of the source). */
+  after: string | null
+  /**
+   * A chained page: `text` is a span of the source that an earlier contaminated answer (this
+   * request id) carried; the page is that answer's, the data is still the source's. A later
+   * leak from it discloses the source session's data, and its ground-truth source is the
+   * original record (the earliest occurrence), not the answer it passed through.
+   */
+  via: string | null
 }
 
 interface Sighting {
@@ -315,6 +324,7 @@ class Generator {
     let finish: 'stop' | 'length' = 'stop'
     let leak: RingEntry | null = null
     let leakedText = false
+    let chained: RingEntry | null = null
     let responseRingText: string | null = null
     let greeting: string | null = null
     const splitTargets: string[] = []
@@ -332,6 +342,7 @@ class Generator {
         sightings.push(...built.sightings)
         splitTargets.push(...built.markersInText)
         leakedText = true
+        chained = built.chained
       } else {
         const inStreamError = size === 'normal' && !big && respShape.startsWith('sse') && rng.next() < 0.03
         greeting = rng.next() < 0.55 ? this.boilerplate('greeting', rng.int(GREETINGS.length), tenant) : null
@@ -479,9 +490,13 @@ class Generator {
           marker: first ? session.marker : null,
           pii: first ? user.pii.map((p) => ({index: p.index + 1, kind: p.kind})) : user.pii,
           before: system !== null ? lastWord(system) : null,
+          after: null,
+          via: null,
         })
       }
-      if (responseRingText !== null && !leakedText) this.remember(decode, {requestId, session: session.id, tenant: tenant.id, kind: 'response', text: responseRingText, marker: null, pii: [], before: greeting === null ? null : lastWord(greeting)})
+      if (responseRingText !== null && !leakedText) this.remember(decode, {requestId, session: session.id, tenant: tenant.id, kind: 'response', text: responseRingText, marker: null, pii: [], before: greeting === null ? null : lastWord(greeting), after: null, via: null})
+      // A contaminated answer is cached like any other: the source's span it carries can leak again.
+      if (chained !== null) this.remember(decode, chained)
     }
 
     this.writeRecord(i, gw, ms, line)
@@ -585,7 +600,7 @@ class Generator {
     this.leakSources.add(l.source_session)
   }
 
-  private buildLeak(e: RingEntry, recipient: Session, requestId: string): {text: string; finish: 'stop' | 'length'; sightings: Sighting[]; markersInText: string[]} {
+  private buildLeak(e: RingEntry, recipient: Session, requestId: string): {text: string; finish: 'stop' | 'length'; sightings: Sighting[]; markersInText: string[]; chained: RingEntry | null} {
     const rng = this.rng
     const words = e.text.split(' ')
     const source = {id: e.session, tenant: this.tenants.find((t) => t.id === e.tenant)!}
@@ -603,8 +618,8 @@ class Generator {
       const min = this.pair.members.has(marker) ? PAIR_PREFIX_HEX + 1 : 16
       const cut = rng.range(min, digits - 1)
       this.count('features', 'truncated_marker')
-      this.leak({request_id: requestId, source_request_id: e.requestId, source_session: e.session, source_tenant: e.tenant, words: 0, with_marker: true})
-      return {text: `${pre.join(' ')} ${marker.slice(0, 7 + cut)}`, finish: 'length', sightings: [{class: cls, marker, partial: true, source}], markersInText: [marker.slice(0, 7 + cut)]}
+      this.leak({request_id: requestId, source_request_id: e.requestId, source_session: e.session, source_tenant: e.tenant, words: 0, with_marker: true, via_request_id: e.via})
+      return {text: `${pre.join(' ')} ${marker.slice(0, 7 + cut)}`, finish: 'length', sightings: [{class: cls, marker, partial: true, source}], markersInText: [marker.slice(0, 7 + cut)], chained: null}
     }
     let s = 0
     let len: number
@@ -637,11 +652,27 @@ class Generator {
     const prev = s > 0 ? words[s - 1]! : e.before
     if (pre.length > 0 && prev !== null) pre[pre.length - 1] = differentWord(rng, pre[pre.length - 1]!, prev)
     const post = rng.next() < 0.3 ? [] : prose(rng, rng.range(4, 25)).words
-    if (post.length > 0 && s + len < words.length) post[0] = differentWord(rng, post[0]!, words[s + len]!)
-    this.leak({request_id: requestId, source_request_id: e.requestId, source_session: e.session, source_tenant: e.tenant, words: len, with_marker: s === 0 && e.marker !== null})
+    const next = s + len < words.length ? words[s + len]! : e.after
+    if (post.length > 0 && next !== null) post[0] = differentWord(rng, post[0]!, next)
+    this.leak({request_id: requestId, source_request_id: e.requestId, source_session: e.session, source_tenant: e.tenant, words: len, with_marker: s === 0 && e.marker !== null, via_request_id: e.via})
     if (len >= 12) this.provenance.push({request_id: requestId, source_request_id: e.requestId, source_session: e.session, source_tenant: e.tenant, matched: e.kind, overlap_words: len})
     for (const p of e.pii) if (p.index >= s && p.index < s + len) this.pii.push({request_id: requestId, kind: p.kind, value: words[p.index]!, source_request_id: e.requestId})
-    return {text: [...pre, ...span, ...post].join(' '), finish: 'stop', sightings, markersInText}
+    // The page this answer leaves behind: the source's span, still the source's data, with the
+    // source's own neighbours (so a later verbatim overlap with the source is exactly its length).
+    const chained: RingEntry = {
+      requestId: e.requestId,
+      session: e.session,
+      tenant: e.tenant,
+      kind: e.kind,
+      text: words.slice(s, s + len).join(' '),
+      marker: s === 0 ? e.marker : null,
+      pii: e.pii.filter((p) => p.index >= s && p.index < s + len).map((p) => ({index: p.index - s, kind: p.kind})),
+      before: prev,
+      after: next,
+      via: requestId,
+    }
+    if (e.via !== null) this.count('features', 'chained_leak')
+    return {text: [...pre, ...span, ...post].join(' '), finish: 'stop', sightings, markersInText, chained}
   }
 
   // ---------------------------------------------------------------- decoys

@@ -57,6 +57,8 @@ export const groundTruthLeakSchema = z.object({
   words: count,
   /** The served span includes the source's canary marker (in full or truncated). */
   with_marker: z.boolean(),
+  /** A chained leak: the stale page was an earlier contaminated answer (this request) carrying the source's span; null when the page was the source's own. */
+  via_request_id: z.string().nullable(),
 })
 
 export const groundTruthScopeSchema = z.object({

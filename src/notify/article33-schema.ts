@@ -1,36 +1,103 @@
 import {z} from 'zod'
 import {AUTHORITIES} from './authorities.js'
 import {detectionSchema} from './detection-note.js'
+import {openItemSchema, statementSchema} from './statements.js'
 
 // The Article 33 draft's shape (published as schemas/article33.schema.json). The builder is
 // article33.ts; authority forms are a projection of a draft (authority-forms.ts).
+//
+// Every sentence the draft states is in `statements`, each with the recorded facts it rests
+// on (`rests_on`, see statements.ts); what the case does not hold is in `open_items`. The
+// text fields below (nature.summary, measures_taken, ...) are those statements' texts,
+// grouped for the templates.
 
 const range = z.object({low: z.number().int(), high: z.number().int().nullable(), method: z.string()})
-const openItem = z.object({item: z.string(), ref: z.string()})
+const flow = z.object({source_tenant: z.string(), recipient_tenant: z.string(), responses: z.number().int()})
+
+export const exposureSchema = z.object({
+  responses: z.number().int(),
+  by_canary: z.number().int(),
+  by_text_only: z.number().int(),
+  sessions: z.number().int(),
+  source_tenants: z.number().int(),
+  recipient_tenants: z.number().int(),
+  flows: z.array(flow),
+})
+
+export const replayGroupSchema = z.object({
+  target: z.string(),
+  target_kind: z.enum(['simulator', 'external', 'unrecorded']),
+  target_version: z.string().nullable(),
+  model: z.string(),
+  purpose: z.enum(['confirmation', 'negative-control', 'unrecorded']),
+  run_ids: z.array(z.number().int()),
+  first_at: z.string(),
+  last_at: z.string(),
+  records: z.number().int(),
+  confirmed: z.number().int(),
+  not_reproduced: z.number().int(),
+  rejected: z.number().int(),
+  trials: z.number().int(),
+  reproduced: z.number().int(),
+  rate: z.number(),
+  wilson_low: z.number(),
+  wilson_high: z.number(),
+  original_prompt: z.boolean(),
+  interrupted: z.boolean(),
+})
+
+export const notificationFactSchema = z.object({
+  id: z.number().int(),
+  phase: z.enum(['initial', 'follow-up']),
+  at: z.string(),
+  reference: z.string(),
+  recipient: z.string(),
+  file_sha256: z.string().nullable(),
+  late: z.boolean(),
+  delay_reason: z.string().nullable(),
+})
+
+export const clockSchema = z.object({
+  aware_at: z.string(),
+  /** null: no fixed deadline (a processor without a contractual period) */
+  deadline: z.string().nullable(),
+  remaining_seconds: z.number().int().nullable(),
+  status: z.enum(['open', 'due_soon', 'overdue', 'notified']),
+  remaining_text: z.string(),
+  late: z.boolean(),
+  basis: z.string(),
+})
 
 export const article33Schema = z.object({
   kind: z.literal('article33'),
+  /** true until --final: every rendering says DRAFT (or the language's word for it) */
+  draft: z.boolean(),
+  final: z.boolean(),
   authority: z.enum(AUTHORITIES),
   language: z.enum(['en', 'fr']),
+  /** where the language came from: --lang, the authority (--authority cnil), or the default */
+  language_basis: z.enum(['given', 'authority', 'default']),
   phase: z.enum(['initial', 'follow-up']),
-  final: z.boolean(),
   generated_at: z.string(),
   title: z.string(),
   detection: detectionSchema,
   role: z.enum(['controller', 'processor']).nullable(),
-  clock: z
-    .object({
-      aware_at: z.string(),
-      deadline: z.string(),
-      remaining_seconds: z.number().int(),
-      status: z.enum(['open', 'due_soon', 'overdue', 'notified']),
-      remaining_text: z.string(),
-      late: z.boolean(),
-    })
-    .nullable(),
+  /** a processor's draft for a controller that authorised it (--on-behalf-of-controller) */
+  prepared_on_behalf_of: z.string().nullable(),
+  clock: clockSchema.nullable(),
   delay_reason: z.string().nullable(),
-  controller: z.object({name: z.string().nullable(), contact: z.string().nullable(), processor: z.string().nullable(), internal_reference: z.string().nullable()}),
+  controller: z.object({
+    name: z.string().nullable(),
+    contact: z.string().nullable(),
+    processor: z.string().nullable(),
+    internal_reference: z.string().nullable(),
+    sector: z.string().nullable(),
+    organisation_size: z.string().nullable(),
+    economic_activity: z.string().nullable(),
+    eea_representative: z.string().nullable(),
+  }),
   contact_point: z.object({name: z.string().nullable(), contact: z.string().nullable()}),
+  reporting_person: z.object({name: z.string().nullable(), role: z.string().nullable()}),
   timeline: z.object({
     detected_at: z.string().nullable(),
     investigation_started_at: z.string().nullable(),
@@ -44,12 +111,14 @@ export const article33Schema = z.object({
     last_seen: z.string().nullable(),
     dates_estimated: z.boolean(),
     discovery: z.string().nullable(),
+    informed_by: z.string().nullable(),
+    informed_at: z.string().nullable(),
   }),
   nature: z.object({
-    summary: z.string(),
+    summary: z.array(z.string()),
     types: z.array(z.enum(['confidentiality', 'integrity', 'availability'])),
-    incident_category: z.string(),
-    cause: z.string(),
+    incident_category: z.string().nullable(),
+    cause: z.array(z.string()),
     systems: z.string().nullable(),
     nodes: z.array(
       z.object({
@@ -69,6 +138,8 @@ export const article33Schema = z.object({
   data_categories: z.array(z.object({kind: z.string(), label: z.string(), count: z.number().int(), responses: z.number().int()})),
   scope: z
     .object({
+      /** canary and verbatim text together: the numbers this draft states */
+      exposure: exposureSchema,
       contaminated_responses: z.number().int(),
       cross_tenant_responses: z.number().int(),
       cross_session_responses: z.number().int(),
@@ -84,28 +155,19 @@ export const article33Schema = z.object({
       orphan_sightings: z.number().int(),
       bug_window: z.object({start: z.string(), end: z.string(), basis: z.string()}).nullable(),
       records_examined: z.number().int(),
+      log_files: z.number().int(),
       method: z.string(),
-      flows: z.array(z.object({source_tenant: z.string(), recipient_tenant: z.string(), responses: z.number().int()})),
+      /** the canary flows, as scope --json's flows; the exposure's flows are in exposure.flows */
+      flows: z.array(flow),
       by_hour: z.array(z.object({hour: z.string(), responses: z.number().int(), cross_tenant_responses: z.number().int(), provenance_responses: z.number().int(), at_risk_responses: z.number().int().nullable()})),
     })
     .nullable(),
+  measures_before: z.string().nullable(),
+  investigation: z.array(z.string()),
   consequences: z.array(z.string()),
   measures_taken: z.array(z.string()),
   measures_proposed: z.array(z.string()),
-  replay: z
-    .object({
-      runs: z.number().int(),
-      results: z.number().int(),
-      confirmed: z.number().int(),
-      not_reproduced: z.number().int(),
-      rejected: z.number().int(),
-      trials: z.number().int(),
-      reproduced: z.number().int(),
-      rate: z.number(),
-      wilson_low: z.number(),
-      wilson_high: z.number(),
-    })
-    .nullable(),
+  replay: z.object({groups: z.array(replayGroupSchema)}).nullable(),
   risk: z
     .object({
       outcome: z.enum(['document', 'notify', 'notify-subjects']),
@@ -116,15 +178,19 @@ export const article33Schema = z.object({
       rationale: z.string(),
       decided_by: z.string().nullable(),
       at: z.string(),
+      statement: z.string(),
     })
     .nullable(),
-  article34: z.object({status: z.string()}),
-  cross_border: z.object({lead_authority: z.string().nullable(), countries: z.string().nullable()}),
-  notifications: z.array(z.object({phase: z.string(), at: z.string(), reference: z.string(), recipient: z.string(), file_sha256: z.string().nullable()})),
-  open_items: z.array(openItem),
-  evidence: z.array(z.object({path: z.string(), sha256: z.string(), size: z.number().int(), kind: z.string(), records: z.number().int()})),
+  article34: z.object({status: z.string().nullable()}),
+  cross_border: z.object({lead_authority: z.string().nullable(), countries: z.string().nullable(), establishment_countries: z.string().nullable(), subjects_per_country: z.string().nullable(), authorities_notified: z.string().nullable()}),
+  other_authorities: z.object({police: z.string().nullable(), others: z.string().nullable()}),
+  notifications: z.array(notificationFactSchema),
+  notification_statements: z.array(z.string()),
+  statements: z.array(statementSchema),
+  open_items: z.array(openItemSchema),
+  evidence: z.array(z.object({name: z.string(), sha256: z.string(), size: z.number().int(), kind: z.string(), records: z.number().int()})),
   excerpts: z.array(z.object({request_id: z.string(), ts: z.string(), marker_truncated: z.string(), text: z.string()})).nullable(),
-  form_fields: z.array(z.object({id: z.string(), label: z.string(), value: z.string()})),
+  form_fields: z.array(z.object({id: z.string(), label: z.string(), value: z.string(), open: z.boolean()})),
 })
 
 /** `crosstalk report article33 --format json` */

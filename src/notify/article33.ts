@@ -1,138 +1,239 @@
 import {InputError} from '../errors.js'
-import {formatDuration} from './time.js'
 import type {CaseFacts} from './facts.js'
-import {categoryLabel, PHRASES} from './phrases.js'
+import {categoryLabel, PHRASES, type Language} from './phrases.js'
 import {article33Schema, type Article33Result} from './article33-schema.js'
 import type {Authority} from './authorities.js'
 import {authorityFields} from './authority-forms.js'
+import {computeClock, DEADLINE_MS, type ClockResult} from './clock.js'
 import {detectionSummary} from './detection-note.js'
+import {assertGrounded, Lines, splitList} from './statements.js'
 
 // The Article 33 notification as a plain object: built from CaseFacts only, validated by
 // this zod schema (published as schemas/article33.schema.json), then rendered to Markdown,
-// JSON or PDF at the edge. Whatever the case cannot answer becomes an open item for a
-// follow-up phase (Art. 33(4)) instead of a refusal.
+// JSON or PDF at the edge. Every sentence is a statement resting on a recorded fact
+// (statements.ts); whatever the case cannot answer becomes an open item for a follow-up
+// phase (Art. 33(4)) instead of a refusal or a default that reads like a finding.
 
 export {article33Schema, type Article33Result} from './article33-schema.js'
 
 export interface BuildArticle33Options {
   authority?: Authority
+  /** default: fr for the CNIL, en otherwise */
+  language?: Language
+  languageBasis?: 'given' | 'authority' | 'default'
   phase?: 'initial' | 'follow-up'
   delayReason?: string
   final?: boolean
+  /** A processor drafting for a controller that authorised it: that controller's tenant id (facts narrowed to it). */
+  onBehalfOf?: string
 }
 
-const splitList = (text: string | null | undefined): string[] =>
-  (text ?? '')
-    .split(/;|\n/)
-    .map((s) => s.trim())
-    .filter(Boolean)
+/** The language a draft is written in, and why (--lang, else the authority's, else English). */
+export function resolveLanguage(authority: Authority, given: Language | undefined): {language: Language; basis: 'given' | 'authority' | 'default'} {
+  if (given) return {language: given, basis: 'given'}
+  if (authority === 'cnil') return {language: 'fr', basis: 'authority'}
+  return {language: 'en', basis: 'default'}
+}
 
 export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options = {}): Article33Result {
   const authority = options.authority ?? 'edpb'
-  const language = authority === 'cnil' ? 'fr' : 'en'
+  const {language, basis: languageBasis} = options.language ? {language: options.language, basis: options.languageBasis ?? 'given'} : resolveLanguage(authority, undefined)
   const P = PHRASES[language]
   const inc = facts.incident
   const scope = facts.scope
-  const clock = facts.clock
-  const delayReason = options.delayReason?.trim() || null
-  // Art. 33(1): "where the notification ... is not made within 72 hours, it shall be
-  // accompanied by reasons for the delay". A late draft cannot leave without them.
-  const late = clock?.status === 'overdue' || Boolean(clock?.notified_at && clock.notified_at > clock.deadline && (options.phase ?? 'initial') === 'initial')
-  if (clock?.status === 'overdue' && !delayReason) {
+  const onBehalf = options.onBehalfOf ?? null
+  if (inc?.role === 'processor' && onBehalf === null) {
     throw new InputError(
-      `the 72-hour deadline passed at ${clock.deadline} (${formatDuration(clock.remaining_seconds)}): a late notification must give the reasons for the delay (GDPR Art. 33(1)); pass --delay-reason TEXT`,
-      'E_DELAY_REASON',
+      'as processor your duty is to notify each controller without undue delay (Art. 33(2)): crosstalk report processor-notice --tenant T; the notification to the authority is the controller\'s. If a controller authorised you to notify for it, pass --on-behalf-of-controller TENANT',
+      'E_PROCESSOR_ROLE',
     )
   }
-  const open: Array<{item: string; ref: string}> = []
-  const need = (cond: boolean, item: [string, string], ref: string): void => {
-    if (cond) open.push({item: language === 'fr' ? item[1] : item[0], ref})
+  if (onBehalf !== null && inc?.role !== 'processor') throw new InputError('--on-behalf-of-controller is for a processor drafting for a controller (incident role processor)')
+  const L = new Lines()
+  const phase = options.phase ?? 'initial'
+
+  // ---- the clock this draft answers to
+  const clock = draftClock(facts, onBehalf)
+  if (!inc) L.open('incident', P.open.noIncident, 'Art. 33(1)', 'crosstalk incident open --title T --aware-at ISO --role controller|processor')
+  if (onBehalf !== null && clock === null) L.open('timeline', P.open.controllerAwareness, 'EDPB 9/2022; template 48', `crosstalk notify record --recipient ${onBehalf} --phase initial ...`)
+  const recordedDelay = options.delayReason?.trim() || inc?.delay_reason || facts.notifications.find((n) => n.recipient === 'authority' && n.phase === 'initial')?.delay_reason || null
+  const late = clock?.late ?? false
+  // Art. 33(1): "where the notification ... is not made within 72 hours, it shall be
+  // accompanied by reasons for the delay". A final draft cannot leave without them; a draft
+  // lists them as the first thing still to do.
+  if (late && !recordedDelay) {
+    if (options.final) {
+      throw new InputError(
+        `the deadline passed at ${clock!.deadline} (${P.duration(clock!.remaining_seconds ?? 0)}): a final late notification must give the reasons for the delay (GDPR Art. 33(1)); pass --delay-reason TEXT or record it with incident set --delay-reason`,
+        'E_DELAY_REASON',
+      )
+    }
+    L.open('timeline', P.open.delayReason, 'Art. 33(1); template 49', 'crosstalk incident set --delay-reason TEXT (or report article33 --delay-reason TEXT)')
   }
-  need(!inc, ['No incident record: awareness time, role and title (crosstalk incident open)', 'Aucun incident enregistré : heure de prise de connaissance, rôle et intitulé (crosstalk incident open)'], 'Art. 33(1)')
-  need(!inc?.controller_name, ['Controller name and contact details', 'Nom et coordonnées du responsable de traitement'], 'EDPB template 12-13')
-  need(!inc?.dpo_name && !inc?.dpo_contact, ['Name and contact details of the DPO or other contact point', 'Nom et coordonnées du DPO ou d’un autre point de contact'], 'Art. 33(3)(b)')
-  need(!inc?.awareness_basis, ['Basis for the awareness time (why there was reasonable certainty then) and who decided it', 'Fondement de l\'heure de prise de connaissance (pourquoi il y avait alors une certitude raisonnable) et qui l\'a décidée'], 'EDPB 9/2022; template 48')
-  need(!inc?.detected_at, ['Time of first detection (alert or report)', 'Heure de la première détection (alerte ou signalement)'], 'EDPB template 50-53')
-  need(!inc?.lead_authority, ['Lead supervisory authority (one-stop shop) or the authorities of every Member State concerned', 'Autorité de contrôle chef de file (guichet unique) ou autorités de chaque État membre concerné'], 'Art. 55-56; template 114')
-  need(!inc?.countries, ['Countries of the affected data subjects and numbers per country', 'Pays des personnes concernées et nombre par pays'], 'EDPB template 116-117')
-  need(Boolean(scope) && !facts.detection.complete, [`Detection is incomplete (${facts.detection.files_not_scanned} log file(s) not scanned${facts.detection.registry_changed ? ', canary registry changed since the last scan' : ''}${facts.detection.provenance === 'stale' ? ', provenance not current' : ''}): every number here covers only what was scanned (crosstalk scan)`, `Analyse incomplète (${facts.detection.files_not_scanned} fichier(s) de journaux non analysé(s)) : les chiffres ne couvrent que ce qui a été analysé (crosstalk scan)`], 'Art. 33(3)(a), 33(4)')
-  need(!scope, ['Detection has not run: numbers of responses, sessions and tenants affected (crosstalk scan)', 'L\'analyse n\'a pas été effectuée : nombre de réponses, sessions et clients touchés (crosstalk scan)'], 'Art. 33(3)(a)')
-  need(Boolean(scope) && scope!.data_subjects.high === null, ['Upper bound of the number of data subjects and records (the KV pool size is not known: crosstalk scan --pool-tokens N)', 'Borne haute du nombre de personnes et d\'enregistrements (taille du pool KV inconnue : crosstalk scan --pool-tokens N)'], 'Art. 33(3)(a), 33(4)')
-  need(Boolean(scope) && scope!.data_subjects.low !== scope!.data_subjects.high, ['Exact number of data subjects (only a range is known so far)', 'Nombre exact de personnes concernées (seule une fourchette est connue à ce stade)'], 'Art. 33(3)(a), 33(4)')
-  need(true, ['What the leaked prompts and completions contained beyond the detected identifiers (special categories? children?)', 'Contenu des requêtes et réponses divulguées au-delà des identifiants détectés (catégories particulières ? mineurs ?)'], 'Art. 33(3)(a); template 70')
-  need(!inc?.breach_ended_at, ['Confirmation that the breach has ended (end time)', 'Confirmation de la fin de la violation (heure de fin)'], 'EDPB template 44-47')
-  need(!facts.assessment, ['Risk assessment and the decision on it (crosstalk assess --decide ...)', 'Évaluation du risque et décision prise (crosstalk assess --decide ...)'], 'Art. 33(1), 34(1); template 89-90')
-  need(!facts.replay, ['Reproduction of the fault on a test system (crosstalk replay) to confirm the root cause', 'Reproduction du défaut sur un système de test (crosstalk replay) pour confirmer la cause'], 'Art. 33(3)(d)')
-  need(!inc?.measures_proposed, ['Preventive measures proposed', 'Mesures préventives envisagées'], 'Art. 33(3)(d); template 94-95')
+  for (const problem of facts.notification_problems) L.open('notifications', P.open.notificationProblem(problem), 'Art. 33(1), 33(4)', null)
 
-  const types: Array<'confidentiality' | 'integrity' | 'availability'> = ['confidentiality']
-  if ((scope?.cross_tenant_responses ?? 0) > 0 || (scope?.cross_session_responses ?? 0) > 0) types.push('integrity')
+  // ---- controller, contact point, reporting person (Art. 33(3)(b); template 12-36)
+  if (onBehalf !== null) {
+    L.open('controller', P.open.onBehalfController(onBehalf), 'EDPB template 12-13', null)
+    L.stated('controller', P.preparedOnBehalf(inc?.processor_name ?? null, onBehalf), ['incident.role'])
+  } else if (!inc?.controller_name) L.open('controller', P.open.controller, 'EDPB template 12-13', 'crosstalk incident set --controller-name ... --controller-contact ...')
+  if (!inc?.dpo_name && !inc?.dpo_contact) L.open('controller', P.open.contact, 'Art. 33(3)(b); template 30-31', 'crosstalk incident set --dpo-name ... --dpo-contact ...')
+  if (!inc?.reporting_person) L.open('controller', P.open.reportingPerson, 'EDPB template 21-24', 'crosstalk incident set --reporting-person ... --reporting-person-role ...')
+  if (!inc?.sector || !inc?.organisation_size) L.open('controller', P.open.sectorSize, 'EDPB template 14-17', 'crosstalk incident set --sector ... --organisation-size ... --economic-activity ...')
+  if (!inc?.eea_representative) L.open('controller', P.open.eeaRepresentative, 'Art. 27; template 18-19', 'crosstalk incident set --eea-representative ...')
+  if (inc?.role === 'processor' && !inc.processor_name) L.open('controller', P.open.processor, 'EDPB template 38-41', 'crosstalk incident set --processor-name ...')
 
-  const summary = scope ? P.summary(scope) : P.summaryNoScope
+  // ---- timeline (template 44-53)
+  if (inc && !inc.awareness_basis) L.open('timeline', P.open.awarenessBasis, 'EDPB 9/2022; template 48', 'crosstalk incident set --awareness-basis ... --awareness-decided-by ...')
+  if (!inc?.detected_at) L.open('timeline', P.open.detectedAt, 'EDPB template 50-53', 'crosstalk incident set --detected-at ISO')
+  if (!inc?.discovery) L.open('timeline', P.open.discovery, 'EDPB template 50-51', 'crosstalk incident set --discovery ...')
+  if (!inc?.informed_by) L.open('timeline', P.open.informedBy, 'EDPB template 50-52', 'crosstalk incident set --informed-by ... --informed-at ISO')
+  if (!inc?.breach_started_at) L.open('timeline', P.open.breachStart, 'EDPB template 44-46', 'crosstalk incident set --breach-started-at ISO')
+  if (!inc?.breach_ended_at) L.open('timeline', P.open.breachEnd, 'EDPB template 44-47', 'crosstalk incident set --breach-ended-at ISO')
 
-  const consequences = [P.consequences.confidentiality, P.consequences.control]
-  if (types.includes('integrity')) consequences.push(P.consequences.integrity)
-  if ((scope?.categories ?? []).some((c) => (c.kind === 'iban' || c.kind === 'card') && c.count > 0)) consequences.push(P.consequences.financial)
+  // ---- what the evidence shows (Art. 33(3)(a))
+  const exposure = scope?.exposure ?? null
+  if (!scope) L.open('scope', P.open.noScan, 'Art. 33(3)(a)', 'crosstalk scan')
+  else if (!facts.detection.complete) L.open('scope', P.open.detectionIncomplete(facts.detection.files_not_scanned), 'Art. 33(3)(a), 33(4)', 'crosstalk scan')
+  if (scope && exposure) {
+    L.stated('nature', exposure.responses > 0 ? P.exposure(exposure, scope.exposure_first, scope.exposure_last) : P.noExposure, ['scan.exposure'])
+    if (exposure.responses > 0) L.stated('nature', P.integrity, ['scan.exposure'])
+    if (scope.data_subjects.high === null) L.open('scope', P.open.upperBound, 'Art. 33(3)(a), 33(4)', 'crosstalk scan --pool-tokens N')
+    else if (scope.data_subjects.low !== scope.data_subjects.high) L.open('scope', P.open.exactSubjects, 'Art. 33(3)(a), 33(4)', null)
+  }
+  if (!facts.assessment) L.open('scope', P.open.content, 'Art. 33(3)(a); template 70', 'crosstalk assess (DPC and special categories)')
+  const incidentCategory = exposure && exposure.responses > 0 ? L.stated('nature', P.observedCategory, ['scan.exposure']) : null
+  const types: Array<'confidentiality' | 'integrity' | 'availability'> = exposure && exposure.responses > 0 ? ['confidentiality', 'integrity'] : []
 
-  const measuresTaken = splitList(inc?.measures_taken)
-  if (scope) measuresTaken.push(P.logSearch(facts.totals.records, facts.totals.files))
-  measuresTaken.push(facts.replay ? P.replay(facts.replay) : P.noReplay)
-  if (facts.provenance && facts.provenance.attributed_responses > 0) measuresTaken.push(P.provenance(facts.provenance.attributed_responses))
-  if ((facts.notifications ?? []).some((n) => n.recipient !== 'authority')) measuresTaken.push(P.customersNotified)
-  const measuresProposed = splitList(inc?.measures_proposed)
-  if (measuresProposed.length === 0) measuresProposed.push(P.defaultProposed)
+  // ---- cause (template 61-62): only as recorded
+  if (inc?.cause_category) L.stated('cause', P.causeCategoryRecorded(P.causeCategory[inc.cause_category] ?? inc.cause_category), ['incident.cause_category'])
+  if (inc?.cause) L.stated('cause', P.causeRecorded(inc.cause), ['incident.cause'])
+  if (!inc?.cause && !inc?.cause_category) L.open('cause', P.open.cause, 'EDPB template 61-62', 'crosstalk incident set --cause TEXT --cause-category ...')
+  if (!inc?.systems) L.open('cause', P.open.systems, 'EDPB template 63', 'crosstalk incident set --systems ...')
+  if (!inc?.measures_before) L.open('cause', P.open.measuresBefore, 'EDPB template 75-76', 'crosstalk incident set --measures-before ...')
 
+  // ---- data subjects, records, categories
+  const categories = exposure && exposure.responses > 0 ? [L.stated('subjects', P.subjectCategories.endUsers, ['scan.exposure']), L.stated('subjects', P.subjectCategories.named, ['scan.exposure'])] : []
+
+  // ---- likely consequences (Art. 33(3)(c))
+  const consequences: string[] = []
+  if (exposure && exposure.responses > 0) {
+    const crossTenant = exposure.flows.some((f) => f.source_tenant !== f.recipient_tenant)
+    consequences.push(L.stated('consequences', crossTenant ? P.consequences.confidentiality : P.consequences.confidentialitySameCustomer, ['scan.exposure']))
+    consequences.push(L.stated('consequences', P.consequences.control, ['scan.exposure']))
+    consequences.push(L.stated('consequences', P.consequences.integrity, ['scan.exposure']))
+    if ((scope?.categories ?? []).some((c) => (c.kind === 'iban' || c.kind === 'card') && c.count > 0)) consequences.push(L.stated('consequences', P.consequences.financial, ['scan.pii_findings']))
+  }
+
+  // ---- investigation and measures (Art. 33(3)(d)): only what was recorded
+  if (scope) L.stated('investigation', P.investigation(facts.totals.records, facts.totals.log_files, facts.totals.registry_files), ['scan.exposure', 'evidence.files'])
+  for (const m of splitList(inc?.measures_taken)) L.stated('measures_taken', P.measureRecorded(m), ['incident.measures_taken'])
+  for (const g of facts.replay?.groups ?? []) L.stated('measures_taken', P.replayGroup(g), g.run_ids.map((id) => `replay_run#${id}`))
+  if (inc?.role === 'processor') {
+    const notices = facts.notifications.filter((n) => n.phase === 'initial' && n.recipient !== 'authority' && n.recipient !== 'data-subjects')
+    if (notices.length > 0) L.stated('measures_taken', P.controllersNotified(new Set(notices.map((n) => n.recipient)).size, facts.tenants.length), notices.map((n) => `notification#${n.id}`))
+  }
+  if (!inc?.measures_taken) L.open('measures_taken', P.open.measuresTaken, 'Art. 33(3)(d); template 92', 'crosstalk incident set --measures-taken "A; B"')
+  if (!facts.replay) L.open('measures_taken', P.open.replay, 'Art. 33(3)(d)', 'crosstalk replay')
+  for (const m of splitList(inc?.measures_proposed)) L.stated('measures_proposed', P.measureRecorded(m), ['incident.measures_proposed'])
+  if (!inc?.measures_proposed) L.open('measures_proposed', P.open.measuresProposed, 'Art. 33(3)(d); template 94-95', 'crosstalk incident set --measures-proposed "A; B"')
+
+  // ---- notifications made (as recorded, with the late flag)
+  const notificationStatements = facts.notifications.map((n) => L.stated('notifications', P.notificationStated(n), [`notification#${n.id}`]))
+
+  // ---- risk and the decision (template 85-90), Art. 34 (template 97-106)
   const a = facts.assessment
-  const article34 = a
-    ? a.decision === 'notify-subjects'
-      ? P.article34.subjects
-      : P.article34.no
-    : P.article34.undecided
+  let riskStatement: string | null = null
+  if (a) {
+    L.stated('risk', P.enisaMethod(a), [`assessment#${a.id}`])
+    riskStatement = L.stated('decision', P.decisionStated(a), [`assessment#${a.id}`])
+  } else L.open('decision', P.open.risk, 'Art. 33(1), 34(1); template 87-90', 'crosstalk assess --decide ... --rationale ...')
+  const informed = facts.notifications.find((n) => n.recipient === 'data-subjects' && n.phase === 'initial')
+  let article34: string | null = null
+  if (informed) article34 = L.stated('article34', P.article34.informed(informed.at, informed.reference), [`notification#${informed.id}`])
+  else if (a) article34 = L.stated('article34', a.decision === 'notify-subjects' ? P.article34.toInform(a) : P.article34.notInformed(a), [`assessment#${a.id}`])
+  else L.open('article34', P.open.article34, 'Art. 34; template 97-106', 'crosstalk assess --decide ... / notify record --recipient data-subjects')
 
-  const draft: Article33Result = {
+  // ---- other authorities and cross-border (template 109-123)
+  if (!inc?.police_report) L.open('authorities', P.open.police, 'EDPB template 109', 'crosstalk incident set --police-report ...')
+  if (!inc?.other_authorities) L.open('authorities', P.open.otherAuthorities, 'EDPB template 110-111', 'crosstalk incident set --other-authorities ...')
+  if (!inc?.lead_authority) L.open('cross_border', P.open.leadAuthority, 'Art. 55-56; template 114', 'crosstalk incident set --lead-authority ...')
+  if (!inc?.countries) L.open('cross_border', P.open.countries, 'EDPB template 116-117', 'crosstalk incident set --countries ... --subjects-per-country ...')
+  if (!inc?.establishment_countries) L.open('cross_border', P.open.establishment, 'EDPB template 115', 'crosstalk incident set --establishment-countries ...')
+  if (!inc?.authorities_notified) L.open('cross_border', P.open.authoritiesNotified, 'EDPB template 118', 'crosstalk incident set --authorities-notified ...')
+
+  assertGrounded(L.statements)
+  const remaining = clock?.remaining_seconds ?? null
+  const draft: Omit<Article33Result, 'form_fields'> = {
     kind: 'article33',
+    draft: !(options.final ?? false),
+    final: options.final ?? false,
     authority,
     language,
-    phase: options.phase ?? 'initial',
-    final: options.final ?? false,
+    language_basis: languageBasis,
+    phase,
     generated_at: facts.generated_at,
-    title: inc?.title ?? 'Personal data breach (untitled)',
-    detection: detectionSummary(facts.detection),
+    title: inc?.title ?? (language === 'fr' ? 'Violation de données à caractère personnel (sans intitulé)' : 'Personal data breach (untitled)'),
+    detection: detectionSummary(facts.detection, language),
     role: inc?.role ?? null,
-    clock: clock ? {aware_at: clock.aware_at, deadline: clock.deadline, remaining_seconds: clock.remaining_seconds, status: clock.status, remaining_text: formatDuration(clock.remaining_seconds), late} : null,
-    delay_reason: delayReason,
-    controller: {name: inc?.controller_name ?? null, contact: inc?.controller_contact ?? null, processor: inc?.processor_name ?? null, internal_reference: inc?.internal_reference ?? null},
+    prepared_on_behalf_of: onBehalf,
+    clock: clock
+      ? {
+          aware_at: clock.aware_at,
+          deadline: clock.deadline,
+          remaining_seconds: remaining,
+          status: clock.status,
+          remaining_text: remaining === null ? P.unknown : P.duration(remaining),
+          late: clock.late,
+          basis: P.clockBasis[clock.basis ?? 'art33(1)'] ?? '',
+        }
+      : null,
+    delay_reason: late ? recordedDelay : null,
+    controller: {
+      name: onBehalf ?? inc?.controller_name ?? null,
+      contact: onBehalf ? null : (inc?.controller_contact ?? null),
+      processor: inc?.processor_name ?? null,
+      internal_reference: inc?.internal_reference ?? null,
+      sector: inc?.sector ? (P.sector[inc.sector] ?? inc.sector) : null,
+      organisation_size: inc?.organisation_size ? (P.size[inc.organisation_size] ?? inc.organisation_size) : null,
+      economic_activity: inc?.economic_activity ?? null,
+      eea_representative: inc?.eea_representative ?? null,
+    },
     contact_point: {name: inc?.dpo_name ?? null, contact: inc?.dpo_contact ?? null},
+    reporting_person: {name: inc?.reporting_person ?? null, role: inc?.reporting_person_role ?? null},
     timeline: {
       detected_at: inc?.detected_at ?? null,
       investigation_started_at: inc?.investigation_started_at ?? null,
-      aware_at: inc?.aware_at ?? null,
+      aware_at: clock?.aware_at ?? null,
       awareness_basis: inc?.awareness_basis ?? null,
       awareness_decided_by: inc?.awareness_decided_by ?? null,
       awareness_amendments: facts.amendments.length,
-      breach_started_at: inc?.breach_started_at ?? scope?.first_seen ?? null,
+      breach_started_at: inc?.breach_started_at ?? null,
       breach_ended_at: inc?.breach_ended_at ?? null,
-      first_seen: scope?.first_seen ?? null,
-      last_seen: scope?.last_seen ?? null,
+      first_seen: scope?.exposure_first ?? null,
+      last_seen: scope?.exposure_last ?? null,
       dates_estimated: !inc?.breach_started_at,
       discovery: inc?.discovery ?? null,
+      informed_by: inc?.informed_by ?? null,
+      informed_at: inc?.informed_at ?? null,
     },
     nature: {
-      summary,
+      summary: L.texts('nature').filter((t) => t !== incidentCategory),
       types,
-      incident_category: P.incidentCategory,
-      cause: P.cause,
+      incident_category: incidentCategory,
+      cause: L.texts('cause'),
       systems: inc?.systems ?? null,
       nodes: scope?.by_node ?? [],
     },
     data_subjects: {
-      categories: P.subjectCategories,
-      approximate: scope ? {...scope.data_subjects, method: language === 'fr' ? P.subjectsMethod(scope.data_subjects) : scope.data_subjects.method} : null,
+      categories,
+      approximate: scope ? {...scope.data_subjects, method: language === 'fr' ? subjectsMethodFr(scope.data_subjects.high) : scope.data_subjects.method} : null,
     },
-    records: {approximate: scope ? {...scope.records, method: language === 'fr' ? P.recordsMethod(scope.records) : scope.records.method} : null},
+    records: {approximate: scope ? {...scope.records, method: language === 'fr' ? recordsMethodFr(scope.records.high) : scope.records.method} : null},
     data_categories: (scope?.categories ?? []).map((c) => ({...c, label: categoryLabel(c.kind, c.label, language)})),
     scope: scope
       ? {
+          exposure: scope.exposure,
           contaminated_responses: scope.contaminated_responses,
           cross_tenant_responses: scope.cross_tenant_responses,
           cross_session_responses: scope.cross_session_responses,
@@ -148,37 +249,72 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
           orphan_sightings: scope.orphan_sightings,
           bug_window: scope.bug_window,
           records_examined: facts.totals.records,
-          method: language === 'fr' ? P.scopeMethod : scope.method,
+          log_files: facts.totals.log_files,
+          method: language === 'fr' ? SCOPE_METHOD_FR : scope.method,
           flows: scope.flows,
           by_hour: scope.by_hour,
         }
       : null,
+    measures_before: inc?.measures_before ?? null,
+    investigation: L.texts('investigation'),
     consequences,
-    measures_taken: measuresTaken,
-    measures_proposed: measuresProposed,
-    replay: facts.replay
-      ? (({items: _items, targets: _targets, original_prompt: _op, ...r}) => r)(facts.replay)
-      : null,
+    measures_taken: L.texts('measures_taken'),
+    measures_proposed: L.texts('measures_proposed'),
+    replay: facts.replay,
     risk: a
-      ? {
-          outcome: a.decision,
-          suggested: a.suggested,
-          method: `ENISA 2013 severity SE = DPC x EI + CB = ${a.dpc} x ${a.ei} + ${a.cb} = ${a.se} (${a.band}); advisory, weighed against the EDPB 9/2022 risk factors`,
-          se: a.se,
-          band: a.band,
-          rationale: a.rationale,
-          decided_by: a.decided_by,
-          at: a.at,
-        }
+      ? {outcome: a.decision, suggested: a.suggested, method: P.enisaMethod(a), se: a.se, band: a.band, rationale: a.rationale, decided_by: a.decided_by, at: a.at, statement: riskStatement!}
       : null,
     article34: {status: article34},
-    cross_border: {lead_authority: inc?.lead_authority ?? null, countries: inc?.countries ?? null},
-    notifications: facts.notifications.map((n) => ({phase: n.phase, at: n.at, reference: n.reference, recipient: n.recipient, file_sha256: n.file_sha256})),
-    open_items: open,
+    cross_border: {
+      lead_authority: inc?.lead_authority ?? null,
+      countries: inc?.countries ?? null,
+      establishment_countries: inc?.establishment_countries ?? null,
+      subjects_per_country: inc?.subjects_per_country ?? null,
+      authorities_notified: inc?.authorities_notified ?? null,
+    },
+    other_authorities: {police: inc?.police_report ?? null, others: inc?.other_authorities ?? null},
+    notifications: facts.notifications.map((n) => ({id: n.id, phase: n.phase, at: n.at, reference: n.reference, recipient: n.recipient, file_sha256: n.file_sha256, late: n.late, delay_reason: n.delay_reason})),
+    notification_statements: notificationStatements,
+    statements: L.statements,
+    open_items: L.open_items,
     evidence: facts.evidence,
     excerpts: facts.excerpts,
-    form_fields: [],
   }
-  draft.form_fields = authorityFields(authority, draft)
-  return article33Schema.parse(draft)
+  return article33Schema.parse({...draft, form_fields: authorityFields(authority, draft, P)})
+}
+
+/**
+ * The clock the draft answers to. A controller: its own (72 hours to the authority). A
+ * processor drafting for a controller: that controller's, which starts when the processor's
+ * initial notice reached it (EDPB 9/2022); unknown until that notice is recorded.
+ */
+function draftClock(facts: CaseFacts, onBehalf: string | null): ClockResult | null {
+  if (!facts.incident) return null
+  if (onBehalf === null) return facts.clock
+  const notice = facts.notifications.find((n) => n.phase === 'initial' && n.recipient === onBehalf)
+  if (!notice) return null
+  const toAuthority = facts.notifications.find((n) => n.phase === 'initial' && n.recipient === 'authority')
+  const now = new Date(facts.generated_at)
+  return {...computeClock(new Date(notice.at), now, toAuthority ? new Date(toAuthority.at) : null, DEADLINE_MS), basis: 'art33(1)'}
+}
+
+const SCOPE_METHOD_FR =
+  "exposition : réponses contenant un marqueur canari enregistré pour une autre session (observations cross_session, cross_tenant) ou le texte mot pour mot d'une requête ou réponse antérieure d'une autre session (provenance, 12 mots ou plus), dans des fichiers de journaux entièrement chargés ; chaque part est comptée et indiquée"
+
+function subjectsMethodFr(high: number | null): string {
+  return (
+    "Une session compte pour une personne concernée (l'utilisateur final de la conversation ; les personnes citées dans le texte ne sont pas comptées). Borne basse : sessions distinctes dont le marqueur canari ou le texte (provenance) a atteint une autre session. " +
+    (high === null
+      ? 'Borne haute : non déterminée (taille du pool KV inconnue, --pool-tokens).'
+      : "Borne haute : sessions distinctes dont les requêtes ont été servies par un nœud de décodage présentant des réponses à risque ou contaminées, entre la première et la dernière d'entre elles, plus les sessions confirmées.")
+  )
+}
+
+function recordsMethodFr(high: number | null): string {
+  return (
+    "Un enregistrement concerné est une réponse ayant divulgué les données d'une autre session. Borne basse : réponses avec une observation cross_session/cross_tenant ou une attribution de provenance. " +
+    (high === null
+      ? 'Borne haute : non déterminée (taille du pool KV inconnue, --pool-tokens).'
+      : "Borne haute : toutes les réponses de statut 200 dont la requête atteignait le pool (chacune pouvait porter des pages périmées), plus les fuites confirmées hors de cet ensemble.")
+  )
 }

@@ -1,72 +1,120 @@
 import {z} from 'zod'
+import {InputError} from '../errors.js'
 import {detectionSchema, detectionSummary} from './detection-note.js'
 import type {CaseFacts} from './facts.js'
+import {PHRASES, type Language} from './phrases.js'
+import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 
-// GDPR Art. 34(2): the communication to data subjects, "in clear and plain language",
-// with the contact point, likely consequences and measures (Art. 33(3)(b)-(d)), plus what
-// people can do themselves (Recital 86). Built from the same facts; no jargon, no ids.
+// GDPR Art. 34(2): the communication to data subjects, "in clear and plain language", with
+// the contact point, likely consequences and measures (Art. 33(3)(b)-(d)), plus what people
+// can do themselves (Recital 86). Built from the same facts; no jargon, no ids. What we did
+// is said only from what was recorded (incident set --measures-taken, notify record): until
+// then the draft lists it as to be completed, and never claims an authority was told.
 
 export const article34Schema = z.object({
   kind: z.literal('article34'),
+  draft: z.boolean(),
+  final: z.boolean(),
+  language: z.enum(['en', 'fr']),
   generated_at: z.string(),
   title: z.string(),
+  heading: z.string(),
   detection: detectionSchema,
   organisation: z.string().nullable(),
+  /** a processor's draft for the controller to send (Art. 34 is the controller's duty) */
+  prepared_for: z.string().nullable(),
   contact: z.object({name: z.string().nullable(), contact: z.string().nullable()}),
-  what_happened: z.string(),
-  when: z.string(),
+  notes: z.array(z.string()),
+  what_happened: z.array(z.string()),
+  when: z.string().nullable(),
   what_data: z.array(z.string()),
   consequences: z.array(z.string()),
   what_we_did: z.array(z.string()),
   what_you_can_do: z.array(z.string()),
-  decision: z.string(),
+  decision: z.string().nullable(),
+  statements: z.array(statementSchema),
+  open_items: z.array(openItemSchema),
 })
 
 /** `crosstalk report article34 --format json` */
 export type Article34Result = z.infer<typeof article34Schema>
 
-const PLAIN: Record<string, string> = {
-  email: 'your e-mail address',
-  phone: 'your phone number',
-  iban: 'bank account numbers (IBAN)',
-  card: 'payment card numbers',
-  ipv4: 'IP addresses',
-  ipv6: 'IP addresses',
+export interface BuildArticle34Options {
+  language?: Language
+  final?: boolean
+  /** A processor preparing the communication for a controller (tenant id); facts narrowed to it. */
+  onBehalfOf?: string
 }
 
-export function buildArticle34(facts: CaseFacts): Article34Result {
+export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options = {}): Article34Result {
+  const language = options.language ?? 'en'
+  const P = PHRASES[language]
+  const A = P.a34
   const s = facts.scope
   const inc = facts.incident
-  const kinds = [...new Set((s?.categories ?? []).filter((c) => c.count > 0 && PLAIN[c.kind]).map((c) => PLAIN[c.kind]!))]
-  const financial = kinds.some((k) => /bank|card/.test(k))
+  const onBehalf = options.onBehalfOf ?? null
+  if (inc?.role === 'processor' && onBehalf === null) {
+    throw new InputError(
+      'informing data subjects is the controller\'s duty (Art. 34): as processor, pass --on-behalf-of-controller TENANT to prepare the communication for that controller to send',
+      'E_PROCESSOR_ROLE',
+    )
+  }
+  const L = new Lines()
   const a = facts.assessment
+  if (onBehalf !== null) L.stated('notes', A.onBehalf(onBehalf), ['incident.role'])
+  if (a && a.decision !== 'notify-subjects') L.stated('notes', A.notRequired(a), [`assessment#${a.id}`])
+  if (!a) L.open('decision', P.open.risk, 'Art. 34(1)', 'crosstalk assess --decide ... --rationale ...')
+
+  const exposure = s?.exposure ?? null
+  if (exposure && exposure.responses > 0) L.stated('what_happened', A.whatHappened(exposure), ['scan.exposure'])
+  else L.open('what_happened', P.open.noScan, 'Art. 34(2)', 'crosstalk scan')
+  if (inc?.cause_category) L.stated('cause', A.cause(inc.cause_category, inc.cause ?? null), inc.cause ? ['incident.cause_category', 'incident.cause'] : ['incident.cause_category'])
+  else L.open('cause', P.open.cause, 'Art. 34(2)', 'crosstalk incident set --cause TEXT --cause-category ...')
+  const when = s?.exposure_first && s.exposure_last ? L.stated('when', A.when(s.exposure_first, s.exposure_last), ['scan.exposure']) : null
+
+  const kinds = [...new Set((s?.categories ?? []).filter((c) => c.count > 0 && A.plain[c.kind]).map((c) => A.plain[c.kind]!))]
+  const financial = (s?.categories ?? []).some((c) => (c.kind === 'iban' || c.kind === 'card') && c.count > 0)
+  const whatData = exposure && exposure.responses > 0 ? [L.stated('what_data', A.conversation, ['scan.exposure']), ...kinds.map((k) => L.stated('what_data', k, ['scan.pii_findings']))] : []
+  const consequences = exposure && exposure.responses > 0 ? [L.stated('consequences', A.seen, ['scan.exposure'])] : []
+  if (kinds.length > 0) consequences.push(L.stated('consequences', A.phishing, ['scan.pii_findings']))
+  if (financial) consequences.push(L.stated('consequences', A.financial, ['scan.pii_findings']))
+
+  // What we did: only as recorded.
+  for (const m of splitList(inc?.measures_taken)) L.stated('measures_taken', m, ['incident.measures_taken'])
+  if (!inc?.measures_taken) L.open('measures_taken', P.open.measuresTaken, 'Art. 34(2), 33(3)(d)', 'crosstalk incident set --measures-taken "A; B"')
+  const authority = facts.notifications.find((n) => n.recipient === 'authority' && n.phase === 'initial')
+  if (authority) L.stated('notifications', A.authorityTold(authority.at), [`notification#${authority.id}`])
+
+  // What people can do (Recital 86): advice, not a claim about the case.
+  const advice = [L.stated('advice', A.careful, ['rule:Recital 86'])]
+  if (financial) advice.push(L.stated('advice', A.checkBank, ['rule:Recital 86', 'scan.pii_findings']))
+  advice.push(L.stated('advice', A.secrets, ['rule:Recital 86']), L.stated('advice', A.contactUs, ['rule:Art. 34(2)']))
+  if (!inc?.dpo_name && !inc?.dpo_contact) L.open('contact', P.open.subjectContact, 'Art. 34(2), 33(3)(b)', 'crosstalk incident set --dpo-name ... --dpo-contact ...')
+
+  let decision: string | null = null
+  if (a) decision = L.stated('decision', P.decisionStated(a), [`assessment#${a.id}`])
+  assertGrounded(L.statements)
   return article34Schema.parse({
     kind: 'article34',
+    draft: !(options.final ?? false),
+    final: options.final ?? false,
+    language,
     generated_at: facts.generated_at,
-    title: inc?.title ?? 'Personal data incident',
-    detection: detectionSummary(facts.detection),
-    organisation: inc?.controller_name ?? null,
+    title: inc?.title ?? A.title,
+    heading: A.title,
+    detection: detectionSummary(facts.detection, language),
+    organisation: onBehalf ?? inc?.controller_name ?? null,
+    prepared_for: onBehalf,
     contact: {name: inc?.dpo_name ?? null, contact: inc?.dpo_contact ?? null},
-    what_happened:
-      'An AI service we use had a technical fault. For a short time, some answers it gave to one user were built from what another user had typed. Some of what you wrote to our assistant may have been shown to someone else. This was a fault, not an attack.',
-    when: s?.first_seen ? `between ${s.first_seen.slice(0, 16).replace('T', ' ')} and ${s.last_seen!.slice(0, 16).replace('T', ' ')} (UTC)` : 'we are still establishing the exact dates',
-    what_data: ['what you typed in your conversation with our assistant', ...kinds],
-    consequences: [
-      'Someone you do not know may have seen part of your conversation.',
-      ...(kinds.length > 0 ? ['You may receive fake e-mails or calls that use these details to seem genuine (phishing).'] : []),
-      ...(financial ? ['Someone could try to misuse your bank or card details.'] : []),
-    ],
-    what_we_did: [
-      'We found the fault and identified which conversations were affected.',
-      'We told the AI provider and asked the organisations that received the answers to delete them.',
-      'We have told the data protection authority.',
-    ],
-    what_you_can_do: [
-      'Be careful with unexpected e-mails, messages or calls that mention your conversation; do not click links or give passwords.',
-      ...(financial ? ['Check your bank and card statements and tell your bank about anything you do not recognise.'] : []),
-      'If you shared a password or other secret in the conversation, change it now.',
-      'Contact us with any question (details below).',
-    ],
-    decision: a ? `${a.decision} (${a.rationale})` : 'not recorded',
+    notes: L.texts('notes'),
+    what_happened: [...L.texts('what_happened'), ...L.texts('cause')],
+    when,
+    what_data: whatData,
+    consequences,
+    what_we_did: [...L.texts('measures_taken'), ...L.texts('notifications')],
+    what_you_can_do: advice,
+    decision,
+    statements: L.statements,
+    open_items: L.open_items,
   })
 }

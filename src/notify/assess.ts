@@ -6,11 +6,21 @@ import type {Outcome} from './assessment-store.js'
 // advisory: the legal test is risk to rights and freedoms (Art. 33(1), 34(1)), and a low
 // ENISA score did not protect Link4 from a fine (UODO). So the suggestion is shown with
 // every input and why it was chosen, and only a human --decide is ever recorded.
+//
+// DPC is a base score for the category of data (simple 1, behavioural 2, financial 3,
+// sensitive 4) adjusted for the context ENISA names (data volume per person, special
+// characteristics of the individuals, public availability, invalidity of the data), each
+// adjustment a whole step and DPC kept within 1-4. After scoring, ENISA asks to weigh the
+// number of individuals and whether the data was unintelligible: both are explicit inputs
+// here too. Every input says whether it was given or defaulted from the case, and why.
 
 export const EI_LEVELS = [0.25, 0.5, 0.75, 1] as const
 export const CB_LEVELS = [0, 0.25, 0.5] as const
+/** ENISA's post-score criterion as calculators apply it: more than this many individuals weighs towards notification. */
+export const MANY_INDIVIDUALS = 100
 
 export interface SeverityInputs {
+  /** DPC base score of the data category, 1-4 */
   dpc: number
   ei: number
   cb_confidentiality: number
@@ -19,15 +29,38 @@ export interface SeverityInputs {
   malicious: boolean
 }
 
+/** The context adjustments and post-score criteria (ENISA 2013, DPC step 3 and the final criteria). */
+export interface AdjustmentInputs {
+  /** Art. 9/10 data in the breach (sets the default base to sensitive, 4) */
+  special_categories: boolean
+  /** children or other vulnerable data subjects: DPC +1 */
+  vulnerable_subjects: boolean
+  /** much data about each person (a detailed profile): DPC +1 */
+  data_volume_high: boolean
+  /** the data was already public: DPC -1 */
+  public_data: boolean
+  /** the data was invalid or inaccurate: DPC -1 */
+  inaccurate_data: boolean
+  /** the data was unintelligible to those who got it (e.g. encrypted, key safe) */
+  unintelligible: boolean
+  /** individuals affected (post-score criterion); null when not known */
+  individuals: number | null
+}
+
+export type AssessInputs = SeverityInputs & AdjustmentInputs
+
 export interface InputExplained {
-  name: keyof SeverityInputs
-  value: number | boolean
+  name: keyof AssessInputs
+  value: number | boolean | null
   source: 'case default' | 'given'
   why: string
 }
 
 export interface Severity {
+  /** DPC after the adjustments */
   dpc: number
+  dpc_base: number
+  dpc_adjustments: Array<{factor: string; step: number}>
   ei: number
   cb: number
   se: number
@@ -52,34 +85,95 @@ const BANDS: Array<[number, Severity['band'], string]> = [
   [-Infinity, 'low', 'individuals either will not be affected or may encounter a few inconveniences, which they will overcome without any problem'],
 ]
 
-export function computeSeverity(inputs: SeverityInputs): Severity {
-  if (!(inputs.dpc >= 1 && inputs.dpc <= 4)) throw new InputError(`--dpc must be between 1 and 4 (got ${inputs.dpc})`)
+const ORDER: readonly Outcome[] = ['document', 'notify', 'notify-subjects']
+const raise = (o: Outcome): Outcome => ORDER[Math.min(ORDER.length - 1, ORDER.indexOf(o) + 1)]!
+
+const NO_ADJUSTMENTS: AdjustmentInputs = {special_categories: false, vulnerable_subjects: false, data_volume_high: false, public_data: false, inaccurate_data: false, unintelligible: false, individuals: null}
+
+export function computeSeverity(inputs: SeverityInputs & Partial<AdjustmentInputs>): Severity {
+  if (!Number.isInteger(inputs.dpc) || inputs.dpc < 1 || inputs.dpc > 4) throw new InputError(`--dpc must be a whole number from 1 to 4 (got ${inputs.dpc})`)
   if (!EI_LEVELS.includes(inputs.ei as (typeof EI_LEVELS)[number])) throw new InputError(`--ei must be one of ${EI_LEVELS.join(', ')} (got ${inputs.ei})`)
   for (const k of ['cb_confidentiality', 'cb_integrity', 'cb_availability'] as const) {
     if (!CB_LEVELS.includes(inputs[k] as (typeof CB_LEVELS)[number])) throw new InputError(`${k}: must be one of ${CB_LEVELS.join(', ')} (got ${inputs[k]})`)
   }
+  const a = {...NO_ADJUSTMENTS, ...inputs}
+  // ENISA Assessment Table 1: whole-step adjustments of the base score, DPC kept within 1-4.
+  const adjustments: Array<{factor: string; step: number}> = []
+  if (a.vulnerable_subjects) adjustments.push({factor: 'vulnerable data subjects (special characteristics of the individuals)', step: 1})
+  if (a.data_volume_high) adjustments.push({factor: 'large volume of data about each person (detailed profile)', step: 1})
+  if (a.public_data) adjustments.push({factor: 'data publicly available before the breach', step: -1})
+  if (a.inaccurate_data) adjustments.push({factor: 'invalid or inaccurate data', step: -1})
+  const dpc = Math.max(1, Math.min(4, inputs.dpc + adjustments.reduce((s, x) => s + x.step, 0)))
   const cb = inputs.cb_confidentiality + inputs.cb_integrity + inputs.cb_availability + (inputs.malicious ? 0.5 : 0)
-  const se = Math.round((inputs.dpc * inputs.ei + cb) * 1000) / 1000
+  const se = Math.round((dpc * inputs.ei + cb) * 1000) / 1000
   const [, band, band_description] = BANDS.find(([min]) => se >= min)!
-  return {dpc: inputs.dpc, ei: inputs.ei, cb, se, band, band_description}
+  return {dpc, dpc_base: inputs.dpc, dpc_adjustments: adjustments, ei: inputs.ei, cb, se, band, band_description}
+}
+
+/**
+ * The suggestion from the severity and the post-score criteria:
+ * - the band: low -> document, medium -> notify the authority, high or above -> also the data subjects;
+ * - data unintelligible to whoever got it (Art. 34(3)(a)): document, unless its integrity or
+ *   availability was lost beyond recovery (CB 0.5), then notify;
+ * - more than 100 individuals, with data actually exposed (some CB): one step more (ENISA asks
+ *   to weigh the number of individuals; EDPB 9/2022 lists it among the risk factors);
+ * - from a case: personal data that reached another organisation is never "document" (in doubt, notify).
+ */
+export function suggestOutcome(severity: Severity, inputs: AssessInputs, fromCase: {crossTenant: boolean} = {crossTenant: false}): {suggested: Outcome; reasons: string[]} {
+  const reasons = [`ENISA severity ${severity.se} (${severity.band}): ${severity.band_description}`]
+  for (const adj of severity.dpc_adjustments) reasons.push(`DPC ${adj.step > 0 ? '+' : ''}${adj.step}: ${adj.factor}`)
+  let suggested: Outcome = severity.se >= 3 ? 'notify-subjects' : severity.se >= 2 ? 'notify' : 'document'
+  if (severity.se >= 3) reasons.push('high severity: likely high risk, so communicate to data subjects (Art. 34(1)) as well as notify the authority')
+  else if (severity.se >= 2) reasons.push('medium severity: likely a risk, so notify the authority (Art. 33(1))')
+  if (inputs.unintelligible) {
+    const lost = inputs.cb_integrity >= 0.5 || inputs.cb_availability >= 0.5
+    suggested = lost ? 'notify' : 'document'
+    reasons.push(
+      lost
+        ? 'the data was unintelligible to whoever got it, but it was lost or altered beyond recovery: notify the authority'
+        : 'the data was unintelligible to whoever got it (Art. 34(3)(a)) and nothing was lost beyond recovery: a risk is unlikely; document the breach',
+    )
+  } else if (inputs.individuals !== null && inputs.individuals > MANY_INDIVIDUALS && inputs.cb_confidentiality + inputs.cb_integrity + inputs.cb_availability > 0) {
+    const before = suggested
+    suggested = raise(suggested)
+    if (suggested !== before) reasons.push(`${inputs.individuals} individuals affected (more than ${MANY_INDIVIDUALS}): the number of individuals weighs one step towards notification`)
+  }
+  if (suggested === 'document' && fromCase.crossTenant) {
+    suggested = 'notify'
+    reasons.push(
+      'personal data reached another organisation (cross-tenant): notification can be skipped only if the risk is demonstrably unlikely (Recital 85); in doubt, notify (CNIL: "En cas de doute, notifiez")',
+    )
+  }
+  return {suggested, reasons}
 }
 
 /** What the case suggests for each input, with the reason shown to the assessor. */
-export function defaultInputs(facts: CaseFacts): InputExplained[] {
-  const kinds = new Set((facts.scope?.categories ?? []).filter((c) => c.kind !== 'free_text' && c.count > 0).map((c) => c.kind))
+export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
+  const kinds = new Set((facts?.scope?.categories ?? []).filter((c) => c.kind !== 'free_text' && c.count > 0).map((c) => c.kind))
   const financial = kinds.has('iban') || kinds.has('card')
-  const dpc = financial ? 3 : 1
   const direct = kinds.has('email') || kinds.has('phone') || kinds.has('iban') || kinds.has('card')
-  const crossTenant = (facts.scope?.cross_tenant_responses ?? 0) > 0
+  const crossTenant = (facts?.scope?.cross_tenant_responses ?? 0) > 0 || (facts?.scope?.exposure.flows ?? []).some((f) => f.source_tenant !== f.recipient_tenant)
+  const exposed = (facts?.scope?.exposure.responses ?? 0) > 0
+  const subjects = facts?.scope ? (facts.scope.data_subjects.high ?? facts.scope.data_subjects.low) : null
   return [
     {
       name: 'dpc',
-      value: dpc,
+      value: financial ? 3 : 1,
       source: 'case default',
       why: financial
-        ? 'financial data (IBAN / card numbers) found in leaked content: ENISA "financial" base score 3. Raise to 4 if the leaked prompts held health, Art. 9 or similar data; the detectors do not classify free text'
-        : 'no financial or special-category data detected: ENISA "simple" base score 1. Leaked prompts are free text and may hold anything: read a sample and raise it if they held behavioural (2), financial (3) or sensitive (4) data',
+        ? 'financial data (IBAN / card numbers) found in leaked content: ENISA "financial" base score 3; raise it for health, Art. 9 or similar data (the detectors do not classify free text)'
+        : 'no financial data detected: ENISA "simple" base score 1. Leaked prompts are free text and may hold anything: read a sample and set the base for what they held (behavioural 2, financial 3, sensitive 4)',
     },
+    {
+      name: 'special_categories',
+      value: false,
+      source: 'case default',
+      why: 'the detectors find identifiers, not Art. 9/10 data in free text: set --special-categories if the leaked content held any (then the default base is 4)',
+    },
+    {name: 'vulnerable_subjects', value: false, source: 'case default', why: 'not known from the logs: set --vulnerable-subjects if the affected users include children or other vulnerable people (DPC +1)'},
+    {name: 'data_volume_high', value: false, source: 'case default', why: 'each leak is a span of one conversation, not a profile: set --data-volume high if whole histories leaked (DPC +1)'},
+    {name: 'public_data', value: false, source: 'case default', why: 'conversations are not public: set --public-data only if the leaked content was already public (DPC -1)'},
+    {name: 'inaccurate_data', value: false, source: 'case default', why: 'not known from the logs (DPC -1 when the data was invalid or inaccurate)'},
     {
       name: 'ei',
       value: direct ? 1 : 0.5,
@@ -90,61 +184,73 @@ export function defaultInputs(facts: CaseFacts): InputExplained[] {
     },
     {
       name: 'cb_confidentiality',
-      value: crossTenant ? 0.25 : facts.scope && facts.scope.contaminated_responses > 0 ? 0.25 : 0,
+      value: exposed ? 0.25 : 0,
       source: 'case default',
-      why: 'disclosed to known, limited recipients (the receiving tenants are identified in the logs): +0.25. Use 0.5 if the receiving applications showed responses to an unknown number of end users (e.g. a public chatbot)',
+      why: exposed
+        ? 'disclosed to known, limited recipients (the receiving tenants are identified in the logs): +0.25. Use 0.5 if the receiving applications showed responses to an unknown number of end users (e.g. a public chatbot)'
+        : 'no response carrying another session\'s data found: 0',
     },
     {
       name: 'cb_integrity',
       value: crossTenant ? 0.25 : 0,
       source: 'case default',
-      why: crossTenant
-        ? "recipients' responses were corrupted with foreign content and may have been acted on, recoverable: +0.25"
-        : 'no cross-tenant corruption of responses found: 0',
+      why: crossTenant ? "recipients' responses were corrupted with foreign content and may have been acted on, recoverable: +0.25" : 'no cross-tenant corruption of responses found: 0',
     },
     {name: 'cb_availability', value: 0, source: 'case default', why: 'no data was lost or made unavailable: 0'},
     {name: 'malicious', value: false, source: 'case default', why: 'a serving bug (non-malicious) unless someone is found to have exploited it'},
+    {name: 'unintelligible', value: false, source: 'case default', why: 'the leaked text was served in clear'},
+    {
+      name: 'individuals',
+      value: subjects,
+      source: 'case default',
+      why:
+        subjects === null
+          ? 'not known: detection has not run'
+          : facts!.scope!.data_subjects.high === null
+            ? `the scope's low bound (${subjects} sessions; the high bound needs --pool-tokens)`
+            : `the scope's high bound of the number of data subjects (${facts!.scope!.data_subjects.low} to ${subjects})`,
+    },
   ]
 }
 
-export function suggestOutcome(severity: Severity, facts: CaseFacts): {suggested: Outcome; reasons: string[]} {
-  const reasons = [`ENISA severity ${severity.se} (${severity.band}): ${severity.band_description}`]
-  let suggested: Outcome = severity.se >= 3 ? 'notify-subjects' : severity.se >= 2 ? 'notify' : 'document'
-  if (severity.se >= 3) reasons.push('high severity: likely high risk, so communicate to data subjects (Art. 34(1)) as well as notify the authority')
-  else if (severity.se >= 2) reasons.push('medium severity or above: practitioner convention treats this as notifiable (Art. 33(1))')
-  const subjects = facts.scope ? (facts.scope.data_subjects.high ?? facts.scope.data_subjects.low) : 0
-  if (suggested === 'document' && (facts.scope?.cross_tenant_responses ?? 0) > 0) {
-    suggested = 'notify'
-    reasons.push(
-      'personal data reached another organisation (cross-tenant): notification can be skipped only if the risk is demonstrably unlikely (Recital 85); in doubt, notify (CNIL: "En cas de doute, notifiez")',
-    )
-  }
-  if (subjects > 100) reasons.push(`more than 100 people possibly affected (up to ${subjects}): ENISA asks to weigh the number of individuals`)
-  return {suggested, reasons}
-}
-
 export interface AssessOptions {
-  overrides: Partial<SeverityInputs>
+  overrides: Partial<AssessInputs>
+  /** reasons the assessor gave for inputs (name -> reason), kept with the decision */
+  reasons?: Partial<Record<keyof AssessInputs, string>>
   decide?: {outcome: Outcome; rationale: string; decidedBy?: string}
   now: Date
 }
 
 /** Pure: the severity, the suggestion and (when a human decided) the decision to record. */
-export function planAssessment(facts: CaseFacts, options: AssessOptions): AssessResult {
+export function planAssessment(facts: CaseFacts | null, options: AssessOptions): AssessResult {
+  const overrides = {...options.overrides}
+  // Special categories make sensitive the default base, unless the assessor set the base.
+  if (overrides.special_categories && overrides.dpc === undefined) overrides.dpc = 4
   const inputs = defaultInputs(facts).map((i) => {
-    const given = options.overrides[i.name]
-    return given === undefined ? i : {...i, value: given, source: 'given' as const, why: `set by the assessor (case default was ${i.value}: ${i.why})`}
+    const given = overrides[i.name]
+    if (given === undefined) return i
+    const reason = options.reasons?.[i.name]
+    return {...i, value: given, source: 'given' as const, why: `${reason ? `${reason} ` : ''}(set by the assessor; case default ${String(i.value)}: ${i.why})`}
   })
-  const get = <K extends keyof SeverityInputs>(k: K): SeverityInputs[K] => inputs.find((i) => i.name === k)!.value as SeverityInputs[K]
-  const severity = computeSeverity({
+  const get = <K extends keyof AssessInputs>(k: K): AssessInputs[K] => inputs.find((i) => i.name === k)!.value as AssessInputs[K]
+  const all: AssessInputs = {
     dpc: get('dpc'),
     ei: get('ei'),
     cb_confidentiality: get('cb_confidentiality'),
     cb_integrity: get('cb_integrity'),
     cb_availability: get('cb_availability'),
     malicious: get('malicious'),
-  })
-  const {suggested, reasons} = suggestOutcome(severity, facts)
+    special_categories: get('special_categories'),
+    vulnerable_subjects: get('vulnerable_subjects'),
+    data_volume_high: get('data_volume_high'),
+    public_data: get('public_data'),
+    inaccurate_data: get('inaccurate_data'),
+    unintelligible: get('unintelligible'),
+    individuals: get('individuals'),
+  }
+  const severity = computeSeverity(all)
+  const crossTenant = (facts?.scope?.exposure.flows ?? []).some((f) => f.source_tenant !== f.recipient_tenant)
+  const {suggested, reasons} = suggestOutcome(severity, all, {crossTenant})
   const decide = options.decide
   if (decide && !decide.rationale.trim()) throw new InputError('--decide needs --rationale: the register must show why (Art. 33(5))')
   return {

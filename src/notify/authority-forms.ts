@@ -1,10 +1,13 @@
 import type {Article33Result} from './article33-schema.js'
-import {formatRange} from './phrases.js'
+import type {Phrases} from './phrases-en.js'
+import {joinItems} from './statements.js'
 
-// The same facts mapped onto each authority's form (reference/sa-forms.md): field ids
-// are the draft EDPB common template's row numbers, the ICO form's questions, the CNIL
-// téléservice's wording (in French) and the DPC's web form, so a responder can copy
-// value by value. Missing facts say so instead of being left blank.
+// The same draft mapped onto each authority's form (reference: sa-forms.md): field ids are
+// the draft EDPB common template's row numbers, the ICO form's questions, the CNIL
+// téléservice's steps and the DPC's web form, so a responder can copy value by value. Every
+// item of those forms is either answered from the case (a recorded fact or a statement of
+// the draft) or shown as "to be completed: ..."; never left blank, never a default. Labels
+// are given in both languages of the drafts.
 
 export {AUTHORITIES, AUTHORITY_NAMES, type Authority} from './authorities.js'
 import type {Authority} from './authorities.js'
@@ -13,114 +16,251 @@ export interface FormField {
   id: string
   label: string
   value: string
+  /** true when the case does not answer it yet (the value says what is to be completed) */
+  open: boolean
 }
 
 type Draft = Omit<Article33Result, 'form_fields'>
+type Answer = {value: string; open: boolean}
+type Field = [id: string, en: string, fr: string, answer: Answer]
 
-function facts(d: Draft, fr: boolean) {
-  const unknown = fr ? 'non connu à ce stade (complément à suivre)' : 'not yet known (to follow, Art. 33(4))'
-  const v = (x: string | null | undefined): string => (x && x.length > 0 ? x : unknown)
-  const range = (r: {low: number; high: number | null} | null): string => formatRange(r, fr ? 'fr' : 'en', unknown, true)
-  const list = (xs: string[]): string => (xs.length > 0 ? xs.join('; ') : unknown)
+function answers(d: Draft, P: Phrases) {
+  const fr = P.lang === 'fr'
+  const known = (value: string | null | undefined, missing: string): Answer => (value && value.trim() ? {value, open: false} : {value: P.toComplete(missing), open: true})
+  const list = (items: readonly string[], missing: string): Answer => known(items.length > 0 ? joinItems(items, P.join) : null, missing)
+  const o = P.open
   const categories = d.data_categories.map((c) => `${c.label}${c.kind === 'free_text' ? '' : ` (${c.count})`}`)
-  return {unknown, v, range, list, categories}
+  const window = d.timeline.first_seen
+    ? `${d.timeline.breach_started_at ?? d.timeline.first_seen} – ${d.timeline.breach_ended_at ?? (fr ? 'fin non confirmée' : 'end not confirmed')}${d.timeline.breach_started_at ? '' : fr ? ' (estimé : première et dernière réponse concernée dans les journaux)' : ' (estimated: first and last affected response in the logs)'}`
+    : d.timeline.breach_started_at
+      ? `${d.timeline.breach_started_at} – ${d.timeline.breach_ended_at ?? (fr ? 'fin non confirmée' : 'end not confirmed')}`
+      : null
+  const controller = [d.controller.name, d.controller.contact].filter(Boolean).join(', ')
+  const contact = [d.contact_point.name, d.contact_point.contact].filter(Boolean).join(', ')
+  const reporter = [d.reporting_person.name, d.reporting_person.role].filter(Boolean).join(', ')
+  const clock = d.clock
+  const late: Answer = !clock
+    ? {value: P.toComplete(d.prepared_on_behalf_of ? o.controllerAwareness : o.noIncident), open: true}
+    : clock.late
+      ? known(d.delay_reason, o.delayReason)
+      : clock.deadline
+        ? {value: P.notApplicableInTime(clock.deadline), open: false}
+        : {value: P.toComplete(o.delayReason), open: true}
+  const exposed = d.scope?.exposure ?? null
+  const severity = d.risk ? ({low: fr ? 'mineure' : 'Minor', medium: fr ? 'modérée' : 'Moderate', high: fr ? 'grave' : 'Severe', 'very high': fr ? 'grave' : 'Severe'} as Record<string, string>)[d.risk.band] ?? d.risk.band : null
+  const riskOutcome = d.risk
+    ? ({
+        document: fr ? 'peu susceptible d’engendrer un risque' : 'unlikely to result in a risk',
+        notify: fr ? 'risque (non élevé)' : 'risk (not high)',
+        'notify-subjects': fr ? 'risque élevé' : 'high risk',
+      } as Record<string, string>)[d.risk.outcome]!
+    : null
+  const authorityInitial = d.notifications.find((n) => n.recipient === 'authority' && n.phase === 'initial')
+  const informed = d.notifications.find((n) => n.recipient === 'data-subjects' && n.phase === 'initial')
+  return {
+    phase: {value: d.phase === 'initial' ? (fr ? 'Nouvelle notification' : 'New') : fr ? 'Notification complémentaire' : 'Follow-up', open: false},
+    subType: {value: d.open_items.length > 0 ? (fr ? 'Incomplète' : 'Incomplete') : fr ? 'Complète' : 'Complete', open: false},
+    previous:
+      d.phase === 'initial'
+        ? {value: fr ? 'sans objet (notification initiale)' : 'not applicable (initial notification)', open: false}
+        : known(authorityInitial?.reference, o.notifications),
+    reference: known(d.controller.internal_reference, fr ? 'référence interne du responsable de traitement' : "controller's internal reference"),
+    identifier: {value: P.toComplete(fr ? "identifiant de l'organisme (SIREN, numéro d'immatriculation)" : 'organisation identifier (company registration number)'), open: true},
+    controller: known(controller, d.prepared_on_behalf_of ? o.onBehalfController(d.prepared_on_behalf_of) : o.controller),
+    sector: known([d.controller.sector, d.controller.organisation_size, d.controller.economic_activity].filter(Boolean).join(', ') || null, o.sectorSize),
+    eea: known(d.controller.eea_representative, o.eeaRepresentative),
+    reporter: known(reporter, o.reportingPerson),
+    dpoDesignated: d.contact_point.name || d.contact_point.contact ? {value: P.yes, open: false} : {value: P.toComplete(o.contact), open: true},
+    contact: known(contact, o.contact),
+    processor: known(d.controller.processor, o.processor),
+    window: known(window, o.breachStart),
+    estimated: {value: d.timeline.dates_estimated ? (fr ? 'oui (première et dernière réponse concernée dans les journaux)' : 'yes (first and last affected response in the logs)') : P.no, open: false},
+    start: known(d.timeline.breach_started_at, o.breachStart),
+    end: known(d.timeline.breach_ended_at, o.breachEnd),
+    aware: known(d.timeline.aware_at, d.prepared_on_behalf_of ? o.controllerAwareness : o.noIncident),
+    late,
+    discovery: known(d.timeline.discovery, o.discovery),
+    informed: known(d.timeline.informed_by ? `${d.timeline.informed_by}${d.timeline.informed_at ? ` (${d.timeline.informed_at})` : ''}` : null, o.informedBy),
+    comments: known(
+      [
+        d.timeline.detected_at ? `${fr ? 'Détection' : 'Detected'} ${d.timeline.detected_at}` : null,
+        d.timeline.investigation_started_at ? `${fr ? 'Début de l’analyse' : 'Investigation started'} ${d.timeline.investigation_started_at}` : null,
+        d.timeline.awareness_basis ? `${fr ? 'Fondement de la prise de connaissance' : 'Awareness basis'}: ${d.timeline.awareness_basis}` : null,
+      ]
+        .filter(Boolean)
+        .join(P.join) || null,
+      o.awarenessBasis,
+    ),
+    types: list(d.nature.types.map((t) => P.breachType[t]), o.noScan),
+    confidentiality: exposed && exposed.responses > 0 ? {value: fr ? `divulguées (${exposed.responses} réponses contenaient des données d'une autre session)` : `disclosed (${exposed.responses} responses carried another session's data)`, open: false} : {value: P.toComplete(o.noScan), open: true},
+    unintelligible: known(d.measures_before, o.measuresBefore),
+    integrity: {value: P.toComplete(fr ? 'si les données altérées ont été utilisées' : 'whether the altered data was misused'), open: true},
+    availability: {value: P.toComplete(fr ? 'si la disponibilité des données a été atteinte' : 'whether the availability of data was affected'), open: true},
+    category: known(d.nature.incident_category, o.noScan),
+    causeCategory: known(d.nature.cause.length > 0 ? d.nature.cause[0]! : null, o.cause),
+    description: list([...d.nature.summary, ...d.nature.cause], o.cause),
+    systems: known(d.nature.systems, o.systems),
+    subjectCategories: list(d.data_subjects.categories, o.noScan),
+    subjects: known(d.data_subjects.approximate ? P.range(d.data_subjects.approximate, true) : null, o.noScan),
+    data: list(categories, o.noScan),
+    records: known(d.records.approximate ? P.range(d.records.approximate, true) : null, o.noScan),
+    measuresBefore: known(d.measures_before, o.measuresBefore),
+    consequences: list(d.consequences, o.noScan),
+    severity: known(severity, o.risk),
+    riskOutcome: known(riskOutcome, o.risk),
+    method: known(d.risk?.method, o.risk),
+    measuresTaken: list(d.measures_taken, o.measuresTaken),
+    measuresProposed: list(d.measures_proposed, o.measuresProposed),
+    actions: list([...d.measures_taken, ...d.measures_proposed], o.measuresTaken),
+    article34: known(d.article34.status, o.article34),
+    informedAt: known(informed?.at, o.article34),
+    article34Ground: {value: P.toComplete(fr ? "motif de l'art. 34.3 invoqué, le cas échéant" : 'the Art. 34(3) ground relied on, if any'), open: true},
+    allInformed: {value: P.toComplete(fr ? 'si toutes les personnes concernées ont été informées, et par quel moyen' : 'whether all data subjects were informed, and by what means'), open: true},
+    message: {value: P.toComplete(fr ? 'contenu du message aux personnes (projet : crosstalk report article34)' : 'content of the message to data subjects (draft: crosstalk report article34)'), open: true},
+    police: known(d.other_authorities.police, o.police),
+    otherAuthorities: known(d.other_authorities.others, o.otherAuthorities),
+    crossBorder: d.cross_border.lead_authority ? {value: `${P.yes}: ${d.cross_border.lead_authority}`, open: false} : {value: P.toComplete(o.leadAuthority), open: true},
+    leadAuthority: known(d.cross_border.lead_authority, o.leadAuthority),
+    establishment: known(d.cross_border.establishment_countries, o.establishment),
+    countries: known(d.cross_border.countries, o.countries),
+    perCountry: known(d.cross_border.subjects_per_country, o.countries),
+    authoritiesNotified: known(d.cross_border.authorities_notified, o.authoritiesNotified),
+    attachments: d.evidence.length > 0 ? {value: fr ? `inventaire des preuves : ${d.evidence.length} fichier(s) avec leur SHA-256 (annexe)` : `evidence manifest: ${d.evidence.length} file(s) with their SHA-256 (annex)`, open: false} : {value: P.toComplete(o.noScan), open: true},
+    training: {value: P.toComplete(fr ? 'personnel impliqué et sa formation à la protection des données' : 'staff involved and their data protection training'), open: true},
+  }
 }
 
-export function authorityFields(authority: Authority, d: Draft): FormField[] {
-  const fr = authority === 'cnil'
-  const {v, range, list, categories} = facts(d, fr)
-  const phase = d.phase === 'initial' ? (fr ? 'Notification initiale' : 'Initial') : fr ? 'Notification complémentaire' : 'Follow-up'
-  const contact = [d.contact_point.name, d.contact_point.contact].filter(Boolean).join(', ')
-  const controller = [d.controller.name, d.controller.contact].filter(Boolean).join(', ')
-  const window = d.timeline.first_seen ? `${d.timeline.breach_started_at ?? d.timeline.first_seen} – ${d.timeline.breach_ended_at ?? (fr ? 'en cours / non confirmé' : 'ongoing / end not confirmed')}` : null
-  const risk = d.risk ? `${d.risk.outcome} (${d.risk.method})` : null
-  const late = d.delay_reason ?? (d.clock?.late ? null : fr ? 'sans objet (dans les 72 heures)' : 'not applicable (within 72 hours)')
-  switch (authority) {
-    case 'edpb':
-      return [
-        {id: '3', label: 'Type of notification', value: d.phase === 'initial' ? 'New' : 'Follow-up'},
-        {id: '4', label: 'Sub-type', value: d.open_items.length > 0 ? 'Incomplete' : 'Complete'},
-        {id: '7', label: "Controller's internal reference", value: v(d.controller.internal_reference)},
-        {id: '12-13', label: 'Organisation name and contact details', value: v(controller)},
-        {id: '30-31', label: 'DPO / contact point (Art. 33(3)(b))', value: v(contact)},
-        {id: '38-41', label: 'Other parties involved (processors)', value: v(d.controller.processor)},
-        {id: '44-47', label: 'When the breach occurred', value: v(window)},
-        {id: '45', label: 'Only estimated dates are possible', value: d.timeline.dates_estimated ? 'Yes (from first/last contaminated response in logs)' : 'No'},
-        {id: '48', label: 'Date and time the controller became aware', value: v(d.timeline.aware_at)},
-        {id: '49', label: 'Reasons for late notification', value: v(late)},
-        {id: '50-51', label: 'How the breach was discovered', value: v(d.timeline.discovery)},
-        {id: '53', label: 'Timeline comments', value: `Detected ${v(d.timeline.detected_at)}; investigation started ${v(d.timeline.investigation_started_at)}; awareness basis: ${v(d.timeline.awareness_basis)}`},
-        {id: '55', label: 'Type of breach', value: d.nature.types.join(', ')},
-        {id: '56', label: 'Confidentiality', value: d.scope ? 'Data disclosed (evidence in logs)' : 'To be determined'},
-        {id: '60', label: 'Nature of incident', value: d.nature.incident_category},
-        {id: '61', label: 'Cause', value: d.nature.cause},
-        {id: '62', label: 'Description', value: d.nature.summary},
-        {id: '63', label: 'Systems involved', value: v(d.nature.systems ?? (d.nature.nodes.length ? d.nature.nodes.map((n) => `${n.node} (decode)`).join(', ') : null))},
-        {id: '65', label: 'Categories of data subjects', value: list(d.data_subjects.categories)},
-        {id: '67-68', label: 'Number of data subjects', value: range(d.data_subjects.approximate)},
-        {id: '70', label: 'Type of breached data', value: list(categories)},
-        {id: '72-73', label: 'Number of records (one record = one misdirected response)', value: range(d.records.approximate)},
-        {id: '85', label: 'Nature of potential impact', value: list(d.consequences)},
-        {id: '89-90', label: 'Risk assessment outcome and methodology', value: v(risk)},
-        {id: '92', label: 'Measures taken to address and mitigate', value: list(d.measures_taken)},
-        {id: '94-95', label: 'Preventive measures', value: list(d.measures_proposed)},
-        {id: '97', label: 'Communication to data subjects', value: d.article34.status},
-        {id: '114', label: 'Lead supervisory authority', value: v(d.cross_border.lead_authority)},
-        {id: '116', label: 'Countries of affected data subjects', value: v(d.cross_border.countries)},
-      ]
-    case 'ico':
-      return [
-        {id: 'type', label: 'Report type', value: phase},
-        {id: 'what', label: 'What happened', value: d.nature.summary},
-        {id: 'cyber', label: 'Was the breach caused by a cyber incident?', value: 'No: a software fault in the serving system (not an attack)'},
-        {id: 'found', label: 'How did you find out about the breach?', value: v(d.timeline.discovery)},
-        {id: 'discovered', label: 'When did you discover the breach?', value: v(d.timeline.aware_at)},
-        {id: 'happened', label: 'When did the breach happen?', value: v(window)},
-        {id: 'data', label: 'Categories of personal data included', value: list(categories)},
-        {id: 'records', label: 'Approximately how many personal data records are concerned?', value: range(d.records.approximate)},
-        {id: 'subjects', label: 'How many data subjects could be affected?', value: range(d.data_subjects.approximate)},
-        {id: 'subject-cats', label: 'Categories of data subjects', value: list(d.data_subjects.categories)},
-        {id: 'consequences', label: 'Potential consequences for data subjects', value: list(d.consequences)},
-        {id: 'actions', label: 'Actions taken or proposed', value: list([...d.measures_taken, ...d.measures_proposed])},
-        {id: 'told', label: 'Have you told data subjects?', value: d.article34.status},
-        {id: 'late', label: 'Reasons for reporting later than 72 hours', value: v(late)},
-        {id: 'dpo', label: 'Data protection officer / contact', value: v(contact)},
-        {id: 'org', label: 'Organisation (controller)', value: v(controller)},
-      ]
-    case 'cnil':
-      return [
-        {id: 'type', label: 'Type de notification', value: phase},
-        {id: 'organisme', label: 'Organisme responsable du traitement', value: v(controller)},
-        {id: 'contact', label: 'Délégué à la protection des données ou autre point de contact (art. 33.3.b)', value: v(contact)},
-        {id: 'connaissance', label: 'Date et heure de prise de connaissance de la violation', value: v(d.timeline.aware_at)},
-        {id: 'periode', label: 'Période de la violation', value: v(window)},
-        {id: 'retard', label: 'Motifs du retard (notification au-delà de 72 heures)', value: v(late)},
-        {id: 'nature', label: 'Nature de la violation', value: `${d.nature.types.map((t) => ({confidentiality: 'confidentialité', integrity: 'intégrité', availability: 'disponibilité'})[t]).join(', ')} — dysfonctionnement technique : données personnelles affichées à un mauvais destinataire (cache partagé du service LLM)`},
-        {id: 'personnes', label: 'Catégories et nombre approximatif de personnes concernées', value: `${range(d.data_subjects.approximate)} — utilisateurs finaux des clients concernés ; personnes citées dans les textes`},
-        {id: 'donnees', label: 'Catégories de données concernées', value: list(categories)},
-        {id: 'enregistrements', label: "Nombre approximatif d'enregistrements concernés (une réponse mal dirigée = un enregistrement)", value: range(d.records.approximate)},
-        {id: 'consequences', label: 'Conséquences probables pour les personnes', value: list(d.consequences)},
-        {id: 'mesures', label: 'Mesures prises ou envisagées pour remédier à la violation et en atténuer les effets', value: list([...d.measures_taken, ...d.measures_proposed])},
-        {id: 'information', label: 'Information des personnes concernées (art. 34)', value: d.risk?.outcome === 'notify-subjects' ? 'Oui, risque élevé : les personnes seront informées.' : 'Non décidé / pas de risque élevé établi à ce stade.'},
-        {id: 'risque', label: "Évaluation du risque et méthode", value: v(risk)},
-      ]
-    case 'dpc':
-      return [
-        {id: 'type', label: 'Notification type', value: phase},
-        {id: 'cross-border', label: 'Cross-border breach notification (one-stop shop)', value: d.cross_border.lead_authority ? `Yes; lead authority ${d.cross_border.lead_authority}` : 'To be determined'},
-        {id: 'controller', label: 'Data controller name and contact', value: v(controller)},
-        {id: 'dpo', label: 'DPO / contact point', value: v(contact)},
-        {id: 'aware', label: 'Date and time the controller became aware', value: v(d.timeline.aware_at)},
-        {id: 'occurred', label: 'Date(s) the breach occurred', value: v(window)},
-        {id: 'late', label: 'Reason for delay (if outside 72 hours)', value: v(late)},
-        {id: 'description', label: 'Description of the breach', value: d.nature.summary},
-        {id: 'subjects', label: 'Approximate number of data subjects', value: range(d.data_subjects.approximate)},
-        {id: 'records', label: 'Approximate number of records', value: range(d.records.approximate)},
-        {id: 'data', label: 'Categories of personal data', value: list(categories)},
-        {id: 'consequences', label: 'Likely consequences', value: list(d.consequences)},
-        {id: 'measures', label: 'Measures taken or proposed', value: list([...d.measures_taken, ...d.measures_proposed])},
-        {id: 'subjects-informed', label: 'Data subjects informed?', value: d.article34.status},
-        {id: 'countries', label: 'Member States where data subjects reside', value: v(d.cross_border.countries)},
-      ]
+
+export function authorityFields(authority: Authority, d: Draft, P: Phrases): FormField[] {
+  const a = answers(d, P)
+  const fields: Record<Authority, Field[]> = {
+    edpb: [
+      ['3', 'Type of notification', 'Type de notification', a.phase],
+      ['4', 'Sub-type', 'Sous-type', a.subType],
+      ['6', 'Previous breach ID', 'Identifiant de la notification précédente', a.previous],
+      ['7', "Controller's internal reference", 'Référence interne du responsable de traitement', a.reference],
+      ['10-11', 'Identifier type and value', "Type et valeur de l'identifiant", a.identifier],
+      ['12-13', 'Organisation name and contact details', "Nom et coordonnées de l'organisme", a.controller],
+      ['14-17', 'Sector, organisation type and economic activity', "Secteur, type d'organisme et activité économique", a.sector],
+      ['18-19', 'EEA representative (controller not established in the EEA)', "Représentant dans l'EEE (responsable établi hors de l'EEE)", a.eea],
+      ['21-24', 'Reporting person: name, contact and function', 'Personne qui notifie : nom, coordonnées et fonction', a.reporter],
+      ['29', 'Is a DPO designated?', 'Un DPO est-il désigné ?', a.dpoDesignated],
+      ['30-36', 'DPO / contact point where more information can be obtained (Art. 33(3)(b))', "DPO / point de contact auprès duquel obtenir des informations (art. 33.3.b)", a.contact],
+      ['38-41', 'Other parties involved (processors)', 'Autres parties impliquées (sous-traitants)', a.processor],
+      ['44', 'When the breach occurred', 'Quand la violation a eu lieu', a.window],
+      ['45', 'Only estimated dates are possible', 'Seules des dates estimées sont possibles', a.estimated],
+      ['46', 'Start date and time', 'Date et heure de début', a.start],
+      ['47', 'End date and time', 'Date et heure de fin', a.end],
+      ['48', 'Date and time the controller became aware', 'Date et heure de prise de connaissance par le responsable de traitement', a.aware],
+      ['49', 'Reasons for late notification', 'Motifs du retard de notification', a.late],
+      ['50-51', 'How the breach was discovered', 'Comment la violation a été découverte', a.discovery],
+      ['52', 'Date another party informed the controller', 'Date à laquelle un tiers a informé le responsable de traitement', a.informed],
+      ['53', 'Timeline comments', 'Commentaires sur la chronologie', a.comments],
+      ['55', 'Type of breach (confidentiality, integrity, availability)', 'Type de violation (confidentialité, intégrité, disponibilité)', a.types],
+      ['56', 'Confidentiality', 'Confidentialité', a.confidentiality],
+      ['57', 'Data unintelligible or not identifiable?', 'Données inintelligibles ou non identifiantes ?', a.unintelligible],
+      ['58', 'Integrity', 'Intégrité', a.integrity],
+      ['59', 'Availability', 'Disponibilité', a.availability],
+      ['60', 'Nature of incident', "Nature de l'incident", a.category],
+      ['61', 'Cause', 'Cause', a.causeCategory],
+      ['62', 'Description and root cause', 'Description et cause première', a.description],
+      ['63', 'Systems, software, services and infrastructure involved, and their location', 'Systèmes, logiciels, services et infrastructures concernés, et leur localisation', a.systems],
+      ['65-66', 'Categories of data subjects', 'Catégories de personnes concernées', a.subjectCategories],
+      ['67-68', 'Number of data subjects', 'Nombre de personnes concernées', a.subjects],
+      ['70-71', 'Type of breached data', 'Types de données concernées', a.data],
+      ['72-73', 'Number of records (one record = one response that carried another session\'s data)', "Nombre d'enregistrements (un enregistrement = une réponse contenant des données d'une autre session)", a.records],
+      ['75-76', 'Measures in place before the breach', 'Mesures en place avant la violation', a.measuresBefore],
+      ['79-85', 'Consequences and nature of the potential impact', "Conséquences et nature de l'impact potentiel", a.consequences],
+      ['87', 'Severity', 'Gravité', a.severity],
+      ['89', 'Risk assessment outcome', "Résultat de l'évaluation du risque", a.riskOutcome],
+      ['90', 'Methodology and factors used', 'Méthode et facteurs utilisés', a.method],
+      ['92', 'Measures taken to address and mitigate', 'Mesures prises pour remédier et atténuer', a.measuresTaken],
+      ['94-95', 'Preventive measures', 'Mesures préventives', a.measuresProposed],
+      ['97', 'Communication to data subjects', 'Communication aux personnes concernées', a.article34],
+      ['98', 'Date the communication started', 'Date de début de la communication', a.informedAt],
+      ['100-101', 'Art. 34(3) ground and explanation', "Motif de l'art. 34.3 et explication", a.article34Ground],
+      ['102-105', 'All data subjects informed? By what means?', 'Toutes les personnes informées ? Par quel moyen ?', a.allInformed],
+      ['106', 'Content of the message', 'Contenu du message', a.message],
+      ['109', 'Reported to police or judicial authorities?', 'Signalement à la police ou aux autorités judiciaires ?', a.police],
+      ['110-111', 'Notified to other authorities (e.g. CSIRT)?', 'Notifiée à d’autres autorités (p. ex. CSIRT) ?', a.otherAuthorities],
+      ['113', 'Cross-border processing?', 'Traitement transfrontalier ?', a.crossBorder],
+      ['114', 'Lead supervisory authority', 'Autorité de contrôle chef de file', a.leadAuthority],
+      ['115', 'Countries where the controller is established', "Pays d'établissement du responsable de traitement", a.establishment],
+      ['116', 'Countries of affected data subjects', 'Pays des personnes concernées', a.countries],
+      ['117', 'Number of data subjects per country', 'Nombre de personnes concernées par pays', a.perCountry],
+      ['118', 'Supervisory authorities notified', 'Autorités de contrôle notifiées', a.authoritiesNotified],
+      ['125-126', 'Attachments', 'Pièces jointes', a.attachments],
+    ],
+    ico: [
+      ['type', 'Report type', 'Type de rapport', a.phase],
+      ['org', 'Organisation (controller) name and registered address', 'Organisme (responsable de traitement) et adresse', a.controller],
+      ['reporter', 'Person reporting', 'Personne qui notifie', a.reporter],
+      ['dpo', 'Data protection officer / contact', 'Délégué à la protection des données / contact', a.contact],
+      ['what', 'What happened', "Ce qui s'est passé", a.description],
+      ['cyber', 'Was the breach caused by a cyber incident?', "La violation résulte-t-elle d'un incident de cybersécurité ?", a.causeCategory],
+      ['found', 'How did you find out about the breach?', 'Comment avez-vous appris la violation ?', a.discovery],
+      ['discovered', 'When did you discover the breach?', 'Quand avez-vous découvert la violation ?', a.aware],
+      ['happened', 'When did the breach happen?', 'Quand la violation a-t-elle eu lieu ?', a.window],
+      ['late', 'Reasons for reporting later than 72 hours', 'Motifs de la notification au-delà de 72 heures', a.late],
+      ['data', 'Categories of personal data included', 'Catégories de données personnelles concernées', a.data],
+      ['records', 'Approximately how many personal data records are concerned?', "Nombre approximatif d'enregistrements concernés", a.records],
+      ['subjects', 'How many data subjects could be affected?', 'Nombre de personnes pouvant être concernées', a.subjects],
+      ['subject-cats', 'Categories of data subjects', 'Catégories de personnes concernées', a.subjectCategories],
+      ['consequences', 'Potential consequences for data subjects', 'Conséquences potentielles pour les personnes', a.consequences],
+      ['training', 'Staff involved and their data protection training', 'Personnel impliqué et sa formation', a.training],
+      ['before', 'Preventive measures in place before the breach', 'Mesures préventives en place avant la violation', a.measuresBefore],
+      ['actions', 'Actions taken or proposed', 'Mesures prises ou envisagées', a.actions],
+      ['told', 'Have you told data subjects?', 'Avez-vous informé les personnes ?', a.article34],
+      ['others', 'Other organisations told', 'Autres organismes informés', a.otherAuthorities],
+    ],
+    cnil: [
+      ['type', 'Type of notification', 'Type de notification', a.phase],
+      ['siren', 'SIREN number', 'Numéro SIREN', a.identifier],
+      ['organisme', 'Organisation (controller)', 'Organisme responsable du traitement', a.controller],
+      ['declarant', 'Contact person and legal representative', 'Personne à contacter et représentant légal', a.reporter],
+      ['contact', 'DPO or other contact point (Art. 33(3)(b))', 'Délégué à la protection des données ou autre point de contact (art. 33.3.b)', a.contact],
+      ['connaissance', 'Date and time of awareness of the breach', 'Date et heure de prise de connaissance de la violation', a.aware],
+      ['periode', 'Period of the breach', 'Période de la violation', a.window],
+      ['retard', 'Reasons for the delay (notification after 72 hours)', 'Motifs du retard (notification au-delà de 72 heures)', a.late],
+      ['decouverte', 'How the breach was discovered', 'Circonstances de la découverte', a.discovery],
+      ['nature', 'Nature of the breach', 'Nature de la violation', a.types],
+      ['categorie', 'Type of incident', "Type d'incident", a.category],
+      ['cause', 'Cause of the breach', 'Origine de la violation', a.causeCategory],
+      ['description', 'Description of the breach', 'Description de la violation', a.description],
+      ['personnes', 'Categories and approximate number of data subjects', 'Catégories et nombre approximatif de personnes concernées', a.subjects],
+      ['categories-personnes', 'Categories of data subjects', 'Catégories de personnes concernées', a.subjectCategories],
+      ['donnees', 'Categories of data concerned', 'Catégories de données concernées', a.data],
+      ['enregistrements', 'Approximate number of records concerned', "Nombre approximatif d'enregistrements concernés (une réponse contenant des données d'une autre session = un enregistrement)", a.records],
+      ['avant', 'Measures in place before the breach', 'Mesures en place avant la violation', a.measuresBefore],
+      ['consequences', 'Likely consequences for the data subjects', 'Conséquences probables pour les personnes', a.consequences],
+      ['risque', 'Risk assessment and method', 'Évaluation du risque et méthode', a.method],
+      ['mesures', 'Measures taken or planned to remedy and mitigate', 'Mesures prises ou envisagées pour remédier à la violation et en atténuer les effets', a.actions],
+      ['information', 'Information of the data subjects (Art. 34)', 'Information des personnes concernées (art. 34)', a.article34],
+      ['autorites', 'Other authorities informed', 'Autres autorités informées', a.otherAuthorities],
+      ['police', 'Complaint or report to the police', 'Plainte ou signalement aux services de police', a.police],
+      ['transfrontalier', 'Cross-border processing and lead authority', 'Traitement transfrontalier et autorité chef de file', a.crossBorder],
+    ],
+    dpc: [
+      ['type', 'Notification type', 'Type de notification', a.phase],
+      ['cross-border', 'Cross-border breach notification (one-stop shop)', 'Notification transfrontalière (guichet unique)', a.crossBorder],
+      ['controller', 'Data controller name and contact', 'Nom et coordonnées du responsable de traitement', a.controller],
+      ['reporter', 'Person reporting', 'Personne qui notifie', a.reporter],
+      ['dpo', 'DPO / contact point', 'DPO / point de contact', a.contact],
+      ['aware', 'Date and time the controller became aware', 'Date et heure de prise de connaissance par le responsable de traitement', a.aware],
+      ['occurred', 'Date(s) the breach occurred', 'Date(s) de la violation', a.window],
+      ['late', 'Reason for delay (if outside 72 hours)', 'Motif du retard (au-delà de 72 heures)', a.late],
+      ['description', 'Description of the breach', 'Description de la violation', a.description],
+      ['cause', 'Cause', 'Cause', a.causeCategory],
+      ['subjects', 'Approximate number of data subjects', 'Nombre approximatif de personnes concernées', a.subjects],
+      ['records', 'Approximate number of records', "Nombre approximatif d'enregistrements", a.records],
+      ['data', 'Categories of personal data', 'Catégories de données personnelles', a.data],
+      ['before', 'Measures in place before the breach', 'Mesures en place avant la violation', a.measuresBefore],
+      ['consequences', 'Likely consequences', 'Conséquences probables', a.consequences],
+      ['measures', 'Measures taken or proposed', 'Mesures prises ou envisagées', a.actions],
+      ['subjects-informed', 'Data subjects informed?', 'Personnes concernées informées ?', a.article34],
+      ['countries', 'Member States where data subjects reside', 'États membres de résidence des personnes concernées', a.countries],
+      ['police', 'Reported to An Garda Síochána or other authorities?', 'Signalée à la police ou à d’autres autorités ?', a.police],
+    ],
   }
+  return fields[authority].map(([id, en, fr, ans]) => ({id, label: P.lang === 'fr' ? fr : en, value: ans.value, open: ans.open}))
 }

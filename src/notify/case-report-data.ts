@@ -10,6 +10,8 @@ import type {AssessmentRecord} from './assessment-store.js'
 import type {ClockResult} from './clock.js'
 import {buildFacts, loadFactsInputs, type ReplayFacts} from './facts.js'
 import type {IncidentRecord} from './incident.js'
+import {buildRegisterEntry} from './register.js'
+import type {OpenItem} from './statements.js'
 
 // Everything `crosstalk report case` shows, read once from the case by functions that
 // already exist (scope, timeline, sightings, the facts the Article 33 draft is built
@@ -29,7 +31,8 @@ export interface CaseReportData {
   tool_version: string
   /** false when some ingested records were never scanned, or the registry changed since */
   detection: {complete: boolean; never_scanned: boolean; files_not_scanned: number; records_not_scanned: number; registry_changed: boolean}
-  totals: {records: number; files: number; tenants: number; sessions: number; bad_lines: number}
+  /** files: log files only (a canary registry is evidence, not a log) */
+  totals: {records: number; files: number; registry_files: number; tenants: number; sessions: number; bad_lines: number}
   incident: IncidentRecord | null
   clock: ClockResult | null
   /** scope's contract numbers and the estimates with their method (`crosstalk scope --json`) */
@@ -69,9 +72,11 @@ export interface CaseReportData {
     limit: number
     omitted: number
   }
-  open_items: Array<{item: string; ref: string}>
+  /** the case's open items: the Article 33 draft's (a controller), or the register's and the notices' (a processor) */
+  open_items: OpenItem[]
   assessment: AssessmentRecord | null
-  replay: Omit<ReplayFacts, 'items' | 'targets'> | null
+  /** replay results per target and purpose (never pooled) */
+  replay: ReplayFacts | null
   evidence: Array<{name: string; sha256: string; size: number; records: number}>
 }
 
@@ -102,12 +107,11 @@ export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): 
   const limit = options.maxSightings ?? 10_000
   const byClass = {own: 0, echo: 0, cross_session: 0, cross_tenant: 0, orphan: 0} as Record<SightingClass, number>
   for (const s of all) byClass[s.class]++
-  // The draft's open items are the report's. A draft past the deadline needs reasons for the
-  // delay, which this report does not give: it lists them as one more open item instead.
-  const overdue = facts.clock?.status === 'overdue'
-  const draft = buildArticle33(facts, overdue ? {delayReason: 'listed as an open item'} : {})
-  const openItems = overdue ? [{item: 'Reasons for the delay: the 72 hours have passed', ref: 'Art. 33(1)'}, ...draft.open_items] : draft.open_items
-  const replay = facts.replay ? (({items: _items, targets: _targets, ...r}) => r)(facts.replay) : null
+  // The drafts' open items are the report's: a controller's Article 33 draft (which lists the
+  // reasons for a delay as an open item when they are missing), or for a processor the
+  // register entry (which lists the controllers not yet notified).
+  const openItems = facts.incident?.role === 'processor' ? buildRegisterEntry(facts).open_items : buildArticle33(facts).open_items
+  const replay = facts.replay
   return {
     kind: 'case_report',
     generated_at: options.now.toISOString(),
@@ -119,7 +123,7 @@ export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): 
       records_not_scanned: coverage.records_not_scanned,
       registry_changed: coverage.registry_changed,
     },
-    totals: facts.totals,
+    totals: {records: facts.totals.records, files: facts.totals.log_files, registry_files: facts.totals.registry_files, tenants: facts.totals.tenants, sessions: facts.totals.sessions, bad_lines: facts.totals.bad_lines},
     incident: facts.incident,
     clock: facts.clock,
     scope: {
@@ -158,6 +162,6 @@ export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): 
     assessment: facts.assessment,
     replay,
     // file names only: the report goes to colleagues, this machine's paths stay here
-    evidence: facts.evidence.map((f) => ({name: f.path.split(/[\\/]/).pop() ?? f.path, sha256: f.sha256, size: f.size, records: f.records})),
+    evidence: facts.evidence.map((f) => ({name: f.name, sha256: f.sha256, size: f.size, records: f.records})),
   }
 }

@@ -2,38 +2,116 @@
 // period is counted in elapsed hours (Reg. 1182/71: periods in hours do not roll to a
 // working day), so the deadline is plain millisecond arithmetic: a weekend, a holiday or
 // a daylight-saving change inside the window never moves it.
+//
+// Art. 33(2): a processor notifies each controller "without undue delay". The GDPR sets no
+// number; a contract often does (Art. 28(3)(f): 24 or 48 hours are common). A processor's
+// clock therefore runs per controller, against the contractual period when one is recorded
+// (incident set --controller-deadline-hours) and against no fixed deadline otherwise: it is
+// never given the controller's 72 hours to the authority.
 
 export const DEADLINE_MS = 72 * 3600_000
-/** Under this much time left the clock says due_soon. */
+/** Under this much time left the clock says due_soon (a quarter of a short contractual period). */
 export const DUE_SOON_MS = 24 * 3600_000
 
 export type ClockStatus = 'open' | 'due_soon' | 'overdue' | 'notified'
 
-/** `crosstalk clock --json` (contract shape; extra keys may follow the four). */
-export interface ClockResult {
-  aware_at: string
-  deadline: string
-  remaining_seconds: number
+/** What the deadline is counted from and against. */
+export type ClockBasis = 'art33(1)' | 'art33(2)-contract' | 'art33(2)-without-undue-delay'
+
+/** One controller a processor must notify (Art. 33(2)): its own state. */
+export interface ControllerClock {
+  tenant_id: string
+  deadline: string | null
+  remaining_seconds: number | null
   status: ClockStatus
-  notified_at?: string | null
+  notified_at: string | null
+  /** notified after the deadline, or still not notified after it */
+  late: boolean
 }
 
-export function computeClock(awareAt: Date, now: Date, notifiedAt?: Date | null): ClockResult {
-  const deadline = new Date(awareAt.getTime() + DEADLINE_MS)
-  const remainingMs = deadline.getTime() - now.getTime()
+/**
+ * `crosstalk clock --json`: the contract's four keys first (aware_at, deadline,
+ * remaining_seconds, status), then `late` and what the deadline rests on. A processor with no
+ * contractual period has no fixed deadline: deadline and remaining_seconds are null then.
+ */
+export interface ClockResult {
+  aware_at: string
+  deadline: string | null
+  remaining_seconds: number | null
+  status: ClockStatus
+  /** the notification came after the deadline, or there is none and the deadline has passed */
+  late: boolean
+  notified_at?: string | null
+  basis?: ClockBasis
+  /** a processor's controllers, each with its own state; the processor is "notified" only when all are */
+  controllers?: ControllerClock[]
+}
+
+/** The 72-hour clock (or any fixed period); `periodMs` null: no fixed deadline ("without undue delay"). */
+export function computeClock(awareAt: Date, now: Date, notifiedAt?: Date | null, periodMs: number | null = DEADLINE_MS): ClockResult {
+  const deadline = periodMs === null ? null : new Date(awareAt.getTime() + periodMs)
+  const remainingMs = deadline === null ? null : deadline.getTime() - now.getTime()
   // Whole seconds, rounded toward the deadline so a countdown never shows time that is gone.
-  const remaining_seconds = Math.floor(remainingMs / 1000)
+  const remaining_seconds = remainingMs === null ? null : Math.floor(remainingMs / 1000)
+  const dueSoon = periodMs === null ? 0 : Math.min(DUE_SOON_MS, periodMs / 3)
   let status: ClockStatus
   if (notifiedAt) status = 'notified'
-  else if (remainingMs < 0) status = 'overdue'
-  else if (remainingMs < DUE_SOON_MS) status = 'due_soon'
+  else if (remainingMs !== null && remainingMs < 0) status = 'overdue'
+  else if (remainingMs !== null && remainingMs < dueSoon) status = 'due_soon'
   else status = 'open'
-  const result: ClockResult = {aware_at: awareAt.toISOString(), deadline: deadline.toISOString(), remaining_seconds, status}
+  const late = deadline !== null && (notifiedAt ? notifiedAt.getTime() > deadline.getTime() : now.getTime() > deadline.getTime())
+  const result: ClockResult = {aware_at: awareAt.toISOString(), deadline: deadline?.toISOString() ?? null, remaining_seconds, status, late}
   if (notifiedAt) result.notified_at = notifiedAt.toISOString()
   return result
 }
 
 /** True when a notification made at `at` came after the 72 hours (Art. 33(1): reasons needed). */
-export function isLate(awareAt: Date, at: Date): boolean {
-  return at.getTime() > awareAt.getTime() + DEADLINE_MS
+export function isLate(awareAt: Date, at: Date, periodMs: number | null = DEADLINE_MS): boolean {
+  return periodMs !== null && at.getTime() > awareAt.getTime() + periodMs
+}
+
+export interface CaseClockInput {
+  role: 'controller' | 'processor'
+  aware_at: string
+  controller_deadline_hours: number | null
+}
+
+export interface ClockNotification {
+  phase: 'initial' | 'follow-up'
+  at: string
+  recipient: string
+}
+
+/** The period a notice to this recipient is due within, from awareness; null: without undue delay. */
+export function noticePeriodMs(incident: CaseClockInput, recipient: string): number | null {
+  if (recipient === 'data-subjects') return null // Art. 34(1): without undue delay
+  if (incident.role === 'controller') return recipient === 'authority' ? DEADLINE_MS : null
+  // A processor: to a controller, the contractual period if any (Art. 28(3)(f)); to an authority
+  // (only on a controller's behalf) the controller's own clock, which the processor does not hold.
+  return recipient === 'authority' || incident.controller_deadline_hours === null ? null : incident.controller_deadline_hours * 3600_000
+}
+
+/**
+ * The case's clock. A controller: the 72 hours to the authority, stopped by the first initial
+ * notification to it. A processor: one clock per controller in the exposure (`controllers`),
+ * stopped by the first initial notice to that tenant; the whole is "notified" only once every
+ * controller is, and "late" when any is.
+ */
+export function computeCaseClock(incident: CaseClockInput, notifications: readonly ClockNotification[], now: Date, controllers: readonly string[] = []): ClockResult {
+  const aware = new Date(incident.aware_at)
+  const firstInitial = (recipient: string): Date | null => {
+    const times = notifications.filter((n) => n.phase === 'initial' && n.recipient === recipient).map((n) => Date.parse(n.at))
+    return times.length === 0 ? null : new Date(Math.min(...times))
+  }
+  if (incident.role === 'controller') return {...computeClock(aware, now, firstInitial('authority')), basis: 'art33(1)'}
+  const period = noticePeriodMs(incident, controllers[0] ?? '')
+  const basis: ClockBasis = period === null ? 'art33(2)-without-undue-delay' : 'art33(2)-contract'
+  const each: ControllerClock[] = controllers.map((tenant) => {
+    const c = computeClock(aware, now, firstInitial(tenant), period)
+    return {tenant_id: tenant, deadline: c.deadline, remaining_seconds: c.remaining_seconds, status: c.status, notified_at: c.notified_at ?? null, late: c.late}
+  })
+  const all = each.length > 0 && each.every((c) => c.notified_at !== null)
+  const lastNotice = all ? new Date(Math.max(...each.map((c) => Date.parse(c.notified_at!)))) : null
+  const whole = computeClock(aware, now, lastNotice, period)
+  return {...whole, late: each.some((c) => c.late) || whole.late, basis, controllers: each}
 }

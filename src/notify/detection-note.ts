@@ -16,7 +16,28 @@ export const detectionSchema = z.object({
 
 export type DetectionSummary = z.infer<typeof detectionSchema>
 
-export function detectionSummary(c: DetectionCoverage): DetectionSummary {
+/** The gap in French, for French documents (the same facts as describeGap). */
+function describeGapFr(c: DetectionCoverage): string {
+  if (c.never_scanned) return c.files_not_scanned > 0 ? `le dossier n'a jamais été analysé (${c.files_not_scanned} fichier(s) de journaux, ${c.records_not_scanned} enregistrements)` : "le dossier ne contient aucun journal analysé"
+  const parts: string[] = []
+  if (c.files_not_scanned > 0) parts.push(`${c.files_not_scanned} fichier(s) de journaux (${c.records_not_scanned} enregistrements) chargé(s) depuis la dernière analyse`)
+  if (c.registry_changed) parts.push('le registre des canaris a changé depuis la dernière analyse')
+  if (c.provenance === 'stale') parts.push("la provenance sans canari n'a pas été recalculée depuis l'ajout d'enregistrements")
+  return parts.join(' ; ')
+}
+
+export function detectionSummary(c: DetectionCoverage, language: 'en' | 'fr' = 'en'): DetectionSummary {
+  if (language === 'fr' && !c.complete) {
+    return {
+      complete: c.complete,
+      files_not_scanned: c.files_not_scanned,
+      records_not_scanned: c.records_not_scanned,
+      registry_changed: c.registry_changed,
+      provenance: c.provenance,
+      last_scan_at: c.last_scan_at,
+      note: `Analyse incomplète : ${describeGapFr(c)}. Les chiffres ci-dessous ne couvrent que ce qui a été analysé.`,
+    }
+  }
   return {
     complete: c.complete,
     files_not_scanned: c.files_not_scanned,

@@ -1,8 +1,10 @@
+import {basename} from 'node:path'
 import type {DetectionCoverage} from '../detect/coverage.js'
 import {recordTextLoader} from '../evidence/record-texts.js'
 import {listReplayResults, type StoredReplayResult} from '../replay/replay-store.js'
 import {wilsonInterval} from '../replay/wilson.js'
-import {computeScope, type ScopeFlow, type ScopeResult} from '../scope/compute-scope.js'
+import {computeScope, type Exposure, type ScopeFlow, type ScopeResult} from '../scope/compute-scope.js'
+import {exposureRows, exposureTenants} from '../scope/exposure.js'
 import {loadScopeInputs, type ScopeInputs} from '../scope/scope-data.js'
 import {computeTenantView, type TenantCounterpart} from '../scope/tenant-view.js'
 import {contaminationRows} from '../store/findings.js'
@@ -11,16 +13,17 @@ import type {CaseDb} from '../store/open-case.js'
 import {recordTotals, type RecordTotals} from '../store/records.js'
 import {safeLine} from '../util/sanitize.js'
 import {latestAssessment, type AssessmentRecord} from './assessment-store.js'
-import {computeClock, type ClockResult} from './clock.js'
+import {computeCaseClock, type ClockResult} from './clock.js'
 import {getIncident, listAmendments, type AwarenessAmendment, type IncidentRecord} from './incident.js'
-import {firstInitialNotification, listNotifications, type NotificationRecord} from './notifications.js'
+import {listNotifications, notificationLate, notificationProblems, type NotificationRecord} from './notifications.js'
 import {CATEGORY_LABELS} from './labels.js'
 
 // Everything a report needs, read once from the case. Reports are built from this plain
 // object only, so they can be tested with a hand-built fixture and never reach back into
 // the database. Every string that came from a log passes through safeLine here, so no
 // report format can receive a raw terminal escape; leaked content itself is never read
-// unless the user asked for excerpts.
+// unless the user asked for excerpts. Machine-local paths never enter: evidence files are
+// named by their file name and SHA-256.
 
 export type Flow = ScopeFlow
 
@@ -34,7 +37,7 @@ export interface Range {
 export interface Category {
   /** a pii_findings kind ('email', 'iban', ...), a conversation-content category from scope, or 'free_text' */
   kind: string
-  /** English label; reports translate by kind (phrases.ts) */
+  /** English label; reports translate by kind (phrases) */
   label: string
   /** distinct values (by hash) for personal-data kinds; responses for content categories */
   count: number
@@ -50,6 +53,8 @@ type ScopeContractKeys = Pick<
 >
 
 export interface ScopeFacts extends ScopeContractKeys {
+  /** canary and verbatim text together: the numbers every draft and notice states */
+  exposure: Exposure
   // extensions used by the reports
   pool_tokens: number | null
   orphan_sightings: number
@@ -61,17 +66,23 @@ export interface ScopeFacts extends ScopeContractKeys {
   records: Range
   categories: Category[]
   bug_window: {start: string; end: string; basis: string} | null
+  /** first and last response of the exposure (canary or text) */
+  exposure_first: string | null
+  exposure_last: string | null
   /** how the contract numbers were computed */
   method: string
 }
 
-/** One controller's own exposure: what a processor may tell that tenant (Art. 33(2)). */
+/** One controller's own exposure: what a processor may tell that tenant (Art. 33(2)). Canary and verbatim text together. */
 export interface TenantExposure {
   tenant_id: string
-  /** this tenant's sessions whose data reached another session */
+  /** this tenant's sessions whose data reached another session (marker or verbatim text) */
   leaked_sessions: string[]
   /** responses (to anyone else) that carried this tenant's data */
   responses_carrying_its_data: number
+  /** of which with this tenant's canary marker / by verbatim text only */
+  leaked_by_canary: number
+  provenance_only_leaked: number
   /** other sessions of this same tenant that received it */
   recipient_sessions_same_tenant: number
   /** sessions of other tenants that received it (count only: never their ids) */
@@ -80,18 +91,20 @@ export interface TenantExposure {
   recipient_tenants_other: number
   first_leaked: string | null
   last_leaked: string | null
-  /** responses attributed to its data by verbatim overlap only (no canary) */
-  provenance_only_leaked: number
   /** markers of this tenant seen elsewhere, truncated */
   markers_truncated: string[]
   /** PII kinds found in this tenant's leaked content (counts of distinct values) */
   pii_in_leaked: Category[]
-  /** responses this tenant received that carried another tenant's data */
+  /** responses this tenant received that carried another session's data (marker or text) */
   received_foreign_responses: number
+  received_by_canary: number
+  received_by_text_only: number
   /** its sessions that received foreign data */
   receiving_sessions: string[]
-  /** number of tenants whose data it received (count only) */
+  /** number of other tenants whose data it received (count only) */
   received_from_tenants: number
+  first_received: string | null
+  last_received: string | null
   pii_in_received: Category[]
   /** the other customers on each side, as opaque labels (tenant#1, ...) from computeTenantView */
   counterparts_leaked_to: Counterpart[]
@@ -106,31 +119,50 @@ export interface Counterpart {
   responses: number
   /** responses attributed by verbatim overlap */
   provenance_responses: number
+  /** responses by either */
+  exposure_responses: number
   /** the other side's sessions (marker or verbatim) */
   sessions: number
   first_seen: string | null
   last_seen: string | null
 }
 
-export interface ReplayFacts {
-  runs: number
-  results: number
+/**
+ * Replay results of one target for one purpose: distinct records, never pooled with another
+ * target or with a negative control. A record replayed several times on the same target counts once.
+ */
+export interface ReplayTargetFacts {
+  target: string
+  /** 'simulator': crosstalk's own testbed, built to leak; 'external': another serving stack */
+  target_kind: 'simulator' | 'external' | 'unrecorded'
+  target_version: string | null
+  model: string
+  purpose: 'confirmation' | 'negative-control' | 'unrecorded'
+  run_ids: number[]
+  first_at: string
+  last_at: string
+  /** distinct records replayed on this target */
+  records: number
+  /** of which confirmed at least once / never confirmed but served / only rejected */
   confirmed: number
   not_reproduced: number
   rejected: number
   trials: number
   reproduced: number
-  /** pooled over every result: reproduced / trials with a 95 % Wilson interval */
   rate: number
   wilson_low: number
   wilson_high: number
-  targets: string[]
   original_prompt: boolean
-  items: Array<{request_id: string; verdict: 'confirmed' | 'not_reproduced' | 'rejected'; trials: number; reproduced: number; rate: number; wilson_low: number; wilson_high: number}>
+  interrupted: boolean
+}
+
+export interface ReplayFacts {
+  groups: ReplayTargetFacts[]
 }
 
 export interface EvidenceFile {
-  path: string
+  /** the file's name only: documents leave this machine, its paths stay here */
+  name: string
   sha256: string
   size: number
   kind: string
@@ -145,14 +177,21 @@ export interface Excerpt {
   text: string
 }
 
+/** A recorded notification as the drafts state it: with whether it was late, and what it contradicts. */
+export interface NotificationFact extends NotificationRecord {
+  late: boolean
+}
+
 export interface CaseFacts {
   generated_at: string
   incident: IncidentRecord | null
   amendments: AwarenessAmendment[]
   clock: ClockResult | null
-  notifications: NotificationRecord[]
+  notifications: NotificationFact[]
+  /** recorded notifications the incident now contradicts (e.g. after an awareness amendment) */
+  notification_problems: string[]
   assessment: AssessmentRecord | null
-  totals: {records: number; tenants: number; sessions: number; files: number; bad_lines: number}
+  totals: {records: number; tenants: number; sessions: number; log_files: number; registry_files: number; bad_lines: number}
   /** whether detection covered everything the case holds */
   detection: DetectionCoverage
   /** null when detection never ran over any log */
@@ -163,6 +202,8 @@ export interface CaseFacts {
   replay: ReplayFacts | null
   evidence: EvidenceFile[]
   excerpts: Excerpt[] | null
+  /** set when the facts were narrowed to one controller's exposure (a processor notifying on its behalf) */
+  for_tenant: string | null
 }
 
 export interface GatherFactsOptions {
@@ -204,7 +245,7 @@ export function loadFactsInputs(db: CaseDb, options: Omit<GatherFactsOptions, 'n
     notifications: listNotifications(db),
     assessment: latestAssessment(db),
     replay: listReplayResults(db),
-    files: completeFiles(db).map((f) => ({path: f.name, sha256: f.sha256, size: f.size, kind: f.kind, records: f.records})),
+    files: completeFiles(db).map((f) => ({name: basename(f.name.replace(/\\/g, '/')), sha256: f.sha256, size: f.size, kind: f.kind, records: f.records})),
     fileTotals: fileTotals(db),
     recordTotals: recordTotals(db),
     excerpts: options.includeExcerpts ? gatherExcerpts(db) : null,
@@ -215,24 +256,35 @@ export function gatherFacts(db: CaseDb, options: GatherFactsOptions): CaseFacts 
   return buildFacts(loadFactsInputs(db, options), options.now)
 }
 
+export interface BuildFactsOptions {
+  /** Narrow the exposure to one controller (tenant): its data that reached others, and what it received. */
+  tenant?: string
+}
+
 /** The facts every report is built from, computed from what loadFactsInputs read. Pure. */
-export function buildFacts(inputs: FactsInputs, now: Date): CaseFacts {
+export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOptions = {}): CaseFacts {
   const incident = inputs.incident
-  const notifications = inputs.notifications.map((n) => ({...n, recipient: safeLine(n.recipient), reference: safeLine(n.reference)}))
-  let clock: ClockResult | null = null
-  if (incident) {
-    const first = firstInitialNotification(notifications, incident.role)
-    clock = computeClock(new Date(incident.aware_at), now, first ? new Date(first.at) : null)
-  }
-  const s = inputs.scope
+  const s = options.tenant === undefined ? inputs.scope : narrowTo(inputs.scope, options.tenant)
+  const full = s.detection.never_scanned ? null : computeScope(s)
+  const tenants = full ? exposureTenants(exposureRows(s)) : []
+  const notifications: NotificationFact[] = inputs.notifications.map((n) => ({
+    ...n,
+    recipient: safeLine(n.recipient),
+    reference: safeLine(n.reference),
+    delay_reason: n.delay_reason === null ? null : safeLine(n.delay_reason),
+    late: incident ? notificationLate(incident, n) : false,
+  }))
+  const clock = incident ? computeCaseClock(incident, inputs.notifications, now, tenants) : null
+  const logFiles = inputs.files.filter((f) => f.kind === 'log')
   const totals = {
     records: inputs.recordTotals.records,
     tenants: inputs.recordTotals.tenants,
     sessions: inputs.recordTotals.sessions,
-    files: inputs.files.length,
+    // Only log files hold responses: a canary registry is evidence, not a log.
+    log_files: logFiles.length,
+    registry_files: inputs.files.length - logFiles.length,
     bad_lines: inputs.fileTotals.bad_lines,
   }
-  const full = s.detection.never_scanned ? null : computeScope(s)
   const provenanceIds = new Set(s.provenance.map((p) => p.record_id))
   return {
     generated_at: now.toISOString(),
@@ -240,15 +292,36 @@ export function buildFacts(inputs: FactsInputs, now: Date): CaseFacts {
     amendments: inputs.amendments.map((a) => sanitizeRecord(a)),
     clock,
     notifications,
+    notification_problems: incident ? notificationProblems(incident, inputs.notifications, now).map(safeLine) : [],
     assessment: inputs.assessment,
     totals,
     detection: s.detection,
-    scope: full ? scopeFacts(full) : null,
-    tenants: full ? tenantExposures(s, full) : [],
+    scope: full ? scopeFacts(full, s) : null,
+    tenants: full ? tenantExposures(s, tenants) : [],
     provenance: full ? {attributed_responses: provenanceIds.size, max_overlap_words: s.provenance.reduce((m, p) => Math.max(m, p.overlap_words), 0)} : null,
     replay: replayFacts(inputs.replay),
-    evidence: inputs.files.map((f) => ({...f, path: safeLine(f.path)})),
+    evidence: inputs.files.map((f) => ({...f, name: safeLine(f.name)})),
     excerpts: inputs.excerpts,
+    for_tenant: options.tenant === undefined ? null : safeLine(options.tenant),
+  }
+}
+
+/**
+ * One controller's share of the evidence: what of its end users reached others, and what its
+ * end users received. Case-wide bounds (at-risk responses, sessions served by a leaking node)
+ * are not narrowed: they are left unknown rather than overstated.
+ */
+function narrowTo(inputs: ScopeInputs, tenant: string): ScopeInputs {
+  const involved = (r: {source_tenant: string | null; recipient_tenant: string}): boolean => r.source_tenant === tenant || r.recipient_tenant === tenant
+  return {
+    ...inputs,
+    contamination: inputs.contamination.filter(involved),
+    provenance: inputs.provenance.filter(involved),
+    pii: inputs.pii.filter((p) => p.source_tenant === tenant || p.recipient_tenant === tenant),
+    atRisk: null,
+    atRiskByTenant: null,
+    exposure: null,
+    pool: null,
   }
 }
 
@@ -259,15 +332,19 @@ function sanitizeRecord<T extends object>(record: T): T {
 }
 
 /** computeScope's result reduced to what reports show; every log-derived string made inert. */
-export function scopeFacts(s: ScopeResult): ScopeFacts {
+export function scopeFacts(s: ScopeResult, inputs?: Pick<ScopeInputs, 'contamination' | 'provenance'>): ScopeFacts {
   const categories: Category[] = s.data_categories.map((c) => ({
     kind: safeLine(c.category),
     label: CATEGORY_LABELS.en[c.category] ?? safeLine(c.label),
     count: c.distinct_values ?? c.responses,
     responses: c.responses,
   }))
-  const leaked = s.contaminated_responses + s.provenance_only_responses
+  const leaked = s.exposure.responses
   categories.push({kind: 'free_text', label: CATEGORY_LABELS.en.free_text!, count: leaked, responses: leaked})
+  const times = inputs ? exposureRows(inputs).map((r) => r.ts_ms) : []
+  const first = times.length > 0 ? new Date(Math.min(...times)).toISOString() : s.first_seen
+  const last = times.length > 0 ? new Date(Math.max(...times)).toISOString() : s.last_seen
+  const inert = (f: ScopeFlow): ScopeFlow => ({source_tenant: safeLine(f.source_tenant), recipient_tenant: safeLine(f.recipient_tenant), responses: f.responses})
   return {
     contaminated_responses: s.contaminated_responses,
     cross_tenant_responses: s.cross_tenant_responses,
@@ -278,7 +355,8 @@ export function scopeFacts(s: ScopeResult): ScopeFacts {
     first_seen: s.first_seen,
     last_seen: s.last_seen,
     at_risk_responses: s.at_risk_responses,
-    flows: s.flows.map((f) => ({source_tenant: safeLine(f.source_tenant), recipient_tenant: safeLine(f.recipient_tenant), responses: f.responses})),
+    flows: s.flows.map(inert),
+    exposure: {...s.exposure, flows: s.exposure.flows.map(inert)},
     pool_tokens: s.pool_tokens,
     orphan_sightings: s.orphan_sightings,
     provenance_responses: s.provenance_responses,
@@ -306,52 +384,72 @@ export function scopeFacts(s: ScopeResult): ScopeFacts {
     records: {low: s.records_concerned.low, high: s.records_concerned.high, method: s.records_concerned.method},
     categories,
     bug_window: s.bug_window,
+    exposure_first: first,
+    exposure_last: last,
     method:
-      'canary sightings: responses holding a marker registered to another session (cross_session) or another tenant (cross_tenant), in completely loaded log files; verbatim-overlap provenance and personal-data findings are reported beside them',
+      'exposure: responses holding a canary marker registered to another session (cross_session, cross_tenant sightings) or verbatim text of another session\'s earlier prompt or answer (provenance, 12+ words), in completely loaded log files; each part is counted and shown',
   }
 }
 
-function replayFacts(rows: StoredReplayResult[]): ReplayFacts | null {
+/** Replay results grouped by target and purpose, distinct records per group. */
+export function replayFacts(rows: readonly StoredReplayResult[]): ReplayFacts | null {
   if (rows.length === 0) return null
-  const trials = rows.reduce((a, r) => a + r.trials, 0)
-  const reproduced = rows.reduce((a, r) => a + r.reproduced, 0)
-  const pooled = wilsonInterval(reproduced, trials)
-  const verdicts = (v: string) => rows.filter((r) => r.verdict === v).length
+  const groups = new Map<string, StoredReplayResult[]>()
+  for (const r of rows) {
+    const key = JSON.stringify([r.target, r.target_kind, r.target_version, r.model, r.purpose])
+    const g = groups.get(key)
+    if (g) g.push(r)
+    else groups.set(key, [r])
+  }
   return {
-    runs: new Set(rows.map((r) => r.run_id)).size,
-    results: rows.length,
-    confirmed: verdicts('confirmed'),
-    not_reproduced: verdicts('not_reproduced'),
-    rejected: verdicts('rejected'),
-    trials,
-    reproduced,
-    rate: trials > 0 ? reproduced / trials : 0,
-    wilson_low: pooled.low,
-    wilson_high: pooled.high,
-    targets: [...new Set(rows.map((r) => safeLine(r.target)))],
-    original_prompt: rows.some((r) => r.original_prompt),
-    items: rows.map((r) => ({
-      request_id: safeLine(r.request_id),
-      verdict: r.verdict,
-      trials: r.trials,
-      reproduced: r.reproduced,
-      rate: r.rate,
-      wilson_low: r.wilson_low,
-      wilson_high: r.wilson_high,
-    })),
+    groups: [...groups.values()].map((g) => {
+      const byRecord = new Map<string, StoredReplayResult[]>()
+      for (const r of g) byRecord.set(r.request_id, [...(byRecord.get(r.request_id) ?? []), r])
+      let confirmed = 0
+      let notReproduced = 0
+      let rejected = 0
+      for (const results of byRecord.values()) {
+        if (results.some((r) => r.verdict === 'confirmed')) confirmed++
+        else if (results.some((r) => r.verdict === 'not_reproduced')) notReproduced++
+        else rejected++
+      }
+      const trials = g.reduce((a, r) => a + r.trials, 0)
+      const reproduced = g.reduce((a, r) => a + r.reproduced, 0)
+      const w = wilsonInterval(reproduced, trials)
+      const starts = g.map((r) => r.started_at).sort()
+      const first = g[0]!
+      return {
+        target: safeLine(first.target),
+        target_kind: first.target_kind,
+        target_version: first.target_version === null ? null : safeLine(first.target_version),
+        model: safeLine(first.model),
+        purpose: first.purpose,
+        run_ids: [...new Set(g.map((r) => r.run_id))],
+        first_at: starts[0]!,
+        last_at: starts.at(-1)!,
+        records: byRecord.size,
+        confirmed,
+        not_reproduced: notReproduced,
+        rejected,
+        trials,
+        reproduced,
+        rate: trials > 0 ? reproduced / trials : 0,
+        wilson_low: w.low,
+        wilson_high: w.high,
+        original_prompt: g.some((r) => r.original_prompt),
+        interrupted: g.some((r) => r.interrupted),
+      }
+    }),
   }
 }
 
 /**
- * Every tenant on either side of a flow (sightings or provenance). Counts come from the scope
- * module's tenant view (other tenants as opaque labels); the lists a processor may give a
- * customer about itself (its own session ids, truncated markers, PII kinds) come from the
- * same rows.
+ * Every tenant on either side of the exposure (sightings or provenance), counted over both
+ * kinds of evidence. Other tenants appear as opaque labels (the tenant view's); the lists a
+ * processor may give a customer about itself (its own session ids, truncated markers, PII
+ * kinds) come from the same rows.
  */
-function tenantExposures(inputs: ScopeInputs, scope: ScopeResult): TenantExposure[] {
-  const tenants = [...new Set([...scope.flows, ...scope.provenance_flows].flatMap((f) => [f.source_tenant, f.recipient_tenant]))]
-    .filter((t) => t !== '')
-    .sort()
+function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): TenantExposure[] {
   const piiBy = (keep: (p: ScopeInputs['pii'][number]) => boolean): Category[] => {
     const byKind = new Map<string, {values: Set<string>; responses: Set<number>}>()
     for (const p of inputs.pii) {
@@ -368,29 +466,36 @@ function tenantExposures(inputs: ScopeInputs, scope: ScopeResult): TenantExposur
   const others = (cs: TenantCounterpart[]): Counterpart[] =>
     cs
       .filter((c) => !c.same_tenant)
-      .map((c) => ({label: safeLine(c.tenant), responses: c.responses, provenance_responses: c.provenance_responses, sessions: c.sessions, first_seen: c.first_seen, last_seen: c.last_seen}))
-  const sorted = (values: Iterable<string>): string[] => [...new Set(values)].sort()
+      .map((c) => ({label: safeLine(c.tenant), responses: c.responses, provenance_responses: c.provenance_responses, exposure_responses: c.exposure_responses, sessions: c.sessions, first_seen: c.first_seen, last_seen: c.last_seen}))
+  const sorted = (values: Iterable<string | null>): string[] => [...new Set([...values].filter((v): v is string => v !== null))].sort()
+  const rows = exposureRows(inputs)
   return tenants.map((t) => {
     const view = computeTenantView(inputs, {tenant: t})
-    // its markers seen elsewhere (sightings only, like the other counts)
-    const out = inputs.contamination.filter((c) => c.source_tenant === t)
-    const same = new Set(out.filter((c) => c.recipient_tenant === t).map((c) => c.recipient_session))
-    const other = new Set(out.filter((c) => c.recipient_tenant !== t).map((c) => JSON.stringify([c.recipient_tenant, c.recipient_session])))
+    const out = rows.filter((r) => r.source_tenant === t)
+    const inn = rows.filter((r) => r.recipient_tenant === t)
+    const same = new Set(out.filter((r) => r.recipient_tenant === t).map((r) => r.recipient_session))
+    const other = new Set(out.filter((r) => r.recipient_tenant !== t).map((r) => JSON.stringify([r.recipient_tenant, r.recipient_session])))
+    const markers = inputs.contamination.filter((c) => c.source_tenant === t).map((c) => c.marker)
     return {
       tenant_id: safeLine(t),
-      leaked_sessions: sorted(out.filter((c) => c.source_session !== null).map((c) => c.source_session!)).map(safeLine),
-      responses_carrying_its_data: view.leaked.responses,
+      leaked_sessions: sorted(out.map((r) => r.source_session)).map(safeLine),
+      responses_carrying_its_data: view.leaked.exposure.responses,
+      leaked_by_canary: view.leaked.exposure.by_canary,
+      provenance_only_leaked: view.leaked.exposure.by_text_only,
       recipient_sessions_same_tenant: same.size,
       recipient_sessions_other_tenants: other.size,
-      recipient_tenants_other: view.leaked.other_tenants,
-      first_leaked: view.leaked.first_seen,
-      last_leaked: view.leaked.last_seen,
-      provenance_only_leaked: view.leaked.provenance_only_responses,
-      markers_truncated: [...new Set(sorted(out.map((c) => c.marker)).map(truncateMarker))],
+      recipient_tenants_other: view.leaked.exposure.other_tenants,
+      first_leaked: view.leaked.exposure.first_seen,
+      last_leaked: view.leaked.exposure.last_seen,
+      markers_truncated: [...new Set(sorted(markers).map(truncateMarker))],
       pii_in_leaked: piiBy((p) => p.source_tenant === t),
-      received_foreign_responses: view.received.cross_tenant_responses,
-      receiving_sessions: sorted(inputs.contamination.filter((c) => c.class === 'cross_tenant' && c.recipient_tenant === t).map((c) => c.recipient_session)).map(safeLine),
-      received_from_tenants: view.received.other_tenants,
+      received_foreign_responses: view.received.exposure.responses,
+      received_by_canary: view.received.exposure.by_canary,
+      received_by_text_only: view.received.exposure.by_text_only,
+      receiving_sessions: sorted(inn.map((r) => r.recipient_session)).map(safeLine),
+      received_from_tenants: view.received.exposure.other_tenants,
+      first_received: view.received.exposure.first_seen,
+      last_received: view.received.exposure.last_seen,
       pii_in_received: piiBy((p) => p.recipient_tenant === t && p.source_tenant !== null && p.source_tenant !== t),
       counterparts_leaked_to: others(view.leaked.counterparts),
       counterparts_received_from: others(view.received.counterparts),

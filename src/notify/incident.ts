@@ -28,11 +28,33 @@ export const INCIDENT_TEXT_FIELDS = [
   'measures_taken',
   'measures_proposed',
   'internal_reference',
+  'cause',
+  'reporting_person',
+  'reporting_person_role',
+  'economic_activity',
+  'eea_representative',
+  'informed_by',
+  'measures_before',
+  'police_report',
+  'other_authorities',
+  'establishment_countries',
+  'subjects_per_country',
+  'authorities_notified',
+  'delay_reason',
 ] as const
-export const INCIDENT_TIME_FIELDS = ['detected_at', 'investigation_started_at', 'breach_started_at', 'breach_ended_at'] as const
+export const INCIDENT_TIME_FIELDS = ['detected_at', 'investigation_started_at', 'breach_started_at', 'breach_ended_at', 'informed_at'] as const
+/** Fields with a fixed set of values (EDPB common template rows 61, 14, 15-16). */
+export const INCIDENT_CHOICE_FIELDS = {
+  cause_category: ['internal-non-malicious', 'internal-malicious', 'external-non-malicious', 'external-malicious', 'unknown'],
+  sector: ['private', 'public'],
+  organisation_size: ['micro', 'sme', 'large', 'other'],
+} as const
+export const INCIDENT_INTEGER_FIELDS = ['controller_deadline_hours'] as const
 
 export type IncidentTextField = (typeof INCIDENT_TEXT_FIELDS)[number]
 export type IncidentTimeField = (typeof INCIDENT_TIME_FIELDS)[number]
+export type IncidentChoiceField = keyof typeof INCIDENT_CHOICE_FIELDS
+export type IncidentIntegerField = (typeof INCIDENT_INTEGER_FIELDS)[number]
 
 const text = z.string().trim().min(1).max(4000)
 const time = z.date()
@@ -43,11 +65,18 @@ export const incidentPatchSchema = z
     role: z.enum(ROLES),
     ...Object.fromEntries(INCIDENT_TEXT_FIELDS.map((f) => [f, text])),
     ...Object.fromEntries(INCIDENT_TIME_FIELDS.map((f) => [f, time])),
+    cause_category: z.enum(INCIDENT_CHOICE_FIELDS.cause_category),
+    sector: z.enum(INCIDENT_CHOICE_FIELDS.sector),
+    organisation_size: z.enum(INCIDENT_CHOICE_FIELDS.organisation_size),
+    // Art. 33(2) sets no number; contracts commonly say 24 or 48 hours. A week is the sane upper end.
+    controller_deadline_hours: z.number().int().min(1).max(168),
   })
   .partial()
   .strict()
 
-export type IncidentPatch = Partial<{title: string; role: Role} & Record<IncidentTextField, string> & Record<IncidentTimeField, Date>>
+export type IncidentPatch = Partial<
+  {title: string; role: Role} & Record<IncidentTextField, string> & Record<IncidentTimeField, Date> & {[K in IncidentChoiceField]: (typeof INCIDENT_CHOICE_FIELDS)[K][number]} & Record<IncidentIntegerField, number>
+>
 
 export type IncidentRecord = IncidentRow
 
@@ -76,11 +105,11 @@ function validate(patch: IncidentPatch): IncidentPatch {
   return parsed.data as IncidentPatch
 }
 
-function toColumns(patch: IncidentPatch): Record<string, string> {
-  const out: Record<string, string> = {}
+function toColumns(patch: IncidentPatch): Record<string, string | number> {
+  const out: Record<string, string | number> = {}
   for (const [key, value] of Object.entries(patch)) {
     if (value === undefined) continue
-    out[key] = value instanceof Date ? value.toISOString() : String(value)
+    out[key] = value instanceof Date ? value.toISOString() : typeof value === 'number' ? value : String(value)
   }
   return out
 }

@@ -13,7 +13,7 @@ export const CATEGORY_LABELS: Record<Language, Record<string, string>> = {
     ipv6: 'online identifiers (IP addresses)',
     conversation_content_cross_tenant: "another customer's end-user conversation content (canary-marked prompts)",
     conversation_content_cross_session: "another end user's conversation content, same customer (canary-marked prompts)",
-    conversation_content_attributed: "another session's prompt or answer, reproduced verbatim (no canary)",
+    conversation_content_attributed: "another session's prompt or answer, reproduced verbatim without a canary marker",
     free_text: 'free text of prompts and completions (content not classified: may include any category, incl. Art. 9 data)',
   },
   fr: {
@@ -25,7 +25,7 @@ export const CATEGORY_LABELS: Record<Language, Record<string, string>> = {
     ipv6: 'identifiants en ligne (adresses IP)',
     conversation_content_cross_tenant: "contenu de conversations d'utilisateurs finaux d'un autre client (requêtes marquées par un canari)",
     conversation_content_cross_session: "contenu de conversation d'un autre utilisateur du même client (requêtes marquées par un canari)",
-    conversation_content_attributed: "requête ou réponse d'une autre session, reproduite mot pour mot (sans canari)",
+    conversation_content_attributed: "requête ou réponse d'une autre session, reproduite mot pour mot sans marqueur canari",
     free_text: "texte libre des requêtes et réponses (contenu non classé : peut comprendre toute catégorie, y compris des données de l'art. 9)",
   },
 }

@@ -3,16 +3,29 @@ import {readFileSync} from 'node:fs'
 import {InputError} from '../errors.js'
 import {insertNotification, listNotificationRows, type NotificationRow} from '../store/notifications.js'
 import type {CaseDb} from '../store/open-case.js'
+import {isLate, noticePeriodMs} from './clock.js'
+import type {IncidentRecord} from './incident.js'
 
 // Each submission is kept with the SHA-256 of exactly what was sent, so the case can later
 // show which draft the authority (or, for a processor, each controller) received and when.
+// A notification is a statement the drafts repeat ("we notified X at T"), so it is checked
+// against the incident before it is stored: it cannot precede awareness or lie in the
+// future, a follow-up needs an initial notification to the same recipient before it, and a
+// late initial notification needs the reasons for the delay (Art. 33(1)).
 
 export type Phase = 'initial' | 'follow-up'
 
 export type NotificationRecord = NotificationRow
 
 /** `crosstalk notify record --json` */
-export type NotifyRecordResult = NotificationRecord
+export type NotifyRecordResult = NotificationRecord & {late: boolean}
+
+/** Recipients besides a controller tenant (which a processor names by its tenant id). */
+export const AUTHORITY = 'authority'
+export const DATA_SUBJECTS = 'data-subjects'
+
+/** Clock skew tolerated between the machine that sent and this one. */
+const FUTURE_TOLERANCE_MS = 5 * 60_000
 
 export interface RecordNotificationOptions {
   phase: Phase
@@ -20,12 +33,68 @@ export interface RecordNotificationOptions {
   reference: string
   recipient: string
   file?: string
+  delayReason?: string
   now: Date
+  /** Whether the case holds records of this tenant (a processor's notice goes to a tenant it served). */
+  knownTenant?: (tenant: string) => boolean
 }
 
-export function recordNotification(db: CaseDb, options: RecordNotificationOptions): NotificationRecord {
+type IncidentForCheck = Pick<IncidentRecord, 'role' | 'aware_at' | 'controller_deadline_hours' | 'delay_reason'>
+
+export interface NewNotificationCheck {
+  phase: Phase
+  at: Date
+  recipient: string
+  delayReason?: string | null
+}
+
+/** Refuses (InputError) a notification the incident contradicts. Pure: the caller passes what is recorded. */
+export function checkNewNotification(incident: IncidentForCheck, existing: readonly NotificationRecord[], n: NewNotificationCheck, now: Date, knownTenant?: (t: string) => boolean): void {
+  const recipient = n.recipient.trim()
+  if (!recipient) throw new InputError('notify record: --recipient must not be empty')
+  if (incident.role === 'controller' && recipient !== AUTHORITY && recipient !== DATA_SUBJECTS) {
+    throw new InputError(`notify record: as controller you notify the authority (--recipient ${AUTHORITY}) or inform the data subjects (--recipient ${DATA_SUBJECTS}), not ${JSON.stringify(recipient.slice(0, 80))}`)
+  }
+  if (incident.role === 'processor' && recipient === DATA_SUBJECTS) {
+    throw new InputError('notify record: informing the data subjects is the controller\'s duty (Art. 34); as processor record your notices to each controller (--recipient TENANT)')
+  }
+  if (incident.role === 'processor' && recipient !== AUTHORITY && knownTenant && !knownTenant(recipient)) {
+    throw new InputError(`notify record: tenant ${JSON.stringify(recipient.slice(0, 80))} has no records in this case`)
+  }
+  if (n.at.getTime() > now.getTime() + FUTURE_TOLERANCE_MS) {
+    throw new InputError(`notify record: --at ${n.at.toISOString()} is in the future (now ${now.toISOString()}): record a notification once it has been sent`)
+  }
+  const aware = new Date(incident.aware_at)
+  if (n.at.getTime() < aware.getTime()) {
+    throw new InputError(
+      `notify record: --at ${n.at.toISOString()} is before the awareness time ${incident.aware_at}: nothing can be notified before it is known; if awareness was earlier, amend it first (crosstalk incident amend-awareness)`,
+    )
+  }
+  const same = existing.filter((e) => e.recipient === recipient)
+  const initial = same.find((e) => e.phase === 'initial')
+  if (n.phase === 'initial' && initial) {
+    throw new InputError(`notify record: an initial notification to ${JSON.stringify(recipient.slice(0, 80))} is already recorded (${initial.at}, ref ${initial.reference.slice(0, 80)}): record this one with --phase follow-up`)
+  }
+  if (n.phase === 'follow-up' && (!initial || Date.parse(initial.at) > n.at.getTime())) {
+    throw new InputError(
+      initial
+        ? `notify record: a follow-up at ${n.at.toISOString()} comes before the initial notification to ${JSON.stringify(recipient.slice(0, 80))} (${initial.at})`
+        : `notify record: no initial notification to ${JSON.stringify(recipient.slice(0, 80))} is recorded: record it first (--phase initial), Art. 33(4) phases follow an initial notification`,
+    )
+  }
+  const period = noticePeriodMs({role: incident.role, aware_at: incident.aware_at, controller_deadline_hours: incident.controller_deadline_hours}, recipient)
+  if (n.phase === 'initial' && isLate(aware, n.at, period) && !n.delayReason?.trim() && !incident.delay_reason?.trim()) {
+    throw new InputError(
+      `notify record: this initial notification at ${n.at.toISOString()} is after the deadline ${new Date(aware.getTime() + period!).toISOString()}: a late notification must be accompanied by the reasons for the delay (GDPR Art. 33(1)); pass --delay-reason TEXT (or record it with incident set --delay-reason)`,
+      'E_DELAY_REASON',
+    )
+  }
+}
+
+export function recordNotification(db: CaseDb, incident: IncidentForCheck, options: RecordNotificationOptions): NotifyRecordResult {
   const reference = options.reference.trim()
   if (!reference) throw new InputError('notify record: --reference must not be empty')
+  checkNewNotification(incident, listNotifications(db), {phase: options.phase, at: options.at, recipient: options.recipient, delayReason: options.delayReason}, options.now, options.knownTenant)
   let sha256: string | null = null
   let size: number | null = null
   if (options.file) {
@@ -38,21 +107,35 @@ export function recordNotification(db: CaseDb, options: RecordNotificationOption
     sha256 = createHash('sha256').update(bytes).digest('hex')
     size = bytes.length
   }
-  return insertNotification(db, {
-    phase: options.phase, at: options.at, reference, recipient: options.recipient,
+  const row = insertNotification(db, {
+    phase: options.phase, at: options.at, reference, recipient: options.recipient.trim(), delayReason: options.delayReason?.trim() || null,
     filePath: options.file ?? null, fileSha256: sha256, fileSize: size, recordedAt: options.now.toISOString(),
   })
+  return {...row, late: notificationLate(incident, row)}
+}
+
+/** Whether a recorded notification came after its deadline (none for "without undue delay"). */
+export function notificationLate(incident: Pick<IncidentRecord, 'role' | 'aware_at' | 'controller_deadline_hours'>, n: Pick<NotificationRecord, 'at' | 'recipient'>): boolean {
+  return isLate(new Date(incident.aware_at), new Date(n.at), noticePeriodMs({role: incident.role, aware_at: incident.aware_at, controller_deadline_hours: incident.controller_deadline_hours}, n.recipient))
+}
+
+/**
+ * What a recorded notification contradicts now (the awareness time can be amended after it was
+ * recorded): each problem is shown by the drafts as an open item, never silently.
+ */
+export function notificationProblems(incident: IncidentForCheck, notifications: readonly NotificationRecord[], now: Date): string[] {
+  const problems: string[] = []
+  for (const n of notifications) {
+    try {
+      checkNewNotification(incident, notifications.filter((e) => e.id < n.id), {phase: n.phase, at: new Date(n.at), recipient: n.recipient, delayReason: n.delay_reason}, now)
+    } catch (error) {
+      if (error instanceof InputError) problems.push(`${n.phase} notification ${n.id} (ref ${n.reference.slice(0, 80)}): ${error.message.replace(/^notify record: /, '')}`)
+      else throw error
+    }
+  }
+  return problems
 }
 
 export function listNotifications(db: CaseDb): NotificationRecord[] {
   return listNotificationRows(db)
-}
-
-/**
- * When the clock stopped: the first initial notification to the authority; for a
- * processor (whose duty under Art. 33(2) is towards its controllers), the first initial
- * notice to anyone.
- */
-export function firstInitialNotification(notifications: NotificationRecord[], role: 'controller' | 'processor'): NotificationRecord | null {
-  return notifications.find((n) => n.phase === 'initial' && (role === 'processor' || n.recipient === 'authority')) ?? null
 }

@@ -2,96 +2,181 @@ import {z} from 'zod'
 import {InputError} from '../errors.js'
 import {detectionSchema, detectionSummary} from './detection-note.js'
 import type {CaseFacts, TenantExposure} from './facts.js'
+import {categoryLabel, PHRASES, type Language} from './phrases.js'
+import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 
-// GDPR Art. 33(2): the processor tells each affected controller "without undue delay";
-// it need not assess risk first (EDPB 9/2022). A notice speaks only of that customer's own
-// exposure: its own sessions, and counts (never names) of who else was involved. Nothing
-// another customer wrote, no marker in full, no PII value: only counts and categories.
+// GDPR Art. 33(2): the processor tells each affected controller "without undue delay"; it
+// need not assess risk first (EDPB 9/2022). A notice speaks only of that customer's own
+// exposure (canary and verbatim text together, the same exposure scope and the drafts use):
+// its own sessions, and counts (never names) of who else was involved. Nothing another
+// customer wrote, no marker in full, no PII value: only counts and categories. Containment
+// and cause are said only as recorded (incident set); until then they are to be completed.
 
 /** Another customer, only as an opaque label (tenant#1, ...): never its id. */
-const counterpart = z.object({label: z.string().regex(/^tenant#\d+$/), responses: z.number().int(), provenance_responses: z.number().int(), sessions: z.number().int(), first_seen: z.string().nullable(), last_seen: z.string().nullable()})
+const counterpart = z.object({
+  label: z.string().regex(/^tenant#\d+$/),
+  responses: z.number().int(),
+  provenance_responses: z.number().int(),
+  exposure_responses: z.number().int(),
+  sessions: z.number().int(),
+  first_seen: z.string().nullable(),
+  last_seen: z.string().nullable(),
+})
 
 export const processorNoticeSchema = z.object({
   kind: z.literal('processor-notice'),
+  draft: z.boolean(),
+  final: z.boolean(),
+  language: z.enum(['en', 'fr']),
   generated_at: z.string(),
   tenant_id: z.string(),
   detection: detectionSchema,
   processor: z.string().nullable(),
   processor_aware_at: z.string().nullable(),
+  /** the contractual deadline for this notice (null: without undue delay) and whether it was sent late */
+  due: z.object({deadline: z.string().nullable(), hours: z.number().int().nullable(), sent_at: z.string().nullable(), late: z.boolean(), text: z.string().nullable(), sent_text: z.string().nullable()}),
   contact: z.object({name: z.string().nullable(), contact: z.string().nullable()}),
+  intro: z.string(),
+  what_happened: z.array(z.string()),
   your_data_reached_others: z.object({
     sessions: z.array(z.string()),
     responses: z.number().int(),
+    by_canary: z.number().int(),
+    verbatim_only_responses: z.number().int(),
     other_sessions_of_yours: z.number().int(),
     sessions_of_other_customers: z.number().int(),
     other_customers: z.number().int(),
     first: z.string().nullable(),
     last: z.string().nullable(),
     markers_truncated: z.array(z.string()),
-    verbatim_only_responses: z.number().int(),
     personal_data_found: z.array(z.object({label: z.string(), count: z.number().int()})),
     other_customers_detail: z.array(counterpart),
   }),
   you_received_other_data: z.object({
     responses: z.number().int(),
+    by_canary: z.number().int(),
+    verbatim_only_responses: z.number().int(),
     sessions: z.array(z.string()),
     from_customers: z.number().int(),
+    first: z.string().nullable(),
+    last: z.string().nullable(),
     personal_data_found: z.array(z.object({label: z.string(), count: z.number().int()})),
     other_customers_detail: z.array(counterpart),
   }),
   at_risk_responses: z.number().int().nullable(),
+  cause: z.array(z.string()),
   containment: z.array(z.string()),
+  investigation: z.array(z.string()),
   your_next_steps: z.array(z.string()),
+  statements: z.array(statementSchema),
+  open_items: z.array(openItemSchema),
 })
 
 /** `crosstalk report processor-notice --format json` */
 export type ProcessorNoticeResult = z.infer<typeof processorNoticeSchema>
 
+/** The controllers a processor notifies: exactly the tenants on either side of the exposure. */
 export function affectedTenants(facts: CaseFacts): string[] {
   return facts.tenants.map((t) => t.tenant_id)
 }
 
-export function buildProcessorNotice(facts: CaseFacts, tenant: string): ProcessorNoticeResult {
+export interface BuildNoticeOptions {
+  language?: Language
+  final?: boolean
+}
+
+export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: BuildNoticeOptions = {}): ProcessorNoticeResult {
   const t: TenantExposure | undefined = facts.tenants.find((x) => x.tenant_id === tenant)
   if (!t) throw new InputError(`tenant ${JSON.stringify(tenant.slice(0, 80))} has no exposure in this case (affected: ${facts.tenants.length} tenants; see --all)`, 'E_NO_EXPOSURE')
+  const language = options.language ?? 'en'
+  const P = PHRASES[language]
+  const N = P.notice
   const inc = facts.incident
+  const L = new Lines()
+  if (!inc) L.open('header', P.open.noIncident, 'Art. 33(2)', 'crosstalk incident open --role processor ...')
+  if (!inc?.processor_name) L.open('header', P.open.processor, 'Art. 33(2)', 'crosstalk incident set --processor-name ...')
+  const intro = L.stated('intro', N.intro, inc ? ['incident.role', 'scan.exposure'] : ['scan.exposure'])
+
+  // Due: the contractual period from the processor's awareness, or without undue delay.
+  const controllerClock = facts.clock?.controllers?.find((c) => c.tenant_id === t.tenant_id) ?? null
+  const hours = inc?.controller_deadline_hours ?? null
+  const dueLine = inc ? L.stated('due', N.due(controllerClock?.deadline ?? null, hours), hours !== null ? ['incident.aware_at', 'incident.controller_deadline_hours'] : ['incident.aware_at', 'rule:Art. 33(2)']) : null
+  const sent = facts.notifications.find((n) => n.phase === 'initial' && n.recipient === t.tenant_id)
+  const sentLine = sent ? L.stated('notifications', N.sent(sent.at, sent.late), [`notification#${sent.id}`]) : null
+
+  const happened: string[] = []
+  happened.push(
+    L.stated(
+      'what_happened',
+      t.responses_carrying_its_data > 0
+        ? N.leaked({responses: t.responses_carrying_its_data, by_canary: t.leaked_by_canary, by_text_only: t.provenance_only_leaked, sessions: t.leaked_sessions.length, others: t.recipient_tenants_other, first: t.first_leaked, last: t.last_leaked})
+        : N.nothingLeaked,
+      ['scan.exposure'],
+    ),
+  )
+  happened.push(
+    L.stated(
+      'what_happened',
+      t.received_foreign_responses > 0
+        ? N.received({responses: t.received_foreign_responses, by_canary: t.received_by_canary, by_text_only: t.received_by_text_only, sessions: t.receiving_sessions.length, from: t.received_from_tenants, first: t.first_received, last: t.last_received})
+        : N.nothingReceived,
+      ['scan.exposure'],
+    ),
+  )
+  if (inc?.cause_category) L.stated('cause', P.causeCategoryRecorded(P.causeCategory[inc.cause_category] ?? inc.cause_category), ['incident.cause_category'])
+  if (inc?.cause) L.stated('cause', P.causeRecorded(inc.cause), ['incident.cause'])
+  if (!inc?.cause && !inc?.cause_category) L.open('cause', P.open.cause, 'Art. 33(3)(a); EDPB 9/2022', 'crosstalk incident set --cause TEXT --cause-category ...')
+  for (const m of splitList(inc?.measures_taken)) L.stated('containment', m, ['incident.measures_taken'])
+  if (!inc?.measures_taken) L.open('containment', P.open.containment, 'Art. 33(3)(d)', 'crosstalk incident set --measures-taken "A; B"')
+  if (facts.scope) L.stated('investigation', N.identified(facts.totals.records, facts.totals.log_files), ['scan.exposure', 'evidence.files'])
+  const steps = [L.stated('next', N.assess, ['rule:EDPB 9/2022']), L.stated('next', N.quarantine, t.received_foreign_responses > 0 ? ['scan.exposure'] : ['rule:Art. 5(1)(f)']), L.stated('next', N.contactWanted, ['rule:Art. 33(4)'])]
+  if (!inc?.dpo_name && !inc?.dpo_contact) L.open('contact', P.open.contact, 'Art. 33(3)(b)', 'crosstalk incident set --dpo-name ... --dpo-contact ...')
+  assertGrounded(L.statements)
   return processorNoticeSchema.parse({
     kind: 'processor-notice',
+    draft: !(options.final ?? false),
+    final: options.final ?? false,
+    language,
     generated_at: facts.generated_at,
     tenant_id: t.tenant_id,
-    detection: detectionSummary(facts.detection),
-    processor: inc?.processor_name ?? inc?.controller_name ?? null,
+    detection: detectionSummary(facts.detection, language),
+    processor: inc?.processor_name ?? null,
     processor_aware_at: inc?.aware_at ?? null,
+    due: {deadline: controllerClock?.deadline ?? null, hours, sent_at: sent?.at ?? null, late: controllerClock?.late ?? false, text: dueLine, sent_text: sentLine},
     contact: {name: inc?.dpo_name ?? null, contact: inc?.dpo_contact ?? null},
+    intro,
+    what_happened: happened,
     your_data_reached_others: {
       sessions: t.leaked_sessions,
       responses: t.responses_carrying_its_data,
+      by_canary: t.leaked_by_canary,
+      verbatim_only_responses: t.provenance_only_leaked,
       other_sessions_of_yours: t.recipient_sessions_same_tenant,
       sessions_of_other_customers: t.recipient_sessions_other_tenants,
       other_customers: t.recipient_tenants_other,
       first: t.first_leaked,
       last: t.last_leaked,
       markers_truncated: t.markers_truncated,
-      verbatim_only_responses: t.provenance_only_leaked,
-      personal_data_found: t.pii_in_leaked.map((c) => ({label: c.label, count: c.count})),
+      personal_data_found: t.pii_in_leaked.map((c) => ({label: categoryLabel(c.kind, c.label, language), count: c.count})),
       other_customers_detail: t.counterparts_leaked_to,
     },
     you_received_other_data: {
       responses: t.received_foreign_responses,
+      by_canary: t.received_by_canary,
+      verbatim_only_responses: t.received_by_text_only,
       sessions: t.receiving_sessions,
       from_customers: t.received_from_tenants,
-      personal_data_found: t.pii_in_received.map((c) => ({label: c.label, count: c.count})),
+      first: t.first_received,
+      last: t.last_received,
+      personal_data_found: t.pii_in_received.map((c) => ({label: categoryLabel(c.kind, c.label, language), count: c.count})),
       other_customers_detail: t.counterparts_received_from,
     },
     at_risk_responses: t.at_risk_responses,
-    containment: [
-      'The shared prompt/KV cache that caused the fault has been isolated per customer (see measures in our follow-up).',
-      'Every affected response was identified from the serving logs by canary markers; evidence is preserved with SHA-256 hashes.',
-    ],
-    your_next_steps: [
-      'As controller, assess the risk to your users and decide on notifying your supervisory authority: your 72 hours start when you receive this notice (EDPB Guidelines 9/2022).',
-      'Delete or quarantine the listed responses your users received that carried another party\'s data; do not process them further.',
-      'Tell us the contact point you want follow-up information sent to; we will send updates in phases as facts are confirmed.',
-    ],
+    cause: L.texts('cause'),
+    containment: L.texts('containment'),
+    investigation: L.texts('investigation'),
+    your_next_steps: steps,
+    statements: L.statements,
+    open_items: L.open_items,
   })
 }

@@ -1,13 +1,19 @@
 import {z} from 'zod'
 import {detectionSchema, detectionSummary} from './detection-note.js'
 import type {CaseFacts} from './facts.js'
+import {categoryLabel, PHRASES, type Language} from './phrases.js'
+import {assertGrounded, joinItems, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 
 // GDPR Art. 33(5): document every breach (notified or not) so the authority can verify
 // compliance: facts, effects, remedial action, the decision and its reasoning, the
-// timestamps and the evidence it rests on. One entry per incident.
+// timestamps and the evidence it rests on. One entry per incident. Remedial action, the
+// decision and the notifications are stated only as recorded; a column the case cannot
+// answer reads "to be completed: ...", never a default.
 
 export const registerEntrySchema = z.object({
   kind: z.literal('register-entry'),
+  draft: z.boolean(),
+  language: z.enum(['en', 'fr']),
   generated_at: z.string(),
   reference: z.string().nullable(),
   title: z.string(),
@@ -16,14 +22,16 @@ export const registerEntrySchema = z.object({
   detected_at: z.string().nullable(),
   aware_at: z.string().nullable(),
   deadline: z.string().nullable(),
+  late: z.boolean(),
   breach_window: z.string().nullable(),
   facts: z.string(),
   data_subjects: z.string(),
   records: z.string(),
   data_categories: z.string(),
   effects: z.string(),
+  cause: z.string(),
   remedial_action: z.string(),
-  decision: z.string().nullable(),
+  decision: z.string(),
   rationale: z.string().nullable(),
   decided_by: z.string().nullable(),
   severity: z.string().nullable(),
@@ -32,46 +40,89 @@ export const registerEntrySchema = z.object({
   controllers_notified: z.number().int(),
   awareness_amendments: z.number().int(),
   evidence: z.string(),
+  statements: z.array(statementSchema),
+  open_items: z.array(openItemSchema),
 })
 
 /** `crosstalk report register --format json` */
 export type RegisterEntryResult = z.infer<typeof registerEntrySchema>
-export const REGISTER_COLUMNS = Object.keys(registerEntrySchema.shape)
+/** The CSV's columns: one line per entry (statements and open items stay in the JSON). */
+export const REGISTER_COLUMNS = Object.keys(registerEntrySchema.shape).filter((k) => k !== 'statements' && k !== 'open_items')
 
-export function buildRegisterEntry(facts: CaseFacts): RegisterEntryResult {
+export interface BuildRegisterOptions {
+  language?: Language
+  final?: boolean
+}
+
+export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptions = {}): RegisterEntryResult {
+  const language = options.language ?? 'en'
+  const P = PHRASES[language]
   const s = facts.scope
   const inc = facts.incident
   const a = facts.assessment
-  const range = (r: {low: number; high: number | null; method: string} | undefined): string =>
-    r ? `${r.high === null ? `at least ${r.low}` : r.low === r.high ? r.low : `${r.low}-${r.high}`} (${r.method})` : 'not yet known'
+  const L = new Lines()
+  const todo = (section: string, item: string, ref: string, recordWith: string | null): string => P.toComplete(L.open(section, item, ref, recordWith).item)
+  if (!inc) L.open('incident', P.open.noIncident, 'Art. 33(5)', 'crosstalk incident open ...')
+  const range = (r: {low: number; high: number | null; method: string} | undefined): string | null => (r ? `${P.range(r)} (${r.method})` : null)
+
+  const exposure = s?.exposure ?? null
+  const factsText = exposure ? L.stated('facts', exposure.responses > 0 ? P.exposure(exposure, s!.exposure_first, s!.exposure_last) : P.noExposure, ['scan.exposure']) : todo('facts', P.open.noScan, 'Art. 33(5)', 'crosstalk scan')
+  const effects = exposure && exposure.responses > 0 ? L.stated('effects', P.register.effects, ['scan.exposure']) : P.toComplete(P.open.noScan)
+  const causeParts = [
+    ...(inc?.cause_category ? [L.stated('cause', P.causeCategoryRecorded(P.causeCategory[inc.cause_category] ?? inc.cause_category), ['incident.cause_category'])] : []),
+    ...(inc?.cause ? [L.stated('cause', P.causeRecorded(inc.cause), ['incident.cause'])] : []),
+  ]
+  const cause = causeParts.length > 0 ? joinItems(causeParts, P.join) : todo('cause', P.open.cause, 'Art. 33(5); template 61-62', 'crosstalk incident set --cause TEXT --cause-category ...')
+  const remedial = [
+    ...splitList(inc?.measures_taken).map((m) => L.stated('measures_taken', m, ['incident.measures_taken'])),
+    ...splitList(inc?.measures_proposed).map((m) => L.stated('measures_proposed', m, ['incident.measures_proposed'])),
+    ...(facts.replay?.groups ?? []).map((g) => L.stated('measures_taken', P.replayGroup(g), g.run_ids.map((id) => `replay_run#${id}`))),
+  ]
+  if (!inc?.measures_taken) remedial.push(todo('measures_taken', P.open.measuresTaken, 'Art. 33(5)', 'crosstalk incident set --measures-taken "A; B"'))
+  const decision = a ? L.stated('decision', P.decisionStated(a), [`assessment#${a.id}`]) : todo('decision', P.open.risk, 'Art. 33(5); EDPB 9/2022', 'crosstalk assess --decide ... --rationale ...')
   const authority = facts.notifications.find((n) => n.recipient === 'authority' && n.phase === 'initial')
+  for (const n of facts.notifications) L.stated('notifications', P.notificationStated(n), [`notification#${n.id}`])
+  if (inc?.role === 'processor') {
+    const notified = new Set(facts.notifications.filter((n) => n.phase === 'initial' && n.recipient !== 'authority').map((n) => n.recipient))
+    const missing = facts.tenants.filter((t) => !notified.has(t.tenant_id)).length
+    if (missing > 0) L.open('notifications', P.open.controllerNotices(missing), 'Art. 33(2)', 'crosstalk notify record --recipient TENANT ...')
+  } else if (!authority && a?.decision !== 'document') L.open('notifications', P.open.notifications, 'Art. 33(1)', 'crosstalk notify record --phase initial ...')
+  const late = facts.clock?.late ?? false
+  if (late && !inc?.delay_reason && !authority?.delay_reason) L.open('timeline', P.open.delayReason, 'Art. 33(1), 33(5)', 'crosstalk incident set --delay-reason TEXT')
+  for (const problem of facts.notification_problems) L.open('notifications', P.open.notificationProblem(problem), 'Art. 33(5)', null)
+  const categories = (s?.categories ?? []).map((c) => `${categoryLabel(c.kind, c.label, language)}${c.kind === 'free_text' ? '' : ` (${c.count})`}`)
+  assertGrounded(L.statements)
   return registerEntrySchema.parse({
     kind: 'register-entry',
+    draft: !(options.final ?? false),
+    language,
     generated_at: facts.generated_at,
     reference: inc?.internal_reference ?? null,
-    title: inc?.title ?? 'untitled',
-    detection: detectionSummary(facts.detection),
-    role: inc?.role ?? null,
+    title: inc?.title ?? P.toComplete(P.open.noIncident),
+    detection: detectionSummary(facts.detection, language),
+    role: inc ? P.role[inc.role] : null,
     detected_at: inc?.detected_at ?? null,
     aware_at: inc?.aware_at ?? null,
     deadline: facts.clock?.deadline ?? null,
-    breach_window: s?.first_seen ? `${s.first_seen} - ${inc?.breach_ended_at ?? s.last_seen}` : null,
-    facts: s
-      ? `${s.contaminated_responses} responses carried another session's data (${s.cross_tenant_responses} cross-tenant, ${s.cross_session_responses} cross-session); ${s.exposed_sessions} sessions of ${s.exposed_tenants} customers exposed to ${s.recipient_tenants} receiving customers; ${facts.totals.records} responses examined`
-      : 'detection not run yet',
-    data_subjects: range(s?.data_subjects),
-    records: range(s?.records),
-    data_categories: (s?.categories ?? []).map((c) => `${c.label}${c.kind === 'free_text' ? '' : ` (${c.count})`}`).join('; ') || 'not yet known',
-    effects: 'Loss of confidentiality of conversation content (and identifiers found in it) to other users and customers; integrity of responses for receiving users.',
-    remedial_action: [inc?.measures_taken, inc?.measures_proposed].filter(Boolean).join('; ') || 'not yet recorded',
-    decision: a?.decision ?? null,
+    late,
+    breach_window: s?.exposure_first ? `${inc?.breach_started_at ?? s.exposure_first} - ${inc?.breach_ended_at ?? s.exposure_last}` : null,
+    facts: factsText,
+    data_subjects: range(s?.data_subjects) ?? P.toComplete(P.open.noScan),
+    records: range(s?.records) ?? P.toComplete(P.open.noScan),
+    data_categories: joinItems(categories, P.join) || P.toComplete(P.open.noScan),
+    effects,
+    cause,
+    remedial_action: joinItems(remedial, P.join),
+    decision,
     rationale: a?.rationale ?? null,
     decided_by: a?.decided_by ?? null,
-    severity: a ? `ENISA SE ${a.se} (${a.band}); suggested ${a.suggested}` : null,
+    severity: a ? P.register.severity(a) : null,
     notified_authority_at: authority?.at ?? null,
-    notification_references: facts.notifications.map((n) => `${n.phase} ${n.at} ${n.recipient === 'authority' ? 'authority' : 'controller'} ref ${n.reference}${n.file_sha256 ? ` sha256 ${n.file_sha256}` : ''}`).join('; '),
-    controllers_notified: new Set(facts.notifications.filter((n) => n.recipient !== 'authority').map((n) => n.recipient)).size,
+    notification_references: facts.notifications.map((n) => P.register.notificationLine(n)).join(P.join),
+    controllers_notified: new Set(facts.notifications.filter((n) => n.recipient !== 'authority' && n.recipient !== 'data-subjects').map((n) => n.recipient)).size,
     awareness_amendments: facts.amendments.length,
-    evidence: facts.evidence.map((e) => `${e.path} sha256 ${e.sha256}`).join('; ') || 'none loaded',
+    evidence: facts.evidence.map((e) => `${e.name} sha256 ${e.sha256}`).join(P.join) || P.toComplete(P.open.noScan),
+    statements: L.statements,
+    open_items: L.open_items,
   })
 }

@@ -1,12 +1,18 @@
 import type {Article33Result} from './article33.js'
-import {AUTHORITY_NAMES} from './authority-forms.js'
+import type {Article34Result} from './article34.js'
+import {AUTHORITY_NAMES} from './authorities.js'
 import {escapeMd} from './escape.js'
-import {formatRange} from './phrases.js'
+import {PHRASES, type Language} from './phrases.js'
+import type {ProcessorNoticeResult} from './processor-notice.js'
+import type {RegisterEntryResult} from './register.js'
+import type {OpenItem} from './statements.js'
 import {loadTemplate, renderTemplate, type View, type ViewValue} from './template.js'
 
-// Markdown is rendered from the editable templates. Every value is escaped here, once,
-// before it reaches a template (templates themselves are trusted text); a missing value
-// reads "not yet known" rather than leaving a hole.
+// Markdown is rendered from the editable templates, one per document and language
+// (templates/<name>.md and <name>.fr.md). Every value is escaped here, once, before it
+// reaches a template (templates themselves are trusted text); a missing value reads as the
+// language's "to be completed" rather than leaving a hole, and every open item is rendered
+// in its section as "to be completed: ...".
 
 export function escapeView(value: unknown): ViewValue {
   if (value === null || value === undefined) return null
@@ -21,63 +27,122 @@ export function escapeView(value: unknown): ViewValue {
   return escapeMd(String(value))
 }
 
-const STATUS_EN: Record<string, string> = {open: 'open', due_soon: 'DUE SOON', overdue: 'OVERDUE', notified: 'notified'}
-const STATUS_FR: Record<string, string> = {open: 'en cours', due_soon: 'ÉCHÉANCE PROCHE', overdue: 'DÉLAI DÉPASSÉ', notified: 'notifié'}
+const AUTHORITY_NAMES_FR: Record<string, string> = {
+  edpb: 'Autorité de contrôle (modèle commun du CEPD, projet v1.0)',
+  ico: "Information Commissioner's Office (Royaume-Uni)",
+  cnil: "Commission nationale de l'informatique et des libertés (CNIL)",
+  dpc: 'Data Protection Commission (Irlande)',
+}
+
+/** "to be completed: X (Art. 33(3)(d); crosstalk incident set --measures-taken ...)", escaped. */
+export function openItemText(o: OpenItem, lang: Language): string {
+  const P = PHRASES[lang]
+  return escapeMd(`${P.toComplete(o.item)} (${localRef(o.ref, lang)}${o.record_with ? `${P.join}${o.record_with}` : ''})`)
+}
+
+/** A citation in the document's language: "Art. 33(3)(d); template 94-95" -> "art. 33.3.d ; modèle du CEPD 94-95". */
+export function localRef(ref: string, lang: Language): string {
+  if (lang === 'en') return ref
+  return ref
+    .replace(/EDPB template/g, 'modèle du CEPD')
+    .replace(/\btemplate\b/g, 'modèle du CEPD')
+    .replace(/EDPB (\d+\/\d+)/g, 'CEPD $1')
+    .replace(/Art\. (\d+)\((\d+)\)\(([a-z])\)/g, 'art. $1.$2.$3')
+    .replace(/Art\. (\d+)\((\d+)\)/g, 'art. $1.$2')
+    .replace(/Art\. /g, 'art. ')
+    .replace(/, (\d+)\((\d+)\)/g, ', $1.$2')
+    .replace(/Recital/g, 'considérant')
+    .replace(/; /g, ' ; ')
+}
+
+/** One list per section: its open items, rendered as "to be completed: ...". */
+function openBySection(items: readonly OpenItem[], lang: Language): View {
+  const out: Record<string, string[]> = {}
+  for (const o of items) (out[`open_${o.section}`] ??= []).push(openItemText(o, lang))
+  return out as unknown as View
+}
+
+/** The recorded parts of a value, escaped and joined; null when none is recorded. */
+function joinPresent(parts: ReadonlyArray<string | null>): string | null {
+  const present = parts.filter((p): p is string => p !== null && p.trim() !== '')
+  return present.length > 0 ? present.map(escapeMd).join(', ') : null
+}
+
+function templateName(base: string, lang: Language): string {
+  return lang === 'fr' ? `${base}.fr.md` : `${base}.md`
+}
 
 export function article33View(d: Article33Result): View {
+  const P = PHRASES[d.language]
   const fr = d.language === 'fr'
-  const missing = missingText(d.language)
   const view = escapeView(d) as View
-  const r = (x: {low: number; high: number | null} | null): string => formatRange(x, d.language, missing)
-  const draftWord = d.final ? (fr ? 'FINAL' : 'FINAL') : fr ? 'PROJET' : 'DRAFT'
+  const word = d.final ? P.final : P.draft
+  const nature = view.nature as View
+  nature.nodes = d.nature.nodes.map((n) => escapeView({...n, node: n.node === '(unknown)' ? P.unknownNode : n.node}) as View)
   return {
     ...view,
-    heading: draftWord,
-    status_line: d.clock
-      ? fr
-        ? `${draftWord}. Échéance des 72 heures : ${d.clock.deadline} (${STATUS_FR[d.clock.status]}, ${escapeMd(d.clock.remaining_text)}).`
-        : `${draftWord}. 72-hour deadline ${d.clock.deadline} (${STATUS_EN[d.clock.status]}, ${escapeMd(d.clock.remaining_text)}).`
-      : fr
-        ? `${draftWord}. Aucun incident ouvert : échéance inconnue.`
-        : `${draftWord}. No incident opened: deadline unknown.`,
-    authority_name: escapeMd(AUTHORITY_NAMES[d.authority]),
-    phase: d.phase,
-    clock_status_text: d.clock ? (fr ? STATUS_FR : STATUS_EN)[d.clock.status] : missing,
-    role: d.role ?? missing,
-    nature_types: d.nature.types.join(', '),
+    ...openBySection(d.open_items, d.language),
+    notifications: d.notifications.map((n) => escapeView({...n, phase: P.phase[n.phase], recipient: P.recipient(n.recipient)}) as View),
+    evidence: d.evidence.map((e) => escapeView({...e, kind: P.evidenceKind[e.kind] ?? e.kind}) as View),
+    heading: word,
+    status_line: escapeMd(P.statusLine(word, d.clock)),
+    authority_name: escapeMd((fr ? AUTHORITY_NAMES_FR : AUTHORITY_NAMES)[d.authority]!),
+    phase_text: escapeMd(P.phase[d.phase]),
+    clock_status_text: d.clock ? escapeMd(P.status[d.clock.status] + (d.clock.late ? ` (${P.lateFlag})` : d.clock.status === 'notified' && d.clock.deadline ? ` (${P.inTime})` : '')) : null,
+    role_text: d.role ? escapeMd(P.role[d.role] + (d.prepared_on_behalf_of ? (fr ? `, pour le compte du client ${d.prepared_on_behalf_of}` : `, on behalf of customer ${d.prepared_on_behalf_of}`) : '')) : null,
+    nature_types: d.nature.types.map((t) => P.breachType[t]).join(', ') || null,
     has_nodes: d.nature.nodes.length > 0,
-    data_subject_categories: d.data_subjects.categories.map(escapeMd).join('; '),
-    subjects_range: r(d.data_subjects.approximate),
-    subjects_method: d.data_subjects.approximate ? escapeMd(d.data_subjects.approximate.method) : missing,
-    records_range: r(d.records.approximate),
-    records_method: d.records.approximate ? escapeMd(d.records.approximate.method) : missing,
-    form_heading: `${escapeMd(AUTHORITY_NAMES[d.authority])}: form fields`,
+    data_subject_categories: d.data_subjects.categories.length ? d.data_subjects.categories.map(escapeMd).join('; ') : null,
+    subjects_range: d.data_subjects.approximate ? escapeMd(P.range(d.data_subjects.approximate)) : null,
+    subjects_method: d.data_subjects.approximate ? escapeMd(d.data_subjects.approximate.method) : null,
+    records_range: d.records.approximate ? escapeMd(P.range(d.records.approximate)) : null,
+    records_method: d.records.approximate ? escapeMd(d.records.approximate.method) : null,
+    form_heading: fr ? `${escapeMd(AUTHORITY_NAMES_FR[d.authority]!)} : champs du formulaire` : `${escapeMd(AUTHORITY_NAMES[d.authority])}: form fields`,
     has_notifications: d.notifications.length > 0,
     has_excerpts: (d.excerpts ?? []).length > 0,
+    open_all: d.open_items.map((o) => openItemText(o, d.language)),
+    controller_lines: d.statements.filter((s) => s.section === 'controller').map((s) => escapeMd(s.text)),
+    sector_text: joinPresent([d.controller.sector, d.controller.organisation_size, d.controller.economic_activity]),
+    contact_text: joinPresent([d.contact_point.name, d.contact_point.contact]),
+    reporter_text: joinPresent([d.reporting_person.name, d.reporting_person.role]),
+    informed_text: joinPresent([d.timeline.informed_by, d.timeline.informed_at]),
+    language_note: d.language_basis === 'authority' ? (fr ? 'Rédigé en français pour la CNIL (--lang en pour l’anglais).' : null) : null,
   }
 }
 
 export function renderArticle33Markdown(d: Article33Result): string {
-  return renderTemplate(loadTemplate(d.language === 'fr' ? 'article33.fr.md' : 'article33.md'), article33View(d), missingText(d.language))
+  return renderTemplate(loadTemplate(templateName('article33', d.language)), article33View(d), missingText(d.language))
 }
 
-export function missingText(language: 'en' | 'fr'): string {
-  return language === 'fr' ? '_non connu_' : '_not yet known_'
+export function missingText(language: Language): string {
+  return escapeMd(PHRASES[language].toComplete(language === 'fr' ? 'voir les points ouverts' : 'see the open items'))
 }
 
-/** Article 34, processor notices and register entries: the object, escaped, into its template. */
-export function renderReportMarkdown(template: string, report: object, extra: View = {}): string {
-  return renderTemplate(loadTemplate(template), {...(escapeView(report) as View), ...extra}, missingText('en'))
+export function renderArticle34Markdown(d: Article34Result): string {
+  const P = PHRASES[d.language]
+  const view: View = {...(escapeView(d) as View), ...openBySection(d.open_items, d.language), heading: d.final ? P.final : P.draft, open_all: d.open_items.map((o) => openItemText(o, d.language)), has_open: d.open_items.length > 0}
+  return renderTemplate(loadTemplate(templateName('article34', d.language)), view, missingText(d.language))
 }
 
-export function renderProcessorNoticeMarkdown(n: import('./processor-notice.js').ProcessorNoticeResult): string {
+export function renderRegisterMarkdown(d: RegisterEntryResult): string {
+  const P = PHRASES[d.language]
+  const view: View = {...(escapeView(d) as View), heading: d.draft ? P.draft : P.final, late_text: d.late ? P.lateFlag : '', open_all: d.open_items.map((o) => openItemText(o, d.language)), has_open: d.open_items.length > 0}
+  return renderTemplate(loadTemplate(templateName('register', d.language)), view, missingText(d.language))
+}
+
+export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string {
+  const P = PHRASES[n.language]
   const view = escapeView(n) as View
   const out = view.your_data_reached_others as View
   const inn = view.you_received_other_data as View
-  out.sessions_text = (out.sessions as string[]).join(', ') || 'none'
-  out.markers_text = (out.markers_truncated as string[]).join(', ') || 'none'
-  inn.sessions_text = (inn.sessions as string[]).join(', ') || 'none'
+  out.sessions_text = (out.sessions as string[]).join(', ') || P.none
+  out.markers_text = (out.markers_truncated as string[]).join(', ') || P.none
+  inn.sessions_text = (inn.sessions as string[]).join(', ') || P.none
   out.has_detail = (out.other_customers_detail as View[]).length > 0
   inn.has_detail = (inn.other_customers_detail as View[]).length > 0
-  return renderTemplate(loadTemplate('processor-notice.md'), view, missingText('en'))
+  return renderTemplate(
+    loadTemplate(templateName('processor-notice', n.language)),
+    {...view, ...openBySection(n.open_items, n.language), heading: n.final ? P.final : P.draft, open_all: n.open_items.map((o) => openItemText(o, n.language)), has_open: n.open_items.length > 0},
+    missingText(n.language),
+  )
 }

@@ -196,6 +196,18 @@ export class ServingClient {
     return null
   }
 
+  /**
+   * What the server's /version says (vLLM: {"version": "..."}), or null when it has none. Only
+   * informative: a target that fails here is not marked as failed (the run judged it already).
+   */
+  async serverVersion(): Promise<string | null> {
+    if (this.firstFailure) return null
+    const attempt = await this.attempt('GET', '/version', Date.now() + this.options.timeoutMs)
+    if (this.stopper('GET /version', attempt) || attempt.kind === 'failed' || attempt.response.status < 200 || attempt.response.status >= 300) return null
+    const parsed = safeJson(attempt.response.body) as {version?: unknown} | null
+    return typeof parsed?.version === 'string' ? parsed.version.slice(0, 200) : null
+  }
+
   /** Raw Prometheus text from /metrics, or null. */
   async metrics(): Promise<string | null> {
     if (this.firstFailure) return null

@@ -4,7 +4,7 @@ import type {CaseDb} from '../store/open-case.js'
 import {contaminatedRecordIds} from '../store/findings.js'
 import {completeRecordsByRequestId, recordById, type StoredRecord} from '../store/records.js'
 
-export {finishReplayRun, insertReplayResult, insertReplayRun, listReplayResults, type ReplayResultRow, type ReplayRunRow, type StoredReplayResult} from '../store/replay.js'
+export {finishReplayRun, insertReplayResult, insertReplayRun, listReplayResults, type ReplayPurpose, type ReplayResultRow, type ReplayRunRow, type ReplayTargetKind, type StoredReplayResult} from '../store/replay.js'
 
 // The records a replay sends again: those named, or every response with a contaminating
 // sighting; with their request texts decoded from the evidence.

@@ -6,8 +6,9 @@ import {buildPrompt, fillerWords, newPersona, sizePrompt, type Persona} from '..
 import {assertSafeTarget, type Resolver} from '../probe/target-guard.js'
 import type {CaseDb} from '../store/open-case.js'
 import {tokenize} from '../testbed/tokenizer.js'
+import {TESTBED_VERSION} from '../testbed/server.js'
 import type {Rng} from '../util/rng.js'
-import {finishReplayRun, insertReplayResult, insertReplayRun, selectRecords, type ReplayRecord, type ReplayResultRow} from './replay-store.js'
+import {finishReplayRun, insertReplayResult, insertReplayRun, selectRecords, type ReplayPurpose, type ReplayRecord, type ReplayResultRow, type ReplayTargetKind} from './replay-store.js'
 import {wilsonInterval} from './wilson.js'
 
 // Replays suspicious records against a serving stack under the recorded conditions (prompt size,
@@ -38,6 +39,12 @@ export interface ReplayOptions {
   model?: string
   maxTokens?: number
   concurrency?: number
+  /**
+   * Why this run is made: to confirm the fault, or as a negative control (a fixed or rejecting
+   * stack that should not leak). Unset: a confirmation, unless the target rejected every
+   * trial, which is no evidence of the fault and is recorded as a negative control.
+   */
+  purpose?: 'confirmation' | 'negative-control'
   rng: Rng
   now: () => Date
   signal?: AbortSignal
@@ -62,6 +69,12 @@ export interface ReplayResult {
   scaling_note: string
   started_at: string
   finished_at: string
+  /** simulator: crosstalk's own testbed (it says so on /version), built to leak; external: any other stack */
+  target_kind: 'simulator' | 'external'
+  target_version: string | null
+  purpose: 'confirmation' | 'negative-control'
+  /** whether the purpose was given (--purpose) or defaulted from what the target did */
+  purpose_given: boolean
   /** True when the run stopped before its end: Ctrl-C/SIGTERM, or a target failure. */
   interrupted: boolean
   /** The target failure that stopped the run, or null. */
@@ -131,6 +144,10 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
     targetMaxModelLen: maxModelLen,
     sourcePoolTokens: sourcePool,
     scalingNote,
+    // Known at the end of the run (below): what the target says it is, and what it did.
+    targetKind: 'unrecorded',
+    targetVersion: null,
+    purpose: (options.purpose ?? 'confirmation') satisfies ReplayPurpose,
   })
 
   const primerSize = Math.max(32, Math.min(256, Math.floor((poolTokens ?? 2048) / 8)))
@@ -152,7 +169,14 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
   if (failure) progress(`stopped: the target ${failure.outcome === 'hung' ? 'hung' : 'failed'} on ${failure.request}: ${failure.error}`)
   const finishedAt = options.now().toISOString()
   const interrupted = stopped()
-  finishReplayRun(db, runId, finishedAt, interrupted)
+  const allRejected = results.length > 0 && results.every((r) => r.verdict === 'rejected')
+  const purpose = options.purpose ?? (allRejected ? 'negative-control' : 'confirmation')
+  // The testbed identifies itself on /version: a draft must never present the simulator, which
+  // is built to leak, as the production stack. Asked after the run, and never held against the
+  // target (a failed target has already stopped the run and is not asked).
+  const version = await client.serverVersion()
+  const targetKind: ReplayTargetKind = version === TESTBED_VERSION ? 'simulator' : 'external'
+  finishReplayRun(db, runId, finishedAt, interrupted, {purpose, targetKind, targetVersion: version})
   return {
     run_id: runId,
     target: url.href,
@@ -165,6 +189,10 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
     scaling_note: scalingNote,
     started_at: startedAt,
     finished_at: finishedAt,
+    target_kind: targetKind,
+    target_version: version,
+    purpose,
+    purpose_given: options.purpose !== undefined,
     interrupted,
     target_failure: failure,
     results,

@@ -1,5 +1,6 @@
 import type {AuditEntry} from '../store/audit.js'
 import type {DetectionCoverage} from '../detect/coverage.js'
+import {computeExposure, exposureRows, type Exposure} from './exposure.js'
 import {byNullableText, byText, hourStart, HOUR_MS, iso, minMax, type AtRiskGroup, type ContaminationRow, type ScopeInputs} from './scope-data.js'
 
 // One chronological story of the incident: when each node and each tenant pair first and
@@ -22,6 +23,7 @@ export type TimelineEventKind =
   | 'pair_first_contamination'
   | 'pair_last_contamination'
   | 'sighting'
+  | 'text_leak'
   | 'audit'
 
 export interface TimelineEvent {
@@ -46,10 +48,13 @@ export interface TimelineNode {
   last_at_risk: string | null
 }
 
+/** One tenant pair over all the evidence (the exposure): canary sightings and verbatim text. */
 export interface TimelinePair {
   source_tenant: string
   recipient_tenant: string
   responses: number
+  by_canary: number
+  by_text_only: number
   first_seen: string
   last_seen: string
 }
@@ -63,6 +68,8 @@ export interface TimelineHour {
 
 export interface TimelineResult {
   bug_window: {start: string; end: string; basis: string} | null
+  /** the same exposure as scope --json's `exposure` key */
+  exposure: Exposure
   nodes: TimelineNode[]
   pairs: TimelinePair[]
   hours: TimelineHour[]
@@ -77,6 +84,7 @@ const KIND_ORDER: TimelineEventKind[] = [
   'node_first_contamination',
   'pair_first_contamination',
   'sighting',
+  'text_leak',
   'pair_last_contamination',
   'node_last_contamination',
   'node_last_at_risk',
@@ -107,15 +115,17 @@ export function buildTimeline(inputs: ScopeInputs, audit: readonly AuditEntry[],
     return {decode_node: node, first_contaminated: iso(c?.[0]), last_contaminated: iso(c?.[1]), first_at_risk: iso(first?.[0]), last_at_risk: iso(last?.[1])}
   })
 
-  const pairMap = new Map<string, {source_tenant: string; recipient_tenant: string; ids: Set<number>; lo: number; hi: number}>()
-  for (const c of contamination) {
-    const key = JSON.stringify([c.source_tenant ?? '', c.recipient_tenant])
-    const p = pairMap.get(key)
-    if (p) {
-      p.ids.add(c.record_id)
-      p.lo = Math.min(p.lo, c.ts_ms)
-      p.hi = Math.max(p.hi, c.ts_ms)
-    } else pairMap.set(key, {source_tenant: c.source_tenant ?? '', recipient_tenant: c.recipient_tenant, ids: new Set([c.record_id]), lo: c.ts_ms, hi: c.ts_ms})
+  // Tenant pairs over all the evidence, so the timeline tells the story the drafts tell.
+  const rows = exposureRows(inputs)
+  const pairMap = new Map<string, {source_tenant: string; recipient_tenant: string; ids: Set<number>; canary: Set<number>; lo: number; hi: number}>()
+  for (const r of rows) {
+    const key = JSON.stringify([r.source_tenant, r.recipient_tenant])
+    let p = pairMap.get(key)
+    if (!p) pairMap.set(key, (p = {source_tenant: r.source_tenant, recipient_tenant: r.recipient_tenant, ids: new Set(), canary: new Set(), lo: r.ts_ms, hi: r.ts_ms}))
+    p.ids.add(r.record_id)
+    if (r.by === 'canary') p.canary.add(r.record_id)
+    p.lo = Math.min(p.lo, r.ts_ms)
+    p.hi = Math.max(p.hi, r.ts_ms)
   }
   const pairs = [...pairMap.values()]
     .sort((a, b) => byText(a.source_tenant, b.source_tenant) || byText(a.recipient_tenant, b.recipient_tenant))
@@ -123,7 +133,23 @@ export function buildTimeline(inputs: ScopeInputs, audit: readonly AuditEntry[],
       const what = `${p.source_tenant} → ${p.recipient_tenant}`
       events.push({at: iso(p.lo)!, kind: 'pair_first_contamination', source_tenant: p.source_tenant, recipient_tenant: p.recipient_tenant, description: `first leak ${what}`})
       events.push({at: iso(p.hi)!, kind: 'pair_last_contamination', source_tenant: p.source_tenant, recipient_tenant: p.recipient_tenant, description: `last leak ${what}`})
-      return {source_tenant: p.source_tenant, recipient_tenant: p.recipient_tenant, responses: p.ids.size, first_seen: iso(p.lo)!, last_seen: iso(p.hi)!}
+      const textOnly = [...p.ids].filter((id) => !p.canary.has(id)).length
+      return {source_tenant: p.source_tenant, recipient_tenant: p.recipient_tenant, responses: p.ids.size, by_canary: p.canary.size, by_text_only: textOnly, first_seen: iso(p.lo)!, last_seen: iso(p.hi)!}
+    })
+
+  // Responses that carried another session's text with no marker: the canary-less part of the exposure.
+  const marked = new Set(contamination.map((c) => c.record_id))
+  const textOnly = new Map<number, (typeof provenance)[number]>()
+  for (const p of provenance) if (!marked.has(p.record_id) && !textOnly.has(p.record_id)) textOnly.set(p.record_id, p)
+  for (const p of textOnly.values())
+    events.push({
+      at: iso(p.ts_ms)!,
+      kind: 'text_leak',
+      request_id: p.request_id,
+      decode_node: p.decode_node,
+      source_tenant: p.source_tenant,
+      recipient_tenant: p.recipient_tenant,
+      description: `verbatim text of another session (${p.overlap_words} words, no marker) in ${p.request_id}: ${p.source_tenant} → ${p.recipient_tenant}`,
     })
 
   for (const c of contamination)
@@ -158,7 +184,7 @@ export function buildTimeline(inputs: ScopeInputs, audit: readonly AuditEntry[],
   }
 
   events.sort((a, b) => byText(a.at, b.at) || KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || (a.audit_seq ?? 0) - (b.audit_seq ?? 0))
-  return {bug_window: bugWindow, nodes, pairs, hours: hours(contamination, atRisk, options.maxHours ?? 24 * 31), events, detection: inputs.detection}
+  return {bug_window: bugWindow, exposure: computeExposure(rows), nodes, pairs, hours: hours(contamination, atRisk, options.maxHours ?? 24 * 31), events, detection: inputs.detection}
 }
 
 function hours(contamination: readonly ContaminationRow[], atRisk: AtRiskGroup[] | null, maxHours: number): TimelineHour[] {

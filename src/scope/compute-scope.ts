@@ -12,8 +12,10 @@ import {
   type ScopeInputs,
 } from './scope-data.js'
 import type {DetectionCoverage} from '../detect/coverage.js'
+import {computeExposure, exposureRows, type Exposure} from './exposure.js'
 
 export type {AtRiskGroup} from './scope-data.js'
+export type {Exposure, ExposureFlow} from './exposure.js'
 export {minMax} from './scope-data.js'
 
 // GDPR Art. 33(3)(a): "the categories and approximate number of data subjects concerned
@@ -80,6 +82,8 @@ export interface ScopeResult {
   at_risk_responses: number | null
   flows: ScopeFlow[]
   // ---- extensions ----
+  /** all evidence, canary and verbatim text together: the one set of numbers every draft and notice uses */
+  exposure: Exposure
   pool_tokens: number | null
   advertised_tokens: number | null
   /** at-risk responses that ended in an error event inside the 200 stream (they still count as at risk) */
@@ -148,6 +152,7 @@ export function computeScope(inputs: ScopeInputs): ScopeResult {
     last_seen: iso(seen?.[1]),
     at_risk_responses: !atRiskJudged ? null : sum(atRisk.map((g) => g.n)),
     flows,
+    exposure: computeExposure(exposureRows(inputs)),
     pool_tokens: pool,
     advertised_tokens: advertised,
     at_risk_error_responses: !atRiskJudged ? null : sum(atRisk.map((g) => g.errors)),
@@ -260,8 +265,12 @@ function dataCategories(contamination: ContaminationRow[], provenance: Provenanc
     out.push({category: 'conversation_content_cross_tenant', label: "another customer's end-user conversation content (canary-marked prompts)", evidence: 'sightings', responses: marked('cross_tenant'), findings: null, distinct_values: null})
   if (marked('cross_session') > 0)
     out.push({category: 'conversation_content_cross_session', label: "another end user's conversation content, same customer (canary-marked prompts)", evidence: 'sightings', responses: marked('cross_session'), findings: null, distinct_values: null})
-  const prov = new Set(provenance.map((p) => p.record_id)).size
-  if (prov > 0) out.push({category: 'conversation_content_attributed', label: "another session's prompt or answer, reproduced verbatim", evidence: 'provenance', responses: prov, findings: null, distinct_values: null})
+  // Verbatim text without any marker: the canary-less part of the exposure (responses that also
+  // carry a marker are counted once, above), so the categories add up to the exposure.
+  const withMarker = new Set(contamination.map((c) => c.record_id))
+  const textOnly = new Set(provenance.map((p) => p.record_id).filter((id) => !withMarker.has(id))).size
+  if (textOnly > 0)
+    out.push({category: 'conversation_content_attributed', label: "another session's prompt or answer, reproduced verbatim without a canary marker", evidence: 'provenance', responses: textOnly, findings: null, distinct_values: null})
   // PII counts where it is someone else's: in a response that carries another session's
   // data (a contaminating sighting or provenance), or a finding the detector attributed.
   const leaked = new Set([...contamination.map((c) => c.record_id), ...provenance.map((p) => p.record_id)])

@@ -51,8 +51,7 @@ export function loadScopeInputs(db: CaseDb, options: LoadScopeOptions = {}): Sco
   const given = options.poolTokens !== undefined
   const pool = given ? options.poolTokens! : settings.pool_tokens
   const advertised = given ? (options.advertisedTokens ?? null) : settings.advertised_tokens
-  const contamination = contaminationRows(db)
-  const provenance = provenanceRows(db).filter((p) => p.source_session !== p.recipient_session || p.source_tenant !== p.recipient_tenant)
+  const {contamination, provenance} = loadExposureInputs(db)
   const atRisk = pool === null ? null : atRiskGroups(db, pool, advertised)
   let exposure: ScopeInputs['exposure'] = null
   if (atRisk !== null) {
@@ -132,4 +131,16 @@ export function minMax(values: readonly number[]): [number, number] | null {
     if (v > hi) hi = v
   }
   return [lo, hi]
+}
+
+/**
+ * Only what the exposure needs (the contaminating sightings and the provenance rows that point
+ * at another session), for callers that do not need the rest of the scope inputs: a
+ * processor's clock lists its controllers from it.
+ */
+export function loadExposureInputs(db: CaseDb): Pick<ScopeInputs, 'contamination' | 'provenance'> {
+  return {
+    contamination: contaminationRows(db),
+    provenance: provenanceRows(db).filter((p) => p.source_session !== p.recipient_session || p.source_tenant !== p.recipient_tenant),
+  }
 }

@@ -21,6 +21,20 @@ export interface TenantCounterpart {
   sessions: number
   first_seen: string | null
   last_seen: string | null
+  /** distinct responses by either evidence (canary or verbatim text): what a notice counts */
+  exposure_responses: number
+}
+
+/** One direction counted over all the evidence, canary and verbatim text together (see exposure.ts). */
+export interface TenantExposureCount {
+  responses: number
+  by_canary: number
+  by_text_only: number
+  own_sessions: number
+  other_sessions: number
+  other_tenants: number
+  first_seen: string | null
+  last_seen: string | null
 }
 
 export interface TenantDirection {
@@ -39,6 +53,8 @@ export interface TenantDirection {
   provenance_responses: number
   provenance_only_responses: number
   provenance_other_tenants: number
+  /** the union of both kinds of evidence: the numbers drafts and notices use */
+  exposure: TenantExposureCount
   counterparts: TenantCounterpart[]
 }
 
@@ -112,6 +128,7 @@ function direction(
   const counterparts = others
     .map((o) => {
       const s = sightings.filter((r) => other(r) === o)
+      const all = rows.filter((r) => other(r) === o)
       const t = minMax(s.map((r) => r.ts_ms))
       return {
         tenant: name(o),
@@ -121,6 +138,7 @@ function direction(
         sessions: new Set(rows.filter((r) => other(r) === o).map(otherSession)).size,
         first_seen: iso(t?.[0]),
         last_seen: iso(t?.[1]),
+        exposure_responses: ids(all).size,
         _order: o === tenant ? -1 : 0,
       }
     })
@@ -138,6 +156,23 @@ function direction(
     provenance_responses: ids(prov).size,
     provenance_only_responses: [...ids(prov)].filter((id) => !marked.has(id)).length,
     provenance_other_tenants: new Set(prov.map(other).filter((o) => o !== tenant)).size,
+    exposure: exposureCount(rows, tenant, other, ownSession, otherSession),
     counterparts,
+  }
+}
+
+function exposureCount(rows: Row[], tenant: string, other: (r: Row) => string, ownSession: (r: Row) => string, otherSession: (r: Row) => string): TenantExposureCount {
+  const all = new Set(rows.map((r) => r.record_id))
+  const canary = new Set(rows.filter((r) => r.kind === 'sighting').map((r) => r.record_id))
+  const seen = minMax(rows.map((r) => r.ts_ms))
+  return {
+    responses: all.size,
+    by_canary: canary.size,
+    by_text_only: all.size - canary.size,
+    own_sessions: new Set(rows.map(ownSession)).size,
+    other_sessions: new Set(rows.map(otherSession)).size,
+    other_tenants: new Set(rows.map(other).filter((o) => o !== tenant && o !== '')).size,
+    first_seen: iso(seen?.[0]),
+    last_seen: iso(seen?.[1]),
   }
 }

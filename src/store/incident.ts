@@ -27,6 +27,25 @@ export interface IncidentRow {
   internal_reference: string | null
   created_at: string
   updated_at: string
+  // migration 002: the rest of the authorities' forms, the cause, delay reasons, the processor's deadline
+  cause: string | null
+  cause_category: 'internal-non-malicious' | 'internal-malicious' | 'external-non-malicious' | 'external-malicious' | 'unknown' | null
+  reporting_person: string | null
+  reporting_person_role: string | null
+  sector: 'private' | 'public' | null
+  organisation_size: 'micro' | 'sme' | 'large' | 'other' | null
+  economic_activity: string | null
+  eea_representative: string | null
+  informed_by: string | null
+  informed_at: string | null
+  measures_before: string | null
+  police_report: string | null
+  other_authorities: string | null
+  establishment_countries: string | null
+  subjects_per_country: string | null
+  authorities_notified: string | null
+  delay_reason: string | null
+  controller_deadline_hours: number | null
 }
 
 const COLUMN = /^[a-z_]+$/

@@ -13,6 +13,8 @@ export interface NotificationRow {
   file_sha256: string | null
   file_size: number | null
   recorded_at: string
+  /** the reasons for the delay sent with a late notification (Art. 33(1)) */
+  delay_reason: string | null
 }
 
 export interface NewNotification {
@@ -24,14 +26,15 @@ export interface NewNotification {
   fileSha256: string | null
   fileSize: number | null
   recordedAt: string
+  delayReason: string | null
 }
 
-const NOTIFICATION_COLUMNS = 'id, phase, at, reference, recipient, file_path, file_sha256, file_size, recorded_at'
+const NOTIFICATION_COLUMNS = 'id, phase, at, reference, recipient, file_path, file_sha256, file_size, recorded_at, delay_reason'
 
 export function insertNotification(db: CaseDb, n: NewNotification): NotificationRow {
   const info = db
-    .prepare('INSERT INTO notifications (phase, at, at_ms, reference, recipient, file_path, file_sha256, file_size, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-    .run(n.phase, n.at.toISOString(), n.at.getTime(), n.reference, n.recipient, n.filePath, n.fileSha256, n.fileSize, n.recordedAt)
+    .prepare('INSERT INTO notifications (phase, at, at_ms, reference, recipient, file_path, file_sha256, file_size, recorded_at, delay_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+    .run(n.phase, n.at.toISOString(), n.at.getTime(), n.reference, n.recipient, n.filePath, n.fileSha256, n.fileSize, n.recordedAt, n.delayReason)
   return db.prepare(`SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE id = ?`).get(info.lastInsertRowid) as NotificationRow
 }
 

@@ -14,7 +14,15 @@ export interface ReplayRunRow {
   targetMaxModelLen: number | null
   sourcePoolTokens: number | null
   scalingNote: string
+  /** the built-in testbed (a simulator built to leak) or another serving stack */
+  targetKind: ReplayTargetKind
+  /** what the target's /version said, if anything */
+  targetVersion: string | null
+  purpose: ReplayPurpose
 }
+
+export type ReplayTargetKind = 'simulator' | 'external' | 'unrecorded'
+export type ReplayPurpose = 'confirmation' | 'negative-control' | 'unrecorded'
 
 /**
  * A run is stored as interrupted from its start, and finishReplayRun says how it really
@@ -24,15 +32,30 @@ export interface ReplayRunRow {
 export function insertReplayRun(db: CaseDb, run: ReplayRunRow): number {
   const info = db
     .prepare(
-      `INSERT INTO replay_runs (started_at, target, model, trials, primers, original_prompt, target_pool_tokens, target_max_model_len, source_pool_tokens, scaling_note, interrupted)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
+      `INSERT INTO replay_runs (started_at, target, model, trials, primers, original_prompt, target_pool_tokens, target_max_model_len, source_pool_tokens, scaling_note,
+         target_kind, target_version, purpose, interrupted)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
     )
-    .run(run.startedAt, run.target, run.model, run.trials, run.primers, run.originalPrompt ? 1 : 0, run.targetPoolTokens, run.targetMaxModelLen, run.sourcePoolTokens, run.scalingNote)
+    .run(
+      run.startedAt, run.target, run.model, run.trials, run.primers, run.originalPrompt ? 1 : 0, run.targetPoolTokens, run.targetMaxModelLen, run.sourcePoolTokens, run.scalingNote,
+      run.targetKind, run.targetVersion, run.purpose,
+    )
   return Number(info.lastInsertRowid)
 }
 
-export function finishReplayRun(db: CaseDb, runId: number, finishedAt: string, interrupted: boolean): void {
-  db.prepare(`UPDATE replay_runs SET finished_at = ?, interrupted = ? WHERE id = ?`).run(finishedAt, interrupted ? 1 : 0, runId)
+/** What a run learnt by its end: the purpose (defaulted from the outcome) and what the target said it is. */
+export interface ReplayRunEnd {
+  purpose: ReplayPurpose
+  targetKind: ReplayTargetKind
+  targetVersion: string | null
+}
+
+export function finishReplayRun(db: CaseDb, runId: number, finishedAt: string, interrupted: boolean, end?: ReplayRunEnd): void {
+  if (end) {
+    db.prepare(`UPDATE replay_runs SET finished_at = ?, interrupted = ?, purpose = ?, target_kind = ?, target_version = ? WHERE id = ?`).run(
+      finishedAt, interrupted ? 1 : 0, end.purpose, end.targetKind, end.targetVersion, runId,
+    )
+  } else db.prepare(`UPDATE replay_runs SET finished_at = ?, interrupted = ? WHERE id = ?`).run(finishedAt, interrupted ? 1 : 0, runId)
 }
 
 export interface ReplayResultRow {
@@ -87,6 +110,9 @@ export interface StoredReplayResult extends ReplayResultRow {
   target: string
   model: string
   original_prompt: boolean
+  target_kind: ReplayTargetKind
+  target_version: string | null
+  purpose: ReplayPurpose
   /** The run did not finish (stopped, or killed: finished_at is then null). */
   interrupted: boolean
 }
@@ -94,7 +120,7 @@ export interface StoredReplayResult extends ReplayResultRow {
 export function listReplayResults(db: CaseDb): StoredReplayResult[] {
   const rows = db
     .prepare(
-      `SELECT res.*, run.started_at, run.finished_at, run.target, run.model, run.original_prompt, run.interrupted
+      `SELECT res.*, run.started_at, run.finished_at, run.target, run.model, run.original_prompt, run.target_kind, run.target_version, run.purpose, run.interrupted
        FROM replay_results res JOIN replay_runs run ON run.id = res.run_id ORDER BY run.id, res.id`,
     )
     .all() as Array<Omit<StoredReplayResult, 'stream' | 'original_prompt' | 'interrupted'> & {stream: number; original_prompt: number; interrupted: number; id: number}>

@@ -17,7 +17,7 @@ function reportData(over: Partial<CaseReportData> = {}): CaseReportData {
     generated_at: '2026-11-02T09:00:00.000Z',
     tool_version: '0.1.0',
     detection: {complete: true, never_scanned: false, records_not_scanned: 0, registry_changed: false},
-    totals: {records: 1000, files: 2, tenants: 3, sessions: 50, bad_lines: 1},
+    totals: {records: 1000, files: 2, registry_files: 1, tenants: 3, sessions: 50, bad_lines: 1},
     incident: null,
     clock: null,
     scope: {
@@ -63,7 +63,7 @@ function reportData(over: Partial<CaseReportData> = {}): CaseReportData {
       limit: 10_000,
       omitted: 0,
     },
-    open_items: [{item: 'Controller name and contact details', ref: 'EDPB template 12-13'}],
+    open_items: [{section: 'controller', item: 'Controller name and contact details', ref: 'EDPB template 12-13', record_with: null}],
     assessment: null,
     replay: null,
     evidence: [{name: 'gw-a.jsonl', sha256: 'ab'.repeat(32), size: 123, records: 500}],

@@ -80,7 +80,7 @@ describe('--json escapes what JSON.stringify leaves raw', () => {
 
 describe('the Article 33 draft escapes invisible and bidi marks', () => {
   it('report article33 (Markdown)', async () => {
-    expect((await run(['incident', 'open', '--db', db, '--title', 'leak', '--aware-at', '2026-11-02T10:00:00Z', '--role', 'processor'])).code).toBe(0)
+    expect((await run(['incident', 'open', '--db', db, '--title', 'leak', '--aware-at', '2026-11-02T10:00:00Z', '--role', 'controller'])).code).toBe(0)
     const r = await run(['report', 'article33', '--db', db, '--now', '2026-11-02T12:00:00Z'])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toContain('\\\\u202e')

@@ -16,7 +16,7 @@ describe('crosstalk clock / incident / notify record', () => {
     const r = await run(['clock', '--aware-at', '2026-10-23T10:00:00+02:00', '--now', '2026-10-25T12:00:00+01:00', '--json', '--db', path.join(dir, 'none.db')])
     expect(r.code).toBe(0)
     const out = JSON.parse(r.stdout)
-    expect(out).toEqual({aware_at: '2026-10-23T08:00:00.000Z', deadline: '2026-10-26T08:00:00.000Z', remaining_seconds: 75600, status: 'due_soon'})
+    expect(out).toEqual({aware_at: '2026-10-23T08:00:00.000Z', deadline: '2026-10-26T08:00:00.000Z', remaining_seconds: 75600, status: 'due_soon', late: false})
     expect(fs.existsSync(path.join(dir, 'none.db'))).toBe(false)
   })
 
@@ -28,15 +28,15 @@ describe('crosstalk clock / incident / notify record', () => {
   })
 
   it('opens an incident, shows it, and the clock reads it', async () => {
-    const open = await run(['incident', 'open', '--db', db, '--title', 'KV leak', '--aware-at', '2026-10-23T10:00:00+02:00', '--role', 'processor', '--dpo-contact', 'dpo@provider.example', '--json'])
+    const open = await run(['incident', 'open', '--db', db, '--title', 'KV leak', '--aware-at', '2026-10-23T10:00:00+02:00', '--role', 'controller', '--dpo-contact', 'dpo@provider.example', '--json'])
     expect(open.code, open.stderr).toBe(0)
-    expect(JSON.parse(open.stdout)).toMatchObject({title: 'KV leak', role: 'processor', aware_at: '2026-10-23T08:00:00.000Z', dpo_contact: 'dpo@provider.example', controller_name: null})
+    expect(JSON.parse(open.stdout)).toMatchObject({title: 'KV leak', role: 'controller', aware_at: '2026-10-23T08:00:00.000Z', dpo_contact: 'dpo@provider.example', controller_name: null})
     expect(fs.statSync(db).mode & 0o777).toBe(0o600)
     const again = await run(['incident', 'open', '--db', db, '--title', 'x', '--aware-at', '2026-10-23T10:00:00Z', '--role', 'controller'])
     expect(again.code).toBe(1)
     expect(again.stderr).toMatch(/already has an incident/)
     const clock = await run(['clock', '--db', db, '--now', '2026-10-27T00:00:00Z', '--json'])
-    expect(JSON.parse(clock.stdout)).toMatchObject({deadline: '2026-10-26T08:00:00.000Z', status: 'overdue', remaining_seconds: -16 * 3600})
+    expect(JSON.parse(clock.stdout)).toMatchObject({deadline: '2026-10-26T08:00:00.000Z', status: 'overdue', remaining_seconds: -16 * 3600, late: true})
     const human = await run(['clock', '--db', db, '--now', '2026-10-25T12:00:00+01:00', '--tz', 'Europe/Dublin'])
     expect(human.stdout).toMatch(/DUE SOON/)
     expect(human.stdout).toMatch(/2026-10-26 08:00:00 GMT \(Europe\/Dublin\)|2026-10-26 08:00:00 GMT\+0? ?\(Europe\/Dublin\)/)

@@ -4,7 +4,7 @@ import type {TestCase} from '../helpers/case-builder.js'
 import {buildKnownCase, POOL} from '../scope/known-case.js'
 
 const CONTRACT_KEYS = ['contaminated_responses', 'cross_tenant_responses', 'cross_session_responses', 'exposed_sessions', 'exposed_tenants', 'recipient_tenants', 'first_seen', 'last_seen', 'at_risk_responses', 'flows']
-const EXTENSION_KEYS = ['pool_tokens', 'advertised_tokens', 'at_risk_error_responses', 'over_advertised_responses', 'orphan_sightings', 'provenance_responses', 'provenance_cross_tenant_responses', 'provenance_cross_session_responses', 'provenance_only_responses', 'provenance_flows', 'flow_matrix', 'by_node', 'by_hour', 'data_categories', 'data_subjects', 'records_concerned', 'bug_window', 'pool_basis', 'at_risk_unknown_records', 'unknown_fields', 'detection']
+const EXTENSION_KEYS = ['exposure', 'pool_tokens', 'advertised_tokens', 'at_risk_error_responses', 'over_advertised_responses', 'orphan_sightings', 'provenance_responses', 'provenance_cross_tenant_responses', 'provenance_cross_session_responses', 'provenance_only_responses', 'provenance_flows', 'flow_matrix', 'by_node', 'by_hour', 'data_categories', 'data_subjects', 'records_concerned', 'bug_window', 'pool_basis', 'at_risk_unknown_records', 'unknown_fields', 'detection']
 
 const run = (args: string[], env: Record<string, string> = {}) => runCommand(args, {env})
 
@@ -25,6 +25,9 @@ describe('crosstalk scope', () => {
     expect(Object.keys(out)).toEqual([...CONTRACT_KEYS, ...EXTENSION_KEYS])
     expect(out).toMatchObject({contaminated_responses: 4, at_risk_responses: 5, first_seen: '2026-11-02T06:00:00.123Z', last_seen: '2026-11-02T07:15:30.789Z'})
     for (const flow of out.flows) expect(Object.keys(flow)).toEqual(['source_tenant', 'recipient_tenant', 'responses'])
+    // CONTRACT.md: exposure counts all evidence, canary and verbatim text, each part shown
+    expect(Object.keys(out.exposure)).toEqual(['responses', 'by_canary', 'by_text_only', 'sessions', 'source_tenants', 'recipient_tenants', 'flows'])
+    expect(out.exposure).toMatchObject({responses: 5, by_canary: 4, by_text_only: 1, sessions: 4, source_tenants: 3, recipient_tenants: 3})
   })
 
   it('reads --db from CROSSTALK_DB, and at_risk_responses is null without --pool-tokens', async () => {
@@ -76,8 +79,11 @@ describe('crosstalk timeline', () => {
     const j = await run(['timeline', '--json', '--db', dbPath, '--pool-tokens', String(POOL)])
     expect(j.code).toBe(0)
     const t = JSON.parse(j.stdout)
-    expect(Object.keys(t)).toEqual(['bug_window', 'nodes', 'pairs', 'hours', 'events', 'detection'])
+    expect(Object.keys(t)).toEqual(['bug_window', 'exposure', 'nodes', 'pairs', 'hours', 'events', 'detection'])
     expect(t.bug_window.start).toBe('2026-11-02T06:00:00.123Z')
+    // the timeline tells the same exposure as scope
+    const scope = JSON.parse((await run(['scope', '--json', '--db', dbPath, '--pool-tokens', String(POOL)])).stdout)
+    expect(t.exposure).toEqual(scope.exposure)
     const text = await run(['timeline', '--db', dbPath, '--pool-tokens', String(POOL)])
     expect(text.code).toBe(0)
     expect(text.stdout).toMatch(/2026-11-02T06:00Z\s+3 █+/)

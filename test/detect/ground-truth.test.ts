@@ -47,6 +47,9 @@ function check(gt: GroundTruth, dbPath: string): void {
     expect(found).toEqual(gt.sightings.map(sightingKey).sort())
     expect(gt.sightings.length).toBeGreaterThan(50)
 
+    // Chained leaks (a contaminated answer's cached page leaking again) are in the incident:
+    // their source is the original record, not the answer they passed through.
+    expect(gt.leaks.filter((l) => l.via_request_id !== null && l.words >= 12).length).toBeGreaterThan(0)
     // Provenance: every leak of 12+ words with its source and overlap; nothing else.
     const prov = new Map(listProvenance(db).map((p) => [p.request_id, p]))
     expect(gt.provenance.length).toBeGreaterThan(20)

@@ -1,7 +1,7 @@
 import {afterEach, describe, expect, it} from 'vitest'
 import {computeProvenance} from '../../src/detect/provenance.js'
 import {scanCase} from '../../src/detect/scan-case.js'
-import {listProvenance} from '../../src/detect/list.js'
+import {listProvenance, listSightings} from '../../src/detect/list.js'
 import {FingerprintBuffer, GUARANTEE_WORDS, K, W, fingerprintText, kgramHashes, winnow} from '../../src/extract/winnow.js'
 import {tokenizeWords} from '../../src/extract/words.js'
 import {makeCase, rng, type TestCase} from '../helpers/case-builder.js'
@@ -217,7 +217,7 @@ describe('provenance', () => {
     ])
   })
 
-  it('prefers the longest overlap, then the same decode node, then the most recent', async () => {
+  it('prefers the longest overlap, then the same decode node, then the earliest original (a copy is never a source)', async () => {
     tc = makeCase()
     const rand = rng(9)
     const vocab = vocabulary(rand, 20000)
@@ -235,8 +235,81 @@ describe('provenance', () => {
     expect(listProvenance(tc.db).map((p) => [p.request_id, p.source_request_id, p.overlap_words])).toEqual([
       ['r1', 'long', 50],
       ['r2', 'far', 30],
-      // r3's session differs from r1/r2 (same tenant): r2's response is the most recent equal source.
-      ['r3', 'r2', 30],
+      // r3's session differs from r1/r2 (same tenant). r1 and r2 are copies (contaminated answers),
+      // never sources; of the originals with an equal 30-word run, none on r3's node: the earliest.
+      ['r3', 'long', 30],
+    ])
+  })
+})
+
+describe('provenance through chained leaks', () => {
+  // S's prompt leaks into A's answer (another tenant), and A's cached answer then leaks into B's.
+  // B's text is as long a verbatim match for A's answer as for S's prompt, and A is more recent:
+  // B's source is still S (the earliest original occurrence), and with B carrying S's canary
+  // the sighting names S too. No phantom A -> B tenant flow.
+  const MARKER = 'CANARY-5e5e5e5e5e5e5e5e5e5e'
+  async function chain(withMarker: boolean): Promise<void> {
+    tc = makeCase()
+    const rand = rng(31)
+    const vocab = vocabulary(rand, 20000)
+    const secret = randomWords(rand, vocab, 40)
+    const head = withMarker ? `${MARKER} ` : ''
+    await tc.addCanaries([[MARKER, 'ts', 'sess-s']])
+    await tc.addFile([
+      {request_id: 'S', tenant_id: 'ts', session_id: 'sess-s', request_text: `${head}${secret.join(' ')}`, response_text: randomWords(rand, vocab, 20).join(' '), decode_node: 'd1'},
+      {request_id: 'A', tenant_id: 'ta', session_id: 'sess-a', request_text: 'hello', response_text: `${randomWords(rand, vocab, 5).join(' ')} ${head}${secret.slice(0, 30).join(' ')}`, decode_node: 'd1'},
+      {request_id: 'B', tenant_id: 'tb', session_id: 'sess-b', request_text: 'hi', response_text: `${randomWords(rand, vocab, 5).join(' ')} ${head}${secret.slice(0, 25).join(' ')} ${randomWords(rand, vocab, 4).join(' ')}`, decode_node: 'd1'},
+    ])
+    scanCase(tc.db, {now: NOW})
+  }
+
+  it('names the original source, not the contaminated answer it passed through (canary-less)', async () => {
+    await chain(false)
+    expect(listProvenance(tc!.db).map((p) => [p.request_id, p.source_request_id, p.source_tenant, p.matched])).toEqual([
+      ['A', 'S', 'ts', 'prompt'],
+      ['B', 'S', 'ts', 'prompt'],
+    ])
+  })
+
+  it('agrees with the canary sighting on the same response', async () => {
+    await chain(true)
+    const sightings = listSightings(tc!.db).filter((s) => s.class === 'cross_tenant')
+    expect(sightings.map((s) => [s.request_id, s.source_session])).toEqual([
+      ['A', 'sess-s'],
+      ['B', 'sess-s'],
+    ])
+    expect(listProvenance(tc!.db).map((p) => [p.request_id, p.source_session])).toEqual([
+      ['A', 'sess-s'],
+      ['B', 'sess-s'],
+    ])
+  })
+})
+
+describe('chains through the responses of three tenants', () => {
+  it('stay evidence on one decode node; the same text said on several nodes is boilerplate', async () => {
+    tc = makeCase()
+    const rand = rng(77)
+    const vocab = vocabulary(rand, 20000)
+    const answer = randomWords(rand, vocab, 40)
+    const greeting = randomWords(rand, vocab, 20)
+    const filler = (n: number) => randomWords(rand, vocab, n).join(' ')
+    await tc.addFile([
+      // S's own answer, cached on d1, leaks to A (tenant ta), A's cached answer to B (tb), B's to C (tc):
+      // the 30 words are in the responses of four tenants, all served by d1.
+      {request_id: 'S', tenant_id: 'ts', session_id: 'ss', request_text: filler(10), response_text: answer.join(' '), decode_node: 'd1'},
+      {request_id: 'A', tenant_id: 'ta', session_id: 'sa', request_text: filler(10), response_text: `${filler(4)} ${answer.slice(0, 35).join(' ')} ${filler(3)}`, decode_node: 'd1'},
+      {request_id: 'B', tenant_id: 'tb', session_id: 'sb', request_text: filler(10), response_text: `${filler(4)} ${answer.slice(0, 30).join(' ')} ${filler(3)}`, decode_node: 'd1'},
+      {request_id: 'C', tenant_id: 'tc', session_id: 'sc', request_text: filler(10), response_text: `${filler(4)} ${answer.slice(2, 28).join(' ')} ${filler(3)}`, decode_node: 'd1'},
+      // The model greets three tenants the same way on three nodes: not evidence of anything.
+      {request_id: 'G1', tenant_id: 'ts', session_id: 'g1', request_text: filler(10), response_text: `${greeting.join(' ')} ${filler(8)}`, decode_node: 'd1'},
+      {request_id: 'G2', tenant_id: 'ta', session_id: 'g2', request_text: filler(10), response_text: `${greeting.join(' ')} ${filler(8)}`, decode_node: 'd2'},
+      {request_id: 'G3', tenant_id: 'tb', session_id: 'g3', request_text: filler(10), response_text: `${greeting.join(' ')} ${filler(8)}`, decode_node: 'd3'},
+    ])
+    scanCase(tc.db, {now: NOW})
+    expect(listProvenance(tc.db).map((p) => [p.request_id, p.source_request_id, p.matched, p.overlap_words])).toEqual([
+      ['A', 'S', 'response', 35],
+      ['B', 'S', 'response', 30],
+      ['C', 'S', 'response', 26],
     ])
   })
 })

@@ -48,7 +48,7 @@ describe.skipIf(!CHROMIUM)('report case in a browser', () => {
     const incident = inject('incident')
     const triage = runCli(['triage', incident.logs, '--canaries', incident.canaries, '--db', db, '--pool-tokens', POOL])
     expect(triage.code, triage.stderr).toBe(0)
-    expect(runCli(['incident', 'open', '--db', db, '--title', 'Stale KV pages served across tenants', '--aware-at', AWARE_AT, '--role', 'processor']).code).toBe(0)
+    expect(runCli(['incident', 'open', '--db', db, '--title', 'Stale KV pages served across tenants', '--aware-at', AWARE_AT, '--role', 'controller']).code).toBe(0)
     html = join(dir, 'case.html')
     const written = runCli(['report', 'case', '--db', db, '--out', html, '--now', NOW])
     expect(written.code, written.stderr).toBe(0)

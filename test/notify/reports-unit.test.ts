@@ -3,112 +3,248 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
 import {buildArticle33} from '../../src/notify/article33.js'
+import {buildArticle34} from '../../src/notify/article34.js'
 import {computeSeverity} from '../../src/notify/assess.js'
-import {computeClock} from '../../src/notify/clock.js'
+import type {AssessmentRecord} from '../../src/notify/assessment-store.js'
+import {computeCaseClock} from '../../src/notify/clock.js'
 import {escapeMd, unescapeMd} from '../../src/notify/escape.js'
-import type {CaseFacts} from '../../src/notify/facts.js'
+import type {CaseFacts, NotificationFact} from '../../src/notify/facts.js'
+import type {IncidentRecord} from '../../src/notify/incident.js'
 import {buildProcessorNotice} from '../../src/notify/processor-notice.js'
-import {renderArticle33Markdown, renderProcessorNoticeMarkdown} from '../../src/notify/render-markdown.js'
+import {buildRegisterEntry} from '../../src/notify/register.js'
+import {renderArticle33Markdown, renderArticle34Markdown, renderProcessorNoticeMarkdown, renderRegisterMarkdown} from '../../src/notify/render-markdown.js'
 import {reportJsonSchema, REPORT_SCHEMAS} from '../../src/notify/schemas.js'
+import {assertGrounded, UngroundedStatement} from '../../src/notify/statements.js'
 import {renderTemplate} from '../../src/notify/template.js'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
+const INCIDENT: IncidentRecord = {
+  title: 'Leak', role: 'controller', aware_at: '2026-10-23T08:00:00.000Z', awareness_basis: 'on-call confirmed', awareness_decided_by: 'CISO',
+  detected_at: '2026-10-23T07:10:00.000Z', investigation_started_at: '2026-10-23T07:20:00.000Z', breach_started_at: null, breach_ended_at: null,
+  discovery: 'customer report', controller_name: 'Acme Ltd', controller_contact: 'legal@acme.example', processor_name: 'ModelHost', dpo_name: 'J. Doe',
+  dpo_contact: 'dpo@acme.example', lead_authority: 'DPC (Ireland)', countries: 'IE, FR', systems: null, measures_taken: 'cache disabled; keys rotated',
+  measures_proposed: null, internal_reference: 'INC-7', created_at: '2026-10-23T08:00:00.000Z', updated_at: '2026-10-23T08:00:00.000Z',
+  cause: null, cause_category: null, reporting_person: null, reporting_person_role: null, sector: null, organisation_size: null, economic_activity: null,
+  eea_representative: null, informed_by: null, informed_at: null, measures_before: null, police_report: null, other_authorities: null,
+  establishment_countries: null, subjects_per_country: null, authorities_notified: null, delay_reason: null, controller_deadline_hours: null,
+}
+
+const EXPOSURE = {
+  responses: 14, by_canary: 12, by_text_only: 2, sessions: 8, source_tenants: 2, recipient_tenants: 3,
+  flows: [{source_tenant: 'acme', recipient_tenant: 'acme', responses: 3}, {source_tenant: 'acme', recipient_tenant: 'globex', responses: 11}],
+}
+
 /** A hand-built case: no database involved. */
-function fixture(now = '2026-10-24T08:00:00.000Z'): CaseFacts {
+function fixture(now = '2026-10-24T08:00:00.000Z', incident: Partial<IncidentRecord> | null = {}, notifications: NotificationFact[] = []): CaseFacts {
+  const inc = incident === null ? null : {...INCIDENT, ...incident}
   return {
     generated_at: now,
-    incident: {
-      title: 'Leak', role: 'controller', aware_at: '2026-10-23T08:00:00.000Z', awareness_basis: 'on-call confirmed', awareness_decided_by: 'CISO',
-      detected_at: '2026-10-23T07:10:00.000Z', investigation_started_at: '2026-10-23T07:20:00.000Z', breach_started_at: null, breach_ended_at: null,
-      discovery: 'customer report', controller_name: 'Acme Ltd', controller_contact: 'legal@acme.example', processor_name: 'ModelHost', dpo_name: 'J. Doe',
-      dpo_contact: 'dpo@acme.example', lead_authority: 'DPC (Ireland)', countries: 'IE, FR', systems: null, measures_taken: 'cache disabled; keys rotated',
-      measures_proposed: null, internal_reference: 'INC-7', created_at: now, updated_at: now,
-    },
+    incident: inc,
     amendments: [],
-    clock: computeClock(new Date('2026-10-23T08:00:00.000Z'), new Date(now)),
-    notifications: [],
+    clock: inc ? computeCaseClock(inc, notifications, new Date(now), ['acme', 'globex']) : null,
+    notifications,
+    notification_problems: [],
     assessment: null,
-    totals: {records: 1000, tenants: 5, sessions: 200, files: 2, bad_lines: 0},
+    totals: {records: 1000, tenants: 5, sessions: 200, log_files: 2, registry_files: 1, bad_lines: 0},
     detection: {complete: true, files_not_scanned: 0, records_not_scanned: 0, never_scanned: false, registry_changed: false, provenance: 'current', last_scan_at: '2026-10-23T09:00:00.000Z'},
     scope: {
       contaminated_responses: 12, cross_tenant_responses: 9, cross_session_responses: 3, exposed_sessions: 7, exposed_tenants: 2, recipient_tenants: 3,
       first_seen: '2026-10-22T10:00:00.000Z', last_seen: '2026-10-22T15:59:00.000Z', at_risk_responses: null,
       flows: [{source_tenant: 'acme', recipient_tenant: 'globex', responses: 9}, {source_tenant: 'acme', recipient_tenant: 'acme', responses: 3}],
-      pool_tokens: null, orphan_sightings: 0, provenance_responses: 0, provenance_only_responses: 0, bug_window: null,
-      by_hour: [
-        {hour: '2026-10-22T10:00:00.000Z', responses: 4, cross_tenant_responses: 3, provenance_responses: 0, at_risk_responses: null},
-        {hour: '2026-10-22T15:00:00.000Z', responses: 8, cross_tenant_responses: 6, provenance_responses: 0, at_risk_responses: null},
-      ],
+      exposure: EXPOSURE,
+      pool_tokens: null, orphan_sightings: 0, provenance_responses: 4, provenance_only_responses: 2, bug_window: null,
+      by_hour: [{hour: '2026-10-22T10:00:00.000Z', responses: 4, cross_tenant_responses: 3, provenance_responses: 0, at_risk_responses: null}],
       by_node: [{node: 'gpu-3', responses: 12, cross_tenant_responses: 9, cross_session_responses: 3, provenance_responses: 0, at_risk_responses: null, first_seen: null, last_seen: null}],
-      data_subjects: {low: 7, high: 19, method: 'sessions + distinct identifiers'},
-      records: {low: 12, high: 12, method: 'responses'},
-      categories: [{kind: 'email', label: 'contact details (e-mail addresses)', count: 12, responses: 5}, {kind: 'free_text', label: 'free text', count: 12, responses: 12}],
-      method: 'canary sightings',
+      data_subjects: {low: 8, high: 19, method: 'sessions'},
+      records: {low: 14, high: 14, method: 'responses'},
+      categories: [{kind: 'email', label: 'contact details (e-mail addresses)', count: 12, responses: 5}, {kind: 'iban', label: 'iban', count: 1, responses: 1}, {kind: 'free_text', label: 'free text', count: 14, responses: 14}],
+      exposure_first: '2026-10-22T10:00:00.000Z', exposure_last: '2026-10-22T16:30:00.000Z',
+      method: 'exposure',
     },
     tenants: [
       {
-        tenant_id: 'acme', leaked_sessions: ['s1', 's2'], responses_carrying_its_data: 12, recipient_sessions_same_tenant: 3, recipient_sessions_other_tenants: 4,
-        recipient_tenants_other: 1, first_leaked: '2026-10-22T10:00:00.000Z', last_leaked: '2026-10-22T15:59:00.000Z', markers_truncated: ['CANARY-a1a1…'],
-        pii_in_leaked: [{kind: 'email', label: 'contact details (e-mail addresses)', count: 12, responses: 5}], received_foreign_responses: 0, receiving_sessions: [],
-        received_from_tenants: 0, pii_in_received: [], provenance_only_leaked: 0, at_risk_responses: null,
-        counterparts_leaked_to: [{label: 'tenant#1', responses: 9, provenance_responses: 0, sessions: 4, first_seen: null, last_seen: null}], counterparts_received_from: [],
+        tenant_id: 'acme', leaked_sessions: ['s1', 's2'], responses_carrying_its_data: 14, leaked_by_canary: 12, provenance_only_leaked: 2, recipient_sessions_same_tenant: 3,
+        recipient_sessions_other_tenants: 4, recipient_tenants_other: 1, first_leaked: '2026-10-22T10:00:00.000Z', last_leaked: '2026-10-22T16:30:00.000Z', markers_truncated: ['CANARY-a1a1…'],
+        pii_in_leaked: [{kind: 'email', label: 'contact details (e-mail addresses)', count: 12, responses: 5}], received_foreign_responses: 0, received_by_canary: 0, received_by_text_only: 0,
+        receiving_sessions: [], received_from_tenants: 0, first_received: null, last_received: null, pii_in_received: [], at_risk_responses: null,
+        counterparts_leaked_to: [{label: 'tenant#1', responses: 9, provenance_responses: 2, exposure_responses: 11, sessions: 4, first_seen: null, last_seen: null}], counterparts_received_from: [],
       },
     ],
     provenance: null,
-    replay: {
-      runs: 1, results: 4, confirmed: 3, not_reproduced: 1, rejected: 0, trials: 40, reproduced: 27, rate: 0.675, wilson_low: 0.52, wilson_high: 0.8,
-      targets: ['http://127.0.0.1:8000'], original_prompt: false, items: [],
-    },
-    evidence: [{path: 'logs/a.jsonl', sha256: 'f'.repeat(64), size: 10, kind: 'log', records: 1000}],
+    replay: null,
+    evidence: [{name: 'a.jsonl', sha256: 'f'.repeat(64), size: 10, kind: 'log', records: 1000}],
     excerpts: null,
+    for_tenant: null,
   }
 }
 
+function assessment(over: Partial<AssessmentRecord> = {}): AssessmentRecord {
+  return {id: 3, at: '2026-10-24T07:00:00.000Z', inputs: {}, dpc: 3, ei: 1, cb: 0.5, se: 3.5, band: 'high', suggested: 'notify-subjects', decision: 'notify', rationale: 'business customers only', decided_by: 'DPO', ...over}
+}
+
+function notification(over: Partial<NotificationFact>): NotificationFact {
+  return {id: 1, phase: 'initial', at: '2026-10-24T10:00:00.000Z', reference: 'REF-1', recipient: 'authority', file_path: null, file_sha256: null, file_size: null, recorded_at: '2026-10-24T10:00:00.000Z', delay_reason: null, late: false, ...over}
+}
+
 describe('buildArticle33 from a hand-built CaseFacts', () => {
-  it('fills Art. 33(3)(a)-(d) and leaves answered items out of the open list', () => {
+  it('fills Art. 33(3)(a)-(d) from the exposure and leaves answered items out of the open list', () => {
     const d = buildArticle33(fixture())
     expect(d.contact_point).toEqual({name: 'J. Doe', contact: 'dpo@acme.example'})
-    expect(d.data_subjects.approximate).toMatchObject({low: 7, high: 19})
-    expect(d.measures_taken).toContain('cache disabled')
-    expect(d.measures_taken.some((m) => m.includes('3 confirmed (fault reproduced), 1 not reproduced') && m.includes('27 of 40 trials') && m.includes('95 % Wilson interval 52 %–80 %'))).toBe(true)
+    expect(d.data_subjects.approximate).toMatchObject({low: 8, high: 19})
+    expect(d.measures_taken).toEqual(['cache disabled', 'keys rotated'])
+    // the exposure, canary and text together, each part shown
+    expect(d.nature.summary[0]).toMatch(/^14 responses carried data belonging to another session: 12 of them held that session's canary marker and 2 reproduced its text verbatim without a marker\. The data of 8 sessions of 2 customer\(s\) reached 3 receiving customer\(s\)/)
     const open = d.open_items.map((o) => o.item).join('\n')
-    expect(open).not.toMatch(/Controller name/)
+    expect(open).not.toMatch(/controller name/)
     expect(open).not.toMatch(/DPO/)
-    expect(open).toMatch(/Exact number of data subjects/)
-    expect(open).toMatch(/Risk assessment/)
+    expect(open).toMatch(/exact number of data subjects/)
+    expect(open).toMatch(/risk assessment/)
     const md = renderArticle33Markdown(d)
     expect(md).toContain('| 48 | Date and time the controller became aware | 2026-10-23T08:00:00.000Z |')
     expect(md).toContain('| 114 | Lead supervisory authority | DPC (Ireland) |')
   })
 
-  it('an overdue draft needs reasons for the delay (Art. 33(1))', () => {
+  it('rests every statement on a recorded fact; measures, notifications, decisions and causes only on theirs', () => {
+    const d = buildArticle33(fixture('2026-10-24T12:00:00.000Z', {cause: 'stale KV pages read after an over-pool handoff', cause_category: 'internal-non-malicious'}, [notification({id: 7})]))
+    expect(d.statements.length).toBeGreaterThan(5)
+    for (const s of d.statements) expect(s.rests_on.length).toBeGreaterThan(0)
+    expect(d.statements.filter((s) => s.section === 'measures_taken').map((s) => s.rests_on)).toEqual([['incident.measures_taken'], ['incident.measures_taken']])
+    expect(d.statements.find((s) => s.section === 'notifications')).toMatchObject({rests_on: ['notification#7']})
+    expect(d.statements.filter((s) => s.section === 'cause').flatMap((s) => s.rests_on)).toEqual(['incident.cause_category', 'incident.cause'])
+    expect(() => assertGrounded([{section: 'measures_taken', text: 'The cache was isolated per customer.', rests_on: ['scan.exposure']}])).toThrow(UngroundedStatement)
+    expect(() => assertGrounded([{section: 'cause', text: 'A fault in the shared cache.', rests_on: ['rule:Art. 33']}])).toThrow(UngroundedStatement)
+  })
+
+  it('an overdue draft lists the reasons for the delay as an open item; only --final refuses without them', () => {
     const late = fixture('2026-10-26T08:00:00.001Z')
     expect(late.clock!.status).toBe('overdue')
-    expect(() => buildArticle33(late)).toThrow(/--delay-reason/)
+    const draft = buildArticle33(late)
+    expect(draft.draft).toBe(true)
+    expect(draft.open_items.find((o) => o.ref.includes('49'))?.item).toMatch(/reasons for the delay/)
+    expect(draft.form_fields.find((f) => f.id === '49')).toMatchObject({open: true, value: expect.stringMatching(/^to be completed: reasons for the delay/)})
+    expect(() => buildArticle33(late, {final: true})).toThrow(/--delay-reason/)
     const d = buildArticle33(late, {delayReason: 'logs restored late', final: true})
     expect(d.delay_reason).toBe('logs restored late')
     expect(d.form_fields.find((f) => f.id === '49')!.value).toBe('logs restored late')
     expect(renderArticle33Markdown(d)).toContain('# FINAL')
+    // recorded with the incident, the reason serves too
+    expect(buildArticle33(fixture('2026-10-26T08:00:00.001Z', {delay_reason: 'awaited the processor'}), {final: true}).delay_reason).toBe('awaited the processor')
   })
 
-  it('a processor notice never names another tenant', () => {
-    const n = buildProcessorNotice(fixture(), 'acme')
-    const md = renderProcessorNoticeMarkdown(n)
-    expect(md).not.toContain('globex')
-    expect(md).toContain('at 1 other customer(s)')
+  it('a late initial notification is flagged late wherever it appears, and needs its reasons', () => {
+    const sent = notification({at: '2026-10-27T00:00:00.000Z', late: true, delay_reason: null})
+    const f = fixture('2026-10-28T00:00:00.000Z', {}, [sent])
+    expect(f.clock).toMatchObject({status: 'notified', late: true, notified_at: '2026-10-27T00:00:00.000Z'})
+    const d = buildArticle33(f)
+    expect(d.clock).toMatchObject({status: 'notified', late: true})
+    expect(d.notifications[0]).toMatchObject({late: true})
+    expect(d.open_items.some((o) => /reasons for the delay/.test(o.item))).toBe(true)
+    const md = renderArticle33Markdown(d)
+    expect(md).toMatch(/notified \(LATE\)/)
+    expect(md).not.toMatch(/not applicable \(within/)
+    expect(() => buildArticle33(f, {final: true})).toThrow(/reasons for the delay/)
   })
-})
 
-describe('a draft over an incomplete detection', () => {
-  it('says so in its detection key, in the Markdown, and as an open item', () => {
+  it('says so when detection is incomplete: in its detection key, the Markdown, and as an open item', () => {
     const f = fixture()
     f.detection = {...f.detection, complete: false, files_not_scanned: 2, records_not_scanned: 40}
     const d = buildArticle33(f)
     expect(d.detection).toMatchObject({complete: false, files_not_scanned: 2, note: expect.stringMatching(/2 log file\(s\) with 40 records ingested since the last scan/)})
-    expect(d.open_items.map((o) => o.item).join('\n')).toMatch(/Detection is incomplete \(2 log file\(s\) not scanned\)/)
+    expect(d.open_items.map((o) => o.item).join('\n')).toMatch(/detection is incomplete \(2 log file\(s\) not scanned/)
     expect(renderArticle33Markdown(d)).toMatch(/> \*\*Detection is incomplete: 2 log file\(s\) with 40 records/)
     expect(renderArticle33Markdown(buildArticle33(fixture()))).not.toMatch(/Detection is incomplete/)
+  })
+
+  it('on an empty case with no incident, states nothing as applicable: everything is to be completed', () => {
+    const f = fixture('2026-10-24T08:00:00.000Z', null)
+    f.scope = null
+    f.evidence = []
+    f.tenants = []
+    f.totals = {records: 0, tenants: 0, sessions: 0, log_files: 0, registry_files: 0, bad_lines: 0}
+    f.detection = {...f.detection, never_scanned: true, last_scan_at: null}
+    const d = buildArticle33(f)
+    const md = renderArticle33Markdown(d)
+    expect(md).not.toMatch(/not applicable \(within/)
+    expect(d.form_fields.find((f) => f.id === '49')).toMatchObject({open: true})
+    expect(d.open_items.map((o) => o.item)).toEqual(expect.arrayContaining([expect.stringMatching(/incident record/), expect.stringMatching(/the scope/)]))
+    expect(d.statements.filter((s) => ['nature', 'consequences', 'measures_taken', 'cause', 'decision'].includes(s.section))).toEqual([])
+  })
+})
+
+describe('Article 34, the processor notice and the register say only what was recorded', () => {
+  it('article 34 never claims an authority or a provider was told, nor a cause, until recorded; it carries DRAFT', () => {
+    const f = fixture('2026-10-24T08:00:00.000Z', {measures_taken: null})
+    const d = buildArticle34(f)
+    const md = renderArticle34Markdown(d)
+    expect(md.split('\n')[0]).toMatch(/^# DRAFT: /)
+    expect(md).not.toMatch(/told the data protection authority|told the AI provider|notified the data protection authority|fault, not an attack/i)
+    expect(d.what_we_did).toEqual([])
+    expect(d.open_items.map((o) => o.section)).toEqual(expect.arrayContaining(['measures_taken', 'cause', 'decision']))
+    const told = buildArticle34(fixture('2026-10-24T12:00:00.000Z', {cause_category: 'internal-non-malicious'}, [notification({id: 4})]))
+    expect(told.what_we_did).toContain('We notified the data protection authority on 2026-10-24T10:00:00.000Z.')
+    expect(told.statements.find((s) => /notified the data protection authority/.test(s.text))!.rests_on).toEqual(['notification#4'])
+    expect(told.what_happened.join(' ')).toMatch(/This was a fault, not an attack\./)
+  })
+
+  it('the Art. 34 status follows the recorded decision, and says when it departs from the suggestion', () => {
+    const f = fixture()
+    f.assessment = assessment()
+    const d = buildArticle33(f)
+    expect(d.article34.status).toMatch(/not to be informed under the recorded decision .*although the ENISA method suggested informing them \(SE 3\.5, high\)/)
+    expect(d.article34.status).not.toMatch(/did not find a likely high risk/)
+    f.assessment = assessment({decision: 'notify-subjects'})
+    expect(buildArticle33(f).article34.status).toMatch(/are to be informed/)
+    // and an Art. 34 draft notes when the decision does not require it
+    f.assessment = assessment()
+    expect(buildArticle34(f).notes.join(' ')).toMatch(/not required by it/)
+  })
+
+  it('a processor notice states no containment and no cause until recorded, and never names another tenant', () => {
+    const f = fixture('2026-10-24T08:00:00.000Z', {role: 'processor', measures_taken: null})
+    const n = buildProcessorNotice(f, 'acme')
+    const md = renderProcessorNoticeMarkdown(n)
+    expect(md.split('\n')[0]).toMatch(/^# DRAFT: /)
+    expect(md).not.toMatch(/isolated per customer|has been isolated|A fault in our shared/i)
+    expect(n.containment).toEqual([])
+    expect(n.open_items.map((o) => o.section)).toEqual(expect.arrayContaining(['containment', 'cause']))
+    expect(md).not.toContain('globex')
+    expect(md).toContain('at 1 other customer(s)')
+    expect(n.your_data_reached_others).toMatchObject({responses: 14, by_canary: 12, verbatim_only_responses: 2})
+  })
+
+  it('the register lists remedial action, decision and cause as to be completed until recorded', () => {
+    const r = buildRegisterEntry(fixture('2026-10-24T08:00:00.000Z', {measures_taken: null}))
+    expect(r.remedial_action).toMatch(/^to be completed: measures taken/)
+    expect(r.decision).toMatch(/^to be completed: risk assessment/)
+    expect(r.cause).toMatch(/^to be completed: the cause/)
+    expect(renderRegisterMarkdown(r).split('\n')[0]).toMatch(/^# DRAFT: /)
+  })
+})
+
+describe('French drafts', () => {
+  // English words and phrases a French document must not contain (outside values from the case).
+  const ENGLISH = [/\bthe\b/i, /\bof\b/, /\band\b/, /\bnot yet known\b/, /\boverdue by\b/, /\bprocessor\b/, /\bcontroller\b/, /\bresponses?\b/, /\bDRAFT\b/, /\bto be completed\b/, /\bENISA 2013 severity\b/, /\bnotified\b/, /\binitial\b/, /\bdecision\b/i, /\bunknown\b/, /\blog\b/, /\.;/]
+  it('an overdue CNIL draft is French from end to end: durations, the ENISA line, roles, no ".;"', () => {
+    const f = fixture('2026-10-30T12:00:00.000Z', {title: 'Fuite', controller_name: 'Société', measures_taken: 'cache désactivé', dpo_name: 'J. Dupont', dpo_contact: 'dpo@exemple.fr', discovery: 'alerte', awareness_basis: 'confirmé', awareness_decided_by: 'RSSI', lead_authority: 'CNIL', countries: 'FR', controller_contact: 'contact@exemple.fr', processor_name: 'Hébergeur', internal_reference: 'INC-7'})
+    f.assessment = assessment({rationale: 'clients professionnels', decided_by: 'DPD'})
+    f.tenants = []
+    f.scope!.flows = []
+    f.scope!.exposure = {...EXPOSURE, flows: []}
+    f.scope!.by_node = []
+    f.evidence = [{name: 'a.jsonl', sha256: 'f'.repeat(64), size: 10, kind: 'log', records: 1000}]
+    f.replay = {groups: [{target: 'http://10.0.0.5:8000/', target_kind: 'external', target_version: '0.6.3', model: 'm', purpose: 'confirmation', run_ids: [1], first_at: '2026-10-24T09:00:00.000Z', last_at: '2026-10-24T09:00:00.000Z', records: 3, confirmed: 2, not_reproduced: 1, rejected: 0, trials: 15, reproduced: 8, rate: 8 / 15, wilson_low: 0.3, wilson_high: 0.75, original_prompt: false, interrupted: false}]}
+    const d = buildArticle33(f, {authority: 'cnil'})
+    expect(d.language).toBe('fr')
+    expect(d.language_basis).toBe('authority')
+    // command lines (crosstalk ...) are code, not prose
+    const md = renderArticle33Markdown(d).replace(/crosstalk [^)|]*/g, '')
+    expect(md).toMatch(/délai dépassé de \d+ h \d\d min \d\d s/)
+    expect(md).toContain('Gravité ENISA 2013')
+    expect(md).toContain('responsable de traitement')
+    const hits = ENGLISH.filter((re) => re.test(md)).map((re) => `${re} in: ${md.split("\n").find((l) => re.test(l))}`)
+    expect(hits).toEqual([])
+    expect(md).toContain('sur la chaîne de service')
   })
 })
 
@@ -128,11 +264,14 @@ describe('escaping and templates', () => {
 })
 
 describe('ENISA severity', () => {
-  it('SE = DPC x EI + CB with the graded CB scale', () => {
+  it('SE = DPC x EI + CB with the graded CB scale and whole-step DPC adjustments', () => {
     expect(computeSeverity({dpc: 2, ei: 1, cb_confidentiality: 0.5, cb_integrity: 0, cb_availability: 0, malicious: false})).toMatchObject({se: 2.5, band: 'medium'})
     expect(computeSeverity({dpc: 4, ei: 1, cb_confidentiality: 0.5, cb_integrity: 0, cb_availability: 0, malicious: false}).band).toBe('very high')
     expect(computeSeverity({dpc: 1, ei: 0.25, cb_confidentiality: 0.5, cb_integrity: 0, cb_availability: 0, malicious: false}).se).toBe(0.75)
+    expect(computeSeverity({dpc: 2, ei: 1, cb_confidentiality: 0, cb_integrity: 0, cb_availability: 0, malicious: false, vulnerable_subjects: true})).toMatchObject({dpc: 3, dpc_base: 2, se: 3})
+    expect(computeSeverity({dpc: 4, ei: 1, cb_confidentiality: 0, cb_integrity: 0, cb_availability: 0, malicious: false, vulnerable_subjects: true}).dpc).toBe(4)
     expect(() => computeSeverity({dpc: 5, ei: 1, cb_confidentiality: 0, cb_integrity: 0, cb_availability: 0, malicious: false})).toThrow(/dpc/)
+    expect(() => computeSeverity({dpc: 2.5, ei: 1, cb_confidentiality: 0, cb_integrity: 0, cb_availability: 0, malicious: false})).toThrow(/whole number/)
   })
 })
 

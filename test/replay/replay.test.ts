@@ -74,6 +74,19 @@ describe('replay against the testbed', () => {
     expect(result.results[0]).toMatchObject({verdict: 'rejected', rejected: 4, reproduced: 0})
   })
 
+  it('records the target (the testbed says it is the simulator on /version) and the purpose of each run', async () => {
+    const {result, db} = await replayAgainst({onOverflow: 'stale', disaggregated: true}, {requestIds: ['req-leaky']})
+    expect(result).toMatchObject({target_kind: 'simulator', target_version: '0.0.0+crosstalk.testbed', purpose: 'confirmation', purpose_given: false})
+    expect(listReplayResults(db)[0]).toMatchObject({target_kind: 'simulator', target_version: '0.0.0+crosstalk.testbed', purpose: 'confirmation', model: expect.any(String)})
+    // A target that rejects every trial is no evidence of the fault: by default it is a negative control, never pooled with a confirmation.
+    const rejecting = await replayAgainst({onOverflow: 'reject'}, {requestIds: ['req-leaky']})
+    expect(rejecting.result).toMatchObject({purpose: 'negative-control', purpose_given: false})
+    expect(listReplayResults(rejecting.db)[0]).toMatchObject({purpose: 'negative-control'})
+    // Given explicitly, the purpose is kept whatever the outcome.
+    const given = await replayAgainst({onOverflow: 'stale', disaggregated: true}, {requestIds: ['req-leaky'], purpose: 'negative-control'})
+    expect(given.result).toMatchObject({purpose: 'negative-control', purpose_given: true})
+  })
+
   it('--from-sightings picks cross-session and cross-tenant records only', async () => {
     const [m0, m1, m2] = ['CANARY-0000aaaa0000aaaa', 'CANARY-0101aaaa0101aaaa', 'CANARY-0202aaaa0202aaaa']
     const {db} = await caseWithRecords(

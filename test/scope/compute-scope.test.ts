@@ -108,6 +108,41 @@ describe('computeScope on a hand-built case', () => {
   })
 })
 
+describe('one exposure: canary and verbatim-text evidence together', () => {
+  it('counts every response, session and tenant pair once, each part shown', () => {
+    const s = computeScope(inputs({poolTokens: POOL}))
+    // reqs 3, 12, 4, 5 by canary; req 6 by text only (acme-2 -> beta-1)
+    expect(s.exposure).toEqual({
+      responses: 5,
+      by_canary: 4,
+      by_text_only: 1,
+      // acme-1, acme-2, beta-1, gamma-1
+      sessions: 4,
+      source_tenants: 3,
+      recipient_tenants: 3,
+      flows: [
+        {source_tenant: 'acme', recipient_tenant: 'acme', responses: 1},
+        {source_tenant: 'acme', recipient_tenant: 'beta', responses: 1},
+        {source_tenant: 'acme', recipient_tenant: 'gamma', responses: 2},
+        {source_tenant: 'beta', recipient_tenant: 'gamma', responses: 1},
+        {source_tenant: 'gamma', recipient_tenant: 'beta', responses: 1},
+      ],
+    })
+    // the same sessions the data-subject estimate counts as its low bound
+    expect(s.exposure.sessions).toBe(s.data_subjects.low)
+    expect(s.exposure.responses).toBe(s.records_concerned.low)
+    // the canary keys are unchanged beside it
+    expect(s.contaminated_responses).toBe(4)
+  })
+
+  it('the tenant view counts both kinds of evidence per direction', () => {
+    const acme = computeTenantView(inputs(), {tenant: 'acme'}, known())
+    expect(acme.leaked.exposure).toMatchObject({responses: 4, by_canary: 3, by_text_only: 1, own_sessions: 2, other_tenants: 2})
+    const beta = computeTenantView(inputs(), {tenant: 'beta'}, known())
+    expect(beta.received.exposure).toMatchObject({responses: 2, by_canary: 1, by_text_only: 1, other_tenants: 2})
+  })
+})
+
 describe('computeTenantView', () => {
   it('shows what gamma received and leaked, other tenants as opaque labels', () => {
     const v = computeTenantView(inputs(), {tenant: 'gamma'}, known())
@@ -142,7 +177,11 @@ describe('buildTimeline', () => {
     const t = buildTimeline(inputs({poolTokens: POOL}), listAudit(c.db))
     expect(t.bug_window).toMatchObject({start: '2026-11-02T06:00:00.123Z', end: '2026-11-02T07:20:00.000Z'})
     expect(t.nodes.find((n) => n.decode_node === 'd2')).toEqual({decode_node: 'd2', first_contaminated: '2026-11-02T07:15:30.789Z', last_contaminated: '2026-11-02T07:15:30.789Z', first_at_risk: '2026-11-02T07:10:00.000Z', last_at_risk: '2026-11-02T07:15:30.789Z'})
-    expect(t.pairs.find((p) => p.source_tenant === 'acme' && p.recipient_tenant === 'gamma')).toEqual({source_tenant: 'acme', recipient_tenant: 'gamma', responses: 2, first_seen: '2026-11-02T06:00:00.123Z', last_seen: '2026-11-02T06:10:00.000Z'})
+    expect(t.pairs.find((p) => p.source_tenant === 'acme' && p.recipient_tenant === 'gamma')).toEqual({source_tenant: 'acme', recipient_tenant: 'gamma', responses: 2, by_canary: 2, by_text_only: 0, first_seen: '2026-11-02T06:00:00.123Z', last_seen: '2026-11-02T06:10:00.000Z'})
+    // the canary-less leak (req 6: acme-2's text in beta-1's answer) is a pair and an event too
+    expect(t.pairs.find((p) => p.source_tenant === 'acme' && p.recipient_tenant === 'beta')).toMatchObject({responses: 1, by_canary: 0, by_text_only: 1, first_seen: '2026-11-02T07:20:00.000Z'})
+    expect(t.events.filter((e) => e.kind === 'text_leak').map((e) => e.request_id)).toEqual(['req-6'])
+    expect(t.exposure).toEqual(computeScope(inputs({poolTokens: POOL})).exposure)
     const ats = t.events.map((e) => e.at)
     expect([...ats].sort()).toEqual(ats)
     expect(t.events[0]!.kind).toBe('bug_window_start')

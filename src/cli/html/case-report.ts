@@ -2,6 +2,8 @@ import {createHash} from 'node:crypto'
 import type {CaseReportData} from '../../notify/case-report-data.js'
 import {DEADLINE_MS} from '../../notify/clock.js'
 import {formatDuration} from '../../notify/time.js'
+import {clockSummary} from '../render-clock.js'
+import {PHRASES} from '../../notify/phrases.js'
 import {heatmapSvg, rankTenants, timelineSvg} from './charts.js'
 import {esc, num, utc} from './escape.js'
 import {PAGE_SCRIPT, PAGE_STYLE} from './page-assets.js'
@@ -146,15 +148,15 @@ function clockSection(d: CaseReportData): string {
   }
   const elapsed = Math.min(1, Math.max(0, (Date.parse(d.generated_at) - Date.parse(c.aware_at)) / DEADLINE_MS))
   const status = {open: 'open', due_soon: 'due soon (under 24 h left)', overdue: 'overdue: a late notification must give reasons for the delay', notified: 'notified'}[c.status]
-  const live = c.status === 'notified' ? '' : `<p class="noprint">Now: <strong id="clock-now" data-deadline="${esc(c.deadline)}">${esc(formatDuration(c.remaining_seconds))}</strong> (counted by this page from the deadline; needs scripts)</p>`
+  const live = c.status === 'notified' || c.deadline === null ? '' : `<p class="noprint">Now: <strong id="clock-now" data-deadline="${esc(c.deadline)}">${esc(formatDuration(c.remaining_seconds ?? 0))}</strong> (counted by this page from the deadline; needs scripts)</p>`
   return `<section id="clock">
 <h2>72-hour clock</h2>
 <p><span class="badge ${esc(c.status)}" data-k="clock_status">${esc(status)}</span></p>
 <table><tbody>
 <tr><th>aware at</th><td data-k="aware_at">${utc(c.aware_at)}</td></tr>
-<tr><th>deadline (aware + 72 elapsed hours, Art. 33(1))</th><td data-k="deadline">${utc(c.deadline)}</td></tr>
-<tr><th>left when this report was generated</th><td>${esc(formatDuration(c.remaining_seconds))}</td></tr>
-${c.notified_at ? `<tr><th>notified</th><td>${utc(c.notified_at)}</td></tr>` : ''}
+<tr><th>${c.basis === 'art33(1)' || c.basis === undefined ? 'deadline (aware + 72 elapsed hours, Art. 33(1))' : 'deadline to each controller (Art. 33(2))'}</th><td data-k="deadline">${c.deadline === null ? 'none fixed: without undue delay' : utc(c.deadline)}</td></tr>
+<tr><th>when this report was generated</th><td data-k="clock_summary">${esc(clockSummary(c))}</td></tr>
+${c.notified_at ? `<tr><th>notified</th><td>${utc(c.notified_at)}${c.late ? ' <strong>LATE</strong>' : ''}</td></tr>` : ''}
 </tbody></table>
 <div class="clockbar"><svg viewBox="0 0 100 10" width="100%" height="10" preserveAspectRatio="none" role="img" aria-label="share of the 72 hours elapsed"><rect x="0" y="0" width="${(elapsed * 100).toFixed(1)}" height="10" fill="${c.status === 'overdue' ? '#b3261e' : c.status === 'due_soon' ? '#9a6700' : '#1a73e8'}"/></svg></div>
 ${live}
@@ -252,13 +254,13 @@ function caseSection(d: CaseReportData): string {
     : '<p>No risk assessment recorded (crosstalk assess).</p>'
   const r = d.replay
   const replay = r
-    ? `<p>Replay: ${num(r.confirmed)} of ${num(r.results)} records confirmed (${num(r.not_reproduced)} not reproduced, ${num(r.rejected)} rejected); ${num(r.reproduced)} of ${num(r.trials)} trials reproduced the leak, ${(r.rate * 100).toFixed(0)} % (95 % Wilson interval ${(r.wilson_low * 100).toFixed(0)}–${(r.wilson_high * 100).toFixed(0)} %).</p>`
+    ? r.groups.map((g) => `<p>${esc(PHRASES.en.replayGroup(g))}</p>`).join('')
     : '<p>No replay recorded (crosstalk replay).</p>'
   const files = d.evidence.map((f) => `<tr><td class="mono">${esc(f.name)}</td><td class="mono">${esc(f.sha256)}</td><td class="n">${num(f.size)}</td><td class="n">${num(f.records)}</td></tr>`)
   const t = d.totals
   return `<section id="case">
 <h2>Case</h2>
-<p>${num(t.records)} records in ${num(t.files)} files, ${num(t.tenants)} tenants, ${num(t.sessions)} sessions; ${num(t.bad_lines)} unreadable lines quarantined.</p>
+<p>${num(t.records)} records in ${num(t.files)} log files (and ${num(t.registry_files)} canary registry files), ${num(t.tenants)} tenants, ${num(t.sessions)} sessions; ${num(t.bad_lines)} unreadable lines quarantined.</p>
 ${dataCategories(d)}
 <h3>Incident record</h3>
 ${incident}

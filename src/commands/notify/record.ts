@@ -3,11 +3,12 @@ import {BaseCommand, dbFlag} from '../../cli/base-command.js'
 import {safeLine} from '../../util/sanitize.js'
 import {requireIncident} from '../../notify/incident.js'
 import {recordNotification, type NotifyRecordResult, type Phase} from '../../notify/notifications.js'
+import {tenantHasRecords} from '../../store/records.js'
 import {parseInstant} from '../../notify/time.js'
 
 export default class NotifyRecord extends BaseCommand {
   static override description =
-    'Record a notification that was sent (to the authority, or as processor to a controller tenant), with the SHA-256 of the file sent.'
+    'Record a notification that was sent (to the authority, to the data subjects, or as processor to a controller tenant), with the SHA-256 of the file sent. Checked against the incident: not before awareness, not in the future, a follow-up only after an initial one to the same recipient, and a late initial notification only with the reasons for the delay.'
   static override examples = [
     '<%= config.bin %> notify record --phase initial --at 2026-10-24T15:10:00+02:00 --reference DPC-BN-2026-0142 --file art33-initial.pdf',
     '<%= config.bin %> notify record --phase initial --at 2026-10-23T12:00:00Z --reference NOTICE-1 --recipient tenant-acme --file notice-acme.pdf',
@@ -18,28 +19,31 @@ export default class NotifyRecord extends BaseCommand {
     at: Flags.string({description: 'When it was sent (ISO with zone).', required: true, helpValue: 'ISO'}),
     reference: Flags.string({description: "The recipient's case or submission reference.", required: true}),
     file: Flags.string({description: 'The file exactly as sent; its SHA-256 is stored.', helpValue: 'PATH'}),
-    recipient: Flags.string({description: '"authority", or the controller tenant id a processor notified.', default: 'authority'}),
+    recipient: Flags.string({description: '"authority", "data-subjects" (Art. 34), or the controller tenant id a processor notified.', default: 'authority'}),
+    'delay-reason': Flags.string({description: 'The reasons for the delay sent with a notification made after the deadline (required then, Art. 33(1)).'}),
   }
 
   public async run(): Promise<NotifyRecordResult> {
     const {flags} = await this.parse(NotifyRecord)
     const db = this.openCase(flags.db)
-    requireIncident(db)
+    const incident = requireIncident(db)
     const now = new Date()
     const record = db.transaction(() => {
-      const r = recordNotification(db, {
+      const r = recordNotification(db, incident, {
         phase: flags.phase as Phase,
         at: parseInstant(flags.at, '--at'),
         reference: flags.reference,
         recipient: flags.recipient,
         file: flags.file,
+        delayReason: flags['delay-reason'],
+        knownTenant: (t) => tenantHasRecords(db, t),
         now,
       })
       this.audit(db, {flags}, {notification: r.id, sha256: r.file_sha256}, now)
       return r
     })()
     if (!this.jsonEnabled()) {
-      this.log(`Recorded ${record.phase} notification to ${safeLine(record.recipient)} at ${record.at} (ref ${safeLine(record.reference)})`)
+      this.log(`Recorded ${record.phase} notification to ${safeLine(record.recipient)} at ${record.at} (ref ${safeLine(record.reference)})${record.late ? ' LATE: after the deadline, with the reasons for the delay' : ''}`)
       if (record.file_sha256) this.log(`  ${safeLine(record.file_path ?? '')}  sha256 ${record.file_sha256}`)
     }
     return record

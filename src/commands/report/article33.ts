@@ -1,30 +1,34 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
-import {reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
+import {draftFlags, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
 import {detectionFlags} from '../../cli/detection-flags.js'
-import {buildArticle33, type Article33Result} from '../../notify/article33.js'
+import {buildArticle33, resolveLanguage, type Article33Result} from '../../notify/article33.js'
 import {AUTHORITIES, type Authority} from '../../notify/authority-forms.js'
+import type {Language} from '../../notify/phrases.js'
 import {renderArticle33Markdown} from '../../notify/render-markdown.js'
 import {renderArticle33Pdf} from '../../cli/render-pdf.js'
 import {parseInstant} from '../../notify/time.js'
 
 export default class ReportArticle33 extends BaseCommand {
-  static override description =
-    'Draft the Article 33 notification to the supervisory authority from the case: Art. 33(3)(a)-(d), scope with ranges and method, open items for a follow-up phase.'
+  static override description = `Draft the Article 33 notification to the supervisory authority from the case: Art. 33(3)(a)-(d), the exposure with ranges and method, the authority's form fields, and open items for a follow-up phase.
+
+Every statement rests on a recorded fact (the JSON form lists each with what it rests on); measures, notifications, decisions and causes appear only once recorded (incident set, notify record, assess --decide, replay), and are "to be completed" until then. DRAFT until --final. As processor, the authority notification is the controller's: pass --on-behalf-of-controller TENANT to draft it for a controller that authorised you.`
   static override examples = [
     '<%= config.bin %> report article33',
     '<%= config.bin %> report article33 --format pdf --out art33-initial.pdf --authority dpc',
     '<%= config.bin %> report article33 --authority cnil --format md --out notification-cnil.md',
+    '<%= config.bin %> report article33 --authority cnil --lang en',
     '<%= config.bin %> report article33 --format json --delay-reason "scope confirmed only after log recovery" --final',
   ]
   static override flags = {
     db: dbFlag,
     ...detectionFlags,
     ...reportFlags,
-    authority: Flags.string({description: "Map the facts onto this authority's form.", options: [...AUTHORITIES], default: 'edpb'}),
+    ...draftFlags,
+    authority: Flags.string({description: "Map the facts onto this authority's form (cnil implies --lang fr).", options: [...AUTHORITIES], default: 'edpb'}),
     phase: Flags.string({description: 'Initial notification or a follow-up (Art. 33(4)).', options: ['initial', 'follow-up'], default: 'initial'}),
-    'delay-reason': Flags.string({description: 'Reasons for the delay; required once the 72 hours have passed (Art. 33(1)).'}),
-    final: Flags.boolean({description: 'Mark the draft final (ready to send) instead of DRAFT.', default: false}),
+    'delay-reason': Flags.string({description: 'Reasons for the delay (Art. 33(1)); required with --final once the deadline has passed, an open item otherwise. Also recordable with incident set --delay-reason.'}),
+    'on-behalf-of-controller': Flags.string({description: 'As processor: draft the notification for this controller (tenant id) that authorised you; the draft covers its exposure and is labelled as prepared on its behalf.', helpValue: 'TENANT'}),
     now: Flags.string({description: 'Evaluate the clock at this moment (ISO with zone; for rehearsals and tests).', hidden: true}),
   }
 
@@ -33,12 +37,19 @@ export default class ReportArticle33 extends BaseCommand {
     requireOutForPdf(flags.format, flags.out)
     const db = this.openCase(flags.db)
     const now = flags.now ? parseInstant(flags.now, '--now') : new Date()
-    const facts = reportFacts(db, 'report article33', flags['allow-incomplete'], {now, includeExcerpts: flags['include-excerpts']}, (l) => this.note(this.paint.yellow(l)))
+    const authority = flags.authority as Authority
+    const {language, basis} = resolveLanguage(authority, flags.lang as Language | undefined)
+    if (basis === 'authority') this.note(`report article33: --authority ${authority}: written in French, the authority's language (--lang en for English)`)
+    const onBehalf = flags['on-behalf-of-controller']
+    const facts = reportFacts(db, 'report article33', flags['allow-incomplete'], {now, includeExcerpts: flags['include-excerpts'], tenant: onBehalf}, (l) => this.note(this.paint.yellow(l)))
     const draft = buildArticle33(facts, {
-      authority: flags.authority as Authority,
+      authority,
+      language,
+      languageBasis: basis,
       phase: flags.phase as 'initial' | 'follow-up',
       delayReason: flags['delay-reason'],
       final: flags.final,
+      onBehalfOf: onBehalf,
     })
     const content =
       flags.format === 'pdf' ? await renderArticle33Pdf(draft) : flags.format === 'json' ? JSON.stringify(draft, null, 2) + '\n' : renderArticle33Markdown(draft)
@@ -48,7 +59,7 @@ export default class ReportArticle33 extends BaseCommand {
       return draft
     }
     const written = writeReport('article33', flags.format as 'md', flags.out, content)
-    this.audit(db, {flags}, {...written, excerpts: flags['include-excerpts']}, new Date())
+    this.audit(db, {flags}, {...written, excerpts: flags['include-excerpts'], final: flags.final}, new Date())
     if (!this.jsonEnabled()) this.note(`Wrote ${flags.out} (${written.bytes} bytes, sha256 ${written.sha256})`)
     return written
   }

@@ -1,20 +1,32 @@
+import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
-import {renderReport, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
+import {draftFlags, renderReport, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
 import {detectionFlags} from '../../cli/detection-flags.js'
 import {buildArticle34, type Article34Result} from '../../notify/article34.js'
-import {renderReportMarkdown} from '../../notify/render-markdown.js'
+import {PHRASES, type Language} from '../../notify/phrases.js'
+import {renderArticle34Markdown} from '../../notify/render-markdown.js'
 
 export default class ReportArticle34 extends BaseCommand {
-  static override description = 'Draft the communication to data subjects (GDPR Art. 34) in clear, plain language.'
-  static override examples = ['<%= config.bin %> report article34', '<%= config.bin %> report article34 --format pdf --out letter.pdf']
-  static override flags = {db: dbFlag, format: reportFlags.format, out: reportFlags.out, ...detectionFlags}
+  static override description =
+    'Draft the communication to data subjects (GDPR Art. 34) in clear, plain language. What was done is stated only as recorded (incident set --measures-taken, notify record); DRAFT until --final. As processor: --on-behalf-of-controller TENANT prepares it for that controller to send.'
+  static override examples = ['<%= config.bin %> report article34', '<%= config.bin %> report article34 --lang fr --format pdf --out lettre.pdf']
+  static override flags = {
+    db: dbFlag,
+    format: reportFlags.format,
+    out: reportFlags.out,
+    ...draftFlags,
+    ...detectionFlags,
+    'on-behalf-of-controller': Flags.string({description: 'As processor: prepare the communication for this controller (tenant id) to send.', helpValue: 'TENANT'}),
+  }
 
   public async run(): Promise<Article34Result | ReportWrittenResult> {
     const {flags} = await this.parse(ReportArticle34)
     requireOutForPdf(flags.format, flags.out)
     const db = this.openCase(flags.db)
-    const report = buildArticle34(reportFacts(db, 'report article34', flags['allow-incomplete'], {now: new Date()}, (l) => this.note(this.paint.yellow(l))))
-    const content = await renderReport(flags.format, report, () => renderReportMarkdown('article34.md', report), {title: 'Information about your personal data', createdAt: report.generated_at})
+    const onBehalf = flags['on-behalf-of-controller']
+    const facts = reportFacts(db, 'report article34', flags['allow-incomplete'], {now: new Date(), tenant: onBehalf}, (l) => this.note(this.paint.yellow(l)))
+    const report = buildArticle34(facts, {language: (flags.lang ?? 'en') as Language, final: flags.final, onBehalfOf: onBehalf})
+    const content = await renderReport(flags.format, report, () => renderArticle34Markdown(report), {title: `${report.final ? PHRASES[report.language].final : PHRASES[report.language].draft} - ${report.heading}`, createdAt: report.generated_at})
     if (!flags.out) {
       if (!this.jsonEnabled()) process.stdout.write(content as string)
       return report

@@ -3,11 +3,12 @@ import {mkdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
-import {renderReport, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
+import {draftFlags, renderReport, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
 import {detectionFlags} from '../../cli/detection-flags.js'
 import {UsageError} from '../../errors.js'
 import {affectedTenants, buildProcessorNotice, type ProcessorNoticeResult} from '../../notify/processor-notice.js'
 import {renderProcessorNoticeMarkdown} from '../../notify/render-markdown.js'
+import {PHRASES, type Language} from '../../notify/phrases.js'
 
 /** `crosstalk report processor-notice --all --json` */
 export interface ProcessorNoticesWrittenResult {
@@ -16,7 +17,7 @@ export interface ProcessorNoticesWrittenResult {
 
 export default class ReportProcessorNotice extends BaseCommand {
   static override description =
-    "As processor, notify each affected customer (controller) of its own exposure (GDPR Art. 33(2)): never another customer's id, content, full markers or PII values."
+    "As processor, notify each affected customer (controller) of its own exposure (GDPR Art. 33(2)): canary and verbatim-text evidence together, never another customer's id, content, full markers or PII values. --all writes one notice per tenant in the exposure. Cause and containment appear only as recorded (incident set); DRAFT until --final."
   static override examples = [
     '<%= config.bin %> report processor-notice --tenant acme',
     '<%= config.bin %> report processor-notice --all --out notices/ --format pdf',
@@ -25,6 +26,7 @@ export default class ReportProcessorNotice extends BaseCommand {
     db: dbFlag,
     ...detectionFlags,
     format: reportFlags.format,
+    ...draftFlags,
     out: Flags.string({description: 'File to write (with --tenant) or folder (with --all).', helpValue: 'PATH'}),
     tenant: Flags.string({description: 'The customer (tenant id) to notify.', exactlyOne: ['tenant', 'all']}),
     all: Flags.boolean({description: 'One notice per affected customer, written into --out DIR.', exactlyOne: ['tenant', 'all']}),
@@ -34,14 +36,15 @@ export default class ReportProcessorNotice extends BaseCommand {
     const {flags} = await this.parse(ReportProcessorNotice)
     const db = this.openCase(flags.db)
     const facts = reportFacts(db, 'report processor-notice', flags['allow-incomplete'], {now: new Date()}, (l) => this.note(this.paint.yellow(l)))
+    const options = {language: (flags.lang ?? 'en') as Language, final: flags.final}
     const render = (n: ProcessorNoticeResult): Promise<string | Buffer> =>
-      renderReport(flags.format, n, () => renderProcessorNoticeMarkdown(n), {title: 'Notice of a personal data breach (Art. 33(2))', createdAt: n.generated_at})
+      renderReport(flags.format, n, () => renderProcessorNoticeMarkdown(n), {title: `${n.final ? PHRASES[n.language].final : PHRASES[n.language].draft} - Art. 33(2)`, createdAt: n.generated_at})
     if (flags.all) {
       if (!flags.out) throw new UsageError('--all needs --out DIR (one file per customer)')
       mkdirSync(flags.out, {recursive: true, mode: 0o700})
       const notices: ReportWrittenResult[] = []
       for (const tenant of affectedTenants(facts)) {
-        const notice = buildProcessorNotice(facts, tenant)
+        const notice = buildProcessorNotice(facts, tenant, options)
         notices.push(writeReport('processor-notice', flags.format as 'md', join(flags.out, `${fileStem(tenant)}.${flags.format}`), await render(notice)))
       }
       this.audit(db, {flags}, {notices: notices.map((n) => ({out: n.out, sha256: n.sha256}))})
@@ -49,7 +52,7 @@ export default class ReportProcessorNotice extends BaseCommand {
       return {notices}
     }
     requireOutForPdf(flags.format, flags.out)
-    const notice = buildProcessorNotice(facts, flags.tenant!)
+    const notice = buildProcessorNotice(facts, flags.tenant!, options)
     const content = await render(notice)
     if (!flags.out) {
       if (!this.jsonEnabled()) process.stdout.write(content as string)

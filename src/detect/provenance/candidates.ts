@@ -173,25 +173,46 @@ export function tallyCandidates(
       // tenants. Prompts and responses are counted apart so that a prompt leaked into the
       // responses of two other tenants does not become "boilerplate" (1 + 2 = 3 tenants): only
       // what many tenants *sent*, or what the model *said* to many tenants, is.
+      // A leak can itself leak again (a contaminated answer is cached like any other), so one
+      // record's text can reach the responses of T tenants through a chain of copies. A chain
+      // stays on the decode node whose stale pages carried it, and is short; what the model
+      // says to many tenants is said on every node, and often. So text in the responses of
+      // >= T tenants that all came from one known decode node, in at most 2T responses, is
+      // kept as evidence.
       const boiler = boilerBuf.subarray(0, nSlots).fill(0)
       {
-        const seen: number[][] = [[], []]
+        const prompts: number[] = []
+        const responses: number[] = []
         for (let s = 0; s < nSlots; s++) {
-          seen[0]!.length = 0
-          seen[1]!.length = 0
+          prompts.length = 0
+          responses.length = 0
+          let node = -2
+          let oneNode = true
+          let responseCount = 0
+          let flagged = false
           for (let q = off[s]!; q < off[s + 1]!; q++) {
             const v = post[q]!
-            const list = seen[v & 1]!
-            const t = order.tenant[v >>> 1]!
-            if (!list.includes(t)) {
-              list.push(t)
-              if (list.length >= T) {
-                boiler[s] = 1
-                boilerTable.add(table.k1[s]!, table.k2[s]!)
-                stats.boilerplate_hashes++
+            const rank = v >>> 1
+            const t = order.tenant[rank]!
+            if ((v & 1) === 0) {
+              if (!prompts.includes(t)) prompts.push(t)
+              if (prompts.length >= T) {
+                flagged = true
                 break
               }
+              continue
             }
+            responseCount++
+            const nd = order.node[rank]!
+            if (nd < 0 || (node !== -2 && nd !== node)) oneNode = false
+            node = nd
+            if (!responses.includes(t)) responses.push(t)
+          }
+          if (!flagged && responses.length >= T && (!oneNode || responseCount > 2 * T)) flagged = true
+          if (flagged) {
+            boiler[s] = 1
+            boilerTable.add(table.k1[s]!, table.k2[s]!)
+            stats.boilerplate_hashes++
           }
         }
       }

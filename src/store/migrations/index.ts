@@ -1,6 +1,7 @@
 import type {Database} from 'better-sqlite3'
 import {up as caseSchema} from './001-case.js'
 import {up as logFormats} from './002-log-formats.js'
+import {up as recordedFacts} from './003-recorded-facts.js'
 
 export interface Migration {
   version: number
@@ -8,8 +9,9 @@ export interface Migration {
   up: (db: Database) => void
 }
 
-// Append-only: a released migration is never edited, only followed by a new one (002, ...).
+// Append-only: a released migration is never edited, only followed by a new one (004, ...).
 export const MIGRATIONS: readonly Migration[] = [
   {version: 1, name: 'case', up: caseSchema},
   {version: 2, name: 'log-formats', up: logFormats},
+  {version: 3, name: 'recorded-facts', up: recordedFacts},
 ]

@@ -1,0 +1,16 @@
+import {exposureRows, exposureTenants} from '../scope/exposure.js'
+import {loadExposureInputs} from '../scope/scope-data.js'
+import type {CaseDb} from '../store/open-case.js'
+import {computeCaseClock, type ClockResult} from './clock.js'
+import {requireIncident} from './incident.js'
+import {listNotifications} from './notifications.js'
+
+/**
+ * The case's clock as `crosstalk clock` and `status` show it: for a controller the 72 hours to
+ * the authority; for a processor one clock per controller in the exposure (Art. 33(2)).
+ */
+export function loadCaseClock(db: CaseDb, now: Date): ClockResult {
+  const incident = requireIncident(db)
+  const controllers = incident.role === 'processor' ? exposureTenants(exposureRows(loadExposureInputs(db))) : []
+  return computeCaseClock(incident, listNotifications(db), now, controllers)
+}

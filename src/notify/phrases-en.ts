@@ -1,0 +1,229 @@
+import type {AssessmentRecord} from './assessment-store.js'
+import type {ReplayTargetFacts} from './facts.js'
+import type {Exposure} from '../scope/exposure.js'
+
+// Every sentence crosstalk writes into a draft, notice or register entry, in English. The
+// French table (phrases-fr.ts) has exactly these keys (its type is this one's), so a
+// document never falls back to English. Values from the case (numbers, times, tenant ids,
+// text the responder recorded) are filled in; nothing here states a measure, a
+// notification, a decision or a cause by itself: builders use those sentences only with the
+// recorded fact they rest on (statements.ts).
+
+const pct = (x: number): string => `${(x * 100).toFixed(0)} %`
+
+/** 75600 -> "21h 00m 00s"; negative values are rendered as "overdue by ...". */
+function duration(seconds: number): string {
+  const abs = Math.abs(Math.trunc(seconds))
+  const h = Math.floor(abs / 3600)
+  const m = Math.floor((abs % 3600) / 60)
+  const s = abs % 60
+  const text = `${h}h ${String(m).padStart(2, '0')}m ${String(s).padStart(2, '0')}s`
+  return seconds < 0 ? `overdue by ${text}` : text
+}
+
+function range(r: {low: number; high: number | null} | null, approx = false): string {
+  if (!r) return 'not yet known'
+  if (r.high === null) return `at least ${r.low} (upper bound not yet known)`
+  if (r.low === r.high) return `${r.low}`
+  return `${r.low} to ${r.high}${approx ? ' (approximate)' : ''}`
+}
+
+function replayGroup(g: ReplayTargetFacts): string {
+  const where =
+    g.target_kind === 'simulator'
+      ? `on crosstalk's built-in testbed (${g.target}, version ${g.target_version ?? 'unknown'}), a simulator built to reproduce this fault: it shows the mechanism, not that the production stack has it`
+      : g.target_kind === 'external'
+        ? `on the serving stack at ${g.target} (model ${g.model}${g.target_version ? `, version ${g.target_version}` : ''})`
+        : `on ${g.target} (model ${g.model}; whether this was the built-in simulator was not recorded)`
+  const purpose = g.purpose === 'negative-control' ? 'As a negative control, ' : g.purpose === 'confirmation' ? 'To confirm the fault, ' : ''
+  const when = g.first_at === g.last_at ? `on ${g.first_at}` : `between ${g.first_at} and ${g.last_at}`
+  const stats = g.trials > 0 ? `; ${g.reproduced} of ${g.trials} trials reproduced the leak, ${pct(g.rate)} (95 % Wilson interval ${pct(g.wilson_low)}–${pct(g.wilson_high)})` : ''
+  const prompts = g.original_prompt ? ' The original prompts were re-sent (an explicit, audited opt-in).' : ' The original prompts were not re-sent (same-length stand-ins).'
+  return `${purpose}${g.records} distinct affected request(s) were replayed ${where}, ${when} (run ${g.run_ids.join(', ')}): ${g.confirmed} confirmed (fault reproduced), ${g.not_reproduced} not reproduced, ${g.rejected} rejected by the target${stats}.${g.interrupted ? ' The run was interrupted; its results are partial.' : ''}${prompts}`
+}
+
+export const EN = {
+  lang: 'en' as 'en' | 'fr',
+  draft: 'DRAFT',
+  final: 'FINAL',
+  toComplete: (item: string) => `to be completed: ${item}`,
+  unknown: 'not yet known',
+  none: 'none',
+  yes: 'yes',
+  no: 'no',
+  duration,
+  range,
+  join: '; ',
+  status: {open: 'open', due_soon: 'DUE SOON', overdue: 'OVERDUE', notified: 'notified'} as Record<'open' | 'due_soon' | 'overdue' | 'notified', string>,
+  role: {controller: 'controller', processor: 'processor'} as Record<'controller' | 'processor', string>,
+  phase: {initial: 'initial notification', 'follow-up': 'follow-up notification'} as Record<'initial' | 'follow-up', string>,
+  breachType: {confidentiality: 'confidentiality', integrity: 'integrity', availability: 'availability'} as Record<'confidentiality' | 'integrity' | 'availability', string>,
+  causeCategory: {
+    'internal-non-malicious': 'internal, non-malicious',
+    'internal-malicious': 'internal, malicious',
+    'external-non-malicious': 'external, non-malicious',
+    'external-malicious': 'external, malicious',
+    unknown: 'unknown',
+  } as Record<string, string>,
+  sector: {private: 'private sector', public: 'public sector'} as Record<string, string>,
+  size: {micro: 'micro enterprise', sme: 'small or medium-sized enterprise', large: 'large enterprise', other: 'other'} as Record<string, string>,
+  outcome: {document: 'document only (no notification)', notify: 'notify the supervisory authority', 'notify-subjects': 'notify the supervisory authority and inform the data subjects'} as Record<string, string>,
+  band: {low: 'low', medium: 'medium', high: 'high', 'very high': 'very high'} as Record<string, string>,
+  recipient: (r: string) => (r === 'authority' ? 'the supervisory authority' : r === 'data-subjects' ? 'the data subjects' : `the controller (customer) ${r}`),
+  clockBasis: {
+    'art33(1)': '72 hours from awareness (Art. 33(1))',
+    'art33(2)-contract': "the contractual period to each controller (Art. 33(2), Art. 28(3)(f))",
+    'art33(2)-without-undue-delay': 'without undue delay to each controller (Art. 33(2)); no contractual period recorded',
+  } as Record<string, string>,
+
+  // ---- shared statements of what the evidence shows (scan.exposure)
+  exposure: (e: Exposure, first: string | null, last: string | null) =>
+    `${e.responses} responses carried data belonging to another session: ${e.by_canary} of them held that session's canary marker and ${e.by_text_only} reproduced its text verbatim without a marker. The data of ${e.sessions} sessions of ${e.source_tenants} customer(s) reached ${e.recipient_tenants} receiving customer(s)` +
+    (first ? ` between ${first} and ${last} (UTC).` : '.'),
+  exposureCrossTenant: (n: number) => `${n} of these responses were served to a different customer organisation.`,
+  noExposure: 'Detection over the logs found no response carrying another session\'s data.',
+  noScan: 'Detection over the logs has not run yet; the scope is not known.',
+  integrity: "Receiving users were served responses containing another session's data, so the integrity of their responses was affected too.",
+  observedCategory: "Personal data displayed to wrong recipient (responses carrying another session's data)",
+  causeRecorded: (text: string) => `Description and root cause, as established: ${text}`,
+  causeCategoryRecorded: (label: string) => `Cause: ${label}.`,
+  investigation: (records: number, logFiles: number, registryFiles: number) =>
+    `Logs of ${records} responses from ${logFiles} log file(s) were searched for canary markers (${registryFiles} canary registry file(s)) and for verbatim text of other sessions; each affected response, session and customer is identified in the case (evidence annex, SHA-256).`,
+  replayGroup,
+  measureRecorded: (text: string) => text,
+  controllersNotified: (done: number, total: number) => `Affected customers (controllers) notified under Art. 33(2): ${done} of ${total}.`,
+  notificationStated: (n: {phase: 'initial' | 'follow-up'; at: string; reference: string; recipient: string; late: boolean; delay_reason: string | null}) =>
+    `${n.phase === 'initial' ? 'Initial notification' : 'Follow-up notification'} to ${EN.recipient(n.recipient)} on ${n.at} (reference ${n.reference})` +
+    (n.late ? `, after the deadline; reasons for the delay given: ${n.delay_reason ?? 'recorded with the incident'}.` : '.'),
+  decisionStated: (a: AssessmentRecord) =>
+    `Decision recorded on ${a.at}${a.decided_by ? ` by ${a.decided_by}` : ''}: ${EN.outcome[a.decision] ?? a.decision}. Rationale: ${a.rationale}`,
+  enisaMethod: (a: Pick<AssessmentRecord, 'dpc' | 'ei' | 'cb' | 'se' | 'band' | 'suggested'>) =>
+    `ENISA 2013 severity SE = DPC x EI + CB = ${a.dpc} x ${a.ei} + ${a.cb} = ${a.se} (${EN.band[a.band] ?? a.band}); suggestion: ${EN.outcome[a.suggested] ?? a.suggested}. Advisory only, weighed against the EDPB 9/2022 risk factors.`,
+  article34: {
+    informed: (at: string, ref: string) => `The data subjects were informed on ${at} (reference ${ref}).`,
+    toInform: (a: AssessmentRecord) => `The data subjects are to be informed: the recorded decision (${a.at}) found a likely high risk (Art. 34(1)).`,
+    notInformed: (a: AssessmentRecord) =>
+      `The data subjects are not to be informed under the recorded decision (${a.at}: ${EN.outcome[a.decision] ?? a.decision})` +
+      (a.suggested === 'notify-subjects' ? `, although the ENISA method suggested informing them (SE ${a.se}, ${EN.band[a.band] ?? a.band}); the rationale recorded for departing from it: ${a.rationale}` : `; rationale: ${a.rationale}`) +
+      '.',
+  },
+  consequences: {
+    confidentiality: 'Loss of confidentiality: personal data in the prompts and completions of the affected users was shown to other users, including users of other organisations.',
+    confidentialitySameCustomer: 'Loss of confidentiality: personal data in the prompts and completions of the affected users was shown to other users of the same organisation.',
+    control: 'Loss of control over personal data; depending on content, risk of identity theft or fraud, phishing using disclosed contact details, and reputational damage or distress.',
+    integrity: "Integrity: receiving users got responses built from someone else's data and may have acted on wrong information.",
+    financial: 'Financial data (IBAN / payment card numbers) was disclosed: risk of fraud and financial loss.',
+  },
+  subjectCategories: {
+    endUsers: "End users of the affected customers' applications (one conversation session each)",
+    named: 'People named in the text of the leaked prompts and completions (not counted)',
+  },
+  notApplicableInTime: (deadline: string) => `not applicable: within the 72 hours (deadline ${deadline})`,
+  preparedOnBehalf: (processor: string | null, tenant: string) =>
+    `Prepared by the processor${processor ? ` (${processor})` : ''} on behalf of the controller (customer ${tenant}), as a draft for the controller to review: the notification to the authority remains the controller's duty (Art. 33(1); EDPB 9/2022).`,
+  statusLine: (word: string, c: {deadline: string | null; status: string; late: boolean; remaining_seconds: number | null} | null) =>
+    c === null
+      ? `${word}. No incident opened: deadline unknown.`
+      : c.deadline === null
+        ? `${word}. No fixed deadline: without undue delay (Art. 33(2)).`
+        : `${word}. Deadline ${c.deadline} (${EN.status[c.status as keyof typeof EN.status] ?? c.status}${c.status === 'notified' ? (c.late ? ', LATE: after the deadline' : ', in time') : `, ${duration(c.remaining_seconds ?? 0)}`}).`,
+  evidenceKind: {log: 'log', canaries: 'canary registry'} as Record<string, string>,
+  unknownNode: '(unknown node)',
+  lateFlag: 'LATE',
+  inTime: 'in time',
+
+  // ---- Article 34 (to data subjects, plain language)
+  a34: {
+    title: 'Important information about your personal data',
+    whatHappened: (e: Exposure) =>
+      `Some answers that an AI service gave to other users contained text from conversations of other people. Part of what you wrote may have been shown to someone else (${e.sessions} conversations were affected).`,
+    cause: (category: string, text: string | null) =>
+      `${category.includes('non-malicious') ? 'This was a fault, not an attack.' : category.includes('malicious') ? 'Someone caused this deliberately.' : 'The cause is not yet known.'}${text ? ` ${text}` : ''}`,
+    when: (first: string, last: string) => `This happened between ${first.slice(0, 16).replace('T', ' ')} and ${last.slice(0, 16).replace('T', ' ')} (UTC).`,
+    conversation: 'what you typed in your conversation with the assistant',
+    plain: {email: 'your e-mail address', phone: 'your phone number', iban: 'bank account numbers (IBAN)', card: 'payment card numbers', ipv4: 'IP addresses', ipv6: 'IP addresses'} as Record<string, string>,
+    seen: 'Someone you do not know may have seen part of your conversation.',
+    phishing: 'You may receive fake e-mails or calls that use these details to seem genuine (phishing).',
+    financial: 'Someone could try to misuse your bank or card details.',
+    authorityTold: (at: string) => `We notified the data protection authority on ${at}.`,
+    careful: 'Be careful with unexpected e-mails, messages or calls that mention your conversation; do not click links or give passwords.',
+    checkBank: 'Check your bank and card statements and tell your bank about anything you do not recognise.',
+    secrets: 'If you shared a password or other secret in the conversation, change it now.',
+    contactUs: 'Contact us with any question (details below).',
+    notRequired: (a: AssessmentRecord) => `Note for the sender: the recorded decision (${a.at}) is "${EN.outcome[a.decision] ?? a.decision}": this communication is not required by it.`,
+    onBehalf: (tenant: string) => `Prepared by the processor for the controller (customer ${tenant}) to review and send: informing data subjects is the controller's duty (Art. 34).`,
+    dedicated: 'This message is only about this incident; it is not a newsletter or an advertisement.',
+  },
+
+  // ---- processor to controller (Art. 33(2))
+  notice: {
+    intro: 'We are informing you, as your processor, of a personal data breach affecting data we process for you (GDPR Art. 33(2)). This notice describes only your own exposure: no content of any conversation, no full canary marker and no personal data values, only counts and categories.',
+    leaked: (n: {responses: number; by_canary: number; by_text_only: number; sessions: number; others: number; first: string | null; last: string | null}) =>
+      `${n.responses} responses to other sessions carried data of ${n.sessions} of your sessions (${n.by_canary} with your canary marker, ${n.by_text_only} by verbatim text only), received by ${n.others} other customer(s)${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
+    received: (n: {responses: number; by_canary: number; by_text_only: number; sessions: number; from: number; first: string | null; last: string | null}) =>
+      `${n.responses} responses your users received carried another session's data (${n.by_canary} with a canary marker, ${n.by_text_only} by verbatim text only), in ${n.sessions} of your sessions, from ${n.from} other customer(s)${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
+    nothingLeaked: 'No response to another session was found carrying your data.',
+    nothingReceived: "No response your users received was found carrying another session's data.",
+    identified: (responses: number, logFiles: number) => `The affected responses were identified from the serving logs (${responses} responses in ${logFiles} log file(s)) by canary markers and verbatim text; the evidence is preserved with SHA-256 hashes.`,
+    assess: 'As controller, assess the risk to your users and decide on notifying your supervisory authority: in principle your 72 hours start when you receive this notice (EDPB Guidelines 9/2022).',
+    quarantine: "Delete or quarantine the responses your users received that carried another party's data; do not process them further.",
+    contactWanted: 'Tell us the contact point you want follow-up information sent to; we will send further information in phases as it is confirmed (Art. 33(4)).',
+    due: (deadline: string | null, hours: number | null) =>
+      deadline ? `This notice is due by ${deadline} (the ${hours} hours our contract sets from our awareness).` : 'This notice is due without undue delay (Art. 33(2)); no contractual period is recorded.',
+    sent: (at: string, late: boolean) => `This notice was sent on ${at}${late ? ', after the contractual deadline' : ''}.`,
+  },
+
+  // ---- register (Art. 33(5))
+  register: {
+    effects: "Loss of confidentiality of conversation content (and identifiers found in it) to other users; integrity of the receiving users' responses.",
+    notificationLine: (n: {phase: 'initial' | 'follow-up'; at: string; recipient: string; reference: string; file_sha256: string | null; late: boolean}) =>
+      `${n.phase === 'initial' ? 'initial' : 'follow-up'} ${n.at} to ${n.recipient === 'authority' ? 'authority' : n.recipient === 'data-subjects' ? 'data subjects' : `controller ${n.recipient}`} ref ${n.reference}${n.file_sha256 ? ` sha256 ${n.file_sha256}` : ''}${n.late ? ' LATE' : ''}`,
+    severity: (a: AssessmentRecord) => `ENISA SE ${a.se} (${EN.band[a.band] ?? a.band}); suggested ${EN.outcome[a.suggested] ?? a.suggested}`,
+  },
+
+  // ---- open items (what the case does not hold yet)
+  open: {
+    noIncident: 'the incident record: awareness time, role and title',
+    controller: 'controller name and contact details',
+    processor: 'the processor: name and contact details',
+    contact: 'name and contact details of the DPO or other contact point',
+    reportingPerson: 'the person reporting: name, function and contact',
+    sectorSize: 'sector and size of the controller, and its economic activity',
+    eeaRepresentative: 'Art. 27 representative (controller not established in the EEA), or "not applicable"',
+    awarenessBasis: 'basis for the awareness time (why there was reasonable certainty then) and who decided it',
+    controllerAwareness: 'when the controller became aware (when the processor\'s notice reached it)',
+    detectedAt: 'time of first detection (alert or report)',
+    discovery: 'how the breach was discovered and by whom',
+    informedBy: 'whether another party (processor, data subject, researcher, press) informed the controller, and when',
+    breachStart: 'when the breach started (only the first affected response in the logs is known)',
+    breachEnd: 'confirmation that the breach has ended (end time)',
+    delayReason: 'reasons for the delay: the 72 hours have passed (Art. 33(1))',
+    detectionIncomplete: (files: number) => `detection is incomplete (${files} log file(s) not scanned, or provenance not current): every number here covers only what was scanned`,
+    noScan: 'the scope: responses, sessions and customers affected (detection has not run)',
+    upperBound: 'upper bound of the number of data subjects and records (the KV pool size is not known)',
+    exactSubjects: 'exact number of data subjects (only a range is known so far)',
+    content: 'what the leaked prompts and completions contained beyond the detected identifiers (special categories? children?)',
+    cause: 'the cause of the breach: description and root cause, and whether internal or external, malicious or not',
+    systems: 'systems, software, services and infrastructure involved, and where they are located',
+    measuresBefore: 'measures in place before the breach (encryption, pseudonymisation, access control ...)',
+    measuresTaken: 'measures taken to address the breach and mitigate its possible adverse effects',
+    measuresProposed: 'measures proposed, including preventive measures',
+    containment: 'containment measures taken for this customer\'s data',
+    risk: 'risk assessment and the decision taken on it',
+    article34: 'whether the data subjects are informed (Art. 34), with the decision it rests on',
+    notifications: 'notification of the supervisory authority (when, reference)',
+    controllerNotices: (missing: number) => `notices to ${missing} affected controller(s) not yet recorded`,
+    police: 'whether reported to police or judicial authorities',
+    otherAuthorities: 'other authorities notified (CSIRT, sector regulators), with case ids',
+    leadAuthority: 'lead supervisory authority (one-stop shop) or the authorities of every Member State concerned',
+    countries: 'countries of the affected data subjects and numbers per country',
+    establishment: 'countries where the controller is established',
+    authoritiesNotified: 'supervisory authorities notified',
+    replay: 'reproduction of the fault on a test system (crosstalk replay) to confirm the root cause',
+    notificationProblem: (text: string) => `a recorded notification contradicts the incident: ${text}`,
+    onBehalfController: (tenant: string) => `the controller's name and contact details (customer ${tenant})`,
+    subjectContact: 'contact details for the data subjects (DPO or contact point)',
+  },
+}
+
+export type Phrases = typeof EN

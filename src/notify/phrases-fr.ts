@@ -1,0 +1,231 @@
+import type {AssessmentRecord} from './assessment-store.js'
+import type {ReplayTargetFacts} from './facts.js'
+import type {Phrases} from './phrases-en.js'
+import type {Exposure} from '../scope/exposure.js'
+
+// Les phrases des projets, notifications et entrées de registre, en français : exactement les
+// clés de la table anglaise (le type l'impose), pour qu'aucun document ne retombe sur l'anglais.
+
+const pct = (x: number): string => `${(x * 100).toFixed(0)} %`
+
+/** 75600 -> "21 h 00 min 00 s" ; négatif : "dépassé de ...". */
+function duration(seconds: number): string {
+  const abs = Math.abs(Math.trunc(seconds))
+  const h = Math.floor(abs / 3600)
+  const m = Math.floor((abs % 3600) / 60)
+  const s = abs % 60
+  const text = `${h} h ${String(m).padStart(2, '0')} min ${String(s).padStart(2, '0')} s`
+  return seconds < 0 ? `délai dépassé de ${text}` : text
+}
+
+function range(r: {low: number; high: number | null} | null, approx = false): string {
+  if (!r) return 'non connu à ce stade'
+  if (r.high === null) return `au moins ${r.low} (borne haute non connue)`
+  if (r.low === r.high) return `${r.low}`
+  return `entre ${r.low} et ${r.high}${approx ? ' (approximatif)' : ''}`
+}
+
+function replayGroup(g: ReplayTargetFacts): string {
+  const where =
+    g.target_kind === 'simulator'
+      ? `sur le banc d'essai intégré de crosstalk (${g.target}, version ${g.target_version ?? 'inconnue'}), un simulateur conçu pour reproduire ce défaut : il montre le mécanisme, non que la chaîne de production en est atteinte`
+      : g.target_kind === 'external'
+        ? `sur la chaîne de service ${g.target} (modèle ${g.model}${g.target_version ? `, version ${g.target_version}` : ''})`
+        : `sur ${g.target} (modèle ${g.model} ; il n'a pas été enregistré s'il s'agissait du simulateur intégré)`
+  const purpose = g.purpose === 'negative-control' ? 'Comme témoin négatif, ' : g.purpose === 'confirmation' ? 'Pour confirmer le défaut, ' : ''
+  const when = g.first_at === g.last_at ? `le ${g.first_at}` : `entre le ${g.first_at} et le ${g.last_at}`
+  const stats = g.trials > 0 ? ` ; ${g.reproduced} essais sur ${g.trials} ont reproduit la fuite, soit ${pct(g.rate)} (intervalle de Wilson à 95 % : ${pct(g.wilson_low)}–${pct(g.wilson_high)})` : ''
+  const prompts = g.original_prompt ? ' Les requêtes d’origine ont été renvoyées (option explicite, journalisée).' : ' Les requêtes d’origine n’ont pas été renvoyées (textes de substitution de même longueur).'
+  return `${purpose}${g.records} requête(s) concernée(s) distincte(s) ont été rejouées ${where}, ${when} (campagne ${g.run_ids.join(', ')}) : ${g.confirmed} confirmée(s) (défaut reproduit), ${g.not_reproduced} non reproduite(s), ${g.rejected} rejetée(s) par la cible${stats}.${g.interrupted ? ' La campagne a été interrompue ; ses résultats sont partiels.' : ''}${prompts}`
+}
+
+const outcome: Record<string, string> = {
+  document: 'documenter seulement (pas de notification)',
+  notify: "notifier l'autorité de contrôle",
+  'notify-subjects': "notifier l'autorité de contrôle et informer les personnes concernées",
+}
+const band: Record<string, string> = {low: 'faible', medium: 'moyenne', high: 'élevée', 'very high': 'très élevée'}
+const recipient = (r: string): string => (r === 'authority' ? "l'autorité de contrôle" : r === 'data-subjects' ? 'les personnes concernées' : `le responsable de traitement (client) ${r}`)
+const status: Record<'open' | 'due_soon' | 'overdue' | 'notified', string> = {open: 'en cours', due_soon: 'ÉCHÉANCE PROCHE', overdue: 'DÉLAI DÉPASSÉ', notified: 'notifié'}
+
+export const FR: Phrases = {
+  lang: 'fr',
+  draft: 'PROJET',
+  final: 'VERSION FINALE',
+  toComplete: (item) => `à compléter : ${item}`,
+  unknown: 'non connu à ce stade',
+  none: 'aucun',
+  yes: 'oui',
+  no: 'non',
+  duration,
+  range,
+  join: ' ; ',
+  status,
+  role: {controller: 'responsable de traitement', processor: 'sous-traitant'},
+  phase: {initial: 'notification initiale', 'follow-up': 'notification complémentaire'},
+  breachType: {confidentiality: 'confidentialité', integrity: 'intégrité', availability: 'disponibilité'},
+  causeCategory: {
+    'internal-non-malicious': 'interne, non malveillante',
+    'internal-malicious': 'interne, malveillante',
+    'external-non-malicious': 'externe, non malveillante',
+    'external-malicious': 'externe, malveillante',
+    unknown: 'inconnue',
+  },
+  sector: {private: 'secteur privé', public: 'secteur public'},
+  size: {micro: 'microentreprise', sme: 'petite ou moyenne entreprise', large: 'grande entreprise', other: 'autre'},
+  outcome,
+  band,
+  recipient,
+  clockBasis: {
+    'art33(1)': '72 heures après la prise de connaissance (art. 33.1)',
+    'art33(2)-contract': 'le délai contractuel envers chaque responsable de traitement (art. 33.2, art. 28.3.f)',
+    'art33(2)-without-undue-delay': 'dans les meilleurs délais envers chaque responsable de traitement (art. 33.2) ; aucun délai contractuel enregistré',
+  },
+
+  exposure: (e: Exposure, first, last) =>
+    `${e.responses} réponses contenaient des données d'une autre session : ${e.by_canary} portaient le marqueur canari de cette session et ${e.by_text_only} en reproduisaient le texte mot pour mot sans marqueur. Les données de ${e.sessions} sessions de ${e.source_tenants} client(s) ont atteint ${e.recipient_tenants} client(s) destinataire(s)` +
+    (first ? ` entre le ${first} et le ${last} (UTC).` : '.'),
+  exposureCrossTenant: (n) => `${n} de ces réponses ont été servies à un autre client.`,
+  noExposure: "L'analyse des journaux n'a trouvé aucune réponse contenant des données d'une autre session.",
+  noScan: "L'analyse des journaux n'a pas encore été effectuée ; le périmètre n'est pas connu.",
+  integrity: "Les utilisateurs destinataires ont reçu des réponses contenant des données d'une autre session : l'intégrité de leurs réponses est aussi atteinte.",
+  observedCategory: "Données personnelles communiquées à un mauvais destinataire (réponses contenant des données d'une autre session)",
+  causeRecorded: (text) => `Description et cause, telles qu'établies : ${text}`,
+  causeCategoryRecorded: (label) => `Cause : ${label}.`,
+  investigation: (records, logFiles, registryFiles) =>
+    `Les journaux de ${records} réponses (${logFiles} fichier(s) de journaux) ont été analysés à la recherche des marqueurs canaris (${registryFiles} fichier(s) de registre) et du texte d'autres sessions reproduit mot pour mot ; chaque réponse, session et client concerné est identifié dans le dossier (annexe des preuves, SHA-256).`,
+  replayGroup,
+  measureRecorded: (text) => text,
+  controllersNotified: (done, total) => `Clients concernés (responsables de traitement) informés au titre de l'art. 33.2 : ${done} sur ${total}.`,
+  notificationStated: (n) =>
+    `${n.phase === 'initial' ? 'Notification initiale' : 'Notification complémentaire'} à ${recipient(n.recipient)} le ${n.at} (référence ${n.reference})` +
+    (n.late ? `, après l'échéance ; motifs du retard indiqués : ${n.delay_reason ?? "enregistrés avec l'incident"}.` : '.'),
+  decisionStated: (a: AssessmentRecord) => `Décision enregistrée le ${a.at}${a.decided_by ? ` par ${a.decided_by}` : ''} : ${outcome[a.decision] ?? a.decision}. Justification : ${a.rationale}`,
+  enisaMethod: (a) =>
+    `Gravité ENISA 2013 SE = DPC x EI + CB = ${a.dpc} x ${a.ei} + ${a.cb} = ${a.se} (${band[a.band] ?? a.band}) ; suggestion : ${outcome[a.suggested] ?? a.suggested}. Indicatif seulement, mis en regard des facteurs de risque des lignes directrices 9/2022 du CEPD.`,
+  article34: {
+    informed: (at, ref) => `Les personnes concernées ont été informées le ${at} (référence ${ref}).`,
+    toInform: (a) => `Les personnes concernées seront informées : la décision enregistrée (${a.at}) retient un risque élevé probable (art. 34.1).`,
+    notInformed: (a) =>
+      `Les personnes concernées ne seront pas informées selon la décision enregistrée (${a.at} : ${outcome[a.decision] ?? a.decision})` +
+      (a.suggested === 'notify-subjects'
+        ? `, bien que la méthode ENISA suggère de les informer (SE ${a.se}, ${band[a.band] ?? a.band}) ; justification enregistrée de cet écart : ${a.rationale}`
+        : ` ; justification : ${a.rationale}`) +
+      '.',
+  },
+  consequences: {
+    confidentiality: "Perte de confidentialité : des données personnelles contenues dans les requêtes et réponses des utilisateurs concernés ont été montrées à d'autres utilisateurs, y compris d'autres organismes.",
+    confidentialitySameCustomer: "Perte de confidentialité : des données personnelles contenues dans les requêtes et réponses des utilisateurs concernés ont été montrées à d'autres utilisateurs du même organisme.",
+    control: "Perte de maîtrise des données ; selon le contenu, risque d'usurpation d'identité ou de fraude, d'hameçonnage à partir des coordonnées divulguées, d'atteinte à la réputation ou de détresse.",
+    integrity: "Intégrité : les utilisateurs destinataires ont reçu des réponses construites à partir des données d'autrui et ont pu agir sur la base d'informations erronées.",
+    financial: 'Des données financières (IBAN / numéros de carte) ont été divulguées : risque de fraude et de perte financière.',
+  },
+  subjectCategories: {
+    endUsers: 'Utilisateurs finaux des applications des clients concernés (une session de conversation chacun)',
+    named: 'Personnes citées dans le texte des requêtes et réponses divulguées (non comptées)',
+  },
+  notApplicableInTime: (deadline) => `sans objet : dans le délai de 72 heures (échéance ${deadline})`,
+  preparedOnBehalf: (processor, tenant) =>
+    `Préparé par le sous-traitant${processor ? ` (${processor})` : ''} pour le compte du responsable de traitement (client ${tenant}), comme projet à relire par celui-ci : la notification à l'autorité reste une obligation du responsable de traitement (art. 33.1 ; lignes directrices 9/2022 du CEPD).`,
+  statusLine: (word, c) =>
+    c === null
+      ? `${word}. Aucun incident ouvert : échéance inconnue.`
+      : c.deadline === null
+        ? `${word}. Aucune échéance fixe : dans les meilleurs délais (art. 33.2).`
+        : `${word}. Échéance : ${c.deadline} (${status[c.status as keyof typeof status] ?? c.status}${c.status === 'notified' ? (c.late ? ", EN RETARD : après l'échéance" : ', dans le délai') : `, ${duration(c.remaining_seconds ?? 0)}`}).`,
+  evidenceKind: {log: 'journal', canaries: 'registre de canaris'},
+  unknownNode: '(nœud inconnu)',
+  lateFlag: 'EN RETARD',
+  inTime: 'dans le délai',
+
+  a34: {
+    title: 'Informations importantes sur vos données personnelles',
+    whatHappened: (e) =>
+      `Certaines réponses données par un service d'intelligence artificielle à d'autres utilisateurs contenaient du texte issu des conversations d'autres personnes. Une partie de ce que vous avez écrit a pu être montrée à quelqu'un d'autre (${e.sessions} conversations sont concernées).`,
+    cause: (category, text) =>
+      `${category.includes('non-malicious') ? "Il s'agit d'un défaut, non d'une attaque." : category.includes('malicious') ? "Quelqu'un l'a provoqué délibérément." : "La cause n'est pas encore connue."}${text ? ` ${text}` : ''}`,
+    when: (first, last) => `Cela s'est produit entre le ${first.slice(0, 16).replace('T', ' ')} et le ${last.slice(0, 16).replace('T', ' ')} (UTC).`,
+    conversation: 'ce que vous avez saisi dans votre conversation avec l’assistant',
+    plain: {email: 'votre adresse électronique', phone: 'votre numéro de téléphone', iban: 'des numéros de compte bancaire (IBAN)', card: 'des numéros de carte de paiement', ipv4: 'des adresses IP', ipv6: 'des adresses IP'},
+    seen: "Une personne que vous ne connaissez pas a pu voir une partie de votre conversation.",
+    phishing: 'Vous pourriez recevoir de faux courriels ou appels utilisant ces informations pour paraître authentiques (hameçonnage).',
+    financial: "Quelqu'un pourrait tenter d'utiliser frauduleusement vos coordonnées bancaires ou de carte.",
+    authorityTold: (at) => `Nous avons notifié l'autorité de protection des données le ${at}.`,
+    careful: "Méfiez-vous des courriels, messages ou appels inattendus qui mentionnent votre conversation ; ne cliquez sur aucun lien et ne communiquez aucun mot de passe.",
+    checkBank: 'Vérifiez vos relevés bancaires et de carte et signalez à votre banque toute opération que vous ne reconnaissez pas.',
+    secrets: 'Si vous avez communiqué un mot de passe ou un autre secret dans la conversation, changez-le dès maintenant.',
+    contactUs: 'Contactez-nous pour toute question (coordonnées ci-dessous).',
+    notRequired: (a) => `Note pour l'expéditeur : la décision enregistrée (${a.at}) est « ${outcome[a.decision] ?? a.decision} » : elle n'impose pas cette communication.`,
+    onBehalf: (tenant) => `Préparé par le sous-traitant pour le responsable de traitement (client ${tenant}), qui le relit et l'envoie : informer les personnes concernées est une obligation du responsable de traitement (art. 34).`,
+    dedicated: "Ce message concerne uniquement cet incident ; il ne s'agit ni d'une lettre d'information ni d'une publicité.",
+  },
+
+  notice: {
+    intro:
+      "En tant que sous-traitant, nous vous informons d'une violation de données à caractère personnel touchant des données que nous traitons pour votre compte (RGPD, art. 33.2). Cette notification ne décrit que votre propre exposition : aucun contenu de conversation, aucun marqueur canari complet, aucune valeur de donnée personnelle, seulement des nombres et des catégories.",
+    leaked: (n) =>
+      `${n.responses} réponses adressées à d'autres sessions contenaient des données de ${n.sessions} de vos sessions (${n.by_canary} avec votre marqueur canari, ${n.by_text_only} par texte reproduit seulement), reçues par ${n.others} autre(s) client(s)${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
+    received: (n) =>
+      `${n.responses} réponses reçues par vos utilisateurs contenaient des données d'une autre session (${n.by_canary} avec un marqueur canari, ${n.by_text_only} par texte reproduit seulement), dans ${n.sessions} de vos sessions, provenant de ${n.from} autre(s) client(s)${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
+    nothingLeaked: "Aucune réponse adressée à une autre session ne contenait vos données.",
+    nothingReceived: "Aucune réponse reçue par vos utilisateurs ne contenait de données d'une autre session.",
+    identified: (responses, logFiles) =>
+      `Les réponses concernées ont été identifiées dans les journaux de service (${responses} réponses dans ${logFiles} fichier(s) de journaux) par les marqueurs canaris et le texte reproduit ; les preuves sont conservées avec leur empreinte SHA-256.`,
+    assess: "En tant que responsable de traitement, évaluez le risque pour vos utilisateurs et décidez de la notification à votre autorité de contrôle : en principe, vos 72 heures courent à réception de cette notification (lignes directrices 9/2022 du CEPD).",
+    quarantine: "Supprimez ou isolez les réponses reçues par vos utilisateurs qui contenaient des données d'un tiers ; ne les traitez pas davantage.",
+    contactWanted: "Indiquez-nous le point de contact auquel adresser les informations complémentaires ; nous les transmettrons de manière échelonnée à mesure qu'elles sont confirmées (art. 33.4).",
+    due: (deadline, hours) =>
+      deadline ? `Cette notification est due au plus tard le ${deadline} (les ${hours} heures prévues par notre contrat à compter de notre prise de connaissance).` : 'Cette notification est due dans les meilleurs délais (art. 33.2) ; aucun délai contractuel enregistré.',
+    sent: (at, late) => `Cette notification a été envoyée le ${at}${late ? ", après l'échéance contractuelle" : ''}.`,
+  },
+
+  register: {
+    effects: "Perte de confidentialité du contenu des conversations (et des identifiants qu'il contient) envers d'autres utilisateurs ; atteinte à l'intégrité des réponses reçues par les utilisateurs destinataires.",
+    notificationLine: (n) =>
+      `${n.phase === 'initial' ? 'initiale' : 'complémentaire'} ${n.at} à ${n.recipient === 'authority' ? "l'autorité" : n.recipient === 'data-subjects' ? 'les personnes concernées' : `responsable de traitement ${n.recipient}`} réf. ${n.reference}${n.file_sha256 ? ` sha256 ${n.file_sha256}` : ''}${n.late ? ' EN RETARD' : ''}`,
+    severity: (a) => `SE ENISA ${a.se} (${band[a.band] ?? a.band}) ; suggestion : ${outcome[a.suggested] ?? a.suggested}`,
+  },
+
+  open: {
+    noIncident: "la fiche d'incident : heure de prise de connaissance, rôle et intitulé",
+    controller: 'nom et coordonnées du responsable de traitement',
+    processor: 'le sous-traitant : nom et coordonnées',
+    contact: "nom et coordonnées du DPO ou d'un autre point de contact",
+    reportingPerson: 'la personne qui notifie : nom, fonction et coordonnées',
+    sectorSize: "secteur et taille du responsable de traitement, et son activité économique",
+    eeaRepresentative: "représentant au titre de l'art. 27 (responsable établi hors de l'EEE), ou « sans objet »",
+    awarenessBasis: "fondement de l'heure de prise de connaissance (pourquoi il y avait alors une certitude raisonnable) et qui l'a décidée",
+    controllerAwareness: 'quand le responsable de traitement a pris connaissance de la violation (réception de la notification du sous-traitant)',
+    detectedAt: 'heure de la première détection (alerte ou signalement)',
+    discovery: 'comment la violation a été découverte et par qui',
+    informedBy: "si un tiers (sous-traitant, personne concernée, chercheur, presse) a informé le responsable de traitement, et quand",
+    breachStart: 'début de la violation (seule la première réponse concernée dans les journaux est connue)',
+    breachEnd: 'confirmation de la fin de la violation (heure de fin)',
+    delayReason: 'motifs du retard : le délai de 72 heures est dépassé (art. 33.1)',
+    detectionIncomplete: (files) => `analyse incomplète (${files} fichier(s) de journaux non analysé(s), ou provenance non à jour) : les chiffres ne couvrent que ce qui a été analysé`,
+    noScan: "le périmètre : réponses, sessions et clients concernés (l'analyse n'a pas été effectuée)",
+    upperBound: "borne haute du nombre de personnes et d'enregistrements (taille du pool KV inconnue)",
+    exactSubjects: 'nombre exact de personnes concernées (seule une fourchette est connue à ce stade)',
+    content: 'contenu des requêtes et réponses divulguées au-delà des identifiants détectés (catégories particulières ? mineurs ?)',
+    cause: "la cause de la violation : description et cause première, origine interne ou externe, malveillante ou non",
+    systems: 'systèmes, logiciels, services et infrastructures concernés, et leur localisation',
+    measuresBefore: 'mesures en place avant la violation (chiffrement, pseudonymisation, contrôle des accès ...)',
+    measuresTaken: 'mesures prises pour remédier à la violation et en atténuer les éventuelles conséquences négatives',
+    measuresProposed: 'mesures envisagées, y compris préventives',
+    containment: 'mesures de confinement prises pour les données de ce client',
+    risk: 'évaluation du risque et décision prise',
+    article34: 'information des personnes concernées (art. 34), avec la décision sur laquelle elle repose',
+    notifications: "notification de l'autorité de contrôle (date, référence)",
+    controllerNotices: (missing) => `notifications à ${missing} responsable(s) de traitement concerné(s) non encore enregistrées`,
+    police: 'signalement à la police ou aux autorités judiciaires',
+    otherAuthorities: 'autres autorités informées (CSIRT, régulateurs sectoriels), avec leurs références',
+    leadAuthority: 'autorité de contrôle chef de file (guichet unique) ou autorités de chaque État membre concerné',
+    countries: 'pays des personnes concernées et nombre par pays',
+    establishment: "pays d'établissement du responsable de traitement",
+    authoritiesNotified: 'autorités de contrôle notifiées',
+    replay: 'reproduction du défaut sur un système de test (crosstalk replay) pour confirmer la cause',
+    notificationProblem: (text) => `une notification enregistrée contredit l'incident : ${text}`,
+    onBehalfController: (tenant) => `nom et coordonnées du responsable de traitement (client ${tenant})`,
+    subjectContact: 'coordonnées à communiquer aux personnes concernées (DPO ou point de contact)',
+  },
+}

@@ -1,0 +1,110 @@
+import {byText, sessionKey, type ContaminationRow, type ProvenanceRow, type ScopeInputs} from './scope-data.js'
+
+// One exposure: who received whose data, counted once over all the evidence. A response is
+// exposed when a canary marker of another session was sighted in it (cross_session /
+// cross_tenant), or when verbatim text of another session's earlier prompt or answer was
+// attributed to it (provenance), or both. Every number a draft or notice gives about the
+// breach comes from here, so scope, the timeline, the Article 33/34 drafts, the register and
+// the processor notices cannot tell two different stories. The canary-only keys of
+// `scope --json` (the contract's original keys) stay beside it, unchanged.
+
+/** One piece of evidence that a response carried another session's data. */
+export interface ExposureRow {
+  record_id: number
+  request_id: string
+  ts_ms: number
+  /** 'canary': a registered marker of the source session was sighted; 'text': verbatim overlap (provenance) */
+  by: 'canary' | 'text'
+  source_tenant: string
+  source_session: string | null
+  recipient_tenant: string
+  recipient_session: string
+  decode_node: string | null
+}
+
+export interface ExposureFlow {
+  source_tenant: string
+  recipient_tenant: string
+  responses: number
+}
+
+/** `scope --json` key `exposure` (CONTRACT.md). */
+export interface Exposure {
+  /** distinct responses carrying another session's data, by canary or by verbatim text */
+  responses: number
+  /** of which with a contaminating canary sighting */
+  by_canary: number
+  /** of which with verbatim text only (no contaminating sighting) */
+  by_text_only: number
+  /** distinct source sessions (tenant, session) whose data reached another session */
+  sessions: number
+  /** tenants owning those sessions */
+  source_tenants: number
+  /** tenants that received another session's data */
+  recipient_tenants: number
+  /** one entry per (source tenant, recipient tenant), distinct responses */
+  flows: ExposureFlow[]
+}
+
+/** The evidence rows of the exposure: every contaminating sighting and every provenance attribution. */
+export function exposureRows(inputs: Pick<ScopeInputs, 'contamination' | 'provenance'>): ExposureRow[] {
+  const fromSighting = (c: ContaminationRow): ExposureRow => ({
+    record_id: c.record_id,
+    request_id: c.request_id,
+    ts_ms: c.ts_ms,
+    by: 'canary',
+    source_tenant: c.source_tenant ?? '',
+    source_session: c.source_session,
+    recipient_tenant: c.recipient_tenant,
+    recipient_session: c.recipient_session,
+    decode_node: c.decode_node,
+  })
+  const fromText = (p: ProvenanceRow): ExposureRow => ({
+    record_id: p.record_id,
+    request_id: p.request_id,
+    ts_ms: p.ts_ms,
+    by: 'text',
+    source_tenant: p.source_tenant,
+    source_session: p.source_session,
+    recipient_tenant: p.recipient_tenant,
+    recipient_session: p.recipient_session,
+    decode_node: p.decode_node,
+  })
+  return [...inputs.contamination.map(fromSighting), ...inputs.provenance.map(fromText)]
+}
+
+export function computeExposure(rows: readonly ExposureRow[]): Exposure {
+  const responses = new Set<number>()
+  const canary = new Set<number>()
+  const sessions = new Set<string>()
+  const sources = new Set<string>()
+  const recipients = new Set<string>()
+  const flows = new Map<string, {source_tenant: string; recipient_tenant: string; ids: Set<number>}>()
+  for (const r of rows) {
+    responses.add(r.record_id)
+    if (r.by === 'canary') canary.add(r.record_id)
+    sessions.add(sessionKey(r.source_tenant, r.source_session))
+    sources.add(r.source_tenant)
+    recipients.add(r.recipient_tenant)
+    const key = JSON.stringify([r.source_tenant, r.recipient_tenant])
+    let f = flows.get(key)
+    if (!f) flows.set(key, (f = {source_tenant: r.source_tenant, recipient_tenant: r.recipient_tenant, ids: new Set()}))
+    f.ids.add(r.record_id)
+  }
+  return {
+    responses: responses.size,
+    by_canary: canary.size,
+    by_text_only: responses.size - canary.size,
+    sessions: sessions.size,
+    source_tenants: sources.size,
+    recipient_tenants: recipients.size,
+    flows: [...flows.values()]
+      .map((f) => ({source_tenant: f.source_tenant, recipient_tenant: f.recipient_tenant, responses: f.ids.size}))
+      .sort((a, b) => byText(a.source_tenant, b.source_tenant) || byText(a.recipient_tenant, b.recipient_tenant)),
+  }
+}
+
+/** Every tenant on either side of the exposure, sorted: the controllers a processor notifies. */
+export function exposureTenants(rows: readonly ExposureRow[]): string[] {
+  return [...new Set(rows.flatMap((r) => [r.source_tenant, r.recipient_tenant]))].filter((t) => t !== '').sort(byText)
+}

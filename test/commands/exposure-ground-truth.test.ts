@@ -1,0 +1,120 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {generateIncident} from '../../src/generate/generate-incident.js'
+import {loadGroundTruth, type GroundTruth} from '../../src/generate/ground-truth.js'
+import {tempDir} from '../helpers/cli.js'
+import {run, runJson} from '../helpers/commands.js'
+import {readLines} from '../helpers/generated-logs.js'
+
+// One exposure, told the same way everywhere: on generated incidents, scope --json's
+// `exposure`, the numbers of report article33 --format json and the processor notices equal
+// each other and the ground truth's union of canary (cross-session/cross-tenant sightings) and
+// canary-less (provenance, 12+ words) leaks, whose sources the generator knows (chained leaks
+// included: a source is the earliest original occurrence).
+
+interface Exposure {
+  responses: number
+  by_canary: number
+  by_text_only: number
+  sessions: number
+  source_tenants: number
+  recipient_tenants: number
+  flows: Array<{source_tenant: string; recipient_tenant: string; responses: number}>
+}
+
+/** The ground truth's union of canary and canary-less leaks, counted the way the contract defines `exposure`. */
+function truthExposure(gt: GroundTruth, tenantOf: Map<string, string>): {exposure: Exposure; perTenant: Map<string, {leaked: number; received: number}>} {
+  const rows = [
+    ...gt.sightings.filter((s) => s.class === 'cross_session' || s.class === 'cross_tenant').map((s) => ({id: s.request_id, by: 'canary', source: [s.source_tenant!, s.source_session!], recipient: s.recipient_tenant})),
+    ...gt.provenance.map((p) => ({id: p.request_id, by: 'text', source: [p.source_tenant, p.source_session], recipient: tenantOf.get(p.request_id)!})),
+  ]
+  const ids = new Set(rows.map((r) => r.id))
+  const canary = new Set(rows.filter((r) => r.by === 'canary').map((r) => r.id))
+  const flows = new Map<string, Set<string>>()
+  const perTenant = new Map<string, {leaked: Set<string>; received: Set<string>}>()
+  const tenant = (t: string) => perTenant.get(t) ?? perTenant.set(t, {leaked: new Set(), received: new Set()}).get(t)!
+  for (const r of rows) {
+    const key = JSON.stringify([r.source[0], r.recipient])
+    flows.set(key, (flows.get(key) ?? new Set()).add(r.id))
+    tenant(r.source[0]!).leaked.add(r.id)
+    tenant(r.recipient).received.add(r.id)
+  }
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+  return {
+    exposure: {
+      responses: ids.size,
+      by_canary: canary.size,
+      by_text_only: ids.size - canary.size,
+      sessions: new Set(rows.map((r) => JSON.stringify(r.source))).size,
+      source_tenants: new Set(rows.map((r) => r.source[0])).size,
+      recipient_tenants: new Set(rows.map((r) => r.recipient)).size,
+      flows: [...flows].map(([k, v]) => {
+        const [source_tenant, recipient_tenant] = JSON.parse(k) as [string, string]
+        return {source_tenant, recipient_tenant, responses: v.size}
+      }).sort((a, b) => cmp(a.source_tenant, b.source_tenant) || cmp(a.recipient_tenant, b.recipient_tenant)),
+    },
+    perTenant: new Map([...perTenant].map(([t, v]) => [t, {leaked: v.leaked.size, received: v.received.size}])),
+  }
+}
+
+async function check(seed: number): Promise<void> {
+  const dir = tempDir()
+  const out = path.join(dir, 'inc')
+  await generateIncident({out, records: 5000, seed})
+  const gt = loadGroundTruth(path.join(out, 'ground-truth.json'))
+  const tenantOf = new Map<string, string>()
+  for (const f of gt.files) {
+    for (const l of readLines(out, f.path)) {
+      try {
+        const o = JSON.parse(l.bytes.toString('utf8')) as {request_id?: string; tenant_id?: string}
+        if (o.request_id && o.tenant_id) tenantOf.set(o.request_id, o.tenant_id)
+      } catch {
+        // a bad line the generator planted
+      }
+    }
+  }
+  const truth = truthExposure(gt, tenantOf)
+  expect(gt.leaks.some((l) => l.via_request_id !== null && l.words >= 12), 'the incident has chained leaks').toBe(true)
+
+  const db = path.join(dir, 'case.db')
+  await runJson(['triage', path.join(out, 'logs'), '--canaries', path.join(out, 'canaries.csv'), '--db', db, '--pool-tokens', String(gt.params.pool_tokens)])
+  const scope = await runJson<{exposure: Exposure; data_subjects: {low: number}}>(['scope', '--db', db])
+  expect(scope.exposure).toEqual(truth.exposure)
+
+  const draft = await runJson<{
+    scope: {exposure: Exposure}
+    data_subjects: {approximate: {low: number}}
+    records: {approximate: {low: number}}
+    data_categories: Array<{kind: string; count: number}>
+    nature: {summary: string[]}
+  }>(['report', 'article33', '--db', db, '--format', 'json', '--now', '2026-11-03T00:00:00Z'])
+  expect(draft.scope.exposure).toEqual(truth.exposure)
+  expect(draft.data_subjects.approximate.low).toBe(truth.exposure.sessions)
+  expect(draft.records.approximate.low).toBe(truth.exposure.responses)
+  // the verbatim-text category counts exactly the responses with no marker (defect 4)
+  expect(draft.data_categories.find((c) => c.kind === 'conversation_content_attributed')?.count ?? 0).toBe(truth.exposure.by_text_only)
+  const e = truth.exposure
+  expect(draft.nature.summary[0]).toContain(`${e.responses} responses carried data belonging to another session: ${e.by_canary} of them held that session's canary marker and ${e.by_text_only} reproduced its text verbatim`)
+  expect(draft.nature.summary[0]).toContain(`The data of ${e.sessions} sessions of ${e.source_tenants} customer(s) reached ${e.recipient_tenants} receiving customer(s)`)
+  const md = (await run(['report', 'article33', '--db', db, '--now', '2026-11-03T00:00:00Z'])).stdout
+  expect(md).toContain(`| Responses carrying another session's data | ${e.responses} |`)
+  expect(md).toContain(`| of which by verbatim text only (no marker) | ${e.by_text_only} |`)
+
+  // the processor notices: exactly the tenants of the exposure, each with its own share of it
+  const notices = path.join(dir, 'notices')
+  await runJson(['report', 'processor-notice', '--db', db, '--all', '--out', notices, '--format', 'json'])
+  const files = fs.readdirSync(notices)
+  expect(files).toHaveLength(truth.perTenant.size)
+  for (const f of files) {
+    const n = JSON.parse(fs.readFileSync(path.join(notices, f), 'utf8')) as {tenant_id: string; your_data_reached_others: {responses: number}; you_received_other_data: {responses: number}}
+    const want = truth.perTenant.get(n.tenant_id)
+    expect(want, n.tenant_id).toBeDefined()
+    expect({tenant: n.tenant_id, leaked: n.your_data_reached_others.responses, received: n.you_received_other_data.responses}).toEqual({tenant: n.tenant_id, leaked: want!.leaked, received: want!.received})
+  }
+}
+
+describe('one exposure on generated incidents', () => {
+  it('seed 1: scope, the Article 33 draft and the processor notices equal the ground truth', async () => check(1), 180_000)
+  it('seed 42: scope, the Article 33 draft and the processor notices equal the ground truth', async () => check(42), 180_000)
+})

@@ -1,0 +1,143 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import {beforeAll, describe, expect, it} from 'vitest'
+import {tempDir} from '../helpers/cli.js'
+import {run, runJson} from '../helpers/commands.js'
+import {buildNotifyCase} from '../helpers/notify-case.js'
+
+// Notifications are statements the drafts repeat, so `notify record` checks them against the
+// incident; the clock says when one was late; a processor's duty (Art. 33(2)) runs per
+// controller, never against the controller's 72 hours to the authority.
+
+/** A copy of the small hostile case (acme, globex and a hostile tenant exposed), with an incident opened. */
+async function caseWith(role: 'controller' | 'processor', extra: string[] = []): Promise<string> {
+  const {db} = await buildNotifyCase()
+  const r = await run(['incident', 'open', '--db', db, '--title', 'KV leak', '--aware-at', '2026-10-23T08:00:00Z', '--role', role, ...extra])
+  expect(r.code, r.stderr).toBe(0)
+  return db
+}
+
+describe('notify record checks the notification against the incident', () => {
+  let db: string
+  beforeAll(async () => {
+    db = await caseWith('controller')
+  })
+  const record = (...args: string[]) => run(['notify', 'record', '--db', db, '--reference', 'REF', ...args])
+
+  it('refuses a follow-up with no initial notification before it', async () => {
+    const r = await record('--phase', 'follow-up', '--at', '2026-10-24T08:00:00Z')
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/no initial notification to "authority" is recorded/)
+  })
+
+  it('refuses a notification dated before awareness, or in the future', async () => {
+    const before = await record('--phase', 'initial', '--at', '2026-10-19T08:00:00Z')
+    expect(before.code).toBe(1)
+    expect(before.stderr).toMatch(/before the awareness time 2026-10-23T08:00:00.000Z/)
+    const nextYear = new Date(Date.now() + 365 * 86400_000).toISOString()
+    const future = await record('--phase', 'initial', '--at', nextYear)
+    expect(future.code).toBe(1)
+    expect(future.stderr).toMatch(/is in the future/)
+    const clock = await runJson<{status: string}>(['clock', '--db', db, '--now', '2026-10-24T00:00:00Z'])
+    expect(clock.status).not.toBe('notified')
+  })
+
+  it('a late initial notification needs its reasons; then the clock says notified LATE everywhere', async () => {
+    const late = await record('--phase', 'initial', '--at', '2026-10-27T00:00:00Z')
+    expect(late.code).toBe(1)
+    expect(late.stderr).toMatch(/after the deadline 2026-10-26T08:00:00.000Z.*--delay-reason/)
+    const ok = await runJson<{late: boolean; delay_reason: string}>(['notify', 'record', '--db', db, '--reference', 'REF-1', '--phase', 'initial', '--at', '2026-10-27T00:00:00Z', '--delay-reason', 'scope confirmed only after log recovery'])
+    expect(ok).toMatchObject({late: true, delay_reason: 'scope confirmed only after log recovery'})
+    const clock = await runJson<{status: string; late: boolean; notified_at: string}>(['clock', '--db', db, '--now', '2026-10-28T00:00:00Z'])
+    expect(clock).toMatchObject({status: 'notified', late: true, notified_at: '2026-10-27T00:00:00.000Z'})
+    const human = await run(['clock', '--db', db, '--now', '2026-10-28T00:00:00Z'])
+    expect(human.stdout).toMatch(/Status:\s+NOTIFIED LATE/)
+    expect(human.stdout).toMatch(/notified LATE, 16h 00m 00s after the deadline/)
+    expect(human.stdout).not.toMatch(/overdue by/)
+    const status = await runJson<{clock: {late: boolean}}>(['status', '--db', db])
+    expect(status.clock.late).toBe(true)
+    // a second initial notification to the same recipient is a follow-up
+    const again = await record('--phase', 'initial', '--at', '2026-10-27T01:00:00Z', '--delay-reason', 'x')
+    expect(again.code).toBe(1)
+    expect(again.stderr).toMatch(/already recorded .*--phase follow-up/)
+    // the draft carries the late flag and the reason recorded with the notification
+    const draft = await runJson<{clock: {late: boolean}; notifications: Array<{late: boolean}>; delay_reason: string; form_fields: Array<{id: string; value: string}>}>(['report', 'article33', '--db', db, '--format', 'json', '--now', '2026-10-28T00:00:00Z'])
+    expect(draft.clock.late).toBe(true)
+    expect(draft.notifications[0]!.late).toBe(true)
+    expect(draft.delay_reason).toBe('scope confirmed only after log recovery')
+    expect(draft.form_fields.find((f) => f.id === '49')!.value).toBe('scope confirmed only after log recovery')
+  })
+})
+
+describe('a processor (Art. 33(2))', () => {
+  it('gets one clock per controller without undue delay, never the 72 hours to the authority; notified only when all are', async () => {
+    const db = await caseWith('processor')
+    const clock = await runJson<{deadline: string | null; status: string; basis: string; controllers: Array<{tenant_id: string; status: string; notified_at: string | null}>}>(['clock', '--db', db, '--now', '2026-10-27T00:00:00Z'])
+    expect(clock).toMatchObject({deadline: null, remaining_seconds: null, status: 'open', basis: 'art33(2)-without-undue-delay', late: false})
+    expect(clock.controllers.map((c) => c.tenant_id).sort()).toEqual(['acme', 'evil_[x](javascript:alert(1))<b>\u001b[2J', 'globex'].sort())
+    const notice = await run(['notify', 'record', '--db', db, '--phase', 'initial', '--at', '2026-10-23T12:00:00Z', '--reference', 'N-1', '--recipient', 'acme'])
+    expect(notice.code, notice.stderr).toBe(0)
+    const after = await runJson<{status: string; controllers: Array<{tenant_id: string; status: string}>}>(['clock', '--db', db, '--now', '2026-10-27T00:00:00Z'])
+    expect(after.status).toBe('open')
+    expect(after.controllers.find((c) => c.tenant_id === 'acme')!.status).toBe('notified')
+    const human = await run(['clock', '--db', db, '--now', '2026-10-27T00:00:00Z'])
+    expect(human.stdout).toMatch(/Controllers \(Art\. 33\(2\)\): 1 of 3 notified/)
+    expect(human.stdout).toMatch(/none fixed: notify each controller without undue delay/)
+    // a tenant the case does not hold is refused; data subjects are the controller's to inform
+    expect((await run(['notify', 'record', '--db', db, '--phase', 'initial', '--at', '2026-10-23T12:00:00Z', '--reference', 'N-2', '--recipient', 'nobody'])).code).toBe(1)
+    expect((await run(['notify', 'record', '--db', db, '--phase', 'initial', '--at', '2026-10-23T12:00:00Z', '--reference', 'N-3', '--recipient', 'data-subjects'])).code).toBe(1)
+    for (const t of ['globex', 'evil_[x](javascript:alert(1))<b>\u001b[2J']) {
+      expect((await run(['notify', 'record', '--db', db, '--phase', 'initial', '--at', '2026-10-23T13:00:00Z', '--reference', 'N', '--recipient', t])).code).toBe(0)
+    }
+    const all = await runJson<{status: string; notified_at: string}>(['clock', '--db', db, '--now', '2026-10-27T00:00:00Z'])
+    expect(all).toMatchObject({status: 'notified', notified_at: '2026-10-23T13:00:00.000Z'})
+  })
+
+  it('a contractual period sets each controller\'s deadline and late flag', async () => {
+    const db = await caseWith('processor', ['--controller-deadline-hours', '24'])
+    expect((await run(['notify', 'record', '--db', db, '--phase', 'initial', '--at', '2026-10-25T08:00:00Z', '--reference', 'N-1', '--recipient', 'acme'])).code).toBe(1)
+    expect((await run(['notify', 'record', '--db', db, '--phase', 'initial', '--at', '2026-10-25T08:00:00Z', '--reference', 'N-1', '--recipient', 'acme', '--delay-reason', 'contact point unknown'])).code).toBe(0)
+    const clock = await runJson<{deadline: string; basis: string; late: boolean; controllers: Array<{tenant_id: string; deadline: string; late: boolean; status: string}>}>(['clock', '--db', db, '--now', '2026-10-25T12:00:00Z'])
+    expect(clock).toMatchObject({deadline: '2026-10-24T08:00:00.000Z', basis: 'art33(2)-contract', late: true})
+    expect(clock.controllers.find((c) => c.tenant_id === 'acme')).toMatchObject({status: 'notified', late: true, deadline: '2026-10-24T08:00:00.000Z'})
+    expect(clock.controllers.find((c) => c.tenant_id === 'globex')).toMatchObject({status: 'overdue', late: true})
+    const notice = await runJson<{due: {deadline: string; hours: number; late: boolean; text: string}}>(['report', 'processor-notice', '--db', db, '--tenant', 'globex', '--format', 'json'])
+    expect(notice.due).toMatchObject({deadline: '2026-10-24T08:00:00.000Z', hours: 24, late: true, text: expect.stringMatching(/due by 2026-10-24T08:00:00.000Z \(the 24 hours our contract sets/)})
+    // bad contractual periods are usage errors
+    expect((await run(['incident', 'set', '--db', db, '--controller-deadline-hours', 'abc'])).code).toBe(2)
+  })
+
+  it('gets an authority draft only when asked, labelled as prepared for the controller, with the controller\'s awareness', async () => {
+    const db = await caseWith('processor', ['--processor-name', 'ModelHost'])
+    const refused = await run(['report', 'article33', '--db', db])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/as processor your duty is to notify each controller without undue delay \(Art\. 33\(2\)\).*--on-behalf-of-controller/)
+    expect((await run(['report', 'article34', '--db', db])).code).toBe(1)
+    const before = await runJson<{prepared_on_behalf_of: string; timeline: {aware_at: string | null}; clock: null; open_items: Array<{item: string}>; scope: {exposure: {responses: number}}}>(['report', 'article33', '--db', db, '--format', 'json', '--on-behalf-of-controller', 'acme'])
+    expect(before.prepared_on_behalf_of).toBe('acme')
+    // the processor's own awareness is not the controller's
+    expect(before.timeline.aware_at).toBeNull()
+    expect(before.clock).toBeNull()
+    expect(before.open_items.map((o) => o.item)).toEqual(expect.arrayContaining([expect.stringMatching(/when the controller became aware/)]))
+    // narrowed to acme's exposure (3 responses carried acme's data; acme received 1)
+    expect(before.scope.exposure.responses).toBe(4)
+    expect((await run(['notify', 'record', '--db', db, '--phase', 'initial', '--at', '2026-10-23T12:00:00Z', '--reference', 'N-1', '--recipient', 'acme'])).code).toBe(0)
+    const md = (await run(['report', 'article33', '--db', db, '--on-behalf-of-controller', 'acme', '--now', '2026-10-24T00:00:00Z'])).stdout
+    expect(md).toContain('Prepared by the processor (ModelHost) on behalf of the controller (customer acme)')
+    expect(md).toContain('| 48 | Date and time the controller became aware | 2026-10-23T12:00:00.000Z |')
+    expect(md).not.toContain('| 48 | Date and time the controller became aware | 2026-10-23T08:00:00.000Z |')
+    expect(md).toMatch(/\| Our role \| processor, on behalf of customer acme \|/)
+  })
+})
+
+describe('the processor notices go to exactly the tenants of the exposure', () => {
+  it('one file per tenant on either side of the exposure', async () => {
+    const db = await caseWith('processor')
+    const scope = await runJson<{exposure: {flows: Array<{source_tenant: string; recipient_tenant: string}>}}>(['scope', '--db', db])
+    const tenants = new Set(scope.exposure.flows.flatMap((f) => [f.source_tenant, f.recipient_tenant]))
+    const out = path.join(tempDir(), 'notices')
+    const r = await runJson<{notices: Array<{out: string}>}>(['report', 'processor-notice', '--db', db, '--all', '--out', out])
+    expect(r.notices).toHaveLength(tenants.size)
+    expect(fs.readdirSync(out)).toHaveLength(tenants.size)
+  })
+})
