@@ -1,6 +1,7 @@
 import {isUtf8} from 'node:buffer'
 import {decodeRequest, decodeResponse} from './decode.js'
 import {parseJsonExact} from './json-text.js'
+import type {RecordFields} from '../util/record-fields.js'
 import {parseTimestamp, TimestampError} from '../util/timestamps.js'
 
 // One record in the native log format → one record row, or the reason it is a bad line. This
@@ -15,24 +16,8 @@ export const NATIVE_FIELDS = [
 ] as const
 export type NativeField = (typeof NATIVE_FIELDS)[number]
 
-export interface RecordRow {
-  request_id: string
-  ts: string
-  ts_ms: number
-  tenant_id: string
-  session_id: string
-  status: number | null
-  endpoint: string | null
-  model: string | null
-  prefill_node: string | null
-  decode_node: string | null
-  prompt_tokens: number | null
-  completion_tokens: number | null
-  cached_tokens: number | null
-  stream: number
-  response_kind: string
-  is_error: number
-  error_message: string | null
+/** A decoded record: its fields and the texts that are decoded from its line, never stored. */
+export interface RecordRow extends RecordFields {
   request_text: string | null
   response_text: string | null
 }

@@ -1,3 +1,4 @@
+import type {RecordFields} from '../util/record-fields.js'
 import type {CaseDb} from './open-case.js'
 
 // The records table: one row per request/response line, pointing at its bytes in the
@@ -15,26 +16,7 @@ export function completeRecords(db: CaseDb, alias = 'r'): string {
   return ids.length === 0 ? '' : ` AND ${alias}.file_id NOT IN (${ids.map((id) => Math.trunc(id)).join(',')})`
 }
 
-/** The columns ingest writes, in insert order (positional binding is cheaper on the hot path). */
-export interface RecordFields {
-  request_id: string
-  ts: string
-  ts_ms: number
-  tenant_id: string
-  session_id: string
-  status: number | null
-  endpoint: string | null
-  model: string | null
-  prefill_node: string | null
-  decode_node: string | null
-  prompt_tokens: number | null
-  completion_tokens: number | null
-  cached_tokens: number | null
-  stream: number
-  response_kind: string
-  is_error: number
-  error_message: string | null
-}
+export type {RecordFields} from '../util/record-fields.js'
 
 export interface RecordLine {
   fileId: number
