@@ -2,12 +2,12 @@ import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {renderClock} from '../cli/render-clock.js'
 import {loadCaseClock} from '../notify/case-clock.js'
-import {computeClock, type ClockResult} from '../notify/clock.js'
+import {clockJson, computeClock, type ClockJson, type ClockResult} from '../notify/clock.js'
 import {checkTimeZone, parseInstant, systemTimeZone} from '../notify/time.js'
 
 export default class Clock extends BaseCommand {
   static override description =
-    'The notification clock. A controller: Art. 33(1), deadline = awareness + 72 elapsed hours (never moved by weekends, holidays or daylight saving), shown in UTC and a local zone. A processor: Art. 33(2), one clock per controller in the exposure, against the contractual period (incident set --controller-deadline-hours) or "without undue delay". --json adds `late` (notified, or still not notified, after the deadline).'
+    'The notification clock. A controller: Art. 33(1), deadline = awareness + 72 elapsed hours (never moved by weekends, holidays or daylight saving), shown in UTC and a local zone. A processor: Art. 33(2), one clock per controller in the exposure, against the contractual period (incident set --controller-deadline-hours) or "without undue delay". --json: the contract\'s deadline is always awareness + 72 elapsed hours; it adds `late` (notified, or still not notified, after the deadline the role has) and the role\'s own deadline as `duty_deadline` (null: none fixed), `duty_remaining_seconds`, `duty_status`, `basis`.'
   static override examples = [
     '<%= config.bin %> clock',
     '<%= config.bin %> clock --aware-at 2026-10-23T10:00:00+02:00 --now 2026-10-25T12:00:00+01:00 --json',
@@ -21,24 +21,25 @@ export default class Clock extends BaseCommand {
     watch: Flags.boolean({description: 'Redraw a live countdown every second until interrupted.', exclusive: ['json', 'now']}),
   }
 
-  public async run(): Promise<ClockResult> {
+  public async run(): Promise<ClockJson> {
     const {flags} = await this.parse(Clock)
     const tz = checkTimeZone(flags.tz ?? systemTimeZone())
     const nowOf = (): Date => (flags.now ? parseInstant(flags.now, '--now') : new Date())
-    let evaluate: () => ClockResult
+    let evaluate: (now: Date) => ClockResult
     if (flags['aware-at']) {
       const awareAt = parseInstant(flags['aware-at'], '--aware-at')
-      evaluate = () => computeClock(awareAt, nowOf())
+      evaluate = (now) => computeClock(awareAt, now)
     } else {
       const db = this.openCase(flags.db, {readonly: false})
-      evaluate = () => loadCaseClock(db, nowOf())
+      evaluate = (now) => loadCaseClock(db, now)
     }
     if (flags.watch) {
-      await this.watch(() => renderClock(evaluate(), tz))
+      await this.watch(() => renderClock(evaluate(nowOf()), tz))
     }
-    const result = evaluate()
+    const now = nowOf()
+    const result = evaluate(now)
     if (!this.jsonEnabled()) this.log(renderClock(result, tz))
-    return result
+    return clockJson(result, now)
   }
 
   /** Redraws in place on a TTY (a fresh line per tick otherwise) until SIGINT/SIGTERM. */

@@ -1,13 +1,13 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {toCsv} from '../cli/csv.js'
-import {renderSightings, truncateMarker} from '../cli/render-detect.js'
+import {renderSightings} from '../cli/render-detect.js'
 import {listSightings, type SightingsResult} from '../detect/list.js'
 import {SIGHTING_CLASSES} from '../extract/markers.js'
 import {describeGap, detectionCoverage} from '../detect/coverage.js'
 
 export default class Sightings extends BaseCommand {
-  static override description = 'List canary-marker sightings found by `crosstalk scan`. Markers identify sessions: the table and --json shorten them (CANARY-3f9a…) unless --show-markers; --csv, an export, carries them in full.'
+  static override description = 'List canary-marker sightings found by `crosstalk scan`. Markers identify sessions: the table shortens them (CANARY-3f9a…) unless --show-markers; --json and --csv, which scripts join with the registry, carry them in full.'
 
   static override examples = [
     '<%= config.bin %> sightings --class cross_tenant,cross_session',
@@ -19,7 +19,7 @@ export default class Sightings extends BaseCommand {
     db: dbFlag,
     class: Flags.string({description: 'Only these classes (comma-separated).', options: [...SIGHTING_CLASSES], multiple: true, delimiter: ','}),
     csv: Flags.boolean({description: 'CSV on stdout (full markers).', exclusive: ['json']}),
-    'show-markers': Flags.boolean({description: 'Print markers in full in the table and in --json.'}),
+    'show-markers': Flags.boolean({description: 'Print markers in full in the table (--json and --csv always do).'}),
   }
 
   public async run(): Promise<SightingsResult> {
@@ -33,6 +33,6 @@ export default class Sightings extends BaseCommand {
         toCsv(['request_id', 'ts', 'class', 'marker', 'partial', 'recipient_session', 'recipient_tenant', 'source_session', 'source_tenant'], rows as unknown as Array<Record<string, unknown>>),
       )
     } else if (!this.jsonEnabled()) this.log(renderSightings(rows, {showMarkers: flags['show-markers']}))
-    return flags['show-markers'] ? rows : rows.map((s) => ({...s, marker: truncateMarker(s.marker)}))
+    return rows
   }
 }

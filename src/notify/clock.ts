@@ -47,6 +47,32 @@ export interface ClockResult {
   controllers?: ControllerClock[]
 }
 
+/**
+ * `crosstalk clock --json` as the contract fixes it: `deadline` is always awareness + 72 elapsed
+ * hours (Art. 33(1)) and `remaining_seconds` and `status` count against it, whatever the role, so
+ * a script written against the contract reads the same thing for every case. A processor's own
+ * duty (Art. 33(2): each controller, within the contractual period or without undue delay) is
+ * in the added keys `basis`, `duty_deadline`, `duty_remaining_seconds`, `duty_status` (null
+ * deadline: none fixed), `late` and `controllers`. For a controller the duty is the 72 hours.
+ */
+export interface ClockJson extends Omit<ClockResult, 'deadline' | 'remaining_seconds'> {
+  deadline: string
+  remaining_seconds: number
+  duty_deadline: string | null
+  duty_remaining_seconds: number | null
+  duty_status: ClockStatus
+}
+
+export function clockJson(c: ClockResult, now: Date): ClockJson {
+  const notified = c.status === 'notified' && c.notified_at ? new Date(c.notified_at) : null
+  const ref = computeClock(new Date(c.aware_at), now, notified)
+  const {aware_at, status: dutyStatus, deadline: dutyDeadline, remaining_seconds: dutyRemaining, ...rest} = c
+  return {
+    aware_at, deadline: ref.deadline!, remaining_seconds: ref.remaining_seconds!, status: ref.status,
+    ...rest, duty_deadline: dutyDeadline, duty_remaining_seconds: dutyRemaining, duty_status: dutyStatus,
+  }
+}
+
 /** The 72-hour clock (or any fixed period); `periodMs` null: no fixed deadline ("without undue delay"). */
 export function computeClock(awareAt: Date, now: Date, notifiedAt?: Date | null, periodMs: number | null = DEADLINE_MS): ClockResult {
   const deadline = periodMs === null ? null : new Date(awareAt.getTime() + periodMs)

@@ -73,12 +73,16 @@ describe('a processor (Art. 33(2))', () => {
   it('gets one clock per controller without undue delay, never the 72 hours to the authority; notified only when all are', async () => {
     const db = await caseWith('processor')
     const clock = await runJson<{deadline: string | null; status: string; basis: string; controllers: Array<{tenant_id: string; status: string; notified_at: string | null}>}>(['clock', '--db', db, '--now', '2026-10-27T00:00:00Z'])
-    expect(clock).toMatchObject({deadline: null, remaining_seconds: null, status: 'open', basis: 'art33(2)-without-undue-delay', late: false})
+    // The contract's keys read as for every case (awareness + 72 elapsed hours); the processor's own duty is beside them.
+    expect(clock).toMatchObject({
+      deadline: '2026-10-26T08:00:00.000Z', remaining_seconds: -16 * 3600, status: 'overdue',
+      duty_deadline: null, duty_remaining_seconds: null, duty_status: 'open', basis: 'art33(2)-without-undue-delay', late: false,
+    })
     expect(clock.controllers.map((c) => c.tenant_id).sort()).toEqual(['acme', 'evil_[x](javascript:alert(1))<b>\u001b[2J', 'globex'].sort())
     const notice = await run(['notify', 'record', '--db', db, '--phase', 'initial', '--at', '2026-10-23T12:00:00Z', '--reference', 'N-1', '--recipient', 'acme'])
     expect(notice.code, notice.stderr).toBe(0)
-    const after = await runJson<{status: string; controllers: Array<{tenant_id: string; status: string}>}>(['clock', '--db', db, '--now', '2026-10-27T00:00:00Z'])
-    expect(after.status).toBe('open')
+    const after = await runJson<{duty_status: string; controllers: Array<{tenant_id: string; status: string}>}>(['clock', '--db', db, '--now', '2026-10-27T00:00:00Z'])
+    expect(after.duty_status).toBe('open')
     expect(after.controllers.find((c) => c.tenant_id === 'acme')!.status).toBe('notified')
     const human = await run(['clock', '--db', db, '--now', '2026-10-27T00:00:00Z'])
     expect(human.stdout).toMatch(/Controllers \(Art\. 33\(2\)\): 1 of 3 notified/)
@@ -97,8 +101,8 @@ describe('a processor (Art. 33(2))', () => {
     const db = await caseWith('processor', ['--controller-deadline-hours', '24'])
     expect((await run(['notify', 'record', '--db', db, '--phase', 'initial', '--at', '2026-10-25T08:00:00Z', '--reference', 'N-1', '--recipient', 'acme'])).code).toBe(1)
     expect((await run(['notify', 'record', '--db', db, '--phase', 'initial', '--at', '2026-10-25T08:00:00Z', '--reference', 'N-1', '--recipient', 'acme', '--delay-reason', 'contact point unknown'])).code).toBe(0)
-    const clock = await runJson<{deadline: string; basis: string; late: boolean; controllers: Array<{tenant_id: string; deadline: string; late: boolean; status: string}>}>(['clock', '--db', db, '--now', '2026-10-25T12:00:00Z'])
-    expect(clock).toMatchObject({deadline: '2026-10-24T08:00:00.000Z', basis: 'art33(2)-contract', late: true})
+    const clock = await runJson<{deadline: string; duty_deadline: string; basis: string; late: boolean; controllers: Array<{tenant_id: string; deadline: string; late: boolean; status: string}>}>(['clock', '--db', db, '--now', '2026-10-25T12:00:00Z'])
+    expect(clock).toMatchObject({deadline: '2026-10-26T08:00:00.000Z', duty_deadline: '2026-10-24T08:00:00.000Z', duty_status: 'overdue', basis: 'art33(2)-contract', late: true})
     expect(clock.controllers.find((c) => c.tenant_id === 'acme')).toMatchObject({status: 'notified', late: true, deadline: '2026-10-24T08:00:00.000Z'})
     expect(clock.controllers.find((c) => c.tenant_id === 'globex')).toMatchObject({status: 'overdue', late: true})
     const notice = await runJson<{due: {deadline: string; hours: number; late: boolean; text: string}}>(['report', 'processor-notice', '--db', db, '--tenant', 'globex', '--format', 'json'])

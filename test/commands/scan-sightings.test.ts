@@ -25,7 +25,7 @@ describe('ingest -> scan -> sightings', () => {
     expect(ingest.code, ingest.stderr).toBe(0)
     const scan = await run(['scan', '--db', db, '--json', '--fail-on-leak'])
     expect(scan.code, scan.stderr).toBe(3)
-    const sightings = JSON.parse((await run(['sightings', '--db', db, '--json', '--show-markers'])).stdout)
+    const sightings = JSON.parse((await run(['sightings', '--db', db, '--json'])).stdout)
     expect(sightings.map((s: {request_id: string; class: string; marker: string; source_tenant: string}) => [s.request_id, s.class, s.marker, s.source_tenant])).toEqual([
       ['r2', 'cross_tenant', A, 'acme'],
       ['r3', 'cross_tenant', B, 'globex'],

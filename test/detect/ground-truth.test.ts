@@ -91,7 +91,7 @@ describe('detection against the generated ground truth', () => {
   it('seed 1: sightings, provenance and PII are exact (in process and through the CLI)', async () => {
     const {gt, dbPath} = await prepare(1)
     check(gt, dbPath)
-    const sightings = await run(['sightings', '--db', dbPath, '--json', '--show-markers'])
+    const sightings = await run(['sightings', '--db', dbPath, '--json'])
     expect(sightings.code, sightings.stderr).toBe(0)
     expect(sightingsResultSchema.parse(JSON.parse(sightings.stdout)).map(sightingKey).sort()).toEqual(gt.sightings.map(sightingKey).sort())
     const prov = await run(['provenance', '--db', dbPath, '--json'])
