@@ -4,11 +4,13 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startServeProcess, type ServeProcess} from '../helpers/serve-process.js'
 
 // The official openai Python client against real `crosstalk testbed serve` processes (the cases
-// are in openai_python_cases.py). Needs python3 with `openai` (pip install openai; .ci/run installs
-// it); without it these tests are skipped, and say so.
+// are in openai_python_cases.py). Needs a python with `openai`: CROSSTALK_PYTHON (the virtual
+// environment .ci/run builds from test/extract/producers/requirements.txt, which pins openai) or
+// python3; without one these tests are skipped, and say so.
 
 const SCRIPT = fileURLToPath(new URL('./openai_python_cases.py', import.meta.url))
-const probe = spawnSync('python3', ['-c', 'import openai'], {encoding: 'utf8'})
+const PYTHON = process.env.CROSSTALK_PYTHON || 'python3'
+const probe = spawnSync(PYTHON, ['-c', 'import openai'], {encoding: 'utf8', timeout: 60_000})
 const available = probe.status === 0
 if (!available) console.warn(`SKIPPED openai-python.test.ts: python3 with the openai package is not available (${(probe.stderr || String(probe.error)).trim().split('\n').at(-1)}); pip install openai`)
 
@@ -25,7 +27,7 @@ interface Case {
 }
 
 function runCases(url: string, style: 'vllm' | 'sglang'): Map<string, Case> {
-  const run = spawnSync('python3', [SCRIPT, url, style], {encoding: 'utf8', timeout: 60_000})
+  const run = spawnSync(PYTHON, [SCRIPT, url, style], {encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL'})
   expect(run.status, run.stderr).toBe(0)
   const cases = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as Case)
   return new Map(cases.map((c) => [c.case, c]))

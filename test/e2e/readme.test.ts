@@ -4,10 +4,29 @@ import {delimiter, join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {ROOT, tempDir} from '../helpers/cli.js'
 
-// The README is run, not just read: after its install step (npm link, here into a private
-// prefix so the test touches nothing global), every `crosstalk ...` line it prints names a
-// real command with real flags, and `crosstalk <command> --help` works through PATH. The
-// demo's closing "Next" lines are run exactly as printed, with and without the link.
+// The README is run, not just read: after the way it gives to put crosstalk on PATH (npm link,
+// here into a private prefix so the test touches nothing global), every `crosstalk ...` line it
+// prints names a real command with real flags, and `crosstalk <command> --help` works through
+// PATH. The demo's closing "Next" lines are run exactly as printed, with and without the link.
+
+/** Bounds every child: a hung one fails its test instead of blocking the worker (vitest cannot stop a spawnSync). */
+const CHILD = {encoding: 'utf8', timeout: 120_000, killSignal: 'SIGKILL'} as const
+
+/** PATH without any folder whose crosstalk is this checkout's (a machine where `npm link` was run). */
+function pathWithoutLink(path: string): string {
+  const own = realpathSync(join(ROOT, 'bin/run.js'))
+  return path
+    .split(delimiter)
+    .filter((dir) => {
+      const candidate = join(dir, 'crosstalk')
+      try {
+        return !existsSync(candidate) || realpathSync(candidate) !== own
+      } catch {
+        return true
+      }
+    })
+    .join(delimiter)
+}
 
 interface ManifestCommand {
   flags: Record<string, {allowNo?: boolean; type: string}>
@@ -57,14 +76,17 @@ describe('the README, as printed', () => {
   beforeAll(() => {
     // The quick start's install step, into a prefix of our own (no global state changed).
     const prefix = tempDir('npm-prefix-')
-    const link = spawnSync('npm', ['link', '--ignore-scripts', '--offline', '--no-audit', '--no-fund'], {cwd: ROOT, env: {...process.env, npm_config_prefix: prefix}, encoding: 'utf8'})
+    const link = spawnSync('npm', ['link', '--ignore-scripts', '--offline', '--no-audit', '--no-fund'], {cwd: ROOT, env: {...process.env, npm_config_prefix: prefix}, ...CHILD})
     expect(link.status, link.stderr).toBe(0)
     linked = join(prefix, 'bin')
     env = {...process.env, PATH: `${linked}${delimiter}${process.env.PATH}`, NO_COLOR: '1', CROSSTALK_DB: ''}
   }, 60_000)
 
-  it('installs with npm link, which puts crosstalk on PATH', () => {
-    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('npm ci && npm link')
+  it('has a two-command quick start and says how crosstalk gets on PATH (npm link)', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    const quick = readme.split('## Quick start')[1]!.split('```sh\n')[1]!.split('```')[0]!.trim().split('\n')
+    expect(quick.map((l) => l.split('#')[0]!.trim())).toEqual(['npm ci && npm run demo', 'npm test'])
+    expect(readme.split('## Quick start')[1]!.split('##')[0]).toMatch(/run `npm link` once/)
     expect(existsSync(join(linked, 'crosstalk'))).toBe(true)
     expect(realpathSync(join(linked, 'crosstalk'))).toBe(realpathSync(join(ROOT, 'bin/run.js')))
   })
@@ -92,7 +114,7 @@ describe('the README, as printed', () => {
     const ids = [...new Set(lines.map((argv) => parse(argv).id!))]
     expect(ids).toEqual(expect.arrayContaining(['triage', 'scope', 'report case', 'ingest logs']))
     for (const id of ids) {
-      const r = spawnSync('crosstalk', [...id.split(' '), '--help'], {env, encoding: 'utf8'})
+      const r = spawnSync('crosstalk', [...id.split(' '), '--help'], {env, ...CHILD})
       expect(r.status, `crosstalk ${id} --help: ${r.stderr}`).toBe(0)
       expect(r.stdout).toContain(`$ crosstalk ${id}`)
     }
@@ -102,14 +124,14 @@ describe('the README, as printed', () => {
     ['with crosstalk on PATH', true],
     ['from a bare checkout', false],
   ])('the demo ends with Next commands that run as printed, %s', (_, onPath) => {
-    const runEnv = onPath ? env : {...env, PATH: process.env.PATH}
-    const demo = spawnSync(process.execPath, [join(ROOT, 'bin/run.js'), 'demo', '--records', '600', '--out', join(tempDir(), 'demo')], {cwd: ROOT, env: runEnv, encoding: 'utf8'})
+    const runEnv = onPath ? env : {...env, PATH: pathWithoutLink(process.env.PATH ?? '')}
+    const demo = spawnSync(process.execPath, [join(ROOT, 'bin/run.js'), 'demo', '--records', '600', '--out', join(tempDir(), 'demo')], {cwd: ROOT, env: runEnv, ...CHILD})
     expect(demo.status, demo.stderr).toBe(0)
     const next = demo.stdout.split('Next, on this case:\n')[1]!.trim().split('\n').map((l) => l.trim())
     expect(next.length).toBe(4)
     for (const line of next) {
       expect(line.startsWith(onPath ? 'crosstalk ' : './bin/run.js '), `${line} (PATH=${runEnv.PATH})`).toBe(true)
-      const r = spawnSync('sh', ['-c', line], {cwd: ROOT, env: runEnv, encoding: 'utf8'})
+      const r = spawnSync('sh', ['-c', line], {cwd: ROOT, env: runEnv, ...CHILD})
       expect(r.status, `${line}: ${r.stderr}`).toBe(0)
     }
   })

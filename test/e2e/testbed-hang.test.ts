@@ -20,7 +20,7 @@ describe('probe and replay against a hanging testbed serve process', () => {
     const run = await runMeasured(['probe', '--target', 'http://127.0.0.1:9', '--pool-tokens', '1024', '--advertised-tokens', '4096', '--json'], {killAfterMs: HARD_KILL_MS})
     startupMs = run.elapsedMs
   })
-  afterAll(() => serve.stop())
+  afterAll(() => serve?.stop())
   const bound = (): number => 3 * TIMEOUT_S * 1000 + Math.max(2000, 2 * startupMs)
 
   it('probe --fail-on-leak: context.gap hung, the run stops, exit 3 within 3x --timeout plus start-up', async () => {
@@ -68,7 +68,8 @@ describe('testbed serve stops on a signal', () => {
       const stopped = await serve.stop(signal)
       agent.destroy()
       expect(stopped.code).toBe(0)
-      expect(stopped.elapsedMs).toBeLessThan(2000)
+      // The hung request never ends on its own: exiting at all proves the testbed did not wait for it (the bound is loose for a loaded CI machine).
+      expect(stopped.elapsedMs).toBeLessThan(10_000)
       expect(await hung).toBe('ECONNRESET')
       const lines = stopped.stderr.trim().split('\n')
       expect(lines).toHaveLength(2)

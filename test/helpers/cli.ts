@@ -22,7 +22,11 @@ export function runCli(args: readonly string[], options: {cwd?: string; env?: Re
     input: options.input,
     encoding: 'utf8',
     maxBuffer: 256 << 20,
+    // vitest cannot interrupt a synchronous child: a hung command fails its test instead of blocking CI.
+    timeout: 300_000,
+    killSignal: 'SIGKILL',
   })
+  if (r.error && (r.error as NodeJS.ErrnoException).code === 'ETIMEDOUT') return {code: -1, stdout: r.stdout, stderr: `${r.stderr}\n(killed after 300 s)`}
   return {code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr}
 }
 

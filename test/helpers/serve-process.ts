@@ -8,7 +8,7 @@ export interface ServeProcess {
   url: string
   child: ChildProcessWithoutNullStreams
   stderr(): string
-  /** Sends the signal and waits for the exit. */
+  /** Sends the signal and waits for the exit (SIGKILL after 10 s: a test never waits forever). */
   stop(signal?: NodeJS.Signals): Promise<{code: number | null; signal: NodeJS.Signals | null; elapsedMs: number; stderr: string}>
 }
 
@@ -18,9 +18,14 @@ export function startServeProcess(args: readonly string[]): Promise<ServeProcess
     let stderr = ''
     let exited: {code: number | null; signal: NodeJS.Signals | null} | null = null
     const exitWaiters: Array<() => void> = []
+    let listening = false
     child.on('exit', (code, signal) => {
       exited = {code, signal}
       for (const waiter of exitWaiters.splice(0)) waiter()
+      if (!listening) {
+        clearTimeout(giveUp)
+        reject(new Error(`testbed serve exited (${signal ?? code}) before listening: ${stderr}`))
+      }
     })
     const giveUp = setTimeout(() => {
       child.kill('SIGKILL')
@@ -29,7 +34,8 @@ export function startServeProcess(args: readonly string[]): Promise<ServeProcess
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString()
       const match = /listening on (http:\/\/[^\s]+)/.exec(stderr)
-      if (!match) return
+      if (!match || listening) return
+      listening = true
       clearTimeout(giveUp)
       resolve({
         url: match[1]!,
@@ -38,10 +44,15 @@ export function startServeProcess(args: readonly string[]): Promise<ServeProcess
         stop: (signal = 'SIGTERM') =>
           new Promise((done) => {
             const started = Date.now()
-            const report = (): void => done({...exited!, elapsedMs: Date.now() - started, stderr})
+            let force: NodeJS.Timeout | undefined
+            const report = (): void => {
+              clearTimeout(force)
+              done({...exited!, elapsedMs: Date.now() - started, stderr})
+            }
             if (exited) return report()
             exitWaiters.push(report)
             child.kill(signal)
+            force = setTimeout(() => child.kill('SIGKILL'), 10_000)
           }),
       })
     })
