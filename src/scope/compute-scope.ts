@@ -137,9 +137,6 @@ export function computeScope(inputs: ScopeInputs): ScopeResult {
 
   const flows = countFlows(contamination)
   const unknown = inputs.unknownForAtRisk
-  // When no record says both its status and its prompt size (LiteLLM and Langfuse record no
-  // HTTP status), the at-risk test judged nothing: its count is unknown, not zero.
-  const atRiskJudged = atRisk !== null && !(unknown.records > 0 && unknown.no_status_or_prompt_tokens >= unknown.records)
 
   return {
     contaminated_responses: contaminated.size,
@@ -150,13 +147,13 @@ export function computeScope(inputs: ScopeInputs): ScopeResult {
     recipient_tenants: recipientTenants.size,
     first_seen: iso(seen?.[0]),
     last_seen: iso(seen?.[1]),
-    at_risk_responses: !atRiskJudged ? null : sum(atRisk.map((g) => g.n)),
+    at_risk_responses: atRisk === null ? null : sum(atRisk.map((g) => g.n)),
     flows,
     exposure: computeExposure(exposureRows(inputs)),
     pool_tokens: pool,
     advertised_tokens: advertised,
-    at_risk_error_responses: !atRiskJudged ? null : sum(atRisk.map((g) => g.errors)),
-    over_advertised_responses: !atRiskJudged || advertised === null ? null : sum(atRisk.map((g) => g.over_advertised)),
+    at_risk_error_responses: atRisk === null ? null : sum(atRisk.map((g) => g.errors)),
+    over_advertised_responses: atRisk === null || advertised === null ? null : sum(atRisk.map((g) => g.over_advertised)),
     orphan_sightings: inputs.orphans,
     provenance_responses: provResponses.size,
     provenance_cross_tenant_responses: provCrossTenant.size,
@@ -170,7 +167,7 @@ export function computeScope(inputs: ScopeInputs): ScopeResult {
     ...estimates(inputs),
     bug_window: bugWindow(contamination, provenance, atRisk),
     pool_basis: inputs.pool_basis,
-    at_risk_unknown_records: atRisk === null ? null : unknown.no_status_or_prompt_tokens,
+    at_risk_unknown_records: pool === null ? null : unknown.no_status_or_prompt_tokens,
     unknown_fields: {status: unknown.no_status, prompt_tokens: unknown.no_prompt_tokens, decode_node: unknown.no_decode_node},
     detection: inputs.detection,
   }

@@ -27,9 +27,9 @@ export interface ScopeInputs {
   contamination: ContaminationRow[]
   /** Provenance rows that point at another session (a session's own earlier turn is not a leak). */
   provenance: ProvenanceRow[]
-  /** null without a pool size */
+  /** null without a pool size, or when no record gives both status and prompt size (unknown) */
   atRisk: AtRiskGroup[] | null
-  /** at-risk responses per recipient tenant; null without a pool size */
+  /** at-risk responses per recipient tenant; null when atRisk is */
   atRiskByTenant: Map<string, number> | null
   /** records whose status, prompt size or node is unknown (per field; the at-risk test cannot be applied without status and prompt size) */
   unknownForAtRisk: UnknownFieldCounts
@@ -52,7 +52,12 @@ export function loadScopeInputs(db: CaseDb, options: LoadScopeOptions = {}): Sco
   const pool = given ? options.poolTokens! : settings.pool_tokens
   const advertised = given ? (options.advertisedTokens ?? null) : settings.advertised_tokens
   const {contamination, provenance} = loadExposureInputs(db)
-  const atRisk = pool === null ? null : atRiskGroups(db, pool, advertised)
+  const unknownForAtRisk = recordsMissingAtRiskFields(db)
+  // When no record says both its status and its prompt size (LiteLLM and Langfuse record no
+  // HTTP status), the at-risk test can judge nothing: every at-risk figure (per node, per hour,
+  // per tenant, the bounds built on them) is unknown, not zero.
+  const judgeable = !(unknownForAtRisk.records > 0 && unknownForAtRisk.no_status_or_prompt_tokens >= unknownForAtRisk.records)
+  const atRisk = pool === null || !judgeable ? null : atRiskGroups(db, pool, advertised)
   let exposure: ScopeInputs['exposure'] = null
   if (atRisk !== null) {
     const windows = nodeWindows(contamination, provenance, atRisk)
@@ -66,8 +71,8 @@ export function loadScopeInputs(db: CaseDb, options: LoadScopeOptions = {}): Sco
     contamination,
     provenance,
     atRisk,
-    atRiskByTenant: pool === null ? null : atRiskByTenant(db, pool),
-    unknownForAtRisk: recordsMissingAtRiskFields(db),
+    atRiskByTenant: atRisk === null ? null : atRiskByTenant(db, pool!),
+    unknownForAtRisk,
     orphans: orphanSightingCount(db),
     pii: piiScopeRows(db),
     exposure,

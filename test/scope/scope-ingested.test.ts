@@ -4,10 +4,13 @@ import {describe, expect, it} from 'vitest'
 import {scanCase} from '../../src/detect/scan-case.js'
 import {ingestCanaries} from '../../src/ingest/ingest-canaries.js'
 import {ingestLogs} from '../../src/ingest/ingest-logs.js'
+import {buildTimeline} from '../../src/scope/build-timeline.js'
 import {computeScope} from '../../src/scope/compute-scope.js'
 import {loadScopeInputs} from '../../src/scope/scope-data.js'
+import {computeTenantView} from '../../src/scope/tenant-view.js'
 import {openCase} from '../../src/store/open-case.js'
 import {tempDir} from '../helpers/cli.js'
+import {makeCase} from '../helpers/case-builder.js'
 import {chatLine} from '../helpers/log-lines.js'
 
 // Scope over records as the real ingest writes them: timestamps with offsets and
@@ -43,6 +46,31 @@ describe('scope over ingested logs', () => {
       })
     } finally {
       db.close()
+    }
+  })
+})
+
+describe('scope over logs that record no HTTP status', () => {
+  it('gives every at-risk figure as unknown (null), never 0: per node, per hour, per tenant, in the timeline and the bounds built on them', async () => {
+    const tc = makeCase()
+    try {
+      await tc.addCanaries([['CANARY-bbbbbbbbbbbbbbbb', 'acme', 's1']])
+      await tc.addFile([
+        {request_id: 'a', tenant_id: 'acme', session_id: 's1', status: null, decode_node: 'd1', prompt_tokens: 900_000, request_text: 'mine CANARY-bbbbbbbbbbbbbbbb', response_text: 'ok'},
+        {request_id: 'b', tenant_id: 'beta', session_id: 's2', status: null, decode_node: 'd1', prompt_tokens: 900_000, response_text: 'yours: CANARY-bbbbbbbbbbbbbbbb'},
+      ])
+      scanCase(tc.db, {now: new Date('2026-11-03T00:00:00Z'), poolTokens: 681_280})
+      const inputs = loadScopeInputs(tc.db)
+      const scope = computeScope(inputs)
+      expect(scope).toMatchObject({contaminated_responses: 1, at_risk_responses: null, at_risk_unknown_records: 2, pool_tokens: 681_280})
+      expect(scope.by_node.map((n) => n.at_risk_responses)).toEqual([null])
+      expect(scope.by_hour.map((h) => h.at_risk_responses)).toEqual([null])
+      expect(scope.records_concerned.high).toBeNull()
+      expect(scope.data_subjects.high).toBeNull()
+      expect(computeTenantView(inputs, {tenant: 'beta'}).at_risk_responses).toBeNull()
+      expect(buildTimeline(inputs, []).hours.map((h) => h.at_risk_responses)).toEqual([null])
+    } finally {
+      tc.db.close()
     }
   })
 })
