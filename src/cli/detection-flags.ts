@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {requireCompleteDetection, type DetectionCoverage} from '../detect/coverage.js'
+import {describeGap, requireCompleteDetection, type DetectionCoverage} from '../detect/coverage.js'
 
 /** `--allow-incomplete`: report findings although detection has not covered everything ingested. */
 export const detectionFlags = {
@@ -12,5 +12,5 @@ export const detectionFlags = {
 /** Refuses an incomplete detection unless allowed; when allowed, returns the warning line for stderr. */
 export function checkDetection(coverage: DetectionCoverage, what: string, allowIncomplete: boolean): string | null {
   requireCompleteDetection(coverage, what, allowIncomplete)
-  return coverage.complete ? null : `warning: ${what} over an incomplete detection (--allow-incomplete): ${coverage.files_not_scanned} file(s) not scanned`
+  return coverage.complete ? null : `warning: ${what} over an incomplete detection (--allow-incomplete): ${describeGap(coverage)}`
 }

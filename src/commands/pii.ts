@@ -3,7 +3,8 @@ import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {toCsv} from '../cli/csv.js'
 import {renderPii} from '../cli/render-detect.js'
 import {listPiiFindings, type PiiResult} from '../detect/list.js'
-import {describeGap, detectionCoverage} from '../detect/coverage.js'
+import {detectionCoverage} from '../detect/coverage.js'
+import {checkDetection, detectionFlags} from '../cli/detection-flags.js'
 
 const PII_CSV_COLUMNS = ['request_id', 'ts', 'kind', 'value_ref', 'recipient_session', 'recipient_tenant', 'source_request_id', 'source_session', 'source_tenant', 'value', 'value_sha256']
 
@@ -15,6 +16,7 @@ export default class Pii extends BaseCommand {
 
   static override flags = {
     db: dbFlag,
+    ...detectionFlags,
     csv: Flags.boolean({description: 'CSV on stdout (value references; the values too with --show-values).', exclusive: ['json']}),
     'show-values': Flags.boolean({description: 'Reveal the values (recomputed from the responses; only hashes are stored) and their stored SHA-256. Without it each value is shown as its reference in this case (ref:...), which nobody can reverse without the case.'}),
   }
@@ -23,7 +25,8 @@ export default class Pii extends BaseCommand {
     const {flags} = await this.parse(Pii)
     const db = this.openCase(flags.db)
     const coverage = detectionCoverage(db)
-    if (coverage.never_scanned || coverage.files_not_scanned > 0) this.note(`note: ${describeGap(coverage)}; run \`crosstalk scan\``)
+    const warning = checkDetection(coverage, 'personal-data findings', flags['allow-incomplete'])
+    if (warning) this.note(this.paint.yellow(warning))
     const rows = listPiiFindings(db, {showValues: flags['show-values']})
     if (flags.csv) process.stdout.write(toCsv(PII_CSV_COLUMNS.filter((c) => flags['show-values'] || (c !== 'value' && c !== 'value_sha256')), rows as unknown as Array<Record<string, unknown>>))
     else if (!this.jsonEnabled()) this.log(renderPii(rows))

@@ -4,7 +4,8 @@ import {toCsv} from '../cli/csv.js'
 import {renderSightings} from '../cli/render-detect.js'
 import {listSightings, type SightingsResult} from '../detect/list.js'
 import {SIGHTING_CLASSES} from '../extract/markers.js'
-import {describeGap, detectionCoverage} from '../detect/coverage.js'
+import {detectionCoverage} from '../detect/coverage.js'
+import {checkDetection, detectionFlags} from '../cli/detection-flags.js'
 
 export default class Sightings extends BaseCommand {
   static override description = 'List canary-marker sightings found by `crosstalk scan`. Markers identify sessions: the table shortens them (CANARY-3f9a…) unless --show-markers; --json and --csv, which scripts join with the registry, carry them in full.'
@@ -17,6 +18,7 @@ export default class Sightings extends BaseCommand {
 
   static override flags = {
     db: dbFlag,
+    ...detectionFlags,
     class: Flags.string({description: 'Only these classes (comma-separated).', options: [...SIGHTING_CLASSES], multiple: true, delimiter: ','}),
     csv: Flags.boolean({description: 'CSV on stdout (full markers).', exclusive: ['json']}),
     'show-markers': Flags.boolean({description: 'Print markers in full in the table (--json and --csv always do).'}),
@@ -26,7 +28,8 @@ export default class Sightings extends BaseCommand {
     const {flags} = await this.parse(Sightings)
     const db = this.openCase(flags.db, {readonly: false})
     const coverage = detectionCoverage(db)
-    if (coverage.never_scanned || coverage.files_not_scanned > 0 || coverage.registry_changed) this.note(`note: ${describeGap(coverage)}; run \`crosstalk scan\``)
+    const warning = checkDetection(coverage, 'sightings', flags['allow-incomplete'])
+    if (warning) this.note(this.paint.yellow(warning))
     const rows = listSightings(db, {classes: flags.class as SightingsResult[number]['class'][] | undefined})
     if (flags.csv) {
       process.stdout.write(

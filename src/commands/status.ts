@@ -1,4 +1,5 @@
 import {Flags} from '@oclif/core'
+import {describeGap} from '../detect/coverage.js'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {safeLine} from '../util/sanitize.js'
 import {caseStatus, listBadLines, type StatusResult} from '../case/status.js'
@@ -36,7 +37,9 @@ export default class Status extends BaseCommand {
       for (const f of status.unreadable_files) this.log(`  NOT JUDGEABLE    ${safeLine(f.path)}: ${safeLine(f.why)}`)
       this.log(`  canaries         ${status.canaries}`)
       const classes = Object.entries(status.sightings_by_class).map(([c, n]) => `${c} ${n}`).join(', ')
-      this.log(`  sightings        ${status.sightings}${classes ? `  (${classes})` : ''}`)
+      const d = status.detection
+      if (d.never_scanned) this.log(`  sightings        unknown: ${describeGap(d)}  (crosstalk scan)`)
+      else this.log(`  sightings        ${status.sightings}${classes ? `  (${classes})` : ''}${d.complete ? '' : `; detection incomplete: ${describeGap(d)}  (crosstalk scan)`}`)
       // The head, to note outside the case: `verify --expect-head HASH:COUNT` later proves the log was not rewritten or cut.
       this.log(`  audit entries    ${status.audit_entries}${status.audit_head ? `  (head ${status.audit_head}:${status.audit_entries}, for verify --expect-head)` : ''}`)
       if (status.incident) {

@@ -43,7 +43,7 @@ export function describeGap(c: DetectionCoverage): string {
   const parts: string[] = []
   if (c.files_not_scanned > 0) parts.push(`${c.files_not_scanned} log file(s) with ${c.records_not_scanned} records ingested since the last scan`)
   if (c.registry_changed) parts.push('the canary registry changed since the last scan')
-  if (c.provenance === 'stale') parts.push('canary-less provenance was skipped (--no-provenance) since records were added')
+  if (c.provenance === 'stale') parts.push('canary-less provenance does not cover the case as it is (a scan skipped it with --no-provenance, or evidence was dropped, since it ran)')
   return parts.join('; ')
 }
 

@@ -1,4 +1,4 @@
-import {writeFileSync} from 'node:fs'
+import {readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, inject, it} from 'vitest'
 import {tempDir} from '../helpers/cli.js'
@@ -16,9 +16,13 @@ const FINDING_COMMANDS: string[][] = [
   ['report', 'processor-notice', '--all', '--format', 'json', '--out', 'OUT'],
   ['report', 'register', '--format', 'json'],
   ['report', 'case', '--format', 'json'],
+  ['sightings'],
+  ['pii'],
 ]
+/** Outputs that are arrays by contract: the gap is on stderr only. */
+const ARRAY_OUTPUTS = new Set(['sightings', 'pii'])
 
-async function expectRefusedThenAllowed(db: string, notScanned: number): Promise<void> {
+async function expectRefusedThenAllowed(db: string, notScanned: number, gap: RegExp = /not scanned|never scanned|since the last scan/): Promise<void> {
   for (const cmd of FINDING_COMMANDS) {
     const args = cmd.map((a) => (a === 'OUT' ? join(tempDir(), 'notices') : a))
     const refused = await run([...args, '--db', db])
@@ -28,7 +32,8 @@ async function expectRefusedThenAllowed(db: string, notScanned: number): Promise
     const allowed = await run([...args, '--db', db, '--allow-incomplete', ...(args.includes('--format') ? [] : ['--json'])])
     expect(allowed.code, `${cmd.join(' ')} --allow-incomplete: ${allowed.stderr}`).toBe(0)
     expect(allowed.stderr, cmd.join(' ')).toMatch(/incomplete detection/)
-    if (cmd[1] === 'processor-notice') continue // writes files; the notices carry the key
+    expect(allowed.stderr, cmd.join(' ')).toMatch(gap)
+    if (cmd[1] === 'processor-notice' || ARRAY_OUTPUTS.has(cmd[0]!)) continue // writes files (the notices carry the key), or an array
     expect(JSON.parse(allowed.stdout).detection, cmd.join(' ')).toMatchObject({complete: false, files_not_scanned: notScanned})
   }
 }
@@ -54,5 +59,14 @@ describe('reports over an incomplete detection', () => {
     await expectRefusedThenAllowed(db, 1)
     await runJson(['scan', '--db', db])
     expect((await runJson<{detection: {complete: boolean; files_not_scanned: number}}>(['scope', '--db', db])).detection).toMatchObject({complete: true, files_not_scanned: 0})
+  })
+
+  it('a case whose provenance no longer covers it (a file dropped): refused, and the warning says why', async () => {
+    const incident = inject('incident')
+    const db = join(tempDir(), 'case.db')
+    await runJson(['triage', incident.logs, '--canaries', incident.canaries, '--db', db])
+    const first = readdirSync(incident.logs).filter((f) => /\.jsonl(\.gz)?$/.test(f)).sort()[0]!
+    expect((await run(['drop', join(incident.logs, first), '--reason', 'test', '--db', db])).code).toBe(0)
+    await expectRefusedThenAllowed(db, 0, /evidence was dropped/)
   })
 })

@@ -127,6 +127,10 @@ describe('crosstalk ingest logs: hostile input is quarantined, good lines around
     expect(r.stderr).toMatch(/missing\.jsonl: no such file/)
     expect(r.stderr).not.toMatch(/at .*\.js:\d+/)
     expect((await runJson<{records: number}>(['status', '--db', db])).records).toBe(1)
+    // Never scanned: status does not say "sightings 0"
+    const human = (await run(['status', '--db', db])).stdout
+    expect(human).toMatch(/sightings +unknown: the case was never scanned/)
+    expect(human).not.toMatch(/sightings +0/)
     const j = await run(['ingest', 'logs', join(dir, 'missing.jsonl'), '--db', db, '--json'])
     expect(JSON.parse(j.stdout)).toEqual({error: {message: expect.stringMatching(/no such file/), code: 'E_NOT_FOUND'}})
   })
