@@ -1,10 +1,9 @@
 import {Flags} from '@oclif/core'
+import {applyLeakGate, leakGateFlags} from '../cli/leak-gate.js'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {clearProgress, scanProgressLine} from '../cli/progress.js'
 import {renderScan} from '../cli/render-detect.js'
 import {scanCase, type ScanResult} from '../detect/scan-case.js'
-import {unreadableGateMessage} from '../detect/gate.js'
-import {GateTripped, InputError} from '../errors.js'
 
 export default class Scan extends BaseCommand {
   static override description =
@@ -18,7 +17,7 @@ export default class Scan extends BaseCommand {
 
   static override flags = {
     db: dbFlag,
-    'fail-on-leak': Flags.boolean({description: 'Exit 3 when any cross_session or cross_tenant sighting exists; exit 1 when a log file could not be judged (not read whole, or answers that decoded to no text).'}),
+    ...leakGateFlags,
     'pool-tokens': Flags.integer({description: 'KV pool size in tokens: status-200 responses with prompt_tokens >= N are flagged at-risk.', min: 1}),
     'advertised-tokens': Flags.integer({description: 'Advertised context length (needs --pool-tokens).', min: 1, dependsOn: ['pool-tokens']}),
     'min-words': Flags.integer({description: 'Shortest verbatim overlap (words) that counts as provenance.', default: 12, min: 5}),
@@ -46,20 +45,7 @@ export default class Scan extends BaseCommand {
     })
     if (progress) clearProgress()
     if (!this.jsonEnabled()) this.log(renderScan(result))
-    if (flags['fail-on-leak'] && result.contaminated_responses > 0) {
-      // Contract: a tripped gate exits 3. Set the code instead of throwing so --json still prints the result.
-      const gate = new GateTripped(
-        `contamination found: ${result.contaminated_responses} responses (${result.cross_tenant_responses} cross-tenant, ${result.cross_session_responses} cross-session)`,
-      )
-      this.note(`${this.paint.red('Gate:')} ${gate.message}`)
-      process.exitCode = gate.exit
-    }
-    const unreadable = flags['fail-on-leak'] ? unreadableGateMessage(result.unreadable_files) : null
-    if (unreadable) {
-      // Fails closed: with contamination found it has tripped already (exit 3); otherwise "nothing found" is not a verdict.
-      if (process.exitCode === 3) this.note(`${this.paint.red('Gate:')} also: ${unreadable}`)
-      else throw new InputError(unreadable, 'E_GATE_UNREADABLE')
-    }
+    applyLeakGate(db, result, flags, (line) => this.note(line.replace(/^Gate:/, this.paint.red('Gate:'))))
     return result
   }
 }

@@ -1,4 +1,5 @@
 import {Args, Flags} from '@oclif/core'
+import {applyLeakGate, leakGateFlags} from '../cli/leak-gate.js'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {describeDecision, ingestAuditArgs, ingestAuditSummary, logIngestFlags, parseIngestFlags} from '../cli/ingest-flags.js'
 import {signalExitCode, watchInterrupts} from '../cli/interrupt.js'
@@ -6,8 +7,6 @@ import {clearProgress, ingestProgressBar, scanProgressLine} from '../cli/progres
 import {renderScan} from '../cli/render-detect.js'
 import {interruptedMessage} from '../cli/render-ingest.js'
 import {renderScope} from '../cli/render-scope.js'
-import {unreadableGateMessage} from '../detect/gate.js'
-import {GateTripped, InputError} from '../errors.js'
 import {runTriage, TriageStopped, type TriageResult} from '../triage/run-triage.js'
 import {safeLine} from '../util/sanitize.js'
 import {count} from '../cli/plural.js'
@@ -34,7 +33,7 @@ export default class Triage extends BaseCommand {
     'pool-tokens': Flags.integer({description: 'KV pool size in tokens: status-200 responses with prompt_tokens >= N are at risk', min: 1}),
     'advertised-tokens': Flags.integer({description: 'advertised context length (needs --pool-tokens)', min: 1, dependsOn: ['pool-tokens']}),
     'no-provenance': Flags.boolean({description: 'skip canary-less provenance (markers, PII and at-risk only)'}),
-    'fail-on-leak': Flags.boolean({description: 'exit 3 when any cross_session or cross_tenant sighting exists; exit 1 when a log file could not be judged (not read whole, or answers that decoded to no text)'}),
+    ...leakGateFlags,
   }
 
   async run(): Promise<TriageResult | {interrupted: true; ingest: TriageResult['ingest']}> {
@@ -91,16 +90,7 @@ export default class Triage extends BaseCommand {
       this.log('')
       this.log(renderScope(scope))
     }
-    if (flags['fail-on-leak'] && scan.contaminated_responses > 0) {
-      const gate = new GateTripped(`contamination found: ${scan.contaminated_responses} responses (${scan.cross_tenant_responses} cross-tenant, ${scan.cross_session_responses} cross-session)`)
-      this.note(`${this.paint.red('Gate:')} ${gate.message}`)
-      process.exitCode = gate.exit
-    }
-    const unreadable = flags['fail-on-leak'] ? unreadableGateMessage(scan.unreadable_files) : null
-    if (unreadable) {
-      if (process.exitCode === 3) this.note(`${this.paint.red('Gate:')} also: ${unreadable}`)
-      else throw new InputError(unreadable, 'E_GATE_UNREADABLE')
-    }
+    applyLeakGate(db, scan, flags, (line) => this.note(line.replace(/^Gate:/, this.paint.red('Gate:'))))
     return result
   }
 }

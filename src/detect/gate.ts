@@ -1,16 +1,46 @@
-import type {UnreadableFile} from '../store/files.js'
+import type {CaseDb} from '../store/open-case.js'
+import {logFilesWithBadLines, type QuarantinedFile, type UnreadableFile} from '../store/files.js'
 
 // `--fail-on-leak` fails closed: contamination found trips it (exit 3), and so does evidence it
 // could not read (exit 1), because "no leak found" in a file whose answers decoded to nothing,
-// or that was not read whole, is not a finding.
+// that was not read whole, or whose quarantined lines were never judged, is not a finding. A
+// quarantined line is a line no rule could read: it may be the one that carried another
+// tenant's marker (a zone-less time, a field of the wrong type), so the gate does not pass over
+// it unless the user accepts that explicitly (--accept-bad-lines, recorded with the command).
+
+export interface GateInput {
+  contaminated_responses: number
+  cross_tenant_responses: number
+  cross_session_responses: number
+  unreadable_files: readonly UnreadableFile[]
+}
+
+export interface GateVerdict {
+  /** contamination found: exit 3 */
+  tripped: string | null
+  /** what the gate could not judge, one line; exit 1 unless it tripped already */
+  cannotPass: string | null
+}
+
+export function judgeGate(db: CaseDb, result: GateInput, options: {acceptBadLines: boolean}): GateVerdict {
+  const tripped = result.contaminated_responses > 0
+    ? `contamination found: ${result.contaminated_responses} responses (${result.cross_tenant_responses} cross-tenant, ${result.cross_session_responses} cross-session)`
+    : null
+  const quarantined = options.acceptBadLines ? [] : logFilesWithBadLines(db)
+  return {tripped, cannotPass: unjudgedMessage(result.unreadable_files, quarantined)}
+}
 
 /** One line naming the files a gate could not judge, or null when it could judge them all. */
-export function unreadableGateMessage(files: readonly UnreadableFile[]): string | null {
-  if (files.length === 0) return null
+export function unjudgedMessage(files: readonly UnreadableFile[], quarantined: readonly QuarantinedFile[] = []): string | null {
   const why = (f: UnreadableFile): string =>
     f.state !== 'complete' ? 'its ingest did not finish (run it again)'
       : f.unread !== null ? `not read whole: ${f.unread}`
         : `${f.no_response_text} of its ${f.answers} answers decoded to no text (check --log-format / --map; crosstalk drop it and ingest it again)`
-  const shown = files.slice(0, 5).map((f) => `${f.path} (${why(f)})`)
-  return `--fail-on-leak cannot pass: ${files.length} log file${files.length === 1 ? '' : 's'} could not be judged: ${shown.join('; ')}${files.length > 5 ? '; and more' : ''}`
+  const listed = new Set(files.map((f) => f.path))
+  const parts = [
+    ...files.map((f) => `${f.path} (${why(f)})`),
+    ...quarantined.filter((q) => !listed.has(q.path)).map((q) => `${q.path} (${q.bad_lines} quarantined line${q.bad_lines === 1 ? '' : 's'} never judged: crosstalk status --bad-lines; --accept-bad-lines to pass over them)`),
+  ]
+  if (parts.length === 0) return null
+  return `--fail-on-leak cannot pass: ${parts.length} log file${parts.length === 1 ? '' : 's'} could not be judged: ${parts.slice(0, 5).join('; ')}${parts.length > 5 ? '; and more' : ''}`
 }

@@ -267,3 +267,13 @@ export function unreadableLogFiles(db: CaseDb): UnreadableFile[] {
     )
     .all() as UnreadableFile[]
 }
+
+/** A complete log file with quarantined lines: what it held there was never judged. */
+export interface QuarantinedFile {
+  path: string
+  bad_lines: number
+}
+
+export function logFilesWithBadLines(db: CaseDb): QuarantinedFile[] {
+  return db.prepare(`SELECT path, bad_lines FROM files WHERE kind = 'log' AND state = 'complete' AND bad_lines > 0 ORDER BY id`).all() as QuarantinedFile[]
+}

@@ -1,3 +1,5 @@
+import fs from 'node:fs'
+import path from 'node:path'
 import {run, runJson} from '../helpers/commands.js'
 import {describe, expect, it} from 'vitest'
 import {makeCase} from '../helpers/case-builder.js'
@@ -103,5 +105,24 @@ describe('crosstalk scan / sightings', () => {
     expect(prov.stdout).not.toContain('alpha')
     expect((await run(['provenance', '--db', c.path, '--csv', '--show-text'])).stdout).toContain('alpha bravo')
     expect((await run(['pii', '--db', c.path, '--csv', '--json'])).code).toBe(2)
+  })
+})
+
+describe('scan --fail-on-leak over quarantined lines', () => {
+  it('does not pass over a line it could not read (it may be the one carrying a leak): exit 1 naming the file, unless --accept-bad-lines', async () => {
+    const c = makeCase()
+    await c.addCanary(A, 'tA', 'sA')
+    // the second line's time has no zone: quarantined, and it is the one that carried tenant A's marker to tenant B
+    const file = await c.addFile([{request_id: 'r-ok', tenant_id: 'tB', session_id: 'sB', request_text: 'hi', response_text: 'fine'}])
+    const raw = path.join(path.dirname(file), 'zoneless.jsonl')
+    fs.writeFileSync(raw, JSON.stringify({ts: '2026-11-02 06:00:00', request_id: 'r-leak', tenant_id: 'tB', session_id: 'sB', response: `oops ${A}`}) + '\n' + JSON.stringify({ts: '2026-11-02T06:00:01Z', request_id: 'r-2', tenant_id: 'tB', session_id: 'sB', response: 'fine'}) + '\n')
+    c.close()
+    expect((await runJson<{bad_lines: number}>(['ingest', 'logs', raw, '--db', c.path])).bad_lines).toBe(1)
+    const gate = await run(['scan', '--db', c.path, '--fail-on-leak'])
+    expect(gate.code).toBe(1)
+    expect(gate.stderr.trim().split('\n')).toHaveLength(1)
+    expect(gate.stderr).toMatch(/--fail-on-leak cannot pass: 1 log file could not be judged: .*zoneless\.jsonl \(1 quarantined line never judged/)
+    expect((await run(['scan', '--db', c.path, '--fail-on-leak', '--accept-bad-lines'])).code).toBe(0)
+    expect((await run(['scan', '--db', c.path, '--accept-bad-lines'])).code).toBe(2) // only with the gate
   })
 })
