@@ -6,17 +6,36 @@
 // integer is read as unknown by the field checks (which accept only safe integers).
 //
 // Node 20's JSON.parse has no access to the source text of a value (the reviver `context`
-// argument arrived in V8 11.4 / Node 21), hence the scan. It runs only on lines that hold a
-// run of 16 digits somewhere, and costs one pass over the text.
-
-const LONG_DIGITS = /\d{16}/
+// argument arrived in V8 11.4 / Node 21), hence the scan. It runs only on lines whose parsed
+// value holds a number that is an integer outside the safe range (a literal that lost digits
+// is always such a number): a walk over the parsed value, which is far cheaper than a pass of
+// a regular expression over the text (that also matched card numbers and IBANs inside strings).
 
 /** JSON.parse, with integer literals outside the safe range read as strings of their digits. */
 export function parseJsonExact(text: string): unknown {
   const value = JSON.parse(text) as unknown
-  if (!LONG_DIGITS.test(text)) return value
+  if (!hasUnsafeInteger(value)) return value
   const quoted = quoteUnsafeIntegers(text)
   return quoted === text ? value : (JSON.parse(quoted) as unknown)
+}
+
+/** Whether a parsed JSON value holds, anywhere, a number that is an integer beyond ±(2^53 - 1). */
+export function hasUnsafeInteger(value: unknown): boolean {
+  const stack: unknown[] = [value]
+  while (stack.length > 0) {
+    const v = stack.pop()
+    if (typeof v === 'number') {
+      if (!Number.isSafeInteger(v) && Number.isInteger(v)) return true
+    } else if (Array.isArray(v)) {
+      for (const item of v) if (typeof item === 'object' ? item !== null : typeof item === 'number') stack.push(item)
+    } else if (typeof v === 'object' && v !== null) {
+      for (const key in v) {
+        const item = (v as Record<string, unknown>)[key]
+        if (typeof item === 'object' ? item !== null : typeof item === 'number') stack.push(item)
+      }
+    }
+  }
+  return false
 }
 
 /**
