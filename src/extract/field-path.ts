@@ -12,6 +12,8 @@ import {NATIVE_FIELDS, type NativeField} from './parse-record.js'
 //   QUOTED   := '…' | "…"            backslash escapes the quote and itself
 //   INDEX    := -?DIGITS             negative counts from the end
 //
+// A spec without brackets or quotes that this grammar refuses (a key with a colon or a space,
+// `meta.tenant:id`) is read as the contract's dotted path always read it: split on dots.
 // `metadata.tenant` means what it always meant; `attributes["gen_ai.response.id"]` and
 // `'gen_ai.response.id'` name a key that holds dots. A NAME of digits indexes an array (the old
 // `choices.0`). A string step applied to a list of `{key, value}` pairs (OTLP attribute lists)
@@ -75,7 +77,17 @@ class PathSyntaxError extends Error {}
 
 function parseSpecText(field: NativeField, text: string): FieldSpec {
   const prefix = /^([A-Za-z_][A-Za-z0-9_]*):/.exec(text)
-  if (!prefix) return {kind: 'path', text, path: parsePath(text, 0, false).steps}
+  if (!prefix || !CONVERSIONS.includes(prefix[1]!)) {
+    try {
+      return {kind: 'path', text, path: parsePath(text, 0, false).steps}
+    } catch (error) {
+      // The contract's `--map FIELD=dotted.path` split on dots and nothing else: a key with a
+      // colon or a space (`meta.tenant:id`) still means what it meant then.
+      const legacy = dottedPath(text)
+      if (legacy) return {kind: 'path', text, path: legacy}
+      throw error
+    }
+  }
   const name = prefix[1]!
   const rest = text.slice(prefix[0].length)
   if (name === 'const') {
@@ -107,6 +119,13 @@ function parseSpecText(field: NativeField, text: string): FieldSpec {
   throw new PathSyntaxError(
     `unknown conversion "${name}:" (expected one of ${CONVERSIONS.map((c) => `${c}:`).join(', ')}); quote a key that holds a colon, e.g. '${name}:…'`,
   )
+}
+
+/** The path as the old mapping read it (split on dots), for text without brackets or quotes. */
+function dottedPath(text: string): PathStep[] | null {
+  if (/[[\]'"]/.test(text)) return null
+  const parts = text.split('.')
+  return parts.every((p) => p !== '') ? parts.map((key) => ({kind: 'key', key})) : null
 }
 
 /** Reads a path from `text` at `start`; with `stopAtColon` an unquoted `:` ends it (regex specs). */
@@ -201,28 +220,29 @@ export function evaluatePath(root: unknown, path: readonly PathStep[]): Evaluate
   let cur = root
   for (let n = 0; n < path.length; n++) {
     const step = path[n]!
-    const here = n === 0 ? 'the line' : formatPath(path.slice(0, n))
+    // Named only when a step misses: evaluating runs on every line.
+    const where = (): string => (n === 0 ? 'the line' : formatPath(path.slice(0, n)))
     if (step.kind === 'index') {
-      if (!Array.isArray(cur)) return {ok: false, reason: `[${step.index}]: ${here} is ${typeName(cur)}, not an array`}
+      if (!Array.isArray(cur)) return {ok: false, reason: `[${step.index}]: ${where()} is ${typeName(cur)}, not an array`}
       const i = step.index < 0 ? cur.length + step.index : step.index
-      if (i < 0 || i >= cur.length) return {ok: false, reason: `[${step.index}]: ${here} has ${cur.length} elements`}
+      if (i < 0 || i >= cur.length) return {ok: false, reason: `[${step.index}]: ${where()} has ${cur.length} elements`}
       cur = cur[i]
       continue
     }
     if (Array.isArray(cur)) {
       if (/^\d+$/.test(step.key)) {
         const i = Number(step.key)
-        if (i >= cur.length) return {ok: false, reason: `${step.key}: ${here} has ${cur.length} elements`}
+        if (i >= cur.length) return {ok: false, reason: `${step.key}: ${where()} has ${cur.length} elements`}
         cur = cur[i]
         continue
       }
       const pair = cur.find((e) => isObj(e) && e.key === step.key && 'value' in e) as {value: unknown} | undefined
-      if (pair === undefined) return {ok: false, reason: `no key ${JSON.stringify(step.key)} in ${here} (a list without that key)`}
+      if (pair === undefined) return {ok: false, reason: `no key ${JSON.stringify(step.key)} in ${where()} (a list without that key)`}
       cur = unwrapAnyValue(pair.value)
       continue
     }
-    if (!isObj(cur)) return {ok: false, reason: `no key ${JSON.stringify(step.key)}: ${here} is ${typeName(cur)}`}
-    if (!Object.prototype.hasOwnProperty.call(cur, step.key)) return {ok: false, reason: `no key ${JSON.stringify(step.key)} in ${here}`}
+    if (!isObj(cur)) return {ok: false, reason: `no key ${JSON.stringify(step.key)}: ${where()} is ${typeName(cur)}`}
+    if (!Object.prototype.hasOwnProperty.call(cur, step.key)) return {ok: false, reason: `no key ${JSON.stringify(step.key)} in ${where()}`}
     cur = cur[step.key]
   }
   return {ok: true, value: cur}
