@@ -5,7 +5,7 @@ import {CliError, InputError} from '../errors.js'
 import {appendAudit, listAudit} from '../store/audit.js'
 import {listFiles} from '../store/files.js'
 import {openCase, type CaseDb} from '../store/open-case.js'
-import {escapeJsonText} from '../util/sanitize.js'
+import {escapeJsonText, safeLine} from '../util/sanitize.js'
 import {clearProgress} from './progress.js'
 
 /** The smallest CROSSTALK_HEAP_MB bin/run.js passes on to node (its launcher line skips smaller values). */
@@ -90,7 +90,8 @@ export abstract class BaseCommand extends Command {
     const exit = error instanceof CliError ? error.exit : (error.oclif?.exit ?? 1)
     const code = error instanceof CliError ? error.code : exit === 2 ? 'E_USAGE' : typeof error.code === 'string' ? error.code : 'E_FAILED'
     // One line, always: oclif's own parse errors span several ("Parsing --x\n\tExpected ...").
-    const message = (error.message || String(error)).split('\n').map((l) => l.trim()).filter(Boolean).join(' ') || 'failed'
+    // Messages quote paths and log bytes (a JSON error's snippet of a line): controls are made visible, never sent to the terminal.
+    const message = safeLine((error.message || String(error)).split('\n').map((l) => l.trim()).filter(Boolean).join(' ')) || 'failed'
     process.exitCode = exit
     // A progress line left unfinished by the failure is wiped first (a no-op unless stderr is a terminal).
     clearProgress()

@@ -2,6 +2,7 @@ import {isUtf8} from 'node:buffer'
 import {decodeRequest, decodeResponse} from './decode.js'
 import {parseJsonExact} from './json-text.js'
 import type {RecordFields} from '../util/record-fields.js'
+import {safeLine} from '../util/sanitize.js'
 import {parseTimestamp, TimestampError} from '../util/timestamps.js'
 
 // One record in the native log format → one record row, or the reason it is a bad line. This
@@ -42,7 +43,8 @@ export function readLineJson(bytes: Buffer): LineJson {
   try {
     return {kind: 'json', value: parseJsonExact(body.toString('utf8'))}
   } catch (error) {
-    return {kind: 'bad', reason: `not valid JSON (${(error as Error).message.split('\n')[0]})`}
+    // V8's message quotes the start of the line: controls in it are made visible before the reason is stored or printed.
+    return {kind: 'bad', reason: `not valid JSON (${safeLine((error as Error).message.split('\n')[0]!)})`}
   }
 }
 

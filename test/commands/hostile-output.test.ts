@@ -1,3 +1,6 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {makeCase} from '../helpers/case-builder.js'
 import {run} from '../helpers/commands.js'
@@ -131,5 +134,18 @@ describe('show prints no leaked text, e-mail or full marker unless asked', () =>
 
   it('--raw stays the original bytes', async () => {
     expect((await run(['show', 'r-leak', '--db', db, '--raw'])).stdout).toContain(A)
+  })
+})
+
+describe('error lines quote log bytes safely', () => {
+  it('a refused file whose only line carries CR and ESC: one error line with the controls made visible', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ct-hostile-'))
+    const file = path.join(dir, 'evil.jsonl')
+    fs.writeFileSync(file, 'x\r\u001b[2Kevil\n')
+    const r = await run(['ingest', 'logs', file, '--db', path.join(dir, 'case.db')])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/evil\.jsonl: not ingested/)
+    expect(r.stdout + r.stderr).not.toMatch(/[\r\u001b]/)
+    expect(r.stderr.trim().split('\n').filter((l) => l.startsWith('Error:'))).toHaveLength(1)
   })
 })
