@@ -119,7 +119,14 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
       const tally = verifyItemBytes(db, problems, file)
       result.blocks_checked += tally.blocks
       result.records_checked += tally.records
-      result.not_checked.push(`${file.path}: records' fields, lines and sightings not re-derived (${describeParseSpec(decodeParseSpec(file.parse_spec))}: only the native format is walked line by line); each item's bytes and the content hash were checked`)
+      let how: string
+      try {
+        how = describeParseSpec(decodeParseSpec(file.parse_spec))
+      } catch (error) {
+        problems.add('record', file.path, `its parse spec cannot be read (${(error as Error).message}): its records cannot be decoded again`, file.path)
+        continue
+      }
+      result.not_checked.push(`${file.path}: records' fields, lines and sightings not re-derived (${how}: only the native format is walked line by line); each item's bytes and the content hash were checked`)
     }
     if (options.rehashOriginals !== false) {
       for (const file of files) {

@@ -1,3 +1,4 @@
+import {InputError} from '../errors.js'
 import {decodeValue, lineDecoder, type LineDecoder} from '../extract/line-decoder.js'
 import {readLineJson} from '../extract/parse-record.js'
 import {decodeParseSpec} from '../extract/parse-spec.js'
@@ -18,34 +19,40 @@ export interface RecordTexts {
   response_text: string | null
 }
 
-const NONE: RecordTexts = {request_text: null, response_text: null}
+/**
+ * A record's texts could not be decoded again from its evidence (a parse spec this version
+ * cannot build, bytes that no longer read as the line ingest read). The texts are unknown, not
+ * empty: a scan or a draft that went on with nothing would call the record clean.
+ */
+function undecodable(row: {file_id: number; line_no: number} | null, recordId: number, why: string): InputError {
+  const where = row ? `line ${row.line_no} of log file #${row.file_id}` : `record #${recordId}`
+  return new InputError(`the texts of the record at ${where} could not be decoded again from the evidence (${why}); run \`crosstalk verify\``, 'E_EVIDENCE')
+}
 
 /** A loader for many lookups (prepared once; decoders cached per file). */
 export function recordTextLoader(db: CaseDb, options: EvidenceReaderOptions = {}): (recordId: number) => RecordTexts {
   const locate = recordLocator(db)
-  const decoders = new Map<number, LineDecoder | null>()
+  const decoders = new Map<number, LineDecoder>()
   const read = evidenceReader(db, options)
   return (recordId) => {
     const row = locate(recordId)
-    if (!row) return NONE
+    if (!row) throw undecodable(null, recordId, 'no such record')
     let decoder = decoders.get(row.file_id)
     if (decoder === undefined) {
       try {
         decoder = lineDecoder(decodeParseSpec(row.parse_spec))
-      } catch {
-        // A spec this version cannot build: the texts are unknown, not empty.
-        decoder = null
+      } catch (error) {
+        throw undecodable(row, recordId, `its parse spec: ${(error as Error).message}`)
       }
       decoders.set(row.file_id, decoder)
     }
-    if (decoder === null) return NONE
     return decodeRecordTexts(row, decoder, read)
   }
 }
 
 export function decodeRecordTexts(row: RecordLocation, decoder: LineDecoder, read: (fileId: number, offset: number, length: number) => Buffer): RecordTexts {
   const own = readLineJson(read(row.file_id, row.byte_offset, row.byte_len))
-  if (own.kind !== 'json') return NONE
+  if (own.kind !== 'json') throw undecodable(row, -1, own.kind === 'bad' ? own.reason : 'a blank line')
   const here = {file: String(row.file_id), line: row.line_no}
   const index = decoder.adapter.newIndex(decoder.options)
   if (index) {
@@ -57,5 +64,6 @@ export function decodeRecordTexts(row: RecordLocation, decoder: LineDecoder, rea
   }
   const decoded = decodeValue(own.value, decoder, index, here)
   const record = decoded.records.find((r) => r.item === row.item)
-  return record ? {request_text: record.row.request_text, response_text: record.row.response_text} : NONE
+  if (!record) throw undecodable(row, -1, `no item ${row.item} in the line as read now`)
+  return {request_text: record.row.request_text, response_text: record.row.response_text}
 }

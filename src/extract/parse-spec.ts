@@ -39,13 +39,16 @@ export function encodeParseSpec(spec: ParseSpec): string {
  * (a path split on dots, nothing else): that reads as the dotted path it was, under `native`.
  */
 export function decodeParseSpec(json: string): ParseSpec {
+  // A spec this version does not understand is refused, never read as another: the lines it
+  // describes would be decoded by rules they were not ingested with.
   const value = JSON.parse(json) as Record<string, unknown> | null
-  if (!value || typeof value !== 'object') return {format: 'native'}
-  const spec: ParseSpec = {format: LOG_FORMATS.includes(value.format as LogFormat) ? (value.format as LogFormat) : 'native'}
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error(`parse spec ${json.slice(0, 80)} is not an object`)
+  if (value.format !== undefined && !LOG_FORMATS.includes(value.format as LogFormat)) throw new Error(`parse spec names an unknown log format ${JSON.stringify(value.format)}`)
+  const spec: ParseSpec = {format: (value.format as LogFormat | undefined) ?? 'native'}
   if (value.map && typeof value.map === 'object') {
     const map: Partial<Record<NativeField, string>> = {}
     for (const [field, v] of Object.entries(value.map as Record<string, unknown>)) {
-      if (!(NATIVE_FIELDS as readonly string[]).includes(field)) continue
+      if (!(NATIVE_FIELDS as readonly string[]).includes(field)) throw new Error(`parse spec maps an unknown field ${JSON.stringify(field)}`)
       if (typeof v === 'string') map[field as NativeField] = v
       else if (Array.isArray(v)) map[field as NativeField] = v.map((k) => (/^[\w$-]+$/.test(String(k)) ? String(k) : JSON.stringify(String(k)))).join('.')
     }
