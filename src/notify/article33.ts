@@ -139,7 +139,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   if (!inc?.measures_proposed) L.open('measures_proposed', P.open.measuresProposed, 'Art. 33(3)(d); template 94-95', 'crosstalk incident set --measures-proposed "A; B"')
 
   // ---- notifications made (as recorded, with the late flag)
-  const notificationStatements = facts.notifications.map((n) => L.stated('notifications', P.notificationStated(n), [`notification#${n.id}`]))
+  const notificationStatements = facts.notifications.map((n) => L.stated('notifications', P.notificationStated(n, facts.incident?.delay_reason ?? null), [`notification#${n.id}`]))
 
   // ---- risk and the decision (template 85-90), Art. 34 (template 97-106)
   const a = facts.assessment

@@ -114,8 +114,13 @@ export function recordNotification(db: CaseDb, incident: IncidentForCheck, optio
   return {...row, late: notificationLate(incident, row)}
 }
 
-/** Whether a recorded notification came after its deadline (none for "without undue delay"). */
-export function notificationLate(incident: Pick<IncidentRecord, 'role' | 'aware_at' | 'controller_deadline_hours'>, n: Pick<NotificationRecord, 'at' | 'recipient'>): boolean {
+/**
+ * Whether a recorded initial notification came after its deadline (none for "without undue
+ * delay"). A follow-up is never late: Art. 33(4) lets information be given in phases after the
+ * initial notification, and the deadline is the initial one's.
+ */
+export function notificationLate(incident: Pick<IncidentRecord, 'role' | 'aware_at' | 'controller_deadline_hours'>, n: Pick<NotificationRecord, 'at' | 'recipient' | 'phase'>): boolean {
+  if (n.phase !== 'initial') return false
   return isLate(new Date(incident.aware_at), new Date(n.at), noticePeriodMs({role: incident.role, aware_at: incident.aware_at, controller_deadline_hours: incident.controller_deadline_hours}, n.recipient))
 }
 

@@ -12,6 +12,11 @@ import type {Exposure} from '../scope/exposure.js'
 const pct = (x: number): string => `${(x * 100).toFixed(0)} %`
 
 /** 75600 -> "21h 00m 00s"; negative values are rendered as "overdue by ...". */
+/** A late initial notification's clause: the reasons as recorded, or that none are (never "given" without a record). */
+function lateReason(reason: string | null): string {
+  return reason ? `, after the deadline; reasons for the delay: ${reason}.` : ', after the deadline; no reasons for the delay are recorded.'
+}
+
 function duration(seconds: number): string {
   const abs = Math.abs(Math.trunc(seconds))
   const h = Math.floor(abs / 3600)
@@ -92,9 +97,9 @@ export const EN = {
   replayGroup,
   measureRecorded: (text: string) => text,
   controllersNotified: (done: number, total: number) => `Affected customers (controllers) notified under Art. 33(2): ${done} of ${total}.`,
-  notificationStated: (n: {phase: 'initial' | 'follow-up'; at: string; reference: string; recipient: string; late: boolean; delay_reason: string | null}) =>
+  notificationStated: (n: {phase: 'initial' | 'follow-up'; at: string; reference: string; recipient: string; late: boolean; delay_reason: string | null}, incidentDelayReason: string | null) =>
     `${n.phase === 'initial' ? 'Initial notification' : 'Follow-up notification'} to ${EN.recipient(n.recipient)} on ${n.at} (reference ${n.reference})` +
-    (n.late ? `, after the deadline; reasons for the delay given: ${n.delay_reason ?? 'recorded with the incident'}.` : '.'),
+    (n.late ? lateReason(n.delay_reason ?? incidentDelayReason) : '.'),
   decisionStated: (a: AssessmentRecord) =>
     `Decision recorded on ${a.at}${a.decided_by ? ` by ${a.decided_by}` : ''}: ${EN.outcome[a.decision] ?? a.decision}. Rationale: ${a.rationale}`,
   enisaMethod: (a: Pick<AssessmentRecord, 'dpc' | 'ei' | 'cb' | 'se' | 'band' | 'suggested'>) =>

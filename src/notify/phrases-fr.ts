@@ -97,9 +97,13 @@ export const FR: Phrases = {
   replayGroup,
   measureRecorded: (text) => text,
   controllersNotified: (done, total) => `Clients concernés (responsables de traitement) informés au titre de l'art. 33.2 : ${done} sur ${total}.`,
-  notificationStated: (n) =>
-    `${n.phase === 'initial' ? 'Notification initiale' : 'Notification complémentaire'} à ${recipient(n.recipient)} le ${n.at} (référence ${n.reference})` +
-    (n.late ? `, après l'échéance ; motifs du retard indiqués : ${n.delay_reason ?? "enregistrés avec l'incident"}.` : '.'),
+  notificationStated: (n, incidentDelayReason) => {
+    const reason = n.delay_reason ?? incidentDelayReason
+    return (
+      `${n.phase === 'initial' ? 'Notification initiale' : 'Notification complémentaire'} à ${recipient(n.recipient)} le ${n.at} (référence ${n.reference})` +
+      (n.late ? (reason ? `, après l'échéance ; motifs du retard : ${reason}.` : ", après l'échéance ; aucun motif du retard n'est enregistré.") : '.')
+    )
+  },
   decisionStated: (a: AssessmentRecord) => `Décision enregistrée le ${a.at}${a.decided_by ? ` par ${a.decided_by}` : ''} : ${outcome[a.decision] ?? a.decision}. Justification : ${a.rationale}`,
   enisaMethod: (a) =>
     `Gravité ENISA 2013 SE = DPC x EI + CB = ${a.dpc} x ${a.ei} + ${a.cb} = ${a.se} (${band[a.band] ?? a.band}) ; suggestion : ${outcome[a.suggested] ?? a.suggested}. Indicatif seulement, mis en regard des facteurs de risque des lignes directrices 9/2022 du CEPD.`,

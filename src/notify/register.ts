@@ -81,7 +81,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   if (!inc?.measures_taken) remedial.push(todo('measures_taken', P.open.measuresTaken, 'Art. 33(5)', 'crosstalk incident set --measures-taken "A; B"'))
   const decision = a ? L.stated('decision', P.decisionStated(a), [`assessment#${a.id}`]) : todo('decision', P.open.risk, 'Art. 33(5); EDPB 9/2022', 'crosstalk assess --decide ... --rationale ...')
   const authority = facts.notifications.find((n) => n.recipient === 'authority' && n.phase === 'initial')
-  for (const n of facts.notifications) L.stated('notifications', P.notificationStated(n), [`notification#${n.id}`])
+  for (const n of facts.notifications) L.stated('notifications', P.notificationStated(n, facts.incident?.delay_reason ?? null), [`notification#${n.id}`])
   if (inc?.role === 'processor') {
     const notified = new Set(facts.notifications.filter((n) => n.phase === 'initial' && n.recipient !== 'authority').map((n) => n.recipient))
     const missing = facts.tenants.filter((t) => !notified.has(t.tenant_id)).length

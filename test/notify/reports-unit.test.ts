@@ -10,6 +10,7 @@ import {computeCaseClock} from '../../src/notify/clock.js'
 import {escapeMd, unescapeMd} from '../../src/notify/escape.js'
 import type {CaseFacts, NotificationFact} from '../../src/notify/facts.js'
 import type {IncidentRecord} from '../../src/notify/incident.js'
+import {notificationLate} from '../../src/notify/notifications.js'
 import {buildProcessorNotice} from '../../src/notify/processor-notice.js'
 import {buildRegisterEntry} from '../../src/notify/register.js'
 import {renderArticle33Markdown, renderArticle34Markdown, renderProcessorNoticeMarkdown, renderRegisterMarkdown} from '../../src/notify/render-markdown.js'
@@ -143,7 +144,20 @@ describe('buildArticle33 from a hand-built CaseFacts', () => {
     const md = renderArticle33Markdown(d)
     expect(md).toMatch(/notified \(LATE\)/)
     expect(md).not.toMatch(/not applicable \(within/)
+    // no reason recorded anywhere: the draft says so, it never claims reasons were given
+    expect(md).not.toMatch(/reasons for the delay given/)
+    expect(md).toMatch(/after the deadline; no reasons for the delay are recorded/)
     expect(() => buildArticle33(f, {final: true})).toThrow(/reasons for the delay/)
+    // recorded with the notification, or with the incident: quoted as recorded
+    expect(renderArticle33Markdown(buildArticle33(fixture('2026-10-28T00:00:00.000Z', {}, [{...sent, delay_reason: 'logs restored late'}])))).toMatch(/reasons for the delay: logs restored late/)
+    expect(renderArticle33Markdown(buildArticle33(fixture('2026-10-28T00:00:00.000Z', {delay_reason: 'awaited the processor'}, [sent])))).toMatch(/reasons for the delay: awaited the processor/)
+  })
+
+  it('only an initial notification can be late: a follow-up after 72 hours is Art. 33(4) information in phases', () => {
+    const incident = {role: 'controller' as const, aware_at: '2026-10-23T08:00:00.000Z', controller_deadline_hours: null}
+    expect(notificationLate(incident, {phase: 'initial', at: '2026-10-27T00:00:00.000Z', recipient: 'authority'})).toBe(true)
+    expect(notificationLate(incident, {phase: 'follow-up', at: '2026-10-27T00:00:00.000Z', recipient: 'authority'})).toBe(false)
+    expect(notificationLate(incident, {phase: 'initial', at: '2026-10-24T00:00:00.000Z', recipient: 'authority'})).toBe(false)
   })
 
   it('says so when detection is incomplete: in its detection key, the Markdown, and as an open item', () => {
