@@ -2,7 +2,7 @@ import type {Sighting} from '../detect/list.js'
 import {listSightings} from '../detect/list.js'
 import type {SightingClass} from '../extract/markers.js'
 import {buildTimeline, type TimelineHour} from '../scope/build-timeline.js'
-import {computeScope, type ScopeDataCategory, type ScopeEstimate, type ScopeFlow, type ScopeNodeRow} from '../scope/compute-scope.js'
+import {computeScope, type Exposure, type ScopeDataCategory, type ScopeEstimate, type ScopeFlow, type ScopeNodeRow} from '../scope/compute-scope.js'
 import {listAudit} from '../store/audit.js'
 import type {CaseDb} from '../store/open-case.js'
 import {buildArticle33} from './article33.js'
@@ -53,6 +53,8 @@ export interface CaseReportData {
     data_subjects: ScopeEstimate
     records_concerned: ScopeEstimate
     bug_window: {start: string; end: string; basis: string} | null
+    /** every response that disclosed another session's data, by canary marker or verbatim text (scope --json's `exposure`) */
+    exposure: Exposure
     /** how the contract numbers were counted */
     method: string
   }
@@ -143,6 +145,7 @@ export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): 
       data_subjects: scope.data_subjects,
       records_concerned: scope.records_concerned,
       bug_window: scope.bug_window,
+      exposure: scope.exposure,
       method: facts.scope?.method ?? '',
     },
     flows: scope.flows,

@@ -16,7 +16,7 @@ function reportData(over: Partial<CaseReportData> = {}): CaseReportData {
     kind: 'case_report',
     generated_at: '2026-11-02T09:00:00.000Z',
     tool_version: '0.1.0',
-    detection: {complete: true, never_scanned: false, records_not_scanned: 0, registry_changed: false},
+    detection: {complete: true, never_scanned: false, files_not_scanned: 0, records_not_scanned: 0, registry_changed: false},
     totals: {records: 1000, files: 2, registry_files: 1, tenants: 3, sessions: 50, bad_lines: 1},
     incident: null,
     clock: null,
@@ -37,6 +37,7 @@ function reportData(over: Partial<CaseReportData> = {}): CaseReportData {
       data_subjects: estimate,
       records_concerned: {...estimate, low: 4, high: 12},
       bug_window: {start: '2026-11-01T05:00:00.000Z', end: '2026-11-01T10:00:00.000Z', basis: 'first to last of: contaminating sightings'},
+      exposure: {responses: 6, by_canary: 4, by_text_only: 2, sessions: 5, source_tenants: 2, recipient_tenants: 3, flows: []},
       method: 'canary sightings',
     },
     flows: [
@@ -146,11 +147,45 @@ describe('renderCaseReportHtml', () => {
     expect(between(html, '<style>', '</style>')[0]).toContain('@media print')
   })
 
+  it("leads with the exposure: responses that carried another session's data by marker or by verbatim text", () => {
+    const v = verdict(reportData())
+    expect(v.head).toBe('Leak confirmed')
+    expect(v.text).toContain("6 responses among 1,000 records carried another session's data: 4 its canary marker (3 cross-tenant, 1 cross-session) and 2 only its text, repeated verbatim")
+    expect(v.text).toContain('data of 5 sessions of 2 tenants reached 3 tenants')
+    const value = (k: string) => new RegExp(`data-k="${k}">([^<]*)<`).exec(html)?.[1]
+    expect([value('exposure_responses'), value('exposure_sessions'), value('exposure_source_tenants'), value('exposure_recipient_tenants')]).toEqual(['6', '5', '2', '3'])
+  })
+
+  it('on a case never scanned shows every detection count as unknown and no "nothing found" sentence', () => {
+    const none = {responses: 0, by_canary: 0, by_text_only: 0, sessions: 0, source_tenants: 0, recipient_tenants: 0, flows: []}
+    const scope = {...reportData().scope, contaminated_responses: 0, cross_tenant_responses: 0, cross_session_responses: 0, exposed_sessions: 0, exposed_tenants: 0, recipient_tenants: 0, first_seen: null, last_seen: null, orphan_sightings: 0, exposure: none, method: ''}
+    const d = reportData({
+      scope, flows: [], flow_matrix: {tenants: [], responses: []}, nodes: [], hours: [],
+      detection: {complete: false, never_scanned: true, files_not_scanned: 2, records_not_scanned: 1000, registry_changed: false},
+      sightings: {markers: 'shortened', by_class: {own: 0, echo: 0, cross_session: 0, cross_tenant: 0, orphan: 0}, rows: [], limit: 10_000, omitted: 0},
+    })
+    const page = renderCaseReportHtml(d)
+    const v = verdict(d)
+    expect(v.cls).toBe('partial')
+    expect(v.head).toBe('Not scanned: nothing is known yet')
+    expect(v.text).not.toMatch(/^No response/)
+    for (const k of ['exposure_responses', 'contaminated_responses', 'cross_tenant_responses', 'exposed_sessions', 'recipient_tenants', 'first_seen', 'data_subjects', 'records_concerned']) {
+      expect(new RegExp(`data-k="${k}">([^<]*)<`).exec(page)?.[1], k).toBe('unknown')
+    }
+    expect(page).not.toContain("No response carried another session's canary marker")
+    expect(page).not.toContain('No node served')
+    expect(page).not.toContain('nothing to chart.')
+    expect(page).toContain('Not known: the case has never been scanned')
+  })
+
   it('says the numbers are partial, never "no leak", when detection is incomplete', () => {
-    const clean = {...reportData().scope, contaminated_responses: 0, cross_tenant_responses: 0, cross_session_responses: 0}
+    const clean = {...reportData().scope, contaminated_responses: 0, cross_tenant_responses: 0, cross_session_responses: 0, provenance_only_responses: 0, exposure: {responses: 0, by_canary: 0, by_text_only: 0, sessions: 0, source_tenants: 0, recipient_tenants: 0, flows: []}}
     expect(verdict(reportData({scope: clean})).head).toBe('No leak found')
     const partial = verdict(reportData({scope: clean, detection: {complete: false, never_scanned: false, records_not_scanned: 250, registry_changed: false}}))
     expect(partial.cls).toBe('partial')
     expect(partial.text).toContain('250 records were not scanned (run crosstalk scan)')
+    expect(partial.text).toContain('No response among the scanned records carried')
+    const flows = renderCaseReportHtml(reportData({scope: clean, flows: [], nodes: [], detection: {complete: false, never_scanned: false, files_not_scanned: 1, records_not_scanned: 250, registry_changed: false}}))
+    expect(flows).toContain('No response carried another session&#39;s canary marker among the records scanned so far; detection is incomplete')
   })
 })

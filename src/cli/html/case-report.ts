@@ -69,24 +69,41 @@ export function contentSecurityPolicy(): string {
 /** The one-sentence answer, from the numbers; never "no leak" on a case that was not fully scanned. */
 export function verdict(d: CaseReportData): {cls: 'leak' | 'clean' | 'partial'; head: string; text: string} {
   const s = d.scope
-  const leaked = s.contaminated_responses > 0 || s.provenance_only_responses > 0
+  const e = s.exposure
+  if (d.detection.never_scanned) {
+    return {
+      cls: 'partial',
+      head: 'Not scanned: nothing is known yet',
+      text: `None of the ${num(d.totals.records)} records has been scanned for canary markers or verbatim text, so this report cannot say whether any response carried another session's data (run crosstalk scan).`,
+    }
+  }
+  const among = d.detection.complete ? `${num(d.totals.records)} records` : 'the scanned records'
+  // The exposure counts a response once whether it carried a marker, verbatim text, or both.
+  const leaked = e.responses > 0
   const detail = leaked
-    ? `${num(s.contaminated_responses)} responses carried another session's canary marker (${num(s.cross_tenant_responses)} cross-tenant, ${num(s.cross_session_responses)} cross-session)` +
-      (s.provenance_only_responses > 0 ? ` and ${num(s.provenance_only_responses)} more repeat another session's text verbatim` : '') +
-      `: data of ${num(s.exposed_sessions)} sessions of ${num(s.exposed_tenants)} tenants reached ${num(s.recipient_tenants)} tenants.`
-    : `No response in ${num(d.totals.records)} records carried another session's canary marker or repeated another session's text.` +
+    ? `${num(e.responses)} responses among ${among} carried another session's data: ${num(e.by_canary)} its canary marker (${num(s.cross_tenant_responses)} cross-tenant, ${num(s.cross_session_responses)} cross-session)` +
+      (e.by_text_only > 0 ? ` and ${num(e.by_text_only)} only its text, repeated verbatim` : '') +
+      `; data of ${num(e.sessions)} sessions of ${num(e.source_tenants)} tenants reached ${num(e.recipient_tenants)} tenants.`
+    : `No response among ${among} carried another session's canary marker or repeated another session's text.` +
       (s.at_risk_responses ? ` ${num(s.at_risk_responses)} responses were served with a prompt at or over the KV pool (at risk).` : '')
   if (!d.detection.complete) {
-    const why = d.detection.never_scanned
-      ? 'the case has never been scanned'
-      : d.detection.registry_changed
-        ? 'the canary registry changed since the last scan'
-        : `${num(d.detection.records_not_scanned)} records were not scanned`
+    const why = d.detection.registry_changed ? 'the canary registry changed since the last scan' : `${num(d.detection.records_not_scanned)} records were not scanned`
     return {cls: 'partial', head: 'Detection incomplete: these numbers are a lower bound', text: `${why} (run crosstalk scan). ${detail}`}
   }
   if (s.contaminated_responses > 0) return {cls: 'leak', head: 'Leak confirmed', text: detail}
   if (leaked) return {cls: 'leak', head: 'Leak indicated by verbatim text (no canary marker)', text: detail}
   return {cls: 'clean', head: 'No leak found', text: detail}
+}
+
+/** A count the scan has not established is shown as unknown, never as 0. */
+function counted(d: CaseReportData, n: number | null): string {
+  return d.detection.never_scanned ? 'unknown' : num(n)
+}
+
+/** The sentence a section shows when it has no row: nothing found, or nothing looked at. */
+function nothingFound(d: CaseReportData, found: string): string {
+  if (d.detection.never_scanned) return 'Not known: the case has never been scanned (crosstalk scan).'
+  return d.detection.complete ? found : `${found.replace(/\.$/, '')} among the records scanned so far; detection is incomplete (crosstalk scan).`
 }
 
 function header(d: CaseReportData, title: string): string {
@@ -110,26 +127,31 @@ function range(e: {low: number; high: number | null}): string {
 
 function numbersSection(d: CaseReportData): string {
   const s = d.scope
+  const c = (n: number | null): string => counted(d, n)
   const cards = [
-    card('contaminated_responses', 'contaminated responses', num(s.contaminated_responses)),
-    card('cross_tenant_responses', 'cross-tenant', num(s.cross_tenant_responses)),
-    card('cross_session_responses', 'cross-session (same tenant)', num(s.cross_session_responses)),
-    card('exposed_sessions', 'exposed sessions', num(s.exposed_sessions)),
-    card('exposed_tenants', 'exposed tenants', num(s.exposed_tenants)),
-    card('recipient_tenants', 'recipient tenants', num(s.recipient_tenants)),
+    card('exposure_responses', "responses carrying another session's data (marker or verbatim text)", c(s.exposure.responses)),
+    card('exposure_sessions', 'sessions whose data reached another session', c(s.exposure.sessions)),
+    card('exposure_source_tenants', 'tenants whose data leaked', c(s.exposure.source_tenants)),
+    card('exposure_recipient_tenants', 'tenants that received it', c(s.exposure.recipient_tenants)),
+    card('contaminated_responses', "responses with another session's canary marker", c(s.contaminated_responses)),
+    card('cross_tenant_responses', 'of them cross-tenant', c(s.cross_tenant_responses)),
+    card('cross_session_responses', 'of them cross-session (same tenant)', c(s.cross_session_responses)),
+    card('provenance_only_responses', 'verbatim text only, no marker', c(s.provenance_only_responses)),
+    card('exposed_sessions', 'sessions exposed by marker', c(s.exposed_sessions)),
+    card('exposed_tenants', 'tenants exposed by marker', c(s.exposed_tenants)),
+    card('recipient_tenants', 'tenants that received a marker', c(s.recipient_tenants)),
     card('at_risk_responses', s.pool_tokens === null ? 'at-risk responses (no pool size given)' : `at-risk responses (pool ${num(s.pool_tokens)} tokens)`, num(s.at_risk_responses)),
-    card('provenance_only_responses', 'verbatim-text leaks without a canary', num(s.provenance_only_responses)),
-    card('first_seen', 'first contaminated response', utc(s.first_seen), true),
-    card('last_seen', 'last contaminated response', utc(s.last_seen), true),
+    card('first_seen', 'first contaminated response', d.detection.never_scanned ? 'unknown' : utc(s.first_seen), true),
+    card('last_seen', 'last contaminated response', d.detection.never_scanned ? 'unknown' : utc(s.last_seen), true),
   ]
   return `<section id="numbers">
 <h2>Exposure</h2>
 <div class="cards">${cards.join('')}</div>
 <table><thead><tr><th>Art. 33(3)(a) estimate</th><th class="n">range</th><th>method</th></tr></thead><tbody>
-<tr><td>data subjects (sessions)</td><td class="n" data-k="data_subjects">${range(s.data_subjects)}</td><td>${esc(s.data_subjects.method)}</td></tr>
-<tr><td>records concerned (responses)</td><td class="n" data-k="records_concerned">${range(s.records_concerned)}</td><td>${esc(s.records_concerned.method)}</td></tr>
+<tr><td>data subjects (sessions)</td><td class="n" data-k="data_subjects">${d.detection.never_scanned ? 'unknown' : range(s.data_subjects)}</td><td>${esc(s.data_subjects.method)}</td></tr>
+<tr><td>records concerned (responses)</td><td class="n" data-k="records_concerned">${d.detection.never_scanned ? 'unknown' : range(s.records_concerned)}</td><td>${esc(s.records_concerned.method)}</td></tr>
 </tbody></table>
-<p class="muted">How the counts above were made: ${esc(s.method)}. ${num(s.orphan_sightings)} marker-shaped tokens registered to nobody (orphans) are reported, not counted. ${
+<p class="muted">How the counts above were made: ${esc(s.method || 'no scan has counted them yet')}. ${counted(d, s.orphan_sightings)} marker-shaped tokens registered to nobody (orphans) are reported, not counted. ${
     s.bug_window ? `Bug window: ${utc(s.bug_window.start)} to ${utc(s.bug_window.end)} (${esc(s.bug_window.basis)}).` : ''
   }</p>
 </section>`
@@ -164,7 +186,7 @@ ${live}
 }
 
 function timelineSection(d: CaseReportData): string {
-  const {svg, notes} = timelineSvg({hours: d.hours, bugWindow: d.scope.bug_window, awareAt: d.clock?.aware_at ?? null, deadline: d.clock?.deadline ?? null})
+  const {svg, notes} = timelineSvg({hours: d.hours, scanned: !d.detection.never_scanned, bugWindow: d.scope.bug_window, awareAt: d.clock?.aware_at ?? null, deadline: d.clock?.deadline ?? null})
   return `<section id="timeline">
 <h2>Timeline (UTC, per hour)</h2>
 <div class="legend"><span><i class="sw leak"></i>contaminated responses</span><span><i class="sw risk"></i>at-risk responses</span><span><i class="sw win"></i>bug window</span><span><i class="sw aware"></i>awareness</span><span><i class="sw deadline"></i>72-hour deadline</span></div>
@@ -175,7 +197,7 @@ ${notes.map((n) => `<p class="muted">${esc(n)}</p>`).join('\n')}
 
 function flowsSection(d: CaseReportData): string {
   const m = d.flow_matrix
-  if (d.flows.length === 0) return `<section id="flows"><h2>Tenant-to-tenant flows</h2><p>No response carried another session's canary marker.</p></section>`
+  if (d.flows.length === 0) return `<section id="flows"><h2>Tenant-to-tenant flows</h2><p>${esc(nothingFound(d, "No response carried another session's canary marker."))}</p></section>`
   const {svg, shown} = heatmapSvg(m, HEATMAP_TENANTS)
   const top = [...d.flows].sort((a, b) => b.responses - a.responses || (a.source_tenant < b.source_tenant ? -1 : 1)).slice(0, TOP_FLOWS)
   const rows = top.map((f) => `<tr><td>${esc(f.source_tenant)}</td><td>${esc(f.recipient_tenant)}${f.source_tenant === f.recipient_tenant ? ' <span class="muted">(same tenant)</span>' : ''}</td><td class="n">${num(f.responses)}</td></tr>`)
@@ -200,7 +222,7 @@ function fullMatrix(m: CaseReportData['flow_matrix']): string {
 }
 
 function nodesSection(d: CaseReportData): string {
-  if (d.nodes.length === 0) return `<section id="nodes"><h2>Decode nodes</h2><p>No node served a contaminated or at-risk response.</p></section>`
+  if (d.nodes.length === 0) return `<section id="nodes"><h2>Decode nodes</h2><p>${esc(nothingFound(d, 'No node served a contaminated or at-risk response.'))}</p></section>`
   const rows = d.nodes.map(
     (n) =>
       `<tr><td class="mono">${n.decode_node === null ? '(unknown)' : esc(n.decode_node)}</td><td class="n">${num(n.contaminated_responses)}</td><td class="n">${num(n.cross_tenant_responses)}</td><td class="n">${num(n.cross_session_responses)}</td><td class="n">${num(n.provenance_responses)}</td><td class="n">${num(n.at_risk_responses)}</td><td>${utc(n.first_seen)}</td><td>${utc(n.last_seen)}</td></tr>`,
@@ -213,6 +235,7 @@ function nodesSection(d: CaseReportData): string {
 
 function sightingsSection(d: CaseReportData): string {
   const s = d.sightings
+  if (d.detection.never_scanned) return `<section id="sightings"><h2>Sightings</h2><p>${esc(nothingFound(d, ''))}</p></section>`
   const classes = Object.entries(s.by_class).map(([c, n]) => `${esc(c)} ${num(n)}`).join(', ')
   const cols = ['time (UTC)', 'request', 'class', 'marker', 'partial', 'recipient tenant', 'recipient session', 'source tenant', 'source session', 'decode node']
   // leaks first (cross-tenant, then cross-session), then orphans and echoes; by time within each

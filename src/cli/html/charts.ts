@@ -10,6 +10,8 @@ const DAY = 24 * HOUR
 
 export interface TimelineChartInput {
   hours: TimelineHour[]
+  /** false on a case never scanned: an empty chart then means unknown, not none */
+  scanned: boolean
   bugWindow: {start: string; end: string} | null
   awareAt: string | null
   deadline: string | null
@@ -22,7 +24,9 @@ export interface TimelineChartInput {
 export function timelineSvg(input: TimelineChartInput): {svg: string; notes: string[]} {
   const notes: string[] = []
   const hours = input.hours.map((h) => ({...h, t: Date.parse(h.hour)}))
-  if (hours.length === 0) return {svg: '', notes: ['No contaminated or at-risk response in this case: nothing to chart.']}
+  if (hours.length === 0) {
+    return {svg: '', notes: [input.scanned ? 'No contaminated or at-risk response in this case: nothing to chart.' : 'The case has never been scanned (crosstalk scan): nothing to chart yet.']}
+  }
   let lo = hours[0]!.t
   let hi = hours.at(-1)!.t + HOUR
   if (input.bugWindow) (lo = Math.min(lo, Date.parse(input.bugWindow.start))), (hi = Math.max(hi, Date.parse(input.bugWindow.end)))
