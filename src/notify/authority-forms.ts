@@ -29,6 +29,15 @@ function answers(d: Draft, P: Phrases) {
   const known = (value: string | null | undefined, missing: string): Answer => (value && value.trim() ? {value, open: false} : {value: P.toComplete(missing), open: true})
   const list = (items: readonly string[], missing: string): Answer => known(items.length > 0 ? joinItems(items, P.join) : null, missing)
   const o = P.open
+  // Empty after a whole scan means none was found: a finding. Empty without a scan, or after a
+  // partial one, is not known: an open item.
+  const scanned = d.scope !== null && d.scope !== undefined
+  const nothingKnown: Answer = !scanned
+    ? {value: P.toComplete(o.noScan), open: true}
+    : d.detection.complete
+      ? {value: P.noneFound, open: false}
+      : {value: P.toComplete(o.detectionIncomplete(d.detection.files_not_scanned)), open: true}
+  const found = (items: readonly string[]): Answer => (items.length > 0 ? {value: joinItems(items, P.join), open: false} : nothingKnown)
   const categories = d.data_categories.map((c) => `${c.label}${c.kind === 'free_text' ? '' : ` (${c.count})`}`)
   const window = d.timeline.first_seen
     ? `${d.timeline.breach_started_at ?? d.timeline.first_seen} – ${d.timeline.breach_ended_at ?? (fr ? 'fin non confirmée' : 'end not confirmed')}${d.timeline.breach_started_at ? '' : fr ? ' (estimé : première et dernière réponse concernée dans les journaux)' : ' (estimated: first and last affected response in the logs)'}`
@@ -74,7 +83,12 @@ function answers(d: Draft, P: Phrases) {
     contact: known(contact, o.contact),
     processor: known(d.controller.processor, o.processor),
     window: known(window, o.breachStart),
-    estimated: {value: d.timeline.dates_estimated ? (fr ? 'oui (première et dernière réponse concernée dans les journaux)' : 'yes (first and last affected response in the logs)') : P.no, open: false},
+    // Estimated only where the logs gave the dates; with neither a recorded start nor an affected response, not known.
+    estimated: d.timeline.breach_started_at
+      ? {value: P.no, open: false}
+      : d.timeline.first_seen
+        ? {value: fr ? 'oui (première et dernière réponse concernée dans les journaux)' : 'yes (first and last affected response in the logs)', open: false}
+        : {value: P.toComplete(o.breachStart), open: true},
     start: known(d.timeline.breach_started_at, o.breachStart),
     end: known(d.timeline.breach_ended_at, o.breachEnd),
     aware: known(d.timeline.aware_at, d.prepared_on_behalf_of ? o.controllerAwareness : o.noIncident),
@@ -91,21 +105,21 @@ function answers(d: Draft, P: Phrases) {
         .join(P.join) || null,
       o.awarenessBasis,
     ),
-    types: list(d.nature.types.map((t) => P.breachType[t]), o.noScan),
-    confidentiality: exposed && exposed.responses > 0 ? {value: fr ? `divulguées (${exposed.responses} réponses contenaient des données d'une autre session)` : `disclosed (${exposed.responses} responses carried another session's data)`, open: false} : {value: P.toComplete(o.noScan), open: true},
+    types: found(d.nature.types.map((t) => P.breachType[t])),
+    confidentiality: exposed && exposed.responses > 0 ? {value: fr ? `divulguées (${exposed.responses} réponses contenaient des données d'une autre session)` : `disclosed (${exposed.responses} responses carried another session's data)`, open: false} : nothingKnown,
     unintelligible: known(d.measures_before, o.measuresBefore),
     integrity: {value: P.toComplete(fr ? 'si les données altérées ont été utilisées' : 'whether the altered data was misused'), open: true},
     availability: {value: P.toComplete(fr ? 'si la disponibilité des données a été atteinte' : 'whether the availability of data was affected'), open: true},
-    category: known(d.nature.incident_category, o.noScan),
+    category: d.nature.incident_category ? {value: d.nature.incident_category, open: false} : nothingKnown,
     causeCategory: known(d.nature.cause.length > 0 ? d.nature.cause[0]! : null, o.cause),
     description: list([...d.nature.summary, ...d.nature.cause], o.cause),
     systems: known(d.nature.systems, o.systems),
-    subjectCategories: list(d.data_subjects.categories, o.noScan),
+    subjectCategories: found(d.data_subjects.categories),
     subjects: known(d.data_subjects.approximate ? P.range(d.data_subjects.approximate, true) : null, o.noScan),
-    data: list(categories, o.noScan),
+    data: found(categories),
     records: known(d.records.approximate ? P.range(d.records.approximate, true) : null, o.noScan),
     measuresBefore: known(d.measures_before, o.measuresBefore),
-    consequences: list(d.consequences, o.noScan),
+    consequences: found(d.consequences),
     severity: known(severity, o.risk),
     riskOutcome: known(riskOutcome, o.risk),
     method: known(d.risk?.method, o.risk),

@@ -340,7 +340,8 @@ export function scopeFacts(s: ScopeResult, inputs?: Pick<ScopeInputs, 'contamina
     responses: c.responses,
   }))
   const leaked = s.exposure.responses
-  categories.push({kind: 'free_text', label: CATEGORY_LABELS.en.free_text!, count: leaked, responses: leaked})
+  // The conversation text itself is a category only where some response disclosed it.
+  if (leaked > 0) categories.push({kind: 'free_text', label: CATEGORY_LABELS.en.free_text!, count: leaked, responses: leaked})
   const times = inputs ? exposureRows(inputs).map((r) => r.ts_ms) : []
   const first = times.length > 0 ? new Date(Math.min(...times)).toISOString() : s.first_seen
   const last = times.length > 0 ? new Date(Math.max(...times)).toISOString() : s.last_seen

@@ -88,6 +88,7 @@ export const EN = {
   exposureCrossTenant: (n: number) => `${n} of these responses were served to a different customer organisation.`,
   noExposure: 'Detection over the logs found no response carrying another session\'s data.',
   noScan: 'Detection over the logs has not run yet; the scope is not known.',
+  noneFound: 'none: detection over every log found no response carrying another session\'s data',
   integrity: "Receiving users were served responses containing another session's data, so the integrity of their responses was affected too.",
   observedCategory: "Personal data displayed to wrong recipient (responses carrying another session's data)",
   causeRecorded: (text: string) => `Description and root cause, as established: ${text}`,

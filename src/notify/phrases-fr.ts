@@ -88,6 +88,7 @@ export const FR: Phrases = {
   exposureCrossTenant: (n) => `${n} de ces réponses ont été servies à un autre client.`,
   noExposure: "L'analyse des journaux n'a trouvé aucune réponse contenant des données d'une autre session.",
   noScan: "L'analyse des journaux n'a pas encore été effectuée ; le périmètre n'est pas connu.",
+  noneFound: "aucune : l'analyse de tous les journaux n'a trouvé aucune réponse contenant des données d'une autre session",
   integrity: "Les utilisateurs destinataires ont reçu des réponses contenant des données d'une autre session : l'intégrité de leurs réponses est aussi atteinte.",
   observedCategory: "Données personnelles communiquées à un mauvais destinataire (réponses contenant des données d'une autre session)",
   causeRecorded: (text) => `Description et cause, telles qu'établies : ${text}`,

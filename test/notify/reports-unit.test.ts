@@ -183,6 +183,24 @@ describe('buildArticle33 from a hand-built CaseFacts', () => {
     expect(d.form_fields.find((f) => f.id === '49')).toMatchObject({open: true})
     expect(d.open_items.map((o) => o.item)).toEqual(expect.arrayContaining([expect.stringMatching(/incident record/), expect.stringMatching(/the scope/)]))
     expect(d.statements.filter((s) => ['nature', 'consequences', 'measures_taken', 'cause', 'decision'].includes(s.section))).toEqual([])
+    const field = (id: string) => d.form_fields.find((x) => x.id === id)!
+    // no date known at all: "estimated dates" is not answered "yes (first and last affected response)"
+    expect(field('45')).toMatchObject({open: true})
+    for (const id of ['55', '56', '70-71']) expect(field(id), id).toMatchObject({open: true, value: expect.stringMatching(/detection has not run/)})
+  })
+
+  it('after a whole scan that found nothing, the form says none was found instead of "detection has not run"', () => {
+    const f = fixture()
+    const none = {responses: 0, by_canary: 0, by_text_only: 0, sessions: 0, source_tenants: 0, recipient_tenants: 0, flows: []}
+    f.scope = {...f.scope!, contaminated_responses: 0, cross_tenant_responses: 0, cross_session_responses: 0, exposed_sessions: 0, exposed_tenants: 0, recipient_tenants: 0, first_seen: null, last_seen: null, flows: [], exposure: none, provenance_responses: 0, provenance_only_responses: 0, categories: [], exposure_first: null, exposure_last: null}
+    f.tenants = []
+    const d = buildArticle33(f)
+    const field = (id: string) => d.form_fields.find((x) => x.id === id)!
+    for (const id of ['55', '56', '70-71']) expect(field(id), id).toMatchObject({open: false, value: expect.stringMatching(/^none: detection over every log found no response/)})
+    expect(field('45')).toMatchObject({open: true})
+    // a partial scan that found nothing is still an open item
+    f.detection = {...f.detection, complete: false, files_not_scanned: 1, records_not_scanned: 10}
+    expect(buildArticle33(f).form_fields.find((x) => x.id === '70-71')).toMatchObject({open: true, value: expect.stringMatching(/detection is incomplete/)})
   })
 })
 
