@@ -181,6 +181,8 @@ export const EN = {
 
   // ---- register (Art. 33(5))
   register: {
+    endNotConfirmed: 'end not confirmed',
+    windowEstimated: ' (estimated where not recorded: first and last affected response in the logs)',
     effects: "Loss of confidentiality of conversation content (and identifiers found in it) to other users; integrity of the receiving users' responses.",
     notificationLine: (n: {phase: 'initial' | 'follow-up'; at: string; recipient: string; reference: string; file_sha256: string | null; late: boolean}) =>
       `${n.phase === 'initial' ? 'initial' : 'follow-up'} ${n.at} to ${n.recipient === 'authority' ? 'authority' : n.recipient === 'data-subjects' ? 'data subjects' : `controller ${n.recipient}`} ref ${n.reference}${n.file_sha256 ? ` sha256 ${n.file_sha256}` : ''}${n.late ? ' LATE' : ''}`,

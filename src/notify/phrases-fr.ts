@@ -185,6 +185,8 @@ export const FR: Phrases = {
   },
 
   register: {
+    endNotConfirmed: 'fin non confirmée',
+    windowEstimated: ' (estimé là où rien n\'est enregistré : première et dernière réponse concernée dans les journaux)',
     effects: "Perte de confidentialité du contenu des conversations (et des identifiants qu'il contient) envers d'autres utilisateurs ; atteinte à l'intégrité des réponses reçues par les utilisateurs destinataires.",
     notificationLine: (n) =>
       `${n.phase === 'initial' ? 'initiale' : 'complémentaire'} ${n.at} à ${n.recipient === 'authority' ? "l'autorité" : n.recipient === 'data-subjects' ? 'les personnes concernées' : `responsable de traitement ${n.recipient}`} réf. ${n.reference}${n.file_sha256 ? ` sha256 ${n.file_sha256}` : ''}${n.late ? ' EN RETARD' : ''}`,

@@ -129,7 +129,10 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   for (const m of splitList(inc?.measures_taken)) L.stated('containment', m, ['incident.measures_taken'])
   if (!inc?.measures_taken) L.open('containment', P.open.containment, 'Art. 33(3)(d)', 'crosstalk incident set --measures-taken "A; B"')
   if (facts.scope) L.stated('investigation', N.identified(facts.totals.records, facts.totals.log_files), ['scan.exposure', 'evidence.files'])
-  const steps = [L.stated('next', N.assess, ['rule:EDPB 9/2022']), L.stated('next', N.quarantine, t.received_foreign_responses > 0 ? ['scan.exposure'] : ['rule:Art. 5(1)(f)']), L.stated('next', N.contactWanted, ['rule:Art. 33(4)'])]
+  // Deleting what your users received applies where they received something, or where the
+  // scan is not complete and nobody can yet say they did not.
+  const quarantine = t.received_foreign_responses > 0 ? [L.stated('next', N.quarantine, ['scan.exposure'])] : facts.detection.complete ? [] : [L.stated('next', N.quarantine, ['rule:Art. 5(1)(f)'])]
+  const steps = [L.stated('next', N.assess, ['rule:EDPB 9/2022']), ...quarantine, L.stated('next', N.contactWanted, ['rule:Art. 33(4)'])]
   if (!inc?.dpo_name && !inc?.dpo_contact) L.open('contact', P.open.contact, 'Art. 33(3)(b)', 'crosstalk incident set --dpo-name ... --dpo-contact ...')
   assertGrounded(L.statements)
   return processorNoticeSchema.parse({

@@ -1,7 +1,7 @@
 import {z} from 'zod'
 import {detectionSchema, detectionSummary} from './detection-note.js'
 import type {CaseFacts} from './facts.js'
-import {categoryLabel, PHRASES, type Language} from './phrases.js'
+import {categoryLabel, PHRASES, type Language, type Phrases} from './phrases.js'
 import {assertGrounded, joinItems, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 
 // GDPR Art. 33(5): document every breach (notified or not) so the authority can verify
@@ -105,7 +105,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     aware_at: inc?.aware_at ?? null,
     deadline: facts.clock?.deadline ?? null,
     late,
-    breach_window: s?.exposure_first ? `${inc?.breach_started_at ?? s.exposure_first} - ${inc?.breach_ended_at ?? s.exposure_last}` : null,
+    breach_window: breachWindow(inc, s, P),
     facts: factsText,
     data_subjects: range(s?.data_subjects) ?? P.toComplete(P.open.noScan),
     records: range(s?.records) ?? P.toComplete(P.open.noScan),
@@ -125,4 +125,16 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     statements: L.statements,
     open_items: L.open_items,
   })
+}
+
+/**
+ * The breach window as recorded with the incident; where a bound is not recorded, the first or
+ * last affected response in the logs, labelled as an estimate; null when neither is known.
+ */
+function breachWindow(inc: CaseFacts['incident'], s: CaseFacts['scope'], P: Phrases): string | null {
+  const start = inc?.breach_started_at ?? s?.exposure_first ?? null
+  if (!start) return null
+  const end = inc?.breach_ended_at ?? s?.exposure_last ?? null
+  const estimated = (!inc?.breach_started_at || !inc?.breach_ended_at) && s?.exposure_first
+  return `${start} - ${end ?? P.register.endNotConfirmed}${estimated ? P.register.windowEstimated : ''}`
 }

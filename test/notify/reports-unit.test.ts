@@ -251,6 +251,23 @@ describe('Article 34, the processor notice and the register say only what was re
     expect(r.decision).toMatch(/^to be completed: risk assessment/)
     expect(r.cause).toMatch(/^to be completed: the cause/)
     expect(renderRegisterMarkdown(r).split('\n')[0]).toMatch(/^# DRAFT: /)
+    // no breach start or end recorded: the window from the logs is labelled an estimate
+    expect(r.breach_window).toBe('2026-10-22T10:00:00.000Z - 2026-10-22T16:30:00.000Z (estimated where not recorded: first and last affected response in the logs)')
+    const recorded = buildRegisterEntry(fixture('2026-10-24T08:00:00.000Z', {breach_started_at: '2026-10-22T09:00:00.000Z', breach_ended_at: '2026-10-22T17:00:00.000Z'}))
+    expect(recorded.breach_window).toBe('2026-10-22T09:00:00.000Z - 2026-10-22T17:00:00.000Z')
+  })
+
+  it('a processor notice asks a customer to delete what its users received only where they received something, or detection is incomplete', () => {
+    const f = fixture('2026-10-24T08:00:00.000Z', {role: 'processor'})
+    const steps = (facts: typeof f) => buildProcessorNotice(facts, 'acme').statements.filter((s) => s.section === 'next').map((s) => s.text)
+    // acme's data reached others, but acme's users received nothing
+    expect(f.tenants[0]!.received_foreign_responses).toBe(0)
+    expect(steps(f).some((t) => /Delete or quarantine/.test(t))).toBe(false)
+    f.tenants[0] = {...f.tenants[0]!, received_foreign_responses: 3, received_by_canary: 3}
+    expect(steps(f).some((t) => /Delete or quarantine/.test(t))).toBe(true)
+    const partial = fixture('2026-10-24T08:00:00.000Z', {role: 'processor'})
+    partial.detection = {...partial.detection, complete: false, files_not_scanned: 1, records_not_scanned: 5}
+    expect(steps(partial).some((t) => /Delete or quarantine/.test(t))).toBe(true)
   })
 })
 
