@@ -155,14 +155,18 @@ export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
   const crossTenant = (facts?.scope?.cross_tenant_responses ?? 0) > 0 || (facts?.scope?.exposure.flows ?? []).some((f) => f.source_tenant !== f.recipient_tenant)
   const exposed = (facts?.scope?.exposure.responses ?? 0) > 0
   const subjects = facts?.scope ? (facts.scope.data_subjects.high ?? facts.scope.data_subjects.low) : null
-  return [
+  // "None found" is a finding only after a whole scan: on a case never scanned, or scanned in
+  // part, each reason that rests on detection says so.
+  const unknown = !facts?.scope ? 'not known: the case has never been scanned (crosstalk scan); until then ' : !facts.detection.complete ? 'detection is incomplete (crosstalk scan), so among the records scanned so far: ' : ''
+  const fromScan = (why: string): string => (unknown ? `${unknown}${why}` : why)
+  const inputs: InputExplained[] = [
     {
       name: 'dpc',
       value: financial ? 3 : 1,
       source: 'case default',
-      why: financial
+      why: fromScan(financial
         ? 'financial data (IBAN / card numbers) found in leaked content: ENISA "financial" base score 3; raise it for health, Art. 9 or similar data (the detectors do not classify free text)'
-        : 'no financial data detected: ENISA "simple" base score 1. Leaked prompts are free text and may hold anything: read a sample and set the base for what they held (behavioural 2, financial 3, sensitive 4)',
+        : 'no financial data detected: ENISA "simple" base score 1. Leaked prompts are free text and may hold anything: read a sample and set the base for what they held (behavioural 2, financial 3, sensitive 4)'),
     },
     {
       name: 'special_categories',
@@ -178,23 +182,23 @@ export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
       name: 'ei',
       value: direct ? 1 : 0.5,
       source: 'case default',
-      why: direct
+      why: fromScan(direct
         ? 'direct identifiers (e-mail, phone, IBAN or card number) present in leaked content: identification needs no research (maximum, 1)'
-        : 'no direct identifiers detected; leaked free text may still identify people in context (limited, 0.5)',
+        : 'no direct identifiers detected; leaked free text may still identify people in context (limited, 0.5)'),
     },
     {
       name: 'cb_confidentiality',
       value: exposed ? 0.25 : 0,
       source: 'case default',
-      why: exposed
+      why: fromScan(exposed
         ? 'disclosed to known, limited recipients (the receiving tenants are identified in the logs): +0.25. Use 0.5 if the receiving applications showed responses to an unknown number of end users (e.g. a public chatbot)'
-        : 'no response carrying another session\'s data found: 0',
+        : 'no response carrying another session\'s data found: 0'),
     },
     {
       name: 'cb_integrity',
       value: crossTenant ? 0.25 : 0,
       source: 'case default',
-      why: crossTenant ? "recipients' responses were corrupted with foreign content and may have been acted on, recoverable: +0.25" : 'no cross-tenant corruption of responses found: 0',
+      why: fromScan(crossTenant ? "recipients' responses were corrupted with foreign content and may have been acted on, recoverable: +0.25" : 'no cross-tenant corruption of responses found: 0'),
     },
     {name: 'cb_availability', value: 0, source: 'case default', why: 'no data was lost or made unavailable: 0'},
     {name: 'malicious', value: false, source: 'case default', why: 'a serving bug (non-malicious) unless someone is found to have exploited it'},
@@ -205,12 +209,13 @@ export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
       source: 'case default',
       why:
         subjects === null
-          ? 'not known: detection has not run'
+          ? 'not known: the case has never been scanned (crosstalk scan)'
           : facts!.scope!.data_subjects.high === null
             ? `the scope's low bound (${subjects} sessions; the high bound needs --pool-tokens)`
             : `the scope's high bound of the number of data subjects (${facts!.scope!.data_subjects.low} to ${subjects})`,
     },
   ]
+  return inputs
 }
 
 export interface AssessOptions {

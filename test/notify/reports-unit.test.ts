@@ -4,7 +4,7 @@ import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
 import {buildArticle33} from '../../src/notify/article33.js'
 import {buildArticle34} from '../../src/notify/article34.js'
-import {computeSeverity} from '../../src/notify/assess.js'
+import {computeSeverity, defaultInputs} from '../../src/notify/assess.js'
 import type {AssessmentRecord} from '../../src/notify/assessment-store.js'
 import {computeCaseClock} from '../../src/notify/clock.js'
 import {escapeMd, unescapeMd} from '../../src/notify/escape.js'
@@ -268,6 +268,21 @@ describe('Article 34, the processor notice and the register say only what was re
     const partial = fixture('2026-10-24T08:00:00.000Z', {role: 'processor'})
     partial.detection = {...partial.detection, complete: false, files_not_scanned: 1, records_not_scanned: 5}
     expect(steps(partial).some((t) => /Delete or quarantine/.test(t))).toBe(true)
+  })
+})
+
+describe('assess defaults', () => {
+  const why = (f: CaseFacts, name: string) => defaultInputs(f).find((i) => i.name === name)!.why
+  it('never read "none found" on a case not scanned, or scanned in part', () => {
+    const clean = fixture()
+    clean.scope = {...clean.scope!, categories: [], cross_tenant_responses: 0, exposure: {responses: 0, by_canary: 0, by_text_only: 0, sessions: 0, source_tenants: 0, recipient_tenants: 0, flows: []}}
+    expect(why(clean, 'cb_confidentiality')).toBe("no response carrying another session's data found: 0")
+    const never = fixture()
+    never.scope = null
+    never.detection = {...never.detection, complete: false, never_scanned: true, last_scan_at: null}
+    for (const name of ['dpc', 'ei', 'cb_confidentiality', 'cb_integrity', 'individuals']) expect(why(never, name), name).toMatch(/^not known: the case has never been scanned/)
+    const partial = {...clean, detection: {...clean.detection, complete: false, files_not_scanned: 1, records_not_scanned: 9}}
+    expect(why(partial, 'cb_confidentiality')).toMatch(/^detection is incomplete \(crosstalk scan\), so among the records scanned so far: no response/)
   })
 })
 
