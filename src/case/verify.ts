@@ -204,10 +204,19 @@ function verifyItemBytes(db: CaseDb, problems: Problems, file: FileRow): {blocks
       contentOk = false
       problems.add('block', `${file.path} block ${row.seq}`, (error as Error).message)
     }
-    if (row.raw_offset !== expectedOffset) contentOk = false
-    expectedOffset = row.raw_offset + row.raw_len
     content.update(bytes)
-    window = window.length === 0 ? bytes : Buffer.concat([window, bytes])
+    if (row.raw_offset !== expectedOffset) {
+      // A block removed (or one moved): the bytes between are not in the evidence. Items in the
+      // gap are reported below as missing; those after it are compared at their true offsets.
+      contentOk = false
+      problems.add('block', `${file.path} block ${row.seq}`, `starts at byte ${row.raw_offset}, where the blocks before it end at ${expectedOffset}`)
+      window = bytes
+      windowStart = row.raw_offset
+    } else {
+      window = window.length === 0 ? bytes : Buffer.concat([window, bytes])
+      if (window === bytes) windowStart = row.raw_offset
+    }
+    expectedOffset = row.raw_offset + row.raw_len
     return true
   }
   for (const item of iterateFileItems(db, file.id)) {
@@ -216,19 +225,20 @@ function verifyItemBytes(db: CaseDb, problems: Problems, file: FileRow): {blocks
       if (!pull()) blocksDone = true
     }
     if (item.byte_offset > windowStart) {
-      window = window.subarray(item.byte_offset - windowStart)
+      window = window.subarray(Math.min(window.length, item.byte_offset - windowStart))
       windowStart = item.byte_offset
     }
-    const bytes = window.subarray(item.byte_offset - windowStart, end - windowStart)
+    // Before the window, or past the last block: its bytes were in a block that is gone.
+    const gone = item.byte_offset < windowStart || end > windowStart + window.length
+    const bytes = gone ? Buffer.alloc(0) : window.subarray(item.byte_offset - windowStart, end - windowStart)
+    const what = gone ? 'its bytes are not in the evidence store (the block that held them is missing)' : 'stored raw bytes differ from the line as ingested'
     if (item.kind === 'record') {
       tally.records++
-      if (bytes.length !== item.byte_len || crc32(bytes) !== item.crc) {
-        problems.add('record', `record ${ident(item.name ?? '')} (${file.path} line ${item.line_no})`, 'stored raw bytes differ from the line as ingested', file.path)
-      }
+      if (gone || crc32(bytes) !== item.crc) problems.add('record', `record ${ident(item.name ?? '')} (${file.path} line ${item.line_no})`, what, file.path)
     } else if (item.kind === 'companion') {
-      if (bytes.length !== item.byte_len || crc32(bytes) !== item.crc) {
-        problems.add('record', `record ${ident(item.name ?? '')} (read with ${file.path} line ${item.line_no})`, 'stored raw bytes differ from the line as ingested', file.path)
-      }
+      if (gone || crc32(bytes) !== item.crc) problems.add('record', `record ${ident(item.name ?? '')} (read with ${file.path} line ${item.line_no})`, what, file.path)
+    } else if (gone) {
+      problems.add('bad_line', `${file.path} line ${item.line_no}`, what, file.path)
     } else if (item.raw && !bytes.subarray(0, item.raw.length).equals(item.raw)) {
       problems.add('bad_line', `${file.path} line ${item.line_no}`, 'quarantined bytes differ from the evidence store', file.path)
     }
