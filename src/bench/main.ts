@@ -135,11 +135,15 @@ function rgClaim(inc: Incident, patternArgs: string[]): string[] {
   return [...claimed]
 }
 
-/** When a triage run had its canary verdict decided: its wall time less what it did after classifying markers (its --json timings). */
+/**
+ * When a triage run had printed its canary verdict: its wall time less what it did after the
+ * verdict (its --json timings_ms.verdict; triage prints the verdict and decides --fail-on-leak
+ * there). Runs of a build without that timing fall back to the end of marker classification.
+ */
 function verdictDecidedMs(run: ChildRun): number | null {
   try {
-    const t = JSON.parse(run.stdout) as {timings_ms: {scope: number}; scan: {timings_ms: {markers: number; total: number}}}
-    const after = t.scan.timings_ms.total - t.scan.timings_ms.markers + t.timings_ms.scope
+    const t = JSON.parse(run.stdout) as {timings_ms: {scope: number; total: number; verdict?: number}; scan: {timings_ms: {markers: number; total: number}}}
+    const after = typeof t.timings_ms.verdict === 'number' ? t.timings_ms.total - t.timings_ms.verdict : t.scan.timings_ms.total - t.scan.timings_ms.markers + t.timings_ms.scope
     return Number.isFinite(after) ? run.wall_ms - after : null
   } catch {
     return null

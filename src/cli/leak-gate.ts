@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {judgeGate, type GateInput} from '../detect/gate.js'
+import {judgeGate, type GateInput, type GateVerdict} from '../detect/gate.js'
 import {GateTripped, InputError} from '../errors.js'
 import type {CaseDb} from '../store/open-case.js'
 
@@ -17,16 +17,24 @@ export const leakGateFlags = {
   }),
 }
 
-export function applyLeakGate(db: CaseDb, result: GateInput, flags: {'fail-on-leak'?: boolean; 'accept-bad-lines'?: boolean}, note: (line: string) => void): void {
-  if (!flags['fail-on-leak']) return
+export function applyLeakGate(db: CaseDb, result: GateInput, flags: LeakGateFlags, note: (line: string) => void): void {
+  enforceLeakGate(decideLeakGate(db, result, flags, note))
+}
+
+type LeakGateFlags = {'fail-on-leak'?: boolean; 'accept-bad-lines'?: boolean}
+
+/** The gate's decision, its lines noted now; null without --fail-on-leak. enforceLeakGate acts on it. */
+export function decideLeakGate(db: CaseDb, result: GateInput, flags: LeakGateFlags, note: (line: string) => void): GateVerdict | null {
+  if (!flags['fail-on-leak']) return null
   const verdict = judgeGate(db, result, {acceptBadLines: flags['accept-bad-lines'] ?? false})
-  if (verdict.tripped) {
-    const gate = new GateTripped(verdict.tripped)
-    note(`Gate: ${gate.message}`)
-    process.exitCode = gate.exit
-  }
-  if (verdict.cannotPass) {
-    if (verdict.tripped) note(`Gate: also: ${verdict.cannotPass}`)
-    else throw new InputError(verdict.cannotPass, 'E_GATE_UNREADABLE')
-  }
+  if (verdict.tripped) note(`Gate: ${new GateTripped(verdict.tripped).message}`)
+  if (verdict.tripped && verdict.cannotPass) note(`Gate: also: ${verdict.cannotPass}`)
+  return verdict
+}
+
+/** Exit 3 when the gate tripped; exit 1 (thrown) when it could not judge and did not trip. */
+export function enforceLeakGate(verdict: GateVerdict | null): void {
+  if (!verdict) return
+  if (verdict.tripped) process.exitCode = new GateTripped(verdict.tripped).exit
+  else if (verdict.cannotPass) throw new InputError(verdict.cannotPass, 'E_GATE_UNREADABLE')
 }

@@ -1,4 +1,4 @@
-import type {ScopeResult} from '../scope/compute-scope.js'
+import type {CanaryFigures, ScopeResult} from '../scope/compute-scope.js'
 import type {TenantViewResult} from '../scope/tenant-view.js'
 import type {TimelineResult} from '../scope/build-timeline.js'
 import {count} from './plural.js'
@@ -214,5 +214,31 @@ export function renderTimeline(tl: TimelineResult, options: {maxSightings?: numb
       if (risk) out.push(`${' '.repeat(18)}${String(h.at_risk_responses ?? 0).padStart(6)} ${bar(h.at_risk_responses ?? 0, max).replace(/./gu, (ch) => (ch === '█' ? '▒' : ch))}`)
     }
   }
+  return out.join('\n')
+}
+
+/** Flows the canary verdict lists; the rest are counted (scope lists them all). */
+const VERDICT_FLOWS = 5
+
+/**
+ * triage's first answer: the canary verdict, printed as soon as every record's markers are
+ * classified. "No response carried..." is said only of files read whole; files no verdict can
+ * speak for are named as such.
+ */
+export function renderVerdict(v: CanaryFigures & {unreadable_files: readonly {path: string}[]; quarantined_lines: number}): string {
+  const out: string[] = ['Canary verdict (every record\'s markers classified; provenance, personal data and scope follow)']
+  if (v.contaminated_responses === 0) {
+    out.push(`  No response carried another session's canary marker${v.unreadable_files.length > 0 || v.quarantined_lines > 0 ? ' in the lines that could be read' : ''}.`)
+  } else {
+    out.push(
+      `  ${count(v.contaminated_responses, 'response')} carried another session's canary marker: ${n(v.cross_tenant_responses)} cross-tenant, ${n(v.cross_session_responses)} cross-session.`,
+      `  Data of ${count(v.exposed_sessions, 'session')} of ${count(v.exposed_tenants, 'tenant')} reached ${count(v.recipient_tenants, 'tenant')}; first ${t(v.first_seen)}, last ${t(v.last_seen)}.`,
+    )
+    const top = [...v.flows].sort((a, b) => b.responses - a.responses || (a.source_tenant < b.source_tenant ? -1 : a.source_tenant > b.source_tenant ? 1 : 0)).slice(0, VERDICT_FLOWS)
+    out.push(`  Largest flows (source tenant -> recipient tenant, responses)${v.flows.length > top.length ? `, ${top.length} of ${v.flows.length}` : ''}:`)
+    for (const f of top) out.push(`    ${name(f.source_tenant)} -> ${name(f.recipient_tenant)}  ${f.responses}`)
+  }
+  if (v.quarantined_lines > 0) out.push(`  ${count(v.quarantined_lines, 'quarantined line')} could not be read and ${v.quarantined_lines === 1 ? 'is' : 'are'} not judged (crosstalk status --bad-lines).`)
+  if (v.unreadable_files.length > 0) out.push(`  ${count(v.unreadable_files.length, 'log file')} could not be judged (see the warnings): the verdict does not speak for ${v.unreadable_files.length === 1 ? 'it' : 'them'}.`)
   return out.join('\n')
 }

@@ -1,13 +1,14 @@
 import {Args, Flags} from '@oclif/core'
-import {applyLeakGate, leakGateFlags} from '../cli/leak-gate.js'
+import {decideLeakGate, enforceLeakGate, leakGateFlags} from '../cli/leak-gate.js'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {describeDecision, ingestAuditArgs, ingestAuditSummary, logIngestFlags, parseIngestFlags} from '../cli/ingest-flags.js'
 import {signalExitCode, watchInterrupts} from '../cli/interrupt.js'
 import {clearProgress, ingestProgressBar, scanProgressLine} from '../cli/progress.js'
 import {renderScan} from '../cli/render-detect.js'
 import {interruptedMessage} from '../cli/render-ingest.js'
-import {renderScope} from '../cli/render-scope.js'
+import {renderScope, renderVerdict} from '../cli/render-scope.js'
 import {runTriage, TriageStopped, type TriageResult} from '../triage/run-triage.js'
+import type {GateVerdict} from '../detect/gate.js'
 import {safeLine} from '../util/sanitize.js'
 import {count} from '../cli/plural.js'
 
@@ -17,7 +18,9 @@ export default class Triage extends BaseCommand {
   static override summary = 'First hour of an incident in one command: ingest the registry and the logs, scan, scope.'
   static override description = `Does what \`ingest canaries\`, \`ingest logs\`, \`scan\` and \`scope\` do, in that order and in one process, into the same case database: the registry goes in first so that markers outside the CANARY-<hex> convention are matched while the logs are parsed. Safe to re-run as more logs arrive: files already in the case are skipped and the scan is incremental.
 
---json prints {canaries, ingest, scan, scope, timings_ms}, each part exactly what its own command prints with --json.`
+The canary verdict (contaminated responses by class, the largest flows, first and last seen) is printed as soon as every record's markers are classified, before canary-less provenance, personal data and scope, which never change it; --fail-on-leak decides its exit code there and the command ends once the case is complete.
+
+--json prints {canaries, ingest, scan, scope, timings_ms}, each part exactly what its own command prints with --json; timings_ms.verdict is when the verdict was known.`
   static override examples = [
     '<%= config.bin %> triage ./gateway-logs/ --canaries canaries.csv --db case.db',
     '<%= config.bin %> triage logs/ --canaries canaries.csv --pool-tokens 681280 --advertised-tokens 1048576 --json',
@@ -43,6 +46,9 @@ export default class Triage extends BaseCommand {
     const progress = this.jsonEnabled() ? undefined : ingestProgressBar()
     const interrupts = watchInterrupts()
     let result: TriageResult
+    // Decided on the canary verdict, when it is known; acted on when the case is complete.
+    let gate: GateVerdict | null = null
+    const gateNote = (line: string) => this.note(line.replace(/^Gate:/, this.paint.red('Gate:')))
     try {
       result = await runTriage(
         db,
@@ -56,6 +62,13 @@ export default class Triage extends BaseCommand {
             this.note(safeLine(describeDecision(d)))
           },
           onScanProgress: this.jsonEnabled() ? undefined : scanProgressLine(),
+          onVerdict: (v) => {
+            if (!this.jsonEnabled()) {
+              clearProgress()
+              this.log(`${renderVerdict(v)}\n`)
+            }
+            gate = decideLeakGate(db, v, flags, gateNote)
+          },
         },
         // Each step is audited as soon as it has changed the case, so a later failure leaves no unrecorded change.
         (s) => {
@@ -90,7 +103,8 @@ export default class Triage extends BaseCommand {
       this.log('')
       this.log(renderScope(scope))
     }
-    applyLeakGate(db, scan, flags, (line) => this.note(line.replace(/^Gate:/, this.paint.red('Gate:'))))
+    // The verdict was decided on the same sightings; a scan that skipped the hook (none) decides here.
+    enforceLeakGate(gate ?? decideLeakGate(db, scan, flags, gateNote))
     return result
   }
 }

@@ -35,6 +35,11 @@ export interface ScanOptions {
   skipProvenance?: boolean
   onProgress?: (p: ScanProgress) => void
   /**
+   * Called once every record's markers are classified, before provenance and personal data:
+   * the sightings in the case are final from here on, so the canary verdict can be read.
+   */
+  onMarkersClassified?: () => void
+  /**
    * Called with the result inside the transaction that marks the scan finished, so that the
    * caller's audit entry is stored with it or not at all (verify checks every finished scan
    * has one).
@@ -107,6 +112,7 @@ export function scanCase(db: CaseDb, options: ScanOptions): ScanResult {
 
   const classified = full ? complete : fresh
   classifyMarkers(db, classified, {full, onProgress: options.onProgress})
+  options.onMarkersClassified?.()
   const t1 = performance.now()
 
   // Provenance is current when the previous scan left it so with the same parameters and

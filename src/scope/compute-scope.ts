@@ -122,31 +122,19 @@ export function computeScope(inputs: ScopeInputs): ScopeResult {
   const {contamination, provenance, atRisk, pool} = inputs
   const advertised = inputs.advertised
 
+  const canary = canaryFigures(contamination)
   const contaminated = new Set(contamination.map((c) => c.record_id))
-  const crossTenant = new Set(contamination.filter((c) => c.class === 'cross_tenant').map((c) => c.record_id))
-  const crossSession = new Set(contamination.filter((c) => c.class === 'cross_session').map((c) => c.record_id))
-  const exposedSessions = new Set(contamination.map((c) => sessionKey(c.source_tenant, c.source_session)))
-  const exposedTenants = new Set(contamination.map((c) => c.source_tenant))
-  const recipientTenants = new Set(contamination.map((c) => c.recipient_tenant))
-  const seen = minMax(contamination.map((c) => c.ts_ms))
 
   const provResponses = new Set(provenance.map((p) => p.record_id))
   const provCrossTenant = new Set(provenance.filter((p) => p.source_tenant !== p.recipient_tenant).map((p) => p.record_id))
   const provCrossSession = new Set(provenance.filter((p) => p.source_tenant === p.recipient_tenant).map((p) => p.record_id))
   const provOnly = new Set([...provResponses].filter((id) => !contaminated.has(id)))
 
-  const flows = countFlows(contamination)
+  const flows = canary.flows
   const unknown = inputs.unknownForAtRisk
 
   return {
-    contaminated_responses: contaminated.size,
-    cross_tenant_responses: crossTenant.size,
-    cross_session_responses: crossSession.size,
-    exposed_sessions: exposedSessions.size,
-    exposed_tenants: exposedTenants.size,
-    recipient_tenants: recipientTenants.size,
-    first_seen: iso(seen?.[0]),
-    last_seen: iso(seen?.[1]),
+    ...canary,
     at_risk_responses: atRisk === null ? null : sum(atRisk.map((g) => g.n)),
     flows,
     exposure: computeExposure(exposureRows(inputs)),
@@ -170,6 +158,29 @@ export function computeScope(inputs: ScopeInputs): ScopeResult {
     at_risk_unknown_records: pool === null ? null : unknown.no_status_or_prompt_tokens,
     unknown_fields: {status: unknown.no_status, prompt_tokens: unknown.no_prompt_tokens, decode_node: unknown.no_decode_node},
     detection: inputs.detection,
+  }
+}
+
+/** What the canary markers alone say: scope's contract figures, and the whole of the canary verdict triage prints first. */
+export type CanaryFigures = Pick<
+  ScopeResult,
+  'contaminated_responses' | 'cross_tenant_responses' | 'cross_session_responses' | 'exposed_sessions' | 'exposed_tenants' | 'recipient_tenants' | 'first_seen' | 'last_seen' | 'flows'
+>
+
+/** Pure: the canary figures of the contaminating sightings (cross_session and cross_tenant rows). */
+export function canaryFigures(contamination: readonly ContaminationRow[]): CanaryFigures {
+  const ids = (rows: readonly ContaminationRow[]): number => new Set(rows.map((c) => c.record_id)).size
+  const seen = minMax(contamination.map((c) => c.ts_ms))
+  return {
+    contaminated_responses: ids(contamination),
+    cross_tenant_responses: ids(contamination.filter((c) => c.class === 'cross_tenant')),
+    cross_session_responses: ids(contamination.filter((c) => c.class === 'cross_session')),
+    exposed_sessions: new Set(contamination.map((c) => sessionKey(c.source_tenant, c.source_session))).size,
+    exposed_tenants: new Set(contamination.map((c) => c.source_tenant)).size,
+    recipient_tenants: new Set(contamination.map((c) => c.recipient_tenant)).size,
+    first_seen: iso(seen?.[0]),
+    last_seen: iso(seen?.[1]),
+    flows: countFlows(contamination),
   }
 }
 

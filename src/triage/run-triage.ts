@@ -8,6 +8,9 @@ import {ingestLogs, refusedMessage, type FormatDecision, type IngestLogsResult, 
 import {InputError} from '../errors.js'
 import {computeScope, type ScopeResult} from '../scope/compute-scope.js'
 import {loadScopeInputs} from '../scope/scope-data.js'
+import {canaryVerdict} from '../scope/verdict.js'
+import type {CanaryFigures} from '../scope/compute-scope.js'
+import {logFilesWithBadLines, unreadableLogFiles, type UnreadableFile} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {shrinkMemory} from '../store/session.js'
 import {fullGc} from '../util/gc.js'
@@ -35,6 +38,21 @@ export interface TriageOptions {
   onFormat?: (d: FormatDecision) => void
   onIngestProgress?: (p: IngestProgress) => void
   onScanProgress?: (p: ScanProgress) => void
+  /**
+   * The canary verdict, as soon as every record's markers are classified (before provenance,
+   * personal data and scope, which never change it): printed first, and what --fail-on-leak
+   * decides on.
+   */
+  onVerdict?: (v: TriageVerdict) => void
+}
+
+export interface TriageVerdict extends CanaryFigures {
+  /** log files no verdict can speak for (a gate fails on them) */
+  unreadable_files: UnreadableFile[]
+  /** lines of complete log files no rule could read (quarantined): never judged */
+  quarantined_lines: number
+  /** since triage started */
+  at_ms: number
 }
 
 export interface TriageResult {
@@ -42,7 +60,8 @@ export interface TriageResult {
   ingest: IngestLogsResult
   scan: ScanResult
   scope: ScopeResult
-  timings_ms: {canaries: number; ingest: number; scan: number; scope: number; total: number}
+  /** verdict: when the canary verdict was known (ms since triage started), before the evidence work that follows it */
+  timings_ms: {canaries: number; ingest: number; scan: number; scope: number; total: number; verdict: number}
 }
 
 /** Triage ended after its ingest step (a signal): the ingest result says what was kept. */
@@ -79,9 +98,14 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   // Ingest's garbage (parse results, the request-id table) and the page cache are released
   // before the scan builds its own index, so that the two peaks do not stack.
   releaseMemory(db)
+  let verdictAt = Number.NaN
   const scan = scanCase(db, {
     now: options.now(), poolTokens: options.poolTokens, advertisedTokens: options.advertisedTokens, skipProvenance: options.skipProvenance,
     onProgress: options.onScanProgress,
+    onMarkersClassified: () => {
+      verdictAt = performance.now()
+      options.onVerdict?.({...canaryVerdict(db), unreadable_files: unreadableLogFiles(db), quarantined_lines: logFilesWithBadLines(db).reduce((a, f) => a + f.bad_lines, 0), at_ms: Math.round(verdictAt - t0)})
+    },
     // Audited in the transaction that finishes the scan: a scan is never stored without its entry.
     record: (result) => afterStep({step: 'scan', result}),
   })
@@ -91,7 +115,7 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   const scope = computeScope(loadScopeInputs(db))
   const t4 = performance.now()
   const ms = (a: number, b: number): number => Math.round(b - a)
-  return {canaries, ingest, scan, scope, timings_ms: {canaries: ms(t0, t1), ingest: ms(t1, t2), scan: ms(t2, t3), scope: ms(t3, t4), total: ms(t0, t4)}}
+  return {canaries, ingest, scan, scope, timings_ms: {canaries: ms(t0, t1), ingest: ms(t1, t2), scan: ms(t2, t3), scope: ms(t3, t4), total: ms(t0, t4), verdict: ms(t0, verdictAt)}}
 }
 
 function releaseMemory(db: CaseDb): void {

@@ -1,0 +1,97 @@
+import {join} from 'node:path'
+import {describe, expect, inject, it} from 'vitest'
+import {renderVerdict} from '../../src/cli/render-scope.js'
+import {scanCase} from '../../src/detect/scan-case.js'
+import {canaryVerdict} from '../../src/scope/verdict.js'
+import {openCase} from '../../src/store/open-case.js'
+import {tempDir} from '../helpers/cli.js'
+import {run, runJson} from '../helpers/commands.js'
+
+// Issue 18: triage prints the exact canary verdict as soon as every record's markers are
+// classified, before canary-less provenance, personal data and scope, and --fail-on-leak
+// decides on it. The verdict is the one scope prints at the end, by construction and here
+// by measurement.
+
+interface Scope {
+  contaminated_responses: number
+  cross_tenant_responses: number
+  cross_session_responses: number
+  exposed_sessions: number
+  exposed_tenants: number
+  recipient_tenants: number
+  first_seen: string | null
+  last_seen: string | null
+  flows: Array<{source_tenant: string; recipient_tenant: string; responses: number}>
+}
+
+describe('triage, verdict first', () => {
+  it('prints the canary verdict before the scan and the scope, with the numbers scope prints last', async () => {
+    const incident = inject('incident')
+    const db = join(tempDir(), 'case.db')
+    const r = await run(['triage', incident.logs, '--canaries', incident.canaries, '--db', db, '--fail-on-leak', '--accept-bad-lines'])
+    expect(r.code, r.stderr).toBe(3)
+    const out = r.stdout
+    const verdictAt = out.indexOf('Canary verdict')
+    expect(verdictAt).toBeGreaterThanOrEqual(0)
+    expect(verdictAt).toBeLessThan(out.indexOf('Scanned '))
+    expect(verdictAt).toBeLessThan(out.indexOf('Scope'))
+    const scope = await runJson<Scope>(['scope', '--db', db])
+    expect(scope.contaminated_responses).toBeGreaterThan(0)
+    expect(out).toContain(`  ${scope.contaminated_responses} responses carried another session's canary marker: ${scope.cross_tenant_responses} cross-tenant, ${scope.cross_session_responses} cross-session.`)
+    expect(out).toContain(`first ${scope.first_seen}, last ${scope.last_seen}.`)
+    // the gate's line came with the verdict, once
+    expect(r.stderr.match(/Gate: contamination found/g)).toHaveLength(1)
+    // the same figures, field by field, from the function triage calls
+    const c = openCase(db)
+    try {
+      const v = canaryVerdict(c)
+      const {flows, ...figures} = v
+      const {flows: scopeFlows, ...rest} = scope
+      expect(figures).toEqual({
+        contaminated_responses: rest.contaminated_responses, cross_tenant_responses: rest.cross_tenant_responses, cross_session_responses: rest.cross_session_responses,
+        exposed_sessions: rest.exposed_sessions, exposed_tenants: rest.exposed_tenants, recipient_tenants: rest.recipient_tenants, first_seen: rest.first_seen, last_seen: rest.last_seen,
+      })
+      expect(flows).toEqual(scopeFlows)
+    } finally {
+      c.close()
+    }
+  }, 120_000)
+
+  it('--json says when the verdict was known: after ingest, before the scan ended', async () => {
+    const incident = inject('incident')
+    const db = join(tempDir(), 'case.db')
+    const t = await runJson<{timings_ms: {canaries: number; ingest: number; scan: number; total: number; verdict: number}; scan: {timings_ms: {markers: number}}}>(['triage', incident.logs, '--canaries', incident.canaries, '--db', db])
+    expect(t.timings_ms.verdict).toBeGreaterThanOrEqual(t.timings_ms.canaries + t.timings_ms.ingest)
+    expect(t.timings_ms.verdict).toBeLessThan(t.timings_ms.canaries + t.timings_ms.ingest + t.timings_ms.scan)
+  }, 120_000)
+
+  it('scan calls the hook after classifying markers and before provenance and personal data', async () => {
+    const incident = inject('incident')
+    const db = join(tempDir(), 'case.db')
+    await runJson(['ingest', 'canaries', incident.canaries, '--db', db])
+    await runJson(['ingest', 'logs', incident.logs, '--db', db])
+    const c = openCase(db)
+    try {
+      const events: string[] = []
+      scanCase(c, {now: new Date(), onProgress: (p) => events.push(p.phase), onMarkersClassified: () => events.push('verdict')})
+      const at = events.indexOf('verdict')
+      expect(at).toBeGreaterThan(0)
+      expect(events.slice(0, at).every((e) => e === 'markers')).toBe(true)
+      expect(events.slice(at + 1)).toEqual(expect.arrayContaining(['provenance', 'pii']))
+      expect(events.slice(at + 1)).not.toContain('markers')
+    } finally {
+      c.close()
+    }
+  }, 120_000)
+})
+
+describe('renderVerdict', () => {
+  const none = {contaminated_responses: 0, cross_tenant_responses: 0, cross_session_responses: 0, exposed_sessions: 0, exposed_tenants: 0, recipient_tenants: 0, first_seen: null, last_seen: null, flows: []}
+  it('says "no response" of what was read only, and names what was not', () => {
+    expect(renderVerdict({...none, unreadable_files: [], quarantined_lines: 0})).toContain("  No response carried another session's canary marker.")
+    const partial = renderVerdict({...none, unreadable_files: [{path: 'a.jsonl'}], quarantined_lines: 3})
+    expect(partial).toContain("No response carried another session's canary marker in the lines that could be read.")
+    expect(partial).toContain('3 quarantined lines could not be read and are not judged')
+    expect(partial).toContain('1 log file could not be judged')
+  })
+})
