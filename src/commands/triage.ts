@@ -9,6 +9,7 @@ import {interruptedMessage} from '../cli/render-ingest.js'
 import {renderScope, renderVerdict} from '../cli/render-scope.js'
 import {runTriage, TriageStopped, type TriageResult} from '../triage/run-triage.js'
 import type {GateVerdict} from '../detect/gate.js'
+import {IntegrityError} from '../errors.js'
 import {safeLine} from '../util/sanitize.js'
 import {count} from '../cli/plural.js'
 
@@ -18,9 +19,9 @@ export default class Triage extends BaseCommand {
   static override summary = 'First hour of an incident in one command: ingest the registry and the logs, scan, scope.'
   static override description = `Does what \`ingest canaries\`, \`ingest logs\`, \`scan\` and \`scope\` do, in that order and in one process, into the same case database: the registry goes in first so that markers outside the CANARY-<hex> convention are matched while the logs are parsed. Safe to re-run as more logs arrive: files already in the case are skipped and the scan is incremental.
 
-The canary verdict (contaminated responses by class, the largest flows, first and last seen) is printed as soon as every record's markers are classified, before canary-less provenance, personal data and scope, which never change it; --fail-on-leak decides its exit code there and the command ends once the case is complete.
+The canary verdict (contaminated responses by class, the largest flows, first and last seen) is printed first. On a case with no logs yet it comes from a quick pass before ingest (markers only, by the rules ingest and scan apply); once the scan has classified every record it is checked against the case, and a difference fails the run (exit 1). Otherwise it is printed as soon as the scan has classified the markers. Canary-less provenance, personal data and scope follow and never change it; --fail-on-leak decides its exit code there, and the command ends once the case is complete.
 
---json prints {canaries, ingest, scan, scope, timings_ms}, each part exactly what its own command prints with --json; timings_ms.verdict is when the verdict was known.`
+--json prints {canaries, ingest, scan, scope, timings_ms, verdict}, each step exactly what its own command prints with --json; verdict is {basis: quick|scan, confirmed_by_scan}; timings_ms.verdict is when the verdict was known.`
   static override examples = [
     '<%= config.bin %> triage ./gateway-logs/ --canaries canaries.csv --db case.db',
     '<%= config.bin %> triage logs/ --canaries canaries.csv --pool-tokens 681280 --advertised-tokens 1048576 --json',
@@ -48,6 +49,7 @@ The canary verdict (contaminated responses by class, the largest flows, first an
     let result: TriageResult
     // Decided on the canary verdict, when it is known; acted on when the case is complete.
     let gate: GateVerdict | null = null
+    let mismatch: string | null = null
     const gateNote = (line: string) => this.note(line.replace(/^Gate:/, this.paint.red('Gate:')))
     try {
       result = await runTriage(
@@ -68,6 +70,12 @@ The canary verdict (contaminated responses by class, the largest flows, first an
               this.log(`${renderVerdict(v)}\n`)
             }
             gate = decideLeakGate(db, v, flags, gateNote)
+          },
+          onVerdictMismatch: (q, full) => {
+            mismatch = `the quick canary verdict (${q.contaminated_responses} contaminated responses, ${q.flows.length} flows) differs from the scan's (${full.contaminated_responses}, ${full.flows.length} flows); the scan's figures below are the case's. Please report this`
+            if (!this.jsonEnabled()) clearProgress()
+            this.note(this.paint.red(`error: ${mismatch}`))
+            gate = decideLeakGate(db, full, flags, gateNote)
           },
         },
         // Each step is audited as soon as it has changed the case, so a later failure leaves no unrecorded change.
@@ -99,10 +107,13 @@ The canary verdict (contaminated responses by class, the largest flows, first an
     for (const w of ingest.warnings) this.note(this.paint.yellow(`warning: ${safeLine(w)}`))
     if (!this.jsonEnabled()) {
       this.log(`Ingested ${count(ingest.files, 'file')}: ${count(ingest.records, 'new record')}, ${count(ingest.duplicates, 'duplicate')}, ${count(ingest.bad_lines, 'bad line')} quarantined${canaries ? `; ${count(canaries.added, 'canary', 'canaries')} registered (${canaries.already_registered} already)` : ''}.\n`)
+      if (result.verdict.confirmed_by_scan) this.log('The scan confirmed the canary verdict printed above.\n')
       this.log(renderScan(scan))
       this.log('')
       this.log(renderScope(scope))
     }
+    // A quick verdict the scan contradicted fails the run whatever the gate says.
+    if (mismatch) throw new IntegrityError(mismatch)
     // The verdict was decided on the same sightings; a scan that skipped the hook (none) decides here.
     enforceLeakGate(gate ?? decideLeakGate(db, scan, flags, gateNote))
     return result

@@ -13,6 +13,8 @@ export interface GateInput {
   cross_tenant_responses: number
   cross_session_responses: number
   unreadable_files: readonly UnreadableFile[]
+  /** log files with quarantined lines; read from the case when not given */
+  quarantined_files?: readonly QuarantinedFile[]
 }
 
 export interface GateVerdict {
@@ -26,7 +28,7 @@ export function judgeGate(db: CaseDb, result: GateInput, options: {acceptBadLine
   const tripped = result.contaminated_responses > 0
     ? `contamination found: ${result.contaminated_responses} responses (${result.cross_tenant_responses} cross-tenant, ${result.cross_session_responses} cross-session)`
     : null
-  const quarantined = options.acceptBadLines ? [] : logFilesWithBadLines(db)
+  const quarantined = options.acceptBadLines ? [] : (result.quarantined_files ?? logFilesWithBadLines(db))
   return {tripped, cannotPass: unjudgedMessage(result.unreadable_files, quarantined)}
 }
 

@@ -85,3 +85,14 @@ export function extractRecord(prompt: string | null, response: string | null, ou
   const responseWords = response ? fingerprintText(response, out) : 0
   return {tokens, unconventional: unconv, pii, promptWords, responseWords, fpStart, fpPromptLen, fpResponseLen: out.length - fpStart - fpPromptLen}
 }
+
+/**
+ * The marker part of extractRecord alone (no personal data, no fingerprints): what a quick
+ * canary verdict needs, with the lower-cased prompt for the echo check when the response
+ * holds any marker (the only records whose prompt that check reads).
+ */
+export function extractMarkers(prompt: string | null, response: string | null, unconventional?: UnconventionalSet): {tokens: MarkerToken[]; unconventional: MarkerToken[]; promptLower: string | null} {
+  const tokens = response ? markerTokens(response) : []
+  const unconv = response && unconventional ? unconventional.hits(response) : []
+  return {tokens, unconventional: unconv, promptLower: tokens.length > 0 || unconv.length > 0 ? (prompt ?? '').toLowerCase() : null}
+}

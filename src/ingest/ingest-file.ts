@@ -109,9 +109,9 @@ export class IngestInterrupted extends Error {
 }
 
 /** Bytes of whole lines per parse unit. */
-const UNIT_BYTES = 512 << 10
+export const UNIT_BYTES = 512 << 10
 /** A unit is cut at the last line end once it holds UNIT_BYTES, so it can hold up to one read more. */
-const UNIT_SLACK = 1 << 20
+export const UNIT_SLACK = 1 << 20
 /** Input bytes per write transaction. */
 const COMMIT_BYTES = 4 << 20
 
@@ -353,23 +353,27 @@ function describeFailure(ctx: IngestContext, t: PreparedFile, writer: UnitWriter
 
 /** Why a file that was read cannot count as ingested, and the likely fix; null when it can. */
 export function refusal(f: PreparedFile, s: Streamed): {reason: string; fix: string} | null {
-  const c = s.counts
-  const formatFix = f.how.format === 'native' ? `--log-format (otel, langfuse, litellm, openai-batch) or --map FIELD=PATH` : `--log-format, or --map FIELD=PATH`
-  const batchInput = f.how.format === 'openai-batch' && c.ignored_items > 0
+  return refusalOf(f.how.format, s.counts, s.firstBad)
+}
+
+/** refusal() from what a read of the file counted (the quick verdict's pass counts the same). */
+export function refusalOf(format: LogFormat, c: FileSummaryCounts, firstBad: Streamed['firstBad']): {reason: string; fix: string} | null {
+  const formatFix = format === 'native' ? `--log-format (otel, langfuse, litellm, openai-batch) or --map FIELD=PATH` : `--log-format, or --map FIELD=PATH`
+  const batchInput = format === 'openai-batch' && c.ignored_items > 0
   if (c.records + c.duplicates === 0 && c.bad_lines > 0 && !batchInput) {
-    const first = s.firstBad ? `; line ${s.firstBad.line}: ${s.firstBad.reason}` : ''
-    return {reason: `none of its ${c.bad_lines} lines or items could be read as ${f.how.format}${first}`, fix: formatFix}
+    const first = firstBad ? `; line ${firstBad.line}: ${firstBad.reason}` : ''
+    return {reason: `none of its ${c.bad_lines} lines or items could be read as ${format}${first}`, fix: formatFix}
   }
   const answers = c.records - c.error_records
   // Native lines that record no response at all are metadata logs (status, tokens, nodes: the
   // at-risk test can use them); they are kept, and a gate will not pass on them. A response that
   // is there and decodes to nothing, or a format whose content is missing, is a reading failure.
-  const metadataOnly = f.how.format === 'native' && c.no_response === answers
+  const metadataOnly = format === 'native' && c.no_response === answers
   if (answers > 0 && c.no_response_text >= answers && !metadataOnly) {
     const why = Object.keys(c.notes).find((n) => /content|output|response/i.test(n))
     return {
-      reason: `every one of its ${answers} responses decoded to no text (read as ${f.how.format}${why ? `: ${why}` : ''}), so nothing in it can be judged`,
-      fix: f.how.format === 'otel' ? 'give the OTLP logs file with the traces (message content is in log records), or --map response=PATH' : `--map response=PATH (the field holding the answer text), or ${formatFix}`,
+      reason: `every one of its ${answers} responses decoded to no text (read as ${format}${why ? `: ${why}` : ''}), so nothing in it can be judged`,
+      fix: format === 'otel' ? 'give the OTLP logs file with the traces (message content is in log records), or --map response=PATH' : `--map response=PATH (the field holding the answer text), or ${formatFix}`,
     }
   }
   return null

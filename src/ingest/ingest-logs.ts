@@ -19,6 +19,7 @@ import {
 import {isGzipHead} from '../evidence/hash-file.js'
 import {claimIngest, releaseIngest} from './ingest-lock.js'
 import {defaultWorkerCount, ParsePool, workersFromEnv} from './parse-pool.js'
+import {quickPass, type QuickPassResult} from './quick-pass.js'
 import {RequestIdSet} from './request-id-set.js'
 
 export type {IngestFileSummary, IngestProgress} from './ingest-file.js'
@@ -49,6 +50,12 @@ export interface IngestLogsOptions {
   evidenceCodec?: EvidenceCodec
   /** Stops the ingest between units: files completed stay, the one being read stays 'loading' (redone next time). */
   signal?: AbortSignal
+  /**
+   * Asks for the quick verdict's pass (quick-pass.ts) before anything is stored, where it is
+   * exact: a case with no log record yet, and formats that read each line alone. Called with
+   * its result; not called where it does not run.
+   */
+  onQuickPass?: (r: QuickPassResult) => void
 }
 
 /** How one file is read (or why it is not). */
@@ -110,6 +117,13 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
     const unconventional = new UnconventionalSet(unconventionalMarkers(db))
     pool = new ParsePool(workers, unconventional.markers)
     result.parse_workers = pool.size
+    if (options.onQuickPass && countAllRecords(db) === 0 && files.every((f) => f.how !== null && f.decoder.adapter.newIndex(f.decoder.options) === null)) {
+      const quick = await quickPass(
+        files.map((f) => ({path: f.path, size: f.size, gzip: f.gzip, format: f.how!.format, spec: f.how!.spec})),
+        pool, {source: options.source ?? 'default', maxLineBytes, signal: options.signal, head: (path) => statRegularFile(path).head},
+      )
+      if (quick) options.onQuickPass(quick)
+    }
     // Request ids and PII value hashes arrive in random order: one sort at the end builds
     // their indexes much faster than inserting into them row by row, which rewrites most of
     // their pages in every transaction (request ids are checked for duplicates in memory

@@ -1,5 +1,5 @@
 import {crc32} from 'node:zlib'
-import {extractRecord, type Extracted, type UnconventionalSet} from '../extract/extract.js'
+import {extractMarkers, extractRecord, type Extracted, type UnconventionalSet} from '../extract/extract.js'
 import type {CompanionIndex, LinePosition} from '../extract/formats/index.js'
 import {decodeLine, lineDecoder, type LineDecoder} from '../extract/line-decoder.js'
 import type {RecordRow} from '../extract/parse-record.js'
@@ -26,6 +26,8 @@ export interface UnitTask {
   maxLineBytes: number
   /** Set by the pool: bytes.buffer was transferred to the worker (and comes back in the result). */
   transferred?: boolean
+  /** The quick verdict's pass: marker tokens only (no personal data, no fingerprints), and the prompt where the echo check needs it. */
+  markersOnly?: boolean
 }
 
 export const RAW_KEEP = 64 * 1024 // bytes of a bad line copied into bad_lines; all of it stays in the evidence
@@ -47,6 +49,8 @@ export interface RecordItem extends Extracted {
   /** The line recorded no response at all (not one that decoded to nothing). */
   noResponse: boolean
   companions: LinePosition[]
+  /** markersOnly: the prompt, lower-cased, when the response holds a marker (the echo check reads it) */
+  promptLower?: string | null
 }
 
 export interface BadItem {
@@ -144,12 +148,18 @@ export function processUnit(task: UnitTask, unconventional?: UnconventionalSet, 
     for (const p of decoded.problems) bad(p.item, p.reason)
     for (const r of decoded.records) {
       const {request_text: prompt, response_text: response, ...row} = r.row
-      const x = extractRecord(prompt, response, fpBuf, unconventional)
+      let x: Extracted
+      let promptLower: string | null = null
+      if (task.markersOnly) {
+        const m = extractMarkers(prompt, response, unconventional)
+        x = {tokens: m.tokens, unconventional: m.unconventional, pii: [], promptWords: 0, responseWords: 0, fpStart: 0, fpPromptLen: 0, fpResponseLen: 0}
+        promptLower = m.promptLower
+      } else x = extractRecord(prompt, response, fpBuf, unconventional)
       const noRequestText = prompt === null || prompt === ''
       const noResponseText = row.is_error === 0 && (response === null || response === '')
       for (const n of r.notes) note(n)
       const noResponse = row.is_error === 0 && row.response_kind === 'none'
-      result.items.push({k: 'r', lineNo, item: r.item, offset, length: line.length, crc, row, noRequestText, noResponseText, noResponse, companions: r.companions, ...x})
+      result.items.push({k: 'r', lineNo, item: r.item, offset, length: line.length, crc, row, noRequestText, noResponseText, noResponse, companions: r.companions, ...x, ...(task.markersOnly ? {promptLower} : {})})
     }
   }
   result.fp = fpBuf.data.slice(0, fpBuf.length)

@@ -4,7 +4,7 @@ import {fileCountsUpdater} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {badLineInserter, duplicateInserter} from '../store/quarantine.js'
 import {companionInserter, recordInserter, type RecordFields} from '../store/records.js'
-import type {UnitResult} from './process-unit.js'
+import type {RecordItem, UnitResult} from './process-unit.js'
 import type {RequestIdSet} from './request-id-set.js'
 
 // Writes the parsed units of one file into the case, in order: records (a request id seen
@@ -33,11 +33,35 @@ export interface FileSummaryCounts {
   notes: Record<string, number>
 }
 
-export class UnitWriter {
-  readonly counts: FileSummaryCounts = {
+export function emptyCounts(): FileSummaryCounts {
+  return {
     lines: 0, records: 0, duplicates: 0, bad_lines: 0, blank_lines: 0, first_ms: Infinity, last_ms: -Infinity, bom: false,
     no_request_text: 0, no_response_text: 0, no_response: 0, error_records: 0, ignored_items: 0, notes: {},
   }
+}
+
+/** A unit's own counts (lines, blanks, ignored items, the byte-order mark, notes): before its items. */
+export function tallyUnit(c: FileSummaryCounts, r: UnitResult): void {
+  c.lines += r.lines
+  c.blank_lines += r.blank
+  c.ignored_items += r.ignored
+  if (r.bom) c.bom = true
+  for (const [note, n] of Object.entries(r.notes)) c.notes[note] = (c.notes[note] ?? 0) + n
+}
+
+/** A record kept (not a duplicate). */
+export function tallyRecord(c: FileSummaryCounts, item: RecordItem): void {
+  c.records++
+  if (item.noRequestText) c.no_request_text++
+  if (item.noResponseText) c.no_response_text++
+  if (item.noResponse) c.no_response++
+  if (item.row.is_error === 1) c.error_records++
+  if (item.row.ts_ms < c.first_ms) c.first_ms = item.row.ts_ms
+  if (item.row.ts_ms > c.last_ms) c.last_ms = item.row.ts_ms
+}
+
+export class UnitWriter {
+  readonly counts: FileSummaryCounts = emptyCounts()
   private readonly insertRecord
   private readonly insertCompanion
   private readonly insertBad
@@ -61,11 +85,7 @@ export class UnitWriter {
 
   write(r: UnitResult): void {
     const c = this.counts
-    c.lines += r.lines
-    c.blank_lines += r.blank
-    c.ignored_items += r.ignored
-    if (r.bom) c.bom = true
-    for (const [note, n] of Object.entries(r.notes)) c.notes[note] = (c.notes[note] ?? 0) + n
+    tallyUnit(c, r)
     for (const item of r.items) {
       if (item.k === 'b') {
         c.bad_lines++
@@ -87,13 +107,7 @@ export class UnitWriter {
       item.companions.forEach((p, seq) => {
         this.insertCompanion(id, seq, {file_id: Number(p.file), line_no: p.line, byte_offset: p.offset!, byte_len: p.length!, raw_crc32: p.crc!})
       })
-      c.records++
-      if (item.noRequestText) c.no_request_text++
-      if (item.noResponseText) c.no_response_text++
-      if (item.noResponse) c.no_response++
-      if (w.is_error === 1) c.error_records++
-      if (w.ts_ms < c.first_ms) c.first_ms = w.ts_ms
-      if (w.ts_ms > c.last_ms) c.last_ms = w.ts_ms
+      tallyRecord(c, item)
       this.writeExtract(id, item, r.fp, w)
     }
   }

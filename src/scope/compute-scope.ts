@@ -133,8 +133,10 @@ export function computeScope(inputs: ScopeInputs): ScopeResult {
   const flows = canary.flows
   const unknown = inputs.unknownForAtRisk
 
+  // The contract's key order: the canary figures, the at-risk count, then the flows.
+  const {flows: _flows, ...figures} = canary
   return {
-    ...canary,
+    ...figures,
     at_risk_responses: atRisk === null ? null : sum(atRisk.map((g) => g.n)),
     flows,
     exposure: computeExposure(exposureRows(inputs)),
@@ -168,8 +170,10 @@ export type CanaryFigures = Pick<
 >
 
 /** Pure: the canary figures of the contaminating sightings (cross_session and cross_tenant rows). */
-export function canaryFigures(contamination: readonly ContaminationRow[]): CanaryFigures {
-  const ids = (rows: readonly ContaminationRow[]): number => new Set(rows.map((c) => c.record_id)).size
+export type CanaryRow = Pick<ContaminationRow, 'record_id' | 'class' | 'source_session' | 'source_tenant' | 'recipient_tenant' | 'ts_ms'>
+
+export function canaryFigures(contamination: readonly CanaryRow[]): CanaryFigures {
+  const ids = (rows: readonly CanaryRow[]): number => new Set(rows.map((c) => c.record_id)).size
   const seen = minMax(contamination.map((c) => c.ts_ms))
   return {
     contaminated_responses: ids(contamination),

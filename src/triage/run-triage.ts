@@ -1,4 +1,4 @@
-import {scanCase, type ScanProgress, type ScanResult} from '../detect/scan-case.js'
+import {caseRegistry, responseSightings, scanCase, type ScanProgress, type ScanResult} from '../detect/scan-case.js'
 import type {EvidenceCodec} from '../evidence/evidence-store.js'
 import type {LogFormat} from '../extract/formats/index.js'
 import type {ParseSpec} from '../extract/parse-spec.js'
@@ -9,8 +9,9 @@ import {InputError} from '../errors.js'
 import {computeScope, type ScopeResult} from '../scope/compute-scope.js'
 import {loadScopeInputs} from '../scope/scope-data.js'
 import {canaryVerdict} from '../scope/verdict.js'
-import type {CanaryFigures} from '../scope/compute-scope.js'
-import {logFilesWithBadLines, unreadableLogFiles, type UnreadableFile} from '../store/files.js'
+import {canaryFigures, type CanaryFigures, type CanaryRow} from '../scope/compute-scope.js'
+import type {QuickPassResult} from '../ingest/quick-pass.js'
+import {logFilesWithBadLines, unreadableLogFiles, type QuarantinedFile, type UnreadableFile} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {shrinkMemory} from '../store/session.js'
 import {fullGc} from '../util/gc.js'
@@ -44,12 +45,24 @@ export interface TriageOptions {
    * decides on.
    */
   onVerdict?: (v: TriageVerdict) => void
+  /**
+   * The scan's verdict differs from the quick one printed before it (never expected: the quick
+   * pass applies ingest's and the scan's own rules). The caller must not let the run pass.
+   */
+  onVerdictMismatch?: (quick: TriageVerdict, scan: TriageVerdict) => void
 }
 
 export interface TriageVerdict extends CanaryFigures {
+  /**
+   * quick: from a markers-only pass over the files before ingest (where it is exact: a case
+   * with no log record yet, formats read line by line), checked against the scan's later;
+   * scan: read from the case once the scan has classified every record's markers.
+   */
+  basis: 'quick' | 'scan'
   /** log files no verdict can speak for (a gate fails on them) */
   unreadable_files: UnreadableFile[]
-  /** lines of complete log files no rule could read (quarantined): never judged */
+  /** log files with quarantined lines (never judged), and their count */
+  quarantined_files: QuarantinedFile[]
   quarantined_lines: number
   /** since triage started */
   at_ms: number
@@ -62,6 +75,8 @@ export interface TriageResult {
   scope: ScopeResult
   /** verdict: when the canary verdict was known (ms since triage started), before the evidence work that follows it */
   timings_ms: {canaries: number; ingest: number; scan: number; scope: number; total: number; verdict: number}
+  /** how the verdict printed first was reached, and whether the scan's agreed with it (null: it was the scan's) */
+  verdict: {basis: 'quick' | 'scan'; confirmed_by_scan: boolean | null}
 }
 
 /** Triage ended after its ingest step (a signal): the ingest result says what was kept. */
@@ -84,9 +99,16 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   const canaries = options.canaries ? await ingestCanaries(db, {path: options.canaries, now: options.now}) : null
   if (canaries) afterStep({step: 'canaries', result: canaries})
   const t1 = performance.now()
+  let quick: TriageVerdict | null = null
   const ingest = await ingestLogs(db, {
     paths: options.paths, logFormat: options.logFormat, parse: options.parse, source: options.source, now: options.now, evidenceCodec: options.evidenceCodec,
     workers: options.workers, maxLineBytes: options.maxLineBytes, onProgress: options.onIngestProgress, onFormat: options.onFormat, signal: options.signal,
+    onQuickPass: (q) => {
+      // A file ingest will refuse ends triage with no verdict at all: none is printed over it.
+      if (q.files.some((f) => f.refused)) return
+      quick = {...quickVerdict(db, q), at_ms: Math.round(performance.now() - t0)}
+      options.onVerdict?.(quick)
+    },
   })
   afterStep({step: 'ingest', result: ingest})
   // Nothing is scanned after an interruption (the command says what was kept), nor when a file
@@ -98,13 +120,25 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   // Ingest's garbage (parse results, the request-id table) and the page cache are released
   // before the scan builds its own index, so that the two peaks do not stack.
   releaseMemory(db)
-  let verdictAt = Number.NaN
+  let verdictAt = quick === null ? Number.NaN : t0 + (quick as TriageVerdict).at_ms
+  let confirmed: boolean | null = null
   const scan = scanCase(db, {
     now: options.now(), poolTokens: options.poolTokens, advertisedTokens: options.advertisedTokens, skipProvenance: options.skipProvenance,
     onProgress: options.onScanProgress,
     onMarkersClassified: () => {
-      verdictAt = performance.now()
-      options.onVerdict?.({...canaryVerdict(db), unreadable_files: unreadableLogFiles(db), quarantined_lines: logFilesWithBadLines(db).reduce((a, f) => a + f.bad_lines, 0), at_ms: Math.round(verdictAt - t0)})
+      const quarantined = logFilesWithBadLines(db)
+      const full: TriageVerdict = {
+        ...canaryVerdict(db), basis: 'scan', unreadable_files: unreadableLogFiles(db), quarantined_files: quarantined,
+        quarantined_lines: quarantined.reduce((a, f) => a + f.bad_lines, 0), at_ms: Math.round(performance.now() - t0),
+      }
+      const first = quick as TriageVerdict | null
+      if (first === null) {
+        verdictAt = performance.now()
+        options.onVerdict?.(full)
+        return
+      }
+      confirmed = sameVerdict(first, full)
+      if (!confirmed) options.onVerdictMismatch?.(first, full)
     },
     // Audited in the transaction that finishes the scan: a scan is never stored without its entry.
     record: (result) => afterStep({step: 'scan', result}),
@@ -115,10 +149,46 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   const scope = computeScope(loadScopeInputs(db))
   const t4 = performance.now()
   const ms = (a: number, b: number): number => Math.round(b - a)
-  return {canaries, ingest, scan, scope, timings_ms: {canaries: ms(t0, t1), ingest: ms(t1, t2), scan: ms(t2, t3), scope: ms(t3, t4), total: ms(t0, t4), verdict: ms(t0, verdictAt)}}
+  return {canaries, ingest, scan, scope, timings_ms: {canaries: ms(t0, t1), ingest: ms(t1, t2), scan: ms(t2, t3), scope: ms(t3, t4), total: ms(t0, t4), verdict: ms(t0, verdictAt)}, verdict: {basis: quick === null ? 'scan' : 'quick', confirmed_by_scan: confirmed}}
 }
 
 function releaseMemory(db: CaseDb): void {
   shrinkMemory(db)
   fullGc()
+}
+
+/**
+ * The quick pass's records classified as the scan classifies them (the scan's own function,
+ * against the registry in the case) and counted as scope counts them.
+ */
+function quickVerdict(db: CaseDb, q: QuickPassResult): Omit<TriageVerdict, 'at_ms'> {
+  const registry = caseRegistry(db)
+  const byMarker = new Map(registry.unconventional.map((m) => [m.marker, m]))
+  const rows: CanaryRow[] = []
+  q.records.forEach((r, i) => {
+    const recipient = {tenant: r.tenant_id, session: r.session_id, promptLower: () => r.prompt_lower}
+    for (const x of responseSightings(r.tokens, r.hits, registry, byMarker, recipient)) {
+      if (x.class !== 'cross_session' && x.class !== 'cross_tenant') continue
+      rows.push({record_id: i + 1, class: x.class, source_session: x.sourceSession, source_tenant: x.sourceTenant, recipient_tenant: r.tenant_id, ts_ms: r.ts_ms})
+    }
+  })
+  const quarantined = q.files.filter((f) => f.counts.bad_lines > 0).map((f) => ({path: f.path, bad_lines: f.counts.bad_lines}))
+  return {
+    ...canaryFigures(rows),
+    basis: 'quick',
+    unreadable_files: q.files
+      .filter((f) => f.unread !== null || f.counts.no_response_text > 0)
+      .map((f) => ({path: f.path, state: 'complete', records: f.counts.records, answers: f.counts.records - f.counts.error_records, no_response_text: f.counts.no_response_text, unread: f.unread})),
+    quarantined_files: quarantined,
+    quarantined_lines: quarantined.reduce((a, f) => a + f.bad_lines, 0),
+  }
+}
+
+/** The quick verdict and the scan's agree on every figure, every flow, and what could not be judged. */
+function sameVerdict(a: TriageVerdict, b: TriageVerdict): boolean {
+  const key = (v: TriageVerdict): string => {
+    const {at_ms: _at, basis: _basis, unreadable_files, quarantined_files: _q, ...figures} = v
+    return JSON.stringify({...figures, unreadable: unreadable_files.length})
+  }
+  return key(a) === key(b)
 }

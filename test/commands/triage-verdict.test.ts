@@ -4,6 +4,7 @@ import {renderVerdict} from '../../src/cli/render-scope.js'
 import {scanCase} from '../../src/detect/scan-case.js'
 import {canaryVerdict} from '../../src/scope/verdict.js'
 import {openCase} from '../../src/store/open-case.js'
+import {convertIncident} from '../helpers/convert-formats.js'
 import {tempDir} from '../helpers/cli.js'
 import {run, runJson} from '../helpers/commands.js'
 
@@ -57,13 +58,41 @@ describe('triage, verdict first', () => {
     }
   }, 120_000)
 
-  it('--json says when the verdict was known: after ingest, before the scan ended', async () => {
+  it('--json says when the verdict was known (the quick pass, inside the ingest step) and that the scan confirmed it', async () => {
     const incident = inject('incident')
     const db = join(tempDir(), 'case.db')
-    const t = await runJson<{timings_ms: {canaries: number; ingest: number; scan: number; total: number; verdict: number}; scan: {timings_ms: {markers: number}}}>(['triage', incident.logs, '--canaries', incident.canaries, '--db', db])
+    const t = await runJson<{timings_ms: {canaries: number; ingest: number; scan: number; total: number; verdict: number}; verdict: unknown}>(['triage', incident.logs, '--canaries', incident.canaries, '--db', db])
+    expect(t.verdict).toEqual({basis: 'quick', confirmed_by_scan: true})
+    expect(t.timings_ms.verdict).toBeGreaterThan(t.timings_ms.canaries)
+    expect(t.timings_ms.verdict).toBeLessThan(t.timings_ms.canaries + t.timings_ms.ingest)
+  }, 120_000)
+
+  it('on a case that holds logs already the verdict is the scan\'s, printed after classification', async () => {
+    const incident = inject('incident')
+    const db = join(tempDir(), 'case.db')
+    await runJson(['ingest', 'canaries', incident.canaries, '--db', db])
+    await runJson(['ingest', 'logs', join(incident.logs, 'gw-ams1-2026-10-30.jsonl'), '--db', db])
+    const t = await runJson<{timings_ms: {canaries: number; ingest: number; scan: number; verdict: number}; verdict: unknown}>(['triage', incident.logs, '--db', db])
+    expect(t.verdict).toEqual({basis: 'scan', confirmed_by_scan: null})
     expect(t.timings_ms.verdict).toBeGreaterThanOrEqual(t.timings_ms.canaries + t.timings_ms.ingest)
     expect(t.timings_ms.verdict).toBeLessThan(t.timings_ms.canaries + t.timings_ms.ingest + t.timings_ms.scan)
   }, 120_000)
+
+  it('in other formats: quick and confirmed where lines are read alone (Langfuse, LiteLLM), the scan\'s where lines join (OTel)', async () => {
+    const incident = inject('incident')
+    const converted = convertIncident(incident.logs, join(tempDir(), 'converted'))
+    const native = await runJson<{scan: {contaminated_responses: number}}>(['triage', incident.logs, '--canaries', incident.canaries, '--db', join(tempDir(), 'n.db')])
+    const cases: Array<[string[], string]> = [
+      [[converted.langfuse], 'quick'],
+      [[converted.litellm, '--assume-tz', 'UTC'], 'quick'],
+      [[converted.otel.traces, converted.otel.logs], 'scan'],
+    ]
+    for (const [args, basis] of cases) {
+      const t = await runJson<{verdict: {basis: string; confirmed_by_scan: boolean | null}; scan: {contaminated_responses: number}}>(['triage', ...args, '--canaries', incident.canaries, '--db', join(tempDir(), 'f.db')])
+      expect(t.verdict, args[0]).toEqual({basis, confirmed_by_scan: basis === 'quick' ? true : null})
+      expect(t.scan.contaminated_responses, args[0]).toBe(native.scan.contaminated_responses)
+    }
+  }, 240_000)
 
   it('scan calls the hook after classifying markers and before provenance and personal data', async () => {
     const incident = inject('incident')
