@@ -108,6 +108,9 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
       if (q.files.some((f) => f.refused)) return
       quick = {...quickVerdict(db, q), at_ms: Math.round(performance.now() - t0)}
       options.onVerdict?.(quick)
+      // The pass's garbage goes before ingest builds its own, so that the two peaks do not stack.
+      q.records.length = 0
+      fullGc()
     },
   })
   afterStep({step: 'ingest', result: ingest})
