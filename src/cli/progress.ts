@@ -28,10 +28,17 @@ const WIDTH = 24
 
 export function ingestProgressBar(stream: ProgressStream = process.stderr, now: () => number = Date.now): ((p: IngestProgress) => void) | undefined {
   if (!stream.isTTY) return undefined
-  const started = now()
+  let started = now()
+  let phase: IngestProgress['phase'] = undefined
   // Records of the files already done (each event counts the current file's).
   const recordsByFile = new Map<number, number>()
   return (p) => {
+    // triage's quick verdict pass reads the files once before ingest: each pass has its own bar and ETA.
+    if (p.phase !== phase) {
+      phase = p.phase
+      started = now()
+      recordsByFile.clear()
+    }
     recordsByFile.set(p.fileIndex, p.records)
     const records = [...recordsByFile.values()].reduce((a, b) => a + b, 0)
     const elapsed = now() - started
@@ -42,7 +49,7 @@ export function ingestProgressBar(stream: ProgressStream = process.stderr, now: 
     const rate = settled ? `  ${mb(p.inputBytesDone / (elapsed / 1000))}/s, ${Math.round(records / (elapsed / 1000)).toLocaleString('en')} rec/s` : ''
     const eta = settled && frac < 1 ? `  ETA ${duration(((elapsed / frac) * (1 - frac)) / 1000)}` : ''
     const files = p.fileCount > 1 ? `  file ${p.fileIndex + 1}/${p.fileCount}` : ''
-    redraw(stream, `ingest ${bar}  ${mb(p.inputBytesDone)} of ${mb(p.inputBytesTotal)}${files}  ${records.toLocaleString('en')} records${rate}${eta}  (${duration(elapsed / 1000)})`)
+    redraw(stream, `${p.phase === 'verdict' ? 'verdict pass' : 'ingest'} ${bar}  ${mb(p.inputBytesDone)} of ${mb(p.inputBytesTotal)}${files}  ${records.toLocaleString('en')} records${rate}${eta}  (${duration(elapsed / 1000)})`)
   }
 }
 

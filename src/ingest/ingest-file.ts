@@ -23,6 +23,8 @@ import {UnitWriter, type FileSummaryCounts} from './unit-writer.js'
 // Until finished the file is 'loading', and nothing counts its rows.
 
 export interface IngestProgress {
+  /** 'verdict': triage's quick pass over the files before ingest (markers only); absent: ingest */
+  phase?: 'verdict'
   file: string
   fileIndex: number
   fileCount: number

@@ -120,7 +120,7 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
     if (options.onQuickPass && countAllRecords(db) === 0 && files.every((f) => f.how !== null && f.decoder.adapter.newIndex(f.decoder.options) === null)) {
       const quick = await quickPass(
         files.map((f) => ({path: f.path, size: f.size, gzip: f.gzip, format: f.how!.format, spec: f.how!.spec})),
-        pool, {source: options.source ?? 'default', maxLineBytes, signal: options.signal, head: (path) => statRegularFile(path).head},
+        pool, {source: options.source ?? 'default', maxLineBytes, signal: options.signal, head: (path) => statRegularFile(path).head, onProgress: options.onProgress},
       )
       if (quick) options.onQuickPass(quick)
     }

@@ -1,7 +1,7 @@
 import type {LogFormat} from '../extract/formats/index.js'
 import type {MarkerToken} from '../extract/markers.js'
 import {DamagedStreamError} from './gunzip-recover.js'
-import {IngestInterrupted, refusalOf, UNIT_BYTES, UNIT_SLACK, type Streamed} from './ingest-file.js'
+import {IngestInterrupted, refusalOf, UNIT_BYTES, UNIT_SLACK, type IngestProgress, type Streamed} from './ingest-file.js'
 import type {ParsePool} from './parse-pool.js'
 import type {UnitResult} from './process-unit.js'
 import {readUnits, UnitBuffers} from './unit-reader.js'
@@ -55,7 +55,9 @@ export interface QuickPassFile {
  * ingest that follows: two files that may be the same bytes (ingest skips a second copy whole).
  */
 export async function quickPass(
-  files: readonly QuickPassFile[], pool: ParsePool, options: {source: string; maxLineBytes: number; signal?: AbortSignal; head: (path: string) => Buffer},
+  files: readonly QuickPassFile[],
+  pool: ParsePool,
+  options: {source: string; maxLineBytes: number; signal?: AbortSignal; head: (path: string) => Buffer; onProgress?: (p: IngestProgress) => void},
 ): Promise<QuickPassResult | null> {
   if (mayRepeat(files, options.head)) return null
   const seen = new PairSet()
@@ -63,6 +65,9 @@ export async function quickPass(
   const out: QuickFile[] = []
   const inFlight = pool.threaded ? 2 * pool.size + 1 : 1
   const buffers = new UnitBuffers(UNIT_BYTES + UNIT_SLACK, inFlight + 2)
+  const inputBytesTotal = files.reduce((n, f) => n + f.size, 0)
+  let inputBytesBefore = 0
+  let lastReport = 0
   for (const [i, f] of files.entries()) {
     const counts = emptyCounts()
     let firstBad: Streamed['firstBad'] = null
@@ -92,9 +97,21 @@ export async function quickPass(
       while (pool.pending > until) take(await pool.next())
     }
     let seq = 0
+    let fileBytes = 0
+    let bytesDone = 0
+    const report = (): void => {
+      const now = Date.now()
+      if (!options.onProgress || now - lastReport < 200) return
+      lastReport = now
+      options.onProgress({
+        phase: 'verdict', file: f.path, fileIndex: i, fileCount: files.length, bytesDone, bytesTotal: f.gzip ? null : f.size, records: counts.records,
+        inputBytesDone: inputBytesBefore + fileBytes, inputBytesTotal,
+      })
+    }
     try {
-      for await (const event of readUnits(f.path, {gzip: f.gzip, size: f.size, unitBytes: UNIT_BYTES, buffers, maxLineBytes: options.maxLineBytes})) {
+      for await (const event of readUnits(f.path, {gzip: f.gzip, size: f.size, unitBytes: UNIT_BYTES, buffers, maxLineBytes: options.maxLineBytes, onFileChunk: (chunk) => void (fileBytes += chunk.length)})) {
         if (options.signal?.aborted) throw new IngestInterrupted('')
+        report()
         if (event.kind === 'skipping') continue
         if (event.kind === 'oversize' || event.kind === 'cut') {
           await drain(0)
@@ -106,6 +123,7 @@ export async function quickPass(
           }
           continue
         }
+        bytesDone = event.offset + event.bytes.length
         pool.submit({seq: seq++, bytes: event.bytes, offset: event.offset, firstLineNo: event.firstLineNo, spec: f.spec, file: String(i), maxLineBytes: options.maxLineBytes, markersOnly: true}, true, null)
         await drain(inFlight - 1)
       }
@@ -117,6 +135,7 @@ export async function quickPass(
       unread = error.message
     }
     await drain(0)
+    inputBytesBefore += f.size
     out.push({path: f.path, counts, unread, refused: refusalOf(f.format, counts, firstBad) !== null})
   }
   return {records, files: out}

@@ -44,6 +44,20 @@ describe('ingest progress', () => {
     expect(line).not.toContain('\n')
   })
 
+  it('triage\'s quick verdict pass has its own label, and ingest after it starts its clock and count again', () => {
+    const out = terminal()
+    let t = 0
+    const bar = ingestProgressBar(out, () => t)!
+    t = 4000
+    bar(event({phase: 'verdict', inputBytesDone: 10 * MB, records: 300_000}))
+    expect(out.lines.at(-1)).toMatch(/^\r\x1b\[2Kverdict pass \[/)
+    expect(out.lines.at(-1)).toContain('300,000 records')
+    t = 4200
+    bar(event({inputBytesDone: 1 * MB, records: 50_000}))
+    // ingest's own start: 200 ms in, no rate yet, and the verdict pass's records are not counted again
+    expect(out.lines.at(-1)).toMatch(/^\r\x1b\[2Kingest \[#?\.+\] +5% {2}1\.0 MB of 20\.0 MB {2}file 1\/2 {2}50,000 records {2}\(0s\)$/)
+  })
+
   it('clears its line', () => {
     const out = terminal()
     clearProgress(out)
