@@ -50,7 +50,9 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   }
   if (onBehalf !== null && inc?.role !== 'processor') throw new InputError('--on-behalf-of-controller is for a processor drafting for a controller (incident role processor)')
   const L = new Lines()
-  const phase = options.phase ?? 'initial'
+  // Without --phase: a follow-up once an initial notification to the authority is recorded (a
+  // second "initial" draft would answer "previous notification: not applicable").
+  const phase = options.phase ?? (facts.notifications.some((n) => n.recipient === 'authority' && n.phase === 'initial') ? 'follow-up' : 'initial')
 
   // ---- the clock this draft answers to
   const clock = draftClock(facts, onBehalf)

@@ -153,6 +153,16 @@ describe('buildArticle33 from a hand-built CaseFacts', () => {
     expect(renderArticle33Markdown(buildArticle33(fixture('2026-10-28T00:00:00.000Z', {delay_reason: 'awaited the processor'}, [sent])))).toMatch(/reasons for the delay: awaited the processor/)
   })
 
+  it('without --phase, a draft after a recorded initial notification to the authority is a follow-up naming it', () => {
+    expect(buildArticle33(fixture()).phase).toBe('initial')
+    const d = buildArticle33(fixture('2026-10-25T08:00:00.000Z', {}, [notification({reference: 'DPC-2026-17'})]))
+    expect(d.phase).toBe('follow-up')
+    expect(d.form_fields.find((f) => f.label.startsWith('Reference') || /previous/i.test(f.label))?.value ?? '').not.toMatch(/not applicable \(initial notification\)/)
+    expect(JSON.stringify(d.form_fields)).toContain('DPC-2026-17')
+    // asked for, an initial draft is still an initial draft
+    expect(buildArticle33(fixture('2026-10-25T08:00:00.000Z', {}, [notification({})]), {phase: 'initial'}).phase).toBe('initial')
+  })
+
   it('only an initial notification can be late: a follow-up after 72 hours is Art. 33(4) information in phases', () => {
     const incident = {role: 'controller' as const, aware_at: '2026-10-23T08:00:00.000Z', controller_deadline_hours: null}
     expect(notificationLate(incident, {phase: 'initial', at: '2026-10-27T00:00:00.000Z', recipient: 'authority'})).toBe(true)
