@@ -60,6 +60,8 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
     )
   }
   const L = new Lines()
+  // Art. 34(2): clear and plain language, which is the data subjects' own: English by default is a choice nobody made.
+  if (options.language === undefined) L.open('language', P.open.language, 'Art. 34(2)', 'crosstalk report article34 --lang en|fr')
   const a = facts.assessment
   if (onBehalf !== null) L.stated('notes', A.onBehalf(onBehalf), ['incident.role'])
   if (a && a.decision !== 'notify-subjects') L.stated('notes', A.notRequired(a), [`assessment#${a.id}`])

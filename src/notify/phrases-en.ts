@@ -231,6 +231,7 @@ export const EN = {
     notificationProblem: (text: string) => `a recorded notification contradicts the incident: ${text}`,
     onBehalfController: (tenant: string) => `the controller's name and contact details (customer ${tenant})`,
     subjectContact: 'contact details for the data subjects (DPO or contact point)',
+    language: 'the language of the communication: none was chosen, so it is drafted in English; confirm the language the data subjects use (--lang)',
   },
 }
 

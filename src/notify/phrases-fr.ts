@@ -234,5 +234,6 @@ export const FR: Phrases = {
     notificationProblem: (text) => `une notification enregistrée contredit l'incident : ${text}`,
     onBehalfController: (tenant) => `nom et coordonnées du responsable de traitement (client ${tenant})`,
     subjectContact: 'coordonnées à communiquer aux personnes concernées (DPO ou point de contact)',
+    language: "la langue de la communication : aucune n'a été choisie, elle est rédigée en anglais ; confirmer la langue des personnes concernées (--lang)",
   },
 }

@@ -229,6 +229,13 @@ describe('Article 34, the processor notice and the register say only what was re
     expect(told.what_happened.join(' ')).toMatch(/This was a fault, not an attack\./)
   })
 
+  it('article 34 drafted without --lang keeps the language as an open item; with it, none', () => {
+    const open = (d: ReturnType<typeof buildArticle34>) => d.open_items.filter((o) => o.section === 'language').map((o) => o.item)
+    expect(open(buildArticle34(fixture()))).toEqual([expect.stringMatching(/^the language of the communication: none was chosen/)])
+    expect(open(buildArticle34(fixture(), {language: 'en'}))).toEqual([])
+    expect(open(buildArticle34(fixture(), {language: 'fr'}))).toEqual([])
+  })
+
   it('the Art. 34 status follows the recorded decision, and says when it departs from the suggestion', () => {
     const f = fixture()
     f.assessment = assessment()
