@@ -143,6 +143,13 @@ describe('renderCaseReportHtml', () => {
     expect(withClock).toContain('id="clock-now" data-deadline="2026-11-04T08:30:00.000Z"')
   })
 
+  it('fills the clock bar by the period in force: a processor\'s 24-hour contract is half gone after 12 hours, not a sixth', () => {
+    const bar = (clock: CaseReportData['clock']) => /<rect x="0" y="0" width="([\d.]+)"/.exec(renderCaseReportHtml(reportData({clock})))?.[1]
+    const aware = '2026-11-01T21:00:00.000Z' // 12 hours before generated_at
+    expect(bar({aware_at: aware, deadline: '2026-11-02T21:00:00.000Z', remaining_seconds: 43200, status: 'open', basis: 'art33(2)-contract'} as CaseReportData['clock'])).toBe('50.0')
+    expect(bar({aware_at: aware, deadline: '2026-11-04T21:00:00.000Z', remaining_seconds: 216000, status: 'open', basis: 'art33(1)'} as CaseReportData['clock'])).toBe('16.7')
+  })
+
   it('has a print style sheet', () => {
     expect(between(html, '<style>', '</style>')[0]).toContain('@media print')
   })

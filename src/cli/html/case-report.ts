@@ -168,7 +168,9 @@ function clockSection(d: CaseReportData): string {
   if (!c) {
     return `<section id="clock"><h2>72-hour clock</h2><p><span class="badge">not started</span> No incident is open, so the Art. 33(1) clock has not started: <span class="mono">crosstalk incident open --title T --aware-at ISO --role controller|processor</span>.</p></section>`
   }
-  const elapsed = Math.min(1, Math.max(0, (Date.parse(d.generated_at) - Date.parse(c.aware_at)) / DEADLINE_MS))
+  // The share of the period in force: 72 hours to the authority, or a processor's contractual period to its controllers.
+  const period = c.deadline === null ? DEADLINE_MS : Math.max(1, Date.parse(c.deadline) - Date.parse(c.aware_at))
+  const elapsed = Math.min(1, Math.max(0, (Date.parse(d.generated_at) - Date.parse(c.aware_at)) / period))
   const status = {open: 'open', due_soon: 'due soon (under 24 h left)', overdue: 'overdue: a late notification must give reasons for the delay', notified: 'notified'}[c.status]
   const live = c.status === 'notified' || c.deadline === null ? '' : `<p class="noprint">Now: <strong id="clock-now" data-deadline="${esc(c.deadline)}">${esc(formatDuration(c.remaining_seconds ?? 0))}</strong> (counted by this page from the deadline; needs scripts)</p>`
   return `<section id="clock">
@@ -180,7 +182,7 @@ function clockSection(d: CaseReportData): string {
 <tr><th>when this report was generated</th><td data-k="clock_summary">${esc(clockSummary(c))}</td></tr>
 ${c.notified_at ? `<tr><th>notified</th><td>${utc(c.notified_at)}${c.late ? ' <strong>LATE</strong>' : ''}</td></tr>` : ''}
 </tbody></table>
-<div class="clockbar"><svg viewBox="0 0 100 10" width="100%" height="10" preserveAspectRatio="none" role="img" aria-label="share of the 72 hours elapsed"><rect x="0" y="0" width="${(elapsed * 100).toFixed(1)}" height="10" fill="${c.status === 'overdue' ? '#b3261e' : c.status === 'due_soon' ? '#9a6700' : '#1a73e8'}"/></svg></div>
+<div class="clockbar"><svg viewBox="0 0 100 10" width="100%" height="10" preserveAspectRatio="none" role="img" aria-label="share of the notification period elapsed"><rect x="0" y="0" width="${(elapsed * 100).toFixed(1)}" height="10" fill="${c.status === 'overdue' ? '#b3261e' : c.status === 'due_soon' ? '#9a6700' : '#1a73e8'}"/></svg></div>
 ${live}
 </section>`
 }
