@@ -147,7 +147,8 @@ export class ServingClient {
    * error; a target that is there but fails (hangs, resets, redirects) trips the breaker.
    */
   async resolveModel(preferred: string | undefined | null, origin: string): Promise<string | null> {
-    if (preferred) return preferred
+    // Asked for even with --model: it is the reachability check, and nothing listening must be the
+    // same input error (exit 1) with or without --model, not a failed run.
     const request = 'GET /v1/models'
     const attempt = await this.attempt('GET', '/v1/models', Date.now() + this.options.timeoutMs)
     if (attempt.kind === 'failed' && isUnreachable(attempt.failure)) {
@@ -159,6 +160,7 @@ export class ServingClient {
       return null
     }
     if (attempt.kind === 'failed') return null // interrupted
+    if (preferred) return preferred
     const {status, body} = attempt.response
     if (status >= 500) {
       this.trip(request, 'error', `HTTP ${status}${errorMessage(body) ? `: ${errorMessage(body)}` : ''}`, status)

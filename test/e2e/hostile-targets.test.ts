@@ -28,6 +28,10 @@ beforeAll(async () => {
   const run = await runMeasured(['probe', '--target', `http://127.0.0.1:${closedPort}`, '--pool-tokens', '1024', '--advertised-tokens', '4096', '--json'], {killAfterMs: HARD_KILL_MS})
   expect(run.code).toBe(1)
   expect(JSON.parse(run.stdout)).toMatchObject({error: {code: 'E_TARGET_UNREACHABLE'}})
+  // The same with --model: the reachability check is not skipped (it was: the run failed with exit 3).
+  const named = await runMeasured(['probe', '--target', `http://127.0.0.1:${closedPort}`, '--model', 'm', '--pool-tokens', '1024', '--advertised-tokens', '4096', '--json'], {killAfterMs: HARD_KILL_MS})
+  expect(named.code).toBe(1)
+  expect(JSON.parse(named.stdout)).toMatchObject({error: {code: 'E_TARGET_UNREACHABLE'}})
   startupMs = run.elapsedMs
 })
 
