@@ -2,6 +2,7 @@ import {join} from 'node:path'
 import {describe, expect, inject, it} from 'vitest'
 import {renderVerdict} from '../../src/cli/render-scope.js'
 import {scanCase} from '../../src/detect/scan-case.js'
+import type {ScopeResult} from '../../src/scope/compute-scope.js'
 import {canaryVerdict} from '../../src/scope/verdict.js'
 import {openCase} from '../../src/store/open-case.js'
 import {convertIncident} from '../helpers/convert-formats.js'
@@ -13,17 +14,7 @@ import {run, runJson} from '../helpers/commands.js'
 // decides on it. The verdict is the one scope prints at the end, by construction and here
 // by measurement.
 
-interface Scope {
-  contaminated_responses: number
-  cross_tenant_responses: number
-  cross_session_responses: number
-  exposed_sessions: number
-  exposed_tenants: number
-  recipient_tenants: number
-  first_seen: string | null
-  last_seen: string | null
-  flows: Array<{source_tenant: string; recipient_tenant: string; responses: number}>
-}
+type Scope = Pick<ScopeResult, 'contaminated_responses' | 'cross_tenant_responses' | 'cross_session_responses' | 'exposed_sessions' | 'exposed_tenants' | 'recipient_tenants' | 'first_seen' | 'last_seen' | 'flows'>
 
 describe('triage, verdict first', () => {
   it('prints the canary verdict before the scan and the scope, with the numbers scope prints last', async () => {
