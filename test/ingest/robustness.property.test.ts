@@ -213,8 +213,8 @@ describe('ingest under random and mutated input (fast-check, seeded)', () => {
           const result = await ingestLogs(db, {paths: [name], logFormat: 'native', now: () => new Date(), workers: 0, maxLineBytes: 1 << 20})
           const f = result.per_file[0]!
           if (f.status === 'refused') {
-            // Nothing readable at all (the damage came before the first line ended).
-            expect(f.records).toBe(0)
+            // Refused only when nothing was readable: no line of the file came back whole.
+            expect(lines.some((l) => text.includes(`${l.toString('latin1')}\n`))).toBe(false)
             return
           }
           expect(f.records + f.duplicates + f.bad_lines + f.blank_lines).toBe(recoveredLines)
