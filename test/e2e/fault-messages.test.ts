@@ -41,7 +41,8 @@ afterAll(() => {
 /** The installed CLI as an unprivileged user. */
 function runUnprivileged(args: readonly string[]): {code: number; stdout: string; stderr: string} {
   // The built CLI (not the sources through tsx, whose cache is in the test run's private folder), with a home and temporary folder of its own.
-  const options: SpawnSyncOptions = {env: {...process.env, NODE_ENV: 'production', NO_COLOR: '1', HOME: home, TMPDIR: home, CROSSTALK_DB: ''}, encoding: 'utf8', cwd: base}
+  // Bounded: vitest cannot interrupt a synchronous child, so a hung command fails instead of blocking CI.
+  const options: SpawnSyncOptions = {env: {...process.env, NODE_ENV: 'production', NO_COLOR: '1', HOME: home, TMPDIR: home, CROSSTALK_DB: ''}, encoding: 'utf8', cwd: base, timeout: 120_000, killSignal: 'SIGKILL'}
   if (ROOT_USER) Object.assign(options, {uid: NOBODY, gid: NOBODY})
   const r = spawnSync(process.execPath, [BIN, ...args], options)
   return {code: r.status ?? -1, stdout: String(r.stdout), stderr: String(r.stderr)}

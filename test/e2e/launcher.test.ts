@@ -6,7 +6,8 @@ import {BIN, tempDir} from '../helpers/cli.js'
 // bin/run.js as installed: its first line is a POSIX sh launcher that execs node with the
 // memory settings, taking the heap limit from CROSSTALK_HEAP_MB. A bad value is refused by
 // the command (one line; the contract's error document under --json), before it touches a case.
-const run = (args: string[], env: Record<string, string>) => spawnSync(BIN, args, {encoding: 'utf8', env: {...process.env, ...env}})
+// Bounded: vitest cannot interrupt a synchronous child, so a hung command fails instead of blocking CI.
+const run = (args: string[], env: Record<string, string>) => spawnSync(BIN, args, {encoding: 'utf8', env: {...process.env, ...env}, timeout: 120_000, killSignal: 'SIGKILL'})
 
 describe('bin/run.js launcher', () => {
   it('starts crosstalk with the default and with a given heap limit', () => {

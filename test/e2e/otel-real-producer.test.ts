@@ -136,7 +136,12 @@ describe('real producers: OpenAI clients instrumented by OpenTelemetry, against 
       let err = ''
       child.stdout.on('data', (d: Buffer) => (out += d.toString()))
       child.stderr.on('data', (d: Buffer) => (err += d.toString()))
-      child.on('exit', (code) => resolve({code, out, err}))
+      // Bounded: a producer that never exits is killed and fails the test instead of holding the run.
+      const timer = setTimeout(() => child.kill('SIGKILL'), 90_000)
+      child.on('exit', (code) => {
+        clearTimeout(timer)
+        resolve({code, out, err})
+      })
     })
     await receiver.close()
     testbed.child.kill()
@@ -169,7 +174,7 @@ describe('real producers: OpenAI clients instrumented by OpenTelemetry, against 
 
   it('Python: opentelemetry-instrumentation-openai-v2 (skipped with a reason when not installed)', async (ctx) => {
     const python = process.env.CROSSTALK_PYTHON ?? 'python3'
-    const probe = spawnSync(python, ['-c', 'import openai, opentelemetry.instrumentation.openai_v2, opentelemetry.sdk, opentelemetry.exporter.otlp.proto.common'], {encoding: 'utf8'})
+    const probe = spawnSync(python, ['-c', 'import openai, opentelemetry.instrumentation.openai_v2, opentelemetry.sdk, opentelemetry.exporter.otlp.proto.common'], {encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL'})
     if (probe.status !== 0) {
       ctx.skip(`Python OpenTelemetry OpenAI instrumentation not installed (${python}: ${(probe.stderr || probe.error?.message || '').trim().split('\n').pop()}); .ci/run installs it`)
       return

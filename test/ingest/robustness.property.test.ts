@@ -202,7 +202,7 @@ describe('ingest under random and mutated input (fast-check, seeded)', () => {
         writeFileSync(name, gz)
         let recovered: Buffer
         try {
-          recovered = execFileSync('gzip', ['-dc', name], {stdio: ['ignore', 'pipe', 'ignore']})
+          recovered = execFileSync('gzip', ['-dc', name], {stdio: ['ignore', 'pipe', 'ignore'], timeout: 30_000})
         } catch (error) {
           recovered = (error as {stdout: Buffer}).stdout
         }

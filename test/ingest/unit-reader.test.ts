@@ -135,7 +135,7 @@ describe('readUnits on damaged gzip keeps every byte gzip -dc recovers (issue 16
   /** What `gzip -dc` writes before it gives up (it exits non-zero on damage). */
   function zcat(path: string): Buffer {
     try {
-      return execFileSync('gzip', ['-dc', path], {maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore']})
+      return execFileSync('gzip', ['-dc', path], {maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'], timeout: 60_000})
     } catch (error) {
       return (error as {stdout: Buffer}).stdout
     }
