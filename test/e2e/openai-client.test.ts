@@ -19,6 +19,8 @@ function countingClient(url: string): {client: OpenAI; calls: () => number} {
     baseURL: `${url}/v1`,
     apiKey: 'unused',
     maxRetries: 2,
+    // the client's own default is 10 minutes a request: a hang would hold the test run
+    timeout: 30_000,
     fetch: (input, init) => {
       calls++
       return fetch(input, init)
@@ -182,11 +184,11 @@ describe('testbed --api-key through the official openai npm client', () => {
   it('a wrong key is AuthenticationError 401 with vLLM\'s {"error":"Unauthorized"} body', async () => {
     const testbed = await startTestbed({port: 0, apiKey: 'right'})
     try {
-      const client = new OpenAI({baseURL: `${testbed.url}/v1`, apiKey: 'wrong', maxRetries: 0})
+      const client = new OpenAI({baseURL: `${testbed.url}/v1`, apiKey: 'wrong', maxRetries: 0, timeout: 30_000})
       const error = await rejection(client.models.list())
       expect(error).toBeInstanceOf(AuthenticationError)
       expect(error.message).toBe('401 "Unauthorized"')
-      const ok = new OpenAI({baseURL: `${testbed.url}/v1`, apiKey: 'right', maxRetries: 0})
+      const ok = new OpenAI({baseURL: `${testbed.url}/v1`, apiKey: 'right', maxRetries: 0, timeout: 30_000})
       expect((await ok.models.list()).data[0]?.id).toBe(MODEL)
     } finally {
       await testbed.close()

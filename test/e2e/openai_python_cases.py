@@ -23,7 +23,8 @@ def client():
 
     # The client's own HTTP client class (httpx, or httpx2 in later releases), counting requests.
     http = openai.DefaultHttpxClient(event_hooks={"request": [count]})
-    return openai.OpenAI(base_url=f"{URL}/v1", api_key="unused", max_retries=2, http_client=http), calls
+    # Bounded: the default is 10 minutes a request, and a hang would hold the test run.
+    return openai.OpenAI(base_url=f"{URL}/v1", api_key="unused", max_retries=2, timeout=30, http_client=http), calls
 
 
 def run(name, action):

@@ -9,7 +9,7 @@ describe('testbed server with the official openai client', () => {
   let client: OpenAI
   beforeAll(async () => {
     testbed = await startTestbed({port: 0, poolTokens: 256, maxModelLen: 1024, onOverflow: 'stale', disaggregated: true})
-    client = new OpenAI({baseURL: `${testbed.url}/v1`, apiKey: 'unused', maxRetries: 0})
+    client = new OpenAI({baseURL: `${testbed.url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 30_000})
   })
   afterAll(() => testbed.close())
 

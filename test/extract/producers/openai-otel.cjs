@@ -45,7 +45,7 @@ const openai = require('openai')
 const OpenAI = openai.OpenAI ?? openai.default ?? openai
 
 async function main() {
-  const client = new OpenAI({baseURL: plan.baseURL, apiKey: 'unused', maxRetries: 0})
+  const client = new OpenAI({baseURL: plan.baseURL, apiKey: 'unused', maxRetries: 0, timeout: 30_000})
   const tracer = api.trace.getTracer('crosstalk-producer')
   const received = []
   for (const chat of plan.chats) {

@@ -94,7 +94,7 @@ def main():
 
     import openai
 
-    client = openai.OpenAI(base_url=plan["baseURL"], api_key="unused", max_retries=0)
+    client = openai.OpenAI(base_url=plan["baseURL"], api_key="unused", max_retries=0, timeout=30)
     tracer = trace.get_tracer("crosstalk-producer")
     received = []
     for chat in plan["chats"]:
