@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {writeFileSync} from 'node:fs'
+import {signalExitCode, watchInterrupts} from '../cli/interrupt.js'
 import {BaseCommand} from '../cli/base-command.js'
 import {safeLine} from '../util/sanitize.js'
 import {GateTripped} from '../errors.js'
@@ -37,11 +38,8 @@ Every request ends within --timeout (retries on 429/503 included). A target that
 
   public async run(): Promise<ProbeResult> {
     const {flags} = await this.parse(Probe)
-    const abort = new AbortController()
-    // Ctrl-C or a CI runner's SIGTERM: end the requests in flight (their sockets are destroyed), keep what was measured.
-    const interrupt = (): void => abort.abort()
-    process.once('SIGINT', interrupt)
-    process.once('SIGTERM', interrupt)
+    // Ctrl-C or a CI runner's SIGTERM: end the requests in flight (their sockets are destroyed), keep what was measured; a second one ends the process.
+    const interrupts = watchInterrupts()
     let result: ProbeResult
     try {
       result = await runProbe({
@@ -58,12 +56,11 @@ Every request ends within --timeout (retries on 429/503 included). A target that
         maxTokens: flags['max-tokens'],
         rng: cryptoRng(),
         now: () => new Date(),
-        signal: abort.signal,
+        signal: interrupts.signal,
         onProgress: (message) => this.note(`probe: ${message}`),
       })
     } finally {
-      process.off('SIGINT', interrupt)
-      process.off('SIGTERM', interrupt)
+      interrupts.dispose()
     }
     if (flags.junit) writeFileSync(flags.junit, renderJunit(result))
     if (!this.jsonEnabled()) this.render(result)
@@ -73,6 +70,9 @@ Every request ends within --timeout (retries on 429/503 included). A target that
       this.note(`${this.paint.red('Gate:')} ${safeLine(gate.message)}`)
       process.exitCode = gate.exit
     }
+    // Interrupted: the conventional status (130/143) unless a tripped gate set its own.
+    const received = interrupts.received()
+    if (received && process.exitCode === undefined) process.exitCode = signalExitCode(received)
     return result
   }
 

@@ -1,4 +1,5 @@
 import {Flags} from '@oclif/core'
+import {signalExitCode, watchInterrupts} from '../cli/interrupt.js'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {safeLine} from '../util/sanitize.js'
 import {CliError, GateTripped, UsageError} from '../errors.js'
@@ -48,11 +49,8 @@ Every request ends within --timeout; redirects are never followed. A target that
     if (requestIds.length === 0 && !flags['from-sightings']) throw new UsageError('pass --request-id ID (repeatable) or --from-sightings')
     const db = this.openCase(flags.db)
     if (flags['original-prompt']) this.note('replay: --original-prompt: original prompt text (personal data) will be sent to the target; recorded in the audit log')
-    const abort = new AbortController()
-    // Ctrl-C or a CI runner's SIGTERM: end the requests in flight, store what was measured.
-    const interrupt = (): void => abort.abort()
-    process.once('SIGINT', interrupt)
-    process.once('SIGTERM', interrupt)
+    // Ctrl-C or a CI runner's SIGTERM: end the requests in flight (their sockets are destroyed), keep what was measured; a second one ends the process.
+    const interrupts = watchInterrupts()
     let result: ReplayResult
     try {
       result = await runReplay(db, {
@@ -73,7 +71,7 @@ Every request ends within --timeout; redirects are never followed. A target that
         purpose: flags.purpose as 'confirmation' | 'negative-control' | undefined,
         rng: cryptoRng(),
         now: () => new Date(),
-        signal: abort.signal,
+        signal: interrupts.signal,
         onProgress: (message) => this.note(`replay: ${safeLine(message)}`),
       })
     } catch (error) {
@@ -81,8 +79,7 @@ Every request ends within --timeout; redirects are never followed. A target that
       if (error instanceof TargetFailed && flags['fail-on-leak']) throw new CliError(error.message, error.code, 3)
       throw error
     } finally {
-      process.off('SIGINT', interrupt)
-      process.off('SIGTERM', interrupt)
+      interrupts.dispose()
     }
     const {'api-key': _secret, ...auditedFlags} = flags
     this.audit(db, {flags: auditedFlags}, {
@@ -102,6 +99,9 @@ Every request ends within --timeout; redirects are never followed. A target that
       this.note(`${this.paint.red('Gate:')} ${safeLine(gate.message)}`)
       process.exitCode = gate.exit
     }
+    // Interrupted: the conventional status (130/143) unless a tripped gate set its own.
+    const received = interrupts.received()
+    if (received && process.exitCode === undefined) process.exitCode = signalExitCode(received)
     return result
   }
 

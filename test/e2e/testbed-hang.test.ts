@@ -52,6 +52,26 @@ describe('probe and replay against a hanging testbed serve process', () => {
   })
 })
 
+describe('probe interrupted', () => {
+  let serve: ServeProcess
+  beforeAll(async () => {
+    serve = await startServeProcess([...POOL, '--on-overflow', 'hang'])
+  })
+  afterAll(() => serve?.stop())
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    it(`${signal} while a request hangs: the measured checks are printed, interrupted, exit ${code}`, async () => {
+      const run = await runMeasured(['probe', '--target', serve.url, '--pool-tokens', '1024', '--advertised-tokens', '4096', '--timeout', '60', '--json'], {
+        killAfterMs: HARD_KILL_MS, signalOn: {when: /context\.below_pool: served/, signal},
+      })
+      expect(run.killed).toBe(false)
+      expect(run.code, run.stderr).toBe(code)
+      const result = JSON.parse(run.stdout)
+      expect(result.interrupted).toBe(true)
+      expect(result.checks.find((c: {name: string}) => c.name === 'context.below_pool')).toMatchObject({outcome: 'served', ok: true})
+    })
+  }
+})
+
 describe('testbed serve stops on a signal', () => {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     it(`${signal}: closes its connections (a hung request included), prints one line, exits 0`, async () => {

@@ -27,7 +27,10 @@ function rssMiB(pid: number): number | null {
   }
 }
 
-export function runMeasured(args: readonly string[], options: {killAfterMs: number; env?: NodeJS.ProcessEnv}): Promise<MeasuredRun> {
+export function runMeasured(
+  args: readonly string[],
+  options: {killAfterMs: number; env?: NodeJS.ProcessEnv; /** sends `signal` once, when stderr first matches `when` */ signalOn?: {when: RegExp; signal: NodeJS.Signals}},
+): Promise<MeasuredRun> {
   return new Promise((resolve) => {
     const started = Date.now()
     const child = spawn(process.execPath, [BIN, ...args], {env: {...process.env, NO_COLOR: '1', CROSSTALK_DB: '', ...options.env}})
@@ -36,7 +39,14 @@ export function runMeasured(args: readonly string[], options: {killAfterMs: numb
     let peak: number | null = null
     let killed = false
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    let signalled = false
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+      if (options.signalOn && !signalled && options.signalOn.when.test(stderr)) {
+        signalled = true
+        child.kill(options.signalOn.signal)
+      }
+    })
     const sample = setInterval(() => {
       const rss = child.pid === undefined ? null : rssMiB(child.pid)
       if (rss !== null) peak = Math.max(peak ?? 0, rss)
