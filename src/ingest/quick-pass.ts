@@ -130,11 +130,18 @@ export async function quickPass(
     } catch (error) {
       if (!(error instanceof DamagedStreamError)) {
         await drain(0).catch(() => {})
-        throw error
+        // A signal stops triage; any other failure (a read error, a parse worker lost) leaves the
+        // verdict to the scan: ingest meets the same failure and reports it with its file and line.
+        if (error instanceof IngestInterrupted) throw error
+        return null
       }
       unread = error.message
     }
-    await drain(0)
+    try {
+      await drain(0)
+    } catch {
+      return null
+    }
     inputBytesBefore += f.size
     out.push({path: f.path, counts, unread, refused: refusalOf(f.format, counts, firstBad) !== null})
   }
