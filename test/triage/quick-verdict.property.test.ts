@@ -70,7 +70,8 @@ describe('the quick verdict', () => {
   it('is the scan\'s verdict, figure for figure, on random hostile files', async () => {
     let leaks = 0
     await fc.assert(
-      fc.asyncProperty(fc.array(fileSpec, {minLength: 1, maxLength: 3}), async (files) => {
+      // Parsed inline or on two worker threads (the built worker, as installed): the same answer.
+      fc.asyncProperty(fc.array(fileSpec, {minLength: 1, maxLength: 3}), fc.constantFrom(0, 2), async (files, workers) => {
         const run = join(dir, `r${++runs}`)
         const paths: string[] = []
         files.forEach((f, i) => {
@@ -87,7 +88,7 @@ describe('the quick verdict', () => {
         let mismatch = false
         try {
           const r = await runTriage(db, {
-            paths, canaries, now: () => new Date('2026-11-03T00:00:00Z'), maxLineBytes: 4096, skipProvenance: true,
+            paths, canaries, now: () => new Date('2026-11-03T00:00:00Z'), maxLineBytes: 4096, skipProvenance: true, workers,
             onVerdict: (v) => seen.push(v), onVerdictMismatch: () => (mismatch = true),
           }).catch((error: Error) => {
             // every line of a file unreadable: ingest refuses it, and no verdict was printed
