@@ -1,8 +1,5 @@
-import {createHash} from 'node:crypto'
 import {getHeapStatistics} from 'node:v8'
 import {recordTextLoader, type RecordTexts} from '../evidence/record-texts.js'
-import {K, kgramHashes} from '../extract/winnow.js'
-import {tokenizeWords, wordsText} from '../extract/words.js'
 import {fingerprintSession} from '../store/extracts.js'
 import {provenanceTally, provenanceWriter, type ProvenanceTally} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
@@ -11,7 +8,7 @@ import {fullGc} from '../util/gc.js'
 import {tallyCandidates} from './provenance/candidates.js'
 import {HashTable} from './provenance/hash-table.js'
 import {loadRecordOrder, type RecordOrder} from './provenance/record-order.js'
-import {key53, longestEvidenceRun, type Run} from './provenance/verify-run.js'
+import {attributeResponse, type AttributionContext} from './provenance/attribute.js'
 
 // Canary-less provenance: a response that repeats, verbatim, text an *other* session sent
 // or received *earlier*. Stale KV pages hold an earlier request's prompt, and a decode
@@ -56,8 +53,6 @@ export interface ProvenanceStats {
 export const DEFAULT_INDEX_BUDGET_BYTES = 32 * 1024 * 1024
 /** Index bytes per response fingerprint: hash slots and keys, postings, offsets, flags. */
 const BYTES_PER_RESPONSE_FP = 36
-/** Candidate sources verified per response, by shared-fingerprint count. */
-const MAX_VERIFIED = 16
 /** Garbage allowed to build up on the JS heap during verification before a full collection. */
 const HEAP_SLACK_BYTES = 24 * 1024 * 1024
 /** Responses whose candidate tallies are read back at a time. */
@@ -135,51 +130,28 @@ function attributeResponses(
   // case) before it collects: collect whenever it has grown by the slack.
   const heapBase = getHeapStatistics().used_heap_size
 
+  const ctx: AttributionContext = {
+    text: (part, rank) => text(part, order.id[rank]!),
+    node: (rank) => order.node[rank]!,
+    isBoiler,
+    minWords: options.minWords,
+    stats,
+  }
+
   const matchResponse = (r: number, candidates: Array<[number, number]>): void => {
-    stats.responses_with_candidates++
-    const ranked = candidates.sort((x, y) => y[1] - x[1] || y[0] - x[0]).slice(0, MAX_VERIFIED)
-    const rText = text('response_text', order.id[r]!)
-    const rw = tokenizeWords(rText)
-    const rg = kgramHashes(rw)
-    // Masked words: covered by a boilerplate k-gram, or by a k-gram of the recipient's own prompt.
-    const masked = new Uint8Array(rw.length)
-    for (let i = 0; i < rg.length; i++) if (isBoiler(rg.h1[i]!, rg.h2[i]!)) masked.fill(1, i, i + K)
-    let ownMasked = false
-    let best: {v: number; run: Run} | null = null
-    for (const [v] of ranked) {
-      stats.candidates_verified++
-      const s = v >>> 1
-      const sw = tokenizeWords(text((v & 1) === 0 ? 'request_text' : 'response_text', order.id[s]!))
-      const sg = kgramHashes(sw)
-      // Cheap test first (boilerplate only); the recipient's prompt is read only when needed.
-      if (longestEvidenceRun(rw, rg, sw, sg, options.minWords, masked) === null) continue
-      if (!ownMasked) {
-        ownMasked = true
-        const pg = kgramHashes(tokenizeWords(text('request_text', order.id[r]!)))
-        if (pg.length > 0) {
-          const ownSet = new Set<number>()
-          for (let i = 0; i < pg.length; i++) ownSet.add(key53(pg.h1[i]!, pg.h2[i]!))
-          for (let i = 0; i < rg.length; i++) if (ownSet.has(key53(rg.h1[i]!, rg.h2[i]!))) masked.fill(1, i, i + K)
-        }
-      }
-      const run = longestEvidenceRun(rw, rg, sw, sg, options.minWords, masked)
-      if (run === null) continue
-      if (best === null || better(order, r, {v, run}, best)) best = {v, run}
-    }
+    const best = attributeResponse(r, candidates, ctx)
     if (best === null) return
-    const s = best.v >>> 1
-    const overlap = wordsText(rText, rw, best.run.start, best.run.len)
-    const source = sessionOf(order.id[s]!)!
+    const source = sessionOf(order.id[best.v >>> 1]!)!
     writer.insert({
       recordId: order.id[r]!,
-      sourceRecordId: order.id[s]!,
+      sourceRecordId: order.id[best.v >>> 1]!,
       sourceSession: source.session_id,
       sourceTenant: source.tenant_id,
       overlapWords: best.run.len,
-      overlapSha256: createHash('sha256').update(overlap).digest('hex'),
-      matched: (best.v & 1) === 0 ? 'prompt' : 'response',
+      overlapSha256: best.overlapSha256,
+      matched: best.matched,
       wordStart: best.run.start,
-      candidates: candidates.length,
+      candidates: best.candidates,
     })
     stats.attributed++
   }
@@ -197,15 +169,4 @@ function attributeResponses(
       }
     }
   })
-}
-
-/** Longest overlap first; then the recipient's own decode node; then the most recent; prompts before responses. */
-function better(order: RecordOrder, r: number, a: {v: number; run: Run}, b: {v: number; run: Run}): boolean {
-  if (a.run.len !== b.run.len) return a.run.len > b.run.len
-  const node = order.node[r]!
-  const an = node >= 0 && order.node[a.v >>> 1] === node
-  const bn = node >= 0 && order.node[b.v >>> 1] === node
-  if (an !== bn) return an
-  if (a.v >>> 1 !== b.v >>> 1) return a.v >>> 1 > b.v >>> 1
-  return (a.v & 1) < (b.v & 1)
 }
