@@ -41,8 +41,10 @@ export interface Attribution {
  * fingerprints]) and returns the best verified source, or null: the longest evidence run,
  * then a source on the recipient's own decode node, then the most recent, prompts before
  * responses. Boilerplate and the recipient's own prompt are masked out of the evidence.
+ * `total`: the distinct candidates the response had, when the caller passes only the best
+ * MAX_VERIFIED of them (as the Spark job does).
  */
-export function attributeResponse(r: number, candidates: Array<[number, number]>, ctx: AttributionContext): Attribution | null {
+export function attributeResponse(r: number, candidates: Array<[number, number]>, ctx: AttributionContext, total = candidates.length): Attribution | null {
   if (ctx.stats) ctx.stats.responses_with_candidates++
   const ranked = candidates.sort((x, y) => y[1] - x[1] || y[0] - x[0]).slice(0, MAX_VERIFIED)
   const rText = ctx.text('response_text', r)
@@ -80,7 +82,7 @@ export function attributeResponse(r: number, candidates: Array<[number, number]>
     run: best.run,
     overlapSha256: createHash('sha256').update(overlap).digest('hex'),
     matched: (best.v & 1) === 0 ? 'prompt' : 'response',
-    candidates: candidates.length,
+    candidates: total,
   }
 }
 

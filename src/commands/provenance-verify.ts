@@ -1,0 +1,39 @@
+import {createReadStream} from 'node:fs'
+import {createInterface} from 'node:readline'
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../cli/base-command.js'
+import {parseMapFlag} from '../cli/ingest-flags.js'
+import {InputError} from '../errors.js'
+import {parsePrefixRewrites} from '../scale/shard-reader.js'
+import {loadBoilerplate, verifyCandidates, VerifyTask} from '../scale/verify-candidates.js'
+
+export default class ProvenanceVerify extends BaseCommand {
+  static override hidden = true
+  static override summary = "Verify provenance candidates counted by the Spark job (JSON Lines in, the attributions out as JSON Lines): scan's own verification and choice of source."
+  static override flags = {
+    in: Flags.string({description: 'tasks, one JSON object per line (default: standard input)', helpValue: 'FILE'}),
+    boilerplate: Flags.string({description: 'boilerplate fingerprints, one signed 64-bit key per line', helpValue: 'FILE'}),
+    'min-words': Flags.integer({description: 'shortest verbatim overlap that counts', default: 12, min: 5}),
+    map: Flags.string({description: 'as extract --map', multiple: true, helpValue: 'FIELD=PATH'}),
+    'shard-prefix': Flags.string({description: 'read shards under URI prefix FROM from local path TO (repeatable)', multiple: true, helpValue: 'FROM=TO'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(ProvenanceVerify)
+    const map = parseMapFlag(flags.map)
+    const tasks: VerifyTask[] = []
+    const lines = createInterface({input: flags.in ? createReadStream(flags.in) : process.stdin, crlfDelay: Infinity})
+    let n = 0
+    for await (const line of lines) {
+      n++
+      if (!line.trim()) continue
+      const parsed = VerifyTask.safeParse(JSON.parse(line))
+      if (!parsed.success) throw new InputError(`provenance-verify: task ${n}: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`)
+      tasks.push(parsed.data)
+    }
+    const out = await verifyCandidates(tasks, {
+      map, minWords: flags['min-words'], boilerplate: loadBoilerplate(flags.boilerplate), rewrites: parsePrefixRewrites(flags['shard-prefix']),
+    })
+    for (const o of out) process.stdout.write(JSON.stringify(o) + '\n')
+  }
+}
