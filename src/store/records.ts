@@ -1,4 +1,6 @@
+import {InputError} from '../errors.js'
 import type {CaseDb} from './open-case.js'
+import {corpusFacts, type CorpusFacts} from './scale.js'
 
 // The records table: one row per request/response line, pointing at its bytes in the
 // evidence. The rule that only records of completely ingested files are evidence lives
@@ -137,6 +139,9 @@ export interface RecordTotals {
 
 /** Counts over the records of complete files; a session is counted within its tenant. */
 export function recordTotals(db: CaseDb): RecordTotals {
+  // Evidence by reference: the case holds only the findings' records; the job counted them all.
+  const corpus = corpusFacts(db)
+  if (corpus) return {records: corpus.records, tenants: corpus.tenants, sessions: corpus.sessions, first_ms: corpus.first_ms, last_ms: corpus.last_ms}
   return db
     .prepare(
       `SELECT count(*) AS records, count(DISTINCT tenant_id) AS tenants, min(ts_ms) AS first_ms, max(ts_ms) AS last_ms,
@@ -189,6 +194,7 @@ export interface AtRiskGroup {
 // in an error event (is_error = 1) was still answered 200 and still decoded from the stale
 // pages, so it counts; it is also reported apart. Answered by the covering index records_at_risk.
 export function atRiskGroups(db: CaseDb, pool: number, advertised: number | null): AtRiskGroup[] {
+  referencePool(corpusFacts(db), pool)
   return db
     .prepare(
       `SELECT r.decode_node, (r.ts_ms / 3600000) * 3600000 AS hour, COUNT(*) AS n, SUM(r.is_error) AS errors,
@@ -203,6 +209,7 @@ export function atRiskGroups(db: CaseDb, pool: number, advertised: number | null
 
 /** At-risk responses per recipient tenant (the tenant views). */
 export function atRiskByTenant(db: CaseDb, pool: number): Map<string, number> {
+  referencePool(corpusFacts(db), pool)
   const rows = db
     .prepare(`SELECT r.tenant_id, COUNT(*) FROM records r WHERE r.status = 200 AND r.prompt_tokens >= ?${completeRecords(db)} GROUP BY r.tenant_id`)
     .raw()
@@ -215,6 +222,8 @@ export function atRiskByTenant(db: CaseDb, pool: number): Map<string, number> {
  * A format that lacks a field makes the count that depends on it unknown for those records.
  */
 export function recordsMissingAtRiskFields(db: CaseDb): {no_status: number; no_prompt_tokens: number} {
+  const corpus = corpusFacts(db)
+  if (corpus) return {no_status: corpus.no_status, no_prompt_tokens: corpus.no_prompt_tokens}
   return db
     .prepare(
       `SELECT coalesce(sum(r.status IS NULL), 0) AS no_status, coalesce(sum(r.prompt_tokens IS NULL), 0) AS no_prompt_tokens
@@ -235,6 +244,8 @@ export function countSessionsServed(
   confirmed: ReadonlyArray<readonly [string | null, string | null]>,
 ): {served: number; withConfirmed: number} {
   if (windows.size === 0 && confirmed.length === 0) return {served: 0, withConfirmed: 0}
+  const corpus = corpusFacts(db)
+  if (corpus) return referenceSessionsServed(corpus, windows)
   db.exec('CREATE TEMP TABLE IF NOT EXISTS scope_confirmed (tenant_id TEXT, session_id TEXT); DELETE FROM temp.scope_confirmed')
   try {
     const insert = db.prepare('INSERT INTO temp.scope_confirmed (tenant_id, session_id) VALUES (?, ?)')
@@ -259,4 +270,28 @@ export function countSessionsServed(
 
 export function recordById(db: CaseDb, id: number): StoredRecord | undefined {
   return db.prepare('SELECT r.*, f.path, f.sha256 FROM records r JOIN files f ON f.id = r.file_id WHERE r.id = ?').get(id) as StoredRecord | undefined
+}
+
+// ------------------------------------------------------------------ evidence by reference
+
+/**
+ * A case whose evidence is by reference holds the at-risk records of the pool the Spark job
+ * was given, and no others: any other pool is a question only the job can answer.
+ */
+function referencePool(corpus: CorpusFacts | undefined, pool: number): void {
+  if (corpus && corpus.pool_tokens !== pool) {
+    throw new InputError(
+      `this case's evidence is by reference: its at-risk responses were found by the Spark job ${corpus.pool_tokens === null ? 'without a pool size' : `for --pool-tokens ${corpus.pool_tokens}`}; run the job again with --pool-tokens ${pool}`,
+      'E_REFERENCE_POOL',
+    )
+  }
+}
+
+/** The sessions served inside the node windows, as the job counted them for exactly these windows. */
+function referenceSessionsServed(corpus: CorpusFacts, windows: ReadonlyMap<string | null, readonly [number, number]>): {served: number; withConfirmed: number} {
+  const asked = JSON.stringify([...windows].map(([node, [lo, hi]]) => [node, lo, hi]).sort((a, b) => (a[0] === b[0] ? 0 : a[0] === null ? 1 : b[0] === null ? -1 : String(a[0]) < String(b[0]) ? -1 : 1)))
+  if (corpus.sessions_served === null || corpus.sessions_served_with_confirmed === null || corpus.served_windows !== asked) {
+    throw new InputError("this case's evidence is by reference, and the Spark job did not count the sessions served inside these node windows; run it with the case's --pool-tokens", 'E_REFERENCE_POOL')
+  }
+  return {served: corpus.sessions_served, withConfirmed: corpus.sessions_served_with_confirmed}
 }
