@@ -8,6 +8,7 @@ import {iterateBlocks} from '../store/evidence-blocks.js'
 import {listFiles, type FileRow} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {iterateFileItems} from '../store/records.js'
+import {verifyReferencedFile, type ReferenceCheck} from './verify-references.js'
 
 export interface VerifyProblem {
   kind: 'audit' | 'block' | 'content' | 'record' | 'bad_line' | 'original' | 'incomplete'
@@ -42,6 +43,10 @@ export async function verifyCase(db: CaseDb, options: {rehashOriginals?: boolean
     result.files_checked++
     if (file.state !== 'complete') {
       result.problems.push({kind: 'incomplete', where: file.path, detail: 'ingest was interrupted; run the same ingest again'})
+      continue
+    }
+    if (file.evidence === 'reference') {
+      addReferenceCheck(result, await verifyReferencedFile(db, file, {rehashOriginals: options.rehashOriginals !== false}))
       continue
     }
     verifyFileContent(db, file, result)
@@ -124,4 +129,11 @@ function verifyFileContent(db: CaseDb, file: FileRow, result: VerifyResult): voi
   if (contentOk && file.content_sha256 && content.digest('hex') !== file.content_sha256) {
     result.problems.push({kind: 'content', where: file.path, detail: 'evidence store does not reproduce the content hash recorded at ingest'})
   }
+}
+
+function addReferenceCheck(result: VerifyResult, check: ReferenceCheck): void {
+  result.blocks_checked += check.blocks
+  result.records_checked += check.records
+  if (check.rehashed) result.originals_rehashed++
+  result.problems.push(...check.problems)
 }

@@ -36,6 +36,10 @@ export interface FileRow {
   notes: string | null
   extract_scheme: string | null
   unconventional_sha256: string | null
+  /** 'copy': every byte is in the case (ingest logs); 'reference': only the findings' lines are (ingest findings, migration 002) */
+  evidence: 'copy' | 'reference'
+  /** where a referenced original lives (null for copies) */
+  uri: string | null
 }
 
 export function fileById(db: CaseDb, id: number): FileRow | undefined {
