@@ -47,6 +47,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--map", action="append", default=[], help="as `crosstalk ingest logs --map`")
     p.add_argument("--shuffle-partitions", type=int, default=16)
     p.add_argument("--verify-partitions", type=int, default=0, help="partitions of provenance verification (default: the shuffle partitions)")
+    p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting (repeatable), e.g. spark.executor.memory=1g")
     a = p.parse_args(argv)
     if a.advertised_tokens is not None and a.pool_tokens is None:
         p.error("--advertised-tokens needs --pool-tokens")
@@ -91,6 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     builder = SparkSession.builder.appName("crosstalk-audit").config("spark.sql.shuffle.partitions", str(args.shuffle_partitions))
     if args.master:
         builder = builder.master(args.master)
+    for kv in args.conf:
+        k, _, v = kv.partition("=")
+        builder = builder.config(k, v)
     spark = builder.getOrCreate()
     sc = spark.sparkContext
     out = os.path.abspath(args.out) if "://" not in args.out else args.out
@@ -145,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     rec_lines = lines.filter(F.col("kind") == "record")
     first = Window.partitionBy("request_id").orderBy("file_idx", "line_no")
     rec_lines = rec_lines.withColumn("_n", F.row_number().over(first)).withColumn("_first_crc", F.first("crc32").over(first))
+    rec_lines = rec_lines.persist(StorageLevel.MEMORY_AND_DISK)
     records = rec_lines.filter(F.col("_n") == 1).drop("_n", "_first_crc", "kind", "reason", "shard")
     records = records.persist(StorageLevel.MEMORY_AND_DISK)
     duplicates = rec_lines.filter(F.col("_n") > 1).groupBy("file_idx").agg(
@@ -157,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     sight = find_sightings(records, registry).persist(StorageLevel.MEMORY_AND_DISK)
     pii = pii_findings(records).persist(StorageLevel.MEMORY_AND_DISK)
     boiler, tasks = candidate_tasks(records, args.boilerplate_tenants)
+    tasks = tasks.persist(StorageLevel.MEMORY_AND_DISK)
     boiler_keys = [r["h"] for r in boiler.collect()]
     timings["findings_s"] = time.time() - t1
 

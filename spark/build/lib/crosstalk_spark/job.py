@@ -1,0 +1,312 @@
+"""crosstalk-spark: audit billions of logged responses on Apache Spark, with the answers of one machine.
+
+Stages:
+  1. plan     the shards, in the order `crosstalk ingest logs` reads them (crosstalk extract --plan);
+  2. extract  one task per shard runs `crosstalk extract` (the per-record map: tokens, PII
+              hashes, fingerprints, line offsets and CRCs) into Parquet;
+  3. records  one request id per source: the first occurrence in file order, then line order,
+              is the record, later ones are duplicates (as ingest decides them);
+  4. findings Spark SQL joins: marker tokens with the registry (sightings), PII values across
+              sessions, fingerprint postings (provenance candidates, boilerplate), and the
+              questions scope asks of every record (totals, at-risk, sessions served);
+  5. verify   the candidates of each response through `crosstalk provenance-verify`, which reads
+              their lines back from the shards and runs scan's own verification;
+  6. write    findings/ (Parquet and manifest.json): small whatever the input size, ready for
+              `crosstalk ingest findings`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+
+from . import __version__
+
+FINDINGS_FORMAT = "crosstalk-findings/1"
+EXTRACT_FORMAT = "crosstalk-extract/1"
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="crosstalk-spark", description=__doc__.split("\n")[0])
+    p.add_argument("shards", nargs="+", help="log shards: files, directories or globs (local or file://), or object-store URIs")
+    p.add_argument("--registry", required=True, help="a registry export: `crosstalk registry-export --db CASE --out DIR`")
+    p.add_argument("--out", required=True, help="job directory: extracts/ and findings/ are written under it")
+    p.add_argument("--crosstalk", required=True, help='how executors run crosstalk, e.g. "/usr/bin/node /opt/crosstalk/bin/run.js"')
+    p.add_argument("--master", help="Spark master URL (default: what spark-submit or the environment gives)")
+    p.add_argument("--pool-tokens", type=int, help="the serving stack's KV pool: at-risk responses and sessions served are computed for it")
+    p.add_argument("--advertised-tokens", type=int)
+    p.add_argument("--min-words", type=int, default=12)
+    p.add_argument("--boilerplate-tenants", type=int, default=3)
+    p.add_argument("--source", default="default", help="log source label: a request id is unique within it")
+    p.add_argument("--map", action="append", default=[], help="as `crosstalk ingest logs --map`")
+    p.add_argument("--shuffle-partitions", type=int, default=16)
+    p.add_argument("--verify-partitions", type=int, default=0, help="partitions of provenance verification (default: the shuffle partitions)")
+    p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting (repeatable), e.g. spark.executor.memory=1g")
+    a = p.parse_args(argv)
+    if a.advertised_tokens is not None and a.pool_tokens is None:
+        p.error("--advertised-tokens needs --pool-tokens")
+    if a.min_words < 5 or a.boilerplate_tenants < 2:
+        p.error("--min-words must be at least 5 and --boilerplate-tenants at least 2")
+    return a
+
+
+def plan_shards(crosstalk: str, shards: list[str]) -> list[str]:
+    """Local shards in ingest's order (crosstalk expands them itself); remote URIs as given, each list sorted."""
+    local = [s for s in shards if s.startswith("file:") or "://" not in s]
+    remote = [s for s in shards if s not in local]
+    out: list[str] = []
+    if local:
+        paths = [s[len("file://"):] if s.startswith("file://") else s for s in local]
+        res = subprocess.run(shlex.split(crosstalk) + ["extract", "--plan", "--json", *paths], capture_output=True, check=False)
+        if res.returncode != 0:
+            raise SystemExit(f"crosstalk extract --plan failed: {res.stderr.decode('utf-8', 'replace').strip()}")
+        out += [os.path.abspath(p) for p in json.loads(res.stdout)["shards"]]
+    return out + sorted(remote)
+
+
+def file_uri(path: str) -> str:
+    from pathlib import Path
+
+    return path if "://" in path else Path(path).absolute().as_uri()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    from pyspark.sql import SparkSession
+    from pyspark.sql import functions as F
+    from pyspark import StorageLevel
+
+    from .markers import sightings as find_sightings
+    from .pii import pii_findings
+    from .provenance import candidate_tasks
+    from .tasks import extract_partition, verify_partition
+
+    t0 = time.time()
+    timings: dict[str, float] = {}
+    builder = SparkSession.builder.appName("crosstalk-audit").config("spark.sql.shuffle.partitions", str(args.shuffle_partitions))
+    if args.master:
+        builder = builder.master(args.master)
+    for kv in args.conf:
+        k, _, v = kv.partition("=")
+        builder = builder.config(k, v)
+    spark = builder.getOrCreate()
+    sc = spark.sparkContext
+    out = os.path.abspath(args.out) if "://" not in args.out else args.out
+    extracts_dir = f"{out}/extracts"
+    findings_dir = f"{out}/findings"
+    os.makedirs(extracts_dir, exist_ok=True) if "://" not in out else None
+
+    registry_dir = os.path.abspath(args.registry)
+    with open(os.path.join(registry_dir, "registry.json"), encoding="utf-8") as f:
+        registry_meta = json.load(f)
+    registry = spark.read.parquet(file_uri(os.path.join(registry_dir, "registry.parquet")))
+
+    # ---------------------------------------------------------------- 1-2: plan and extract
+    shards = plan_shards(args.crosstalk, args.shards)
+    if not shards:
+        raise SystemExit("no shards")
+    extra = [f"--map={m}" for m in args.map]
+    canaries = None
+    if registry_meta.get("unconventional_sha256"):
+        # Registered markers outside the CANARY-<hex> convention are matched during extraction, as ingest matches them.
+        sc.addFile(os.path.join(registry_dir, "registry.parquet"))
+        canaries = "registry.parquet"
+    shard_uris = [file_uri(s) for s in shards]
+    todo = list(enumerate(shard_uris))
+    crosstalk, ex_out = args.crosstalk, extracts_dir
+    rdd = sc.parallelize(todo, len(todo))
+    extracted = rdd.mapPartitions(lambda it: extract_partition(crosstalk, ex_out, extra, canaries, it)).collect()
+    extracted.sort(key=lambda e: e["file_idx"])
+    timings["extract_s"] = time.time() - t0
+
+    # ---------------------------------------------------------------- 3: records, in ingest's order
+    t1 = time.time()
+    idx = spark.createDataFrame([(e["uri"], e["file_idx"]) for e in extracted], "uri string, file_idx int")
+    ex = spark.read.parquet(*[file_uri(e["extract"]) if "://" not in e["extract"] else e["extract"] for e in extracted])
+    shard_rows = ex.filter(F.col("kind") == "shard").select("uri", "shard").collect()
+    shard_facts = {r["uri"]: json.loads(r["shard"]) for r in shard_rows}
+    for uri, f in shard_facts.items():
+        if f.get("unconventional_sha256", "") != registry_meta.get("unconventional_sha256", ""):
+            raise SystemExit(f"{uri}: extracted under another set of unconventional markers than the registry's; extract again with --canaries")
+    # The same bytes named twice are one file (ingest: already present): later copies are skipped.
+    first_of_sha: dict[str, int] = {}
+    skipped = []
+    for e in extracted:
+        sha = shard_facts[e["uri"]]["sha256"]
+        if sha in first_of_sha:
+            skipped.append(e["file_idx"])
+        else:
+            first_of_sha[sha] = e["file_idx"]
+    lines = ex.join(F.broadcast(idx), "uri").filter(~F.col("file_idx").isin(skipped) if skipped else F.lit(True))
+    from pyspark.sql import Window
+
+    rec_lines = lines.filter(F.col("kind") == "record")
+    first = Window.partitionBy("request_id").orderBy("file_idx", "line_no")
+    rec_lines = rec_lines.withColumn("_n", F.row_number().over(first)).withColumn("_first_crc", F.first("crc32").over(first))
+    records = rec_lines.filter(F.col("_n") == 1).drop("_n", "_first_crc", "kind", "reason", "shard")
+    records = records.persist(StorageLevel.MEMORY_AND_DISK)
+    duplicates = rec_lines.filter(F.col("_n") > 1).groupBy("file_idx").agg(
+        F.count("*").alias("duplicates"), F.sum(F.when(F.col("crc32") == F.col("_first_crc"), 1).otherwise(0)).alias("identical")
+    )
+    per_shard = records.groupBy("file_idx").agg(F.count("*").alias("records"), F.min("ts_ms").alias("first_ms"), F.max("ts_ms").alias("last_ms"))
+    bad = lines.filter(F.col("kind") == "bad").select("file_idx", "line_no", "byte_offset", "byte_len", "reason")
+
+    # ---------------------------------------------------------------- 4: findings
+    sight = find_sightings(records, registry).persist(StorageLevel.MEMORY_AND_DISK)
+    pii = pii_findings(records).persist(StorageLevel.MEMORY_AND_DISK)
+    boiler, tasks = candidate_tasks(records, args.boilerplate_tenants)
+    boiler_keys = [r["h"] for r in boiler.collect()]
+    timings["findings_s"] = time.time() - t1
+
+    # ---------------------------------------------------------------- 5: verify provenance candidates
+    t2 = time.time()
+    tmp = tempfile.mkdtemp(prefix="crosstalk-spark-")
+    boiler_file = os.path.join(tmp, "boilerplate.txt")
+    with open(boiler_file, "w", encoding="utf-8") as f:
+        f.write("".join(f"{k}\n" for k in sorted(boiler_keys)))
+    sc.addFile(boiler_file)
+    verify_extra = extra + ["--min-words", str(args.min_words)]
+    parts = args.verify_partitions or args.shuffle_partitions
+    attributed = tasks.repartition(parts).rdd.mapPartitions(lambda it: verify_partition(crosstalk, verify_extra, "boilerplate.txt", it)).collect()
+    cols = ["file_idx", "line_no", "source_file_idx", "source_line_no", "overlap_words", "overlap_sha256", "matched", "word_start", "candidates"]
+    prov = [tuple(a[c] for c in cols) for a in attributed]
+    prov_df = spark.createDataFrame(
+        prov,
+        "file_idx int, line_no long, source_file_idx int, source_line_no long, overlap_words int, overlap_sha256 string, matched string, word_start int, candidates int",
+    )
+    src_meta = records.select(
+        F.col("file_idx").alias("source_file_idx"), F.col("line_no").alias("source_line_no"),
+        F.col("session_id").alias("source_session"), F.col("tenant_id").alias("source_tenant"),
+    )
+    prov_df = prov_df.join(src_meta, ["source_file_idx", "source_line_no"]).persist(StorageLevel.MEMORY_AND_DISK)
+    timings["verify_s"] = time.time() - t2
+
+    # ---------------------------------------------------------------- questions scope asks of every record
+    t3 = time.time()
+    totals = records.agg(
+        F.count("*").alias("records"), F.countDistinct("tenant_id").alias("tenants"),
+        F.countDistinct("tenant_id", "session_id").alias("sessions"), F.min("ts_ms").alias("first_ms"), F.max("ts_ms").alias("last_ms"),
+        F.sum(F.when(F.col("status").isNull(), 1).otherwise(0)).alias("no_status"),
+        F.sum(F.when(F.col("prompt_tokens").isNull(), 1).otherwise(0)).alias("no_prompt_tokens"),
+    ).collect()[0].asDict()
+    at_risk = None
+    exposure = None
+    if args.pool_tokens is not None:
+        at_risk = records.filter((F.col("status") == 200) & (F.col("prompt_tokens") >= args.pool_tokens)).select("file_idx", "line_no", "decode_node", "ts_ms")
+        exposure = _exposure(records, sight, prov_df, at_risk)
+    timings["facts_s"] = time.time() - t3
+
+    # ---------------------------------------------------------------- 6: write findings
+    t4 = time.time()
+    rec_keys = (
+        sight.select("file_idx", "line_no")
+        .unionByName(prov_df.select("file_idx", "line_no"))
+        .unionByName(prov_df.select(F.col("source_file_idx").alias("file_idx"), F.col("source_line_no").alias("line_no")))
+        .unionByName(pii.select("file_idx", "line_no"))
+        .unionByName(pii.filter(F.col("source_file_idx").isNotNull()).select(F.col("source_file_idx").alias("file_idx"), F.col("source_line_no").alias("line_no")))
+    )
+    if at_risk is not None:
+        rec_keys = rec_keys.unionByName(at_risk.select("file_idx", "line_no"))
+    finding_records = records.join(rec_keys.distinct(), ["file_idx", "line_no"]).select(
+        "file_idx", "line_no", "uri", "byte_offset", "byte_len", "crc32", "request_id", "ts_ms"
+    )
+    write = lambda df, name: df.coalesce(1).write.mode("overwrite").parquet(f"{findings_dir}/{name}")  # noqa: E731
+    write(finding_records.orderBy("file_idx", "line_no"), "records")
+    write(sight.drop("kind").orderBy("file_idx", "line_no", "position", "kind"), "sightings")
+    write(prov_df.orderBy("file_idx", "line_no"), "provenance")
+    write(pii.orderBy("file_idx", "line_no", "kind", "value_sha256"), "pii_findings")
+    write(bad.orderBy("file_idx", "line_no"), "bad_lines")
+    shards_out = []
+    counts = {r["file_idx"]: r.asDict() for r in per_shard.collect()}
+    dups = {r["file_idx"]: r.asDict() for r in duplicates.collect()}
+    for e in extracted:
+        f = shard_facts[e["uri"]]
+        i = e["file_idx"]
+        c = counts.get(i, {})
+        d = dups.get(i, {})
+        shards_out.append({
+            "file_idx": i, "uri": e["uri"], "sha256": f["sha256"], "size": f["size"], "compression": f["compression"],
+            "content_sha256": f["content_sha256"], "content_size": f["content_size"], "lines": f["lines"], "blank_lines": f["blank_lines"],
+            "records": c.get("records", 0), "duplicates": d.get("duplicates", 0), "bad_lines": f["bad_lines"],
+            "first_ms": c.get("first_ms"), "last_ms": c.get("last_ms"), "notes": f["notes"], "extract_scheme": f["extract_scheme"],
+            "parse_spec": f["parse_spec"], "unconventional_sha256": f["unconventional_sha256"], "skipped": i in skipped,
+            "log_bytes": e["log_bytes"], "extract_bytes": e["extract_bytes"],
+        })
+    log_bytes = sum(s["log_bytes"] for s in shards_out)
+    extract_bytes = sum(s["extract_bytes"] for s in shards_out)
+    timings["write_s"] = time.time() - t4
+    timings["total_s"] = time.time() - t0
+    manifest = {
+        "format": FINDINGS_FORMAT,
+        "crosstalk_spark": __version__,
+        "extract_format": EXTRACT_FORMAT,
+        "source": args.source,
+        "parse_spec_map": args.map,
+        "registry": registry_meta,
+        "parameters": {
+            "min_words": args.min_words, "boilerplate_tenants": args.boilerplate_tenants,
+            "pool_tokens": args.pool_tokens, "advertised_tokens": args.advertised_tokens,
+        },
+        "corpus": totals,
+        "exposure": exposure,
+        "counts": {
+            "shards": len(shards_out), "records": totals["records"], "sightings": sight.count(), "provenance": len(prov),
+            "pii_findings": pii.count(), "boilerplate_hashes": len(boiler_keys), "log_bytes": log_bytes, "extract_bytes": extract_bytes,
+            "extract_ratio": (extract_bytes / log_bytes) if log_bytes else 0,
+        },
+        "shards": shards_out,
+        "timings": timings,
+    }
+    if "://" in findings_dir:
+        import fsspec
+
+        with fsspec.open(f"{findings_dir}/manifest.json", "w") as f:
+            json.dump(manifest, f, indent=2)
+    else:
+        with open(os.path.join(findings_dir, "manifest.json"), "w", encoding="utf-8") as f:
+            json.dump(manifest, f, indent=2)
+    print(json.dumps({"findings": findings_dir, **manifest["counts"], "timings": timings}))
+    spark.stop()
+    return 0
+
+
+def _exposure(records, sight, prov, at_risk):
+    """scope's upper bound of data subjects: sessions a suspect decode node served inside its window (src/scope/scope-data.ts)."""
+    from pyspark.sql import functions as F
+
+    rec_node = records.select("file_idx", "line_no", "decode_node", "ts_ms")
+    contaminated = sight.filter(F.col("class").isin("cross_session", "cross_tenant"))
+    points = (
+        contaminated.select("file_idx", "line_no").join(rec_node, ["file_idx", "line_no"]).select("decode_node", F.col("ts_ms").alias("lo"), F.col("ts_ms").alias("hi"))
+        .unionByName(prov.select("file_idx", "line_no").join(rec_node, ["file_idx", "line_no"]).select("decode_node", F.col("ts_ms").alias("lo"), F.col("ts_ms").alias("hi")))
+        .unionByName(at_risk.select("decode_node", F.col("ts_ms").alias("lo"), F.col("ts_ms").alias("hi")))
+    )
+    windows = points.groupBy("decode_node").agg(F.min("lo").alias("lo"), F.max("hi").alias("hi"))
+    w_rows = windows.collect()
+    confirmed = (
+        contaminated.select(F.col("source_tenant").alias("tenant_id"), F.col("source_session").alias("session_id"))
+        .unionByName(prov.select(F.col("source_tenant").alias("tenant_id"), F.col("source_session").alias("session_id")))
+        .distinct()
+    )
+    w = F.broadcast(windows.withColumnRenamed("decode_node", "w_node"))
+    served = (
+        records.join(w, records.decode_node.eqNullSafe(w.w_node) & (records.ts_ms >= w.lo) & (records.ts_ms <= w.hi))
+        .select("tenant_id", "session_id").distinct()
+    )
+    n_served = served.count()
+    with_confirmed = served.unionByName(confirmed).distinct().count() if (w_rows or confirmed.count()) else 0
+    return {
+        "served": n_served,
+        "with_confirmed": with_confirmed,
+        "windows": sorted(([r["decode_node"], r["lo"], r["hi"]] for r in w_rows), key=lambda x: (x[0] is None, x[0] or "")),
+    }
+
+
+if __name__ == "__main__":
+    sys.exit(main())
