@@ -149,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     rec_lines = lines.filter(F.col("kind") == "record")
     first = Window.partitionBy("request_id").orderBy("file_idx", "line_no")
     rec_lines = rec_lines.withColumn("_n", F.row_number().over(first)).withColumn("_first_crc", F.first("crc32").over(first))
+    rec_lines = rec_lines.persist(StorageLevel.MEMORY_AND_DISK)
     records = rec_lines.filter(F.col("_n") == 1).drop("_n", "_first_crc", "kind", "reason", "shard")
     records = records.persist(StorageLevel.MEMORY_AND_DISK)
     duplicates = rec_lines.filter(F.col("_n") > 1).groupBy("file_idx").agg(
@@ -161,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     sight = find_sightings(records, registry).persist(StorageLevel.MEMORY_AND_DISK)
     pii = pii_findings(records).persist(StorageLevel.MEMORY_AND_DISK)
     boiler, tasks = candidate_tasks(records, args.boilerplate_tenants)
+    tasks = tasks.persist(StorageLevel.MEMORY_AND_DISK)
     boiler_keys = [r["h"] for r in boiler.collect()]
     timings["findings_s"] = time.time() - t1
 
