@@ -103,6 +103,7 @@ cmp = json.load(open(f"{work}/compare.json"))
 print(json.dumps({
     "result": "identical", "compared": cmp["compared"], "shards": job["shards"], "records": job["records"],
     "log_bytes": log_bytes, "extract_bytes": job["extract_bytes"], "extract_ratio": round(job["extract_ratio"], 4),
+    "extract_task_seconds": job["extract_task_seconds"], "extract_records_per_task_second": job["extract_records_per_task_second"],
     "single_machine_s": round(t2 - t1, 1), "spark_job_s": round(t4 - t3, 1), "job_timings_s": {k: round(v, 1) for k, v in job["timings"].items()},
     "ingest_findings_s": round(t5 - t4, 1), "total_s": round(t5 - t0, 1),
 }, indent=2))

@@ -238,7 +238,8 @@ def main(argv: list[str] | None = None) -> int:
             "records": c.get("records", 0), "duplicates": d.get("duplicates", 0), "bad_lines": f["bad_lines"],
             "first_ms": c.get("first_ms"), "last_ms": c.get("last_ms"), "notes": f["notes"], "extract_scheme": f["extract_scheme"],
             "parse_spec": f["parse_spec"], "unconventional_sha256": f["unconventional_sha256"], "skipped": i in skipped,
-            "log_bytes": e["log_bytes"], "extract_bytes": e["extract_bytes"],
+            "log_bytes": e["log_bytes"], "extract_bytes": e["extract_bytes"], "extract_seconds": e["extract_seconds"],
+            "record_lines": e["record_lines"],
         })
     log_bytes = sum(s["log_bytes"] for s in shards_out)
     extract_bytes = sum(s["extract_bytes"] for s in shards_out)
@@ -261,6 +262,9 @@ def main(argv: list[str] | None = None) -> int:
             "shards": len(shards_out), "records": totals["records"], "sightings": sight.count(), "provenance": len(prov),
             "pii_findings": pii.count(), "boilerplate_hashes": len(boiler_keys), "log_bytes": log_bytes, "extract_bytes": extract_bytes,
             "extract_ratio": (extract_bytes / log_bytes) if log_bytes else 0,
+            # Per-shard throughput of the map step: record lines per second of one crosstalk extract process.
+            "extract_task_seconds": round(sum(s["extract_seconds"] for s in shards_out), 1),
+            "extract_records_per_task_second": round(sum(s["record_lines"] for s in shards_out) / max(1e-9, sum(s["extract_seconds"] for s in shards_out)), 1),
         },
         "shards": shards_out,
         "timings": timings,

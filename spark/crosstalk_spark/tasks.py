@@ -13,6 +13,7 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+import time
 from typing import Iterable, Iterator
 
 
@@ -60,7 +61,9 @@ def extract_partition(crosstalk: str, out_dir: str, extra: list[str], canaries: 
                     shutil.copyfileobj(src, dst, 1 << 20)
                 uri_flag = ["--uri", uri]
             target = _local_path(out_dir) if _is_local(out_dir) else os.path.join(work, "out")
+            started = time.monotonic()
             res = json.loads(_run(base + ["extract", path, "--out", target, "--json"] + uri_flag + extra))
+            seconds = time.monotonic() - started
             f = res["per_file"][0]
             extract = f["extract"]
             if not _is_local(out_dir):
@@ -73,6 +76,8 @@ def extract_partition(crosstalk: str, out_dir: str, extra: list[str], canaries: 
             yield {
                 "file_idx": file_idx, "uri": f["uri"], "sha256": f["sha256"], "extract": extract,
                 "log_bytes": f["log_bytes"], "extract_bytes": f["extract_bytes"], "record_lines": f["record_lines"],
+                # Wall time of the crosstalk process alone (node start, read, extract, write), on this executor.
+                "extract_seconds": round(seconds, 3),
             }
         finally:
             shutil.rmtree(work, ignore_errors=True)
