@@ -10,6 +10,7 @@ import {loadBoilerplate, verifyCandidates, VerifyTask} from '../scale/verify-can
 export default class ProvenanceVerify extends BaseCommand {
   static override hidden = true
   static override summary = "Verify provenance candidates counted by the Spark job (JSON Lines in, the attributions out as JSON Lines): scan's own verification and choice of source."
+  static override examples = ['<%= config.bin %> provenance-verify --boilerplate boilerplate.txt --min-words 12 < tasks.jsonl > attributions.jsonl']
   static override flags = {
     in: Flags.string({description: 'tasks, one JSON object per line (default: standard input)', helpValue: 'FILE'}),
     boilerplate: Flags.string({description: 'boilerplate fingerprints, one signed 64-bit key per line', helpValue: 'FILE'}),
