@@ -4,6 +4,7 @@ import {parseMapFlag} from '../cli/ingest-flags.js'
 import {count} from '../cli/plural.js'
 import {extractLogs, planShards, type ExtractLogsResult} from '../scale/extract-logs.js'
 import {readUnconventional} from '../scale/registry-export.js'
+import {UsageError} from '../errors.js'
 import {safeLine} from '../util/sanitize.js'
 
 export default class Extract extends BaseCommand {
@@ -35,7 +36,7 @@ The Spark job in spark/ runs this on its executors, one shard per task, and join
       if (!this.jsonEnabled()) for (const s of shards) this.log(s)
       return {shards}
     }
-    if (!flags.out) this.error('--out DIR is required (or --plan)', {exit: 2})
+    if (!flags.out) throw new UsageError('--out DIR is required (or --plan to list the shards)')
     const unconventional = flags.canaries ? await readUnconventional(flags.canaries) : []
     const result = await extractLogs({paths: argv as string[], outDir: flags.out, map, maxLineBytes: flags['max-line-bytes'], unconventional, uri: flags.uri})
     if (!this.jsonEnabled()) {

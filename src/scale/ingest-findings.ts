@@ -4,6 +4,7 @@ import {crc32} from 'node:zlib'
 import {InputError, IntegrityError} from '../errors.js'
 import {EXTRACT_SCHEME} from '../extract/extract.js'
 import {parseLine} from '../extract/parse-record.js'
+import {claimIngest, releaseIngest} from '../ingest/ingest-lock.js'
 import {decodeParseSpec} from '../extract/parse-spec.js'
 import {countCanaries} from '../store/canaries.js'
 import {piiFindingWriter, provenanceWriter, sightingInserter} from '../store/findings.js'
@@ -96,6 +97,16 @@ async function readTable(dir: string, name: string): Promise<Row[]> {
 const key = (fileIdx: unknown, lineNo: unknown): string => `${Number(fileIdx)}:${Number(lineNo)}`
 
 export async function ingestFindings(db: CaseDb, options: IngestFindingsOptions): Promise<IngestFindingsResult> {
+  // One ingest at a time per case, findings included.
+  claimIngest(db)
+  try {
+    return await bringIn(db, options)
+  } finally {
+    releaseIngest(db)
+  }
+}
+
+async function bringIn(db: CaseDb, options: IngestFindingsOptions): Promise<IngestFindingsResult> {
   const dir = options.dir
   let manifest: Manifest
   try {

@@ -3,7 +3,7 @@ import {closeSync, createReadStream, openSync, readSync} from 'node:fs'
 import {isAbsolute, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {createGunzip} from 'node:zlib'
-import {InputError} from '../errors.js'
+import {InputError, UsageError} from '../errors.js'
 import {isGzipHead, sha256File} from '../evidence/hash-file.js'
 
 // Reading lines back from the original shards by their offsets in the (decompressed) stream:
@@ -23,7 +23,7 @@ export type PrefixRewrite = ReadonlyArray<readonly [from: string, to: string]>
 export function parsePrefixRewrites(specs: readonly string[] | undefined): PrefixRewrite {
   return (specs ?? []).map((spec) => {
     const eq = spec.indexOf('=')
-    if (eq <= 0 || eq === spec.length - 1) throw new InputError(`--shard-prefix ${spec}: expected FROM=TO, e.g. s3://bucket/logs=/mnt/logs`, 'E_USAGE')
+    if (eq <= 0 || eq === spec.length - 1) throw new UsageError(`--shard-prefix ${spec}: expected FROM=TO, e.g. s3://bucket/logs=/mnt/logs`)
     return [spec.slice(0, eq), spec.slice(eq + 1)] as const
   })
 }
