@@ -58,7 +58,7 @@ T2="$(now)"
 free_port() { "$VENV/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 MPORT="$(free_port)"
 say "starting a standalone master and two workers on 127.0.0.1:$MPORT"
-mkdir -p "$WORK/spark-logs"
+mkdir -p "$WORK/spark-logs" "$WORK/spark-events"
 "$SPARK_HOME/bin/spark-class" org.apache.spark.deploy.master.Master --host 127.0.0.1 --port "$MPORT" --webui-port "$(free_port)" >"$WORK/spark-logs/master.log" 2>&1 &
 PIDS+=($!)
 for i in 1 2; do
@@ -80,7 +80,8 @@ T3="$(now)"
 "$VENV/bin/crosstalk-spark" "$WORK/shards" --registry "$WORK/registry" --out "$WORK/job" --crosstalk "$CT" \
   --master "spark://127.0.0.1:$MPORT" --pool-tokens "$POOL" --shuffle-partitions 8 \
   --conf spark.executor.memory=1g --conf spark.executor.cores=1 --conf spark.cores.max=2 --conf spark.driver.memory=1g \
-  --conf "spark.pyspark.python=$VENV/bin/python" --conf spark.ui.enabled=false >"$WORK/job.json" 2>"$WORK/spark-logs/driver.log" \
+  --conf "spark.pyspark.python=$VENV/bin/python" --conf spark.ui.enabled=false \
+  --conf spark.eventLog.enabled=true --conf "spark.eventLog.dir=file://$WORK/spark-events" >"$WORK/job.json" 2>"$WORK/spark-logs/driver.log" \
   || { tail -30 "$WORK/spark-logs/driver.log" >&2; say "FAILED: the Spark job failed"; exit 1; }
 T4="$(now)"
 for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -95,9 +96,11 @@ ct extract "$WORK/shards/shard-00.jsonl" --out "$WORK/again" --canaries "$WORK/r
 cmp "$WORK/again/"shard-00.jsonl-*.parquet "$WORK/job/extracts/"shard-00.jsonl-*.parquet || { say "FAILED: extract is not deterministic"; exit 1; }
 
 "$VENV/bin/python" "$ROOT/spark/ci/compare_cases.py" "$CT" "$WORK/single.db" "$WORK/spark.db" >"$WORK/compare.json" || { cat "$WORK/compare.json"; say "FAILED: Spark and single-machine findings differ"; exit 1; }
+"$VENV/bin/python" "$ROOT/spark/ci/event_log_summary.py" "$WORK/spark-events" >"$WORK/events.json"
 "$VENV/bin/python" - "$WORK" "$T0" "$T1" "$T2" "$T3" "$T4" "$T5" "$LOG_BYTES" <<'PY'
-import json, sys
+import json, os, sys
 work, t0, t1, t2, t3, t4, t5, log_bytes = sys.argv[1], *map(float, sys.argv[2:8]), int(sys.argv[8])
+events = json.load(open(f"{work}/events.json"))
 job = json.loads(open(f"{work}/job.json").read().strip().splitlines()[-1])
 cmp = json.load(open(f"{work}/compare.json"))
 print(json.dumps({
@@ -106,6 +109,8 @@ print(json.dumps({
     "extract_task_seconds": job["extract_task_seconds"], "extract_records_per_task_second": job["extract_records_per_task_second"],
     "single_machine_s": round(t2 - t1, 1), "spark_job_s": round(t4 - t3, 1), "job_timings_s": {k: round(v, 1) for k, v in job["timings"].items()},
     "ingest_findings_s": round(t5 - t4, 1), "total_s": round(t5 - t0, 1),
+    "spark_metrics": events,
+    "findings_bytes": sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(f"{work}/job/findings") for f in fs),
 }, indent=2))
 PY
 echo "spark cluster test: 1 passed, 0 failed"
