@@ -260,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
         "exposure": exposure,
         "counts": {
             "shards": len(shards_out), "records": totals["records"], "sightings": sight.count(), "provenance": len(prov),
-            "pii_findings": pii.count(), "boilerplate_hashes": len(boiler_keys), "log_bytes": log_bytes, "extract_bytes": extract_bytes,
+            "pii_findings": pii.count(), "boilerplate_hashes": len(boiler_keys), "verify_tasks": tasks.count(), "log_bytes": log_bytes, "extract_bytes": extract_bytes,
             "extract_ratio": (extract_bytes / log_bytes) if log_bytes else 0,
             # Per-shard throughput of the map step: record lines per second of one crosstalk extract process.
             "extract_task_seconds": round(sum(s["extract_seconds"] for s in shards_out), 1),
