@@ -13,8 +13,9 @@ import sys
 def main() -> int:
     root = sys.argv[1]
     totals = {"shuffle_write_bytes": 0, "shuffle_read_bytes": 0, "input_bytes": 0, "executor_run_ms": 0, "tasks": 0, "stages": 0}
-    for name in os.listdir(root):
-        with open(os.path.join(root, name), encoding="utf-8") as f:
+    files = [os.path.join(d, n) for d, _, ns in os.walk(root) for n in ns if not n.startswith((".", "appstatus"))]
+    for path in files:
+        with open(path, encoding="utf-8") as f:
             for line in f:
                 ev = json.loads(line)
                 kind = ev.get("Event")

@@ -81,7 +81,7 @@ T3="$(now)"
   --master "spark://127.0.0.1:$MPORT" --pool-tokens "$POOL" --shuffle-partitions 8 \
   --conf spark.executor.memory=1g --conf spark.executor.cores=1 --conf spark.cores.max=2 --conf spark.driver.memory=1g \
   --conf "spark.pyspark.python=$VENV/bin/python" --conf spark.ui.enabled=false \
-  --conf spark.eventLog.enabled=true --conf "spark.eventLog.dir=file://$WORK/spark-events" >"$WORK/job.json" 2>"$WORK/spark-logs/driver.log" \
+  --conf spark.eventLog.enabled=true --conf spark.eventLog.compress=false --conf "spark.eventLog.dir=file://$WORK/spark-events" >"$WORK/job.json" 2>"$WORK/spark-logs/driver.log" \
   || { tail -30 "$WORK/spark-logs/driver.log" >&2; say "FAILED: the Spark job failed"; exit 1; }
 T4="$(now)"
 for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done

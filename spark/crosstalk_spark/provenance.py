@@ -18,6 +18,7 @@ posting) go to `crosstalk provenance-verify`, with the count of all of them.
 
 from __future__ import annotations
 
+from pyspark import StorageLevel
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
@@ -40,12 +41,13 @@ def boilerplate_and_postings(records: DataFrame, tenants: int) -> tuple[DataFram
         .join(resp_hashes, "h", "left_semi")
         .withColumn("part", F.lit(0))
     )
-    postings = resp_post.unionByName(prompt_post)
+    # Both are read twice (boilerplate, then the candidates): computed once.
+    postings = resp_post.unionByName(prompt_post).persist(StorageLevel.MEMORY_AND_DISK)
     per_hash = postings.groupBy("h").agg(
         F.countDistinct(F.when(F.col("part") == 0, F.col("tenant_id"))).alias("prompt_tenants"),
         F.countDistinct(F.when(F.col("part") == 1, F.col("tenant_id"))).alias("response_tenants"),
         F.count("*").alias("postings"),
-    )
+    ).persist(StorageLevel.MEMORY_AND_DISK)
     boiler = per_hash.filter((F.col("prompt_tenants") >= tenants) | (F.col("response_tenants") >= tenants)).select("h")
     shared = per_hash.filter((F.col("prompt_tenants") < tenants) & (F.col("response_tenants") < tenants) & (F.col("postings") >= 2)).select("h")
     return boiler, postings.join(shared, "h", "left_semi"), mult
