@@ -7,7 +7,7 @@
 // replay drives probe and testbed, ...), never one after it. Type-only imports count too:
 // a type pulled from above is coupling all the same.
 
-const STAGES = ['generate', 'testbed', 'probe', 'ingest', 'detect', 'scope', 'replay', 'notify', 'case', 'triage', 'demo', 'bench']
+const STAGES = ['generate', 'testbed', 'probe', 'ingest', 'detect', 'scale', 'scope', 'replay', 'notify', 'case', 'triage', 'demo', 'bench']
 const group = (names) => `^src/(${names.join('|')})/`
 
 const stageRules = STAGES.map((stage, i) => ({

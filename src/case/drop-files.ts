@@ -4,6 +4,7 @@ import {claimIngest, releaseIngest} from '../ingest/ingest-lock.js'
 import {deleteFile, findLogFiles, type FileRow} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {filesReadingFrom} from '../store/records.js'
+import {corpusFacts} from '../store/scale.js'
 import {markProvenanceStale} from '../store/scan-runs.js'
 import {inTransaction} from '../store/session.js'
 
@@ -34,6 +35,10 @@ export interface DropResult {
 
 export function dropFiles(db: CaseDb, refs: readonly string[], reason: string): DropResult {
   if (reason.trim() === '') throw new InputError('--reason: say why the file is dropped (it is recorded in the audit log)', 'E_USAGE')
+  // A case of Spark findings holds the job's counts over every shard, and no scan can run again here.
+  if (corpusFacts(db)) {
+    throw new InputError('this case holds Spark findings by reference, counted over every shard by the job: run the job again without the file, and bring its findings into a new case', 'E_REFERENCE_CASE')
+  }
   const files: FileRow[] = []
   for (const ref of refs) {
     const found = findLogFiles(db, ref, resolve(ref))

@@ -1,8 +1,5 @@
-import {createHash} from 'node:crypto'
 import {getHeapStatistics} from 'node:v8'
 import {recordTextLoader, type RecordTexts} from '../evidence/record-texts.js'
-import {K, kgramHashes} from '../extract/winnow.js'
-import {tokenizeWords, wordsText} from '../extract/words.js'
 import {fingerprintSession} from '../store/extracts.js'
 import {contaminationRows, provenanceTally, provenanceWriter, type ProvenanceTally} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
@@ -11,7 +8,7 @@ import {fullGc} from '../util/gc.js'
 import {tallyCandidates} from './provenance/candidates.js'
 import {HashTable} from './provenance/hash-table.js'
 import {loadRecordOrder, type RecordOrder} from './provenance/record-order.js'
-import {key53, longestEvidenceRun, type Run} from './provenance/verify-run.js'
+import {SourceChain, type AttributionContext} from './provenance/attribute.js'
 
 // Canary-less provenance: a response that repeats, verbatim, text an *other* session sent
 // or received *earlier*. Stale KV pages hold an earlier request's prompt, and a decode
@@ -64,8 +61,6 @@ export interface ProvenanceStats {
 export const DEFAULT_INDEX_BUDGET_BYTES = 32 * 1024 * 1024
 /** Index bytes per response fingerprint: hash slots and keys, postings, offsets, flags. */
 const BYTES_PER_RESPONSE_FP = 36
-/** Candidate sources verified per response, by shared-fingerprint count. */
-const MAX_VERIFIED = 16
 /** Garbage allowed to build up on the JS heap during verification before a full collection. */
 const HEAP_SLACK_BYTES = 24 * 1024 * 1024
 /** Responses whose candidate tallies are read back at a time. */
@@ -117,8 +112,9 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
 
 /**
  * Verifies each response's best-tallied candidates against the texts (decoded again from the
- * evidence) and records the best verified source: the longest evidence run, then a source on
- * the recipient's own decode node, then the most recent, prompts before responses.
+ * evidence), in time order, and records the best verified source by the chain rule
+ * (attribute.ts: a copy is replaced by its own source; a session a sighting names first, then
+ * the longest evidence run, the recipient's own decode node, the earliest).
  */
 function attributeResponses(
   db: CaseDb, order: RecordOrder, nRec: number, tally: ProvenanceTally, boilerTable: HashTable, options: ProvenanceOptions, stats: ProvenanceStats,
@@ -137,20 +133,12 @@ function attributeResponses(
   }
   const sessionOf = fingerprintSession(db)
   const writer = provenanceWriter(db)
-  // Copies: responses with a contaminating sighting (known before provenance runs), and every
-  // response attributed below. sourceOf holds an attributed copy's source posting (rank * 2 + part).
-  const copy = new Uint8Array(nRec)
-  const sourceOf = new Int32Array(nRec).fill(-1)
-  // The source sessions canary sightings name, per response rank.
-  const named = new Map<number, Set<string>>()
+  // Copies known before provenance runs: responses with a contaminating sighting, with the
+  // source session each sighting names (the chain rule, attribute.ts).
+  const chain = new SourceChain(nRec)
   for (const c of contaminationRows(db)) {
     const rank = c.record_id < order.rankOfId.length ? order.rankOfId[c.record_id]! : -1
-    if (rank < 0) continue
-    copy[rank] = 1
-    if (c.source_session === null) continue
-    let set = named.get(rank)
-    if (!set) named.set(rank, (set = new Set()))
-    set.add(JSON.stringify([c.source_tenant, c.source_session]))
+    if (rank >= 0) chain.markCopy(rank, {tenant: c.source_tenant, session: c.source_session})
   }
   const isBoiler = (h1: number, h2: number): boolean => boilerTable.size > 0 && boilerTable.get(h1, h2) >= 0
   // Verification garbage (texts, word arrays) outlives young-generation collections, and V8
@@ -158,59 +146,19 @@ function attributeResponses(
   // case) before it collects: collect whenever it has grown by the slack.
   const heapBase = getHeapStatistics().used_heap_size
 
+  const ctx: AttributionContext = {
+    text: (part, rank) => text(part, order.id[rank]!),
+    node: (rank) => order.node[rank]!,
+    session: (rank) => sessionOf(order.id[rank]!),
+    isBoiler,
+    minWords: options.minWords,
+    stats,
+  }
+
   const matchResponse = (r: number, found: Array<[number, number]>): void => {
-    stats.responses_with_candidates++
-    // A copy is replaced by its own source (its shared fingerprints counted there); a copy
-    // whose source is unknown (a marker only, or a span too short to attribute) is dropped.
-    const merged = new Map<number, number>()
-    for (const [v, n] of found) {
-      const s = v >>> 1
-      const original = (v & 1) === 0 || copy[s] === 0 ? v : sourceOf[s]!
-      if (original < 0 || original >>> 1 >= r) continue
-      merged.set(original, (merged.get(original) ?? 0) + n)
-    }
-    const candidates = [...merged]
-    const ranked = candidates.sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, MAX_VERIFIED)
-    const names = named.get(r)
-    const isNamed = (v: number): boolean => {
-      if (!names) return false
-      const src = sessionOf(order.id[v >>> 1]!)
-      return src !== undefined && names.has(JSON.stringify([src.tenant_id, src.session_id]))
-    }
-    const rText = text('response_text', order.id[r]!)
-    const rw = tokenizeWords(rText)
-    const rg = kgramHashes(rw)
-    // Masked words: covered by a boilerplate k-gram, or by a k-gram of the recipient's own prompt.
-    const masked = new Uint8Array(rw.length)
-    for (let i = 0; i < rg.length; i++) if (isBoiler(rg.h1[i]!, rg.h2[i]!)) masked.fill(1, i, i + K)
-    let ownMasked = false
-    let best: {v: number; run: Run; named: boolean} | null = null
-    for (const [v] of ranked) {
-      stats.candidates_verified++
-      const s = v >>> 1
-      const sw = tokenizeWords(text((v & 1) === 0 ? 'request_text' : 'response_text', order.id[s]!))
-      const sg = kgramHashes(sw)
-      // Cheap test first (boilerplate only); the recipient's prompt is read only when needed.
-      if (longestEvidenceRun(rw, rg, sw, sg, options.minWords, masked) === null) continue
-      if (!ownMasked) {
-        ownMasked = true
-        const pg = kgramHashes(tokenizeWords(text('request_text', order.id[r]!)))
-        if (pg.length > 0) {
-          const ownSet = new Set<number>()
-          for (let i = 0; i < pg.length; i++) ownSet.add(key53(pg.h1[i]!, pg.h2[i]!))
-          for (let i = 0; i < rg.length; i++) if (ownSet.has(key53(rg.h1[i]!, rg.h2[i]!))) masked.fill(1, i, i + K)
-        }
-      }
-      const run = longestEvidenceRun(rw, rg, sw, sg, options.minWords, masked)
-      if (run === null) continue
-      const candidate = {v, run, named: isNamed(v)}
-      if (best === null || better(order, r, candidate, best)) best = candidate
-    }
+    const best = chain.attribute(r, found, ctx)
     if (best === null) return
-    copy[r] = 1
-    sourceOf[r] = best.v
     const s = best.v >>> 1
-    const overlap = wordsText(rText, rw, best.run.start, best.run.len)
     const source = sessionOf(order.id[s]!)!
     writer.insert({
       recordId: order.id[r]!,
@@ -218,10 +166,10 @@ function attributeResponses(
       sourceSession: source.session_id,
       sourceTenant: source.tenant_id,
       overlapWords: best.run.len,
-      overlapSha256: createHash('sha256').update(overlap).digest('hex'),
-      matched: (best.v & 1) === 0 ? 'prompt' : 'response',
+      overlapSha256: best.overlapSha256,
+      matched: best.matched,
       wordStart: best.run.start,
-      candidates: candidates.length,
+      candidates: best.candidates,
     })
     stats.attributed++
   }
@@ -239,20 +187,4 @@ function attributeResponses(
       }
     }
   })
-}
-
-/**
- * A session a canary sighting on the response names, first; then the longest overlap; then
- * the recipient's own decode node; then the earliest (the original occurrence); prompts
- * before responses.
- */
-function better(order: RecordOrder, r: number, a: {v: number; run: Run; named: boolean}, b: {v: number; run: Run; named: boolean}): boolean {
-  if (a.named !== b.named) return a.named
-  if (a.run.len !== b.run.len) return a.run.len > b.run.len
-  const node = order.node[r]!
-  const an = node >= 0 && order.node[a.v >>> 1] === node
-  const bn = node >= 0 && order.node[b.v >>> 1] === node
-  if (an !== bn) return an
-  if (a.v >>> 1 !== b.v >>> 1) return a.v >>> 1 < b.v >>> 1
-  return (a.v & 1) < (b.v & 1)
 }

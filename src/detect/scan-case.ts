@@ -1,4 +1,4 @@
-import {IntegrityError, UsageError} from '../errors.js'
+import {InputError, IntegrityError, UsageError} from '../errors.js'
 import {recordTextLoader} from '../evidence/record-texts.js'
 import {EXTRACT_SCHEME, UnconventionalSet} from '../extract/extract.js'
 import {
@@ -12,6 +12,7 @@ import {countPiiFindings, countProvenance, deleteAllSightings, sightingCounts, s
 import type {CaseDb} from '../store/open-case.js'
 import {atRiskGroups} from '../store/records.js'
 import {beginScanRun, completeRecordCount, finishScanRun, lastFinishedScan, markFilesScanned, scannedFileIds} from '../store/scan-runs.js'
+import {corpusFacts} from '../store/scale.js'
 import {inTransaction, withoutForeignKeyChecks} from '../store/session.js'
 import {getSettings, piiRefKey, setPool} from '../store/settings.js'
 import {computePiiFindings} from './pii-findings.js'
@@ -90,6 +91,8 @@ const PAGE = 1000
 
 export function scanCase(db: CaseDb, options: ScanOptions): ScanResult {
   const t0 = performance.now()
+  // Evidence by reference holds the findings' lines only: detection over every record is the Spark job's.
+  if (corpusFacts(db)) throw new InputError('this case holds Spark findings with evidence by reference: detection runs in the job (spark/); run it again and bring its findings into a new case', 'E_REFERENCE_CASE')
   const params: ProvenanceOptions = {...DEFAULT_PROVENANCE, ...options.provenance}
   if (params.minWords < 5) throw new UsageError('--min-words must be at least 5 (the k-gram length)')
   if (params.boilerplateTenants < 2) throw new UsageError('--boilerplate-tenants must be at least 2')

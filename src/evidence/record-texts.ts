@@ -1,6 +1,6 @@
 import {InputError} from '../errors.js'
 import {decodeValue, lineDecoder, type LineDecoder} from '../extract/line-decoder.js'
-import {readLineJson} from '../extract/parse-record.js'
+import {readLineJson, type RecordRow} from '../extract/parse-record.js'
 import {decodeParseSpec} from '../extract/parse-spec.js'
 import type {CaseDb} from '../store/open-case.js'
 import {recordLocator, type RecordLocation} from '../store/records.js'
@@ -51,6 +51,12 @@ export function recordTextLoader(db: CaseDb, options: EvidenceReaderOptions = {}
 }
 
 export function decodeRecordTexts(row: RecordLocation, decoder: LineDecoder, read: (fileId: number, offset: number, length: number) => Buffer): RecordTexts {
+  const record = decodeRecordAt(row, decoder, read)
+  return {request_text: record.request_text, response_text: record.response_text}
+}
+
+/** The record a location names, decoded again from its line and the lines it was read with (`ingest findings` stores its row from it). */
+export function decodeRecordAt(row: RecordLocation, decoder: LineDecoder, read: (fileId: number, offset: number, length: number) => Buffer): RecordRow {
   const own = readLineJson(read(row.file_id, row.byte_offset, row.byte_len))
   if (own.kind !== 'json') throw undecodable(row, -1, own.kind === 'bad' ? own.reason : 'a blank line')
   const here = {file: String(row.file_id), line: row.line_no}
@@ -65,5 +71,5 @@ export function decodeRecordTexts(row: RecordLocation, decoder: LineDecoder, rea
   const decoded = decodeValue(own.value, decoder, index, here)
   const record = decoded.records.find((r) => r.item === row.item)
   if (!record) throw undecodable(row, -1, `no item ${row.item} in the line as read now`)
-  return {request_text: record.row.request_text, response_text: record.row.response_text}
+  return record.row
 }

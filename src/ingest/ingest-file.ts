@@ -358,8 +358,11 @@ export function refusal(f: PreparedFile, s: Streamed): {reason: string; fix: str
   return refusalOf(f.how.format, s.counts, s.firstBad)
 }
 
-/** refusal() from what a read of the file counted (the quick verdict's pass counts the same). */
-export function refusalOf(format: LogFormat, c: FileSummaryCounts, firstBad: Streamed['firstBad']): {reason: string; fix: string} | null {
+/** What refusal() needs of a file's counts (after duplicates are decided). */
+export type RefusalCounts = Pick<FileSummaryCounts, 'records' | 'duplicates' | 'bad_lines' | 'ignored_items' | 'error_records' | 'no_response' | 'no_response_text' | 'notes'>
+
+/** refusal() from what a read of the file counted (the quick verdict's pass counts the same, and a Spark job's findings). */
+export function refusalOf(format: LogFormat, c: RefusalCounts, firstBad: Streamed['firstBad']): {reason: string; fix: string} | null {
   const formatFix = format === 'native' ? `--log-format (otel, langfuse, litellm, openai-batch) or --map FIELD=PATH` : `--log-format, or --map FIELD=PATH`
   const batchInput = format === 'openai-batch' && c.ignored_items > 0
   if (c.records + c.duplicates === 0 && c.bad_lines > 0 && !batchInput) {
@@ -381,20 +384,29 @@ export function refusalOf(format: LogFormat, c: FileSummaryCounts, firstBad: Str
   return null
 }
 
-/** Step three, for a file that counts: mark it complete with what was read. */
-export function finishFile(ctx: IngestContext, f: PreparedFile, s: Streamed): IngestFileSummary {
-  const {db} = ctx
-  const c = s.counts
+/** What a file's counts need to be said as its notes. */
+export type NoteCounts = Pick<FileSummaryCounts, 'bom' | 'lines' | 'notes' | 'records' | 'no_request_text' | 'no_response_text' | 'no_response' | 'error_records'>
+
+/** The notes a complete file is stored with (ingest, and a Spark job's findings brought in). */
+export function fileNotes(c: NoteCounts, unread: string | null): string[] {
   const notes: string[] = []
   if (c.bom) notes.push('UTF-8 byte-order mark at the start of the file skipped')
   if (c.lines === 0) notes.push('empty file: no lines')
-  if (s.unread) notes.push(s.unread)
+  if (unread) notes.push(unread)
   for (const [note, n] of Object.entries(c.notes).sort((a, b) => b[1] - a[1])) notes.push(`${n} record${n === 1 ? '' : 's'}: ${note}`)
   if (c.no_request_text > 0) notes.push(`${c.no_request_text} of ${c.records} records have no request text`)
   if (c.no_response_text > 0) {
     const absent = c.no_response > 0 ? ` (of which ${c.no_response} recorded no response at all)` : ''
     notes.push(`${c.no_response_text} of ${c.records - c.error_records} answers (errors aside) have no response text${absent}: they cannot be searched for markers or copied text`)
   }
+  return notes
+}
+
+/** Step three, for a file that counts: mark it complete with what was read. */
+export function finishFile(ctx: IngestContext, f: PreparedFile, s: Streamed): IngestFileSummary {
+  const {db} = ctx
+  const c = s.counts
+  const notes = fileNotes(c, s.unread)
   if (otherFileWithSha256(db, s.sha256, f.fileId)) {
     // Cannot happen (no complete file of this size held these bytes when the pass began), unless another process ingested it meanwhile.
     deleteFile(db, f.fileId)

@@ -156,17 +156,17 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
       result.blank_lines += s.blank_lines
       for (const note of s.notes) result.warnings.push(`${s.path}: ${note}`)
     }
-    for (const [index, f] of files.entries()) {
+    for (const unit of readingUnits(files)) {
+      const f = unit.files[0]!
       current = null
-      if (done.has(f.path)) continue
       if (options.signal?.aborted) throw new IngestInterrupted('')
       current = f.path
       if (f.how === null) {
         add(undecided(f.path, f.reason))
         continue
       }
-      if (f.decoder.adapter.newIndex(f.decoder.options) === null) {
-        const prepared = await prepareFile(ctx, f.path, index, f.how)
+      if (!unit.joined) {
+        const prepared = await prepareFile(ctx, f.path, files.indexOf(f), f.how)
         if (prepared.present) {
           add(presentSummary(prepared))
           continue
@@ -177,8 +177,8 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
         continue
       }
       // The whole set of this format (and these options), read together.
-      const members = files.filter((m) => m.how !== null && m.how.spec === f.how!.spec && !done.has(m.path))
-      for (const s of await ingestSet(ctx, f.decoder, members.map((m) => ({path: m.path, index: files.indexOf(m), how: m.how!, gzip: m.gzip, size: m.size})), maxLineBytes)) add(s)
+      const members = unit.files.map((m) => ({path: m.path, index: files.indexOf(m), how: m.how!, gzip: m.gzip, size: m.size}))
+      for (const s of await ingestSet(ctx, f.decoder, members, maxLineBytes)) add(s)
     }
     current = null
   } catch (error) {
@@ -209,7 +209,8 @@ export function partialIngest(error: unknown): IngestLogsResult | null {
   return partial && partial.per_file.length > 0 ? partial : null
 }
 
-interface Decided {
+/** A file with its format decided (how: null when none could be). */
+export interface Decided {
   path: string
   size: number
   gzip: boolean
@@ -218,8 +219,10 @@ interface Decided {
   reason: string
 }
 
-/** Every file's format, before anything is read into the case. */
-async function decideFormats(paths: readonly string[], given: LogFormat | null, options: IngestLogsOptions, maxLineBytes: number): Promise<Decided[]> {
+/** Every file's format, before anything is read into the case (`crosstalk extract` decides them the same way). */
+export async function decideFormats(
+  paths: readonly string[], given: LogFormat | null, options: Pick<IngestLogsOptions, 'parse' | 'signal' | 'onFormat'>, maxLineBytes: number,
+): Promise<Decided[]> {
   const out: Decided[] = []
   for (const path of paths) {
     if (options.signal?.aborted) throw new IngestInterrupted('')
@@ -258,6 +261,32 @@ async function decideFormats(paths: readonly string[], given: LogFormat | null, 
     out.push({path, size, gzip, how: format ? {format, reason, spec: encodeParseSpec(spec)} : null, decoder: decoder ?? lineDecoder({format: 'native'}), reason})
   }
   return out
+}
+
+/** Files read together: one alone, or every file of a format whose records join lines across files (with the same parse spec). */
+export interface ReadingUnit<T extends Decided> {
+  files: T[]
+  /** read as one set, every line offered to the format's companion index first */
+  joined: boolean
+}
+
+/**
+ * The order ingest reads decided files in: each file at its place, except that a format whose
+ * records join lines across files (OpenTelemetry spans and log records, Batch output and input)
+ * is read as one set, all of it at its first member's place. Record ids, and so duplicate
+ * decisions and ties in time, follow this order; `crosstalk extract --plan` gives it to Spark.
+ */
+export function readingUnits<T extends Decided>(files: readonly T[]): Array<ReadingUnit<T>> {
+  const done = new Set<string>()
+  const units: Array<ReadingUnit<T>> = []
+  for (const f of files) {
+    if (done.has(f.path)) continue
+    const joined = f.how !== null && f.decoder.adapter.newIndex(f.decoder.options) !== null
+    const members = joined ? files.filter((m) => m.how !== null && m.how.spec === f.how!.spec && !done.has(m.path)) : [f]
+    for (const m of members) done.add(m.path)
+    units.push({files: members, joined})
+  }
+  return units
 }
 
 function undecided(path: string, reason: string): IngestFileSummary {

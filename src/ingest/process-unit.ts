@@ -101,7 +101,10 @@ export function decoderFor(spec: string): LineDecoder {
   return d
 }
 
-export function processUnit(task: UnitTask, unconventional?: UnconventionalSet, index: CompanionIndex | null = null): UnitResult {
+/** Called with each record item and the texts it was decoded from (which the result does not carry): `crosstalk extract` derives what the echo check needs from the prompt. */
+export type RecordTextsHook = (item: RecordItem, texts: {request_text: string | null; response_text: string | null}) => void
+
+export function processUnit(task: UnitTask, unconventional?: UnconventionalSet, index: CompanionIndex | null = null, onTexts?: RecordTextsHook): UnitResult {
   const decoder = decoderFor(task.spec)
   const bytes = Buffer.from(task.bytes.buffer, task.bytes.byteOffset, task.bytes.byteLength)
   const result: UnitResult = {seq: task.seq, bytes: task.bytes.byteLength, lines: 0, blank: 0, ignored: 0, bom: false, items: [], notes: {}, fp: new Uint32Array(0)}
@@ -159,7 +162,9 @@ export function processUnit(task: UnitTask, unconventional?: UnconventionalSet, 
       const noResponseText = row.is_error === 0 && (response === null || response === '')
       for (const n of r.notes) note(n)
       const noResponse = row.is_error === 0 && row.response_kind === 'none'
-      result.items.push({k: 'r', lineNo, item: r.item, offset, length: line.length, crc, row, noRequestText, noResponseText, noResponse, companions: r.companions, ...x, ...(task.markersOnly ? {promptLower} : {})})
+      const item: RecordItem = {k: 'r', lineNo, item: r.item, offset, length: line.length, crc, row, noRequestText, noResponseText, noResponse, companions: r.companions, ...x, ...(task.markersOnly ? {promptLower} : {})}
+      result.items.push(item)
+      onTexts?.(item, {request_text: prompt, response_text: response})
     }
   }
   result.fp = fpBuf.data.slice(0, fpBuf.length)

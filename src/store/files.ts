@@ -43,6 +43,10 @@ export interface FileRow {
   ignored_items: number
   /** NULL: read whole; else what could not be read */
   unread: string | null
+  /** 'copy': every byte is in the case (ingest logs); 'reference': only the findings' lines are (ingest findings, migration 004) */
+  evidence: 'copy' | 'reference'
+  /** where a referenced original lives (null for copies) */
+  uri: string | null
 }
 
 export function fileById(db: CaseDb, id: number): FileRow | undefined {

@@ -1,5 +1,7 @@
+import {InputError} from '../errors.js'
 import type {RecordFields} from '../util/record-fields.js'
 import type {CaseDb} from './open-case.js'
+import {corpusFacts, type CorpusFacts} from './scale.js'
 
 // The records table: one row per request/response line, pointing at its bytes in the
 // evidence. The rule that only records of completely ingested files are evidence lives
@@ -156,6 +158,9 @@ export interface RecordTotals {
 
 /** Counts over the records of complete files; a session is counted within its tenant. */
 export function recordTotals(db: CaseDb): RecordTotals {
+  // Evidence by reference: the case holds only the findings' records; the job counted them all.
+  const corpus = corpusFacts(db)
+  if (corpus) return {records: corpus.records, tenants: corpus.tenants, sessions: corpus.sessions, first_ms: corpus.first_ms, last_ms: corpus.last_ms}
   return db
     .prepare(
       `SELECT count(*) AS records, count(DISTINCT tenant_id) AS tenants, min(ts_ms) AS first_ms, max(ts_ms) AS last_ms,
@@ -166,6 +171,8 @@ export function recordTotals(db: CaseDb): RecordTotals {
 }
 
 export function tenantHasRecords(db: CaseDb, tenant: string): boolean {
+  // Evidence by reference: a tenant may have records that no finding rests on; the job listed every tenant.
+  if (corpusFacts(db)) return db.prepare('SELECT 1 FROM corpus_facts, json_each(corpus_facts.tenant_ids) WHERE value = ? LIMIT 1').get(tenant) !== undefined
   return db.prepare(`SELECT 1 FROM records r WHERE r.tenant_id = ?${completeRecords(db)} LIMIT 1`).get(tenant) !== undefined
 }
 
@@ -211,6 +218,7 @@ export interface AtRiskGroup {
 // in an error event (is_error = 1) was still answered 200 and still decoded from the stale
 // pages, so it counts; it is also reported apart. Answered by the covering index records_at_risk.
 export function atRiskGroups(db: CaseDb, pool: number, advertised: number | null): AtRiskGroup[] {
+  referencePool(corpusFacts(db), pool)
   return db
     .prepare(
       `SELECT r.decode_node, (r.ts_ms / 3600000) * 3600000 AS hour, COUNT(*) AS n, SUM(r.is_error) AS errors,
@@ -225,6 +233,7 @@ export function atRiskGroups(db: CaseDb, pool: number, advertised: number | null
 
 /** At-risk responses per recipient tenant (the tenant views). */
 export function atRiskByTenant(db: CaseDb, pool: number): Map<string, number> {
+  referencePool(corpusFacts(db), pool)
   const rows = db
     .prepare(`SELECT r.tenant_id, COUNT(*) FROM records r WHERE r.status = 200 AND r.prompt_tokens >= ?${completeRecords(db)} GROUP BY r.tenant_id`)
     .raw()
@@ -249,6 +258,13 @@ export interface UnknownFieldCounts {
  * HTTP status, Langfuse no node) makes every count that depends on it unknown for those records.
  */
 export function recordsMissingAtRiskFields(db: CaseDb): UnknownFieldCounts {
+  const corpus = corpusFacts(db)
+  if (corpus) {
+    return {
+      records: corpus.records, no_status: corpus.no_status, no_prompt_tokens: corpus.no_prompt_tokens, no_completion_tokens: corpus.no_completion_tokens,
+      no_decode_node: corpus.no_decode_node, no_status_or_prompt_tokens: corpus.no_status_or_prompt_tokens,
+    }
+  }
   return db
     .prepare(
       `SELECT count(*) AS records, coalesce(sum(r.status IS NULL), 0) AS no_status, coalesce(sum(r.prompt_tokens IS NULL), 0) AS no_prompt_tokens,
@@ -271,6 +287,8 @@ export function countSessionsServed(
   confirmed: ReadonlyArray<readonly [string | null, string | null]>,
 ): {served: number; withConfirmed: number} {
   if (windows.size === 0 && confirmed.length === 0) return {served: 0, withConfirmed: 0}
+  const corpus = corpusFacts(db)
+  if (corpus) return referenceSessionsServed(corpus, windows)
   db.exec('CREATE TEMP TABLE IF NOT EXISTS scope_confirmed (tenant_id TEXT, session_id TEXT); DELETE FROM temp.scope_confirmed')
   try {
     const insert = db.prepare('INSERT INTO temp.scope_confirmed (tenant_id, session_id) VALUES (?, ?)')
@@ -334,4 +352,28 @@ export function recordBySourceRequest(db: CaseDb): (source: string, requestId: s
 /** Records whose file is missing or is not a log file (a row inserted by hand). */
 export function recordsWithoutLogFile(db: CaseDb): number {
   return db.prepare(`SELECT COUNT(*) FROM records r WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.id = r.file_id AND f.kind = 'log')`).pluck().get() as number
+}
+
+// ------------------------------------------------------------------ evidence by reference
+
+/**
+ * A case whose evidence is by reference holds the at-risk records of the pool the Spark job
+ * was given, and no others: any other pool is a question only the job can answer.
+ */
+function referencePool(corpus: CorpusFacts | undefined, pool: number): void {
+  if (corpus && corpus.pool_tokens !== pool) {
+    throw new InputError(
+      `this case's evidence is by reference: its at-risk responses were found by the Spark job ${corpus.pool_tokens === null ? 'without a pool size' : `for --pool-tokens ${corpus.pool_tokens}`}; run the job again with --pool-tokens ${pool}`,
+      'E_REFERENCE_POOL',
+    )
+  }
+}
+
+/** The sessions served inside the node windows, as the job counted them for exactly these windows. */
+function referenceSessionsServed(corpus: CorpusFacts, windows: ReadonlyMap<string | null, readonly [number, number]>): {served: number; withConfirmed: number} {
+  const asked = JSON.stringify([...windows].map(([node, [lo, hi]]) => [node, lo, hi]).sort((a, b) => (a[0] === b[0] ? 0 : a[0] === null ? 1 : b[0] === null ? -1 : String(a[0]) < String(b[0]) ? -1 : 1)))
+  if (corpus.sessions_served === null || corpus.sessions_served_with_confirmed === null || corpus.served_windows !== asked) {
+    throw new InputError("this case's evidence is by reference, and the Spark job did not count the sessions served inside these node windows; run it with the case's --pool-tokens", 'E_REFERENCE_POOL')
+  }
+  return {served: corpus.sessions_served, withConfirmed: corpus.sessions_served_with_confirmed}
 }

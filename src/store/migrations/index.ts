@@ -2,6 +2,7 @@ import type {Database} from 'better-sqlite3'
 import {up as caseSchema} from './001-case.js'
 import {up as logFormats} from './002-log-formats.js'
 import {up as recordedFacts} from './003-recorded-facts.js'
+import {up as referenceEvidence} from './004-reference-evidence.js'
 
 export interface Migration {
   version: number
@@ -9,9 +10,10 @@ export interface Migration {
   up: (db: Database) => void
 }
 
-// Append-only: a released migration is never edited, only followed by a new one (004, ...).
+// Append-only: a released migration is never edited, only followed by a new one (005, ...).
 export const MIGRATIONS: readonly Migration[] = [
   {version: 1, name: 'case', up: caseSchema},
   {version: 2, name: 'log-formats', up: logFormats},
   {version: 3, name: 'recorded-facts', up: recordedFacts},
+  {version: 4, name: 'reference-evidence', up: referenceEvidence},
 ]

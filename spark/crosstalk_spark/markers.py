@@ -1,0 +1,116 @@
+"""Canary sightings in Spark SQL: the rules of crosstalk's src/extract/markers.ts.
+
+resolveTokens: a marker-shaped token (CANARY- and its whole hex run, hex compared in lower
+case) is a sighting of
+  1. the registered marker equal to it, else
+  2. the longest registered marker it starts with (at least 8 hex digits: the marker ran into
+     an adjoining hex word), else
+  3. when it has 16 or more hex digits and is a strict prefix of exactly one registered
+     marker: that marker, flagged partial, else
+  4. nobody (an orphan).
+One sighting per registered marker (or per orphan token, case-folded) and response: the first
+full occurrence, else the first partial one. Registered markers outside the CANARY-<hex>
+convention come from the extract's automaton hits, added when the tokens did not already
+give them.
+
+classifySighting: own (the response's own session), echo (the needle, the registered hex or
+a partial token's own hex, is in the request's own prompt), cross_session (same tenant),
+cross_tenant; orphans stay orphans. The extract carries, per token, the longest prefix of
+its hex that the lower-cased prompt contains; every needle is such a prefix, so the echo test
+is a comparison of lengths.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as F
+
+PREFIX_LEN = len("CANARY-")
+MIN_HEX = 8
+MIN_PARTIAL_HEX = 16
+CONVENTIONAL_KEY = r"^CANARY-[0-9a-f]{8,}$"
+
+
+def sightings(records: DataFrame, registry: DataFrame) -> DataFrame:
+    """records: the record key (file_idx, ord) + tenant_id, session_id, tokens, unconventional. registry: marker_key, marker, tenant_id, session_id."""
+    reg = registry.select(
+        F.col("marker_key").alias("reg_key"), F.col("marker").alias("reg_marker"),
+        F.col("tenant_id").alias("reg_tenant"), F.col("session_id").alias("reg_session"),
+    )
+    rec = ["file_idx", "ord"]
+    tokens = records.select(*rec, "tenant_id", "session_id", F.explode("tokens").alias("t")).select(
+        *rec, "tenant_id", "session_id",
+        F.col("t.token").alias("token"), F.col("t.position").alias("position"), F.col("t.prompt_prefix").alias("prompt_prefix"),
+        F.concat(F.lit("CANARY-"), F.lower(F.substring("t.token", PREFIX_LEN + 1, 1 << 20))).alias("key"),
+    ).withColumn("hexlen", F.length("key") - PREFIX_LEN)
+
+    # 1 and 2: the longest registered key that is a prefix of the token's key (itself included), at least 8 hex digits.
+    prefixes = tokens.select(*rec, "position", "key", F.explode(F.sequence(F.lit(PREFIX_LEN + MIN_HEX), F.length("key"))).alias("plen"))
+    prefixes = prefixes.withColumn("prefix", F.expr("substring(key, 1, plen)"))
+    exact = (
+        prefixes.join(reg, prefixes.prefix == reg.reg_key)
+        .withColumn("_r", F.row_number().over(Window.partitionBy(*rec, "position").orderBy(F.col("plen").desc())))
+        .filter("_r = 1")
+        .select(*rec, "position", "reg_key", "reg_marker", "reg_tenant", "reg_session", F.lit(False).alias("partial"))
+    )
+    # 3: a strict prefix of exactly one registered key.
+    extending = (
+        reg.select("reg_key", F.explode(F.sequence(F.lit(PREFIX_LEN + MIN_PARTIAL_HEX), F.length("reg_key") - 1)).alias("plen"))
+        # sequence() counts down when the key is too short for a partial: keep only real prefixes.
+        .filter((F.col("plen") >= PREFIX_LEN + MIN_PARTIAL_HEX) & (F.col("plen") < F.length("reg_key")))
+        .select(F.expr("substring(reg_key, 1, plen)").alias("prefix"), "reg_key")
+        .groupBy("prefix").agg(F.count("*").alias("n"), F.min("reg_key").alias("reg_key"))
+        .filter("n = 1").drop("n")
+    )
+    unresolved = tokens.join(exact.select(*rec, "position"), [*rec, "position"], "left_anti").filter(F.col("hexlen") >= MIN_PARTIAL_HEX)
+    partial = (
+        unresolved.join(extending, unresolved.key == extending.prefix).select(*rec, "position", "reg_key")
+        .join(reg, "reg_key")
+        .select(*rec, "position", "reg_key", "reg_marker", "reg_tenant", "reg_session", F.lit(True).alias("partial"))
+    )
+    resolved = tokens.join(exact.unionByName(partial), [*rec, "position"], "left")
+    resolved = resolved.withColumn("partial", F.coalesce("partial", F.lit(False)))
+    # One sighting per registered marker (or orphan key) and response: the first full occurrence, else the first partial.
+    dedup = F.coalesce(F.col("reg_key"), F.concat(F.lit("orphan:"), F.col("key")))
+    found = (
+        resolved.withColumn("dedup", dedup)
+        .withColumn("_r", F.row_number().over(Window.partitionBy(*rec, "dedup").orderBy(F.col("partial").asc(), F.col("position").asc())))
+        .filter("_r = 1")
+        .withColumn(
+            "needle_len",
+            F.when(F.col("partial"), F.col("hexlen")).otherwise(F.length("reg_key") - PREFIX_LEN),
+        )
+        .withColumn("in_prompt", F.col("prompt_prefix") >= F.col("needle_len"))
+        .select(*rec, "tenant_id", "session_id", "token", "position", "partial", "reg_key", "reg_marker", "reg_tenant", "reg_session", "in_prompt", F.lit(0).alias("kind"))
+    )
+    # Registered markers outside the convention, as the extract's automaton found them (first occurrence each).
+    unconventional_reg = reg.filter(~F.col("reg_key").rlike(CONVENTIONAL_KEY))
+    hits = (
+        records.select(*rec, "tenant_id", "session_id", F.explode("unconventional").alias("u"))
+        .join(unconventional_reg, F.col("u.marker") == unconventional_reg.reg_marker)
+        .select(
+            *rec, "tenant_id", "session_id", F.col("reg_marker").alias("token"), F.col("u.position").alias("position"), F.lit(False).alias("partial"),
+            "reg_key", "reg_marker", "reg_tenant", "reg_session", F.col("u.in_prompt").alias("in_prompt"), F.lit(1).alias("kind"),
+        )
+        .join(found.filter(F.col("reg_key").isNotNull()).select(*rec, "reg_key"), [*rec, "reg_key"], "left_anti")
+    )
+    allfound = found.unionByName(hits)
+    cls = (
+        F.when(F.col("reg_key").isNull(), "orphan")
+        .when((F.col("reg_tenant") == F.col("tenant_id")) & (F.col("reg_session") == F.col("session_id")), "own")
+        .when(F.col("in_prompt"), "echo")
+        .when(F.col("reg_tenant") == F.col("tenant_id"), "cross_session")
+        .otherwise("cross_tenant")
+    )
+    return allfound.select(
+        *rec,
+        F.coalesce("reg_marker", "token").alias("marker"),
+        F.col("reg_key").alias("marker_key"),
+        cls.alias("class"),
+        "partial",
+        F.col("reg_session").alias("source_session"),
+        F.col("reg_tenant").alias("source_tenant"),
+        "position",
+        "token",
+        "kind",
+    )

@@ -1,0 +1,160 @@
+import {createHash} from 'node:crypto'
+import {K, kgramHashes} from '../../extract/winnow.js'
+import {tokenizeWords, wordsText} from '../../extract/words.js'
+import {key53, longestEvidenceRun, type Run} from './verify-run.js'
+
+// The verification of each response's candidate sources and the choice of the source, under
+// the chain rule: what `scan` (computeProvenance) and the Spark path (`crosstalk
+// provenance-verify`) both run, so that a response is attributed by the same code wherever
+// its candidates were counted. Candidates are postings v = rank * 2 + part (part 0 prompt, 1
+// response), where rank is any order of the records by (time, record id): only comparisons
+// between ranks are made, so a caller may number just the records it holds.
+//
+// The source is the earliest ORIGINAL occurrence of the text: a prompt, or an answer that was
+// not itself contaminated. A contaminated answer (one with a cross-session/cross-tenant
+// sighting, or attributed here to someone else) is a copy: it is never named as a source, and
+// a later response that repeats it is checked against the copy's own source instead. That is
+// why responses are attributed in time order, each after every response before it: the
+// copy's source is known by then. When a canary sighting on the same response names the
+// source session, a verified candidate of that session wins.
+
+/** Candidate sources verified per response, by shared-fingerprint count. */
+export const MAX_VERIFIED = 16
+
+/** What attribution needs to know about the records around one response. */
+export interface AttributionContext {
+  /** The text of a part of the record with this rank (response: the recipient's or a candidate's). */
+  text(part: 'request_text' | 'response_text', rank: number): string
+  /** Decode node number of the record with this rank, -1 when unknown. */
+  node(rank: number): number
+  /** The tenant and session of the record with this rank. */
+  session(rank: number): {tenant_id: string; session_id: string} | undefined
+  /** The fingerprint (h1, h2) is boilerplate in the whole corpus. */
+  isBoiler(h1: number, h2: number): boolean
+  minWords: number
+  stats?: {responses_with_candidates: number; candidates_verified: number}
+}
+
+export interface Attribution {
+  /** The chosen source posting (rank * 2 + part). */
+  v: number
+  run: Run
+  /** SHA-256 of the overlap's words as they stand in the response (what the case stores). */
+  overlapSha256: string
+  matched: 'prompt' | 'response'
+  /** Distinct candidates the response had, copies replaced by their sources (before the MAX_VERIFIED cut). */
+  candidates: number
+}
+
+type Candidate = {v: number; run: Run; named: boolean}
+
+/**
+ * The chain rule's state over ranks 0..n-1: which responses are copies, and the source each
+ * attributed copy was given. Feed it the contaminating sightings first (markCopy), then
+ * attribute the responses with candidates in increasing rank.
+ */
+export class SourceChain {
+  private readonly copy: Uint8Array
+  /** An attributed copy's source posting (rank * 2 + part), -1 when none. */
+  private readonly sourceOf: Int32Array
+  /** The source sessions canary sightings name, per response rank. */
+  private readonly named = new Map<number, Set<string>>()
+  private last = -1
+
+  constructor(n: number) {
+    this.copy = new Uint8Array(n)
+    this.sourceOf = new Int32Array(n).fill(-1)
+  }
+
+  /** The response of this rank has a contaminating sighting; `source`: the session the sighting names, if any. */
+  markCopy(rank: number, source: {tenant: string | null; session: string | null} | null): void {
+    this.copy[rank] = 1
+    if (!source || source.session === null) return
+    let set = this.named.get(rank)
+    if (!set) this.named.set(rank, (set = new Set()))
+    set.add(JSON.stringify([source.tenant, source.session]))
+  }
+
+  /**
+   * Verifies the response of rank `r` against its candidates ([v, shared fingerprints]) and
+   * returns the best verified source, or null. Ranks must come in increasing order.
+   */
+  attribute(r: number, found: ReadonlyArray<readonly [number, number]>, ctx: AttributionContext): Attribution | null {
+    if (r <= this.last) throw new Error(`provenance: response rank ${r} attributed after rank ${this.last} (time order is the chain rule's)`)
+    this.last = r
+    if (ctx.stats) ctx.stats.responses_with_candidates++
+    // A copy is replaced by its own source (its shared fingerprints counted there); a copy
+    // whose source is unknown (a marker only, or a span too short to attribute) is dropped.
+    const merged = new Map<number, number>()
+    for (const [v, n] of found) {
+      const s = v >>> 1
+      const original = (v & 1) === 0 || this.copy[s] === 0 ? v : this.sourceOf[s]!
+      if (original < 0 || original >>> 1 >= r) continue
+      merged.set(original, (merged.get(original) ?? 0) + n)
+    }
+    const candidates = [...merged]
+    const ranked = candidates.sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, MAX_VERIFIED)
+    const names = this.named.get(r)
+    const isNamed = (v: number): boolean => {
+      if (!names) return false
+      const src = ctx.session(v >>> 1)
+      return src !== undefined && names.has(JSON.stringify([src.tenant_id, src.session_id]))
+    }
+    const rText = ctx.text('response_text', r)
+    const rw = tokenizeWords(rText)
+    const rg = kgramHashes(rw)
+    // Masked words: covered by a boilerplate k-gram, or by a k-gram of the recipient's own prompt.
+    const masked = new Uint8Array(rw.length)
+    for (let i = 0; i < rg.length; i++) if (ctx.isBoiler(rg.h1[i]!, rg.h2[i]!)) masked.fill(1, i, i + K)
+    let ownMasked = false
+    let best: Candidate | null = null
+    for (const [v] of ranked) {
+      if (ctx.stats) ctx.stats.candidates_verified++
+      const s = v >>> 1
+      const sw = tokenizeWords(ctx.text((v & 1) === 0 ? 'request_text' : 'response_text', s))
+      const sg = kgramHashes(sw)
+      // Cheap test first (boilerplate only); the recipient's prompt is read only when needed.
+      if (longestEvidenceRun(rw, rg, sw, sg, ctx.minWords, masked) === null) continue
+      if (!ownMasked) {
+        ownMasked = true
+        const pg = kgramHashes(tokenizeWords(ctx.text('request_text', r)))
+        if (pg.length > 0) {
+          const ownSet = new Set<number>()
+          for (let i = 0; i < pg.length; i++) ownSet.add(key53(pg.h1[i]!, pg.h2[i]!))
+          for (let i = 0; i < rg.length; i++) if (ownSet.has(key53(rg.h1[i]!, rg.h2[i]!))) masked.fill(1, i, i + K)
+        }
+      }
+      const run = longestEvidenceRun(rw, rg, sw, sg, ctx.minWords, masked)
+      if (run === null) continue
+      const candidate = {v, run, named: isNamed(v)}
+      if (best === null || better(ctx, r, candidate, best)) best = candidate
+    }
+    if (best === null) return null
+    this.copy[r] = 1
+    this.sourceOf[r] = best.v
+    const overlap = wordsText(rText, rw, best.run.start, best.run.len)
+    return {
+      v: best.v,
+      run: best.run,
+      overlapSha256: createHash('sha256').update(overlap).digest('hex'),
+      matched: (best.v & 1) === 0 ? 'prompt' : 'response',
+      candidates: candidates.length,
+    }
+  }
+}
+
+/**
+ * A session a canary sighting on the response names, first; then the longest overlap; then
+ * the recipient's own decode node; then the earliest (the original occurrence); prompts
+ * before responses.
+ */
+function better(ctx: AttributionContext, r: number, a: Candidate, b: Candidate): boolean {
+  if (a.named !== b.named) return a.named
+  if (a.run.len !== b.run.len) return a.run.len > b.run.len
+  const node = ctx.node(r)
+  const an = node >= 0 && ctx.node(a.v >>> 1) === node
+  const bn = node >= 0 && ctx.node(b.v >>> 1) === node
+  if (an !== bn) return an
+  if (a.v >>> 1 !== b.v >>> 1) return a.v >>> 1 < b.v >>> 1
+  return (a.v & 1) < (b.v & 1)
+}

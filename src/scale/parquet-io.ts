@@ -1,0 +1,32 @@
+import {asyncBufferFromFile, parquetReadObjects} from 'hyparquet'
+import {fileWriter, ParquetWriter, type SchemaElement} from 'hyparquet-writer'
+
+// Small Parquet tables in and out (the registry export; the findings a Spark job wrote).
+
+export type Cell = string | number | boolean | null
+
+/** The rows of one Parquet file as plain objects (64-bit integers as numbers: every value here is below 2^53). */
+export async function readParquetRows(path: string): Promise<Array<Record<string, unknown>>> {
+  const file = await asyncBufferFromFile(path)
+  const rows = (await parquetReadObjects({file})) as Array<Record<string, unknown>>
+  return rows.map((row) => normalise(row) as Record<string, unknown>)
+}
+
+function normalise(value: unknown): unknown {
+  if (typeof value === 'bigint') return Number(value)
+  if (Array.isArray(value)) return value.map(normalise)
+  if (value instanceof Uint8Array) return value
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalise(v)]))
+  return value
+}
+
+/** A table of string columns (nullable) as one Parquet file. */
+export function writeStringTable(path: string, columns: readonly string[], rows: ReadonlyArray<Record<string, string | null>>): void {
+  const schema: SchemaElement[] = [
+    {name: 'root', num_children: columns.length},
+    ...columns.map((name): SchemaElement => ({name, type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL'})),
+  ]
+  const writer = new ParquetWriter({writer: fileWriter(path), schema, statistics: false, createdBy: 'crosstalk'})
+  if (rows.length > 0) writer.write({columnData: columns.map((name) => ({name, data: rows.map((r) => r[name] ?? null)})), rowGroupSize: 100_000})
+  writer.finish()
+}
