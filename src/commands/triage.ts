@@ -37,6 +37,7 @@ The canary verdict (contaminated responses by class, the largest flows, first an
     'pool-tokens': Flags.integer({description: 'KV pool size in tokens: status-200 responses with prompt_tokens >= N are at risk', min: 1}),
     'advertised-tokens': Flags.integer({description: 'advertised context length (needs --pool-tokens)', min: 1, dependsOn: ['pool-tokens']}),
     'no-provenance': Flags.boolean({description: 'skip canary-less provenance (markers, PII and at-risk only)'}),
+    'no-quick-verdict': Flags.boolean({description: 'skip the markers-only pass before ingest (one parse of every line less); the verdict then comes after the scan has classified the markers'}),
     ...leakGateFlags,
   }
 
@@ -57,7 +58,7 @@ The canary verdict (contaminated responses by class, the largest flows, first an
         {
           paths: argv as string[], canaries: flags.canaries, logFormat: parsed.logFormat, parse: parsed.parse, source: flags.source,
           evidenceCodec: flags['compress-evidence'] ? 'deflate' : 'raw',
-          poolTokens: flags['pool-tokens'], advertisedTokens: flags['advertised-tokens'], skipProvenance: flags['no-provenance'], now: () => new Date(),
+          poolTokens: flags['pool-tokens'], advertisedTokens: flags['advertised-tokens'], skipProvenance: flags['no-provenance'], quickVerdict: !flags['no-quick-verdict'], now: () => new Date(),
           onIngestProgress: progress, signal: interrupts.signal,
           onFormat: (d) => {
             if (progress) clearProgress()

@@ -33,6 +33,8 @@ export interface TriageOptions {
   poolTokens?: number
   advertisedTokens?: number
   skipProvenance?: boolean
+  /** The markers-only pass before ingest that gives the verdict first (default true where it is exact). */
+  quickVerdict?: boolean
   now: () => Date
   /** Stops the ingest between units (SIGINT): triage then ends after recording what was kept. */
   signal?: AbortSignal
@@ -103,7 +105,7 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   const ingest = await ingestLogs(db, {
     paths: options.paths, logFormat: options.logFormat, parse: options.parse, source: options.source, now: options.now, evidenceCodec: options.evidenceCodec,
     workers: options.workers, maxLineBytes: options.maxLineBytes, onProgress: options.onIngestProgress, onFormat: options.onFormat, signal: options.signal,
-    onQuickPass: (q) => {
+    onQuickPass: options.quickVerdict === false ? undefined : (q) => {
       // A file ingest will refuse ends triage with no verdict at all: none is printed over it.
       if (q.files.some((f) => f.refused)) return
       quick = {...quickVerdict(db, q), at_ms: Math.round(performance.now() - t0)}

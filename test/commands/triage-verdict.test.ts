@@ -58,6 +58,13 @@ describe('triage, verdict first', () => {
     expect(t.timings_ms.verdict).toBeLessThan(t.timings_ms.canaries + t.timings_ms.ingest)
   }, 120_000)
 
+  it('--no-quick-verdict skips the pass: the verdict is the scan\'s', async () => {
+    const incident = inject('incident')
+    const t = await runJson<{verdict: unknown; scan: {contaminated_responses: number}}>(['triage', incident.logs, '--canaries', incident.canaries, '--db', join(tempDir(), 'case.db'), '--no-quick-verdict'])
+    expect(t.verdict).toEqual({basis: 'scan', confirmed_by_scan: null})
+    expect(t.scan.contaminated_responses).toBeGreaterThan(0)
+  }, 120_000)
+
   it('on a case that holds logs already the verdict is the scan\'s, printed after classification', async () => {
     const incident = inject('incident')
     const db = join(tempDir(), 'case.db')
