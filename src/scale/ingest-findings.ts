@@ -20,6 +20,7 @@ import {inTransaction} from '../store/session.js'
 import {getSettings, piiRefKey, setPool} from '../store/settings.js'
 import {canonicalJson} from '../util/canonical-json.js'
 import {readParquetRows} from './parquet-io.js'
+import type {ShardFacts} from './extract-shard.js'
 import {readShardRanges, shardPath, type PrefixRewrite} from './shard-reader.js'
 
 // `crosstalk ingest findings DIR`: the findings of a Spark audit into a case, with evidence by
@@ -35,27 +36,9 @@ import {readShardRanges, shardPath, type PrefixRewrite} from './shard-reader.js'
 
 export const FINDINGS_FORMAT = 'crosstalk-findings/2'
 
-interface ShardEntry {
+/** A shard as the job's manifest lists it: what extract found in it (its ShardFacts but the record count) and what the job decided over every shard. */
+interface ShardEntry extends Omit<ShardFacts, 'record_lines'> {
   file_idx: number
-  uri: string
-  sha256: string
-  size: number
-  compression: 'none' | 'gzip'
-  content_sha256: string
-  content_size: number
-  log_format: LogFormat
-  format_reason: string
-  parse_spec: string
-  lines: number
-  blank_lines: number
-  bom: boolean
-  bad_lines: number
-  ignored_items: number
-  record_notes: Array<[string, number]>
-  unread: string | null
-  first_bad: {line: number; reason: string} | null
-  extract_scheme: string
-  unconventional_sha256: string
   skipped: boolean
   // decided by the job over every shard (duplicates across shards): as ingest counts them
   records: number
