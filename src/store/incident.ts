@@ -27,7 +27,7 @@ export interface IncidentRow {
   internal_reference: string | null
   created_at: string
   updated_at: string
-  // migration 002: the rest of the authorities' forms, the cause, delay reasons, the processor's deadline
+  // migration 003: the rest of the authorities' forms, the cause, delay reasons, the processor's deadline
   cause: string | null
   cause_category: 'internal-non-malicious' | 'internal-malicious' | 'external-non-malicious' | 'external-malicious' | 'unknown' | null
   reporting_person: string | null
