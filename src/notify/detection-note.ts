@@ -27,17 +27,11 @@ function describeGapFr(c: DetectionCoverage): string {
 }
 
 export function detectionSummary(c: DetectionCoverage, language: 'en' | 'fr' = 'en'): DetectionSummary {
-  if (language === 'fr' && !c.complete) {
-    return {
-      complete: c.complete,
-      files_not_scanned: c.files_not_scanned,
-      records_not_scanned: c.records_not_scanned,
-      registry_changed: c.registry_changed,
-      provenance: c.provenance,
-      last_scan_at: c.last_scan_at,
-      note: `Analyse incomplète : ${describeGapFr(c)}. Les chiffres ci-dessous ne couvrent que ce qui a été analysé.`,
-    }
-  }
+  const note = c.complete
+    ? null
+    : language === 'fr'
+      ? `Analyse incomplète : ${describeGapFr(c)}. Les chiffres ci-dessous ne couvrent que ce qui a été analysé.`
+      : `Detection is incomplete: ${describeGap(c)}. Every number below covers only what was scanned.`
   return {
     complete: c.complete,
     files_not_scanned: c.files_not_scanned,
@@ -45,6 +39,6 @@ export function detectionSummary(c: DetectionCoverage, language: 'en' | 'fr' = '
     registry_changed: c.registry_changed,
     provenance: c.provenance,
     last_scan_at: c.last_scan_at,
-    note: c.complete ? null : `Detection is incomplete: ${describeGap(c)}. Every number below covers only what was scanned.`,
+    note,
   }
 }

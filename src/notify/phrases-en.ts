@@ -1,6 +1,7 @@
 import type {AssessmentRecord} from './assessment-store.js'
 import type {ReplayTargetFacts} from './facts.js'
 import type {Exposure} from '../scope/exposure.js'
+import {formatDuration} from './time.js'
 
 // Every sentence crosstalk writes into a draft, notice or register entry, in English. The
 // French table (phrases-fr.ts) has exactly these keys (its type is this one's), so a
@@ -17,14 +18,7 @@ function lateReason(reason: string | null): string {
   return reason ? `, after the deadline; reasons for the delay: ${reason}.` : ', after the deadline; no reasons for the delay are recorded.'
 }
 
-function duration(seconds: number): string {
-  const abs = Math.abs(Math.trunc(seconds))
-  const h = Math.floor(abs / 3600)
-  const m = Math.floor((abs % 3600) / 60)
-  const s = abs % 60
-  const text = `${h}h ${String(m).padStart(2, '0')}m ${String(s).padStart(2, '0')}s`
-  return seconds < 0 ? `overdue by ${text}` : text
-}
+const duration = formatDuration
 
 function range(r: {low: number; high: number | null} | null, approx = false): string {
   if (!r) return 'not yet known'

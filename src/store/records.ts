@@ -114,14 +114,7 @@ export function filesReadingFrom(db: CaseDb, fileIds: readonly number[]): Array<
     .all() as Array<{id: number; path: string}>
 }
 
-export interface StoredRecord extends RecordFields {
-  id: number
-  file_id: number
-  line_no: number
-  byte_offset: number
-  byte_len: number
-  raw_crc32: number
-  source: string
+export interface StoredRecord extends RecordRowStored {
   /** the file's path as given at ingest, and its SHA-256 */
   path: string
   sha256: string

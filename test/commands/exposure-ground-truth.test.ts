@@ -1,5 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
+import type {Exposure} from '../../src/scope/exposure.js'
 import {describe, expect, it} from 'vitest'
 import {generateIncident} from '../../src/generate/generate-incident.js'
 import {loadGroundTruth, type GroundTruth} from '../../src/generate/ground-truth.js'
@@ -13,15 +14,6 @@ import {readLines} from '../helpers/generated-logs.js'
 // canary-less (provenance, 12+ words) leaks, whose sources the generator knows (chained leaks
 // included: a source is the earliest original occurrence).
 
-interface Exposure {
-  responses: number
-  by_canary: number
-  by_text_only: number
-  sessions: number
-  source_tenants: number
-  recipient_tenants: number
-  flows: Array<{source_tenant: string; recipient_tenant: string; responses: number}>
-}
 
 /** The ground truth's union of canary and canary-less leaks, counted the way the contract defines `exposure`. */
 function truthExposure(gt: GroundTruth, tenantOf: Map<string, string>): {exposure: Exposure; perTenant: Map<string, {leaked: number; received: number}>} {
