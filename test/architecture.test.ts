@@ -49,7 +49,7 @@ describe('layers', () => {
 describe('the store owns the SQL', () => {
   const files = sourceFiles(join(ROOT, 'src'))
   const SQL = /\b(SELECT\s+[\w*(]|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+(UNIQUE\s+|TEMP\s+)?(TABLE|INDEX|TRIGGER|VIEW)|DROP\s+(TABLE|INDEX)|PRAGMA\s+\w+|BEGIN\b|COMMIT\b|ROLLBACK\b)/
-  const DB_CALL = /\.(prepare|pragma)\(|\bdb\.exec\(/
+  const DB_CALL = /\.(prepare|pragma|transaction)\(|\bdb\.exec\(/
 
   it('SQL text and database calls appear only under src/store/ (and the bench)', () => {
     const outside = files
@@ -65,6 +65,7 @@ describe('the store owns the SQL', () => {
   it('the check would see SQL in a stage', () => {
     expect(SQL.test(code("const rows = db.prepare('SELECT id FROM records').all()"))).toBe(true)
     expect(DB_CALL.test(code("db.pragma('user_version')"))).toBe(true)
+    expect(DB_CALL.test(code('db.transaction(() => insert(row))()'))).toBe(true)
     expect(SQL.test(code('// SELECT in a comment is prose'))).toBe(false)
   })
 

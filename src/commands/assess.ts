@@ -5,6 +5,7 @@ import {safeLine} from '../util/sanitize.js'
 import {planAssessment, type AssessInputs, type AssessResult} from '../notify/assess.js'
 import {insertAssessment, OUTCOMES, type Outcome} from '../notify/assessment-store.js'
 import {gatherFacts} from '../notify/facts.js'
+import {inTransaction} from '../store/session.js'
 
 export default class Assess extends BaseCommand {
   static override description = `Risk assessment: ENISA severity SE = DPC x EI + CB from explicit inputs (defaults from the case, each with its reason), a suggested outcome, and the human decision with its rationale. The suggestion never decides.
@@ -63,7 +64,7 @@ DPC is the base score of the data category (--dpc 1-4), adjusted a whole step fo
       now,
     })
     if (result.decision) {
-      db.transaction(() => {
+      inTransaction(db, () => {
         insertAssessment(db, {
           at: result.decision!.at,
           inputs: Object.fromEntries(result.inputs.map((i) => [i.name, {value: i.value, source: i.source, why: i.why}])),
@@ -78,7 +79,7 @@ DPC is the base score of the data category (--dpc 1-4), adjusted a whole step fo
           decided_by: result.decision!.decided_by,
         })
         this.audit(db, {flags}, {se: result.severity.se, suggested: result.suggested, decision: result.decision!.outcome}, now)
-      })()
+      })
     }
     if (!this.jsonEnabled()) {
       for (const i of result.inputs) this.log(`${i.name.padEnd(20)} ${String(i.value).padEnd(6)} ${i.source === 'given' ? '(given)' : '(default)'}  ${safeLine(i.why)}`)

@@ -9,7 +9,7 @@ import {decodeParseSpec, describeParseSpec, encodeParseSpec} from '../extract/pa
 import type {CompanionIndex, LogFormat} from '../extract/formats/index.js'
 import {completeLogFile, deleteFile, insertLoadingLogFile, logFilesAtPath, logFilesOfSize, otherFileWithSha256, type FileRow} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
-import {withoutForeignKeyChecksAsync} from '../store/session.js'
+import {transactional, withoutForeignKeyChecksAsync} from '../store/session.js'
 import {DamagedStreamError} from './gunzip-recover.js'
 import type {ParsePool} from './parse-pool.js'
 import type {UnitResult} from './process-unit.js'
@@ -226,7 +226,7 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
   }
 
   // One transaction per several units: every page a transaction touches is written to the WAL once per transaction.
-  const commit = db.transaction((results: UnitResult[], extra: (() => void) | null) => {
+  const commit = transactional(db, (results: UnitResult[], extra: (() => void) | null) => {
     for (const r of results) writer.write(r)
     if (extra) extra()
     evidence.writeReady()

@@ -81,6 +81,12 @@ export function inTransaction<T>(db: CaseDb, fn: () => T): T {
   return db.transaction(fn)()
 }
 
+/** fn as a function that runs in one transaction each time it is called (prepared once, for a hot loop). */
+export function transactional<A extends unknown[], T>(db: CaseDb, fn: (...args: A) => T): (...args: A) => T {
+  const run = db.transaction(fn)
+  return (...args: A) => run(...args) as T
+}
+
 /** A consistent copy of the whole case into a new file (SQLite's online backup). */
 export async function backupCase(db: CaseDb, destination: string): Promise<void> {
   await db.backup(destination)

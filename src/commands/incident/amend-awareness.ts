@@ -3,6 +3,7 @@ import {BaseCommand, dbFlag} from '../../cli/base-command.js'
 import {renderIncident} from '../../cli/render-incident.js'
 import {amendAwareness, type IncidentRecord} from '../../notify/incident.js'
 import {parseInstant} from '../../notify/time.js'
+import {inTransaction} from '../../store/session.js'
 
 /** `crosstalk incident amend-awareness --json` */
 export type IncidentAmendAwarenessResult = IncidentRecord
@@ -23,11 +24,11 @@ export default class IncidentAmendAwareness extends BaseCommand {
     const {flags} = await this.parse(IncidentAmendAwareness)
     const db = this.openCase(flags.db)
     const now = new Date()
-    const incident = db.transaction(() => {
+    const incident = inTransaction(db, () => {
       const updated = amendAwareness(db, {awareAt: parseInstant(flags['aware-at'], '--aware-at'), reason: flags.reason, amendedBy: flags['amended-by'], now})
       this.audit(db, {flags}, {aware_at: updated.aware_at}, now)
       return updated
-    })()
+    })
     if (!this.jsonEnabled()) this.log(renderIncident(incident))
     return incident
   }

@@ -4,6 +4,7 @@ import {incidentFieldFlags, incidentPatchFromFlags} from '../../cli/incident-fla
 import {renderOpenedIncident} from '../../cli/render-incident.js'
 import {openIncident, ROLES, type IncidentRecord} from '../../notify/incident.js'
 import {parseInstant} from '../../notify/time.js'
+import {inTransaction} from '../../store/session.js'
 
 /** `crosstalk incident open --json` */
 export type IncidentOpenResult = IncidentRecord
@@ -27,7 +28,7 @@ export default class IncidentOpen extends BaseCommand {
     const db = this.openCase(flags.db, {create: true})
     const now = new Date()
     // The incident and its audit entry (which keeps the original awareness time verify replays amendments from) are stored together.
-    const incident = db.transaction(() => {
+    const incident = inTransaction(db, () => {
       const opened = openIncident(db, {
         title: flags.title,
         role: flags.role as IncidentRecord['role'],
@@ -37,7 +38,7 @@ export default class IncidentOpen extends BaseCommand {
       })
       this.audit(db, {flags}, {incident_opened: opened.aware_at}, now)
       return opened
-    })()
+    })
     if (!this.jsonEnabled()) this.log(renderOpenedIncident(incident))
     return incident
   }

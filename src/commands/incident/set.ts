@@ -5,6 +5,7 @@ import {renderIncident} from '../../cli/render-incident.js'
 import {UsageError} from '../../errors.js'
 import {amendAwareness, updateIncident, type IncidentRecord} from '../../notify/incident.js'
 import {parseInstant} from '../../notify/time.js'
+import {inTransaction} from '../../store/session.js'
 
 /** `crosstalk incident set --json` */
 export type IncidentSetResult = IncidentRecord
@@ -34,13 +35,13 @@ export default class IncidentSet extends BaseCommand {
     const now = new Date()
     const patch = {...incidentPatchFromFlags(flags), ...(flags.title ? {title: flags.title} : {})}
     let incident: IncidentRecord | undefined
-    db.transaction(() => {
+    inTransaction(db, () => {
       if (flags['aware-at'] && flags.reason) {
         incident = amendAwareness(db, {awareAt: parseInstant(flags['aware-at'], '--aware-at'), reason: flags.reason, amendedBy: flags['amended-by'], now})
       }
       if (Object.keys(patch).length > 0 || !incident) incident = updateIncident(db, patch, now)
       this.audit(db, {flags}, {changed: [...Object.keys(patch), ...(flags['aware-at'] ? ['aware_at'] : [])], ...(flags['aware-at'] ? {aware_at: incident!.aware_at} : {})}, now)
-    })()
+    })
     if (!this.jsonEnabled()) this.log(renderIncident(incident!))
     return incident!
   }

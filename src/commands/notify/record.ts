@@ -5,6 +5,7 @@ import {requireIncident} from '../../notify/incident.js'
 import {recordNotification, type NotifyRecordResult, type Phase} from '../../notify/notifications.js'
 import {tenantHasRecords} from '../../store/records.js'
 import {parseInstant} from '../../notify/time.js'
+import {inTransaction} from '../../store/session.js'
 
 export default class NotifyRecord extends BaseCommand {
   static override description =
@@ -28,7 +29,7 @@ export default class NotifyRecord extends BaseCommand {
     const db = this.openCase(flags.db)
     const incident = requireIncident(db)
     const now = new Date()
-    const record = db.transaction(() => {
+    const record = inTransaction(db, () => {
       const r = recordNotification(db, incident, {
         phase: flags.phase as Phase,
         at: parseInstant(flags.at, '--at'),
@@ -41,7 +42,7 @@ export default class NotifyRecord extends BaseCommand {
       })
       this.audit(db, {flags}, {notification: r.id, sha256: r.file_sha256}, now)
       return r
-    })()
+    })
     if (!this.jsonEnabled()) {
       this.log(`Recorded ${record.phase} notification to ${safeLine(record.recipient)} at ${record.at} (ref ${safeLine(record.reference)})${record.late ? ' LATE: after the deadline, with the reasons for the delay' : ''}`)
       if (record.file_sha256) this.log(`  ${safeLine(record.file_path ?? '')}  sha256 ${record.file_sha256}`)
