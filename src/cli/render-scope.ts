@@ -225,13 +225,15 @@ const VERDICT_FLOWS = 5
  * classified. "No response carried..." is said only of files read whole; files no verdict can
  * speak for are named as such.
  */
-export function renderVerdict(v: CanaryFigures & {basis: 'quick' | 'scan'; unreadable_files: readonly {path: string}[]; quarantined_lines: number}): string {
+export function renderVerdict(v: CanaryFigures & {basis: 'quick' | 'scan'; canaries: number; unreadable_files: readonly {path: string}[]; quarantined_lines: number}): string {
   const out: string[] = [
     v.basis === 'quick'
       ? 'Canary verdict (a markers-only pass over every line, by the rules ingest and scan apply; the scan checks it; the evidence work follows)'
       : 'Canary verdict (every record\'s markers classified; provenance, personal data and scope follow)',
   ]
-  if (v.contaminated_responses === 0) {
+  if (v.canaries === 0) {
+    out.push('  Not known: the case holds no canary registry, so no marker can be attributed to a session (ingest it: --canaries FILE).')
+  } else if (v.contaminated_responses === 0) {
     out.push(`  No response carried another session's canary marker${v.unreadable_files.length > 0 || v.quarantined_lines > 0 ? ' in the lines that could be read' : ''}.`)
   } else {
     out.push(

@@ -15,6 +15,8 @@ export interface GateInput {
   unreadable_files: readonly UnreadableFile[]
   /** log files with quarantined lines; read from the case when not given */
   quarantined_files?: readonly QuarantinedFile[]
+  /** canaries registered in the case: with none, no marker can be attributed to anyone */
+  canaries: number
 }
 
 export interface GateVerdict {
@@ -29,7 +31,11 @@ export function judgeGate(db: CaseDb, result: GateInput, options: {acceptBadLine
     ? `contamination found: ${result.contaminated_responses} responses (${result.cross_tenant_responses} cross-tenant, ${result.cross_session_responses} cross-session)`
     : null
   const quarantined = options.acceptBadLines ? [] : (result.quarantined_files ?? logFilesWithBadLines(db))
-  return {tripped, cannotPass: unjudgedMessage(result.unreadable_files, quarantined)}
+  // No registry: every marker is an orphan, so "nothing found" would be a verdict on nothing.
+  const noRegistry = result.canaries === 0 ? 'the case holds no canary registry, so no marker can be attributed to a session (crosstalk ingest canaries FILE, or triage --canaries FILE)' : null
+  const unjudged = unjudgedMessage(result.unreadable_files, quarantined)
+  const cannotPass = unjudged && noRegistry ? `${unjudged}; also, ${noRegistry}` : (unjudged ?? (noRegistry && `--fail-on-leak cannot pass: ${noRegistry}`))
+  return {tripped, cannotPass}
 }
 
 /** One line naming the files a gate could not judge, or null when it could judge them all. */

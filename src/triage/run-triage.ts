@@ -12,6 +12,7 @@ import {canaryVerdict} from '../scope/verdict.js'
 import {canaryFigures, type CanaryFigures, type CanaryRow} from '../scope/compute-scope.js'
 import type {QuickPassResult} from '../ingest/quick-pass.js'
 import {logFilesWithBadLines, unreadableLogFiles, type QuarantinedFile, type UnreadableFile} from '../store/files.js'
+import {countCanaries} from '../store/canaries.js'
 import type {CaseDb} from '../store/open-case.js'
 import {shrinkMemory} from '../store/session.js'
 import {fullGc} from '../util/gc.js'
@@ -66,6 +67,8 @@ export interface TriageVerdict extends CanaryFigures {
   /** log files with quarantined lines (never judged), and their count */
   quarantined_files: QuarantinedFile[]
   quarantined_lines: number
+  /** canaries registered in the case (none: no marker can be attributed) */
+  canaries: number
   /** since triage started */
   at_ms: number
 }
@@ -133,7 +136,7 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
     onMarkersClassified: () => {
       const quarantined = logFilesWithBadLines(db)
       const full: TriageVerdict = {
-        ...canaryVerdict(db), basis: 'scan', unreadable_files: unreadableLogFiles(db), quarantined_files: quarantined,
+        ...canaryVerdict(db), basis: 'scan', canaries: countCanaries(db), unreadable_files: unreadableLogFiles(db), quarantined_files: quarantined,
         quarantined_lines: quarantined.reduce((a, f) => a + f.bad_lines, 0), at_ms: Math.round(performance.now() - t0),
       }
       const first = quick as TriageVerdict | null
@@ -181,6 +184,7 @@ function quickVerdict(db: CaseDb, q: QuickPassResult): Omit<TriageVerdict, 'at_m
   return {
     ...canaryFigures(rows),
     basis: 'quick',
+    canaries: countCanaries(db),
     unreadable_files: q.files
       .filter((f) => f.unread !== null || f.counts.no_response_text > 0)
       .map((f) => ({path: f.path, state: 'complete', records: f.counts.records, answers: f.counts.records - f.counts.error_records, no_response_text: f.counts.no_response_text, unread: f.unread})),

@@ -58,6 +58,18 @@ describe('triage, verdict first', () => {
     expect(t.timings_ms.verdict).toBeLessThan(t.timings_ms.canaries + t.timings_ms.ingest)
   }, 120_000)
 
+  it('without a canary registry the verdict is unknown and --fail-on-leak cannot pass (it exited 0 on "nothing found")', async () => {
+    const incident = inject('incident')
+    const db = join(tempDir(), 'case.db')
+    const r = await run(['triage', incident.logs, '--db', db, '--fail-on-leak', '--accept-bad-lines'])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toContain('Not known: the case holds no canary registry')
+    expect(r.stdout).not.toContain("No response carried another session's canary marker")
+    expect(r.stderr).toMatch(/--fail-on-leak cannot pass: the case holds no canary registry/)
+    const scan = await run(['scan', '--db', db, '--fail-on-leak', '--accept-bad-lines'])
+    expect(scan.code).toBe(1)
+  }, 120_000)
+
   it('--no-quick-verdict skips the pass: the verdict is the scan\'s', async () => {
     const incident = inject('incident')
     const t = await runJson<{verdict: unknown; scan: {contaminated_responses: number}}>(['triage', incident.logs, '--canaries', incident.canaries, '--db', join(tempDir(), 'case.db'), '--no-quick-verdict'])
@@ -115,8 +127,9 @@ describe('triage, verdict first', () => {
 describe('renderVerdict', () => {
   const none = {contaminated_responses: 0, cross_tenant_responses: 0, cross_session_responses: 0, exposed_sessions: 0, exposed_tenants: 0, recipient_tenants: 0, first_seen: null, last_seen: null, flows: []}
   it('says "no response" of what was read only, and names what was not', () => {
-    expect(renderVerdict({...none, unreadable_files: [], quarantined_lines: 0})).toContain("  No response carried another session's canary marker.")
-    const partial = renderVerdict({...none, unreadable_files: [{path: 'a.jsonl'}], quarantined_lines: 3})
+    expect(renderVerdict({...none, basis: 'scan', canaries: 5, unreadable_files: [], quarantined_lines: 0})).toContain("  No response carried another session's canary marker.")
+    expect(renderVerdict({...none, basis: 'scan', canaries: 0, unreadable_files: [], quarantined_lines: 0})).not.toContain('No response carried')
+    const partial = renderVerdict({...none, basis: 'scan', canaries: 5, unreadable_files: [{path: 'a.jsonl'}], quarantined_lines: 3})
     expect(partial).toContain("No response carried another session's canary marker in the lines that could be read.")
     expect(partial).toContain('3 quarantined lines could not be read and are not judged')
     expect(partial).toContain('1 log file could not be judged')
