@@ -3,6 +3,9 @@
 // No oclif import here: domain code throws these too.
 
 export class CliError extends Error {
+  /** What a `--json` caller needs beside the message (printed as error.details): e.g. every problem verify found. */
+  details?: unknown
+
   constructor(
     message: string,
     readonly code: string = 'E_FAILED',
@@ -10,6 +13,11 @@ export class CliError extends Error {
   ) {
     super(message)
     this.name = new.target.name
+  }
+
+  withDetails(details: unknown): this {
+    this.details = details
+    return this
   }
 }
 

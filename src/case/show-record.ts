@@ -1,6 +1,6 @@
 import {InputError} from '../errors.js'
-import {readEvidence} from '../evidence/evidence-store.js'
-import {recordTextLoader} from '../evidence/record-texts.js'
+import {evidenceReader} from '../evidence/evidence-store.js'
+import {readCheckedLine, recordTextLoader} from '../evidence/record-texts.js'
 import {unconventionalMarkers} from '../store/canaries.js'
 import type {CaseDb} from '../store/open-case.js'
 import {findRecordsByRequestId, type RecordFields, type StoredRecord} from '../store/records.js'
@@ -78,5 +78,5 @@ function markerShortener(unconventional: readonly string[]): (text: string) => s
 /** The record's original line, byte for byte, from the case's evidence store. */
 export function rawRecord(db: CaseDb, requestId: string, source?: string): Buffer {
   const r = findRecord(db, requestId, source)
-  return readEvidence(db, r.file_id, r.byte_offset, r.byte_len)
+  return readCheckedLine(evidenceReader(db), r)
 }

@@ -4,7 +4,7 @@ import type {ClockResult} from '../notify/clock.js'
 import {getIncident} from '../notify/incident.js'
 import {listAudit} from '../store/audit.js'
 import {countCanaries} from '../store/canaries.js'
-import {fileTotals, listFiles, logFilesByFormat, unreadableLogFiles} from '../store/files.js'
+import {caseLogEvidence, fileTotals, listFiles, logFilesByFormat, unreadableLogFiles} from '../store/files.js'
 import {sightingCounts} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
 import {listBadLines as badLineRows, type BadLineRow} from '../store/quarantine.js'
@@ -50,6 +50,12 @@ export interface StatusResult {
   audit_entries: number
   /** the hash of the newest audit entry: note it outside the case to detect a rewritten log (verify --expect-head) */
   audit_head: string | null
+  /**
+   * How the case keeps its logs' bytes (null: no log yet): 'copy', every byte in the case;
+   * 'reference', read from the originals where they lie (ingest logs --evidence reference, or
+   * Spark findings, which keep the findings' lines); lines_held says which lines the case holds
+   */
+  log_evidence: {kept: 'copy' | 'reference'; lines_held: 'all' | 'findings' | 'none'; files_by_reference: number} | null
   /** complete log files per log format (how each was read is in the audit log and `files.parse_spec`) */
   log_formats: Record<string, number>
   /**
@@ -99,6 +105,7 @@ export function caseStatus(db: CaseDb, now: Date = new Date()): StatusResult {
     schema_version: schemaVersion(db),
     audit_entries: audit.length,
     audit_head: audit.at(-1)?.hash ?? null,
+    log_evidence: logEvidence(db),
     log_formats: Object.fromEntries(logFilesByFormat(db).map((f) => [f.log_format, f.files])),
     unknown_fields: {
       status: unknown.no_status, prompt_tokens: unknown.no_prompt_tokens, completion_tokens: unknown.no_completion_tokens,
@@ -112,6 +119,13 @@ export function caseStatus(db: CaseDb, now: Date = new Date()): StatusResult {
     })),
     ...incidentStatus(db, now),
   }
+}
+
+function logEvidence(db: CaseDb): StatusResult['log_evidence'] {
+  const held = caseLogEvidence(db)
+  if (!held) return null
+  const byReference = listFiles(db).filter((f) => f.kind === 'log' && f.state === 'complete' && f.evidence === 'reference').length
+  return {kept: held.evidence, lines_held: held.lines_held, files_by_reference: byReference}
 }
 
 function incidentStatus(db: CaseDb, now: Date): Pick<StatusResult, 'incident' | 'clock'> {

@@ -20,6 +20,7 @@ import type {CaseDb} from '../store/open-case.js'
 import {iterateBadLinesOfFile, iterateDuplicatesOfFile, type BadLineStored, type DuplicateLineRow} from '../store/quarantine.js'
 import {iterateRecordsOfFile, RECORD_COLUMNS, recordBySourceRequest, type RecordRowStored} from '../store/records.js'
 import {scannedFileIds} from '../store/scan-runs.js'
+import {originalChunks, readFromOriginal} from './verify-original.js'
 import {ident, Problems, shown} from './verify-problems.js'
 
 // One evidence file, line by line. The file's decompressed stream is rebuilt from its
@@ -53,6 +54,8 @@ export interface FileLineTally {
   lines: number
   /** Records whose sightings were derived again and compared. */
   sightings_compared: number
+  /** Originals read whole (files kept by reference). */
+  originals: number
 }
 
 /** Fields ingest takes from a line, compared one by one (the texts are not stored). */
@@ -111,7 +114,7 @@ class FileWalk {
   private readonly sightings: Grouped<SightingStored> | null
   private readonly priorRecord
   private readonly fpBuf = new FingerprintBuffer()
-  private readonly tally: FileLineTally = {blocks: 0, records: 0, lines: 0, sightings_compared: 0}
+  private readonly tally: FileLineTally = {blocks: 0, records: 0, lines: 0, sightings_compared: 0, originals: 0}
   private readonly counts = {records: 0, duplicates: 0, bad_lines: 0, blank_lines: 0, first_ms: Infinity, last_ms: -Infinity}
   private readonly extracted: boolean
   private readonly hitsCurrent: boolean
@@ -144,7 +147,25 @@ class FileWalk {
     let contentOk = true
     let expectedOffset = 0
     const splitter = new LineSplitter((lineNo, offset) => this.wants(lineNo, offset), (line) => this.onLine(line))
-    for (const row of iterateBlocks(this.ctx.db, file.id)) {
+    if (readFromOriginal(file)) {
+      // Kept by reference: the original is the evidence, read where it lies.
+      const read = {whole: false}
+      for (const bytes of originalChunks(file, this.problems, read)) {
+        expectedOffset += bytes.length
+        content.update(bytes)
+        splitter.push(bytes)
+      }
+      contentOk = false
+      // Nothing of it could be read: that one problem says it all (every line would be missing).
+      if (!read.whole && expectedOffset === 0 && file.size > 0) return this.tally
+      if (read.whole) {
+        this.tally.originals++
+        if (content.digest('hex') !== file.content_sha256) {
+          this.problems.add('original', file.abs_path, `changed: no longer matches the SHA-256 recorded at ingest (${file.sha256.slice(0, 16)}…; kept by reference); the lines that differ are named below`)
+        }
+      }
+    }
+    for (const row of readFromOriginal(file) ? [] : iterateBlocks(this.ctx.db, file.id)) {
       this.tally.blocks++
       let bytes: Buffer
       try {
@@ -239,7 +260,7 @@ class FileWalk {
     const storedPii = this.pii?.take(row.id) ?? []
     const storedSightings = this.sightings?.take(row.id) ?? []
     if (crc32(bytes) !== row.raw_crc32) {
-      this.problems.add('record', name(), 'stored raw bytes differ from the line as ingested', group)
+      this.problems.add('record', name(), readFromOriginal(this.file) ? 'the line in the original differs from the line ingested (CRC-32)' : 'stored raw bytes differ from the line as ingested', group)
       return
     }
     const parsed = this.parse(bytes)
@@ -336,7 +357,7 @@ class FileWalk {
     }
     if (!bytes) return
     if (!bytes.subarray(0, row.raw.length).equals(row.raw) || (row.raw_truncated === 1) !== (row.raw.length < bytes.length)) {
-      this.problems.add('bad_line', name, 'quarantined bytes differ from the evidence store', group)
+      this.problems.add('bad_line', name, `quarantined bytes differ from ${readFromOriginal(this.file) ? 'the line in the original' : 'the evidence store'}`, group)
       return
     }
     if (CUT_SHORT.test(row.reason)) return

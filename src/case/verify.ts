@@ -15,6 +15,7 @@ import {corpusFacts} from '../store/scale.js'
 import {registryVersion} from '../store/settings.js'
 import {verifyAudit, type ExpectedHead} from './verify-audit.js'
 import {verifyFindingsDeep, verifyFindingSources} from './verify-findings.js'
+import {originalChunks, readFromOriginal} from './verify-original.js'
 import {verifyLogFiles} from './verify-pool.js'
 import {verifyReferencedFile} from './verify-references.js'
 import {ident, Problems, type VerifyProblem} from './verify-problems.js'
@@ -106,8 +107,9 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
     result.files_checked = files.length
     for (const file of files) if (file.state !== 'complete') problems.add('incomplete', file.path, 'ingest was interrupted; run the same ingest again')
     const complete = files.filter((f) => f.state === 'complete' && f.kind === 'log')
-    // Evidence by reference (ingest findings) holds the findings' lines only: checked on their own, below.
-    const logs = complete.filter((f) => f.evidence !== 'reference')
+    // Spark findings by reference hold the findings' lines only: checked on their own, below. A
+    // file kept by reference by ingest logs is walked like a copy, from its original.
+    const logs = complete.filter((f) => f.lines_held !== 'findings')
     const walked = await verifyLogFiles(db, logs.filter(readsOneRecordPerLine), problems, {deep: result.deep, compareSightings: registryCurrent, workers: options.workers})
     result.workers = walked.workers
     for (const tally of walked.tallies) {
@@ -115,6 +117,7 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
       result.lines_checked += tally.lines
       result.records_checked += tally.records
       result.sightings_rederived += tally.sightings_compared
+      result.originals_rehashed += tally.originals
     }
     for (const file of logs.filter((f) => !readsOneRecordPerLine(f))) {
       // Formats that hold several records in a line, or read a record with other lines
@@ -123,6 +126,7 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
       const tally = verifyItemBytes(db, problems, file)
       result.blocks_checked += tally.blocks
       result.records_checked += tally.records
+      result.originals_rehashed += tally.originals
       let how: string
       try {
         how = describeParseSpec(decodeParseSpec(file.parse_spec))
@@ -132,7 +136,7 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
       }
       result.not_checked.push(`${file.path}: records' fields, lines and sightings not re-derived (${how}: only the native format is walked line by line); each item's bytes and the content hash were checked`)
     }
-    const references = complete.filter((f) => f.evidence === 'reference')
+    const references = complete.filter((f) => f.lines_held === 'findings')
     for (const file of references) {
       const check = await verifyReferencedFile(db, file, problems, {rehashOriginals: options.rehashOriginals !== false})
       result.blocks_checked += check.blocks
@@ -196,9 +200,13 @@ function readsOneRecordPerLine(file: FileRow): boolean {
  * the stream against its content hash, and the bytes of every record, every line another
  * record was read with, and every quarantined line against the stream.
  */
-function verifyItemBytes(db: CaseDb, problems: Problems, file: FileRow): {blocks: number; records: number} {
-  const tally = {blocks: 0, records: 0}
-  const blocks = iterateBlocks(db, file.id)
+function verifyItemBytes(db: CaseDb, problems: Problems, file: FileRow): {blocks: number; records: number; originals: number} {
+  const tally = {blocks: 0, records: 0, originals: 0}
+  // Kept by reference: the original's bytes, read where it lies, stand in for the blocks.
+  const original = readFromOriginal(file)
+  const read = {whole: false}
+  const chunks = original ? originalChunks(file, problems, read) : null
+  const blocks = original ? null : iterateBlocks(db, file.id)
   const content = createHash('sha256')
   let window: Buffer = Buffer.alloc(0)
   let windowStart = 0
@@ -206,7 +214,16 @@ function verifyItemBytes(db: CaseDb, problems: Problems, file: FileRow): {blocks
   let contentOk = true
   let blocksDone = false
   const pull = (): boolean => {
-    const next = blocks.next()
+    if (chunks) {
+      const next = chunks.next()
+      if (next.done) return false
+      content.update(next.value)
+      window = window.length === 0 ? next.value : Buffer.concat([window, next.value])
+      if (window === next.value) windowStart = expectedOffset
+      expectedOffset += next.value.length
+      return true
+    }
+    const next = blocks!.next()
     if (next.done) return false
     const row = next.value
     tally.blocks++
@@ -237,6 +254,12 @@ function verifyItemBytes(db: CaseDb, problems: Problems, file: FileRow): {blocks
     expectedOffset = row.raw_offset + row.raw_len
     return true
   }
+  // An original that could not be read at all: its one problem says so (every line would be missing).
+  if (original && !pull()) {
+    blocksDone = true
+    if (file.size > 0) return tally
+  }
+  const whereBytes = original ? 'the original' : 'the evidence store (the block that held them is missing)'
   for (const item of iterateFileItems(db, file.id)) {
     const end = item.byte_offset + item.byte_len
     while (!blocksDone && windowStart + window.length < end) {
@@ -249,7 +272,7 @@ function verifyItemBytes(db: CaseDb, problems: Problems, file: FileRow): {blocks
     // Before the window, or past the last block: its bytes were in a block that is gone.
     const gone = item.byte_offset < windowStart || end > windowStart + window.length
     const bytes = gone ? Buffer.alloc(0) : window.subarray(item.byte_offset - windowStart, end - windowStart)
-    const what = gone ? 'its bytes are not in the evidence store (the block that held them is missing)' : 'stored raw bytes differ from the line as ingested'
+    const what = gone ? `its bytes are not in ${whereBytes}` : `${original ? 'the original\'s' : 'stored raw'} bytes differ from the line as ingested`
     if (item.kind === 'record') {
       tally.records++
       if (gone || crc32(bytes) !== item.crc) problems.add('record', `record ${ident(item.name ?? '')} (${file.path} line ${item.line_no})`, what, file.path)
@@ -258,11 +281,18 @@ function verifyItemBytes(db: CaseDb, problems: Problems, file: FileRow): {blocks
     } else if (gone) {
       problems.add('bad_line', `${file.path} line ${item.line_no}`, what, file.path)
     } else if (item.raw && !bytes.subarray(0, item.raw.length).equals(item.raw)) {
-      problems.add('bad_line', `${file.path} line ${item.line_no}`, 'quarantined bytes differ from the evidence store', file.path)
+      problems.add('bad_line', `${file.path} line ${item.line_no}`, `quarantined bytes differ from ${original ? 'the original' : 'the evidence store'}`, file.path)
     }
   }
   while (!blocksDone && pull()) window = Buffer.alloc(0)
-  if (contentOk && file.content_sha256 && content.digest('hex') !== file.content_sha256) {
+  if (original) {
+    if (read.whole) {
+      tally.originals++
+      if (content.digest('hex') !== file.content_sha256) {
+        problems.add('original', file.abs_path, `changed: no longer matches the SHA-256 recorded at ingest (${file.sha256.slice(0, 16)}…; kept by reference); the lines that differ are named`)
+      }
+    }
+  } else if (contentOk && file.content_sha256 && content.digest('hex') !== file.content_sha256) {
     problems.add('content', file.path, 'evidence store does not reproduce the content hash recorded at ingest')
   }
   return tally

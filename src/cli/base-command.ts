@@ -95,7 +95,9 @@ export abstract class BaseCommand extends Command {
     process.exitCode = exit
     // A progress line left unfinished by the failure is wiped first (a no-op unless stderr is a terminal).
     clearProgress()
-    if (this.jsonEnabled()) process.stdout.write(escapeJsonText(JSON.stringify({error: {message, code}})) + '\n')
+    // The contract's error object, extended (never changed) with details where a command gives them.
+    const details = error instanceof CliError && error.details !== undefined ? {details: error.details} : {}
+    if (this.jsonEnabled()) process.stdout.write(escapeJsonText(JSON.stringify({error: {message, code, ...details}})) + '\n')
     const verbose = this.argv.includes('--verbose') || Boolean(process.env.DEBUG)
     process.stderr.write(`${this.paint.red('Error:')} ${message}\n`)
     if (verbose && error.stack) process.stderr.write(`${error.stack}\n`)

@@ -7,6 +7,7 @@ import type {ParseSpec} from '../extract/parse-spec.js'
 import {parseAssumeTz, ZoneError} from '../extract/timestamps-zone.js'
 import {LOG_FILE_PATTERNS} from '../ingest/expand-paths.js'
 import {ingestLogs, type FormatDecision, type IngestLogsOptions, type IngestLogsResult} from '../ingest/ingest-logs.js'
+import {caseLogEvidence, type LogEvidence} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {parseTimestamp, TimestampError} from '../util/timestamps.js'
 import {clearProgress, ingestProgressBar} from './progress.js'
@@ -28,7 +29,12 @@ export const logIngestFlags = {
   'custom-id-pattern': Flags.string({description: 'openai-batch: regular expression with named groups (?<tenant>...) and (?<session>...) matched against custom_id', helpValue: 'REGEX'}),
   'batch-ts': Flags.string({description: 'openai-batch: the time (ISO with zone) for error lines, which carry none (e.g. the batch\'s completed_at)', helpValue: 'ISO'}),
   source: Flags.string({description: 'log source label; request_id is unique within a source', default: 'default'}),
-  'compress-evidence': Flags.boolean({description: 'store the original bytes deflated (smaller case, slower ingest)', default: false}),
+  'compress-evidence': Flags.boolean({description: 'store the original bytes deflated (smaller case, slower ingest)', default: false, exclusive: ['evidence']}),
+  evidence: Flags.option({
+    description:
+      'copy: every byte of each log is kept in the case (the default for a new case). reference: the case keeps each file\'s SHA-256 and each record\'s offset, length and CRC-32, and reads the original where it lies, checked on every read (a far smaller case; moving or editing an original makes its records unreadable, and `verify` names it); a .gz file is copied all the same. Default: reference when the case already keeps a file so',
+    options: ['copy', 'reference'] as const,
+  })(),
 }
 
 /** The directory walk, as the help says it (and as expandPaths does it). */
@@ -95,16 +101,21 @@ export function describeDecision(d: FormatDecision): string {
   return d.format === null ? `${d.path}: log format not decided: ${d.reason}` : `${d.path}: read as ${d.format} (${d.reason})`
 }
 
+/** --evidence as given, else how the case already keeps its logs, else a copy. */
+export function evidenceFor(db: CaseDb, given: LogEvidence | undefined): LogEvidence {
+  return given ?? caseLogEvidence(db)?.evidence ?? 'copy'
+}
+
 /** `ingestLogs` with the shared flags, and a progress bar on stderr unless --json. */
 export async function ingestLogsCommand(
-  db: CaseDb, paths: string[], parsed: ParsedIngestFlags, flags: {source: string; 'compress-evidence': boolean}, json: boolean,
+  db: CaseDb, paths: string[], parsed: ParsedIngestFlags, flags: {source: string; 'compress-evidence': boolean; evidence?: LogEvidence}, json: boolean,
   extra: Partial<IngestLogsOptions> = {},
 ): Promise<IngestLogsResult> {
   const progress = json ? undefined : ingestProgressBar()
   try {
     return await ingestLogs(db, {
       paths, logFormat: parsed.logFormat, parse: parsed.parse, source: flags.source, now: () => new Date(), onProgress: progress,
-      evidenceCodec: flags['compress-evidence'] ? 'deflate' : 'raw', ...extra,
+      evidenceCodec: flags['compress-evidence'] ? 'deflate' : 'raw', evidence: evidenceFor(db, flags.evidence), ...extra,
     })
   } finally {
     if (progress) clearProgress()
@@ -125,6 +136,6 @@ export function ingestAuditSummary(result: IngestLogsResult): Record<string, unk
 }
 
 /** The flags an ingest was run with, for the audit log. */
-export function ingestAuditArgs(paths: readonly string[], parsed: ParsedIngestFlags, source: string): Record<string, unknown> {
-  return {paths, log_format: parsed.logFormat, ...parsed.parse, source}
+export function ingestAuditArgs(paths: readonly string[], parsed: ParsedIngestFlags, source: string, evidence: LogEvidence): Record<string, unknown> {
+  return {paths, log_format: parsed.logFormat, ...parsed.parse, source, evidence}
 }

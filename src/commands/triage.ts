@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {decideLeakGate, enforceLeakGate, leakGateFlags} from '../cli/leak-gate.js'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
-import {describeDecision, ingestAuditArgs, ingestAuditSummary, logIngestFlags, parseIngestFlags} from '../cli/ingest-flags.js'
+import {describeDecision, evidenceFor, ingestAuditArgs, ingestAuditSummary, logIngestFlags, parseIngestFlags} from '../cli/ingest-flags.js'
 import {signalExitCode, watchInterrupts} from '../cli/interrupt.js'
 import {clearProgress, ingestProgressBar, scanProgressLine} from '../cli/progress.js'
 import {renderScan} from '../cli/render-detect.js'
@@ -57,7 +57,7 @@ The canary verdict (contaminated responses by class, the largest flows, first an
         db,
         {
           paths: argv as string[], canaries: flags.canaries, logFormat: parsed.logFormat, parse: parsed.parse, source: flags.source,
-          evidenceCodec: flags['compress-evidence'] ? 'deflate' : 'raw',
+          evidenceCodec: flags['compress-evidence'] ? 'deflate' : 'raw', evidence: evidenceFor(db, flags.evidence),
           poolTokens: flags['pool-tokens'], advertisedTokens: flags['advertised-tokens'], skipProvenance: flags['no-provenance'], quickVerdict: !flags['no-quick-verdict'], now: () => new Date(),
           onIngestProgress: progress, signal: interrupts.signal,
           onFormat: (d) => {
@@ -84,7 +84,7 @@ The canary verdict (contaminated responses by class, the largest flows, first an
           if (progress) clearProgress()
           if (s.step === 'canaries') this.audit(db, {step: 'ingest canaries', canaries: flags.canaries}, {file: s.result.file, sha256: s.result.sha256, status: s.result.status, added: s.result.added})
           else if (s.step === 'ingest') {
-            this.audit(db, {step: 'ingest logs', ...ingestAuditArgs(argv as string[], parsed, flags.source)}, ingestAuditSummary(s.result))
+            this.audit(db, {step: 'ingest logs', ...ingestAuditArgs(argv as string[], parsed, flags.source, evidenceFor(db, flags.evidence))}, ingestAuditSummary(s.result))
           } else {
             const {timings_ms: _t, provenance_stats: _p, ...summary} = s.result
             this.audit(db, {step: 'scan', 'pool-tokens': flags['pool-tokens'] ?? null, 'advertised-tokens': flags['advertised-tokens'] ?? null, 'no-provenance': flags['no-provenance']}, summary)

@@ -38,7 +38,7 @@ The audit chain lives inside the case, so a forger with the file could rewrite i
     }
     if (!result.ok) {
       const first = result.problems[0]!
-      throw new IntegrityError(`verify failed: ${safeLine(first.where)}: ${safeLine(first.detail)}${result.problems_total > 1 ? ` (and ${count(result.problems_total - 1, 'more problem')})` : ''}`, 'E_VERIFY_FAILED')
+      throw new IntegrityError(`verify failed: ${safeLine(first.where)}: ${safeLine(first.detail)}${result.problems_total > 1 ? ` (and ${count(result.problems_total - 1, 'more problem')})` : ''}`, 'E_VERIFY_FAILED').withDetails(result)
     }
     if (!this.jsonEnabled()) {
       this.log(

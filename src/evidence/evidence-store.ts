@@ -1,7 +1,9 @@
 import {crc32, deflate, deflateSync, inflateSync} from 'node:zlib'
 import {IntegrityError} from '../errors.js'
 import {blockInserter, blockQueries, type BlockRow, type BlockSpan, type InsertBlock} from '../store/evidence-blocks.js'
+import {fileLinesHeldQuery} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
+import {OriginalReader, type OriginalFile} from './original-reader.js'
 
 // Every byte of every evidence file is kept in the case: the decompressed stream is cut
 // into fixed-size blocks, each compressed on its own (zlib, whose Adler-32 catches
@@ -183,7 +185,9 @@ export interface EvidenceReaderOptions {
 
 /**
  * A reader for many lookups: the statement is prepared once and the last few blocks are
- * kept decoded, so reading the records of a file in order reads each block once.
+ * kept decoded, so reading the records of a file in order reads each block once. A file kept
+ * by reference is read from its original (original-reader.ts); the caller checks each line
+ * against its CRC-32 (record-texts.ts's readCheckedLine).
  */
 export function evidenceReader(db: CaseDb, options: EvidenceReaderOptions = {}): (fileId: number, offset: number, length: number) => Buffer {
   const cacheBlocks = options.cacheBlocks ?? 4
@@ -202,6 +206,19 @@ export function evidenceReader(db: CaseDb, options: EvidenceReaderOptions = {}):
     }
     return q.spansOverlapping(fileId, offset, offset + length) // irregular blocks
   }
+  // Files kept by reference (lines_held 'none') are read from their originals.
+  const heldBy = fileLinesHeldQuery(db)
+  const originals = new OriginalReader()
+  const referenced = new Map<number, OriginalFile | null>()
+  const originalOf = (fileId: number): OriginalFile | null => {
+    let f = referenced.get(fileId)
+    if (f === undefined) {
+      const row = heldBy(fileId)
+      f = row?.lines_held === 'none' ? row : null
+      referenced.set(fileId, f)
+    }
+    return f
+  }
   const blockLen = (fileId: number): number => {
     let len = blockLens.get(fileId)
     if (len === undefined) {
@@ -212,6 +229,8 @@ export function evidenceReader(db: CaseDb, options: EvidenceReaderOptions = {}):
   }
   return (fileId, offset, length) => {
     if (length === 0) return Buffer.alloc(0)
+    const original = originalOf(fileId)
+    if (original) return originals.read(original, offset, length, options.random)
     if (options.random) {
       const len = blockLen(fileId)
       const seq = len > 0 ? Math.floor(offset / len) : -1

@@ -1,4 +1,5 @@
-import {InputError} from '../errors.js'
+import {crc32} from 'node:zlib'
+import {InputError, IntegrityError} from '../errors.js'
 import {decodeValue, lineDecoder, type LineDecoder} from '../extract/line-decoder.js'
 import {readLineJson, type RecordRow} from '../extract/parse-record.js'
 import {decodeParseSpec} from '../extract/parse-spec.js'
@@ -55,16 +56,42 @@ export function decodeRecordTexts(row: RecordLocation, decoder: LineDecoder, rea
   return {request_text: record.request_text, response_text: record.response_text}
 }
 
+/** Where a line is, as the case recorded it at ingest. */
+export interface LineAt {
+  file_id: number
+  /** the file's path as given at ingest, when known (for the message) */
+  path?: string
+  line_no: number
+  byte_offset: number
+  byte_len: number
+  raw_crc32: number
+}
+
+/**
+ * A line's bytes, checked against the CRC-32 recorded at ingest on every read: an original kept
+ * by reference that was edited since (or a damaged block) is refused, never decoded as evidence.
+ */
+export function readCheckedLine(read: (fileId: number, offset: number, length: number) => Buffer, at: LineAt): Buffer {
+  const bytes = read(at.file_id, at.byte_offset, at.byte_len)
+  if (bytes.length !== at.byte_len || crc32(bytes) !== at.raw_crc32) {
+    throw new IntegrityError(
+      `line ${at.line_no} of ${at.path ?? `log file #${at.file_id}`} (bytes ${at.byte_offset}..${at.byte_offset + at.byte_len}) is not the line ingested: its CRC-32 differs from the one recorded then; run \`crosstalk verify\``,
+      'E_EVIDENCE',
+    )
+  }
+  return bytes
+}
+
 /** The record a location names, decoded again from its line and the lines it was read with (`ingest findings` stores its row from it). */
 export function decodeRecordAt(row: RecordLocation, decoder: LineDecoder, read: (fileId: number, offset: number, length: number) => Buffer): RecordRow {
-  const own = readLineJson(read(row.file_id, row.byte_offset, row.byte_len))
+  const own = readLineJson(readCheckedLine(read, row))
   if (own.kind !== 'json') throw undecodable(row, -1, own.kind === 'bad' ? own.reason : 'a blank line')
   const here = {file: String(row.file_id), line: row.line_no}
   const index = decoder.adapter.newIndex(decoder.options)
   if (index) {
     index.add(own.value, here)
     for (const c of row.companions) {
-      const line = readLineJson(read(c.file_id, c.byte_offset, c.byte_len))
+      const line = readLineJson(readCheckedLine(read, c))
       if (line.kind === 'json') index.add(line.value, {file: String(c.file_id), line: c.line_no})
     }
   }

@@ -7,7 +7,7 @@ import {isGzipHead, sha256File} from '../evidence/hash-file.js'
 import {EXTRACT_SCHEME} from '../extract/extract.js'
 import {decodeParseSpec, describeParseSpec, encodeParseSpec} from '../extract/parse-spec.js'
 import type {CompanionIndex, LogFormat} from '../extract/formats/index.js'
-import {completeLogFile, deleteFile, insertLoadingLogFile, logFilesAtPath, logFilesOfSize, otherFileWithSha256, type FileRow} from '../store/files.js'
+import {completeLogFile, deleteFile, insertLoadingLogFile, logFilesAtPath, logFilesOfSize, otherFileWithSha256, type FileRow, type LogEvidence} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {transactional, withoutForeignKeyChecksAsync} from '../store/session.js'
 import {DamagedStreamError} from './gunzip-recover.js'
@@ -76,6 +76,8 @@ export interface IngestContext {
   now: () => Date
   maxLineBytes: number
   evidenceCodec: EvidenceCodec
+  /** 'copy': every byte into the case; 'reference': none, each file read again where it lies (no gzip) */
+  evidence: LogEvidence
   fileCount: number
   onProgress?: (p: IngestProgress) => void
   signal?: AbortSignal
@@ -170,10 +172,22 @@ export async function prepareFile(ctx: IngestContext, path: string, fileIndex: n
     path, name: basename(path), absPath,
     sha256: `pending:${process.pid}:${Date.now()}:${fileIndex}:${Math.random().toString(36).slice(2)}`,
     size, compression: gzip ? 'gzip' : 'none', logFormat: how.format, parseSpec: how.spec, formatReason: how.reason, source: ctx.source,
-    startedAt: ctx.now().toISOString(),
+    startedAt: ctx.now().toISOString(), evidence: keptAs(ctx, gzip),
   })
   return {path, absPath, fileIndex, size, gzip, how, fileId, present: null}
 }
+
+/**
+ * How a file is kept: as asked, except that a gzip file is always copied: a record inside a
+ * compressed stream can only be read by decompressing everything before it, so every scan,
+ * draft and show would decompress the file up to each record.
+ */
+export function keptAs(ctx: Pick<IngestContext, 'evidence'>, gzip: boolean): LogEvidence {
+  return ctx.evidence === 'reference' && !gzip ? 'reference' : 'copy'
+}
+
+/** The note of a gzip file copied where --evidence reference was asked. */
+export const GZIP_COPIED = 'copied into the case although --evidence reference was given: a gzip file cannot be read at a record\'s offset without decompressing all before it (decompress it, gunzip -k, to keep it by reference)'
 
 async function hashOrThrow(path: string, size: number): Promise<string> {
   try {
@@ -212,7 +226,9 @@ export async function streamFile(ctx: IngestContext, f: PreparedFile, index: Com
 async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionIndex | null): Promise<Streamed> {
   const {db, pool} = ctx
   const writer = new UnitWriter(db, t.fileId, ctx.source, ctx.seen)
-  const evidence = new EvidenceWriter(db, t.fileId, ctx.evidenceCodec)
+  // By reference nothing of the bytes is stored: each record's offset, length and CRC-32 (the
+  // unit writer stores them either way) and the file's SHA-256 are what reads are checked against.
+  const evidence = keptAs(ctx, t.gzip) === 'copy' ? new EvidenceWriter(db, t.fileId, ctx.evidenceCodec) : null
   const fileHash = createHash('sha256')
   // For a plain file the content is the file; only gzip needs a hash of its own.
   const contentHash = t.gzip ? createHash('sha256') : undefined
@@ -229,7 +245,7 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
   const commit = transactional(db, (results: UnitResult[], extra: (() => void) | null) => {
     for (const r of results) writer.write(r)
     if (extra) extra()
-    evidence.writeReady()
+    evidence?.writeReady()
     writer.saveCounts()
   })
 
@@ -282,7 +298,7 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
         fileBytesRead += chunk.length
       },
       onChunk: (chunk) => {
-        evidence.push(chunk)
+        evidence?.push(chunk)
         contentHash?.update(chunk)
         contentSize += chunk.length
       },
@@ -291,11 +307,11 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
       if (event.kind === 'skipping') {
         // A line past --max-line-bytes streams by: its evidence is stored as it comes, never held.
         bytesDone = event.offset
-        if (evidence.heldBytes >= COMMIT_BYTES) {
+        if (evidence && evidence.heldBytes >= COMMIT_BYTES) {
           while (pool.pending > 0) await drainOne()
           flush()
         }
-        await evidence.backpressure()
+        await evidence?.backpressure()
         continue
       }
       if (event.kind === 'oversize' || event.kind === 'cut') {
@@ -314,7 +330,7 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
       bytesDone = event.offset + event.bytes.length
       pool.submit({seq: seq++, bytes: event.bytes, offset: event.offset, firstLineNo: event.firstLineNo, ...task}, true, index)
       while (pool.pending >= inFlight) await drainOne()
-      await evidence.backpressure()
+      await evidence?.backpressure()
     }
     reading = false
   } catch (error) {
@@ -323,7 +339,7 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
   }
   try {
     while (pool.pending > 0) await drainOne()
-    await evidence.finish()
+    await evidence?.finish()
     flush()
   } catch (error) {
     throw describeFailure(ctx, t, writer, error, false)
@@ -407,6 +423,7 @@ export function finishFile(ctx: IngestContext, f: PreparedFile, s: Streamed): In
   const {db} = ctx
   const c = s.counts
   const notes = fileNotes(c, s.unread)
+  if (f.gzip && ctx.evidence === 'reference') notes.unshift(GZIP_COPIED)
   if (otherFileWithSha256(db, s.sha256, f.fileId)) {
     // Cannot happen (no complete file of this size held these bytes when the pass began), unless another process ingested it meanwhile.
     deleteFile(db, f.fileId)

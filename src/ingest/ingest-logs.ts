@@ -1,14 +1,16 @@
 import {statSync} from 'node:fs'
-import {CliError} from '../errors.js'
+import {CliError, InputError} from '../errors.js'
 import type {EvidenceCodec} from '../evidence/evidence-store.js'
 import {UnconventionalSet} from '../extract/extract.js'
 import type {LogFormat} from '../extract/formats/index.js'
 import {lineDecoder, type LineDecoder} from '../extract/line-decoder.js'
 import {encodeParseSpec, type ParseSpec} from '../extract/parse-spec.js'
 import {unconventionalMarkers} from '../store/canaries.js'
+import type {LogEvidence} from '../store/files.js'
 import {FIRST_LOAD_INDEXES, RANDOM_ORDER_INDEXES, restoreSuspendedIndexes, suspendIndexes} from '../store/indexes.js'
 import type {CaseDb} from '../store/open-case.js'
 import {countAllRecords} from '../store/records.js'
+import {corpusFacts} from '../store/scale.js'
 import {checkpoint, enterBulkLoad, inTransaction} from '../store/session.js'
 import {expandPaths} from './expand-paths.js'
 import {buildCompanionIndex, sniffFile} from './file-lines.js'
@@ -48,6 +50,13 @@ export interface IngestLogsOptions {
   workers?: number
   /** Evidence block codec: 'raw' (default, fastest) or 'deflate' (about a third of the size, several times the CPU). */
   evidenceCodec?: EvidenceCodec
+  /**
+   * 'copy' (default): every byte of every file goes into the case. 'reference': none does; the
+   * case keeps each file's SHA-256 and each record's offset, length and CRC-32, and reads the
+   * original where it lies (checked on every read). A gzip file is copied all the same (a
+   * record inside a compressed stream cannot be read at its offset), and says so in its notes.
+   */
+  evidence?: LogEvidence
   /** Stops the ingest between units: files completed stay, the one being read stays 'loading' (redone next time). */
   signal?: AbortSignal
   /**
@@ -111,6 +120,8 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
   const done = new Set<string>()
   try {
     const files = await decideFormats(paths, given, options, maxLineBytes)
+    const evidence = options.evidence ?? 'copy'
+    checkEvidenceKind(db)
     const workers = options.workers ?? (workersFromEnv() === undefined && files.reduce((n, f) => n + f.size, 0) < INLINE_BELOW_BYTES ? 0 : defaultWorkerCount())
     // Unconventional registered markers are matched while the texts are at hand; a scan
     // under a different set matches again from the evidence.
@@ -131,7 +142,7 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
     suspendIndexes(db, countAllRecords(db) === 0 ? [...RANDOM_ORDER_INDEXES, ...FIRST_LOAD_INDEXES] : RANDOM_ORDER_INDEXES)
     const ctx: IngestContext = {
       db, pool, seen: new RequestIdSet(db), unconventionalSha256: unconventional.hash, source: options.source ?? 'default',
-      now: options.now, maxLineBytes, evidenceCodec: options.evidenceCodec ?? 'raw', fileCount: paths.length,
+      now: options.now, maxLineBytes, evidenceCodec: options.evidenceCodec ?? 'raw', evidence, fileCount: paths.length,
       onProgress: options.onProgress, signal: options.signal, inputBytesBefore: 0, inputBytesTotal: totalSize(paths),
     }
     const add = (s: IngestFileSummary): void => {
@@ -207,6 +218,13 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
 export function partialIngest(error: unknown): IngestLogsResult | null {
   const partial = (error as {partial?: IngestLogsResult} | null)?.partial
   return partial && partial.per_file.length > 0 ? partial : null
+}
+
+/** Logs cannot join a case of Spark findings (their counts are the job's, over every shard). */
+function checkEvidenceKind(db: CaseDb): void {
+  if (corpusFacts(db)) {
+    throw new InputError('this case holds Spark findings (ingest findings): logs cannot join them; ingest the logs into a new case', 'E_REFERENCE_CASE')
+  }
 }
 
 /** A file with its format decided (how: null when none could be). */

@@ -47,7 +47,14 @@ export interface FileRow {
   evidence: 'copy' | 'reference'
   /** where a referenced original lives (null for copies) */
   uri: string | null
+  /** which lines evidence_blocks holds: 'all' (a copy), 'findings' (ingest findings), 'none' (ingest logs --evidence reference: read from abs_path) (migration 005) */
+  lines_held: LinesHeld
 }
+
+export type LinesHeld = 'all' | 'findings' | 'none'
+
+/** How `ingest logs` keeps a file's bytes: a copy in the case, or the original read where it lies. */
+export type LogEvidence = 'copy' | 'reference'
 
 export function fileById(db: CaseDb, id: number): FileRow | undefined {
   return db.prepare('SELECT * FROM files WHERE id = ?').get(id) as FileRow | undefined
@@ -90,17 +97,41 @@ export interface NewLogFile {
   formatReason: string
   source: string
   startedAt: string
+  /** 'copy' (default): every byte goes into evidence_blocks; 'reference': none does, the original is read where it lies */
+  evidence?: LogEvidence
 }
 
 export function insertLoadingLogFile(db: CaseDb, f: NewLogFile): number {
+  const byReference = f.evidence === 'reference'
   return Number(
     db
       .prepare(
-        `INSERT INTO files (kind, path, name, abs_path, sha256, size, compression, log_format, parse_spec, format_reason, source, state, started_at)
-         VALUES ('log', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'loading', ?)`,
+        `INSERT INTO files (kind, evidence, lines_held, path, name, abs_path, sha256, size, compression, log_format, parse_spec, format_reason, source, state, started_at)
+         VALUES ('log', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'loading', ?)`,
       )
-      .run(f.path, f.name, f.absPath, f.sha256, f.size, f.compression, f.logFormat, f.parseSpec, f.formatReason, f.source, f.startedAt).lastInsertRowid,
+      .run(
+        byReference ? 'reference' : 'copy', byReference ? 'none' : 'all', f.path, f.name, f.absPath, f.sha256, f.size, f.compression, f.logFormat, f.parseSpec,
+        f.formatReason, f.source, f.startedAt,
+      ).lastInsertRowid,
   )
+}
+
+/** Where a file's lines are read from (evidence/evidence-store.ts): its blocks, or the original for lines_held 'none'. */
+export function fileLinesHeldQuery(db: CaseDb): (id: number) => {id: number; path: string; abs_path: string; size: number; lines_held: LinesHeld} | undefined {
+  const get = db.prepare('SELECT id, path, abs_path, size, lines_held FROM files WHERE id = ?')
+  return (id) => get.get(id) as {id: number; path: string; abs_path: string; size: number; lines_held: LinesHeld} | undefined
+}
+
+/**
+ * How the case keeps its log files (null: it holds none yet): 'reference' as soon as one file is
+ * read from its original (ingest logs --evidence reference; a gzip file beside it is a copy), or
+ * when it holds Spark findings; lines_held: 'none' where some file holds no line of its own.
+ */
+export function caseLogEvidence(db: CaseDb): {evidence: LogEvidence; lines_held: LinesHeld} | null {
+  const rows = db.prepare(`SELECT DISTINCT lines_held FROM files WHERE kind = 'log'`).pluck().all() as LinesHeld[]
+  if (rows.length === 0) return null
+  if (rows.includes('findings')) return {evidence: 'reference', lines_held: 'findings'}
+  return rows.includes('none') ? {evidence: 'reference', lines_held: 'none'} : {evidence: 'copy', lines_held: 'all'}
 }
 
 export interface NewRegistryFile {

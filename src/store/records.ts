@@ -88,12 +88,14 @@ export interface RecordLocation {
   byte_len: number
   raw_crc32: number
   parse_spec: string
+  /** the file's path as given at ingest (for messages) */
+  path?: string
   companions: CompanionLine[]
 }
 
 export function recordLocator(db: CaseDb): (id: number) => RecordLocation | undefined {
   const get = db.prepare(
-    `SELECT r.file_id, r.line_no, r.item, r.byte_offset, r.byte_len, r.raw_crc32, f.parse_spec FROM records r JOIN files f ON f.id = r.file_id WHERE r.id = ?`,
+    `SELECT r.file_id, r.line_no, r.item, r.byte_offset, r.byte_len, r.raw_crc32, f.parse_spec, f.path FROM records r JOIN files f ON f.id = r.file_id WHERE r.id = ?`,
   )
   const companions = db.prepare('SELECT file_id, line_no, byte_offset, byte_len, raw_crc32 FROM record_companions WHERE record_id = ? ORDER BY seq')
   return (id) => {

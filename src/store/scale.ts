@@ -65,10 +65,10 @@ export function insertReferenceFile(db: CaseDb, f: ReferenceFile): number {
   return Number(
     db
       .prepare(
-        `INSERT INTO files (kind, evidence, uri, path, name, abs_path, sha256, size, compression, log_format, parse_spec, format_reason, source, state,
+        `INSERT INTO files (kind, evidence, lines_held, uri, path, name, abs_path, sha256, size, compression, log_format, parse_spec, format_reason, source, state,
            started_at, completed_at, content_sha256, content_size, lines, blank_lines, records, duplicates, bad_lines, first_ts, last_ts, notes,
            extract_scheme, unconventional_sha256, no_request_text, no_response_text, error_records, ignored_items, unread)
-         VALUES ('log', 'reference', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'complete', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         VALUES ('log', 'reference', 'findings', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'complete', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         f.uri, f.path, f.name, f.absPath, f.sha256, f.size, f.compression, f.logFormat, f.parseSpec, f.formatReason, f.source, f.at, f.at,

@@ -13,6 +13,7 @@ import {canaryFigures, type CanaryFigures, type CanaryRow} from '../scope/comput
 import type {QuickPassResult} from '../ingest/quick-pass.js'
 import {logFilesWithBadLines, unreadableLogFiles, type QuarantinedFile, type UnreadableFile} from '../store/files.js'
 import {countCanaries} from '../store/canaries.js'
+import type {LogEvidence} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {shrinkMemory} from '../store/session.js'
 import {fullGc} from '../util/gc.js'
@@ -29,6 +30,8 @@ export interface TriageOptions {
   parse?: Omit<ParseSpec, 'format'>
   source?: string
   evidenceCodec?: EvidenceCodec
+  /** How the logs are kept: a copy in the case (default) or by reference (ingest-logs.ts) */
+  evidence?: LogEvidence
   workers?: number
   maxLineBytes?: number
   poolTokens?: number
@@ -106,7 +109,7 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   const t1 = performance.now()
   let quick: TriageVerdict | null = null
   const ingest = await ingestLogs(db, {
-    paths: options.paths, logFormat: options.logFormat, parse: options.parse, source: options.source, now: options.now, evidenceCodec: options.evidenceCodec,
+    paths: options.paths, logFormat: options.logFormat, parse: options.parse, source: options.source, now: options.now, evidenceCodec: options.evidenceCodec, evidence: options.evidence,
     workers: options.workers, maxLineBytes: options.maxLineBytes, onProgress: options.onIngestProgress, onFormat: options.onFormat, signal: options.signal,
     onQuickPass: options.quickVerdict === false ? undefined : (q) => {
       // A file ingest will refuse ends triage with no verdict at all: none is printed over it.

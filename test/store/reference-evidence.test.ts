@@ -2,7 +2,7 @@ import Database from 'better-sqlite3'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {MIGRATIONS} from '../../src/store/migrations/index.js'
-import {CASE_APPLICATION_ID, openCase} from '../../src/store/open-case.js'
+import {CASE_APPLICATION_ID, LATEST_SCHEMA, openCase} from '../../src/store/open-case.js'
 import {atRiskGroups, recordsMissingAtRiskFields, recordTotals, tenantHasRecords} from '../../src/store/records.js'
 import {corpusFacts, insertCorpusFacts, insertReferenceFile, type CorpusFacts} from '../../src/store/scale.js'
 import {makeCase} from '../helpers/case-builder.js'
@@ -27,11 +27,11 @@ const facts: CorpusFacts = {
 }
 
 describe('migration 004-reference-evidence', () => {
-  it('is the last migration, and a new case carries it', () => {
-    expect(MIGRATIONS.map((m) => `${String(m.version).padStart(3, '0')}-${m.name}`)).toEqual(['001-case', '002-log-formats', '003-recorded-facts', '004-reference-evidence'])
+  it('follows 003, and a new case carries it', () => {
+    expect(MIGRATIONS.map((m) => `${String(m.version).padStart(3, '0')}-${m.name}`).slice(0, 4)).toEqual(['001-case', '002-log-formats', '003-recorded-facts', '004-reference-evidence'])
     const c = makeCase()
     try {
-      expect(c.db.pragma('user_version', {simple: true})).toBe(4)
+      expect(c.db.pragma('user_version', {simple: true})).toBe(LATEST_SCHEMA)
       expect(c.db.prepare(`SELECT count(*) FROM pragma_table_info('files') WHERE name IN ('evidence', 'uri')`).pluck().get()).toBe(2)
     } finally {
       c.close()
@@ -49,8 +49,8 @@ describe('migration 004-reference-evidence', () => {
     v3.close()
     const db = openCase(path)
     try {
-      expect(db.pragma('user_version', {simple: true})).toBe(4)
-      expect(db.prepare('SELECT evidence, uri FROM files').get()).toEqual({evidence: 'copy', uri: null})
+      expect(db.pragma('user_version', {simple: true})).toBe(LATEST_SCHEMA)
+      expect(db.prepare('SELECT evidence, uri, lines_held FROM files').get()).toEqual({evidence: 'copy', uri: null, lines_held: 'all'})
       expect(corpusFacts(db)).toBeUndefined()
       // A case of copies cannot take a file by reference: its totals would mix two kinds.
       expect(() => insertReferenceFile(db, referenceFile)).toThrow(/other kind/)
@@ -74,7 +74,48 @@ describe('migration 004-reference-evidence', () => {
       expect(atRiskGroups(c.db, 681280, null)).toEqual([])
       expect(() => atRiskGroups(c.db, 100_000, null)).toThrow(/--pool-tokens 681280/)
       // And a copied log file can no longer join it.
-      await expect(c.addFile([{request_id: 'r1', tenant_id: 't', session_id: 's'}])).rejects.toThrow(/other kind/)
+      await expect(c.addFile([{request_id: 'r1', tenant_id: 't', session_id: 's'}])).rejects.toThrow(/Spark findings.*new case/)
+    } finally {
+      c.close()
+    }
+  })
+})
+
+describe('migration 005-original-evidence', () => {
+  it('marks the files of a schema-4 case of Spark findings as holding the findings\' lines, and copies as holding all', () => {
+    const path = join(tempDir(), 'v4.db')
+    const v4 = new Database(path)
+    v4.pragma(`application_id = ${CASE_APPLICATION_ID}`)
+    for (const m of MIGRATIONS.filter((x) => x.version <= 4)) m.up(v4)
+    v4.pragma('user_version = 4')
+    v4.exec(`INSERT INTO files (kind, evidence, uri, path, name, abs_path, sha256, size, compression, log_format, source, state, started_at)
+             VALUES ('log', 'reference', 'file:///s.jsonl', 's.jsonl', 's.jsonl', '/s.jsonl', 'x', 1, 'none', 'native', 'default', 'complete', 'now')`)
+    v4.close()
+    const db = openCase(path)
+    try {
+      expect(db.pragma('user_version', {simple: true})).toBe(5)
+      expect(db.prepare('SELECT evidence, lines_held FROM files').get()).toEqual({evidence: 'reference', lines_held: 'findings'})
+      // Logs read by ingest (copied or by reference) cannot join Spark findings, nor findings them.
+      for (const [evidence, held] of [['copy', 'all'], ['reference', 'none']]) {
+        expect(() =>
+          db.prepare(`INSERT INTO files (kind, evidence, lines_held, path, name, abs_path, sha256, size, compression, log_format, source, state, started_at)
+                      VALUES ('log', ?, ?, 'a.jsonl', 'a.jsonl', '/a.jsonl', ?, 1, 'none', 'native', 'default', 'loading', 'now')`).run(evidence, held, `y-${held}`),
+        ).toThrow(/other kind/)
+      }
+    } finally {
+      db.close()
+    }
+  })
+
+  it('lets a case of ingested logs hold copies and files by reference, and refuses a copy that holds no line', () => {
+    const c = makeCase()
+    try {
+      const insert = c.db.prepare(`INSERT INTO files (kind, evidence, lines_held, path, name, abs_path, sha256, size, compression, log_format, source, state, started_at)
+                                   VALUES ('log', ?, ?, ?, ?, ?, ?, 1, 'none', 'native', 'default', 'loading', 'now')`)
+      insert.run('copy', 'all', 'a.jsonl.gz', 'a.jsonl.gz', '/a.jsonl.gz', 'h1')
+      insert.run('reference', 'none', 'b.jsonl', 'b.jsonl', '/b.jsonl', 'h2')
+      expect(() => insert.run('copy', 'none', 'c.jsonl', 'c.jsonl', '/c.jsonl', 'h3')).toThrow(/does not agree/)
+      expect(() => insert.run('reference', 'all', 'd.jsonl', 'd.jsonl', '/d.jsonl', 'h4')).toThrow(/does not agree/)
     } finally {
       c.close()
     }

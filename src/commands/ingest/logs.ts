@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
-import {describeDecision, ingestAuditArgs, ingestAuditSummary, ingestLogsCommand, logIngestFlags, parseIngestFlags, WALKED_FILES} from '../../cli/ingest-flags.js'
+import {describeDecision, evidenceFor, ingestAuditArgs, ingestAuditSummary, ingestLogsCommand, logIngestFlags, parseIngestFlags, WALKED_FILES} from '../../cli/ingest-flags.js'
 import {interruptedMessage, renderIngest} from '../../cli/render-ingest.js'
 import {signalExitCode, watchInterrupts} from '../../cli/interrupt.js'
 import {InputError} from '../../errors.js'
@@ -15,12 +15,13 @@ Log formats (--log-format): native (crosstalk's own), otel (OTLP/JSON traces and
 
 Timestamps without a zone are refused unless --assume-tz names the zone they were written in.
 
-Lines are parsed on worker threads (one per core), and what detection needs from each response (marker-shaped tokens, hashed personal-data values, text fingerprints) is extracted in the same pass, so \`scan\` never reads the texts again. Load the canary registry first (\`ingest canaries\`) when it holds markers outside the CANARY-<hex> convention: they are then matched during ingest too. The original bytes are kept uncompressed by default (fastest); --compress-evidence stores them deflated, about a quarter of the size, for several times the CPU.
+Lines are parsed on worker threads (one per core), and what detection needs from each response (marker-shaped tokens, hashed personal-data values, text fingerprints) is extracted in the same pass, so \`scan\` never reads the texts again. Load the canary registry first (\`ingest canaries\`) when it holds markers outside the CANARY-<hex> convention: they are then matched during ingest too. The original bytes are kept uncompressed by default (fastest); --compress-evidence stores them deflated, about a quarter of the size, for several times the CPU. --evidence reference keeps none of them: the case holds each file's SHA-256 and each record's byte offset, length and CRC-32, and reads the original where it lies, checking every line it reads against its CRC-32 (a case about a tenth of the size; a .gz file is copied all the same, since a record inside a compressed stream cannot be read at its offset). The originals must then stay where they are, unchanged: \`crosstalk verify\` reads each one again against its SHA-256 and names any that is missing or changed, and a record whose line no longer matches cannot be read. Once a case keeps a file by reference, later ingests into it do too unless --evidence copy is given.
 
 PATHS may be regular files (any name), directories (walked for ${WALKED_FILES}) or quoted globs.`
   static override examples = [
     '<%= config.bin %> ingest logs ./gateway-logs/',
     '<%= config.bin %> ingest logs "logs/**/*.jsonl.gz" --db case.db --json',
+    '<%= config.bin %> ingest logs /mnt/audit/2026-11/ --evidence reference --db audit.db',
     '<%= config.bin %> ingest logs traces.jsonl otel-logs.jsonl --log-format otel --tenant-attribute tenant.id',
     '<%= config.bin %> ingest logs spend-logs.jsonl --log-format litellm --assume-tz UTC',
     `<%= config.bin %> ingest logs batch-input.jsonl batch-output.jsonl --custom-id-pattern '^(?<tenant>[^:]+):(?<session>[^:]+):'`,
@@ -39,7 +40,7 @@ PATHS may be regular files (any name), directories (walked for ${WALKED_FILES}) 
     const {argv, flags} = await this.parse(IngestLogs)
     const parsed = parseIngestFlags(flags)
     const db = this.openCase(flags.db, {create: true})
-    const args = ingestAuditArgs(argv as string[], parsed, flags.source)
+    const args = ingestAuditArgs(argv as string[], parsed, flags.source, evidenceFor(db, flags.evidence))
     const interrupts = watchInterrupts()
     let result: IngestLogsResult
     try {

@@ -3,6 +3,7 @@ import {up as caseSchema} from './001-case.js'
 import {up as logFormats} from './002-log-formats.js'
 import {up as recordedFacts} from './003-recorded-facts.js'
 import {up as referenceEvidence} from './004-reference-evidence.js'
+import {up as originalEvidence} from './005-original-evidence.js'
 
 export interface Migration {
   version: number
@@ -16,4 +17,5 @@ export const MIGRATIONS: readonly Migration[] = [
   {version: 2, name: 'log-formats', up: logFormats},
   {version: 3, name: 'recorded-facts', up: recordedFacts},
   {version: 4, name: 'reference-evidence', up: referenceEvidence},
+  {version: 5, name: 'original-evidence', up: originalEvidence},
 ]

@@ -1,0 +1,55 @@
+import {closeSync, fstatSync, openSync, readSync} from 'node:fs'
+import type {FileRow} from '../store/files.js'
+import type {Problems} from './verify-problems.js'
+
+// `verify` of a log file kept by reference (`ingest logs --evidence reference`): the case holds
+// none of its bytes, so the line walk reads the original where it lies, the bytes ingest read
+// (a log appended to since still verifies), in the order the blocks of a copy would give them.
+// What cannot be read is said once, as the original's problem: every record of the file then
+// shows as missing from the evidence, which is what it is.
+
+const CHUNK_BYTES = 1 << 20
+
+/** Whether the file's lines are read from its original (nothing of it is in the case). */
+export const readFromOriginal = (file: Pick<FileRow, 'lines_held'>): boolean => file.lines_held === 'none'
+
+/**
+ * The original's first `file.size` bytes in order, as chunks; a problem of kind 'original' when
+ * it is missing, not a regular file, or shorter than ingested. `whole`: every byte was read.
+ */
+export function* originalChunks(file: FileRow, problems: Problems, out: {whole: boolean}): Generator<Buffer> {
+  out.whole = false
+  let fd: number
+  try {
+    fd = openSync(file.abs_path, 'r')
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    problems.add('original', file.abs_path, code === 'ENOENT' ? `missing: ${file.path} is kept by reference and the case holds none of its bytes, so its ${file.records} record(s) cannot be read; put the original back` : `cannot be opened (${code ?? (error as Error).message})`)
+    return
+  }
+  try {
+    const stat = fstatSync(fd)
+    if (!stat.isFile()) {
+      problems.add('original', file.abs_path, `no longer a regular file: ${file.path} is kept by reference`)
+      return
+    }
+    if (stat.size < file.size) problems.add('original', file.abs_path, `changed: shorter (${stat.size} bytes) than the ${file.size} bytes ingested (kept by reference)`)
+    let at = 0
+    while (at < file.size) {
+      const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, file.size - at))
+      let n: number
+      try {
+        n = readSync(fd, chunk, 0, chunk.length, at)
+      } catch (error) {
+        problems.add('original', file.abs_path, `read failed at byte ${at} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`)
+        return
+      }
+      if (n === 0) return
+      at += n
+      yield n === chunk.length ? chunk : chunk.subarray(0, n)
+    }
+    out.whole = true
+  } finally {
+    closeSync(fd)
+  }
+}

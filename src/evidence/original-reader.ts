@@ -1,0 +1,122 @@
+import {closeSync, fstatSync, openSync, readSync} from 'node:fs'
+import {IntegrityError} from '../errors.js'
+
+// Evidence by reference (`ingest logs --evidence reference`): the case holds no byte of the
+// file, and a line is read from the original where it lies. The reader refuses an original that
+// is gone, is no longer a regular file, or is shorter than the bytes ingest read (a log that
+// grew since, appended to, still reads); the caller checks each line it reads against the
+// CRC-32 recorded at ingest (record-texts.ts), so a changed line is never decoded as evidence.
+
+/** What the reader needs of a file kept by reference. */
+export interface OriginalFile {
+  id: number
+  /** as given at ingest (for messages) */
+  path: string
+  abs_path: string
+  /** bytes ingest read */
+  size: number
+}
+
+/** Bytes read at once when reading in order: a scan's next lines are in the same window. */
+const WINDOW_BYTES = 1 << 20
+/** Originals held open at once (a case of thousands of files must not run out of descriptors). */
+const MAX_OPEN = 16
+
+interface Open {
+  fd: number
+  window: Buffer
+  windowStart: number
+  windowLen: number
+}
+
+/** The one error for an original that cannot be read as ingested: names it and the fix. */
+export function originalUnreadable(file: Pick<OriginalFile, 'path' | 'abs_path'>, why: string): IntegrityError {
+  return new IntegrityError(
+    `${file.path}: kept by reference, and its original ${why} (${file.abs_path}); put the file ingested back where it was, unchanged (\`crosstalk verify\` names every original missing or changed)`,
+    'E_ORIGINAL',
+  )
+}
+
+export class OriginalReader {
+  private readonly open = new Map<number, Open>()
+
+  /**
+   * The bytes [offset, offset + length) of the original. `random`: reads scattered over the
+   * file (provenance's verification) take just the range; otherwise a window is read and kept.
+   */
+  read(file: OriginalFile, offset: number, length: number, random = false): Buffer {
+    if (length === 0) return Buffer.alloc(0)
+    if (offset < 0 || offset + length > file.size) throw originalUnreadable(file, `holds no bytes ${offset}..${offset + length} in the ${file.size} bytes ingested`)
+    const o = this.opened(file)
+    if (offset >= o.windowStart && offset + length <= o.windowStart + o.windowLen) {
+      return Buffer.from(o.window.subarray(offset - o.windowStart, offset - o.windowStart + length))
+    }
+    if (random && length < WINDOW_BYTES) return this.readAt(file, o.fd, offset, length)
+    const want = Math.min(Math.max(WINDOW_BYTES, length), file.size - offset)
+    if (o.window.length < want) o.window = Buffer.allocUnsafe(want)
+    const got = this.fill(file, o.fd, o.window, offset, want)
+    o.windowStart = offset
+    o.windowLen = got
+    if (got < length) throw originalUnreadable(file, `is shorter now than the ${file.size} bytes ingested`)
+    return Buffer.from(o.window.subarray(0, length))
+  }
+
+  /** Closes every original held open. */
+  close(): void {
+    for (const o of this.open.values()) closeSync(o.fd)
+    this.open.clear()
+  }
+
+  private readAt(file: OriginalFile, fd: number, offset: number, length: number): Buffer {
+    const out = Buffer.allocUnsafe(length)
+    if (this.fill(file, fd, out, offset, length) < length) throw originalUnreadable(file, `is shorter now than the ${file.size} bytes ingested`)
+    return out
+  }
+
+  private fill(file: OriginalFile, fd: number, into: Buffer, offset: number, length: number): number {
+    let got = 0
+    try {
+      while (got < length) {
+        const n = readSync(fd, into, got, length - got, offset + got)
+        if (n === 0) break
+        got += n
+      }
+    } catch (error) {
+      throw originalUnreadable(file, `could not be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`)
+    }
+    return got
+  }
+
+  private opened(file: OriginalFile): Open {
+    const held = this.open.get(file.id)
+    if (held) {
+      // Most recently used last: the first one is the one to close when too many are open.
+      this.open.delete(file.id)
+      this.open.set(file.id, held)
+      return held
+    }
+    let fd: number
+    try {
+      fd = openSync(file.abs_path, 'r')
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      throw originalUnreadable(file, code === 'ENOENT' ? 'is not there any more' : `cannot be opened (${code ?? (error as Error).message})`)
+    }
+    try {
+      const stat = fstatSync(fd)
+      if (!stat.isFile()) throw originalUnreadable(file, 'is no longer a regular file')
+      if (stat.size < file.size) throw originalUnreadable(file, `is shorter (${stat.size} bytes) than the ${file.size} bytes ingested`)
+    } catch (error) {
+      closeSync(fd)
+      throw error
+    }
+    if (this.open.size >= MAX_OPEN) {
+      const [oldest, o] = this.open.entries().next().value!
+      closeSync(o.fd)
+      this.open.delete(oldest)
+    }
+    const o: Open = {fd, window: Buffer.alloc(0), windowStart: 0, windowLen: 0}
+    this.open.set(file.id, o)
+    return o
+  }
+}

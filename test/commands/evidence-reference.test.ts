@@ -1,0 +1,162 @@
+import Database from 'better-sqlite3'
+import {appendFileSync, cpSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {beforeAll, describe, expect, inject, it} from 'vitest'
+import {tempDir} from '../helpers/cli.js'
+import {run, runJson} from '../helpers/commands.js'
+
+// `ingest logs --evidence reference`: the case keeps no byte of a plain log, only its SHA-256 and
+// each record's offset, length and CRC-32, and reads the original where it lies. Detection must
+// give exactly what a copy gives; every read is checked, so an edited or moved original is
+// refused where it is read and named by `verify`; a gzip file is copied all the same.
+
+interface Scope {
+  contaminated_responses: number
+  flows: unknown[]
+}
+
+let incident: ReturnType<typeof inject<'incident'>>
+let dir: string
+let logs: string
+let refCase: string
+let copyCase: string
+
+function caseRows<T>(path: string, sql: string): T[] {
+  const db = new Database(path, {readonly: true})
+  try {
+    return db.prepare(sql).all() as T[]
+  } finally {
+    db.close()
+  }
+}
+
+beforeAll(async () => {
+  incident = inject('incident')
+  dir = tempDir()
+  // A copy of the incident's logs: the tests below edit and move the originals.
+  logs = join(dir, 'logs')
+  cpSync(incident.logs, logs, {recursive: true})
+  refCase = join(dir, 'ref.db')
+  copyCase = join(dir, 'copy.db')
+  for (const [db, extra] of [[refCase, ['--evidence', 'reference']], [copyCase, []]] as const) {
+    await runJson(['ingest', 'canaries', incident.canaries, '--db', db])
+    await runJson(['ingest', 'logs', logs, '--db', db, ...extra])
+    await runJson(['scan', '--db', db, '--pool-tokens', '681280'])
+  }
+}, 240_000)
+
+describe('ingest logs --evidence reference', () => {
+  it('keeps no byte of a plain log, copies a gzip one, and finds exactly what a copy finds', async () => {
+    const files = caseRows<{name: string; compression: string; evidence: string; lines_held: string; blocks: number}>(
+      refCase,
+      `SELECT f.name, f.compression, f.evidence, f.lines_held, (SELECT count(*) FROM evidence_blocks b WHERE b.file_id = f.id) AS blocks FROM files f WHERE f.kind = 'log' ORDER BY f.id`,
+    )
+    expect(files.length).toBe(readdirSync(logs).length)
+    for (const f of files) {
+      if (f.compression === 'gzip') expect(f, f.name).toMatchObject({evidence: 'copy', lines_held: 'all'})
+      else expect(f, f.name).toEqual({name: f.name, compression: 'none', evidence: 'reference', lines_held: 'none', blocks: 0})
+    }
+    const plainBytes = readdirSync(logs).filter((n) => !n.endsWith('.gz')).reduce((n, name) => n + statSync(join(logs, name)).size, 0)
+    expect(plainBytes).toBeGreaterThan(0)
+    const stored = (path: string): number => caseRows<{n: number}>(path, 'SELECT coalesce(sum(length(data)), 0) AS n FROM evidence_blocks')[0]!.n
+    // What the case no longer holds is exactly the plain files' bytes.
+    expect(stored(copyCase) - stored(refCase)).toBe(plainBytes)
+
+    const scope = async (db: string): Promise<Scope> => {
+      const s = await runJson<Scope & {detection: {last_scan_at?: string}}>(['scope', '--db', db])
+      delete s.detection.last_scan_at
+      return s
+    }
+    const ref = await scope(refCase)
+    const copy = await scope(copyCase)
+    expect(ref.contaminated_responses).toBeGreaterThan(0)
+    expect(ref).toEqual(copy)
+    const sightings = (path: string) => caseRows(path, 'SELECT r.request_id, s.class, s.marker FROM sightings s JOIN records r ON r.id = s.record_id ORDER BY 1, 2, 3')
+    expect(sightings(refCase)).toEqual(sightings(copyCase))
+    const provenance = (path: string) => caseRows(path, 'SELECT * FROM provenance ORDER BY 1')
+    expect(provenance(refCase).length).toBeGreaterThan(0)
+    expect(provenance(refCase)).toEqual(provenance(copyCase))
+    const pii = (path: string) => caseRows(path, 'SELECT * FROM pii_findings ORDER BY 1')
+    expect(pii(refCase)).toEqual(pii(copyCase))
+
+    const status = await runJson<{log_evidence: {kept: string; lines_held: string; files_by_reference: number}}>(['status', '--db', refCase])
+    expect(status.log_evidence).toEqual({kept: 'reference', lines_held: 'none', files_by_reference: files.filter((f) => f.evidence === 'reference').length})
+  })
+
+  it('reads a record from its original, and verify reads every original again', async () => {
+    const [rec] = caseRows<{request_id: string}>(refCase, `SELECT r.request_id FROM records r JOIN files f ON f.id = r.file_id WHERE f.lines_held = 'none' ORDER BY r.id LIMIT 1`)
+    const fromRef = await run(['show', rec!.request_id, '--db', refCase, '--raw'])
+    const fromCopy = await run(['show', rec!.request_id, '--db', copyCase, '--raw'])
+    expect(fromRef.code, fromRef.stderr).toBe(0)
+    expect(fromRef.stdout).toBe(fromCopy.stdout)
+    const v = await runJson<{ok: boolean; originals_rehashed: number; records_checked: number}>(['verify', '--db', refCase])
+    expect(v.ok).toBe(true)
+    expect(v.records_checked).toBe(caseRows<{n: number}>(refCase, 'SELECT count(*) AS n FROM records')[0]!.n)
+    expect(v.originals_rehashed).toBeGreaterThanOrEqual(caseRows(refCase, `SELECT 1 FROM files WHERE lines_held = 'none'`).length)
+  })
+
+  it('refuses a line whose original changed, names a changed and a missing original, and still verifies a log appended to', async () => {
+    // A case of its own over its own copy of the logs: this test edits and moves them.
+    const own = join(dir, 'own-logs')
+    cpSync(incident.logs, own, {recursive: true})
+    const db = join(dir, 'own.db')
+    await runJson(['ingest', 'logs', own, '--db', db, '--evidence', 'reference'])
+    const plain = readdirSync(own).filter((n) => !n.endsWith('.gz')).sort()
+    expect(plain.length).toBeGreaterThanOrEqual(3)
+    const [edited, moved, grown] = plain as [string, string, string]
+
+    // Appended to since (a live log): what was ingested is unchanged, verify passes.
+    appendFileSync(join(own, grown), '{"request_id":"later"}\n')
+    const before = await run(['verify', '--db', db])
+    expect(before.code, before.stdout + before.stderr).toBe(0)
+
+    // One byte of a response changed, the length kept.
+    const [target] = caseRows<{request_id: string; line_no: number; byte_offset: number; byte_len: number}>(
+      db, `SELECT r.request_id, r.line_no, r.byte_offset, r.byte_len FROM records r JOIN files f ON f.id = r.file_id WHERE f.name = '${edited}' AND r.byte_len > 200 ORDER BY r.id LIMIT 1`,
+    )
+    const bytes = readFileSync(join(own, edited))
+    const at = target!.byte_offset + target!.byte_len - 20
+    bytes[at] = bytes[at] === 0x41 ? 0x42 : 0x41
+    writeFileSync(join(own, edited), bytes)
+    renameSync(join(own, moved), join(dir, `${moved}.elsewhere`))
+
+    const shown = await run(['show', target!.request_id, '--db', db, '--raw'])
+    expect(shown.code).toBe(1)
+    expect(shown.stderr).toContain(`line ${target!.line_no} of ${join(own, edited)} (bytes ${target!.byte_offset}..`)
+    expect(shown.stderr).toMatch(/is not the line ingested: its CRC-32 differs/)
+    expect(shown.stdout).toBe('')
+
+    const [gone] = caseRows<{request_id: string}>(db, `SELECT r.request_id FROM records r JOIN files f ON f.id = r.file_id WHERE f.name = '${moved}' LIMIT 1`)
+    const missing = await run(['show', gone!.request_id, '--db', db])
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toMatch(new RegExp(`${moved}: kept by reference, and its original is not there any more`))
+
+    const v = await run(['verify', '--db', db])
+    expect(v.code).toBe(1)
+    const out = v.stdout + v.stderr
+    expect(out).toContain(`record ${target!.request_id} (`)
+    expect(out).toContain('the line in the original differs from the line ingested (CRC-32)')
+    expect(out).toMatch(new RegExp(`${edited}: changed: no longer matches the SHA-256 recorded at ingest`))
+    expect(out).toMatch(new RegExp(`${moved}: missing: .* is kept by reference and the case holds none of its bytes`))
+    // The missing file is one problem, not one per record; the grown one is none.
+    const raw = await run(['verify', '--db', db, '--json'])
+    // --json on failure: the contract's error object, with every problem in its details.
+    expect(raw.code).toBe(1)
+    const parsed = JSON.parse(raw.stdout).error.details as {ok: boolean; problems_total: number; problems: Array<{kind: string; where: string}>}
+    expect(parsed.ok).toBe(false)
+    expect(parsed.problems.filter((p) => p.where.endsWith(moved))).toHaveLength(1)
+    expect(parsed.problems.some((p) => p.where.includes(grown))).toBe(false)
+    expect(parsed.problems_total).toBe(3)
+  }, 120_000)
+
+  it('is followed by later ingests into the case, and refuses --compress-evidence beside it', async () => {
+    const db = join(dir, 'follow.db')
+    const [first, second] = readdirSync(logs).filter((n) => !n.endsWith('.gz')).sort() as [string, string]
+    await runJson(['ingest', 'logs', join(logs, first), '--db', db, '--evidence', 'reference'])
+    await runJson(['ingest', 'logs', join(logs, second), '--db', db])
+    expect(caseRows<{lines_held: string}>(db, `SELECT lines_held FROM files WHERE kind = 'log' ORDER BY id`)).toEqual([{lines_held: 'none'}, {lines_held: 'none'}])
+    const both = await run(['ingest', 'logs', join(logs, first), '--db', join(dir, 'x.db'), '--evidence', 'reference', '--compress-evidence'])
+    expect(both.code).toBe(2)
+    expect(both.stderr).toMatch(/--evidence|--compress-evidence/)
+  })
+})
