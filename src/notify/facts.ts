@@ -167,6 +167,8 @@ export interface EvidenceFile {
   size: number
   kind: string
   records: number
+  /** the case holds no copy of it (ingest logs --evidence reference, Spark findings) */
+  by_reference?: boolean
 }
 
 export interface Excerpt {
@@ -191,7 +193,8 @@ export interface CaseFacts {
   /** recorded notifications the incident now contradicts (e.g. after an awareness amendment) */
   notification_problems: string[]
   assessment: AssessmentRecord | null
-  totals: {records: number; tenants: number; sessions: number; log_files: number; registry_files: number; bad_lines: number}
+  /** log_files_by_reference: log files the case holds no copy of (ingest logs --evidence reference): kept where they were collected */
+  totals: {records: number; tenants: number; sessions: number; log_files: number; registry_files: number; bad_lines: number; log_files_by_reference?: number}
   /** whether detection covered everything the case holds */
   detection: DetectionCoverage
   /** null when detection never ran over any log */
@@ -245,7 +248,9 @@ export function loadFactsInputs(db: CaseDb, options: Omit<GatherFactsOptions, 'n
     notifications: listNotifications(db),
     assessment: latestAssessment(db),
     replay: listReplayResults(db),
-    files: completeFiles(db).map((f) => ({name: basename(f.name.replace(/\\/g, '/')), sha256: f.sha256, size: f.size, kind: f.kind, records: f.records})),
+    files: completeFiles(db).map((f) => ({
+      name: basename(f.name.replace(/\\/g, '/')), sha256: f.sha256, size: f.size, kind: f.kind, records: f.records, ...(f.evidence === 'reference' ? {by_reference: true} : {}),
+    })),
     fileTotals: fileTotals(db),
     recordTotals: recordTotals(db),
     excerpts: options.includeExcerpts ? gatherExcerpts(db) : null,
@@ -284,6 +289,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     log_files: logFiles.length,
     registry_files: inputs.files.length - logFiles.length,
     bad_lines: inputs.fileTotals.bad_lines,
+    log_files_by_reference: logFiles.filter((f) => f.by_reference).length,
   }
   const provenanceIds = new Set(s.provenance.map((p) => p.record_id))
   return {
@@ -300,7 +306,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     tenants: full ? tenantExposures(s, tenants) : [],
     provenance: full ? {attributed_responses: provenanceIds.size, max_overlap_words: s.provenance.reduce((m, p) => Math.max(m, p.overlap_words), 0)} : null,
     replay: replayFacts(inputs.replay),
-    evidence: inputs.files.map((f) => ({...f, name: safeLine(f.name)})),
+    evidence: inputs.files.map(({by_reference: _, ...f}) => ({...f, name: safeLine(f.name)})),
     excerpts: inputs.excerpts,
     for_tenant: options.tenant === undefined ? null : safeLine(options.tenant),
   }

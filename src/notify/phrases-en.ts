@@ -164,7 +164,8 @@ export const EN = {
       `${n.responses} responses your users received carried another session's data (${n.by_canary} with a canary marker, ${n.by_text_only} by verbatim text only), in ${n.sessions} of your sessions, from ${n.from} other customer(s)${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
     nothingLeaked: 'No response to another session was found carrying your data.',
     nothingReceived: "No response your users received was found carrying another session's data.",
-    identified: (responses: number, logFiles: number) => `The affected responses were identified from the serving logs (${responses} responses in ${logFiles} log file(s)) by canary markers and verbatim text; the evidence is preserved with SHA-256 hashes.`,
+    identified: (responses: number, logFiles: number, byReference = 0) =>
+      `The affected responses were identified from the serving logs (${responses} responses in ${logFiles} log file(s)) by canary markers and verbatim text; ${byReference === 0 ? 'the evidence is preserved with SHA-256 hashes.' : `each log file is identified by its SHA-256 hash (${byReference === logFiles ? 'all of them are' : `${byReference} of them are`} kept where they were collected, not copied into the case).`}`,
     assess: 'As controller, assess the risk to your users and decide on notifying your supervisory authority: in principle your 72 hours start when you receive this notice (EDPB Guidelines 9/2022).',
     quarantine: "Delete or quarantine the responses your users received that carried another party's data; do not process them further.",
     contactWanted: 'Tell us the contact point you want follow-up information sent to; we will send further information in phases as it is confirmed (Art. 33(4)).',

@@ -174,8 +174,8 @@ export const FR: Phrases = {
       `${n.responses} réponses reçues par vos utilisateurs contenaient des données d'une autre session (${n.by_canary} avec un marqueur canari, ${n.by_text_only} par texte reproduit seulement), dans ${n.sessions} de vos sessions, provenant de ${n.from} autre(s) client(s)${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
     nothingLeaked: "Aucune réponse adressée à une autre session ne contenait vos données.",
     nothingReceived: "Aucune réponse reçue par vos utilisateurs ne contenait de données d'une autre session.",
-    identified: (responses, logFiles) =>
-      `Les réponses concernées ont été identifiées dans les journaux de service (${responses} réponses dans ${logFiles} fichier(s) de journaux) par les marqueurs canaris et le texte reproduit ; les preuves sont conservées avec leur empreinte SHA-256.`,
+    identified: (responses, logFiles, byReference = 0) =>
+      `Les réponses concernées ont été identifiées dans les journaux de service (${responses} réponses dans ${logFiles} fichier(s) de journaux) par les marqueurs canaris et le texte reproduit ; ${byReference === 0 ? 'les preuves sont conservées avec leur empreinte SHA-256.' : `chaque fichier de journaux est identifié par son empreinte SHA-256 (${byReference === logFiles ? 'tous sont conservés' : `${byReference} d'entre eux sont conservés`} là où ils ont été collectés, sans copie dans le dossier).`}`,
     assess: "En tant que responsable de traitement, évaluez le risque pour vos utilisateurs et décidez de la notification à votre autorité de contrôle : en principe, vos 72 heures courent à réception de cette notification (lignes directrices 9/2022 du CEPD).",
     quarantine: "Supprimez ou isolez les réponses reçues par vos utilisateurs qui contenaient des données d'un tiers ; ne les traitez pas davantage.",
     contactWanted: "Indiquez-nous le point de contact auquel adresser les informations complémentaires ; nous les transmettrons de manière échelonnée à mesure qu'elles sont confirmées (art. 33.4).",

@@ -79,6 +79,16 @@ describe('ingest logs --evidence reference', () => {
     const pii = (path: string) => caseRows(path, 'SELECT * FROM pii_findings ORDER BY 1')
     expect(pii(refCase)).toEqual(pii(copyCase))
 
+    // A notice sent to a customer does not claim the case preserved what it only references.
+    const [tenant] = caseRows<{tenant_id: string}>(refCase, 'SELECT tenant_id FROM records ORDER BY id LIMIT 1')
+    const byRef = files.filter((f) => f.evidence === 'reference').length
+    const notice = await run(['report', 'processor-notice', '--db', refCase, '--tenant', tenant!.tenant_id])
+    expect(notice.code, notice.stderr).toBe(0)
+    expect(notice.stdout).toContain(`each log file is identified by its SHA-256 hash (${byRef === files.length ? 'all of them are' : `${byRef} of them are`} kept where they were collected, not copied into the case)`)
+    expect(notice.stdout).not.toContain('the evidence is preserved')
+    const copied = await run(['report', 'processor-notice', '--db', copyCase, '--tenant', tenant!.tenant_id])
+    expect(copied.stdout).toContain('the evidence is preserved with SHA-256 hashes')
+
     const status = await runJson<{log_evidence: {kept: string; lines_held: string; files_by_reference: number}}>(['status', '--db', refCase])
     expect(status.log_evidence).toEqual({kept: 'reference', lines_held: 'none', files_by_reference: files.filter((f) => f.evidence === 'reference').length})
   })
