@@ -9,7 +9,7 @@
 // more than 25% from bench/results.json.
 
 import {spawnSync} from 'node:child_process'
-import {existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -150,13 +150,27 @@ function verdictDecidedMs(run: ChildRun): number | null {
   }
 }
 
+/** Request ids of the responses a case found contaminated (cross-session or cross-tenant sightings). */
+function contaminatedIds(db: string): string[] {
+  const out = spawnSync(process.execPath, [join(ROOT, 'bin', 'run.js'), 'sightings', '--json', '--class', 'cross_session,cross_tenant', '--db', db], {cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28})
+  if (out.status !== 0) throw new Error(`crosstalk sightings failed: ${out.stderr}`)
+  return (JSON.parse(out.stdout) as {request_id: string}[]).map((s) => s.request_id)
+}
+
+/** Bytes of the .gz files in a log folder (a case by reference copies them). */
+function gzipBytes(dir: string): number {
+  return readdirSync(dir).filter((n) => n.endsWith('.gz')).reduce((n, name) => n + statSync(join(dir, name)).size, 0)
+}
+
 async function benchSize(inc: Incident, runs: number, scratch: string, hasRg: boolean): Promise<SizeResult> {
   const gt = loadGroundTruth(inc.groundTruth)
   const truth = new Set(gt.sightings.filter((s) => s.class === 'cross_session' || s.class === 'cross_tenant').map((s) => s.request_id))
-  const stage = {canaries: [] as ChildRun[], logs: [] as ChildRun[], scan: [] as ChildRun[], scope: [] as ChildRun[], triage: [] as ChildRun[]}
+  const stage = {canaries: [] as ChildRun[], logs: [] as ChildRun[], scan: [] as ChildRun[], scope: [] as ChildRun[], triage: [] as ChildRun[], triageRef: [] as ChildRun[]}
   const peers: Record<PeerName, ChildRun[]> = {duckdb: [], rg_regex: [], rg_fixed: []}
   let crosstalkIds: string[] = []
   let caseBytes: number | undefined
+  let refCaseBytes: number | undefined
+  let refIds: string[] = []
   let failure: string | undefined
   for (let r = 1; r <= runs; r++) {
     const db = join(scratch, `case-${inc.records}.db`)
@@ -170,6 +184,16 @@ async function benchSize(inc: Incident, runs: number, scratch: string, hasRg: bo
         const scope = await cli(['scope', '--json', '--pool-tokens', POOL, '--db', db])
         removeDb(db)
         const triage = await cli(['triage', inc.logs, '--canaries', inc.canaries, '--pool-tokens', POOL, '--db', db, '--json'])
+        // The same triage keeping the plain files by reference, in a case of its own.
+        const refDb = join(scratch, `case-${inc.records}-ref.db`)
+        removeDb(refDb)
+        const triageRef = await cli(['triage', inc.logs, '--canaries', inc.canaries, '--pool-tokens', POOL, '--db', refDb, '--json', '--evidence', 'reference'])
+        if (r === runs) {
+          refCaseBytes = ['', '-wal'].reduce((sum, ext) => sum + (existsSync(refDb + ext) ? statSync(refDb + ext).size : 0), 0)
+          refIds = contaminatedIds(refDb)
+        }
+        removeDb(refDb)
+        stage.triageRef.push(triageRef)
         stage.canaries.push(canaries)
         stage.logs.push(logs)
         stage.scan.push(scan)
@@ -185,9 +209,7 @@ async function benchSize(inc: Incident, runs: number, scratch: string, hasRg: bo
     }
     if (failure === undefined && r === runs) {
       caseBytes = ['', '-wal'].reduce((sum, ext) => sum + (existsSync(db + ext) ? statSync(db + ext).size : 0), 0)
-      const out = spawnSync(process.execPath, [join(ROOT, 'bin', 'run.js'), 'sightings', '--json', '--class', 'cross_session,cross_tenant', '--db', db], {cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28})
-      if (out.status !== 0) throw new Error(`crosstalk sightings failed: ${out.stderr}`)
-      crosstalkIds = (JSON.parse(out.stdout) as {request_id: string}[]).map((s) => s.request_id)
+      crosstalkIds = contaminatedIds(db)
     }
     removeDb(db)
     log(`${inc.records} records, run ${r}/${runs}: duckdb`)
@@ -236,6 +258,10 @@ async function benchSize(inc: Incident, runs: number, scratch: string, hasRg: bo
   }
   if (failure !== undefined) result.crosstalk_failure = failure
   if (ok && caseBytes !== undefined) result.case_bytes = caseBytes
+  if (ok && refCaseBytes !== undefined) {
+    const same = refIds.length === crosstalkIds.length && [...refIds].sort().join('\n') === [...crosstalkIds].sort().join('\n')
+    result.reference = {triage_ms: Math.round(median(stage.triageRef.map((x) => x.wall_ms))), case_bytes: refCaseBytes, gzip_log_bytes: gzipBytes(inc.logs), same_findings: same}
+  }
   if (ok) {
     const decided = stage.triage.map(verdictDecidedMs).filter((x): x is number => x !== null)
     if (decided.length === stage.triage.length) result.verdict_decided_ms = Math.round(median(decided))

@@ -52,6 +52,12 @@ export interface SizeResult {
   verdict_decided_ms?: number
   /** Bytes of the case (database and its WAL) after the last triage run, and per byte of log. */
   case_bytes?: number
+  /**
+   * `triage --evidence reference` (the plain files read where they lie; a .gz file is copied all
+   * the same): its wall time (median), the case's bytes after the last run, and the bytes of the
+   * .gz files it copied; whether it found exactly the copy's contaminated responses.
+   */
+  reference?: {triage_ms: number; case_bytes: number; gzip_log_bytes: number; same_findings: boolean}
 }
 
 export interface ScanScaling {
@@ -262,6 +268,19 @@ export function evaluateTargets(r: Pick<BenchResults, 'sizes' | 'scan_scaling' |
     name: 'case size (bytes of case per byte of log, evidence copied in)', pass: null, report: true,
     detail: sized.length
       ? sized.map((s) => `${fmtRecords(s.records)}: ${(s.case_bytes! / s.log_bytes).toFixed(2)} (${(s.case_bytes! / 1e6).toFixed(0)} MB for ${(s.log_bytes / 1e6).toFixed(0)} MB)`).join(', ')
+      : 'not measured',
+  })
+  const referenced = r.sizes.filter((s) => s.reference !== undefined)
+  targets.push({
+    name: 'case size, evidence by reference (--evidence reference; .gz files still copied)', pass: null, report: true,
+    detail: referenced.length
+      ? referenced
+          .map((s) => {
+            const ref = s.reference!
+            const copyTriage = s.crosstalk.triage?.wall_ms
+            return `${fmtRecords(s.records)}: ${(ref.case_bytes / s.log_bytes).toFixed(2)} (${(ref.case_bytes / 1e6).toFixed(0)} MB; the .gz files, ${(ref.gzip_log_bytes / 1e6).toFixed(0)} MB compressed, are copied in; triage ${secs(ref.triage_ms)}${copyTriage ? ` vs ${secs(copyTriage)} copying` : ''}; ${ref.same_findings ? 'same findings' : 'FINDINGS DIFFER'})`
+          })
+          .join(', ')
       : 'not measured',
   })
   targets.push(

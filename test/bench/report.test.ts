@@ -92,7 +92,10 @@ describe('evaluateTargets', () => {
     const t = evaluateTargets({
       sizes: [
         withTriage(size(20_000, 10_000, 1_000, 100), 900),
-        {...withTriage(size(200_000, 9_000, 10_000, 140), 9_500, 140), verdict_decided_ms: 8_000, case_bytes: 114e6},
+        {
+          ...withTriage(size(200_000, 9_000, 10_000, 140), 9_500, 140), verdict_decided_ms: 8_000, case_bytes: 114e6,
+          reference: {triage_ms: 7_000, case_bytes: 11.4e6, gzip_log_bytes: 2e6, same_findings: true},
+        },
         (() => {
           const big = withTriage(size(1_000_000, 60_000, 15_000, 180), 50_000, 180)
           big.crosstalk.scope = m(1_200, 180) // the scope CLI on the 1M case
@@ -120,6 +123,8 @@ describe('evaluateTargets', () => {
     const caseSize = by('case size')
     expect(caseSize).toMatchObject({pass: null, report: true})
     expect(caseSize.detail).toBe('200k: 2.00 (114 MB for 57 MB)')
+    expect(by('case size, evidence by reference')).toMatchObject({pass: null, report: true})
+    expect(by('case size, evidence by reference').detail).toBe('200k: 0.20 (11 MB; the .gz files, 2 MB compressed, are copied in; triage 7.00 s vs 9.50 s copying; same findings)')
   })
 
   it('reports targets it could not measure as n/a, not as passes', () => {
