@@ -312,3 +312,8 @@ export interface QuarantinedFile {
 export function logFilesWithBadLines(db: CaseDb): QuarantinedFile[] {
   return db.prepare(`SELECT path, bad_lines FROM files WHERE kind = 'log' AND state = 'complete' AND bad_lines > 0 ORDER BY id`).all() as QuarantinedFile[]
 }
+
+/** A file kept by reference now lies elsewhere (`crosstalk relocate`, after its SHA-256 was checked there). */
+export function setOriginalPath(db: CaseDb, id: number, absPath: string): void {
+  db.prepare(`UPDATE files SET abs_path = ? WHERE id = ? AND lines_held = 'none'`).run(absPath, id)
+}

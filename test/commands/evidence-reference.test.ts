@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3'
-import {appendFileSync, cpSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync} from 'node:fs'
+import {appendFileSync, cpSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, inject, it} from 'vitest'
 import {tempDir} from '../helpers/cli.js'
@@ -157,6 +157,35 @@ describe('ingest logs --evidence reference', () => {
     expect(parsed.problems.filter((p) => p.where.endsWith(moved))).toHaveLength(1)
     expect(parsed.problems.some((p) => p.where.includes(grown))).toBe(false)
     expect(parsed.problems_total).toBe(3)
+  }, 120_000)
+
+  it('follows originals moved elsewhere with relocate, only where every SHA-256 still matches', async () => {
+    const at = join(dir, 'first-place')
+    cpSync(incident.logs, at, {recursive: true})
+    const db = join(dir, 'moved.db')
+    await runJson(['ingest', 'logs', at, '--db', db, '--evidence', 'reference'])
+    const share = join(dir, 'share', 'incident')
+    cpSync(at, join(share, 'logs'), {recursive: true})
+    rmSync(at, {recursive: true})
+    const lost = await run(['verify', '--db', db])
+    expect(lost.code).toBe(1)
+
+    // One file at the new place differs: nothing changes.
+    const plain = readdirSync(join(share, 'logs')).filter((n) => !n.endsWith('.gz')).sort()
+    appendFileSync(join(share, 'logs', plain[0]!), '')
+    const original = readFileSync(join(share, 'logs', plain[1]!))
+    writeFileSync(join(share, 'logs', plain[1]!), Buffer.concat([Buffer.from(' '), original.subarray(1)]))
+    const refused = await run(['relocate', at, join(share, 'logs'), '--db', db])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain(`${join(share, 'logs', plain[1]!)}: not the file ingested as ${join(at, plain[1]!)} (its SHA-256 differs`)
+    expect(caseRows<{n: number}>(db, `SELECT count(*) AS n FROM files WHERE abs_path LIKE '${share}%'`)[0]!.n).toBe(0)
+
+    writeFileSync(join(share, 'logs', plain[1]!), original)
+    const moved = await runJson<{relocated: Array<{path: string; to: string}>; elsewhere: number}>(['relocate', at, join(share, 'logs'), '--db', db])
+    expect(moved.relocated.map((r) => r.to).sort()).toEqual(plain.map((n) => join(share, 'logs', n)))
+    expect(moved.elsewhere).toBe(0)
+    const v = await runJson<{ok: boolean}>(['verify', '--db', db])
+    expect(v.ok).toBe(true)
   }, 120_000)
 
   it('is followed by later ingests into the case, and refuses --compress-evidence beside it', async () => {

@@ -1,0 +1,74 @@
+import {existsSync, statSync} from 'node:fs'
+import {isAbsolute, join, relative, resolve, sep} from 'node:path'
+import {InputError} from '../errors.js'
+import {sha256File} from '../evidence/hash-file.js'
+import {completeFiles, setOriginalPath} from '../store/files.js'
+import type {CaseDb} from '../store/open-case.js'
+import {inTransaction} from '../store/session.js'
+
+// `crosstalk relocate FROM TO`: the originals of a case kept by reference were moved (copied to
+// the forensic share, the case taken to another machine). Each file the case reads from under
+// FROM is looked for at the same place under TO, and taken only if its first bytes (as many as
+// were ingested) still have the SHA-256 recorded at ingest; one file that is missing or differs
+// and nothing is changed. The case's findings are untouched: only where the bytes are read.
+
+export interface RelocatedFile {
+  path: string
+  sha256: string
+  from: string
+  to: string
+}
+
+export interface RelocateResult {
+  relocated: RelocatedFile[]
+  /** files kept by reference elsewhere than FROM (left as they were) */
+  elsewhere: number
+}
+
+export async function relocateOriginals(db: CaseDb, fromDir: string, toDir: string): Promise<RelocateResult> {
+  const from = resolve(fromDir)
+  const to = resolve(toDir)
+  if (!existsSync(to) || !statSync(to).isDirectory()) throw new InputError(`${toDir}: not a directory`, 'E_NOT_FOUND')
+  const referenced = completeFiles(db).filter((f) => f.kind === 'log' && f.lines_held === 'none')
+  if (referenced.length === 0) throw new InputError('this case keeps no log file by reference: nothing is read from elsewhere', 'E_NOTHING_TO_DO')
+  const moving = referenced.filter((f) => {
+    const rel = relative(from, f.abs_path)
+    return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel)
+  })
+  if (moving.length === 0) {
+    throw new InputError(`no file the case keeps by reference lies under ${from} (they lie under ${commonDir(referenced.map((f) => f.abs_path))})`, 'E_NOT_FOUND')
+  }
+  const relocated: Array<RelocatedFile & {id: number}> = []
+  for (const f of moving) {
+    const target = join(to, relative(from, f.abs_path))
+    let now: {sha256: string; size: number}
+    try {
+      now = await sha256File(target, {limit: f.size})
+    } catch (error) {
+      throw new InputError(`${target}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}), where ${f.path} was looked for; nothing was changed`, 'E_UNREADABLE')
+    }
+    if (now.size < f.size || now.sha256 !== f.sha256) {
+      throw new InputError(
+        `${target}: not the file ingested as ${f.path} (${now.size < f.size ? `${now.size} bytes, ${f.size} were ingested` : `its SHA-256 differs from ${f.sha256.slice(0, 16)}…`}); nothing was changed`,
+        'E_ORIGINAL',
+      )
+    }
+    relocated.push({id: f.id, path: f.path, sha256: f.sha256, from: f.abs_path, to: target})
+  }
+  inTransaction(db, () => {
+    for (const r of relocated) setOriginalPath(db, r.id, r.to)
+  })
+  return {relocated: relocated.map(({id: _, ...r}) => r), elsewhere: referenced.length - moving.length}
+}
+
+function commonDir(paths: readonly string[]): string {
+  const parts = paths.map((p) => p.split(sep).slice(0, -1))
+  const first = parts[0] ?? []
+  let n = first.length
+  for (const p of parts) {
+    let i = 0
+    while (i < n && p[i] === first[i]) i++
+    n = i
+  }
+  return first.slice(0, n).join(sep) || sep
+}

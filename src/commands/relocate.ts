@@ -1,0 +1,30 @@
+import {Args} from '@oclif/core'
+import {BaseCommand, dbFlag} from '../cli/base-command.js'
+import {count} from '../cli/plural.js'
+import {relocateOriginals, type RelocateResult} from '../case/relocate-originals.js'
+import {safeLine} from '../util/sanitize.js'
+
+export default class Relocate extends BaseCommand {
+  static override summary = 'Point a case that keeps its logs by reference at the originals\' new place (each checked against its SHA-256), recorded in the audit log.'
+  static override description = `A case ingested with --evidence reference reads each plain log file where it lay at ingest. When the originals move (copied to a forensic share, the case taken to another machine), every file the case reads from under FROM is looked for at the same relative place under TO, and taken only if its bytes (as many as were ingested) still have the SHA-256 recorded at ingest. One file missing or different, and nothing changes. Findings are untouched; \`crosstalk verify\` then reads every original again at its new place.`
+  static override examples = [
+    '<%= config.bin %> relocate /var/log/gateway /mnt/forensics/incident-42/logs --db audit.db',
+  ]
+  static override args = {
+    from: Args.string({description: 'the folder the originals were ingested from', required: true}),
+    to: Args.string({description: 'the folder they lie in now (same layout below it)', required: true}),
+  }
+  static override flags = {db: dbFlag}
+
+  async run(): Promise<RelocateResult> {
+    const {args, flags} = await this.parse(Relocate)
+    const db = this.openCase(flags.db)
+    const result = await relocateOriginals(db, args.from, args.to)
+    this.audit(db, {from: args.from, to: args.to}, {files: result.relocated.map((r) => ({path: r.path, sha256: r.sha256})), elsewhere: result.elsewhere})
+    if (!this.jsonEnabled()) {
+      this.log(`Relocated ${count(result.relocated.length, 'original')} (each matched its SHA-256 at the new place)${result.elsewhere ? `; ${count(result.elsewhere, 'other file')} kept by reference elsewhere left as they were` : ''}.`)
+      for (const r of result.relocated) this.log(`  ${safeLine(r.path)}  ->  ${safeLine(r.to)}`)
+    }
+    return result
+  }
+}
