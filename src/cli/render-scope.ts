@@ -1,4 +1,6 @@
+import {describeGap} from '../detect/coverage.js'
 import type {CanaryFigures, ScopeResult} from '../scope/compute-scope.js'
+import type {UnscannedScope} from '../scope/unscanned.js'
 import type {TenantViewResult} from '../scope/tenant-view.js'
 import type {TimelineResult} from '../scope/build-timeline.js'
 import {count} from './plural.js'
@@ -26,10 +28,31 @@ function table(header: string[], rows: string[][]): string {
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n')
 }
 
+const upperFirst = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
 const n = (v: number | null) => (v === null ? '-' : String(v))
 const t = (v: string | null) => v ?? '-'
 const node = (v: string | null) => (v === null ? '(unknown)' : clip(safeLine(v), NAME))
 const name = (v: string) => clip(safeLine(v), NAME)
+
+/** The scope of a case never scanned: what detection would count is said to be unknown, not 0. */
+export function renderUnscannedScope(r: UnscannedScope): string {
+  const unknown = 'unknown'
+  const rows: string[][] = [
+    ['contaminated responses', unknown],
+    ['exposed sessions', unknown],
+    ['exposed tenants', unknown],
+    ['recipient tenants', unknown],
+    ['first / last seen', unknown],
+    [
+      'at-risk responses',
+      r.pool_tokens === null ? '- (give --pool-tokens)'
+        : r.at_risk_responses === null ? `unknown (${n(r.at_risk_unknown_records)} records without status or prompt tokens)`
+          : `${n(r.at_risk_responses)}${r.at_risk_unknown_records ? ` (and ${n(r.at_risk_unknown_records)} records without status or prompt tokens: unknown)` : ''}`,
+    ],
+    ['data subjects, records concerned', unknown],
+  ]
+  return ['Scope', table(['figure', 'value'], rows), '', wrap(`${upperFirst(describeGap(r.detection))}: nothing above is zero, it is not known yet. Run \`crosstalk scan\`.`)].join('\n')
+}
 
 export function renderScope(r: ScopeResult): string {
   const out: string[] = []
@@ -190,7 +213,8 @@ export function bar(value: number, max: number, width = 40): string {
 
 export function renderTimeline(tl: TimelineResult, options: {maxSightings?: number; maxPairs?: number} = {}): string {
   const out: string[] = []
-  out.push(tl.bug_window ? wrap(`Bug window: ${tl.bug_window.start} .. ${tl.bug_window.end} (${tl.bug_window.basis})`) : 'No contamination or at-risk responses in this case.')
+  if (tl.detection.never_scanned) out.push(wrap(`${upperFirst(describeGap(tl.detection))}: contamination is not known yet (run \`crosstalk scan\`); the at-risk responses are below.`))
+  else out.push(tl.bug_window ? wrap(`Bug window: ${tl.bug_window.start} .. ${tl.bug_window.end} (${tl.bug_window.basis})`) : 'No contamination or at-risk responses in this case.')
   const sightings = tl.events.filter((e) => e.kind === 'sighting').length
   const showSightings = sightings <= (options.maxSightings ?? 20)
   // On a wide incident every tenant pair has two milestones: list them only while readable.

@@ -1,11 +1,12 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {toCsv} from '../cli/csv.js'
-import {renderScope, renderTenantView, SCOPE_CSV_TABLES, scopeCsvTables, tenantCsvTable, type ScopeCsvTable} from '../cli/render-scope.js'
+import {renderScope, renderTenantView, renderUnscannedScope, SCOPE_CSV_TABLES, scopeCsvTables, tenantCsvTable, type ScopeCsvTable} from '../cli/render-scope.js'
 import {checkDetection, detectionFlags} from '../cli/detection-flags.js'
-import {UsageError} from '../errors.js'
+import {InputError, UsageError} from '../errors.js'
 import {computeScope, type ScopeResult} from '../scope/compute-scope.js'
 import {loadScopeInputs} from '../scope/scope-data.js'
+import {unscannedScope, type UnscannedScope} from '../scope/unscanned.js'
 import {computeTenantView, type TenantViewResult} from '../scope/tenant-view.js'
 import {tenantHasRecords} from '../store/records.js'
 
@@ -32,7 +33,7 @@ export default class Scope extends BaseCommand {
     'reveal-tenants': Flags.boolean({description: 'With --tenant: name the other tenants instead of opaque labels.'}),
   }
 
-  public async run(): Promise<ScopeResult | TenantViewResult> {
+  public async run(): Promise<ScopeResult | UnscannedScope | TenantViewResult> {
     const {flags} = await this.parse(Scope)
     if (flags.csv && this.jsonEnabled()) throw new UsageError('--csv and --json are exclusive')
     // checked here rather than with oclif's dependsOn, whose message is several lines long
@@ -42,6 +43,10 @@ export default class Scope extends BaseCommand {
     const inputs = loadScopeInputs(db, {poolTokens: flags['pool-tokens'], advertisedTokens: flags['advertised-tokens']})
     const warning = checkDetection(inputs.detection, 'scope', flags['allow-incomplete'])
     if (warning) this.note(this.paint.yellow(warning))
+    if (flags.tenant !== undefined && inputs.detection.never_scanned) {
+      // Every figure of a tenant's view is detection's: none is known yet, and none is printed as 0.
+      throw new InputError(`--tenant ${flags.tenant}: the case was never scanned, so nothing is known yet of what this tenant received or sent; run \`crosstalk scan\` first`, 'E_NOT_SCANNED')
+    }
     if (flags.tenant !== undefined) {
       const view = computeTenantView(inputs, {tenant: flags.tenant, revealTenants: flags['reveal-tenants']}, {has: (t) => tenantHasRecords(db, t)})
       if (flags.csv) {
@@ -51,6 +56,13 @@ export default class Scope extends BaseCommand {
       return view
     }
     const result = computeScope(inputs)
+    if (inputs.detection.never_scanned) {
+      // Allowed over a case never scanned: detection's counts are unknown, never printed as 0.
+      if (flags.csv) throw new InputError('the case was never scanned: every count in the scope tables is unknown; run `crosstalk scan` first', 'E_NOT_SCANNED')
+      const unknown = unscannedScope(result)
+      if (!this.jsonEnabled()) this.log(renderUnscannedScope(unknown))
+      return unknown
+    }
     if (flags.csv) {
       const t = scopeCsvTables(result)[flags.table as ScopeCsvTable]
       process.stdout.write(toCsv(t.columns, t.rows))

@@ -3,6 +3,9 @@ import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {renderTimeline} from '../cli/render-scope.js'
 import {checkDetection, detectionFlags} from '../cli/detection-flags.js'
 import {buildTimeline, type TimelineResult} from '../scope/build-timeline.js'
+
+/** timeline --json on a case never scanned: detection's parts are null (unknown), never empty; the bug window says its basis (at-risk responses only). */
+type UnscannedTimeline = Omit<TimelineResult, 'exposure' | 'nodes' | 'pairs' | 'hours'> & {exposure: null; nodes: null; pairs: null; hours: null}
 import {loadScopeInputs} from '../scope/scope-data.js'
 import {listAudit} from '../store/audit.js'
 
@@ -18,7 +21,7 @@ export default class Timeline extends BaseCommand {
     ...detectionFlags,
   }
 
-  public async run(): Promise<TimelineResult> {
+  public async run(): Promise<TimelineResult | UnscannedTimeline> {
     const {flags} = await this.parse(Timeline)
     const db = this.openCase(flags.db)
     const inputs = loadScopeInputs(db, {poolTokens: flags['pool-tokens']})
@@ -26,6 +29,8 @@ export default class Timeline extends BaseCommand {
     if (warning) this.note(this.paint.yellow(warning))
     const result = buildTimeline(inputs, listAudit(db))
     if (!this.jsonEnabled()) this.log(renderTimeline(result))
+    // Never scanned: what detection would have found is unknown, not none (the events keep the audit trail).
+    if (inputs.detection.never_scanned) return {...result, exposure: null, nodes: null, pairs: null, hours: null}
     return result
   }
 }

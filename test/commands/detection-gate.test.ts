@@ -45,6 +45,24 @@ describe('reports over an incomplete detection', () => {
     await runJson(['ingest', 'canaries', incident.canaries, '--db', db])
     await runJson(['ingest', 'logs', incident.logs, '--db', db])
     await expectRefusedThenAllowed(db, 12)
+    // Allowed, what detection would count is unknown: null in --json, "unknown" on the console, never 0.
+    const scope = await runJson<Record<string, unknown>>(['scope', '--db', db, '--allow-incomplete', '--pool-tokens', '681280'])
+    for (const key of ['contaminated_responses', 'cross_tenant_responses', 'cross_session_responses', 'exposed_sessions', 'exposed_tenants', 'recipient_tenants', 'flows', 'exposure', 'data_subjects']) {
+      expect(scope[key], key).toBeNull()
+    }
+    expect(scope.at_risk_responses).toEqual(expect.any(Number))
+    const text = await run(['scope', '--db', db, '--allow-incomplete'])
+    expect(text.stdout).toMatch(/contaminated responses\s+unknown/)
+    expect(text.stdout).not.toMatch(/contaminated responses\s+0/)
+    const tenant = await run(['scope', '--db', db, '--allow-incomplete', '--tenant', 'anyone'])
+    expect(tenant.code).toBe(1)
+    expect(tenant.stderr).toMatch(/never scanned.*crosstalk scan/)
+    const timeline = await runJson<Record<string, unknown>>(['timeline', '--db', db, '--allow-incomplete'])
+    expect(timeline.exposure).toBeNull()
+    expect(timeline.pairs).toBeNull()
+    const timelineText = await run(['timeline', '--db', db, '--allow-incomplete'])
+    expect(timelineText.stdout).not.toContain('No contamination')
+    expect(timelineText.stdout).toMatch(/contamination is not known yet/)
   })
 
   it('a case with a file ingested after its last scan: refused until scanned again', async () => {

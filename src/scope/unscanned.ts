@@ -1,0 +1,34 @@
+import type {ScopeHourRow, ScopeNodeRow, ScopeResult} from './compute-scope.js'
+
+// `scope --allow-incomplete` on a case that was never scanned: no sighting, provenance or
+// personal-data finding exists yet, so every count detection makes is unknown, not zero (the
+// contract: unknown is never printed as zero). What does not rest on detection stays: the
+// at-risk test reads the records themselves, and the pool, window and unknown-field counts.
+
+type Unknown<T> = {[K in keyof T]: T[K] | null}
+
+export type UnscannedNodeRow = Unknown<ScopeNodeRow> & Pick<ScopeNodeRow, 'decode_node' | 'at_risk_responses'>
+export type UnscannedHourRow = Unknown<ScopeHourRow> & Pick<ScopeHourRow, 'hour' | 'at_risk_responses'>
+
+export type UnscannedScope = Omit<Unknown<ScopeResult>, 'by_node' | 'by_hour' | 'detection'> & {
+  by_node: UnscannedNodeRow[]
+  by_hour: UnscannedHourRow[]
+  detection: ScopeResult['detection']
+}
+
+/** The scope of a never-scanned case as it can be said: detection's counts null, the rest as computed. */
+export function unscannedScope(r: ScopeResult): UnscannedScope {
+  return {
+    contaminated_responses: null, cross_tenant_responses: null, cross_session_responses: null, exposed_sessions: null, exposed_tenants: null,
+    recipient_tenants: null, first_seen: null, last_seen: null, at_risk_responses: r.at_risk_responses, flows: null,
+    exposure: null, pool_tokens: r.pool_tokens, advertised_tokens: r.advertised_tokens, at_risk_error_responses: r.at_risk_error_responses,
+    over_advertised_responses: r.over_advertised_responses, orphan_sightings: null, provenance_responses: null, provenance_cross_tenant_responses: null,
+    provenance_cross_session_responses: null, provenance_only_responses: null, provenance_flows: null, flow_matrix: null,
+    by_node: r.by_node.map((x) => ({
+      ...x, contaminated_responses: null, cross_tenant_responses: null, cross_session_responses: null, provenance_responses: null, first_seen: null, last_seen: null,
+    })),
+    by_hour: r.by_hour.map((x) => ({...x, contaminated_responses: null, cross_tenant_responses: null, provenance_responses: null})),
+    data_categories: null, data_subjects: null, records_concerned: null, bug_window: null, pool_basis: r.pool_basis,
+    at_risk_unknown_records: r.at_risk_unknown_records, unknown_fields: r.unknown_fields, detection: r.detection,
+  }
+}
