@@ -109,7 +109,7 @@ describe('evaluateTargets', () => {
     expect(by('time to verdict 200k')).toMatchObject({pass: true})
     expect(by('time to verdict 200k').detail).toBe('0.80x (8.00 s vs 10.00 s; the whole triage 9.50 s)')
     // a run without the verdict's timing is judged by the whole triage
-    const old = evaluateTargets({sizes: [withTriage(size(200_000, 9_000, 10_000, 140), 10_500, 140)], scan_scaling: null, scope_1m: null})
+    const old = evaluateTargets({sizes: [withTriage(size(200_000, 9_000, 10_000, 140), 10_500, 140)]})
     expect(old.find((x) => x.name.startsWith('time to verdict'))).toMatchObject({pass: false, detail: '1.05x (10.50 s vs 10.00 s; at the end of triage)'})
     expect(by('full pipeline 200k').pass).toBe(true) // 0.95x
     expect(by('full pipeline 1M').pass).toBe(false) // 3.33x

@@ -129,7 +129,7 @@ describe('renderCaseReportHtml', () => {
 
   it('draws the timeline and the heat map as SVG, with the bug window and the awareness time marked', () => {
     const withClock = renderCaseReportHtml(
-      reportData({clock: {aware_at: '2026-11-01T08:30:00.000Z', deadline: '2026-11-04T08:30:00.000Z', remaining_seconds: 171000, status: 'open'}}),
+      reportData({clock: {aware_at: '2026-11-01T08:30:00.000Z', deadline: '2026-11-04T08:30:00.000Z', remaining_seconds: 171000, status: 'open', late: false}}),
     )
     const svgs = between(withClock, '<svg', '</svg>')
     expect(svgs.length).toBeGreaterThanOrEqual(3)
@@ -188,7 +188,7 @@ describe('renderCaseReportHtml', () => {
   it('says the numbers are partial, never "no leak", when detection is incomplete', () => {
     const clean = {...reportData().scope, contaminated_responses: 0, cross_tenant_responses: 0, cross_session_responses: 0, provenance_only_responses: 0, exposure: {responses: 0, by_canary: 0, by_text_only: 0, sessions: 0, source_tenants: 0, recipient_tenants: 0, flows: []}}
     expect(verdict(reportData({scope: clean})).head).toBe('No leak found')
-    const partial = verdict(reportData({scope: clean, detection: {complete: false, never_scanned: false, records_not_scanned: 250, registry_changed: false}}))
+    const partial = verdict(reportData({scope: clean, detection: {complete: false, never_scanned: false, files_not_scanned: 1, records_not_scanned: 250, registry_changed: false}}))
     expect(partial.cls).toBe('partial')
     expect(partial.text).toContain('250 records were not scanned (run crosstalk scan)')
     expect(partial.text).toContain('No response among the scanned records carried')

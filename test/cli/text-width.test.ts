@@ -28,6 +28,8 @@ describe('renderTimeline', () => {
         {at: '2026-11-01T00:00:00.000Z', kind: 'node_first_contamination', decode_node: node, description: `first contaminated response on ${node}`},
         {at: '2026-11-03T00:00:00.000Z', kind: 'audit', command: 'ingest:logs', audit_seq: 1, description: 'crosstalk ingest:logs'},
       ],
+      exposure: {responses: 1, by_canary: 1, by_text_only: 0, sessions: 1, source_tenants: 1, recipient_tenants: 1, flows: []},
+      detection: {complete: true, files_not_scanned: 0, records_not_scanned: 0, never_scanned: false, registry_changed: false, provenance: 'current', last_scan_at: '2026-11-03T00:00:00.000Z'},
     }
     const text = renderTimeline(tl)
     for (const line of text.split('\n')) expect([...line].length).toBeLessThanOrEqual(160)

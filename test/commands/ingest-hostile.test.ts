@@ -105,7 +105,7 @@ describe('damaged gzip', () => {
     it(`${name}: every line gzip -dc recovers is stored or quarantined, the cut line with its reason`, async () => {
       const dir = tempDir()
       const lines = Array.from({length: 3000}, (_, i) => chatLine({request_id: `c${i}`, prompt: `prompt ${i} `.repeat(10)}))
-      let gz = gzipSync(`${lines.join('\n')}\n`)
+      let gz: Buffer = gzipSync(`${lines.join('\n')}\n`)
       gz = (damage(gz) as Buffer | undefined) ?? gz
       const file = join(dir, 'corrupt.jsonl.gz')
       writeFileSync(file, gz)

@@ -190,7 +190,7 @@ describe('crosstalk verify', () => {
     const block = sql.prepare('SELECT file_id, seq, codec, data FROM evidence_blocks').get() as {file_id: number; seq: number; codec: string; data: Buffer}
     const raw = block.codec === 'raw' ? Buffer.from(block.data) : inflateSync(block.data)
     const rec = sql.prepare(`SELECT byte_offset FROM records WHERE request_id = 'v7'`).get() as {byte_offset: number}
-    raw[rec.byte_offset + 5] ^= 0x01
+    raw[rec.byte_offset + 5]! ^= 0x01
     // A forger who also fixes the block hash is still caught by the record's own checksum.
     sql.prepare('UPDATE evidence_blocks SET data = ?, crc32 = ? WHERE file_id = ? AND seq = ?').run(block.codec === 'raw' ? raw : deflateSync(raw), crc32(raw), block.file_id, block.seq)
     sql.close()
@@ -205,7 +205,7 @@ describe('crosstalk verify', () => {
     const sql = new Database(db)
     const block = sql.prepare('SELECT file_id, seq, data FROM evidence_blocks').get() as {file_id: number; seq: number; data: Buffer}
     const data = Buffer.from(block.data)
-    data[Math.floor(data.length / 2)] ^= 0xff
+    data[Math.floor(data.length / 2)]! ^= 0xff
     sql.prepare('UPDATE evidence_blocks SET data = ? WHERE file_id = ? AND seq = ?').run(data, block.file_id, block.seq)
     sql.close()
     const r = await run(['verify', '--db', db])

@@ -226,9 +226,9 @@ describe('verify catches a moved awareness time', () => {
 })
 
 describe('verify catches a cut or rewritten audit log', () => {
-  const dropTriggers = (sql: Database.Database): void => sql.exec('DROP TRIGGER audit_log_no_update; DROP TRIGGER audit_log_no_delete')
+  const dropTriggers = (sql: Database.Database): void => void sql.exec('DROP TRIGGER audit_log_no_update; DROP TRIGGER audit_log_no_delete')
   const restoreTriggers = (sql: Database.Database): void =>
-    sql.exec(`CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+    void sql.exec(`CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
               CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;`)
 
   it('every audit row deleted', async () => {
@@ -269,7 +269,7 @@ describe('verify catches a cut or rewritten audit log', () => {
       const rows = sql.prepare('SELECT * FROM audit_log ORDER BY seq').all() as Array<Record<string, unknown> & {seq: number; hash: string}>
       let prev = '0'.repeat(64)
       for (const row of rows) {
-        const body = {...row, prev_hash: prev}
+        const body: Record<string, unknown> = {...row, prev_hash: prev}
         delete (body as {hash?: string}).hash
         if (row.seq === 1) body.args = String(body.args).replace('canaries.csv', 'other.csv')
         const hash = createHash('sha256').update(canonicalJson(body)).digest('hex')

@@ -81,14 +81,18 @@ describe.skipIf(!CHROMIUM)('report case in a browser', () => {
   })
 
   it('shows the numbers of scope --json', async () => {
-    const shown = Object.fromEntries(await page.$$eval('[data-k]', (els) => els.map((e) => [(e as HTMLElement).dataset.k!, e.textContent!.trim()])))
+    const shown: Record<string, string> = Object.fromEntries(await page.$$eval('[data-k]', (els) => els.map((e) => [(e as HTMLElement).dataset.k!, e.textContent!.trim()])))
+    const at = (k: string): string => {
+      expect(shown[k], `the page shows ${k}`).toBeDefined()
+      return shown[k]!
+    }
     const int = (text: string): number => Number(text.replace(/,/g, ''))
     for (const k of ['contaminated_responses', 'cross_tenant_responses', 'cross_session_responses', 'exposed_sessions', 'exposed_tenants', 'recipient_tenants', 'at_risk_responses']) {
-      expect(int(shown[k]), k).toBe(scope[k])
+      expect(int(at(k)), k).toBe(scope[k])
     }
     for (const k of ['first_seen', 'last_seen']) expect(shown[k], k).toBe(`${scope[k].slice(0, 10)} ${scope[k].slice(11, 19)} UTC`)
-    expect(int(shown.flow_pairs)).toBe(scope.flows.length)
-    const [low, high] = shown.data_subjects.split('–').map((s: string) => int(s.trim()))
+    expect(int(at('flow_pairs'))).toBe(scope.flows.length)
+    const [low, high] = at('data_subjects').split('–').map((s: string) => int(s.trim()))
     expect([low, high]).toEqual([scope.data_subjects.low, scope.data_subjects.high])
     expect(scope.contaminated_responses).toBeGreaterThan(0)
     expect(await page.textContent('#verdict')).toContain('Leak confirmed')

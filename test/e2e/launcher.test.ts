@@ -11,7 +11,7 @@ const run = (args: string[], env: Record<string, string>) => spawnSync(BIN, args
 
 describe('bin/run.js launcher', () => {
   it('starts crosstalk with the default and with a given heap limit', () => {
-    for (const env of [{}, {CROSSTALK_HEAP_MB: '2048'}]) {
+    for (const env of [{}, {CROSSTALK_HEAP_MB: '2048'}] as Array<Record<string, string>>) {
       const r = run(['--version'], env)
       expect(r.status).toBe(0)
       expect(r.stdout).toMatch(/^crosstalk\/\d/)

@@ -11,7 +11,7 @@ import {join} from 'node:path'
 
 function caseWithFile() {
   const db = openCase(join(tempDir(), 'case.db'), {create: true})
-  const id = insertLoadingLogFile(db, {path: 'f', name: 'f', absPath: '/f', sha256: 'x', size: 0, compression: 'none', logFormat: 'native', parseSpec: '{}', source: 'default', startedAt: 'now'})
+  const id = insertLoadingLogFile(db, {path: 'f', name: 'f', absPath: '/f', sha256: 'x', size: 0, compression: 'none', logFormat: 'native', parseSpec: '{}', formatReason: 'given', source: 'default', startedAt: 'now'})
   return {db, id}
 }
 

@@ -117,7 +117,9 @@ const fileSpec = fc.record({
   gzip: fc.boolean(),
 })
 
-function build(spec: fc.infer<typeof fileSpec>): Line[] {
+type FileSpec = typeof fileSpec extends fc.Arbitrary<infer T> ? T : never
+
+function build(spec: FileSpec): Line[] {
   const out: Line[] = []
   let n = 0
   for (const l of spec.lines) {
@@ -132,7 +134,7 @@ function build(spec: fc.infer<typeof fileSpec>): Line[] {
   return out
 }
 
-function fileBytes(lines: Line[], spec: fc.infer<typeof fileSpec>): Buffer {
+function fileBytes(lines: Line[], spec: FileSpec): Buffer {
   const eol = spec.crlf ? '\r\n' : '\n'
   const parts: Buffer[] = []
   if (spec.bom) parts.push(Buffer.from([0xef, 0xbb, 0xbf]))

@@ -164,7 +164,7 @@ describe('readUnits on damaged gzip keeps every byte gzip -dc recovers (issue 16
     ['garbage appended', Buffer.concat([gz, Buffer.from('GARBAGE')])],
     ['corrupt block', (() => {
       const c = Buffer.from(gz)
-      c[Math.floor(c.length * 0.6)] ^= 0xff
+      c[Math.floor(c.length * 0.6)]! ^= 0xff
       return c
     })()],
     ['truncated', gz.subarray(0, Math.floor(gz.length * 0.7))],

@@ -54,10 +54,10 @@ describe('testbed server with the official openai client', () => {
   it('serves /v1/completions, /tokenize in vLLM shape, /health and /metrics', async () => {
     const completion = await client.completions.create({model: 'crosstalk-testbed', prompt: 'hello CANARY-3333333333333333 world', max_tokens: 20})
     expect(completion.choices[0]?.text).toContain('CANARY-3333333333333333')
-    const tokenized = await (await fetch(`${testbed.url}/tokenize`, {method: 'POST', body: JSON.stringify({prompt: 'a b, c.'})})).json()
+    const tokenized = (await (await fetch(`${testbed.url}/tokenize`, {method: 'POST', body: JSON.stringify({prompt: 'a b, c.'})})).json()) as {tokens: unknown[]}
     expect(tokenized).toMatchObject({count: 5, max_model_len: 1024})
     expect(tokenized.tokens).toHaveLength(5)
-    const chatTok = await (await fetch(`${testbed.url}/tokenize`, {method: 'POST', body: JSON.stringify({messages: [{role: 'user', content: 'a b'}]})})).json()
+    const chatTok = (await (await fetch(`${testbed.url}/tokenize`, {method: 'POST', body: JSON.stringify({messages: [{role: 'user', content: 'a b'}]})})).json()) as {count: number}
     expect(chatTok.count).toBe(2)
     expect((await fetch(`${testbed.url}/health`)).status).toBe(200)
     const metrics = await (await fetch(`${testbed.url}/metrics`)).text()
@@ -82,10 +82,10 @@ describe('testbed rejection shapes', () => {
       for (const stream of [false, true]) {
         const response = await post(testbed.url, {...gap, stream})
         expect(response.status).toBe(400)
-        const body = await response.json()
+        const body = (await response.json()) as {error: unknown}
         expect(body.error).toMatchObject({type: 'BadRequestError', param: 'input_tokens', code: 400})
       }
-      const tooLong = await (await post(testbed.url, {messages: [{role: 'user', content: big(1100)}]})).json()
+      const tooLong = (await (await post(testbed.url, {messages: [{role: 'user', content: big(1100)}]})).json()) as {error: {message: string}}
       expect(tooLong.error.message).toContain("This model's maximum context length is 1024 tokens. However, your request has 1100 input tokens.")
       const metrics = await (await fetch(`${testbed.url}/metrics`)).text()
       expect(metrics).toMatch(/reason="pool"\} 2/)

@@ -23,7 +23,7 @@ beforeAll(async () => {
   await generateIncident({out: join(dir, 'incident'), records: 2000, seed: 11})
   native = new Map()
   for (const l of readNativeIncident(join(dir, 'incident', 'logs'))) {
-    const parsed = parseLine(Buffer.from(JSON.stringify(l.value)), {})
+    const parsed = parseLine(Buffer.from(JSON.stringify(l.value)))
     if (parsed.kind === 'record') native.set(parsed.row.request_id, parsed.row)
   }
   converted = convertIncident(join(dir, 'incident', 'logs'), join(dir, 'converted'))

@@ -68,7 +68,7 @@ export function runAdapter(format: LogFormat, paths: readonly string[], input: F
 export function decode(record: NativeRecord, assumeTz: AssumedZone | null = null): {row: RecordRow | null; bad: string | null} {
   const ts = resolveZoneless(record.ts, assumeTz)
   if (!ts.ok) return {row: null, bad: ts.reason}
-  const parsed = parseLine(Buffer.from(JSON.stringify({...record, ts: ts.value})), {})
+  const parsed = parseLine(Buffer.from(JSON.stringify({...record, ts: ts.value})))
   if (parsed.kind === 'record') return {row: parsed.row, bad: null}
   return {row: null, bad: parsed.kind === 'bad' ? parsed.reason : 'blank'}
 }
