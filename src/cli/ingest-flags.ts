@@ -32,7 +32,7 @@ export const logIngestFlags = {
   'compress-evidence': Flags.boolean({description: 'store the original bytes deflated (smaller case, slower ingest)', default: false, exclusive: ['evidence']}),
   evidence: Flags.option({
     description:
-      'copy: every byte of each log is kept in the case (the default for a new case). reference: the case keeps each file\'s SHA-256 and each record\'s offset, length and CRC-32, and reads the original where it lies, checked on every read (a far smaller case; moving or editing an original makes its records unreadable, and `verify` names it); a .gz file is copied all the same. Default: reference when the case already keeps a file so',
+      'copy: every byte of each log is kept in the case (the default for a new case). reference: the case keeps each file\'s SHA-256 and each record\'s offset, length and CRC-32, and reads the original where it lies, checked on every read (a far smaller case; an original edited since is refused where it is read and named by `verify`; one moved is followed with `crosstalk relocate`); a .gz file is copied all the same. Default: reference when the case already keeps a file so',
     options: ['copy', 'reference'] as const,
   })(),
 }
