@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 # Keys of `status --json` that describe the case itself rather than what it found.
-STATUS_CASE_KEYS = {"case_id", "schema_version", "audit_entries", "audit_head", "detection", "incident", "clock"}
+STATUS_CASE_KEYS = {"case_id", "schema_version", "audit_entries", "audit_head", "detection", "incident", "clock", "log_evidence"}
 
 
 def run(crosstalk: str, db: str, *args: str):
