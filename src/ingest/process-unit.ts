@@ -187,7 +187,7 @@ export function walkUnit(task: UnitTask, index: CompanionIndex | null, withCrc: 
       sink.bad(lineNo, null, offset, line, `line is ${line.length} bytes, over --max-line-bytes ${task.maxLineBytes}`, false)
       continue
     }
-    // The crc is where a record's line is kept (duplicates, companions); a companion index needs it too.
+    // Ingest keeps each line's crc (records, duplicates, companions); the quick pass reads none (it never has a companion index).
     const crc = withCrc || index !== null ? crc32(line) : 0
     const at: LinePosition = {file: task.file, line: lineNo, offset, length: line.length, crc}
     const decoded = decodeLine(line, decoder, index, at)
