@@ -6,12 +6,14 @@ import {UnconventionalSet} from '../extract/extract.js'
 import {InputError} from '../errors.js'
 import type {CompanionIndex} from '../extract/formats/index.js'
 import {processUnit, type UnitResult, type UnitTask} from './process-unit.js'
+import {quickUnit, type QuickUnitResult, type QuickUnitTask} from './quick-unit.js'
 
 // Parsing and extraction run on worker threads, one per core, while the main thread
 // reads, hashes and writes SQLite. Results come back in any order; `next()` hands them
 // out in submission order, so the main thread writes records exactly as a sequential
 // ingest would. With no workers (small inputs, CROSSTALK_WORKERS=0, or a source checkout
-// without a build) the same processUnit runs inline.
+// without a build) the same processUnit runs inline. The quick verdict's pass submits
+// QuickUnitTasks (quick-unit.ts) to the same workers and takes their results with nextQuick().
 
 /** The compiled worker script. Under a TypeScript test runner this module is src/…ts; the worker must be plain JS from dist/. */
 function workerScript(): string | null {
@@ -51,8 +53,8 @@ export const INLINE_UNIT_BYTES = 64 << 20
 
 export class ParsePool {
   private readonly slots: Slot[] = []
-  private readonly waiting = new Map<number, {resolve: (r: UnitResult) => void; reject: (e: Error) => void}>()
-  private readonly queue: Array<Promise<UnitResult>> = []
+  private readonly waiting = new Map<number, {resolve: (r: UnitResult | QuickUnitResult) => void; reject: (e: Error) => void}>()
+  private readonly queue: Array<Promise<UnitResult | QuickUnitResult>> = []
   private failure: Error | undefined
 
   private inline: UnconventionalSet | undefined
@@ -64,7 +66,7 @@ export class ParsePool {
     for (let i = 0; i < workers; i++) {
       const worker = new Worker(script, {workerData: {unconventional}, resourceLimits: {maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: WORKER_OLD_SPACE_MB}})
       const slot: Slot = {worker, busy: 0}
-      worker.on('message', (msg: {ok: true; result: UnitResult} | {ok: false; seq: number; message: string}) => {
+      worker.on('message', (msg: {ok: true; result: UnitResult | QuickUnitResult} | {ok: false; seq: number; message: string}) => {
         slot.busy--
         const seq = msg.ok ? msg.result.seq : msg.seq
         const w = this.waiting.get(seq)
@@ -100,17 +102,18 @@ export class ParsePool {
    * only when they span their whole buffer, and the caller must not use them again.
    * A unit whose lines need a companion index (formats that join lines across the file set)
    * is parsed here, on the thread that holds the index.
+   * A QuickUnitTask's result is taken with nextQuick(), any other's with next().
    */
-  submit(task: UnitTask, ownBuffer = false, index: CompanionIndex | null = null): void {
+  submit(task: UnitTask | QuickUnitTask, ownBuffer = false, index: CompanionIndex | null = null): void {
     if (this.slots.length === 0 || task.bytes.byteLength > INLINE_UNIT_BYTES || index !== null) {
       this.inline ??= new UnconventionalSet(this.unconventional)
       const set = this.inline
-      this.queue.push(Promise.resolve().then(() => processUnit(task, set, index)))
+      this.queue.push(Promise.resolve().then(() => ('quickSource' in task ? quickUnit(task, set) : processUnit(task, set, index))))
       return
     }
     const slot = this.slots.reduce((a, b) => (b.busy < a.busy ? b : a))
     slot.busy++
-    const promise = new Promise<UnitResult>((resolve, reject) => {
+    const promise = new Promise<UnitResult | QuickUnitResult>((resolve, reject) => {
       if (this.failure) reject(this.failure)
       else this.waiting.set(task.seq, {resolve, reject})
     })
@@ -121,10 +124,23 @@ export class ParsePool {
     slot.worker.postMessage({...task, transferred: transfer}, transfer ? [buffer] : [])
   }
 
-  /** The oldest submitted unit's result. */
+  /** The oldest submitted unit's result (a UnitTask's). */
   async next(): Promise<UnitResult> {
+    const r = await this.oldest()
+    if ('items' in r) return r
+    throw new Error('ParsePool.next() on a quick unit: take it with nextQuick()')
+  }
+
+  /** The oldest submitted unit's result (a QuickUnitTask's). */
+  async nextQuick(): Promise<QuickUnitResult> {
+    const r = await this.oldest()
+    if ('pairs' in r) return r
+    throw new Error('ParsePool.nextQuick() on an ingest unit: take it with next()')
+  }
+
+  private oldest(): Promise<UnitResult | QuickUnitResult> {
     const head = this.queue.shift()
-    if (!head) throw new Error('ParsePool.next() with nothing submitted')
+    if (!head) return Promise.reject(new Error('ParsePool.next() with nothing submitted'))
     return head
   }
 

@@ -1,15 +1,26 @@
 import {parentPort, workerData} from 'node:worker_threads'
 import {UnconventionalSet} from '../extract/extract.js'
 import {processUnit, type UnitTask} from './process-unit.js'
+import {quickUnit, type QuickUnitTask} from './quick-unit.js'
 
-// Worker-thread entry for ingest: parses units of lines and posts the results back.
-// The fingerprint array is transferred, not copied; so is the input, back, when it came that way.
+// Worker-thread entry for ingest and the quick verdict's pass: parses units of lines and posts
+// the results back. Typed arrays (fingerprints; the quick pass's columns) are transferred, not
+// copied; so is the input, back, when it came that way.
 const unconventional = new UnconventionalSet((workerData as {unconventional: string[]}).unconventional)
-parentPort!.on('message', (task: UnitTask) => {
+parentPort!.on('message', (task: UnitTask | QuickUnitTask) => {
   try {
-    const result = processUnit(task, unconventional)
+    let result
+    let transfer: ArrayBuffer[]
+    if ('quickSource' in task) {
+      const q = quickUnit(task, unconventional)
+      result = q
+      transfer = [q.pairs.buffer as ArrayBuffer, q.flags.buffer as ArrayBuffer, q.ts.buffer as ArrayBuffer]
+    } else {
+      const r = processUnit(task, unconventional)
+      result = r
+      transfer = [r.fp.buffer as ArrayBuffer]
+    }
     // The input goes back too when it was transferred here (the reader reuses its buffer).
-    const transfer = [result.fp.buffer as ArrayBuffer]
     if (task.transferred) transfer.push(task.bytes.buffer as ArrayBuffer)
     else delete result.input
     parentPort!.postMessage({ok: true, result}, transfer)

@@ -1,7 +1,7 @@
 import {crc32} from 'node:zlib'
-import {extractMarkers, extractRecord, type Extracted, type UnconventionalSet} from '../extract/extract.js'
+import {extractRecord, type Extracted, type UnconventionalSet} from '../extract/extract.js'
 import type {CompanionIndex, LinePosition} from '../extract/formats/index.js'
-import {decodeLine, lineDecoder, type LineDecoder} from '../extract/line-decoder.js'
+import {decodeLine, lineDecoder, type DecodedRecord, type LineDecoder} from '../extract/line-decoder.js'
 import type {RecordRow} from '../extract/parse-record.js'
 import {decodeParseSpec} from '../extract/parse-spec.js'
 import {FingerprintBuffer} from '../extract/winnow.js'
@@ -26,8 +26,6 @@ export interface UnitTask {
   maxLineBytes: number
   /** Set by the pool: bytes.buffer was transferred to the worker (and comes back in the result). */
   transferred?: boolean
-  /** The quick verdict's pass: marker tokens only (no personal data, no fingerprints), and the prompt where the echo check needs it. */
-  markersOnly?: boolean
 }
 
 export const RAW_KEEP = 64 * 1024 // bytes of a bad line copied into bad_lines; all of it stays in the evidence
@@ -49,8 +47,6 @@ export interface RecordItem extends Extracted {
   /** The line recorded no response at all (not one that decoded to nothing). */
   noResponse: boolean
   companions: LinePosition[]
-  /** markersOnly: the prompt, lower-cased, when the response holds a marker (the echo check reads it) */
-  promptLower?: string | null
 }
 
 export interface BadItem {
@@ -105,14 +101,75 @@ export function decoderFor(spec: string): LineDecoder {
 export type RecordTextsHook = (item: RecordItem, texts: {request_text: string | null; response_text: string | null}) => void
 
 export function processUnit(task: UnitTask, unconventional?: UnconventionalSet, index: CompanionIndex | null = null, onTexts?: RecordTextsHook): UnitResult {
-  const decoder = decoderFor(task.spec)
-  const bytes = Buffer.from(task.bytes.buffer, task.bytes.byteOffset, task.bytes.byteLength)
   const result: UnitResult = {seq: task.seq, bytes: task.bytes.byteLength, lines: 0, blank: 0, ignored: 0, bom: false, items: [], notes: {}, fp: new Uint32Array(0)}
   fpBuf.length = 0
-  const note = (text: string): void => {
-    const key = text in result.notes || Object.keys(result.notes).length < MAX_NOTES ? text : 'other notes'
-    result.notes[key] = (result.notes[key] ?? 0) + 1
+  const note = noteCounter(result.notes)
+  Object.assign(result, walkUnit(task, index, true, {
+    bad: (lineNo, item, offset, line, reason, whole) => {
+      result.items.push(whole
+        ? {k: 'b', lineNo, item, offset, length: line.length, reason, raw: Uint8Array.prototype.slice.call(line, 0, RAW_KEEP), truncated: line.length > RAW_KEEP}
+        : {k: 'b', lineNo, item, offset, length: line.length, reason, raw: new Uint8Array(0), truncated: true})
+    },
+    record: (lineNo, offset, line, crc, r) => {
+      const {request_text: prompt, response_text: response, ...row} = r.row
+      const x = extractRecord(prompt, response, fpBuf, unconventional)
+      const flags = recordFlags(r.row)
+      for (const n of r.notes) note(n)
+      const item: RecordItem = {
+        k: 'r', lineNo, item: r.item, offset, length: line.length, crc, row,
+        noRequestText: (flags & NO_REQUEST_TEXT) !== 0, noResponseText: (flags & NO_RESPONSE_TEXT) !== 0, noResponse: (flags & NO_RESPONSE) !== 0,
+        companions: r.companions, ...x,
+      }
+      result.items.push(item)
+      onTexts?.(item, {request_text: prompt, response_text: response})
+    },
+  }))
+  result.fp = fpBuf.data.slice(0, fpBuf.length)
+  result.input = task.bytes
+  return result
+}
+
+/** A record's flags (bits): what ingest counts per record kept, besides the record itself. */
+export const NO_REQUEST_TEXT = 1
+export const NO_RESPONSE_TEXT = 2
+export const NO_RESPONSE = 4
+export const IS_ERROR = 8
+
+/** The request decoded to no text; errors aside, the response decoded to no text, or was not recorded at all; an error response. */
+export function recordFlags(row: RecordRow): number {
+  let f = 0
+  if (row.request_text === null || row.request_text === '') f |= NO_REQUEST_TEXT
+  if (row.is_error === 0 && (row.response_text === null || row.response_text === '')) f |= NO_RESPONSE_TEXT
+  if (row.is_error === 0 && row.response_kind === 'none') f |= NO_RESPONSE
+  if (row.is_error === 1) f |= IS_ERROR
+  return f
+}
+
+/** Counts each note in `notes`, keeping at most MAX_NOTES distinct ones (the rest under 'other notes'). */
+export function noteCounter(notes: Record<string, number>): (text: string) => void {
+  return (text) => {
+    const key = text in notes || Object.keys(notes).length < MAX_NOTES ? text : 'other notes'
+    notes[key] = (notes[key] ?? 0) + 1
   }
+}
+
+/** What a unit's walk hands on, in line order. */
+export interface UnitSink {
+  /** A line, or an item of one, that is not a record: `whole` false for a line over --max-line-bytes (never decoded, no raw kept). */
+  bad(lineNo: number, item: number | null, offset: number, line: Buffer, reason: string, whole: boolean): void
+  /** A decoded record; `crc` is 0 when the walk was asked not to compute it. */
+  record(lineNo: number, offset: number, line: Buffer, crc: number, r: DecodedRecord): void
+}
+
+/**
+ * Cuts a unit into lines and decodes each in the file's format: the one reading both ingest
+ * (processUnit) and the quick verdict's pass (quick-unit.ts) make of a unit, so that they
+ * agree on every line. Returns the unit's own counts.
+ */
+export function walkUnit(task: UnitTask, index: CompanionIndex | null, withCrc: boolean, sink: UnitSink): {lines: number; blank: number; ignored: number; bom: boolean} {
+  const decoder = decoderFor(task.spec)
+  const bytes = Buffer.from(task.bytes.buffer, task.bytes.byteOffset, task.bytes.byteLength)
+  const counts = {lines: 0, blank: 0, ignored: 0, bom: false}
   let lineNo = task.firstLineNo
   for (let s = 0; s < bytes.length; lineNo++) {
     let e = bytes.indexOf(10, s)
@@ -120,54 +177,31 @@ export function processUnit(task: UnitTask, unconventional?: UnconventionalSet, 
     let line = bytes.subarray(s, e)
     let offset = task.offset + s
     s = e + 1
-    result.lines++
+    counts.lines++
     if (lineNo === 1 && offset === 0 && line.length >= 3 && line[0] === 0xef && line[1] === 0xbb && line[2] === 0xbf) {
-      result.bom = true
+      counts.bom = true
       line = line.subarray(3)
       offset += 3
     }
     if (line.length > task.maxLineBytes) {
-      result.items.push({k: 'b', lineNo, item: null, offset, length: line.length, reason: `line is ${line.length} bytes, over --max-line-bytes ${task.maxLineBytes}`, raw: new Uint8Array(0), truncated: true})
+      sink.bad(lineNo, null, offset, line, `line is ${line.length} bytes, over --max-line-bytes ${task.maxLineBytes}`, false)
       continue
     }
-    const crc = crc32(line)
+    // Ingest keeps each line's crc (records, duplicates, companions); the quick pass reads none (it never has a companion index).
+    const crc = withCrc || index !== null ? crc32(line) : 0
     const at: LinePosition = {file: task.file, line: lineNo, offset, length: line.length, crc}
     const decoded = decodeLine(line, decoder, index, at)
     if (decoded.kind === 'blank') {
-      result.blank++
+      counts.blank++
       continue
-    }
-    const bad = (item: number | null, reason: string): void => {
-      result.items.push({
-        k: 'b', lineNo, item, offset, length: line.length, reason,
-        raw: Uint8Array.prototype.slice.call(line, 0, RAW_KEEP), truncated: line.length > RAW_KEEP,
-      })
     }
     if (decoded.kind === 'bad') {
-      bad(null, decoded.reason)
+      sink.bad(lineNo, null, offset, line, decoded.reason, true)
       continue
     }
-    result.ignored += decoded.ignored
-    for (const p of decoded.problems) bad(p.item, p.reason)
-    for (const r of decoded.records) {
-      const {request_text: prompt, response_text: response, ...row} = r.row
-      let x: Extracted
-      let promptLower: string | null = null
-      if (task.markersOnly) {
-        const m = extractMarkers(prompt, response, unconventional)
-        x = {tokens: m.tokens, unconventional: m.unconventional, pii: [], promptWords: 0, responseWords: 0, fpStart: 0, fpPromptLen: 0, fpResponseLen: 0}
-        promptLower = m.promptLower
-      } else x = extractRecord(prompt, response, fpBuf, unconventional)
-      const noRequestText = prompt === null || prompt === ''
-      const noResponseText = row.is_error === 0 && (response === null || response === '')
-      for (const n of r.notes) note(n)
-      const noResponse = row.is_error === 0 && row.response_kind === 'none'
-      const item: RecordItem = {k: 'r', lineNo, item: r.item, offset, length: line.length, crc, row, noRequestText, noResponseText, noResponse, companions: r.companions, ...x, ...(task.markersOnly ? {promptLower} : {})}
-      result.items.push(item)
-      onTexts?.(item, {request_text: prompt, response_text: response})
-    }
+    counts.ignored += decoded.ignored
+    for (const p of decoded.problems) sink.bad(lineNo, p.item, offset, line, p.reason, true)
+    for (const r of decoded.records) sink.record(lineNo, offset, line, crc, r)
   }
-  result.fp = fpBuf.data.slice(0, fpBuf.length)
-  result.input = task.bytes
-  return result
+  return counts
 }

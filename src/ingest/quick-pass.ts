@@ -2,10 +2,11 @@ import type {LogFormat} from '../extract/formats/index.js'
 import type {MarkerToken} from '../extract/markers.js'
 import {DamagedStreamError} from './gunzip-recover.js'
 import {IngestInterrupted, refusalOf, UNIT_BYTES, UNIT_SLACK, type IngestProgress, type Streamed} from './ingest-file.js'
+import {PairSet} from './pair-set.js'
 import type {ParsePool} from './parse-pool.js'
-import type {UnitResult} from './process-unit.js'
+import type {QuickUnitResult} from './quick-unit.js'
 import {readUnits, UnitBuffers} from './unit-reader.js'
-import {emptyCounts, tallyRecord, tallyUnit, type FileSummaryCounts} from './unit-writer.js'
+import {emptyCounts, tallyFlags, tallyUnit, type FileSummaryCounts} from './unit-writer.js'
 
 // The quick verdict's pass: before ingest stores anything, the same reader cuts every file into
 // the same units and the same parse workers decode them with the same rules, but take only each
@@ -72,29 +73,26 @@ export async function quickPass(
     const counts = emptyCounts()
     let firstBad: Streamed['firstBad'] = null
     let unread: string | null = null
-    const take = (r: UnitResult): void => {
+    const take = (r: QuickUnitResult): void => {
       buffers.release(r.input?.buffer)
       r.input = undefined
       tallyUnit(counts, r)
-      for (const item of r.items) {
-        if (item.k === 'b') {
-          counts.bad_lines++
-          firstBad ??= {line: item.lineNo, reason: item.reason}
-          continue
-        }
-        if (!seen.add(options.source, item.row.request_id)) {
+      counts.bad_lines += r.bad
+      if (r.firstBad) firstBad ??= r.firstBad
+      let next = 0
+      for (let i = 0; i < r.flags.length; i++) {
+        if (!seen.addHashed(r.pairs[2 * i]!, r.pairs[2 * i + 1]!)) {
           counts.duplicates++
           continue
         }
-        tallyRecord(counts, item)
-        if (item.tokens.length > 0 || item.unconventional.length > 0) {
-          const w = item.row
-          records.push({request_id: w.request_id, tenant_id: w.tenant_id, session_id: w.session_id, ts_ms: w.ts_ms, tokens: item.tokens, hits: item.unconventional, prompt_lower: item.promptLower ?? ''})
-        }
+        tallyFlags(counts, r.flags[i]!, r.ts[i]!)
+        while (next < r.marked.length && r.marked[next]!.at < i) next++
+        const m = r.marked[next]
+        if (m?.at === i) records.push({request_id: m.request_id, tenant_id: m.tenant_id, session_id: m.session_id, ts_ms: m.ts_ms, tokens: m.tokens, hits: m.hits, prompt_lower: m.prompt_lower})
       }
     }
     const drain = async (until: number): Promise<void> => {
-      while (pool.pending > until) take(await pool.next())
+      while (pool.pending > until) take(await pool.nextQuick())
     }
     let seq = 0
     let fileBytes = 0
@@ -124,7 +122,7 @@ export async function quickPass(
           continue
         }
         bytesDone = event.offset + event.bytes.length
-        pool.submit({seq: seq++, bytes: event.bytes, offset: event.offset, firstLineNo: event.firstLineNo, spec: f.spec, file: String(i), maxLineBytes: options.maxLineBytes, markersOnly: true}, true, null)
+        pool.submit({seq: seq++, bytes: event.bytes, offset: event.offset, firstLineNo: event.firstLineNo, spec: f.spec, file: String(i), maxLineBytes: options.maxLineBytes, quickSource: options.source}, true, null)
         await drain(inFlight - 1)
       }
     } catch (error) {
@@ -158,70 +156,4 @@ function mayRepeat(files: readonly QuickPassFile[], head: (path: string) => Buff
     if (new Set(heads).size < heads.length) return true
   }
   return false
-}
-
-/**
- * (source, request_id) pairs seen, as two independent 32-bit hashes per pair: a few bytes a
- * record at any size. Two pairs that collide in all 64 bits (about 1 in 10^12 at a million
- * records) would read as a duplicate; the caller checks the quick verdict against the scan's
- * and fails loudly on any difference, so a collision can delay an answer, never change one.
- */
-class PairSet {
-  private a = new Uint32Array(1 << 16)
-  private b = new Uint32Array(1 << 16)
-  private used = new Uint8Array(1 << 16)
-  private count = 0
-
-  /** false when the pair was seen before */
-  add(source: string, id: string): boolean {
-    const [h1, h2] = hash2(source, id)
-    let mask = this.a.length - 1
-    for (let p = h1 & mask; this.used[p] === 1; p = (p + 1) & mask) if (this.a[p] === h1 && this.b[p] === h2) return false
-    if ((this.count + 1) * 2 > this.a.length) this.grow()
-    mask = this.a.length - 1
-    let p = h1 & mask
-    while (this.used[p] === 1) p = (p + 1) & mask
-    this.a[p] = h1
-    this.b[p] = h2
-    this.used[p] = 1
-    this.count++
-    return true
-  }
-
-  private grow(): void {
-    const {a, b, used} = this
-    this.a = new Uint32Array(a.length * 2)
-    this.b = new Uint32Array(a.length * 2)
-    this.used = new Uint8Array(a.length * 2)
-    const mask = this.a.length - 1
-    for (let i = 0; i < a.length; i++) {
-      if (used[i] !== 1) continue
-      let p = a[i]! & mask
-      while (this.used[p] === 1) p = (p + 1) & mask
-      this.a[p] = a[i]!
-      this.b[p] = b[i]!
-      this.used[p] = 1
-    }
-  }
-}
-
-function hash2(source: string, id: string): [number, number] {
-  let h = 0x811c9dc5
-  let g = 0x9e3779b9
-  const mix = (c: number): void => {
-    h = Math.imul(h ^ c, 0x01000193)
-    g = Math.imul(g ^ c, 0x5bd1e995) ^ (g >>> 15)
-  }
-  for (let i = 0; i < source.length; i++) mix(source.charCodeAt(i))
-  mix(0x10000) // a separator no UTF-16 unit equals
-  for (let i = 0; i < id.length; i++) mix(id.charCodeAt(i))
-  return [fmix(h), fmix(g ^ id.length)]
-}
-
-function fmix(x: number): number {
-  x ^= x >>> 16
-  x = Math.imul(x, 0x85ebca6b)
-  x ^= x >>> 13
-  x = Math.imul(x, 0xc2b2ae35)
-  return (x ^ (x >>> 16)) >>> 0
 }

@@ -4,7 +4,7 @@ import {fileCountsUpdater} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {badLineInserter, duplicateInserter} from '../store/quarantine.js'
 import {companionInserter, recordInserter, type RecordFields} from '../store/records.js'
-import type {RecordItem, UnitResult} from './process-unit.js'
+import {IS_ERROR, NO_REQUEST_TEXT, NO_RESPONSE, NO_RESPONSE_TEXT, type RecordItem, type UnitResult} from './process-unit.js'
 import type {RequestIdSet} from './request-id-set.js'
 
 // Writes the parsed units of one file into the case, in order: records (a request id seen
@@ -41,7 +41,7 @@ export function emptyCounts(): FileSummaryCounts {
 }
 
 /** A unit's own counts (lines, blanks, ignored items, the byte-order mark, notes): before its items. */
-export function tallyUnit(c: FileSummaryCounts, r: UnitResult): void {
+export function tallyUnit(c: FileSummaryCounts, r: Pick<UnitResult, 'lines' | 'blank' | 'ignored' | 'bom' | 'notes'>): void {
   c.lines += r.lines
   c.blank_lines += r.blank
   c.ignored_items += r.ignored
@@ -58,6 +58,17 @@ export function tallyRecord(c: FileSummaryCounts, item: RecordItem): void {
   if (item.row.is_error === 1) c.error_records++
   if (item.row.ts_ms < c.first_ms) c.first_ms = item.row.ts_ms
   if (item.row.ts_ms > c.last_ms) c.last_ms = item.row.ts_ms
+}
+
+/** tallyRecord for a record given as its flags (recordFlags) and time: the quick verdict's pass, which counts as ingest does. */
+export function tallyFlags(c: FileSummaryCounts, flags: number, tsMs: number): void {
+  c.records++
+  if (flags & NO_REQUEST_TEXT) c.no_request_text++
+  if (flags & NO_RESPONSE_TEXT) c.no_response_text++
+  if (flags & NO_RESPONSE) c.no_response++
+  if (flags & IS_ERROR) c.error_records++
+  if (tsMs < c.first_ms) c.first_ms = tsMs
+  if (tsMs > c.last_ms) c.last_ms = tsMs
 }
 
 export class UnitWriter {

@@ -51,25 +51,95 @@ function fromEpochMs(n: number): Timestamp {
   const sub = n - ms
   // Sub-millisecond epoch fractions (rare, but some exporters write them) are kept as digits.
   const subDigits = sub > 0 ? sub.toFixed(6).slice(2).replace(/0+$/, '') : ''
-  const base = new Date(ms).toISOString()
+  const base = isoString(ms)
   return {iso: subDigits ? base.replace('Z', `${subDigits}Z`) : base, ms}
 }
 
 function isoWithFraction(wholeSecondMs: number, frac: string): string {
-  const base = new Date(wholeSecondMs).toISOString().slice(0, 19)
+  const base = isoString(wholeSecondMs).slice(0, 19)
   const digits = frac.length <= 3 ? (frac + '000').slice(0, 3) : frac
   return `${base}.${digits}Z`
 }
 
-function daysIn(year: number, month: number): number {
-  return new Date(utcMs(year, month, 0)).getUTCDate()
+// Date arithmetic. Every timestamp of every record goes through here, and V8's Date setters and
+// toISOString cost microseconds a call (a sixth of a markers-only parse): within years 0-9999
+// the proleptic Gregorian calendar that Date implements is computed directly (H. Hinnant,
+// "chrono-Compatible Low-Level Date Algorithms": days_from_civil, civil_from_days), and Date
+// itself answers outside it. test/ingest/timestamps-arith.test.ts proves them equal to Date.
+
+const DAY_MS = 86_400_000
+/** 10000-01-01T00:00:00Z: toISOString writes six-digit signed years from here (and before year 0). */
+const YEAR_10000_MS = 253_402_300_800_000
+/** 0000-01-01T00:00:00Z */
+const YEAR_0_MS = -62_167_219_200_000
+
+/** `new Date(ms).toISOString()` */
+export function isoString(ms: number): string {
+  if (!(Number.isInteger(ms) && ms >= YEAR_0_MS && ms < YEAR_10000_MS)) return new Date(ms).toISOString()
+  const days = Math.floor(ms / DAY_MS)
+  const [y, m, d] = civilFromDays(days)
+  let t = ms - days * DAY_MS
+  const milli = t % 1000
+  t = (t - milli) / 1000
+  const sec = t % 60
+  t = (t - sec) / 60
+  const min = t % 60
+  const hour = (t - min) / 60
+  return `${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}T${pad(hour, 2)}:${pad(min, 2)}:${pad(sec, 2)}.${pad(milli, 3)}Z`
+}
+
+function pad(n: number, width: number): string {
+  return String(n).padStart(width, '0')
+}
+
+/** Days since 1970-01-01 of a proleptic Gregorian date (month 1-12; any day, counted on from the month's first). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year
+  const era = Math.floor(y / 400)
+  const yoe = y - era * 400
+  const doy = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy
+  return era * 146_097 + doe - 719_468
+}
+
+/** The proleptic Gregorian [year, month 1-12, day] of a count of days since 1970-01-01. */
+function civilFromDays(days: number): [number, number, number] {
+  const z = days + 719_468
+  const era = Math.floor(z / 146_097)
+  const doe = z - era * 146_097
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365)
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100))
+  const mp = Math.floor((5 * doy + 2) / 153)
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1
+  const month = mp < 10 ? mp + 3 : mp - 9
+  return [yoe + era * 400 + (month <= 2 ? 1 : 0), month, day]
+}
+
+/** Days in a month (1-12) of a proleptic Gregorian year. */
+export function daysIn(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31
 }
 
 /**
  * Date.UTC for every year. Date.UTC (like the Date constructor) reads a year from 0 to 99 as
  * 1900-1999, so `0001-01-01` would become 1901; setUTCFullYear takes the year as given.
+ * Arguments out of their ranges carry over as Date's do (month 12 is January of the next year,
+ * day 0 the last of the month before).
  */
 export function utcMs(year: number, monthIndex: number, day: number, hour = 0, minute = 0, second = 0, ms = 0): number {
+  const small = (v: number): boolean => Number.isSafeInteger(v) && Math.abs(v) <= 100_000_000
+  if (!(Number.isInteger(year) && year >= 0 && year <= 9999 && small(monthIndex) && small(day) && small(hour) && small(minute) && small(second) && small(ms))) {
+    return utcMsByDate(year, monthIndex, day, hour, minute, second, ms)
+  }
+  const carry = Math.floor(monthIndex / 12)
+  const t = daysFromCivil(year + carry, monthIndex - carry * 12 + 1, 1) * DAY_MS + (day - 1) * DAY_MS + hour * 3_600_000 + minute * 60_000 + second * 1000 + ms
+  // Date's range (TimeClip): beyond it the arithmetic must not give a time Date would not (+ 0: never -0, as Date).
+  return Math.abs(t) <= 8e15 ? t + 0 : utcMsByDate(year, monthIndex, day, hour, minute, second, ms)
+}
+
+/** utcMs through Date itself (the reference, and the answer outside utcMs's fast range). */
+export function utcMsByDate(year: number, monthIndex: number, day: number, hour = 0, minute = 0, second = 0, ms = 0): number {
   const d = new Date(0)
   d.setUTCFullYear(year, monthIndex, day)
   d.setUTCHours(hour, minute, second, ms)

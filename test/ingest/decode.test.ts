@@ -1,5 +1,6 @@
+import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import {decodeRequest, decodeResponse} from '../../src/extract/decode.js'
+import {decodeRequest, decodeResponse, splitLines} from '../../src/extract/decode.js'
 
 const sse = (...chunks: unknown[]) => chunks.map((c) => `data: ${typeof c === 'string' ? c : JSON.stringify(c)}\n\n`).join('')
 const delta = (content: string, index = 0) => ({object: 'chat.completion.chunk', choices: [{index, delta: {content}}]})
@@ -48,5 +49,18 @@ describe('decodeRequest', () => {
     expect(decodeRequest({prompt: [1, 2, 3]})).toBe('')
     expect(decodeRequest('raw prompt')).toBe('raw prompt')
     expect(decodeRequest('{"prompt":"p"}')).toBe('p')
+  })
+})
+
+describe('splitLines', () => {
+  it('cuts a text as split(/\\r?\\n/) does, whatever its line ends', () => {
+    for (const t of ['', '\n', '\r', '\r\n', '\n\r', 'a\r\r\nb', '\r\n\r\n', 'a\rb\nc\r']) expect(splitLines(t)).toEqual(t.split(/\r?\n/))
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('a', 'data: x', '\r', '\n', '\r\n', ' '), {maxLength: 30}), (parts) => {
+        const t = parts.join('')
+        expect(splitLines(t)).toEqual(t.split(/\r?\n/))
+      }),
+      {seed: 180_021, numRuns: 2000},
+    )
   })
 })

@@ -1,0 +1,120 @@
+import {extractMarkers, type UnconventionalSet} from '../extract/extract.js'
+import type {MarkerToken} from '../extract/markers.js'
+import {pairHash} from './pair-set.js'
+import {noteCounter, recordFlags, walkUnit, type UnitTask} from './process-unit.js'
+
+// One unit of the quick verdict's pass (quick-pass.ts), decoded by the same walk as ingest's
+// (walkUnit) but handed back compact: the pass needs every record's (source, request_id) in
+// order for the duplicate rule, and per record only what ingest counts once the record is kept
+// (a few flags and its time), so those travel as typed arrays (transferred, not cloned). The
+// record's marker details go back only for the few records whose response holds a
+// marker-shaped token or a registered marker. Structured-cloning a full row per record cost
+// the workers about an eighth of their time and the main thread most of its own.
+
+export interface QuickUnitTask extends UnitTask {
+  /** The records' source: request ids are hashed with it here (see PairSet). */
+  quickSource: string
+}
+
+/** A record kept for the verdict if it is not a duplicate: its response holds a marker-shaped token or a registered marker. */
+export interface QuickMarked {
+  /** its position among the unit's records */
+  at: number
+  request_id: string
+  tenant_id: string
+  session_id: string
+  ts_ms: number
+  tokens: MarkerToken[]
+  hits: MarkerToken[]
+  /** the prompt, lower-cased (the echo check reads it) */
+  prompt_lower: string
+}
+
+export interface QuickUnitResult {
+  seq: number
+  /** Size of the unit's input. */
+  bytes: number
+  lines: number
+  blank: number
+  ignored: number
+  bom: boolean
+  notes: Record<string, number>
+  /** Bad lines and bad items of lines, and the first of them. */
+  bad: number
+  firstBad: {line: number; reason: string} | null
+  /** Per record, in order: the two 32-bit hashes of (source, request_id) (pairHash). */
+  pairs: Uint32Array
+  /** Per record: recordFlags. */
+  flags: Uint8Array
+  /** Per record: ts_ms. */
+  ts: Float64Array
+  marked: QuickMarked[]
+  /** The task's bytes, handed back for reuse (as in UnitResult). */
+  input?: Uint8Array
+}
+
+/** Growable per-record columns, reused across units of a thread (the result gets exact-size copies). */
+class Columns {
+  pairs = new Uint32Array(2 * 1024)
+  flags = new Uint8Array(1024)
+  ts = new Float64Array(1024)
+  length = 0
+
+  push(h1: number, h2: number, flags: number, ts: number): void {
+    if (this.length === this.flags.length) this.grow()
+    const i = this.length++
+    this.pairs[2 * i] = h1
+    this.pairs[2 * i + 1] = h2
+    this.flags[i] = flags
+    this.ts[i] = ts
+  }
+
+  private grow(): void {
+    const n = this.flags.length * 2
+    const pairs = new Uint32Array(2 * n)
+    pairs.set(this.pairs)
+    const flags = new Uint8Array(n)
+    flags.set(this.flags)
+    const ts = new Float64Array(n)
+    ts.set(this.ts)
+    this.pairs = pairs
+    this.flags = flags
+    this.ts = ts
+  }
+}
+
+const columns = new Columns()
+
+export function quickUnit(task: QuickUnitTask, unconventional?: UnconventionalSet): QuickUnitResult {
+  const result: QuickUnitResult = {
+    seq: task.seq, bytes: task.bytes.byteLength, lines: 0, blank: 0, ignored: 0, bom: false, notes: {}, bad: 0, firstBad: null,
+    pairs: new Uint32Array(0), flags: new Uint8Array(0), ts: new Float64Array(0), marked: [],
+  }
+  const note = noteCounter(result.notes)
+  columns.length = 0
+  // A quick pass runs only on formats that read each line alone: there is never a companion index.
+  Object.assign(result, walkUnit(task, null, false, {
+    bad: (lineNo, _item, _offset, _line, reason) => {
+      result.bad++
+      result.firstBad ??= {line: lineNo, reason}
+    },
+    record: (_lineNo, _offset, _line, _crc, r) => {
+      const row = r.row
+      const m = extractMarkers(row.request_text, row.response_text, unconventional)
+      for (const n of r.notes) note(n)
+      const [h1, h2] = pairHash(task.quickSource, row.request_id)
+      if (m.promptLower !== null) {
+        result.marked.push({
+          at: columns.length, request_id: row.request_id, tenant_id: row.tenant_id, session_id: row.session_id, ts_ms: row.ts_ms,
+          tokens: m.tokens, hits: m.unconventional, prompt_lower: m.promptLower,
+        })
+      }
+      columns.push(h1, h2, recordFlags(row), row.ts_ms)
+    },
+  }))
+  result.pairs = columns.pairs.slice(0, 2 * columns.length)
+  result.flags = columns.flags.slice(0, columns.length)
+  result.ts = columns.ts.slice(0, columns.length)
+  result.input = task.bytes
+  return result
+}
