@@ -1,10 +1,9 @@
 import type {LogFormat} from '../extract/formats/index.js'
-import type {MarkerToken} from '../extract/markers.js'
 import {DamagedStreamError} from './gunzip-recover.js'
 import {IngestInterrupted, refusalOf, UNIT_BYTES, UNIT_SLACK, type IngestProgress, type Streamed} from './ingest-file.js'
 import {PairSet} from './pair-set.js'
 import type {ParsePool} from './parse-pool.js'
-import type {QuickUnitResult} from './quick-unit.js'
+import type {QuickRecord, QuickUnitResult} from './quick-unit.js'
 import {readUnits, UnitBuffers} from './unit-reader.js'
 import {emptyCounts, tallyFlags, tallyUnit, type FileSummaryCounts} from './unit-writer.js'
 
@@ -17,17 +16,7 @@ import {emptyCounts, tallyFlags, tallyUnit, type FileSummaryCounts} from './unit
 // It runs only where that is certain to hold: a case with no log record yet, and formats that
 // read each line alone (no companion index).
 
-/** A record kept whose response holds a marker-shaped token or a registered marker. */
-export interface QuickRecord {
-  request_id: string
-  tenant_id: string
-  session_id: string
-  ts_ms: number
-  tokens: MarkerToken[]
-  hits: MarkerToken[]
-  /** the prompt, lower-cased (the echo check reads it) */
-  prompt_lower: string
-}
+export type {QuickRecord} from './quick-unit.js'
 
 export interface QuickFile {
   path: string

@@ -1,7 +1,7 @@
 import {extractMarkers, type UnconventionalSet} from '../extract/extract.js'
 import type {MarkerToken} from '../extract/markers.js'
 import {pairHash} from './pair-set.js'
-import {noteCounter, recordFlags, walkUnit, type UnitTask} from './process-unit.js'
+import {noteCounter, recordFlags, walkUnit, type UnitResult, type UnitTask} from './process-unit.js'
 
 // One unit of the quick verdict's pass (quick-pass.ts), decoded by the same walk as ingest's
 // (walkUnit) but handed back compact: the pass needs every record's (source, request_id) in
@@ -16,10 +16,8 @@ export interface QuickUnitTask extends UnitTask {
   quickSource: string
 }
 
-/** A record kept for the verdict if it is not a duplicate: its response holds a marker-shaped token or a registered marker. */
-export interface QuickMarked {
-  /** its position among the unit's records */
-  at: number
+/** A record whose response holds a marker-shaped token or a registered marker: what the verdict reads of it. */
+export interface QuickRecord {
   request_id: string
   tenant_id: string
   session_id: string
@@ -30,15 +28,14 @@ export interface QuickMarked {
   prompt_lower: string
 }
 
-export interface QuickUnitResult {
-  seq: number
-  /** Size of the unit's input. */
-  bytes: number
-  lines: number
-  blank: number
-  ignored: number
-  bom: boolean
-  notes: Record<string, number>
+/** A record kept for the verdict if it is not a duplicate. */
+export interface QuickMarked extends QuickRecord {
+  /** its position among the unit's records */
+  at: number
+}
+
+/** What a unit's quick result says of the unit itself, as ingest's result says it (process-unit.ts). */
+export interface QuickUnitResult extends Pick<UnitResult, 'seq' | 'bytes' | 'lines' | 'blank' | 'ignored' | 'bom' | 'notes'> {
   /** Bad lines and bad items of lines, and the first of them. */
   bad: number
   firstBad: {line: number; reason: string} | null
