@@ -45,6 +45,8 @@ The canary verdict (contaminated responses by class, the largest flows, first an
     const {argv, flags} = await this.parse(Triage)
     const parsed = parseIngestFlags(flags)
     const db = this.openCase(flags.db, {create: true})
+    // How the logs are kept: decided once, before anything is ingested (the audit entry says the same).
+    const evidence = evidenceFor(db, flags.evidence)
     const progress = this.jsonEnabled() ? undefined : ingestProgressBar()
     const interrupts = watchInterrupts()
     let result: TriageResult
@@ -57,7 +59,7 @@ The canary verdict (contaminated responses by class, the largest flows, first an
         db,
         {
           paths: argv as string[], canaries: flags.canaries, logFormat: parsed.logFormat, parse: parsed.parse, source: flags.source,
-          evidenceCodec: flags['compress-evidence'] ? 'deflate' : 'raw', evidence: evidenceFor(db, flags.evidence),
+          evidenceCodec: flags['compress-evidence'] ? 'deflate' : 'raw', evidence,
           poolTokens: flags['pool-tokens'], advertisedTokens: flags['advertised-tokens'], skipProvenance: flags['no-provenance'], quickVerdict: !flags['no-quick-verdict'], now: () => new Date(),
           onIngestProgress: progress, signal: interrupts.signal,
           onFormat: (d) => {
@@ -84,7 +86,7 @@ The canary verdict (contaminated responses by class, the largest flows, first an
           if (progress) clearProgress()
           if (s.step === 'canaries') this.audit(db, {step: 'ingest canaries', canaries: flags.canaries}, {file: s.result.file, sha256: s.result.sha256, status: s.result.status, added: s.result.added})
           else if (s.step === 'ingest') {
-            this.audit(db, {step: 'ingest logs', ...ingestAuditArgs(argv as string[], parsed, flags.source, evidenceFor(db, flags.evidence))}, ingestAuditSummary(s.result))
+            this.audit(db, {step: 'ingest logs', ...ingestAuditArgs(argv as string[], parsed, flags.source, evidence)}, ingestAuditSummary(s.result))
           } else {
             const {timings_ms: _t, provenance_stats: _p, ...summary} = s.result
             this.audit(db, {step: 'scan', 'pool-tokens': flags['pool-tokens'] ?? null, 'advertised-tokens': flags['advertised-tokens'] ?? null, 'no-provenance': flags['no-provenance']}, summary)

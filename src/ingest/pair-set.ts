@@ -15,10 +15,11 @@ export function pairHash(source: string, id: string): [number, number] {
     h = Math.imul(h ^ c, 0x01000193)
     g = Math.imul(g ^ c, 0x5bd1e995) ^ (g >>> 15)
   }
-  return [fmix(h), fmix(g ^ id.length)]
+  return [fmix32(h), fmix32(g ^ id.length)]
 }
 
-function fmix(x: number): number {
+/** murmur3's 32-bit finaliser: spreads every input bit over the low bits a table indexes by. */
+export function fmix32(x: number): number {
   x ^= x >>> 16
   x = Math.imul(x, 0x85ebca6b)
   x ^= x >>> 13

@@ -1,4 +1,5 @@
 import type {CaseDb} from '../store/open-case.js'
+import {fmix32} from './pair-set.js'
 import {countAllRecords, iterateRequestIds, recordIdentity} from '../store/records.js'
 
 // Which (source, request_id) pairs the case already holds, for duplicate detection during
@@ -15,12 +16,8 @@ function hashKey(source: string, requestId: string): number {
   for (let i = 0; i < source.length; i++) h = Math.imul(h ^ source.charCodeAt(i), 0x01000193)
   h = Math.imul(h ^ 0xff, 0x01000193)
   for (let i = 0; i < requestId.length; i++) h = Math.imul(h ^ requestId.charCodeAt(i), 0x01000193)
-  // Final avalanche (murmur3 fmix32): FNV's low bits alone index the table poorly.
-  h ^= h >>> 16
-  h = Math.imul(h, 0x85ebca6b)
-  h ^= h >>> 13
-  h = Math.imul(h, 0xc2b2ae35)
-  return (h ^ (h >>> 16)) >>> 0
+  // Final avalanche: FNV's low bits alone index the table poorly.
+  return fmix32(h)
 }
 
 export class RequestIdSet {

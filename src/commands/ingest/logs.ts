@@ -40,11 +40,12 @@ PATHS may be regular files (any name), directories (walked for ${WALKED_FILES}) 
     const {argv, flags} = await this.parse(IngestLogs)
     const parsed = parseIngestFlags(flags)
     const db = this.openCase(flags.db, {create: true})
-    const args = ingestAuditArgs(argv as string[], parsed, flags.source, evidenceFor(db, flags.evidence))
+    const evidence = evidenceFor(db, flags.evidence)
+    const args = ingestAuditArgs(argv as string[], parsed, flags.source, evidence)
     const interrupts = watchInterrupts()
     let result: IngestLogsResult
     try {
-      result = await ingestLogsCommand(db, argv as string[], parsed, flags, this.jsonEnabled(), {
+      result = await ingestLogsCommand(db, argv as string[], parsed, {...flags, evidence}, this.jsonEnabled(), {
         maxLineBytes: flags['max-line-bytes'], workers: flags.workers, signal: interrupts.signal,
         onFormat: (d) => this.note(safeLine(describeDecision(d))),
       })
