@@ -2,6 +2,7 @@ import {existsSync, statSync} from 'node:fs'
 import {isAbsolute, join, relative, resolve, sep} from 'node:path'
 import {InputError} from '../errors.js'
 import {sha256File} from '../evidence/hash-file.js'
+import {statRegularFile} from '../ingest/ingest-file.js'
 import {completeFiles, setOriginalPath} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {inTransaction} from '../store/session.js'
@@ -43,8 +44,11 @@ export async function relocateOriginals(db: CaseDb, fromDir: string, toDir: stri
     const target = join(to, relative(from, f.abs_path))
     let now: {sha256: string; size: number}
     try {
+      // A FIFO or a device there would block or never end: only a regular file can be the original.
+      statRegularFile(target)
       now = await sha256File(target, {limit: f.size})
     } catch (error) {
+      if (error instanceof InputError) throw new InputError(`${error.message}; nothing was changed`, error.code)
       throw new InputError(`${target}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}), where ${f.path} was looked for; nothing was changed`, 'E_UNREADABLE')
     }
     if (now.size < f.size || now.sha256 !== f.sha256) {

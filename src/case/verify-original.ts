@@ -1,4 +1,4 @@
-import {closeSync, fstatSync, openSync, readSync} from 'node:fs'
+import {closeSync, constants, fstatSync, openSync, readSync} from 'node:fs'
 import type {FileRow} from '../store/files.js'
 import type {Problems} from './verify-problems.js'
 
@@ -21,7 +21,8 @@ export function* originalChunks(file: FileRow, problems: Problems, out: {whole: 
   out.whole = false
   let fd: number
   try {
-    fd = openSync(file.abs_path, 'r')
+    // Without blocking: a FIFO put where the original was would wait for a writer forever.
+    fd = openSync(file.abs_path, constants.O_RDONLY | constants.O_NONBLOCK)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     problems.add('original', file.abs_path, code === 'ENOENT' ? `missing: ${file.path} is kept by reference and the case holds none of its bytes, so its ${file.records} record(s) cannot be read; put the original back` : `cannot be opened (${code ?? (error as Error).message})`)

@@ -1,4 +1,4 @@
-import {closeSync, fstatSync, openSync, readSync} from 'node:fs'
+import {closeSync, constants, fstatSync, openSync, readSync} from 'node:fs'
 import {IntegrityError} from '../errors.js'
 
 // Evidence by reference (`ingest logs --evidence reference`): the case holds no byte of the
@@ -97,7 +97,8 @@ export class OriginalReader {
     }
     let fd: number
     try {
-      fd = openSync(file.abs_path, 'r')
+      // Without blocking: a FIFO put where the original was would wait for a writer forever.
+      fd = openSync(file.abs_path, constants.O_RDONLY | constants.O_NONBLOCK)
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
       throw originalUnreadable(file, code === 'ENOENT' ? 'is not there any more' : `cannot be opened (${code ?? (error as Error).message})`)

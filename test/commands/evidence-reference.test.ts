@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3'
 import {appendFileSync, cpSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
+import {execFileSync} from 'node:child_process'
 import {beforeAll, describe, expect, inject, it} from 'vitest'
 import {tempDir} from '../helpers/cli.js'
 import {run, runJson} from '../helpers/commands.js'
@@ -187,6 +188,26 @@ describe('ingest logs --evidence reference', () => {
     const v = await runJson<{ok: boolean}>(['verify', '--db', db])
     expect(v.ok).toBe(true)
   }, 120_000)
+
+  it('refuses a FIFO put where an original was, at once, instead of waiting for a writer', async () => {
+    const at = join(dir, 'fifo-place')
+    cpSync(incident.logs, at, {recursive: true})
+    const db = join(dir, 'fifo.db')
+    await runJson(['ingest', 'logs', at, '--db', db, '--evidence', 'reference'])
+    const name = readdirSync(at).filter((n) => !n.endsWith('.gz')).sort()[0]!
+    rmSync(join(at, name))
+    execFileSync('mkfifo', [join(at, name)])
+    const [rec] = caseRows<{request_id: string}>(db, `SELECT r.request_id FROM records r JOIN files f ON f.id = r.file_id WHERE f.name = '${name}' LIMIT 1`)
+    const shown = await run(['show', rec!.request_id, '--db', db])
+    expect(shown.code).toBe(1)
+    expect(shown.stderr).toContain(`${name}: kept by reference, and its original is no longer a regular file`)
+    const v = await run(['verify', '--db', db])
+    expect(v.code).toBe(1)
+    expect(v.stdout + v.stderr).toContain('no longer a regular file')
+    const moved = await run(['relocate', at, at, '--db', db])
+    expect(moved.code).toBe(1)
+    expect(moved.stderr).toMatch(/not a regular file.*nothing was changed/)
+  }, 60_000)
 
   it('is followed by later ingests into the case, and refuses --compress-evidence beside it', async () => {
     const db = join(dir, 'follow.db')
