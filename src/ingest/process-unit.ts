@@ -5,6 +5,7 @@ import {decodeLine, lineDecoder, type DecodedRecord, type LineDecoder} from '../
 import type {RecordRow} from '../extract/parse-record.js'
 import {decodeParseSpec} from '../extract/parse-spec.js'
 import {FingerprintBuffer} from '../extract/winnow.js'
+import {NATIVE_BLANK, NATIVE_LEFT, NATIVE_RECORD} from './native-quick.js'
 
 // One unit of work for ingest: a run of whole lines cut from a file's (decompressed)
 // stream, decoded in the file's log format into record rows, bad lines (or bad items of a
@@ -161,12 +162,18 @@ export interface UnitSink {
   record(lineNo: number, offset: number, line: Buffer, crc: number, r: DecodedRecord): void
 }
 
+/** Lines the native extractor answered (native-quick.ts): per line, left, blank or a record, whose columns `record` takes, in order. */
+export interface LineClaims {
+  kinds: Uint8Array
+  record(): void
+}
+
 /**
  * Cuts a unit into lines and decodes each in the file's format: the one reading both ingest
  * (processUnit) and the quick verdict's pass (quick-unit.ts) make of a unit, so that they
  * agree on every line. Returns the unit's own counts.
  */
-export function walkUnit(task: UnitTask, index: CompanionIndex | null, withCrc: boolean, sink: UnitSink): {lines: number; blank: number; ignored: number; bom: boolean} {
+export function walkUnit(task: UnitTask, index: CompanionIndex | null, withCrc: boolean, sink: UnitSink, claims?: LineClaims): {lines: number; blank: number; ignored: number; bom: boolean} {
   const decoder = decoderFor(task.spec)
   const bytes = Buffer.from(task.bytes.buffer, task.bytes.byteOffset, task.bytes.byteLength)
   const counts = {lines: 0, blank: 0, ignored: 0, bom: false}
@@ -177,7 +184,16 @@ export function walkUnit(task: UnitTask, index: CompanionIndex | null, withCrc: 
     let line = bytes.subarray(s, e)
     let offset = task.offset + s
     s = e + 1
+    const claim = claims === undefined ? NATIVE_LEFT : (claims.kinds[counts.lines] ?? NATIVE_LEFT)
     counts.lines++
+    if (claim === NATIVE_BLANK) {
+      counts.blank++
+      continue
+    }
+    if (claim === NATIVE_RECORD) {
+      claims!.record()
+      continue
+    }
     if (lineNo === 1 && offset === 0 && line.length >= 3 && line[0] === 0xef && line[1] === 0xbb && line[2] === 0xbf) {
       counts.bom = true
       line = line.subarray(3)

@@ -1,7 +1,8 @@
 import {extractMarkers, type UnconventionalSet} from '../extract/extract.js'
 import type {MarkerToken} from '../extract/markers.js'
 import {pairHash} from './pair-set.js'
-import {noteCounter, recordFlags, walkUnit, type UnitResult, type UnitTask} from './process-unit.js'
+import {nativeQuickExtractor} from './native-quick.js'
+import {decoderFor, noteCounter, recordFlags, walkUnit, type LineClaims, type UnitResult, type UnitTask} from './process-unit.js'
 
 // One unit of the quick verdict's pass (quick-pass.ts), decoded by the same walk as ingest's
 // (walkUnit) but handed back compact: the pass needs every record's (source, request_id) in
@@ -89,6 +90,7 @@ export function quickUnit(task: QuickUnitTask, unconventional?: UnconventionalSe
   }
   const note = noteCounter(result.notes)
   columns.length = 0
+  const claims = nativeClaims(task, unconventional)
   // A quick pass runs only on formats that read each line alone: there is never a companion index.
   Object.assign(result, walkUnit(task, null, false, {
     bad: (lineNo, _item, _offset, _line, reason) => {
@@ -108,10 +110,30 @@ export function quickUnit(task: QuickUnitTask, unconventional?: UnconventionalSe
       }
       columns.push(h1, h2, recordFlags(row), row.ts_ms)
     },
-  }))
+  }, claims))
   result.pairs = columns.pairs.slice(0, 2 * columns.length)
   result.flags = columns.flags.slice(0, columns.length)
   result.ts = columns.ts.slice(0, columns.length)
   result.input = task.bytes
   return result
+}
+
+/**
+ * The lines of a plain native unit the native extractor answers (native-quick.ts), as claims
+ * that push their records' columns; undefined where it does not run (no addon, another format,
+ * --map), and the TypeScript walk reads every line.
+ */
+function nativeClaims(task: QuickUnitTask, unconventional: UnconventionalSet | undefined): LineClaims | undefined {
+  if (!decoderFor(task.spec).plainNative) return undefined
+  const native = nativeQuickExtractor(unconventional)
+  if (!native) return undefined
+  const n = native.lines(task.bytes, task.quickSource, task.maxLineBytes)
+  let k = 0
+  return {
+    kinds: n.kinds,
+    record: () => {
+      columns.push(n.pairs[2 * k]!, n.pairs[2 * k + 1]!, n.flags[k]!, n.ts[k]!)
+      k++
+    },
+  }
 }

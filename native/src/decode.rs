@@ -1,0 +1,289 @@
+//! The request and response bodies to the texts detection reads, by the rules of
+//! extract/decode.ts (decodeRequest, decodeResponse), read in one typed pass (value.rs). Where
+//! a body holds something whose reading could differ from JavaScript's (a nested JSON text
+//! serde_json refuses, a number past 2^53, a body that is a bare number or an array), the
+//! result is None and the line is left to TypeScript.
+
+use serde::de::IgnoredAny;
+
+use crate::js::{js_trim, js_trim_start, json_trim_start, split_lines};
+use crate::value::{json_object, Any, Json};
+
+// ---------------------------------------------------------------- shapes
+
+/// OpenAI content: a string, or parts that are strings or `{type: "text", text}`.
+pub type Content<'a> = Json<'a, IgnoredAny, Json<'a, Part<'a>, IgnoredAny>>;
+json_object!(Part { text: Any<'a> = "text" });
+pub type ToolCalls<'a> = Json<'a, IgnoredAny, Json<'a, Call<'a>, IgnoredAny>>;
+json_object!(Call { function: Json<'a, Function<'a>, IgnoredAny> = "function", index: Any<'a> = "index" });
+json_object!(Function { arguments: Any<'a> = "arguments" });
+
+/// A request message: a string, or an object with content and tool calls.
+pub type RequestMessage<'a> = Json<'a, MessageIn<'a>, IgnoredAny>;
+json_object!(MessageIn { content: Content<'a> = "content", tool_calls: ToolCalls<'a> = "tool_calls" });
+json_object!(RequestObject {
+    system: Any<'a> = "system",
+    messages: Json<'a, IgnoredAny, RequestMessage<'a>> = "messages",
+    prompt: Json<'a, IgnoredAny, Any<'a>> = "prompt",
+    input: Json<'a, IgnoredAny, RequestMessage<'a>> = "input",
+    text: Any<'a> = "text",
+});
+pub type Request<'a> = Json<'a, RequestObject<'a>, RequestMessage<'a>>;
+
+json_object!(ResponseObject {
+    object: Any<'a> = "object",
+    error: Any<'a> = "error",
+    choices: Json<'a, IgnoredAny, Json<'a, Choice<'a>, IgnoredAny>> = "choices",
+});
+json_object!(Choice {
+    message: Json<'a, Message<'a>, IgnoredAny> = "message",
+    delta: Json<'a, Message<'a>, IgnoredAny> = "delta",
+    text: Any<'a> = "text",
+    index: Any<'a> = "index",
+});
+json_object!(Message {
+    reasoning_content: Any<'a> = "reasoning_content",
+    content: Content<'a> = "content",
+    tool_calls: ToolCalls<'a> = "tool_calls",
+});
+pub type Response<'a> = Json<'a, ResponseObject<'a>, IgnoredAny>;
+
+fn str_of<'v, O, A>(v: &'v Option<Json<'_, O, A>>) -> Option<&'v str> {
+    v.as_ref().and_then(Json::as_str)
+}
+
+// ---------------------------------------------------------------- requests
+
+/// decodeRequest(body) for a body that is present and not null: None where TypeScript decides.
+pub fn request_text(body: &Request) -> Option<String> {
+    match body {
+        Json::Str(s) => match json_trim_start(s).as_bytes().first() {
+            // tryParseJson: a string holding a JSON object or array is decoded as that request.
+            // One serde_json refuses may still be JSON to JavaScript: left to TypeScript.
+            Some(b'{') | Some(b'[') => request_text(&serde_json::from_str::<Request>(s).ok()?),
+            _ => Some(s.to_string()),
+        },
+        Json::Arr(messages) => Some(messages_text(messages)),
+        Json::Obj(o) => {
+            let mut parts: Vec<String> = Vec::new();
+            if let Some(s) = str_of(&o.system) {
+                parts.push(s.to_owned());
+            }
+            if let Some(Json::Arr(m)) = &o.messages {
+                parts.push(messages_text(m));
+            }
+            if let Some(p) = &o.prompt {
+                parts.push(match p {
+                    Json::Str(s) => s.to_string(),
+                    // An array of strings is a batch; an array of integers is pre-tokenised and has no text.
+                    Json::Arr(items) => items.iter().filter_map(Json::as_str).collect::<Vec<_>>().join("\n"),
+                    _ => String::new(),
+                });
+            }
+            if let Some(i) = &o.input {
+                parts.push(match i {
+                    Json::Str(s) => s.to_string(),
+                    Json::Arr(m) => messages_text(m),
+                    _ => String::new(),
+                });
+            }
+            if parts.is_empty() {
+                if let Some(t) = str_of(&o.text) {
+                    parts.push(t.to_owned());
+                }
+            }
+            Some(parts.join("\n"))
+        }
+        Json::Bool(b) => Some(b.to_string()),
+        // String(number) is JavaScript's number formatting: left to TypeScript.
+        Json::Num(_) | Json::Null => None,
+    }
+}
+
+fn messages_text(messages: &[RequestMessage]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    for m in messages {
+        match m {
+            Json::Str(s) => out.push(s.to_string()),
+            Json::Obj(o) => {
+                let t = content_text(&o.content);
+                if !t.is_empty() {
+                    out.push(t);
+                }
+                if let Some(Json::Arr(calls)) = &o.tool_calls {
+                    out.extend(tool_call_args(calls));
+                }
+            }
+            _ => {}
+        }
+    }
+    out.join("\n")
+}
+
+/// contentText: `content` as a string or as OpenAI content parts.
+fn content_text(content: &Option<Content>) -> String {
+    match content {
+        Some(Json::Str(s)) => s.to_string(),
+        Some(Json::Arr(parts)) => {
+            let mut out = String::new();
+            for part in parts {
+                match part {
+                    Json::Str(s) => out.push_str(s),
+                    Json::Obj(p) => out.push_str(str_of(&p.text).unwrap_or("")),
+                    _ => {}
+                }
+            }
+            out
+        }
+        _ => String::new(),
+    }
+}
+
+fn tool_call_args(calls: &[Json<Call, IgnoredAny>]) -> Vec<String> {
+    let mut out = Vec::new();
+    for call in calls {
+        if let Json::Obj(Call { function: Some(Json::Obj(f)), .. }) = call {
+            if let Some(a) = str_of(&f.arguments) {
+                out.push(a.to_owned());
+            }
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------- responses
+
+/// What the verdict pass needs of a response: its text and whether it is an error.
+pub struct Decoded {
+    pub text: String,
+    pub is_error: bool,
+}
+
+/// decodeResponse(body) for a body that is present and not null.
+pub fn response(body: &Response) -> Option<Decoded> {
+    match body {
+        Json::Str(raw) => response_string(raw),
+        Json::Obj(o) => Some(response_object(o)),
+        // JSON.stringify of an array or a scalar: left to TypeScript.
+        _ => None,
+    }
+}
+
+fn response_string(raw: &str) -> Option<Decoded> {
+    let head = js_trim_start(raw);
+    if head.starts_with("data:") || head.starts_with("event:") || head.starts_with(':') {
+        return sse(raw);
+    }
+    if head.starts_with('{') {
+        // tryParseJson: a text JSON.parse refuses is read as plain text, but one serde_json
+        // refuses may still be JSON to JavaScript (a lone surrogate escape, a number past a double).
+        let parsed: Response = serde_json::from_str(raw).ok()?;
+        if let Json::Obj(o) = parsed {
+            return Some(response_object(&o));
+        }
+    }
+    Some(Decoded { text: raw.to_owned(), is_error: false })
+}
+
+/// decodeResponseObject.
+fn response_object(obj: &ResponseObject) -> Decoded {
+    let is_error = error_of(&obj.object, &obj.error);
+    let mut text = String::new();
+    if let Some(Json::Arr(choices)) = &obj.choices {
+        let mut texts: Vec<String> = Vec::new();
+        for choice in choices {
+            let Json::Obj(choice) = choice else { continue };
+            if let Some(Json::Obj(msg)) = &choice.message {
+                let mut t: Vec<String> = Vec::new();
+                if let Some(r) = str_of(&msg.reasoning_content) {
+                    t.push(r.to_owned());
+                }
+                t.push(content_text(&msg.content));
+                if let Some(Json::Arr(calls)) = &msg.tool_calls {
+                    t.extend(tool_call_args(calls));
+                }
+                texts.push(t.into_iter().filter(|s| !s.is_empty()).collect::<Vec<_>>().join("\n"));
+            } else if let Some(s) = str_of(&choice.text) {
+                texts.push(s.to_owned());
+            }
+        }
+        text = texts.join("\n");
+    }
+    Decoded { text, is_error }
+}
+
+/// errorOf(obj) !== null: vLLM's `{"object":"error"}`, OpenAI's and SGLang's `{"error":{...}}` or `{"error":"..."}`.
+fn error_of(object: &Option<Any>, error: &Option<Any>) -> bool {
+    str_of(object) == Some("error") || matches!(error, Some(Json::Obj(_)) | Some(Json::Str(_)))
+}
+
+/// `typeof v === 'number' ? v : 0`, with -0 read as 0 (one key to a Map, SameValueZero).
+fn index_of(v: &Option<Any>) -> f64 {
+    match v {
+        Some(Json::Num(n)) if *n != 0.0 => *n,
+        _ => 0.0,
+    }
+}
+
+/// decodeSse: each data line's JSON document, in order; None where a data line is not one
+/// document (JavaScript joins such lines until they parse) or holds a number past 2^53.
+fn sse(raw: &str) -> Option<Decoded> {
+    let mut is_error = false;
+    let mut content: Vec<(f64, String)> = Vec::new();
+    let mut tools: Vec<((f64, f64), String)> = Vec::new();
+    let mut next_is_error = false;
+    for line in split_lines(raw) {
+        if let Some(rest) = line.strip_prefix("event:") {
+            next_is_error = js_trim(rest) == "error";
+            continue;
+        }
+        let Some(rest) = line.strip_prefix("data:") else { continue };
+        let payload = rest.strip_prefix(' ').unwrap_or(rest);
+        if js_trim(payload) == "[DONE]" {
+            break;
+        }
+        let chunk: Response = serde_json::from_str(payload).ok()?;
+        let Json::Obj(chunk) = chunk else { continue };
+        if error_of(&chunk.object, &chunk.error) || next_is_error {
+            is_error = true;
+            next_is_error = false;
+            continue;
+        }
+        let Some(Json::Arr(choices)) = &chunk.choices else { continue };
+        for choice in choices {
+            let Json::Obj(choice) = choice else { continue };
+            let index = index_of(&choice.index);
+            let mut piece = String::new();
+            if let Some(Json::Obj(delta)) = &choice.delta {
+                if let Some(r) = str_of(&delta.reasoning_content) {
+                    piece.push_str(r);
+                }
+                piece.push_str(&content_text(&delta.content));
+                if let Some(Json::Arr(calls)) = &delta.tool_calls {
+                    for call in calls {
+                        let Json::Obj(Call { function: Some(Json::Obj(f)), index: call_index, .. }) = call else { continue };
+                        let Some(args) = str_of(&f.arguments) else { continue };
+                        let key = (index, index_of(call_index));
+                        match tools.iter_mut().find(|(k, _)| *k == key) {
+                            Some((_, buf)) => buf.push_str(args),
+                            None => tools.push((key, args.to_owned())),
+                        }
+                    }
+                }
+            } else if let Some(t) = str_of(&choice.text) {
+                piece = t.to_owned();
+            }
+            if !piece.is_empty() {
+                match content.iter_mut().find(|(k, _)| *k == index) {
+                    Some((_, buf)) => buf.push_str(&piece),
+                    None => content.push((index, piece)),
+                }
+            }
+        }
+    }
+    // Choices in index order (a stable sort of the insertion order, as Array.prototype.sort is).
+    content.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal));
+    let mut texts: Vec<String> = content.into_iter().map(|(_, s)| s).collect();
+    texts.extend(tools.into_iter().map(|(_, s)| s));
+    Some(Decoded { text: texts.join("\n"), is_error })
+}

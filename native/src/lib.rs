@@ -1,0 +1,231 @@
+//! crosstalk's native extractor for the quick verdict's pass (src/ingest/quick-unit.ts).
+//!
+//! It reads a unit of native-format log lines and answers, per line, only where it is certain
+//! of the answer the TypeScript extractor gives: a blank line, or a record with its (source,
+//! request_id) hashes, its flags and its time, which holds no marker and needs no note. Every
+//! other line (a bad one, a record that holds a marker-shaped token or a registered marker, a
+//! record with a note, anything whose reading could depend on JavaScript's own rules) is left
+//! unclaimed, and the TypeScript extractor reads it as before. So the TypeScript extractor
+//! stays the reference: test/ingest/native-quick.test.ts checks, on generated incidents and on
+//! random and mutated lines, that every claim equals its answer.
+
+mod decode;
+mod js;
+mod timestamp;
+mod value;
+
+use aho_corasick::AhoCorasick;
+use napi::bindgen_prelude::{Float64Array, Uint32Array, Uint8Array};
+use napi_derive::napi;
+use crate::value::{json_object, Any, Json};
+
+/// Per line: left to TypeScript.
+const LEFT: u8 = 0;
+/// Per line: blank.
+const BLANK: u8 = 1;
+/// Per line: a record, whose columns are the next in `pairs`, `flags` and `ts`.
+const RECORD: u8 = 2;
+
+// recordFlags (process-unit.ts)
+const NO_REQUEST_TEXT: u8 = 1;
+const NO_RESPONSE_TEXT: u8 = 2;
+const NO_RESPONSE: u8 = 4;
+const IS_ERROR: u8 = 8;
+
+#[napi(object)]
+pub struct QuickLines {
+    /// Per line of the unit: 0 left to TypeScript, 1 blank, 2 a record.
+    pub kinds: Uint8Array,
+    /// Per record: pairHash(source, request_id), two 32-bit words.
+    pub pairs: Uint32Array,
+    /// Per record: recordFlags.
+    pub flags: Uint8Array,
+    /// Per record: ts_ms.
+    pub ts: Float64Array,
+}
+
+/// The extractor of one pass: the texts whose presence in a response leaves it to TypeScript
+/// (`CANARY-` and the registry's markers outside that convention).
+#[napi]
+pub struct QuickExtractor {
+    avoid: AhoCorasick,
+}
+
+#[napi]
+impl QuickExtractor {
+    #[napi(constructor)]
+    pub fn new(unconventional: Vec<String>) -> napi::Result<Self> {
+        let mut patterns = vec!["CANARY-".to_owned()];
+        patterns.extend(unconventional.into_iter().filter(|m| !m.is_empty()));
+        let avoid = AhoCorasick::new(&patterns).map_err(|e| napi::Error::from_reason(e.to_string()))?;
+        Ok(QuickExtractor { avoid })
+    }
+
+    /// The unit's lines as decodeLine reads them; `max_line_bytes` and `source` as the task gives them.
+    #[napi]
+    pub fn lines(&self, bytes: Uint8Array, source: String, max_line_bytes: u32) -> QuickLines {
+        let source: Vec<u16> = source.encode_utf16().collect();
+        let bytes: &[u8] = &bytes;
+        let mut kinds = Vec::with_capacity(bytes.len() / 1024 + 16);
+        let mut pairs = Vec::new();
+        let mut flags = Vec::new();
+        let mut ts = Vec::new();
+        let mut s = 0;
+        // The line walk of walkUnit: a unit ending in a newline has no empty line after it.
+        while s < bytes.len() {
+            let e = memchr::memchr(b'\n', &bytes[s..]).map_or(bytes.len(), |i| s + i);
+            let line = &bytes[s..e];
+            s = e + 1;
+            // Over --max-line-bytes, or opening with a byte-order mark: walkUnit's own rules.
+            if line.len() > max_line_bytes as usize || line.starts_with(&[0xef, 0xbb, 0xbf]) {
+                kinds.push(LEFT);
+                continue;
+            }
+            match self.line(line, &source) {
+                Line::Blank => kinds.push(BLANK),
+                Line::Left => kinds.push(LEFT),
+                Line::Record { h1, h2, flags: f, ts_ms } => {
+                    kinds.push(RECORD);
+                    pairs.push(h1);
+                    pairs.push(h2);
+                    flags.push(f);
+                    ts.push(ts_ms);
+                }
+            }
+        }
+        QuickLines { kinds: kinds.into(), pairs: pairs.into(), flags: flags.into(), ts: ts.into() }
+    }
+}
+
+enum Line {
+    Blank,
+    Left,
+    Record { h1: u32, h2: u32, flags: u8, ts_ms: f64 },
+}
+
+impl QuickExtractor {
+    fn line(&self, line: &[u8], source: &[u16]) -> Line {
+        let body = line.strip_suffix(b"\r").unwrap_or(line);
+        if body.iter().all(|&c| matches!(c, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c)) {
+            return Line::Blank;
+        }
+        self.record(body, source).map_or(Line::Left, |(h1, h2, flags, ts_ms)| Line::Record { h1, h2, flags, ts_ms })
+    }
+
+    /// readLineJson, toRow and rowFromRecord for a plain native line; None: left to TypeScript.
+    fn record(&self, body: &[u8], source: &[u16]) -> Option<(u32, u32, u8, f64)> {
+        // A control character is legal only as white space between tokens; a line holding one
+        // anywhere is left to JSON.parse (serde_json skips unread values more leniently).
+        if body.first() != Some(&b'{') || body.iter().fold(false, |found, &c| found | (c < 0x20)) {
+            return None;
+        }
+        let text = std::str::from_utf8(body).ok()?;
+        let line: NativeLine = serde_json::from_str(text).ok()?;
+        let request_id = id(&line.request_id)?;
+        id(&line.tenant_id)?;
+        id(&line.session_id)?;
+        let ts_ms = timestamp(&line.ts)?;
+        quiet_int(&line.status, 100.0, 999.0)?;
+        quiet_int(&line.prompt_tokens, 0.0, value::MAX_SAFE_INTEGER)?;
+        quiet_int(&line.completion_tokens, 0.0, value::MAX_SAFE_INTEGER)?;
+        let mut flags = 0;
+        match &line.request {
+            None | Some(Json::Null) => flags |= NO_REQUEST_TEXT,
+            Some(body) => {
+                if decode::request_text(body)?.is_empty() {
+                    flags |= NO_REQUEST_TEXT;
+                }
+            }
+        }
+        match &line.response {
+            None | Some(Json::Null) => flags |= NO_RESPONSE_TEXT | NO_RESPONSE,
+            Some(body) => {
+                let r = decode::response(body)?;
+                // A marker-shaped token or a registered marker: the TypeScript extractor takes
+                // the record (its tokens, positions and prompt are what the verdict reads).
+                if self.avoid.is_match(&r.text) {
+                    return None;
+                }
+                if r.is_error {
+                    flags |= IS_ERROR;
+                } else if r.text.is_empty() {
+                    flags |= NO_RESPONSE_TEXT;
+                }
+            }
+        }
+        let (h1, h2) = pair_hash(source, request_id);
+        Some((h1, h2, flags, ts_ms))
+    }
+}
+
+
+
+/// request_id, tenant_id, session_id: a string that is not only white space (a number is left
+/// to TypeScript, which writes it as JavaScript does).
+fn id<'v>(v: &'v Option<Any>) -> Option<&'v str> {
+    let s = v.as_ref()?.as_str()?;
+    (!js::js_trim(s).is_empty()).then_some(s)
+}
+
+fn timestamp(v: &Option<Any>) -> Option<f64> {
+    match v.as_ref()? {
+        Json::Str(s) => timestamp::from_iso(s),
+        Json::Num(n) => timestamp::from_epoch_number(*n),
+        _ => None,
+    }
+}
+
+/// checkedInt's silent cases: absent, null, or a safe integer in [min, max] (a number, or a
+/// string of up to 15 digits). Anything else makes a note, which TypeScript words.
+fn quiet_int(v: &Option<Any>, min: f64, max: f64) -> Option<()> {
+    let n = match v {
+        None | Some(Json::Null) => return Some(()),
+        Some(Json::Num(n)) if n.fract() == 0.0 => *n,
+        Some(Json::Str(digits)) if !digits.is_empty() && digits.len() <= 15 && digits.bytes().all(|c| c.is_ascii_digit()) => digits.parse().ok()?,
+        _ => return None,
+    };
+    (n >= min && n <= max).then_some(())
+}
+
+/// pairHash (pair-set.ts): FNV-1a and a multiply-xorshift over the UTF-16 units of source, a
+/// separator no unit equals, and id; each finished by murmur3's fmix32.
+fn pair_hash(source: &[u16], id: &str) -> (u32, u32) {
+    let mut h: u32 = 0x811c9dc5;
+    let mut g: u32 = 0x9e3779b9;
+    let mut step = |c: u32| {
+        h = (h ^ c).wrapping_mul(0x01000193);
+        g = (g ^ c).wrapping_mul(0x5bd1e995) ^ (g >> 15);
+    };
+    for &c in source {
+        step(c as u32);
+    }
+    step(0x10000);
+    let mut len = 0u32;
+    for c in id.encode_utf16() {
+        step(c as u32);
+        len += 1;
+    }
+    (fmix32(h), fmix32(g ^ len))
+}
+
+fn fmix32(mut x: u32) -> u32 {
+    x ^= x >> 16;
+    x = x.wrapping_mul(0x85ebca6b);
+    x ^= x >> 13;
+    x = x.wrapping_mul(0xc2b2ae35);
+    x ^ (x >> 16)
+}
+
+// The fields of a native line the verdict reads; every other field is skipped. A field given
+// twice keeps its last value (as JSON.parse does); null reads as absent.
+json_object!(NativeLine {
+    ts: Any<'a> = "ts",
+    request_id: Any<'a> = "request_id",
+    tenant_id: Any<'a> = "tenant_id",
+    session_id: Any<'a> = "session_id",
+    status: Any<'a> = "status",
+    prompt_tokens: Any<'a> = "prompt_tokens",
+    completion_tokens: Any<'a> = "completion_tokens",
+    request: decode::Request<'a> = "request",
+    response: decode::Response<'a> = "response",
+});

@@ -1,0 +1,81 @@
+import {existsSync} from 'node:fs'
+import {createRequire} from 'node:module'
+import {fileURLToPath} from 'node:url'
+import type {UnconventionalSet} from '../extract/extract.js'
+
+// The native extractor of the quick verdict's pass (native/, Rust through napi-rs), built by
+// `npm ci` / `npm run build` where cargo is installed (scripts/build-native.mjs). It claims
+// only the lines whose answer it is certain of (a blank line, or a record without a marker
+// and without a note) and leaves every other line to the TypeScript extractor, which stays the
+// reference (test/ingest/native-quick.test.ts proves each claim equal to its answer). Without
+// the addon, or with CROSSTALK_NATIVE=0, the pass reads every line in TypeScript: same
+// answers, slower.
+
+/** Per line of a unit: left to TypeScript, blank, or a record (its columns next in line). */
+export const NATIVE_LEFT = 0
+export const NATIVE_BLANK = 1
+export const NATIVE_RECORD = 2
+
+export interface NativeQuickLines {
+  kinds: Uint8Array
+  pairs: Uint32Array
+  flags: Uint8Array
+  ts: Float64Array
+}
+
+export interface NativeQuickExtractor {
+  lines(bytes: Uint8Array, source: string, maxLineBytes: number): NativeQuickLines
+}
+
+interface Addon {
+  QuickExtractor: new (unconventional: string[]) => NativeQuickExtractor
+}
+
+/** Where the build puts the addon (the repository's native/ folder, beside dist/ and src/). */
+export const ADDON_PATH = fileURLToPath(new URL('../../native/crosstalk-native.node', import.meta.url))
+
+let addon: Addon | null | undefined
+let loadError: string | null = null
+const extractors = new WeakMap<UnconventionalSet, NativeQuickExtractor>()
+
+function load(): Addon | null {
+  if (addon !== undefined) return addon
+  addon = null
+  if (process.env.CROSSTALK_NATIVE === '0') loadError = 'turned off by CROSSTALK_NATIVE=0'
+  else if (!existsSync(ADDON_PATH)) loadError = 'not built (cargo was not found when crosstalk was installed)'
+  else {
+    try {
+      addon = createRequire(import.meta.url)(ADDON_PATH) as Addon
+    } catch (error) {
+      loadError = `could not be loaded: ${(error as Error).message.split('\n')[0]}`
+    }
+  }
+  return addon
+}
+
+/** The pass's native extractor for a registry's unconventional markers; null where there is none. */
+export function nativeQuickExtractor(unconventional: UnconventionalSet | undefined): NativeQuickExtractor | null {
+  const a = load()
+  if (!a) return null
+  const key = unconventional ?? NO_MARKERS
+  let x = extractors.get(key)
+  if (!x) {
+    x = new a.QuickExtractor([...key.markers])
+    extractors.set(key, x)
+  }
+  return x
+}
+
+const NO_MARKERS = {markers: []} as unknown as UnconventionalSet
+
+/** Whether the native extractor is in use, and if not, why (for --verbose and the bench). */
+export function nativeQuickStatus(): {native: boolean; reason: string | null} {
+  const a = load()
+  return {native: a !== null, reason: a ? null : loadError}
+}
+
+/** For tests: forget the loaded addon so that CROSSTALK_NATIVE is read again. */
+export function resetNativeQuick(): void {
+  addon = undefined
+  loadError = null
+}

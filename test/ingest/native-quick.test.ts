@@ -1,0 +1,252 @@
+import {spawnSync} from 'node:child_process'
+import {mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import fc from 'fast-check'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {UnconventionalSet} from '../../src/extract/extract.js'
+import {encodeParseSpec} from '../../src/extract/parse-spec.js'
+import {generateIncident} from '../../src/generate/generate-incident.js'
+import {NATIVE_BLANK, NATIVE_LEFT, NATIVE_RECORD, nativeQuickExtractor, nativeQuickStatus, resetNativeQuick} from '../../src/ingest/native-quick.js'
+import {quickUnit, type QuickUnitResult, type QuickUnitTask} from '../../src/ingest/quick-unit.js'
+
+// The differential test of the native extractor (native/, Rust): on generated incidents and on
+// random and mutated lines, a unit read with the native extractor gives exactly the quick
+// result the TypeScript extractor gives alone (every record's hashes, flags and time, every
+// count, note, bad line and marker record), and on generated logs it claims nearly every line
+// (a native extractor that claimed nothing would pass the first check and be useless).
+
+const addon = nativeQuickStatus()
+const cargo = spawnSync('cargo', ['--version'], {stdio: 'ignore'}).status === 0
+const MARKERS = ['ZEBRA-TOKEN-C1', 'Ünïcode-marker-7']
+const spec = encodeParseSpec({format: 'native'})
+
+function run(task: QuickUnitTask, native: boolean, set: UnconventionalSet): Omit<QuickUnitResult, 'input'> {
+  const before = process.env.CROSSTALK_NATIVE
+  if (native) delete process.env.CROSSTALK_NATIVE
+  else process.env.CROSSTALK_NATIVE = '0'
+  resetNativeQuick()
+  try {
+    const {input: _input, ...result} = quickUnit({...task, bytes: task.bytes.slice()}, set)
+    return result
+  } finally {
+    if (before === undefined) delete process.env.CROSSTALK_NATIVE
+    else process.env.CROSSTALK_NATIVE = before
+    resetNativeQuick()
+  }
+}
+
+function taskOf(bytes: Uint8Array, maxLineBytes = 1 << 20): QuickUnitTask {
+  return {seq: 0, bytes, offset: 0, firstLineNo: 1, spec, file: '0', maxLineBytes, quickSource: 'gw-test'}
+}
+
+/** Per kind, how many of a unit's lines the native extractor claimed. */
+function claims(bytes: Uint8Array, set: UnconventionalSet, maxLineBytes = 1 << 20): {left: number; blank: number; record: number} {
+  const out = nativeQuickExtractor(set)!.lines(bytes, 'gw-test', maxLineBytes)
+  const c = {left: 0, blank: 0, record: 0}
+  for (const k of out.kinds) {
+    if (k === NATIVE_LEFT) c.left++
+    else if (k === NATIVE_BLANK) c.blank++
+    else if (k === NATIVE_RECORD) c.record++
+  }
+  return c
+}
+
+it('the native addon is built wherever cargo is installed', () => {
+  // Without cargo the pass runs in TypeScript (the rest of this file then has nothing to compare).
+  if (cargo) expect(addon, `the addon should have been built by npm run build: ${addon.reason}`).toEqual({native: true, reason: null})
+  else expect(addon.native || addon.reason !== null).toBe(true)
+})
+
+describe.skipIf(!addon.native)('native quick extractor, against the TypeScript one', () => {
+  const set = new UnconventionalSet(MARKERS)
+
+  describe('on generated incidents', () => {
+    let dir: string
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'crosstalk-native-'))
+      await generateIncident({out: dir, records: 3000, seed: 71})
+    }, 120_000)
+    afterAll(() => rmSync(dir, {recursive: true, force: true}))
+
+    it('gives the same quick result unit by unit, claiming nearly every line', () => {
+      const files = readdirSync(join(dir, 'logs')).filter((f) => f.endsWith('.jsonl'))
+      expect(files.length).toBeGreaterThan(3)
+      let claimed = 0
+      let lines = 0
+      for (const f of files) {
+        const bytes = readFileSync(join(dir, 'logs', f))
+        // Units cut at arbitrary line ends, as the reader cuts them.
+        for (let s = 0, n = 0; s < bytes.length; n++) {
+          let e = Math.min(bytes.length, s + 40_000 + 7919 * n)
+          if (e < bytes.length) e = bytes.indexOf(10, e) + 1 || bytes.length
+          const unit = new Uint8Array(bytes.subarray(s, e))
+          s = e
+          expect(run(taskOf(unit), true, set)).toEqual(run(taskOf(unit), false, set))
+          const c = claims(unit, set)
+          claimed += c.blank + c.record
+          lines += c.left + c.blank + c.record
+        }
+      }
+      expect(lines).toBeGreaterThan(2500)
+      expect(claimed / lines).toBeGreaterThan(0.9)
+    })
+  })
+
+  // ---------------------------------------------------------------- random and mutated lines
+
+  const text = fc.oneof(
+    fc.constantFrom('plain words', '', ' ', '\u00a0', 'CANARY-aaaa1111aaaa1111aaaa here', 'canary-aaaa1111aaaa', 'x ZEBRA-TOKEN-C1 y', 'Ünïcode-marker-7', 'CANARY-', 'ZEBRA-TOKEN', 'é\u2028ü', '{"not":"json"', '[1]'),
+    fc.string({maxLength: 12}),
+    fc.string({unit: 'grapheme', maxLength: 8}),
+  )
+  const index = fc.constantFrom<unknown>(0, 1, 2, -0, 1.5, '1', null, 2 ** 60, 1e300, undefined)
+  const content = fc.oneof(text, fc.array(fc.oneof(text, text.map((t) => ({type: 'text', text: t})), fc.constant(5)), {maxLength: 3}), fc.constantFrom<unknown>(null, 7, {text: 'x'}))
+  const toolCalls = fc.array(fc.record({index, function: fc.oneof(fc.record({arguments: fc.oneof(text, fc.constant<unknown>(3))}), fc.constant<unknown>('f'))}, {requiredKeys: []}), {maxLength: 2})
+  const message = fc.record({role: fc.constant('assistant'), content, reasoning_content: fc.oneof(text, fc.constant<unknown>(1)), tool_calls: toolCalls}, {requiredKeys: []})
+  const choice = fc.oneof(
+    fc.record({index, message: fc.oneof(message, fc.constant<unknown>('m')), text: fc.oneof(text, fc.constant<unknown>(0))}, {requiredKeys: []}),
+    fc.record({index, delta: fc.oneof(message, fc.constant<unknown>(null)), text}, {requiredKeys: []}),
+    fc.constantFrom<unknown>('c', 4, null),
+  )
+  const errorish = fc.constantFrom<unknown>(undefined, undefined, undefined, {message: 'overloaded'}, 'boom', 3, null, [], {})
+  const body = fc.record(
+    {object: fc.constantFrom<unknown>('chat.completion', 'text_completion', 'error', 'chat.completion.chunk', 5), error: errorish, message: text, choices: fc.oneof(fc.array(choice, {maxLength: 3}), fc.constantFrom<unknown>(null, 'x', {})), usage: fc.constant({prompt_tokens: 3})},
+    {requiredKeys: []},
+  )
+  const sseLine = fc.oneof(
+    body.map((b) => `data: ${JSON.stringify(b)}`),
+    body.map((b) => `data:${JSON.stringify(b)}`),
+    fc.constantFrom('data: [DONE]', 'data:  [DONE] ', 'event: error', 'event:error ', ': keep-alive', '', 'id: 7', 'data: {"choices":[{"delta":{"content":"wra', 'pped"}}]}', 'data: 42', 'data: "s"', 'data: {bad json}', 'data: {"choices":[{"index":12345678901234567891,"text":"big"}]}'),
+  )
+  const sse = fc.tuple(fc.array(sseLine, {minLength: 1, maxLength: 6}), fc.constantFrom('\n', '\r\n', '\n\n'), fc.constantFrom('', ' ', '\n', '\r')).map(([ls, sep, lead]) => lead + ls.join(sep))
+  const response = fc.oneof(
+    text,
+    body,
+    body.map((b) => JSON.stringify(b)),
+    body.map((b) => ` ${JSON.stringify(b)}`),
+    sse,
+    fc.constantFrom<unknown>(null, 42, true, [1, 'CANARY-aaaa1111aaaa1111aaaa'], '{"choices":[{"text":"\\ud800"}]}', '{"choices":[{"text":"a\tb"}]}', '{"choices":[{"text":1e400}]}', '{"error":12345678901234567891}'),
+  )
+  const request = fc.oneof(
+    text,
+    fc.record({system: fc.oneof(text, fc.constant<unknown>(1)), messages: fc.oneof(fc.array(fc.oneof(message, text, fc.constant<unknown>(9)), {maxLength: 3}), fc.constant<unknown>('m')), prompt: fc.oneof(text, fc.array(fc.oneof(text, fc.constant<unknown>(1)), {maxLength: 3}), fc.constant<unknown>(null)), input: fc.oneof(text, fc.array(message, {maxLength: 2}), fc.constant<unknown>(2)), text, stream: fc.boolean()}, {requiredKeys: []}),
+    fc.array(fc.oneof(message, text), {maxLength: 3}),
+    fc.constantFrom<unknown>(null, 5, -0, 1.5, true, false, '  {"messages":[{"content":"x"}]}', '[{"content":""}]', '{"messages":[{"content":"\\ud800"}]}', '{bad', '[]', '{}', {seed: 12345678901234567891n}),
+  )
+  const isoTs = fc
+    .record({
+      y: fc.integer({min: 0, max: 9999}), mo: fc.integer({min: 0, max: 13}), d: fc.integer({min: 0, max: 32}), h: fc.integer({min: 0, max: 24}), mi: fc.integer({min: 0, max: 60}), s: fc.option(fc.integer({min: 0, max: 61})),
+      frac: fc.option(fc.stringMatching(/^[0-9]{1,11}$/)), sep: fc.constantFrom('T', ' ', 't'), fsep: fc.constantFrom('.', ','), ws: fc.constantFrom('', '', ' ', '\u00a0', '\t'),
+      zone: fc.constantFrom('Z', 'z', '+00:00', '-05:30', '+0530', '+05', '+24:00', '-00:60', '+5', '', 'UTC'), pad: fc.constantFrom('', ' ', '\ufeff'),
+    })
+    .map((t) => {
+      const p = (n: number, w = 2) => String(n).padStart(w, '0')
+      const sec = t.s === null ? '' : `:${p(t.s)}${t.frac === null ? '' : t.fsep + t.frac}`
+      return `${t.pad}${p(t.y, 4)}-${p(t.mo)}-${p(t.d)}${t.sep}${p(t.h)}:${p(t.mi)}${sec}${t.ws}${t.zone}${t.pad}`
+    })
+  const goodTs = fc
+    .record({ms: fc.integer({min: Date.UTC(2000, 0, 1), max: Date.UTC(2100, 0, 1)}), form: fc.nat({max: 3})})
+    .map(({ms, form}) => {
+      const iso = new Date(ms).toISOString()
+      return form === 0 ? iso : form === 1 ? `${iso.slice(0, 10)} ${iso.slice(11, 23)}456+00:00` : form === 2 ? `${iso.slice(0, 19)}+02:00` : ms
+    })
+  const ts = fc.oneof(
+    {weight: 6, arbitrary: goodTs},
+    {weight: 3, arbitrary: isoTs},
+    {weight: 1, arbitrary: fc.constantFrom<unknown>(1793318401086, 1793318401086.5, 946684800000, 946684799999, 8.64e15, 8.64e15 + 1, 1e12, '1793318401086', '', null, true, -1, 0)},
+  )
+  const id = fc.oneof(
+    {weight: 12, arbitrary: fc.constantFrom('r1', 'r2', 'r3', 'ü-4', '\ud83d\ude00', 'req 5')},
+    {weight: 1, arbitrary: fc.constantFrom<unknown>('', ' ', '\u00a0', '\ufeff', '\u2028', 5, -0, 1.5, 2 ** 53 + 2, null, true, ['r'], {r: 1})},
+  )
+  const count = fc.oneof(
+    {weight: 8, arbitrary: fc.constantFrom<unknown>(undefined, null, 200, 404, '200', 12, 0, 1e2, -0)},
+    {weight: 1, arbitrary: fc.constantFrom<unknown>(99, 1000, -1, '0200', '', '1234567890123456', 200.5, 2 ** 53, 2 ** 53 - 1, true, [], {}, 12345678901234567891n)},
+  )
+  const record = fc.record(
+    {ts, request_id: id, tenant_id: id, session_id: id, status: count, prompt_tokens: count, completion_tokens: count, request, response, extra: fc.constantFrom<unknown>('g', 12345678901234567891n, 1e400, [[[]]], '\u0001')},
+    {requiredKeys: ['ts', 'request_id', 'tenant_id', 'session_id', 'response']},
+  )
+
+  /** JSON text of a record: bigint as its digits, 1e400 as the literal, and a few hand-made forms. */
+  function serialise(r: Record<string, unknown>, form: number): string {
+    let json = JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? `@big${v}@` : v === Infinity ? '@inf@' : v))
+    json = json.replace(/"@big(\d+)@"/g, '$1').replace(/"@inf@"/g, '1e400')
+    if (form === 1) json = json.replace(/C/g, '\\u0043') // escapes where markers are
+    if (form === 2) json = json.replace('{', '{"request_id":"dup", ') // a field given twice: the last wins
+    if (form === 3) json = json.replace(/,/g, ' ,\t') // white space between tokens
+    if (form === 4) json = ` ${json}`
+    if (form === 5) json = json.replace('"ts"', '"\\u0074s"') // an escaped key
+    return json
+  }
+
+  const mutation = fc.record({at: fc.nat(), del: fc.nat({max: 3}), ins: fc.constantFrom('', '\u0001', '\t', '"', '\\', '{', '}', ',', '0', 'é', '\u2028', '\ud800', 'CANARY-0123456789abcdef', '\\u00')})
+  const line = fc.oneof(
+    {weight: 6, arbitrary: fc.tuple(record, fc.nat({max: 8})).map(([r, form]) => serialise(r, form))},
+    {
+      weight: 2,
+      arbitrary: fc.tuple(record, fc.array(mutation, {minLength: 1, maxLength: 3})).map(([r, ms]) => {
+        let s = serialise(r, 0)
+        for (const m of ms) {
+          const at = m.at % (s.length + 1)
+          s = s.slice(0, at) + m.ins + s.slice(at + m.del)
+        }
+        return s
+      }),
+    },
+    {weight: 1, arbitrary: fc.constantFrom('', '   ', '\t', '\v\f', 'not json', '[1,2]', '"s"', 'null', '\xff\xfe', '{"ts":')},
+  )
+  const unit = fc.record({lines: fc.array(line, {minLength: 1, maxLength: 12}), bom: fc.boolean(), crlf: fc.boolean(), trailing: fc.boolean(), max: fc.constantFrom(1 << 20, 300)})
+
+  function bytesOf(u: {lines: string[]; bom: boolean; crlf: boolean; trailing: boolean}): Uint8Array {
+    const lines = u.lines.map((l) => (l === '\xff\xfe' ? Buffer.from([0xff, 0xfe]) : Buffer.from(l)))
+    const end = Buffer.from(u.crlf ? '\r\n' : '\n')
+    const parts = lines.flatMap((l, i) => (i === 0 ? [l] : [end, l]))
+    return new Uint8Array(Buffer.concat([u.bom ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0), ...parts, u.trailing ? end : Buffer.alloc(0)]))
+  }
+
+  it('gives the same quick result on random, hostile and mutated lines', () => {
+    let claimed = 0
+    fc.assert(
+      fc.property(unit, (u) => {
+        const bytes = bytesOf(u)
+        expect(run(taskOf(bytes, u.max), true, set)).toEqual(run(taskOf(bytes, u.max), false, set))
+        const c = claims(bytes, set, u.max)
+        claimed += c.record
+      }),
+      {seed: 4_271_981, numRuns: 3000},
+    )
+    // The generators reach both sides: many lines claimed, the rest left to TypeScript.
+    expect(claimed).toBeGreaterThan(500)
+  })
+
+  it('leaves to TypeScript every line whose response holds a marker, escaped or registered', () => {
+    const lines = [
+      '{"ts":"2026-11-02T06:00:00Z","request_id":"a","tenant_id":"t","session_id":"s","response":"see CANARY-0123456789abcdef"}',
+      '{"ts":"2026-11-02T06:00:00Z","request_id":"b","tenant_id":"t","session_id":"s","response":"see \\u0043ANARY-0123456789abcdef"}',
+      '{"ts":"2026-11-02T06:00:00Z","request_id":"c","tenant_id":"t","session_id":"s","response":"data: {\\"choices\\":[{\\"delta\\":{\\"content\\":\\"CANA\\"}}]}\\n\\ndata: {\\"choices\\":[{\\"delta\\":{\\"content\\":\\"RY-0123456789abcdef\\"}}]}\\n\\n"}',
+      '{"ts":"2026-11-02T06:00:00Z","request_id":"d","tenant_id":"t","session_id":"s","response":"a ZEBRA-TOKEN-C1"}',
+      '{"ts":"2026-11-02T06:00:00Z","request_id":"e","tenant_id":"t","session_id":"s","response":"nothing here"}',
+    ]
+    const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
+    expect(claims(bytes, set)).toEqual({left: 4, blank: 0, record: 1})
+    const result = run(taskOf(bytes), true, set)
+    expect(result.marked.map((m) => m.request_id)).toEqual(['a', 'b', 'c', 'd'])
+    expect(result).toEqual(run(taskOf(bytes), false, set))
+  })
+})
+
+it('CROSSTALK_NATIVE=0 turns the native extractor off, saying so', () => {
+  const before = process.env.CROSSTALK_NATIVE
+  process.env.CROSSTALK_NATIVE = '0'
+  resetNativeQuick()
+  try {
+    expect(nativeQuickStatus()).toEqual({native: false, reason: 'turned off by CROSSTALK_NATIVE=0'})
+    expect(nativeQuickExtractor(undefined)).toBeNull()
+  } finally {
+    if (before === undefined) delete process.env.CROSSTALK_NATIVE
+    else process.env.CROSSTALK_NATIVE = before
+    resetNativeQuick()
+  }
+})
