@@ -14,6 +14,7 @@ import os from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {loadGroundTruth} from '../generate/ground-truth.js'
+import {nativeQuickStatus} from '../ingest/native-quick.js'
 import {ensureIncident, type Incident} from './datasets.js'
 import {runMeasured, rssMethod, type ChildRun} from './measure.js'
 import {
@@ -81,6 +82,11 @@ async function duckdbVersion(): Promise<string> {
   }
 }
 
+function nativeDescription(): string {
+  const s = nativeQuickStatus()
+  return s.native ? 'yes' : `no (${s.reason})`
+}
+
 async function machine(): Promise<Record<string, string | number>> {
   const cpus = os.cpus()
   return {
@@ -94,6 +100,8 @@ async function machine(): Promise<Record<string, string | number>> {
     duckdb: await duckdbVersion(),
     ripgrep: which('rg') ?? 'not installed',
     rss_method: rssMethod(),
+    // Whether the quick verdict's pass ran the native extractor (native/), as the crosstalk children will.
+    native_extractor: nativeDescription(),
   }
 }
 
@@ -328,7 +336,7 @@ async function main(): Promise<number> {
   const notes: string[] = [
     `Wall time: median of ${opts.runs} run(s), tools alternating run by run; each crosstalk step is a child \`bin/run.js ... --json\` (the installed \`crosstalk\`) on a fresh case (node + oclif start-up included); end to end = ingest canaries + ingest logs + scan + scope of one run (four processes); triage = the same in one \`crosstalk triage\` process, on a fresh case. Peak RSS: max over runs, via ${mach.rss_method}.`,
     'MB/s is over the log files as stored (one of the 12 files is gzip). Accuracy: precision/recall of the responses each answer implicates (request ids) against the ground truth\'s cross_session/cross_tenant responses; ripgrep\'s answer is every line its pattern matches.',
-    `Machine: ${mach.nproc} CPUs (${mach.cpu}), ${mach.mem_total_gib} GiB, load average ${mach.loadavg_at_start} at start, shared with other sessions: expect noise.`,
+    `Machine: ${mach.nproc} CPUs (${mach.cpu}), ${mach.mem_total_gib} GiB, load average ${mach.loadavg_at_start} at start, shared with other sessions: expect noise. Native verdict-pass extractor: ${mach.native_extractor}.`,
   ]
   if (!hasRg) notes.push('ripgrep not installed: its rows are skipped.')
   log(`mode ${opts.quick ? 'quick' : opts.large ? 'large' : 'full'}: sizes ${opts.sizes.join(', ')}, ${opts.runs} run(s) each, rss via ${mach.rss_method}${hasRg ? '' : ', no rg'}`)
