@@ -62,7 +62,8 @@ impl QuickExtractor {
     }
 
     /// The unit's lines as decodeLine reads them; `max_line_bytes` and `source` as the task gives them.
-    #[napi]
+    /// A panic (a bug here) is thrown to JavaScript as an error, never unwound into Node.
+    #[napi(catch_unwind)]
     pub fn lines(&self, bytes: Uint8Array, source: String, max_line_bytes: u32) -> QuickLines {
         let source: Vec<u16> = source.encode_utf16().collect();
         let bytes: &[u8] = &bytes;

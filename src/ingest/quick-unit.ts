@@ -127,7 +127,13 @@ function nativeClaims(task: QuickUnitTask, unconventional: UnconventionalSet | u
   if (!decoderFor(task.spec).plainNative) return undefined
   const native = nativeQuickExtractor(unconventional)
   if (!native) return undefined
-  const n = native.lines(task.bytes, task.quickSource, task.maxLineBytes)
+  let n
+  try {
+    n = native.lines(task.bytes, task.quickSource, task.maxLineBytes)
+  } catch {
+    // A failure of the native extractor (a bug) costs speed, never an answer: TypeScript reads the unit.
+    return undefined
+  }
   let k = 0
   return {
     kinds: n.kinds,
