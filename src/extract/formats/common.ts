@@ -55,7 +55,10 @@ export function finishRecord(
   }
   for (const f of ['request_id', 'tenant_id', 'session_id'] as const) {
     const v = r[f]
-    if (typeof v === 'number' && Number.isFinite(v)) (r as Obj)[f] = String(v)
+    // An integer id is its digits, as on a native line; any other number (1.5, 1e300) is no id
+    // anyone wrote: the native decoder refuses it, and so does every adapter.
+    if (typeof v === 'number' && Number.isSafeInteger(v)) (r as Obj)[f] = String(v)
+    else if (typeof v === 'number') return {problem: `${f} is the number ${v}, not an integer; log it as a string`}
     else if (typeof v !== 'string') return {problem: `${f} must be text, got ${describe(v)}`}
   }
   const record: NativeRecord = {
