@@ -1,7 +1,7 @@
 import {existsSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {fileURLToPath} from 'node:url'
-import type {UnconventionalSet} from '../extract/extract.js'
+import {UnconventionalSet} from '../extract/extract.js'
 
 // The native extractor of the quick verdict's pass (native/, Rust through napi-rs), built by
 // `npm ci` / `npm run build` where cargo is installed (scripts/build-native.mjs). It claims
@@ -42,7 +42,7 @@ function load(): Addon | null {
   if (addon !== undefined) return addon
   addon = null
   if (process.env.CROSSTALK_NATIVE === '0') loadError = 'turned off by CROSSTALK_NATIVE=0'
-  else if (!existsSync(ADDON_PATH)) loadError = 'not built (cargo was not found when crosstalk was installed)'
+  else if (!existsSync(ADDON_PATH)) loadError = 'not built (npm run build found no cargo, or its cargo build failed, and said so)'
   else {
     try {
       addon = createRequire(import.meta.url)(ADDON_PATH) as Addon
@@ -66,9 +66,9 @@ export function nativeQuickExtractor(unconventional: UnconventionalSet | undefin
   return x
 }
 
-const NO_MARKERS = {markers: []} as unknown as UnconventionalSet
+const NO_MARKERS = new UnconventionalSet([])
 
-/** Whether the native extractor is in use, and if not, why (for --verbose and the bench). */
+/** Whether the native extractor is in use, and if not, why (the bench's machine line). */
 export function nativeQuickStatus(): {native: boolean; reason: string | null} {
   const a = load()
   return {native: a !== null, reason: a ? null : loadError}

@@ -91,8 +91,22 @@ export function quickUnit(task: QuickUnitTask, unconventional?: UnconventionalSe
   const note = noteCounter(result.notes)
   columns.length = 0
   const claims = nativeClaims(task, unconventional)
+  if (claims) {
+    const walked = walkQuick(task, unconventional, result, note, claims)
+    // The native answer must cover exactly the unit's lines and hand over exactly its records;
+    // anything else (a bug) is never trusted: the unit is read again, in TypeScript alone.
+    if (walked && claims.allTaken()) return finish(task, result)
+    Object.assign(result, {lines: 0, blank: 0, ignored: 0, bom: false, notes: {}, bad: 0, firstBad: null, marked: []})
+    columns.length = 0
+  }
+  walkQuick(task, unconventional, result, noteCounter(result.notes))
+  return finish(task, result)
+}
+
+/** The walk of a quick unit into `result` and the thread's columns; false when the claims did not cover the unit's lines. */
+function walkQuick(task: QuickUnitTask, unconventional: UnconventionalSet | undefined, result: QuickUnitResult, note: (text: string) => void, claims?: NativeClaims): boolean {
   // A quick pass runs only on formats that read each line alone: there is never a companion index.
-  Object.assign(result, walkUnit(task, null, false, {
+  const counts = walkUnit(task, null, false, {
     bad: (lineNo, _item, _offset, _line, reason) => {
       result.bad++
       result.firstBad ??= {line: lineNo, reason}
@@ -110,7 +124,12 @@ export function quickUnit(task: QuickUnitTask, unconventional?: UnconventionalSe
       }
       columns.push(h1, h2, recordFlags(row), row.ts_ms)
     },
-  }, claims))
+  }, claims)
+  Object.assign(result, counts)
+  return claims === undefined || claims.kinds.length === counts.lines
+}
+
+function finish(task: QuickUnitTask, result: QuickUnitResult): QuickUnitResult {
   result.pairs = columns.pairs.slice(0, 2 * columns.length)
   result.flags = columns.flags.slice(0, columns.length)
   result.ts = columns.ts.slice(0, columns.length)
@@ -123,7 +142,12 @@ export function quickUnit(task: QuickUnitTask, unconventional?: UnconventionalSe
  * that push their records' columns; undefined where it does not run (no addon, another format,
  * --map), and the TypeScript walk reads every line.
  */
-function nativeClaims(task: QuickUnitTask, unconventional: UnconventionalSet | undefined): LineClaims | undefined {
+interface NativeClaims extends LineClaims {
+  /** Every record the native extractor answered was taken by the walk, and no more. */
+  allTaken(): boolean
+}
+
+function nativeClaims(task: QuickUnitTask, unconventional: UnconventionalSet | undefined): NativeClaims | undefined {
   if (!decoderFor(task.spec).plainNative) return undefined
   const native = nativeQuickExtractor(unconventional)
   if (!native) return undefined
@@ -141,5 +165,6 @@ function nativeClaims(task: QuickUnitTask, unconventional: UnconventionalSet | u
       columns.push(n.pairs[2 * k]!, n.pairs[2 * k + 1]!, n.flags[k]!, n.ts[k]!)
       k++
     },
+    allTaken: () => k === n.flags.length && n.pairs.length === 2 * k && n.ts.length === k,
   }
 }
