@@ -1,10 +1,10 @@
 import {isUtf8} from 'node:buffer'
+import {createHash} from 'node:crypto'
 import {readFileSync} from 'node:fs'
 import {basename, resolve} from 'node:path'
 import {z} from 'zod'
 import {InputError} from '../errors.js'
 import {writeEvidenceSync} from '../evidence/evidence-store.js'
-import {sha256File} from '../evidence/hash-file.js'
 import {CONVENTIONAL_MARKER, markerKey} from '../extract/markers.js'
 import {stageRegistry} from '../store/canaries.js'
 import {deleteFile, fileBySha256, insertRegistryFile} from '../store/files.js'
@@ -12,7 +12,6 @@ import type {CaseDb} from '../store/open-case.js'
 import {begin, commit, rollback} from '../store/session.js'
 import {parseTimestamp} from '../util/timestamps.js'
 import {parseCsv} from './csv-parse.js'
-import {readLines} from './line-reader.js'
 
 // A registry can hold hundreds of thousands of markers (one per session), so it is read
 // line by line into a staging table and checked with SQL: memory stays flat, and every
@@ -54,22 +53,26 @@ const MAX_REGISTRY_LINE = 1 << 20
 
 export async function ingestCanaries(db: CaseDb, options: {path: string; now: () => Date}): Promise<IngestCanariesResult> {
   const {path} = options
-  let hashed
+  // One read: the bytes hashed are the bytes parsed and the bytes kept as evidence (a file
+  // rewritten while it was being ingested cannot leave a hash that does not match the copy).
+  // Registries are megabytes, not gigabytes.
+  let bytes: Buffer
   try {
-    hashed = await sha256File(path)
+    bytes = readFileSync(path)
   } catch (error) {
     throw new InputError(`${path}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, 'E_UNREADABLE')
   }
-  const existing = fileBySha256(db, hashed.sha256)
+  const sha256 = createHash('sha256').update(bytes).digest('hex')
+  const existing = fileBySha256(db, sha256)
   if (existing?.state === 'complete') {
-    return {file: path, sha256: hashed.sha256, status: 'already_present', entries: existing.records, added: 0, already_registered: existing.records}
+    return {file: path, sha256, status: 'already_present', entries: existing.records, added: 0, already_registered: existing.records}
   }
 
   const staging = stageRegistry(db)
   let entries = 0
   begin(db)
   try {
-    for await (const entry of readRegistry(path)) {
+    for (const entry of readRegistry(path, bytes)) {
       staging.add({...entry, marker_key: markerKey(entry.marker)})
       entries++
     }
@@ -81,14 +84,13 @@ export async function ingestCanaries(db: CaseDb, options: {path: string; now: ()
     if (existing) deleteFile(db, existing.id)
     const now = options.now().toISOString()
     const fileId = insertRegistryFile(db, {
-      path, name: basename(path), absPath: resolve(path), sha256: hashed.sha256, size: hashed.size,
+      path, name: basename(path), absPath: resolve(path), sha256, size: bytes.length,
       format: /\.csv$/i.test(path) ? 'csv' : 'jsonl', at: now, entries,
     })
-    // Registries are megabytes, not gigabytes: one read for the evidence copy is fine.
-    writeEvidenceSync(db, fileId, readFileSync(path))
+    writeEvidenceSync(db, fileId, bytes)
     const added = staging.commit(fileId)
     commit(db)
-    return {file: path, sha256: hashed.sha256, status: 'ingested', entries, added, already_registered: entries - added}
+    return {file: path, sha256, status: 'ingested', entries, added, already_registered: entries - added}
   } catch (error) {
     rollback(db)
     throw error
@@ -113,17 +115,15 @@ interface Entry {
   issued_at: string | null
 }
 
-/** Streams validated entries from a CSV (header marker,tenant_id,session_id,issued_at) or JSONL registry. */
-async function* readRegistry(path: string): AsyncGenerator<Entry> {
+/** Validated entries of a CSV (header marker,tenant_id,session_id,issued_at) or JSONL registry. */
+function* readRegistry(path: string, bytes: Buffer): Generator<Entry> {
   let columns: string[] | undefined
   let format: 'csv' | 'jsonl' | undefined
   let pending = '' // a CSV record whose quoted field spans lines
   let pendingLine = 0
-  for await (const raw of readLines(path, {gzip: false, maxLineBytes: MAX_REGISTRY_LINE})) {
-    if (!raw.bytes) throw new InputError(`${path}:${raw.lineNo}: line longer than ${MAX_REGISTRY_LINE} bytes`)
-    if (!isUtf8(raw.bytes)) throw new InputError(`${path}:${raw.lineNo}: not UTF-8 text`)
-    let text = raw.bytes.toString('utf8')
-    if (raw.lineNo === 1) text = text.replace(/^\ufeff/, '')
+  for (const {lineNo, text: line} of registryLines(path, bytes)) {
+    let text = line
+    if (lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1)
     // The CR of a CRLF line end is kept until the record is complete: inside a quoted field it is
     // part of the value.
     const cr = text.endsWith('\r')
@@ -138,47 +138,130 @@ async function* readRegistry(path: string): AsyncGenerator<Entry> {
       try {
         value = JSON.parse(bare)
       } catch (error) {
-        throw new InputError(`${path}:${raw.lineNo}: not valid JSON (${(error as Error).message})`)
+        throw new InputError(`${path}:${lineNo}: not valid JSON (${(error as Error).message})`)
       }
-      yield validate(path, raw.lineNo, value)
+      yield validate(path, lineNo, value)
       continue
     }
     const joined = pending ? `${pending}\n${text}` : text
-    const line = pending ? pendingLine : raw.lineNo
-    if ((joined.match(/"/g)?.length ?? 0) % 2 === 1) {
+    const at = pending ? pendingLine : lineNo
+    if (oddQuotes(joined)) {
       // Inside a quoted field: the line end (CR included) is part of the value.
       pending = joined
-      pendingLine = line
+      pendingLine = at
       continue
     }
     pending = ''
     const record = joined.endsWith('\r') ? joined.slice(0, -1) : joined
     if (!record.trim()) continue
     let cells: string[]
-    try {
-      cells = parseCsv(record)[0]?.cells ?? []
-    } catch (error) {
-      throw new InputError(`${path}:${line}: ${(error as Error).message.replace(/^line \d+: /, '')}`)
+    if (isPlainCsv(record)) cells = record.split(',')
+    else {
+      try {
+        cells = parseCsv(record)[0]?.cells ?? []
+      } catch (error) {
+        throw new InputError(`${path}:${at}: ${(error as Error).message.replace(/^line \d+: /, '')}`)
+      }
     }
     if (!columns) {
       columns = cells.map((c) => c.trim().toLowerCase())
       for (const need of REQUIRED_COLUMNS) {
-        if (!columns.includes(need)) throw new InputError(`${path}:${line}: header must be marker,tenant_id,session_id,issued_at (missing ${need})`)
+        if (!columns.includes(need)) throw new InputError(`${path}:${at}: header must be marker,tenant_id,session_id,issued_at (missing ${need})`)
       }
       continue
     }
-    yield validate(path, line, Object.fromEntries(columns.map((c, i) => [c, cells[i] ?? ''])))
+    const row = Object.create(null) as Record<string, string>
+    for (let i = 0; i < columns.length; i++) row[columns[i]!] = cells[i] ?? ''
+    yield validate(path, at, row)
   }
   if (pending) throw new InputError(`${path}:${pendingLine}: unterminated quoted field`)
 }
 
-function validate(path: string, line: number, value: unknown): Entry {
-  const parsed = CanaryEntry.safeParse(value)
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]
-    throw new InputError(`${path}:${line}: ${issue?.path.join('.') || 'entry'}: ${issue?.message ?? 'invalid'}`)
+/**
+ * The file's lines (LF ends; a CR before it stays for the caller), numbered from 1, each
+ * checked for length and UTF-8 in order. A file that is UTF-8 throughout is decoded once
+ * (an LF byte never occurs inside a multi-byte character, so its lines are the same text);
+ * otherwise, or past what one string may hold, line by line as bytes, so the error names the
+ * first bad line.
+ */
+function* registryLines(path: string, bytes: Buffer): Generator<{lineNo: number; text: string}> {
+  const tooLong = (lineNo: number) => new InputError(`${path}:${lineNo}: line longer than ${MAX_REGISTRY_LINE} bytes`)
+  let lineNo = 1
+  if (bytes.length <= WHOLE_TEXT_LIMIT && isUtf8(bytes)) {
+    const whole = bytes.toString('utf8')
+    for (let from = 0; from < whole.length; lineNo++) {
+      let nl = whole.indexOf('\n', from)
+      if (nl === -1) nl = whole.length
+      const text = whole.slice(from, nl)
+      // Three bytes at most per UTF-16 unit: only a long line needs its bytes counted.
+      if (text.length * 3 > MAX_REGISTRY_LINE && Buffer.byteLength(text) > MAX_REGISTRY_LINE) throw tooLong(lineNo)
+      yield {lineNo, text}
+      from = nl + 1
+    }
+    return
   }
-  const e = parsed.data
+  for (let from = 0; from < bytes.length; lineNo++) {
+    let nl = bytes.indexOf(10, from)
+    if (nl === -1) nl = bytes.length
+    if (nl - from > MAX_REGISTRY_LINE) throw tooLong(lineNo)
+    const line = bytes.subarray(from, nl)
+    if (!isUtf8(line)) throw new InputError(`${path}:${lineNo}: not UTF-8 text`)
+    yield {lineNo, text: line.toString('utf8')}
+    from = nl + 1
+  }
+}
+
+/** Well under V8's longest string (2^29 - 24 UTF-16 units). */
+const WHOLE_TEXT_LIMIT = 1 << 28
+
+function oddQuotes(text: string): boolean {
+  let odd = false
+  for (let i = text.indexOf('"'); i !== -1; i = text.indexOf('"', i + 1)) odd = !odd
+  return odd
+}
+
+/**
+ * A record that RFC 4180 parsing would only split at its commas: no quote, no CR or LF (either
+ * ends a CSV row) and no BOM for parseCsv to drop.
+ */
+export function isPlainCsv(record: string): boolean {
+  return !record.includes('"') && !record.includes('\r') && !record.includes('\n') && record.charCodeAt(0) !== 0xfeff
+}
+
+type CanaryFields = z.infer<typeof CanaryEntry>
+
+/**
+ * The entry when it plainly satisfies CanaryEntry (three ids that are non-blank strings, an
+ * issued_at that is absent, null, a string or a finite number), without zod's cost per row;
+ * anything else goes through CanaryEntry, whose message names what is wrong.
+ * test/ingest/registry-fast-path.test.ts holds the two to the same verdicts.
+ */
+export function plainEntry(value: unknown): CanaryFields | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
+  const {marker, tenant_id, session_id, issued_at} = value as Record<string, unknown>
+  if (!isId(marker) || !isId(tenant_id) || !isId(session_id)) return undefined
+  if (!(issued_at === undefined || issued_at === null || typeof issued_at === 'string' || (typeof issued_at === 'number' && Number.isFinite(issued_at)))) return undefined
+  return {marker, tenant_id, session_id, issued_at}
+}
+
+const isId = (v: unknown): v is string => typeof v === 'string' && v.trim() !== ''
+
+/** CanaryEntry's own verdict (the reference plainEntry is held to). */
+export function parseCanaryEntry(value: unknown): CanaryFields | undefined {
+  const parsed = CanaryEntry.safeParse(value)
+  return parsed.success ? parsed.data : undefined
+}
+
+function validate(path: string, line: number, value: unknown): Entry {
+  let e = plainEntry(value)
+  if (!e) {
+    const parsed = CanaryEntry.safeParse(value)
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]
+      throw new InputError(`${path}:${line}: ${issue?.path.join('.') || 'entry'}: ${issue?.message ?? 'invalid'}`)
+    }
+    e = parsed.data
+  }
   if (!CONVENTIONAL_MARKER.test(e.marker) && [...e.marker].length < MIN_UNCONVENTIONAL_MARKER) {
     throw new InputError(
       `${path}:${line}: marker ${JSON.stringify(e.marker.slice(0, 40))} is too short: a marker outside the CANARY-<hex> convention needs at least ${MIN_UNCONVENTIONAL_MARKER} characters, or it matches ordinary text`,

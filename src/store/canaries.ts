@@ -68,16 +68,31 @@ export interface RegistryStaging {
   drop(): void
 }
 
+const STAGE_BATCH = 64
+
 export function stageRegistry(db: CaseDb): RegistryStaging {
   db.exec('DROP TABLE IF EXISTS temp.canary_staging')
   db.exec('CREATE TEMP TABLE canary_staging (line INTEGER NOT NULL, marker_key TEXT NOT NULL, marker TEXT NOT NULL, tenant_id TEXT NOT NULL, session_id TEXT NOT NULL, issued_at TEXT)')
-  const stage = db.prepare('INSERT INTO temp.canary_staging VALUES (?, ?, ?, ?, ?, ?)')
+  // Rows go in STAGE_BATCH to a statement: one call into SQLite instead of one a row.
+  const row = '(?, ?, ?, ?, ?, ?)'
+  const stageMany = db.prepare(`INSERT INTO temp.canary_staging VALUES ${Array(STAGE_BATCH).fill(row).join(', ')}`)
+  const stageOne = db.prepare(`INSERT INTO temp.canary_staging VALUES ${row}`)
+  let batch: unknown[] = []
+  const flush = () => {
+    for (let i = 0; i < batch.length; i += 6) stageOne.run(batch.slice(i, i + 6))
+    batch = []
+  }
   let indexed = false
   return {
     add: (e) => {
-      stage.run(e.line, e.marker_key, e.marker, e.tenant_id, e.session_id, e.issued_at)
+      batch.push(e.line, e.marker_key, e.marker, e.tenant_id, e.session_id, e.issued_at)
+      if (batch.length === STAGE_BATCH * 6) {
+        stageMany.run(batch)
+        batch = []
+      }
     },
     conflicts: (limit) => {
+      flush()
       if (!indexed) db.exec('CREATE INDEX temp.canary_staging_by_key ON canary_staging (marker_key, line)')
       indexed = true
       const inFile = db
@@ -98,14 +113,18 @@ export function stageRegistry(db: CaseDb): RegistryStaging {
         .all(limit) as Array<{marker: string; line: number; session_id: string; stored_session: string; stored_tenant: string}>
       return {inFile, inCase}
     },
-    commit: (fileId) =>
-      db
+    // In key order (the same rows as in line order: of a key given twice, its first line still
+    // comes first and wins), so the registry's key B-trees grow at their right edge.
+    commit: (fileId) => {
+      flush()
+      return db
         .prepare(
           `INSERT INTO canaries (marker_key, marker, tenant_id, session_id, issued_at, file_id)
-           SELECT marker_key, marker, tenant_id, session_id, issued_at, ? FROM temp.canary_staging WHERE true ORDER BY line
+           SELECT marker_key, marker, tenant_id, session_id, issued_at, ? FROM temp.canary_staging WHERE true ORDER BY marker_key, line
            ON CONFLICT (marker_key) DO NOTHING`,
         )
-        .run(fileId).changes,
+        .run(fileId).changes
+    },
     drop: () => {
       db.exec('DROP TABLE IF EXISTS temp.canary_staging')
     },
