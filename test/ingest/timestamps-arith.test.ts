@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import {daysIn, isoString, parseTimestamp, utcMs, utcMsByDate} from '../../src/util/timestamps.js'
+import {daysIn, isoString, parseAnyTimestamp, parseTimestamp, utcMs, utcMsByDate} from '../../src/util/timestamps.js'
 
 // util/timestamps.ts computes dates itself (Hinnant's civil-day algorithms) instead of through
 // Date's setters and toISOString, which cost microseconds a timestamp. Property: the answers are
@@ -54,5 +54,49 @@ describe('timestamp arithmetic', () => {
     expect(parseTimestamp('2000-02-29T12:00:00Z').iso).toBe('2000-02-29T12:00:00.000Z')
     expect(parseTimestamp(253_402_300_800_000).iso).toBe('+010000-01-01T00:00:00.000Z')
     expect(parseTimestamp(1_793_608_110_289.25).iso).toBe(new Date(1_793_608_110_289).toISOString().replace('Z', '25Z'))
+  })
+})
+
+describe('the YYYY-MM-DDTHH:MM:SS[.f]Z shortcut', () => {
+  const outcome = (f: (v: unknown) => unknown, v: string) => {
+    try {
+      return {ok: f(v)}
+    } catch (error) {
+      return {error: (error as Error).message}
+    }
+  }
+  // Each position a digit or, now and then, something else that the general path might read.
+  const digit = fc.integer({min: 0, max: 9}).map(String)
+  const odd = fc.constantFrom('', ' ', 'z', 'Z', 't', '+', '.', ',', ':', '-', '٣', 'a', '00', '9')
+  const at = (arb: fc.Arbitrary<string>) => fc.oneof({weight: 12, arbitrary: arb}, {weight: 1, arbitrary: odd})
+  const sep = (c: string) => at(fc.constant(c))
+  const num = (n: number, max?: number) =>
+    max === undefined ? fc.array(at(digit), {minLength: n, maxLength: n}).map((a) => a.join('')) : at(fc.integer({min: 0, max}).map((v) => String(v).padStart(n, '0')))
+  const stamp = fc
+    .tuple(
+      fc.oneof(num(4), at(fc.constantFrom('0000', '0001', '1900', '2000', '2024', '2100', '9999'))),
+      sep('-'), num(2, 13), sep('-'), num(2, 32), sep('T'), num(2, 24), sep(':'), num(2, 60), sep(':'), num(2, 61),
+      fc.oneof(fc.constant(''), fc.array(digit, {minLength: 0, maxLength: 11}).map((d) => `.${d.join('')}`)),
+      fc.constantFrom('Z', 'Z', 'Z', 'z', '+00:00', '', ' Z'),
+    )
+    .map((parts) => parts.join(''))
+
+  it('reads exactly what the general path reads, and leaves it everything else', () => {
+    let taken = 0
+    fc.assert(
+      fc.property(stamp, (v) => {
+        const fast = outcome(parseTimestamp, v)
+        expect(fast).toEqual(outcome(parseAnyTimestamp, v))
+        if ('ok' in fast) taken++
+      }),
+      {seed: SEED, numRuns: 20_000},
+    )
+    expect(taken).toBeGreaterThan(2000)
+  })
+
+  it('keeps every fractional digit and the exact millisecond', () => {
+    expect(parseTimestamp('2026-10-30T01:02:03.456789Z')).toEqual({iso: '2026-10-30T01:02:03.456789Z', ms: Date.UTC(2026, 9, 30, 1, 2, 3, 456)})
+    expect(parseTimestamp('2024-02-29T23:59:59.9Z')).toEqual({iso: '2024-02-29T23:59:59.900Z', ms: Date.UTC(2024, 1, 29, 23, 59, 59, 900)})
+    expect(parseTimestamp('0001-01-01T00:00:00Z').iso).toBe('0001-01-01T00:00:00.000Z')
   })
 })
