@@ -109,15 +109,39 @@ export function buildRegistry(rows: readonly CanaryRow[]): MarkerRegistry {
 function resolveToken(registry: MarkerRegistry, key: string): {registered: RegisteredMarker | null; partial: boolean} {
   const exact = registry.exact(key)
   if (exact) return {registered: exact, partial: false}
-  for (let end = key.length - 1; end >= PREFIX.length + 8; end--) {
-    const hit = registry.exact(key.slice(0, end))
-    if (hit) return {registered: hit, partial: false}
-  }
+  const prefix = longestRegisteredPrefix(registry, key)
+  if (prefix) return {registered: prefix, partial: false}
   if (key.length - PREFIX.length >= MIN_PARTIAL_HEX) {
     const longer = registry.extending(key, 2)
     if (longer.length === 1) return {registered: longer[0]!, partial: true}
   }
   return {registered: null, partial: false}
+}
+
+/** Markers fetched at once for the longest-prefix search; past this many, one lookup per length. */
+const PREFIX_CANDIDATES = 64
+
+/**
+ * The longest registered key that is a proper prefix of `key` and has 8 hex digits or more.
+ * Every such key extends the token's first 8 hex digits, and those are nearly always shared by
+ * few markers or none: one range search finds them all (an unregistered token took one lookup
+ * per length, 25 for a 32-digit token). Where more share them, a lookup per length, longest first.
+ */
+function longestRegisteredPrefix(registry: MarkerRegistry, key: string): RegisteredMarker | null {
+  const shortest = PREFIX.length + 8
+  if (key.length - 1 < shortest) return null
+  const base = key.slice(0, shortest)
+  const longer = registry.extending(base, PREFIX_CANDIDATES)
+  if (longer.length < PREFIX_CANDIDATES) {
+    let best: RegisteredMarker | null = null
+    for (const m of longer) if (m.key.length < key.length && key.startsWith(m.key) && (best === null || m.key.length > best.key.length)) best = m
+    return best ?? registry.exact(base) ?? null
+  }
+  for (let end = key.length - 1; end >= shortest; end--) {
+    const hit = registry.exact(key.slice(0, end))
+    if (hit) return hit
+  }
+  return null
 }
 
 /** A marker-shaped token as found in a response: `CANARY-` and its whole hex run. */
