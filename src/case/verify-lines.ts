@@ -4,7 +4,7 @@ import {sqliteRegistry} from '../detect/registry.js'
 import {responseSightings} from '../detect/scan-case.js'
 import {inflateBlock} from '../evidence/evidence-store.js'
 import {EXTRACT_SCHEME, extractRecord, UnconventionalSet} from '../extract/extract.js'
-import {markerTokens, type MarkerRegistry, type MarkerToken, type RegisteredMarker} from '../extract/markers.js'
+import {markerTokens, promptSearch, type MarkerRegistry, type MarkerToken, type RegisteredMarker} from '../extract/markers.js'
 import {decodeLine, lineDecoder} from '../extract/line-decoder.js'
 import type {LineResult, RecordRow} from '../extract/parse-record.js'
 import {decodeParseSpec} from '../extract/parse-spec.js'
@@ -297,8 +297,7 @@ class FileWalk {
 
     if (this.sightings) {
       this.tally.sightings_compared++
-      let lower: string | null = null
-      const recipient = {tenant: fresh.tenant_id, session: fresh.session_id, promptLower: () => (lower ??= (fresh.request_text ?? '').toLowerCase())}
+      const recipient = {tenant: fresh.tenant_id, session: fresh.session_id, promptHas: promptSearch(() => fresh.request_text)}
       const expected = responseSightings(tokens, hits, this.ctx.registry!, this.ctx.byMarker, recipient)
       const difference = compareSightings(storedSightings, expected)
       if (difference) this.problems.add('sighting', name(), difference, `${this.file.path}:sighting`)

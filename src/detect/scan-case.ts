@@ -2,7 +2,7 @@ import {InputError, IntegrityError, UsageError} from '../errors.js'
 import {recordTextLoader} from '../evidence/record-texts.js'
 import {EXTRACT_SCHEME, UnconventionalSet} from '../extract/extract.js'
 import {
-  classifySighting, resolveTokens, SIGHTING_CLASSES, sortedFound,
+  classifySighting, promptSearch, resolveTokens, SIGHTING_CLASSES, sortedFound,
   type MarkerRegistry, type MarkerToken, type RecipientContext, type RegisteredMarker, type SightingClass,
 } from '../extract/markers.js'
 import {countCanaries} from '../store/canaries.js'
@@ -230,8 +230,7 @@ export function classifyMarkers(db: CaseDb, files: readonly FileRow[], options: 
       const tokens: MarkerToken[] = []
       const found: MarkerToken[] = []
       for (; i < rows.length && rows[i]![0] === id; i++) (rows[i]![1] === 0 ? tokens : found).push({position: rows[i]![2], token: rows[i]![3]})
-      let lower: string | null = null
-      const recipient = {tenant, session, promptLower: () => (lower ??= (texts(id).request_text ?? '').toLowerCase())}
+      const recipient = {tenant, session, promptHas: promptSearch(() => texts(id).request_text)}
       for (const x of responseSightings(tokens, found, registry, byMarker, recipient)) {
         insertSighting(id, x.marker, x.markerKey, x.class, x.partial, x.sourceSession, x.sourceTenant, x.position, x.token)
       }

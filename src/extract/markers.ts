@@ -203,8 +203,33 @@ export function findMarkers(text: string, registry: MarkerRegistry): FoundMarker
 export interface RecipientContext {
   tenant: string
   session: string
-  /** Lazily lower-cased prompt text of this request. */
-  promptLower: () => string
+  /**
+   * Whether this request's lower-cased prompt contains `needle`, the lower-cased marker `found`
+   * names: for a token, always a prefix of the token's hex (so a record can answer from its
+   * tokens' prompt prefixes, promptPrefix, without keeping the prompt).
+   */
+  promptHas: (needle: string, found: FoundMarker) => boolean
+}
+
+/** promptHas over the request's text, lower-cased once, on first use. */
+export function promptSearch(text: () => string | null): RecipientContext['promptHas'] {
+  let lower: string | null = null
+  return (needle) => (lower ??= (text() ?? '').toLowerCase()).includes(needle)
+}
+
+/** Longest prefix of the token's lower-cased hex that the lower-cased prompt contains (monotone, so a binary search). */
+export function promptPrefix(t: MarkerToken, promptLower: () => string): number {
+  const hex = t.token.slice(PREFIX.length).toLowerCase()
+  const prompt = promptLower()
+  if (prompt.length === 0 || !prompt.includes(hex.slice(0, 1))) return 0
+  let lo = 1 // known contained
+  let hi = hex.length
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1
+    if (prompt.includes(hex.slice(0, mid))) lo = mid
+    else hi = mid - 1
+  }
+  return lo
 }
 
 export interface Classification {
@@ -225,6 +250,6 @@ export function classifySighting(found: FoundMarker, recipient: RecipientContext
     : CONVENTIONAL_KEY.test(source.key)
       ? source.key.slice(PREFIX.length)
       : source.marker.toLowerCase()
-  if (recipient.promptLower().includes(needle)) return {class: 'echo', ...base}
+  if (recipient.promptHas(needle, found)) return {class: 'echo', ...base}
   return {class: source.tenant === recipient.tenant ? 'cross_session' : 'cross_tenant', ...base}
 }

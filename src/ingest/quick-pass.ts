@@ -77,7 +77,7 @@ export async function quickPass(
         tallyFlags(counts, r.flags[i]!, r.ts[i]!)
         while (next < r.marked.length && r.marked[next]!.at < i) next++
         const m = r.marked[next]
-        if (m?.at === i) records.push({request_id: m.request_id, tenant_id: m.tenant_id, session_id: m.session_id, ts_ms: m.ts_ms, tokens: m.tokens, hits: m.hits, prompt_lower: m.prompt_lower})
+        if (m?.at === i) records.push({request_id: m.request_id, tenant_id: m.tenant_id, session_id: m.session_id, ts_ms: m.ts_ms, tokens: m.tokens, hits: m.hits, token_echo: m.token_echo, hit_echo: m.hit_echo})
       }
     }
     const drain = async (until: number): Promise<void> => {

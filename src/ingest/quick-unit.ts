@@ -1,5 +1,5 @@
 import {extractMarkers, type UnconventionalSet} from '../extract/extract.js'
-import type {MarkerToken} from '../extract/markers.js'
+import {promptPrefix, type MarkerToken} from '../extract/markers.js'
 import {pairHash} from './pair-set.js'
 import {nativeQuickExtractor} from './native-quick.js'
 import {decoderFor, noteCounter, recordFlags, walkUnit, type LineClaims, type UnitResult, type UnitTask} from './process-unit.js'
@@ -25,8 +25,14 @@ export interface QuickRecord {
   ts_ms: number
   tokens: MarkerToken[]
   hits: MarkerToken[]
-  /** the prompt, lower-cased (the echo check reads it) */
-  prompt_lower: string
+  /**
+   * What the echo check needs of the prompt, instead of the prompt (a verdict over millions of
+   * records would otherwise hold every marked record's prompt until it is printed): per token,
+   * promptPrefix (the longest prefix of its hex the lower-cased prompt contains); per hit,
+   * whether the lower-cased prompt contains the marker, lower-cased.
+   */
+  token_echo: number[]
+  hit_echo: boolean[]
 }
 
 /** A record kept for the verdict if it is not a duplicate. */
@@ -119,7 +125,7 @@ function walkQuick(task: QuickUnitTask, unconventional: UnconventionalSet | unde
       if (m.promptLower !== null) {
         result.marked.push({
           at: columns.length, request_id: row.request_id, tenant_id: row.tenant_id, session_id: row.session_id, ts_ms: row.ts_ms,
-          tokens: m.tokens, hits: m.unconventional, prompt_lower: m.promptLower,
+          tokens: m.tokens, hits: m.unconventional, ...echoFacts(m.tokens, m.unconventional, m.promptLower),
         })
       }
       columns.push(h1, h2, recordFlags(row), row.ts_ms)
@@ -127,6 +133,10 @@ function walkQuick(task: QuickUnitTask, unconventional: UnconventionalSet | unde
   }, claims)
   Object.assign(result, counts)
   return claims === undefined || claims.kinds.length === counts.lines
+}
+
+export function echoFacts(tokens: MarkerToken[], hits: MarkerToken[], promptLower: string): Pick<QuickRecord, 'token_echo' | 'hit_echo'> {
+  return {token_echo: tokens.map((t) => promptPrefix(t, () => promptLower)), hit_echo: hits.map((h) => promptLower.includes(h.token.toLowerCase()))}
 }
 
 function finish(task: QuickUnitTask, result: QuickUnitResult): QuickUnitResult {

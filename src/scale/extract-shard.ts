@@ -2,7 +2,9 @@ import {createHash} from 'node:crypto'
 import {EXTRACT_SCHEME, type UnconventionalSet} from '../extract/extract.js'
 import type {LogFormat} from '../extract/formats/index.js'
 import type {LineDecoder} from '../extract/line-decoder.js'
-import type {MarkerToken} from '../extract/markers.js'
+import {promptPrefix, type MarkerToken} from '../extract/markers.js'
+
+export {promptPrefix}
 import {buildCompanionIndex} from '../ingest/file-lines.js'
 import {DamagedStreamError} from '../ingest/gunzip-recover.js'
 import {UNIT_BYTES, type FileFormat} from '../ingest/ingest-file.js'
@@ -243,17 +245,3 @@ async function extractOne(f: ShardToExtract, index: Awaited<ReturnType<typeof bu
   return facts
 }
 
-/** Longest prefix of the token's lower-cased hex that the lower-cased prompt contains (monotone, so a binary search). */
-export function promptPrefix(t: MarkerToken, promptLower: () => string): number {
-  const hex = t.token.slice('CANARY-'.length).toLowerCase()
-  const prompt = promptLower()
-  if (prompt.length === 0 || !prompt.includes(hex.slice(0, 1))) return 0
-  let lo = 1 // known contained
-  let hi = hex.length
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1
-    if (prompt.includes(hex.slice(0, mid))) lo = mid
-    else hi = mid - 1
-  }
-  return lo
-}

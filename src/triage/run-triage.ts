@@ -10,7 +10,8 @@ import {computeScope, type ScopeResult} from '../scope/compute-scope.js'
 import {loadScopeInputs} from '../scope/scope-data.js'
 import {canaryVerdict} from '../scope/verdict.js'
 import {canaryFigures, type CanaryFigures, type CanaryRow} from '../scope/compute-scope.js'
-import type {QuickPassResult} from '../ingest/quick-pass.js'
+import type {QuickPassResult, QuickRecord} from '../ingest/quick-pass.js'
+import type {RecipientContext} from '../extract/markers.js'
 import {logFilesWithBadLines, unreadableLogFiles, type QuarantinedFile, type UnreadableFile} from '../store/files.js'
 import {countCanaries} from '../store/canaries.js'
 import type {LogEvidence} from '../store/files.js'
@@ -114,7 +115,10 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
     onQuickPass: options.quickVerdict === false ? undefined : (q) => {
       // A file ingest will refuse ends triage with no verdict at all: none is printed over it.
       if (q.files.some((f) => f.refused)) return
-      quick = {...quickVerdict(db, q), at_ms: Math.round(performance.now() - t0)}
+      const v = quickVerdict(db, q)
+      // Its records could not answer an echo check (never expected): the scan's verdict is printed.
+      if (v === null) return
+      quick = {...v, at_ms: Math.round(performance.now() - t0)}
       options.onVerdict?.(quick)
       // The pass's garbage goes before ingest builds its own, so that the two peaks do not stack.
       q.records.length = 0
@@ -172,17 +176,22 @@ function releaseMemory(db: CaseDb): void {
  * The quick pass's records classified as the scan classifies them (the scan's own function,
  * against the registry in the case) and counted as scope counts them.
  */
-function quickVerdict(db: CaseDb, q: QuickPassResult): Omit<TriageVerdict, 'at_ms'> {
+function quickVerdict(db: CaseDb, q: QuickPassResult): Omit<TriageVerdict, 'at_ms'> | null {
   const registry = caseRegistry(db)
   const byMarker = new Map(registry.unconventional.map((m) => [m.marker, m]))
   const rows: CanaryRow[] = []
-  q.records.forEach((r, i) => {
-    const recipient = {tenant: r.tenant_id, session: r.session_id, promptLower: () => r.prompt_lower}
-    for (const x of responseSightings(r.tokens, r.hits, registry, byMarker, recipient)) {
-      if (x.class !== 'cross_session' && x.class !== 'cross_tenant') continue
-      rows.push({record_id: i + 1, class: x.class, source_session: x.sourceSession, source_tenant: x.sourceTenant, recipient_tenant: r.tenant_id, ts_ms: r.ts_ms})
-    }
-  })
+  try {
+    q.records.forEach((r, i) => {
+      const recipient = {tenant: r.tenant_id, session: r.session_id, promptHas: echoFromFacts(r)}
+      for (const x of responseSightings(r.tokens, r.hits, registry, byMarker, recipient)) {
+        if (x.class !== 'cross_session' && x.class !== 'cross_tenant') continue
+        rows.push({record_id: i + 1, class: x.class, source_session: x.sourceSession, source_tenant: x.sourceTenant, recipient_tenant: r.tenant_id, ts_ms: r.ts_ms})
+      }
+    })
+  } catch (error) {
+    if (error instanceof EchoUnknown) return null
+    throw error
+  }
   const quarantined = q.files.filter((f) => f.counts.bad_lines > 0).map((f) => ({path: f.path, bad_lines: f.counts.bad_lines}))
   return {
     ...canaryFigures(rows),
@@ -193,6 +202,27 @@ function quickVerdict(db: CaseDb, q: QuickPassResult): Omit<TriageVerdict, 'at_m
       .map((f) => ({path: f.path, state: 'complete', records: f.counts.records, answers: f.counts.records - f.counts.error_records, no_response_text: f.counts.no_response_text, unread: f.unread})),
     quarantined_files: quarantined,
     quarantined_lines: quarantined.reduce((a, f) => a + f.bad_lines, 0),
+  }
+}
+
+class EchoUnknown extends Error {}
+
+/**
+ * The echo check of a quick record, answered from what its worker kept of the prompt: a token's
+ * needle is a prefix of its hex, contained exactly when no longer than the token's promptPrefix;
+ * an unconventional marker's needle is the marker lower-cased, which the hit says. A needle of
+ * any other shape throws EchoUnknown.
+ */
+export function echoFromFacts(r: QuickRecord): RecipientContext['promptHas'] {
+  return (needle, found) => {
+    if (found.hex !== null) {
+      const i = r.tokens.findIndex((t) => t.position === found.position && t.token === found.token)
+      if (i === -1 || !found.hex.startsWith(needle)) throw new EchoUnknown()
+      return needle.length <= r.token_echo[i]!
+    }
+    const i = r.hits.findIndex((h) => h.position === found.position && h.token.toLowerCase() === needle)
+    if (i === -1) throw new EchoUnknown()
+    return r.hit_echo[i]!
   }
 }
 

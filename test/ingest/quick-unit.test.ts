@@ -58,7 +58,22 @@ function taskOf(u: {lines: string[]; bom: boolean; crlf: boolean}, seq: number):
 interface Tally {
   counts: FileSummaryCounts
   firstBad: {line: number; reason: string} | null
-  marked: Array<{request_id: string; tenant_id: string; ts_ms: number; tokens: unknown; hits: unknown; prompt_lower: string}>
+  marked: Array<{request_id: string; tenant_id: string; ts_ms: number; tokens: unknown; hits: unknown; token_echo: number[]; hit_echo: boolean[]}>
+}
+
+/**
+ * The echo facts by their definition, from the prompt the scan would read: per token, the longest
+ * prefix of its lower-cased hex the lower-cased prompt contains (every length tried); per hit,
+ * whether it contains the marker lower-cased.
+ */
+function echoOf(tokens: Array<{token: string}>, hits: Array<{token: string}>, prompt: string): {token_echo: number[]; hit_echo: boolean[]} {
+  const lower = prompt.toLowerCase()
+  const longest = (hex: string) => {
+    let k = 0
+    for (let n = 1; n <= hex.length; n++) if (lower.includes(hex.slice(0, n))) k = n
+    return k
+  }
+  return {token_echo: tokens.map((t) => longest(t.token.slice('CANARY-'.length).toLowerCase())), hit_echo: hits.map((h) => lower.includes(h.token.toLowerCase()))}
 }
 
 /** As ingest's writer counts full items (UnitWriter.write), with the echo-check prompt the scan would read. */
@@ -80,7 +95,7 @@ function tallyFull(results: Array<{r: UnitResult; prompts: Map<object, string | 
       seen.add(item.row.request_id)
       tallyRecord(t.counts, item)
       if (item.tokens.length > 0 || item.unconventional.length > 0) {
-        t.marked.push({request_id: item.row.request_id, tenant_id: item.row.tenant_id, ts_ms: item.row.ts_ms, tokens: item.tokens, hits: item.unconventional, prompt_lower: (prompts.get(item) ?? '').toLowerCase()})
+        t.marked.push({request_id: item.row.request_id, tenant_id: item.row.tenant_id, ts_ms: item.row.ts_ms, tokens: item.tokens, hits: item.unconventional, ...echoOf(item.tokens, item.unconventional, prompts.get(item) ?? '')})
       }
     }
   }
@@ -102,7 +117,7 @@ function tallyQuick(results: QuickUnitResult[]): Tally {
       }
       tallyFlags(t.counts, r.flags[i]!, r.ts[i]!)
       const m = r.marked.find((x) => x.at === i)
-      if (m) t.marked.push({request_id: m.request_id, tenant_id: m.tenant_id, ts_ms: m.ts_ms, tokens: m.tokens, hits: m.hits, prompt_lower: m.prompt_lower})
+      if (m) t.marked.push({request_id: m.request_id, tenant_id: m.tenant_id, ts_ms: m.ts_ms, tokens: m.tokens, hits: m.hits, token_echo: m.token_echo, hit_echo: m.hit_echo})
     }
   }
   return t

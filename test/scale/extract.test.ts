@@ -202,7 +202,7 @@ describe('the echo check without the registry (promptPrefix)', () => {
       const found = [...resolveTokens(tokens, registry).values()]
       for (const f of found) {
         if (!f.registered) continue
-        const expected = classifySighting(f, {tenant: 't1', session: 's1', promptLower: () => prompt.toLowerCase()}).class === 'echo'
+        const expected = classifySighting(f, {tenant: 't1', session: 's1', promptHas: (needle) => prompt.toLowerCase().includes(needle)}).class === 'echo'
         const needle = f.partial ? f.hex!.length : f.registered.key.length - 7
         const prefix = promptPrefix(tokens.find((t) => t.token === f.token)!, () => prompt.toLowerCase())
         expect(prefix >= needle, `${token} / ${prompt}`).toBe(expected)

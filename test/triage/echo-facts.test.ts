@@ -1,0 +1,56 @@
+import fc from 'fast-check'
+import {describe, expect, it} from 'vitest'
+import {extractMarkers, UnconventionalSet} from '../../src/extract/extract.js'
+import {buildRegistry, promptSearch} from '../../src/extract/markers.js'
+import {responseSightings} from '../../src/detect/scan-case.js'
+import {echoFacts} from '../../src/ingest/quick-unit.js'
+import {echoFromFacts} from '../../src/triage/run-triage.js'
+
+// The quick verdict keeps, of each marked record's prompt, only what the echo check needs (a
+// prefix length per token, a flag per unconventional hit). Held to the scan's check, which reads
+// the prompt itself: every sighting and class the same, on prompts that paste markers whole, cut,
+// in other letter cases and run into other hex, against registries of markers sharing prefixes.
+
+const SEED = 180_022
+const hexChar = fc.constantFrom(...'0123456789abcdefABCDEF')
+const hex = (min: number, max: number) => fc.string({unit: hexChar, minLength: min, maxLength: max})
+const UNCONVENTIONAL = ['HERON-SUMMIT-8811', 'Blue-Falcon-42x']
+
+describe('the echo check from a quick record', () => {
+  it('classifies every sighting as the scan does, which reads the prompt', () => {
+    let echoes = 0
+    fc.assert(
+      fc.property(
+        hex(8, 10).chain((stem) =>
+          fc.record({
+            keys: fc.array(fc.oneof(hex(0, 12).map((t) => `CANARY-${(stem + t).toLowerCase()}`), hex(8, 20).map((h) => `CANARY-${h.toLowerCase()}`)), {minLength: 1, maxLength: 12}),
+            pieces: fc.array(
+              fc.oneof(hex(0, 16).map((t) => `CANARY-${stem}${t}`), hex(8, 24).map((h) => `CANARY-${h}`), hex(1, 12), fc.constantFrom(...UNCONVENTIONAL, 'heron-summit-8811', ' ', 'text '), fc.string({maxLength: 4})),
+              {maxLength: 8},
+            ),
+            response: fc.array(fc.oneof(hex(0, 16).map((t) => `CANARY-${stem}${t}`), fc.constantFrom(...UNCONVENTIONAL, ' ', 'x'), hex(8, 20).map((h) => `CANARY-${h}`)), {minLength: 1, maxLength: 5}),
+            recipient: fc.constantFrom(0, 1, 2),
+          }),
+        ),
+        ({keys, pieces, response, recipient}) => {
+          const rows = [...keys.map((k) => ({marker: k, key: k})), ...UNCONVENTIONAL.map((m) => ({marker: m, key: m}))]
+          const registry = buildRegistry(rows.map((r, i) => ({marker_key: r.key, marker: r.marker, tenant_id: `t${i % 2}`, session_id: `s${i % 3}`})))
+          const byMarker = new Map(registry.unconventional.map((m) => [m.marker, m]))
+          const prompt = pieces.join('')
+          const text = response.join(' ')
+          const m = extractMarkers(prompt, text, new UnconventionalSet(UNCONVENTIONAL))
+          if (m.promptLower === null) return
+          const who = {tenant: `t${recipient % 2}`, session: `s${recipient}`}
+          const byScan = responseSightings(m.tokens, m.unconventional, registry, byMarker, {...who, promptHas: promptSearch(() => prompt)})
+          const record = {request_id: 'r', tenant_id: who.tenant, session_id: who.session, ts_ms: 0, tokens: m.tokens, hits: m.unconventional, ...echoFacts(m.tokens, m.unconventional, m.promptLower)}
+          const byFacts = responseSightings(m.tokens, m.unconventional, registry, byMarker, {...who, promptHas: echoFromFacts(record)})
+          expect(byFacts).toEqual(byScan)
+          echoes += byScan.filter((s) => s.class === 'echo').length
+        },
+      ),
+      {seed: SEED, numRuns: 3000},
+    )
+    // The property reaches the case it is about.
+    expect(echoes).toBeGreaterThan(200)
+  })
+})
