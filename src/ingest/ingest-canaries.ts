@@ -13,9 +13,10 @@ import {begin, commit, rollback} from '../store/session.js'
 import {parseTimestamp} from '../util/timestamps.js'
 import {parseCsv} from './csv-parse.js'
 
-// A registry can hold hundreds of thousands of markers (one per session), so it is read
-// line by line into a staging table and checked with SQL: memory stays flat, and every
-// conflict in the file or against the case is found before anything is stored.
+// A registry can hold hundreds of thousands of markers (one per session, about 100 bytes each:
+// tens of MB at most). Its bytes are held once, for the hash, the parse and the evidence copy;
+// its entries go to a staging table and are checked with SQL, so no per-entry object outlives its
+// line, and every conflict in the file or against the case is found before anything is stored.
 
 // Ids are kept exactly as written: a registry that trimmed " tenant-a" or turned a CRLF inside
 // a quoted field into LF would no longer match the logs that carry the same id (own sightings

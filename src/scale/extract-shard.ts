@@ -3,8 +3,6 @@ import {EXTRACT_SCHEME, type UnconventionalSet} from '../extract/extract.js'
 import type {LogFormat} from '../extract/formats/index.js'
 import type {LineDecoder} from '../extract/line-decoder.js'
 import {promptPrefix, type MarkerToken} from '../extract/markers.js'
-
-export {promptPrefix}
 import {buildCompanionIndex} from '../ingest/file-lines.js'
 import {DamagedStreamError} from '../ingest/gunzip-recover.js'
 import {UNIT_BYTES, type FileFormat} from '../ingest/ingest-file.js'
