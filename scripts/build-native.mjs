@@ -3,7 +3,8 @@
 // `npm ci`). Without cargo, or when the build fails, crosstalk runs the same pass in TypeScript
 // (same answers, slower) and this says so; it never fails the install. CROSSTALK_NATIVE_BUILD=0
 // skips it. An addon this build did not make is removed: one built from older sources could
-// disagree with the TypeScript rules it stands in for. Cargo rebuilds only what changed: with nothing changed this takes a fraction of a second.
+// disagree with the TypeScript rules it stands in for. Cargo rebuilds only what changed: with
+// nothing changed this takes a fraction of a second.
 import {spawnSync} from 'node:child_process'
 import {copyFileSync, renameSync, rmSync} from 'node:fs'
 import {dirname, join} from 'node:path'

@@ -14,9 +14,10 @@ import {parseTimestamp} from '../util/timestamps.js'
 import {parseCsv} from './csv-parse.js'
 
 // A registry can hold hundreds of thousands of markers (one per session, about 100 bytes each:
-// tens of MB at most). Its bytes are held once, for the hash, the parse and the evidence copy;
-// its entries go to a staging table and are checked with SQL, so no per-entry object outlives its
-// line, and every conflict in the file or against the case is found before anything is stored.
+// tens of MB at most). Its bytes are held once, for the hash, the parse and the evidence copy,
+// and decoded a chunk at a time; its entries go to a staging table and are checked with SQL, so
+// no per-entry object outlives its line, and every conflict in the file or against the case is
+// found before anything is stored.
 
 // Ids are kept exactly as written: a registry that trimmed " tenant-a" or turned a CRLF inside
 // a quoted field into LF would no longer match the logs that carry the same id (own sightings
@@ -180,40 +181,47 @@ function* readRegistry(path: string, bytes: Buffer): Generator<Entry> {
 
 /**
  * The file's lines (LF ends; a CR before it stays for the caller), numbered from 1, each
- * checked for length and UTF-8 in order. A file that is UTF-8 throughout is decoded once
- * (an LF byte never occurs inside a multi-byte character, so its lines are the same text);
- * otherwise, or past what one string may hold, line by line as bytes, so the error names the
- * first bad line.
+ * checked for length and UTF-8 in order. The bytes are decoded a chunk of about CHUNK_BYTES at
+ * a time, each ending at a line end (an LF byte never occurs inside a multi-byte character, so a
+ * chunk's lines are the file's), so that no decoded copy of the whole file is ever held; a chunk
+ * that is not UTF-8 throughout, or that holds a line past the limit, is read line by line as
+ * bytes, so the error names the first bad line.
  */
 function* registryLines(path: string, bytes: Buffer): Generator<{lineNo: number; text: string}> {
   const tooLong = (lineNo: number) => new InputError(`${path}:${lineNo}: line longer than ${MAX_REGISTRY_LINE} bytes`)
   let lineNo = 1
-  if (bytes.length <= WHOLE_TEXT_LIMIT && isUtf8(bytes)) {
-    const whole = bytes.toString('utf8')
-    for (let from = 0; from < whole.length; lineNo++) {
-      let nl = whole.indexOf('\n', from)
-      if (nl === -1) nl = whole.length
-      const text = whole.slice(from, nl)
-      // Three bytes at most per UTF-16 unit: only a long line needs its bytes counted.
-      if (text.length * 3 > MAX_REGISTRY_LINE && Buffer.byteLength(text) > MAX_REGISTRY_LINE) throw tooLong(lineNo)
-      yield {lineNo, text}
-      from = nl + 1
+  for (let from = 0; from < bytes.length; ) {
+    const lf = from + CHUNK_BYTES < bytes.length ? bytes.indexOf(10, from + CHUNK_BYTES) : -1
+    const end = lf === -1 ? bytes.length : lf + 1
+    const chunk = bytes.subarray(from, end)
+    if (chunk.length <= CHUNK_BYTES + MAX_REGISTRY_LINE && isUtf8(chunk)) {
+      const text = chunk.toString('utf8')
+      for (let at = 0; at < text.length; lineNo++) {
+        let nl = text.indexOf('\n', at)
+        if (nl === -1) nl = text.length
+        const line = text.slice(at, nl)
+        // Three bytes at most per UTF-16 unit: only a long line needs its bytes counted.
+        if (line.length * 3 > MAX_REGISTRY_LINE && Buffer.byteLength(line) > MAX_REGISTRY_LINE) throw tooLong(lineNo)
+        yield {lineNo, text: line}
+        at = nl + 1
+      }
+    } else {
+      for (let at = from; at < end; lineNo++) {
+        let nl = bytes.indexOf(10, at)
+        if (nl === -1 || nl >= end) nl = end
+        if (nl - at > MAX_REGISTRY_LINE) throw tooLong(lineNo)
+        const line = bytes.subarray(at, nl)
+        if (!isUtf8(line)) throw new InputError(`${path}:${lineNo}: not UTF-8 text`)
+        yield {lineNo, text: line.toString('utf8')}
+        at = nl + 1
+      }
     }
-    return
-  }
-  for (let from = 0; from < bytes.length; lineNo++) {
-    let nl = bytes.indexOf(10, from)
-    if (nl === -1) nl = bytes.length
-    if (nl - from > MAX_REGISTRY_LINE) throw tooLong(lineNo)
-    const line = bytes.subarray(from, nl)
-    if (!isUtf8(line)) throw new InputError(`${path}:${lineNo}: not UTF-8 text`)
-    yield {lineNo, text: line.toString('utf8')}
-    from = nl + 1
+    from = end
   }
 }
 
-/** Well under V8's longest string (2^29 - 24 UTF-16 units). */
-const WHOLE_TEXT_LIMIT = 1 << 28
+/** Bytes of the registry decoded at a time (up to the next line end). */
+const CHUNK_BYTES = 1 << 20
 
 function oddQuotes(text: string): boolean {
   let odd = false

@@ -100,6 +100,23 @@ describe('registry files read in one piece', () => {
     expect(await ingest('r.csv', earlier)).toMatchObject({error: expect.stringMatching(/^<file>:3: session_id: /)})
   })
 
+  it('a registry of several decoding chunks loses no line at their edges, and names a bad line deep inside', async () => {
+    // About 2.6 MB: three chunks of 1 MiB, their edges falling inside rows, one quoted row spanning two lines.
+    const n = 45_000
+    const rows = Array.from({length: n}, (_, i) => `${M(i)},t${i % 7},${i === 20_000 ? '"s\n20000"' : `s${i}`},2026-10-30T00:00:00.${String(i % 1000).padStart(3, '0')}Z`)
+    const body = `marker,tenant_id,session_id,issued_at\n${rows.join('\n')}\n`
+    expect(body.length).toBeGreaterThan(2.5 * (1 << 20))
+    const ok = await ingest('r.csv', body)
+    expect(ok.result).toMatchObject({entries: n, added: n})
+    const sessions = new Set(ok.rows!.map((r) => r.session_id))
+    for (const i of [0, 1, 9_999, 10_000, 19_999, 20_001, 29_999, 44_999]) expect(sessions.has(`s${i}`)).toBe(true)
+    expect(sessions.has('s\n20000')).toBe(true)
+    const at = Buffer.from(body).indexOf(`${M(25_000)},`)
+    const bad = Buffer.concat([Buffer.from(body.slice(0, at)), Buffer.from([0xff]), Buffer.from(body.slice(at))])
+    // Line 25,003: the header, 25,000 rows before it, one of them two lines long.
+    expect(await ingest('r.csv', bad)).toEqual({error: '<file>:25003: not UTF-8 text'})
+  })
+
   it('CSV and JSON Lines forms of one registry store the same rows', async () => {
     const rows = Array.from({length: 300}, (_, i) => ({
       marker: i % 7 === 0 ? `PLAIN-MARKER-${i}` : M(i),

@@ -82,16 +82,17 @@ describe('the YYYY-MM-DDTHH:MM:SS[.f]Z shortcut', () => {
     .map((parts) => parts.join(''))
 
   it('reads exactly what the general path reads, and leaves it everything else', () => {
-    let taken = 0
+    let read = 0
     fc.assert(
       fc.property(stamp, (v) => {
         const fast = outcome(parseTimestamp, v)
         expect(fast).toEqual(outcome(parseAnyTimestamp, v))
-        if ('ok' in fast) taken++
+        if ('ok' in fast) read++
       }),
       {seed: SEED, numRuns: 20_000},
     )
-    expect(taken).toBeGreaterThan(2000)
+    // Enough of them are timestamps at all (the rest test the refusals).
+    expect(read).toBeGreaterThan(2000)
   })
 
   it('keeps every fractional digit and the exact millisecond', () => {
