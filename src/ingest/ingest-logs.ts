@@ -21,7 +21,7 @@ import {
 import {isGzipHead} from '../evidence/hash-file.js'
 import {claimIngest, releaseIngest} from './ingest-lock.js'
 import {defaultWorkerCount, ParsePool, workersFromEnv} from './parse-pool.js'
-import {quickPass, type QuickPassResult} from './quick-pass.js'
+import {quickPass, type QuickPassResult, type QuickRecord} from './quick-pass.js'
 import {RequestIdSet} from './request-id-set.js'
 
 export type {IngestFileSummary, IngestProgress} from './ingest-file.js'
@@ -61,10 +61,12 @@ export interface IngestLogsOptions {
   signal?: AbortSignal
   /**
    * Asks for the quick verdict's pass (quick-pass.ts) before anything is stored, where it is
-   * exact: a case with no log record yet, and formats that read each line alone. Called with
-   * its result; not called where it does not run.
+   * exact: a case with no log record yet, and formats that read each line alone. onRecord is
+   * called with each kept record that holds a marker as the pass reads it, and onPass with the
+   * pass's result at its end; onPass is not called where the pass does not run or gives no
+   * answer, and the records it was handed are then to be discarded.
    */
-  onQuickPass?: (r: QuickPassResult) => void
+  quickPass?: {onRecord: (r: QuickRecord) => void; onPass: (r: QuickPassResult) => void}
 }
 
 /** How one file is read (or why it is not). */
@@ -128,12 +130,12 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
     const unconventional = new UnconventionalSet(unconventionalMarkers(db))
     pool = new ParsePool(workers, unconventional.markers)
     result.parse_workers = pool.size
-    if (options.onQuickPass && countAllRecords(db) === 0 && files.every((f) => f.how !== null && f.decoder.adapter.newIndex(f.decoder.options) === null)) {
+    if (options.quickPass && countAllRecords(db) === 0 && files.every((f) => f.how !== null && f.decoder.adapter.newIndex(f.decoder.options) === null)) {
       const quick = await quickPass(
         files.map((f) => ({path: f.path, size: f.size, gzip: f.gzip, format: f.how!.format, spec: f.how!.spec})),
-        pool, {source: options.source ?? 'default', maxLineBytes, signal: options.signal, head: (path) => statRegularFile(path).head, onProgress: options.onProgress},
+        pool, {source: options.source ?? 'default', maxLineBytes, signal: options.signal, head: (path) => statRegularFile(path).head, onProgress: options.onProgress, onRecord: options.quickPass.onRecord},
       )
-      if (quick) options.onQuickPass(quick)
+      if (quick) options.quickPass.onPass(quick)
     }
     // Request ids and PII value hashes arrive in random order: one sort at the end builds
     // their indexes much faster than inserting into them row by row, which rewrites most of

@@ -13,6 +13,9 @@ import {emptyCounts, tallyFlags, tallyUnit, type FileSummaryCounts} from './unit
 // kept or dropped as duplicates by the rule ingest applies (the first (source, request_id) wins,
 // in the order files are read) and each file is counted as ingest counts it, so that the caller
 // can classify the markers exactly as a scan will and knows which files ingest will refuse.
+// Each kept marked record is handed to the caller as soon as it is known to be kept (onRecord),
+// in the order ingest will store them, so that nothing in the pass grows with the number of
+// marked records: at millions of records, holding them until the end cost tens of MB.
 // It runs only where that is certain to hold: a case with no log record yet, and formats that
 // read each line alone (no companion index).
 
@@ -28,8 +31,9 @@ export interface QuickFile {
 }
 
 export interface QuickPassResult {
-  records: QuickRecord[]
   files: QuickFile[]
+  /** How many records were handed to onRecord. */
+  marked: number
 }
 
 export interface QuickPassFile {
@@ -47,11 +51,19 @@ export interface QuickPassFile {
 export async function quickPass(
   files: readonly QuickPassFile[],
   pool: ParsePool,
-  options: {source: string; maxLineBytes: number; signal?: AbortSignal; head: (path: string) => Buffer; onProgress?: (p: IngestProgress) => void},
+  options: {
+    source: string
+    maxLineBytes: number
+    signal?: AbortSignal
+    head: (path: string) => Buffer
+    onProgress?: (p: IngestProgress) => void
+    /** Every record kept (not a duplicate) whose response holds a marker, in ingest's order. Discarded by the caller when the pass returns null. */
+    onRecord: (r: QuickRecord) => void
+  },
 ): Promise<QuickPassResult | null> {
   if (mayRepeat(files, options.head)) return null
   const seen = new PairSet()
-  const records: QuickRecord[] = []
+  let marked = 0
   const out: QuickFile[] = []
   const inFlight = pool.threaded ? 2 * pool.size + 1 : 1
   const buffers = new UnitBuffers(UNIT_BYTES + UNIT_SLACK, inFlight + 2)
@@ -77,7 +89,9 @@ export async function quickPass(
         tallyFlags(counts, r.flags[i]!, r.ts[i]!)
         while (next < r.marked.length && r.marked[next]!.at < i) next++
         const m = r.marked[next]
-        if (m?.at === i) records.push({request_id: m.request_id, tenant_id: m.tenant_id, session_id: m.session_id, ts_ms: m.ts_ms, tokens: m.tokens, hits: m.hits, token_echo: m.token_echo, hit_echo: m.hit_echo})
+        if (m?.at !== i) continue
+        marked++
+        options.onRecord({request_id: m.request_id, tenant_id: m.tenant_id, session_id: m.session_id, ts_ms: m.ts_ms, tokens: m.tokens, hits: m.hits, token_echo: m.token_echo, hit_echo: m.hit_echo})
       }
     }
     const drain = async (until: number): Promise<void> => {
@@ -132,7 +146,7 @@ export async function quickPass(
     inputBytesBefore += f.size
     out.push({path: f.path, counts, unread, refused: refusalOf(f.format, counts, firstBad) !== null})
   }
-  return {records, files: out}
+  return {files: out, marked}
 }
 
 /** Two files of one size whose first bytes agree may be copies: ingest would skip the second whole. */

@@ -11,7 +11,7 @@ import {loadScopeInputs} from '../scope/scope-data.js'
 import {canaryVerdict} from '../scope/verdict.js'
 import {canaryFigures, type CanaryFigures, type CanaryRow} from '../scope/compute-scope.js'
 import type {QuickPassResult, QuickRecord} from '../ingest/quick-pass.js'
-import type {RecipientContext} from '../extract/markers.js'
+import type {MarkerRegistry, RecipientContext, RegisteredMarker} from '../extract/markers.js'
 import {logFilesWithBadLines, unreadableLogFiles, type QuarantinedFile, type UnreadableFile} from '../store/files.js'
 import {countCanaries} from '../store/canaries.js'
 import type {LogEvidence} from '../store/files.js'
@@ -109,20 +109,23 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   if (canaries) afterStep({step: 'canaries', result: canaries})
   const t1 = performance.now()
   let quick: TriageVerdict | null = null
+  const quickSink = options.quickVerdict === false ? null : new QuickVerdict(db)
   const ingest = await ingestLogs(db, {
     paths: options.paths, logFormat: options.logFormat, parse: options.parse, source: options.source, now: options.now, evidenceCodec: options.evidenceCodec, evidence: options.evidence,
     workers: options.workers, maxLineBytes: options.maxLineBytes, onProgress: options.onIngestProgress, onFormat: options.onFormat, signal: options.signal,
-    onQuickPass: options.quickVerdict === false ? undefined : (q) => {
-      // A file ingest will refuse ends triage with no verdict at all: none is printed over it.
-      if (q.files.some((f) => f.refused)) return
-      const v = quickVerdict(db, q)
-      // Its records could not answer an echo check (never expected): the scan's verdict is printed.
-      if (v === null) return
-      quick = {...v, at_ms: Math.round(performance.now() - t0)}
-      options.onVerdict?.(quick)
-      // The pass's garbage goes before ingest builds its own, so that the two peaks do not stack.
-      q.records.length = 0
-      fullGc()
+    quickPass: quickSink === null ? undefined : {
+      onRecord: (r) => quickSink.add(r),
+      onPass: (q) => {
+        // A file ingest will refuse ends triage with no verdict at all: none is printed over it.
+        if (q.files.some((f) => f.refused)) return
+        const v = quickSink.verdict(q)
+        // Its records could not answer an echo check (never expected): the scan's verdict is printed.
+        if (v === null) return
+        quick = {...v, at_ms: Math.round(performance.now() - t0)}
+        options.onVerdict?.(quick)
+        // The pass's garbage goes before ingest builds its own, so that the two peaks do not stack.
+        fullGc()
+      },
     },
   })
   afterStep({step: 'ingest', result: ingest})
@@ -174,34 +177,52 @@ function releaseMemory(db: CaseDb): void {
 
 /**
  * The quick pass's records classified as the scan classifies them (the scan's own function,
- * against the registry in the case) and counted as scope counts them.
+ * against the registry in the case) as the pass reads them, and counted as scope counts them.
+ * Only the contaminated sightings are kept, so that the pass holds nothing per marked record.
  */
-function quickVerdict(db: CaseDb, q: QuickPassResult): Omit<TriageVerdict, 'at_ms'> | null {
-  const registry = caseRegistry(db)
-  const byMarker = new Map(registry.unconventional.map((m) => [m.marker, m]))
-  const rows: CanaryRow[] = []
-  try {
-    q.records.forEach((r, i) => {
-      const recipient = {tenant: r.tenant_id, session: r.session_id, promptHas: echoFromFacts(r)}
-      for (const x of responseSightings(r.tokens, r.hits, registry, byMarker, recipient)) {
-        if (x.class !== 'cross_session' && x.class !== 'cross_tenant') continue
-        rows.push({record_id: i + 1, class: x.class, source_session: x.sourceSession, source_tenant: x.sourceTenant, recipient_tenant: r.tenant_id, ts_ms: r.ts_ms})
-      }
-    })
-  } catch (error) {
-    if (error instanceof EchoUnknown) return null
-    throw error
+class QuickVerdict {
+  private readonly registry: MarkerRegistry
+  private readonly byMarker: Map<string, RegisteredMarker>
+  private readonly rows: CanaryRow[] = []
+  private records = 0
+  /** A record's echo check could not be answered from its facts: no quick verdict. */
+  private unknown = false
+
+  constructor(private readonly db: CaseDb) {
+    this.registry = caseRegistry(db)
+    this.byMarker = new Map(this.registry.unconventional.map((m) => [m.marker, m]))
   }
-  const quarantined = q.files.filter((f) => f.counts.bad_lines > 0).map((f) => ({path: f.path, bad_lines: f.counts.bad_lines}))
-  return {
-    ...canaryFigures(rows),
-    basis: 'quick',
-    canaries: countCanaries(db),
-    unreadable_files: q.files
-      .filter((f) => f.unread !== null || f.counts.no_response_text > 0)
-      .map((f) => ({path: f.path, state: 'complete', records: f.counts.records, answers: f.counts.records - f.counts.error_records, no_response_text: f.counts.no_response_text, unread: f.unread})),
-    quarantined_files: quarantined,
-    quarantined_lines: quarantined.reduce((a, f) => a + f.bad_lines, 0),
+
+  add(r: QuickRecord): void {
+    const id = ++this.records
+    if (this.unknown) return
+    const recipient = {tenant: r.tenant_id, session: r.session_id, promptHas: echoFromFacts(r)}
+    try {
+      for (const x of responseSightings(r.tokens, r.hits, this.registry, this.byMarker, recipient)) {
+        if (x.class !== 'cross_session' && x.class !== 'cross_tenant') continue
+        this.rows.push({record_id: id, class: x.class, source_session: x.sourceSession, source_tenant: x.sourceTenant, recipient_tenant: r.tenant_id, ts_ms: r.ts_ms})
+      }
+    } catch (error) {
+      if (!(error instanceof EchoUnknown)) throw error
+      this.unknown = true
+      this.rows.length = 0
+    }
+  }
+
+  verdict(q: QuickPassResult): Omit<TriageVerdict, 'at_ms'> | null {
+    // Every record the pass kept was classified here, or the pass's answer is not this one.
+    if (this.unknown || q.marked !== this.records) return null
+    const quarantined = q.files.filter((f) => f.counts.bad_lines > 0).map((f) => ({path: f.path, bad_lines: f.counts.bad_lines}))
+    return {
+      ...canaryFigures(this.rows),
+      basis: 'quick',
+      canaries: countCanaries(this.db),
+      unreadable_files: q.files
+        .filter((f) => f.unread !== null || f.counts.no_response_text > 0)
+        .map((f) => ({path: f.path, state: 'complete', records: f.counts.records, answers: f.counts.records - f.counts.error_records, no_response_text: f.counts.no_response_text, unread: f.unread})),
+      quarantined_files: quarantined,
+      quarantined_lines: quarantined.reduce((a, f) => a + f.bad_lines, 0),
+    }
   }
 }
 
