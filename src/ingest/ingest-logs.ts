@@ -118,6 +118,7 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
   claimIngest(db)
   const leaveBulkLoad = enterBulkLoad(db)
   let pool: ParsePool | undefined
+  let seen: RequestIdSet | undefined
   let current: string | null = null
   const done = new Set<string>()
   try {
@@ -142,8 +143,9 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
     // their pages in every transaction (request ids are checked for duplicates in memory
     // meanwhile). A case's first load builds every record index that way.
     suspendIndexes(db, countAllRecords(db) === 0 ? [...RANDOM_ORDER_INDEXES, ...FIRST_LOAD_INDEXES] : RANDOM_ORDER_INDEXES)
+    seen = new RequestIdSet(db)
     const ctx: IngestContext = {
-      db, pool, seen: new RequestIdSet(db), unconventionalSha256: unconventional.hash, source: options.source ?? 'default',
+      db, pool, seen, unconventionalSha256: unconventional.hash, source: options.source ?? 'default',
       now: options.now, maxLineBytes, evidenceCodec: options.evidenceCodec ?? 'raw', evidence, fileCount: paths.length,
       onProgress: options.onProgress, signal: options.signal, inputBytesBefore: 0, inputBytesTotal: totalSize(paths),
     }
@@ -202,6 +204,7 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
     const file = error.file || current
     result.interrupted = {file, files_not_started: paths.filter((p) => !done.has(p) && p !== file)}
   } finally {
+    seen?.close()
     await pool?.close()
     // Also after a failure: what was stored stays queryable by its indexes.
     try {

@@ -44,6 +44,16 @@ export interface QuickPassFile {
   spec: string
 }
 
+export interface QuickPassOptions {
+  source: string
+  maxLineBytes: number
+  signal?: AbortSignal
+  head: (path: string) => Buffer
+  onProgress?: (p: IngestProgress) => void
+  /** Every record kept (not a duplicate) whose response holds a marker, in ingest's order. Discarded by the caller when the pass returns null. */
+  onRecord: (r: QuickRecord) => void
+}
+
 /**
  * Reads every file once with markers only. Returns null where its answer could differ from the
  * ingest that follows: two files that may be the same bytes (ingest skips a second copy whole).
@@ -51,18 +61,18 @@ export interface QuickPassFile {
 export async function quickPass(
   files: readonly QuickPassFile[],
   pool: ParsePool,
-  options: {
-    source: string
-    maxLineBytes: number
-    signal?: AbortSignal
-    head: (path: string) => Buffer
-    onProgress?: (p: IngestProgress) => void
-    /** Every record kept (not a duplicate) whose response holds a marker, in ingest's order. Discarded by the caller when the pass returns null. */
-    onRecord: (r: QuickRecord) => void
-  },
+  options: QuickPassOptions,
 ): Promise<QuickPassResult | null> {
   if (mayRepeat(files, options.head)) return null
   const seen = new PairSet()
+  try {
+    return await passFiles(files, pool, options, seen)
+  } finally {
+    seen.close()
+  }
+}
+
+async function passFiles(files: readonly QuickPassFile[], pool: ParsePool, options: QuickPassOptions, seen: PairSet): Promise<QuickPassResult | null> {
   let marked = 0
   const out: QuickFile[] = []
   const inFlight = pool.threaded ? 2 * pool.size + 1 : 1
