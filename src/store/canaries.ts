@@ -70,7 +70,16 @@ export interface RegistryStaging {
 
 const STAGE_BATCH = 64
 
+/**
+ * The staging table's page cache, KiB. Without a bound the temporary database held the whole
+ * staged registry in memory: 120 MB of 126 for a 930,000-marker registry (measured; 8 MB with
+ * this bound, the rest spilled to SQLite's temporary file).
+ */
+const STAGING_CACHE_KIB = 4000
+
 export function stageRegistry(db: CaseDb): RegistryStaging {
+  const tempCache = db.pragma('temp.cache_size', {simple: true}) as number
+  db.pragma(`temp.cache_size = -${STAGING_CACHE_KIB}`)
   db.exec('DROP TABLE IF EXISTS temp.canary_staging')
   db.exec('CREATE TEMP TABLE canary_staging (line INTEGER NOT NULL, marker_key TEXT NOT NULL, marker TEXT NOT NULL, tenant_id TEXT NOT NULL, session_id TEXT NOT NULL, issued_at TEXT)')
   // Rows go in STAGE_BATCH to a statement: one call into SQLite instead of one a row.
@@ -127,6 +136,7 @@ export function stageRegistry(db: CaseDb): RegistryStaging {
     },
     drop: () => {
       db.exec('DROP TABLE IF EXISTS temp.canary_staging')
+      db.pragma(`temp.cache_size = ${Math.trunc(tempCache)}`)
     },
   }
 }

@@ -107,6 +107,10 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   // The registry goes in first, so that markers outside the CANARY-<hex> convention are matched while the logs are parsed.
   const canaries = options.canaries ? await ingestCanaries(db, {path: options.canaries, now: options.now}) : null
   if (canaries) afterStep({step: 'canaries', result: canaries})
+  // The registry's load filled SQLite's page caches (16 MB each for the case and for the
+  // staging table's temporary database, full from about 150,000 markers); the pass and ingest
+  // read few of those pages again, and the memory stays held unless released.
+  if (canaries) shrinkMemory(db)
   const t1 = performance.now()
   let quick: TriageVerdict | null = null
   const quickSink = options.quickVerdict === false ? null : new QuickVerdict(db)
