@@ -29,6 +29,8 @@ export interface NativeQuickExtractor {
 
 interface Addon {
   QuickExtractor: new (unconventional: string[]) => NativeQuickExtractor
+  /** Absent from an addon built before it was added. */
+  releaseFreedMemory?: () => boolean
 }
 
 /** Where the build puts the addon (the repository's native/ folder, beside dist/ and src/). */
@@ -78,4 +80,13 @@ export function nativeQuickStatus(): {native: boolean; reason: string | null} {
 export function resetNativeQuick(): void {
   addon = undefined
   loadError = null
+}
+
+/**
+ * Returns the C heap's freed pages to the system where the addon can (glibc): called between
+ * the phases of a long command, after a full GC, so that memory SQLite and zlib freed in
+ * pieces is not counted twice when the next phase builds its own. Without the addon, nothing.
+ */
+export function releaseFreedMemory(): boolean {
+  return load()?.releaseFreedMemory?.() ?? false
 }

@@ -3,6 +3,7 @@ import type {EvidenceCodec} from '../evidence/evidence-store.js'
 import type {LogFormat} from '../extract/formats/index.js'
 import type {ParseSpec} from '../extract/parse-spec.js'
 import {expandPaths} from '../ingest/expand-paths.js'
+import {releaseFreedMemory} from '../ingest/native-quick.js'
 import {ingestCanaries, type IngestCanariesResult} from '../ingest/ingest-canaries.js'
 import {ingestLogs, refusedMessage, type FormatDecision, type IngestLogsResult, type IngestProgress} from '../ingest/ingest-logs.js'
 import {InputError} from '../errors.js'
@@ -110,7 +111,7 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   // The registry's load filled SQLite's page caches (16 MB each for the case and for the
   // staging table's temporary database, full from about 150,000 markers); the pass and ingest
   // read few of those pages again, and the memory stays held unless released.
-  if (canaries) shrinkMemory(db)
+  if (canaries) releaseMemory(db)
   const t1 = performance.now()
   let quick: TriageVerdict | null = null
   const quickSink = options.quickVerdict === false ? null : new QuickVerdict(db)
@@ -129,6 +130,7 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
         options.onVerdict?.(quick)
         // The pass's garbage goes before ingest builds its own, so that the two peaks do not stack.
         fullGc()
+        releaseFreedMemory()
       },
     },
   })
@@ -177,6 +179,7 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
 function releaseMemory(db: CaseDb): void {
   shrinkMemory(db)
   fullGc()
+  releaseFreedMemory()
 }
 
 /**
