@@ -155,8 +155,8 @@ export class SpillingMultimap {
     // Blocks [from, to) can hold key: the one before the first block starting at or after key, up
     // to the first block starting after it.
     const {firsts} = run
-    const from = Math.max(0, lowerBound(firsts, key) - 1)
-    const to = upperBound(firsts, key)
+    const from = Math.max(0, search(firsts, key, false) - 1)
+    const to = search(firsts, key, true)
     const first = from * BLOCK
     const n = Math.min(run.count, to * BLOCK) - first
     if (this.scratch.length < 2 * n) this.scratch = new Uint32Array(2 * n)
@@ -204,25 +204,13 @@ function slotsFor(entries: number): number {
   return cap
 }
 
-/** First i with a[i] >= key (a sorted). */
-function lowerBound(a: Uint32Array, key: number): number {
+/** First i with a[i] >= key (a sorted), or with a[i] > key when `after`. */
+function search(a: Uint32Array, key: number, after: boolean): number {
   let lo = 0
   let hi = a.length
   while (lo < hi) {
     const mid = (lo + hi) >>> 1
-    if (a[mid]! < key) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
-
-/** First i with a[i] > key (a sorted). */
-function upperBound(a: Uint32Array, key: number): number {
-  let lo = 0
-  let hi = a.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (a[mid]! <= key) lo = mid + 1
+    if (a[mid]! < key || (after && a[mid] === key)) lo = mid + 1
     else hi = mid
   }
   return lo
@@ -231,23 +219,23 @@ function upperBound(a: Uint32Array, key: number): number {
 // The filter's block and bit positions come from hashes of the key other than the key itself
 // (which also picks the key's slot in memory), by double hashing within one 512-bit block.
 function setBloom(bloom: Uint32Array, key: number): void {
+  bloomProbe(bloom, key, true)
+}
+
+function mayHold(bloom: Uint32Array, key: number): boolean {
+  return bloomProbe(bloom, key, false)
+}
+
+/** Sets the key's bits (set) or tells whether all of them are set. */
+function bloomProbe(bloom: Uint32Array, key: number, set: boolean): boolean {
   const base = (fmix32(key ^ 0x9e3779b9) % (bloom.length >>> 4)) << 4
   const g = fmix32(key + 0x7f4a7c15)
   const step = (g >>> 16) | 1
   for (let i = 0; i < BLOOM_PROBES; i++) {
     const bit = (g + i * step) & 511
     const w = base + (bit >>> 5)
-    bloom[w] = bloom[w]! | (1 << (bit & 31))
-  }
-}
-
-function mayHold(bloom: Uint32Array, key: number): boolean {
-  const base = (fmix32(key ^ 0x9e3779b9) % (bloom.length >>> 4)) << 4
-  const g = fmix32(key + 0x7f4a7c15)
-  const step = (g >>> 16) | 1
-  for (let i = 0; i < BLOOM_PROBES; i++) {
-    const bit = (g + i * step) & 511
-    if ((bloom[base + (bit >>> 5)]! & (1 << (bit & 31))) === 0) return false
+    if (set) bloom[w] = bloom[w]! | (1 << (bit & 31))
+    else if ((bloom[w]! & (1 << (bit & 31))) === 0) return false
   }
   return true
 }
