@@ -62,11 +62,11 @@ export interface IngestLogsOptions {
   /**
    * Asks for the quick verdict's pass (quick-pass.ts) before anything is stored, where it is
    * exact: a case with no log record yet, and formats that read each line alone. onRecord is
-   * called with each kept record that holds a marker as the pass reads it, and onPass with the
-   * pass's result at its end; onPass is not called where the pass does not run or gives no
-   * answer, and the records it was handed are then to be discarded.
+   * called with each kept record that holds a marker as the pass reads it, and onPass at its
+   * end with its result, or with null where it gave no answer (the records it was handed are
+   * then to be discarded). Neither is called where the pass does not run.
    */
-  quickPass?: {onRecord: (r: QuickRecord) => void; onPass: (r: QuickPassResult) => void}
+  quickPass?: {onRecord: (r: QuickRecord) => void; onPass: (r: QuickPassResult | null) => void}
 }
 
 /** How one file is read (or why it is not). */
@@ -136,7 +136,7 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
         files.map((f) => ({path: f.path, size: f.size, gzip: f.gzip, format: f.how!.format, spec: f.how!.spec})),
         pool, {source: options.source ?? 'default', maxLineBytes, signal: options.signal, head: (path) => statRegularFile(path).head, onProgress: options.onProgress, onRecord: options.quickPass.onRecord},
       )
-      if (quick) options.quickPass.onPass(quick)
+      options.quickPass.onPass(quick)
     }
     // Request ids and PII value hashes arrive in random order: one sort at the end builds
     // their indexes much faster than inserting into them row by row, which rewrites most of

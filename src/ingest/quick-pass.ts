@@ -101,7 +101,11 @@ async function passFiles(files: readonly QuickPassFile[], pool: ParsePool, optio
         const m = r.marked[next]
         if (m?.at !== i) continue
         marked++
-        options.onRecord({request_id: m.request_id, tenant_id: m.tenant_id, session_id: m.session_id, ts_ms: m.ts_ms, tokens: m.tokens, hits: m.hits, token_echo: m.token_echo, hit_echo: m.hit_echo})
+        try {
+          options.onRecord({request_id: m.request_id, tenant_id: m.tenant_id, session_id: m.session_id, ts_ms: m.ts_ms, tokens: m.tokens, hits: m.hits, token_echo: m.token_echo, hit_echo: m.hit_echo})
+        } catch (error) {
+          throw new RecordHandlerFailed(error)
+        }
       }
     }
     const drain = async (until: number): Promise<void> => {
@@ -143,20 +147,30 @@ async function passFiles(files: readonly QuickPassFile[], pool: ParsePool, optio
         await drain(0).catch(() => {})
         // A signal stops triage; any other failure (a read error, a parse worker lost) leaves the
         // verdict to the scan: ingest meets the same failure and reports it with its file and line.
+        // The caller's own failure is not the pass's: it goes up as it was thrown.
         if (error instanceof IngestInterrupted) throw error
+        if (error instanceof RecordHandlerFailed) throw error.cause
         return null
       }
       unread = error.message
     }
     try {
       await drain(0)
-    } catch {
+    } catch (error) {
+      if (error instanceof RecordHandlerFailed) throw error.cause
       return null
     }
     inputBytesBefore += f.size
     out.push({path: f.path, counts, unread, refused: refusalOf(f.format, counts, firstBad) !== null})
   }
   return {files: out, marked}
+}
+
+/** An error thrown by onRecord, told apart from the pass's own (which leave the verdict to the scan). */
+class RecordHandlerFailed extends Error {
+  constructor(override readonly cause: unknown) {
+    super('the quick pass\'s record handler failed')
+  }
 }
 
 /** Two files of one size whose first bytes agree may be copies: ingest would skip the second whole. */

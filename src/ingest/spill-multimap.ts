@@ -1,6 +1,7 @@
 import {closeSync, mkdtempSync, openSync, readSync, rmSync, unlinkSync, writeSync} from 'node:fs'
 import {endianness, tmpdir} from 'node:os'
 import {join} from 'node:path'
+import {CliError} from '../errors.js'
 
 // The duplicate rule's memory (the quick pass's PairSet, ingest's RequestIdSet): a 32-bit key
 // (a hash of (source, request_id)) to 32-bit values, in a table that grows with the records
@@ -184,9 +185,16 @@ export class SpillingMultimap {
 
   private openFile(): NonNullable<SpillingMultimap['file']> {
     if (this.file) return this.file
-    const dir = mkdtempSync(join(this.options.dir ?? tmpdir(), 'crosstalk-seen-'))
+    const parent = this.options.dir ?? tmpdir()
+    let dir: string
+    let fd: number
+    try {
+      dir = mkdtempSync(join(parent, 'crosstalk-seen-'))
+      fd = openSync(join(dir, 'runs'), 'w+', 0o600)
+    } catch (error) {
+      throw new CliError(`cannot write the duplicate table's scratch file under ${parent} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): past ${this.memoryEntries.toLocaleString('en-US')} records it needs a writable temporary folder (set TMPDIR)`)
+    }
     const path = join(dir, 'runs')
-    const fd = openSync(path, 'w+', 0o600)
     // Unlinked at once where the system allows: no crash can leave it behind.
     try {
       unlinkSync(path)

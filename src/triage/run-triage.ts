@@ -108,22 +108,27 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   // The registry goes in first, so that markers outside the CANARY-<hex> convention are matched while the logs are parsed.
   const canaries = options.canaries ? await ingestCanaries(db, {path: options.canaries, now: options.now}) : null
   if (canaries) afterStep({step: 'canaries', result: canaries})
-  // The registry's load filled SQLite's page caches (16 MB each for the case and for the
-  // staging table's temporary database, full from about 150,000 markers); the pass and ingest
-  // read few of those pages again, and the memory stays held unless released.
+  // The registry's load leaves SQLite's page cache full and the C heap it freed resident (41 MB
+  // after 926,440 markers, measured); the pass and ingest read few of those pages again.
   if (canaries) releaseMemory(db)
   const t1 = performance.now()
   let quick: TriageVerdict | null = null
-  const quickSink = options.quickVerdict === false ? null : new QuickVerdict(db)
+  // Built when the pass hands its first record (or ends), dropped when it ends: the registry's
+  // unconventional markers it holds are not kept through ingest.
+  let quickSink: QuickVerdict | null = null
   const ingest = await ingestLogs(db, {
     paths: options.paths, logFormat: options.logFormat, parse: options.parse, source: options.source, now: options.now, evidenceCodec: options.evidenceCodec, evidence: options.evidence,
     workers: options.workers, maxLineBytes: options.maxLineBytes, onProgress: options.onIngestProgress, onFormat: options.onFormat, signal: options.signal,
-    quickPass: quickSink === null ? undefined : {
-      onRecord: (r) => quickSink.add(r),
+    quickPass: options.quickVerdict === false ? undefined : {
+      onRecord: (r) => (quickSink ??= new QuickVerdict(db)).add(r),
       onPass: (q) => {
+        const sink = quickSink ?? new QuickVerdict(db)
+        quickSink = null
+        // No answer from the pass (files that may be copies, a read failure): the scan's verdict is printed.
+        if (q === null) return
         // A file ingest will refuse ends triage with no verdict at all: none is printed over it.
         if (q.files.some((f) => f.refused)) return
-        const v = quickSink.verdict(q)
+        const v = sink.verdict(q)
         // Its records could not answer an echo check (never expected): the scan's verdict is printed.
         if (v === null) return
         quick = {...v, at_ms: Math.round(performance.now() - t0)}

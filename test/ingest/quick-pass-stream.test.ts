@@ -67,3 +67,11 @@ it('hands records over while it reads, not at its end', async () => {
   expect(seen.length).toBeGreaterThan(0)
   expect(seen.every((id) => id.startsWith('a'))).toBe(true)
 })
+
+it('lets a failure of the caller\'s handler go up as it was thrown (it is no read failure of the pass)', async () => {
+  const a = file('a.jsonl', [line('r1', 'leak CANARY-00112233445566778899aabbccddeeff'), line('r2', 'plain')])
+  const boom = new Error('the verdict could not be built')
+  await expect(pass([a], () => {
+    throw boom
+  })).rejects.toBe(boom)
+})

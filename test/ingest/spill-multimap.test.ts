@@ -83,6 +83,14 @@ describe('SpillingMultimap', () => {
     map.close()
   })
 
+  it('says in one line which folder it could not write its scratch file in', () => {
+    const missing = join(dir, 'no-such-folder')
+    const map = new SpillingMultimap({memoryEntries: 16, dir: missing})
+    for (let i = 0; i < 16; i++) map.add(i, i)
+    expect(() => map.add(16, 16)).toThrow(/^cannot write the duplicate table's scratch file under .*no-such-folder \(ENOENT\): past 16 records it needs a writable temporary folder \(set TMPDIR\)$/)
+    map.close()
+  })
+
   it('writes nothing below its cap', () => {
     const map = new SpillingMultimap({memoryEntries: 1000, dir})
     for (let i = 0; i < 1000; i++) map.add(i, i)
