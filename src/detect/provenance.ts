@@ -4,10 +4,11 @@ import {fingerprintSession} from '../store/extracts.js'
 import {contaminationRows, provenanceTally, provenanceWriter, type ProvenanceTally} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
 import {inTransaction} from '../store/session.js'
+import {releaseMemory} from '../ingest/release-memory.js'
 import {fullGc} from '../util/gc.js'
 import {tallyCandidates} from './provenance/candidates.js'
 import {HashTable} from './provenance/hash-table.js'
-import {loadRecordOrder, type RecordOrder} from './provenance/record-order.js'
+import {loadRecordOrder} from './provenance/record-order.js'
 import {SourceChain, type AttributionContext} from './provenance/attribute.js'
 
 // Canary-less provenance: a response that repeats, verbatim, text an *other* session sent
@@ -59,10 +60,13 @@ export interface ProvenanceStats {
  * size of the case.
  */
 export const DEFAULT_INDEX_BUDGET_BYTES = 32 * 1024 * 1024
-/** Index bytes per response fingerprint: hash slots and keys, postings, offsets, flags. */
-const BYTES_PER_RESPONSE_FP = 36
+/** Index bytes per response fingerprint: hash slots and keys, (rank, slot) entries, postings, offsets, flags. */
+const BYTES_PER_RESPONSE_FP = 40
 /** Garbage allowed to build up on the JS heap during verification before a full collection. */
 const HEAP_SLACK_BYTES = 24 * 1024 * 1024
+/** Records whose decoded texts verification keeps at hand, and the most characters they may hold. */
+const TEXT_CACHE_RECORDS = 512
+const TEXT_CACHE_CHARS = 8 * 1024 * 1024
 /** Responses whose candidate tallies are read back at a time. */
 const MATCH_CHUNK = 4096
 
@@ -77,12 +81,14 @@ export interface ProvenanceTuning {
 export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning: ProvenanceTuning = {}): ProvenanceStats {
   const t0 = performance.now()
   // Everything is read from the compact fingerprints table (never from `records`), then put in time order.
-  const loaded = loadRecordOrder(db)
-  fullGc() // the loader's scratch arrays
+  let loaded: ReturnType<typeof loadRecordOrder> | null = loadRecordOrder(db)
+  // The loader's scratch, SQLite's sorter and the pages it read.
+  releaseMemory(db)
   const budget = tuning.indexBudgetBytes ?? DEFAULT_INDEX_BUDGET_BYTES
   const passes = Math.max(1, tuning.passes ?? Math.ceil((loaded.rfps * BYTES_PER_RESPONSE_FP) / budget))
+  const nRec = loaded.records
   const stats: ProvenanceStats = {
-    records: loaded.records,
+    records: nRec,
     response_fingerprints: 0,
     index_entries: 0,
     boilerplate_hashes: 0,
@@ -100,14 +106,33 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
     // The passes' index arrays (tens of MB on a large case) are garbage once the tallies are
     // written: they live inside tallyCandidates only, and verification runs without them.
     const timings = tallyCandidates(db, {...loaded, passes, boilerplateTenants: options.boilerplateTenants}, tally, boilerTable, stats)
-    fullGc()
     const tm0 = performance.now()
-    attributeResponses(db, loaded.order, loaded.records, tally, boilerTable, options, stats)
+    // Attribution needs each rank's record id and decode node, and rank by id only to mark
+    // the known copies: sessions, tenants and then the id-to-rank table (4 bytes a record
+    // each, 60 MB at 5M records) are let go before it runs.
+    const {id, node, rankOfId} = loaded.order
+    loaded = null
+    const chain = knownCopies(db, rankOfId, nRec)
+    releaseMemory(db)
+    attributeResponses(db, {id, node}, chain, tally, boilerTable, options, stats)
     stats.timings_ms = {load: Math.round(load + timings.load), index: Math.round(timings.index), match: Math.round(timings.match + performance.now() - tm0)}
   } finally {
     tally.drop()
   }
   return stats
+}
+
+/**
+ * Copies known before provenance runs: responses with a contaminating sighting, with the
+ * source session each sighting names (the chain rule, attribute.ts).
+ */
+function knownCopies(db: CaseDb, rankOfId: Int32Array, nRec: number): SourceChain {
+  const chain = new SourceChain(nRec)
+  for (const c of contaminationRows(db)) {
+    const rank = c.record_id < rankOfId.length ? rankOfId[c.record_id]! : -1
+    if (rank >= 0) chain.markCopy(rank, {tenant: c.source_tenant, session: c.source_session})
+  }
+  return chain
 }
 
 /**
@@ -117,29 +142,32 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
  * the longest evidence run, the recipient's own decode node, the earliest).
  */
 function attributeResponses(
-  db: CaseDb, order: RecordOrder, nRec: number, tally: ProvenanceTally, boilerTable: HashTable, options: ProvenanceOptions, stats: ProvenanceStats,
+  db: CaseDb, order: {id: Uint32Array; node: Int32Array}, chain: SourceChain, tally: ProvenanceTally, boilerTable: HashTable, options: ProvenanceOptions, stats: ProvenanceStats,
 ): void {
+  const nRec = order.id.length
   // A response and its candidates are looked up together, so a small cache saves most re-decoding.
   const loadTexts = recordTextLoader(db, {random: true})
+  // Bounded by count and by characters: an over-pool prompt is megabytes of text, and a
+  // cache of 512 of them would be the largest thing the scan holds.
   const textCache = new Map<number, RecordTexts>()
+  let cachedChars = 0
+  const charsOf = (t: RecordTexts): number => (t.request_text?.length ?? 0) + (t.response_text?.length ?? 0)
   const text = (part: 'request_text' | 'response_text', id: number): string => {
     let t = textCache.get(id)
     if (t === undefined) {
       t = loadTexts(id)
-      if (textCache.size >= 512) textCache.delete(textCache.keys().next().value!)
+      cachedChars += charsOf(t)
       textCache.set(id, t)
+      while (textCache.size > 1 && (textCache.size > TEXT_CACHE_RECORDS || cachedChars > TEXT_CACHE_CHARS)) {
+        const [oldest, old] = textCache.entries().next().value!
+        cachedChars -= charsOf(old)
+        textCache.delete(oldest)
+      }
     }
     return t[part] ?? ''
   }
   const sessionOf = fingerprintSession(db)
   const writer = provenanceWriter(db)
-  // Copies known before provenance runs: responses with a contaminating sighting, with the
-  // source session each sighting names (the chain rule, attribute.ts).
-  const chain = new SourceChain(nRec)
-  for (const c of contaminationRows(db)) {
-    const rank = c.record_id < order.rankOfId.length ? order.rankOfId[c.record_id]! : -1
-    if (rank >= 0) chain.markCopy(rank, {tenant: c.source_tenant, session: c.source_session})
-  }
   const isBoiler = (h1: number, h2: number): boolean => boilerTable.size > 0 && boilerTable.get(h1, h2) >= 0
   // Verification garbage (texts, word arrays) outlives young-generation collections, and V8
   // lets the old generation grow to a multiple of the live heap (hundreds of MB on a large

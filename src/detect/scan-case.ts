@@ -15,6 +15,7 @@ import {beginScanRun, completeRecordCount, finishScanRun, lastFinishedScan, mark
 import {corpusFacts} from '../store/scale.js'
 import {inTransaction, withoutForeignKeyChecks} from '../store/session.js'
 import {getSettings, piiRefKey, setPool} from '../store/settings.js'
+import {releaseMemory} from '../ingest/release-memory.js'
 import {computePiiFindings} from './pii-findings.js'
 import {computeProvenance, DEFAULT_PROVENANCE, type ProvenanceOptions, type ProvenanceStats} from './provenance.js'
 import {sqliteRegistry} from './registry.js'
@@ -126,6 +127,8 @@ export function scanCase(db: CaseDb, options: ScanOptions): ScanResult {
   let provenance: ProvenanceStats | null = null
   if (!options.skipProvenance && !provenanceWasCurrent) {
     options.onProgress?.({phase: 'provenance', done: 0, total: 1})
+    // The markers' registry lookups filled the page cache: provenance reads other pages.
+    releaseMemory(db)
     provenance = computeProvenance(db, params)
     options.onProgress?.({phase: 'provenance', done: 1, total: 1})
   }

@@ -95,16 +95,27 @@ export function maxFingerprintedRecord(db: CaseDb): number {
 }
 
 /** Per-record facts for provenance, ordered by tenant and session, with the blob sizes. */
-export type FingerprintMetaRow = [recordId: number, tsMs: number, tenant: string, session: string, decodeNode: string | null, responseBytes: number, promptBytes: number]
+export type FingerprintSessionRow = [recordId: number, tenant: string, session: string]
 
-export function iterateFingerprintMeta(db: CaseDb, maxId: number): IterableIterator<FingerprintMetaRow> {
+/** Each fingerprinted record's tenant and session, grouped by (tenant, session): SQLite sorts, in bounded memory. */
+export function iterateFingerprintSessions(db: CaseDb, maxId: number): IterableIterator<FingerprintSessionRow> {
+  return db
+    .prepare('SELECT record_id, tenant_id, session_id FROM fingerprints WHERE record_id <= ? ORDER BY tenant_id, session_id')
+    .raw()
+    .iterate(maxId) as IterableIterator<FingerprintSessionRow>
+}
+
+export type FingerprintTimeRow = [recordId: number, tenant: string, decodeNode: string | null, responseBytes: number, promptBytes: number]
+
+/** Each fingerprinted record in time order, ties by record id, with its fingerprint blobs' lengths. */
+export function iterateFingerprintsByTime(db: CaseDb, maxId: number): IterableIterator<FingerprintTimeRow> {
   return db
     .prepare(
-      `SELECT record_id, ts_ms, tenant_id, session_id, decode_node, length(response_fp), length(prompt_fp)
-         FROM fingerprints WHERE record_id <= ? ORDER BY tenant_id, session_id`,
+      `SELECT record_id, tenant_id, decode_node, length(response_fp), length(prompt_fp)
+         FROM fingerprints WHERE record_id <= ? ORDER BY ts_ms, record_id`,
     )
     .raw()
-    .iterate(maxId) as IterableIterator<FingerprintMetaRow>
+    .iterate(maxId) as IterableIterator<FingerprintTimeRow>
 }
 
 /**

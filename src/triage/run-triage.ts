@@ -4,6 +4,7 @@ import type {LogFormat} from '../extract/formats/index.js'
 import type {ParseSpec} from '../extract/parse-spec.js'
 import {expandPaths} from '../ingest/expand-paths.js'
 import {releaseFreedMemory} from '../ingest/native-quick.js'
+import {releaseMemory} from '../ingest/release-memory.js'
 import {ingestCanaries, type IngestCanariesResult} from '../ingest/ingest-canaries.js'
 import {ingestLogs, refusedMessage, type FormatDecision, type IngestLogsResult, type IngestProgress} from '../ingest/ingest-logs.js'
 import {InputError} from '../errors.js'
@@ -17,7 +18,6 @@ import {logFilesWithBadLines, unreadableLogFiles, type QuarantinedFile, type Unr
 import {countCanaries} from '../store/canaries.js'
 import type {LogEvidence} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
-import {shrinkMemory} from '../store/session.js'
 import {fullGc} from '../util/gc.js'
 
 // The first hour of an incident in one process: the registry, the logs, the scan and the
@@ -179,12 +179,6 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   const t4 = performance.now()
   const ms = (a: number, b: number): number => Math.round(b - a)
   return {canaries, ingest, scan, scope, timings_ms: {canaries: ms(t0, t1), ingest: ms(t1, t2), scan: ms(t2, t3), scope: ms(t3, t4), total: ms(t0, t4), verdict: ms(t0, verdictAt)}, verdict: {basis: quick === null ? 'scan' : 'quick', confirmed_by_scan: confirmed}}
-}
-
-function releaseMemory(db: CaseDb): void {
-  shrinkMemory(db)
-  fullGc()
-  releaseFreedMemory()
 }
 
 /**

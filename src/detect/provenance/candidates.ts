@@ -39,21 +39,19 @@ export function tallyCandidates(
   db: CaseDb, input: CandidateInput, out: ProvenanceTally, boilerTable: HashTable, stats: CandidateStats,
 ): {load: number; index: number; match: number} {
   const timings = {load: 0, index: 0, match: 0}
-  const {records: nRec, passes, order} = input
+  const {passes, order} = input
   const count = input
   const rankOfId = order.rankOfId
   const T = input.boilerplateTenants
-  // Per pass, by rank: the record's response fingerprints of this part are respSlot[respBegin[r] .. respEnd[r]).
-  const respBegin = new Uint32Array(nRec)
-  const respEnd = new Uint32Array(nRec)
-  const promptBegin = new Uint32Array(nRec)
-  const promptEnd = new Uint32Array(nRec)
-  // One pass's index arrays, allocated once and reused by every pass (views of the needed length).
+  // One pass's entries as (rank, slot) pairs in the order read. A record's fingerprints of
+  // one part are read together (the table is read record by record), so its entries are
+  // consecutive: no per-record arrays (16 bytes a record, 80 MB at 5M records) are needed,
+  // only what the pass itself indexes.
   const expected = Math.ceil((count.rfps / passes) * 1.05) + 16
   const table = new HashTable(expected)
-  const respSlot = new U32List(expected)
-  // Slots of the prompt fingerprints of this part that some response also has.
-  const promptSlots = new U32List(expected)
+  const resp = new U32List(expected * 2)
+  // Prompt fingerprints of this part that some response also has.
+  const prompt = new U32List(expected * 2)
   let offBuf = new Uint32Array(0)
   let lastValBuf = new Int32Array(0)
   let postBuf = new Uint32Array(0)
@@ -64,48 +62,26 @@ export function tallyCandidates(
   try {
     for (let pass = 0; pass < passes; pass++) {
       const tp0 = performance.now()
-      respBegin.fill(0)
-      respEnd.fill(0)
-      promptBegin.fill(0)
-      promptEnd.fill(0)
       table.clear()
-      respSlot.length = 0
-      promptSlots.length = 0
+      resp.length = 0
+      prompt.length = 0
       // Responses first: the table holds only their hashes. Then the prompts, each fingerprint
       // looked up as it is read and kept (as its slot) only when some response has it, so the
       // prompts cost no memory beyond their matches.
-      let cur = -1
-      const respEntry = (r: number, h1: number, h2: number): void => {
-        if (r !== cur) {
-          cur = r
-          respBegin[r] = respSlot.length
-        }
-        respSlot.push(table.add(h1, h2))
-        respEnd[r] = respSlot.length
-      }
+      const respEntry = (r: number, h1: number, h2: number): void => resp.push2(r, table.add(h1, h2))
       const promptEntry = (r: number, h1: number, h2: number): void => {
-        if (r !== cur) {
-          cur = r
-          promptBegin[r] = promptSlots.length
-          promptEnd[r] = promptSlots.length
-        }
         const slot = table.get(h1, h2)
-        if (slot >= 0) {
-          promptSlots.push(slot)
-          promptEnd[r] = promptSlots.length
-        }
+        if (slot >= 0) prompt.push2(r, slot)
       }
       if (spill) {
         // Several passes: the table was read once and split by part into spill files.
         spill.read(pass, 0, respEntry)
-        cur = -1
         spill.read(pass, 1, promptEntry)
       } else {
         for (const [r, fps] of readFingerprints(db, 'response', count.maxId, rankOfId)) {
           stats.response_fingerprints += fps.length >>> 1
           for (let i = 0; i + 1 < fps.length; i += 2) respEntry(r, fps[i]!, fps[i + 1]!)
         }
-        cur = -1
         for (const [r, fps] of readFingerprints(db, 'prompt', count.maxId, rankOfId)) {
           for (let i = 0; i + 1 < fps.length; i += 2) promptEntry(r, fps[i]!, fps[i + 1]!)
         }
@@ -124,26 +100,15 @@ export function tallyCandidates(
       }
       const off = offBuf.subarray(0, nSlots + 1).fill(0)
       const lastVal = lastValBuf.subarray(0, nSlots).fill(-1)
-      const eachResponseSlot = (visit: (slot: number, rv: number) => void): void => {
-        for (let r = 0; r < nRec; r++) {
-          const rv = r * 2 + 1
-          for (let e = respBegin[r]!; e < respEnd[r]!; e++) {
-            const slot = respSlot.data[e]!
-            if (lastVal[slot] === rv) continue
-            lastVal[slot] = rv
-            visit(slot, rv)
-          }
-        }
-      }
-      const eachPromptSlot = (visit: (slot: number, pv: number) => void): void => {
-        for (let r = 0; r < nRec; r++) {
-          const pv = r * 2
-          for (let e = promptBegin[r]!; e < promptEnd[r]!; e++) {
-            const slot = promptSlots.data[e]!
-            if (lastVal[slot] === pv) continue
-            lastVal[slot] = pv
-            visit(slot, pv)
-          }
+      // Each distinct (hash, text) once: v = rank * 2 + part (0 prompt, 1 response).
+      const eachSlot = (list: U32List, part: 0 | 1, visit: (slot: number, v: number) => void): void => {
+        const data = list.data
+        for (let i = 0; i < list.length; i += 2) {
+          const v = data[i]! * 2 + part
+          const slot = data[i + 1]!
+          if (lastVal[slot] === v) continue
+          lastVal[slot] = v
+          visit(slot, v)
         }
       }
       let nEntries = 0
@@ -151,8 +116,8 @@ export function tallyCandidates(
         off[slot + 1]!++
         nEntries++
       }
-      eachResponseSlot(countEntry)
-      eachPromptSlot(countEntry)
+      eachSlot(resp, 1, countEntry)
+      eachSlot(prompt, 0, countEntry)
       for (let sl = 0; sl < nSlots; sl++) off[sl + 1]! += off[sl]!
       if (postBuf.length < nEntries) postBuf = new Uint32Array(Math.ceil(nEntries * 1.1))
       const post = postBuf.subarray(0, nEntries)
@@ -161,8 +126,8 @@ export function tallyCandidates(
       const place = (slot: number, v: number): void => {
         post[off[slot]!++] = v
       }
-      eachResponseSlot(place)
-      eachPromptSlot(place)
+      eachSlot(resp, 1, place)
+      eachSlot(prompt, 0, place)
       for (let sl = nSlots; sl > 0; sl--) off[sl] = off[sl - 1]!
       off[0] = 0
       // Each group in time order: only hashes shared by two or more texts have more than one posting.
@@ -222,15 +187,14 @@ export function tallyCandidates(
       // Candidates: per response, the earlier postings of other sessions on its non-boilerplate hashes.
       inTransaction(db, () => {
         const tally = new Map<number, number>()
-        for (let r = 0; r < nRec; r++) {
-          const e0 = respBegin[r]!
-          const e1 = respEnd[r]!
-          if (e0 === e1) continue
+        const data = resp.data
+        for (let e = 0; e < resp.length; ) {
+          const r = data[e]!
           tally.clear()
           const own = r * 2
           const session = order.session[r]!
-          for (let e = e0; e < e1; e++) {
-            const slot = respSlot.data[e]!
+          for (; e < resp.length && data[e] === r; e += 2) {
+            const slot = data[e + 1]!
             if (boiler[slot] === 1) continue
             const lo = off[slot]!
             const hi = off[slot + 1]!

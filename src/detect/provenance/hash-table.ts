@@ -97,4 +97,14 @@ export class U32List {
     }
     this.data[this.length++] = v
   }
+  /** Two values (a pair) at once. */
+  push2(a: number, b: number): void {
+    if (this.length + 2 > this.data.length) {
+      const next = new Uint32Array(Math.ceil(this.data.length * 1.5) + 2)
+      next.set(this.data)
+      this.data = next
+    }
+    this.data[this.length++] = a
+    this.data[this.length++] = b
+  }
 }
