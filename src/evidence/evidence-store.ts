@@ -148,12 +148,41 @@ export class EvidenceWriter {
   }
 }
 
-/** Small files (canary registries): store in one go, synchronously, inside a transaction. */
+/** Small files: store in one go, synchronously, inside a transaction. */
 export function writeEvidenceSync(db: CaseDb, fileId: number, bytes: Buffer): void {
+  const writer = evidenceSyncWriter(db, fileId)
+  writer.write(bytes)
+  writer.end()
+}
+
+/**
+ * A file's bytes stored as they are read (canary registries), synchronously, inside the
+ * caller's transaction: at most one block is held, whatever the file's size.
+ */
+export function evidenceSyncWriter(db: CaseDb, fileId: number): {write(bytes: Uint8Array): void; end(): void} {
   const insert = blockInserter(db)
-  for (let seq = 0, offset = 0; offset < bytes.length; seq++, offset += BLOCK_SIZE) {
-    const block = bytes.subarray(offset, offset + BLOCK_SIZE)
-    insert(fileId, seq, offset, block.length, crc32(block), 'deflate', deflateSync(block, {level: 1}))
+  const block = Buffer.allocUnsafe(BLOCK_SIZE)
+  let fill = 0
+  let seq = 0
+  let offset = 0
+  const flush = (): void => {
+    if (fill === 0) return
+    const bytes = block.subarray(0, fill)
+    insert(fileId, seq++, offset, fill, crc32(bytes), 'deflate', deflateSync(bytes, {level: 1}))
+    offset += fill
+    fill = 0
+  }
+  return {
+    write(bytes) {
+      for (let at = 0; at < bytes.length; ) {
+        const n = Math.min(bytes.length - at, BLOCK_SIZE - fill)
+        block.set(bytes.subarray(at, at + n), fill)
+        fill += n
+        at += n
+        if (fill === BLOCK_SIZE) flush()
+      }
+    },
+    end: flush,
   }
 }
 

@@ -1,23 +1,24 @@
 import {isUtf8} from 'node:buffer'
 import {createHash} from 'node:crypto'
-import {readFileSync} from 'node:fs'
+import {closeSync, openSync, readSync} from 'node:fs'
 import {basename, resolve} from 'node:path'
 import {z} from 'zod'
 import {InputError} from '../errors.js'
-import {writeEvidenceSync} from '../evidence/evidence-store.js'
+import {evidenceSyncWriter} from '../evidence/evidence-store.js'
 import {CONVENTIONAL_MARKER, markerKey} from '../extract/markers.js'
 import {stageRegistry} from '../store/canaries.js'
-import {deleteFile, fileBySha256, insertRegistryFile} from '../store/files.js'
+import {deleteFile, fileBySha256, insertRegistryFile, setRegistryEntries} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {begin, commit, rollback} from '../store/session.js'
 import {parseTimestamp} from '../util/timestamps.js'
 import {parseCsv} from './csv-parse.js'
 
-// A registry can hold hundreds of thousands of markers (one per session, about 100 bytes each:
-// tens of MB at most). Its bytes are held once, for the hash, the parse and the evidence copy,
-// and decoded a chunk at a time; its entries go to a staging table and are checked with SQL, so
-// no per-entry object outlives its line, and every conflict in the file or against the case is
-// found before anything is stored.
+// A registry can hold a million markers (one per session, about 100 bytes each: 90 MB at
+// 926,440 markers). It is read a chunk at a time, twice: once for its hash (a registry the
+// case already holds is recognised before anything is parsed), then parsed, hashed again and
+// kept as evidence from the same bytes as they pass. Its entries go to a staging table and
+// are checked with SQL, so no per-entry object outlives its line, and every conflict in the
+// file or against the case is found before anything is stored.
 
 // Ids are kept exactly as written: a registry that trimmed " tenant-a" or turned a CRLF inside
 // a quoted field into LF would no longer match the logs that carry the same id (own sightings
@@ -55,50 +56,99 @@ const MAX_REGISTRY_LINE = 1 << 20
 
 export async function ingestCanaries(db: CaseDb, options: {path: string; now: () => Date}): Promise<IngestCanariesResult> {
   const {path} = options
-  // One read: the bytes hashed are the bytes parsed and the bytes kept as evidence (a file
-  // rewritten while it was being ingested cannot leave a hash that does not match the copy).
-  // Registries are megabytes, not gigabytes.
-  let bytes: Buffer
-  try {
-    bytes = readFileSync(path)
-  } catch (error) {
-    throw new InputError(`${path}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, 'E_UNREADABLE')
-  }
-  const sha256 = createHash('sha256').update(bytes).digest('hex')
-  const existing = fileBySha256(db, sha256)
+  const first = hashFile(path)
+  const existing = fileBySha256(db, first.sha256)
   if (existing?.state === 'complete') {
-    return {file: path, sha256, status: 'already_present', entries: existing.records, added: 0, already_registered: existing.records}
+    return {file: path, sha256: first.sha256, status: 'already_present', entries: existing.records, added: 0, already_registered: existing.records}
   }
 
   const staging = stageRegistry(db)
   let entries = 0
   begin(db)
   try {
-    for (const entry of readRegistry(path, bytes)) {
+    if (existing) deleteFile(db, existing.id)
+    // The row goes in first (the evidence blocks name it); its entry count when the last line is read.
+    const fileId = insertRegistryFile(db, {
+      path, name: basename(path), absPath: resolve(path), sha256: first.sha256, size: first.size,
+      format: /\.csv$/i.test(path) ? 'csv' : 'jsonl', at: options.now().toISOString(), entries: 0,
+    })
+    const evidence = evidenceSyncWriter(db, fileId)
+    const hash = createHash('sha256')
+    let size = 0
+    const reads = fileReads(path, (bytes) => {
+      hash.update(bytes)
+      evidence.write(bytes)
+      size += bytes.length
+    })
+    for (const entry of readRegistry(path, reads)) {
       staging.add({...entry, marker_key: markerKey(entry.marker)})
       entries++
+    }
+    evidence.end()
+    // The bytes parsed and kept are the bytes hashed: a file rewritten between the two reads
+    // (or while the second ran) is refused rather than stored under a hash its copy does not have.
+    if (size !== first.size || hash.digest('hex') !== first.sha256) {
+      throw new InputError(`${path}: changed while it was being read (size or SHA-256 differs between two reads); ingest it again once nothing writes to it`, 'E_CHANGED')
     }
     const conflicts = describeConflicts(staging.conflicts(4))
     if (conflicts.length > 0) {
       const shown = conflicts.slice(0, 3).join('; ')
       throw new InputError(`${path}: the same marker registered to two sessions: ${shown}${conflicts.length > 3 ? '; and more' : ''}`, 'E_CANARY_CONFLICT')
     }
-    if (existing) deleteFile(db, existing.id)
-    const now = options.now().toISOString()
-    const fileId = insertRegistryFile(db, {
-      path, name: basename(path), absPath: resolve(path), sha256, size: bytes.length,
-      format: /\.csv$/i.test(path) ? 'csv' : 'jsonl', at: now, entries,
-    })
-    writeEvidenceSync(db, fileId, bytes)
+    setRegistryEntries(db, fileId, entries)
     const added = staging.commit(fileId)
     commit(db)
-    return {file: path, sha256, status: 'ingested', entries, added, already_registered: entries - added}
+    return {file: path, sha256: first.sha256, status: 'ingested', entries, added, already_registered: entries - added}
   } catch (error) {
     rollback(db)
     throw error
   } finally {
     staging.drop()
   }
+}
+
+/** Bytes of the registry read at a time. */
+const READ_BYTES = 1 << 20
+
+const unreadable = (path: string, error: unknown): InputError =>
+  new InputError(`${path}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, 'E_UNREADABLE')
+
+/** The file read a chunk at a time, each chunk handed to `seen` before it is yielded. */
+function* fileReads(path: string, seen: (bytes: Buffer) => void = () => {}): Generator<Buffer> {
+  let fd: number
+  try {
+    fd = openSync(path, 'r')
+  } catch (error) {
+    throw unreadable(path, error)
+  }
+  try {
+    for (;;) {
+      // A fresh buffer per read: the caller may keep the tail of one (a line cut by the read).
+      const buf = Buffer.allocUnsafe(READ_BYTES)
+      let n: number
+      try {
+        n = readSync(fd, buf, 0, READ_BYTES, null)
+      } catch (error) {
+        throw unreadable(path, error)
+      }
+      if (n === 0) return
+      const bytes = buf.subarray(0, n)
+      seen(bytes)
+      yield bytes
+    }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+function hashFile(path: string): {sha256: string; size: number} {
+  const hash = createHash('sha256')
+  let size = 0
+  for (const bytes of fileReads(path)) {
+    hash.update(bytes)
+    size += bytes.length
+  }
+  return {sha256: hash.digest('hex'), size}
 }
 
 /** Markers the file gives to two sessions, or gives to a session other than the case's. */
@@ -118,12 +168,12 @@ interface Entry {
 }
 
 /** Validated entries of a CSV (header marker,tenant_id,session_id,issued_at) or JSONL registry. */
-function* readRegistry(path: string, bytes: Buffer): Generator<Entry> {
+function* readRegistry(path: string, reads: Iterable<Buffer>): Generator<Entry> {
   let columns: string[] | undefined
   let format: 'csv' | 'jsonl' | undefined
   let pending = '' // a CSV record whose quoted field spans lines
   let pendingLine = 0
-  for (const {lineNo, text: line} of registryLines(path, bytes)) {
+  for (const {lineNo, text: line} of registryLines(path, reads)) {
     let text = line
     if (lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1)
     // The CR of a CRLF line end is kept until the record is complete: inside a quoted field it is
@@ -181,21 +231,18 @@ function* readRegistry(path: string, bytes: Buffer): Generator<Entry> {
 
 /**
  * The file's lines (LF ends; a CR before it stays for the caller), numbered from 1, each
- * checked for length and UTF-8 in order. The bytes are decoded a chunk of about CHUNK_BYTES at
- * a time, each ending at a line end (an LF byte never occurs inside a multi-byte character, so a
- * chunk's lines are the file's), so that no decoded copy of the whole file is ever held; a chunk
- * that is not UTF-8 throughout, or that holds a line past the limit, is read line by line as
- * bytes, so the error names the first bad line.
+ * checked for length and UTF-8 in order. The reads are cut at their last line end (an LF
+ * byte never occurs inside a multi-byte character, so a piece's lines are the file's) and
+ * the rest carried into the next, so that no line is split and no decoded copy of the whole
+ * file is ever held; a piece that is not UTF-8 throughout, or that holds a line past the
+ * limit, is read line by line as bytes, so the error names the first bad line.
  */
-function* registryLines(path: string, bytes: Buffer): Generator<{lineNo: number; text: string}> {
+function* registryLines(path: string, reads: Iterable<Buffer>): Generator<{lineNo: number; text: string}> {
   const tooLong = (lineNo: number) => new InputError(`${path}:${lineNo}: line longer than ${MAX_REGISTRY_LINE} bytes`)
   let lineNo = 1
-  for (let from = 0; from < bytes.length; ) {
-    const lf = from + CHUNK_BYTES < bytes.length ? bytes.indexOf(10, from + CHUNK_BYTES) : -1
-    const end = lf === -1 ? bytes.length : lf + 1
-    const chunk = bytes.subarray(from, end)
-    if (chunk.length <= CHUNK_BYTES + MAX_REGISTRY_LINE && isUtf8(chunk)) {
-      const text = chunk.toString('utf8')
+  function* piece(bytes: Buffer): Generator<{lineNo: number; text: string}> {
+    if (bytes.length <= CHUNK_BYTES + MAX_REGISTRY_LINE && isUtf8(bytes)) {
+      const text = bytes.toString('utf8')
       for (let at = 0; at < text.length; lineNo++) {
         let nl = text.indexOf('\n', at)
         if (nl === -1) nl = text.length
@@ -205,19 +252,32 @@ function* registryLines(path: string, bytes: Buffer): Generator<{lineNo: number;
         yield {lineNo, text: line}
         at = nl + 1
       }
-    } else {
-      for (let at = from; at < end; lineNo++) {
-        let nl = bytes.indexOf(10, at)
-        if (nl === -1 || nl >= end) nl = end
-        if (nl - at > MAX_REGISTRY_LINE) throw tooLong(lineNo)
-        const line = bytes.subarray(at, nl)
-        if (!isUtf8(line)) throw new InputError(`${path}:${lineNo}: not UTF-8 text`)
-        yield {lineNo, text: line.toString('utf8')}
-        at = nl + 1
-      }
+      return
     }
-    from = end
+    for (let at = 0; at < bytes.length; lineNo++) {
+      let nl = bytes.indexOf(10, at)
+      if (nl === -1) nl = bytes.length
+      if (nl - at > MAX_REGISTRY_LINE) throw tooLong(lineNo)
+      const line = bytes.subarray(at, nl)
+      if (!isUtf8(line)) throw new InputError(`${path}:${lineNo}: not UTF-8 text`)
+      yield {lineNo, text: line.toString('utf8')}
+      at = nl + 1
+    }
   }
+  let carry: Buffer | null = null
+  for (const read of reads) {
+    const bytes: Buffer = carry === null ? read : Buffer.concat([carry, read])
+    const lf = bytes.lastIndexOf(10)
+    if (lf === -1) {
+      // No line end yet: the line so far is carried, unless it is already past the limit.
+      if (bytes.length > MAX_REGISTRY_LINE) throw tooLong(lineNo)
+      carry = bytes
+      continue
+    }
+    carry = lf + 1 < bytes.length ? bytes.subarray(lf + 1) : null
+    yield* piece(bytes.subarray(0, lf + 1))
+  }
+  if (carry !== null) yield* piece(carry)
 }
 
 /** Bytes of the registry decoded at a time (up to the next line end). */

@@ -157,6 +157,11 @@ export function insertRegistryFile(db: CaseDb, f: NewRegistryFile): number {
   )
 }
 
+/** A registry's entry count, known once its last line is read (the row goes in first, in the same transaction). */
+export function setRegistryEntries(db: CaseDb, id: number, entries: number): void {
+  db.prepare("UPDATE files SET lines = ?, records = ? WHERE id = ? AND kind = 'canaries'").run(entries, entries, id)
+}
+
 export interface FileCounts {
   lines: number
   records: number
