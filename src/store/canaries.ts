@@ -1,4 +1,5 @@
 import type {CaseDb} from './open-case.js'
+import {setSortCache} from './session.js'
 
 // The canary registry. A registry can hold hundreds of thousands of markers (one per
 // session): it is staged line by line in a temporary table and checked with SQL, and a scan
@@ -80,6 +81,8 @@ const STAGING_CACHE_KIB = 4000
 export function stageRegistry(db: CaseDb): RegistryStaging {
   const tempCache = db.pragma('temp.cache_size', {simple: true}) as number
   db.pragma(`temp.cache_size = -${STAGING_CACHE_KIB}`)
+  // Its index and its copy into the registry are sorts of the whole file.
+  const restoreCache = setSortCache(db)
   db.exec('DROP TABLE IF EXISTS temp.canary_staging')
   db.exec('CREATE TEMP TABLE canary_staging (line INTEGER NOT NULL, marker_key TEXT NOT NULL, marker TEXT NOT NULL, tenant_id TEXT NOT NULL, session_id TEXT NOT NULL, issued_at TEXT)')
   // Rows go in STAGE_BATCH to a statement: one call into SQLite instead of one a row.
@@ -137,6 +140,7 @@ export function stageRegistry(db: CaseDb): RegistryStaging {
     drop: () => {
       db.exec('DROP TABLE IF EXISTS temp.canary_staging')
       db.pragma(`temp.cache_size = ${Math.trunc(tempCache)}`)
+      restoreCache()
     },
   }
 }

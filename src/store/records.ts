@@ -2,6 +2,7 @@ import {InputError} from '../errors.js'
 import type {RecordFields} from '../util/record-fields.js'
 import type {CaseDb} from './open-case.js'
 import {corpusFacts, type CorpusFacts} from './scale.js'
+import {withSortCache} from './session.js'
 
 // The records table: one row per request/response line, pointing at its bytes in the
 // evidence. The rule that only records of completely ingested files are evidence lives
@@ -296,10 +297,11 @@ export function countSessionsServed(
     )
     served.push('SELECT tenant_id, session_id, 0 FROM temp.scope_confirmed')
     const params = [...windows].flatMap(([node, [lo, hi]]) => [node, lo, hi])
-    const [count, withConfirmed] = db
-      .prepare(`SELECT ifnull(SUM(w), 0), COUNT(*) FROM (SELECT MAX(w) AS w FROM (${served.join(' UNION ALL ')}) GROUP BY t, s)`)
-      .raw()
-      .get(...params) as [number, number]
+    const [count, withConfirmed] = withSortCache(db, () =>
+      db
+        .prepare(`SELECT ifnull(SUM(w), 0), COUNT(*) FROM (SELECT MAX(w) AS w FROM (${served.join(' UNION ALL ')}) GROUP BY t, s)`)
+        .raw()
+        .get(...params) as [number, number])
     return {served: count, withConfirmed}
   } finally {
     db.exec('DELETE FROM temp.scope_confirmed')

@@ -68,6 +68,35 @@ export function checkpoint(db: CaseDb): void {
 }
 
 /** Frees what SQLite can of its page cache (between the steps of one long command). */
+/** Page cache while a sort over the whole case runs (KiB). */
+export const SORT_CACHE_KIB = 4000
+
+/**
+ * Runs `fn` with a small page cache. SQLite's sorter writes a sorted run to a temporary
+ * file each time its records reach the main database's cache size, and holds several times
+ * that in memory while it fills: a GROUP BY over the sessions of 1M records took 50 MB with
+ * the default 16 MB cache and 25 MB with 4 MB, in the same time (measured). For the queries
+ * that sort a whole case (provenance's record order, scope's sessions served, a registry's
+ * staging).
+ */
+export function withSortCache<T>(db: CaseDb, fn: () => T): T {
+  const restore = setSortCache(db)
+  try {
+    return fn()
+  } finally {
+    restore()
+  }
+}
+
+/** withSortCache's setting alone; returns the function that puts the previous one back. */
+export function setSortCache(db: CaseDb): () => void {
+  const cacheSize = db.pragma('cache_size', {simple: true}) as number
+  db.pragma(`cache_size = -${SORT_CACHE_KIB}`)
+  return () => {
+    db.pragma(`cache_size = ${Math.trunc(cacheSize)}`)
+  }
+}
+
 export function shrinkMemory(db: CaseDb): void {
   db.pragma('shrink_memory')
 }

@@ -1,6 +1,7 @@
 import {IntegrityError} from '../../errors.js'
 import {iterateFingerprintsByTime, iterateFingerprintSessions, maxFingerprintedRecord} from '../../store/extracts.js'
 import type {CaseDb} from '../../store/open-case.js'
+import {withSortCache} from '../../store/session.js'
 
 /** Per-record facts by rank (time order, ties by record id), as dense integers. */
 export interface RecordOrder {
@@ -25,6 +26,10 @@ export interface RecordOrder {
  * per record, 24 while the session numbers by id are held.
  */
 export function loadRecordOrder(db: CaseDb): {records: number; maxId: number; rfps: number; pfps: number; order: RecordOrder} {
+  return withSortCache(db, () => readRecordOrder(db))
+}
+
+function readRecordOrder(db: CaseDb): {records: number; maxId: number; rfps: number; pfps: number; order: RecordOrder} {
   // Record ids are the records' rowids: the largest bounds the count (every record is
   // fingerprinted when it is ingested, so the bound is tight). Ids index typed arrays
   // (rankOfId), so they are 32-bit: SQLite numbers rows from 1 in insert order.
