@@ -8,7 +8,7 @@ import {releaseMemory} from '../ingest/release-memory.js'
 import {fullGc} from '../util/gc.js'
 import {tallyCandidates} from './provenance/candidates.js'
 import {HashTable} from './provenance/hash-table.js'
-import {loadRecordOrder} from './provenance/record-order.js'
+import {loadRecordOrder, rankById} from './provenance/record-order.js'
 import {SourceChain, type AttributionContext} from './provenance/attribute.js'
 
 // Canary-less provenance: a response that repeats, verbatim, text an *other* session sent
@@ -81,7 +81,11 @@ export interface ProvenanceTuning {
 export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning: ProvenanceTuning = {}): ProvenanceStats {
   const t0 = performance.now()
   // Everything is read from the compact fingerprints table (never from `records`), then put in time order.
-  let loaded: ReturnType<typeof loadRecordOrder> | null = loadRecordOrder(db)
+  const loaded = loadRecordOrder(db)
+  const {order, maxId} = loaded
+  // Rank by id is held here alone (the passes take it and let it go once they have read the fingerprints).
+  let rankOfId: Int32Array | null = loaded.rankOfId
+  loaded.rankOfId = new Int32Array(0)
   // The loader's scratch, SQLite's sorter and the pages it read.
   releaseMemory(db)
   const budget = tuning.indexBudgetBytes ?? DEFAULT_INDEX_BUDGET_BYTES
@@ -105,14 +109,23 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
     const load = performance.now() - t0
     // The passes' index arrays (tens of MB on a large case) are garbage once the tallies are
     // written: they live inside tallyCandidates only, and verification runs without them.
-    const timings = tallyCandidates(db, {...loaded, passes, boilerplateTenants: options.boilerplateTenants}, tally, boilerTable, stats)
+    const timings = tallyCandidates(
+      db,
+      {records: nRec, maxId, rfps: loaded.rfps, order, passes, boilerplateTenants: options.boilerplateTenants, takeRankOfId: () => {
+        const taken = rankOfId!
+        rankOfId = null
+        return taken
+      }},
+      tally, boilerTable, stats,
+    )
     const tm0 = performance.now()
     // Attribution needs each rank's record id and decode node, and rank by id only to mark
-    // the known copies: sessions, tenants and then the id-to-rank table (4 bytes a record
-    // each, 60 MB at 5M records) are let go before it runs.
-    const {id, node, rankOfId} = loaded.order
-    loaded = null
-    const chain = knownCopies(db, rankOfId, nRec)
+    // the known copies (rebuilt from the ids: the passes ran without it): sessions, tenants
+    // and then the id-to-rank table are let go before it runs.
+    const {id, node} = order
+    const chain = knownCopies(db, rankById(id, maxId), nRec)
+    order.session = new Int32Array(0)
+    order.tenant = new Int32Array(0)
     releaseMemory(db)
     attributeResponses(db, {id, node}, chain, tally, boilerTable, options, stats)
     stats.timings_ms = {load: Math.round(load + timings.load), index: Math.round(timings.index), match: Math.round(timings.match + performance.now() - tm0)}
@@ -142,7 +155,7 @@ function knownCopies(db: CaseDb, rankOfId: Int32Array, nRec: number): SourceChai
  * the longest evidence run, the recipient's own decode node, the earliest).
  */
 function attributeResponses(
-  db: CaseDb, order: {id: Uint32Array; node: Int32Array}, chain: SourceChain, tally: ProvenanceTally, boilerTable: HashTable, options: ProvenanceOptions, stats: ProvenanceStats,
+  db: CaseDb, order: {id: Uint32Array; node: Int16Array | Int32Array}, chain: SourceChain, tally: ProvenanceTally, boilerTable: HashTable, options: ProvenanceOptions, stats: ProvenanceStats,
 ): void {
   const nRec = order.id.length
   // A response and its candidates are looked up together, so a small cache saves most re-decoding.

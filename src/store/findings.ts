@@ -1,5 +1,6 @@
 import {completeRecords} from './records.js'
 import type {CaseDb} from './open-case.js'
+import {SORT_CACHE_KIB} from './session.js'
 
 // What detection found (sightings, provenance, personal data never sent by its recipient):
 // derived from the extracts and the registry, rebuilt by a full rescan. The read side gives
@@ -146,6 +147,10 @@ export interface ProvenanceTally {
 }
 
 export function provenanceTally(db: CaseDb): ProvenanceTally {
+  // Its pages past a small cache go to SQLite's temporary file (the OS caches it): left at the
+  // default, the cache grew by 16 MB over the passes of a 1M-record case.
+  const tempCache = db.pragma('temp.cache_size', {simple: true}) as number
+  db.pragma(`temp.cache_size = -${SORT_CACHE_KIB}`)
   db.exec('DROP TABLE IF EXISTS temp.prov_tally')
   db.exec('CREATE TEMP TABLE prov_tally (r INTEGER NOT NULL, v INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (r, v)) WITHOUT ROWID')
   const add = db.prepare('INSERT INTO temp.prov_tally (r, v, n) VALUES (?, ?, ?) ON CONFLICT (r, v) DO UPDATE SET n = n + excluded.n')
@@ -153,7 +158,10 @@ export function provenanceTally(db: CaseDb): ProvenanceTally {
   return {
     add: (r, v, n) => void add.run(r, v, n),
     read: (lo, hi) => read.all(lo, hi) as Array<[number, number, number]>,
-    drop: () => void db.exec('DROP TABLE IF EXISTS temp.prov_tally'),
+    drop: () => {
+      db.exec('DROP TABLE IF EXISTS temp.prov_tally')
+      db.pragma(`temp.cache_size = ${Math.trunc(tempCache)}`)
+    },
   }
 }
 

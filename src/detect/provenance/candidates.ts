@@ -19,6 +19,12 @@ export interface CandidateInput {
   /** Response fingerprints in the case (sizes the per-pass arrays). */
   rfps: number
   order: RecordOrder
+  /**
+   * Hands over rank by record id, which the caller then no longer holds: it is needed only
+   * to read the fingerprints, and with more than one pass they are read once, before the
+   * passes, so the passes run without it (4 bytes a record).
+   */
+  takeRankOfId: () => Int32Array
   passes: number
   /** Text whose fingerprints occur in this many distinct tenants is boilerplate. */
   boilerplateTenants: number
@@ -41,7 +47,7 @@ export function tallyCandidates(
   const timings = {load: 0, index: 0, match: 0}
   const {passes, order} = input
   const count = input
-  const rankOfId = order.rankOfId
+  let rankOfId: Int32Array | null = input.takeRankOfId()
   const T = input.boilerplateTenants
   // One pass's entries as (rank, slot) pairs in the order read. A record's fingerprints of
   // one part are read together (the table is read record by record), so its entries are
@@ -59,6 +65,7 @@ export function tallyCandidates(
   // More than one pass: read the table once, writing each fingerprint to its part's spill
   // file, so every pass reads only its own part (instead of the whole table every pass).
   const spill = passes > 1 ? SpillFiles.write(db, passes, count.maxId, rankOfId, stats) : null
+  if (spill) rankOfId = null
   try {
     for (let pass = 0; pass < passes; pass++) {
       const tp0 = performance.now()
@@ -78,11 +85,11 @@ export function tallyCandidates(
         spill.read(pass, 0, respEntry)
         spill.read(pass, 1, promptEntry)
       } else {
-        for (const [r, fps] of readFingerprints(db, 'response', count.maxId, rankOfId)) {
+        for (const [r, fps] of readFingerprints(db, 'response', count.maxId, rankOfId!)) {
           stats.response_fingerprints += fps.length >>> 1
           for (let i = 0; i + 1 < fps.length; i += 2) respEntry(r, fps[i]!, fps[i + 1]!)
         }
-        for (const [r, fps] of readFingerprints(db, 'prompt', count.maxId, rankOfId)) {
+        for (const [r, fps] of readFingerprints(db, 'prompt', count.maxId, rankOfId!)) {
           for (let i = 0; i + 1 < fps.length; i += 2) promptEntry(r, fps[i]!, fps[i + 1]!)
         }
       }

@@ -3,17 +3,27 @@ import {iterateFingerprintsByTime, iterateFingerprintSessions, maxFingerprintedR
 import type {CaseDb} from '../../store/open-case.js'
 import {withSortCache} from '../../store/session.js'
 
-/** Per-record facts by rank (time order, ties by record id), as dense integers. */
+/**
+ * Per-record facts by rank (time order, ties by record id), as dense integers. Tenants and
+ * decode nodes take 16 bits while they fit (a case has hundreds of tenants and a few dozen
+ * nodes), 32 past that.
+ */
 export interface RecordOrder {
   /** Record id by rank. */
   id: Uint32Array
   /** Session number (a session is numbered within its tenant). */
   session: Int32Array
-  tenant: Int32Array
+  tenant: Uint16Array | Int32Array
   /** Decode node number, -1 when unknown. */
-  node: Int32Array
-  /** Rank by record id, -1 for ids without fingerprints. */
-  rankOfId: Int32Array
+  node: Int16Array | Int32Array
+}
+
+/** Rank by record id (-1 for ids without fingerprints): the inverse of `id`, rebuilt from it when needed again. */
+export function rankById(id: Uint32Array, maxId: number, into?: Int32Array): Int32Array {
+  const rankOfId = into ?? new Int32Array(maxId + 1)
+  rankOfId.fill(-1)
+  for (let r = 0; r < id.length; r++) rankOfId[id[r]!] = r
+  return rankOfId
 }
 
 /**
@@ -22,14 +32,23 @@ export interface RecordOrder {
  * temporary files, so its memory does not grow with the case): grouped by session, to
  * number sessions as they change (no JS map of hundreds of thousands of session strings),
  * then in time order, which gives the ranks as rows arrive (no times held, no sort in JS).
- * The fingerprint counts that size the passes are summed on the way. Typed arrays: 20 bytes
- * per record, 24 while the session numbers by id are held.
+ * The fingerprint counts that size the passes are summed on the way. Typed arrays: 16 bytes
+ * per record (12 by rank, 4 by id), the session numbers by id becoming the ranks by id.
  */
-export function loadRecordOrder(db: CaseDb): {records: number; maxId: number; rfps: number; pfps: number; order: RecordOrder} {
+export interface LoadedOrder {
+  records: number
+  maxId: number
+  rfps: number
+  pfps: number
+  order: RecordOrder
+  rankOfId: Int32Array
+}
+
+export function loadRecordOrder(db: CaseDb): LoadedOrder {
   return withSortCache(db, () => readRecordOrder(db))
 }
 
-function readRecordOrder(db: CaseDb): {records: number; maxId: number; rfps: number; pfps: number; order: RecordOrder} {
+function readRecordOrder(db: CaseDb): LoadedOrder {
   // Record ids are the records' rowids: the largest bounds the count (every record is
   // fingerprinted when it is ingested, so the bound is tight). Ids index typed arrays
   // (rankOfId), so they are 32-bit: SQLite numbers rows from 1 in insert order.
@@ -63,9 +82,8 @@ function readRecordOrder(db: CaseDb): {records: number; maxId: number; rfps: num
   const nodes = new Map<string, number>()
   const id = new Uint32Array(maxId)
   const session = new Int32Array(maxId)
-  const tenant = new Int32Array(maxId)
-  const node = new Int32Array(maxId)
-  const rankOfId = new Int32Array(maxId + 1).fill(-1)
+  let tenant: Uint16Array | Int32Array = new Uint16Array(maxId)
+  let node: Int16Array | Int32Array = new Int16Array(maxId)
   let n = 0
   let rBytes = 0
   let pBytes = 0
@@ -73,10 +91,13 @@ function readRecordOrder(db: CaseDb): {records: number; maxId: number; rfps: num
     // A record only the second read saw (changed in between) is left to the next scan.
     if (sessionById[rid] === -1) continue
     id[n] = rid
-    rankOfId[rid] = n
     session[n] = sessionById[rid]!
-    tenant[n] = intern(tenants, tn)
-    node[n] = nd === null || nd === '' ? -1 : intern(nodes, nd)
+    const t = intern(tenants, tn)
+    if (t > 0xffff && tenant instanceof Uint16Array) tenant = Int32Array.from(tenant)
+    tenant[n] = t
+    const d = nd === null || nd === '' ? -1 : intern(nodes, nd)
+    if (d > 0x7fff && node instanceof Int16Array) node = Int32Array.from(node)
+    node[n] = d
     rBytes += rl
     pBytes += pl
     n++
@@ -86,6 +107,8 @@ function readRecordOrder(db: CaseDb): {records: number; maxId: number; rfps: num
     maxId,
     rfps: Math.floor(rBytes / 8),
     pfps: Math.floor(pBytes / 8),
-    order: {id: id.subarray(0, n), session: session.subarray(0, n), tenant: tenant.subarray(0, n), node: node.subarray(0, n), rankOfId},
+    order: {id: id.subarray(0, n), session: session.subarray(0, n), tenant: tenant.subarray(0, n), node: node.subarray(0, n)},
+    // In the session numbers' array: they are not needed past this point.
+    rankOfId: rankById(id.subarray(0, n), maxId, sessionById),
   }
 }
