@@ -1,10 +1,11 @@
 import {
   byNullableText,
   byText,
+  DistinctPairs,
   hourStart,
   iso,
   minMax,
-  sessionKey,
+  PairMap,
   type AtRiskGroup,
   type ContaminationRow,
   type PiiScopeRow,
@@ -12,7 +13,7 @@ import {
   type ScopeInputs,
 } from './scope-data.js'
 import type {DetectionCoverage} from '../detect/coverage.js'
-import {computeExposure, exposureRows, type Exposure} from './exposure.js'
+import {computeExposure, eachExposureRow, type Exposure} from './exposure.js'
 
 export type {AtRiskGroup} from './scope-data.js'
 export type {Exposure, ExposureFlow} from './exposure.js'
@@ -123,12 +124,12 @@ export function computeScope(inputs: ScopeInputs): ScopeResult {
   const advertised = inputs.advertised
 
   const canary = canaryFigures(contamination)
-  const contaminated = new Set(contamination.map((c) => c.record_id))
-
-  const provResponses = new Set(provenance.map((p) => p.record_id))
-  const provCrossTenant = new Set(provenance.filter((p) => p.source_tenant !== p.recipient_tenant).map((p) => p.record_id))
-  const provCrossSession = new Set(provenance.filter((p) => p.source_tenant === p.recipient_tenant).map((p) => p.record_id))
-  const provOnly = new Set([...provResponses].filter((id) => !contaminated.has(id)))
+  // The sets of responses several figures count, built once: at millions of records scope
+  // holds tens of thousands of rows, and every set built per figure was garbage to collect.
+  const ids = responseSets(contamination, provenance)
+  const provCrossTenant = new Set<number>()
+  const provCrossSession = new Set<number>()
+  for (const p of provenance) (p.source_tenant !== p.recipient_tenant ? provCrossTenant : provCrossSession).add(p.record_id)
 
   const flows = canary.flows
   const unknown = inputs.unknownForAtRisk
@@ -139,22 +140,22 @@ export function computeScope(inputs: ScopeInputs): ScopeResult {
     ...figures,
     at_risk_responses: atRisk === null ? null : sum(atRisk.map((g) => g.n)),
     flows,
-    exposure: computeExposure(exposureRows(inputs)),
+    exposure: computeExposure(eachExposureRow(inputs)),
     pool_tokens: pool,
     advertised_tokens: advertised,
     at_risk_error_responses: atRisk === null ? null : sum(atRisk.map((g) => g.errors)),
     over_advertised_responses: atRisk === null || advertised === null ? null : sum(atRisk.map((g) => g.over_advertised)),
     orphan_sightings: inputs.orphans,
-    provenance_responses: provResponses.size,
+    provenance_responses: ids.provenance.size,
     provenance_cross_tenant_responses: provCrossTenant.size,
     provenance_cross_session_responses: provCrossSession.size,
-    provenance_only_responses: provOnly.size,
+    provenance_only_responses: ids.provenanceOnly,
     provenance_flows: countFlows(provenance),
     flow_matrix: flowMatrix(flows),
     by_node: byNode(contamination, provenance, atRisk),
     by_hour: byHour(contamination, provenance, atRisk),
-    data_categories: dataCategories(contamination, provenance, inputs.pii),
-    ...estimates(inputs),
+    data_categories: dataCategories(canary, ids, inputs.pii),
+    ...estimates(inputs, ids),
     bug_window: bugWindow(contamination, provenance, atRisk),
     pool_basis: inputs.pool_basis,
     at_risk_unknown_records: pool === null ? null : unknown.no_status_or_prompt_tokens,
@@ -179,7 +180,7 @@ export function canaryFigures(contamination: readonly CanaryRow[]): CanaryFigure
     contaminated_responses: ids(contamination),
     cross_tenant_responses: ids(contamination.filter((c) => c.class === 'cross_tenant')),
     cross_session_responses: ids(contamination.filter((c) => c.class === 'cross_session')),
-    exposed_sessions: new Set(contamination.map((c) => sessionKey(c.source_tenant, c.source_session))).size,
+    exposed_sessions: sourceSessions(contamination).size,
     exposed_tenants: new Set(contamination.map((c) => c.source_tenant)).size,
     recipient_tenants: new Set(contamination.map((c) => c.recipient_tenant)).size,
     first_seen: iso(seen?.[0]),
@@ -188,22 +189,48 @@ export function canaryFigures(contamination: readonly CanaryRow[]): CanaryFigure
   }
 }
 
+/** Responses by their evidence: a contaminating sighting, a provenance attribution, either. */
+interface ResponseSets {
+  contaminated: Set<number>
+  provenance: Set<number>
+  leaked: Set<number>
+  /** responses attributed by provenance that carry no contaminating sighting */
+  provenanceOnly: number
+}
+
+function responseSets(contamination: readonly ContaminationRow[], provenance: readonly ProvenanceRow[]): ResponseSets {
+  const contaminated = new Set<number>()
+  for (const c of contamination) contaminated.add(c.record_id)
+  const attributed = new Set<number>()
+  for (const p of provenance) attributed.add(p.record_id)
+  const leaked = new Set(contaminated)
+  let provenanceOnly = 0
+  for (const id of attributed) {
+    if (contaminated.has(id)) continue
+    leaked.add(id)
+    provenanceOnly++
+  }
+  return {contaminated, provenance: attributed, leaked, provenanceOnly}
+}
+
 function sum(values: number[]): number {
   return values.reduce((a, b) => a + b, 0)
 }
 
 function countFlows(rows: ReadonlyArray<{record_id: number; source_tenant: string | null; recipient_tenant: string}>): ScopeFlow[] {
-  const pairs = new Map<string, {source_tenant: string; recipient_tenant: string; ids: Set<number>}>()
-  for (const row of rows) {
-    const source = row.source_tenant ?? ''
-    const key = JSON.stringify([source, row.recipient_tenant])
-    let pair = pairs.get(key)
-    if (!pair) pairs.set(key, (pair = {source_tenant: source, recipient_tenant: row.recipient_tenant, ids: new Set()}))
-    pair.ids.add(row.record_id)
-  }
-  return [...pairs.values()]
-    .map((p) => ({source_tenant: p.source_tenant, recipient_tenant: p.recipient_tenant, responses: p.ids.size}))
+  const pairs = new PairMap<Set<number>>()
+  for (const row of rows) pairs.at(row.source_tenant ?? '', row.recipient_tenant, newIds).add(row.record_id)
+  return [...pairs.entries()]
+    .map(([source, recipient, ids]) => ({source_tenant: source!, recipient_tenant: recipient!, responses: ids.size}))
     .sort((a, b) => byText(a.source_tenant, b.source_tenant) || byText(a.recipient_tenant, b.recipient_tenant))
+}
+
+const newIds = (): Set<number> => new Set()
+
+/** The distinct (tenant, session) pairs whose data the rows say reached another session. */
+function sourceSessions(rows: ReadonlyArray<{source_tenant: string | null; source_session: string | null}>, into = new DistinctPairs()): DistinctPairs {
+  for (const r of rows) into.add(r.source_tenant, r.source_session)
+  return into
 }
 
 function flowMatrix(flows: ScopeFlow[]): {tenants: string[]; responses: number[][]} {
@@ -215,24 +242,46 @@ function flowMatrix(flows: ScopeFlow[]): {tenants: string[]; responses: number[]
 }
 
 function byNode(contamination: ContaminationRow[], provenance: ProvenanceRow[], atRisk: AtRiskGroup[] | null): ScopeNodeRow[] {
-  const nodes = new Set<string | null>([...contamination.map((c) => c.decode_node), ...provenance.map((p) => p.decode_node), ...(atRisk ?? []).map((g) => g.decode_node)])
-  return [...nodes].sort(byNullableText).map((node) => {
-    const c = contamination.filter((r) => r.decode_node === node)
-    const risk = atRisk?.filter((g) => g.decode_node === node) ?? null
-    const times = minMax(c.map((r) => r.ts_ms))
-    return {
+  interface Node {
+    contaminated: Set<number>
+    crossTenant: Set<number>
+    crossSession: Set<number>
+    provenance: Set<number>
+    seen: [number, number] | null
+    risk: {n: number; first: number; last: number} | null
+  }
+  const nodes = new Map<string | null, Node>()
+  const at = (node: string | null): Node => {
+    let n = nodes.get(node)
+    if (!n) nodes.set(node, (n = {contaminated: new Set(), crossTenant: new Set(), crossSession: new Set(), provenance: new Set(), seen: null, risk: null}))
+    return n
+  }
+  for (const c of contamination) {
+    const n = at(c.decode_node)
+    n.contaminated.add(c.record_id)
+    if (c.class === 'cross_tenant') n.crossTenant.add(c.record_id)
+    else if (c.class === 'cross_session') n.crossSession.add(c.record_id)
+    n.seen = n.seen ? [Math.min(n.seen[0], c.ts_ms), Math.max(n.seen[1], c.ts_ms)] : [c.ts_ms, c.ts_ms]
+  }
+  for (const p of provenance) at(p.decode_node).provenance.add(p.record_id)
+  for (const g of atRisk ?? []) {
+    const n = at(g.decode_node)
+    n.risk = n.risk ? {n: n.risk.n + g.n, first: Math.min(n.risk.first, g.first_ms), last: Math.max(n.risk.last, g.last_ms)} : {n: g.n, first: g.first_ms, last: g.last_ms}
+  }
+  return [...nodes]
+    .sort((x, y) => byNullableText(x[0], y[0]))
+    .map(([node, n]) => ({
       decode_node: node,
-      contaminated_responses: new Set(c.map((r) => r.record_id)).size,
-      cross_tenant_responses: new Set(c.filter((r) => r.class === 'cross_tenant').map((r) => r.record_id)).size,
-      cross_session_responses: new Set(c.filter((r) => r.class === 'cross_session').map((r) => r.record_id)).size,
-      provenance_responses: new Set(provenance.filter((p) => p.decode_node === node).map((p) => p.record_id)).size,
-      at_risk_responses: risk === null ? null : sum(risk.map((g) => g.n)),
-      first_seen: iso(times?.[0]),
-      last_seen: iso(times?.[1]),
-      at_risk_first: iso(minMax(risk?.map((g) => g.first_ms) ?? [])?.[0]),
-      at_risk_last: iso(minMax(risk?.map((g) => g.last_ms) ?? [])?.[1]),
-    }
-  })
+      contaminated_responses: n.contaminated.size,
+      cross_tenant_responses: n.crossTenant.size,
+      cross_session_responses: n.crossSession.size,
+      provenance_responses: n.provenance.size,
+      at_risk_responses: atRisk === null ? null : (n.risk?.n ?? 0),
+      first_seen: iso(n.seen?.[0]),
+      last_seen: iso(n.seen?.[1]),
+      at_risk_first: iso(n.risk?.first),
+      at_risk_last: iso(n.risk?.last),
+    }))
 }
 
 function byHour(contamination: ContaminationRow[], provenance: ProvenanceRow[], atRisk: AtRiskGroup[] | null): ScopeHourRow[] {
@@ -270,22 +319,19 @@ const PII_LABELS: Record<string, string> = {
   ipv6: 'IP addresses (v6)',
 }
 
-function dataCategories(contamination: ContaminationRow[], provenance: ProvenanceRow[], pii: readonly PiiScopeRow[]): ScopeDataCategory[] {
+function dataCategories(canary: CanaryFigures, ids: ResponseSets, pii: readonly PiiScopeRow[]): ScopeDataCategory[] {
   const out: ScopeDataCategory[] = []
-  const marked = (cls: string) => new Set(contamination.filter((c) => c.class === cls).map((c) => c.record_id)).size
-  if (marked('cross_tenant') > 0)
-    out.push({category: 'conversation_content_cross_tenant', label: "another customer's end-user conversation content (canary-marked prompts)", evidence: 'sightings', responses: marked('cross_tenant'), findings: null, distinct_values: null})
-  if (marked('cross_session') > 0)
-    out.push({category: 'conversation_content_cross_session', label: "another end user's conversation content, same customer (canary-marked prompts)", evidence: 'sightings', responses: marked('cross_session'), findings: null, distinct_values: null})
+  if (canary.cross_tenant_responses > 0)
+    out.push({category: 'conversation_content_cross_tenant', label: "another customer's end-user conversation content (canary-marked prompts)", evidence: 'sightings', responses: canary.cross_tenant_responses, findings: null, distinct_values: null})
+  if (canary.cross_session_responses > 0)
+    out.push({category: 'conversation_content_cross_session', label: "another end user's conversation content, same customer (canary-marked prompts)", evidence: 'sightings', responses: canary.cross_session_responses, findings: null, distinct_values: null})
   // Verbatim text without any marker: the canary-less part of the exposure (responses that also
   // carry a marker are counted once, above), so the categories add up to the exposure.
-  const withMarker = new Set(contamination.map((c) => c.record_id))
-  const textOnly = new Set(provenance.map((p) => p.record_id).filter((id) => !withMarker.has(id))).size
-  if (textOnly > 0)
-    out.push({category: 'conversation_content_attributed', label: "another session's prompt or answer, reproduced verbatim without a canary marker", evidence: 'provenance', responses: textOnly, findings: null, distinct_values: null})
+  if (ids.provenanceOnly > 0)
+    out.push({category: 'conversation_content_attributed', label: "another session's prompt or answer, reproduced verbatim without a canary marker", evidence: 'provenance', responses: ids.provenanceOnly, findings: null, distinct_values: null})
   // PII counts where it is someone else's: in a response that carries another session's
   // data (a contaminating sighting or provenance), or a finding the detector attributed.
-  const leaked = new Set([...contamination.map((c) => c.record_id), ...provenance.map((p) => p.record_id)])
+  const leaked = ids.leaked
   const byKind = new Map<string, {findings: number; responses: Set<number>; values: Set<string>}>()
   for (const p of pii) {
     if (p.source_session === null && p.source_tenant === null && !leaked.has(p.record_id)) continue
@@ -300,14 +346,16 @@ function dataCategories(contamination: ContaminationRow[], provenance: Provenanc
   return out
 }
 
-function estimates(inputs: ScopeInputs): {data_subjects: ScopeEstimate; records_concerned: ScopeEstimate} {
+function estimates(inputs: ScopeInputs, ids: ResponseSets): {data_subjects: ScopeEstimate; records_concerned: ScopeEstimate} {
   const {contamination, provenance, atRisk, pool} = inputs
-  const markerSources = new Set(contamination.map((c) => sessionKey(c.source_tenant, c.source_session)))
-  const provSources = new Set(provenance.map((p) => sessionKey(p.source_tenant, p.source_session)))
-  const confirmed = new Set([...markerSources, ...provSources])
+  const confirmed = sourceSessions(contamination)
+  const markerSources = confirmed.size
+  const provSources = sourceSessions(provenance).size
+  sourceSessions(provenance, confirmed)
 
-  const leakedResponses = new Set([...contamination.map((c) => c.record_id), ...provenance.map((p) => p.record_id)])
-  const provSourceRecords = new Set(provenance.map((p) => p.source_record_id).filter((id) => id !== null))
+  const leakedResponses = ids.leaked
+  const provSourceRecords = new Set<number>()
+  for (const p of provenance) if (p.source_record_id !== null) provSourceRecords.add(p.source_record_id)
 
   // Upper bound (exposure): every session whose prompt a suspect decode node served
   // while that node was leaking, i.e. between its first and last at-risk or contaminated
@@ -321,9 +369,9 @@ function estimates(inputs: ScopeInputs): {data_subjects: ScopeEstimate; records_
   // data; confirmed leaks outside the at-risk set are added.
   let recordsHigh: number | null = null
   if (atRiskCount !== null && pool !== null) {
-    const confirmedNotAtRisk = new Set(
-      [...contamination, ...provenance].filter((r) => !(r.status === 200 && r.prompt_tokens !== null && r.prompt_tokens >= pool)).map((r) => r.record_id),
-    )
+    const confirmedNotAtRisk = new Set<number>()
+    for (const rows of [contamination, provenance])
+      for (const r of rows) if (!(r.status === 200 && r.prompt_tokens !== null && r.prompt_tokens >= pool)) confirmedNotAtRisk.add(r.record_id)
     recordsHigh = atRiskCount + confirmedNotAtRisk.size
   }
 
@@ -338,8 +386,8 @@ function estimates(inputs: ScopeInputs): {data_subjects: ScopeEstimate; records_
           ? 'high: not bounded; give --pool-tokens to bound it by exposure.'
           : 'high: distinct sessions whose prompts were served by a decode node with at-risk or contaminated responses, between that node\'s first and last such response, plus the confirmed sessions.'),
       evidence: {
-        sighting_source_sessions: markerSources.size,
-        provenance_source_sessions: provSources.size,
+        sighting_source_sessions: markerSources,
+        provenance_source_sessions: provSources,
         exposure_sessions: high === null ? null : exposure,
         exposure_node_windows: high === null ? null : windows,
         pool_tokens: pool,
@@ -355,8 +403,8 @@ function estimates(inputs: ScopeInputs): {data_subjects: ScopeEstimate; records_
           ? 'high: not bounded; give --pool-tokens to bound it by the at-risk responses.'
           : 'high: every status-200 response whose prompt was at or over the pool (each could carry stale pages), plus confirmed leaks outside that set.'),
       evidence: {
-        sighting_responses: new Set(contamination.map((c) => c.record_id)).size,
-        provenance_responses: new Set(provenance.map((p) => p.record_id)).size,
+        sighting_responses: ids.contaminated.size,
+        provenance_responses: ids.provenance.size,
         provenance_source_records: provSourceRecords.size,
         at_risk_responses: atRiskCount,
       },

@@ -1,4 +1,4 @@
-import {byText, sessionKey, type ContaminationRow, type ProvenanceRow, type ScopeInputs} from './scope-data.js'
+import {byText, DistinctPairs, PairMap, type ContaminationRow, type ProvenanceRow, type ScopeInputs} from './scope-data.js'
 
 // One exposure: who received whose data, counted once over all the evidence. A response is
 // exposed when a canary marker of another session was sighted in it (cross_session /
@@ -46,50 +46,54 @@ export interface Exposure {
   flows: ExposureFlow[]
 }
 
+const fromSighting = (c: ContaminationRow): ExposureRow => ({
+  record_id: c.record_id,
+  request_id: c.request_id,
+  ts_ms: c.ts_ms,
+  by: 'canary',
+  source_tenant: c.source_tenant ?? '',
+  source_session: c.source_session,
+  recipient_tenant: c.recipient_tenant,
+  recipient_session: c.recipient_session,
+  decode_node: c.decode_node,
+})
+const fromText = (p: ProvenanceRow): ExposureRow => ({
+  record_id: p.record_id,
+  request_id: p.request_id,
+  ts_ms: p.ts_ms,
+  by: 'text',
+  source_tenant: p.source_tenant,
+  source_session: p.source_session,
+  recipient_tenant: p.recipient_tenant,
+  recipient_session: p.recipient_session,
+  decode_node: p.decode_node,
+})
+
 /** The evidence rows of the exposure: every contaminating sighting and every provenance attribution. */
 export function exposureRows(inputs: Pick<ScopeInputs, 'contamination' | 'provenance'>): ExposureRow[] {
-  const fromSighting = (c: ContaminationRow): ExposureRow => ({
-    record_id: c.record_id,
-    request_id: c.request_id,
-    ts_ms: c.ts_ms,
-    by: 'canary',
-    source_tenant: c.source_tenant ?? '',
-    source_session: c.source_session,
-    recipient_tenant: c.recipient_tenant,
-    recipient_session: c.recipient_session,
-    decode_node: c.decode_node,
-  })
-  const fromText = (p: ProvenanceRow): ExposureRow => ({
-    record_id: p.record_id,
-    request_id: p.request_id,
-    ts_ms: p.ts_ms,
-    by: 'text',
-    source_tenant: p.source_tenant,
-    source_session: p.source_session,
-    recipient_tenant: p.recipient_tenant,
-    recipient_session: p.recipient_session,
-    decode_node: p.decode_node,
-  })
-  return [...inputs.contamination.map(fromSighting), ...inputs.provenance.map(fromText)]
+  return [...eachExposureRow(inputs)]
 }
 
-export function computeExposure(rows: readonly ExposureRow[]): Exposure {
+/** exposureRows one at a time: scope at millions of records counts them without holding them. */
+export function* eachExposureRow(inputs: Pick<ScopeInputs, 'contamination' | 'provenance'>): Generator<ExposureRow> {
+  for (const c of inputs.contamination) yield fromSighting(c)
+  for (const p of inputs.provenance) yield fromText(p)
+}
+
+export function computeExposure(rows: Iterable<ExposureRow>): Exposure {
   const responses = new Set<number>()
   const canary = new Set<number>()
-  const sessions = new Set<string>()
+  const sessions = new DistinctPairs()
   const sources = new Set<string>()
   const recipients = new Set<string>()
-  const flows = new Map<string, {source_tenant: string; recipient_tenant: string; ids: Set<number>}>()
+  const flows = new PairMap<{source_tenant: string; recipient_tenant: string; ids: Set<number>}>()
   for (const r of rows) {
     responses.add(r.record_id)
     if (r.by === 'canary') canary.add(r.record_id)
-    sessions.add(sessionKey(r.source_tenant, r.source_session))
+    sessions.add(r.source_tenant, r.source_session)
     sources.add(r.source_tenant)
     recipients.add(r.recipient_tenant)
-    const key = JSON.stringify([r.source_tenant, r.recipient_tenant])
-    let f = flows.get(key)
-    if (!f) flows.set(key, (f = {source_tenant: r.source_tenant, recipient_tenant: r.recipient_tenant, ids: new Set()}))
-    f.ids.add(r.record_id)
+    flows.at(r.source_tenant, r.recipient_tenant, () => ({source_tenant: r.source_tenant, recipient_tenant: r.recipient_tenant, ids: new Set()})).ids.add(r.record_id)
   }
   return {
     responses: responses.size,
@@ -98,8 +102,8 @@ export function computeExposure(rows: readonly ExposureRow[]): Exposure {
     sessions: sessions.size,
     source_tenants: sources.size,
     recipient_tenants: recipients.size,
-    flows: [...flows.values()]
-      .map((f) => ({source_tenant: f.source_tenant, recipient_tenant: f.recipient_tenant, responses: f.ids.size}))
+    flows: [...flows.entries()]
+      .map(([, , f]) => ({source_tenant: f.source_tenant, recipient_tenant: f.recipient_tenant, responses: f.ids.size}))
       .sort((a, b) => byText(a.source_tenant, b.source_tenant) || byText(a.recipient_tenant, b.recipient_tenant)),
   }
 }

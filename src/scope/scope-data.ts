@@ -1,5 +1,5 @@
 import {detectionCoverage, type DetectionCoverage} from '../detect/coverage.js'
-import {contaminationRows, orphanSightingCount, piiScopeRows, provenanceRows, type ContaminationRow, type PiiScopeRow, type ProvenanceRow} from '../store/findings.js'
+import {contaminationRows, orphanSightingCount, piiScopeRows, provenanceRows, type ContaminationRow, type PiiScopeRow, type ProvenanceRow, type TextPool} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
 import {atRiskByTenant, atRiskGroups, countSessionsServed, recordsMissingAtRiskFields, type AtRiskGroup, type UnknownFieldCounts} from '../store/records.js'
 import {getSettings} from '../store/settings.js'
@@ -95,9 +95,9 @@ export function nodeWindows(contamination: readonly ContaminationRow[], provenan
 
 /** The (tenant, session) pairs whose data reached another session, by marker or by verbatim text. */
 export function confirmedSources(contamination: readonly ContaminationRow[], provenance: readonly ProvenanceRow[]): Array<[string | null, string | null]> {
-  const seen = new Map<string, [string | null, string | null]>()
-  for (const r of [...contamination, ...provenance]) seen.set(sessionKey(r.source_tenant, r.source_session), [r.source_tenant, r.source_session])
-  return [...seen.values()]
+  const seen = new DistinctPairs()
+  for (const rows of [contamination, provenance]) for (const r of rows) seen.add(r.source_tenant, r.source_session)
+  return [...seen.pairs()]
 }
 
 export const HOUR_MS = 3_600_000
@@ -114,6 +114,53 @@ export function hourStart(ms: number): number {
 export function sessionKey(tenant: string | null, session: string | null): string {
   return JSON.stringify([tenant, session])
 }
+
+/**
+ * Values by a pair of texts (a session: tenant and session id; a flow: source and recipient
+ * tenant), null distinct from every text, kept without a joined key per pair: scope reads each
+ * contaminating sighting and provenance row several times (tens of thousands at 5M records),
+ * and a key built per row each time was most of its garbage.
+ */
+export class PairMap<T> {
+  private readonly outer = new Map<string | null, Map<string | null, T>>()
+  size = 0
+
+  /** The value of (a, b), made by `make` the first time the pair is seen. */
+  at(a: string | null, b: string | null, make: () => T): T {
+    let inner = this.outer.get(a)
+    if (inner === undefined) this.outer.set(a, (inner = new Map()))
+    let value = inner.get(b)
+    if (value === undefined) {
+      inner.set(b, (value = make()))
+      this.size++
+    }
+    return value
+  }
+
+  /** Every pair with its value, in the order the pairs' first elements, then the pairs, were first seen. */
+  *entries(): Generator<[string | null, string | null, T]> {
+    for (const [a, inner] of this.outer) for (const [b, value] of inner) yield [a, b, value]
+  }
+}
+
+/** Distinct pairs of texts (see PairMap). */
+export class DistinctPairs {
+  private readonly map = new PairMap<true>()
+
+  add(a: string | null, b: string | null): void {
+    this.map.at(a, b, yes)
+  }
+
+  get size(): number {
+    return this.map.size
+  }
+
+  *pairs(): Generator<[string | null, string | null]> {
+    for (const [a, b] of this.map.entries()) yield [a, b]
+  }
+}
+
+const yes = (): true => true
 
 export function byText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
@@ -144,8 +191,10 @@ export function minMax(values: readonly number[]): [number, number] | null {
  * processor's clock lists its controllers from it.
  */
 export function loadExposureInputs(db: CaseDb): Pick<ScopeInputs, 'contamination' | 'provenance'> {
+  // One pool of texts for both: a sighting's and a provenance row's tenants, sessions and nodes are the same strings.
+  const pool: TextPool = new Map()
   return {
-    contamination: contaminationRows(db),
-    provenance: provenanceRows(db).filter((p) => p.source_session !== p.recipient_session || p.source_tenant !== p.recipient_tenant),
+    contamination: contaminationRows(db, pool),
+    provenance: provenanceRows(db, pool).filter((p) => p.source_session !== p.recipient_session || p.source_tenant !== p.recipient_tenant),
   }
 }
