@@ -137,6 +137,7 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
         pool, {source: options.source ?? 'default', maxLineBytes, signal: options.signal, head: (path) => statRegularFile(path).head, onProgress: options.onProgress, onRecord: options.quickPass.onRecord},
       )
       options.quickPass.onPass(quick)
+      pool.endQuickPass()
     }
     // Request ids and PII value hashes arrive in random order: one sort at the end builds
     // their indexes much faster than inserting into them row by row, which rewrites most of

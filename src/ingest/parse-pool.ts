@@ -7,6 +7,7 @@ import {InputError} from '../errors.js'
 import type {CompanionIndex} from '../extract/formats/index.js'
 import {processUnit, type UnitResult, type UnitTask} from './process-unit.js'
 import {quickUnit, type QuickUnitResult, type QuickUnitTask} from './quick-unit.js'
+import {releaseNativeQuick} from './native-quick.js'
 
 // Parsing and extraction run on worker threads, one per core, while the main thread
 // reads, hashes and writes SQLite. Results come back in any order; `next()` hands them
@@ -88,6 +89,15 @@ export class ParsePool {
 
   get threaded(): boolean {
     return this.slots.length > 0
+  }
+
+  /**
+   * The quick pass is over: each worker lets go of what only the pass uses (its native
+   * extractor). Messages keep their order, so units submitted after this see it done.
+   */
+  endQuickPass(): void {
+    for (const slot of this.slots) slot.worker.postMessage({endQuickPass: true})
+    releaseNativeQuick()
   }
 
   /** Units submitted and not yet taken with next(). */

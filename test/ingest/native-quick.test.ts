@@ -7,7 +7,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {UnconventionalSet} from '../../src/extract/extract.js'
 import {encodeParseSpec} from '../../src/extract/parse-spec.js'
 import {generateIncident} from '../../src/generate/generate-incident.js'
-import {NATIVE_BLANK, NATIVE_LEFT, NATIVE_RECORD, nativeQuickExtractor, nativeQuickStatus, resetNativeQuick} from '../../src/ingest/native-quick.js'
+import {NATIVE_BLANK, NATIVE_LEFT, NATIVE_RECORD, nativeQuickExtractor, nativeQuickStatus, releaseNativeQuick, resetNativeQuick} from '../../src/ingest/native-quick.js'
 import {quickUnit, type QuickUnitResult, type QuickUnitTask} from '../../src/ingest/quick-unit.js'
 
 // The differential test of the native extractor (native/, Rust): on generated incidents and on
@@ -234,6 +234,16 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     const result = run(taskOf(bytes), true, set)
     expect(result.marked.map((m) => m.request_id)).toEqual(['a', 'b', 'c', 'd'])
     expect(result).toEqual(run(taskOf(bytes), false, set))
+  })
+
+  it('lets go of its extractor after the pass (ingest never uses it) and builds one again for a later pass', () => {
+    const set = new UnconventionalSet(['ZEBRA-SUMMIT-6820'])
+    const first = nativeQuickExtractor(set)
+    expect(nativeQuickExtractor(set)).toBe(first)
+    releaseNativeQuick()
+    const again = nativeQuickExtractor(set)
+    expect(again).not.toBe(first)
+    expect(again).not.toBeNull()
   })
 })
 
