@@ -8,7 +8,7 @@ import {releaseMemory} from '../ingest/release-memory.js'
 import {fullGc} from '../util/gc.js'
 import {tallyCandidates} from './provenance/candidates.js'
 import {HashTable} from './provenance/hash-table.js'
-import {loadRecordOrder, rankById} from './provenance/record-order.js'
+import {loadRecordOrder} from './provenance/record-order.js'
 import {SourceChain, type AttributionContext} from './provenance/attribute.js'
 
 // Canary-less provenance: a response that repeats, verbatim, text an *other* session sent
@@ -119,17 +119,15 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
       tally, boilerTable, stats,
     )
     const tm0 = performance.now()
-    // Attribution needs each rank's record id and decode node, and rank by id only to mark
-    // the known copies (rebuilt from the ids: the passes ran without it): sessions, tenants
-    // and then the id-to-rank table are let go before it runs.
+    // Attribution needs each rank's record id and decode node: sessions and tenants are let go
+    // before it runs.
     const {id, node} = order
     order.session = new Int32Array(0)
     order.tenant = new Int32Array(0)
     // The passes' index arrays go first: built beside them, the table and the chain made a
     // 40 MB spike at 5M records (measured).
     releaseMemory(db)
-    const chain = knownCopies(db, rankById(id, maxId), nRec)
-    fullGc() // rank by id
+    const chain = knownCopies(db, id, nRec)
     attributeResponses(db, {id, node}, chain, tally, boilerTable, options, stats)
     stats.timings_ms = {load: Math.round(load + timings.load), index: Math.round(timings.index), match: Math.round(timings.match + performance.now() - tm0)}
   } finally {
@@ -142,10 +140,16 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
  * Copies known before provenance runs: responses with a contaminating sighting, with the
  * source session each sighting names (the chain rule, attribute.ts).
  */
-function knownCopies(db: CaseDb, rankOfId: Int32Array, nRec: number): SourceChain {
+function knownCopies(db: CaseDb, id: Uint32Array, nRec: number): SourceChain {
   const chain = new SourceChain(nRec)
-  for (const c of contaminationRows(db)) {
-    const rank = c.record_id < rankOfId.length ? rankOfId[c.record_id]! : -1
+  const rows = contaminationRows(db)
+  // The ranks of these few records, found in one sweep of the ids by rank: a table of rank by
+  // id would be 4 bytes a record (20 MB at 5M, beside attribution's own arrays).
+  const rankOf = new Map<number, number>()
+  for (const c of rows) rankOf.set(c.record_id, -1)
+  for (let r = 0; r < id.length; r++) if (rankOf.has(id[r]!)) rankOf.set(id[r]!, r)
+  for (const c of rows) {
+    const rank = rankOf.get(c.record_id)!
     if (rank >= 0) chain.markCopy(rank, {tenant: c.source_tenant, session: c.source_session})
   }
   return chain

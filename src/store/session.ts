@@ -80,7 +80,9 @@ export const SORT_CACHE_KIB = 4000
  * thread's: provenance's record order over 1M records peaked 30 MB above its arrays with two
  * helpers and 14 MB with none, scope's sessions served 14 MB and 0, in the same time on 2
  * cores (measured). For the queries that sort a whole case (provenance's record order,
- * scope's sessions served, a registry's staging); CREATE INDEX keeps its helpers.
+ * scope's sessions served, a registry's staging), and for one sequential read of a whole
+ * table (provenance's fingerprints), whose pages a larger cache would keep for nothing;
+ * CREATE INDEX keeps its helpers.
  */
 export function withSortCache<T>(db: CaseDb, fn: () => T): T {
   const restore = setSortCache(db)

@@ -55,15 +55,18 @@ type Candidate = {v: number; run: Run; named: boolean}
  */
 export class SourceChain {
   private readonly copy: Uint8Array
-  /** An attributed copy's source posting (rank * 2 + part), -1 when none. */
-  private readonly sourceOf: Int32Array
+  /**
+   * An attributed response's source posting (rank * 2 + part); absent when none. A map: only
+   * attributed responses have one (tens of thousands at 5M records, where a table by rank
+   * would be 20 MB).
+   */
+  private readonly sourceOf = new Map<number, number>()
   /** The source sessions canary sightings name, per response rank. */
   private readonly named = new Map<number, Set<string>>()
   private last = -1
 
   constructor(n: number) {
     this.copy = new Uint8Array(n)
-    this.sourceOf = new Int32Array(n).fill(-1)
   }
 
   /** The response of this rank has a contaminating sighting; `source`: the session the sighting names, if any. */
@@ -88,7 +91,7 @@ export class SourceChain {
     const merged = new Map<number, number>()
     for (const [v, n] of found) {
       const s = v >>> 1
-      const original = (v & 1) === 0 || this.copy[s] === 0 ? v : this.sourceOf[s]!
+      const original = (v & 1) === 0 || this.copy[s] === 0 ? v : (this.sourceOf.get(s) ?? -1)
       if (original < 0 || original >>> 1 >= r) continue
       merged.set(original, (merged.get(original) ?? 0) + n)
     }
@@ -131,7 +134,7 @@ export class SourceChain {
     }
     if (best === null) return null
     this.copy[r] = 1
-    this.sourceOf[r] = best.v
+    this.sourceOf.set(r, best.v)
     const overlap = wordsText(rText, rw, best.run.start, best.run.len)
     return {
       v: best.v,

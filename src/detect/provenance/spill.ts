@@ -3,6 +3,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {iterateFingerprintBlobs, iterateFingerprintColumn} from '../../store/extracts.js'
 import type {CaseDb} from '../../store/open-case.js'
+import {withSortCache} from '../../store/session.js'
 
 // Reading the stored fingerprints for provenance's passes: in one pass straight from the
 // table, or, when the hash space is split into several passes, once into per-part spill
@@ -30,6 +31,9 @@ export function partOf(h2: number, passes: number): number {
   return ((h2 >>> 16) * passes) >>> 16
 }
 
+/** All the spill buffers together (see SpillFiles.write). */
+const SPILL_BUFFER_BYTES = 4 * 1024 * 1024
+
 /**
  * The fingerprints split by part (partOf) into temporary files of (rank, h1, h2)
  * triples, responses and prompts apart, in table order. Written in one read of the table;
@@ -48,7 +52,9 @@ export class SpillFiles {
   static write(db: CaseDb, passes: number, maxId: number, rankOfId: Int32Array, stats: {response_fingerprints: number}): SpillFiles {
     const dir = mkdtempSync(join(tmpdir(), 'crosstalk-prov-'))
     const spill = new SpillFiles(dir, passes)
-    const CAP = 8 * 1024 // triples per buffer
+    // Triples per buffer: one buffer per part and kind, 4 MiB for all of them (a 5M-record case
+    // takes about 80 passes; 96 KiB buffers each were 15 MB, measured, where 200k needs 0.6).
+    const CAP = Math.max(1024, Math.min(8 * 1024, Math.floor(SPILL_BUFFER_BYTES / (12 * 2 * passes))))
     const bufs: Uint32Array[] = []
     const lens: number[] = []
     const fds: number[] = []
@@ -79,12 +85,15 @@ export class SpillFiles {
         }
         return fps.length >>> 1
       }
-      for (const [id, responseBytes, both] of iterateFingerprintBlobs(db)) {
-        const r = id <= maxId ? rankOfId[id]! : -1
-        if (r < 0) continue // added since the records were counted
-        stats.response_fingerprints += spread(r, both, 0, 0, responseBytes)
-        spread(r, both, 1, responseBytes)
-      }
+      // One sequential read of the table: SQLite's page cache would only fill with pages never read again.
+      withSortCache(db, () => {
+        for (const [id, responseBytes, both] of iterateFingerprintBlobs(db)) {
+          const r = id <= maxId ? rankOfId[id]! : -1
+          if (r < 0) continue // added since the records were counted
+          stats.response_fingerprints += spread(r, both, 0, 0, responseBytes)
+          spread(r, both, 1, responseBytes)
+        }
+      })
       for (let k = 0; k < fds.length; k++) flush(k)
     } catch (error) {
       spill.remove()
