@@ -1,5 +1,5 @@
 import {createHash} from 'node:crypto'
-import {AhoCorasick} from './aho-corasick.js'
+import {AhoCorasick, type SharedAutomaton} from './aho-corasick.js'
 import {markerTokens, type MarkerToken} from './markers.js'
 import {findPii, hashPii} from './pii.js'
 import {FingerprintBuffer, fingerprintText, SCHEME} from './winnow.js'
@@ -26,9 +26,17 @@ export class UnconventionalSet {
   private built: AhoCorasick | null | undefined
   /** Every marker starts with one of these; null when there are too many to test one by one. */
   private readonly prefixes: string[] | null
-  constructor(readonly markers: readonly string[]) {
+  /**
+   * `shared`: the automaton of these same markers, built by another thread (see share());
+   * without it, it is built here on first use.
+   */
+  constructor(readonly markers: readonly string[], shared?: SharedAutomaton) {
     const sorted = [...new Set(markers)].filter((m) => m.length > 0).sort()
     this.markers = sorted
+    if (shared && sorted.length > 0) {
+      if (shared.lengths.length !== sorted.length) throw new Error(`unconventional markers: a shared automaton of ${shared.lengths.length} markers for ${sorted.length}`)
+      this.built = AhoCorasick.fromShared(shared)
+    }
     this.hash = sorted.length === 0 ? '' : createHash('sha256').update(sorted.join('\n')).digest('hex')
     // A text that contains none of the markers' opening characters holds none of them: a
     // few native substring searches spare most texts the character-by-character automaton.
@@ -40,6 +48,14 @@ export class UnconventionalSet {
   get automaton(): AhoCorasick | null {
     if (this.built === undefined) this.built = this.markers.length > 0 ? new AhoCorasick(this.markers) : null
     return this.built
+  }
+
+  /**
+   * The automaton in shared memory, for the parse workers (each would otherwise build its own);
+   * null without markers. This set does not keep it: the workers hold it.
+   */
+  share(): SharedAutomaton | null {
+    return this.built ? this.built.share() : this.markers.length > 0 ? new AhoCorasick(this.markers).share() : null
   }
 
   /** First occurrence of each marker in the text, by position. */

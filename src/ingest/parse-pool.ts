@@ -64,8 +64,10 @@ export class ParsePool {
   constructor(workers: number, private readonly unconventional: readonly string[] = []) {
     const script = workers > 0 ? workerScript() : null
     if (!script) return
+    // One automaton of the markers for all the workers, in shared memory (each built its own).
+    const automaton = new UnconventionalSet(unconventional).share()
     for (let i = 0; i < workers; i++) {
-      const worker = new Worker(script, {workerData: {unconventional}, resourceLimits: {maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: WORKER_OLD_SPACE_MB}})
+      const worker = new Worker(script, {workerData: {unconventional, automaton}, resourceLimits: {maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: WORKER_OLD_SPACE_MB}})
       const slot: Slot = {worker, busy: 0}
       worker.on('message', (msg: {ok: true; result: UnitResult | QuickUnitResult} | {ok: false; seq: number; message: string}) => {
         slot.busy--

@@ -1,5 +1,6 @@
 import {parentPort, workerData} from 'node:worker_threads'
 import {UnconventionalSet} from '../extract/extract.js'
+import type {SharedAutomaton} from '../extract/aho-corasick.js'
 import {processUnit, type UnitTask} from './process-unit.js'
 import {quickUnit, type QuickUnitTask} from './quick-unit.js'
 import {releaseNativeQuick, releaseFreedMemory} from './native-quick.js'
@@ -8,7 +9,9 @@ import {fullGc} from '../util/gc.js'
 // Worker-thread entry for ingest and the quick verdict's pass: parses units of lines and posts
 // the results back. Typed arrays (fingerprints; the quick pass's columns) are transferred, not
 // copied; so is the input, back, when it came that way.
-const unconventional = new UnconventionalSet((workerData as {unconventional: string[]}).unconventional)
+const data = workerData as {unconventional: string[]; automaton: SharedAutomaton | null}
+const unconventional = new UnconventionalSet(data.unconventional, data.automaton ?? undefined)
+data.unconventional = []
 parentPort!.on('message', (task: UnitTask | QuickUnitTask | {endQuickPass: true}) => {
   if ('endQuickPass' in task) {
     // The quick pass is over: its native extractor goes (see releaseNativeQuick), and the C

@@ -88,9 +88,15 @@ it('finds what the Map-based automaton finds, in the same order', () => {
       fc.property(fc.array(unit, {maxLength: 40}), fc.array(fc.oneof(unit, fc.string({unit: fc.constantFrom('a', 'b', 'c', '-', 'x'), maxLength: 60})), {maxLength: 6}), (patterns, texts) => {
         const fresh = new AhoCorasick(patterns)
         const ref = new MapAhoCorasick(patterns)
+        // The same tables in shared memory, as a parse worker reads them (built by the main thread).
+        const shared = AhoCorasick.fromShared(structuredClone(fresh.share()))
         expect(fresh.size).toBe(patterns.length)
+        expect(shared.size).toBe(patterns.length)
         // texts made of the patterns themselves, so that matches are many
-        for (const text of [...texts, patterns.join(''), patterns.join('-')]) expect(fresh.findAll(text)).toEqual(ref.findAll(text))
+        for (const text of [...texts, patterns.join(''), patterns.join('-')]) {
+          expect(fresh.findAll(text)).toEqual(ref.findAll(text))
+          expect(shared.findAll(text)).toEqual(ref.findAll(text))
+        }
       }),
       {numRuns: 400},
     )
@@ -105,4 +111,13 @@ it('finds markers among many that share long prefixes', () => {
   expect(found.map((m) => markers[m.pattern])).toEqual([markers[2999], markers[5]])
   expect(found[0]!.start).toBe(4)
   expect(found).toEqual(new MapAhoCorasick(markers).findAll(text))
+})
+
+it('shares its tables with other threads without copying them', () => {
+  const shared = new AhoCorasick(['ZEBRA-SUMMIT-6820', 'HERON-HARBOR-4205']).share()
+  for (const table of Object.values(shared)) expect(table.buffer).toBeInstanceOf(SharedArrayBuffer)
+  // A write through one view is seen through the structured clone another thread would get.
+  const clone = structuredClone(shared)
+  shared.ends[0] = 7
+  expect(clone.ends[0]).toBe(7)
 })

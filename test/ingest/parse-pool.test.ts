@@ -37,4 +37,21 @@ describe('ParsePool', () => {
       await pool.close()
     }
   }, 60_000)
+
+  it('finds the registry\'s unconventional markers in the workers through the automaton built once and shared', async () => {
+    const markers = Array.from({length: 500}, (_, i) => `HERON-SUMMIT-${String(i).padStart(4, '0')}`)
+    const pool = new ParsePool(2, markers)
+    try {
+      const texts = ['answer HERON-SUMMIT-0042 and HERON-SUMMIT-0499', 'nothing here', 'HERON-SUMMIT-9999 is not one, HERON-SUMMIT-0000 is']
+      texts.forEach((response, seq) => pool.submit({...task(seq, JSON.stringify({ts: '2026-10-30T00:00:00Z', request_id: `r${seq}`, tenant_id: 't', session_id: 's', status: 200, request: 'q', response}))}))
+      const found: string[][] = []
+      for (let i = 0; i < texts.length; i++) {
+        const r = await pool.next()
+        for (const item of r.items) if (item.k === 'r') found.push(item.unconventional.map((h) => `${h.token}@${h.position}`))
+      }
+      expect(found).toEqual([['HERON-SUMMIT-0042@7', 'HERON-SUMMIT-0499@29'], [], ['HERON-SUMMIT-0000@30']])
+    } finally {
+      await pool.close()
+    }
+  }, 60_000)
 })
