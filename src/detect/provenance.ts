@@ -1,7 +1,7 @@
 import {getHeapStatistics} from 'node:v8'
 import {recordTextLoader, type RecordTexts} from '../evidence/record-texts.js'
 import {fingerprintSession} from '../store/extracts.js'
-import {contaminationRows, provenanceTally, provenanceWriter, type ProvenanceTally} from '../store/findings.js'
+import {contaminationFacts, provenanceTally, provenanceWriter, type ProvenanceTally} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
 import {inTransaction} from '../store/session.js'
 import {releaseMemory} from '../ingest/release-memory.js'
@@ -142,7 +142,7 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
  */
 function knownCopies(db: CaseDb, id: Uint32Array, nRec: number): SourceChain {
   const chain = new SourceChain(nRec)
-  const rows = contaminationRows(db)
+  const rows = contaminationFacts(db)
   // The ranks of these few records, found in one sweep of the ids by rank: a table of rank by
   // id would be 4 bytes a record (20 MB at 5M, beside attribution's own arrays).
   const rankOf = new Map<number, number>()

@@ -3,6 +3,7 @@ import {contaminationRows, orphanSightingCount, piiScopeRows, provenanceRows, ty
 import type {CaseDb} from '../store/open-case.js'
 import {atRiskByTenant, atRiskGroups, countSessionsServed, recordsMissingAtRiskFields, type AtRiskGroup, type UnknownFieldCounts} from '../store/records.js'
 import {getSettings} from '../store/settings.js'
+import {withSortCache} from '../store/session.js'
 
 export type {AtRiskGroup} from '../store/records.js'
 export type {ContaminationRow, PiiScopeRow, ProvenanceRow} from '../store/findings.js'
@@ -193,8 +194,10 @@ export function minMax(values: readonly number[]): [number, number] | null {
 export function loadExposureInputs(db: CaseDb): Pick<ScopeInputs, 'contamination' | 'provenance'> {
   // One pool of texts for both: a sighting's and a provenance row's tenants, sessions and nodes are the same strings.
   const pool: TextPool = new Map()
-  return {
+  // Both join their rows to random pages of the records table, read once, and sort them by
+  // time: a small cache and no sorter threads (see withSortCache).
+  return withSortCache(db, () => ({
     contamination: contaminationRows(db, pool),
     provenance: provenanceRows(db, pool).filter((p) => p.source_session !== p.recipient_session || p.source_tenant !== p.recipient_tenant),
-  }
+  }))
 }

@@ -101,6 +101,29 @@ export function contaminationRows(db: CaseDb, pool: TextPool = new Map()): Conta
   )
 }
 
+/** What the canary verdict and provenance's known copies read of a contaminating sighting (canaryFigures' CanaryRow). */
+export interface ContaminationFact {
+  record_id: number
+  class: 'cross_session' | 'cross_tenant'
+  source_session: string | null
+  source_tenant: string | null
+  recipient_tenant: string
+  ts_ms: number
+}
+
+/** contaminationRows' rows with only the columns the canary verdict counts, unsorted (what reads them counts, it does not list). */
+export function contaminationFacts(db: CaseDb): ContaminationFact[] {
+  return pooled(
+    db.prepare(
+      `SELECT s.record_id, s.class, s.source_session, s.source_tenant, r.tenant_id AS recipient_tenant, r.ts_ms
+         FROM sightings s JOIN records r ON r.id = s.record_id
+        WHERE s.class IN ${CONTAMINATING}${completeRecords(db)}`,
+    ),
+    ['class', 'source_session', 'source_tenant', 'recipient_tenant'],
+    new Map(),
+  )
+}
+
 /** Texts already read, each held once (see pooled). */
 export type TextPool = Map<string, string>
 
