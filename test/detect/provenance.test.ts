@@ -285,6 +285,28 @@ describe('provenance through chained leaks', () => {
   })
 })
 
+describe('a copy known only by its marker', () => {
+  it('is never a source: its own source is unknown, so text copied from it is attributed to no one', async () => {
+    // A's answer carries S's canary (a cross_tenant sighting) but none of S's words, so nothing
+    // attributes A's text; B then repeats A's answer. Without the sighting marking A's answer a
+    // copy, B would read as a leak from tenant ta (a phantom A -> B flow).
+    tc = makeCase()
+    const rand = rng(53)
+    const vocab = vocabulary(rand, 20000)
+    const marker = 'CANARY-7a7a7a7a7a7a7a7a7a7a'
+    const said = randomWords(rand, vocab, 30)
+    await tc.addCanaries([[marker, 'ts', 'sess-s']])
+    await tc.addFile([
+      {request_id: 'S', tenant_id: 'ts', session_id: 'sess-s', request_text: `${marker} ${randomWords(rand, vocab, 40).join(' ')}`, decode_node: 'd1'},
+      {request_id: 'A', tenant_id: 'ta', session_id: 'sess-a', request_text: 'hello', response_text: `${marker} ${said.join(' ')}`, decode_node: 'd1'},
+      {request_id: 'B', tenant_id: 'tb', session_id: 'sess-b', request_text: 'hi', response_text: said.slice(0, 28).join(' '), decode_node: 'd1'},
+    ])
+    scanCase(tc.db, {now: NOW})
+    expect(listSightings(tc.db).filter((x) => x.class === 'cross_tenant').map((x) => [x.request_id, x.source_session])).toEqual([['A', 'sess-s']])
+    expect(listProvenance(tc.db).map((p) => [p.request_id, p.source_request_id])).toEqual([])
+  })
+})
+
 describe('chains through the responses of three tenants', () => {
   it('stay evidence on one decode node; the same text said on several nodes is boilerplate', async () => {
     tc = makeCase()
