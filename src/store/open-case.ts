@@ -62,9 +62,11 @@ export function openCase(path: string, options: OpenCaseOptions = {}): CaseDb {
   try {
     db.pragma('foreign_keys = ON')
     db.pragma('busy_timeout = 5000')
-    // Large GROUP BY / ORDER BY / DISTINCT sorts (scope's exposure count, provenance's session
-    // numbering) and CREATE INDEX spill sorted runs and merge them on helper threads: scope on
-    // a 1M-record case 1.65 s -> 1.05 s on 2 cores. The helpers exist only during a sort.
+    // Large sorts (CREATE INDEX at the end of a bulk load, GROUP BY / ORDER BY / DISTINCT) spill
+    // sorted runs and merge them on helper threads: scope on a 1M-record case 1.65 s -> 1.05 s on
+    // 2 cores. The helpers exist only during a sort; the sorts over a whole case that bound the
+    // peak memory (withSortCache: provenance's record order, scope's sessions served) run
+    // without them.
     db.pragma(`threads = ${Math.min(4, availableParallelism())}`)
     migrate(db, path, options.readonly ?? false)
     if (!db.readonly) restoreSuspendedIndexes(db)

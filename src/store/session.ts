@@ -78,8 +78,9 @@ export const SORT_CACHE_KIB = 4000
  * records took 50 MB with the default 16 MB cache and 25 MB with 4 MB, in the same time
  * (measured). Each helper thread (PRAGMA threads) fills a run of its own beside the main
  * thread's: provenance's record order over 1M records peaked 30 MB above its arrays with two
- * helpers and 14 MB with none, scope's sessions served 14 MB and 0, in the same time on 2
- * cores (measured). For the queries that sort a whole case (provenance's record order,
+ * helpers and 14 MB with none, scope's sessions served 14 MB and 0 (measured). The helpers
+ * bought time on a large sort: the record order over 5M records took 31.5 s with them and
+ * 40-48 s without, alone on 2 cores; at 1M the difference was within the host's noise. For the queries that sort a whole case (provenance's record order,
  * scope's sessions served, a registry's staging), and for one sequential read of a whole
  * table (provenance's fingerprints), whose pages a larger cache would keep for nothing;
  * CREATE INDEX keeps its helpers.
