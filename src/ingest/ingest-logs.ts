@@ -129,7 +129,7 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
     // Unconventional registered markers are matched while the texts are at hand; a scan
     // under a different set matches again from the evidence.
     const unconventional = new UnconventionalSet(unconventionalMarkers(db))
-    pool = new ParsePool(workers, unconventional.markers)
+    pool = new ParsePool(workers, unconventional)
     result.parse_workers = pool.size
     if (options.quickPass && countAllRecords(db) === 0 && files.every((f) => f.how !== null && f.decoder.adapter.newIndex(f.decoder.options) === null)) {
       const quick = await quickPass(

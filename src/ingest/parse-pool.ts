@@ -58,16 +58,22 @@ export class ParsePool {
   private readonly queue: Array<Promise<UnitResult | QuickUnitResult>> = []
   private failure: Error | undefined
 
-  private inline: UnconventionalSet | undefined
+  private readonly unconventional: UnconventionalSet
 
-  /** `workers` 0 runs everything inline. `unconventional`: the registry's unconventional markers, matched in every response. */
-  constructor(workers: number, private readonly unconventional: readonly string[] = []) {
+  /**
+   * `workers` 0 runs everything inline. `unconventional`: the registry's unconventional
+   * markers, matched in every response (the set itself where the caller has one: its markers
+   * are not sorted, hashed and built into an automaton twice).
+   */
+  constructor(workers: number, unconventional: UnconventionalSet | readonly string[] = []) {
+    this.unconventional = unconventional instanceof UnconventionalSet ? unconventional : new UnconventionalSet(unconventional)
     const script = workers > 0 ? workerScript() : null
     if (!script) return
     // One automaton of the markers for all the workers, in shared memory (each built its own).
-    const automaton = new UnconventionalSet(unconventional).share()
+    const markers = this.unconventional.markers
+    const automaton = this.unconventional.share()
     for (let i = 0; i < workers; i++) {
-      const worker = new Worker(script, {workerData: {unconventional, automaton}, resourceLimits: {maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: WORKER_OLD_SPACE_MB}})
+      const worker = new Worker(script, {workerData: {unconventional: markers, automaton}, resourceLimits: {maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: WORKER_OLD_SPACE_MB}})
       const slot: Slot = {worker, busy: 0}
       worker.on('message', (msg: {ok: true; result: UnitResult | QuickUnitResult} | {ok: false; seq: number; message: string}) => {
         slot.busy--
@@ -118,8 +124,7 @@ export class ParsePool {
    */
   submit(task: UnitTask | QuickUnitTask, ownBuffer = false, index: CompanionIndex | null = null): void {
     if (this.slots.length === 0 || task.bytes.byteLength > INLINE_UNIT_BYTES || index !== null) {
-      this.inline ??= new UnconventionalSet(this.unconventional)
-      const set = this.inline
+      const set = this.unconventional
       this.queue.push(Promise.resolve().then(() => ('quickSource' in task ? quickUnit(task, set) : processUnit(task, set, index))))
       return
     }
