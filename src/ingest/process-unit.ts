@@ -181,11 +181,11 @@ export function walkUnit(task: UnitTask, index: CompanionIndex | null, withCrc: 
   for (let s = 0; s < bytes.length; lineNo++) {
     let e = bytes.indexOf(10, s)
     if (e === -1) e = bytes.length
-    let line = bytes.subarray(s, e)
-    let offset = task.offset + s
+    const start = s
     s = e + 1
     const claim = claims === undefined ? NATIVE_LEFT : (claims.kinds[counts.lines] ?? NATIVE_LEFT)
     counts.lines++
+    // A line the native extractor answered is never looked at here (no view of it is made).
     if (claim === NATIVE_BLANK) {
       counts.blank++
       continue
@@ -194,6 +194,8 @@ export function walkUnit(task: UnitTask, index: CompanionIndex | null, withCrc: 
       claims!.record()
       continue
     }
+    let line = bytes.subarray(start, e)
+    let offset = task.offset + start
     if (lineNo === 1 && offset === 0 && line.length >= 3 && line[0] === 0xef && line[1] === 0xbb && line[2] === 0xbf) {
       counts.bom = true
       line = line.subarray(3)
