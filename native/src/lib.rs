@@ -1,10 +1,11 @@
 //! crosstalk's native extractor for the quick verdict's pass (src/ingest/quick-unit.ts).
 //!
 //! It reads a unit of native-format log lines and answers, per line, only where it is certain
-//! of the answer the TypeScript extractor gives: a blank line, or a record with its (source,
-//! request_id) hashes, its flags and its time, which holds no marker and needs no note. Every
-//! other line (a bad one, a record that holds a marker-shaped token or a registered marker, a
-//! record with a note, anything whose reading could depend on JavaScript's own rules) is left
+//! of the answer the TypeScript extractor gives: a blank line, or a record that needs no note,
+//! with its (source, request_id) hashes, its flags and its time, and, where its response holds
+//! a marker-shaped token or a registered marker and both its texts are ASCII, its tokens, hits
+//! and echo facts. Every other line (a bad one, a record with a note, a marked record with a
+//! non-ASCII text, anything whose reading could depend on JavaScript's own rules) is left
 //! unclaimed, and the TypeScript extractor reads it as before. So the TypeScript extractor
 //! stays the reference: test/ingest/native-quick.test.ts checks, on generated incidents and on
 //! random and mutated lines, that every claim equals its answer.
@@ -42,23 +43,54 @@ pub struct QuickLines {
     pub flags: Uint8Array,
     /// Per record: ts_ms.
     pub ts: Float64Array,
+    /// The records whose response holds a marker-shaped token or a registered marker, in order.
+    pub marked: Vec<QuickMarked>,
+}
+
+/// What the verdict reads of a record whose response holds a marker (quick-unit.ts QuickRecord),
+/// given only where both texts are ASCII: a position is then a byte offset and a UTF-16 index
+/// alike, and lower case is ASCII's.
+#[napi(object)]
+pub struct QuickMarked {
+    /// The record's index among the unit's records (its columns).
+    pub at: u32,
+    pub request_id: String,
+    pub tenant_id: String,
+    pub session_id: String,
+    /// markerTokens: each `CANARY-` and its whole hex run (8 digits or more), in order, and where it starts.
+    pub tokens: Vec<String>,
+    pub token_positions: Vec<u32>,
+    /// UnconventionalSet.hits: per registered marker found, its index in the list this
+    /// extractor was built with, and where its first occurrence starts.
+    pub hits: Vec<u32>,
+    pub hit_positions: Vec<u32>,
+    /// promptPrefix per token: the longest prefix of its lower-cased hex the lower-cased prompt contains.
+    pub token_echo: Vec<u32>,
+    /// Per hit: whether the lower-cased prompt contains the marker, lower-cased.
+    pub hit_echo: Vec<bool>,
 }
 
 /// The extractor of one pass: the texts whose presence in a response leaves it to TypeScript
 /// (`CANARY-` and the registry's markers outside that convention).
 #[napi]
 pub struct QuickExtractor {
+    /// `CANARY-` (pattern 0), then the markers (pattern i + 1 is markers[i]).
     avoid: AhoCorasick,
+    markers: Vec<String>,
 }
 
 #[napi]
 impl QuickExtractor {
     #[napi(constructor)]
     pub fn new(unconventional: Vec<String>) -> napi::Result<Self> {
+        // The markers of an UnconventionalSet: none is empty (an empty pattern would match everywhere).
+        if unconventional.iter().any(String::is_empty) {
+            return Err(napi::Error::from_reason("an empty unconventional marker"));
+        }
         let mut patterns = vec!["CANARY-".to_owned()];
-        patterns.extend(unconventional.into_iter().filter(|m| !m.is_empty()));
+        patterns.extend(unconventional.iter().cloned());
         let avoid = AhoCorasick::new(&patterns).map_err(|e| napi::Error::from_reason(e.to_string()))?;
-        Ok(QuickExtractor { avoid })
+        Ok(QuickExtractor { avoid, markers: unconventional })
     }
 
     /// The unit's lines as decodeLine reads them; `max_line_bytes` and `source` as the task gives them.
@@ -71,6 +103,7 @@ impl QuickExtractor {
         let mut pairs = Vec::new();
         let mut flags = Vec::new();
         let mut ts = Vec::new();
+        let mut marked = Vec::new();
         let mut s = 0;
         // The line walk of walkUnit: a unit ending in a newline has no empty line after it.
         while s < bytes.len() {
@@ -85,7 +118,10 @@ impl QuickExtractor {
             match self.line(line, &source) {
                 Line::Blank => kinds.push(BLANK),
                 Line::Left => kinds.push(LEFT),
-                Line::Record { h1, h2, flags: f, ts_ms } => {
+                Line::Record { h1, h2, flags: f, ts_ms, marked: m } => {
+                    if let Some(m) = m {
+                        marked.push(m.into_js(flags.len() as u32));
+                    }
                     kinds.push(RECORD);
                     pairs.push(h1);
                     pairs.push(h2);
@@ -94,14 +130,50 @@ impl QuickExtractor {
                 }
             }
         }
-        QuickLines { kinds: kinds.into(), pairs: pairs.into(), flags: flags.into(), ts: ts.into() }
+        QuickLines { kinds: kinds.into(), pairs: pairs.into(), flags: flags.into(), ts: ts.into(), marked }
     }
 }
 
 enum Line {
     Blank,
     Left,
-    Record { h1: u32, h2: u32, flags: u8, ts_ms: f64 },
+    Record { h1: u32, h2: u32, flags: u8, ts_ms: f64, marked: Option<Box<Marked>> },
+}
+
+/// A marked record's facts, before they go to JavaScript.
+struct Marked {
+    request_id: String,
+    tenant_id: String,
+    session_id: String,
+    tokens: Vec<(String, u32)>,
+    hits: Vec<(u32, u32)>,
+    token_echo: Vec<u32>,
+    hit_echo: Vec<bool>,
+}
+
+impl Marked {
+    fn into_js(self, at: u32) -> QuickMarked {
+        let (tokens, token_positions) = self.tokens.into_iter().unzip();
+        let (hits, hit_positions) = self.hits.into_iter().unzip();
+        QuickMarked {
+            at,
+            request_id: self.request_id,
+            tenant_id: self.tenant_id,
+            session_id: self.session_id,
+            tokens,
+            token_positions,
+            hits,
+            hit_positions,
+            token_echo: self.token_echo,
+            hit_echo: self.hit_echo,
+        }
+    }
+}
+
+/// The markers of a response, and what the echo check needs of the prompt.
+struct Found {
+    tokens: Vec<(String, u32)>,
+    hits: Vec<(u32, u32)>,
 }
 
 impl QuickExtractor {
@@ -110,11 +182,11 @@ impl QuickExtractor {
         if body.iter().all(|&c| matches!(c, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c)) {
             return Line::Blank;
         }
-        self.record(body, source).map_or(Line::Left, |(h1, h2, flags, ts_ms)| Line::Record { h1, h2, flags, ts_ms })
+        self.record(body, source).map_or(Line::Left, |(h1, h2, flags, ts_ms, marked)| Line::Record { h1, h2, flags, ts_ms, marked })
     }
 
     /// readLineJson, toRow and rowFromRecord for a plain native line; None: left to TypeScript.
-    fn record(&self, body: &[u8], source: &[u16]) -> Option<(u32, u32, u8, f64)> {
+    fn record(&self, body: &[u8], source: &[u16]) -> Option<(u32, u32, u8, f64, Option<Box<Marked>>)> {
         // A control character is legal only as white space between tokens; a line holding one
         // anywhere is left to JSON.parse (serde_json skips unread values more leniently).
         if body.first() != Some(&b'{') || body.iter().fold(false, |found, &c| found | (c < 0x20)) {
@@ -123,29 +195,40 @@ impl QuickExtractor {
         let text = std::str::from_utf8(body).ok()?;
         let line: NativeLine = serde_json::from_str(text).ok()?;
         let request_id = id(&line.request_id)?;
-        id(&line.tenant_id)?;
-        id(&line.session_id)?;
+        let tenant_id = id(&line.tenant_id)?;
+        let session_id = id(&line.session_id)?;
         let ts_ms = timestamp(&line.ts)?;
         quiet_int(&line.status, 100.0, 999.0)?;
         quiet_int(&line.prompt_tokens, 0.0, value::MAX_SAFE_INTEGER)?;
         quiet_int(&line.completion_tokens, 0.0, value::MAX_SAFE_INTEGER)?;
         let mut flags = 0;
+        let mut prompt = None;
         match &line.request {
             None | Some(Json::Null) => flags |= NO_REQUEST_TEXT,
             Some(body) => {
-                if decode::request_text(body)?.is_empty() {
+                let t = decode::request_text(body)?;
+                if t.is_empty() {
                     flags |= NO_REQUEST_TEXT;
                 }
+                prompt = Some(t);
             }
         }
+        let mut marked = None;
         match &line.response {
             None | Some(Json::Null) => flags |= NO_RESPONSE_TEXT | NO_RESPONSE,
             Some(body) => {
                 let r = decode::response(body)?;
-                // A marker-shaped token or a registered marker: the TypeScript extractor takes
-                // the record (its tokens, positions and prompt are what the verdict reads).
+                // `CANARY-` or a registered marker: its tokens, hits and echo facts where both
+                // texts are ASCII; any other record is left to TypeScript.
                 if self.avoid.is_match(&r.text) {
-                    return None;
+                    let prompt = prompt.as_deref().unwrap_or("");
+                    if !r.text.is_ascii() || !prompt.is_ascii() {
+                        return None;
+                    }
+                    let found = self.found(&r.text);
+                    if !found.tokens.is_empty() || !found.hits.is_empty() {
+                        marked = Some(Box::new(self.echo(found, prompt, request_id, tenant_id, session_id)));
+                    }
                 }
                 if r.is_error {
                     flags |= IS_ERROR;
@@ -155,7 +238,79 @@ impl QuickExtractor {
             }
         }
         let (h1, h2) = pair_hash(source, request_id);
-        Some((h1, h2, flags, ts_ms))
+        Some((h1, h2, flags, ts_ms, marked))
+    }
+
+    /// markerTokens and UnconventionalSet.hits (markers.ts, extract.ts) over an ASCII text.
+    fn found(&self, text: &str) -> Found {
+        let b = text.as_bytes();
+        // /CANARY-([0-9a-fA-F]{8,})/g: at each `CANARY-`, the whole hex run after it; a run
+        // under 8 digits is no match there, and the search goes on from the next byte.
+        let mut tokens = Vec::new();
+        let mut from = 0;
+        while let Some(i) = memchr::memmem::find(&b[from..], b"CANARY-") {
+            let start = from + i;
+            let hex = start + 7;
+            let end = hex + b[hex..].iter().take_while(|c| c.is_ascii_hexdigit()).count();
+            if end - hex >= 8 {
+                tokens.push((text[start..end].to_owned(), start as u32));
+                from = end;
+            } else {
+                from = start + 1;
+            }
+        }
+        // Every occurrence, ordered as AhoCorasick.findAll (aho-corasick.ts) reports them: by
+        // where they end, the longer first; each marker's first kept.
+        let mut all: Vec<(usize, usize, u32)> = Vec::new();
+        for m in self.avoid.find_overlapping_iter(text) {
+            let p = m.pattern().as_usize();
+            if p > 0 {
+                all.push((m.end(), m.end() - m.start(), p as u32 - 1));
+            }
+        }
+        all.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        let mut seen = std::collections::HashSet::new();
+        let hits = all.into_iter().filter(|&(_, _, marker)| seen.insert(marker)).map(|(end, len, marker)| (marker, (end - len) as u32)).collect();
+        Found { tokens, hits }
+    }
+
+    /// echoFacts (quick-unit.ts) over an ASCII prompt.
+    fn echo(&self, found: Found, prompt: &str, request_id: &str, tenant_id: &str, session_id: &str) -> Marked {
+        let lower = prompt.to_ascii_lowercase();
+        let lower = lower.as_bytes();
+        let contains = |needle: &[u8]| memchr::memmem::find(lower, needle).is_some();
+        let token_echo = found
+            .tokens
+            .iter()
+            .map(|(token, _)| {
+                let hex = token[7..].to_ascii_lowercase();
+                let hex = hex.as_bytes();
+                // promptPrefix: a binary search for the longest prefix contained (containment of prefixes is monotone).
+                if lower.is_empty() || !contains(&hex[..1]) {
+                    return 0;
+                }
+                let (mut lo, mut hi) = (1, hex.len());
+                while lo < hi {
+                    let mid = (lo + hi + 1) / 2;
+                    if contains(&hex[..mid]) {
+                        lo = mid;
+                    } else {
+                        hi = mid - 1;
+                    }
+                }
+                lo as u32
+            })
+            .collect();
+        let hit_echo = found.hits.iter().map(|&(marker, _)| contains(self.markers[marker as usize].to_ascii_lowercase().as_bytes())).collect();
+        Marked {
+            request_id: request_id.to_owned(),
+            tenant_id: tenant_id.to_owned(),
+            session_id: session_id.to_owned(),
+            tokens: found.tokens,
+            hits: found.hits,
+            token_echo,
+            hit_echo,
+        }
     }
 }
 

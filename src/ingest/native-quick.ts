@@ -5,9 +5,10 @@ import {UnconventionalSet} from '../extract/extract.js'
 
 // The native extractor of the quick verdict's pass (native/, Rust through napi-rs), built by
 // `npm ci` / `npm run build` where cargo is installed (scripts/build-native.mjs). It claims
-// only the lines whose answer it is certain of (a blank line, or a record without a marker
-// and without a note) and leaves every other line to the TypeScript extractor, which stays the
-// reference (test/ingest/native-quick.test.ts proves each claim equal to its answer). Without
+// only the lines whose answer it is certain of (a blank line, or a record without a note, with
+// its marker facts where its response holds a marker and both its texts are ASCII) and leaves
+// every other line to the TypeScript extractor, which stays the reference
+// (test/ingest/native-quick.test.ts proves each claim equal to its answer). Without
 // the addon, or with CROSSTALK_NATIVE=0, the pass reads every line in TypeScript: same
 // answers, slower.
 
@@ -21,6 +22,24 @@ export interface NativeQuickLines {
   pairs: Uint32Array
   flags: Uint8Array
   ts: Float64Array
+  /** The records whose response holds a marker, where both texts are ASCII (absent from an addon built before it was added). */
+  marked?: NativeMarked[]
+}
+
+/** A marked record as the native extractor reads it (quick-unit.ts turns it into a QuickMarked). */
+export interface NativeMarked {
+  /** Its index among the unit's records. */
+  at: number
+  requestId: string
+  tenantId: string
+  sessionId: string
+  tokens: string[]
+  tokenPositions: number[]
+  /** Indexes into the extractor's unconventional markers. */
+  hits: number[]
+  hitPositions: number[]
+  tokenEcho: number[]
+  hitEcho: boolean[]
 }
 
 export interface NativeQuickExtractor {

@@ -96,11 +96,12 @@ export function quickUnit(task: QuickUnitTask, unconventional?: UnconventionalSe
   }
   const note = noteCounter(result.notes)
   columns.length = 0
-  const claims = nativeClaims(task, unconventional)
+  const claims = nativeClaims(task, unconventional, result)
   if (claims) {
     const walked = walkQuick(task, unconventional, result, note, claims)
-    // The native answer must cover exactly the unit's lines and hand over exactly its records;
-    // anything else (a bug) is never trusted: the unit is read again, in TypeScript alone.
+    // The native answer must cover exactly the unit's lines and hand over exactly its records
+    // and marked records; anything else (a bug) is never trusted: the unit is read again, in
+    // TypeScript alone.
     if (walked && claims.allTaken()) return finish(task, result)
     Object.assign(result, {lines: 0, blank: 0, ignored: 0, bom: false, notes: {}, bad: 0, firstBad: null, marked: []})
     columns.length = 0
@@ -149,15 +150,16 @@ function finish(task: QuickUnitTask, result: QuickUnitResult): QuickUnitResult {
 
 /**
  * The lines of a plain native unit the native extractor answers (native-quick.ts), as claims
- * that push their records' columns; undefined where it does not run (no addon, another format,
- * --map), and the TypeScript walk reads every line.
+ * that push their records' columns, and a marked record's facts into the result in its place
+ * among the records the walk decodes itself; undefined where it does not run (no addon,
+ * another format, --map), and the TypeScript walk reads every line.
  */
 interface NativeClaims extends LineClaims {
   /** Every record the native extractor answered was taken by the walk, and no more. */
   allTaken(): boolean
 }
 
-function nativeClaims(task: QuickUnitTask, unconventional: UnconventionalSet | undefined): NativeClaims | undefined {
+function nativeClaims(task: QuickUnitTask, unconventional: UnconventionalSet | undefined, result: QuickUnitResult): NativeClaims | undefined {
   if (!decoderFor(task.spec).plainNative) return undefined
   const native = nativeQuickExtractor(unconventional)
   if (!native) return undefined
@@ -169,12 +171,25 @@ function nativeClaims(task: QuickUnitTask, unconventional: UnconventionalSet | u
     return undefined
   }
   let k = 0
+  const marked = n.marked ?? []
+  const markers = unconventional?.markers ?? []
+  let next = 0
   return {
     kinds: n.kinds,
     record: () => {
+      const m = marked[next]
+      if (m?.at === k) {
+        next++
+        result.marked.push({
+          at: columns.length, request_id: m.requestId, tenant_id: m.tenantId, session_id: m.sessionId, ts_ms: n.ts[k]!,
+          tokens: m.tokens.map((token, i) => ({token, position: m.tokenPositions[i]!})),
+          hits: m.hits.map((marker, i) => ({token: markers[marker]!, position: m.hitPositions[i]!})),
+          token_echo: m.tokenEcho, hit_echo: m.hitEcho,
+        })
+      }
       columns.push(n.pairs[2 * k]!, n.pairs[2 * k + 1]!, n.flags[k]!, n.ts[k]!)
       k++
     },
-    allTaken: () => k === n.flags.length && n.pairs.length === 2 * k && n.ts.length === k,
+    allTaken: () => k === n.flags.length && n.pairs.length === 2 * k && n.ts.length === k && next === marked.length,
   }
 }

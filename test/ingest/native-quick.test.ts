@@ -221,7 +221,79 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     expect(claimed).toBeGreaterThan(500)
   })
 
-  it('leaves to TypeScript every line whose response holds a marker, escaped or registered', () => {
+  // ---------------------------------------------------------------- marked records
+
+  // Markers that overlap: two end where one ends (the longer is reported first), one inside another.
+  const OVERLAPPING = ['AB-12', 'B-12', 'B-1', 'XAB-123', 'ZEBRA-TOKEN-C1']
+  const fragment = fc.oneof(
+    fc.constantFrom('CANARY-', 'CANARY-CANARY-', 'canary-', 'CANARY', ' ', '-', 'x', '\n', '"', '\\', 'AB-12', 'XAB-123', 'B-1', 'ZEBRA-TOKEN-C1', 'é'),
+    fc.stringMatching(/^[0-9a-fA-F]{0,20}$/),
+    fc.string({unit: 'binary-ascii', maxLength: 4}),
+  )
+  const markedText = fc.array(fragment, {minLength: 1, maxLength: 10}).map((parts) => parts.join(''))
+  /** A prompt of pieces of the response (so that echoes, whole or partial, are common), each in some letter case. */
+  const promptOf = (response: string) =>
+    fc.array(fc.tuple(fc.nat(), fc.nat({max: 40}), fc.constantFrom('same', 'lower', 'upper'), fragment), {maxLength: 4}).map((cuts) =>
+      cuts
+        .map(([at, len, letterCase, filler]) => {
+          const piece = response.slice(at % (response.length + 1), (at % (response.length + 1)) + len)
+          return filler + (letterCase === 'lower' ? piece.toLowerCase() : letterCase === 'upper' ? piece.toUpperCase() : piece)
+        })
+        .join(''),
+    )
+  /** The response as a plain string, a chat completion, or a stream whose chunks cut it anywhere. */
+  const responseBody = (text: string) =>
+    fc.oneof(
+      fc.constant<unknown>(text),
+      fc.constant<unknown>(JSON.stringify({object: 'chat.completion', choices: [{index: 0, message: {role: 'assistant', content: text}}]})),
+      fc.array(fc.nat(), {maxLength: 3}).map((cuts) => {
+        const at = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b)
+        const pieces = [0, ...at].map((from, i) => text.slice(from, at[i] ?? text.length))
+        return `${pieces.map((p) => `data: ${JSON.stringify({choices: [{index: 0, delta: {content: p}}]})}\n\n`).join('')}data: [DONE]\n\n`
+      }),
+    )
+  const markedLine = markedText.chain((response) =>
+    fc.record({request: promptOf(response).chain((p) => fc.constantFrom<unknown>(p, {messages: [{role: 'user', content: p}]}, null)), response: responseBody(response)}),
+  )
+
+  it('claims marked records with ASCII texts, giving the TypeScript extractor\'s tokens, hits and echo facts', () => {
+    const overlapping = new UnconventionalSet(OVERLAPPING)
+    let marked = 0
+    let left = 0
+    fc.assert(
+      fc.property(fc.array(markedLine, {minLength: 1, maxLength: 8}), (records) => {
+        const lines = records.map((r, i) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id: `r${i}`, tenant_id: 't', session_id: 's', ...r}))
+        const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
+        const native = run(taskOf(bytes), true, overlapping)
+        expect(native).toEqual(run(taskOf(bytes), false, overlapping))
+        const out = nativeQuickExtractor(overlapping)!.lines(bytes, 'gw-test', 1 << 20)
+        marked += out.marked?.length ?? 0
+        left += out.kinds.filter((k) => k === NATIVE_LEFT).length
+      }),
+      {seed: 90_210, numRuns: 2000},
+    )
+    // Both sides are reached: most marked records claimed, the non-ASCII ones left.
+    expect(marked).toBeGreaterThan(2000)
+    expect(left).toBeGreaterThan(100)
+  })
+
+  it('leaves to TypeScript a marked record whose texts are not ASCII', () => {
+    const lines = [
+      '{"ts":"2026-11-02T06:00:00Z","request_id":"a","tenant_id":"t","session_id":"s","request":"pasted CANARY-0123456789","response":"see CANARY-0123456789abcdef"}',
+      '{"ts":"2026-11-02T06:00:00Z","request_id":"b","tenant_id":"t","session_id":"s","request":"é","response":"see CANARY-0123456789abcdef"}',
+      '{"ts":"2026-11-02T06:00:00Z","request_id":"c","tenant_id":"t","session_id":"s","response":"é CANARY-0123456789abcdef"}',
+      '{"ts":"2026-11-02T06:00:00Z","request_id":"d","tenant_id":"t","session_id":"s","response":"CANARY-012 is too short"}',
+    ]
+    const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
+    expect(claims(bytes, set)).toEqual({left: 2, blank: 0, record: 2})
+    const out = nativeQuickExtractor(set)!.lines(bytes, 'gw-test', 1 << 20)
+    expect(out.marked).toEqual([
+      {at: 0, requestId: 'a', tenantId: 't', sessionId: 's', tokens: ['CANARY-0123456789abcdef'], tokenPositions: [4], hits: [], hitPositions: [], tokenEcho: [10], hitEcho: []},
+    ])
+    expect(run(taskOf(bytes), true, set)).toEqual(run(taskOf(bytes), false, set))
+  })
+
+  it('reads every marker, escaped, split across chunks or registered, as TypeScript does', () => {
     const lines = [
       '{"ts":"2026-11-02T06:00:00Z","request_id":"a","tenant_id":"t","session_id":"s","response":"see CANARY-0123456789abcdef"}',
       '{"ts":"2026-11-02T06:00:00Z","request_id":"b","tenant_id":"t","session_id":"s","response":"see \\u0043ANARY-0123456789abcdef"}',
@@ -230,7 +302,9 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
       '{"ts":"2026-11-02T06:00:00Z","request_id":"e","tenant_id":"t","session_id":"s","response":"nothing here"}',
     ]
     const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
-    expect(claims(bytes, set)).toEqual({left: 4, blank: 0, record: 1})
+    // All ASCII: every one is claimed, the four with markers as marked records.
+    expect(claims(bytes, set)).toEqual({left: 0, blank: 0, record: 5})
+    expect(nativeQuickExtractor(set)!.lines(bytes, 'gw-test', 1 << 20).marked?.map((m) => m.requestId)).toEqual(['a', 'b', 'c', 'd'])
     const result = run(taskOf(bytes), true, set)
     expect(result.marked.map((m) => m.request_id)).toEqual(['a', 'b', 'c', 'd'])
     expect(result).toEqual(run(taskOf(bytes), false, set))
