@@ -278,12 +278,14 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
   })
 
   it('leaves to TypeScript a marked record whose texts are not ASCII', () => {
-    const lines = [
-      '{"ts":"2026-11-02T06:00:00Z","request_id":"a","tenant_id":"t","session_id":"s","request":"pasted CANARY-0123456789","response":"see CANARY-0123456789abcdef"}',
-      '{"ts":"2026-11-02T06:00:00Z","request_id":"b","tenant_id":"t","session_id":"s","request":"é","response":"see CANARY-0123456789abcdef"}',
-      '{"ts":"2026-11-02T06:00:00Z","request_id":"c","tenant_id":"t","session_id":"s","response":"é CANARY-0123456789abcdef"}',
-      '{"ts":"2026-11-02T06:00:00Z","request_id":"d","tenant_id":"t","session_id":"s","response":"CANARY-012 is too short"}',
+    const marked = 'see CANARY-0123456789abcdef'
+    const records: Array<[string, {request?: string; response: string}]> = [
+      ['a', {request: 'pasted CANARY-0123456789', response: marked}],
+      ['b', {request: 'é', response: marked}],
+      ['c', {response: `é ${marked}`}],
+      ['d', {response: 'CANARY-012 is too short'}],
     ]
+    const lines = records.map(([request_id, texts]) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id, tenant_id: 't', session_id: 's', ...texts}))
     const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
     expect(claims(bytes, set)).toEqual({left: 2, blank: 0, record: 2})
     const out = nativeQuickExtractor(set)!.lines(bytes, 'gw-test', 1 << 20)
