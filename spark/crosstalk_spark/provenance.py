@@ -80,7 +80,8 @@ def candidates(records: DataFrame, tenants: int) -> tuple[DataFrame, DataFrame]:
         .filter(F.col("part") == 1)
     )
     # The recipient's own prompt carries the hash: text it sent itself is never evidence against someone else.
-    own_prompt = F.element_at("prev", -1)
+    # try_: an empty window has no last element (NULL, never an error: ANSI mode, on by default since Spark 4, raises on element_at).
+    own_prompt = F.try_element_at("prev", F.lit(-1))
     own = (F.size("prev") > 0) & (own_prompt["file_idx"] == F.col("file_idx")) & (own_prompt["ord"] == F.col("ord"))
     cands = (
         with_prev.filter(~own)
