@@ -57,7 +57,8 @@ export const ADDON_PATH = fileURLToPath(new URL('../../native/crosstalk-native.n
 
 let addon: Addon | null | undefined
 let loadError: string | null = null
-let extractors = new WeakMap<UnconventionalSet, NativeQuickExtractor>()
+/** Per marker set, its extractor, or null where one could not be built (that set's units are read in TypeScript). */
+let extractors = new WeakMap<UnconventionalSet, NativeQuickExtractor | null>()
 
 function load(): Addon | null {
   if (addon !== undefined) return addon
@@ -80,8 +81,13 @@ export function nativeQuickExtractor(unconventional: UnconventionalSet | undefin
   if (!a) return null
   const key = unconventional ?? NO_MARKERS
   let x = extractors.get(key)
-  if (!x) {
-    x = new a.QuickExtractor([...key.markers])
+  if (x === undefined) {
+    try {
+      x = new a.QuickExtractor([...key.markers])
+    } catch {
+      // An extractor that cannot be built (a bug) costs speed, never an answer: TypeScript reads these units.
+      x = null
+    }
     extractors.set(key, x)
   }
   return x

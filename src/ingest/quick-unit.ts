@@ -1,7 +1,7 @@
 import {extractMarkers, type UnconventionalSet} from '../extract/extract.js'
 import {promptPrefix, type MarkerToken} from '../extract/markers.js'
 import {pairHash} from './pair-set.js'
-import {nativeQuickExtractor} from './native-quick.js'
+import {nativeQuickExtractor, type NativeMarked} from './native-quick.js'
 import {decoderFor, noteCounter, recordFlags, walkUnit, type LineClaims, type UnitResult, type UnitTask} from './process-unit.js'
 
 // One unit of the quick verdict's pass (quick-pass.ts), decoded by the same walk as ingest's
@@ -174,13 +174,19 @@ function nativeClaims(task: QuickUnitTask, unconventional: UnconventionalSet | u
   const marked = n.marked ?? []
   const markers = unconventional?.markers ?? []
   let next = 0
+  // A marked record shaped otherwise than its facts need (a bug) voids the whole answer.
+  let misshaped = false
+  const wellFormed = (m: NativeMarked): boolean =>
+    m.tokenPositions.length === m.tokens.length && m.tokenEcho.length === m.tokens.length &&
+    m.hitPositions.length === m.hits.length && m.hitEcho.length === m.hits.length && m.hits.every((h) => h < markers.length)
   return {
     kinds: n.kinds,
     record: () => {
       const m = marked[next]
       if (m?.at === k) {
         next++
-        result.marked.push({
+        if (!wellFormed(m)) misshaped = true
+        else result.marked.push({
           at: columns.length, request_id: m.requestId, tenant_id: m.tenantId, session_id: m.sessionId, ts_ms: n.ts[k]!,
           tokens: m.tokens.map((token, i) => ({token, position: m.tokenPositions[i]!})),
           hits: m.hits.map((marker, i) => ({token: markers[marker]!, position: m.hitPositions[i]!})),
@@ -190,6 +196,6 @@ function nativeClaims(task: QuickUnitTask, unconventional: UnconventionalSet | u
       columns.push(n.pairs[2 * k]!, n.pairs[2 * k + 1]!, n.flags[k]!, n.ts[k]!)
       k++
     },
-    allTaken: () => k === n.flags.length && n.pairs.length === 2 * k && n.ts.length === k && next === marked.length,
+    allTaken: () => !misshaped && k === n.flags.length && n.pairs.length === 2 * k && n.ts.length === k && next === marked.length,
   }
 }

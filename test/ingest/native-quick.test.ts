@@ -312,6 +312,15 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     expect(result).toEqual(run(taskOf(bytes), false, set))
   })
 
+  it('an extractor that cannot be built (a bug) is no extractor: the pass reads those units in TypeScript', () => {
+    // An UnconventionalSet never holds an empty marker; one that did is refused by the addon.
+    const broken = Object.assign(Object.create(UnconventionalSet.prototype) as UnconventionalSet, {markers: ['', 'ZEBRA-TOKEN-C1']})
+    expect(nativeQuickExtractor(broken)).toBeNull()
+    expect(nativeQuickExtractor(broken)).toBeNull()
+    expect(nativeQuickStatus()).toEqual({native: true, reason: null})
+    expect(nativeQuickExtractor(set)).not.toBeNull()
+  })
+
   it('lets go of its extractor after the pass (ingest never uses it) and builds one again for a later pass', () => {
     const set = new UnconventionalSet(['ZEBRA-SUMMIT-6820'])
     const first = nativeQuickExtractor(set)
