@@ -4,9 +4,13 @@
 //! serde_json refuses, a number past 2^53, a body that is a bare number or an array), the
 //! result is None and the line is left to TypeScript.
 
-use serde::de::IgnoredAny;
+use std::borrow::Cow;
+use std::fmt;
 
-use crate::js::{js_trim, js_trim_start, json_trim_start, split_lines};
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use crate::js::{js_trim, js_trim_start, json_trim_start};
 use crate::value::{json_object, Any, Json};
 
 // ---------------------------------------------------------------- shapes
@@ -153,23 +157,91 @@ fn tool_call_args(calls: &[Json<Call, IgnoredAny>]) -> Vec<String> {
 
 // ---------------------------------------------------------------- responses
 
-/// What the verdict pass needs of a response: its text and whether it is an error.
-pub struct Decoded {
-    pub text: String,
+/// What the verdict pass needs of a response: its text and whether it is an error. A plain-text
+/// response's text is the body itself, borrowed.
+pub struct Decoded<'t> {
+    pub text: Cow<'t, str>,
     pub is_error: bool,
 }
 
-/// decodeResponse(body) for a body that is present and not null.
-pub fn response(body: &Response) -> Option<Decoded> {
-    match body {
-        Json::Str(raw) => response_string(raw),
-        Json::Obj(o) => Some(response_object(o)),
-        // JSON.stringify of an array or a scalar: left to TypeScript.
-        _ => None,
+/// The response field of a line as read: null, left to TypeScript (an array or a scalar, which
+/// decodeResponse reads as JSON.stringify writes it, or a body decoded by rules that could differ
+/// from JavaScript's), or decoded and handed to the seed's function.
+pub enum ResponseField<T> {
+    Null,
+    Left,
+    Read(T),
+}
+
+/// Reads the response field and hands its decoding to `F` there and then, while the string
+/// serde_json unescaped is still in its scratch buffer: the body is never copied whole (it was,
+/// for every line, and then dropped unless it held a marker).
+pub struct ResponseSeed<F>(pub F);
+
+impl<'de, T, F: FnOnce(Decoded) -> T> DeserializeSeed<'de> for ResponseSeed<F> {
+    type Value = ResponseField<T>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(ResponseVisitor(self.0))
     }
 }
 
-fn response_string(raw: &str) -> Option<Decoded> {
+struct ResponseVisitor<F>(F);
+
+impl<F> ResponseVisitor<F> {
+    fn string<T>(self, raw: &str) -> ResponseField<T>
+    where
+        F: FnOnce(Decoded) -> T,
+    {
+        match response_string(raw) {
+            Some(d) => ResponseField::Read((self.0)(d)),
+            None => ResponseField::Left,
+        }
+    }
+}
+
+impl<'de, T, F: FnOnce(Decoded) -> T> Visitor<'de> for ResponseVisitor<F> {
+    type Value = ResponseField<T>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a response body")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(self.string(v))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(self.string(v))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(self.string(&v))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(ResponseField::Null)
+    }
+    fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
+        let obj = ResponseObject::deserialize(MapAccessDeserializer::new(map))?;
+        Ok(ResponseField::Read((self.0)(response_object(&obj))))
+    }
+    // JSON.stringify of an array or a scalar: left to TypeScript (the array read through, so
+    // that the rest of the line is still checked as JSON).
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(ResponseField::Left)
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(ResponseField::Left)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(ResponseField::Left)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(ResponseField::Left)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(ResponseField::Left)
+    }
+}
+
+/// decodeResponse(body) for a body that is a string.
+fn response_string(raw: &str) -> Option<Decoded<'_>> {
     let head = js_trim_start(raw);
     if head.starts_with("data:") || head.starts_with("event:") || head.starts_with(':') {
         return sse(raw);
@@ -182,11 +254,11 @@ fn response_string(raw: &str) -> Option<Decoded> {
             return Some(response_object(&o));
         }
     }
-    Some(Decoded { text: raw.to_owned(), is_error: false })
+    Some(Decoded { text: Cow::Borrowed(raw), is_error: false })
 }
 
 /// decodeResponseObject.
-fn response_object(obj: &ResponseObject) -> Decoded {
+fn response_object(obj: &ResponseObject) -> Decoded<'static> {
     let is_error = error_of(&obj.object, &obj.error);
     let mut text = String::new();
     if let Some(Json::Arr(choices)) = &obj.choices {
@@ -209,7 +281,7 @@ fn response_object(obj: &ResponseObject) -> Decoded {
         }
         text = texts.join("\n");
     }
-    Decoded { text, is_error }
+    Decoded { text: Cow::Owned(text), is_error }
 }
 
 /// errorOf(obj) !== null: vLLM's `{"object":"error"}`, OpenAI's and SGLang's `{"error":{...}}` or `{"error":"..."}`.
@@ -227,12 +299,16 @@ fn index_of(v: &Option<Any>) -> f64 {
 
 /// decodeSse: each data line's JSON document, in order; None where a data line is not one
 /// document (JavaScript joins such lines until they parse) or holds a number past 2^53.
-fn sse(raw: &str) -> Option<Decoded> {
+fn sse(raw: &str) -> Option<Decoded<'static>> {
     let mut is_error = false;
+    // Per choice index, in the order first given text: its pieces appended as they come.
     let mut content: Vec<(f64, String)> = Vec::new();
     let mut tools: Vec<((f64, f64), String)> = Vec::new();
     let mut next_is_error = false;
-    for line in split_lines(raw) {
+    let mut lines = raw.split('\n').peekable();
+    while let Some(piece) = lines.next() {
+        // split(/\r?\n/): a CR is dropped only before a LF, so the last piece keeps one.
+        let line = if lines.peek().is_some() { piece.strip_suffix('\r').unwrap_or(piece) } else { piece };
         if let Some(rest) = line.strip_prefix("event:") {
             next_is_error = js_trim(rest) == "error";
             continue;
@@ -253,12 +329,23 @@ fn sse(raw: &str) -> Option<Decoded> {
         for choice in choices {
             let Json::Obj(choice) = choice else { continue };
             let index = index_of(&choice.index);
-            let mut piece = String::new();
+            // The choice's piece (its reasoning, then its content; or its text) appended part by
+            // part: the same text as the piece appended whole, and no entry for an empty one.
             if let Some(Json::Obj(delta)) = &choice.delta {
-                if let Some(r) = str_of(&delta.reasoning_content) {
-                    piece.push_str(r);
+                append(&mut content, index, str_of(&delta.reasoning_content).unwrap_or(""));
+                match &delta.content {
+                    Some(Json::Str(s)) => append(&mut content, index, s),
+                    Some(Json::Arr(parts)) => {
+                        for part in parts {
+                            match part {
+                                Json::Str(s) => append(&mut content, index, s),
+                                Json::Obj(p) => append(&mut content, index, str_of(&p.text).unwrap_or("")),
+                                _ => {}
+                            }
+                        }
+                    }
+                    _ => {}
                 }
-                piece.push_str(&content_text(&delta.content));
                 if let Some(Json::Arr(calls)) = &delta.tool_calls {
                     for call in calls {
                         let Json::Obj(Call { function: Some(Json::Obj(f)), index: call_index, .. }) = call else { continue };
@@ -271,19 +358,29 @@ fn sse(raw: &str) -> Option<Decoded> {
                     }
                 }
             } else if let Some(t) = str_of(&choice.text) {
-                piece = t.to_owned();
-            }
-            if !piece.is_empty() {
-                match content.iter_mut().find(|(k, _)| *k == index) {
-                    Some((_, buf)) => buf.push_str(&piece),
-                    None => content.push((index, piece)),
-                }
+                append(&mut content, index, t);
             }
         }
     }
     // Choices in index order (a stable sort of the insertion order, as Array.prototype.sort is).
     content.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal));
-    let mut texts: Vec<String> = content.into_iter().map(|(_, s)| s).collect();
-    texts.extend(tools.into_iter().map(|(_, s)| s));
-    Some(Decoded { text: texts.join("\n"), is_error })
+    let mut texts = content.into_iter().map(|(_, s)| s).chain(tools.into_iter().map(|(_, s)| s));
+    // One text (the usual stream: one choice, no tool call) is the text itself, not a copy.
+    let mut text = texts.next().unwrap_or_default();
+    for t in texts {
+        text.push('\n');
+        text.push_str(&t);
+    }
+    Some(Decoded { text: Cow::Owned(text), is_error })
+}
+
+/// Appends a piece of a choice's text to that choice's, the choice first given an entry by a piece that is not empty.
+fn append(content: &mut Vec<(f64, String)>, index: f64, piece: &str) {
+    if piece.is_empty() {
+        return;
+    }
+    match content.iter_mut().find(|(k, _)| *k == index) {
+        Some((_, buf)) => buf.push_str(piece),
+        None => content.push((index, piece.to_owned())),
+    }
 }

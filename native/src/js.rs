@@ -23,16 +23,3 @@ pub fn js_trim_start(s: &str) -> &str {
 pub fn json_trim_start(s: &str) -> &str {
     s.trim_start_matches([' ', '\t', '\n', '\r'])
 }
-
-/// `text.split(/\r?\n/)` as decode.ts's splitLines does it: a CR is dropped only before a LF,
-/// so the last piece keeps one.
-pub fn split_lines(text: &str) -> Vec<&str> {
-    let mut out: Vec<&str> = text.split('\n').collect();
-    let last = out.len() - 1;
-    for part in &mut out[..last] {
-        if let Some(p) = part.strip_suffix('\r') {
-            *part = p;
-        }
-    }
-    out
-}

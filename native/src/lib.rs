@@ -18,7 +18,12 @@ mod value;
 use aho_corasick::AhoCorasick;
 use napi::bindgen_prelude::{Float64Array, Uint32Array, Uint8Array};
 use napi_derive::napi;
-use crate::value::{json_object, Any, Json};
+use std::fmt;
+
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+
+use crate::decode::{Decoded, ResponseField, ResponseSeed};
+use crate::value::{Any, Json, Key};
 
 /// Per line: left to TypeScript.
 const LEFT: u8 = 0;
@@ -193,7 +198,10 @@ impl QuickExtractor {
             return None;
         }
         let text = std::str::from_utf8(body).ok()?;
-        let line: NativeLine = serde_json::from_str(text).ok()?;
+        // serde_json::from_str, with the extractor as the seed: the value, then only white space.
+        let mut de = serde_json::Deserializer::from_str(text);
+        let line = LineSeed(self).deserialize(&mut de).ok()?;
+        de.end().ok()?;
         let request_id = id(&line.request_id)?;
         let tenant_id = id(&line.tenant_id)?;
         let session_id = id(&line.session_id)?;
@@ -214,31 +222,39 @@ impl QuickExtractor {
             }
         }
         let mut marked = None;
-        match &line.response {
-            None | Some(Json::Null) => flags |= NO_RESPONSE_TEXT | NO_RESPONSE,
-            Some(body) => {
-                let r = decode::response(body)?;
+        match line.response {
+            None | Some(ResponseField::Null) => flags |= NO_RESPONSE_TEXT | NO_RESPONSE,
+            Some(ResponseField::Left) => return None,
+            Some(ResponseField::Read(r)) => {
                 // `CANARY-` or a registered marker: its tokens, hits and echo facts where both
                 // texts are ASCII; any other record is left to TypeScript.
-                if self.avoid.is_match(&r.text) {
+                if let Some(text) = r.marked {
                     let prompt = prompt.as_deref().unwrap_or("");
-                    if !r.text.is_ascii() || !prompt.is_ascii() {
+                    if !text.is_ascii() || !prompt.is_ascii() {
                         return None;
                     }
-                    let found = self.found(&r.text);
+                    let found = self.found(&text);
                     if !found.tokens.is_empty() || !found.hits.is_empty() {
                         marked = Some(Box::new(self.echo(found, prompt, request_id, tenant_id, session_id)));
                     }
                 }
                 if r.is_error {
                     flags |= IS_ERROR;
-                } else if r.text.is_empty() {
+                } else if r.empty {
                     flags |= NO_RESPONSE_TEXT;
                 }
             }
         }
         let (h1, h2) = pair_hash(source, request_id);
         Some((h1, h2, flags, ts_ms, marked))
+    }
+
+    /// A decoded response as the verdict reads it; its text is kept only where it holds `CANARY-`
+    /// or a registered marker (3% of records in a generated incident).
+    fn summary(&self, d: Decoded) -> ResponseRead {
+        let empty = d.text.is_empty();
+        let marked = self.avoid.is_match(d.text.as_ref()).then(|| d.text.into_owned());
+        ResponseRead { is_error: d.is_error, empty, marked }
     }
 
     /// markerTokens and UnconventionalSet.hits (markers.ts, extract.ts) over an ASCII text.
@@ -374,17 +390,64 @@ fn fmix32(mut x: u32) -> u32 {
 
 // The fields of a native line the verdict reads; every other field is skipped. A field given
 // twice keeps its last value (as JSON.parse does); null reads as absent.
-json_object!(NativeLine {
-    ts: Any<'a> = "ts",
-    request_id: Any<'a> = "request_id",
-    tenant_id: Any<'a> = "tenant_id",
-    session_id: Any<'a> = "session_id",
-    status: Any<'a> = "status",
-    prompt_tokens: Any<'a> = "prompt_tokens",
-    completion_tokens: Any<'a> = "completion_tokens",
-    request: decode::Request<'a> = "request",
-    response: decode::Response<'a> = "response",
-});
+#[derive(Default)]
+struct NativeLine<'a> {
+    ts: Option<Any<'a>>,
+    request_id: Option<Any<'a>>,
+    tenant_id: Option<Any<'a>>,
+    session_id: Option<Any<'a>>,
+    status: Option<Any<'a>>,
+    prompt_tokens: Option<Any<'a>>,
+    completion_tokens: Option<Any<'a>>,
+    request: Option<decode::Request<'a>>,
+    /// Decoded as it is read (decode::ResponseSeed) and summarised by the extractor.
+    response: Option<ResponseField<ResponseRead>>,
+}
+
+/// What the verdict reads of a response: whether it is an error, whether its text is empty, and
+/// the text itself only where it holds `CANARY-` or a registered marker.
+struct ResponseRead {
+    is_error: bool,
+    empty: bool,
+    marked: Option<String>,
+}
+
+/// A native line, read with the extractor at hand to summarise its response.
+struct LineSeed<'x>(&'x QuickExtractor);
+
+impl<'de, 'x> DeserializeSeed<'de> for LineSeed<'x> {
+    type Value = NativeLine<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de, 'x> Visitor<'de> for LineSeed<'x> {
+    type Value = NativeLine<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+        let mut out = NativeLine::default();
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            match key.0.as_ref() {
+                "ts" => out.ts = Some(map.next_value()?),
+                "request_id" => out.request_id = Some(map.next_value()?),
+                "tenant_id" => out.tenant_id = Some(map.next_value()?),
+                "session_id" => out.session_id = Some(map.next_value()?),
+                "status" => out.status = Some(map.next_value()?),
+                "prompt_tokens" => out.prompt_tokens = Some(map.next_value()?),
+                "completion_tokens" => out.completion_tokens = Some(map.next_value()?),
+                "request" => out.request = Some(map.next_value()?),
+                "response" => out.response = Some(map.next_value_seed(ResponseSeed(|d: Decoded| self.0.summary(d)))?),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(out)
+    }
+}
 
 /// Hands the C heap's free pages back to the system (glibc's malloc_trim), where the command
 /// has just released a phase's memory: SQLite's page caches and zlib's buffers are malloc'd in

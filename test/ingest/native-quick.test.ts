@@ -312,6 +312,30 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     expect(result).toEqual(run(taskOf(bytes), false, set))
   })
 
+  it('joins a stream\'s choices as TypeScript does: by index, pieces appended, a choice with only empty pieces adding nothing', () => {
+    const sse = (chunks: unknown[]) => chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('') + 'data: [DONE]\n\n'
+    const delta = (index: number, d: Record<string, unknown>) => ({choices: [{index, delta: d}]})
+    const responses: Array<[string, string]> = [
+      // Two choices, neither ever given text: no text at all (one empty entry per choice would make "\n").
+      ['a', sse([delta(0, {role: 'assistant', content: ''}), delta(1, {content: ''}), delta(1, {reasoning_content: ''})])],
+      // The marked choice sorts after an empty one and before one given text later; its piece comes in three parts.
+      ['b', sse([delta(2, {content: ''}), delta(1, {content: [{type: 'text', text: 'later'}]}), delta(0, {reasoning_content: 'why ', content: ['CANARY-01234567', {type: 'text', text: '89abcdef'}]}), delta(0, {content: ' end'})])],
+      // Tool calls after the choices' texts, each call's arguments put together.
+      ['c', sse([delta(1, {tool_calls: [{index: 0, function: {arguments: '{"q":'}}]}), delta(0, {content: 'hi'}), delta(1, {tool_calls: [{index: 0, function: {arguments: '"CANARY-fedcba9876543210"}'}}]})])],
+    ]
+    const lines = responses.map(([request_id, response]) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id, tenant_id: 't', session_id: 's', request: 'q', response}))
+    const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
+    expect(claims(bytes, set)).toEqual({left: 0, blank: 0, record: 3})
+    const result = run(taskOf(bytes), true, set)
+    expect(result).toEqual(run(taskOf(bytes), false, set))
+    // recordFlags: NO_RESPONSE_TEXT (2) for the stream that gave no text.
+    expect([...result.flags].map((f) => f & 2)).toEqual([2, 0, 0])
+    expect(result.marked.map((m) => [m.request_id, m.tokens.map((t) => t.position)])).toEqual([
+      ['b', [4]],
+      ['c', [9]],
+    ])
+  })
+
   it('an extractor that cannot be built (a bug) is no extractor: the pass reads those units in TypeScript', () => {
     // An UnconventionalSet never holds an empty marker; one that did is refused by the addon.
     const broken = Object.assign(Object.create(UnconventionalSet.prototype) as UnconventionalSet, {markers: ['', 'ZEBRA-TOKEN-C1']})
