@@ -81,4 +81,27 @@ describe('a registry read in chunks', () => {
       db.close()
     }
   })
+
+  it('refuses a bad line past its first evidence blocks with file and line, storing nothing of it', async () => {
+    const dir = tempDir()
+    const path = join(dir, 'r.csv')
+    // About 5.6 MB: its first block is compressed and written into the open transaction before
+    // the parse reaches the bad line near the end.
+    const rows = registry(100_000).split('\n')
+    rows[99_990] = `${M(99_989)},t1,`
+    fs.writeFileSync(path, rows.join('\n'))
+    const db = openCase(join(dir, 'c.db'), {create: true})
+    try {
+      // A registry already in the case, which the refusal must leave as it is.
+      fs.writeFileSync(join(dir, 'small.csv'), registry(3))
+      expect(await ingestCanaries(db, {path: join(dir, 'small.csv'), now})).toMatchObject({status: 'ingested', entries: 3})
+      const blocksBefore = db.prepare('SELECT COUNT(*) FROM evidence_blocks').pluck().get()
+      await expect(ingestCanaries(db, {path, now})).rejects.toMatchObject({message: expect.stringMatching(new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:99991: session_id`))})
+      expect(db.prepare('SELECT COUNT(*) FROM evidence_blocks').pluck().get()).toBe(blocksBefore)
+      expect(db.prepare("SELECT COUNT(*) FROM files WHERE kind = 'canaries'").pluck().get()).toBe(1)
+      expect([...iterateCanaries(db)]).toHaveLength(3)
+    } finally {
+      db.close()
+    }
+  })
 })
