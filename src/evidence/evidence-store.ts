@@ -18,7 +18,11 @@ export const RAW_BLOCK_SIZE = 64 * 1024
 export type EvidenceCodec = 'raw' | 'deflate'
 /** Blocks being compressed at once (on libuv's thread pool, beside the parsing thread). */
 const MAX_IN_FLIGHT = 4
-/** Room beyond a block's length in its compression's output buffer (deflate's worst case is 5 bytes per 16 KB stored block, plus a header). */
+/**
+ * Room beyond a block's length in a whole-block compression's output buffer: zlib's deflateBound
+ * for a 4 MiB block is about 1.3 KB over the block. A result that did not fit would only take a
+ * second round through the main thread, never change the bytes.
+ */
 const DEFLATE_SLACK = 64 << 10
 
 interface PendingBlock {
