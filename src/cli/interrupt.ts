@@ -1,7 +1,9 @@
 // SIGINT / SIGTERM during a long ingest: the first signal asks the work to stop at the next
 // unit (an AbortSignal), so that the command can say what was kept and record it in the audit
 // log; a second one is not caught, and ends the process at once (what was committed is kept
-// either way: an unfinished file stays 'loading' and the next ingest redoes it).
+// either way: an unfinished file stays 'loading' and the next ingest redoes it). Work that runs
+// synchronously for long (triage's scan) cannot see a caught signal until it ends: the command
+// stops watching before it (dispose), so that a signal there takes its default action.
 
 export interface InterruptWatch {
   signal: AbortSignal

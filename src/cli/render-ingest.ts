@@ -27,8 +27,10 @@ export function renderIngest(result: IngestLogsResult): string {
 
 /** One line after a signal: what was kept, what was not, how to resume. */
 export function interruptedMessage(result: IngestLogsResult, sig: string | null): string {
-  const i = result.interrupted!
+  const i = result.interrupted
   const kept = `${count(result.files, 'file')} ingested completely and kept (${count(result.records, 'record')})`
+  // Triage stopped between its ingest (which read everything) and its scan.
+  if (i === null) return `Interrupted${sig ? ` by ${sig}` : ''} after ingest: ${kept}; nothing was scanned. Run the same command again to scan.`
   const current = i.file ? `; ${safeLine(i.file)} was being read and is not counted (its partial rows stay marked unfinished and are redone)` : ''
   const left = i.files_not_started.length > 0 ? `; ${count(i.files_not_started.length, 'file')} not started` : ''
   return `Interrupted${sig ? ` by ${sig}` : ''}: ${kept}${current}${left}. Run the same command again to resume.`

@@ -21,7 +21,9 @@ export default class Triage extends BaseCommand {
 
 The canary verdict (contaminated responses by class, the largest flows, first and last seen) is printed first. On a case with no logs yet it comes from a quick pass before ingest (markers only, by the rules ingest and scan apply); once the scan has classified every record it is checked against the case, and a difference fails the run (exit 1). Otherwise it is printed as soon as the scan has classified the markers. Canary-less provenance, personal data and scope follow and never change it; --fail-on-leak decides its exit code there, and the command ends once the case is complete.
 
---json prints {canaries, ingest, scan, scope, timings_ms, verdict}, each step exactly what its own command prints with --json; verdict is {basis: quick|scan, confirmed_by_scan}; timings_ms.verdict is when the verdict was known.`
+--json prints {canaries, ingest, scan, scope, timings_ms, verdict}, each step exactly what its own command prints with --json; verdict is {basis: quick|scan, confirmed_by_scan}; timings_ms.verdict is when the verdict was known.
+
+Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the logs (a registry being read goes in whole first): the command says what was kept, records it in the audit log and exits 130 (143); nothing is scanned. During the scan and scope the signal ends the process at once (the shell sees 130 or 143): the case keeps the logs ingested, the unfinished scan is redone by the next \`scan\` or \`triage\`, and a gate (--fail-on-leak) never passes on it.`
   static override examples = [
     '<%= config.bin %> triage ./gateway-logs/ --canaries canaries.csv --db case.db',
     '<%= config.bin %> triage logs/ --canaries canaries.csv --pool-tokens 681280 --advertised-tokens 1048576 --json',
@@ -86,6 +88,10 @@ The canary verdict (contaminated responses by class, the largest flows, first an
           if (progress) clearProgress()
           if (s.step === 'canaries') this.audit(db, {step: 'ingest canaries', canaries: flags.canaries}, {file: s.result.file, sha256: s.result.sha256, status: s.result.status, added: s.result.added})
           else if (s.step === 'ingest') {
+            // The scan and scope run synchronously: a signal caught from here on would only be seen
+            // when the case is complete, minutes later at millions of records. Uncaught, it ends
+            // the process at once; the scan's unfinished run is redone by the next scan or triage.
+            interrupts.dispose()
             this.audit(db, {step: 'ingest logs', ...ingestAuditArgs(argv as string[], parsed, flags.source, evidence)}, ingestAuditSummary(s.result))
           } else {
             const {timings_ms: _t, provenance_stats: _p, ...summary} = s.result

@@ -42,7 +42,12 @@ export interface TriageOptions {
   /** The markers-only pass before ingest that gives the verdict first (default true where it is exact). */
   quickVerdict?: boolean
   now: () => Date
-  /** Stops the ingest between units (SIGINT): triage then ends after recording what was kept. */
+  /**
+   * Stops the ingest between units (SIGINT), or triage before its scan when it comes after
+   * ingest's last unit: triage then ends after recording what was kept. The scan and scope that
+   * follow are synchronous and never look at it (the caller stops watching signals once ingest
+   * is done: see the triage command).
+   */
   signal?: AbortSignal
   onFormat?: (d: FormatDecision) => void
   onIngestProgress?: (p: IngestProgress) => void
@@ -89,7 +94,7 @@ export interface TriageResult {
   verdict: {basis: 'quick' | 'scan'; confirmed_by_scan: boolean | null}
 }
 
-/** Triage ended after its ingest step (a signal): the ingest result says what was kept. */
+/** Triage ended by a signal during or right after its ingest step: the ingest result says what was kept (nothing was scanned). */
 export class TriageStopped extends Error {
   constructor(readonly ingest: IngestLogsResult) {
     super('interrupted during ingest')
@@ -141,8 +146,9 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   })
   afterStep({step: 'ingest', result: ingest})
   // Nothing is scanned after an interruption (the command says what was kept), nor when a file
-  // could not be read at all: a scan and a scope without it would read as a verdict on it.
-  if (ingest.interrupted) throw new TriageStopped(ingest)
+  // could not be read at all: a scan and a scope without it would read as a verdict on it. A
+  // signal that came after ingest's last unit was looked at stops triage here all the same.
+  if (ingest.interrupted || options.signal?.aborted) throw new TriageStopped(ingest)
   const refused = refusedMessage(ingest)
   if (refused) throw Object.assign(new InputError(refused, 'E_NOTHING_READ'), {ingest})
   const t2 = performance.now()

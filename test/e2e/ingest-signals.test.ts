@@ -114,3 +114,53 @@ describe('kill -9 at random points during ingest', () => {
     }
   }, 300_000)
 })
+
+describe('a signal during triage\'s scan', () => {
+  // The scan runs synchronously: a signal caught there would only be seen when the case is
+  // complete (minutes at millions of records). It ends the process at once instead, and the
+  // next triage finishes the case as a run without the signal would.
+  it('SIGINT ends the process at once; the case keeps the ingest, and the same triage again completes it', async () => {
+    const dir = tempDir()
+    const inc = join(dir, 'inc')
+    expect(runCli(['generate', '--out', inc, '--records', '40000', '--seed', '7']).code).toBe(0)
+    const args = (db: string) => ['triage', join(inc, 'logs'), '--canaries', join(inc, 'canaries.csv'), '--pool-tokens', '681280', '--db', db]
+    const db = join(dir, 'case.db')
+    const child = spawnCli(args(db))
+    const done = exited(child)
+    // Signalled as soon as ingest's audit entry is committed: the scan follows it at once.
+    await new Promise<void>((resolve, reject) => {
+      const started = Date.now()
+      const timer = setInterval(() => {
+        try {
+          const sql = new Database(db, {readonly: true, fileMustExist: true})
+          const steps = sql.prepare(`SELECT json_extract(args, '$.step') FROM audit_log`).pluck().all()
+          sql.close()
+          if (steps.includes('ingest logs')) (clearInterval(timer), resolve())
+        } catch {
+          // not created yet
+        }
+        if (child.exitCode !== null) (clearInterval(timer), reject(new Error('triage ended before its ingest was audited')))
+        if (Date.now() - started > 120_000) (clearInterval(timer), reject(new Error('ingest never finished')))
+      }, 5)
+    })
+    child.kill('SIGINT')
+    const r = await done
+    expect([r.code, r.signal]).toEqual([null, 'SIGINT'])
+    const sql = new Database(db, {readonly: true})
+    const steps = sql.prepare(`SELECT json_extract(args, '$.step') FROM audit_log ORDER BY seq`).pluck().all()
+    const finished = sql.prepare('SELECT count(*) FROM scan_runs WHERE finished_at IS NOT NULL').pluck().get()
+    sql.close()
+    expect(steps).toEqual(['ingest canaries', 'ingest logs'])
+    expect(finished).toBe(0)
+    type Run = {ingest: {files: number; records: number; skipped_files: number}; scan: Record<string, unknown>}
+    const again = runJson<Run>(args(db))
+    const clean = runJson<Run>(args(join(dir, 'clean.db')))
+    expect(again.ingest).toMatchObject({records: 0, skipped_files: clean.ingest.files})
+    const figures = (s: Record<string, unknown>) => {
+      const {scanned_at: _a, timings_ms: _t, provenance_stats: _p, ...rest} = s
+      return rest
+    }
+    expect(figures(again.scan)).toEqual(figures(clean.scan))
+    expect(runJson<{ok: boolean}>(['verify', '--db', db])).toMatchObject({ok: true})
+  }, 240_000)
+})
