@@ -24,7 +24,7 @@ VENV="${CROSSTALK_SPARK_VENV:-${TMPDIR:-/tmp}/crosstalk-spark-venv}"
 if [ ! -x "$VENV/bin/python" ]; then python3 -m venv "$VENV" || skip "python3 -m venv failed (Debian: apt-get install python3-venv)"; fi
 # Spark itself comes from PyPI: where that cannot be reached the test skips. The job is ours: if it
 # does not install from this checkout, that is a failure, never a skip. CI runs the release it was
-# last checked on (4.3.0 turned on ANSI mode and failed the job once); the job itself accepts
+# last checked on (when 4.3.0 came out, a query of the job raised under it and CI failed); the job accepts
 # any 4.x (spark/pyproject.toml). CROSSTALK_PYSPARK names another to try.
 PYSPARK_VERSION="${CROSSTALK_PYSPARK:-4.3.0}"
 "$VENV/bin/pip" install -q "pyspark==$PYSPARK_VERSION" "setuptools>=68" wheel >/dev/null 2>&1 || skip "pip could not install pyspark $PYSPARK_VERSION (PyPI unreachable?)"
