@@ -23,6 +23,8 @@ import {claimIngest, releaseIngest} from './ingest-lock.js'
 import {defaultWorkerCount, ParsePool, workersFromEnv} from './parse-pool.js'
 import {quickPass, type QuickPassResult, type QuickRecord} from './quick-pass.js'
 import {RequestIdSet} from './request-id-set.js'
+import {fullGc} from '../util/gc.js'
+import {releaseFreedMemory} from './native-quick.js'
 
 export type {IngestFileSummary, IngestProgress} from './ingest-file.js'
 
@@ -138,6 +140,14 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
       )
       options.quickPass.onPass(quick)
       pool.endQuickPass()
+      // The pass's last objects are unreachable only now (its result, the extractors the pool
+      // held). A full collection here, after the caller's in onPass, brings the main heap down to
+      // what an ingest without the pass keeps; with either collection alone V8 kept its heap about
+      // 20 MB larger through the whole ingest of a 5M-record triage, and its own collections did
+      // not give that room back (measured: 44-51 MB committed against 27-29, and by heap
+      // snapshot the same live objects).
+      fullGc()
+      releaseFreedMemory()
     }
     // Request ids and PII value hashes arrive in random order: one sort at the end builds
     // their indexes much faster than inserting into them row by row, which rewrites most of

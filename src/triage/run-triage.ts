@@ -138,7 +138,8 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
         if (v === null) return
         quick = {...v, at_ms: Math.round(performance.now() - t0)}
         options.onVerdict?.(quick)
-        // The pass's garbage goes before ingest builds its own, so that the two peaks do not stack.
+        // The pass's garbage goes before ingest builds its own, so that the two peaks do not
+        // stack (ingest collects again once the pass's last objects are unreachable).
         fullGc()
         releaseFreedMemory()
       },
