@@ -88,11 +88,13 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
           if (progress) clearProgress()
           if (s.step === 'canaries') this.audit(db, {step: 'ingest canaries', canaries: flags.canaries}, {file: s.result.file, sha256: s.result.sha256, status: s.result.status, added: s.result.added})
           else if (s.step === 'ingest') {
+            this.audit(db, {step: 'ingest logs', ...ingestAuditArgs(argv as string[], parsed, flags.source, evidence)}, ingestAuditSummary(s.result))
             // The scan and scope run synchronously: a signal caught from here on would only be seen
             // when the case is complete, minutes later at millions of records. Uncaught, it ends
             // the process at once; the scan's unfinished run is redone by the next scan or triage.
+            // Only once the ingest is audited: a signal before that is caught, and stops triage
+            // with the ingest recorded.
             interrupts.dispose()
-            this.audit(db, {step: 'ingest logs', ...ingestAuditArgs(argv as string[], parsed, flags.source, evidence)}, ingestAuditSummary(s.result))
           } else {
             const {timings_ms: _t, provenance_stats: _p, ...summary} = s.result
             this.audit(db, {step: 'scan', 'pool-tokens': flags['pool-tokens'] ?? null, 'advertised-tokens': flags['advertised-tokens'] ?? null, 'no-provenance': flags['no-provenance']}, summary)

@@ -145,7 +145,13 @@ describe('a signal during triage\'s scan', () => {
     })
     child.kill('SIGINT')
     const r = await done
-    expect([r.code, r.signal]).toEqual([null, 'SIGINT'])
+    // Killed by the signal in the scan; or, where it came in the instant between the audit's
+    // commit and the end of watching, caught and reported as a stop after ingest. Never a run to
+    // the end.
+    if (r.signal === null) {
+      expect(r.code).toBe(130)
+      expect(r.stderr).toMatch(/^Interrupted by SIGINT after ingest: .*nothing was scanned/m)
+    } else expect(r.signal).toBe('SIGINT')
     const sql = new Database(db, {readonly: true})
     const steps = sql.prepare(`SELECT json_extract(args, '$.step') FROM audit_log ORDER BY seq`).pluck().all()
     const finished = sql.prepare('SELECT count(*) FROM scan_runs WHERE finished_at IS NOT NULL').pluck().get()
