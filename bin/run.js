@@ -1,17 +1,19 @@
 #!/bin/sh
-':' //; h=${CROSSTALK_HEAP_MB:-1536}; case $h in *[!0-9]*|0*|?|??|1??|2[0-4]?|25[0-5]) h=;; *) h=--max-old-space-size=$h;; esac; MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2} MALLOC_MMAP_THRESHOLD_=${MALLOC_MMAP_THRESHOLD_:-131072} exec node --max-semi-space-size=2 $h "$0" "$@"
+':' //; h=${CROSSTALK_HEAP_MB:-}; case $h in ''|*[!0-9]*|0*|?|??|1??|2[0-4]?|25[0-5]) h=;; *) h=--max-old-space-size=$h;; esac; MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2} MALLOC_MMAP_THRESHOLD_=${MALLOC_MMAP_THRESHOLD_:-131072} exec node --max-semi-space-size=4 $h "$0" "$@"
 // The line above is for sh (the shebang); to JavaScript it is a string and a comment. It
-// runs node in place of the shell (same process) with settings for bounded memory, at no
-// cost in speed (measured): commands that stream a whole case make short-lived garbage,
-// and V8's default semi-space (16 MB, three of them) is much of what separates their peak
-// from the data they hold; glibc's per-thread malloc arenas (one per parse worker) hold on
-// to freed buffers, and so does its adaptive mmap threshold, which after the first large
-// free serves every later buffer of that size from the heap (a fixed 128 KiB threshold
+// runs node in place of the shell (same process) with settings for bounded memory:
+// commands that stream a whole case make short-lived garbage, and V8's default semi-space
+// (16 MB, three of them) is much of what separates their peak from the data they hold;
+// 4 MB is the smallest that costs triage's verdict nothing (2 MB cost it about 0.25 s of
+// 2.1 at 200k records, measured: the registry's and the pass's garbage promoted early and
+// collected by full collections). glibc's per-thread malloc arenas (one per parse worker)
+// hold on to freed buffers, and so does its adaptive mmap threshold, which after the first
+// large free serves every later buffer of that size from the heap (a fixed 128 KiB threshold
 // gives large buffers back to the system when freed: 15-20 MB lower peaks, measured).
-// --max-old-space-size is not a budget (a command holds tens of MB of JS objects) but a
-// setting of V8's heap growth: under 2 GB, V8 lets the heap grow at most about 1.8x between
-// collections instead of 4x (200k-record triage: peak 230 -> 176 MB, same CPU time, measured);
-// CROSSTALK_HEAP_MB raises it for an unusual workload (e.g. lines of hundreds of MB); a
+// How far V8's heaps grow between full collections is bounded by the command itself
+// (src/util/gc.ts boundHeapGrowth), at its start or, for triage, once its verdict is out.
+// CROSSTALK_HEAP_MB sets V8's heap limit for an unusual workload (e.g. lines of hundreds of
+// MB; V8's own limit otherwise, which depends on the machine's memory); a
 // value that is not a whole number, or under 256 (V8 aborts with a native stack when its
 // heap cannot hold even the CLI's start-up), is passed over here and refused by the command
 // itself (src/cli/base-command.ts), so that the error follows the contract (one line, JSON

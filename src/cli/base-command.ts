@@ -5,6 +5,7 @@ import {CliError, InputError} from '../errors.js'
 import {appendAudit, listAudit} from '../store/audit.js'
 import {listFiles} from '../store/files.js'
 import {openCase, type CaseDb} from '../store/open-case.js'
+import {boundHeapGrowth} from '../util/gc.js'
 import {escapeJsonText, safeLine} from '../util/sanitize.js'
 import {clearProgress} from './progress.js'
 
@@ -36,9 +37,16 @@ export abstract class BaseCommand extends Command {
   /** Case files this command created: removed again if it fails before recording anything in them. */
   private createdCases: string[] = []
 
+  /**
+   * Set by a command whose start is latency-bound and light on memory (`triage`, until its
+   * verdict pass is over): it bounds V8's heap growth itself (util/gc.ts boundHeapGrowth).
+   */
+  static boundsHeapLater = false
+
   public override async init(): Promise<void> {
     // Files we write (reports, exports) can hold personal data: owner-only by default.
     process.umask(0o077)
+    if (!(this.constructor as typeof BaseCommand).boundsHeapLater) boundHeapGrowth()
     await super.init()
   }
 

@@ -23,7 +23,7 @@ import {claimIngest, releaseIngest} from './ingest-lock.js'
 import {defaultWorkerCount, ParsePool, workersFromEnv} from './parse-pool.js'
 import {quickPass, type QuickPassResult, type QuickRecord} from './quick-pass.js'
 import {RequestIdSet} from './request-id-set.js'
-import {fullGc} from '../util/gc.js'
+import {boundHeapGrowth, fullGc} from '../util/gc.js'
 import {releaseFreedMemory} from './native-quick.js'
 
 export type {IngestFileSummary, IngestProgress} from './ingest-file.js'
@@ -149,6 +149,9 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
       fullGc()
       releaseFreedMemory()
     }
+    // From here on the case grows with the logs: heaps collect at 1.8x (a no-op where the
+    // command already bounded them; triage leaves it to here, after its verdict).
+    boundHeapGrowth()
     // Request ids and PII value hashes arrive in random order: one sort at the end builds
     // their indexes much faster than inserting into them row by row, which rewrites most of
     // their pages in every transaction (request ids are checked for duplicates in memory

@@ -8,6 +8,7 @@ import type {CompanionIndex} from '../extract/formats/index.js'
 import {processUnit, type UnitResult, type UnitTask} from './process-unit.js'
 import {quickUnit, type QuickUnitResult, type QuickUnitTask} from './quick-unit.js'
 import {releaseNativeQuick} from './native-quick.js'
+import {workersUseTheirOwnYoungLimits} from '../util/gc.js'
 
 // Parsing and extraction run on worker threads, one per core, while the main thread
 // reads, hashes and writes SQLite. Results come back in any order; `next()` hands them
@@ -72,6 +73,7 @@ export class ParsePool {
     // One automaton of the markers for all the workers, in shared memory (each built its own).
     const markers = this.unconventional.markers
     const automaton = this.unconventional.share()
+    workersUseTheirOwnYoungLimits()
     for (let i = 0; i < workers; i++) {
       const worker = new Worker(script, {workerData: {unconventional: markers, automaton}, resourceLimits: {maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: WORKER_OLD_SPACE_MB}})
       const slot: Slot = {worker, busy: 0}

@@ -19,3 +19,55 @@ export function fullGc(): void {
   }
   gcFn?.()
 }
+
+/**
+ * How far V8 lets a heap grow between full collections once a command's bulk work starts:
+ * 1.8 times what survived the last one, the most V8 allows a heap limited to 1536 MB. Its own
+ * factor goes up to 4 where the heap may pass 2 GB, and with three heaps at work (the main
+ * thread's and two parse workers') that was most of what separated ingest's and the scan's
+ * peaks from the data they hold (200k-record triage 230 -> 176 MB, measured when the launcher
+ * still set --max-old-space-size=1536 for it).
+ */
+const HEAP_GROWING_PERCENT = 80
+
+let growthBounded = false
+
+/**
+ * Bounds V8's heap growth (see HEAP_GROWING_PERCENT) from here on, in every thread of the
+ * process: V8 reads the setting each time it sets a heap's next limit, so a command can set it
+ * once it is past what must be quick. Every command sets it as it starts but `triage`, whose
+ * ingest sets it (ingest-logs.ts) once the canary verdict is printed: while the registry and
+ * the quick pass churn through the main heap, full collections at 1.8x cost the verdict
+ * 0.1-0.2 s at 200k records (of about 2.1-2.3 s, alternating runs), and neither is where the
+ * command's memory peaks.
+ */
+export function boundHeapGrowth(): void {
+  if (growthBounded) return
+  growthBounded = true
+  try {
+    setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`)
+  } catch {
+    // A runtime without V8's flags: its own heap policy stands (memory, never an answer).
+  }
+}
+
+/** Whether boundHeapGrowth has run in this thread (for tests). */
+export function heapGrowthBounded(): boolean {
+  return growthBounded
+}
+
+/**
+ * Lets worker threads created from here on take their young generation from their own
+ * resourceLimits. bin/run.js gives the main thread 4 MB semi-spaces with
+ * --max-semi-space-size, and V8 applies that flag, over a worker's own limits, to every isolate
+ * created while it is set: parse workers under it held 8 MB of new space where their 4 MB limit
+ * holds 4 (measured), with the main thread's that put a 200k-record triage's peak about 12 MB
+ * higher. V8 reads the flag when it creates an isolate, so the main thread's stays as it was.
+ */
+export function workersUseTheirOwnYoungLimits(): void {
+  try {
+    setFlagsFromString('--max-semi-space-size=0')
+  } catch {
+    // A runtime without V8's flags: nothing was set.
+  }
+}
