@@ -38,8 +38,8 @@ export abstract class BaseCommand extends Command {
   private createdCases: string[] = []
 
   /**
-   * Set by a command whose start is latency-bound and light on memory (`triage`, until its
-   * verdict pass is over): it bounds V8's heap growth itself (util/gc.ts boundHeapGrowth).
+   * Set by a command whose start is what the user waits for (`triage`, until its verdict pass
+   * is over): it bounds V8's heap growth itself (util/gc.ts boundHeapGrowth).
    */
   static boundsHeapLater = false
 
