@@ -4,9 +4,9 @@
 // runs node in place of the shell (same process) with settings for bounded memory:
 // commands that stream a whole case make short-lived garbage, and V8's default semi-space
 // (16 MB, three of them) is much of what separates their peak from the data they hold;
-// 4 MB is the smallest that costs triage's verdict nothing (2 MB cost it about 0.25 s of
-// 2.1 at 200k records, measured: the registry's and the pass's garbage promoted early and
-// collected by full collections). glibc's per-thread malloc arenas (one per parse worker)
+// 4 MB cost triage's verdict nothing measurable, 2 MB about 0.25 s of 2.1 at 200k records
+// (alternating runs: the registry's and the pass's garbage promoted early and collected by
+// full collections). glibc's per-thread malloc arenas (one per parse worker)
 // hold on to freed buffers, and so does its adaptive mmap threshold, which after the first
 // large free serves every later buffer of that size from the heap (a fixed 128 KiB threshold
 // gives large buffers back to the system when freed: 15-20 MB lower peaks, measured).

@@ -40,7 +40,7 @@ let growthBounded = false
  * the quick pass churn through the main heap, full collections at 1.8x cost the verdict
  * 0.1-0.2 s at 200k records (of about 2.1-2.3 s, alternating runs). At 200k neither is where
  * the command's memory peaks; at 5M the pass is (205-219 MB in single runs), and bounding its
- * heap after its first GiB of input did not make its main heap smaller (measured).
+ * heap after its first GiB of input did not make its main heap smaller (one run each way).
  */
 export function boundHeapGrowth(): void {
   if (growthBounded) return
