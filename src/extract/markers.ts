@@ -75,27 +75,66 @@ export function withAutomaton<T extends object>(registry: T, unconventional: Reg
 export type CanaryRow = {marker_key: string; marker: string; tenant_id: string; session_id: string}
 export const toMarker = (row: CanaryRow): RegisteredMarker => ({key: row.marker_key, marker: row.marker, tenant: row.tenant_id, session: row.session_id})
 
-/** An in-memory registry (tests, small tools): a map and a sorted key array. */
+/** An in-memory registry (tests, small tools): of a key given twice, the later row wins. */
 export function buildRegistry(rows: readonly CanaryRow[]): MarkerRegistry {
   const byKey = new Map<string, RegisteredMarker>()
   for (const row of rows) byKey.set(row.marker_key, toMarker(row))
-  // Code-unit order, the same as SQLite's BINARY collation for ASCII keys.
-  const sorted = [...byKey.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  return memoryRegistry(byKey)
+}
+
+/**
+ * A registry held in memory that answers as the case's (detect/registry.ts) answers over the
+ * same markers: `extending` gives the keys SQLite's range search gives (BINARY collation
+ * compares UTF-8 bytes, which is code-point order, and the search ends before key + U+FFFF,
+ * so a key whose character after `key` is U+FFFF or above is not among them), in that order.
+ * Its key order is sorted on the first range search.
+ */
+export function memoryRegistry(byKey: ReadonlyMap<string, RegisteredMarker>): MarkerRegistry {
+  let sorted: string[] | undefined
+  let before: (a: string, b: string) => boolean = (a, b) => a < b
+  const keys = (): string[] => {
+    if (sorted) return sorted
+    sorted = [...byKey.keys()]
+    // JavaScript compares UTF-16 code units, which is code-point order unless a string holds a
+    // surrogate or a character from U+E000 up.
+    if (sorted.some((k) => /[\ud800-\uffff]/.test(k))) {
+      before = (a, b) => compareCodePoints(a, b) < 0
+      sorted.sort(compareCodePoints)
+    } else sorted.sort()
+    return sorted
+  }
   return withAutomaton({
     exact: (key: string) => byKey.get(key),
     extending: (key: string, limit: number) => {
+      const all = keys()
       let lo = 0
-      let hi = sorted.length
+      let hi = all.length
       while (lo < hi) {
         const mid = (lo + hi) >>> 1
-        if (sorted[mid]! <= key) lo = mid + 1
-        else hi = mid
+        if (before(key, all[mid]!)) hi = mid
+        else lo = mid + 1
       }
       const out: RegisteredMarker[] = []
-      for (let i = lo; i < sorted.length && out.length < limit && sorted[i]!.startsWith(key); i++) out.push(byKey.get(sorted[i]!)!)
+      for (let i = lo; i < all.length && out.length < limit && all[i]!.startsWith(key); i++) {
+        if (all[i]!.codePointAt(key.length)! < 0xffff) out.push(byKey.get(all[i]!)!)
+      }
       return out
     },
   }, [...byKey.values()].filter((m) => !isConventionalKey(m.key)))
+}
+
+/** Code-point order (UTF-8 byte order: SQLite's BINARY collation) of two strings. */
+export function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length)
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i)
+    const y = b.charCodeAt(i)
+    if (x === y) continue
+    // A surrogate (half of a character from U+10000) sorts after every other UTF-16 unit.
+    const rank = (u: number): number => (u >= 0xd800 && u <= 0xdfff ? u + 0x2000 : u >= 0xe000 ? u - 0x800 : u)
+    return rank(x) - rank(y)
+  }
+  return a.length - b.length
 }
 
 /**

@@ -1,11 +1,11 @@
 import {isUtf8} from 'node:buffer'
 import {createHash} from 'node:crypto'
-import {closeSync, openSync, readSync} from 'node:fs'
+import {closeSync, openSync, readSync, statSync} from 'node:fs'
 import {basename, resolve} from 'node:path'
 import {z} from 'zod'
 import {InputError} from '../errors.js'
 import {BLOCK_SIZE, EvidenceWriter} from '../evidence/evidence-store.js'
-import {CONVENTIONAL_MARKER, markerKey} from '../extract/markers.js'
+import {CONVENTIONAL_MARKER, markerKey, memoryRegistry, type MarkerRegistry, type RegisteredMarker} from '../extract/markers.js'
 import {stageRegistry} from '../store/canaries.js'
 import {deleteFile, fileBySha256, insertRegistryFile, setRegistryEntries} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
@@ -123,6 +123,45 @@ export async function ingestCanaries(db: CaseDb, options: {path: string; now: ()
   } finally {
     staging.drop()
   }
+}
+
+/** A registry read and checked in memory, not yet stored (see previewRegistry). */
+export interface RegistryPreview {
+  sha256: string
+  /** The registry as the case will hold it once this file is stored into a case with no registry. */
+  registry: MarkerRegistry
+  /** Its markers: what countCanaries will say then. */
+  markers: number
+  /** Its markers outside the CANARY-<hex> convention, as unconventionalMarkers will list them. */
+  unconventional: string[]
+}
+
+/**
+ * The registry file read, checked and resolved in memory (first line of a marker wins, as
+ * ingestCanaries stores it), for triage's quick verdict before the registry is stored: with
+ * every error ingestCanaries gives for the file's own lines, thrown here. null where it is not
+ * worth holding (over `maxBytes`) or where ingestCanaries must word the refusal (a marker given
+ * to two sessions; a file that cannot be opened). The caller stores the file with
+ * ingestCanaries afterwards, and must refuse the run if the hash stored is not this one.
+ */
+export function previewRegistry(path: string, maxBytes: number): RegistryPreview | null {
+  let size: number
+  try {
+    size = statSync(path).size
+  } catch {
+    return null
+  }
+  if (size > maxBytes) return null
+  const hash = createHash('sha256')
+  const byKey = new Map<string, RegisteredMarker>()
+  for (const entry of readRegistry(path, fileReads(path, (bytes) => hash.update(bytes)))) {
+    const key = markerKey(entry.marker)
+    const prior = byKey.get(key)
+    if (prior === undefined) byKey.set(key, {key, marker: entry.marker, tenant: entry.tenant_id, session: entry.session_id})
+    else if (prior.tenant !== entry.tenant_id || prior.session !== entry.session_id) return null
+  }
+  const registry = memoryRegistry(byKey)
+  return {sha256: hash.digest('hex'), registry, markers: byKey.size, unconventional: registry.unconventional.map((m) => m.marker)}
 }
 
 const eventLoopTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))

@@ -69,6 +69,14 @@ export interface IngestLogsOptions {
    * then to be discarded). Neither is called where the pass does not run.
    */
   quickPass?: {onRecord: (r: QuickRecord) => void; onPass: (r: QuickPassResult | null) => void}
+  /**
+   * A registry read but not yet in the case (triage's, so that its verdict does not wait for
+   * SQLite): its markers outside the convention, matched while the logs are parsed, and the
+   * store that puts it into the case, run once the quick pass is over (or where it would have
+   * run) and before anything of the logs is stored. The markers must be those the store leaves
+   * in the case (the store refuses a file that changed since it was read).
+   */
+  pendingRegistry?: {unconventional: readonly string[]; store: () => Promise<void>}
 }
 
 /** How one file is read (or why it is not). */
@@ -118,7 +126,7 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
   if (given) lineDecoder({...options.parse, format: given})
   // Refused before anything changes when another ingest holds the case.
   claimIngest(db)
-  const leaveBulkLoad = enterBulkLoad(db)
+  let leaveBulkLoad = (): void => {}
   let pool: ParsePool | undefined
   let seen: RequestIdSet | undefined
   let current: string | null = null
@@ -130,7 +138,7 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
     const workers = options.workers ?? (workersFromEnv() === undefined && files.reduce((n, f) => n + f.size, 0) < INLINE_BELOW_BYTES ? 0 : defaultWorkerCount())
     // Unconventional registered markers are matched while the texts are at hand; a scan
     // under a different set matches again from the evidence.
-    const unconventional = new UnconventionalSet(unconventionalMarkers(db))
+    const unconventional = new UnconventionalSet(options.pendingRegistry?.unconventional ?? unconventionalMarkers(db))
     pool = new ParsePool(workers, unconventional)
     result.parse_workers = pool.size
     if (options.quickPass && countAllRecords(db) === 0 && files.every((f) => f.how !== null && f.decoder.adapter.newIndex(f.decoder.options) === null)) {
@@ -149,6 +157,10 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
       fullGc()
       releaseFreedMemory()
     }
+    // The registry goes in as its own command stores it (its own transaction, outside the bulk
+    // load's settings), before the first record.
+    await options.pendingRegistry?.store()
+    leaveBulkLoad = enterBulkLoad(db)
     // From here on the case grows with the logs: heaps collect at 1.8x (a no-op where the
     // command already bounded them; triage leaves it to here, after its verdict).
     boundHeapGrowth()
