@@ -161,7 +161,10 @@ export function previewRegistry(path: string, maxBytes: number): RegistryPreview
     else if (prior.tenant !== entry.tenant_id || prior.session !== entry.session_id) return null
   }
   const registry = memoryRegistry(byKey)
-  return {sha256: hash.digest('hex'), registry, markers: byKey.size, unconventional: registry.unconventional.map((m) => m.marker)}
+  // Copies: a marker cut from the file's text is a slice that keeps the whole decoded chunk (1
+  // MiB) alive, and these stay with the parse pool through ingest (3.6 MB of chunks at 200k).
+  const unconventional = registry.unconventional.map((m) => Buffer.from(m.marker, 'utf8').toString('utf8'))
+  return {sha256: hash.digest('hex'), registry, markers: byKey.size, unconventional}
 }
 
 const eventLoopTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))

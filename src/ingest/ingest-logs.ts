@@ -157,13 +157,14 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
       fullGc()
       releaseFreedMemory()
     }
-    // The registry goes in as its own command stores it (its own transaction, outside the bulk
-    // load's settings), before the first record.
-    await options.pendingRegistry?.store()
-    leaveBulkLoad = enterBulkLoad(db)
     // From here on the case grows with the logs: heaps collect at 1.8x (a no-op where the
     // command already bounded them; triage leaves it to here, after its verdict).
     boundHeapGrowth()
+    // The registry goes in as its own command stores it (its own transaction, outside the bulk
+    // load's settings), before the first record.
+    // (The store releases what it allocated, as triage does after a registry stored first.)
+    await options.pendingRegistry?.store()
+    leaveBulkLoad = enterBulkLoad(db)
     // Request ids and PII value hashes arrive in random order: one sort at the end builds
     // their indexes much faster than inserting into them row by row, which rewrites most of
     // their pages in every transaction (request ids are checked for duplicates in memory

@@ -268,7 +268,9 @@ class QuickVerdict {
     if (this.unknown || q.marked !== this.records) return null
     const quarantined = q.files.filter((f) => f.counts.bad_lines > 0).map((f) => ({path: f.path, bad_lines: f.counts.bad_lines}))
     return {
-      ...canaryFigures(this.rows),
+      // Copied whole: its sessions and tenants may be slices of a registry's text read in memory,
+      // which would keep each 1 MiB chunk of it alive as long as the verdict (to the scan's check).
+      ...(structuredClone(canaryFigures(this.rows)) as CanaryFigures),
       basis: 'quick',
       canaries: this.markers,
       unreadable_files: q.files
