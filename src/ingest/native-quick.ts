@@ -102,10 +102,10 @@ export function nativeQuickStatus(): {native: boolean; reason: string | null} {
 }
 
 /**
- * Lets go of the pass's extractors (ingest does not use them): each holds its own automaton of
- * the registry's unconventional markers, 8 MB for the 53,950 of a 5M-record incident
- * (measured), in every parse worker, for as long as the worker lives. Freed at the next
- * collection; a later pass builds them again.
+ * Lets go of the pass's extractors (ingest does not use them): they hold the automaton of the
+ * registry's unconventional markers, 8 MB for the 53,950 of a 5M-record incident (measured),
+ * one per process (the addon shares it between the parse workers while any holds it). Freed
+ * once every worker's extractor is collected; a later pass builds it again.
  */
 export function releaseNativeQuick(): void {
   extractors = new WeakMap()
