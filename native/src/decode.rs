@@ -305,6 +305,7 @@ fn sse(raw: &str) -> Option<Decoded<'static>> {
     let mut content: Vec<(f64, String)> = Vec::new();
     let mut tools: Vec<((f64, f64), String)> = Vec::new();
     let mut next_is_error = false;
+    let mut template: Option<Template> = None;
     let mut lines = raw.split('\n').peekable();
     while let Some(piece) = lines.next() {
         // split(/\r?\n/): a CR is dropped only before a LF, so the last piece keeps one.
@@ -318,6 +319,17 @@ fn sse(raw: &str) -> Option<Decoded<'static>> {
         if js_trim(payload) == "[DONE]" {
             break;
         }
+        // A chunk that is the template's bytes around another text (see Template) reads as the
+        // template's chunk did, with this text as its piece.
+        if let Some(piece) = template.as_ref().and_then(|t| t.piece(payload)) {
+            if next_is_error {
+                is_error = true;
+                next_is_error = false;
+            } else {
+                append(&mut content, template.as_ref().map_or(0.0, |t| t.index), piece);
+            }
+            continue;
+        }
         let chunk: Response = serde_json::from_str(payload).ok()?;
         let Json::Obj(chunk) = chunk else { continue };
         if error_of(&chunk.object, &chunk.error) || next_is_error {
@@ -326,6 +338,9 @@ fn sse(raw: &str) -> Option<Decoded<'static>> {
             continue;
         }
         let Some(Json::Arr(choices)) = &chunk.choices else { continue };
+        if let Some(t) = Template::of(payload, choices) {
+            template = Some(t);
+        }
         for choice in choices {
             let Json::Obj(choice) = choice else { continue };
             let index = index_of(&choice.index);
@@ -372,6 +387,49 @@ fn sse(raw: &str) -> Option<Decoded<'static>> {
         text.push_str(&t);
     }
     Some(Decoded { text: Cow::Owned(text), is_error })
+}
+
+/// A stream's chunks mostly differ only in their text: OpenAI's, vLLM's and SGLang's repeat the
+/// same id, object, created and model around each delta. A chunk whose one contribution was a
+/// `delta.content` string without escapes (the token `"` text `"`, borrowed from the chunk) is
+/// kept as its bytes before and after that string. A later chunk with exactly those bytes
+/// around a text holding no `"`, no `\` and no control character is the same token sequence
+/// with only that string token changed, so JSON reads it as the same document with that text as
+/// the content, and decodeSse appends it as it did the template's: it is not parsed again.
+/// Anything else in between (an escape, a quote that would end the string early) is parsed whole.
+struct Template<'p> {
+    before: &'p str,
+    after: &'p str,
+    /// The choice's index, as index_of read it.
+    index: f64,
+}
+
+impl<'p> Template<'p> {
+    /// The template of a chunk (not an error) whose only text is one choice's delta.content,
+    /// a string given without escapes.
+    fn of(payload: &'p str, choices: &[Json<Choice<'p>, IgnoredAny>]) -> Option<Template<'p>> {
+        let [Json::Obj(choice)] = choices else { return None };
+        let Some(Json::Obj(delta)) = &choice.delta else { return None };
+        // Reasoning or tool calls would add text of their own.
+        if str_of(&delta.reasoning_content).is_some_and(|r| !r.is_empty()) || matches!(delta.tool_calls, Some(Json::Arr(_))) {
+            return None;
+        }
+        let Some(Json::Str(Cow::Borrowed(text))) = &delta.content else { return None };
+        // Borrowed: a slice of the payload itself, between its quotes.
+        let start = (text.as_ptr() as usize).checked_sub(payload.as_ptr() as usize)?;
+        let end = start.checked_add(text.len())?;
+        let bytes = payload.as_bytes();
+        if start == 0 || end >= bytes.len() || bytes[start - 1] != b'"' || bytes[end] != b'"' {
+            return None;
+        }
+        Some(Template { before: &payload[..start], after: &payload[end..], index: index_of(&choice.index) })
+    }
+
+    /// The text of a chunk that is this template around another string; None for any other chunk.
+    fn piece(&self, payload: &'p str) -> Option<&'p str> {
+        let text = payload.strip_prefix(self.before)?.strip_suffix(self.after)?;
+        (!text.bytes().any(|c| c == b'"' || c == b'\\' || c < 0x20)).then_some(text)
+    }
 }
 
 /// Appends a piece of a choice's text to that choice's, the choice first given an entry by a piece that is not empty.

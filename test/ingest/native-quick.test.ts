@@ -338,6 +338,64 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     ])
   })
 
+  it('reads a stream whose chunks repeat one envelope around their texts as TypeScript does, whatever the texts hold', () => {
+    // The native extractor parses such a chunk once and reads the next ones by their bytes
+    // around the text (decode.rs Template): texts that hold quotes, backslashes, escapes, control
+    // characters or markers cut across chunks, envelopes that differ by a byte, error events
+    // between them, all must read as JSON.parse reads them.
+    const envelopes = [
+      ['{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"', '"},"finish_reason":null}]}'],
+      ['{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"', '"},"finish_reason":"stop"}]}'],
+      ['{"id":"c2","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"', '"},"finish_reason":null}]}'],
+      ['{"choices":[{"index":1,"delta":{"content":"', '"}}]}'],
+      ['{"choices":[{"index":1,"delta":{"content":"', '"},"finish_reason":"length","logprobs":null}]}'],
+      ['{"choices":[{"delta":{"content":"', '","content":"x"}}]}'],
+      ['{"choices":[{"delta":{"content":"x","content":"', '"}}]}'],
+      ['{"choices":[{"index":0,"delta":{"reasoning_content":"why ","content":"', '"}}]}'],
+      ['{"object":"error","choices":[{"delta":{"content":"', '"}}]}'],
+      ['{"choices":[{"index":0,"delta":{"content":"', '"}},{"index":1,"delta":{"content":"two"}}]}'],
+      ['{"choices":[{"index":0,"delta":{"content":"', '","tool_calls":[{"index":0,"function":{"arguments":"CANARY-aaaabbbbcccc"}}]}}]}'],
+      ['{"choices":[{"index":0,"delta":{"content":"', '"}}]} '],
+      ['{"choices":[{"index":0,"delta":{"content":"', '"}}'],
+    ] as const
+    const middle = fc
+      .array(
+        fc.oneof(
+          {weight: 6, arbitrary: fc.constantFrom('word ', 'CANARY-', 'CANA', 'RY-', '0123456789abcdef', 'ZEBRA-TOKEN-C1', 'ZEBRA-', 'TOKEN-C1')},
+          fc.constantFrom('"', '\\"', '\\\\', '\\', '\\u0043', '\\n', '\\ud800', '\u0001', '\t', '\n', 'é', '}', '"}}]}'),
+          fc.string({unit: 'binary-ascii', maxLength: 3}),
+        ),
+        {maxLength: 4},
+      )
+      .map((parts) => parts.join(''))
+    // Each stream mixes two envelopes (most chunks of a real stream share one), and lines that are not chunks.
+    const chunk = (a: number, b: number) =>
+      fc.oneof(
+        {weight: 8, arbitrary: fc.tuple(fc.constantFrom(a, a, b), middle).map(([e, text]) => `data: ${envelopes[e]![0]}${text}${envelopes[e]![1]}`)},
+        {weight: 2, arbitrary: fc.constantFrom('event: error', 'data: [DONE]', 'data: {"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}', 'data: not json', ': keep-alive', 'data:{"choices":[{"delta":{"content":"CANARY-0123"}}]}')},
+      )
+    const envelope = fc.nat({max: envelopes.length - 1})
+    const stream = fc
+      .tuple(envelope, envelope)
+      .chain(([a, b]) => fc.array(chunk(a, b), {minLength: 1, maxLength: 12}))
+      .map((chunks) => chunks.join('\n\n') + '\n\n')
+    let claimed = 0
+    let marked = 0
+    fc.assert(
+      fc.property(fc.array(stream, {minLength: 1, maxLength: 6}), (responses) => {
+        const lines = responses.map((response, i) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id: `r${i}`, tenant_id: 't', session_id: 's', request: 'q', response}))
+        const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
+        expect(run(taskOf(bytes), true, set)).toEqual(run(taskOf(bytes), false, set))
+        claimed += claims(bytes, set).record
+        marked += nativeQuickExtractor(set)!.lines(bytes, 'gw-test', 1 << 20).marked?.length ?? 0
+      }),
+      {seed: 20_261_203, numRuns: 3000},
+    )
+    // Both sides are reached: streams claimed (marked ones among them) and streams left to TypeScript.
+    expect(claimed).toBeGreaterThan(2000)
+    expect(marked).toBeGreaterThan(500)
+  })
+
   it('an extractor that cannot be built (a bug) is no extractor: the pass reads those units in TypeScript', () => {
     // An UnconventionalSet never holds an empty marker; one that did is refused by the addon.
     const broken = Object.assign(Object.create(UnconventionalSet.prototype) as UnconventionalSet, {markers: ['', 'ZEBRA-TOKEN-C1']})
