@@ -2,7 +2,8 @@ import {isUtf8} from 'node:buffer'
 import {createHash} from 'node:crypto'
 import {closeSync, openSync, readSync, statSync} from 'node:fs'
 import {basename, resolve} from 'node:path'
-import {z} from 'zod'
+import {createRequire} from 'node:module'
+import type {z as Zod} from 'zod'
 import {InputError} from '../errors.js'
 import {BLOCK_SIZE, EvidenceWriter} from '../evidence/evidence-store.js'
 import {CONVENTIONAL_MARKER, markerKey, memoryRegistry, type MarkerRegistry, type RegisteredMarker} from '../extract/markers.js'
@@ -20,13 +21,6 @@ import {parseCsv} from './csv-parse.js'
 // are checked with SQL, so no per-entry object outlives its line, and every conflict in the
 // file or against the case is found before anything is stored.
 
-// Ids are kept exactly as written: a registry that trimmed " tenant-a" or turned a CRLF inside
-// a quoted field into LF would no longer match the logs that carry the same id (own sightings
-// read as echo, notices addressed to tenants that exist only in the registry). An id that is
-// empty or only white space identifies nobody and is refused.
-const id = (field: string) =>
-  z.string().refine((v) => v.trim() !== '', `${field} is empty or only white space`)
-
 /**
  * The shortest marker outside the CANARY-<hex> convention. Such markers are matched as plain
  * text in every response: "a" or "the" matched tens of thousands of ordinary answers (37,983
@@ -35,12 +29,28 @@ const id = (field: string) =>
  */
 export const MIN_UNCONVENTIONAL_MARKER = 8
 
-const CanaryEntry = z.object({
-  marker: id('marker'),
-  tenant_id: id('tenant_id'),
-  session_id: id('session_id'),
-  issued_at: z.union([z.string(), z.number()]).nullish(),
-})
+/**
+ * The schema of an entry, whose messages name what is wrong with one. Built on first use: only
+ * an entry the plain check (plainEntry) does not pass needs it, and loading zod cost triage's
+ * verdict about 45 ms of start-up (measured), for registries whose every row is plain.
+ */
+function entrySchema() {
+  const {z} = createRequire(import.meta.url)('zod') as {z: typeof Zod}
+  // Ids are kept exactly as written: a registry that trimmed " tenant-a" or turned a CRLF inside
+  // a quoted field into LF would no longer match the logs that carry the same id (own sightings
+  // read as echo, notices addressed to tenants that exist only in the registry). An id that is
+  // empty or only white space identifies nobody and is refused.
+  const id = (field: string) => z.string().refine((v) => v.trim() !== '', `${field} is empty or only white space`)
+  return z.object({
+    marker: id('marker'),
+    tenant_id: id('tenant_id'),
+    session_id: id('session_id'),
+    issued_at: z.union([z.string(), z.number()]).nullish(),
+  })
+}
+
+let builtSchema: ReturnType<typeof entrySchema> | undefined
+const CanaryEntry = {safeParse: (value: unknown) => (builtSchema ??= entrySchema()).safeParse(value)}
 
 export interface IngestCanariesResult {
   file: string
@@ -359,7 +369,7 @@ export function isPlainCsv(record: string): boolean {
   return !record.includes('"') && !record.includes('\r') && !record.includes('\n') && record.charCodeAt(0) !== 0xfeff
 }
 
-type CanaryFields = z.infer<typeof CanaryEntry>
+type CanaryFields = Zod.infer<ReturnType<typeof entrySchema>>
 
 /**
  * The entry when it plainly satisfies CanaryEntry (three ids that are non-blank strings, an

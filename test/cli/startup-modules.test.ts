@@ -1,0 +1,38 @@
+import {spawnSync} from 'node:child_process'
+import {join} from 'node:path'
+import {expect, it} from 'vitest'
+
+// What `triage` loads before its verdict is start-up on the verdict's path: zod (about 45 ms)
+// is needed only to word a registry entry the plain check refuses, and the libraries of the
+// drafts (date-fns, pdfkit) never. Run against the built command, as the installed CLI runs.
+const ROOT = join(import.meta.dirname, '..', '..')
+
+/** The packages under node_modules that importing a built module loads, by ESM import or CommonJS require. */
+function packagesLoadedBy(module: string): string[] {
+  const hook = `export async function resolve(s, c, n) { const r = await n(s, c); globalThis.port?.postMessage(r.url); return r }
+export function initialize({port}) { globalThis.port = port }`
+  const script = `
+    import {register} from 'node:module'
+    import {MessageChannel} from 'node:worker_threads'
+    import {createRequire} from 'node:module'
+    const urls = new Set()
+    const {port1, port2} = new MessageChannel()
+    port1.on('message', (u) => urls.add(u))
+    port1.unref()
+    register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hook)}), {data: {port: port2}, transferList: [port2]})
+    await import(${JSON.stringify(join(ROOT, 'dist', module))})
+    await new Promise((r) => setTimeout(r, 50))
+    const cjs = Object.keys(createRequire(import.meta.url).cache)
+    const names = [...urls, ...cjs].map((u) => /node_modules\\/((?:@[^/]+\\/)?[^/]+)/.exec(decodeURIComponent(u))?.[1]).filter(Boolean)
+    console.log(JSON.stringify([...new Set(names)].sort()))`
+  const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], {cwd: ROOT, encoding: 'utf8'})
+  expect(out.status, out.stderr).toBe(0)
+  return JSON.parse(out.stdout) as string[]
+}
+
+it('triage\'s command loads no library its verdict does not use', () => {
+  const loaded = packagesLoadedBy('commands/triage.js')
+  // The hook sees what is loaded: the CLI framework is.
+  expect(loaded).toContain('@oclif/core')
+  for (const lazy of ['zod', 'date-fns', 'pdfkit']) expect(loaded).not.toContain(lazy)
+})
