@@ -77,6 +77,13 @@ export interface IngestLogsOptions {
    * in the case (the store refuses a file that changed since it was read).
    */
   pendingRegistry?: {unconventional: readonly string[]; store: () => Promise<void>}
+  /**
+   * Parse workers the caller started before the markers were known (ParsePool(n, null), n from
+   * ingestWorkers), so that they load their code while the caller reads the registry. Ingest
+   * gives them the markers and uses them where it would start as many itself; it closes them in
+   * every case, a failure included.
+   */
+  startedPool?: ParsePool
 }
 
 /** How one file is read (or why it is not). */
@@ -112,7 +119,26 @@ export interface IngestLogsResult {
 /** Inputs smaller than this parse inline: starting workers would cost more than it saves. */
 const INLINE_BELOW_BYTES = 8 << 20
 
+/** The parse workers ingest starts for inputs of these bytes (options.workers, else by size and CROSSTALK_WORKERS). */
+export function ingestWorkers(inputBytes: number, workers: number | undefined): number {
+  return workers ?? (workersFromEnv() === undefined && inputBytes < INLINE_BELOW_BYTES ? 0 : defaultWorkerCount())
+}
+
 export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promise<IngestLogsResult> {
+  let started = options.startedPool
+  try {
+    return await ingestInto(db, options, (workers) => {
+      const pool = started?.size === workers ? started : undefined
+      started = undefined
+      return pool
+    })
+  } finally {
+    // Never taken (a failure before the workers were needed, or another count): not left running.
+    await started?.close()
+  }
+}
+
+async function ingestInto(db: CaseDb, options: IngestLogsOptions, takeStarted: (workers: number) => ParsePool | undefined): Promise<IngestLogsResult> {
   const paths = expandPaths(options.paths)
   const result: IngestLogsResult = {
     files: 0, records: 0, duplicates: 0, bad_lines: 0, blank_lines: 0, skipped_files: 0, refused_files: 0, parse_workers: 0, formats: {},
@@ -135,11 +161,15 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
     const files = await decideFormats(paths, given, options, maxLineBytes)
     const evidence = options.evidence ?? 'copy'
     checkEvidenceKind(db)
-    const workers = options.workers ?? (workersFromEnv() === undefined && files.reduce((n, f) => n + f.size, 0) < INLINE_BELOW_BYTES ? 0 : defaultWorkerCount())
+    const workers = ingestWorkers(files.reduce((n, f) => n + f.size, 0), options.workers)
     // Unconventional registered markers are matched while the texts are at hand; a scan
     // under a different set matches again from the evidence.
     const unconventional = new UnconventionalSet(options.pendingRegistry?.unconventional ?? unconventionalMarkers(db))
-    pool = new ParsePool(workers, unconventional)
+    const started = takeStarted(workers)
+    if (started) {
+      pool = started
+      pool.useMarkers(unconventional)
+    } else pool = new ParsePool(workers, unconventional)
     result.parse_workers = pool.size
     if (options.quickPass && countAllRecords(db) === 0 && files.every((f) => f.how !== null && f.decoder.adapter.newIndex(f.decoder.options) === null)) {
       const quick = await quickPass(

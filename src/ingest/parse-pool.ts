@@ -59,20 +59,22 @@ export class ParsePool {
   private readonly queue: Array<Promise<UnitResult | QuickUnitResult>> = []
   private failure: Error | undefined
 
-  private readonly unconventional: UnconventionalSet
+  private unconventional: UnconventionalSet | null
 
   /**
    * `workers` 0 runs everything inline. `unconventional`: the registry's unconventional
    * markers, matched in every response (the set itself where the caller has one: its markers
-   * are not sorted, hashed and built into an automaton twice).
+   * are not sorted, hashed and built into an automaton twice); null starts the workers before
+   * the markers are known (they load their code meanwhile), and useMarkers() gives them before
+   * the first unit.
    */
-  constructor(workers: number, unconventional: UnconventionalSet | readonly string[] = []) {
-    this.unconventional = unconventional instanceof UnconventionalSet ? unconventional : new UnconventionalSet(unconventional)
+  constructor(workers: number, unconventional: UnconventionalSet | readonly string[] | null = []) {
+    this.unconventional = unconventional === null || unconventional instanceof UnconventionalSet ? unconventional : new UnconventionalSet(unconventional)
     const script = workers > 0 ? workerScript() : null
     if (!script) return
     // One automaton of the markers for all the workers, in shared memory (each built its own).
-    const markers = this.unconventional.markers
-    const automaton = this.unconventional.share()
+    const markers = this.unconventional?.markers ?? null
+    const automaton = this.unconventional?.share() ?? null
     workersUseTheirOwnYoungLimits()
     for (let i = 0; i < workers; i++) {
       const worker = new Worker(script, {workerData: {unconventional: markers, automaton}, resourceLimits: {maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: WORKER_OLD_SPACE_MB}})
@@ -95,6 +97,20 @@ export class ParsePool {
 
   get size(): number {
     return this.slots.length
+  }
+
+  /** Whether the markers are given (a pool started with null has none until useMarkers()). */
+  get hasMarkers(): boolean {
+    return this.unconventional !== null
+  }
+
+  /** The markers of a pool started without them; messages keep their order, so every unit submitted after this is read with them. */
+  useMarkers(unconventional: UnconventionalSet): void {
+    if (this.unconventional !== null) throw new Error('ParsePool.useMarkers: the pool already has its markers')
+    this.unconventional = unconventional
+    if (this.slots.length === 0) return
+    const automaton = unconventional.share()
+    for (const slot of this.slots) slot.worker.postMessage({markers: unconventional.markers, automaton})
   }
 
   get threaded(): boolean {
@@ -125,6 +141,7 @@ export class ParsePool {
    * A QuickUnitTask's result is taken with nextQuick(), any other's with next().
    */
   submit(task: UnitTask | QuickUnitTask, ownBuffer = false, index: CompanionIndex | null = null): void {
+    if (this.unconventional === null) throw new Error('ParsePool.submit before useMarkers()')
     if (this.slots.length === 0 || task.bytes.byteLength > INLINE_UNIT_BYTES || index !== null) {
       const set = this.unconventional
       this.queue.push(Promise.resolve().then(() => ('quickSource' in task ? quickUnit(task, set) : processUnit(task, set, index))))

@@ -9,10 +9,16 @@ import {fullGc} from '../util/gc.js'
 // Worker-thread entry for ingest and the quick verdict's pass: parses units of lines and posts
 // the results back. Typed arrays (fingerprints; the quick pass's columns) are transferred, not
 // copied; so is the input, back, when it came that way.
-const data = workerData as {unconventional: string[]; automaton: SharedAutomaton | null}
-const unconventional = new UnconventionalSet(data.unconventional, data.automaton ?? undefined)
+// The markers come with the worker's data, or, where the pool started before they were known,
+// in a message that precedes every unit.
+const data = workerData as {unconventional: string[] | null; automaton: SharedAutomaton | null}
+let unconventional = data.unconventional === null ? null : new UnconventionalSet(data.unconventional, data.automaton ?? undefined)
 data.unconventional = []
-parentPort!.on('message', (task: UnitTask | QuickUnitTask | {endQuickPass: true}) => {
+parentPort!.on('message', (task: UnitTask | QuickUnitTask | {endQuickPass: true} | {markers: string[]; automaton: SharedAutomaton | null}) => {
+  if ('markers' in task) {
+    unconventional = new UnconventionalSet(task.markers, task.automaton ?? undefined)
+    return
+  }
   if ('endQuickPass' in task) {
     // The quick pass is over: its native extractor goes (see releaseNativeQuick), and the C
     // heap it leaves is handed back once its finalizer has run.
@@ -22,6 +28,7 @@ parentPort!.on('message', (task: UnitTask | QuickUnitTask | {endQuickPass: true}
     return
   }
   try {
+    if (unconventional === null) throw new Error('a unit before the markers')
     let result
     let transfer: ArrayBuffer[]
     if ('quickSource' in task) {

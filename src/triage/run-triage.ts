@@ -2,11 +2,13 @@ import {caseRegistry, responseSightings, scanCase, type ScanProgress, type ScanR
 import type {EvidenceCodec} from '../evidence/evidence-store.js'
 import type {LogFormat} from '../extract/formats/index.js'
 import type {ParseSpec} from '../extract/parse-spec.js'
+import {statSync} from 'node:fs'
 import {expandPaths} from '../ingest/expand-paths.js'
+import {ParsePool} from '../ingest/parse-pool.js'
 import {releaseFreedMemory} from '../ingest/native-quick.js'
 import {releaseMemory} from '../ingest/release-memory.js'
 import {ingestCanaries, previewRegistry, type IngestCanariesResult} from '../ingest/ingest-canaries.js'
-import {ingestLogs, refusedMessage, type FormatDecision, type IngestLogsResult, type IngestProgress} from '../ingest/ingest-logs.js'
+import {ingestLogs, ingestWorkers, refusedMessage, type FormatDecision, type IngestLogsResult, type IngestProgress} from '../ingest/ingest-logs.js'
 import {InputError} from '../errors.js'
 import {computeScope, type ScopeResult} from '../scope/compute-scope.js'
 import {loadScopeInputs} from '../scope/scope-data.js'
@@ -109,16 +111,22 @@ export type TriageStep =
 
 export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (s: TriageStep) => void = () => {}): Promise<TriageResult> {
   // Every log path is checked before anything is stored: a typo must not leave a half-made case.
-  expandPaths(options.paths)
+  const paths = expandPaths(options.paths)
   const t0 = performance.now()
   const quickVerdict = options.quickVerdict !== false
+  const emptyCase = countAllRecords(db) === 0
+  // The parse workers start now, before the markers are known, where the pass follows at once:
+  // they load their code on the other core while this one reads the registry and decides the
+  // formats (about 0.1 s of the verdict's time at 200k records, measured). Not where a large
+  // registry is stored first (they would wait through it holding their memory).
+  const startedPool = quickVerdict && emptyCase && (!options.canaries || countCanaries(db) > 0 || fileSize(options.canaries) <= PREVIEW_MAX_BYTES) ? earlyPool(paths, options.workers) : undefined
   // The registry goes in first, so that markers outside the CANARY-<hex> convention are matched
   // while the logs are parsed. Where the quick verdict will be given on a case with no registry
   // yet, a registry of ordinary size is read and checked in memory first (every refusal of its
   // lines comes here, before any log is read) and stored once the pass is over: the verdict does
   // not wait for its staging, checks and copy in SQLite (about 0.2 s of 0.35 at 37,000 markers).
   // Held for the verdict until the registry is stored (then the case answers the same).
-  let held = options.canaries && quickVerdict && countAllRecords(db) === 0 && countCanaries(db) === 0 ? previewRegistry(options.canaries, PREVIEW_MAX_BYTES) : null
+  let held: ReturnType<typeof previewRegistry> = null
   let canaries: IngestCanariesResult | null = null
   let storeMs = 0
   const storeRegistry = async (): Promise<void> => {
@@ -130,8 +138,16 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
     releaseMemory(db)
     storeMs += performance.now() - s
   }
-  const deferred = held === null ? null : {sha256: held.sha256, unconventional: held.unconventional}
-  if (options.canaries && deferred === null) await storeRegistry()
+  let deferred: {sha256: string; unconventional: readonly string[]} | null
+  try {
+    held = options.canaries && quickVerdict && emptyCase && countCanaries(db) === 0 ? previewRegistry(options.canaries, PREVIEW_MAX_BYTES) : null
+    deferred = held === null ? null : {sha256: held.sha256, unconventional: held.unconventional}
+    if (options.canaries && deferred === null) await storeRegistry()
+  } catch (error) {
+    // A registry refused: the workers started for the pass are not left running.
+    await startedPool?.close()
+    throw error
+  }
   const t1 = performance.now()
   const sinkRegistry = (): RegistrySource => held ?? {registry: caseRegistry(db), markers: countCanaries(db)}
   let quick: TriageVerdict | null = null
@@ -140,7 +156,7 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   let quickSink: QuickVerdict | null = null
   const ingesting = ingestLogs(db, {
     paths: options.paths, logFormat: options.logFormat, parse: options.parse, source: options.source, now: options.now, evidenceCodec: options.evidenceCodec, evidence: options.evidence,
-    workers: options.workers, maxLineBytes: options.maxLineBytes, onProgress: options.onIngestProgress, onFormat: options.onFormat, signal: options.signal,
+    workers: options.workers, maxLineBytes: options.maxLineBytes, onProgress: options.onIngestProgress, onFormat: options.onFormat, signal: options.signal, startedPool,
     pendingRegistry: deferred === null ? undefined : {
       unconventional: deferred.unconventional,
       store: async () => {
@@ -291,6 +307,30 @@ interface RegistrySource {
 
 /** The largest registry held in memory for the verdict (about 85,000 markers; some 20 MB of heap). */
 const PREVIEW_MAX_BYTES = 8 << 20
+
+/** The file's size in bytes; Infinity where it cannot be read (its reader reports why). */
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size
+  } catch {
+    return Number.POSITIVE_INFINITY
+  }
+}
+
+/**
+ * Parse workers for the logs at `paths`, started before their markers are known (ingestLogs
+ * gives them); undefined where ingest would parse inline or CROSSTALK_WORKERS is bad (ingest
+ * refuses it, after the registry is in, as it always has).
+ */
+function earlyPool(paths: readonly string[], workers: number | undefined): ParsePool | undefined {
+  let n: number
+  try {
+    n = ingestWorkers(paths.reduce((sum, p) => sum + fileSize(p), 0), workers)
+  } catch {
+    return undefined
+  }
+  return n > 0 && Number.isFinite(n) ? new ParsePool(n, null) : undefined
+}
 
 class EchoUnknown extends Error {}
 

@@ -2,6 +2,7 @@ import {describe, expect, it} from 'vitest'
 import {INLINE_UNIT_BYTES, ParsePool} from '../../src/ingest/parse-pool.js'
 import type {UnitTask} from '../../src/ingest/process-unit.js'
 import {encodeParseSpec} from '../../src/extract/parse-spec.js'
+import {UnconventionalSet} from '../../src/extract/extract.js'
 
 // Parse workers run with a capped old space (it tunes V8's heap growth); a unit too large
 // to parse safely under it goes to the main thread, and results still come back in order.
@@ -50,6 +51,28 @@ describe('ParsePool', () => {
         for (const item of r.items) if (item.k === 'r') found.push(item.unconventional.map((h) => `${h.token}@${h.position}`))
       }
       expect(found).toEqual([['HERON-SUMMIT-0042@7', 'HERON-SUMMIT-0499@29'], [], ['HERON-SUMMIT-0000@30']])
+    } finally {
+      await pool.close()
+    }
+  }, 60_000)
+
+  it('starts its workers before the markers are known and reads every unit with the markers given later', async () => {
+    // triage starts the workers while it reads the registry (ingest-logs.ts startedPool).
+    const markers = Array.from({length: 500}, (_, i) => `HERON-SUMMIT-${String(i).padStart(4, '0')}`)
+    const pool = new ParsePool(2, null)
+    try {
+      expect(pool.hasMarkers).toBe(false)
+      expect(() => pool.submit(task(0, line('a', 'q')))).toThrow(/before useMarkers/)
+      pool.useMarkers(new UnconventionalSet(markers))
+      expect(() => pool.useMarkers(new UnconventionalSet([]))).toThrow(/already has its markers/)
+      const texts = ['answer HERON-SUMMIT-0042', 'nothing here', 'HERON-SUMMIT-0000 is', 'and HERON-SUMMIT-0007']
+      texts.forEach((response, seq) => pool.submit({...task(seq, JSON.stringify({ts: '2026-10-30T00:00:00Z', request_id: `r${seq}`, tenant_id: 't', session_id: 's', status: 200, request: 'q', response}))}))
+      const found: string[][] = []
+      for (let i = 0; i < texts.length; i++) {
+        const r = await pool.next()
+        for (const item of r.items) if (item.k === 'r') found.push(item.unconventional.map((h) => h.token))
+      }
+      expect(found).toEqual([['HERON-SUMMIT-0042'], [], ['HERON-SUMMIT-0000'], ['HERON-SUMMIT-0007']])
     } finally {
       await pool.close()
     }
