@@ -128,12 +128,15 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
   let started = options.startedPool
   try {
     return await ingestInto(db, options, (workers) => {
-      const pool = started?.size === workers ? started : undefined
+      const pool = started
       started = undefined
-      return pool
+      if (pool?.size === workers) return pool
+      // Another count than ingest's: let them go now, not at the end of the ingest.
+      pool?.close().catch(() => {})
+      return undefined
     })
   } finally {
-    // Never taken (a failure before the workers were needed, or another count): not left running.
+    // Never taken (a failure before the workers were needed): not left running.
     await started?.close()
   }
 }

@@ -3,6 +3,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it, vi} from 'vitest'
 import {generateIncident} from '../../src/generate/generate-incident.js'
+import {ingestLogs} from '../../src/ingest/ingest-logs.js'
 import {ParsePool} from '../../src/ingest/parse-pool.js'
 import {countAllRecords} from '../../src/store/records.js'
 import {setIngestClaimant} from '../../src/store/settings.js'
@@ -54,6 +55,21 @@ describe('parse workers started before the registry is read', () => {
     expect(error).toMatchObject({message: expect.stringMatching(/bad\.csv:\d+: marker/)})
     expect(closed).toHaveBeenCalledTimes(1)
     expect(countAllRecords(db)).toBe(0)
+  }, 120_000)
+
+  it('are closed, and others started, where ingest needs another number of them', async () => {
+    const closed = vi.spyOn(ParsePool.prototype, 'close')
+    const given = vi.spyOn(ParsePool.prototype, 'useMarkers')
+    const db = fresh('count')
+    const started = new ParsePool(1, null)
+    const submitted = vi.spyOn(ParsePool.prototype, 'submit')
+    const result = await ingestLogs(db, {paths: [join(out, 'logs')], now, workers: 2, startedPool: started})
+    expect(given).not.toHaveBeenCalled()
+    // Let go before the first unit is read, not held idle through the ingest.
+    const closedAt = closed.mock.invocationCallOrder[closed.mock.contexts.indexOf(started)]
+    expect(closedAt).toBeLessThan(submitted.mock.invocationCallOrder[0]!)
+    expect(result.parse_workers).toBe(2)
+    expect(result.records).toBeGreaterThan(0)
   }, 120_000)
 
   it('are closed when ingest fails before it takes them', async () => {
