@@ -104,6 +104,117 @@ pub fn request_text(body: &Request) -> Option<String> {
     }
 }
 
+/// `request_text(body).map(|t| t.is_empty())`, without building the text: every record's flags
+/// need whether its request has a text, and only a record whose response is marked needs the text
+/// itself (its echo check). It follows request_text's rules step by step; the differential tests
+/// hold the two to the same answers through the flags.
+pub fn request_empty(body: &Request) -> Option<bool> {
+    match body {
+        Json::Str(s) => match json_trim_start(s).as_bytes().first() {
+            Some(b'{') | Some(b'[') => request_empty(&serde_json::from_str::<Request>(s).ok()?),
+            _ => Some(s.is_empty()),
+        },
+        Json::Arr(messages) => Some(messages_empty(messages)),
+        Json::Obj(o) => {
+            let mut parts = Joined::default();
+            if let Some(s) = str_of(&o.system) {
+                parts.push(s.is_empty());
+            }
+            if let Some(Json::Arr(m)) = &o.messages {
+                parts.push(messages_empty(m));
+            }
+            if let Some(p) = &o.prompt {
+                parts.push(match p {
+                    Json::Str(s) => s.is_empty(),
+                    Json::Arr(items) => {
+                        let mut batch = Joined::default();
+                        for s in items.iter().filter_map(Json::as_str) {
+                            batch.push(s.is_empty());
+                        }
+                        batch.is_empty()
+                    }
+                    _ => true,
+                });
+            }
+            if let Some(i) = &o.input {
+                parts.push(match i {
+                    Json::Str(s) => s.is_empty(),
+                    Json::Arr(m) => messages_empty(m),
+                    _ => true,
+                });
+            }
+            if parts.count == 0 {
+                if let Some(t) = str_of(&o.text) {
+                    parts.push(t.is_empty());
+                }
+            }
+            Some(parts.is_empty())
+        }
+        Json::Bool(_) => Some(false),
+        Json::Num(_) | Json::Null => None,
+    }
+}
+
+/// Whether texts joined with "\n" make an empty text: none at all, or a single empty one.
+#[derive(Default)]
+struct Joined {
+    count: usize,
+    first_empty: bool,
+}
+
+impl Joined {
+    fn push(&mut self, empty: bool) {
+        if self.count == 0 {
+            self.first_empty = empty;
+        }
+        self.count += 1;
+    }
+
+    fn is_empty(&self) -> bool {
+        self.count == 0 || (self.count == 1 && self.first_empty)
+    }
+}
+
+/// `messages_text(messages).is_empty()`.
+fn messages_empty(messages: &[RequestMessage]) -> bool {
+    let mut out = Joined::default();
+    for m in messages {
+        match m {
+            Json::Str(s) => out.push(s.is_empty()),
+            Json::Obj(o) => {
+                // messages_text keeps a message's content only where it is not empty.
+                if !content_empty(&o.content) {
+                    out.push(false);
+                }
+                if let Some(Json::Arr(calls)) = &o.tool_calls {
+                    for call in calls {
+                        if let Json::Obj(Call { function: Some(Json::Obj(f)), .. }) = call {
+                            if let Some(a) = str_of(&f.arguments) {
+                                out.push(a.is_empty());
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out.is_empty()
+}
+
+/// `content_text(content).is_empty()`.
+fn content_empty(content: &Option<Content>) -> bool {
+    match content {
+        Some(Json::Str(s)) => s.is_empty(),
+        Some(Json::Arr(parts)) => parts.iter().all(|part| match part {
+            Json::Str(s) => s.is_empty(),
+            Json::Obj(p) => str_of(&p.text).map_or(true, str::is_empty),
+            _ => true,
+        }),
+        _ => true,
+    }
+}
+
 fn messages_text(messages: &[RequestMessage]) -> String {
     let mut out: Vec<String> = Vec::new();
     for m in messages {

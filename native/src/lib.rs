@@ -250,15 +250,14 @@ impl QuickExtractor {
         quiet_int(&line.prompt_tokens, 0.0, value::MAX_SAFE_INTEGER)?;
         quiet_int(&line.completion_tokens, 0.0, value::MAX_SAFE_INTEGER)?;
         let mut flags = 0;
-        let mut prompt = None;
+        // Whether the request has a text, for every record; the text itself below, only for a
+        // record whose response is marked (its echo check reads it).
         match &line.request {
             None | Some(Json::Null) => flags |= NO_REQUEST_TEXT,
             Some(body) => {
-                let t = decode::request_text(body)?;
-                if t.is_empty() {
+                if decode::request_empty(body)? {
                     flags |= NO_REQUEST_TEXT;
                 }
-                prompt = Some(t);
             }
         }
         let mut marked = None;
@@ -269,7 +268,11 @@ impl QuickExtractor {
                 // `CANARY-` or a registered marker: its tokens, hits and echo facts where both
                 // texts are ASCII; any other record is left to TypeScript.
                 if let Some(text) = r.marked {
-                    let prompt = prompt.as_deref().unwrap_or("");
+                    let prompt = match &line.request {
+                        None | Some(Json::Null) => String::new(),
+                        Some(body) => decode::request_text(body)?,
+                    };
+                    let prompt = prompt.as_str();
                     if !text.is_ascii() || !prompt.is_ascii() {
                         return None;
                     }
