@@ -58,212 +58,187 @@ fn str_of<'v, O, A>(v: &'v Option<Json<'_, O, A>>) -> Option<&'v str> {
 
 // ---------------------------------------------------------------- requests
 
+/// decodeRequest's text as it is built (`String`), or only whether it would be empty (`Emptiness`):
+/// every record's flags need the second, and only a record whose response is marked needs the text
+/// (its echo check). One walk (`request`) holds decodeRequest's rules for both.
+pub trait RequestText: Sized {
+    /// Pieces being joined with "\n".
+    type Joining: Default;
+    fn piece(s: &str) -> Self;
+    fn is_empty(&self) -> bool;
+    fn push(joining: &mut Self::Joining, t: Self);
+    fn joined(joining: Self::Joining) -> Self;
+    /// Pieces put together with nothing between them.
+    fn concat<'s>(pieces: impl Iterator<Item = &'s str>) -> Self;
+}
+
+impl RequestText for String {
+    /// The text so far and whether anything was pushed (an empty first piece is still one).
+    type Joining = (String, bool);
+    fn piece(s: &str) -> Self {
+        s.to_owned()
+    }
+    fn is_empty(&self) -> bool {
+        str::is_empty(self)
+    }
+    fn push((text, any): &mut (String, bool), t: Self) {
+        if *any {
+            text.push('\n');
+        }
+        text.push_str(&t);
+        *any = true;
+    }
+    fn joined((text, _): (String, bool)) -> Self {
+        text
+    }
+    fn concat<'s>(pieces: impl Iterator<Item = &'s str>) -> Self {
+        pieces.collect()
+    }
+}
+
+/// Whether a text would be empty, known without building it.
+pub struct Emptiness(pub bool);
+
+impl RequestText for Emptiness {
+    /// How many pieces were pushed, and whether the first was empty: pieces joined with "\n" make
+    /// an empty text only when there are none, or one that is empty.
+    type Joining = (usize, bool);
+    fn piece(s: &str) -> Self {
+        Emptiness(s.is_empty())
+    }
+    fn is_empty(&self) -> bool {
+        self.0
+    }
+    fn push((count, first_empty): &mut (usize, bool), t: Self) {
+        if *count == 0 {
+            *first_empty = t.0;
+        }
+        *count += 1;
+    }
+    fn joined((count, first_empty): (usize, bool)) -> Self {
+        Emptiness(count == 0 || (count == 1 && first_empty))
+    }
+    fn concat<'s>(mut pieces: impl Iterator<Item = &'s str>) -> Self {
+        Emptiness(pieces.all(str::is_empty))
+    }
+}
+
 /// decodeRequest(body) for a body that is present and not null: None where TypeScript decides.
 pub fn request_text(body: &Request) -> Option<String> {
+    request(body)
+}
+
+/// `request_text(body).map(|t| t.is_empty())`, without building the text.
+pub fn request_empty(body: &Request) -> Option<bool> {
+    request::<Emptiness>(body).map(|e| e.0)
+}
+
+fn request<T: RequestText>(body: &Request) -> Option<T> {
     match body {
         Json::Str(s) => match json_trim_start(s).as_bytes().first() {
             // tryParseJson: a string holding a JSON object or array is decoded as that request.
             // One serde_json refuses may still be JSON to JavaScript: left to TypeScript.
-            Some(b'{') | Some(b'[') => request_text(&serde_json::from_str::<Request>(s).ok()?),
-            _ => Some(s.to_string()),
+            Some(b'{') | Some(b'[') => request(&serde_json::from_str::<Request>(s).ok()?),
+            _ => Some(T::piece(s)),
         },
-        Json::Arr(messages) => Some(messages_text(messages)),
+        Json::Arr(messages) => Some(messages_of(messages)),
         Json::Obj(o) => {
-            let mut parts: Vec<String> = Vec::new();
+            let mut parts = T::Joining::default();
+            let mut any = false;
+            let mut part = |parts: &mut T::Joining, t: T| {
+                any = true;
+                T::push(parts, t);
+            };
             if let Some(s) = str_of(&o.system) {
-                parts.push(s.to_owned());
+                part(&mut parts, T::piece(s));
             }
             if let Some(Json::Arr(m)) = &o.messages {
-                parts.push(messages_text(m));
+                part(&mut parts, messages_of(m));
             }
             if let Some(p) = &o.prompt {
-                parts.push(match p {
-                    Json::Str(s) => s.to_string(),
+                part(&mut parts, match p {
+                    Json::Str(s) => T::piece(s),
                     // An array of strings is a batch; an array of integers is pre-tokenised and has no text.
-                    Json::Arr(items) => items.iter().filter_map(Json::as_str).collect::<Vec<_>>().join("\n"),
-                    _ => String::new(),
+                    Json::Arr(items) => {
+                        let mut batch = T::Joining::default();
+                        for s in items.iter().filter_map(Json::as_str) {
+                            T::push(&mut batch, T::piece(s));
+                        }
+                        T::joined(batch)
+                    }
+                    _ => T::piece(""),
                 });
             }
             if let Some(i) = &o.input {
-                parts.push(match i {
-                    Json::Str(s) => s.to_string(),
-                    Json::Arr(m) => messages_text(m),
-                    _ => String::new(),
+                part(&mut parts, match i {
+                    Json::Str(s) => T::piece(s),
+                    Json::Arr(m) => messages_of(m),
+                    _ => T::piece(""),
                 });
             }
-            if parts.is_empty() {
+            if !any {
                 if let Some(t) = str_of(&o.text) {
-                    parts.push(t.to_owned());
+                    T::push(&mut parts, T::piece(t));
                 }
             }
-            Some(parts.join("\n"))
+            Some(T::joined(parts))
         }
-        Json::Bool(b) => Some(b.to_string()),
+        Json::Bool(b) => Some(T::piece(if *b { "true" } else { "false" })),
         // String(number) is JavaScript's number formatting: left to TypeScript.
         Json::Num(_) | Json::Null => None,
     }
 }
 
-/// `request_text(body).map(|t| t.is_empty())`, without building the text: every record's flags
-/// need whether its request has a text, and only a record whose response is marked needs the text
-/// itself (its echo check). It follows request_text's rules step by step; the differential tests
-/// hold the two to the same answers through the flags.
-pub fn request_empty(body: &Request) -> Option<bool> {
-    match body {
-        Json::Str(s) => match json_trim_start(s).as_bytes().first() {
-            Some(b'{') | Some(b'[') => request_empty(&serde_json::from_str::<Request>(s).ok()?),
-            _ => Some(s.is_empty()),
-        },
-        Json::Arr(messages) => Some(messages_empty(messages)),
-        Json::Obj(o) => {
-            let mut parts = Joined::default();
-            if let Some(s) = str_of(&o.system) {
-                parts.push(s.is_empty());
-            }
-            if let Some(Json::Arr(m)) = &o.messages {
-                parts.push(messages_empty(m));
-            }
-            if let Some(p) = &o.prompt {
-                parts.push(match p {
-                    Json::Str(s) => s.is_empty(),
-                    Json::Arr(items) => {
-                        let mut batch = Joined::default();
-                        for s in items.iter().filter_map(Json::as_str) {
-                            batch.push(s.is_empty());
-                        }
-                        batch.is_empty()
-                    }
-                    _ => true,
-                });
-            }
-            if let Some(i) = &o.input {
-                parts.push(match i {
-                    Json::Str(s) => s.is_empty(),
-                    Json::Arr(m) => messages_empty(m),
-                    _ => true,
-                });
-            }
-            if parts.count == 0 {
-                if let Some(t) = str_of(&o.text) {
-                    parts.push(t.is_empty());
-                }
-            }
-            Some(parts.is_empty())
-        }
-        Json::Bool(_) => Some(false),
-        Json::Num(_) | Json::Null => None,
-    }
-}
-
-/// Whether texts joined with "\n" make an empty text: none at all, or a single empty one.
-#[derive(Default)]
-struct Joined {
-    count: usize,
-    first_empty: bool,
-}
-
-impl Joined {
-    fn push(&mut self, empty: bool) {
-        if self.count == 0 {
-            self.first_empty = empty;
-        }
-        self.count += 1;
-    }
-
-    fn is_empty(&self) -> bool {
-        self.count == 0 || (self.count == 1 && self.first_empty)
-    }
-}
-
-/// `messages_text(messages).is_empty()`.
-fn messages_empty(messages: &[RequestMessage]) -> bool {
-    let mut out = Joined::default();
+fn messages_of<T: RequestText>(messages: &[RequestMessage]) -> T {
+    let mut out = T::Joining::default();
     for m in messages {
         match m {
-            Json::Str(s) => out.push(s.is_empty()),
+            Json::Str(s) => T::push(&mut out, T::piece(s)),
             Json::Obj(o) => {
-                // messages_text keeps a message's content only where it is not empty.
-                if !content_empty(&o.content) {
-                    out.push(false);
-                }
-                if let Some(Json::Arr(calls)) = &o.tool_calls {
-                    for call in calls {
-                        if let Json::Obj(Call { function: Some(Json::Obj(f)), .. }) = call {
-                            if let Some(a) = str_of(&f.arguments) {
-                                out.push(a.is_empty());
-                            }
-                        }
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    out.is_empty()
-}
-
-/// `content_text(content).is_empty()`.
-fn content_empty(content: &Option<Content>) -> bool {
-    match content {
-        Some(Json::Str(s)) => s.is_empty(),
-        Some(Json::Arr(parts)) => parts.iter().all(|part| match part {
-            Json::Str(s) => s.is_empty(),
-            Json::Obj(p) => str_of(&p.text).map_or(true, str::is_empty),
-            _ => true,
-        }),
-        _ => true,
-    }
-}
-
-fn messages_text(messages: &[RequestMessage]) -> String {
-    let mut out: Vec<String> = Vec::new();
-    for m in messages {
-        match m {
-            Json::Str(s) => out.push(s.to_string()),
-            Json::Obj(o) => {
-                let t = content_text(&o.content);
+                // A message's content only where it is not empty; each tool call's arguments, even empty.
+                let t = content::<T>(&o.content);
                 if !t.is_empty() {
-                    out.push(t);
+                    T::push(&mut out, t);
                 }
                 if let Some(Json::Arr(calls)) = &o.tool_calls {
-                    out.extend(tool_call_args(calls));
+                    for a in call_args(calls) {
+                        T::push(&mut out, T::piece(a));
+                    }
                 }
             }
             _ => {}
         }
     }
-    out.join("\n")
+    T::joined(out)
 }
 
 /// contentText: `content` as a string or as OpenAI content parts.
-fn content_text(content: &Option<Content>) -> String {
+fn content<T: RequestText>(content: &Option<Content>) -> T {
     match content {
-        Some(Json::Str(s)) => s.to_string(),
-        Some(Json::Arr(parts)) => {
-            let mut out = String::new();
-            for part in parts {
-                match part {
-                    Json::Str(s) => out.push_str(s),
-                    Json::Obj(p) => out.push_str(str_of(&p.text).unwrap_or("")),
-                    _ => {}
-                }
-            }
-            out
-        }
-        _ => String::new(),
+        Some(Json::Str(s)) => T::piece(s),
+        Some(Json::Arr(parts)) => T::concat(parts.iter().filter_map(|part| match part {
+            Json::Str(s) => Some(s.as_ref()),
+            Json::Obj(p) => Some(str_of(&p.text).unwrap_or("")),
+            _ => None,
+        })),
+        _ => T::piece(""),
     }
 }
 
+/// Each tool call's arguments, where they are a string.
+fn call_args<'c>(calls: &'c [Json<Call, IgnoredAny>]) -> impl Iterator<Item = &'c str> {
+    calls.iter().filter_map(|call| match call {
+        Json::Obj(Call { function: Some(Json::Obj(f)), .. }) => str_of(&f.arguments),
+        _ => None,
+    })
+}
+
+fn content_text(c: &Option<Content>) -> String {
+    content(c)
+}
+
 fn tool_call_args(calls: &[Json<Call, IgnoredAny>]) -> Vec<String> {
-    let mut out = Vec::new();
-    for call in calls {
-        if let Json::Obj(Call { function: Some(Json::Obj(f)), .. }) = call {
-            if let Some(a) = str_of(&f.arguments) {
-                out.push(a.to_owned());
-            }
-        }
-    }
-    out
+    call_args(calls).map(str::to_owned).collect()
 }
 
 // ---------------------------------------------------------------- responses
