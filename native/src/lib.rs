@@ -15,7 +15,7 @@ mod js;
 mod timestamp;
 mod value;
 
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use napi::bindgen_prelude::{Float64Array, Uint32Array, Uint8Array};
 use napi_derive::napi;
 use std::fmt;
@@ -118,7 +118,7 @@ impl Automaton {
         }
         let mut patterns = vec!["CANARY-".to_owned()];
         patterns.extend(unconventional.iter().cloned());
-        let avoid = AhoCorasick::new(&patterns).map_err(|e| napi::Error::from_reason(e.to_string()))?;
+        let avoid = searcher(&patterns).map_err(|e| napi::Error::from_reason(e.to_string()))?;
         drop(patterns);
         BUILT.fetch_add(1, Ordering::Relaxed);
         let built = Arc::new(Automaton { avoid, markers: unconventional });
@@ -126,6 +126,25 @@ impl Automaton {
         Ok(built)
     }
 }
+
+/// The markers' searcher: a DFA where it stays small, else the crate's own choice (a contiguous
+/// NFA beyond 100 patterns). Every response's text is searched, and over the 2,167 markers of a
+/// 200k-record incident the NFA read 550 MB of logs in 2.25 s of one thread, the DFA in 1.65 s
+/// (the logs without any marker to search: 1.43 s). A DFA holds a row of transitions per state
+/// where the NFA holds only its edges: 124 KB -> 2.2 MB for those markers, 2.2 -> 37 MB for
+/// 54,000 markers of the same shape, 11 -> 235 MB for 54,000 random ones (measured); so the DFA
+/// is built only where the NFA is at most DFA_FROM_NFA_BYTES, which keeps it near 10 MB at most.
+fn searcher(patterns: &[String]) -> Result<AhoCorasick, aho_corasick::BuildError> {
+    let nfa = AhoCorasick::new(patterns)?;
+    if nfa.kind() == AhoCorasickKind::DFA || nfa.memory_usage() > DFA_FROM_NFA_BYTES {
+        return Ok(nfa);
+    }
+    drop(nfa);
+    AhoCorasick::builder().kind(Some(AhoCorasickKind::DFA)).build(patterns)
+}
+
+/// The largest NFA whose markers get a DFA (about 20 times its size, measured on random markers).
+const DFA_FROM_NFA_BYTES: usize = 512 << 10;
 
 #[napi]
 impl QuickExtractor {
