@@ -12,6 +12,7 @@
 
 mod decode;
 mod js;
+mod registry;
 mod timestamp;
 mod value;
 

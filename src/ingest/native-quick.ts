@@ -50,6 +50,8 @@ interface Addon {
   QuickExtractor: new (unconventional: string[]) => NativeQuickExtractor
   /** Absent from an addon built before it was added. */
   releaseFreedMemory?: () => boolean
+  /** Absent from an addon built before it was added. */
+  registryRows?: (bytes: Uint8Array) => string | null
 }
 
 /** Where the build puts the addon (the repository's native/ folder, beside dist/ and src/). */
@@ -94,6 +96,17 @@ export function nativeQuickExtractor(unconventional: UnconventionalSet | undefin
 }
 
 const NO_MARKERS = new UnconventionalSet([])
+
+/**
+ * A canary registry's rows read natively, each row's marker, tenant_id and session_id in file
+ * order (three entries a row), where the TypeScript reader (readRegistry) would read exactly
+ * these and refuse none (a CSV without quoted fields, every row's ids present, issued_at absent
+ * or a time with a zone; native/src/registry.rs); null for any other file or without the addon.
+ */
+export function nativeRegistryRows(bytes: Uint8Array): string[] | null {
+  const rows = load()?.registryRows?.(bytes)
+  return typeof rows === 'string' ? (rows === '' ? [] : rows.split('\n')) : null
+}
 
 /** Whether the native extractor is in use, and if not, why (the bench's machine line). */
 export function nativeQuickStatus(): {native: boolean; reason: string | null} {

@@ -1,0 +1,138 @@
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import fc from 'fast-check'
+import {afterEach, describe, expect, it} from 'vitest'
+import {previewRegistry, registryEntries} from '../../src/ingest/ingest-canaries.js'
+import {nativeQuickStatus, nativeRegistryRows, resetNativeQuick} from '../../src/ingest/native-quick.js'
+import {tempDir} from '../helpers/cli.js'
+
+// Issue 18: triage reads a registry for its verdict before any log, and cold JavaScript took
+// 0.2-0.3 s of the verdict's path over 37,000 rows. The native reader (native/src/registry.rs)
+// answers only for files the TypeScript reader would read to exactly the same rows and accept
+// whole; for any other it answers null and the TypeScript reader reads the file (and words the
+// refusal). Property: on random registries built from the cases that reader treats specially
+// (quotes, CR, BOM, JSONL, blank and white-space ids, short markers, every shape of time, columns
+// reordered, repeated, missing, rows short or long of cells, non-ASCII, long lines), a native
+// answer is never a file the reader refuses and always the reader's rows.
+
+const native = nativeQuickStatus().native
+const dir = tempDir()
+afterEach(() => {
+  delete process.env.CROSSTALK_NATIVE
+  resetNativeQuick()
+})
+
+const pick = <T>(...xs: T[]) => fc.constantFrom(...xs)
+const marker = fc.oneof(
+  {weight: 4, arbitrary: pick('HERON-SUMMIT-8811', 'Zèbre-01', 'CANARY-0123abcd', 'a\tb\tc\td\te')},
+  fc.string({unit: pick(...'0123456789abcdefABCDEF'), minLength: 1, maxLength: 20}).map((h) => `CANARY-${h}`),
+  fc.string({unit: pick(...'0123456789abcdef'), minLength: 1, maxLength: 6}).map((h) => `canary-${h}`),
+  pick('HERON-SUMMIT-8811', 'ZEBRA-01', 'ZEBRA-1', 'Zèbre-01', 'Zèbre01', 'CANARY-', 'CANARY-xyz12345', ' CANARY-0123abcd', 'CANARY-0123abcd ', '\u00a0ZEBRA-TOKEN', 'a\tb\tc\td\te'),
+)
+const id = fc.oneof({weight: 12, arbitrary: pick('tn-a', 'sess-1', ' tn-a', 'tn-a ', 'sé', 'x\u000by', 'a=b', '{x}')}, pick('', '   ', '\t', '\u00a0', '\u2028'))
+const time = fc.oneof({weight: 8, arbitrary: pick('', '2026-10-31T09:36:01.269Z', '2026-10-31T09:36:01+02:00')}, pick(
+  '', '2026-10-31T09:36:01.269Z', '2026-10-31T09:36:01Z', '2026-10-31T09:36:01.123456789Z', '2026-10-31T09:36:01.1234567890Z', '2026-10-31 09:36:01Z',
+  '2026-10-31T09:36:01+02:00', '2026-10-31T09:36:01-0530', '2026-10-31T09:36:01+24:00', '2026-10-31T09:36:01', '2026-10-31T09:36:60Z', '2026-02-29T00:00:00Z',
+  '2024-02-29T00:00:00Z', '2026-13-01T00:00:00Z', ' 2026-10-31T09:36:01Z ', '2026-10-31T09:36:01z', '1761903361269', 'yesterday', '2026-10-31T09:36Z', '0000-01-01T00:00:00Z',
+))
+const columns = fc.oneof(
+  fc.constant(['marker', 'tenant_id', 'session_id', 'issued_at']),
+  fc.shuffledSubarray(['marker', 'tenant_id', 'session_id', 'issued_at', 'note', ' Marker ', 'TENANT_ID', 'marker'], {minLength: 2, maxLength: 8}),
+)
+const cellFor = (name: string) => {
+  const n = name.trim().toLowerCase()
+  return n === 'marker' ? marker : n === 'issued_at' ? time : n === 'note' ? fc.oneof(id, pick('a "b"', 'x\ry')) : id
+}
+/** A registry's text: a header, then rows (some short or long of cells), with the reader's special cases mixed in. */
+const registry = columns.chain((cols) =>
+  fc
+    .record({
+      rows: fc.array(
+        fc.tuple(fc.tuple(...cols.map(cellFor)), fc.integer({min: -1, max: 1}), pick('\n', '\n', '\n', '\r\n', '\n\n', '\n \t\n')),
+        {maxLength: 20},
+      ),
+      start: pick('', '', '', '\n', '\ufeff', '{"marker":"CANARY-0123abcd"}\n', '  \n', ' {x,'),
+      end: pick('', '\n', '\r'),
+      mixed: pick(null, null, null, null, null, null, null, '"', '\r', 'é', '\ufeff', 'x'.repeat(1 << 20)),
+    })
+    .map(({rows, start, end, mixed}) => {
+      let text = start + cols.join(',') + '\n'
+      rows.forEach(([cells, more, eol], i) => {
+        const line = more < 0 ? cells.slice(0, -1) : more > 0 ? [...cells, 'extra'] : cells
+        text += line.join(',') + (i === rows.length - 1 ? end : eol)
+      })
+      // One character the reader treats specially, dropped into a random row.
+      if (mixed !== null && rows.length > 0) {
+        const at = text.indexOf('\n', Math.floor(text.length / 2))
+        if (at > 0) text = text.slice(0, at) + mixed + text.slice(at)
+      }
+      return text
+    }),
+)
+
+const rowsOf = (entries: ReturnType<typeof registryEntries>): string[] => entries.flatMap((e) => [e.marker, e.tenant_id, e.session_id])
+
+describe.runIf(native)('the registry read natively for the verdict', () => {
+  it('answers only where the TypeScript reader accepts the file, and with its rows', () => {
+    let answered = 0
+    let answeredRows = 0
+    let declined = 0
+    fc.assert(
+      fc.property(registry, (text) => {
+        const bytes = Buffer.from(text, 'utf8')
+        const rows = nativeRegistryRows(bytes)
+        let reference: string[] | Error
+        try {
+          reference = rowsOf(registryEntries('r.csv', bytes))
+        } catch (error) {
+          reference = error as Error
+        }
+        if (rows === null) {
+          declined++
+          return
+        }
+        answered++
+        answeredRows += rows.length / 3
+        expect(reference).toBeInstanceOf(Array)
+        expect(rows).toEqual(reference)
+      }),
+      {seed: 180_032, numRuns: 1500, endOnFailure: true},
+    )
+    // Both sides are reached.
+    expect(answered).toBeGreaterThan(150)
+    expect(declined).toBeGreaterThan(150)
+    expect(answeredRows).toBeGreaterThan(500)
+  })
+
+  it('answers for the registries people have: a plain CSV, with CRLF ends, blank lines, extra columns and times with zones', () => {
+    const text = '\r\nmarker,tenant_id,session_id,issued_at,owner\r\nCANARY-0123ABCD,tn-a,sess-1,2026-10-31T09:36:01.269Z,ops\r\n\r\nHERON-SUMMIT-8811, tn-b ,sess-2,2026-10-31T11:36:01+02:00\r\ncanary-0123abcd,tn-a,sess-1,,ops\r\n'
+    const bytes = Buffer.from(text)
+    expect(nativeRegistryRows(bytes)).toEqual(['CANARY-0123ABCD', 'tn-a', 'sess-1', 'HERON-SUMMIT-8811', ' tn-b ', 'sess-2', 'canary-0123abcd', 'tn-a', 'sess-1'])
+    expect(nativeRegistryRows(bytes)).toEqual(rowsOf(registryEntries('r.csv', bytes)))
+  })
+
+  it('gives triage the same registry with or without the native reader', () => {
+    const lines = ['marker,tenant_id,session_id,issued_at']
+    for (let i = 0; i < 3000; i++) {
+      const m = i % 7 === 0 ? `ZEBRA-${i.toString(36)}-MARK` : `CANARY-${(i * 2654435761 >>> 0).toString(16).padStart(8, '0')}${i % 2 ? 'AB' : 'cd'}`
+      lines.push(`${m},tn-${i % 11},sess-${i},2026-10-31T09:${String(i % 60).padStart(2, '0')}:01Z`)
+    }
+    // A marker repeated in the other letter case, to the same session: the first line's spelling is kept.
+    lines.push(`${lines[2]!.split(',')[0]!.toUpperCase()},tn-1,sess-1,`)
+    const path = join(dir, 'registry.csv')
+    writeFileSync(path, `${lines.join('\n')}\n`)
+    expect(nativeRegistryRows(Buffer.from(`${lines.join('\n')}\n`))).not.toBeNull()
+    const summary = (p: NonNullable<ReturnType<typeof previewRegistry>>) => ({
+      sha256: p.sha256,
+      markers: p.markers,
+      unconventional: p.unconventional,
+      probes: ['CANARY-9e3779b1', 'CANARY-9E3779B1', 'ZEBRA-7-MARK', 'CANARY-0000'].map((k) => [p.registry.exact(k), p.registry.extending(k, 3)]),
+    })
+    const withNative = summary(previewRegistry(path, 1 << 20)!)
+    process.env.CROSSTALK_NATIVE = '0'
+    resetNativeQuick()
+    expect(nativeRegistryRows(Buffer.from('marker,tenant_id,session_id\n'))).toBeNull()
+    expect(summary(previewRegistry(path, 1 << 20)!)).toEqual(withNative)
+    expect(withNative.markers).toBe(3000)
+  })
+})
