@@ -2,7 +2,7 @@ import {statSync} from 'node:fs'
 import {CliError, InputError} from '../errors.js'
 import type {EvidenceCodec} from '../evidence/evidence-store.js'
 import {UnconventionalSet} from '../extract/extract.js'
-import type {LogFormat} from '../extract/formats/index.js'
+import type {LogFormat, SniffDecision} from '../extract/formats/index.js'
 import {lineDecoder, type LineDecoder} from '../extract/line-decoder.js'
 import {encodeParseSpec, type ParseSpec} from '../extract/parse-spec.js'
 import {unconventionalMarkers} from '../store/canaries.js'
@@ -302,19 +302,47 @@ export interface Decided {
   reason: string
 }
 
+/** Files whose first lines are being read at once while formats are decided. */
+const SNIFFS_AHEAD = 4
+
 /** Every file's format, before anything is read into the case (`crosstalk extract` decides them the same way). */
 export async function decideFormats(
   paths: readonly string[], given: LogFormat | null, options: Pick<IngestLogsOptions, 'parse' | 'signal' | 'onFormat'>, maxLineBytes: number,
 ): Promise<Decided[]> {
   const out: Decided[] = []
-  for (const path of paths) {
+  // The next files' first lines are read while this one's are looked at: each sniff is mostly
+  // waiting on its file (12 files of the 200k incident: 45-50 ms one after another, measured).
+  // A few at a time, so that thousands of files do not each hold a read buffer at once; a file
+  // that cannot be opened still stops the run in its place in the list, after the files before it.
+  const ahead: Array<{path: string; size: number; gzip: boolean; sniff: Promise<SniffDecision> | null} | {path: string; error: unknown}> = []
+  let next = 0
+  const fill = (): void => {
+    while (next < paths.length && ahead.length < SNIFFS_AHEAD) {
+      const path = paths[next++]!
+      try {
+        const {size, head} = statRegularFile(path)
+        const gzip = isGzipHead(head)
+        const sniff = given ? null : sniffFile({path, gzip, size}, maxLineBytes)
+        // Awaited in turn below; one behind a failure before it is never awaited.
+        sniff?.catch(() => {})
+        ahead.push({path, size, gzip, sniff})
+      } catch (error) {
+        ahead.push({path, error})
+        next = paths.length
+      }
+    }
+  }
+  for (;;) {
     if (options.signal?.aborted) throw new IngestInterrupted('')
-    const {size, head} = statRegularFile(path)
-    const gzip = isGzipHead(head)
+    fill()
+    const f = ahead.shift()
+    if (f === undefined) break
+    if ('error' in f) throw f.error
+    const {path, size, gzip} = f
     let format: LogFormat | null = given
     let reason = 'given with --log-format'
-    if (!given) {
-      const d = await sniffFile({path, gzip, size}, maxLineBytes)
+    if (f.sniff !== null) {
+      const d = await f.sniff
       const mapped = Object.keys(options.parse?.map ?? {}).length > 0
       if (d.format) reason = `auto: ${d.reason}`
       else if (/no readable JSON lines/.test(d.reason)) {

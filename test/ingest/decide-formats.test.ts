@@ -1,0 +1,70 @@
+import {chmodSync, mkdirSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {gzipSync} from 'node:zlib'
+import {describe, expect, it} from 'vitest'
+import {decideFormats, type FormatDecision} from '../../src/ingest/ingest-logs.js'
+import {tempDir} from '../helpers/cli.js'
+
+// Issue 18: formats are decided while the next files' first lines are being read (a few files
+// at a time). What the user sees must not change: one decision per file, in the order given,
+// and a file that cannot be read stops the run in its place, after the decisions before it.
+
+const dir = tempDir()
+const native = (i: number) => `${JSON.stringify({ts: '2026-10-30T00:00:00Z', request_id: `r${i}`, tenant_id: 't', session_id: 's', request: 'hi', response: 'ok'})}\n`
+const otel = `${JSON.stringify({resourceSpans: []})}\n`
+
+function files(n: number): string[] {
+  const sub = join(dir, `set-${n}-${Math.random().toString(36).slice(2)}`)
+  mkdirSync(sub)
+  return Array.from({length: n}, (_, i) => {
+    const path = join(sub, `f${String(i).padStart(2, '0')}.jsonl${i % 5 === 3 ? '.gz' : ''}`)
+    // Sizes differ a lot, so that reads finish out of order.
+    const body = (i % 4 === 1 ? otel : '') + Array.from({length: 1 + ((i * 7919) % 13) * 40}, (_, k) => native(k)).join('')
+    writeFileSync(path, i % 5 === 3 ? gzipSync(body) : body)
+    return path
+  })
+}
+
+describe('decideFormats', () => {
+  it('decides every file in the order given, whatever order their reads finish in', async () => {
+    const paths = files(11)
+    const seen: FormatDecision[] = []
+    const decided = await decideFormats(paths, null, {onFormat: (d) => seen.push(d)}, 1 << 20)
+    expect(decided.map((d) => d.path)).toEqual(paths)
+    expect(seen.map((d) => d.path)).toEqual(paths)
+    expect(decided.map((d) => d.gzip)).toEqual(paths.map((p) => p.endsWith('.gz')))
+    // Each file's own decision: the same as deciding it alone.
+    for (const [i, path] of paths.entries()) {
+      const [alone] = await decideFormats([path], null, {}, 1 << 20)
+      expect(decided[i]!.reason).toBe(alone!.reason)
+      expect(decided[i]!.how?.format).toBe(alone!.how?.format)
+    }
+  })
+
+  it('stops at a file that cannot be read, after deciding the files before it and none after', async () => {
+    const paths = files(7)
+    const missing = join(dir, 'no-such-file.jsonl')
+    const list = [...paths.slice(0, 2), missing, ...paths.slice(2)]
+    const seen: string[] = []
+    await expect(decideFormats(list, null, {onFormat: (d) => seen.push(d.path)}, 1 << 20)).rejects.toThrow(/no-such-file\.jsonl: cannot read/)
+    expect(seen).toEqual(paths.slice(0, 2))
+  })
+
+  it('reports a file that fails while its first lines are read in its place too', async () => {
+    if (process.getuid?.() === 0) {
+      // root reads a file without read permission: a directory named like a log is refused instead.
+      const paths = files(6)
+      const notFile = join(dir, 'dir.jsonl')
+      mkdirSync(notFile, {recursive: true})
+      const seen: string[] = []
+      await expect(decideFormats([paths[0]!, notFile, ...paths.slice(1)], null, {onFormat: (d) => seen.push(d.path)}, 1 << 20)).rejects.toThrow(/dir\.jsonl/)
+      expect(seen).toEqual([paths[0]])
+      return
+    }
+    const paths = files(6)
+    chmodSync(paths[3]!, 0o000)
+    const seen: string[] = []
+    await expect(decideFormats(paths, null, {onFormat: (d) => seen.push(d.path)}, 1 << 20)).rejects.toThrow(/cannot read/)
+    expect(seen).toEqual(paths.slice(0, 3))
+  })
+})
