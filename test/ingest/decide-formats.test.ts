@@ -1,13 +1,29 @@
-import {chmodSync, mkdirSync, writeFileSync} from 'node:fs'
+import {mkdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {gzipSync} from 'node:zlib'
-import {describe, expect, it} from 'vitest'
+import {describe, expect, it, vi} from 'vitest'
 import {decideFormats, type FormatDecision} from '../../src/ingest/ingest-logs.js'
 import {tempDir} from '../helpers/cli.js'
 
 // Issue 18: formats are decided while the next files' first lines are being read (a few files
 // at a time). What the user sees must not change: one decision per file, in the order given,
 // and a file that cannot be read stops the run in its place, after the decisions before it.
+
+// A file whose first lines fail to read (an I/O error, which root's permissions cannot provoke)
+// fails here, after a delay, so that the files after it are decided first.
+vi.mock('../../src/ingest/file-lines.js', async (importActual) => {
+  const actual = await importActual<typeof import('../../src/ingest/file-lines.js')>()
+  return {
+    ...actual,
+    sniffFile: async (...args: Parameters<typeof actual.sniffFile>) => {
+      if (args[0].path.includes('sniff-fails')) {
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        throw new Error(`${args[0].path}: cannot read (EIO)`)
+      }
+      return actual.sniffFile(...args)
+    },
+  }
+})
 
 const dir = tempDir()
 const native = (i: number) => `${JSON.stringify({ts: '2026-10-30T00:00:00Z', request_id: `r${i}`, tenant_id: 't', session_id: 's', request: 'hi', response: 'ok'})}\n`
@@ -50,21 +66,21 @@ describe('decideFormats', () => {
     expect(seen).toEqual(paths.slice(0, 2))
   })
 
-  it('reports a file that fails while its first lines are read in its place too', async () => {
-    if (process.getuid?.() === 0) {
-      // root reads a file without read permission: a directory named like a log is refused instead.
-      const paths = files(6)
-      const notFile = join(dir, 'dir.jsonl')
-      mkdirSync(notFile, {recursive: true})
-      const seen: string[] = []
-      await expect(decideFormats([paths[0]!, notFile, ...paths.slice(1)], null, {onFormat: (d) => seen.push(d.path)}, 1 << 20)).rejects.toThrow(/dir\.jsonl/)
-      expect(seen).toEqual([paths[0]])
-      return
-    }
+  it('reports a file that fails while its first lines are read in its place too, after the files before it', async () => {
     const paths = files(6)
-    chmodSync(paths[3]!, 0o000)
+    const failing = join(dir, 'sniff-fails.jsonl')
+    writeFileSync(failing, native(0))
     const seen: string[] = []
-    await expect(decideFormats(paths, null, {onFormat: (d) => seen.push(d.path)}, 1 << 20)).rejects.toThrow(/cannot read/)
-    expect(seen).toEqual(paths.slice(0, 3))
+    await expect(decideFormats([...paths.slice(0, 2), failing, ...paths.slice(2)], null, {onFormat: (d) => seen.push(d.path)}, 1 << 20)).rejects.toThrow(/sniff-fails\.jsonl: cannot read \(EIO\)/)
+    expect(seen).toEqual(paths.slice(0, 2))
+  })
+
+  it('refuses a path that is not a regular file in its place', async () => {
+    const paths = files(6)
+    const notFile = join(dir, 'dir.jsonl')
+    mkdirSync(notFile, {recursive: true})
+    const seen: string[] = []
+    await expect(decideFormats([paths[0]!, notFile, ...paths.slice(1)], null, {onFormat: (d) => seen.push(d.path)}, 1 << 20)).rejects.toThrow(/dir\.jsonl: .*not a regular file/)
+    expect(seen).toEqual([paths[0]])
   })
 })
