@@ -1,8 +1,8 @@
 import {execFileSync} from 'node:child_process'
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {gzipSync} from 'node:zlib'
+import {gunzipSync, gzipSync} from 'node:zlib'
 import {afterAll, describe, expect, it} from 'vitest'
 import {readLines} from '../../src/ingest/line-reader.js'
 import {readUnits, UnitBuffers} from '../../src/ingest/unit-reader.js'
@@ -29,7 +29,13 @@ async function viaLines(path: string, gzip: boolean, max: number): Promise<Line[
 async function viaUnits(path: string, gzip: boolean, max: number, unitBytes: number, buffers?: UnitBuffers): Promise<Line[]> {
   const out: Line[] = []
   let expectLine = 1
-  for await (const e of readUnits(path, {gzip, maxLineBytes: max, unitBytes, buffers})) {
+  // Every chunk as it was when handed over (valid during the call only): in order, the file's
+  // bytes (onFileChunk) and its content (onChunk), each byte once.
+  const fileChunks: Buffer[] = []
+  const contentChunks: Buffer[] = []
+  const onFileChunk = (c: Buffer): void => void fileChunks.push(Buffer.from(c))
+  const onChunk = (c: Buffer): void => void contentChunks.push(Buffer.from(c))
+  for await (const e of readUnits(path, {gzip, maxLineBytes: max, unitBytes, buffers, onFileChunk, onChunk})) {
     if (e.kind === 'skipping' || e.kind === 'cut') continue
     if (e.kind === 'oversize') {
       expect(e.lineNo).toBe(expectLine)
@@ -59,6 +65,9 @@ async function viaUnits(path: string, gzip: boolean, max: number, unitBytes: num
       buffers.release(e.bytes.buffer)
     }
   }
+  const file = readFileSync(path)
+  expect(Buffer.concat(fileChunks).equals(file)).toBe(true)
+  expect(Buffer.concat(contentChunks).equals(gzip ? gunzipSync(file) : file)).toBe(true)
   return out
 }
 
