@@ -89,15 +89,21 @@ export function buildRegistry(rows: readonly CanaryRow[]): MarkerRegistry {
  * so a key whose character after `key` is U+FFFF or above is not among them), in that order.
  * Its key order is sorted on the first range search.
  */
-export function memoryRegistry(byKey: ReadonlyMap<string, RegisteredMarker>): MarkerRegistry {
+export function memoryRegistry(byKey: ReadonlyMap<string, RegisteredMarker>, known?: KnownKeys): MarkerRegistry {
   let sorted: string[] | undefined
   let before: (a: string, b: string) => boolean = (a, b) => a < b
   const keys = (): string[] => {
     if (sorted) return sorted
-    sorted = [...byKey.keys()]
     // JavaScript compares UTF-16 code units, which is code-point order unless a string holds a
     // surrogate or a character from U+E000 up.
-    if (sorted.some((k) => /[\ud800-\uffff]/.test(k))) {
+    const wide = (k: string): boolean => /[\ud800-\uffff]/.test(k)
+    if (known) {
+      sorted = known.sorted
+      if (sorted.some(wide)) before = (a, b) => compareCodePoints(a, b) < 0
+      return sorted
+    }
+    sorted = [...byKey.keys()]
+    if (sorted.some(wide)) {
       before = (a, b) => compareCodePoints(a, b) < 0
       sorted.sort(compareCodePoints)
     } else sorted.sort()
@@ -120,7 +126,17 @@ export function memoryRegistry(byKey: ReadonlyMap<string, RegisteredMarker>): Ma
       }
       return out
     },
-  }, [...byKey.values()].filter((m) => !isConventionalKey(m.key)))
+  }, known?.unconventional ?? [...byKey.values()].filter((m) => !isConventionalKey(m.key)))
+}
+
+/**
+ * What memoryRegistry would otherwise work out from its map, given by a caller that has it
+ * already (the native registry reader): every key in code-point order, and the markers whose key
+ * is not conventional, in the map's order.
+ */
+export interface KnownKeys {
+  sorted: string[]
+  unconventional: RegisteredMarker[]
 }
 
 /** Code-point order (UTF-8 byte order: SQLite's BINARY collation) of two strings. */

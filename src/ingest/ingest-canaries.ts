@@ -6,14 +6,14 @@ import {createRequire} from 'node:module'
 import type {z as Zod} from 'zod'
 import {InputError} from '../errors.js'
 import {BLOCK_SIZE, EvidenceWriter} from '../evidence/evidence-store.js'
-import {CONVENTIONAL_MARKER, markerKey, memoryRegistry, type MarkerRegistry, type RegisteredMarker} from '../extract/markers.js'
+import {CONVENTIONAL_MARKER, markerKey, memoryRegistry, type KnownKeys, type MarkerRegistry, type RegisteredMarker} from '../extract/markers.js'
 import {stageRegistry} from '../store/canaries.js'
 import {deleteFile, fileBySha256, insertRegistryFile, setRegistryEntries} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {begin, commit, rollback} from '../store/session.js'
 import {parseTimestamp} from '../util/timestamps.js'
 import {parseCsv} from './csv-parse.js'
-import {nativeRegistryRows} from './native-quick.js'
+import {KEY_CONVENTIONAL, KEY_LOWERED, nativeRegistryIndex} from './native-quick.js'
 
 // A registry can hold a million markers (one per session, about 100 bytes each: 90 MB at
 // 926,440 markers). It is read a chunk at a time, twice: once for its hash (a registry the
@@ -167,23 +167,35 @@ export function previewRegistry(path: string, maxBytes: number): RegistryPreview
   const bytes = Buffer.concat([...fileReads(path)])
   const sha256 = createHash('sha256').update(bytes).digest('hex')
   const byKey = new Map<string, RegisteredMarker>()
-  const add = (marker: string, tenant: string, session: string): boolean => {
-    const key = markerKey(marker)
+  const add = (marker: string, tenant: string, session: string, key = markerKey(marker)): boolean => {
     const prior = byKey.get(key)
     if (prior === undefined) byKey.set(key, {key, marker, tenant, session})
     else if (prior.tenant !== tenant || prior.session !== session) return false
     return true
   }
   // The native reader answers for a plain CSV whose every row is accepted (36,997 rows: 0.2-0.3
-  // s of cold JavaScript on the verdict's path, 20-50 ms this way, measured); any other file
-  // is read here, which words every refusal.
-  const rows = nativeRegistryRows(bytes)
-  if (rows !== null) {
-    for (let i = 0; i + 2 < rows.length; i += 3) if (!add(rows[i]!, rows[i + 1]!, rows[i + 2]!)) return null
+  // s of cold JavaScript on the verdict's path, 20-50 ms this way, measured), with each row's key
+  // and the keys' order; any other file is read here, which words every refusal.
+  let known: KnownKeys | undefined
+  const index = nativeRegistryIndex(bytes)
+  if (index !== null) {
+    // The keys as markerKey and isConventionalKey give them and their order, from the addon.
+    const {rows, flags, order} = index
+    const keys: string[] = new Array(flags.length)
+    const unconventional: RegisteredMarker[] = []
+    for (let r = 0; r < flags.length; r++) {
+      const marker = rows[3 * r]!
+      const f = flags[r]!
+      const key = (keys[r] = f & KEY_LOWERED ? `CANARY-${marker.slice(7).toLowerCase()}` : marker)
+      const size = byKey.size
+      if (!add(marker, rows[3 * r + 1]!, rows[3 * r + 2]!, key)) return null
+      if (byKey.size > size && (f & KEY_CONVENTIONAL) === 0) unconventional.push(byKey.get(key)!)
+    }
+    known = {sorted: Array.from(order, (r) => keys[r]!), unconventional}
   } else {
     for (const entry of readRegistry(path, chunksOf(bytes))) if (!add(entry.marker, entry.tenant_id, entry.session_id)) return null
   }
-  const registry = memoryRegistry(byKey)
+  const registry = memoryRegistry(byKey, known)
   // Copies: a marker cut from the file's text is a slice that keeps the whole decoded chunk (1
   // MiB) alive, and these stay with the parse pool through ingest (3.6 MB of chunks at 200k).
   const unconventional = registry.unconventional.map((m) => Buffer.from(m.marker, 'utf8').toString('utf8'))

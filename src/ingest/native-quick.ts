@@ -51,7 +51,7 @@ interface Addon {
   /** Absent from an addon built before it was added. */
   releaseFreedMemory?: () => boolean
   /** Absent from an addon built before it was added. */
-  registryRows?: (bytes: Uint8Array) => string | null
+  registryIndex?: (bytes: Uint8Array) => {rows: string; flags: Uint8Array; order: Uint32Array} | null
 }
 
 /** Where the build puts the addon (the repository's native/ folder, beside dist/ and src/). */
@@ -104,8 +104,23 @@ const NO_MARKERS = new UnconventionalSet([])
  * or a time with a zone; native/src/registry.rs); null for any other file or without the addon.
  */
 export function nativeRegistryRows(bytes: Uint8Array): string[] | null {
-  const rows = load()?.registryRows?.(bytes)
-  return typeof rows === 'string' ? (rows === '' ? [] : rows.split('\n')) : null
+  return nativeRegistryIndex(bytes)?.rows ?? null
+}
+
+/** Per row of a RegistryIndex: markerKey lower-cases the marker (`CANARY-` and the rest lower-cased); else the key is the marker. */
+export const KEY_LOWERED = 1
+/** Per row of a RegistryIndex: the key is a conventional one (isConventionalKey). */
+export const KEY_CONVENTIONAL = 2
+
+/**
+ * A canary registry's rows as nativeRegistryRows reads them, with what an in-memory registry
+ * needs of their keys: per row, KEY_LOWERED and KEY_CONVENTIONAL; per distinct key, the first
+ * row that has it, in the keys' code-point order. Null where nativeRegistryRows is.
+ */
+export function nativeRegistryIndex(bytes: Uint8Array): {rows: string[]; flags: Uint8Array; order: Uint32Array} | null {
+  const index = load()?.registryIndex?.(bytes)
+  if (!index || typeof index.rows !== 'string') return null
+  return {rows: index.rows === '' ? [] : index.rows.split('\n'), flags: index.flags, order: index.order}
 }
 
 /** Whether the native extractor is in use, and if not, why (the bench's machine line). */
