@@ -17,10 +17,14 @@ import {workersUseTheirOwnYoungLimits} from '../util/gc.js'
 // without a build) the same processUnit runs inline. The quick verdict's pass submits
 // QuickUnitTasks (quick-unit.ts) to the same workers and takes their results with nextQuick().
 
-/** The compiled worker script. Under a TypeScript test runner this module is src/…ts; the worker must be plain JS from dist/. */
+/**
+ * The compiled worker script. Under a TypeScript test runner this module is src/…ts; the worker
+ * must be plain JS from dist/. Built, this module is dist/ingest/parse-pool.js or part of a bundle
+ * in dist/chunks/ (scripts/bundle.mjs): the worker is found from either.
+ */
 function workerScript(): string | null {
   const here = fileURLToPath(import.meta.url)
-  const js = here.endsWith('.ts') ? here.replace(/[/\\]src[/\\]ingest[/\\]parse-pool\.ts$/, '/dist/ingest/parse-worker.js') : here.replace(/parse-pool\.js$/, 'parse-worker.js')
+  const js = here.endsWith('.ts') ? here.replace(/[/\\]src[/\\]ingest[/\\]parse-pool\.ts$/, '/dist/ingest/parse-worker.js') : fileURLToPath(new URL('../ingest/parse-worker.js', import.meta.url))
   return existsSync(js) ? js : null
 }
 
