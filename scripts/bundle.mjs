@@ -1,17 +1,19 @@
 // Bundles what `crosstalk` loads at start into few files, after `tsc` has written dist/: each
-// command (dist/commands/**), the oclif hook and the two worker scripts become one module each in
-// dist/bundles/ (a module one of them imports only when needed goes to dist/chunks/), and the
-// file tsc wrote at the entry's path is replaced by two lines that hand over to its bundle. Node resolved, read and compiled
-// about 100 separate modules of dist/ before a command's first line (120-160 ms of triage's
-// start-up on a 2-core host, 27-39 ms bundled) and each parse worker 40 of them (75-90 ms, 38-42
-// bundled), measured. Packages in node_modules stay where they are (imported as usual). Every
-// other file in dist/ is left as tsc wrote it (the bench and tests import them one by one).
+// command (dist/commands/**), the oclif hook and the two worker scripts become one module each
+// in dist/bundles/ (a module one of them imports only when needed goes to dist/chunks/), and the
+// file tsc wrote at the entry's path is replaced by two lines that hand over to its bundle. Node
+// resolved, read and compiled about 100 separate modules of dist/ before a command's first line
+// (120-160 ms of triage's start-up on a 2-core host, 27-39 ms bundled) and each parse worker 40
+// of them (75-90 ms, 38-42 bundled), measured. Packages in node_modules stay where they are
+// (imported as usual). Every other file in dist/ is left as tsc wrote it (the bench and tests
+// import them one by one).
 //
 // Paths a module takes from import.meta.url keep working because every bundle lies two folders
 // below the repository, as the modules it holds did (dist/bundles/x.js, dist/chunks/y.js): a
-// bundle written at a nested command's own path (dist/commands/incident/article33.js) found
-// neither the templates nor the native addon. Where esbuild is missing (an install without dev dependencies),
-// dist/ stays unbundled: the same code, slower to start; this says so and never fails the build.
+// bundle written at a nested command's own path (dist/commands/report/article33.js) found
+// neither the templates nor the native addon. Where esbuild is missing (an install without dev
+// dependencies), dist/ stays unbundled: the same code, slower to start; this says so and never
+// fails the build.
 import {existsSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {dirname, join, relative, sep} from 'node:path'
 import {fileURLToPath} from 'node:url'

@@ -16,7 +16,7 @@ import {mergeProblems, type Problems, type VerifyProblem} from './verify-problem
 /** Below this much log evidence, starting workers costs more than it saves. */
 const PARALLEL_FROM_BYTES = 32 << 20
 
-/** The compiled worker script, from src/ under a test runner, or from dist/case/ or a bundle in dist/chunks/ (scripts/bundle.mjs). */
+/** The compiled worker script, from src/ under a test runner, or from dist/case/ or a bundle in dist/bundles/ (scripts/bundle.mjs). */
 function workerScript(): string | null {
   const here = fileURLToPath(import.meta.url)
   const js = here.endsWith('.ts') ? here.replace(/[/\\]src[/\\]case[/\\]verify-pool\.ts$/, '/dist/case/verify-worker.js') : fileURLToPath(new URL('../case/verify-worker.js', import.meta.url))

@@ -20,7 +20,7 @@ import {workersUseTheirOwnYoungLimits} from '../util/gc.js'
 /**
  * The compiled worker script. Under a TypeScript test runner this module is src/…ts; the worker
  * must be plain JS from dist/. Built, this module is dist/ingest/parse-pool.js or part of a bundle
- * in dist/chunks/ (scripts/bundle.mjs): the worker is found from either.
+ * in dist/bundles/ (scripts/bundle.mjs): the worker is found from either.
  */
 function workerScript(): string | null {
   const here = fileURLToPath(import.meta.url)

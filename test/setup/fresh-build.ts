@@ -18,9 +18,21 @@ function* sources(dir: string): Generator<string> {
 }
 
 export function staleBuild(): string | null {
+  let newest = {path: '', mtimeMs: 0}
   for (const src of sources(join(ROOT, 'src'))) {
     const out = join(ROOT, 'dist', relative(join(ROOT, 'src'), src)).replace(/\.ts$/, '.js')
-    if (!existsSync(out) || statSync(out).mtimeMs < statSync(src).mtimeMs) return relative(ROOT, src)
+    const mtimeMs = statSync(src).mtimeMs
+    if (!existsSync(out) || statSync(out).mtimeMs < mtimeMs) return relative(ROOT, src)
+    if (mtimeMs > newest.mtimeMs) newest = {path: src, mtimeMs}
+  }
+  // A command's bundle (scripts/bundle.mjs) holds the modules it imports: `tsc -w` rewrites only
+  // the changed module's own file and leaves the bundle, and the command's file handing over to
+  // it, as they were. Each bundle must be as new as the newest source.
+  const bundles = join(ROOT, 'dist', 'bundles')
+  if (existsSync(bundles)) {
+    for (const name of readdirSync(bundles)) {
+      if (statSync(join(bundles, name)).mtimeMs < newest.mtimeMs) return relative(ROOT, newest.path)
+    }
   }
   return existsSync(join(ROOT, 'oclif.manifest.json')) ? null : 'oclif.manifest.json'
 }
