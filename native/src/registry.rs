@@ -31,6 +31,13 @@ pub struct RegistryIndex {
     /// Per distinct key, the first row that has it, in the keys' code-point order (UTF-8 bytes,
     /// SQLite's BINARY collation).
     pub order: napi::bindgen_prelude::Uint32Array,
+    /// Whether a key is given to two owners (rows with one key and another tenant_id or
+    /// session_id): the reader refuses the file, and TypeScript words the refusal.
+    pub conflict: bool,
+    /// The markers of the keys that are not conventional, each as its key's first row spells it,
+    /// in the order of those rows, joined with LF: what the parse workers match before the rest
+    /// of the registry is held in JavaScript (triage's pass starts on them).
+    pub unconventional: String,
 }
 
 const KEY_LOWERED: u8 = 1;
@@ -40,8 +47,8 @@ const KEY_CONVENTIONAL: u8 = 2;
 /// The index of the registry whose bytes these are, or None where TypeScript reads it.
 pub fn registry_index(bytes: napi::bindgen_prelude::Uint8Array) -> Option<RegistryIndex> {
     let rows = rows(&bytes)?;
-    let (flags, order) = index(&rows);
-    Some(RegistryIndex { rows, flags: flags.into(), order: order.into() })
+    let Index { flags, order, conflict, unconventional } = index(&rows);
+    Some(RegistryIndex { rows, flags: flags.into(), order: order.into(), conflict, unconventional })
 }
 
 /// markerKey (/^CANARY-[0-9a-f]+$/i: `CANARY-` and the rest lower-cased) of a marker.
@@ -56,22 +63,42 @@ fn marker_key(marker: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-pub fn index(rows: &str) -> (Vec<u8>, Vec<u32>) {
+/// What registry_index gives besides the rows (see RegistryIndex).
+pub struct Index {
+    pub flags: Vec<u8>,
+    pub order: Vec<u32>,
+    pub conflict: bool,
+    pub unconventional: String,
+}
+
+pub fn index(rows: &str) -> Index {
     let fields: Vec<&str> = if rows.is_empty() { Vec::new() } else { rows.split('\n').collect() };
-    let markers = fields.chunks_exact(3).map(|row| row[0]);
     let mut flags = Vec::with_capacity(fields.len() / 3);
     let mut keys: Vec<(std::borrow::Cow<str>, u32)> = Vec::with_capacity(fields.len() / 3);
-    for (i, marker) in markers.enumerate() {
-        let key = marker_key(marker);
+    for (i, row) in fields.chunks_exact(3).enumerate() {
+        let key = marker_key(row[0]);
         let lowered = matches!(key, std::borrow::Cow::Owned(_));
         let conventional = key.strip_prefix("CANARY-").is_some_and(|hex| hex.len() >= 8 && hex.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')));
         flags.push(if lowered { KEY_LOWERED } else { 0 } | if conventional { KEY_CONVENTIONAL } else { 0 });
         keys.push((key, i as u32));
     }
-    // Stable: of the rows with one key, the first comes first, and only it is kept.
+    // Stable: of the rows with one key, the first comes first, and only it is kept; a later one
+    // with another owner is a conflict (the same tenant_id and session_id, as given, is a repeat).
     keys.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-    keys.dedup_by(|later, first| later.0 == first.0);
-    (flags, keys.into_iter().map(|(_, row)| row).collect())
+    let owner = |row: u32| &fields[3 * row as usize + 1..3 * row as usize + 3];
+    let mut conflict = false;
+    let mut order: Vec<u32> = Vec::with_capacity(keys.len());
+    for (i, (key, row)) in keys.iter().enumerate() {
+        if i > 0 && keys[i - 1].0 == *key {
+            conflict |= owner(*row) != owner(*order.last().unwrap());
+        } else {
+            order.push(*row);
+        }
+    }
+    let mut firsts: Vec<u32> = order.iter().copied().filter(|&r| flags[r as usize] & KEY_CONVENTIONAL == 0).collect();
+    firsts.sort_unstable();
+    let unconventional = firsts.iter().map(|&r| fields[3 * r as usize]).collect::<Vec<_>>().join("\n");
+    Index { flags, order, conflict, unconventional }
 }
 
 pub fn rows(bytes: &[u8]) -> Option<String> {

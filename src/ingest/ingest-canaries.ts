@@ -6,7 +6,7 @@ import {createRequire} from 'node:module'
 import type {z as Zod} from 'zod'
 import {InputError} from '../errors.js'
 import {BLOCK_SIZE, EvidenceWriter} from '../evidence/evidence-store.js'
-import {CONVENTIONAL_MARKER, markerKey, memoryRegistry, type KnownKeys, type MarkerRegistry, type RegisteredMarker} from '../extract/markers.js'
+import {CONVENTIONAL_MARKER, markerKey, memoryRegistry, type MarkerRegistry, type RegisteredMarker} from '../extract/markers.js'
 import {stageRegistry} from '../store/canaries.js'
 import {deleteFile, fileBySha256, insertRegistryFile, setRegistryEntries} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
@@ -139,8 +139,8 @@ export async function ingestCanaries(db: CaseDb, options: {path: string; now: ()
 /** A registry read and checked in memory, not yet stored (see previewRegistry). */
 export interface RegistryPreview {
   sha256: string
-  /** The registry as the case will hold it once this file is stored into a case with no registry. */
-  registry: MarkerRegistry
+  /** The registry as the case will hold it once this file is stored into a case with no registry (built on first read). */
+  readonly registry: MarkerRegistry
   /** Its markers: what countCanaries will say then. */
   markers: number
   /** Its markers outside the CANARY-<hex> convention, as unconventionalMarkers will list them. */
@@ -175,27 +175,41 @@ export function previewRegistry(path: string, maxBytes: number): RegistryPreview
   }
   // The native reader answers for a plain CSV whose every row is accepted (36,997 rows: 0.2-0.3
   // s of cold JavaScript on the verdict's path, 20-50 ms this way, measured), with each row's key
-  // and the keys' order; any other file is read here, which words every refusal.
-  let known: KnownKeys | undefined
+  // and the keys' order, whether any key has two owners and the markers outside the convention:
+  // all the pass needs to start. The map the verdict looks markers up in (80-110 ms more at
+  // 36,997 rows, measured) is built when the verdict first asks for it, by then with the parse
+  // workers busy. Any other file is read here, which words every refusal.
   const index = nativeRegistryIndex(bytes)
   if (index !== null) {
-    // The keys as markerKey and isConventionalKey give them and their order, from the addon.
-    const {rows, flags, order} = index
-    const keys: string[] = new Array(flags.length)
-    const unconventional: RegisteredMarker[] = []
-    for (let r = 0; r < flags.length; r++) {
-      const marker = rows[3 * r]!
-      const f = flags[r]!
-      const key = (keys[r] = f & KEY_LOWERED ? `CANARY-${marker.slice(7).toLowerCase()}` : marker)
-      const size = byKey.size
-      if (!add(marker, rows[3 * r + 1]!, rows[3 * r + 2]!, key)) return null
-      if (byKey.size > size && (f & KEY_CONVENTIONAL) === 0) unconventional.push(byKey.get(key)!)
+    // ingestCanaries refuses the file (and words why).
+    if (index.conflict) return null
+    let registry: MarkerRegistry | undefined
+    const build = (): MarkerRegistry => {
+      // The keys as markerKey and isConventionalKey give them and their order, from the addon.
+      const {flags, order} = index
+      const rows = index.rows()
+      const keys: string[] = new Array(flags.length)
+      const unconventional: RegisteredMarker[] = []
+      for (let r = 0; r < flags.length; r++) {
+        const marker = rows[3 * r]!
+        const f = flags[r]!
+        const key = (keys[r] = f & KEY_LOWERED ? `CANARY-${marker.slice(7).toLowerCase()}` : marker)
+        const size = byKey.size
+        // No key has two owners (the addon said so): a repeat keeps the first row.
+        add(marker, rows[3 * r + 1]!, rows[3 * r + 2]!, key)
+        if (byKey.size > size && (f & KEY_CONVENTIONAL) === 0) unconventional.push(byKey.get(key)!)
+      }
+      return memoryRegistry(byKey, {sorted: Array.from(order, (r) => keys[r]!), unconventional})
     }
-    known = {sorted: Array.from(order, (r) => keys[r]!), unconventional}
-  } else {
-    for (const entry of readRegistry(path, chunksOf(bytes))) if (!add(entry.marker, entry.tenant_id, entry.session_id)) return null
+    return {
+      sha256, markers: index.order.length, unconventional: index.unconventional,
+      get registry() {
+        return (registry ??= build())
+      },
+    }
   }
-  const registry = memoryRegistry(byKey, known)
+  for (const entry of readRegistry(path, chunksOf(bytes))) if (!add(entry.marker, entry.tenant_id, entry.session_id)) return null
+  const registry = memoryRegistry(byKey)
   // Copies: a marker cut from the file's text is a slice that keeps the whole decoded chunk (1
   // MiB) alive, and these stay with the parse pool through ingest (3.6 MB of chunks at 200k).
   const unconventional = registry.unconventional.map((m) => Buffer.from(m.marker, 'utf8').toString('utf8'))

@@ -51,7 +51,7 @@ interface Addon {
   /** Absent from an addon built before it was added. */
   releaseFreedMemory?: () => boolean
   /** Absent from an addon built before it was added. */
-  registryIndex?: (bytes: Uint8Array) => {rows: string; flags: Uint8Array; order: Uint32Array} | null
+  registryIndex?: (bytes: Uint8Array) => {rows: string; flags: Uint8Array; order: Uint32Array; conflict?: boolean; unconventional?: string} | null
 }
 
 /** Where the build puts the addon (the repository's native/ folder, beside dist/ and src/). */
@@ -104,7 +104,7 @@ const NO_MARKERS = new UnconventionalSet([])
  * or a time with a zone; native/src/registry.rs); null for any other file or without the addon.
  */
 export function nativeRegistryRows(bytes: Uint8Array): string[] | null {
-  return nativeRegistryIndex(bytes)?.rows ?? null
+  return nativeRegistryIndex(bytes)?.rows() ?? null
 }
 
 /** Per row of a RegistryIndex: markerKey lower-cases the marker (`CANARY-` and the rest lower-cased); else the key is the marker. */
@@ -112,15 +112,36 @@ export const KEY_LOWERED = 1
 /** Per row of a RegistryIndex: the key is a conventional one (isConventionalKey). */
 export const KEY_CONVENTIONAL = 2
 
+/** A canary registry read natively (nativeRegistryIndex). */
+export interface NativeRegistryIndex {
+  /** The rows as nativeRegistryRows gives them, split on first call (111,000 strings at 37,000 rows). */
+  rows(): string[]
+  /** Per row, KEY_LOWERED and KEY_CONVENTIONAL. */
+  flags: Uint8Array
+  /** Per distinct key, the first row that has it, in the keys' code-point order. */
+  order: Uint32Array
+  /** A key given to two owners (another tenant_id or session_id, as given): the reader refuses the file. */
+  conflict: boolean
+  /** The markers of the keys that are not conventional, as each key's first row spells them, in the order of those rows. */
+  unconventional: string[]
+}
+
 /**
  * A canary registry's rows as nativeRegistryRows reads them, with what an in-memory registry
- * needs of their keys: per row, KEY_LOWERED and KEY_CONVENTIONAL; per distinct key, the first
- * row that has it, in the keys' code-point order. Null where nativeRegistryRows is.
+ * needs of their keys, and what the parse workers need before it is built (the markers outside
+ * the convention, and whether any key has two owners). Null where nativeRegistryRows is, and
+ * from an addon built before the last two were added.
  */
-export function nativeRegistryIndex(bytes: Uint8Array): {rows: string[]; flags: Uint8Array; order: Uint32Array} | null {
+export function nativeRegistryIndex(bytes: Uint8Array): NativeRegistryIndex | null {
   const index = load()?.registryIndex?.(bytes)
-  if (!index || typeof index.rows !== 'string') return null
-  return {rows: index.rows === '' ? [] : index.rows.split('\n'), flags: index.flags, order: index.order}
+  if (!index || typeof index.rows !== 'string' || typeof index.conflict !== 'boolean' || typeof index.unconventional !== 'string') return null
+  const text = index.rows
+  let rows: string[] | undefined
+  return {
+    rows: () => (rows ??= text === '' ? [] : text.split('\n')),
+    flags: index.flags, order: index.order, conflict: index.conflict,
+    unconventional: index.unconventional === '' ? [] : index.unconventional.split('\n'),
+  }
 }
 
 /** Whether the native extractor is in use, and if not, why (the bench's machine line). */
