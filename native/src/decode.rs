@@ -477,7 +477,7 @@ fn sse(raw: &str) -> Option<Decoded<'static>> {
 
 /// A stream's chunks mostly differ only in their text: OpenAI's, vLLM's and SGLang's repeat the
 /// same id, object, created and model around each delta. A chunk whose one contribution was a
-/// `delta.content` string without escapes (the token `"` text `"`, borrowed from the chunk) is
+/// `delta.content` string (or a completions chunk's `text`) without escapes (the token `"` text `"`, borrowed from the chunk) is
 /// kept as its bytes before and after that string. A later chunk with exactly those bytes
 /// around a text holding no `"`, no `\` and no control character is the same token sequence
 /// with only that string token changed, so JSON reads it as the same document with that text as
@@ -491,16 +491,24 @@ struct Template<'p> {
 }
 
 impl<'p> Template<'p> {
-    /// The template of a chunk (not an error) whose only text is one choice's delta.content,
-    /// a string given without escapes.
+    /// The template of a chunk (not an error) whose only text is one choice's delta.content, or
+    /// (a completions stream, `text_completion`: no delta object) the choice's text, a string
+    /// given without escapes. A quarter of a generated incident's stream chunks are completions
+    /// chunks, and each was parsed whole (measured: 56% of the chunks parsed).
     fn of(payload: &'p str, choices: &[Json<Choice<'p>, IgnoredAny>]) -> Option<Template<'p>> {
         let [Json::Obj(choice)] = choices else { return None };
-        let Some(Json::Obj(delta)) = &choice.delta else { return None };
-        // Reasoning or tool calls would add text of their own.
-        if str_of(&delta.reasoning_content).is_some_and(|r| !r.is_empty()) || matches!(delta.tool_calls, Some(Json::Arr(_))) {
-            return None;
-        }
-        let Some(Json::Str(Cow::Borrowed(text))) = &delta.content else { return None };
+        let text = if let Some(Json::Obj(delta)) = &choice.delta {
+            // Reasoning or tool calls would add text of their own.
+            if str_of(&delta.reasoning_content).is_some_and(|r| !r.is_empty()) || matches!(delta.tool_calls, Some(Json::Arr(_))) {
+                return None;
+            }
+            let Some(Json::Str(Cow::Borrowed(text))) = &delta.content else { return None };
+            text
+        } else {
+            // decodeSse reads a choice's text only where it has no delta object.
+            let Some(Json::Str(Cow::Borrowed(text))) = &choice.text else { return None };
+            text
+        };
         // Borrowed: a slice of the payload itself, between its quotes.
         let start = (text.as_ptr() as usize).checked_sub(payload.as_ptr() as usize)?;
         let end = start.checked_add(text.len())?;

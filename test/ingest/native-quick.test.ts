@@ -358,6 +358,17 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
       ['{"choices":[{"index":0,"delta":{"content":"', '","tool_calls":[{"index":0,"function":{"arguments":"CANARY-aaaabbbbcccc"}}]}}]}'],
       ['{"choices":[{"index":0,"delta":{"content":"', '"}}]} '],
       ['{"choices":[{"index":0,"delta":{"content":"', '"}}'],
+      // Completions streams (`text_completion`): the choice's text, where it has no delta object.
+      ['{"id":"c3","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":"', '","logprobs":null,"finish_reason":null}]}'],
+      ['{"id":"c3","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":"', '","logprobs":null,"finish_reason":"length"}],"usage":null}'],
+      ['{"choices":[{"index":2,"delta":null,"text":"', '"}]}'],
+      ['{"choices":[{"text":"', '","delta":{"content":"from the delta"}}]}'],
+      ['{"choices":[{"text":"', '","delta":{}}]}'],
+      ['{"choices":[{"text":"x","text":"', '"}]}'],
+      ['{"choices":[{"text":"', '","text":"x"}]}'],
+      ['{"choices":[{"message":{"content":"not read"},"text":"', '"}]}'],
+      ['{"choices":[{"index":0,"text":"', '"},{"index":1,"text":"two"}]}'],
+      ['{"error":{"message":"e"},"choices":[{"text":"', '"}]}'],
     ] as const
     const middle = fc
       .array(
@@ -373,7 +384,7 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     const chunk = (a: number, b: number) =>
       fc.oneof(
         {weight: 8, arbitrary: fc.tuple(fc.constantFrom(a, a, b), middle).map(([e, text]) => `data: ${envelopes[e]![0]}${text}${envelopes[e]![1]}`)},
-        {weight: 2, arbitrary: fc.constantFrom('event: error', 'data: [DONE]', 'data: {"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}', 'data: not json', ': keep-alive', 'data:{"choices":[{"delta":{"content":"CANARY-0123"}}]}')},
+        {weight: 2, arbitrary: fc.constantFrom('event: error', 'data: [DONE]', 'data: {"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}', 'data: not json', ': keep-alive', 'data:{"choices":[{"delta":{"content":"CANARY-0123"}}]}', 'data: {"choices":[{"index":0,"text":"CANARY-0123"}]}')},
       )
     const envelope = fc.nat({max: envelopes.length - 1})
     const stream = fc
