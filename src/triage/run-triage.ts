@@ -153,8 +153,7 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   const sinkRegistry = (): RegistrySource => held ?? {registry: caseRegistry(db), markers: countCanaries(db)}
   let quick: TriageVerdict | null = null
   // Built when the pass hands its first record (or ends), dropped when it ends: the registry's
-  // unconventional markers it holds are not kept through ingest. A registry read natively builds
-  // its lookup map then too (previewRegistry), with the workers parsing the next units.
+  // unconventional markers it holds are not kept through ingest.
   let quickSink: QuickVerdict | null = null
   const ingesting = ingestLogs(db, {
     paths: options.paths, logFormat: options.logFormat, parse: options.parse, source: options.source, now: options.now, evidenceCodec: options.evidenceCodec, evidence: options.evidence,
