@@ -35,8 +35,8 @@ pub struct RegistryIndex {
     /// session_id): the reader refuses the file, and TypeScript words the refusal.
     pub conflict: bool,
     /// The markers of the keys that are not conventional, each as its key's first row spells it,
-    /// in the order of those rows, joined with LF: what the parse workers match before the rest
-    /// of the registry is held in JavaScript (triage's pass starts on them).
+    /// in the order of those rows, joined with LF: what the parse workers match besides
+    /// `CANARY-<hex>` (as unconventionalMarkers lists them once the registry is stored).
     pub unconventional: String,
 }
 

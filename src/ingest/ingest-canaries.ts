@@ -184,24 +184,22 @@ export function previewRegistry(path: string, maxBytes: number): RegistryPreview
   if (index !== null) {
     // ingestCanaries refuses the file (and words why).
     if (index.conflict) return null
-    const build = (): MarkerRegistry => {
-      // The keys as markerKey and isConventionalKey give them and their order, from the addon.
-      const {flags, order} = index
-      const rows = index.rows()
-      const keys: string[] = new Array(flags.length)
-      const unconventional: RegisteredMarker[] = []
-      for (let r = 0; r < flags.length; r++) {
-        const marker = rows[3 * r]!
-        const f = flags[r]!
-        const key = (keys[r] = f & KEY_LOWERED ? `CANARY-${marker.slice(7).toLowerCase()}` : marker)
-        const size = byKey.size
-        // No key has two owners (the addon said so): a repeat keeps the first row.
-        add(marker, rows[3 * r + 1]!, rows[3 * r + 2]!, key)
-        if (byKey.size > size && (f & KEY_CONVENTIONAL) === 0) unconventional.push(byKey.get(key)!)
-      }
-      return memoryRegistry(byKey, {sorted: Array.from(order, (r) => keys[r]!), unconventional})
+    // The keys as markerKey and isConventionalKey give them and their order, from the addon.
+    const {flags, order} = index
+    const rows = index.rows()
+    const keys: string[] = new Array(flags.length)
+    const unconventional: RegisteredMarker[] = []
+    for (let r = 0; r < flags.length; r++) {
+      const marker = rows[3 * r]!
+      const f = flags[r]!
+      const key = (keys[r] = f & KEY_LOWERED ? `CANARY-${marker.slice(7).toLowerCase()}` : marker)
+      const size = byKey.size
+      // No key has two owners (the addon said so): a repeat keeps the first row.
+      add(marker, rows[3 * r + 1]!, rows[3 * r + 2]!, key)
+      if (byKey.size > size && (f & KEY_CONVENTIONAL) === 0) unconventional.push(byKey.get(key)!)
     }
-    return {sha256, markers: index.order.length, unconventional: index.unconventional, registry: build()}
+    const registry = memoryRegistry(byKey, {sorted: Array.from(order, (r) => keys[r]!), unconventional})
+    return {sha256, registry, markers: index.order.length, unconventional: index.unconventional}
   }
   for (const entry of readRegistry(path, chunksOf(bytes))) if (!add(entry.marker, entry.tenant_id, entry.session_id)) return null
   const registry = memoryRegistry(byKey)

@@ -128,9 +128,8 @@ export interface NativeRegistryIndex {
 
 /**
  * A canary registry's rows as nativeRegistryRows reads them, with what an in-memory registry
- * needs of their keys, and what the parse workers need before it is built (the markers outside
- * the convention, and whether any key has two owners). Null where nativeRegistryRows is, and
- * from an addon built before the last two were added.
+ * needs of their keys, the markers outside the convention, and whether any key has two owners.
+ * Null where nativeRegistryRows is, and from an addon built before the last two were added.
  */
 export function nativeRegistryIndex(bytes: Uint8Array): NativeRegistryIndex | null {
   const index = load()?.registryIndex?.(bytes)
