@@ -478,10 +478,11 @@ fn sse(raw: &str) -> Option<Decoded<'static>> {
 /// A stream's chunks mostly differ only in their text: OpenAI's, vLLM's and SGLang's repeat the
 /// same id, object, created and model around each delta. A chunk whose one contribution was a
 /// `delta.content` string (or a completions chunk's `text`) without escapes (the token `"` text
-/// `"`, borrowed from the chunk) is kept as its bytes before and after that string. A later chunk with exactly those bytes
-/// around a text holding no `"`, no `\` and no control character is the same token sequence
-/// with only that string token changed, so JSON reads it as the same document with that text as
-/// the content, and decodeSse appends it as it did the template's: it is not parsed again.
+/// `"`, borrowed from the chunk) is kept as its bytes before and after that string. A later
+/// chunk with exactly those bytes around a text holding no `"`, no `\` and no control character
+/// is the same token sequence with only that string token changed, so JSON reads it as the same
+/// document with that text as the content, and decodeSse appends it as it did the template's: it
+/// is not parsed again.
 /// Anything else in between (an escape, a quote that would end the string early) is parsed whole.
 struct Template<'p> {
     before: &'p str,

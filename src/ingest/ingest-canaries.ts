@@ -185,8 +185,7 @@ export function previewRegistry(path: string, maxBytes: number): RegistryPreview
     // ingestCanaries refuses the file (and words why).
     if (index.conflict) return null
     // The keys as markerKey and isConventionalKey give them and their order, from the addon.
-    const {flags, order} = index
-    const rows = index.rows()
+    const {rows, flags, order} = index
     const keys: string[] = new Array(flags.length)
     const unconventional: RegisteredMarker[] = []
     for (let r = 0; r < flags.length; r++) {

@@ -104,7 +104,7 @@ const NO_MARKERS = new UnconventionalSet([])
  * or a time with a zone; native/src/registry.rs); null for any other file or without the addon.
  */
 export function nativeRegistryRows(bytes: Uint8Array): string[] | null {
-  return nativeRegistryIndex(bytes)?.rows() ?? null
+  return nativeRegistryIndex(bytes)?.rows ?? null
 }
 
 /** Per row of a RegistryIndex: markerKey lower-cases the marker (`CANARY-` and the rest lower-cased); else the key is the marker. */
@@ -114,8 +114,8 @@ export const KEY_CONVENTIONAL = 2
 
 /** A canary registry read natively (nativeRegistryIndex). */
 export interface NativeRegistryIndex {
-  /** The rows as nativeRegistryRows gives them, split on first call (111,000 strings at 37,000 rows). */
-  rows(): string[]
+  /** The rows as nativeRegistryRows gives them. */
+  rows: string[]
   /** Per row, KEY_LOWERED and KEY_CONVENTIONAL. */
   flags: Uint8Array
   /** Per distinct key, the first row that has it, in the keys' code-point order. */
@@ -134,10 +134,8 @@ export interface NativeRegistryIndex {
 export function nativeRegistryIndex(bytes: Uint8Array): NativeRegistryIndex | null {
   const index = load()?.registryIndex?.(bytes)
   if (!index || typeof index.rows !== 'string' || typeof index.conflict !== 'boolean' || typeof index.unconventional !== 'string') return null
-  const text = index.rows
-  let rows: string[] | undefined
   return {
-    rows: () => (rows ??= text === '' ? [] : text.split('\n')),
+    rows: index.rows === '' ? [] : index.rows.split('\n'),
     flags: index.flags, order: index.order, conflict: index.conflict,
     unconventional: index.unconventional === '' ? [] : index.unconventional.split('\n'),
   }
