@@ -16,7 +16,7 @@ mod registry;
 mod timestamp;
 mod value;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, Input};
 use napi::bindgen_prelude::{Float64Array, Uint32Array, Uint8Array};
 use napi_derive::napi;
 use std::fmt;
@@ -93,6 +93,11 @@ struct Automaton {
     /// `CANARY-` (pattern 0), then the markers (pattern i + 1 is markers[i]).
     avoid: AhoCorasick,
     markers: Vec<String>,
+    /// A byte that every pattern holds, where the patterns share one and a search could not
+    /// otherwise skip ahead: see Automaton::is_match.
+    pivot: Option<u8>,
+    /// The longest pattern's length in bytes.
+    longest: usize,
 }
 
 /// The automaton last built, for as long as an extractor holds it.
@@ -120,11 +125,78 @@ impl Automaton {
         let mut patterns = vec!["CANARY-".to_owned()];
         patterns.extend(unconventional.iter().cloned());
         let avoid = searcher(&patterns).map_err(|e| napi::Error::from_reason(e.to_string()))?;
+        let pivot = pivot(&patterns);
+        let longest = patterns.iter().map(String::len).max().unwrap_or(0);
         drop(patterns);
         BUILT.fetch_add(1, Ordering::Relaxed);
-        let built = Arc::new(Automaton { avoid, markers: unconventional });
+        let built = Arc::new(Automaton { avoid, markers: unconventional, pivot, longest });
         *last = Some(Arc::downgrade(&built));
         Ok(built)
+    }
+}
+
+impl Automaton {
+    /// Whether the text holds `CANARY-` or a marker: the automaton's answer, found sooner. Every
+    /// match holds the pivot byte, so a match lies within `longest - 1` bytes of one of its
+    /// occurrences; memchr finds those (SIMD), and the automaton reads only the stretches around
+    /// them, merged where they touch, never a byte twice. Over natural text a byte such as `-`
+    /// is rare, and the automaton's one lookup per byte of every response was 14.6% of the
+    /// extractor's time (perf), as its prefilters stand aside beyond a few dozen patterns.
+    fn is_match(&self, text: &[u8]) -> bool {
+        let Some(pivot) = self.pivot else {
+            return self.avoid.is_match(text);
+        };
+        let reach = self.longest - 1;
+        let around = |p: usize| (p.saturating_sub(reach), (p + reach + 1).min(text.len()));
+        let mut at = memchr::memchr_iter(pivot, text);
+        let Some(first) = at.next() else {
+            return false;
+        };
+        let (mut start, mut end) = around(first);
+        for p in at {
+            let (s, e) = around(p);
+            if s > end {
+                if self.avoid.is_match(Input::new(text).span(start..end)) {
+                    return true;
+                }
+                start = s;
+            }
+            end = e;
+        }
+        self.avoid.is_match(Input::new(text).span(start..end))
+    }
+}
+
+/// The byte that every pattern holds and that is likely rarest in a response's text, where more
+/// patterns than the automaton's own prefilters take (more than one) share such a byte.
+fn pivot(patterns: &[String]) -> Option<u8> {
+    if patterns.len() < 2 {
+        // One pattern: the automaton searches it with memchr's SIMD substring search already.
+        return None;
+    }
+    let mut shared = [true; 256];
+    for p in patterns {
+        let mut has = [false; 256];
+        for &b in p.as_bytes() {
+            has[b as usize] = true;
+        }
+        for (s, h) in shared.iter_mut().zip(has) {
+            *s &= h;
+        }
+    }
+    (0..=255u8).filter(|&b| shared[b as usize]).min_by_key(|&b| commonness(b))
+}
+
+/// How common a byte is in prose, coarsely: letters and spaces most, then the usual punctuation,
+/// digits and capitals, then other symbols (`-`, `_`, `#`...), and control bytes least. Bytes of
+/// UTF-8 sequences rank with the letters: a response in another script is made of them.
+fn commonness(b: u8) -> u8 {
+    match b {
+        b'a'..=b'z' | b' ' | 0x80..=0xff => 4,
+        b'.' | b',' | b'\n' | b'\'' | b'"' => 3,
+        b'A'..=b'Z' | b'0'..=b'9' => 2,
+        0x21..=0x7e => 1,
+        _ => 0,
     }
 }
 
@@ -316,7 +388,7 @@ impl QuickExtractor {
     /// or a registered marker (3% of records in a generated incident).
     fn summary(&self, d: Decoded) -> ResponseRead {
         let empty = d.text.is_empty();
-        let marked = self.automaton.avoid.is_match(d.text.as_ref()).then(|| d.text.into_owned());
+        let marked = self.automaton.is_match(d.text.as_bytes()).then(|| d.text.into_owned());
         ResponseRead { is_error: d.is_error, empty, marked }
     }
 

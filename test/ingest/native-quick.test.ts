@@ -408,6 +408,48 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     expect(marked).toBeGreaterThan(500)
   })
 
+  it('finds registered markers wherever they lie around the byte its search skips to, as TypeScript does', () => {
+    // Where every marker holds one byte (here `-`, which `CANARY-` holds too), the native search
+    // reads only the stretches of text within the longest marker's length of that byte
+    // (Automaton::is_match, lib.rs). Markers hold it first, last or inside, are of different
+    // lengths, sit at a text's ends or next to other `-`s, or miss by their last byte; a set
+    // with a marker that lacks the byte is searched whole.
+    const letters = fc.string({unit: fc.constantFrom(...'ABCXYZ0129'), minLength: 0, maxLength: 22})
+    const marker = fc.tuple(letters, letters).map(([a, b]) => `${a}-${b}`)
+    const markers = fc.tuple(fc.uniqueArray(marker, {minLength: 1, maxLength: 6}), fc.boolean()).map(([m, withoutPivot]) => (withoutPivot ? [...m, 'NOPIVOT9'] : m))
+    const textOf = (set: string[]) =>
+      fc
+        .array(
+          fc.oneof(
+            {weight: 3, arbitrary: fc.constantFrom(...set)},
+            {weight: 2, arbitrary: fc.constantFrom(...set).map((m) => m.slice(0, -1))},
+            {weight: 4, arbitrary: fc.string({unit: fc.constantFrom('a', 'b', ' ', 'A', 'X', '9', '.'), maxLength: 40})},
+            {weight: 1, arbitrary: fc.constantFrom('-', '--', ' - ', 'CANARY-0123456789', 'CANARY')},
+          ),
+          {maxLength: 8},
+        )
+        .map((parts) => parts.join(''))
+    let marked = 0
+    let unmarked = 0
+    fc.assert(
+      fc.property(
+        markers.chain((m) => fc.tuple(fc.constant(m), fc.array(textOf(m), {minLength: 1, maxLength: 8}))),
+        ([m, texts]) => {
+          const registered = new UnconventionalSet(m)
+          const lines = texts.map((response, i) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id: `r${i}`, tenant_id: 't', session_id: 's', request: 'q', response}))
+          const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
+          const native = run(taskOf(bytes), true, registered)
+          expect(native).toEqual(run(taskOf(bytes), false, registered))
+          marked += native.marked.length
+          unmarked += texts.length - native.marked.length
+        },
+      ),
+      {seed: 61_204, numRuns: 3000},
+    )
+    expect(marked).toBeGreaterThan(3000)
+    expect(unmarked).toBeGreaterThan(1000)
+  })
+
   it('an extractor that cannot be built (a bug) is no extractor: the pass reads those units in TypeScript', () => {
     // An UnconventionalSet never holds an empty marker; one that did is refused by the addon.
     const broken = Object.assign(Object.create(UnconventionalSet.prototype) as UnconventionalSet, {markers: ['', 'ZEBRA-TOKEN-C1']})
