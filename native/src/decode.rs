@@ -6,6 +6,9 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
 
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -330,7 +333,7 @@ impl<'de, T, F: FnOnce(Decoded) -> T> Visitor<'de> for ResponseVisitor<F> {
 fn response_string(raw: &str) -> Option<Decoded<'_>> {
     let head = js_trim_start(raw);
     if head.starts_with("data:") || head.starts_with("event:") || head.starts_with(':') {
-        return sse(raw);
+        return sse::<Unescaped>(unescaped_lines(raw));
     }
     if head.starts_with('{') {
         // tryParseJson: a text JSON.parse refuses is read as plain text, but one serde_json
@@ -341,6 +344,70 @@ fn response_string(raw: &str) -> Option<Decoded<'_>> {
         }
     }
     Some(Decoded { text: Cow::Borrowed(raw), is_error: false })
+}
+
+/// decodeResponse for a body that is a string, given as its JSON text (quotes included, as
+/// serde_json checked it), its decoding handed to `f`. A stream is read from the escaped bytes
+/// themselves (see Escaped): its decoded copy was the largest single cost of the pass (serde_json
+/// unescaping each stream whole, every chunk's quotes escaped: 12.6% of the extractor, perf).
+pub fn response_json_string<T>(json: &str, f: impl FnOnce(Decoded) -> T) -> ResponseField<T> {
+    let Some(e) = json.strip_prefix('"').and_then(|j| j.strip_suffix('"')) else { return ResponseField::Left };
+    let read = if memchr::memchr(b'\\', e.as_bytes()).is_none() {
+        // No escape: the text is these bytes.
+        response_string(e).map(f)
+    } else if (e.starts_with("data:") || e.starts_with("event:") || e.starts_with(':')) && !has_unicode_escape(e) {
+        sse::<Escaped>(escaped_lines(e)).map(f)
+    } else {
+        match unescape(json) {
+            Some(text) => response_string(&text).map(f),
+            None => None,
+        }
+    };
+    read.map_or(ResponseField::Left, ResponseField::Read)
+}
+
+/// Whether an escaped JSON string's bytes may hold a `\u` escape (an escaped backslash before a
+/// `u` counts too: the caller then only takes the slower road).
+fn has_unicode_escape(e: &str) -> bool {
+    static FINDER: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\\u"));
+    FINDER.find(e.as_bytes()).is_some()
+}
+
+/// A JSON string's text (quotes included) decoded: by hand where it has only the two-byte escapes,
+/// else by serde_json (surrogate pairs and its refusals as it reads them).
+fn unescape(json: &str) -> Option<String> {
+    let e = &json[1..json.len() - 1];
+    if has_unicode_escape(e) {
+        return serde_json::from_str(json).ok();
+    }
+    unescape_simple(e)
+}
+
+/// Escaped bytes without `\u` escapes decoded: each escape is two bytes for one. None for an
+/// escape JSON has not (serde_json refused it already; this is a guard, not a rule).
+fn unescape_simple(e: &str) -> Option<String> {
+    let b = e.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(b'\\', &b[from..]) {
+        let at = from + i;
+        out.extend_from_slice(&b[from..at]);
+        out.push(match *b.get(at + 1)? {
+            b'"' => b'"',
+            b'\\' => b'\\',
+            b'/' => b'/',
+            b'b' => 0x08,
+            b'f' => 0x0c,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            _ => return None,
+        });
+        from = at + 2;
+    }
+    out.extend_from_slice(&b[from..]);
+    // Whole UTF-8 sequences are copied whole, and the escapes are ASCII.
+    String::from_utf8(out).ok()
 }
 
 /// decodeResponseObject.
@@ -383,26 +450,113 @@ fn index_of(v: &Option<Any>) -> f64 {
     }
 }
 
-/// decodeSse: each data line's JSON document, in order; None where a data line is not one
-/// document (JavaScript joins such lines until they parse) or holds a number past 2^53.
-fn sse(raw: &str) -> Option<Decoded<'static>> {
+/// How a stream's text is at hand: decoded, or as a JSON string's escaped bytes.
+trait Form {
+    /// A part of the stream (from a line's start, or after `data:` or `event:`) decoded.
+    fn decoded(part: &str) -> Option<Cow<'_, str>>;
+    /// Where in `part` the decoded part's byte `at` (a character's start, or the end) begins.
+    fn offset(part: &str, at: usize) -> Option<usize>;
+    /// Whether a data line's payload is `[DONE]`, white space around it.
+    fn is_done(payload: &str) -> bool {
+        js_trim(payload) == "[DONE]"
+    }
+}
+
+/// The stream as serde_json decoded it.
+struct Unescaped;
+
+impl Form for Unescaped {
+    fn decoded(part: &str) -> Option<Cow<'_, str>> {
+        Some(Cow::Borrowed(part))
+    }
+    fn offset(_: &str, at: usize) -> Option<usize> {
+        Some(at)
+    }
+}
+
+/// The stream as the bytes between a JSON string's quotes, holding no `\u` escape: each escape is
+/// two bytes for one, no byte is a quote or a control character (serde_json checked the string),
+/// and a line ends at each `\n` escape. The stream is not decoded whole: a chunk is read by the
+/// template (whose bytes are kept escaped too, and a text between them without a backslash is the
+/// text itself), and only a chunk that is parsed is decoded, on its own.
+struct Escaped;
+
+impl Form for Escaped {
+    fn decoded(part: &str) -> Option<Cow<'_, str>> {
+        if memchr::memchr(b'\\', part.as_bytes()).is_none() {
+            return Some(Cow::Borrowed(part));
+        }
+        unescape_simple(part).map(Cow::Owned)
+    }
+    fn offset(part: &str, at: usize) -> Option<usize> {
+        let b = part.as_bytes();
+        let (mut i, mut decoded) = (0, 0);
+        while decoded < at {
+            i += if *b.get(i)? == b'\\' { 2 } else { 1 };
+            decoded += 1;
+        }
+        (i <= b.len()).then_some(i)
+    }
+    /// Decoded only where short: a `[DONE]` with more white space than this around it is left to
+    /// be parsed as JSON, which fails, and the response is then left to TypeScript.
+    fn is_done(payload: &str) -> bool {
+        payload.len() <= 64 && Self::decoded(payload).is_some_and(|d| js_trim(&d) == "[DONE]")
+    }
+}
+
+/// The lines of a decoded stream, as decodeSse splits them: split(/\r?\n/), a CR dropped only
+/// before a LF (the last line keeps one).
+fn unescaped_lines(raw: &str) -> impl Iterator<Item = &str> {
+    let mut pieces = raw.split('\n').peekable();
+    std::iter::from_fn(move || {
+        let piece = pieces.next()?;
+        Some(if pieces.peek().is_some() { piece.strip_suffix('\r').unwrap_or(piece) } else { piece })
+    })
+}
+
+/// The same lines of a stream given escaped (see Escaped): split at each `\n` escape, a `\r`
+/// escape dropped before one. A backslash begins an escape where the run of backslashes it ends
+/// is odd in length (`\\n` is a backslash and an n).
+fn escaped_lines(e: &str) -> impl Iterator<Item = &str> {
+    let b = e.as_bytes();
+    let escape_at = move |p: usize| b[..=p].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 1;
+    static FINDER: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\\n"));
+    let mut at = FINDER.find_iter(b);
+    let mut from = Some(0);
+    std::iter::from_fn(move || {
+        let start = from?;
+        for p in at.by_ref() {
+            if !escape_at(p) {
+                continue;
+            }
+            from = Some(p + 2);
+            let line = &e[start..p];
+            let cr = line.len() >= 2 && line.ends_with("\\r") && escape_at(start + line.len() - 2);
+            return Some(if cr { &line[..line.len() - 2] } else { line });
+        }
+        from = None;
+        Some(&e[start..])
+    })
+}
+
+/// decodeSse over the stream's lines in either form: each data line's JSON document, in order;
+/// None where a data line is not one document (JavaScript joins such lines until they parse) or
+/// holds a number past 2^53.
+fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>) -> Option<Decoded<'static>> {
     let mut is_error = false;
     // Per choice index, in the order first given text: its pieces appended as they come.
     let mut content: Vec<(f64, String)> = Vec::new();
     let mut tools: Vec<((f64, f64), String)> = Vec::new();
     let mut next_is_error = false;
-    let mut template: Option<Template> = None;
-    let mut lines = raw.split('\n').peekable();
-    while let Some(piece) = lines.next() {
-        // split(/\r?\n/): a CR is dropped only before a LF, so the last piece keeps one.
-        let line = if lines.peek().is_some() { piece.strip_suffix('\r').unwrap_or(piece) } else { piece };
+    let mut template: Option<Template<'r>> = None;
+    for line in lines {
         if let Some(rest) = line.strip_prefix("event:") {
-            next_is_error = js_trim(rest) == "error";
+            next_is_error = js_trim(&F::decoded(rest)?) == "error";
             continue;
         }
         let Some(rest) = line.strip_prefix("data:") else { continue };
         let payload = rest.strip_prefix(' ').unwrap_or(rest);
-        if js_trim(payload) == "[DONE]" {
+        if F::is_done(payload) {
             break;
         }
         // A chunk that is the template's bytes around another text (see Template) reads as the
@@ -416,7 +570,8 @@ fn sse(raw: &str) -> Option<Decoded<'static>> {
             }
             continue;
         }
-        let chunk: Response = serde_json::from_str(payload).ok()?;
+        let text = F::decoded(payload)?;
+        let chunk: Response = serde_json::from_str(&text).ok()?;
         let Json::Obj(chunk) = chunk else { continue };
         if error_of(&chunk.object, &chunk.error) || next_is_error {
             is_error = true;
@@ -424,8 +579,11 @@ fn sse(raw: &str) -> Option<Decoded<'static>> {
             continue;
         }
         let Some(Json::Arr(choices)) = &chunk.choices else { continue };
-        if let Some(t) = Template::of(payload, choices) {
-            template = Some(t);
+        if let Some((start, end, index)) = Template::of(&text, choices) {
+            // The template's bytes in the stream's own form.
+            if let (Some(start), Some(end)) = (F::offset(payload, start), F::offset(payload, end)) {
+                template = Some(Template { before: &payload[..start], after: &payload[end..], index });
+            }
         }
         for choice in choices {
             let Json::Obj(choice) = choice else { continue };
@@ -496,7 +654,8 @@ impl<'p> Template<'p> {
     /// (a completions stream, `text_completion`: no delta object) the choice's text, a string
     /// given without escapes. A quarter of a generated incident's stream chunks are completions
     /// chunks, and each was parsed whole (measured: 56% of the chunks parsed).
-    fn of(payload: &'p str, choices: &[Json<Choice<'p>, IgnoredAny>]) -> Option<Template<'p>> {
+    /// The text's start and end in the decoded chunk, and the choice's index.
+    fn of(payload: &str, choices: &[Json<Choice, IgnoredAny>]) -> Option<(usize, usize, f64)> {
         let [Json::Obj(choice)] = choices else { return None };
         let text = if let Some(Json::Obj(delta)) = &choice.delta {
             // Reasoning or tool calls would add text of their own.
@@ -517,7 +676,7 @@ impl<'p> Template<'p> {
         if start == 0 || end >= bytes.len() || bytes[start - 1] != b'"' || bytes[end] != b'"' {
             return None;
         }
-        Some(Template { before: &payload[..start], after: &payload[end..], index: index_of(&choice.index) })
+        Some((start, end, index_of(&choice.index)))
     }
 
     /// The text of a chunk that is this template around another string; None for any other chunk.

@@ -24,6 +24,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
 
 use crate::decode::{Decoded, ResponseField, ResponseSeed};
 use crate::value::{Any, Json, Key};
@@ -332,7 +334,7 @@ impl QuickExtractor {
         let text = std::str::from_utf8(body).ok()?;
         // serde_json::from_str, with the extractor as the seed: the value, then only white space.
         let mut de = serde_json::Deserializer::from_str(text);
-        let line = LineSeed(self).deserialize(&mut de).ok()?;
+        let line = LineSeed(self, text).deserialize(&mut de).ok()?;
         de.end().ok()?;
         let request_id = id(&line.request_id)?;
         let tenant_id = id(&line.tenant_id)?;
@@ -547,17 +549,29 @@ struct ResponseRead {
     marked: Option<String>,
 }
 
-/// A native line, read with the extractor at hand to summarise its response.
-struct LineSeed<'x>(&'x QuickExtractor);
+/// A native line, read with the extractor at hand to summarise its response, and the line's text.
+struct LineSeed<'x, 'de>(&'x QuickExtractor, &'de str);
 
-impl<'de, 'x> DeserializeSeed<'de> for LineSeed<'x> {
+/// Whether the value after this key of the line is a string: the key borrowed from the line (no
+/// escape in it) ends where the line's text says, and after its quote, white space, the colon and
+/// white space comes the value's first byte. False where that cannot be told (the value is then
+/// read as before, whatever it is).
+fn value_is_string(line: &str, key: &Key) -> bool {
+    let Cow::Borrowed(k) = &key.0 else { return false };
+    let Some(at) = (k.as_ptr() as usize).checked_sub(line.as_ptr() as usize) else { return false };
+    let Some([b'"', after @ ..]) = line.as_bytes().get(at + k.len()..) else { return false };
+    let mut bytes = after.iter().filter(|&&c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'));
+    bytes.next() == Some(&b':') && bytes.next() == Some(&b'"')
+}
+
+impl<'de, 'x> DeserializeSeed<'de> for LineSeed<'x, 'de> {
     type Value = NativeLine<'de>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_map(self)
     }
 }
 
-impl<'de, 'x> Visitor<'de> for LineSeed<'x> {
+impl<'de, 'x> Visitor<'de> for LineSeed<'x, 'de> {
     type Value = NativeLine<'de>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a JSON object")
@@ -574,7 +588,15 @@ impl<'de, 'x> Visitor<'de> for LineSeed<'x> {
                 "prompt_tokens" => out.prompt_tokens = Some(map.next_value()?),
                 "completion_tokens" => out.completion_tokens = Some(map.next_value()?),
                 "request" => out.request = Some(map.next_value()?),
-                "response" => out.response = Some(map.next_value_seed(ResponseSeed(|d: Decoded| self.0.summary(d)))?),
+                "response" => {
+                    out.response = Some(if value_is_string(self.1, &key) {
+                        // Taken as its JSON text, unescaped only where it must be (decode.rs).
+                        let json: &'de RawValue = map.next_value()?;
+                        decode::response_json_string(json.get(), |d| self.0.summary(d))
+                    } else {
+                        map.next_value_seed(ResponseSeed(|d: Decoded| self.0.summary(d)))?
+                    })
+                }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }

@@ -387,10 +387,10 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
         {weight: 2, arbitrary: fc.constantFrom('event: error', 'data: [DONE]', 'data: {"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}', 'data: not json', ': keep-alive', 'data:{"choices":[{"delta":{"content":"CANARY-0123"}}]}', 'data: {"choices":[{"index":0,"text":"CANARY-0123"}]}')},
       )
     const envelope = fc.nat({max: envelopes.length - 1})
+    // Lines end in LF or CRLF (a CR alone ends none); a stream may open with white space.
     const stream = fc
-      .tuple(envelope, envelope)
-      .chain(([a, b]) => fc.array(chunk(a, b), {minLength: 1, maxLength: 12}))
-      .map((chunks) => chunks.join('\n\n') + '\n\n')
+      .tuple(envelope, envelope, fc.constantFrom('\n\n', '\r\n\r\n', '\n', '\r\n', '\r\n\n', '\r\r\n'), fc.constantFrom('', '', '', ' ', '\n', '\t'))
+      .chain(([a, b, end, lead]) => fc.array(chunk(a, b), {minLength: 1, maxLength: 12}).map((chunks) => lead + chunks.join(end) + end))
     let claimed = 0
     let marked = 0
     fc.assert(
