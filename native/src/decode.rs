@@ -489,13 +489,20 @@ impl Form for Escaped {
         unescape_simple(part).map(Cow::Owned)
     }
     fn offset(part: &str, at: usize) -> Option<usize> {
+        // Runs of bytes without a backslash are their own decoding; each escape is one byte.
         let b = part.as_bytes();
         let (mut i, mut decoded) = (0, 0);
-        while decoded < at {
-            i += if *b.get(i)? == b'\\' { 2 } else { 1 };
-            decoded += 1;
+        loop {
+            let run = memchr::memchr(b'\\', &b[i..]).unwrap_or(b.len() - i);
+            if decoded + run >= at {
+                return Some(i + (at - decoded));
+            }
+            decoded += run + 1;
+            i += run + 2;
+            if i > b.len() {
+                return None;
+            }
         }
-        (i <= b.len()).then_some(i)
     }
     /// Decoded only where short: a `[DONE]` with more white space than this around it is left to
     /// be parsed as JSON, which fails, and the response is then left to TypeScript.
@@ -562,6 +569,7 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>) -> Option<Decoded<'sta
         // A chunk that is the template's bytes around another text (see Template) reads as the
         // template's chunk did, with this text as its piece.
         if let Some(piece) = template.as_ref().and_then(|t| t.piece(payload)) {
+            TEMPLATE_READS.with(|n| n.set(n.get() + 1));
             if next_is_error {
                 is_error = true;
                 next_is_error = false;
@@ -631,6 +639,12 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>) -> Option<Decoded<'sta
         text.push_str(&t);
     }
     Some(Decoded { text: Cow::Owned(text), is_error })
+}
+
+thread_local! {
+    /// Chunks this thread has read by a template (for tests: that the template is used at all,
+    /// in either form; a template that never matched would give the same answers, slower).
+    pub static TEMPLATE_READS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// A stream's chunks mostly differ only in their text: OpenAI's, vLLM's and SGLang's repeat the

@@ -107,6 +107,12 @@ static LAST_BUILT: Mutex<Option<Weak<Automaton>>> = Mutex::new(None);
 /// Automata built by this process (for tests: extractors of one list in two workers build one).
 static BUILT: AtomicU32 = AtomicU32::new(0);
 
+/// How many stream chunks this thread has read by a template (decode.rs Template).
+#[napi]
+pub fn template_reads() -> f64 {
+    decode::TEMPLATE_READS.with(|n| n.get() as f64)
+}
+
 /// How many markers' automata this process has built.
 #[napi]
 pub fn automata_built() -> u32 {

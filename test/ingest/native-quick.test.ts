@@ -450,6 +450,30 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     expect(unmarked).toBeGreaterThan(1000)
   })
 
+  it('reads a repeating stream\'s chunks by its template, whether the stream is read escaped or decoded', () => {
+    // A template that never matched would give the same answers, only slower; this holds the
+    // template's bytes to where they are, in both forms: a stream in a JSON string with only
+    // two-byte escapes is read from its escaped bytes, one with a \\u escape is decoded first.
+    const addonHere = createRequire(import.meta.url)(ADDON_PATH) as {templateReads: () => number}
+    const chunk = (text: string) => `data: ${JSON.stringify({id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{index: 0, delta: {content: text}, finish_reason: null}]})}`
+    const words = Array.from({length: 10}, (_, i) => `word${i} `)
+    const streams = [
+      words.map(chunk).join('\n\n') + '\n\ndata: [DONE]\n\n',
+      words.map(chunk).join('\r\n\r\n') + '\r\n\r\ndata: [DONE]\r\n\r\n',
+      // \u00e9 in a chunk's own JSON: the outer string then holds \\u00e9, and the stream is decoded whole.
+      [chunk('caf\u00e9 '), ...words.map(chunk)].join('\n\n').replace('caf\u00e9', 'caf\\u00e9') + '\n\n',
+    ]
+    for (const response of streams) {
+      const line = JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id: 'r', tenant_id: 't', session_id: 's', request: 'q', response})
+      const bytes = new Uint8Array(Buffer.from(line))
+      const before = addonHere.templateReads()
+      expect(claims(bytes, set)).toEqual({left: 0, blank: 0, record: 1})
+      // The first chunk is parsed and makes the template; the other nine are read by it.
+      expect(addonHere.templateReads() - before).toBe(9)
+      expect(run(taskOf(bytes), true, set)).toEqual(run(taskOf(bytes), false, set))
+    }
+  })
+
   it('an extractor that cannot be built (a bug) is no extractor: the pass reads those units in TypeScript', () => {
     // An UnconventionalSet never holds an empty marker; one that did is refused by the addon.
     const broken = Object.assign(Object.create(UnconventionalSet.prototype) as UnconventionalSet, {markers: ['', 'ZEBRA-TOKEN-C1']})
