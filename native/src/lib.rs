@@ -141,9 +141,7 @@ impl Automaton {
         *last = Some(Arc::downgrade(&built));
         Ok(built)
     }
-}
 
-impl Automaton {
     /// Whether the text holds `CANARY-` or a marker: the automaton's answer, found sooner. Every
     /// match holds the pivot byte, so a match lies within `longest - 1` bytes of one of its
     /// occurrences; memchr finds those (SIMD), and the automaton reads only the stretches around
@@ -175,8 +173,8 @@ impl Automaton {
     }
 }
 
-/// The byte that every pattern holds and that is likely rarest in a response's text, where more
-/// patterns than the automaton's own prefilters take (more than one) share such a byte.
+/// The byte that every pattern holds and that is likely rarest in a response's text, where there
+/// are two patterns or more and they share one.
 fn pivot(patterns: &[String]) -> Option<u8> {
     if patterns.len() < 2 {
         // One pattern: the automaton searches it with memchr's SIMD substring search already.
