@@ -355,12 +355,14 @@ pub fn response_json_string<T>(json: &str, f: impl FnOnce(Decoded) -> T) -> Resp
     let read = if memchr::memchr(b'\\', e.as_bytes()).is_none() {
         // No escape: the text is these bytes.
         response_string(e).map(f)
-    } else if (e.starts_with("data:") || e.starts_with("event:") || e.starts_with(':')) && !has_unicode_escape(e) {
-        sse::<Escaped>(escaped_lines(e)).map(f)
     } else {
-        match unescape(json) {
-            Some(text) => response_string(&text).map(f),
-            None => None,
+        let unicode = has_unicode_escape(e);
+        if !unicode && (e.starts_with("data:") || e.starts_with("event:") || e.starts_with(':')) {
+            sse::<Escaped>(escaped_lines(e)).map(f)
+        } else {
+            // serde_json reads `\u` escapes (surrogate pairs, and its refusals as it reads them).
+            let text = if unicode { serde_json::from_str(json).ok() } else { unescape_simple(e) };
+            text.and_then(|text| response_string(&text).map(f))
         }
     };
     read.map_or(ResponseField::Left, ResponseField::Read)
@@ -371,16 +373,6 @@ pub fn response_json_string<T>(json: &str, f: impl FnOnce(Decoded) -> T) -> Resp
 fn has_unicode_escape(e: &str) -> bool {
     static FINDER: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\\u"));
     FINDER.find(e.as_bytes()).is_some()
-}
-
-/// A JSON string's text (quotes included) decoded: by hand where it has only the two-byte escapes,
-/// else by serde_json (surrogate pairs and its refusals as it reads them).
-fn unescape(json: &str) -> Option<String> {
-    let e = &json[1..json.len() - 1];
-    if has_unicode_escape(e) {
-        return serde_json::from_str(json).ok();
-    }
-    unescape_simple(e)
 }
 
 /// Escaped bytes without `\u` escapes decoded: each escape is two bytes for one. None for an
