@@ -20,5 +20,12 @@
 // under --json).
 // Values already in the environment win. Any POSIX sh will do (env -S is missing from
 // BusyBox). `node bin/run.js` runs without these settings; they change nothing but memory.
-import {execute} from '@oclif/core'
+// The framework from its bundle in dist/ where `npm run build` wrote one (the commands import
+// that same copy; scripts/bundle.mjs), else from node_modules. oclif's own check of the Node
+// version (against its floor, Node 18, below this CLI's: package.json engines) is skipped: it
+// loads semver and builds its regular expressions on every start (about 20 ms).
+import {existsSync} from 'node:fs'
+process.env.OCLIF_DISABLE_ENGINE_WARNING ??= '1'
+const bundled = new URL('../dist/bundles/oclif-core.js', import.meta.url)
+const {execute} = await import(existsSync(bundled) ? bundled.href : '@oclif/core')
 await execute({dir: import.meta.url})

@@ -45,6 +45,45 @@ for (const f of entryPoints) {
 }
 rmSync(join(dist, 'chunks'), {recursive: true, force: true})
 rmSync(join(dist, 'bundles'), {recursive: true, force: true})
+// The CLI framework is bundled too, once, into dist/bundles/oclif-core.js, and every command and
+// the hook import that one copy (as do bin/run.js and bin/dev.js): oclif's Config, the command
+// classes and its errors must come from one module instance (its error handler tells an exit
+// from a failure by instanceof). Node read 120 files of @oclif/core and its dependencies at each
+// start (88-125 ms to import on a 2-core host; bundled 40-50, measured). Its optional compilers
+// for development under ts-node stay external (never loaded from dist/). Its CommonJS modules
+// keep `require`, `__filename` and `__dirname` as they were in node_modules (oclif reads its
+// own package.json through them).
+const OCLIF_BUNDLE = join(dist, 'bundles', 'oclif-core.js')
+// By name: `export *` of a CommonJS module leaves esbuild no names to export.
+const oclifNames = Object.keys(await import('@oclif/core')).filter((k) => k !== 'default' && k !== 'module.exports')
+await esbuild.build({
+  stdin: {contents: `export {${oclifNames.join(', ')}} from '@oclif/core'`, resolveDir: root, sourcefile: 'oclif-core-entry.js'},
+  outfile: OCLIF_BUNDLE,
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external: ['typescript', 'ts-node', 'tsx', 'pnpapi'],
+  banner: {
+    js: [
+      BANNER,
+      "import {createRequire as __bundleCreateRequire} from 'node:module'",
+      "import {dirname as __bundleDirname} from 'node:path'",
+      'const require = __bundleCreateRequire(import.meta.url)',
+      "const __filename = require.resolve('@oclif/core')",
+      'const __dirname = __bundleDirname(__filename)',
+    ].join('\n'),
+  },
+  absWorkingDir: root,
+  logLevel: 'warning',
+})
+/** Every bundle below imports the framework from its one bundled copy (a path relative to dist/bundles/ or dist/chunks/). */
+const oclifFromBundle = {
+  name: 'oclif-from-bundle',
+  setup(build) {
+    build.onResolve({filter: /^@oclif\/core$/}, () => ({path: '../bundles/oclif-core.js', external: true}))
+  },
+}
 // One build per entry: a process runs one command, and code split between commands came out as
 // 76 shared chunks, 43 of them imported by triage (62-78 ms against 27-39 for one file). Chunks
 // are left only where an entry imports a module when it needs it (the PDF renderer).
@@ -60,6 +99,7 @@ for (const entry of entryPoints) {
     platform: 'node',
     target: 'node20',
     packages: 'external',
+    plugins: [oclifFromBundle],
     banner: {js: BANNER},
     metafile: true,
     absWorkingDir: root,

@@ -1,3 +1,4 @@
+import {spawnSync} from 'node:child_process'
 import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import {dirname, join, relative, resolve, sep} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
@@ -39,6 +40,34 @@ describe('the built commands and workers', () => {
       expect(fileURLToPath(new URL('../../templates/', pathToFileURL(f)))).toBe(join(root, 'templates') + sep)
       expect(fileURLToPath(new URL('../../native/crosstalk-native.node', pathToFileURL(f)))).toBe(join(root, 'native', 'crosstalk-native.node'))
     }
+  })
+
+  it('import the CLI framework from its one bundled copy, as bin/run.js and bin/dev.js do', () => {
+    // oclif's handler tells an exit from a failure by instanceof: its config, the commands'
+    // classes and its errors must come from one module instance.
+    const oclif = join(dist, 'bundles', 'oclif-core.js')
+    expect(existsSync(oclif)).toBe(true)
+    const built = [...walk(join(dist, 'bundles')), ...walk(join(dist, 'chunks'))].filter((f) => f.endsWith('.js') && f !== oclif)
+    for (const f of built) {
+      const text = readFileSync(f, 'utf8')
+      expect(text, relative(root, f)).not.toMatch(/from "@oclif\/core"|import\("@oclif\/core"\)/)
+      const from = [...text.matchAll(/from "([^"]*oclif-core\.js)"/g)].map((m) => resolve(dirname(f), m[1]!))
+      for (const target of from) expect(target, relative(root, f)).toBe(oclif)
+      // Every command's class extends the framework's Command.
+      if (relative(join(dist, 'bundles'), f).startsWith('commands-')) expect(from.length, relative(root, f)).toBeGreaterThan(0)
+    }
+    for (const bin of ['run.js', 'dev.js']) expect(readFileSync(join(root, 'bin', bin), 'utf8')).toContain("new URL('../dist/bundles/oclif-core.js', import.meta.url)")
+  })
+
+  it('the help command (its own plugin, with the framework from node_modules) answers as before', () => {
+    const ok = spawnSync(join(root, 'bin', 'run.js'), ['help', 'triage'], {encoding: 'utf8'})
+    expect(ok.status, ok.stderr).toBe(0)
+    expect(ok.stdout).toMatch(/^USAGE\n {2}\$ crosstalk triage PATHS/m)
+    const missing = spawnSync(join(root, 'bin', 'run.js'), ['help', 'no-such-command'], {encoding: 'utf8'})
+    expect(missing.status).toBe(2)
+    expect(missing.stderr.trim().split('\n')).toHaveLength(1)
+    expect(missing.stderr).toMatch(/no-such-command not found/)
+    expect(missing.stderr).not.toMatch(/EEXIT|at .*\.js:\d+/)
   })
 
   it('commands load through their bundles', async () => {
