@@ -15,40 +15,74 @@ const MAX_LINE: usize = 1 << 20;
 /// The fewest characters of a marker outside the CANARY-<hex> convention (MIN_UNCONVENTIONAL_MARKER).
 const MIN_UNCONVENTIONAL: usize = 8;
 
-/// A registry's rows with what the verdict's in-memory registry needs of
-/// their keys, computed here instead of by a regular expression per row and a sort of every key
-/// in JavaScript (about 0.12 s of the verdict's main thread over 36,997 rows, measured).
+/// A registry's rows with what the verdict's in-memory registry needs of their keys, computed
+/// here instead of by a regular expression per row, a map of every row and a sort of every key
+/// in JavaScript (about 0.12 s of the verdict's main thread over 36,997 rows, measured). The
+/// rows are two strings, not three per row: creating 111,000 strings through Node-API cost most
+/// of the 40-90 ms that 36,997 rows took, and splitting them in JavaScript with a map of every
+/// row cost the verdict's main thread 40-60 ms more while the parse workers waited (measured).
 #[napi(object)]
 pub struct RegistryIndex {
     /// Each row's marker, tenant_id and session_id in file order, all joined with LF (no field
-    /// holds one: the file's lines are split at it). One string, not three per row: creating
-    /// 111,000 strings through Node-API cost most of the 40-90 ms that 36,997 rows took (measured).
+    /// holds one: the file's lines are split at it).
     pub rows: String,
-    /// Per row: KEY_LOWERED where markerKey lower-cases the marker's hex (the key is `CANARY-`
-    /// and the rest lower-cased; else the key is the marker), KEY_CONVENTIONAL where the key is a
-    /// conventional one (isConventionalKey: `CANARY-` and 8 or more lower-case hex digits).
-    pub flags: napi::bindgen_prelude::Uint8Array,
-    /// Per distinct key, the first row that has it, in the keys' code-point order (UTF-8 bytes,
-    /// SQLite's BINARY collation).
+    /// Per row, where its marker starts in `rows`, in UTF-16 code units (a JavaScript index).
+    pub row_starts: napi::bindgen_prelude::Uint32Array,
+    /// Every distinct key (markerKey: `CANARY-` and the rest lower-cased for a conventional
+    /// marker, else the marker), in code-point order (UTF-8 bytes, SQLite's BINARY
+    /// collation), joined with LF.
+    pub keys: String,
+    /// Per key of `keys`, the first row that has it.
     pub order: napi::bindgen_prelude::Uint32Array,
     /// Whether a key is given to two owners (rows with one key and another tenant_id or
     /// session_id): the reader refuses the file, and TypeScript words the refusal.
     pub conflict: bool,
-    /// The markers of the keys that are not conventional, each as its key's first row spells it,
-    /// in the order of those rows, joined with LF: what the parse workers match besides
-    /// `CANARY-<hex>` (as unconventionalMarkers lists them once the registry is stored).
+    /// The markers of the keys that are not conventional (isConventionalKey: `CANARY-` and 8 or
+    /// more lower-case hex digits), each as its key's first row spells it, in the order of those
+    /// rows, joined with LF: what the parse workers match besides `CANARY-<hex>` (as
+    /// unconventionalMarkers lists them once the registry is stored).
     pub unconventional: String,
+    /// The position in `keys` of each of those markers' keys, in the same order.
+    pub unconventional_at: napi::bindgen_prelude::Uint32Array,
+    /// Whether a key holds a character from U+E000 up, where JavaScript's comparison of UTF-16
+    /// code units is not code-point order.
+    pub wide: bool,
 }
-
-const KEY_LOWERED: u8 = 1;
-const KEY_CONVENTIONAL: u8 = 2;
 
 #[napi]
 /// The index of the registry whose bytes these are, or None where TypeScript reads it.
 pub fn registry_index(bytes: napi::bindgen_prelude::Uint8Array) -> Option<RegistryIndex> {
     let rows = rows(&bytes)?;
-    let Index { flags, order, conflict, unconventional } = index(&rows);
-    Some(RegistryIndex { rows, flags: flags.into(), order: order.into(), conflict, unconventional })
+    let (text, row_starts) = joined(&rows);
+    let Index { keys, order, conflict, unconventional, unconventional_at, wide } = index(&rows);
+    Some(RegistryIndex {
+        rows: text,
+        row_starts: row_starts.into(),
+        keys,
+        order: order.into(),
+        conflict,
+        unconventional,
+        unconventional_at: unconventional_at.into(),
+        wide,
+    })
+}
+
+/// The rows' fields joined with LF, and where each row starts in UTF-16 code units.
+fn joined(rows: &[[&str; 3]]) -> (String, Vec<u32>) {
+    let mut text = String::with_capacity(rows.iter().map(|r| r.iter().map(|f| f.len() + 1).sum::<usize>()).sum());
+    let mut starts = Vec::with_capacity(rows.len());
+    let mut at = 0usize;
+    for row in rows {
+        starts.push(at as u32);
+        for field in row {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(field);
+            at += 1 + if field.is_ascii() { field.len() } else { field.encode_utf16().count() };
+        }
+    }
+    (text, starts)
 }
 
 /// markerKey (/^CANARY-[0-9a-f]+$/i: `CANARY-` and the rest lower-cased) of a marker.
@@ -63,52 +97,76 @@ fn marker_key(marker: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// isConventionalKey: `CANARY-` and 8 or more lower-case hex digits.
+fn is_conventional_key(key: &str) -> bool {
+    key.strip_prefix("CANARY-").is_some_and(|hex| hex.len() >= 8 && hex.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')))
+}
+
+/// A key's first 16 bytes as one number (zero after its end): where two keys' numbers differ,
+/// they are in the keys' byte order (a key that ends first has a zero where the other has a
+/// byte, and zero is the least byte); where they are equal, the keys are compared whole.
+fn head(key: &str) -> u128 {
+    let mut b = [0u8; 16];
+    let n = key.len().min(16);
+    b[..n].copy_from_slice(&key.as_bytes()[..n]);
+    u128::from_be_bytes(b)
+}
+
 /// What registry_index gives besides the rows (see RegistryIndex).
 pub struct Index {
-    pub flags: Vec<u8>,
+    pub keys: String,
     pub order: Vec<u32>,
     pub conflict: bool,
     pub unconventional: String,
+    pub unconventional_at: Vec<u32>,
+    pub wide: bool,
 }
 
-pub fn index(rows: &str) -> Index {
-    let fields: Vec<&str> = if rows.is_empty() { Vec::new() } else { rows.split('\n').collect() };
-    let mut flags = Vec::with_capacity(fields.len() / 3);
-    let mut keys: Vec<(std::borrow::Cow<str>, u32)> = Vec::with_capacity(fields.len() / 3);
-    for (i, row) in fields.chunks_exact(3).enumerate() {
+pub fn index(rows: &[[&str; 3]]) -> Index {
+    let mut keys: Vec<(u128, std::borrow::Cow<str>, u32)> = rows.iter().enumerate().map(|(i, row)| {
         let key = marker_key(row[0]);
-        let lowered = matches!(key, std::borrow::Cow::Owned(_));
-        let conventional = key.strip_prefix("CANARY-").is_some_and(|hex| hex.len() >= 8 && hex.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')));
-        flags.push(if lowered { KEY_LOWERED } else { 0 } | if conventional { KEY_CONVENTIONAL } else { 0 });
-        keys.push((key, i as u32));
-    }
-    // Stable: of the rows with one key, the first comes first, and only it is kept; a later one
-    // with another owner is a conflict (the same tenant_id and session_id, as given, is a repeat).
-    keys.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-    let owner = |row: u32| &fields[3 * row as usize + 1..3 * row as usize + 3];
+        (head(&key), key, i as u32)
+    }).collect();
+    // By key, then row: of the rows with one key, the first comes first, and only it is kept; a
+    // later one with another owner is a conflict (the same tenant_id and session_id, as given,
+    // is a repeat).
+    keys.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.as_bytes().cmp(b.1.as_bytes())).then(a.2.cmp(&b.2)));
+    let owner = |row: u32| &rows[row as usize][1..];
     let mut conflict = false;
     let mut order: Vec<u32> = Vec::with_capacity(keys.len());
-    for (i, (key, row)) in keys.iter().enumerate() {
-        if i > 0 && keys[i - 1].0 == *key {
+    let mut text = String::with_capacity(keys.iter().map(|k| k.1.len() + 1).sum());
+    let mut firsts: Vec<(u32, u32)> = Vec::new();
+    let mut wide = false;
+    for (i, (_, key, row)) in keys.iter().enumerate() {
+        if i > 0 && keys[i - 1].1 == *key {
             conflict |= owner(*row) != owner(*order.last().unwrap());
-        } else {
-            order.push(*row);
+            continue;
         }
+        if !is_conventional_key(key) {
+            firsts.push((*row, order.len() as u32));
+        }
+        // U+E000 and up start with byte 0xEE or higher in UTF-8 (a surrogate has no UTF-8 form).
+        wide |= key.bytes().any(|b| b >= 0xee);
+        if !order.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(key);
+        order.push(*row);
     }
-    let mut firsts: Vec<u32> = order.iter().copied().filter(|&r| flags[r as usize] & KEY_CONVENTIONAL == 0).collect();
     firsts.sort_unstable();
-    let unconventional = firsts.iter().map(|&r| fields[3 * r as usize]).collect::<Vec<_>>().join("\n");
-    Index { flags, order, conflict, unconventional }
+    let unconventional = firsts.iter().map(|&(r, _)| rows[r as usize][0]).collect::<Vec<_>>().join("\n");
+    let unconventional_at = firsts.iter().map(|&(_, at)| at).collect();
+    Index { keys: text, order, conflict, unconventional, unconventional_at, wide }
 }
 
-pub fn rows(bytes: &[u8]) -> Option<String> {
+pub fn rows(bytes: &[u8]) -> Option<Vec<[&str; 3]>> {
     let text = std::str::from_utf8(bytes).ok()?;
     // A quote opens a quoted field (RFC 4180, its own parser); a BOM is dropped or kept by rules
     // of its own at the start of the file and of a record.
     if text.contains('"') || text.contains('\u{feff}') {
         return None;
     }
-    let mut out = String::with_capacity(text.len());
+    let mut out: Vec<[&str; 3]> = Vec::with_capacity(text.len() / 64);
     // Where marker, tenant_id, session_id and issued_at are among the header's columns.
     let mut columns: Option<[Option<usize>; 4]> = None;
     for line in text.split_terminator('\n') {
@@ -156,12 +214,7 @@ pub fn rows(bytes: &[u8]) -> Option<String> {
                 from_iso(issued)?;
             }
         }
-        for field in [marker, tenant, session] {
-            if !out.is_empty() {
-                out.push('\n');
-            }
-            out.push_str(field);
-        }
+        out.push([marker, tenant, session]);
     }
     Some(out)
 }

@@ -89,21 +89,13 @@ export function buildRegistry(rows: readonly CanaryRow[]): MarkerRegistry {
  * so a key whose character after `key` is U+FFFF or above is not among them), in that order.
  * Its key order is sorted on the first range search.
  */
-export function memoryRegistry(byKey: ReadonlyMap<string, RegisteredMarker>, known?: KnownKeys): MarkerRegistry {
+export function memoryRegistry(byKey: ReadonlyMap<string, RegisteredMarker>): MarkerRegistry {
   let sorted: string[] | undefined
-  let before: (a: string, b: string) => boolean = (a, b) => a < b
+  let before: Before = (a, b) => a < b
   const keys = (): string[] => {
     if (sorted) return sorted
-    // JavaScript compares UTF-16 code units, which is code-point order unless a string holds a
-    // surrogate or a character from U+E000 up.
-    const wide = (k: string): boolean => /[\ud800-\uffff]/.test(k)
-    if (known) {
-      sorted = known.sorted
-      if (sorted.some(wide)) before = (a, b) => compareCodePoints(a, b) < 0
-      return sorted
-    }
     sorted = [...byKey.keys()]
-    if (sorted.some(wide)) {
+    if (sorted.some(isWide)) {
       before = (a, b) => compareCodePoints(a, b) < 0
       sorted.sort(compareCodePoints)
     } else sorted.sort()
@@ -113,30 +105,60 @@ export function memoryRegistry(byKey: ReadonlyMap<string, RegisteredMarker>, kno
     exact: (key: string) => byKey.get(key),
     extending: (key: string, limit: number) => {
       const all = keys()
-      let lo = 0
-      let hi = all.length
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1
-        if (before(key, all[mid]!)) hi = mid
-        else lo = mid + 1
-      }
-      const out: RegisteredMarker[] = []
-      for (let i = lo; i < all.length && out.length < limit && all[i]!.startsWith(key); i++) {
-        if (all[i]!.codePointAt(key.length)! < 0xffff) out.push(byKey.get(all[i]!)!)
-      }
-      return out
+      return extendingAt(all, key, limit, before).map((i) => byKey.get(all[i]!)!)
     },
-  }, known?.unconventional ?? [...byKey.values()].filter((m) => !isConventionalKey(m.key)))
+  }, [...byKey.values()].filter((m) => !isConventionalKey(m.key)))
 }
 
 /**
- * What memoryRegistry would otherwise work out from its map, given by a caller that has it
- * already (the native registry reader): every key in code-point order, and the markers whose key
- * is not conventional, in the map's order.
+ * A registry over keys given in code-point order (`wide`: some key holds a character from U+E000
+ * up), whose markers are made when first asked for (`at(i)`: the marker of `sorted[i]`) and
+ * kept; `unconventionalAt` says where the keys outside the convention are, in the order
+ * unconventionalMarkers lists them. Answers as memoryRegistry answers over the same markers,
+ * with no map of every marker: the native registry reader (ingest-canaries.ts) gives the keys
+ * sorted, and making 37,000 markers cost the verdict's main thread 40-60 ms (measured).
  */
-export interface KnownKeys {
-  sorted: string[]
-  unconventional: RegisteredMarker[]
+export function sortedRegistry(sorted: readonly string[], at: (i: number) => RegisteredMarker, wide: boolean, unconventionalAt: ArrayLike<number>): MarkerRegistry {
+  const made = new Map<number, RegisteredMarker>()
+  const marker = (i: number): RegisteredMarker => {
+    let m = made.get(i)
+    if (m === undefined) made.set(i, (m = at(i)))
+    return m
+  }
+  const before: Before = wide ? (a, b) => compareCodePoints(a, b) < 0 : (a, b) => a < b
+  return withAutomaton({
+    exact: (key: string) => {
+      const i = upperBound(sorted, key, before) - 1
+      return i >= 0 && sorted[i] === key ? marker(i) : undefined
+    },
+    extending: (key: string, limit: number) => extendingAt(sorted, key, limit, before).map(marker),
+  }, Array.from(unconventionalAt, marker))
+}
+
+type Before = (a: string, b: string) => boolean
+
+/** JavaScript compares UTF-16 code units, which is code-point order unless a string holds a surrogate or a character from U+E000 up. */
+const isWide = (k: string): boolean => /[\ud800-\uffff]/.test(k)
+
+/** The first position in `sorted` whose key comes after `key`. */
+function upperBound(sorted: readonly string[], key: string, before: Before): number {
+  let lo = 0
+  let hi = sorted.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (before(key, sorted[mid]!)) hi = mid
+    else lo = mid + 1
+  }
+  return lo
+}
+
+/** Where in `sorted` the first `limit` keys that extend `key` are (MarkerRegistry.extending). */
+function extendingAt(sorted: readonly string[], key: string, limit: number, before: Before): number[] {
+  const out: number[] = []
+  for (let i = upperBound(sorted, key, before); i < sorted.length && out.length < limit && sorted[i]!.startsWith(key); i++) {
+    if (sorted[i]!.codePointAt(key.length)! < 0xffff) out.push(i)
+  }
+  return out
 }
 
 /** Code-point order (UTF-8 byte order: SQLite's BINARY collation) of two strings. */

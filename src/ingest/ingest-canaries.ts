@@ -6,14 +6,14 @@ import {createRequire} from 'node:module'
 import type {z as Zod} from 'zod'
 import {InputError} from '../errors.js'
 import {BLOCK_SIZE, EvidenceWriter} from '../evidence/evidence-store.js'
-import {CONVENTIONAL_MARKER, markerKey, memoryRegistry, type MarkerRegistry, type RegisteredMarker} from '../extract/markers.js'
+import {CONVENTIONAL_MARKER, markerKey, memoryRegistry, sortedRegistry, type MarkerRegistry, type RegisteredMarker} from '../extract/markers.js'
 import {stageRegistry} from '../store/canaries.js'
 import {deleteFile, fileBySha256, insertRegistryFile, setRegistryEntries} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {begin, commit, rollback} from '../store/session.js'
 import {parseTimestamp} from '../util/timestamps.js'
 import {parseCsv} from './csv-parse.js'
-import {KEY_CONVENTIONAL, KEY_LOWERED, nativeRegistryIndex} from './native-quick.js'
+import {nativeRegistryIndex} from './native-quick.js'
 
 // A registry can hold a million markers (one per session, about 100 bytes each: 90 MB at
 // 926,440 markers). It is read a chunk at a time, twice: once for its hash (a registry the
@@ -166,39 +166,30 @@ export function previewRegistry(path: string, maxBytes: number): RegistryPreview
   // Read whole (it is at most maxBytes), hashed and read from the same bytes.
   const bytes = Buffer.concat([...fileReads(path)])
   const sha256 = createHash('sha256').update(bytes).digest('hex')
-  const byKey = new Map<string, RegisteredMarker>()
-  const add = (marker: string, tenant: string, session: string, key = markerKey(marker)): boolean => {
-    const prior = byKey.get(key)
-    if (prior === undefined) byKey.set(key, {key, marker, tenant, session})
-    else if (prior.tenant !== tenant || prior.session !== session) return false
-    return true
-  }
   // The native reader answers for a plain CSV whose every row is accepted (36,997 rows: 0.2-0.3
-  // s of cold JavaScript on the verdict's path, 20-50 ms this way, measured), with each row's key
-  // and the keys' order, whether any key has two owners and the markers outside the convention.
-  // The map is built here, before the pass: built when the verdict first asked for it, it held
-  // the main thread 50-80 ms while the workers had about 10 ms of units queued, and the verdict
-  // came later, not sooner (medians of six alternating runs, 2.38 s against 2.02 s). Any other
-  // file is read here, which words every refusal.
+  // s of cold JavaScript on the verdict's path), with the distinct keys in order, each key's
+  // first row, whether any key has two owners and the markers outside the convention. A key's
+  // marker is made from its row when the verdict first looks it up: a map of every row, built
+  // before the pass, held the main thread 40-60 ms while the parse workers waited for their
+  // first units (measured). Any other file is read here, which words every refusal.
   const index = nativeRegistryIndex(bytes)
   if (index !== null) {
     // ingestCanaries refuses the file (and words why).
     if (index.conflict) return null
-    // The keys as markerKey and isConventionalKey give them and their order, from the addon.
-    const {rows, flags, order} = index
-    const keys: string[] = new Array(flags.length)
-    const unconventional: RegisteredMarker[] = []
-    for (let r = 0; r < flags.length; r++) {
-      const marker = rows[3 * r]!
-      const f = flags[r]!
-      const key = (keys[r] = f & KEY_LOWERED ? `CANARY-${marker.slice(7).toLowerCase()}` : marker)
-      const size = byKey.size
-      // No key has two owners (the addon said so): a repeat keeps the first row.
-      add(marker, rows[3 * r + 1]!, rows[3 * r + 2]!, key)
-      if (byKey.size > size && (f & KEY_CONVENTIONAL) === 0) unconventional.push(byKey.get(key)!)
-    }
-    const registry = memoryRegistry(byKey, {sorted: Array.from(order, (r) => keys[r]!), unconventional})
-    return {sha256, registry, markers: index.order.length, unconventional: index.unconventional}
+    const {keys, order} = index
+    const registry = sortedRegistry(keys, (i) => {
+      const [marker, tenant, session] = index.row(order[i]!)
+      return {key: keys[i]!, marker, tenant, session}
+    }, index.wide, index.unconventionalAt)
+    return {sha256, registry, markers: keys.length, unconventional: index.unconventional}
+  }
+  const byKey = new Map<string, RegisteredMarker>()
+  const add = (marker: string, tenant: string, session: string): boolean => {
+    const key = markerKey(marker)
+    const prior = byKey.get(key)
+    if (prior === undefined) byKey.set(key, {key, marker, tenant, session})
+    else if (prior.tenant !== tenant || prior.session !== session) return false
+    return true
   }
   for (const entry of readRegistry(path, chunksOf(bytes))) if (!add(entry.marker, entry.tenant_id, entry.session_id)) return null
   const registry = memoryRegistry(byKey)

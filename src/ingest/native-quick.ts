@@ -51,7 +51,9 @@ interface Addon {
   /** Absent from an addon built before it was added. */
   releaseFreedMemory?: () => boolean
   /** Absent from an addon built before it was added. */
-  registryIndex?: (bytes: Uint8Array) => {rows: string; flags: Uint8Array; order: Uint32Array; conflict?: boolean; unconventional?: string} | null
+  registryIndex?: (bytes: Uint8Array) => {
+    rows: string; rowStarts?: Uint32Array; keys?: string; order: Uint32Array; conflict?: boolean; unconventional?: string; unconventionalAt?: Uint32Array; wide?: boolean
+  } | null
 }
 
 /** Where the build puts the addon (the repository's native/ folder, beside dist/ and src/). */
@@ -107,37 +109,52 @@ export function nativeRegistryRows(bytes: Uint8Array): string[] | null {
   return nativeRegistryIndex(bytes)?.rows ?? null
 }
 
-/** Per row of a RegistryIndex: markerKey lower-cases the marker (`CANARY-` and the rest lower-cased); else the key is the marker. */
-export const KEY_LOWERED = 1
-/** Per row of a RegistryIndex: the key is a conventional one (isConventionalKey). */
-export const KEY_CONVENTIONAL = 2
-
 /** A canary registry read natively (nativeRegistryIndex). */
 export interface NativeRegistryIndex {
-  /** The rows as nativeRegistryRows gives them. */
-  rows: string[]
-  /** Per row, KEY_LOWERED and KEY_CONVENTIONAL. */
-  flags: Uint8Array
-  /** Per distinct key, the first row that has it, in the keys' code-point order. */
+  /** The rows as nativeRegistryRows gives them (split from one string when first asked for). */
+  readonly rows: string[]
+  /** A row's marker, tenant_id and session_id, cut from that string. */
+  row(r: number): [marker: string, tenant: string, session: string]
+  /** Every distinct key (markerKey), in code-point order. */
+  keys: string[]
+  /** Per key of `keys`, the first row that has it. */
   order: Uint32Array
   /** A key given to two owners (another tenant_id or session_id, as given): the reader refuses the file. */
   conflict: boolean
   /** The markers of the keys that are not conventional, as each key's first row spells them, in the order of those rows. */
   unconventional: string[]
+  /** Where each of those markers' keys is in `keys`. */
+  unconventionalAt: Uint32Array
+  /** A key holds a character from U+E000 up (JavaScript's < is not code-point order there). */
+  wide: boolean
 }
 
 /**
- * A canary registry's rows as nativeRegistryRows reads them, with what an in-memory registry
- * needs of their keys, the markers outside the convention, and whether any key has two owners.
- * Null where nativeRegistryRows is, and from an addon built before the last two were added.
+ * A canary registry's rows as nativeRegistryRows reads them, with its keys in order, the markers
+ * outside the convention, and whether any key has two owners. Null where nativeRegistryRows is,
+ * and from an addon built before the keys were given.
  */
 export function nativeRegistryIndex(bytes: Uint8Array): NativeRegistryIndex | null {
   const index = load()?.registryIndex?.(bytes)
-  if (!index || typeof index.rows !== 'string' || typeof index.conflict !== 'boolean' || typeof index.unconventional !== 'string') return null
+  if (!index || typeof index.rows !== 'string' || typeof index.keys !== 'string' || !(index.rowStarts instanceof Uint32Array) || !(index.unconventionalAt instanceof Uint32Array)) return null
+  if (typeof index.conflict !== 'boolean' || typeof index.unconventional !== 'string' || typeof index.wide !== 'boolean') return null
+  const {rows: text, rowStarts} = index
+  let rows: string[] | undefined
   return {
-    rows: index.rows === '' ? [] : index.rows.split('\n'),
-    flags: index.flags, order: index.order, conflict: index.conflict,
+    get rows() {
+      return (rows ??= text === '' ? [] : text.split('\n'))
+    },
+    row(r) {
+      const start = rowStarts[r]!
+      const a = text.indexOf('\n', start)
+      const b = text.indexOf('\n', a + 1)
+      const c = text.indexOf('\n', b + 1)
+      return [text.slice(start, a), text.slice(a + 1, b), text.slice(b + 1, c < 0 ? text.length : c)]
+    },
+    keys: index.keys === '' ? [] : index.keys.split('\n'),
+    order: index.order, conflict: index.conflict,
     unconventional: index.unconventional === '' ? [] : index.unconventional.split('\n'),
+    unconventionalAt: index.unconventionalAt, wide: index.wide,
   }
 }
 

@@ -3,8 +3,8 @@ import {join} from 'node:path'
 import fc from 'fast-check'
 import {afterEach, describe, expect, it} from 'vitest'
 import {previewRegistry, registryEntries} from '../../src/ingest/ingest-canaries.js'
-import {compareCodePoints, isConventionalKey, markerKey} from '../../src/extract/markers.js'
-import {KEY_CONVENTIONAL, KEY_LOWERED, nativeQuickStatus, nativeRegistryIndex, nativeRegistryRows, resetNativeQuick} from '../../src/ingest/native-quick.js'
+import {compareCodePoints, isConventionalKey, markerKey, memoryRegistry, type RegisteredMarker} from '../../src/extract/markers.js'
+import {nativeQuickStatus, nativeRegistryIndex, nativeRegistryRows, resetNativeQuick} from '../../src/ingest/native-quick.js'
 import {tempDir} from '../helpers/cli.js'
 
 // Issue 18: triage reads a registry for its verdict before any log, and cold JavaScript took
@@ -90,6 +90,24 @@ const conflictOf = (rows: string[]): boolean => {
     return owner.get(k) !== o
   })
 }
+/** Each key's first row as a marker, in the order of those rows. */
+const firstRows = (rows: string[]): Map<string, RegisteredMarker> => {
+  const byKey = new Map<string, RegisteredMarker>()
+  keysOf(rows).forEach((key, r) => byKey.has(key) || byKey.set(key, {key, marker: rows[3 * r]!, tenant: rows[3 * r + 1]!, session: rows[3 * r + 2]!}))
+  return byKey
+}
+/** Every key, every key one character short and one longer, and keys that are no key's. */
+const probesOf = (rows: string[]): string[] => [
+  ...keysOf(rows).flatMap((k) => [k, k.slice(0, -1), k.slice(0, 7 + 8), `${k}0`, `${k}\uffff`]),
+  'CANARY-', 'CANARY-0', 'CANARY-0123abcd', 'CANARY-ffffffffffffffffffff', 'ZEBRA', '', '\u{1d49c}',
+]
+let previewFile = 0
+/** previewRegistry over this text, from a file of its own. */
+const previewOf = (text: string) => {
+  const path = join(dir, `preview-${previewFile++}.csv`)
+  writeFileSync(path, text)
+  return previewRegistry(path, 1 << 30)!
+}
 /** The markers of the keys outside the convention, as each key's first row spells them, in the order of those rows. */
 const unconventionalOf = (rows: string[]): string[] => {
   const seen = new Set<string>()
@@ -127,8 +145,21 @@ describe.runIf(native)('the registry read natively for the verdict', () => {
         expect(index.conflict).toBe(conflictOf(rows))
         expect(index.unconventional).toEqual(unconventionalOf(rows))
         if (index.conflict) conflicts++
-        expect(Array.from(index.flags)).toEqual(keysOf(rows).map((k, r) => (k !== rows[3 * r] ? KEY_LOWERED : 0) | (isConventionalKey(k) ? KEY_CONVENTIONAL : 0)))
-        expect(Array.from(index.order)).toEqual(orderOf(rows))
+        const order = orderOf(rows)
+        expect(Array.from(index.order)).toEqual(order)
+        expect(index.keys).toEqual(order.map((r) => keysOf(rows)[r]))
+        for (let r = 0; r < rows.length / 3; r++) expect(index.row(r)).toEqual(rows.slice(3 * r, 3 * r + 3))
+        expect(Array.from(index.unconventionalAt, (i) => index.row(index.order[i]!)[0])).toEqual(index.unconventional)
+        expect(index.wide).toBe(index.keys.some((k) => /[\ud800-\uffff]/.test(k)))
+        if (index.conflict) return
+        // The verdict's registry over those keys answers as the in-memory registry of the same rows.
+        const preview = previewOf(text)
+        const inMemory = memoryRegistry(firstRows(rows))
+        for (const probe of probesOf(rows)) {
+          expect(preview.registry.exact(probe), probe).toEqual(inMemory.exact(probe))
+          expect(preview.registry.extending(probe, 2), probe).toEqual(inMemory.extending(probe, 2))
+        }
+        expect(preview.registry.unconventional).toEqual(inMemory.unconventional)
       }),
       {seed: 180_032, numRuns: 1500, endOnFailure: true},
     )
