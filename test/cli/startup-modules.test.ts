@@ -9,8 +9,8 @@ import {expect, it} from 'vitest'
 // drafts (date-fns, pdfkit) never. Run against the built command, as the installed CLI runs.
 const ROOT = join(import.meta.dirname, '..', '..')
 
-/** The packages under node_modules that importing a built module loads, by ESM import or CommonJS require. */
-function packagesLoadedBy(module: string): string[] {
+/** The packages under node_modules that importing a built module loads, by ESM import or CommonJS require, and every URL it resolves. */
+function packagesLoadedBy(module: string): {packages: string[]; urls: string[]} {
   const hook = `export async function resolve(s, c, n) { const r = await n(s, c); globalThis.port?.postMessage(r.url); return r }
 export function initialize({port}) { globalThis.port = port }`
   const script = `
