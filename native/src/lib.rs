@@ -13,6 +13,7 @@
 mod decode;
 mod js;
 mod registry;
+mod scan;
 mod timestamp;
 mod value;
 
@@ -23,7 +24,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::{Deserialize, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
@@ -111,6 +112,18 @@ static BUILT: AtomicU32 = AtomicU32::new(0);
 #[napi]
 pub fn template_reads() -> f64 {
     decode::TEMPLATE_READS.with(|n| n.get() as f64)
+}
+
+thread_local! {
+    /// Lines of this thread that the walk (QuickExtractor::walk) refused and serde_json read.
+    static WALK_MISSED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// How many lines this thread's walk refused that serde_json then read (for tests: only a key
+/// with an escape should send a line there; anything else costs a second reading).
+#[napi]
+pub fn walk_missed() -> f64 {
+    WALK_MISSED.with(|n| n.get() as f64)
 }
 
 /// How many markers' automata this process has built.
@@ -336,10 +349,17 @@ impl QuickExtractor {
             return None;
         }
         let text = std::str::from_utf8(body).ok()?;
-        // serde_json::from_str, with the extractor as the seed: the value, then only white space.
-        let mut de = serde_json::Deserializer::from_str(text);
-        let line = LineSeed(self, text).deserialize(&mut de).ok()?;
-        de.end().ok()?;
+        let line = match self.walk(text) {
+            Some(line) => line,
+            None => {
+                // serde_json::from_str, with the extractor as the seed: the value, then only white space.
+                let mut de = serde_json::Deserializer::from_str(text);
+                let line = LineSeed(self, text).deserialize(&mut de).ok()?;
+                de.end().ok()?;
+                WALK_MISSED.with(|n| n.set(n.get() + 1));
+                line
+            }
+        };
         let request_id = id(&line.request_id)?;
         let tenant_id = id(&line.tenant_id)?;
         let session_id = id(&line.session_id)?;
@@ -388,6 +408,74 @@ impl QuickExtractor {
         }
         let (h1, h2) = pair_hash(source, request_id);
         Some((h1, h2, flags, ts_ms, marked))
+    }
+
+    /// The line's object walked here, each field's value read by serde_json as LineSeed reads it
+    /// and each string's end found by scan::string_end (serde_json skipped a streamed response's
+    /// string an escape at a time). None where the line is not JSON, or where a key holds an
+    /// escape: LineSeed then reads it, to the same refusal or answer. So this must refuse all
+    /// that serde_json refuses, and read alike all that it takes: test/ingest/native-quick.test.ts
+    /// holds both roads to TypeScript's answers on random and mutated lines.
+    fn walk<'de>(&self, text: &'de str) -> Option<NativeLine<'de>> {
+        let b = text.as_bytes();
+        let string_after = |quote: usize| -> Option<usize> {
+            (b.get(quote) == Some(&b'"')).then_some(())?;
+            Some(quote + 1 + scan::string_end(&b[quote + 1..])?)
+        };
+        let mut out = NativeLine::default();
+        let mut i = spaces(b, 1);
+        if b.get(i) == Some(&b'}') {
+            i += 1;
+        } else {
+            loop {
+                let end = string_after(i)?;
+                let key = &b[i + 1..end];
+                if memchr::memchr(b'\\', key).is_some() {
+                    return None;
+                }
+                i = spaces(b, end + 1);
+                if b.get(i) != Some(&b':') {
+                    return None;
+                }
+                i = spaces(b, i + 1);
+                i = match key {
+                    b"ts" => value_into(text, i, &mut out.ts)?,
+                    b"request_id" => value_into(text, i, &mut out.request_id)?,
+                    b"tenant_id" => value_into(text, i, &mut out.tenant_id)?,
+                    b"session_id" => value_into(text, i, &mut out.session_id)?,
+                    b"status" => value_into(text, i, &mut out.status)?,
+                    b"prompt_tokens" => value_into(text, i, &mut out.prompt_tokens)?,
+                    b"completion_tokens" => value_into(text, i, &mut out.completion_tokens)?,
+                    b"request" => value_into(text, i, &mut out.request)?,
+                    b"response" if b.get(i) == Some(&b'"') => {
+                        let end = string_after(i)?;
+                        out.response = Some(decode::response_json_string(&text[i..=end], |d| self.summary(d)));
+                        end + 1
+                    }
+                    b"response" => {
+                        let (OwnedResponse(r), next) = value_at(text, i)?;
+                        out.response = Some(match r {
+                            ResponseField::Read(d) => ResponseField::Read(self.summary(d)),
+                            ResponseField::Null => ResponseField::Null,
+                            ResponseField::Left => ResponseField::Left,
+                        });
+                        next
+                    }
+                    _ if b.get(i) == Some(&b'"') => string_after(i)? + 1,
+                    _ => value_at::<IgnoredAny>(text, i)?.1,
+                };
+                i = spaces(b, i);
+                match b.get(i) {
+                    Some(b',') => i = spaces(b, i + 1),
+                    Some(b'}') => {
+                        i += 1;
+                        break;
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        (spaces(b, i) == b.len()).then_some(out)
     }
 
     /// A decoded response as the verdict reads it; its text is kept only where it holds `CANARY-`
@@ -472,6 +560,40 @@ impl QuickExtractor {
 }
 
 
+
+/// The first byte at or after `i` that is not JSON white space.
+fn spaces(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// The JSON value at `text[at..]` (no white space before it), read by serde_json, and where it
+/// ends: as a value inside the line's object is read, its end checked as a stream's values are
+/// (a number, `true`, `false` or `null` must be followed by white space or punctuation).
+fn value_at<'de, T: Deserialize<'de>>(text: &'de str, at: usize) -> Option<(T, usize)> {
+    let mut values = serde_json::Deserializer::from_str(text.get(at..)?).into_iter::<T>();
+    let value = values.next()?.ok()?;
+    Some((value, at + values.byte_offset()))
+}
+
+/// value_at, kept in a field (a field given twice keeps its last value); where it ends.
+fn value_into<'de, T: Deserialize<'de>>(text: &'de str, at: usize, field: &mut Option<T>) -> Option<usize> {
+    let (value, end) = value_at(text, at)?;
+    *field = Some(value);
+    Some(end)
+}
+
+/// A response field that is not a string, decoded with its text owned (an object's text is
+/// built anew anyway), for the walk to summarise once serde_json is done with it.
+struct OwnedResponse(ResponseField<decode::Decoded<'static>>);
+
+impl<'de> Deserialize<'de> for OwnedResponse {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        ResponseSeed(|d: Decoded| Decoded { text: Cow::Owned(d.text.into_owned()), is_error: d.is_error }).deserialize(d).map(OwnedResponse)
+    }
+}
 
 /// request_id, tenant_id, session_id: a string that is not only white space (a number is left
 /// to TypeScript, which writes it as JavaScript does).

@@ -38,6 +38,11 @@ function run(task: QuickUnitTask, native: boolean, set: UnconventionalSet): Omit
   }
 }
 
+/** Lines of this thread the native walk refused and serde_json read (native/src/lib.rs). */
+function walkMissed(): number {
+  return (createRequire(import.meta.url)(ADDON_PATH) as {walkMissed: () => number}).walkMissed()
+}
+
 function taskOf(bytes: Uint8Array, maxLineBytes = 1 << 20): QuickUnitTask {
   return {seq: 0, bytes, offset: 0, firstLineNo: 1, spec, file: '0', maxLineBytes, quickSource: 'gw-test'}
 }
@@ -74,6 +79,7 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     it('gives the same quick result unit by unit, claiming nearly every line', () => {
       const files = readdirSync(join(dir, 'logs')).filter((f) => f.endsWith('.jsonl'))
       expect(files.length).toBeGreaterThan(3)
+      const missedBefore = walkMissed()
       let claimed = 0
       let lines = 0
       for (const f of files) {
@@ -92,6 +98,8 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
       }
       expect(lines).toBeGreaterThan(2500)
       expect(claimed / lines).toBeGreaterThan(0.9)
+      // Every line read once: the walk refused none that serde_json then read.
+      expect(walkMissed() - missedBefore).toBe(0)
     })
   })
 
@@ -181,10 +189,11 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     if (form === 3) json = json.replace(/,/g, ' ,\t') // white space between tokens
     if (form === 4) json = ` ${json}`
     if (form === 5) json = json.replace('"ts"', '"\\u0074s"') // an escaped key
+    if (form === 6) json = json.replace(/":/g, '" : ') // white space around colons
     return json
   }
 
-  const mutation = fc.record({at: fc.nat(), del: fc.nat({max: 3}), ins: fc.constantFrom('', '\u0001', '\t', '"', '\\', '{', '}', ',', '0', 'é', '\u2028', '\ud800', 'CANARY-0123456789abcdef', '\\u00')})
+  const mutation = fc.record({at: fc.nat(), del: fc.nat({max: 3}), ins: fc.constantFrom('', '\u0001', '\t', '"', '\\', '{', '}', ',', '0', 'é', '\u2028', '\ud800', 'CANARY-0123456789abcdef', '\\u00', '\\x', '\\u12g4', '\\\\', '\\"', '\\u0022')})
   const line = fc.oneof(
     {weight: 6, arbitrary: fc.tuple(record, fc.nat({max: 8})).map(([r, form]) => serialise(r, form))},
     {
@@ -222,6 +231,52 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     )
     // The generators reach both sides: many lines claimed, the rest left to TypeScript.
     expect(claimed).toBeGreaterThan(500)
+  })
+
+  // A streamed response is one long JSON string, escape-dense; the native walk finds where it
+  // ends 64 bytes at a time (native/src/scan.rs). Every escape JSON has, and some it has not,
+  // at every offset against those blocks: the same answer as TypeScript's, or the same refusal.
+  it('finds where a string ends and refuses a bad escape as JSON.parse does, wherever it falls against 64-byte blocks', () => {
+    const piece = fc.constantFrom('"', '\\', '/', '\n', '\r', '\t', '\b', '\f', '\u0001', '\u2028', '\ud800', 'é', 'a', 'ab', 'CANARY-0123456789abcdef', 'data: ', ' ', '\\"')
+    const bad = fc.constantFrom('\\x', '\\u12g4', '\\u12', '\\', '\\\\\\', '\\"', '\\\\"', '\\ ', '\\U0041', '"')
+    const stringLine = fc.record({
+      pad: fc.nat({max: 70}),
+      field: fc.constantFrom('response', 'extra', 'request_id'),
+      parts: fc.array(piece, {maxLength: 90}),
+      stream: fc.boolean(),
+      breakAt: fc.option(fc.tuple(fc.nat(), bad), {nil: undefined, freq: 2}),
+    }).map(({pad, field, parts, stream, breakAt}) => {
+      const value = (stream ? 'data: ' : '') + parts.join('')
+      const record: Record<string, unknown> = {ts: '2026-10-30T00:00:01.000Z', request_id: 'r1', tenant_id: 't', session_id: 's', pad: 'p'.repeat(pad), response: 'ok'}
+      record[field] = field === 'response' && stream ? `${value}\n\ndata: ${JSON.stringify({choices: [{delta: {content: value}}]})}` : value
+      let json = JSON.stringify(record)
+      if (breakAt !== undefined) {
+        const at = breakAt[0] % (json.length + 1)
+        json = json.slice(0, at) + breakAt[1] + json.slice(at)
+      }
+      return {json, broken: breakAt !== undefined}
+    })
+    // A line the walk refuses goes to serde_json, which would give the same answer: so the walk
+    // is also held to refusing no line serde_json reads, where nothing was put into the lines
+    // (an insertion may escape a key, which the walk leaves to serde_json).
+    let claimed = 0
+    let whole = 0
+    fc.assert(
+      fc.property(fc.array(stringLine, {minLength: 1, maxLength: 8}), (lines) => {
+        const bytes = new TextEncoder().encode(lines.map((l) => l.json).join('\n'))
+        expect(run(taskOf(bytes), true, set)).toEqual(run(taskOf(bytes), false, set))
+        claimed += claims(bytes, set).record
+        for (const l of lines.filter((l) => !l.broken)) {
+          const missedBefore = walkMissed()
+          claims(new TextEncoder().encode(l.json), set)
+          expect(walkMissed() - missedBefore, l.json).toBe(0)
+          whole++
+        }
+      }),
+      {seed: 90_210, numRuns: 1500},
+    )
+    expect(claimed).toBeGreaterThan(600)
+    expect(whole).toBeGreaterThan(2000)
   })
 
   // ---------------------------------------------------------------- marked records
