@@ -414,8 +414,10 @@ impl QuickExtractor {
     /// and each string's end found by scan::string_end (serde_json skipped a streamed response's
     /// string an escape at a time). None where the line is not JSON, or where a key holds an
     /// escape: LineSeed then reads it, to the same refusal or answer. So this must refuse all
-    /// that serde_json refuses, and read alike all that it takes: test/ingest/native-quick.test.ts
-    /// holds both roads to TypeScript's answers on random and mutated lines.
+    /// that serde_json refuses, and read alike all that it takes (but for its nesting limit: each
+    /// field's value here starts at depth 0, one level below the line's own reading, and reads as
+    /// JSON.parse reads it): test/ingest/native-quick.test.ts holds both roads to TypeScript's
+    /// answers on random and mutated lines.
     fn walk<'de>(&self, text: &'de str) -> Option<NativeLine<'de>> {
         let b = text.as_bytes();
         let string_after = |quote: usize| -> Option<usize> {
