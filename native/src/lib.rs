@@ -16,9 +16,11 @@ mod registry;
 mod scan;
 mod timestamp;
 mod value;
+mod words;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, Input};
 use napi::bindgen_prelude::{Float64Array, Uint32Array, Uint8Array};
+use napi::{Env, JsString};
 use napi_derive::napi;
 use std::fmt;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -753,4 +755,59 @@ pub fn release_freed_memory() -> bool {
     {
         false
     }
+}
+
+thread_local! {
+    /// The text being fingerprinted, as UTF-16 (kept between calls; let go when a long one grew it).
+    static UTF16: std::cell::RefCell<Vec<u16>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Hands over JavaScript's answers for every code unit below 0x10000 (words.rs): bit 0 white
+/// space, bit 1 a letter or digit, bit 2 a unit to decline, bits 16-31 a letter's lower case.
+/// The first table given is kept; false for a table of another length.
+#[napi]
+pub fn set_word_table(table: Uint32Array) -> bool {
+    words::set_table(&table)
+}
+
+#[napi]
+pub fn has_word_table() -> bool {
+    words::table().is_some()
+}
+
+/// fingerprintText (src/extract/winnow.ts) of `text`: the selected pairs written into `out` from
+/// `at`, their number of values in `written[0]`; returns the number of words, or -1 where
+/// TypeScript must read the text (no table yet, a code unit the table declines, or too little
+/// room in `out`: words::max_output).
+#[napi(catch_unwind)]
+pub fn fingerprint_text(env: Env, text: JsString, mut out: Uint32Array, at: u32, mut written: Uint32Array) -> napi::Result<i32> {
+    use napi::NapiRaw;
+    let Some(table) = words::table() else { return Ok(-1) };
+    let mut len = 0usize;
+    // SAFETY: env and the string's handle are this call's own; a null buffer asks for the length only.
+    napi::check_status!(unsafe { napi::sys::napi_get_value_string_utf16(env.raw(), text.raw(), std::ptr::null_mut(), 0, &mut len) })?;
+    let at = at as usize;
+    if written.is_empty() || out.len() < at || out.len() - at < words::max_output(len) {
+        return Ok(-1);
+    }
+    UTF16.with(|cell| {
+        let mut buf = cell.borrow_mut();
+        if buf.len() < len + 1 {
+            buf.resize(len + 1, 0);
+        }
+        let mut copied = 0usize;
+        // SAFETY: the buffer holds len + 1 units, the size passed (the last one takes a NUL).
+        napi::check_status!(unsafe { napi::sys::napi_get_value_string_utf16(env.raw(), text.raw(), buf.as_mut_ptr(), len + 1, &mut copied) })?;
+        let answer = words::fingerprint(&buf[..copied], table, &mut out[at..]);
+        if buf.len() > 1 << 20 {
+            *buf = Vec::new();
+        }
+        Ok(match answer {
+            Some((n, values)) => {
+                written[0] = values as u32;
+                n as i32
+            }
+            None => -1,
+        })
+    })
 }

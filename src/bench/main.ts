@@ -336,7 +336,7 @@ async function main(): Promise<number> {
   const notes: string[] = [
     `Wall time: median of ${opts.runs} run(s), tools alternating run by run; each crosstalk step is a child \`bin/run.js ... --json\` (the installed \`crosstalk\`) on a fresh case (node + oclif start-up included); end to end = ingest canaries + ingest logs + scan + scope of one run (four processes); triage = the same in one \`crosstalk triage\` process, on a fresh case. Peak RSS: max over runs, via ${mach.rss_method}.`,
     'MB/s is over the log files as stored (one of the 12 files is gzip). Accuracy: precision/recall of the responses each answer implicates (request ids) against the ground truth\'s cross_session/cross_tenant responses; ripgrep\'s answer is every line its pattern matches.',
-    `Machine: ${mach.nproc} CPUs (${mach.cpu}), ${mach.mem_total_gib} GiB, load average ${mach.loadavg_at_start} at start, shared with other sessions: expect noise. Native verdict-pass extractor: ${mach.native_extractor}.`,
+    `Machine: ${mach.nproc} CPUs (${mach.cpu}), ${mach.mem_total_gib} GiB, load average ${mach.loadavg_at_start} at start, shared with other sessions: expect noise. Native addon (the verdict pass's extractor, provenance fingerprints): ${mach.native_extractor}.`,
   ]
   if (!hasRg) notes.push('ripgrep not installed: its rows are skipped.')
   log(`mode ${opts.quick ? 'quick' : opts.large ? 'large' : 'full'}: sizes ${opts.sizes.join(', ')}, ${opts.runs} run(s) each, rss via ${mach.rss_method}${hasRg ? '' : ', no rg'}`)

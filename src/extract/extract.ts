@@ -2,7 +2,7 @@ import {createHash} from 'node:crypto'
 import {AhoCorasick, type SharedAutomaton} from './aho-corasick.js'
 import {markerTokens, type MarkerToken} from './markers.js'
 import {findPii, hashPii} from './pii.js'
-import {FingerprintBuffer, fingerprintText, SCHEME} from './winnow.js'
+import {FingerprintBuffer, fingerprintTextFast, SCHEME} from './winnow.js'
 
 // What detection needs from one record's texts, taken in the single pass that decodes
 // them (at ingest, in a worker thread): the response's marker-shaped tokens, the hashed
@@ -96,9 +96,9 @@ export function extractRecord(prompt: string | null, response: string | null, ou
   if (prompt) for (const v of findPii(prompt)) pii.push([0, v.kind, hashPii(v.kind, v.value)])
   if (response) for (const v of findPii(response)) pii.push([1, v.kind, hashPii(v.kind, v.value)])
   const fpStart = out.length
-  const promptWords = prompt ? fingerprintText(prompt, out) : 0
+  const promptWords = prompt ? fingerprintTextFast(prompt, out) : 0
   const fpPromptLen = out.length - fpStart
-  const responseWords = response ? fingerprintText(response, out) : 0
+  const responseWords = response ? fingerprintTextFast(response, out) : 0
   return {tokens, unconventional: unconv, pii, promptWords, responseWords, fpStart, fpPromptLen, fpResponseLen: out.length - fpStart - fpPromptLen}
 }
 

@@ -1,4 +1,5 @@
-import {fmix, nextWord, type WordCursor, type Words} from './words.js'
+import {nativeAddon} from '../util/native-addon.js'
+import {fmix, nextWord, wordTable, type WordCursor, type Words} from './words.js'
 
 // Winnowing (Schleimer, Wilkerson, Aiken, "Winnowing: local algorithms for document
 // fingerprinting", SIGMOD 2003). Hash every k-gram of words; in every window of W
@@ -102,6 +103,15 @@ export class FingerprintBuffer {
     this.data[this.length++] = h1
     this.data[this.length++] = h2
   }
+  /** Room for `values` more uint32 values without growing. */
+  reserve(values: number): void {
+    if (this.length + values <= this.data.length) return
+    let size = this.data.length * 2
+    while (size < this.length + values) size *= 2
+    const next = new Uint32Array(size)
+    next.set(this.data.subarray(0, this.length))
+    this.data = next
+  }
   /** The pairs as a Buffer over this buffer's memory (valid until the next push). */
   view(): Buffer {
     return Buffer.from(this.data.buffer, this.data.byteOffset, this.length * 4)
@@ -189,4 +199,51 @@ export function unpackFingerprints(blob: Uint8Array): Uint32Array {
   const copy = new Uint8Array(blob.byteLength)
   copy.set(blob)
   return new Uint32Array(copy.buffer, 0, copy.byteLength >>> 2)
+}
+
+interface WordsAddon {
+  setWordTable(table: Uint32Array): boolean
+  hasWordTable(): boolean
+  fingerprintText(text: string, out: Uint32Array, at: number, written: Uint32Array): number
+}
+
+let addonSeen: object | null | undefined
+let words: WordsAddon | null = null
+const written = new Uint32Array(1)
+
+/** The addon's fingerprints, where it has them, with this engine's word table handed over. */
+function wordsAddon(): WordsAddon | null {
+  const a = nativeAddon()
+  if (a === addonSeen) return words
+  addonSeen = a
+  words = null
+  if (a && typeof a.fingerprintText === 'function' && typeof a.setWordTable === 'function' && typeof a.hasWordTable === 'function') {
+    const w = a as unknown as WordsAddon
+    if (w.hasWordTable() || w.setWordTable(wordTable())) words = w
+  }
+  return words
+}
+
+/** Whether fingerprintTextFast has the addon (for the tests that compare the two). */
+export function nativeFingerprints(): boolean {
+  return wordsAddon() !== null
+}
+
+/**
+ * fingerprintText, by the native addon where it is built (native/src/words.rs: the same
+ * pairs and count, test/extract/native-words.test.ts), else, and for any text the addon
+ * declines (a surrogate; a letter whose lower case is two units), by fingerprintText.
+ */
+export function fingerprintTextFast(text: string, out: FingerprintBuffer): number {
+  const w = wordsAddon()
+  if (w !== null) {
+    // native/src/words.rs max_output: a pair per word at most, and a word takes two units.
+    out.reserve(2 * ((text.length >>> 1) + 2))
+    const n = w.fingerprintText(text, out.data, out.length, written)
+    if (n >= 0) {
+      out.length += written[0]!
+      return n
+    }
+  }
+  return fingerprintText(text, out)
 }

@@ -104,6 +104,38 @@ export function nextWord(text: string, cur: WordCursor): boolean {
   }
 }
 
+/** Flags of wordTable's entries (bits 16-31 hold a letter's or digit's lower case). */
+export const TABLE_SPACE = 1
+export const TABLE_LETTER_OR_DIGIT = 2
+/** A code unit whose word needs more than the table: a surrogate, or a lower case of two units. */
+export const TABLE_DECLINE = 4
+
+/**
+ * What nextWord makes of each code unit outside ASCII, for the native fingerprints
+ * (native/src/words.rs), which take this engine's Unicode answers rather than their own:
+ * white space, a letter or digit and its one-unit lower case, or a unit they must leave to
+ * nextWord (a surrogate, whose meaning depends on the unit after it; a lower case of two
+ * units, such as U+0130's). Entries below 128 are not read (nextWord's ASCII rules are fixed).
+ */
+export function wordTable(): Uint32Array {
+  const table = new Uint32Array(0x10000)
+  for (let c = 128; c < 0x10000; c++) {
+    if (c >= 0xd800 && c <= 0xdfff) {
+      table[c] = TABLE_DECLINE
+      continue
+    }
+    if (isSpace(c)) {
+      table[c] = TABLE_SPACE
+      continue
+    }
+    const ch = String.fromCharCode(c)
+    if (!LETTER_OR_DIGIT.test(ch)) continue
+    const lower = ch.toLowerCase()
+    table[c] = lower.length === 1 ? TABLE_LETTER_OR_DIGIT | (lower.charCodeAt(0) << 16) : TABLE_DECLINE
+  }
+  return table
+}
+
 export function tokenizeWords(text: string): Words {
   const cap = Math.max(16, text.length >>> 2)
   let h1: Uint32Array = new Uint32Array(cap)

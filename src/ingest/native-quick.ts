@@ -1,16 +1,15 @@
-import {existsSync} from 'node:fs'
-import {createRequire} from 'node:module'
-import {fileURLToPath} from 'node:url'
 import {UnconventionalSet} from '../extract/extract.js'
+import {nativeAddon, nativeAddonError, resetNativeAddon} from '../util/native-addon.js'
 
-// The native extractor of the quick verdict's pass (native/, Rust through napi-rs), built by
-// `npm ci` / `npm run build` where cargo is installed (scripts/build-native.mjs). It claims
-// only the lines whose answer it is certain of (a blank line, or a record without a note, with
-// its marker facts where its response holds a marker and both its texts are ASCII) and leaves
-// every other line to the TypeScript extractor, which stays the reference
-// (test/ingest/native-quick.test.ts proves each claim equal to its answer). Without
-// the addon, or with CROSSTALK_NATIVE=0, the pass reads every line in TypeScript: same
-// answers, slower.
+export {ADDON_PATH} from '../util/native-addon.js'
+
+// The native extractor of the quick verdict's pass (native/, Rust through napi-rs; loaded by
+// util/native-addon.ts). It claims only the lines whose answer it is certain of (a blank line,
+// or a record without a note, with its marker facts where its response holds a marker and
+// both its texts are ASCII) and leaves every other line to the TypeScript extractor, which
+// stays the reference (test/ingest/native-quick.test.ts proves each claim equal to its
+// answer). Without the addon, or with CROSSTALK_NATIVE=0, the pass reads every line in
+// TypeScript: same answers, slower.
 
 /** Per line of a unit: left to TypeScript, blank, or a record (its columns next in line). */
 export const NATIVE_LEFT = 0
@@ -56,27 +55,11 @@ interface Addon {
   } | null
 }
 
-/** Where the build puts the addon (the repository's native/ folder, beside dist/ and src/). */
-export const ADDON_PATH = fileURLToPath(new URL('../../native/crosstalk-native.node', import.meta.url))
-
-let addon: Addon | null | undefined
-let loadError: string | null = null
 /** Per marker set, its extractor, or null where one could not be built (that set's units are read in TypeScript). */
 let extractors = new WeakMap<UnconventionalSet, NativeQuickExtractor | null>()
 
 function load(): Addon | null {
-  if (addon !== undefined) return addon
-  addon = null
-  if (process.env.CROSSTALK_NATIVE === '0') loadError = 'turned off by CROSSTALK_NATIVE=0'
-  else if (!existsSync(ADDON_PATH)) loadError = 'not built (npm run build found no cargo, or its cargo build failed, and said so)'
-  else {
-    try {
-      addon = createRequire(import.meta.url)(ADDON_PATH) as Addon
-    } catch (error) {
-      loadError = `could not be loaded: ${(error as Error).message.split('\n')[0]}`
-    }
-  }
-  return addon
+  return nativeAddon() as Addon | null
 }
 
 /** The pass's native extractor for a registry's unconventional markers; null where there is none. */
@@ -161,7 +144,7 @@ export function nativeRegistryIndex(bytes: Uint8Array): NativeRegistryIndex | nu
 /** Whether the native extractor is in use, and if not, why (the bench's machine line). */
 export function nativeQuickStatus(): {native: boolean; reason: string | null} {
   const a = load()
-  return {native: a !== null, reason: a ? null : loadError}
+  return {native: a !== null, reason: a ? null : nativeAddonError()}
 }
 
 /**
@@ -176,8 +159,7 @@ export function releaseNativeQuick(): void {
 
 /** For tests: forget the loaded addon so that CROSSTALK_NATIVE is read again. */
 export function resetNativeQuick(): void {
-  addon = undefined
-  loadError = null
+  resetNativeAddon()
 }
 
 /**

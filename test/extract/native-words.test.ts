@@ -1,0 +1,122 @@
+import {mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
+import {createRequire} from 'node:module'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import fc from 'fast-check'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {FingerprintBuffer, fingerprintText, fingerprintTextFast, nativeFingerprints} from '../../src/extract/winnow.js'
+import {TABLE_DECLINE, wordTable} from '../../src/extract/words.js'
+import {generateIncident} from '../../src/generate/generate-incident.js'
+import {ADDON_PATH, nativeAddon} from '../../src/util/native-addon.js'
+
+// The differential test of the native fingerprints (native/src/words.rs): every text gives the
+// same pairs and the same word count as fingerprintText, the reference; texts the addon
+// declines (a surrogate, a letter whose lower case is two units) are read by the reference.
+
+const native = nativeAddon() !== null && typeof nativeAddon()!.fingerprintText === 'function'
+
+function reference(text: string): {words: number; pairs: number[]} {
+  const out = new FingerprintBuffer()
+  const words = fingerprintText(text, out)
+  return {words, pairs: [...out.data.subarray(0, out.length)]}
+}
+
+function fast(text: string, out = new FingerprintBuffer()): {words: number; pairs: number[]} {
+  const before = out.length
+  const words = fingerprintTextFast(text, out)
+  return {words, pairs: [...out.data.subarray(before, out.length)]}
+}
+
+/** The addon's own answer (-1: declined), with the pairs it wrote. */
+function addonOnly(text: string): {words: number; pairs: number[]} {
+  const a = createRequire(import.meta.url)(ADDON_PATH) as {fingerprintText: (t: string, out: Uint32Array, at: number, w: Uint32Array) => number}
+  const out = new Uint32Array(2 * ((text.length >>> 1) + 2) + 3)
+  const written = new Uint32Array(1)
+  const words = a.fingerprintText(text, out, 3, written)
+  return {words, pairs: words < 0 ? [] : [...out.subarray(3, 3 + written[0]!)]}
+}
+
+describe.skipIf(!native)('native fingerprints, against fingerprintText', () => {
+  it('are in use where the addon is built', () => {
+    expect(nativeFingerprints()).toBe(true)
+  })
+
+  it('agree on every code unit of the Basic Multilingual Plane inside a word', () => {
+    // Five words make one k-gram, always selected: a unit the table gets wrong (space or not,
+    // letter or not, its lower case) changes the pair or the word count.
+    const table = wordTable()
+    const same = (x: {words: number; pairs: number[]}, y: {words: number; pairs: number[]}): boolean => x.words === y.words && x.pairs.join() === y.pairs.join()
+    const wrong: string[] = []
+    let byAddon = 0
+    for (let c = 0; c < 0x10000; c++) {
+      const ch = String.fromCharCode(c)
+      for (const text of [`one two three four x${ch}y`, `${ch}A b c d e${ch}`]) {
+        const want = reference(text)
+        if (!same(fast(text), want)) wrong.push(`U+${c.toString(16)} in ${JSON.stringify(text)}`)
+        const own = addonOnly(text)
+        if (c >= 128 && table[c]! & TABLE_DECLINE) {
+          if (own.words !== -1) wrong.push(`U+${c.toString(16)} not declined`)
+        } else if (same(own, want)) byAddon++
+        else wrong.push(`U+${c.toString(16)} by the addon in ${JSON.stringify(text)}`)
+      }
+    }
+    expect(wrong.slice(0, 20)).toEqual([])
+    // Only surrogates and the few letters whose lower case is two units are declined.
+    expect(byAddon).toBeGreaterThan(2 * (0x10000 - 0x800 - 16))
+  })
+
+  it('agree on random texts: any code points, lone surrogates, words of many scripts and spaces', () => {
+    const unit = fc.oneof(
+      fc.constantFrom('a', 'Z', '7', '-', '.', 'É', 'ß', 'İ', 'Σ', 'ς', 'ǅ', 'Ⅻ', '٣', '中', 'ﬀ', '\u0345', '\ud835\udc00', '\ud800', '\udc00', '😀', '\u00ad', '\u200b'),
+      fc.constantFrom(' ', '\t', '\n', '\r', '\u000b', '\u000c', '\u001c', '\u0085', '\u00a0', '\u1680', '\u2000', '\u2028', '\u202f', '\u3000', '\ufeff'),
+      fc.string({unit: 'binary', maxLength: 3}),
+      fc.string({unit: 'grapheme', maxLength: 3}),
+      fc.constantFrom('CANARY-0a1b2c3d4e5f6a7b', 'canary-0A1B', 'word', 'Words', 'WORDS', 'x1', '42'),
+    )
+    fc.assert(
+      fc.property(fc.array(unit, {maxLength: 160}), fc.nat(5), (parts, pad) => {
+        const text = parts.join('')
+        // Into a buffer already holding pairs and too small to take these: it grows, and what it held stays.
+        const out = new FingerprintBuffer()
+        for (let i = 0; i < pad * 300; i++) out.push(i, ~i >>> 0)
+        const held = [...out.data.subarray(0, out.length)]
+        expect(fast(text, out)).toEqual(reference(text))
+        expect([...out.data.subarray(0, held.length)]).toEqual(held)
+      }),
+      {numRuns: 3000},
+    )
+  })
+
+  it('decline a text with a surrogate or a two-unit lower case, which the reference then reads', () => {
+    for (const text of ['one two three four five six 😀 seven', 'a b c d \ud800 e', 'İstanbul is a city with many words in it today']) {
+      expect(addonOnly(text).words).toBe(-1)
+      expect(fast(text)).toEqual(reference(text))
+    }
+    expect(addonOnly('plain words only, nothing declined here at all').words).toBeGreaterThan(0)
+  })
+
+  describe('on a generated incident', () => {
+    let dir: string
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'crosstalk-words-'))
+      await generateIncident({out: dir, records: 1500, seed: 23})
+    }, 120_000)
+    afterAll(() => rmSync(dir, {recursive: true, force: true}))
+
+    it('agree on every line of its logs, read as text', () => {
+      let texts = 0
+      let byAddon = 0
+      for (const f of readdirSync(join(dir, 'logs')).filter((n) => n.endsWith('.jsonl'))) {
+        for (const line of readFileSync(join(dir, 'logs', f), 'utf8').split('\n')) {
+          const text = line.replaceAll('\\n', '\n').replaceAll('\\"', '"')
+          const want = reference(text)
+          expect(fast(text)).toEqual(want)
+          if (addonOnly(text).words >= 0) byAddon++
+          texts++
+        }
+      }
+      expect(texts).toBeGreaterThan(1000)
+      expect(byAddon / texts).toBeGreaterThan(0.9)
+    })
+  })
+})
