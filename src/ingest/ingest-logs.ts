@@ -12,6 +12,7 @@ import type {CaseDb} from '../store/open-case.js'
 import {countAllRecords} from '../store/records.js'
 import {corpusFacts} from '../store/scale.js'
 import {checkpoint, enterBulkLoad, inTransaction} from '../store/session.js'
+import {startCheckpointer, type Checkpointer} from '../store/checkpointer.js'
 import {expandPaths} from './expand-paths.js'
 import {buildCompanionIndex, sniffFile} from './file-lines.js'
 import {
@@ -156,6 +157,7 @@ async function ingestInto(db: CaseDb, options: IngestLogsOptions, takeStarted: (
   // Refused before anything changes when another ingest holds the case.
   claimIngest(db)
   let leaveBulkLoad = (): void => {}
+  let checkpointer: Checkpointer | null = null
   let pool: ParsePool | undefined
   let seen: RequestIdSet | undefined
   let current: string | null = null
@@ -198,6 +200,7 @@ async function ingestInto(db: CaseDb, options: IngestLogsOptions, takeStarted: (
     // (The store releases what it allocated, as triage does after a registry stored first.)
     await options.pendingRegistry?.store()
     leaveBulkLoad = enterBulkLoad(db)
+    checkpointer = startCheckpointer(db)
     // Request ids and PII value hashes arrive in random order: one sort at the end builds
     // their indexes much faster than inserting into them row by row, which rewrites most of
     // their pages in every transaction (request ids are checked for duplicates in memory
@@ -268,10 +271,14 @@ async function ingestInto(db: CaseDb, options: IngestLogsOptions, takeStarted: (
     await pool?.close()
     // Also after a failure: what was stored stays queryable by its indexes.
     try {
-      restoreSuspendedIndexes(db)
+      try {
+        restoreSuspendedIndexes(db)
+      } finally {
+        leaveBulkLoad()
+        releaseIngest(db)
+      }
     } finally {
-      leaveBulkLoad()
-      releaseIngest(db)
+      await checkpointer?.stop()
     }
   }
   // One sync of the whole load into the database file.
