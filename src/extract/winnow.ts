@@ -230,12 +230,20 @@ export function nativeFingerprints(): boolean {
 }
 
 /**
+ * The longest text handed to the addon (UTF-16 units). It needs room for the most pairs a text
+ * can give (one per two units) before it starts, and the caller's buffer keeps its size: a
+ * text of 256 MB would ask for 512 MB. Beyond this, fingerprintText grows the buffer as pairs come.
+ */
+export const NATIVE_MAX_UNITS = 1 << 20
+
+/**
  * fingerprintText, by the native addon where it is built (native/src/words.rs: the same
  * pairs and count, test/extract/native-words.test.ts), else, and for any text the addon
- * declines (a surrogate; a letter whose lower case is two units), by fingerprintText.
+ * declines (a surrogate; a letter whose lower case is two units) or that is longer than
+ * NATIVE_MAX_UNITS, by fingerprintText.
  */
 export function fingerprintTextFast(text: string, out: FingerprintBuffer): number {
-  const w = wordsAddon()
+  const w = text.length <= NATIVE_MAX_UNITS ? wordsAddon() : null
   if (w !== null) {
     // native/src/words.rs max_output: a pair per word at most, and a word takes two units.
     out.reserve(2 * ((text.length >>> 1) + 2))

@@ -4,7 +4,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import fc from 'fast-check'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {FingerprintBuffer, fingerprintText, fingerprintTextFast, nativeFingerprints} from '../../src/extract/winnow.js'
+import {FingerprintBuffer, fingerprintText, fingerprintTextFast, NATIVE_MAX_UNITS, nativeFingerprints} from '../../src/extract/winnow.js'
 import {TABLE_DECLINE, wordTable} from '../../src/extract/words.js'
 import {generateIncident} from '../../src/generate/generate-incident.js'
 import {ADDON_PATH, nativeAddon} from '../../src/util/native-addon.js'
@@ -93,6 +93,18 @@ describe.skipIf(!native)('native fingerprints, against fingerprintText', () => {
       expect(fast(text)).toEqual(reference(text))
     }
     expect(addonOnly('plain words only, nothing declined here at all').words).toBeGreaterThan(0)
+  })
+
+  it('leave a text longer than the addon takes to fingerprintText, without room for every possible pair', () => {
+    const words = ['alpha', 'Beta', 'gamma7', 'delta', 'épsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa', 'lambda']
+    let text = ''
+    for (let i = 0; text.length <= NATIVE_MAX_UNITS * 3; i++) text += `${words[(i * 7) % words.length]}${i % 13} `
+    const out = new FingerprintBuffer()
+    expect(fast(text, out)).toEqual(reference(text))
+    // The addon reserves a pair per two units before it starts: 3M values for this text.
+    expect(out.data.length).toBeLessThan(text.length / 2)
+    const short = text.slice(0, NATIVE_MAX_UNITS)
+    expect(fast(short)).toEqual(reference(short))
   })
 
   describe('on a generated incident', () => {
