@@ -127,15 +127,21 @@ describe('a signal during triage\'s scan', () => {
     const db = join(dir, 'case.db')
     const child = spawnCli(args(db))
     const done = exited(child)
-    // Signalled as soon as ingest's audit entry is committed: the scan follows it at once.
+    // Signalled as soon as the scan has begun (its run row is committed at its start, after
+    // ingest's audit entry and the end of watching). Not at the audit entry itself: a signal that
+    // arrives in the instant between that commit and the end of watching is caught while the
+    // listener is installed, but the listener is removed before the event loop dispatches it,
+    // and Node drops it (checked with a listener removed during synchronous work): that triage
+    // runs to the end. Seen once in CI on a loaded host; see the closing note of 2026-12-04.
     await new Promise<void>((resolve, reject) => {
       const started = Date.now()
       const timer = setInterval(() => {
         try {
           const sql = new Database(db, {readonly: true, fileMustExist: true})
           const steps = sql.prepare(`SELECT json_extract(args, '$.step') FROM audit_log`).pluck().all()
+          const scans = sql.prepare('SELECT count(*) FROM scan_runs').pluck().get()
           sql.close()
-          if (steps.includes('ingest logs')) (clearInterval(timer), resolve())
+          if (steps.includes('ingest logs') && scans !== 0) (clearInterval(timer), resolve())
         } catch {
           // not created yet
         }
@@ -145,13 +151,8 @@ describe('a signal during triage\'s scan', () => {
     })
     child.kill('SIGINT')
     const r = await done
-    // Killed by the signal in the scan; or, where it came in the instant between the audit's
-    // commit and the end of watching, caught and reported as a stop after ingest. Never a run to
-    // the end.
-    if (r.signal === null) {
-      expect(r.code).toBe(130)
-      expect(r.stderr).toMatch(/^Interrupted by SIGINT after ingest: .*nothing was scanned/m)
-    } else expect(r.signal).toBe('SIGINT')
+    // Killed by the signal in the scan: never a run to the end.
+    expect([r.signal, r.code]).toEqual(['SIGINT', null])
     const sql = new Database(db, {readonly: true})
     const steps = sql.prepare(`SELECT json_extract(args, '$.step') FROM audit_log ORDER BY seq`).pluck().all()
     const finished = sql.prepare('SELECT count(*) FROM scan_runs WHERE finished_at IS NOT NULL').pluck().get()
