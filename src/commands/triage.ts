@@ -78,6 +78,12 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
             }
             gate = decideLeakGate(db, v, flags, gateNote)
           },
+          // The scan and scope run synchronously: a signal caught from here on would only be seen
+          // when the case is complete, minutes later at millions of records. Uncaught, it ends the
+          // process at once; the scan's unfinished run is redone by the next scan or triage. Only
+          // once the ingest is audited (and the loop has turned, so that a signal during the audit
+          // was seen): a signal before that is caught, and stops triage with the ingest recorded.
+          onScanStart: () => interrupts.dispose(),
           onVerdictMismatch: (q, full) => {
             mismatch = `the quick canary verdict (${q.contaminated_responses} contaminated responses, ${q.flows.length} flows) differs from the scan's (${full.contaminated_responses}, ${full.flows.length} flows); the scan's figures below are the case's. Please report this`
             if (!this.jsonEnabled()) clearProgress()
@@ -91,12 +97,6 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
           if (s.step === 'canaries') this.audit(db, {step: 'ingest canaries', canaries: flags.canaries}, {file: s.result.file, sha256: s.result.sha256, status: s.result.status, added: s.result.added})
           else if (s.step === 'ingest') {
             this.audit(db, {step: 'ingest logs', ...ingestAuditArgs(argv as string[], parsed, flags.source, evidence)}, ingestAuditSummary(s.result))
-            // The scan and scope run synchronously: a signal caught from here on would only be seen
-            // when the case is complete, minutes later at millions of records. Uncaught, it ends
-            // the process at once; the scan's unfinished run is redone by the next scan or triage.
-            // Only once the ingest is audited: a signal before that is caught, and stops triage
-            // with the ingest recorded.
-            interrupts.dispose()
           } else {
             const {timings_ms: _t, provenance_stats: _p, ...summary} = s.result
             this.audit(db, {step: 'scan', 'pool-tokens': flags['pool-tokens'] ?? null, 'advertised-tokens': flags['advertised-tokens'] ?? null, 'no-provenance': flags['no-provenance']}, summary)

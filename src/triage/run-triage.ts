@@ -66,6 +66,12 @@ export interface TriageOptions {
    * pass applies ingest's and the scan's own rules). The caller must not let the run pass.
    */
   onVerdictMismatch?: (quick: TriageVerdict, scan: TriageVerdict) => void
+  /**
+   * Called once nothing stops triage before its scan: after ingest's step and a turn of the
+   * event loop, in which a signal that came during that step reaches `signal`. The command stops
+   * watching signals here, so that one during the synchronous scan takes its default action.
+   */
+  onScanStart?: () => void
 }
 
 export interface TriageVerdict extends CanaryFigures {
@@ -202,12 +208,17 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   // A signal during the pass ends ingest before the registry's turn: a registry read goes in whole.
   if (deferred !== null && canaries === null) await storeRegistry()
   afterStep({step: 'ingest', result: ingest})
+  // Node dispatches a caught signal to its listeners only when the event loop turns: one that
+  // came while ingest's step was recorded would otherwise be dropped when the caller stops
+  // watching (onScanStart), and triage would run to the end.
+  await new Promise<void>((resolve) => setImmediate(resolve))
   // Nothing is scanned after an interruption (the command says what was kept), nor when a file
   // could not be read at all: a scan and a scope without it would read as a verdict on it. A
   // signal that came after ingest's last unit was looked at stops triage here all the same.
   if (ingest.interrupted || options.signal?.aborted) throw new TriageStopped(ingest)
   const refused = refusedMessage(ingest)
   if (refused) throw Object.assign(new InputError(refused, 'E_NOTHING_READ'), {ingest})
+  options.onScanStart?.()
   const t2 = performance.now()
   // Ingest's garbage (parse results, the request-id table) and the page cache are released
   // before the scan builds its own index, so that the two peaks do not stack.
