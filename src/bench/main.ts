@@ -1,12 +1,15 @@
-// `npm run bench [-- --quick | --large] [--runs N] [--seed N]`
+// `npm run bench [-- --quick | --large] [--sizes N,N] [--runs N] [--seed N] [--out DIR] [--baseline]`
 //
 // Generates incidents (cached in bench/out/), then, in one run and alternating tools run by run,
 // measures crosstalk (ingest canaries + logs, scan, scope; fresh case per run; each command a
 // child `bin/run.js ... --json`, as the installed bin runs) against DuckDB's naive SQL and ripgrep on the same files.
 // Medians of wall time, max of peak RSS, accuracy against the ground truth. Full mode writes
-// bench/results.json and bench/results.md; --quick (20k records only, no scaling or scope-1m) writes
-// bench/out/quick-results.json and exits 1 when the end-to-end ratio against DuckDB regressed
-// more than 25% from bench/results.json.
+// bench/results.json and bench/results.md (the committed baseline) when run as the baseline is
+// made (no --large, --sizes, --runs or --seed; `--baseline` forces it); any other full run writes
+// bench/out/results-<sizes>-r<runs>-s<seed>.json and .md, so that a 1M or 5M check cannot replace
+// the baseline the regression guard compares with. --quick (20k records only, no scaling or
+// scope-1m) writes bench/out/quick-results.json and exits 1 when the end-to-end ratio against
+// DuckDB regressed more than 25% from bench/results.json.
 
 import {spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
@@ -45,6 +48,8 @@ interface Options {
   seed: number
   out: string
   sizes: number[]
+  /** Where a full run writes its results: the committed baseline, or a file under `out` named after the options. */
+  baseline: boolean
 }
 
 function parseArgs(argv: string[]): Options {
@@ -53,7 +58,7 @@ function parseArgs(argv: string[]): Options {
     const i = argv.indexOf(name)
     return i === -1 ? undefined : argv[i + 1]
   }
-  const known = new Set(['--quick', '--large', '--runs', '--seed', '--out', '--sizes'])
+  const known = new Set(['--quick', '--large', '--runs', '--seed', '--out', '--sizes', '--baseline'])
   for (const a of argv) if (a.startsWith('--') && !known.has(a)) throw new Error(`unknown option ${a} (known: ${[...known].join(' ')})`)
   const quick = flag('--quick')
   const large = flag('--large')
@@ -61,7 +66,8 @@ function parseArgs(argv: string[]): Options {
   const runs = Number(value('--runs') ?? 3)
   if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a positive integer')
   const sizes = value('--sizes')?.split(',').map(Number) ?? (quick ? [20_000] : large ? [20_000, 200_000, 1_000_000] : [20_000, 200_000])
-  return {quick, large, runs, seed: Number(value('--seed') ?? 1), out: resolve(value('--out') ?? join(ROOT, 'bench', 'out')), sizes}
+  const asBaseline = !quick && !large && value('--sizes') === undefined && value('--runs') === undefined && value('--seed') === undefined
+  return {quick, large, runs, seed: Number(value('--seed') ?? 1), out: resolve(value('--out') ?? join(ROOT, 'bench', 'out')), sizes, baseline: asBaseline || flag('--baseline')}
 }
 
 const log = (s: string): void => {
@@ -383,9 +389,12 @@ async function main(): Promise<number> {
     process.stdout.write(`\nregression guard: ${check.message}\n`)
     return check.ok ? 0 : 1
   }
-  writeFileSync(resultsPath, `${JSON.stringify(results, null, 2)}\n`)
-  writeFileSync(join(ROOT, 'bench', 'results.md'), `# crosstalk bench (${results.generated_at})\n\n${md}\n${notes.map((n) => `- ${n}`).join('\n')}\n`)
-  log(`wrote ${resultsPath} and bench/results.md`)
+  const [jsonPath, mdPath] = opts.baseline
+    ? [resultsPath, join(ROOT, 'bench', 'results.md')]
+    : ['json', 'md'].map((ext) => join(opts.out, `results-${opts.sizes.join('-')}-r${opts.runs}-s${opts.seed}.${ext}`))
+  writeFileSync(jsonPath!, `${JSON.stringify(results, null, 2)}\n`)
+  writeFileSync(mdPath!, `# crosstalk bench (${results.generated_at})\n\n${md}\n${notes.map((n) => `- ${n}`).join('\n')}\n`)
+  log(`wrote ${jsonPath} and ${mdPath}${opts.baseline ? '' : ' (not the committed baseline: pass --baseline to write bench/results.*)'}`)
   return 0
 }
 
