@@ -7,7 +7,7 @@ import {isGzipHead, sha256File} from '../evidence/hash-file.js'
 import {EXTRACT_SCHEME} from '../extract/extract.js'
 import {decodeParseSpec, describeParseSpec, encodeParseSpec} from '../extract/parse-spec.js'
 import type {CompanionIndex, LogFormat} from '../extract/formats/index.js'
-import {completeLogFile, deleteFile, insertLoadingLogFile, logFilesAtPath, logFilesOfSize, otherFileWithSha256, type FileRow, type LogEvidence} from '../store/files.js'
+import {completeLogFile, deleteFile, insertLoadingLogFile, logFilesAtPath, logFilesOfSize, otherFileWithSha256, type FileRow, type LogEvidence, type MissingFieldCounts} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {transactional, withoutForeignKeyChecksAsync} from '../store/session.js'
 import {DamagedStreamError} from './gunzip-recover.js'
@@ -204,6 +204,8 @@ function unreadable(path: string, error: unknown): InputError {
 /** What the stream pass read. */
 export interface Streamed {
   counts: FileSummaryCounts
+  /** Of the records written, how many do not say each field the at-risk test depends on. */
+  missing: MissingFieldCounts
   sha256: string
   contentSha256: string
   contentSize: number
@@ -345,7 +347,7 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
     throw describeFailure(ctx, t, writer, error, false)
   }
   const sha256 = fileHash.digest('hex')
-  return {counts: writer.counts, sha256, contentSha256: contentHash ? contentHash.digest('hex') : sha256, contentSize, unread, firstBad}
+  return {counts: writer.counts, missing: writer.missing, sha256, contentSha256: contentHash ? contentHash.digest('hex') : sha256, contentSize, unread, firstBad}
 }
 
 /**
@@ -436,6 +438,7 @@ export function finishFile(ctx: IngestContext, f: PreparedFile, s: Streamed): In
     completedAt: ctx.now().toISOString(), sha256: s.sha256, size: f.size, contentSha256: s.contentSha256, contentSize: s.contentSize,
     firstTs, lastTs, notes, extractScheme: EXTRACT_SCHEME, unconventionalSha256: ctx.unconventionalSha256,
     noRequestText: c.no_request_text, noResponseText: c.no_response_text, errorRecords: c.error_records, ignoredItems: c.ignored_items, unread: s.unread,
+    missing: s.missing,
   })
   return {...summaryBase(f, s.sha256, c), status: 'ingested', first_ts: firstTs, last_ts: lastTs, unread: s.unread, notes}
 }

@@ -49,6 +49,12 @@ export interface FileRow {
   uri: string | null
   /** which lines evidence_blocks holds: 'all' (a copy), 'findings' (ingest findings), 'none' (ingest logs --evidence reference: read from abs_path) (migration 005) */
   lines_held: LinesHeld
+  /** Records that do not say the field (migration 006); null: not counted when the file was ingested. */
+  no_status: number | null
+  no_prompt_tokens: number | null
+  no_completion_tokens: number | null
+  no_decode_node: number | null
+  no_status_or_prompt_tokens: number | null
 }
 
 export type LinesHeld = 'all' | 'findings' | 'none'
@@ -194,16 +200,29 @@ export interface CompletedLogFile {
   errorRecords: number
   ignoredItems: number
   unread: string | null
+  /** Records that do not say each field the at-risk test and the exposure depend on. */
+  missing: MissingFieldCounts
+}
+
+/** Of a file's records, how many do not say each field (NULL in the records table). */
+export interface MissingFieldCounts {
+  no_status: number
+  no_prompt_tokens: number
+  no_completion_tokens: number
+  no_decode_node: number
+  no_status_or_prompt_tokens: number
 }
 
 export function completeLogFile(db: CaseDb, id: number, f: CompletedLogFile): void {
   db.prepare(
     `UPDATE files SET state = 'complete', completed_at = ?, sha256 = ?, size = ?, content_sha256 = ?, content_size = ?, first_ts = ?, last_ts = ?, notes = ?,
-       extract_scheme = ?, unconventional_sha256 = ?, no_request_text = ?, no_response_text = ?, error_records = ?, ignored_items = ?, unread = ?
+       extract_scheme = ?, unconventional_sha256 = ?, no_request_text = ?, no_response_text = ?, error_records = ?, ignored_items = ?, unread = ?,
+       no_status = ?, no_prompt_tokens = ?, no_completion_tokens = ?, no_decode_node = ?, no_status_or_prompt_tokens = ?
      WHERE id = ?`,
   ).run(
     f.completedAt, f.sha256, f.size, f.contentSha256, f.contentSize, f.firstTs, f.lastTs, f.notes.length ? JSON.stringify(f.notes) : null,
-    f.extractScheme, f.unconventionalSha256, f.noRequestText, f.noResponseText, f.errorRecords, f.ignoredItems, f.unread, id,
+    f.extractScheme, f.unconventionalSha256, f.noRequestText, f.noResponseText, f.errorRecords, f.ignoredItems, f.unread,
+    f.missing.no_status, f.missing.no_prompt_tokens, f.missing.no_completion_tokens, f.missing.no_decode_node, f.missing.no_status_or_prompt_tokens, id,
   )
 }
 

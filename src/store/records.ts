@@ -261,6 +261,24 @@ export function recordsMissingAtRiskFields(db: CaseDb): UnknownFieldCounts {
       no_decode_node: corpus.no_decode_node, no_status_or_prompt_tokens: corpus.no_status_or_prompt_tokens,
     }
   }
+  // Counted by ingest per file (migration 006) wherever every complete log file has its counts;
+  // records live in complete log files only, so the sum is what the read of the records gives.
+  const counted = db
+    .prepare(
+      `SELECT count(*) AS files,
+              coalesce(sum(no_status IS NOT NULL AND no_prompt_tokens IS NOT NULL AND no_completion_tokens IS NOT NULL
+                           AND no_decode_node IS NOT NULL AND no_status_or_prompt_tokens IS NOT NULL), 0) AS counted,
+              coalesce(sum(records), 0) AS records,
+              coalesce(sum(no_status), 0) AS no_status, coalesce(sum(no_prompt_tokens), 0) AS no_prompt_tokens,
+              coalesce(sum(no_completion_tokens), 0) AS no_completion_tokens, coalesce(sum(no_decode_node), 0) AS no_decode_node,
+              coalesce(sum(no_status_or_prompt_tokens), 0) AS no_status_or_prompt_tokens
+         FROM files WHERE kind = 'log' AND state = 'complete'`,
+    )
+    .get() as UnknownFieldCounts & {files: number; counted: number}
+  if (counted.files === counted.counted) {
+    const {files: _files, counted: _counted, ...counts} = counted
+    return counts
+  }
   return db
     .prepare(
       `SELECT count(*) AS records, coalesce(sum(r.status IS NULL), 0) AS no_status, coalesce(sum(r.prompt_tokens IS NULL), 0) AS no_prompt_tokens,

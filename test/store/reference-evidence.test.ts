@@ -93,7 +93,7 @@ describe('migration 005-original-evidence', () => {
     v4.close()
     const db = openCase(path)
     try {
-      expect(db.pragma('user_version', {simple: true})).toBe(5)
+      expect(db.pragma('user_version', {simple: true})).toBe(LATEST_SCHEMA)
       expect(db.prepare('SELECT evidence, lines_held FROM files').get()).toEqual({evidence: 'reference', lines_held: 'findings'})
       // Logs read by ingest (copied or by reference) cannot join Spark findings, nor findings them.
       for (const [evidence, held] of [['copy', 'all'], ['reference', 'none']]) {

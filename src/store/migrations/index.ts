@@ -4,6 +4,7 @@ import {up as logFormats} from './002-log-formats.js'
 import {up as recordedFacts} from './003-recorded-facts.js'
 import {up as referenceEvidence} from './004-reference-evidence.js'
 import {up as originalEvidence} from './005-original-evidence.js'
+import {up as fieldCounts} from './006-field-counts.js'
 
 export interface Migration {
   version: number
@@ -18,4 +19,5 @@ export const MIGRATIONS: readonly Migration[] = [
   {version: 3, name: 'recorded-facts', up: recordedFacts},
   {version: 4, name: 'reference-evidence', up: referenceEvidence},
   {version: 5, name: 'original-evidence', up: originalEvidence},
+  {version: 6, name: 'field-counts', up: fieldCounts},
 ]
