@@ -265,12 +265,16 @@ export interface ProvenanceRow {
 }
 
 export function provenanceRows(db: CaseDb, pool: TextPool = new Map()): ProvenanceRow[] {
+  // CROSS JOIN keeps provenance the outer table: the attributed responses (11,552 of 1M records)
+  // are read and their records looked up, then sorted. Left to itself SQLite walked every
+  // record in time order to look each up in provenance, to save that sort (257 -> 134 ms at
+  // 1M records, measured).
   return pooled(
     db.prepare(
       `SELECT v.record_id, r.request_id, v.source_record_id, v.source_session, v.source_tenant,
               r.session_id AS recipient_session, r.tenant_id AS recipient_tenant, r.ts_ms,
               r.decode_node, r.status, r.prompt_tokens, v.overlap_words
-         FROM provenance v JOIN records r ON r.id = v.record_id
+         FROM provenance v CROSS JOIN records r ON r.id = v.record_id
         WHERE 1 = 1${completeRecords(db)}
         ORDER BY r.ts_ms, v.record_id, v.id`,
     ),
