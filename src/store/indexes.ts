@@ -9,7 +9,7 @@ import type {Database} from 'better-sqlite3'
 /** Keys arrive in random order (UUID request ids, value hashes): dropped for every bulk load. */
 export const RANDOM_ORDER_INDEXES = ['records_by_source_request', 'pii_values_by_value'] as const
 /** The other record indexes: dropped only for a case's first load, when there is nothing to keep up to date. */
-export const FIRST_LOAD_INDEXES = ['records_by_file', 'records_by_ts', 'records_by_session', 'records_by_tenant', 'records_at_risk', 'records_by_node_ts'] as const
+export const FIRST_LOAD_INDEXES = ['records_by_file', 'records_by_ts', 'records_by_session', 'records_by_tenant', 'records_at_risk'] as const
 
 export function suspendIndexes(db: Database, names: readonly string[]): void {
   const definition = db.prepare(`SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?`).pluck()

@@ -292,8 +292,11 @@ export function recordsMissingAtRiskFields(db: CaseDb): UnknownFieldCounts {
 /**
  * Distinct sessions (within their tenants) that the given decode nodes served inside their
  * windows, and the same together with the given confirmed sessions. At a million records the
- * windows hold most rows: SQLite counts them in one grouped pass over the covering index
- * records_by_node_ts, about twice as fast as a JS set of string keys and without their memory.
+ * windows hold most rows. records_by_tenant (tenant, session, node, time) gives the records
+ * grouped by session, so SQLite counts the sessions with a record in its node's window in one
+ * pass over that index, with no temporary B-tree: 1.5 s -> 0.33 s at 1M records (measured;
+ * grouping the rows of each window, read by node and time, had cost 1.8 us a row). A
+ * confirmed session not among them is looked up alone (there are few).
  */
 export function countSessionsServed(
   db: CaseDb,
@@ -303,27 +306,29 @@ export function countSessionsServed(
   if (windows.size === 0 && confirmed.length === 0) return {served: 0, withConfirmed: 0}
   const corpus = corpusFacts(db)
   if (corpus) return referenceSessionsServed(corpus, windows)
-  db.exec('CREATE TEMP TABLE IF NOT EXISTS scope_confirmed (tenant_id TEXT, session_id TEXT); DELETE FROM temp.scope_confirmed')
-  try {
-    const insert = db.prepare('INSERT INTO temp.scope_confirmed (tenant_id, session_id) VALUES (?, ?)')
-    db.transaction(() => {
-      for (const [tenant, session] of confirmed) insert.run(tenant, session)
-    })()
-    const complete = completeRecords(db)
-    const served = [...windows.keys()].map(
-      () => `SELECT r.tenant_id AS t, r.session_id AS s, 1 AS w FROM records r WHERE r.decode_node IS ? AND r.ts_ms BETWEEN ? AND ?${complete}`,
-    )
-    served.push('SELECT tenant_id, session_id, 0 FROM temp.scope_confirmed')
-    const params = [...windows].flatMap(([node, [lo, hi]]) => [node, lo, hi])
-    const [count, withConfirmed] = withSortCache(db, () =>
-      db
-        .prepare(`SELECT ifnull(SUM(w), 0), COUNT(*) FROM (SELECT MAX(w) AS w FROM (${served.join(' UNION ALL ')}) GROUP BY t, s)`)
-        .raw()
-        .get(...params) as [number, number])
-    return {served: count, withConfirmed}
-  } finally {
-    db.exec('DELETE FROM temp.scope_confirmed')
+  const complete = completeRecords(db)
+  // Whether a record lies in its node's window: one CASE over the named nodes (a few dozen),
+  // and records that name no node against the window of the unknown node, if it has one.
+  const named = [...windows].filter(([node]) => node !== null)
+  const unnamed = windows.get(null)
+  const tests: string[] = []
+  const params: Array<string | number> = []
+  if (named.length > 0) {
+    tests.push(`CASE r.decode_node ${named.map(() => 'WHEN ? THEN r.ts_ms BETWEEN ? AND ?').join(' ')} ELSE 0 END`)
+    for (const [node, [lo, hi]] of named) params.push(node!, lo, hi)
   }
+  if (unnamed !== undefined) {
+    tests.push('(r.decode_node IS NULL AND r.ts_ms BETWEEN ? AND ?)')
+    params.push(unnamed[0], unnamed[1])
+  }
+  const inWindow = tests.length > 0 ? `(${tests.join(' OR ')})` : '0'
+  const served = withSortCache(db, () =>
+    db.prepare(`SELECT count(*) FROM (SELECT 1 FROM records r WHERE ${inWindow}${complete} GROUP BY r.tenant_id, r.session_id)`).pluck().get(...params) as number)
+  const isServed = db.prepare(`SELECT 1 FROM records r WHERE r.tenant_id = ? AND r.session_id = ? AND ${inWindow}${complete} LIMIT 1`).pluck()
+  let others = 0
+  // A record always names its tenant and session: a confirmed source without one was never served.
+  for (const [tenant, session] of confirmed) if (tenant === null || session === null || isServed.get(tenant, session, ...params) === undefined) others++
+  return {served, withConfirmed: served + others}
 }
 
 export function recordById(db: CaseDb, id: number): StoredRecord | undefined {

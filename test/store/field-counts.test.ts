@@ -5,7 +5,7 @@ import {describe, expect, it} from 'vitest'
 import {ingestLogs} from '../../src/ingest/ingest-logs.js'
 import {MIGRATIONS} from '../../src/store/migrations/index.js'
 import {CASE_APPLICATION_ID, LATEST_SCHEMA, openCase, type CaseDb} from '../../src/store/open-case.js'
-import {atRiskByTenant, recordsMissingAtRiskFields} from '../../src/store/records.js'
+import {atRiskByTenant, countSessionsServed, recordsMissingAtRiskFields} from '../../src/store/records.js'
 import {makeCase} from '../helpers/case-builder.js'
 import {tempDir} from '../helpers/cli.js'
 
@@ -78,7 +78,7 @@ describe('per-file counts of unsaid fields (migration 006)', () => {
     }
   })
 
-  it('migrates a schema-5 case: the index gains the tenant (a suspended one is rebuilt so), its files are counted over the records', () => {
+  it('migrates a schema-5 case: the at-risk index gains the tenant (a suspended one is rebuilt so), records by tenant by session, node and time, the index by node goes (suspended or not), its files are counted over the records', () => {
     const path = join(tempDir(), 'v5.db')
     const v5 = new Database(path)
     v5.pragma(`application_id = ${CASE_APPLICATION_ID}`)
@@ -92,17 +92,67 @@ describe('per-file counts of unsaid fields (migration 006)', () => {
     const sql = v5.prepare(`SELECT sql FROM sqlite_master WHERE name = 'records_at_risk'`).pluck().get() as string
     v5.prepare('INSERT INTO suspended_indexes (name, sql) VALUES (?, ?)').run('records_at_risk', sql)
     v5.exec('DROP INDEX records_at_risk')
+    // ... and the one by node and time, which schema 6 no longer has.
+    const byNode = v5.prepare(`SELECT sql FROM sqlite_master WHERE name = 'records_by_node_ts'`).pluck().get() as string
+    v5.prepare('INSERT INTO suspended_indexes (name, sql) VALUES (?, ?)').run('records_by_node_ts', byNode)
+    v5.exec('DROP INDEX records_by_node_ts')
     v5.close()
     const db = openCase(path)
     try {
       expect(LATEST_SCHEMA).toBeGreaterThanOrEqual(6)
       expect(db.pragma('user_version', {simple: true})).toBe(LATEST_SCHEMA)
       expect(db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'records_at_risk'`).pluck().get()).toMatch(/is_error, tenant_id\)$/)
+      expect(db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'records_by_tenant'`).pluck().get()).toMatch(/\(tenant_id, session_id, decode_node, ts_ms\)$/)
+      expect(db.prepare(`SELECT count(*) FROM sqlite_master WHERE name = 'records_by_node_ts'`).pluck().get()).toBe(0)
       expect(db.prepare('SELECT count(*) FROM suspended_indexes').pluck().get()).toBe(0)
       expect(db.prepare('SELECT no_status FROM files').pluck().get()).toBeNull()
       expect(recordsMissingAtRiskFields(db)).toEqual({records: 1, no_status: 1, no_prompt_tokens: 1, no_completion_tokens: 1, no_decode_node: 1, no_status_or_prompt_tokens: 1})
     } finally {
       db.close()
+    }
+  })
+})
+
+describe('sessions served by a node inside its window (records_by_tenant since schema 6)', () => {
+  it('counts what a check of every record gives, for random records, windows and confirmed sessions', async () => {
+    const c = makeCase()
+    try {
+      let seed = 7
+      const rand = (n: number): number => {
+        seed = (Math.imul(seed, 1103515245) + 12345) >>> 0
+        return (seed >>> 8) % n
+      }
+      const nodes = ['d1', 'd2', 'd3', null]
+      const t0 = Date.parse('2026-11-02T06:00:00.000Z')
+      const records = Array.from({length: 400}, (_, i) => ({
+        request_id: `r${i}`, tenant_id: `t${rand(4)}`, session_id: `s${rand(30)}`, decode_node: nodes[rand(4)]!, ts_ms: t0 + rand(3_600_000),
+        request_text: 'hello', response_text: 'hi',
+      }))
+      await c.addFile(records)
+      for (let trial = 0; trial < 25; trial++) {
+        const windows = new Map<string | null, [number, number]>()
+        for (const node of [...nodes, 'd9']) {
+          if (rand(3) === 0) continue
+          const a = t0 + rand(3_600_000)
+          const b = t0 + rand(3_600_000)
+          windows.set(node, [Math.min(a, b), Math.max(a, b)])
+        }
+        const confirmed: Array<[string | null, string | null]> = []
+        for (let k = rand(6); k > 0; k--) confirmed.push([rand(5) === 0 ? null : `t${rand(5)}`, `s${rand(32)}`])
+        const distinct = new Map(confirmed.map((p) => [JSON.stringify(p), p]))
+        const inWindow = (r: (typeof records)[number]): boolean => {
+          const w = windows.get(r.decode_node)
+          return w !== undefined && r.ts_ms >= w[0] && r.ts_ms <= w[1]
+        }
+        const served = new Set(records.filter(inWindow).map((r) => JSON.stringify([r.tenant_id, r.session_id])))
+        const all = new Set([...served, ...distinct.keys()])
+        expect(countSessionsServed(c.db, windows, [...distinct.values()])).toEqual({served: served.size, withConfirmed: all.size})
+      }
+      const plan = c.db.prepare(`EXPLAIN QUERY PLAN SELECT count(*) FROM (SELECT 1 FROM records r WHERE r.ts_ms > ? GROUP BY r.tenant_id, r.session_id)`).all(0) as Array<{detail: string}>
+      expect(plan.map((p) => p.detail).join(' | ')).toMatch(/COVERING INDEX records_by_tenant/)
+      expect(plan.map((p) => p.detail).join(' | ')).not.toMatch(/TEMP B-TREE/)
+    } finally {
+      c.close()
     }
   })
 })
