@@ -19,8 +19,17 @@ function caseWith(rows: Row[]): CaseDb {
     `INSERT INTO fingerprints (record_id, prompt_words, response_words, prompt_fp, response_fp, ts_ms, tenant_id, session_id, decode_node)
      VALUES (?, 0, 0, ?, ?, ?, ?, ?, ?)`,
   )
+  // Each fingerprinted record is a record too (ingest writes both in one transaction): the
+  // sessions are numbered from the records, the ranks from the fingerprints.
+  const record = db.prepare(
+    `INSERT INTO records (id, file_id, line_no, item, byte_offset, byte_len, raw_crc32, source, request_id, ts, ts_ms, tenant_id, session_id, decode_node, stream, response_kind, is_error)
+     VALUES (?, 1, ?, 0, 0, 1, 0, 'default', ?, '', ?, ?, ?, ?, 0, 'json', 0)`,
+  )
   db.transaction(() => {
-    for (const r of rows) insert.run(r.id, Buffer.alloc(8 * (r.id % 3)), Buffer.alloc(8 * (r.id % 5)), r.ts, r.tenant, r.session, r.node)
+    for (const r of rows) {
+      insert.run(r.id, Buffer.alloc(8 * (r.id % 3)), Buffer.alloc(8 * (r.id % 5)), r.ts, r.tenant, r.session, r.node)
+      record.run(r.id, r.id, `r${r.id}`, r.ts, r.tenant, r.session, r.node)
+    }
   })()
   return db
 }

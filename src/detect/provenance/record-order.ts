@@ -28,10 +28,11 @@ export function rankById(id: Uint32Array, maxId: number, into?: Int32Array): Int
 
 /**
  * Per-record facts in time order (rank r; ties by record id), and rank by record id, in two
- * reads of the fingerprints table, each sorted by SQLite (which spills a large sort to
- * temporary files, so its memory does not grow with the case): grouped by session, to
- * number sessions as they change (no JS map of hundreds of thousands of session strings),
- * then in time order, which gives the ranks as rows arrive (no times held, no sort in JS).
+ * ordered reads (SQLite spills a large sort to temporary files, so its memory does not grow
+ * with the case): the records grouped by session (as an index holds them), to number sessions
+ * as they change (no JS map of hundreds of thousands of session strings), then the
+ * fingerprints table in time order, which gives the ranks as rows arrive (no times held, no
+ * sort in JS).
  * The fingerprint counts that size the passes are summed on the way. Typed arrays: 16 bytes
  * per record (12 by rank, 4 by id), the session numbers by id becoming the ranks by id.
  */
