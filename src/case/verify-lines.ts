@@ -14,7 +14,7 @@ import {
   iterateFileFingerprints, iterateFileMarkerTokens, iterateFilePiiValues, iterateFileUnconventionalHits, type FingerprintStored,
 } from '../store/extracts.js'
 import {unconventionalMarkers} from '../store/canaries.js'
-import type {FileRow} from '../store/files.js'
+import {countMissingFields, MISSING_FIELDS, noMissingFields, type FileRow} from '../store/files.js'
 import {iterateFileSightings, type SightingStored} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
 import {iterateBadLinesOfFile, iterateDuplicatesOfFile, type BadLineStored, type DuplicateLineRow} from '../store/quarantine.js'
@@ -116,6 +116,8 @@ class FileWalk {
   private readonly fpBuf = new FingerprintBuffer()
   private readonly tally: FileLineTally = {blocks: 0, records: 0, lines: 0, sightings_compared: 0, originals: 0}
   private readonly counts = {records: 0, duplicates: 0, bad_lines: 0, blank_lines: 0, first_ms: Infinity, last_ms: -Infinity}
+  /** The fields the stored records do not give, counted as ingest counted them for the file (schema 6). */
+  private readonly missing = noMissingFields()
   private readonly extracted: boolean
   private readonly hitsCurrent: boolean
 
@@ -235,7 +237,10 @@ class FileWalk {
     if (item.line_no !== line.lineNo) this.problems.add('line', `${describe(item)} (${file.path})`, `says line ${item.line_no}, but its bytes are line ${line.lineNo}`, file.path)
     if (item.byte_len !== length) {
       this.problems.add('line', `${describe(item)} (${this.where(line.lineNo)})`, `is ${item.byte_len} bytes long, but its line is ${length}`, file.path)
-      if (item.kind === 'record') this.counts.records++
+      if (item.kind === 'record') {
+        this.counts.records++
+        countMissingFields(this.missing, item.row)
+      }
       return
     }
     const bytes = line.bytes ? line.bytes.subarray(line.bom ? 3 : 0) : null
@@ -248,6 +253,7 @@ class FileWalk {
     this.tally.records++
     const c = this.counts
     c.records++
+    countMissingFields(this.missing, row)
     if (row.ts_ms < c.first_ms) c.first_ms = row.ts_ms
     if (row.ts_ms > c.last_ms) c.last_ms = row.ts_ms
     let label: string | undefined
@@ -376,6 +382,13 @@ class FileWalk {
     ]
     for (const [what, stored, found] of pairs) {
       if (stored !== found) this.problems.add('counts', file.path, `the file says ${stored} ${what.replace('_', ' ')}, its evidence holds ${found}`, file.path)
+    }
+    // What scope and status sum instead of reading the records (NULL: not counted at ingest).
+    for (const field of MISSING_FIELDS) {
+      const stored = file[field]
+      if (stored !== null && stored !== this.missing[field]) {
+        this.problems.add('counts', file.path, `the file says ${stored} of its records have ${field.replace(/_/g, ' ')}, its records hold ${this.missing[field]}`, file.path)
+      }
     }
     const first = c.records > 0 ? new Date(c.first_ms).toISOString() : null
     const last = c.records > 0 ? new Date(c.last_ms).toISOString() : null

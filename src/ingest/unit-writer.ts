@@ -1,6 +1,6 @@
 import type {Extracted} from '../extract/extract.js'
 import {extractInserters} from '../store/extracts.js'
-import {fileCountsUpdater, type MissingFieldCounts} from '../store/files.js'
+import {countMissingFields, fileCountsUpdater, noMissingFields, type MissingFieldCounts} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {badLineInserter, duplicateInserter} from '../store/quarantine.js'
 import {companionInserter, recordInserter, type RecordFields} from '../store/records.js'
@@ -71,19 +71,10 @@ export function tallyFlags(c: FileSummaryCounts, flags: number, tsMs: number): v
   if (tsMs > c.last_ms) c.last_ms = tsMs
 }
 
-/** Counts the fields a kept record does not say (what the records table will hold as NULL). */
-export function tallyMissing(m: MissingFieldCounts, w: RecordFields): void {
-  if (w.status === null) m.no_status++
-  if (w.prompt_tokens === null) m.no_prompt_tokens++
-  if (w.completion_tokens === null) m.no_completion_tokens++
-  if (w.decode_node === null) m.no_decode_node++
-  if (w.status === null || w.prompt_tokens === null) m.no_status_or_prompt_tokens++
-}
-
 export class UnitWriter {
   readonly counts: FileSummaryCounts = emptyCounts()
   /** Of the records written, how many do not say each field (stored with the file when it completes). */
-  readonly missing: MissingFieldCounts = {no_status: 0, no_prompt_tokens: 0, no_completion_tokens: 0, no_decode_node: 0, no_status_or_prompt_tokens: 0}
+  readonly missing: MissingFieldCounts = noMissingFields()
   private readonly insertRecord
   private readonly insertCompanion
   private readonly insertBad
@@ -130,7 +121,7 @@ export class UnitWriter {
         this.insertCompanion(id, seq, {file_id: Number(p.file), line_no: p.line, byte_offset: p.offset!, byte_len: p.length!, raw_crc32: p.crc!})
       })
       tallyRecord(c, item)
-      tallyMissing(this.missing, w)
+      countMissingFields(this.missing, w)
       this.writeExtract(id, item, r.fp, w)
     }
   }

@@ -1,4 +1,5 @@
 import type {CaseDb} from './open-case.js'
+import type {RecordFields} from '../util/record-fields.js'
 
 // The files table: every evidence file (logs and canary registries) with its hashes, how it
 // was read, and whether its ingest completed. Rows of a file still 'loading' (an ingest in
@@ -211,6 +212,21 @@ export interface MissingFieldCounts {
   no_completion_tokens: number
   no_decode_node: number
   no_status_or_prompt_tokens: number
+}
+
+export const MISSING_FIELDS = ['no_status', 'no_prompt_tokens', 'no_completion_tokens', 'no_decode_node', 'no_status_or_prompt_tokens'] as const
+
+export function noMissingFields(): MissingFieldCounts {
+  return {no_status: 0, no_prompt_tokens: 0, no_completion_tokens: 0, no_decode_node: 0, no_status_or_prompt_tokens: 0}
+}
+
+/** Counts the fields a record does not give (what the records table holds as NULL): ingest as it writes it, verify as it reads it back. */
+export function countMissingFields(m: MissingFieldCounts, w: Pick<RecordFields, 'status' | 'prompt_tokens' | 'completion_tokens' | 'decode_node'>): void {
+  if (w.status === null) m.no_status++
+  if (w.prompt_tokens === null) m.no_prompt_tokens++
+  if (w.completion_tokens === null) m.no_completion_tokens++
+  if (w.decode_node === null) m.no_decode_node++
+  if (w.status === null || w.prompt_tokens === null) m.no_status_or_prompt_tokens++
 }
 
 export function completeLogFile(db: CaseDb, id: number, f: CompletedLogFile): void {

@@ -125,6 +125,13 @@ describe('verify catches removed and forged rows', () => {
     expect(r.out).toMatch(/gateway\.jsonl line 8 .*no record, duplicate or quarantined line accounts for/)
   })
 
+  it('a lowered count of records that give no decode node (scope sums these instead of reading the records)', async () => {
+    const r = await verify(tampered((sql) => sql.prepare(`UPDATE files SET no_decode_node = no_decode_node - 1 WHERE kind = 'log'`).run()))
+    expect(r.code).toBe(1)
+    // r5 gives no decode node: the file says 0 where its records hold 1.
+    expect(r.out).toMatch(/FAIL counts: .*gateway\.jsonl.*the file says 0 of its records have no decode node, its records hold 1/)
+  })
+
   it('a deleted quarantined line and a deleted duplicate', async () => {
     const r = await verify(tampered((sql) => {
       sql.prepare('DELETE FROM bad_lines').run()
