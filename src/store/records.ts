@@ -307,28 +307,29 @@ export function countSessionsServed(
   const corpus = corpusFacts(db)
   if (corpus) return referenceSessionsServed(corpus, windows)
   const complete = completeRecords(db)
-  // Whether a record lies in its node's window: one CASE over the named nodes (a few dozen),
-  // and records that name no node against the window of the unknown node, if it has one.
-  const named = [...windows].filter(([node]) => node !== null)
-  const unnamed = windows.get(null)
-  const tests: string[] = []
-  const params: Array<string | number> = []
-  if (named.length > 0) {
-    tests.push(`CASE r.decode_node ${named.map(() => 'WHEN ? THEN r.ts_ms BETWEEN ? AND ?').join(' ')} ELSE 0 END`)
-    for (const [node, [lo, hi]] of named) params.push(node!, lo, hi)
+  // Whether a record lies in its node's window: the named nodes' windows in a small table looked
+  // up by the record's node (as fast as a CASE over 8 nodes, and a fleet of hundreds of suspect
+  // nodes costs no more per record), and records that name no node against the unknown node's
+  // window, if it has one.
+  db.exec('CREATE TEMP TABLE IF NOT EXISTS scope_windows (node TEXT PRIMARY KEY, lo INTEGER NOT NULL, hi INTEGER NOT NULL) WITHOUT ROWID; DELETE FROM temp.scope_windows')
+  try {
+    const insert = db.prepare('INSERT INTO temp.scope_windows (node, lo, hi) VALUES (?, ?, ?)')
+    db.transaction(() => {
+      for (const [node, [lo, hi]] of windows) if (node !== null) insert.run(node, lo, hi)
+    })()
+    const unnamed = windows.get(null)
+    const params = unnamed === undefined ? [] : [unnamed[0], unnamed[1]]
+    const inWindow = `(EXISTS (SELECT 1 FROM temp.scope_windows w WHERE w.node = r.decode_node AND r.ts_ms BETWEEN w.lo AND w.hi)${unnamed === undefined ? '' : ' OR (r.decode_node IS NULL AND r.ts_ms BETWEEN ? AND ?)'})`
+    const served = withSortCache(db, () =>
+      db.prepare(`SELECT count(*) FROM (SELECT 1 FROM records r WHERE ${inWindow}${complete} GROUP BY r.tenant_id, r.session_id)`).pluck().get(...params) as number)
+    const isServed = db.prepare(`SELECT 1 FROM records r WHERE r.tenant_id = ? AND r.session_id = ? AND ${inWindow}${complete} LIMIT 1`).pluck()
+    let others = 0
+    // A record always names its tenant and session: a confirmed source without one was never served.
+    for (const [tenant, session] of confirmed) if (tenant === null || session === null || isServed.get(tenant, session, ...params) === undefined) others++
+    return {served, withConfirmed: served + others}
+  } finally {
+    db.exec('DELETE FROM temp.scope_windows')
   }
-  if (unnamed !== undefined) {
-    tests.push('(r.decode_node IS NULL AND r.ts_ms BETWEEN ? AND ?)')
-    params.push(unnamed[0], unnamed[1])
-  }
-  const inWindow = tests.length > 0 ? `(${tests.join(' OR ')})` : '0'
-  const served = withSortCache(db, () =>
-    db.prepare(`SELECT count(*) FROM (SELECT 1 FROM records r WHERE ${inWindow}${complete} GROUP BY r.tenant_id, r.session_id)`).pluck().get(...params) as number)
-  const isServed = db.prepare(`SELECT 1 FROM records r WHERE r.tenant_id = ? AND r.session_id = ? AND ${inWindow}${complete} LIMIT 1`).pluck()
-  let others = 0
-  // A record always names its tenant and session: a confirmed source without one was never served.
-  for (const [tenant, session] of confirmed) if (tenant === null || session === null || isServed.get(tenant, session, ...params) === undefined) others++
-  return {served, withConfirmed: served + others}
 }
 
 export function recordById(db: CaseDb, id: number): StoredRecord | undefined {
