@@ -114,6 +114,8 @@ describe('verify catches removed and forged rows', () => {
     expect(r.code).toBe(1)
     expect(r.out).toMatch(/FAIL line: .*gateway\.jsonl line 8 \(bytes \d+\.\.\d+\): a line of the evidence that no record, duplicate or quarantined line accounts for/)
     expect(r.out).toMatch(/FAIL counts: .*the file says 5 records, its evidence holds 4/)
+    // Said once: not again as each per-field count the missing record changes.
+    expect(r.out).not.toMatch(/of its records have/)
   })
 
   it('a deleted record whose file counts were lowered to match', async () => {
