@@ -111,3 +111,35 @@ it('PairSet keeps the first of each pair across runs', () => {
   expect(set.addHashed(3, 0)).toBe(true)
   set.close()
 })
+
+describe('SpillingMultimap spills', () => {
+  let dir2: string
+  beforeEach(() => {
+    dir2 = mkdtempSync(join(tmpdir(), 'ct-spill-alloc-'))
+  })
+  afterEach(() => rmSync(dir2, {recursive: true, force: true}))
+
+  it('sorts a run inside the table itself: no buffer the size of the table is allocated per spill', () => {
+    // A spill's run was a new BigUint64Array of every entry (4 MB at the default cap, each time,
+    // freed only at V8's next collection); now it is a view over the key array.
+    const Real = globalThis.BigUint64Array
+    const allocated: number[] = []
+    class Counting extends Real {
+      constructor(...args: unknown[]) {
+        if (typeof args[0] === 'number') allocated.push(args[0])
+        super(...(args as [ArrayBuffer, number, number]))
+      }
+    }
+    globalThis.BigUint64Array = Counting as unknown as BigUint64ArrayConstructor
+    const map = new SpillingMultimap({memoryEntries: 4096, dir: dir2})
+    try {
+      for (let i = 0; i < 3 * 4096 + 10; i++) map.add(Math.imul(i, 0x9e3779b1), i)
+      expect(map.spilled).toBe(3)
+    } finally {
+      globalThis.BigUint64Array = Real
+    }
+    expect(allocated.filter((n) => n >= 4096)).toEqual([])
+    for (let i = 0; i < 3 * 4096 + 10; i += 13) expect(map.has(Math.imul(i, 0x9e3779b1), i)).toBe(true)
+    map.close()
+  })
+})
