@@ -132,6 +132,11 @@ export class AhoCorasick {
     return this.lengths.length
   }
 
+  /** The length of pattern `id` (in UTF-16 code units). */
+  lengthOf(id: number): number {
+    return this.lengths[id]!
+  }
+
   /** Every occurrence of every pattern, overlapping ones included. */
   findAll(text: string): AcMatch[] {
     const found: AcMatch[] = []

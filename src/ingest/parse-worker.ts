@@ -21,8 +21,10 @@ parentPort!.on('message', (task: UnitTask | QuickUnitTask | {endQuickPass: true}
   }
   if ('endQuickPass' in task) {
     // The quick pass is over: its native extractor goes (see releaseNativeQuick), and the C
-    // heap it leaves is handed back once its finalizer has run.
+    // heap it leaves is handed back once its finalizer has run. So do the markers' strings,
+    // which only that extractor read: ingest's matching reads each hit from the text.
     releaseNativeQuick()
+    unconventional = unconventional?.withoutMarkers() ?? null
     fullGc()
     setImmediate(releaseFreedMemory)
     return

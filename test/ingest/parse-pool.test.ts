@@ -51,6 +51,15 @@ describe('ParsePool', () => {
         for (const item of r.items) if (item.k === 'r') found.push(item.unconventional.map((h) => `${h.token}@${h.position}`))
       }
       expect(found).toEqual([['HERON-SUMMIT-0042@7', 'HERON-SUMMIT-0499@29'], [], ['HERON-SUMMIT-0000@30']])
+      // After the quick pass the workers drop the markers' strings and read hits from the texts: the same answers.
+      pool.endQuickPass()
+      texts.forEach((response, seq) => pool.submit({...task(10 + seq, JSON.stringify({ts: '2026-10-30T00:00:00Z', request_id: `s${seq}`, tenant_id: 't', session_id: 's', status: 200, request: 'q', response}))}))
+      const after: string[][] = []
+      for (let i = 0; i < texts.length; i++) {
+        const r = await pool.next()
+        for (const item of r.items) if (item.k === 'r') after.push(item.unconventional.map((h) => `${h.token}@${h.position}`))
+      }
+      expect(after).toEqual(found)
     } finally {
       await pool.close()
     }
