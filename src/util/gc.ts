@@ -38,9 +38,9 @@ let growthBounded = false
  * once it is past what must be quick. Every command sets it as it starts but `triage`, whose
  * ingest sets it (ingest-logs.ts) once the canary verdict is printed: while the registry and
  * the quick pass churn through the main heap, full collections at 1.8x cost the verdict
- * 0.1-0.2 s at 200k records (of about 2.1-2.3 s, alternating runs). At 200k neither is where
- * the command's memory peaks; at 5M the pass is (205-219 MB in single runs), and bounding its
- * heap after its first GiB of input did not make its main heap smaller (one run each way).
+ * 0.1-0.2 s at 200k records (of about 2.1-2.3 s, alternating runs). A pass past 1 GiB of input
+ * sets it itself (quick-pass.ts BOUND_HEAP_AFTER_BYTES): at 5M records the main heap had grown
+ * 23 -> 61 MB of old generation between two collections, the whole command's peak.
  */
 export function boundHeapGrowth(): void {
   if (growthBounded) return
