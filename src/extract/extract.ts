@@ -26,13 +26,13 @@ export class UnconventionalSet {
   private built: AhoCorasick | null | undefined
   /** Every marker starts with one of these; null when there are too many to test one by one. */
   private readonly prefixes: string[] | null
-  /**
-   * `shared`: the automaton of these same markers, built by another thread (see share());
-   * without it, it is built here on first use.
-   */
   /** Whether hits() reads each token from the text (withoutMarkers()). */
   private readonly fromText: boolean = false
 
+  /**
+   * `shared`: the automaton of these same markers, built by another thread (see share());
+   * without it, it is built here on first use. `slimOf` is withoutMarkers()'s (call that).
+   */
   constructor(readonly markers: readonly string[], shared?: SharedAutomaton, slimOf?: UnconventionalSet) {
     if (slimOf) {
       this.markers = []

@@ -58,10 +58,6 @@ export interface QuickPassOptions {
 }
 
 /**
- * Reads every file once with markers only. Returns null where its answer could differ from the
- * ingest that follows: two files that may be the same bytes (ingest skips a second copy whole).
- */
-/**
  * Input read by the pass after which V8's heaps are bounded (util/gc.ts boundHeapGrowth) while it
  * runs, not only once the verdict is out. Before, a 5M-record pass (13.7 GB) let the main
  * thread's old generation grow from 23 to 61 MB between two full collections, most of it garbage,
@@ -70,6 +66,10 @@ export interface QuickPassOptions {
  */
 export const BOUND_HEAP_AFTER_BYTES = 1 << 30
 
+/**
+ * Reads every file once with markers only. Returns null where its answer could differ from the
+ * ingest that follows: two files that may be the same bytes (ingest skips a second copy whole).
+ */
 export async function quickPass(
   files: readonly QuickPassFile[],
   pool: ParsePool,

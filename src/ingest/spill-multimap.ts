@@ -142,7 +142,7 @@ export class SpillingMultimap {
   private spill(): void {
     const n = this.count
     const {keys, values, used} = this
-    // add() grows the table before it passes half full, so this holds; a run is never written half.
+    // add() grows the table before it is more than half full, so the run fits in the key array.
     if (keys.length < 2 * n) throw new Error(`the duplicate table spills ${n} entries from ${keys.length} slots`)
     // The entries to the front of both arrays, in slot order (j <= p: nothing unread is overwritten).
     let j = 0
