@@ -24,11 +24,16 @@ export function suspendIndexes(db: Database, names: readonly string[]): void {
   })()
 }
 
-/** Rebuilds every suspended index; SQLite checks a UNIQUE one as it builds it. */
-export function restoreSuspendedIndexes(db: Database): void {
+/**
+ * Rebuilds every suspended index; SQLite checks a UNIQUE one as it builds it. `onStart` hears
+ * how many are missing before the first is built (each is a sort of the whole table).
+ */
+export function restoreSuspendedIndexes(db: Database, onStart?: (indexes: number) => void): void {
   const rows = db.prepare('SELECT name, sql FROM suspended_indexes ORDER BY name').all() as Array<{name: string; sql: string}>
   if (rows.length === 0) return
   const present = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?`).pluck()
+  const missing = rows.filter((row) => present.get(row.name) === undefined).length
+  if (missing > 0) onStart?.(missing)
   const done = db.prepare('DELETE FROM suspended_indexes WHERE name = ?')
   db.transaction(() => {
     for (const row of rows) {

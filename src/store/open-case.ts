@@ -13,6 +13,12 @@ export interface OpenCaseOptions {
   /** Create the file when it does not exist (commands that only read refuse instead). */
   create?: boolean
   readonly?: boolean
+  /**
+   * Hears, before it starts, work on opening that grows with the case: a schema upgrade that
+   * rebuilds indexes, or indexes an interrupted ingest left suspended (minutes at millions of
+   * records, with nothing else to show meanwhile).
+   */
+  onSlowStart?: (message: string) => void
 }
 
 export const LATEST_SCHEMA = MIGRATIONS.at(-1)?.version ?? 0
@@ -68,8 +74,12 @@ export function openCase(path: string, options: OpenCaseOptions = {}): CaseDb {
     // peak memory (withSortCache: provenance's record order, scope's sessions served) run
     // without them.
     db.pragma(`threads = ${Math.min(4, availableParallelism())}`)
-    migrate(db, path, options.readonly ?? false)
-    if (!db.readonly) restoreSuspendedIndexes(db)
+    migrate(db, path, options.readonly ?? false, options.onSlowStart)
+    if (!db.readonly) {
+      restoreSuspendedIndexes(db, (n) => {
+        options.onSlowStart?.(`${path}: rebuilding ${n} ${n === 1 ? 'index' : 'indexes'} an interrupted ingest left suspended, over ${recordsText(db)} (once)`)
+      })
+    }
   } catch (error) {
     db.close()
     const code = (error as {code?: unknown}).code
@@ -123,7 +133,13 @@ function isEmptyFile(path: string): boolean {
   }
 }
 
-function migrate(db: CaseDb, path: string, readonly: boolean): void {
+/** The records of a case as a phrase ("1,234 records"), from the per-file counts (no read of the records table). */
+function recordsText(db: CaseDb): string {
+  const n = (db.prepare('SELECT coalesce(sum(records), 0) FROM files').pluck().get() as number | bigint | null) ?? 0
+  return `${Number(n).toLocaleString('en-US')} ${Number(n) === 1 ? 'record' : 'records'}`
+}
+
+function migrate(db: CaseDb, path: string, readonly: boolean, onSlowStart?: (message: string) => void): void {
   let current: number
   let application: number
   try {
@@ -153,6 +169,11 @@ function migrate(db: CaseDb, path: string, readonly: boolean): void {
   }
   if (current === LATEST_SCHEMA) return
   if (readonly) throw new IntegrityError(`${path}: case database needs migrating to schema ${LATEST_SCHEMA}; open it writable once`)
+  const rebuilds = MIGRATIONS.filter((m) => m.version > current && m.rebuilds !== undefined).map((m) => m.rebuilds!)
+  // A new case (schema 0) has nothing to rebuild.
+  if (current > 0 && rebuilds.length > 0) {
+    onSlowStart?.(`${path}: upgrading the case from schema ${current} to ${LATEST_SCHEMA} (once): rebuilding ${rebuilds.join(' and ')} over ${recordsText(db)}`)
+  }
   for (const migration of MIGRATIONS) {
     if (migration.version <= current) continue
     db.transaction(() => {

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3'
 import {readdirSync, statSync, writeFileSync} from 'node:fs'
 import {join, relative} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -106,3 +107,27 @@ describe('replay', () => {
     expect(r.stdout.trim().split('\n').at(-1)).toBe('2 of 2 records confirmed (0 not reproduced, 0 rejected by the target)')
   })
 })
+
+describe('work on opening a case that grows with it', () => {
+  it('is said on stderr before it starts (indexes an interrupted ingest left suspended), and stdout stays the one JSON document', async () => {
+    const dir = tempDir()
+    const db = join(dir, 'case.db')
+    writeFileSync(join(dir, 'one.jsonl'), chatLine({request_id: 'r1'}) + '\n')
+    expect((await run(['ingest', 'logs', join(dir, 'one.jsonl'), '--db', db])).code).toBe(0)
+    // What a bulk load killed mid-way leaves: record indexes dropped and remembered.
+    const raw = new Database(db)
+    for (const name of ['records_by_ts', 'records_by_tenant']) {
+      const sql = raw.prepare(`SELECT sql FROM sqlite_master WHERE name = ?`).pluck().get(name) as string
+      raw.prepare('INSERT INTO suspended_indexes (name, sql) VALUES (?, ?)').run(name, sql)
+      raw.exec(`DROP INDEX ${name}`)
+    }
+    raw.close()
+    const r = await run(['scan', '--db', db, '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toContain(`${db}: rebuilding 2 indexes an interrupted ingest left suspended, over 1 record (once)`)
+    expect(() => JSON.parse(r.stdout)).not.toThrow()
+    const again = await run(['scan', '--db', db, '--json'])
+    expect(again.stderr).not.toContain('rebuilding')
+  })
+})
+

@@ -52,4 +52,30 @@ describe('openCase', () => {
     openCase(path, {create: true}).close()
     expect(statSync(path).mode & 0o777).toBe(0o600)
   })
+
+  it('says, before rebuilding them, how many indexes an interrupted ingest left suspended; a new or a whole case says nothing', () => {
+    const path = join(tempDir(), 'suspended.db')
+    const notices: string[] = []
+    const fresh = openCase(path, {create: true, onSlowStart: (m) => notices.push(m)})
+    fresh.exec(`INSERT INTO files (kind, path, name, abs_path, sha256, size, compression, log_format, source, state, started_at, records)
+                VALUES ('log', 'a.jsonl', 'a.jsonl', '/a.jsonl', 'x', 1, 'none', 'native', 'default', 'loading', 'now', 1234)`)
+    // What a bulk load killed mid-way leaves: two record indexes dropped and remembered.
+    for (const name of ['records_by_ts', 'records_by_session']) {
+      const sql = fresh.prepare(`SELECT sql FROM sqlite_master WHERE name = ?`).pluck().get(name) as string
+      fresh.prepare('INSERT INTO suspended_indexes (name, sql) VALUES (?, ?)').run(name, sql)
+      fresh.exec(`DROP INDEX ${name}`)
+    }
+    fresh.close()
+    expect(notices).toEqual([])
+    const db = openCase(path, {onSlowStart: (m) => notices.push(m)})
+    try {
+      expect(notices).toEqual([`${path}: rebuilding 2 indexes an interrupted ingest left suspended, over 1,234 records (once)`])
+      expect(db.prepare(`SELECT count(*) FROM sqlite_master WHERE name IN ('records_by_ts', 'records_by_session')`).pluck().get()).toBe(2)
+      expect(db.prepare('SELECT count(*) FROM suspended_indexes').pluck().get()).toBe(0)
+    } finally {
+      db.close()
+    }
+    openCase(path, {onSlowStart: (m) => notices.push(m)}).close()
+    expect(notices).toHaveLength(1)
+  })
 })

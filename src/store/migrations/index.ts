@@ -10,6 +10,8 @@ export interface Migration {
   version: number
   name: string
   up: (db: Database) => void
+  /** Work that grows with the case (an index rebuilt over every record), said before it starts. */
+  rebuilds?: string
 }
 
 // Append-only: a released migration is never edited, only followed by a new one (005, ...).
@@ -19,5 +21,5 @@ export const MIGRATIONS: readonly Migration[] = [
   {version: 3, name: 'recorded-facts', up: recordedFacts},
   {version: 4, name: 'reference-evidence', up: referenceEvidence},
   {version: 5, name: 'original-evidence', up: originalEvidence},
-  {version: 6, name: 'field-counts', up: fieldCounts},
+  {version: 6, name: 'field-counts', up: fieldCounts, rebuilds: 'two record indexes'},
 ]
