@@ -7,6 +7,7 @@ import type {CaseDb} from '../store/open-case.js'
 import {finishedScanRuns} from '../store/scan-runs.js'
 import {getSettings} from '../store/settings.js'
 import {Problems, shown} from './verify-problems.js'
+import {count} from '../util/plural.js'
 
 // The audit log is a hash chain inside the case: it proves that no entry was edited or
 // removed from the middle, but a forger with the file can rewrite the whole chain, or cut
@@ -168,7 +169,7 @@ function checkIncident(db: CaseDb, entries: readonly AuditEntry[], problems: Pro
   const incident = incidentAwareness(db)
   const amendments = listAmendmentRows(db).filter((a) => a.field === 'aware_at')
   if (!incident) {
-    if (amendments.length > 0) problems.add('incident', 'incident', `${amendments.length} awareness amendment(s) of an incident the case does not hold`)
+    if (amendments.length > 0) problems.add('incident', 'incident', `${count(amendments.length, 'awareness amendment')} of an incident the case does not hold`)
     return
   }
   if (Date.parse(incident.aware_at) !== incident.aware_at_ms) {
@@ -195,7 +196,7 @@ function checkIncident(db: CaseDb, entries: readonly AuditEntry[], problems: Pro
     time = a.new_value
   })
   if (audited.length > amendments.length) {
-    problems.add('incident', 'awareness amendments', `the audit log records ${audited.length} amendment(s), the case holds ${amendments.length}: amendments were removed`)
+    problems.add('incident', 'awareness amendments', `the audit log records ${count(audited.length, 'amendment')}, the case holds ${amendments.length}: amendments were removed`)
   }
   if (time !== null && time !== incident.aware_at) {
     problems.add('incident', 'incident aware_at', `is ${incident.aware_at}, but its opening and amendments give ${time}: it was moved without an amendment`)

@@ -22,6 +22,7 @@ import {iterateRecordsOfFile, RECORD_COLUMNS, recordBySourceRequest, type Record
 import {scannedFileIds} from '../store/scan-runs.js'
 import {originalChunks, readFromOriginal} from './verify-original.js'
 import {ident, Problems, shown} from './verify-problems.js'
+import {count} from '../util/plural.js'
 
 // One evidence file, line by line. The file's decompressed stream is rebuilt from its
 // evidence blocks (each against its CRC, all of them against the content hash taken at
@@ -199,7 +200,7 @@ class FileWalk {
     this.checkCounts()
     for (const grouped of [this.tokens, this.hits, this.fingerprints, this.pii, this.sightings]) {
       const stray = grouped?.rest() ?? 0
-      if (stray > 0) this.problems.add('extract', file.path, `${stray} detection row(s) belong to no record of this file in line order`, file.path)
+      if (stray > 0) this.problems.add('extract', file.path, `${count(stray, 'detection row')} ${stray === 1 ? 'belongs' : 'belong'} to no record of this file in line order`, file.path)
     }
     return this.tally
   }

@@ -1,6 +1,7 @@
 import {closeSync, constants, fstatSync, openSync, readSync} from 'node:fs'
 import type {FileRow} from '../store/files.js'
 import type {Problems} from './verify-problems.js'
+import {count} from '../util/plural.js'
 
 // `verify` of a log file kept by reference (`ingest logs --evidence reference`): the case holds
 // none of its bytes, so the line walk reads the original where it lies, the bytes ingest read
@@ -25,7 +26,7 @@ export function* originalChunks(file: FileRow, problems: Problems, out: {whole: 
     fd = openSync(file.abs_path, constants.O_RDONLY | constants.O_NONBLOCK)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    problems.add('original', file.abs_path, code === 'ENOENT' ? `missing: ${file.path} is kept by reference and the case holds none of its bytes, so its ${file.records} record(s) cannot be read; put the original back` : `cannot be opened (${code ?? (error as Error).message})`)
+    problems.add('original', file.abs_path, code === 'ENOENT' ? `missing: ${file.path} is kept by reference and the case holds none of its bytes, so its ${count(file.records, 'record')} cannot be read; put the original back` : `cannot be opened (${code ?? (error as Error).message})`)
     return
   }
   try {

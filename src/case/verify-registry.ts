@@ -10,6 +10,7 @@ import {listFiles, type FileRow} from '../store/files.js'
 import {openCase, type CaseDb} from '../store/open-case.js'
 import {registryVersion} from '../store/settings.js'
 import {ident, Problems, shown, sqliteLess} from './verify-problems.js'
+import {count} from '../util/plural.js'
 
 // The canary registry decides every sighting's class, so it is derived again from the
 // registry files the case keeps byte for byte: each file, in the order it was ingested, is
@@ -29,7 +30,7 @@ export async function verifyRegistry(db: CaseDb, problems: Problems, scratchDir:
   const version = registryVersion(db)
   const stored = countCanaries(db)
   if (version !== stored) {
-    problems.add('registry', 'canary registry', `has been changed ${version} time(s) but holds ${stored} marker(s): a marker was changed or removed outside crosstalk`)
+    problems.add('registry', 'canary registry', `has been changed ${count(version, 'time')} but holds ${count(stored, 'marker')}: a marker was changed or removed outside crosstalk`)
   }
 
   const scratchPath = join(scratchDir, 'registry.db')

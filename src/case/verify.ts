@@ -20,6 +20,7 @@ import {verifyLogFiles} from './verify-pool.js'
 import {verifyReferencedFile} from './verify-references.js'
 import {ident, Problems, type VerifyProblem} from './verify-problems.js'
 import {verifyRegistry} from './verify-registry.js'
+import {count} from '../util/plural.js'
 
 export type {VerifyProblem, VerifyProblemKind} from './verify-problems.js'
 export {parseExpectedHead, type ExpectedHead} from './verify-audit.js'
@@ -101,7 +102,7 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
     if (last === null) result.not_checked.push('sightings not re-derived: the case was never scanned')
     else if (!registryCurrent) result.not_checked.push('sightings not re-derived: the canary registry changed since the last scan (run `crosstalk scan`)')
     const orphans = recordsWithoutLogFile(db)
-    if (orphans > 0) problems.add('line', 'records', `${orphans} record(s) belong to no log file`)
+    if (orphans > 0) problems.add('line', 'records', `${count(orphans, 'record')} ${orphans === 1 ? 'belongs' : 'belong'} to no log file`)
 
     const files = listFiles(db)
     result.files_checked = files.length
@@ -145,7 +146,7 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
     }
     if (references.length > 0) {
       result.not_checked.push(
-        `${references.length} log file(s) by reference (ingest findings): each stored line was checked against its CRC-32 and the original shard; records' fields and sightings were derived by the Spark job, not again here`,
+        `${count(references.length, 'log file')} by reference (ingest findings): each stored line was checked against its CRC-32 and the original shard; records' fields and sightings were derived by the Spark job, not again here`,
       )
     }
     if (options.rehashOriginals !== false) {

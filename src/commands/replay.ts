@@ -132,10 +132,10 @@ Every request ends within --timeout; redirects are never followed. A target that
 /** Fail closed: a confirmed leak trips the gate, and so does a replay that could not judge what it was asked to. */
 function gateOf(result: ReplayResult): GateTripped | null {
   const confirmed = result.results.filter((r) => r.verdict === 'confirmed')
-  if (confirmed.length > 0) return new GateTripped(`replay confirmed ${confirmed.length} record(s)`)
+  if (confirmed.length > 0) return new GateTripped(`replay confirmed ${count(confirmed.length, 'record')}`)
   const unanswered = result.results.reduce((sum, r) => sum + r.hung + r.errors, 0)
   const reasons = [
-    unanswered > 0 ? `${unanswered} trial(s) hung or errored` : '',
+    unanswered > 0 ? `${count(unanswered, 'trial')} hung or errored` : '',
     result.target_failure ? `the target ${result.target_failure.outcome === 'hung' ? 'hung' : 'failed'} on ${result.target_failure.request}` : result.interrupted ? 'the run was interrupted' : '',
   ].filter(Boolean)
   return reasons.length > 0 ? new GateTripped(`replay could not judge: ${reasons.join('; ')}`, 'E_INCONCLUSIVE') : null

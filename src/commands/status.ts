@@ -4,6 +4,7 @@ import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {safeLine} from '../util/sanitize.js'
 import {caseStatus, listBadLines, type StatusResult} from '../case/status.js'
 import {clockSummary} from '../cli/render-clock.js'
+import {count} from '../cli/plural.js'
 
 export default class Status extends BaseCommand {
   static override summary = 'What the case holds: evidence files, records, quarantined lines, canaries, sightings, the incident and its 72-hour clock.'
@@ -22,12 +23,12 @@ export default class Status extends BaseCommand {
     if (!this.jsonEnabled()) {
       this.log(`Case ${safeLine(flags.db)} (schema ${status.schema_version})`)
       this.log(`  evidence files   ${status.files + status.registry_files}  (${status.files} log, ${status.registry_files} canary registry)${status.incomplete_files ? `  (${status.incomplete_files} interrupted: run the same ingest again)` : ''}`)
-      if (status.log_evidence?.lines_held === 'none') this.log(`  log bytes        ${status.log_evidence.files_by_reference} of ${status.files} log file(s) kept by reference: read from the originals where they lie, checked on every read (crosstalk verify names any missing or changed)`)
+      if (status.log_evidence?.lines_held === 'none') this.log(`  log bytes        ${status.log_evidence.files_by_reference} of ${count(status.files, 'log file')} kept by reference: read from the originals where they lie, checked on every read (crosstalk verify names any missing or changed)`)
       else if (status.log_evidence?.lines_held === 'findings') this.log(`  log bytes        by reference: the case holds the lines the Spark findings rest on; the shards stay where they are`)
-      this.log(`  records          ${status.records}  (${status.tenants} tenants, ${status.sessions} sessions)`)
+      this.log(`  records          ${status.records}  (${count(status.tenants, 'tenant')}, ${count(status.sessions, 'session')})`)
       this.log(`  time span        ${status.first_record ?? '-'} .. ${status.last_record ?? '-'}`)
       this.log(
-        `  duplicates       ${status.duplicates} within the stored files${status.reingested_files ? `; ${status.reingested_duplicates} more in ${status.reingested_files} file(s) ingested again (already in the case, nothing added)` : ''}`,
+        `  duplicates       ${status.duplicates} within the stored files${status.reingested_files ? `; ${status.reingested_duplicates} more in ${count(status.reingested_files, 'file')} ingested again (already in the case, nothing added)` : ''}`,
       )
       this.log(`  bad lines        ${status.bad_lines}${status.bad_lines && !badLines ? '  (list with --bad-lines)' : ''}`)
       const formats = Object.entries(status.log_formats).map(([f, n]) => `${f} ${n}`).join(', ')

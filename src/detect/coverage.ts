@@ -2,6 +2,7 @@ import {InputError} from '../errors.js'
 import type {CaseDb} from '../store/open-case.js'
 import {lastFinishedScan, unscannedFiles} from '../store/scan-runs.js'
 import {registryVersion} from '../store/settings.js'
+import {count} from '../util/plural.js'
 
 // Whether detection has covered everything the case holds, read from the recorded scan runs
 // (never inferred from whether a findings table has rows). Findings on a case that was not
@@ -39,9 +40,9 @@ export function detectionCoverage(db: CaseDb): DetectionCoverage {
 
 /** Why detection is incomplete, in a few words (for errors and notes). */
 export function describeGap(c: DetectionCoverage): string {
-  if (c.never_scanned) return c.files_not_scanned > 0 ? `the case was never scanned (${c.files_not_scanned} log file(s), ${c.records_not_scanned} records)` : 'the case holds no scanned logs'
+  if (c.never_scanned) return c.files_not_scanned > 0 ? `the case was never scanned (${count(c.files_not_scanned, 'log file')}, ${count(c.records_not_scanned, 'record')})` : 'the case holds no scanned logs'
   const parts: string[] = []
-  if (c.files_not_scanned > 0) parts.push(`${c.files_not_scanned} log file(s) with ${c.records_not_scanned} records ingested since the last scan`)
+  if (c.files_not_scanned > 0) parts.push(`${count(c.files_not_scanned, 'log file')} with ${count(c.records_not_scanned, 'record')} ingested since the last scan`)
   if (c.registry_changed) parts.push('the canary registry changed since the last scan')
   if (c.provenance === 'stale') parts.push('canary-less provenance does not cover the case as it is (a scan skipped it with --no-provenance, or evidence was dropped, since it ran)')
   return parts.join('; ')

@@ -11,6 +11,7 @@ import {joinItems} from './statements.js'
 
 export {AUTHORITIES, AUTHORITY_NAMES, type Authority} from './authorities.js'
 import type {Authority} from './authorities.js'
+import {compte, count, frSingular as un} from '../util/plural.js'
 
 export interface FormField {
   id: string
@@ -139,7 +140,7 @@ function answers(d: Draft, P: Phrases) {
     countries: known(d.cross_border.countries, o.countries),
     perCountry: known(d.cross_border.subjects_per_country, o.countries),
     authoritiesNotified: known(d.cross_border.authorities_notified, o.authoritiesNotified),
-    attachments: d.evidence.length > 0 ? {value: fr ? `inventaire des preuves : ${d.evidence.length} fichier(s) avec leur SHA-256 (annexe)` : `evidence manifest: ${d.evidence.length} file(s) with their SHA-256 (annex)`, open: false} : {value: P.toComplete(o.noScan), open: true},
+    attachments: d.evidence.length > 0 ? {value: fr ? `inventaire des preuves : ${compte(d.evidence.length, 'fichier')} avec ${un(d.evidence.length) ? 'son' : 'leur'} SHA-256 (annexe)` : `evidence manifest: ${count(d.evidence.length, 'file')} with ${d.evidence.length === 1 ? 'its' : 'their'} SHA-256 (annex)`, open: false} : {value: P.toComplete(o.noScan), open: true},
     training: {value: P.toComplete(fr ? 'personnel impliqué et sa formation à la protection des données' : 'staff involved and their data protection training'), open: true},
   }
 }

@@ -1,5 +1,6 @@
 import {describeGap, type DetectionCoverage} from '../detect/coverage.js'
 import {z} from 'zod'
+import {compte, frSingular as un} from '../util/plural.js'
 
 // What every report says about detection coverage: nothing when it is complete, a plain
 // warning when the responder chose to report over an incomplete scan (--allow-incomplete).
@@ -18,9 +19,9 @@ export type DetectionSummary = z.infer<typeof detectionSchema>
 
 /** The gap in French, for French documents (the same facts as describeGap). */
 function describeGapFr(c: DetectionCoverage): string {
-  if (c.never_scanned) return c.files_not_scanned > 0 ? `le dossier n'a jamais été analysé (${c.files_not_scanned} fichier(s) de journaux, ${c.records_not_scanned} enregistrements)` : "le dossier ne contient aucun journal analysé"
+  if (c.never_scanned) return c.files_not_scanned > 0 ? `le dossier n'a jamais été analysé (${compte(c.files_not_scanned, 'fichier')} de journaux, ${compte(c.records_not_scanned, 'enregistrement')})` : "le dossier ne contient aucun journal analysé"
   const parts: string[] = []
-  if (c.files_not_scanned > 0) parts.push(`${c.files_not_scanned} fichier(s) de journaux (${c.records_not_scanned} enregistrements) chargé(s) depuis la dernière analyse`)
+  if (c.files_not_scanned > 0) parts.push(`${compte(c.files_not_scanned, 'fichier')} de journaux (${compte(c.records_not_scanned, 'enregistrement')}) ${un(c.files_not_scanned) ? 'chargé' : 'chargés'} depuis la dernière analyse`)
   if (c.registry_changed) parts.push('le registre des canaris a changé depuis la dernière analyse')
   if (c.provenance === 'stale') parts.push("la provenance sans canari n'a pas été recalculée depuis l'ajout d'enregistrements")
   return parts.join(' ; ')

@@ -2,6 +2,7 @@ import type {AssessmentRecord} from './assessment-store.js'
 import type {ReplayTargetFacts} from './facts.js'
 import type {Exposure} from '../scope/exposure.js'
 import {formatDuration} from './time.js'
+import {count} from '../util/plural.js'
 
 // Every sentence crosstalk writes into a draft, notice or register entry, in English. The
 // French table (phrases-fr.ts) has exactly these keys (its type is this one's), so a
@@ -36,9 +37,9 @@ function replayGroup(g: ReplayTargetFacts): string {
         : `on ${g.target} (model ${g.model}; whether this was the built-in simulator was not recorded)`
   const purpose = g.purpose === 'negative-control' ? 'As a negative control, ' : g.purpose === 'confirmation' ? 'To confirm the fault, ' : ''
   const when = g.first_at === g.last_at ? `on ${g.first_at}` : `between ${g.first_at} and ${g.last_at}`
-  const stats = g.trials > 0 ? `; ${g.reproduced} of ${g.trials} trials reproduced the leak, ${pct(g.rate)} (95 % Wilson interval ${pct(g.wilson_low)}–${pct(g.wilson_high)})` : ''
+  const stats = g.trials > 0 ? `; ${g.reproduced} of ${count(g.trials, 'trial')} reproduced the leak, ${pct(g.rate)} (95 % Wilson interval ${pct(g.wilson_low)}–${pct(g.wilson_high)})` : ''
   const prompts = g.original_prompt ? ' The original prompts were re-sent (an explicit, audited opt-in).' : ' The original prompts were not re-sent (same-length stand-ins).'
-  return `${purpose}${g.records} distinct affected request(s) were replayed ${where}, ${when} (run ${g.run_ids.join(', ')}): ${g.confirmed} confirmed (fault reproduced), ${g.not_reproduced} not reproduced, ${g.rejected} rejected by the target${stats}.${g.interrupted ? ' The run was interrupted; its results are partial.' : ''}${prompts}`
+  return `${purpose}${count(g.records, 'distinct affected request')} ${g.records === 1 ? 'was' : 'were'} replayed ${where}, ${when} (run ${g.run_ids.join(', ')}): ${g.confirmed} confirmed (fault reproduced), ${g.not_reproduced} not reproduced, ${g.rejected} rejected by the target${stats}.${g.interrupted ? ' The run was interrupted; its results are partial.' : ''}${prompts}`
 }
 
 export const EN = {
@@ -77,9 +78,9 @@ export const EN = {
 
   // ---- shared statements of what the evidence shows (scan.exposure)
   exposure: (e: Exposure, first: string | null, last: string | null) =>
-    `${e.responses} responses carried data belonging to another session: ${e.by_canary} of them held that session's canary marker and ${e.by_text_only} reproduced its text verbatim without a marker. The data of ${e.sessions} sessions of ${e.source_tenants} customer(s) reached ${e.recipient_tenants} receiving customer(s)` +
+    `${count(e.responses, 'response')} carried data belonging to another session: ${e.by_canary} of them held that session's canary marker and ${e.by_text_only} reproduced its text verbatim without a marker. The data of ${count(e.sessions, 'session')} of ${count(e.source_tenants, 'customer')} reached ${count(e.recipient_tenants, 'receiving customer')}` +
     (first ? ` between ${first} and ${last} (UTC).` : '.'),
-  exposureCrossTenant: (n: number) => `${n} of these responses were served to a different customer organisation.`,
+  exposureCrossTenant: (n: number) => `${n} of these responses ${n === 1 ? 'was' : 'were'} served to a different customer organisation.`,
   noExposure: 'Detection over the logs found no response carrying another session\'s data.',
   noScan: 'Detection over the logs has not run yet; the scope is not known.',
   noneFound: 'none: detection over every log found no response carrying another session\'s data',
@@ -88,7 +89,7 @@ export const EN = {
   causeRecorded: (text: string) => `Description and root cause, as established: ${text}`,
   causeCategoryRecorded: (label: string) => `Cause: ${label}.`,
   investigation: (records: number, logFiles: number, registryFiles: number) =>
-    `Logs of ${records} responses from ${logFiles} log file(s) were searched for canary markers (${registryFiles} canary registry file(s)) and for verbatim text of other sessions; each affected response, session and customer is identified in the case (evidence annex, SHA-256).`,
+    `Logs of ${count(records, 'response')} from ${count(logFiles, 'log file')} were searched for canary markers (${count(registryFiles, 'canary registry file')}) and for verbatim text of other sessions; each affected response, session and customer is identified in the case (evidence annex, SHA-256).`,
   replayGroup,
   measureRecorded: (text: string) => text,
   controllersNotified: (done: number, total: number) => `Affected customers (controllers) notified under Art. 33(2): ${done} of ${total}.`,
@@ -136,7 +137,7 @@ export const EN = {
   a34: {
     title: 'Important information about your personal data',
     whatHappened: (e: Exposure) =>
-      `Some answers that an AI service gave to other users contained text from conversations of other people. Part of what you wrote may have been shown to someone else (${e.sessions} conversations were affected).`,
+      `Some answers that an AI service gave to other users contained text from conversations of other people. Part of what you wrote may have been shown to someone else (${e.sessions === 1 ? '1 conversation was' : `${e.sessions} conversations were`} affected).`,
     cause: (category: string, text: string | null) =>
       `${category.includes('non-malicious') ? 'This was a fault, not an attack.' : category.includes('malicious') ? 'Someone caused this deliberately.' : 'The cause is not yet known.'}${text ? ` ${text}` : ''}`,
     when: (first: string, last: string) => `This happened between ${first.slice(0, 16).replace('T', ' ')} and ${last.slice(0, 16).replace('T', ' ')} (UTC).`,
@@ -159,13 +160,13 @@ export const EN = {
   notice: {
     intro: 'We are informing you, as your processor, of a personal data breach affecting data we process for you (GDPR Art. 33(2)). This notice describes only your own exposure: no content of any conversation, no full canary marker and no personal data values, only counts and categories.',
     leaked: (n: {responses: number; by_canary: number; by_text_only: number; sessions: number; others: number; first: string | null; last: string | null}) =>
-      `${n.responses} responses to other sessions carried data of ${n.sessions} of your sessions (${n.by_canary} with your canary marker, ${n.by_text_only} by verbatim text only), received by ${n.others} other customer(s)${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
+      `${count(n.responses, 'response')} to other sessions carried data of ${n.sessions} of your sessions (${n.by_canary} with your canary marker, ${n.by_text_only} by verbatim text only), received by ${count(n.others, 'other customer')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
     received: (n: {responses: number; by_canary: number; by_text_only: number; sessions: number; from: number; first: string | null; last: string | null}) =>
-      `${n.responses} responses your users received carried another session's data (${n.by_canary} with a canary marker, ${n.by_text_only} by verbatim text only), in ${n.sessions} of your sessions, from ${n.from} other customer(s)${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
+      `${count(n.responses, 'response')} your users received carried another session's data (${n.by_canary} with a canary marker, ${n.by_text_only} by verbatim text only), in ${n.sessions} of your sessions, from ${count(n.from, 'other customer')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
     nothingLeaked: 'No response to another session was found carrying your data.',
     nothingReceived: "No response your users received was found carrying another session's data.",
     identified: (responses: number, logFiles: number, byReference = 0) =>
-      `The affected responses were identified from the serving logs (${responses} responses in ${logFiles} log file(s)) by canary markers and verbatim text; ${byReference === 0 ? 'the evidence is preserved with SHA-256 hashes.' : `each log file is identified by its SHA-256 hash (${byReference === logFiles ? 'all of them are' : `${byReference} of them are`} kept where they were collected, not copied into the case).`}`,
+      `The affected responses were identified from the serving logs (${count(responses, 'response')} in ${count(logFiles, 'log file')}) by canary markers and verbatim text; ${byReference === 0 ? 'the evidence is preserved with SHA-256 hashes.' : `each log file is identified by its SHA-256 hash (${byReference === logFiles ? (logFiles === 1 ? 'it is' : 'all of them are') : `${byReference} of them ${byReference === 1 ? 'is' : 'are'}`} kept where they were collected, not copied into the case).`}`,
     assess: 'As controller, assess the risk to your users and decide on notifying your supervisory authority: in principle your 72 hours start when you receive this notice (EDPB Guidelines 9/2022).',
     quarantine: "Delete or quarantine the responses your users received that carried another party's data; do not process them further.",
     contactWanted: 'Tell us the contact point you want follow-up information sent to; we will send further information in phases as it is confirmed (Art. 33(4)).',
@@ -201,7 +202,7 @@ export const EN = {
     breachStart: 'when the breach started (only the first affected response in the logs is known)',
     breachEnd: 'confirmation that the breach has ended (end time)',
     delayReason: 'reasons for the delay: the 72 hours have passed (Art. 33(1))',
-    detectionIncomplete: (files: number) => `detection is incomplete (${files} log file(s) not scanned, or provenance not current): every number here covers only what was scanned`,
+    detectionIncomplete: (files: number) => `detection is incomplete (${count(files, 'log file')} not scanned, or provenance not current): every number here covers only what was scanned`,
     noScan: 'the scope: responses, sessions and customers affected (detection has not run)',
     upperBound: 'upper bound of the number of data subjects and records (the KV pool size is not known)',
     exactSubjects: 'exact number of data subjects (only a range is known so far)',
@@ -215,7 +216,7 @@ export const EN = {
     risk: 'risk assessment and the decision taken on it',
     article34: 'whether the data subjects are informed (Art. 34), with the decision it rests on',
     notifications: 'notification of the supervisory authority (when, reference)',
-    controllerNotices: (missing: number) => `notices to ${missing} affected controller(s) not yet recorded`,
+    controllerNotices: (missing: number) => (missing === 1 ? 'the notice to 1 affected controller, not yet recorded' : `notices to ${missing} affected controllers, not yet recorded`),
     police: 'whether reported to police or judicial authorities',
     otherAuthorities: 'other authorities notified (CSIRT, sector regulators), with case ids',
     leadAuthority: 'lead supervisory authority (one-stop shop) or the authorities of every Member State concerned',

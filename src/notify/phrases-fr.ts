@@ -2,6 +2,7 @@ import type {AssessmentRecord} from './assessment-store.js'
 import type {ReplayTargetFacts} from './facts.js'
 import type {Phrases} from './phrases-en.js'
 import type {Exposure} from '../scope/exposure.js'
+import {compte, frSingular as un} from '../util/plural.js'
 
 // Les phrases des projets, notifications et entrées de registre, en français : exactement les
 // clés de la table anglaise (le type l'impose), pour qu'aucun document ne retombe sur l'anglais.
@@ -34,9 +35,9 @@ function replayGroup(g: ReplayTargetFacts): string {
         : `sur ${g.target} (modèle ${g.model} ; il n'a pas été enregistré s'il s'agissait du simulateur intégré)`
   const purpose = g.purpose === 'negative-control' ? 'Comme témoin négatif, ' : g.purpose === 'confirmation' ? 'Pour confirmer le défaut, ' : ''
   const when = g.first_at === g.last_at ? `le ${g.first_at}` : `entre le ${g.first_at} et le ${g.last_at}`
-  const stats = g.trials > 0 ? ` ; ${g.reproduced} essais sur ${g.trials} ont reproduit la fuite, soit ${pct(g.rate)} (intervalle de Wilson à 95 % : ${pct(g.wilson_low)}–${pct(g.wilson_high)})` : ''
+  const stats = g.trials > 0 ? ` ; ${compte(g.reproduced, 'essai')} sur ${g.trials} ${un(g.reproduced) ? 'a' : 'ont'} reproduit la fuite, soit ${pct(g.rate)} (intervalle de Wilson à 95 % : ${pct(g.wilson_low)}–${pct(g.wilson_high)})` : ''
   const prompts = g.original_prompt ? ' Les requêtes d’origine ont été renvoyées (option explicite, journalisée).' : ' Les requêtes d’origine n’ont pas été renvoyées (textes de substitution de même longueur).'
-  return `${purpose}${g.records} requête(s) concernée(s) distincte(s) ont été rejouées ${where}, ${when} (campagne ${g.run_ids.join(', ')}) : ${g.confirmed} confirmée(s) (défaut reproduit), ${g.not_reproduced} non reproduite(s), ${g.rejected} rejetée(s) par la cible${stats}.${g.interrupted ? ' La campagne a été interrompue ; ses résultats sont partiels.' : ''}${prompts}`
+  return `${purpose}${g.records} ${un(g.records) ? 'requête concernée distincte a été rejouée' : 'requêtes concernées distinctes ont été rejouées'} ${where}, ${when} (campagne ${g.run_ids.join(', ')}) : ${compte(g.confirmed, 'confirmée')} (défaut reproduit), ${g.not_reproduced} non ${un(g.not_reproduced) ? 'reproduite' : 'reproduites'}, ${compte(g.rejected, 'rejetée')} par la cible${stats}.${g.interrupted ? ' La campagne a été interrompue ; ses résultats sont partiels.' : ''}${prompts}`
 }
 
 const outcome: Record<string, string> = {
@@ -83,9 +84,9 @@ export const FR: Phrases = {
   },
 
   exposure: (e: Exposure, first, last) =>
-    `${e.responses} réponses contenaient des données d'une autre session : ${e.by_canary} portaient le marqueur canari de cette session et ${e.by_text_only} en reproduisaient le texte mot pour mot sans marqueur. Les données de ${e.sessions} sessions de ${e.source_tenants} client(s) ont atteint ${e.recipient_tenants} client(s) destinataire(s)` +
+    `${compte(e.responses, 'réponse')} ${un(e.responses) ? 'contenait' : 'contenaient'} des données d'une autre session : ${e.by_canary} ${un(e.by_canary) ? 'portait' : 'portaient'} le marqueur canari de cette session et ${e.by_text_only} en ${un(e.by_text_only) ? 'reproduisait' : 'reproduisaient'} le texte mot pour mot sans marqueur. Les données de ${compte(e.sessions, 'session')} de ${compte(e.source_tenants, 'client')} ont atteint ${compte(e.recipient_tenants, 'client destinataire', 'clients destinataires')}` +
     (first ? ` entre le ${first} et le ${last} (UTC).` : '.'),
-  exposureCrossTenant: (n) => `${n} de ces réponses ont été servies à un autre client.`,
+  exposureCrossTenant: (n) => `${n} de ces réponses ${un(n) ? 'a été servie' : 'ont été servies'} à un autre client.`,
   noExposure: "L'analyse des journaux n'a trouvé aucune réponse contenant des données d'une autre session.",
   noScan: "L'analyse des journaux n'a pas encore été effectuée ; le périmètre n'est pas connu.",
   noneFound: "aucune : l'analyse de tous les journaux n'a trouvé aucune réponse contenant des données d'une autre session",
@@ -94,7 +95,7 @@ export const FR: Phrases = {
   causeRecorded: (text) => `Description et cause, telles qu'établies : ${text}`,
   causeCategoryRecorded: (label) => `Cause : ${label}.`,
   investigation: (records, logFiles, registryFiles) =>
-    `Les journaux de ${records} réponses (${logFiles} fichier(s) de journaux) ont été analysés à la recherche des marqueurs canaris (${registryFiles} fichier(s) de registre) et du texte d'autres sessions reproduit mot pour mot ; chaque réponse, session et client concerné est identifié dans le dossier (annexe des preuves, SHA-256).`,
+    `Les journaux de ${compte(records, 'réponse')} (${compte(logFiles, 'fichier')} de journaux) ont été analysés à la recherche des marqueurs canaris (${compte(registryFiles, 'fichier')} de registre) et du texte d'autres sessions reproduit mot pour mot ; chaque réponse, session et client concerné est identifié dans le dossier (annexe des preuves, SHA-256).`,
   replayGroup,
   measureRecorded: (text) => text,
   controllersNotified: (done, total) => `Clients concernés (responsables de traitement) informés au titre de l'art. 33.2 : ${done} sur ${total}.`,
@@ -146,7 +147,7 @@ export const FR: Phrases = {
   a34: {
     title: 'Informations importantes sur vos données personnelles',
     whatHappened: (e) =>
-      `Certaines réponses données par un service d'intelligence artificielle à d'autres utilisateurs contenaient du texte issu des conversations d'autres personnes. Une partie de ce que vous avez écrit a pu être montrée à quelqu'un d'autre (${e.sessions} conversations sont concernées).`,
+      `Certaines réponses données par un service d'intelligence artificielle à d'autres utilisateurs contenaient du texte issu des conversations d'autres personnes. Une partie de ce que vous avez écrit a pu être montrée à quelqu'un d'autre (${e.sessions} ${un(e.sessions) ? 'conversation est concernée' : 'conversations sont concernées'}).`,
     cause: (category, text) =>
       `${category.includes('non-malicious') ? "Il s'agit d'un défaut, non d'une attaque." : category.includes('malicious') ? "Quelqu'un l'a provoqué délibérément." : "La cause n'est pas encore connue."}${text ? ` ${text}` : ''}`,
     when: (first, last) => `Cela s'est produit entre le ${first.slice(0, 16).replace('T', ' ')} et le ${last.slice(0, 16).replace('T', ' ')} (UTC).`,
@@ -169,13 +170,13 @@ export const FR: Phrases = {
     intro:
       "En tant que sous-traitant, nous vous informons d'une violation de données à caractère personnel touchant des données que nous traitons pour votre compte (RGPD, art. 33.2). Cette notification ne décrit que votre propre exposition : aucun contenu de conversation, aucun marqueur canari complet, aucune valeur de donnée personnelle, seulement des nombres et des catégories.",
     leaked: (n) =>
-      `${n.responses} réponses adressées à d'autres sessions contenaient des données de ${n.sessions} de vos sessions (${n.by_canary} avec votre marqueur canari, ${n.by_text_only} par texte reproduit seulement), reçues par ${n.others} autre(s) client(s)${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
+      `${compte(n.responses, 'réponse adressée', 'réponses adressées')} à d'autres sessions ${un(n.responses) ? 'contenait' : 'contenaient'} des données de ${n.sessions} de vos sessions (${n.by_canary} avec votre marqueur canari, ${n.by_text_only} par texte reproduit seulement), ${un(n.responses) ? 'reçue' : 'reçues'} par ${compte(n.others, 'autre client', 'autres clients')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
     received: (n) =>
-      `${n.responses} réponses reçues par vos utilisateurs contenaient des données d'une autre session (${n.by_canary} avec un marqueur canari, ${n.by_text_only} par texte reproduit seulement), dans ${n.sessions} de vos sessions, provenant de ${n.from} autre(s) client(s)${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
+      `${compte(n.responses, 'réponse reçue', 'réponses reçues')} par vos utilisateurs ${un(n.responses) ? 'contenait' : 'contenaient'} des données d'une autre session (${n.by_canary} avec un marqueur canari, ${n.by_text_only} par texte reproduit seulement), dans ${n.sessions} de vos sessions, provenant de ${compte(n.from, 'autre client', 'autres clients')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
     nothingLeaked: "Aucune réponse adressée à une autre session ne contenait vos données.",
     nothingReceived: "Aucune réponse reçue par vos utilisateurs ne contenait de données d'une autre session.",
     identified: (responses, logFiles, byReference = 0) =>
-      `Les réponses concernées ont été identifiées dans les journaux de service (${responses} réponses dans ${logFiles} fichier(s) de journaux) par les marqueurs canaris et le texte reproduit ; ${byReference === 0 ? 'les preuves sont conservées avec leur empreinte SHA-256.' : `chaque fichier de journaux est identifié par son empreinte SHA-256 (${byReference === logFiles ? 'tous sont conservés' : `${byReference} d'entre eux sont conservés`} là où ils ont été collectés, sans copie dans le dossier).`}`,
+      `Les réponses concernées ont été identifiées dans les journaux de service (${compte(responses, 'réponse')} dans ${compte(logFiles, 'fichier')} de journaux) par les marqueurs canaris et le texte reproduit ; ${byReference === 0 ? 'les preuves sont conservées avec leur empreinte SHA-256.' : `chaque fichier de journaux est identifié par son empreinte SHA-256 (${byReference === logFiles ? (un(logFiles) ? 'il est conservé' : 'tous sont conservés') : `${byReference} d'entre eux ${un(byReference) ? 'est conservé' : 'sont conservés'}`} là où ils ont été collectés, sans copie dans le dossier).`}`,
     assess: "En tant que responsable de traitement, évaluez le risque pour vos utilisateurs et décidez de la notification à votre autorité de contrôle : en principe, vos 72 heures courent à réception de cette notification (lignes directrices 9/2022 du CEPD).",
     quarantine: "Supprimez ou isolez les réponses reçues par vos utilisateurs qui contenaient des données d'un tiers ; ne les traitez pas davantage.",
     contactWanted: "Indiquez-nous le point de contact auquel adresser les informations complémentaires ; nous les transmettrons de manière échelonnée à mesure qu'elles sont confirmées (art. 33.4).",
@@ -209,7 +210,7 @@ export const FR: Phrases = {
     breachStart: 'début de la violation (seule la première réponse concernée dans les journaux est connue)',
     breachEnd: 'confirmation de la fin de la violation (heure de fin)',
     delayReason: 'motifs du retard : le délai de 72 heures est dépassé (art. 33.1)',
-    detectionIncomplete: (files) => `analyse incomplète (${files} fichier(s) de journaux non analysé(s), ou provenance non à jour) : les chiffres ne couvrent que ce qui a été analysé`,
+    detectionIncomplete: (files) => `analyse incomplète (${compte(files, 'fichier')} de journaux non ${un(files) ? 'analysé' : 'analysés'}, ou provenance non à jour) : les chiffres ne couvrent que ce qui a été analysé`,
     noScan: "le périmètre : réponses, sessions et clients concernés (l'analyse n'a pas été effectuée)",
     upperBound: "borne haute du nombre de personnes et d'enregistrements (taille du pool KV inconnue)",
     exactSubjects: 'nombre exact de personnes concernées (seule une fourchette est connue à ce stade)',
@@ -223,7 +224,7 @@ export const FR: Phrases = {
     risk: 'évaluation du risque et décision prise',
     article34: 'information des personnes concernées (art. 34), avec la décision sur laquelle elle repose',
     notifications: "notification de l'autorité de contrôle (date, référence)",
-    controllerNotices: (missing) => `notifications à ${missing} responsable(s) de traitement concerné(s) non encore enregistrées`,
+    controllerNotices: (missing) => (un(missing) ? `notification à ${missing} responsable de traitement concerné, non encore enregistrée` : `notifications à ${missing} responsables de traitement concernés, non encore enregistrées`),
     police: 'signalement à la police ou aux autorités judiciaires',
     otherAuthorities: 'autres autorités informées (CSIRT, régulateurs sectoriels), avec leurs références',
     leadAuthority: 'autorité de contrôle chef de file (guichet unique) ou autorités de chaque État membre concerné',

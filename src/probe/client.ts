@@ -10,6 +10,7 @@
 
 import {CliError, InputError} from '../errors.js'
 import {DEFAULT_MAX_RESPONSE_BYTES, exchange, ExchangeFailure, isUnreachable, type ExchangeResponse} from './http.js'
+import {count} from '../util/plural.js'
 
 export type RequestOutcome = 'served' | 'rejected' | 'hung' | 'error'
 export type Endpoint = 'chat' | 'completions'
@@ -253,7 +254,7 @@ export class ServingClient {
           await sleep(wait)
           continue
         }
-        const why = `HTTP ${status} after ${attempts} attempt(s)${headers['retry-after'] !== undefined ? ` (Retry-After ${JSON.stringify(String(headers['retry-after']).slice(0, 40))})` : ''}; still overloaded when the ${this.options.timeoutMs} ms timeout ran out`
+        const why = `HTTP ${status} after ${count(attempts, 'attempt')}${headers['retry-after'] !== undefined ? ` (Retry-After ${JSON.stringify(String(headers['retry-after']).slice(0, 40))})` : ''}; still overloaded when the ${this.options.timeoutMs} ms timeout ran out`
         this.trip(name, 'error', why, status)
         return done({...base, outcome: 'error', httpStatus: status, error: why}, attempts)
       }

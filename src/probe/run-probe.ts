@@ -4,6 +4,7 @@ import {mapLimit} from './limit.js'
 import {foreignMarkers} from './markers.js'
 import {buildPrompt, fillerWords, newPersona, sizePrompt, type Persona, type SizedPrompt} from './prompts.js'
 import {assertSafeTarget, type Resolver} from './target-guard.js'
+import {count} from '../util/plural.js'
 
 // The CI gate. Three probes against an OpenAI-compatible server:
 //  - context limits: a prompt just below the KV pool must be served; prompts in the gap between
@@ -253,7 +254,7 @@ function contextCheck(size: SizeClass, tokens: number, stream: boolean, persona:
   const why = result.error ?? ''
   if (size.servable) {
     if (outcome === 'served') return {...base, ok: true, inconclusive: false, detail: 'served below the pool'}
-    if (outcome === 'leak') return {...base, ok: false, inconclusive: false, detail: `served with ${foreign.length} foreign marker(s)`}
+    if (outcome === 'leak') return {...base, ok: false, inconclusive: false, detail: `served with ${count(foreign.length, 'foreign marker')}`}
     // A baseline that is not served says the probe's assumptions (pool size, reachability) are off, not that the stack leaks.
     return {...base, ok: false, inconclusive: true, detail: `baseline not served (${outcome}${why ? `: ${why}` : ''}); check --pool-tokens`}
   }
@@ -263,7 +264,7 @@ function contextCheck(size: SizeClass, tokens: number, stream: boolean, persona:
     case 'served':
       return {...base, ok: false, inconclusive: false, detail: 'served with HTTP 200: silent degradation instead of a rejection'}
     case 'leak':
-      return {...base, ok: false, inconclusive: false, detail: `served with HTTP 200 and ${foreign.length} foreign marker(s): stale KV`}
+      return {...base, ok: false, inconclusive: false, detail: `served with HTTP 200 and ${count(foreign.length, 'foreign marker')}: stale KV`}
     case 'hung':
       return {...base, ok: false, inconclusive: false, detail: why}
     default:
@@ -303,7 +304,7 @@ function contaminationCheck(
   const crossTenant = [...flows.values()].filter((flow) => flow.source_tenant !== flow.recipient_tenant).length
   const detail =
     outcome === 'leak'
-      ? `${counts.leaks}/${entries.length} responses carried foreign markers (${crossTenant} cross-tenant flow(s))`
+      ? `${counts.leaks}/${entries.length} responses carried foreign markers (${count(crossTenant, 'cross-tenant flow')})`
       : `${counts.served} served, ${counts.rejected} rejected, ${counts.hung} hung, ${counts.error} errors${counts.not_sent > 0 ? `, ${counts.not_sent} not sent` : ''}; no foreign markers`
   return {
     name: `contamination.${size.key}`,

@@ -10,6 +10,7 @@ import {expandPaths} from '../ingest/expand-paths.js'
 import {decideFormats, readingUnits, type Decided} from '../ingest/ingest-logs.js'
 import {ExtractWriter} from './extract-parquet.js'
 import {extractShards, type ShardFacts} from './extract-shard.js'
+import {count} from '../util/plural.js'
 
 // `crosstalk extract`: the per-record map of provider-scale audits, with no case. Each log
 // file (a shard) becomes one Parquet file in the output directory, named after the shard and
@@ -89,7 +90,7 @@ export async function planShards(paths: readonly string[], options: ExtractForma
 export async function extractLogs(options: ExtractLogsOptions): Promise<ExtractLogsResult> {
   const files = await decide(options.paths, options)
   if (options.uris !== undefined && options.uris.length !== files.length) {
-    throw new UsageError(`--uri names the location of each file given: ${options.uris.length} given for ${files.length} file(s)`)
+    throw new UsageError(`--uri names the location of each file given: ${options.uris.length} given for ${count(files.length, 'file')}`)
   }
   const uriOf = new Map(files.map((f, i) => [f.path, options.uris?.[i] ?? pathToFileURL(resolve(f.path)).href]))
   mkdirSync(options.outDir, {recursive: true})

@@ -7,6 +7,7 @@ import {loadGroundTruth, type GroundTruth} from '../../src/generate/ground-truth
 import {tempDir} from '../helpers/cli.js'
 import {run, runJson} from '../helpers/commands.js'
 import {readLines} from '../helpers/generated-logs.js'
+import {count} from '../../src/util/plural.js'
 
 // One exposure, told the same way everywhere: on generated incidents, scope --json's
 // `exposure`, the numbers of report article33 --format json and the processor notices equal
@@ -88,7 +89,7 @@ async function check(seed: number): Promise<void> {
   expect(draft.data_categories.find((c) => c.kind === 'conversation_content_attributed')?.count ?? 0).toBe(truth.exposure.by_text_only)
   const e = truth.exposure
   expect(draft.nature.summary[0]).toContain(`${e.responses} responses carried data belonging to another session: ${e.by_canary} of them held that session's canary marker and ${e.by_text_only} reproduced its text verbatim`)
-  expect(draft.nature.summary[0]).toContain(`The data of ${e.sessions} sessions of ${e.source_tenants} customer(s) reached ${e.recipient_tenants} receiving customer(s)`)
+  expect(draft.nature.summary[0]).toContain(`The data of ${count(e.sessions, 'session')} of ${count(e.source_tenants, 'customer')} reached ${count(e.recipient_tenants, 'receiving customer')}`)
   const md = (await run(['report', 'article33', '--db', db, '--now', '2026-11-03T00:00:00Z'])).stdout
   expect(md).toContain(`| Responses carrying another session's data | ${e.responses} |`)
   expect(md).toContain(`| of which by verbatim text only (no marker) | ${e.by_text_only} |`)

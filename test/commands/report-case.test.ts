@@ -63,7 +63,7 @@ describe('crosstalk report case', () => {
     expect((await run(['ingest', 'logs', logs, '--db', partial])).code).toBe(0)
     const refused = await run(['report', 'case', '--db', partial, '--out', join(dir, 'x.html')])
     expect(refused.code).toBe(1)
-    expect(refused.stderr.trim()).toBe('Error: report case: detection is incomplete (the case was never scanned (12 log file(s), 3000 records)); run `crosstalk scan` first, or pass --allow-incomplete to report what has been scanned')
+    expect(refused.stderr.trim()).toBe('Error: report case: detection is incomplete (the case was never scanned (12 log files, 3000 records)); run `crosstalk scan` first, or pass --allow-incomplete to report what has been scanned')
     const allowed = await run(['report', 'case', '--db', partial, '--allow-incomplete'])
     expect(allowed.code, allowed.stderr).toBe(0)
     expect(allowed.stdout).toContain('Not scanned: nothing is known yet')

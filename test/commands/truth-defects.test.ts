@@ -44,8 +44,8 @@ describe('replay results by target and role (defect 2)', () => {
     expect(groups[0]).toMatchObject({target_kind: 'simulator', purpose: 'confirmation', records: 2, confirmed: 2, rejected: 0, run_ids: [1, 2]})
     expect(groups[1]).toMatchObject({target_kind: 'simulator', purpose: 'negative-control', records: 2, confirmed: 0, rejected: 2, run_ids: [3]})
     const sentences = d.measures_taken.join('\n')
-    expect(sentences).toMatch(/^To confirm the fault, 2 distinct affected request\(s\) were replayed on crosstalk's built-in testbed .* a simulator built to reproduce this fault: it shows the mechanism, not that the production stack has it/m)
-    expect(sentences).toMatch(/^As a negative control, 2 distinct affected request\(s\) were replayed .*: 0 confirmed .*, 2 rejected by the target/m)
+    expect(sentences).toMatch(/^To confirm the fault, 2 distinct affected requests were replayed on crosstalk's built-in testbed .* a simulator built to reproduce this fault: it shows the mechanism, not that the production stack has it/m)
+    expect(sentences).toMatch(/^As a negative control, 2 distinct affected requests were replayed .*: 0 confirmed .*, 2 rejected by the target/m)
     expect(sentences).not.toMatch(/4 requests|3 run\(s\)/)
     expect(d.statements.find((s) => s.text.startsWith('As a negative control'))!.rests_on).toEqual(['replay_run#3'])
   })
@@ -66,11 +66,11 @@ describe('empty and partial cases (defect 8)', () => {
     expect(status.reingested_files).toBe(1)
     const human = (await run(['status', '--db', db])).stdout
     expect(human).toMatch(/evidence files\s+2 {2}\(1 log, 1 canary registry\)/)
-    expect(human).toContain(`${status.reingested_duplicates} more in 1 file(s) ingested again (already in the case, nothing added)`)
+    expect(human).toContain(`${status.reingested_duplicates} more in 1 file ingested again (already in the case, nothing added)`)
     expect((await run(['scan', '--db', db])).code).toBe(0)
     const d = await runJson<{investigation: string[]; scope: {log_files: number}}>(['report', 'article33', '--db', db, '--format', 'json'])
     expect(d.scope.log_files).toBe(1)
-    expect(d.investigation[0]).toMatch(new RegExp(`^Logs of ${status.records} responses from 1 log file\\(s\\) were searched for canary markers \\(1 canary registry file\\(s\\)\\)`))
+    expect(d.investigation[0]).toMatch(new RegExp(`^Logs of ${status.records} responses from 1 log file were searched for canary markers \\(1 canary registry file\\)`))
   })
 
   it('a case with no incident and no data: refused as unscanned; asked for anyway, a draft of open items, nothing "not applicable"', async () => {

@@ -230,7 +230,7 @@ describe('verify catches a moved awareness time', () => {
       sql.prepare(`UPDATE incident SET aware_at = '2026-11-02T08:00:00.000Z', aware_at_ms = ${Date.parse('2026-11-02T08:00:00.000Z')}`).run()
     }))
     expect(r.code).toBe(1)
-    expect(r.out).toMatch(/FAIL incident: awareness amendments: the audit log records 1 amendment\(s\), the case holds 0/)
+    expect(r.out).toMatch(/FAIL incident: awareness amendments: the audit log records 1 amendment, the case holds 0/)
   })
 })
 

@@ -48,7 +48,7 @@ describe('probe and replay against a hanging testbed serve process', () => {
     const result = JSON.parse(run.stdout)
     expect(result).toMatchObject({interrupted: true, target_failure: {outcome: 'hung'}})
     expect(result.results[0]).toMatchObject({request_id: 'req-1', trials: 1, hung: 1, reproduced: 0, verdict: 'not_reproduced'})
-    expect(run.stderr).toContain('replay could not judge: 1 trial(s) hung or errored')
+    expect(run.stderr).toContain('replay could not judge: 1 trial hung or errored')
   })
 })
 
@@ -93,7 +93,7 @@ describe('testbed serve stops on a signal', () => {
       expect(await hung).toBe('ECONNRESET')
       const lines = stopped.stderr.trim().split('\n')
       expect(lines).toHaveLength(2)
-      expect(lines[1]).toBe(`crosstalk testbed stopped on ${signal}; closed 2 connection(s)`)
+      expect(lines[1]).toBe(`crosstalk testbed stopped on ${signal}; closed 2 connections`)
     })
   }
 })

@@ -95,7 +95,7 @@ describe('buildArticle33 from a hand-built CaseFacts', () => {
     expect(d.data_subjects.approximate).toMatchObject({low: 8, high: 19})
     expect(d.measures_taken).toEqual(['cache disabled', 'keys rotated'])
     // the exposure, canary and text together, each part shown
-    expect(d.nature.summary[0]).toMatch(/^14 responses carried data belonging to another session: 12 of them held that session's canary marker and 2 reproduced its text verbatim without a marker\. The data of 8 sessions of 2 customer\(s\) reached 3 receiving customer\(s\)/)
+    expect(d.nature.summary[0]).toMatch(/^14 responses carried data belonging to another session: 12 of them held that session's canary marker and 2 reproduced its text verbatim without a marker\. The data of 8 sessions of 2 customers reached 3 receiving customers/)
     const open = d.open_items.map((o) => o.item).join('\n')
     expect(open).not.toMatch(/controller name/)
     expect(open).not.toMatch(/DPO/)
@@ -174,9 +174,9 @@ describe('buildArticle33 from a hand-built CaseFacts', () => {
     const f = fixture()
     f.detection = {...f.detection, complete: false, files_not_scanned: 2, records_not_scanned: 40}
     const d = buildArticle33(f)
-    expect(d.detection).toMatchObject({complete: false, files_not_scanned: 2, note: expect.stringMatching(/2 log file\(s\) with 40 records ingested since the last scan/)})
-    expect(d.open_items.map((o) => o.item).join('\n')).toMatch(/detection is incomplete \(2 log file\(s\) not scanned/)
-    expect(renderArticle33Markdown(d)).toMatch(/> \*\*Detection is incomplete: 2 log file\(s\) with 40 records/)
+    expect(d.detection).toMatchObject({complete: false, files_not_scanned: 2, note: expect.stringMatching(/2 log files with 40 records ingested since the last scan/)})
+    expect(d.open_items.map((o) => o.item).join('\n')).toMatch(/detection is incomplete \(2 log files not scanned/)
+    expect(renderArticle33Markdown(d)).toMatch(/> \*\*Detection is incomplete: 2 log files with 40 records/)
     expect(renderArticle33Markdown(buildArticle33(fixture()))).not.toMatch(/Detection is incomplete/)
   })
 
@@ -258,7 +258,8 @@ describe('Article 34, the processor notice and the register say only what was re
     expect(n.containment).toEqual([])
     expect(n.open_items.map((o) => o.section)).toEqual(expect.arrayContaining(['containment', 'cause']))
     expect(md).not.toContain('globex')
-    expect(md).toContain('at 1 other customer(s)')
+    // One other customer, in the singular (never "customer(s)").
+    expect(md).toMatch(/\b1 other customer(?![s(])/)
     expect(n.your_data_reached_others).toMatchObject({responses: 14, by_canary: 12, verbatim_only_responses: 2})
   })
 

@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {startTestbed, TESTBED_DEFAULTS} from '../../testbed/server.js'
+import {count} from '../../cli/plural.js'
 
 export default class TestbedServe extends BaseCommand {
   static override description = `Run the reference serving backend: a SIMULATOR, not a model.
@@ -66,6 +67,6 @@ Ours, not vLLM's: the model and its word tokenizer, metric names (testbed: prefi
       process.on('SIGTERM', stop)
     })
     const {connections} = await testbed.close()
-    this.note(`crosstalk testbed stopped on ${signal}; closed ${connections} connection(s)`)
+    this.note(`crosstalk testbed stopped on ${signal}; closed ${count(connections, 'connection')}`)
   }
 }
