@@ -25,6 +25,18 @@ describe('unknown commands', () => {
     expect(r.stderr).not.toMatch(/ingets:logs|ingest:logs/)
   })
 
+  it('a command typed right, then a word it does not take: names the word, never the command, as not found', async () => {
+    for (const [args, word, command] of [[['generate', 'incident', '--out', 'x'], 'incident', 'generate'], [['scope', 'extra'], 'extra', 'scope'], [['ingest', 'canaries'], null, null]] as const) {
+      const r = await run([...args])
+      if (word === null) {
+        expect(r.stderr).not.toContain('unexpected argument')
+        continue
+      }
+      expect(r.code).toBe(2)
+      expect(r.stderr.trim().split('\n')).toEqual([`Error: unexpected argument "${word}": "crosstalk ${command}" has no subcommand and takes no argument there (crosstalk ${command} --help shows its usage)`])
+    }
+  })
+
   it('under --json prints the error object on stdout', async () => {
     const r = await run(['scpoe', '--json'])
     expect(r.code).toBe(2)

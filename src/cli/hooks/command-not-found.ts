@@ -17,9 +17,16 @@ const hook: Hook.CommandNotFound = async function (opts) {
   const suggestion = suggestCommand(words, visible)
   const bin = opts.config.bin
   const typed = suggestion?.typed ?? words[0] ?? ''
-  const message = suggestion
-    ? `command "${printable(typed)}" not found; did you mean "${bin} ${suggestion.command}"? (${bin} --help lists every command)`
-    : `command "${printable(typed)}" not found (${bin} --help lists every command)`
+  // The command typed exactly, then a word it does not take ("scope extra", "generate
+  // incident"): oclif took the two words for one command id. The word is the mistake, not the
+  // command, which does exist.
+  const extra = suggestion && typed === suggestion.command ? words[suggestion.command.split(' ').length] : undefined
+  const message =
+    extra !== undefined
+      ? `unexpected argument "${printable(extra)}": "${bin} ${suggestion!.command}" has no subcommand and takes no argument there (${bin} ${suggestion!.command} --help shows its usage)`
+      : suggestion
+        ? `command "${printable(typed)}" not found; did you mean "${bin} ${suggestion.command}"? (${bin} --help lists every command)`
+        : `command "${printable(typed)}" not found (${bin} --help lists every command)`
   if (argv.includes('--json') || words.includes('--json')) process.stdout.write(escapeJsonText(JSON.stringify({error: {message, code: 'E_USAGE'}})) + '\n')
   process.stderr.write(`Error: ${message}\n`)
   process.exitCode = 2
