@@ -7,6 +7,7 @@ import type {ProcessorNoticeResult} from './processor-notice.js'
 import type {RegisterEntryResult} from './register.js'
 import type {OpenItem} from './statements.js'
 import {loadTemplate, renderTemplate, type View, type ViewValue} from './template.js'
+import {compte, count} from '../util/plural.js'
 
 // Markdown is rendered from the editable templates, one per document and language
 // (templates/<name>.md and <name>.fr.md). Every value is escaped here, once, before it
@@ -140,6 +141,11 @@ export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string 
   inn.sessions_text = (inn.sessions as string[]).join(', ') || P.none
   out.has_detail = (out.other_customers_detail as View[]).length > 0
   inn.has_detail = (inn.other_customers_detail as View[]).length > 0
+  // The counts of other customers as phrases that agree ("1 other customer", "2 autres clients"):
+  // templates edited before these keys existed still render the bare numbers.
+  const others = (k: number): string => (n.language === 'fr' ? compte(k, 'autre client', 'autres clients') : count(k, 'other customer'))
+  out.other_customers_text = others(n.your_data_reached_others.other_customers)
+  inn.from_customers_text = others(n.you_received_other_data.from_customers)
   return renderTemplate(
     loadTemplate(templateName('processor-notice', n.language)),
     {...view, ...openBySection(n.open_items, n.language), heading: n.final ? P.final : P.draft, open_all: n.open_items.map((o) => openItemText(o, n.language)), has_open: n.open_items.length > 0},

@@ -260,6 +260,10 @@ describe('Article 34, the processor notice and the register say only what was re
     expect(md).not.toContain('globex')
     // One other customer, in the singular (never "customer(s)").
     expect(md).toMatch(/\b1 other customer(?![s(])/)
+    // In French too: one other customer in the singular, more in the plural, never "client(s)".
+    const fr = renderProcessorNoticeMarkdown(buildProcessorNotice(f, 'acme', {language: 'fr'}))
+    expect(fr).toMatch(/chez 1 autre client\b(?![s(])/)
+    expect(fr).not.toContain('(s)')
     expect(n.your_data_reached_others).toMatchObject({responses: 14, by_canary: 12, verbatim_only_responses: 2})
   })
 
