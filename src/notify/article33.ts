@@ -100,7 +100,12 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   if (scope && exposure) {
     L.stated('nature', exposure.responses > 0 ? P.exposure(exposure, scope.exposure_first, scope.exposure_last) : P.noExposure, ['scan.exposure'])
     if (exposure.responses > 0) L.stated('nature', P.integrity, ['scan.exposure'])
-    if (scope.data_subjects.high === null) L.open('scope', P.open.upperBound, 'Art. 33(3)(a), 33(4)', 'crosstalk scan --pool-tokens N')
+    if (scope.data_subjects.high === null) {
+      // Said for the reason it is missing: no pool size, one controller's share, or logs without status and prompt size.
+      if (scope.pool_tokens === null) L.open('scope', P.open.upperBound, 'Art. 33(3)(a), 33(4)', 'crosstalk scan --pool-tokens N')
+      else if (facts.for_tenant !== null) L.open('scope', P.open.upperBoundOneController, 'Art. 33(3)(a), 33(4)', 'crosstalk scope (the whole case)')
+      else L.open('scope', P.open.upperBoundUnjudgeable, 'Art. 33(3)(a), 33(4)', null)
+    }
     else if (scope.data_subjects.low !== scope.data_subjects.high) L.open('scope', P.open.exactSubjects, 'Art. 33(3)(a), 33(4)', null)
   }
   if (!facts.assessment) L.open('scope', P.open.content, 'Art. 33(3)(a); template 70', 'crosstalk assess (DPC and special categories)')
@@ -229,9 +234,9 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     },
     data_subjects: {
       categories,
-      approximate: scope ? {...scope.data_subjects, method: language === 'fr' ? subjectsMethodFr(scope.data_subjects.high) : scope.data_subjects.method} : null,
+      approximate: scope ? {...scope.data_subjects, method: language === 'fr' ? subjectsMethodFr(scope.data_subjects.high, unboundedFr(scope.pool_tokens, facts.for_tenant)) : scope.data_subjects.method} : null,
     },
-    records: {approximate: scope ? {...scope.records, method: language === 'fr' ? recordsMethodFr(scope.records.high) : scope.records.method} : null},
+    records: {approximate: scope ? {...scope.records, method: language === 'fr' ? recordsMethodFr(scope.records.high, unboundedFr(scope.pool_tokens, facts.for_tenant)) : scope.records.method} : null},
     data_categories: (scope?.categories ?? []).map((c) => ({...c, label: categoryLabel(c.kind, c.label, language)})),
     scope: scope
       ? {
@@ -303,20 +308,27 @@ function draftClock(facts: CaseFacts, onBehalf: string | null): ClockResult | nu
 const SCOPE_METHOD_FR =
   "exposition : réponses contenant un marqueur canari enregistré pour une autre session (observations cross_session, cross_tenant) ou le texte mot pour mot d'une requête ou réponse antérieure d'une autre session (provenance, 12 mots ou plus), dans des fichiers de journaux entièrement chargés ; chaque part est comptée et indiquée"
 
-function subjectsMethodFr(high: number | null): string {
+/** Why a French method's upper bound is missing (the same three reasons as computeScope's). */
+function unboundedFr(pool: number | null, forTenant: string | null): string {
+  if (pool === null) return 'Borne haute : non déterminée (taille du pool KV inconnue, --pool-tokens).'
+  if (forTenant !== null) return "Borne haute : non calculée pour la part d'un seul client (crosstalk scope la donne pour l'ensemble du dossier)."
+  return "Borne haute : non déterminée : aucun enregistrement ne donne à la fois son statut HTTP et la taille de sa requête, aucune réponse ne peut donc être jugée à risque."
+}
+
+function subjectsMethodFr(high: number | null, unbounded: string): string {
   return (
     "Une session compte pour une personne concernée (l'utilisateur final de la conversation ; les personnes citées dans le texte ne sont pas comptées). Borne basse : sessions distinctes dont le marqueur canari ou le texte (provenance) a atteint une autre session. " +
     (high === null
-      ? 'Borne haute : non déterminée (taille du pool KV inconnue, --pool-tokens).'
+      ? unbounded
       : "Borne haute : sessions distinctes dont les requêtes ont été servies par un nœud de décodage présentant des réponses à risque ou contaminées, entre la première et la dernière d'entre elles, plus les sessions confirmées.")
   )
 }
 
-function recordsMethodFr(high: number | null): string {
+function recordsMethodFr(high: number | null, unbounded: string): string {
   return (
     "Un enregistrement concerné est une réponse ayant divulgué les données d'une autre session. Borne basse : réponses avec une observation cross_session/cross_tenant ou une attribution de provenance. " +
     (high === null
-      ? 'Borne haute : non déterminée (taille du pool KV inconnue, --pool-tokens).'
+      ? unbounded
       : "Borne haute : toutes les réponses de statut 200 dont la requête atteignait le pool (chacune pouvait porter des pages périmées), plus les fuites confirmées hors de cet ensemble.")
   )
 }

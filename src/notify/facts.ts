@@ -315,7 +315,8 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
 /**
  * One controller's share of the evidence: what of its end users reached others, and what its
  * end users received. Case-wide bounds (at-risk responses, sessions served by a leaking node)
- * are not narrowed: they are left unknown rather than overstated.
+ * are not narrowed: they are left unknown rather than overstated (the pool size stays: it is
+ * the case's, and the drafts say why the bounds are missing).
  */
 function narrowTo(inputs: ScopeInputs, tenant: string): ScopeInputs {
   const involved = (r: {source_tenant: string | null; recipient_tenant: string}): boolean => r.source_tenant === tenant || r.recipient_tenant === tenant
@@ -327,7 +328,8 @@ function narrowTo(inputs: ScopeInputs, tenant: string): ScopeInputs {
     atRisk: null,
     atRiskByTenant: null,
     exposure: null,
-    pool: null,
+    // The pool is the case's, recorded by scan: the draft states it, and says why the bounds built on it are missing.
+    narrowed: true,
   }
 }
 

@@ -122,9 +122,11 @@ export const EN = {
   notApplicableInTime: (deadline: string) => `not applicable: within the 72 hours (deadline ${deadline})`,
   preparedOnBehalf: (processor: string | null, tenant: string) =>
     `Prepared by the processor${processor ? ` (${processor})` : ''} on behalf of the controller (customer ${tenant}), as a draft for the controller to review: the notification to the authority remains the controller's duty (Art. 33(1); EDPB 9/2022).`,
-  statusLine: (word: string, c: {deadline: string | null; status: string; late: boolean; remaining_seconds: number | null} | null) =>
+  statusLine: (word: string, c: {deadline: string | null; status: string; late: boolean; remaining_seconds: number | null} | null, onBehalfOf: string | null = null) =>
     c === null
-      ? `${word}. No incident opened: deadline unknown.`
+      ? onBehalfOf !== null
+        ? `${word}. The controller's deadline is not known yet: its 72 hours run from when our notice reached it, which is not recorded.`
+        : `${word}. No incident opened: deadline unknown.`
       : c.deadline === null
         ? `${word}. No fixed deadline: without undue delay (Art. 33(2)).`
         : `${word}. Deadline ${c.deadline} (${EN.status[c.status as keyof typeof EN.status] ?? c.status}${c.status === 'notified' ? (c.late ? ', LATE: after the deadline' : ', in time') : `, ${duration(c.remaining_seconds ?? 0)}`}).`,
@@ -205,6 +207,8 @@ export const EN = {
     detectionIncomplete: (files: number) => `detection is incomplete (${count(files, 'log file')} not scanned, or provenance not current): every number here covers only what was scanned`,
     noScan: 'the scope: responses, sessions and customers affected (detection has not run)',
     upperBound: 'upper bound of the number of data subjects and records (the KV pool size is not known)',
+    upperBoundOneController: "upper bound of this controller's data subjects and records: the bounds (at-risk responses, sessions a leaking decode node served) are computed for the whole case, not for one controller's share",
+    upperBoundUnjudgeable: 'upper bound of the number of data subjects and records: no log record gives both its HTTP status and its prompt size, so no response can be judged at risk (logs that record both would bound it)',
     exactSubjects: 'exact number of data subjects (only a range is known so far)',
     content: 'what the leaked prompts and completions contained beyond the detected identifiers (special categories? children?)',
     cause: 'the cause of the breach: description and root cause, and whether internal or external, malicious or not',

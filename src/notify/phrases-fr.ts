@@ -133,9 +133,11 @@ export const FR: Phrases = {
   notApplicableInTime: (deadline) => `sans objet : dans le délai de 72 heures (échéance ${deadline})`,
   preparedOnBehalf: (processor, tenant) =>
     `Préparé par le sous-traitant${processor ? ` (${processor})` : ''} pour le compte du responsable de traitement (client ${tenant}), comme projet à relire par celui-ci : la notification à l'autorité reste une obligation du responsable de traitement (art. 33.1 ; lignes directrices 9/2022 du CEPD).`,
-  statusLine: (word, c) =>
+  statusLine: (word, c, onBehalfOf = null) =>
     c === null
-      ? `${word}. Aucun incident ouvert : échéance inconnue.`
+      ? onBehalfOf !== null
+        ? `${word}. Échéance du responsable de traitement non connue à ce stade : ses 72 heures courent à réception de notre notification, qui n'est pas enregistrée.`
+        : `${word}. Aucun incident ouvert : échéance inconnue.`
       : c.deadline === null
         ? `${word}. Aucune échéance fixe : dans les meilleurs délais (art. 33.2).`
         : `${word}. Échéance : ${c.deadline} (${status[c.status as keyof typeof status] ?? c.status}${c.status === 'notified' ? (c.late ? ", EN RETARD : après l'échéance" : ', dans le délai') : `, ${duration(c.remaining_seconds ?? 0)}`}).`,
@@ -213,6 +215,8 @@ export const FR: Phrases = {
     detectionIncomplete: (files) => `analyse incomplète (${compte(files, 'fichier')} de journaux non ${un(files) ? 'analysé' : 'analysés'}, ou provenance non à jour) : les chiffres ne couvrent que ce qui a été analysé`,
     noScan: "le périmètre : réponses, sessions et clients concernés (l'analyse n'a pas été effectuée)",
     upperBound: "borne haute du nombre de personnes et d'enregistrements (taille du pool KV inconnue)",
+    upperBoundOneController: "borne haute du nombre de personnes et d'enregistrements de ce responsable de traitement : les bornes (réponses à risque, sessions servies par un nœud de décodage défaillant) sont calculées pour l'ensemble du dossier, non pour la part d'un seul responsable",
+    upperBoundUnjudgeable: "borne haute du nombre de personnes et d'enregistrements : aucun enregistrement des journaux ne donne à la fois son statut HTTP et la taille de sa requête, aucune réponse ne peut donc être jugée à risque (des journaux qui les enregistrent la borneraient)",
     exactSubjects: 'nombre exact de personnes concernées (seule une fourchette est connue à ce stade)',
     content: 'contenu des requêtes et réponses divulguées au-delà des identifiants détectés (catégories particulières ? mineurs ?)',
     cause: "la cause de la violation : description et cause première, origine interne ou externe, malveillante ou non",

@@ -86,7 +86,7 @@ export function article33View(d: Article33Result): View {
     notifications: d.notifications.map((n) => escapeView({...n, phase: P.phase[n.phase], recipient: P.recipient(n.recipient)}) as View),
     evidence: d.evidence.map((e) => escapeView({...e, kind: P.evidenceKind[e.kind] ?? e.kind}) as View),
     heading: word,
-    status_line: escapeMd(P.statusLine(word, d.clock)),
+    status_line: escapeMd(P.statusLine(word, d.clock, d.prepared_on_behalf_of ?? null)),
     authority_name: escapeMd((fr ? AUTHORITY_NAMES_FR : AUTHORITY_NAMES)[d.authority]!),
     phase_text: escapeMd(P.phase[d.phase]),
     clock_status_text: d.clock ? escapeMd(P.status[d.clock.status] + (d.clock.late ? ` (${P.lateFlag})` : d.clock.status === 'notified' && d.clock.deadline ? ` (${P.inTime})` : '')) : null,

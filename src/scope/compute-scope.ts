@@ -158,7 +158,7 @@ export function computeScope(inputs: ScopeInputs): ScopeResult {
     ...estimates(inputs, ids),
     bug_window: bugWindow(contamination, provenance, atRisk),
     pool_basis: inputs.pool_basis,
-    at_risk_unknown_records: pool === null ? null : unknown.no_status_or_prompt_tokens,
+    at_risk_unknown_records: pool === null || inputs.narrowed ? null : unknown.no_status_or_prompt_tokens,
     unknown_fields: {status: unknown.no_status, prompt_tokens: unknown.no_prompt_tokens, decode_node: unknown.no_decode_node},
     detection: inputs.detection,
   }
@@ -375,6 +375,14 @@ function estimates(inputs: ScopeInputs, ids: ResponseSets): {data_subjects: Scop
     recordsHigh = atRiskCount + confirmedNotAtRisk.size
   }
 
+  // Why a bound is missing, said as it is: no pool size, a customer's share of the case (the
+  // bounds are the whole case's), or logs that never give both status and prompt size.
+  const unbounded = (by: string): string =>
+    pool === null
+      ? `high: not bounded; give --pool-tokens to bound it by ${by}.`
+      : inputs.narrowed
+        ? `high: not computed for one customer's share of the case (crosstalk scope bounds the whole case by ${by}).`
+        : 'high: not bounded: no record gives both its HTTP status and its prompt size, so no response can be judged at risk.'
   return {
     data_subjects: {
       low: confirmed.size,
@@ -383,7 +391,7 @@ function estimates(inputs: ScopeInputs, ids: ResponseSets): {data_subjects: Scop
         'One session is counted as one data subject (the end user of that conversation; people named inside the content are not counted). ' +
         'low: distinct sessions whose canary marker (cross_session/cross_tenant sightings) or verbatim content (provenance) reached another session. ' +
         (high === null
-          ? 'high: not bounded; give --pool-tokens to bound it by exposure.'
+          ? unbounded('exposure')
           : 'high: distinct sessions whose prompts were served by a decode node with at-risk or contaminated responses, between that node\'s first and last such response, plus the confirmed sessions.'),
       evidence: {
         sighting_source_sessions: markerSources,
@@ -400,7 +408,7 @@ function estimates(inputs: ScopeInputs, ids: ResponseSets): {data_subjects: Scop
         'A record concerned is a response that disclosed another session\'s data. ' +
         'low: responses with a cross_session/cross_tenant sighting or a provenance attribution. ' +
         (recordsHigh === null
-          ? 'high: not bounded; give --pool-tokens to bound it by the at-risk responses.'
+          ? unbounded('the at-risk responses')
           : 'high: every status-200 response whose prompt was at or over the pool (each could carry stale pages), plus confirmed leaks outside that set.'),
       evidence: {
         sighting_responses: ids.contaminated.size,

@@ -38,6 +38,12 @@ export interface ScopeInputs {
   pii: PiiScopeRow[]
   /** sessions served by a suspect node inside its window (null without a pool size) */
   exposure: {served: number; withConfirmed: number; windows: number} | null
+  /**
+   * Set when the rows are one customer's share (a processor drafting for a controller): the
+   * case-wide bounds (at-risk responses, sessions a leaking node served) are left out, not
+   * narrowed, though the pool is known.
+   */
+  narrowed?: boolean
   detection: DetectionCoverage
 }
 

@@ -134,6 +134,29 @@ describe('a processor (Art. 33(2))', () => {
   })
 })
 
+describe('a draft for a controller before its clock and bounds are known', () => {
+  it('says whose deadline is unknown and why, states the case\'s pool, and says why the bounds are missing (never "no incident" or "pool not known")', async () => {
+    const db = await caseWith('processor', ['--processor-name', 'ModelHost'])
+    expect((await run(['scan', '--db', db, '--pool-tokens', '1000'])).code).toBe(0)
+    const md = (await run(['report', 'article33', '--db', db, '--on-behalf-of-controller', 'acme'])).stdout
+    expect(md).toContain("**DRAFT. The controller's deadline is not known yet: its 72 hours run from when our notice reached it, which is not recorded.**")
+    expect(md).not.toContain('No incident opened')
+    expect(md).toContain('| Responses at risk (prompt at or over the KV pool of 1000 tokens) |')
+    expect(md).not.toContain('the KV pool size is not known')
+    expect(md).not.toContain('give --pool-tokens')
+    expect(md).toContain("to be completed: upper bound of this controller's data subjects and records: the bounds (at-risk responses, sessions a leaking decode node served) are computed for the whole case")
+    expect(md).toContain("high: not computed for one customer's share of the case (crosstalk scope bounds the whole case by exposure).")
+    const fr = (await run(['report', 'article33', '--db', db, '--on-behalf-of-controller', 'acme', '--lang', 'fr'])).stdout
+    expect(fr).toContain("Échéance du responsable de traitement non connue à ce stade")
+    expect(fr).not.toMatch(/Aucun incident ouvert|pool KV inconnue/)
+    expect(fr).toContain("Borne haute : non calculée pour la part d'un seul client")
+    // The whole case, drafted by its controller, still has its bounds.
+    const scope = await runJson<{data_subjects: {high: number | null}; records_concerned: {high: number | null}}>(['scope', '--db', db])
+    expect(scope.data_subjects.high).not.toBeNull()
+    expect(scope.records_concerned.high).not.toBeNull()
+  })
+})
+
 describe('the processor notices go to exactly the tenants of the exposure', () => {
   it('one file per tenant on either side of the exposure', async () => {
     const db = await caseWith('processor')

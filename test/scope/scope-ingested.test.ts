@@ -8,6 +8,8 @@ import {buildTimeline} from '../../src/scope/build-timeline.js'
 import {computeScope} from '../../src/scope/compute-scope.js'
 import {loadScopeInputs} from '../../src/scope/scope-data.js'
 import {computeTenantView} from '../../src/scope/tenant-view.js'
+import {buildArticle33} from '../../src/notify/article33.js'
+import {buildFacts, loadFactsInputs} from '../../src/notify/facts.js'
 import {openCase} from '../../src/store/open-case.js'
 import {tempDir} from '../helpers/cli.js'
 import {makeCase} from '../helpers/case-builder.js'
@@ -67,6 +69,16 @@ describe('scope over logs that record no HTTP status', () => {
       expect(scope.by_hour.map((h) => h.at_risk_responses)).toEqual([null])
       expect(scope.records_concerned.high).toBeNull()
       expect(scope.data_subjects.high).toBeNull()
+      // The pool is known: the methods say what is missing instead (never "give --pool-tokens").
+      for (const e of [scope.records_concerned, scope.data_subjects]) {
+        expect(e.method).toContain('high: not bounded: no record gives both its HTTP status and its prompt size, so no response can be judged at risk.')
+        expect(e.method).not.toContain('--pool-tokens')
+      }
+      const draft = buildArticle33(buildFacts(loadFactsInputs(tc.db), new Date('2026-11-03T00:00:00Z')))
+      expect(draft.open_items.map((o) => o.item)).toContain(
+        'upper bound of the number of data subjects and records: no log record gives both its HTTP status and its prompt size, so no response can be judged at risk (logs that record both would bound it)',
+      )
+      expect(draft.open_items.map((o) => o.item).join('\n')).not.toContain('the KV pool size is not known')
       expect(computeTenantView(inputs, {tenant: 'beta'}).at_risk_responses).toBeNull()
       expect(buildTimeline(inputs, []).hours.map((h) => h.at_risk_responses)).toEqual([null])
     } finally {
