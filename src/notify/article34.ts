@@ -63,7 +63,11 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   // Art. 34(2): clear and plain language, which is the data subjects' own: English by default is a choice nobody made.
   if (options.language === undefined) L.open('language', P.open.language, 'Art. 34(2)', 'crosstalk report article34 --lang en|fr')
   const a = facts.assessment
-  if (onBehalf !== null) L.stated('notes', A.onBehalf(onBehalf), ['incident.role'])
+  if (onBehalf !== null) {
+    L.stated('notes', A.onBehalf(onBehalf), ['incident.role'])
+    // The people written to know the controller by its name, not by the processor's tenant id.
+    L.open('contact', P.open.onBehalfController(onBehalf), 'Art. 34(2)', null)
+  }
   if (a && a.decision !== 'notify-subjects') L.stated('notes', A.notRequired(a), [`assessment#${a.id}`])
   if (!a) L.open('decision', P.open.risk, 'Art. 34(1)', 'crosstalk assess --decide ... --rationale ...')
 
@@ -105,7 +109,7 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
     title: inc?.title ?? A.title,
     heading: A.title,
     detection: detectionSummary(facts.detection, language),
-    organisation: onBehalf ?? inc?.controller_name ?? null,
+    organisation: onBehalf === null ? (inc?.controller_name ?? null) : null,
     prepared_for: onBehalf,
     contact: {name: inc?.dpo_name ?? null, contact: inc?.dpo_contact ?? null},
     notes: L.texts('notes'),

@@ -121,7 +121,8 @@ export function missingText(language: Language): string {
 
 export function renderArticle34Markdown(d: Article34Result): string {
   const P = PHRASES[d.language]
-  const view: View = {...(escapeView(d) as View), ...openBySection(d.open_items, d.language), heading: d.final ? P.final : P.draft, open_all: d.open_items.map((o) => openItemText(o, d.language)), has_open: d.open_items.length > 0}
+  // The letter's subject is the plain-language one (Art. 34(2)), never the incident's internal title.
+  const view: View = {...(escapeView(d) as View), ...openBySection(d.open_items, d.language), heading: d.final ? P.final : P.draft, subject: escapeMd(P.a34.title), open_all: d.open_items.map((o) => openItemText(o, d.language)), has_open: d.open_items.length > 0}
   return renderTemplate(loadTemplate(templateName('article34', d.language)), view, missingText(d.language))
 }
 

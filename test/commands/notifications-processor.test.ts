@@ -151,6 +151,13 @@ describe('a draft for a controller before its clock and bounds are known', () =>
     expect(fr).not.toMatch(/Aucun incident ouvert|pool KV inconnue/)
     expect(fr).toContain("Borne haute : non calculée pour la part d'un seul client")
     // The whole case, drafted by its controller, still has its bounds.
+    // The letter to the people affected: its plain-language subject, never the incident's
+    // internal title, and no "From" line with the processor's tenant id.
+    const a34 = (await run(['report', 'article34', '--db', db, '--on-behalf-of-controller', 'acme', '--lang', 'en'])).stdout
+    expect(a34.split('\n')[0]).toBe('# DRAFT: Important information about your personal data')
+    expect(a34).not.toContain('KV leak')
+    expect(a34).not.toMatch(/^From: acme$/m)
+    expect(a34).toContain("to be completed: the controller's name and contact details (customer acme)")
     const scope = await runJson<{data_subjects: {high: number | null}; records_concerned: {high: number | null}}>(['scope', '--db', db])
     expect(scope.data_subjects.high).not.toBeNull()
     expect(scope.records_concerned.high).not.toBeNull()
