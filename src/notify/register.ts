@@ -22,6 +22,8 @@ export const registerEntrySchema = z.object({
   detected_at: z.string().nullable(),
   aware_at: z.string().nullable(),
   deadline: z.string().nullable(),
+  /** why there is no deadline where the role has none (a processor with no contractual period), else null */
+  deadline_note: z.string().nullable(),
   late: z.boolean(),
   breach_window: z.string().nullable(),
   facts: z.string(),
@@ -36,6 +38,8 @@ export const registerEntrySchema = z.object({
   decided_by: z.string().nullable(),
   severity: z.string().nullable(),
   notified_authority_at: z.string().nullable(),
+  /** set for a processor: notifying the authority is each controller's duty, not this entry's open item */
+  authority_note: z.string().nullable(),
   notification_references: z.string(),
   controllers_notified: z.number().int(),
   awareness_amendments: z.number().int(),
@@ -104,6 +108,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     detected_at: inc?.detected_at ?? null,
     aware_at: inc?.aware_at ?? null,
     deadline: facts.clock?.deadline ?? null,
+    deadline_note: facts.clock && facts.clock.deadline === null && facts.clock.basis ? P.clockBasis[facts.clock.basis] ?? null : null,
     late,
     breach_window: breachWindow(inc, s, P),
     facts: factsText,
@@ -118,6 +123,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     decided_by: a?.decided_by ?? null,
     severity: a ? P.register.severity(a) : null,
     notified_authority_at: authority?.at ?? null,
+    authority_note: inc?.role === 'processor' && !authority ? P.register.authorityProcessor : null,
     notification_references: facts.notifications.map((n) => P.register.notificationLine(n)).join(P.join),
     controllers_notified: new Set(facts.notifications.filter((n) => n.recipient !== 'authority' && n.recipient !== 'data-subjects').map((n) => n.recipient)).size,
     awareness_amendments: facts.amendments.length,

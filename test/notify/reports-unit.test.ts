@@ -279,6 +279,26 @@ describe('Article 34, the processor notice and the register say only what was re
     expect(recorded.breach_window).toBe('2026-10-22T09:00:00.000Z - 2026-10-22T17:00:00.000Z')
   })
 
+  it('the register of a processor: no fixed deadline and no authority notification are said as such, never "to be completed"', () => {
+    const processor = buildRegisterEntry(fixture('2026-10-24T08:00:00.000Z', {role: 'processor'}))
+    expect(processor).toMatchObject({deadline: null, deadline_note: 'without undue delay to each controller (Art. 33(2)); no contractual period recorded'})
+    expect(processor.authority_note).toMatch(/^not applicable: as processor, we notify each controller \(Art\. 33\(2\)\)/)
+    const md = renderRegisterMarkdown(processor)
+    expect(md).toContain('| Deadline | without undue delay to each controller (Art. 33(2)); no contractual period recorded |')
+    expect(md).toMatch(/\| Authority notified \| not applicable: as processor/)
+    const fr = renderRegisterMarkdown(buildRegisterEntry(fixture('2026-10-24T08:00:00.000Z', {role: 'processor'}), {language: 'fr'}))
+    expect(fr).toMatch(/\| Autorité notifiée \| sans objet : en tant que sous-traitant/)
+    // A controller's entry keeps its deadline and says nothing of the kind.
+    const controller = buildRegisterEntry(fixture('2026-10-24T08:00:00.000Z'))
+    expect(controller).toMatchObject({deadline: '2026-10-26T08:00:00.000Z', deadline_note: null, authority_note: null})
+  })
+
+  it('labels IPv4 and IPv6 addresses apart: one list never names the same category twice', () => {
+    const f = fixture()
+    f.scope = {...f.scope!, categories: [{kind: 'ipv4', label: 'x', count: 3, responses: 3}, {kind: 'ipv6', label: 'y', count: 2, responses: 2}]}
+    expect(buildRegisterEntry(f).data_categories).toBe('online identifiers (IPv4 addresses) (3); online identifiers (IPv6 addresses) (2)')
+  })
+
   it('a processor notice asks a customer to delete what its users received only where they received something, or detection is incomplete', () => {
     const f = fixture('2026-10-24T08:00:00.000Z', {role: 'processor'})
     const steps = (facts: typeof f) => buildProcessorNotice(facts, 'acme').statements.filter((s) => s.section === 'next').map((s) => s.text)
