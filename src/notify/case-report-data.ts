@@ -55,6 +55,9 @@ export interface CaseReportData {
     bug_window: {start: string; end: string; basis: string} | null
     /** every response that disclosed another session's data, by canary marker or verbatim text (scope --json's `exposure`) */
     exposure: Exposure
+    /** the first and last of those responses (first_seen/last_seen are of the canary sightings only) */
+    exposure_first: string | null
+    exposure_last: string | null
     /** how the contract numbers were counted */
     method: string
   }
@@ -146,6 +149,8 @@ export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): 
       records_concerned: scope.records_concerned,
       bug_window: scope.bug_window,
       exposure: scope.exposure,
+      exposure_first: facts.scope?.exposure_first ?? null,
+      exposure_last: facts.scope?.exposure_last ?? null,
       method: facts.scope?.method ?? '',
     },
     flows: scope.flows,

@@ -38,6 +38,8 @@ function reportData(over: Partial<CaseReportData> = {}): CaseReportData {
       records_concerned: {...estimate, low: 4, high: 12},
       bug_window: {start: '2026-11-01T05:00:00.000Z', end: '2026-11-01T10:00:00.000Z', basis: 'first to last of: contaminating sightings'},
       exposure: {responses: 6, by_canary: 4, by_text_only: 2, sessions: 5, source_tenants: 2, recipient_tenants: 3, flows: []},
+      exposure_first: '2026-11-01T05:30:00.000Z',
+      exposure_last: '2026-11-01T09:15:30.789Z',
       method: 'canary sightings',
     },
     flows: [
@@ -122,6 +124,11 @@ describe('renderCaseReportHtml', () => {
     expect(value('exposed_sessions')).toBe('3')
     expect(value('at_risk_responses')).toBe('12')
     expect(value('first_seen')).toBe('2026-11-01 06:00:00 UTC')
+    // A text-only leak came first: the evidence's window starts before the markers' one, and each is labelled for what it counts.
+    expect(value('exposure_first')).toBe('2026-11-01 05:30:00 UTC')
+    expect(html).toMatch(/first response carrying another session(&#39;|&#x27;|')s data/)
+    expect(html).toMatch(/first response with another session(&#39;|&#x27;|')s marker/)
+    expect(html).not.toContain('first contaminated response')
     expect(value('data_subjects')).toBe('3 – 40')
     expect(value('flow_pairs')).toBe('2')
     expect(html).toContain('Leak confirmed')

@@ -141,8 +141,11 @@ function numbersSection(d: CaseReportData): string {
     card('exposed_tenants', 'tenants exposed by marker', c(s.exposed_tenants)),
     card('recipient_tenants', 'tenants that received a marker', c(s.recipient_tenants)),
     card('at_risk_responses', s.pool_tokens === null ? 'at-risk responses (no pool size given)' : `at-risk responses (pool ${num(s.pool_tokens)} tokens)`, num(s.at_risk_responses)),
-    card('first_seen', 'first contaminated response', d.detection.never_scanned ? 'unknown' : utc(s.first_seen), true),
-    card('last_seen', 'last contaminated response', d.detection.never_scanned ? 'unknown' : utc(s.last_seen), true),
+    // The window of all the evidence, then of the markers alone: a text-only leak can come first.
+    card('exposure_first', "first response carrying another session's data", d.detection.never_scanned ? 'unknown' : utc(s.exposure_first), true),
+    card('exposure_last', "last response carrying another session's data", d.detection.never_scanned ? 'unknown' : utc(s.exposure_last), true),
+    card('first_seen', "first response with another session's marker", d.detection.never_scanned ? 'unknown' : utc(s.first_seen), true),
+    card('last_seen', "last response with another session's marker", d.detection.never_scanned ? 'unknown' : utc(s.last_seen), true),
   ]
   return `<section id="numbers">
 <h2>Exposure</h2>
