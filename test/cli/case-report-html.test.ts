@@ -203,3 +203,23 @@ describe('renderCaseReportHtml', () => {
     expect(flows).toContain('No response carried another session&#39;s canary marker among the records scanned so far; detection is incomplete')
   })
 })
+
+describe('counts on the page', () => {
+  it('agree with their nouns at one (never "1 records", "1 responses", "1 sightings")', () => {
+    const base = reportData()
+    const one = {responses: 1, by_canary: 1, by_text_only: 0, sessions: 1, source_tenants: 1, recipient_tenants: 1, flows: []}
+    const page = renderCaseReportHtml(
+      reportData({
+        totals: {records: 1, files: 1, registry_files: 1, tenants: 1, sessions: 1, bad_lines: 1},
+        scope: {...base.scope, exposure: one, contaminated_responses: 1, cross_tenant_responses: 1, cross_session_responses: 0},
+        hours: [{hour: '2026-11-01T06:00:00.000Z', contaminated_responses: 1, sightings: 1, at_risk_responses: 1}],
+      }),
+    )
+    expect(page).not.toMatch(/\b1 (records|responses|sessions|tenants|log files|canary registry files|unreadable lines|contaminated responses|sightings)\b/)
+    expect(page).toContain('1 response among 1 record carried another session')
+    expect(page).toContain('data of 1 session of 1 tenant reached 1 tenant.')
+    expect(page).toContain('1 record in 1 log file (and 1 canary registry file), 1 tenant, 1 session; 1 unreadable line quarantined.')
+    expect(page).toContain('1 contaminated response (1 sighting), 1 response at risk')
+  })
+})
+

@@ -5,7 +5,7 @@ import {formatDuration} from '../../notify/time.js'
 import {clockSummary} from '../render-clock.js'
 import {PHRASES} from '../../notify/phrases.js'
 import {heatmapSvg, rankTenants, timelineSvg} from './charts.js'
-import {esc, num, utc} from './escape.js'
+import {esc, num, nums, utc} from './escape.js'
 import {PAGE_SCRIPT, PAGE_STYLE} from './page-assets.js'
 
 // `crosstalk report case --format html`: one self-contained page a responder opens from
@@ -74,20 +74,20 @@ export function verdict(d: CaseReportData): {cls: 'leak' | 'clean' | 'partial'; 
     return {
       cls: 'partial',
       head: 'Not scanned: nothing is known yet',
-      text: `None of the ${num(d.totals.records)} records has been scanned for canary markers or verbatim text, so this report cannot say whether any response carried another session's data (run crosstalk scan).`,
+      text: `${d.totals.records === 1 ? 'The one record has not' : `None of the ${num(d.totals.records)} records has`} been scanned for canary markers or verbatim text, so this report cannot say whether any response carried another session's data (run crosstalk scan).`,
     }
   }
-  const among = d.detection.complete ? `${num(d.totals.records)} records` : 'the scanned records'
+  const among = d.detection.complete ? nums(d.totals.records, 'record') : 'the scanned records'
   // The exposure counts a response once whether it carried a marker, verbatim text, or both.
   const leaked = e.responses > 0
   const detail = leaked
-    ? `${num(e.responses)} responses among ${among} carried another session's data: ${num(e.by_canary)} its canary marker (${num(s.cross_tenant_responses)} cross-tenant, ${num(s.cross_session_responses)} cross-session)` +
+    ? `${nums(e.responses, 'response')} among ${among} carried another session's data: ${num(e.by_canary)} its canary marker (${num(s.cross_tenant_responses)} cross-tenant, ${num(s.cross_session_responses)} cross-session)` +
       (e.by_text_only > 0 ? ` and ${num(e.by_text_only)} only its text, repeated verbatim` : '') +
-      `; data of ${num(e.sessions)} sessions of ${num(e.source_tenants)} tenants reached ${num(e.recipient_tenants)} tenants.`
+      `; data of ${nums(e.sessions, 'session')} of ${nums(e.source_tenants, 'tenant')} reached ${nums(e.recipient_tenants, 'tenant')}.`
     : `No response among ${among} carried another session's canary marker or repeated another session's text.` +
-      (s.at_risk_responses ? ` ${num(s.at_risk_responses)} responses were served with a prompt at or over the KV pool (at risk).` : '')
+      (s.at_risk_responses ? ` ${nums(s.at_risk_responses, 'response')} ${s.at_risk_responses === 1 ? 'was' : 'were'} served with a prompt at or over the KV pool (at risk).` : '')
   if (!d.detection.complete) {
-    const why = d.detection.registry_changed ? 'the canary registry changed since the last scan' : `${num(d.detection.records_not_scanned)} records were not scanned`
+    const why = d.detection.registry_changed ? 'the canary registry changed since the last scan' : `${nums(d.detection.records_not_scanned, 'record')} ${d.detection.records_not_scanned === 1 ? 'was' : 'were'} not scanned`
     return {cls: 'partial', head: 'Detection incomplete: these numbers are a lower bound', text: `${why} (run crosstalk scan). ${detail}`}
   }
   if (s.contaminated_responses > 0) return {cls: 'leak', head: 'Leak confirmed', text: detail}
@@ -288,7 +288,7 @@ function caseSection(d: CaseReportData): string {
   const t = d.totals
   return `<section id="case">
 <h2>Case</h2>
-<p>${num(t.records)} records in ${num(t.files)} log files (and ${num(t.registry_files)} canary registry files), ${num(t.tenants)} tenants, ${num(t.sessions)} sessions; ${num(t.bad_lines)} unreadable lines quarantined.</p>
+<p>${nums(t.records, 'record')} in ${nums(t.files, 'log file')} (and ${nums(t.registry_files, 'canary registry file')}), ${nums(t.tenants, 'tenant')}, ${nums(t.sessions, 'session')}; ${nums(t.bad_lines, 'unreadable line')} quarantined.</p>
 ${dataCategories(d)}
 <h3>Incident record</h3>
 ${incident}

@@ -1,5 +1,5 @@
 import type {TimelineHour} from '../../scope/build-timeline.js'
-import {esc, num} from './escape.js'
+import {esc, num, nums} from './escape.js'
 
 // Hand-made SVG: two small charts need no library (the smallest charting libraries are
 // tens of KB minified; these functions add a few KB of markup), print as sharply as text,
@@ -82,7 +82,7 @@ export function timelineSvg(input: TimelineChartInput): {svg: string; notes: str
   out.push(`<text class="tick" x="${left - 6}" y="${top1 + 4}" text-anchor="end">${num(maxC)}</text><text class="tick" x="${left - 6}" y="${top1 + h1}" text-anchor="end">0</text>`)
   out.push(`<text class="label" x="${left}" y="${top1 - 12}">contaminated responses per hour</text>`)
   for (const h of hours) {
-    const tip = `<title>${esc(h.hour.slice(0, 13).replace('T', ' '))}:00 UTC: ${num(h.contaminated_responses)} contaminated responses (${num(h.sightings)} sightings)${h.at_risk_responses === null ? '' : `, ${num(h.at_risk_responses)} at risk`}</title>`
+    const tip = `<title>${esc(h.hour.slice(0, 13).replace('T', ' '))}:00 UTC: ${nums(h.contaminated_responses, 'contaminated response')} (${nums(h.sightings, 'sighting')})${h.at_risk_responses === null ? '' : `, ${nums(h.at_risk_responses, 'response', 'responses')} at risk`}</title>`
     if (h.contaminated_responses > 0) {
       const bh = (h.contaminated_responses / maxC) * h1
       out.push(`<rect class="bar-leak" x="${f(x(h.t))}" y="${f(top1 + h1 - bh)}" width="${f(barW)}" height="${f(bh)}">${tip}</rect>`)

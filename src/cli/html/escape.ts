@@ -18,6 +18,11 @@ export function num(value: number | null | undefined): string {
   return value === null || value === undefined ? '–' : value.toLocaleString('en-US')
 }
 
+/** A count and its noun as people read them: "1 record", "1,234 records". */
+export function nums(value: number, singular: string, plural = `${singular}s`): string {
+  return `${num(value)} ${value === 1 ? singular : plural}`
+}
+
 /** An ISO timestamp as "2026-11-01 05:00:12 UTC" (the report is in UTC throughout). */
 export function utc(iso: string | null | undefined): string {
   return iso ? esc(`${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`) : '–'
