@@ -1,6 +1,7 @@
 import {DEMO_POOL_TOKENS, type DemoResult} from '../demo/pipeline.js'
 import {join} from 'node:path'
 import {shellQuote} from './invocation.js'
+import {count} from './plural.js'
 
 export interface DemoSummaryOptions {
   /** how the user runs crosstalk from where they are ("crosstalk" or a path to bin/run.js) */
@@ -27,13 +28,13 @@ export function renderDemoSummary(result: DemoResult, seconds: number, options: 
   const db = shellQuote(result.db)
   const lines = [
     '',
-    `crosstalk demo: generated incident of ${result.records} records (seed ${result.seed}), whole pipeline in ${seconds.toFixed(1)} s`,
+    `crosstalk demo: generated incident of ${count(result.records, 'record')} (seed ${result.seed}), whole pipeline in ${seconds.toFixed(1)} s`,
     '',
-    `  evidence      ${ingest.records} records ingested, ${ingest.duplicates} duplicates, ${ingest.bad_lines} bad lines quarantined`,
+    `  evidence      ${count(ingest.records, 'record')} ingested, ${count(ingest.duplicates, 'duplicate')}, ${count(ingest.bad_lines, 'bad line')} quarantined`,
     `  detection     ${scan.sightings ?? '?'} sightings: ${Object.entries(scan.sightings_by_class ?? {}).map(([c, n]) => `${c} ${n}`).join(', ')}`,
     `                ${scan.provenance_matches ?? '?'} responses attributed by verbatim content, ${scan.pii_findings ?? '?'} personal-data values never sent by their session`,
-    `  scope         ${scope.contaminated_responses} contaminated responses (${scope.cross_tenant_responses} cross-tenant, ${scope.cross_session_responses} cross-session)`,
-    `                ${scope.exposed_sessions} sessions of ${scope.exposed_tenants} tenants exposed to ${scope.recipient_tenants} recipient tenants; data subjects ${subjects}`,
+    `  scope         ${count(scope.contaminated_responses, 'contaminated response')} (${scope.cross_tenant_responses} cross-tenant, ${scope.cross_session_responses} cross-session)`,
+    `                ${count(scope.exposed_sessions, 'session')} of ${count(scope.exposed_tenants, 'tenant')} exposed to ${count(scope.recipient_tenants, 'recipient tenant')}; data subjects ${subjects}`,
     `                first ${scope.first_seen ?? '-'}  last ${scope.last_seen ?? '-'}; ${scope.at_risk_responses ?? '?'} at-risk over-pool responses`,
     `  reproduction  probe against the reference backend (stale, disaggregated): ${probe.verdict ?? '?'}; replay confirmed ${confirmed} of ${replayed} records`,
     clock.basis === 'art33(2)-without-undue-delay' || clock.basis === 'art33(2)-contract'

@@ -85,7 +85,7 @@ export function renderScan(r: ScanResult): string {
     `Scanned ${r.records_scanned} of ${count(r.records_total, 'record')} (${r.records_new} new${rescanned ? `, ${rescanned} re-classified: the canary registry changed` : ''}) against ${count(r.canaries, 'canary', 'canaries')}.`,
     `Sightings: ${r.sightings} (own ${c.own}, echo ${c.echo}, cross_session ${c.cross_session}, cross_tenant ${c.cross_tenant}, orphan ${c.orphan}; partial ${r.partial_sightings}).`,
     `Contaminated responses: ${r.contaminated_responses} (cross-tenant ${r.cross_tenant_responses}, cross-session ${r.cross_session_responses}).`,
-    `Provenance: ${r.provenance_matches === null ? 'skipped' : `${r.provenance_matches} responses repeat an earlier other session's text`}.`,
+    `Provenance: ${r.provenance_matches === null ? 'skipped' : `${count(r.provenance_matches, 'response')} ${r.provenance_matches === 1 ? 'repeats' : 'repeat'} an earlier other session's text`}.`,
     `PII never sent by the recipient: ${r.pii_findings} (${r.pii_attributed} attributed).`,
     `At risk (status 200, prompt >= pool): ${r.at_risk === null ? 'n/a (no --pool-tokens)' : `${r.at_risk} at pool ${r.pool_tokens}`}.`,
     `Time: ${r.timings_ms.total} ms (markers ${r.timings_ms.markers}, provenance ${r.timings_ms.provenance}, pii ${r.timings_ms.pii}).`,

@@ -3,6 +3,7 @@ import type {Article33Result} from '../notify/article33.js'
 import {unescapeMd} from '../notify/escape.js'
 import {PHRASES} from '../notify/phrases.js'
 import {renderArticle33Markdown} from '../notify/render-markdown.js'
+import {compte, count} from '../util/plural.js'
 
 // PDF at the edge: the same Markdown the templates produce (so a DPO's wording reaches the
 // PDF too), drawn with pdfkit by a small reader that knows headings, paragraphs, bullets,
@@ -353,8 +354,8 @@ export function drawHourlyChart(doc: Doc, byHour: Array<{hour: string; responses
   doc.x = MARGIN
   const total = byHour.reduce((a, b) => a + b.responses, 0)
   const caption = fr
-    ? `Heures UTC ; ${step > 1 ? `chaque barre couvre ${step} heures` : 'chaque barre couvre une heure'}. Total ${total} réponses, maximum ${max}.`
-    : `Hours in UTC${step > 1 ? `; each bar is ${step} hours` : '; each bar is one hour'}. Total ${total} responses, peak ${max}.`
+    ? `Heures UTC ; ${step > 1 ? `chaque barre couvre ${step} heures` : 'chaque barre couvre une heure'}. Total ${compte(total, 'réponse')}, maximum ${max}.`
+    : `Hours in UTC${step > 1 ? `; each bar is ${step} hours` : '; each bar is one hour'}. Total ${count(total, 'response')}, peak ${max}.`
   doc.font('Helvetica').fontSize(8).text(caption, MARGIN)
   doc.moveDown(0.8)
 }

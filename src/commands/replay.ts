@@ -106,7 +106,7 @@ Every request ends within --timeout; redirects are never followed. A target that
   }
 
   private render(result: ReplayResult): void {
-    this.log(`replay run ${result.run_id} against ${safeLine(result.target)} (${result.trials} trials, ${result.primers} primers${result.original_prompt ? ', ORIGINAL PROMPTS' : ', synthetic prompts'})`)
+    this.log(`replay run ${result.run_id} against ${safeLine(result.target)} (${count(result.trials, 'trial')}, ${count(result.primers, 'primer')}${result.original_prompt ? ', ORIGINAL PROMPTS' : ', synthetic prompts'})`)
     this.log(
       `target: ${result.target_kind === 'simulator' ? "crosstalk's built-in testbed (a simulator built to leak: it shows the mechanism, not the production stack)" : `external stack${result.target_version ? ` (version ${safeLine(result.target_version)})` : ''}`}; purpose: ${result.purpose}${result.purpose_given ? '' : ' (default)'}`,
     )

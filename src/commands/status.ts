@@ -35,8 +35,8 @@ export default class Status extends BaseCommand {
       if (formats) this.log(`  log formats      ${formats}`)
       const u = status.unknown_fields
       const unknown = [['status', u.status], ['prompt tokens', u.prompt_tokens], ['decode node', u.decode_node]].filter(([, n]) => (n as number) > 0)
-      if (unknown.length > 0) this.log(`  unknown          ${unknown.map(([f, n]) => `${f} in ${n} records`).join(', ')}  (counts that need them are unknown, not zero)`)
-      if (status.no_response_text > 0 || status.no_request_text > 0) this.log(`  no text          ${status.no_request_text} requests, ${status.no_response_text} answers decoded to no text`)
+      if (unknown.length > 0) this.log(`  unknown          ${unknown.map(([f, n]) => `${f} in ${count(n as number, 'record')}`).join(', ')}  (counts that need them are unknown, not zero)`)
+      if (status.no_response_text > 0 || status.no_request_text > 0) this.log(`  no text          ${count(status.no_request_text, 'request')}, ${count(status.no_response_text, 'answer')} decoded to no text`)
       for (const f of status.unreadable_files) this.log(`  NOT JUDGEABLE    ${safeLine(f.path)}: ${safeLine(f.why)}`)
       this.log(`  canaries         ${status.canaries}`)
       const classes = Object.entries(status.sightings_by_class).map(([c, n]) => `${c} ${n}`).join(', ')

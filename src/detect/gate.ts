@@ -1,5 +1,6 @@
 import type {CaseDb} from '../store/open-case.js'
 import {logFilesWithBadLines, type QuarantinedFile, type UnreadableFile} from '../store/files.js'
+import {count} from '../util/plural.js'
 
 // `--fail-on-leak` fails closed: contamination found trips it (exit 3), and so does evidence it
 // could not read (exit 1), because "no leak found" in a file whose answers decoded to nothing,
@@ -28,7 +29,7 @@ export interface GateVerdict {
 
 export function judgeGate(db: CaseDb, result: GateInput, options: {acceptBadLines: boolean}): GateVerdict {
   const tripped = result.contaminated_responses > 0
-    ? `contamination found: ${result.contaminated_responses} responses (${result.cross_tenant_responses} cross-tenant, ${result.cross_session_responses} cross-session)`
+    ? `contamination found: ${count(result.contaminated_responses, 'response')} (${result.cross_tenant_responses} cross-tenant, ${result.cross_session_responses} cross-session)`
     : null
   const quarantined = options.acceptBadLines ? [] : (result.quarantined_files ?? logFilesWithBadLines(db))
   // No registry: every marker is an orphan, so "nothing found" would be a verdict on nothing.

@@ -16,6 +16,7 @@ import type {UnitResult} from './process-unit.js'
 import type {RequestIdSet} from './request-id-set.js'
 import {readUnits, UnitBuffers} from './unit-reader.js'
 import {UnitWriter, type FileSummaryCounts} from './unit-writer.js'
+import {count} from '../util/plural.js'
 
 // One log file into the case, in three steps: prepare (is it already there? a loading row
 // for it), stream (the parse pool decodes its lines into the evidence store and the tables),
@@ -385,7 +386,7 @@ export function refusalOf(format: LogFormat, c: RefusalCounts, firstBad: Streame
   const batchInput = format === 'openai-batch' && c.ignored_items > 0
   if (c.records + c.duplicates === 0 && c.bad_lines > 0 && !batchInput) {
     const first = firstBad ? `; line ${firstBad.line}: ${firstBad.reason}` : ''
-    return {reason: `none of its ${c.bad_lines} lines or items could be read as ${format}${first}`, fix: formatFix}
+    return {reason: `${c.bad_lines === 1 ? 'its one line or item' : `none of its ${c.bad_lines} lines or items`} could ${c.bad_lines === 1 ? 'not ' : ''}be read as ${format}${first}`, fix: formatFix}
   }
   const answers = c.records - c.error_records
   // Native lines that record no response at all are metadata logs (status, tokens, nodes: the
@@ -395,7 +396,7 @@ export function refusalOf(format: LogFormat, c: RefusalCounts, firstBad: Streame
   if (answers > 0 && c.no_response_text >= answers && !metadataOnly) {
     const why = Object.keys(c.notes).find((n) => /content|output|response/i.test(n))
     return {
-      reason: `every one of its ${answers} responses decoded to no text (read as ${format}${why ? `: ${why}` : ''}), so nothing in it can be judged`,
+      reason: `${answers === 1 ? 'its one response' : `every one of its ${answers} responses`} decoded to no text (read as ${format}${why ? `: ${why}` : ''}), so nothing in it can be judged`,
       fix: format === 'otel' ? 'give the OTLP logs file with the traces (message content is in log records), or --map response=PATH' : `--map response=PATH (the field holding the answer text), or ${formatFix}`,
     }
   }
@@ -412,10 +413,10 @@ export function fileNotes(c: NoteCounts, unread: string | null): string[] {
   if (c.lines === 0) notes.push('empty file: no lines')
   if (unread) notes.push(unread)
   for (const [note, n] of Object.entries(c.notes).sort((a, b) => b[1] - a[1])) notes.push(`${n} record${n === 1 ? '' : 's'}: ${note}`)
-  if (c.no_request_text > 0) notes.push(`${c.no_request_text} of ${c.records} records have no request text`)
+  if (c.no_request_text > 0) notes.push(`${c.no_request_text} of ${count(c.records, 'record')} ${c.no_request_text === 1 ? 'has' : 'have'} no request text`)
   if (c.no_response_text > 0) {
     const absent = c.no_response > 0 ? ` (of which ${c.no_response} recorded no response at all)` : ''
-    notes.push(`${c.no_response_text} of ${c.records - c.error_records} answers (errors aside) have no response text${absent}: they cannot be searched for markers or copied text`)
+    notes.push(`${c.no_response_text} of ${count(c.records - c.error_records, 'answer')} (errors aside) ${c.no_response_text === 1 ? 'has' : 'have'} no response text${absent}: they cannot be searched for markers or copied text`)
   }
   return notes
 }

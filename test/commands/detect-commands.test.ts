@@ -28,7 +28,7 @@ describe('crosstalk scan / sightings', () => {
     // The gate prints the result (not an error object) and says why on stderr, in one line.
     expect(JSON.parse(gate.stdout)).toMatchObject({records_total: 2, records_new: 2, contaminated_responses: 1, cross_tenant_responses: 1})
     expect(gate.stderr.trim().split('\n')).toHaveLength(1)
-    expect(gate.stderr).toMatch(/contamination found: 1 responses \(1 cross-tenant, 0 cross-session\)/)
+    expect(gate.stderr).toMatch(/contamination found: 1 response \(1 cross-tenant, 0 cross-session\)/)
     const human = await run(['scan', '--db', db, '--fail-on-leak'])
     expect(human.code).toBe(3)
     expect(human.stdout).toMatch(/contaminat/i)

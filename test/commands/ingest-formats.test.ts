@@ -115,7 +115,7 @@ describe('a file nothing could be read from is not ingested', () => {
     const db = join(dir, 'case.db')
     const r = await run(['ingest', 'logs', fixture('otel-js-instrumentation-spans.jsonl'), '--db', db])
     expect(r.code).toBe(1)
-    expect(r.stderr).toMatch(/otel-js-instrumentation-spans\.jsonl: not ingested: every one of its 1 responses decoded to no text \(read as otel: no message content on the span or in any log record given.*\), so nothing in it can be judged; to fix: give the OTLP logs file with the traces/)
+    expect(r.stderr).toMatch(/otel-js-instrumentation-spans\.jsonl: not ingested: its one response decoded to no text \(read as otel: no message content on the span or in any log record given.*\), so nothing in it can be judged; to fix: give the OTLP logs file with the traces/)
     const both = await runJson<IngestJson>(['ingest', 'logs', fixture('otel-js-instrumentation-spans.jsonl'), fixture('otel-js-instrumentation-logs.jsonl'), '--db', db])
     expect(both).toMatchObject({files: 2, records: 1})
     const shown = await runJson<{response_text: string; request_text: string}>(['show', 'chatcmpl-testbed-7', '--show-text', '--show-markers', '--db', db])

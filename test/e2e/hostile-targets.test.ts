@@ -52,7 +52,7 @@ const cases: Array<{mode: HostileMode; outcome: 'hung' | 'error'; request: strin
   {mode: 'slow-sse', outcome: 'hung', request: 'POST /v1/chat/completions', error: /headers but no end/},
   {mode: 'garbage', outcome: 'error', request: 'GET /v1/models', error: /not an HTTP response \(HPE_/},
   {mode: 'reset', outcome: 'error', request: 'GET /v1/models', error: /ECONNRESET|EPIPE|socket hang up/},
-  {mode: 'overloaded', outcome: 'error', request: 'POST /v1/chat/completions', error: /HTTP 503 after 1 attempt\(s\) \(Retry-After "10"\)/},
+  {mode: 'overloaded', outcome: 'error', request: 'POST /v1/chat/completions', error: /HTTP 503 after 1 attempt \(Retry-After "10"\)/},
 ]
 
 describe('probe against misbehaving targets (spawned CLI)', () => {

@@ -2,6 +2,7 @@ import {Args} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
 import {safeLine} from '../../util/sanitize.js'
 import {ingestCanaries, type IngestCanariesResult} from '../../ingest/ingest-canaries.js'
+import {count} from '../../cli/plural.js'
 
 export default class IngestCanaries extends BaseCommand {
   static override summary = 'Register canary markers (CSV or JSON Lines) in the case.'
@@ -19,7 +20,7 @@ export default class IngestCanaries extends BaseCommand {
       this.log(
         result.status === 'already_present'
           ? `${safeLine(result.file)}: already in the case, nothing added.`
-          : `${safeLine(result.file)}: ${result.entries} entries, ${result.added} markers added, ${result.already_registered} already registered.`,
+          : `${safeLine(result.file)}: ${count(result.entries, 'entry', 'entries')}, ${count(result.added, 'marker')} added, ${result.already_registered} already registered.`,
       )
     }
     return result
