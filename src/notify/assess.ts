@@ -1,6 +1,7 @@
 import {InputError} from '../errors.js'
 import type {CaseFacts} from './facts.js'
 import type {Outcome} from './assessment-store.js'
+import {count} from '../util/plural.js'
 
 // ENISA 2013 severity: SE = DPC x EI + CB (reference/enisa-severity.md). The score is
 // advisory: the legal test is risk to rights and freedoms (Art. 33(1), 34(1)), and a low
@@ -211,7 +212,7 @@ export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
         subjects === null
           ? 'not known: the case has never been scanned (crosstalk scan)'
           : facts!.scope!.data_subjects.high === null
-            ? `the scope's low bound (${subjects} sessions; the high bound needs --pool-tokens)`
+            ? `the scope's low bound (${count(subjects, 'session')}; ${facts!.scope!.pool_tokens === null ? 'the high bound needs --pool-tokens' : 'no high bound: no record gives both its HTTP status and its prompt size'})`
             : `the scope's high bound of the number of data subjects (${facts!.scope!.data_subjects.low} to ${subjects})`,
     },
   ]

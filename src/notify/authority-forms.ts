@@ -107,7 +107,7 @@ function answers(d: Draft, P: Phrases) {
       o.awarenessBasis,
     ),
     types: found(d.nature.types.map((t) => P.breachType[t])),
-    confidentiality: exposed && exposed.responses > 0 ? {value: fr ? `divulguées (${exposed.responses} réponses contenaient des données d'une autre session)` : `disclosed (${exposed.responses} responses carried another session's data)`, open: false} : nothingKnown,
+    confidentiality: exposed && exposed.responses > 0 ? {value: fr ? `divulguées (${compte(exposed.responses, 'réponse')} ${un(exposed.responses) ? 'contenait' : 'contenaient'} des données d'une autre session)` : `disclosed (${count(exposed.responses, 'response')} carried another session's data)`, open: false} : nothingKnown,
     unintelligible: known(d.measures_before, o.measuresBefore),
     integrity: {value: P.toComplete(fr ? 'si les données altérées ont été utilisées' : 'whether the altered data was misused'), open: true},
     availability: {value: P.toComplete(fr ? 'si la disponibilité des données a été atteinte' : 'whether the availability of data was affected'), open: true},

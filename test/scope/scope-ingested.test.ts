@@ -9,6 +9,7 @@ import {computeScope} from '../../src/scope/compute-scope.js'
 import {loadScopeInputs} from '../../src/scope/scope-data.js'
 import {computeTenantView} from '../../src/scope/tenant-view.js'
 import {buildArticle33} from '../../src/notify/article33.js'
+import {defaultInputs} from '../../src/notify/assess.js'
 import {buildFacts, loadFactsInputs} from '../../src/notify/facts.js'
 import {openCase} from '../../src/store/open-case.js'
 import {tempDir} from '../helpers/cli.js'
@@ -79,6 +80,9 @@ describe('scope over logs that record no HTTP status', () => {
         'upper bound of the number of data subjects and records: no log record gives both its HTTP status and its prompt size, so no response can be judged at risk (logs that record both would bound it)',
       )
       expect(draft.open_items.map((o) => o.item).join('\n')).not.toContain('the KV pool size is not known')
+      // The assessment's default number of individuals says the same.
+      const individuals = defaultInputs(buildFacts(loadFactsInputs(tc.db), new Date('2026-11-03T00:00:00Z'))).find((i) => i.name === 'individuals')!
+      expect(individuals.why).toBe("the scope's low bound (1 session; no high bound: no record gives both its HTTP status and its prompt size)")
       expect(computeTenantView(inputs, {tenant: 'beta'}).at_risk_responses).toBeNull()
       expect(buildTimeline(inputs, []).hours.map((h) => h.at_risk_responses)).toEqual([null])
     } finally {
