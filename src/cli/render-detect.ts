@@ -87,7 +87,7 @@ export function renderScan(r: ScanResult): string {
     `Contaminated responses: ${r.contaminated_responses} (cross-tenant ${r.cross_tenant_responses}, cross-session ${r.cross_session_responses}).`,
     `Provenance: ${r.provenance_matches === null ? 'skipped' : `${count(r.provenance_matches, 'response')} ${r.provenance_matches === 1 ? 'repeats' : 'repeat'} an earlier other session's text`}.`,
     `PII never sent by the recipient: ${r.pii_findings} (${r.pii_attributed} attributed).`,
-    `At risk (status 200, prompt >= pool): ${r.at_risk === null ? 'n/a (no --pool-tokens)' : `${r.at_risk} at pool ${r.pool_tokens}`}.`,
+    `At risk (status 200, prompt >= pool): ${r.pool_tokens === null ? 'n/a (no --pool-tokens)' : r.at_risk === null ? `unknown at pool ${r.pool_tokens}: no record gives both its HTTP status and its prompt size` : `${r.at_risk} at pool ${r.pool_tokens}`}.`,
     `Time: ${r.timings_ms.total} ms (markers ${r.timings_ms.markers}, provenance ${r.timings_ms.provenance}, pii ${r.timings_ms.pii}).`,
   ]
   return lines.join('\n')

@@ -10,7 +10,7 @@ import {deleteUnconventionalHits, extractInserters, fileTokens, recordIdsOfFile}
 import {completeLogFiles, setUnconventionalMatched, unreadableLogFiles, type FileRow, type UnreadableFile} from '../store/files.js'
 import {countPiiFindings, countProvenance, deleteAllSightings, sightingCounts, sightingInserter} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
-import {atRiskGroups} from '../store/records.js'
+import {atRiskGroups, atRiskJudgeable, recordsMissingAtRiskFields} from '../store/records.js'
 import {beginScanRun, completeRecordCount, finishScanRun, lastFinishedScan, markFilesScanned, scannedFileIds} from '../store/scan-runs.js'
 import {corpusFacts} from '../store/scale.js'
 import {inTransaction, withoutForeignKeyChecks} from '../store/session.js'
@@ -142,7 +142,8 @@ export function scanCase(db: CaseDb, options: ScanOptions): ScanResult {
 
   const pool = settings.pool_tokens
   const advertised = settings.advertised_tokens
-  const risk = pool === null ? null : atRiskGroups(db, pool, advertised)
+  // Unknown, not zero, where no record gives both its status and its prompt size (as scope says).
+  const risk = pool === null || !atRiskJudgeable(recordsMissingAtRiskFields(db)) ? null : atRiskGroups(db, pool, advertised)
   const t4 = performance.now()
 
   const counts = sightingCounts(db)

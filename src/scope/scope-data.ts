@@ -1,7 +1,7 @@
 import {detectionCoverage, type DetectionCoverage} from '../detect/coverage.js'
 import {contaminationRows, orphanSightingCount, piiScopeRows, provenanceRows, type ContaminationRow, type PiiScopeRow, type ProvenanceRow, type TextPool} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
-import {atRiskByTenant, atRiskGroups, countSessionsServed, recordsMissingAtRiskFields, type AtRiskGroup, type UnknownFieldCounts} from '../store/records.js'
+import {atRiskByTenant, atRiskGroups, atRiskJudgeable, countSessionsServed, recordsMissingAtRiskFields, type AtRiskGroup, type UnknownFieldCounts} from '../store/records.js'
 import {getSettings} from '../store/settings.js'
 import {withSortCache} from '../store/session.js'
 
@@ -63,7 +63,7 @@ export function loadScopeInputs(db: CaseDb, options: LoadScopeOptions = {}): Sco
   // When no record says both its status and its prompt size (LiteLLM and Langfuse record no
   // HTTP status), the at-risk test can judge nothing: every at-risk figure (per node, per hour,
   // per tenant, the bounds built on them) is unknown, not zero.
-  const judgeable = !(unknownForAtRisk.records > 0 && unknownForAtRisk.no_status_or_prompt_tokens >= unknownForAtRisk.records)
+  const judgeable = atRiskJudgeable(unknownForAtRisk)
   const atRisk = pool === null || !judgeable ? null : atRiskGroups(db, pool, advertised)
   let exposure: ScopeInputs['exposure'] = null
   if (atRisk !== null) {

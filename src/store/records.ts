@@ -253,6 +253,15 @@ export interface UnknownFieldCounts {
  * Records whose fields are unknown, per field. A format that lacks a field (LiteLLM has no
  * HTTP status, Langfuse no node) makes every count that depends on it unknown for those records.
  */
+/**
+ * Whether the at-risk test can judge anything: false when no record gives both its status and
+ * its prompt size (LiteLLM and Langfuse record no HTTP status), so every at-risk count is
+ * unknown, not zero.
+ */
+export function atRiskJudgeable(unknown: UnknownFieldCounts): boolean {
+  return !(unknown.records > 0 && unknown.no_status_or_prompt_tokens >= unknown.records)
+}
+
 export function recordsMissingAtRiskFields(db: CaseDb): UnknownFieldCounts {
   const corpus = corpusFacts(db)
   if (corpus) {

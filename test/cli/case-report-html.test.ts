@@ -223,3 +223,14 @@ describe('counts on the page', () => {
   })
 })
 
+describe('the timeline chart with at-risk counts unknown', () => {
+  it('says why: no pool size given, or a pool but no record with both status and prompt size', () => {
+    const hours = reportData().hours.map((h) => ({...h, at_risk_responses: null}))
+    const noPool = renderCaseReportHtml(reportData({hours, scope: {...reportData().scope, pool_tokens: null, at_risk_responses: null}}))
+    expect(noPool).toContain('at-risk responses: unknown without a KV pool size (crosstalk scan --pool-tokens N)')
+    const unjudgeable = renderCaseReportHtml(reportData({hours, scope: {...reportData().scope, at_risk_responses: null}}))
+    expect(unjudgeable).toContain('at-risk responses: unknown: no record gives both its HTTP status and its prompt size')
+    expect(unjudgeable).not.toContain('unknown without a KV pool size')
+  })
+})
+

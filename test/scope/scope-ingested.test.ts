@@ -10,6 +10,7 @@ import {loadScopeInputs} from '../../src/scope/scope-data.js'
 import {computeTenantView} from '../../src/scope/tenant-view.js'
 import {buildArticle33} from '../../src/notify/article33.js'
 import {defaultInputs} from '../../src/notify/assess.js'
+import {renderScan} from '../../src/cli/render-detect.js'
 import {buildFacts, loadFactsInputs} from '../../src/notify/facts.js'
 import {openCase} from '../../src/store/open-case.js'
 import {tempDir} from '../helpers/cli.js'
@@ -62,7 +63,10 @@ describe('scope over logs that record no HTTP status', () => {
         {request_id: 'a', tenant_id: 'acme', session_id: 's1', status: null, decode_node: 'd1', prompt_tokens: 900_000, request_text: 'mine CANARY-bbbbbbbbbbbbbbbb', response_text: 'ok'},
         {request_id: 'b', tenant_id: 'beta', session_id: 's2', status: null, decode_node: 'd1', prompt_tokens: 900_000, response_text: 'yours: CANARY-bbbbbbbbbbbbbbbb'},
       ])
-      scanCase(tc.db, {now: new Date('2026-11-03T00:00:00Z'), poolTokens: 681_280})
+      const scanned = scanCase(tc.db, {now: new Date('2026-11-03T00:00:00Z'), poolTokens: 681_280})
+      // The scan's own figure too: unknown, never the 0 a count over no judgeable record gives.
+      expect(scanned).toMatchObject({at_risk: null, pool_tokens: 681_280, above_advertised: null})
+      expect(renderScan(scanned)).toContain('At risk (status 200, prompt >= pool): unknown at pool 681280: no record gives both its HTTP status and its prompt size.')
       const inputs = loadScopeInputs(tc.db)
       const scope = computeScope(inputs)
       expect(scope).toMatchObject({contaminated_responses: 1, at_risk_responses: null, at_risk_unknown_records: 2, pool_tokens: 681_280})

@@ -15,6 +15,8 @@ export interface TimelineChartInput {
   bugWindow: {start: string; end: string} | null
   awareAt: string | null
   deadline: string | null
+  /** the KV pool size the at-risk test used; null: none given. Says why at-risk counts are unknown. */
+  poolTokens?: number | null
 }
 
 /**
@@ -96,7 +98,10 @@ export function timelineSvg(input: TimelineChartInput): {svg: string; notes: str
   if (risk) {
     out.push(`<text class="tick" x="${left - 6}" y="${top2 + 4}" text-anchor="end">${num(maxR)}</text><text class="tick" x="${left - 6}" y="${top2 + h2}" text-anchor="end">0</text>`)
     out.push(`<text class="label" x="${left}" y="${top2 - 12}">at-risk responses per hour (status 200, prompt at or over the KV pool)</text>`)
-  } else out.push(`<text class="label" x="${left}" y="${top2 + h2 / 2}">at-risk responses: unknown without a KV pool size (crosstalk scan --pool-tokens N)</text>`)
+  } else {
+    const why = input.poolTokens === null || input.poolTokens === undefined ? 'unknown without a KV pool size (crosstalk scan --pool-tokens N)' : 'unknown: no record gives both its HTTP status and its prompt size'
+    out.push(`<text class="label" x="${left}" y="${top2 + h2 / 2}">at-risk responses: ${why}</text>`)
+  }
   for (const m of marks) {
     out.push(`<line class="mark-${m.cls}" x1="${f(x(m.at))}" x2="${f(x(m.at))}" y1="${top1 - 8}" y2="${top2 + h2}"><title>${esc(m.label)}: ${esc(new Date(m.at).toISOString())}</title></line>`)
     out.push(`<text class="label mark-text-${m.cls}" x="${f(x(m.at) - 3)}" y="${top1 + 10}" text-anchor="end">${esc(m.label)}</text>`)
