@@ -214,7 +214,16 @@ export function bar(value: number, max: number, width = 40): string {
 export function renderTimeline(tl: TimelineResult, options: {maxSightings?: number; maxPairs?: number} = {}): string {
   const out: string[] = []
   if (tl.detection.never_scanned) out.push(wrap(`${upperFirst(describeGap(tl.detection))}: contamination is not known yet (run \`crosstalk scan\`); the at-risk responses are below.`))
-  else out.push(tl.bug_window ? wrap(`Bug window: ${tl.bug_window.start} .. ${tl.bug_window.end} (${tl.bug_window.basis})`) : 'No contamination or at-risk responses in this case.')
+  else if (tl.bug_window) out.push(wrap(`Bug window: ${tl.bug_window.start} .. ${tl.bug_window.end} (${tl.bug_window.basis})`))
+  else {
+    // "None" only for what was looked at: unscanned files and uncounted at-risk responses are said as unknown.
+    const where = tl.detection.complete ? 'in this case' : `in what was scanned (${describeGap(tl.detection)})`
+    const risk =
+      tl.at_risk_basis === 'counted' ? 'or at-risk responses'
+        : tl.at_risk_basis === 'no_pool' ? `${where}; at-risk responses are not known without a KV pool size (--pool-tokens N)`
+          : `${where}; at-risk responses are unknown: no record gives both its HTTP status and its prompt size`
+    out.push(wrap(tl.at_risk_basis === 'counted' ? `No contamination ${risk} ${where}.` : `No contamination ${risk}.`))
+  }
   const sightings = tl.events.filter((e) => e.kind === 'sighting').length
   const showSightings = sightings <= (options.maxSightings ?? 20)
   // On a wide incident every tenant pair has two milestones: list them only while readable.

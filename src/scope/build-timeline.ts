@@ -76,6 +76,11 @@ export interface TimelineResult {
   events: TimelineEvent[]
   /** whether detection covered everything the case holds (see crosstalk scan) */
   detection: DetectionCoverage
+  /**
+   * How the at-risk responses are known: counted at a pool size, or unknown for want of one, or
+   * because no record gives both its status and its prompt size. "None" is said only when counted.
+   */
+  at_risk_basis: 'counted' | 'no_pool' | 'no_status_or_prompt_size'
 }
 
 const KIND_ORDER: TimelineEventKind[] = [
@@ -184,7 +189,8 @@ export function buildTimeline(inputs: ScopeInputs, audit: readonly AuditEntry[],
   }
 
   events.sort((a, b) => byText(a.at, b.at) || KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || (a.audit_seq ?? 0) - (b.audit_seq ?? 0))
-  return {bug_window: bugWindow, exposure: computeExposure(rows), nodes, pairs, hours: hours(contamination, atRisk, options.maxHours ?? 24 * 31), events, detection: inputs.detection}
+  const atRiskBasis = atRisk !== null ? 'counted' : inputs.pool === null ? 'no_pool' : 'no_status_or_prompt_size'
+  return {bug_window: bugWindow, exposure: computeExposure(rows), nodes, pairs, hours: hours(contamination, atRisk, options.maxHours ?? 24 * 31), events, detection: inputs.detection, at_risk_basis: atRiskBasis}
 }
 
 function hours(contamination: readonly ContaminationRow[], atRisk: AtRiskGroup[] | null, maxHours: number): TimelineHour[] {
