@@ -79,7 +79,8 @@ describe('crosstalk timeline', () => {
     const j = await run(['timeline', '--json', '--db', dbPath, '--pool-tokens', String(POOL)])
     expect(j.code).toBe(0)
     const t = JSON.parse(j.stdout)
-    expect(Object.keys(t)).toEqual(['bug_window', 'exposure', 'nodes', 'pairs', 'hours', 'events', 'detection'])
+    expect(Object.keys(t)).toEqual(['bug_window', 'exposure', 'nodes', 'pairs', 'hours', 'events', 'detection', 'at_risk_basis'])
+    expect(t.at_risk_basis).toBe('counted')
     expect(t.bug_window.start).toBe('2026-11-02T06:00:00.123Z')
     // the timeline tells the same exposure as scope
     const scope = JSON.parse((await run(['scope', '--json', '--db', dbPath, '--pool-tokens', String(POOL)])).stdout)
