@@ -21,7 +21,8 @@ export interface StatusResult {
   records: number
   bad_lines: number
   canaries: number
-  sightings: number
+  /** null on a case never scanned: unknown, not zero (`detection.never_scanned`) */
+  sightings: number | null
   /** duplicate request lines inside the stored files */
   duplicates: number
   /**
@@ -39,7 +40,8 @@ export interface StatusResult {
   tenants: number
   /** sessions, each counted within its tenant */
   sessions: number
-  sightings_by_class: Record<string, number>
+  /** null on a case never scanned */
+  sightings_by_class: Record<string, number> | null
   /** whether detection covered everything ingested (null: never scanned) */
   detection: DetectionCoverage
   /** the serving stack's KV pool and advertised window as recorded by `scan --pool-tokens` (null: not given) */
@@ -82,12 +84,13 @@ export function caseStatus(db: CaseDb, now: Date = new Date()): StatusResult {
   const settings = getSettings(db)
   const audit = listAudit(db)
   const unknown = recordsMissingAtRiskFields(db)
+  const detection = detectionCoverage(db)
   return {
     files: f.log_files - f.incomplete_files,
     records: r.records,
     bad_lines: f.bad_lines,
     canaries: countCanaries(db),
-    sightings: Object.values(s.by_class).reduce((a, b) => a + b, 0),
+    sightings: detection.never_scanned ? null : Object.values(s.by_class).reduce((a, b) => a + b, 0),
     duplicates: f.duplicates,
     ...reingested(db, audit),
     blank_lines: f.blank_lines,
@@ -97,8 +100,8 @@ export function caseStatus(db: CaseDb, now: Date = new Date()): StatusResult {
     last_record: r.last_ms === null ? null : new Date(r.last_ms).toISOString(),
     tenants: r.tenants,
     sessions: r.sessions,
-    sightings_by_class: Object.fromEntries(Object.entries(s.by_class).sort((a, b) => (a[0] < b[0] ? -1 : 1))),
-    detection: detectionCoverage(db),
+    sightings_by_class: detection.never_scanned ? null : Object.fromEntries(Object.entries(s.by_class).sort((a, b) => (a[0] < b[0] ? -1 : 1))),
+    detection,
     pool_tokens: settings.pool_tokens,
     advertised_tokens: settings.advertised_tokens,
     case_id: settings.case_id,

@@ -39,7 +39,7 @@ export default class Status extends BaseCommand {
       if (status.no_response_text > 0 || status.no_request_text > 0) this.log(`  no text          ${count(status.no_request_text, 'request')}, ${count(status.no_response_text, 'answer')} decoded to no text`)
       for (const f of status.unreadable_files) this.log(`  NOT JUDGEABLE    ${safeLine(f.path)}: ${safeLine(f.why)}`)
       this.log(`  canaries         ${status.canaries}`)
-      const classes = Object.entries(status.sightings_by_class).map(([c, n]) => `${c} ${n}`).join(', ')
+      const classes = Object.entries(status.sightings_by_class ?? {}).map(([c, n]) => `${c} ${n}`).join(', ')
       const d = status.detection
       if (d.never_scanned) this.log(`  sightings        unknown: ${describeGap(d)}  (crosstalk scan)`)
       else this.log(`  sightings        ${status.sightings}${classes ? `  (${classes})` : ''}${d.complete ? '' : `; detection incomplete: ${describeGap(d)}  (crosstalk scan)`}`)

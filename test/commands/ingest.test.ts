@@ -126,11 +126,15 @@ describe('crosstalk ingest logs: hostile input is quarantined, good lines around
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
     expect(r.stderr).toMatch(/missing\.jsonl: no such file/)
     expect(r.stderr).not.toMatch(/at .*\.js:\d+/)
-    expect((await runJson<{records: number}>(['status', '--db', db])).records).toBe(1)
-    // Never scanned: status does not say "sightings 0"
+    const status = await runJson<{records: number; sightings: number | null; sightings_by_class: unknown}>(['status', '--db', db])
+    expect(status.records).toBe(1)
+    // Never scanned: status does not say "sightings 0", on the console or in its JSON
+    expect(status).toMatchObject({sightings: null, sightings_by_class: null})
     const human = (await run(['status', '--db', db])).stdout
     expect(human).toMatch(/sightings +unknown: the case was never scanned/)
     expect(human).not.toMatch(/sightings +0/)
+    expect((await runJson<{sightings: number | null}>(['scan', '--db', db])).sightings).toBe(0)
+    expect((await runJson<{sightings: number | null; sightings_by_class: unknown}>(['status', '--db', db]))).toMatchObject({sightings: 0, sightings_by_class: {}})
     const j = await run(['ingest', 'logs', join(dir, 'missing.jsonl'), '--db', db, '--json'])
     expect(JSON.parse(j.stdout)).toEqual({error: {message: expect.stringMatching(/no such file/), code: 'E_NOT_FOUND'}})
   })
