@@ -140,6 +140,12 @@ export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string 
   out.sessions_text = (out.sessions as string[]).join(', ') || P.none
   out.markers_text = (out.markers_truncated as string[]).join(', ') || P.none
   inn.sessions_text = (inn.sessions as string[]).join(', ') || P.none
+  // Per customer, the responses that carried only verbatim text: with the marker column they add
+  // up to the responses (provenance_responses also counts the ones that carried a marker too).
+  const verbatimOnly = (rows: View[], raw: Array<{responses: number; exposure_responses: number}>): View[] =>
+    rows.map((row, i) => ({...row, verbatim_only_responses: raw[i]!.exposure_responses - raw[i]!.responses}))
+  out.other_customers_detail = verbatimOnly(out.other_customers_detail as View[], n.your_data_reached_others.other_customers_detail)
+  inn.other_customers_detail = verbatimOnly(inn.other_customers_detail as View[], n.you_received_other_data.other_customers_detail)
   out.has_detail = (out.other_customers_detail as View[]).length > 0
   inn.has_detail = (inn.other_customers_detail as View[]).length > 0
   // The counts of other customers as phrases that agree ("1 other customer", "2 autres clients"):

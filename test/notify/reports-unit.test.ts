@@ -293,6 +293,16 @@ describe('Article 34, the processor notice and the register say only what was re
     expect(controller).toMatchObject({deadline: '2026-10-26T08:00:00.000Z', deadline_note: null, authority_note: null})
   })
 
+  it('a processor notice\'s per-customer columns add up: with the marker, and verbatim text only', () => {
+    const f = fixture('2026-10-24T08:00:00.000Z', {role: 'processor'})
+    // One response carried both acme's marker and its text: it is a marker response, not a verbatim-only one.
+    f.tenants[0] = {...f.tenants[0]!, counterparts_leaked_to: [{label: 'tenant#1', responses: 1, provenance_responses: 1, exposure_responses: 1, sessions: 1, first_seen: null, last_seen: null}]}
+    for (const language of ['en', 'fr'] as const) {
+      const md = renderProcessorNoticeMarkdown(buildProcessorNotice(f, 'acme', {language}))
+      expect(md).toMatch(/^\| tenant\\#1 \| 1 \| 1 \| 0 \| 1 \|/m)
+    }
+  })
+
   it('labels IPv4 and IPv6 addresses apart: one list never names the same category twice', () => {
     const f = fixture()
     f.scope = {...f.scope!, categories: [{kind: 'ipv4', label: 'x', count: 3, responses: 3}, {kind: 'ipv6', label: 'y', count: 2, responses: 2}]}
