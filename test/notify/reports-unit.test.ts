@@ -104,6 +104,8 @@ describe('buildArticle33 from a hand-built CaseFacts', () => {
     const md = renderArticle33Markdown(d)
     expect(md).toContain('| 48 | Date and time the controller became aware | 2026-10-23T08:00:00.000Z |')
     expect(md).toContain('| 114 | Lead supervisory authority | DPC (Ireland) |')
+    // A node's verbatim-text count also holds responses that carried a marker: its column says so.
+    expect(md).toContain('| Node | With a marker | Cross-tenant | Verbatim text (with or without a marker) | At risk |')
   })
 
   it('rests every statement on a recorded fact; measures, notifications, decisions and causes only on theirs', () => {
