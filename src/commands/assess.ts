@@ -85,7 +85,8 @@ DPC is the base score of the data category (--dpc 1-4), adjusted a whole step fo
       for (const i of result.inputs) this.log(`${i.name.padEnd(20)} ${String(i.value).padEnd(6)} ${i.source === 'given' ? '(given)' : '(default)'}  ${safeLine(i.why)}`)
       this.log('')
       const s = result.severity
-      this.log(`DPC = ${s.dpc_base}${s.dpc_adjustments.map((a) => ` ${a.step > 0 ? '+' : '-'} ${Math.abs(a.step)}`).join('')} = ${s.dpc}`)
+      // The sum is shown only when there is one: "DPC = 3 = 3" read like a slip.
+      this.log(s.dpc_adjustments.length === 0 ? `DPC = ${s.dpc}` : `DPC = ${s.dpc_base}${s.dpc_adjustments.map((a) => ` ${a.step > 0 ? '+' : '-'} ${Math.abs(a.step)}`).join('')} = ${s.dpc}`)
       this.log(`SE = DPC x EI + CB = ${s.dpc} x ${s.ei} + ${s.cb} = ${s.se}  (${s.band})`)
       this.log(`Suggested: ${result.suggested}`)
       for (const r of result.suggestion_reasons) this.log(`  - ${r}`)

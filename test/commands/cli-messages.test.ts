@@ -89,6 +89,14 @@ describe('counts and messages', () => {
     expect(r.stdout).toMatch(/36 more fields not set yet/)
   })
 
+  it('assess shows the DPC sum only where there is one (never "DPC = 3 = 3")', async () => {
+    const plain = await run(['assess', '--db', join(dir, 'case.db'), '--dpc', '2'])
+    expect(plain.code, plain.stderr).toBe(0)
+    expect(plain.stdout).toMatch(/^DPC = 2$/m)
+    const adjusted = await run(['assess', '--db', join(dir, 'case.db'), '--dpc', '2', '--vulnerable-subjects'])
+    expect(adjusted.stdout).toMatch(/^DPC = 2 \+ 1 = 3$/m)
+  })
+
   it('assess --decide says "Decision recorded" once', async () => {
     const r = await run(['assess', '--db', join(dir, 'case.db'), '--decide', 'notify', '--rationale', 'cross-tenant disclosure'])
     expect(r.code, r.stderr).toBe(0)
