@@ -190,7 +190,11 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
           deadline: clock.deadline,
           remaining_seconds: remaining,
           status: clock.status,
-          remaining_text: remaining === null ? P.unknown : P.duration(remaining),
+          // Once notified the clock has stopped: the margin to the deadline, never time "overdue" since.
+          remaining_text:
+            clock.status === 'notified' && clock.notified_at && clock.deadline
+              ? P.notifiedMargin((Date.parse(clock.deadline) - Date.parse(clock.notified_at)) / 1000)
+              : remaining === null ? P.unknown : P.duration(remaining),
           late: clock.late,
           basis: P.clockBasis[clock.basis ?? 'art33(1)'] ?? '',
         }

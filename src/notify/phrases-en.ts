@@ -130,6 +130,8 @@ export const EN = {
       : c.deadline === null
         ? `${word}. No fixed deadline: without undue delay (Art. 33(2)).`
         : `${word}. Deadline ${c.deadline} (${EN.status[c.status as keyof typeof EN.status] ?? c.status}${c.status === 'notified' ? (c.late ? ', LATE: after the deadline' : ', in time') : `, ${duration(c.remaining_seconds ?? 0)}`}).`,
+  /** The margin between a notification and its deadline (seconds; negative: after it). */
+  notifiedMargin: (seconds: number) => (seconds >= 0 ? `${duration(seconds)} before the deadline` : `${duration(-seconds)} after the deadline`),
   evidenceKind: {log: 'log', canaries: 'canary registry'} as Record<string, string>,
   unknownNode: '(unknown node)',
   lateFlag: 'LATE',

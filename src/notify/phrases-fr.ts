@@ -141,6 +141,7 @@ export const FR: Phrases = {
       : c.deadline === null
         ? `${word}. Aucune échéance fixe : dans les meilleurs délais (art. 33.2).`
         : `${word}. Échéance : ${c.deadline} (${status[c.status as keyof typeof status] ?? c.status}${c.status === 'notified' ? (c.late ? ", EN RETARD : après l'échéance" : ', dans le délai') : `, ${duration(c.remaining_seconds ?? 0)}`}).`,
+  notifiedMargin: (seconds) => (seconds >= 0 ? `${duration(seconds)} avant l'échéance` : `${duration(-seconds)} après l'échéance`),
   evidenceKind: {log: 'journal', canaries: 'registre de canaris'},
   unknownNode: '(nœud inconnu)',
   lateFlag: 'EN RETARD',

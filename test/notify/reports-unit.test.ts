@@ -305,6 +305,18 @@ describe('Article 34, the processor notice and the register say only what was re
     }
   })
 
+  it('a draft generated after the notification gives its margin to the deadline, never time "overdue" since', () => {
+    // Aware 2026-10-23T08:00, deadline 2026-10-26T08:00, notified 2026-10-24T10:00; drafted in December.
+    const facts = fixture('2026-12-01T00:00:00.000Z', {}, [notification({})])
+    const md = renderArticle33Markdown(buildArticle33(facts))
+    expect(md).toMatch(/^\| Clock \| notified \(in time\), 46h 00m 00s before the deadline \|$/m)
+    expect(md).not.toMatch(/overdue by/)
+    const fr = renderArticle33Markdown(buildArticle33(facts, {language: 'fr'}))
+    expect(fr).toContain("46 h 00 min 00 s avant l'échéance")
+    const late = renderArticle33Markdown(buildArticle33(fixture('2026-12-01T00:00:00.000Z', {delay_reason: 'weekend'}, [notification({at: '2026-10-27T08:00:00.000Z', late: true})])))
+    expect(late).toMatch(/^\| Clock \| notified \(LATE\), 24h 00m 00s after the deadline \|$/m)
+  })
+
   it('labels IPv4 and IPv6 addresses apart: one list never names the same category twice', () => {
     const f = fixture()
     f.scope = {...f.scope!, categories: [{kind: 'ipv4', label: 'x', count: 3, responses: 3}, {kind: 'ipv6', label: 'y', count: 2, responses: 2}]}
