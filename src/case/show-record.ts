@@ -1,9 +1,14 @@
+import {randomBytes} from 'node:crypto'
+import {describeGap, detectionCoverage} from '../detect/coverage.js'
+import {piiRef, referenceKey} from '../detect/pii-ref.js'
 import {InputError} from '../errors.js'
 import {evidenceReader} from '../evidence/evidence-store.js'
 import {readCheckedLine, recordTextLoader} from '../evidence/record-texts.js'
 import {unconventionalMarkers} from '../store/canaries.js'
+import {recordFindingRows} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
 import {findRecordsByRequestId, type RecordFields, type StoredRecord} from '../store/records.js'
+import {getSettings} from '../store/settings.js'
 
 /** A stored record as `show --json` prints it: the ingested row, flags as booleans, plus where it came from. */
 export interface RecordView extends Omit<RecordFields, 'ts' | 'ts_ms' | 'stream' | 'is_error'> {
@@ -24,6 +29,33 @@ export interface RecordView extends Omit<RecordFields, 'ts' | 'ts_ms' | 'stream'
   texts: 'hidden' | 'shown'
   markers: 'shortened' | 'full'
   evidence: {file: string; file_sha256: string; line: number; byte_offset: number; byte_len: number}
+  findings: RecordFindings
+}
+
+/**
+ * What detection found about the record, each part null where it is not known (never as
+ * "none"): sightings need the record's file scanned under the registry as it is; provenance,
+ * personal data and the copies of this record depend on every other record, so they need
+ * detection to cover the whole case.
+ */
+export interface RecordFindings {
+  detection: 'complete' | 'incomplete'
+  /** What detection has not covered (null when complete). */
+  gap: string | null
+  /** Markers found in this response (all classes, own and echo included). */
+  sightings: Array<{class: string; marker: string; partial: boolean; source_session: string | null; source_tenant: string | null}> | null
+  /** The earlier other-session text this response repeats; null when none was found or when it is not known (provenance_known). */
+  provenance: {source_request_id: string; source_ts: string; source_session: string; source_tenant: string; matched: 'prompt' | 'response'; overlap_words: number} | null
+  provenance_known: boolean
+  /** Later responses attributed to this record's prompt or answer (the first few named). */
+  copied_by: {responses: number; first: Array<{request_id: string; tenant_id: string; session_id: string}>} | null
+  /** Values in this response its session never sent (references, as `pii` prints them), and who sent each first. */
+  personal_data: Array<{kind: string; value_ref: string; source_request_id: string | null; source_session: string | null; source_tenant: string | null}> | null
+  /** Responses of other sessions that carried a marker this record's session registered. */
+  session_marker_sightings: number | null
+  /** The contract's at-risk test (status 200 and a prompt at or over the KV pool); null when the pool, the status or the prompt size is unknown. */
+  at_risk: boolean | null
+  at_risk_basis: string
 }
 
 export interface ShowOptions {
@@ -62,7 +94,47 @@ export function showRecord(db: CaseDb, requestId: string, source?: string, optio
     request_chars: chars(texts.request_text), response_chars: chars(texts.response_text),
     texts: options.showText ? 'shown' : 'hidden', markers: options.showMarkers ? 'full' : 'shortened',
     evidence: {file: r.path, file_sha256: r.sha256, line: r.line_no, byte_offset: r.byte_offset, byte_len: r.byte_len},
+    findings: recordFindings(db, r, options.showMarkers ? (t: string) => t : shorten),
   }
+}
+
+function recordFindings(db: CaseDb, r: StoredRecord, shorten: (text: string) => string): RecordFindings {
+  const coverage = detectionCoverage(db)
+  const rows = recordFindingRows(db, r)
+  const whole = coverage.complete
+  const sightingsKnown = rows.file_scanned && !coverage.registry_changed
+  const key = whole && rows.pii.length > 0 ? (referenceKey(db, {create: false}) ?? randomBytes(32)) : null
+  const {at_risk, at_risk_basis} = atRisk(r, getSettings(db).pool_tokens)
+  const source = rows.provenance
+  return {
+    detection: whole ? 'complete' : 'incomplete',
+    gap: whole ? null : describeGap(coverage),
+    sightings: sightingsKnown
+      ? rows.sightings.map((s) => ({class: s.class, marker: shorten(s.marker), partial: s.partial === 1, source_session: s.source_session, source_tenant: s.source_tenant}))
+      : null,
+    provenance:
+      whole && source
+        ? {source_request_id: source.source_request_id, source_ts: new Date(source.source_ts_ms).toISOString(), source_session: source.source_session, source_tenant: source.source_tenant, matched: source.matched, overlap_words: source.overlap_words}
+        : null,
+    provenance_known: whole,
+    copied_by: whole ? rows.copied_by : null,
+    personal_data: whole
+      ? rows.pii.map((p) => ({kind: p.kind, value_ref: piiRef(key!, p.value_sha256), source_request_id: p.source_request_id, source_session: p.source_session, source_tenant: p.source_tenant}))
+      : null,
+    session_marker_sightings: whole ? rows.session_marker_sightings : null,
+    at_risk,
+    at_risk_basis,
+  }
+}
+
+/** The contract's test, read literally: status 200 and prompt_tokens >= the pool. */
+function atRisk(r: StoredRecord, pool: number | null): {at_risk: boolean | null; at_risk_basis: string} {
+  if (pool === null) return {at_risk: null, at_risk_basis: 'not known: no KV pool size is recorded in the case (scan or triage with --pool-tokens N records it)'}
+  if (r.status !== null && r.status !== 200) return {at_risk: false, at_risk_basis: `status ${r.status}, not 200`}
+  if (r.prompt_tokens === null) return {at_risk: null, at_risk_basis: 'not known: the log gives no prompt size for this record'}
+  if (r.prompt_tokens < pool) return {at_risk: false, at_risk_basis: `a prompt of ${r.prompt_tokens} tokens, under the ${pool}-token pool`}
+  if (r.status === null) return {at_risk: null, at_risk_basis: `not known: a prompt of ${r.prompt_tokens} tokens, at or over the ${pool}-token pool, but the log gives no status`}
+  return {at_risk: true, at_risk_basis: `status 200 and a prompt of ${r.prompt_tokens} tokens, at or over the ${pool}-token pool`}
 }
 
 /** CANARY-<hex> cut to its first four hex digits (as the sightings table shows it), registered unconventional markers to their first four characters. */

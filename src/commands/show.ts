@@ -1,11 +1,12 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {safeLine, safeText} from '../util/sanitize.js'
-import {rawRecord, showRecord, type RecordView} from '../case/show-record.js'
+import {rawRecord, showRecord, type RecordFindings, type RecordView} from '../case/show-record.js'
+import {count} from '../cli/plural.js'
 
 export default class Show extends BaseCommand {
   static override summary = 'Print one record decoded, or with --raw its original line byte for byte.'
-  static override description = 'The decoded view shows where the record came from and what the log says about it. Its prompt and response texts are other people\'s data: they are printed only with --show-text (terminal control characters made visible, long texts cut at --max-chars), with canary markers shortened unless --show-markers. --raw writes the exact original bytes from the case\'s evidence store to stdout, unchanged (pipe it to a file or a hex viewer).'
+  static override description = 'The decoded view shows where the record came from, what the log says about it, and what detection found: the markers its response received (and whose), the earlier text of another session it repeats, the later responses that repeat it, the personal data it received (as references), and whether it was at risk; each says "not known" until a scan covers the case. Its prompt and response texts are other people\'s data: they are printed only with --show-text (terminal control characters made visible, long texts cut at --max-chars), with canary markers shortened unless --show-markers. --raw writes the exact original bytes from the case\'s evidence store to stdout, unchanged (pipe it to a file or a hex viewer).'
   static override examples = [
     '<%= config.bin %> show req-000123',
     '<%= config.bin %> show req-000123 --show-text',
@@ -48,7 +49,68 @@ export default class Show extends BaseCommand {
       } else {
         this.log(`texts        request ${size(view.request_chars)}, response ${size(view.response_chars)}  (not shown: they are other people's data; --show-text prints them)`)
       }
+      for (const line of renderFindings(view.findings, {markers: flags['show-markers']})) this.log(line)
     }
     return view
   }
+}
+
+/**
+ * The findings as lines of the decoded view: what is not known says so, and why. A marker is
+ * named by its session (its owner); the marker itself only with --show-markers.
+ */
+export function renderFindings(f: RecordFindings, options: {markers: boolean}): string[] {
+  const who = (tenant: string | null, session: string | null): string => (tenant === null ? 'unregistered' : `${safeLine(tenant)}/${safeLine(session ?? '-')}`)
+  const unknown = 'not known until `crosstalk scan` covers the case'
+  const out = ['', 'findings']
+  if (f.gap !== null) out.push(`  detection     incomplete: ${f.gap}`)
+  out.push(
+    `  sightings     ${
+      f.sightings === null
+        ? unknown
+        : f.sightings.length === 0
+          ? 'no marker in this response'
+          : f.sightings.map((s) => `${s.class}${options.markers ? ` ${safeLine(s.marker)}` : ''}${s.partial ? ' (partial)' : ''}${s.class === 'orphan' ? ' (an unregistered marker)' : ` marker of ${who(s.source_tenant, s.source_session)}`}`).join('; ')
+    }`,
+  )
+  const p = f.provenance
+  out.push(
+    `  provenance    ${
+      !f.provenance_known
+        ? unknown
+        : p === null
+          ? "repeats no earlier other session's text"
+          : `repeats ${count(p.overlap_words, 'word')} of the ${p.matched} of ${safeLine(p.source_request_id)} (${who(p.source_tenant, p.source_session)}, ${p.source_ts})`
+    }`,
+  )
+  const c = f.copied_by
+  out.push(
+    `  copied by     ${
+      c === null
+        ? unknown
+        : c.responses === 0
+          ? 'no later response of another session repeats this record'
+          : `${count(c.responses, 'later response')}: ${c.first.map((x) => `${safeLine(x.request_id)} (${who(x.tenant_id, x.session_id)})`).join(', ')}${c.responses > c.first.length ? ', …' : ''}`
+    }`,
+  )
+  out.push(
+    `  personal data ${
+      f.personal_data === null
+        ? unknown
+        : f.personal_data.length === 0
+          ? 'no value in this response that its session never sent'
+          : f.personal_data.map((d) => `${d.kind} ref:${d.value_ref}${d.source_request_id === null ? ' (first sender not found)' : ` from ${who(d.source_tenant, d.source_session)}`}`).join('; ')
+    }`,
+  )
+  out.push(
+    `  its markers   ${
+      f.session_marker_sightings === null
+        ? unknown
+        : f.session_marker_sightings === 0
+          ? "this session's markers were not seen in another session's response"
+          : `this session's markers were seen in ${count(f.session_marker_sightings, "other session's response", "other sessions' responses")}`
+    }`,
+  )
+  out.push(`  at risk       ${f.at_risk === null ? f.at_risk_basis : `${f.at_risk ? 'yes' : 'no'}: ${f.at_risk_basis}`}`)
+  return out
 }

@@ -437,3 +437,63 @@ export function inconsistentFindings(db: CaseDb): Array<{table: string; record_i
     .all() as Array<[string, number, string]>
   return [...provenance, ...pii].map(([table, record_id, detail]) => ({table, record_id, detail}))
 }
+
+// ------------------------------------------------------------------ one record
+
+/** What detection stored about one record (`show`): as recipient, and as the source of later copies. */
+export interface RecordFindingRows {
+  /** The record's file is complete and a finished scan covered it. */
+  file_scanned: boolean
+  sightings: Array<{class: string; marker: string; partial: number; source_session: string | null; source_tenant: string | null}>
+  provenance: {source_request_id: string; source_ts_ms: number; source_session: string; source_tenant: string; matched: 'prompt' | 'response'; overlap_words: number} | null
+  /** Responses whose content was attributed to this record's prompt or answer, and the first few of them in time order. */
+  copied_by: {responses: number; first: Array<{request_id: string; tenant_id: string; session_id: string}>}
+  pii: Array<{kind: string; value_sha256: string; source_request_id: string | null; source_session: string | null; source_tenant: string | null}>
+  /** Responses of other sessions with a contaminating sighting of a marker this record's session registered. */
+  session_marker_sightings: number
+}
+
+const COPIED_BY_SHOWN = 5
+
+export function recordFindingRows(db: CaseDb, record: {id: number; file_id: number; tenant_id: string; session_id: string}): RecordFindingRows {
+  const fileScanned =
+    (db
+      .prepare(
+        `SELECT EXISTS (SELECT 1 FROM files f JOIN scanned_files s ON s.file_id = f.id JOIN scan_runs run ON run.id = s.scan_run_id
+                         WHERE f.id = ? AND f.state = 'complete' AND run.finished_at IS NOT NULL)`,
+      )
+      .pluck()
+      .get(record.file_id) as number) === 1
+  const complete = completeRecords(db)
+  const sightings = db
+    .prepare('SELECT class, marker, partial, source_session, source_tenant FROM sightings WHERE record_id = ? ORDER BY position, marker')
+    .all(record.id) as RecordFindingRows['sightings']
+  const provenance =
+    (db
+      .prepare(
+        `SELECT s.request_id AS source_request_id, s.ts_ms AS source_ts_ms, p.source_session, p.source_tenant, p.matched, p.overlap_words
+           FROM provenance p JOIN records s ON s.id = p.source_record_id WHERE p.record_id = ?`,
+      )
+      .get(record.id) as RecordFindingRows['provenance'] | undefined) ?? null
+  const copies = db.prepare(`SELECT count(*) FROM provenance p JOIN records r ON r.id = p.record_id WHERE p.source_record_id = ?${complete}`).pluck().get(record.id) as number
+  const first = db
+    .prepare(
+      `SELECT r.request_id, r.tenant_id, r.session_id FROM provenance p JOIN records r ON r.id = p.record_id
+        WHERE p.source_record_id = ?${complete} ORDER BY r.ts_ms, r.id LIMIT ${COPIED_BY_SHOWN}`,
+    )
+    .all(record.id) as RecordFindingRows['copied_by']['first']
+  const pii = db
+    .prepare(
+      `SELECT p.kind, p.value_sha256, s.request_id AS source_request_id, p.source_session, p.source_tenant
+         FROM pii_findings p LEFT JOIN records s ON s.id = p.source_record_id WHERE p.record_id = ? ORDER BY p.kind, p.value_sha256`,
+    )
+    .all(record.id) as RecordFindingRows['pii']
+  const sessionMarkerSightings = db
+    .prepare(
+      `SELECT count(DISTINCT s.record_id) FROM sightings s JOIN records r ON r.id = s.record_id
+        WHERE s.source_tenant = ? AND s.source_session = ? AND s.class IN ${CONTAMINATING}${complete}`,
+    )
+    .pluck()
+    .get(record.tenant_id, record.session_id) as number
+  return {file_scanned: fileScanned, sightings, provenance, copied_by: {responses: copies, first}, pii, session_marker_sightings: sessionMarkerSightings}
+}
