@@ -5,7 +5,7 @@ import {getIncident} from '../notify/incident.js'
 import {listAudit} from '../store/audit.js'
 import {countCanaries} from '../store/canaries.js'
 import {caseLogEvidence, fileTotals, listFiles, logFilesByFormat, unreadableLogFiles} from '../store/files.js'
-import {sightingCounts} from '../store/findings.js'
+import {countPiiFindings, countProvenance, sightingCounts} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
 import {listBadLines as badLineRows, type BadLineRow} from '../store/quarantine.js'
 import {recordsMissingAtRiskFields, recordTotals} from '../store/records.js'
@@ -42,6 +42,10 @@ export interface StatusResult {
   sessions: number
   /** null on a case never scanned */
   sightings_by_class: Record<string, number> | null
+  /** responses attributed to an earlier other session's text by canary-less provenance; null when provenance does not cover the case (never run, or stale) */
+  provenance_attributed: number | null
+  /** values in responses their session never sent, and how many of them another session's record sent first; null on a case never scanned */
+  personal_data: {findings: number; attributed: number} | null
   /** whether detection covered everything ingested (null: never scanned) */
   detection: DetectionCoverage
   /** the serving stack's KV pool and advertised window as recorded by `scan --pool-tokens` (null: not given) */
@@ -101,6 +105,8 @@ export function caseStatus(db: CaseDb, now: Date = new Date()): StatusResult {
     tenants: r.tenants,
     sessions: r.sessions,
     sightings_by_class: detection.never_scanned ? null : Object.fromEntries(Object.entries(s.by_class).sort((a, b) => (a[0] < b[0] ? -1 : 1))),
+    provenance_attributed: detection.provenance === 'current' ? countProvenance(db) : null,
+    personal_data: detection.never_scanned ? null : countPiiFindings(db),
     detection,
     pool_tokens: settings.pool_tokens,
     advertised_tokens: settings.advertised_tokens,

@@ -43,6 +43,27 @@ export default class Status extends BaseCommand {
       const d = status.detection
       if (d.never_scanned) this.log(`  sightings        unknown: ${describeGap(d)}  (crosstalk scan)`)
       else this.log(`  sightings        ${status.sightings}${classes ? `  (${classes})` : ''}${d.complete ? '' : `; detection incomplete: ${describeGap(d)}  (crosstalk scan)`}`)
+      const prov = status.provenance_attributed
+      this.log(
+        `  provenance       ${
+          prov === null
+            ? `unknown: ${d.provenance === 'never' ? 'canary-less provenance has not run' : 'canary-less provenance does not cover the case as it is'}  (crosstalk scan)`
+            : `${count(prov, 'response repeats', 'responses repeat')} an earlier other session's text`
+        }`,
+      )
+      const pd = status.personal_data
+      this.log(
+        `  personal data    ${
+          pd === null ? 'unknown: the case was never scanned  (crosstalk scan)' : `${count(pd.findings, 'finding')}: values in responses that their session never sent${pd.findings > 0 ? ` (${pd.attributed} sent first by another session)` : ''}`
+        }`,
+      )
+      this.log(
+        `  KV pool          ${
+          status.pool_tokens === null
+            ? 'not recorded: at-risk counts are unknown  (scan --pool-tokens N)'
+            : `${status.pool_tokens} tokens${status.advertised_tokens === null ? '' : ` (advertised context ${status.advertised_tokens})`}`
+        }`,
+      )
       // The head, to note outside the case: `verify --expect-head HASH:COUNT` later proves the log was not rewritten or cut.
       this.log(`  audit entries    ${status.audit_entries}${status.audit_head ? `  (head ${status.audit_head}:${status.audit_entries}, for verify --expect-head)` : ''}`)
       if (status.incident) {

@@ -104,3 +104,33 @@ describe('crosstalk show: the record\'s findings', () => {
     expect((await findings(db, 'late')).sightings).toBeNull()
   })
 })
+
+describe('crosstalk status: provenance, personal data and the pool, or why they are unknown', () => {
+  interface StatusJson {provenance_attributed: number | null; personal_data: {findings: number; attributed: number} | null; pool_tokens: number | null}
+
+  it('never scanned: unknown, never 0', async () => {
+    const {dir, db} = setup()
+    await runJson(['ingest', 'logs', join(dir, 'logs.jsonl'), '--db', db])
+    expect(await runJson<StatusJson>(['status', '--db', db])).toMatchObject({provenance_attributed: null, personal_data: null, pool_tokens: null})
+    const text = (await run(['status', '--db', db])).stdout
+    expect(text).toMatch(/provenance +unknown: canary-less provenance has not run/)
+    expect(text).toMatch(/personal data +unknown: the case was never scanned/)
+    expect(text).toMatch(/KV pool +not recorded: at-risk counts are unknown/)
+  })
+
+  it('scanned: the counts, and provenance unknown again once skipped', async () => {
+    const {dir, db} = setup()
+    await runJson(['triage', join(dir, 'logs.jsonl'), '--canaries', join(dir, 'canaries.csv'), '--pool-tokens', '4096', '--db', db])
+    expect(await runJson<StatusJson>(['status', '--db', db])).toMatchObject({provenance_attributed: 1, personal_data: {findings: 1, attributed: 1}, pool_tokens: 4096})
+    const text = (await run(['status', '--db', db])).stdout
+    expect(text).toMatch(/provenance +1 response repeats an earlier other session's text/)
+    expect(text).toMatch(/personal data +1 finding: values in responses that their session never sent \(1 sent first by another session\)/)
+    expect(text).toMatch(/KV pool +4096 tokens/)
+    const late = join(dir, 'late.jsonl')
+    writeFileSync(late, chatLine({ts: '2026-11-02T08:00:00Z', request_id: 'late', tenant_id: 'tenant-d', session_id: 'sess-d'}) + '\n')
+    await runJson(['ingest', 'logs', late, '--db', db])
+    await runJson(['scan', '--db', db, '--no-provenance'])
+    expect((await runJson<StatusJson>(['status', '--db', db])).provenance_attributed).toBeNull()
+    expect((await run(['status', '--db', db])).stdout).toMatch(/provenance +unknown: canary-less provenance does not cover the case as it is/)
+  })
+})
