@@ -103,6 +103,9 @@ export interface TenantExposure {
   receiving_sessions: string[]
   /** number of other tenants whose data it received (count only) */
   received_from_tenants: number
+  /** the sessions whose data it received: its own other sessions, and other tenants' sessions (count only) */
+  source_sessions_same_tenant: number
+  source_sessions_other_tenants: number
   first_received: string | null
   last_received: string | null
   pii_in_received: Category[]
@@ -484,6 +487,8 @@ function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): Tenan
     const inn = rows.filter((r) => r.recipient_tenant === t)
     const same = new Set(out.filter((r) => r.recipient_tenant === t).map((r) => r.recipient_session))
     const other = new Set(out.filter((r) => r.recipient_tenant !== t).map((r) => JSON.stringify([r.recipient_tenant, r.recipient_session])))
+    const fromSame = new Set(inn.filter((r) => r.source_tenant === t).map((r) => r.source_session))
+    const fromOther = new Set(inn.filter((r) => r.source_tenant !== t).map((r) => JSON.stringify([r.source_tenant, r.source_session])))
     const markers = inputs.contamination.filter((c) => c.source_tenant === t).map((c) => c.marker)
     return {
       tenant_id: safeLine(t),
@@ -503,6 +508,8 @@ function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): Tenan
       received_by_text_only: view.received.exposure.by_text_only,
       receiving_sessions: sorted(inn.map((r) => r.recipient_session)).map(safeLine),
       received_from_tenants: view.received.exposure.other_tenants,
+      source_sessions_same_tenant: fromSame.size,
+      source_sessions_other_tenants: fromOther.size,
       first_received: view.received.exposure.first_seen,
       last_received: view.received.exposure.last_seen,
       pii_in_received: piiBy((p) => p.recipient_tenant === t && p.source_tenant !== null && p.source_tenant !== t),

@@ -42,6 +42,14 @@ function replayGroup(g: ReplayTargetFacts): string {
   return `${purpose}${count(g.records, 'distinct affected request')} ${g.records === 1 ? 'was' : 'were'} replayed ${where}, ${when} (run ${g.run_ids.join(', ')}): ${g.confirmed} confirmed (fault reproduced), ${g.not_reproduced} not reproduced, ${g.rejected} rejected by the target${stats}.${g.interrupted ? ' The run was interrupted; its results are partial.' : ''}${prompts}`
 }
 
+/** The other side of an exposure: this customer's own other sessions, then other customers' sessions. */
+function sides(ownSessions: number, otherSessions: number, customers: number): string[] {
+  const out: string[] = []
+  if (ownSessions > 0) out.push(`${count(ownSessions, 'other session')} of yours`)
+  if (otherSessions > 0 || ownSessions === 0) out.push(`${count(otherSessions, 'session')} of ${count(customers, 'other customer')}`)
+  return out
+}
+
 export const EN = {
   lang: 'en' as 'en' | 'fr',
   draft: 'DRAFT',
@@ -163,10 +171,11 @@ export const EN = {
   // ---- processor to controller (Art. 33(2))
   notice: {
     intro: 'We are informing you, as your processor, of a personal data breach affecting data we process for you (GDPR Art. 33(2)). This notice describes only your own exposure: no content of any conversation, no full canary marker and no personal data values, only counts and categories.',
-    leaked: (n: {responses: number; by_canary: number; by_text_only: number; sessions: number; others: number; first: string | null; last: string | null}) =>
-      `${count(n.responses, 'response')} to other sessions carried data of ${n.sessions} of your sessions (${n.by_canary} with your canary marker, ${n.by_text_only} by verbatim text only), received by ${count(n.others, 'other customer')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
-    received: (n: {responses: number; by_canary: number; by_text_only: number; sessions: number; from: number; first: string | null; last: string | null}) =>
-      `${count(n.responses, 'response')} your users received carried another session's data (${n.by_canary} with a canary marker, ${n.by_text_only} by verbatim text only), in ${n.sessions} of your sessions, from ${count(n.from, 'other customer')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
+    // The other side counted apart: a customer's own other sessions are not "other customers".
+    leaked: (n: {responses: number; by_canary: number; by_text_only: number; sessions: number; ownSessions: number; otherSessions: number; others: number; first: string | null; last: string | null}) =>
+      `${count(n.responses, 'response')} to other sessions carried data of ${n.sessions} of your sessions (${n.by_canary} with your canary marker, ${n.by_text_only} by verbatim text only), received in ${sides(n.ownSessions, n.otherSessions, n.others).join(' and in ')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
+    received: (n: {responses: number; by_canary: number; by_text_only: number; sessions: number; ownSessions: number; otherSessions: number; from: number; first: string | null; last: string | null}) =>
+      `${count(n.responses, 'response')} your users received carried another session's data (${n.by_canary} with a canary marker, ${n.by_text_only} by verbatim text only), in ${n.sessions} of your sessions, from ${sides(n.ownSessions, n.otherSessions, n.from).join(' and from ')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
     nothingLeaked: 'No response to another session was found carrying your data.',
     nothingReceived: "No response your users received was found carrying another session's data.",
     identified: (responses: number, logFiles: number, byReference = 0) =>

@@ -49,6 +49,14 @@ const band: Record<string, string> = {low: 'faible', medium: 'moyenne', high: '�
 const recipient = (r: string): string => (r === 'authority' ? "l'autorité de contrôle" : r === 'data-subjects' ? 'les personnes concernées' : `le responsable de traitement (client) ${r}`)
 const status: Record<'open' | 'due_soon' | 'overdue' | 'notified', string> = {open: 'en cours', due_soon: 'ÉCHÉANCE PROCHE', overdue: 'DÉLAI DÉPASSÉ', notified: 'notifié'}
 
+/** L'autre côté d'une exposition : les autres sessions du client lui-même, puis celles des autres clients. */
+function cotes(sessionsPropres: number, sessionsAutres: number, clients: number): string[] {
+  const out: string[] = []
+  if (sessionsPropres > 0) out.push(compte(sessionsPropres, 'autre de vos sessions', 'autres de vos sessions'))
+  if (sessionsAutres > 0 || sessionsPropres === 0) out.push(`${compte(sessionsAutres, 'session')} de ${compte(clients, 'autre client', 'autres clients')}`)
+  return out
+}
+
 export const FR: Phrases = {
   lang: 'fr',
   draft: 'PROJET',
@@ -173,9 +181,9 @@ export const FR: Phrases = {
     intro:
       "En tant que sous-traitant, nous vous informons d'une violation de données à caractère personnel touchant des données que nous traitons pour votre compte (RGPD, art. 33.2). Cette notification ne décrit que votre propre exposition : aucun contenu de conversation, aucun marqueur canari complet, aucune valeur de donnée personnelle, seulement des nombres et des catégories.",
     leaked: (n) =>
-      `${compte(n.responses, 'réponse adressée', 'réponses adressées')} à d'autres sessions ${un(n.responses) ? 'contenait' : 'contenaient'} des données de ${n.sessions} de vos sessions (${n.by_canary} avec votre marqueur canari, ${n.by_text_only} par texte reproduit seulement), ${un(n.responses) ? 'reçue' : 'reçues'} par ${compte(n.others, 'autre client', 'autres clients')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
+      `${compte(n.responses, 'réponse adressée', 'réponses adressées')} à d'autres sessions ${un(n.responses) ? 'contenait' : 'contenaient'} des données de ${n.sessions} de vos sessions (${n.by_canary} avec votre marqueur canari, ${n.by_text_only} par texte reproduit seulement), ${un(n.responses) ? 'reçue' : 'reçues'} dans ${cotes(n.ownSessions, n.otherSessions, n.others).join(' et dans ')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
     received: (n) =>
-      `${compte(n.responses, 'réponse reçue', 'réponses reçues')} par vos utilisateurs ${un(n.responses) ? 'contenait' : 'contenaient'} des données d'une autre session (${n.by_canary} avec un marqueur canari, ${n.by_text_only} par texte reproduit seulement), dans ${n.sessions} de vos sessions, provenant de ${compte(n.from, 'autre client', 'autres clients')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
+      `${compte(n.responses, 'réponse reçue', 'réponses reçues')} par vos utilisateurs ${un(n.responses) ? 'contenait' : 'contenaient'} des données d'une autre session (${n.by_canary} avec un marqueur canari, ${n.by_text_only} par texte reproduit seulement), dans ${n.sessions} de vos sessions, provenant ${cotes(n.ownSessions, n.otherSessions, n.from).map((c) => `de ${c}`).join(' et ')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
     nothingLeaked: "Aucune réponse adressée à une autre session ne contenait vos données.",
     nothingReceived: "Aucune réponse reçue par vos utilisateurs ne contenait de données d'une autre session.",
     identified: (responses, logFiles, byReference = 0) =>

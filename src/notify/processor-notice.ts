@@ -58,6 +58,9 @@ export const processorNoticeSchema = z.object({
     verbatim_only_responses: z.number().int(),
     sessions: z.array(z.string()),
     from_customers: z.number().int(),
+    /** the sessions whose data it was: the customer's own other sessions, and other customers' sessions */
+    from_other_sessions_of_yours: z.number().int(),
+    from_sessions_of_other_customers: z.number().int(),
     first: z.string().nullable(),
     last: z.string().nullable(),
     personal_data_found: z.array(z.object({label: z.string(), count: z.number().int()})),
@@ -109,7 +112,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
     L.stated(
       'what_happened',
       t.responses_carrying_its_data > 0
-        ? N.leaked({responses: t.responses_carrying_its_data, by_canary: t.leaked_by_canary, by_text_only: t.provenance_only_leaked, sessions: t.leaked_sessions.length, others: t.recipient_tenants_other, first: t.first_leaked, last: t.last_leaked})
+        ? N.leaked({responses: t.responses_carrying_its_data, by_canary: t.leaked_by_canary, by_text_only: t.provenance_only_leaked, sessions: t.leaked_sessions.length, ownSessions: t.recipient_sessions_same_tenant, otherSessions: t.recipient_sessions_other_tenants, others: t.recipient_tenants_other, first: t.first_leaked, last: t.last_leaked})
         : N.nothingLeaked,
       ['scan.exposure'],
     ),
@@ -118,7 +121,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
     L.stated(
       'what_happened',
       t.received_foreign_responses > 0
-        ? N.received({responses: t.received_foreign_responses, by_canary: t.received_by_canary, by_text_only: t.received_by_text_only, sessions: t.receiving_sessions.length, from: t.received_from_tenants, first: t.first_received, last: t.last_received})
+        ? N.received({responses: t.received_foreign_responses, by_canary: t.received_by_canary, by_text_only: t.received_by_text_only, sessions: t.receiving_sessions.length, ownSessions: t.source_sessions_same_tenant, otherSessions: t.source_sessions_other_tenants, from: t.received_from_tenants, first: t.first_received, last: t.last_received})
         : N.nothingReceived,
       ['scan.exposure'],
     ),
@@ -169,6 +172,8 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
       verbatim_only_responses: t.received_by_text_only,
       sessions: t.receiving_sessions,
       from_customers: t.received_from_tenants,
+      from_other_sessions_of_yours: t.source_sessions_same_tenant,
+      from_sessions_of_other_customers: t.source_sessions_other_tenants,
       first: t.first_received,
       last: t.last_received,
       personal_data_found: t.pii_in_received.map((c) => ({label: categoryLabel(c.kind, c.label, language), count: c.count})),

@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import {beforeAll, describe, expect, it} from 'vitest'
+import {beforeAll, describe, expect, inject, it} from 'vitest'
 import {tempDir} from '../helpers/cli.js'
 import {run, runJson} from '../helpers/commands.js'
 import {buildNotifyCase} from '../helpers/notify-case.js'
@@ -173,5 +173,35 @@ describe('the processor notices go to exactly the tenants of the exposure', () =
     const r = await runJson<{notices: Array<{out: string}>}>(['report', 'processor-notice', '--db', db, '--all', '--out', out])
     expect(r.notices).toHaveLength(tenants.size)
     expect(fs.readdirSync(out)).toHaveLength(tenants.size)
+  })
+
+  it('counts a customer\'s own other sessions apart from other customers, on both sides (never "received by N other customers" for its own sessions)', async () => {
+    const incident = inject('incident')
+    const dir = tempDir()
+    const db = path.join(dir, 'case.db')
+    await runJson(['triage', incident.logs, '--canaries', incident.canaries, '--db', db])
+    expect((await run(['incident', 'open', '--db', db, '--title', 'KV leak', '--aware-at', '2026-11-03T08:00:00Z', '--role', 'processor'])).code).toBe(0)
+    const out = path.join(dir, 'notices')
+    await runJson(['report', 'processor-notice', '--db', db, '--all', '--format', 'json', '--out', out])
+    type Side = {other_customers_detail: Array<{sessions: number}>}
+    type Notice = {
+      what_happened: string[]
+      your_data_reached_others: Side & {responses: number; other_sessions_of_yours: number; sessions_of_other_customers: number}
+      you_received_other_data: Side & {responses: number; from_other_sessions_of_yours: number; from_sessions_of_other_customers: number}
+    }
+    const notices = fs.readdirSync(out).map((f) => JSON.parse(fs.readFileSync(path.join(out, f), 'utf8')) as Notice)
+    const sum = (s: Side): number => s.other_customers_detail.reduce((a, c) => a + c.sessions, 0)
+    let ownSeen = 0
+    for (const n of notices) {
+      const leaked = n.your_data_reached_others
+      const received = n.you_received_other_data
+      expect(leaked.sessions_of_other_customers).toBe(sum(leaked))
+      expect(received.from_sessions_of_other_customers).toBe(sum(received))
+      if (leaked.responses > 0) expect(n.what_happened[0]!.includes('other session of yours') || n.what_happened[0]!.includes('other sessions of yours')).toBe(leaked.other_sessions_of_yours > 0)
+      if (received.responses > 0) expect(/other sessions? of yours/.test(n.what_happened[1]!)).toBe(received.from_other_sessions_of_yours > 0)
+      ownSeen += received.from_other_sessions_of_yours
+    }
+    // The generated incident has leaks between sessions of one tenant: the test sees both sides.
+    expect(ownSeen).toBeGreaterThan(0)
   })
 })

@@ -17,7 +17,7 @@ const replay = (n: number): ReplayTargetFacts => ({
 
 /** Every sentence of a table that carries a count, with every count set to n. */
 function sentences(P: Phrases, n: number): string[] {
-  const notice = {responses: n, by_canary: n, by_text_only: n, sessions: n, others: n, from: n, first: null, last: null}
+  const notice = {responses: n, by_canary: n, by_text_only: n, sessions: n, ownSessions: n, otherSessions: n, others: n, from: n, first: null, last: null}
   return [
     P.exposure(exposure(n), '2026-11-01T00:00:00Z', '2026-11-02T00:00:00Z'),
     P.exposureCrossTenant(n),
@@ -46,7 +46,8 @@ describe('counts in drafts and notices', () => {
     expect(one).toContain('1 of these responses was served')
     expect(one).toContain('1 distinct affected request was replayed')
     expect(one).toContain('(1 conversation was affected)')
-    expect(one).toContain('received by 1 other customer.')
+    expect(one).toContain('received in 1 other session of yours and in 1 session of 1 other customer.')
+    expect(one).toContain('from 1 other session of yours and from 1 session of 1 other customer.')
     expect(one).toContain('the notice to 1 affected controller, not yet recorded')
     const two = sentences(EN, 2).join('\n')
     expect(two).toContain('The data of 2 sessions of 2 customers reached 2 receiving customers')
@@ -66,8 +67,18 @@ describe('counts in drafts and notices', () => {
     const s = sentences(FR, 2).join('\n')
     expect(s).toContain('2 réponses contenaient des données')
     expect(s).toContain('2 requêtes concernées distinctes ont été rejouées')
-    expect(s).toContain('reçues par 2 autres clients')
+    expect(s).toContain('reçues dans 2 autres de vos sessions et dans 2 sessions de 2 autres clients')
+    expect(s).toContain('provenant de 2 autres de vos sessions et de 2 sessions de 2 autres clients')
     expect(s).toContain('2 fichiers de journaux non analysés,')
+  })
+
+  it('a notice counts a customer\'s own other sessions apart from other customers, and names only the sides there are', () => {
+    const n = {responses: 5, by_canary: 5, by_text_only: 0, sessions: 2, first: null, last: null}
+    expect(EN.notice.leaked({...n, ownSessions: 3, otherSessions: 0, others: 0})).toContain('received in 3 other sessions of yours.')
+    expect(EN.notice.leaked({...n, ownSessions: 0, otherSessions: 4, others: 2})).toContain('received in 4 sessions of 2 other customers.')
+    expect(EN.notice.received({...n, ownSessions: 2, otherSessions: 0, from: 0})).toContain('from 2 other sessions of yours.')
+    expect(FR.notice.received({...n, ownSessions: 0, otherSessions: 1, from: 1})).toContain('provenant de 1 session de 1 autre client.')
+    expect(FR.notice.leaked({...n, ownSessions: 1, otherSessions: 0, others: 0})).toContain('reçues dans 1 autre de vos sessions.')
   })
 
   it('the helpers: English singular for one only, French for zero and one', () => {
