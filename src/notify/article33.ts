@@ -1,5 +1,5 @@
 import {InputError} from '../errors.js'
-import type {CaseFacts} from './facts.js'
+import {concernsController, type CaseFacts} from './facts.js'
 import {categoryLabel, PHRASES, type Language} from './phrases.js'
 import {article33Schema, type Article33Result} from './article33-schema.js'
 import type {Authority} from './authorities.js'
@@ -137,7 +137,9 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   for (const m of splitList(inc?.measures_taken)) L.stated('measures_taken', P.measureRecorded(m), ['incident.measures_taken'])
   for (const g of facts.replay?.groups ?? []) L.stated('measures_taken', P.replayGroup(g), g.run_ids.map((id) => `replay_run#${id}`))
   if (inc?.role === 'processor') {
-    const notices = facts.notifications.filter((n) => n.phase === 'initial' && n.recipient !== 'authority' && n.recipient !== 'data-subjects')
+    // Notices to the controllers this draft counts (all affected ones, or those involved with the controller it is for).
+    const affected = new Set(facts.tenants.map((t) => t.tenant_id))
+    const notices = facts.notifications.filter((n) => n.phase === 'initial' && affected.has(n.recipient))
     if (notices.length > 0) L.stated('measures_taken', P.controllersNotified(new Set(notices.map((n) => n.recipient)).size, facts.tenants.length), notices.map((n) => `notification#${n.id}`))
   }
   if (!inc?.measures_taken) L.open('measures_taken', P.open.measuresTaken, 'Art. 33(3)(d); template 92', 'crosstalk incident set --measures-taken "A; B"')
@@ -146,7 +148,9 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   if (!inc?.measures_proposed) L.open('measures_proposed', P.open.measuresProposed, 'Art. 33(3)(d); template 94-95', 'crosstalk incident set --measures-proposed "A; B"')
 
   // ---- notifications made (as recorded, with the late flag)
-  const notificationStatements = facts.notifications.map((n) => L.stated('notifications', P.notificationStated(n, facts.incident?.delay_reason ?? null), [`notification#${n.id}`]))
+  // A draft for one controller lists its own notice, and those to the authority and the data subjects: never another customer's.
+  const listed = onBehalf === null ? facts.notifications : facts.notifications.filter((n) => concernsController(n.recipient, onBehalf))
+  const notificationStatements = listed.map((n) => L.stated('notifications', P.notificationStated(n, facts.incident?.delay_reason ?? null), [`notification#${n.id}`]))
 
   // ---- risk and the decision (template 85-90), Art. 34 (template 97-106)
   const a = facts.assessment
@@ -284,7 +288,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
       authorities_notified: inc?.authorities_notified ?? null,
     },
     other_authorities: {police: inc?.police_report ?? null, others: inc?.other_authorities ?? null},
-    notifications: facts.notifications.map((n) => ({id: n.id, phase: n.phase, at: n.at, reference: n.reference, recipient: n.recipient, file_sha256: n.file_sha256, late: n.late, delay_reason: n.delay_reason})),
+    notifications: listed.map((n) => ({id: n.id, phase: n.phase, at: n.at, reference: n.reference, recipient: n.recipient, file_sha256: n.file_sha256, late: n.late, delay_reason: n.delay_reason})),
     notification_statements: notificationStatements,
     statements: L.statements,
     open_items: L.open_items,

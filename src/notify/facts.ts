@@ -6,7 +6,7 @@ import {wilsonInterval} from '../replay/wilson.js'
 import {computeScope, type Exposure, type ScopeFlow, type ScopeResult} from '../scope/compute-scope.js'
 import {exposureRows, exposureTenants} from '../scope/exposure.js'
 import {loadScopeInputs, type ScopeInputs} from '../scope/scope-data.js'
-import {computeTenantView, type TenantCounterpart} from '../scope/tenant-view.js'
+import {computeTenantView, otherTenantLabels, type TenantCounterpart} from '../scope/tenant-view.js'
 import {contaminationRows} from '../store/findings.js'
 import {completeFiles, fileTotals, type FileTotals} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
@@ -301,11 +301,12 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     amendments: inputs.amendments.map((a) => sanitizeRecord(a)),
     clock,
     notifications,
-    notification_problems: incident ? notificationProblems(incident, inputs.notifications, now).map(safeLine) : [],
+    // A draft for one controller reports on its own notices (and the authority's and the data subjects'), not on other customers'.
+    notification_problems: incident ? notificationProblems(incident, inputs.notifications, now, (n) => options.tenant === undefined || concernsController(n.recipient, options.tenant)).map(safeLine) : [],
     assessment: inputs.assessment,
     totals,
     detection: s.detection,
-    scope: full ? scopeFacts(full, s) : null,
+    scope: full ? labelled(scopeFacts(full, s), options.tenant, options.tenant === undefined ? null : otherTenantLabels(s, options.tenant)) : null,
     tenants: full ? tenantExposures(s, tenants) : [],
     provenance: full ? {attributed_responses: provenanceIds.size, max_overlap_words: s.provenance.reduce((m, p) => Math.max(m, p.overlap_words), 0)} : null,
     replay: replayFacts(inputs.replay),
@@ -313,6 +314,29 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     excerpts: inputs.excerpts,
     for_tenant: options.tenant === undefined ? null : safeLine(options.tenant),
   }
+}
+
+/** Whether a notification belongs in a draft for this controller: its own notice, or one to the authority or the data subjects. */
+export function concernsController(recipient: string, tenant: string): boolean {
+  return recipient === tenant || recipient === 'authority' || recipient === 'data-subjects'
+}
+
+/**
+ * A controller's share names the other customers only by the labels its processor notice
+ * gives them (tenant#1, ...): they are the processor's other customers, and a draft prepared
+ * for one controller goes to that controller.
+ */
+function labelled(scope: ScopeFacts, tenant: string | undefined, labels: Map<string, string> | null): ScopeFacts {
+  if (tenant === undefined || labels === null) return scope
+  // The flows' names are already made inert (safeLine): the labels are looked up the same way.
+  const inert = new Map([...labels].map(([name, label]) => [safeLine(name), label]))
+  const self = safeLine(tenant)
+  const name = (t: string): string => (t === self ? t : (inert.get(t) ?? 'another customer'))
+  const relabel = (f: ScopeFlow): ScopeFlow => ({...f, source_tenant: name(f.source_tenant), recipient_tenant: name(f.recipient_tenant)})
+  // Ordered by label, not by the names they replace.
+  const order = (a: ScopeFlow, b: ScopeFlow): number =>
+    a.source_tenant.localeCompare(b.source_tenant, 'en', {numeric: true}) || a.recipient_tenant.localeCompare(b.recipient_tenant, 'en', {numeric: true})
+  return {...scope, flows: scope.flows.map(relabel).sort(order), exposure: {...scope.exposure, flows: scope.exposure.flows.map(relabel).sort(order)}}
 }
 
 /**

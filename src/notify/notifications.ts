@@ -128,9 +128,10 @@ export function notificationLate(incident: Pick<IncidentRecord, 'role' | 'aware_
  * What a recorded notification contradicts now (the awareness time can be amended after it was
  * recorded): each problem is shown by the drafts as an open item, never silently.
  */
-export function notificationProblems(incident: IncidentForCheck, notifications: readonly NotificationRecord[], now: Date): string[] {
+export function notificationProblems(incident: IncidentForCheck, notifications: readonly NotificationRecord[], now: Date, only: (n: NotificationRecord) => boolean = () => true): string[] {
   const problems: string[] = []
   for (const n of notifications) {
+    if (!only(n)) continue
     try {
       checkNewNotification(incident, notifications.filter((e) => e.id < n.id), {phase: n.phase, at: new Date(n.at), recipient: n.recipient, delayReason: n.delay_reason}, now)
     } catch (error) {

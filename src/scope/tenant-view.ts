@@ -69,6 +69,32 @@ export interface TenantViewResult {
 
 type Row = (ContaminationRow | ProvenanceRow) & {kind: 'sighting' | 'provenance'}
 
+// Labels in order of first contact with this tenant (either direction), so the label says
+// nothing about the other tenant's name.
+function labelsOf(received: readonly Row[], leaked: readonly Row[], tenant: string, reveal: boolean): Map<string, string> {
+  const firstContact = new Map<string, number>()
+  for (const r of [...received.map((x) => [x.source_tenant ?? '', x.ts_ms] as const), ...leaked.map((x) => [x.recipient_tenant, x.ts_ms] as const)]) {
+    const [other, ms] = r
+    if (other === tenant) continue
+    const seen = firstContact.get(other)
+    if (seen === undefined || ms < seen) firstContact.set(other, ms)
+  }
+  return new Map([...firstContact.entries()].sort((a, b) => a[1] - b[1] || byText(a[0], b[0])).map(([other], i) => [other, reveal ? other : `tenant#${i + 1}`]))
+}
+
+/**
+ * The opaque label (tenant#1, ...) of every other tenant on either side of this tenant's
+ * exposure, as its tenant view and its processor notice name them; the tenant itself keeps
+ * its name.
+ */
+export function otherTenantLabels(inputs: ScopeInputs, tenant: string): Map<string, string> {
+  const rows: Row[] = [
+    ...inputs.contamination.map((c) => ({...c, kind: 'sighting' as const})),
+    ...inputs.provenance.map((p) => ({...p, kind: 'provenance' as const})),
+  ]
+  return labelsOf(rows.filter((r) => r.recipient_tenant === tenant), rows.filter((r) => r.source_tenant === tenant), tenant, false)
+}
+
 /** The tenants of the case with records (complete files), for checking a --tenant value. */
 export interface TenantIndex {
   has(tenant: string): boolean
@@ -86,18 +112,7 @@ export function computeTenantView(inputs: ScopeInputs, options: TenantViewOption
     throw new InputError(`tenant ${JSON.stringify(tenant.slice(0, 200))} has no records in this case`, 'E_NO_TENANT')
   }
 
-  // Labels in order of first contact with this tenant (either direction), so the label says
-  // nothing about the other tenant's name.
-  const firstContact = new Map<string, number>()
-  for (const r of [...received.map((x) => [x.source_tenant ?? '', x.ts_ms] as const), ...leaked.map((x) => [x.recipient_tenant, x.ts_ms] as const)]) {
-    const [other, ms] = r
-    if (other === tenant) continue
-    const seen = firstContact.get(other)
-    if (seen === undefined || ms < seen) firstContact.set(other, ms)
-  }
-  const labels = new Map(
-    [...firstContact.entries()].sort((a, b) => a[1] - b[1] || byText(a[0], b[0])).map(([other], i) => [other, options.revealTenants ? other : `tenant#${i + 1}`]),
-  )
+  const labels = labelsOf(received, leaked, tenant, Boolean(options.revealTenants))
   const name = (other: string) => (other === tenant ? tenant : labels.get(other)!)
 
   const atRisk = inputs.atRiskByTenant === null ? null : (inputs.atRiskByTenant.get(tenant) ?? 0)

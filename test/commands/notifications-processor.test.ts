@@ -134,6 +134,35 @@ describe('a processor (Art. 33(2))', () => {
   })
 })
 
+describe('a draft prepared for one controller names no other customer', () => {
+  it('labels the other customers in its flows as the controller\'s notice does, and lists only the notices that concern it', async () => {
+    const db = await caseWith('processor', ['--processor-name', 'ModelHost'])
+    expect((await run(['notify', 'record', '--db', db, '--phase', 'initial', '--at', '2026-10-23T12:00:00Z', '--reference', 'TO-GLOBEX', '--recipient', 'globex'])).code).toBe(0)
+    expect((await run(['notify', 'record', '--db', db, '--phase', 'initial', '--at', '2026-10-23T13:00:00Z', '--reference', 'TO-ACME', '--recipient', 'acme'])).code).toBe(0)
+    const md = (await run(['report', 'article33', '--db', db, '--on-behalf-of-controller', 'acme', '--now', '2026-10-24T00:00:00Z'])).stdout
+    const json = (await run(['report', 'article33', '--db', db, '--on-behalf-of-controller', 'acme', '--format', 'json', '--now', '2026-10-24T00:00:00Z'])).stdout
+    for (const text of [md, json]) {
+      expect(text).not.toContain('globex')
+      expect(text).not.toContain('TO-GLOBEX')
+      expect(text).toContain('TO-ACME')
+    }
+    const draft = JSON.parse(json) as {scope: {flows: Array<{source_tenant: string; recipient_tenant: string}>; exposure: {flows: Array<{source_tenant: string; recipient_tenant: string}>}}; notifications: Array<{recipient: string}>}
+    const names = new Set(draft.scope.exposure.flows.flatMap((f) => [f.source_tenant, f.recipient_tenant]))
+    expect([...names].filter((n) => n !== "acme").filter((n) => !/^tenant#\d+$/.test(n))).toEqual([])
+    expect(names.size).toBeGreaterThan(1)
+    expect(draft.notifications.map((n) => n.recipient)).toEqual(['acme'])
+    // The same labels as the notice the processor sends that controller.
+    const notice = await runJson<{your_data_reached_others: {other_customers_detail: Array<{label: string; exposure_responses: number}>}}>(['report', 'processor-notice', '--db', db, '--tenant', 'acme', '--format', 'json'])
+    for (const c of notice.your_data_reached_others.other_customers_detail) {
+      const flow = draft.scope.exposure.flows.find((f) => f.source_tenant === 'acme' && f.recipient_tenant === c.label) as {responses: number} | undefined
+      expect(flow?.responses, c.label).toBe(c.exposure_responses)
+    }
+    // Drafted by the controller itself (no --on-behalf-of-controller), the case names every customer.
+    const whole = await caseWith('controller')
+    expect((await run(['report', 'article33', '--db', whole])).stdout).toContain('globex')
+  })
+})
+
 describe('a draft for a controller before its clock and bounds are known', () => {
   it('says whose deadline is unknown and why, states the case\'s pool, and says why the bounds are missing (never "no incident" or "pool not known")', async () => {
     const db = await caseWith('processor', ['--processor-name', 'ModelHost'])
