@@ -176,25 +176,39 @@ export function tenantCsvTable(v: TenantViewResult): CsvTable {
 export function renderTenantView(v: TenantViewResult): string {
   const out = [`Tenant ${name(v.tenant)}${v.tenants_revealed ? '' : ' (other tenants shown as opaque labels; --reveal-tenants names them)'}`]
   const dir = (title: string, d: TenantViewResult['received'], own: string, other: string) => {
+    const e = d.exposure
     out.push('', title)
+    // Both kinds of evidence together first (the numbers the notices and drafts state), then
+    // the canary markers alone: a first or last time is said with what it is the time of.
     out.push(
       table(
         ['figure', 'value'],
         [
+          ['responses (marker or verbatim text)', String(e.responses)],
+          ['  with a marker', String(e.by_canary)],
+          ['  verbatim text only', String(e.by_text_only)],
+          [own, String(e.own_sessions)],
+          [other, String(e.other_sessions)],
+          ['other tenants', String(e.other_tenants)],
+          ['first seen', t(e.first_seen)],
+          ['last seen', t(e.last_seen)],
           ['responses with a foreign marker', String(d.responses)],
           ['  cross-tenant', String(d.cross_tenant_responses)],
           ['  cross-session (same tenant)', String(d.cross_session_responses)],
-          [own, String(d.own_sessions)],
-          [other, String(d.other_sessions)],
-          ['other tenants', String(d.other_tenants)],
-          ['first seen', t(d.first_seen)],
-          ['last seen', t(d.last_seen)],
+          ['  other tenants (marker)', String(d.other_tenants)],
+          ['  first seen (marker)', t(d.first_seen)],
+          ['  last seen (marker)', t(d.last_seen)],
           ['provenance-attributed responses', String(d.provenance_responses)],
         ],
       ),
     )
     if (d.counterparts.length > 0)
-      out.push(table(['counterpart', 'responses', 'provenance', 'sessions', 'first seen', 'last seen'], d.counterparts.map((c) => [name(c.tenant) + (c.same_tenant ? ' (self)' : ''), String(c.responses), String(c.provenance_responses), String(c.sessions), t(c.first_seen), t(c.last_seen)])))
+      out.push(
+        table(
+          ['counterpart', 'responses', 'with marker', 'with verbatim text', 'sessions', 'first (marker)', 'last (marker)'],
+          d.counterparts.map((c) => [name(c.tenant) + (c.same_tenant ? ' (self)' : ''), String(c.exposure_responses), String(c.responses), String(c.provenance_responses), String(c.sessions), t(c.first_seen), t(c.last_seen)]),
+        ),
+      )
   }
   dir('Received from others', v.received, 'own sessions that received', 'source sessions')
   dir('Reached others', v.leaked, 'own sessions exposed', 'recipient sessions')

@@ -134,3 +134,26 @@ describe('crosstalk status: provenance, personal data and the pool, or why they 
     expect((await run(['status', '--db', db])).stdout).toMatch(/provenance +unknown: canary-less provenance does not cover the case as it is/)
   })
 })
+
+describe('crosstalk scope --tenant: both kinds of evidence first, and marker-only times said as such', () => {
+  it('counts verbatim-only leaks in the tenant\'s figures, and labels first/last seen by markers', async () => {
+    const {dir, db} = setup()
+    // A third customer's answer repeats tenant A's sentence without the marker (verbatim text only).
+    const more = join(dir, 'more.jsonl')
+    writeFileSync(more, chatLine({ts: '2026-11-02T07:10:00Z', request_id: 'copy', tenant_id: 'tenant-c', session_id: 'sess-c2', prompt: 'tell me a story', answer: `Here: ${SHARED}.`}) + '\n')
+    await runJson(['triage', join(dir, 'logs.jsonl'), more, '--canaries', join(dir, 'canaries.csv'), '--db', db])
+    const view = await runJson<{leaked: {responses: number; exposure: {responses: number; by_canary: number; by_text_only: number; other_tenants: number}}}>(['scope', '--db', db, '--tenant', 'tenant-a'])
+    expect(view.leaked.responses).toBe(1)
+    expect(view.leaked.exposure).toMatchObject({responses: 2, by_canary: 1, by_text_only: 1, other_tenants: 2})
+    const text = (await run(['scope', '--db', db, '--tenant', 'tenant-a'])).stdout
+    const reached = text.slice(text.indexOf('Reached others'))
+    expect(reached).toMatch(/responses \(marker or verbatim text\) +2\n/)
+    expect(reached).toMatch(/ {2}verbatim text only +1\n/)
+    expect(reached).toMatch(/\nother tenants +2\n/)
+    expect(reached).toMatch(/ {2}other tenants \(marker\) +1\n/)
+    expect(reached).toMatch(/first seen \(marker\) +2026-11-02T07:05:00.000Z/)
+    expect(reached).toMatch(/first \(marker\) +last \(marker\)/)
+    // The counterpart reached by verbatim text only: one response, no marker time.
+    expect(reached).toMatch(/tenant#2 +1 +0 +1 +1 +- +-/)
+  })
+})
