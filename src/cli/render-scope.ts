@@ -102,7 +102,7 @@ export function renderScope(r: ScopeResult): string {
   out.push(wrap(`data subjects: ${r.data_subjects.method}`), wrap(`records: ${r.records_concerned.method}`))
   if (r.bug_window) out.push('', wrap(`Bug window: ${r.bug_window.start} .. ${r.bug_window.end} (${r.bug_window.basis})`))
 
-  if (r.flows.length > 0) out.push('', ...renderTopFlows(r.flows, r.flow_matrix.tenants.length))
+  if (r.exposure.flows.length > 0) out.push('', ...renderTopFlows(r.exposure.flows, r.flows))
   if (r.data_categories.length > 0) {
     out.push('', 'Data categories seen')
     out.push(table(['category', 'evidence', 'responses', 'findings'], r.data_categories.map((c) => [clip(safeLine(c.label), 80), c.evidence, String(c.responses), n(c.findings)])))
@@ -124,36 +124,55 @@ export function renderScope(r: ScopeResult): string {
 }
 
 /**
- * The flows with the most responses (ties by name), and one line counting the rest: a
- * tenant x tenant matrix is 2,000 characters wide at 200 tenants.
+ * The flows with the most responses (ties by name), by either kind of evidence with the
+ * responses that carried a marker beside them, and one line counting the rest: a tenant x
+ * tenant matrix is 2,000 characters wide at 200 tenants.
  */
-export function renderTopFlows(flows: ScopeResult['flows'], tenants: number, top = TOP_FLOWS): string[] {
+export function renderTopFlows(flows: ReadonlyArray<{source_tenant: string; recipient_tenant: string; responses: number}>, markerFlows: ScopeResult['flows'], top = TOP_FLOWS): string[] {
+  const marked = new Map(markerFlows.map((f) => [JSON.stringify([f.source_tenant, f.recipient_tenant]), f.responses]))
   const sorted = [...flows].sort((a, b) => b.responses - a.responses || a.source_tenant.localeCompare(b.source_tenant) || a.recipient_tenant.localeCompare(b.recipient_tenant))
   const shown = sorted.slice(0, top)
   const rest = sorted.slice(top)
+  const tenants = new Set(flows.flatMap((f) => [f.source_tenant, f.recipient_tenant])).size
   const out = [
-    `Flows: ${count(flows.length, 'tenant pair')} among ${count(tenants, 'tenant')}${rest.length > 0 ? `; the ${shown.length} with the most responses` : ''}`,
+    `Flows (marker or verbatim text): ${count(flows.length, 'tenant pair')} among ${count(tenants, 'tenant')}${rest.length > 0 ? `; the ${shown.length} with the most responses` : ''}`,
     table(
-      ['source tenant', 'recipient tenant', 'responses'],
-      shown.map((f) => [name(f.source_tenant), f.source_tenant === f.recipient_tenant ? `${name(f.recipient_tenant)} (same tenant)` : name(f.recipient_tenant), String(f.responses)]),
+      ['source tenant', 'recipient tenant', 'responses', 'with a marker'],
+      shown.map((f) => [
+        name(f.source_tenant),
+        f.source_tenant === f.recipient_tenant ? `${name(f.recipient_tenant)} (same tenant)` : name(f.recipient_tenant),
+        String(f.responses),
+        String(marked.get(JSON.stringify([f.source_tenant, f.recipient_tenant])) ?? 0),
+      ]),
     ),
   ]
   if (rest.length > 0) {
     const responses = rest.reduce((a, f) => a + f.responses, 0)
-    out.push(`... and ${count(rest.length, 'more pair')} with ${count(responses, 'response')}: every pair with --csv --table flows, the matrix with --csv --table matrix or --json`)
+    out.push(`... and ${count(rest.length, 'more pair')} with ${count(responses, 'response')}: every pair with --csv --table exposure or --json (markers alone: --table flows, matrix)`)
   }
   return out
 }
 
-export const SCOPE_CSV_TABLES = ['flows', 'matrix', 'nodes', 'hours'] as const
+export const SCOPE_CSV_TABLES = ['flows', 'exposure', 'matrix', 'nodes', 'hours'] as const
 export type ScopeCsvTable = (typeof SCOPE_CSV_TABLES)[number]
 
 export function scopeCsvTables(r: ScopeResult): Record<ScopeCsvTable, CsvTable> {
   const {tenants, responses} = r.flow_matrix
   // one row per source tenant, one column per recipient tenant (the names as cells: csvCell guards them)
   const corner = 'source_tenant \\ recipient_tenant'
+  const marked = new Map(r.flows.map((f) => [JSON.stringify([f.source_tenant, f.recipient_tenant]), f.responses]))
   return {
     flows: {columns: ['source_tenant', 'recipient_tenant', 'responses'], rows: r.flows.map((f) => ({...f}))},
+    // Both kinds of evidence: responses with a marker or verbatim text of the source, and of them with a marker.
+    exposure: {
+      columns: ['source_tenant', 'recipient_tenant', 'responses', 'with_marker'],
+      rows: r.exposure.flows.map((f) => ({
+        source_tenant: f.source_tenant,
+        recipient_tenant: f.recipient_tenant,
+        responses: f.responses,
+        with_marker: marked.get(JSON.stringify([f.source_tenant, f.recipient_tenant])) ?? 0,
+      })),
+    },
     matrix: {
       columns: [corner, ...tenants],
       rows: responses.map((row, i) => Object.fromEntries([[corner, tenants[i]], ...row.map((v, j) => [tenants[j]!, v])])),

@@ -25,7 +25,7 @@ export default class Scope extends BaseCommand {
   static override flags = {
     db: dbFlag,
     csv: Flags.boolean({description: 'Print one table as CSV (formula-safe) instead of the report.'}),
-    table: Flags.string({description: 'Table for --csv: flows (one row per tenant pair), matrix (source x recipient tenants), nodes or hours. The tenant view has one table.', options: [...SCOPE_CSV_TABLES], default: 'flows'}),
+    table: Flags.string({description: 'Table for --csv: flows (one row per tenant pair, canary markers), exposure (one row per tenant pair, marker or verbatim text), matrix (source x recipient tenants, markers), nodes or hours. The tenant view has one table.', options: [...SCOPE_CSV_TABLES], default: 'flows'}),
     'pool-tokens': Flags.integer({description: 'Prefill KV pool size: status-200 responses with prompt_tokens >= N are at risk (default: the size `scan --pool-tokens` recorded in the case).', min: 1}),
     'advertised-tokens': Flags.integer({description: 'Advertised context window (reported: responses at or over it).', min: 1}),
     ...detectionFlags,

@@ -47,16 +47,17 @@ describe('console output at 200 tenants', () => {
 
   it('lists the top 10 flows and counts the rest, pointing to --csv and --json', async () => {
     const r = await run(['scope', '--db', db])
-    const scope = JSON.parse((await run(['scope', '--db', db, '--json'])).stdout) as {flows: Array<{source_tenant: string; recipient_tenant: string; responses: number}>}
-    const rest = scope.flows.length - 10
-    const restResponses = [...scope.flows].sort((a, b) => b.responses - a.responses).slice(10).reduce((a, f) => a + f.responses, 0)
-    expect(r.stdout).toContain(`Flows: ${scope.flows.length} tenant pairs among 200 tenants; the 10 with the most responses`)
-    expect(r.stdout).toContain(`... and ${rest} more pairs with ${restResponses} responses: every pair with --csv --table flows, the matrix with --csv --table matrix or --json`)
-    const top = Math.max(...scope.flows.map((f) => f.responses))
-    expect(r.stdout).toMatch(new RegExp(`^tn-\\S+\\s+tn-\\S+(?: \\(same tenant\\))?\\s+${top}$`, 'm'))
+    const scope = JSON.parse((await run(['scope', '--db', db, '--json'])).stdout) as {exposure: {flows: Array<{source_tenant: string; recipient_tenant: string; responses: number}>}}
+    const flows = scope.exposure.flows
+    const rest = flows.length - 10
+    const restResponses = [...flows].sort((a, b) => b.responses - a.responses).slice(10).reduce((a, f) => a + f.responses, 0)
+    expect(r.stdout).toContain(`Flows (marker or verbatim text): ${flows.length} tenant pairs among 200 tenants; the 10 with the most responses`)
+    expect(r.stdout).toContain(`... and ${rest} more pairs with ${restResponses} responses: every pair with --csv --table exposure or --json (markers alone: --table flows, matrix)`)
+    const top = Math.max(...flows.map((f) => f.responses))
+    expect(r.stdout).toMatch(new RegExp(`^tn-\\S+\\s+tn-\\S+(?: \\(same tenant\\))?\\s+${top}\\s+\\d+$`, 'm'))
     // the biggest flow comes from a tenant whose name is longer than a line: clipped, not printed whole
     expect(r.stdout).not.toContain(wide.tenants[0])
-    expect(r.stdout).toMatch(/^tn-very-long-organisation-name-very-lon…\s+tn-customer-organisation-001\s+120$/m)
+    expect(r.stdout).toMatch(/^tn-very-long-organisation-name-very-lon…\s+tn-customer-organisation-001\s+120\s+120$/m)
   })
 
   it('--csv carries every flow and the full matrix', async () => {

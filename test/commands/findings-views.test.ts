@@ -155,5 +155,12 @@ describe('crosstalk scope --tenant: both kinds of evidence first, and marker-onl
     expect(reached).toMatch(/first \(marker\) +last \(marker\)/)
     // The counterpart reached by verbatim text only: one response, no marker time.
     expect(reached).toMatch(/tenant#2 +1 +0 +1 +1 +- +-/)
+    // The whole case: the flows by either kind of evidence, the verbatim-only pair included.
+    const whole = (await run(['scope', '--db', db])).stdout
+    expect(whole).toMatch(/Flows \(marker or verbatim text\): 2 tenant pairs among 3 tenants/)
+    expect(whole).toMatch(/tenant-a +tenant-b +1 +1\n/)
+    expect(whole).toMatch(/tenant-a +tenant-c +1 +0\n/)
+    const csv = (await run(['scope', '--db', db, '--csv', '--table', 'exposure'])).stdout
+    expect(csv.trim().split(/\r?\n/)).toEqual(['source_tenant,recipient_tenant,responses,with_marker', 'tenant-a,tenant-b,1,1', 'tenant-a,tenant-c,1,0'])
   })
 })
