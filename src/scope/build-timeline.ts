@@ -110,8 +110,8 @@ export function buildTimeline(inputs: ScopeInputs, audit: readonly AuditEntry[],
     const last = minMax(groups.map((g) => g.last_ms))
     const label = node ?? '(unknown node)'
     if (c) {
-      events.push({at: iso(c[0])!, kind: 'node_first_contamination', decode_node: node, description: `first contaminated response on ${label}`})
-      events.push({at: iso(c[1])!, kind: 'node_last_contamination', decode_node: node, description: `last contaminated response on ${label}`})
+      events.push({at: iso(c[0])!, kind: 'node_first_contamination', decode_node: node, description: `first response with another session's marker on ${label}`})
+      events.push({at: iso(c[1])!, kind: 'node_last_contamination', decode_node: node, description: `last response with another session's marker on ${label}`})
     }
     if (first && last) {
       events.push({at: iso(first[0])!, kind: 'node_first_at_risk', decode_node: node, description: `first at-risk response (prompt at or over the pool) on ${label}`})

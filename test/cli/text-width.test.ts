@@ -25,7 +25,7 @@ describe('renderTimeline', () => {
       pairs: [],
       hours: [],
       events: [
-        {at: '2026-11-01T00:00:00.000Z', kind: 'node_first_contamination', decode_node: node, description: `first contaminated response on ${node}`},
+        {at: '2026-11-01T00:00:00.000Z', kind: 'node_first_contamination', decode_node: node, description: `first response with another session's marker on ${node}`},
         {at: '2026-11-03T00:00:00.000Z', kind: 'audit', command: 'ingest:logs', audit_seq: 1, description: 'crosstalk ingest:logs'},
       ],
       exposure: {responses: 1, by_canary: 1, by_text_only: 0, sessions: 1, source_tenants: 1, recipient_tenants: 1, flows: []},

@@ -90,5 +90,8 @@ describe('crosstalk timeline', () => {
     expect(text.code).toBe(0)
     expect(text.stdout).toMatch(/2026-11-02T06:00Z\s+3 █+/)
     expect(text.stdout).toContain('node_first_contamination')
+    // A node's first and last are those of the markers it served, and say so: a verbatim-text leak can come earlier.
+    expect(text.stdout).toMatch(/node_first_contamination +first response with another session's marker on \S+/)
+    expect(text.stdout).not.toContain('first contaminated response')
   })
 })
