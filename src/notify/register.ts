@@ -42,6 +42,8 @@ export const registerEntrySchema = z.object({
   authority_note: z.string().nullable(),
   notification_references: z.string(),
   controllers_notified: z.number().int(),
+  /** a processor's affected controllers (the customers on either side of the exposure); null for a controller */
+  controllers_affected: z.number().int().nullable(),
   awareness_amendments: z.number().int(),
   evidence: z.string(),
   statements: z.array(statementSchema),
@@ -85,6 +87,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   if (!inc?.measures_taken) remedial.push(todo('measures_taken', P.open.measuresTaken, 'Art. 33(5)', 'crosstalk incident set --measures-taken "A; B"'))
   const decision = a ? L.stated('decision', P.decisionStated(a), [`assessment#${a.id}`]) : todo('decision', P.open.risk, 'Art. 33(5); EDPB 9/2022', 'crosstalk assess --decide ... --rationale ...')
   const authority = facts.notifications.find((n) => n.recipient === 'authority' && n.phase === 'initial')
+  const affected = new Set(facts.tenants.map((t) => t.tenant_id))
   for (const n of facts.notifications) L.stated('notifications', P.notificationStated(n, facts.incident?.delay_reason ?? null), [`notification#${n.id}`])
   if (inc?.role === 'processor') {
     const notified = new Set(facts.notifications.filter((n) => n.phase === 'initial' && n.recipient !== 'authority').map((n) => n.recipient))
@@ -125,7 +128,11 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     notified_authority_at: authority?.at ?? null,
     authority_note: inc?.role === 'processor' && !authority ? P.register.authorityProcessor : null,
     notification_references: facts.notifications.map((n) => P.register.notificationLine(n)).join(P.join),
-    controllers_notified: new Set(facts.notifications.filter((n) => n.recipient !== 'authority' && n.recipient !== 'data-subjects').map((n) => n.recipient)).size,
+    // A processor counts the affected controllers it notified (out of controllers_affected).
+    controllers_notified: new Set(
+      facts.notifications.filter((n) => n.recipient !== 'authority' && n.recipient !== 'data-subjects' && (inc?.role !== 'processor' || affected.has(n.recipient))).map((n) => n.recipient),
+    ).size,
+    controllers_affected: inc?.role === 'processor' ? facts.tenants.length : null,
     awareness_amendments: facts.amendments.length,
     evidence: facts.evidence.map((e) => `${e.name} sha256 ${e.sha256}`).join(P.join) || P.toComplete(P.open.noScan),
     statements: L.statements,

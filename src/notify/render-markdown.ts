@@ -129,6 +129,14 @@ export function renderArticle34Markdown(d: Article34Result): string {
 export function renderRegisterMarkdown(d: RegisterEntryResult): string {
   const P = PHRASES[d.language]
   const view: View = {...(escapeView(d) as View), heading: d.draft ? P.draft : P.final, late_text: d.late ? P.lateFlag : '', open_all: d.open_items.map((o) => openItemText(o, d.language)), has_open: d.open_items.length > 0}
+  // An empty cell reads as nothing to say: no notification is said as none recorded, and a
+  // processor's count of controllers notified is given out of those affected.
+  const fr = d.language === 'fr'
+  if (d.notification_references === '') view.notification_references = fr ? 'aucune enregistrée' : 'none recorded'
+  view.controllers_notified_text =
+    d.controllers_affected === null
+      ? fr ? 'sans objet (nous sommes le responsable de traitement)' : 'not applicable (we are the controller)'
+      : fr ? `${d.controllers_notified} sur ${d.controllers_affected}` : `${d.controllers_notified} of ${d.controllers_affected}`
   return renderTemplate(loadTemplate(templateName('register', d.language)), view, missingText(d.language))
 }
 

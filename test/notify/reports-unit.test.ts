@@ -293,6 +293,14 @@ describe('Article 34, the processor notice and the register say only what was re
     // A controller's entry keeps its deadline and says nothing of the kind.
     const controller = buildRegisterEntry(fixture('2026-10-24T08:00:00.000Z'))
     expect(controller).toMatchObject({deadline: '2026-10-26T08:00:00.000Z', deadline_note: null, authority_note: null})
+    // No notification recorded: said, never an empty cell; a processor's count is out of the controllers affected.
+    expect(processor).toMatchObject({notification_references: '', controllers_notified: 0, controllers_affected: 1})
+    expect(md).toContain('| Notifications | none recorded |')
+    expect(md).toContain('| Controllers notified | 0 of 1 |')
+    expect(fr).toContain('| Notifications | aucune enregistrée |')
+    expect(fr).toContain('| Responsables de traitement informés | 0 sur 1 |')
+    expect(controller.controllers_affected).toBeNull()
+    expect(renderRegisterMarkdown(controller)).toContain('| Controllers notified | not applicable (we are the controller) |')
   })
 
   it('a processor notice\'s per-customer columns add up: with the marker, and verbatim text only', () => {
