@@ -60,9 +60,9 @@ export async function renderReport(format: string, report: object, markdown: () 
  * has not covered everything ingested, unless `allowIncomplete`; then `warn` gets one line
  * and the report itself carries the gap (its `detection` key).
  */
-export function reportFacts(db: CaseDb, what: string, allowIncomplete: boolean, options: GatherFactsOptions & {tenant?: string}, warn: (line: string) => void): CaseFacts {
+export function reportFacts(db: CaseDb, what: string, allowIncomplete: boolean, options: GatherFactsOptions & {tenant?: string; side?: 'both' | 'leaked'}, warn: (line: string) => void): CaseFacts {
   const inputs = loadFactsInputs(db, options)
   const warning = checkDetection(inputs.scope.detection, what, allowIncomplete)
   if (warning) warn(warning)
-  return buildFacts(inputs, options.now, {tenant: options.tenant})
+  return buildFacts(inputs, options.now, {tenant: options.tenant, side: options.side})
 }

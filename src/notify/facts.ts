@@ -267,12 +267,18 @@ export function gatherFacts(db: CaseDb, options: GatherFactsOptions): CaseFacts 
 export interface BuildFactsOptions {
   /** Narrow the exposure to one controller (tenant): its data that reached others, and what it received. */
   tenant?: string
+  /**
+   * Which side of that controller's exposure: both (the default: its data that reached others
+   * and what its users received), or only its data that reached others (a letter to its own
+   * data subjects is about their data, not about what they were shown of other people's).
+   */
+  side?: 'both' | 'leaked'
 }
 
 /** The facts every report is built from, computed from what loadFactsInputs read. Pure. */
 export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOptions = {}): CaseFacts {
   const incident = inputs.incident
-  const s = options.tenant === undefined ? inputs.scope : narrowTo(inputs.scope, options.tenant)
+  const s = options.tenant === undefined ? inputs.scope : narrowTo(inputs.scope, options.tenant, options.side ?? 'both')
   const full = s.detection.never_scanned ? null : computeScope(s)
   const tenants = full ? exposureTenants(exposureRows(s)) : []
   const notifications: NotificationFact[] = inputs.notifications.map((n) => ({
@@ -345,13 +351,13 @@ function labelled(scope: ScopeFacts, tenant: string | undefined, labels: Map<str
  * are not narrowed: they are left unknown rather than overstated (the pool size stays: it is
  * the case's, and the drafts say why the bounds are missing).
  */
-function narrowTo(inputs: ScopeInputs, tenant: string): ScopeInputs {
-  const involved = (r: {source_tenant: string | null; recipient_tenant: string}): boolean => r.source_tenant === tenant || r.recipient_tenant === tenant
+function narrowTo(inputs: ScopeInputs, tenant: string, side: 'both' | 'leaked'): ScopeInputs {
+  const involved = (r: {source_tenant: string | null; recipient_tenant: string}): boolean => r.source_tenant === tenant || (side === 'both' && r.recipient_tenant === tenant)
   return {
     ...inputs,
     contamination: inputs.contamination.filter(involved),
     provenance: inputs.provenance.filter(involved),
-    pii: inputs.pii.filter((p) => p.source_tenant === tenant || p.recipient_tenant === tenant),
+    pii: inputs.pii.filter(involved),
     atRisk: null,
     atRiskByTenant: null,
     exposure: null,

@@ -163,6 +163,18 @@ describe('a draft prepared for one controller names no other customer', () => {
   })
 })
 
+describe('a letter to one controller\'s data subjects', () => {
+  it('is about their data that reached others, never about what they were shown of other customers\' data', async () => {
+    const db = await caseWith('processor', ['--processor-name', 'ModelHost'])
+    // acme's data reached others from 2 of its sessions (acme-s1, acme-s2); acme-s3 was shown globex's data.
+    const letter = (await run(['report', 'article34', '--db', db, '--on-behalf-of-controller', 'acme', '--lang', 'en'])).stdout
+    expect(letter).toContain('(2 conversations were affected)')
+    // globex's letter: its one session whose data reached acme, not acme's sessions that leaked among themselves.
+    const globex = (await run(['report', 'article34', '--db', db, '--on-behalf-of-controller', 'globex', '--lang', 'en'])).stdout
+    expect(globex).toContain('(1 conversation was affected)')
+  })
+})
+
 describe('a draft for a controller before its clock and bounds are known', () => {
   it('says whose deadline is unknown and why, states the case\'s pool, and says why the bounds are missing (never "no incident" or "pool not known")', async () => {
     const db = await caseWith('processor', ['--processor-name', 'ModelHost'])
@@ -232,5 +244,14 @@ describe('the processor notices go to exactly the tenants of the exposure', () =
     }
     // The generated incident has leaks between sessions of one tenant: the test sees both sides.
     expect(ownSeen).toBeGreaterThan(0)
+    // The Markdown notice gives the same split in its list of what the customer's users received.
+    const files = fs.readdirSync(out)
+    const i = notices.findIndex((n) => n.you_received_other_data.from_other_sessions_of_yours > 0)
+    const tenant = (JSON.parse(fs.readFileSync(path.join(out, files[i]!), 'utf8')) as {tenant_id: string}).tenant_id
+    const md = (await run(['report', 'processor-notice', '--db', db, '--tenant', tenant])).stdout
+    const got = notices[i]!.you_received_other_data
+    expect(md).toContain(`- Other sessions of yours whose data they carried: ${got.from_other_sessions_of_yours}\n`)
+    expect(md).toMatch(new RegExp(`- Sessions of other customers whose data they carried: ${got.from_sessions_of_other_customers}, at \\d+ other customers?\\n`))
+    expect(md).toContain('first and last are responses with that customer\'s marker')
   })
 })

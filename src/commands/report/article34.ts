@@ -24,7 +24,7 @@ export default class ReportArticle34 extends BaseCommand {
     requireOutForPdf(flags.format, flags.out)
     const db = this.openCase(flags.db)
     const onBehalf = flags['on-behalf-of-controller']
-    const facts = reportFacts(db, 'report article34', flags['allow-incomplete'], {now: new Date(), tenant: onBehalf}, (l) => this.note(this.paint.yellow(l)))
+    const facts = reportFacts(db, 'report article34', flags['allow-incomplete'], {now: new Date(), tenant: onBehalf, side: 'leaked'}, (l) => this.note(this.paint.yellow(l)))
     const report = buildArticle34(facts, {language: flags.lang as Language | undefined, final: flags.final, onBehalfOf: onBehalf})
     const content = await renderReport(flags.format, report, () => renderArticle34Markdown(report), {title: `${report.final ? PHRASES[report.language].final : PHRASES[report.language].draft} - ${report.heading}`, createdAt: report.generated_at})
     if (!flags.out) {
