@@ -242,7 +242,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     },
     data_subjects: {
       categories,
-      approximate: scope ? {...scope.data_subjects, method: language === 'fr' ? subjectsMethodFr(scope.data_subjects.high, unboundedFr(scope.pool_tokens, facts.for_tenant)) : scope.data_subjects.method} : null,
+      approximate: scope ? {...scope.data_subjects, method: language === 'fr' ? subjectsMethodFr(scope.data_subjects.high, unboundedFr(scope.pool_tokens, facts.for_tenant), facts.for_tenant !== null) : scope.data_subjects.method} : null,
     },
     records: {approximate: scope ? {...scope.records, method: language === 'fr' ? recordsMethodFr(scope.records.high, unboundedFr(scope.pool_tokens, facts.for_tenant)) : scope.records.method} : null},
     data_categories: (scope?.categories ?? []).map((c) => ({...c, label: categoryLabel(c.kind, c.label, language)})),
@@ -323,9 +323,12 @@ function unboundedFr(pool: number | null, forTenant: string | null): string {
   return "Borne haute : non déterminée : aucun enregistrement ne donne à la fois son statut HTTP et la taille de sa requête, aucune réponse ne peut donc être jugée à risque."
 }
 
-function subjectsMethodFr(high: number | null, unbounded: string): string {
+function subjectsMethodFr(high: number | null, unbounded: string, forController: boolean): string {
   return (
-    "Une session compte pour une personne concernée (l'utilisateur final de la conversation ; les personnes citées dans le texte ne sont pas comptées). Borne basse : sessions distinctes dont le marqueur canari ou le texte (provenance) a atteint une autre session. " +
+    "Une session compte pour une personne concernée (l'utilisateur final de la conversation ; les personnes citées dans le texte ne sont pas comptées). " +
+    (forController
+      ? "Borne basse : sessions distinctes de ce responsable de traitement dont les données (marqueur canari ou texte reproduit) ont atteint une autre session, ou qui ont reçu les données d'une autre session ; les sessions des autres clients sont à compter par eux. "
+      : 'Borne basse : sessions distinctes dont le marqueur canari ou le texte (provenance) a atteint une autre session. ') +
     (high === null
       ? unbounded
       : "Borne haute : sessions distinctes dont les requêtes ont été servies par un nœud de décodage présentant des réponses à risque ou contaminées, entre la première et la dernière d'entre elles, plus les sessions confirmées.")

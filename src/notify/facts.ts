@@ -3,7 +3,7 @@ import type {DetectionCoverage} from '../detect/coverage.js'
 import {recordTextLoader} from '../evidence/record-texts.js'
 import {listReplayResults, type StoredReplayResult} from '../replay/replay-store.js'
 import {wilsonInterval} from '../replay/wilson.js'
-import {computeScope, type Exposure, type ScopeFlow, type ScopeResult} from '../scope/compute-scope.js'
+import {computeScope, SUBJECTS_LOW, type Exposure, type ScopeFlow, type ScopeResult} from '../scope/compute-scope.js'
 import {exposureRows, exposureTenants} from '../scope/exposure.js'
 import {loadScopeInputs, type ScopeInputs} from '../scope/scope-data.js'
 import {computeTenantView, otherTenantLabels, type TenantCounterpart} from '../scope/tenant-view.js'
@@ -312,7 +312,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     assessment: inputs.assessment,
     totals,
     detection: s.detection,
-    scope: full ? labelled(scopeFacts(full, s), options.tenant, options.tenant === undefined ? null : otherTenantLabels(s, options.tenant)) : null,
+    scope: full ? forController(scopeFacts(full, s), s, options.tenant) : null,
     tenants: full ? tenantExposures(s, tenants) : [],
     provenance: full ? {attributed_responses: provenanceIds.size, max_overlap_words: s.provenance.reduce((m, p) => Math.max(m, p.overlap_words), 0)} : null,
     replay: replayFacts(inputs.replay),
@@ -327,13 +327,19 @@ export function concernsController(recipient: string, tenant: string): boolean {
   return recipient === tenant || recipient === 'authority' || recipient === 'data-subjects'
 }
 
+/** The data-subject method's low bound for one controller's share (the whole case's: SUBJECTS_LOW). */
+const SUBJECTS_LOW_CONTROLLER =
+  "low: distinct sessions of this controller whose data (canary marker or verbatim content) reached another session, or that were served another session's data; other customers' sessions are theirs to count. "
+
 /**
- * A controller's share names the other customers only by the labels its processor notice
- * gives them (tenant#1, ...): they are the processor's other customers, and a draft prepared
- * for one controller goes to that controller.
+ * A controller's share (a draft a processor prepares for that controller) counts that
+ * controller's data subjects only, and names the other customers only by the labels its
+ * processor notice gives them (tenant#1, ...): they are the processor's other customers, and
+ * the draft goes to that controller.
  */
-function labelled(scope: ScopeFacts, tenant: string | undefined, labels: Map<string, string> | null): ScopeFacts {
-  if (tenant === undefined || labels === null) return scope
+function forController(scope: ScopeFacts, s: ScopeInputs, tenant: string | undefined): ScopeFacts {
+  if (tenant === undefined) return scope
+  const labels = otherTenantLabels(s, tenant)
   // The flows' names are already made inert (safeLine): the labels are looked up the same way.
   const inert = new Map([...labels].map(([name, label]) => [safeLine(name), label]))
   const self = safeLine(tenant)
@@ -342,7 +348,18 @@ function labelled(scope: ScopeFacts, tenant: string | undefined, labels: Map<str
   // Ordered by label, not by the names they replace.
   const order = (a: ScopeFlow, b: ScopeFlow): number =>
     a.source_tenant.localeCompare(b.source_tenant, 'en', {numeric: true}) || a.recipient_tenant.localeCompare(b.recipient_tenant, 'en', {numeric: true})
-  return {...scope, flows: scope.flows.map(relabel).sort(order), exposure: {...scope.exposure, flows: scope.exposure.flows.map(relabel).sort(order)}}
+  // Its end users on either side: those whose data reached someone, and those served someone else's.
+  const own = new Set<string>()
+  for (const r of exposureRows(s)) {
+    if (r.source_tenant === tenant && r.source_session !== null) own.add(r.source_session)
+    if (r.recipient_tenant === tenant) own.add(r.recipient_session)
+  }
+  return {
+    ...scope,
+    flows: scope.flows.map(relabel).sort(order),
+    exposure: {...scope.exposure, flows: scope.exposure.flows.map(relabel).sort(order)},
+    data_subjects: {...scope.data_subjects, low: own.size, method: scope.data_subjects.method.replace(SUBJECTS_LOW, SUBJECTS_LOW_CONTROLLER)},
+  }
 }
 
 /**

@@ -119,6 +119,9 @@ export interface ScopeResult {
   detection: DetectionCoverage
 }
 
+/** The data-subject method's low bound, for the whole case (a controller's share says its own: notify/facts.ts). */
+export const SUBJECTS_LOW = 'low: distinct sessions whose canary marker (cross_session/cross_tenant sightings) or verbatim content (provenance) reached another session. '
+
 export function computeScope(inputs: ScopeInputs): ScopeResult {
   const {contamination, provenance, atRisk, pool} = inputs
   const advertised = inputs.advertised
@@ -389,7 +392,7 @@ function estimates(inputs: ScopeInputs, ids: ResponseSets): {data_subjects: Scop
       high,
       method:
         'One session is counted as one data subject (the end user of that conversation; people named inside the content are not counted). ' +
-        'low: distinct sessions whose canary marker (cross_session/cross_tenant sightings) or verbatim content (provenance) reached another session. ' +
+        SUBJECTS_LOW +
         (high === null
           ? unbounded('exposure')
           : 'high: distinct sessions whose prompts were served by a decode node with at-risk or contaminated responses, between that node\'s first and last such response, plus the confirmed sessions.'),

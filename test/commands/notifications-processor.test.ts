@@ -157,6 +157,12 @@ describe('a draft prepared for one controller names no other customer', () => {
       const flow = draft.scope.exposure.flows.find((f) => f.source_tenant === 'acme' && f.recipient_tenant === c.label) as {responses: number} | undefined
       expect(flow?.responses, c.label).toBe(c.exposure_responses)
     }
+    // Its data subjects are its own end users on either side: acme-s1 and acme-s2 (their data reached
+    // others), acme-s3 and acme-s4 (served another session's data); globex's session is globex's to count.
+    const subjects = (JSON.parse(json) as {data_subjects: {approximate: {low: number; method: string}}}).data_subjects.approximate
+    expect(subjects.low).toBe(4)
+    expect(subjects.method).toContain("low: distinct sessions of this controller whose data (canary marker or verbatim content) reached another session, or that were served another session's data")
+    expect(md).toMatch(/Approximate number of data subjects: \*\*at least 4 /)
     // Drafted by the controller itself (no --on-behalf-of-controller), the case names every customer.
     const whole = await caseWith('controller')
     expect((await run(['report', 'article33', '--db', whole])).stdout).toContain('globex')
