@@ -272,11 +272,13 @@ export function renderTimeline(tl: TimelineResult, options: {maxSightings?: numb
   if (!showSightings) out.push(`(${sightings} individual sightings not listed; --json lists every one)`)
   if (!showPairs) out.push(`(first/last leak of ${tl.pairs.length} tenant pairs not listed; --json lists them)`)
   if (tl.hours.length > 0) {
-    const max = Math.max(...tl.hours.map((h) => Math.max(h.contaminated_responses, h.at_risk_responses ?? 0)))
+    const max = Math.max(...tl.hours.map((h) => Math.max(h.contaminated_responses + h.text_only_responses, h.at_risk_responses ?? 0)))
     const risk = tl.hours.some((h) => h.at_risk_responses !== null)
-    out.push('', `Contaminated responses per hour${risk ? ' (second line: at-risk responses)' : ''}`)
+    const light = (s: string): string => s.replace(/./gu, '░')
+    out.push('', `Responses carrying another session's data per hour: with its marker █, by verbatim text only ░${risk ? ' (second line: at-risk responses)' : ''}`)
     for (const h of tl.hours) {
-      out.push(`${h.hour.slice(0, 13)}:00Z ${String(h.contaminated_responses).padStart(6)} ${bar(h.contaminated_responses, max)}`)
+      const both = `${h.contaminated_responses}+${h.text_only_responses}`
+      out.push(`${h.hour.slice(0, 13)}:00Z ${both.padStart(6)} ${bar(h.contaminated_responses, max)}${light(bar(h.text_only_responses, max))}`)
       if (risk) out.push(`${' '.repeat(18)}${String(h.at_risk_responses ?? 0).padStart(6)} ${bar(h.at_risk_responses ?? 0, max).replace(/./gu, (ch) => (ch === '█' ? '▒' : ch))}`)
     }
   }

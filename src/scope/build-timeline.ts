@@ -61,8 +61,11 @@ export interface TimelinePair {
 
 export interface TimelineHour {
   hour: string
+  /** responses with another session's canary marker (cross_session/cross_tenant sightings) */
   contaminated_responses: number
   sightings: number
+  /** responses that carried another session's text verbatim and no such marker (provenance only) */
+  text_only_responses: number
   at_risk_responses: number | null
 }
 
@@ -190,14 +193,14 @@ export function buildTimeline(inputs: ScopeInputs, audit: readonly AuditEntry[],
 
   events.sort((a, b) => byText(a.at, b.at) || KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || (a.audit_seq ?? 0) - (b.audit_seq ?? 0))
   const atRiskBasis = atRisk !== null ? 'counted' : inputs.pool === null ? 'no_pool' : 'no_status_or_prompt_size'
-  return {bug_window: bugWindow, exposure: computeExposure(rows), nodes, pairs, hours: hours(contamination, atRisk, options.maxHours ?? 24 * 31), events, detection: inputs.detection, at_risk_basis: atRiskBasis}
+  return {bug_window: bugWindow, exposure: computeExposure(rows), nodes, pairs, hours: hours(contamination, [...textOnly.values()], atRisk, options.maxHours ?? 24 * 31), events, detection: inputs.detection, at_risk_basis: atRiskBasis}
 }
 
-function hours(contamination: readonly ContaminationRow[], atRisk: AtRiskGroup[] | null, maxHours: number): TimelineHour[] {
-  const map = new Map<number, {ids: Set<number>; sightings: number; risk: number}>()
+function hours(contamination: readonly ContaminationRow[], textOnly: ReadonlyArray<{ts_ms: number}>, atRisk: AtRiskGroup[] | null, maxHours: number): TimelineHour[] {
+  const map = new Map<number, {ids: Set<number>; sightings: number; text: number; risk: number}>()
   const at = (h: number) => {
     let row = map.get(h)
-    if (!row) map.set(h, (row = {ids: new Set(), sightings: 0, risk: 0}))
+    if (!row) map.set(h, (row = {ids: new Set(), sightings: 0, text: 0, risk: 0}))
     return row
   }
   for (const c of contamination) {
@@ -205,6 +208,8 @@ function hours(contamination: readonly ContaminationRow[], atRisk: AtRiskGroup[]
     row.ids.add(c.record_id)
     row.sightings++
   }
+  // One entry per response (textOnly holds each record once).
+  for (const p of textOnly) at(hourStart(p.ts_ms)).text++
   for (const g of atRisk ?? []) at(g.hour).risk += g.n
   const keys = [...map.keys()].sort((a, b) => a - b)
   const first = keys[0]
@@ -213,5 +218,5 @@ function hours(contamination: readonly ContaminationRow[], atRisk: AtRiskGroup[]
   if (first !== undefined && last !== undefined && (last - first) / HOUR_MS < maxHours) for (let h = first; h <= last; h += HOUR_MS) at(h)
   return [...map.entries()]
     .sort((a, b) => a[0] - b[0])
-    .map(([h, row]) => ({hour: iso(h)!, contaminated_responses: row.ids.size, sightings: row.sightings, at_risk_responses: atRisk === null ? null : row.risk}))
+    .map(([h, row]) => ({hour: iso(h)!, contaminated_responses: row.ids.size, sightings: row.sightings, text_only_responses: row.text, at_risk_responses: atRisk === null ? null : row.risk}))
 }

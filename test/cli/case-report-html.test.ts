@@ -51,10 +51,10 @@ function reportData(over: Partial<CaseReportData> = {}): CaseReportData {
     nodes: [{decode_node: 'decode-1', contaminated_responses: 4, cross_tenant_responses: 3, cross_session_responses: 1, provenance_responses: 0, at_risk_responses: 12, first_seen: null, last_seen: null, at_risk_first: null, at_risk_last: null}],
     data_categories: [],
     hours: [
-      {hour: '2026-11-01T06:00:00.000Z', contaminated_responses: 2, sightings: 2, at_risk_responses: 5},
-      {hour: '2026-11-01T07:00:00.000Z', contaminated_responses: 0, sightings: 0, at_risk_responses: 3},
-      {hour: '2026-11-01T08:00:00.000Z', contaminated_responses: 0, sightings: 0, at_risk_responses: 0},
-      {hour: '2026-11-01T09:00:00.000Z', contaminated_responses: 2, sightings: 2, at_risk_responses: 4},
+      {hour: '2026-11-01T06:00:00.000Z', contaminated_responses: 2, sightings: 2, text_only_responses: 0, at_risk_responses: 5},
+      {hour: '2026-11-01T07:00:00.000Z', contaminated_responses: 0, sightings: 0, text_only_responses: 1, at_risk_responses: 3},
+      {hour: '2026-11-01T08:00:00.000Z', contaminated_responses: 0, sightings: 0, text_only_responses: 0, at_risk_responses: 0},
+      {hour: '2026-11-01T09:00:00.000Z', contaminated_responses: 2, sightings: 2, text_only_responses: 0, at_risk_responses: 4},
     ],
     sightings: {
       markers: 'shortened',
@@ -144,6 +144,8 @@ describe('renderCaseReportHtml', () => {
     expect(withClock).toContain('class="mark-aware"')
     expect(withClock).toContain('class="mark-deadline"')
     expect((withClock.match(/class="bar-leak"/g) ?? []).length).toBe(2)
+    // The hour whose only leak was verbatim text has its own (light) bar, never an empty hour.
+    expect((withClock.match(/class="bar-text"/g) ?? []).length).toBe(1)
     expect((withClock.match(/class="bar-risk"/g) ?? []).length).toBe(3)
     // one coloured cell per non-zero matrix entry
     expect((withClock.match(/<rect class="cell"/g) ?? []).length).toBe(2)
@@ -212,14 +214,14 @@ describe('counts on the page', () => {
       reportData({
         totals: {records: 1, files: 1, registry_files: 1, tenants: 1, sessions: 1, bad_lines: 1},
         scope: {...base.scope, exposure: one, contaminated_responses: 1, cross_tenant_responses: 1, cross_session_responses: 0},
-        hours: [{hour: '2026-11-01T06:00:00.000Z', contaminated_responses: 1, sightings: 1, at_risk_responses: 1}],
+        hours: [{hour: '2026-11-01T06:00:00.000Z', contaminated_responses: 1, sightings: 1, text_only_responses: 1, at_risk_responses: 1}],
       }),
     )
     expect(page).not.toMatch(/\b1 (records|responses|sessions|tenants|log files|canary registry files|unreadable lines|contaminated responses|sightings)\b/)
     expect(page).toContain('1 response among 1 record carried another session')
     expect(page).toContain('data of 1 session of 1 tenant reached 1 tenant.')
     expect(page).toContain('1 record in 1 log file (and 1 canary registry file), 1 tenant, 1 session; 1 unreadable line quarantined.')
-    expect(page).toContain('1 contaminated response (1 sighting), 1 response at risk')
+    expect(page).toMatch(/1 response with another session(&#39;|')s marker \(1 sighting\), 1 response by verbatim text only, 1 response at risk/)
   })
 })
 

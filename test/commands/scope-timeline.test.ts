@@ -88,7 +88,10 @@ describe('crosstalk timeline', () => {
     expect(t.exposure).toEqual(scope.exposure)
     const text = await run(['timeline', '--db', dbPath, '--pool-tokens', String(POOL)])
     expect(text.code).toBe(0)
-    expect(text.stdout).toMatch(/2026-11-02T06:00Z\s+3 █+/)
+    expect(text.stdout).toMatch(/2026-11-02T06:00Z\s+3\+0 █+/)
+    // the known case's verbatim-only leak (acme -> beta) has its hour, drawn apart from the markers
+    expect(text.stdout).toMatch(/2026-11-02T07:00Z\s+1\+1 [█▏▎▍▌▋▊▉]+░+\n/)
+    expect(text.stdout).toContain("Responses carrying another session's data per hour: with its marker █, by verbatim text only ░")
     expect(text.stdout).toContain('node_first_contamination')
     // A node's first and last are those of the markers it served, and say so: a verbatim-text leak can come earlier.
     expect(text.stdout).toMatch(/node_first_contamination +first response with another session's marker on \S+/)

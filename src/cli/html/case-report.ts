@@ -194,7 +194,7 @@ function timelineSection(d: CaseReportData): string {
   const {svg, notes} = timelineSvg({hours: d.hours, scanned: !d.detection.never_scanned, bugWindow: d.scope.bug_window, awareAt: d.clock?.aware_at ?? null, deadline: d.clock?.deadline ?? null, poolTokens: d.scope.pool_tokens})
   return `<section id="timeline">
 <h2>Timeline (UTC, per hour)</h2>
-<div class="legend"><span><i class="sw leak"></i>contaminated responses</span><span><i class="sw risk"></i>at-risk responses</span><span><i class="sw win"></i>bug window</span><span><i class="sw aware"></i>awareness</span><span><i class="sw deadline"></i>72-hour deadline</span></div>
+<div class="legend"><span><i class="sw leak"></i>responses with another session's marker</span><span><i class="sw text"></i>responses with another session's text only (verbatim, no marker)</span><span><i class="sw risk"></i>at-risk responses</span><span><i class="sw win"></i>bug window</span><span><i class="sw aware"></i>awareness</span><span><i class="sw deadline"></i>72-hour deadline</span></div>
 <figure>${svg}</figure>
 ${notes.map((n) => `<p class="muted">${esc(n)}</p>`).join('\n')}
 </section>`

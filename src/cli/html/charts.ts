@@ -27,7 +27,7 @@ export function timelineSvg(input: TimelineChartInput): {svg: string; notes: str
   const notes: string[] = []
   const hours = input.hours.map((h) => ({...h, t: Date.parse(h.hour)}))
   if (hours.length === 0) {
-    return {svg: '', notes: [input.scanned ? 'No contaminated or at-risk response in this case: nothing to chart.' : 'The case has never been scanned (crosstalk scan): nothing to chart yet.']}
+    return {svg: '', notes: [input.scanned ? "No response carrying another session's data and no at-risk response in this case: nothing to chart." : 'The case has never been scanned (crosstalk scan): nothing to chart yet.']}
   }
   let lo = hours[0]!.t
   let hi = hours.at(-1)!.t + HOUR
@@ -56,11 +56,12 @@ export function timelineSvg(input: TimelineChartInput): {svg: string; notes: str
   const H = top2 + h2 + 34
   const x = (t: number): number => left + ((t - lo) / (hi - lo)) * plotW
   const barW = Math.max(1, (plotW * HOUR) / (hi - lo) - 1)
-  const maxC = Math.max(1, ...hours.map((h) => h.contaminated_responses))
+  // A response carries another session's data by its marker or by its text alone: stacked, the marker's below.
+  const maxC = Math.max(1, ...hours.map((h) => h.contaminated_responses + h.text_only_responses))
   const risk = hours.some((h) => h.at_risk_responses !== null)
   const maxR = Math.max(1, ...hours.map((h) => h.at_risk_responses ?? 0))
   const out: string[] = []
-  out.push(`<svg class="chart" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="Contaminated and at-risk responses per hour (UTC)">`)
+  out.push(`<svg class="chart" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="Responses carrying another session's data (marker, or verbatim text only) and at-risk responses per hour (UTC)">`)
   if (input.bugWindow) {
     const a = x(Date.parse(input.bugWindow.start))
     const b = x(Date.parse(input.bugWindow.end))
@@ -82,12 +83,14 @@ export function timelineSvg(input: TimelineChartInput): {svg: string; notes: str
   }
   out.push(`<line class="axis" x1="${left}" x2="${W - right}" y1="${top1 + h1}" y2="${top1 + h1}"/>`)
   out.push(`<text class="tick" x="${left - 6}" y="${top1 + 4}" text-anchor="end">${num(maxC)}</text><text class="tick" x="${left - 6}" y="${top1 + h1}" text-anchor="end">0</text>`)
-  out.push(`<text class="label" x="${left}" y="${top1 - 12}">contaminated responses per hour</text>`)
+  out.push(`<text class="label" x="${left}" y="${top1 - 12}">responses carrying another session's data per hour: with its marker (dark), by verbatim text only (light)</text>`)
   for (const h of hours) {
-    const tip = `<title>${esc(h.hour.slice(0, 13).replace('T', ' '))}:00 UTC: ${nums(h.contaminated_responses, 'contaminated response')} (${nums(h.sightings, 'sighting')})${h.at_risk_responses === null ? '' : `, ${nums(h.at_risk_responses, 'response', 'responses')} at risk`}</title>`
-    if (h.contaminated_responses > 0) {
-      const bh = (h.contaminated_responses / maxC) * h1
-      out.push(`<rect class="bar-leak" x="${f(x(h.t))}" y="${f(top1 + h1 - bh)}" width="${f(barW)}" height="${f(bh)}">${tip}</rect>`)
+    const tip = `<title>${esc(h.hour.slice(0, 13).replace('T', ' '))}:00 UTC: ${nums(h.contaminated_responses, 'response')} with another session's marker (${nums(h.sightings, 'sighting')}), ${nums(h.text_only_responses, 'response')} by verbatim text only${h.at_risk_responses === null ? '' : `, ${nums(h.at_risk_responses, 'response', 'responses')} at risk`}</title>`
+    const bm = (h.contaminated_responses / maxC) * h1
+    if (h.contaminated_responses > 0) out.push(`<rect class="bar-leak" x="${f(x(h.t))}" y="${f(top1 + h1 - bm)}" width="${f(barW)}" height="${f(bm)}">${tip}</rect>`)
+    if (h.text_only_responses > 0) {
+      const bt = (h.text_only_responses / maxC) * h1
+      out.push(`<rect class="bar-text" x="${f(x(h.t))}" y="${f(top1 + h1 - bm - bt)}" width="${f(barW)}" height="${f(bt)}">${tip}</rect>`)
     }
     if (risk && (h.at_risk_responses ?? 0) > 0) {
       const bh = ((h.at_risk_responses ?? 0) / maxR) * h2

@@ -49,6 +49,7 @@ input[type=search]{font:inherit;padding:5px 8px;width:340px;max-width:100%;borde
 .chart .axis{stroke:#9aa0a6}
 .chart .window{fill:#fbe9e7}
 .chart .bar-leak{fill:var(--leak)}
+.chart .bar-text{fill:#e6a19b}
 .chart .bar-risk{fill:var(--risk)}
 .chart .mark-aware{stroke:#1a73e8;stroke-width:2;stroke-dasharray:5 3}
 .chart .mark-deadline{stroke:var(--warn);stroke-width:2;stroke-dasharray:2 3}
@@ -56,7 +57,7 @@ input[type=search]{font:inherit;padding:5px 8px;width:340px;max-width:100%;borde
 .chart .cell-0{fill:#f4f5f7}
 .legend{display:flex;gap:16px;font-size:12px;color:var(--muted);margin:4px 0}
 .sw{display:inline-block;width:10px;height:10px;margin-right:5px;vertical-align:-1px}
-.sw.leak{background:var(--leak)}.sw.risk{background:var(--risk)}.sw.win{background:#fbe9e7;border:1px solid #f3c7c0}
+.sw.leak{background:var(--leak)}.sw.text{background:#e6a19b}.sw.risk{background:var(--risk)}.sw.win{background:#fbe9e7;border:1px solid #f3c7c0}
 .sw.aware{border-top:2px dashed #1a73e8;height:0;width:14px}.sw.deadline{border-top:2px dotted var(--warn);height:0;width:14px}
 .matrix td{padding:2px 4px;font-size:11px;text-align:right;border:1px solid #eceef1}
 .matrix th{font-size:11px;padding:2px 4px;border:1px solid #eceef1;white-space:nowrap}
