@@ -37,7 +37,14 @@ function reportData(over: Partial<CaseReportData> = {}): CaseReportData {
       data_subjects: estimate,
       records_concerned: {...estimate, low: 4, high: 12},
       bug_window: {start: '2026-11-01T05:00:00.000Z', end: '2026-11-01T10:00:00.000Z', basis: 'first to last of: contaminating sightings'},
-      exposure: {responses: 6, by_canary: 4, by_text_only: 2, sessions: 5, source_tenants: 2, recipient_tenants: 3, flows: []},
+      exposure: {
+        responses: 6, by_canary: 4, by_text_only: 2, sessions: 5, source_tenants: 2, recipient_tenants: 3,
+        flows: [
+          {source_tenant: 'acme', recipient_tenant: HOSTILE_TENANT, responses: 4},
+          {source_tenant: 'acme', recipient_tenant: 'acme', responses: 1},
+          {source_tenant: 'beta', recipient_tenant: 'acme', responses: 1},
+        ],
+      },
       exposure_first: '2026-11-01T05:30:00.000Z',
       exposure_last: '2026-11-01T09:15:30.789Z',
       method: 'canary sightings',
@@ -131,6 +138,10 @@ describe('renderCaseReportHtml', () => {
     expect(html).not.toContain('first contaminated response')
     expect(value('data_subjects')).toBe('3 – 40')
     expect(value('flow_pairs')).toBe('2')
+    // The flows by either kind of evidence: beta -> acme was verbatim text only.
+    expect(value('exposure_flow_pairs')).toBe('3')
+    expect(value('flow_tenants')).toBe('3')
+    expect(html).toMatch(/<tr><td>beta<\/td><td>acme<\/td><td class="n">1<\/td><td class="n">0<\/td><\/tr>/)
     expect(html).toContain('Leak confirmed')
   })
 
@@ -147,8 +158,8 @@ describe('renderCaseReportHtml', () => {
     // The hour whose only leak was verbatim text has its own (light) bar, never an empty hour.
     expect((withClock.match(/class="bar-text"/g) ?? []).length).toBe(1)
     expect((withClock.match(/class="bar-risk"/g) ?? []).length).toBe(3)
-    // one coloured cell per non-zero matrix entry
-    expect((withClock.match(/<rect class="cell"/g) ?? []).length).toBe(2)
+    // one coloured cell per non-zero entry of the matrix by either kind of evidence
+    expect((withClock.match(/<rect class="cell"/g) ?? []).length).toBe(3)
     expect(withClock).toContain('id="clock-now" data-deadline="2026-11-04T08:30:00.000Z"')
   })
 
@@ -188,7 +199,7 @@ describe('renderCaseReportHtml', () => {
     for (const k of ['exposure_responses', 'contaminated_responses', 'cross_tenant_responses', 'exposed_sessions', 'recipient_tenants', 'first_seen', 'data_subjects', 'records_concerned']) {
       expect(new RegExp(`data-k="${k}">([^<]*)<`).exec(page)?.[1], k).toBe('unknown')
     }
-    expect(page).not.toContain("No response carried another session's canary marker")
+    expect(page).not.toMatch(/No response carried another session(&#39;|')s (canary marker|data)/)
     expect(page).not.toContain('No node served')
     expect(page).not.toContain('nothing to chart.')
     expect(page).toContain('Not known: the case has never been scanned')
@@ -202,7 +213,7 @@ describe('renderCaseReportHtml', () => {
     expect(partial.text).toContain('250 records were not scanned (run crosstalk scan)')
     expect(partial.text).toContain('No response among the scanned records carried')
     const flows = renderCaseReportHtml(reportData({scope: clean, flows: [], nodes: [], detection: {complete: false, never_scanned: false, files_not_scanned: 1, records_not_scanned: 250, registry_changed: false}}))
-    expect(flows).toContain('No response carried another session&#39;s canary marker among the records scanned so far; detection is incomplete')
+    expect(flows).toMatch(/No response carried another session(&#39;|')s data \(marker or verbatim text\) among the records scanned so far; detection is incomplete/)
   })
 })
 

@@ -201,21 +201,37 @@ ${notes.map((n) => `<p class="muted">${esc(n)}</p>`).join('\n')}
 }
 
 function flowsSection(d: CaseReportData): string {
-  const m = d.flow_matrix
-  if (d.flows.length === 0) return `<section id="flows"><h2>Tenant-to-tenant flows</h2><p>${esc(nothingFound(d, "No response carried another session's canary marker."))}</p></section>`
+  // Both kinds of evidence, as the drafts count them; the markers' own pairs beside them.
+  const flows = d.scope.exposure.flows
+  if (flows.length === 0) return `<section id="flows"><h2>Tenant-to-tenant flows</h2><p>${esc(nothingFound(d, "No response carried another session's data (marker or verbatim text)."))}</p></section>`
+  const m = exposureMatrix(flows)
+  const marked = new Map(d.flows.map((f) => [JSON.stringify([f.source_tenant, f.recipient_tenant]), f.responses]))
+  const withMarker = (f: {source_tenant: string; recipient_tenant: string}): number => marked.get(JSON.stringify([f.source_tenant, f.recipient_tenant])) ?? 0
   const {svg, shown} = heatmapSvg(m, HEATMAP_TENANTS)
-  const top = [...d.flows].sort((a, b) => b.responses - a.responses || (a.source_tenant < b.source_tenant ? -1 : 1)).slice(0, TOP_FLOWS)
-  const rows = top.map((f) => `<tr><td>${esc(f.source_tenant)}</td><td>${esc(f.recipient_tenant)}${f.source_tenant === f.recipient_tenant ? ' <span class="muted">(same tenant)</span>' : ''}</td><td class="n">${num(f.responses)}</td></tr>`)
+  const top = [...flows].sort((a, b) => b.responses - a.responses || (a.source_tenant < b.source_tenant ? -1 : 1)).slice(0, TOP_FLOWS)
+  const rows = top.map(
+    (f) =>
+      `<tr><td>${esc(f.source_tenant)}</td><td>${esc(f.recipient_tenant)}${f.source_tenant === f.recipient_tenant ? ' <span class="muted">(same tenant)</span>' : ''}</td><td class="n">${num(f.responses)}</td><td class="n">${num(withMarker(f))}</td></tr>`,
+  )
   return `<section id="flows">
 <h2>Tenant-to-tenant flows</h2>
-<p><span data-k="flow_pairs">${num(d.flows.length)}</span> pairs among <span data-k="flow_tenants">${num(m.tenants.length)}</span> tenants. Rows: the tenant whose data leaked; columns: the tenant that received it; a cell counts distinct responses.${
+<p><span data-k="exposure_flow_pairs">${num(flows.length)}</span> pairs among <span data-k="flow_tenants">${num(m.tenants.length)}</span> tenants by either kind of evidence (canary marker or verbatim text), <span data-k="flow_pairs">${num(d.flows.length)}</span> of them with a canary marker. Rows: the tenant whose data leaked; columns: the tenant that received it; a cell counts distinct responses.${
     shown < m.tenants.length ? ` The map shows the ${shown} tenants with the most flow; the full matrix is below.` : ''
   }</p>
 <figure>${svg}</figure>
 <h3>Largest flows</h3>
-<table><thead><tr><th>source tenant (data leaked)</th><th>recipient tenant</th><th class="n">responses</th></tr></thead><tbody>${rows.join('')}</tbody></table>
+<table><thead><tr><th>source tenant (data leaked)</th><th>recipient tenant</th><th class="n">responses</th><th class="n">with a marker</th></tr></thead><tbody>${rows.join('')}</tbody></table>
 ${fullMatrix(m)}
 </section>`
+}
+
+/** The tenant x tenant matrix of the flows by either kind of evidence (the case's flow_matrix counts markers only). */
+function exposureMatrix(flows: ReadonlyArray<{source_tenant: string; recipient_tenant: string; responses: number}>): CaseReportData['flow_matrix'] {
+  const tenants = [...new Set(flows.flatMap((f) => [f.source_tenant, f.recipient_tenant]))].sort()
+  const index = new Map(tenants.map((t, i) => [t, i]))
+  const responses = tenants.map(() => tenants.map(() => 0))
+  for (const f of flows) responses[index.get(f.source_tenant)!]![index.get(f.recipient_tenant)!] = f.responses
+  return {tenants, responses}
 }
 
 function fullMatrix(m: CaseReportData['flow_matrix']): string {
@@ -234,7 +250,7 @@ function nodesSection(d: CaseReportData): string {
   )
   return `<section id="nodes">
 <h2>Decode nodes</h2>
-<table><thead><tr><th>node</th><th class="n">contaminated</th><th class="n">cross-tenant</th><th class="n">cross-session</th><th class="n">verbatim text</th><th class="n">at risk</th><th>first contaminated</th><th>last contaminated</th></tr></thead><tbody>${rows.join('')}</tbody></table>
+<table><thead><tr><th>node</th><th class="n">with a marker</th><th class="n">cross-tenant</th><th class="n">cross-session</th><th class="n">verbatim text (with or without a marker)</th><th class="n">at risk</th><th>first (marker)</th><th>last (marker)</th></tr></thead><tbody>${rows.join('')}</tbody></table>
 </section>`
 }
 
