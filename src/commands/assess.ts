@@ -90,6 +90,7 @@ DPC is the base score of the data category (--dpc 1-4), adjusted a whole step fo
       this.log(`SE = DPC x EI + CB = ${s.dpc} x ${s.ei} + ${s.cb} = ${s.se}  (${s.band})`)
       this.log(`Suggested: ${result.suggested}`)
       for (const r of result.suggestion_reasons) this.log(`  - ${r}`)
+      if (result.role_note) this.log(result.role_note)
       if (result.decision) this.log(`Decision: ${result.decision.outcome}: ${safeLine(result.decision.rationale)}`)
       this.log(result.note)
     }

@@ -77,6 +77,8 @@ export interface AssessResult {
   suggestion_reasons: string[]
   decision: {outcome: Outcome; rationale: string; decided_by: string | null; at: string} | null
   note: string
+  /** A processor's case: whose decision the suggestion is (null for a controller, or with no incident) */
+  role_note: string | null
 }
 
 const BANDS: Array<[number, Severity['band'], string]> = [
@@ -270,5 +272,10 @@ export function planAssessment(facts: CaseFacts | null, options: AssessOptions):
         ? 'Decision recorded; it agrees with the suggestion.'
         : `Decision recorded; it differs from the suggestion (${suggested}), and the rationale is kept.`
       : 'Suggestion only: nothing recorded. Record a decision with --decide notify|document|notify-subjects --rationale TEXT.',
+    // Notifying the authority and the data subjects is each controller's duty (Art. 33(1), 34(1)); a processor notifies the controllers (Art. 33(2)).
+    role_note:
+      facts?.incident?.role === 'processor'
+        ? "As processor, notifying the authority and the data subjects is each controller's decision (Art. 33(1), 34(1)); this assessment can inform the controllers. Your own duty is to notify each of them without undue delay (Art. 33(2): crosstalk report processor-notice)."
+        : null,
   }
 }

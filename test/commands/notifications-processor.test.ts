@@ -169,6 +169,17 @@ describe('a draft prepared for one controller names no other customer', () => {
   })
 })
 
+describe('assess in a processor\'s case', () => {
+  it('says whose decision notifying the authority and the data subjects is, and the processor\'s own duty', async () => {
+    const processor = await caseWith('processor')
+    const r = await runJson<{role_note: string | null; suggested: string}>(['assess', '--db', processor])
+    expect(r.role_note).toMatch(/^As processor, notifying the authority and the data subjects is each controller's decision \(Art\. 33\(1\), 34\(1\)\)/)
+    expect((await run(['assess', '--db', processor])).stdout).toContain("Your own duty is to notify each of them without undue delay (Art. 33(2): crosstalk report processor-notice).")
+    const controller = await caseWith('controller')
+    expect((await runJson<{role_note: string | null}>(['assess', '--db', controller])).role_note).toBeNull()
+  })
+})
+
 describe('a letter to one controller\'s data subjects', () => {
   it('is about their data that reached others, never about what they were shown of other customers\' data', async () => {
     const db = await caseWith('processor', ['--processor-name', 'ModelHost'])
