@@ -61,7 +61,7 @@ function checkAnchor(entries: readonly AuditEntry[], expect: ExpectedHead, probl
   if (expect.count !== null) {
     const entry = entries[expect.count - 1]
     if (!entry) {
-      problems.add('audit', 'audit log', `holds ${entries.length} entries, fewer than ${noted}: entries were removed`)
+      problems.add('audit', 'audit log', `holds ${count(entries.length, 'entry', 'entries')}, fewer than ${noted}: entries were removed`)
     } else if (!entry.hash.startsWith(expect.hash)) {
       problems.add('audit', `audit entry ${expect.count}`, `its hash is ${entry.hash.slice(0, 16)}…, not ${noted}: the log was rewritten`)
     } else anchor.entries_since_anchor = entries.length - expect.count

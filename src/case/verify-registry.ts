@@ -47,7 +47,7 @@ export async function verifyRegistry(db: CaseDb, problems: Problems, scratchDir:
       writeFileSync(path, bytes, {mode: 0o600})
       try {
         const r = await ingestCanaries(scratch, {path, now: () => new Date(file.started_at)})
-        if (r.entries !== file.records) problems.add('registry', file.path, `the file says ${file.records} entries, its evidence holds ${r.entries}`)
+        if (r.entries !== file.records) problems.add('registry', file.path, `the file says ${count(file.records, 'entry', 'entries')}, its evidence holds ${r.entries}`)
       } catch (error) {
         problems.add('registry', file.path, `its evidence no longer reads as a registry: ${(error as Error).message.replace(path, file.name)}`)
         continue

@@ -31,8 +31,8 @@ export function renderDemoSummary(result: DemoResult, seconds: number, options: 
     `crosstalk demo: generated incident of ${count(result.records, 'record')} (seed ${result.seed}), whole pipeline in ${seconds.toFixed(1)} s`,
     '',
     `  evidence      ${count(ingest.records, 'record')} ingested, ${count(ingest.duplicates, 'duplicate')}, ${count(ingest.bad_lines, 'bad line')} quarantined`,
-    `  detection     ${scan.sightings ?? '?'} sightings: ${Object.entries(scan.sightings_by_class ?? {}).map(([c, n]) => `${c} ${n}`).join(', ')}`,
-    `                ${scan.provenance_matches ?? '?'} responses attributed by verbatim content, ${scan.pii_findings ?? '?'} personal-data values never sent by their session`,
+    `  detection     ${scan.sightings === null || scan.sightings === undefined ? '? sightings' : count(scan.sightings, 'sighting')}: ${Object.entries(scan.sightings_by_class ?? {}).map(([c, n]) => `${c} ${n}`).join(', ')}`,
+    `                ${scan.provenance_matches === null || scan.provenance_matches === undefined ? '? responses' : count(scan.provenance_matches, 'response')} attributed by verbatim content, ${scan.pii_findings === null || scan.pii_findings === undefined ? '? personal-data values' : count(scan.pii_findings, 'personal-data value')} never sent by their session`,
     `  scope         ${count(scope.contaminated_responses, 'contaminated response')} (${scope.cross_tenant_responses} cross-tenant, ${scope.cross_session_responses} cross-session)`,
     `                ${count(scope.exposed_sessions, 'session')} of ${count(scope.exposed_tenants, 'tenant')} exposed to ${count(scope.recipient_tenants, 'recipient tenant')}; data subjects ${subjects}`,
     `                first ${scope.first_seen ?? '-'}  last ${scope.last_seen ?? '-'}; ${scope.at_risk_responses ?? '?'} at-risk over-pool responses`,
@@ -40,7 +40,7 @@ export function renderDemoSummary(result: DemoResult, seconds: number, options: 
     clock.basis === 'art33(2)-without-undue-delay' || clock.basis === 'art33(2)-contract'
       ? `  GDPR clock    processor: notify each of ${Array.isArray(clock.controllers) ? clock.controllers.length : '?'} controllers ${clock.deadline ? `by ${clock.deadline}` : 'without undue delay (Art. 33(2))'}; ${Array.isArray(clock.controllers) ? clock.controllers.filter((c: {notified_at: string | null}) => c.notified_at !== null).length : '?'} notified so far`
       : `  GDPR clock    deadline ${clock.deadline ?? '?'} (${clock.status ?? '?'}, ${hours} h left)`,
-    `  integrity     verify ${verify.ok ? 'passed' : 'FAILED'}: ${verify.records_checked ?? '?'} records against their original bytes, audit chain of ${verify.audit_entries ?? '?'} entries`,
+    `  integrity     verify ${verify.ok ? 'passed' : 'FAILED'}: ${verify.records_checked === null || verify.records_checked === undefined ? '? records' : count(verify.records_checked, 'record')} against their original bytes, audit chain of ${verify.audit_entries === null || verify.audit_entries === undefined ? '? entries' : count(verify.audit_entries, 'entry', 'entries')}`,
     '',
     `  case database ${result.db}`,
     `  reports       ${result.outputs.reports}  (processor-notices/, article33.md/.json/.pdf drafted for the most exposed controller, register.md, probe-junit.xml)`,

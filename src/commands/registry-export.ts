@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {exportRegistry, type RegistryMeta} from '../scale/registry-export.js'
+import {count} from '../cli/plural.js'
 
 export default class RegistryExport extends BaseCommand {
   static override hidden = true
@@ -15,7 +16,7 @@ export default class RegistryExport extends BaseCommand {
     const {flags} = await this.parse(RegistryExport)
     const db = this.openCase(flags.db, {readonly: true})
     const meta = exportRegistry(db, flags.out)
-    if (!this.jsonEnabled()) this.log(`${meta.canaries} markers written to ${flags.out}`)
+    if (!this.jsonEnabled()) this.log(`${count(meta.canaries, 'marker')} written to ${flags.out}`)
     return meta
   }
 }

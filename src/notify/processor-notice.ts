@@ -4,6 +4,7 @@ import {detectionSchema, detectionSummary} from './detection-note.js'
 import type {CaseFacts, TenantExposure} from './facts.js'
 import {categoryLabel, PHRASES, type Language} from './phrases.js'
 import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
+import {count} from '../util/plural.js'
 
 // GDPR Art. 33(2): the processor tells each affected controller "without undue delay"; it
 // need not assess risk first (EDPB 9/2022). A notice speaks only of that customer's own
@@ -90,7 +91,7 @@ export interface BuildNoticeOptions {
 
 export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: BuildNoticeOptions = {}): ProcessorNoticeResult {
   const t: TenantExposure | undefined = facts.tenants.find((x) => x.tenant_id === tenant)
-  if (!t) throw new InputError(`tenant ${JSON.stringify(tenant.slice(0, 80))} has no exposure in this case (affected: ${facts.tenants.length} tenants; see --all)`, 'E_NO_EXPOSURE')
+  if (!t) throw new InputError(`tenant ${JSON.stringify(tenant.slice(0, 80))} has no exposure in this case (affected: ${count(facts.tenants.length, 'tenant')}; see --all)`, 'E_NO_EXPOSURE')
   const language = options.language ?? 'en'
   const P = PHRASES[language]
   const N = P.notice
