@@ -120,7 +120,9 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   if (!inc?.measures_before) L.open('cause', P.open.measuresBefore, 'EDPB template 75-76', 'crosstalk incident set --measures-before ...')
 
   // ---- data subjects, records, categories
-  const categories = exposure && exposure.responses > 0 ? [L.stated('subjects', P.subjectCategories.endUsers, ['scan.exposure']), L.stated('subjects', P.subjectCategories.named, ['scan.exposure'])] : []
+  // A draft for one controller counts that controller's end users (facts.ts): its category says so.
+  const endUsers = onBehalf === null ? P.subjectCategories.endUsers : P.subjectCategories.endUsersOfController
+  const categories = exposure && exposure.responses > 0 ? [L.stated('subjects', endUsers, ['scan.exposure']), L.stated('subjects', P.subjectCategories.named, ['scan.exposure'])] : []
 
   // ---- likely consequences (Art. 33(3)(c))
   const consequences: string[] = []

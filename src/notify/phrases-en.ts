@@ -125,6 +125,7 @@ export const EN = {
   },
   subjectCategories: {
     endUsers: "End users of the affected customers' applications (one conversation session each)",
+    endUsersOfController: "End users of this controller's application whose data reached another session, or who were served another session's data (one conversation session each)",
     named: 'People named in the text of the leaked prompts and completions (not counted)',
   },
   notApplicableInTime: (deadline: string) => `not applicable: within the 72 hours (deadline ${deadline})`,

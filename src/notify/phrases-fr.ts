@@ -136,6 +136,7 @@ export const FR: Phrases = {
   },
   subjectCategories: {
     endUsers: 'Utilisateurs finaux des applications des clients concernés (une session de conversation chacun)',
+    endUsersOfController: "Utilisateurs finaux de l'application de ce responsable de traitement dont les données ont atteint une autre session, ou qui ont reçu les données d'une autre session (une session de conversation chacun)",
     named: 'Personnes citées dans le texte des requêtes et réponses divulguées (non comptées)',
   },
   notApplicableInTime: (deadline) => `sans objet : dans le délai de 72 heures (échéance ${deadline})`,

@@ -163,6 +163,7 @@ describe('a draft prepared for one controller names no other customer', () => {
     expect(subjects.low).toBe(4)
     expect(subjects.method).toContain("low: distinct sessions of this controller whose data (canary marker or verbatim content) reached another session, or that were served another session's data")
     expect(md).toMatch(/Approximate number of data subjects: \*\*at least 4 /)
+    expect(md).toContain("Categories of data subjects: End users of this controller's application whose data reached another session, or who were served another session's data")
     // Drafted by the controller itself (no --on-behalf-of-controller), the case names every customer.
     const whole = await caseWith('controller')
     expect((await run(['report', 'article33', '--db', whole])).stdout).toContain('globex')
