@@ -27,7 +27,7 @@ FILE is the path as given to ingest, its absolute path, or its SHA-256 (12 or mo
     this.audit(db, {files: argv, reason: flags.reason}, result)
     if (!this.jsonEnabled()) {
       for (const f of result.dropped) this.log(`Dropped ${safeLine(f.path)}  sha256:${f.sha256.slice(0, 16)}…  (read as ${f.log_format}; ${count(f.records, 'record')}, ${count(f.bad_lines, 'bad line')})`)
-      this.log('Ingest it again with the right --log-format / --map, then run `crosstalk scan` (provenance is recomputed).')
+      this.log('To read it again, ingest it with the right --log-format / --map. Either way, run `crosstalk scan`: detection is incomplete until provenance is recomputed.')
     }
     return result
   }

@@ -54,7 +54,9 @@ export default class Status extends BaseCommand {
       const pd = status.personal_data
       this.log(
         `  personal data    ${
-          pd === null ? 'unknown: the case was never scanned  (crosstalk scan)' : `${count(pd.findings, 'finding')}: values in responses that their session never sent${pd.findings > 0 ? ` (${pd.attributed} sent first by another session)` : ''}`
+          pd === null
+            ? 'unknown: the case was never scanned  (crosstalk scan)'
+            : `${count(pd.findings, 'finding')}: values in responses that their session never sent${pd.findings > 0 ? ` (${pd.attributed} sent first by another session)` : ''}${d.complete ? '' : '; as of the last scan, detection incomplete  (crosstalk scan)'}`
         }`,
       )
       this.log(
