@@ -86,7 +86,9 @@ export const EN = {
 
   // ---- shared statements of what the evidence shows (scan.exposure)
   exposure: (e: Exposure, first: string | null, last: string | null) =>
-    `${count(e.responses, 'response')} carried data belonging to another session: ${e.by_canary} of them held that session's canary marker and ${e.by_text_only} reproduced its text verbatim without a marker. The data of ${count(e.sessions, 'session')} of ${count(e.source_tenants, 'customer')} reached ${count(e.recipient_tenants, 'receiving customer')}` +
+    `${count(e.responses, 'response')} carried data belonging to another session${
+      e.by_canary === 0 ? `, ${e.responses === 1 ? 'reproducing' : 'each reproducing'} its text verbatim without a canary marker.` : `: ${e.by_canary} of them held that session's canary marker and ${e.by_text_only} reproduced its text verbatim without a marker.`
+    } The data of ${count(e.sessions, 'session')} of ${count(e.source_tenants, 'customer')} reached ${count(e.recipient_tenants, 'receiving customer')}` +
     (first ? ` between ${first} and ${last} (UTC).` : '.'),
   exposureCrossTenant: (n: number) => `${n} of these responses ${n === 1 ? 'was' : 'were'} served to a different customer organisation.`,
   noExposure: 'Detection over the logs found no response carrying another session\'s data.',
@@ -97,7 +99,10 @@ export const EN = {
   causeRecorded: (text: string) => `Description and root cause, as established: ${text}`,
   causeCategoryRecorded: (label: string) => `Cause: ${label}.`,
   investigation: (records: number, logFiles: number, registryFiles: number) =>
-    `Logs of ${count(records, 'response')} from ${count(logFiles, 'log file')} were searched for canary markers (${count(registryFiles, 'canary registry file')}) and for verbatim text of other sessions; each affected response, session and customer is identified in the case (evidence annex, SHA-256).`,
+    `Logs of ${count(records, 'response')} from ${count(logFiles, 'log file')} were searched ${registryFiles === 0 ? 'for verbatim text of other sessions (no canary registry: see below)' : `for canary markers (${count(registryFiles, 'canary registry file')}) and for verbatim text of other sessions`}; each affected response, session and customer is identified in the case (evidence annex, SHA-256).`,
+  // Canary-less provenance still runs without a registry; what it cannot see is said once, with the numbers.
+  noRegistry:
+    "The case holds no canary registry: no canary marker could be attributed to a session, so responses were matched only by verbatim text of other sessions' earlier prompts and answers; a response that carried another session's data without repeating it verbatim would not be found.",
   replayGroup,
   measureRecorded: (text: string) => text,
   controllersNotified: (done: number, total: number) => `Affected customers (controllers) notified under Art. 33(2): ${done} of ${total}.`,
@@ -179,8 +184,8 @@ export const EN = {
       `${count(n.responses, 'response')} your users received carried another session's data (${n.by_canary} with a canary marker, ${n.by_text_only} by verbatim text only), in ${n.sessions} of your sessions, from ${sides(n.ownSessions, n.otherSessions, n.from).join(' and from ')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
     nothingLeaked: 'No response to another session was found carrying your data.',
     nothingReceived: "No response your users received was found carrying another session's data.",
-    identified: (responses: number, logFiles: number, byReference = 0) =>
-      `The affected responses were identified from the serving logs (${count(responses, 'response')} in ${count(logFiles, 'log file')}) by canary markers and verbatim text; ${byReference === 0 ? 'the evidence is preserved with SHA-256 hashes.' : `each log file is identified by its SHA-256 hash (${byReference === logFiles ? (logFiles === 1 ? 'it is' : 'all of them are') : `${byReference} of them ${byReference === 1 ? 'is' : 'are'}`} kept where they were collected, not copied into the case).`}`,
+    identified: (responses: number, logFiles: number, byReference = 0, canaries = true) =>
+      `The affected responses were identified from the serving logs (${count(responses, 'response')} in ${count(logFiles, 'log file')}) by ${canaries ? 'canary markers and verbatim text' : 'verbatim text (no canary registry)'}; ${byReference === 0 ? 'the evidence is preserved with SHA-256 hashes.' : `each log file is identified by its SHA-256 hash (${byReference === logFiles ? (logFiles === 1 ? 'it is' : 'all of them are') : `${byReference} of them ${byReference === 1 ? 'is' : 'are'}`} kept where they were collected, not copied into the case).`}`,
     assess: 'As controller, assess the risk to your users and decide on notifying your supervisory authority: in principle your 72 hours start when you receive this notice (EDPB Guidelines 9/2022).',
     quarantine: "Delete or quarantine the responses your users received that carried another party's data; do not process them further.",
     contactWanted: 'Tell us the contact point you want follow-up information sent to; we will send further information in phases as it is confirmed (Art. 33(4)).',

@@ -92,7 +92,11 @@ export const FR: Phrases = {
   },
 
   exposure: (e: Exposure, first, last) =>
-    `${compte(e.responses, 'réponse')} ${un(e.responses) ? 'contenait' : 'contenaient'} des données d'une autre session : ${e.by_canary} ${un(e.by_canary) ? 'portait' : 'portaient'} le marqueur canari de cette session et ${e.by_text_only} en ${un(e.by_text_only) ? 'reproduisait' : 'reproduisaient'} le texte mot pour mot sans marqueur. Les données de ${compte(e.sessions, 'session')} de ${compte(e.source_tenants, 'client')} ont atteint ${compte(e.recipient_tenants, 'client destinataire', 'clients destinataires')}` +
+    `${compte(e.responses, 'réponse')} ${un(e.responses) ? 'contenait' : 'contenaient'} des données d'une autre session${
+      e.by_canary === 0
+        ? `, dont ${un(e.responses) ? 'elle reproduisait' : 'elles reproduisaient'} le texte mot pour mot sans marqueur canari.`
+        : ` : ${e.by_canary} ${un(e.by_canary) ? 'portait' : 'portaient'} le marqueur canari de cette session et ${e.by_text_only} en ${un(e.by_text_only) ? 'reproduisait' : 'reproduisaient'} le texte mot pour mot sans marqueur.`
+    } Les données de ${compte(e.sessions, 'session')} de ${compte(e.source_tenants, 'client')} ont atteint ${compte(e.recipient_tenants, 'client destinataire', 'clients destinataires')}` +
     (first ? ` entre le ${first} et le ${last} (UTC).` : '.'),
   exposureCrossTenant: (n) => `${n} de ces réponses ${un(n) ? 'a été servie' : 'ont été servies'} à un autre client.`,
   noExposure: "L'analyse des journaux n'a trouvé aucune réponse contenant des données d'une autre session.",
@@ -103,7 +107,9 @@ export const FR: Phrases = {
   causeRecorded: (text) => `Description et cause, telles qu'établies : ${text}`,
   causeCategoryRecorded: (label) => `Cause : ${label}.`,
   investigation: (records, logFiles, registryFiles) =>
-    `Les journaux de ${compte(records, 'réponse')} (${compte(logFiles, 'fichier')} de journaux) ont été analysés à la recherche des marqueurs canaris (${compte(registryFiles, 'fichier')} de registre) et du texte d'autres sessions reproduit mot pour mot ; chaque réponse, session et client concerné est identifié dans le dossier (annexe des preuves, SHA-256).`,
+    `Les journaux de ${compte(records, 'réponse')} (${compte(logFiles, 'fichier')} de journaux) ont été analysés à la recherche ${registryFiles === 0 ? "du texte d'autres sessions reproduit mot pour mot (aucun registre de canaris : voir ci-dessous)" : `des marqueurs canaris (${compte(registryFiles, 'fichier')} de registre) et du texte d'autres sessions reproduit mot pour mot`} ; chaque réponse, session et client concerné est identifié dans le dossier (annexe des preuves, SHA-256).`,
+  noRegistry:
+    "Le dossier ne contient aucun registre de canaris : aucun marqueur n'a pu être attribué à une session, et les réponses n'ont été rapprochées que par le texte reproduit mot pour mot des requêtes et réponses antérieures d'autres sessions ; une réponse contenant les données d'une autre session sans en reproduire le texte ne serait pas trouvée.",
   replayGroup,
   measureRecorded: (text) => text,
   controllersNotified: (done, total) => `Clients concernés (responsables de traitement) informés au titre de l'art. 33.2 : ${done} sur ${total}.`,
@@ -187,8 +193,8 @@ export const FR: Phrases = {
       `${compte(n.responses, 'réponse reçue', 'réponses reçues')} par vos utilisateurs ${un(n.responses) ? 'contenait' : 'contenaient'} des données d'une autre session (${n.by_canary} avec un marqueur canari, ${n.by_text_only} par texte reproduit seulement), dans ${n.sessions} de vos sessions, provenant ${cotes(n.ownSessions, n.otherSessions, n.from).map((c) => `de ${c}`).join(' et ')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
     nothingLeaked: "Aucune réponse adressée à une autre session ne contenait vos données.",
     nothingReceived: "Aucune réponse reçue par vos utilisateurs ne contenait de données d'une autre session.",
-    identified: (responses, logFiles, byReference = 0) =>
-      `Les réponses concernées ont été identifiées dans les journaux de service (${compte(responses, 'réponse')} dans ${compte(logFiles, 'fichier')} de journaux) par les marqueurs canaris et le texte reproduit ; ${byReference === 0 ? 'les preuves sont conservées avec leur empreinte SHA-256.' : `chaque fichier de journaux est identifié par son empreinte SHA-256 (${byReference === logFiles ? (un(logFiles) ? 'il est conservé' : 'tous sont conservés') : `${byReference} d'entre eux ${un(byReference) ? 'est conservé' : 'sont conservés'}`} là où ils ont été collectés, sans copie dans le dossier).`}`,
+    identified: (responses, logFiles, byReference = 0, canaries = true) =>
+      `Les réponses concernées ont été identifiées dans les journaux de service (${compte(responses, 'réponse')} dans ${compte(logFiles, 'fichier')} de journaux) par ${canaries ? 'les marqueurs canaris et le texte reproduit' : 'le texte reproduit (aucun registre de canaris)'} ; ${byReference === 0 ? 'les preuves sont conservées avec leur empreinte SHA-256.' : `chaque fichier de journaux est identifié par son empreinte SHA-256 (${byReference === logFiles ? (un(logFiles) ? 'il est conservé' : 'tous sont conservés') : `${byReference} d'entre eux ${un(byReference) ? 'est conservé' : 'sont conservés'}`} là où ils ont été collectés, sans copie dans le dossier).`}`,
     assess: "En tant que responsable de traitement, évaluez le risque pour vos utilisateurs et décidez de la notification à votre autorité de contrôle : en principe, vos 72 heures courent à réception de cette notification (lignes directrices 9/2022 du CEPD).",
     quarantine: "Supprimez ou isolez les réponses reçues par vos utilisateurs qui contenaient des données d'un tiers ; ne les traitez pas davantage.",
     contactWanted: "Indiquez-nous le point de contact auquel adresser les informations complémentaires ; nous les transmettrons de manière échelonnée à mesure qu'elles sont confirmées (art. 33.4).",

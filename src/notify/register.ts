@@ -72,7 +72,13 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   const range = (r: {low: number; high: number | null; method: string} | undefined): string | null => (r ? `${P.range(r)} (${r.method})` : null)
 
   const exposure = s?.exposure ?? null
-  const factsText = exposure ? L.stated('facts', exposure.responses > 0 ? P.exposure(exposure, s!.exposure_first, s!.exposure_last) : P.noExposure, ['scan.exposure']) : todo('facts', P.open.noScan, 'Art. 33(5)', 'crosstalk scan')
+  const found = exposure ? (exposure.responses > 0 ? P.exposure(exposure, s!.exposure_first, s!.exposure_last) : P.noExposure) : null
+  const factsText =
+    found !== null
+      ? facts.totals.registry_files === 0
+        ? L.stated('facts', `${found} ${P.noRegistry}`, ['scan.exposure', 'evidence.files'])
+        : L.stated('facts', found, ['scan.exposure'])
+      : todo('facts', P.open.noScan, 'Art. 33(5)', 'crosstalk scan')
   const effects = exposure && exposure.responses > 0 ? L.stated('effects', P.register.effects, ['scan.exposure']) : P.toComplete(P.open.noScan)
   const causeParts = [
     ...(inc?.cause_category ? [L.stated('cause', P.causeCategoryRecorded(P.causeCategory[inc.cause_category] ?? inc.cause_category), ['incident.cause_category'])] : []),

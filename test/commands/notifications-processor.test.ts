@@ -170,6 +170,29 @@ describe('a draft prepared for one controller names no other customer', () => {
   })
 })
 
+describe('drafts of a case with no canary registry', () => {
+  it('say that matching was by verbatim text only and what that cannot find, never "0 held a canary marker" or "by canary markers"', async () => {
+    const incident = inject('incident')
+    const db = path.join(tempDir(), 'case.db')
+    await runJson(['triage', incident.logs, '--db', db])
+    expect((await run(['incident', 'open', '--db', db, '--title', 'KV leak', '--aware-at', '2026-11-03T08:00:00Z', '--role', 'processor'])).code).toBe(0)
+    const limit = "The case holds no canary registry: no canary marker could be attributed to a session, so responses were matched only by verbatim text of other sessions' earlier prompts and answers; a response that carried another session's data without repeating it verbatim would not be found."
+    const register = (await run(['report', 'register', '--db', db])).stdout
+    expect(register).toMatch(/\| Facts \| \d+ responses carried data belonging to another session, each reproducing its text verbatim without a canary marker\./)
+    expect(register).toContain(limit)
+    expect(register).not.toContain('0 of them held')
+    const scope = await runJson<{exposure: {flows: Array<{source_tenant: string}>}}>(['scope', '--db', db])
+    const tenant = scope.exposure.flows[0]!.source_tenant
+    const notice = (await run(['report', 'processor-notice', '--db', db, '--tenant', tenant])).stdout
+    expect(notice).toContain('by verbatim text (no canary registry); the evidence is preserved')
+    expect(notice).toContain(limit)
+    const draft = (await run(['report', 'article33', '--db', db, '--on-behalf-of-controller', tenant])).stdout
+    expect(draft).toMatch(/were searched for verbatim text of other sessions \(no canary registry: see below\)/)
+    expect(draft).toContain(limit)
+    expect(draft).not.toMatch(/searched for canary markers \(0 canary registry files\)/)
+  })
+})
+
 describe('assess in a processor\'s case', () => {
   it('says whose decision notifying the authority and the data subjects is, and the processor\'s own duty', async () => {
     const processor = await caseWith('processor')
