@@ -53,6 +53,8 @@ export interface RecordFindings {
   personal_data: Array<{kind: string; value_ref: string; source_request_id: string | null; source_session: string | null; source_tenant: string | null}> | null
   /** Responses of other sessions that carried a marker this record's session registered. */
   session_marker_sightings: number | null
+  /** Markers the registry holds for this record's session (0: none to be seen anywhere). */
+  session_markers_registered: number
   /** The contract's at-risk test (status 200 and a prompt at or over the KV pool); null when the pool, the status or the prompt size is unknown. */
   at_risk: boolean | null
   at_risk_basis: string
@@ -122,6 +124,7 @@ function recordFindings(db: CaseDb, r: StoredRecord, shorten: (text: string) => 
       ? rows.pii.map((p) => ({kind: p.kind, value_ref: piiRef(key!, p.value_sha256), source_request_id: p.source_request_id, source_session: p.source_session, source_tenant: p.source_tenant}))
       : null,
     session_marker_sightings: whole ? rows.session_marker_sightings : null,
+    session_markers_registered: rows.session_markers_registered,
     at_risk,
     at_risk_basis,
   }

@@ -84,7 +84,10 @@ export function renderScan(r: ScanResult): string {
   const lines = [
     `Scanned ${r.records_scanned} of ${count(r.records_total, 'record')} (${r.records_new} new${rescanned ? `, ${rescanned} re-classified: the canary registry changed` : ''}) against ${count(r.canaries, 'canary', 'canaries')}.`,
     `Sightings: ${r.sightings} (own ${c.own}, echo ${c.echo}, cross_session ${c.cross_session}, cross_tenant ${c.cross_tenant}, orphan ${c.orphan}; partial ${r.partial_sightings}).`,
-    `Contaminated responses: ${r.contaminated_responses} (cross-tenant ${r.cross_tenant_responses}, cross-session ${r.cross_session_responses}).`,
+    // With no registry no marker can be attributed: the count is not a finding.
+    r.canaries === 0
+      ? 'Contaminated responses (canary markers): not known: the case holds no canary registry, so no marker can be attributed to a session (crosstalk ingest canaries FILE).'
+      : `Contaminated responses: ${r.contaminated_responses} (cross-tenant ${r.cross_tenant_responses}, cross-session ${r.cross_session_responses}).`,
     `Provenance: ${r.provenance_matches === null ? 'skipped' : `${count(r.provenance_matches, 'response')} ${r.provenance_matches === 1 ? 'repeats' : 'repeat'} an earlier other session's text`}.`,
     `PII never sent by the recipient: ${r.pii_findings} (${r.pii_attributed} attributed).`,
     `At risk (status 200, prompt >= pool): ${r.pool_tokens === null ? 'n/a (no --pool-tokens)' : r.at_risk === null ? `unknown at pool ${r.pool_tokens}: no record gives both its HTTP status and its prompt size` : `${r.at_risk} at pool ${r.pool_tokens}`}.`,

@@ -192,6 +192,10 @@ export function tenantCsvTable(v: TenantViewResult): CsvTable {
   return {columns: ['tenant', 'direction', 'counterpart', 'same_tenant', 'responses', 'provenance_responses', 'sessions', 'first_seen', 'last_seen'], rows}
 }
 
+/** Said above the scope of a case with no canary registry: its marker figures count nothing. */
+export const NO_REGISTRY_SCOPE_NOTE =
+  'No canary registry in this case: the marker figures below cannot count anything (not known, not none); the exposure is by verbatim text only (crosstalk ingest canaries FILE).'
+
 export function renderTenantView(v: TenantViewResult): string {
   const out = [`Tenant ${name(v.tenant)}${v.tenants_revealed ? '' : ' (other tenants shown as opaque labels; --reveal-tenants names them)'}`]
   const dir = (title: string, d: TenantViewResult['received'], own: string, other: string) => {

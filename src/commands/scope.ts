@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {toCsv} from '../cli/csv.js'
-import {renderScope, renderTenantView, renderUnscannedScope, SCOPE_CSV_TABLES, scopeCsvTables, tenantCsvTable, type ScopeCsvTable} from '../cli/render-scope.js'
+import {NO_REGISTRY_SCOPE_NOTE, renderScope, renderTenantView, renderUnscannedScope, SCOPE_CSV_TABLES, scopeCsvTables, tenantCsvTable, type ScopeCsvTable} from '../cli/render-scope.js'
 import {checkDetection, detectionFlags} from '../cli/detection-flags.js'
 import {InputError, UsageError} from '../errors.js'
 import {computeScope, type ScopeResult} from '../scope/compute-scope.js'
@@ -9,6 +9,7 @@ import {loadScopeInputs} from '../scope/scope-data.js'
 import {unscannedScope, type UnscannedScope} from '../scope/unscanned.js'
 import {computeTenantView, type TenantViewResult} from '../scope/tenant-view.js'
 import {tenantHasRecords} from '../store/records.js'
+import {countCanaries} from '../store/canaries.js'
 
 export default class Scope extends BaseCommand {
   static override description =
@@ -66,7 +67,11 @@ export default class Scope extends BaseCommand {
     if (flags.csv) {
       const t = scopeCsvTables(result)[flags.table as ScopeCsvTable]
       process.stdout.write(toCsv(t.columns, t.rows))
-    } else if (!this.jsonEnabled()) this.log(renderScope(result))
+    } else if (!this.jsonEnabled()) {
+      // The canary figures count markers of registered sessions: with no registry they count nothing, and say so first.
+      if (countCanaries(db) === 0) this.log(`${NO_REGISTRY_SCOPE_NOTE}\n`)
+      this.log(renderScope(result))
+    }
     return result
   }
 }

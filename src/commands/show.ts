@@ -104,11 +104,13 @@ export function renderFindings(f: RecordFindings, options: {markers: boolean}): 
   )
   out.push(
     `  its markers   ${
-      f.session_marker_sightings === null
-        ? unknown
-        : f.session_marker_sightings === 0
-          ? "this session's markers were not seen in another session's response"
-          : `this session's markers were seen in ${count(f.session_marker_sightings, "other session's response", "other sessions' responses")}`
+      f.session_markers_registered === 0
+        ? 'no marker is registered for this session'
+        : f.session_marker_sightings === null
+          ? unknown
+          : f.session_marker_sightings === 0
+            ? "this session's markers were not seen in another session's response"
+            : `this session's markers were seen in ${count(f.session_marker_sightings, "other session's response", "other sessions' responses")}`
     }`,
   )
   out.push(`  at risk       ${f.at_risk === null ? f.at_risk_basis : `${f.at_risk ? 'yes' : 'no'}: ${f.at_risk_basis}`}`)

@@ -6,7 +6,7 @@ import {signalExitCode, watchInterrupts} from '../cli/interrupt.js'
 import {clearProgress, ingestProgressBar, scanProgressLine} from '../cli/progress.js'
 import {renderScan} from '../cli/render-detect.js'
 import {interruptedMessage} from '../cli/render-ingest.js'
-import {renderScope, renderVerdict} from '../cli/render-scope.js'
+import {NO_REGISTRY_SCOPE_NOTE, renderScope, renderVerdict} from '../cli/render-scope.js'
 import {runTriage, TriageStopped, type TriageResult} from '../triage/run-triage.js'
 import type {GateVerdict} from '../detect/gate.js'
 import {IntegrityError} from '../errors.js'
@@ -123,6 +123,7 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
       if (result.verdict.confirmed_by_scan) this.log('The scan confirmed the canary verdict printed above.\n')
       this.log(renderScan(scan))
       this.log('')
+      if (scan.canaries === 0) this.log(`${NO_REGISTRY_SCOPE_NOTE}\n`)
       this.log(renderScope(scope))
     }
     // A quick verdict the scan contradicted fails the run whatever the gate says.

@@ -451,6 +451,8 @@ export interface RecordFindingRows {
   pii: Array<{kind: string; value_sha256: string; source_request_id: string | null; source_session: string | null; source_tenant: string | null}>
   /** Responses of other sessions with a contaminating sighting of a marker this record's session registered. */
   session_marker_sightings: number
+  /** Markers the registry holds for this record's session. */
+  session_markers_registered: number
 }
 
 const COPIED_BY_SHOWN = 5
@@ -495,5 +497,6 @@ export function recordFindingRows(db: CaseDb, record: {id: number; file_id: numb
     )
     .pluck()
     .get(record.tenant_id, record.session_id) as number
-  return {file_scanned: fileScanned, sightings, provenance, copied_by: {responses: copies, first}, pii, session_marker_sightings: sessionMarkerSightings}
+  const registered = db.prepare('SELECT count(*) FROM canaries WHERE session_id = ? AND tenant_id = ?').pluck().get(record.session_id, record.tenant_id) as number
+  return {file_scanned: fileScanned, sightings, provenance, copied_by: {responses: copies, first}, pii, session_marker_sightings: sessionMarkerSightings, session_markers_registered: registered}
 }

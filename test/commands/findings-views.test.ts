@@ -53,7 +53,9 @@ describe('crosstalk show: the record\'s findings', () => {
     const text = (await run(['show', 'leak', '--db', db])).stdout
     expect(text).toMatch(/detection\s+incomplete: the case was never scanned/)
     expect(text).toMatch(/sightings\s+not known until `crosstalk scan` covers the case/)
-    expect(text).not.toMatch(/no marker|repeats no|no later response|no value/)
+    expect(text).not.toMatch(/no marker in this response|repeats no|no later response|no value/)
+    // What the registry says needs no scan: tenant-b registered no marker.
+    expect(text).toMatch(/its markers +no marker is registered for this session/)
   })
 
   it('scanned: what the response received and from whom, what the source gave away, and the at-risk test', async () => {
@@ -75,6 +77,10 @@ describe('crosstalk show: the record\'s findings', () => {
     expect(src).toMatchObject({sightings: [], provenance: null, provenance_known: true, personal_data: [], session_marker_sightings: 1, at_risk: false})
     expect(src.copied_by).toEqual({responses: 1, first: [{request_id: 'leak', tenant_id: 'tenant-b', session_id: 'sess-b'}]})
     expect(src.at_risk_basis).toMatch(/900 tokens, under the 4096-token pool/)
+    expect(src).toMatchObject({session_markers_registered: 1})
+    // tenant-b registered no marker: nothing of its could be seen anywhere, and the view says so.
+    expect(leak).toMatchObject({session_markers_registered: 0})
+    expect((await run(['show', 'leak', '--db', db])).stdout).toMatch(/its markers +no marker is registered for this session\n/)
     expect((await findings(db, 'quiet')).at_risk_basis).toBe('status 500, not 200')
 
     const text = (await run(['show', 'leak', '--db', db])).stdout

@@ -190,6 +190,12 @@ describe('drafts of a case with no canary registry', () => {
     expect(draft).toMatch(/were searched for verbatim text of other sessions \(no canary registry: see below\)/)
     expect(draft).toContain(limit)
     expect(draft).not.toMatch(/searched for canary markers \(0 canary registry files\)/)
+    // The console never states the marker counts of such a case as a finding.
+    const scopeText = (await run(['scope', '--db', db])).stdout
+    expect(scopeText.split('\n')[0]).toBe('No canary registry in this case: the marker figures below cannot count anything (not known, not none); the exposure is by verbatim text only (crosstalk ingest canaries FILE).')
+    const scanText = (await run(['scan', '--db', db])).stdout
+    expect(scanText).toContain('Contaminated responses (canary markers): not known: the case holds no canary registry')
+    expect(scanText).not.toMatch(/Contaminated responses: 0/)
   })
 })
 
