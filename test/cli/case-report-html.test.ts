@@ -205,6 +205,22 @@ describe('renderCaseReportHtml', () => {
     expect(page).toContain('Not known: the case has never been scanned')
   })
 
+  it('a case with no canary registry: the markers are unknown, never 0, and a clean result is not "No leak found"', () => {
+    const base = reportData()
+    const totals = {...base.totals, registry_files: 0}
+    const textOnly = {...base.scope, contaminated_responses: 0, cross_tenant_responses: 0, cross_session_responses: 0, exposed_sessions: 0, exposed_tenants: 0, recipient_tenants: 0, first_seen: null, last_seen: null,
+      exposure: {...base.scope.exposure, responses: 2, by_canary: 0, by_text_only: 2}}
+    const page = renderCaseReportHtml(reportData({totals, scope: textOnly, flows: []}))
+    for (const k of ['contaminated_responses', 'cross_tenant_responses', 'exposed_sessions', 'recipient_tenants', 'first_seen']) {
+      expect(new RegExp(`data-k="${k}">([^<]*)<`).exec(page)?.[1], k).toBe('unknown')
+    }
+    expect(verdict(reportData({totals, scope: textOnly})).text).toContain('repeating its text verbatim (the case holds no canary registry, so no marker could be attributed)')
+    const clean = {...textOnly, exposure: {...textOnly.exposure, responses: 0, by_text_only: 0}}
+    const v = verdict(reportData({totals, scope: clean}))
+    expect(v).toMatchObject({cls: 'partial', head: 'No verbatim-text leak found; canary markers not checked'})
+    expect(v.text).toContain('the case holds no canary registry, so no canary marker could be looked for')
+  })
+
   it('says the numbers are partial, never "no leak", when detection is incomplete', () => {
     const clean = {...reportData().scope, contaminated_responses: 0, cross_tenant_responses: 0, cross_session_responses: 0, provenance_only_responses: 0, exposure: {responses: 0, by_canary: 0, by_text_only: 0, sessions: 0, source_tenants: 0, recipient_tenants: 0, flows: []}}
     expect(verdict(reportData({scope: clean})).head).toBe('No leak found')

@@ -80,18 +80,25 @@ export function verdict(d: CaseReportData): {cls: 'leak' | 'clean' | 'partial'; 
   const among = d.detection.complete ? nums(d.totals.records, 'record') : 'the scanned records'
   // The exposure counts a response once whether it carried a marker, verbatim text, or both.
   const leaked = e.responses > 0
+  // With no canary registry no marker can be attributed: the markers are not looked for, not absent.
+  const noRegistry = d.totals.registry_files === 0
+  const atRisk = s.at_risk_responses ? ` ${nums(s.at_risk_responses, 'response')} ${s.at_risk_responses === 1 ? 'was' : 'were'} served with a prompt at or over the KV pool (at risk).` : ''
   const detail = leaked
-    ? `${nums(e.responses, 'response')} among ${among} carried another session's data: ${num(e.by_canary)} its canary marker (${num(s.cross_tenant_responses)} cross-tenant, ${num(s.cross_session_responses)} cross-session)` +
-      (e.by_text_only > 0 ? ` and ${num(e.by_text_only)} only its text, repeated verbatim` : '') +
-      `; data of ${nums(e.sessions, 'session')} of ${nums(e.source_tenants, 'tenant')} reached ${nums(e.recipient_tenants, 'tenant')}.`
-    : `No response among ${among} carried another session's canary marker or repeated another session's text.` +
-      (s.at_risk_responses ? ` ${nums(s.at_risk_responses, 'response')} ${s.at_risk_responses === 1 ? 'was' : 'were'} served with a prompt at or over the KV pool (at risk).` : '')
+    ? noRegistry
+      ? `${nums(e.responses, 'response')} among ${among} carried another session's data, repeating its text verbatim (the case holds no canary registry, so no marker could be attributed); data of ${nums(e.sessions, 'session')} of ${nums(e.source_tenants, 'tenant')} reached ${nums(e.recipient_tenants, 'tenant')}.`
+      : `${nums(e.responses, 'response')} among ${among} carried another session's data: ${num(e.by_canary)} its canary marker (${num(s.cross_tenant_responses)} cross-tenant, ${num(s.cross_session_responses)} cross-session)` +
+        (e.by_text_only > 0 ? ` and ${num(e.by_text_only)} only its text, repeated verbatim` : '') +
+        `; data of ${nums(e.sessions, 'session')} of ${nums(e.source_tenants, 'tenant')} reached ${nums(e.recipient_tenants, 'tenant')}.`
+    : noRegistry
+      ? `No response among ${among} repeated another session's text; the case holds no canary registry, so no canary marker could be looked for (crosstalk ingest canaries FILE).${atRisk}`
+      : `No response among ${among} carried another session's canary marker or repeated another session's text.${atRisk}`
   if (!d.detection.complete) {
     const why = d.detection.registry_changed ? 'the canary registry changed since the last scan' : `${nums(d.detection.records_not_scanned, 'record')} ${d.detection.records_not_scanned === 1 ? 'was' : 'were'} not scanned`
     return {cls: 'partial', head: 'Detection incomplete: these numbers are a lower bound', text: `${why} (run crosstalk scan). ${detail}`}
   }
   if (s.contaminated_responses > 0) return {cls: 'leak', head: 'Leak confirmed', text: detail}
   if (leaked) return {cls: 'leak', head: 'Leak indicated by verbatim text (no canary marker)', text: detail}
+  if (noRegistry) return {cls: 'partial', head: 'No verbatim-text leak found; canary markers not checked', text: detail}
   return {cls: 'clean', head: 'No leak found', text: detail}
 }
 
@@ -128,24 +135,28 @@ function range(e: {low: number; high: number | null}): string {
 function numbersSection(d: CaseReportData): string {
   const s = d.scope
   const c = (n: number | null): string => counted(d, n)
+  // The markers' own figures, unknown where the case holds no registry to attribute them.
+  const noRegistry = d.totals.registry_files === 0
+  const m = (n: number | null): string => (noRegistry ? 'unknown' : c(n))
+  const mt = (at: string | null): string => (d.detection.never_scanned || noRegistry ? 'unknown' : utc(at))
   const cards = [
     card('exposure_responses', "responses carrying another session's data (marker or verbatim text)", c(s.exposure.responses)),
     card('exposure_sessions', 'sessions whose data reached another session', c(s.exposure.sessions)),
     card('exposure_source_tenants', 'tenants whose data leaked', c(s.exposure.source_tenants)),
     card('exposure_recipient_tenants', 'tenants that received it', c(s.exposure.recipient_tenants)),
-    card('contaminated_responses', "responses with another session's canary marker", c(s.contaminated_responses)),
-    card('cross_tenant_responses', 'of them cross-tenant', c(s.cross_tenant_responses)),
-    card('cross_session_responses', 'of them cross-session (same tenant)', c(s.cross_session_responses)),
+    card('contaminated_responses', "responses with another session's canary marker", m(s.contaminated_responses)),
+    card('cross_tenant_responses', 'of them cross-tenant', m(s.cross_tenant_responses)),
+    card('cross_session_responses', 'of them cross-session (same tenant)', m(s.cross_session_responses)),
     card('provenance_only_responses', 'verbatim text only, no marker', c(s.provenance_only_responses)),
-    card('exposed_sessions', 'sessions exposed by marker', c(s.exposed_sessions)),
-    card('exposed_tenants', 'tenants exposed by marker', c(s.exposed_tenants)),
-    card('recipient_tenants', 'tenants that received a marker', c(s.recipient_tenants)),
+    card('exposed_sessions', 'sessions exposed by marker', m(s.exposed_sessions)),
+    card('exposed_tenants', 'tenants exposed by marker', m(s.exposed_tenants)),
+    card('recipient_tenants', 'tenants that received a marker', m(s.recipient_tenants)),
     card('at_risk_responses', s.pool_tokens === null ? 'at-risk responses (no pool size given)' : `at-risk responses (pool ${num(s.pool_tokens)} tokens)`, num(s.at_risk_responses)),
     // The window of all the evidence, then of the markers alone: a text-only leak can come first.
     card('exposure_first', "first response carrying another session's data", d.detection.never_scanned ? 'unknown' : utc(s.exposure_first), true),
     card('exposure_last', "last response carrying another session's data", d.detection.never_scanned ? 'unknown' : utc(s.exposure_last), true),
-    card('first_seen', "first response with another session's marker", d.detection.never_scanned ? 'unknown' : utc(s.first_seen), true),
-    card('last_seen', "last response with another session's marker", d.detection.never_scanned ? 'unknown' : utc(s.last_seen), true),
+    card('first_seen', "first response with another session's marker", mt(s.first_seen), true),
+    card('last_seen', "last response with another session's marker", mt(s.last_seen), true),
   ]
   return `<section id="numbers">
 <h2>Exposure</h2>
