@@ -196,6 +196,9 @@ describe('drafts of a case with no canary registry', () => {
     const scanText = (await run(['scan', '--db', db])).stdout
     expect(scanText).toContain('Contaminated responses (canary markers): not known: the case holds no canary registry')
     expect(scanText).not.toMatch(/Contaminated responses: 0/)
+    const listing = await run(['sightings', '--db', db, '--class', 'cross_tenant'])
+    expect(listing.stdout.trim()).toBe('No sightings.')
+    expect(listing.stderr).toContain('warning: the case holds no canary registry: no marker can be attributed to a session, so own, echo, cross_session and cross_tenant sightings cannot be found')
   })
 })
 
