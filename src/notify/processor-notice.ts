@@ -32,6 +32,8 @@ export const processorNoticeSchema = z.object({
   generated_at: z.string(),
   tenant_id: z.string(),
   detection: detectionSchema,
+  /** whether the case holds a canary registry (without one no marker can be attributed, and none is listed) */
+  canary_registry: z.boolean(),
   processor: z.string().nullable(),
   processor_aware_at: z.string().nullable(),
   /** the contractual deadline for this notice (null: without undue delay) and whether it was sent late */
@@ -148,6 +150,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
     generated_at: facts.generated_at,
     tenant_id: t.tenant_id,
     detection: detectionSummary(facts.detection, language),
+    canary_registry: facts.totals.registry_files > 0,
     processor: inc?.processor_name ?? null,
     processor_aware_at: inc?.aware_at ?? null,
     due: {deadline: controllerClock?.deadline ?? null, hours, sent_at: sent?.at ?? null, late: controllerClock?.late ?? false, text: dueLine, sent_text: sentLine},

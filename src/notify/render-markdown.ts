@@ -146,7 +146,7 @@ export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string 
   const out = view.your_data_reached_others as View
   const inn = view.you_received_other_data as View
   out.sessions_text = (out.sessions as string[]).join(', ') || P.none
-  out.markers_text = (out.markers_truncated as string[]).join(', ') || P.none
+  out.markers_text = (out.markers_truncated as string[]).join(', ') || (n.canary_registry ? P.none : n.language === 'fr' ? 'sans objet : aucun registre de canaris dans le dossier' : 'not applicable: the case holds no canary registry')
   inn.sessions_text = (inn.sessions as string[]).join(', ') || P.none
   // Per customer, the responses that carried only verbatim text: with the marker column they add
   // up to the responses (provenance_responses also counts the ones that carried a marker too).

@@ -185,6 +185,7 @@ describe('drafts of a case with no canary registry', () => {
     const tenant = scope.exposure.flows[0]!.source_tenant
     const notice = (await run(['report', 'processor-notice', '--db', db, '--tenant', tenant])).stdout
     expect(notice).toContain('by verbatim text (no canary registry); the evidence is preserved')
+    expect(notice).toContain('- Your canary markers seen elsewhere (truncated): not applicable: the case holds no canary registry')
     expect(notice).toContain(limit)
     const draft = (await run(['report', 'article33', '--db', db, '--on-behalf-of-controller', tenant])).stdout
     expect(draft).toMatch(/were searched for verbatim text of other sessions \(no canary registry: see below\)/)
