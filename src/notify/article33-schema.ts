@@ -156,6 +156,8 @@ export const article33Schema = z.object({
       bug_window: z.object({start: z.string(), end: z.string(), basis: z.string()}).nullable(),
       records_examined: z.number().int(),
       log_files: z.number().int(),
+      /** canary registry files in the case (0: no marker could be attributed; the marker counts are not findings) */
+      registry_files: z.number().int(),
       method: z.string(),
       /** the canary flows, as scope --json's flows; the exposure's flows are in exposure.flows */
       flows: z.array(flow),

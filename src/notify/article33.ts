@@ -268,6 +268,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
           bug_window: scope.bug_window,
           records_examined: facts.totals.records,
           log_files: facts.totals.log_files,
+          registry_files: facts.totals.registry_files,
           method: language === 'fr' ? SCOPE_METHOD_FR : scope.method,
           flows: scope.flows,
           by_hour: scope.by_hour,

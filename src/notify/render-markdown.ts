@@ -80,6 +80,16 @@ export function article33View(d: Article33Result): View {
   const word = d.final ? P.final : P.draft
   const nature = view.nature as View
   nature.nodes = d.nature.nodes.map((n) => escapeView({...n, node: n.node === '(unknown)' ? P.unknownNode : n.node}) as View)
+  // With no canary registry the marker counts are not findings: said as such, never 0.
+  if (d.scope && d.scope.registry_files === 0) {
+    const scope = view.scope as View
+    const unknown = fr ? 'non connu : aucun registre de canaris dans le dossier' : 'not known: the case holds no canary registry'
+    const exposure = scope.exposure as View
+    exposure.by_canary = unknown
+    scope.cross_tenant_responses = unknown
+    scope.cross_session_responses = unknown
+    scope.orphan_sightings = fr ? `${d.scope.orphan_sightings} (aucun registre : tout marqueur trouvé est non enregistré)` : `${d.scope.orphan_sightings} (no registry: every marker found is unregistered)`
+  }
   return {
     ...view,
     ...openBySection(d.open_items, d.language),

@@ -191,6 +191,9 @@ describe('drafts of a case with no canary registry', () => {
     expect(draft).toMatch(/were searched for verbatim text of other sessions \(no canary registry: see below\)/)
     expect(draft).toContain(limit)
     expect(draft).not.toMatch(/searched for canary markers \(0 canary registry files\)/)
+    expect(draft).toContain("| of which with that session's canary marker | not known: the case holds no canary registry |")
+    expect(draft).toContain('| Responses with a marker of another customer (cross-tenant) | not known: the case holds no canary registry |')
+    expect(draft).toMatch(/\| Marker-shaped strings registered to nobody \(orphans\) \| \d+ \(no registry: every marker found is unregistered\) \|/)
     // The console never states the marker counts of such a case as a finding.
     const scopeText = (await run(['scope', '--db', db])).stdout
     expect(scopeText.split('\n')[0]).toBe('No canary registry in this case: the marker figures below cannot count anything (not known, not none); the exposure is by verbatim text only (crosstalk ingest canaries FILE).')
