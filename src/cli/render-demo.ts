@@ -23,6 +23,7 @@ export function renderDemoSummary(result: DemoResult, seconds: number, options: 
   const verify = find('verify')
   const confirmed = Array.isArray(replay.results) ? replay.results.filter((r: {verdict?: string}) => r.verdict === 'confirmed').length : 0
   const replayed = Array.isArray(replay.results) ? replay.results.length : 0
+  const exposure = scope.exposure ?? {responses: '?', by_canary: '?', by_text_only: '?', sessions: '?', source_tenants: '?', recipient_tenants: '?'}
   const subjects = scope.data_subjects ? `${scope.data_subjects.low}–${scope.data_subjects.high ?? '?'}` : 'n/a'
   const hours = typeof clock.remaining_seconds === 'number' ? (clock.remaining_seconds / 3600).toFixed(1) : '?'
   const db = shellQuote(result.db)
@@ -33,9 +34,10 @@ export function renderDemoSummary(result: DemoResult, seconds: number, options: 
     `  evidence      ${count(ingest.records, 'record')} ingested, ${count(ingest.duplicates, 'duplicate')}, ${count(ingest.bad_lines, 'bad line')} quarantined`,
     `  detection     ${scan.sightings === null || scan.sightings === undefined ? '? sightings' : count(scan.sightings, 'sighting')}: ${Object.entries(scan.sightings_by_class ?? {}).map(([c, n]) => `${c} ${n}`).join(', ')}`,
     `                ${scan.provenance_matches === null || scan.provenance_matches === undefined ? '? responses' : count(scan.provenance_matches, 'response')} attributed by verbatim content, ${scan.pii_findings === null || scan.pii_findings === undefined ? '? personal-data values' : count(scan.pii_findings, 'personal-data value')} never sent by their session`,
-    `  scope         ${count(scope.contaminated_responses, 'contaminated response')} (${scope.cross_tenant_responses} cross-tenant, ${scope.cross_session_responses} cross-session)`,
-    `                ${count(scope.exposed_sessions, 'session')} of ${count(scope.exposed_tenants, 'tenant')} exposed to ${count(scope.recipient_tenants, 'recipient tenant')}; data subjects ${subjects}`,
-    `                first ${scope.first_seen ?? '-'}  last ${scope.last_seen ?? '-'}; ${scope.at_risk_responses ?? '?'} at-risk over-pool responses`,
+    // Both kinds of evidence first (the numbers the drafts state), the markers' own split inside.
+    `  scope         ${count(exposure.responses, 'response')} carried another session's data: ${exposure.by_canary} with its marker (contaminated responses: ${scope.cross_tenant_responses} cross-tenant, ${scope.cross_session_responses} cross-session), ${exposure.by_text_only} by verbatim text only`,
+    `                data of ${count(exposure.sessions, 'session')} of ${count(exposure.source_tenants, 'tenant')} reached ${count(exposure.recipient_tenants, 'tenant')}; data subjects ${subjects}`,
+    `                first marker ${scope.first_seen ?? '-'}  last marker ${scope.last_seen ?? '-'}; ${scope.at_risk_responses ?? '?'} at-risk over-pool responses`,
     `  reproduction  probe against the reference backend (stale, disaggregated): ${probe.verdict ?? '?'}; replay confirmed ${confirmed} of ${replayed} records`,
     clock.basis === 'art33(2)-without-undue-delay' || clock.basis === 'art33(2)-contract'
       ? `  GDPR clock    processor: notify each of ${Array.isArray(clock.controllers) ? clock.controllers.length : '?'} controllers ${clock.deadline ? `by ${clock.deadline}` : 'without undue delay (Art. 33(2))'}; ${Array.isArray(clock.controllers) ? clock.controllers.filter((c: {notified_at: string | null}) => c.notified_at !== null).length : '?'} notified so far`

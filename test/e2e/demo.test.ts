@@ -38,6 +38,10 @@ describe('crosstalk demo', () => {
     const r = runCli(['demo', '--out', out, '--records', '1000'])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/contaminated responses/)
+    // Both kinds of evidence lead, as in the drafts; the markers' own times say they are the markers'.
+    expect(r.stdout).toMatch(/scope {9}\d+ responses? carried another session's data: \d+ with its marker \(contaminated responses: \d+ cross-tenant, \d+ cross-session\), \d+ by verbatim text only/)
+    expect(r.stdout).toMatch(/data of \d+ sessions? of \d+ tenants? reached \d+ tenants?; data subjects/)
+    expect(r.stdout).toMatch(/first marker \S+ {2}last marker /)
     expect(r.stdout).toMatch(/verify passed/)
     expect(r.stdout).toContain(join(out, 'case.db'))
     expect(r.stderr).toMatch(/\$ crosstalk triage /)
