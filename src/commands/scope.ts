@@ -6,7 +6,7 @@ import {checkDetection, detectionFlags} from '../cli/detection-flags.js'
 import {InputError, UsageError} from '../errors.js'
 import {computeScope, type ScopeResult} from '../scope/compute-scope.js'
 import {loadScopeInputs} from '../scope/scope-data.js'
-import {unscannedScope, type UnscannedScope} from '../scope/unscanned.js'
+import {registrylessScope, unscannedScope, type RegistrylessScope, type UnscannedScope} from '../scope/unscanned.js'
 import {computeTenantView, type TenantViewResult} from '../scope/tenant-view.js'
 import {tenantHasRecords} from '../store/records.js'
 import {countCanaries} from '../store/canaries.js'
@@ -34,7 +34,7 @@ export default class Scope extends BaseCommand {
     'reveal-tenants': Flags.boolean({description: 'With --tenant: name the other tenants instead of opaque labels.'}),
   }
 
-  public async run(): Promise<ScopeResult | UnscannedScope | TenantViewResult> {
+  public async run(): Promise<ScopeResult | UnscannedScope | RegistrylessScope | TenantViewResult> {
     const {flags} = await this.parse(Scope)
     if (flags.csv && this.jsonEnabled()) throw new UsageError('--csv and --json are exclusive')
     // checked here rather than with oclif's dependsOn, whose message is several lines long
@@ -64,14 +64,16 @@ export default class Scope extends BaseCommand {
       if (!this.jsonEnabled()) this.log(renderUnscannedScope(unknown))
       return unknown
     }
+    const registry = countCanaries(db) > 0
     if (flags.csv) {
       const t = scopeCsvTables(result)[flags.table as ScopeCsvTable]
       process.stdout.write(toCsv(t.columns, t.rows))
     } else if (!this.jsonEnabled()) {
       // The canary figures count markers of registered sessions: with no registry they count nothing, and say so first.
-      if (countCanaries(db) === 0) this.log(`${NO_REGISTRY_SCOPE_NOTE}\n`)
+      if (!registry) this.log(`${NO_REGISTRY_SCOPE_NOTE}\n`)
       this.log(renderScope(result))
     }
-    return result
+    // --json: what the markers count is unknown without a registry, never 0.
+    return registry ? result : registrylessScope(result)
   }
 }

@@ -12,6 +12,7 @@ import type {GateVerdict} from '../detect/gate.js'
 import {IntegrityError} from '../errors.js'
 import {safeLine} from '../util/sanitize.js'
 import {count} from '../cli/plural.js'
+import {registrylessScope, type RegistrylessScope} from '../scope/unscanned.js'
 
 export type {TriageResult} from '../triage/run-triage.js'
 
@@ -45,7 +46,7 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
     ...leakGateFlags,
   }
 
-  async run(): Promise<TriageResult | {interrupted: true; ingest: TriageResult['ingest']}> {
+  async run(): Promise<TriageResult | (Omit<TriageResult, 'scope'> & {scope: RegistrylessScope}) | {interrupted: true; ingest: TriageResult['ingest']}> {
     const {argv, flags} = await this.parse(Triage)
     const parsed = parseIngestFlags(flags)
     const db = this.openCase(flags.db, {create: true})
@@ -130,6 +131,7 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
     if (mismatch) throw new IntegrityError(mismatch)
     // The verdict was decided on the same sightings; a scan that skipped the hook (none) decides here.
     enforceLeakGate(gate ?? decideLeakGate(db, scan, flags, gateNote))
-    return result
+    // --json: scope as `scope --json` prints it (the markers' counts unknown without a registry).
+    return scan.canaries === 0 ? {...result, scope: registrylessScope(scope)} : result
   }
 }

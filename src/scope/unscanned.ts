@@ -32,3 +32,31 @@ export function unscannedScope(r: ScopeResult): UnscannedScope {
     at_risk_unknown_records: r.at_risk_unknown_records, unknown_fields: r.unknown_fields, detection: r.detection,
   }
 }
+
+/**
+ * The scope of a case with no canary registry: no marker can be attributed to a session, so
+ * every count the canary markers make is unknown, not zero; the verbatim-text evidence, the
+ * at-risk test and what does not rest on markers stay as computed.
+ */
+export type RegistrylessScope = Omit<ScopeResult, 'contaminated_responses' | 'cross_tenant_responses' | 'cross_session_responses' | 'exposed_sessions' | 'exposed_tenants' | 'recipient_tenants' | 'first_seen' | 'last_seen' | 'flows' | 'flow_matrix' | 'exposure'> & {
+  contaminated_responses: null
+  cross_tenant_responses: null
+  cross_session_responses: null
+  exposed_sessions: null
+  exposed_tenants: null
+  recipient_tenants: null
+  first_seen: null
+  last_seen: null
+  flows: null
+  flow_matrix: null
+  exposure: Omit<ScopeResult['exposure'], 'by_canary'> & {by_canary: null}
+}
+
+export function registrylessScope(r: ScopeResult): RegistrylessScope {
+  return {
+    ...r,
+    contaminated_responses: null, cross_tenant_responses: null, cross_session_responses: null, exposed_sessions: null, exposed_tenants: null,
+    recipient_tenants: null, first_seen: null, last_seen: null, flows: null, flow_matrix: null,
+    exposure: {...r.exposure, by_canary: null},
+  }
+}

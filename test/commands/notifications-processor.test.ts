@@ -195,6 +195,11 @@ describe('drafts of a case with no canary registry', () => {
     expect(draft).toContain('| Responses with a marker of another customer (cross-tenant) | not known: the case holds no canary registry |')
     expect(draft).toMatch(/\| Marker-shaped strings registered to nobody \(orphans\) \| \d+ \(no registry: every marker found is unregistered\) \|/)
     // The console never states the marker counts of such a case as a finding.
+    const scopeJson = await runJson<{contaminated_responses: number | null; flows: unknown; exposure: {responses: number; by_canary: number | null; by_text_only: number}}>(['scope', '--db', db])
+    expect(scopeJson).toMatchObject({contaminated_responses: null, flows: null})
+    expect(scopeJson.exposure.by_canary).toBeNull()
+    expect(scopeJson.exposure.responses).toBe(scopeJson.exposure.by_text_only)
+    expect(scopeJson.exposure.responses).toBeGreaterThan(0)
     const scopeText = (await run(['scope', '--db', db])).stdout
     expect(scopeText.split('\n')[0]).toBe('No canary registry in this case: the marker figures below cannot count anything (not known, not none); the exposure is by verbatim text only (crosstalk ingest canaries FILE).')
     const scanText = (await run(['scan', '--db', db])).stdout
