@@ -6,7 +6,7 @@ import {checkDetection, detectionFlags} from '../cli/detection-flags.js'
 import {InputError, UsageError} from '../errors.js'
 import {computeScope, type ScopeResult} from '../scope/compute-scope.js'
 import {loadScopeInputs} from '../scope/scope-data.js'
-import {registrylessScope, unscannedScope, type RegistrylessScope, type UnscannedScope} from '../scope/unscanned.js'
+import {registrylessScope, registrylessTenantView, unscannedScope, type RegistrylessScope, type RegistrylessTenantView, type UnscannedScope} from '../scope/unscanned.js'
 import {computeTenantView, type TenantViewResult} from '../scope/tenant-view.js'
 import {tenantHasRecords} from '../store/records.js'
 import {countCanaries} from '../store/canaries.js'
@@ -34,7 +34,7 @@ export default class Scope extends BaseCommand {
     'reveal-tenants': Flags.boolean({description: 'With --tenant: name the other tenants instead of opaque labels.'}),
   }
 
-  public async run(): Promise<ScopeResult | UnscannedScope | RegistrylessScope | TenantViewResult> {
+  public async run(): Promise<ScopeResult | UnscannedScope | RegistrylessScope | TenantViewResult | RegistrylessTenantView> {
     const {flags} = await this.parse(Scope)
     if (flags.csv && this.jsonEnabled()) throw new UsageError('--csv and --json are exclusive')
     // checked here rather than with oclif's dependsOn, whose message is several lines long
@@ -53,8 +53,12 @@ export default class Scope extends BaseCommand {
       if (flags.csv) {
         const t = tenantCsvTable(view)
         process.stdout.write(toCsv(t.columns, t.rows))
-      } else if (!this.jsonEnabled()) this.log(renderTenantView(view))
-      return view
+      } else if (!this.jsonEnabled()) {
+        if (countCanaries(db) === 0) this.log(`${NO_REGISTRY_SCOPE_NOTE}\n`)
+        this.log(renderTenantView(view))
+      }
+      // --json: the markers' figures are unknown without a registry, never 0.
+      return countCanaries(db) === 0 ? registrylessTenantView(view) : view
     }
     const result = computeScope(inputs)
     if (inputs.detection.never_scanned) {

@@ -1,4 +1,5 @@
 import type {ScopeHourRow, ScopeNodeRow, ScopeResult} from './compute-scope.js'
+import type {TenantDirection, TenantViewResult} from './tenant-view.js'
 
 // `scope --allow-incomplete` on a case that was never scanned: no sighting, provenance or
 // personal-data finding exists yet, so every count detection makes is unknown, not zero (the
@@ -59,4 +60,18 @@ export function registrylessScope(r: ScopeResult): RegistrylessScope {
     recipient_tenants: null, first_seen: null, last_seen: null, flows: null, flow_matrix: null,
     exposure: {...r.exposure, by_canary: null},
   }
+}
+
+/** One tenant's view of a case with no canary registry: the markers' figures null, as in registrylessScope. */
+export type RegistrylessTenantView = ReturnType<typeof registrylessTenantView>
+
+export function registrylessTenantView(v: TenantViewResult) {
+  const side = (d: TenantDirection) => ({
+    ...d,
+    responses: null, cross_tenant_responses: null, cross_session_responses: null, own_sessions: null, other_sessions: null, other_tenants: null,
+    first_seen: null, last_seen: null,
+    exposure: {...d.exposure, by_canary: null},
+    counterparts: d.counterparts.map((c) => ({...c, responses: null, first_seen: null, last_seen: null})),
+  })
+  return {...v, received: side(v.received), leaked: side(v.leaked)}
 }

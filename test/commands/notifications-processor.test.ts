@@ -200,6 +200,11 @@ describe('drafts of a case with no canary registry', () => {
     expect(scopeJson.exposure.by_canary).toBeNull()
     expect(scopeJson.exposure.responses).toBe(scopeJson.exposure.by_text_only)
     expect(scopeJson.exposure.responses).toBeGreaterThan(0)
+    const view = await runJson<{leaked: {responses: number | null; first_seen: string | null; exposure: {responses: number; by_canary: number | null}; counterparts: Array<{responses: number | null; exposure_responses: number}>}}>(['scope', '--db', db, '--tenant', scopeJson.exposure.responses > 0 ? (await runJson<{exposure: {flows: Array<{source_tenant: string}>}}>(['scope', '--db', db])).exposure.flows[0]!.source_tenant : 'x'])
+    expect(view.leaked).toMatchObject({responses: null, first_seen: null})
+    expect(view.leaked.exposure.by_canary).toBeNull()
+    expect(view.leaked.exposure.responses).toBeGreaterThan(0)
+    expect(view.leaked.counterparts.every((c) => c.responses === null && c.exposure_responses > 0)).toBe(true)
     const scopeText = (await run(['scope', '--db', db])).stdout
     expect(scopeText.split('\n')[0]).toBe('No canary registry in this case: the marker figures below cannot count anything (not known, not none); the exposure is by verbatim text only (crosstalk ingest canaries FILE).')
     const scanText = (await run(['scan', '--db', db])).stdout
