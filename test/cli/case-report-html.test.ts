@@ -214,6 +214,7 @@ describe('renderCaseReportHtml', () => {
     for (const k of ['contaminated_responses', 'cross_tenant_responses', 'exposed_sessions', 'recipient_tenants', 'first_seen']) {
       expect(new RegExp(`data-k="${k}">([^<]*)<`).exec(page)?.[1], k).toBe('unknown')
     }
+    expect(page).toContain('The case holds no canary registry: no marker can be attributed to a session, so every marker found is an orphan')
     expect(verdict(reportData({totals, scope: textOnly})).text).toContain('repeating its text verbatim (the case holds no canary registry, so no marker could be attributed)')
     const clean = {...textOnly, exposure: {...textOnly.exposure, responses: 0, by_text_only: 0}}
     const v = verdict(reportData({totals, scope: clean}))

@@ -278,9 +278,11 @@ function sightingsSection(d: CaseReportData): string {
       `<tr class="c-${esc(r.class)}"><td class="mono">${esc(r.ts)}</td><td class="mono">${esc(r.request_id)}</td><td>${esc(r.class)}</td><td class="mono">${esc(r.marker)}</td><td>${r.partial ? 'yes' : ''}</td><td>${esc(r.recipient_tenant)}</td><td class="mono">${esc(r.recipient_session)}</td><td>${esc(r.source_tenant ?? '–')}</td><td class="mono">${esc(r.source_session ?? '–')}</td><td class="mono">${esc(r.decode_node ?? '')}</td></tr>`,
   )
   const markers = s.markers === 'full' ? 'Markers are shown in full (--show-markers).' : 'Markers are shortened (CANARY-3f2a…) as everywhere in crosstalk; --show-markers prints them in full.'
+  // Without a registry every marker found is an orphan: the other classes were not looked for.
+  const registry = d.totals.registry_files === 0 ? ' The case holds no canary registry: no marker can be attributed to a session, so every marker found is an orphan and the other classes cannot be found (crosstalk ingest canaries FILE).' : ''
   return `<section id="sightings">
 <h2>Sightings</h2>
-<p>${classes}. Listed: every class but <em>own</em>, leaks first${s.omitted > 0 ? `, the first ${num(s.limit)} by time (${num(s.omitted)} more: crosstalk sightings --csv)` : ''}. ${esc(markers)} No leaked text is included.</p>
+<p>${classes}.${esc(registry)} Listed: every class but <em>own</em>, leaks first${s.omitted > 0 ? `, the first ${num(s.limit)} by time (${num(s.omitted)} more: crosstalk sightings --csv)` : ''}. ${esc(markers)} No leaked text is included.</p>
 <div class="tools"><input type="search" id="sightings-search" placeholder="Filter: tenant, session, class, node, request…" aria-label="Filter sightings"><span class="muted">showing <span id="sightings-shown">${num(s.rows.length)}</span> of ${num(s.rows.length)}</span></div>
 <div class="scroll"><table id="sightings-table"><thead><tr>${cols.map((c) => `<th><button type="button">${esc(c)}</button></th>`).join('')}</tr></thead><tbody>
 ${rows.join('\n')}
