@@ -38,7 +38,7 @@ export default class Status extends BaseCommand {
       if (unknown.length > 0) this.log(`  unknown          ${unknown.map(([f, n]) => `${f} in ${count(n as number, 'record')}`).join(', ')}  (counts that need them are unknown, not zero)`)
       if (status.no_response_text > 0 || status.no_request_text > 0) this.log(`  no text          ${count(status.no_request_text, 'request')}, ${count(status.no_response_text, 'answer')} decoded to no text`)
       for (const f of status.unreadable_files) this.log(`  NOT JUDGEABLE    ${safeLine(f.path)}: ${safeLine(f.why)}`)
-      this.log(`  canaries         ${status.canaries}`)
+      this.log(`  canaries         ${status.canaries}${status.canaries === 0 ? '  (no canary registry: no marker can be attributed to a session, so every marker found is an orphan; crosstalk ingest canaries FILE)' : ''}`)
       const classes = Object.entries(status.sightings_by_class ?? {}).map(([c, n]) => `${c} ${n}`).join(', ')
       const d = status.detection
       if (d.never_scanned) this.log(`  sightings        unknown: ${describeGap(d)}  (crosstalk scan)`)

@@ -122,6 +122,7 @@ describe('crosstalk status: provenance, personal data and the pool, or why they 
     expect(text).toMatch(/provenance +unknown: canary-less provenance has not run/)
     expect(text).toMatch(/personal data +unknown: the case was never scanned/)
     expect(text).toMatch(/KV pool +not recorded: at-risk counts are unknown/)
+    expect(text).toMatch(/canaries +0 {2}\(no canary registry: no marker can be attributed to a session, so every marker found is an orphan; crosstalk ingest canaries FILE\)/)
   })
 
   it('scanned: the counts, and provenance unknown again once skipped', async () => {
