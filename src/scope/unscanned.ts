@@ -39,7 +39,7 @@ export function unscannedScope(r: ScopeResult): UnscannedScope {
  * every count the canary markers make is unknown, not zero; the verbatim-text evidence, the
  * at-risk test and what does not rest on markers stay as computed.
  */
-export type RegistrylessScope = Omit<ScopeResult, 'contaminated_responses' | 'cross_tenant_responses' | 'cross_session_responses' | 'exposed_sessions' | 'exposed_tenants' | 'recipient_tenants' | 'first_seen' | 'last_seen' | 'flows' | 'flow_matrix' | 'exposure'> & {
+export type RegistrylessScope = Omit<ScopeResult, 'contaminated_responses' | 'cross_tenant_responses' | 'cross_session_responses' | 'exposed_sessions' | 'exposed_tenants' | 'recipient_tenants' | 'first_seen' | 'last_seen' | 'flows' | 'flow_matrix' | 'exposure' | 'by_node' | 'by_hour'> & {
   contaminated_responses: null
   cross_tenant_responses: null
   cross_session_responses: null
@@ -51,6 +51,8 @@ export type RegistrylessScope = Omit<ScopeResult, 'contaminated_responses' | 'cr
   flows: null
   flow_matrix: null
   exposure: Omit<ScopeResult['exposure'], 'by_canary'> & {by_canary: null}
+  by_node: Array<Omit<ScopeNodeRow, 'contaminated_responses' | 'cross_tenant_responses' | 'cross_session_responses' | 'first_seen' | 'last_seen'> & {contaminated_responses: null; cross_tenant_responses: null; cross_session_responses: null; first_seen: null; last_seen: null}>
+  by_hour: Array<Omit<ScopeHourRow, 'contaminated_responses' | 'cross_tenant_responses'> & {contaminated_responses: null; cross_tenant_responses: null}>
 }
 
 export function registrylessScope(r: ScopeResult): RegistrylessScope {
@@ -59,6 +61,8 @@ export function registrylessScope(r: ScopeResult): RegistrylessScope {
     contaminated_responses: null, cross_tenant_responses: null, cross_session_responses: null, exposed_sessions: null, exposed_tenants: null,
     recipient_tenants: null, first_seen: null, last_seen: null, flows: null, flow_matrix: null,
     exposure: {...r.exposure, by_canary: null},
+    by_node: r.by_node.map((x) => ({...x, contaminated_responses: null, cross_tenant_responses: null, cross_session_responses: null, first_seen: null, last_seen: null})),
+    by_hour: r.by_hour.map((x) => ({...x, contaminated_responses: null, cross_tenant_responses: null})),
   }
 }
 
