@@ -9,7 +9,7 @@ import {loadScopeInputs} from '../scope/scope-data.js'
 import {registrylessScope, registrylessTenantView, unscannedScope, type RegistrylessScope, type RegistrylessTenantView, type UnscannedScope} from '../scope/unscanned.js'
 import {computeTenantView, type TenantViewResult} from '../scope/tenant-view.js'
 import {tenantHasRecords} from '../store/records.js'
-import {countCanaries} from '../store/canaries.js'
+import {hasCanaries} from '../store/canaries.js'
 
 export default class Scope extends BaseCommand {
   static override description =
@@ -48,17 +48,19 @@ export default class Scope extends BaseCommand {
       // Every figure of a tenant's view is detection's: none is known yet, and none is printed as 0.
       throw new InputError(`--tenant ${flags.tenant}: the case was never scanned, so nothing is known yet of what this tenant received or sent; run \`crosstalk scan\` first`, 'E_NOT_SCANNED')
     }
+    // Without a registry the markers' figures count nothing: said on the console, null in --json.
+    const registry = hasCanaries(db)
     if (flags.tenant !== undefined) {
       const view = computeTenantView(inputs, {tenant: flags.tenant, revealTenants: flags['reveal-tenants']}, {has: (t) => tenantHasRecords(db, t)})
       if (flags.csv) {
         const t = tenantCsvTable(view)
         process.stdout.write(toCsv(t.columns, t.rows))
       } else if (!this.jsonEnabled()) {
-        if (countCanaries(db) === 0) this.log(`${NO_REGISTRY_SCOPE_NOTE}\n`)
+        if (!registry) this.log(`${NO_REGISTRY_SCOPE_NOTE}\n`)
         this.log(renderTenantView(view))
       }
       // --json: the markers' figures are unknown without a registry, never 0.
-      return countCanaries(db) === 0 ? registrylessTenantView(view) : view
+      return registry ? view : registrylessTenantView(view)
     }
     const result = computeScope(inputs)
     if (inputs.detection.never_scanned) {
@@ -68,7 +70,6 @@ export default class Scope extends BaseCommand {
       if (!this.jsonEnabled()) this.log(renderUnscannedScope(unknown))
       return unknown
     }
-    const registry = countCanaries(db) > 0
     if (flags.csv) {
       const t = scopeCsvTables(result)[flags.table as ScopeCsvTable]
       process.stdout.write(toCsv(t.columns, t.rows))

@@ -6,7 +6,7 @@ import {listSightings, type SightingsResult} from '../detect/list.js'
 import {SIGHTING_CLASSES} from '../extract/markers.js'
 import {detectionCoverage} from '../detect/coverage.js'
 import {checkDetection, detectionFlags} from '../cli/detection-flags.js'
-import {countCanaries} from '../store/canaries.js'
+import {hasCanaries} from '../store/canaries.js'
 
 export default class Sightings extends BaseCommand {
   static override description = 'List canary-marker sightings found by `crosstalk scan`. Markers identify sessions: the table shortens them (CANARY-3f9a…) unless --show-markers; --json and --csv, which scripts join with the registry, carry them in full.'
@@ -32,7 +32,7 @@ export default class Sightings extends BaseCommand {
     const warning = checkDetection(coverage, 'sightings', flags['allow-incomplete'])
     if (warning) this.note(this.paint.yellow(warning))
     // Without a registry every marker found is an orphan: the other classes are not looked for, not empty.
-    if (countCanaries(db) === 0) this.note(this.paint.yellow('warning: the case holds no canary registry: no marker can be attributed to a session, so own, echo, cross_session and cross_tenant sightings cannot be found (crosstalk ingest canaries FILE)'))
+    if (!hasCanaries(db)) this.note(this.paint.yellow('warning: the case holds no canary registry: no marker can be attributed to a session, so own, echo, cross_session and cross_tenant sightings cannot be found (crosstalk ingest canaries FILE)'))
     const rows = listSightings(db, {classes: flags.class as SightingsResult[number]['class'][] | undefined})
     if (flags.csv) {
       process.stdout.write(

@@ -59,6 +59,11 @@ export function countCanaries(db: CaseDb): number {
   return db.prepare('SELECT COUNT(*) FROM canaries').pluck().get() as number
 }
 
+/** Whether the case holds any registered marker (one row looked at, where a count reads them all). */
+export function hasCanaries(db: CaseDb): boolean {
+  return (db.prepare('SELECT EXISTS (SELECT 1 FROM canaries)').pluck().get() as number) === 1
+}
+
 /** A staging area for one registry file, checked before anything reaches `canaries`. */
 export interface RegistryStaging {
   add(entry: StagedCanary): void
