@@ -1,6 +1,6 @@
 import {InputError} from '../errors.js'
 import {concernsController, type CaseFacts} from './facts.js'
-import {categoryLabel, PHRASES, type Language} from './phrases.js'
+import {categoryLabel, leakedSide, PHRASES, receivedSide, type Language} from './phrases.js'
 import {article33Schema, type Article33Result} from './article33-schema.js'
 import type {Authority} from './authorities.js'
 import {authorityFields} from './authority-forms.js'
@@ -98,7 +98,15 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   if (!scope) L.open('scope', P.open.noScan, 'Art. 33(3)(a)', 'crosstalk scan')
   else if (!facts.detection.complete) L.open('scope', P.open.detectionIncomplete(facts.detection.files_not_scanned), 'Art. 33(3)(a), 33(4)', 'crosstalk scan')
   if (scope && exposure) {
-    L.stated('nature', exposure.responses > 0 ? P.exposure(exposure, scope.exposure_first, scope.exposure_last) : P.noExposure, ['scan.exposure'])
+    // For one controller: its two sides apart, as its processor notice gives them (the case-wide
+    // sentence would count other customers' sessions among its own).
+    const own = facts.for_tenant === null ? undefined : facts.tenants.find((x) => x.tenant_id === facts.for_tenant)
+    if (own && exposure.responses > 0) {
+      const canaries = facts.totals.registry_files > 0
+      const C = P.controllerExposure
+      L.stated('nature', own.responses_carrying_its_data > 0 ? C.leaked(leakedSide(own, canaries)) : C.nothingLeaked, ['scan.exposure'])
+      L.stated('nature', own.received_foreign_responses > 0 ? C.received(receivedSide(own, canaries)) : C.nothingReceived, ['scan.exposure'])
+    } else L.stated('nature', exposure.responses > 0 ? P.exposure(exposure, scope.exposure_first, scope.exposure_last) : P.noExposure, ['scan.exposure'])
     if (exposure.responses > 0) L.stated('nature', P.integrity, ['scan.exposure'])
     if (scope.data_subjects.high === null) {
       // Said for the reason it is missing: no pool size, one controller's share, or logs without status and prompt size.

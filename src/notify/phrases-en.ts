@@ -42,12 +42,34 @@ function replayGroup(g: ReplayTargetFacts): string {
   return `${purpose}${count(g.records, 'distinct affected request')} ${g.records === 1 ? 'was' : 'were'} replayed ${where}, ${when} (run ${g.run_ids.join(', ')}): ${g.confirmed} confirmed (fault reproduced), ${g.not_reproduced} not reproduced, ${g.rejected} rejected by the target${stats}.${g.interrupted ? ' The run was interrupted; its results are partial.' : ''}${prompts}`
 }
 
-/** The other side of an exposure: this customer's own other sessions, then other customers' sessions. */
-function sides(ownSessions: number, otherSessions: number, customers: number): string[] {
+/** The other side of an exposure: this customer's own other sessions, then other customers' sessions ("yours", or "its own" in a draft about a controller). */
+function sides(ownSessions: number, otherSessions: number, customers: number, own = 'of yours'): string[] {
   const out: string[] = []
-  if (ownSessions > 0) out.push(`${count(ownSessions, 'other session')} of yours`)
+  if (ownSessions > 0) out.push(`${count(ownSessions, 'other session')} ${own}`)
   if (otherSessions > 0 || ownSessions === 0) out.push(`${count(otherSessions, 'session')} of ${count(customers, 'other customer')}`)
   return out
+}
+
+/** One side's exposure, by kind of evidence: without a canary registry no marker could be attributed, so there is no marker count to give. */
+function byEvidence(n: ExposureSide, marker: string): string {
+  return n.canaries ? `${n.by_canary} with ${marker}, ${n.by_text_only} by verbatim text only` : 'all by verbatim text: no canary registry, markers not checked'
+}
+
+/** One side of a controller's exposure, as the processor notice and a draft for that controller state it. */
+export interface ExposureSide {
+  responses: number
+  by_canary: number
+  by_text_only: number
+  /** this controller's sessions on this side */
+  sessions: number
+  /** the other side: this controller's own other sessions, other customers' sessions, and how many other customers */
+  ownSessions: number
+  otherSessions: number
+  others: number
+  first: string | null
+  last: string | null
+  /** whether the case holds a canary registry (else the marker counts are not known) */
+  canaries: boolean
 }
 
 export const EN = {
@@ -90,6 +112,16 @@ export const EN = {
       e.by_canary === 0 ? `, ${e.responses === 1 ? 'reproducing' : 'each reproducing'} its text verbatim without a canary marker.` : `: ${e.by_canary} of them held that session's canary marker and ${e.by_text_only} reproduced its text verbatim without a marker.`
     } The data of ${count(e.sessions, 'session')} of ${count(e.source_tenants, 'customer')} reached ${count(e.recipient_tenants, 'receiving customer')}` +
     (first ? ` between ${first} and ${last} (UTC).` : '.'),
+  // A draft a processor prepares for one controller: that controller's two sides, counted apart
+  // (its users' data that reached others; what its users were served), never the whole case's.
+  controllerExposure: {
+    leaked: (n: ExposureSide) =>
+      `${count(n.responses, 'response')} to other sessions carried data of ${count(n.sessions, 'session')} of this controller's end users (${byEvidence(n, 'its canary marker')}), received in ${sides(n.ownSessions, n.otherSessions, n.others, 'of its own').join(' and in ')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
+    received: (n: ExposureSide) =>
+      `${count(n.responses, 'response')} served to this controller's end users carried another session's data (${byEvidence(n, 'a canary marker')}), in ${count(n.sessions, 'session')} of theirs, from ${sides(n.ownSessions, n.otherSessions, n.others, 'of its own').join(' and from ')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
+    nothingLeaked: "No response to another session was found carrying this controller's data.",
+    nothingReceived: "No response served to this controller's end users was found carrying another session's data.",
+  },
   exposureCrossTenant: (n: number) => `${n} of these responses ${n === 1 ? 'was' : 'were'} served to a different customer organisation.`,
   noExposure: 'Detection over the logs found no response carrying another session\'s data.',
   noScan: 'Detection over the logs has not run yet; the scope is not known.',
@@ -178,10 +210,10 @@ export const EN = {
   notice: {
     intro: 'We are informing you, as your processor, of a personal data breach affecting data we process for you (GDPR Art. 33(2)). This notice describes only your own exposure: no content of any conversation, no full canary marker and no personal data values, only counts and categories.',
     // The other side counted apart: a customer's own other sessions are not "other customers".
-    leaked: (n: {responses: number; by_canary: number; by_text_only: number; sessions: number; ownSessions: number; otherSessions: number; others: number; first: string | null; last: string | null}) =>
-      `${count(n.responses, 'response')} to other sessions carried data of ${n.sessions} of your sessions (${n.by_canary} with your canary marker, ${n.by_text_only} by verbatim text only), received in ${sides(n.ownSessions, n.otherSessions, n.others).join(' and in ')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
-    received: (n: {responses: number; by_canary: number; by_text_only: number; sessions: number; ownSessions: number; otherSessions: number; from: number; first: string | null; last: string | null}) =>
-      `${count(n.responses, 'response')} your users received carried another session's data (${n.by_canary} with a canary marker, ${n.by_text_only} by verbatim text only), in ${n.sessions} of your sessions, from ${sides(n.ownSessions, n.otherSessions, n.from).join(' and from ')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
+    leaked: (n: ExposureSide) =>
+      `${count(n.responses, 'response')} to other sessions carried data of ${n.sessions} of your sessions (${byEvidence(n, 'your canary marker')}), received in ${sides(n.ownSessions, n.otherSessions, n.others).join(' and in ')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
+    received: (n: ExposureSide) =>
+      `${count(n.responses, 'response')} your users received carried another session's data (${byEvidence(n, 'a canary marker')}), in ${n.sessions} of your sessions, from ${sides(n.ownSessions, n.otherSessions, n.others).join(' and from ')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
     nothingLeaked: 'No response to another session was found carrying your data.',
     nothingReceived: "No response your users received was found carrying another session's data.",
     identified: (responses: number, logFiles: number, byReference = 0, canaries = true) =>

@@ -1,6 +1,6 @@
 import type {AssessmentRecord} from './assessment-store.js'
 import type {ReplayTargetFacts} from './facts.js'
-import type {Phrases} from './phrases-en.js'
+import type {ExposureSide, Phrases} from './phrases-en.js'
 import type {Exposure} from '../scope/exposure.js'
 import {compte, frSingular as un} from '../util/plural.js'
 
@@ -49,12 +49,19 @@ const band: Record<string, string> = {low: 'faible', medium: 'moyenne', high: '�
 const recipient = (r: string): string => (r === 'authority' ? "l'autorité de contrôle" : r === 'data-subjects' ? 'les personnes concernées' : `le responsable de traitement (client) ${r}`)
 const status: Record<'open' | 'due_soon' | 'overdue' | 'notified', string> = {open: 'en cours', due_soon: 'ÉCHÉANCE PROCHE', overdue: 'DÉLAI DÉPASSÉ', notified: 'notifié'}
 
-/** L'autre côté d'une exposition : les autres sessions du client lui-même, puis celles des autres clients. */
-function cotes(sessionsPropres: number, sessionsAutres: number, clients: number): string[] {
+/** L'autre côté d'une exposition : les autres sessions du client lui-même (« vos », ou « ses » dans un projet pour un responsable de traitement), puis celles des autres clients. */
+function cotes(sessionsPropres: number, sessionsAutres: number, clients: number, possessif = 'vos'): string[] {
   const out: string[] = []
-  if (sessionsPropres > 0) out.push(compte(sessionsPropres, 'autre de vos sessions', 'autres de vos sessions'))
+  if (sessionsPropres > 0) out.push(compte(sessionsPropres, `autre de ${possessif} sessions`, `autres de ${possessif} sessions`))
   if (sessionsAutres > 0 || sessionsPropres === 0) out.push(`${compte(sessionsAutres, 'session')} de ${compte(clients, 'autre client', 'autres clients')}`)
   return out
+}
+
+/** Un côté de l'exposition, par type de preuve : sans registre de canaris, aucun marqueur n'a pu être attribué, et il n'y a pas de nombre de marqueurs à donner. */
+function parPreuve(n: ExposureSide, marqueur: string): string {
+  return n.canaries
+    ? `${n.by_canary} avec ${marqueur}, ${n.by_text_only} par texte reproduit seulement`
+    : 'toutes par texte reproduit : aucun registre de canaris, marqueurs non vérifiés'
 }
 
 export const FR: Phrases = {
@@ -98,6 +105,14 @@ export const FR: Phrases = {
         : ` : ${e.by_canary} ${un(e.by_canary) ? 'portait' : 'portaient'} le marqueur canari de cette session et ${e.by_text_only} en ${un(e.by_text_only) ? 'reproduisait' : 'reproduisaient'} le texte mot pour mot sans marqueur.`
     } Les données de ${compte(e.sessions, 'session')} de ${compte(e.source_tenants, 'client')} ont atteint ${compte(e.recipient_tenants, 'client destinataire', 'clients destinataires')}` +
     (first ? ` entre le ${first} et le ${last} (UTC).` : '.'),
+  controllerExposure: {
+    leaked: (n) =>
+      `${compte(n.responses, 'réponse adressée', 'réponses adressées')} à d'autres sessions ${un(n.responses) ? 'contenait' : 'contenaient'} des données de ${compte(n.sessions, 'session')} des utilisateurs finaux de ce responsable de traitement (${parPreuve(n, 'son marqueur canari')}), ${un(n.responses) ? 'reçue' : 'reçues'} dans ${cotes(n.ownSessions, n.otherSessions, n.others, 'ses').join(' et dans ')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
+    received: (n) =>
+      `${compte(n.responses, 'réponse servie', 'réponses servies')} aux utilisateurs finaux de ce responsable de traitement ${un(n.responses) ? 'contenait' : 'contenaient'} des données d'une autre session (${parPreuve(n, 'un marqueur canari')}), dans ${compte(n.sessions, 'de ses sessions', 'de ses sessions')}, provenant ${cotes(n.ownSessions, n.otherSessions, n.others, 'ses').map((c) => `de ${c}`).join(' et ')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
+    nothingLeaked: "Aucune réponse adressée à une autre session ne contenait les données de ce responsable de traitement.",
+    nothingReceived: "Aucune réponse servie aux utilisateurs finaux de ce responsable de traitement ne contenait de données d'une autre session.",
+  },
   exposureCrossTenant: (n) => `${n} de ces réponses ${un(n) ? 'a été servie' : 'ont été servies'} à un autre client.`,
   noExposure: "L'analyse des journaux n'a trouvé aucune réponse contenant des données d'une autre session.",
   noScan: "L'analyse des journaux n'a pas encore été effectuée ; le périmètre n'est pas connu.",
@@ -188,9 +203,9 @@ export const FR: Phrases = {
     intro:
       "En tant que sous-traitant, nous vous informons d'une violation de données à caractère personnel touchant des données que nous traitons pour votre compte (RGPD, art. 33.2). Cette notification ne décrit que votre propre exposition : aucun contenu de conversation, aucun marqueur canari complet, aucune valeur de donnée personnelle, seulement des nombres et des catégories.",
     leaked: (n) =>
-      `${compte(n.responses, 'réponse adressée', 'réponses adressées')} à d'autres sessions ${un(n.responses) ? 'contenait' : 'contenaient'} des données de ${n.sessions} de vos sessions (${n.by_canary} avec votre marqueur canari, ${n.by_text_only} par texte reproduit seulement), ${un(n.responses) ? 'reçue' : 'reçues'} dans ${cotes(n.ownSessions, n.otherSessions, n.others).join(' et dans ')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
+      `${compte(n.responses, 'réponse adressée', 'réponses adressées')} à d'autres sessions ${un(n.responses) ? 'contenait' : 'contenaient'} des données de ${n.sessions} de vos sessions (${parPreuve(n, 'votre marqueur canari')}), ${un(n.responses) ? 'reçue' : 'reçues'} dans ${cotes(n.ownSessions, n.otherSessions, n.others).join(' et dans ')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
     received: (n) =>
-      `${compte(n.responses, 'réponse reçue', 'réponses reçues')} par vos utilisateurs ${un(n.responses) ? 'contenait' : 'contenaient'} des données d'une autre session (${n.by_canary} avec un marqueur canari, ${n.by_text_only} par texte reproduit seulement), dans ${n.sessions} de vos sessions, provenant ${cotes(n.ownSessions, n.otherSessions, n.from).map((c) => `de ${c}`).join(' et ')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
+      `${compte(n.responses, 'réponse reçue', 'réponses reçues')} par vos utilisateurs ${un(n.responses) ? 'contenait' : 'contenaient'} des données d'une autre session (${parPreuve(n, 'un marqueur canari')}), dans ${n.sessions} de vos sessions, provenant ${cotes(n.ownSessions, n.otherSessions, n.others).map((c) => `de ${c}`).join(' et ')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
     nothingLeaked: "Aucune réponse adressée à une autre session ne contenait vos données.",
     nothingReceived: "Aucune réponse reçue par vos utilisateurs ne contenait de données d'une autre session.",
     identified: (responses, logFiles, byReference = 0, canaries = true) =>

@@ -1,4 +1,5 @@
-import {EN, type Phrases} from './phrases-en.js'
+import {EN, type ExposureSide, type Phrases} from './phrases-en.js'
+import type {TenantExposure} from './facts.js'
 import {FR} from './phrases-fr.js'
 import type {Language} from './labels.js'
 
@@ -6,7 +7,7 @@ import type {Language} from './labels.js'
 // category labels are in labels.ts. A document is written in one language from end to end.
 
 export {CATEGORY_LABELS, categoryLabel, type Language} from './labels.js'
-export type {Phrases} from './phrases-en.js'
+export type {ExposureSide, Phrases} from './phrases-en.js'
 
 export const LANGUAGES = ['en', 'fr'] as const
 
@@ -15,4 +16,20 @@ export const PHRASES: Record<Language, Phrases> = {en: EN, fr: FR}
 /** "7 to 19", "7", or "at least 7 (upper bound not yet known)"; `approx` adds the word. */
 export function formatRange(r: {low: number; high: number | null} | null, lang: Language, unknown: string, approx = false): string {
   return r ? PHRASES[lang].range(r, approx) : unknown
+}
+
+/** What of a controller's data reached other sessions, as the phrases state it. */
+export function leakedSide(t: TenantExposure, canaries: boolean): ExposureSide {
+  return {
+    responses: t.responses_carrying_its_data, by_canary: t.leaked_by_canary, by_text_only: t.provenance_only_leaked, sessions: t.leaked_sessions.length,
+    ownSessions: t.recipient_sessions_same_tenant, otherSessions: t.recipient_sessions_other_tenants, others: t.recipient_tenants_other, first: t.first_leaked, last: t.last_leaked, canaries,
+  }
+}
+
+/** What a controller's users were served of other sessions' data, as the phrases state it. */
+export function receivedSide(t: TenantExposure, canaries: boolean): ExposureSide {
+  return {
+    responses: t.received_foreign_responses, by_canary: t.received_by_canary, by_text_only: t.received_by_text_only, sessions: t.receiving_sessions.length,
+    ownSessions: t.source_sessions_same_tenant, otherSessions: t.source_sessions_other_tenants, others: t.received_from_tenants, first: t.first_received, last: t.last_received, canaries,
+  }
 }

@@ -1,8 +1,8 @@
 import {z} from 'zod'
 import {InputError} from '../errors.js'
 import {detectionSchema, detectionSummary} from './detection-note.js'
-import type {CaseFacts, TenantExposure} from './facts.js'
-import {categoryLabel, PHRASES, type Language} from './phrases.js'
+import type {CaseFacts, Counterpart, TenantExposure} from './facts.js'
+import {categoryLabel, leakedSide, PHRASES, receivedSide, type Language} from './phrases.js'
 import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 import {count} from '../util/plural.js'
 
@@ -16,7 +16,8 @@ import {count} from '../util/plural.js'
 /** Another customer, only as an opaque label (tenant#1, ...): never its id. */
 const counterpart = z.object({
   label: z.string().regex(/^tenant#\d+$/),
-  responses: z.number().int(),
+  /** responses with a canary marker (null: the case holds no canary registry, so not known) */
+  responses: z.number().int().nullable(),
   provenance_responses: z.number().int(),
   exposure_responses: z.number().int(),
   sessions: z.number().int(),
@@ -44,7 +45,8 @@ export const processorNoticeSchema = z.object({
   your_data_reached_others: z.object({
     sessions: z.array(z.string()),
     responses: z.number().int(),
-    by_canary: z.number().int(),
+    /** null: the case holds no canary registry (no marker can be attributed), not none */
+    by_canary: z.number().int().nullable(),
     verbatim_only_responses: z.number().int(),
     other_sessions_of_yours: z.number().int(),
     sessions_of_other_customers: z.number().int(),
@@ -57,7 +59,8 @@ export const processorNoticeSchema = z.object({
   }),
   you_received_other_data: z.object({
     responses: z.number().int(),
-    by_canary: z.number().int(),
+    /** null: the case holds no canary registry (no marker can be attributed), not none */
+    by_canary: z.number().int().nullable(),
     verbatim_only_responses: z.number().int(),
     sessions: z.array(z.string()),
     from_customers: z.number().int(),
@@ -110,12 +113,13 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   const sent = facts.notifications.find((n) => n.phase === 'initial' && n.recipient === t.tenant_id)
   const sentLine = sent ? L.stated('notifications', N.sent(sent.at, sent.late), [`notification#${sent.id}`]) : null
 
+  const canaries = facts.totals.registry_files > 0
   const happened: string[] = []
   happened.push(
     L.stated(
       'what_happened',
       t.responses_carrying_its_data > 0
-        ? N.leaked({responses: t.responses_carrying_its_data, by_canary: t.leaked_by_canary, by_text_only: t.provenance_only_leaked, sessions: t.leaked_sessions.length, ownSessions: t.recipient_sessions_same_tenant, otherSessions: t.recipient_sessions_other_tenants, others: t.recipient_tenants_other, first: t.first_leaked, last: t.last_leaked})
+        ? N.leaked(leakedSide(t, canaries))
         : N.nothingLeaked,
       ['scan.exposure'],
     ),
@@ -124,7 +128,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
     L.stated(
       'what_happened',
       t.received_foreign_responses > 0
-        ? N.received({responses: t.received_foreign_responses, by_canary: t.received_by_canary, by_text_only: t.received_by_text_only, sessions: t.receiving_sessions.length, ownSessions: t.source_sessions_same_tenant, otherSessions: t.source_sessions_other_tenants, from: t.received_from_tenants, first: t.first_received, last: t.last_received})
+        ? N.received(receivedSide(t, canaries))
         : N.nothingReceived,
       ['scan.exposure'],
     ),
@@ -160,7 +164,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
     your_data_reached_others: {
       sessions: t.leaked_sessions,
       responses: t.responses_carrying_its_data,
-      by_canary: t.leaked_by_canary,
+      by_canary: canaries ? t.leaked_by_canary : null,
       verbatim_only_responses: t.provenance_only_leaked,
       other_sessions_of_yours: t.recipient_sessions_same_tenant,
       sessions_of_other_customers: t.recipient_sessions_other_tenants,
@@ -169,11 +173,11 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
       last: t.last_leaked,
       markers_truncated: t.markers_truncated,
       personal_data_found: t.pii_in_leaked.map((c) => ({label: categoryLabel(c.kind, c.label, language), count: c.count})),
-      other_customers_detail: t.counterparts_leaked_to,
+      other_customers_detail: markerCounts(t.counterparts_leaked_to, canaries),
     },
     you_received_other_data: {
       responses: t.received_foreign_responses,
-      by_canary: t.received_by_canary,
+      by_canary: canaries ? t.received_by_canary : null,
       verbatim_only_responses: t.received_by_text_only,
       sessions: t.receiving_sessions,
       from_customers: t.received_from_tenants,
@@ -182,7 +186,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
       first: t.first_received,
       last: t.last_received,
       personal_data_found: t.pii_in_received.map((c) => ({label: categoryLabel(c.kind, c.label, language), count: c.count})),
-      other_customers_detail: t.counterparts_received_from,
+      other_customers_detail: markerCounts(t.counterparts_received_from, canaries),
     },
     at_risk_responses: t.at_risk_responses,
     cause: L.texts('cause'),
@@ -192,4 +196,9 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
     statements: L.statements,
     open_items: L.open_items,
   })
+}
+
+/** Another customer's marker count is not known, not none, where the case holds no canary registry. */
+function markerCounts(cs: Counterpart[], canaries: boolean): Array<Omit<Counterpart, 'responses'> & {responses: number | null}> {
+  return canaries ? cs : cs.map((c) => ({...c, responses: null}))
 }

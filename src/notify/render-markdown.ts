@@ -160,15 +160,24 @@ export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string 
   inn.sessions_text = (inn.sessions as string[]).join(', ') || P.none
   // Per customer, the responses that carried only verbatim text: with the marker column they add
   // up to the responses (provenance_responses also counts the ones that carried a marker too).
-  const verbatimOnly = (rows: View[], raw: Array<{responses: number; exposure_responses: number}>): View[] =>
-    rows.map((row, i) => ({...row, verbatim_only_responses: raw[i]!.exposure_responses - raw[i]!.responses}))
+  const fr = n.language === 'fr'
+  const notKnown = fr ? 'non connu' : 'not known'
+  const verbatimOnly = (rows: View[], raw: Array<{responses: number | null; exposure_responses: number}>): View[] =>
+    rows.map((row, i) => ({...row, responses: raw[i]!.responses ?? notKnown, verbatim_only_responses: raw[i]!.exposure_responses - (raw[i]!.responses ?? 0)}))
+  // How the responses divide by evidence; without a canary registry there is no marker count to give.
+  const evidence = (side: {by_canary: number | null; verbatim_only_responses: number}, marker: string): string =>
+    side.by_canary === null
+      ? fr ? 'toutes par texte reproduit : aucun registre de canaris, marqueurs non vérifiés' : 'all by verbatim text: no canary registry, markers not checked'
+      : fr ? `${side.by_canary} avec ${marker}, ${side.verbatim_only_responses} par texte reproduit seulement` : `${side.by_canary} with ${marker}, ${side.verbatim_only_responses} by verbatim text only`
+  out.evidence_text = evidence(n.your_data_reached_others, fr ? 'votre marqueur canari' : 'your canary marker')
+  inn.evidence_text = evidence(n.you_received_other_data, fr ? 'un marqueur' : 'a marker')
   out.other_customers_detail = verbatimOnly(out.other_customers_detail as View[], n.your_data_reached_others.other_customers_detail)
   inn.other_customers_detail = verbatimOnly(inn.other_customers_detail as View[], n.you_received_other_data.other_customers_detail)
   out.has_detail = (out.other_customers_detail as View[]).length > 0
   inn.has_detail = (inn.other_customers_detail as View[]).length > 0
   // The counts of other customers as phrases that agree ("1 other customer", "2 autres clients"):
   // templates edited before these keys existed still render the bare numbers.
-  const others = (k: number): string => (n.language === 'fr' ? compte(k, 'autre client', 'autres clients') : count(k, 'other customer'))
+  const others = (k: number): string => (fr ? compte(k, 'autre client', 'autres clients') : count(k, 'other customer'))
   out.other_customers_text = others(n.your_data_reached_others.other_customers)
   inn.from_customers_text = others(n.you_received_other_data.from_customers)
   return renderTemplate(

@@ -157,7 +157,7 @@ function direction(
         _order: o === tenant ? -1 : 0,
       }
     })
-    .sort((a, b) => a._order - b._order || byText(a.first_seen ?? '~', b.first_seen ?? '~') || byText(a.tenant, b.tenant))
+    .sort((a, b) => a._order - b._order || byText(a.first_seen ?? '~', b.first_seen ?? '~') || byLabel(a.tenant, b.tenant))
     .map(({_order, ...c}) => c)
   return {
     responses: marked.size,
@@ -190,4 +190,11 @@ function exposureCount(rows: Row[], tenant: string, other: (r: Row) => string, o
     first_seen: iso(seen?.[0]),
     last_seen: iso(seen?.[1]),
   }
+}
+
+/** Opaque labels in their numbers' order (tenant#2 before tenant#10), names by their text. */
+function byLabel(a: string, b: string): number {
+  const la = /^tenant#(\d+)$/.exec(a)
+  const lb = /^tenant#(\d+)$/.exec(b)
+  return la && lb ? Number(la[1]) - Number(lb[1]) : byText(a, b)
 }

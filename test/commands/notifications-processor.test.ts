@@ -170,6 +170,39 @@ describe('a draft prepared for one controller names no other customer', () => {
   })
 })
 
+describe('the nature of the breach in a draft for one controller', () => {
+  it('states that controller\'s two sides as its processor notice counts them, never the whole case\'s sessions and customers', async () => {
+    const incident = inject('incident')
+    const dir = tempDir()
+    const db = path.join(dir, 'case.db')
+    await runJson(['triage', incident.logs, '--canaries', incident.canaries, '--db', db])
+    const whole = path.join(dir, 'whole.db')
+    fs.copyFileSync(db, whole)
+    expect((await run(['incident', 'open', '--db', db, '--title', 'KV leak', '--aware-at', '2026-11-03T08:00:00Z', '--role', 'processor'])).code).toBe(0)
+    const scope = await runJson<{exposure: {flows: Array<{source_tenant: string; recipient_tenant: string; responses: number}>}}>(['scope', '--db', db])
+    // A tenant whose data reached others and whose users were served others' data.
+    const tenants = [...new Set(scope.exposure.flows.map((f) => f.source_tenant))]
+    const tenant = tenants.find((t) => scope.exposure.flows.some((f) => f.recipient_tenant === t && f.source_tenant !== t))!
+    type Side = {responses: number; by_canary: number; verbatim_only_responses: number; sessions: string[]; other_sessions_of_yours: number; sessions_of_other_customers: number; to_customers?: number}
+    const notice = await runJson<{your_data_reached_others: Side; you_received_other_data: {responses: number; by_canary: number; verbatim_only_responses: number; from_other_sessions_of_yours: number; from_sessions_of_other_customers: number}}>(['report', 'processor-notice', '--db', db, '--tenant', tenant, '--format', 'json'])
+    const md = (await run(['report', 'article33', '--db', db, '--on-behalf-of-controller', tenant])).stdout
+    const nature = md.slice(md.indexOf('## 3.'), md.indexOf('### Cause'))
+    const leaked = notice.your_data_reached_others
+    const received = notice.you_received_other_data
+    expect(nature).toContain(`${leaked.responses} responses to other sessions carried data of ${leaked.sessions.length} sessions of this controller's end users (${leaked.by_canary} with its canary marker, ${leaked.verbatim_only_responses} by verbatim text only)`)
+    expect(nature).toMatch(new RegExp(`${received.responses} responses? served to this controller's end users carried another session's data \\(${received.by_canary} with a canary marker, ${received.verbatim_only_responses} by verbatim text only\\)`))
+    expect(nature).toContain(`${received.from_sessions_of_other_customers} sessions of `)
+    // The case-wide sentence counts the other customers' sessions among this controller's.
+    expect(nature).not.toMatch(/The data of \d+ sessions? of \d+ customers? reached/)
+    const fr = (await run(['report', 'article33', '--db', db, '--on-behalf-of-controller', tenant, '--lang', 'fr'])).stdout
+    expect(fr).toContain(`des utilisateurs finaux de ce responsable de traitement (${leaked.by_canary} avec son marqueur canari`)
+    expect(fr).not.toMatch(/Les données de \d+ sessions? de \d+ clients? ont atteint/)
+    // Drafted for the whole case (a controller's own draft), the case-wide sentence stays.
+    expect((await run(['incident', 'open', '--db', whole, '--title', 'KV leak', '--aware-at', '2026-11-03T08:00:00Z', '--role', 'controller'])).code).toBe(0)
+    expect((await run(['report', 'article33', '--db', whole])).stdout).toMatch(/The data of \d+ sessions of \d+ customers reached \d+ receiving customers/)
+  })
+})
+
 describe('drafts of a case with no canary registry', () => {
   it('say that matching was by verbatim text only and what that cannot find, never "0 held a canary marker" or "by canary markers"', async () => {
     const incident = inject('incident')
@@ -185,11 +218,20 @@ describe('drafts of a case with no canary registry', () => {
     const tenant = scope.exposure.flows[0]!.source_tenant
     const notice = (await run(['report', 'processor-notice', '--db', db, '--tenant', tenant])).stdout
     expect(notice).toContain('by verbatim text (no canary registry); the evidence is preserved')
+    // Without a registry no marker count is known: never "0 with your canary marker".
+    expect(notice).not.toMatch(/\b0 with (your|a) canary marker/)
+    expect(notice).toContain('(all by verbatim text: no canary registry, markers not checked)')
+    expect(notice).toMatch(/\| tenant\\#1 \| \d+ \| not known \| \d+ \|/)
+    const noticeJson = await runJson<{your_data_reached_others: {by_canary: number | null; other_customers_detail: Array<{responses: number | null}>}; you_received_other_data: {by_canary: number | null}}>(['report', 'processor-notice', '--db', db, '--tenant', tenant, '--format', 'json'])
+    expect(noticeJson.your_data_reached_others.by_canary).toBeNull()
+    expect(noticeJson.you_received_other_data.by_canary).toBeNull()
+    expect(noticeJson.your_data_reached_others.other_customers_detail.every((c) => c.responses === null)).toBe(true)
     expect(notice).toContain('- Your canary markers seen elsewhere (truncated): not applicable: the case holds no canary registry')
     expect(notice).toContain(limit)
     const draft = (await run(['report', 'article33', '--db', db, '--on-behalf-of-controller', tenant])).stdout
     expect(draft).toMatch(/were searched for verbatim text of other sessions \(no canary registry: see below\)/)
     expect(draft).toContain(limit)
+    expect(draft).not.toMatch(/\b0 with (its|a) canary marker/)
     expect(draft).not.toMatch(/searched for canary markers \(0 canary registry files\)/)
     expect(draft).toContain("| of which with that session's canary marker | not known: the case holds no canary registry |")
     expect(draft).toContain('| Responses with a marker of another customer (cross-tenant) | not known: the case holds no canary registry |')

@@ -17,7 +17,7 @@ const replay = (n: number): ReplayTargetFacts => ({
 
 /** Every sentence of a table that carries a count, with every count set to n. */
 function sentences(P: Phrases, n: number): string[] {
-  const notice = {responses: n, by_canary: n, by_text_only: n, sessions: n, ownSessions: n, otherSessions: n, others: n, from: n, first: null, last: null}
+  const notice = {responses: n, by_canary: n, by_text_only: n, sessions: n, ownSessions: n, otherSessions: n, others: n, first: null, last: null, canaries: true}
   return [
     P.exposure(exposure(n), '2026-11-01T00:00:00Z', '2026-11-02T00:00:00Z'),
     P.exposureCrossTenant(n),
@@ -26,6 +26,8 @@ function sentences(P: Phrases, n: number): string[] {
     P.a34.whatHappened(exposure(n)),
     P.notice.leaked(notice),
     P.notice.received(notice),
+    P.controllerExposure.leaked(notice),
+    P.controllerExposure.received(notice),
     P.notice.identified(n, n, 0),
     P.notice.identified(n, n, n),
     P.open.detectionIncomplete(n),
@@ -48,6 +50,8 @@ describe('counts in drafts and notices', () => {
     expect(one).toContain('(1 conversation was affected)')
     expect(one).toContain('received in 1 other session of yours and in 1 session of 1 other customer.')
     expect(one).toContain('from 1 other session of yours and from 1 session of 1 other customer.')
+    expect(one).toContain("1 response to other sessions carried data of 1 session of this controller's end users (1 with its canary marker, 1 by verbatim text only), received in 1 other session of its own and in 1 session of 1 other customer.")
+    expect(one).toContain("1 response served to this controller's end users carried another session's data (1 with a canary marker, 1 by verbatim text only), in 1 session of theirs, from 1 other session of its own and from 1 session of 1 other customer.")
     expect(one).toContain('the notice to 1 affected controller, not yet recorded')
     const two = sentences(EN, 2).join('\n')
     expect(two).toContain('The data of 2 sessions of 2 customers reached 2 receiving customers')
@@ -73,11 +77,11 @@ describe('counts in drafts and notices', () => {
   })
 
   it('a notice counts a customer\'s own other sessions apart from other customers, and names only the sides there are', () => {
-    const n = {responses: 5, by_canary: 5, by_text_only: 0, sessions: 2, first: null, last: null}
+    const n = {responses: 5, by_canary: 5, by_text_only: 0, sessions: 2, first: null, last: null, canaries: true}
     expect(EN.notice.leaked({...n, ownSessions: 3, otherSessions: 0, others: 0})).toContain('received in 3 other sessions of yours.')
     expect(EN.notice.leaked({...n, ownSessions: 0, otherSessions: 4, others: 2})).toContain('received in 4 sessions of 2 other customers.')
-    expect(EN.notice.received({...n, ownSessions: 2, otherSessions: 0, from: 0})).toContain('from 2 other sessions of yours.')
-    expect(FR.notice.received({...n, ownSessions: 0, otherSessions: 1, from: 1})).toContain('provenant de 1 session de 1 autre client.')
+    expect(EN.notice.received({...n, ownSessions: 2, otherSessions: 0, others: 0})).toContain('from 2 other sessions of yours.')
+    expect(FR.notice.received({...n, ownSessions: 0, otherSessions: 1, others: 1})).toContain('provenant de 1 session de 1 autre client.')
     expect(FR.notice.leaked({...n, ownSessions: 1, otherSessions: 0, others: 0})).toContain('reçues dans 1 autre de vos sessions.')
   })
 
