@@ -192,6 +192,10 @@ export function tenantCsvTable(v: TenantViewResult): CsvTable {
   return {columns: ['tenant', 'direction', 'counterpart', 'same_tenant', 'responses', 'provenance_responses', 'sessions', 'first_seen', 'last_seen'], rows}
 }
 
+/** Said above the timeline of a case with no canary registry: no event or count of it rests on a marker. */
+export const NO_REGISTRY_TIMELINE_NOTE =
+  'No canary registry in this case: no marker can be attributed to a session, so the leaks below are by verbatim text only and their markers were not checked (crosstalk ingest canaries FILE).'
+
 /** Said above the scope of a case with no canary registry: its marker figures count nothing. */
 export const NO_REGISTRY_SCOPE_NOTE =
   'No canary registry in this case: the marker figures below cannot count anything (not known, not none); the exposure is by verbatim text only (crosstalk ingest canaries FILE).'
@@ -248,8 +252,10 @@ export function bar(value: number, max: number, width = 40): string {
   return '█'.repeat(Math.floor(eighths / 8)) + BLOCKS[eighths % 8]
 }
 
-export function renderTimeline(tl: TimelineResult, options: {maxSightings?: number; maxPairs?: number} = {}): string {
+export function renderTimeline(tl: TimelineResult, options: {maxSightings?: number; maxPairs?: number; registry?: boolean} = {}): string {
   const out: string[] = []
+  const registry = options.registry ?? true
+  if (!registry && !tl.detection.never_scanned) out.push(wrap(NO_REGISTRY_TIMELINE_NOTE), '')
   if (tl.detection.never_scanned) out.push(wrap(`${upperFirst(describeGap(tl.detection))}: contamination is not known yet (run \`crosstalk scan\`); the at-risk responses are below.`))
   else if (tl.bug_window) out.push(wrap(`Bug window: ${tl.bug_window.start} .. ${tl.bug_window.end} (${tl.bug_window.basis})`))
   else {
@@ -279,9 +285,11 @@ export function renderTimeline(tl: TimelineResult, options: {maxSightings?: numb
     const max = Math.max(...tl.hours.map((h) => Math.max(h.contaminated_responses + h.text_only_responses, h.at_risk_responses ?? 0)))
     const risk = tl.hours.some((h) => h.at_risk_responses !== null)
     const light = (s: string): string => s.replace(/./gu, '░')
-    out.push('', `Responses carrying another session's data per hour: with its marker █, by verbatim text only ░${risk ? ' (second line: at-risk responses)' : ''}`)
+    out.push('', registry
+      ? `Responses carrying another session's data per hour: with its marker █, by verbatim text only ░${risk ? ' (second line: at-risk responses)' : ''}`
+      : `Responses carrying another session's data per hour, by verbatim text ░ (no canary registry: markers not checked)${risk ? ' (second line: at-risk responses)' : ''}`)
     for (const h of tl.hours) {
-      const both = `${h.contaminated_responses}+${h.text_only_responses}`
+      const both = registry ? `${h.contaminated_responses}+${h.text_only_responses}` : String(h.text_only_responses)
       out.push(`${h.hour.slice(0, 13)}:00Z ${both.padStart(6)} ${bar(h.contaminated_responses, max)}${light(bar(h.text_only_responses, max))}`)
       if (risk) out.push(`${' '.repeat(18)}${String(h.at_risk_responses ?? 0).padStart(6)} ${bar(h.at_risk_responses ?? 0, max).replace(/./gu, (ch) => (ch === '█' ? '▒' : ch))}`)
     }

@@ -8,6 +8,8 @@ import {buildTimeline, type TimelineResult} from '../scope/build-timeline.js'
 type UnscannedTimeline = Omit<TimelineResult, 'exposure' | 'nodes' | 'pairs' | 'hours'> & {exposure: null; nodes: null; pairs: null; hours: null}
 import {loadScopeInputs} from '../scope/scope-data.js'
 import {listAudit} from '../store/audit.js'
+import {hasCanaries} from '../store/canaries.js'
+import {registrylessTimeline, type RegistrylessTimeline} from '../scope/unscanned.js'
 
 export default class Timeline extends BaseCommand {
   static override description =
@@ -21,16 +23,18 @@ export default class Timeline extends BaseCommand {
     ...detectionFlags,
   }
 
-  public async run(): Promise<TimelineResult | UnscannedTimeline> {
+  public async run(): Promise<TimelineResult | UnscannedTimeline | RegistrylessTimeline> {
     const {flags} = await this.parse(Timeline)
     const db = this.openCase(flags.db)
     const inputs = loadScopeInputs(db, {poolTokens: flags['pool-tokens']})
     const warning = checkDetection(inputs.detection, 'timeline', flags['allow-incomplete'])
     if (warning) this.note(this.paint.yellow(warning))
     const result = buildTimeline(inputs, listAudit(db))
-    if (!this.jsonEnabled()) this.log(renderTimeline(result))
+    // Without a registry the markers' figures count nothing: said on the console, null in --json.
+    const registry = hasCanaries(db)
+    if (!this.jsonEnabled()) this.log(renderTimeline(result, {registry}))
     // Never scanned: what detection would have found is unknown, not none (the events keep the audit trail).
     if (inputs.detection.never_scanned) return {...result, exposure: null, nodes: null, pairs: null, hours: null}
-    return result
+    return registry ? result : registrylessTimeline(result)
   }
 }

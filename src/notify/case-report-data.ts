@@ -173,3 +173,43 @@ export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): 
     evidence: facts.evidence.map((f) => ({name: f.name, sha256: f.sha256, size: f.size, records: f.records})),
   }
 }
+
+/**
+ * `report case --format json` as it is handed on: what detection has not established is null
+ * (unknown), never the 0 the page's data holds for it (the page says "unknown" itself). On a
+ * case never scanned every count detection makes is null; on a case with no canary registry
+ * the markers' figures are (no marker can be attributed to a session), as in `scope --json`.
+ */
+export function caseReportJson(d: CaseReportData) {
+  if (d.detection.never_scanned) {
+    return {
+      ...d,
+      scope: {
+        ...d.scope,
+        contaminated_responses: null, cross_tenant_responses: null, cross_session_responses: null, exposed_sessions: null, exposed_tenants: null,
+        recipient_tenants: null, first_seen: null, last_seen: null, provenance_responses: null, provenance_only_responses: null, orphan_sightings: null,
+        data_subjects: null, records_concerned: null, bug_window: null, exposure: null, exposure_first: null, exposure_last: null,
+      },
+      flows: null, flow_matrix: null, provenance_flows: null, data_categories: null,
+      nodes: d.nodes.map((n) => ({...n, contaminated_responses: null, cross_tenant_responses: null, cross_session_responses: null, provenance_responses: null, first_seen: null, last_seen: null})),
+      hours: d.hours.map((h) => ({...h, contaminated_responses: null, sightings: null, text_only_responses: null})),
+      sightings: {...d.sightings, by_class: null},
+    }
+  }
+  if (d.totals.registry_files > 0) return d
+  return {
+    ...d,
+    scope: {
+      ...d.scope,
+      contaminated_responses: null, cross_tenant_responses: null, cross_session_responses: null, exposed_sessions: null, exposed_tenants: null,
+      recipient_tenants: null, first_seen: null, last_seen: null,
+      exposure: {...d.scope.exposure, by_canary: null},
+    },
+    flows: null, flow_matrix: null,
+    nodes: d.nodes.map((n) => ({...n, contaminated_responses: null, cross_tenant_responses: null, cross_session_responses: null, first_seen: null, last_seen: null})),
+    hours: d.hours.map((h) => ({...h, contaminated_responses: null, sightings: null})),
+    // Only orphans can be found without a registry: the other classes are unknown, not none.
+    sightings: {...d.sightings, by_class: {own: null, echo: null, cross_session: null, cross_tenant: null, orphan: d.sightings.by_class.orphan}},
+  }
+}
+export type CaseReportJson = ReturnType<typeof caseReportJson>

@@ -1,5 +1,6 @@
 import type {ScopeHourRow, ScopeNodeRow, ScopeResult} from './compute-scope.js'
 import type {TenantDirection, TenantViewResult} from './tenant-view.js'
+import type {TimelineResult} from './build-timeline.js'
 
 // `scope --allow-incomplete` on a case that was never scanned: no sighting, provenance or
 // personal-data finding exists yet, so every count detection makes is unknown, not zero (the
@@ -79,3 +80,19 @@ export function registrylessTenantView(v: TenantViewResult) {
   })
   return {...v, received: side(v.received), leaked: side(v.leaked)}
 }
+
+/**
+ * The timeline of a case with no canary registry: the markers' figures (each pair's and each
+ * hour's marker counts, the nodes' first and last marker responses) null, as in registrylessScope;
+ * the verbatim-text evidence, the at-risk counts and the events stay.
+ */
+export function registrylessTimeline(t: TimelineResult) {
+  return {
+    ...t,
+    exposure: {...t.exposure, by_canary: null},
+    nodes: t.nodes.map((n) => ({...n, first_contaminated: null, last_contaminated: null})),
+    pairs: t.pairs.map((p) => ({...p, by_canary: null})),
+    hours: t.hours.map((h) => ({...h, contaminated_responses: null, sightings: null})),
+  }
+}
+export type RegistrylessTimeline = ReturnType<typeof registrylessTimeline>

@@ -68,5 +68,11 @@ describe('crosstalk report case', () => {
     expect(allowed.code, allowed.stderr).toBe(0)
     expect(allowed.stdout).toContain('Not scanned: nothing is known yet')
     expect(allowed.stdout).not.toMatch(/No response (in|among)/)
+    // Its data says unknown as null, never the zeros nothing was counted into.
+    const data = await runJson<{scope: Record<string, unknown>; flows: unknown; sightings: {by_class: unknown}; detection: {never_scanned: boolean}}>(['report', 'case', '--db', partial, '--allow-incomplete', '--format', 'json'])
+    expect(data.detection.never_scanned).toBe(true)
+    for (const k of ['contaminated_responses', 'cross_tenant_responses', 'exposed_sessions', 'provenance_responses', 'orphan_sightings', 'exposure', 'data_subjects']) expect(data.scope[k], k).toBeNull()
+    expect(data.flows).toBeNull()
+    expect(data.sightings.by_class).toBeNull()
   })
 })

@@ -5,7 +5,7 @@ import {truncateMarker} from '../../cli/render-detect.js'
 import {writeReport, type ReportFormat, type ReportWrittenResult} from '../../cli/report-output.js'
 import {checkDetection, detectionFlags} from '../../cli/detection-flags.js'
 import {detectionCoverage} from '../../detect/coverage.js'
-import {gatherCaseReport, type CaseReportData} from '../../notify/case-report-data.js'
+import {caseReportJson, gatherCaseReport, type CaseReportJson} from '../../notify/case-report-data.js'
 import {parseInstant} from '../../notify/time.js'
 
 export default class ReportCase extends BaseCommand {
@@ -29,7 +29,7 @@ export default class ReportCase extends BaseCommand {
     now: Flags.string({description: 'Evaluate the clock at this moment (ISO with zone; for rehearsals and tests).', hidden: true}),
   }
 
-  public async run(): Promise<CaseReportData | ReportWrittenResult> {
+  public async run(): Promise<CaseReportJson | ReportWrittenResult> {
     const {flags} = await this.parse(ReportCase)
     const db = this.openCase(flags.db)
     const now = flags.now ? parseInstant(flags.now, '--now') : new Date()
@@ -44,11 +44,13 @@ export default class ReportCase extends BaseCommand {
       showMarker: flags['show-markers'] ? (m) => m : truncateMarker,
       markersShown: flags['show-markers'],
     })
-    const content = flags.format === 'json' ? JSON.stringify(data, null, 2) + '\n' : renderCaseReportHtml(data)
+    // The JSON says unknown as null; the page says it in words.
+    const json = caseReportJson(data)
+    const content = flags.format === 'json' ? JSON.stringify(json, null, 2) + '\n' : renderCaseReportHtml(data)
     if (!flags.out) {
       if (flags['show-markers']) this.audit(db, {flags}, {report: 'case', markers: 'full'}, now)
       if (!this.jsonEnabled()) process.stdout.write(content)
-      return data
+      return json
     }
     const written = writeReport('case', flags.format as ReportFormat, flags.out, content)
     this.audit(db, {flags}, {...written, markers: data.sightings.markers}, new Date())
