@@ -310,8 +310,11 @@ export function columnWidths(doc: Doc, texts: string[][], width: number, header:
   return widths
 }
 
-/** Bars per hour; empty hours between first and last are drawn as gaps, not skipped. */
-export function drawHourlyChart(doc: Doc, byHour: Array<{hour: string; responses: number}>, title: string, fr = false): void {
+/**
+ * Bars per hour; empty hours between first and last are drawn as gaps, not skipped. `text`
+ * (responses by verbatim text only) is stacked on `responses` in a lighter shade.
+ */
+export function drawHourlyChart(doc: Doc, byHour: Array<{hour: string; responses: number; text?: number}>, title: string, fr = false): void {
   const chartH = 150
   ensureSpace(doc, chartH + 60)
   doc.font('Helvetica-Bold').fontSize(10).fillColor('#000000').text(pdfSafe(title), MARGIN, doc.y)
@@ -327,8 +330,13 @@ export function drawHourlyChart(doc: Doc, byHour: Array<{hour: string; responses
   const hours = Math.round((end - start) / 3600_000) + 1
   const step = Math.max(1, Math.ceil(hours / 96))
   const buckets = Array.from({length: Math.ceil(hours / step)}, () => 0)
-  for (const b of byHour) buckets[Math.floor(Math.round((Date.parse(b.hour) - start) / 3600_000) / step)]! += b.responses
-  const max = Math.max(...buckets, 1)
+  const light = Array.from({length: buckets.length}, () => 0)
+  for (const b of byHour) {
+    const k = Math.floor(Math.round((Date.parse(b.hour) - start) / 3600_000) / step)
+    buckets[k]! += b.responses
+    light[k]! += b.text ?? 0
+  }
+  const max = Math.max(...buckets.map((n, k) => n + light[k]!), 1)
   const axisX = MARGIN + 30
   const plotW = width - 30
   const barW = plotW / buckets.length
@@ -337,9 +345,12 @@ export function drawHourlyChart(doc: Doc, byHour: Array<{hour: string; responses
   doc.text(String(max), MARGIN, top - 3, {width: 26, align: 'right'})
   doc.text('0', MARGIN, top + chartH - 4, {width: 26, align: 'right'})
   buckets.forEach((n, k) => {
-    if (n > 0) {
-      const h = (n / max) * (chartH - 4)
-      doc.rect(axisX + k * barW + barW * 0.1, top + chartH - h, Math.max(barW * 0.8, 0.8), h).fill('#b00020')
+    const h = (n / max) * (chartH - 4)
+    if (n > 0) doc.rect(axisX + k * barW + barW * 0.1, top + chartH - h, Math.max(barW * 0.8, 0.8), h).fill('#b00020')
+    const t = light[k]!
+    if (t > 0) {
+      const ht = (t / max) * (chartH - 4)
+      doc.rect(axisX + k * barW + barW * 0.1, top + chartH - h - ht, Math.max(barW * 0.8, 0.8), ht).fill('#e8a0aa')
     }
   })
   const labels = Math.min(buckets.length, 8)
@@ -353,9 +364,11 @@ export function drawHourlyChart(doc: Doc, byHour: Array<{hour: string; responses
   doc.y = top + chartH + 20
   doc.x = MARGIN
   const total = byHour.reduce((a, b) => a + b.responses, 0)
+  const text = byHour.reduce((a, b) => a + (b.text ?? 0), 0)
+  const stacked = byHour.some((b) => b.text !== undefined)
   const caption = fr
-    ? `Heures UTC ; ${step > 1 ? `chaque barre couvre ${step} heures` : 'chaque barre couvre une heure'}. Total ${compte(total, 'réponse')}, maximum ${max}.`
-    : `Hours in UTC${step > 1 ? `; each bar is ${step} hours` : '; each bar is one hour'}. Total ${count(total, 'response')}, peak ${max}.`
+    ? `Heures UTC ; ${step > 1 ? `chaque barre couvre ${step} heures` : 'chaque barre couvre une heure'}. ${stacked ? `Foncé : ${compte(total, 'réponse')} avec un marqueur ; clair : ${compte(text, 'réponse')} par texte reproduit seulement` : `Total ${compte(total, 'réponse')}`}, maximum ${max}.`
+    : `Hours in UTC${step > 1 ? `; each bar is ${step} hours` : '; each bar is one hour'}. ${stacked ? `Dark: ${count(total, 'response')} with a marker; light: ${count(text, 'response')} by verbatim text only` : `Total ${count(total, 'response')}`}, peak ${max}.`
   doc.font('Helvetica').fontSize(8).text(caption, MARGIN)
   doc.moveDown(0.8)
 }
@@ -440,7 +453,8 @@ export function renderArticle33Pdf(d: Article33Result): Promise<Buffer> {
     language: d.language,
     skipUntil: /^\| \| \|$/,
     figures: {
-      timeline: (doc) => drawHourlyChart(doc, d.scope?.by_hour ?? [], fr ? 'Réponses avec marqueur par heure (UTC)' : 'Responses with a marker per hour (UTC)', fr),
+      // Both kinds of evidence, as the console and the case page draw them: marker-only bars showed hours of verbatim-only leaks as empty.
+      timeline: (doc) => drawHourlyChart(doc, (d.scope?.by_hour ?? []).map((h) => ({hour: h.hour, responses: h.responses, text: h.text_only_responses})), fr ? "Réponses contenant des données d'une autre session, par heure (UTC)" : "Responses carrying another session's data per hour (UTC)", fr),
       flows: (doc) => drawFlowMatrix(doc, d.scope?.exposure.flows ?? [], fr ? 'Flux entre clients (réponses)' : 'Tenant-to-tenant flows (responses)', fr),
     },
   })

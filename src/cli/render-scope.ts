@@ -118,7 +118,7 @@ export function renderScope(r: ScopeResult): string {
   }
   if (r.by_hour.length > 0) {
     out.push('', 'By hour (UTC)')
-    out.push(table(['hour', 'contaminated', 'x-tenant', 'provenance', 'at risk'], r.by_hour.map((h) => [h.hour.slice(0, 13) + ':00Z', String(h.contaminated_responses), String(h.cross_tenant_responses), String(h.provenance_responses), n(h.at_risk_responses)])))
+    out.push(table(['hour', 'contaminated', 'x-tenant', 'provenance', 'text only', 'at risk'], r.by_hour.map((h) => [h.hour.slice(0, 13) + ':00Z', String(h.contaminated_responses), String(h.cross_tenant_responses), String(h.provenance_responses), String(h.text_only_responses), n(h.at_risk_responses)])))
   }
   return out.join('\n')
 }
@@ -181,7 +181,7 @@ export function scopeCsvTables(r: ScopeResult): Record<ScopeCsvTable, CsvTable> 
       columns: ['decode_node', 'contaminated_responses', 'cross_tenant_responses', 'cross_session_responses', 'provenance_responses', 'at_risk_responses', 'first_seen', 'last_seen', 'at_risk_first', 'at_risk_last'],
       rows: r.by_node.map((x) => ({...x})),
     },
-    hours: {columns: ['hour', 'contaminated_responses', 'cross_tenant_responses', 'provenance_responses', 'at_risk_responses'], rows: r.by_hour.map((h) => ({...h}))},
+    hours: {columns: ['hour', 'contaminated_responses', 'cross_tenant_responses', 'provenance_responses', 'text_only_responses', 'at_risk_responses'], rows: r.by_hour.map((h) => ({...h}))},
   }
 }
 

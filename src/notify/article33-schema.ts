@@ -161,7 +161,7 @@ export const article33Schema = z.object({
       method: z.string(),
       /** the canary flows, as scope --json's flows; the exposure's flows are in exposure.flows */
       flows: z.array(flow),
-      by_hour: z.array(z.object({hour: z.string(), responses: z.number().int(), cross_tenant_responses: z.number().int(), provenance_responses: z.number().int(), at_risk_responses: z.number().int().nullable()})),
+      by_hour: z.array(z.object({hour: z.string(), responses: z.number().int(), cross_tenant_responses: z.number().int(), provenance_responses: z.number().int(), text_only_responses: z.number().int(), at_risk_responses: z.number().int().nullable()})),
     })
     .nullable(),
   measures_before: z.string().nullable(),

@@ -60,7 +60,7 @@ export interface ScopeFacts extends ScopeContractKeys {
   orphan_sightings: number
   provenance_responses: number
   provenance_only_responses: number
-  by_hour: Array<{hour: string; responses: number; cross_tenant_responses: number; provenance_responses: number; at_risk_responses: number | null}>
+  by_hour: Array<{hour: string; responses: number; cross_tenant_responses: number; provenance_responses: number; text_only_responses: number; at_risk_responses: number | null}>
   by_node: Array<{node: string; responses: number; cross_tenant_responses: number; cross_session_responses: number; provenance_responses: number; at_risk_responses: number | null; first_seen: string | null; last_seen: string | null}>
   data_subjects: Range
   records: Range
@@ -425,6 +425,7 @@ export function scopeFacts(s: ScopeResult, inputs?: Pick<ScopeInputs, 'contamina
       responses: h.contaminated_responses,
       cross_tenant_responses: h.cross_tenant_responses,
       provenance_responses: h.provenance_responses,
+      text_only_responses: h.text_only_responses,
       at_risk_responses: h.at_risk_responses,
     })),
     by_node: s.by_node

@@ -51,6 +51,8 @@ export interface ScopeHourRow {
   contaminated_responses: number
   cross_tenant_responses: number
   provenance_responses: number
+  /** responses that carried another session's text verbatim and no marker of it (provenance only) */
+  text_only_responses: number
   at_risk_responses: number | null
 }
 
@@ -309,6 +311,7 @@ function byHour(contamination: ContaminationRow[], provenance: ProvenanceRow[], 
       contaminated_responses: row.c.size,
       cross_tenant_responses: row.t.size,
       provenance_responses: row.p.size,
+      text_only_responses: [...row.p].filter((id) => !row.c.has(id)).length,
       at_risk_responses: atRisk === null ? null : row.risk,
     }))
 }

@@ -23,8 +23,8 @@ describe('scope and the Article 33 draft agree', () => {
     for (const key of shared) expect(draft.scope[key], key).toEqual(scope[key])
     expect(draft.data_subjects.approximate).toMatchObject({low: scope.data_subjects.low, high: scope.data_subjects.high})
     expect(draft.records.approximate).toMatchObject({low: scope.records_concerned.low, high: scope.records_concerned.high})
-    const hours = (scope.by_hour as Array<{hour: string; contaminated_responses: number; cross_tenant_responses: number; provenance_responses: number; at_risk_responses: number | null}>).map(
-      (h) => ({hour: h.hour, responses: h.contaminated_responses, cross_tenant_responses: h.cross_tenant_responses, provenance_responses: h.provenance_responses, at_risk_responses: h.at_risk_responses}),
+    const hours = (scope.by_hour as Array<{hour: string; contaminated_responses: number; cross_tenant_responses: number; provenance_responses: number; text_only_responses: number; at_risk_responses: number | null}>).map(
+      (h) => ({hour: h.hour, responses: h.contaminated_responses, cross_tenant_responses: h.cross_tenant_responses, provenance_responses: h.provenance_responses, text_only_responses: h.text_only_responses, at_risk_responses: h.at_risk_responses}),
     )
     expect(draft.scope.by_hour).toEqual(hours)
   })

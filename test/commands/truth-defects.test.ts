@@ -118,6 +118,14 @@ describe('the PDF (defect 9)', () => {
       expect(lines.slice(0, -1).every((n) => n >= 8), `${authority}: lines per page ${lines.join(',')}`).toBe(true)
       expect(lines.at(-1)!).toBeGreaterThanOrEqual(3)
       if (authority === 'cnil') expect(text).toMatch(/Page 1 sur \d+/)
+      // The hourly figure draws both kinds of evidence and says how many of each: verbatim-only leaks are not empty hours.
+      const draft = await runJson<{scope: {exposure: {by_canary: number; by_text_only: number}; by_hour: Array<{responses: number; text_only_responses: number}>}}>(['report', 'article33', '--db', db, '--authority', authority, '--format', 'json'])
+      const hours = draft.scope.by_hour
+      expect(hours.reduce((a, h) => a + h.text_only_responses, 0)).toBe(draft.scope.exposure.by_text_only)
+      expect(hours.reduce((a, h) => a + h.responses, 0)).toBe(draft.scope.exposure.by_canary)
+      const flat = text.replace(/\s+/g, ' ')
+      if (authority === 'cnil') expect(flat).toContain(`Foncé : ${draft.scope.exposure.by_canary} réponses avec un marqueur ; clair : ${draft.scope.exposure.by_text_only} réponses par texte reproduit seulement`)
+      else expect(flat).toContain(`Dark: ${draft.scope.exposure.by_canary} responses with a marker; light: ${draft.scope.exposure.by_text_only} responses by verbatim text only`)
     }
   })
 })

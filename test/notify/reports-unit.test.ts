@@ -55,7 +55,7 @@ function fixture(now = '2026-10-24T08:00:00.000Z', incident: Partial<IncidentRec
       flows: [{source_tenant: 'acme', recipient_tenant: 'globex', responses: 9}, {source_tenant: 'acme', recipient_tenant: 'acme', responses: 3}],
       exposure: EXPOSURE,
       pool_tokens: null, orphan_sightings: 0, provenance_responses: 4, provenance_only_responses: 2, bug_window: null,
-      by_hour: [{hour: '2026-10-22T10:00:00.000Z', responses: 4, cross_tenant_responses: 3, provenance_responses: 0, at_risk_responses: null}],
+      by_hour: [{hour: '2026-10-22T10:00:00.000Z', responses: 4, cross_tenant_responses: 3, provenance_responses: 0, text_only_responses: 0, at_risk_responses: null}],
       by_node: [{node: 'gpu-3', responses: 12, cross_tenant_responses: 9, cross_session_responses: 3, provenance_responses: 0, at_risk_responses: null, first_seen: null, last_seen: null}],
       data_subjects: {low: 8, high: 19, method: 'sessions'},
       records: {low: 14, high: 14, method: 'responses'},

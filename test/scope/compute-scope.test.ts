@@ -69,8 +69,9 @@ describe('computeScope on a hand-built case', () => {
       {decode_node: 'd2', contaminated_responses: 1, cross_tenant_responses: 1, cross_session_responses: 0, provenance_responses: 1, at_risk_responses: 2, first_seen: '2026-11-02T07:15:30.789Z', last_seen: '2026-11-02T07:15:30.789Z', at_risk_first: '2026-11-02T07:10:00.000Z', at_risk_last: '2026-11-02T07:15:30.789Z'},
     ])
     expect(s.by_hour).toEqual([
-      {hour: '2026-11-02T06:00:00.000Z', contaminated_responses: 3, cross_tenant_responses: 2, provenance_responses: 0, at_risk_responses: 3},
-      {hour: '2026-11-02T07:00:00.000Z', contaminated_responses: 1, cross_tenant_responses: 1, provenance_responses: 1, at_risk_responses: 2},
+      {hour: '2026-11-02T06:00:00.000Z', contaminated_responses: 3, cross_tenant_responses: 2, provenance_responses: 0, text_only_responses: 0, at_risk_responses: 3},
+      // record 6's provenance, with no marker: text only
+      {hour: '2026-11-02T07:00:00.000Z', contaminated_responses: 1, cross_tenant_responses: 1, provenance_responses: 1, text_only_responses: 1, at_risk_responses: 2},
     ])
     expect(s.flow_matrix).toEqual({tenants: ['acme', 'beta', 'gamma'], responses: [[1, 0, 2], [0, 0, 1], [0, 1, 0]]})
   })
