@@ -2,9 +2,11 @@ import {safeLine} from '../util/sanitize.js'
 
 // A leaked string can hold Markdown or HTML ("[click](javascript:...)", "<img onerror>",
 // "# Heading", "| fake | row |") or terminal escapes. Every value placed into a Markdown
-// report goes through escapeMd: controls made visible, one line, HTML special characters
-// as entities, and the Markdown characters that build links, emphasis, headings, tables
-// or code backslash-escaped so they render as themselves. GFM autolinks are broken too.
+// report goes through escapeMd: controls made visible, one line, the characters that open
+// HTML (&, <, >) as entities, and the Markdown characters that build links, emphasis,
+// headings, tables or code backslash-escaped so they render as themselves. GFM autolinks are
+// broken too. A double quote is left as it is: with no tag or link able to open it is plain
+// text, and a draft a DPO reads as text said 'or &quot;not applicable&quot;'.
 
 const MD_SPECIAL = /[\\`*_[\]#|~]/g
 
@@ -14,7 +16,6 @@ export function escapeMd(value: unknown): string {
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
     .replace(MD_SPECIAL, (c) => `\\${c}`)
     .replace(/:\/\//g, ':\\/\\/')
     .replace(/\bwww\./gi, (m) => `${m.slice(0, 3)}\\.`)

@@ -109,7 +109,7 @@ describe('crosstalk report (article33 / article34 / processor-notice / register)
     expect(JSON.parse(r.stdout)).toMatchObject({report: 'article33', format: 'pdf', out})
     expect(fs.readFileSync(out).subarray(0, 5).toString()).toBe('%PDF-')
     const text = execFileSync('pdftotext', ['-layout', out, '-'], {encoding: 'utf8'})
-    for (const s of ['2026-10-26T08:00:00.000Z', 'DUE SOON', 'Responses with a marker per hour (UTC)', 'Tenant-to-tenant flows', 'Annex: evidence manifest', logSha256.slice(0, 24), 'Page 1 of', 'DRAFT']) {
+    for (const s of ['2026-10-26T08:00:00.000Z', 'DUE SOON', "Responses carrying another session's data per hour (UTC)", 'Tenant-to-tenant flows', 'Annex: evidence manifest', logSha256.slice(0, 24), 'Page 1 of', 'DRAFT']) {
       expect(text).toContain(s)
     }
     expect(text).toMatch(/Responses carrying another session's data\s+5/)

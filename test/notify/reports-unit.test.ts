@@ -393,6 +393,8 @@ describe('escaping and templates', () => {
     expect(e).not.toMatch(/<|\u001b|(?<!\\)\[|(?<!\\)\||(?<!\\)\*|^#|:\/\//)
     expect(unescapeMd(e)).toBe(hostile.replace('\u001b', '\\x1b'))
     expect(escapeMd('- item')).toBe('\\- item')
+    // Quotes are text: no tag or link can open around them.
+    expect(escapeMd('or "not applicable"')).toBe('or "not applicable"')
   })
 
   it('renders values, sections, inverted sections and lists; values are not re-scanned', () => {
