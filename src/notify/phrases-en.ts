@@ -235,6 +235,8 @@ export const EN = {
       `${n.phase === 'initial' ? 'initial' : 'follow-up'} ${n.at} to ${n.recipient === 'authority' ? 'authority' : n.recipient === 'data-subjects' ? 'data subjects' : `controller ${n.recipient}`} ref ${n.reference}${n.file_sha256 ? ` sha256 ${n.file_sha256}` : ''}${n.late ? ' LATE' : ''}`,
     severity: (a: AssessmentRecord) => `ENISA SE ${a.se} (${EN.band[a.band] ?? a.band}); suggested ${EN.outcome[a.suggested] ?? a.suggested}`,
     authorityProcessor: 'not applicable: as processor, we notify each controller (Art. 33(2)); notifying the authority is the controller\'s duty (Art. 33(1))',
+    proposed: (m: string) => `Proposed, not yet taken: ${m}`,
+    noInvestigation: 'no replay recorded',
   },
 
   // ---- open items (what the case does not hold yet)

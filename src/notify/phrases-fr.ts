@@ -226,6 +226,8 @@ export const FR: Phrases = {
       `${n.phase === 'initial' ? 'initiale' : 'complémentaire'} ${n.at} à ${n.recipient === 'authority' ? "l'autorité" : n.recipient === 'data-subjects' ? 'les personnes concernées' : `responsable de traitement ${n.recipient}`} réf. ${n.reference}${n.file_sha256 ? ` sha256 ${n.file_sha256}` : ''}${n.late ? ' EN RETARD' : ''}`,
     severity: (a) => `SE ENISA ${a.se} (${band[a.band] ?? a.band}) ; suggestion : ${outcome[a.suggested] ?? a.suggested}`,
     authorityProcessor: "sans objet : en tant que sous-traitant, nous notifions chaque responsable de traitement (art. 33.2) ; la notification à l'autorité incombe au responsable de traitement (art. 33.1)",
+    proposed: (m) => `Proposée, pas encore prise : ${m}`,
+    noInvestigation: 'aucun rejeu enregistré',
   },
 
   open: {

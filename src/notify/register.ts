@@ -32,7 +32,10 @@ export const registerEntrySchema = z.object({
   data_categories: z.string(),
   effects: z.string(),
   cause: z.string(),
+  /** measures taken, then measures proposed (each said as proposed: not taken yet) */
   remedial_action: z.string(),
+  /** how the cause was confirmed (replays of affected requests), null when none is recorded: an investigation, not a remedy */
+  investigation: z.string().nullable(),
   decision: z.string(),
   rationale: z.string().nullable(),
   decided_by: z.string().nullable(),
@@ -87,9 +90,11 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   const cause = causeParts.length > 0 ? joinItems(causeParts, P.join) : todo('cause', P.open.cause, 'Art. 33(5); template 61-62', 'crosstalk incident set --cause TEXT --cause-category ...')
   const remedial = [
     ...splitList(inc?.measures_taken).map((m) => L.stated('measures_taken', m, ['incident.measures_taken'])),
-    ...splitList(inc?.measures_proposed).map((m) => L.stated('measures_proposed', m, ['incident.measures_proposed'])),
-    ...(facts.replay?.groups ?? []).map((g) => L.stated('measures_taken', P.replayGroup(g), g.run_ids.map((id) => `replay_run#${id}`))),
+    // Art. 33(5) records the remedial action *taken*: a proposed measure is said as proposed.
+    ...splitList(inc?.measures_proposed).map((m) => L.stated('measures_proposed', P.register.proposed(m), ['incident.measures_proposed'])),
   ]
+  // Replaying affected requests confirms the mechanism; it remedies nothing, so it is its own row.
+  const replays = (facts.replay?.groups ?? []).map((g) => L.stated('investigation', P.replayGroup(g), g.run_ids.map((id) => `replay_run#${id}`)))
   if (!inc?.measures_taken) remedial.push(todo('measures_taken', P.open.measuresTaken, 'Art. 33(5)', 'crosstalk incident set --measures-taken "A; B"'))
   const decision = a ? L.stated('decision', P.decisionStated(a), [`assessment#${a.id}`]) : todo('decision', P.open.risk, 'Art. 33(5); EDPB 9/2022', 'crosstalk assess --decide ... --rationale ...')
   const authority = facts.notifications.find((n) => n.recipient === 'authority' && n.phase === 'initial')
@@ -127,6 +132,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     effects,
     cause,
     remedial_action: joinItems(remedial, P.join),
+    investigation: replays.length > 0 ? joinItems(replays, P.join) : null,
     decision,
     rationale: a?.rationale ?? null,
     decided_by: a?.decided_by ?? null,

@@ -143,6 +143,7 @@ export function renderRegisterMarkdown(d: RegisterEntryResult): string {
   // processor's count of controllers notified is given out of those affected.
   const fr = d.language === 'fr'
   if (d.notification_references === '') view.notification_references = fr ? 'aucune enregistrée' : 'none recorded'
+  view.investigation_text = view.investigation ?? P.register.noInvestigation
   view.controllers_notified_text =
     d.controllers_affected === null
       ? fr ? 'sans objet (nous sommes le responsable de traitement)' : 'not applicable (we are the controller)'

@@ -48,6 +48,11 @@ describe('replay results by target and role (defect 2)', () => {
     expect(sentences).toMatch(/^As a negative control, 2 distinct affected requests were replayed .*: 0 confirmed .*, 2 rejected by the target/m)
     expect(sentences).not.toMatch(/4 requests|3 run\(s\)/)
     expect(d.statements.find((s) => s.text.startsWith('As a negative control'))!.rests_on).toEqual(['replay_run#3'])
+    // The register records replays as the investigation they are, not as remedial action.
+    const reg = await runJson<{remedial_action: string; investigation: string | null}>(['report', 'register', '--db', dbPath, '--format', 'json'])
+    expect(reg.remedial_action).not.toMatch(/replayed/)
+    expect(reg.investigation).toMatch(/^To confirm the fault, 2 distinct affected requests were replayed/)
+    expect(reg.investigation).toContain('As a negative control, 2 distinct affected requests were replayed')
   })
 })
 

@@ -281,6 +281,17 @@ describe('Article 34, the processor notice and the register say only what was re
     expect(recorded.breach_window).toBe('2026-10-22T09:00:00.000Z - 2026-10-22T17:00:00.000Z')
   })
 
+  it('the register\'s remedial action says a proposed measure is proposed, never as if it were taken', () => {
+    const r = buildRegisterEntry(fixture('2026-10-24T08:00:00.000Z', {measures_proposed: 'per-tenant KV isolation'}))
+    expect(r.remedial_action).toBe('cache disabled; keys rotated; Proposed, not yet taken: per-tenant KV isolation')
+    expect(r.investigation).toBeNull()
+    const md = renderRegisterMarkdown(r)
+    expect(md).toContain('| Remedial action | cache disabled; keys rotated; Proposed, not yet taken: per-tenant KV isolation |')
+    expect(md).toContain('| Investigation (replays) | no replay recorded |')
+    const fr = buildRegisterEntry(fixture('2026-10-24T08:00:00.000Z', {measures_proposed: 'isolation du cache KV'}), {language: 'fr'})
+    expect(fr.remedial_action).toContain('Proposée, pas encore prise : isolation du cache KV')
+  })
+
   it('the register of a processor: no fixed deadline and no authority notification are said as such, never "to be completed"', () => {
     const processor = buildRegisterEntry(fixture('2026-10-24T08:00:00.000Z', {role: 'processor'}))
     expect(processor).toMatchObject({deadline: null, deadline_note: 'without undue delay to each controller (Art. 33(2)); no contractual period recorded'})
