@@ -28,6 +28,8 @@ export const article34Schema = z.object({
   what_happened: z.array(z.string()),
   when: z.string().nullable(),
   what_data: z.array(z.string()),
+  /** said where personal details are listed: they were found in some of the affected conversations, not in each */
+  what_data_note: z.string().nullable(),
   consequences: z.array(z.string()),
   what_we_did: z.array(z.string()),
   what_you_can_do: z.array(z.string()),
@@ -81,6 +83,7 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   const kinds = [...new Set((s?.categories ?? []).filter((c) => c.count > 0 && A.plain[c.kind]).map((c) => A.plain[c.kind]!))]
   const financial = (s?.categories ?? []).some((c) => (c.kind === 'iban' || c.kind === 'card') && c.count > 0)
   const whatData = exposure && exposure.responses > 0 ? [L.stated('what_data', A.conversation, ['scan.exposure']), ...kinds.map((k) => L.stated('what_data', k, ['scan.pii_findings']))] : []
+  const whatDataNote = whatData.length > 1 ? L.stated('what_data_note', A.kindsNote, ['scan.pii_findings']) : null
   const consequences = exposure && exposure.responses > 0 ? [L.stated('consequences', A.seen, ['scan.exposure'])] : []
   if (kinds.length > 0) consequences.push(L.stated('consequences', A.phishing, ['scan.pii_findings']))
   if (financial) consequences.push(L.stated('consequences', A.financial, ['scan.pii_findings']))
@@ -116,6 +119,7 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
     what_happened: [...L.texts('what_happened'), ...L.texts('cause')],
     when,
     what_data: whatData,
+    what_data_note: whatDataNote,
     consequences,
     what_we_did: [...L.texts('measures_taken'), ...L.texts('notifications')],
     what_you_can_do: advice,

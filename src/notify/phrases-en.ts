@@ -187,11 +187,13 @@ export const EN = {
   a34: {
     title: 'Important information about your personal data',
     whatHappened: (e: Exposure) =>
-      `Some answers that an AI service gave to other users contained text from conversations of other people. Part of what you wrote may have been shown to someone else (${e.sessions === 1 ? '1 conversation was' : `${e.sessions} conversations were`} affected).`,
+      `Some answers that an AI service gave to other users contained text from conversations of other people. Part of your conversation (what you wrote, or the answers you received) may have been shown to someone else (${e.sessions === 1 ? '1 conversation was' : `${e.sessions} conversations were`} affected).`,
     cause: (category: string, text: string | null) =>
       `${category.includes('non-malicious') ? 'This was a fault, not an attack.' : category.includes('malicious') ? 'Someone caused this deliberately.' : 'The cause is not yet known.'}${text ? ` ${text}` : ''}`,
     when: (first: string, last: string) => `This happened between ${first.slice(0, 16).replace('T', ' ')} and ${last.slice(0, 16).replace('T', ' ')} (UTC).`,
-    conversation: 'what you typed in your conversation with the assistant',
+    conversation: 'parts of your conversation with the assistant: what you wrote, or the answers it gave you',
+    // The kinds are found across all the affected conversations: a letter to each of those people must not say each held every one.
+    kindsNote: 'Not every conversation held each of these: the personal details listed after the first point were found in some of the affected conversations only.',
     plain: {email: 'your e-mail address', phone: 'your phone number', iban: 'bank account numbers (IBAN)', card: 'payment card numbers', ipv4: 'IP addresses', ipv6: 'IP addresses'} as Record<string, string>,
     seen: 'Someone you do not know may have seen part of your conversation.',
     phishing: 'You may receive fake e-mails or calls that use these details to seem genuine (phishing).',

@@ -180,11 +180,12 @@ export const FR: Phrases = {
   a34: {
     title: 'Informations importantes sur vos données personnelles',
     whatHappened: (e) =>
-      `Certaines réponses données par un service d'intelligence artificielle à d'autres utilisateurs contenaient du texte issu des conversations d'autres personnes. Une partie de ce que vous avez écrit a pu être montrée à quelqu'un d'autre (${e.sessions} ${un(e.sessions) ? 'conversation est concernée' : 'conversations sont concernées'}).`,
+      `Certaines réponses données par un service d'intelligence artificielle à d'autres utilisateurs contenaient du texte issu des conversations d'autres personnes. Une partie de votre conversation (ce que vous avez écrit, ou les réponses que vous avez reçues) a pu être montrée à quelqu'un d'autre (${e.sessions} ${un(e.sessions) ? 'conversation est concernée' : 'conversations sont concernées'}).`,
     cause: (category, text) =>
       `${category.includes('non-malicious') ? "Il s'agit d'un défaut, non d'une attaque." : category.includes('malicious') ? "Quelqu'un l'a provoqué délibérément." : "La cause n'est pas encore connue."}${text ? ` ${text}` : ''}`,
     when: (first, last) => `Cela s'est produit entre le ${first.slice(0, 16).replace('T', ' ')} et le ${last.slice(0, 16).replace('T', ' ')} (UTC).`,
-    conversation: 'ce que vous avez saisi dans votre conversation avec l’assistant',
+    conversation: 'des parties de votre conversation avec l’assistant : ce que vous avez écrit, ou les réponses qu’il vous a données',
+    kindsNote: 'Toutes les conversations ne contenaient pas chacune de ces informations : les données personnelles citées après le premier point n’ont été trouvées que dans certaines des conversations concernées.',
     plain: {email: 'votre adresse électronique', phone: 'votre numéro de téléphone', iban: 'des numéros de compte bancaire (IBAN)', card: 'des numéros de carte de paiement', ipv4: 'des adresses IP', ipv6: 'des adresses IP'},
     seen: "Une personne que vous ne connaissez pas a pu voir une partie de votre conversation.",
     phishing: 'Vous pourriez recevoir de faux courriels ou appels utilisant ces informations pour paraître authentiques (hameçonnage).',

@@ -94,5 +94,6 @@ function renderNodes(nodes: Node[], contexts: ViewValue[], missing: string): str
 
 /** `missing` is what a null or absent value renders as (e.g. "_not yet known_"). */
 export function renderTemplate(template: string, view: View, missing = ''): string {
-  return renderNodes(parse(template), [view], missing)
+  // Sections left out leave their blank lines behind: one blank line is all Markdown reads, and all a reader of the text wants.
+  return renderNodes(parse(template), [view], missing).replace(/\n{3,}/g, '\n\n')
 }

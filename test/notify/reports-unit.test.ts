@@ -231,6 +231,20 @@ describe('Article 34, the processor notice and the register say only what was re
     expect(told.what_happened.join(' ')).toMatch(/This was a fault, not an attack\./)
   })
 
+  it('article 34 is written to each affected person: it never says each conversation held every kind of data found, nor only what they wrote', () => {
+    const d = buildArticle34(fixture())
+    const md = renderArticle34Markdown(d)
+    // The fixture's exposure has personal-data kinds besides the conversation itself.
+    expect(d.what_data.length).toBeGreaterThan(1)
+    expect(d.what_data_note).toBe('Not every conversation held each of these: the personal details listed after the first point were found in some of the affected conversations only.')
+    expect(md).toContain(`\n\n${d.what_data_note}\n`)
+    // Verbatim-text evidence includes earlier answers, not only prompts.
+    expect(d.what_data[0]).toBe('parts of your conversation with the assistant: what you wrote, or the answers it gave you')
+    expect(d.what_happened[0]).toContain('Part of your conversation (what you wrote, or the answers you received) may have been shown to someone else')
+    // No run of blank lines where a section was left out.
+    expect(md).not.toMatch(/\n\n\n/)
+  })
+
   it('article 34 drafted without --lang keeps the language as an open item; with it, none', () => {
     const open = (d: ReturnType<typeof buildArticle34>) => d.open_items.filter((o) => o.section === 'language').map((o) => o.item)
     expect(open(buildArticle34(fixture()))).toEqual([expect.stringMatching(/^the language of the communication: none was chosen/)])
