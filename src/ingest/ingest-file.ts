@@ -372,21 +372,28 @@ function describeFailure(ctx: IngestContext, t: PreparedFile, writer: UnitWriter
   return error as Error
 }
 
+const DAMAGED_FIX = 'the compressed file is damaged: copy it again from where it was collected (gzip -t FILE tests a copy)'
+
 /** Why a file that was read cannot count as ingested, and the likely fix; null when it can. */
 export function refusal(f: PreparedFile, s: Streamed): {reason: string; fix: string} | null {
-  return refusalOf(f.how.format, s.counts, s.firstBad)
+  return refusalOf(f.how.format, s.counts, s.firstBad, s.unread)
 }
 
 /** What refusal() needs of a file's counts (after duplicates are decided). */
 export type RefusalCounts = Pick<FileSummaryCounts, 'records' | 'duplicates' | 'bad_lines' | 'ignored_items' | 'error_records' | 'no_response' | 'no_response_text' | 'notes'>
 
 /** refusal() from what a read of the file counted (the quick verdict's pass counts the same, and a Spark job's findings). */
-export function refusalOf(format: LogFormat, c: RefusalCounts, firstBad: Streamed['firstBad']): {reason: string; fix: string} | null {
+export function refusalOf(format: LogFormat, c: RefusalCounts, firstBad: Streamed['firstBad'], unread: string | null = null): {reason: string; fix: string} | null {
+  // A compressed stream damaged before its first line: nothing in it was read, so nothing in it was judged.
+  if (unread !== null && c.records + c.duplicates + c.bad_lines === 0) return {reason: `nothing in it could be read (${unread})`, fix: DAMAGED_FIX}
   const formatFix = format === 'native' ? `--log-format (otel, langfuse, litellm, openai-batch) or --map FIELD=PATH` : `--log-format, or --map FIELD=PATH`
   const batchInput = format === 'openai-batch' && c.ignored_items > 0
   if (c.records + c.duplicates === 0 && c.bad_lines > 0 && !batchInput) {
     const first = firstBad ? `; line ${firstBad.line}: ${firstBad.reason}` : ''
-    return {reason: `${c.bad_lines === 1 ? 'its one line or item' : `none of its ${c.bad_lines} lines or items`} could ${c.bad_lines === 1 ? 'not ' : ''}be read as ${format}${first}`, fix: formatFix}
+    // A damaged compressed stream is not a format question: another --log-format reads nothing more of it.
+    const damaged = c.bad_lines === 1 && firstBad !== null && /^line cut short where the gzip stream is damaged/.test(firstBad.reason)
+    const fix = damaged ? DAMAGED_FIX : formatFix
+    return {reason: `${c.bad_lines === 1 ? 'its one line or item' : `none of its ${c.bad_lines} lines or items`} could ${c.bad_lines === 1 ? 'not ' : ''}be read as ${format}${first}`, fix}
   }
   const answers = c.records - c.error_records
   // Native lines that record no response at all are metadata logs (status, tokens, nodes: the
@@ -410,7 +417,8 @@ export type NoteCounts = Pick<FileSummaryCounts, 'bom' | 'lines' | 'notes' | 're
 export function fileNotes(c: NoteCounts, unread: string | null): string[] {
   const notes: string[] = []
   if (c.bom) notes.push('UTF-8 byte-order mark at the start of the file skipped')
-  if (c.lines === 0) notes.push('empty file: no lines')
+  // A stream damaged before its first line is not an empty file: the unread note says what happened.
+  if (c.lines === 0 && !unread) notes.push('empty file: no lines')
   if (unread) notes.push(unread)
   for (const [note, n] of Object.entries(c.notes).sort((a, b) => b[1] - a[1])) notes.push(`${n} record${n === 1 ? '' : 's'}: ${note}`)
   if (c.no_request_text > 0) notes.push(`${c.no_request_text} of ${count(c.records, 'record')} ${c.no_request_text === 1 ? 'has' : 'have'} no request text`)

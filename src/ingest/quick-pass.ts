@@ -180,7 +180,7 @@ async function passFiles(files: readonly QuickPassFile[], pool: ParsePool, optio
       return null
     }
     inputBytesBefore += f.size
-    out.push({path: f.path, counts, unread, refused: refusalOf(f.format, counts, firstBad) !== null})
+    out.push({path: f.path, counts, unread, refused: refusalOf(f.format, counts, firstBad, unread) !== null})
   }
   return {files: out, marked}
 }

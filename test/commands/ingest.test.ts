@@ -91,6 +91,22 @@ describe('crosstalk ingest logs: hostile input is quarantined, good lines around
     expect((await run(['show', last, '--raw', '--db', db])).stdout).toBe(lines[out.records - 1])
   })
 
+  it('a .gz damaged before its first whole line is refused as damaged, never as a wrong --log-format', async () => {
+    const dir = tempDir()
+    const gz = gzipSync(Array.from({length: 50}, (_, i) => chatLine({request_id: `d${i}`, prompt: `prompt ${i} `.repeat(40)})).join('\n') + '\n')
+    // Cut inside its first line, and before anything decompressed: neither is an empty file or a format question.
+    for (const [name, bytes, why] of [['cut-in-line', 200, /gzip stream is damaged/], ['cut-at-start', 20, /nothing in it could be read \(gzip stream is truncated: it ends inside compressed data after 0 decompressed bytes/]] as const) {
+      const file = join(dir, `${name}.jsonl.gz`)
+      writeFileSync(file, gz.subarray(0, bytes))
+      const r = await run(['ingest', 'logs', file, '--db', join(dir, `${name}.db`)])
+      expect(r.code, `${name}: ${r.stderr}`).toBe(1)
+      expect(r.stderr).toMatch(new RegExp(`${name}\\.jsonl\\.gz: not ingested: `))
+      expect(r.stderr).toMatch(why)
+      expect(r.stderr).toContain('to fix: the compressed file is damaged: copy it again from where it was collected')
+      expect(r.stderr).not.toMatch(/to fix: --log-format|empty file/)
+    }
+  })
+
   it('a 20 MB line is stored, and lines past --max-line-bytes are quarantined with their size', async () => {
     const dir = tempDir()
     const file = join(dir, 'big.jsonl')
