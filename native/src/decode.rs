@@ -30,6 +30,7 @@ pub type RequestMessage<'a> = Json<'a, MessageIn<'a>, IgnoredAny>;
 json_object!(MessageIn { content: Content<'a> = "content", tool_calls: ToolCalls<'a> = "tool_calls" });
 json_object!(RequestObject {
     system: Any<'a> = "system",
+    instructions: Any<'a> = "instructions",
     messages: Json<'a, IgnoredAny, RequestMessage<'a>> = "messages",
     prompt: Json<'a, IgnoredAny, Any<'a>> = "prompt",
     input: Json<'a, IgnoredAny, RequestMessage<'a>> = "input",
@@ -41,6 +42,9 @@ json_object!(ResponseObject {
     object: Any<'a> = "object",
     error: Any<'a> = "error",
     choices: Json<'a, IgnoredAny, Json<'a, Choice<'a>, IgnoredAny>> = "choices",
+    // The Responses API (`output` items; a stream's `type: "response.…"` events): left to TypeScript.
+    output: Any<'a> = "output",
+    kind: Any<'a> = "type",
 });
 json_object!(Choice {
     message: Json<'a, Message<'a>, IgnoredAny> = "message",
@@ -153,6 +157,9 @@ fn request<T: RequestText>(body: &Request) -> Option<T> {
                 T::push(parts, t);
             };
             if let Some(s) = str_of(&o.system) {
+                part(&mut parts, T::piece(s));
+            }
+            if let Some(s) = str_of(&o.instructions) {
                 part(&mut parts, T::piece(s));
             }
             if let Some(Json::Arr(m)) = &o.messages {
@@ -307,7 +314,7 @@ impl<'de, T, F: FnOnce(Decoded) -> T> Visitor<'de> for ResponseVisitor<F> {
     }
     fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
         let obj = ResponseObject::deserialize(MapAccessDeserializer::new(map))?;
-        Ok(ResponseField::Read((self.0)(response_object(&obj))))
+        Ok(response_object(&obj).map_or(ResponseField::Left, |d| ResponseField::Read((self.0)(d))))
     }
     // JSON.stringify of an array or a scalar: left to TypeScript (the array read through, so
     // that the rest of the line is still checked as JSON).
@@ -340,7 +347,7 @@ fn response_string(raw: &str) -> Option<Decoded<'_>> {
         // refuses may still be JSON to JavaScript (a lone surrogate escape, a number past a double).
         let parsed: Response = serde_json::from_str(raw).ok()?;
         if let Json::Obj(o) = parsed {
-            return Some(response_object(&o));
+            return response_object(&o);
         }
     }
     Some(Decoded { text: Cow::Borrowed(raw), is_error: false })
@@ -402,8 +409,12 @@ fn unescape_simple(e: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-/// decodeResponseObject.
-fn response_object(obj: &ResponseObject) -> Decoded<'static> {
+/// decodeResponseObject; None for a Responses API body (`output` and no `choices`), which
+/// TypeScript reads.
+fn response_object(obj: &ResponseObject) -> Option<Decoded<'static>> {
+    if !matches!(obj.choices, Some(Json::Arr(_))) && matches!(obj.output, Some(Json::Arr(_))) {
+        return None;
+    }
     let is_error = error_of(&obj.object, &obj.error);
     let mut text = String::new();
     if let Some(Json::Arr(choices)) = &obj.choices {
@@ -426,7 +437,7 @@ fn response_object(obj: &ResponseObject) -> Decoded<'static> {
         }
         text = texts.join("\n");
     }
-    Decoded { text: Cow::Owned(text), is_error }
+    Some(Decoded { text: Cow::Owned(text), is_error })
 }
 
 /// errorOf(obj) !== null: vLLM's `{"object":"error"}`, OpenAI's and SGLang's `{"error":{...}}` or `{"error":"..."}`.
@@ -577,6 +588,10 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>) -> Option<Decoded<'sta
             is_error = true;
             next_is_error = false;
             continue;
+        }
+        // A Responses API event: the stream is TypeScript's to read.
+        if str_of(&chunk.kind).is_some_and(|t| t.starts_with("response.")) {
+            return None;
         }
         let Some(Json::Arr(choices)) = &chunk.choices else { continue };
         if let Some((start, end, index)) = Template::of(&text, choices) {

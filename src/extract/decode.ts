@@ -34,6 +34,8 @@ export function decodeRequest(body: unknown): string | null {
   if (!isObj(body)) return String(body)
   const parts: string[] = []
   if (typeof body.system === 'string') parts.push(body.system)
+  // The Responses API's system prompt.
+  if (typeof body.instructions === 'string') parts.push(body.instructions)
   if (Array.isArray(body.messages)) parts.push(messagesText(body.messages))
   if (body.prompt !== undefined) parts.push(promptText(body.prompt))
   if (body.input !== undefined) parts.push(typeof body.input === 'string' ? body.input : Array.isArray(body.input) ? messagesText(body.input) : '')
@@ -131,9 +133,72 @@ function decodeResponseObject(obj: Obj, stream: boolean): DecodedResponse {
     }
     out.text = texts.join('\n')
     if (!out.isError) out.kind = chat || obj.object === 'chat.completion' ? 'chat' : 'completion'
+  } else if (Array.isArray(obj.output)) {
+    // The Responses API (/v1/responses: OpenAI, vLLM, SGLang): `output` items in order.
+    out.text = responsesOutput(obj.output)
+    if (!out.isError) out.kind = 'chat'
   }
   readUsage(obj.usage, out)
   return out
+}
+
+/**
+ * A Responses API `output`: per item, a message's text parts (`output_text`) and refusals, a
+ * function call's arguments, or a reasoning item's text, in order; items one per line, as a
+ * chat completion's choices are. The same text a stream of its deltas gives (responsesEvent).
+ */
+function responsesOutput(output: Json[]): string {
+  const texts: string[] = []
+  for (const item of output) {
+    if (!isObj(item)) continue
+    let t = ''
+    if (Array.isArray(item.content)) for (const part of item.content) t += responsesPart(part)
+    if (item.type === 'function_call' && typeof item.arguments === 'string') t += item.arguments
+    if (t) texts.push(t)
+  }
+  return texts.join('\n')
+}
+
+/** One content part of a Responses API output item: its text (output_text, reasoning_text) or its refusal. */
+function responsesPart(part: Json): string {
+  if (!isObj(part)) return ''
+  if (typeof part.text === 'string') return part.text
+  if (typeof part.refusal === 'string') return part.refusal
+  return ''
+}
+
+/** Deltas of a Responses API stream that carry what the client was shown, by event type. */
+const RESPONSES_DELTAS = new Set(['response.output_text.delta', 'response.refusal.delta', 'response.reasoning_text.delta', 'response.function_call_arguments.delta'])
+
+/**
+ * One event of a Responses API stream (`type: "response.…"`): a delta is appended to its output
+ * item (output_index) and part (content_index); the final event gives the usage, and the
+ * response's own error when it failed. Returns the final response object, if this is one.
+ */
+function responsesEvent(chunk: Obj, parts: Map<number, Map<number, string[]>>, out: DecodedResponse): Obj | null {
+  const type = chunk.type as string
+  if (RESPONSES_DELTAS.has(type)) {
+    if (typeof chunk.delta !== 'string' || chunk.delta === '') return null
+    const item = typeof chunk.output_index === 'number' ? chunk.output_index : 0
+    const part = typeof chunk.content_index === 'number' ? chunk.content_index : 0
+    let byPart = parts.get(item)
+    if (!byPart) parts.set(item, (byPart = new Map()))
+    const buf = byPart.get(part) ?? []
+    buf.push(chunk.delta)
+    byPart.set(part, buf)
+    return null
+  }
+  if ((type === 'response.completed' || type === 'response.incomplete' || type === 'response.failed') && isObj(chunk.response)) {
+    const response = chunk.response
+    readUsage(response.usage, out)
+    const error = isObj(response.error) ? (typeof response.error.message === 'string' ? response.error.message : JSON.stringify(response.error)) : null
+    if (type === 'response.failed' || error !== null) {
+      out.isError = true
+      out.errorMessage = error ?? 'response failed'
+    }
+    return response
+  }
+  return null
 }
 
 /** vLLM: `{"object":"error","message":...}`; OpenAI/SGLang: `{"error":{"message":...}}`. */
@@ -146,9 +211,10 @@ function errorOf(obj: Obj): string | null {
 
 function readUsage(usage: Json | undefined, out: DecodedResponse): void {
   if (!isObj(usage)) return
-  out.promptTokens = intOrNull(usage.prompt_tokens) ?? out.promptTokens
-  out.completionTokens = intOrNull(usage.completion_tokens) ?? out.completionTokens
-  const details = usage.prompt_tokens_details
+  // Chat and completions name them prompt/completion tokens; the Responses API input/output tokens.
+  out.promptTokens = intOrNull(usage.prompt_tokens) ?? intOrNull(usage.input_tokens) ?? out.promptTokens
+  out.completionTokens = intOrNull(usage.completion_tokens) ?? intOrNull(usage.output_tokens) ?? out.completionTokens
+  const details = isObj(usage.prompt_tokens_details) ? usage.prompt_tokens_details : usage.input_tokens_details
   if (isObj(details)) out.cachedTokens = intOrNull(details.cached_tokens) ?? out.cachedTokens
 }
 
@@ -163,6 +229,9 @@ function decodeSse(raw: string): DecodedResponse {
   out.stream = true
   const content = new Map<number, string[]>()
   const tools = new Map<string, string[]>()
+  // A Responses API stream: deltas by output item and content part, and its final response.
+  const responses = new Map<number, Map<number, string[]>>()
+  let final: Obj | null = null
   let nextIsError = false
   let pending = ''
   for (const line of splitLines(raw)) {
@@ -188,6 +257,10 @@ function decodeSse(raw: string): DecodedResponse {
       out.isError = true
       out.errorMessage = error ?? (typeof chunk.message === 'string' ? chunk.message : JSON.stringify(chunk))
       nextIsError = false
+      continue
+    }
+    if (typeof chunk.type === 'string' && chunk.type.startsWith('response.')) {
+      final = responsesEvent(chunk, responses, out) ?? final
       continue
     }
     readUsage(chunk.usage, out)
@@ -219,6 +292,14 @@ function decodeSse(raw: string): DecodedResponse {
   }
   const texts = [...content.entries()].sort((a, b) => a[0] - b[0]).map(([, parts]) => parts.join(''))
   for (const parts of tools.values()) texts.push(parts.join(''))
+  // The Responses API's items in output order, each item's parts in content order; a stream
+  // logged without its deltas (only the final event) is read from the final response's output.
+  if (responses.size > 0) {
+    for (const [, byPart] of [...responses].sort((a, b) => a[0] - b[0])) texts.push([...byPart].sort((a, b) => a[0] - b[0]).map(([, p]) => p.join('')).join(''))
+  } else if (final !== null && Array.isArray(final.output)) {
+    const t = responsesOutput(final.output)
+    if (t) texts.push(t)
+  }
   out.text = texts.join('\n')
   if (out.isError) out.kind = 'sse'
   return out

@@ -42,6 +42,58 @@ describe('decodeResponse', () => {
   })
 })
 
+describe('the Responses API (/v1/responses)', () => {
+  // Shapes as OpenAI documents them and vLLM and SGLang serve them: `output` items, and a stream of typed events.
+  const output = [
+    {type: 'reasoning', id: 'rs_1', summary: [{type: 'summary_text', text: 'not shown'}], content: [{type: 'reasoning_text', text: 'thinking '}]},
+    {type: 'message', id: 'msg_1', role: 'assistant', content: [{type: 'output_text', text: 'Hello CANARY-0011', annotations: []}, {type: 'output_text', text: '2233aabb'}]},
+    {type: 'function_call', id: 'fc_1', call_id: 'c1', name: 'lookup', arguments: '{"q":"x"}'},
+    {type: 'message', id: 'msg_2', role: 'assistant', content: [{type: 'refusal', refusal: 'I cannot'}]},
+  ]
+  const usage = {input_tokens: 812, input_tokens_details: {cached_tokens: 512}, output_tokens: 40, output_tokens_details: {reasoning_tokens: 10}, total_tokens: 852}
+  const whole = 'thinking \nHello CANARY-00112233aabb\n{"q":"x"}\nI cannot'
+
+  it('reads a response object\'s output items in order, with its usage', () => {
+    const r = decodeResponse({id: 'resp_1', object: 'response', status: 'completed', error: null, output, usage})
+    expect(r).toMatchObject({kind: 'chat', text: whole, isError: false, promptTokens: 812, completionTokens: 40, cachedTokens: 512})
+    // As a JSON text in the log line, the same.
+    expect(decodeResponse(JSON.stringify({object: 'response', output, usage}))).toMatchObject({text: whole, promptTokens: 812})
+  })
+
+  it('reads a failed response as an error', () => {
+    expect(decodeResponse({object: 'response', status: 'failed', error: {code: 'server_error', message: 'KV transfer failed'}, output: []})).toMatchObject({kind: 'error', isError: true, errorMessage: 'KV transfer failed', text: ''})
+  })
+
+  it('reassembles a stream from its deltas, by output item and content part, a marker split across events', () => {
+    const ev = (type: string, extra: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({type, sequence_number: 1, ...extra})}\n\n`
+    const final = {object: 'response', status: 'completed', output, usage}
+    const stream =
+      ev('response.created', {response: {object: 'response', status: 'in_progress', output: [], usage: null}}) +
+      ev('response.reasoning_text.delta', {item_id: 'rs_1', output_index: 0, content_index: 0, delta: 'thinking '}) +
+      ev('response.output_text.delta', {item_id: 'msg_1', output_index: 1, content_index: 0, delta: 'Hello CANA'}) +
+      ev('response.output_text.delta', {item_id: 'msg_1', output_index: 1, content_index: 0, delta: 'RY-0011'}) +
+      ev('response.output_text.delta', {item_id: 'msg_1', output_index: 1, content_index: 1, delta: '2233aabb'}) +
+      ev('response.output_text.done', {item_id: 'msg_1', output_index: 1, content_index: 0, text: 'Hello CANARY-0011'}) +
+      ev('response.function_call_arguments.delta', {item_id: 'fc_1', output_index: 2, delta: '{"q":'}) +
+      ev('response.function_call_arguments.delta', {item_id: 'fc_1', output_index: 2, delta: '"x"}'}) +
+      ev('response.refusal.delta', {item_id: 'msg_2', output_index: 3, content_index: 0, delta: 'I cannot'}) +
+      ev('response.completed', {response: final})
+    expect(decodeResponse(stream)).toMatchObject({kind: 'sse', stream: true, text: whole, isError: false, promptTokens: 812, completionTokens: 40, cachedTokens: 512})
+    // Only the final event logged: its output is the text.
+    expect(decodeResponse(ev('response.completed', {response: final}))).toMatchObject({text: whole})
+    // A stream that failed part way keeps what was shown, and is an error.
+    const failed = ev('response.output_text.delta', {output_index: 0, content_index: 0, delta: 'partial'}) + ev('response.failed', {response: {object: 'response', status: 'failed', error: {message: 'decode worker lost'}, output: []}})
+    expect(decodeResponse(failed)).toMatchObject({text: 'partial', isError: true, errorMessage: 'decode worker lost'})
+    // An error event (LiteLLM relays them so).
+    expect(decodeResponse(ev('response.output_text.delta', {output_index: 0, delta: 'x'}) + `event: error\ndata: ${JSON.stringify({type: 'error', error: {message: 'overloaded'}})}\n\n`)).toMatchObject({text: 'x', isError: true, errorMessage: 'overloaded'})
+  })
+
+  it('reads a request\'s instructions and input items', () => {
+    expect(decodeRequest({model: 'm', instructions: 'You are a bank assistant.', input: [{role: 'user', content: [{type: 'input_text', text: 'my IBAN is'}]}, {role: 'user', content: 'and more'}]})).toBe('You are a bank assistant.\nmy IBAN is\nand more')
+    expect(decodeRequest({instructions: 'sys', input: 'hi'})).toBe('sys\nhi')
+  })
+})
+
 describe('decodeRequest', () => {
   it('joins chat messages, content parts, completions prompts and raw text', () => {
     expect(decodeRequest({messages: [{role: 'system', content: 'sys'}, {role: 'user', content: [{type: 'text', text: 'u'}]}]})).toBe('sys\nu')

@@ -125,8 +125,24 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     {object: fc.constantFrom<unknown>('chat.completion', 'text_completion', 'error', 'chat.completion.chunk', 5), error: errorish, message: text, choices: fc.oneof(fc.array(choice, {maxLength: 3}), fc.constantFrom<unknown>(null, 'x', {})), usage: fc.constant({prompt_tokens: 3})},
     {requiredKeys: []},
   )
+  // The Responses API: `output` items (TypeScript reads them; the native extractor leaves such a body), and its stream's events.
+  const responsesPart = fc.oneof(text.map((t) => ({type: 'output_text', text: t})), text.map((t) => ({type: 'refusal', refusal: t})), fc.constantFrom<unknown>(5, {type: 'output_text'}))
+  const responsesItem = fc.oneof(
+    fc.record({type: fc.constantFrom('message', 'reasoning'), content: fc.oneof(fc.array(responsesPart, {maxLength: 3}), fc.constant<unknown>('c'))}, {requiredKeys: []}),
+    fc.record({type: fc.constant('function_call'), arguments: fc.oneof(text, fc.constant<unknown>(1))}),
+    fc.constantFrom<unknown>(null, 'i'),
+  )
+  const responsesBody = fc.record(
+    {object: fc.constantFrom<unknown>('response', undefined), output: fc.oneof(fc.array(responsesItem, {maxLength: 3}), fc.constant<unknown>({})), error: fc.constantFrom<unknown>(null, undefined, {message: 'failed'}), choices: fc.constantFrom<unknown>(undefined, undefined, [], null), usage: fc.constant({input_tokens: 3, output_tokens: 4, input_tokens_details: {cached_tokens: 1}})},
+    {requiredKeys: ['output']},
+  )
+  const responsesEvent = fc.oneof(
+    fc.record({type: fc.constantFrom('response.output_text.delta', 'response.refusal.delta', 'response.function_call_arguments.delta', 'response.reasoning_text.delta', 'response.output_text.done'), output_index: index, content_index: index, delta: fc.oneof(text, fc.constant<unknown>(2))}, {requiredKeys: ['type']}),
+    fc.record({type: fc.constantFrom('response.completed', 'response.failed', 'response.incomplete', 'response.created'), response: fc.oneof(responsesBody, fc.constant<unknown>(null))}),
+  )
   const sseLine = fc.oneof(
     body.map((b) => `data: ${JSON.stringify(b)}`),
+    responsesEvent.map((e) => `data: ${JSON.stringify(e)}`),
     body.map((b) => `data:${JSON.stringify(b)}`),
     fc.constantFrom('data: [DONE]', 'data:  [DONE] ', 'event: error', 'event:error ', ': keep-alive', '', 'id: 7', 'data: {"choices":[{"delta":{"content":"wra', 'pped"}}]}', 'data: 42', 'data: "s"', 'data: {bad json}', 'data: {"choices":[{"index":12345678901234567891,"text":"big"}]}'),
   )
@@ -135,13 +151,15 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     text,
     body,
     body.map((b) => JSON.stringify(b)),
+    responsesBody,
+    responsesBody.map((b) => JSON.stringify(b)),
     body.map((b) => ` ${JSON.stringify(b)}`),
     sse,
     fc.constantFrom<unknown>(null, 42, true, [1, 'CANARY-aaaa1111aaaa1111aaaa'], '{"choices":[{"text":"\\ud800"}]}', '{"choices":[{"text":"a\tb"}]}', '{"choices":[{"text":1e400}]}', '{"error":12345678901234567891}'),
   )
   const request = fc.oneof(
     text,
-    fc.record({system: fc.oneof(text, fc.constant<unknown>(1)), messages: fc.oneof(fc.array(fc.oneof(message, text, fc.constant<unknown>(9)), {maxLength: 3}), fc.constant<unknown>('m')), prompt: fc.oneof(text, fc.array(fc.oneof(text, fc.constant<unknown>(1)), {maxLength: 3}), fc.constant<unknown>(null)), input: fc.oneof(text, fc.array(message, {maxLength: 2}), fc.constant<unknown>(2)), text, stream: fc.boolean()}, {requiredKeys: []}),
+    fc.record({system: fc.oneof(text, fc.constant<unknown>(1)), instructions: fc.oneof(text, fc.constant<unknown>(1)), messages: fc.oneof(fc.array(fc.oneof(message, text, fc.constant<unknown>(9)), {maxLength: 3}), fc.constant<unknown>('m')), prompt: fc.oneof(text, fc.array(fc.oneof(text, fc.constant<unknown>(1)), {maxLength: 3}), fc.constant<unknown>(null)), input: fc.oneof(text, fc.array(message, {maxLength: 2}), fc.constant<unknown>(2)), text, stream: fc.boolean()}, {requiredKeys: []}),
     fc.array(fc.oneof(message, text), {maxLength: 3}),
     fc.constantFrom<unknown>(null, 5, -0, 1.5, true, false, '  {"messages":[{"content":"x"}]}', '[{"content":""}]', '{"messages":[{"content":"\\ud800"}]}', '{bad', '[]', '{}', {seed: 12345678901234567891n}),
   )
