@@ -159,6 +159,10 @@ fn request<T: RequestText>(body: &Request) -> Option<T> {
             if let Some(s) = str_of(&o.system) {
                 part(&mut parts, T::piece(s));
             }
+            // The Messages API's system prompt as text blocks: TypeScript's to read.
+            if matches!(o.system, Some(Json::Arr(_))) {
+                return None;
+            }
             if let Some(s) = str_of(&o.instructions) {
                 part(&mut parts, T::piece(s));
             }
@@ -409,10 +413,11 @@ fn unescape_simple(e: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-/// decodeResponseObject; None for a Responses API body (`output` and no `choices`), which
-/// TypeScript reads.
+/// decodeResponseObject; None for a Responses API or Messages API body (`output`, or a `type`,
+/// and no `choices`), which TypeScript reads.
 fn response_object(obj: &ResponseObject) -> Option<Decoded<'static>> {
-    if !matches!(obj.choices, Some(Json::Arr(_))) && matches!(obj.output, Some(Json::Arr(_))) {
+    // The Responses API (`output` items) and Anthropic's Messages API (`type: "message"`).
+    if !matches!(obj.choices, Some(Json::Arr(_))) && (matches!(obj.output, Some(Json::Arr(_))) || str_of(&obj.kind).is_some()) {
         return None;
     }
     let is_error = error_of(&obj.object, &obj.error);
@@ -589,8 +594,8 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>) -> Option<Decoded<'sta
             next_is_error = false;
             continue;
         }
-        // A Responses API event: the stream is TypeScript's to read.
-        if str_of(&chunk.kind).is_some_and(|t| t.starts_with("response.")) {
+        // A typed event (the Responses and Messages APIs): the stream is TypeScript's to read.
+        if str_of(&chunk.kind).is_some() && !matches!(chunk.choices, Some(Json::Arr(_))) {
             return None;
         }
         let Some(Json::Arr(choices)) = &chunk.choices else { continue };

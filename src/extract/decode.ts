@@ -34,6 +34,8 @@ export function decodeRequest(body: unknown): string | null {
   if (!isObj(body)) return String(body)
   const parts: string[] = []
   if (typeof body.system === 'string') parts.push(body.system)
+  // The Messages API's system prompt as text blocks.
+  else if (Array.isArray(body.system)) parts.push(contentText(body.system))
   // The Responses API's system prompt.
   if (typeof body.instructions === 'string') parts.push(body.instructions)
   if (Array.isArray(body.messages)) parts.push(messagesText(body.messages))
@@ -137,9 +139,49 @@ function decodeResponseObject(obj: Obj, stream: boolean): DecodedResponse {
     // The Responses API (/v1/responses: OpenAI, vLLM, SGLang): `output` items in order.
     out.text = responsesOutput(obj.output)
     if (!out.isError) out.kind = 'chat'
+  } else if (obj.type === 'message' && Array.isArray(obj.content)) {
+    // Anthropic's Messages API (/v1/messages; vLLM serves it too): content blocks in order.
+    out.text = obj.content.map(messagesBlock).filter(Boolean).join('\n')
+    if (!out.isError) out.kind = 'chat'
   }
   readUsage(obj.usage, out)
   return out
+}
+
+/** A Messages API content block's text: a text block's, a thinking block's, or a tool call's input as JSON. */
+function messagesBlock(block: Json): string {
+  if (!isObj(block)) return ''
+  if (block.type === 'text' && typeof block.text === 'string') return block.text
+  if (block.type === 'thinking' && typeof block.thinking === 'string') return block.thinking
+  if (block.type === 'tool_use' && isObj(block.input)) return JSON.stringify(block.input)
+  return ''
+}
+
+/** What a Messages API stream's deltas carry, by delta type: the text shown, the model's thinking, a tool call's input (JSON text in pieces). */
+const MESSAGES_DELTAS: Record<string, string> = {text_delta: 'text', thinking_delta: 'thinking', input_json_delta: 'partial_json'}
+
+/**
+ * One event of a Messages API stream: a delta appended to its content block (index); a block
+ * started with text already in it; the usage from message_start and message_delta.
+ */
+function messagesEvent(chunk: Obj, blocks: Map<number, string[]>, out: DecodedResponse): void {
+  const index = typeof chunk.index === 'number' ? chunk.index : 0
+  const add = (piece: unknown): void => {
+    if (typeof piece !== 'string' || piece === '') return
+    const buf = blocks.get(index) ?? []
+    buf.push(piece)
+    blocks.set(index, buf)
+  }
+  if (chunk.type === 'content_block_delta' && isObj(chunk.delta) && typeof chunk.delta.type === 'string') {
+    const key = MESSAGES_DELTAS[chunk.delta.type]
+    if (key !== undefined) add(chunk.delta[key])
+  } else if (chunk.type === 'content_block_start' && isObj(chunk.content_block)) {
+    add(messagesBlock(chunk.content_block.type === 'tool_use' ? null : chunk.content_block))
+  } else if (chunk.type === 'message_start' && isObj(chunk.message)) {
+    readUsage(chunk.message.usage, out)
+  } else if (chunk.type === 'message_delta') {
+    readUsage(chunk.usage, out)
+  }
 }
 
 /**
@@ -211,11 +253,26 @@ function errorOf(obj: Obj): string | null {
 
 function readUsage(usage: Json | undefined, out: DecodedResponse): void {
   if (!isObj(usage)) return
-  // Chat and completions name them prompt/completion tokens; the Responses API input/output tokens.
-  out.promptTokens = intOrNull(usage.prompt_tokens) ?? intOrNull(usage.input_tokens) ?? out.promptTokens
+  // Chat and completions name them prompt/completion tokens; the Responses and Messages APIs input/output tokens.
+  out.promptTokens = intOrNull(usage.prompt_tokens) ?? inputTokens(usage) ?? out.promptTokens
   out.completionTokens = intOrNull(usage.completion_tokens) ?? intOrNull(usage.output_tokens) ?? out.completionTokens
   const details = isObj(usage.prompt_tokens_details) ? usage.prompt_tokens_details : usage.input_tokens_details
   if (isObj(details)) out.cachedTokens = intOrNull(details.cached_tokens) ?? out.cachedTokens
+  else if (intOrNull(usage.cache_read_input_tokens) !== null) out.cachedTokens = intOrNull(usage.cache_read_input_tokens)
+}
+
+/**
+ * The prompt's size from `input_tokens`: the Responses API's counts the cached part too; the
+ * Messages API's does not, and its cache reads and writes are added (the prompt the pool held is
+ * all three).
+ */
+function inputTokens(usage: Obj): number | null {
+  const input = intOrNull(usage.input_tokens)
+  if (input === null) return null
+  const read = intOrNull(usage.cache_read_input_tokens) ?? 0
+  const written = intOrNull(usage.cache_creation_input_tokens) ?? 0
+  const sum = input + read + written
+  return Number.isSafeInteger(sum) ? sum : null
 }
 
 /**
@@ -232,6 +289,8 @@ function decodeSse(raw: string): DecodedResponse {
   // A Responses API stream: deltas by output item and content part, and its final response.
   const responses = new Map<number, Map<number, string[]>>()
   let final: Obj | null = null
+  // A Messages API stream: deltas by content block.
+  const blocks = new Map<number, string[]>()
   let nextIsError = false
   let pending = ''
   for (const line of splitLines(raw)) {
@@ -259,8 +318,10 @@ function decodeSse(raw: string): DecodedResponse {
       nextIsError = false
       continue
     }
-    if (typeof chunk.type === 'string' && chunk.type.startsWith('response.')) {
-      final = responsesEvent(chunk, responses, out) ?? final
+    // Typed events (the Responses and Messages APIs); a chunk with choices is a chat chunk whatever else it holds.
+    if (typeof chunk.type === 'string' && !Array.isArray(chunk.choices)) {
+      if (chunk.type.startsWith('response.')) final = responsesEvent(chunk, responses, out) ?? final
+      else messagesEvent(chunk, blocks, out)
       continue
     }
     readUsage(chunk.usage, out)
@@ -300,6 +361,7 @@ function decodeSse(raw: string): DecodedResponse {
     const t = responsesOutput(final.output)
     if (t) texts.push(t)
   }
+  for (const [, pieces] of [...blocks].sort((a, b) => a[0] - b[0])) texts.push(pieces.join(''))
   out.text = texts.join('\n')
   if (out.isError) out.kind = 'sse'
   return out

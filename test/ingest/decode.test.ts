@@ -94,6 +94,38 @@ describe('the Responses API (/v1/responses)', () => {
   })
 })
 
+describe('Anthropic\'s Messages API (/v1/messages)', () => {
+  const usage = {input_tokens: 20, cache_read_input_tokens: 700, cache_creation_input_tokens: 5, output_tokens: 12}
+  it('reads a message\'s content blocks in order, and its prompt size as all its input tokens', () => {
+    const r = decodeResponse({id: 'msg_1', type: 'message', role: 'assistant', content: [{type: 'thinking', thinking: 'hmm'}, {type: 'text', text: 'See CANARY-00112233aabb'}, {type: 'tool_use', id: 't1', name: 'f', input: {q: 'x'}}], stop_reason: 'end_turn', usage})
+    expect(r).toMatchObject({kind: 'chat', text: 'hmm\nSee CANARY-00112233aabb\n{"q":"x"}', isError: false, promptTokens: 725, completionTokens: 12, cachedTokens: 700})
+    expect(decodeResponse({type: 'error', error: {type: 'overloaded_error', message: 'Overloaded'}})).toMatchObject({kind: 'error', isError: true, errorMessage: 'Overloaded'})
+  })
+
+  it('reassembles a stream from its content block deltas, a marker split across events', () => {
+    const ev = (type: string, extra: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({type, ...extra})}\n\n`
+    const stream =
+      ev('message_start', {message: {id: 'msg_1', type: 'message', content: [], usage: {input_tokens: 20, cache_read_input_tokens: 700, output_tokens: 1}}}) +
+      ev('content_block_start', {index: 0, content_block: {type: 'text', text: ''}}) +
+      ev('ping', {}) +
+      ev('content_block_delta', {index: 0, delta: {type: 'text_delta', text: 'See CANA'}}) +
+      ev('content_block_delta', {index: 0, delta: {type: 'text_delta', text: 'RY-00112233aabb'}}) +
+      ev('content_block_stop', {index: 0}) +
+      ev('content_block_start', {index: 1, content_block: {type: 'tool_use', id: 't1', name: 'f', input: {}}}) +
+      ev('content_block_delta', {index: 1, delta: {type: 'input_json_delta', partial_json: '{"q": '}}) +
+      ev('content_block_delta', {index: 1, delta: {type: 'input_json_delta', partial_json: '"x"}'}}) +
+      ev('message_delta', {delta: {stop_reason: 'tool_use'}, usage: {output_tokens: 12}}) +
+      ev('message_stop', {})
+    expect(decodeResponse(stream)).toMatchObject({kind: 'sse', text: 'See CANARY-00112233aabb\n{"q": "x"}', isError: false, promptTokens: 720, completionTokens: 12, cachedTokens: 700})
+    const overloaded = ev('content_block_delta', {index: 0, delta: {type: 'text_delta', text: 'part'}}) + ev('error', {error: {type: 'overloaded_error', message: 'Overloaded'}})
+    expect(decodeResponse(overloaded)).toMatchObject({text: 'part', isError: true, errorMessage: 'Overloaded'})
+  })
+
+  it('reads a request\'s system prompt given as text blocks', () => {
+    expect(decodeRequest({system: [{type: 'text', text: 'You are '}, {type: 'text', text: 'helpful.'}], messages: [{role: 'user', content: [{type: 'text', text: 'hi'}]}]})).toBe('You are helpful.\nhi')
+  })
+})
+
 describe('decodeRequest', () => {
   it('joins chat messages, content parts, completions prompts and raw text', () => {
     expect(decodeRequest({messages: [{role: 'system', content: 'sys'}, {role: 'user', content: [{type: 'text', text: 'u'}]}]})).toBe('sys\nu')

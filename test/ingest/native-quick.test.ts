@@ -140,9 +140,17 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     fc.record({type: fc.constantFrom('response.output_text.delta', 'response.refusal.delta', 'response.function_call_arguments.delta', 'response.reasoning_text.delta', 'response.output_text.done'), output_index: index, content_index: index, delta: fc.oneof(text, fc.constant<unknown>(2))}, {requiredKeys: ['type']}),
     fc.record({type: fc.constantFrom('response.completed', 'response.failed', 'response.incomplete', 'response.created'), response: fc.oneof(responsesBody, fc.constant<unknown>(null))}),
   )
+  // Anthropic's Messages API: content blocks, and its stream's events.
+  const block = fc.oneof(text.map((t) => ({type: 'text', text: t})), text.map((t) => ({type: 'thinking', thinking: t})), fc.constantFrom<unknown>({type: 'tool_use', input: {q: 'CANARY-aaaa1111aaaa1111aaaa'}}, {type: 'text', text: 3}, null))
+  const messagesBody = fc.record({type: fc.constantFrom<unknown>('message', 'error', 7), content: fc.oneof(fc.array(block, {maxLength: 3}), fc.constant<unknown>('c')), error: fc.constantFrom<unknown>(undefined, {message: 'Overloaded'}), usage: fc.constant({input_tokens: 5, cache_read_input_tokens: 2, output_tokens: 1})}, {requiredKeys: ['type']})
+  const messagesEvent = fc.oneof(
+    fc.record({type: fc.constant('content_block_delta'), index, delta: fc.oneof(text.map((t) => ({type: 'text_delta', text: t})), text.map((t) => ({type: 'input_json_delta', partial_json: t})), fc.constant<unknown>({type: 'other'}))}),
+    fc.record({type: fc.constantFrom('content_block_start', 'message_start', 'message_delta', 'ping', 'message_stop'), index, content_block: block, message: fc.constant({usage: {input_tokens: 9}}), usage: fc.constant({output_tokens: 4})}, {requiredKeys: ['type']}),
+  )
   const sseLine = fc.oneof(
     body.map((b) => `data: ${JSON.stringify(b)}`),
     responsesEvent.map((e) => `data: ${JSON.stringify(e)}`),
+    messagesEvent.map((e) => `data: ${JSON.stringify(e)}`),
     body.map((b) => `data:${JSON.stringify(b)}`),
     fc.constantFrom('data: [DONE]', 'data:  [DONE] ', 'event: error', 'event:error ', ': keep-alive', '', 'id: 7', 'data: {"choices":[{"delta":{"content":"wra', 'pped"}}]}', 'data: 42', 'data: "s"', 'data: {bad json}', 'data: {"choices":[{"index":12345678901234567891,"text":"big"}]}'),
   )
@@ -153,13 +161,15 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     body.map((b) => JSON.stringify(b)),
     responsesBody,
     responsesBody.map((b) => JSON.stringify(b)),
+    messagesBody,
+    messagesBody.map((b) => JSON.stringify(b)),
     body.map((b) => ` ${JSON.stringify(b)}`),
     sse,
     fc.constantFrom<unknown>(null, 42, true, [1, 'CANARY-aaaa1111aaaa1111aaaa'], '{"choices":[{"text":"\\ud800"}]}', '{"choices":[{"text":"a\tb"}]}', '{"choices":[{"text":1e400}]}', '{"error":12345678901234567891}'),
   )
   const request = fc.oneof(
     text,
-    fc.record({system: fc.oneof(text, fc.constant<unknown>(1)), instructions: fc.oneof(text, fc.constant<unknown>(1)), messages: fc.oneof(fc.array(fc.oneof(message, text, fc.constant<unknown>(9)), {maxLength: 3}), fc.constant<unknown>('m')), prompt: fc.oneof(text, fc.array(fc.oneof(text, fc.constant<unknown>(1)), {maxLength: 3}), fc.constant<unknown>(null)), input: fc.oneof(text, fc.array(message, {maxLength: 2}), fc.constant<unknown>(2)), text, stream: fc.boolean()}, {requiredKeys: []}),
+    fc.record({system: fc.oneof(text, fc.constant<unknown>(1), fc.array(text.map((t) => ({type: 'text', text: t})), {maxLength: 2})), instructions: fc.oneof(text, fc.constant<unknown>(1)), messages: fc.oneof(fc.array(fc.oneof(message, text, fc.constant<unknown>(9)), {maxLength: 3}), fc.constant<unknown>('m')), prompt: fc.oneof(text, fc.array(fc.oneof(text, fc.constant<unknown>(1)), {maxLength: 3}), fc.constant<unknown>(null)), input: fc.oneof(text, fc.array(message, {maxLength: 2}), fc.constant<unknown>(2)), text, stream: fc.boolean()}, {requiredKeys: []}),
     fc.array(fc.oneof(message, text), {maxLength: 3}),
     fc.constantFrom<unknown>(null, 5, -0, 1.5, true, false, '  {"messages":[{"content":"x"}]}', '[{"content":""}]', '{"messages":[{"content":"\\ud800"}]}', '{bad', '[]', '{}', {seed: 12345678901234567891n}),
   )
