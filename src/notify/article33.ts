@@ -145,6 +145,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   // ---- investigation and measures (Art. 33(3)(d)): only what was recorded
   if (scope) L.stated('investigation', P.investigation(facts.totals.records, facts.totals.log_files, facts.totals.registry_files), ['scan.exposure', 'evidence.files'])
   if (scope && facts.totals.registry_files === 0) L.stated('investigation', P.noRegistry, ['evidence.files', 'scan.exposure'])
+  if (scope && facts.totals.bad_lines > 0) L.stated('investigation', P.unreadLines(facts.totals.bad_lines), ['evidence.files'])
   for (const m of splitList(inc?.measures_taken)) L.stated('measures_taken', P.measureRecorded(m), ['incident.measures_taken'])
   for (const g of facts.replay?.groups ?? []) L.stated('measures_taken', P.replayGroup(g), g.run_ids.map((id) => `replay_run#${id}`))
   if (inc?.role === 'processor') {

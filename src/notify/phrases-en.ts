@@ -132,6 +132,9 @@ export const EN = {
   causeCategoryRecorded: (label: string) => `Cause: ${label}.`,
   investigation: (records: number, logFiles: number, registryFiles: number) =>
     `Logs of ${count(records, 'response')} from ${count(logFiles, 'log file')} were searched ${registryFiles === 0 ? 'for verbatim text of other sessions (no canary registry: see below)' : `for canary markers (${count(registryFiles, 'canary registry file')}) and for verbatim text of other sessions`}; each affected response, session and customer is identified in the case (evidence annex, SHA-256).`,
+  // Lines that could not be read were never examined: every figure is of the lines that could be.
+  unreadLines: (n: number) =>
+    `${count(n, 'log line')} could not be read (malformed, cut short, or over the size limit) and ${n === 1 ? 'was' : 'were'} not examined: the figures cover the lines that could be read; ${n === 1 ? 'it is' : 'they are'} kept as evidence for review.`,
   // Canary-less provenance still runs without a registry; what it cannot see is said once, with the numbers.
   noRegistry:
     "The case holds no canary registry: no canary marker could be attributed to a session, so responses were matched only by verbatim text of other sessions' earlier prompts and answers; a response that carried another session's data without repeating it verbatim would not be found.",

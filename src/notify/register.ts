@@ -76,10 +76,12 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
 
   const exposure = s?.exposure ?? null
   const found = exposure ? (exposure.responses > 0 ? P.exposure(exposure, s!.exposure_first, s!.exposure_last) : P.noExposure) : null
+  // What the finding cannot speak for, said with it: no registry (markers not looked for), lines that could not be read.
+  const limits = [...(facts.totals.registry_files === 0 ? [P.noRegistry] : []), ...(facts.totals.bad_lines > 0 ? [P.unreadLines(facts.totals.bad_lines)] : [])]
   const factsText =
     found !== null
-      ? facts.totals.registry_files === 0
-        ? L.stated('facts', `${found} ${P.noRegistry}`, ['scan.exposure', 'evidence.files'])
+      ? limits.length > 0
+        ? L.stated('facts', [found, ...limits].join(' '), ['scan.exposure', 'evidence.files'])
         : L.stated('facts', found, ['scan.exposure'])
       : todo('facts', P.open.noScan, 'Art. 33(5)', 'crosstalk scan')
   const effects = exposure && exposure.responses > 0 ? L.stated('effects', P.register.effects, ['scan.exposure']) : P.toComplete(P.open.noScan)

@@ -224,7 +224,11 @@ describe('renderCaseReportHtml', () => {
 
   it('says the numbers are partial, never "no leak", when detection is incomplete', () => {
     const clean = {...reportData().scope, contaminated_responses: 0, cross_tenant_responses: 0, cross_session_responses: 0, provenance_only_responses: 0, exposure: {responses: 0, by_canary: 0, by_text_only: 0, sessions: 0, source_tenants: 0, recipient_tenants: 0, flows: []}}
-    expect(verdict(reportData({scope: clean})).head).toBe('No leak found')
+    expect(verdict(reportData({scope: clean, totals: {...reportData().totals, bad_lines: 0}})).head).toBe('No leak found')
+    // Quarantined lines were never judged: the all-clear says it covers the readable lines only.
+    const quarantined = verdict(reportData({scope: clean, totals: {...reportData().totals, bad_lines: 3}}))
+    expect(quarantined).toMatchObject({cls: 'partial', head: 'No leak found in the lines that could be read'})
+    expect(quarantined.text).toContain('3 quarantined lines could not be read and were not judged (crosstalk status --bad-lines).')
     const partial = verdict(reportData({scope: clean, detection: {complete: false, never_scanned: false, files_not_scanned: 1, records_not_scanned: 250, registry_changed: false}}))
     expect(partial.cls).toBe('partial')
     expect(partial.text).toContain('250 records were not scanned (run crosstalk scan)')

@@ -295,6 +295,20 @@ describe('Article 34, the processor notice and the register say only what was re
     expect(recorded.breach_window).toBe('2026-10-22T09:00:00.000Z - 2026-10-22T17:00:00.000Z')
   })
 
+  it('every draft says that lines which could not be read were not examined, and none does when every line was read', () => {
+    const f = fixture()
+    f.totals = {...f.totals, bad_lines: 3}
+    const said = '3 log lines could not be read (malformed, cut short, or over the size limit) and were not examined: the figures cover the lines that could be read; they are kept as evidence for review.'
+    const a33 = buildArticle33(f)
+    expect(a33.statements.filter((s) => s.text === said).map((s) => [s.section, s.rests_on])).toEqual([['investigation', ['evidence.files']]])
+    expect(renderArticle33Markdown(a33)).toContain(said)
+    expect(buildRegisterEntry(f).facts).toContain(said)
+    expect(buildProcessorNotice(f, 'acme').investigation).toContain(said)
+    expect(buildArticle33(f, {language: 'fr'}).statements.map((s) => s.text)).toContain("3 lignes de journal n'ont pas pu être lues (malformées, tronquées ou trop longues) et n'ont pas été examinées : les chiffres portent sur les lignes lisibles ; elles sont conservées comme preuve pour examen.")
+    // Every line read: nothing said.
+    expect(buildArticle33(fixture()).statements.some((s) => /could not be read/.test(s.text))).toBe(false)
+  })
+
   it('the register\'s remedial action says a proposed measure is proposed, never as if it were taken', () => {
     const r = buildRegisterEntry(fixture('2026-10-24T08:00:00.000Z', {measures_proposed: 'per-tenant KV isolation'}))
     expect(r.remedial_action).toBe('cache disabled; keys rotated; Proposed, not yet taken: per-tenant KV isolation')

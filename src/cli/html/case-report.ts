@@ -98,7 +98,11 @@ export function verdict(d: CaseReportData): {cls: 'leak' | 'clean' | 'partial'; 
   }
   if (s.contaminated_responses > 0) return {cls: 'leak', head: 'Leak confirmed', text: detail}
   if (leaked) return {cls: 'leak', head: 'Leak indicated by verbatim text (no canary marker)', text: detail}
-  if (noRegistry) return {cls: 'partial', head: 'No verbatim-text leak found; canary markers not checked', text: detail}
+  // Quarantined lines were never judged: an all-clear speaks only for the lines that could be read.
+  const bad = d.totals.bad_lines
+  const unjudged = bad > 0 ? ` ${nums(bad, 'quarantined line')} could not be read and ${bad === 1 ? 'was' : 'were'} not judged (crosstalk status --bad-lines).` : ''
+  if (noRegistry) return {cls: 'partial', head: 'No verbatim-text leak found; canary markers not checked', text: detail + unjudged}
+  if (bad > 0) return {cls: 'partial', head: 'No leak found in the lines that could be read', text: detail + unjudged}
   return {cls: 'clean', head: 'No leak found', text: detail}
 }
 
