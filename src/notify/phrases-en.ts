@@ -241,6 +241,8 @@ export const EN = {
     severity: (a: AssessmentRecord) => `ENISA SE ${a.se} (${EN.band[a.band] ?? a.band}); suggested ${EN.outcome[a.suggested] ?? a.suggested}`,
     authorityProcessor: 'not applicable: as processor, we notify each controller (Art. 33(2)); notifying the authority is the controller\'s duty (Art. 33(1))',
     proposed: (m: string) => `Proposed, not yet taken: ${m}`,
+    inResponses: (n: number) => count(n, 'response'),
+    distinctValues: (n: number, responses: number) => `${count(n, 'distinct value')} in ${count(responses, 'response')}`,
     noInvestigation: 'no replay recorded',
   },
 

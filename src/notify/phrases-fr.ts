@@ -230,6 +230,8 @@ export const FR: Phrases = {
     severity: (a) => `SE ENISA ${a.se} (${band[a.band] ?? a.band}) ; suggestion : ${outcome[a.suggested] ?? a.suggested}`,
     authorityProcessor: "sans objet : en tant que sous-traitant, nous notifions chaque responsable de traitement (art. 33.2) ; la notification à l'autorité incombe au responsable de traitement (art. 33.1)",
     proposed: (m) => `Proposée, pas encore prise : ${m}`,
+    inResponses: (n) => compte(n, 'réponse'),
+    distinctValues: (n, responses) => `${compte(n, 'valeur distincte', 'valeurs distinctes')} dans ${compte(responses, 'réponse')}`,
     noInvestigation: 'aucun rejeu enregistré',
   },
 

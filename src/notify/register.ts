@@ -110,7 +110,10 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   const late = facts.clock?.late ?? false
   if (late && !inc?.delay_reason && !authority?.delay_reason) L.open('timeline', P.open.delayReason, 'Art. 33(1), 33(5)', 'crosstalk incident set --delay-reason TEXT')
   for (const problem of facts.notification_problems) L.open('notifications', P.open.notificationProblem(problem), 'Art. 33(5)', null)
-  const categories = (s?.categories ?? []).map((c) => `${categoryLabel(c.kind, c.label, language)}${c.kind === 'free_text' ? '' : ` (${c.count})`}`)
+  // Each count says what it counts: responses for the content categories, distinct values (by hash) for personal-data kinds.
+  const categories = (s?.categories ?? []).map((c) =>
+    `${categoryLabel(c.kind, c.label, language)}${c.kind === 'free_text' ? '' : ` (${c.kind.startsWith('conversation_content') ? P.register.inResponses(c.responses) : P.register.distinctValues(c.count, c.responses)})`}`,
+  )
   assertGrounded(L.statements)
   return registerEntrySchema.parse({
     kind: 'register-entry',

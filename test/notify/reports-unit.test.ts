@@ -366,8 +366,10 @@ describe('Article 34, the processor notice and the register say only what was re
 
   it('labels IPv4 and IPv6 addresses apart: one list never names the same category twice', () => {
     const f = fixture()
-    f.scope = {...f.scope!, categories: [{kind: 'ipv4', label: 'x', count: 3, responses: 3}, {kind: 'ipv6', label: 'y', count: 2, responses: 2}]}
-    expect(buildRegisterEntry(f).data_categories).toBe('online identifiers (IPv4 addresses) (3); online identifiers (IPv6 addresses) (2)')
+    f.scope = {...f.scope!, categories: [{kind: 'ipv4', label: 'x', count: 3, responses: 4}, {kind: 'ipv6', label: 'y', count: 1, responses: 1}, {kind: 'conversation_content_cross_tenant', label: 'z', count: 7, responses: 7}]}
+    // Each count says what it counts: distinct values for a personal-data kind, responses for content.
+    expect(buildRegisterEntry(f).data_categories).toBe("online identifiers (IPv4 addresses) (3 distinct values in 4 responses); online identifiers (IPv6 addresses) (1 distinct value in 1 response); another customer's end-user conversation content (canary-marked prompts) (7 responses)")
+    expect(buildRegisterEntry(f, {language: 'fr'}).data_categories).toContain('(3 valeurs distinctes dans 4 réponses)')
   })
 
   it('a processor notice asks a customer to delete what its users received only where they received something, or detection is incomplete', () => {
