@@ -1,6 +1,6 @@
 import {describeGap} from '../detect/coverage.js'
 import type {CanaryFigures, ScopeResult} from '../scope/compute-scope.js'
-import type {UnscannedScope} from '../scope/unscanned.js'
+import type {RegistrylessTenantView, UnscannedScope} from '../scope/unscanned.js'
 import type {TenantViewResult} from '../scope/tenant-view.js'
 import type {TimelineResult} from '../scope/build-timeline.js'
 import {count} from './plural.js'
@@ -156,7 +156,10 @@ export function renderTopFlows(flows: ReadonlyArray<{source_tenant: string; reci
 export const SCOPE_CSV_TABLES = ['flows', 'exposure', 'matrix', 'nodes', 'hours'] as const
 export type ScopeCsvTable = (typeof SCOPE_CSV_TABLES)[number]
 
-export function scopeCsvTables(r: ScopeResult): Record<ScopeCsvTable, CsvTable> {
+/** The scope's CSV tables; without a canary registry the markers' columns are empty cells (unknown), never 0. */
+export function scopeCsvTables(r: ScopeResult, options: {registry?: boolean} = {}): Record<ScopeCsvTable, CsvTable> {
+  const registry = options.registry ?? true
+  const known = (n: number | string | null): number | string | null => (registry ? n : null)
   const {tenants, responses} = r.flow_matrix
   // one row per source tenant, one column per recipient tenant (the names as cells: csvCell guards them)
   const corner = 'source_tenant \\ recipient_tenant'
@@ -170,7 +173,7 @@ export function scopeCsvTables(r: ScopeResult): Record<ScopeCsvTable, CsvTable> 
         source_tenant: f.source_tenant,
         recipient_tenant: f.recipient_tenant,
         responses: f.responses,
-        with_marker: marked.get(JSON.stringify([f.source_tenant, f.recipient_tenant])) ?? 0,
+        with_marker: known(marked.get(JSON.stringify([f.source_tenant, f.recipient_tenant])) ?? 0),
       })),
     },
     matrix: {
@@ -179,13 +182,16 @@ export function scopeCsvTables(r: ScopeResult): Record<ScopeCsvTable, CsvTable> 
     },
     nodes: {
       columns: ['decode_node', 'contaminated_responses', 'cross_tenant_responses', 'cross_session_responses', 'provenance_responses', 'at_risk_responses', 'first_seen', 'last_seen', 'at_risk_first', 'at_risk_last'],
-      rows: r.by_node.map((x) => ({...x})),
+      rows: r.by_node.map((x) => ({...x, contaminated_responses: known(x.contaminated_responses), cross_tenant_responses: known(x.cross_tenant_responses), cross_session_responses: known(x.cross_session_responses), first_seen: known(x.first_seen), last_seen: known(x.last_seen)})),
     },
-    hours: {columns: ['hour', 'contaminated_responses', 'cross_tenant_responses', 'provenance_responses', 'text_only_responses', 'at_risk_responses'], rows: r.by_hour.map((h) => ({...h}))},
+    hours: {
+      columns: ['hour', 'contaminated_responses', 'cross_tenant_responses', 'provenance_responses', 'text_only_responses', 'at_risk_responses'],
+      rows: r.by_hour.map((h) => ({...h, contaminated_responses: known(h.contaminated_responses), cross_tenant_responses: known(h.cross_tenant_responses)})),
+    },
   }
 }
 
-export function tenantCsvTable(v: TenantViewResult): CsvTable {
+export function tenantCsvTable(v: TenantViewResult | RegistrylessTenantView): CsvTable {
   const rows = (['received', 'leaked'] as const).flatMap((direction) =>
     v[direction].counterparts.map((c) => ({tenant: v.tenant, direction, counterpart: c.tenant, same_tenant: c.same_tenant ? 1 : 0, responses: c.responses, provenance_responses: c.provenance_responses, sessions: c.sessions, first_seen: c.first_seen, last_seen: c.last_seen})),
   )

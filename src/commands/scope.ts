@@ -53,7 +53,7 @@ export default class Scope extends BaseCommand {
     if (flags.tenant !== undefined) {
       const view = computeTenantView(inputs, {tenant: flags.tenant, revealTenants: flags['reveal-tenants']}, {has: (t) => tenantHasRecords(db, t)})
       if (flags.csv) {
-        const t = tenantCsvTable(view)
+        const t = tenantCsvTable(registry ? view : registrylessTenantView(view))
         process.stdout.write(toCsv(t.columns, t.rows))
       } else if (!this.jsonEnabled()) {
         if (!registry) this.log(`${NO_REGISTRY_SCOPE_NOTE}\n`)
@@ -71,7 +71,12 @@ export default class Scope extends BaseCommand {
       return unknown
     }
     if (flags.csv) {
-      const t = scopeCsvTables(result)[flags.table as ScopeCsvTable]
+      const table = flags.table as ScopeCsvTable
+      // The markers' own tables count nothing without a registry: refused, as an unscanned case's are, rather than written empty.
+      if (!registry && (table === 'flows' || table === 'matrix')) {
+        throw new InputError(`--table ${table}: the case holds no canary registry, so no marker can be attributed and this table of marker flows cannot count anything; --table exposure gives the flows by verbatim text (crosstalk ingest canaries FILE)`, 'E_NO_REGISTRY')
+      }
+      const t = scopeCsvTables(result, {registry})[table]
       process.stdout.write(toCsv(t.columns, t.rows))
     } else if (!this.jsonEnabled()) {
       // The canary figures count markers of registered sessions: with no registry they count nothing, and say so first.
