@@ -178,7 +178,7 @@ export function buildTimeline(inputs: ScopeInputs, audit: readonly AuditEntry[],
   const bugWindow = range ? {start: iso(range[0])!, end: iso(range[1])!, basis: `first to last of: ${basis}`} : null
   if (bugWindow) {
     events.push({at: bugWindow.start, kind: 'bug_window_start', description: `bug window opens (${bugWindow.basis})`})
-    events.push({at: bugWindow.end, kind: 'bug_window_end', description: 'bug window closes (last at-risk or contaminated response)'})
+    events.push({at: bugWindow.end, kind: 'bug_window_end', description: `bug window closes (${bugWindow.basis})`})
   }
 
   for (const entry of audit) {

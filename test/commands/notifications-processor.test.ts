@@ -267,6 +267,8 @@ describe('drafts of a case with no canary registry', () => {
     expect(timelineText.split('\n')[0]).toMatch(/^No canary registry in this case: no marker can be attributed to a session, so the leaks below are by verbatim text only/)
     expect(timelineText).toContain('Responses carrying another session\'s data per hour, by verbatim text ░ (no canary registry: markers not checked)')
     expect(timelineText).not.toMatch(/^\S+Z\s+0\+\d+ /m)
+    // The window closes on what opened it (verbatim text here), not on a "contaminated response".
+    expect(timelineText).toContain('bug window closes (first to last of: provenance)')
     const page = await runJson<{scope: {contaminated_responses: number | null; exposure: {by_canary: number | null; by_text_only: number}}; flows: unknown; sightings: {by_class: Record<string, number | null>}}>(['report', 'case', '--db', db, '--format', 'json'])
     expect(page.scope.contaminated_responses).toBeNull()
     expect(page.scope.exposure.by_canary).toBeNull()
