@@ -38,7 +38,7 @@ export function renderDemoSummary(result: DemoResult, seconds: number, options: 
     `  scope         ${count(exposure.responses, 'response')} carried another session's data: ${exposure.by_canary} with its marker (contaminated responses: ${scope.cross_tenant_responses} cross-tenant, ${scope.cross_session_responses} cross-session), ${exposure.by_text_only} by verbatim text only`,
     `                data of ${count(exposure.sessions, 'session')} of ${count(exposure.source_tenants, 'tenant')} reached ${count(exposure.recipient_tenants, 'tenant')}; data subjects ${subjects}`,
     `                first marker ${scope.first_seen ?? '-'}  last marker ${scope.last_seen ?? '-'}; ${scope.at_risk_responses ?? '?'} at-risk over-pool responses`,
-    `  reproduction  probe against the reference backend (stale, disaggregated): ${probe.verdict ?? '?'}; replay confirmed ${confirmed} of ${replayed} records`,
+    `  reproduction  probe against the reference backend (stale, disaggregated): ${probeSummary(probe)}; replay confirmed ${confirmed} of ${replayed} records`,
     clock.basis === 'art33(2)-without-undue-delay' || clock.basis === 'art33(2)-contract'
       ? `  GDPR clock    processor: notify each of ${Array.isArray(clock.controllers) ? clock.controllers.length : '?'} controllers ${clock.deadline ? `by ${clock.deadline}` : 'without undue delay (Art. 33(2))'}; ${Array.isArray(clock.controllers) ? clock.controllers.filter((c: {notified_at: string | null}) => c.notified_at !== null).length : '?'} notified so far`
       : `  GDPR clock    deadline ${clock.deadline ?? '?'} (${clock.status ?? '?'}, ${hours} h left)`,
@@ -61,4 +61,11 @@ export function renderDemoSummary(result: DemoResult, seconds: number, options: 
     ].map((command) => `  ${options.bin} ${command}`),
   ]
   return lines.join('\n')
+}
+
+/** The probe's verdict with what decided it: "fail" alone reads as the probe having failed to run. */
+function probeSummary(probe: {verdict?: string; checks?: Array<{name: string; ok: boolean; inconclusive: boolean}>}): string {
+  const failed = (probe.checks ?? []).filter((c) => !c.ok && !c.inconclusive).map((c) => c.name)
+  if (probe.verdict === 'fail' && failed.length > 0) return `fail (${failed.length === 1 ? 'failed check' : 'failed checks'}: ${failed.join(', ')})`
+  return probe.verdict ?? '?'
 }

@@ -43,6 +43,8 @@ describe('crosstalk demo', () => {
     expect(r.stdout).toMatch(/data of \d+ sessions? of \d+ tenants? reached \d+ tenants?; data subjects/)
     expect(r.stdout).toMatch(/first marker \S+ {2}last marker /)
     expect(r.stdout).toMatch(/verify passed/)
+    // The probe's "fail" says what failed: alone it reads as the probe having failed to run.
+    expect(r.stdout).toMatch(/reproduction {2}probe against the reference backend \(stale, disaggregated\): fail \(failed checks?: [a-z_.]+(, [a-z_.]+)*\); replay confirmed/)
     expect(r.stdout).toContain(join(out, 'case.db'))
     expect(r.stderr).toMatch(/\$ crosstalk triage /)
   })
