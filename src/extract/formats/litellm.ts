@@ -25,6 +25,18 @@ import type {FormatAdapter} from './types.js'
 // Unknown in this format, and left null: status (no HTTP status is recorded; "success" is not
 // 200), endpoint, prefill_node, decode_node. `api_base` names the upstream deployment, not a
 // serving node; map it explicitly (--map decode_node=api_base) if that is what you want.
+//
+// The same proxy's StandardLoggingPayload (what its logging callbacks are handed, and what its
+// S3, GCS and other bucket loggers write, one JSON object a request; docs.litellm.ai/docs/proxy/
+// logging_spec) is read too, where its names differ:
+//
+//   id                    -> request_id
+//   endTime (startTime)   -> ts: epoch seconds as a float, read to the millisecond
+//   trace_id              -> session_id (the session LiteLLM groups calls by: litellm_session_id)
+//   metadata.user_api_key_team_id -> tenant_id
+//   messages / response   -> request / response; "redacted-by-litellm" (message logging turned
+//                            off) is no text, not a prompt
+//   status "failure"      -> an error built from error_information (top level), else error_str
 
 const TENANT_HINT = 'the row has no team_id (nor metadata.user_api_key_team_id); name the tenant with --map tenant_id=PATH (e.g. metadata.user_api_key_user_id) or --map tenant_id=const:NAME'
 
@@ -36,8 +48,8 @@ export const litellm: FormatAdapter<null> = {
     return sniffByShare(
       'litellm',
       first,
-      (o) => 'request_id' in o && ('startTime' in o || 'endTime' in o) && ('call_type' in o || 'spend' in o || 'api_key' in o),
-      'are LiteLLM spend-log rows (request_id, startTime/endTime, call_type/spend/api_key)',
+      (o) => ('request_id' in o || ('id' in o && 'trace_id' in o)) && ('startTime' in o || 'endTime' in o) && ('call_type' in o || 'spend' in o || 'api_key' in o || 'response_cost' in o),
+      'are LiteLLM spend-log rows or logging payloads (request_id or id and trace_id, startTime/endTime, call_type/spend/api_key/response_cost)',
     )
   },
 
@@ -50,21 +62,26 @@ export const litellm: FormatAdapter<null> = {
     const failed = value.status === 'failure'
     const notes: string[] = []
 
+    // A logging payload (StandardLoggingPayload) rather than a spend-log row: no request_id column, its id instead.
+    const payload = !('request_id' in value) && 'id' in value
     const request = requestBody(value)
-    if (request === null) notes.push('no request body stored (LiteLLM stores it only with store_prompts_in_spend_logs)')
+    if (request === null) notes.push(payload ? 'no request text logged (message logging turned off, or redacted)' : 'no request body stored (LiteLLM stores it only with store_prompts_in_spend_logs)')
     let response = stored(parseJsonText(value.response))
     if (failed) {
-      const info = isObj(meta.error_information) ? meta.error_information : {}
-      const message = strOrNull(info.error_message) ?? 'LiteLLM recorded status "failure" without an error message'
+      const top = isObj(value.error_information) ? value.error_information : null
+      const info = top ?? (isObj(meta.error_information) ? meta.error_information : {})
+      const message = strOrNull(info.error_message) ?? strOrNull(value.error_str) ?? 'LiteLLM recorded status "failure" without an error message'
       response = errorResponse(message, {type: strOrNull(info.error_class), code: strOrNull(info.error_code)})
-    } else if (response === null) notes.push('no response body stored (LiteLLM stores it only with store_prompts_in_spend_logs)')
+    } else if (response === null) notes.push(payload ? 'no response text logged (message logging turned off, or redacted)' : 'no response body stored (LiteLLM stores it only with store_prompts_in_spend_logs)')
+    const rawTs = pick(value, 'endTime', 'end_time', 'startTime', 'start_time')
 
     const out = finishRecord(
       {
-        ts: pick(value, 'endTime', 'end_time', 'startTime', 'start_time') as string | number | undefined,
-        request_id: strOrNull(value.request_id),
+        // A payload's times are epoch seconds (floats); a spend-log row's are timestamps as written.
+        ts: (payload && typeof rawTs === 'number' ? epochSecondsToMs(rawTs) : rawTs) as string | number | undefined,
+        request_id: strOrNull(value.request_id) ?? (payload ? strOrNull(value.id) : null),
         tenant_id: strOrNull(value.team_id) ?? strOrNull(meta.user_api_key_team_id),
-        session_id: strOrNull(value.session_id),
+        session_id: strOrNull(value.session_id) ?? (payload ? strOrNull(value.trace_id) : null),
         status: null,
         endpoint: null,
         model: strOrNull(value.model) ?? strOrNull(value.model_group),
@@ -80,9 +97,9 @@ export const litellm: FormatAdapter<null> = {
       ctx.options,
       {
         ts: 'the row has no endTime or startTime',
-        request_id: 'the row has no request_id',
+        request_id: 'the row has no request_id (nor, in a logging payload, an id)',
         tenant_id: TENANT_HINT,
-        session_id: 'the row has no session_id (LiteLLM fills it from litellm_session_id / the session header); name one with --map session_id=PATH',
+        session_id: 'the row has no session_id (nor, in a logging payload, a trace_id; LiteLLM fills them from litellm_session_id / the session header); name one with --map session_id=PATH',
       },
     )
     return single(out, notes)
@@ -98,10 +115,45 @@ function requestBody(row: Obj): unknown {
   return messages
 }
 
-/** LiteLLM's column defaults (`{}`, `[]`, '') mean "not stored": unknown, not an empty body. */
+/** Epoch seconds (a float, as a logging payload gives them) to milliseconds, whole: the precision the case keeps. */
+function epochSecondsToMs(s: number): number {
+  return Math.round(s * 1000)
+}
+
+/** What LiteLLM writes in place of the messages and the response when message logging is turned off. */
+const REDACTED = 'redacted-by-litellm'
+
+/**
+ * LiteLLM's column defaults (`{}`, `[]`, '') mean "not stored", and its redaction marker "not
+ * logged": unknown, not an empty body or a text.
+ */
 function stored(v: unknown): unknown {
-  if (v === undefined || v === null || v === '') return null
+  if (v === undefined || v === null || v === '' || v === REDACTED || onlyRedacted(v)) return null
   if (isObj(v) && Object.keys(v).length === 0) return null
   if (Array.isArray(v) && v.length === 0) return null
   return v
+}
+
+/**
+ * Whether a body's texts are all LiteLLM's redaction marker: with message logging turned off it
+ * keeps the messages' and the choices' shape and replaces each `content` (or `text`) with it. Read
+ * as text, every prompt and answer of the file would be those same words, searched for nothing.
+ */
+function onlyRedacted(v: unknown): boolean {
+  let redacted = 0
+  let other = 0
+  const walk = (x: unknown, depth: number): void => {
+    if (depth > 32 || other > 0) return
+    if (Array.isArray(x)) for (const item of x) walk(item, depth + 1)
+    else if (isObj(x)) {
+      for (const [k, val] of Object.entries(x)) {
+        if ((k === 'content' || k === 'text') && typeof val === 'string') {
+          if (val === REDACTED) redacted++
+          else if (val !== '') other++
+        } else walk(val, depth + 1)
+      }
+    }
+  }
+  walk(v, 0)
+  return redacted > 0 && other === 0
 }

@@ -21,6 +21,7 @@ describe('--log-format auto', () => {
     ['otel-js-instrumentation-logs.jsonl', 'otel'],
     ['langfuse-observations.jsonl', 'langfuse'],
     ['litellm-spend-logs.jsonl', 'litellm'],
+    ['litellm-logging-payload.jsonl', 'litellm'],
     ['openai-batch-input.jsonl', 'openai-batch'],
     ['openai-batch-output.jsonl', 'openai-batch'],
     ['native.jsonl', 'native'],
@@ -197,6 +198,32 @@ describe('litellm fixtures', () => {
     expect(failure.row).toMatchObject({status: null, is_error: 1, prompt_tokens: null, completion_tokens: null, request_text: null, response_text: ''})
     expect(failure.row!.error_message).toMatch(/RateLimitError/)
     expect(got.get('chatcmpl-older-1')!.row).toMatchObject({tenant_id: 'team-globex', request_text: 'Say hi', response_text: 'hi'})
+  })
+
+  it('reads the proxy\'s logging payload (StandardLoggingPayload): id, trace_id as the session, epoch-second times, errors from error_information', () => {
+    // No --assume-tz: a payload's times are epoch seconds, which have no zone to miss.
+    const run = runAdapter('litellm', [f('litellm-logging-payload.jsonl')])
+    expect(run.problems).toEqual([])
+    const got = byId(run.produced)
+    expect(got.get('chatcmpl-pl-1')!.row).toMatchObject({
+      ts: '2026-10-29T23:59:51.951Z',
+      tenant_id: 'team-acme',
+      session_id: 'sess-acme-7',
+      status: null,
+      decode_node: null,
+      prompt_tokens: 21,
+      completion_tokens: 9,
+      request_text: 'You are terse.\nCapital of France?',
+      response_text: 'Paris. CANARY-aa11bb22cc33dd44',
+      is_error: 0,
+    })
+    const failure = got.get('pl-fail-2')!.row!
+    expect(failure).toMatchObject({is_error: 1, prompt_tokens: null, completion_tokens: null, response_text: ''})
+    expect(failure.error_message).toMatch(/RateLimitError/)
+    // Message logging turned off: LiteLLM's marker in place of every text is no text, never a prompt or an answer to search.
+    const redacted = got.get('pl-redacted-3')!
+    expect(redacted.row).toMatchObject({request_text: null, response_text: null})
+    expect(redacted.notes).toEqual(expect.arrayContaining(['no request text logged (message logging turned off, or redacted)', 'no response text logged (message logging turned off, or redacted)']))
   })
 
   it('passes LiteLLM’s zone-less times on zone-less, so they are refused without --assume-tz', () => {
