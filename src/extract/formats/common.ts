@@ -61,6 +61,16 @@ export function finishRecord(
     else if (typeof v === 'number') return {problem: `${f} is the number ${v}, not an integer; log it as a string`}
     else if (typeof v !== 'string') return {problem: `${f} must be text, got ${describe(v)}`}
   }
+  const notes = [...mapped.problems]
+  // A body whose every text is LiteLLM's redaction marker (message logging turned off: LiteLLM
+  // writes it to its spend logs and hands it to every logger, Langfuse and OpenTelemetry
+  // included) carries no text: read as text, every prompt and answer would be those same words.
+  for (const part of ['request', 'response'] as const) {
+    if (r[part] !== undefined && r[part] !== null && onlyRedacted(r[part])) {
+      ;(r as Obj)[part] = null
+      notes.push(`${part} text redacted at the source (${REDACTED}): no text`)
+    }
+  }
   const record: NativeRecord = {
     ts: r.ts as string | number,
     request_id: r.request_id as string,
@@ -76,7 +86,35 @@ export function finishRecord(
     request: r.request ?? null,
     response: r.response ?? null,
   }
-  return {record, notes: mapped.problems}
+  return {record, notes}
+}
+
+/** What LiteLLM writes in place of the messages and the response when message logging is turned off. */
+export const REDACTED = 'redacted-by-litellm'
+
+/**
+ * Whether a body's texts are all LiteLLM's redaction marker: the marker itself, or a body whose
+ * every `content` or `text` string is the marker (LiteLLM keeps the messages' and choices' shape
+ * and replaces each text).
+ */
+export function onlyRedacted(v: unknown): boolean {
+  if (v === REDACTED) return true
+  let redacted = 0
+  let other = 0
+  const walk = (x: unknown, depth: number): void => {
+    if (depth > 32 || other > 0) return
+    if (Array.isArray(x)) for (const item of x) walk(item, depth + 1)
+    else if (typeof x === 'object' && x !== null) {
+      for (const [k, val] of Object.entries(x)) {
+        if ((k === 'content' || k === 'text') && typeof val === 'string') {
+          if (val === REDACTED) redacted++
+          else if (val !== '') other++
+        } else walk(val, depth + 1)
+      }
+    }
+  }
+  walk(v, 0)
+  return redacted > 0 && other === 0
 }
 
 /** Builds a one-record AdaptResult from finishRecord's answer. */

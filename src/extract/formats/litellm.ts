@@ -1,4 +1,4 @@
-import {finishRecord, intOrNull, notAnObject, pick, single, sniffByShare, strOrNull} from './common.js'
+import {finishRecord, intOrNull, notAnObject, onlyRedacted, pick, REDACTED, single, sniffByShare, strOrNull} from './common.js'
 import {errorResponse, isObj, parseJsonText, toChatMessages, type Obj} from './messages.js'
 import type {FormatAdapter} from './types.js'
 
@@ -120,9 +120,6 @@ function epochSecondsToMs(s: number): number {
   return Math.round(s * 1000)
 }
 
-/** What LiteLLM writes in place of the messages and the response when message logging is turned off. */
-const REDACTED = 'redacted-by-litellm'
-
 /**
  * LiteLLM's column defaults (`{}`, `[]`, '') mean "not stored", and its redaction marker "not
  * logged": unknown, not an empty body or a text.
@@ -134,26 +131,3 @@ function stored(v: unknown): unknown {
   return v
 }
 
-/**
- * Whether a body's texts are all LiteLLM's redaction marker: with message logging turned off it
- * keeps the messages' and the choices' shape and replaces each `content` (or `text`) with it. Read
- * as text, every prompt and answer of the file would be those same words, searched for nothing.
- */
-function onlyRedacted(v: unknown): boolean {
-  let redacted = 0
-  let other = 0
-  const walk = (x: unknown, depth: number): void => {
-    if (depth > 32 || other > 0) return
-    if (Array.isArray(x)) for (const item of x) walk(item, depth + 1)
-    else if (isObj(x)) {
-      for (const [k, val] of Object.entries(x)) {
-        if ((k === 'content' || k === 'text') && typeof val === 'string') {
-          if (val === REDACTED) redacted++
-          else if (val !== '') other++
-        } else walk(val, depth + 1)
-      }
-    }
-  }
-  walk(v, 0)
-  return redacted > 0 && other === 0
-}

@@ -1,3 +1,5 @@
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {checkFormatOptions, FormatOptionError, resolveFormatOptions, sniffFormat} from '../../../src/extract/formats/index.js'
@@ -139,6 +141,27 @@ describe('otel fixtures', () => {
     expect(run.produced).toEqual([])
     expect(run.problems[0]!.reason).toMatch(/^missing tenant_id: no k8s.namespace.name attribute on the span, its ancestors or its resource/)
     expect(run.problems[0]!.item).toBe(0)
+  })
+})
+
+describe('texts redacted at the source', () => {
+  it('LiteLLM\'s redaction marker, logged to Langfuse as every text, is no text: never a prompt or an answer to search', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'crosstalk-redacted-'))
+    const file = join(dir, 'langfuse.jsonl')
+    const gen = (id: string, input: unknown, output: unknown) => JSON.stringify({id, traceId: 't', type: 'GENERATION', startTime: '2025-12-17T16:09:00.875Z', endTime: '2025-12-17T16:09:01.456Z', input, output, metadata: {tenant_id: 'tn-a'}, sessionId: 's'})
+    writeFileSync(file, [
+      gen('redacted', {messages: [{role: 'user', content: 'redacted-by-litellm'}]}, {role: 'assistant', content: 'redacted-by-litellm'}),
+      gen('plain-marker', 'redacted-by-litellm', 'redacted-by-litellm'),
+      gen('quoted', {messages: [{role: 'user', content: 'what does redacted-by-litellm mean?'}]}, {role: 'assistant', content: 'a marker'}),
+    ].join('\n') + '\n')
+    const got = byId(runAdapter('langfuse', [file]).produced)
+    for (const id of ['redacted', 'plain-marker']) {
+      expect(got.get(id)!.row, id).toMatchObject({request_text: null, response_text: null})
+      expect(got.get(id)!.notes, id).toEqual(expect.arrayContaining(['request text redacted at the source (redacted-by-litellm): no text', 'response text redacted at the source (redacted-by-litellm): no text']))
+    }
+    // A text that only mentions the marker is a text.
+    expect(got.get('quoted')!.row).toMatchObject({request_text: 'what does redacted-by-litellm mean?', response_text: 'a marker'})
+    rmSync(dir, {recursive: true, force: true})
   })
 })
 
