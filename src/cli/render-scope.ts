@@ -54,21 +54,25 @@ export function renderUnscannedScope(r: UnscannedScope): string {
   return ['Scope', table(['figure', 'value'], rows), '', wrap(`${upperFirst(describeGap(r.detection))}: nothing above is zero, it is not known yet. Run \`crosstalk scan\`.`)].join('\n')
 }
 
-export function renderScope(r: ScopeResult): string {
+/** The scope on the console; without a canary registry (`registry: false`) the markers' figures read "unknown", never 0. */
+export function renderScope(r: ScopeResult, options: {registry?: boolean} = {}): string {
+  const registry = options.registry ?? true
+  const m = (v: number | null): string => (registry ? n(v) : 'unknown')
+  const mt = (v: string | null): string => (registry ? t(v) : 'unknown')
   const out: string[] = []
   out.push('Scope')
   out.push(
     table(
       ['figure', 'value'],
       [
-        ['contaminated responses', n(r.contaminated_responses)],
-        ['  cross-tenant', n(r.cross_tenant_responses)],
-        ['  cross-session', n(r.cross_session_responses)],
-        ['exposed sessions', n(r.exposed_sessions)],
-        ['exposed tenants', n(r.exposed_tenants)],
-        ['recipient tenants', n(r.recipient_tenants)],
-        ['first seen', t(r.first_seen)],
-        ['last seen', t(r.last_seen)],
+        ['contaminated responses', m(r.contaminated_responses)],
+        ['  cross-tenant', m(r.cross_tenant_responses)],
+        ['  cross-session', m(r.cross_session_responses)],
+        ['exposed sessions', m(r.exposed_sessions)],
+        ['exposed tenants', m(r.exposed_tenants)],
+        ['recipient tenants', m(r.recipient_tenants)],
+        ['first seen', mt(r.first_seen)],
+        ['last seen', mt(r.last_seen)],
         [
           'at-risk responses',
           r.pool_tokens === null ? '- (give --pool-tokens)'
@@ -88,7 +92,7 @@ export function renderScope(r: ScopeResult): string {
       ['figure', 'value'],
       [
         ['responses carrying another session\'s data', n(e.responses)],
-        ['  with a canary marker', n(e.by_canary)],
+        ['  with a canary marker', m(e.by_canary)],
         ['  by verbatim text only', n(e.by_text_only)],
         ['sessions whose data reached someone else', n(e.sessions)],
         ['tenants whose data reached someone else', n(e.source_tenants)],
@@ -102,7 +106,7 @@ export function renderScope(r: ScopeResult): string {
   out.push(wrap(`data subjects: ${r.data_subjects.method}`), wrap(`records: ${r.records_concerned.method}`))
   if (r.bug_window) out.push('', wrap(`Bug window: ${r.bug_window.start} .. ${r.bug_window.end} (${r.bug_window.basis})`))
 
-  if (r.exposure.flows.length > 0) out.push('', ...renderTopFlows(r.exposure.flows, r.flows))
+  if (r.exposure.flows.length > 0) out.push('', ...renderTopFlows(r.exposure.flows, registry ? r.flows : null))
   if (r.data_categories.length > 0) {
     out.push('', 'Data categories seen')
     out.push(table(['category', 'evidence', 'responses', 'findings'], r.data_categories.map((c) => [clip(safeLine(c.label), 80), c.evidence, String(c.responses), n(c.findings)])))
@@ -112,13 +116,13 @@ export function renderScope(r: ScopeResult): string {
     out.push(
       table(
         ['node', 'contaminated', 'x-tenant', 'x-session', 'provenance', 'at risk', 'first seen', 'last seen'],
-        r.by_node.map((x) => [node(x.decode_node), String(x.contaminated_responses), String(x.cross_tenant_responses), String(x.cross_session_responses), String(x.provenance_responses), n(x.at_risk_responses), t(x.first_seen), t(x.last_seen)]),
+        r.by_node.map((x) => [node(x.decode_node), m(x.contaminated_responses), m(x.cross_tenant_responses), m(x.cross_session_responses), String(x.provenance_responses), n(x.at_risk_responses), mt(x.first_seen), mt(x.last_seen)]),
       ),
     )
   }
   if (r.by_hour.length > 0) {
     out.push('', 'By hour (UTC)')
-    out.push(table(['hour', 'contaminated', 'x-tenant', 'provenance', 'text only', 'at risk'], r.by_hour.map((h) => [h.hour.slice(0, 13) + ':00Z', String(h.contaminated_responses), String(h.cross_tenant_responses), String(h.provenance_responses), String(h.text_only_responses), n(h.at_risk_responses)])))
+    out.push(table(['hour', 'contaminated', 'x-tenant', 'provenance', 'text only', 'at risk'], r.by_hour.map((h) => [h.hour.slice(0, 13) + ':00Z', m(h.contaminated_responses), m(h.cross_tenant_responses), String(h.provenance_responses), String(h.text_only_responses), n(h.at_risk_responses)])))
   }
   return out.join('\n')
 }
@@ -128,8 +132,9 @@ export function renderScope(r: ScopeResult): string {
  * responses that carried a marker beside them, and one line counting the rest: a tenant x
  * tenant matrix is 2,000 characters wide at 200 tenants.
  */
-export function renderTopFlows(flows: ReadonlyArray<{source_tenant: string; recipient_tenant: string; responses: number}>, markerFlows: ScopeResult['flows'], top = TOP_FLOWS): string[] {
-  const marked = new Map(markerFlows.map((f) => [JSON.stringify([f.source_tenant, f.recipient_tenant]), f.responses]))
+export function renderTopFlows(flows: ReadonlyArray<{source_tenant: string; recipient_tenant: string; responses: number}>, markerFlows: ScopeResult['flows'] | null, top = TOP_FLOWS): string[] {
+  // null: no canary registry, so what carried a marker is not known.
+  const marked = markerFlows === null ? null : new Map(markerFlows.map((f) => [JSON.stringify([f.source_tenant, f.recipient_tenant]), f.responses]))
   const sorted = [...flows].sort((a, b) => b.responses - a.responses || a.source_tenant.localeCompare(b.source_tenant) || a.recipient_tenant.localeCompare(b.recipient_tenant))
   const shown = sorted.slice(0, top)
   const rest = sorted.slice(top)
@@ -142,7 +147,7 @@ export function renderTopFlows(flows: ReadonlyArray<{source_tenant: string; reci
         name(f.source_tenant),
         f.source_tenant === f.recipient_tenant ? `${name(f.recipient_tenant)} (same tenant)` : name(f.recipient_tenant),
         String(f.responses),
-        String(marked.get(JSON.stringify([f.source_tenant, f.recipient_tenant])) ?? 0),
+        marked === null ? 'unknown' : String(marked.get(JSON.stringify([f.source_tenant, f.recipient_tenant])) ?? 0),
       ]),
     ),
   ]
@@ -206,7 +211,11 @@ export const NO_REGISTRY_TIMELINE_NOTE =
 export const NO_REGISTRY_SCOPE_NOTE =
   'No canary registry in this case: the marker figures below cannot count anything (not known, not none); the exposure is by verbatim text only (crosstalk ingest canaries FILE).'
 
-export function renderTenantView(v: TenantViewResult): string {
+/** One tenant's view on the console; without a canary registry (`registry: false`) the markers' figures read "unknown", never 0. */
+export function renderTenantView(v: TenantViewResult, options: {registry?: boolean} = {}): string {
+  const registry = options.registry ?? true
+  const m = (x: number): string => (registry ? String(x) : 'unknown')
+  const mt = (x: string | null): string => (registry ? t(x) : 'unknown')
   const out = [`Tenant ${name(v.tenant)}${v.tenants_revealed ? '' : ' (other tenants shown as opaque labels; --reveal-tenants names them)'}`]
   const dir = (title: string, d: TenantViewResult['received'], own: string, other: string) => {
     const e = d.exposure
@@ -218,19 +227,19 @@ export function renderTenantView(v: TenantViewResult): string {
         ['figure', 'value'],
         [
           ['responses (marker or verbatim text)', String(e.responses)],
-          ['  with a marker', String(e.by_canary)],
+          ['  with a marker', m(e.by_canary)],
           ['  verbatim text only', String(e.by_text_only)],
           [own, String(e.own_sessions)],
           [other, String(e.other_sessions)],
           ['other tenants', String(e.other_tenants)],
           ['first seen', t(e.first_seen)],
           ['last seen', t(e.last_seen)],
-          ['responses with a foreign marker', String(d.responses)],
-          ['  cross-tenant', String(d.cross_tenant_responses)],
-          ['  cross-session (same tenant)', String(d.cross_session_responses)],
-          ['  other tenants (marker)', String(d.other_tenants)],
-          ['  first seen (marker)', t(d.first_seen)],
-          ['  last seen (marker)', t(d.last_seen)],
+          ['responses with a foreign marker', m(d.responses)],
+          ['  cross-tenant', m(d.cross_tenant_responses)],
+          ['  cross-session (same tenant)', m(d.cross_session_responses)],
+          ['  other tenants (marker)', m(d.other_tenants)],
+          ['  first seen (marker)', mt(d.first_seen)],
+          ['  last seen (marker)', mt(d.last_seen)],
           ['provenance-attributed responses', String(d.provenance_responses)],
         ],
       ),
@@ -239,7 +248,7 @@ export function renderTenantView(v: TenantViewResult): string {
       out.push(
         table(
           ['counterpart', 'responses', 'with marker', 'with verbatim text', 'sessions', 'first (marker)', 'last (marker)'],
-          d.counterparts.map((c) => [name(c.tenant) + (c.same_tenant ? ' (self)' : ''), String(c.exposure_responses), String(c.responses), String(c.provenance_responses), String(c.sessions), t(c.first_seen), t(c.last_seen)]),
+          d.counterparts.map((c) => [name(c.tenant) + (c.same_tenant ? ' (self)' : ''), String(c.exposure_responses), m(c.responses), String(c.provenance_responses), String(c.sessions), mt(c.first_seen), mt(c.last_seen)]),
         ),
       )
   }

@@ -57,7 +57,7 @@ export default class Scope extends BaseCommand {
         process.stdout.write(toCsv(t.columns, t.rows))
       } else if (!this.jsonEnabled()) {
         if (!registry) this.log(`${NO_REGISTRY_SCOPE_NOTE}\n`)
-        this.log(renderTenantView(view))
+        this.log(renderTenantView(view, {registry}))
       }
       // --json: the markers' figures are unknown without a registry, never 0.
       return registry ? view : registrylessTenantView(view)
@@ -81,7 +81,7 @@ export default class Scope extends BaseCommand {
     } else if (!this.jsonEnabled()) {
       // The canary figures count markers of registered sessions: with no registry they count nothing, and say so first.
       if (!registry) this.log(`${NO_REGISTRY_SCOPE_NOTE}\n`)
-      this.log(renderScope(result))
+      this.log(renderScope(result, {registry}))
     }
     // --json: what the markers count is unknown without a registry, never 0.
     return registry ? result : registrylessScope(result)

@@ -125,7 +125,7 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
       this.log(renderScan(scan))
       this.log('')
       if (scan.canaries === 0) this.log(`${NO_REGISTRY_SCOPE_NOTE}\n`)
-      this.log(renderScope(scope))
+      this.log(renderScope(scope, {registry: scan.canaries > 0}))
     }
     // A quick verdict the scan contradicted fails the run whatever the gate says.
     if (mismatch) throw new IntegrityError(mismatch)

@@ -252,6 +252,13 @@ describe('drafts of a case with no canary registry', () => {
     expect(view.leaked.exposure.responses).toBeGreaterThan(0)
     expect(view.leaked.counterparts.every((c) => c.responses === null && c.exposure_responses > 0)).toBe(true)
     const scopeText = (await run(['scope', '--db', db])).stdout
+    // The console's marker figures read "unknown" under the note, never 0.
+    expect(scopeText).toMatch(/^contaminated responses +unknown$/m)
+    expect(scopeText).toMatch(/^ {2}with a canary marker +unknown$/m)
+    expect(scopeText).not.toMatch(/^contaminated responses +0$/m)
+    const tenantText = (await run(['scope', '--db', db, '--tenant', tenant])).stdout
+    expect(tenantText).toMatch(/^responses with a foreign marker +unknown$/m)
+    expect(tenantText).toMatch(/^ {2}with a marker +unknown$/m)
     expect(scopeText.split('\n')[0]).toBe('No canary registry in this case: the marker figures below cannot count anything (not known, not none); the exposure is by verbatim text only (crosstalk ingest canaries FILE).')
     const scanText = (await run(['scan', '--db', db])).stdout
     expect(scanText).toContain('Contaminated responses (canary markers): not known: the case holds no canary registry')
