@@ -34,8 +34,6 @@ export const registerEntrySchema = z.object({
   cause: z.string(),
   /** measures taken, then measures proposed (each said as proposed: not taken yet) */
   remedial_action: z.string(),
-  /** how the cause was confirmed (replays of affected requests), null when none is recorded: an investigation, not a remedy */
-  investigation: z.string().nullable(),
   decision: z.string(),
   rationale: z.string().nullable(),
   decided_by: z.string().nullable(),
@@ -49,6 +47,9 @@ export const registerEntrySchema = z.object({
   controllers_affected: z.number().int().nullable(),
   awareness_amendments: z.number().int(),
   evidence: z.string(),
+  // Added last, so that the CSV's columns before it keep their positions for scripts that read them by place.
+  /** how the cause was confirmed (replays of affected requests), null when none is recorded: an investigation, not a remedy */
+  investigation: z.string().nullable(),
   statements: z.array(statementSchema),
   open_items: z.array(openItemSchema),
 })
