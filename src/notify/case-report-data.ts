@@ -3,6 +3,7 @@ import {listSightings} from '../detect/list.js'
 import type {SightingClass} from '../extract/markers.js'
 import {buildTimeline, type TimelineHour} from '../scope/build-timeline.js'
 import {computeScope, type Exposure, type ScopeDataCategory, type ScopeEstimate, type ScopeFlow, type ScopeNodeRow} from '../scope/compute-scope.js'
+import {registrylessEstimates} from '../scope/unscanned.js'
 import {listAudit} from '../store/audit.js'
 import type {CaseDb} from '../store/open-case.js'
 import {buildArticle33} from './article33.js'
@@ -204,6 +205,7 @@ export function caseReportJson(d: CaseReportData) {
       contaminated_responses: null, cross_tenant_responses: null, cross_session_responses: null, exposed_sessions: null, exposed_tenants: null,
       recipient_tenants: null, first_seen: null, last_seen: null,
       exposure: {...d.scope.exposure, by_canary: null},
+      ...registrylessEstimates(d.scope.data_subjects, d.scope.records_concerned),
     },
     flows: null, flow_matrix: null,
     nodes: d.nodes.map((n) => ({...n, contaminated_responses: null, cross_tenant_responses: null, cross_session_responses: null, first_seen: null, last_seen: null})),

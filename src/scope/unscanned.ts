@@ -56,9 +56,21 @@ export type RegistrylessScope = Omit<ScopeResult, 'contaminated_responses' | 'cr
   by_hour: Array<Omit<ScopeHourRow, 'contaminated_responses' | 'cross_tenant_responses'> & {contaminated_responses: null; cross_tenant_responses: null}>
 }
 
+/**
+ * The estimates' evidence without a canary registry: the parts the markers would count (their
+ * source sessions, their responses) are unknown, not 0; the low bounds rest on the verbatim text.
+ */
+export function registrylessEstimates<E extends {evidence: Record<string, number | string | null>}>(data_subjects: E, records_concerned: E): {data_subjects: E; records_concerned: E} {
+  return {
+    data_subjects: {...data_subjects, evidence: {...data_subjects.evidence, sighting_source_sessions: null}},
+    records_concerned: {...records_concerned, evidence: {...records_concerned.evidence, sighting_responses: null}},
+  }
+}
+
 export function registrylessScope(r: ScopeResult): RegistrylessScope {
   return {
     ...r,
+    ...registrylessEstimates(r.data_subjects, r.records_concerned),
     contaminated_responses: null, cross_tenant_responses: null, cross_session_responses: null, exposed_sessions: null, exposed_tenants: null,
     recipient_tenants: null, first_seen: null, last_seen: null, flows: null, flow_matrix: null,
     exposure: {...r.exposure, by_canary: null},

@@ -245,6 +245,11 @@ describe('drafts of a case with no canary registry', () => {
     expect(perNode.by_node.every((n) => n.contaminated_responses === null)).toBe(true)
     expect(perNode.by_hour.every((h) => h.contaminated_responses === null)).toBe(true)
     expect(scopeJson.exposure.responses).toBe(scopeJson.exposure.by_text_only)
+    // The estimates' marker evidence is unknown too; their low bounds rest on the verbatim text.
+    const estimates = scopeJson as unknown as {data_subjects: {low: number; evidence: Record<string, unknown>}; records_concerned: {evidence: Record<string, unknown>}}
+    expect(estimates.data_subjects.evidence.sighting_source_sessions).toBeNull()
+    expect(estimates.records_concerned.evidence.sighting_responses).toBeNull()
+    expect(estimates.data_subjects.low).toBeGreaterThan(0)
     expect(scopeJson.exposure.responses).toBeGreaterThan(0)
     const view = await runJson<{leaked: {responses: number | null; first_seen: string | null; exposure: {responses: number; by_canary: number | null}; counterparts: Array<{responses: number | null; exposure_responses: number}>}}>(['scope', '--db', db, '--tenant', scopeJson.exposure.responses > 0 ? (await runJson<{exposure: {flows: Array<{source_tenant: string}>}}>(['scope', '--db', db])).exposure.flows[0]!.source_tenant : 'x'])
     expect(view.leaked).toMatchObject({responses: null, first_seen: null})
@@ -279,6 +284,7 @@ describe('drafts of a case with no canary registry', () => {
     const page = await runJson<{scope: {contaminated_responses: number | null; exposure: {by_canary: number | null; by_text_only: number}}; flows: unknown; sightings: {by_class: Record<string, number | null>}}>(['report', 'case', '--db', db, '--format', 'json'])
     expect(page.scope.contaminated_responses).toBeNull()
     expect(page.scope.exposure.by_canary).toBeNull()
+    expect((page.scope as unknown as {data_subjects: {evidence: Record<string, unknown>}}).data_subjects.evidence.sighting_source_sessions).toBeNull()
     expect(page.scope.exposure.by_text_only).toBeGreaterThan(0)
     expect(page.flows).toBeNull()
     expect(page.sightings.by_class).toMatchObject({own: null, echo: null, cross_session: null, cross_tenant: null})
