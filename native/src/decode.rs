@@ -14,7 +14,7 @@ use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use crate::js::{js_trim, js_trim_start, json_trim_start};
-use crate::value::{json_object, Any, Json};
+use crate::value::{json_object, Any, Json, MAX_SAFE_INTEGER};
 
 // ---------------------------------------------------------------- shapes
 
@@ -30,6 +30,7 @@ pub type RequestMessage<'a> = Json<'a, MessageIn<'a>, IgnoredAny>;
 json_object!(MessageIn { content: Content<'a> = "content", tool_calls: ToolCalls<'a> = "tool_calls" });
 json_object!(RequestObject {
     system: Any<'a> = "system",
+    stream: Any<'a> = "stream",
     instructions: Any<'a> = "instructions",
     messages: Json<'a, IgnoredAny, RequestMessage<'a>> = "messages",
     prompt: Json<'a, IgnoredAny, Any<'a>> = "prompt",
@@ -40,7 +41,9 @@ pub type Request<'a> = Json<'a, RequestObject<'a>, RequestMessage<'a>>;
 
 json_object!(ResponseObject {
     object: Any<'a> = "object",
-    error: Any<'a> = "error",
+    error: Json<'a, ErrorObject<'a>, IgnoredAny> = "error",
+    message: Any<'a> = "message",
+    usage: Json<'a, Usage<'a>, IgnoredAny> = "usage",
     choices: Json<'a, IgnoredAny, Json<'a, Choice<'a>, IgnoredAny>> = "choices",
     // The Responses API (`output` items; a stream's `type: "response.…"` events): left to TypeScript.
     output: Any<'a> = "output",
@@ -58,6 +61,18 @@ json_object!(Message {
     tool_calls: ToolCalls<'a> = "tool_calls",
 });
 pub type Response<'a> = Json<'a, ResponseObject<'a>, IgnoredAny>;
+json_object!(ErrorObject { message: Any<'a> = "message" });
+json_object!(Usage {
+    prompt_tokens: Any<'a> = "prompt_tokens",
+    completion_tokens: Any<'a> = "completion_tokens",
+    input_tokens: Any<'a> = "input_tokens",
+    output_tokens: Any<'a> = "output_tokens",
+    prompt_tokens_details: Json<'a, Details<'a>, IgnoredAny> = "prompt_tokens_details",
+    input_tokens_details: Json<'a, Details<'a>, IgnoredAny> = "input_tokens_details",
+    cache_read_input_tokens: Any<'a> = "cache_read_input_tokens",
+    cache_creation_input_tokens: Any<'a> = "cache_creation_input_tokens",
+});
+json_object!(Details { cached_tokens: Any<'a> = "cached_tokens" });
 
 fn str_of<'v, O, A>(v: &'v Option<Json<'_, O, A>>) -> Option<&'v str> {
     v.as_ref().and_then(Json::as_str)
@@ -257,11 +272,124 @@ fn tool_call_args(calls: &[Json<Call, IgnoredAny>]) -> Vec<String> {
 
 // ---------------------------------------------------------------- responses
 
-/// What the verdict pass needs of a response: its text and whether it is an error. A plain-text
-/// response's text is the body itself, borrowed.
+/// A response decoded (decodeResponse's DecodedResponse): the verdict pass reads its text and
+/// whether it is an error, ingest all of it. A plain-text response's text is the body itself,
+/// borrowed.
 pub struct Decoded<'t> {
     pub text: Cow<'t, str>,
     pub is_error: bool,
+    pub kind: Kind,
+    pub stream: bool,
+    pub message: ErrorText,
+    pub tokens: Tokens,
+}
+
+impl Decoded<'_> {
+    fn new(text: Cow<'_, str>, kind: Kind) -> Decoded<'_> {
+        Decoded { text, is_error: false, kind, stream: false, message: ErrorText::Null, tokens: Tokens::default() }
+    }
+
+    /// decodeResponse of an absent or null body.
+    pub fn none() -> Decoded<'static> {
+        Decoded::new(Cow::Borrowed(""), Kind::None)
+    }
+
+    pub fn into_owned(self) -> Decoded<'static> {
+        Decoded { text: Cow::Owned(self.text.into_owned()), is_error: self.is_error, kind: self.kind, stream: self.stream, message: self.message, tokens: self.tokens }
+    }
+}
+
+/// ResponseKind (decode.ts), numbered as ingest's native columns give it (native-ingest.ts).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    None = 0,
+    Chat = 1,
+    Completion = 2,
+    Error = 3,
+    Sse = 4,
+    Json = 5,
+    Text = 6,
+}
+
+/// A response's errorMessage: none, a text, or one that JSON.stringify writes (of an error object
+/// without a string message, or of a whole chunk), which is left to TypeScript to write.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum ErrorText {
+    Null,
+    Text(String),
+    Stringified,
+}
+
+/// promptTokens, completionTokens and cachedTokens as readUsage leaves them (None: null). A count
+/// is a safe integer, not negative; -0 is kept as JavaScript keeps it.
+#[derive(Clone, Copy, Default, PartialEq, Debug)]
+pub struct Tokens {
+    pub prompt: Option<f64>,
+    pub completion: Option<f64>,
+    pub cached: Option<f64>,
+}
+
+/// What one `usage` object says, read once (a stream's template applies it again to each chunk it reads).
+#[derive(Clone, Copy, Default)]
+pub struct UsageRead {
+    object: bool,
+    prompt: Option<f64>,
+    input: Option<f64>,
+    completion: Option<f64>,
+    output: Option<f64>,
+    /// Some where prompt_tokens_details (or else input_tokens_details) is an object: its cached_tokens.
+    details: Option<Option<f64>>,
+    cache_read: Option<f64>,
+}
+
+/// intOrNull: a safe integer that is not negative (-0 included, as `-0 >= 0`).
+fn int_or_null(v: &Option<Any>) -> Option<f64> {
+    match v {
+        Some(Json::Num(n)) if n.fract() == 0.0 && *n >= 0.0 && *n <= MAX_SAFE_INTEGER => Some(*n),
+        _ => None,
+    }
+}
+
+impl UsageRead {
+    pub fn of(usage: &Option<Json<Usage, IgnoredAny>>) -> UsageRead {
+        let Some(Json::Obj(u)) = usage else { return UsageRead::default() };
+        let cache_read = int_or_null(&u.cache_read_input_tokens);
+        // inputTokens: input_tokens plus the cache's reads and writes, where the sum is still safe.
+        let input = int_or_null(&u.input_tokens).and_then(|input| {
+            let sum = input + cache_read.unwrap_or(0.0) + int_or_null(&u.cache_creation_input_tokens).unwrap_or(0.0);
+            (sum <= MAX_SAFE_INTEGER).then_some(sum)
+        });
+        let details = match (&u.prompt_tokens_details, &u.input_tokens_details) {
+            (Some(Json::Obj(d)), _) | (_, Some(Json::Obj(d))) => Some(int_or_null(&d.cached_tokens)),
+            _ => None,
+        };
+        UsageRead {
+            object: true,
+            prompt: int_or_null(&u.prompt_tokens),
+            input,
+            completion: int_or_null(&u.completion_tokens),
+            output: int_or_null(&u.output_tokens),
+            details,
+            cache_read,
+        }
+    }
+
+    /// readUsage(usage, out).
+    pub fn apply(&self, t: &mut Tokens) {
+        if !self.object {
+            return;
+        }
+        t.prompt = self.prompt.or(self.input).or(t.prompt);
+        t.completion = self.completion.or(self.output).or(t.completion);
+        match self.details {
+            Some(cached) => t.cached = cached.or(t.cached),
+            None => {
+                if self.cache_read.is_some() {
+                    t.cached = self.cache_read;
+                }
+            }
+        }
+    }
 }
 
 /// The response field of a line as read: null, left to TypeScript (an array or a scalar, which
@@ -354,7 +482,7 @@ fn response_string(raw: &str) -> Option<Decoded<'_>> {
             return response_object(&o);
         }
     }
-    Some(Decoded { text: Cow::Borrowed(raw), is_error: false })
+    Some(Decoded::new(Cow::Borrowed(raw), Kind::Text))
 }
 
 /// decodeResponse for a body that is a string, given as its JSON text (quotes included, as
@@ -420,13 +548,20 @@ fn response_object(obj: &ResponseObject) -> Option<Decoded<'static>> {
     if !matches!(obj.choices, Some(Json::Arr(_))) && (matches!(obj.output, Some(Json::Arr(_))) || str_of(&obj.kind).is_some()) {
         return None;
     }
-    let is_error = error_of(&obj.object, &obj.error);
+    let mut d = Decoded::new(Cow::Borrowed(""), Kind::Json);
+    if let Some(message) = error_message(obj) {
+        d.kind = Kind::Error;
+        d.is_error = true;
+        d.message = message;
+    }
     let mut text = String::new();
     if let Some(Json::Arr(choices)) = &obj.choices {
         let mut texts: Vec<String> = Vec::new();
+        let mut chat = false;
         for choice in choices {
             let Json::Obj(choice) = choice else { continue };
             if let Some(Json::Obj(msg)) = &choice.message {
+                chat = true;
                 let mut t: Vec<String> = Vec::new();
                 if let Some(r) = str_of(&msg.reasoning_content) {
                     t.push(r.to_owned());
@@ -441,13 +576,25 @@ fn response_object(obj: &ResponseObject) -> Option<Decoded<'static>> {
             }
         }
         text = texts.join("\n");
+        if !d.is_error {
+            d.kind = if chat || str_of(&obj.object) == Some("chat.completion") { Kind::Chat } else { Kind::Completion };
+        }
     }
-    Some(Decoded { text: Cow::Owned(text), is_error })
+    d.text = Cow::Owned(text);
+    UsageRead::of(&obj.usage).apply(&mut d.tokens);
+    Some(d)
 }
 
-/// errorOf(obj) !== null: vLLM's `{"object":"error"}`, OpenAI's and SGLang's `{"error":{...}}` or `{"error":"..."}`.
-fn error_of(object: &Option<Any>, error: &Option<Any>) -> bool {
-    str_of(object) == Some("error") || matches!(error, Some(Json::Obj(_)) | Some(Json::Str(_)))
+/// errorOf(obj) as errorMessage takes it: None where it is null.
+fn error_message(obj: &ResponseObject) -> Option<ErrorText> {
+    if str_of(&obj.object) == Some("error") {
+        return Some(ErrorText::Text(str_of(&obj.message).unwrap_or("error").to_owned()));
+    }
+    match &obj.error {
+        Some(Json::Obj(e)) => Some(str_of(&e.message).map_or(ErrorText::Stringified, |m| ErrorText::Text(m.to_owned()))),
+        Some(Json::Str(s)) => Some(ErrorText::Text(s.to_string())),
+        _ => None,
+    }
 }
 
 /// `typeof v === 'number' ? v : 0`, with -0 read as 0 (one key to a Map, SameValueZero).
@@ -559,6 +706,8 @@ fn escaped_lines(e: &str) -> impl Iterator<Item = &str> {
 /// holds a number past 2^53.
 fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>) -> Option<Decoded<'static>> {
     let mut is_error = false;
+    let mut message = ErrorText::Null;
+    let mut tokens = Tokens::default();
     // Per choice index, in the order first given text: its pieces appended as they come.
     let mut content: Vec<(f64, String)> = Vec::new();
     let mut tools: Vec<((f64, f64), String)> = Vec::new();
@@ -578,31 +727,45 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>) -> Option<Decoded<'sta
         // template's chunk did, with this text as its piece.
         if let Some(piece) = template.as_ref().and_then(|t| t.piece(payload)) {
             TEMPLATE_READS.with(|n| n.set(n.get() + 1));
+            let t = template.as_ref().expect("a template read");
             if next_is_error {
+                // The chunk is no error itself: its message field, or the chunk as JSON.stringify writes it.
                 is_error = true;
                 next_is_error = false;
+                message = t.message.clone().map_or(ErrorText::Stringified, ErrorText::Text);
             } else {
-                append(&mut content, template.as_ref().map_or(0.0, |t| t.index), piece);
+                t.usage.apply(&mut tokens);
+                append(&mut content, t.index, piece);
             }
             continue;
         }
         let text = F::decoded(payload)?;
         let chunk: Response = serde_json::from_str(&text).ok()?;
         let Json::Obj(chunk) = chunk else { continue };
-        if error_of(&chunk.object, &chunk.error) || next_is_error {
+        if let Some(m) = error_message(&chunk) {
             is_error = true;
             next_is_error = false;
+            message = m;
+            continue;
+        }
+        if next_is_error {
+            is_error = true;
+            next_is_error = false;
+            message = str_of(&chunk.message).map_or(ErrorText::Stringified, |m| ErrorText::Text(m.to_owned()));
             continue;
         }
         // A typed event (the Responses and Messages APIs): the stream is TypeScript's to read.
         if str_of(&chunk.kind).is_some() && !matches!(chunk.choices, Some(Json::Arr(_))) {
             return None;
         }
+        let usage = UsageRead::of(&chunk.usage);
+        usage.apply(&mut tokens);
         let Some(Json::Arr(choices)) = &chunk.choices else { continue };
         if let Some((start, end, index)) = Template::of(&text, choices) {
             // The template's bytes in the stream's own form.
             if let (Some(start), Some(end)) = (F::offset(payload, start), F::offset(payload, end)) {
-                template = Some(Template { before: &payload[..start], after: &payload[end..], index });
+                let message = str_of(&chunk.message).map(str::to_owned);
+                template = Some(Template { before: &payload[..start], after: &payload[end..], index, usage, message });
             }
         }
         for choice in choices {
@@ -650,7 +813,7 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>) -> Option<Decoded<'sta
         text.push('\n');
         text.push_str(&t);
     }
-    Some(Decoded { text: Cow::Owned(text), is_error })
+    Some(Decoded { text: Cow::Owned(text), is_error, kind: Kind::Sse, stream: true, message, tokens })
 }
 
 thread_local! {
@@ -673,6 +836,10 @@ struct Template<'p> {
     after: &'p str,
     /// The choice's index, as index_of read it.
     index: f64,
+    /// The chunk's usage, read again with each chunk read by the template (the same bytes).
+    usage: UsageRead,
+    /// The chunk's `message` where it is a string (an `event: error` line before such a chunk makes it the error's message).
+    message: Option<String>,
 }
 
 impl<'p> Template<'p> {

@@ -595,7 +595,7 @@ struct OwnedResponse(ResponseField<decode::Decoded<'static>>);
 
 impl<'de> Deserialize<'de> for OwnedResponse {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        ResponseSeed(|d: Decoded| Decoded { text: Cow::Owned(d.text.into_owned()), is_error: d.is_error }).deserialize(d).map(OwnedResponse)
+        ResponseSeed(|d: Decoded| d.into_owned()).deserialize(d).map(OwnedResponse)
     }
 }
 
@@ -653,6 +653,201 @@ fn fmix32(mut x: u32) -> u32 {
     x ^= x >> 13;
     x = x.wrapping_mul(0xc2b2ae35);
     x ^ (x >> 16)
+}
+
+// ---------------------------------------------------------------- ingest
+
+/// Per record of `IngestLines.flags`: the request was absent or null (no text).
+const REQUEST_NULL: u8 = 1;
+/// The request is an object whose `stream` is true.
+const STREAM_REQUESTED: u8 = 2;
+/// The response was a stream.
+const STREAM: u8 = 4;
+const ERROR: u8 = 8;
+/// The response's errorMessage is null.
+const MESSAGE_NULL: u8 = 16;
+
+/// A unit of native-format lines as ingest's decoder reads their bodies (native-ingest.ts):
+/// per line, left to TypeScript, blank, or a record; per record, the line's other fields as a
+/// JSON text of their own (TypeScript reads them, by the same rules as ever) and its request and
+/// response decoded as decodeRequest and decodeResponse decode them.
+#[napi(object)]
+pub struct IngestLines {
+    /// Per line of the unit: 0 left to TypeScript, 1 blank, 2 a record.
+    pub kinds: Uint8Array,
+    /// Per record: the line's members but `request` and `response`, as they were written, in an object.
+    pub rest: Vec<String>,
+    /// Per record: decodeRequest's text ('' where it is null: see flags).
+    pub request: Vec<String>,
+    /// Per record: the decoded response's text.
+    pub response: Vec<String>,
+    /// Per record: the response's errorMessage ('' where it is null: see flags).
+    pub error_message: Vec<String>,
+    /// Per record: REQUEST_NULL, STREAM_REQUESTED, STREAM, ERROR, MESSAGE_NULL.
+    pub flags: Uint8Array,
+    /// Per record: the response's kind (decode.rs Kind; 0 where there was none).
+    pub kind: Uint8Array,
+    /// Per record: promptTokens, completionTokens, cachedTokens of the response, NaN for null.
+    pub tokens: Float64Array,
+}
+
+/// A record line as ingest reads it here.
+struct IngestRecord {
+    rest: String,
+    request: Option<String>,
+    stream_requested: bool,
+    /// None: the line has no response, or a null one.
+    response: Option<Decoded<'static>>,
+}
+
+/// processUnit's decoding of a unit of plain native lines (no --map, no other format): the
+/// lines walkUnit would decode, each read as readLineJson and decodeValue read it, or left to
+/// TypeScript wherever this reading could differ (test/ingest/native-quick.test.ts holds every
+/// claim to TypeScript's own reading of the line).
+#[napi(catch_unwind)]
+pub fn ingest_lines(bytes: Uint8Array, max_line_bytes: u32) -> IngestLines {
+    let bytes: &[u8] = &bytes;
+    let mut kinds = Vec::with_capacity(bytes.len() / 1024 + 16);
+    let (mut rest, mut request, mut response, mut error_message) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut flags, mut kind, mut tokens) = (Vec::new(), Vec::new(), Vec::new());
+    let mut s = 0;
+    while s < bytes.len() {
+        let e = memchr::memchr(b'\n', &bytes[s..]).map_or(bytes.len(), |i| s + i);
+        let line = &bytes[s..e];
+        s = e + 1;
+        if line.len() > max_line_bytes as usize || line.starts_with(&[0xef, 0xbb, 0xbf]) {
+            kinds.push(LEFT);
+            continue;
+        }
+        let body = line.strip_suffix(b"\r").unwrap_or(line);
+        if body.iter().all(|&c| matches!(c, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c)) {
+            kinds.push(BLANK);
+            continue;
+        }
+        let Some(r) = ingest_record(body) else {
+            kinds.push(LEFT);
+            continue;
+        };
+        kinds.push(RECORD);
+        let mut f = 0;
+        match r.request {
+            Some(t) => request.push(t),
+            None => {
+                f |= REQUEST_NULL;
+                request.push(String::new());
+            }
+        }
+        if r.stream_requested {
+            f |= STREAM_REQUESTED;
+        }
+        let d = r.response.unwrap_or_else(|| decode::Decoded::none());
+        if d.stream {
+            f |= STREAM;
+        }
+        if d.is_error {
+            f |= ERROR;
+        }
+        match d.message {
+            decode::ErrorText::Text(m) => error_message.push(m),
+            _ => {
+                f |= MESSAGE_NULL;
+                error_message.push(String::new());
+            }
+        }
+        flags.push(f);
+        kind.push(d.kind as u8);
+        tokens.extend([d.tokens.prompt, d.tokens.completion, d.tokens.cached].map(|t| t.unwrap_or(f64::NAN)));
+        response.push(d.text.into_owned());
+        rest.push(r.rest);
+    }
+    IngestLines { kinds: kinds.into(), rest, request, response, error_message, flags: flags.into(), kind: kind.into(), tokens: tokens.into() }
+}
+
+/// A plain native line read for ingest; None: left to TypeScript.
+fn ingest_record(body: &[u8]) -> Option<IngestRecord> {
+    // As QuickExtractor::record: an object, no control character anywhere, UTF-8.
+    if body.first() != Some(&b'{') || body.iter().fold(false, |found, &c| found | (c < 0x20)) {
+        return None;
+    }
+    let text = std::str::from_utf8(body).ok()?;
+    let (rest, request, response) = walk_ingest(text)?;
+    let (request, stream_requested) = match &request {
+        None | Some(Json::Null) => (None, false),
+        Some(body) => (Some(decode::request_text(body)?), matches!(body, Json::Obj(o) if matches!(o.stream, Some(Json::Bool(true))))),
+    };
+    let response = match response {
+        None | Some(ResponseField::Null) => None,
+        Some(ResponseField::Left) => return None,
+        // An error message JSON.stringify would write is TypeScript's to write.
+        Some(ResponseField::Read(d)) if d.message == decode::ErrorText::Stringified => return None,
+        Some(ResponseField::Read(d)) => Some(d),
+    };
+    Some(IngestRecord { rest, request, stream_requested, response })
+}
+
+/// The line's object walked as QuickExtractor::walk walks it: its request and response read,
+/// every other member kept as its text, for an object of them (`rest`).
+#[allow(clippy::type_complexity)]
+fn walk_ingest(text: &str) -> Option<(String, Option<decode::Request<'_>>, Option<ResponseField<Decoded<'static>>>)> {
+    let b = text.as_bytes();
+    let string_after = |quote: usize| -> Option<usize> {
+        (b.get(quote) == Some(&b'"')).then_some(())?;
+        Some(quote + 1 + scan::string_end(&b[quote + 1..])?)
+    };
+    let mut rest = String::with_capacity(512);
+    rest.push('{');
+    let mut request = None;
+    let mut response = None;
+    let mut i = spaces(b, 1);
+    if b.get(i) == Some(&b'}') {
+        i += 1;
+    } else {
+        loop {
+            let member = i;
+            let end = string_after(i)?;
+            let key = &b[i + 1..end];
+            if memchr::memchr(b'\\', key).is_some() {
+                return None;
+            }
+            i = spaces(b, end + 1);
+            if b.get(i) != Some(&b':') {
+                return None;
+            }
+            i = spaces(b, i + 1);
+            i = match key {
+                b"request" => value_into(text, i, &mut request)?,
+                b"response" if b.get(i) == Some(&b'"') => {
+                    let end = string_after(i)?;
+                    response = Some(decode::response_json_string(&text[i..=end], |d| d.into_owned()));
+                    end + 1
+                }
+                b"response" => {
+                    let (OwnedResponse(r), next) = value_at(text, i)?;
+                    response = Some(r);
+                    next
+                }
+                _ => {
+                    let next = if b.get(i) == Some(&b'"') { string_after(i)? + 1 } else { value_at::<IgnoredAny>(text, i)?.1 };
+                    if rest.len() > 1 {
+                        rest.push(',');
+                    }
+                    rest.push_str(&text[member..next]);
+                    next
+                }
+            };
+            i = spaces(b, i);
+            match b.get(i) {
+                Some(b',') => i = spaces(b, i + 1),
+                Some(b'}') => {
+                    i += 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+    }
+    rest.push('}');
+    (spaces(b, i) == b.len()).then_some((rest, request, response))
 }
 
 // The fields of a native line the verdict reads; every other field is skipped. A field given

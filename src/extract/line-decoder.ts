@@ -1,6 +1,7 @@
 import {parseFieldSpec, type FieldMap} from './field-path.js'
 import {adapterFor, checkFormatOptions, resolveFormatOptions, type CompanionIndex, type FormatAdapter, type FormatOptions, type LinePosition, type LineProblem} from './formats/index.js'
-import {readLineJson, rowFromRecord, type RecordRow} from './parse-record.js'
+import {parseJsonExact} from './json-text.js'
+import {readLineJson, rowFromRecord, type DecodedBodies, type RecordRow} from './parse-record.js'
 import type {ParseSpec} from './parse-spec.js'
 import {parseAssumeTz, resolveZoneless, type AssumedZone} from './timestamps-zone.js'
 
@@ -88,12 +89,30 @@ export function decodeValue(
   return {records, problems, ignored: adapted.ignored}
 }
 
-function toRow(value: unknown, _item: number, decoder: LineDecoder, notes: string[]): {row: RecordRow} | {bad: string} {
+function toRow(value: unknown, _item: number, decoder: LineDecoder, notes: string[], bodies?: DecodedBodies): {row: RecordRow} | {bad: string} {
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const ts = (value as {ts?: unknown}).ts
     const zone = resolveZoneless(ts, decoder.assumeTz)
     if (!zone.ok) return {bad: `field ts: ${zone.reason}`}
     if (zone.assumed) value = {...value, ts: zone.value}
   }
-  return rowFromRecord(value, notes)
+  return rowFromRecord(value, notes, bodies)
+}
+
+/**
+ * A plain native line (decoder.plainNative) whose request and response were decoded elsewhere:
+ * `rest` is the line's other members as a JSON text of their own, read here as the line would
+ * be. The same answer decodeLine gives for the whole line; null where `rest` is not JSON to
+ * JavaScript (the caller then reads the line with decodeLine).
+ */
+export function decodeNativeRest(rest: string, bodies: DecodedBodies, decoder: LineDecoder): DecodedLine | null {
+  let value: unknown
+  try {
+    value = parseJsonExact(rest)
+  } catch {
+    return null
+  }
+  const notes: string[] = []
+  const one = toRow(value, 0, decoder, notes, bodies)
+  return 'row' in one ? {kind: 'items', records: [{item: 0, row: one.row, notes, companions: []}], problems: [], ignored: 0} : {kind: 'bad', reason: one.bad}
 }

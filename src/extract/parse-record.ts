@@ -1,5 +1,5 @@
 import {isUtf8} from 'node:buffer'
-import {decodeRequest, decodeResponse} from './decode.js'
+import {decodeRequest, decodeResponse, type DecodedResponse} from './decode.js'
 import {parseJsonExact} from './json-text.js'
 import type {RecordFields} from '../util/record-fields.js'
 import {safeLine} from '../util/sanitize.js'
@@ -21,6 +21,17 @@ export type NativeField = (typeof NATIVE_FIELDS)[number]
 export interface RecordRow extends RecordFields {
   request_text: string | null
   response_text: string | null
+}
+
+/**
+ * A record's request and response as decodeRequest, streamRequested and decodeResponse read
+ * them, decoded elsewhere (the native decoder, src/ingest/native-ingest.ts): rowFromRecord then
+ * reads the rest of the record, which holds no request or response, as it reads any other.
+ */
+export interface DecodedBodies {
+  requestText: string | null
+  streamRequested: boolean
+  response: DecodedResponse
 }
 
 export type LineResult = {kind: 'blank'} | {kind: 'bad'; reason: string} | {kind: 'record'; row: RecordRow}
@@ -61,7 +72,7 @@ export function parseLine(bytes: Buffer): LineResult {
  * a row, or why it is a bad line. `notes` collects what was read as unknown and why (a count
  * no integer column can hold, a status outside HTTP's range).
  */
-export function rowFromRecord(value: unknown, notes: string[] = []): {row: RecordRow} | {bad: string} {
+export function rowFromRecord(value: unknown, notes: string[] = [], bodies?: DecodedBodies): {row: RecordRow} | {bad: string} {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return {bad: `not a JSON object (got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value})`}
   }
@@ -87,7 +98,7 @@ export function rowFromRecord(value: unknown, notes: string[] = []): {row: Recor
     if (error instanceof TimestampError) return {bad: `field ts: ${error.message}`}
     throw error
   }
-  const response = decodeResponse(obj.response)
+  const response = bodies?.response ?? decodeResponse(obj.response)
   const request = obj.request
   return {
     row: {
@@ -104,11 +115,11 @@ export function rowFromRecord(value: unknown, notes: string[] = []): {row: Recor
       prompt_tokens: checkedInt(obj.prompt_tokens, 'prompt_tokens', 0, Number.MAX_SAFE_INTEGER, notes) ?? response.promptTokens,
       completion_tokens: checkedInt(obj.completion_tokens, 'completion_tokens', 0, Number.MAX_SAFE_INTEGER, notes) ?? response.completionTokens,
       cached_tokens: response.cachedTokens,
-      stream: response.stream || streamRequested(request) ? 1 : 0,
+      stream: response.stream || (bodies ? bodies.streamRequested : streamRequested(request)) ? 1 : 0,
       response_kind: response.kind,
       is_error: response.isError ? 1 : 0,
       error_message: response.errorMessage,
-      request_text: decodeRequest(request),
+      request_text: bodies ? bodies.requestText : decodeRequest(request),
       response_text: response.kind === 'none' ? null : response.text,
     },
   }

@@ -5,6 +5,7 @@ import {decodeLine, lineDecoder, type DecodedRecord, type LineDecoder} from '../
 import type {RecordRow} from '../extract/parse-record.js'
 import {decodeParseSpec} from '../extract/parse-spec.js'
 import {FingerprintBuffer} from '../extract/winnow.js'
+import {nativeIngestLines, type NativeIngestLines} from './native-ingest.js'
 import {NATIVE_BLANK, NATIVE_LEFT, NATIVE_RECORD} from './native-quick.js'
 
 // One unit of work for ingest: a run of whole lines cut from a file's (decompressed)
@@ -105,6 +106,8 @@ export function processUnit(task: UnitTask, unconventional?: UnconventionalSet, 
   const result: UnitResult = {seq: task.seq, bytes: task.bytes.byteLength, lines: 0, blank: 0, ignored: 0, bom: false, items: [], notes: {}, fp: new Uint32Array(0)}
   fpBuf.length = 0
   const note = noteCounter(result.notes)
+  // Plain native lines' bodies are read by the addon where it is built (native-ingest.ts).
+  const bodies = index === null && decoderFor(task.spec).plainNative ? nativeIngestLines(task.bytes, task.maxLineBytes) : null
   Object.assign(result, walkUnit(task, index, true, {
     bad: (lineNo, item, offset, line, reason, whole) => {
       result.items.push(whole
@@ -124,7 +127,7 @@ export function processUnit(task: UnitTask, unconventional?: UnconventionalSet, 
       result.items.push(item)
       onTexts?.(item, {request_text: prompt, response_text: response})
     },
-  }))
+  }, undefined, bodies ?? undefined))
   result.fp = fpBuf.data.slice(0, fpBuf.length)
   result.input = task.bytes
   return result
@@ -173,7 +176,9 @@ export interface LineClaims {
  * (processUnit) and the quick verdict's pass (quick-unit.ts) make of a unit, so that they
  * agree on every line. Returns the unit's own counts.
  */
-export function walkUnit(task: UnitTask, index: CompanionIndex | null, withCrc: boolean, sink: UnitSink, claims?: LineClaims): {lines: number; blank: number; ignored: number; bom: boolean} {
+export function walkUnit(
+  task: UnitTask, index: CompanionIndex | null, withCrc: boolean, sink: UnitSink, claims?: LineClaims, bodies?: NativeIngestLines,
+): {lines: number; blank: number; ignored: number; bom: boolean} {
   const decoder = decoderFor(task.spec)
   const bytes = Buffer.from(task.bytes.buffer, task.bytes.byteOffset, task.bytes.byteLength)
   const counts = {lines: 0, blank: 0, ignored: 0, bom: false}
@@ -194,6 +199,8 @@ export function walkUnit(task: UnitTask, index: CompanionIndex | null, withCrc: 
       claims!.record()
       continue
     }
+    // The addon's reading of the line, where it made one (taken for every line, in order).
+    const native = bodies?.take(counts.lines - 1, decoder) ?? null
     let line = bytes.subarray(start, e)
     let offset = task.offset + start
     if (lineNo === 1 && offset === 0 && line.length >= 3 && line[0] === 0xef && line[1] === 0xbb && line[2] === 0xbf) {
@@ -208,7 +215,7 @@ export function walkUnit(task: UnitTask, index: CompanionIndex | null, withCrc: 
     // Ingest keeps each line's crc (records, duplicates, companions); the quick pass reads none (it never has a companion index).
     const crc = withCrc || index !== null ? crc32(line) : 0
     const at: LinePosition = {file: task.file, line: lineNo, offset, length: line.length, crc}
-    const decoded = decodeLine(line, decoder, index, at)
+    const decoded = native ?? decodeLine(line, decoder, index, at)
     if (decoded.kind === 'blank') {
       counts.blank++
       continue

@@ -10,6 +10,7 @@ import {UnconventionalSet} from '../../src/extract/extract.js'
 import {encodeParseSpec} from '../../src/extract/parse-spec.js'
 import {generateIncident} from '../../src/generate/generate-incident.js'
 import {ADDON_PATH, NATIVE_BLANK, NATIVE_LEFT, NATIVE_RECORD, nativeQuickExtractor, nativeQuickStatus, releaseNativeQuick, resetNativeQuick} from '../../src/ingest/native-quick.js'
+import {processUnit, type UnitResult} from '../../src/ingest/process-unit.js'
 import {quickUnit, type QuickUnitResult, type QuickUnitTask} from '../../src/ingest/quick-unit.js'
 
 // The differential test of the native extractor (native/, Rust): on generated incidents and on
@@ -36,6 +37,46 @@ function run(task: QuickUnitTask, native: boolean, set: UnconventionalSet): Omit
     else process.env.CROSSTALK_NATIVE = before
     resetNativeQuick()
   }
+}
+
+/** A unit read for ingest (processUnit), with the addon's decoder of plain native lines or without it. */
+function runIngest(task: QuickUnitTask, native: boolean, set: UnconventionalSet): Omit<UnitResult, 'input'> {
+  const before = process.env.CROSSTALK_NATIVE
+  if (native) delete process.env.CROSSTALK_NATIVE
+  else process.env.CROSSTALK_NATIVE = '0'
+  resetNativeQuick()
+  try {
+    const {quickSource: _source, ...unitTask} = task
+    const {input: _input, ...result} = processUnit({...unitTask, bytes: task.bytes.slice()}, set)
+    return result
+  } finally {
+    if (before === undefined) delete process.env.CROSSTALK_NATIVE
+    else process.env.CROSSTALK_NATIVE = before
+    resetNativeQuick()
+  }
+}
+
+/**
+ * The unit's quick result and its ingest result each the same with the native code as without
+ * it (the quick pass's extractor; ingest's decoder of bodies); the native quick result.
+ */
+function same(task: QuickUnitTask, set: UnconventionalSet): Omit<QuickUnitResult, 'input'> {
+  const quick = run(task, true, set)
+  expect(quick).toEqual(run(task, false, set))
+  expect(runIngest(task, true, set)).toEqual(runIngest(task, false, set))
+  return quick
+}
+
+/** Per kind, how many of a unit's lines ingest's native decoder read. */
+function ingestClaims(bytes: Uint8Array, maxLineBytes = 1 << 20): {left: number; blank: number; record: number} {
+  const out = (createRequire(import.meta.url)(ADDON_PATH) as {ingestLines: (b: Uint8Array, m: number) => {kinds: Uint8Array}}).ingestLines(bytes, maxLineBytes)
+  const c = {left: 0, blank: 0, record: 0}
+  for (const k of out.kinds) {
+    if (k === NATIVE_LEFT) c.left++
+    else if (k === NATIVE_BLANK) c.blank++
+    else if (k === NATIVE_RECORD) c.record++
+  }
+  return c
 }
 
 /** Lines of this thread the native walk refused and serde_json read (native/src/lib.rs). */
@@ -82,6 +123,7 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
       const missedBefore = walkMissed()
       let claimed = 0
       let lines = 0
+      let ingestRead = 0
       for (const f of files) {
         const bytes = readFileSync(join(dir, 'logs', f))
         // Units cut at arbitrary line ends, as the reader cuts them.
@@ -90,14 +132,18 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
           if (e < bytes.length) e = bytes.indexOf(10, e) + 1 || bytes.length
           const unit = new Uint8Array(bytes.subarray(s, e))
           s = e
-          expect(run(taskOf(unit), true, set)).toEqual(run(taskOf(unit), false, set))
+          same(taskOf(unit), set)
           const c = claims(unit, set)
           claimed += c.blank + c.record
           lines += c.left + c.blank + c.record
+          const i = ingestClaims(unit)
+          ingestRead += i.record
         }
       }
       expect(lines).toBeGreaterThan(2500)
       expect(claimed / lines).toBeGreaterThan(0.9)
+      // Ingest's decoder reads the bodies of nearly every line too.
+      expect(ingestRead / lines).toBeGreaterThan(0.9)
       // Every line read once: the walk refused none that serde_json then read.
       expect(walkMissed() - missedBefore).toBe(0)
     })
@@ -120,9 +166,23 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     fc.record({index, delta: fc.oneof(message, fc.constant<unknown>(null)), text}, {requiredKeys: []}),
     fc.constantFrom<unknown>('c', 4, null),
   )
-  const errorish = fc.constantFrom<unknown>(undefined, undefined, undefined, {message: 'overloaded'}, 'boom', 3, null, [], {})
+  const errorish = fc.constantFrom<unknown>(undefined, undefined, undefined, {message: 'overloaded'}, 'boom', 3, null, [], {}, {message: 5, code: 1})
+  // Token counts as servers give them, and as they should not: readUsage keeps safe integers from 0 (-0 too).
+  const tokenCount = fc.constantFrom<unknown>(undefined, undefined, 0, 3, 17, -0, 1.5, -2, '4', null, 2 ** 53 - 1, 2 ** 53 - 2, 1e2, true)
+  const details = fc.oneof(fc.record({cached_tokens: tokenCount}, {requiredKeys: []}), fc.constantFrom<unknown>(null, 5, []))
+  const usage = fc.oneof(
+    {weight: 4, arbitrary: fc.record({prompt_tokens: tokenCount, completion_tokens: tokenCount, total_tokens: tokenCount, prompt_tokens_details: details}, {requiredKeys: []})},
+    {
+      weight: 3,
+      arbitrary: fc.record(
+        {prompt_tokens: tokenCount, input_tokens: tokenCount, output_tokens: tokenCount, completion_tokens: tokenCount, input_tokens_details: details, prompt_tokens_details: details, cache_read_input_tokens: tokenCount, cache_creation_input_tokens: tokenCount},
+        {requiredKeys: []},
+      ),
+    },
+    {weight: 1, arbitrary: fc.constantFrom<unknown>(null, 'u', [], {prompt_tokens: 3})},
+  )
   const body = fc.record(
-    {object: fc.constantFrom<unknown>('chat.completion', 'text_completion', 'error', 'chat.completion.chunk', 5), error: errorish, message: text, choices: fc.oneof(fc.array(choice, {maxLength: 3}), fc.constantFrom<unknown>(null, 'x', {})), usage: fc.constant({prompt_tokens: 3})},
+    {object: fc.constantFrom<unknown>('chat.completion', 'text_completion', 'error', 'chat.completion.chunk', 5), error: errorish, message: text, choices: fc.oneof(fc.array(choice, {maxLength: 3}), fc.constantFrom<unknown>(null, 'x', {})), usage},
     {requiredKeys: []},
   )
   // The Responses API: `output` items (TypeScript reads them; the native extractor leaves such a body), and its stream's events.
@@ -246,19 +306,26 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     return new Uint8Array(Buffer.concat([u.bom ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0), ...parts, u.trailing ? end : Buffer.alloc(0)]))
   }
 
-  it('gives the same quick result on random, hostile and mutated lines', () => {
+  it('gives the same quick result and the same ingest result on random, hostile and mutated lines', () => {
     let claimed = 0
+    let ingestRead = 0
+    let ingestLeft = 0
     fc.assert(
       fc.property(unit, (u) => {
         const bytes = bytesOf(u)
-        expect(run(taskOf(bytes, u.max), true, set)).toEqual(run(taskOf(bytes, u.max), false, set))
+        same(taskOf(bytes, u.max), set)
         const c = claims(bytes, set, u.max)
         claimed += c.record
+        const i = ingestClaims(bytes, u.max)
+        ingestRead += i.record
+        ingestLeft += i.left
       }),
       {seed: 4_271_981, numRuns: 3000},
     )
     // The generators reach both sides: many lines claimed, the rest left to TypeScript.
     expect(claimed).toBeGreaterThan(500)
+    expect(ingestRead).toBeGreaterThan(500)
+    expect(ingestLeft).toBeGreaterThan(500)
   })
 
   // A streamed response is one long JSON string, escape-dense; the native walk finds where it
@@ -292,7 +359,7 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     fc.assert(
       fc.property(fc.array(stringLine, {minLength: 1, maxLength: 8}), (lines) => {
         const bytes = new TextEncoder().encode(lines.map((l) => l.json).join('\n'))
-        expect(run(taskOf(bytes), true, set)).toEqual(run(taskOf(bytes), false, set))
+        same(taskOf(bytes), set)
         claimed += claims(bytes, set).record
         for (const l of lines.filter((l) => !l.broken)) {
           const missedBefore = walkMissed()
@@ -350,8 +417,7 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
       fc.property(fc.array(markedLine, {minLength: 1, maxLength: 8}), (records) => {
         const lines = records.map((r, i) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id: `r${i}`, tenant_id: 't', session_id: 's', ...r}))
         const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
-        const native = run(taskOf(bytes), true, overlapping)
-        expect(native).toEqual(run(taskOf(bytes), false, overlapping))
+        const native = same(taskOf(bytes), overlapping)
         const out = nativeQuickExtractor(overlapping)!.lines(bytes, 'gw-test', 1 << 20)
         marked += out.marked?.length ?? 0
         left += out.kinds.filter((k) => k === NATIVE_LEFT).length
@@ -378,7 +444,7 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     expect(out.marked).toEqual([
       {at: 0, requestId: 'a', tenantId: 't', sessionId: 's', tokens: ['CANARY-0123456789abcdef'], tokenPositions: [4], hits: [], hitPositions: [], tokenEcho: [10], hitEcho: []},
     ])
-    expect(run(taskOf(bytes), true, set)).toEqual(run(taskOf(bytes), false, set))
+    same(taskOf(bytes), set)
   })
 
   it('reads every marker, escaped, split across chunks or registered, as TypeScript does', () => {
@@ -393,9 +459,8 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     // All ASCII: every one is claimed, the four with markers as marked records.
     expect(claims(bytes, set)).toEqual({left: 0, blank: 0, record: 5})
     expect(nativeQuickExtractor(set)!.lines(bytes, 'gw-test', 1 << 20).marked?.map((m) => m.requestId)).toEqual(['a', 'b', 'c', 'd'])
-    const result = run(taskOf(bytes), true, set)
+    const result = same(taskOf(bytes), set)
     expect(result.marked.map((m) => m.request_id)).toEqual(['a', 'b', 'c', 'd'])
-    expect(result).toEqual(run(taskOf(bytes), false, set))
   })
 
   it('joins a stream\'s choices as TypeScript does: by index, pieces appended, a choice with only empty pieces adding nothing', () => {
@@ -412,8 +477,7 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     const lines = responses.map(([request_id, response]) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id, tenant_id: 't', session_id: 's', request: 'q', response}))
     const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
     expect(claims(bytes, set)).toEqual({left: 0, blank: 0, record: 3})
-    const result = run(taskOf(bytes), true, set)
-    expect(result).toEqual(run(taskOf(bytes), false, set))
+    const result = same(taskOf(bytes), set)
     // recordFlags: NO_RESPONSE_TEXT (2) for the stream that gave no text.
     expect([...result.flags].map((f) => f & 2)).toEqual([2, 0, 0])
     expect(result.marked.map((m) => [m.request_id, m.tokens.map((t) => t.position)])).toEqual([
@@ -452,6 +516,12 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
       ['{"choices":[{"message":{"content":"not read"},"text":"', '"}]}'],
       ['{"choices":[{"index":0,"text":"', '"},{"index":1,"text":"two"}]}'],
       ['{"error":{"message":"e"},"choices":[{"text":"', '"}]}'],
+      // Usage in every chunk, or in one: each chunk read by the template reads its usage again.
+      ['{"choices":[{"index":0,"delta":{"content":"', '"}}],"usage":{"prompt_tokens":5,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":1}}}'],
+      ['{"choices":[{"index":0,"delta":{"content":"', '"}}],"usage":{"prompt_tokens":9,"completion_tokens":7}}'],
+      ['{"choices":[{"index":0,"delta":{"content":"', '"}}],"usage":{"input_tokens":4,"cache_read_input_tokens":3}}'],
+      // A chunk's own message: what an error event before it names.
+      ['{"message":"upstream reset","choices":[{"index":0,"delta":{"content":"', '"}}]}'],
     ] as const
     const middle = fc
       .array(
@@ -467,7 +537,7 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     const chunk = (a: number, b: number) =>
       fc.oneof(
         {weight: 8, arbitrary: fc.tuple(fc.constantFrom(a, a, b), middle).map(([e, text]) => `data: ${envelopes[e]![0]}${text}${envelopes[e]![1]}`)},
-        {weight: 2, arbitrary: fc.constantFrom('event: error', 'data: [DONE]', 'data: {"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}', 'data: not json', ': keep-alive', 'data:{"choices":[{"delta":{"content":"CANARY-0123"}}]}', 'data: {"choices":[{"index":0,"text":"CANARY-0123"}]}')},
+        {weight: 2, arbitrary: fc.constantFrom('event: error', 'data: [DONE]', 'data: {"choices":[],"usage":{"prompt_tokens":11,"completion_tokens":3}}', 'data: {"error":{"message":"overloaded"}}', 'data: {"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}', 'data: not json', ': keep-alive', 'data:{"choices":[{"delta":{"content":"CANARY-0123"}}]}', 'data: {"choices":[{"index":0,"text":"CANARY-0123"}]}')},
       )
     const envelope = fc.nat({max: envelopes.length - 1})
     // Lines end in LF or CRLF (a CR alone ends none); a stream may open with white space.
@@ -480,7 +550,7 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
       fc.property(fc.array(stream, {minLength: 1, maxLength: 6}), (responses) => {
         const lines = responses.map((response, i) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id: `r${i}`, tenant_id: 't', session_id: 's', request: 'q', response}))
         const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
-        expect(run(taskOf(bytes), true, set)).toEqual(run(taskOf(bytes), false, set))
+        same(taskOf(bytes), set)
         claimed += claims(bytes, set).record
         marked += nativeQuickExtractor(set)!.lines(bytes, 'gw-test', 1 << 20).marked?.length ?? 0
       }),
@@ -521,8 +591,7 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
           const registered = new UnconventionalSet(m)
           const lines = texts.map((response, i) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id: `r${i}`, tenant_id: 't', session_id: 's', request: 'q', response}))
           const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
-          const native = run(taskOf(bytes), true, registered)
-          expect(native).toEqual(run(taskOf(bytes), false, registered))
+          const native = same(taskOf(bytes), registered)
           marked += native.marked.length
           unmarked += texts.length - native.marked.length
         },
@@ -553,7 +622,7 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
       expect(claims(bytes, set)).toEqual({left: 0, blank: 0, record: 1})
       // The first chunk is parsed and makes the template; the other nine are read by it.
       expect(addonHere.templateReads() - before).toBe(9)
-      expect(run(taskOf(bytes), true, set)).toEqual(run(taskOf(bytes), false, set))
+      same(taskOf(bytes), set)
     }
   })
 
