@@ -12,6 +12,7 @@ use memchr::memmem::Finder;
 
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 
 use crate::js::{js_trim, js_trim_start, json_trim_start};
 use crate::value::{json_object, Any, Json, MAX_SAFE_INTEGER};
@@ -43,7 +44,8 @@ json_object!(ResponseObject {
     object: Any<'a> = "object",
     error: Json<'a, ErrorObject<'a>, IgnoredAny> = "error",
     message: Any<'a> = "message",
-    usage: Json<'a, Usage<'a>, IgnoredAny> = "usage",
+    // Taken as its JSON text and read only where ingest asks for the counts (the verdict pass reads none).
+    usage: &'a RawValue = "usage",
     choices: Json<'a, IgnoredAny, Json<'a, Choice<'a>, IgnoredAny>> = "choices",
     // The Responses API (`output` items; a stream's `type: "response.…"` events): left to TypeScript.
     output: Any<'a> = "output",
@@ -351,8 +353,12 @@ fn int_or_null(v: &Option<Any>) -> Option<f64> {
 }
 
 impl UsageRead {
-    pub fn of(usage: &Option<Json<Usage, IgnoredAny>>) -> UsageRead {
-        let Some(Json::Obj(u)) = usage else { return UsageRead::default() };
+    /// The usage given as its JSON text; None where serde_json cannot read it as JavaScript would
+    /// (a count past 2^53 fails the read): the response is then left to TypeScript.
+    pub fn of(usage: Option<&RawValue>) -> Option<UsageRead> {
+        let Some(raw) = usage else { return Some(UsageRead::default()) };
+        let usage: Json<Usage, IgnoredAny> = serde_json::from_str(raw.get()).ok()?;
+        let Json::Obj(u) = usage else { return Some(UsageRead::default()) };
         let cache_read = int_or_null(&u.cache_read_input_tokens);
         // inputTokens: input_tokens plus the cache's reads and writes, where the sum is still safe.
         let input = int_or_null(&u.input_tokens).and_then(|input| {
@@ -363,7 +369,7 @@ impl UsageRead {
             (Some(Json::Obj(d)), _) | (_, Some(Json::Obj(d))) => Some(int_or_null(&d.cached_tokens)),
             _ => None,
         };
-        UsageRead {
+        Some(UsageRead {
             object: true,
             prompt: int_or_null(&u.prompt_tokens),
             input,
@@ -371,7 +377,7 @@ impl UsageRead {
             output: int_or_null(&u.output_tokens),
             details,
             cache_read,
-        }
+        })
     }
 
     /// readUsage(usage, out).
@@ -404,23 +410,24 @@ pub enum ResponseField<T> {
 /// Reads the response field and hands its decoding to `F` there and then, while the string
 /// serde_json unescaped is still in its scratch buffer: the body is never copied whole (it was,
 /// for every line, and then dropped unless it held a marker).
-pub struct ResponseSeed<F>(pub F);
+pub struct ResponseSeed<F>(pub F, pub bool);
 
 impl<'de, T, F: FnOnce(Decoded) -> T> DeserializeSeed<'de> for ResponseSeed<F> {
     type Value = ResponseField<T>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(ResponseVisitor(self.0))
+        d.deserialize_any(ResponseVisitor(self.0, self.1))
     }
 }
 
-struct ResponseVisitor<F>(F);
+/// The function the decoding goes to, and whether ingest reads all of it (`full`: the token counts too).
+struct ResponseVisitor<F>(F, bool);
 
 impl<F> ResponseVisitor<F> {
     fn string<T>(self, raw: &str) -> ResponseField<T>
     where
         F: FnOnce(Decoded) -> T,
     {
-        match response_string(raw) {
+        match response_string(raw, self.1) {
             Some(d) => ResponseField::Read((self.0)(d)),
             None => ResponseField::Left,
         }
@@ -446,7 +453,7 @@ impl<'de, T, F: FnOnce(Decoded) -> T> Visitor<'de> for ResponseVisitor<F> {
     }
     fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
         let obj = ResponseObject::deserialize(MapAccessDeserializer::new(map))?;
-        Ok(response_object(&obj).map_or(ResponseField::Left, |d| ResponseField::Read((self.0)(d))))
+        Ok(response_object(&obj, self.1).map_or(ResponseField::Left, |d| ResponseField::Read((self.0)(d))))
     }
     // JSON.stringify of an array or a scalar: left to TypeScript (the array read through, so
     // that the rest of the line is still checked as JSON).
@@ -469,17 +476,17 @@ impl<'de, T, F: FnOnce(Decoded) -> T> Visitor<'de> for ResponseVisitor<F> {
 }
 
 /// decodeResponse(body) for a body that is a string.
-fn response_string(raw: &str) -> Option<Decoded<'_>> {
+fn response_string(raw: &str, full: bool) -> Option<Decoded<'_>> {
     let head = js_trim_start(raw);
     if head.starts_with("data:") || head.starts_with("event:") || head.starts_with(':') {
-        return sse::<Unescaped>(unescaped_lines(raw));
+        return sse::<Unescaped>(unescaped_lines(raw), full);
     }
     if head.starts_with('{') {
         // tryParseJson: a text JSON.parse refuses is read as plain text, but one serde_json
         // refuses may still be JSON to JavaScript (a lone surrogate escape, a number past a double).
         let parsed: Response = serde_json::from_str(raw).ok()?;
         if let Json::Obj(o) = parsed {
-            return response_object(&o);
+            return response_object(&o, full);
         }
     }
     Some(Decoded::new(Cow::Borrowed(raw), Kind::Text))
@@ -489,19 +496,19 @@ fn response_string(raw: &str) -> Option<Decoded<'_>> {
 /// serde_json checked it), its decoding handed to `f`. A stream is read from the escaped bytes
 /// themselves (see Escaped): its decoded copy was the largest single cost of the pass (serde_json
 /// unescaping each stream whole, every chunk's quotes escaped: 12.6% of the extractor, perf).
-pub fn response_json_string<T>(json: &str, f: impl FnOnce(Decoded) -> T) -> ResponseField<T> {
+pub fn response_json_string<T>(json: &str, full: bool, f: impl FnOnce(Decoded) -> T) -> ResponseField<T> {
     let Some(e) = json.strip_prefix('"').and_then(|j| j.strip_suffix('"')) else { return ResponseField::Left };
     let read = if memchr::memchr(b'\\', e.as_bytes()).is_none() {
         // No escape: the text is these bytes.
-        response_string(e).map(f)
+        response_string(e, full).map(f)
     } else {
         let unicode = has_unicode_escape(e);
         if !unicode && (e.starts_with("data:") || e.starts_with("event:") || e.starts_with(':')) {
-            sse::<Escaped>(escaped_lines(e)).map(f)
+            sse::<Escaped>(escaped_lines(e), full).map(f)
         } else {
             // serde_json reads `\u` escapes (surrogate pairs, and its refusals as it reads them).
             let text = if unicode { serde_json::from_str(json).ok() } else { unescape_simple(e) };
-            text.and_then(|text| response_string(&text).map(f))
+            text.and_then(|text| response_string(&text, full).map(f))
         }
     };
     read.map_or(ResponseField::Left, ResponseField::Read)
@@ -543,7 +550,7 @@ fn unescape_simple(e: &str) -> Option<String> {
 
 /// decodeResponseObject; None for a Responses API or Messages API body (`output`, or a `type`,
 /// and no `choices`), which TypeScript reads.
-fn response_object(obj: &ResponseObject) -> Option<Decoded<'static>> {
+fn response_object(obj: &ResponseObject, full: bool) -> Option<Decoded<'static>> {
     // The Responses API (`output` items) and Anthropic's Messages API (`type: "message"`).
     if !matches!(obj.choices, Some(Json::Arr(_))) && (matches!(obj.output, Some(Json::Arr(_))) || str_of(&obj.kind).is_some()) {
         return None;
@@ -581,7 +588,9 @@ fn response_object(obj: &ResponseObject) -> Option<Decoded<'static>> {
         }
     }
     d.text = Cow::Owned(text);
-    UsageRead::of(&obj.usage).apply(&mut d.tokens);
+    if full {
+        UsageRead::of(obj.usage)?.apply(&mut d.tokens);
+    }
     Some(d)
 }
 
@@ -704,7 +713,7 @@ fn escaped_lines(e: &str) -> impl Iterator<Item = &str> {
 /// decodeSse over the stream's lines in either form: each data line's JSON document, in order;
 /// None where a data line is not one document (JavaScript joins such lines until they parse) or
 /// holds a number past 2^53.
-fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>) -> Option<Decoded<'static>> {
+fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<Decoded<'static>> {
     let mut is_error = false;
     let mut message = ErrorText::Null;
     let mut tokens = Tokens::default();
@@ -758,7 +767,7 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>) -> Option<Decoded<'sta
         if str_of(&chunk.kind).is_some() && !matches!(chunk.choices, Some(Json::Arr(_))) {
             return None;
         }
-        let usage = UsageRead::of(&chunk.usage);
+        let usage = if full { UsageRead::of(chunk.usage)? } else { UsageRead::default() };
         usage.apply(&mut tokens);
         let Some(Json::Arr(choices)) = &chunk.choices else { continue };
         if let Some((start, end, index)) = Template::of(&text, choices) {

@@ -1,4 +1,5 @@
-//! crosstalk's native extractor for the quick verdict's pass (src/ingest/quick-unit.ts).
+//! crosstalk's native extractor for the quick verdict's pass (src/ingest/quick-unit.ts), and
+//! ingest's decoder of plain native lines' bodies (`ingest_lines`, src/ingest/native-ingest.ts).
 //!
 //! It reads a unit of native-format log lines and answers, per line, only where it is certain
 //! of the answer the TypeScript extractor gives: a blank line, or a record that needs no note,
@@ -453,11 +454,11 @@ impl QuickExtractor {
                     b"request" => value_into(text, i, &mut out.request)?,
                     b"response" if b.get(i) == Some(&b'"') => {
                         let end = string_after(i)?;
-                        out.response = Some(decode::response_json_string(&text[i..=end], |d| self.summary(d)));
+                        out.response = Some(decode::response_json_string(&text[i..=end], false, |d| self.summary(d)));
                         end + 1
                     }
                     b"response" => {
-                        let (OwnedResponse(r), next) = value_at(text, i)?;
+                        let (OwnedResponse::<false>(r), next) = value_at(text, i)?;
                         out.response = Some(match r {
                             ResponseField::Read(d) => ResponseField::Read(self.summary(d)),
                             ResponseField::Null => ResponseField::Null,
@@ -591,11 +592,11 @@ fn value_into<'de, T: Deserialize<'de>>(text: &'de str, at: usize, field: &mut O
 
 /// A response field that is not a string, decoded with its text owned (an object's text is
 /// built anew anyway), for the walk to summarise once serde_json is done with it.
-struct OwnedResponse(ResponseField<decode::Decoded<'static>>);
+struct OwnedResponse<const FULL: bool>(ResponseField<decode::Decoded<'static>>);
 
-impl<'de> Deserialize<'de> for OwnedResponse {
+impl<'de, const FULL: bool> Deserialize<'de> for OwnedResponse<FULL> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        ResponseSeed(|d: Decoded| d.into_owned()).deserialize(d).map(OwnedResponse)
+        ResponseSeed(|d: Decoded| d.into_owned(), FULL).deserialize(d).map(OwnedResponse)
     }
 }
 
@@ -818,11 +819,11 @@ fn walk_ingest(text: &str) -> Option<(String, Option<decode::Request<'_>>, Optio
                 b"request" => value_into(text, i, &mut request)?,
                 b"response" if b.get(i) == Some(&b'"') => {
                     let end = string_after(i)?;
-                    response = Some(decode::response_json_string(&text[i..=end], |d| d.into_owned()));
+                    response = Some(decode::response_json_string(&text[i..=end], true, |d| d.into_owned()));
                     end + 1
                 }
                 b"response" => {
-                    let (OwnedResponse(r), next) = value_at(text, i)?;
+                    let (OwnedResponse::<true>(r), next) = value_at(text, i)?;
                     response = Some(r);
                     next
                 }
@@ -917,9 +918,9 @@ impl<'de, 'x> Visitor<'de> for LineSeed<'x, 'de> {
                     out.response = Some(if value_is_string(self.1, &key) {
                         // Taken as its JSON text, unescaped only where it must be (decode.rs).
                         let json: &'de RawValue = map.next_value()?;
-                        decode::response_json_string(json.get(), |d| self.0.summary(d))
+                        decode::response_json_string(json.get(), false, |d| self.0.summary(d))
                     } else {
-                        map.next_value_seed(ResponseSeed(|d: Decoded| self.0.summary(d)))?
+                        map.next_value_seed(ResponseSeed(|d: Decoded| self.0.summary(d), false))?
                     })
                 }
                 _ => {
