@@ -1,5 +1,5 @@
 import type {Extracted} from '../extract/extract.js'
-import {extractInserters} from '../store/extracts.js'
+import {extractBatches, extractInserters, type ExtractBatches} from '../store/extracts.js'
 import {countMissingFields, fileCountsUpdater, noMissingFields, type MissingFieldCounts} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {badLineInserter, duplicateInserter} from '../store/quarantine.js'
@@ -80,6 +80,7 @@ export class UnitWriter {
   private readonly insertBad
   private readonly insertDuplicate
   private readonly extracts
+  private readonly batches: ExtractBatches
   private readonly updateCounts
 
   constructor(
@@ -93,10 +94,22 @@ export class UnitWriter {
     this.insertBad = badLineInserter(db)
     this.insertDuplicate = duplicateInserter(db)
     this.extracts = extractInserters(db)
+    this.batches = extractBatches(db)
     this.updateCounts = fileCountsUpdater(db)
   }
 
   write(r: UnitResult): void {
+    try {
+      this.writeUnit(r)
+      // The unit's rows are all written before it returns (its fingerprints' views among them).
+      this.batches.flush()
+    } catch (error) {
+      this.batches.discard()
+      throw error
+    }
+  }
+
+  private writeUnit(r: UnitResult): void {
     const c = this.counts
     tallyUnit(c, r)
     for (const item of r.items) {
@@ -149,10 +162,10 @@ export class UnitWriter {
   private writeExtract(id: number, x: Extracted, fp: Uint32Array, w: RecordFields): void {
     for (const t of x.tokens) this.extracts.token(id, t.position, t.token)
     for (const t of x.unconventional) this.extracts.hit(id, t.position, t.token)
-    for (const [part, kind, hash] of x.pii) this.extracts.pii(id, part === 1, kind, hash)
+    for (const [part, kind, hash] of x.pii) this.batches.pii(id, part === 1, kind, hash)
     const at = fp.byteOffset + x.fpStart * 4
     // Views: SQLite copies the bytes when it binds them.
-    this.extracts.fingerprints(
+    this.batches.fingerprints(
       id, x.promptWords, x.responseWords,
       Buffer.from(fp.buffer, at, x.fpPromptLen * 4), Buffer.from(fp.buffer, at + x.fpPromptLen * 4, x.fpResponseLen * 4),
       w.ts_ms, w.tenant_id, w.session_id, w.decode_node,

@@ -1,0 +1,74 @@
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterEach, beforeEach, expect, it} from 'vitest'
+import {extractBatches, RowBatch} from '../../src/store/extracts.js'
+import {openCase, type CaseDb} from '../../src/store/open-case.js'
+
+// Ingest writes personal-data and fingerprint rows several to a statement (RowBatch): the table
+// must end exactly as one statement a row leaves it, duplicates ignored or replaced as before,
+// whatever the number of rows against the batch's size; rows of a failed unit never reach a
+// later transaction.
+
+let dir: string
+let db: CaseDb
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'crosstalk-rowbatch-'))
+  db = openCase(join(dir, 'c.case'), {create: true})
+  db.exec('CREATE TABLE a (k INTEGER NOT NULL, v TEXT, b BLOB, PRIMARY KEY (k, v)) STRICT, WITHOUT ROWID')
+  db.exec('CREATE TABLE b (k INTEGER NOT NULL, v TEXT, b BLOB, PRIMARY KEY (k, v)) STRICT, WITHOUT ROWID')
+  db.exec('CREATE TABLE c (k INTEGER PRIMARY KEY, v TEXT) STRICT')
+  db.exec('CREATE TABLE d (k INTEGER PRIMARY KEY, v TEXT) STRICT')
+})
+afterEach(() => {
+  db.close()
+  rmSync(dir, {recursive: true, force: true})
+})
+
+it('leaves a table as one insert a row does, for any count of rows, duplicates ignored or replaced in order', () => {
+  for (const count of [0, 1, 15, 16, 17, 33, 100]) {
+    db.exec('DELETE FROM a; DELETE FROM b; DELETE FROM c; DELETE FROM d')
+    const ignore = new RowBatch(db, 'INSERT OR IGNORE INTO a (k, v, b)', 3, 16)
+    const one = db.prepare('INSERT OR IGNORE INTO b (k, v, b) VALUES (?, ?, ?)')
+    const replace = new RowBatch(db, 'INSERT OR REPLACE INTO c (k, v)', 2, 16)
+    const oneReplace = db.prepare('INSERT OR REPLACE INTO d (k, v) VALUES (?, ?)')
+    db.transaction(() => {
+      for (let i = 0; i < count; i++) {
+        // Every seventh row repeats an earlier key: ignored in a and b, the later value kept in c and d.
+        const k = i % 7 === 6 ? i - 3 : i
+        const v = i % 7 === 6 ? `again ${i}` : `v${i % 3}`
+        const blob = Buffer.from([i & 255, 7])
+        const at = ignore.at
+        ignore.args[at] = k
+        ignore.args[at + 1] = i % 7 === 6 ? `v${(i - 3) % 3}` : v
+        ignore.args[at + 2] = blob
+        ignore.added()
+        one.run(k, i % 7 === 6 ? `v${(i - 3) % 3}` : v, blob)
+        replace.args[replace.at] = k
+        replace.args[replace.at + 1] = v
+        replace.added()
+        oneReplace.run(k, v)
+      }
+      ignore.flush()
+      replace.flush()
+    })()
+    expect(db.prepare('SELECT * FROM a ORDER BY k, v').all(), `${count} rows`).toEqual(db.prepare('SELECT * FROM b ORDER BY k, v').all())
+    expect(db.prepare('SELECT * FROM c ORDER BY k').all(), `${count} rows`).toEqual(db.prepare('SELECT * FROM d ORDER BY k').all())
+    expect(db.prepare('SELECT COUNT(*) FROM c').pluck().get()).toBe(count - Math.floor((count + 1) / 7))
+  }
+})
+
+it('writes nothing of the rows held when they are discarded (their transaction failed)', () => {
+  // No records behind these rows: ingest writes them with foreign-key checks off, as here.
+  db.pragma('foreign_keys = OFF')
+  const batches = extractBatches(db)
+  for (let i = 1; i <= 20; i++) batches.pii(i, false, 'email', 'ab'.repeat(32))
+  // Sixteen went in one statement; four are held, and go nowhere once discarded.
+  expect(db.prepare('SELECT COUNT(*) FROM pii_values').pluck().get()).toBe(16)
+  batches.discard()
+  batches.flush()
+  expect(db.prepare('SELECT COUNT(*) FROM pii_values').pluck().get()).toBe(16)
+  batches.pii(99, true, 'phone', 'cd'.repeat(32))
+  batches.flush()
+  expect(db.prepare('SELECT record_id, in_response, kind FROM pii_values WHERE record_id = 99').all()).toEqual([{record_id: 99, in_response: 1, kind: 'phone'}])
+})
