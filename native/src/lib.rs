@@ -263,17 +263,11 @@ impl QuickExtractor {
         let mut flags = Vec::new();
         let mut ts = Vec::new();
         let mut marked = Vec::new();
-        let mut s = 0;
-        // The line walk of walkUnit: a unit ending in a newline has no empty line after it.
-        while s < bytes.len() {
-            let e = memchr::memchr(b'\n', &bytes[s..]).map_or(bytes.len(), |i| s + i);
-            let line = &bytes[s..e];
-            s = e + 1;
-            // Over --max-line-bytes, or opening with a byte-order mark: walkUnit's own rules.
-            if line.len() > max_line_bytes as usize || line.starts_with(&[0xef, 0xbb, 0xbf]) {
+        for line in unit_lines(bytes, max_line_bytes) {
+            let Some(line) = line else {
                 kinds.push(LEFT);
                 continue;
-            }
+            };
             match self.line(line, &source) {
                 Line::Blank => kinds.push(BLANK),
                 Line::Left => kinds.push(LEFT),
@@ -337,21 +331,13 @@ struct Found {
 
 impl QuickExtractor {
     fn line(&self, line: &[u8], source: &[u16]) -> Line {
-        let body = line.strip_suffix(b"\r").unwrap_or(line);
-        if body.iter().all(|&c| matches!(c, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c)) {
-            return Line::Blank;
-        }
+        let Some(body) = not_blank(line) else { return Line::Blank };
         self.record(body, source).map_or(Line::Left, |(h1, h2, flags, ts_ms, marked)| Line::Record { h1, h2, flags, ts_ms, marked })
     }
 
     /// readLineJson, toRow and rowFromRecord for a plain native line; None: left to TypeScript.
     fn record(&self, body: &[u8], source: &[u16]) -> Option<(u32, u32, u8, f64, Option<Box<Marked>>)> {
-        // A control character is legal only as white space between tokens; a line holding one
-        // anywhere is left to JSON.parse (serde_json skips unread values more leniently).
-        if body.first() != Some(&b'{') || body.iter().fold(false, |found, &c| found | (c < 0x20)) {
-            return None;
-        }
-        let text = std::str::from_utf8(body).ok()?;
+        let text = object_text(body)?;
         let line = match self.walk(text) {
             Some(line) => line,
             None => {
@@ -413,74 +399,37 @@ impl QuickExtractor {
         Some((h1, h2, flags, ts_ms, marked))
     }
 
-    /// The line's object walked here, each field's value read by serde_json as LineSeed reads it
-    /// and each string's end found by scan::string_end (serde_json skipped a streamed response's
-    /// string an escape at a time). None where the line is not JSON, or where a key holds an
-    /// escape: LineSeed then reads it, to the same refusal or answer. So this must refuse all
-    /// that serde_json refuses, and read alike all that it takes (but for its nesting limit: each
-    /// field's value here starts at depth 0, one level below the line's own reading, and reads as
-    /// JSON.parse reads it): test/ingest/native-quick.test.ts holds both roads to TypeScript's
-    /// answers on random and mutated lines.
+    /// The line's object walked here (walk_members), each field's value read by serde_json as
+    /// LineSeed reads it. None where the line is not JSON, or where a key holds an escape:
+    /// LineSeed then reads it, to the same refusal or answer.
     fn walk<'de>(&self, text: &'de str) -> Option<NativeLine<'de>> {
-        let b = text.as_bytes();
-        let string_after = |quote: usize| -> Option<usize> {
-            (b.get(quote) == Some(&b'"')).then_some(())?;
-            Some(quote + 1 + scan::string_end(&b[quote + 1..])?)
-        };
         let mut out = NativeLine::default();
-        let mut i = spaces(b, 1);
-        if b.get(i) == Some(&b'}') {
-            i += 1;
-        } else {
-            loop {
-                let end = string_after(i)?;
-                let key = &b[i + 1..end];
-                if memchr::memchr(b'\\', key).is_some() {
-                    return None;
-                }
-                i = spaces(b, end + 1);
-                if b.get(i) != Some(&b':') {
-                    return None;
-                }
-                i = spaces(b, i + 1);
-                i = match key {
-                    b"ts" => value_into(text, i, &mut out.ts)?,
-                    b"request_id" => value_into(text, i, &mut out.request_id)?,
-                    b"tenant_id" => value_into(text, i, &mut out.tenant_id)?,
-                    b"session_id" => value_into(text, i, &mut out.session_id)?,
-                    b"status" => value_into(text, i, &mut out.status)?,
-                    b"prompt_tokens" => value_into(text, i, &mut out.prompt_tokens)?,
-                    b"completion_tokens" => value_into(text, i, &mut out.completion_tokens)?,
-                    b"request" => value_into(text, i, &mut out.request)?,
-                    b"response" if b.get(i) == Some(&b'"') => {
-                        let end = string_after(i)?;
-                        out.response = Some(decode::response_json_string(&text[i..=end], false, |d| self.summary(d)));
-                        end + 1
-                    }
-                    b"response" => {
-                        let (OwnedResponse::<false>(r), next) = value_at(text, i)?;
-                        out.response = Some(match r {
-                            ResponseField::Read(d) => ResponseField::Read(self.summary(d)),
-                            ResponseField::Null => ResponseField::Null,
-                            ResponseField::Left => ResponseField::Left,
-                        });
-                        next
-                    }
-                    _ if b.get(i) == Some(&b'"') => string_after(i)? + 1,
-                    _ => value_at::<IgnoredAny>(text, i)?.1,
-                };
-                i = spaces(b, i);
-                match b.get(i) {
-                    Some(b',') => i = spaces(b, i + 1),
-                    Some(b'}') => {
-                        i += 1;
-                        break;
-                    }
-                    _ => return None,
-                }
+        walk_members(text, |key, _, i| match key {
+            b"ts" => value_into(text, i, &mut out.ts),
+            b"request_id" => value_into(text, i, &mut out.request_id),
+            b"tenant_id" => value_into(text, i, &mut out.tenant_id),
+            b"session_id" => value_into(text, i, &mut out.session_id),
+            b"status" => value_into(text, i, &mut out.status),
+            b"prompt_tokens" => value_into(text, i, &mut out.prompt_tokens),
+            b"completion_tokens" => value_into(text, i, &mut out.completion_tokens),
+            b"request" => value_into(text, i, &mut out.request),
+            b"response" if text.as_bytes().get(i) == Some(&b'"') => {
+                let end = string_after(text.as_bytes(), i)?;
+                out.response = Some(decode::response_json_string(&text[i..=end], false, |d| self.summary(d)));
+                Some(end + 1)
             }
-        }
-        (spaces(b, i) == b.len()).then_some(out)
+            b"response" => {
+                let (OwnedResponse::<false>(r), next) = value_at(text, i)?;
+                out.response = Some(match r {
+                    ResponseField::Read(d) => ResponseField::Read(self.summary(d)),
+                    ResponseField::Null => ResponseField::Null,
+                    ResponseField::Left => ResponseField::Left,
+                });
+                Some(next)
+            }
+            _ => skip_value(text, i),
+        })?;
+        Some(out)
     }
 
     /// A decoded response as the verdict reads it; its text is kept only where it holds `CANARY-`
@@ -565,6 +514,93 @@ impl QuickExtractor {
 }
 
 
+
+/// walkUnit's cut of a unit into lines (a unit ending in a newline has no empty line after it):
+/// each line, or None for one walkUnit's own rules leave to TypeScript (over --max-line-bytes, or
+/// opening with a byte-order mark).
+fn unit_lines(bytes: &[u8], max_line_bytes: u32) -> impl Iterator<Item = Option<&[u8]>> {
+    let mut s = 0;
+    std::iter::from_fn(move || {
+        if s >= bytes.len() {
+            return None;
+        }
+        let e = memchr::memchr(b'\n', &bytes[s..]).map_or(bytes.len(), |i| s + i);
+        let line = &bytes[s..e];
+        s = e + 1;
+        Some((line.len() <= max_line_bytes as usize && !line.starts_with(&[0xef, 0xbb, 0xbf])).then_some(line))
+    })
+}
+
+/// The line without a CR at its end, or None where readLineJson finds it blank.
+fn not_blank(line: &[u8]) -> Option<&[u8]> {
+    let body = line.strip_suffix(b"\r").unwrap_or(line);
+    (!body.iter().all(|&c| matches!(c, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c))).then_some(body)
+}
+
+/// The line's text where it opens an object, holds no control character and is UTF-8. A control
+/// character is legal only as white space between tokens; a line holding one anywhere is left to
+/// JSON.parse (serde_json skips unread values more leniently).
+fn object_text(body: &[u8]) -> Option<&str> {
+    if body.first() != Some(&b'{') || body.iter().fold(false, |found, &c| found | (c < 0x20)) {
+        return None;
+    }
+    std::str::from_utf8(body).ok()
+}
+
+/// Where the JSON string whose opening quote is at `quote` ends (its closing quote).
+fn string_after(b: &[u8], quote: usize) -> Option<usize> {
+    (b.get(quote) == Some(&b'"')).then_some(())?;
+    Some(quote + 1 + scan::string_end(&b[quote + 1..])?)
+}
+
+/// The end of the value at `text[i..]`, read for nothing but its extent.
+fn skip_value(text: &str, i: usize) -> Option<usize> {
+    if text.as_bytes().get(i) == Some(&b'"') {
+        Some(string_after(text.as_bytes(), i)? + 1)
+    } else {
+        Some(value_at::<IgnoredAny>(text, i)?.1)
+    }
+}
+
+/// The members of the line's object, walked here: `member` is given each key (raw, without its
+/// quotes), where the member starts (its key's quote) and where its value starts, and returns
+/// where the value ends. Each string's end is found by scan::string_end (serde_json skipped a
+/// streamed response's string an escape at a time). None where the line is not JSON, or where a
+/// key holds an escape (serde_json then reads it, to the same refusal or answer). So this must
+/// refuse all that serde_json refuses, and read alike all that it takes (but for its nesting
+/// limit: each field's value here starts at depth 0, one level below the line's own reading, and
+/// reads as JSON.parse reads it): test/ingest/native-quick.test.ts holds both roads to
+/// TypeScript's answers on random and mutated lines.
+fn walk_members(text: &str, mut member: impl FnMut(&[u8], usize, usize) -> Option<usize>) -> Option<()> {
+    let b = text.as_bytes();
+    let mut i = spaces(b, 1);
+    if b.get(i) == Some(&b'}') {
+        i += 1;
+    } else {
+        loop {
+            let start = i;
+            let end = string_after(b, i)?;
+            let key = &b[i + 1..end];
+            if memchr::memchr(b'\\', key).is_some() {
+                return None;
+            }
+            i = spaces(b, end + 1);
+            if b.get(i) != Some(&b':') {
+                return None;
+            }
+            i = spaces(b, member(key, start, spaces(b, i + 1))?);
+            match b.get(i) {
+                Some(b',') => i = spaces(b, i + 1),
+                Some(b'}') => {
+                    i += 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+    }
+    (spaces(b, i) == b.len()).then_some(())
+}
 
 /// The first byte at or after `i` that is not JSON white space.
 fn spaces(b: &[u8], mut i: usize) -> usize {
@@ -711,20 +747,15 @@ pub fn ingest_lines(bytes: Uint8Array, max_line_bytes: u32) -> IngestLines {
     let mut kinds = Vec::with_capacity(bytes.len() / 1024 + 16);
     let (mut rest, mut request, mut response, mut error_message) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut flags, mut kind, mut tokens) = (Vec::new(), Vec::new(), Vec::new());
-    let mut s = 0;
-    while s < bytes.len() {
-        let e = memchr::memchr(b'\n', &bytes[s..]).map_or(bytes.len(), |i| s + i);
-        let line = &bytes[s..e];
-        s = e + 1;
-        if line.len() > max_line_bytes as usize || line.starts_with(&[0xef, 0xbb, 0xbf]) {
+    for line in unit_lines(bytes, max_line_bytes) {
+        let Some(line) = line else {
             kinds.push(LEFT);
             continue;
-        }
-        let body = line.strip_suffix(b"\r").unwrap_or(line);
-        if body.iter().all(|&c| matches!(c, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c)) {
+        };
+        let Some(body) = not_blank(line) else {
             kinds.push(BLANK);
             continue;
-        }
+        };
         let Some(r) = ingest_record(body) else {
             kinds.push(LEFT);
             continue;
@@ -766,11 +797,7 @@ pub fn ingest_lines(bytes: Uint8Array, max_line_bytes: u32) -> IngestLines {
 
 /// A plain native line read for ingest; None: left to TypeScript.
 fn ingest_record(body: &[u8]) -> Option<IngestRecord> {
-    // As QuickExtractor::record: an object, no control character anywhere, UTF-8.
-    if body.first() != Some(&b'{') || body.iter().fold(false, |found, &c| found | (c < 0x20)) {
-        return None;
-    }
-    let text = std::str::from_utf8(body).ok()?;
+    let text = object_text(body)?;
     let (rest, request, response) = walk_ingest(text)?;
     let (request, stream_requested) = match &request {
         None | Some(Json::Null) => (None, false),
@@ -786,69 +813,37 @@ fn ingest_record(body: &[u8]) -> Option<IngestRecord> {
     Some(IngestRecord { rest, request, stream_requested, response })
 }
 
-/// The line's object walked as QuickExtractor::walk walks it: its request and response read,
-/// every other member kept as its text, for an object of them (`rest`).
+/// The line's object walked as QuickExtractor::walk walks it (walk_members): its request and
+/// response read, every other member kept as its text, for an object of them (`rest`).
 #[allow(clippy::type_complexity)]
 fn walk_ingest(text: &str) -> Option<(String, Option<decode::Request<'_>>, Option<ResponseField<Decoded<'static>>>)> {
-    let b = text.as_bytes();
-    let string_after = |quote: usize| -> Option<usize> {
-        (b.get(quote) == Some(&b'"')).then_some(())?;
-        Some(quote + 1 + scan::string_end(&b[quote + 1..])?)
-    };
     let mut rest = String::with_capacity(512);
     rest.push('{');
     let mut request = None;
     let mut response = None;
-    let mut i = spaces(b, 1);
-    if b.get(i) == Some(&b'}') {
-        i += 1;
-    } else {
-        loop {
-            let member = i;
-            let end = string_after(i)?;
-            let key = &b[i + 1..end];
-            if memchr::memchr(b'\\', key).is_some() {
-                return None;
-            }
-            i = spaces(b, end + 1);
-            if b.get(i) != Some(&b':') {
-                return None;
-            }
-            i = spaces(b, i + 1);
-            i = match key {
-                b"request" => value_into(text, i, &mut request)?,
-                b"response" if b.get(i) == Some(&b'"') => {
-                    let end = string_after(i)?;
-                    response = Some(decode::response_json_string(&text[i..=end], true, |d| d.into_owned()));
-                    end + 1
-                }
-                b"response" => {
-                    let (OwnedResponse::<true>(r), next) = value_at(text, i)?;
-                    response = Some(r);
-                    next
-                }
-                _ => {
-                    let next = if b.get(i) == Some(&b'"') { string_after(i)? + 1 } else { value_at::<IgnoredAny>(text, i)?.1 };
-                    if rest.len() > 1 {
-                        rest.push(',');
-                    }
-                    rest.push_str(&text[member..next]);
-                    next
-                }
-            };
-            i = spaces(b, i);
-            match b.get(i) {
-                Some(b',') => i = spaces(b, i + 1),
-                Some(b'}') => {
-                    i += 1;
-                    break;
-                }
-                _ => return None,
-            }
+    walk_members(text, |key, start, i| match key {
+        b"request" => value_into(text, i, &mut request),
+        b"response" if text.as_bytes().get(i) == Some(&b'"') => {
+            let end = string_after(text.as_bytes(), i)?;
+            response = Some(decode::response_json_string(&text[i..=end], true, |d| d.into_owned()));
+            Some(end + 1)
         }
-    }
+        b"response" => {
+            let (OwnedResponse::<true>(r), next) = value_at(text, i)?;
+            response = Some(r);
+            Some(next)
+        }
+        _ => {
+            let next = skip_value(text, i)?;
+            if rest.len() > 1 {
+                rest.push(',');
+            }
+            rest.push_str(&text[start..next]);
+            Some(next)
+        }
+    })?;
     rest.push('}');
-    (spaces(b, i) == b.len()).then_some((rest, request, response))
+    Some((rest, request, response))
 }
 
 // The fields of a native line the verdict reads; every other field is skipped. A field given

@@ -24,14 +24,14 @@ const cargo = spawnSync('cargo', ['--version'], {stdio: 'ignore'}).status === 0
 const MARKERS = ['ZEBRA-TOKEN-C1', 'Ünïcode-marker-7']
 const spec = encodeParseSpec({format: 'native'})
 
-function run(task: QuickUnitTask, native: boolean, set: UnconventionalSet): Omit<QuickUnitResult, 'input'> {
+/** `fn` run with the addon in use (native) or turned off (CROSSTALK_NATIVE=0), the setting put back after. */
+function withNative<T>(native: boolean, fn: () => T): T {
   const before = process.env.CROSSTALK_NATIVE
   if (native) delete process.env.CROSSTALK_NATIVE
   else process.env.CROSSTALK_NATIVE = '0'
   resetNativeQuick()
   try {
-    const {input: _input, ...result} = quickUnit({...task, bytes: task.bytes.slice()}, set)
-    return result
+    return fn()
   } finally {
     if (before === undefined) delete process.env.CROSSTALK_NATIVE
     else process.env.CROSSTALK_NATIVE = before
@@ -39,21 +39,20 @@ function run(task: QuickUnitTask, native: boolean, set: UnconventionalSet): Omit
   }
 }
 
+function run(task: QuickUnitTask, native: boolean, set: UnconventionalSet): Omit<QuickUnitResult, 'input'> {
+  return withNative(native, () => {
+    const {input: _input, ...result} = quickUnit({...task, bytes: task.bytes.slice()}, set)
+    return result
+  })
+}
+
 /** A unit read for ingest (processUnit), with the addon's decoder of plain native lines or without it. */
 function runIngest(task: QuickUnitTask, native: boolean, set: UnconventionalSet): Omit<UnitResult, 'input'> {
-  const before = process.env.CROSSTALK_NATIVE
-  if (native) delete process.env.CROSSTALK_NATIVE
-  else process.env.CROSSTALK_NATIVE = '0'
-  resetNativeQuick()
-  try {
+  return withNative(native, () => {
     const {quickSource: _source, ...unitTask} = task
     const {input: _input, ...result} = processUnit({...unitTask, bytes: task.bytes.slice()}, set)
     return result
-  } finally {
-    if (before === undefined) delete process.env.CROSSTALK_NATIVE
-    else process.env.CROSSTALK_NATIVE = before
-    resetNativeQuick()
-  }
+  })
 }
 
 /**
@@ -69,9 +68,13 @@ function same(task: QuickUnitTask, set: UnconventionalSet): Omit<QuickUnitResult
 
 /** Per kind, how many of a unit's lines ingest's native decoder read. */
 function ingestClaims(bytes: Uint8Array, maxLineBytes = 1 << 20): {left: number; blank: number; record: number} {
-  const out = (createRequire(import.meta.url)(ADDON_PATH) as {ingestLines: (b: Uint8Array, m: number) => {kinds: Uint8Array}}).ingestLines(bytes, maxLineBytes)
+  return countKinds((createRequire(import.meta.url)(ADDON_PATH) as {ingestLines: (b: Uint8Array, m: number) => {kinds: Uint8Array}}).ingestLines(bytes, maxLineBytes).kinds)
+}
+
+/** How many lines of each kind (left to TypeScript, blank, a record) a native answer gives. */
+function countKinds(kinds: Uint8Array): {left: number; blank: number; record: number} {
   const c = {left: 0, blank: 0, record: 0}
-  for (const k of out.kinds) {
+  for (const k of kinds) {
     if (k === NATIVE_LEFT) c.left++
     else if (k === NATIVE_BLANK) c.blank++
     else if (k === NATIVE_RECORD) c.record++
@@ -90,14 +93,7 @@ function taskOf(bytes: Uint8Array, maxLineBytes = 1 << 20): QuickUnitTask {
 
 /** Per kind, how many of a unit's lines the native extractor claimed. */
 function claims(bytes: Uint8Array, set: UnconventionalSet, maxLineBytes = 1 << 20): {left: number; blank: number; record: number} {
-  const out = nativeQuickExtractor(set)!.lines(bytes, 'gw-test', maxLineBytes)
-  const c = {left: 0, blank: 0, record: 0}
-  for (const k of out.kinds) {
-    if (k === NATIVE_LEFT) c.left++
-    else if (k === NATIVE_BLANK) c.blank++
-    else if (k === NATIVE_RECORD) c.record++
-  }
-  return c
+  return countKinds(nativeQuickExtractor(set)!.lines(bytes, 'gw-test', maxLineBytes).kinds)
 }
 
 it('the native addon is built wherever cargo is installed', () => {
