@@ -146,8 +146,10 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   if (scope) L.stated('investigation', P.investigation(facts.totals.records, facts.totals.log_files, facts.totals.registry_files), ['scan.exposure', 'evidence.files'])
   if (scope && facts.totals.registry_files === 0) L.stated('investigation', P.noRegistry, ['evidence.files', 'scan.exposure'])
   if (scope && facts.totals.bad_lines > 0) L.stated('investigation', P.unreadLines(facts.totals.bad_lines), ['evidence.files'])
+  // A replay confirms the mechanism (or rules it out) and remedies nothing: it is investigation, never a measure taken (template 92).
+  for (const g of facts.replay?.groups ?? []) L.stated('investigation', P.replayGroup(g), g.run_ids.map((id) => `replay_run#${id}`))
+  if (!facts.replay) L.open('investigation', P.open.replay, 'Art. 33(3)(d)', 'crosstalk replay')
   for (const m of splitList(inc?.measures_taken)) L.stated('measures_taken', P.measureRecorded(m), ['incident.measures_taken'])
-  for (const g of facts.replay?.groups ?? []) L.stated('measures_taken', P.replayGroup(g), g.run_ids.map((id) => `replay_run#${id}`))
   if (inc?.role === 'processor') {
     // Notices to the controllers this draft counts (all affected ones, or those involved with the controller it is for).
     const affected = new Set(facts.tenants.map((t) => t.tenant_id))
@@ -155,7 +157,6 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     if (notices.length > 0) L.stated('measures_taken', P.controllersNotified(new Set(notices.map((n) => n.recipient)).size, facts.tenants.length), notices.map((n) => `notification#${n.id}`))
   }
   if (!inc?.measures_taken) L.open('measures_taken', P.open.measuresTaken, 'Art. 33(3)(d); template 92', 'crosstalk incident set --measures-taken "A; B"')
-  if (!facts.replay) L.open('measures_taken', P.open.replay, 'Art. 33(3)(d)', 'crosstalk replay')
   for (const m of splitList(inc?.measures_proposed)) L.stated('measures_proposed', P.measureRecorded(m), ['incident.measures_proposed'])
   if (!inc?.measures_proposed) L.open('measures_proposed', P.open.measuresProposed, 'Art. 33(3)(d); template 94-95', 'crosstalk incident set --measures-proposed "A; B"')
 

@@ -31,7 +31,7 @@ function range(r: {low: number; high: number | null} | null, approx = false): st
 function replayGroup(g: ReplayTargetFacts): string {
   const where =
     g.target_kind === 'simulator'
-      ? `on crosstalk's built-in testbed (${g.target}, version ${g.target_version ?? 'unknown'}), a simulator built to reproduce this fault: it shows the mechanism, not that the production stack has it`
+      ? `on crosstalk's built-in testbed (version ${g.target_version ?? 'unknown'}), a simulator built to reproduce this fault: it shows the mechanism, not that the production stack has it`
       : g.target_kind === 'external'
         ? `on the serving stack at ${g.target} (model ${g.model}${g.target_version ? `, version ${g.target_version}` : ''})`
         : `on ${g.target} (model ${g.model}; whether this was the built-in simulator was not recorded)`

@@ -29,7 +29,7 @@ function range(r: {low: number; high: number | null} | null, approx = false): st
 function replayGroup(g: ReplayTargetFacts): string {
   const where =
     g.target_kind === 'simulator'
-      ? `sur le banc d'essai intégré de crosstalk (${g.target}, version ${g.target_version ?? 'inconnue'}), un simulateur conçu pour reproduire ce défaut : il montre le mécanisme, non que la chaîne de production en est atteinte`
+      ? `sur le banc d'essai intégré de crosstalk (version ${g.target_version ?? 'inconnue'}), un simulateur conçu pour reproduire ce défaut : il montre le mécanisme, non que la chaîne de production en est atteinte`
       : g.target_kind === 'external'
         ? `sur la chaîne de service ${g.target} (modèle ${g.model}${g.target_version ? `, version ${g.target_version}` : ''})`
         : `sur ${g.target} (modèle ${g.model} ; il n'a pas été enregistré s'il s'agissait du simulateur intégré)`

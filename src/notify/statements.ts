@@ -40,7 +40,7 @@ export type OpenItem = z.infer<typeof openItemSchema>
 
 /** Sections whose statements may rest only on what was recorded for them (issue 14). */
 export const RECORDED_ONLY: Record<string, RegExp> = {
-  measures_taken: /^(incident\.measures_taken|replay_run#\d+|notification#\d+)$/,
+  measures_taken: /^(incident\.measures_taken|notification#\d+)$/,
   measures_proposed: /^incident\.measures_proposed$/,
   containment: /^(incident\.measures_taken|incident\.measures_proposed)$/,
   notifications: /^notification#\d+$/,

@@ -36,18 +36,28 @@ describe('replay results by target and role (defect 2)', () => {
       await reject.close()
     }
     await run(['incident', 'open', '--db', dbPath, '--title', 't', '--aware-at', '2026-11-02T07:00:00Z', '--role', 'controller'])
-    const d = await runJson<{replay: {groups: Array<{target: string; target_kind: string; purpose: string; records: number; confirmed: number; rejected: number; run_ids: number[]}>}; measures_taken: string[]; statements: Array<{text: string; rests_on: string[]}>}>(
+    const d = await runJson<{replay: {groups: Array<{target: string; target_kind: string; purpose: string; records: number; confirmed: number; rejected: number; run_ids: number[]}>}; investigation: string[]; measures_taken: string[]; statements: Array<{text: string; rests_on: string[]}>}>(
       ['report', 'article33', '--db', dbPath, '--format', 'json', '--now', '2026-11-02T08:00:00Z'],
     )
     const groups = d.replay.groups
     expect(groups).toHaveLength(2)
     expect(groups[0]).toMatchObject({target_kind: 'simulator', purpose: 'confirmation', records: 2, confirmed: 2, rejected: 0, run_ids: [1, 2]})
     expect(groups[1]).toMatchObject({target_kind: 'simulator', purpose: 'negative-control', records: 2, confirmed: 0, rejected: 2, run_ids: [3]})
-    const sentences = d.measures_taken.join('\n')
-    expect(sentences).toMatch(/^To confirm the fault, 2 distinct affected requests were replayed on crosstalk's built-in testbed .* a simulator built to reproduce this fault: it shows the mechanism, not that the production stack has it/m)
+    // A replay confirms the mechanism and remedies nothing: the draft states it as investigation, never as a measure taken.
+    expect(d.measures_taken.join('\n')).not.toMatch(/replayed/)
+    const sentences = d.investigation.join('\n')
+    expect(sentences).toMatch(/^To confirm the fault, 2 distinct affected requests were replayed on crosstalk's built-in testbed \(version [^)]*\), a simulator built to reproduce this fault: it shows the mechanism, not that the production stack has it/m)
+    // The testbed's loopback address is this machine's, nothing a reader of the draft can use.
+    expect(sentences).not.toMatch(/127\.0\.0\.1|localhost/)
     expect(sentences).toMatch(/^As a negative control, 2 distinct affected requests were replayed .*: 0 confirmed .*, 2 rejected by the target/m)
     expect(sentences).not.toMatch(/4 requests|3 run\(s\)/)
     expect(d.statements.find((s) => s.text.startsWith('As a negative control'))!.rests_on).toEqual(['replay_run#3'])
+    const md = await run(['report', 'article33', '--db', dbPath, '--format', 'md', '--now', '2026-11-02T08:00:00Z'])
+    const measures = md.stdout.slice(md.stdout.indexOf('Measures taken:'), md.stdout.indexOf('Measures proposed:'))
+    expect(measures).not.toMatch(/replayed/)
+    expect(md.stdout.slice(md.stdout.indexOf('Investigation:'), md.stdout.indexOf('Measures taken:'))).toMatch(/To confirm the fault, 2 distinct affected requests were replayed/)
+    // The form's field 92 (measures taken to address and mitigate) holds no replay either.
+    expect(md.stdout.split('\n').find((l) => l.startsWith('| 92 |'))).not.toMatch(/replayed/)
     // The register records replays as the investigation they are, not as remedial action.
     const reg = await runJson<{remedial_action: string; investigation: string | null}>(['report', 'register', '--db', dbPath, '--format', 'json'])
     expect(reg.remedial_action).not.toMatch(/replayed/)
