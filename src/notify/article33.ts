@@ -279,7 +279,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
           records_examined: facts.totals.records,
           log_files: facts.totals.log_files,
           registry_files: facts.totals.registry_files,
-          method: language === 'fr' ? SCOPE_METHOD_FR : scope.method,
+          method: (language === 'fr' ? SCOPE_METHOD_FR : scope.method) + (facts.for_tenant !== null ? P.controllerShareMethod : ''),
           flows: scope.flows,
           by_hour: scope.by_hour,
         }

@@ -138,6 +138,9 @@ export const EN = {
   // Canary-less provenance still runs without a registry; what it cannot see is said once, with the numbers.
   noRegistry:
     "The case holds no canary registry: no canary marker could be attributed to a session, so responses were matched only by verbatim text of other sessions' earlier prompts and answers; a response that carried another session's data without repeating it verbatim would not be found.",
+  // The exposure table of a draft for one controller mixes its share with the whole case's totals: said under the table.
+  controllerShareMethod:
+    "; in this draft for one controller, the responses counted are those to or from its end users, and the sessions and customers counted are those responses' sources and recipients, other customers' among them; responses examined, log files and orphans are the whole case's",
   replayGroup,
   measureRecorded: (text: string) => text,
   controllersNotified: (done: number, total: number) => `Affected customers (controllers) notified under Art. 33(2): ${done} of ${total}.`,

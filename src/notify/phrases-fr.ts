@@ -127,6 +127,8 @@ export const FR: Phrases = {
     `${compte(n, 'ligne de journal', 'lignes de journal')} n'${un(n) ? 'a' : 'ont'} pas pu être ${un(n) ? 'lue' : 'lues'} (${un(n) ? 'malformée, tronquée ou trop longue' : 'malformées, tronquées ou trop longues'}) et n'${un(n) ? 'a' : 'ont'} pas été ${un(n) ? 'examinée' : 'examinées'} : les chiffres portent sur les lignes lisibles ; ${un(n) ? 'elle est conservée' : 'elles sont conservées'} comme preuve pour examen.`,
   noRegistry:
     "Le dossier ne contient aucun registre de canaris : aucun marqueur n'a pu être attribué à une session, et les réponses n'ont été rapprochées que par le texte reproduit mot pour mot des requêtes et réponses antérieures d'autres sessions ; une réponse contenant les données d'une autre session sans en reproduire le texte ne serait pas trouvée.",
+  controllerShareMethod:
+    " ; dans ce projet pour un seul responsable du traitement, les réponses comptées sont celles adressées à ses utilisateurs finaux ou contenant leurs données, et les sessions et clients comptés sont les sources et destinataires de ces réponses, y compris ceux d'autres clients ; les réponses examinées, les fichiers de journaux et les marqueurs orphelins sont ceux de tout le dossier",
   replayGroup,
   measureRecorded: (text) => text,
   controllersNotified: (done, total) => `Clients concernés (responsables de traitement) informés au titre de l'art. 33.2 : ${done} sur ${total}.`,

@@ -131,6 +131,10 @@ describe('a processor (Art. 33(2))', () => {
     expect(md).toContain('| 48 | Date and time the controller became aware | 2026-10-23T12:00:00.000Z |')
     expect(md).not.toContain('| 48 | Date and time the controller became aware | 2026-10-23T08:00:00.000Z |')
     expect(md).toMatch(/\| Our role \| processor, on behalf of customer acme \|/)
+    // Its exposure table counts acme's share beside the whole case's totals: the method under it says which is which.
+    expect(md).toMatch(/^Method: .*in this draft for one controller, the responses counted are those to or from its end users.*responses examined, log files and orphans are the whole case's$/m)
+    const fr = (await run(['report', 'article33', '--db', db, '--on-behalf-of-controller', 'acme', '--lang', 'fr', '--now', '2026-10-24T00:00:00Z'])).stdout
+    expect(fr).toMatch(/dans ce projet pour un seul responsable du traitement, les réponses comptées sont celles adressées à ses utilisateurs finaux/)
   })
 })
 
