@@ -7,26 +7,18 @@ import type {CaseDb} from './open-case.js'
 // prompt and response, and the winnowed fingerprints of both with the record facts
 // provenance needs beside them.
 
+/** A response's marker tokens and unconventional-marker hits, a row each (few: most responses hold none). Personal-data and fingerprint rows: extractBatches. */
 export interface ExtractInserters {
   token(recordId: number, position: number, token: string): void
   hit(recordId: number, position: number, marker: string): void
-  pii(recordId: number, inResponse: boolean, kind: string, valueSha256: string): void
-  fingerprints(recordId: number, promptWords: number, responseWords: number, promptFp: Buffer, responseFp: Buffer, tsMs: number, tenant: string, session: string, decodeNode: string | null): void
 }
 
 export function extractInserters(db: CaseDb): ExtractInserters {
   const token = db.prepare('INSERT OR IGNORE INTO marker_tokens (record_id, position, token) VALUES (?, ?, ?)')
   const hit = db.prepare('INSERT OR IGNORE INTO unconventional_hits (record_id, position, marker) VALUES (?, ?, ?)')
-  const pii = db.prepare('INSERT OR IGNORE INTO pii_values (record_id, in_response, kind, value_sha256) VALUES (?, ?, ?, ?)')
-  const fp = db.prepare(
-    `INSERT OR REPLACE INTO fingerprints (record_id, prompt_words, response_words, prompt_fp, response_fp, ts_ms, tenant_id, session_id, decode_node)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  )
   return {
     token: (id, position, t) => void token.run(id, position, t),
     hit: (id, position, marker) => void hit.run(id, position, marker),
-    pii: (id, inResponse, kind, hash) => void pii.run(id, inResponse ? 1 : 0, kind, hash),
-    fingerprints: (id, pw, rw, pfp, rfp, ts, tenant, session, node) => void fp.run(id, pw, rw, pfp, rfp, ts, tenant, session, node),
   }
 }
 
