@@ -8,6 +8,8 @@ import {releaseMemory} from '../ingest/release-memory.js'
 import {fullGc} from '../util/gc.js'
 import {tallyCandidates} from './provenance/candidates.js'
 import {HashTable} from './provenance/hash-table.js'
+import {ProvenanceHelper, type HelperOptions} from './provenance/helper.js'
+import {SpillFiles} from './provenance/spill.js'
 import {loadRecordOrder} from './provenance/record-order.js'
 import {SourceChain, type AttributionContext} from './provenance/attribute.js'
 
@@ -51,6 +53,10 @@ export interface ProvenanceStats {
   responses_with_candidates: number
   candidates_verified: number
   attributed: number
+  /**
+   * load: the records put in time order and the fingerprints split by part; index: the passes
+   * (each part indexed, its candidates tallied); match: the candidates verified against the texts.
+   */
   timings_ms: {load: number; index: number; match: number}
 }
 
@@ -75,65 +81,85 @@ export interface ProvenanceTuning {
   indexBudgetBytes?: number
   /** Force the number of passes (tests: the result must not depend on it). */
   passes?: number
+  /** Share the passes with a helper thread (tests: the result must not depend on it); default: when there is a second core. */
+  helper?: boolean
+  /** Tests: how the helper behaves (helper.ts). */
+  helperTest?: Pick<HelperOptions, 'helperTakesAll' | 'silentFrom' | 'stallMs'>
 }
 
 /** Recomputes the provenance table from the stored fingerprints (boilerplate is a property of the whole case). */
 export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning: ProvenanceTuning = {}): ProvenanceStats {
   const t0 = performance.now()
-  // Everything is read from the compact fingerprints table (never from `records`), then put in time order.
-  const loaded = loadRecordOrder(db)
-  const {order, maxId} = loaded
-  // Rank by id is held here alone (the passes take it and let it go once they have read the fingerprints).
-  let rankOfId: Int32Array | null = loaded.rankOfId
-  loaded.rankOfId = new Int32Array(0)
-  // The loader's scratch, SQLite's sorter and the pages it read.
-  releaseMemory(db)
   const budget = tuning.indexBudgetBytes ?? DEFAULT_INDEX_BUDGET_BYTES
-  const passes = Math.max(1, tuning.passes ?? Math.ceil((loaded.rfps * BYTES_PER_RESPONSE_FP) / budget))
-  const nRec = loaded.records
-  const stats: ProvenanceStats = {
-    records: nRec,
-    response_fingerprints: 0,
-    index_entries: 0,
-    boilerplate_hashes: 0,
-    responses_with_candidates: 0,
-    candidates_verified: 0,
-    attributed: 0,
-    passes,
-    timings_ms: {load: 0, index: 0, match: 0},
-  }
-  // Boilerplate hashes of all passes (few: text many tenants share), for masking during verification.
-  const boilerTable = new HashTable(1024)
-  const tally = provenanceTally(db)
+  // With a helper thread two passes' indexes are held at once, one a thread: half the budget each.
+  const helper = ProvenanceHelper.start(db, {...tuning.helperTest, passes: tuning.passes, bytesPerPass: budget / 2, bytesPerResponseFingerprint: BYTES_PER_RESPONSE_FP, helper: tuning.helper})
+  let ownSpill: SpillFiles | null = null
   try {
-    const load = performance.now() - t0
-    // The passes' index arrays (tens of MB on a large case) are garbage once the tallies are
-    // written: they live inside tallyCandidates only, and verification runs without them.
-    const timings = tallyCandidates(
-      db,
-      {records: nRec, maxId, rfps: loaded.rfps, order, passes, boilerplateTenants: options.boilerplateTenants, takeRankOfId: () => {
-        const taken = rankOfId!
-        rankOfId = null
-        return taken
-      }},
-      tally, boilerTable, stats,
-    )
-    const tm0 = performance.now()
-    // Attribution needs each rank's record id and decode node: sessions and tenants are let go
-    // before it runs.
-    const {id, node} = order
-    order.session = new Int32Array(0)
-    order.tenant = new Int32Array(0)
-    // The passes' index arrays go first: built beside them, the table and the chain made a
-    // 40 MB spike at 5M records (measured).
+    // Everything is read from the compact fingerprints table (never from `records`), then put
+    // in time order, while the helper splits the fingerprints into its spill files.
+    const loaded = loadRecordOrder(db)
+    const {order, maxId} = loaded
+    let rankOfId: Int32Array | null = loaded.rankOfId
+    loaded.rankOfId = new Int32Array(0)
+    // The loader's scratch, SQLite's sorter and the pages it read.
     releaseMemory(db)
-    const chain = knownCopies(db, id, nRec)
-    attributeResponses(db, {id, node}, chain, tally, boilerTable, options, stats)
-    stats.timings_ms = {load: Math.round(load + timings.load), index: Math.round(timings.index), match: Math.round(timings.match + performance.now() - tm0)}
+    const spilled = helper?.spilled() ?? null
+    let passes: number
+    let spill: SpillFiles | null
+    if (spilled !== null) {
+      ;({passes, spill} = spilled)
+    } else {
+      passes = Math.max(1, tuning.passes ?? Math.ceil((loaded.rfps * BYTES_PER_RESPONSE_FP) / budget))
+      spill = ownSpill = passes > 1 ? SpillFiles.create(passes) : null
+      ownSpill?.write(db)
+    }
+    const nRec = loaded.records
+    const stats: ProvenanceStats = {
+      records: nRec,
+      response_fingerprints: 0,
+      index_entries: 0,
+      boilerplate_hashes: 0,
+      responses_with_candidates: 0,
+      candidates_verified: 0,
+      attributed: 0,
+      passes,
+      timings_ms: {load: 0, index: 0, match: 0},
+    }
+    // Boilerplate hashes of all passes (few: text many tenants share), for masking during verification.
+    const boilerTable = new HashTable(1024)
+    const tally = provenanceTally(db)
+    try {
+      const t1 = performance.now()
+      // The passes' index arrays (tens of MB on a large case) are garbage once the tallies are
+      // written: they live inside tallyCandidates only, and verification runs without them.
+      tallyCandidates(
+        db,
+        {records: nRec, maxId, rfps: loaded.rfps, order, rankOfId, passes, spill, boilerplateTenants: options.boilerplateTenants},
+        tally, boilerTable, stats, spilled !== null ? helper : null,
+      )
+      rankOfId = null
+      helper?.close()
+      ownSpill?.remove()
+      const t2 = performance.now()
+      // Attribution needs each rank's record id and decode node: sessions and tenants are let go
+      // before it runs.
+      const {id, node} = order
+      order.session = new Int32Array(0)
+      order.tenant = new Int32Array(0)
+      // The passes' index arrays go first: built beside them, the table and the chain made a
+      // 40 MB spike at 5M records (measured).
+      releaseMemory(db)
+      const chain = knownCopies(db, id, nRec)
+      attributeResponses(db, {id, node}, chain, tally, boilerTable, options, stats)
+      stats.timings_ms = {load: Math.round(t1 - t0), index: Math.round(t2 - t1), match: Math.round(performance.now() - t2)}
+    } finally {
+      tally.drop()
+    }
+    return stats
   } finally {
-    tally.drop()
+    helper?.close()
+    ownSpill?.remove()
   }
-  return stats
 }
 
 /**

@@ -177,6 +177,11 @@ export function promptsWithValue(db: CaseDb): (valueSha256: string) => PiiValueR
 
 // ------------------------------------------------------------------ fingerprints
 
+/** Bytes of every stored record's response fingerprints (8 a fingerprint): what sizes provenance's passes. */
+export function responseFingerprintBytes(db: CaseDb): number {
+  return db.prepare('SELECT total(length(response_fp)) FROM fingerprints').pluck().get() as number
+}
+
 export function maxFingerprintedRecord(db: CaseDb): number {
   return (db.prepare('SELECT COALESCE(MAX(record_id), 0) FROM fingerprints').pluck().get() as number) ?? 0
 }

@@ -1,5 +1,6 @@
 import {afterEach, describe, expect, it} from 'vitest'
 import {computeProvenance} from '../../src/detect/provenance.js'
+import {helperActivity} from '../../src/detect/provenance/helper.js'
 import {scanCase} from '../../src/detect/scan-case.js'
 import {listProvenance, listSightings} from '../../src/detect/list.js'
 import {FingerprintBuffer, GUARANTEE_WORDS, K, W, fingerprintText, kgramHashes, winnow} from '../../src/extract/winnow.js'
@@ -336,36 +337,85 @@ describe('chains through the responses of three tenants', () => {
   })
 })
 
+/** A case of 120 records where every fifth response leaks a run of an earlier prompt (other tenants mostly). */
+async function leakyCase(): Promise<TestCase> {
+  const made = makeCase()
+  const rand = rng(99)
+  const vocab = vocabulary(rand, 5000)
+  const system = randomWords(rand, vocab, 40).join(' ')
+  const rows: Array<{request_id: string; tenant_id: string; session_id: string; request_text: string; response_text: string}> = []
+  const prompts: string[] = []
+  for (let i = 0; i < 120; i++) {
+    const tenant = `t${i % 7}`
+    const prompt = `${i % 3 === 0 ? system : ''} ${randomWords(rand, vocab, 60).join(' ')}`
+    prompts.push(prompt)
+    const leak = i > 10 && i % 5 === 0 ? prompts[Math.floor(rand() * (i - 1))]!.split(' ').slice(-30).join(' ') : ''
+    rows.push({request_id: `r${i}`, tenant_id: tenant, session_id: `s${i % 11}`, request_text: prompt, response_text: `${randomWords(rand, vocab, 20).join(' ')} ${leak} ${i % 4 === 0 ? system : ''}`})
+  }
+  await made.addFile(rows)
+  scanCase(made.db, {now: NOW, skipProvenance: true})
+  return made
+}
+
 describe('provenance in passes', () => {
   it('gives the same matches, candidates and boilerplate whatever the number of passes over the hash space', async () => {
-    tc = makeCase()
-    const rand = rng(99)
-    const vocab = vocabulary(rand, 5000)
-    const system = randomWords(rand, vocab, 40).join(' ')
-    const rows: Array<{request_id: string; tenant_id: string; session_id: string; request_text: string; response_text: string}> = []
-    const prompts: string[] = []
-    for (let i = 0; i < 120; i++) {
-      const tenant = `t${i % 7}`
-      const prompt = `${i % 3 === 0 ? system : ''} ${randomWords(rand, vocab, 60).join(' ')}`
-      prompts.push(prompt)
-      // Every fifth response leaks a run of an earlier record's prompt (other tenants mostly).
-      const leak = i > 10 && i % 5 === 0 ? prompts[Math.floor(rand() * (i - 1))]!.split(' ').slice(-30).join(' ') : ''
-      rows.push({request_id: `r${i}`, tenant_id: tenant, session_id: `s${i % 11}`, request_text: prompt, response_text: `${randomWords(rand, vocab, 20).join(' ')} ${leak} ${i % 4 === 0 ? system : ''}`})
-    }
-    await tc.addFile(rows)
-    scanCase(tc.db, {now: NOW, skipProvenance: true})
+    tc = await leakyCase()
     const options = {minWords: 12, boilerplateTenants: 3}
-    const one = computeProvenance(tc.db, options, {passes: 1})
+    const one = computeProvenance(tc.db, options, {passes: 1, helper: false})
     const expected = listProvenance(tc.db)
     expect(expected.length).toBeGreaterThan(5)
     for (const passes of [2, 3, 7, 300]) {
-      const many = computeProvenance(tc.db, options, {passes})
+      const many = computeProvenance(tc.db, options, {passes, helper: false})
       expect(many.passes).toBe(passes)
       expect({...many, passes: 1, timings_ms: null}).toEqual({...one, timings_ms: null})
       expect(listProvenance(tc.db)).toEqual(expected)
     }
     // A small budget splits the work on its own.
-    expect(computeProvenance(tc.db, options, {indexBudgetBytes: 4096}).passes).toBeGreaterThan(1)
+    expect(computeProvenance(tc.db, options, {indexBudgetBytes: 4096, helper: false}).passes).toBeGreaterThan(1)
     expect(listProvenance(tc.db)).toEqual(expected)
+  })
+
+  it('gives the same answer with the passes shared with a helper thread, or all run by it', async () => {
+    tc = await leakyCase()
+    const options = {minWords: 12, boilerplateTenants: 3}
+    const one = computeProvenance(tc.db, options, {passes: 1, helper: false})
+    const expected = listProvenance(tc.db)
+    expect(expected.length).toBeGreaterThan(5)
+    for (const passes of [2, 5, 64]) {
+      for (const helperTakesAll of [false, true]) {
+        const before = helperActivity()
+        const shared = computeProvenance(tc.db, options, {passes, helper: true, helperTest: {helperTakesAll}})
+        const after = helperActivity()
+        // The helper wrote the spill files, and with every pass left to it, ran them all.
+        expect(after.spills - before.spills).toBe(1)
+        if (helperTakesAll) expect(after.passes - before.passes).toBe(passes)
+        expect(after.fellSilent).toBe(before.fellSilent)
+        expect({...shared, passes: 1, timings_ms: null}).toEqual({...one, timings_ms: null})
+        expect(listProvenance(tc.db)).toEqual(expected)
+      }
+    }
+    // The helper splits the budget with the main thread: twice the passes, each half the size.
+    expect(computeProvenance(tc.db, options, {indexBudgetBytes: 4096, helper: true}).passes).toBeGreaterThan(computeProvenance(tc.db, options, {indexBudgetBytes: 4096, helper: false}).passes)
+    expect(listProvenance(tc.db)).toEqual(expected)
+  })
+
+  it('does the work itself when the helper falls silent, before its spill or holding a pass, and never waits for good', async () => {
+    tc = await leakyCase()
+    const options = {minWords: 12, boilerplateTenants: 3}
+    computeProvenance(tc.db, options, {passes: 1, helper: false})
+    const expected = listProvenance(tc.db)
+    for (const silentFrom of ['start', 'passes'] as const) {
+      const before = helperActivity()
+      const t0 = performance.now()
+      const stats = computeProvenance(tc.db, options, {passes: 4, helper: true, helperTest: {silentFrom, helperTakesAll: true, stallMs: 300}})
+      expect(performance.now() - t0).toBeLessThan(10_000)
+      const after = helperActivity()
+      expect(after.fellSilent - before.fellSilent).toBe(1)
+      // Given up before its spill: the main thread wrote its own. Holding a pass: every pass was run here.
+      expect(after.spills - before.spills).toBe(silentFrom === 'start' ? 0 : 1)
+      expect(after.passes).toBe(before.passes)
+      expect(stats.passes).toBe(4)
+      expect(listProvenance(tc.db)).toEqual(expected)
+    }
   })
 })

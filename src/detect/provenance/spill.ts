@@ -35,33 +35,44 @@ export function partOf(h2: number, passes: number): number {
 const SPILL_BUFFER_BYTES = 4 * 1024 * 1024
 
 /**
- * The fingerprints split by part (partOf) into temporary files of (rank, h1, h2)
- * triples, responses and prompts apart, in table order. Written in one read of the table;
- * each pass then reads its own part sequentially.
+ * The fingerprints split by part (partOf) into temporary files of (record id, h1, h2)
+ * triples, responses and prompts apart, in table order. Written in one read of the table
+ * (by provenance's helper thread, through its own connection, while the main thread puts
+ * the records in time order: so the files hold ids, not ranks); each pass then reads its
+ * own part sequentially, ranking each id as it reads.
  */
 export class SpillFiles {
-  private constructor(
-    private readonly dir: string,
-    private readonly passes: number,
+  constructor(
+    readonly dir: string,
+    readonly passes: number,
   ) {}
+
+  /** A new, empty directory for the files (0700, in the system's temporary directory). */
+  static create(passes: number): SpillFiles {
+    return new SpillFiles(mkdtempSync(join(tmpdir(), 'crosstalk-prov-')), passes)
+  }
 
   private path(pass: number, kind: 0 | 1): string {
     return join(this.dir, `${pass}-${kind}.bin`)
   }
 
-  static write(db: CaseDb, passes: number, maxId: number, rankOfId: Int32Array, stats: {response_fingerprints: number}): SpillFiles {
-    const dir = mkdtempSync(join(tmpdir(), 'crosstalk-prov-'))
-    const spill = new SpillFiles(dir, passes)
+  /**
+   * Writes every stored fingerprint to its part's file; `tick` is called as rows are read (the
+   * helper thread's sign of life). Returns the records read.
+   */
+  write(db: CaseDb, tick: () => void = () => {}): number {
+    const passes = this.passes
     // Triples per buffer: one buffer per part and kind, 4 MiB for all of them (a 5M-record case
     // takes about 80 passes; 96 KiB buffers each were 15 MB, measured, where 200k needs 0.6).
     const CAP = Math.max(1024, Math.min(8 * 1024, Math.floor(SPILL_BUFFER_BYTES / (12 * 2 * passes))))
     const bufs: Uint32Array[] = []
     const lens: number[] = []
     const fds: number[] = []
+    let records = 0
     try {
       for (let p = 0; p < passes; p++) {
         for (const kind of [0, 1] as const) {
-          fds.push(openSync(spill.path(p, kind), 'w', 0o600))
+          fds.push(openSync(this.path(p, kind), 'w', 0o600))
           bufs.push(new Uint32Array(CAP * 3))
           lens.push(0)
         }
@@ -71,41 +82,40 @@ export class SpillFiles {
         writeSync(fds[k]!, bufs[k]!, 0, lens[k]! * 12)
         lens[k] = 0
       }
-      const spread = (r: number, blob: Buffer, kind: 0 | 1, from = 0, to = blob.length): number => {
+      const spread = (id: number, blob: Buffer, kind: 0 | 1, from: number, to: number): void => {
         const fps = copyFingerprints(from === 0 && to === blob.length ? blob : blob.subarray(from, to))
         for (let i = 0; i + 1 < fps.length; i += 2) {
           const k = partOf(fps[i + 1]!, passes) * 2 + kind
           const b = bufs[k]!
           let n = lens[k]!
-          b[n * 3] = r
+          b[n * 3] = id
           b[n * 3 + 1] = fps[i]!
           b[n * 3 + 2] = fps[i + 1]!
           lens[k] = ++n
           if (n === CAP) flush(k)
         }
-        return fps.length >>> 1
       }
       // One sequential read of the table: SQLite's page cache would only fill with pages never read again.
       withSortCache(db, () => {
         for (const [id, responseBytes, both] of iterateFingerprintBlobs(db)) {
-          const r = id <= maxId ? rankOfId[id]! : -1
-          if (r < 0) continue // added since the records were counted
-          stats.response_fingerprints += spread(r, both, 0, 0, responseBytes)
-          spread(r, both, 1, responseBytes)
+          spread(id, both, 0, 0, responseBytes)
+          spread(id, both, 1, responseBytes, both.length)
+          if ((++records & 4095) === 0) tick()
         }
       })
       for (let k = 0; k < fds.length; k++) flush(k)
-    } catch (error) {
-      spill.remove()
-      throw error
     } finally {
       for (const fd of fds) closeSync(fd)
     }
-    return spill
+    return records
   }
 
-  /** Every (rank, h1, h2) of one part and kind (0 responses, 1 prompts), in the order written. */
-  read(pass: number, kind: 0 | 1, visit: (r: number, h1: number, h2: number) => void): void {
+  /**
+   * Every (rank, h1, h2) of one part and kind (0 responses, 1 prompts), in the order written:
+   * the rank from `rankOfId` (-1, or an id past its end, for a record stored after the records
+   * were put in time order: left to the next scan, as before).
+   */
+  read(pass: number, kind: 0 | 1, rankOfId: Int32Array, visit: (r: number, h1: number, h2: number) => void, tick: () => void = () => {}): void {
     const fd = openSync(this.path(pass, kind), 'r')
     try {
       const buf = new Uint32Array(3 * 64 * 1024)
@@ -115,7 +125,12 @@ export class SpillFiles {
         if (n === 0) break
         const triples = Math.floor(n / 12)
         if (triples * 12 !== n) throw new Error(`provenance spill file ${this.path(pass, kind)}: short read`)
-        for (let t = 0; t < triples; t++) visit(buf[t * 3]!, buf[t * 3 + 1]!, buf[t * 3 + 2]!)
+        for (let t = 0; t < triples; t++) {
+          const id = buf[t * 3]!
+          const r = id < rankOfId.length ? rankOfId[id]! : -1
+          if (r >= 0) visit(r, buf[t * 3 + 1]!, buf[t * 3 + 2]!)
+        }
+        tick()
       }
     } finally {
       closeSync(fd)
