@@ -84,7 +84,7 @@ export interface ProvenanceTuning {
   /** Share the passes with a helper thread (tests: the result must not depend on it); default: when there is a second core. */
   helper?: boolean
   /** Tests: how the helper behaves (helper.ts). */
-  helperTest?: Pick<HelperOptions, 'helperTakesAll' | 'silentFrom' | 'stallMs'>
+  helperTest?: Pick<HelperOptions, 'helperTakesAll' | 'silentFrom' | 'stallMs' | 'failFrom'>
 }
 
 /** Recomputes the provenance table from the stored fingerprints (boilerplate is a property of the whole case). */

@@ -418,4 +418,22 @@ describe('provenance in passes', () => {
       expect(listProvenance(tc.db)).toEqual(expected)
     }
   })
+
+  it('does the work itself when the helper fails, before its spill or holding a pass', async () => {
+    tc = await leakyCase()
+    const options = {minWords: 12, boilerplateTenants: 3}
+    computeProvenance(tc.db, options, {passes: 1, helper: false})
+    const expected = listProvenance(tc.db)
+    for (const failFrom of ['start', 'passes'] as const) {
+      const before = helperActivity()
+      const stats = computeProvenance(tc.db, options, {passes: 4, helper: true, helperTest: {failFrom, helperTakesAll: true}})
+      const after = helperActivity()
+      expect(after.failed - before.failed).toBe(1)
+      expect(after.fellSilent).toBe(before.fellSilent)
+      expect(after.spills - before.spills).toBe(failFrom === 'start' ? 0 : 1)
+      expect(after.passes).toBe(before.passes)
+      expect(stats.passes).toBe(4)
+      expect(listProvenance(tc.db)).toEqual(expected)
+    }
+  })
 })

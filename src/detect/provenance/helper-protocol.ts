@@ -25,6 +25,8 @@ export interface HelperData {
   port: MessagePort
   /** Tests: the helper stops answering (as if it had died) at this point. */
   silentFrom?: 'start' | 'passes'
+  /** Tests: the helper fails (sends an error) at this point. */
+  failFrom?: 'start' | 'passes'
 }
 
 /** The passes' shared inputs, in shared memory (none copied). */

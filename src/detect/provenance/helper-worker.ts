@@ -33,6 +33,7 @@ function fallSilent(): void {
 beat()
 if (data.silentFrom === 'start') fallSilent()
 try {
+  if (data.failFrom === 'start') throw new Error('failing as the test asked')
   const t0 = performance.now()
   const db = openCase(data.path, {readonly: true})
   try {
@@ -65,6 +66,10 @@ function runPasses(task: PassTask): void {
     // Takes a pass first, so that the main thread must run a pass the helper had taken.
     Atomics.add(ctrl, NEXT, 1)
     fallSilent()
+  }
+  if (data.failFrom === 'passes') {
+    Atomics.add(ctrl, NEXT, 1)
+    throw new Error('failing as the test asked')
   }
   const order: PassOrder = {session: task.session, tenant: task.tenant, node: task.node}
   const spill = new SpillFiles(data.dir, task.passes)

@@ -19,14 +19,14 @@ import {SpillFiles} from './spill.js'
 // Results never depend on the helper: a pass is the same code on either thread, a pass's
 // tallies are added to the store whole once the pass is done, and the store sums them, so the
 // order passes finish in changes nothing. A helper that stops giving signs of life (it could
-// not start, or died) is left behind: the main thread writes the spill, or runs the passes
-// the helper had taken, itself.
+// not start, or died) or fails is left behind: the main thread writes the spill, or runs the
+// passes the helper had taken, itself.
 
 /** How long the helper may go without a sign of life before the main thread does its work. */
 const STALL_MS = 20_000
 
 /** What helpers have done in this process (tests: that the helper did the work it was given). */
-const activity = {spills: 0, passes: 0, fellSilent: 0}
+const activity = {spills: 0, passes: 0, fellSilent: 0, failed: 0}
 export function helperActivity(): Readonly<typeof activity> {
   return {...activity}
 }
@@ -54,6 +54,8 @@ export interface HelperOptions {
   /** Tests: the helper falls silent here, and is given up after `stallMs`. */
   silentFrom?: 'start' | 'passes'
   stallMs?: number
+  /** Tests: the helper fails here. */
+  failFrom?: 'start' | 'passes'
 }
 
 export class ProvenanceHelper {
@@ -92,7 +94,7 @@ export class ProvenanceHelper {
     const {port1, port2} = new MessageChannel()
     const data: HelperData = {
       path: db.name, dir, passes: options.passes, bytesPerPass: options.bytesPerPass,
-      bytesPerResponseFingerprint: options.bytesPerResponseFingerprint, control, port: port2, silentFrom: options.silentFrom,
+      bytesPerResponseFingerprint: options.bytesPerResponseFingerprint, control, port: port2, silentFrom: options.silentFrom, failFrom: options.failFrom,
     }
     let worker: Worker
     try {
@@ -114,12 +116,15 @@ export class ProvenanceHelper {
 
   /**
    * The spill files once the helper has written them, with the number of passes; null where
-   * the helper fell silent (the caller writes them itself). A helper's error is thrown.
+   * the helper fell silent or failed (the caller writes them itself).
    */
   spilled(): {passes: number; spill: SpillFiles | null} | null {
     const m = this.next(true)
     if (m === null) return null
-    if (m.type !== 'spilled') throw unexpected(m)
+    if (m.type !== 'spilled') {
+      this.giveUp()
+      return null
+    }
     activity.spills++
     return {passes: m.passes, spill: m.passes > 1 ? new SpillFiles(this.dir, m.passes) : null}
   }
@@ -127,12 +132,12 @@ export class ProvenanceHelper {
   /**
    * Runs every pass: the helper takes passes from the shared counter while the main thread
    * runs `own` on the ones it takes; each of the helper's results goes to `apply` on the main
-   * thread. Passes the helper had taken when it fell silent are run by `own`.
+   * thread. Passes the helper had taken when it fell silent or failed are run by `own`.
    */
   runPasses(task: PassTask, own: (pass: number) => void, apply: (m: Extract<HelperMessage, {type: 'pass'}>) => void): void {
     const done = new Uint8Array(task.passes)
     const take = (m: HelperMessage): void => {
-      if (m.type === 'error') throw new Error(`provenance helper: ${m.message}`)
+      if (m.type === 'error') return this.giveUp()
       if (m.type !== 'pass') return
       if (done[m.pass] === 1) return // run here after the helper fell silent
       done[m.pass] = 1
@@ -156,6 +161,16 @@ export class ProvenanceHelper {
         done[pass] = 1
       }
     }
+  }
+
+  /**
+   * A helper that failed (its error message) is given up like a silent one: the main thread
+   * does what is left, and a failure that is the case's, not the helper's, is then met there
+   * and worded as the scan words it.
+   */
+  private giveUp(): void {
+    this.stalled = true
+    activity.failed++
   }
 
   /** Stops the helper and removes its spill files. */
@@ -191,6 +206,3 @@ export class ProvenanceHelper {
   }
 }
 
-function unexpected(m: HelperMessage): Error {
-  return m.type === 'error' ? new Error(`provenance helper: ${m.message}`) : new Error(`provenance helper: unexpected ${m.type} message`)
-}
