@@ -10,7 +10,7 @@ import {tallyCandidates} from './provenance/candidates.js'
 import {HashTable} from './provenance/hash-table.js'
 import {ProvenanceHelper, type HelperOptions} from './provenance/helper.js'
 import {SpillFiles} from './provenance/spill.js'
-import {loadRecordOrder} from './provenance/record-order.js'
+import {idByRank, loadRecordOrder} from './provenance/record-order.js'
 import {SourceChain, type AttributionContext} from './provenance/attribute.js'
 
 // Canary-less provenance: a response that repeats, verbatim, text an *other* session sent
@@ -99,8 +99,13 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
     // in time order, while the helper splits the fingerprints into its spill files.
     const loaded = loadRecordOrder(db)
     const {order, maxId} = loaded
+    // The passes read the fingerprints by record id, so rank by id is held through them; id by
+    // rank, the same 4 bytes a record, is not needed until verification: it is let go, and
+    // rebuilt from rank by id once the passes are done (holding both put the peak of a 5M
+    // scan 20 MB higher).
     let rankOfId: Int32Array | null = loaded.rankOfId
     loaded.rankOfId = new Int32Array(0)
+    order.id = new Uint32Array(0)
     // The loader's scratch, SQLite's sorter and the pages it read.
     releaseMemory(db)
     const spilled = helper?.spilled() ?? null
@@ -137,12 +142,13 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
         {records: nRec, maxId, rfps: loaded.rfps, order, rankOfId, passes, spill, boilerplateTenants: options.boilerplateTenants},
         tally, boilerTable, stats, spilled !== null ? helper : null,
       )
-      rankOfId = null
       helper?.close()
       ownSpill?.remove()
       const t2 = performance.now()
       // Attribution needs each rank's record id and decode node: sessions and tenants are let go
       // before it runs.
+      order.id = idByRank(rankOfId, nRec)
+      rankOfId = null
       const {id, node} = order
       order.session = new Int32Array(0)
       order.tenant = new Int32Array(0)

@@ -35,6 +35,16 @@ export function rankById(id: Uint32Array, maxId: number, into?: Int32Array): Int
   return rankOfId
 }
 
+/** Record id by rank: the inverse of rank by id (`n` ranks), rebuilt from it. */
+export function idByRank(rankOfId: Int32Array, n: number): Uint32Array {
+  const id = new Uint32Array(n)
+  for (let x = 0; x < rankOfId.length; x++) {
+    const r = rankOfId[x]!
+    if (r >= 0) id[r] = x
+  }
+  return id
+}
+
 /**
  * Per-record facts in time order (rank r; ties by record id), and rank by record id, in two
  * ordered reads (SQLite spills a large sort to temporary files, so its memory does not grow

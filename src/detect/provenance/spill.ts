@@ -42,6 +42,8 @@ const SPILL_BUFFER_BYTES = 4 * 1024 * 1024
  * own part sequentially, ranking each id as it reads.
  */
 export class SpillFiles {
+  private readBuffer: Uint32Array | undefined
+
   constructor(
     readonly dir: string,
     readonly passes: number,
@@ -118,7 +120,9 @@ export class SpillFiles {
   read(pass: number, kind: 0 | 1, rankOfId: Int32Array, visit: (r: number, h1: number, h2: number) => void, tick: () => void = () => {}): void {
     const fd = openSync(this.path(pass, kind), 'r')
     try {
-      const buf = new Uint32Array(3 * 64 * 1024)
+      // One buffer for every read through this object: one a read was 768 KB of garbage a part
+      // and kind, which a thread that allocates little else collects late.
+      const buf = (this.readBuffer ??= new Uint32Array(3 * 64 * 1024))
       const bytes = new Uint8Array(buf.buffer)
       for (;;) {
         const n = readSync(fd, bytes, 0, bytes.length, null)
