@@ -399,41 +399,27 @@ describe('provenance in passes', () => {
     expect(listProvenance(tc.db)).toEqual(expected)
   })
 
-  it('does the work itself when the helper falls silent, before its spill or holding a pass, and never waits for good', async () => {
+  it('does the work itself when the helper falls silent or fails, before its spill or holding a pass, and never waits for good', async () => {
     tc = await leakyCase()
     const options = {minWords: 12, boilerplateTenants: 3}
     computeProvenance(tc.db, options, {passes: 1, helper: false})
     const expected = listProvenance(tc.db)
-    for (const silentFrom of ['start', 'passes'] as const) {
-      const before = helperActivity()
-      const t0 = performance.now()
-      const stats = computeProvenance(tc.db, options, {passes: 4, helper: true, helperTest: {silentFrom, helperTakesAll: true, stallMs: 300}})
-      expect(performance.now() - t0).toBeLessThan(10_000)
-      const after = helperActivity()
-      expect(after.fellSilent - before.fellSilent).toBe(1)
-      // Given up before its spill: the main thread wrote its own. Holding a pass: every pass was run here.
-      expect(after.spills - before.spills).toBe(silentFrom === 'start' ? 0 : 1)
-      expect(after.passes).toBe(before.passes)
-      expect(stats.passes).toBe(4)
-      expect(listProvenance(tc.db)).toEqual(expected)
-    }
-  })
-
-  it('does the work itself when the helper fails, before its spill or holding a pass', async () => {
-    tc = await leakyCase()
-    const options = {minWords: 12, boilerplateTenants: 3}
-    computeProvenance(tc.db, options, {passes: 1, helper: false})
-    const expected = listProvenance(tc.db)
-    for (const failFrom of ['start', 'passes'] as const) {
-      const before = helperActivity()
-      const stats = computeProvenance(tc.db, options, {passes: 4, helper: true, helperTest: {failFrom, helperTakesAll: true}})
-      const after = helperActivity()
-      expect(after.failed - before.failed).toBe(1)
-      expect(after.fellSilent).toBe(before.fellSilent)
-      expect(after.spills - before.spills).toBe(failFrom === 'start' ? 0 : 1)
-      expect(after.passes).toBe(before.passes)
-      expect(stats.passes).toBe(4)
-      expect(listProvenance(tc.db)).toEqual(expected)
+    for (const how of ['silent', 'fail'] as const) {
+      for (const from of ['start', 'passes'] as const) {
+        const before = helperActivity()
+        const t0 = performance.now()
+        const misbehave = how === 'silent' ? {silentFrom: from, stallMs: 300} : {failFrom: from}
+        const stats = computeProvenance(tc.db, options, {passes: 4, helper: true, helperTest: {...misbehave, helperTakesAll: true}})
+        expect(performance.now() - t0).toBeLessThan(10_000)
+        const after = helperActivity()
+        expect(after.fellSilent - before.fellSilent).toBe(how === 'silent' ? 1 : 0)
+        expect(after.failed - before.failed).toBe(how === 'fail' ? 1 : 0)
+        // Given up before its spill: the main thread wrote its own. Holding a pass: every pass was run here.
+        expect(after.spills - before.spills).toBe(from === 'start' ? 0 : 1)
+        expect(after.passes).toBe(before.passes)
+        expect(stats.passes).toBe(4)
+        expect(listProvenance(tc.db)).toEqual(expected)
+      }
     }
   })
 })
