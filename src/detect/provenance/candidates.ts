@@ -62,8 +62,8 @@ export function tallyCandidates(
       ? index.build((visit) => spill.read(pass, 0, rankOfId, visit), (visit) => spill.read(pass, 1, rankOfId, visit), onBoilerplate)
       : index.build(fromCase('response'), fromCase('prompt'), onBoilerplate)
     count(built)
-    const pass_ = index
-    inTransaction(db, () => pass_.match(out.add))
+    const indexed = index
+    inTransaction(db, () => indexed.match(out.add))
   }
   if (helper !== null && spill !== null) {
     helper.runPasses(
