@@ -3,13 +3,14 @@ import type {PassCounts} from './pass.js'
 
 // What provenance's main thread and its helper thread (helper.ts, helper-worker.ts) share.
 
-/** Slots of the control block (an Int32Array over shared memory). */
+// Slots of the control block, an Int32Array over shared memory.
 /** The next pass to take: each thread takes one with Atomics.add. */
 export const NEXT = 0
 /** Messages the helper has sent (the main thread waits on this slot). */
 export const POSTED = 1
 /** The helper's sign of life, counted up as it reads. */
 export const BEAT = 2
+/** The block's length in slots (one spare). */
 export const CONTROL_SLOTS = 4
 
 export interface HelperData {

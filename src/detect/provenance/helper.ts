@@ -22,7 +22,12 @@ import {SpillFiles} from './spill.js'
 // not start, or died) or fails is left behind: the main thread writes the spill, or runs the
 // passes the helper had taken, itself.
 
-/** How long the helper may go without a sign of life before the main thread does its work. */
+/**
+ * How long the helper may go without a sign of life before the main thread does its work. It
+ * gives one every 4,096 records its spill reads and every 64K fingerprints a pass reads; its
+ * longest silence in normal work is the one statement that counts the fingerprints' bytes
+ * before the spill (25 ms at 200k records).
+ */
 const STALL_MS = 20_000
 
 /** What helpers have done in this process (tests: that the helper did the work it was given). */
