@@ -22,7 +22,8 @@ import {SourceChain, type AttributionContext} from './provenance/attribute.js'
 // (record-order.ts) -> per response, the earlier other-session records that share a
 // non-boilerplate fingerprint, counted in passes over parts of the hash space so that
 // memory stays bounded (candidates.ts) -> verification of the longest common verbatim word
-// run against each candidate's text, decoded again from the evidence (verify-run.ts).
+// run against each candidate's text, decoded again from the evidence (verify-run.ts; the
+// helper thread, helper.ts, decodes most of them a chunk or two ahead of the main thread).
 //
 // The source is the earliest ORIGINAL occurrence of the text: a prompt, or an answer that
 // was not itself contaminated. A contaminated answer (one with a cross-session/cross-tenant
@@ -75,6 +76,13 @@ const TEXT_CACHE_RECORDS = 512
 const TEXT_CACHE_CHARS = 8 * 1024 * 1024
 /** Responses whose candidate tallies are read back at a time. */
 const MATCH_CHUNK = 4096
+/** Chunks beyond the one being verified whose texts the helper decodes ahead. */
+const READ_AHEAD_CHUNKS = 2
+/**
+ * Characters of text the helper decodes ahead for one chunk, at most (about 0.4M for a chunk of a
+ * 200k-record incident; an over-pool prompt alone can be megabytes).
+ */
+const READ_AHEAD_CHARS = 2 * 1024 * 1024
 
 export interface ProvenanceTuning {
   /** Memory budget of one pass's index (default 32 MiB). */
@@ -85,6 +93,10 @@ export interface ProvenanceTuning {
   helper?: boolean
   /** Tests: how the helper behaves (helper.ts). */
   helperTest?: Pick<HelperOptions, 'helperTakesAll' | 'silentFrom' | 'stallMs' | 'failFrom'>
+  /** Ranks verified a chunk (tests: small chunks, so that a small case has several to read ahead). */
+  matchChunk?: number
+  /** Tests: verification waits for the helper's texts of each chunk it asked for (else it never waits). */
+  awaitTexts?: boolean
 }
 
 /** Recomputes the provenance table from the stored fingerprints (boilerplate is a property of the whole case). */
@@ -142,7 +154,7 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
         {records: nRec, maxId, rfps: loaded.rfps, order, rankOfId, passes, spill, boilerplateTenants: options.boilerplateTenants},
         tally, boilerTable, stats, spilled !== null ? helper : null,
       )
-      helper?.close()
+      helper?.removeSpill()
       ownSpill?.remove()
       const t2 = performance.now()
       // Attribution needs each rank's record id and decode node: sessions and tenants are let go
@@ -156,7 +168,8 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
       // 40 MB spike at 5M records (measured).
       releaseMemory(db)
       const chain = knownCopies(db, id, nRec)
-      attributeResponses(db, {id, node}, chain, tally, boilerTable, options, stats)
+      // The helper, if it is still of use, reads the texts verification compares ahead of it.
+      attributeResponses(db, {id, node}, chain, tally, boilerTable, options, stats, spilled !== null ? helper : null, tuning)
       stats.timings_ms = {load: Math.round(t1 - t0), index: Math.round(t2 - t1), match: Math.round(performance.now() - t2)}
     } finally {
       tally.drop()
@@ -195,10 +208,25 @@ function knownCopies(db: CaseDb, id: Uint32Array, nRec: number): SourceChain {
  */
 function attributeResponses(
   db: CaseDb, order: {id: Uint32Array; node: Int16Array | Int32Array}, chain: SourceChain, tally: ProvenanceTally, boilerTable: HashTable, options: ProvenanceOptions, stats: ProvenanceStats,
+  helper: ProvenanceHelper | null, tuning: Pick<ProvenanceTuning, 'matchChunk' | 'awaitTexts'>,
 ): void {
+  const matchChunk = tuning.matchChunk ?? MATCH_CHUNK
   const nRec = order.id.length
   // A response and its candidates are looked up together, so a small cache saves most re-decoding.
-  const loadTexts = recordTextLoader(db, {random: true})
+  const decode = recordTextLoader(db, {random: true})
+  // Texts the helper decoded ahead (the chunk each was read for), not yet used.
+  const ahead = new Map<number, {chunk: number; texts: RecordTexts}>()
+  let chunk = 0
+  const keep = (c: number, got: number, request_text: string | null, response_text: string | null): void => {
+    if (c >= chunk) ahead.set(got, {chunk: c, texts: {request_text, response_text}})
+  }
+  const loadTexts = (id: number): RecordTexts => {
+    helper?.receivedTexts(keep)
+    const read = ahead.get(id)
+    if (read === undefined) return decode(id)
+    ahead.delete(id)
+    return read.texts
+  }
   // Bounded by count and by characters: an over-pool prompt is megabytes of text, and a
   // cache of 512 of them would be the largest thing the scan holds.
   const textCache = new Map<number, RecordTexts>()
@@ -254,11 +282,36 @@ function attributeResponses(
     stats.attributed++
   }
 
+  // Chunks of ranks whose tallies are read, READ_AHEAD_CHUNKS beyond the one verified: the
+  // helper decodes the texts they will compare (theirs and their candidates') meanwhile.
+  const chunks = Math.ceil(nRec / matchChunk)
+  const rowsOf = new Map<number, Array<[number, number, number]>>()
+  const asked = new Set<number>()
+  const readChunk = (c: number): void => {
+    if (c >= chunks || rowsOf.has(c)) return
+    const rows = tally.read(c * matchChunk, (c + 1) * matchChunk)
+    rowsOf.set(c, rows)
+    // The chunk being verified is read here (the helper would race the main thread for it).
+    if (helper === null || c <= chunk) return
+    const ids = new Set<number>()
+    for (const [r, v] of rows) {
+      ids.add(order.id[r]!)
+      ids.add(order.id[v >>> 1]!)
+    }
+    if (helper.readAhead(c, Uint32Array.from(ids), READ_AHEAD_CHARS)) asked.add(c)
+  }
+
   inTransaction(db, () => {
     writer.clear()
-    for (let lo = 0; lo < nRec; lo += MATCH_CHUNK) {
+    for (chunk = 0; chunk < chunks; chunk++) {
       if (getHeapStatistics().used_heap_size > heapBase + HEAP_SLACK_BYTES) fullGc()
-      const rows = tally.read(lo, lo + MATCH_CHUNK)
+      if (tuning.awaitTexts && asked.has(chunk)) helper?.receivedTexts(keep, chunk)
+      asked.delete(chunk)
+      helper?.reached(chunk)
+      for (const [id, read] of ahead) if (read.chunk < chunk) ahead.delete(id)
+      for (let c = chunk; c <= chunk + READ_AHEAD_CHUNKS; c++) readChunk(c)
+      const rows = rowsOf.get(chunk) ?? []
+      rowsOf.delete(chunk)
       for (let i = 0; i < rows.length; ) {
         const r = rows[i]![0]
         const candidates: Array<[number, number]> = []

@@ -399,6 +399,43 @@ describe('provenance in passes', () => {
     expect(listProvenance(tc.db)).toEqual(expected)
   })
 
+  it('verifies with the texts the helper decoded ahead, and gives the same answer', async () => {
+    tc = await leakyCase()
+    const options = {minWords: 12, boilerplateTenants: 3}
+    const one = computeProvenance(tc.db, options, {passes: 1, helper: false, matchChunk: 8})
+    const expected = listProvenance(tc.db)
+    expect(expected.length).toBeGreaterThan(5)
+    for (const passes of [1, 3]) {
+      const before = helperActivity()
+      const ahead = computeProvenance(tc.db, options, {passes, helper: true, matchChunk: 8, awaitTexts: true})
+      const after = helperActivity()
+      // Verification in chunks of 8 ranks: the texts of the later chunks were read ahead by the helper.
+      expect(after.textsRead - before.textsRead).toBeGreaterThan(0)
+      expect(after.failed).toBe(before.failed)
+      expect({...ahead, passes: 1, timings_ms: null}).toEqual({...one, timings_ms: null})
+      expect(listProvenance(tc.db)).toEqual(expected)
+    }
+  })
+
+  it('decodes the texts itself when the helper falls silent or fails while reading them ahead, without waiting for it', async () => {
+    tc = await leakyCase()
+    const options = {minWords: 12, boilerplateTenants: 3}
+    computeProvenance(tc.db, options, {passes: 1, helper: false})
+    const expected = listProvenance(tc.db)
+    for (const misbehave of [{silentFrom: 'texts'}, {failFrom: 'texts'}] as const) {
+      const before = helperActivity()
+      const t0 = performance.now()
+      // The default 20 s of silence: the main thread never waits for texts, so it is never reached.
+      computeProvenance(tc.db, options, {passes: 2, helper: true, matchChunk: 8, helperTest: misbehave})
+      expect(performance.now() - t0).toBeLessThan(10_000)
+      const after = helperActivity()
+      expect(after.textsRead).toBe(before.textsRead)
+      expect(after.failed - before.failed).toBe('failFrom' in misbehave ? 1 : 0)
+      expect(after.fellSilent).toBe(before.fellSilent)
+      expect(listProvenance(tc.db)).toEqual(expected)
+    }
+  })
+
   it('does the work itself when the helper falls silent or fails, before its spill or holding a pass, and never waits for good', async () => {
     tc = await leakyCase()
     const options = {minWords: 12, boilerplateTenants: 3}

@@ -10,7 +10,9 @@ export const NEXT = 0
 export const POSTED = 1
 /** The helper's sign of life, counted up as it reads. */
 export const BEAT = 2
-/** The block's length in slots (one spare). */
+/** The match chunk the main thread has reached: the helper drops what it was asked to read ahead for it, or before it. */
+export const REACHED = 3
+/** The block's length in slots. */
 export const CONTROL_SLOTS = 4
 
 export interface HelperData {
@@ -25,9 +27,9 @@ export interface HelperData {
   control: SharedArrayBuffer
   port: MessagePort
   /** Tests: the helper stops answering (as if it had died) at this point. */
-  silentFrom?: 'start' | 'passes'
+  silentFrom?: 'start' | 'passes' | 'texts'
   /** Tests: the helper fails (sends an error) at this point. */
-  failFrom?: 'start' | 'passes'
+  failFrom?: 'start' | 'passes' | 'texts'
 }
 
 /** The passes' shared inputs, in shared memory (none copied). */
@@ -41,10 +43,27 @@ export interface PassTask {
   node: Int16Array | Int32Array
 }
 
+/** What the main thread asks of the helper. */
+export type HelperRequest =
+  | {type: 'passes'; task: PassTask}
+  /**
+   * The texts of these records, decoded from the evidence ahead of the main thread's
+   * verification of match chunk `chunk`; dropped once the main thread reaches that chunk
+   * (REACHED), and cut short past `maxChars` characters.
+   */
+  | {type: 'texts'; chunk: number; ids: Uint32Array; maxChars: number}
+
 export type HelperMessage =
   | {type: 'spilled'; passes: number; records: number; ms: number}
   /** One pass done: its candidate tallies as (r, v, n) triples and its boilerplate hashes as (h1, h2) pairs. */
   | {type: 'pass'; pass: number; counts: PassCounts; tallies: Uint32Array; boilerplate: Uint32Array; ms: number}
   /** No pass left to take. */
   | {type: 'idle'}
+  /**
+   * Texts read ahead for match chunk `chunk`: record ids[i]'s request text at texts[2i], its
+   * response text at texts[2i + 1] (null where it has none). A record the helper could not
+   * decode is left out: the main thread decodes it itself, and meets the error in its own words.
+   * `done`: the last message for that chunk.
+   */
+  | {type: 'texts'; chunk: number; ids: Uint32Array; texts: Array<string | null>; done: boolean}
   | {type: 'error'; message: string}

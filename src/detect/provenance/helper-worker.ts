@@ -1,16 +1,18 @@
 import {parentPort, workerData, type MessagePort} from 'node:worker_threads'
+import {recordTextLoader, type RecordTexts} from '../../evidence/record-texts.js'
 import {releaseFreedMemory} from '../../ingest/native-quick.js'
 import {responseFingerprintBytes} from '../../store/extracts.js'
 import {openCase, type CaseDb} from '../../store/open-case.js'
 import {fullGc} from '../../util/gc.js'
 import {PassIndex, type PassOrder} from './pass.js'
 import {SpillFiles} from './spill.js'
-import {BEAT, NEXT, POSTED, type HelperData, type HelperMessage, type PassTask} from './helper-protocol.js'
+import {BEAT, NEXT, POSTED, REACHED, type HelperData, type HelperMessage, type HelperRequest, type PassTask} from './helper-protocol.js'
 
 // Provenance's helper thread (helper.ts): it writes the spill files through its own read-only
 // connection while the main thread puts the records in time order, then takes passes from the
-// shared counter beside the main thread. Every message it sends is counted in the control
-// block, which the main thread waits on (it waits synchronously: the scan is synchronous).
+// shared counter beside the main thread, then decodes the texts verification will read, a
+// chunk or two ahead of it. Every message it sends is counted in the control block, which the
+// main thread waits on (it waits synchronously: the scan is synchronous).
 
 const data = workerData as HelperData
 const ctrl = new Int32Array(data.control)
@@ -61,9 +63,10 @@ try {
   fail(error)
 }
 
-parentPort!.on('message', (task: PassTask) => {
+parentPort!.on('message', (request: HelperRequest) => {
   try {
-    runPasses(task)
+    if (request.type === 'passes') runPasses(request.task)
+    else readTexts(request)
   } catch (error) {
     fail(error)
   }
@@ -105,4 +108,55 @@ function runPasses(task: PassTask): void {
   index = undefined
   settle()
   send({type: 'idle'})
+}
+
+/** Records whose texts go in one message, and the characters after which one goes sooner. */
+const TEXTS_PER_MESSAGE = 32
+const CHARS_PER_MESSAGE = 1 << 20
+
+let loadTexts: ((id: number) => RecordTexts) | undefined
+let textDb: CaseDb | undefined
+
+/**
+ * Decodes the records' texts from the evidence, in the order asked, through a read-only
+ * connection of its own (the evidence was committed at ingest), and sends them in small
+ * batches. Stops once the main thread has reached the chunk they are for: what is left, it
+ * decodes itself. A record that does not decode is left out (the main thread then meets its
+ * error, worded as the scan words it).
+ */
+function readTexts(request: Extract<HelperRequest, {type: 'texts'}>): void {
+  const {chunk} = request
+  if (data.silentFrom === 'texts') fallSilent()
+  if (data.failFrom === 'texts') throw new Error('failing as the test asked')
+  textDb ??= openCase(data.path, {readonly: true})
+  loadTexts ??= recordTextLoader(textDb, {random: true})
+  let ids: number[] = []
+  let texts: Array<string | null> = []
+  let chars = 0
+  let total = 0
+  const flush = (done: boolean): void => {
+    if (ids.length === 0 && !done) return
+    const sent = Uint32Array.from(ids)
+    send({type: 'texts', chunk, ids: sent, texts, done}, [sent.buffer])
+    ids = []
+    texts = []
+    chars = 0
+  }
+  for (const id of request.ids) {
+    if (total >= request.maxChars || Atomics.load(ctrl, REACHED) >= chunk) break
+    let t: RecordTexts
+    try {
+      t = loadTexts(id)
+    } catch {
+      continue
+    }
+    beat()
+    const n = (t.request_text?.length ?? 0) + (t.response_text?.length ?? 0)
+    ids.push(id)
+    texts.push(t.request_text, t.response_text)
+    chars += n
+    total += n
+    if (ids.length >= TEXTS_PER_MESSAGE || chars >= CHARS_PER_MESSAGE) flush(false)
+  }
+  flush(true)
 }

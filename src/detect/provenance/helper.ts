@@ -6,7 +6,7 @@ import {MessageChannel, receiveMessageOnPort, Worker, type MessagePort} from 'no
 import type {CaseDb} from '../../store/open-case.js'
 import {workersUseTheirOwnYoungLimits} from '../../util/gc.js'
 import {workersFromEnv} from '../../ingest/parse-pool.js'
-import {BEAT, CONTROL_SLOTS, NEXT, POSTED, type HelperData, type HelperMessage, type PassTask} from './helper-protocol.js'
+import {BEAT, CONTROL_SLOTS, NEXT, POSTED, REACHED, type HelperData, type HelperMessage, type HelperRequest, type PassTask} from './helper-protocol.js'
 import {SpillFiles} from './spill.js'
 
 // Provenance on a second core. The scan is synchronous and ran on one core while the other
@@ -14,7 +14,10 @@ import {SpillFiles} from './spill.js'
 // spill files through its own read-only connection while the main thread puts the records in
 // time order (two reads of the case that took turns), then takes the passes over the hash
 // space beside the main thread. The main thread waits for it with Atomics.wait: nothing here
-// needs the event loop.
+// needs the event loop. During verification it decodes, a chunk or two ahead, the texts the
+// main thread will compare (random reads of the evidence, about 65 us a record: most of
+// verification's time); the main thread takes what has arrived when it needs a text and
+// decodes the rest itself, so it never waits for the helper there.
 //
 // Results never depend on the helper: a pass is the same code on either thread, a pass's
 // tallies are added to the store whole once the pass is done, and the store sums them, so the
@@ -31,7 +34,7 @@ import {SpillFiles} from './spill.js'
 const STALL_MS = 20_000
 
 /** What helpers have done in this process (tests: that the helper did the work it was given). */
-const activity = {spills: 0, passes: 0, fellSilent: 0, failed: 0}
+const activity = {spills: 0, passes: 0, fellSilent: 0, failed: 0, textsRead: 0}
 export function helperActivity(): Readonly<typeof activity> {
   return {...activity}
 }
@@ -57,10 +60,10 @@ export interface HelperOptions {
   /** Tests: the helper takes every pass (the main thread takes none unless the helper falls silent). */
   helperTakesAll?: boolean
   /** Tests: the helper falls silent here, and is given up after `stallMs`. */
-  silentFrom?: 'start' | 'passes'
+  silentFrom?: 'start' | 'passes' | 'texts'
   stallMs?: number
   /** Tests: the helper fails here. */
-  failFrom?: 'start' | 'passes'
+  failFrom?: 'start' | 'passes' | 'texts'
 }
 
 export class ProvenanceHelper {
@@ -70,6 +73,8 @@ export class ProvenanceHelper {
   private lastBeatAt = 0
   private stalled = false
   private closed = false
+  /** The last match chunk the helper is done reading ahead for. */
+  private textsDone = -1
 
   private constructor(
     private readonly worker: Worker,
@@ -149,7 +154,7 @@ export class ProvenanceHelper {
       activity.passes++
       apply(m)
     }
-    if (!this.stalled) this.worker.postMessage(task)
+    if (!this.stalled) this.post({type: 'passes', task})
     for (let pass = this.takesAll ? task.passes : Atomics.add(this.ctrl, NEXT, 1); pass < task.passes; pass = Atomics.add(this.ctrl, NEXT, 1)) {
       own(pass)
       done[pass] = 1
@@ -169,6 +174,47 @@ export class ProvenanceHelper {
   }
 
   /**
+   * Asks the helper to decode these records' texts for match chunk `chunk` (the main thread
+   * has not reached it yet), at most about `maxChars` characters of them; false where it was
+   * not asked (no ids, or no helper left).
+   */
+  readAhead(chunk: number, ids: Uint32Array, maxChars: number): boolean {
+    if (this.stalled || this.closed || ids.length === 0) return false
+    this.post({type: 'texts', chunk, ids, maxChars})
+    return true
+  }
+
+  /**
+   * The main thread has reached match chunk `chunk`: the helper stops reading ahead for it
+   * (the main thread decodes what has not arrived) and goes on to the next one asked.
+   */
+  reached(chunk: number): void {
+    Atomics.store(this.ctrl, REACHED, chunk)
+  }
+
+  /**
+   * Hands each text the helper has sent since the last call to `take`. Never waits, unless
+   * `waitFor` names a chunk asked of the helper (tests: every text read ahead is then the
+   * helper's): then until the helper is done with that chunk, or has fallen silent.
+   */
+  receivedTexts(take: (chunk: number, id: number, request: string | null, response: string | null) => void, waitFor = -1): void {
+    for (;;) {
+      if (this.stalled) return
+      const m = this.next(waitFor > this.textsDone)
+      if (m === null) return
+      if (m.type === 'error') return this.giveUp()
+      if (m.type !== 'texts') continue
+      if (m.done) this.textsDone = Math.max(this.textsDone, m.chunk)
+      activity.textsRead += m.ids.length
+      for (let i = 0; i < m.ids.length; i++) take(m.chunk, m.ids[i]!, m.texts[2 * i] ?? null, m.texts[2 * i + 1] ?? null)
+    }
+  }
+
+  private post(request: HelperRequest): void {
+    this.worker.postMessage(request)
+  }
+
+  /**
    * A helper that failed (its error message) is given up like a silent one: the main thread
    * does what is left, and a failure that is the case's, not the helper's, is then met there
    * and worded as the scan words it.
@@ -178,10 +224,17 @@ export class ProvenanceHelper {
     activity.failed++
   }
 
+  /** Removes the spill files (the passes are done; the helper may still read texts ahead). */
+  removeSpill(): void {
+    rmSync(this.dir, {recursive: true, force: true})
+  }
+
   /** Stops the helper and removes its spill files. */
   close(): void {
     if (this.closed) return
     this.closed = true
+    // Reading ahead stops at its next record, before the thread is terminated.
+    Atomics.store(this.ctrl, REACHED, 0x7fffffff)
     void this.worker.terminate().catch(() => {})
     this.port.close()
     rmSync(this.dir, {recursive: true, force: true})
