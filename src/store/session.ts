@@ -62,6 +62,11 @@ export async function withoutForeignKeyChecksAsync<T>(db: CaseDb, fn: () => Prom
   }
 }
 
+/** Sets the connection's page cache (KiB), for a connection whose reads are scattered and seldom read a page twice. */
+export function setPageCache(db: CaseDb, kib: number): void {
+  db.pragma(`cache_size = -${Math.trunc(kib)}`)
+}
+
 /** Copies the WAL into the database file and truncates it (the end of a load: one sync of everything). */
 export function checkpoint(db: CaseDb): void {
   db.pragma('wal_checkpoint(TRUNCATE)')

@@ -4,6 +4,7 @@ import {recordTextLoader, type RecordTexts} from '../../evidence/record-texts.js
 import {releaseFreedMemory} from '../../ingest/native-quick.js'
 import {responseFingerprintBytes} from '../../store/extracts.js'
 import {openCase, type CaseDb} from '../../store/open-case.js'
+import {setPageCache} from '../../store/session.js'
 import {fullGc} from '../../util/gc.js'
 import {PassIndex, type PassOrder} from './pass.js'
 import {SpillFiles} from './spill.js'
@@ -137,7 +138,7 @@ function readTexts(request: Extract<HelperRequest, {type: 'texts'}>): void {
     textDb = openCase(data.path, {readonly: true})
     // Random reads, each of a record's row and its evidence block: a page cache would hold pages
     // seldom read twice, beside the main thread's own (16 MB each by default).
-    textDb.pragma(`cache_size = -${TEXT_CACHE_KIB}`)
+    setPageCache(textDb, TEXT_CACHE_KIB)
   }
   loadTexts ??= recordTextLoader(textDb, {random: true})
   let ids: number[] = []
