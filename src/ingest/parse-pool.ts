@@ -8,6 +8,7 @@ import type {CompanionIndex} from '../extract/formats/index.js'
 import {processUnit, type UnitResult, type UnitTask} from './process-unit.js'
 import {quickUnit, type QuickUnitResult, type QuickUnitTask} from './quick-unit.js'
 import {releaseNativeQuick} from './native-quick.js'
+import {isPacked, unpackUnitResult, type PackedUnitResult} from './unit-pack.js'
 import {workersUseTheirOwnYoungLimits} from '../util/gc.js'
 
 // Parsing and extraction run on worker threads, one per core, while the main thread
@@ -59,8 +60,8 @@ export const INLINE_UNIT_BYTES = 64 << 20
 
 export class ParsePool {
   private readonly slots: Slot[] = []
-  private readonly waiting = new Map<number, {resolve: (r: UnitResult | QuickUnitResult) => void; reject: (e: Error) => void}>()
-  private readonly queue: Array<Promise<UnitResult | QuickUnitResult>> = []
+  private readonly waiting = new Map<number, {resolve: (r: UnitResult | PackedUnitResult | QuickUnitResult) => void; reject: (e: Error) => void}>()
+  private readonly queue: Array<Promise<UnitResult | PackedUnitResult | QuickUnitResult>> = []
   private failure: Error | undefined
 
   private unconventional: UnconventionalSet | null
@@ -83,7 +84,7 @@ export class ParsePool {
     for (let i = 0; i < workers; i++) {
       const worker = new Worker(script, {workerData: {unconventional: markers, automaton}, resourceLimits: {maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: WORKER_OLD_SPACE_MB}})
       const slot: Slot = {worker, busy: 0}
-      worker.on('message', (msg: {ok: true; result: UnitResult | QuickUnitResult} | {ok: false; seq: number; message: string}) => {
+      worker.on('message', (msg: {ok: true; result: PackedUnitResult | QuickUnitResult} | {ok: false; seq: number; message: string}) => {
         slot.busy--
         const seq = msg.ok ? msg.result.seq : msg.seq
         const w = this.waiting.get(seq)
@@ -153,7 +154,7 @@ export class ParsePool {
     }
     const slot = this.slots.reduce((a, b) => (b.busy < a.busy ? b : a))
     slot.busy++
-    const promise = new Promise<UnitResult | QuickUnitResult>((resolve, reject) => {
+    const promise = new Promise<UnitResult | PackedUnitResult | QuickUnitResult>((resolve, reject) => {
       if (this.failure) reject(this.failure)
       else this.waiting.set(task.seq, {resolve, reject})
     })
@@ -167,6 +168,8 @@ export class ParsePool {
   /** The oldest submitted unit's result (a UnitTask's). */
   async next(): Promise<UnitResult> {
     const r = await this.oldest()
+    // A worker's result comes packed (unit-pack.ts); an inline one as processUnit made it.
+    if (isPacked(r)) return unpackUnitResult(r)
     if ('items' in r) return r
     throw new Error('ParsePool.next() on a quick unit: take it with nextQuick()')
   }
@@ -178,7 +181,7 @@ export class ParsePool {
     throw new Error('ParsePool.nextQuick() on an ingest unit: take it with next()')
   }
 
-  private oldest(): Promise<UnitResult | QuickUnitResult> {
+  private oldest(): Promise<UnitResult | PackedUnitResult | QuickUnitResult> {
     const head = this.queue.shift()
     if (!head) return Promise.reject(new Error('ParsePool.next() with nothing submitted'))
     return head

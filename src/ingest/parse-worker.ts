@@ -3,12 +3,14 @@ import {UnconventionalSet} from '../extract/extract.js'
 import type {SharedAutomaton} from '../extract/aho-corasick.js'
 import {processUnit, type UnitTask} from './process-unit.js'
 import {quickUnit, type QuickUnitTask} from './quick-unit.js'
+import {packUnitResult} from './unit-pack.js'
 import {releaseNativeQuick, releaseFreedMemory} from './native-quick.js'
 import {fullGc} from '../util/gc.js'
 
 // Worker-thread entry for ingest and the quick verdict's pass: parses units of lines and posts
-// the results back. Typed arrays (fingerprints; the quick pass's columns) are transferred, not
-// copied; so is the input, back, when it came that way.
+// the results back. Typed arrays (fingerprints; the quick pass's columns; an ingest unit's
+// packed records, unit-pack.ts) are transferred, not copied; so is the input, back, when it
+// came that way.
 // The markers come with the worker's data, or, where the pool started before they were known,
 // in a message that precedes every unit.
 const data = workerData as {unconventional: string[] | null; automaton: SharedAutomaton | null}
@@ -38,9 +40,9 @@ parentPort!.on('message', (task: UnitTask | QuickUnitTask | {endQuickPass: true}
       result = q
       transfer = [q.pairs.buffer as ArrayBuffer, q.flags.buffer as ArrayBuffer, q.ts.buffer as ArrayBuffer]
     } else {
-      const r = processUnit(task, unconventional)
+      const r = packUnitResult(processUnit(task, unconventional))
       result = r
-      transfer = [r.fp.buffer as ArrayBuffer]
+      transfer = [r.fp.buffer as ArrayBuffer, r.nums.buffer as ArrayBuffer]
     }
     // The input goes back too when it was transferred here (the reader reuses its buffer).
     if (task.transferred) transfer.push(task.bytes.buffer as ArrayBuffer)
