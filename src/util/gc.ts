@@ -61,7 +61,7 @@ export function heapGrowthBounded(): boolean {
  * Lets worker threads created from here on take their young generation from their own
  * resourceLimits. bin/run.js gives the main thread 4 MB semi-spaces with
  * --max-semi-space-size, and V8 applies that flag, over a worker's own limits, to every isolate
- * created while it is set: parse workers under it held 8 MB of new space where their 4 MB limit
+ * created while it is set: parse workers under it held 8 MB of new space where their limit, 4 MB then,
  * holds 4 (measured), with the main thread's that put a 200k-record triage's peak about 12 MB
  * higher. V8 reads the flag when it creates an isolate, so the main thread's stays as it was.
  */
