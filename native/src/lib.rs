@@ -743,7 +743,79 @@ struct IngestRecord {
 /// claim to TypeScript's own reading of the line).
 #[napi(catch_unwind)]
 pub fn ingest_lines(bytes: Uint8Array, max_line_bytes: u32) -> IngestLines {
-    let bytes: &[u8] = &bytes;
+    let read = read_ingest_lines(&bytes, max_line_bytes);
+    IngestLines {
+        kinds: read.kinds.into(),
+        rest: read.rest,
+        request: read.request,
+        response: read.response,
+        error_message: read.error_message,
+        flags: read.flags.into(),
+        kind: read.kind.into(),
+        tokens: read.tokens.into(),
+    }
+}
+
+/// ingest_lines' reading of a unit with its texts kept here and handed over one at a time
+/// (IngestUnit::text), each as the parse worker reaches its record. Handed over together (one
+/// JavaScript string each, all made before the first record is read) they were the most of
+/// what a worker held live through its unit, and its young generation's scavenges copied
+/// them again and again.
+#[napi]
+pub struct IngestUnit {
+    facts: Option<IngestFacts>,
+    /// rest, request, response, error_message: IngestLines's columns, by TEXT_* number.
+    texts: [Vec<String>; 4],
+}
+
+/// IngestLines's columns that are not texts.
+#[napi(object)]
+pub struct IngestFacts {
+    pub kinds: Uint8Array,
+    pub flags: Uint8Array,
+    pub kind: Uint8Array,
+    pub tokens: Float64Array,
+}
+
+#[napi]
+impl IngestUnit {
+    /// The unit's columns other than its texts (the first call only; null after).
+    #[napi]
+    pub fn facts(&mut self) -> Option<IngestFacts> {
+        self.facts.take()
+    }
+
+    /// Record `record`'s text of `column` (0 rest, 1 request, 2 response, 3 error message), given
+    /// up by the unit: a second call for it gives ''.
+    #[napi]
+    pub fn text(&mut self, column: u32, record: u32) -> String {
+        self.texts.get_mut(column as usize).and_then(|c| c.get_mut(record as usize)).map(std::mem::take).unwrap_or_default()
+    }
+}
+
+/// ingest_lines, its texts handed over one at a time (IngestUnit).
+#[napi(catch_unwind)]
+pub fn ingest_unit(bytes: Uint8Array, max_line_bytes: u32) -> IngestUnit {
+    let read = read_ingest_lines(&bytes, max_line_bytes);
+    IngestUnit {
+        facts: Some(IngestFacts { kinds: read.kinds.into(), flags: read.flags.into(), kind: read.kind.into(), tokens: read.tokens.into() }),
+        texts: [read.rest, read.request, read.response, read.error_message],
+    }
+}
+
+/// What ingest_lines and ingest_unit read of a unit.
+struct ReadIngestLines {
+    kinds: Vec<u8>,
+    rest: Vec<String>,
+    request: Vec<String>,
+    response: Vec<String>,
+    error_message: Vec<String>,
+    flags: Vec<u8>,
+    kind: Vec<u8>,
+    tokens: Vec<f64>,
+}
+
+fn read_ingest_lines(bytes: &[u8], max_line_bytes: u32) -> ReadIngestLines {
     let mut kinds = Vec::with_capacity(bytes.len() / 1024 + 16);
     let (mut rest, mut request, mut response, mut error_message) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut flags, mut kind, mut tokens) = (Vec::new(), Vec::new(), Vec::new());
@@ -792,7 +864,7 @@ pub fn ingest_lines(bytes: Uint8Array, max_line_bytes: u32) -> IngestLines {
         response.push(d.text.into_owned());
         rest.push(r.rest);
     }
-    IngestLines { kinds: kinds.into(), rest, request, response, error_message, flags: flags.into(), kind: kind.into(), tokens: tokens.into() }
+    ReadIngestLines { kinds, rest, request, response, error_message, flags, kind, tokens }
 }
 
 /// A plain native line read for ingest; None: left to TypeScript.

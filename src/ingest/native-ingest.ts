@@ -15,16 +15,32 @@ import {NATIVE_RECORD} from './native-quick.js'
 // unit's result, with and without the addon, equal.
 
 /** What the addon gives for a unit (native/src/lib.rs IngestLines). */
-interface NativeIngestColumns {
-  kinds: Uint8Array
+interface NativeIngestColumns extends NativeIngestFacts {
   rest: string[]
   request: string[]
   response: string[]
   errorMessage: string[]
+}
+
+/** The columns that are not texts (native/src/lib.rs IngestFacts). */
+interface NativeIngestFacts {
+  kinds: Uint8Array
   flags: Uint8Array
   kind: Uint8Array
   tokens: Float64Array
 }
+
+/** A unit whose texts the addon hands over one at a time (native/src/lib.rs IngestUnit). */
+interface NativeIngestUnit {
+  facts(): NativeIngestFacts | null
+  /** Record `record`'s text: 0 rest, 1 request, 2 response, 3 error message (each taken once). */
+  text(column: number, record: number): string
+}
+
+const TEXT_REST = 0
+const TEXT_REQUEST = 1
+const TEXT_RESPONSE = 2
+const TEXT_ERROR_MESSAGE = 3
 
 const REQUEST_NULL = 1
 const STREAM_REQUESTED = 2
@@ -37,7 +53,22 @@ const KINDS: readonly ResponseKind[] = ['none', 'chat', 'completion', 'error', '
 /** A unit's lines as the addon read them, taken line by line in walkUnit's order. */
 export class NativeIngestLines {
   private record = 0
-  constructor(private readonly c: NativeIngestColumns) {}
+  private readonly c: NativeIngestFacts
+  /** A record's text (a column of TEXT_*), from the unit's columns or from the addon as the record is reached. */
+  private readonly text: (column: number, record: number) => string
+
+  constructor(from: NativeIngestColumns | NativeIngestUnit) {
+    if ('facts' in from) {
+      const facts = from.facts()
+      if (facts === null) throw new Error('NativeIngestLines: the unit\'s facts were taken before')
+      this.c = facts
+      this.text = (column, record) => from.text(column, record)
+    } else {
+      this.c = from
+      const columns = [from.rest, from.request, from.response, from.errorMessage]
+      this.text = (column, record) => columns[column]![record]!
+    }
+  }
 
   /**
    * The decoding of the unit's line `line` (0-based, blank lines included) where the addon read
@@ -53,22 +84,24 @@ export class NativeIngestLines {
     }
     const response: DecodedResponse = {
       kind: KINDS[this.c.kind[r]!]!,
-      text: this.c.response[r]!,
+      text: this.text(TEXT_RESPONSE, r),
       stream: (f & STREAM) !== 0,
       isError: (f & ERROR) !== 0,
-      errorMessage: (f & MESSAGE_NULL) !== 0 ? null : this.c.errorMessage[r]!,
+      errorMessage: (f & MESSAGE_NULL) !== 0 ? null : this.text(TEXT_ERROR_MESSAGE, r),
       promptTokens: token(0),
       completionTokens: token(1),
       cachedTokens: token(2),
     }
-    const bodies: DecodedBodies = {requestText: (f & REQUEST_NULL) !== 0 ? null : this.c.request[r]!, streamRequested: (f & STREAM_REQUESTED) !== 0, response}
-    return decodeNativeRest(this.c.rest[r]!, bodies, decoder)
+    const bodies: DecodedBodies = {requestText: (f & REQUEST_NULL) !== 0 ? null : this.text(TEXT_REQUEST, r), streamRequested: (f & STREAM_REQUESTED) !== 0, response}
+    return decodeNativeRest(this.text(TEXT_REST, r), bodies, decoder)
   }
 }
 
 interface Addon {
   /** Absent from an addon built before it was added. */
   ingestLines?: (bytes: Uint8Array, maxLineBytes: number) => NativeIngestColumns
+  /** The same reading, its texts handed over one at a time; absent from an addon built before it was added. */
+  ingestUnit?: (bytes: Uint8Array, maxLineBytes: number) => NativeIngestUnit
 }
 
 /**
@@ -77,9 +110,13 @@ interface Addon {
  */
 export function nativeIngestLines(bytes: Uint8Array, maxLineBytes: number): NativeIngestLines | null {
   const addon = nativeAddon() as Addon | null
-  if (!addon?.ingestLines) return null
   try {
-    return new NativeIngestLines(addon.ingestLines(bytes, maxLineBytes))
+    // Texts one at a time where the addon can: given all at once, a unit's texts were most of
+    // what a parse worker held live through the unit, and each scavenge of its young generation
+    // copied them (a 200k-record ingest: 500-610 scavenges a worker, 1.0-1.25 s of its time).
+    if (addon?.ingestUnit && process.env.CROSSTALK_NATIVE_TEXTS !== 'all') return new NativeIngestLines(addon.ingestUnit(bytes, maxLineBytes))
+    if (addon?.ingestLines) return new NativeIngestLines(addon.ingestLines(bytes, maxLineBytes))
+    return null
   } catch {
     return null
   }

@@ -57,14 +57,15 @@ interface Slot {
 const WORKER_OLD_SPACE_MB = 1536
 
 /**
- * Young generation of a parse worker. A unit's decoded columns (its texts, about 1 MB of
- * strings) stay live while the unit is extracted; with 4 MB, each scavenge found most of that
- * still live and copied it: a 200,000-record ingest ran 500-610 scavenges a worker, 1.0-1.25 s
- * of each worker's time. With 16 MB, 110-145 scavenges and 0.23-0.31 s, for 10-20 MB more RSS
- * over both workers (--trace-gc, same logs; 8 MB: 240-300 scavenges and 0.7-0.8 s; 32 MB was
- * slower again). Ingest's time fell about 8% with it.
+ * Young generation of a parse worker. What a unit allocates is mostly short-lived (its texts,
+ * the JSON of each line's other fields, the records' objects), but with 4 MB a scavenge came
+ * every megabyte or so and copied what the unit still held: a 200,000-record ingest ran
+ * 500-610 scavenges a worker, 1.0-1.5 s of each worker's time (--trace-gc). The addon now hands
+ * over a unit's texts one record at a time (native-ingest.ts), and with 8 MB that is 210-270
+ * scavenges and 0.55 s, for about 5 MB more RSS (16 MB: 110-140 and 0.25 s, but 20 MB more,
+ * which a 5M-record ingest's peak took in full: 243 MB against 223).
  */
-const WORKER_YOUNG_MB = 16
+const WORKER_YOUNG_MB = 8
 /** A unit this large (a line of tens of MB) is parsed on the main thread, whose heap has more room. */
 export const INLINE_UNIT_BYTES = 64 << 20
 

@@ -82,6 +82,33 @@ function countKinds(kinds: Uint8Array): {left: number; blank: number; record: nu
   return c
 }
 
+interface IngestColumns {kinds: Uint8Array; flags: Uint8Array; kind: Uint8Array; tokens: Float64Array; rest: string[]; request: string[]; response: string[]; errorMessage: string[]}
+interface IngestUnitHandle {facts(): Omit<IngestColumns, 'rest' | 'request' | 'response' | 'errorMessage'> | null; text(column: number, record: number): string}
+
+/**
+ * The addon's two readings of a unit for ingest: its columns all at once (ingestLines), and the
+ * same columns with each text handed over when asked for (ingestUnit, what ingest uses), texts
+ * asked for in the order a parse worker asks (response, error message, request, the rest).
+ */
+function bothIngestReadings(bytes: Uint8Array): {all: IngestColumns; oneByOne: IngestColumns; again: string[]} {
+  const a = createRequire(import.meta.url)(ADDON_PATH) as {ingestLines: (b: Uint8Array, m: number) => IngestColumns; ingestUnit: (b: Uint8Array, m: number) => IngestUnitHandle}
+  const all = a.ingestLines(bytes, 1 << 20)
+  const unit = a.ingestUnit(bytes, 1 << 20)
+  const facts = unit.facts()!
+  const oneByOne: IngestColumns = {...facts, rest: [], request: [], response: [], errorMessage: []}
+  const again: string[] = []
+  for (let r = 0; r < all.rest.length; r++) {
+    oneByOne.response.push(unit.text(2, r))
+    oneByOne.errorMessage.push(unit.text(3, r))
+    oneByOne.request.push(unit.text(1, r))
+    oneByOne.rest.push(unit.text(0, r))
+    // Each text is handed over once: the unit keeps nothing of it.
+    again.push(unit.text(0, r), unit.text(2, r))
+  }
+  expect(unit.facts()).toBeNull()
+  return {all, oneByOne, again}
+}
+
 /** Lines of this thread the native walk refused and serde_json read (native/src/lib.rs). */
 function walkMissed(): number {
   return (createRequire(import.meta.url)(ADDON_PATH) as {walkMissed: () => number}).walkMissed()
@@ -134,6 +161,10 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
           lines += c.left + c.blank + c.record
           const i = ingestClaims(unit)
           ingestRead += i.record
+          const {all, oneByOne, again} = bothIngestReadings(unit)
+          expect(oneByOne).toEqual(all)
+          expect(again.every((t) => t === '')).toBe(true)
+          if (all.rest.length > 0) expect(oneByOne.rest[0]!.length).toBeGreaterThan(0)
         }
       }
       expect(lines).toBeGreaterThan(2500)
