@@ -1,7 +1,7 @@
 import type {LinePosition} from '../extract/formats/index.js'
 import type {MarkerToken} from '../extract/markers.js'
 import type {PiiEntry} from '../extract/extract.js'
-import type {BadItem, RecordItem, RecordMeta, UnitResult} from './process-unit.js'
+import {NO_REQUEST_TEXT, NO_RESPONSE, NO_RESPONSE_TEXT, type BadItem, type RecordItem, type RecordMeta, type UnitResult} from './process-unit.js'
 
 // A unit's result as it crosses from a parse worker to the main thread: its records' numbers in
 // one Float64Array (transferred, not copied) and their strings joined into one string, instead
@@ -30,9 +30,8 @@ export interface PackedUnitResult extends Omit<UnitResult, 'items'> {
   badAt: number[]
 }
 
-const NO_REQUEST_TEXT = 1
-const NO_RESPONSE_TEXT = 2
-const NO_RESPONSE = 4
+// A record's packed flags: recordFlags' text bits (process-unit.ts), then which of the row's
+// nullable numbers are null (the packed number is then 0).
 const STATUS_NULL = 8
 const PROMPT_TOKENS_NULL = 16
 const COMPLETION_TOKENS_NULL = 32
