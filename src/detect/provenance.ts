@@ -10,7 +10,7 @@ import {tallyCandidates} from './provenance/candidates.js'
 import {HashTable} from './provenance/hash-table.js'
 import {ProvenanceHelper, type HelperOptions} from './provenance/helper.js'
 import {SpillFiles} from './provenance/spill.js'
-import {idByRank, loadRecordOrder} from './provenance/record-order.js'
+import {idByRank, loadRecordOrder, type NodeNumbers} from './provenance/record-order.js'
 import {SourceChain, type AttributionContext} from './provenance/attribute.js'
 
 // Canary-less provenance: a response that repeats, verbatim, text an *other* session sent
@@ -207,7 +207,7 @@ function knownCopies(db: CaseDb, id: Uint32Array, nRec: number): SourceChain {
  * the longest evidence run, the recipient's own decode node, the earliest).
  */
 function attributeResponses(
-  db: CaseDb, order: {id: Uint32Array; node: Int16Array | Int32Array}, chain: SourceChain, tally: ProvenanceTally, boilerTable: HashTable, options: ProvenanceOptions, stats: ProvenanceStats,
+  db: CaseDb, order: {id: Uint32Array; node: NodeNumbers}, chain: SourceChain, tally: ProvenanceTally, boilerTable: HashTable, options: ProvenanceOptions, stats: ProvenanceStats,
   helper: ProvenanceHelper | null, tuning: Pick<ProvenanceTuning, 'matchChunk' | 'awaitTexts'>,
 ): void {
   const matchChunk = tuning.matchChunk ?? MATCH_CHUNK

@@ -7,7 +7,7 @@ import type {CaseDb} from '../../src/store/open-case.js'
 import {tempDir} from '../helpers/cli.js'
 
 // Provenance's record order: ranks by (time, record id) from SQLite's sort, sessions numbered
-// within their tenant, tenants and nodes in 16 bits until they no longer fit. Checked against
+// within their tenant, tenants and nodes in 8 bits, then 16, then 32, as they no longer fit. Checked against
 // a plain reading of the same rows.
 
 type Row = {id: number; ts: number; tenant: string; session: string; node: string | null}
@@ -85,7 +85,7 @@ describe('record order', () => {
     )
   })
 
-  it('widens tenants past 65,536 and nodes past 32,768 without renumbering', () => {
+  it('widens tenants past 256 and 65,536 and nodes past 128 and 32,768 without renumbering', () => {
     const rows: Row[] = Array.from({length: 70_000}, (_, i) => ({id: i + 1, ts: (i * 7919) % 1000, tenant: `t${i}`, session: 's', node: i % 2 ? `n${i % 66_000}` : null}))
     const loaded = check(rows)
     expect(loaded.order.tenant).toBeInstanceOf(Int32Array)
@@ -93,5 +93,12 @@ describe('record order', () => {
     const small = check(rows.slice(0, 2_000))
     expect(small.order.tenant).toBeInstanceOf(Uint16Array)
     expect(small.order.node).toBeInstanceOf(Int16Array)
+    // 200 tenants and 100 nodes fit 8 bits (-1 for no node); one more of each does not.
+    const tiny = check(rows.slice(0, 200))
+    expect(tiny.order.tenant).toBeInstanceOf(Uint8Array)
+    expect(tiny.order.node).toBeInstanceOf(Int8Array)
+    const past = check(rows.slice(0, 258))
+    expect(past.order.tenant).toBeInstanceOf(Uint16Array)
+    expect(past.order.node).toBeInstanceOf(Int16Array)
   })
 })

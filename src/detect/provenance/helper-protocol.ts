@@ -1,5 +1,6 @@
 import type {MessagePort} from 'node:worker_threads'
 import type {PassCounts} from './pass.js'
+import type {NodeNumbers, TenantNumbers} from './record-order.js'
 
 // What provenance's main thread and its helper thread (helper.ts, helper-worker.ts) share.
 
@@ -39,8 +40,8 @@ export interface PassTask {
   boilerplateTenants: number
   rankOfId: Int32Array
   session: Int32Array
-  tenant: Uint16Array | Int32Array
-  node: Int16Array | Int32Array
+  tenant: TenantNumbers
+  node: NodeNumbers
 }
 
 /** What the main thread asks of the helper. */

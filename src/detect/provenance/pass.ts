@@ -1,3 +1,4 @@
+import type {NodeNumbers, TenantNumbers} from './record-order.js'
 import {HashTable, U32List} from './hash-table.js'
 
 // One pass of candidate search over one part of the hash space (candidates.ts runs the
@@ -12,8 +13,8 @@ const POSTING_CAP = 64
 /** Per-rank facts a pass reads (record-order.ts). */
 export interface PassOrder {
   session: Int32Array
-  tenant: Uint16Array | Int32Array
-  node: Int16Array | Int32Array
+  tenant: TenantNumbers
+  node: NodeNumbers
 }
 
 /** Called with each fingerprint of one kind as (rank, h1, h2), a record's fingerprints together. */

@@ -5,18 +5,22 @@ import {withSortCache} from '../../store/session.js'
 
 /**
  * Per-record facts by rank (time order, ties by record id), as dense integers. Tenants and
- * decode nodes take 16 bits while they fit (a case has hundreds of tenants and a few dozen
- * nodes), 32 past that.
+ * decode nodes take 8 bits while they fit (a generated incident has 30 tenants and 8 nodes),
+ * then 16 (a case has hundreds of tenants and a few dozen nodes), then 32: at 5M records each
+ * byte a record is 5 MB held through provenance's passes, where a 5M scan peaks.
  */
 export interface RecordOrder {
   /** Record id by rank. */
   id: Uint32Array
   /** Session number (a session is numbered within its tenant). */
   session: Int32Array
-  tenant: Uint16Array | Int32Array
+  tenant: TenantNumbers
   /** Decode node number, -1 when unknown. */
-  node: Int16Array | Int32Array
+  node: NodeNumbers
 }
+
+export type TenantNumbers = Uint8Array | Uint16Array | Int32Array
+export type NodeNumbers = Int8Array | Int16Array | Int32Array
 
 /**
  * A typed array over shared memory: the arrays provenance's passes read are handed to its
@@ -102,10 +106,11 @@ function readRecordOrder(db: CaseDb): LoadedOrder {
   const nodes = new Map<string, number>()
   const id = shared(Uint32Array, maxId)
   const session = shared(Int32Array, maxId)
-  let tenant: Uint16Array | Int32Array = shared(Uint16Array, maxId)
-  let node: Int16Array | Int32Array = shared(Int16Array, maxId)
-  const widen = (narrow: Uint16Array | Int16Array): Int32Array => {
-    const wide = shared(Int32Array, narrow.length)
+  let tenant: TenantNumbers = shared(Uint8Array, maxId)
+  let node: NodeNumbers = shared(Int8Array, maxId)
+  // The next width up, with the values so far (a number never changes when its array widens).
+  const widen = <W extends TenantNumbers | NodeNumbers>(narrow: TenantNumbers | NodeNumbers, Kind: {new (buffer: SharedArrayBuffer): W; readonly BYTES_PER_ELEMENT: number}): W => {
+    const wide = shared(Kind, narrow.length)
     wide.set(narrow)
     return wide
   }
@@ -118,10 +123,12 @@ function readRecordOrder(db: CaseDb): LoadedOrder {
     id[n] = rid
     session[n] = sessionById[rid]!
     const t = intern(tenants, tn)
-    if (t > 0xffff && tenant instanceof Uint16Array) tenant = widen(tenant)
+    if (t > 0xff && tenant instanceof Uint8Array) tenant = widen(tenant, Uint16Array)
+    if (t > 0xffff && tenant instanceof Uint16Array) tenant = widen(tenant, Int32Array)
     tenant[n] = t
     const d = nd === null || nd === '' ? -1 : intern(nodes, nd)
-    if (d > 0x7fff && node instanceof Int16Array) node = widen(node)
+    if (d > 0x7f && node instanceof Int8Array) node = widen(node, Int16Array)
+    if (d > 0x7fff && node instanceof Int16Array) node = widen(node, Int32Array)
     node[n] = d
     rBytes += rl
     pBytes += pl
