@@ -192,7 +192,7 @@ async function ingestInto(db: CaseDb, options: IngestLogsOptions, takeStarted: (
       fullGc()
       releaseFreedMemory()
     }
-    // From here on the case grows with the logs: heaps collect at 1.8x (a no-op where the
+    // From here on the case grows with the logs: heaps collect at 1.3x (a no-op where the
     // command already bounded them; triage leaves it to here, after its verdict).
     boundHeapGrowth()
     // The registry goes in as its own command stores it (its own transaction, outside the bulk
