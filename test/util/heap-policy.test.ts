@@ -36,14 +36,15 @@ describe('boundHeapGrowth', () => {
   `))
 
   it('takes effect when set while the process runs, as when node is started with it', () => {
-    // 30: HEAP_GROWING_PERCENT. Measured (at 80): 5 full collections bounded either way, 3 under V8's
-    // own factor (up to 4x on these machines); were the setting made at run time ignored, this
-    // run would count 3.
+    // 30: HEAP_GROWING_PERCENT. Measured: 7 or 8 full collections bounded either way (at 30 the
+    // count moves by one with concurrent marking's timing, set at start or at run time alike;
+    // at 80 it was 5 both ways), 2 or 3 under V8's own factor (up to 4x on these machines);
+    // were the setting made at run time ignored, this run would count 2 or 3.
     const unbounded = majors([], false)
     const atStart = majors(['--heap-growing-percent=30'], false)
     const atRunTime = majors([], true)
-    expect(atRunTime).toBe(atStart)
-    expect(atRunTime).toBeGreaterThan(unbounded)
+    expect(Math.abs(atRunTime - atStart)).toBeLessThanOrEqual(1)
+    expect(atRunTime).toBeGreaterThan(unbounded + 2)
   }, 120_000)
 })
 
