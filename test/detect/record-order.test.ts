@@ -7,8 +7,8 @@ import type {CaseDb} from '../../src/store/open-case.js'
 import {tempDir} from '../helpers/cli.js'
 
 // Provenance's record order: ranks by (time, record id) from SQLite's sort, sessions numbered
-// within their tenant, tenants and nodes in 8 bits, then 16, then 32, as they no longer fit. Checked against
-// a plain reading of the same rows.
+// within their tenant, tenants and nodes in 8 bits, then 16, then 32, as they no longer fit.
+// Checked against a plain reading of the same rows.
 
 type Row = {id: number; ts: number; tenant: string; session: string; node: string | null}
 
@@ -93,7 +93,8 @@ describe('record order', () => {
     const small = check(rows.slice(0, 2_000))
     expect(small.order.tenant).toBeInstanceOf(Uint16Array)
     expect(small.order.node).toBeInstanceOf(Int16Array)
-    // 200 tenants and 100 nodes fit 8 bits (-1 for no node); one more of each does not.
+    // 200 tenants and 100 nodes fit 8 bits (-1 for no node); 258 tenants (numbered up to 257)
+    // and 129 nodes (up to 128) need 16.
     const tiny = check(rows.slice(0, 200))
     expect(tiny.order.tenant).toBeInstanceOf(Uint8Array)
     expect(tiny.order.node).toBeInstanceOf(Int8Array)
