@@ -337,6 +337,9 @@ impl QuickExtractor {
 
     /// readLineJson, toRow and rowFromRecord for a plain native line; None: left to TypeScript.
     fn record(&self, body: &[u8], source: &[u16]) -> Option<(u32, u32, u8, f64, Option<Box<Marked>>)> {
+        if may_hold_placeholder(body) {
+            return None;
+        }
         let text = object_text(body)?;
         let line = match self.walk(text) {
             Some(line) => line,
@@ -545,6 +548,28 @@ fn object_text(body: &[u8]) -> Option<&str> {
         return None;
     }
     std::str::from_utf8(body).ok()
+}
+
+/// Whether a line could hold LiteLLM's placeholder for a text it did not log (redaction.ts),
+/// which rowFromRecord reads as no text where a prompt or an answer is nothing else: the words
+/// themselves, or a `\u00` escape of a character they are spelled with (a hyphen or a lower-case
+/// letter: JSON writers escape neither, but a line may). The verdict's flags say which records
+/// have no text, so such a line is left to TypeScript, whose reading is the rule.
+fn may_hold_placeholder(line: &[u8]) -> bool {
+    static FINDERS: std::sync::OnceLock<(memchr::memmem::Finder<'static>, memchr::memmem::Finder<'static>)> = std::sync::OnceLock::new();
+    let (words, escape) = FINDERS.get_or_init(|| (memchr::memmem::Finder::new(b"redacted-by-litellm"), memchr::memmem::Finder::new(b"\\u00")));
+    if words.find(line).is_some() {
+        return true;
+    }
+    let mut from = 0;
+    while let Some(i) = escape.find(&line[from..]) {
+        let at = from + i + 4;
+        if matches!(line.get(at), Some(b'2' | b'6' | b'7')) {
+            return true;
+        }
+        from = at;
+    }
+    false
 }
 
 /// Where the JSON string whose opening quote is at `quote` ends (its closing quote).

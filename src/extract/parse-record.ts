@@ -1,6 +1,7 @@
 import {isUtf8} from 'node:buffer'
 import {decodeRequest, decodeResponse, type DecodedResponse} from './decode.js'
 import {parseJsonExact} from './json-text.js'
+import {onlyPlaceholder, REDACTED} from './redaction.js'
 import type {RecordFields} from '../util/record-fields.js'
 import {safeLine} from '../util/sanitize.js'
 import {parseTimestamp, TimestampError} from '../util/timestamps.js'
@@ -119,10 +120,22 @@ export function rowFromRecord(value: unknown, notes: string[] = [], bodies?: Dec
       response_kind: response.kind,
       is_error: response.isError ? 1 : 0,
       error_message: response.errorMessage,
-      request_text: bodies ? bodies.requestText : decodeRequest(request),
-      response_text: response.kind === 'none' ? null : response.text,
+      request_text: unlessPlaceholder(bodies ? bodies.requestText : decodeRequest(request), 'request', notes),
+      response_text: unlessPlaceholder(response.kind === 'none' ? null : response.text, 'response', notes),
     },
   }
+}
+
+/**
+ * A decoded text, or null where it is only LiteLLM's placeholder for a text it did not log
+ * (redaction.ts), with a note. The adapters drop a body that holds only the placeholder before
+ * it is decoded (formats/common.ts); this catches it on every road, the plain native format's
+ * (the TypeScript decoder's and the native extractor's texts alike) included.
+ */
+function unlessPlaceholder(text: string | null, part: 'request' | 'response', notes: string[]): string | null {
+  if (text === null || !onlyPlaceholder(text)) return text
+  notes.push(`${part} text redacted at the source (${REDACTED}): no text`)
+  return null
 }
 
 function isBlank(buf: Buffer): boolean {

@@ -238,3 +238,47 @@ describe('the directory walk takes exactly what its help says', () => {
     expect(await runJson<IngestJson>(['ingest', 'logs', join(dir, 'named.txt'), '--db', join(dir, 'case2.db')])).toMatchObject({files: 1, records: 1})
   })
 })
+
+describe('LiteLLM\'s placeholder for a text it did not log, in a native log', () => {
+  // A converter that copied LiteLLM's spend logs into the native format keeps
+  // `redacted-by-litellm` in place of every prompt and answer (message logging turned off).
+  // Read as text, a scan found no marker in it and a gate passed on logs that hold no text.
+  const line = (id: string, session: string, request: unknown, response: unknown) =>
+    JSON.stringify({ts: '2026-11-02T06:48:30.289Z', request_id: id, tenant_id: 'tn-a', session_id: session, status: 200, request, response})
+  const registry = (dir: string): string => {
+    const file = join(dir, 'canaries.csv')
+    writeFileSync(file, 'marker,tenant_id,session_id\nCANARY-00000000000000000000000000000001,tn-a,s1\nCANARY-00000000000000000000000000000002,tn-a,s2\n')
+    return file
+  }
+
+  it('a file of nothing else is refused and the gate cannot pass, saying the texts were not logged', async () => {
+    const dir = tempDir()
+    const file = join(dir, 'converted.jsonl')
+    const redacted = {messages: [{role: 'user', content: 'redacted-by-litellm'}]}
+    writeFileSync(file, [
+      line('r1', 's1', redacted, 'redacted-by-litellm'),
+      line('r2', 's2', redacted, {choices: [{message: {role: 'assistant', content: 'redacted-by-litellm'}}]}),
+      // Escaped as a writer may: the same placeholder once read.
+      line('r3', 's1', redacted, 'redacted-by-litellm').replace('"response":"redacted', '"response":"r\\u0065dacted'),
+    ].join('\n') + '\n')
+    const r = await run(['triage', file, '--canaries', registry(dir), '--db', join(dir, 'case.db'), '--fail-on-leak'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/converted\.jsonl: not ingested: every one of its 3 responses decoded to no text \(read as native: response text redacted at the source \(redacted-by-litellm\): no text\), so nothing in it can be judged; to fix: the answers were not logged \(LiteLLM writes redacted-by-litellm in their place while its turn_off_message_logging is on\)/)
+    expect(r.stdout).not.toMatch(/No response carried another session's canary marker/)
+  })
+
+  it('beside answers that were logged: those are judged, the placeholders counted as no text', async () => {
+    const dir = tempDir()
+    const file = join(dir, 'mixed.jsonl')
+    writeFileSync(file, [
+      line('r1', 's1', {messages: [{role: 'user', content: 'redacted-by-litellm'}]}, 'redacted-by-litellm'),
+      line('r2', 's2', {messages: [{role: 'user', content: 'hello CANARY-00000000000000000000000000000002'}]}, 'an answer quoting CANARY-00000000000000000000000000000001'),
+      // A text that mentions the placeholder is a text.
+      line('r3', 's2', 'what is redacted-by-litellm?', 'redacted-by-litellm is a placeholder'),
+    ].join('\n') + '\n')
+    const r = await runJson<{ingest: IngestJson; scan: {contaminated_responses: number}}>(['triage', file, '--canaries', registry(dir), '--db', join(dir, 'case.db')])
+    expect(r.ingest.per_file[0]).toMatchObject({records: 3, no_request_text: 1, no_response_text: 1})
+    expect(r.ingest.warnings.join('\n')).toMatch(/mixed\.jsonl: 1 of 3 answers \(errors aside\) has no response text/)
+    expect(r.scan.contaminated_responses).toBe(1)
+  })
+})

@@ -10,7 +10,7 @@ import {UnconventionalSet} from '../../src/extract/extract.js'
 import {encodeParseSpec} from '../../src/extract/parse-spec.js'
 import {generateIncident} from '../../src/generate/generate-incident.js'
 import {ADDON_PATH, NATIVE_BLANK, NATIVE_LEFT, NATIVE_RECORD, nativeQuickExtractor, nativeQuickStatus, releaseNativeQuick, resetNativeQuick} from '../../src/ingest/native-quick.js'
-import {processUnit, type UnitResult} from '../../src/ingest/process-unit.js'
+import {NO_REQUEST_TEXT, NO_RESPONSE_TEXT, processUnit, type UnitResult} from '../../src/ingest/process-unit.js'
 import {quickUnit, type QuickUnitResult, type QuickUnitTask} from '../../src/ingest/quick-unit.js'
 
 // The differential test of the native extractor (native/, Rust): on generated incidents and on
@@ -454,6 +454,35 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     // Both sides are reached: most marked records claimed, the non-ASCII ones left.
     expect(marked).toBeGreaterThan(2000)
     expect(left).toBeGreaterThan(100)
+  })
+
+  it('reads LiteLLM\'s placeholder for an unlogged text as no text, as TypeScript does, and leaves its lines to TypeScript', () => {
+    const placeholder = 'redacted-by-litellm'
+    const records: Array<[string, unknown, unknown]> = [
+      ['plain', {messages: [{role: 'user', content: placeholder}]}, placeholder],
+      ['chat', `${placeholder}\n${placeholder}`, {choices: [{message: {role: 'assistant', content: placeholder}}]}],
+      ['stream', 'hi', `data: {"choices":[{"delta":{"content":"${placeholder}"}}]}\n\ndata: [DONE]\n\n`],
+      ['escaped', 'hi', placeholder],
+      ['mentioned', `what is ${placeholder}?`, `${placeholder} and CANARY-0123456789abcdef`],
+      ['control', 'hi', 'see CANARY-0123456789abcdef'],
+    ]
+    const lines = records.map(([request_id, request, response]) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id, tenant_id: 't', session_id: 's', request, response}))
+    lines[3] = lines[3]!.replace(`"response":"${placeholder}`, '"response":"r\\u0065dacted-by-litellm')
+    const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
+    // The five that hold it, plainly or escaped, are left; the control is claimed.
+    expect(claims(bytes, set)).toEqual({left: 5, blank: 0, record: 1})
+    const quick = same(taskOf(bytes), set)
+    const noRequest = [...quick.flags].map((f) => (f & NO_REQUEST_TEXT) !== 0)
+    const noResponse = [...quick.flags].map((f) => (f & NO_RESPONSE_TEXT) !== 0)
+    expect(noRequest).toEqual([true, true, false, false, false, false])
+    expect(noResponse).toEqual([true, true, true, true, false, false])
+    // Ingest reads them the same way, noting why.
+    const ingest = runIngest(taskOf(bytes), true, set)
+    const items = ingest.items.filter((i) => i.k === 'r')
+    expect(items.map((i) => i.noResponseText)).toEqual(noResponse)
+    expect(ingest.notes).toMatchObject({'request text redacted at the source (redacted-by-litellm): no text': 2, 'response text redacted at the source (redacted-by-litellm): no text': 4})
+    // A text that only mentions it is a text, its marker found.
+    expect(quick.marked.map((m) => m.request_id)).toEqual(['mentioned', 'control'])
   })
 
   it('leaves to TypeScript a marked record whose texts are not ASCII', () => {

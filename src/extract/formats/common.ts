@@ -1,4 +1,5 @@
 import {applyFieldMap} from '../field-path.js'
+import {REDACTED} from '../redaction.js'
 import {isObj, type Obj} from './messages.js'
 import {FormatOptionError, type AdaptResult, type FormatOptions, type FormatOptionsInput, type LogFormat, type NativeRecord, type SniffResult} from './types.js'
 
@@ -89,8 +90,7 @@ export function finishRecord(
   return {record, notes}
 }
 
-/** What LiteLLM writes in place of the messages and the response when message logging is turned off. */
-export const REDACTED = 'redacted-by-litellm'
+export {REDACTED}
 
 /**
  * Whether a body's texts are all LiteLLM's redaction marker: the marker itself, or a body whose
