@@ -14,7 +14,11 @@ export const REDACTED = 'redacted-by-litellm'
  * not logged); a text that holds anything else beside it is read as it stands.
  */
 export function onlyPlaceholder(text: string): boolean {
-  if (!text.includes(REDACTED)) return false
+  // Such a text starts with it: any other is out at its first character that is not white
+  // space, with no search through the whole of every prompt and answer.
+  if (!STARTS_WITH_IT.test(text)) return false
   for (const word of text.split(/\s+/)) if (word !== '' && word !== REDACTED) return false
   return true
 }
+
+const STARTS_WITH_IT = new RegExp(`^\\s*${REDACTED}`)
