@@ -1,10 +1,11 @@
 import {detectionCoverage, type DetectionCoverage} from '../detect/coverage.js'
+import {unreadableFiles} from '../detect/gate.js'
 import {loadCaseClock} from '../notify/case-clock.js'
 import type {ClockResult} from '../notify/clock.js'
 import {getIncident} from '../notify/incident.js'
 import {listAudit} from '../store/audit.js'
 import {countCanaries} from '../store/canaries.js'
-import {caseLogEvidence, fileTotals, listFiles, logFilesByFormat, unreadableLogFiles} from '../store/files.js'
+import {caseLogEvidence, fileTotals, listFiles, logFilesByFormat} from '../store/files.js'
 import {countPiiFindings, countProvenance, sightingCounts} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
 import {listBadLines as badLineRows, type BadLineRow} from '../store/quarantine.js'
@@ -122,10 +123,7 @@ export function caseStatus(db: CaseDb, now: Date = new Date()): StatusResult {
     },
     no_request_text: f.no_request_text,
     no_response_text: f.no_response_text,
-    unreadable_files: unreadableLogFiles(db).map((u) => ({
-      path: u.path,
-      why: u.state !== 'complete' ? 'ingest not finished' : u.unread !== null ? `not read whole: ${u.unread}` : `${u.no_response_text} of its ${u.answers} answers decoded to no text`,
-    })),
+    unreadable_files: unreadableFiles(db).map((u) => ({path: u.path, why: u.why})),
     ...incidentStatus(db, now),
   }
 }

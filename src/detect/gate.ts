@@ -1,5 +1,6 @@
+import {unloggedAnswers, type Unlogged} from '../extract/redaction.js'
 import type {CaseDb} from '../store/open-case.js'
-import {logFilesWithBadLines, type QuarantinedFile, type UnreadableFile} from '../store/files.js'
+import {logFilesWithBadLines, unreadableLogFiles, type QuarantinedFile, type UnreadableFileRow} from '../store/files.js'
 import {count} from '../util/plural.js'
 
 // `--fail-on-leak` fails closed: contamination found trips it (exit 3), and so does evidence it
@@ -8,6 +9,37 @@ import {count} from '../util/plural.js'
 // quarantined line is a line no rule could read: it may be the one that carried another
 // tenant's marker (a zone-less time, a field of the wrong type), so the gate does not pass over
 // it unless the user accepts that explicitly (--accept-bad-lines, recorded with the command).
+
+/** A log file no verdict can speak for, and why, as the `--json` outputs give it. */
+export interface UnreadableFile extends Omit<UnreadableFileRow, 'notes'> {
+  /** answers the logger never wrote (LiteLLM's placeholder in their place, or its row without the body): part of no_response_text */
+  unlogged_answers: number
+  /** why it cannot be judged, and what to do, in one phrase */
+  why: string
+}
+
+/** The case's log files a gate must not pass on (store/files.ts says which), each with why. */
+export function unreadableFiles(db: CaseDb): UnreadableFile[] {
+  return unreadableLogFiles(db).map(({notes, ...f}) => withWhy(f, unloggedAnswers(notes === null ? [] : (JSON.parse(notes) as string[]))))
+}
+
+/**
+ * A file's entry with why it cannot be judged. `unlogged`: its records whose answer the logger
+ * never wrote (counted from its notes). No --log-format or --map reads such an answer, so the
+ * remedy is logs from elsewhere, not a second ingest.
+ */
+export function withWhy(f: Omit<UnreadableFileRow, 'notes'>, unlogged: Unlogged): UnreadableFile {
+  const missing = f.no_response_text ?? 0
+  const r = Math.min(unlogged.answers, missing)
+  const why = f.state !== 'complete' ? 'its ingest did not finish (run it again)'
+    : f.unread !== null ? `not read whole: ${f.unread}`
+      : r > 0 && r === missing
+        ? `${r} of its ${f.answers} answers were never logged (${unlogged.why}); ingest logs that hold the texts, from a logger or gateway that received them`
+        : r > 0
+          ? `${missing} of its ${f.answers} answers decoded to no text, ${r} of them never logged (${unlogged.why}); for the other ${missing - r}, check --log-format / --map (crosstalk drop it and ingest it again)`
+          : `${missing} of its ${f.answers} answers decoded to no text (check --log-format / --map; crosstalk drop it and ingest it again)`
+  return {...f, unlogged_answers: r, why}
+}
 
 export interface GateInput {
   contaminated_responses: number
@@ -41,13 +73,9 @@ export function judgeGate(db: CaseDb, result: GateInput, options: {acceptBadLine
 
 /** One line naming the files a gate could not judge, or null when it could judge them all. */
 export function unjudgedMessage(files: readonly UnreadableFile[], quarantined: readonly QuarantinedFile[] = []): string | null {
-  const why = (f: UnreadableFile): string =>
-    f.state !== 'complete' ? 'its ingest did not finish (run it again)'
-      : f.unread !== null ? `not read whole: ${f.unread}`
-        : `${f.no_response_text} of its ${f.answers} answers decoded to no text (check --log-format / --map; crosstalk drop it and ingest it again)`
   const listed = new Set(files.map((f) => f.path))
   const parts = [
-    ...files.map((f) => `${f.path} (${why(f)})`),
+    ...files.map((f) => `${f.path} (${f.why})`),
     ...quarantined.filter((q) => !listed.has(q.path)).map((q) => `${q.path} (${q.bad_lines} quarantined line${q.bad_lines === 1 ? '' : 's'} never judged: crosstalk status --bad-lines; --accept-bad-lines to pass over them)`),
   ]
   if (parts.length === 0) return null

@@ -7,7 +7,7 @@ import {
 } from '../extract/markers.js'
 import {countCanaries} from '../store/canaries.js'
 import {deleteUnconventionalHits, extractInserters, fileTokens, recordIdsOfFile} from '../store/extracts.js'
-import {completeLogFiles, setUnconventionalMatched, unreadableLogFiles, type FileRow, type UnreadableFile} from '../store/files.js'
+import {completeLogFiles, setUnconventionalMatched, type FileRow} from '../store/files.js'
 import {countPiiFindings, countProvenance, deleteAllSightings, sightingCounts, sightingInserter} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
 import {atRiskGroups, atRiskJudgeable, recordsMissingAtRiskFields} from '../store/records.js'
@@ -16,6 +16,7 @@ import {corpusFacts} from '../store/scale.js'
 import {inTransaction, withoutForeignKeyChecks} from '../store/session.js'
 import {getSettings, piiRefKey, setPool} from '../store/settings.js'
 import {releaseMemory} from '../ingest/release-memory.js'
+import {unreadableFiles, type UnreadableFile} from './gate.js'
 import {computePiiFindings} from './pii-findings.js'
 import {computeProvenance, DEFAULT_PROVENANCE, type ProvenanceOptions, type ProvenanceStats} from './provenance.js'
 import {sqliteRegistry} from './registry.js'
@@ -82,7 +83,7 @@ export interface ScanResult {
   provenance_stats: ProvenanceStats | null
   /**
    * Log files detection could not judge: an ingest left unfinished, a file not read whole
-   * (damaged gzip), or one whose every answer decoded to no text. A gate never passes on them.
+   * (damaged gzip), or one with answers that decoded to no text. A gate never passes on them.
    */
   unreadable_files: UnreadableFile[]
   timings_ms: {markers: number; provenance: number; pii: number; at_risk: number; total: number}
@@ -171,7 +172,7 @@ export function scanCase(db: CaseDb, options: ScanOptions): ScanResult {
     advertised_tokens: advertised,
     above_advertised: risk === null || advertised === null ? null : risk.reduce((a, g) => a + g.over_advertised, 0),
     provenance_stats: provenance,
-    unreadable_files: unreadableLogFiles(db),
+    unreadable_files: unreadableFiles(db),
     timings_ms: {
       markers: Math.round(t1 - t0),
       provenance: Math.round(t2 - t1),

@@ -1,7 +1,7 @@
 import {isUtf8} from 'node:buffer'
 import {decodeRequest, decodeResponse, type DecodedResponse} from './decode.js'
 import {parseJsonExact} from './json-text.js'
-import {onlyPlaceholder, REDACTED} from './redaction.js'
+import {onlyPlaceholder, redactedNote} from './redaction.js'
 import type {RecordFields} from '../util/record-fields.js'
 import {safeLine} from '../util/sanitize.js'
 import {parseTimestamp, TimestampError} from '../util/timestamps.js'
@@ -134,7 +134,7 @@ export function rowFromRecord(value: unknown, notes: string[] = [], bodies?: Dec
  */
 function unlessPlaceholder(text: string | null, part: 'request' | 'response', notes: string[]): string | null {
   if (text === null || !onlyPlaceholder(text)) return text
-  notes.push(`${part} text redacted at the source (${REDACTED}): no text`)
+  notes.push(redactedNote(part))
   return null
 }
 

@@ -21,4 +21,52 @@ export function onlyPlaceholder(text: string): boolean {
   return true
 }
 
+/** The note a record gets where its prompt or its answer was only the placeholder. */
+export function redactedNote(part: 'request' | 'response'): string {
+  return `${part} text redacted at the source (${REDACTED}): no text`
+}
+
+/** LiteLLM's notes (formats/litellm.ts) where a logging payload or a spend-log row holds no answer. */
+export const LITELLM_NO_RESPONSE_LOGGED = 'no response text logged (message logging turned off, or redacted)'
+export const LITELLM_NO_RESPONSE_STORED = 'no response body stored (LiteLLM stores it only with store_prompts_in_spend_logs)'
+
+/**
+ * The notes that say the logger never wrote an answer, and why, said for a person who has to
+ * find the texts elsewhere: no --log-format or --map reads a text that is not in the file.
+ */
+const UNLOGGED: ReadonlyMap<string, string> = new Map([
+  [redactedNote('response'), `LiteLLM writes ${REDACTED} in their place while its turn_off_message_logging is on`],
+  [LITELLM_NO_RESPONSE_LOGGED, 'LiteLLM logs no text while message logging is turned off'],
+  [LITELLM_NO_RESPONSE_STORED, 'LiteLLM keeps answers in its spend logs only with store_prompts_in_spend_logs on'],
+])
+
+/** Records whose answer the logger never wrote, and why (for the most of them), as a file's notes count them. */
+export interface Unlogged {
+  answers: number
+  why: string | null
+}
+
+/**
+ * Unlogged answers from a file's notes: a read's counts by note, or the note lines a complete
+ * file is stored with ("N records: note").
+ */
+export function unloggedAnswers(notes: Readonly<Record<string, number>> | readonly string[]): Unlogged {
+  const counted: Array<[string, number]> = Array.isArray(notes)
+    ? (notes as readonly string[]).flatMap((line) => {
+      const m = /^(\d+) records?: (.*)$/.exec(line)
+      return m === null ? [] : [[m[2]!, Number(m[1])] as [string, number]]
+    })
+    : Object.entries(notes as Record<string, number>)
+  let answers = 0
+  let why: string | null = null
+  let most = 0
+  for (const [note, n] of counted) {
+    const reason = UNLOGGED.get(note)
+    if (reason === undefined) continue
+    answers += n
+    if (n > most) [most, why] = [n, reason]
+  }
+  return {answers, why}
+}
+
 const STARTS_WITH_IT = new RegExp(`^\\s*${REDACTED}`)

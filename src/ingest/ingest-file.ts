@@ -17,7 +17,7 @@ import type {RequestIdSet} from './request-id-set.js'
 import {readUnits, UnitBuffers} from './unit-reader.js'
 import {UnitWriter, type FileSummaryCounts} from './unit-writer.js'
 import {count} from '../util/plural.js'
-import {REDACTED} from '../extract/redaction.js'
+import {unloggedAnswers} from '../extract/redaction.js'
 
 // One log file into the case, in three steps: prepare (is it already there? a loading row
 // for it), stream (the parse pool decodes its lines into the evidence store and the tables),
@@ -404,12 +404,13 @@ export function refusalOf(format: LogFormat, c: RefusalCounts, firstBad: Streame
   if (answers > 0 && c.no_response_text >= answers && !metadataOnly) {
     const why = Object.keys(c.notes).find((n) => /content|output|response/i.test(n))
     // No field and no format holds a text the logger never wrote.
-    const redacted = why !== undefined && why.includes(REDACTED)
+    const unlogged = unloggedAnswers(c.notes)
     return {
       reason: `${answers === 1 ? 'its one response' : `every one of its ${answers} responses`} decoded to no text (read as ${format}${why ? `: ${why}` : ''}), so nothing in it can be judged`,
-      fix: redacted
-        ? `the answers were not logged (LiteLLM writes ${REDACTED} in their place while its turn_off_message_logging is on): ingest logs that hold them, from a logger or gateway that received the texts`
-        : format === 'otel' ? 'give the OTLP logs file with the traces (message content is in log records), or --map response=PATH' : `--map response=PATH (the field holding the answer text), or ${formatFix}`,
+      fix: unlogged.answers >= answers
+        ? `the answers were not logged (${unlogged.why}): ingest logs that hold them, from a logger or gateway that received the texts`
+        : `${unlogged.answers > 0 ? `${unlogged.answers} of the answers were not logged (${unlogged.why}), so logs that hold them are needed; for the others, ` : ''}${
+          format === 'otel' ? 'give the OTLP logs file with the traces (message content is in log records), or --map response=PATH' : `--map response=PATH (the field holding the answer text), or ${formatFix}`}`,
     }
   }
   return null

@@ -317,8 +317,8 @@ export function completeFiles(db: CaseDb): FileRow[] {
   return db.prepare(`SELECT * FROM files WHERE state = 'complete' ORDER BY id`).all() as FileRow[]
 }
 
-/** Why a log file cannot be judged clean: unfinished, not read whole, or answers in it that decoded to no text. */
-export interface UnreadableFile {
+/** A log file that cannot be judged clean: unfinished, not read whole, or answers in it that decoded to no text. */
+export interface UnreadableFileRow {
   path: string
   state: FileState
   records: number
@@ -326,6 +326,8 @@ export interface UnreadableFile {
   answers: number
   no_response_text: number | null
   unread: string | null
+  /** the file's notes (a JSON array of lines), which say why texts were missing where a reader knew */
+  notes: string | null
 }
 
 /**
@@ -333,14 +335,14 @@ export interface UnreadableFile {
  * holding answers that decoded to no text (a wrong mapping, content capture off): an answer
  * that could not be read cannot be judged free of another tenant's data.
  */
-export function unreadableLogFiles(db: CaseDb): UnreadableFile[] {
+export function unreadableLogFiles(db: CaseDb): UnreadableFileRow[] {
   return db
     .prepare(
-      `SELECT path, state, records, records - coalesce(error_records, 0) AS answers, no_response_text, unread FROM files
+      `SELECT path, state, records, records - coalesce(error_records, 0) AS answers, no_response_text, unread, notes FROM files
         WHERE kind = 'log' AND (state <> 'complete' OR unread IS NOT NULL OR no_response_text > 0)
         ORDER BY id`,
     )
-    .all() as UnreadableFile[]
+    .all() as UnreadableFileRow[]
 }
 
 /** A complete log file with quarantined lines: what it held there was never judged. */

@@ -1,6 +1,8 @@
 import {caseRegistry, responseSightings, scanCase, type ScanProgress, type ScanResult} from '../detect/scan-case.js'
+import {unreadableFiles, withWhy, type UnreadableFile} from '../detect/gate.js'
 import type {EvidenceCodec} from '../evidence/evidence-store.js'
 import type {LogFormat} from '../extract/formats/index.js'
+import {unloggedAnswers} from '../extract/redaction.js'
 import type {ParseSpec} from '../extract/parse-spec.js'
 import {statSync} from 'node:fs'
 import {expandPaths} from '../ingest/expand-paths.js'
@@ -16,7 +18,7 @@ import {canaryVerdict} from '../scope/verdict.js'
 import {canaryFigures, type CanaryFigures, type CanaryRow} from '../scope/compute-scope.js'
 import type {QuickPassResult, QuickRecord} from '../ingest/quick-pass.js'
 import type {MarkerRegistry, RecipientContext, RegisteredMarker} from '../extract/markers.js'
-import {logFilesWithBadLines, unreadableLogFiles, type QuarantinedFile, type UnreadableFile} from '../store/files.js'
+import {logFilesWithBadLines, type QuarantinedFile} from '../store/files.js'
 import {countCanaries} from '../store/canaries.js'
 import {countAllRecords} from '../store/records.js'
 import type {LogEvidence} from '../store/files.js'
@@ -231,7 +233,7 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
     onMarkersClassified: () => {
       const quarantined = logFilesWithBadLines(db)
       const full: TriageVerdict = {
-        ...canaryVerdict(db), basis: 'scan', canaries: countCanaries(db), unreadable_files: unreadableLogFiles(db), quarantined_files: quarantined,
+        ...canaryVerdict(db), basis: 'scan', canaries: countCanaries(db), unreadable_files: unreadableFiles(db), quarantined_files: quarantined,
         quarantined_lines: quarantined.reduce((a, f) => a + f.bad_lines, 0), at_ms: Math.round(performance.now() - t0),
       }
       const first = quick as TriageVerdict | null
@@ -303,7 +305,7 @@ class QuickVerdict {
       canaries: this.markers,
       unreadable_files: q.files
         .filter((f) => f.unread !== null || f.counts.no_response_text > 0)
-        .map((f) => ({path: f.path, state: 'complete', records: f.counts.records, answers: f.counts.records - f.counts.error_records, no_response_text: f.counts.no_response_text, unread: f.unread})),
+        .map((f) => withWhy({path: f.path, state: 'complete', records: f.counts.records, answers: f.counts.records - f.counts.error_records, no_response_text: f.counts.no_response_text, unread: f.unread}, unloggedAnswers(f.counts.notes))),
       quarantined_files: quarantined,
       quarantined_lines: quarantined.reduce((a, f) => a + f.bad_lines, 0),
     }

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3'
-import {copyFileSync, mkdirSync, writeFileSync} from 'node:fs'
+import {copyFileSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join, relative} from 'node:path'
 import {gzipSync} from 'node:zlib'
 import {beforeAll, describe, expect, inject, it} from 'vitest'
@@ -280,5 +280,65 @@ describe('LiteLLM\'s placeholder for a text it did not log, in a native log', ()
     expect(r.ingest.per_file[0]).toMatchObject({records: 3, no_request_text: 1, no_response_text: 1})
     expect(r.ingest.warnings.join('\n')).toMatch(/mixed\.jsonl: 1 of 3 answers \(errors aside\) has no response text/)
     expect(r.scan.contaminated_responses).toBe(1)
+  })
+
+  it('the gate, scan --json and status say such answers were never logged, not that --map is wrong', async () => {
+    const dir = tempDir()
+    const file = join(dir, 'partly.jsonl')
+    writeFileSync(file, [
+      line('r1', 's1', {messages: [{role: 'user', content: 'redacted-by-litellm'}]}, 'redacted-by-litellm'),
+      line('r2', 's2', 'hello CANARY-00000000000000000000000000000002', 'a clean answer'),
+    ].join('\n') + '\n')
+    const db = join(dir, 'case.db')
+    const gate = await run(['triage', file, '--canaries', registry(dir), '--db', db, '--fail-on-leak'])
+    expect(gate.code).toBe(1)
+    expect(gate.stderr).toMatch(/partly\.jsonl \(1 of its 2 answers were never logged \(LiteLLM writes redacted-by-litellm in their place while its turn_off_message_logging is on\); ingest logs that hold the texts/)
+    expect(gate.stderr).not.toMatch(/--map/)
+    const scan = await runJson<{unreadable_files: Array<{path: string; no_response_text: number; unlogged_answers: number; why: string}>}>(['scan', '--db', db])
+    expect(scan.unreadable_files).toEqual([expect.objectContaining({no_response_text: 1, unlogged_answers: 1, why: expect.stringMatching(/^1 of its 2 answers were never logged/)})])
+    const status = await runJson<{unreadable_files: Array<{path: string; why: string}>}>(['status', '--db', db])
+    expect(status.unreadable_files).toEqual([{path: expect.stringMatching(/partly\.jsonl$/), why: scan.unreadable_files[0]!.why}])
+
+    // Beside an answer that decoded to nothing for another reason, both are said.
+    const both = join(dir, 'both.jsonl')
+    writeFileSync(both, [
+      line('r1', 's1', 'a prompt', 'redacted-by-litellm'),
+      line('r2', 's2', 'a prompt', ''),
+      line('r3', 's2', 'a prompt', 'a clean answer'),
+    ].join('\n') + '\n')
+    const mixed = await run(['triage', both, '--canaries', registry(dir), '--db', join(dir, 'both.db'), '--fail-on-leak'])
+    expect(mixed.code).toBe(1)
+    expect(mixed.stderr).toMatch(/both\.jsonl \(2 of its 3 answers decoded to no text, 1 of them never logged \(LiteLLM writes redacted-by-litellm in their place while its turn_off_message_logging is on\); for the other 1, check --log-format \/ --map/)
+    const mixedScan = await runJson<{unreadable_files: Array<{unlogged_answers: number; why: string}>}>(['scan', '--db', join(dir, 'both.db')])
+    expect(mixedScan.unreadable_files).toEqual([expect.objectContaining({unlogged_answers: 1, why: expect.stringMatching(/^2 of its 3 answers decoded to no text, 1 of them never logged/)})])
+  })
+})
+
+describe('LiteLLM spend-log rows that hold no answer', () => {
+  // LiteLLM keeps the bodies in its spend logs only with store_prompts_in_spend_logs on; with
+  // message logging off it writes its placeholder. Neither is a mapping a flag could fix.
+  const spendRow = (id: string, response: unknown): string => {
+    const row = JSON.parse(readFileSync(fixture('litellm-spend-logs.jsonl'), 'utf8').split('\n')[0]!) as Record<string, unknown>
+    return JSON.stringify({...row, request_id: id, startTime: '2026-10-30T00:39:10.100000Z', endTime: '2026-10-30T00:39:11.950567Z', response})
+  }
+
+  it('a file of rows without bodies is refused with the setting to turn on, not --map', async () => {
+    const dir = tempDir()
+    const file = join(dir, 'spend.jsonl')
+    writeFileSync(file, [spendRow('r1', {}), spendRow('r2', {})].join('\n') + '\n')
+    const r = await run(['ingest', 'logs', file, '--db', join(dir, 'case.db'), '--log-format', 'litellm'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/spend\.jsonl: not ingested: every one of its 2 responses decoded to no text .*; to fix: the answers were not logged \(LiteLLM keeps answers in its spend logs only with store_prompts_in_spend_logs on\)/)
+    expect(r.stderr).not.toMatch(/--map/)
+  })
+
+  it('a placeholder in a spend-log row is message logging turned off; the gate says so', async () => {
+    const dir = tempDir()
+    const file = join(dir, 'spend.jsonl')
+    const logged = JSON.parse(readFileSync(fixture('litellm-spend-logs.jsonl'), 'utf8').split('\n')[0]!).response as unknown
+    writeFileSync(file, [spendRow('r1', logged), spendRow('r2', 'redacted-by-litellm')].join('\n') + '\n')
+    const r = await run(['triage', file, '--db', join(dir, 'case.db'), '--log-format', 'litellm', '--fail-on-leak'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/spend\.jsonl \(1 of its 2 answers were never logged \(LiteLLM logs no text while message logging is turned off\)/)
   })
 })

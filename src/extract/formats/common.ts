@@ -1,5 +1,5 @@
 import {applyFieldMap} from '../field-path.js'
-import {REDACTED} from '../redaction.js'
+import {REDACTED, redactedNote} from '../redaction.js'
 import {isObj, type Obj} from './messages.js'
 import {FormatOptionError, type AdaptResult, type FormatOptions, type FormatOptionsInput, type LogFormat, type NativeRecord, type SniffResult} from './types.js'
 
@@ -69,7 +69,7 @@ export function finishRecord(
   for (const part of ['request', 'response'] as const) {
     if (r[part] !== undefined && r[part] !== null && onlyRedacted(r[part])) {
       ;(r as Obj)[part] = null
-      notes.push(`${part} text redacted at the source (${REDACTED}): no text`)
+      notes.push(redactedNote(part))
     }
   }
   const record: NativeRecord = {

@@ -1,3 +1,4 @@
+import {LITELLM_NO_RESPONSE_LOGGED, LITELLM_NO_RESPONSE_STORED} from '../redaction.js'
 import {finishRecord, intOrNull, notAnObject, onlyRedacted, pick, REDACTED, single, sniffByShare, strOrNull} from './common.js'
 import {errorResponse, isObj, parseJsonText, toChatMessages, type Obj} from './messages.js'
 import type {FormatAdapter} from './types.js'
@@ -66,13 +67,16 @@ export const litellm: FormatAdapter<null> = {
     const payload = !('request_id' in value) && 'id' in value
     const request = requestBody(value)
     if (request === null) notes.push(payload ? 'no request text logged (message logging turned off, or redacted)' : 'no request body stored (LiteLLM stores it only with store_prompts_in_spend_logs)')
-    let response = stored(parseJsonText(value.response))
+    const rawResponse = parseJsonText(value.response)
+    let response = stored(rawResponse)
+    // LiteLLM's placeholder in a spend-log row too says message logging was off, not that the body was left out.
+    const placeholder = onlyRedacted(rawResponse)
     if (failed) {
       const top = isObj(value.error_information) ? value.error_information : null
       const info = top ?? (isObj(meta.error_information) ? meta.error_information : {})
       const message = strOrNull(info.error_message) ?? strOrNull(value.error_str) ?? 'LiteLLM recorded status "failure" without an error message'
       response = errorResponse(message, {type: strOrNull(info.error_class), code: strOrNull(info.error_code)})
-    } else if (response === null) notes.push(payload ? 'no response text logged (message logging turned off, or redacted)' : 'no response body stored (LiteLLM stores it only with store_prompts_in_spend_logs)')
+    } else if (response === null) notes.push(payload || placeholder ? LITELLM_NO_RESPONSE_LOGGED : LITELLM_NO_RESPONSE_STORED)
     const rawTs = pick(value, 'endTime', 'end_time', 'startTime', 'start_time')
 
     const out = finishRecord(
