@@ -32,13 +32,16 @@ export class RequestIdSet {
     for (const [id, source, requestId] of iterateRequestIds(db)) this.map.add(hashKey(source, requestId), id)
   }
 
-  /** The id and raw CRC of the record already stored under (source, requestId), if any. */
-  find(source: string, requestId: string): {id: number; crc: number} | undefined {
+  /**
+   * The id and raw CRC of the record already stored under (source, requestId), if any.
+   * `pending`: records added but not yet written (their rows are read from there).
+   */
+  find(source: string, requestId: string, pending?: (id: number) => [string, string, number] | undefined): {id: number; crc: number} | undefined {
     let found: {id: number; crc: number} | undefined
     this.map.some(hashKey(source, requestId), (id) => {
       // The record may be gone (a partial ingest of a crashed run is dropped before it is
       // redone) or its id reused: only the stored row itself decides.
-      const row = this.fetch(id)
+      const row = pending?.(id) ?? this.fetch(id)
       if (row === undefined || row[0] !== source || row[1] !== requestId) return false
       found = {id, crc: row[2]}
       return true

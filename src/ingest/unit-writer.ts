@@ -3,7 +3,7 @@ import {extractBatches, extractInserters, type ExtractBatches} from '../store/ex
 import {countMissingFields, fileCountsUpdater, noMissingFields, type MissingFieldCounts} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {badLineInserter, duplicateInserter} from '../store/quarantine.js'
-import {companionInserter, recordInserter, type RecordFields} from '../store/records.js'
+import {companionInserter, recordBatch, type RecordFields} from '../store/records.js'
 import {IS_ERROR, NO_REQUEST_TEXT, NO_RESPONSE, NO_RESPONSE_TEXT, type RecordItem, type UnitResult} from './process-unit.js'
 import type {RequestIdSet} from './request-id-set.js'
 
@@ -75,7 +75,8 @@ export class UnitWriter {
   readonly counts: FileSummaryCounts = emptyCounts()
   /** Of the records written, how many do not say each field (stored with the file when it completes). */
   readonly missing: MissingFieldCounts = noMissingFields()
-  private readonly insertRecord
+  private readonly records
+  private readonly pending: (id: number) => [string, string, number] | undefined
   private readonly insertCompanion
   private readonly insertBad
   private readonly insertDuplicate
@@ -89,7 +90,8 @@ export class UnitWriter {
     private readonly source: string,
     private readonly seen: RequestIdSet,
   ) {
-    this.insertRecord = recordInserter(db)
+    this.records = recordBatch(db)
+    this.pending = (id) => this.records.pending(id)
     this.insertCompanion = companionInserter(db)
     this.insertBad = badLineInserter(db)
     this.insertDuplicate = duplicateInserter(db)
@@ -100,10 +102,13 @@ export class UnitWriter {
 
   write(r: UnitResult): void {
     try {
+      this.records.begin()
       this.writeUnit(r)
       // The unit's rows are all written before it returns (its fingerprints' views among them).
+      this.records.flush()
       this.batches.flush()
     } catch (error) {
+      this.records.discard()
       this.batches.discard()
       throw error
     }
@@ -122,13 +127,13 @@ export class UnitWriter {
         continue
       }
       const w = item.row
-      const prior = this.seen.find(this.source, w.request_id)
+      const prior = this.seen.find(this.source, w.request_id, this.pending)
       if (prior) {
         c.duplicates++
         this.insertDuplicate(this.fileId, item.lineNo, item.offset, item.length, w.request_id, prior.crc === item.crc)
         continue
       }
-      const id = this.insertRecord({fileId: this.fileId, lineNo: item.lineNo, item: item.item, offset: item.offset, length: item.length, crc: item.crc, source: this.source}, w)
+      const id = this.records.add({fileId: this.fileId, lineNo: item.lineNo, item: item.item, offset: item.offset, length: item.length, crc: item.crc, source: this.source}, w)
       this.seen.add(this.source, w.request_id, id)
       item.companions.forEach((p, seq) => {
         this.insertCompanion(id, seq, {file_id: Number(p.file), line_no: p.line, byte_offset: p.offset!, byte_len: p.length!, raw_crc32: p.crc!})

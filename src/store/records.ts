@@ -2,6 +2,7 @@ import {InputError} from '../errors.js'
 import type {RecordFields} from '../util/record-fields.js'
 import type {CaseDb} from './open-case.js'
 import {corpusFacts, type CorpusFacts} from './scale.js'
+import {RowBatch} from './row-batch.js'
 import {withSortCache} from './session.js'
 
 // The records table: one row per request/response line, pointing at its bytes in the
@@ -30,6 +31,80 @@ export interface RecordLine {
   length: number
   crc: number
   source: string
+}
+
+/**
+ * Ingest's record rows, 16 to a statement (RowBatch). Each gets its id here, the one SQLite would
+ * have chosen (the table's largest plus one, read when `begin` is called), so that the record's
+ * extract rows and duplicate decisions can use it before its row is written: `flush` before
+ * anything reads the table (the id is read again at the next `begin`).
+ */
+export interface RecordBatch {
+  /** Reads the next id; call after the previous rows were flushed. */
+  begin(): void
+  add(line: RecordLine, w: RecordFields): number
+  /** A record added and not yet written: its source, request id and raw CRC (as a read of its row gives them). */
+  pending(id: number): [string, string, number] | undefined
+  flush(): void
+  discard(): void
+}
+
+export function recordBatch(db: CaseDb): RecordBatch {
+  const batch = new RowBatch(
+    db,
+    `INSERT INTO records (id, file_id, line_no, item, byte_offset, byte_len, raw_crc32, source, request_id, ts, ts_ms, tenant_id, session_id,
+       status, endpoint, model, prefill_node, decode_node, prompt_tokens, completion_tokens, cached_tokens, stream,
+       response_kind, is_error, error_message)`,
+    25,
+  )
+  const largest = db.prepare('SELECT max(id) FROM records').pluck()
+  let next = 0
+  return {
+    begin() {
+      next = Number((largest.get() as number | null) ?? 0) + 1
+    },
+    add(l, w) {
+      const a = batch.args
+      const i = batch.at
+      const id = next++
+      a[i] = id
+      a[i + 1] = l.fileId
+      a[i + 2] = l.lineNo
+      a[i + 3] = l.item
+      a[i + 4] = l.offset
+      a[i + 5] = l.length
+      a[i + 6] = l.crc
+      a[i + 7] = l.source
+      a[i + 8] = w.request_id
+      a[i + 9] = w.ts
+      a[i + 10] = w.ts_ms
+      a[i + 11] = w.tenant_id
+      a[i + 12] = w.session_id
+      a[i + 13] = w.status
+      a[i + 14] = w.endpoint
+      a[i + 15] = w.model
+      a[i + 16] = w.prefill_node
+      a[i + 17] = w.decode_node
+      a[i + 18] = w.prompt_tokens
+      a[i + 19] = w.completion_tokens
+      a[i + 20] = w.cached_tokens
+      a[i + 21] = w.stream
+      a[i + 22] = w.response_kind
+      a[i + 23] = w.is_error
+      a[i + 24] = w.error_message
+      batch.added()
+      return id
+    },
+    pending(id) {
+      const r = id - (next - batch.held)
+      if (r < 0 || r >= batch.held) return undefined
+      const a = batch.args
+      const i = r * 25
+      return [a[i + 7] as string, a[i + 8] as string, a[i + 6] as number]
+    },
+    flush: () => batch.flush(),
+    discard: () => batch.discard(),
+  }
 }
 
 export function recordInserter(db: CaseDb): (line: RecordLine, w: RecordFields) => number {

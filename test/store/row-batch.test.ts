@@ -2,7 +2,10 @@ import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, beforeEach, expect, it} from 'vitest'
-import {extractBatches, RowBatch} from '../../src/store/extracts.js'
+import {extractBatches} from '../../src/store/extracts.js'
+import {recordBatch, type RecordLine} from '../../src/store/records.js'
+import {RowBatch} from '../../src/store/row-batch.js'
+import type {RecordFields} from '../../src/util/record-fields.js'
 import {openCase, type CaseDb} from '../../src/store/open-case.js'
 
 // Ingest writes personal-data and fingerprint rows several to a statement (RowBatch): the table
@@ -71,4 +74,36 @@ it('writes nothing of the rows held when they are discarded (their transaction f
   batches.pii(99, true, 'phone', 'cd'.repeat(32))
   batches.flush()
   expect(db.prepare('SELECT record_id, in_response, kind FROM pii_values WHERE record_id = 99').all()).toEqual([{record_id: 99, in_response: 1, kind: 'phone'}])
+})
+
+it('gives records the ids SQLite would, and answers for the ones held until they are written', () => {
+  db.pragma('foreign_keys = OFF')
+  const records = recordBatch(db)
+  const line = (n: number): RecordLine => ({fileId: 1, lineNo: n, item: 0, offset: n * 100, length: 99, crc: 1000 + n, source: 'gw'})
+  const fields = (n: number): RecordFields => ({
+    request_id: `r${n}`, ts: '2026-11-02T06:48:30.289Z', ts_ms: 1793688510289, tenant_id: 't', session_id: 's', status: 200, endpoint: null, model: null,
+    prefill_node: null, decode_node: null, prompt_tokens: null, completion_tokens: null, cached_tokens: null, stream: 0, response_kind: 'text', is_error: 0, error_message: null,
+  })
+  const ids = db.transaction(() => {
+    records.begin()
+    const got = Array.from({length: 20}, (_, i) => records.add(line(i + 1), fields(i + 1)))
+    // Sixteen are written; four are held, and read from the batch.
+    expect(db.prepare('SELECT COUNT(*) FROM records').pluck().get()).toBe(16)
+    expect(records.pending(18)).toEqual(['gw', 'r18', 1018])
+    expect([records.pending(16), records.pending(21)]).toEqual([undefined, undefined])
+    records.flush()
+    return got
+  })()
+  expect(ids).toEqual(Array.from({length: 20}, (_, i) => i + 1))
+  expect(db.prepare('SELECT id, line_no, request_id, raw_crc32 FROM records WHERE id IN (1, 20) ORDER BY id').all())
+    .toEqual([{id: 1, line_no: 1, request_id: 'r1', raw_crc32: 1001}, {id: 20, line_no: 20, request_id: 'r20', raw_crc32: 1020}])
+  // Records of a dropped file gone from the end: the next id is the largest left plus one, as SQLite's own choice.
+  db.exec('DELETE FROM records WHERE id > 12')
+  records.begin()
+  expect(records.add(line(21), fields(21))).toBe(13)
+  records.flush()
+  db.prepare(`INSERT INTO records (file_id, line_no, byte_offset, byte_len, raw_crc32, source, request_id, ts, ts_ms, tenant_id, session_id, stream, response_kind, is_error)
+    VALUES (1, 22, 0, 1, 0, 'gw', 'r22', 'x', 0, 't', 's', 0, 'text', 0)`).run()
+  records.begin()
+  expect(records.add(line(23), fields(23))).toBe(15)
 })
