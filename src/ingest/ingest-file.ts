@@ -13,6 +13,7 @@ import {transactional, withoutForeignKeyChecksAsync} from '../store/session.js'
 import {DamagedStreamError} from './gunzip-recover.js'
 import type {ParsePool} from './parse-pool.js'
 import type {UnitResult} from './process-unit.js'
+import {isPacked, unpackUnitResult, type PackedUnitResult} from './unit-pack.js'
 import type {RequestIdSet} from './request-id-set.js'
 import {readUnits, UnitBuffers} from './unit-reader.js'
 import {UnitWriter, type FileSummaryCounts} from './unit-writer.js'
@@ -240,14 +241,14 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
   let fileBytes = 0
   let unread: string | null = null
   let firstBad: Streamed['firstBad'] = null
-  const noteFirstBad = (r: UnitResult): void => {
+  const noteFirstBad = (r: UnitResult | PackedUnitResult): void => {
     if (firstBad) return
-    for (const item of r.items) if (item.k === 'b') return void (firstBad = {line: item.lineNo, reason: item.reason})
+    for (const item of isPacked(r) ? r.bad : r.items) if (item.k === 'b') return void (firstBad = {line: item.lineNo, reason: item.reason})
   }
 
   // One transaction per several units: every page a transaction touches is written to the WAL once per transaction.
-  const commit = transactional(db, (results: UnitResult[], extra: (() => void) | null) => {
-    for (const r of results) writer.write(r)
+  const commit = transactional(db, (results: Array<UnitResult | PackedUnitResult>, extra: (() => void) | null) => {
+    for (const r of results) writer.write(isPacked(r) ? unpackUnitResult(r) : r)
     if (extra) extra()
     evidence?.writeReady()
     writer.saveCounts()
@@ -270,7 +271,7 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
       inputBytesDone: (ctx.inputBytesBefore ?? 0) + fileBytesRead, inputBytesTotal: ctx.inputBytesTotal ?? t.size,
     })
   }
-  let ready: UnitResult[] = []
+  let ready: Array<UnitResult | PackedUnitResult> = []
   let readyBytes = 0
   const flush = (extra: (() => void) | null = null): void => {
     commit(ready, extra)
@@ -279,7 +280,7 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
     report()
   }
   const drainOne = async (): Promise<void> => {
-    const r = await pool.next()
+    const r = await pool.nextUnit()
     unitBuffers.release(r.input?.buffer)
     r.input = undefined
     noteFirstBad(r)
