@@ -224,11 +224,29 @@ export interface Streamed {
  * lines join other lines), and the results are written in submission order, a few units per
  * transaction, while every byte also goes to the evidence store.
  */
-export async function streamFile(ctx: IngestContext, f: PreparedFile, index: CompanionIndex | null): Promise<Streamed> {
-  return withoutForeignKeyChecksAsync(ctx.db, () => streamInto(ctx, f, index))
+export async function streamFile(ctx: IngestContext, f: PreparedFile, index: CompanionIndex | null, overlap?: Overlap): Promise<Streamed> {
+  return withoutForeignKeyChecksAsync(ctx.db, () => streamInto(ctx, f, index, overlap ?? null))
 }
 
-async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionIndex | null): Promise<Streamed> {
+/**
+ * A file read while the one before it is still being written (ingest-logs.ts). Its units are
+ * parsed as soon as they are read, which keeps the workers busy through the other file's last
+ * units and its completion, but none of its results is taken from the pool, and nothing of it
+ * is written, before `after` (the other file's end, its completion included) resolves.
+ */
+export interface Overlap {
+  after: Promise<unknown> | null
+  /** Called once this file's last unit is submitted: the next file may start reading. */
+  onReadEnd(): void
+}
+
+/** The other file failed: this one stops where it waits for it (the other's error is the one reported). */
+export class PreviousFileFailed extends Error {}
+
+/** Units of the next file read and parsed before the file before it is written: enough to keep the workers busy meanwhile. */
+const AHEAD_UNITS = 3
+
+async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionIndex | null, overlap: Overlap | null): Promise<Streamed> {
   const {db, pool} = ctx
   const writer = new UnitWriter(db, t.fileId, ctx.source, ctx.seen)
   // By reference nothing of the bytes is stored: each record's offset, length and CRC-32 (the
@@ -256,6 +274,7 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
 
   const inFlight = pool.threaded && index === null ? 2 * pool.size + 1 : 1
   // Unit buffers go round: reader -> worker -> back here -> reader (see readUnits).
+  // Its own buffers: the next file's reader takes buffers while this file's units are still out.
   const unitBuffers = new UnitBuffers(UNIT_BYTES + UNIT_SLACK, inFlight + 2)
   let lastReport = 0
   let seq = 0
@@ -279,7 +298,17 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
     readyBytes = 0
     report()
   }
+  // This file's units submitted and not yet taken (the pool may also hold the file before's).
+  let own = 0
+  let after = overlap?.after ?? null
   const drainOne = async (): Promise<void> => {
+    if (after !== null) {
+      await after.catch(() => {
+        throw new PreviousFileFailed(t.path)
+      })
+      after = null
+    }
+    own--
     const r = await pool.nextUnit()
     unitBuffers.release(r.input?.buffer)
     r.input = undefined
@@ -313,7 +342,7 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
         // A line past --max-line-bytes streams by: its evidence is stored as it comes, never held.
         bytesDone = event.offset
         if (evidence && evidence.heldBytes >= COMMIT_BYTES) {
-          while (pool.pending > 0) await drainOne()
+          while (own > 0) await drainOne()
           flush()
         }
         await evidence?.backpressure()
@@ -321,7 +350,7 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
       }
       if (event.kind === 'oversize' || event.kind === 'cut') {
         // In order: everything before it is written first.
-        while (pool.pending > 0) await drainOne()
+        while (own > 0) await drainOne()
         if (event.kind === 'oversize') {
           firstBad ??= {line: event.lineNo, reason: `line is ${event.length} bytes, over --max-line-bytes ${ctx.maxLineBytes}`}
           flush(() => writer.writeOversize({...event, max: ctx.maxLineBytes}))
@@ -334,7 +363,8 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
       }
       bytesDone = event.offset + event.bytes.length
       pool.submit({seq: seq++, bytes: event.bytes, offset: event.offset, firstLineNo: event.firstLineNo, ...task}, true, index)
-      while (pool.pending >= inFlight) await drainOne()
+      own++
+      while (own >= (after === null ? inFlight : AHEAD_UNITS)) await drainOne()
       await evidence?.backpressure()
     }
     reading = false
@@ -342,8 +372,9 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
     if (error instanceof DamagedStreamError) unread = error.message
     else throw describeFailure(ctx, t, writer, error, reading)
   }
+  overlap?.onReadEnd()
   try {
-    while (pool.pending > 0) await drainOne()
+    while (own > 0) await drainOne()
     await evidence?.finish()
     flush()
   } catch (error) {
@@ -358,7 +389,7 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
  * the case and says the file will be redone. Reading errors name the line reached.
  */
 function describeFailure(ctx: IngestContext, t: PreparedFile, writer: UnitWriter, error: unknown, reading: boolean): Error {
-  if (error instanceof IngestInterrupted || error instanceof CliError) return error as Error
+  if (error instanceof IngestInterrupted || error instanceof CliError || error instanceof PreviousFileFailed) return error as Error
   const e = error as NodeJS.ErrnoException
   const code = typeof e.code === 'string' ? e.code : ''
   if (code === 'SQLITE_FULL' || code === 'ENOSPC' || /disk is full|ENOSPC|no space left/i.test(e.message ?? '')) {

@@ -162,6 +162,8 @@ async function ingestInto(db: CaseDb, options: IngestLogsOptions, takeStarted: (
   let seen: RequestIdSet | undefined
   let current: string | null = null
   const done = new Set<string>()
+  // The file being written while the next one is read (see the loop below).
+  let writing: Promise<void> | null = null
   try {
     const files = await decideFormats(paths, given, options, maxLineBytes)
     const evidence = options.evidence ?? 'copy'
@@ -234,32 +236,68 @@ async function ingestInto(db: CaseDb, options: IngestLogsOptions, takeStarted: (
       result.blank_lines += s.blank_lines
       for (const note of s.notes) result.warnings.push(`${s.path}: ${note}`)
     }
+    // A file's last units are written while the next file is read and parsed (streamFile's
+    // overlap): at each file's end the workers went idle until the next file's first units
+    // came, about 40 ms a file (measured: a 200k incident's eleven plain files 0.45 s slower
+    // than the same lines in one file). `writing` is the file being written: its end (written,
+    // completed, its summary added), which the next file's writes wait for.
+    const settle = async (): Promise<void> => {
+      const w = writing
+      writing = null
+      await w
+    }
     for (const unit of readingUnits(files)) {
       const f = unit.files[0]!
       current = null
-      if (options.signal?.aborted) throw new IngestInterrupted('')
+      if (options.signal?.aborted) {
+        await settle()
+        throw new IngestInterrupted('')
+      }
       current = f.path
       if (f.how === null) {
+        await settle()
         add(undecided(f.path, f.reason))
         continue
       }
       if (!unit.joined) {
         const prepared = await prepareFile(ctx, f.path, files.indexOf(f), f.how)
         if (prepared.present) {
+          await settle()
           add(presentSummary(prepared))
           continue
         }
-        const streamed = await streamFile(ctx, prepared, null)
-        const why = refusal(prepared, streamed)
-        add(why ? refuseFile(ctx, prepared, streamed, why) : finishFile(ctx, prepared, streamed))
+        const previous = writing
+        let readEnd = (): void => {}
+        const readEnded = new Promise<void>((resolve) => (readEnd = resolve))
+        const whole = (async (): Promise<void> => {
+          try {
+            const streamed = await streamFile(ctx, prepared, null, {after: previous, onReadEnd: readEnd})
+            const why = refusal(prepared, streamed)
+            add(why ? refuseFile(ctx, prepared, streamed, why) : finishFile(ctx, prepared, streamed))
+          } catch (error) {
+            // The file before ends first, as when files were read one after the other: its
+            // own failure is the one reported, and a failure here leaves it complete.
+            await previous
+            throw error
+          }
+        })()
+        // Observed below (or by the next file); never an unhandled rejection meanwhile.
+        whole.catch(() => {})
+        writing = whole
+        // The next file is read once this one's last unit is submitted.
+        await Promise.race([readEnded, whole])
         continue
       }
+      await settle()
       // The whole set of this format (and these options), read together.
       const members = unit.files.map((m) => ({path: m.path, index: files.indexOf(m), how: m.how!, gzip: m.gzip, size: m.size}))
       for (const s of await ingestSet(ctx, f.decoder, members, maxLineBytes)) add(s)
     }
+    await settle()
     current = null
   } catch (error) {
+    // A file still being written ends (or fails) before the workers go: what it read is kept whole or redone.
+    await (writing as Promise<void> | null)?.catch(() => {})
     if (!(error instanceof IngestInterrupted)) {
       if (error instanceof CliError) Object.assign(error, {partial: result})
       throw error

@@ -71,7 +71,9 @@ export const INLINE_UNIT_BYTES = 64 << 20
 
 export class ParsePool {
   private readonly slots: Slot[] = []
-  private readonly waiting = new Map<number, {resolve: (r: UnitResult | PackedUnitResult | QuickUnitResult) => void; reject: (e: Error) => void}>()
+  private readonly waiting = new Map<number, {seq: number; resolve: (r: UnitResult | PackedUnitResult | QuickUnitResult) => void; reject: (e: Error) => void}>()
+  /** The next unit's number in `waiting` (submit). */
+  private keys = 0
   private readonly queue: Array<Promise<UnitResult | PackedUnitResult | QuickUnitResult>> = []
   private failure: Error | undefined
 
@@ -97,9 +99,11 @@ export class ParsePool {
       const slot: Slot = {worker, busy: 0}
       worker.on('message', (msg: {ok: true; result: PackedUnitResult | QuickUnitResult} | {ok: false; seq: number; message: string}) => {
         slot.busy--
-        const seq = msg.ok ? msg.result.seq : msg.seq
-        const w = this.waiting.get(seq)
-        this.waiting.delete(seq)
+        const key = msg.ok ? msg.result.seq : msg.seq
+        const w = this.waiting.get(key)
+        this.waiting.delete(key)
+        // The result carries the caller's number for the unit again.
+        if (msg.ok && w) msg.result.seq = w.seq
         if (msg.ok) w?.resolve(msg.result)
         else w?.reject(new Error(`parse worker failed: ${msg.message}`))
       })
@@ -165,15 +169,18 @@ export class ParsePool {
     }
     const slot = this.slots.reduce((a, b) => (b.busy < a.busy ? b : a))
     slot.busy++
+    // The pool's own number for the unit: two files' units can be in flight at once (ingest
+    // reads the next file while the last one's units are written), each numbered from 0.
+    const key = this.keys++
     const promise = new Promise<UnitResult | PackedUnitResult | QuickUnitResult>((resolve, reject) => {
       if (this.failure) reject(this.failure)
-      else this.waiting.set(task.seq, {resolve, reject})
+      else this.waiting.set(key, {seq: task.seq, resolve, reject})
     })
     promise.catch(() => {}) // observed through next(); never an unhandled rejection
     this.queue.push(promise)
     const buffer = task.bytes.buffer as ArrayBuffer
     const transfer = buffer instanceof ArrayBuffer && (ownBuffer || (task.bytes.byteOffset === 0 && task.bytes.byteLength === buffer.byteLength))
-    slot.worker.postMessage({...task, transferred: transfer}, transfer ? [buffer] : [])
+    slot.worker.postMessage({...task, seq: key, transferred: transfer}, transfer ? [buffer] : [])
   }
 
   /** The oldest submitted unit's result (a UnitTask's). */

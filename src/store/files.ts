@@ -1,4 +1,5 @@
 import type {CaseDb} from './open-case.js'
+import {withForeignKeyChecks} from './session.js'
 import type {RecordFields} from '../util/record-fields.js'
 
 // The files table: every evidence file (logs and canary registries) with its hashes, how it
@@ -88,7 +89,9 @@ export function otherFileWithSha256(db: CaseDb, sha256: string, id: number): Fil
 
 /** Removes a file and, by cascade, everything derived from it (records, extracts, findings, blocks). */
 export function deleteFile(db: CaseDb, id: number): void {
-  db.prepare('DELETE FROM files WHERE id = ?').run(id)
+  // Its records, evidence and extract rows go by ON DELETE CASCADE, also during an ingest's
+  // passes that turn the checks off.
+  withForeignKeyChecks(db, () => db.prepare('DELETE FROM files WHERE id = ?').run(id))
 }
 
 export interface NewLogFile {

@@ -51,14 +51,41 @@ export function withoutForeignKeyChecks<T>(db: CaseDb, fn: () => T): T {
   }
 }
 
-/** The same, for passes that await (the caller keeps the rows' references valid). */
+/** Nested and overlapping async passes with checks off, per connection: checks come back when the last one ends. */
+const checksOff = new WeakMap<CaseDb, {passes: number; restore: boolean}>()
+
+/**
+ * The same, for passes that await (the caller keeps the rows' references valid). Passes may
+ * overlap (ingest writes one file's last units while it reads the next): the checks stay off
+ * until the last of them ends.
+ */
 export async function withoutForeignKeyChecksAsync<T>(db: CaseDb, fn: () => Promise<T>): Promise<T> {
-  const on = db.pragma('foreign_keys', {simple: true}) as number
-  if (on) db.pragma('foreign_keys = OFF')
+  let off = checksOff.get(db)
+  if (off === undefined) checksOff.set(db, (off = {passes: 0, restore: false}))
+  if (off.passes++ === 0) {
+    off.restore = (db.pragma('foreign_keys', {simple: true}) as number) === 1
+    if (off.restore) db.pragma('foreign_keys = OFF')
+  }
   try {
     return await fn()
   } finally {
-    if (on) db.pragma('foreign_keys = ON')
+    if (--off.passes === 0 && off.restore) db.pragma('foreign_keys = ON')
+  }
+}
+
+/**
+ * Runs `fn` with foreign-key checks on (a delete that relies on ON DELETE CASCADE), also
+ * while a pass above has them off. SQLite cannot change them inside a transaction: there,
+ * with checks off, this refuses rather than leave the rows the cascade would remove.
+ */
+export function withForeignKeyChecks<T>(db: CaseDb, fn: () => T): T {
+  if ((db.pragma('foreign_keys', {simple: true}) as number) === 1) return fn()
+  if (db.inTransaction) throw new Error('a cascading delete inside a transaction with foreign-key checks off')
+  db.pragma('foreign_keys = ON')
+  try {
+    return fn()
+  } finally {
+    db.pragma('foreign_keys = OFF')
   }
 }
 

@@ -94,6 +94,35 @@ describe('the Langfuse case of issue 15', () => {
 })
 
 describe('a file nothing could be read from is not ingested', () => {
+  it('a file refused after its records were written, between two files read beside it: nothing of it stays, the others are whole', async () => {
+    // Ingest reads a file while the one before is still written, with foreign-key checks off:
+    // the refused file's delete must still cascade to its records and extract rows.
+    const dir = tempDir()
+    const lines = (prefix: string, answer: string, n: number): string =>
+      Array.from({length: n}, (_, i) => chatLine({request_id: `${prefix}${i}`, answer, prompt: `p ${prefix}${i} alice@example.com`})).join('\n') + '\n'
+    const files = [join(dir, 'a.jsonl'), join(dir, 'b.jsonl'), join(dir, 'c.jsonl')]
+    writeFileSync(files[0]!, lines('a', 'fine, bob@example.com', 300))
+    writeFileSync(files[1]!, lines('b', '', 300))
+    writeFileSync(files[2]!, lines('c', 'also fine', 300))
+    const db = join(dir, 'case.db')
+    const r = await run(['ingest', 'logs', ...files, '--db', db])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/b\.jsonl: not ingested: every one of its 300 responses decoded to no text/)
+    const sql = new Database(db, {readonly: true})
+    try {
+      const count = (q: string): number => sql.prepare(q).pluck().get() as number
+      expect(sql.prepare('SELECT path, state, records FROM files ORDER BY id').all()).toEqual([
+        {path: files[0], state: 'complete', records: 300}, {path: files[2], state: 'complete', records: 300},
+      ])
+      expect(count('SELECT COUNT(*) FROM records')).toBe(600)
+      for (const table of ['records', 'evidence_blocks']) expect(count(`SELECT COUNT(*) FROM ${table} WHERE file_id NOT IN (SELECT id FROM files)`), table).toBe(0)
+      for (const table of ['pii_values', 'fingerprints']) expect(count(`SELECT COUNT(*) FROM ${table} WHERE record_id NOT IN (SELECT id FROM records)`), table).toBe(0)
+      expect(sql.prepare('PRAGMA foreign_key_check').all()).toEqual([])
+    } finally {
+      sql.close()
+    }
+  })
+
   it('all lines unreadable: one line naming the fix, exit 1, nothing kept of it, the other files kept; the right flag then reads it', async () => {
     const dir = tempDir()
     const good = join(dir, 'good.jsonl')
