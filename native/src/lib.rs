@@ -1063,6 +1063,37 @@ pub fn has_word_table() -> bool {
     words::table().is_some()
 }
 
+/// tokenizeWords (src/extract/words.ts) of `text`: each word's hashes and its start and end
+/// (UTF-16 indexes) into the four arrays; returns the number of words, or -1 where TypeScript
+/// must read the text (no table yet, a code unit the table declines, or arrays shorter than
+/// words::max_words).
+#[napi(catch_unwind)]
+pub fn tokenize_words(env: Env, text: JsString, mut h1: Uint32Array, mut h2: Uint32Array, mut start: Uint32Array, mut end: Uint32Array) -> napi::Result<i32> {
+    use napi::NapiRaw;
+    let Some(table) = words::table() else { return Ok(-1) };
+    let mut len = 0usize;
+    // SAFETY: env and the string's handle are this call's own; a null buffer asks for the length only.
+    napi::check_status!(unsafe { napi::sys::napi_get_value_string_utf16(env.raw(), text.raw(), std::ptr::null_mut(), 0, &mut len) })?;
+    let room = words::max_words(len);
+    if h1.len() < room || h2.len() < room || start.len() < room || end.len() < room || len > i32::MAX as usize {
+        return Ok(-1);
+    }
+    UTF16.with(|cell| {
+        let mut buf = cell.borrow_mut();
+        if buf.len() < len + 1 {
+            buf.resize(len + 1, 0);
+        }
+        let mut copied = 0usize;
+        // SAFETY: the buffer holds len + 1 units, the size passed (the last one takes a NUL).
+        napi::check_status!(unsafe { napi::sys::napi_get_value_string_utf16(env.raw(), text.raw(), buf.as_mut_ptr(), len + 1, &mut copied) })?;
+        let answer = words::tokenize(&buf[..copied], table, &mut h1, &mut h2, &mut start, &mut end);
+        if buf.len() > 1 << 20 {
+            *buf = Vec::new();
+        }
+        Ok(answer.map_or(-1, |n| n as i32))
+    })
+}
+
 /// fingerprintText (src/extract/winnow.ts) of `text`: the selected pairs written into `out` from
 /// `at`, their number of values in `written[0]`; returns the number of words, or -1 where
 /// TypeScript must read the text (no table yet, a code unit the table declines, or too little

@@ -54,10 +54,11 @@ fn mix(a: &mut u32, b: &mut u32, c: u32) {
     *b = (*b ^ c).wrapping_mul(0x5bd1_e995) ^ (*b >> 15);
 }
 
-/// The next word at or after `*i` (nextWord): its two running hashes and the number of
-/// normalised code units; None at the end of the text; Err(()) where the table declines.
+/// The next word at or after `*i` (nextWord): its two running hashes, the number of
+/// normalised code units and where it starts (`*i` is left where it ends); None at the end of
+/// the text; Err(()) where the table declines.
 #[inline]
-fn next_word(text: &[u16], i: &mut usize, table: &[u32]) -> Result<Option<(u32, u32, u32)>, ()> {
+fn next_word(text: &[u16], i: &mut usize, table: &[u32]) -> Result<Option<(u32, u32, u32, usize)>, ()> {
     let len = text.len();
     let mut j = *i;
     loop {
@@ -73,6 +74,7 @@ fn next_word(text: &[u16], i: &mut usize, table: &[u32]) -> Result<Option<(u32, 
             *i = j;
             return Ok(None);
         }
+        let start = j;
         let mut a = WORD_SEED_A;
         let mut b = WORD_SEED_B;
         let mut kept = 0u32;
@@ -112,7 +114,7 @@ fn next_word(text: &[u16], i: &mut usize, table: &[u32]) -> Result<Option<(u32, 
             continue;
         }
         *i = j;
-        return Ok(Some((a, b, kept)));
+        return Ok(Some((a, b, kept, start)));
     }
 }
 
@@ -136,7 +138,7 @@ pub fn fingerprint(text: &[u16], table: &[u32], out: &mut [u32]) -> Option<(u32,
     let mut last: isize = -1;
     let mut last_a = 0u32;
     let mut last_b = 0u32;
-    while let Some((a, b, kept)) = next_word(text, &mut i, table).ok()? {
+    while let Some((a, b, kept, _)) = next_word(text, &mut i, table).ok()? {
         wa[words & RING] = fmix(a);
         wb[words & RING] = fmix(b ^ kept);
         words += 1;
@@ -196,4 +198,25 @@ pub fn fingerprint(text: &[u16], table: &[u32], out: &mut [u32]) -> Option<(u32,
         n += 2;
     }
     Some((u32::try_from(words).ok()?, n))
+}
+
+/// tokenizeWords (src/extract/words.ts): each word's two finished hashes and where it starts
+/// and ends (UTF-16 indexes), into the four arrays from index 0; returns the number of words, or
+/// None where the table declines the text or the arrays are too short (words::max_words).
+pub fn tokenize(text: &[u16], table: &[u32], h1: &mut [u32], h2: &mut [u32], start: &mut [u32], end: &mut [u32]) -> Option<usize> {
+    let mut i = 0usize;
+    let mut n = 0usize;
+    while let Some((a, b, kept, s)) = next_word(text, &mut i, table).ok()? {
+        *h1.get_mut(n)? = fmix(a);
+        *h2.get_mut(n)? = fmix(b ^ kept);
+        *start.get_mut(n)? = u32::try_from(s).ok()?;
+        *end.get_mut(n)? = u32::try_from(i).ok()?;
+        n += 1;
+    }
+    Some(n)
+}
+
+/// The most words a text of `len` code units holds: each takes a unit and is followed by a space.
+pub fn max_words(len: usize) -> usize {
+    len / 2 + 1
 }

@@ -4,8 +4,8 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import fc from 'fast-check'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {FingerprintBuffer, fingerprintText, fingerprintTextFast, NATIVE_MAX_UNITS, nativeFingerprints} from '../../src/extract/winnow.js'
-import {TABLE_DECLINE, wordTable} from '../../src/extract/words.js'
+import {FingerprintBuffer, fingerprintText, fingerprintTextFast, NATIVE_MAX_UNITS, nativeFingerprints, tokenizeWordsFast} from '../../src/extract/winnow.js'
+import {TABLE_DECLINE, tokenizeWords, wordTable, type Words} from '../../src/extract/words.js'
 import {generateIncident} from '../../src/generate/generate-incident.js'
 import {ADDON_PATH, nativeAddon} from '../../src/util/native-addon.js'
 
@@ -130,5 +130,63 @@ describe.skipIf(!native)('native fingerprints, against fingerprintText', () => {
       expect(texts).toBeGreaterThan(1000)
       expect(byAddon / texts).toBeGreaterThan(0.9)
     })
+  })
+})
+
+// The native word tokenizer (native/src/words.rs tokenize) that provenance's verification uses:
+// the same words, hashes and positions as tokenizeWords, the reference.
+const nativeTokens = native && typeof nativeAddon()!.tokenizeWords === 'function'
+
+function words(w: Words): {h1: number[]; h2: number[]; start: number[]; end: number[]} {
+  const n = w.length
+  return {h1: [...w.h1.subarray(0, n)], h2: [...w.h2.subarray(0, n)], start: [...w.start.subarray(0, n)], end: [...w.end.subarray(0, n)]}
+}
+
+/** The addon's own answer: -1 where it declined. */
+function addonTokens(text: string): number {
+  const a = createRequire(import.meta.url)(ADDON_PATH) as {tokenizeWords: (t: string, ...arrays: Uint32Array[]) => number}
+  const room = (text.length >>> 1) + 1
+  return a.tokenizeWords(text, new Uint32Array(room), new Uint32Array(room), new Uint32Array(room), new Uint32Array(room))
+}
+
+describe.skipIf(!nativeTokens)('native word tokens, against tokenizeWords', () => {
+  it('agree on every code unit of the Basic Multilingual Plane, around and inside words', () => {
+    const table = wordTable()
+    const wrong: string[] = []
+    let byAddon = 0
+    for (let c = 0; c < 0x10000; c++) {
+      const ch = String.fromCharCode(c)
+      for (const text of [`one ${ch} x${ch}y`, `${ch}A b${ch}${ch} c`, ch]) {
+        if (JSON.stringify(words(tokenizeWordsFast(text))) !== JSON.stringify(words(tokenizeWords(text)))) wrong.push(`U+${c.toString(16)} in ${JSON.stringify(text)}`)
+        const own = addonTokens(text)
+        if (c >= 128 && table[c]! & TABLE_DECLINE) {
+          if (own !== -1) wrong.push(`U+${c.toString(16)} not declined`)
+        } else if (own === tokenizeWords(text).length) byAddon++
+        else wrong.push(`U+${c.toString(16)}: ${own} words by the addon in ${JSON.stringify(text)}`)
+      }
+    }
+    expect(wrong.slice(0, 20)).toEqual([])
+    expect(byAddon).toBeGreaterThan(3 * (0x10000 - 0x800 - 16))
+  })
+
+  it('agree on random texts, the shortest and the densest included', () => {
+    const unit = fc.oneof(
+      fc.constantFrom('a', 'Z', '7', '-', '.', 'É', 'ß', 'İ', 'Σ', '中', '\ud835\udc00', '\ud800', '😀', '\u00ad'),
+      fc.constantFrom(' ', '\t', '\n', '\u00a0', '\u2028', '\u3000', '\ufeff'),
+      fc.string({unit: 'binary', maxLength: 3}),
+      fc.constantFrom('CANARY-0a1b2c3d4e5f6a7b', 'word', 'WORDS', 'x1'),
+    )
+    fc.assert(
+      fc.property(fc.array(unit, {maxLength: 120}), (parts) => {
+        const text = parts.join('')
+        expect(words(tokenizeWordsFast(text))).toEqual(words(tokenizeWords(text)))
+      }),
+      {numRuns: 3000},
+    )
+    // One word per two units, the most a text can hold: the arrays the addon is given are just big enough.
+    for (const text of ['a', 'a b', 'a b ', ' a b c d e f g', 'x '.repeat(5000)]) {
+      expect(addonTokens(text)).toBe(tokenizeWords(text).length)
+      expect(words(tokenizeWordsFast(text))).toEqual(words(tokenizeWords(text)))
+    }
   })
 })

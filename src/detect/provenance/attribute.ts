@@ -1,6 +1,6 @@
 import {createHash} from 'node:crypto'
-import {K, kgramHashes} from '../../extract/winnow.js'
-import {tokenizeWords, wordsText} from '../../extract/words.js'
+import {K, kgramHashes, tokenizeWordsFast} from '../../extract/winnow.js'
+import {wordsText} from '../../extract/words.js'
 import {key53, longestEvidenceRun, type Run} from './verify-run.js'
 
 // The verification of each response's candidate sources and the choice of the source, under
@@ -104,7 +104,7 @@ export class SourceChain {
       return src !== undefined && names.has(JSON.stringify([src.tenant_id, src.session_id]))
     }
     const rText = ctx.text('response_text', r)
-    const rw = tokenizeWords(rText)
+    const rw = tokenizeWordsFast(rText)
     const rg = kgramHashes(rw)
     // Masked words: covered by a boilerplate k-gram, or by a k-gram of the recipient's own prompt.
     const masked = new Uint8Array(rw.length)
@@ -114,13 +114,13 @@ export class SourceChain {
     for (const [v] of ranked) {
       if (ctx.stats) ctx.stats.candidates_verified++
       const s = v >>> 1
-      const sw = tokenizeWords(ctx.text((v & 1) === 0 ? 'request_text' : 'response_text', s))
+      const sw = tokenizeWordsFast(ctx.text((v & 1) === 0 ? 'request_text' : 'response_text', s))
       const sg = kgramHashes(sw)
       // Cheap test first (boilerplate only); the recipient's prompt is read only when needed.
       if (longestEvidenceRun(rw, rg, sw, sg, ctx.minWords, masked) === null) continue
       if (!ownMasked) {
         ownMasked = true
-        const pg = kgramHashes(tokenizeWords(ctx.text('request_text', r)))
+        const pg = kgramHashes(tokenizeWordsFast(ctx.text('request_text', r)))
         if (pg.length > 0) {
           const ownSet = new Set<number>()
           for (let i = 0; i < pg.length; i++) ownSet.add(key53(pg.h1[i]!, pg.h2[i]!))
