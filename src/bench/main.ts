@@ -11,11 +11,12 @@
 // scope-1m) writes bench/out/quick-results.json and exits 1 when the end-to-end ratio against
 // DuckDB regressed more than 25% from bench/results.json.
 
-import {spawnSync} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {createInterface} from 'node:readline'
 import {loadGroundTruth} from '../generate/ground-truth.js'
 import {nativeQuickStatus} from '../ingest/native-quick.js'
 import {ensureIncident, type Incident} from './datasets.js'
@@ -122,30 +123,37 @@ function removeDb(db: string): void {
   for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(db + suffix, {force: true})
 }
 
-/** (file, line) -> request id, and the set of (file, line) an rg pattern matches: rg's own answer. */
-function rgClaim(inc: Incident, patternArgs: string[]): string[] {
-  const run = (args: string[]): string => {
-    const r = spawnSync('rg', ['-z', '-n', '-o', '--no-heading', '--with-filename', ...args, inc.logs], {encoding: 'utf8', maxBuffer: 1 << 30})
-    if (r.status !== 0 && r.status !== 1) throw new Error(`rg failed: ${r.stderr}`)
-    return r.stdout
+/**
+ * The request ids of the lines an rg pattern matches: rg's own answer. Both of rg's outputs are
+ * read a line at a time: at 5M records the request ids alone are over 400 MB of text, past the
+ * longest string V8 makes. The pattern's lines are collected first (far fewer), so only their
+ * ids are kept.
+ */
+async function rgClaim(inc: Incident, patternArgs: string[]): Promise<string[]> {
+  const lines = async (args: string[], each: (file: string, rest: string) => void): Promise<void> => {
+    const child = spawn('rg', ['-z', '-n', '-o', '--no-heading', '--with-filename', ...args, inc.logs], {stdio: ['ignore', 'pipe', 'pipe']})
+    let stderr = ''
+    child.stderr.setEncoding('utf8').on('data', (d: string) => void (stderr += d))
+    const closed = new Promise<number | null>((done) => child.on('close', done))
+    for await (const line of createInterface({input: child.stdout, crlfDelay: Infinity})) {
+      // path:line:match, the match after the second colon.
+      const a = line.indexOf(':')
+      const b = line.indexOf(':', a + 1)
+      if (a >= 0 && b >= 0) each(line.slice(0, b), line.slice(b + 1))
+    }
+    const status = await closed
+    if (status !== 0 && status !== 1) throw new Error(`rg failed: ${stderr}`)
   }
-  const key = (line: string): [string, string] | null => {
-    const a = line.indexOf(':')
-    const b = line.indexOf(':', a + 1)
-    return a < 0 || b < 0 ? null : [line.slice(0, b), line.slice(b + 1)]
-  }
-  const ids = new Map<string, string>()
-  for (const line of run(['"request_id":"[^"]+"']).split('\n')) {
-    const k = key(line)
-    if (k && !ids.has(k[0])) ids.set(k[0], k[1].slice('"request_id":"'.length, -1))
-  }
+  const matched = new Set<string>()
+  await lines(patternArgs, (at) => void matched.add(at))
   const claimed = new Set<string>()
-  for (const line of run(patternArgs).split('\n')) {
-    const k = key(line)
-    if (!k) continue
-    const id = ids.get(k[0])
-    if (id !== undefined) claimed.add(id)
-  }
+  const seen = new Set<string>()
+  await lines(['"request_id":"[^"]+"'], (at, match) => {
+    // A line's first request id is its record's.
+    if (!matched.has(at) || seen.has(at)) return
+    seen.add(at)
+    claimed.add(match.slice('"request_id":"'.length, -1))
+  })
   return [...claimed]
 }
 
@@ -300,8 +308,8 @@ async function benchSize(inc: Incident, runs: number, scratch: string, hasRg: bo
   const duck = JSON.parse(peers.duckdb[peers.duckdb.length - 1]!.stdout) as {request_ids: string[]}
   result.accuracy.duckdb = accuracy(duck.request_ids, truth)
   if (hasRg) {
-    result.accuracy.rg_regex = accuracy(rgClaim(inc, [MARKER_REGEX]), truth)
-    result.accuracy.rg_fixed = accuracy(rgClaim(inc, ['-F', '-f', inc.markersFile]), truth)
+    result.accuracy.rg_regex = accuracy(await rgClaim(inc, [MARKER_REGEX]), truth)
+    result.accuracy.rg_fixed = accuracy(await rgClaim(inc, ['-F', '-f', inc.markersFile]), truth)
   }
   return result
 }
