@@ -1063,21 +1063,19 @@ pub fn has_word_table() -> bool {
     words::table().is_some()
 }
 
-/// tokenizeWords (src/extract/words.ts) of `text`: each word's hashes and its start and end
-/// (UTF-16 indexes) into the four arrays; returns the number of words, or -1 where TypeScript
-/// must read the text (no table yet, a code unit the table declines, or arrays shorter than
-/// words::max_words).
-#[napi(catch_unwind)]
-pub fn tokenize_words(env: Env, text: JsString, mut h1: Uint32Array, mut h2: Uint32Array, mut start: Uint32Array, mut end: Uint32Array) -> napi::Result<i32> {
+/// The length of `text` in UTF-16 code units.
+fn utf16_len(env: &Env, text: &JsString) -> napi::Result<usize> {
     use napi::NapiRaw;
-    let Some(table) = words::table() else { return Ok(-1) };
     let mut len = 0usize;
-    // SAFETY: env and the string's handle are this call's own; a null buffer asks for the length only.
+    // SAFETY: env and the string's handle are the caller's own; a null buffer asks for the length only.
     napi::check_status!(unsafe { napi::sys::napi_get_value_string_utf16(env.raw(), text.raw(), std::ptr::null_mut(), 0, &mut len) })?;
-    let room = words::max_words(len);
-    if h1.len() < room || h2.len() < room || start.len() < room || end.len() < room || len > i32::MAX as usize {
-        return Ok(-1);
-    }
+    Ok(len)
+}
+
+/// `f` of `text`'s `len` UTF-16 code units (utf16_len), copied into this thread's buffer, which a
+/// long text does not leave grown.
+fn with_utf16<R>(env: &Env, text: &JsString, len: usize, f: impl FnOnce(&[u16]) -> R) -> napi::Result<R> {
+    use napi::NapiRaw;
     UTF16.with(|cell| {
         let mut buf = cell.borrow_mut();
         if buf.len() < len + 1 {
@@ -1086,12 +1084,28 @@ pub fn tokenize_words(env: Env, text: JsString, mut h1: Uint32Array, mut h2: Uin
         let mut copied = 0usize;
         // SAFETY: the buffer holds len + 1 units, the size passed (the last one takes a NUL).
         napi::check_status!(unsafe { napi::sys::napi_get_value_string_utf16(env.raw(), text.raw(), buf.as_mut_ptr(), len + 1, &mut copied) })?;
-        let answer = words::tokenize(&buf[..copied], table, &mut h1, &mut h2, &mut start, &mut end);
+        let answer = f(&buf[..copied]);
         if buf.len() > 1 << 20 {
             *buf = Vec::new();
         }
-        Ok(answer.map_or(-1, |n| n as i32))
+        Ok(answer)
     })
+}
+
+/// tokenizeWords (src/extract/words.ts) of `text`: each word's hashes and its start and end
+/// (UTF-16 indexes) into the four arrays; returns the number of words, or -1 where TypeScript
+/// must read the text (no table yet, a code unit the table declines, or arrays shorter than
+/// words::max_words).
+#[napi(catch_unwind)]
+pub fn tokenize_words(env: Env, text: JsString, mut h1: Uint32Array, mut h2: Uint32Array, mut start: Uint32Array, mut end: Uint32Array) -> napi::Result<i32> {
+    let Some(table) = words::table() else { return Ok(-1) };
+    let len = utf16_len(&env, &text)?;
+    let room = words::max_words(len);
+    if h1.len() < room || h2.len() < room || start.len() < room || end.len() < room || len > i32::MAX as usize {
+        return Ok(-1);
+    }
+    let answer = with_utf16(&env, &text, len, |units| words::tokenize(units, table, &mut h1, &mut h2, &mut start, &mut end))?;
+    Ok(answer.map_or(-1, |n| n as i32))
 }
 
 /// fingerprintText (src/extract/winnow.ts) of `text`: the selected pairs written into `out` from
@@ -1100,33 +1114,17 @@ pub fn tokenize_words(env: Env, text: JsString, mut h1: Uint32Array, mut h2: Uin
 /// room in `out`: words::max_output).
 #[napi(catch_unwind)]
 pub fn fingerprint_text(env: Env, text: JsString, mut out: Uint32Array, at: u32, mut written: Uint32Array) -> napi::Result<i32> {
-    use napi::NapiRaw;
     let Some(table) = words::table() else { return Ok(-1) };
-    let mut len = 0usize;
-    // SAFETY: env and the string's handle are this call's own; a null buffer asks for the length only.
-    napi::check_status!(unsafe { napi::sys::napi_get_value_string_utf16(env.raw(), text.raw(), std::ptr::null_mut(), 0, &mut len) })?;
+    let len = utf16_len(&env, &text)?;
     let at = at as usize;
     if written.is_empty() || out.len() < at || out.len() - at < words::max_output(len) {
         return Ok(-1);
     }
-    UTF16.with(|cell| {
-        let mut buf = cell.borrow_mut();
-        if buf.len() < len + 1 {
-            buf.resize(len + 1, 0);
+    Ok(match with_utf16(&env, &text, len, |units| words::fingerprint(units, table, &mut out[at..]))? {
+        Some((n, values)) => {
+            written[0] = values as u32;
+            n as i32
         }
-        let mut copied = 0usize;
-        // SAFETY: the buffer holds len + 1 units, the size passed (the last one takes a NUL).
-        napi::check_status!(unsafe { napi::sys::napi_get_value_string_utf16(env.raw(), text.raw(), buf.as_mut_ptr(), len + 1, &mut copied) })?;
-        let answer = words::fingerprint(&buf[..copied], table, &mut out[at..]);
-        if buf.len() > 1 << 20 {
-            *buf = Vec::new();
-        }
-        Ok(match answer {
-            Some((n, values)) => {
-                written[0] = values as u32;
-                n as i32
-            }
-            None => -1,
-        })
+        None => -1,
     })
 }
