@@ -34,9 +34,9 @@ export function withWhy(f: Omit<UnreadableFileRow, 'notes'>, unlogged: Unlogged)
   const why = f.state !== 'complete' ? 'its ingest did not finish (run it again)'
     : f.unread !== null ? `not read whole: ${f.unread}`
       : r > 0 && r === missing
-        ? `${r} of its ${f.answers} answers were never logged (${unlogged.why}); ingest logs that hold the texts, from a logger or gateway that received them`
+        ? `${r} of its ${f.answers} answers were not logged (${unlogged.why}); ingest logs that hold the texts, from a logger or gateway that received them`
         : r > 0
-          ? `${missing} of its ${f.answers} answers decoded to no text, ${r} of them never logged (${unlogged.why}); for the other ${missing - r}, check --log-format / --map (crosstalk drop it and ingest it again)`
+          ? `${missing} of its ${f.answers} answers decoded to no text, ${r} of them not logged (${unlogged.why}); for the other ${missing - r}, check --log-format / --map (crosstalk drop it and ingest it again)`
           : `${missing} of its ${f.answers} answers decoded to no text (check --log-format / --map; crosstalk drop it and ingest it again)`
   return {...f, unlogged_answers: r, why}
 }
