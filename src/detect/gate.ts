@@ -12,8 +12,11 @@ import {count} from '../util/plural.js'
 
 /** A log file no verdict can speak for, and why, as the `--json` outputs give it. */
 export interface UnreadableFile extends Omit<UnreadableFileRow, 'notes'> {
-  /** answers the logger never wrote (LiteLLM's placeholder in their place, or its row without the body): part of no_response_text */
-  unlogged_answers: number
+  /**
+   * answers the logger never wrote (LiteLLM's placeholder in their place, or its row without the
+   * body): part of no_response_text; null (unknown) for a file whose ingest did not finish
+   */
+  unlogged_answers: number | null
   /** why it cannot be judged, and what to do, in one phrase */
   why: string
 }
@@ -38,7 +41,8 @@ export function withWhy(f: Omit<UnreadableFileRow, 'notes'>, unlogged: Unlogged)
         : r > 0
           ? `${missing} of its ${f.answers} answers decoded to no text, ${r} of them not logged (${unlogged.why}); for the other ${missing - r}, check --log-format / --map (crosstalk drop it and ingest it again)`
           : `${missing} of its ${f.answers} answers decoded to no text (check --log-format / --map; crosstalk drop it and ingest it again)`
-  return {...f, unlogged_answers: r, why}
+  // An unfinished file's notes were never written: how many of its answers were logged is not known.
+  return {...f, unlogged_answers: f.state === 'complete' ? r : null, why}
 }
 
 export interface GateInput {
