@@ -33,6 +33,12 @@ export interface RecordLine {
   source: string
 }
 
+/** A record row's columns as ingest writes them (its id aside), in the order both inserters bind them. */
+const INGEST_COLUMNS = `file_id, line_no, item, byte_offset, byte_len, raw_crc32, source, request_id, ts, ts_ms, tenant_id, session_id,
+       status, endpoint, model, prefill_node, decode_node, prompt_tokens, completion_tokens, cached_tokens, stream,
+       response_kind, is_error, error_message`
+const INGEST_WIDTH = 24
+
 /**
  * Ingest's record rows, 16 to a statement (RowBatch). Each gets its id here, the one SQLite would
  * have chosen (the table's largest plus one, read when `begin` is called), so that the record's
@@ -52,10 +58,8 @@ export interface RecordBatch {
 export function recordBatch(db: CaseDb): RecordBatch {
   const batch = new RowBatch(
     db,
-    `INSERT INTO records (id, file_id, line_no, item, byte_offset, byte_len, raw_crc32, source, request_id, ts, ts_ms, tenant_id, session_id,
-       status, endpoint, model, prefill_node, decode_node, prompt_tokens, completion_tokens, cached_tokens, stream,
-       response_kind, is_error, error_message)`,
-    25,
+    `INSERT INTO records (id, ${INGEST_COLUMNS})`,
+    INGEST_WIDTH + 1,
   )
   const largest = db.prepare('SELECT max(id) FROM records').pluck()
   let next = 0
@@ -99,7 +103,7 @@ export function recordBatch(db: CaseDb): RecordBatch {
       const r = id - (next - batch.held)
       if (r < 0 || r >= batch.held) return undefined
       const a = batch.args
-      const i = r * 25
+      const i = r * (INGEST_WIDTH + 1)
       return [a[i + 7] as string, a[i + 8] as string, a[i + 6] as number]
     },
     flush: () => batch.flush(),
@@ -109,10 +113,7 @@ export function recordBatch(db: CaseDb): RecordBatch {
 
 export function recordInserter(db: CaseDb): (line: RecordLine, w: RecordFields) => number {
   const insert = db.prepare(
-    `INSERT INTO records (file_id, line_no, item, byte_offset, byte_len, raw_crc32, source, request_id, ts, ts_ms, tenant_id, session_id,
-       status, endpoint, model, prefill_node, decode_node, prompt_tokens, completion_tokens, cached_tokens, stream,
-       response_kind, is_error, error_message)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO records (${INGEST_COLUMNS}) VALUES (${Array(INGEST_WIDTH).fill('?').join(', ')})`,
   )
   return (l, w) =>
     Number(
