@@ -13,7 +13,7 @@ import type {CaseDb} from '../store/open-case.js'
 import {begin, commit, rollback} from '../store/session.js'
 import {parseTimestamp} from '../util/timestamps.js'
 import {parseCsv} from './csv-parse.js'
-import {nativeRegistryIndex} from './native-quick.js'
+import {nativeQuickStatus, nativeRegistryIndex} from './native-quick.js'
 
 // A registry can hold a million markers (one per session, about 100 bytes each: 90 MB at
 // 926,440 markers). It is read a chunk at a time, twice: once for its hash (a registry the
@@ -151,18 +151,20 @@ export interface RegistryPreview {
  * The registry file read, checked and resolved in memory (first line of a marker wins, as
  * ingestCanaries stores it), for triage's quick verdict before the registry is stored: with
  * every error ingestCanaries gives for the file's own lines, thrown here. null where it is not
- * worth holding (over `maxBytes`) or where ingestCanaries must word the refusal (a marker given
- * to two sessions; a file that cannot be opened). The caller stores the file with
- * ingestCanaries afterwards, and must refuse the run if the hash stored is not this one.
+ * worth holding (over `maxBytes`; over `mapMaxBytes` where the native reader does not answer for
+ * it) or where ingestCanaries must word the refusal (a marker given to two sessions; a file that
+ * cannot be opened). The caller stores the file with ingestCanaries afterwards, and must refuse
+ * the run if the hash stored is not this one.
  */
-export function previewRegistry(path: string, maxBytes: number): RegistryPreview | null {
+export function previewRegistry(path: string, maxBytes: number, mapMaxBytes = maxBytes): RegistryPreview | null {
   let size: number
   try {
     size = statSync(path).size
   } catch {
     return null
   }
-  if (size > maxBytes) return null
+  // Without the addon no file over mapMaxBytes can be held: not read for nothing.
+  if (size > maxBytes || (size > mapMaxBytes && !nativeQuickStatus().native)) return null
   // Read whole (it is at most maxBytes), hashed and read from the same bytes.
   const bytes = Buffer.concat([...fileReads(path)])
   const sha256 = createHash('sha256').update(bytes).digest('hex')
@@ -183,6 +185,9 @@ export function previewRegistry(path: string, maxBytes: number): RegistryPreview
     }, index.wide, index.unconventionalAt)
     return {sha256, registry, markers: keys.length, unconventional: index.unconventional}
   }
+  // A map of every marker takes about twice the native index's memory (185,807 markers: 144 MB
+  // of RSS against 74, measured).
+  if (size > mapMaxBytes) return null
   const byKey = new Map<string, RegisteredMarker>()
   const add = (marker: string, tenant: string, session: string): boolean => {
     const key = markerKey(marker)

@@ -7,7 +7,7 @@ import type {ParseSpec} from '../extract/parse-spec.js'
 import {statSync} from 'node:fs'
 import {expandPaths} from '../ingest/expand-paths.js'
 import {ParsePool} from '../ingest/parse-pool.js'
-import {releaseFreedMemory} from '../ingest/native-quick.js'
+import {nativeQuickStatus, releaseFreedMemory} from '../ingest/native-quick.js'
 import {releaseMemory} from '../ingest/release-memory.js'
 import {ingestCanaries, previewRegistry, type IngestCanariesResult} from '../ingest/ingest-canaries.js'
 import {ingestLogs, ingestWorkers, refusedMessage, type FormatDecision, type IngestLogsResult, type IngestProgress} from '../ingest/ingest-logs.js'
@@ -128,7 +128,7 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   // and decides the formats (the first unit reached a worker 40 ms sooner at 200k records,
   // measured). Not where a registry over the in-memory bound is stored first (they would wait
   // through it holding their memory).
-  const startedPool = quickVerdict && emptyCase && (!options.canaries || fileSize(options.canaries) <= PREVIEW_MAX_BYTES) ? earlyPool(paths, options.workers) : undefined
+  const startedPool = quickVerdict && emptyCase && (!options.canaries || fileSize(options.canaries) <= (nativeQuickStatus().native ? PREVIEW_MAX_BYTES : PREVIEW_MAP_MAX_BYTES)) ? earlyPool(paths, options.workers) : undefined
   // The registry goes in first, so that markers outside the CANARY-<hex> convention are matched
   // while the logs are parsed. Where the quick verdict will be given on a case with no registry
   // yet, a registry of ordinary size is read and checked in memory first (every refusal of its
@@ -149,7 +149,7 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   }
   let deferred: {sha256: string; unconventional: readonly string[]} | null
   try {
-    held = options.canaries && quickVerdict && emptyCase && countCanaries(db) === 0 ? previewRegistry(options.canaries, PREVIEW_MAX_BYTES) : null
+    held = options.canaries && quickVerdict && emptyCase && countCanaries(db) === 0 ? previewRegistry(options.canaries, PREVIEW_MAX_BYTES, PREVIEW_MAP_MAX_BYTES) : null
     deferred = held === null ? null : {sha256: held.sha256, unconventional: held.unconventional}
     if (options.canaries && deferred === null) await storeRegistry()
   } catch (error) {
@@ -320,15 +320,23 @@ interface RegistrySource {
 }
 
 /**
- * The largest registry held in memory for the verdict: about 250,000 markers, some 75 MB (the
- * native reader's index of 185,807 markers, an 18 MB file, held 37 MB of heap and 19.5 MB of
- * strings outside it, measured). A larger registry is stored before the pass, which waits for
+ * The largest registry held in memory for the verdict where the native reader reads it: about
+ * 250,000 markers (its index of 185,807 markers, an 18 MB file, held 37 MB of heap and 19.5 MB
+ * of strings outside it, 58-74 MB of RSS, measured). A larger registry is stored before the pass, which waits for
  * it on one core: in a 1M-record triage with that 18 MB registry the verdict came at 8.06-8.28 s
  * with the old 8 MB bound and at 5.59-5.60 s with this one, the peak 196-198 MB against 218 MB
  * (alternating runs, the same findings). A 5M-record registry (90 MB) is still stored first, so
  * the peak there is unchanged.
  */
 const PREVIEW_MAX_BYTES = 24 << 20
+
+/**
+ * The same where the TypeScript reader reads it (no addon, or a file the native reader leaves to
+ * it: JSONL, quoted fields): a map of every marker, about twice the native index's memory (the
+ * 18 MB registry above: 144 MB of RSS against 74, measured), so the bound the verdict had before
+ * the native index (about 85,000 markers).
+ */
+const PREVIEW_MAP_MAX_BYTES = 8 << 20
 
 /** The file's size in bytes; Infinity where it cannot be read (its reader reports why). */
 function fileSize(path: string): number {

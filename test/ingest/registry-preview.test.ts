@@ -1,10 +1,11 @@
-import {writeFileSync} from 'node:fs'
+import {statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import fc from 'fast-check'
 import {afterAll, describe, expect, it} from 'vitest'
 import {sqliteRegistry} from '../../src/detect/registry.js'
 import {compareCodePoints} from '../../src/extract/markers.js'
 import {ingestCanaries, previewRegistry} from '../../src/ingest/ingest-canaries.js'
+import {nativeQuickStatus} from '../../src/ingest/native-quick.js'
 import {countCanaries, unconventionalMarkers} from '../../src/store/canaries.js'
 import {openCase, type CaseDb} from '../../src/store/open-case.js'
 import {tempDir} from '../helpers/cli.js'
@@ -123,6 +124,23 @@ describe('the registry held in memory for the verdict', () => {
     writeFileSync(fine, `marker,tenant_id,session_id\n${P}0123456789abcdef,t1,s1\n${P}0123456789ABCDEF,t1,s1\n`)
     expect(previewRegistry(fine, 1 << 20)).toMatchObject({markers: 1})
     expect(previewRegistry(fine, 10)).toBeNull()
+  })
+
+  it('holds a file the TypeScript reader reads only up to its own, smaller bound', () => {
+    // A map of every marker takes about twice the native index's memory: a JSONL registry (which
+    // the native reader leaves to TypeScript) over mapMaxBytes is not held, whatever maxBytes.
+    const jsonl = join(dir, 'bound.jsonl')
+    writeFileSync(jsonl, [1, 2, 3].map((i) => JSON.stringify({marker: `${P}0123456789abcde${i}`, tenant_id: 't', session_id: `s${i}`})).join('\n') + '\n')
+    const size = statSync(jsonl).size
+    expect(previewRegistry(jsonl, 1 << 20, size - 1)).toBeNull()
+    expect(previewRegistry(jsonl, 1 << 20, size)).toMatchObject({markers: 3})
+    // A plain CSV is read natively where the addon loads, and held up to maxBytes; without the
+    // addon it is the TypeScript reader's, and its bound applies.
+    const csv = join(dir, 'bound.csv')
+    writeFileSync(csv, `marker,tenant_id,session_id\n${P}0123456789abcdef,t1,s1\n`)
+    const held = previewRegistry(csv, 1 << 20, 0)
+    if (nativeQuickStatus().native) expect(held).toMatchObject({markers: 1})
+    else expect(held).toBeNull()
   })
 
   it('refuses a bad line as storing it would, before anything is stored', () => {
