@@ -28,11 +28,16 @@ export interface ExtractBatches {
   fingerprints(recordId: number, promptWords: number, responseWords: number, promptFp: Buffer, responseFp: Buffer, tsMs: number, tenant: string, session: string, decodeNode: string | null): void
   flush(): void
   discard(): void
+  /** The batches' statements (for tests: none may abort, see RowBatch). */
+  readonly statements: readonly string[]
 }
 
 export function extractBatches(db: CaseDb): ExtractBatches {
   const pii = new RowBatch(db, 'INSERT OR IGNORE INTO pii_values (record_id, in_response, kind, value_sha256)', 4)
-  const fp = new RowBatch(db, 'INSERT OR REPLACE INTO fingerprints (record_id, prompt_words, response_words, prompt_fp, response_fp, ts_ms, tenant_id, session_id, decode_node)', 9)
+  // OR FAIL, not OR REPLACE: REPLACE over NOT NULL columns without defaults aborts, so it kept a
+  // statement journal (RowBatch). A record's fingerprints are written once, with the record, under
+  // an id no record had (recordBatch), and the rows of a dropped file's records went with them.
+  const fp = new RowBatch(db, 'INSERT OR FAIL INTO fingerprints (record_id, prompt_words, response_words, prompt_fp, response_fp, ts_ms, tenant_id, session_id, decode_node)', 9)
   return {
     pii(id, inResponse, kind, hash) {
       const a = pii.args
@@ -65,6 +70,7 @@ export function extractBatches(db: CaseDb): ExtractBatches {
       pii.discard()
       fp.discard()
     },
+    statements: [pii.sql, fp.sql],
   }
 }
 

@@ -53,12 +53,15 @@ export interface RecordBatch {
   pending(id: number): [string, string, number] | undefined
   flush(): void
   discard(): void
+  /** The batch's statement (for tests: it may not abort, see RowBatch). */
+  readonly statements: readonly string[]
 }
 
 export function recordBatch(db: CaseDb): RecordBatch {
+  // OR FAIL: no statement journal (RowBatch); a failure rolls the unit's transaction back whole.
   const batch = new RowBatch(
     db,
-    `INSERT INTO records (id, ${INGEST_COLUMNS})`,
+    `INSERT OR FAIL INTO records (id, ${INGEST_COLUMNS})`,
     INGEST_WIDTH + 1,
   )
   const largest = db.prepare('SELECT max(id) FROM records').pluck()
@@ -108,6 +111,7 @@ export function recordBatch(db: CaseDb): RecordBatch {
     },
     flush: () => batch.flush(),
     discard: () => batch.discard(),
+    statements: [batch.sql],
   }
 }
 

@@ -9,6 +9,15 @@ import type {CaseDb} from './open-case.js'
  * same table, `OR IGNORE` and `OR REPLACE` included. Rows are held until `size` are ready:
  * `flush` writes the rest, and must run before anything reads the table and before the
  * transaction ends.
+ *
+ * A statement of several rows that may abort (a NOT NULL, CHECK or key conflict under the default
+ * ABORT, or REPLACE over a NOT NULL column without a default) makes SQLite keep a statement journal:
+ * the prior content of every existing page it changes, so that the statement alone can be undone.
+ * Past 64 KiB it is a temporary file, and with 32 KiB pages nearly every batch went there: 1 GB of
+ * writes to temporary files for a 200k-record ingest (its whole case is 0.85 GB). Ingest's batches
+ * therefore write `OR FAIL` or `OR IGNORE`, which need none: a failing row ends the statement with
+ * the rows before it kept, and the error ends the transaction, which is rolled back whole
+ * (test/store/row-batch.test.ts checks each batch's statement with EXPLAIN).
  */
 export class RowBatch {
   private readonly many: Statement
@@ -22,6 +31,11 @@ export class RowBatch {
     this.many = db.prepare(`${insert} VALUES ${Array(size).fill(row).join(', ')}`)
     this.one = db.prepare(`${insert} VALUES ${row}`)
     this.args = new Array(width * size)
+  }
+
+  /** The statement of `size` rows, as prepared (for tests: abortingConstraints). */
+  get sql(): string {
+    return this.many.source
   }
 
   /** Rows held, not yet run. */
@@ -52,4 +66,17 @@ export class RowBatch {
     this.rows = 0
     this.args.fill(null)
   }
+}
+
+/**
+ * The constraint checks of `sql` that abort the statement (ABORT, the default), by opcode: a
+ * statement of several rows with any of these keeps a statement journal (see RowBatch).
+ */
+export function abortingConstraints(db: CaseDb, sql: string): string[] {
+  // OE_Abort in SQLite's program: the P2 of a Halt or HaltIfNull raised by a constraint (P1 not 0).
+  const OE_ABORT = 2
+  // Its program only: every parameter (`?` in these statements) bound to null.
+  const params = new Array<null>(sql.split('?').length - 1).fill(null)
+  const program = db.prepare(`EXPLAIN ${sql}`).all(...params) as Array<{opcode: string; p1: number; p2: number}>
+  return program.filter((op) => (op.opcode === 'Halt' || op.opcode === 'HaltIfNull') && op.p1 !== 0 && op.p2 === OE_ABORT).map((op) => `${op.opcode} ${op.p1}`)
 }

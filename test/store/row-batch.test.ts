@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import {afterEach, beforeEach, expect, it} from 'vitest'
 import {extractBatches} from '../../src/store/extracts.js'
 import {recordBatch, type RecordLine} from '../../src/store/records.js'
-import {RowBatch} from '../../src/store/row-batch.js'
+import {abortingConstraints, RowBatch} from '../../src/store/row-batch.js'
 import type {RecordFields} from '../../src/util/record-fields.js'
 import {openCase, type CaseDb} from '../../src/store/open-case.js'
 
@@ -106,4 +106,45 @@ it('gives records the ids SQLite would, and answers for the ones held until they
     VALUES (1, 22, 0, 1, 0, 'gw', 'r22', 'x', 0, 't', 's', 0, 'text', 0)`).run()
   records.begin()
   expect(records.add(line(23), fields(23))).toBe(15)
+})
+
+it("keeps no statement journal for ingest's batches: none of their statements aborts", () => {
+  // As ingest writes them: foreign-key checks off. A statement of several rows that may abort
+  // makes SQLite copy each page it changes to a statement journal (a temporary file past 64 KiB).
+  db.pragma('foreign_keys = OFF')
+  const statements = [...recordBatch(db).statements, ...extractBatches(db).statements]
+  expect(statements).toHaveLength(3)
+  for (const sql of statements) {
+    expect(sql).toMatch(/\bVALUES \(.*\), \(/s)
+    expect(abortingConstraints(db, sql), sql.slice(0, 40)).toEqual([])
+  }
+  // The check itself: the default ABORT of a NOT NULL column, and REPLACE over one without a default, abort.
+  expect(abortingConstraints(db, 'INSERT OR IGNORE INTO c (k, v) VALUES (?, ?), (?, ?)')).toEqual([])
+  expect(abortingConstraints(db, 'INSERT INTO a (k, v) VALUES (?, ?), (?, ?)').length).toBeGreaterThan(0)
+  expect(abortingConstraints(db, 'INSERT OR REPLACE INTO fingerprints (record_id, prompt_words, response_words, prompt_fp, response_fp, ts_ms, tenant_id, session_id, decode_node) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').length).toBeGreaterThan(0)
+  expect(abortingConstraints(db, 'INSERT OR FAIL INTO a (k, v) VALUES (?, ?), (?, ?)')).toEqual([])
+})
+
+it('leaves nothing of a batch whose statement failed part way, once its transaction is rolled back', () => {
+  db.pragma('foreign_keys = OFF')
+  const records = recordBatch(db)
+  const line = (n: number): RecordLine => ({fileId: 1, lineNo: n, item: 0, offset: n * 100, length: 99, crc: n, source: 'gw'})
+  const fields = (n: number): RecordFields => ({
+    request_id: `r${n}`, ts: '2026-11-02T06:48:30.289Z', ts_ms: 1793688510289, tenant_id: 't', session_id: 's', status: 200, endpoint: null, model: null,
+    prefill_node: null, decode_node: null, prompt_tokens: null, completion_tokens: null, cached_tokens: null,
+    // The tenth row breaks the table's CHECK on stream: OR FAIL keeps the nine before it until the transaction ends.
+    stream: n === 10 ? 7 : 0, response_kind: 'text', is_error: 0, error_message: null,
+  })
+  const write = db.transaction(() => {
+    records.begin()
+    try {
+      for (let n = 1; n <= 16; n++) records.add(line(n), fields(n))
+    } catch (error) {
+      expect(db.prepare('SELECT COUNT(*) FROM records').pluck().get()).toBe(9)
+      records.discard()
+      throw error
+    }
+  })
+  expect(write).toThrow(/CHECK constraint failed/)
+  expect(db.prepare('SELECT COUNT(*) FROM records').pluck().get()).toBe(0)
 })
