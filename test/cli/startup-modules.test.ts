@@ -1,5 +1,5 @@
 import {spawnSync} from 'node:child_process'
-import {existsSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 import {expect, it} from 'vitest'
@@ -43,4 +43,21 @@ it('triage\'s command loads no library its verdict does not use', () => {
     expect(loaded).not.toContain('@oclif/core')
   } else expect(loaded).toContain('@oclif/core')
   for (const lazy of ['zod', 'date-fns', 'pdfkit', 'semver']) expect(loaded).not.toContain(lazy)
+})
+
+it('the commands bin/run.js starts without NODE_EXTRA_CA_CERTS load no TLS or HTTP client', () => {
+  // The launcher drops that bundle of certificates for these commands (node parses it as it
+  // starts); a TLS connection made by one of them would then not trust the certificates it names.
+  const launcher = readFileSync(join(ROOT, 'bin', 'run.js'), 'utf8').split('\n')[1]!
+  const offline = /case \$\{1-\} in ([a-z|]+)\) unset NODE_EXTRA_CA_CERTS/.exec(launcher)?.[1]?.split('|')
+  expect(offline).toEqual(['triage', 'ingest', 'scan', 'scope', 'verify'])
+  const modules = ['triage', 'ingest/logs', 'ingest/canaries', 'ingest/findings', 'scan', 'scope', 'verify']
+  expect(new Set(modules.map((m) => m.split('/')[0]))).toEqual(new Set(offline))
+  for (const module of modules) {
+    const {urls} = packagesLoadedBy(`commands/${module}.js`)
+    expect(urls.length, module).toBeGreaterThan(0)
+    expect(urls.filter((u) => /^node:(https?|http2|tls)$/.test(u)), module).toEqual([])
+  }
+  // The check sees them where they are loaded: probe's client is built on node:http and node:https.
+  expect(packagesLoadedBy('commands/probe.js').urls).toEqual(expect.arrayContaining(['node:https', 'node:http']))
 })

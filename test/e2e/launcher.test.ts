@@ -30,4 +30,16 @@ describe('bin/run.js launcher', () => {
     expect(json.stderr.trim().split('\n')).toHaveLength(1)
     expect(spawnSync('test', ['-e', db]).status).not.toBe(0)
   })
+
+  it('starts the data pipeline without NODE_EXTRA_CA_CERTS and every other command with it', () => {
+    // Node warns as it starts when the bundle it names cannot be read: the warning shows where it was read.
+    const env = {NODE_EXTRA_CA_CERTS: join(tempDir(), 'no-such-bundle.pem')}
+    const warned = (args: string[]): boolean => {
+      const r = run([...args, '--help'], env)
+      expect(r.status, r.stderr).toBe(0)
+      return r.stderr.includes('Ignoring extra certs')
+    }
+    for (const args of [['triage'], ['ingest', 'logs'], ['ingest', 'canaries'], ['scan'], ['scope'], ['verify']]) expect(warned(args), args.join(' ')).toBe(false)
+    for (const args of [['probe'], ['replay'], ['status']]) expect(warned(args), args.join(' ')).toBe(true)
+  })
 })
