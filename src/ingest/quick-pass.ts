@@ -72,7 +72,7 @@ export const BOUND_HEAP_AFTER_BYTES = 1 << 30
  * until the oldest unit in flight is back, however long its own worker takes over it. With two
  * per worker the workers sat idle for 20-35% of the pass at 200k records (their CPU profiles); with
  * four the verdict came 70 ms sooner (medians of six alternating runs, 1336 -> 1265 ms from spawn;
- * six and eight no better), for four more unit buffers of 512 KB.
+ * six and eight no better), for two more unit buffers of 512 KB per worker.
  */
 export const QUICK_UNITS_PER_WORKER = 4
 
