@@ -172,6 +172,22 @@ describe('buildArticle33 from a hand-built CaseFacts', () => {
     expect(notificationLate(incident, {phase: 'initial', at: '2026-10-24T00:00:00.000Z', recipient: 'authority'})).toBe(false)
   })
 
+  it('a table row\'s label never holds an open item: an unrecorded KV pool size is said in words, the figure left open', () => {
+    const noPool = fixture()
+    const withPool = fixture()
+    withPool.scope = {...withPool.scope!, pool_tokens: 681280, at_risk_responses: 272}
+    for (const language of ['en', 'fr'] as const) {
+      for (const facts of [noPool, withPool]) {
+        const md = renderArticle33Markdown(buildArticle33(facts, {language}))
+        const labels = md.split('\n').filter((l) => l.startsWith('| ')).map((l) => l.split(' | ')[0]!)
+        expect(labels.filter((l) => /to be completed|à compléter/i.test(l))).toEqual([])
+      }
+    }
+    expect(renderArticle33Markdown(buildArticle33(noPool))).toContain('| Responses at risk (prompt at or over the KV pool, whose size is not recorded) | to be completed')
+    expect(renderArticle33Markdown(buildArticle33(withPool))).toContain('| Responses at risk (prompt at or over the KV pool of 681280 tokens) | 272 |')
+    expect(renderArticle33Markdown(buildArticle33(noPool, {language: 'fr'}))).toContain('pool KV, dont la taille n\'est pas enregistrée) | à compléter')
+  })
+
   it('says so when detection is incomplete: in its detection key, the Markdown, and as an open item', () => {
     const f = fixture()
     f.detection = {...f.detection, complete: false, files_not_scanned: 2, records_not_scanned: 40}
