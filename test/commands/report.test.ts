@@ -33,12 +33,17 @@ function expectInertMarkdown(md: string): void {
 describe('crosstalk report (article33 / article34 / processor-notice / register) and assess', () => {
   let dir: string
   let db: string
+  /** The same case with the incident opened as processor: what processor notices are drafted from. */
+  let processorDb: string
   let logSha256: string
   beforeAll(async () => {
     dir = tempDir()
     ;({db, logSha256} = await buildNotifyCase())
     const r = await run(['incident', 'open', '--db', db, '--title', 'KV-cache cross-tenant leak', '--aware-at', '2026-10-23T10:00:00+02:00', '--role', 'controller', '--dpo-contact', 'dpo@provider.example'])
     expect(r.code, r.stderr).toBe(0)
+    ;({db: processorDb} = await buildNotifyCase())
+    const p = await run(['incident', 'open', '--db', processorDb, '--title', 'KV-cache cross-tenant leak', '--aware-at', '2026-10-23T10:00:00+02:00', '--role', 'processor', '--dpo-contact', 'dpo@provider.example'])
+    expect(p.code, p.stderr).toBe(0)
   })
 
   it('article33 Markdown: Art. 33(3)(a)-(d) sections, scope numbers, open items, nothing leaked or live', async () => {
@@ -130,7 +135,17 @@ describe('crosstalk report (article33 / article34 / processor-notice / register)
     }
   })
 
+  it('a case whose incident records us as controller drafts no processor notice: it would speak as the processor', async () => {
+    for (const args of [['--tenant', 'acme'], ['--all', '--out', path.join(dir, 'controller-notices')]]) {
+      const r = await run(['report', 'processor-notice', '--db', db, ...args])
+      expect(r.code).toBe(1)
+      expect(r.stderr).toMatch(/records our role as controller: a processor notice is what a processor sends its controllers/)
+    }
+    expect(fs.existsSync(path.join(dir, 'controller-notices')) ? fs.readdirSync(path.join(dir, 'controller-notices')) : []).toEqual([])
+  })
+
   it('processor notice for one tenant holds only its own exposure', async () => {
+    const db = processorDb
     const r = await run(['report', 'processor-notice', '--db', db, '--tenant', 'acme'])
     expect(r.code, r.stderr).toBe(0)
     const md = r.stdout
@@ -150,6 +165,7 @@ describe('crosstalk report (article33 / article34 / processor-notice / register)
   })
 
   it('processor-notice --all writes one notice per affected tenant, each clean of the others', async () => {
+    const db = processorDb
     const out = path.join(dir, 'notices')
     const r = await run(['report', 'processor-notice', '--db', db, '--all', '--out', out, '--json'])
     expect(r.code, r.stderr).toBe(0)

@@ -18,6 +18,7 @@ const DEADLINE = '2026-11-05T12:00:00.000Z'
 let dir: string
 let out: string
 let db: string
+let processorDb: string
 let truth: {params: {tenants: string[]}; pii: Array<{value: string}>; provenance: Array<{source_request_id: string}>; boilerplate: Array<{text: string}>}
 
 function ok(args: string[]): string {
@@ -35,6 +36,9 @@ beforeAll(async () => {
   ok(['ingest', 'logs', path.join(out, 'logs')])
   ok(['ingest', 'canaries', path.join(out, 'canaries.csv')])
   ok(['scan', '--pool-tokens', '681280'])
+  // The same case before any incident: processor notices are drafted from it with the incident opened as processor.
+  processorDb = path.join(dir, 'processor.db')
+  fs.copyFileSync(db, processorDb)
 }, 120_000)
 
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}))
@@ -99,7 +103,13 @@ describe('reports on a generated incident', () => {
     const affected = new Set<string>(scope.exposure.flows.flatMap((f: {source_tenant: string; recipient_tenant: string}) => [f.source_tenant, f.recipient_tenant]))
     affected.delete('')
     const dirOut = path.join(dir, 'notices')
-    ok(['report', 'processor-notice', '--all', '--out', dirOut])
+    const asController = runCli(['report', 'processor-notice', '--all', '--out', dirOut, '--db', db])
+    expect(asController.code).toBe(1)
+    expect(asController.stderr).toMatch(/records our role as controller/)
+    for (const args of [['incident', 'open', '--title', 'KV cache cross-tenant leak', '--aware-at', AWARE, '--role', 'processor'], ['report', 'processor-notice', '--all', '--out', dirOut]]) {
+      const r = runCli([...args, '--db', processorDb])
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0)
+    }
     const files = fs.readdirSync(dirOut)
     expect(files.length).toBe(affected.size)
 

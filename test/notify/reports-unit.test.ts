@@ -319,7 +319,7 @@ describe('Article 34, the processor notice and the register say only what was re
     expect(a33.statements.filter((s) => s.text === said).map((s) => [s.section, s.rests_on])).toEqual([['investigation', ['evidence.files']]])
     expect(renderArticle33Markdown(a33)).toContain(said)
     expect(buildRegisterEntry(f).facts).toContain(said)
-    expect(buildProcessorNotice(f, 'acme').investigation).toContain(said)
+    expect(buildProcessorNotice({...f, incident: {...f.incident!, role: 'processor'}}, 'acme').investigation).toContain(said)
     expect(buildArticle33(f, {language: 'fr'}).statements.map((s) => s.text)).toContain("3 lignes de journal n'ont pas pu être lues (malformées, tronquées ou trop longues) et n'ont pas été examinées : les chiffres portent sur les lignes lisibles ; elles sont conservées comme preuve pour examen.")
     // Every line read: nothing said.
     expect(buildArticle33(fixture()).statements.some((s) => /could not be read/.test(s.text))).toBe(false)
