@@ -200,10 +200,10 @@ export const EN = {
     conversation: 'parts of your conversation with the assistant: what you wrote, or the answers it gave you',
     // The kinds are found across all the affected conversations: a letter to each of those people must not say each held every one.
     kindsNote: 'Not every conversation held each of these: the personal details listed after the first point were found in some of the affected conversations only.',
-    plain: {email: 'your e-mail address', phone: 'your phone number', iban: 'bank account numbers (IBAN)', card: 'payment card numbers', ipv4: 'IP addresses', ipv6: 'IP addresses'} as Record<string, string>,
+    plain: {email: 'e-mail addresses', phone: 'phone numbers', iban: 'bank account numbers (IBAN)', card: 'payment card numbers', ipv4: 'IP addresses', ipv6: 'IP addresses'} as Record<string, string>,
     seen: 'Someone you do not know may have seen part of your conversation.',
     phishing: 'You may receive fake e-mails or calls that use these details to seem genuine (phishing).',
-    financial: 'Someone could try to misuse your bank or card details.',
+    financial: 'Someone could try to misuse bank or card details that were in the conversation.',
     authorityTold: (at: string) => `We notified the data protection authority on ${at}.`,
     careful: 'Be careful with unexpected e-mails, messages or calls that mention your conversation; do not click links or give passwords.',
     checkBank: 'Check your bank and card statements and tell your bank about anything you do not recognise.',

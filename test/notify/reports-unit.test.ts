@@ -259,6 +259,11 @@ describe('Article 34, the processor notice and the register say only what was re
     expect(d.what_happened[0]).toContain('Part of your conversation (what you wrote, or the answers you received) may have been shown to someone else')
     // No run of blank lines where a section was left out.
     expect(md).not.toMatch(/\n\n\n/)
+    // A value found in the leaked text may be anyone's: a kind is never said to be the reader's own.
+    const fr = buildArticle34(fixture(), {language: 'fr'})
+    expect(d.what_data).toContain('e-mail addresses')
+    expect(fr.what_data).toContain('des adresses électroniques')
+    for (const r of [d, fr]) expect([...r.what_data.slice(1), ...r.consequences.slice(1)].filter((l) => /\b(your|vos|votre)\b/i.test(l))).toEqual([])
   })
 
   it('article 34 drafted without --lang keeps the language as an open item; with it, none', () => {
