@@ -108,6 +108,9 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     const missing = facts.tenants.filter((t) => !notified.has(t.tenant_id)).length
     if (missing > 0) L.open('notifications', P.open.controllerNotices(missing), 'Art. 33(2)', 'crosstalk notify record --recipient TENANT ...')
   } else if (!authority && a?.decision !== 'document') L.open('notifications', P.open.notifications, 'Art. 33(1)', 'crosstalk notify record --phase initial ...')
+  // The entry's own fields with nothing recorded: each rendered as to be completed, so each is listed.
+  if (inc && !inc.internal_reference) L.open('reference', P.open.internalReference, 'Art. 33(5)', 'crosstalk incident set --internal-reference ...')
+  if (inc && !inc.detected_at) L.open('timeline', P.open.detectedAt, 'Art. 33(5)', 'crosstalk incident set --detected-at ISO')
   const late = facts.clock?.late ?? false
   if (late && !inc?.delay_reason && !authority?.delay_reason) L.open('timeline', P.open.delayReason, 'Art. 33(1), 33(5)', 'crosstalk incident set --delay-reason TEXT')
   for (const problem of facts.notification_problems) L.open('notifications', P.open.notificationProblem(problem), 'Art. 33(5)', null)
