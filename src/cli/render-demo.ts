@@ -40,7 +40,7 @@ export function renderDemoSummary(result: DemoResult, seconds: number, options: 
     `                first marker ${scope.first_seen ?? '-'}  last marker ${scope.last_seen ?? '-'}; ${scope.at_risk_responses ?? '?'} at-risk over-pool responses`,
     `  reproduction  probe against the reference backend (stale, disaggregated): ${probeSummary(probe)}; replay confirmed ${confirmed} of ${replayed} records`,
     clock.basis === 'art33(2)-without-undue-delay' || clock.basis === 'art33(2)-contract'
-      ? `  GDPR clock    processor: notify each of ${Array.isArray(clock.controllers) ? clock.controllers.length : '?'} controllers ${clock.deadline ? `by ${clock.deadline}` : 'without undue delay (Art. 33(2))'}; ${Array.isArray(clock.controllers) ? clock.controllers.filter((c: {notified_at: string | null}) => c.notified_at !== null).length : '?'} notified so far`
+      ? `  GDPR clock    processor: notify each of ${Array.isArray(clock.controllers) ? clock.controllers.length : '?'} controllers ${clock.duty_deadline ? `by ${clock.duty_deadline} (the contractual period)` : 'without undue delay (Art. 33(2))'}; ${Array.isArray(clock.controllers) ? clock.controllers.filter((c: {notified_at: string | null}) => c.notified_at !== null).length : '?'} notified so far`
       : `  GDPR clock    deadline ${clock.deadline ?? '?'} (${clock.status ?? '?'}, ${hours} h left)`,
     `  integrity     verify ${verify.ok ? 'passed' : 'FAILED'}: ${verify.records_checked === null || verify.records_checked === undefined ? '? records' : count(verify.records_checked, 'record')} against their original bytes, audit chain of ${verify.audit_entries === null || verify.audit_entries === undefined ? '? entries' : count(verify.audit_entries, 'entry', 'entries')}`,
     '',

@@ -56,6 +56,17 @@ describe('the demo summary', () => {
     ])
   })
 
+  it('gives a processor no deadline but the one recorded: the contract\'s 72-hour deadline is not the processor\'s duty', () => {
+    const clock = (over: object) => ({...result, steps: [{command: 'crosstalk clock --db x', result: {aware_at: '2026-12-06T04:00:00.000Z', deadline: '2026-12-09T04:00:00.000Z', ...over}}]}) as unknown as DemoResult
+    const options = {bin: 'crosstalk', folder: {path: result.out, bytes: 0, temporary: false}}
+    const controllers = [{tenant_id: 'a', notified_at: null}, {tenant_id: 'b', notified_at: '2026-12-06T05:00:00.000Z'}]
+    const undue = renderDemoSummary(clock({basis: 'art33(2)-without-undue-delay', duty_deadline: null, controllers}), 1, options)
+    expect(undue).toContain('GDPR clock    processor: notify each of 2 controllers without undue delay (Art. 33(2)); 1 notified so far')
+    expect(undue).not.toContain('2026-12-09')
+    const contract = renderDemoSummary(clock({basis: 'art33(2)-contract', duty_deadline: '2026-12-07T04:00:00.000Z', controllers}), 1, options)
+    expect(contract).toContain('notify each of 2 controllers by 2026-12-07T04:00:00.000Z (the contractual period); 1 notified so far')
+  })
+
   it('folderBytes adds up the files below a folder', () => {
     const dir = tempDir()
     mkdirSync(join(dir, 'a'))
