@@ -260,7 +260,7 @@ export const EN = {
     eeaRepresentative: 'Art. 27 representative (controller not established in the EEA), or "not applicable"',
     awarenessBasis: 'basis for the awareness time (why there was reasonable certainty then) and who decided it',
     controllerAwareness: 'when the controller became aware (when the processor\'s notice reached it)',
-    internalReference: "the controller's internal reference for the incident",
+    internalReference: 'our internal reference for the incident',
     detectedAt: 'time of first detection (alert or report)',
     discovery: 'how the breach was discovered and by whom',
     informedBy: 'whether another party (processor, data subject, researcher, press) informed the controller, and when',

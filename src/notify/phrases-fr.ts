@@ -247,7 +247,7 @@ export const FR: Phrases = {
     eeaRepresentative: "représentant au titre de l'art. 27 (responsable établi hors de l'EEE), ou « sans objet »",
     awarenessBasis: "fondement de l'heure de prise de connaissance (pourquoi il y avait alors une certitude raisonnable) et qui l'a décidée",
     controllerAwareness: 'quand le responsable de traitement a pris connaissance de la violation (réception de la notification du sous-traitant)',
-    internalReference: 'référence interne de l’incident chez le responsable de traitement',
+    internalReference: 'notre référence interne pour l’incident',
     detectedAt: 'heure de la première détection (alerte ou signalement)',
     discovery: 'comment la violation a été découverte et par qui',
     informedBy: "si un tiers (sous-traitant, personne concernée, chercheur, presse) a informé le responsable de traitement, et quand",

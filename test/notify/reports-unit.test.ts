@@ -307,15 +307,15 @@ describe('Article 34, the processor notice and the register say only what was re
   it('the register lists remedial action, decision and cause as to be completed until recorded', () => {
     const r = buildRegisterEntry(fixture('2026-10-24T08:00:00.000Z', {measures_taken: null}))
     // Reference and detection time are recorded in the fixture: neither is open; unrecorded, each is.
-    expect(r.open_items.map((o) => o.item)).not.toContain("the controller's internal reference for the incident")
+    expect(r.open_items.map((o) => o.item)).not.toContain('our internal reference for the incident')
     const bare = buildRegisterEntry(fixture('2026-10-24T08:00:00.000Z', {internal_reference: null, detected_at: null}))
     expect(bare.open_items.map((o) => [o.item, o.record_with])).toEqual(expect.arrayContaining([
-      ["the controller's internal reference for the incident", 'crosstalk incident set --internal-reference ...'],
+      ['our internal reference for the incident', 'crosstalk incident set --internal-reference ...'],
       ['time of first detection (alert or report)', 'crosstalk incident set --detected-at ISO'],
     ]))
     const md = renderRegisterMarkdown(bare)
     expect(md).toContain('| Reference | to be completed: see the open items |')
-    expect(md).toContain("- to be completed: the controller's internal reference for the incident (Art. 33(5); crosstalk incident set --internal-reference ...)")
+    expect(md).toContain("- to be completed: our internal reference for the incident (Art. 33(5); crosstalk incident set --internal-reference ...)")
     expect(r.remedial_action).toMatch(/^to be completed: measures taken/)
     expect(r.decision).toMatch(/^to be completed: risk assessment/)
     expect(r.cause).toMatch(/^to be completed: the cause/)
