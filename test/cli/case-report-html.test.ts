@@ -170,6 +170,22 @@ describe('renderCaseReportHtml', () => {
     expect(bar({aware_at: aware, deadline: '2026-11-04T21:00:00.000Z', remaining_seconds: 216000, status: 'open', basis: 'art33(1)'} as CaseReportData['clock'])).toBe('16.7')
   })
 
+  it('names a processor\'s clock by Art. 33(2), draws no 72-hour bar or deadline where none is fixed, and keeps 72 hours for a controller', () => {
+    const aware = '2026-11-02T09:00:00.000Z'
+    const undue = renderCaseReportHtml(reportData({clock: {aware_at: aware, deadline: null, remaining_seconds: null, status: 'open', basis: 'art33(2)-without-undue-delay'} as CaseReportData['clock']}))
+    expect(undue).toContain('<h2>Notice clock (Art. 33(2))</h2>')
+    expect(undue).toContain('<a href="#clock">Notice clock (Art. 33(2))</a>')
+    expect(undue).not.toContain('72-hour')
+    expect(undue).not.toContain('class="clockbar"')
+    const contract = renderCaseReportHtml(reportData({clock: {aware_at: aware, deadline: '2026-11-03T09:00:00.000Z', remaining_seconds: 3600, status: 'due_soon', basis: 'art33(2)-contract'} as CaseReportData['clock']}))
+    expect(contract).toContain('contractual deadline to each controller</span>')
+    expect(contract).not.toContain('72-hour')
+    expect(contract).not.toContain('72 h deadline')
+    const controller = renderCaseReportHtml(reportData({clock: {aware_at: aware, deadline: '2026-11-05T09:00:00.000Z', remaining_seconds: 3600, status: 'due_soon', basis: 'art33(1)'} as CaseReportData['clock']}))
+    expect(controller).toContain('<h2>72-hour clock</h2>')
+    expect(controller).toContain('72-hour deadline</span>')
+  })
+
   it('has a print style sheet', () => {
     expect(between(html, '<style>', '</style>')[0]).toContain('@media print')
   })

@@ -1,6 +1,5 @@
 import {createHash} from 'node:crypto'
 import type {CaseReportData} from '../../notify/case-report-data.js'
-import {DEADLINE_MS} from '../../notify/clock.js'
 import {formatDuration} from '../../notify/time.js'
 import {clockSummary} from '../render-clock.js'
 import {PHRASES} from '../../notify/phrases.js'
@@ -124,7 +123,7 @@ function header(d: CaseReportData, title: string): string {
 <p class="eyebrow">crosstalk case report${role} · generated ${utc(d.generated_at)} · confidential: describes a personal data breach</p>
 <h1>${esc(title)}</h1>
 <div class="verdict ${v.cls}" id="verdict"><strong>${esc(v.head)}</strong>${esc(v.text)}</div>
-<nav><a href="#numbers">Numbers</a><a href="#clock">72-hour clock</a><a href="#timeline">Timeline</a><a href="#flows">Flows</a><a href="#nodes">Nodes</a><a href="#sightings">Sightings</a><a href="#open-items">Open items</a><a href="#case">Case</a></nav>
+<nav><a href="#numbers">Numbers</a><a href="#clock">${esc(clockTitle(d))}</a><a href="#timeline">Timeline</a><a href="#flows">Flows</a><a href="#nodes">Nodes</a><a href="#sightings">Sightings</a><a href="#open-items">Open items</a><a href="#case">Case</a></nav>
 </header>`
 }
 
@@ -181,18 +180,34 @@ function dataCategories(d: CaseReportData): string {
   return `<h3>Data categories seen</h3><table><thead><tr><th>category</th><th>evidence</th><th class="n">responses</th><th class="n">findings</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
 }
 
+/**
+ * The clock's name: Art. 33(1)'s 72 hours for a controller; a processor's duty (Art. 33(2)) is to each
+ * controller, within a contractual period where one is recorded, else without undue delay.
+ */
+function clockTitle(d: CaseReportData): string {
+  const basis = d.clock?.basis
+  return basis === undefined || basis === 'art33(1)' ? '72-hour clock' : 'Notice clock (Art. 33(2))'
+}
+
+/** The deadline's name in the timeline's legend; null where none is fixed (nothing is drawn). */
+function deadlineLegend(d: CaseReportData): string | null {
+  if (!d.clock?.deadline) return null
+  return d.clock.basis === 'art33(2)-contract' ? 'contractual deadline to each controller' : '72-hour deadline'
+}
+
 function clockSection(d: CaseReportData): string {
   const c = d.clock
   if (!c) {
     return `<section id="clock"><h2>72-hour clock</h2><p><span class="badge">not started</span> No incident is open, so the Art. 33(1) clock has not started: <span class="mono">crosstalk incident open --title T --aware-at ISO --role controller|processor</span>.</p></section>`
   }
   // The share of the period in force: 72 hours to the authority, or a processor's contractual period to its controllers.
-  const period = c.deadline === null ? DEADLINE_MS : Math.max(1, Date.parse(c.deadline) - Date.parse(c.aware_at))
-  const elapsed = Math.min(1, Math.max(0, (Date.parse(d.generated_at) - Date.parse(c.aware_at)) / period))
+  // No deadline fixed (a processor without a contractual period): no share of a period to draw.
+  const period = c.deadline === null ? null : Math.max(1, Date.parse(c.deadline) - Date.parse(c.aware_at))
+  const elapsed = period === null ? 0 : Math.min(1, Math.max(0, (Date.parse(d.generated_at) - Date.parse(c.aware_at)) / period))
   const status = {open: 'open', due_soon: 'due soon (under 24 h left)', overdue: 'overdue: a late notification must give reasons for the delay', notified: 'notified'}[c.status]
   const live = c.status === 'notified' || c.deadline === null ? '' : `<p class="noprint">Now: <strong id="clock-now" data-deadline="${esc(c.deadline)}">${esc(formatDuration(c.remaining_seconds ?? 0))}</strong> (counted by this page from the deadline; needs scripts)</p>`
   return `<section id="clock">
-<h2>72-hour clock</h2>
+<h2>${esc(clockTitle(d))}</h2>
 <p><span class="badge ${esc(c.status)}" data-k="clock_status">${esc(status)}</span></p>
 <table><tbody>
 <tr><th>aware at</th><td data-k="aware_at">${utc(c.aware_at)}</td></tr>
@@ -200,16 +215,16 @@ function clockSection(d: CaseReportData): string {
 <tr><th>when this report was generated</th><td data-k="clock_summary">${esc(clockSummary(c))}</td></tr>
 ${c.notified_at ? `<tr><th>notified</th><td>${utc(c.notified_at)}${c.late ? ' <strong>LATE</strong>' : ''}</td></tr>` : ''}
 </tbody></table>
-<div class="clockbar"><svg viewBox="0 0 100 10" width="100%" height="10" preserveAspectRatio="none" role="img" aria-label="share of the notification period elapsed"><rect x="0" y="0" width="${(elapsed * 100).toFixed(1)}" height="10" fill="${c.status === 'overdue' ? '#b3261e' : c.status === 'due_soon' ? '#9a6700' : '#1a73e8'}"/></svg></div>
+${period === null ? '' : `<div class="clockbar"><svg viewBox="0 0 100 10" width="100%" height="10" preserveAspectRatio="none" role="img" aria-label="share of the notification period elapsed"><rect x="0" y="0" width="${(elapsed * 100).toFixed(1)}" height="10" fill="${c.status === 'overdue' ? '#b3261e' : c.status === 'due_soon' ? '#9a6700' : '#1a73e8'}"/></svg></div>`}
 ${live}
 </section>`
 }
 
 function timelineSection(d: CaseReportData): string {
-  const {svg, notes} = timelineSvg({hours: d.hours, scanned: !d.detection.never_scanned, bugWindow: d.scope.bug_window, awareAt: d.clock?.aware_at ?? null, deadline: d.clock?.deadline ?? null, poolTokens: d.scope.pool_tokens})
+  const {svg, notes} = timelineSvg({hours: d.hours, scanned: !d.detection.never_scanned, bugWindow: d.scope.bug_window, awareAt: d.clock?.aware_at ?? null, deadline: d.clock?.deadline ?? null, deadlineLabel: d.clock?.basis === 'art33(2)-contract' ? 'contract deadline' : undefined, poolTokens: d.scope.pool_tokens})
   return `<section id="timeline">
 <h2>Timeline (UTC, per hour)</h2>
-<div class="legend"><span><i class="sw leak"></i>responses with another session's marker</span><span><i class="sw text"></i>responses with another session's text only (verbatim, no marker)</span><span><i class="sw risk"></i>at-risk responses</span><span><i class="sw win"></i>bug window</span><span><i class="sw aware"></i>awareness</span><span><i class="sw deadline"></i>72-hour deadline</span></div>
+<div class="legend"><span><i class="sw leak"></i>responses with another session's marker</span><span><i class="sw text"></i>responses with another session's text only (verbatim, no marker)</span><span><i class="sw risk"></i>at-risk responses</span><span><i class="sw win"></i>bug window</span><span><i class="sw aware"></i>awareness</span>${deadlineLegend(d) ? `<span><i class="sw deadline"></i>${esc(deadlineLegend(d)!)}</span>` : ''}</div>
 <figure>${svg}</figure>
 ${notes.map((n) => `<p class="muted">${esc(n)}</p>`).join('\n')}
 </section>`

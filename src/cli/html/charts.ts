@@ -15,13 +15,15 @@ export interface TimelineChartInput {
   bugWindow: {start: string; end: string} | null
   awareAt: string | null
   deadline: string | null
+  /** the deadline mark's label (default '72 h deadline': Art. 33(1)'s); a processor's contractual period names itself */
+  deadlineLabel?: string
   /** the KV pool size the at-risk test used; null: none given. Says why at-risk counts are unknown. */
   poolTokens?: number | null
 }
 
 /**
  * Contaminated responses per hour over at-risk responses per hour, on one UTC time axis,
- * with the bug window shaded and the awareness time and 72-hour deadline marked.
+ * with the bug window shaded and the awareness time and the notification deadline marked.
  */
 export function timelineSvg(input: TimelineChartInput): {svg: string; notes: string[]} {
   const notes: string[] = []
@@ -34,7 +36,7 @@ export function timelineSvg(input: TimelineChartInput): {svg: string; notes: str
   if (input.bugWindow) (lo = Math.min(lo, Date.parse(input.bugWindow.start))), (hi = Math.max(hi, Date.parse(input.bugWindow.end)))
   // Awareness usually comes after the leak; the axis stretches to show it when it is close.
   const marks: Array<{at: number; label: string; cls: string}> = []
-  for (const [iso, label, cls] of [[input.awareAt, 'aware', 'aware'], [input.deadline, '72 h deadline', 'deadline']] as const) {
+  for (const [iso, label, cls] of [[input.awareAt, 'aware', 'aware'], [input.deadline, input.deadlineLabel ?? '72 h deadline', 'deadline']] as const) {
     if (!iso) continue
     const at = Date.parse(iso)
     if (at >= lo - 7 * DAY && at <= hi + 7 * DAY) {
