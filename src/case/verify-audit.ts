@@ -1,7 +1,7 @@
 import {listAssessmentRows} from '../store/assessments.js'
 import {auditTriggersInPlace, findBrokenAuditLink, listAudit, type AuditEntry} from '../store/audit.js'
 import {listFiles} from '../store/files.js'
-import {incidentAwareness, listAmendmentRows} from '../store/incident.js'
+import {getIncidentRow, incidentAwareness, listAmendmentRows} from '../store/incident.js'
 import {listNotificationRows} from '../store/notifications.js'
 import type {CaseDb} from '../store/open-case.js'
 import {finishedScanRuns} from '../store/scan-runs.js'
@@ -200,5 +200,40 @@ function checkIncident(db: CaseDb, entries: readonly AuditEntry[], problems: Pro
   }
   if (time !== null && time !== incident.aware_at) {
     problems.add('incident', 'incident aware_at', `is ${incident.aware_at}, but its opening and amendments give ${time}: it was moved without an amendment`)
+  }
+  checkRole(db, entries, opened, problems)
+}
+
+/**
+ * The role decides the duty and its clock, so it too is replayed: the role the incident was
+ * opened with (in the audit entry of `incident open`; entries written before it was kept there
+ * give none, and then only the changes are checked against their audit entries), then each
+ * audited change. The result must be the role the case holds.
+ */
+function checkRole(db: CaseDb, entries: readonly AuditEntry[], opened: AuditEntry | undefined, problems: Problems): void {
+  const incident = getIncidentRow(db)
+  if (!incident) return
+  const changes = listAmendmentRows(db).filter((a) => a.field === 'role')
+  const openedAs = opened ? summaryOf(opened).role : undefined
+  let role: string | null = typeof openedAs === 'string' ? openedAs : null
+  const audited = entries.filter((e) => {
+    const s = summaryOf(e)
+    return e.command === 'incident:set' && Array.isArray(s.changed) && s.changed.includes('role')
+  })
+  changes.forEach((c, i) => {
+    if (role !== null && c.old_value !== role) problems.add('incident', `role change ${i + 1} (${c.at})`, `changes the role from ${shown(c.old_value)}, but it was ${role} then`)
+    const entry = audited[i]
+    const auditedTo = entry ? summaryOf(entry).role : undefined
+    if (!entry) problems.add('unaudited', `role change ${i + 1} (${c.at})`, 'no audit entry records it')
+    else if (typeof auditedTo === 'string' && auditedTo !== c.new_value) {
+      problems.add('incident', `role change ${i + 1} (${c.at})`, `changes the role to ${shown(c.new_value)}, but its audit entry ${entry.seq} recorded ${auditedTo}`)
+    }
+    role = c.new_value
+  })
+  if (audited.length > changes.length) {
+    problems.add('incident', 'role changes', `the audit log records ${count(audited.length, 'role change')}, the case holds ${changes.length}: changes were removed`)
+  }
+  if (role !== null && role !== incident.role) {
+    problems.add('incident', 'incident role', `is ${incident.role}, but its opening and recorded changes give ${role}: it was changed without an amendment`)
   }
 }

@@ -1,6 +1,6 @@
 import {z} from 'zod'
 import {InputError} from '../errors.js'
-import {amendAwareAt, getIncidentRow, insertIncidentRow, listAmendmentRows, updateIncidentRow, type AmendmentRow, type IncidentRow} from '../store/incident.js'
+import {amendAwareAt, amendRole, getIncidentRow, insertIncidentRow, listAmendmentRows, updateIncidentRow, type AmendmentRow, type IncidentRow} from '../store/incident.js'
 import type {CaseDb} from '../store/open-case.js'
 
 // The incident record. EDPB Guidelines 9/2022 separate detection (first alert), the start
@@ -85,7 +85,10 @@ export type AwarenessAmendment = AmendmentRow
 /** `crosstalk incident show --json` */
 export interface IncidentShowResult {
   incident: IncidentRecord
+  /** the awareness time's amendments (field `aware_at`) */
   amendments: AwarenessAmendment[]
+  /** each change of the role (field `role`: the old and new role, the reason and who) */
+  role_changes: AwarenessAmendment[]
 }
 
 export interface OpenIncidentOptions {
@@ -161,6 +164,34 @@ export function amendAwareness(db: CaseDb, options: AmendAwarenessOptions): Inci
   return requireIncident(db)
 }
 
+export interface ChangeRoleOptions {
+  role: Role
+  reason: string
+  amendedBy?: string
+  now: Date
+}
+
+/**
+ * The role decides the duty and its clock (a controller's 72 hours to the authority, Art. 33(1); a
+ * processor's notice to each controller, Art. 33(2)), so it changes only with a reason, kept as an
+ * amendment beside the awareness time's.
+ */
+export function changeRole(db: CaseDb, options: ChangeRoleOptions): IncidentRecord {
+  const reason = options.reason.trim()
+  if (!reason) throw new InputError('incident set: --reason must say why the role changes')
+  const role = validate({role: options.role}).role!
+  const before = requireIncident(db)
+  if (before.role === role) throw new InputError(`incident set: the incident's role is already ${role}`)
+  amendRole(db, {field: 'role', old_value: before.role, new_value: role, reason, amended_by: options.amendedBy ?? null, at: options.now.toISOString()})
+  return requireIncident(db)
+}
+
+/** The amendments of the awareness time, oldest first. */
 export function listAmendments(db: CaseDb): AwarenessAmendment[] {
-  return listAmendmentRows(db)
+  return listAmendmentRows(db).filter((a) => a.field === 'aware_at')
+}
+
+/** The changes of the incident's role, oldest first. */
+export function listRoleChanges(db: CaseDb): AwarenessAmendment[] {
+  return listAmendmentRows(db).filter((a) => a.field === 'role')
 }

@@ -101,7 +101,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   // The notice speaks as the processor ("we are informing you, as your processor"): on a case whose
   // incident records us as the controller, every such sentence would contradict the record.
   if (inc && inc.role !== 'processor') {
-    throw new InputError(`this case's incident records our role as ${inc.role}: a processor notice is what a processor sends its controllers (Art. 33(2)). As controller, draft the authority's notification (report article33) and the data subjects' (report article34)`, 'E_ROLE')
+    throw new InputError(`this case's incident records our role as ${inc.role}: a processor notice is what a processor sends its controllers (Art. 33(2)). As controller, draft the authority's notification (report article33) and the data subjects' (report article34); if the role was recorded wrong, correct it with \`crosstalk incident set --role processor --reason ...\``, 'E_ROLE')
   }
   const language = options.language ?? 'en'
   const P = PHRASES[language]

@@ -92,6 +92,16 @@ export function amendAwareAt(db: CaseDb, amendment: AmendmentRow, awareAt: Date)
   })()
 }
 
+/** Changes the incident's role (controller or processor) and keeps the change as an amendment, in one transaction. */
+export function amendRole(db: CaseDb, amendment: AmendmentRow): void {
+  db.transaction(() => {
+    db.prepare('INSERT INTO incident_amendments (field, old_value, new_value, reason, amended_by, at) VALUES (?, ?, ?, ?, ?, ?)').run(
+      amendment.field, amendment.old_value, amendment.new_value, amendment.reason, amendment.amended_by, amendment.at,
+    )
+    db.prepare('UPDATE incident SET role = ?, updated_at = ? WHERE id = 1').run(amendment.new_value, amendment.at)
+  })()
+}
+
 export function listAmendmentRows(db: CaseDb): AmendmentRow[] {
   return db.prepare('SELECT field, old_value, new_value, reason, amended_by, at FROM incident_amendments ORDER BY id').all() as AmendmentRow[]
 }

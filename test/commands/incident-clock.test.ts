@@ -60,6 +60,27 @@ describe('crosstalk clock / incident / notify record', () => {
     expect(show.amendments[0]).toMatchObject({old_value: '2026-10-23T08:00:00.000Z', new_value: '2026-10-23T07:00:00.000Z', reason: 'pager log shows confirmation at 09:00'})
   })
 
+  it('changes the role only with a reason, keeps the change apart from the awareness amendments, and the clock follows it', async () => {
+    const noReason = await run(['incident', 'set', '--db', db, '--role', 'processor'])
+    expect(noReason.code).toBe(2)
+    expect(noReason.stderr).toMatch(/--role changes the duty and its deadline: give --reason/)
+    const same = await run(['incident', 'set', '--db', db, '--role', 'controller', '--reason', 'no change'])
+    expect(same.code).toBe(1)
+    expect(same.stderr).toMatch(/already controller/)
+    const role = await run(['incident', 'set', '--db', db, '--role', 'processor', '--reason', 'we process these conversations for our API customers', '--amended-by', 'DPO', '--json'])
+    expect(role.code, role.stderr).toBe(0)
+    expect(JSON.parse(role.stdout)).toMatchObject({role: 'processor'})
+    const show = JSON.parse((await run(['incident', 'show', '--db', db, '--json'])).stdout)
+    expect(show.amendments.map((a: {field: string}) => a.field)).toEqual(['aware_at'])
+    expect(show.role_changes).toEqual([expect.objectContaining({field: 'role', old_value: 'controller', new_value: 'processor', reason: 'we process these conversations for our API customers', amended_by: 'DPO'})])
+    const clock = JSON.parse((await run(['clock', '--db', db, '--now', '2026-10-24T00:00:00Z', '--json'])).stdout)
+    expect(clock).toMatchObject({basis: 'art33(2)-without-undue-delay', duty_deadline: null})
+    const verify = await run(['verify', '--db', db])
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0)
+    const back = await run(['incident', 'set', '--db', db, '--role', 'controller', '--reason', 'back to the record we started with'])
+    expect(back.code, back.stderr).toBe(0)
+  })
+
   it('notify record stores the SHA-256 of the file sent and stops the clock', async () => {
     const file = path.join(dir, 'sent.pdf')
     fs.writeFileSync(file, 'hello')

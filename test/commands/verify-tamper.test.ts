@@ -224,6 +224,21 @@ describe('verify catches a moved awareness time', () => {
     expect(r.out).toMatch(/FAIL unaudited: awareness amendment 2 .*no audit entry records it/)
   })
 
+  it('the role changed without an amendment: the duty and its clock are not what was recorded', async () => {
+    const r = await verify(tampered((sql) => sql.prepare(`UPDATE incident SET role = 'controller'`).run()))
+    expect(r.code).toBe(1)
+    expect(r.out).toMatch(/FAIL incident: incident role: is controller, but its opening and recorded changes give processor: it was changed without an amendment/)
+  })
+
+  it('the role changed with a forged amendment row', async () => {
+    const r = await verify(tampered((sql) => {
+      sql.prepare(`INSERT INTO incident_amendments (field, old_value, new_value, reason, at) VALUES ('role', 'processor', 'controller', 'forged', '2026-11-04T00:00:00.000Z')`).run()
+      sql.prepare(`UPDATE incident SET role = 'controller'`).run()
+    }))
+    expect(r.code).toBe(1)
+    expect(r.out).toMatch(/FAIL unaudited: role change 1 .*no audit entry records it/)
+  })
+
   it('the amendment deleted and aware_at put back to the opening time', async () => {
     const r = await verify(tampered((sql) => {
       sql.prepare('DELETE FROM incident_amendments').run()

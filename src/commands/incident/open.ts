@@ -36,7 +36,7 @@ export default class IncidentOpen extends BaseCommand {
         fields: incidentPatchFromFlags(flags),
         now,
       })
-      this.audit(db, {flags}, {incident_opened: opened.aware_at}, now)
+      this.audit(db, {flags}, {incident_opened: opened.aware_at, role: opened.role}, now)
       return opened
     })
     if (!this.jsonEnabled()) this.log(renderOpenedIncident(incident))

@@ -3,7 +3,7 @@ import {BaseCommand, dbFlag} from '../../cli/base-command.js'
 import {incidentFieldFlags, incidentPatchFromFlags} from '../../cli/incident-flags.js'
 import {renderIncident} from '../../cli/render-incident.js'
 import {UsageError} from '../../errors.js'
-import {amendAwareness, updateIncident, type IncidentRecord} from '../../notify/incident.js'
+import {amendAwareness, changeRole, ROLES, updateIncident, type IncidentRecord} from '../../notify/incident.js'
 import {parseInstant} from '../../notify/time.js'
 import {inTransaction} from '../../store/session.js'
 
@@ -12,17 +12,19 @@ export type IncidentSetResult = IncidentRecord
 
 export default class IncidentSet extends BaseCommand {
   static override description =
-    'Fill in or correct incident fields. The awareness time changes only with --aware-at plus --reason (kept as an audited amendment).'
+    'Fill in or correct incident fields. The awareness time (--aware-at) and our role (--role) change only with --reason, each kept as an audited amendment: they decide the deadline.'
   static override examples = [
     '<%= config.bin %> incident set --controller-name "Acme Ltd" --dpo-name "J. Doe" --dpo-contact dpo@acme.example --lead-authority "DPC (Ireland)"',
     '<%= config.bin %> incident set --aware-at 2026-10-23T09:30:00+02:00 --reason "alert log shows on-call engineer confirmed at 09:30"',
+    '<%= config.bin %> incident set --role processor --reason "the leaked conversations are our API customers\' data; we process them on their behalf"',
   ]
   static override flags = {
     db: dbFlag,
     title: Flags.string({description: 'Short title of the incident.'}),
     'aware-at': Flags.string({description: 'New awareness time (ISO with zone); requires --reason.', helpValue: 'ISO'}),
-    reason: Flags.string({description: 'Why the awareness time changes (kept in the amendment log).'}),
-    'amended-by': Flags.string({description: 'Who amends the awareness time.'}),
+    role: Flags.string({description: 'Our role for the leaked data, corrected; requires --reason. It decides the duty and its clock: a controller notifies the authority within 72 hours (Art. 33(1)), a processor each controller (Art. 33(2)).', options: [...ROLES]}),
+    reason: Flags.string({description: 'Why the awareness time or the role changes (kept in the amendment log).'}),
+    'amended-by': Flags.string({description: 'Who amends the awareness time or the role.'}),
     ...incidentFieldFlags,
   }
 
@@ -30,7 +32,8 @@ export default class IncidentSet extends BaseCommand {
     const {flags} = await this.parse(IncidentSet)
     // The deadline hangs on aware_at: it never changes silently (Art. 33(1), EDPB 9/2022).
     if (flags['aware-at'] && !flags.reason) throw new UsageError('--aware-at moves the 72-hour deadline: give --reason saying why (kept in the amendment log)')
-    if (flags.reason && !flags['aware-at']) throw new UsageError('--reason goes with --aware-at')
+    if (flags.role && !flags.reason) throw new UsageError('--role changes the duty and its deadline: give --reason saying why (kept in the amendment log)')
+    if (flags.reason && !flags['aware-at'] && !flags.role) throw new UsageError('--reason goes with --aware-at or --role')
     const db = this.openCase(flags.db)
     const now = new Date()
     const patch = {...incidentPatchFromFlags(flags), ...(flags.title ? {title: flags.title} : {})}
@@ -39,8 +42,10 @@ export default class IncidentSet extends BaseCommand {
       if (flags['aware-at'] && flags.reason) {
         incident = amendAwareness(db, {awareAt: parseInstant(flags['aware-at'], '--aware-at'), reason: flags.reason, amendedBy: flags['amended-by'], now})
       }
+      if (flags.role && flags.reason) incident = changeRole(db, {role: flags.role as IncidentRecord['role'], reason: flags.reason, amendedBy: flags['amended-by'], now})
       if (Object.keys(patch).length > 0 || !incident) incident = updateIncident(db, patch, now)
-      this.audit(db, {flags}, {changed: [...Object.keys(patch), ...(flags['aware-at'] ? ['aware_at'] : [])], ...(flags['aware-at'] ? {aware_at: incident!.aware_at} : {})}, now)
+      const changed = [...Object.keys(patch), ...(flags['aware-at'] ? ['aware_at'] : []), ...(flags.role ? ['role'] : [])]
+      this.audit(db, {flags}, {changed, ...(flags['aware-at'] ? {aware_at: incident!.aware_at} : {}), ...(flags.role ? {role: incident!.role} : {})}, now)
     })
     if (!this.jsonEnabled()) this.log(renderIncident(incident!))
     return incident!

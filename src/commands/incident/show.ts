@@ -1,17 +1,17 @@
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
 import {renderIncident} from '../../cli/render-incident.js'
-import {listAmendments, requireIncident, type IncidentShowResult} from '../../notify/incident.js'
+import {listAmendments, listRoleChanges, requireIncident, type IncidentShowResult} from '../../notify/incident.js'
 
 export default class IncidentShow extends BaseCommand {
-  static override description = "Show the case's incident record and every amendment of its awareness time."
+  static override description = "Show the case's incident record and every amendment of its awareness time and its role."
   static override examples = ['<%= config.bin %> incident show', '<%= config.bin %> incident show --json']
   static override flags = {db: dbFlag}
 
   public async run(): Promise<IncidentShowResult> {
     const {flags} = await this.parse(IncidentShow)
     const db = this.openCase(flags.db)
-    const result = {incident: requireIncident(db), amendments: listAmendments(db)}
-    if (!this.jsonEnabled()) this.log(renderIncident(result.incident, result.amendments))
+    const result = {incident: requireIncident(db), amendments: listAmendments(db), role_changes: listRoleChanges(db)}
+    if (!this.jsonEnabled()) this.log(renderIncident(result.incident, result.amendments, result.role_changes))
     return result
   }
 }
