@@ -39,6 +39,12 @@ function answers(d: Draft, P: Phrases) {
       ? {value: P.noneFound, open: false}
       : {value: P.toComplete(o.detectionIncomplete(d.detection.files_not_scanned)), open: true}
   const found = (items: readonly string[]): Answer => (items.length > 0 ? {value: joinItems(items, P.join), open: false} : nothingKnown)
+  // Whole sentences (the nature of the breach, its consequences) read as prose, each ending in its
+  // stop; joined as list items they ran on with "; " before a capital.
+  const prose = (items: readonly string[]): string | null => {
+    const text = items.map((s) => s.trim().replace(/;+$/, '')).filter(Boolean).map((s) => (/[.!?]$/.test(s) ? s : `${s}.`)).join(' ')
+    return text || null
+  }
   const categories = d.data_categories.map((c) => `${c.label}${c.kind === 'free_text' ? '' : ` (${c.count})`}`)
   const window = d.timeline.first_seen
     ? `${d.timeline.breach_started_at ?? d.timeline.first_seen} – ${d.timeline.breach_ended_at ?? (fr ? 'fin non confirmée' : 'end not confirmed')}${d.timeline.breach_started_at ? '' : fr ? ' (estimé : première et dernière réponse concernée dans les journaux)' : ' (estimated: first and last affected response in the logs)'}`
@@ -113,14 +119,14 @@ function answers(d: Draft, P: Phrases) {
     availability: {value: P.toComplete(fr ? 'si la disponibilité des données a été atteinte' : 'whether the availability of data was affected'), open: true},
     category: d.nature.incident_category ? {value: d.nature.incident_category, open: false} : nothingKnown,
     causeCategory: known(d.nature.cause.length > 0 ? d.nature.cause[0]! : null, o.cause),
-    description: list([...d.nature.summary, ...d.nature.cause], o.cause),
+    description: known(prose([...d.nature.summary, ...d.nature.cause]), o.cause),
     systems: known(d.nature.systems, o.systems),
     subjectCategories: found(d.data_subjects.categories),
     subjects: known(d.data_subjects.approximate ? P.range(d.data_subjects.approximate, true) : null, o.noScan),
     data: found(categories),
     records: known(d.records.approximate ? P.range(d.records.approximate, true) : null, o.noScan),
     measuresBefore: known(d.measures_before, o.measuresBefore),
-    consequences: found(d.consequences),
+    consequences: d.consequences.length > 0 ? {value: prose(d.consequences)!, open: false} : nothingKnown,
     severity: known(severity, o.risk),
     riskOutcome: known(riskOutcome, o.risk),
     method: known(d.risk?.method, o.risk),

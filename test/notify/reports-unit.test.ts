@@ -172,6 +172,20 @@ describe('buildArticle33 from a hand-built CaseFacts', () => {
     expect(notificationLate(incident, {phase: 'initial', at: '2026-10-24T00:00:00.000Z', recipient: 'authority'})).toBe(false)
   })
 
+  it('the form\'s description and consequences read as sentences, never run on with "; " before a capital', () => {
+    const f = fixture('2026-10-24T08:00:00.000Z', {cause: 'stale KV pages read after an over-pool handoff', cause_category: 'internal-non-malicious'})
+    for (const language of ['en', 'fr'] as const) {
+      const md = renderArticle33Markdown(buildArticle33(f, {language}))
+      const rows = md.split('\n').filter((l) => /^\| (62|79-85) \|/.test(l))
+      expect(rows).toHaveLength(2)
+      for (const row of rows) {
+        const answer = row.split(' | ').at(-1)!
+        expect(answer).not.toMatch(/; \p{Lu}/u)
+        expect(answer).toMatch(/[.!?] \|$/)
+      }
+    }
+  })
+
   it('a table row\'s label never holds an open item: an unrecorded KV pool size is said in words, the figure left open', () => {
     const noPool = fixture()
     const withPool = fixture()
