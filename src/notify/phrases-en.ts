@@ -3,6 +3,7 @@ import type {ReplayTargetFacts} from './facts.js'
 import type {Exposure} from '../scope/exposure.js'
 import {formatDuration} from './time.js'
 import {count} from '../util/plural.js'
+import {asSentence} from './statements.js'
 
 // Every sentence crosstalk writes into a draft, notice or register entry, in English. The
 // French table (phrases-fr.ts) has exactly these keys (its type is this one's), so a
@@ -195,7 +196,7 @@ export const EN = {
     whatHappened: (e: Exposure) =>
       `Some answers that an AI service gave to other users contained text from conversations of other people. Part of your conversation (what you wrote, or the answers you received) may have been shown to someone else (${e.sessions === 1 ? '1 conversation was' : `${e.sessions} conversations were`} affected).`,
     cause: (category: string, text: string | null) =>
-      `${category.includes('non-malicious') ? 'This was a fault, not an attack.' : category.includes('malicious') ? 'Someone caused this deliberately.' : 'The cause is not yet known.'}${text ? ` ${text}` : ''}`,
+      `${category.includes('non-malicious') ? 'This was a fault, not an attack.' : category.includes('malicious') ? 'Someone caused this deliberately.' : 'The cause is not yet known.'}${text ? ` ${asSentence(text)}` : ''}`,
     when: (first: string, last: string) => `This happened between ${first.slice(0, 16).replace('T', ' ')} and ${last.slice(0, 16).replace('T', ' ')} (UTC).`,
     conversation: 'parts of your conversation with the assistant: what you wrote, or the answers it gave you',
     // The kinds are found across all the affected conversations: a letter to each of those people must not say each held every one.

@@ -3,6 +3,7 @@ import type {ReplayTargetFacts} from './facts.js'
 import type {ExposureSide, Phrases} from './phrases-en.js'
 import type {Exposure} from '../scope/exposure.js'
 import {compte, frSingular as un} from '../util/plural.js'
+import {asSentence} from './statements.js'
 
 // Les phrases des projets, notifications et entrées de registre, en français : exactement les
 // clés de la table anglaise (le type l'impose), pour qu'aucun document ne retombe sur l'anglais.
@@ -186,7 +187,7 @@ export const FR: Phrases = {
     whatHappened: (e) =>
       `Certaines réponses données par un service d'intelligence artificielle à d'autres utilisateurs contenaient du texte issu des conversations d'autres personnes. Une partie de votre conversation (ce que vous avez écrit, ou les réponses que vous avez reçues) a pu être montrée à quelqu'un d'autre (${e.sessions} ${un(e.sessions) ? 'conversation est concernée' : 'conversations sont concernées'}).`,
     cause: (category, text) =>
-      `${category.includes('non-malicious') ? "Il s'agit d'un défaut, non d'une attaque." : category.includes('malicious') ? "Quelqu'un l'a provoqué délibérément." : "La cause n'est pas encore connue."}${text ? ` ${text}` : ''}`,
+      `${category.includes('non-malicious') ? "Il s'agit d'un défaut, non d'une attaque." : category.includes('malicious') ? "Quelqu'un l'a provoqué délibérément." : "La cause n'est pas encore connue."}${text ? ` ${asSentence(text)}` : ''}`,
     when: (first, last) => `Cela s'est produit entre le ${first.slice(0, 16).replace('T', ' ')} et le ${last.slice(0, 16).replace('T', ' ')} (UTC).`,
     conversation: 'des parties de votre conversation avec l’assistant : ce que vous avez écrit, ou les réponses qu’il vous a données',
     kindsNote: 'Toutes les conversations ne contenaient pas chacune de ces informations : les données personnelles citées après le premier point n’ont été trouvées que dans certaines des conversations concernées.',

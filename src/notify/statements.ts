@@ -97,6 +97,14 @@ export function joinItems(items: readonly string[], separator = '; '): string {
   return items.map((s) => s.trim().replace(/[.;]+$/, '')).filter(Boolean).join(separator)
 }
 
+/** Recorded text set as a sentence of its own in prose: a capital first, a stop at the end. */
+export function asSentence(text: string): string {
+  const t = text.trim()
+  if (!t) return t
+  const head = t.charAt(0).toUpperCase() + t.slice(1)
+  return /[.!?…]$/.test(head) ? head : `${head}.`
+}
+
 /** "a; b\nc" -> ["a", "b", "c"]: the way list fields are recorded with incident set. */
 export function splitList(text: string | null | undefined): string[] {
   return (text ?? '')

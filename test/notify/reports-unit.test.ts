@@ -259,6 +259,10 @@ describe('Article 34, the processor notice and the register say only what was re
     expect(told.what_we_did).toContain('We notified the data protection authority on 2026-10-24T10:00:00.000Z.')
     expect(told.statements.find((s) => /notified the data protection authority/.test(s.text))!.rests_on).toEqual(['notification#4'])
     expect(told.what_happened.join(' ')).toMatch(/This was a fault, not an attack\./)
+    // The recorded cause follows as a sentence of its own, in either language.
+    const withCause = fixture('2026-10-24T12:00:00.000Z', {cause_category: 'internal-non-malicious', cause: 'stale KV pages read after an over-pool handoff'})
+    expect(buildArticle34(withCause).what_happened).toContain('This was a fault, not an attack. Stale KV pages read after an over-pool handoff.')
+    expect(buildArticle34(withCause, {language: 'fr'}).what_happened).toContain("Il s'agit d'un défaut, non d'une attaque. Stale KV pages read after an over-pool handoff.")
   })
 
   it('article 34 is written to each affected person: it never says each conversation held every kind of data found, nor only what they wrote', () => {
