@@ -32,7 +32,7 @@ export function renderDemoSummary(result: DemoResult, seconds: number, options: 
     `crosstalk demo: generated incident of ${count(result.records, 'record')} (seed ${result.seed}), whole pipeline in ${seconds.toFixed(1)} s`,
     '',
     `  evidence      ${count(ingest.records, 'record')} ingested, ${count(ingest.duplicates, 'duplicate')}, ${count(ingest.bad_lines, 'bad line')} quarantined`,
-    `  detection     ${scan.sightings === null || scan.sightings === undefined ? '? sightings' : count(scan.sightings, 'sighting')}: ${Object.entries(scan.sightings_by_class ?? {}).map(([c, n]) => `${c} ${n}`).join(', ')}`,
+    `  detection     ${scan.sightings === null || scan.sightings === undefined ? '? sightings' : count(scan.sightings, 'sighting')}: ${Object.entries(scan.sightings_by_class ?? {}).filter(([, n]) => n !== null).map(([c, n]) => `${c} ${n}`).join(', ')}`,
     `                ${scan.provenance_matches === null || scan.provenance_matches === undefined ? '? responses' : count(scan.provenance_matches, 'response')} attributed by verbatim content, ${scan.pii_findings === null || scan.pii_findings === undefined ? '? personal-data values' : count(scan.pii_findings, 'personal-data value')} never sent by their session`,
     // Both kinds of evidence first (the numbers the drafts state), the markers' own split inside.
     `  scope         ${count(exposure.responses, 'response')} carried another session's data: ${exposure.by_canary} with its marker (contaminated responses: ${scope.cross_tenant_responses} cross-tenant, ${scope.cross_session_responses} cross-session), ${exposure.by_text_only} by verbatim text only`,

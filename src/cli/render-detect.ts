@@ -83,7 +83,10 @@ export function renderScan(r: ScanResult): string {
   const rescanned = r.full_rescan ? r.records_scanned - r.records_new : 0
   const lines = [
     `Scanned ${r.records_scanned} of ${count(r.records_total, 'record')} (${r.records_new} new${rescanned ? `, ${rescanned} re-classified: the canary registry changed` : ''}) against ${count(r.canaries, 'canary', 'canaries')}.`,
-    `Sightings: ${r.sightings} (own ${c.own}, echo ${c.echo}, cross_session ${c.cross_session}, cross_tenant ${c.cross_tenant}, orphan ${c.orphan}; partial ${r.partial_sightings}).`,
+    // With no registry every marker found is an orphan; the other classes are not known, not 0.
+    r.canaries === 0
+      ? `Sightings: ${r.sightings}, every one an orphan: a marker-shaped token registered to nobody, since the case holds no canary registry (own, echo, cross_session and cross_tenant not known).`
+      : `Sightings: ${r.sightings} (own ${c.own}, echo ${c.echo}, cross_session ${c.cross_session}, cross_tenant ${c.cross_tenant}, orphan ${c.orphan}; partial ${r.partial_sightings}).`,
     // With no registry no marker can be attributed: the count is not a finding.
     r.canaries === 0
       ? 'Contaminated responses (canary markers): not known: the case holds no canary registry, so no marker can be attributed to a session (crosstalk ingest canaries FILE).'

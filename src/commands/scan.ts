@@ -3,7 +3,7 @@ import {applyLeakGate, leakGateFlags} from '../cli/leak-gate.js'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {clearProgress, scanProgressLine} from '../cli/progress.js'
 import {renderScan} from '../cli/render-detect.js'
-import {scanCase, type ScanResult} from '../detect/scan-case.js'
+import {registrylessScan, scanCase, type RegistrylessScan, type ScanResult} from '../detect/scan-case.js'
 
 export default class Scan extends BaseCommand {
   static override description =
@@ -25,7 +25,7 @@ export default class Scan extends BaseCommand {
     'no-provenance': Flags.boolean({description: 'Skip canary-less provenance (markers, PII and at-risk only).'}),
   }
 
-  public async run(): Promise<ScanResult> {
+  public async run(): Promise<ScanResult | RegistrylessScan> {
     const {flags} = await this.parse(Scan)
     const db = this.openCase(flags.db)
     const now = new Date()
@@ -46,6 +46,6 @@ export default class Scan extends BaseCommand {
     if (progress) clearProgress()
     if (!this.jsonEnabled()) this.log(renderScan(result))
     applyLeakGate(db, result, flags, (line) => this.note(line.replace(/^Gate:/, this.paint.red('Gate:'))))
-    return result
+    return result.canaries === 0 ? registrylessScan(result) : result
   }
 }

@@ -13,6 +13,7 @@ import {IntegrityError} from '../errors.js'
 import {safeLine} from '../util/sanitize.js'
 import {count} from '../cli/plural.js'
 import {registrylessScope, type RegistrylessScope} from '../scope/unscanned.js'
+import {registrylessScan, type RegistrylessScan} from '../detect/scan-case.js'
 
 export type {TriageResult} from '../triage/run-triage.js'
 
@@ -46,7 +47,7 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
     ...leakGateFlags,
   }
 
-  async run(): Promise<TriageResult | (Omit<TriageResult, 'scope'> & {scope: RegistrylessScope}) | {interrupted: true; ingest: TriageResult['ingest']}> {
+  async run(): Promise<TriageResult | (Omit<TriageResult, 'scope' | 'scan'> & {scan: RegistrylessScan; scope: RegistrylessScope}) | {interrupted: true; ingest: TriageResult['ingest']}> {
     const {argv, flags} = await this.parse(Triage)
     const parsed = parseIngestFlags(flags)
     const db = this.openCase(flags.db, {create: true})
@@ -132,6 +133,6 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
     // The verdict was decided on the same sightings; a scan that skipped the hook (none) decides here.
     enforceLeakGate(gate ?? decideLeakGate(db, scan, flags, gateNote))
     // --json: scope as `scope --json` prints it (the markers' counts unknown without a registry).
-    return scan.canaries === 0 ? {...result, scope: registrylessScope(scope)} : result
+    return scan.canaries === 0 ? {...result, scan: registrylessScan(scan), scope: registrylessScope(scope)} : result
   }
 }

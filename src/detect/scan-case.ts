@@ -297,3 +297,22 @@ export function responseSightings(
 export function caseRegistry(db: CaseDb): MarkerRegistry {
   return sqliteRegistry(db)
 }
+
+/**
+ * A scan's result on a case with no canary registry, as `scan --json` and `triage --json` give it:
+ * no marker can be attributed to a session, so every marker found is an orphan and the other
+ * classes and the contamination counts are not known (null), not 0 (unknown is never printed as
+ * zero; scope's figures are nulled the same way, registrylessScope).
+ */
+export type RegistrylessScan = ReturnType<typeof registrylessScan>
+
+export function registrylessScan(r: ScanResult) {
+  return {
+    ...r,
+    sightings_by_class: {own: null, echo: null, cross_session: null, cross_tenant: null, orphan: r.sightings_by_class.orphan},
+    contaminated_responses: null,
+    cross_session_responses: null,
+    cross_tenant_responses: null,
+  }
+}
+

@@ -174,3 +174,23 @@ describe('crosstalk scope --tenant: both kinds of evidence first, and marker-onl
     expect(csv.trim().split(/\r?\n/)).toEqual(['source_tenant,recipient_tenant,responses,with_marker', 'tenant-a,tenant-b,1,1', 'tenant-a,tenant-c,1,0'])
   })
 })
+
+describe('crosstalk scan and triage on a case with no canary registry', () => {
+  it('count every marker as an orphan and give the other classes and the contamination counts as not known (null), never 0', async () => {
+    const {dir, db} = setup()
+    await runJson(['ingest', 'logs', join(dir, 'logs.jsonl'), '--db', db])
+    const scan = await runJson<Record<string, unknown>>(['scan', '--db', db])
+    // One sighting: markers are looked for in responses, and only the leak's answer holds one.
+    expect(scan).toMatchObject({canaries: 0, sightings: 1, sightings_by_class: {own: null, echo: null, cross_session: null, cross_tenant: null, orphan: 1}})
+    expect(scan).toMatchObject({contaminated_responses: null, cross_session_responses: null, cross_tenant_responses: null})
+    const text = (await run(['scan', '--db', db])).stdout
+    expect(text).toContain('Sightings: 1, every one an orphan: a marker-shaped token registered to nobody, since the case holds no canary registry (own, echo, cross_session and cross_tenant not known).')
+    expect(text).not.toMatch(/cross_tenant 0/)
+    const fresh = setup()
+    const triage = await runJson<{scan: Record<string, unknown>}>(['triage', join(fresh.dir, 'logs.jsonl'), '--db', fresh.db])
+    expect(triage.scan).toMatchObject({sightings_by_class: {own: null, cross_tenant: null, orphan: 1}, contaminated_responses: null})
+    // With the registry the same case counts the leak as cross-tenant.
+    await runJson(['ingest', 'canaries', join(dir, 'canaries.csv'), '--db', db])
+    expect(await runJson<Record<string, unknown>>(['scan', '--db', db])).toMatchObject({canaries: 1, sightings_by_class: {cross_tenant: 1, orphan: 0}, contaminated_responses: 1})
+  })
+})
