@@ -100,7 +100,7 @@ export abstract class BaseCommand extends Command {
     const code = error instanceof CliError ? error.code : exit === 2 ? 'E_USAGE' : typeof error.code === 'string' ? error.code : 'E_FAILED'
     // One line, always: oclif's own parse errors span several ("Parsing --x\n\tExpected ...").
     // Messages quote paths and log bytes (a JSON error's snippet of a line): controls are made visible, never sent to the terminal.
-    const message = safeLine((error.message || String(error)).split('\n').map((l) => l.trim()).filter(Boolean).join(' ')) || 'failed'
+    const message = safeLine(tidyParseMessage((error.message || String(error)).split('\n').map((l) => l.trim()).filter(Boolean).join(' '))) || 'failed'
     process.exitCode = exit
     // A progress line left unfinished by the failure is wiped first (a no-op unless stderr is a terminal).
     clearProgress()
@@ -126,6 +126,20 @@ export abstract class BaseCommand extends Command {
     for (const path of untouched) for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, {force: true})
     return super.finally(error)
   }
+}
+
+/**
+ * oclif's parse errors in the house's one-line form: its framing ("The following errors occurred:",
+ * "See more help with --help", which our own "See: ... --help" line replaces) dropped, flags named
+ * as they are typed ("--reason", not "reason"), several missing flags in one clause.
+ */
+export function tidyParseMessage(message: string): string {
+  let m = message.replace(/^The following errors? occurred:\s*/i, '').replace(/\s*See more help with --help\.?$/i, '')
+  const missing = [...m.matchAll(/Missing required flag ([\w-]+)/g)].map((x) => `--${x[1]}`)
+  if (missing.length > 0) m = m.replace(/(\s*Missing required flag [\w-]+)+/, ` missing required flag${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`).trim()
+  m = m.replace(/^Parsing (--[\w-]+) Expected/, '$1: expected')
+  m = m.replace(/^Missing 1 required arg: ([\w-]+)\s+(.+)$/, (_all, name: string, what: string) => `missing required argument ${name.toUpperCase()} (${what.trim()})`)
+  return m
 }
 
 export const dbFlag = Flags.string({

@@ -168,3 +168,22 @@ describe('work on opening a case that grows with it', () => {
   })
 })
 
+
+describe('usage errors from flag parsing', () => {
+  it('are one line naming what is missing or wrong as the user types it, with our own pointer to --help', async () => {
+    const cases: Array<[string[], string]> = [
+      [['incident', 'open', '--db', join(tempDir(), 'c.db')], 'Error: missing required flags --aware-at, --role, --title'],
+      [['drop', 'x.jsonl', '--db', join(tempDir(), 'c.db')], 'Error: missing required flag --reason'],
+      [['show', '--db', join(tempDir(), 'c.db')], 'Error: missing required argument REQUEST_ID (request_id of the record)'],
+      [['scan', '--pool-tokens', 'abc', '--db', join(tempDir(), 'c.db')], 'Error: --pool-tokens: expected an integer but received: abc'],
+    ]
+    for (const [args, first] of cases) {
+      const r = await run(args)
+      expect(r.code, args.join(' ')).toBe(2)
+      const lines = r.stderr.trim().split('\n')
+      expect(lines[0]).toBe(first)
+      expect(lines[1]).toMatch(/^See: crosstalk [a-z ]+ --help$/)
+      expect(r.stderr).not.toMatch(/The following errors? occurred|See more help with --help/)
+    }
+  })
+})
