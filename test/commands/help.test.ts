@@ -39,7 +39,7 @@ describe('errors are one line that says why', () => {
     const r = await run(['scan', '--db', '/nonexistent/x.db', '--pool-tokens', 'abc'])
     expect(r.code).toBe(2)
     const [first] = r.stderr.split('\n')
-    expect(first).toBe("Error: --pool-tokens: expected an integer but received: abc")
+    expect(first).toBe('Error: --pool-tokens: expected an integer but received: abc')
   })
   it('an unreachable target: exit 1 with the network cause, no stack', async () => {
     const r = await run(['probe', '--target', 'http://127.0.0.1:1', '--pool-tokens', '10', '--advertised-tokens', '20', '--timeout', '2'])
