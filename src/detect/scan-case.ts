@@ -18,6 +18,7 @@ import {getSettings, piiRefKey, setPool} from '../store/settings.js'
 import {releaseMemory} from '../ingest/release-memory.js'
 import {unreadableFiles, type UnreadableFile} from './gate.js'
 import {computePiiFindings} from './pii-findings.js'
+import {reextractPriorPii} from './reextract-pii.js'
 import {computeProvenance, DEFAULT_PROVENANCE, type ProvenanceOptions, type ProvenanceStats} from './provenance.js'
 import {sqliteRegistry} from './registry.js'
 
@@ -106,7 +107,9 @@ export function scanCase(db: CaseDb, options: ScanOptions): ScanResult {
   if (options.poolTokens !== undefined) setPool(db, options.poolTokens, options.advertisedTokens ?? null, options.now)
   const settings = getSettings(db)
   const previous = lastFinishedScan(db)
-  const complete = completeLogFiles(db)
+  // Files extracted under the prior scheme have their personal data extracted again first (reextract-pii.ts).
+  let complete = completeLogFiles(db)
+  if (reextractPriorPii(db, complete) > 0) complete = completeLogFiles(db)
   const scanned = scannedFileIds(db)
   const fresh = complete.filter((f) => !scanned.has(f.id))
   const full = previous !== null && previous.registry_version !== settings.registry_version

@@ -14,7 +14,14 @@ import {FingerprintBuffer, fingerprintTextFast, SCHEME} from './winnow.js'
  * Names what ingest extracted (recorded per file). Bump it when any part of the extraction
  * changes, with a migration that re-extracts or refuses cases made under the old scheme.
  */
-export const EXTRACT_SCHEME = `x1/${SCHEME}`
+export const EXTRACT_SCHEME = `x2/${SCHEME}`
+
+/**
+ * The scheme before: it differs from x2 in personal data only (x2: a card number or an IBAN stands
+ * alone, not inside a longer token such as a marker's hex, and an IBAN's country uses IBANs), so a
+ * scan extracts a file's personal data again from its evidence instead of refusing the file.
+ */
+export const PRIOR_EXTRACT_SCHEME = `x1/${SCHEME}`
 
 /**
  * The registry's markers outside the CANARY-<hex> convention, matched in each response by

@@ -18,9 +18,22 @@ export interface PiiValue {
 
 const AT = /@/g
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,}/g
-const IBAN = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b/g
-// 13-19 digits, single spaces or dashes between them.
-const CARD = /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])/g
+// Standing alone like a card number: not the tail of a longer token (a marker's upper-case hex after "CANARY-").
+const IBAN = /(?<![\w-])[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b/g
+/**
+ * Countries whose account numbers take the IBAN form: those in the ISO 13616 registry SWIFT keeps,
+ * and those that publish a national IBAN format outside it (much of West and Central Africa, Iran,
+ * Morocco, Algeria). A two-letter prefix outside this set is not an IBAN, whatever its check digits
+ * say (one random string in 97 passes mod-97). Lengths are not checked: the registry changes them.
+ */
+const IBAN_COUNTRIES = new Set(
+  ('AD AE AL AT AZ BA BE BG BH BI BR BY CH CR CY CZ DE DJ DK DO EE EG ES FI FK FO FR GB GE GI GL GR GT HN HR HU IE IL IQ IS IT ' +
+    'JO KW KZ LB LC LI LT LU LV LY MC MD ME MK MN MR MT MU NI NL NO OM PK PL PS PT QA RO RS RU SA SC SD SE SI SK SM SO ST SV TL TN ' +
+    'TR UA VA VG XK YE AO BF BJ CF CG CI CM CV DZ GA GQ GW IR KM MA MG ML MZ NE SN TD TG').split(' '),
+)
+// 13-19 digits, single spaces or dashes between them, standing alone: a run of digits inside a
+// longer token (a hex id, a canary marker's hex) is not a card number, though one in 10 passes Luhn.
+const CARD = /(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w-])/g
 const IPV4 = /(?<![\d.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\d.]*\d)/g
 const IPV6 = /(?<![0-9A-Fa-f:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{0,4}|(?:\d{1,3}\.){3}\d{1,3})(?![0-9A-Fa-f:])/g
 // International (+), a bracketed area code, a leading trunk 0, or the NANP 3-3-4 shape;
@@ -43,10 +56,10 @@ export function luhnValid(digits: string): boolean {
   return digits.length > 0 && sum % 10 === 0
 }
 
-/** ISO 13616: move the first four characters to the end, letters to 10..35, mod 97 == 1. */
+/** ISO 13616: a country that uses IBANs; the first four characters moved to the end, letters to 10..35, mod 97 == 1. */
 export function ibanValid(raw: string): boolean {
   const iban = raw.replace(/ /g, '').toUpperCase()
-  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(iban)) return false
+  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(iban) || !IBAN_COUNTRIES.has(iban.slice(0, 2))) return false
   const moved = iban.slice(4) + iban.slice(0, 4)
   let rem = 0
   for (const ch of moved) {

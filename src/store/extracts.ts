@@ -102,6 +102,17 @@ export function recordIdsOfFile(db: CaseDb): (fileId: number, after: number, lim
 
 // ------------------------------------------------------------------ personal-data values
 
+/** Removes a file's personal-data values (to extract them again under the current scheme). */
+export function deleteFilePiiValues(db: CaseDb, fileId: number): void {
+  db.prepare('DELETE FROM pii_values WHERE record_id IN (SELECT id FROM records WHERE file_id = ?)').run(fileId)
+}
+
+/** Writes one personal-data value of a record (in_response 0: its prompt; 1: its response). */
+export function piiValueInserter(db: CaseDb): (recordId: number, inResponse: boolean, kind: string, valueSha256: string) => void {
+  const insert = db.prepare('INSERT OR IGNORE INTO pii_values (record_id, in_response, kind, value_sha256) VALUES (?, ?, ?, ?)')
+  return (recordId, inResponse, kind, valueSha256) => void insert.run(recordId, inResponse ? 1 : 0, kind, valueSha256)
+}
+
 export interface PiiValueRow {
   record_id: number
   kind: string

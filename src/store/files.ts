@@ -279,6 +279,11 @@ export function completeLogFiles(db: CaseDb): FileRow[] {
 }
 
 /** Unconventional markers were matched again in this file's responses, under this set. */
+/** The detection-extract scheme a file's records now hold (after a scan extracted part of it again). */
+export function setExtractScheme(db: CaseDb, fileId: number, scheme: string): void {
+  db.prepare('UPDATE files SET extract_scheme = ? WHERE id = ?').run(scheme, fileId)
+}
+
 export function setUnconventionalMatched(db: CaseDb, fileId: number, sha256: string): void {
   db.prepare('UPDATE files SET unconventional_sha256 = ? WHERE id = ?').run(sha256, fileId)
 }

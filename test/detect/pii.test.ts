@@ -3,6 +3,7 @@ import {createHash} from 'node:crypto'
 import {findPii, hashPii, ibanValid, luhnValid} from '../../src/extract/pii.js'
 import {referenceKey} from '../../src/detect/pii-ref.js'
 import {scanCase} from '../../src/detect/scan-case.js'
+import {EXTRACT_SCHEME, PRIOR_EXTRACT_SCHEME} from '../../src/extract/extract.js'
 import {listPiiFindings} from '../../src/detect/list.js'
 import {makeCase, type TestCase} from '../helpers/case-builder.js'
 
@@ -99,6 +100,53 @@ describe('findPii', () => {
       ['phone', '+49301234567'],
       ['phone', '5551234567'],
     ])
+  })
+
+  it('takes an IBAN only where it stands alone and its country uses IBANs', () => {
+    // A generated incident's orphan marker whose upper-case hex passes mod-97 ("AA" is no country).
+    const marker = 'AA975EBADDFEC6737D2EC5329860EC8'
+    expect(ibanValid(marker)).toBe(false)
+    expect(findPii(`See CANARY-${marker} in the runbook.`).filter((v) => v.kind === 'iban')).toEqual([])
+    // A real IBAN glued after a hyphen or inside a word is not one either; alone it is.
+    expect(findPii('ref-DE89370400440532013000 and xDE89370400440532013000').filter((v) => v.kind === 'iban')).toEqual([])
+    for (const text of ['DE89370400440532013000', 'IBAN: DE89 3704 0044 0532 0130 00.', '(GB82WEST12345698765432)']) {
+      expect(findPii(text).filter((v) => v.kind === 'iban'), text).toHaveLength(1)
+    }
+  })
+
+  it('takes a card number only where it stands alone, not digits inside a longer token such as a marker\'s hex', () => {
+    // 5038170765445 passes Luhn; here it is part of an (orphan) marker, as a generated incident had it.
+    expect(luhnValid('5038170765445')).toBe(true)
+    expect(findPii('See CANARY-546c5038170765445ebb9b08 in the runbook.').filter((v) => v.kind === 'card')).toEqual([])
+    expect(findPii('id x4111111111111111 and 4111111111111111y and _4111111111111111').filter((v) => v.kind === 'card')).toEqual([])
+    // Standing alone, by punctuation or at either end of the text, it is one.
+    for (const text of ['4111111111111111', 'card:4111111111111111.', '(4111 1111 1111 1111)', 'No.5038170765445']) {
+      expect(findPii(text).map((v) => [v.kind, v.value]), text).toContainEqual(['card', text.includes('5038') ? '5038170765445' : '4111111111111111'])
+    }
+  })
+})
+
+describe('a case extracted under the prior scheme', () => {
+  it('has its personal data extracted again by the next scan, and then holds the current scheme', async () => {
+    const c = makeCase()
+    tc = c
+    await c.addFile([
+      {request_id: 'owner', tenant_id: 'ta', session_id: 'sa', request_text: 'my card is 4111 1111 1111 1111'},
+      {request_id: 'leak', tenant_id: 'tb', session_id: 'sb', request_text: 'hello', response_text: 'card 4111111111111111; see CANARY-546c5038170765445ebb9b08 in the runbook'},
+    ])
+    scanCase(c.db, {now: new Date('2026-11-03T00:00:00Z'), skipProvenance: true})
+    const leak = c.db.prepare("SELECT id FROM records WHERE request_id = 'leak'").pluck().get() as number
+    // What the prior rules stored: the digits inside the marker's hex as a card number too.
+    c.db.prepare('UPDATE files SET extract_scheme = ?').run(PRIOR_EXTRACT_SCHEME)
+    c.db.prepare('INSERT INTO pii_values (record_id, in_response, kind, value_sha256) VALUES (?, 1, ?, ?)').run(leak, 'card', hashPii('card', '5038170765445'))
+    expect(scanCase(c.db, {now: new Date('2026-11-03T01:00:00Z'), skipProvenance: true})).toMatchObject({pii_findings: 1, pii_attributed: 1})
+    expect(c.db.prepare('SELECT DISTINCT extract_scheme FROM files WHERE kind = ?').pluck().all('log')).toEqual([EXTRACT_SCHEME])
+    expect(c.db.prepare('SELECT count(*) FROM pii_values WHERE value_sha256 = ?').pluck().get(hashPii('card', '5038170765445'))).toBe(0)
+    expect(listPiiFindings(c.db).map((r) => [r.request_id, r.kind, r.source_request_id])).toEqual([['leak', 'card', 'owner']])
+    // Another scheme still is refused, as before.
+    c.db.prepare('UPDATE files SET extract_scheme = ?').run('x0/other')
+    c.db.prepare('DELETE FROM scanned_files').run()
+    expect(() => scanCase(c.db, {now: new Date('2026-11-03T02:00:00Z'), skipProvenance: true})).toThrow(/extracted under scheme x0\/other/)
   })
 })
 

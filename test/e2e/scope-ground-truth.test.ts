@@ -31,5 +31,12 @@ describe('scope on a generated incident', () => {
     expect(exposed).toBeGreaterThanOrEqual(truth.exposed_sessions)
     expect(scope.data_subjects.low).toBeLessThanOrEqual(exposed)
     expect(scope.data_subjects.high).toBeGreaterThanOrEqual(exposed)
+    // Personal data the recipient never sent: exactly the values the generator leaked, no more (a
+    // run of digits or capitals inside a marker's hex is not a card number or an IBAN).
+    const pii = JSON.parse(ok(['pii', '--json', '--show-values', '--db', db]).stdout) as Array<{request_id: string; kind: string; value: string}>
+    const norm = (kind: string, v: string): string =>
+      kind === 'card' ? v.replace(/\D/g, '') : kind === 'phone' ? (v.trim().startsWith('+') ? '+' : '') + v.replace(/\D/g, '') : kind === 'iban' ? v.replace(/ /g, '') : kind === 'email' ? v.toLowerCase() : v
+    const key = (p: {request_id: string; kind: string; value: string}) => `${p.request_id} ${p.kind} ${norm(p.kind, p.value)}`
+    expect(pii.map(key).sort()).toEqual((gt.pii as Array<{request_id: string; kind: string; value: string}>).map(key).sort())
   })
 })
