@@ -230,8 +230,11 @@ export const EN = {
     assess: 'As controller, assess the risk to your users and decide on notifying your supervisory authority: in principle your 72 hours start when you receive this notice (EDPB Guidelines 9/2022).',
     quarantine: "Delete or quarantine the responses your users received that carried another party's data; do not process them further.",
     contactWanted: 'Tell us the contact point you want follow-up information sent to; we will send further information in phases as it is confirmed (Art. 33(4)).',
-    due: (deadline: string | null, hours: number | null) =>
-      deadline ? `This notice is due by ${deadline} (the ${hours} hours our contract sets from our awareness).` : 'This notice is due without undue delay (Art. 33(2)); no contractual period is recorded.',
+    /** `state`: not sent and still in time, not sent and past the deadline, or sent (its own line says when). */
+    due: (deadline: string | null, hours: number | null, state: 'open' | 'late' | 'sent' = 'open') =>
+      deadline
+        ? `This notice ${state === 'open' ? 'is' : 'was'} due by ${deadline} (the ${hours} hours our contract sets from our awareness)${state === 'late' ? ': it is late' : ''}.`
+        : 'This notice is due without undue delay (Art. 33(2)); no contractual period is recorded.',
     sent: (at: string, late: boolean) => `This notice was sent on ${at}${late ? ', after the contractual deadline' : ''}.`,
   },
 

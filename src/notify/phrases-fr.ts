@@ -219,8 +219,10 @@ export const FR: Phrases = {
     assess: "En tant que responsable de traitement, évaluez le risque pour vos utilisateurs et décidez de la notification à votre autorité de contrôle : en principe, vos 72 heures courent à réception de cette notification (lignes directrices 9/2022 du CEPD).",
     quarantine: "Supprimez ou isolez les réponses reçues par vos utilisateurs qui contenaient des données d'un tiers ; ne les traitez pas davantage.",
     contactWanted: "Indiquez-nous le point de contact auquel adresser les informations complémentaires ; nous les transmettrons de manière échelonnée à mesure qu'elles sont confirmées (art. 33.4).",
-    due: (deadline, hours) =>
-      deadline ? `Cette notification est due au plus tard le ${deadline} (les ${hours} heures prévues par notre contrat à compter de notre prise de connaissance).` : 'Cette notification est due dans les meilleurs délais (art. 33.2) ; aucun délai contractuel enregistré.',
+    due: (deadline, hours, state = 'open') =>
+      deadline
+        ? `Cette notification ${state === 'open' ? 'est' : 'était'} due au plus tard le ${deadline} (les ${hours} heures prévues par notre contrat à compter de notre prise de connaissance)${state === 'late' ? ' : elle est en retard' : ''}.`
+        : 'Cette notification est due dans les meilleurs délais (art. 33.2) ; aucun délai contractuel enregistré.',
     sent: (at, late) => `Cette notification a été envoyée le ${at}${late ? ", après l'échéance contractuelle" : ''}.`,
   },
 

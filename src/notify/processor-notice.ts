@@ -114,8 +114,12 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   // Due: the contractual period from the processor's awareness, or without undue delay.
   const controllerClock = facts.clock?.controllers?.find((c) => c.tenant_id === t.tenant_id) ?? null
   const hours = inc?.controller_deadline_hours ?? null
-  const dueLine = inc ? L.stated('due', N.due(controllerClock?.deadline ?? null, hours), hours !== null ? ['incident.aware_at', 'incident.controller_deadline_hours'] : ['incident.aware_at', 'rule:Art. 33(2)']) : null
   const sent = facts.notifications.find((n) => n.phase === 'initial' && n.recipient === t.tenant_id)
+  // Drafted after the contractual deadline and not yet sent, the notice says it is late; a sent one says when in its own line.
+  const dueState = sent ? 'sent' : (controllerClock?.late ?? false) ? 'late' : 'open'
+  const dueLine = inc
+    ? L.stated('due', N.due(controllerClock?.deadline ?? null, hours, dueState), hours !== null ? ['incident.aware_at', 'incident.controller_deadline_hours', ...(dueState === 'late' ? (['clock'] as const) : [])] : ['incident.aware_at', 'rule:Art. 33(2)'])
+    : null
   const sentLine = sent ? L.stated('notifications', N.sent(sent.at, sent.late), [`notification#${sent.id}`]) : null
 
   const canaries = facts.totals.registry_files > 0

@@ -107,6 +107,11 @@ describe('a processor (Art. 33(2))', () => {
     expect(clock.controllers.find((c) => c.tenant_id === 'globex')).toMatchObject({status: 'overdue', late: true})
     const notice = await runJson<{due: {deadline: string; hours: number; late: boolean; text: string}}>(['report', 'processor-notice', '--db', db, '--tenant', 'globex', '--format', 'json'])
     expect(notice.due).toMatchObject({deadline: '2026-10-24T08:00:00.000Z', hours: 24, late: true, text: expect.stringMatching(/due by 2026-10-24T08:00:00.000Z \(the 24 hours our contract sets/)})
+    // Not sent and past its deadline, the notice says it is late; one already sent says so in its own line.
+    expect(notice.due.text).toBe('This notice was due by 2026-10-24T08:00:00.000Z (the 24 hours our contract sets from our awareness): it is late.')
+    const sentNotice = await runJson<{due: {text: string; sent_text: string}}>(['report', 'processor-notice', '--db', db, '--tenant', 'acme', '--format', 'json'])
+    expect(sentNotice.due.text).toBe('This notice was due by 2026-10-24T08:00:00.000Z (the 24 hours our contract sets from our awareness).')
+    expect(sentNotice.due.sent_text).toBe('This notice was sent on 2026-10-25T08:00:00.000Z, after the contractual deadline.')
     // bad contractual periods are usage errors
     expect((await run(['incident', 'set', '--db', db, '--controller-deadline-hours', 'abc'])).code).toBe(2)
   })
