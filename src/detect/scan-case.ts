@@ -318,4 +318,3 @@ export function registrylessScan(r: ScanResult) {
     cross_tenant_responses: null,
   }
 }
-

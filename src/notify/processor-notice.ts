@@ -94,15 +94,23 @@ export interface BuildNoticeOptions {
   final?: boolean
 }
 
+/**
+ * The notice speaks as the processor ("we are informing you, as your processor"): on a case whose
+ * incident records us as the controller, every such sentence would contradict the record. A case
+ * with no incident yet drafts one, the incident an open item.
+ */
+export function requireProcessorRole(facts: CaseFacts): void {
+  const inc = facts.incident
+  if (inc && inc.role !== 'processor') {
+    throw new InputError(`this case's incident records our role as ${inc.role}: a processor notice is what a processor sends its controllers (Art. 33(2)). As controller, draft the authority's notification (report article33) and the data subjects' (report article34); if the role was recorded wrong, correct it with \`crosstalk incident set --role processor --reason ...\``, 'E_ROLE')
+  }
+}
+
 export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: BuildNoticeOptions = {}): ProcessorNoticeResult {
   const t: TenantExposure | undefined = facts.tenants.find((x) => x.tenant_id === tenant)
   if (!t) throw new InputError(`tenant ${JSON.stringify(tenant.slice(0, 80))} has no exposure in this case (affected: ${count(facts.tenants.length, 'tenant')}; see --all)`, 'E_NO_EXPOSURE')
   const inc = facts.incident
-  // The notice speaks as the processor ("we are informing you, as your processor"): on a case whose
-  // incident records us as the controller, every such sentence would contradict the record.
-  if (inc && inc.role !== 'processor') {
-    throw new InputError(`this case's incident records our role as ${inc.role}: a processor notice is what a processor sends its controllers (Art. 33(2)). As controller, draft the authority's notification (report article33) and the data subjects' (report article34); if the role was recorded wrong, correct it with \`crosstalk incident set --role processor --reason ...\``, 'E_ROLE')
-  }
+  requireProcessorRole(facts)
   const language = options.language ?? 'en'
   const P = PHRASES[language]
   const N = P.notice

@@ -6,7 +6,7 @@ import {BaseCommand, dbFlag} from '../../cli/base-command.js'
 import {draftFlags, renderReport, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
 import {detectionFlags} from '../../cli/detection-flags.js'
 import {UsageError} from '../../errors.js'
-import {affectedTenants, buildProcessorNotice, type ProcessorNoticeResult} from '../../notify/processor-notice.js'
+import {affectedTenants, buildProcessorNotice, requireProcessorRole, type ProcessorNoticeResult} from '../../notify/processor-notice.js'
 import {renderProcessorNoticeMarkdown} from '../../notify/render-markdown.js'
 import {PHRASES, type Language} from '../../notify/phrases.js'
 
@@ -41,6 +41,8 @@ export default class ReportProcessorNotice extends BaseCommand {
       renderReport(flags.format, n, () => renderProcessorNoticeMarkdown(n), {title: `${n.final ? PHRASES[n.language].final : PHRASES[n.language].draft} - Art. 33(2)`, createdAt: n.generated_at})
     if (flags.all) {
       if (!flags.out) throw new UsageError('--all needs --out DIR (one file per customer)')
+      // Refused before the folder is made: a refusal leaves nothing behind.
+      requireProcessorRole(facts)
       mkdirSync(flags.out, {recursive: true, mode: 0o700})
       const notices: ReportWrittenResult[] = []
       for (const tenant of affectedTenants(facts)) {
