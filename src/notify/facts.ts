@@ -14,7 +14,7 @@ import {recordTotals, type RecordTotals} from '../store/records.js'
 import {safeLine} from '../util/sanitize.js'
 import {latestAssessment, type AssessmentRecord} from './assessment-store.js'
 import {computeCaseClock, type ClockResult} from './clock.js'
-import {getIncident, listAmendments, type AwarenessAmendment, type IncidentRecord} from './incident.js'
+import {getIncident, listAmendments, listRoleChanges, type AwarenessAmendment, type IncidentRecord} from './incident.js'
 import {listNotifications, notificationLate, notificationProblems, type NotificationRecord} from './notifications.js'
 import {CATEGORY_LABELS} from './labels.js'
 
@@ -191,6 +191,8 @@ export interface CaseFacts {
   generated_at: string
   incident: IncidentRecord | null
   amendments: AwarenessAmendment[]
+  /** each change of the incident's role (amendment field `role`), oldest first */
+  role_changes: AwarenessAmendment[]
   clock: ClockResult | null
   notifications: NotificationFact[]
   /** recorded notifications the incident now contradicts (e.g. after an awareness amendment) */
@@ -224,6 +226,7 @@ export interface FactsInputs {
   scope: ScopeInputs
   incident: IncidentRecord | null
   amendments: AwarenessAmendment[]
+  roleChanges: AwarenessAmendment[]
   notifications: NotificationRecord[]
   assessment: AssessmentRecord | null
   replay: StoredReplayResult[]
@@ -248,6 +251,7 @@ export function loadFactsInputs(db: CaseDb, options: Omit<GatherFactsOptions, 'n
     scope: loadScopeInputs(db, {poolTokens: options.poolTokens}),
     incident: getIncident(db),
     amendments: listAmendments(db),
+    roleChanges: listRoleChanges(db),
     notifications: listNotifications(db),
     assessment: latestAssessment(db),
     replay: listReplayResults(db),
@@ -305,6 +309,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     generated_at: now.toISOString(),
     incident: incident ? sanitizeRecord(incident) : null,
     amendments: inputs.amendments.map((a) => sanitizeRecord(a)),
+    role_changes: inputs.roleChanges.map((a) => sanitizeRecord(a)),
     clock,
     notifications,
     // A draft for one controller reports on its own notices (and the authority's and the data subjects'), not on other customers'.

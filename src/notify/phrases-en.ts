@@ -251,6 +251,8 @@ export const EN = {
     inResponses: (n: number) => count(n, 'response'),
     distinctValues: (n: number, responses: number) => `${count(n, 'distinct value')} in ${count(responses, 'response')}`,
     noInvestigation: 'no replay recorded',
+    roleChange: (c: {old_value: string | null; new_value: string | null; reason: string | null; amended_by: string | null; at: string}) =>
+      `${c.at}: from ${(c.old_value === 'controller' || c.old_value === 'processor' ? EN.role[c.old_value] : c.old_value)} to ${(c.new_value === 'controller' || c.new_value === 'processor' ? EN.role[c.new_value] : c.new_value)}, because ${c.reason ?? 'no reason recorded'}${c.amended_by ? ` (by ${c.amended_by})` : ''}`,
   },
 
   // ---- open items (what the case does not hold yet)

@@ -238,6 +238,8 @@ export const FR: Phrases = {
     inResponses: (n) => compte(n, 'réponse'),
     distinctValues: (n, responses) => `${compte(n, 'valeur distincte', 'valeurs distinctes')} dans ${compte(responses, 'réponse')}`,
     noInvestigation: 'aucun rejeu enregistré',
+    roleChange: (c) =>
+      `${c.at} : de ${({controller: 'responsable de traitement', processor: 'sous-traitant'} as Record<string, string>)[c.old_value ?? ''] ?? c.old_value} à ${({controller: 'responsable de traitement', processor: 'sous-traitant'} as Record<string, string>)[c.new_value ?? ''] ?? c.new_value}, motif : ${c.reason ?? 'aucun motif enregistré'}${c.amended_by ? ` (par ${c.amended_by})` : ''}`,
   },
 
   open: {

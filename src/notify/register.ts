@@ -50,6 +50,8 @@ export const registerEntrySchema = z.object({
   // Added last, so that the CSV's columns before it keep their positions for scripts that read them by place.
   /** how the cause was confirmed (replays of affected requests), null when none is recorded: an investigation, not a remedy */
   investigation: z.string().nullable(),
+  /** each recorded change of our role (old role, new role, when, why, by whom), oldest first; null when the role was never changed */
+  role_changes: z.string().nullable(),
   statements: z.array(statementSchema),
   open_items: z.array(openItemSchema),
 })
@@ -111,6 +113,8 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   // The entry's own fields with nothing recorded: each rendered as to be completed, so each is listed.
   if (inc && !inc.internal_reference) L.open('reference', P.open.internalReference, 'Art. 33(5)', 'crosstalk incident set --internal-reference ...')
   if (inc && !inc.detected_at) L.open('timeline', P.open.detectedAt, 'Art. 33(5)', 'crosstalk incident set --detected-at ISO')
+  // A role changed after opening changes whose clock runs and who notifies whom: the entry says so, with the recorded reason.
+  const roleChanges = facts.role_changes.map((c) => L.stated('role', P.register.roleChange(c), ['incident.role_changes']))
   const late = facts.clock?.late ?? false
   if (late && !inc?.delay_reason && !authority?.delay_reason) L.open('timeline', P.open.delayReason, 'Art. 33(1), 33(5)', 'crosstalk incident set --delay-reason TEXT')
   for (const problem of facts.notification_problems) L.open('notifications', P.open.notificationProblem(problem), 'Art. 33(5)', null)
@@ -142,6 +146,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     cause,
     remedial_action: joinItems(remedial, P.join),
     investigation: replays.length > 0 ? joinItems(replays, P.join) : null,
+    role_changes: roleChanges.length > 0 ? joinItems(roleChanges, P.join) : null,
     decision,
     rationale: a?.rationale ?? null,
     decided_by: a?.decided_by ?? null,

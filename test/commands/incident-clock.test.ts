@@ -67,6 +67,9 @@ describe('crosstalk clock / incident / notify record', () => {
     const same = await run(['incident', 'set', '--db', db, '--role', 'controller', '--reason', 'no change'])
     expect(same.code).toBe(1)
     expect(same.stderr).toMatch(/already controller/)
+    const unchanged = JSON.parse((await run(['report', 'register', '--db', db, '--allow-incomplete', '--format', 'json'])).stdout)
+    expect(unchanged.role_changes).toBeNull()
+    expect((await run(['report', 'register', '--db', db, '--allow-incomplete'])).stdout).not.toMatch(/Role changes/)
     const role = await run(['incident', 'set', '--db', db, '--role', 'processor', '--reason', 'we process these conversations for our API customers', '--amended-by', 'DPO', '--json'])
     expect(role.code, role.stderr).toBe(0)
     expect(JSON.parse(role.stdout)).toMatchObject({role: 'processor'})
@@ -79,6 +82,16 @@ describe('crosstalk clock / incident / notify record', () => {
     expect(verify.code, verify.stdout + verify.stderr).toBe(0)
     const back = await run(['incident', 'set', '--db', db, '--role', 'controller', '--reason', 'back to the record we started with'])
     expect(back.code, back.stderr).toBe(0)
+    // The register (Art. 33(5)) lists each change with its reason, in the order made, in every form.
+    const entry = JSON.parse((await run(['report', 'register', '--db', db, '--allow-incomplete', '--format', 'json'])).stdout)
+    expect(entry.role_changes).toMatch(/from controller to processor, because we process these conversations for our API customers \(by DPO\).*from processor to controller, because back to the record we started with$/)
+    expect(entry.statements.filter((st: {section: string}) => st.section === 'role')).toHaveLength(2)
+    const md = (await run(['report', 'register', '--db', db, '--allow-incomplete'])).stdout
+    expect(md).toMatch(/^\| Role changes \| .*from controller to processor.*\|$/m)
+    const fr = (await run(['report', 'register', '--db', db, '--allow-incomplete', '--lang', 'fr'])).stdout
+    expect(fr).toMatch(/^\| Changements de rôle \| .*de responsable de traitement à sous-traitant, motif : we process/m)
+    const csv = (await run(['report', 'register', '--db', db, '--allow-incomplete', '--format', 'csv'])).stdout.split('\r\n')
+    expect(csv[0]!.split(',').at(-1)).toBe('role_changes')
   })
 
   it('notify record stores the SHA-256 of the file sent and stops the clock', async () => {

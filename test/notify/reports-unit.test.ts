@@ -43,6 +43,7 @@ function fixture(now = '2026-10-24T08:00:00.000Z', incident: Partial<IncidentRec
     generated_at: now,
     incident: inc,
     amendments: [],
+    role_changes: [],
     clock: inc ? computeCaseClock(inc, notifications, new Date(now), ['acme', 'globex']) : null,
     notifications,
     notification_problems: [],
