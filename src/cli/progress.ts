@@ -53,13 +53,22 @@ export function ingestProgressBar(stream: ProgressStream = process.stderr, now: 
   }
 }
 
-const PHASES: Record<ScanProgress['phase'], string> = {markers: 'canary markers', provenance: 'provenance (verbatim overlap)', pii: 'personal data'}
-const STEP: Record<ScanProgress['phase'], number> = {markers: 1, provenance: 2, pii: 3}
+const PHASES: Record<ScanProgress['phase'], string> = {
+  reextract: 'personal data read again under the current rules (a case made by an earlier version; once)',
+  markers: 'canary markers',
+  provenance: 'provenance (verbatim overlap)',
+  pii: 'personal data',
+}
+const STEP: Record<Exclude<ScanProgress['phase'], 'reextract'>, number> = {markers: 1, provenance: 2, pii: 3}
 
 export function scanProgressLine(stream: ProgressStream = process.stderr, now: () => number = Date.now): ((p: ScanProgress) => void) | undefined {
   if (!stream.isTTY) return undefined
   const started = now()
   return (p) => {
+    if (p.phase === 'reextract') {
+      redraw(stream, `scan: ${PHASES.reextract} ${p.done.toLocaleString('en')}/${p.total.toLocaleString('en')} records  (${duration((now() - started) / 1000)})`)
+      return
+    }
     const count = p.phase === 'markers' ? ` ${p.done}/${p.total} file${p.total === 1 ? '' : 's'}` : p.done >= p.total ? ' done' : '…'
     redraw(stream, `scan ${STEP[p.phase]}/3: ${PHASES[p.phase]}${count}  (${duration((now() - started) / 1000)})`)
   }

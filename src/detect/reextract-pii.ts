@@ -13,10 +13,17 @@ import {inTransaction} from '../store/session.js'
 
 const PAGE = 2000
 
-/** Extracts the personal data of every file still under the prior scheme again; returns how many files. */
-export function reextractPriorPii(db: CaseDb, files: readonly FileRow[]): number {
+/**
+ * Extracts the personal data of every file still under the prior scheme again; returns how many
+ * files. `onProgress` hears the records done of those files' total, after each page: on a case of
+ * millions of records this is a long pause of its own, once.
+ */
+export function reextractPriorPii(db: CaseDb, files: readonly FileRow[], onProgress?: (done: number, total: number) => void): number {
   const prior = files.filter((f) => f.extract_scheme === PRIOR_EXTRACT_SCHEME)
   if (prior.length === 0) return 0
+  const total = prior.reduce((a, f) => a + f.records, 0)
+  let done = 0
+  onProgress?.(0, total)
   const texts = recordTextLoader(db)
   const pageOfFile = recordIdsOfFile(db)
   const insert = piiValueInserter(db)
@@ -34,6 +41,8 @@ export function reextractPriorPii(db: CaseDb, files: readonly FileRow[]): number
           if (response) for (const v of findPii(response)) insert(id, true, v.kind, hashPii(v.kind, v.value))
         }
         last = ids.at(-1)!
+        done += ids.length
+        onProgress?.(done, total)
       }
       setExtractScheme(db, file.id, EXTRACT_SCHEME)
     })

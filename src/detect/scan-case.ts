@@ -52,7 +52,8 @@ export interface ScanOptions {
 }
 
 export interface ScanProgress {
-  phase: 'markers' | 'provenance' | 'pii'
+  /** reextract: personal data extracted again from a case made under the prior extract scheme (done and total in records; before the three phases, once) */
+  phase: 'reextract' | 'markers' | 'provenance' | 'pii'
   done: number
   total: number
 }
@@ -109,7 +110,7 @@ export function scanCase(db: CaseDb, options: ScanOptions): ScanResult {
   const previous = lastFinishedScan(db)
   // Files extracted under the prior scheme have their personal data extracted again first (reextract-pii.ts).
   let complete = completeLogFiles(db)
-  if (reextractPriorPii(db, complete) > 0) complete = completeLogFiles(db)
+  if (reextractPriorPii(db, complete, (done, total) => options.onProgress?.({phase: 'reextract', done, total})) > 0) complete = completeLogFiles(db)
   const scanned = scannedFileIds(db)
   const fresh = complete.filter((f) => !scanned.has(f.id))
   const full = previous !== null && previous.registry_version !== settings.registry_version

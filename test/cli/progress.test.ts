@@ -81,6 +81,8 @@ describe('scan progress', () => {
     expect(out.lines.at(-1)).toBe('\r\x1b[2Kscan 2/3: provenance (verbatim overlap)…  (1m15s)')
     line({phase: 'pii', done: 1, total: 1})
     expect(out.lines.at(-1)).toBe('\r\x1b[2Kscan 3/3: personal data done  (1m15s)')
+    line({phase: 'reextract', done: 12_000, total: 200_000})
+    expect(out.lines.at(-1)).toBe('\r\x1b[2Kscan: personal data read again under the current rules (a case made by an earlier version; once) 12,000/200,000 records  (1m15s)')
   })
 })
 

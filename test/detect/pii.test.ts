@@ -2,7 +2,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {createHash} from 'node:crypto'
 import {findPii, hashPii, ibanValid, luhnValid} from '../../src/extract/pii.js'
 import {referenceKey} from '../../src/detect/pii-ref.js'
-import {scanCase} from '../../src/detect/scan-case.js'
+import {scanCase, type ScanProgress} from '../../src/detect/scan-case.js'
 import {EXTRACT_SCHEME, PRIOR_EXTRACT_SCHEME} from '../../src/extract/extract.js'
 import {listPiiFindings} from '../../src/detect/list.js'
 import {makeCase, type TestCase} from '../helpers/case-builder.js'
@@ -139,7 +139,11 @@ describe('a case extracted under the prior scheme', () => {
     // What the prior rules stored: the digits inside the marker's hex as a card number too.
     c.db.prepare('UPDATE files SET extract_scheme = ?').run(PRIOR_EXTRACT_SCHEME)
     c.db.prepare('INSERT INTO pii_values (record_id, in_response, kind, value_sha256) VALUES (?, 1, ?, ?)').run(leak, 'card', hashPii('card', '5038170765445'))
-    expect(scanCase(c.db, {now: new Date('2026-11-03T01:00:00Z'), skipProvenance: true})).toMatchObject({pii_findings: 1, pii_attributed: 1})
+    // The one-time re-extraction says how far it is, in records, before the scan's own phases.
+    const heard: ScanProgress[] = []
+    expect(scanCase(c.db, {now: new Date('2026-11-03T01:00:00Z'), skipProvenance: true, onProgress: (p) => heard.push(p)})).toMatchObject({pii_findings: 1, pii_attributed: 1})
+    expect(heard.filter((p) => p.phase === 'reextract')).toEqual([{phase: 'reextract', done: 0, total: 2}, {phase: 'reextract', done: 2, total: 2}])
+    expect(heard[0]!.phase).toBe('reextract')
     expect(c.db.prepare('SELECT DISTINCT extract_scheme FROM files WHERE kind = ?').pluck().all('log')).toEqual([EXTRACT_SCHEME])
     expect(c.db.prepare('SELECT count(*) FROM pii_values WHERE value_sha256 = ?').pluck().get(hashPii('card', '5038170765445'))).toBe(0)
     expect(listPiiFindings(c.db).map((r) => [r.request_id, r.kind, r.source_request_id])).toEqual([['leak', 'card', 'owner']])
