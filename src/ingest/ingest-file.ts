@@ -420,8 +420,11 @@ export function refusalOf(format: LogFormat, c: RefusalCounts, firstBad: Streame
   // A compressed stream damaged before its first line: nothing in it was read, so nothing in it was judged.
   if (unread !== null && c.records + c.duplicates + c.bad_lines === 0) return {reason: `nothing in it could be read (${unread})`, fix: DAMAGED_FIX}
   const formatFix = format === 'native' ? `--log-format (otel, langfuse, litellm, openai-batch) or --map FIELD=PATH` : `--log-format, or --map FIELD=PATH`
-  const batchInput = format === 'openai-batch' && c.ignored_items > 0
-  if (c.records + c.duplicates === 0 && c.bad_lines > 0 && !batchInput) {
+  // A companion file: its items were read into other files' records (a Batch input file, an OTLP
+  // logs file whose log records joined their spans), so a few bad items among them are quarantined
+  // like any file's, not taken for a wrong format.
+  const companionFile = (format === 'openai-batch' || format === 'otel') && c.ignored_items > 0
+  if (c.records + c.duplicates === 0 && c.bad_lines > 0 && !companionFile) {
     const first = firstBad ? `; line ${firstBad.line}: ${firstBad.reason}` : ''
     // A damaged compressed stream is not a format question: another --log-format reads nothing more of it.
     const damaged = c.bad_lines === 1 && firstBad !== null && /^line cut short where the gzip stream is damaged/.test(firstBad.reason)

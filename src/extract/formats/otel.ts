@@ -29,8 +29,12 @@ import type {AdaptedRecord, AdaptResult, CompanionIndex, FormatAdapter, FormatOp
 //                                               ancestors (a companion index of every span), then the resource
 //   tenant attribute keys (option; default tenant.id, then service.namespace) -> tenant_id,
 //                                               same lookup order
-//   http.response.status_code (http.status_code) -> status; span status ERROR and error.type
-//                                               make the response an error, never a status
+//   http.response.status_code (http.status_code) -> status, on the span, else on the nearest
+//                                               SERVER span above it whose path is an inference
+//                                               endpoint (a gateway's; not an application's own
+//                                               handler); span status ERROR and error.type make
+//                                               the response an error, never a status
+//   url.path (url.full, http.route, http.target) of that server span -> endpoint, where the span has none
 //   server.address[:server.port]             -> decode_node: the address the client called (a
 //                                               load balancer, if there is one; prefill_node stays unknown)
 //   url.path (from url.full)                 -> endpoint
@@ -62,6 +66,10 @@ const MESSAGE_EVENTS: Record<string, string> = {
   'gen_ai.tool.message': 'tool',
 }
 const SESSION_KEYS = ['gen_ai.conversation.id', 'session.id'] as const
+const STATUS_KEYS = ['http.response.status_code', 'http.status_code'] as const
+const PATH_KEYS = ['url.path', 'url.full', 'http.route', 'http.target'] as const
+/** The paths of an inference request (OpenAI-compatible, and the native /generate of SGLang and TGI), with or without a version prefix. */
+const INFERENCE_PATH = /\/(chat\/completions|completions|responses|generate)\/?$/
 
 // ------------------------------------------------------------------ the OTLP document
 
@@ -133,6 +141,11 @@ function isGenAiSpan(attrs: Obj): boolean {
   return typeof attrs['gen_ai.request.model'] === 'string' || 'gen_ai.input.messages' in attrs || 'gen_ai.prompt.0.content' in attrs
 }
 
+/** SPAN_KIND_SERVER, as the enum's number or (some exporters) its name. */
+function isServerSpan(span: Obj): boolean {
+  return span.kind === 2 || span.kind === '2' || span.kind === 'SPAN_KIND_SERVER'
+}
+
 function eventNameOf(log: LogView): string | null {
   const n = log.record.eventName ?? log.attrs['event.name']
   return typeof n === 'string' && n !== '' ? n : null
@@ -147,7 +160,9 @@ interface IndexedSpan {
   at: LinePosition
   parent: string | null
   genai: boolean
-  /** Only the attributes a lookup needs: session and tenant keys. */
+  /** SPAN_KIND_SERVER: the span of a request this service received */
+  server: boolean
+  /** Only the attributes a lookup needs: session and tenant keys, and the HTTP status and path. */
   attrs: Obj
   resource: Obj
 }
@@ -174,7 +189,7 @@ export interface OtelIndex extends CompanionIndex {
 function newOtelIndex(options: FormatOptions): OtelIndex {
   const spans = new Map<string, IndexedSpan>()
   const groups = new Map<string, LogGroup>()
-  const keep = new Set<string>([...SESSION_KEYS, ...options.tenantAttributes])
+  const keep = new Set<string>([...SESSION_KEYS, ...options.tenantAttributes, ...STATUS_KEYS, ...PATH_KEYS])
   const slim = (attrs: Obj): Obj => {
     const out: Obj = {}
     for (const k of keep) if (attrs[k] !== undefined) out[k] = attrs[k]
@@ -187,7 +202,7 @@ function newOtelIndex(options: FormatOptions): OtelIndex {
         const key = idKey(s.span.traceId, s.span.spanId)
         if (key === null || spans.has(key)) continue
         const parent = idKey(s.span.traceId, s.span.parentSpanId)
-        spans.set(key, {at, parent, genai: isGenAiSpan(s.attrs), attrs: slim(s.attrs), resource: slim(s.resource)})
+        spans.set(key, {at, parent, genai: isGenAiSpan(s.attrs), server: isServerSpan(s.span), attrs: slim(s.attrs), resource: slim(s.resource)})
       }
       for (const l of logsOf(value)) {
         const name = eventNameOf(l)
@@ -336,25 +351,39 @@ interface Lookup {
   find(key: string): unknown
   /** The lines of the ancestor spans that gave a value. */
   used: LinePosition[]
+  /**
+   * Keys whose value came from the resource after the walk up the ancestors stopped at a span
+   * not among the files given: that span may carry another value (a parent span ends after its
+   * child, so a rotated export often holds it in the next file).
+   */
+  pastGap: Set<string>
 }
 
 function lookupFor(attrs: Obj, resource: Obj, index: OtelIndex, parent: string | null): Lookup {
   const used: LinePosition[] = []
+  const pastGap = new Set<string>()
   return {
     used,
+    pastGap,
     find(key) {
       if (attrs[key] !== undefined && attrs[key] !== '') return attrs[key]
       let at = parent
+      let gap = false
       for (let depth = 0; at !== null && depth < 64; depth++) {
         const s = index.span(at)
-        if (!s) break
+        if (!s) {
+          gap = true
+          break
+        }
         if (s.attrs[key] !== undefined && s.attrs[key] !== '') {
           used.push(s.at)
           return s.attrs[key]
         }
         at = s.parent
       }
-      return resource[key] !== undefined && resource[key] !== '' ? resource[key] : undefined
+      if (resource[key] === undefined || resource[key] === '') return undefined
+      if (gap) pastGap.add(key)
+      return resource[key]
     },
   }
 }
@@ -370,6 +399,37 @@ function otherLines(own: LinePosition, positions: readonly LinePosition[]): Line
     out.push(p)
   }
   return out
+}
+
+/**
+ * The nearest ancestor span that received this request over HTTP: the first SERVER span up the
+ * chain, taken only when its path is an inference endpoint (OpenAI-compatible /chat/completions,
+ * /completions, /responses, or /generate). A gateway's server span carries the status its client
+ * got; an application's own handler span (POST /ask) carries the application's, not the model
+ * API's, so it is not used.
+ */
+function inferenceServerAncestor(index: OtelIndex, parent: string | null): IndexedSpan | null {
+  let at = parent
+  for (let depth = 0; at !== null && depth < 64; depth++) {
+    const s = index.span(at)
+    if (!s) return null
+    if (s.server) return INFERENCE_PATH.test(pathOf(s.attrs) ?? '') ? s : null
+    at = s.parent
+  }
+  return null
+}
+
+/** A note for each of tenant and session read from the resource past a missing ancestor span. */
+function gapNotes(lookup: Lookup, tenantKeys: readonly string[]): string[] {
+  const notes: string[] = []
+  const from = (keys: readonly string[]): string | undefined => keys.find((k) => lookup.pastGap.has(k))
+  const tenant = from(tenantKeys)
+  const session = from(SESSION_KEYS)
+  for (const [field, key] of [['tenant_id', tenant], ['session_id', session]] as const) {
+    if (key === undefined) continue
+    notes.push(`${field} read from the resource's ${key}: an ancestor span was not among the files given and may set another (give the file that holds it, e.g. the next export file)`)
+  }
+  return notes
 }
 
 function firstOf(lookup: Lookup, keys: readonly string[]): string | null {
@@ -430,7 +490,9 @@ function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions, h
     notes.push('no message content on the span or in any log record given (content capture off, or the OTLP logs file not given)')
   }
 
-  const status = intOrNull(attrs['http.response.status_code'] ?? attrs['http.status_code'])
+  // The status a client got: on the GenAI span, else on the gateway's server span above it.
+  const server = attrs['http.response.status_code'] === undefined && attrs['http.status_code'] === undefined ? inferenceServerAncestor(index, idKey(span.traceId, span.parentSpanId)) : null
+  const status = intOrNull(attrs['http.response.status_code'] ?? attrs['http.status_code'] ?? server?.attrs['http.response.status_code'] ?? server?.attrs['http.status_code'])
   const spanStatus: Obj = isObj(span.status) ? span.status : {}
   const isError = spanStatus.code === 2 || spanStatus.code === 'STATUS_CODE_ERROR' || attrs['error.type'] !== undefined
   const errorType = strOrNull(attrs['error.type'])
@@ -447,7 +509,7 @@ function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions, h
     tenant_id: firstOf(lookup, options.tenantAttributes),
     session_id: firstOf(lookup, SESSION_KEYS),
     status,
-    endpoint: endpointOf(attrs),
+    endpoint: endpointOf(attrs) ?? (server ? pathOf(server.attrs) : null),
     model: responseModel ?? requestModel,
     prefill_node: null,
     decode_node: address === null ? null : port === null ? address : `${address}:${port}`,
@@ -459,8 +521,8 @@ function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions, h
   const source = {resource, scope: v.scope, span: {...span, attributes: attrs}, attributes: attrs}
   const out = finishRecord(candidate, source, options, hints(options))
   if ('problem' in out) return {item: v.item, reason: out.problem}
-  const companions = otherLines(here, [...(group?.events.map((e) => e.at) ?? []), ...lookup.used])
-  return {item: v.item, record: out.record, notes: [...notes, ...out.notes], companions}
+  const companions = otherLines(here, [...(group?.events.map((e) => e.at) ?? []), ...lookup.used, ...(server ? [server.at] : [])])
+  return {item: v.item, record: out.record, notes: [...notes, ...gapNotes(lookup, options.tenantAttributes), ...out.notes], companions}
 }
 
 function recordFromLogs(
@@ -500,7 +562,13 @@ function recordFromLogs(
   })
   if ('problem' in out) return {item, reason: out.problem}
   const companions = otherLines(here, [...group.events.map((e) => e.at), ...(own ? [own.at] : []), ...lookup.used])
-  return {item, record: out.record, companions, notes: ['built from OTLP log records alone: their span was not among the files given (tokens, status and node unknown)', ...out.notes]}
+  return {item, record: out.record, companions, notes: ['built from OTLP log records alone: their span was not among the files given (tokens, status and node unknown)', ...gapNotes(lookup, options.tenantAttributes), ...out.notes]}
+}
+
+/** The request path of a server span: url.path, else http.route or http.target (older), else url.full's. */
+function pathOf(attrs: Obj): string | null {
+  const target = strOrNull(attrs['http.target'])
+  return endpointOf(attrs) ?? strOrNull(attrs['http.route']) ?? (target === null ? null : target.split('?')[0]!)
 }
 
 function endpointOf(attrs: Obj): string | null {
