@@ -64,14 +64,14 @@ export async function sniffFile(f: FileToRead, maxLineBytes: number): Promise<Sn
 
 /** The companion index of a format, offered every readable line of the files, in order; null for formats without one. */
 export async function buildCompanionIndex(
-  format: LogFormat, options: FormatOptions, files: ReadonlyArray<FileToRead & {key: string}>, maxLineBytes: number, signal?: AbortSignal,
+  format: LogFormat, options: FormatOptions, files: ReadonlyArray<FileToRead & {key: string; name?: string}>, maxLineBytes: number, signal?: AbortSignal,
 ): Promise<CompanionIndex | null> {
   const index = adapterFor(format).newIndex(options)
   if (!index) return null
   for (const f of files) {
     for await (const l of jsonLines(f, maxLineBytes)) {
       if (signal?.aborted) return index
-      index.add(l.value, {file: f.key, line: l.lineNo, offset: l.offset, length: l.length, crc: l.crc})
+      index.add(l.value, {file: f.key, name: f.name, line: l.lineNo, offset: l.offset, length: l.length, crc: l.crc})
     }
   }
   return index

@@ -428,7 +428,9 @@ export function refusalOf(format: LogFormat, c: RefusalCounts, firstBad: Streame
     const first = firstBad ? `; line ${firstBad.line}: ${firstBad.reason}` : ''
     // A damaged compressed stream is not a format question: another --log-format reads nothing more of it.
     const damaged = c.bad_lines === 1 && firstBad !== null && /^line cut short where the gzip stream is damaged/.test(firstBad.reason)
-    const fix = damaged ? DAMAGED_FIX : formatFix
+    // An OpenAI Batch answer without its own input line is not a format question either.
+    const noInput = format === 'openai-batch' && firstBad !== null && /input files? given/.test(firstBad.reason)
+    const fix = damaged ? DAMAGED_FIX : noInput ? "ingest each batch's output file with its own input file (both paths, or their folder; one ingest per batch)" : formatFix
     return {reason: `${c.bad_lines === 1 ? 'its one line or item' : `none of its ${c.bad_lines} lines or items`} could ${c.bad_lines === 1 ? 'not ' : ''}be read as ${format}${first}`, fix}
   }
   const answers = c.records - c.error_records

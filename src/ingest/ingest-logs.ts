@@ -1,4 +1,5 @@
 import {statSync} from 'node:fs'
+import {basename} from 'node:path'
 import {CliError, InputError} from '../errors.js'
 import type {EvidenceCodec} from '../evidence/evidence-store.js'
 import {UnconventionalSet} from '../extract/extract.js'
@@ -464,7 +465,7 @@ async function ingestSet(
   const prepared: PreparedFile[] = []
   for (const m of members) prepared.push(await prepareFile(ctx, m.path, m.index, m.how))
   const index = await buildCompanionIndex(
-    decoder.spec.format ?? 'native', decoder.options, prepared.map((p) => ({path: p.path, gzip: p.gzip, size: p.size, key: String(p.fileId)})), maxLineBytes, ctx.signal,
+    decoder.spec.format ?? 'native', decoder.options, prepared.map((p) => ({path: p.path, gzip: p.gzip, size: p.size, key: String(p.fileId), name: basename(p.path)})), maxLineBytes, ctx.signal,
   )
   if (ctx.signal?.aborted) throw new IngestInterrupted(prepared.find((p) => !p.present)?.path ?? '')
   const streamed = new Map<PreparedFile, Streamed>()

@@ -10,10 +10,13 @@ import type {AdaptResult, CompanionIndex, FormatAdapter, LinePosition} from './t
 //   output line: {"id": "batch_req_...", "custom_id", "response": {"status_code", "request_id",
 //                 "body": {...}} | null, "error": {"code", "message"} | null}
 // The output (and error) file is in no particular order and is joined with the input file by
-// custom_id (a companion index of the input lines).
+// custom_id (a companion index of the input lines). An answer whose custom_id is in no input file
+// given, or in several (batches reuse custom_ids), is a bad line: without its own request, it
+// cannot be judged (a marker the user sent would read as a leak). An error line is kept, its
+// request unknown.
 //
 //   response.request_id, else id  -> request_id
-//   response.body.created         -> ts (epoch SECONDS); error lines have none: --batch-ts
+//   response.body.created (created_at of a /v1/responses body) -> ts (epoch SECONDS); error lines have none: --batch-ts
 //   custom_id + --custom-id-pattern named groups (?<tenant>) (?<session>) -> tenant_id, session_id
 //                                    (everything about the caller is only in custom_id)
 //   response.status_code          -> status (the HTTP status of that request)
@@ -27,22 +30,36 @@ import type {AdaptResult, CompanionIndex, FormatAdapter, LinePosition} from './t
 
 export interface BatchInputIndex extends CompanionIndex {
   get(customId: string): {method: unknown; url: unknown; body: unknown; at: LinePosition} | undefined
-  /** custom_ids seen on more than one input line (the first is kept). */
+  /** custom_ids seen on more than one line of one input file (the first is kept). */
   readonly duplicates: ReadonlySet<string>
+  /**
+   * custom_ids found in more than one input file, with those files. A custom_id is unique only
+   * within its batch, and batches reuse them ("request-1"...): joined with the wrong batch's
+   * input, an answer would be judged against another request's prompt.
+   */
+  readonly ambiguous: ReadonlyMap<string, readonly string[]>
 }
 
 function newBatchIndex(): BatchInputIndex {
   const inputs = new Map<string, {method: unknown; url: unknown; body: unknown; at: LinePosition}>()
   const duplicates = new Set<string>()
+  const ambiguous = new Map<string, string[]>()
   return {
     add(value: unknown, at: LinePosition) {
       if (!isObj(value) || !isInputLine(value)) return
       const id = value.custom_id as string
-      if (inputs.has(id)) duplicates.add(id)
-      else inputs.set(id, {method: value.method, url: value.url, body: value.body, at})
+      const first = inputs.get(id)
+      if (!first) inputs.set(id, {method: value.method, url: value.url, body: value.body, at})
+      else if (first.at.file === at.file) duplicates.add(id)
+      else {
+        const files = ambiguous.get(id) ?? [first.at.name ?? first.at.file]
+        if (!files.includes(at.name ?? at.file)) files.push(at.name ?? at.file)
+        ambiguous.set(id, files)
+      }
     },
     get: (id) => inputs.get(id),
     duplicates,
+    ambiguous,
   }
 }
 
@@ -66,22 +83,34 @@ export const openaiBatch: FormatAdapter<BatchInputIndex> = {
     if (!isOutputLine(value)) return {records: [], problems: [{item: null, reason: 'not a Batch output line (no custom_id with response or error)'}], ignored: 0}
     const customId = value.custom_id as string
     const notes: string[] = []
-    const input = ctx.index?.get(customId)
-    if (!input) notes.push(`custom_id ${JSON.stringify(customId)} is not in the input file given (request body unknown)`)
-    else if (ctx.index?.duplicates.has(customId)) notes.push(`custom_id ${JSON.stringify(customId)} appears more than once in the input file; the first was used`)
-
     const res: Obj = isObj(value.response) ? value.response : {}
     const body = res.body
     const error: Obj | null = isObj(value.error) ? value.error : null
+    // An answer (not an error) must be judged against its own request: without it, a marker the
+    // user sent could not be told from a leak (echo). Such a line waits, quarantined, for its input.
+    const status = intOrNull(res.status_code)
+    const answer = error === null && body !== undefined && body !== null && (status === null || status < 400)
+    const inAll = ctx.index?.ambiguous.get(customId)
+    if (answer && inAll) {
+      return {records: [], ignored: 0, problems: [{item: null, reason: `custom_id ${JSON.stringify(customId)} is in more than one input file given (${inAll.join(', ')}), so which request it answered is not known: ingest each batch's output file with its own input file, one ingest per batch`}]}
+    }
+    const input = inAll ? undefined : ctx.index?.get(customId)
+    if (answer && !input) {
+      return {records: [], ignored: 0, problems: [{item: null, reason: `custom_id ${JSON.stringify(customId)} is in no input file given, so its request is unknown and its answer cannot be judged (a marker the user sent would read as a leak): give the batch's input file with its output file (both paths, or their folder)`}]}
+    }
+    if (!input) notes.push(inAll ? 'an error line whose custom_id is in several input files: request unknown' : 'an error line whose custom_id is in no input file given: request unknown')
+    else if (ctx.index?.duplicates.has(customId)) notes.push('a custom_id appears more than once in its input file; the first line was used')
 
     let ts: string | number | null = null
-    if (isObj(body) && body.created !== undefined) {
-      const converted = epochToIso(body.created, 's')
+    // A chat or text completion says `created`; a /v1/responses body says `created_at` (both epoch seconds).
+    const created = isObj(body) ? (body.created ?? body.created_at) : undefined
+    if (created !== undefined && created !== null) {
+      const converted = epochToIso(created, 's')
       if ('iso' in converted) ts = converted.iso
     }
     if (ts === null && ctx.options.fallbackTs !== null) {
       ts = ctx.options.fallbackTs
-      notes.push('no body.created on this line: the --batch-ts time was used')
+      notes.push('no body.created (or created_at) on this line: the --batch-ts time was used')
     }
 
     let tenant: string | null = null
@@ -105,7 +134,7 @@ export const openaiBatch: FormatAdapter<BatchInputIndex> = {
         request_id: strOrNull(res.request_id) ?? strOrNull(value.id),
         tenant_id: tenant,
         session_id: session,
-        status: intOrNull(res.status_code),
+        status,
         endpoint: input ? strOrNull(input.url) : null,
         model: (isObj(body) ? strOrNull(body.model) : null) ?? strOrNull(inputBody.model),
         prefill_node: null,
@@ -118,7 +147,7 @@ export const openaiBatch: FormatAdapter<BatchInputIndex> = {
       {...value, input: input ? {method: input.method, url: input.url, body: input.body} : null},
       ctx.options,
       {
-        ts: 'the line has no response.body.created (error lines carry none); give the batch completion time with --batch-ts ISO, or --map ts=...',
+        ts: 'the line has no response.body.created or created_at (error lines carry none); give the batch completion time with --batch-ts ISO, or --map ts=...',
         request_id: 'the line has neither response.request_id nor id',
         tenant_id: idHint,
         session_id: idHint,

@@ -68,6 +68,8 @@ export interface LinePosition {
   file: string
   /** 1-based physical line number. */
   line: number
+  /** The file's name as a user knows it (for messages), where `file` is the caller's key. */
+  name?: string
   /** Where the caller keeps the line (byte offset and length in the decompressed stream, CRC-32): carried along, never read by adapters. */
   offset?: number
   length?: number

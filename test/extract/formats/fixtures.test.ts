@@ -276,7 +276,38 @@ describe('openai-batch fixtures', () => {
     })
     expect(got.get('req_bbb222')!.row).toMatchObject({status: 400, is_error: 1, tenant_id: 'tn-initech', ts: '2024-03-26T18:00:00.000Z'})
     expect(got.get('batch_req_ccc333')!.row).toMatchObject({status: null, is_error: 1, session_id: 'sess-4', request_text: null})
-    expect(got.get('batch_req_ccc333')!.notes.join(' ')).toMatch(/not in the input file given/)
+    expect(got.get('batch_req_ccc333')!.notes.join(' ')).toMatch(/an error line whose custom_id is in no input file given: request unknown/)
+  })
+
+  it('an answer whose input is not given, or is in two batches\' input files, is quarantined, never judged without its own prompt', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ct-batch-'))
+    try {
+      const input = (file: string, id: string, prompt: string) =>
+        writeFileSync(join(dir, file), JSON.stringify({custom_id: id, method: 'POST', url: '/v1/chat/completions', body: {model: 'm', messages: [{role: 'user', content: prompt}]}}) + '\n')
+      const output = (file: string, id: string, answer: string, created: Record<string, number>) =>
+        writeFileSync(join(dir, file), JSON.stringify({id: `batch_req_${file}`, custom_id: id, response: {status_code: 200, request_id: `req_${file}`, body: {id: 'x', ...created, model: 'm', choices: [{index: 0, message: {role: 'assistant', content: answer}, finish_reason: 'stop'}]}}, error: null}) + '\n')
+      // Two batches reuse one custom_id: day 1's prompt holds the marker (an echo), day 2's does not (a leak).
+      input('day1-in.jsonl', 'tn-a:s-a1:1', 'my note CANARY-00112233445566778899')
+      output('day1-out.jsonl', 'tn-a:s-a1:1', 'you wrote CANARY-00112233445566778899', {created: 1793404940})
+      input('day2-in.jsonl', 'tn-a:s-a1:1', 'hello')
+      // A /v1/responses body dates itself with created_at.
+      output('day2-out.jsonl', 'tn-a:s-a1:1', 'see CANARY-00112233445566778899', {created_at: 1793491340})
+      const options = {customIdPattern: '^(?<tenant>[^:]+):(?<session>[^:]+):'}
+      const all = runAdapter('openai-batch', ['day1-in.jsonl', 'day2-in.jsonl', 'day1-out.jsonl', 'day2-out.jsonl'].map((n) => join(dir, n)), options)
+      expect(all.produced).toEqual([])
+      expect(all.problems.map((p) => p.reason)).toEqual([
+        'custom_id "tn-a:s-a1:1" is in more than one input file given (day1-in.jsonl, day2-in.jsonl), so which request it answered is not known: ingest each batch\'s output file with its own input file, one ingest per batch',
+        'custom_id "tn-a:s-a1:1" is in more than one input file given (day1-in.jsonl, day2-in.jsonl), so which request it answered is not known: ingest each batch\'s output file with its own input file, one ingest per batch',
+      ])
+      const alone = runAdapter('openai-batch', [join(dir, 'day2-out.jsonl')], options)
+      expect(alone.produced).toEqual([])
+      expect(alone.problems[0]!.reason).toMatch(/^custom_id "tn-a:s-a1:1" is in no input file given, so its request is unknown and its answer cannot be judged .*: give the batch's input file with its output file/)
+      const day2 = runAdapter('openai-batch', [join(dir, 'day2-in.jsonl'), join(dir, 'day2-out.jsonl')], options)
+      expect(day2.problems).toEqual([])
+      expect(day2.produced[0]!.row).toMatchObject({ts: '2026-11-01T00:02:20.000Z', request_text: 'hello', response_text: 'see CANARY-00112233445566778899'})
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
   })
 
   it('a custom_id the pattern does not match is a bad line naming both', () => {
