@@ -23,8 +23,10 @@ import type {AdaptResult, FormatAdapter} from './types.js'
 //   model, providedModelName -> model
 //   usageDetails.input/output (usage.input/output, promptTokens/completionTokens) -> tokens
 //   input  (messages array, {messages}, a prompt string, JSON text of those) -> request
+//   input of any other structure (a decorated function's {args, kwargs}) -> its JSON text as the prompt
 //   output (assistant message {role, content, tool_calls}, a string, a list of messages,
-//           a chat.completion) -> a chat.completion
+//           a chat.completion or one of its choices) -> a chat.completion; JSON of any other
+//           shape (a JSON answer Langfuse kept as text) -> that text as the answer
 //   level ERROR              -> an error response carrying statusMessage
 //
 // Unknown in this format, and left null: status, endpoint, prefill_node, decode_node.
@@ -62,7 +64,7 @@ export const langfuse: FormatAdapter<null> = {
 
     const request = requestOf(ioValue(value.input))
     if (request === null) notes.push('no input recorded')
-    let response = responseOf(ioValue(value.output))
+    let response = responseOf(ioValue(value.output), value.output)
     if (level !== null && level.toUpperCase() === 'ERROR') {
       const error = errorResponse(statusMessage ?? 'Langfuse recorded level ERROR without a status message')
       response = response === null ? error : {...(response as Obj), ...error}
@@ -95,29 +97,44 @@ export const langfuse: FormatAdapter<null> = {
         request_id: 'the observation has no id',
         tenant_id: 'Langfuse has no tenant field and metadata has no tenant_id or tenant; say where it is with --map tenant_id=PATH (e.g. userId, metadata.customer) or --map tenant_id=const:NAME',
         session_id:
-          'the observation has no sessionId (legacy exports keep it on the trace only); export enriched observations (observations_v2, or API v2 with fields=basic) or use --map session_id=traceId',
+          'the observation has no sessionId (legacy exports keep it on the trace only); export enriched observations (observations_v2, or API v2 with fields=basic), which carry it; --map session_id=traceId only where the application used the conversation as its trace (a trace is usually one request, so each would read as a session of its own)',
       },
     )
     return single(out, notes)
   },
 }
 
+/** The request body keys the decoder reads its text from (a chat, completions, Responses or Messages body). */
+const REQUEST_KEYS = ['messages', 'prompt', 'input', 'system', 'instructions', 'text']
+
 function requestOf(input: unknown): unknown {
   if (input === undefined || input === null || input === '') return null
   if (Array.isArray(input)) return {messages: toChatMessages(input)}
   if (isObj(input) && Array.isArray(input.messages)) return {...input, messages: toChatMessages(input.messages)}
+  // Any other structure (a decorated function's {args, kwargs}, an application's own object) is
+  // still what was sent: its JSON text is the prompt, so a marker the user sent is seen (echo).
+  if (isObj(input) && !REQUEST_KEYS.some((k) => k in input)) return {prompt: JSON.stringify(input)}
   return input
 }
 
-function responseOf(output: unknown): unknown {
+/** `raw`: the output as the export wrote it; a string that is JSON of no message shape is the answer's text itself. */
+function responseOf(output: unknown, raw: unknown): unknown {
   if (output === undefined || output === null || output === '') return null
   if (typeof output === 'string') return completionFromMessage({role: 'assistant', content: output})
-  if (Array.isArray(output)) return completionFromMessages(output)
-  if (isObj(output)) {
+  if (Array.isArray(output)) {
+    if (output.every((m) => typeof m === 'string' || (isObj(m) && ('content' in m || 'parts' in m || 'tool_calls' in m || 'role' in m || 'message' in m)))) {
+      return completionFromMessages(output.map((m) => (isObj(m) && isObj(m.message) ? m.message : m)))
+    }
+  } else if (isObj(output)) {
     if (Array.isArray(output.choices) || isObj(output.error)) return output
+    // One choice of a chat.completion ({index, message, finish_reason}), as some integrations log it.
+    if (isObj(output.message)) return completionFromMessage(output.message)
     if ('content' in output || 'parts' in output || 'tool_calls' in output || 'role' in output) return completionFromMessage(output)
   }
-  return output
+  // A JSON answer (the model asked to reply in JSON) that Langfuse kept as text, or a structure
+  // of no message shape: its text is what the user received.
+  const text = typeof raw === 'string' && raw.trim() !== '' ? raw : JSON.stringify(output)
+  return completionFromMessage({role: 'assistant', content: text})
 }
 
 /**

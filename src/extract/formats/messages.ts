@@ -33,7 +33,7 @@ export function isPartsMessage(v: unknown): v is Obj & {parts: unknown[]} {
 /** One parts message (or an OpenAI message, returned as it is) as an OpenAI chat message. */
 export function toChatMessage(m: unknown, defaultRole: string): ChatMessage | Obj | null {
   if (!isObj(m)) return typeof m === 'string' ? {role: defaultRole, content: m} : null
-  if (!isPartsMessage(m)) return m
+  if (!isPartsMessage(m)) return withOpenAiToolCalls(m)
   const texts: string[] = []
   const reasoning: string[] = []
   const calls: NonNullable<ChatMessage['tool_calls']> = []
@@ -80,6 +80,26 @@ export function toChatMessage(m: unknown, defaultRole: string): ChatMessage | Ob
   if (reasoning.length > 0) out.reasoning_content = reasoning.join('')
   if (toolCallId !== undefined) out.tool_call_id = toolCallId
   return out
+}
+
+/**
+ * A message whose tool calls are LangChain's (`{name, args, id, type: "tool_call"}`, the OpenAI
+ * ones kept under `additional_kwargs.tool_calls`) with OpenAI's `{id, type, function: {name,
+ * arguments}}` calls, so their arguments are read as any tool call's; any other message as it is.
+ */
+function withOpenAiToolCalls(m: Obj): Obj {
+  const kwargs = isObj(m.additional_kwargs) ? m.additional_kwargs : {}
+  const calls = Array.isArray(m.tool_calls) && m.tool_calls.length > 0 ? m.tool_calls : Array.isArray(kwargs.tool_calls) ? kwargs.tool_calls : null
+  if (calls === null) return m
+  if (calls.every((c) => !isObj(c) || isObj(c.function))) return calls === m.tool_calls ? m : {...m, tool_calls: calls}
+  return {
+    ...m,
+    tool_calls: calls.map((c) =>
+      isObj(c) && !isObj(c.function) && ('args' in c || 'name' in c)
+        ? {id: typeof c.id === 'string' ? c.id : null, type: 'function', function: {name: typeof c.name === 'string' ? c.name : '', arguments: argumentsText(c.args)}}
+        : c,
+    ),
+  }
 }
 
 /** Tool-call arguments as the JSON text OpenAI sends: a string stays as it is, a structure is serialised. */

@@ -193,6 +193,22 @@ describe('langfuse fixtures', () => {
     expect(got.get('obs-err-1')!.row).toMatchObject({is_error: 1, error_message: 'Error code: 400 - prompt too long', response_text: '', status: null})
   })
 
+  it('reads the text of every other shape integrations log: LangChain tool calls, one choice, a JSON answer kept as text, a decorated function\'s arguments', () => {
+    const run = runAdapter('langfuse', [f('langfuse-other-shapes.jsonl')], {}, parseAssumeTz('UTC'))
+    expect(run.problems).toEqual([])
+    const got = byId(run.produced)
+    const marker = 'CANARY-fedcba9876543210fedc'
+    // LangChain: the answer is a tool call {name, args}, the text in its arguments.
+    expect(got.get('obs-lc-1')!.row!.response_text).toContain(`see ${marker} in the runbook`)
+    // A string output that is JSON of no message shape is the answer itself.
+    expect(got.get('obs-json-1')!.row!.response_text).toBe(`{"note": "ticket closed, see ${marker}"}`)
+    // An input of no known request shape is still the prompt, so a marker the user sent is an echo, not a leak.
+    expect(got.get('obs-json-in-1')!.row!.request_text).toContain(marker)
+    expect(got.get('obs-deco-1')!.row!.request_text).toContain(`ref ${marker} - what is it?`)
+    // One choice of a chat.completion ({index, message, finish_reason}).
+    expect(got.get('obs-choice-1')!.row!.response_text).toBe(`Noted: ${marker}`)
+  })
+
   it('without a tenant anywhere, refuses with the --map to use', () => {
     const run = runAdapter('langfuse', [f('langfuse-observations.jsonl')], {map: parseFieldMap(['tenant_id=metadata.customer'])})
     expect(run.produced).toEqual([])
