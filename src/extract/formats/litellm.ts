@@ -1,4 +1,5 @@
 import {LITELLM_NO_RESPONSE_LOGGED, LITELLM_NO_RESPONSE_STORED} from '../redaction.js'
+import {epochToIso} from '../field-path.js'
 import {finishRecord, intOrNull, notAnObject, onlyRedacted, pick, REDACTED, single, sniffByShare, strOrNull} from './common.js'
 import {errorResponse, isObj, parseJsonText, toChatMessages, type Obj} from './messages.js'
 import type {FormatAdapter} from './types.js'
@@ -82,7 +83,7 @@ export const litellm: FormatAdapter<null> = {
     const out = finishRecord(
       {
         // A payload's times are epoch seconds (floats); a spend-log row's are timestamps as written.
-        ts: (payload && typeof rawTs === 'number' ? epochSecondsToMs(rawTs) : rawTs) as string | number | undefined,
+        ts: (payload && typeof rawTs === 'number' ? epochSecondsToIso(rawTs) : rawTs) as string | number | undefined,
         request_id: strOrNull(value.request_id) ?? (payload ? strOrNull(value.id) : null),
         tenant_id: strOrNull(value.team_id) ?? strOrNull(meta.user_api_key_team_id),
         session_id: strOrNull(value.session_id) ?? (payload ? strOrNull(value.trace_id) : null),
@@ -97,7 +98,8 @@ export const litellm: FormatAdapter<null> = {
         request,
         response,
       },
-      value,
+      // --map reads the row with its JSON-text columns parsed (a Postgres export writes metadata as text).
+      {...value, metadata, messages: parseJsonText(value.messages), response: rawResponse, proxy_server_request: parseJsonText(value.proxy_server_request)},
       ctx.options,
       {
         ts: 'the row has no endTime or startTime',
@@ -115,13 +117,22 @@ function requestBody(row: Obj): unknown {
   if (proxy !== null) return proxy
   const messages = stored(parseJsonText(row.messages))
   if (messages === null) return null
-  if (Array.isArray(messages)) return {messages: toChatMessages(messages)}
+  // A logging payload says whether the call streamed (top-level stream, or its model_parameters).
+  const params = parseJsonText(row.model_parameters)
+  const stream = row.stream === true || (isObj(params) && params.stream === true) ? {stream: true} : {}
+  if (Array.isArray(messages)) return {messages: toChatMessages(messages), ...stream}
+  if (isObj(messages)) return {...messages, ...stream}
   return messages
 }
 
-/** Epoch seconds (a float, as a logging payload gives them) to milliseconds, whole: the precision the case keeps. */
-function epochSecondsToMs(s: number): number {
-  return Math.round(s * 1000)
+/**
+ * Epoch seconds (a float, as a logging payload gives them) as an ISO time to the microsecond, as
+ * written (the case keeps the millisecond truncated, as for any time, and the precise text beside
+ * it); rounding to the millisecond had put a time up to half a millisecond late.
+ */
+function epochSecondsToIso(s: number): string | number {
+  const out = epochToIso(s, 's')
+  return 'iso' in out ? out.iso : s
 }
 
 /**

@@ -245,7 +245,7 @@ describe('litellm fixtures', () => {
     expect(run.problems).toEqual([])
     const got = byId(run.produced)
     expect(got.get('chatcmpl-pl-1')!.row).toMatchObject({
-      ts: '2026-10-29T23:59:51.951Z',
+      ts: '2026-10-29T23:59:51.950567Z',
       tenant_id: 'team-acme',
       session_id: 'sess-acme-7',
       status: null,
@@ -263,6 +263,18 @@ describe('litellm fixtures', () => {
     const redacted = got.get('pl-redacted-3')!
     expect(redacted.row).toMatchObject({request_text: null, response_text: null})
     expect(redacted.notes).toEqual(expect.arrayContaining(['no request text logged (message logging turned off, or redacted)', 'no response text logged (message logging turned off, or redacted)']))
+  })
+
+  it('keeps a payload\'s epoch-float time to the microsecond and its stream flag, and --map reads inside a metadata column written as JSON text', () => {
+    const run = runAdapter('litellm', [f('litellm-precise-times-and-text-metadata.jsonl')])
+    // The spend-log row names its tenant only inside metadata, written as JSON text (a Postgres export).
+    expect(run.problems.map((p) => [p.line, p.reason])).toEqual([[2, expect.stringMatching(/^missing tenant_id: .*--map tenant_id=PATH \(e\.g\. metadata\.user_api_key_user_id\)/)]])
+    const got = byId(run.produced)
+    // 1793318482.307782 s, to the microsecond (rounded to the millisecond it had read .308).
+    expect(got.get('chatcmpl-r1')!.row).toMatchObject({ts: '2026-10-30T00:01:22.307782Z', stream: 0})
+    expect(got.get('chatcmpl-r3')!.row).toMatchObject({stream: 1})
+    const mapped = runAdapter('litellm', [f('litellm-precise-times-and-text-metadata.jsonl')], {map: parseFieldMap(['tenant_id=metadata.user_api_key_user_id'])})
+    expect(byId(mapped.produced).get('req-r2a')!.row).toMatchObject({tenant_id: 'tn-a'})
   })
 
   it('passes LiteLLM’s zone-less times on zone-less, so they are refused without --assume-tz', () => {
