@@ -6,6 +6,7 @@ import {EvidenceWriter, type EvidenceCodec} from '../evidence/evidence-store.js'
 import {isGzipHead, sha256File} from '../evidence/hash-file.js'
 import {EXTRACT_SCHEME} from '../extract/extract.js'
 import {decodeParseSpec, describeParseSpec, encodeParseSpec} from '../extract/parse-spec.js'
+import {JSON_LINES_FIX, NOT_JSON_LINES} from '../extract/formats/common.js'
 import type {CompanionIndex, LogFormat} from '../extract/formats/index.js'
 import {completeLogFile, deleteFile, insertLoadingLogFile, logFilesAtPath, logFilesOfSize, otherFileWithSha256, type FileRow, type LogEvidence, type MissingFieldCounts} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
@@ -409,14 +410,39 @@ const DAMAGED_FIX = 'the compressed file is damaged: copy it again from where it
 
 /** Why a file that was read cannot count as ingested, and the likely fix; null when it can. */
 export function refusal(f: PreparedFile, s: Streamed): {reason: string; fix: string} | null {
-  return refusalOf(f.how.format, s.counts, s.firstBad, s.unread)
+  const nothingRead = s.counts.records + s.counts.duplicates === 0 && s.counts.bad_lines > 0
+  return refusalOf(f.how.format, s.counts, s.firstBad, s.unread, nothingRead && !f.gzip && startsAsWrappedJson(f.path))
+}
+
+/**
+ * Whether a file opens as JSON that is not JSON Lines: an array (`[`), pretty-printed JSON (a
+ * first line of only `{`), or API pages (`{... "data": [`). Read only to word a refusal: no --log-format or --map reads such a file.
+ */
+function startsAsWrappedJson(path: string): boolean {
+  let fd: number | null = null
+  try {
+    fd = openSync(path, constants.O_RDONLY)
+    const head = Buffer.alloc(4096)
+    const n = readSync(fd, head, 0, head.length, 0)
+    const text = head.subarray(0, n).toString('utf8').replace(/^\uFEFF/, '').trimStart()
+    if (text.startsWith('[') || /^\{[ \t]*\r?\n/.test(text)) return true
+    // A saved API page ({"object": "list", "data": [...], "has_more": ...}) a line: a few keys, data a list.
+    const eol = text.indexOf('\n')
+    if (eol < 0) return false
+    const first = JSON.parse(text.slice(0, eol)) as unknown
+    return typeof first === 'object' && first !== null && !Array.isArray(first) && Array.isArray((first as {data?: unknown}).data) && Object.keys(first).length <= 6
+  } catch {
+    return false
+  } finally {
+    if (fd !== null) closeSync(fd)
+  }
 }
 
 /** What refusal() needs of a file's counts (after duplicates are decided). */
 export type RefusalCounts = Pick<FileSummaryCounts, 'records' | 'duplicates' | 'bad_lines' | 'ignored_items' | 'error_records' | 'no_response' | 'no_response_text' | 'notes'>
 
 /** refusal() from what a read of the file counted (the quick verdict's pass counts the same, and a Spark job's findings). */
-export function refusalOf(format: LogFormat, c: RefusalCounts, firstBad: Streamed['firstBad'], unread: string | null = null): {reason: string; fix: string} | null {
+export function refusalOf(format: LogFormat, c: RefusalCounts, firstBad: Streamed['firstBad'], unread: string | null = null, wrappedJson = false): {reason: string; fix: string} | null {
   // A compressed stream damaged before its first line: nothing in it was read, so nothing in it was judged.
   if (unread !== null && c.records + c.duplicates + c.bad_lines === 0) return {reason: `nothing in it could be read (${unread})`, fix: DAMAGED_FIX}
   const formatFix = format === 'native' ? `--log-format (otel, langfuse, litellm, openai-batch) or --map FIELD=PATH` : `--log-format, or --map FIELD=PATH`
@@ -430,8 +456,11 @@ export function refusalOf(format: LogFormat, c: RefusalCounts, firstBad: Streame
     const damaged = c.bad_lines === 1 && firstBad !== null && /^line cut short where the gzip stream is damaged/.test(firstBad.reason)
     // An OpenAI Batch answer without its own input line is not a format question either.
     const noInput = format === 'openai-batch' && firstBad !== null && /input files? given/.test(firstBad.reason)
-    const fix = damaged ? DAMAGED_FIX : noInput ? "ingest each batch's output file with its own input file (both paths, or their folder; one ingest per batch)" : formatFix
-    return {reason: `${c.bad_lines === 1 ? 'its one line or item' : `none of its ${c.bad_lines} lines or items`} could ${c.bad_lines === 1 ? 'not ' : ''}be read as ${format}${first}`, fix}
+    // JSON that is not JSON Lines (an array, pretty-printed): no --log-format or --map reads it.
+    const wrapped = wrappedJson || (firstBad !== null && firstBad.reason === 'not a JSON object (got an array)')
+    const fix = damaged ? DAMAGED_FIX : wrapped ? JSON_LINES_FIX : noInput ? "ingest each batch's output file with its own input file (both paths, or their folder; one ingest per batch)" : formatFix
+    const json = wrapped ? `: the file is JSON, ${NOT_JSON_LINES}` : ''
+    return {reason: `${c.bad_lines === 1 ? 'its one line or item' : `none of its ${c.bad_lines} lines or items`} could ${c.bad_lines === 1 ? 'not ' : ''}be read as ${format}${first}${json}`, fix}
   }
   const answers = c.records - c.error_records
   // Native lines that record no response at all are metadata logs (status, tokens, nodes: the

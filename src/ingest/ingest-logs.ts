@@ -3,6 +3,7 @@ import {basename} from 'node:path'
 import {CliError, InputError} from '../errors.js'
 import type {EvidenceCodec} from '../evidence/evidence-store.js'
 import {UnconventionalSet} from '../extract/extract.js'
+import {JSON_LINES_FIX, NOT_JSON_LINES} from '../extract/formats/common.js'
 import type {LogFormat, SniffDecision} from '../extract/formats/index.js'
 import {lineDecoder, type LineDecoder} from '../extract/line-decoder.js'
 import {encodeParseSpec, type ParseSpec} from '../extract/parse-spec.js'
@@ -450,7 +451,10 @@ function undecided(path: string, reason: string): IngestFileSummary {
   return {
     path, sha256: '', status: 'refused', log_format: 'native', format_reason: reason, records: 0, duplicates: 0, bad_lines: 0, blank_lines: 0,
     no_request_text: 0, no_response_text: 0, ignored_items: 0, first_ts: null, last_ts: null, unread: null, notes: [],
-    refused: {reason: `its log format could not be decided: ${reason}`, fix: '--log-format FORMAT (native, otel, langfuse, litellm, openai-batch), with --map FIELD=PATH where fields are elsewhere'},
+    refused: {
+      reason: `its log format could not be decided: ${reason}`,
+      fix: reason.includes(NOT_JSON_LINES) ? JSON_LINES_FIX : '--log-format FORMAT (native, otel, langfuse, litellm, openai-batch), with --map FIELD=PATH where fields are elsewhere',
+    },
   }
 }
 

@@ -139,6 +139,24 @@ describe('a file nothing could be read from is not ingested', () => {
     expect(fixed.records).toBeGreaterThan(2000)
   })
 
+  it('JSON that is not JSON Lines (an array, pretty-printed, a saved API page): refused, naming the conversion, not --log-format', async () => {
+    const dir = tempDir()
+    const rows = [JSON.parse(chatLine({request_id: 'j1'})) as unknown, JSON.parse(chatLine({request_id: 'j2'})) as unknown]
+    const files = {
+      'array.json': JSON.stringify(rows),
+      'pretty.json': JSON.stringify(rows[0], null, 2),
+      'page.jsonl': `${JSON.stringify({data: rows, meta: {page: 1}})}\n`,
+    }
+    for (const [name, text] of Object.entries(files)) {
+      writeFileSync(join(dir, name), text)
+      for (const format of ['auto', 'litellm']) {
+        const r = await run(['ingest', 'logs', join(dir, name), '--db', join(dir, `${name}-${format}.db`), '--log-format', format])
+        expect(r.code, `${name} ${format}`).toBe(1)
+        expect(r.stderr.trim().split('\n').at(-1), `${name} ${format}`).toMatch(/not JSON Lines \(one JSON object a line\); to fix: convert it to JSON Lines first, e\.g\. jq -c '\.\[\]' FILE > FILE\.jsonl/)
+      }
+    }
+  })
+
   it('every answer decoded to no text (OTLP spans whose content is in the logs file not given): refused, naming the fix', async () => {
     const dir = tempDir()
     const db = join(dir, 'case.db')

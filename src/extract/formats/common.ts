@@ -9,6 +9,11 @@ import {FormatOptionError, type AdaptResult, type FormatOptions, type FormatOpti
 
 export const DEFAULT_TENANT_ATTRIBUTES = ['tenant.id', 'service.namespace'] as const
 
+/** Said of a file that is JSON but not JSON Lines (a JSON array, pretty-printed JSON, a saved API page). */
+export const NOT_JSON_LINES = 'not JSON Lines (one JSON object a line)'
+/** The fix for it: no --log-format or --map reads such a file. */
+export const JSON_LINES_FIX = "convert it to JSON Lines first, e.g. jq -c '.[]' FILE > FILE.jsonl (a saved API page: jq -c '.data[]')"
+
 export function resolveFormatOptions(input: FormatOptionsInput = {}): FormatOptions {
   let pattern: RegExp | null = null
   if (input.customIdPattern !== undefined) {

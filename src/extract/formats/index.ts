@@ -1,4 +1,6 @@
+import {NOT_JSON_LINES} from './common.js'
 import {langfuse} from './langfuse.js'
+import {isObj} from './messages.js'
 import {litellm} from './litellm.js'
 import {native} from './native.js'
 import {openaiBatch} from './openai-batch.js'
@@ -49,6 +51,13 @@ export function sniffFormat(first: readonly unknown[]): SniffDecision {
   // explains most of the sample when no other format explains any of it.
   const alone = best.confidence >= SNIFF_ALONE_CONFIDENCE && candidates.slice(1).every((c) => c.confidence === 0)
   if (best.confidence < SNIFF_MIN_CONFIDENCE && !alone) {
+    // JSON, but records wrapped: arrays of them, or an API page ({data: [...]}) a line.
+    const arrays = sample.filter((v) => Array.isArray(v)).length
+    const pages = sample.filter((v) => isObj(v) && Array.isArray(v.data) && Object.keys(v).length <= 6).length
+    if (arrays + pages >= sample.length * SNIFF_MIN_CONFIDENCE) {
+      const what = arrays >= pages ? 'its lines are JSON arrays' : 'its lines are API pages ({"data": [...]})'
+      return {format: null, reason: `${what}, not log records: the file is ${NOT_JSON_LINES}`, candidates}
+    }
     const near = candidates.filter((c) => c.confidence > 0).map((c) => `${c.format}: ${c.reason}`)
     return {
       format: null,
