@@ -60,6 +60,8 @@ export interface ScopeFacts extends ScopeContractKeys {
   orphan_sightings: number
   provenance_responses: number
   provenance_only_responses: number
+  /** contaminated responses whose logs hold no prompt text: the echo check had nothing to read */
+  contaminated_without_prompt: number
   by_hour: Array<{hour: string; responses: number; cross_tenant_responses: number; provenance_responses: number; text_only_responses: number; at_risk_responses: number | null}>
   by_node: Array<{node: string; responses: number; cross_tenant_responses: number; cross_session_responses: number; provenance_responses: number; at_risk_responses: number | null; first_seen: string | null; last_seen: string | null}>
   data_subjects: Range
@@ -425,6 +427,7 @@ export function scopeFacts(s: ScopeResult, inputs?: Pick<ScopeInputs, 'contamina
     orphan_sightings: s.orphan_sightings,
     provenance_responses: s.provenance_responses,
     provenance_only_responses: s.provenance_only_responses,
+    contaminated_without_prompt: s.contaminated_without_prompt,
     by_hour: s.by_hour.map((h) => ({
       hour: h.hour,
       responses: h.contaminated_responses,

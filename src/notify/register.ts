@@ -80,7 +80,11 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   const exposure = s?.exposure ?? null
   const found = exposure ? (exposure.responses > 0 ? P.exposure(exposure, s!.exposure_first, s!.exposure_last) : P.noExposure) : null
   // What the finding cannot speak for, said with it: no registry (markers not looked for), lines that could not be read.
-  const limits = [...(facts.totals.registry_files === 0 ? [P.noRegistry] : []), ...(facts.totals.bad_lines > 0 ? [P.unreadLines(facts.totals.bad_lines)] : [])]
+  const limits = [
+    ...(facts.totals.registry_files === 0 ? [P.noRegistry] : []),
+    ...(facts.totals.bad_lines > 0 ? [P.unreadLines(facts.totals.bad_lines)] : []),
+    ...(s && s.contaminated_without_prompt > 0 ? [P.noPromptLogged(s.contaminated_without_prompt)] : []),
+  ]
   const factsText =
     found !== null
       ? limits.length > 0

@@ -99,6 +99,11 @@ export interface ScopeResult {
   provenance_cross_session_responses: number
   /** attributed by provenance but carrying no contaminating sighting (canary-less leaks) */
   provenance_only_responses: number
+  /**
+   * Contaminated responses whose logs hold no prompt text (not logged, or empty): the echo check
+   * (the user sent the marker) had nothing to read, so for these it is not ruled out.
+   */
+  contaminated_without_prompt: number
   provenance_flows: ScopeFlow[]
   flow_matrix: {tenants: string[]; responses: number[][]}
   by_node: ScopeNodeRow[]
@@ -155,6 +160,7 @@ export function computeScope(inputs: ScopeInputs): ScopeResult {
     provenance_cross_tenant_responses: provCrossTenant.size,
     provenance_cross_session_responses: provCrossSession.size,
     provenance_only_responses: ids.provenanceOnly,
+    contaminated_without_prompt: new Set(contamination.filter((c) => c.prompt_words === 0).map((c) => c.record_id)).size,
     provenance_flows: countFlows(provenance),
     flow_matrix: flowMatrix(flows),
     by_node: byNode(contamination, provenance, atRisk),

@@ -25,7 +25,7 @@ export function unscannedScope(r: ScopeResult): UnscannedScope {
     recipient_tenants: null, first_seen: null, last_seen: null, at_risk_responses: r.at_risk_responses, flows: null,
     exposure: null, pool_tokens: r.pool_tokens, advertised_tokens: r.advertised_tokens, at_risk_error_responses: r.at_risk_error_responses,
     over_advertised_responses: r.over_advertised_responses, orphan_sightings: null, provenance_responses: null, provenance_cross_tenant_responses: null,
-    provenance_cross_session_responses: null, provenance_only_responses: null, provenance_flows: null, flow_matrix: null,
+    provenance_cross_session_responses: null, provenance_only_responses: null, contaminated_without_prompt: null, provenance_flows: null, flow_matrix: null,
     by_node: r.by_node.map((x) => ({
       ...x, contaminated_responses: null, cross_tenant_responses: null, cross_session_responses: null, provenance_responses: null, first_seen: null, last_seen: null,
     })),
@@ -40,8 +40,9 @@ export function unscannedScope(r: ScopeResult): UnscannedScope {
  * every count the canary markers make is unknown, not zero; the verbatim-text evidence, the
  * at-risk test and what does not rest on markers stay as computed.
  */
-export type RegistrylessScope = Omit<ScopeResult, 'contaminated_responses' | 'cross_tenant_responses' | 'cross_session_responses' | 'exposed_sessions' | 'exposed_tenants' | 'recipient_tenants' | 'first_seen' | 'last_seen' | 'flows' | 'flow_matrix' | 'exposure' | 'by_node' | 'by_hour'> & {
+export type RegistrylessScope = Omit<ScopeResult, 'contaminated_without_prompt' | 'contaminated_responses' | 'cross_tenant_responses' | 'cross_session_responses' | 'exposed_sessions' | 'exposed_tenants' | 'recipient_tenants' | 'first_seen' | 'last_seen' | 'flows' | 'flow_matrix' | 'exposure' | 'by_node' | 'by_hour'> & {
   contaminated_responses: null
+  contaminated_without_prompt: null
   cross_tenant_responses: null
   cross_session_responses: null
   exposed_sessions: null
@@ -72,7 +73,7 @@ export function registrylessScope(r: ScopeResult): RegistrylessScope {
     ...r,
     ...registrylessEstimates(r.data_subjects, r.records_concerned),
     contaminated_responses: null, cross_tenant_responses: null, cross_session_responses: null, exposed_sessions: null, exposed_tenants: null,
-    recipient_tenants: null, first_seen: null, last_seen: null, flows: null, flow_matrix: null,
+    recipient_tenants: null, first_seen: null, last_seen: null, flows: null, flow_matrix: null, contaminated_without_prompt: null,
     exposure: {...r.exposure, by_canary: null},
     by_node: r.by_node.map((x) => ({...x, contaminated_responses: null, cross_tenant_responses: null, cross_session_responses: null, first_seen: null, last_seen: null})),
     by_hour: r.by_hour.map((x) => ({...x, contaminated_responses: null, cross_tenant_responses: null})),

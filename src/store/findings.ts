@@ -84,6 +84,8 @@ export interface ContaminationRow {
   decode_node: string | null
   status: number | null
   prompt_tokens: number | null
+  /** words in the request's text as extracted (0: the logs hold no prompt text); null where the case keeps no extract of it */
+  prompt_words: number | null
 }
 
 export function contaminationRows(db: CaseDb, pool: TextPool = new Map()): ContaminationRow[] {
@@ -91,8 +93,8 @@ export function contaminationRows(db: CaseDb, pool: TextPool = new Map()): Conta
     db.prepare(
       `SELECT s.record_id, r.request_id, s.class, s.marker, s.source_session, s.source_tenant,
               r.session_id AS recipient_session, r.tenant_id AS recipient_tenant, r.ts_ms,
-              r.decode_node, r.status, r.prompt_tokens
-         FROM sightings s JOIN records r ON r.id = s.record_id
+              r.decode_node, r.status, r.prompt_tokens, f.prompt_words
+         FROM sightings s JOIN records r ON r.id = s.record_id LEFT JOIN fingerprints f ON f.record_id = s.record_id
         WHERE s.class IN ${CONTAMINATING}${completeRecords(db)}
         ORDER BY r.ts_ms, s.record_id, s.id`,
     ),

@@ -1,0 +1,47 @@
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {tempDir} from '../helpers/cli.js'
+import {run, runJson} from '../helpers/commands.js'
+import {chatLine} from '../helpers/log-lines.js'
+
+// A marker registered to another session, in a response whose request the logs do not hold:
+// the echo check (did the user send the marker?) has nothing to read. The sighting stays
+// cross-tenant (the contract's rule), and every output that counts it says the check could not run.
+
+describe('a contaminated response whose prompt was not logged', () => {
+  it('is counted, and scope, the console and the drafts say the echo check could not be made', async () => {
+    const dir = tempDir()
+    const marker = 'CANARY-00112233445566778899'
+    const canaries = join(dir, 'canaries.csv')
+    writeFileSync(canaries, `marker,tenant_id,session_id,issued_at\n${marker},tenant-b,sess-b,2026-10-01T00:00:00Z\n`)
+    const logs = join(dir, 'logs.jsonl')
+    const withPrompt = JSON.parse(chatLine({request_id: 'r1', answer: `see ${marker}`})) as Record<string, unknown>
+    const {request: _dropped, ...noPrompt} = JSON.parse(chatLine({request_id: 'r2', session_id: 'sess-2', answer: `also ${marker}`})) as Record<string, unknown>
+    writeFileSync(logs, `${JSON.stringify(withPrompt)}\n${JSON.stringify(noPrompt)}\n`)
+    const db = join(dir, 'case.db')
+    const triage = await run(['triage', logs, '--canaries', canaries, '--db', db])
+    expect(triage.code, triage.stderr).toBe(0)
+    const scope = await runJson<{contaminated_responses: number; contaminated_without_prompt: number}>(['scope', '--db', db])
+    expect(scope).toMatchObject({contaminated_responses: 2, contaminated_without_prompt: 1})
+    expect((await run(['scope', '--db', db])).stdout).toMatch(/^ {2}no prompt logged \(echo not ruled out\) +1$/m)
+    await run(['incident', 'open', '--db', db, '--title', 'T', '--role', 'controller', '--aware-at', '2026-11-02T08:00:00Z'])
+    const a33 = (await run(['report', 'article33', '--db', db])).stdout
+    expect(a33).toContain("For 1 response carrying another session's canary marker the logs hold no prompt text, so it could not be checked whether the user had sent that marker (an echo)")
+    const register = await runJson<{facts: string}>(['report', 'register', '--db', db, '--format', 'json'])
+    expect(register.facts).toMatch(/For 1 response carrying another session's canary marker the logs hold no prompt text/)
+  })
+
+  it('says nothing of it where every contaminated response has its prompt', async () => {
+    const dir = tempDir()
+    const marker = 'CANARY-00112233445566778899'
+    const canaries = join(dir, 'canaries.csv')
+    writeFileSync(canaries, `marker,tenant_id,session_id,issued_at\n${marker},tenant-b,sess-b,2026-10-01T00:00:00Z\n`)
+    const logs = join(dir, 'logs.jsonl')
+    writeFileSync(logs, `${chatLine({request_id: 'r1', answer: `see ${marker}`})}\n`)
+    const db = join(dir, 'case.db')
+    await run(['triage', logs, '--canaries', canaries, '--db', db])
+    expect(await runJson<{contaminated_without_prompt: number}>(['scope', '--db', db])).toMatchObject({contaminated_without_prompt: 0})
+    expect((await run(['scope', '--db', db])).stdout).not.toMatch(/no prompt logged/)
+  })
+})
