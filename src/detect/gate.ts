@@ -1,3 +1,4 @@
+import {OTLP_LOGS_NOT_GIVEN} from '../extract/formats/otel.js'
 import {unloggedAnswers, type Unlogged} from '../extract/redaction.js'
 import type {CaseDb} from '../store/open-case.js'
 import {logFilesWithBadLines, unreadableLogFiles, type QuarantinedFile, type UnreadableFileRow} from '../store/files.js'
@@ -23,7 +24,10 @@ export interface UnreadableFile extends Omit<UnreadableFileRow, 'notes'> {
 
 /** The case's log files a gate must not pass on (store/files.ts says which), each with why. */
 export function unreadableFiles(db: CaseDb): UnreadableFile[] {
-  return unreadableLogFiles(db).map(({notes, ...f}) => withWhy(f, unloggedAnswers(notes === null ? [] : (JSON.parse(notes) as string[]))))
+  return unreadableLogFiles(db).map(({notes, ...f}) => {
+    const lines = notes === null ? [] : (JSON.parse(notes) as string[])
+    return withWhy(f, unloggedAnswers(lines), lines.some((n) => n.includes(OTLP_LOGS_NOT_GIVEN)))
+  })
 }
 
 /**
@@ -31,16 +35,18 @@ export function unreadableFiles(db: CaseDb): UnreadableFile[] {
  * never wrote (counted from its notes). No --log-format or --map reads such an answer, so the
  * remedy is logs from elsewhere, not a second ingest.
  */
-export function withWhy(f: Omit<UnreadableFileRow, 'notes'>, unlogged: Unlogged): UnreadableFile {
+export function withWhy(f: Omit<UnreadableFileRow, 'notes'>, unlogged: Unlogged, otlpContentElsewhere = false): UnreadableFile {
   const missing = f.no_response_text ?? 0
   const r = Math.min(unlogged.answers, missing)
+  // OTLP spans whose content was in log records of a file not given: that file, not a flag, is the fix.
+  const check = otlpContentElsewhere ? 'give the OTLP logs file with the traces, or check --log-format / --map' : 'check --log-format / --map'
   const why = f.state !== 'complete' ? 'its ingest did not finish (run it again)'
     : f.unread !== null ? `not read whole: ${f.unread}`
       : r > 0 && r === missing
         ? `${r} of its ${f.answers} answers were not logged (${unlogged.why}); ingest logs that hold the texts, from a logger or gateway that received them`
         : r > 0
-          ? `${missing} of its ${f.answers} answers decoded to no text, ${r} of them not logged (${unlogged.why}); for the other ${missing - r}, check --log-format / --map (crosstalk drop it and ingest it again)`
-          : `${missing} of its ${f.answers} answers decoded to no text (check --log-format / --map; crosstalk drop it and ingest it again)`
+          ? `${missing} of its ${f.answers} answers decoded to no text, ${r} of them not logged (${unlogged.why}); for the other ${missing - r}, ${check} (crosstalk drop it and ingest it again)`
+          : `${missing} of its ${f.answers} answers decoded to no text (${check}; crosstalk drop it and ingest it again)`
   // An unfinished file's notes were never written: how many of its answers were logged is not known.
   return {...f, unlogged_answers: f.state === 'complete' ? r : null, why}
 }

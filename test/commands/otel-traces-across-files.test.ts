@@ -86,6 +86,17 @@ describe('OTel traces whose request spans several spans and files', () => {
     expect(gate.code).toBe(1)
   })
 
+  it('a gate that cannot judge spans whose content is in a logs file not given names that file as the fix', async () => {
+    const dir = tempDir()
+    const bare = span('00000000000000a9', '', 3, 'chat m', [kv('gen_ai.operation.name', 'chat'), kv('gen_ai.response.id', 'req-bare'), kv('tenant.id', 'tn-a'), kv('session.id', 's-a')])
+    const file = traces(join(dir, 'traces.jsonl'), [genai('00000000000000a8', '', [kv('tenant.id', 'tn-a'), kv('session.id', 's-a')]), bare])
+    const db = join(dir, 'case.db')
+    expect((await run(['ingest', 'logs', file, '--log-format', 'otel', '--db', db])).code).toBe(0)
+    const gate = await run(['scan', '--db', db, '--fail-on-leak'])
+    expect(gate.code).toBe(1)
+    expect(gate.stderr).toMatch(/1 of its 2 answers decoded to no text \(give the OTLP logs file with the traces, or check --log-format \/ --map/)
+  })
+
   it('says so when the tenant comes from the resource because an ancestor span is in a file not given', async () => {
     const dir = tempDir()
     const canaries = join(dir, 'canaries.csv')

@@ -57,6 +57,9 @@ import type {AdaptedRecord, AdaptResult, CompanionIndex, FormatAdapter, FormatOp
 // Unknown in this format unless the attributes above are present: status, endpoint, tokens
 // (streams without include_usage), prefill_node.
 
+/** How a span's note says its content may be in log records of a file not given (a gate's advice looks for it). */
+export const OTLP_LOGS_NOT_GIVEN = 'the OTLP logs file not given'
+
 const GENAI_OPERATIONS = new Set(['chat', 'text_completion', 'generate_content', 'completion', 'chat.completions'])
 const DETAILS_EVENT = 'gen_ai.client.inference.operation.details'
 const MESSAGE_EVENTS: Record<string, string> = {
@@ -487,7 +490,7 @@ function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions, h
   const group = key === null ? undefined : index.logs(key)
   if (group) fromLogEvents(group.events, content)
   if (content.input === null && content.promptText === null && content.output === null && content.completionText === null) {
-    notes.push('no message content on the span or in any log record given (content capture off, or the OTLP logs file not given)')
+    notes.push(`no message content on the span or in any log record given (content capture off, or ${OTLP_LOGS_NOT_GIVEN})`)
   }
 
   // The status a client got: on the GenAI span, else on the gateway's server span above it.
