@@ -9,17 +9,22 @@ import {chatLine} from '../helpers/log-lines.js'
 // the echo check (did the user send the marker?) has nothing to read. The sighting stays
 // cross-tenant (the contract's rule), and every output that counts it says the check could not run.
 
+const marker = 'CANARY-00112233445566778899'
+
+/** A case folder with a registry of one marker, tenant-b's. */
+function caseDir(): {dir: string; canaries: string; logs: string; db: string} {
+  const dir = tempDir()
+  const canaries = join(dir, 'canaries.csv')
+  writeFileSync(canaries, `marker,tenant_id,session_id,issued_at\n${marker},tenant-b,sess-b,2026-10-01T00:00:00Z\n`)
+  return {dir, canaries, logs: join(dir, 'logs.jsonl'), db: join(dir, 'case.db')}
+}
+
 describe('a contaminated response whose prompt was not logged', () => {
   it('is counted, and scope, the console and the drafts say the echo check could not be made', async () => {
-    const dir = tempDir()
-    const marker = 'CANARY-00112233445566778899'
-    const canaries = join(dir, 'canaries.csv')
-    writeFileSync(canaries, `marker,tenant_id,session_id,issued_at\n${marker},tenant-b,sess-b,2026-10-01T00:00:00Z\n`)
-    const logs = join(dir, 'logs.jsonl')
+    const {canaries, logs, db} = caseDir()
     const withPrompt = JSON.parse(chatLine({request_id: 'r1', answer: `see ${marker}`})) as Record<string, unknown>
     const {request: _dropped, ...noPrompt} = JSON.parse(chatLine({request_id: 'r2', session_id: 'sess-2', answer: `also ${marker}`})) as Record<string, unknown>
     writeFileSync(logs, `${JSON.stringify(withPrompt)}\n${JSON.stringify(noPrompt)}\n`)
-    const db = join(dir, 'case.db')
     const triage = await run(['triage', logs, '--canaries', canaries, '--db', db])
     expect(triage.code, triage.stderr).toBe(0)
     const scope = await runJson<{contaminated_responses: number; contaminated_without_prompt: number}>(['scope', '--db', db])
@@ -33,13 +38,8 @@ describe('a contaminated response whose prompt was not logged', () => {
   })
 
   it('says nothing of it where every contaminated response has its prompt', async () => {
-    const dir = tempDir()
-    const marker = 'CANARY-00112233445566778899'
-    const canaries = join(dir, 'canaries.csv')
-    writeFileSync(canaries, `marker,tenant_id,session_id,issued_at\n${marker},tenant-b,sess-b,2026-10-01T00:00:00Z\n`)
-    const logs = join(dir, 'logs.jsonl')
+    const {canaries, logs, db} = caseDir()
     writeFileSync(logs, `${chatLine({request_id: 'r1', answer: `see ${marker}`})}\n`)
-    const db = join(dir, 'case.db')
     await run(['triage', logs, '--canaries', canaries, '--db', db])
     expect(await runJson<{contaminated_without_prompt: number}>(['scope', '--db', db])).toMatchObject({contaminated_without_prompt: 0})
     expect((await run(['scope', '--db', db])).stdout).not.toMatch(/no prompt logged/)
