@@ -458,7 +458,11 @@ export function refusalOf(format: LogFormat, c: RefusalCounts, firstBad: Streame
     const noInput = format === 'openai-batch' && firstBad !== null && /input files? given/.test(firstBad.reason)
     // JSON that is not JSON Lines (an array, pretty-printed): no --log-format or --map reads it.
     const wrapped = wrappedJson || (firstBad !== null && firstBad.reason === 'not a JSON object (got an array)')
-    const fix = damaged ? DAMAGED_FIX : wrapped ? JSON_LINES_FIX : noInput ? "ingest each batch's output file with its own input file (both paths, or their folder; one ingest per batch)" : formatFix
+    // The format read the lines but one field was nowhere it looks: say where it is (the reason names the option).
+    const field = format !== 'native' && firstBad !== null ? /^missing (ts|request_id|tenant_id|session_id)\b/.exec(firstBad.reason)?.[1] : undefined
+    const fieldFix = field === undefined ? null
+      : `say where ${field} is${format === 'otel' && field === 'tenant_id' ? ': --tenant-attribute KEY, or' : ':'} --map ${field}=PATH (or --log-format, if the file is not ${format})`
+    const fix = damaged ? DAMAGED_FIX : wrapped ? JSON_LINES_FIX : noInput ? "ingest each batch's output file with its own input file (both paths, or their folder; one ingest per batch)" : fieldFix ?? formatFix
     const json = wrapped ? `: the file is JSON, ${NOT_JSON_LINES}` : ''
     return {reason: `${c.bad_lines === 1 ? 'its one line or item' : `none of its ${c.bad_lines} lines or items`} could ${c.bad_lines === 1 ? 'not ' : ''}be read as ${format}${first}${json}`, fix}
   }

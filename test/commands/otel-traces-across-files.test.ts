@@ -97,6 +97,14 @@ describe('OTel traces whose request spans several spans and files', () => {
     expect(gate.stderr).toMatch(/1 of its 2 answers decoded to no text \(give the OTLP logs file with the traces, or check --log-format \/ --map/)
   })
 
+  it('a tenant attribute found nowhere is refused with the option that names it, not a change of format', async () => {
+    const dir = tempDir()
+    const file = traces(join(dir, 'traces.jsonl'), [genai('00000000000000a7', '', [kv('tenant.id', 'tn-a'), kv('session.id', 's-a')])])
+    const r = await run(['ingest', 'logs', file, '--log-format', 'otel', '--tenant-attribute', 'customer.id', '--db', join(dir, 'case.db')])
+    expect(r.code).toBe(1)
+    expect(r.stderr.trim().split('\n').at(-1)).toMatch(/missing tenant_id: no customer\.id attribute .*; to fix: say where tenant_id is: --tenant-attribute KEY, or --map tenant_id=PATH \(or --log-format, if the file is not otel\)$/)
+  })
+
   it('says so when the tenant comes from the resource because an ancestor span is in a file not given', async () => {
     const dir = tempDir()
     const canaries = join(dir, 'canaries.csv')
