@@ -122,6 +122,8 @@ function responseOf(output: unknown, raw: unknown): unknown {
   if (output === undefined || output === null || output === '') return null
   if (typeof output === 'string') return completionFromMessage({role: 'assistant', content: output})
   if (Array.isArray(output)) {
+    // OpenAI content parts as the output itself: one answer in parts.
+    if (output.length > 0 && output.every((p) => isObj(p) && p.type === 'text' && typeof p.text === 'string')) return completionFromMessage({role: 'assistant', content: output})
     if (output.every((m) => typeof m === 'string' || (isObj(m) && ('content' in m || 'parts' in m || 'tool_calls' in m || 'role' in m || 'message' in m)))) {
       return completionFromMessages(output.map((m) => (isObj(m) && isObj(m.message) ? m.message : m)))
     }

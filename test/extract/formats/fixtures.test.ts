@@ -207,6 +207,8 @@ describe('langfuse fixtures', () => {
     expect(got.get('obs-deco-1')!.row!.request_text).toContain(`ref ${marker} - what is it?`)
     // One choice of a chat.completion ({index, message, finish_reason}).
     expect(got.get('obs-choice-1')!.row!.response_text).toBe(`Noted: ${marker}`)
+    // OpenAI content parts as the output itself.
+    expect(got.get('obs-parts-1')!.row!.response_text).toBe(`part one ${marker}`)
   })
 
   it('without a tenant anywhere, refuses with the --map to use', () => {
