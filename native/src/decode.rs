@@ -475,10 +475,15 @@ impl<'de, T, F: FnOnce(Decoded) -> T> Visitor<'de> for ResponseVisitor<F> {
     }
 }
 
+/// startsAsSse (decode.ts): the fields a stream's first line can start with (a comment starts with `:`).
+fn starts_as_sse(head: &str) -> bool {
+    head.starts_with("data:") || head.starts_with("event:") || head.starts_with(':') || head.starts_with("id:") || head.starts_with("retry:")
+}
+
 /// decodeResponse(body) for a body that is a string.
 fn response_string(raw: &str, full: bool) -> Option<Decoded<'_>> {
     let head = js_trim_start(raw);
-    if head.starts_with("data:") || head.starts_with("event:") || head.starts_with(':') {
+    if starts_as_sse(head) {
         return sse::<Unescaped>(unescaped_lines(raw), full);
     }
     if head.starts_with('{') {
@@ -503,7 +508,7 @@ pub fn response_json_string<T>(json: &str, full: bool, f: impl FnOnce(Decoded) -
         response_string(e, full).map(f)
     } else {
         let unicode = has_unicode_escape(e);
-        if !unicode && (e.starts_with("data:") || e.starts_with("event:") || e.starts_with(':')) {
+        if !unicode && starts_as_sse(e) {
             sse::<Escaped>(escaped_lines(e), full).map(f)
         } else {
             // serde_json reads `\u` escapes (surrogate pairs, and its refusals as it reads them).
@@ -722,6 +727,9 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<
     let mut tools: Vec<((f64, f64), String)> = Vec::new();
     let mut next_is_error = false;
     let mut template: Option<Template<'r>> = None;
+    // Whether a data line held a JSON document, or the end mark: a body with neither is text
+    // that only starts like a stream, TypeScript's to read (decodeSse returns null for it).
+    let mut events = false;
     for line in lines {
         if let Some(rest) = line.strip_prefix("event:") {
             next_is_error = js_trim(&F::decoded(rest)?) == "error";
@@ -730,11 +738,13 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<
         let Some(rest) = line.strip_prefix("data:") else { continue };
         let payload = rest.strip_prefix(' ').unwrap_or(rest);
         if F::is_done(payload) {
+            events = true;
             break;
         }
         // A chunk that is the template's bytes around another text (see Template) reads as the
         // template's chunk did, with this text as its piece.
         if let Some(piece) = template.as_ref().and_then(|t| t.piece(payload)) {
+            events = true;
             TEMPLATE_READS.with(|n| n.set(n.get() + 1));
             let t = template.as_ref().expect("a template read");
             if next_is_error {
@@ -750,6 +760,7 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<
         }
         let text = F::decoded(payload)?;
         let chunk: Response = serde_json::from_str(&text).ok()?;
+        events = true;
         let Json::Obj(chunk) = chunk else { continue };
         if let Some(m) = error_message(&chunk) {
             is_error = true;
@@ -812,6 +823,9 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<
                 append(&mut content, index, t);
             }
         }
+    }
+    if !events {
+        return None;
     }
     // Choices in index order (a stable sort of the insertion order, as Array.prototype.sort is).
     content.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal));

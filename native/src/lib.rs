@@ -446,14 +446,18 @@ impl QuickExtractor {
     /// markerTokens and UnconventionalSet.hits (markers.ts, extract.ts) over an ASCII text.
     fn found(&self, text: &str) -> Found {
         let b = text.as_bytes();
-        // /CANARY-([0-9a-fA-F]{8,})/g: at each `CANARY-`, the whole hex run after it; a run
-        // under 8 digits is no match there, and the search goes on from the next byte.
+        // /CANARY-((?:(?!CANARY-)[0-9a-fA-F]){8,})/g: at each `CANARY-`, the whole hex run after
+        // it, up to the next `CANARY-`; a run under 8 digits is no match there, and the search
+        // goes on from the next byte.
         let mut tokens = Vec::new();
         let mut from = 0;
         while let Some(i) = memchr::memmem::find(&b[from..], b"CANARY-") {
             let start = from + i;
             let hex = start + 7;
-            let end = hex + b[hex..].iter().take_while(|c| c.is_ascii_hexdigit()).count();
+            let mut end = hex;
+            while end < b.len() && b[end].is_ascii_hexdigit() && !b[end..].starts_with(b"CANARY-") {
+                end += 1;
+            }
             if end - hex >= 8 {
                 tokens.push((text[start..end].to_owned(), start as u32));
                 from = end;

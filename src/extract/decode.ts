@@ -100,9 +100,18 @@ function empty(kind: ResponseKind): DecodedResponse {
   return {kind, text: '', stream: false, isError: false, errorMessage: null, promptTokens: null, completionTokens: null, cachedTokens: null}
 }
 
+/** The fields a server-sent-event stream's first line can start with (a comment starts with `:`). */
+export function startsAsSse(head: string): boolean {
+  return head.startsWith('data:') || head.startsWith('event:') || head.startsWith(':') || head.startsWith('id:') || head.startsWith('retry:')
+}
+
 function decodeResponseString(raw: string): DecodedResponse {
   const head = raw.trimStart()
-  if (head.startsWith('data:') || head.startsWith('event:') || head.startsWith(':')) return decodeSse(raw)
+  if (startsAsSse(head)) {
+    // A text that only starts like a stream (":) thanks", "data: see below") holds no event: it is text.
+    const sse = decodeSse(raw)
+    return sse === null ? {...empty('text'), text: raw} : sse
+  }
   if (head.startsWith('{')) {
     const parsed = tryParseJson(raw)
     if (isObj(parsed)) return decodeResponseObject(parsed, false)
@@ -281,8 +290,10 @@ function inputTokens(usage: Obj): number | null {
  * call. Usage-only chunks (`choices: []` or `null`) are read for token counts; an error
  * event inside a 200 stream (SGLang does this) marks the response as an error.
  */
-function decodeSse(raw: string): DecodedResponse {
+function decodeSse(raw: string): DecodedResponse | null {
   const out = empty('sse')
+  // Whether any data line held a JSON document, or the end mark: else the body is no stream.
+  let events = false
   out.stream = true
   const content = new Map<number, string[]>()
   const tools = new Map<string, string[]>()
@@ -298,9 +309,15 @@ function decodeSse(raw: string): DecodedResponse {
       nextIsError = line.slice(6).trim() === 'error'
       continue
     }
+    // A blank line ends an event: data lines that never made a JSON document (a keep-alive's
+    // "data: ping") are dropped there, so they cannot swallow the chunks after them.
+    if (line === '') pending = ''
     if (!line.startsWith('data:')) continue
     const payload = line.slice(line[5] === ' ' ? 6 : 5)
-    if (payload.trim() === '[DONE]') break
+    if (payload.trim() === '[DONE]') {
+      events = true
+      break
+    }
     // One JSON document per data line is the norm; a document wrapped over several data
     // lines (allowed by the SSE spec) is joined until it parses.
     const candidate = pending ? `${pending}\n${payload}` : payload
@@ -310,6 +327,7 @@ function decodeSse(raw: string): DecodedResponse {
       continue
     }
     pending = ''
+    events = true
     if (!isObj(chunk)) continue
     const error = errorOf(chunk)
     if (error !== null || nextIsError) {
@@ -362,6 +380,7 @@ function decodeSse(raw: string): DecodedResponse {
     if (t) texts.push(t)
   }
   for (const [, pieces] of [...blocks].sort((a, b) => a[0] - b[0])) texts.push(pieces.join(''))
+  if (!events) return null
   out.text = texts.join('\n')
   if (out.isError) out.kind = 'sse'
   return out

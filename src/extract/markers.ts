@@ -30,8 +30,11 @@ export interface FoundMarker {
 
 const PREFIX = 'CANARY-'
 const CONVENTIONAL_KEY = /^CANARY-[0-9a-f]{8,}$/
-/** Greedy: the whole hex run after the prefix is one token. */
-const MARKER_SHAPED = /CANARY-([0-9a-fA-F]{8,})/g
+/**
+ * Greedy: the whole hex run after the prefix is one token, up to the next `CANARY-` (its `C` and
+ * `A` are hex digits: two markers written with nothing between them are two tokens, not one).
+ */
+const MARKER_SHAPED = /CANARY-((?:(?!CANARY-)[0-9a-fA-F]){8,})/g
 /** A shorter token is never attributed as a partial (contract: 16 or more hex digits). */
 const MIN_PARTIAL_HEX = 16
 

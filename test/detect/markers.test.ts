@@ -1,6 +1,6 @@
 import {afterEach, describe, expect, it} from 'vitest'
 import {decodeResponse} from '../../src/extract/decode.js'
-import {buildRegistry, findMarkers} from '../../src/extract/markers.js'
+import {buildRegistry, findMarkers, markerTokens} from '../../src/extract/markers.js'
 import {scanCase} from '../../src/detect/scan-case.js'
 import {listSightings} from '../../src/detect/list.js'
 import {makeCase, type TestCase} from '../helpers/case-builder.js'
@@ -28,6 +28,16 @@ function sse(pieces: string[], tail = 'data: [DONE]'): string {
   const chunks = pieces.map((p) => `data: ${JSON.stringify({object: 'chat.completion.chunk', choices: [{index: 0, delta: {content: p}, finish_reason: null}]})}`)
   return [...chunks, tail, ''].join('\n\n')
 }
+
+describe('marker-shaped tokens', () => {
+  it('ends a hex run at the next CANARY- (its C and A are hex digits): two markers with nothing between them are two', () => {
+    expect(markerTokens('dump: CANARY-deadbeef00CANARY-0123456789abcdef0123 end')).toEqual([
+      {token: 'CANARY-deadbeef00', position: 6},
+      {token: 'CANARY-0123456789abcdef0123', position: 23},
+    ])
+    expect(markerTokens('CANARY-0123456789abcdefCAFE').map((t) => t.token)).toEqual(['CANARY-0123456789abcdefCAFE'])
+  })
+})
 
 describe('marker classes', () => {
   it('classifies own, echo, cross_session, cross_tenant and orphan', async () => {

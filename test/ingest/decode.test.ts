@@ -40,6 +40,18 @@ describe('decodeResponse', () => {
     expect(decodeResponse('{"choices":[{"message":{"content":"\\u0043ANARY-00"}}]}').text).toBe('CANARY-00')
     expect(decodeResponse('just words')).toMatchObject({kind: 'text', text: 'just words'})
   })
+
+  it('reads a stream opening with id: or retry:, drops a data line that never made a document at its event\'s end, and keeps as text a body that only starts like a stream', () => {
+    const chunk = (text: string) => `data: ${JSON.stringify({choices: [{delta: {content: text}}]})}`
+    expect(decodeResponse(`id: 1\n${chunk('leak CANARY-0123')}\n\nretry: 10\n${chunk('456789abcdef')}\n\ndata: [DONE]\n\n`)).toMatchObject({kind: 'sse', text: 'leak CANARY-0123456789abcdef'})
+    expect(decodeResponse(`${chunk('ok ')}\n\ndata: keep-alive\n\n${chunk('then CANARY-0123456789abcdef')}\n\ndata: [DONE]\n\n`)).toMatchObject({kind: 'sse', text: 'ok then CANARY-0123456789abcdef'})
+    // A document wrapped over two data lines of one event is still joined.
+    expect(decodeResponse('data: {"choices":[{"delta":\ndata: {"content":"joined"}}]}\n\n').text).toBe('joined')
+    expect(decodeResponse(':) sure, CANARY-0123456789abcdef')).toMatchObject({kind: 'text', text: ':) sure, CANARY-0123456789abcdef'})
+    expect(decodeResponse('data: the value is 42')).toMatchObject({kind: 'text', text: 'data: the value is 42'})
+    // An empty stream is still a stream.
+    expect(decodeResponse('data: [DONE]\n\n')).toMatchObject({kind: 'sse', text: ''})
+  })
 })
 
 describe('the Responses API (/v1/responses)', () => {
