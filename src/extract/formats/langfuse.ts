@@ -111,6 +111,8 @@ function requestOf(input: unknown): unknown {
   if (input === undefined || input === null || input === '') return null
   if (Array.isArray(input)) return {messages: toChatMessages(input)}
   if (isObj(input) && Array.isArray(input.messages)) return {...input, messages: toChatMessages(input.messages)}
+  // One message object ({role, content} or a parts message) as the whole input.
+  if (isObj(input) && ('role' in input || 'parts' in input) && !REQUEST_KEYS.some((k) => k in input)) return {messages: toChatMessages([input])}
   // Any other structure (a decorated function's {args, kwargs}, an application's own object) is
   // still what was sent: its JSON text is the prompt, so a marker the user sent is seen (echo).
   if (isObj(input) && !REQUEST_KEYS.some((k) => k in input)) return {prompt: JSON.stringify(input)}

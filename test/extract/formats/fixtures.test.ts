@@ -209,6 +209,8 @@ describe('langfuse fixtures', () => {
     expect(got.get('obs-choice-1')!.row!.response_text).toBe(`Noted: ${marker}`)
     // OpenAI content parts as the output itself.
     expect(got.get('obs-parts-1')!.row!.response_text).toBe(`part one ${marker}`)
+    // One message object as the whole input: its content is the prompt.
+    expect(got.get('obs-one-msg-1')!.row!.request_text).toBe(`my ref ${marker}`)
   })
 
   it('without a tenant anywhere, refuses with the --map to use', () => {
