@@ -304,7 +304,9 @@ function decodeSse(raw: string): DecodedResponse | null {
   const blocks = new Map<number, string[]>()
   let nextIsError = false
   let pending = ''
-  for (const line of splitLines(raw)) {
+  // The SSE spec ends lines with CRLF, LF or a bare CR: a stream written with bare CRs alone is split at them.
+  const lines = raw.includes('\n') || !raw.includes('\r') ? splitLines(raw) : raw.split('\r')
+  for (const line of lines) {
     if (line.startsWith('event:')) {
       nextIsError = line.slice(6).trim() === 'error'
       continue

@@ -49,6 +49,8 @@ describe('decodeResponse', () => {
     expect(decodeResponse('data: {"choices":[{"delta":\ndata: {"content":"joined"}}]}\n\n').text).toBe('joined')
     expect(decodeResponse(':) sure, CANARY-0123456789abcdef')).toMatchObject({kind: 'text', text: ':) sure, CANARY-0123456789abcdef'})
     expect(decodeResponse('data: the value is 42')).toMatchObject({kind: 'text', text: 'data: the value is 42'})
+    // Bare CR line ends (allowed by the SSE spec).
+    expect(decodeResponse(`${chunk('leak CANARY-0123')}\r\r${chunk('456789abcdef')}\r\rdata: [DONE]\r\r`)).toMatchObject({kind: 'sse', text: 'leak CANARY-0123456789abcdef'})
     // An empty stream is still a stream.
     expect(decodeResponse('data: [DONE]\n\n')).toMatchObject({kind: 'sse', text: ''})
   })
