@@ -69,7 +69,9 @@ export function renderScope(r: ScopeResult, options: {registry?: boolean} = {}):
         ['  cross-tenant', m(r.cross_tenant_responses)],
         ['  cross-session', m(r.cross_session_responses)],
         // Said only where it applies: the echo check had no prompt to read for these.
-        ...(registry && (r.contaminated_without_prompt ?? 0) > 0 ? [['  no prompt logged (echo not ruled out)', n(r.contaminated_without_prompt)]] : []),
+        ...(registry && (r.contaminated_without_prompt === null ? (r.contaminated_responses ?? 0) > 0 : r.contaminated_without_prompt > 0)
+          ? [['  no prompt logged (echo not ruled out)', r.contaminated_without_prompt === null ? 'unknown (evidence unreadable)' : n(r.contaminated_without_prompt)]]
+          : []),
         ['exposed sessions', m(r.exposed_sessions)],
         ['exposed tenants', m(r.exposed_tenants)],
         ['recipient tenants', m(r.recipient_tenants)],

@@ -146,7 +146,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   if (scope) L.stated('investigation', P.investigation(facts.totals.records, facts.totals.log_files, facts.totals.registry_files), ['scan.exposure', 'evidence.files'])
   if (scope && facts.totals.registry_files === 0) L.stated('investigation', P.noRegistry, ['evidence.files', 'scan.exposure'])
   if (scope && facts.totals.bad_lines > 0) L.stated('investigation', P.unreadLines(facts.totals.bad_lines), ['evidence.files'])
-  if (scope && scope.contaminated_without_prompt > 0) L.stated('investigation', P.noPromptLogged(scope.contaminated_without_prompt), ['scan.sightings'])
+  if (scope && (scope.contaminated_without_prompt ?? 0) > 0) L.stated('investigation', P.noPromptLogged(scope.contaminated_without_prompt!), ['scan.sightings'])
   // A replay confirms the mechanism (or rules it out) and remedies nothing: it is investigation, never a measure taken (template 92).
   for (const g of facts.replay?.groups ?? []) L.stated('investigation', P.replayGroup(g), g.run_ids.map((id) => `replay_run#${id}`))
   if (!facts.replay) L.open('investigation', P.open.replay, 'Art. 33(3)(d)', 'crosstalk replay')

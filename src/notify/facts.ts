@@ -61,7 +61,7 @@ export interface ScopeFacts extends ScopeContractKeys {
   provenance_responses: number
   provenance_only_responses: number
   /** contaminated responses whose logs hold no prompt text: the echo check had nothing to read */
-  contaminated_without_prompt: number
+  contaminated_without_prompt: number | null
   by_hour: Array<{hour: string; responses: number; cross_tenant_responses: number; provenance_responses: number; text_only_responses: number; at_risk_responses: number | null}>
   by_node: Array<{node: string; responses: number; cross_tenant_responses: number; cross_session_responses: number; provenance_responses: number; at_risk_responses: number | null; first_seen: string | null; last_seen: string | null}>
   data_subjects: Range

@@ -158,7 +158,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   if (facts.scope) L.stated('investigation', N.identified(facts.totals.records, facts.totals.log_files, facts.totals.log_files_by_reference ?? 0, facts.totals.registry_files > 0), ['scan.exposure', 'evidence.files'])
   if (facts.scope && facts.totals.registry_files === 0) L.stated('investigation', P.noRegistry, ['evidence.files', 'scan.exposure'])
   if (facts.scope && facts.totals.bad_lines > 0) L.stated('investigation', P.unreadLines(facts.totals.bad_lines), ['evidence.files'])
-  if (facts.scope && facts.scope.contaminated_without_prompt > 0) L.stated('investigation', P.noPromptLogged(facts.scope.contaminated_without_prompt), ['scan.sightings'])
+  if (facts.scope && (facts.scope.contaminated_without_prompt ?? 0) > 0) L.stated('investigation', P.noPromptLogged(facts.scope.contaminated_without_prompt!), ['scan.sightings'])
   // Deleting what your users received applies where they received something, or where the
   // scan is not complete and nobody can yet say they did not.
   const quarantine = t.received_foreign_responses > 0 ? [L.stated('next', N.quarantine, ['scan.exposure'])] : facts.detection.complete ? [] : [L.stated('next', N.quarantine, ['rule:Art. 5(1)(f)'])]

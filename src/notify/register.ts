@@ -83,7 +83,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   const limits = [
     ...(facts.totals.registry_files === 0 ? [P.noRegistry] : []),
     ...(facts.totals.bad_lines > 0 ? [P.unreadLines(facts.totals.bad_lines)] : []),
-    ...(s && s.contaminated_without_prompt > 0 ? [P.noPromptLogged(s.contaminated_without_prompt)] : []),
+    ...(s && (s.contaminated_without_prompt ?? 0) > 0 ? [P.noPromptLogged(s.contaminated_without_prompt!)] : []),
   ]
   const factsText =
     found !== null

@@ -103,7 +103,7 @@ export interface ScopeResult {
    * Contaminated responses whose logs hold no prompt text (not logged, or empty): the echo check
    * (the user sent the marker) had nothing to read, so for these it is not ruled out.
    */
-  contaminated_without_prompt: number
+  contaminated_without_prompt: number | null
   provenance_flows: ScopeFlow[]
   flow_matrix: {tenants: string[]; responses: number[][]}
   by_node: ScopeNodeRow[]
@@ -160,7 +160,8 @@ export function computeScope(inputs: ScopeInputs): ScopeResult {
     provenance_cross_tenant_responses: provCrossTenant.size,
     provenance_cross_session_responses: provCrossSession.size,
     provenance_only_responses: ids.provenanceOnly,
-    contaminated_without_prompt: new Set(contamination.filter((c) => c.prompt_words === 0).map((c) => c.record_id)).size,
+    // Not known (null) where a contaminated response's evidence could not be read again.
+    contaminated_without_prompt: contamination.some((c) => c.prompt_words === null) ? null : new Set(contamination.filter((c) => c.prompt_words === 0).map((c) => c.record_id)).size,
     provenance_flows: countFlows(provenance),
     flow_matrix: flowMatrix(flows),
     by_node: byNode(contamination, provenance, atRisk),

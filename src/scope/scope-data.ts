@@ -1,4 +1,5 @@
 import {detectionCoverage, type DetectionCoverage} from '../detect/coverage.js'
+import {recordTextLoader} from '../evidence/record-texts.js'
 import {contaminationRows, orphanSightingCount, piiScopeRows, provenanceRows, type ContaminationRow, type PiiScopeRow, type ProvenanceRow, type TextPool} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
 import {atRiskByTenant, atRiskGroups, atRiskJudgeable, countSessionsServed, recordsMissingAtRiskFields, type AtRiskGroup, type UnknownFieldCounts} from '../store/records.js'
@@ -202,8 +203,34 @@ export function loadExposureInputs(db: CaseDb): Pick<ScopeInputs, 'contamination
   const pool: TextPool = new Map()
   // Both join their rows to random pages of the records table, read once, and sort them by
   // time: a small cache and no sorter threads (see withSortCache).
-  return withSortCache(db, () => ({
+  const rows = withSortCache(db, () => ({
     contamination: contaminationRows(db, pool),
     provenance: provenanceRows(db, pool).filter((p) => p.source_session !== p.recipient_session || p.source_tenant !== p.recipient_tenant),
   }))
+  promptsFromEvidence(db, rows.contamination)
+  return rows
+}
+
+/**
+ * Whether each contaminated response's prompt was logged, where the case keeps no extract of it
+ * (a Spark audit's findings bring no fingerprint rows): read from the record's evidence, so that
+ * 0 is never said for not known. A record whose evidence cannot be read stays null (unknown).
+ */
+function promptsFromEvidence(db: CaseDb, contamination: ContaminationRow[]): void {
+  if (contamination.every((c) => c.prompt_words !== null)) return
+  const texts = recordTextLoader(db)
+  const known = new Map<number, number | null>()
+  for (const c of contamination) {
+    if (c.prompt_words !== null) continue
+    let words = known.get(c.record_id)
+    if (words === undefined) {
+      try {
+        words = (texts(c.record_id).request_text ?? '').trim() === '' ? 0 : 1
+      } catch {
+        words = null
+      }
+      known.set(c.record_id, words)
+    }
+    c.prompt_words = words
+  }
 }

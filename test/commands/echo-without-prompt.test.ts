@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3'
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
@@ -35,6 +36,11 @@ describe('a contaminated response whose prompt was not logged', () => {
     expect(a33).toContain("For 1 response carrying another session's canary marker the logs hold no prompt text, so it could not be checked whether the user had sent that marker (an echo)")
     const register = await runJson<{facts: string}>(['report', 'register', '--db', db, '--format', 'json'])
     expect(register.facts).toMatch(/For 1 response carrying another session's canary marker the logs hold no prompt text/)
+    // A case that keeps no extract of its records (a Spark audit's findings bring none) reads the prompts from the evidence: 1, not 0.
+    const sql = new Database(db)
+    sql.prepare('DELETE FROM fingerprints').run()
+    sql.close()
+    expect(await runJson<{contaminated_without_prompt: number | null}>(['scope', '--db', db])).toMatchObject({contaminated_without_prompt: 1})
   })
 
   it('says nothing of it where every contaminated response has its prompt', async () => {
