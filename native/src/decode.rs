@@ -61,6 +61,7 @@ json_object!(Message {
     reasoning_content: Any<'a> = "reasoning_content",
     content: Content<'a> = "content",
     tool_calls: ToolCalls<'a> = "tool_calls",
+    refusal: Any<'a> = "refusal",
 });
 pub type Response<'a> = Json<'a, ResponseObject<'a>, IgnoredAny>;
 json_object!(ErrorObject { message: Any<'a> = "message" });
@@ -582,6 +583,9 @@ fn response_object(obj: &ResponseObject, full: bool) -> Option<Decoded<'static>>
                 if let Some(Json::Arr(calls)) = &msg.tool_calls {
                     t.extend(tool_call_args(calls));
                 }
+                if let Some(r) = str_of(&msg.refusal) {
+                    t.push(r.to_owned());
+                }
                 texts.push(t.into_iter().filter(|s| !s.is_empty()).collect::<Vec<_>>().join("\n"));
             } else if let Some(s) = str_of(&choice.text) {
                 texts.push(s.to_owned());
@@ -808,6 +812,7 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<
                     }
                     _ => {}
                 }
+                append(&mut content, index, str_of(&delta.refusal).unwrap_or(""));
                 if let Some(Json::Arr(calls)) = &delta.tool_calls {
                     for call in calls {
                         let Json::Obj(Call { function: Some(Json::Obj(f)), index: call_index, .. }) = call else { continue };
@@ -874,8 +879,11 @@ impl<'p> Template<'p> {
     fn of(payload: &str, choices: &[Json<Choice, IgnoredAny>]) -> Option<(usize, usize, f64)> {
         let [Json::Obj(choice)] = choices else { return None };
         let text = if let Some(Json::Obj(delta)) = &choice.delta {
-            // Reasoning or tool calls would add text of their own.
-            if str_of(&delta.reasoning_content).is_some_and(|r| !r.is_empty()) || matches!(delta.tool_calls, Some(Json::Arr(_))) {
+            // Reasoning, a refusal or tool calls would add text of their own.
+            if str_of(&delta.reasoning_content).is_some_and(|r| !r.is_empty())
+                || str_of(&delta.refusal).is_some_and(|r| !r.is_empty())
+                || matches!(delta.tool_calls, Some(Json::Arr(_)))
+            {
                 return None;
             }
             let Some(Json::Str(Cow::Borrowed(text))) = &delta.content else { return None };

@@ -139,6 +139,8 @@ function decodeResponseObject(obj: Obj, stream: boolean): DecodedResponse {
         const t = [contentText(msg.content)]
         if (typeof msg.reasoning_content === 'string') t.unshift(msg.reasoning_content)
         if (Array.isArray(msg.tool_calls)) t.push(...toolCallArgs(msg.tool_calls))
+        // A refusal is what the client was shown in place of content (OpenAI's `message.refusal`).
+        if (typeof msg.refusal === 'string') t.push(msg.refusal)
         texts.push(t.filter(Boolean).join('\n'))
       } else if (typeof choice.text === 'string') texts.push(choice.text)
     }
@@ -354,6 +356,7 @@ function decodeSse(raw: string): DecodedResponse | null {
         const delta = choice.delta
         if (typeof delta.reasoning_content === 'string') piece += delta.reasoning_content
         piece += contentText(delta.content)
+        if (typeof delta.refusal === 'string') piece += delta.refusal
         if (Array.isArray(delta.tool_calls)) {
           for (const call of delta.tool_calls) {
             if (!isObj(call) || !isObj(call.function) || typeof call.function.arguments !== 'string') continue

@@ -41,6 +41,12 @@ describe('decodeResponse', () => {
     expect(decodeResponse('just words')).toMatchObject({kind: 'text', text: 'just words'})
   })
 
+  it('reads a refusal, what the client was shown in place of content, in a completion and in a stream', () => {
+    expect(decodeResponse({object: 'chat.completion', choices: [{index: 0, message: {role: 'assistant', content: null, refusal: 'I cannot share CANARY-0123456789abcdef'}}]}).text).toBe('I cannot share CANARY-0123456789abcdef')
+    const chunk = (delta: Record<string, unknown>) => `data: ${JSON.stringify({choices: [{index: 0, delta}]})}\n\n`
+    expect(decodeResponse(`${chunk({role: 'assistant', content: null, refusal: ''})}${chunk({refusal: 'no: CANARY-0123'})}${chunk({refusal: '456789abcdef'})}data: [DONE]\n\n`).text).toBe('no: CANARY-0123456789abcdef')
+  })
+
   it('reads a stream opening with id: or retry:, drops a data line that never made a document at its event\'s end, and keeps as text a body that only starts like a stream', () => {
     const chunk = (text: string) => `data: ${JSON.stringify({choices: [{delta: {content: text}}]})}`
     expect(decodeResponse(`id: 1\n${chunk('leak CANARY-0123')}\n\nretry: 10\n${chunk('456789abcdef')}\n\ndata: [DONE]\n\n`)).toMatchObject({kind: 'sse', text: 'leak CANARY-0123456789abcdef'})

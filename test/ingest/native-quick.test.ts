@@ -519,7 +519,7 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     expect(result.marked.map((m) => m.request_id)).toEqual(['a', 'b', 'c', 'd'])
   })
 
-  it('reads two markers written with nothing between them, a stream opening with id:, text that only starts like a stream, and a keep-alive data line, and bare CR line ends, as TypeScript does', () => {
+  it('reads two markers written with nothing between them, a stream opening with id:, text that only starts like a stream, and a keep-alive data line, bare CR line ends and refusals, as TypeScript does', () => {
     const chunk = (text: string) => `data: {\\"choices\\":[{\\"delta\\":{\\"content\\":\\"${text}\\"}}]}`
     const lines = [
       '{"ts":"2026-11-02T06:00:00Z","request_id":"a","tenant_id":"t","session_id":"s","response":"dump: CANARY-deadbeef00CANARY-0123456789abcdef end"}',
@@ -528,6 +528,8 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
       '{"ts":"2026-11-02T06:00:00Z","request_id":"d","tenant_id":"t","session_id":"s","response":"data: the value is CANARY-0123456789abcdef"}',
       `{"ts":"2026-11-02T06:00:00Z","request_id":"e","tenant_id":"t","session_id":"s","response":"${chunk('ok ')}\\n\\ndata: keep-alive\\n\\n${chunk('leak CANARY-0123456789abcdef')}\\n\\ndata: [DONE]\\n\\n"}`,
       `{"ts":"2026-11-02T06:00:00Z","request_id":"f","tenant_id":"t","session_id":"s","response":"${chunk('leak CANARY-0123')}\\r\\r${chunk('456789abcdef')}\\r\\rdata: [DONE]\\r\\r"}`,
+      '{"ts":"2026-11-02T06:00:00Z","request_id":"g","tenant_id":"t","session_id":"s","response":{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":null,"refusal":"I cannot share CANARY-0123456789abcdef"}}]}}',
+      `{"ts":"2026-11-02T06:00:00Z","request_id":"h","tenant_id":"t","session_id":"s","response":"data: {\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":null,\\"refusal\\":\\"no: CANARY-0123\\"}}]}\\n\\ndata: {\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":null,\\"refusal\\":\\"456789abcdef\\"}}]}\\n\\ndata: [DONE]\\n\\n"}`,
     ]
     const result = same(taskOf(new Uint8Array(Buffer.from(lines.join('\n')))), set)
     expect(result.marked.map((m) => [m.request_id, m.tokens.map((t) => t.token)])).toEqual([
@@ -537,6 +539,8 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
       ['d', ['CANARY-0123456789abcdef']],
       ['e', ['CANARY-0123456789abcdef']],
       ['f', ['CANARY-0123456789abcdef']],
+      ['g', ['CANARY-0123456789abcdef']],
+      ['h', ['CANARY-0123456789abcdef']],
     ])
   })
 
