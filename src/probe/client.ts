@@ -147,6 +147,9 @@ export class ServingClient {
    * also the reachability check every run starts with: nothing listening is one clear input
    * error; a target that is there but fails (hangs, resets, redirects) trips the breaker.
    */
+  /** The chosen model's max_model_len as GET /v1/models listed it (vLLM lists it); null when not listed. */
+  listedMaxModelLen: number | null = null
+
   async resolveModel(preferred: string | undefined | null, origin: string): Promise<string | null> {
     // Asked for even with --model: it is the reachability check, and nothing listening must be the
     // same input error (exit 1) with or without --model, not a failed run.
@@ -161,8 +164,14 @@ export class ServingClient {
       return null
     }
     if (attempt.kind === 'failed') return null // interrupted
-    if (preferred) return preferred
     const {status, body} = attempt.response
+    // vLLM's model list says each model's window (max_model_len): kept, to check the probe's sizes against.
+    if (status >= 200 && status < 300) {
+      const models = (safeJson(body) as {data?: Array<{id?: unknown; max_model_len?: unknown}>} | null)?.data
+      const listed = Array.isArray(models) ? (models.find((m) => preferred && m?.id === preferred) ?? (preferred ? undefined : models[0])) : undefined
+      if (typeof listed?.max_model_len === 'number' && Number.isSafeInteger(listed.max_model_len) && listed.max_model_len > 0) this.listedMaxModelLen = listed.max_model_len
+    }
+    if (preferred) return preferred
     if (status >= 500) {
       this.trip(request, 'error', `HTTP ${status}${errorMessage(body) ? `: ${errorMessage(body)}` : ''}`, status)
       return null
@@ -278,11 +287,15 @@ function interpret(status: number, contentType: string | undefined, raw: string,
   if (status < 200 || status >= 300) return {...base, outcome: 'error', error: errorMessage(raw) ?? `HTTP ${status}`}
   const isStream = sawDone || (contentType ?? '').includes('text/event-stream') || raw.trimStart().startsWith('data:')
   const parsed = isStream ? parseSse(raw) : parseJson(raw)
+  // A 200 whose body is no JSON document (an HTML page, plain text) is no completion: nothing was served.
+  if (!isStream && !parsed.json) return {...base, outcome: 'error', error: 'HTTP 200 with a body that is not a completion (not JSON)'}
   if (parsed.error !== null) return {...base, outcome: 'rejected', error: parsed.error.slice(0, MAX_ERROR_CHARS), inStreamError: parsed.isStream, text: parsed.text}
   return {...base, outcome: 'served', text: parsed.text, cachedTokens: parsed.cachedTokens, promptTokens: parsed.promptTokens}
 }
 
 interface ParsedBody {
+  /** whether the body was a JSON object (a stream's is always counted as read) */
+  json: boolean
   text: string
   error: string | null
   cachedTokens: number | null
@@ -323,15 +336,15 @@ function safeJson(raw: string): unknown {
 
 function parseJson(raw: string): ParsedBody {
   const chunk = safeJson(raw) as Chunk | null
-  if (chunk === null || typeof chunk !== 'object') return {text: raw, error: null, cachedTokens: null, promptTokens: null, isStream: false}
+  if (chunk === null || typeof chunk !== 'object') return {json: false, text: raw, error: null, cachedTokens: null, promptTokens: null, isStream: false}
   const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined
   const content = choice?.message?.content ?? choice?.text
-  return {text: typeof content === 'string' ? content : '', error: chunkError(chunk), ...usageOf(chunk), isStream: false}
+  return {json: true, text: typeof content === 'string' ? content : '', error: chunkError(chunk), ...usageOf(chunk), isStream: false}
 }
 
 /** Reassembles an SSE body: deltas concatenated (a marker split across events is one marker), any error event noted. */
 export function parseSse(raw: string): ParsedBody {
-  const out: ParsedBody = {text: '', error: null, cachedTokens: null, promptTokens: null, isStream: true}
+  const out: ParsedBody = {json: true, text: '', error: null, cachedTokens: null, promptTokens: null, isStream: true}
   for (const line of raw.split(/\r?\n/)) {
     if (!line.startsWith('data:')) continue
     const data = line.slice(5).trim()

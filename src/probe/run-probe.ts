@@ -156,6 +156,7 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeResult> {
   }
   if (stopped()) return finish(model)
   if (method === 'tokenize') serverMaxModelLen = (await client.tokenize('x', endpoint, model))?.maxModelLen ?? null
+  serverMaxModelLen ??= client.listedMaxModelLen
   progress(`sized ${sizes.length} prompt classes by ${method === 'tokenize' ? "the server's /tokenize" : 'estimate (no /tokenize)'}`)
 
   const send = (persona: Persona, size: SizeClass, stream: boolean, cacheSalt?: string): Promise<GenerateResult> =>
@@ -170,7 +171,7 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeResult> {
       const persona = newPersona(rng, 'context')
       baselineTenants.push(persona)
       const result = await send(persona, size, stream)
-      checks.push(contextCheck(size, sizeOf(size), stream, persona, result))
+      checks.push(contextCheck(size, sizeOf(size), stream, persona, result, {serverMaxModelLen, maxTokens, advertised: options.advertisedTokens}))
       progress(`context.${size.key}${stream ? '_stream' : ''}: ${result.outcome}`)
     }
   }
@@ -238,7 +239,10 @@ export function verdictOf(checks: readonly ProbeCheck[]): Verdict {
   return 'pass'
 }
 
-function contextCheck(size: SizeClass, tokens: number, stream: boolean, persona: Persona, result: GenerateResult): ProbeCheck {
+function contextCheck(
+  size: SizeClass, tokens: number, stream: boolean, persona: Persona, result: GenerateResult,
+  window: {serverMaxModelLen: number | null; maxTokens: number; advertised: number},
+): ProbeCheck {
   const foreign = result.outcome === 'served' ? foreignMarkers(result.text, [persona.canary]) : []
   const outcome: CheckOutcome = foreign.length > 0 ? 'leak' : result.outcome
   const base = {
@@ -257,6 +261,15 @@ function contextCheck(size: SizeClass, tokens: number, stream: boolean, persona:
     if (outcome === 'leak') return {...base, ok: false, inconclusive: false, detail: `served with ${count(foreign.length, 'foreign marker')}`}
     // A baseline that is not served says the probe's assumptions (pool size, reachability) are off, not that the stack leaks.
     return {...base, ok: false, inconclusive: true, detail: `baseline not served (${outcome}${why ? `: ${why}` : ''}); check --pool-tokens`}
+  }
+  // The server's own window below --advertised-tokens, and this prompt past it: the rejection may be
+  // the window's, and the range between the pool and that window (where stale pages are served) untested.
+  const m = window.serverMaxModelLen
+  if (outcome === 'rejected' && size.key === 'gap' && m !== null && m < window.advertised && tokens + window.maxTokens > m) {
+    return {
+      ...base, ok: false, inconclusive: true,
+      detail: `rejected, but the server's window (max_model_len ${m}) is below --advertised-tokens ${window.advertised} and this prompt (${tokens} tokens) is past it: the range from the pool to ${m} was not tested; run again with --advertised-tokens ${m}`,
+    }
   }
   switch (outcome) {
     case 'rejected':
@@ -301,17 +314,19 @@ function contaminationCheck(
   }
   const outcome: CheckOutcome =
     counts.leaks > 0 ? 'leak' : counts.hung > 0 ? 'hung' : !size.servable && counts.served > 0 ? 'served' : counts.error > 0 ? 'error' : 'clean'
+  // A class that should be served and had nothing served gave no answer to search: clean is not known.
+  const unobserved = outcome === 'clean' && size.servable && counts.served === 0
   const crossTenant = [...flows.values()].filter((flow) => flow.source_tenant !== flow.recipient_tenant).length
   const detail =
     outcome === 'leak'
       ? `${counts.leaks}/${entries.length} responses carried foreign markers (${count(crossTenant, 'cross-tenant flow')})`
-      : `${counts.served} served, ${counts.rejected} rejected, ${counts.hung} hung, ${counts.error} errors${counts.not_sent > 0 ? `, ${counts.not_sent} not sent` : ''}; no foreign markers`
+      : `${counts.served} served, ${counts.rejected} rejected, ${counts.hung} hung, ${counts.error} errors${counts.not_sent > 0 ? `, ${counts.not_sent} not sent` : ''}; ${unobserved ? 'nothing served below the pool, so no answer could be searched for foreign markers' : 'no foreign markers'}`
   return {
     name: `contamination.${size.key}`,
     size_tokens: tokens,
     outcome,
-    ok: outcome === 'clean',
-    inconclusive: outcome === 'error',
+    ok: outcome === 'clean' && !unobserved,
+    inconclusive: outcome === 'error' || unobserved,
     expected: 'clean',
     detail,
     stream: false,
