@@ -142,14 +142,14 @@ export class ServingClient {
     return null
   }
 
+  /** The chosen model's max_model_len as GET /v1/models listed it (vLLM lists it); null when not listed. */
+  listedMaxModelLen: number | null = null
+
   /**
    * The model to request: the one asked for, else the server's first from /v1/models. This is
    * also the reachability check every run starts with: nothing listening is one clear input
    * error; a target that is there but fails (hangs, resets, redirects) trips the breaker.
    */
-  /** The chosen model's max_model_len as GET /v1/models listed it (vLLM lists it); null when not listed. */
-  listedMaxModelLen: number | null = null
-
   async resolveModel(preferred: string | undefined | null, origin: string): Promise<string | null> {
     // Asked for even with --model: it is the reachability check, and nothing listening must be the
     // same input error (exit 1) with or without --model, not a failed run.

@@ -171,7 +171,7 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeResult> {
       const persona = newPersona(rng, 'context')
       baselineTenants.push(persona)
       const result = await send(persona, size, stream)
-      checks.push(contextCheck(size, sizeOf(size), stream, persona, result, {serverMaxModelLen, maxTokens, advertised: options.advertisedTokens}))
+      checks.push(contextCheck(size, sizeOf(size), stream, persona, result, {serverMaxModelLen, maxTokens, advertised: options.advertisedTokens, pool: options.poolTokens}))
       progress(`context.${size.key}${stream ? '_stream' : ''}: ${result.outcome}`)
     }
   }
@@ -241,7 +241,7 @@ export function verdictOf(checks: readonly ProbeCheck[]): Verdict {
 
 function contextCheck(
   size: SizeClass, tokens: number, stream: boolean, persona: Persona, result: GenerateResult,
-  window: {serverMaxModelLen: number | null; maxTokens: number; advertised: number},
+  window: {serverMaxModelLen: number | null; maxTokens: number; advertised: number; pool: number},
 ): ProbeCheck {
   const foreign = result.outcome === 'served' ? foreignMarkers(result.text, [persona.canary]) : []
   const outcome: CheckOutcome = foreign.length > 0 ? 'leak' : result.outcome
@@ -263,9 +263,11 @@ function contextCheck(
     return {...base, ok: false, inconclusive: true, detail: `baseline not served (${outcome}${why ? `: ${why}` : ''}); check --pool-tokens`}
   }
   // The server's own window below --advertised-tokens, and this prompt past it: the rejection may be
-  // the window's, and the range between the pool and that window (where stale pages are served) untested.
+  // the window's, and the range between the pool and that window (where stale pages are served)
+  // untested. A window at or below the pool (the fix for the leak) leaves no such range: no gap to test.
   const m = window.serverMaxModelLen
-  if (outcome === 'rejected' && size.key === 'gap' && m !== null && m < window.advertised && tokens + window.maxTokens > m) {
+  const gapUnderWindow = m !== null && m - window.maxTokens - 1 > window.pool + 1
+  if (outcome === 'rejected' && size.key === 'gap' && m !== null && gapUnderWindow && m < window.advertised && tokens + window.maxTokens > m) {
     return {
       ...base, ok: false, inconclusive: true,
       detail: `rejected, but the server's window (max_model_len ${m}) is below --advertised-tokens ${window.advertised} and this prompt (${tokens} tokens) is past it: the range from the pool to ${m} was not tested; run again with --advertised-tokens ${m}`,

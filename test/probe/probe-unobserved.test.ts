@@ -48,6 +48,14 @@ describe('probe: what was not observed is not a pass', () => {
     expect(result.verdict).toBe('inconclusive')
   })
 
+  it('a server whose window is at or below the pool (the fix for the leak) leaves no gap to test: its rejection passes', async () => {
+    testbed = await startTestbed({port: 0, poolTokens: POOL, maxModelLen: POOL, onOverflow: 'stale', disaggregated: true})
+    const result = await probe(testbed.url)
+    expect(result.server_max_model_len).toBe(POOL)
+    expect(check(result, 'context.gap')).toMatchObject({outcome: 'rejected', ok: true, inconclusive: false})
+    expect(result.verdict).toBe('pass')
+  })
+
   it('a 200 whose body is an HTML page is no completion: an error, never served (nor a silent degradation)', async () => {
     const result = await probe(await serve({status: 200, type: 'text/html', body: '<html><body>Service temporarily unavailable</body></html>'}))
     expect(check(result, 'context.below_pool')).toMatchObject({outcome: 'error', ok: false, inconclusive: true})
