@@ -33,9 +33,10 @@ export interface BatchInputIndex extends CompanionIndex {
   /** custom_ids seen on more than one line of one input file (the first is kept). */
   readonly duplicates: ReadonlySet<string>
   /**
-   * custom_ids found in more than one input file, with those files. A custom_id is unique only
-   * within its batch, and batches reuse them ("request-1"...): joined with the wrong batch's
-   * input, an answer would be judged against another request's prompt.
+   * custom_ids found in more than one input file with different requests, with those files. A
+   * custom_id is unique only within its batch, and batches reuse them ("request-1"...): joined
+   * with the wrong batch's input, an answer would be judged against another request's prompt.
+   * The same request in two files (a resubmitted batch) is not in doubt.
    */
   readonly ambiguous: ReadonlyMap<string, readonly string[]>
 }
@@ -51,6 +52,8 @@ function newBatchIndex(): BatchInputIndex {
       const first = inputs.get(id)
       if (!first) inputs.set(id, {method: value.method, url: value.url, body: value.body, at})
       else if (first.at.file === at.file) duplicates.add(id)
+      // The same request in another batch (failed requests resubmitted as a new batch): one prompt, no doubt.
+      else if (JSON.stringify(first.body) === JSON.stringify(value.body) && first.url === value.url) return
       else {
         const files = ambiguous.get(id) ?? [first.at.name ?? first.at.file]
         if (!files.includes(at.name ?? at.file)) files.push(at.name ?? at.file)

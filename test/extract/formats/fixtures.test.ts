@@ -334,6 +334,11 @@ describe('openai-batch fixtures', () => {
       const alone = runAdapter('openai-batch', [join(dir, 'day2-out.jsonl')], options)
       expect(alone.produced).toEqual([])
       expect(alone.problems[0]!.reason).toMatch(/^custom_id "tn-a:s-a1:1" is in no input file given, so its request is unknown and its answer cannot be judged .*: give the batch's input file with its output file/)
+      // Failed requests resubmitted as a new batch: the same custom_id with the same request is no doubt.
+      input('retry-in.jsonl', 'tn-a:s-a1:1', 'hello')
+      const retried = runAdapter('openai-batch', ['day2-in.jsonl', 'retry-in.jsonl', 'day2-out.jsonl'].map((n) => join(dir, n)), options)
+      expect(retried.problems).toEqual([])
+      expect(retried.produced[0]!.row).toMatchObject({request_text: 'hello'})
       const day2 = runAdapter('openai-batch', [join(dir, 'day2-in.jsonl'), join(dir, 'day2-out.jsonl')], options)
       expect(day2.problems).toEqual([])
       expect(day2.produced[0]!.row).toMatchObject({ts: '2026-11-01T00:02:20.000Z', request_text: 'hello', response_text: 'see CANARY-00112233445566778899'})
