@@ -3,8 +3,8 @@ import {writeFileSync} from 'node:fs'
 import {signalExitCode, watchInterrupts} from '../cli/interrupt.js'
 import {BaseCommand} from '../cli/base-command.js'
 import {safeLine} from '../util/sanitize.js'
-import {GateTripped} from '../errors.js'
-import {renderJunit} from '../probe/junit.js'
+import {CliError, GateTripped} from '../errors.js'
+import {renderJunit, renderJunitError} from '../probe/junit.js'
 import {runProbe, type ProbeResult} from '../probe/run-probe.js'
 import {cryptoRng} from '../util/rng.js'
 
@@ -26,7 +26,7 @@ Every request ends within --timeout (retries on 429/503 included). A target that
     timeout: Flags.integer({description: 'Seconds before a request counts as hung.', default: 30, min: 1}),
     'fail-on-leak': Flags.boolean({description: 'Exit 3 when the verdict is fail or inconclusive.'}),
     'allow-inconclusive': Flags.boolean({description: 'With --fail-on-leak, exit 0 on an inconclusive verdict.', dependsOn: ['fail-on-leak']}),
-    junit: Flags.string({description: 'Also write JUnit XML here.', helpValue: 'FILE'}),
+    junit: Flags.string({description: 'Also write JUnit XML here: one testcase per check; a run that cannot start (nothing listening, a refused target) writes one errored testcase saying why.', helpValue: 'FILE'}),
     'allow-remote': Flags.boolean({description: 'Allow a target outside loopback/private ranges (only one you operate).'}),
     'api-key': Flags.string({description: 'Bearer token for the target.', env: 'CROSSTALK_API_KEY'}),
     model: Flags.string({description: 'Model name to request (default: first from /v1/models).'}),
@@ -41,6 +41,7 @@ Every request ends within --timeout (retries on 429/503 included). A target that
     // Ctrl-C or a CI runner's SIGTERM: end the requests in flight (their sockets are destroyed), keep what was measured; a second one ends the process.
     const interrupts = watchInterrupts()
     let result: ProbeResult
+    const startedAt = new Date()
     try {
       result = await runProbe({
         target: flags.target,
@@ -59,6 +60,10 @@ Every request ends within --timeout (retries on 429/503 included). A target that
         signal: interrupts.signal,
         onProgress: (message) => this.note(`probe: ${message}`),
       })
+    } catch (error) {
+      // A run that could not start still leaves its report, so CI shows why the gate failed.
+      if (flags.junit) writeFileSync(flags.junit, renderJunitError(flags.target, error instanceof CliError ? error.code : 'E_FAILED', error instanceof Error ? error.message : String(error), startedAt))
+      throw error
     } finally {
       interrupts.dispose()
     }

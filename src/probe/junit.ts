@@ -30,3 +30,22 @@ export function renderJunit(result: ProbeResult): string {
     '',
   ].join('\n')
 }
+
+/**
+ * The report of a run that never started (nothing listening, a target refused by the address
+ * guard, a bad URL): one errored testcase saying why, so a CI job that reads the file shows the
+ * gate's failure instead of a missing report (or an earlier run's stale one, left in place).
+ */
+export function renderJunitError(target: string, code: string, message: string, startedAt: Date): string {
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<testsuites name="crosstalk probe" tests="1" failures="0" errors="1" skipped="0" time="0.000">',
+    `  <testsuite name="${escapeXml(`probe ${target}`)}" tests="1" failures="0" errors="1" skipped="0" timestamp="${startedAt.toISOString()}" time="0.000">`,
+    '    <testcase name="target.reachable" classname="crosstalk.probe" time="0.000">',
+    `      <error message="${escapeXml(message)}" type="${escapeXml(code)}">the probe did not run: no check was made</error>`,
+    '    </testcase>',
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n')
+}

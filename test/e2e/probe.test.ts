@@ -42,3 +42,22 @@ describe('crosstalk probe (spawned CLI)', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({error: {code: 'E_REMOTE_TARGET'}})
   })
 })
+
+describe('crosstalk probe --junit when the run cannot start', () => {
+  it('writes one errored testcase naming why (nothing listening), replacing a stale report, and exits 1', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ct-'))
+    try {
+      const junit = path.join(dir, 'probe.xml')
+      // An earlier run's passing report must not survive a run that never started.
+      fs.writeFileSync(junit, '<testsuites tests="9" failures="0"/>')
+      const run = await runCliAsync(['probe', '--target', 'http://127.0.0.1:9', '--pool-tokens', '1024', '--advertised-tokens', '4096', '--timeout', '2', '--fail-on-leak', '--junit', junit])
+      expect(run.code).toBe(1)
+      const xml = fs.readFileSync(junit, 'utf8')
+      expect(xml).toContain('errors="1"')
+      expect(xml).toMatch(/<testcase name="target\.reachable"[^>]*>\s*<error message="cannot reach http:\/\/127\.0\.0\.1:9[^"]*" type="E_TARGET_UNREACHABLE">/)
+      expect(xml).not.toContain('tests="9"')
+    } finally {
+      fs.rmSync(dir, {recursive: true, force: true})
+    }
+  })
+})
