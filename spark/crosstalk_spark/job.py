@@ -247,14 +247,23 @@ def main(argv: list[str] | None = None) -> int:
     # ---------------------------------------------------------------- questions scope asks of every record
     t3 = time.time()
     null = lambda c: F.sum(F.when(F.col(c).isNull(), 1).otherwise(0))  # noqa: E731
+    # With a pool: the records whose missing fields leave open whether they were at risk (scope's
+    # atRiskUndecided): no status, and a prompt at or over the pool or of unrecorded size; or status
+    # 200 and no prompt size. A refused record, or a prompt below the pool, is known not at risk.
+    extra = []
+    if args.pool_tokens is not None:
+        status, prompt = F.col("status"), F.col("prompt_tokens")
+        undecided = (status.isNull() & (prompt.isNull() | (prompt >= args.pool_tokens))) | ((status == 200) & prompt.isNull())
+        extra.append(F.sum(F.when(undecided, 1).otherwise(0)).alias("undecided_at_risk"))
     totals = records.agg(
         F.count("*").alias("records"), F.countDistinct("tenant_id").alias("tenants"), F.sort_array(F.collect_set("tenant_id")).alias("tenant_ids"),
         F.countDistinct("tenant_id", "session_id").alias("sessions"), F.min("ts_ms").alias("first_ms"), F.max("ts_ms").alias("last_ms"),
         null("status").alias("no_status"), null("prompt_tokens").alias("no_prompt_tokens"), null("completion_tokens").alias("no_completion_tokens"),
         null("decode_node").alias("no_decode_node"),
         F.sum(F.when(F.col("status").isNull() | F.col("prompt_tokens").isNull(), 1).otherwise(0)).alias("no_status_or_prompt_tokens"),
+        *extra,
     ).collect()[0].asDict()
-    for k in ("no_status", "no_prompt_tokens", "no_completion_tokens", "no_decode_node", "no_status_or_prompt_tokens"):
+    for k in ("no_status", "no_prompt_tokens", "no_completion_tokens", "no_decode_node", "no_status_or_prompt_tokens") + (("undecided_at_risk",) if extra else ()):
         totals[k] = totals[k] or 0
     totals["tenant_ids"] = list(totals["tenant_ids"] or [])
     at_risk = None

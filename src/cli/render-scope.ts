@@ -46,8 +46,8 @@ export function renderUnscannedScope(r: UnscannedScope): string {
     [
       'at-risk responses',
       r.pool_tokens === null ? '- (give --pool-tokens)'
-        : r.at_risk_responses === null ? `unknown (${n(r.at_risk_unknown_records)} ${r.at_risk_unknown_records === 1 ? 'record' : 'records'} without status or prompt tokens)`
-          : `${n(r.at_risk_responses)}${r.at_risk_unknown_records ? ` (and ${n(r.at_risk_unknown_records)} ${r.at_risk_unknown_records === 1 ? 'record' : 'records'} without status or prompt tokens: unknown)` : ''}`,
+        : r.at_risk_responses === null ? `unknown (${n(r.at_risk_unknown_records)} ${r.at_risk_unknown_records === 1 ? 'record' : 'records'} whose status or prompt size is not recorded)`
+          : `${n(r.at_risk_responses)}${r.at_risk_unknown_records ? ` (and ${n(r.at_risk_unknown_records)} ${r.at_risk_unknown_records === 1 ? 'record' : 'records'} whose status or prompt size is not recorded: whether at risk unknown)` : ''}`,
     ],
     ['data subjects, records concerned', unknown],
   ]
@@ -80,8 +80,8 @@ export function renderScope(r: ScopeResult, options: {registry?: boolean} = {}):
         [
           'at-risk responses',
           r.pool_tokens === null ? '- (give --pool-tokens)'
-            : r.at_risk_responses === null ? `unknown (${n(r.at_risk_unknown_records)} ${r.at_risk_unknown_records === 1 ? 'record' : 'records'} without status or prompt tokens)`
-              : `${n(r.at_risk_responses)}${r.at_risk_unknown_records ? ` (and ${n(r.at_risk_unknown_records)} ${r.at_risk_unknown_records === 1 ? 'record' : 'records'} without status or prompt tokens: unknown)` : ''}`,
+            : r.at_risk_responses === null ? `unknown (${n(r.at_risk_unknown_records)} ${r.at_risk_unknown_records === 1 ? 'record' : 'records'} whose status or prompt size is not recorded)`
+              : `${n(r.at_risk_responses)}${r.at_risk_unknown_records ? ` (and ${n(r.at_risk_unknown_records)} ${r.at_risk_unknown_records === 1 ? 'record' : 'records'} whose status or prompt size is not recorded: whether at risk unknown)` : ''}`,
         ],
         ['provenance-attributed responses', n(r.provenance_responses)],
         ['  without a canary sighting', n(r.provenance_only_responses)],

@@ -149,6 +149,8 @@ export const article33Schema = z.object({
       first_seen: z.string().nullable(),
       last_seen: z.string().nullable(),
       at_risk_responses: z.number().int().nullable(),
+      /** records whose status or prompt size is not recorded where that leaves open whether they were at risk (null without a pool size, or for one controller's share) */
+      at_risk_unknown_records: z.number().int().nullable(),
       pool_tokens: z.number().int().nullable(),
       provenance_responses: z.number().int(),
       provenance_only_responses: z.number().int(),

@@ -256,9 +256,9 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     },
     data_subjects: {
       categories,
-      approximate: scope ? {...scope.data_subjects, method: language === 'fr' ? subjectsMethodFr(scope.data_subjects.high, unboundedFr(scope.pool_tokens, facts.for_tenant), facts.for_tenant !== null) : scope.data_subjects.method} : null,
+      approximate: scope ? {...scope.data_subjects, method: language === 'fr' ? subjectsMethodFr(scope.data_subjects.high, unboundedFr(scope.pool_tokens, facts.for_tenant), facts.for_tenant !== null, scope.at_risk_unknown_records ?? 0) : scope.data_subjects.method} : null,
     },
-    records: {approximate: scope ? {...scope.records, method: language === 'fr' ? recordsMethodFr(scope.records.high, unboundedFr(scope.pool_tokens, facts.for_tenant)) : scope.records.method} : null},
+    records: {approximate: scope ? {...scope.records, method: language === 'fr' ? recordsMethodFr(scope.records.high, unboundedFr(scope.pool_tokens, facts.for_tenant), scope.at_risk_unknown_records ?? 0) : scope.records.method} : null},
     data_categories: (scope?.categories ?? []).map((c) => ({...c, label: categoryLabel(c.kind, c.label, language)})),
     scope: scope
       ? {
@@ -272,6 +272,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
           first_seen: scope.first_seen,
           last_seen: scope.last_seen,
           at_risk_responses: scope.at_risk_responses,
+          at_risk_unknown_records: scope.at_risk_unknown_records,
           pool_tokens: scope.pool_tokens,
           provenance_responses: scope.provenance_responses,
           provenance_only_responses: scope.provenance_only_responses,
@@ -338,7 +339,7 @@ function unboundedFr(pool: number | null, forTenant: string | null): string {
   return "Borne haute : non déterminée : aucun enregistrement ne donne à la fois son statut HTTP et la taille de sa requête, aucune réponse ne peut donc être jugée à risque."
 }
 
-function subjectsMethodFr(high: number | null, unbounded: string, forController: boolean): string {
+function subjectsMethodFr(high: number | null, unbounded: string, forController: boolean, undecided: number): string {
   return (
     "Une session compte pour une personne concernée (l'utilisateur final de la conversation ; les personnes citées dans le texte ne sont pas comptées). " +
     (forController
@@ -346,15 +347,19 @@ function subjectsMethodFr(high: number | null, unbounded: string, forController:
       : 'Borne basse : sessions distinctes dont le marqueur canari ou le texte (provenance) a atteint une autre session. ') +
     (high === null
       ? unbounded
-      : "Borne haute : sessions distinctes dont les requêtes ont été servies par un nœud de décodage présentant des réponses à risque ou contaminées, entre la première et la dernière d'entre elles, plus les sessions confirmées.")
+      : 'Borne haute : sessions distinctes dont les requêtes ont été servies par un nœud de décodage présentant des réponses à risque ou contaminées' +
+        (undecided > 0 ? " (ou des enregistrements dont le statut ou la taille de la requête n'est pas enregistré, qui ont pu être à risque)" : '') +
+        ", entre la première et la dernière d'entre elles, plus les sessions confirmées.")
   )
 }
 
-function recordsMethodFr(high: number | null, unbounded: string): string {
+function recordsMethodFr(high: number | null, unbounded: string, undecided: number): string {
   return (
     "Un enregistrement concerné est une réponse ayant divulgué les données d'une autre session. Borne basse : réponses avec une observation cross_session/cross_tenant ou une attribution de provenance. " +
     (high === null
       ? unbounded
-      : "Borne haute : toutes les réponses de statut 200 dont la requête atteignait le pool (chacune pouvait porter des pages périmées), plus les fuites confirmées hors de cet ensemble.")
+      : 'Borne haute : toutes les réponses de statut 200 dont la requête atteignait le pool (chacune pouvait porter des pages périmées)' +
+        (undecided > 0 ? `, tous les enregistrements dont le statut ou la taille de la requête n'est pas enregistré alors que cela laisse ouvert s'ils en étaient (${undecided})` : '') +
+        ', plus les fuites confirmées hors de cet ensemble.')
   )
 }

@@ -49,7 +49,7 @@ export interface Category {
 type ScopeContractKeys = Pick<
   ScopeResult,
   | 'contaminated_responses' | 'cross_tenant_responses' | 'cross_session_responses' | 'exposed_sessions' | 'exposed_tenants'
-  | 'recipient_tenants' | 'first_seen' | 'last_seen' | 'at_risk_responses' | 'flows'
+  | 'recipient_tenants' | 'first_seen' | 'last_seen' | 'at_risk_responses' | 'at_risk_unknown_records' | 'flows'
 >
 
 export interface ScopeFacts extends ScopeContractKeys {
@@ -116,6 +116,8 @@ export interface TenantExposure {
   counterparts_received_from: Counterpart[]
   /** its own status-200 responses at or over the pool (null without a pool size) */
   at_risk_responses: number | null
+  /** its own records whose status or prompt size is not recorded where that leaves open whether they were at risk */
+  at_risk_unknown_records: number | null
 }
 
 export interface Counterpart {
@@ -384,6 +386,9 @@ function narrowTo(inputs: ScopeInputs, tenant: string, side: 'both' | 'leaked'):
     pii: inputs.pii.filter(involved),
     atRisk: null,
     atRiskByTenant: null,
+    atRiskUndecided: null,
+    atRiskUndecidedRule: inputs.atRiskUndecidedRule,
+    atRiskUndecidedByTenant: null,
     exposure: null,
     // The pool is the case's, recorded by scan: the draft states it, and says why the bounds built on it are missing.
     narrowed: true,
@@ -421,6 +426,7 @@ export function scopeFacts(s: ScopeResult, inputs?: Pick<ScopeInputs, 'contamina
     first_seen: s.first_seen,
     last_seen: s.last_seen,
     at_risk_responses: s.at_risk_responses,
+    at_risk_unknown_records: s.at_risk_unknown_records,
     flows: s.flows.map(inert),
     exposure: {...s.exposure, flows: s.exposure.flows.map(inert)},
     pool_tokens: s.pool_tokens,
@@ -572,6 +578,7 @@ function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): Tenan
       counterparts_leaked_to: others(view.leaked.counterparts),
       counterparts_received_from: others(view.received.counterparts),
       at_risk_responses: view.at_risk_responses,
+      at_risk_unknown_records: view.at_risk_unknown_records,
     }
   })
 }

@@ -136,6 +136,9 @@ export const EN = {
   // Lines that could not be read were never examined: every figure is of the lines that could be.
   unreadLines: (n: number) =>
     `${count(n, 'log line')} could not be read (malformed, cut short, or over the size limit) and ${n === 1 ? 'was' : 'were'} not examined: the figures cover the lines that could be read; ${n === 1 ? 'it is' : 'they are'} kept as evidence for review.`,
+  // The at-risk figure counts records that say both status and prompt size; records whose missing field leaves it open are said beside it.
+  atRiskWithUndecided: (atRisk: number, undecided: number) =>
+    `${atRisk} (and ${count(undecided, 'record')} whose HTTP status or prompt size the logs do not give, so whether ${undecided === 1 ? 'it was' : 'they were'} at risk is not known)`,
   // The echo check reads the prompt: where the logs hold none, a marker the user sent is not ruled out.
   noPromptLogged: (n: number) =>
     `For ${count(n, 'response')} carrying another session's canary marker the logs hold no prompt text, so it could not be checked whether the user had sent that marker (an echo); ${n === 1 ? 'it is' : 'they are'} counted as received from the other session.`,

@@ -126,6 +126,8 @@ export const FR: Phrases = {
     `Les journaux de ${compte(records, 'réponse')} (${compte(logFiles, 'fichier')} de journaux) ont été analysés à la recherche ${registryFiles === 0 ? "du texte d'autres sessions reproduit mot pour mot (aucun registre de canaris : voir ci-dessous)" : `des marqueurs canaris (${compte(registryFiles, 'fichier')} de registre) et du texte d'autres sessions reproduit mot pour mot`} ; chaque réponse, session et client concerné est identifié dans le dossier (annexe des preuves, SHA-256).`,
   unreadLines: (n) =>
     `${compte(n, 'ligne de journal', 'lignes de journal')} n'${un(n) ? 'a' : 'ont'} pas pu être ${un(n) ? 'lue' : 'lues'} (${un(n) ? 'malformée, tronquée ou trop longue' : 'malformées, tronquées ou trop longues'}) et n'${un(n) ? 'a' : 'ont'} pas été ${un(n) ? 'examinée' : 'examinées'} : les chiffres portent sur les lignes lisibles ; ${un(n) ? 'elle est conservée' : 'elles sont conservées'} comme preuve pour examen.`,
+  atRiskWithUndecided: (atRisk, undecided) =>
+    `${atRisk} (et ${compte(undecided, 'enregistrement')} dont les journaux ne donnent pas le statut HTTP ou la taille de la requête : ${un(undecided) ? "on ne sait pas s'il était" : "on ne sait pas s'ils étaient"} à risque)`,
   noPromptLogged: (n) =>
     `Pour ${compte(n, 'réponse')} contenant le marqueur canari d'une autre session, les journaux ne contiennent pas le texte de la requête : il n'a pas pu être vérifié si l'utilisateur avait lui-même envoyé ce marqueur (un écho) ; ${un(n) ? 'elle est comptée comme reçue' : 'elles sont comptées comme reçues'} de l'autre session.`,
   noRegistry:

@@ -73,6 +73,8 @@ export const processorNoticeSchema = z.object({
     other_customers_detail: z.array(counterpart),
   }),
   at_risk_responses: z.number().int().nullable(),
+  /** its records whose status or prompt size is not recorded where that leaves open whether they were at risk */
+  at_risk_unknown_records: z.number().int().nullable(),
   cause: z.array(z.string()),
   containment: z.array(z.string()),
   investigation: z.array(z.string()),
@@ -208,6 +210,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
       other_customers_detail: markerCounts(t.counterparts_received_from, canaries),
     },
     at_risk_responses: t.at_risk_responses,
+    at_risk_unknown_records: t.at_risk_unknown_records,
     cause: L.texts('cause'),
     containment: L.texts('containment'),
     investigation: L.texts('investigation'),

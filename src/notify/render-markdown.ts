@@ -90,6 +90,9 @@ export function article33View(d: Article33Result): View {
     scope.cross_session_responses = unknown
     scope.orphan_sightings = fr ? `${d.scope.orphan_sightings} (aucun registre : tout marqueur trouvé est non enregistré)` : `${d.scope.orphan_sightings} (no registry: every marker found is unregistered)`
   }
+  // The at-risk count covers the records that say both their status and their prompt size; those that leave it open are said beside it, never folded in.
+  const undecided = d.scope?.at_risk_unknown_records ?? 0
+  if (d.scope && d.scope.at_risk_responses !== null && undecided > 0) (view.scope as View).at_risk_responses = escapeMd(P.atRiskWithUndecided(d.scope.at_risk_responses, undecided))
   return {
     ...view,
     ...openBySection(d.open_items, d.language),
@@ -159,6 +162,7 @@ export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string 
   out.sessions_text = (out.sessions as string[]).join(', ') || P.none
   out.markers_text = (out.markers_truncated as string[]).join(', ') || (n.canary_registry ? P.none : n.language === 'fr' ? 'sans objet : aucun registre de canaris dans le dossier' : 'not applicable: the case holds no canary registry')
   inn.sessions_text = (inn.sessions as string[]).join(', ') || P.none
+  if (n.at_risk_responses !== null && (n.at_risk_unknown_records ?? 0) > 0) view.at_risk_responses = escapeMd(P.atRiskWithUndecided(n.at_risk_responses, n.at_risk_unknown_records!))
   // Per customer, the responses that carried only verbatim text: with the marker column they add
   // up to the responses (provenance_responses also counts the ones that carried a marker too).
   const fr = n.language === 'fr'

@@ -59,6 +59,8 @@ interface Manifest {
   corpus: {
     records: number; tenants: number; tenant_ids: string[]; sessions: number; first_ms: number | null; last_ms: number | null
     no_status: number; no_prompt_tokens: number; no_completion_tokens: number; no_decode_node: number; no_status_or_prompt_tokens: number
+    /** counted by jobs since schema 7 where a pool was given */
+    undecided_at_risk?: number | null
   }
   exposure: {served: number; with_confirmed: number; windows: Array<[string | null, number, number]>} | null
   shards: ShardEntry[]
@@ -321,7 +323,7 @@ async function bringIn(db: CaseDb, options: IngestFindingsOptions): Promise<Inge
       job: canonicalJson({format: manifest.format, source: manifest.source, parameters: p, registry: manifest.registry}),
       records: c.records, tenants: c.tenants, tenant_ids: canonicalJson([...c.tenant_ids].sort()), sessions: c.sessions, first_ms: c.first_ms, last_ms: c.last_ms,
       no_status: c.no_status, no_prompt_tokens: c.no_prompt_tokens, no_completion_tokens: c.no_completion_tokens, no_decode_node: c.no_decode_node,
-      no_status_or_prompt_tokens: c.no_status_or_prompt_tokens, pool_tokens: p.pool_tokens, advertised_tokens: p.advertised_tokens,
+      no_status_or_prompt_tokens: c.no_status_or_prompt_tokens, undecided_at_risk: p.pool_tokens !== null && Number.isSafeInteger(c.undecided_at_risk) && c.undecided_at_risk! >= 0 ? c.undecided_at_risk! : null, pool_tokens: p.pool_tokens, advertised_tokens: p.advertised_tokens,
       sessions_served: e?.served ?? null, sessions_served_with_confirmed: e?.with_confirmed ?? null,
       served_windows: e ? JSON.stringify(e.windows) : null,
     })

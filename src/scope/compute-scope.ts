@@ -114,7 +114,11 @@ export interface ScopeResult {
   bug_window: {start: string; end: string; basis: string} | null
   /** where the pool size came from: given for this run, recorded in the case by scan, or unknown */
   pool_basis: 'given' | 'recorded' | 'unknown'
-  /** records whose status or prompt size (either) the logs did not give: the at-risk test could not be applied to them */
+  /**
+   * Records whose missing status or prompt size leaves open whether they were at risk: no status
+   * and a prompt at or over the pool (or of unrecorded size), or status 200 and no prompt size.
+   * Where at_risk_responses is null (no record gives both fields), every record lacking either.
+   */
   at_risk_unknown_records: number | null
   /**
    * Records whose logs do not say a field, per field (a format without it, or lines without it):
@@ -170,7 +174,7 @@ export function computeScope(inputs: ScopeInputs): ScopeResult {
     ...estimates(inputs, ids),
     bug_window: bugWindow(contamination, provenance, atRisk),
     pool_basis: inputs.pool_basis,
-    at_risk_unknown_records: pool === null || inputs.narrowed ? null : unknown.no_status_or_prompt_tokens,
+    at_risk_unknown_records: pool === null || inputs.narrowed ? null : inputs.atRiskUndecided,
     unknown_fields: {status: unknown.no_status, prompt_tokens: unknown.no_prompt_tokens, decode_node: unknown.no_decode_node},
     detection: inputs.detection,
   }
@@ -380,12 +384,15 @@ function estimates(inputs: ScopeInputs, ids: ResponseSets): {data_subjects: Scop
   const atRiskCount = atRisk === null ? null : sum(atRisk.map((g) => g.n))
   // records concerned, upper bound: every at-risk response may have carried someone else's
   // data; confirmed leaks outside the at-risk set are added.
+  // Records whose status or prompt size is not recorded may have been at risk: they are counted
+  // too, so that the bound stays one (a confirmed leak among them is counted once).
   let recordsHigh: number | null = null
+  const undecided = inputs.atRiskUndecided ?? 0
   if (atRiskCount !== null && pool !== null) {
-    const confirmedNotAtRisk = new Set<number>()
+    const confirmedElsewhere = new Set<number>()
     for (const rows of [contamination, provenance])
-      for (const r of rows) if (!(r.status === 200 && r.prompt_tokens !== null && r.prompt_tokens >= pool)) confirmedNotAtRisk.add(r.record_id)
-    recordsHigh = atRiskCount + confirmedNotAtRisk.size
+      for (const r of rows) if (!(r.status === 200 && r.prompt_tokens !== null && r.prompt_tokens >= pool) && !undecidedRecord(r, pool, inputs.atRiskUndecidedRule)) confirmedElsewhere.add(r.record_id)
+    recordsHigh = atRiskCount + undecided + confirmedElsewhere.size
   }
 
   // Why a bound is missing, said as it is: no pool size, a customer's share of the case (the
@@ -405,7 +412,9 @@ function estimates(inputs: ScopeInputs, ids: ResponseSets): {data_subjects: Scop
         SUBJECTS_LOW +
         (high === null
           ? unbounded('exposure')
-          : 'high: distinct sessions whose prompts were served by a decode node with at-risk or contaminated responses, between that node\'s first and last such response, plus the confirmed sessions.'),
+          : 'high: distinct sessions whose prompts were served by a decode node with at-risk or contaminated responses' +
+            (undecided > 0 ? ' (or records whose status or prompt size is not recorded, which may have been at risk)' : '') +
+            ", between that node's first and last such response, plus the confirmed sessions."),
       evidence: {
         sighting_source_sessions: markerSources,
         provenance_source_sessions: provSources,
@@ -422,7 +431,9 @@ function estimates(inputs: ScopeInputs, ids: ResponseSets): {data_subjects: Scop
         'low: responses with a cross_session/cross_tenant sighting or a provenance attribution. ' +
         (recordsHigh === null
           ? unbounded('the at-risk responses')
-          : 'high: every status-200 response whose prompt was at or over the pool (each could carry stale pages), plus confirmed leaks outside that set.'),
+          : 'high: every status-200 response whose prompt was at or over the pool (each could carry stale pages)' +
+            (undecided > 0 ? `, every record whose status or prompt size is not recorded where that leaves open whether it was one (${undecided})` : '') +
+            ', plus confirmed leaks outside that set.'),
       evidence: {
         sighting_responses: ids.contaminated.size,
         provenance_responses: ids.provenance.size,
@@ -441,4 +452,10 @@ function bugWindow(contamination: ContaminationRow[], provenance: ProvenanceRow[
     .filter((x) => x !== null)
     .join(', ')
   return {start: iso(range[0])!, end: iso(range[1])!, basis: `first to last of: ${basis}`}
+}
+
+/** Whether a record is among those atRiskUndecided counts (its fields leave open whether it was at risk), by the rule the count was made with. */
+function undecidedRecord(r: {status: number | null; prompt_tokens: number | null}, pool: number, rule: ScopeInputs['atRiskUndecidedRule']): boolean {
+  if (rule === 'either_missing') return r.status === null || r.prompt_tokens === null
+  return (r.status === null && (r.prompt_tokens === null || r.prompt_tokens >= pool)) || (r.status === 200 && r.prompt_tokens === null)
 }

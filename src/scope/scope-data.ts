@@ -2,7 +2,7 @@ import {detectionCoverage, type DetectionCoverage} from '../detect/coverage.js'
 import {recordTextLoader} from '../evidence/record-texts.js'
 import {contaminationRows, orphanSightingCount, piiScopeRows, provenanceRows, type ContaminationRow, type PiiScopeRow, type ProvenanceRow, type TextPool} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
-import {atRiskByTenant, atRiskGroups, atRiskJudgeable, countSessionsServed, recordsMissingAtRiskFields, type AtRiskGroup, type UnknownFieldCounts} from '../store/records.js'
+import {atRiskByTenant, atRiskGroups, atRiskJudgeable, atRiskUndecided, atRiskUndecidedByTenant, atRiskUndecidedSpans, countSessionsServed, recordsMissingAtRiskFields, type AtRiskGroup, type UnknownFieldCounts} from '../store/records.js'
 import {getSettings} from '../store/settings.js'
 import {withSortCache} from '../store/session.js'
 
@@ -35,6 +35,17 @@ export interface ScopeInputs {
   atRiskByTenant: Map<string, number> | null
   /** records whose status, prompt size or node is unknown (per field; the at-risk test cannot be applied without status and prompt size) */
   unknownForAtRisk: UnknownFieldCounts
+  /**
+   * Records whose missing status or prompt size leaves open whether they were at risk at this
+   * pool (atRiskUndecided); null without a pool size. Every record lacking either field where no
+   * record gives both (the at-risk figures are unknown then), or on a case of a Spark job that
+   * made no count.
+   */
+  atRiskUndecided: number | null
+  /** how atRiskUndecided was counted: exactly, or (findings of a Spark job that made no count) every record lacking either field */
+  atRiskUndecidedRule: 'exact' | 'either_missing'
+  /** atRiskUndecided per recipient tenant; null without a pool size or where not counted per tenant */
+  atRiskUndecidedByTenant: Map<string, number> | null
   orphans: number
   pii: PiiScopeRow[]
   /** sessions served by a suspect node inside its window (null without a pool size) */
@@ -66,9 +77,12 @@ export function loadScopeInputs(db: CaseDb, options: LoadScopeOptions = {}): Sco
   // per tenant, the bounds built on them) is unknown, not zero.
   const judgeable = atRiskJudgeable(unknownForAtRisk)
   const atRisk = pool === null || !judgeable ? null : atRiskGroups(db, pool, advertised)
+  // Where no record gives both fields, the at-risk figures are unknown (null) and the count beside them stays every record lacking either.
+  const undecided = pool === null || !judgeable ? undefined : atRiskUndecided(db, pool)
   let exposure: ScopeInputs['exposure'] = null
   if (atRisk !== null) {
-    const windows = nodeWindows(contamination, provenance, atRisk)
+    // A record that may have been at risk (its status or prompt size not recorded) widens its node's window as an at-risk one does: the bound stays an upper bound.
+    const windows = nodeWindows(contamination, provenance, [...atRisk, ...(atRiskUndecidedSpans(db, pool!) ?? [])])
     const confirmed = confirmedSources(contamination, provenance)
     exposure = {...countSessionsServed(db, windows, confirmed), windows: windows.size}
   }
@@ -81,6 +95,9 @@ export function loadScopeInputs(db: CaseDb, options: LoadScopeOptions = {}): Sco
     atRisk,
     atRiskByTenant: atRisk === null ? null : atRiskByTenant(db, pool!),
     unknownForAtRisk,
+    atRiskUndecided: pool === null ? null : (undecided ?? unknownForAtRisk.no_status_or_prompt_tokens),
+    atRiskUndecidedRule: undecided === undefined ? 'either_missing' : 'exact',
+    atRiskUndecidedByTenant: pool === null ? null : (atRiskUndecidedByTenant(db, pool) ?? null),
     orphans: orphanSightingCount(db),
     pii: piiScopeRows(db),
     exposure,
@@ -89,7 +106,11 @@ export function loadScopeInputs(db: CaseDb, options: LoadScopeOptions = {}): Sco
 }
 
 /** Per node: from the first to the last at-risk or contaminated response on it. */
-export function nodeWindows(contamination: readonly ContaminationRow[], provenance: readonly ProvenanceRow[], atRisk: readonly AtRiskGroup[] | null): Map<string | null, [number, number]> {
+export function nodeWindows(
+  contamination: readonly ContaminationRow[],
+  provenance: readonly ProvenanceRow[],
+  atRisk: ReadonlyArray<Pick<AtRiskGroup, 'decode_node' | 'first_ms' | 'last_ms'>> | null,
+): Map<string | null, [number, number]> {
   const windows = new Map<string | null, [number, number]>()
   const widen = (node: string | null, lo: number, hi: number): void => {
     const w = windows.get(node)

@@ -65,6 +65,8 @@ export interface TenantViewResult {
   leaked: TenantDirection
   /** this tenant's own status-200 responses at or over the pool (null without --pool-tokens) */
   at_risk_responses: number | null
+  /** this tenant's records whose status or prompt size is not recorded where that leaves open whether they were at risk (null where at_risk_responses is, or not counted per tenant) */
+  at_risk_unknown_records: number | null
 }
 
 type Row = (ContaminationRow | ProvenanceRow) & {kind: 'sighting' | 'provenance'}
@@ -123,6 +125,7 @@ export function computeTenantView(inputs: ScopeInputs, options: TenantViewOption
     received: direction(received, tenant, (r) => r.source_tenant ?? '', (r) => sessionKey(r.recipient_tenant, r.recipient_session), (r) => sessionKey(r.source_tenant, r.source_session), name),
     leaked: direction(leaked, tenant, (r) => r.recipient_tenant, (r) => sessionKey(r.source_tenant, r.source_session), (r) => sessionKey(r.recipient_tenant, r.recipient_session), name),
     at_risk_responses: atRisk,
+    at_risk_unknown_records: atRisk === null || inputs.atRiskUndecidedByTenant === null ? null : (inputs.atRiskUndecidedByTenant.get(tenant) ?? 0),
   }
 }
 

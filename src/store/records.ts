@@ -317,6 +317,55 @@ export function atRiskByTenant(db: CaseDb, pool: number): Map<string, number> {
   return new Map(rows)
 }
 
+/**
+ * Records (of complete files) whose own fields leave open whether they were at risk at this
+ * pool: no status, with a prompt at or over the pool or of unrecorded size (served or refused is
+ * not known), or status 200 with no prompt size. A record that says it was not answered 200, or
+ * whose prompt is below the pool, is known not to be at risk whatever else it lacks, so it is not
+ * counted. On a case whose records the Spark job counted, the job's count for its pool; undefined
+ * where the job made none (findings of an older job): the caller falls back to every record
+ * lacking either field, an upper bound. Both halves are ranges of the index records_at_risk
+ * (status first, then prompt size).
+ */
+export function atRiskUndecided(db: CaseDb, pool: number): number | undefined {
+  const corpus = corpusFacts(db)
+  if (corpus) return corpus.pool_tokens === pool && corpus.undecided_at_risk !== null ? corpus.undecided_at_risk : undefined
+  const complete = completeRecords(db)
+  return db
+    .prepare(
+      `SELECT (SELECT count(*) FROM records r WHERE r.status IS NULL AND (r.prompt_tokens IS NULL OR r.prompt_tokens >= @pool)${complete})
+            + (SELECT count(*) FROM records r WHERE r.status = 200 AND r.prompt_tokens IS NULL${complete})`,
+    )
+    .pluck()
+    .get({pool}) as number
+}
+
+/** Per decode node, the first and last of its atRiskUndecided records: scope's node windows take them in, as they may have been at risk. Undefined on a Spark case (the job widens its own windows). */
+export function atRiskUndecidedSpans(db: CaseDb, pool: number): Array<{decode_node: string | null; first_ms: number; last_ms: number}> | undefined {
+  if (corpusFacts(db)) return undefined
+  return db
+    .prepare(
+      `SELECT r.decode_node, MIN(r.ts_ms) AS first_ms, MAX(r.ts_ms) AS last_ms FROM records r
+        WHERE ((r.status IS NULL AND (r.prompt_tokens IS NULL OR r.prompt_tokens >= @pool)) OR (r.status = 200 AND r.prompt_tokens IS NULL))${completeRecords(db)}
+        GROUP BY r.decode_node`,
+    )
+    .all({pool}) as Array<{decode_node: string | null; first_ms: number; last_ms: number}>
+}
+
+/** atRiskUndecided per recipient tenant (the tenant views); tenants with none are absent. */
+export function atRiskUndecidedByTenant(db: CaseDb, pool: number): Map<string, number> | undefined {
+  if (corpusFacts(db)) return undefined
+  const rows = db
+    .prepare(
+      `SELECT r.tenant_id, COUNT(*) FROM records r
+        WHERE ((r.status IS NULL AND (r.prompt_tokens IS NULL OR r.prompt_tokens >= @pool)) OR (r.status = 200 AND r.prompt_tokens IS NULL))${completeRecords(db)}
+        GROUP BY r.tenant_id`,
+    )
+    .raw()
+    .all({pool}) as Array<[string, number]>
+  return new Map(rows)
+}
+
 /** Records (of complete files) that do not say a field: the counts that depend on it are unknown for them. */
 export interface UnknownFieldCounts {
   /** the records counted (of complete files) */

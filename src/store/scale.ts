@@ -98,6 +98,8 @@ export interface CorpusFacts {
   no_completion_tokens: number
   no_decode_node: number
   no_status_or_prompt_tokens: number
+  /** records whose missing fields leave open whether they were at risk at pool_tokens (null: not counted) */
+  undecided_at_risk: number | null
   pool_tokens: number | null
   advertised_tokens: number | null
   sessions_served: number | null
@@ -108,10 +110,10 @@ export interface CorpusFacts {
 export function insertCorpusFacts(db: CaseDb, f: CorpusFacts): void {
   db.prepare(
     `INSERT INTO corpus_facts (id, imported_at, job, records, tenants, tenant_ids, sessions, first_ms, last_ms, no_status, no_prompt_tokens,
-       no_completion_tokens, no_decode_node, no_status_or_prompt_tokens, pool_tokens, advertised_tokens, sessions_served,
+       no_completion_tokens, no_decode_node, no_status_or_prompt_tokens, undecided_at_risk, pool_tokens, advertised_tokens, sessions_served,
        sessions_served_with_confirmed, served_windows)
      VALUES (1, @imported_at, @job, @records, @tenants, @tenant_ids, @sessions, @first_ms, @last_ms, @no_status, @no_prompt_tokens,
-       @no_completion_tokens, @no_decode_node, @no_status_or_prompt_tokens, @pool_tokens, @advertised_tokens, @sessions_served,
+       @no_completion_tokens, @no_decode_node, @no_status_or_prompt_tokens, @undecided_at_risk, @pool_tokens, @advertised_tokens, @sessions_served,
        @sessions_served_with_confirmed, @served_windows)`,
   ).run(f)
 }

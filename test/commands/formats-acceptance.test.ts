@@ -105,6 +105,6 @@ describe('missing is unknown, not zero (issue 15)', () => {
     expect(scope.at_risk_unknown_records).toBe(status.records)
     expect(status.unknown_fields).toMatchObject({status: status.records, at_risk: status.records})
     const text = await run(['scope', '--db', db])
-    expect(text.stdout).toMatch(new RegExp(`at-risk responses\\s+unknown \\(${status.records} records without status or prompt tokens\\)`))
+    expect(text.stdout).toMatch(new RegExp(`at-risk responses\\s+unknown \\(${status.records} records whose status or prompt size is not recorded\\)`))
   })
 })

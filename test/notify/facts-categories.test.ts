@@ -9,6 +9,7 @@ function cleanInputs(): ScopeInputs {
   return {
     pool: null, advertised: null, pool_basis: 'unknown', contamination: [], provenance: [], atRisk: null, atRiskByTenant: null,
     unknownForAtRisk: {records: 100, no_status: 0, no_prompt_tokens: 0, no_completion_tokens: 0, no_decode_node: 0, no_status_or_prompt_tokens: 0},
+    atRiskUndecided: null, atRiskUndecidedRule: 'exact', atRiskUndecidedByTenant: null,
     orphans: 0, pii: [], exposure: null,
     detection: {complete: true, files_not_scanned: 0, records_not_scanned: 0, never_scanned: false, registry_changed: false, provenance: 'current', last_scan_at: '2026-11-01T00:00:00.000Z'},
   }

@@ -9,6 +9,8 @@ import {computeScope} from '../../src/scope/compute-scope.js'
 import {loadScopeInputs} from '../../src/scope/scope-data.js'
 import {computeTenantView} from '../../src/scope/tenant-view.js'
 import {buildArticle33} from '../../src/notify/article33.js'
+import {buildProcessorNotice} from '../../src/notify/processor-notice.js'
+import {renderArticle33Markdown, renderProcessorNoticeMarkdown} from '../../src/notify/render-markdown.js'
 import {defaultInputs} from '../../src/notify/assess.js'
 import {renderScan} from '../../src/cli/render-detect.js'
 import {buildFacts, loadFactsInputs} from '../../src/notify/facts.js'
@@ -89,6 +91,48 @@ describe('scope over logs that record no HTTP status', () => {
       expect(individuals.why).toBe("the scope's low bound (1 session; no high bound: no record gives both its HTTP status and its prompt size)")
       expect(computeTenantView(inputs, {tenant: 'beta'}).at_risk_responses).toBeNull()
       expect(buildTimeline(inputs, []).hours.map((h) => h.at_risk_responses)).toEqual([null])
+    } finally {
+      tc.db.close()
+    }
+  })
+})
+
+describe('scope over logs where some records leave their at-risk test open', () => {
+  it('counts only the records whose missing field decides it, keeps the bounds upper bounds, and every document says the count beside the at-risk figure', async () => {
+    const tc = makeCase()
+    try {
+      const t0 = Date.parse('2026-11-02T06:00:00Z')
+      await tc.addCanaries([['CANARY-cccccccccccccccc', 'acme', 's1']])
+      await tc.addFile([
+        // known at risk: status 200, prompt over the pool
+        {request_id: 'r1', tenant_id: 'acme', session_id: 's1', decode_node: 'd1', prompt_tokens: 900_000, request_text: 'mine CANARY-cccccccccccccccc', response_text: 'ok', ts_ms: t0},
+        // known not at risk whatever they lack: refused without a prompt size; no status but a prompt below the pool
+        {request_id: 'r2', tenant_id: 'beta', session_id: 's2', status: 404, decode_node: 'd1', prompt_tokens: null, response_text: 'no', ts_ms: t0 + 1000},
+        {request_id: 'r3', tenant_id: 'beta', session_id: 's3', status: null, decode_node: 'd1', prompt_tokens: 100, response_text: 'fine', ts_ms: t0 + 2000},
+        // open: no status and a prompt over the pool; status 200 and no prompt size (this one carries a leak)
+        {request_id: 'r4', tenant_id: 'beta', session_id: 's4', status: null, decode_node: 'd2', prompt_tokens: 900_000, response_text: 'fine', ts_ms: t0 + 3000},
+        {request_id: 'r5', tenant_id: 'beta', session_id: 's5', status: 200, decode_node: 'd2', prompt_tokens: null, response_text: 'yours: CANARY-cccccccccccccccc', ts_ms: t0 + 9000},
+        // served by d2 inside the window the open records span: counted in the data-subject bound
+        {request_id: 'r6', tenant_id: 'gamma', session_id: 's6', decode_node: 'd2', prompt_tokens: 50, response_text: 'hello', ts_ms: t0 + 5000},
+      ])
+      scanCase(tc.db, {now: new Date('2026-11-03T00:00:00Z'), poolTokens: 681_280})
+      const inputs = loadScopeInputs(tc.db)
+      const scope = computeScope(inputs)
+      expect(scope).toMatchObject({at_risk_responses: 1, at_risk_unknown_records: 2, contaminated_responses: 1})
+      // r1 known at risk, r4 and r5 open (r5 the confirmed leak, counted once)
+      expect(scope.records_concerned.high).toBe(3)
+      expect(scope.records_concerned.method).toContain('every record whose status or prompt size is not recorded where that leaves open whether it was one (2)')
+      // d1's window is r1 alone; d2's runs from r4 to r5 and takes in s6 served between them: s1, s4, s5, s6
+      expect(scope.data_subjects.high).toBe(4)
+      expect(computeTenantView(inputs, {tenant: 'beta'})).toMatchObject({at_risk_responses: 0, at_risk_unknown_records: 2})
+      const facts = buildFacts(loadFactsInputs(tc.db), new Date('2026-11-03T00:00:00Z'))
+      const draft = buildArticle33(facts)
+      expect(draft.scope?.at_risk_unknown_records).toBe(2)
+      expect(renderArticle33Markdown(draft)).toMatch(/\| Responses at risk \(prompt at or over the KV pool of 681280 tokens\) \| 1 \(and 2 records whose HTTP status or prompt size the logs do not give, so whether they were at risk is not known\) \|/)
+      expect(renderArticle33Markdown(buildArticle33(facts, {language: 'fr'}))).toContain("1 (et 2 enregistrements dont les journaux ne donnent pas le statut HTTP ou la taille de la requête : on ne sait pas s'ils étaient à risque)")
+      const notice = buildProcessorNotice(facts, 'beta')
+      expect(notice.at_risk_unknown_records).toBe(2)
+      expect(renderProcessorNoticeMarkdown(notice)).toContain('whether or not a marker shows it): 0 (and 2 records whose HTTP status or prompt size the logs do not give, so whether they were at risk is not known).')
     } finally {
       tc.db.close()
     }

@@ -22,7 +22,7 @@ const referenceFile = {
 
 const facts: CorpusFacts = {
   imported_at: '2026-12-01T00:00:00.000Z', job: '{}', records: 1_000_000, tenants: 2, tenant_ids: '["tenant-a","tenant-z"]', sessions: 90_000, first_ms: 1, last_ms: 2,
-  no_status: 0, no_prompt_tokens: 5, no_completion_tokens: 7, no_decode_node: 9, no_status_or_prompt_tokens: 5, pool_tokens: 681280, advertised_tokens: null,
+  no_status: 0, no_prompt_tokens: 5, no_completion_tokens: 7, no_decode_node: 9, no_status_or_prompt_tokens: 5, undecided_at_risk: 3, pool_tokens: 681280, advertised_tokens: null,
   sessions_served: 10, sessions_served_with_confirmed: 11, served_windows: '[]',
 }
 

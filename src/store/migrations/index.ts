@@ -5,6 +5,7 @@ import {up as recordedFacts} from './003-recorded-facts.js'
 import {up as referenceEvidence} from './004-reference-evidence.js'
 import {up as originalEvidence} from './005-original-evidence.js'
 import {up as fieldCounts} from './006-field-counts.js'
+import {up as undecidedAtRisk} from './007-undecided-at-risk.js'
 
 export interface Migration {
   version: number
@@ -22,4 +23,5 @@ export const MIGRATIONS: readonly Migration[] = [
   {version: 4, name: 'reference-evidence', up: referenceEvidence},
   {version: 5, name: 'original-evidence', up: originalEvidence},
   {version: 6, name: 'field-counts', up: fieldCounts, rebuilds: 'two record indexes'},
+  {version: 7, name: 'undecided-at-risk', up: undecidedAtRisk},
 ]
