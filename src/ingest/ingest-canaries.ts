@@ -316,10 +316,13 @@ function* readRegistry(path: string, reads: Iterable<Buffer>): Generator<Entry> 
     const record = joined.endsWith('\r') ? joined.slice(0, -1) : joined
     if (!record.trim()) continue
     let cells: string[]
+    let quoted: boolean[] = []
     if (isPlainCsv(record)) cells = record.split(',')
     else {
       try {
-        cells = parseCsv(record)[0]?.cells ?? []
+        const parsed = parseCsv(record)[0]
+        cells = parsed?.cells ?? []
+        quoted = parsed?.quoted ?? []
       } catch (error) {
         throw new InputError(`${path}:${at}: ${(error as Error).message.replace(/^line \d+: /, '')}`)
       }
@@ -333,6 +336,19 @@ function* readRegistry(path: string, reads: Iterable<Buffer>): Generator<Entry> 
     }
     const row = Object.create(null) as Record<string, string>
     for (let i = 0; i < columns.length; i++) row[columns[i]!] = cells[i] ?? ''
+    // A CSV written by hand often has a space after each comma. Kept, " t1" would never match the
+    // logs' "t1" (a session's own marker read as another tenant's leak, a real leak read as an
+    // orphan); trimmed, an id that does carry the space would stop matching. Unquoted, it is
+    // refused, naming it; quoted (" t1 "), the space was written on purpose and is the id's.
+    for (const need of REQUIRED_COLUMNS) {
+      const at_ = columns.indexOf(need)
+      const value = row[need]!
+      if (!quoted[at_] && value.trim() !== '' && value !== value.trim()) {
+        throw new InputError(
+          `${path}:${at}: ${need} ${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value)} begins or ends with white space (a space after a comma?); ids must match the logs exactly: remove it, or quote the value if the logs carry it`,
+        )
+      }
+    }
     yield validate(path, at, row)
   }
   if (pending) throw new InputError(`${path}:${pendingLine}: unterminated quoted field`)

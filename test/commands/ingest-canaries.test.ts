@@ -88,6 +88,24 @@ describe('crosstalk ingest canaries keeps ids exactly as written (issue 16)', ()
     expect(classes).toEqual(['own'])
   })
 
+  it('refuses an unquoted id or marker with white space at its edges (a space after a comma), naming the line, field and value', async () => {
+    for (const [row, field, value] of [
+      [`${M1}, t1, s1,`, 'tenant_id', ' t1'],
+      [`${M1},t1,s1 ,`, 'session_id', 's1 '],
+      [` ${M1},t1,s1,`, 'marker', ` ${M1}`],
+      // a quote after the space does not open a quoted field: the cell is unquoted
+      [`${M1}, "t1",s1,`, 'tenant_id', ' "t1"'],
+    ] as const) {
+      const {file, db} = setup('padded.csv', `${HEADER}\n${M1.slice(0, -1)}9,t0,s0,\n${row}\n`)
+      const r = await run(['ingest', 'canaries', file, '--db', db])
+      expect(r.code).toBe(1)
+      expect(r.stderr).toContain(`padded.csv:3: ${field} ${JSON.stringify(value)} begins or ends with white space (a space after a comma?)`)
+    }
+    // The header may be padded: its names are trimmed.
+    const ok = setup('header.csv', `marker, tenant_id, session_id, issued_at\n${M1},t1,s1,\n`)
+    expect(await runJson<Result>(['ingest', 'canaries', ok.file, '--db', ok.db])).toMatchObject({added: 1})
+  })
+
   it('a CRLF inside a quoted field stays CRLF', async () => {
     const classes = await classOf(`${HEADER}\r\n${M1},t1,"s\r\n1",\r\n`, 'crlf.csv', 't1', 's\r\n1', M1)
     expect(classes).toEqual(['own'])
