@@ -1,12 +1,13 @@
 import {safeText} from '../util/sanitize.js'
 
 // CSV export with the OWASP guard against formula injection: a cell a spreadsheet would
-// evaluate (leading = + - @ TAB CR) is prefixed with a single quote so it opens as text.
+// evaluate (leading = + - @ TAB CR, also after white space, which spreadsheets skip: " =1+1",
+// "\u00a0@SUM(A1)") is prefixed with a single quote so it opens as text.
 // Cells come from logs: controls (ESC, BEL, OSC 8, CSI as U+009B, CR), bidi overrides and
 // invisible marks are written as \xNN / \uNNNN, as on the terminal, so that a CSV shown with
 // `cat` or opened in an editor neither drives the terminal nor hides or reorders text.
 
-const FORMULA_START = /^[=+\-@\t\r]/
+const FORMULA_START = /^\s*[=+\-@\t\r]/
 
 export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return ''

@@ -40,6 +40,17 @@ describe('CSV export against formula injection', () => {
     expect(csv).not.toMatch(/(^|,)=HYPERLINK/m)
   })
 
+  it('toCsv: a formula after leading white space (which spreadsheets skip) opens as text too', () => {
+    const values = [' =1+1', '  -2+3', '\u00a0@SUM(A1)', '\t =x', ' +cmd']
+    const csv = toCsv(values.map((_, i) => `c${i}`), [Object.fromEntries(values.map((v, i) => [`c${i}`, v]))])
+    const [, row] = cellsOf(csv)
+    // Each starts with the guard's quote; white space that is not a control is kept as written.
+    for (const cell of row!) expect(cell.startsWith("'")).toBe(true)
+    expect(row![0]).toBe("' =1+1")
+    // Plain text that only starts with white space is left alone.
+    expect(cellsOf(toCsv(['a'], [{a: ' tenant-a'}]))[1]).toEqual([' tenant-a'])
+  })
+
   it('scope and tenant CSV: tenant, session and node ids from logs are neutralised', async () => {
     const c = makeCase()
     try {
