@@ -1,4 +1,5 @@
 import {Flags} from '@oclif/core'
+import {examineConflictingDuplicates, type ConflictingDuplicate} from '../detect/conflicting-duplicates.js'
 import {judgeGate, type GateInput, type GateVerdict} from '../detect/gate.js'
 import {GateTripped, InputError} from '../errors.js'
 import type {CaseDb} from '../store/open-case.js'
@@ -9,7 +10,7 @@ import type {CaseDb} from '../store/open-case.js'
 
 export const leakGateFlags = {
   'fail-on-leak': Flags.boolean({
-    description: 'Exit 3 when any cross_session or cross_tenant sighting exists; exit 1 when a log file could not be judged (not read whole, answers that decoded to no text, or quarantined lines).',
+    description: 'Exit 3 when any cross_session or cross_tenant sighting exists, or a line repeating an earlier request_id with a different answer carries another session\'s marker; exit 1 when a log file could not be judged (not read whole, answers that decoded to no text, or quarantined lines).',
   }),
   'accept-bad-lines': Flags.boolean({
     description: 'Let --fail-on-leak pass over quarantined lines (they are never judged; list them with status --bad-lines).',
@@ -26,10 +27,47 @@ type LeakGateFlags = {'fail-on-leak'?: boolean; 'accept-bad-lines'?: boolean}
 /** The gate's decision, its lines noted now; null without --fail-on-leak. enforceLeakGate acts on it. */
 export function decideLeakGate(db: CaseDb, result: GateInput, flags: LeakGateFlags, note: (line: string) => void): GateVerdict | null {
   if (!flags['fail-on-leak']) return null
-  const verdict = judgeGate(db, result, {acceptBadLines: flags['accept-bad-lines'] ?? false})
+  const verdict = bothVerdicts(judgeGate(db, result, {acceptBadLines: flags['accept-bad-lines'] ?? false}), duplicatesVerdict(db))
   if (verdict.tripped) note(`Gate: ${new GateTripped(verdict.tripped).message}`)
   if (verdict.tripped && verdict.cannotPass) note(`Gate: also: ${verdict.cannotPass}`)
   return verdict
+}
+
+/**
+ * The gate over the lines ingest kept as duplicates but that differ from the line their record
+ * was read from (conflicting-duplicates.ts): triage decides its gate at a quick verdict given
+ * before ingest, and adds this once the lines are in the case. Null without --fail-on-leak.
+ */
+export function decideDuplicatesGate(db: CaseDb, flags: LeakGateFlags, note: (line: string) => void): GateVerdict | null {
+  if (!flags['fail-on-leak']) return null
+  const verdict = duplicatesVerdict(db)
+  if (verdict.tripped) note(`Gate: ${new GateTripped(verdict.tripped).message}`)
+  else if (verdict.cannotPass) note(`Gate: ${verdict.cannotPass}`)
+  return verdict
+}
+
+function duplicatesVerdict(db: CaseDb): GateVerdict {
+  const d = examineConflictingDuplicates(db)
+  const where = (xs: readonly ConflictingDuplicate[]): string =>
+    xs.slice(0, 5).map((x) => `${x.path}:${x.line_no} (request_id ${JSON.stringify(x.request_id.slice(0, 80))})`).join(', ') + (xs.length > 5 ? ', and more' : '')
+  return {
+    tripped: d.leaking.length > 0
+      ? `contamination found in ${d.leaking.length} line${d.leaking.length === 1 ? '' : 's'} repeating an earlier request_id with a different answer, which the case counts as duplicates of the first: ${where(d.leaking)}`
+      : null,
+    cannotPass: d.unexamined.length > 0
+      ? `--fail-on-leak cannot pass: ${d.unexamined.length} line${d.unexamined.length === 1 ? '' : 's'} repeating an earlier request_id with a different answer could not be read again to be judged: ${where(d.unexamined)} (${d.unexamined[0]!.why})`
+      : null,
+  }
+}
+
+/** Both verdicts in one: tripped if either tripped, and what neither could judge. */
+export function mergeVerdicts(a: GateVerdict | null, b: GateVerdict | null): GateVerdict | null {
+  return a && b ? bothVerdicts(a, b) : (a ?? b)
+}
+
+function bothVerdicts(a: GateVerdict, b: GateVerdict): GateVerdict {
+  const join = (x: string | null, y: string | null): string | null => (x && y ? `${x}; also, ${y.replace(/^--fail-on-leak cannot pass: /, '')}` : (x ?? y))
+  return {tripped: join(a.tripped, b.tripped), cannotPass: join(a.cannotPass, b.cannotPass)}
 }
 
 /** Exit 3 when the gate tripped; exit 1 (thrown) when it could not judge and did not trip. */

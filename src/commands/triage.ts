@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {decideLeakGate, enforceLeakGate, leakGateFlags} from '../cli/leak-gate.js'
+import {decideDuplicatesGate, decideLeakGate, enforceLeakGate, leakGateFlags, mergeVerdicts} from '../cli/leak-gate.js'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {describeDecision, evidenceFor, ingestAuditArgs, ingestAuditSummary, logIngestFlags, parseIngestFlags} from '../cli/ingest-flags.js'
 import {signalExitCode, watchInterrupts} from '../cli/interrupt.js'
@@ -131,6 +131,8 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
     // A quick verdict the scan contradicted fails the run whatever the gate says.
     if (mismatch) throw new IntegrityError(mismatch)
     // The verdict was decided on the same sightings; a scan that skipped the hook (none) decides here.
+    // A quick verdict came before ingest: the lines ingest kept as differing duplicates are judged now.
+    if (gate && result.verdict.basis === 'quick') gate = mergeVerdicts(gate, decideDuplicatesGate(db, flags, gateNote))
     enforceLeakGate(gate ?? decideLeakGate(db, scan, flags, gateNote))
     // --json: scope as `scope --json` prints it (the markers' counts unknown without a registry).
     return scan.canaries === 0 ? {...result, scan: registrylessScan(scan), scope: registrylessScope(scope)} : result

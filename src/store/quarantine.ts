@@ -59,6 +59,32 @@ export interface DuplicateLineRow {
   identical: number
 }
 
+/** Duplicate lines (of complete log files) that are not byte-identical to the line their record was read from, in file and line order. */
+export function conflictingDuplicateLines(db: CaseDb): Array<DuplicateLineRow & {file_id: number}> {
+  return db
+    .prepare(
+      `SELECT d.id, d.file_id, d.line_no, d.byte_offset, d.byte_len, d.request_id, d.identical FROM duplicate_lines d
+         JOIN files f ON f.id = d.file_id AND f.state = 'complete' AND f.kind = 'log'
+        WHERE d.identical = 0 ORDER BY d.file_id, d.line_no, d.id`,
+    )
+    .all() as Array<DuplicateLineRow & {file_id: number}>
+}
+
+/**
+ * The markers of the contaminating sightings (cross_session, cross_tenant) of the record a
+ * duplicate line repeats: the record of the same source and request id.
+ */
+export function keptRecordLeakMarkers(db: CaseDb): (duplicateFileId: number, requestId: string) => Set<string> {
+  const q = db
+    .prepare(
+      `SELECT s.marker FROM files f JOIN records r ON r.source = f.source AND r.request_id = ?
+         JOIN sightings s ON s.record_id = r.id AND s.class IN ('cross_session', 'cross_tenant')
+        WHERE f.id = ?`,
+    )
+    .pluck()
+  return (fileId, requestId) => new Set(q.all(requestId, fileId) as string[])
+}
+
 export function iterateDuplicatesOfFile(db: CaseDb, fileId: number): IterableIterator<DuplicateLineRow> {
   return db
     .prepare('SELECT id, line_no, byte_offset, byte_len, request_id, identical FROM duplicate_lines WHERE file_id = ? ORDER BY line_no, id')

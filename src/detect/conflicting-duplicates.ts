@@ -1,0 +1,74 @@
+import {evidenceReader} from '../evidence/evidence-store.js'
+import {UnconventionalSet, extractMarkers} from '../extract/extract.js'
+import {decodeValue, lineDecoder, type LineDecoder} from '../extract/line-decoder.js'
+import {promptSearch} from '../extract/markers.js'
+import {readLineJson} from '../extract/parse-record.js'
+import {decodeParseSpec} from '../extract/parse-spec.js'
+import {completeLogFiles} from '../store/files.js'
+import type {CaseDb} from '../store/open-case.js'
+import {conflictingDuplicateLines, keptRecordLeakMarkers} from '../store/quarantine.js'
+import {sqliteRegistry} from './registry.js'
+import {responseSightings} from './scan-case.js'
+
+// Ingest keeps the first line of a (source, request_id) and records the later ones as
+// duplicates, which the scan never reads: right for a line logged twice, but a later line with
+// the same request id and a different answer (a retry logged under the same id, a log edited
+// after it was ingested once) was never examined. A leak in it would pass --fail-on-leak.
+// Those lines are read here from the evidence, decoded as their file's lines are, and their
+// answers' markers classified as the scan classifies a record's; a line that cannot be decoded
+// again is one the gate could not judge. A leak the record it repeats carries too is counted
+// there already (a line logged twice with another timestamp).
+
+export interface ConflictingDuplicate {
+  path: string
+  line_no: number
+  request_id: string
+}
+
+export interface ConflictingDuplicates {
+  /** duplicate lines not byte-identical to the line their record was read from */
+  lines: number
+  /** of those, lines whose answer carries another session's marker (cross_session or cross_tenant) that the record it repeats does not carry */
+  leaking: ConflictingDuplicate[]
+  /** of those, lines that could not be decoded again (with why) */
+  unexamined: Array<ConflictingDuplicate & {why: string}>
+}
+
+export function examineConflictingDuplicates(db: CaseDb): ConflictingDuplicates {
+  const rows = conflictingDuplicateLines(db)
+  const out: ConflictingDuplicates = {lines: rows.length, leaking: [], unexamined: []}
+  if (rows.length === 0) return out
+  const files = new Map(completeLogFiles(db).map((f) => [f.id, f]))
+  const read = evidenceReader(db)
+  const registry = sqliteRegistry(db)
+  const unconventional = new UnconventionalSet(registry.unconventional.map((m) => m.marker))
+  const byMarker = new Map(registry.unconventional.map((m) => [m.marker, m]))
+  const decoders = new Map<number, LineDecoder>()
+  const keptLeaks = keptRecordLeakMarkers(db)
+  for (const d of rows) {
+    const file = files.get(d.file_id)!
+    const at = {path: file.path, line_no: d.line_no, request_id: d.request_id}
+    try {
+      let decoder = decoders.get(d.file_id)
+      if (!decoder) decoders.set(d.file_id, (decoder = lineDecoder(decodeParseSpec(file.parse_spec))))
+      const line = readLineJson(read(d.file_id, d.byte_offset, d.byte_len))
+      if (line.kind !== 'json') throw new Error(line.kind === 'bad' ? line.reason : 'a blank line')
+      const here = {file: String(d.file_id), line: d.line_no}
+      const index = decoder.adapter.newIndex(decoder.options)
+      index?.add(line.value, here)
+      const records = decodeValue(line.value, decoder, index, here).records.filter((r) => r.row.request_id === d.request_id)
+      if (records.length === 0) throw new Error(`no record with request_id ${JSON.stringify(d.request_id.slice(0, 80))} in the line as read now`)
+      const leaks = records.some(({row}) => {
+        const {tokens, unconventional: hits} = extractMarkers(row.request_text, row.response_text, unconventional)
+        if (tokens.length === 0 && hits.length === 0) return false
+        const recipient = {tenant: row.tenant_id, session: row.session_id, promptHas: promptSearch(() => row.request_text)}
+        const counted = keptLeaks(d.file_id, d.request_id)
+        return responseSightings(tokens, hits, registry, byMarker, recipient).some((s) => (s.class === 'cross_session' || s.class === 'cross_tenant') && !counted.has(s.marker))
+      })
+      if (leaks) out.leaking.push(at)
+    } catch (error) {
+      out.unexamined.push({...at, why: (error as Error).message})
+    }
+  }
+  return out
+}
