@@ -1,5 +1,5 @@
 import {createHash} from 'node:crypto'
-import {existsSync, mkdtempSync, rmSync} from 'node:fs'
+import {existsSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {crc32} from 'node:zlib'
@@ -12,6 +12,7 @@ import type {CaseDb} from '../store/open-case.js'
 import {iterateFileItems, recordsWithoutLogFile} from '../store/records.js'
 import {lastFinishedScan} from '../store/scan-runs.js'
 import {corpusFacts} from '../store/scale.js'
+import {scratchDir} from '../util/scratch.js'
 import {registryVersion} from '../store/settings.js'
 import {verifyAudit, type ExpectedHead} from './verify-audit.js'
 import {verifyFindingsDeep, verifyFindingSources} from './verify-findings.js'
@@ -92,7 +93,9 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
   result.entries_since_anchor = anchor.entries_since_anchor
   if (!anchor.anchored) result.not_checked.push('the audit chain was checked only against itself: give --expect-head HASH:COUNT noted earlier to detect a rewritten or cut log')
 
-  const scratch = mkdtempSync(join(options.scratchDir ?? tmpdir(), 'crosstalk-verify-'))
+  // Copies of case data (personal data) go here: removed at the end, or when a signal ends verify first.
+  const scratchFolder = scratchDir(options.scratchDir ?? tmpdir(), 'crosstalk-verify-')
+  const scratch = scratchFolder.path
   try {
     const registry = await verifyRegistry(db, problems, scratch)
     result.canaries_checked = registry.canaries_checked
@@ -178,7 +181,7 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
       result.not_checked.push('personal-data values, fingerprints, provenance and personal-data findings not re-derived (run `crosstalk verify --deep`)')
     }
   } finally {
-    rmSync(scratch, {recursive: true, force: true})
+    scratchFolder.remove()
   }
   result.problems = problems.listed
   result.problems_total = problems.total
