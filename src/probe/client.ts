@@ -9,6 +9,7 @@
 // --timeout; on vLLM a request stuck in the scheduler holds up the ones behind it).
 
 import {CliError, InputError} from '../errors.js'
+import {decodeResponse} from '../extract/decode.js'
 import {DEFAULT_MAX_RESPONSE_BYTES, exchange, ExchangeFailure, isUnreachable, type ExchangeResponse} from './http.js'
 import {count} from '../util/plural.js'
 
@@ -41,7 +42,11 @@ export interface GenerateRequest {
 export interface GenerateResult {
   outcome: RequestOutcome
   httpStatus: number | null
-  /** What the client received: message content, completion text, or reassembled stream deltas. */
+  /**
+   * Every text the client received, read as ingest reads a logged answer (decodeResponse):
+   * string content or content parts, reasoning, tool-call arguments, refusals, completion text,
+   * stream deltas reassembled. Empty when the answer carried none it could read.
+   */
   text: string
   cachedTokens: number | null
   promptTokens: number | null
@@ -289,14 +294,43 @@ function interpret(status: number, contentType: string | undefined, raw: string,
   const parsed = isStream ? parseSse(raw) : parseJson(raw)
   // A 200 whose body is no JSON document (an HTML page, plain text) is no completion: nothing was served.
   if (!isStream && !parsed.json) return {...base, outcome: 'error', error: 'HTTP 200 with a body that is not a completion (not JSON)'}
-  if (parsed.error !== null) return {...base, outcome: 'rejected', error: parsed.error.slice(0, MAX_ERROR_CHARS), inStreamError: parsed.isStream, text: parsed.text}
-  return {...base, outcome: 'served', text: parsed.text, cachedTokens: parsed.cachedTokens, promptTokens: parsed.promptTokens}
+  const text = answerText(raw, isStream)
+  if (parsed.error !== null) return {...base, outcome: 'rejected', error: parsed.error.slice(0, MAX_ERROR_CHARS), inStreamError: parsed.isStream, text}
+  return {...base, outcome: 'served', text, cachedTokens: parsed.cachedTokens, promptTokens: parsed.promptTokens}
+}
+
+/**
+ * The answer's text as ingest reads a logged response (decodeResponse: string content, content
+ * parts, reasoning_content, tool-call arguments, refusals, completion text, per stream delta),
+ * plus `reasoning`, the name newer vLLM releases give reasoning_content, which the ingest
+ * decoder (kept identical to the native one) does not read. A stream with no event is no text.
+ */
+export function answerText(raw: string, isStream: boolean): string {
+  const decoded = decodeResponse(raw)
+  if (isStream && decoded.kind === 'text') return ''
+  const reasoning = reasoningText(raw, isStream)
+  return reasoning === '' ? decoded.text : decoded.text === '' ? reasoning : `${reasoning}\n${decoded.text}`
+}
+
+/** Every choice's `message.reasoning` (or, in a stream, `delta.reasoning` pieces joined in order). */
+function reasoningText(raw: string, isStream: boolean): string {
+  const pieces: string[] = []
+  const read = (chunk: unknown, key: 'message' | 'delta'): void => {
+    const choices = (chunk as Chunk | null)?.choices
+    if (!Array.isArray(choices)) return
+    for (const choice of choices) {
+      const reasoning = (choice?.[key] as {reasoning?: unknown} | undefined)?.reasoning
+      if (typeof reasoning === 'string') pieces.push(reasoning)
+    }
+  }
+  if (!isStream) read(safeJson(raw), 'message')
+  else for (const line of raw.split(/\r?\n/)) if (line.startsWith('data:')) read(safeJson(line.slice(5).trim()), 'delta')
+  return pieces.join(isStream ? '' : '\n')
 }
 
 interface ParsedBody {
   /** whether the body was a JSON object (a stream's is always counted as read) */
   json: boolean
-  text: string
   error: string | null
   cachedTokens: number | null
   promptTokens: number | null
@@ -307,7 +341,7 @@ interface Chunk {
   error?: unknown
   object?: unknown
   message?: unknown
-  choices?: Array<{delta?: {content?: unknown}; message?: {content?: unknown}; text?: unknown}> | null
+  choices?: Array<{delta?: {content?: unknown; reasoning?: unknown}; message?: {content?: unknown; reasoning?: unknown}; text?: unknown}> | null
   usage?: {prompt_tokens?: unknown; prompt_tokens_details?: {cached_tokens?: unknown} | null} | null
 }
 
@@ -336,15 +370,13 @@ function safeJson(raw: string): unknown {
 
 function parseJson(raw: string): ParsedBody {
   const chunk = safeJson(raw) as Chunk | null
-  if (chunk === null || typeof chunk !== 'object') return {json: false, text: raw, error: null, cachedTokens: null, promptTokens: null, isStream: false}
-  const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined
-  const content = choice?.message?.content ?? choice?.text
-  return {json: true, text: typeof content === 'string' ? content : '', error: chunkError(chunk), ...usageOf(chunk), isStream: false}
+  if (chunk === null || typeof chunk !== 'object') return {json: false, error: null, cachedTokens: null, promptTokens: null, isStream: false}
+  return {json: true, error: chunkError(chunk), ...usageOf(chunk), isStream: false}
 }
 
-/** Reassembles an SSE body: deltas concatenated (a marker split across events is one marker), any error event noted. */
+/** An SSE body's error event and usage (its text is answerText's: deltas reassembled, a marker split across events is one marker). */
 export function parseSse(raw: string): ParsedBody {
-  const out: ParsedBody = {json: true, text: '', error: null, cachedTokens: null, promptTokens: null, isStream: true}
+  const out: ParsedBody = {json: true, error: null, cachedTokens: null, promptTokens: null, isStream: true}
   for (const line of raw.split(/\r?\n/)) {
     if (!line.startsWith('data:')) continue
     const data = line.slice(5).trim()
@@ -352,10 +384,6 @@ export function parseSse(raw: string): ParsedBody {
     const chunk = safeJson(data) as Chunk | null
     if (chunk === null || typeof chunk !== 'object') continue
     out.error ??= chunkError(chunk)
-    for (const choice of Array.isArray(chunk.choices) ? chunk.choices : []) {
-      const piece = choice?.delta?.content ?? choice?.text
-      if (typeof piece === 'string') out.text += piece
-    }
     const usage = usageOf(chunk)
     if (usage.cachedTokens !== null) out.cachedTokens = usage.cachedTokens
     if (usage.promptTokens !== null) out.promptTokens = usage.promptTokens

@@ -35,8 +35,11 @@ export interface ProbeCheck {
   requests: number
   http_status: number | null
   elapsed_ms: number
-  /** not_sent: requests the run never sent (interrupted, or the target had already failed). */
-  counts?: {served: number; rejected: number; hung: number; error: number; leaks: number; not_sent: number}
+  /**
+   * not_sent: requests the run never sent (interrupted, or the target had already failed);
+   * no_text: served answers that carried no text the probe could read (searched for nothing).
+   */
+  counts?: {served: number; rejected: number; hung: number; error: number; leaks: number; not_sent: number; no_text: number}
   /** Which synthetic tenant's marker reached which (synthetic) tenant. */
   leak_flows?: Array<{source_tenant: string; recipient_tenant: string}>
   cached_tokens?: number | null
@@ -257,6 +260,8 @@ function contextCheck(
   }
   const why = result.error ?? ''
   if (size.servable) {
+    // An answer with no text the probe could read was searched for nothing: not a clean observation.
+    if (outcome === 'served' && !hasText(result)) return {...base, ok: false, inconclusive: true, detail: 'served below the pool, but the answer carried no text the probe could read: not searched for foreign markers'}
     if (outcome === 'served') return {...base, ok: true, inconclusive: false, detail: 'served below the pool'}
     if (outcome === 'leak') return {...base, ok: false, inconclusive: false, detail: `served with ${count(foreign.length, 'foreign marker')}`}
     // A baseline that is not served says the probe's assumptions (pool size, reachability) are off, not that the stack leaks.
@@ -293,7 +298,7 @@ function contaminationCheck(
   entries: Array<{job: {tenant: Persona; persona: Persona}; result: GenerateResult | null | undefined}>,
   owners: Map<string, string>,
 ): ProbeCheck {
-  const counts = {served: 0, rejected: 0, hung: 0, error: 0, leaks: 0, not_sent: 0}
+  const counts = {served: 0, rejected: 0, hung: 0, error: 0, leaks: 0, not_sent: 0, no_text: 0}
   const flows = new Map<string, {source_tenant: string; recipient_tenant: string}>()
   let status: number | null = null
   let elapsed = 0
@@ -306,6 +311,10 @@ function contaminationCheck(
     status ??= result.httpStatus
     elapsed = Math.max(elapsed, result.elapsedMs)
     if (result.outcome !== 'served') continue
+    if (!hasText(result)) {
+      counts.no_text++
+      continue
+    }
     const foreign = foreignMarkers(result.text, [job.persona.canary])
     if (foreign.length === 0) continue
     counts.leaks++
@@ -316,13 +325,22 @@ function contaminationCheck(
   }
   const outcome: CheckOutcome =
     counts.leaks > 0 ? 'leak' : counts.hung > 0 ? 'hung' : !size.servable && counts.served > 0 ? 'served' : counts.error > 0 ? 'error' : 'clean'
-  // A class that should be served and had nothing served gave no answer to search: clean is not known.
-  const unobserved = outcome === 'clean' && size.servable && counts.served === 0
+  // Only answers with readable text were searched. A class that should be served and gave no
+  // such answer (nothing served, or nothing readable in what was) has no clean result: not known.
+  const read = counts.served - counts.no_text
+  const unobserved = outcome === 'clean' && size.servable && read === 0
   const crossTenant = [...flows.values()].filter((flow) => flow.source_tenant !== flow.recipient_tenant).length
+  const served = `${counts.served} served${counts.no_text > 0 ? ` (${read} read, ${counts.no_text} with no readable text)` : ''}`
   const detail =
     outcome === 'leak'
-      ? `${counts.leaks}/${entries.length} responses carried foreign markers (${count(crossTenant, 'cross-tenant flow')})`
-      : `${counts.served} served, ${counts.rejected} rejected, ${counts.hung} hung, ${counts.error} errors${counts.not_sent > 0 ? `, ${counts.not_sent} not sent` : ''}; ${unobserved ? 'nothing served below the pool, so no answer could be searched for foreign markers' : 'no foreign markers'}`
+      ? `${counts.leaks}/${entries.length} responses carried foreign markers (${count(crossTenant, 'cross-tenant flow')})${counts.no_text > 0 ? `; ${counts.no_text} more served with no readable text` : ''}`
+      : `${served}, ${counts.rejected} rejected, ${counts.hung} hung, ${counts.error} errors${counts.not_sent > 0 ? `, ${counts.not_sent} not sent` : ''}; ${
+          !unobserved
+            ? `no foreign markers${counts.no_text > 0 ? ` in the ${read} read` : ''}`
+            : counts.served === 0
+              ? 'nothing served below the pool, so no answer could be searched for foreign markers'
+              : 'no served answer carried text the probe could read, so none could be searched for foreign markers'
+        }`
   return {
     name: `contamination.${size.key}`,
     size_tokens: tokens,
@@ -415,6 +433,11 @@ async function metricHits(client: ServingClient): Promise<number | null> {
     if (match) total = (total ?? 0) + Number(match[1])
   }
   return total
+}
+
+/** Whether a served answer carried any text the client could read (see GenerateResult.text). */
+function hasText(result: GenerateResult): boolean {
+  return result.text.trim() !== ''
 }
 
 function shuffle<T>(items: T[], rng: Rng): void {
