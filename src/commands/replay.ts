@@ -13,7 +13,7 @@ export default class Replay extends BaseCommand {
 
 For each record: prime the target with canaried requests from synthetic tenants, then send a trigger under the recorded conditions (prompt size, endpoint, streaming); a primer's canary in the trigger's answer reproduces the leak. Repeated --trials times; verdict confirmed / not_reproduced / rejected with the reproduction rate and a Wilson 95% interval, stored in the case. By default a size-preserving synthetic prompt replaces the original: no personal data is re-sent unless --original-prompt (audited). Recorded sizes larger than the target's window are scaled or clamped, and the output says how.
 
-Every request ends within --timeout; redirects are never followed. A target that hangs or stops answering HTTP ends the run (stored as interrupted, with what it measured). With --fail-on-leak the gate exits 3 when a record is confirmed, and also when it could not judge: trials that hung or errored, a run cut short, or a target that failed before the run began.` 
+Every request ends within --timeout; redirects are never followed. A target that hangs or stops answering HTTP ends the run (stored as interrupted, with what it measured). With --fail-on-leak the gate exits 3 when a record is confirmed, and also when it could not judge: trials that hung or errored, answers with no readable text, a run cut short, or a target that failed before the run began. A record whose every answer had no readable text is inconclusive and stored as no result.` 
   static override examples = [
     '<%= config.bin %> replay --from-sightings --target http://127.0.0.1:8000 --pool-tokens 4096 --trials 10',
     '<%= config.bin %> replay --request-id req-8812 --target http://10.0.0.5:8000 --source-pool-tokens 855168 --pool-tokens 4096 --json',
@@ -31,7 +31,7 @@ Every request ends within --timeout; redirects are never followed. A target that
     'advertised-tokens': Flags.integer({description: "The target's context window (default: /tokenize's max_model_len).", min: 2}),
     'source-pool-tokens': Flags.integer({description: 'KV pool of the stack the records came from: scale sizes pool-relative.', min: 1}),
     timeout: Flags.integer({description: 'Seconds before a request counts as hung.', default: 30, min: 1}),
-    'fail-on-leak': Flags.boolean({description: 'Exit 3 when any record is confirmed, or when the replay could not judge (hung/errored trials, run cut short).'}),
+    'fail-on-leak': Flags.boolean({description: 'Exit 3 when any record is confirmed, or when the replay could not judge (hung/errored trials, answers with no readable text, run cut short).'}),
     'allow-remote': Flags.boolean({description: 'Allow a target outside loopback/private ranges (only one you operate).'}),
     'api-key': Flags.string({description: 'Bearer token for the target.', env: 'CROSSTALK_API_KEY'}),
     model: Flags.string({description: 'Model name to request (default: first from /v1/models).'}),
@@ -116,14 +116,15 @@ Every request ends within --timeout; redirects are never followed. A target that
       this.log(
         `${safeLine(r.request_id)}  ${r.verdict.padEnd(14)} ${r.reproduced}/${r.trials} = ${pct(r.rate)} [95% CI ${pct(r.wilson_low)}-${pct(r.wilson_high)}]` +
           `  ${r.original_prompt_tokens ?? '?'} -> ${r.replay_prompt_tokens} tokens (${r.scaling}), ${r.endpoint}${r.stream ? ' stream' : ''}` +
-          (r.rejected + r.hung + r.errors > 0 ? `  rejected ${r.rejected}, hung ${r.hung}, errors ${r.errors}` : ''),
+          (r.rejected + r.hung + r.errors > 0 ? `  rejected ${r.rejected}, hung ${r.hung}, errors ${r.errors}` : '') +
+          (r.no_text > 0 ? `  ${count(r.no_text, 'answer')} with no readable text (not counted)` : ''),
       )
     }
     if (result.target_failure) this.log(`STOPPED: the target ${result.target_failure.outcome === 'hung' ? 'hung' : 'failed'} on ${result.target_failure.request}: ${safeLine(result.target_failure.error)}`)
     const verdicts = (v: string): number => result.results.filter((r) => r.verdict === v).length
     this.log(
       `${verdicts('confirmed')} of ${count(result.results.length, 'record')} confirmed` +
-        ` (${verdicts('not_reproduced')} not reproduced, ${verdicts('rejected')} rejected by the target)${result.interrupted ? ' before the interruption' : ''}`,
+        ` (${verdicts('not_reproduced')} not reproduced, ${verdicts('rejected')} rejected by the target${verdicts('inconclusive') > 0 ? `, ${verdicts('inconclusive')} inconclusive: no answer had readable text, nothing stored` : ''})${result.interrupted ? ' before the interruption' : ''}`,
     )
     if (result.interrupted) this.log('INTERRUPTED: partial results stored')
   }
@@ -134,8 +135,10 @@ function gateOf(result: ReplayResult): GateTripped | null {
   const confirmed = result.results.filter((r) => r.verdict === 'confirmed')
   if (confirmed.length > 0) return new GateTripped(`replay confirmed ${count(confirmed.length, 'record')}`)
   const unanswered = result.results.reduce((sum, r) => sum + r.hung + r.errors, 0)
+  const unread = result.results.reduce((sum, r) => sum + r.no_text, 0)
   const reasons = [
     unanswered > 0 ? `${count(unanswered, 'trial')} hung or errored` : '',
+    unread > 0 ? `${count(unread, 'answer')} with no readable text` : '',
     result.target_failure ? `the target ${result.target_failure.outcome === 'hung' ? 'hung' : 'failed'} on ${result.target_failure.request}` : result.interrupted ? 'the run was interrupted' : '',
   ].filter(Boolean)
   return reasons.length > 0 ? new GateTripped(`replay could not judge: ${reasons.join('; ')}`, 'E_INCONCLUSIVE') : null

@@ -62,6 +62,11 @@ export interface TokenizeResult {
   maxModelLen: number | null
 }
 
+/** Whether an answer carried any text the client could read (see GenerateResult.text): one without was searched for nothing. */
+export function hasText(result: GenerateResult): boolean {
+  return result.text.trim() !== ''
+}
+
 /** The first request the target failed in a way that stops a run. */
 export interface TargetFailure {
   /** Method and path, e.g. `POST /v1/chat/completions`. */

@@ -1,5 +1,5 @@
 import type {Rng} from '../util/rng.js'
-import {ServingClient, type Endpoint, type GenerateResult, type TargetFailure} from './client.js'
+import {hasText, ServingClient, type Endpoint, type GenerateResult, type TargetFailure} from './client.js'
 import {mapLimit} from './limit.js'
 import {foreignMarkers} from './markers.js'
 import {buildPrompt, fillerWords, newPersona, sizePrompt, type Persona, type SizedPrompt} from './prompts.js'
@@ -433,11 +433,6 @@ async function metricHits(client: ServingClient): Promise<number | null> {
     if (match) total = (total ?? 0) + Number(match[1])
   }
   return total
-}
-
-/** Whether a served answer carried any text the client could read (see GenerateResult.text). */
-function hasText(result: GenerateResult): boolean {
-  return result.text.trim() !== ''
 }
 
 function shuffle<T>(items: T[], rng: Rng): void {

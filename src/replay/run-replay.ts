@@ -1,5 +1,5 @@
 import {InputError} from '../errors.js'
-import {ServingClient, TargetFailed, type Endpoint, type GenerateResult, type TargetFailure} from '../probe/client.js'
+import {hasText, ServingClient, TargetFailed, type Endpoint, type GenerateResult, type TargetFailure} from '../probe/client.js'
 import {mapLimit} from '../probe/limit.js'
 import {findMarkers, foreignMarkers} from '../probe/markers.js'
 import {buildPrompt, fillerWords, newPersona, sizePrompt, type Persona} from '../probe/prompts.js'
@@ -19,7 +19,12 @@ import {wilsonInterval} from './wilson.js'
 // HTTP ends the run: before the run starts that is an error (TargetFailed), after it the run is
 // stored as interrupted with what it measured, and `target_failure` says why.
 
-export type ReplayVerdict = 'confirmed' | 'not_reproduced' | 'rejected'
+/**
+ * inconclusive: every trigger sent was served with an answer that carried no text the client
+ * could read; nothing was judged, so the record is neither confirmed nor not reproduced, and no
+ * result is stored for it.
+ */
+export type ReplayVerdict = 'confirmed' | 'not_reproduced' | 'rejected' | 'inconclusive'
 
 export interface ReplayOptions {
   target: string
@@ -52,8 +57,15 @@ export interface ReplayOptions {
   onProgress?: (message: string) => void
 }
 
-export interface ReplayRecordResult extends ReplayResultRow {
+export interface ReplayRecordResult extends Omit<ReplayResultRow, 'verdict'> {
   rate: number
+  verdict: ReplayVerdict
+  /**
+   * Triggers served with an answer that carried no text the client could read: searched for
+   * nothing, so not counted in `trials`, the rate or the interval (a trial is a trigger judged,
+   * rejected, hung or errored).
+   */
+  no_text: number
 }
 
 export interface ReplayResult {
@@ -102,8 +114,9 @@ export function scalePromptSize(recorded: number, target: {poolTokens: number | 
   return {tokens: limit, scaling: 'clamped_to_window'}
 }
 
-export function replayVerdict(counts: {trials: number; reproduced: number; rejected: number}): ReplayVerdict {
+export function replayVerdict(counts: {trials: number; reproduced: number; rejected: number; no_text?: number}): ReplayVerdict {
   if (counts.reproduced > 0) return 'confirmed'
+  if (counts.trials === 0 && (counts.no_text ?? 0) > 0) return 'inconclusive'
   if (counts.rejected * 2 >= counts.trials) return 'rejected'
   return 'not_reproduced'
 }
@@ -158,11 +171,15 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
     if (stopped()) break
     const result = await replayRecord(record)
     // A record none of whose trials went out has no result (not "not reproduced").
-    if (result.trials === 0) break
-    // One row per record as it completes: an interrupted run keeps what it measured.
-    insertReplayResult(db, runId, result)
+    if (result.trials + result.no_text === 0) break
+    // One row per record as it completes: an interrupted run keeps what it measured. A record
+    // judged by no trial (every answer without readable text) is no finding, negative or not: not stored.
+    if (result.verdict !== 'inconclusive') {
+      const {no_text: _unread, ...row} = result
+      insertReplayResult(db, runId, {...row, verdict: result.verdict})
+    }
     results.push(result)
-    progress(`${record.request_id}: ${result.verdict} (${result.reproduced}/${result.trials})`)
+    progress(`${record.request_id}: ${result.verdict} (${result.reproduced}/${result.trials}${result.no_text > 0 ? `; ${result.no_text} answered with no readable text` : ''})`)
   }
   // (Read again: the loop above may have tripped it since the check before the run started.)
   const failure = client.failure as TargetFailure | null
@@ -219,6 +236,7 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
     let hung = 0
     let errors = 0
     let trials = 0
+    let noText = 0
     for (let trial = 0; trial < options.trials; trial++) {
       if (stopped()) break
       const primerPersonas = Array.from({length: primers}, (_, i) => newPersona(rng, `primer${i + 1}`))
@@ -230,6 +248,11 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
       const trigger: Persona = newPersona(rng, 'trigger')
       const text = original ? record.request_text! : buildPrompt(trigger, filler, words)
       const result: GenerateResult = await client.generate({endpoint, model: model!, stream, maxTokens, text})
+      // An answer with no readable text was searched for nothing: it cannot count as not reproduced.
+      if (result.outcome === 'served' && !hasText(result)) {
+        noText++
+        continue
+      }
       trials++
       const own = original ? findMarkers(text) : [trigger.canary]
       const primerMarkers = new Set(primerPersonas.map((p) => p.canary.toLowerCase()))
@@ -256,7 +279,8 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
       rate: trials === 0 ? 0 : reproduced / trials,
       wilson_low: low,
       wilson_high: high,
-      verdict: replayVerdict({trials, reproduced, rejected}),
+      verdict: replayVerdict({trials, reproduced, rejected, no_text: noText}),
+      no_text: noText,
     }
   }
 }
