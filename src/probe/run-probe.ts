@@ -262,7 +262,7 @@ function contextCheck(
   if (size.servable) {
     // An answer with no text the probe could read was searched for nothing: not a clean observation.
     if (outcome === 'served' && !hasText(result)) return {...base, ok: false, inconclusive: true, detail: 'served below the pool, but the answer carried no text the probe could read: not searched for foreign markers'}
-    if (outcome === 'served') return {...base, ok: true, inconclusive: false, detail: 'served below the pool'}
+    if (outcome === 'served') return {...base, ok: true, inconclusive: false, detail: 'served below the pool; its answer was read: no foreign markers'}
     if (outcome === 'leak') return {...base, ok: false, inconclusive: false, detail: `served with ${count(foreign.length, 'foreign marker')}`}
     // A baseline that is not served says the probe's assumptions (pool size, reachability) are off, not that the stack leaks.
     return {...base, ok: false, inconclusive: true, detail: `baseline not served (${outcome}${why ? `: ${why}` : ''}); check --pool-tokens`}
@@ -282,7 +282,7 @@ function contextCheck(
     case 'rejected':
       return {...base, ok: true, inconclusive: false, detail: result.inStreamError ? 'rejected by an error event inside an HTTP 200 stream' : `rejected with HTTP ${result.httpStatus}`}
     case 'served':
-      return {...base, ok: false, inconclusive: false, detail: 'served with HTTP 200: silent degradation instead of a rejection'}
+      return {...base, ok: false, inconclusive: false, detail: `served with HTTP 200: silent degradation instead of a rejection (${hasText(result) ? 'its answer was read: no foreign markers' : 'its answer had no readable text: not searched for markers'})`}
     case 'leak':
       return {...base, ok: false, inconclusive: false, detail: `served with HTTP 200 and ${count(foreign.length, 'foreign marker')}: stale KV`}
     case 'hung':
@@ -330,13 +330,13 @@ function contaminationCheck(
   const read = counts.served - counts.no_text
   const unobserved = outcome === 'clean' && size.servable && read === 0
   const crossTenant = [...flows.values()].filter((flow) => flow.source_tenant !== flow.recipient_tenant).length
-  const served = `${counts.served} served${counts.no_text > 0 ? ` (${read} read, ${counts.no_text} with no readable text)` : ''}`
+  const served = `${counts.served} served${counts.served > 0 ? ` (${read} read, ${counts.no_text} with no readable text)` : ''}`
   const detail =
     outcome === 'leak'
       ? `${counts.leaks}/${entries.length} responses carried foreign markers (${count(crossTenant, 'cross-tenant flow')})${counts.no_text > 0 ? `; ${counts.no_text} more served with no readable text` : ''}`
       : `${served}, ${counts.rejected} rejected, ${counts.hung} hung, ${counts.error} errors${counts.not_sent > 0 ? `, ${counts.not_sent} not sent` : ''}; ${
           !unobserved
-            ? `no foreign markers${counts.no_text > 0 ? ` in the ${read} read` : ''}`
+            ? `no foreign markers${read > 0 ? ` in the ${read} read` : ''}`
             : counts.served === 0
               ? 'nothing served below the pool, so no answer could be searched for foreign markers'
               : 'no served answer carried text the probe could read, so none could be searched for foreign markers'

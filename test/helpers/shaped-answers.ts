@@ -7,7 +7,8 @@ import type {AddressInfo} from 'node:net'
 // content parts, reasoning_content or reasoning beside `content: null`, a tool call's arguments,
 // a refusal, or (completions) choices[].text. Streams carry the same text per delta, split
 // across two events. "empty" and "null" answer with no text at all. Prompts longer than
-// `rejectAboveWords` whitespace-separated words are rejected with HTTP 400.
+// `rejectAboveWords` whitespace-separated words are rejected with HTTP 400. `leak: false`
+// answers with no marker; `noTextEvery: n` makes every n-th served answer an empty one.
 
 export type AnswerShape = 'plain' | 'parts' | 'reasoning_content' | 'reasoning' | 'tool_call' | 'refusal' | 'empty' | 'null'
 
@@ -20,7 +21,7 @@ export interface ShapedServer {
 
 const CANARY = /CANARY-[0-9a-f]{8,}/gi
 
-export async function startShapedServer(shape: AnswerShape, options: {rejectAboveWords?: number} = {}): Promise<ShapedServer> {
+export async function startShapedServer(shape: AnswerShape, options: {rejectAboveWords?: number; leak?: boolean; noTextEvery?: number} = {}): Promise<ShapedServer> {
   const seen: string[] = []
   let served = 0
   const server: Server = createServer((req, res) => {
@@ -37,15 +38,16 @@ export async function startShapedServer(shape: AnswerShape, options: {rejectAbov
       const foreign = [...seen].reverse().find((m) => !own.includes(m))
       seen.push(...own)
       served++
-      const text = `answer ${foreign ?? 'none'}`
+      const text = `answer ${(options.leak ?? true) ? (foreign ?? 'none') : 'none'}`
+      const as: AnswerShape = options.noTextEvery !== undefined && served % options.noTextEvery === 0 ? 'empty' : shape
       const completions = !req.url.includes('chat')
       if (body.stream) {
         const half = Math.floor(text.length / 2)
-        const events = [text.slice(0, half), text.slice(half)].map((piece, i) => ({object: 'chat.completion.chunk', choices: [completions ? {index: 0, text: shapedText(shape, piece)} : {index: 0, delta: shaped(shape, piece, i === 0)}]}))
+        const events = [text.slice(0, half), text.slice(half)].map((piece, i) => ({object: 'chat.completion.chunk', choices: [completions ? {index: 0, text: shapedText(as, piece)} : {index: 0, delta: shaped(as, piece, i === 0)}]}))
         res.writeHead(200, {'content-type': 'text/event-stream'})
         return void res.end(events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('') + 'data: [DONE]\n\n')
       }
-      const choice = completions ? {index: 0, text: shapedText(shape, text), finish_reason: 'stop'} : {index: 0, message: {role: 'assistant', ...shaped(shape, text, true)}, finish_reason: 'stop'}
+      const choice = completions ? {index: 0, text: shapedText(as, text), finish_reason: 'stop'} : {index: 0, message: {role: 'assistant', ...shaped(as, text, true)}, finish_reason: 'stop'}
       json(200, {id: 'x', object: completions ? 'text_completion' : 'chat.completion', model: 'm', choices: [choice], usage: {prompt_tokens: 10, completion_tokens: 2, total_tokens: 12}})
     })
   })

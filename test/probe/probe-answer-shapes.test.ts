@@ -50,6 +50,28 @@ describe('probe: answer shapes', () => {
   })
 })
 
+describe('probe: each check says how many answers it read', () => {
+  it('some answers with no text: each contamination check counts those it read and those it could not, and judges the read ones', async () => {
+    server = await startShapedServer('plain', {rejectAboveWords: POOL, leak: false, noTextEvery: 3})
+    const result = await runProbe({target: server.url, poolTokens: POOL, advertisedTokens: WINDOW, timeoutMs: 2000, rng: seededRng(11), now: () => new Date('2026-11-02T06:48:30.289Z')})
+    const contamination = result.checks.filter((c) => c.name.startsWith('contamination.') && c.counts!.served > 0)
+    expect(contamination.length).toBeGreaterThan(0)
+    let read = 0
+    let unread = 0
+    for (const c of contamination) {
+      const {served, no_text} = c.counts!
+      expect(c.detail).toMatch(new RegExp(`^${served} served \\(${served - no_text} read, ${no_text} with no readable text\\)`))
+      expect(c.ok).toBe(served - no_text > 0)
+      if (c.ok) expect(c.detail).toMatch(new RegExp(`no foreign markers in the ${served - no_text} read$`))
+      read += served - no_text
+      unread += no_text
+    }
+    expect(read).toBeGreaterThan(0)
+    expect(unread).toBeGreaterThan(0)
+    expect(check(result, 'context.below_pool').detail).toBe('served below the pool; its answer was read: no foreign markers')
+  })
+})
+
 describe('crosstalk probe --fail-on-leak (the command)', () => {
   it('exits 3 against a server whose answers carry no text, and 3 on a marker given only as reasoning', async () => {
     for (const shape of ['null', 'reasoning'] as const) {
