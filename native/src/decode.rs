@@ -59,6 +59,7 @@ json_object!(Choice {
 });
 json_object!(Message {
     reasoning_content: Any<'a> = "reasoning_content",
+    reasoning: Any<'a> = "reasoning",
     content: Content<'a> = "content",
     tool_calls: ToolCalls<'a> = "tool_calls",
     refusal: Any<'a> = "refusal",
@@ -576,7 +577,7 @@ fn response_object(obj: &ResponseObject, full: bool) -> Option<Decoded<'static>>
             if let Some(Json::Obj(msg)) = &choice.message {
                 chat = true;
                 let mut t: Vec<String> = Vec::new();
-                if let Some(r) = str_of(&msg.reasoning_content) {
+                if let Some(r) = reasoning_of(msg) {
                     t.push(r.to_owned());
                 }
                 t.push(content_text(&msg.content));
@@ -798,7 +799,7 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<
             // The choice's piece (its reasoning, then its content; or its text) appended part by
             // part: the same text as the piece appended whole, and no entry for an empty one.
             if let Some(Json::Obj(delta)) = &choice.delta {
-                append(&mut content, index, str_of(&delta.reasoning_content).unwrap_or(""));
+                append(&mut content, index, reasoning_of(delta).unwrap_or(""));
                 match &delta.content {
                     Some(Json::Str(s)) => append(&mut content, index, s),
                     Some(Json::Arr(parts)) => {
@@ -880,7 +881,7 @@ impl<'p> Template<'p> {
         let [Json::Obj(choice)] = choices else { return None };
         let text = if let Some(Json::Obj(delta)) = &choice.delta {
             // Reasoning, a refusal or tool calls would add text of their own.
-            if str_of(&delta.reasoning_content).is_some_and(|r| !r.is_empty())
+            if reasoning_of(delta).is_some_and(|r| !r.is_empty())
                 || str_of(&delta.refusal).is_some_and(|r| !r.is_empty())
                 || matches!(delta.tool_calls, Some(Json::Arr(_)))
             {
@@ -919,4 +920,10 @@ fn append(content: &mut Vec<(f64, String)>, index: f64, piece: &str) {
         Some((_, buf)) => buf.push_str(piece),
         None => content.push((index, piece.to_owned())),
     }
+}
+
+/// A message's or delta's reasoning text, as decode.ts's reasoningOf: `reasoning_content` where it
+/// is a string, else `reasoning` (vLLM's name since 2026, OpenRouter's, gpt-oss's).
+fn reasoning_of<'m>(m: &'m Message) -> Option<&'m str> {
+    str_of(&m.reasoning_content).or_else(|| str_of(&m.reasoning))
 }

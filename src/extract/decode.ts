@@ -66,6 +66,11 @@ function messagesText(messages: Json[]): string {
 }
 
 /** `content` as a string or as OpenAI content parts (`[{type: "text", text}]`). */
+/** A message's or delta's reasoning text: `reasoning_content` where it is a string, else `reasoning` where that is. */
+function reasoningOf(m: Record<string, unknown>): string | null {
+  return typeof m.reasoning_content === 'string' ? m.reasoning_content : typeof m.reasoning === 'string' ? m.reasoning : null
+}
+
 function contentText(content: Json | undefined): string {
   if (typeof content === 'string') return content
   if (!Array.isArray(content)) return ''
@@ -137,7 +142,9 @@ function decodeResponseObject(obj: Obj, stream: boolean): DecodedResponse {
         chat = true
         const msg = choice.message
         const t = [contentText(msg.content)]
-        if (typeof msg.reasoning_content === 'string') t.unshift(msg.reasoning_content)
+        // Reasoning text: `reasoning_content` (DeepSeek's name, vLLM until 2026) or `reasoning` (vLLM since, OpenRouter, gpt-oss); one of them where a server writes both.
+        const reasoning = reasoningOf(msg)
+        if (reasoning !== null) t.unshift(reasoning)
         if (Array.isArray(msg.tool_calls)) t.push(...toolCallArgs(msg.tool_calls))
         // A refusal is what the client was shown in place of content (OpenAI's `message.refusal`).
         if (typeof msg.refusal === 'string') t.push(msg.refusal)
@@ -354,7 +361,7 @@ function decodeSse(raw: string): DecodedResponse | null {
       let piece = ''
       if (isObj(choice.delta)) {
         const delta = choice.delta
-        if (typeof delta.reasoning_content === 'string') piece += delta.reasoning_content
+        piece += reasoningOf(delta) ?? ''
         piece += contentText(delta.content)
         if (typeof delta.refusal === 'string') piece += delta.refusal
         if (Array.isArray(delta.tool_calls)) {

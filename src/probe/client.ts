@@ -306,31 +306,13 @@ function interpret(status: number, contentType: string | undefined, raw: string,
 
 /**
  * The answer's text as ingest reads a logged response (decodeResponse: string content, content
- * parts, reasoning_content, tool-call arguments, refusals, completion text, per stream delta),
- * plus `reasoning`, the name newer vLLM releases give reasoning_content, which the ingest
- * decoder (kept identical to the native one) does not read. A stream with no event is no text.
+ * parts, reasoning (`reasoning_content` or `reasoning`), tool-call arguments, refusals,
+ * completion text, per stream delta). A stream with no event is no text.
  */
 export function answerText(raw: string, isStream: boolean): string {
   const decoded = decodeResponse(raw)
   if (isStream && decoded.kind === 'text') return ''
-  const reasoning = reasoningText(raw, isStream)
-  return reasoning === '' ? decoded.text : decoded.text === '' ? reasoning : `${reasoning}\n${decoded.text}`
-}
-
-/** Every choice's `message.reasoning` (or, in a stream, `delta.reasoning` pieces joined in order). */
-function reasoningText(raw: string, isStream: boolean): string {
-  const pieces: string[] = []
-  const read = (chunk: unknown, key: 'message' | 'delta'): void => {
-    const choices = (chunk as Chunk | null)?.choices
-    if (!Array.isArray(choices)) return
-    for (const choice of choices) {
-      const reasoning = (choice?.[key] as {reasoning?: unknown} | undefined)?.reasoning
-      if (typeof reasoning === 'string') pieces.push(reasoning)
-    }
-  }
-  if (!isStream) read(safeJson(raw), 'message')
-  else for (const line of raw.split(/\r?\n/)) if (line.startsWith('data:')) read(safeJson(line.slice(5).trim()), 'delta')
-  return pieces.join(isStream ? '' : '\n')
+  return decoded.text
 }
 
 interface ParsedBody {
@@ -346,7 +328,7 @@ interface Chunk {
   error?: unknown
   object?: unknown
   message?: unknown
-  choices?: Array<{delta?: {content?: unknown; reasoning?: unknown}; message?: {content?: unknown; reasoning?: unknown}; text?: unknown}> | null
+  choices?: Array<{delta?: {content?: unknown}; message?: {content?: unknown}; text?: unknown}> | null
   usage?: {prompt_tokens?: unknown; prompt_tokens_details?: {cached_tokens?: unknown} | null} | null
 }
 

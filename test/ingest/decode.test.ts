@@ -41,6 +41,15 @@ describe('decodeResponse', () => {
     expect(decodeResponse('just words')).toMatchObject({kind: 'text', text: 'just words'})
   })
 
+  it('reads reasoning under either name: reasoning_content (DeepSeek, vLLM before 2026) and reasoning (vLLM since, OpenRouter, gpt-oss), once where both are written', () => {
+    const leak = 'stale page: CANARY-0123456789abcdef'
+    expect(decodeResponse({object: 'chat.completion', choices: [{message: {role: 'assistant', content: null, reasoning: leak}}]}).text).toBe(leak)
+    expect(decodeResponse({object: 'chat.completion', choices: [{message: {role: 'assistant', content: 'ok', reasoning: leak}}]}).text).toBe(`${leak}\nok`)
+    expect(decodeResponse({object: 'chat.completion', choices: [{message: {content: 'ok', reasoning_content: leak, reasoning: leak}}]}).text).toBe(`${leak}\nok`)
+    const chunk = (d: object) => ({object: 'chat.completion.chunk', choices: [{index: 0, delta: d}]})
+    expect(decodeResponse(sse(chunk({role: 'assistant', reasoning: 'stale page: CANARY-0123'}), chunk({reasoning: '456789abcdef'}), chunk({content: ' done'}), '[DONE]')).text).toBe(`${leak} done`)
+  })
+
   it('reads a refusal, what the client was shown in place of content, in a completion and in a stream', () => {
     expect(decodeResponse({object: 'chat.completion', choices: [{index: 0, message: {role: 'assistant', content: null, refusal: 'I cannot share CANARY-0123456789abcdef'}}]}).text).toBe('I cannot share CANARY-0123456789abcdef')
     const chunk = (delta: Record<string, unknown>) => `data: ${JSON.stringify({choices: [{index: 0, delta}]})}\n\n`

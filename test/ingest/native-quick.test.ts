@@ -187,7 +187,7 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
   // Parts: strings, text parts, an image part (no text, so nothing), a text part whose text is not a string, a number.
   const content = fc.oneof(text, fc.array(fc.oneof(text, text.map((t) => ({type: 'text', text: t})), fc.constantFrom<unknown>(5, {type: 'image_url', image_url: {url: 'u'}}, {type: 'text', text: 4})), {maxLength: 3}), fc.constantFrom<unknown>(null, 7, {text: 'x'}))
   const toolCalls = fc.array(fc.record({index, function: fc.oneof(fc.record({arguments: fc.oneof(text, fc.constant<unknown>(3))}), fc.constant<unknown>('f'))}, {requiredKeys: []}), {maxLength: 2})
-  const message = fc.record({role: fc.constant('assistant'), content, reasoning_content: fc.oneof(text, fc.constant<unknown>(1)), tool_calls: toolCalls}, {requiredKeys: []})
+  const message = fc.record({role: fc.constant('assistant'), content, reasoning_content: fc.oneof(text, fc.constant<unknown>(1)), reasoning: fc.oneof(text, fc.constant<unknown>(2)), tool_calls: toolCalls}, {requiredKeys: []})
   const choice = fc.oneof(
     fc.record({index, message: fc.oneof(message, fc.constant<unknown>('m')), text: fc.oneof(text, fc.constant<unknown>(0))}, {requiredKeys: []}),
     fc.record({index, delta: fc.oneof(message, fc.constant<unknown>(null)), text}, {requiredKeys: []}),
