@@ -1,8 +1,14 @@
 import {resolve} from 'node:path'
 import {InputError} from '../errors.js'
+import {evidenceReader} from '../evidence/evidence-store.js'
+import {decodeRecordAt} from '../evidence/record-texts.js'
+import {lineDecoder} from '../extract/line-decoder.js'
+import {decodeParseSpec} from '../extract/parse-spec.js'
 import {claimIngest, releaseIngest} from '../ingest/ingest-lock.js'
-import {deleteFile, findLogFiles, type FileRow} from '../store/files.js'
+import {IS_ERROR, NO_REQUEST_TEXT, NO_RESPONSE_TEXT, recordFlags} from '../ingest/process-unit.js'
+import {countLineAsRecord, countMissingFields, deleteFile, fileById, findLogFiles, noMissingFields, type FileRow} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
+import {duplicatesOutside, rehomeRecord, type DuplicateElsewhere} from '../store/quarantine.js'
 import {filesReadingFrom} from '../store/records.js'
 import {corpusFacts} from '../store/scale.js'
 import {markProvenanceStale} from '../store/scan-runs.js'
@@ -15,6 +21,13 @@ import {inTransaction} from '../store/session.js'
 // keeps the ingest and the drop; the evidence bytes of a dropped file leave the case (the
 // original is wherever it was). Provenance ranked sources among the dropped records, so the next
 // scan recomputes it (detection reads as incomplete until then).
+//
+// A record of a dropped file may also be a duplicate line of a file that stays (the same
+// request logged twice, in overlapping files): that line becomes the record, in the same
+// transaction, so the case holds what ingesting the remaining files alone would have given.
+// The record keeps its id and detection rows, which stand because the line's bytes and the
+// way they are read are the same; where they are not, the drop is refused (the other file has
+// to be dropped and read again with it).
 
 export interface DroppedFile {
   path: string
@@ -29,6 +42,10 @@ export interface DroppedFile {
 export interface DropResult {
   dropped: DroppedFile[]
   reason: string
+  /** Records of the dropped files kept in the case at their duplicate line in a file that stays. */
+  records_kept: number
+  /** Per file that stays, how many of those records it now holds (its record count grew by as many). */
+  kept_in: Array<{path: string; sha256: string; records: number}>
   /** provenance must be recomputed: run `crosstalk scan` */
   rescan_needed: boolean
 }
@@ -57,8 +74,10 @@ export function dropFiles(db: CaseDb, refs: readonly string[], reason: string): 
     )
   }
   claimIngest(db)
+  let kept: DropResult['kept_in'] = []
   try {
     inTransaction(db, () => {
+      kept = keepRecordsAtDuplicates(db, files)
       for (const f of files) deleteFile(db, f.id)
       markProvenanceStale(db)
     })
@@ -68,6 +87,73 @@ export function dropFiles(db: CaseDb, refs: readonly string[], reason: string): 
   return {
     dropped: files.map((f) => ({path: f.path, sha256: f.sha256, log_format: f.log_format, parse_spec: f.parse_spec, state: f.state, records: f.records, bad_lines: f.bad_lines})),
     reason,
+    records_kept: kept.reduce((n, k) => n + k.records, 0),
+    kept_in: kept,
     rescan_needed: true,
+  }
+}
+
+/** Moves each record of `files` that a remaining file holds a duplicate line of to the first such line; returns how many each file got. */
+function keepRecordsAtDuplicates(db: CaseDb, files: readonly FileRow[]): DropResult['kept_in'] {
+  const first = new Map<number, DuplicateElsewhere>()
+  for (const d of duplicatesOutside(db, files.map((f) => f.id))) if (!first.has(d.record_id)) first.set(d.record_id, d)
+  const kept = new Map<number, DropResult['kept_in'][number]>()
+  const read = evidenceReader(db)
+  for (const d of first.values()) {
+    const from = files.find((f) => f.id === d.record_file_id)!
+    const to = fileById(db, d.file_id)!
+    const where = `${to.path} line ${d.line_no}`
+    const why = refusal(from, to, d)
+    if (why) {
+      throw new InputError(
+        `${from.path}: its record ${JSON.stringify(d.request_id)} is also ${where}, which ${why}; drop ${to.path} with it (crosstalk drop ${from.path} ${to.path}) and ingest what should stay again`,
+        'E_DUPLICATE_ELSEWHERE',
+      )
+    }
+    let row
+    try {
+      row = decodeRecordAt(
+        {file_id: to.id, path: to.path, line_no: d.line_no, item: 0, byte_offset: d.byte_offset, byte_len: d.byte_len, raw_crc32: d.raw_crc32, parse_spec: to.parse_spec, companions: []},
+        lineDecoder(decodeParseSpec(to.parse_spec)), read,
+      )
+    } catch (error) {
+      throw new InputError(`${from.path}: its record ${JSON.stringify(d.request_id)} is also ${where}, which cannot be read as it: ${(error as Error).message}`, 'E_DUPLICATE_ELSEWHERE')
+    }
+    const flags = recordFlags(row)
+    const missing = noMissingFields()
+    countMissingFields(missing, row)
+    const ts = new Date(row.ts_ms).toISOString()
+    countLineAsRecord(db, to.id, {
+      ...missing,
+      no_request_text: flags & NO_REQUEST_TEXT ? 1 : 0,
+      no_response_text: flags & NO_RESPONSE_TEXT ? 1 : 0,
+      error_records: flags & IS_ERROR ? 1 : 0,
+      first_ts: to.first_ts === null || Date.parse(to.first_ts) > row.ts_ms ? ts : to.first_ts,
+      last_ts: to.last_ts === null || Date.parse(to.last_ts) < row.ts_ms ? ts : to.last_ts,
+    })
+    rehomeRecord(db, d)
+    const k = kept.get(to.id) ?? {path: to.path, sha256: to.sha256, records: 0}
+    k.records++
+    kept.set(to.id, k)
+  }
+  return [...kept.values()]
+}
+
+/** Why the duplicate line cannot simply become the record (null: it can). */
+function refusal(from: FileRow, to: FileRow, d: DuplicateElsewhere): string | null {
+  if (to.state !== 'complete') return 'is in a file whose ingest did not finish'
+  if (d.identical !== 1) return 'differs from it (its fields would be read from other bytes)'
+  if (d.item !== 0 || !onePerLine(from) || !onePerLine(to)) return 'is in a format that holds several records a line or reads a record with other lines'
+  if (from.parse_spec !== to.parse_spec) return 'was read with another format or mapping'
+  if (from.extract_scheme !== to.extract_scheme || from.unconventional_sha256 !== to.unconventional_sha256) return 'was extracted under another detection scheme (run `crosstalk scan` first)'
+  return null
+}
+
+function onePerLine(file: FileRow): boolean {
+  try {
+    const format = decodeParseSpec(file.parse_spec).format
+    return format === undefined || format === 'native'
+  } catch {
+    return false
   }
 }

@@ -108,11 +108,11 @@ class FileWalk {
   private readonly where: (lineNo: number) => string
   private readonly parse: (line: Buffer) => LineResult
   private readonly items: Peekable<Item>
-  private readonly tokens: Grouped<[number, number, string]>
-  private readonly hits: Grouped<[number, number, string]> | null
+  private readonly tokens: Grouped<[number, number, string, number]>
+  private readonly hits: Grouped<[number, number, string, number]> | null
   private readonly fingerprints: Grouped<FingerprintStored> | null
-  private readonly pii: Grouped<[number, number, string, string]> | null
-  private readonly sightings: Grouped<SightingStored> | null
+  private readonly pii: Grouped<[number, number, string, string, number]> | null
+  private readonly sightings: Grouped<SightingStored & {line_no: number}> | null
   private readonly priorRecord
   private readonly fpBuf = new FingerprintBuffer()
   private readonly tally: FileLineTally = {blocks: 0, records: 0, lines: 0, sightings_compared: 0, originals: 0}
@@ -136,12 +136,12 @@ class FileWalk {
     // markers, cannot be derived again here; a scan reports the first and redoes the second.
     this.extracted = file.extract_scheme === EXTRACT_SCHEME
     this.hitsCurrent = this.extracted && file.unconventional_sha256 === ctx.unconventional.hash
-    this.tokens = new Grouped(iterateFileMarkerTokens(db, file.id), (r) => r[0])
-    this.hits = this.hitsCurrent ? new Grouped(iterateFileUnconventionalHits(db, file.id), (r) => r[0]) : null
-    this.fingerprints = this.extracted ? new Grouped(iterateFileFingerprints(db, file.id, ctx.deep), (r) => r.record_id) : null
-    this.pii = this.extracted && ctx.deep ? new Grouped(iterateFilePiiValues(db, file.id), (r) => r[0]) : null
+    this.tokens = new Grouped(iterateFileMarkerTokens(db, file.id), (r) => [r[3], r[0]])
+    this.hits = this.hitsCurrent ? new Grouped(iterateFileUnconventionalHits(db, file.id), (r) => [r[3], r[0]]) : null
+    this.fingerprints = this.extracted ? new Grouped(iterateFileFingerprints(db, file.id, ctx.deep), (r) => [r.line_no, r.record_id]) : null
+    this.pii = this.extracted && ctx.deep ? new Grouped(iterateFilePiiValues(db, file.id), (r) => [r[4], r[0]]) : null
     const compareSightings = ctx.registry !== null && ctx.scannedFiles.has(file.id) && this.hitsCurrent
-    this.sightings = compareSightings ? new Grouped(iterateFileSightings(db, file.id), (r) => r.record_id) : null
+    this.sightings = compareSightings ? new Grouped(iterateFileSightings(db, file.id), (r) => [r.line_no, r.record_id]) : null
   }
 
   run(): FileLineTally {
@@ -261,11 +261,12 @@ class FileWalk {
     const name = (): string => (label ??= `record ${ident(row.request_id)} (${this.where(lineNo)})`)
     const group = `${this.file.path}:record`
     // Extract rows of this record are consumed even when the record cannot be compared, so the next record lines up.
-    const storedTokens = this.tokens.take(row.id)
-    const storedHits = this.hits?.take(row.id) ?? []
-    const storedFp = this.fingerprints?.take(row.id) ?? []
-    const storedPii = this.pii?.take(row.id) ?? []
-    const storedSightings = this.sightings?.take(row.id) ?? []
+    const key: [number, number] = [row.line_no, row.id]
+    const storedTokens = this.tokens.take(key)
+    const storedHits = this.hits?.take(key) ?? []
+    const storedFp = this.fingerprints?.take(key) ?? []
+    const storedPii = this.pii?.take(key) ?? []
+    const storedSightings = this.sightings?.take(key) ?? []
     if (crc32(bytes) !== row.raw_crc32) {
       this.problems.add('record', name(), readFromOriginal(this.file) ? 'the line in the original differs from the line ingested (CRC-32)' : 'stored raw bytes differ from the line as ingested', group)
       return
@@ -311,7 +312,7 @@ class FileWalk {
     }
   }
 
-  private checkDeepExtract(name: string, fresh: RecordRow, fp: FingerprintStored | undefined, storedPii: Array<[number, number, string, string]>, group: string): void {
+  private checkDeepExtract(name: string, fresh: RecordRow, fp: FingerprintStored | undefined, storedPii: Array<[number, number, string, string, number]>, group: string): void {
     this.fpBuf.length = 0
     const x = extractRecord(fresh.request_text, fresh.response_text, this.fpBuf, this.hitsCurrent ? this.ctx.unconventional : undefined)
     const expectedPii = x.pii.map(([part, kind, hash]) => `${part}:${kind}:${hash}`).sort()
@@ -504,22 +505,27 @@ class Peekable<T> {
   }
 }
 
-/** Rows ordered by record id, taken one record at a time; rows of records never asked for are counted as strays. */
+/**
+ * Rows ordered by their record's (line, id), the order records are walked in, taken one record
+ * at a time; rows of records never asked for are counted as strays.
+ */
 class Grouped<T> {
   private readonly rows: Peekable<T>
   private strays = 0
   constructor(
     it: Iterator<T>,
-    private readonly idOf: (row: T) => number,
+    private readonly keyOf: (row: T) => [number, number],
   ) {
     this.rows = new Peekable(it)
   }
 
-  take(id: number): T[] {
+  take(key: readonly [number, number]): T[] {
     const out: T[] = []
-    for (let row = this.rows.peek(); row !== undefined && this.idOf(row) <= id; row = this.rows.peek()) {
+    for (let row = this.rows.peek(); row !== undefined; row = this.rows.peek()) {
+      const [line, id] = this.keyOf(row)
+      if (line > key[0] || (line === key[0] && id > key[1])) break
       this.rows.next()
-      if (this.idOf(row) === id) out.push(row)
+      if (line === key[0] && id === key[1]) out.push(row)
       else this.strays++
     }
     return out

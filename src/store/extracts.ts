@@ -220,33 +220,38 @@ export function iterateFingerprintColumn(db: CaseDb, part: 'response' | 'prompt'
 
 // ------------------------------------------------------------------ verify: one file's extracts, by record
 
-/** [record id, position, token] of a file's marker tokens, by record and position. */
-export function iterateFileMarkerTokens(db: CaseDb, fileId: number): IterableIterator<[number, number, string]> {
+// In the order verify walks a file's records: by line, then id (a record kept at its duplicate
+// line by `drop` stands among records of higher ids), each row with its record's line.
+
+/** [record id, position, token, line] of a file's marker tokens, by record (in line order) and position. */
+export function iterateFileMarkerTokens(db: CaseDb, fileId: number): IterableIterator<[number, number, string, number]> {
   return db
-    .prepare('SELECT t.record_id, t.position, t.token FROM marker_tokens t JOIN records r ON r.id = t.record_id WHERE r.file_id = ? ORDER BY t.record_id, t.position')
+    .prepare('SELECT t.record_id, t.position, t.token, r.line_no FROM marker_tokens t JOIN records r ON r.id = t.record_id WHERE r.file_id = ? ORDER BY r.line_no, r.id, t.position')
     .raw()
-    .iterate(fileId) as IterableIterator<[number, number, string]>
+    .iterate(fileId) as IterableIterator<[number, number, string, number]>
 }
 
-/** [record id, position, marker] of a file's unconventional hits, by record and position. */
-export function iterateFileUnconventionalHits(db: CaseDb, fileId: number): IterableIterator<[number, number, string]> {
+/** [record id, position, marker, line] of a file's unconventional hits, by record (in line order) and position. */
+export function iterateFileUnconventionalHits(db: CaseDb, fileId: number): IterableIterator<[number, number, string, number]> {
   return db
-    .prepare('SELECT h.record_id, h.position, h.marker FROM unconventional_hits h JOIN records r ON r.id = h.record_id WHERE r.file_id = ? ORDER BY h.record_id, h.position, h.marker')
+    .prepare('SELECT h.record_id, h.position, h.marker, r.line_no FROM unconventional_hits h JOIN records r ON r.id = h.record_id WHERE r.file_id = ? ORDER BY r.line_no, r.id, h.position, h.marker')
     .raw()
-    .iterate(fileId) as IterableIterator<[number, number, string]>
+    .iterate(fileId) as IterableIterator<[number, number, string, number]>
 }
 
-/** [record id, in response, kind, value sha256] of a file's personal-data values, by record. */
-export function iterateFilePiiValues(db: CaseDb, fileId: number): IterableIterator<[number, number, string, string]> {
+/** [record id, in response, kind, value sha256, line] of a file's personal-data values, by record (in line order). */
+export function iterateFilePiiValues(db: CaseDb, fileId: number): IterableIterator<[number, number, string, string, number]> {
   return db
-    .prepare('SELECT p.record_id, p.in_response, p.kind, p.value_sha256 FROM pii_values p JOIN records r ON r.id = p.record_id WHERE r.file_id = ? ORDER BY p.record_id, p.in_response, p.kind, p.value_sha256')
+    .prepare('SELECT p.record_id, p.in_response, p.kind, p.value_sha256, r.line_no FROM pii_values p JOIN records r ON r.id = p.record_id WHERE r.file_id = ? ORDER BY r.line_no, r.id, p.in_response, p.kind, p.value_sha256')
     .raw()
-    .iterate(fileId) as IterableIterator<[number, number, string, string]>
+    .iterate(fileId) as IterableIterator<[number, number, string, string, number]>
 }
 
 /** Null columns: not read (see iterateFileFingerprints). */
 export interface FingerprintStored {
   record_id: number
+  /** the record's line */
+  line_no: number
   prompt_words: number | null
   response_words: number | null
   ts_ms: number | null
@@ -264,9 +269,9 @@ export interface FingerprintStored {
  */
 export function iterateFileFingerprints(db: CaseDb, fileId: number, full: boolean): IterableIterator<FingerprintStored> {
   const columns = full
-    ? 'f.record_id, f.prompt_words, f.response_words, f.ts_ms, f.tenant_id, f.session_id, f.decode_node, f.prompt_fp, f.response_fp'
-    : 'f.record_id, NULL AS prompt_words, NULL AS response_words, NULL AS ts_ms, NULL AS tenant_id, NULL AS session_id, NULL AS decode_node, NULL AS prompt_fp, NULL AS response_fp'
+    ? 'f.record_id, r.line_no, f.prompt_words, f.response_words, f.ts_ms, f.tenant_id, f.session_id, f.decode_node, f.prompt_fp, f.response_fp'
+    : 'f.record_id, r.line_no, NULL AS prompt_words, NULL AS response_words, NULL AS ts_ms, NULL AS tenant_id, NULL AS session_id, NULL AS decode_node, NULL AS prompt_fp, NULL AS response_fp'
   return db
-    .prepare(`SELECT ${columns} FROM fingerprints f JOIN records r ON r.id = f.record_id WHERE r.file_id = ? ORDER BY f.record_id`)
+    .prepare(`SELECT ${columns} FROM fingerprints f JOIN records r ON r.id = f.record_id WHERE r.file_id = ? ORDER BY r.line_no, r.id`)
     .iterate(fileId) as IterableIterator<FingerprintStored>
 }

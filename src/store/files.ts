@@ -367,3 +367,26 @@ export function logFilesWithBadLines(db: CaseDb): QuarantinedFile[] {
 export function setOriginalPath(db: CaseDb, id: number, absPath: string): void {
   db.prepare(`UPDATE files SET abs_path = ? WHERE id = ? AND lines_held = 'none'`).run(absPath, id)
 }
+
+/** What one record adds to its file's counts (each 0 or 1), and the file's time span with it. */
+export interface AddedRecordCounts extends MissingFieldCounts {
+  no_request_text: number
+  no_response_text: number
+  error_records: number
+  first_ts: string | null
+  last_ts: string | null
+}
+
+/** A duplicate line of the file became its record (`drop` of the file that held the record): counted as ingest would have. */
+export function countLineAsRecord(db: CaseDb, id: number, c: AddedRecordCounts): void {
+  // A count left NULL (not counted at ingest) stays NULL.
+  db.prepare(
+    `UPDATE files SET records = records + 1, duplicates = duplicates - 1, no_request_text = no_request_text + ?, no_response_text = no_response_text + ?,
+       error_records = error_records + ?, no_status = no_status + ?, no_prompt_tokens = no_prompt_tokens + ?, no_completion_tokens = no_completion_tokens + ?,
+       no_decode_node = no_decode_node + ?, no_status_or_prompt_tokens = no_status_or_prompt_tokens + ?, first_ts = ?, last_ts = ?
+     WHERE id = ?`,
+  ).run(
+    c.no_request_text, c.no_response_text, c.error_records, c.no_status, c.no_prompt_tokens, c.no_completion_tokens, c.no_decode_node,
+    c.no_status_or_prompt_tokens, c.first_ts, c.last_ts, id,
+  )
+}

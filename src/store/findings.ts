@@ -373,11 +373,11 @@ export interface SightingStored {
 
 const SIGHTING_COLUMNS = 's.record_id, s.marker, s.marker_key, s.class, s.partial, s.source_session, s.source_tenant, s.position, s.token'
 
-/** A file's sightings, by record and marker. */
-export function iterateFileSightings(db: CaseDb, fileId: number): IterableIterator<SightingStored> {
+/** A file's sightings with their record's line, by record (in line order, as verify walks them) and marker. */
+export function iterateFileSightings(db: CaseDb, fileId: number): IterableIterator<SightingStored & {line_no: number}> {
   return db
-    .prepare(`SELECT ${SIGHTING_COLUMNS} FROM sightings s JOIN records r ON r.id = s.record_id WHERE r.file_id = ? ORDER BY s.record_id, s.marker`)
-    .iterate(fileId) as IterableIterator<SightingStored>
+    .prepare(`SELECT ${SIGHTING_COLUMNS}, r.line_no FROM sightings s JOIN records r ON r.id = s.record_id WHERE r.file_id = ? ORDER BY r.line_no, r.id, s.marker`)
+    .iterate(fileId) as IterableIterator<SightingStored & {line_no: number}>
 }
 
 /** Every sighting, by record and marker (a re-derivation on a scratch copy is compared with it). */

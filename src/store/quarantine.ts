@@ -106,3 +106,45 @@ export function iterateBadLinesOfFile(db: CaseDb, fileId: number): IterableItera
     .prepare('SELECT id, line_no, byte_offset, byte_len, reason, raw, raw_truncated FROM bad_lines WHERE file_id = ? ORDER BY line_no, id')
     .iterate(fileId) as IterableIterator<BadLineStored>
 }
+
+/** A record of the files being dropped whose request is also a duplicate line of a file that stays. */
+export interface DuplicateElsewhere {
+  record_id: number
+  request_id: string
+  /** the record's file (one of those dropped) */
+  record_file_id: number
+  item: number
+  raw_crc32: number
+  ts_ms: number
+  dup_id: number
+  file_id: number
+  line_no: number
+  byte_offset: number
+  byte_len: number
+  identical: number
+}
+
+/**
+ * Records of these files that other files hold duplicate lines of (same source, same request
+ * id), each record's duplicates in ingest order: the first is the line a case made of the
+ * other files alone would hold as the record.
+ */
+export function duplicatesOutside(db: CaseDb, fileIds: readonly number[]): DuplicateElsewhere[] {
+  if (fileIds.length === 0) return []
+  const ids = fileIds.map((id) => Math.trunc(id)).join(',')
+  return db
+    .prepare(
+      `SELECT r.id AS record_id, r.request_id, r.file_id AS record_file_id, r.item, r.raw_crc32, r.ts_ms,
+              d.id AS dup_id, d.file_id, d.line_no, d.byte_offset, d.byte_len, d.identical
+         FROM duplicate_lines d JOIN files f ON f.id = d.file_id JOIN records r ON r.source = f.source AND r.request_id = d.request_id
+        WHERE d.file_id NOT IN (${ids}) AND r.file_id IN (${ids})
+        ORDER BY r.id, d.file_id, d.line_no, d.id`,
+    )
+    .all() as DuplicateElsewhere[]
+}
+
+/** The record now stands at its duplicate line (same bytes), which stops being a duplicate. */
+export function rehomeRecord(db: CaseDb, d: Pick<DuplicateElsewhere, 'record_id' | 'dup_id' | 'file_id' | 'line_no' | 'byte_offset' | 'byte_len'>): void {
+  db.prepare('UPDATE records SET file_id = ?, line_no = ?, byte_offset = ?, byte_len = ? WHERE id = ?').run(d.file_id, d.line_no, d.byte_offset, d.byte_len, d.record_id)
+  db.prepare('DELETE FROM duplicate_lines WHERE id = ?').run(d.dup_id)
+}
