@@ -1,6 +1,7 @@
 import {listAssessmentRows} from '../store/assessments.js'
 import {auditTriggersInPlace, findBrokenAuditLink, listAudit, type AuditEntry} from '../store/audit.js'
-import {listFiles} from '../store/files.js'
+import {countCanaries} from '../store/canaries.js'
+import {listFiles, type FileRow} from '../store/files.js'
 import {getIncidentRow, incidentAwareness, listAmendmentRows} from '../store/incident.js'
 import {listNotificationRows} from '../store/notifications.js'
 import type {CaseDb} from '../store/open-case.js'
@@ -104,6 +105,8 @@ function summaryOf(entry: AuditEntry): Record<string, unknown> {
 }
 
 function checkCoverage(db: CaseDb, entries: readonly AuditEntry[], problems: Problems): void {
+  checkAuditedFilesPresent(db, entries, problems)
+
   // Evidence files: each named by its SHA-256 in the entry of the ingest that read it (or of one
   // that found it already present: an ingest killed before its entry, then run again).
   const hashes = new Set(entries.flatMap((e) => valuesNamed(e, 'sha256')).filter((v): v is string => typeof v === 'string'))
@@ -157,6 +160,95 @@ function checkCoverage(db: CaseDb, entries: readonly AuditEntry[], problems: Pro
       problems.add('unaudited', `assessment ${a.id}`, `decision ${a.decision} (suggested ${a.suggested}, SE ${a.se}) differs from its audit entry: ${shown(d.decision)} (suggested ${shown(d.suggested)}, SE ${shown(d.se)})`, 'assessments')
     }
   })
+}
+
+/** A file the audit log says is in the case, with what its ingest counted (null: not recorded). */
+interface AuditedFile {
+  kind: 'log' | 'canaries'
+  path: string
+  seq: number
+  records: number | null
+  bad_lines: number | null
+  /** registry files: the markers its ingest added (null: not recorded) */
+  added: number | null
+}
+
+function objectsOf(value: unknown): Array<Record<string, unknown>> {
+  return Array.isArray(value) ? value.filter((v): v is Record<string, unknown> => v !== null && typeof v === 'object') : []
+}
+
+function numberOrNull(value: unknown): number | null {
+  return typeof value === 'number' ? value : null
+}
+
+/**
+ * The files the audit log says the case holds: each one an audited ingest added (logs,
+ * findings by reference, registries) and no audited drop removed since, with the counts the
+ * ingest recorded (a drop that kept records at their duplicate lines adds those). Each must be
+ * in the case with those counts, and the registry must hold the markers the registry ingests
+ * added: a file row or markers deleted by hand (their records and findings go with them by
+ * cascade) are named here.
+ */
+function checkAuditedFilesPresent(db: CaseDb, entries: readonly AuditEntry[], problems: Problems): void {
+  const audited = new Map<string, AuditedFile>()
+  const logFile = (seq: number, f: Record<string, unknown>): void => {
+    if (typeof f.sha256 !== 'string' || f.sha256 === '') return
+    if (f.status === 'refused') return
+    if (f.status === 'already_present') {
+      if (!audited.has(f.sha256)) audited.set(f.sha256, {kind: 'log', path: String(f.path), seq, records: null, bad_lines: null, added: null})
+      return
+    }
+    audited.set(f.sha256, {kind: 'log', path: String(f.path), seq, records: numberOrNull(f.records), bad_lines: numberOrNull(f.bad_lines), added: null})
+  }
+  for (const e of entries) {
+    const s = summaryOf(e)
+    let step: unknown
+    try {
+      step = (JSON.parse(e.args) as Record<string, unknown> | null)?.step
+    } catch {
+      step = undefined
+    }
+    if (e.command === 'ingest:logs' || (e.command === 'triage' && step === 'ingest logs') || e.command === 'ingest:findings') {
+      for (const f of [...objectsOf(s.files), ...objectsOf(s.per_file)]) logFile(e.seq, f)
+    } else if (e.command === 'ingest:canaries' || (e.command === 'triage' && step === 'ingest canaries')) {
+      if (typeof s.sha256 !== 'string') continue
+      if (s.status === 'already_present') {
+        if (!audited.has(s.sha256)) audited.set(s.sha256, {kind: 'canaries', path: String(s.file), seq: e.seq, records: null, bad_lines: null, added: null})
+      } else {
+        audited.set(s.sha256, {kind: 'canaries', path: String(s.file), seq: e.seq, records: numberOrNull(s.entries), bad_lines: null, added: numberOrNull(s.added)})
+      }
+    } else if (e.command === 'drop') {
+      for (const f of objectsOf(s.dropped)) if (typeof f.sha256 === 'string') audited.delete(f.sha256)
+      for (const k of objectsOf(s.kept_in)) {
+        const f = typeof k.sha256 === 'string' ? audited.get(k.sha256) : undefined
+        if (f && f.records !== null && typeof k.records === 'number') f.records += k.records
+      }
+    }
+  }
+  const present = new Map<string, FileRow>(listFiles(db).map((f) => [f.sha256, f]))
+  let markers: number | null = 0
+  for (const [sha256, a] of audited) {
+    const what = a.kind === 'log' ? 'log file' : 'registry file'
+    if (a.kind === 'canaries') markers = markers === null || a.added === null ? null : markers + a.added
+    const f = present.get(sha256)
+    if (!f || f.state !== 'complete' || f.kind !== a.kind) {
+      problems.add(
+        'audit', `${what} ${a.path}`,
+        `audit entry ${a.seq} records its ingest (sha256 ${sha256.slice(0, 16)}…) and no audited drop removed it, but the case no longer holds it${a.kind === 'log' ? ' (nor its records and findings)' : ''}: removed outside crosstalk`,
+        'files',
+      )
+      continue
+    }
+    const counts: Array<[string, number | null, number]> = [['records', a.records, f.records], ['bad lines', a.bad_lines, f.bad_lines]]
+    if (a.kind === 'canaries') counts.splice(1, 1)
+    for (const [label, was, now] of counts) {
+      if (was !== null && was !== now) problems.add('counts', f.path, `the case says ${now} ${label}, its ingest (audit entry ${a.seq}) recorded ${was}`, 'files')
+    }
+  }
+  const held = countCanaries(db)
+  if (markers !== null && markers !== held) {
+    problems.add('registry', 'canary registry', `holds ${count(held, 'marker')}, but the audited registry ingests added ${markers}: markers were ${held < markers ? 'removed' : 'added'} outside crosstalk`)
+  }
 }
 
 /**

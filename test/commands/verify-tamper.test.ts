@@ -208,6 +208,30 @@ describe('verify catches a changed canary registry', () => {
   })
 })
 
+describe('verify catches evidence files deleted with everything derived from them', () => {
+  it('a log file deleted (its records, duplicates and sightings go by cascade), even with the noted head', async () => {
+    const r = await verify(tampered((sql) => {
+      sql.pragma('foreign_keys = ON')
+      sql.prepare(`DELETE FROM files WHERE name = 'gateway.jsonl'`).run()
+    }), '--expect-head', `${head.hash}:${head.count}`)
+    expect(r.code).toBe(1)
+    expect(r.out).toMatch(/FAIL audit: log file \S*gateway\.jsonl: audit entry 2 records its ingest \(sha256 [0-9a-f]{16}…\) and no audited drop removed it, but the case no longer holds it/)
+  })
+
+  it('the canary registry deleted (its markers and its file row, the version put back) and the case scanned again', async () => {
+    const path = tampered((sql) => {
+      sql.prepare('DELETE FROM canaries').run()
+      sql.prepare(`DELETE FROM files WHERE kind = 'canaries'`).run()
+      sql.prepare('UPDATE case_settings SET registry_version = 0').run()
+    })
+    await runJson(['scan', '--db', path])
+    const r = await verify(path)
+    expect(r.code).toBe(1)
+    expect(r.out).toMatch(/FAIL audit: registry file \S*canaries\.csv: audit entry 1 records its ingest/)
+    expect(r.out).toMatch(/FAIL registry: canary registry: holds 0 markers, but the audited registry ingests added 2: markers were removed outside crosstalk/)
+  })
+})
+
 describe('verify catches a moved awareness time', () => {
   it('aware_at moved without an amendment', async () => {
     const r = await verify(tampered((sql) => sql.prepare(`UPDATE incident SET aware_at = '2026-11-03T08:00:00.000Z', aware_at_ms = ${Date.parse('2026-11-03T08:00:00.000Z')}`).run()))
