@@ -8,6 +8,7 @@ import type {CaseDb} from '../store/open-case.js'
 import {finishedScanRuns} from '../store/scan-runs.js'
 import {getSettings} from '../store/settings.js'
 import {Problems, shown} from './verify-problems.js'
+import {checkRecordedIncident, checkRecordedNotifications} from './verify-recorded.js'
 import {count} from '../util/plural.js'
 
 // The audit log is a hash chain inside the case: it proves that no entry was edited or
@@ -95,6 +96,15 @@ function valuesNamed(entry: AuditEntry, key: string): unknown[] {
   return out
 }
 
+function flagsOf(entry: AuditEntry): Record<string, unknown> {
+  try {
+    const args = JSON.parse(entry.args) as {flags?: unknown} | null
+    return args !== null && typeof args.flags === 'object' && args.flags !== null ? (args.flags as Record<string, unknown>) : {}
+  } catch {
+    return {}
+  }
+}
+
 function summaryOf(entry: AuditEntry): Record<string, unknown> {
   try {
     const v = JSON.parse(entry.summary) as unknown
@@ -138,6 +148,8 @@ function checkCoverage(db: CaseDb, entries: readonly AuditEntry[], problems: Pro
   }
 
   checkIncident(db, entries, problems)
+  checkRecordedIncident(db, entries, problems)
+  checkRecordedNotifications(db, entries, problems)
 
   // Notifications: each named by id, with the SHA-256 of what was sent.
   const notified = new Map<number, unknown>()
@@ -150,16 +162,32 @@ function checkCoverage(db: CaseDb, entries: readonly AuditEntry[], problems: Pro
     else if (notified.get(n.id) !== n.file_sha256) problems.add('unaudited', `notification ${n.id}`, `the file hash ${shown(n.file_sha256)} is not the one its audit entry recorded`, 'notifications')
   }
 
-  // Risk decisions: the k-th recorded decision is the k-th audited one.
-  const decisions = entries.filter((e) => e.command === 'assess' && typeof summaryOf(e).decision === 'string').map(summaryOf)
+  // Risk decisions: the k-th recorded decision is the k-th audited one, with the rationale,
+  // author and time its entry's flags and time give.
+  const decided = entries.filter((e) => e.command === 'assess' && typeof summaryOf(e).decision === 'string')
+  const decisions = decided.map(summaryOf)
   const assessments = listAssessmentRows(db)
   assessments.forEach((a, i) => {
     const d = decisions[i]
     if (!d) problems.add('unaudited', `assessment ${a.id} (${a.decision})`, 'no audit entry records this decision', 'assessments')
     else if (d.decision !== a.decision || d.suggested !== a.suggested || d.se !== a.se) {
       problems.add('unaudited', `assessment ${a.id}`, `decision ${a.decision} (suggested ${a.suggested}, SE ${a.se}) differs from its audit entry: ${shown(d.decision)} (suggested ${shown(d.suggested)}, SE ${shown(d.se)})`, 'assessments')
+    } else {
+      const entry = decided[i]!
+      const flags = flagsOf(entry)
+      const fields: Array<[string, unknown, unknown]> = [
+        ['rationale', a.rationale, typeof flags.rationale === 'string' ? flags.rationale.trim() : undefined],
+        ['decided_by', a.decided_by, typeof flags['decided-by'] === 'string' ? flags['decided-by'] : null],
+        ['at', a.at, entry.at],
+      ]
+      for (const [field, now, should] of fields) {
+        if (should !== undefined && now !== should) problems.add('recorded', `assessment ${a.id}`, `its ${field} is ${shown(now)}, but audit entry ${entry.seq} recorded ${shown(should)}`, 'assessments')
+      }
     }
   })
+  if (decisions.length > assessments.length) {
+    problems.add('recorded', 'risk decisions', `the audit log records ${count(decisions.length, 'decision')}, the case holds ${assessments.length}: decisions were removed`, 'assessments')
+  }
 }
 
 /** A file the audit log says is in the case, with what its ingest counted (null: not recorded). */

@@ -19,6 +19,7 @@ export type VerifyProblemKind =
   | 'finding' // provenance and personal-data findings against their sources or re-derivation
   | 'registry' // the canary registry against its registry files
   | 'incident' // the incident's awareness time against its opening and amendments
+  | 'recorded' // an incident fact, amendment, notification or risk decision against the audit entry that recorded it
   | 'settings' // the case's recorded settings (pool size) against the scans that set them
 
 export interface VerifyProblem {

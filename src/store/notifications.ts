@@ -42,3 +42,9 @@ export function listNotificationRows(db: CaseDb): NotificationRow[] {
   return db.prepare(`SELECT ${NOTIFICATION_COLUMNS} FROM notifications ORDER BY at_ms, id`).all() as NotificationRow[]
 }
 
+
+/** Each notification's time in milliseconds (what orders them), by id. */
+export function notificationTimesMs(db: CaseDb): Map<number, number> {
+  const rows = db.prepare('SELECT id, at_ms FROM notifications').raw().all() as Array<[number, number]>
+  return new Map(rows)
+}
