@@ -145,6 +145,16 @@ class FileWalk {
   }
 
   run(): FileLineTally {
+    try {
+      return this.walk()
+    } finally {
+      // Statements left mid-way (a walk cut short) would keep the connection busy for what follows.
+      this.items.close()
+      for (const grouped of [this.tokens, this.hits, this.fingerprints, this.pii, this.sightings]) grouped?.close()
+    }
+  }
+
+  private walk(): FileLineTally {
     const {file} = this
     const content = createHash('sha256')
     let contentOk = true
@@ -205,8 +215,27 @@ class FileWalk {
     return this.tally
   }
 
+  /** The item a line of the evidence was last matched with (a second row at its line is named with it). */
+  private matched: {item: Item; lineNo: number} | null = null
+
+  /** Rows that start before `start` (inside a line already read, or between lines): they belong to no line. */
+  private dropStale(start: number): void {
+    const {file} = this
+    for (let item = this.items.peek(); item && item.byte_offset < start; item = this.items.peek()) {
+      this.items.next()
+      const m = this.matched
+      if (m && m.item.byte_offset === item.byte_offset) {
+        this.problems.add('line', `${describe(item)} (${this.where(m.lineNo)})`, `points at the line ${describe(m.item)} already accounts for`, file.path)
+      } else {
+        this.problems.add('line', `${file.path} byte ${item.byte_offset}`, `${describe(item)} does not start at a line of the evidence`, file.path)
+      }
+    }
+  }
+
   /** Whether the line starting here holds an item whose bytes are needed. */
   private wants(lineNo: number, offset: number): boolean {
+    // Rows left behind by the line before are reported now, so the row at this line is the one asked about.
+    if (!(lineNo === 1 && offset === 0)) this.dropStale(offset)
     const item = this.items.peek()
     if (!item) return false
     const here = item.byte_offset === offset || (lineNo === 1 && offset === 0 && item.byte_offset === 3)
@@ -217,11 +246,7 @@ class FileWalk {
     this.tally.lines++
     const {file} = this
     const start = line.offset + (line.bom ? 3 : 0)
-    // A row that starts inside the previous line (or between lines) belongs to no line.
-    for (let item = this.items.peek(); item && item.byte_offset < start; item = this.items.peek()) {
-      this.items.next()
-      this.problems.add('line', `${file.path} byte ${item.byte_offset}`, `${describe(item)} does not start at a line of the evidence`, file.path)
-    }
+    this.dropStale(start)
     const item = this.items.peek()
     if (!item || item.byte_offset !== start) {
       if (line.bytes ? isBlank(line.bytes, line.bom ? 3 : 0) : line.blank) this.counts.blank_lines++
@@ -234,29 +259,38 @@ class FileWalk {
       return
     }
     this.items.next()
+    this.matched = {item, lineNo: line.lineNo}
     const length = line.length - (line.bom ? 3 : 0)
     if (item.line_no !== line.lineNo) this.problems.add('line', `${describe(item)} (${file.path})`, `says line ${item.line_no}, but its bytes are line ${line.lineNo}`, file.path)
     if (item.byte_len !== length) {
       this.problems.add('line', `${describe(item)} (${this.where(line.lineNo)})`, `is ${item.byte_len} bytes long, but its line is ${length}`, file.path)
-      if (item.kind === 'record') {
-        this.counts.records++
-        countMissingFields(this.missing, item.row)
-      }
+      if (item.kind === 'record') this.countRecord(item.row)
       return
     }
     const bytes = line.bytes ? line.bytes.subarray(line.bom ? 3 : 0) : null
+    if (bytes === null && item.kind !== 'bad_line') {
+      // Cannot happen as the walk asks for the bytes of every line a row starts at; named, never a crash.
+      this.problems.add('line', `${describe(item)} (${this.where(line.lineNo)})`, 'its line could not be read back from the evidence', file.path)
+      if (item.kind === 'record') this.countRecord(item.row)
+      return
+    }
     if (item.kind === 'record') this.checkRecord(item.row, bytes!, line.lineNo)
     else if (item.kind === 'duplicate') this.checkDuplicate(item.row, bytes!, line.lineNo)
     else this.checkBadLine(item.row, bytes, line.lineNo)
   }
 
-  private checkRecord(row: RecordRowStored, bytes: Buffer, lineNo: number): void {
-    this.tally.records++
+  /** A record counted for the file's counts and time span, as it is stored (its line is checked apart). */
+  private countRecord(row: RecordRowStored): void {
     const c = this.counts
     c.records++
     countMissingFields(this.missing, row)
     if (row.ts_ms < c.first_ms) c.first_ms = row.ts_ms
     if (row.ts_ms > c.last_ms) c.last_ms = row.ts_ms
+  }
+
+  private checkRecord(row: RecordRowStored, bytes: Buffer, lineNo: number): void {
+    this.tally.records++
+    this.countRecord(row)
     let label: string | undefined
     const name = (): string => (label ??= `record ${ident(row.request_id)} (${this.where(lineNo)})`)
     const group = `${this.file.path}:record`
@@ -394,8 +428,10 @@ class FileWalk {
         this.problems.add('counts', file.path, `the file says ${stored} of its records have ${field.replace(/_/g, ' ')}, its records hold ${this.missing[field]}`, file.path)
       }
     }
-    const first = c.records > 0 ? new Date(c.first_ms).toISOString() : null
-    const last = c.records > 0 ? new Date(c.last_ms).toISOString() : null
+    // A stored time that is no instant (edited) gives none here; its record is named above.
+    const iso = (ms: number): string | null => (Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : null)
+    const first = c.records > 0 ? iso(c.first_ms) : null
+    const last = c.records > 0 ? iso(c.last_ms) : null
     if (file.first_ts !== first || file.last_ts !== last) {
       this.problems.add('counts', file.path, `the file's time span ${file.first_ts ?? '-'} .. ${file.last_ts ?? '-'} is not its records' ${first ?? '-'} .. ${last ?? '-'}`, file.path)
     }
@@ -463,14 +499,18 @@ function* mergeByOffset(db: CaseDb, fileId: number): Generator<Item> {
     new Peekable(map(iterateDuplicatesOfFile(db, fileId), (row): Item => ({kind: 'duplicate', byte_offset: row.byte_offset, byte_len: row.byte_len, line_no: row.line_no, row}))),
     new Peekable(map(iterateBadLinesOfFile(db, fileId), (row): Item => ({kind: 'bad_line', byte_offset: row.byte_offset, byte_len: row.byte_len, line_no: row.line_no, row}))),
   ]
-  for (;;) {
-    let best: Peekable<Item> | null = null
-    for (const s of sources) {
-      const head = s.peek()
-      if (head && (!best || head.byte_offset < best.peek()!.byte_offset)) best = s
+  try {
+    for (;;) {
+      let best: Peekable<Item> | null = null
+      for (const s of sources) {
+        const head = s.peek()
+        if (head && (!best || head.byte_offset < best.peek()!.byte_offset)) best = s
+      }
+      if (!best) return
+      yield best.next()!
     }
-    if (!best) return
-    yield best.next()!
+  } finally {
+    for (const s of sources) s.close()
   }
 }
 
@@ -503,6 +543,13 @@ class Peekable<T> {
     this.head = undefined
     return v
   }
+
+  /** Ends the iteration (a statement behind it is reset). */
+  close(): void {
+    this.done = true
+    this.head = undefined
+    this.it.return?.()
+  }
 }
 
 /**
@@ -529,6 +576,10 @@ class Grouped<T> {
       else this.strays++
     }
     return out
+  }
+
+  close(): void {
+    this.rows.close()
   }
 
   /** Rows left over, counted with the strays met on the way. */
