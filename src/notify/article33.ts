@@ -171,6 +171,9 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   let riskStatement: string | null = null
   if (a) {
     L.stated('risk', P.enisaMethod(a), [`assessment#${a.id}`])
+    // Inputs the case cannot give, left at their defaults: said as open, never as findings.
+    const assumed = assumedInputs(a.inputs)
+    if (assumed.length > 0) L.open('decision', P.open.assumedInputs(assumed.join(', ')), 'Art. 33(3)(c); EDPB 9/2022', 'crosstalk assess --vulnerable-subjects / --special-categories / --data-volume ... --reason ... --decide ... --rationale ...')
     riskStatement = L.stated('decision', P.decisionStated(a), [`assessment#${a.id}`])
   } else L.open('decision', P.open.risk, 'Art. 33(1), 34(1); template 87-90', 'crosstalk assess --decide ... --rationale ...')
   const informed = facts.notifications.find((n) => n.recipient === 'data-subjects' && n.phase === 'initial')
@@ -362,4 +365,27 @@ function recordsMethodFr(high: number | null, unbounded: string, undecided: numb
         (undecided > 0 ? `, tous les enregistrements dont le statut ou la taille de la requête n'est pas enregistré alors que cela laisse ouvert s'ils en étaient (${undecided})` : '') +
         ', plus les fuites confirmées hors de cet ensemble.')
   )
+}
+
+/**
+ * ENISA inputs the logs cannot decide (whether the people were vulnerable, the data special,
+ * public, inaccurate, ...), left at the value assess assumes when not given; and the base
+ * score where no financial data was detected (assess asks for a sample to be read). Named with
+ * the value assumed.
+ */
+const ASSUMED_INPUTS = ['special_categories', 'vulnerable_subjects', 'data_volume_high', 'public_data', 'inaccurate_data', 'cb_availability', 'malicious', 'unintelligible'] as const
+
+export function assumedInputs(inputs: Record<string, unknown>): string[] {
+  const out: string[] = []
+  const at = (name: string): {value?: unknown; source?: unknown} | undefined => {
+    const v = inputs[name]
+    return v !== null && typeof v === 'object' ? (v as {value?: unknown; source?: unknown}) : undefined
+  }
+  const dpc = at('dpc')
+  if (dpc?.source === 'case default' && dpc.value === 1) out.push('dpc=1')
+  for (const name of ASSUMED_INPUTS) {
+    const i = at(name)
+    if (i?.source === 'case default') out.push(`${name}=${String(i.value)}`)
+  }
+  return out
 }

@@ -293,6 +293,7 @@ export const EN = {
     measuresProposed: 'measures proposed, including preventive measures',
     containment: 'containment measures taken for this customer\'s data',
     risk: 'risk assessment and the decision taken on it',
+    assumedInputs: (inputs: string) => `the severity rests on inputs assumed by default, not from the case and not confirmed by the assessor: ${inputs}; confirm or correct each`,
     article34: 'whether the data subjects are informed (Art. 34), with the decision it rests on',
     notifications: 'notification of the supervisory authority (when, reference)',
     controllerNotices: (missing: number) => (missing === 1 ? 'the notice to 1 affected controller, not yet recorded' : `notices to ${missing} affected controllers, not yet recorded`),

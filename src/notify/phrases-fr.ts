@@ -277,6 +277,7 @@ export const FR: Phrases = {
     measuresProposed: 'mesures envisagées, y compris préventives',
     containment: 'mesures de confinement prises pour les données de ce client',
     risk: 'évaluation du risque et décision prise',
+    assumedInputs: (inputs) => `la gravité repose sur des paramètres supposés par défaut, ni tirés du dossier ni confirmés par l'évaluateur : ${inputs} ; confirmer ou corriger chacun`,
     article34: 'information des personnes concernées (art. 34), avec la décision sur laquelle elle repose',
     notifications: "notification de l'autorité de contrôle (date, référence)",
     controllerNotices: (missing) => (un(missing) ? `notification à ${missing} responsable de traitement concerné, non encore enregistrée` : `notifications à ${missing} responsables de traitement concernés, non encore enregistrées`),
