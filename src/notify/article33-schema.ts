@@ -156,8 +156,12 @@ export const article33Schema = z.object({
       provenance_only_responses: z.number().int(),
       orphan_sightings: z.number().int(),
       bug_window: z.object({start: z.string(), end: z.string(), basis: z.string()}).nullable(),
+      /** responses and log files a finished scan covered */
       records_examined: z.number().int(),
       log_files: z.number().int(),
+      /** responses and complete log files ingested that no finished scan covered (--allow-incomplete): not examined */
+      records_not_examined: z.number().int(),
+      log_files_not_examined: z.number().int(),
       /** canary registry files in the case (0: no marker could be attributed; the marker counts are not findings) */
       registry_files: z.number().int(),
       method: z.string(),

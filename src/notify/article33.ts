@@ -1,5 +1,5 @@
 import {InputError} from '../errors.js'
-import {concernsController, type CaseFacts} from './facts.js'
+import {concernsController, examinedTotals, type CaseFacts} from './facts.js'
 import {categoryLabel, leakedSide, PHRASES, receivedSide, type Language} from './phrases.js'
 import {article33Schema, type Article33Result} from './article33-schema.js'
 import type {Authority} from './authorities.js'
@@ -143,7 +143,8 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   }
 
   // ---- investigation and measures (Art. 33(3)(d)): only what was recorded
-  if (scope) L.stated('investigation', P.investigation(facts.totals.records, facts.totals.log_files, facts.totals.registry_files), ['scan.exposure', 'evidence.files'])
+  const examined = examinedTotals(facts)
+  if (scope) L.stated('investigation', P.investigation(examined.records, examined.log_files, facts.totals.registry_files, examined.not_scanned), ['scan.exposure', 'evidence.files'])
   if (scope && facts.totals.registry_files === 0) L.stated('investigation', P.noRegistry, ['evidence.files', 'scan.exposure'])
   if (scope && facts.totals.bad_lines > 0) L.stated('investigation', P.unreadLines(facts.totals.bad_lines), ['evidence.files'])
   if (scope && (scope.contaminated_without_prompt ?? 0) > 0) L.stated('investigation', P.noPromptLogged(scope.contaminated_without_prompt!), ['scan.sightings'])
@@ -281,8 +282,10 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
           provenance_only_responses: scope.provenance_only_responses,
           orphan_sightings: scope.orphan_sightings,
           bug_window: scope.bug_window,
-          records_examined: facts.totals.records,
-          log_files: facts.totals.log_files,
+          records_examined: examined.records,
+          log_files: examined.log_files,
+          records_not_examined: examined.not_scanned.records,
+          log_files_not_examined: examined.not_scanned.files,
           registry_files: facts.totals.registry_files,
           method: (language === 'fr' ? SCOPE_METHOD_FR : scope.method) + (facts.for_tenant !== null ? P.controllerShareMethod : ''),
           flows: scope.flows,

@@ -331,6 +331,20 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
   }
 }
 
+/**
+ * What the scans covered, and what was ingested and never scanned: a document states the
+ * responses and log files examined as those a scan covered (--allow-incomplete), never all
+ * those the case holds.
+ */
+export function examinedTotals(facts: Pick<CaseFacts, 'totals' | 'detection'>): {records: number; log_files: number; not_scanned: {records: number; files: number}} {
+  const d = facts.detection
+  return {
+    records: Math.max(0, facts.totals.records - d.records_not_scanned),
+    log_files: Math.max(0, facts.totals.log_files - d.files_not_scanned),
+    not_scanned: {records: d.records_not_scanned, files: d.files_not_scanned},
+  }
+}
+
 /** Whether a notification belongs in a draft for this controller: its own notice, or one to the authority or the data subjects. */
 export function concernsController(recipient: string, tenant: string): boolean {
   return recipient === tenant || recipient === 'authority' || recipient === 'data-subjects'

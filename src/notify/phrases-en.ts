@@ -73,6 +73,18 @@ export interface ExposureSide {
   canaries: boolean
 }
 
+/** Log files ingested that no finished scan covered, and their responses. */
+export interface NotScanned {
+  records: number
+  files: number
+}
+
+/** " 1563 responses in 8 log files ... were not examined ...", or nothing when every file was scanned. */
+function notScannedSentence(n: NotScanned): string {
+  if (n.files === 0) return ''
+  return ` ${count(n.records, 'response')} in ${count(n.files, 'further log file')} ingested but never scanned ${n.records === 1 ? 'was' : 'were'} not examined: nothing is known yet of what ${n.files === 1 ? 'that file holds' : 'those files hold'}.`
+}
+
 export const EN = {
   lang: 'en' as 'en' | 'fr',
   draft: 'DRAFT',
@@ -131,8 +143,9 @@ export const EN = {
   observedCategory: "Personal data displayed to wrong recipient (responses carrying another session's data)",
   causeRecorded: (text: string) => `Description and root cause, as established: ${text}`,
   causeCategoryRecorded: (label: string) => `Cause: ${label}.`,
-  investigation: (records: number, logFiles: number, registryFiles: number) =>
-    `Logs of ${count(records, 'response')} from ${count(logFiles, 'log file')} were searched ${registryFiles === 0 ? 'for verbatim text of other sessions (no canary registry: see below)' : `for canary markers (${count(registryFiles, 'canary registry file')}) and for verbatim text of other sessions`}; each affected response, session and customer is identified in the case (evidence annex, SHA-256).`,
+  // records and logFiles are what a scan covered; the files ingested and never scanned are said apart (notScannedSentence).
+  investigation: (records: number, logFiles: number, registryFiles: number, notScanned: NotScanned = {records: 0, files: 0}) =>
+    `Logs of ${count(records, 'response')} from ${count(logFiles, 'log file')} were searched ${registryFiles === 0 ? 'for verbatim text of other sessions (no canary registry: see below)' : `for canary markers (${count(registryFiles, 'canary registry file')}) and for verbatim text of other sessions`}; each affected response, session and customer is identified in the case (evidence annex, SHA-256).${notScannedSentence(notScanned)}`,
   // Lines that could not be read were never examined: every figure is of the lines that could be.
   unreadLines: (n: number) =>
     `${count(n, 'log line')} could not be read (malformed, cut short, or over the size limit) and ${n === 1 ? 'was' : 'were'} not examined: the figures cover the lines that could be read; ${n === 1 ? 'it is' : 'they are'} kept as evidence for review.`,
@@ -231,8 +244,8 @@ export const EN = {
       `${count(n.responses, 'response')} your users received carried another session's data (${byEvidence(n, 'a canary marker')}), in ${n.sessions} of your sessions, from ${sides(n.ownSessions, n.otherSessions, n.others).join(' and from ')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
     nothingLeaked: 'No response to another session was found carrying your data.',
     nothingReceived: "No response your users received was found carrying another session's data.",
-    identified: (responses: number, logFiles: number, byReference = 0, canaries = true) =>
-      `The affected responses were identified from the serving logs (${count(responses, 'response')} in ${count(logFiles, 'log file')}) by ${canaries ? 'canary markers and verbatim text' : 'verbatim text (no canary registry)'}; ${byReference === 0 ? 'the evidence is preserved with SHA-256 hashes.' : `each log file is identified by its SHA-256 hash (${byReference === logFiles ? (logFiles === 1 ? 'it is' : 'all of them are') : `${byReference} of them ${byReference === 1 ? 'is' : 'are'}`} kept where they were collected, not copied into the case).`}`,
+    identified: (responses: number, logFiles: number, byReference = 0, canaries = true, notScanned: NotScanned = {records: 0, files: 0}) =>
+      `The affected responses were identified from the serving logs (${count(responses, 'response')} in ${count(logFiles, 'log file')}) by ${canaries ? 'canary markers and verbatim text' : 'verbatim text (no canary registry)'}; ${byReference === 0 ? 'the evidence is preserved with SHA-256 hashes.' : `each log file is identified by its SHA-256 hash (${byReference === logFiles ? (logFiles === 1 ? 'it is' : 'all of them are') : `${byReference} of them ${byReference === 1 ? 'is' : 'are'}`} kept where they were collected, not copied into the case).`}${notScannedSentence(notScanned)}`,
     assess: 'As controller, assess the risk to your users and decide on notifying your supervisory authority: in principle your 72 hours start when you receive this notice (EDPB Guidelines 9/2022).',
     quarantine: "Delete or quarantine the responses your users received that carried another party's data; do not process them further.",
     contactWanted: 'Tell us the contact point you want follow-up information sent to; we will send further information in phases as it is confirmed (Art. 33(4)).',

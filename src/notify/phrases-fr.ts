@@ -1,6 +1,6 @@
 import type {AssessmentRecord} from './assessment-store.js'
 import type {ReplayTargetFacts} from './facts.js'
-import type {ExposureSide, Phrases} from './phrases-en.js'
+import type {ExposureSide, NotScanned, Phrases} from './phrases-en.js'
 import type {Exposure} from '../scope/exposure.js'
 import {compte, frSingular as un} from '../util/plural.js'
 import {asSentence} from './statements.js'
@@ -51,6 +51,12 @@ const recipient = (r: string): string => (r === 'authority' ? "l'autorité de co
 const status: Record<'open' | 'due_soon' | 'overdue' | 'notified', string> = {open: 'en cours', due_soon: 'ÉCHÉANCE PROCHE', overdue: 'DÉLAI DÉPASSÉ', notified: 'notifié'}
 
 /** L'autre côté d'une exposition : les autres sessions du client lui-même (« vos », ou « ses » dans un projet pour un responsable de traitement), puis celles des autres clients. */
+/** « 1563 réponses dans 8 autres fichiers ... n'ont pas été examinées », ou rien quand tout a été analysé. */
+function nonAnalyses(n: NotScanned): string {
+  if (n.files === 0) return ''
+  return ` ${compte(n.records, 'réponse')} dans ${compte(n.files, 'autre fichier', 'autres fichiers')} de journaux ${un(n.files) ? 'chargé' : 'chargés'} mais non ${un(n.files) ? 'analysé' : 'analysés'} ${un(n.records) ? "n'a" : "n'ont"} pas été ${un(n.records) ? 'examinée' : 'examinées'} : on ne sait pas encore ce qu'${un(n.files) ? 'il contient' : 'ils contiennent'}.`
+}
+
 function cotes(sessionsPropres: number, sessionsAutres: number, clients: number, possessif = 'vos'): string[] {
   const out: string[] = []
   if (sessionsPropres > 0) out.push(compte(sessionsPropres, `autre de ${possessif} sessions`, `autres de ${possessif} sessions`))
@@ -122,8 +128,8 @@ export const FR: Phrases = {
   observedCategory: "Données personnelles communiquées à un mauvais destinataire (réponses contenant des données d'une autre session)",
   causeRecorded: (text) => `Description et cause, telles qu'établies : ${text}`,
   causeCategoryRecorded: (label) => `Cause : ${label}.`,
-  investigation: (records, logFiles, registryFiles) =>
-    `Les journaux de ${compte(records, 'réponse')} (${compte(logFiles, 'fichier')} de journaux) ont été analysés à la recherche ${registryFiles === 0 ? "du texte d'autres sessions reproduit mot pour mot (aucun registre de canaris : voir ci-dessous)" : `des marqueurs canaris (${compte(registryFiles, 'fichier')} de registre) et du texte d'autres sessions reproduit mot pour mot`} ; chaque réponse, session et client concerné est identifié dans le dossier (annexe des preuves, SHA-256).`,
+  investigation: (records, logFiles, registryFiles, notScanned = {records: 0, files: 0}) =>
+    `Les journaux de ${compte(records, 'réponse')} (${compte(logFiles, 'fichier')} de journaux) ont été analysés à la recherche ${registryFiles === 0 ? "du texte d'autres sessions reproduit mot pour mot (aucun registre de canaris : voir ci-dessous)" : `des marqueurs canaris (${compte(registryFiles, 'fichier')} de registre) et du texte d'autres sessions reproduit mot pour mot`} ; chaque réponse, session et client concerné est identifié dans le dossier (annexe des preuves, SHA-256).${nonAnalyses(notScanned)}`,
   unreadLines: (n) =>
     `${compte(n, 'ligne de journal', 'lignes de journal')} n'${un(n) ? 'a' : 'ont'} pas pu être ${un(n) ? 'lue' : 'lues'} (${un(n) ? 'malformée, tronquée ou trop longue' : 'malformées, tronquées ou trop longues'}) et n'${un(n) ? 'a' : 'ont'} pas été ${un(n) ? 'examinée' : 'examinées'} : les chiffres portent sur les lignes lisibles ; ${un(n) ? 'elle est conservée' : 'elles sont conservées'} comme preuve pour examen.`,
   atRiskWithUndecided: (atRisk, undecided) =>
@@ -218,8 +224,8 @@ export const FR: Phrases = {
       `${compte(n.responses, 'réponse reçue', 'réponses reçues')} par vos utilisateurs ${un(n.responses) ? 'contenait' : 'contenaient'} des données d'une autre session (${parPreuve(n, 'un marqueur canari')}), dans ${n.sessions} de vos sessions, provenant ${cotes(n.ownSessions, n.otherSessions, n.others).map((c) => `de ${c}`).join(' et ')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
     nothingLeaked: "Aucune réponse adressée à une autre session ne contenait vos données.",
     nothingReceived: "Aucune réponse reçue par vos utilisateurs ne contenait de données d'une autre session.",
-    identified: (responses, logFiles, byReference = 0, canaries = true) =>
-      `Les réponses concernées ont été identifiées dans les journaux de service (${compte(responses, 'réponse')} dans ${compte(logFiles, 'fichier')} de journaux) par ${canaries ? 'les marqueurs canaris et le texte reproduit' : 'le texte reproduit (aucun registre de canaris)'} ; ${byReference === 0 ? 'les preuves sont conservées avec leur empreinte SHA-256.' : `chaque fichier de journaux est identifié par son empreinte SHA-256 (${byReference === logFiles ? (un(logFiles) ? 'il est conservé' : 'tous sont conservés') : `${byReference} d'entre eux ${un(byReference) ? 'est conservé' : 'sont conservés'}`} là où ils ont été collectés, sans copie dans le dossier).`}`,
+    identified: (responses, logFiles, byReference = 0, canaries = true, notScanned = {records: 0, files: 0}) =>
+      `Les réponses concernées ont été identifiées dans les journaux de service (${compte(responses, 'réponse')} dans ${compte(logFiles, 'fichier')} de journaux) par ${canaries ? 'les marqueurs canaris et le texte reproduit' : 'le texte reproduit (aucun registre de canaris)'} ; ${byReference === 0 ? 'les preuves sont conservées avec leur empreinte SHA-256.' : `chaque fichier de journaux est identifié par son empreinte SHA-256 (${byReference === logFiles ? (un(logFiles) ? 'il est conservé' : 'tous sont conservés') : `${byReference} d'entre eux ${un(byReference) ? 'est conservé' : 'sont conservés'}`} là où ils ont été collectés, sans copie dans le dossier).`}${nonAnalyses(notScanned)}`,
     assess: "En tant que responsable de traitement, évaluez le risque pour vos utilisateurs et décidez de la notification à votre autorité de contrôle : en principe, vos 72 heures courent à réception de cette notification (lignes directrices 9/2022 du CEPD).",
     quarantine: "Supprimez ou isolez les réponses reçues par vos utilisateurs qui contenaient des données d'un tiers ; ne les traitez pas davantage.",
     contactWanted: "Indiquez-nous le point de contact auquel adresser les informations complémentaires ; nous les transmettrons de manière échelonnée à mesure qu'elles sont confirmées (art. 33.4).",

@@ -1,7 +1,7 @@
 import {z} from 'zod'
 import {InputError} from '../errors.js'
 import {detectionSchema, detectionSummary} from './detection-note.js'
-import type {CaseFacts, Counterpart, TenantExposure} from './facts.js'
+import {examinedTotals, type CaseFacts, type Counterpart, type TenantExposure} from './facts.js'
 import {categoryLabel, leakedSide, PHRASES, receivedSide, type Language} from './phrases.js'
 import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 import {count} from '../util/plural.js'
@@ -160,7 +160,8 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   if (!inc?.cause && !inc?.cause_category) L.open('cause', P.open.cause, 'Art. 33(3)(a); EDPB 9/2022', 'crosstalk incident set --cause TEXT --cause-category ...')
   for (const m of splitList(inc?.measures_taken)) L.stated('containment', m, ['incident.measures_taken'])
   if (!inc?.measures_taken) L.open('containment', P.open.containment, 'Art. 33(3)(d)', 'crosstalk incident set --measures-taken "A; B"')
-  if (facts.scope) L.stated('investigation', N.identified(facts.totals.records, facts.totals.log_files, facts.totals.log_files_by_reference ?? 0, facts.totals.registry_files > 0), ['scan.exposure', 'evidence.files'])
+  const examined = examinedTotals(facts)
+  if (facts.scope) L.stated('investigation', N.identified(examined.records, examined.log_files, facts.totals.log_files_by_reference ?? 0, facts.totals.registry_files > 0, examined.not_scanned), ['scan.exposure', 'evidence.files'])
   if (facts.scope && facts.totals.registry_files === 0) L.stated('investigation', P.noRegistry, ['evidence.files', 'scan.exposure'])
   if (facts.scope && facts.totals.bad_lines > 0) L.stated('investigation', P.unreadLines(facts.totals.bad_lines), ['evidence.files'])
   if (facts.scope && (facts.scope.contaminated_without_prompt ?? 0) > 0) L.stated('investigation', P.noPromptLogged(facts.scope.contaminated_without_prompt!), ['scan.sightings'])

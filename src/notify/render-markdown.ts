@@ -90,6 +90,8 @@ export function article33View(d: Article33Result): View {
     scope.cross_session_responses = unknown
     scope.orphan_sightings = fr ? `${d.scope.orphan_sightings} (aucun registre : tout marqueur trouvé est non enregistré)` : `${d.scope.orphan_sightings} (no registry: every marker found is unregistered)`
   }
+  // What was ingested and never scanned is shown as not examined, beside what was.
+  if (d.scope) (view.scope as View).not_examined = d.scope.log_files_not_examined > 0
   // The at-risk count covers the records that say both their status and their prompt size; those that leave it open are said beside it, never folded in.
   const undecided = d.scope?.at_risk_unknown_records ?? 0
   if (d.scope && d.scope.at_risk_responses !== null && undecided > 0) (view.scope as View).at_risk_responses = escapeMd(P.atRiskWithUndecided(d.scope.at_risk_responses, undecided))

@@ -22,6 +22,8 @@ function sentences(P: Phrases, n: number): string[] {
     P.exposure(exposure(n), '2026-11-01T00:00:00Z', '2026-11-02T00:00:00Z'),
     P.exposureCrossTenant(n),
     P.investigation(n, n, n),
+    P.investigation(n, n, n, {records: n, files: n}),
+    P.notice.identified(n, n, 0, true, {records: n, files: n}),
     P.replayGroup(replay(n)),
     P.a34.whatHappened(exposure(n)),
     P.notice.leaked(notice),

@@ -514,3 +514,37 @@ describe('published JSON Schemas', () => {
     }
   })
 })
+
+describe('documents over a partial scan (--allow-incomplete)', () => {
+  const partial = (role: 'controller' | 'processor' = 'controller'): CaseFacts => ({
+    ...fixture('2026-10-24T08:00:00.000Z', {role}),
+    detection: {complete: false, files_not_scanned: 1, records_not_scanned: 400, never_scanned: false, registry_changed: false, provenance: 'current', last_scan_at: '2026-10-23T09:00:00.000Z'},
+  })
+
+  it('the Article 33 draft states the scanned responses and files as examined and the rest as not examined', () => {
+    const f = partial()
+    const scanned = f.totals.records - f.detection.records_not_scanned
+    const d = buildArticle33(f)
+    expect(d.scope).toMatchObject({records_examined: scanned, log_files: f.totals.log_files - 1, records_not_examined: 400, log_files_not_examined: 1})
+    expect(d.investigation[0]).toContain(`Logs of ${scanned} responses from 1 log file were searched`)
+    expect(d.investigation[0]).toContain('400 responses in 1 further log file ingested but never scanned were not examined')
+    const md = renderArticle33Markdown(d)
+    expect(md).toContain(`| Responses examined | ${scanned} |`)
+    expect(md).toContain('| Responses ingested but not scanned: not examined | 400 |')
+    expect(md).not.toContain(`| Responses examined | ${f.totals.records} |`)
+    const fr = renderArticle33Markdown(buildArticle33(f, {language: 'fr'}))
+    expect(fr).toContain(`| Réponses examinées | ${scanned} |`)
+    expect(fr).toContain('| Réponses chargées mais non analysées : non examinées | 400 |')
+    // A complete scan shows no such row.
+    expect(renderArticle33Markdown(buildArticle33(fixture()))).not.toContain('not examined |')
+  })
+
+  it('the processor notice states the scanned responses and files, and the unscanned part as not examined', () => {
+    const f = partial('processor')
+    const n = buildProcessorNotice(f, 'acme')
+    const text = JSON.stringify(n)
+    expect(text).toContain(`(${f.totals.records - 400} responses in 1 log file)`)
+    expect(text).toContain('400 responses in 1 further log file ingested but never scanned were not examined')
+    expect(text).not.toContain(`(${f.totals.records} responses in`)
+  })
+})
