@@ -79,7 +79,10 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     L.open('controller', P.open.onBehalfController(onBehalf), 'EDPB template 12-13', null)
     L.stated('controller', P.preparedOnBehalf(inc?.processor_name ?? null, onBehalf), ['incident.role'])
   } else if (!inc?.controller_name) L.open('controller', P.open.controller, 'EDPB template 12-13', 'crosstalk incident set --controller-name ... --controller-contact ...')
-  if (!inc?.dpo_name && !inc?.dpo_contact) L.open('controller', P.open.contact, 'Art. 33(3)(b); template 30-31', 'crosstalk incident set --dpo-name ... --dpo-contact ...')
+  // A draft for a controller gives that controller's DPO or contact point: the one recorded in this case is the processor's own, and the case records none per controller.
+  const contactPoint = onBehalf !== null ? {name: null, contact: null} : {name: inc?.dpo_name ?? null, contact: inc?.dpo_contact ?? null}
+  if (onBehalf !== null) L.open('controller', P.open.onBehalfContact(onBehalf), 'Art. 33(3)(b); template 29-36', null)
+  else if (!inc?.dpo_name && !inc?.dpo_contact) L.open('controller', P.open.contact, 'Art. 33(3)(b); template 30-31', 'crosstalk incident set --dpo-name ... --dpo-contact ...')
   if (!inc?.reporting_person) L.open('controller', P.open.reportingPerson, 'EDPB template 21-24', 'crosstalk incident set --reporting-person ... --reporting-person-role ...')
   if (!inc?.sector || !inc?.organisation_size) L.open('controller', P.open.sectorSize, 'EDPB template 14-17', 'crosstalk incident set --sector ... --organisation-size ... --economic-activity ...')
   if (!inc?.eea_representative) L.open('controller', P.open.eeaRepresentative, 'Art. 27; template 18-19', 'crosstalk incident set --eea-representative ...')
@@ -232,7 +235,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
       economic_activity: inc?.economic_activity ?? null,
       eea_representative: inc?.eea_representative ?? null,
     },
-    contact_point: {name: inc?.dpo_name ?? null, contact: inc?.dpo_contact ?? null},
+    contact_point: contactPoint,
     reporting_person: {name: inc?.reporting_person ?? null, role: inc?.reporting_person_role ?? null},
     timeline: {
       detected_at: inc?.detected_at ?? null,

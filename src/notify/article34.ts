@@ -98,7 +98,10 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   const advice = [L.stated('advice', A.careful, ['rule:Recital 86'])]
   if (financial) advice.push(L.stated('advice', A.checkBank, ['rule:Recital 86', 'scan.pii_findings']))
   advice.push(L.stated('advice', A.secrets, ['rule:Recital 86']), L.stated('advice', A.contactUs, ['rule:Art. 34(2)']))
-  if (!inc?.dpo_name && !inc?.dpo_contact) L.open('contact', P.open.subjectContact, 'Art. 34(2), 33(3)(b)', 'crosstalk incident set --dpo-name ... --dpo-contact ...')
+  // A letter for a controller gives that controller's DPO or contact point, never the processor's own (the one recorded in this case).
+  const contact = onBehalf !== null ? {name: null, contact: null} : {name: inc?.dpo_name ?? null, contact: inc?.dpo_contact ?? null}
+  if (onBehalf !== null) L.open('contact', P.open.onBehalfContact(onBehalf), 'Art. 34(2), 33(3)(b)', null)
+  else if (!inc?.dpo_name && !inc?.dpo_contact) L.open('contact', P.open.subjectContact, 'Art. 34(2), 33(3)(b)', 'crosstalk incident set --dpo-name ... --dpo-contact ...')
 
   let decision: string | null = null
   if (a) decision = L.stated('decision', P.decisionStated(a), [`assessment#${a.id}`])
@@ -114,7 +117,7 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
     detection: detectionSummary(facts.detection, language),
     organisation: onBehalf === null ? (inc?.controller_name ?? null) : null,
     prepared_for: onBehalf,
-    contact: {name: inc?.dpo_name ?? null, contact: inc?.dpo_contact ?? null},
+    contact,
     notes: L.texts('notes'),
     what_happened: [...L.texts('what_happened'), ...L.texts('cause')],
     when,

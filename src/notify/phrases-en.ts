@@ -320,6 +320,7 @@ export const EN = {
     notificationProblem: (text: string) => `a recorded notification contradicts the incident: ${text}`,
     onBehalfController: (tenant: string) => `the controller's name and contact details (customer ${tenant})`,
     subjectContact: 'contact details for the data subjects (DPO or contact point)',
+    onBehalfContact: (tenant: string) => `the DPO or other contact point of the controller (customer ${tenant}): none is recorded for it (the DPO recorded in this case is the processor's)`,
     language: 'the language of the communication: none was chosen, so it is drafted in English; confirm the language the data subjects use (--lang)',
   },
 }

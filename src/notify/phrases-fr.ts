@@ -297,6 +297,7 @@ export const FR: Phrases = {
     notificationProblem: (text) => `une notification enregistrée contredit l'incident : ${text}`,
     onBehalfController: (tenant) => `nom et coordonnées du responsable de traitement (client ${tenant})`,
     subjectContact: 'coordonnées à communiquer aux personnes concernées (DPO ou point de contact)',
+    onBehalfContact: (tenant) => `DPO ou autre point de contact du responsable de traitement (client ${tenant}) : aucun n'est enregistré pour lui (le DPO enregistré dans ce dossier est celui du sous-traitant)`,
     language: "la langue de la communication : aucune n'a été choisie, elle est rédigée en anglais ; confirmer la langue des personnes concernées (--lang)",
   },
 }

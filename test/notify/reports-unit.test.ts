@@ -548,3 +548,22 @@ describe('documents over a partial scan (--allow-incomplete)', () => {
     expect(text).not.toContain(`(${f.totals.records} responses in`)
   })
 })
+
+describe('a draft on behalf of a controller', () => {
+  it("never gives the processor's DPO as the controller's: it is an open item in the Art. 33 draft and the Art. 34 letter", () => {
+    const f = {...fixture('2026-10-24T08:00:00.000Z', {role: 'processor', dpo_name: 'P. Roc (processor DPO)', dpo_contact: 'dpo@llmapi.example'}, [notification({recipient: 'acme', at: '2026-10-23T20:00:00.000Z'})]), for_tenant: 'acme'}
+    const d = buildArticle33(f, {onBehalfOf: 'acme'})
+    expect(d.contact_point).toEqual({name: null, contact: null})
+    expect(d.open_items.map((o) => o.item)).toContain("the DPO or other contact point of the controller (customer acme): none is recorded for it (the DPO recorded in this case is the processor's)")
+    for (const id of ['29', '30-36']) expect(d.form_fields.find((x) => x.id === id)).toMatchObject({open: true, value: expect.stringMatching(/^to be completed: the DPO or other contact point of the controller/)})
+    const md = renderArticle33Markdown(d)
+    expect(md).not.toContain('P. Roc')
+    expect(md).not.toContain('dpo@llmapi.example')
+    const letter = buildArticle34(f, {onBehalfOf: 'acme', language: 'en'})
+    expect(letter.contact).toEqual({name: null, contact: null})
+    const lmd = renderArticle34Markdown(letter)
+    expect(lmd).not.toContain('P. Roc')
+    expect(lmd).not.toContain('dpo@llmapi.example')
+    expect(lmd).toContain('the DPO or other contact point of the controller (customer acme)')
+  })
+})
