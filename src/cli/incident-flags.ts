@@ -14,7 +14,7 @@ const HELP: Record<string, string> = {
   controller_name: 'Controller (organisation) name [12].',
   controller_contact: 'Controller contact details [13].',
   processor_name: 'Processor involved (e.g. the LLM API provider) [38-41].',
-  dpo_name: 'DPO or other contact point (Art. 33(3)(b)) [30].',
+  dpo_name: 'Name of the designated data protection officer (Art. 37, 33(3)(b)) [29-30]: drafts then answer "Is a DPO designated?" yes. A contact point that is not a DPO: --dpo-contact alone (drafts leave field 29 and its name open).',
   dpo_contact: 'DPO / contact point e-mail or phone [31].',
   lead_authority: 'Lead supervisory authority (e.g. "DPC (Ireland)") [114].',
   countries: 'Countries of affected data subjects, comma-separated [116].',

@@ -83,6 +83,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   const contactPoint = onBehalf !== null ? {name: null, contact: null} : {name: inc?.dpo_name ?? null, contact: inc?.dpo_contact ?? null}
   if (onBehalf !== null) L.open('controller', P.open.onBehalfContact(onBehalf), 'Art. 33(3)(b); template 29-36', null)
   else if (!inc?.dpo_name && !inc?.dpo_contact) L.open('controller', P.open.contact, 'Art. 33(3)(b); template 30-31', 'crosstalk incident set --dpo-name ... --dpo-contact ...')
+  else if (!inc?.dpo_name) L.open('controller', P.open.contactName, 'Art. 33(3)(b); template 29-30', 'crosstalk incident set --dpo-name ...')
   if (!inc?.reporting_person) L.open('controller', P.open.reportingPerson, 'EDPB template 21-24', 'crosstalk incident set --reporting-person ... --reporting-person-role ...')
   if (!inc?.sector || !inc?.organisation_size) L.open('controller', P.open.sectorSize, 'EDPB template 14-17', 'crosstalk incident set --sector ... --organisation-size ... --economic-activity ...')
   if (!inc?.eea_representative) L.open('controller', P.open.eeaRepresentative, 'Art. 27; template 18-19', 'crosstalk incident set --eea-representative ...')

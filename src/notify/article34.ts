@@ -102,6 +102,8 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   const contact = onBehalf !== null ? {name: null, contact: null} : {name: inc?.dpo_name ?? null, contact: inc?.dpo_contact ?? null}
   if (onBehalf !== null) L.open('contact', P.open.onBehalfContact(onBehalf), 'Art. 34(2), 33(3)(b)', null)
   else if (!inc?.dpo_name && !inc?.dpo_contact) L.open('contact', P.open.subjectContact, 'Art. 34(2), 33(3)(b)', 'crosstalk incident set --dpo-name ... --dpo-contact ...')
+  else if (!inc?.dpo_name) L.open('contact', P.open.contactName, 'Art. 34(2), 33(3)(b)', 'crosstalk incident set --dpo-name ...')
+  else if (!inc?.dpo_contact) L.open('contact', P.open.contactDetails, 'Art. 34(2), 33(3)(b)', 'crosstalk incident set --dpo-contact ...')
 
   let decision: string | null = null
   if (a) decision = L.stated('decision', P.decisionStated(a), [`assessment#${a.id}`])

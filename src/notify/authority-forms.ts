@@ -86,7 +86,7 @@ function answers(d: Draft, P: Phrases) {
     sector: known([d.controller.sector, d.controller.organisation_size, d.controller.economic_activity].filter(Boolean).join(', ') || null, o.sectorSize),
     eea: known(d.controller.eea_representative, o.eeaRepresentative),
     reporter: known(reporter, o.reportingPerson),
-    dpoDesignated: d.prepared_on_behalf_of ? {value: P.toComplete(o.onBehalfContact(d.prepared_on_behalf_of)), open: true} : d.contact_point.name || d.contact_point.contact ? {value: P.yes, open: false} : {value: P.toComplete(o.contact), open: true},
+    dpoDesignated: d.prepared_on_behalf_of ? {value: P.toComplete(o.onBehalfContact(d.prepared_on_behalf_of)), open: true} : d.contact_point.name ? {value: P.yes, open: false} : {value: P.toComplete(d.contact_point.contact ? o.dpoDesignated : o.contact), open: true},
     contact: d.prepared_on_behalf_of ? {value: P.toComplete(o.onBehalfContact(d.prepared_on_behalf_of)), open: true} : known(contact, o.contact),
     processor: known(d.controller.processor, o.processor),
     window: known(window, o.breachStart),

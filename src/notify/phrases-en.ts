@@ -212,6 +212,9 @@ export const EN = {
   // ---- Article 34 (to data subjects, plain language)
   a34: {
     title: 'Important information about your personal data',
+    /** The contact line: a DPO only where a DPO name is recorded; contact details alone are a contact point. */
+    dpoLine: (name: string, contact: string | null) => `Our data protection officer: ${contact ? `${name}, ${contact}` : name}.`,
+    contactPointLine: (contact: string) => `You can contact us at: ${contact}.`,
     whatHappened: (e: Exposure) =>
       `Some answers that an AI service gave to other users contained text from conversations of other people. Part of your conversation (what you wrote, or the answers you received) may have been shown to someone else (${e.sessions === 1 ? '1 conversation was' : `${e.sessions} conversations were`} affected).`,
     cause: (category: string, text: string | null) =>
@@ -320,6 +323,9 @@ export const EN = {
     notificationProblem: (text: string) => `a recorded notification contradicts the incident: ${text}`,
     onBehalfController: (tenant: string) => `the controller's name and contact details (customer ${tenant})`,
     subjectContact: 'contact details for the data subjects (DPO or contact point)',
+    dpoDesignated: 'whether a data protection officer is designated (Art. 37): no DPO name is recorded, only contact details',
+    contactName: 'the name of the DPO or other contact point (only its contact details are recorded)',
+    contactDetails: 'contact details of the data protection officer (only a name is recorded)',
     onBehalfContact: (tenant: string) => `the DPO or other contact point of the controller (customer ${tenant}): none is recorded for it (the DPO recorded in this case is the processor's)`,
     language: 'the language of the communication: none was chosen, so it is drafted in English; confirm the language the data subjects use (--lang)',
   },

@@ -193,6 +193,8 @@ export const FR: Phrases = {
   inTime: 'dans le délai',
 
   a34: {
+    dpoLine: (name, contact) => `Notre délégué à la protection des données : ${contact ? `${name}, ${contact}` : name}.`,
+    contactPointLine: (contact) => `Vous pouvez nous contacter à l'adresse suivante : ${contact}.`,
     title: 'Informations importantes sur vos données personnelles',
     whatHappened: (e) =>
       `Certaines réponses données par un service d'intelligence artificielle à d'autres utilisateurs contenaient du texte issu des conversations d'autres personnes. Une partie de votre conversation (ce que vous avez écrit, ou les réponses que vous avez reçues) a pu être montrée à quelqu'un d'autre (${e.sessions} ${un(e.sessions) ? 'conversation est concernée' : 'conversations sont concernées'}).`,
@@ -297,6 +299,9 @@ export const FR: Phrases = {
     notificationProblem: (text) => `une notification enregistrée contredit l'incident : ${text}`,
     onBehalfController: (tenant) => `nom et coordonnées du responsable de traitement (client ${tenant})`,
     subjectContact: 'coordonnées à communiquer aux personnes concernées (DPO ou point de contact)',
+    dpoDesignated: "désignation d'un délégué à la protection des données (art. 37) : aucun nom de DPO n'est enregistré, seulement des coordonnées",
+    contactName: 'nom du DPO ou de l\'autre point de contact (seules ses coordonnées sont enregistrées)',
+    contactDetails: 'coordonnées du délégué à la protection des données (seul son nom est enregistré)',
     onBehalfContact: (tenant) => `DPO ou autre point de contact du responsable de traitement (client ${tenant}) : aucun n'est enregistré pour lui (le DPO enregistré dans ce dossier est celui du sous-traitant)`,
     language: "la langue de la communication : aucune n'a été choisie, elle est rédigée en anglais ; confirmer la langue des personnes concernées (--lang)",
   },

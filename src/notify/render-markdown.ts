@@ -137,7 +137,13 @@ export function missingText(language: Language): string {
 export function renderArticle34Markdown(d: Article34Result): string {
   const P = PHRASES[d.language]
   // The letter's subject is the plain-language one (Art. 34(2)), never the incident's internal title.
-  const view: View = {...(escapeView(d) as View), ...openBySection(d.open_items, d.language), heading: d.final ? P.final : P.draft, subject: escapeMd(P.a34.title), open_all: d.open_items.map((o) => openItemText(o, d.language)), has_open: d.open_items.length > 0}
+  const c = d.contact
+  // "Our data protection officer" only where a DPO name is recorded; contact details alone are a contact point (its name is an open item).
+  const contactLine = c.name ? P.a34.dpoLine(c.name, c.contact) : c.contact ? P.a34.contactPointLine(c.contact) : null
+  const view: View = {
+    ...(escapeView(d) as View), ...openBySection(d.open_items, d.language), heading: d.final ? P.final : P.draft, subject: escapeMd(P.a34.title),
+    open_all: d.open_items.map((o) => openItemText(o, d.language)), has_open: d.open_items.length > 0, contact_line: contactLine === null ? null : escapeMd(contactLine),
+  }
   return renderTemplate(loadTemplate(templateName('article34', d.language)), view, missingText(d.language))
 }
 

@@ -567,3 +567,26 @@ describe('a draft on behalf of a controller', () => {
     expect(lmd).toContain('the DPO or other contact point of the controller (customer acme)')
   })
 })
+
+describe('the DPO and the contact point', () => {
+  it("answers 'Is a DPO designated?' yes only from a recorded DPO name; contact details alone are a contact point, with its open items", () => {
+    const f = fixture('2026-10-24T08:00:00.000Z', {dpo_name: null, dpo_contact: 'support@acme.example'})
+    const d = buildArticle33(f)
+    expect(d.form_fields.find((x) => x.id === '29')).toMatchObject({open: true, value: 'to be completed: whether a data protection officer is designated (Art. 37): no DPO name is recorded, only contact details'})
+    expect(d.form_fields.find((x) => x.id === '30-36')).toMatchObject({open: false, value: 'support@acme.example'})
+    expect(d.open_items.map((o) => o.item)).toContain('the name of the DPO or other contact point (only its contact details are recorded)')
+    const fr = buildArticle33(f, {language: 'fr'})
+    expect(fr.form_fields.find((x) => x.id === '29')).toMatchObject({open: true})
+    // A recorded DPO name answers it.
+    expect(buildArticle33(fixture()).form_fields.find((x) => x.id === '29')).toMatchObject({open: false, value: 'yes'})
+
+    const letter = buildArticle34(f, {language: 'en'})
+    const md = renderArticle34Markdown(letter)
+    expect(md).toContain('You can contact us at: support@acme.example.')
+    expect(md).not.toContain('Our data protection officer')
+    expect(md).not.toContain('see the open items')
+    expect(letter.open_items.map((o) => o.item)).toContain('the name of the DPO or other contact point (only its contact details are recorded)')
+    expect(renderArticle34Markdown(buildArticle34(fixture(), {language: 'en'}))).toContain('Our data protection officer: J. Doe, dpo@acme.example.')
+    expect(renderArticle34Markdown(buildArticle34(f, {language: 'fr'}))).toContain("Vous pouvez nous contacter à l'adresse suivante : support@acme.example.")
+  })
+})
