@@ -190,6 +190,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   // ---- other authorities and cross-border (template 109-123)
   if (!inc?.police_report) L.open('authorities', P.open.police, 'EDPB template 109', 'crosstalk incident set --police-report ...')
   if (!inc?.other_authorities) L.open('authorities', P.open.otherAuthorities, 'EDPB template 110-111', 'crosstalk incident set --other-authorities ...')
+  L.open('cross_border', P.open.crossBorder, 'Art. 4(23), 56; template 113', null)
   if (!inc?.lead_authority) L.open('cross_border', P.open.leadAuthority, 'Art. 55-56; template 114', 'crosstalk incident set --lead-authority ...')
   if (!inc?.countries) L.open('cross_border', P.open.countries, 'EDPB template 116-117', 'crosstalk incident set --countries ... --subjects-per-country ...')
   if (!inc?.establishment_countries) L.open('cross_border', P.open.establishment, 'EDPB template 115', 'crosstalk incident set --establishment-countries ...')

@@ -140,7 +140,8 @@ function answers(d: Draft, P: Phrases) {
     message: {value: P.toComplete(fr ? 'contenu du message aux personnes (projet : crosstalk report article34)' : 'content of the message to data subjects (draft: crosstalk report article34)'), open: true},
     police: known(d.other_authorities.police, o.police),
     otherAuthorities: known(d.other_authorities.others, o.otherAuthorities),
-    crossBorder: d.cross_border.lead_authority ? {value: `${P.yes}: ${d.cross_border.lead_authority}`, open: false} : {value: P.toComplete(o.leadAuthority), open: true},
+    // Whether processing is cross-border (Art. 4(23)) is a fact of its own: no recorded field says it, so it stays open; the lead authority recorded is shown beside it.
+    crossBorder: {value: P.toComplete(o.crossBorder) + (d.cross_border.lead_authority ? ` (${fr ? 'autorité chef de file enregistrée :' : 'lead authority recorded:'} ${d.cross_border.lead_authority})` : ''), open: true},
     leadAuthority: known(d.cross_border.lead_authority, o.leadAuthority),
     establishment: known(d.cross_border.establishment_countries, o.establishment),
     countries: known(d.cross_border.countries, o.countries),

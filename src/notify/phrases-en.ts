@@ -316,6 +316,7 @@ export const EN = {
     police: 'whether reported to police or judicial authorities',
     otherAuthorities: 'other authorities notified (CSIRT, sector regulators), with case ids',
     leadAuthority: 'lead supervisory authority (one-stop shop) or the authorities of every Member State concerned',
+    crossBorder: 'whether the processing is cross-border (Art. 4(23): establishments in more than one Member State, or data subjects substantially affected in more than one); the case does not record it, and a lead authority alone does not say it',
     countries: 'countries of the affected data subjects and numbers per country',
     establishment: 'countries where the controller is established',
     authoritiesNotified: 'supervisory authorities notified',

@@ -292,6 +292,7 @@ export const FR: Phrases = {
     police: 'signalement à la police ou aux autorités judiciaires',
     otherAuthorities: 'autres autorités informées (CSIRT, régulateurs sectoriels), avec leurs références',
     leadAuthority: 'autorité de contrôle chef de file (guichet unique) ou autorités de chaque État membre concerné',
+    crossBorder: "caractère transfrontalier du traitement (art. 4.23 : établissements dans plusieurs États membres, ou personnes sensiblement affectées dans plusieurs) ; le dossier ne l'enregistre pas, et une autorité chef de file ne suffit pas à l'établir",
     countries: 'pays des personnes concernées et nombre par pays',
     establishment: "pays d'établissement du responsable de traitement",
     authoritiesNotified: 'autorités de contrôle notifiées',

@@ -590,3 +590,19 @@ describe('the DPO and the contact point', () => {
     expect(renderArticle34Markdown(buildArticle34(f, {language: 'fr'}))).toContain("Vous pouvez nous contacter à l'adresse suivante : support@acme.example.")
   })
 })
+
+describe('cross-border processing (field 113)', () => {
+  it('is never answered yes from the lead authority alone: it is an open item, the lead authority shown beside it', () => {
+    const f = fixture('2026-10-24T08:00:00.000Z', {lead_authority: 'CNIL', countries: 'FR', establishment_countries: 'FR'})
+    const d = buildArticle33(f)
+    const field = d.form_fields.find((x) => x.id === '113')!
+    expect(field.open).toBe(true)
+    expect(field.value).not.toMatch(/^yes/)
+    expect(field.value).toContain('lead authority recorded: CNIL')
+    expect(d.form_fields.find((x) => x.id === '114')).toMatchObject({open: false, value: 'CNIL'})
+    expect(d.open_items.find((o) => o.ref.includes('template 113'))?.item).toMatch(/^whether the processing is cross-border/)
+    for (const [authority, id] of [['cnil', 'transfrontalier'], ['dpc', 'cross-border']] as const) {
+      expect(buildArticle33(f, {authority}).form_fields.find((x) => x.id === id)).toMatchObject({open: true})
+    }
+  })
+})
