@@ -1,5 +1,6 @@
 import {z} from 'zod'
 import {InputError} from '../errors.js'
+import {listNotificationRows} from '../store/notifications.js'
 import {amendAwareAt, amendRole, getIncidentRow, insertIncidentRow, listAmendmentRows, updateIncidentRow, type AmendmentRow, type IncidentRow} from '../store/incident.js'
 import type {CaseDb} from '../store/open-case.js'
 
@@ -117,6 +118,35 @@ function toColumns(patch: IncidentPatch): Record<string, string | number> {
   return out
 }
 
+/** A few minutes for clocks that disagree (notify record allows the same). */
+const FUTURE_TOLERANCE_MS = 5 * 60_000
+
+/**
+ * Times no draft can state: one after `now` (a breach, a detection or an awareness that has not
+ * happened yet), or a breach that ends before it starts. `times` is the incident as it would be
+ * stored (ISO strings); `what` names the command in the message.
+ */
+function checkIncidentTimes(what: string, times: Partial<Record<IncidentTimeField | 'aware_at', string | null>>, now: Date): void {
+  for (const [field, value] of Object.entries(times)) {
+    if (!value) continue
+    if (Date.parse(value) > now.getTime() + FUTURE_TOLERANCE_MS) {
+      throw new InputError(`${what}: --${field.replace(/_/g, '-')} ${value} is in the future (now ${now.toISOString()}): record a time once it has happened`)
+    }
+  }
+  const start = times.breach_started_at
+  const end = times.breach_ended_at
+  if (start && end && Date.parse(end) < Date.parse(start)) {
+    throw new InputError(`${what}: --breach-ended-at ${end} is before --breach-started-at ${start}: a breach cannot end before it starts`)
+  }
+}
+
+/** The incident's times as stored, with a patch's over them. */
+function timesOf(record: Partial<IncidentRecord>, patch: IncidentPatch): Partial<Record<IncidentTimeField | 'aware_at', string | null>> {
+  const out: Partial<Record<IncidentTimeField | 'aware_at', string | null>> = {aware_at: record.aware_at ?? null}
+  for (const f of INCIDENT_TIME_FIELDS) out[f] = patch[f] ? patch[f]!.toISOString() : (record[f] ?? null)
+  return out
+}
+
 export function getIncident(db: CaseDb): IncidentRecord | null {
   return getIncidentRow(db)
 }
@@ -130,6 +160,7 @@ export function requireIncident(db: CaseDb): IncidentRecord {
 export function openIncident(db: CaseDb, options: OpenIncidentOptions): IncidentRecord {
   if (getIncident(db)) throw new InputError('this case already has an incident; change it with `crosstalk incident set`', 'E_INCIDENT_EXISTS')
   const patch = validate({...options.fields, title: options.title, role: options.role})
+  checkIncidentTimes('incident open', timesOf({aware_at: options.awareAt.toISOString()}, patch), options.now)
   insertIncidentRow(db, {
     ...toColumns(patch),
     aware_at: options.awareAt.toISOString(),
@@ -141,8 +172,10 @@ export function openIncident(db: CaseDb, options: OpenIncidentOptions): Incident
 }
 
 export function updateIncident(db: CaseDb, patch: IncidentPatch, now: Date): IncidentRecord {
-  requireIncident(db)
-  const columns = toColumns(validate(patch))
+  const before = requireIncident(db)
+  const valid = validate(patch)
+  checkIncidentTimes('incident set', timesOf(before, valid), now)
+  const columns = toColumns(valid)
   if (Object.keys(columns).length === 0) throw new InputError('incident set: nothing to change (give at least one field flag)')
   updateIncidentRow(db, columns, now.toISOString())
   return requireIncident(db)
@@ -153,6 +186,8 @@ export interface AmendAwarenessOptions {
   reason: string
   amendedBy?: string
   now: Date
+  /** the command named in a refusal (default amend-awareness) */
+  command?: string
 }
 
 /** The only way the awareness time changes: kept with the old value, the reason and who. */
@@ -160,6 +195,15 @@ export function amendAwareness(db: CaseDb, options: AmendAwarenessOptions): Inci
   const reason = options.reason.trim()
   if (!reason) throw new InputError('amend-awareness: --reason must say why the awareness time changes')
   const before = requireIncident(db)
+  const what = options.command ?? 'amend-awareness'
+  checkIncidentTimes(what, {aware_at: options.awareAt.toISOString()}, options.now)
+  // A notification already sent shows awareness by then at the latest: the awareness time cannot move after it.
+  const sent = listNotificationRows(db).filter((n) => Date.parse(n.at) < options.awareAt.getTime()).sort((a, b) => Date.parse(a.at) - Date.parse(b.at))[0]
+  if (sent) {
+    throw new InputError(
+      `${what}: --aware-at ${options.awareAt.toISOString()} is after the notification recorded at ${sent.at} (to ${sent.recipient}, reference ${sent.reference}): whoever notified was aware by then; an awareness time after it cannot be right`,
+    )
+  }
   amendAwareAt(db, {field: 'aware_at', old_value: before.aware_at, new_value: options.awareAt.toISOString(), reason, amended_by: options.amendedBy ?? null, at: options.now.toISOString()}, options.awareAt)
   return requireIncident(db)
 }

@@ -40,7 +40,7 @@ export default class IncidentSet extends BaseCommand {
     let incident: IncidentRecord | undefined
     inTransaction(db, () => {
       if (flags['aware-at'] && flags.reason) {
-        incident = amendAwareness(db, {awareAt: parseInstant(flags['aware-at'], '--aware-at'), reason: flags.reason, amendedBy: flags['amended-by'], now})
+        incident = amendAwareness(db, {awareAt: parseInstant(flags['aware-at'], '--aware-at'), reason: flags.reason, amendedBy: flags['amended-by'], now, command: 'incident set'})
       }
       if (flags.role && flags.reason) incident = changeRole(db, {role: flags.role as IncidentRecord['role'], reason: flags.reason, amendedBy: flags['amended-by'], now})
       if (Object.keys(patch).length > 0 || !incident) incident = updateIncident(db, patch, now)
