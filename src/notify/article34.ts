@@ -75,6 +75,9 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
 
   const exposure = s?.exposure ?? null
   if (exposure && exposure.responses > 0) L.stated('what_happened', A.whatHappened(exposure), ['scan.exposure'])
+  // Nothing found is a finding only where detection covered the whole case; over a partial scan it is not known yet.
+  else if (exposure && facts.detection.complete) L.stated('what_happened', A.nothingFound, ['scan.exposure'])
+  else if (exposure) L.open('what_happened', P.open.detectionIncomplete(facts.detection.files_not_scanned), 'Art. 34(2)', 'crosstalk scan')
   else L.open('what_happened', P.open.noScan, 'Art. 34(2)', 'crosstalk scan')
   if (inc?.cause_category) L.stated('cause', A.cause(inc.cause_category, inc.cause ?? null), inc.cause ? ['incident.cause_category', 'incident.cause'] : ['incident.cause_category'])
   else L.open('cause', P.open.cause, 'Art. 34(2)', 'crosstalk incident set --cause TEXT --cause-category ...')

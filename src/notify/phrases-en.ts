@@ -212,6 +212,7 @@ export const EN = {
   // ---- Article 34 (to data subjects, plain language)
   a34: {
     title: 'Important information about your personal data',
+    nothingFound: "We searched the logs of the AI service and found no answer that showed text from another person's conversation.",
     /** The contact line: a DPO only where a DPO name is recorded; contact details alone are a contact point. */
     dpoLine: (name: string, contact: string | null) => `Our data protection officer: ${contact ? `${name}, ${contact}` : name}.`,
     contactPointLine: (contact: string) => `You can contact us at: ${contact}.`,

@@ -195,6 +195,7 @@ export const FR: Phrases = {
   a34: {
     dpoLine: (name, contact) => `Notre délégué à la protection des données : ${contact ? `${name}, ${contact}` : name}.`,
     contactPointLine: (contact) => `Vous pouvez nous contacter à l'adresse suivante : ${contact}.`,
+    nothingFound: "Nous avons analysé les journaux du service d'IA et n'avons trouvé aucune réponse montrant le texte de la conversation d'une autre personne.",
     title: 'Informations importantes sur vos données personnelles',
     whatHappened: (e) =>
       `Certaines réponses données par un service d'intelligence artificielle à d'autres utilisateurs contenaient du texte issu des conversations d'autres personnes. Une partie de votre conversation (ce que vous avez écrit, ou les réponses que vous avez reçues) a pu être montrée à quelqu'un d'autre (${e.sessions} ${un(e.sessions) ? 'conversation est concernée' : 'conversations sont concernées'}).`,

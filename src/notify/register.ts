@@ -91,7 +91,10 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
         ? L.stated('facts', [found, ...limits].join(' '), ['scan.exposure', 'evidence.files'])
         : L.stated('facts', found, ['scan.exposure'])
       : todo('facts', P.open.noScan, 'Art. 33(5)', 'crosstalk scan')
-  const effects = exposure && exposure.responses > 0 ? L.stated('effects', P.register.effects, ['scan.exposure']) : P.toComplete(P.open.noScan)
+  // Nothing found is a finding only where detection covered the whole case; otherwise it says why it is not known.
+  const noneFound = (section: string): string =>
+    !exposure ? P.toComplete(P.open.noScan) : facts.detection.complete ? L.stated(section, P.noneFound, ['scan.exposure']) : P.toComplete(P.open.detectionIncomplete(facts.detection.files_not_scanned))
+  const effects = exposure && exposure.responses > 0 ? L.stated('effects', P.register.effects, ['scan.exposure']) : noneFound('effects')
   const causeParts = [
     ...(inc?.cause_category ? [L.stated('cause', P.causeCategoryRecorded(P.causeCategory[inc.cause_category] ?? inc.cause_category), ['incident.cause_category'])] : []),
     ...(inc?.cause ? [L.stated('cause', P.causeRecorded(inc.cause), ['incident.cause'])] : []),
@@ -145,7 +148,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     facts: factsText,
     data_subjects: range(s?.data_subjects) ?? P.toComplete(P.open.noScan),
     records: range(s?.records) ?? P.toComplete(P.open.noScan),
-    data_categories: joinItems(categories, P.join) || P.toComplete(P.open.noScan),
+    data_categories: joinItems(categories, P.join) || noneFound('data_categories'),
     effects,
     cause,
     remedial_action: joinItems(remedial, P.join),

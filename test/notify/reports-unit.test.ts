@@ -606,3 +606,29 @@ describe('cross-border processing (field 113)', () => {
     }
   })
 })
+
+describe('a case where detection completed and found nothing', () => {
+  const clean = (complete: boolean): CaseFacts => {
+    const f = fixture()
+    return {
+      ...f,
+      scope: {...f.scope!, exposure: {...EXPOSURE, responses: 0, by_canary: 0, by_text_only: 0, sessions: 0, source_tenants: 0, recipient_tenants: 0, flows: []}, categories: [], exposure_first: null, exposure_last: null},
+      tenants: [],
+      detection: complete ? f.detection : {...f.detection, complete: false, files_not_scanned: 1, records_not_scanned: 10},
+    }
+  }
+
+  it('says what detection found in the register and the Art. 34 letter, never that it has not run', () => {
+    const r = buildRegisterEntry(clean(true))
+    expect(r.data_categories).toBe("none: detection over every log found no response carrying another session's data")
+    expect(r.effects).toBe(r.data_categories)
+    const letter = buildArticle34(clean(true), {language: 'en'})
+    expect(letter.what_happened[0]).toBe("We searched the logs of the AI service and found no answer that showed text from another person's conversation.")
+    for (const text of [JSON.stringify(r), renderArticle34Markdown(letter), renderRegisterMarkdown(r)]) expect(text).not.toContain('detection has not run')
+    // Over a partial scan, nothing found is not known yet.
+    const partial = buildRegisterEntry(clean(false))
+    expect(partial.effects).toMatch(/^to be completed: detection is incomplete/)
+    expect(partial.data_categories).toMatch(/^to be completed: detection is incomplete/)
+    expect(buildArticle34(clean(false), {language: 'en'}).open_items.find((o) => o.section === 'what_happened')?.item).toMatch(/^detection is incomplete/)
+  })
+})
