@@ -43,7 +43,7 @@ export const registerEntrySchema = z.object({
   authority_note: z.string().nullable(),
   notification_references: z.string(),
   controllers_notified: z.number().int(),
-  /** a processor's affected controllers (the customers on either side of the exposure); null for a controller */
+  /** a processor's affected controllers (the customers on either side of the exposure); null for a controller, and for a processor whose case was never scanned (not known) */
   controllers_affected: z.number().int().nullable(),
   awareness_amendments: z.number().int(),
   evidence: z.string(),
@@ -115,7 +115,8 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   if (inc?.role === 'processor') {
     const notified = new Set(facts.notifications.filter((n) => n.phase === 'initial' && n.recipient !== 'authority').map((n) => n.recipient))
     const missing = facts.tenants.filter((t) => !notified.has(t.tenant_id)).length
-    if (missing > 0) L.open('notifications', P.open.controllerNotices(missing), 'Art. 33(2)', 'crosstalk notify record --recipient TENANT ...')
+    if (!s) L.open('notifications', P.open.controllersUnknown, 'Art. 33(2)', 'crosstalk scan')
+    else if (missing > 0) L.open('notifications', P.open.controllerNotices(missing), 'Art. 33(2)', 'crosstalk notify record --recipient TENANT ...')
   } else if (!authority && a?.decision !== 'document') L.open('notifications', P.open.notifications, 'Art. 33(1)', 'crosstalk notify record --phase initial ...')
   // The entry's own fields with nothing recorded: each rendered as to be completed, so each is listed.
   if (inc && !inc.internal_reference) L.open('reference', P.open.internalReference, 'Art. 33(5)', 'crosstalk incident set --internal-reference ...')
@@ -161,11 +162,12 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     notified_authority_at: authority?.at ?? null,
     authority_note: inc?.role === 'processor' && !authority ? P.register.authorityProcessor : null,
     notification_references: facts.notifications.map((n) => P.register.notificationLine(n)).join(P.join),
-    // A processor counts the affected controllers it notified (out of controllers_affected).
+    // A processor counts the affected controllers it notified (out of controllers_affected); before any scan
+    // nobody knows which are affected, so every controller notified counts and the affected ones are unknown (null).
     controllers_notified: new Set(
-      facts.notifications.filter((n) => n.recipient !== 'authority' && n.recipient !== 'data-subjects' && (inc?.role !== 'processor' || affected.has(n.recipient))).map((n) => n.recipient),
+      facts.notifications.filter((n) => n.recipient !== 'authority' && n.recipient !== 'data-subjects' && (inc?.role !== 'processor' || !s || affected.has(n.recipient))).map((n) => n.recipient),
     ).size,
-    controllers_affected: inc?.role === 'processor' ? facts.tenants.length : null,
+    controllers_affected: inc?.role === 'processor' && s ? facts.tenants.length : null,
     awareness_amendments: facts.amendments.length,
     evidence: facts.evidence.map((e) => `${e.name} sha256 ${e.sha256}`).join(P.join) || P.toComplete(P.open.noScan),
     statements: L.statements,

@@ -156,7 +156,9 @@ export function renderRegisterMarkdown(d: RegisterEntryResult): string {
   if (d.notification_references === '') view.notification_references = fr ? 'aucune enregistrée' : 'none recorded'
   view.investigation_text = view.investigation ?? P.register.noInvestigation
   view.controllers_notified_text =
-    d.controllers_affected === null
+    d.controllers_affected === null && d.role === P.role.processor
+      ? fr ? `${d.controllers_notified} ; responsables de traitement concernés : inconnus (le dossier n'a jamais été analysé)` : `${d.controllers_notified}; affected controllers: not known (the case has never been scanned)`
+      : d.controllers_affected === null
       ? fr ? 'sans objet (nous sommes le responsable de traitement)' : 'not applicable (we are the controller)'
       : fr ? `${d.controllers_notified} sur ${d.controllers_affected}` : `${d.controllers_notified} of ${d.controllers_affected}`
   return renderTemplate(loadTemplate(templateName('register', d.language)), view, missingText(d.language))

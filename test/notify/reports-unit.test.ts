@@ -632,3 +632,23 @@ describe('a case where detection completed and found nothing', () => {
     expect(buildArticle34(clean(false), {language: 'en'}).open_items.find((o) => o.section === 'what_happened')?.item).toMatch(/^detection is incomplete/)
   })
 })
+
+describe('a processor whose case was never scanned', () => {
+  it('gives the affected controllers as unknown in the register, never as 0 of 0', () => {
+    const f: CaseFacts = {
+      ...fixture('2026-10-24T08:00:00.000Z', {role: 'processor'}, [notification({recipient: 'acme', at: '2026-10-23T12:00:00.000Z'})]),
+      scope: null, tenants: [],
+      detection: {complete: false, files_not_scanned: 2, records_not_scanned: 1000, never_scanned: true, registry_changed: false, provenance: 'never', last_scan_at: null},
+    }
+    const r = buildRegisterEntry(f)
+    expect(r.controllers_affected).toBeNull()
+    expect(r.controllers_notified).toBe(1)
+    expect(r.open_items.map((o) => o.item)).toContain('the affected controllers (customers) and the notice each is owed (Art. 33(2)): not known until detection has run')
+    const md = renderRegisterMarkdown(r)
+    expect(md).toContain('| Controllers notified | 1; affected controllers: not known (the case has never been scanned) |')
+    expect(md).not.toMatch(/Controllers notified \| 0 of 0/)
+    expect(renderRegisterMarkdown(buildRegisterEntry(f, {language: 'fr'}))).toContain("inconnus (le dossier n'a jamais été analysé)")
+    // A controller's entry still says it does not apply.
+    expect(renderRegisterMarkdown(buildRegisterEntry(fixture()))).toContain('| Controllers notified | not applicable (we are the controller) |')
+  })
+})
