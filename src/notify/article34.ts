@@ -81,7 +81,10 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   else L.open('what_happened', P.open.noScan, 'Art. 34(2)', 'crosstalk scan')
   if (inc?.cause_category) L.stated('cause', A.cause(inc.cause_category, inc.cause ?? null), inc.cause ? ['incident.cause_category', 'incident.cause'] : ['incident.cause_category'])
   else L.open('cause', P.open.cause, 'Art. 34(2)', 'crosstalk incident set --cause TEXT --cause-category ...')
-  const when = s?.exposure_first && s.exposure_last ? L.stated('when', A.when(s.exposure_first, s.exposure_last), ['scan.exposure']) : null
+  // The breach period as recorded (as the Art. 33 draft and the register give it); else the window of the affected answers in the logs, said as such.
+  const when = inc?.breach_started_at
+    ? L.stated('when', A.whenRecorded(inc.breach_started_at, inc.breach_ended_at), inc.breach_ended_at ? ['incident.breach_started_at', 'incident.breach_ended_at'] : ['incident.breach_started_at'])
+    : s?.exposure_first && s.exposure_last ? L.stated('when', A.when(s.exposure_first, s.exposure_last), ['scan.exposure']) : null
 
   const kinds = [...new Set((s?.categories ?? []).filter((c) => c.count > 0 && A.plain[c.kind]).map((c) => A.plain[c.kind]!))]
   const financial = (s?.categories ?? []).some((c) => (c.kind === 'iban' || c.kind === 'card') && c.count > 0)

@@ -220,7 +220,12 @@ export const EN = {
       `Some answers that an AI service gave to other users contained text from conversations of other people. Part of your conversation (what you wrote, or the answers you received) may have been shown to someone else (${e.sessions === 1 ? '1 conversation was' : `${e.sessions} conversations were`} affected).`,
     cause: (category: string, text: string | null) =>
       `${category.includes('non-malicious') ? 'This was a fault, not an attack.' : category.includes('malicious') ? 'Someone caused this deliberately.' : 'The cause is not yet known.'}${text ? ` ${asSentence(text)}` : ''}`,
-    when: (first: string, last: string) => `This happened between ${first.slice(0, 16).replace('T', ' ')} and ${last.slice(0, 16).replace('T', ' ')} (UTC).`,
+    // The log window is what the logs show, not the breach period: said as such (the recorded period, when there is one, is said instead).
+    when: (first: string, last: string) => `The affected answers we found in our logs were given between ${first.slice(0, 16).replace('T', ' ')} and ${last.slice(0, 16).replace('T', ' ')} (UTC).`,
+    whenRecorded: (start: string, end: string | null) =>
+      end
+        ? `This happened between ${start.slice(0, 16).replace('T', ' ')} and ${end.slice(0, 16).replace('T', ' ')} (UTC), as established by our investigation.`
+        : `This started on ${start.slice(0, 16).replace('T', ' ')} (UTC), as established by our investigation; when it ended is not yet confirmed.`,
     conversation: 'parts of your conversation with the assistant: what you wrote, or the answers it gave you',
     // The kinds are found across all the affected conversations: a letter to each of those people must not say each held every one.
     kindsNote: 'Not every conversation held each of these: the personal details listed after the first point were found in some of the affected conversations only.',
@@ -271,6 +276,7 @@ export const EN = {
     severity: (a: AssessmentRecord) => `ENISA SE ${a.se} (${EN.band[a.band] ?? a.band}); suggested ${EN.outcome[a.suggested] ?? a.suggested}`,
     authorityProcessor: 'not applicable: as processor, we notify each controller (Art. 33(2)); notifying the authority is the controller\'s duty (Art. 33(1))',
     proposed: (m: string) => `Proposed, not yet taken: ${m}`,
+    delayReasonOf: (reference: string, reason: string) => `${reason} (with notification ${reference})`,
     inResponses: (n: number) => count(n, 'response'),
     distinctValues: (n: number, responses: number) => `${count(n, 'distinct value')} in ${count(responses, 'response')}`,
     noInvestigation: 'no replay recorded',

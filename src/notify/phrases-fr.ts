@@ -201,7 +201,11 @@ export const FR: Phrases = {
       `Certaines réponses données par un service d'intelligence artificielle à d'autres utilisateurs contenaient du texte issu des conversations d'autres personnes. Une partie de votre conversation (ce que vous avez écrit, ou les réponses que vous avez reçues) a pu être montrée à quelqu'un d'autre (${e.sessions} ${un(e.sessions) ? 'conversation est concernée' : 'conversations sont concernées'}).`,
     cause: (category, text) =>
       `${category.includes('non-malicious') ? "Il s'agit d'un défaut, non d'une attaque." : category.includes('malicious') ? "Quelqu'un l'a provoqué délibérément." : "La cause n'est pas encore connue."}${text ? ` ${asSentence(text)}` : ''}`,
-    when: (first, last) => `Cela s'est produit entre le ${first.slice(0, 16).replace('T', ' ')} et le ${last.slice(0, 16).replace('T', ' ')} (UTC).`,
+    when: (first, last) => `Les réponses concernées trouvées dans nos journaux ont été données entre le ${first.slice(0, 16).replace('T', ' ')} et le ${last.slice(0, 16).replace('T', ' ')} (UTC).`,
+    whenRecorded: (start, end) =>
+      end
+        ? `Cela s'est produit entre le ${start.slice(0, 16).replace('T', ' ')} et le ${end.slice(0, 16).replace('T', ' ')} (UTC), selon notre enquête.`
+        : `Cela a commencé le ${start.slice(0, 16).replace('T', ' ')} (UTC), selon notre enquête ; la date de fin n'est pas encore confirmée.`,
     conversation: 'des parties de votre conversation avec l’assistant : ce que vous avez écrit, ou les réponses qu’il vous a données',
     kindsNote: 'Toutes les conversations ne contenaient pas chacune de ces informations : les données personnelles citées après le premier point n’ont été trouvées que dans certaines des conversations concernées.',
     plain: {email: 'des adresses électroniques', phone: 'des numéros de téléphone', iban: 'des numéros de compte bancaire (IBAN)', card: 'des numéros de carte de paiement', ipv4: 'des adresses IP', ipv6: 'des adresses IP'},
@@ -247,6 +251,7 @@ export const FR: Phrases = {
       `${n.phase === 'initial' ? 'initiale' : 'complémentaire'} ${n.at} à ${n.recipient === 'authority' ? "l'autorité" : n.recipient === 'data-subjects' ? 'les personnes concernées' : `responsable de traitement ${n.recipient}`} réf. ${n.reference}${n.file_sha256 ? ` sha256 ${n.file_sha256}` : ''}${n.late ? ' EN RETARD' : ''}`,
     severity: (a) => `SE ENISA ${a.se} (${band[a.band] ?? a.band}) ; suggestion : ${outcome[a.suggested] ?? a.suggested}`,
     authorityProcessor: "sans objet : en tant que sous-traitant, nous notifions chaque responsable de traitement (art. 33.2) ; la notification à l'autorité incombe au responsable de traitement (art. 33.1)",
+    delayReasonOf: (reference, reason) => `${reason} (avec la notification ${reference})`,
     proposed: (m) => `Proposée, pas encore prise : ${m}`,
     inResponses: (n) => compte(n, 'réponse'),
     distinctValues: (n, responses) => `${compte(n, 'valeur distincte', 'valeurs distinctes')} dans ${compte(responses, 'réponse')}`,

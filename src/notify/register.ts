@@ -52,6 +52,8 @@ export const registerEntrySchema = z.object({
   investigation: z.string().nullable(),
   /** each recorded change of our role (old role, new role, when, why, by whom), oldest first; null when the role was never changed */
   role_changes: z.string().nullable(),
+  /** the reasons recorded for a late notification (Art. 33(1)): the incident's, then each late notification's with its reference; null when none is recorded */
+  delay_reasons: z.string().nullable(),
   statements: z.array(statementSchema),
   open_items: z.array(openItemSchema),
 })
@@ -125,6 +127,13 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   const roleChanges = facts.role_changes.map((c) => L.stated('role', P.register.roleChange(c), ['incident.role_changes']))
   const late = facts.clock?.late ?? false
   if (late && !inc?.delay_reason && !authority?.delay_reason) L.open('timeline', P.open.delayReason, 'Art. 33(1), 33(5)', 'crosstalk incident set --delay-reason TEXT')
+  // Art. 33(1) requires reasons for a late notification; Art. 33(5) documents them with the entry.
+  const delayReasons = [
+    ...(inc?.delay_reason && (late || facts.notifications.some((n) => n.late)) ? [L.stated('timeline', inc.delay_reason, ['incident.delay_reason'])] : []),
+    ...facts.notifications
+      .filter((n) => n.late && n.delay_reason && n.delay_reason !== inc?.delay_reason)
+      .map((n) => L.stated('timeline', P.register.delayReasonOf(n.reference, n.delay_reason!), [`notification#${n.id}`])),
+  ]
   for (const problem of facts.notification_problems) L.open('notifications', P.open.notificationProblem(problem), 'Art. 33(5)', null)
   // Each count says what it counts: responses for the content categories, distinct values (by hash) for personal-data kinds.
   const categories = (s?.categories ?? []).map((c) =>
@@ -155,6 +164,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     remedial_action: joinItems(remedial, P.join),
     investigation: replays.length > 0 ? joinItems(replays, P.join) : null,
     role_changes: roleChanges.length > 0 ? joinItems(roleChanges, P.join) : null,
+    delay_reasons: delayReasons.length > 0 ? joinItems(delayReasons, P.join) : null,
     decision,
     rationale: a?.rationale ?? null,
     decided_by: a?.decided_by ?? null,

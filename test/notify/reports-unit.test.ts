@@ -652,3 +652,26 @@ describe('a processor whose case was never scanned', () => {
     expect(renderRegisterMarkdown(buildRegisterEntry(fixture()))).toContain('| Controllers notified | not applicable (we are the controller) |')
   })
 })
+
+describe('the register and the Art. 34 letter state what was recorded', () => {
+  it('the register gives the recorded reasons for a late notification', () => {
+    const late = notification({id: 5, at: '2026-10-27T10:00:00.000Z', reference: 'LATE-2', delay_reason: 'awaited log export from the vendor', late: true})
+    const r = buildRegisterEntry(fixture('2026-10-28T08:00:00.000Z', {}, [late]))
+    expect(r.delay_reasons).toBe('awaited log export from the vendor (with notification LATE-2)')
+    expect(r.statements.find((s) => s.section === 'timeline')?.rests_on).toEqual(['notification#5'])
+    expect(renderRegisterMarkdown(r)).toContain('| Reasons for the delay | awaited log export from the vendor (with notification LATE-2) |')
+    expect(renderRegisterMarkdown(buildRegisterEntry(fixture('2026-10-28T08:00:00.000Z', {}, [late]), {language: 'fr'}))).toContain('| Motifs du retard | awaited log export')
+    const onIncident = buildRegisterEntry(fixture('2026-10-28T08:00:00.000Z', {delay_reason: 'vendor export'}, [{...late, delay_reason: 'vendor export'}]))
+    expect(onIncident.delay_reasons).toBe('vendor export')
+    expect(buildRegisterEntry(fixture()).delay_reasons).toBeNull()
+  })
+
+  it('the letter gives the recorded breach period when there is one, and otherwise says the window is the logs\'', () => {
+    const recorded = buildArticle34(fixture('2026-10-24T08:00:00.000Z', {breach_started_at: '2026-10-20T00:00:00.000Z', breach_ended_at: '2026-10-22T03:00:00.000Z'}), {language: 'en'})
+    expect(recorded.when).toBe('This happened between 2026-10-20 00:00 and 2026-10-22 03:00 (UTC), as established by our investigation.')
+    expect(recorded.statements.find((s) => s.section === 'when')?.rests_on).toEqual(['incident.breach_started_at', 'incident.breach_ended_at'])
+    expect(buildArticle34(fixture('2026-10-24T08:00:00.000Z', {breach_started_at: '2026-10-20T00:00:00.000Z'}), {language: 'en'}).when).toMatch(/^This started on 2026-10-20 00:00 \(UTC\).*not yet confirmed/)
+    const logs = buildArticle34(fixture(), {language: 'en'})
+    expect(logs.when).toBe('The affected answers we found in our logs were given between 2026-10-22 10:00 and 2026-10-22 16:30 (UTC).')
+  })
+})
