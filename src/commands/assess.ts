@@ -10,7 +10,7 @@ import {inTransaction} from '../store/session.js'
 export default class Assess extends BaseCommand {
   static override description = `Risk assessment: ENISA severity SE = DPC x EI + CB from explicit inputs (defaults from the case, each with its reason), a suggested outcome, and the human decision with its rationale. The suggestion never decides.
 
-DPC is the base score of the data category (--dpc 1-4), adjusted a whole step for ENISA's context factors: vulnerable data subjects (+1), a large volume of data about each person (+1), data already public (-1), inaccurate data (-1). After scoring, the number of individuals (--individuals; default the scope's high bound) and unintelligible data weigh on the suggestion too. --reason NAME=TEXT records why an input was set.`
+DPC is the base score of the data category (--dpc 1-4), adjusted a whole step for ENISA's context factors: vulnerable data subjects (+1), a large volume of data about each person (+1), data already public (-1), inaccurate data (-1). After scoring, the number of individuals (--individuals; default the scope's high bound, or its low bound when the high bound is not known) and unintelligible data weigh on the suggestion too. --reason NAME=TEXT records why an input was set.`
   static override examples = [
     '<%= config.bin %> assess',
     '<%= config.bin %> assess --dpc 2 --cb-confidentiality 0.5',
@@ -31,7 +31,7 @@ DPC is the base score of the data category (--dpc 1-4), adjusted a whole step fo
     'public-data': Flags.boolean({description: 'The data was publicly available before the breach (DPC -1).', allowNo: true}),
     'inaccurate-data': Flags.boolean({description: 'The data was invalid or inaccurate (DPC -1).', allowNo: true}),
     unintelligible: Flags.boolean({description: 'The data was unintelligible to whoever got it (e.g. encrypted, key not compromised).', allowNo: true}),
-    individuals: Flags.integer({description: 'Number of individuals affected (default: the scope\'s high bound).', min: 0}),
+    individuals: Flags.integer({description: 'Number of individuals affected (default: the scope\'s high bound; its low bound, said as such, when the high bound is not known).', min: 0}),
     reason: Flags.string({description: 'Why an input was set, NAME=TEXT (repeatable; NAME as in --json inputs, e.g. vulnerable_subjects).', multiple: true, helpValue: 'NAME=TEXT'}),
     decide: Flags.string({description: 'Record the human decision.', options: [...OUTCOMES]}),
     rationale: Flags.string({description: 'Why (required with --decide).'}),

@@ -122,7 +122,7 @@ export function computeSeverity(inputs: SeverityInputs & Partial<AdjustmentInput
  *   to weigh the number of individuals; EDPB 9/2022 lists it among the risk factors);
  * - from a case: personal data that reached another organisation is never "document" (in doubt, notify).
  */
-export function suggestOutcome(severity: Severity, inputs: AssessInputs, fromCase: {crossTenant: boolean} = {crossTenant: false}): {suggested: Outcome; reasons: string[]} {
+export function suggestOutcome(severity: Severity, inputs: AssessInputs, fromCase: {crossTenant: boolean; individualsAtLeast?: boolean} = {crossTenant: false}): {suggested: Outcome; reasons: string[]} {
   const reasons = [`ENISA severity ${severity.se} (${severity.band}): ${severity.band_description}`]
   for (const adj of severity.dpc_adjustments) reasons.push(`DPC ${adj.step > 0 ? '+' : ''}${adj.step}: ${adj.factor}`)
   let suggested: Outcome = severity.se >= 3 ? 'notify-subjects' : severity.se >= 2 ? 'notify' : 'document'
@@ -139,7 +139,7 @@ export function suggestOutcome(severity: Severity, inputs: AssessInputs, fromCas
   } else if (inputs.individuals !== null && inputs.individuals > MANY_INDIVIDUALS && inputs.cb_confidentiality + inputs.cb_integrity + inputs.cb_availability > 0) {
     const before = suggested
     suggested = raise(suggested)
-    if (suggested !== before) reasons.push(`${inputs.individuals} individuals affected (more than ${MANY_INDIVIDUALS}): the number of individuals weighs one step towards notification`)
+    if (suggested !== before) reasons.push(`${fromCase.individualsAtLeast ? 'at least ' : ''}${inputs.individuals} individuals affected (more than ${MANY_INDIVIDUALS}): the number of individuals weighs one step towards notification`)
   }
   if (suggested === 'document' && fromCase.crossTenant) {
     suggested = 'notify'
@@ -214,8 +214,8 @@ export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
         subjects === null
           ? 'not known: the case has never been scanned (crosstalk scan)'
           : facts!.scope!.data_subjects.high === null
-            ? `the scope's low bound (${count(subjects, 'session')}; ${facts!.scope!.pool_tokens === null ? 'the high bound needs --pool-tokens' : 'no high bound: no record gives both its HTTP status and its prompt size'})`
-            : `the scope's high bound of the number of data subjects (${facts!.scope!.data_subjects.low} to ${subjects})`,
+            ? fromScan(`the scope's LOW bound (${count(subjects, 'session')}), because its high bound is not known (${facts!.scope!.pool_tokens === null ? 'it needs the KV pool size: scan --pool-tokens' : 'no record gives both its HTTP status and its prompt size'}): at least ${count(subjects, 'individual')}, maybe more; set --individuals if you know the number`)
+            : fromScan(`the scope's high bound of the number of data subjects (${facts!.scope!.data_subjects.low} to ${subjects})`),
     },
   ]
   return inputs
@@ -258,7 +258,9 @@ export function planAssessment(facts: CaseFacts | null, options: AssessOptions):
   }
   const severity = computeSeverity(all)
   const crossTenant = (facts?.scope?.exposure.flows ?? []).some((f) => f.source_tenant !== f.recipient_tenant)
-  const {suggested, reasons} = suggestOutcome(severity, all, {crossTenant})
+  // The default number of individuals is a lower bound where the scope has no high bound: said so wherever it is used.
+  const individualsAtLeast = inputs.find((i) => i.name === 'individuals')!.source === 'case default' && facts?.scope?.data_subjects.high === null
+  const {suggested, reasons} = suggestOutcome(severity, all, {crossTenant, individualsAtLeast})
   const decide = options.decide
   if (decide && !decide.rationale.trim()) throw new InputError('--decide needs --rationale: the register must show why (Art. 33(5))')
   return {

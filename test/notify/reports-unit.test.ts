@@ -4,7 +4,7 @@ import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
 import {buildArticle33} from '../../src/notify/article33.js'
 import {buildArticle34} from '../../src/notify/article34.js'
-import {computeSeverity, defaultInputs} from '../../src/notify/assess.js'
+import {computeSeverity, defaultInputs, planAssessment} from '../../src/notify/assess.js'
 import type {AssessmentRecord} from '../../src/notify/assessment-store.js'
 import {computeCaseClock} from '../../src/notify/clock.js'
 import {escapeMd, unescapeMd} from '../../src/notify/escape.js'
@@ -673,5 +673,20 @@ describe('the register and the Art. 34 letter state what was recorded', () => {
     expect(buildArticle34(fixture('2026-10-24T08:00:00.000Z', {breach_started_at: '2026-10-20T00:00:00.000Z'}), {language: 'en'}).when).toMatch(/^This started on 2026-10-20 00:00 \(UTC\).*not yet confirmed/)
     const logs = buildArticle34(fixture(), {language: 'en'})
     expect(logs.when).toBe('The affected answers we found in our logs were given between 2026-10-22 10:00 and 2026-10-22 16:30 (UTC).')
+  })
+})
+
+describe('assess: the default number of individuals', () => {
+  it('is the high bound when known; else the low bound, said as such, and the suggestion says "at least"', () => {
+    expect(defaultInputs(fixture()).find((i) => i.name === 'individuals')).toMatchObject({value: 19, why: "the scope's high bound of the number of data subjects (8 to 19)"})
+    const f = fixture()
+    const noHigh: CaseFacts = {...f, scope: {...f.scope!, pool_tokens: null, data_subjects: {low: 150, high: null, method: 'sessions'}}}
+    const individuals = defaultInputs(noHigh).find((i) => i.name === 'individuals')!
+    expect(individuals.value).toBe(150)
+    expect(individuals.why).toBe("the scope's LOW bound (150 sessions), because its high bound is not known (it needs the KV pool size: scan --pool-tokens): at least 150 individuals, maybe more; set --individuals if you know the number")
+    const plan = planAssessment(noHigh, {overrides: {dpc: 1, ei: 1, cb_confidentiality: 0.5, cb_integrity: 0, cb_availability: 0}, now: new Date('2026-10-24T08:00:00Z')})
+    expect(plan.suggestion_reasons).toContain('at least 150 individuals affected (more than 100): the number of individuals weighs one step towards notification')
+    const given = planAssessment(noHigh, {overrides: {dpc: 1, ei: 1, cb_confidentiality: 0.5, cb_integrity: 0, cb_availability: 0, individuals: 150}, now: new Date('2026-10-24T08:00:00Z')})
+    expect(given.suggestion_reasons).toContain('150 individuals affected (more than 100): the number of individuals weighs one step towards notification')
   })
 })

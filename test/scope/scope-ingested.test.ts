@@ -88,7 +88,7 @@ describe('scope over logs that record no HTTP status', () => {
       expect(draft.open_items.map((o) => o.item).join('\n')).not.toContain('the KV pool size is not known')
       // The assessment's default number of individuals says the same.
       const individuals = defaultInputs(buildFacts(loadFactsInputs(tc.db), new Date('2026-11-03T00:00:00Z'))).find((i) => i.name === 'individuals')!
-      expect(individuals.why).toBe("the scope's low bound (1 session; no high bound: no record gives both its HTTP status and its prompt size)")
+      expect(individuals.why).toBe("the scope's LOW bound (1 session), because its high bound is not known (no record gives both its HTTP status and its prompt size): at least 1 individual, maybe more; set --individuals if you know the number")
       expect(computeTenantView(inputs, {tenant: 'beta'}).at_risk_responses).toBeNull()
       expect(buildTimeline(inputs, []).hours.map((h) => h.at_risk_responses)).toEqual([null])
     } finally {
