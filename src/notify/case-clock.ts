@@ -12,5 +12,7 @@ import {listNotifications} from './notifications.js'
 export function loadCaseClock(db: CaseDb, now: Date): ClockResult {
   const incident = requireIncident(db)
   const controllers = incident.role === 'processor' ? exposureTenants(exposureRows(loadExposureInputs(db))) : []
-  return computeCaseClock(incident, listNotifications(db), now, controllers)
+  // As of `now` (clock --now): a notification recorded for a later time had not been sent yet.
+  const sent = listNotifications(db).filter((n) => Date.parse(n.at) <= now.getTime())
+  return computeCaseClock(incident, sent, now, controllers)
 }

@@ -55,4 +55,13 @@ describe('incident times a draft could not state', () => {
     // Earlier is still possible.
     expect((await run(['incident', 'amend-awareness', '--db', db, '--aware-at', '2026-11-02T07:00:00Z', '--reason', 'alert log'])).code).toBe(0)
   })
+
+  it('clock --now evaluates the clock as of that moment: a notification recorded for a later time was not sent yet', async () => {
+    expect((await run(['incident', 'open', '--db', db, '--title', 't', '--aware-at', '2026-10-30T09:30:00-04:00', '--role', 'controller'])).code).toBe(0)
+    expect((await run(['notify', 'record', '--db', db, '--phase', 'initial', '--at', '2026-11-02T13:30:00.001Z', '--reference', 'I1', '--delay-reason', 'waited for logs'])).code).toBe(0)
+    const before = JSON.parse((await run(['clock', '--db', db, '--now', '2026-11-02T12:00:00Z', '--json'])).stdout)
+    expect(before).toMatchObject({deadline: '2026-11-02T13:30:00.000Z', status: 'due_soon', remaining_seconds: 90 * 60, late: false})
+    const after = JSON.parse((await run(['clock', '--db', db, '--now', '2026-11-03T00:00:00Z', '--json'])).stdout)
+    expect(after).toMatchObject({status: 'notified', late: true})
+  })
 })
