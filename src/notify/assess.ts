@@ -116,8 +116,9 @@ export function computeSeverity(inputs: SeverityInputs & Partial<AdjustmentInput
 /**
  * The suggestion from the severity and the post-score criteria:
  * - the band: low -> document, medium -> notify the authority, high or above -> also the data subjects;
- * - data unintelligible to whoever got it (Art. 34(3)(a)): document, unless its integrity or
- *   availability was lost beyond recovery (CB 0.5), then notify;
+ * - data unintelligible to whoever got it: a risk is unlikely (Art. 33(1)), so document (Art. 33(5)),
+ *   unless its integrity or availability was lost beyond recovery (CB 0.5), then notify. Art. 34(3)(a)
+ *   exempts only the communication to data subjects, not the notification to the authority;
  * - more than 100 individuals, with data actually exposed (some CB): one step more (ENISA asks
  *   to weigh the number of individuals; EDPB 9/2022 lists it among the risk factors);
  * - from a case: personal data that reached another organisation is never "document" (in doubt, notify).
@@ -134,7 +135,7 @@ export function suggestOutcome(severity: Severity, inputs: AssessInputs, fromCas
     reasons.push(
       lost
         ? 'the data was unintelligible to whoever got it, but it was lost or altered beyond recovery: notify the authority'
-        : 'the data was unintelligible to whoever got it (Art. 34(3)(a)) and nothing was lost beyond recovery: a risk is unlikely; document the breach',
+        : 'the data was unintelligible to whoever got it and nothing was lost beyond recovery: a risk to individuals is unlikely, so the authority need not be notified (Art. 33(1)); document the breach (Art. 33(5)). Art. 34(3)(a) exempts only the communication to data subjects',
     )
   } else if (inputs.individuals !== null && inputs.individuals > MANY_INDIVIDUALS && inputs.cb_confidentiality + inputs.cb_integrity + inputs.cb_availability > 0) {
     const before = suggested

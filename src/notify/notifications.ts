@@ -84,8 +84,14 @@ export function checkNewNotification(incident: IncidentForCheck, existing: reado
   }
   const period = noticePeriodMs({role: incident.role, aware_at: incident.aware_at, controller_deadline_hours: incident.controller_deadline_hours}, recipient)
   if (n.phase === 'initial' && isLate(aware, n.at, period) && !n.delayReason?.trim() && !incident.delay_reason?.trim()) {
+    const deadline = new Date(aware.getTime() + period!).toISOString()
+    // A processor's notice to a controller falls under Art. 33(2), which asks for no reasons; the
+    // reasons are still required here (house rule): the controller needs them for its own notification.
+    const toController = incident.role === 'processor' && recipient !== 'authority' && recipient !== 'data-subjects'
     throw new InputError(
-      `notify record: this initial notification at ${n.at.toISOString()} is after the deadline ${new Date(aware.getTime() + period!).toISOString()}: a late notification must be accompanied by the reasons for the delay (GDPR Art. 33(1)); pass --delay-reason TEXT (or record it with incident set --delay-reason)`,
+      toController
+        ? `notify record: this notice to the controller at ${n.at.toISOString()} is after the contractual deadline ${deadline}: Art. 33(2) asks no reasons for a delay, but crosstalk records them so the controller can account for it in its own notification (Art. 33(1)); pass --delay-reason TEXT (or record it with incident set --delay-reason)`
+        : `notify record: this initial notification at ${n.at.toISOString()} is after the deadline ${deadline}: a late notification must be accompanied by the reasons for the delay (GDPR Art. 33(1)); pass --delay-reason TEXT (or record it with incident set --delay-reason)`,
       'E_DELAY_REASON',
     )
   }

@@ -99,7 +99,11 @@ describe('a processor (Art. 33(2))', () => {
 
   it('a contractual period sets each controller\'s deadline and late flag', async () => {
     const db = await caseWith('processor', ['--controller-deadline-hours', '24'])
-    expect((await run(['notify', 'record', '--db', db, '--phase', 'initial', '--at', '2026-10-25T08:00:00Z', '--reference', 'N-1', '--recipient', 'acme'])).code).toBe(1)
+    const refused = await run(['notify', 'record', '--db', db, '--phase', 'initial', '--at', '2026-10-25T08:00:00Z', '--reference', 'N-1', '--recipient', 'acme'])
+    expect(refused.code).toBe(1)
+    // The processor's duty is Art. 33(2), which asks no reasons; the refusal is crosstalk's own rule and says so.
+    expect(refused.stderr).toMatch(/notice to the controller .* is after the contractual deadline 2026-10-24T08:00:00.000Z: Art\. 33\(2\) asks no reasons for a delay/)
+    expect(refused.stderr).not.toMatch(/must be accompanied by the reasons for the delay \(GDPR Art\. 33\(1\)\)/)
     expect((await run(['notify', 'record', '--db', db, '--phase', 'initial', '--at', '2026-10-25T08:00:00Z', '--reference', 'N-1', '--recipient', 'acme', '--delay-reason', 'contact point unknown'])).code).toBe(0)
     const clock = await runJson<{deadline: string; duty_deadline: string; basis: string; late: boolean; controllers: Array<{tenant_id: string; deadline: string; late: boolean; status: string}>}>(['clock', '--db', db, '--now', '2026-10-25T12:00:00Z'])
     expect(clock).toMatchObject({deadline: '2026-10-26T08:00:00.000Z', duty_deadline: '2026-10-24T08:00:00.000Z', duty_status: 'overdue', basis: 'art33(2)-contract', late: true})

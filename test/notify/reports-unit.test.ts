@@ -690,3 +690,13 @@ describe('assess: the default number of individuals', () => {
     expect(given.suggestion_reasons).toContain('150 individuals affected (more than 100): the number of individuals weighs one step towards notification')
   })
 })
+
+describe('assess: unintelligible data', () => {
+  it('rests "document the breach" on Art. 33(1) and 33(5), not on Art. 34(3)(a), which exempts only the communication to data subjects', () => {
+    const plan = planAssessment(fixture(), {overrides: {unintelligible: true, cb_integrity: 0, cb_availability: 0}, now: new Date('2026-10-24T08:00:00Z')})
+    const reason = plan.suggestion_reasons.find((r) => r.includes('unintelligible'))!
+    expect(reason).toMatch(/unlikely, so the authority need not be notified \(Art\. 33\(1\)\); document the breach \(Art\. 33\(5\)\)/)
+    expect(reason).toMatch(/Art\. 34\(3\)\(a\) exempts only the communication to data subjects/)
+    expect(reason).not.toMatch(/\(Art\. 34\(3\)\(a\)\) and nothing was lost/)
+  })
+})
