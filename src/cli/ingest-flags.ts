@@ -37,7 +37,7 @@ export const logIngestFlags = {
   })(),
 }
 
-/** The directory walk, as the help says it (and as expandPaths does it). */
+/** The directory walk, as the help says it (and as expandLogPaths does it). */
 export const WALKED_FILES = LOG_FILE_PATTERNS.join(', ')
 
 export interface IngestFlagValues {
@@ -131,6 +131,8 @@ export function ingestAuditSummary(result: IngestLogsResult): Record<string, unk
       ...(f.refused ? {refused: f.refused.reason} : {}),
     })),
     records: result.records, duplicates: result.duplicates, bad_lines: result.bad_lines, refused_files: result.refused_files,
+    // Entries a walk reached and could not read (the command exited 1 on them).
+    ...(result.skipped_entries.some((s) => s.unread) ? {not_read: result.skipped_entries.filter((s) => s.unread).map(({path, reason}) => ({path, reason}))} : {}),
     interrupted: result.interrupted,
   }
 }

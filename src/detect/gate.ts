@@ -4,6 +4,13 @@ import type {CaseDb} from '../store/open-case.js'
 import {logFilesWithBadLines, unreadableLogFiles, type QuarantinedFile, type UnreadableFileRow} from '../store/files.js'
 import {count} from '../util/plural.js'
 
+/** An entry a directory walk or a glob reached and did not read (ingest/expand-paths.ts); `unread`: it may hold a log. */
+interface SkippedEntry {
+  path: string
+  reason: string
+  unread: boolean
+}
+
 // `--fail-on-leak` fails closed: contamination found trips it (exit 3), and so does evidence it
 // could not read (exit 1), because "no leak found" in a file whose answers decoded to nothing,
 // that was not read whole, or whose quarantined lines were never judged, is not a finding. A
@@ -60,6 +67,8 @@ export interface GateInput {
   quarantined_files?: readonly QuarantinedFile[]
   /** canaries registered in the case: with none, no marker can be attributed to anyone */
   canaries: number
+  /** entries a directory walk or a glob reached and could not read (triage's own paths); each fails the gate */
+  skipped_entries?: readonly SkippedEntry[]
 }
 
 export interface GateVerdict {
@@ -76,15 +85,16 @@ export function judgeGate(db: CaseDb, result: GateInput, options: {acceptBadLine
   const quarantined = options.acceptBadLines ? [] : (result.quarantined_files ?? logFilesWithBadLines(db))
   // No registry: every marker is an orphan, so "nothing found" would be a verdict on nothing.
   const noRegistry = result.canaries === 0 ? 'the case holds no canary registry, so no marker can be attributed to a session (crosstalk ingest canaries FILE, or triage --canaries FILE)' : null
-  const unjudged = unjudgedMessage(result.unreadable_files, quarantined)
+  const unjudged = unjudgedMessage(result.unreadable_files, quarantined, result.skipped_entries)
   const cannotPass = unjudged && noRegistry ? `${unjudged}; also, ${noRegistry}` : (unjudged ?? (noRegistry && `--fail-on-leak cannot pass: ${noRegistry}`))
   return {tripped, cannotPass}
 }
 
 /** One line naming the files a gate could not judge, or null when it could judge them all. */
-export function unjudgedMessage(files: readonly UnreadableFile[], quarantined: readonly QuarantinedFile[] = []): string | null {
+export function unjudgedMessage(files: readonly UnreadableFile[], quarantined: readonly QuarantinedFile[] = [], skipped: readonly SkippedEntry[] = []): string | null {
   const listed = new Set(files.map((f) => f.path))
   const parts = [
+    ...skipped.filter((s) => s.unread).map((s) => `${s.path} (not read: ${s.reason})`),
     ...files.map((f) => `${f.path} (${f.why})`),
     ...quarantined.filter((q) => !listed.has(q.path)).map((q) => `${q.path} (${q.bad_lines} quarantined line${q.bad_lines === 1 ? '' : 's'} never judged: crosstalk status --bad-lines; --accept-bad-lines to pass over them)`),
   ]

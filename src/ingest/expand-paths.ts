@@ -1,23 +1,56 @@
-import {readdirSync, statSync} from 'node:fs'
-import {join, resolve} from 'node:path'
+import {accessSync, constants, lstatSync, readdirSync, realpathSync, statSync, type Stats} from 'node:fs'
+import {basename, join, resolve} from 'node:path'
 import {InputError} from '../errors.js'
 
 // PATHS may be files, directories (walked for log files) or globs the shell did not expand
 // (quoted, or from a script). Node 20 has no fs.glob, so `*`, `?` and `**` are matched here.
 // A directory is walked for exactly the names LOG_FILE_PATTERNS lists (the commands' help
 // prints the same list); a file named on the command line is read whatever its name.
+// Symbolic links are followed (Kubernetes' /var/log/containers/*.log are all links): a
+// directory reached twice by its real path is walked once, a file reached twice is read once.
+// Every entry the walk or a glob reaches and does not read is returned with why: one that may
+// hold a log (a broken link, a link loop, a FIFO, a log compressed in a way crosstalk does not
+// read, an entry it may not read) is `unread`, and a gate must not pass over it; a name that is
+// not a log's is listed only.
 
 /** What a directory walk takes, as the help says it. */
-export const LOG_FILE_PATTERNS = ['*.jsonl', '*.ndjson', '*.json', '*.log', 'and each of these .gz'] as const
-const LOG_FILE = /\.(jsonl|ndjson|json|log)(\.gz)?$/i
+export const LOG_FILE_PATTERNS = [
+  '*.jsonl', '*.ndjson', '*.json', '*.log', 'each of these .gz', 'and their rotated names (.1, .2.gz, -YYYYMMDD, -YYYYMMDD.gz)',
+] as const
+/** A log's name, rotated (logrotate's .N and -YYYYMMDD[HH]) or not, plain or gzip. */
+const LOG_BASE = String.raw`\.(jsonl|ndjson|json|log)(\.\d+|-\d{8}(\d{2})?)?`
+const LOG_FILE = new RegExp(`${LOG_BASE}(\\.gz)?$`, 'i')
+/** A log's name under a compression crosstalk does not read: never taken for "not a log". */
+const LOG_OTHER_COMPRESSION = new RegExp(`${LOG_BASE}\\.(zst|zstd|xz|lzma|bz2|lz4|lz|br|z|zip|7z|sz)$`, 'i')
 
-export function expandPaths(inputs: readonly string[]): string[] {
+/** The reason given for a walked name that is not a log's (no gate fails on it). */
+export const NOT_A_LOG_NAME = 'not a log file name'
+
+/** An entry a directory walk or a glob reached and did not read. */
+export interface SkippedEntry {
+  path: string
+  reason: string
+  /** true: it may hold a log that was not read, so a gate (--fail-on-leak) does not pass; false: its name is not a log's */
+  unread: boolean
+}
+
+export interface ExpandedPaths {
+  paths: string[]
+  skipped: SkippedEntry[]
+}
+
+/** The files to read (each once) and the entries reached but not read, or an error naming the first input that cannot be read at all. */
+export function expandLogPaths(inputs: readonly string[]): ExpandedPaths {
   const out: string[] = []
+  const skipped: SkippedEntry[] = []
   for (const input of inputs) {
+    // Per input: a directory named twice is walked for each (its files are read once all the same).
+    const walked = new Set<string>()
     if (/[*?]/.test(input)) {
-      const matches = expandGlob(input)
-      if (matches.length === 0) throw new InputError(`${input}: no file matches this pattern`, 'E_NO_MATCH')
-      out.push(...matches)
+      const {files, problems} = expandGlob(input, walked)
+      if (files.length === 0 && problems.length === 0) throw new InputError(`${input}: no file matches this pattern`, 'E_NO_MATCH')
+      out.push(...files)
+      skipped.push(...problems)
       continue
     }
     let stat
@@ -27,47 +60,160 @@ export function expandPaths(inputs: readonly string[]): string[] {
       throw new InputError(`${input}: no such file or directory`, 'E_NOT_FOUND')
     }
     if (stat.isDirectory()) {
-      const found = walk(input).filter((p) => LOG_FILE.test(p))
-      if (found.length === 0) throw new InputError(`${input}: directory holds no log files (${LOG_FILE_PATTERNS.join(', ')})`, 'E_NO_MATCH')
+      const entries: WalkEntry[] = []
+      walk(input, walked, entries)
+      const found: string[] = []
+      const here: SkippedEntry[] = []
+      for (const e of entries) {
+        const logName = isLogName(e) || unsupportedCompression(e) !== null
+        if (e.problem === null && logName) found.push(e.path)
+        else if (e.problem === null) here.push({path: e.path, reason: NOT_A_LOG_NAME, unread: false})
+        else if (e.directory || logName) here.push({path: e.path, reason: e.problem, unread: true})
+        else here.push({path: e.path, reason: `${NOT_A_LOG_NAME} (and ${e.problem})`, unread: false})
+      }
+      if (found.length === 0 && !here.some((s) => s.unread)) {
+        throw new InputError(`${input}: directory holds no log files (${LOG_FILE_PATTERNS.join(', ')})`, 'E_NO_MATCH')
+      }
       out.push(...found)
+      skipped.push(...here)
     } else if (!stat.isFile()) {
       // Checked before anything is stored: a FIFO would block, /dev/zero never ends.
       throw new InputError(`${input}: not a regular file (a FIFO, device or socket); crosstalk keeps the exact bytes of evidence files, so copy the log into a file first`, 'E_NOT_A_FILE')
     } else out.push(input)
   }
-  // The same file named twice (a directory and a file inside it) is read once.
-  const seen = new Set<string>()
-  return out.filter((p) => {
-    const key = resolve(p)
-    if (seen.has(key)) return false
-    seen.add(key)
-    return true
-  })
-}
-
-function walk(dir: string): string[] {
-  const out: string[] = []
-  for (const entry of readdirSync(dir, {withFileTypes: true}).sort((a, b) => a.name.localeCompare(b.name))) {
-    const full = join(dir, entry.name)
-    if (entry.isDirectory()) out.push(...walk(full))
-    else if (entry.isFile()) out.push(full)
+  // The same file named twice (a directory and a file inside it, a link and its target) is read once.
+  // Where a link and the file it leads to are both reached, the file's own path is kept.
+  const seen = new Map<string, number>()
+  const paths: string[] = []
+  for (const p of out) {
+    const key = realPath(p)
+    const at = seen.get(key)
+    if (at === undefined) {
+      seen.set(key, paths.length)
+      paths.push(p)
+    } else if (resolve(p) === key && resolve(paths[at]!) !== key) paths[at] = p
   }
-  return out
+  if (paths.length === 0 && skipped.some((s) => s.unread)) {
+    throw new InputError(`no log file could be read: ${unreadEntriesMessage(skipped)}`, 'E_NOTHING_READ')
+  }
+  return {paths, skipped}
 }
 
-function expandGlob(pattern: string): string[] {
+/** One phrase naming the entries a walk could not read (the first few), or null where there are none. */
+export function unreadEntriesMessage(skipped: readonly SkippedEntry[]): string | null {
+  const unread = skipped.filter((s) => s.unread)
+  if (unread.length === 0) return null
+  const named = unread.slice(0, 5).map((s) => `${s.path} (${s.reason})`)
+  return `${unread.length} entr${unread.length === 1 ? 'y' : 'ies'} not read: ${named.join('; ')}${unread.length > 5 ? `; and ${unread.length - 5} more` : ''}`
+}
+
+/** A walked entry: a file to read (problem null), or why it cannot be. */
+interface WalkEntry {
+  path: string
+  /** where a link leads (its name counts as the entry's), or null */
+  target: string | null
+  problem: string | null
+  /** a directory that could not be listed: any name under it may be a log */
+  directory: boolean
+}
+
+function isLogName(e: WalkEntry): boolean {
+  return LOG_FILE.test(basename(e.path)) || (e.target !== null && LOG_FILE.test(basename(e.target)))
+}
+
+function unsupportedCompression(e: WalkEntry): string | null {
+  const m = LOG_OTHER_COMPRESSION.exec(basename(e.path)) ?? (e.target === null ? null : LOG_OTHER_COMPRESSION.exec(basename(e.target)))
+  return m ? `compressed as .${m[m.length - 1]!.toLowerCase()}, which crosstalk does not read (decompress it, or gzip it)` : null
+}
+
+function walk(dir: string, walked: Set<string>, out: WalkEntry[]): void {
+  const real = realPath(dir)
+  if (walked.has(real)) return
+  walked.add(real)
+  let names
+  try {
+    names = readdirSync(dir, {withFileTypes: true}).sort((a, b) => a.name.localeCompare(b.name))
+  } catch (error) {
+    out.push({path: dir, target: null, problem: `directory could not be listed (${code(error)})`, directory: true})
+    return
+  }
+  for (const entry of names) {
+    const full = join(dir, entry.name)
+    let stat: Stats
+    let target: string | null = null
+    if (entry.isSymbolicLink()) {
+      try {
+        stat = statSync(full)
+        target = realpathSync(full)
+      } catch (error) {
+        const c = code(error)
+        out.push({path: full, target: null, problem: c === 'ELOOP' ? 'symbolic link loop' : c === 'ENOENT' ? 'broken symbolic link (its target does not exist)' : `symbolic link could not be followed (${c})`, directory: false})
+        continue
+      }
+    } else {
+      try {
+        stat = lstatSync(full)
+      } catch (error) {
+        out.push({path: full, target: null, problem: `could not be read (${code(error)})`, directory: false})
+        continue
+      }
+    }
+    if (stat.isDirectory()) {
+      walk(full, walked, out)
+      continue
+    }
+    const e: WalkEntry = {path: full, target, problem: null, directory: false}
+    if (!stat.isFile()) e.problem = 'not a regular file (a FIFO, device or socket)'
+    else {
+      e.problem = unsupportedCompression(e)
+      if (e.problem === null) {
+        try {
+          accessSync(full, constants.R_OK)
+        } catch (error) {
+          e.problem = `could not be read (${code(error)})`
+        }
+      }
+    }
+    out.push(e)
+  }
+}
+
+function expandGlob(pattern: string, walked: Set<string>): {files: string[]; problems: SkippedEntry[]} {
   // Start from the longest leading part without wildcards.
   const parts = pattern.split('/')
   const firstWild = parts.findIndex((p) => /[*?]/.test(p))
   const root = parts.slice(0, firstWild).join('/') || (pattern.startsWith('/') ? '/' : '.')
   const re = globToRegExp(pattern.startsWith('./') ? pattern.slice(2) : pattern)
-  let candidates: string[]
   try {
-    candidates = walk(root)
+    if (!statSync(root).isDirectory()) return {files: [], problems: []}
   } catch {
-    return []
+    return {files: [], problems: []}
   }
-  return candidates.filter((p) => re.test(p))
+  const entries: WalkEntry[] = []
+  walk(root, walked, entries)
+  const files: string[] = []
+  const problems: SkippedEntry[] = []
+  for (const e of entries) {
+    // A directory that could not be listed may hold matches.
+    if (e.directory) problems.push({path: e.path, reason: e.problem!, unread: true})
+    else if (!re.test(e.path)) continue
+    // A name the pattern matched is read whatever it is, as a file named on the command line.
+    else if (e.problem === null || e.problem.startsWith('compressed as')) files.push(e.path)
+    else problems.push({path: e.path, reason: e.problem, unread: true})
+  }
+  return {files, problems}
+}
+
+function realPath(p: string): string {
+  try {
+    return realpathSync(p)
+  } catch {
+    return resolve(p)
+  }
+}
+
+function code(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? (error as Error).message
 }
 
 function globToRegExp(glob: string): RegExp {

@@ -15,7 +15,7 @@ import {countAllRecords} from '../store/records.js'
 import {corpusFacts} from '../store/scale.js'
 import {checkpoint, enterBulkLoad, inTransaction} from '../store/session.js'
 import {startCheckpointer, type Checkpointer} from '../store/checkpointer.js'
-import {expandPaths} from './expand-paths.js'
+import {expandLogPaths, unreadEntriesMessage, type SkippedEntry} from './expand-paths.js'
 import {buildCompanionIndex, sniffFile} from './file-lines.js'
 import {
   finishFile, IngestInterrupted, prepareFile, presentSummary, refusal, refuseFile, statRegularFile, streamFile,
@@ -115,6 +115,12 @@ export interface IngestLogsResult {
   formats: Partial<Record<LogFormat, number>>
   warnings: string[]
   per_file: IngestFileSummary[]
+  /**
+   * Entries a directory walk or a glob reached and did not read, with why. `unread`: one that may
+   * hold a log (a broken link, a link loop, a FIFO, a compression crosstalk does not read): the
+   * command exits 1 and a gate does not pass; otherwise a name that is not a log's (listed only).
+   */
+  skipped_entries: SkippedEntry[]
   /** null, or what a signal left: the files complete before it are kept, `file` stays unfinished */
   interrupted: {file: string | null; files_not_started: string[]} | null
 }
@@ -145,10 +151,10 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
 }
 
 async function ingestInto(db: CaseDb, options: IngestLogsOptions, takeStarted: (workers: number) => ParsePool | undefined): Promise<IngestLogsResult> {
-  const paths = expandPaths(options.paths)
+  const {paths, skipped} = expandLogPaths(options.paths)
   const result: IngestLogsResult = {
     files: 0, records: 0, duplicates: 0, bad_lines: 0, blank_lines: 0, skipped_files: 0, refused_files: 0, parse_workers: 0, formats: {},
-    warnings: [], per_file: [], interrupted: null,
+    warnings: skipped.filter((s) => s.unread).map((s) => `${s.path}: not read: ${s.reason}`), per_file: [], skipped_entries: skipped, interrupted: null,
   }
   const maxLineBytes = options.maxLineBytes ?? 256 * 1024 * 1024
   // A bad CROSSTALK_WORKERS is refused before anything is read or said.
@@ -485,6 +491,14 @@ async function ingestSet(
       return refuseFile(ctx, p, s, own ?? {reason: `read as one set with ${first.p.path}, which could not be read (${first.why!.reason})`, fix: first.why!.fix})
     }),
   )
+}
+
+/** The entries a walk reached and could not read, in one line (ingest logs exits 1 on them); null where there are none. */
+export function unreadEntriesError(result: IngestLogsResult): string | null {
+  const named = unreadEntriesMessage(result.skipped_entries)
+  if (named === null) return null
+  const kept = result.files + result.skipped_files
+  return `${named}; a log among them would not be judged by any scan (${kept === 0 ? 'nothing else was read' : `the ${kept === 1 ? 'file' : `${kept} files`} read ${kept === 1 ? 'is' : 'are'} in the case`}); copy each log into a regular file (decompressed, or gzip) and ingest it`
 }
 
 /** One line per refused file: the command's error when any file was refused. */

@@ -6,7 +6,7 @@ import {UnconventionalSet} from '../extract/extract.js'
 import type {LogFormat} from '../extract/formats/index.js'
 import {lineDecoder} from '../extract/line-decoder.js'
 import type {ParseSpec} from '../extract/parse-spec.js'
-import {expandPaths} from '../ingest/expand-paths.js'
+import {expandLogPaths, unreadEntriesMessage} from '../ingest/expand-paths.js'
 import {decideFormats, readingUnits, type Decided} from '../ingest/ingest-logs.js'
 import {ExtractWriter} from './extract-parquet.js'
 import {extractShards, type ShardFacts} from './extract-shard.js'
@@ -72,7 +72,11 @@ const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024
 async function decide(paths: readonly string[], options: ExtractFormatOptions): Promise<Decided[]> {
   const given = options.logFormat !== undefined && options.logFormat !== 'auto' ? options.logFormat : null
   if (given) lineDecoder({...options.parse, format: given})
-  const files = await decideFormats(expandPaths(paths), given, {parse: options.parse}, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)
+  const expanded = expandLogPaths(paths)
+  // An entry the walk could not read may hold a log: no extract can stand in for it.
+  const unread = unreadEntriesMessage(expanded.skipped)
+  if (unread) throw new InputError(`${unread}; copy each log into a regular file (decompressed, or gzip) and extract it`, 'E_NOT_READ')
+  const files = await decideFormats(expanded.paths, given, {parse: options.parse}, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)
   // A file whose format cannot be decided is refused by ingest: no extract can stand in for it.
   const undecided = files.find((f) => f.how === null)
   if (undecided) throw new InputError(`${undecided.path}: its log format could not be decided: ${undecided.reason}; to fix: --log-format FORMAT, with --map FIELD=PATH where fields are elsewhere`, 'E_FORMAT')

@@ -5,7 +5,7 @@ import type {LogFormat} from '../extract/formats/index.js'
 import {unloggedAnswers} from '../extract/redaction.js'
 import type {ParseSpec} from '../extract/parse-spec.js'
 import {statSync} from 'node:fs'
-import {expandPaths} from '../ingest/expand-paths.js'
+import {expandLogPaths, type SkippedEntry} from '../ingest/expand-paths.js'
 import {ParsePool} from '../ingest/parse-pool.js'
 import {nativeQuickStatus, releaseFreedMemory} from '../ingest/native-quick.js'
 import {releaseMemory} from '../ingest/release-memory.js'
@@ -88,6 +88,8 @@ export interface TriageVerdict extends CanaryFigures {
   /** log files with quarantined lines (never judged), and their count */
   quarantined_files: QuarantinedFile[]
   quarantined_lines: number
+  /** entries a directory walk or a glob reached and could not read (a gate fails on them) */
+  skipped_entries: SkippedEntry[]
   /** canaries registered in the case (none: no marker can be attributed) */
   canaries: number
   /** since triage started */
@@ -119,7 +121,8 @@ export type TriageStep =
 
 export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (s: TriageStep) => void = () => {}): Promise<TriageResult> {
   // Every log path is checked before anything is stored: a typo must not leave a half-made case.
-  const paths = expandPaths(options.paths)
+  const {paths, skipped} = expandLogPaths(options.paths)
+  const unreadEntries = skipped.filter((s) => s.unread)
   const t0 = performance.now()
   const quickVerdict = options.quickVerdict !== false
   const emptyCase = countAllRecords(db) === 0
@@ -189,7 +192,7 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
         const v = sink.verdict(q)
         // Its records could not answer an echo check (never expected): the scan's verdict is printed.
         if (v === null) return
-        quick = {...v, at_ms: Math.round(performance.now() - t0)}
+        quick = {...v, skipped_entries: unreadEntries, at_ms: Math.round(performance.now() - t0)}
         options.onVerdict?.(quick)
         // The pass's garbage goes before ingest builds its own, so that the two peaks do not
         // stack (ingest collects again once the pass's last objects are unreachable).
@@ -234,7 +237,7 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
       const quarantined = logFilesWithBadLines(db)
       const full: TriageVerdict = {
         ...canaryVerdict(db), basis: 'scan', canaries: countCanaries(db), unreadable_files: unreadableFiles(db), quarantined_files: quarantined,
-        quarantined_lines: quarantined.reduce((a, f) => a + f.bad_lines, 0), at_ms: Math.round(performance.now() - t0),
+        quarantined_lines: quarantined.reduce((a, f) => a + f.bad_lines, 0), skipped_entries: unreadEntries, at_ms: Math.round(performance.now() - t0),
       }
       const first = quick as TriageVerdict | null
       if (first === null) {
@@ -293,7 +296,7 @@ class QuickVerdict {
     }
   }
 
-  verdict(q: QuickPassResult): Omit<TriageVerdict, 'at_ms'> | null {
+  verdict(q: QuickPassResult): Omit<TriageVerdict, 'at_ms' | 'skipped_entries'> | null {
     // Every record the pass kept was classified here, or the pass's answer is not this one.
     if (this.unknown || q.marked !== this.records) return null
     const quarantined = q.files.filter((f) => f.counts.bad_lines > 0).map((f) => ({path: f.path, bad_lines: f.counts.bad_lines}))

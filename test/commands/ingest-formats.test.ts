@@ -268,7 +268,7 @@ describe('format options are usage errors when bad (exit 2, before anything is s
 })
 
 describe('the directory walk takes exactly what its help says', () => {
-  it('*.jsonl, *.ndjson, *.json, *.log and each of these .gz; nothing else', async () => {
+  it('*.jsonl, *.ndjson, *.json, *.log, each of these .gz and their rotated names; nothing else', async () => {
     const dir = tempDir()
     const logs = join(dir, 'logs')
     mkdirSync(join(logs, 'sub'), {recursive: true})
@@ -279,7 +279,7 @@ describe('the directory walk takes exactly what its help says', () => {
     const r = await runJson<IngestJson>(['ingest', 'logs', logs, '--db', join(dir, 'case.db')])
     expect(r.per_file.map((f) => relative(logs, f.path)).sort()).toEqual(['a.jsonl', 'b.ndjson', 'c.json', 'd.log', 'f.jsonl.gz', 'sub/e.jsonl'])
     const help = await run(['ingest', 'logs', '--help'])
-    expect(help.stdout.replace(/\s+/g, ' ')).toContain('directories (walked for *.jsonl, *.ndjson, *.json, *.log, and each of these .gz)')
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('directories (walked, through symbolic links, for *.jsonl, *.ndjson, *.json, *.log, each of these .gz, and their rotated names (.1, .2.gz, -YYYYMMDD, -YYYYMMDD.gz))')
     // A file named on the command line is read whatever its name.
     copyFileSync(join(logs, 'readme.txt'), join(dir, 'named.txt'))
     expect(await runJson<IngestJson>(['ingest', 'logs', join(dir, 'named.txt'), '--db', join(dir, 'case2.db')])).toMatchObject({files: 1, records: 1})

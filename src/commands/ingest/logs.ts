@@ -4,7 +4,7 @@ import {describeDecision, evidenceFor, ingestAuditArgs, ingestAuditSummary, inge
 import {interruptedMessage, renderIngest} from '../../cli/render-ingest.js'
 import {signalExitCode, watchInterrupts} from '../../cli/interrupt.js'
 import {InputError} from '../../errors.js'
-import {partialIngest, refusedMessage, type IngestLogsResult} from '../../ingest/ingest-logs.js'
+import {partialIngest, refusedMessage, unreadEntriesError, type IngestLogsResult} from '../../ingest/ingest-logs.js'
 import {safeLine} from '../../util/sanitize.js'
 
 export default class IngestLogs extends BaseCommand {
@@ -17,7 +17,7 @@ Timestamps without a zone are refused unless --assume-tz names the zone they wer
 
 Lines are parsed on worker threads (one per core), and what detection needs from each response (marker-shaped tokens, hashed personal-data values, text fingerprints) is extracted in the same pass, so \`scan\` never reads the texts again. Load the canary registry first (\`ingest canaries\`) when it holds markers outside the CANARY-<hex> convention: they are then matched during ingest too. The original bytes are kept uncompressed by default (fastest); --compress-evidence stores them deflated, about a quarter of the size, for several times the CPU. --evidence reference keeps none of them: the case holds each file's SHA-256 and each record's byte offset, length and CRC-32, and reads the original where it lies, checking every line it reads against its CRC-32 (a case about a tenth of the size; a .gz file is copied all the same, since a record inside a compressed stream cannot be read at its offset). The originals must then stay where they are, unchanged: \`crosstalk verify\` reads each one again against its SHA-256 and names any that is missing or changed, and a record whose line no longer matches cannot be read. Once a case keeps a file by reference, later ingests into it do too unless --evidence copy is given.
 
-PATHS may be regular files (any name), directories (walked for ${WALKED_FILES}) or quoted globs.`
+PATHS may be regular files (any name), directories (walked, through symbolic links, for ${WALKED_FILES}) or quoted globs. An entry a walk or a glob reaches and cannot read (a broken symbolic link, a link loop, a FIFO, socket or device, a log compressed other than gzip, one it may not read) is named in a warning and in --json skipped_entries, and the command exits 1 once the other files are in the case; names that are not a log's are listed there only.`
   static override examples = [
     '<%= config.bin %> ingest logs ./gateway-logs/',
     '<%= config.bin %> ingest logs "logs/**/*.jsonl.gz" --db case.db --json',
@@ -67,7 +67,8 @@ PATHS may be regular files (any name), directories (walked for ${WALKED_FILES}) 
       return result
     }
     const refused = refusedMessage(result)
-    if (refused) throw new InputError(refused, 'E_NOTHING_READ')
+    const unread = unreadEntriesError(result)
+    if (refused || unread) throw new InputError([refused, unread].filter(Boolean).join('; '), refused ? 'E_NOTHING_READ' : 'E_NOT_READ')
     return result
   }
 }
