@@ -43,6 +43,12 @@ export class FieldSpecError extends Error {}
 const UNITS: Record<string, EpochUnit> = {epoch_s: 's', epoch_ms: 'ms', epoch_us: 'us', epoch_ns: 'ns', epoch: 'auto'}
 const CONVERSIONS = ['const', 'regex', ...Object.keys(UNITS)]
 const INTEGER_FIELDS: ReadonlySet<NativeField> = new Set(['status', 'prompt_tokens', 'completion_tokens'])
+/** The fields whose value is a text a scan reads (what was sent, what was answered). */
+const TEXT_FIELDS: ReadonlySet<NativeField> = new Set(['request', 'response'])
+/** Keys that name a record's metadata (the native fields but the texts, and common ids): never a request or response text. */
+const METADATA_KEYS: ReadonlySet<string> = new Set([
+  ...NATIVE_FIELDS.filter((f) => !TEXT_FIELDS.has(f)), 'id', 'custom_id', 'status_code', 'timestamp', 'created_at',
+])
 
 /** Parses repeated `--map FIELD=SPEC` values; a later spec for the same field replaces an earlier one. */
 export function parseFieldMap(specs: readonly string[]): FieldMap {
@@ -78,18 +84,25 @@ class PathSyntaxError extends Error {}
 function parseSpecText(field: NativeField, text: string): FieldSpec {
   const prefix = /^([A-Za-z_][A-Za-z0-9_]*):/.exec(text)
   if (!prefix || !CONVERSIONS.includes(prefix[1]!)) {
+    let path: PathStep[]
     try {
-      return {kind: 'path', text, path: parsePath(text, 0, false).steps}
+      path = parsePath(text, 0, false).steps
     } catch (error) {
       // The contract's `--map FIELD=dotted.path` split on dots and nothing else: a key with a
       // colon or a space (`meta.tenant:id`) still means what it meant then.
       const legacy = dottedPath(text)
-      if (legacy) return {kind: 'path', text, path: legacy}
-      throw error
+      if (!legacy) throw error
+      path = legacy
     }
+    refuseMetadataPath(field, path)
+    return {kind: 'path', text, path}
   }
   const name = prefix[1]!
   const rest = text.slice(prefix[0].length)
+  if (name === 'const' && TEXT_FIELDS.has(field)) {
+    // The same words for every record are no one's prompt or answer: a scan would judge them, not the logs.
+    throw new PathSyntaxError(`const: cannot give the ${field} text (it would be the same words in every record, not what was sent or answered); name the field that holds the ${field} with a path`)
+  }
   if (name === 'const') {
     if (INTEGER_FIELDS.has(field)) {
       if (!/^-?\d{1,15}$/.test(rest)) throw new PathSyntaxError(`const for ${field} must be an integer, got ${JSON.stringify(rest)}`)
@@ -109,6 +122,7 @@ function parseSpecText(field: NativeField, text: string): FieldSpec {
     } catch (error) {
       throw new PathSyntaxError(`regex: ${(error as Error).message}`)
     }
+    refuseMetadataPath(field, steps)
     return {kind: 'regex', text, path: steps, pattern}
   }
   const unit = UNITS[name]
@@ -119,6 +133,18 @@ function parseSpecText(field: NativeField, text: string): FieldSpec {
   throw new PathSyntaxError(
     `unknown conversion "${name}:" (expected one of ${CONVERSIONS.map((c) => `${c}:`).join(', ')}); quote a key that holds a colon, e.g. '${name}:…'`,
   )
+}
+
+/**
+ * A request or response text mapped to a key that names a record's metadata (its id, tenant,
+ * session, model, status, token counts, time): such a value is no prompt or answer, and a scan of
+ * it would find nothing in every record.
+ */
+function refuseMetadataPath(field: NativeField, path: readonly PathStep[]): void {
+  if (!TEXT_FIELDS.has(field)) return
+  const last = path[path.length - 1]
+  if (last?.kind !== 'key' || !METADATA_KEYS.has(last.key.toLowerCase())) return
+  throw new PathSyntaxError(`"${last.key}" holds a record's metadata, not the ${field} text; name the field that holds what was ${field === 'response' ? 'answered' : 'sent'}`)
 }
 
 /** The path as the old mapping read it (split on dots), for text without brackets or quotes. */
@@ -350,7 +376,11 @@ export function applyFieldMap<T extends object>(record: T, source: unknown, map:
     const spec = map[field]
     if (!spec) continue
     const got = evaluateField(spec, source)
-    if (got.ok) out[field] = got.value
+    if (got.ok && TEXT_FIELDS.has(field) && (typeof got.value === 'number' || typeof got.value === 'boolean')) {
+      // A number or a yes/no is no text anyone sent or was answered: the record counts as having no such text.
+      out[field] = null
+      problems.push(`--map ${field}=${spec.text}: ${typeName(got.value)}, not the ${field} text`)
+    } else if (got.ok) out[field] = got.value
     else {
       out[field] = null
       problems.push(`--map ${field}=${spec.text}: ${got.reason}`)

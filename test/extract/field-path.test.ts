@@ -155,3 +155,27 @@ describe('applyFieldMap', () => {
     expect(evaluatePath({a: {b: 0}}, [{kind: 'key', key: 'a'}, {kind: 'key', key: 'b'}])).toEqual({ok: true, value: 0})
   })
 })
+
+describe('--map request/response take a text, never a constant, metadata or a number', () => {
+  // `--map response=const:hello` or `response=status` read the same words (or "200") as every
+  // answer, so a scan found no marker and the gate passed on logs that held one.
+  it('refuses const: and a key that names metadata, for request and response', () => {
+    for (const text of ['response=const:hello', 'request=const:x', 'response=status', 'response=model', 'response=request_id', 'response=regex:model:(m)', 'request=meta.tenant_id', 'response=choices[0].id']) {
+      expect(() => parseFieldSpec(text), text).toThrow(FieldSpecError)
+    }
+    expect(() => parseFieldSpec('response=const:hello')).toThrow(/const: cannot give the response text/)
+    expect(() => parseFieldSpec('response=status')).toThrow(/"status" holds a record's metadata, not the response text/)
+    // Other fields keep const: and these paths.
+    expect(spec('tenant_id=const:acme')).toMatchObject({kind: 'const', value: 'acme'})
+    expect(spec('model=model')).toMatchObject({kind: 'path'})
+    expect(spec('response=output.content')).toMatchObject({kind: 'path'})
+  })
+
+  it('a number or a boolean mapped to a text is no text, with a note', () => {
+    const map = parseFieldMap(['response=out', 'request=in'])
+    const got = applyFieldMap({response: 'kept?', request: 'kept?'}, {out: 200, in: true}, map)
+    expect(got.record).toEqual({response: null, request: null})
+    expect(got.problems).toEqual(['--map request=in: a boolean, not the request text', '--map response=out: a number, not the response text'])
+    expect(applyFieldMap({}, {out: 'the answer', in: 'the prompt'}, map).record).toEqual({response: 'the answer', request: 'the prompt'})
+  })
+})
