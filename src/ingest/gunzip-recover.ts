@@ -53,6 +53,11 @@ function feed(g: Gunzip, piece: Buffer | null): Promise<Fed> {
     g.on('data', onData)
     g.on('error', onError)
     if (piece === null) {
+      // A stream that ended by itself (see gunzipFile) emits no second 'end'.
+      if (g.readableEnded) {
+        finish()
+        return
+      }
       g.on('end', onEnd)
       g.end()
     } else {
@@ -87,6 +92,8 @@ export async function* gunzipFile(path: string, size: number, onFileChunk?: (chu
     let emitted = 0
     let pos = 0
     let failure: {error: Error; pieceStart: number; pieceLength: number} | null = null
+    // Where zlib stopped taking input before the file's end (bytesWritten counts what it consumed).
+    let ended: number | null = null
     while (pos < size) {
       const piece = await readAt(handle, pos, Math.min(PIECE, size - pos))
       if (piece.length === 0) break
@@ -102,6 +109,33 @@ export async function* gunzipFile(path: string, size: number, onFileChunk?: (chu
         break
       }
       pos += piece.length
+      // Node's zlib ends a gzip stream at a NUL byte after a member (as gzip -d stops at what is
+      // not a member) and takes no more input: fed more, it never answered, and the read hung.
+      if (g.bytesWritten < pos) {
+        ended = g.bytesWritten
+        break
+      }
+    }
+    if (ended !== null) {
+      const stoppedAt = ended
+      // The rest is read for the hash; NUL bytes alone (padding) hold nothing, anything else was not decompressed.
+      let other = -1
+      for (let at = stoppedAt; at < size; ) {
+        const rest = await readAt(handle, at, Math.min(PIECE, size - at))
+        if (rest.length === 0) break
+        if (at + rest.length > pos) onFileChunk?.(at >= pos ? rest : rest.subarray(pos - at))
+        if (other === -1) {
+          const k = rest.findIndex((b) => b !== 0)
+          if (k !== -1) other = at + k
+        }
+        at += rest.length
+      }
+      g.destroy()
+      if (other === -1) return
+      throw new DamagedStreamError(
+        `gzip stream ends at compressed byte ${stoppedAt} of ${size} (a NUL byte after a gzip member), and byte ${other} after it is not padding: the ${size - stoppedAt} compressed bytes from there on were not decompressed (gzip -d ignores them as trailing garbage; ${emitted} decompressed bytes read before it)`,
+        {reason: 'data after the end of the gzip stream', truncated: false, compressedOffset: stoppedAt, compressedSize: size, decompressedBytes: emitted},
+      )
     }
     if (!failure) {
       const end = await feed(g, null)
