@@ -1,7 +1,7 @@
 import {OTLP_LOGS_NOT_GIVEN} from '../extract/formats/otel.js'
 import {unloggedAnswers, type Unlogged} from '../extract/redaction.js'
 import type {CaseDb} from '../store/open-case.js'
-import {logFilesWithBadLines, unreadableLogFiles, type QuarantinedFile, type UnreadableFileRow} from '../store/files.js'
+import {completeLogRecords, logFilesWithBadLines, recordlessLogFiles, unreadableLogFiles, type QuarantinedFile, type RecordlessFileRow, type UnreadableFileRow} from '../store/files.js'
 import {count} from '../util/plural.js'
 
 /** An entry a directory walk or a glob reached and did not read (ingest/expand-paths.ts); `unread`: it may hold a log. */
@@ -17,6 +17,7 @@ interface SkippedEntry {
 // quarantined line is a line no rule could read: it may be the one that carried another
 // tenant's marker (a zone-less time, a field of the wrong type), so the gate does not pass over
 // it unless the user accepts that explicitly (--accept-bad-lines, recorded with the command).
+// Zero records judged (a case with no log, or only empty and blank files) is no verdict either.
 
 /** A log file no verdict can speak for, and why, as the `--json` outputs give it. */
 export interface UnreadableFile extends Omit<UnreadableFileRow, 'notes'> {
@@ -69,6 +70,33 @@ export interface GateInput {
   canaries: number
   /** entries a directory walk or a glob reached and could not read (triage's own paths); each fails the gate */
   skipped_entries?: readonly SkippedEntry[]
+  /** log records the verdict speaks for; read from the case (its complete log files) when not given */
+  records_judged?: number
+  /** log files that gave no record, each with why; read from the case when not given */
+  recordless_files?: readonly RecordlessFile[]
+}
+
+/** A log file that gave no record, and why (empty, blank lines only). */
+export interface RecordlessFile {
+  path: string
+  why: string
+}
+
+/** Why a stored log file gave no record, in a few words. */
+export function recordlessWhy(f: Pick<RecordlessFileRow, 'content_size' | 'lines' | 'blank_lines' | 'bad_lines'>): string {
+  if (f.lines === 0) return 'empty'
+  if (f.blank_lines === f.lines) return 'blank lines only'
+  return `no record in its ${count(f.lines, 'line')}${f.bad_lines > 0 ? ` (${f.bad_lines} quarantined)` : ''}`
+}
+
+/** Zero records judged: "no leak found" would be a verdict on nothing. Null where some record was judged. */
+function nothingJudged(db: CaseDb, result: GateInput): string | null {
+  if ((result.records_judged ?? completeLogRecords(db)) > 0) return null
+  const files = result.recordless_files ?? recordlessLogFiles(db).map((f) => ({path: f.path, why: recordlessWhy(f)}))
+  const named = files.slice(0, 5).map((f) => `${f.path} (${f.why})`).join('; ')
+  return files.length === 0
+    ? 'no log record was judged: the case holds no log file (crosstalk ingest logs PATH)'
+    : `no log record was judged: the log files read hold none: ${named}${files.length > 5 ? `; and ${files.length - 5} more` : ''}`
 }
 
 export interface GateVerdict {
@@ -86,7 +114,9 @@ export function judgeGate(db: CaseDb, result: GateInput, options: {acceptBadLine
   // No registry: every marker is an orphan, so "nothing found" would be a verdict on nothing.
   const noRegistry = result.canaries === 0 ? 'the case holds no canary registry, so no marker can be attributed to a session (crosstalk ingest canaries FILE, or triage --canaries FILE)' : null
   const unjudged = unjudgedMessage(result.unreadable_files, quarantined, result.skipped_entries)
-  const cannotPass = unjudged && noRegistry ? `${unjudged}; also, ${noRegistry}` : (unjudged ?? (noRegistry && `--fail-on-leak cannot pass: ${noRegistry}`))
+  const unjudgedOrNoRegistry = unjudged && noRegistry ? `${unjudged}; also, ${noRegistry}` : (unjudged ?? (noRegistry && `--fail-on-leak cannot pass: ${noRegistry}`))
+  const nothing = nothingJudged(db, result)
+  const cannotPass = nothing === null ? unjudgedOrNoRegistry : unjudgedOrNoRegistry ? `${unjudgedOrNoRegistry}; also, ${nothing}` : `--fail-on-leak cannot pass: ${nothing}`
   return {tripped, cannotPass}
 }
 

@@ -390,3 +390,23 @@ export function countLineAsRecord(db: CaseDb, id: number, c: AddedRecordCounts):
     c.no_status_or_prompt_tokens, c.first_ts, c.last_ts, id,
   )
 }
+
+/** Records held by complete log files: what a verdict on the case speaks for. */
+export function completeLogRecords(db: CaseDb): number {
+  return db.prepare(`SELECT coalesce(sum(records), 0) FROM files WHERE kind = 'log' AND state = 'complete'`).pluck().get() as number
+}
+
+/** A complete log file that gave no record: its size, lines and blank lines (an empty or blank-only file). */
+export interface RecordlessFileRow {
+  path: string
+  content_size: number | null
+  lines: number
+  blank_lines: number
+  bad_lines: number
+}
+
+export function recordlessLogFiles(db: CaseDb): RecordlessFileRow[] {
+  return db
+    .prepare(`SELECT path, content_size, lines, blank_lines, bad_lines FROM files WHERE kind = 'log' AND state = 'complete' AND records = 0 ORDER BY id`)
+    .all() as RecordlessFileRow[]
+}

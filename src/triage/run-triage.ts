@@ -1,5 +1,5 @@
 import {caseRegistry, responseSightings, scanCase, type ScanProgress, type ScanResult} from '../detect/scan-case.js'
-import {unreadableFiles, withWhy, type UnreadableFile} from '../detect/gate.js'
+import {recordlessWhy, unreadableFiles, withWhy, type RecordlessFile, type UnreadableFile} from '../detect/gate.js'
 import type {EvidenceCodec} from '../evidence/evidence-store.js'
 import type {LogFormat} from '../extract/formats/index.js'
 import {unloggedAnswers} from '../extract/redaction.js'
@@ -90,6 +90,9 @@ export interface TriageVerdict extends CanaryFigures {
   quarantined_lines: number
   /** entries a directory walk or a glob reached and could not read (a gate fails on them) */
   skipped_entries: SkippedEntry[]
+  /** the quick verdict's: records it speaks for, and the files that gave none (the scan's are read from the case) */
+  records_judged?: number
+  recordless_files?: RecordlessFile[]
   /** canaries registered in the case (none: no marker can be attributed) */
   canaries: number
   /** since triage started */
@@ -192,7 +195,13 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
         const v = sink.verdict(q)
         // Its records could not answer an echo check (never expected): the scan's verdict is printed.
         if (v === null) return
-        quick = {...v, skipped_entries: unreadEntries, at_ms: Math.round(performance.now() - t0)}
+        // The case holds none of the pass's records yet: what the gate speaks for is counted here.
+        const recordless = q.files.filter((f) => f.counts.records === 0)
+        quick = {
+          ...v, skipped_entries: unreadEntries, at_ms: Math.round(performance.now() - t0),
+          records_judged: q.files.reduce((n, f) => n + f.counts.records, 0),
+          recordless_files: recordless.map((f) => ({path: f.path, why: recordlessWhy({content_size: null, ...f.counts})})),
+        }
         options.onVerdict?.(quick)
         // The pass's garbage goes before ingest builds its own, so that the two peaks do not
         // stack (ingest collects again once the pass's last objects are unreachable).
@@ -296,7 +305,7 @@ class QuickVerdict {
     }
   }
 
-  verdict(q: QuickPassResult): Omit<TriageVerdict, 'at_ms' | 'skipped_entries'> | null {
+  verdict(q: QuickPassResult): Omit<TriageVerdict, 'at_ms' | 'skipped_entries' | 'records_judged' | 'recordless_files'> | null {
     // Every record the pass kept was classified here, or the pass's answer is not this one.
     if (this.unknown || q.marked !== this.records) return null
     const quarantined = q.files.filter((f) => f.counts.bad_lines > 0).map((f) => ({path: f.path, bad_lines: f.counts.bad_lines}))
@@ -389,7 +398,7 @@ export function echoFromFacts(r: QuickRecord): RecipientContext['promptHas'] {
 /** The quick verdict and the scan's agree on every figure, every flow, and what could not be judged. */
 function sameVerdict(a: TriageVerdict, b: TriageVerdict): boolean {
   const key = (v: TriageVerdict): string => {
-    const {at_ms: _at, basis: _basis, unreadable_files, quarantined_files: _q, ...figures} = v
+    const {at_ms: _at, basis: _basis, unreadable_files, quarantined_files: _q, records_judged: _r, recordless_files: _f, ...figures} = v
     return JSON.stringify({...figures, unreadable: unreadable_files.length})
   }
   return key(a) === key(b)
