@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {UsageError} from '../errors.js'
-import {FieldSpecError, parseFieldSpec, type FieldMap} from '../extract/field-path.js'
+import {FieldSpecError, parseMapFlag, type FieldMap} from '../extract/field-path.js'
 import {checkFormatOptions, FormatOptionError, LOG_FORMATS, resolveFormatOptions, type LogFormat} from '../extract/formats/index.js'
 import type {NativeField} from '../extract/parse-record.js'
 import type {ParseSpec} from '../extract/parse-spec.js'
@@ -65,7 +65,7 @@ export function parseIngestFlags(flags: IngestFlagValues): ParsedIngestFlags {
     const map: Partial<Record<NativeField, string>> = {}
     const fieldMap: FieldMap = {}
     for (const spec of flags.map ?? []) {
-      const [field, parsedSpec] = parseFieldSpec(spec)
+      const [field, parsedSpec] = parseMapFlag(spec)
       map[field] = spec.slice(spec.indexOf('=') + 1)
       fieldMap[field] = parsedSpec
     }

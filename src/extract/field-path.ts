@@ -60,6 +60,28 @@ export function parseFieldMap(specs: readonly string[]): FieldMap {
   return map
 }
 
+/**
+ * A `--map` given on the command line: parseFieldSpec, and a request or response text mapped to
+ * a constant or to a key that names a record's metadata (its id, tenant, session, model, status,
+ * token counts, time) is refused: such a value is no prompt or answer, and a scan of it finds
+ * nothing in every record. (Specs stored in a case are read with parseFieldSpec as they were.)
+ */
+export function parseMapFlag(spec: string): [NativeField, FieldSpec] {
+  const [field, parsed] = parseFieldSpec(spec)
+  if (!TEXT_FIELDS.has(field)) return [field, parsed]
+  const fail = (why: string): never => {
+    throw new FieldSpecError(`--map ${oneLine(spec)}: ${why}`)
+  }
+  // The same words for every record are no one's prompt or answer: a scan would judge them, not the logs.
+  if (parsed.kind === 'const') fail(`const: cannot give the ${field} text (it would be the same words in every record, not what was sent or answered); name the field that holds the ${field} with a path`)
+  const path = parsed.kind === 'const' ? [] : parsed.path
+  const last = path[path.length - 1]
+  if (last?.kind === 'key' && METADATA_KEYS.has(last.key.toLowerCase())) {
+    fail(`"${last.key}" holds a record's metadata, not the ${field} text; name the field that holds what was ${field === 'response' ? 'answered' : 'sent'}`)
+  }
+  return [field, parsed]
+}
+
 export function parseFieldSpec(spec: string): [NativeField, FieldSpec] {
   const fail = (why: string): never => {
     throw new FieldSpecError(`--map ${oneLine(spec)}: ${why}`)
@@ -84,25 +106,18 @@ class PathSyntaxError extends Error {}
 function parseSpecText(field: NativeField, text: string): FieldSpec {
   const prefix = /^([A-Za-z_][A-Za-z0-9_]*):/.exec(text)
   if (!prefix || !CONVERSIONS.includes(prefix[1]!)) {
-    let path: PathStep[]
     try {
-      path = parsePath(text, 0, false).steps
+      return {kind: 'path', text, path: parsePath(text, 0, false).steps}
     } catch (error) {
       // The contract's `--map FIELD=dotted.path` split on dots and nothing else: a key with a
       // colon or a space (`meta.tenant:id`) still means what it meant then.
       const legacy = dottedPath(text)
-      if (!legacy) throw error
-      path = legacy
+      if (legacy) return {kind: 'path', text, path: legacy}
+      throw error
     }
-    refuseMetadataPath(field, path)
-    return {kind: 'path', text, path}
   }
   const name = prefix[1]!
   const rest = text.slice(prefix[0].length)
-  if (name === 'const' && TEXT_FIELDS.has(field)) {
-    // The same words for every record are no one's prompt or answer: a scan would judge them, not the logs.
-    throw new PathSyntaxError(`const: cannot give the ${field} text (it would be the same words in every record, not what was sent or answered); name the field that holds the ${field} with a path`)
-  }
   if (name === 'const') {
     if (INTEGER_FIELDS.has(field)) {
       if (!/^-?\d{1,15}$/.test(rest)) throw new PathSyntaxError(`const for ${field} must be an integer, got ${JSON.stringify(rest)}`)
@@ -122,7 +137,6 @@ function parseSpecText(field: NativeField, text: string): FieldSpec {
     } catch (error) {
       throw new PathSyntaxError(`regex: ${(error as Error).message}`)
     }
-    refuseMetadataPath(field, steps)
     return {kind: 'regex', text, path: steps, pattern}
   }
   const unit = UNITS[name]
@@ -135,17 +149,6 @@ function parseSpecText(field: NativeField, text: string): FieldSpec {
   )
 }
 
-/**
- * A request or response text mapped to a key that names a record's metadata (its id, tenant,
- * session, model, status, token counts, time): such a value is no prompt or answer, and a scan of
- * it would find nothing in every record.
- */
-function refuseMetadataPath(field: NativeField, path: readonly PathStep[]): void {
-  if (!TEXT_FIELDS.has(field)) return
-  const last = path[path.length - 1]
-  if (last?.kind !== 'key' || !METADATA_KEYS.has(last.key.toLowerCase())) return
-  throw new PathSyntaxError(`"${last.key}" holds a record's metadata, not the ${field} text; name the field that holds what was ${field === 'response' ? 'answered' : 'sent'}`)
-}
 
 /** The path as the old mapping read it (split on dots), for text without brackets or quotes. */
 function dottedPath(text: string): PathStep[] | null {

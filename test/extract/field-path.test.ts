@@ -8,6 +8,7 @@ import {
   formatPath,
   parseFieldMap,
   parseFieldSpec,
+  parseMapFlag,
 } from '../../src/extract/field-path.js'
 
 const spec = (text: string) => parseFieldSpec(text)[1]
@@ -161,14 +162,16 @@ describe('--map request/response take a text, never a constant, metadata or a nu
   // answer, so a scan found no marker and the gate passed on logs that held one.
   it('refuses const: and a key that names metadata, for request and response', () => {
     for (const text of ['response=const:hello', 'request=const:x', 'response=status', 'response=model', 'response=request_id', 'response=regex:model:(m)', 'request=meta.tenant_id', 'response=choices[0].id']) {
-      expect(() => parseFieldSpec(text), text).toThrow(FieldSpecError)
+      expect(() => parseMapFlag(text), text).toThrow(FieldSpecError)
+      // A spec stored in a case is read as it was stored.
+      expect(parseFieldSpec(text)[0]).toBe(text.slice(0, text.indexOf('=')))
     }
-    expect(() => parseFieldSpec('response=const:hello')).toThrow(/const: cannot give the response text/)
-    expect(() => parseFieldSpec('response=status')).toThrow(/"status" holds a record's metadata, not the response text/)
+    expect(() => parseMapFlag('response=const:hello')).toThrow(/const: cannot give the response text/)
+    expect(() => parseMapFlag('response=status')).toThrow(/"status" holds a record's metadata, not the response text/)
     // Other fields keep const: and these paths.
-    expect(spec('tenant_id=const:acme')).toMatchObject({kind: 'const', value: 'acme'})
-    expect(spec('model=model')).toMatchObject({kind: 'path'})
-    expect(spec('response=output.content')).toMatchObject({kind: 'path'})
+    expect(parseMapFlag('tenant_id=const:acme')[1]).toMatchObject({kind: 'const', value: 'acme'})
+    expect(parseMapFlag('model=model')[1]).toMatchObject({kind: 'path'})
+    expect(parseMapFlag('response=output.content')[1]).toMatchObject({kind: 'path'})
   })
 
   it('a number or a boolean mapped to a text is no text, with a note', () => {
