@@ -324,7 +324,14 @@ const VERDICT_FLOWS = 5
  * classified. "No response carried..." is said only of files read whole; files no verdict can
  * speak for are named as such.
  */
-export function renderVerdict(v: CanaryFigures & {basis: 'quick' | 'scan'; canaries: number; unreadable_files: readonly {path: string}[]; quarantined_lines: number}): string {
+export function renderVerdict(v: CanaryFigures & {
+  basis: 'quick' | 'scan'; canaries: number; unreadable_files: readonly {path: string}[]; quarantined_lines: number
+  /** records the verdict speaks for (0: it speaks for none); unknown where not given */
+  records_judged?: number
+  /** entries a directory walk reached and could not read */
+  skipped_entries?: readonly {unread: boolean}[]
+}): string {
+  const unreadEntries = (v.skipped_entries ?? []).filter((e) => e.unread).length
   const out: string[] = [
     v.basis === 'quick'
       ? 'Canary verdict (a markers-only pass over every line, by the rules ingest and scan apply; the scan checks it; the evidence work follows)'
@@ -332,8 +339,10 @@ export function renderVerdict(v: CanaryFigures & {basis: 'quick' | 'scan'; canar
   ]
   if (v.canaries === 0) {
     out.push('  Not known: the case holds no canary registry, so no marker can be attributed to a session (ingest it: --canaries FILE).')
+  } else if (v.records_judged === 0) {
+    out.push('  Not known: no log record was read, so nothing was judged (see the warnings).')
   } else if (v.contaminated_responses === 0) {
-    out.push(`  No response carried another session's canary marker${v.unreadable_files.length > 0 || v.quarantined_lines > 0 ? ' in the lines that could be read' : ''}.`)
+    out.push(`  No response carried another session's canary marker${v.unreadable_files.length > 0 || v.quarantined_lines > 0 || unreadEntries > 0 ? ' in the lines that could be read' : ''}.`)
   } else {
     out.push(
       `  ${count(v.contaminated_responses, 'response')} carried another session's canary marker: ${n(v.cross_tenant_responses)} cross-tenant, ${n(v.cross_session_responses)} cross-session.`,
@@ -345,5 +354,6 @@ export function renderVerdict(v: CanaryFigures & {basis: 'quick' | 'scan'; canar
   }
   if (v.quarantined_lines > 0) out.push(`  ${count(v.quarantined_lines, 'quarantined line')} could not be read and ${v.quarantined_lines === 1 ? 'is' : 'are'} not judged (crosstalk status --bad-lines).`)
   if (v.unreadable_files.length > 0) out.push(`  ${count(v.unreadable_files.length, 'log file')} could not be judged (see the warnings): the verdict does not speak for ${v.unreadable_files.length === 1 ? 'it' : 'them'}.`)
+  if (unreadEntries > 0) out.push(`  ${unreadEntries === 1 ? '1 entry' : `${unreadEntries} entries`} reached in the directories or globs given could not be read (see the warnings): the verdict does not speak for ${unreadEntries === 1 ? 'it' : 'them'}.`)
   return out.join('\n')
 }

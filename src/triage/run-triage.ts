@@ -18,7 +18,7 @@ import {canaryVerdict} from '../scope/verdict.js'
 import {canaryFigures, type CanaryFigures, type CanaryRow} from '../scope/compute-scope.js'
 import type {QuickPassResult, QuickRecord} from '../ingest/quick-pass.js'
 import type {MarkerRegistry, RecipientContext, RegisteredMarker} from '../extract/markers.js'
-import {logFilesWithBadLines, type QuarantinedFile} from '../store/files.js'
+import {completeLogRecords, logFilesWithBadLines, type QuarantinedFile} from '../store/files.js'
 import {countCanaries} from '../store/canaries.js'
 import {countAllRecords} from '../store/records.js'
 import type {LogEvidence} from '../store/files.js'
@@ -90,8 +90,9 @@ export interface TriageVerdict extends CanaryFigures {
   quarantined_lines: number
   /** entries a directory walk or a glob reached and could not read (a gate fails on them) */
   skipped_entries: SkippedEntry[]
-  /** the quick verdict's: records it speaks for, and the files that gave none (the scan's are read from the case) */
+  /** records the verdict speaks for */
   records_judged?: number
+  /** the quick verdict's: the files that gave no record (the scan's are read from the case) */
   recordless_files?: RecordlessFile[]
   /** canaries registered in the case (none: no marker can be attributed) */
   canaries: number
@@ -246,7 +247,7 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
       const quarantined = logFilesWithBadLines(db)
       const full: TriageVerdict = {
         ...canaryVerdict(db), basis: 'scan', canaries: countCanaries(db), unreadable_files: unreadableFiles(db), quarantined_files: quarantined,
-        quarantined_lines: quarantined.reduce((a, f) => a + f.bad_lines, 0), skipped_entries: unreadEntries, at_ms: Math.round(performance.now() - t0),
+        quarantined_lines: quarantined.reduce((a, f) => a + f.bad_lines, 0), skipped_entries: unreadEntries, records_judged: completeLogRecords(db), at_ms: Math.round(performance.now() - t0),
       }
       const first = quick as TriageVerdict | null
       if (first === null) {

@@ -28,6 +28,9 @@ describe('a gate over zero records does not pass', () => {
       const r = await run(['triage', logs, '--canaries', registry(dir), '--db', join(dir, 'case.db'), '--fail-on-leak', ...(quick ? [] : ['--no-quick-verdict'])])
       expect(r.code).toBe(1)
       expect(r.stderr).toMatch(/--fail-on-leak cannot pass: no log record was judged: the log files read hold none: .*blank\.jsonl \(blank lines only\); .*empty\.jsonl \(empty\); .*nothing\.jsonl\.gz \(empty\)/)
+      // The verdict says nothing was judged, not that no response carried a marker.
+      expect(r.stdout).toMatch(/Not known: no log record was read, so nothing was judged/)
+      expect(r.stdout).not.toMatch(/No response carried/)
     })
   }
 

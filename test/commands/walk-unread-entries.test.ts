@@ -81,6 +81,7 @@ describe('the directory walk follows links, reads rotated names and names what i
     const t = await run(['triage', logs, '--canaries', registry(dir), '--db', join(dir, 'triage.db'), '--fail-on-leak'])
     expect(t.code).toBe(1)
     expect(t.stderr).toMatch(/--fail-on-leak cannot pass: 4 log files could not be judged: .*broken\.log \(not read: broken symbolic link/)
+    expect(t.stdout).toMatch(/No response carried another session's canary marker in the lines that could be read\.\n {2}4 entries reached in the directories or globs given could not be read/)
     const j = await run(['triage', logs, '--canaries', registry(dir), '--db', join(dir, 'triage-json.db'), '--json'])
     expect(j.code, j.stderr).toBe(0)
     const json = JSON.parse(j.stdout) as {ingest: WalkJson}
