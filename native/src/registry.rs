@@ -203,6 +203,10 @@ pub fn rows(bytes: &[u8]) -> Option<Vec<[&str; 3]>> {
         if [marker, tenant, session].iter().any(|v| js_trim(v).is_empty()) {
             return None;
         }
+        // White space at an id's edges (a space after a comma) is the reader's refusal to word.
+        if [marker, tenant, session].iter().any(|v| js_trim(v).len() != v.len()) {
+            return None;
+        }
         // A marker outside the convention needs 8 characters; one inside it has them all the same
         // (`CANARY-` and a hex digit at least).
         if marker.chars().count() < MIN_UNCONVENTIONAL {

@@ -31,7 +31,7 @@ const marker = fc.oneof(
   fc.string({unit: pick(...'0123456789abcdefABCDEF'), minLength: 6, maxLength: 12}).map((h) => `CaNaRy-${h}`),
   pick('HERON-SUMMIT-8811', 'ZEBRA-01', 'ZEBRA-1', 'Zèbre-01', 'Zèbre01', 'CANARY-', 'CANARY-xyz12345', ' CANARY-0123abcd', 'CANARY-0123abcd ', '\u00a0ZEBRA-TOKEN', 'a\tb\tc\td\te'),
 )
-const id = fc.oneof({weight: 12, arbitrary: pick('tn-a', 'sess-1', ' tn-a', 'tn-a ', 'sé', 'x\u000by', 'a=b', '{x}')}, pick('', '   ', '\t', '\u00a0', '\u2028'))
+const id = fc.oneof({weight: 12, arbitrary: pick('tn-a', 'sess-1', 'sé', 'x\u000by', 'a=b', '{x}')}, pick(' tn-a', 'tn-a ', '', '   ', '\t', '\u00a0', '\u2028'))
 const time = fc.oneof({weight: 8, arbitrary: pick('', '2026-10-31T09:36:01.269Z', '2026-10-31T09:36:01+02:00')}, pick(
   '', '2026-10-31T09:36:01.269Z', '2026-10-31T09:36:01Z', '2026-10-31T09:36:01.123456789Z', '2026-10-31T09:36:01.1234567890Z', '2026-10-31 09:36:01Z',
   '2026-10-31T09:36:01+02:00', '2026-10-31T09:36:01-0530', '2026-10-31T09:36:01+24:00', '2026-10-31T09:36:01', '2026-10-31T09:36:60Z', '2026-02-29T00:00:00Z',
@@ -166,16 +166,18 @@ describe.runIf(native)('the registry read natively for the verdict', () => {
     // Both sides are reached.
     expect(answered).toBeGreaterThan(150)
     expect(declined).toBeGreaterThan(150)
-    expect(answeredRows).toBeGreaterThan(400)
+    expect(answeredRows).toBeGreaterThan(300)
     expect(conflicts).toBeGreaterThan(20)
     expect(answered - conflicts).toBeGreaterThan(100)
   })
 
   it('answers for the registries people have: a plain CSV, with CRLF ends, blank lines, extra columns and times with zones', () => {
-    const text = '\r\nmarker,tenant_id,session_id,issued_at,owner\r\nCANARY-0123ABCD,tn-a,sess-1,2026-10-31T09:36:01.269Z,ops\r\n\r\nHERON-SUMMIT-8811, tn-b ,sess-2,2026-10-31T11:36:01+02:00\r\ncanary-0123abcd,tn-a,sess-1,,ops\r\n'
+    const text = '\r\nmarker,tenant_id,session_id,issued_at,owner\r\nCANARY-0123ABCD,tn-a,sess-1,2026-10-31T09:36:01.269Z,ops\r\n\r\nHERON-SUMMIT-8811,tn-b,sess-2,2026-10-31T11:36:01+02:00\r\ncanary-0123abcd,tn-a,sess-1,,ops\r\n'
     const bytes = Buffer.from(text)
-    expect(nativeRegistryRows(bytes)).toEqual(['CANARY-0123ABCD', 'tn-a', 'sess-1', 'HERON-SUMMIT-8811', ' tn-b ', 'sess-2', 'canary-0123abcd', 'tn-a', 'sess-1'])
+    expect(nativeRegistryRows(bytes)).toEqual(['CANARY-0123ABCD', 'tn-a', 'sess-1', 'HERON-SUMMIT-8811', 'tn-b', 'sess-2', 'canary-0123abcd', 'tn-a', 'sess-1'])
     expect(nativeRegistryRows(bytes)).toEqual(rowsOf(registryEntries('r.csv', bytes)))
+    // A space after a comma is the TypeScript reader's refusal to word: no native answer.
+    expect(nativeRegistryRows(Buffer.from(text.replace(',tn-b,', ', tn-b ,')))).toBeNull()
   })
 
   it('gives triage the same registry with or without the native reader', () => {
