@@ -411,7 +411,35 @@ const DAMAGED_FIX = 'the compressed file is damaged: copy it again from where it
 /** Why a file that was read cannot count as ingested, and the likely fix; null when it can. */
 export function refusal(f: PreparedFile, s: Streamed): {reason: string; fix: string} | null {
   const nothingRead = s.counts.records + s.counts.duplicates === 0 && s.counts.bad_lines > 0
-  return refusalOf(f.how.format, s.counts, s.firstBad, s.unread, nothingRead && !f.gzip && startsAsWrappedJson(f.path))
+  const refused = refusalOf(f.how.format, s.counts, s.firstBad, s.unread, nothingRead && !f.gzip && startsAsWrappedJson(f.path))
+  // Text in another encoding, or another compression than gzip: no --log-format or --map reads it.
+  const encoding = refused && nothingRead && !f.gzip ? encodingOf(f.path) : null
+  return refused && encoding ? {reason: `${refused.reason} (${encoding.what})`, fix: encoding.fix} : refused
+}
+
+/** What a file that read as no UTF-8 line opens with, when it says what it is: UTF-16/32 text, or a compression crosstalk does not read. */
+function encodingOf(path: string): {what: string; fix: string} | null {
+  let fd: number | null = null
+  try {
+    fd = openSync(path, constants.O_RDONLY)
+    const b = Buffer.alloc(8)
+    const n = readSync(fd, b, 0, b.length, 0)
+    const head = b.subarray(0, n)
+    const starts = (...bytes: number[]): boolean => bytes.every((x, i) => head[i] === x)
+    const convert = (enc: string) => ({what: `the file is ${enc} text`, fix: `convert it to UTF-8 first (iconv -f ${enc} -t UTF-8 FILE > FILE.utf8.jsonl) and ingest that`})
+    const unpack = (kind: string, tool: string) => ({what: `the file is ${kind}-compressed`, fix: `decompress it first (${tool} FILE) and ingest the result; crosstalk reads plain and gzip (.gz) files`})
+    if (starts(0xff, 0xfe, 0, 0) || starts(0, 0, 0xfe, 0xff)) return convert('UTF-32')
+    if (starts(0xff, 0xfe) || starts(0xfe, 0xff)) return convert('UTF-16')
+    if (starts(0x42, 0x5a, 0x68)) return unpack('bzip2', 'bunzip2 -k')
+    if (starts(0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00)) return unpack('xz', 'unxz -k')
+    if (starts(0x28, 0xb5, 0x2f, 0xfd)) return unpack('zstd', 'unzstd')
+    if (starts(0x50, 0x4b, 0x03, 0x04)) return unpack('zip', 'unzip')
+    return null
+  } catch {
+    return null
+  } finally {
+    if (fd !== null) closeSync(fd)
+  }
 }
 
 /**
