@@ -1,12 +1,12 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {toCsv} from '../cli/csv.js'
-import {clearProgress, scanProgressLine} from '../cli/progress.js'
+import {checkDetection, detectionFlags} from '../cli/detection-flags.js'
 import {renderProvenance} from '../cli/render-detect.js'
 import {listProvenance, type ProvenanceResult} from '../detect/list.js'
-import {detectionCoverage} from '../detect/coverage.js'
-import {scanCase} from '../detect/scan-case.js'
-import {lastFinishedScan} from '../store/scan-runs.js'
+import {detectionCoverage, parameterFlags, type ProvenanceParameters} from '../detect/coverage.js'
+import {computeProvenance} from '../detect/provenance.js'
+import {withRollback} from '../store/session.js'
 
 const PROVENANCE_CSV_COLUMNS = [
   'request_id', 'ts', 'recipient_session', 'recipient_tenant', 'source_request_id', 'source_ts', 'source_session', 'source_tenant',
@@ -15,44 +15,56 @@ const PROVENANCE_CSV_COLUMNS = [
 
 export default class Provenance extends BaseCommand {
   static override description =
-    "Responses that repeat, verbatim, an earlier other session's prompt or response (winnowed word fingerprints; works without canaries)."
+    "Responses that repeat, verbatim, an earlier other session's prompt or response (winnowed word fingerprints; works without canaries), as the last scan stored them. " +
+    'With --min-words or --boilerplate-tenants other than the scan\'s, a what-if computed in memory: nothing stored changes (crosstalk scan stores findings).'
 
   static override examples = [
     '<%= config.bin %> provenance',
-    '<%= config.bin %> provenance --json --min-words 20',
+    '<%= config.bin %> provenance --json --min-words 20   # what-if: the stored findings are unchanged',
     '<%= config.bin %> provenance --csv > provenance.csv',
     '<%= config.bin %> provenance --show-text   # prints the overlapping (leaked) text',
   ]
 
   static override flags = {
     db: dbFlag,
+    ...detectionFlags,
     csv: Flags.boolean({description: 'CSV on stdout (the overlapping text too with --show-text).', exclusive: ['json']}),
     'show-text': Flags.boolean({description: 'Include the overlapping text (personal data: only when needed).'}),
-    'min-words': Flags.integer({description: 'Shortest verbatim overlap that counts.', default: 12, min: 5}),
-    'boilerplate-tenants': Flags.integer({description: 'Text found in this many tenants is boilerplate, never evidence.', default: 3, min: 2}),
+    'min-words': Flags.integer({description: "Shortest verbatim overlap that counts (default: the last scan's); other than the scan's, a what-if that stores nothing.", min: 5}),
+    'boilerplate-tenants': Flags.integer({
+      description: "Text found in this many tenants is boilerplate, never evidence (default: the last scan's); other than the scan's, a what-if that stores nothing.", min: 2,
+    }),
   }
 
   public async run(): Promise<ProvenanceResult> {
     const {flags} = await this.parse(Provenance)
     const db = this.openCase(flags.db)
-    const now = new Date()
-    // Provenance not current for these parameters (or records not scanned yet): a scan brings it up to date, and is audited as one.
-    const last = lastFinishedScan(db)
+    // A listing writes nothing: on a case never scanned (or scanned incompletely) it says so, as sightings does.
     const coverage = detectionCoverage(db)
-    if (!coverage.complete || last === null || last.min_words !== flags['min-words'] || last.boilerplate_tenants !== flags['boilerplate-tenants']) {
-      const progress = this.jsonEnabled() ? undefined : scanProgressLine()
-      scanCase(db, {
-        now,
-        onProgress: progress,
-        provenance: {minWords: flags['min-words'], boilerplateTenants: flags['boilerplate-tenants']},
-        record: (scan) => {
-          const {timings_ms: _t, provenance_stats: _p, ...summary} = scan
-          this.audit(db, {flags, scan: 'provenance parameters or case changed'}, summary, now)
-        },
-      })
-      if (progress) clearProgress()
+    const warning = checkDetection(coverage, 'provenance', flags['allow-incomplete'])
+    if (warning) this.note(this.paint.yellow(warning))
+    const stored = coverage.provenance_parameters
+    const list = (): ProvenanceResult => listProvenance(db, {showText: flags['show-text']})
+    let rows: ProvenanceResult
+    if (stored === null) {
+      rows = list()
+    } else {
+      const wanted: ProvenanceParameters = {min_words: flags['min-words'] ?? stored.min_words, boilerplate_tenants: flags['boilerplate-tenants'] ?? stored.boilerplate_tenants}
+      if (wanted.min_words === stored.min_words && wanted.boilerplate_tenants === stored.boilerplate_tenants) {
+        rows = list()
+        this.note(`provenance as the scan of ${coverage.last_scan_at} stored it (${parameterFlags(stored)})`)
+      } else {
+        // Computed inside a savepoint that is rolled back: the stored findings, and scope and every draft built on them, stay as the scan made them.
+        rows = withRollback(db, () => {
+          computeProvenance(db, {minWords: wanted.min_words, boilerplateTenants: wanted.boilerplate_tenants})
+          return list()
+        })
+        this.note(this.paint.yellow(
+          `what-if: provenance computed with ${parameterFlags(wanted)}, not stored; the stored findings (made with ${parameterFlags(stored)} by the scan of ${coverage.last_scan_at}) are unchanged, ` +
+          `and scope and every draft use them. To store these instead: crosstalk scan ${parameterFlags(wanted)}`,
+        ))
+      }
     }
-    const rows = listProvenance(db, {showText: flags['show-text']})
     if (flags.csv) process.stdout.write(toCsv(PROVENANCE_CSV_COLUMNS.filter((c) => flags['show-text'] || c !== 'overlap_text'), rows as unknown as Array<Record<string, unknown>>))
     else if (!this.jsonEnabled()) this.log(renderProvenance(rows))
     return rows

@@ -19,7 +19,17 @@ export interface DetectionCoverage {
   registry_changed: boolean
   /** canary-less provenance covers every scanned record ('stale': a scan skipped it since records were added) */
   provenance: 'current' | 'stale' | 'never'
+  /**
+   * The parameters of the last finished scan, which the stored provenance was made with (null:
+   * never scanned). Every statement of the method names these, never the defaults.
+   */
+  provenance_parameters: ProvenanceParameters | null
   last_scan_at: string | null
+}
+
+export interface ProvenanceParameters {
+  min_words: number
+  boilerplate_tenants: number
 }
 
 export function detectionCoverage(db: CaseDb): DetectionCoverage {
@@ -34,6 +44,7 @@ export function detectionCoverage(db: CaseDb): DetectionCoverage {
     never_scanned: last === null,
     registry_changed: registryChanged,
     provenance,
+    provenance_parameters: last === null ? null : {min_words: last.min_words, boilerplate_tenants: last.boilerplate_tenants},
     last_scan_at: last?.finished_at ?? null,
   }
 }
@@ -57,4 +68,9 @@ export function requireCompleteDetection(coverage: DetectionCoverage, what: stri
   if (coverage.complete || allowIncomplete) return
   const fix = coverage.never_scanned && coverage.files_not_scanned === 0 ? 'run `crosstalk ingest logs` and `crosstalk scan`' : 'run `crosstalk scan`'
   throw new InputError(`${what}: detection is incomplete (${describeGap(coverage)}); ${fix} first, or pass --allow-incomplete to report what has been scanned`, 'E_NOT_SCANNED')
+}
+
+/** The parameters as the flags that give them (`--min-words 12 --boilerplate-tenants 3`). */
+export function parameterFlags(p: ProvenanceParameters): string {
+  return `--min-words ${p.min_words} --boilerplate-tenants ${p.boilerplate_tenants}`
 }

@@ -1,5 +1,6 @@
 import {InputError} from '../errors.js'
-import {concernsController, examinedTotals, type CaseFacts} from './facts.js'
+import {concernsController, examinedTotals, provenanceMethodFr, type CaseFacts} from './facts.js'
+import type {ProvenanceParameters} from '../detect/coverage.js'
 import {categoryLabel, leakedSide, PHRASES, receivedSide, type Language} from './phrases.js'
 import {article33Schema, type Article33Result} from './article33-schema.js'
 import type {Authority} from './authorities.js'
@@ -292,7 +293,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
           records_not_examined: examined.not_scanned.records,
           log_files_not_examined: examined.not_scanned.files,
           registry_files: facts.totals.registry_files,
-          method: (language === 'fr' ? SCOPE_METHOD_FR : scope.method) + (facts.for_tenant !== null ? P.controllerShareMethod : ''),
+          method: (language === 'fr' ? scopeMethodFr(facts.detection.provenance_parameters) : scope.method) + (facts.for_tenant !== null ? P.controllerShareMethod : ''),
           flows: scope.flows,
           by_hour: scope.by_hour,
         }
@@ -340,8 +341,8 @@ function draftClock(facts: CaseFacts, onBehalf: string | null): ClockResult | nu
   return {...computeClock(new Date(notice.at), now, toAuthority ? new Date(toAuthority.at) : null, DEADLINE_MS), basis: 'art33(1)'}
 }
 
-const SCOPE_METHOD_FR =
-  "exposition : réponses contenant un marqueur canari enregistré pour une autre session (observations cross_session, cross_tenant) ou le texte mot pour mot d'une requête ou réponse antérieure d'une autre session (provenance, 12 mots ou plus), dans des fichiers de journaux entièrement chargés ; chaque part est comptée et indiquée"
+const scopeMethodFr = (p: ProvenanceParameters | null): string =>
+  `exposition : réponses contenant un marqueur canari enregistré pour une autre session (observations cross_session, cross_tenant) ou le texte mot pour mot d'une requête ou réponse antérieure d'une autre session (${provenanceMethodFr(p)}), dans des fichiers de journaux entièrement chargés ; chaque part est comptée et indiquée`
 
 /** Why a French method's upper bound is missing (the same three reasons as computeScope's). */
 function unboundedFr(pool: number | null, forTenant: string | null): string {

@@ -1,5 +1,5 @@
 import {basename} from 'node:path'
-import type {DetectionCoverage} from '../detect/coverage.js'
+import type {DetectionCoverage, ProvenanceParameters} from '../detect/coverage.js'
 import {recordTextLoader} from '../evidence/record-texts.js'
 import {listReplayResults, type StoredReplayResult} from '../replay/replay-store.js'
 import {wilsonInterval} from '../replay/wilson.js'
@@ -475,8 +475,20 @@ export function scopeFacts(s: ScopeResult, inputs?: Pick<ScopeInputs, 'contamina
     exposure_first: first,
     exposure_last: last,
     method:
-      'exposure: responses holding a canary marker registered to another session (cross_session, cross_tenant sightings) or verbatim text of another session\'s earlier prompt or answer (provenance, 12+ words), in completely loaded log files; each part is counted and shown',
+      `exposure: responses holding a canary marker registered to another session (cross_session, cross_tenant sightings) or verbatim text of another session's earlier prompt or answer (${provenanceMethodEn(s.detection.provenance_parameters)}), in completely loaded log files; each part is counted and shown`,
   }
+}
+
+/**
+ * The provenance parameters as the method states them: those the stored findings were made
+ * with (the last scan's), never the defaults.
+ */
+export function provenanceMethodEn(p: ProvenanceParameters | null): string {
+  return p === null ? 'provenance' : `provenance, ${p.min_words}+ words; text found in ${p.boilerplate_tenants} or more customers' sessions set aside as boilerplate`
+}
+
+export function provenanceMethodFr(p: ProvenanceParameters | null): string {
+  return p === null ? 'provenance' : `provenance, ${p.min_words} mots ou plus ; texte présent dans les sessions de ${p.boilerplate_tenants} clients ou plus écarté comme texte standard`
 }
 
 /** Replay results grouped by target and purpose, distinct records per group. */

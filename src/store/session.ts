@@ -161,3 +161,17 @@ export function transactional<A extends unknown[], T>(db: CaseDb, fn: (...args: 
 export async function backupCase(db: CaseDb, destination: string): Promise<void> {
   await db.backup(destination)
 }
+
+/**
+ * Runs `fn` inside a savepoint that is always rolled back: whatever it writes is gone when it
+ * returns (a what-if that must leave the case as it was). Temporary tables are outside it.
+ */
+export function withRollback<T>(db: CaseDb, fn: () => T): T {
+  db.exec('SAVEPOINT what_if')
+  try {
+    return fn()
+  } finally {
+    db.exec('ROLLBACK TO what_if')
+    db.exec('RELEASE what_if')
+  }
+}

@@ -70,6 +70,7 @@ describe('crosstalk scan / sightings', () => {
 
   it('provenance and pii list as JSON arrays', async () => {
     const db = await incidentCase()
+    expect((await run(['scan', '--db', db])).code).toBe(0)
     const prov = await run(['provenance', '--db', db, '--json'])
     expect(prov.code).toBe(0)
     expect(JSON.parse(prov.stdout)).toEqual([])

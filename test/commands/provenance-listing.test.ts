@@ -1,0 +1,72 @@
+import {describe, expect, it} from 'vitest'
+import {run} from '../helpers/commands.js'
+import {makeCase} from '../helpers/case-builder.js'
+
+// `crosstalk provenance` lists what the last scan stored. Other parameters are a what-if: the
+// stored findings, and scope and every draft built on them, do not change unless `scan` is run.
+
+const SECRET = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa'
+
+/** tA's prompt answered to tB, tC and tD: three recipients, four tenants holding the text. */
+async function leakCase(recipients: readonly string[]): Promise<string> {
+  const c = makeCase()
+  await c.addFile([
+    {request_id: 'src', tenant_id: 'tA', session_id: 'sA', request_text: `please keep this: ${SECRET}`, response_text: 'noted'},
+    ...recipients.map((t, i) => ({request_id: `leak${i}`, tenant_id: t, session_id: `s${t}`, request_text: 'hi', response_text: `sure, ${SECRET}`})),
+  ])
+  c.close()
+  return c.path
+}
+
+const exposure = async (db: string): Promise<number> => JSON.parse((await run(['scope', '--db', db, '--json'])).stdout).exposure.responses as number
+const listed = async (args: readonly string[]): Promise<{code: number; rows: Array<{request_id: string}>; stderr: string}> => {
+  const r = await run(['provenance', '--json', ...args])
+  return {code: r.code, rows: r.code === 0 ? JSON.parse(r.stdout) : [], stderr: r.stderr}
+}
+
+describe('provenance lists what is stored, and never changes it', () => {
+  it('on a case never scanned it says to run scan (exit 1) and scans nothing', async () => {
+    const db = await leakCase(['tB'])
+    const r = await run(['provenance', '--db', db])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/never scanned.*crosstalk scan/)
+    const status = JSON.parse((await run(['status', '--db', db, '--json'])).stdout)
+    expect(status.detection.never_scanned).toBe(true)
+  })
+
+  it('other parameters are a what-if: the stored findings, scope and the draft stay as the scan made them', async () => {
+    const db = await leakCase(['tB'])
+    expect((await run(['scan', '--db', db])).code).toBe(0)
+    const before = await exposure(db)
+    expect(before).toBe(1)
+    const whatIf = await listed(['--db', db, '--min-words', '40'])
+    expect(whatIf.code).toBe(0)
+    // the overlap is 16 words: none at 40+
+    expect(whatIf.rows).toEqual([])
+    expect(whatIf.stderr).toMatch(/what-if: provenance computed with --min-words 40 --boilerplate-tenants 3, not stored; the stored findings \(made with --min-words 12 --boilerplate-tenants 3/)
+    expect(whatIf.stderr).toContain('crosstalk scan --min-words 40 --boilerplate-tenants 3')
+    expect(await exposure(db)).toBe(before)
+    const plain = await listed(['--db', db])
+    expect(plain.rows.map((r) => r.request_id)).toEqual(['leak0'])
+    expect(plain.stderr).toMatch(/--min-words 12 --boilerplate-tenants 3/)
+  })
+
+  it("a plain listing after scan --boilerplate-tenants keeps the scan's findings, and the draft states the scan's parameters", async () => {
+    const db = await leakCase(['tB', 'tC', 'tD'])
+    expect((await run(['scan', '--db', db, '--boilerplate-tenants', '10', '--min-words', '14'])).code).toBe(0)
+    expect(await exposure(db)).toBe(3)
+    const plain = await listed(['--db', db])
+    expect(plain.rows).toHaveLength(3)
+    expect(await exposure(db)).toBe(3)
+    // A what-if with the defaults (text in 3+ tenants is boilerplate) sets all three aside, and stores nothing.
+    const whatIf = await listed(['--db', db, '--boilerplate-tenants', '3', '--min-words', '12'])
+    expect(whatIf.rows).toEqual([])
+    expect(await exposure(db)).toBe(3)
+    expect((await run(['incident', 'open', '--db', db, '--title', 't', '--aware-at', '2026-11-02T09:00:00Z', '--role', 'controller'])).code).toBe(0)
+    const en = (await run(['report', 'article33', '--db', db, '--lang', 'en'])).stdout
+    expect(en).toContain('provenance, 14+ words; text found in 10 or more customers')
+    expect(en).not.toContain('12+ words')
+    const fr = (await run(['report', 'article33', '--db', db, '--lang', 'fr'])).stdout
+    expect(fr).toContain('provenance, 14 mots ou plus')
+  })
+})
