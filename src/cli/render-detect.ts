@@ -39,8 +39,24 @@ export function renderSightings(rows: SightingsResult, options: {showMarkers: bo
   )
 }
 
-export function renderProvenance(rows: ProvenanceResult): string {
-  if (rows.length === 0) return 'No response repeats an earlier other session\'s text.'
+/** Answers in the case, and those of them that decoded to no text (never examined). */
+export interface TextCoverage {
+  answers: number
+  withoutText: number
+}
+
+/** What the listing cannot speak for: answers with no text were never compared with anything. */
+export function unexaminedLine(c: TextCoverage): string | null {
+  return c.withoutText > 0 ? `${count(c.withoutText, 'response')} of ${c.answers} had no response text and ${c.withoutText === 1 ? 'was' : 'were'} not examined (crosstalk status lists the files).` : null
+}
+
+export function renderProvenance(rows: ProvenanceResult, coverage: TextCoverage = {answers: 0, withoutText: 0}): string {
+  const unexamined = unexaminedLine(coverage)
+  if (rows.length === 0) {
+    return unexamined === null
+      ? 'No response repeats an earlier other session\'s text.'
+      : `No response among the ${count(coverage.answers - coverage.withoutText, 'response')} that had text repeats an earlier other session's text; ${unexamined}`
+  }
   const out = [
     table(
       ['ts', 'request_id', 'recipient', 'source_request_id', 'source', 'matched', 'words', 'overlap_sha256'],
@@ -57,6 +73,7 @@ export function renderProvenance(rows: ProvenanceResult): string {
     ),
   ]
   for (const p of rows) if (p.overlap_text !== undefined) out.push(`\n${safeLine(p.request_id)}:\n  ${safeText(p.overlap_text)}`)
+  if (unexamined !== null) out.push('', unexamined)
   return out.join('\n')
 }
 
@@ -81,6 +98,7 @@ export function renderScan(r: ScanResult): string {
   // A full re-scan re-classifies records scanned before; on a first scan every record is new,
   // and there is nothing to re-classify.
   const rescanned = r.full_rescan ? r.records_scanned - r.records_new : 0
+  const withoutText = r.unreadable_files.reduce((a, f) => a + (f.state === 'complete' ? (f.no_response_text ?? 0) : 0), 0)
   const lines = [
     `Scanned ${r.records_scanned} of ${count(r.records_total, 'record')} (${r.records_new} new${rescanned ? `, ${rescanned} re-classified: the canary registry changed` : ''}) against ${count(r.canaries, 'canary', 'canaries')}.`,
     // With no registry every marker found is an orphan; the other classes are not known, not 0.
@@ -91,7 +109,7 @@ export function renderScan(r: ScanResult): string {
     r.canaries === 0
       ? 'Contaminated responses (canary markers): not known: the case holds no canary registry, so no marker can be attributed to a session (crosstalk ingest canaries FILE).'
       : `Contaminated responses: ${r.contaminated_responses} (cross-tenant ${r.cross_tenant_responses}, cross-session ${r.cross_session_responses}).`,
-    `Provenance: ${r.provenance_matches === null ? 'skipped' : `${count(r.provenance_matches, 'response')} ${r.provenance_matches === 1 ? 'repeats' : 'repeat'} an earlier other session's text`}.`,
+    `Provenance: ${r.provenance_matches === null ? 'skipped' : `${count(r.provenance_matches, 'response')} ${r.provenance_matches === 1 ? 'repeats' : 'repeat'} an earlier other session's text${withoutText > 0 ? ` (${count(withoutText, 'response')} had no text and ${withoutText === 1 ? 'was' : 'were'} not examined)` : ''}`}.`,
     `PII never sent by the recipient: ${r.pii_findings} (${r.pii_attributed} attributed).`,
     `At risk (status 200, prompt >= pool): ${r.pool_tokens === null ? 'n/a (no --pool-tokens)' : r.at_risk === null ? `unknown at pool ${r.pool_tokens}: no record gives both its HTTP status and its prompt size` : `${r.at_risk} at pool ${r.pool_tokens}`}.`,
     `Time: ${r.timings_ms.total} ms (markers ${r.timings_ms.markers}, provenance ${r.timings_ms.provenance}, pii ${r.timings_ms.pii}).`,

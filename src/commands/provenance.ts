@@ -2,10 +2,12 @@ import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {toCsv} from '../cli/csv.js'
 import {checkDetection, detectionFlags} from '../cli/detection-flags.js'
-import {renderProvenance} from '../cli/render-detect.js'
+import {renderProvenance, unexaminedLine} from '../cli/render-detect.js'
 import {listProvenance, type ProvenanceResult} from '../detect/list.js'
 import {detectionCoverage, parameterFlags, type ProvenanceParameters} from '../detect/coverage.js'
 import {computeProvenance} from '../detect/provenance.js'
+import {InputError} from '../errors.js'
+import {fileTotals} from '../store/files.js'
 import {withRollback} from '../store/session.js'
 
 const PROVENANCE_CSV_COLUMNS = [
@@ -43,6 +45,15 @@ export default class Provenance extends BaseCommand {
     const coverage = detectionCoverage(db)
     const warning = checkDetection(coverage, 'provenance', flags['allow-incomplete'])
     if (warning) this.note(this.paint.yellow(warning))
+    // Answers that decoded to no text were never compared with anything: where none had text, provenance could not run.
+    const totals = fileTotals(db)
+    const text = {answers: totals.answers, withoutText: totals.no_response_text}
+    if (text.answers > 0 && text.withoutText >= text.answers) {
+      throw new InputError(
+        `provenance could not run: none of the ${text.answers} responses had response text, so none could be compared with other sessions' text (crosstalk status lists the files; ingest logs that hold the answers, or give --map response=PATH)`,
+        'E_NO_RESPONSE_TEXT',
+      )
+    }
     const stored = coverage.provenance_parameters
     const list = (): ProvenanceResult => listProvenance(db, {showText: flags['show-text']})
     let rows: ProvenanceResult
@@ -66,7 +77,8 @@ export default class Provenance extends BaseCommand {
       }
     }
     if (flags.csv) process.stdout.write(toCsv(PROVENANCE_CSV_COLUMNS.filter((c) => flags['show-text'] || c !== 'overlap_text'), rows as unknown as Array<Record<string, unknown>>))
-    else if (!this.jsonEnabled()) this.log(renderProvenance(rows))
+    else if (!this.jsonEnabled()) this.log(renderProvenance(rows, text))
+    if ((flags.csv || this.jsonEnabled()) && text.withoutText > 0) this.note(this.paint.yellow(`warning: ${unexaminedLine(text)}`))
     return rows
   }
 }

@@ -158,6 +158,8 @@ export const article33Schema = z.object({
       bug_window: z.object({start: z.string(), end: z.string(), basis: z.string()}).nullable(),
       /** responses and log files a finished scan covered */
       records_examined: z.number().int(),
+      /** answers that decoded to no text: never examined for markers or verbatim text */
+      responses_without_text: z.number().int(),
       log_files: z.number().int(),
       /** responses and complete log files ingested that no finished scan covered (--allow-incomplete): not examined */
       records_not_examined: z.number().int(),

@@ -1,7 +1,7 @@
 import {InputError} from '../errors.js'
 import {concernsController, examinedTotals, provenanceMethodFr, type CaseFacts} from './facts.js'
 import type {ProvenanceParameters} from '../detect/coverage.js'
-import {categoryLabel, leakedSide, PHRASES, receivedSide, type Language} from './phrases.js'
+import {categoryLabel, leakedSide, noLeakStatement, PHRASES, receivedSide, type Language} from './phrases.js'
 import {article33Schema, type Article33Result} from './article33-schema.js'
 import type {Authority} from './authorities.js'
 import {authorityFields} from './authority-forms.js'
@@ -111,7 +111,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
       const C = P.controllerExposure
       L.stated('nature', own.responses_carrying_its_data > 0 ? C.leaked(leakedSide(own, canaries)) : C.nothingLeaked, ['scan.exposure'])
       L.stated('nature', own.received_foreign_responses > 0 ? C.received(receivedSide(own, canaries)) : C.nothingReceived, ['scan.exposure'])
-    } else L.stated('nature', exposure.responses > 0 ? P.exposure(exposure, scope.exposure_first, scope.exposure_last) : P.noExposure, ['scan.exposure'])
+    } else L.stated('nature', exposure.responses > 0 ? P.exposure(exposure, scope.exposure_first, scope.exposure_last) : noLeakStatement(P, facts.totals), ['scan.exposure', 'evidence.files'])
     if (exposure.responses > 0) L.stated('nature', P.integrity, ['scan.exposure'])
     if (scope.data_subjects.high === null) {
       // Said for the reason it is missing: no pool size, one controller's share, or logs without status and prompt size.
@@ -121,6 +121,8 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     }
     else if (scope.data_subjects.low !== scope.data_subjects.high) L.open('scope', P.open.exactSubjects, 'Art. 33(3)(a), 33(4)', null)
   }
+  const withoutText = facts.totals.responses_without_text ?? 0
+  if (scope && withoutText > 0) L.open('scope', P.open.responsesWithoutText(withoutText), 'Art. 33(3)(a), 33(4)', 'crosstalk ingest logs PATH --map response=PATH; crosstalk scan')
   if (!facts.assessment) L.open('scope', P.open.content, 'Art. 33(3)(a); template 70', 'crosstalk assess (DPC and special categories)')
   const incidentCategory = exposure && exposure.responses > 0 ? L.stated('nature', P.observedCategory, ['scan.exposure']) : null
   const types: Array<'confidentiality' | 'integrity' | 'availability'> = exposure && exposure.responses > 0 ? ['confidentiality', 'integrity'] : []
@@ -152,6 +154,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   if (scope) L.stated('investigation', P.investigation(examined.records, examined.log_files, facts.totals.registry_files, examined.not_scanned), ['scan.exposure', 'evidence.files'])
   if (scope && facts.totals.registry_files === 0) L.stated('investigation', P.noRegistry, ['evidence.files', 'scan.exposure'])
   if (scope && facts.totals.bad_lines > 0) L.stated('investigation', P.unreadLines(facts.totals.bad_lines), ['evidence.files'])
+  if (scope && withoutText > 0) L.stated('investigation', P.noResponseText(withoutText), ['evidence.files'])
   if (scope && (scope.contaminated_without_prompt ?? 0) > 0) L.stated('investigation', P.noPromptLogged(scope.contaminated_without_prompt!), ['scan.sightings'])
   // A replay confirms the mechanism (or rules it out) and remedies nothing: it is investigation, never a measure taken (template 92).
   for (const g of facts.replay?.groups ?? []) L.stated('investigation', P.replayGroup(g), g.run_ids.map((id) => `replay_run#${id}`))
@@ -289,6 +292,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
           orphan_sightings: scope.orphan_sightings,
           bug_window: scope.bug_window,
           records_examined: examined.records,
+          responses_without_text: withoutText,
           log_files: examined.log_files,
           records_not_examined: examined.not_scanned.records,
           log_files_not_examined: examined.not_scanned.files,

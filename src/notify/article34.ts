@@ -79,6 +79,8 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   else if (exposure && facts.detection.complete) L.stated('what_happened', A.nothingFound, ['scan.exposure'])
   else if (exposure) L.open('what_happened', P.open.detectionIncomplete(facts.detection.files_not_scanned), 'Art. 34(2)', 'crosstalk scan')
   else L.open('what_happened', P.open.noScan, 'Art. 34(2)', 'crosstalk scan')
+  // Answers that decoded to no text were never examined: the communication cannot speak for them.
+  if (s && (facts.totals.responses_without_text ?? 0) > 0) L.open('what_happened', P.open.responsesWithoutText(facts.totals.responses_without_text!), 'Art. 34(2)', 'crosstalk ingest logs PATH --map response=PATH; crosstalk scan')
   if (inc?.cause_category) L.stated('cause', A.cause(inc.cause_category, inc.cause ?? null), inc.cause ? ['incident.cause_category', 'incident.cause'] : ['incident.cause_category'])
   else L.open('cause', P.open.cause, 'Art. 34(2)', 'crosstalk incident set --cause TEXT --cause-category ...')
   // The breach period as recorded (as the Art. 33 draft and the register give it); else the window of the affected answers in the logs, said as such.

@@ -33,9 +33,13 @@ function answers(d: Draft, P: Phrases) {
   // Empty after a whole scan means none was found: a finding. Empty without a scan, or after a
   // partial one, is not known: an open item.
   const scanned = d.scope !== null && d.scope !== undefined
+  // Answers with no text were never examined: "none found" cannot speak for them.
+  const withoutText = d.scope?.responses_without_text ?? 0
   const nothingKnown: Answer = !scanned
     ? {value: P.toComplete(o.noScan), open: true}
-    : d.detection.complete
+    : withoutText > 0
+      ? {value: P.toComplete(o.responsesWithoutText(withoutText)), open: true}
+      : d.detection.complete
       ? {value: P.noneFound, open: false}
       : {value: P.toComplete(o.detectionIncomplete(d.detection.files_not_scanned)), open: true}
   const found = (items: readonly string[]): Answer => (items.length > 0 ? {value: joinItems(items, P.join), open: false} : nothingKnown)

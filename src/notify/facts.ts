@@ -203,7 +203,12 @@ export interface CaseFacts {
   notification_problems: string[]
   assessment: AssessmentRecord | null
   /** log_files_by_reference: log files the case holds no copy of (ingest logs --evidence reference): kept where they were collected */
-  totals: {records: number; tenants: number; sessions: number; log_files: number; registry_files: number; bad_lines: number; log_files_by_reference?: number}
+  totals: {
+    records: number; tenants: number; sessions: number; log_files: number; registry_files: number; bad_lines: number; log_files_by_reference?: number
+    /** answers (error records aside) in complete log files, and those of them that decoded to no text: never examined for markers or text */
+    answers?: number
+    responses_without_text?: number
+  }
   /** whether detection covered everything the case holds */
   detection: DetectionCoverage
   /** null when detection never ran over any log */
@@ -307,6 +312,8 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     registry_files: inputs.files.length - logFiles.length,
     bad_lines: inputs.fileTotals.bad_lines,
     log_files_by_reference: logFiles.filter((f) => f.by_reference).length,
+    answers: inputs.fileTotals.answers,
+    responses_without_text: inputs.fileTotals.no_response_text,
   }
   const provenanceIds = new Set(s.provenance.map((p) => p.record_id))
   return {

@@ -149,6 +149,15 @@ export const EN = {
   // Lines that could not be read were never examined: every figure is of the lines that could be.
   unreadLines: (n: number) =>
     `${count(n, 'log line')} could not be read (malformed, cut short, or over the size limit) and ${n === 1 ? 'was' : 'were'} not examined: the figures cover the lines that could be read; ${n === 1 ? 'it is' : 'they are'} kept as evidence for review.`,
+  // Answers that decoded to no text were never examined: no marker and no copied text can be found in them.
+  noResponseText: (n: number) =>
+    `${count(n, 'response')} had no response text in the logs (the field read held none, or the answer was not logged) and ${n === 1 ? 'was' : 'were'} not examined for either canary markers or verbatim text: every figure covers only the responses that had text.`,
+  // No leak found, where some answers could not be examined: said of the responses that were.
+  noExposureOfExamined: (examined: number, unexamined: number) =>
+    `Detection over the ${count(examined, 'response')} that had text found none carrying another session's data; ${count(unexamined, 'response')} had no text and ${unexamined === 1 ? 'was' : 'were'} not examined, so whether ${unexamined === 1 ? 'it' : 'they'} carried another session's data is not known.`,
+  // No answer had text: detection could not look at anything.
+  nothingExamined: (n: number) =>
+    `No response could be examined: none of the ${count(n, 'response')} in the logs had response text, so whether any carried another session's data is not known.`,
   // The at-risk figure counts records that say both status and prompt size; records whose missing field leaves it open are said beside it.
   atRiskWithUndecided: (atRisk: number, undecided: number) =>
     `${atRisk} (and ${count(undecided, 'record')} whose HTTP status or prompt size the logs do not give, so whether ${undecided === 1 ? 'it was' : 'they were'} at risk is not known)`,
@@ -302,6 +311,8 @@ export const EN = {
     breachStart: 'when the breach started (only the first affected response in the logs is known)',
     breachEnd: 'confirmation that the breach has ended (end time)',
     delayReason: 'reasons for the delay: the 72 hours have passed (Art. 33(1))',
+    responsesWithoutText: (n: number) =>
+      `${count(n, 'response')} had no response text and ${n === 1 ? 'was' : 'were'} not examined for either canary markers or verbatim text: ingest logs that hold the answers (or the field that holds them: --map response=PATH) and scan again`,
     detectionIncomplete: (files: number) => `detection is incomplete (${count(files, 'log file')} not scanned, or provenance not current): every number here covers only what was scanned`,
     noScan: 'the scope: responses, sessions and customers affected (detection has not run)',
     upperBound: 'upper bound of the number of data subjects and records (the KV pool size is not known)',

@@ -132,6 +132,12 @@ export const FR: Phrases = {
     `Les journaux de ${compte(records, 'réponse')} (${compte(logFiles, 'fichier')} de journaux) ont été analysés à la recherche ${registryFiles === 0 ? "du texte d'autres sessions reproduit mot pour mot (aucun registre de canaris : voir ci-dessous)" : `des marqueurs canaris (${compte(registryFiles, 'fichier')} de registre) et du texte d'autres sessions reproduit mot pour mot`} ; chaque réponse, session et client concerné est identifié dans le dossier (annexe des preuves, SHA-256).${nonAnalyses(notScanned)}`,
   unreadLines: (n) =>
     `${compte(n, 'ligne de journal', 'lignes de journal')} n'${un(n) ? 'a' : 'ont'} pas pu être ${un(n) ? 'lue' : 'lues'} (${un(n) ? 'malformée, tronquée ou trop longue' : 'malformées, tronquées ou trop longues'}) et n'${un(n) ? 'a' : 'ont'} pas été ${un(n) ? 'examinée' : 'examinées'} : les chiffres portent sur les lignes lisibles ; ${un(n) ? 'elle est conservée' : 'elles sont conservées'} comme preuve pour examen.`,
+  noResponseText: (n) =>
+    `${compte(n, 'réponse')} ${un(n) ? "n'avait" : "n'avaient"} pas de texte de réponse dans les journaux (le champ lu n'en contenait pas, ou la réponse n'a pas été journalisée) et n'${un(n) ? 'a' : 'ont'} été ${un(n) ? 'examinée' : 'examinées'} ni pour les marqueurs canaris ni pour le texte mot pour mot : tous les chiffres ne portent que sur les réponses qui avaient un texte.`,
+  noExposureOfExamined: (examined, unexamined) =>
+    `L'analyse des ${compte(examined, 'réponse')} qui avaient un texte n'en a trouvé aucune contenant des données d'une autre session ; ${compte(unexamined, 'réponse')} sans texte n'${un(unexamined) ? 'a' : 'ont'} pas été ${un(unexamined) ? 'examinée' : 'examinées'} : on ne sait pas si ${un(unexamined) ? 'elle contenait' : 'elles contenaient'} des données d'une autre session.`,
+  nothingExamined: (n) =>
+    `Aucune réponse n'a pu être examinée : aucune des ${compte(n, 'réponse')} des journaux n'avait de texte de réponse, on ne sait donc pas si l'une d'elles contenait des données d'une autre session.`,
   atRiskWithUndecided: (atRisk, undecided) =>
     `${atRisk} (et ${compte(undecided, 'enregistrement')} dont les journaux ne donnent pas le statut HTTP ou la taille de la requête : ${un(undecided) ? "on ne sait pas s'il était" : "on ne sait pas s'ils étaient"} à risque)`,
   noPromptLogged: (n) =>
@@ -277,6 +283,8 @@ export const FR: Phrases = {
     breachStart: 'début de la violation (seule la première réponse concernée dans les journaux est connue)',
     breachEnd: 'confirmation de la fin de la violation (heure de fin)',
     delayReason: 'motifs du retard : le délai de 72 heures est dépassé (art. 33.1)',
+    responsesWithoutText: (n) =>
+      `${compte(n, 'réponse')} sans texte de réponse n'${un(n) ? 'a' : 'ont'} été ${un(n) ? 'examinée' : 'examinées'} ni pour les marqueurs canaris ni pour le texte mot pour mot : ingérer des journaux qui contiennent les réponses (ou indiquer le champ qui les contient : --map response=CHEMIN) et relancer l'analyse`,
     detectionIncomplete: (files) => `analyse incomplète (${compte(files, 'fichier')} de journaux non ${un(files) ? 'analysé' : 'analysés'}, ou provenance non à jour) : les chiffres ne couvrent que ce qui a été analysé`,
     noScan: "le périmètre : réponses, sessions et clients concernés (l'analyse n'a pas été effectuée)",
     upperBound: "borne haute du nombre de personnes et d'enregistrements (taille du pool KV inconnue)",

@@ -1,5 +1,5 @@
 import {EN, type ExposureSide, type Phrases} from './phrases-en.js'
-import type {TenantExposure} from './facts.js'
+import type {CaseFacts, TenantExposure} from './facts.js'
 import {FR} from './phrases-fr.js'
 import type {Language} from './labels.js'
 
@@ -32,4 +32,16 @@ export function receivedSide(t: TenantExposure, canaries: boolean): ExposureSide
     responses: t.received_foreign_responses, by_canary: t.received_by_canary, by_text_only: t.received_by_text_only, sessions: t.receiving_sessions.length,
     ownSessions: t.source_sessions_same_tenant, otherSessions: t.source_sessions_other_tenants, others: t.received_from_tenants, first: t.first_received, last: t.last_received, canaries,
   }
+}
+
+/**
+ * "No leak found", said only of what was examined: answers that decoded to no text were never
+ * searched for markers or copied text, so where there are some the statement names them, and
+ * where no answer had text it says nothing could be examined.
+ */
+export function noLeakStatement(P: Phrases, totals: CaseFacts['totals']): string {
+  const n = totals.responses_without_text ?? 0
+  if (n === 0) return P.noExposure
+  const answers = totals.answers ?? totals.records
+  return n >= answers ? P.nothingExamined(n) : P.noExposureOfExamined(answers - n, n)
 }

@@ -137,12 +137,16 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
 
   const canaries = facts.totals.registry_files > 0
   const happened: string[] = []
+  // "Nothing found" speaks only for the answers that had text: where none had, nothing was examined.
+  const withoutText = facts.totals.responses_without_text ?? 0
+  const answers = facts.totals.answers ?? facts.totals.records
+  const unexamined = (nothing: string): string => (withoutText === 0 ? nothing : withoutText >= answers ? P.nothingExamined(withoutText) : `${nothing} ${P.noResponseText(withoutText)}`)
   happened.push(
     L.stated(
       'what_happened',
       t.responses_carrying_its_data > 0
         ? N.leaked(leakedSide(t, canaries))
-        : N.nothingLeaked,
+        : unexamined(N.nothingLeaked),
       ['scan.exposure'],
     ),
   )
@@ -151,7 +155,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
       'what_happened',
       t.received_foreign_responses > 0
         ? N.received(receivedSide(t, canaries))
-        : N.nothingReceived,
+        : unexamined(N.nothingReceived),
       ['scan.exposure'],
     ),
   )
@@ -164,6 +168,10 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   if (facts.scope) L.stated('investigation', N.identified(examined.records, examined.log_files, facts.totals.log_files_by_reference ?? 0, facts.totals.registry_files > 0, examined.not_scanned), ['scan.exposure', 'evidence.files'])
   if (facts.scope && facts.totals.registry_files === 0) L.stated('investigation', P.noRegistry, ['evidence.files', 'scan.exposure'])
   if (facts.scope && facts.totals.bad_lines > 0) L.stated('investigation', P.unreadLines(facts.totals.bad_lines), ['evidence.files'])
+  if (facts.scope && withoutText > 0) {
+    L.stated('investigation', P.noResponseText(withoutText), ['evidence.files'])
+    L.open('investigation', P.open.responsesWithoutText(withoutText), 'Art. 33(2)', 'crosstalk ingest logs PATH --map response=PATH; crosstalk scan')
+  }
   if (facts.scope && (facts.scope.contaminated_without_prompt ?? 0) > 0) L.stated('investigation', P.noPromptLogged(facts.scope.contaminated_without_prompt!), ['scan.sightings'])
   // Deleting what your users received applies where they received something, or where the
   // scan is not complete and nobody can yet say they did not.

@@ -1,7 +1,7 @@
 import {z} from 'zod'
 import {detectionSchema, detectionSummary} from './detection-note.js'
 import type {CaseFacts} from './facts.js'
-import {categoryLabel, PHRASES, type Language, type Phrases} from './phrases.js'
+import {categoryLabel, noLeakStatement, PHRASES, type Language, type Phrases} from './phrases.js'
 import {assertGrounded, joinItems, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 
 // GDPR Art. 33(5): document every breach (notified or not) so the authority can verify
@@ -80,11 +80,13 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   const range = (r: {low: number; high: number | null; method: string} | undefined): string | null => (r ? `${P.range(r)} (${r.method})` : null)
 
   const exposure = s?.exposure ?? null
-  const found = exposure ? (exposure.responses > 0 ? P.exposure(exposure, s!.exposure_first, s!.exposure_last) : P.noExposure) : null
+  const found = exposure ? (exposure.responses > 0 ? P.exposure(exposure, s!.exposure_first, s!.exposure_last) : noLeakStatement(P, facts.totals)) : null
+  const withoutText = facts.totals.responses_without_text ?? 0
   // What the finding cannot speak for, said with it: no registry (markers not looked for), lines that could not be read.
   const limits = [
     ...(facts.totals.registry_files === 0 ? [P.noRegistry] : []),
     ...(facts.totals.bad_lines > 0 ? [P.unreadLines(facts.totals.bad_lines)] : []),
+    ...(withoutText > 0 && exposure !== null && exposure.responses > 0 ? [P.noResponseText(withoutText)] : []),
     ...(s && (s.contaminated_without_prompt ?? 0) > 0 ? [P.noPromptLogged(s.contaminated_without_prompt!)] : []),
   ]
   const factsText =

@@ -293,6 +293,8 @@ export interface FileTotals {
   files_not_read_whole: number
   no_request_text: number
   no_response_text: number
+  /** answers (records less error records) in complete log files */
+  answers: number
   files: number
   log_files: number
   registry_files: number
@@ -314,7 +316,8 @@ export function fileTotals(db: CaseDb): FileTotals {
               coalesce(sum(CASE WHEN state = 'complete' THEN blank_lines END), 0) AS blank_lines,
               coalesce(sum(kind = 'log' AND state = 'complete' AND unread IS NOT NULL), 0) AS files_not_read_whole,
               coalesce(sum(CASE WHEN kind = 'log' AND state = 'complete' THEN no_request_text END), 0) AS no_request_text,
-              coalesce(sum(CASE WHEN kind = 'log' AND state = 'complete' THEN no_response_text END), 0) AS no_response_text
+              coalesce(sum(CASE WHEN kind = 'log' AND state = 'complete' THEN no_response_text END), 0) AS no_response_text,
+              coalesce(sum(CASE WHEN kind = 'log' AND state = 'complete' THEN records - coalesce(error_records, 0) END), 0) AS answers
          FROM files`,
     )
     .get() as FileTotals

@@ -70,3 +70,32 @@ describe('provenance lists what is stored, and never changes it', () => {
     expect(fr).toContain('provenance, 14 mots ou plus')
   })
 })
+
+describe('provenance says what it could not examine', () => {
+  it('answers with no text are counted in the listing; with none having text, provenance could not run (exit 1)', async () => {
+    const c = makeCase()
+    await c.addFile([
+      {request_id: 'src', tenant_id: 'tA', session_id: 'sA', request_text: `please keep this: ${SECRET}`, response_text: 'noted'},
+      {request_id: 'blank', tenant_id: 'tB', session_id: 'sB', request_text: 'hi', response_text: null},
+    ])
+    c.close()
+    expect((await run(['scan', '--db', c.path])).code).toBe(0)
+    const some = await run(['provenance', '--db', c.path])
+    expect(some.code).toBe(0)
+    expect(some.stdout).toContain("No response among the 1 response that had text repeats an earlier other session's text; 1 response of 2 had no response text and was not examined")
+    const json = await run(['provenance', '--db', c.path, '--json'])
+    expect(json.stderr).toContain('1 response of 2 had no response text')
+
+    const d = makeCase()
+    await d.addFile([
+      {request_id: 'a', tenant_id: 'tA', session_id: 'sA', request_text: 'hi', response_text: null},
+      {request_id: 'b', tenant_id: 'tB', session_id: 'sB', request_text: 'hi', response_text: null},
+    ])
+    d.close()
+    expect((await run(['scan', '--db', d.path])).code).toBe(0)
+    const none = await run(['provenance', '--db', d.path])
+    expect(none.code).toBe(1)
+    expect(none.stderr).toMatch(/provenance could not run: none of the 2 responses had response text/)
+    expect(none.stdout).not.toMatch(/No response repeats/)
+  })
+})

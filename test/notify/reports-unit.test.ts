@@ -360,6 +360,40 @@ describe('Article 34, the processor notice and the register say only what was re
     expect(buildArticle33(fixture()).statements.some((s) => /could not be read/.test(s.text))).toBe(false)
   })
 
+  it('answers with no text are never covered by a no-leak statement: each draft says how many were not examined, as an open item', () => {
+    const noLeak = (withoutText: number): CaseFacts => {
+      const f = fixture()
+      const none = {...EXPOSURE, responses: 0, by_canary: 0, by_text_only: 0, sessions: 0, source_tenants: 0, recipient_tenants: 0, flows: []}
+      f.scope = {...f.scope!, exposure: none}
+      f.tenants = f.tenants.map((t) => ({...t, responses_carrying_its_data: 0, leaked_by_canary: 0, provenance_only_leaked: 0, received_foreign_responses: 0}))
+      f.totals = {...f.totals, answers: 1000, responses_without_text: withoutText}
+      return f
+    }
+    const allClear = "Detection over the logs found no response carrying another session's data."
+    // Every answer had text: the all-clear stands.
+    expect(buildArticle33(noLeak(0)).statements.map((s) => s.text)).toContain(allClear)
+    const some = noLeak(40)
+    const a33 = buildArticle33(some)
+    const texts = a33.statements.map((s) => s.text)
+    expect(texts).not.toContain(allClear)
+    expect(texts).toContain("Detection over the 960 responses that had text found none carrying another session's data; 40 responses had no text and were not examined, so whether they carried another session's data is not known.")
+    expect(texts.some((t) => t.startsWith('40 responses had no response text in the logs'))).toBe(true)
+    expect(a33.open_items.some((o) => o.item.startsWith('40 responses had no response text and were not examined'))).toBe(true)
+    expect(a33.scope?.responses_without_text).toBe(40)
+    const md = renderArticle33Markdown(a33)
+    expect(md).not.toMatch(/\| 55 \|[^\n]*\| none:/)
+    expect(buildRegisterEntry(some).facts).not.toContain(allClear)
+    expect(buildRegisterEntry(some).facts).toContain('40 responses had no text and were not examined')
+    expect(buildArticle34(some, {language: 'en'}).open_items.some((o) => o.item.startsWith('40 responses had no response text'))).toBe(true)
+    const notice = buildProcessorNotice({...some, incident: {...some.incident!, role: 'processor'}}, 'acme')
+    expect(JSON.stringify(notice)).toContain('40 responses had no response text in the logs')
+    expect(notice.open_items.some((o) => o.item.startsWith('40 responses had no response text'))).toBe(true)
+    // No answer had text: nothing could be examined, and no draft says nothing was found.
+    const none = buildArticle33(noLeak(1000))
+    expect(none.statements.map((s) => s.text)).toContain("No response could be examined: none of the 1000 responses in the logs had response text, so whether any carried another session's data is not known.")
+    expect(buildArticle33(noLeak(1000), {language: 'fr'}).statements.map((s) => s.text).some((t) => t.startsWith("Aucune réponse n'a pu être examinée"))).toBe(true)
+  })
+
   it('the register\'s remedial action says a proposed measure is proposed, never as if it were taken', () => {
     const r = buildRegisterEntry(fixture('2026-10-24T08:00:00.000Z', {measures_proposed: 'per-tenant KV isolation'}))
     expect(r.remedial_action).toBe('cache disabled; keys rotated; Proposed, not yet taken: per-tenant KV isolation')
