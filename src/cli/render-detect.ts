@@ -109,7 +109,8 @@ export function renderScan(r: ScanResult): string {
     r.canaries === 0
       ? 'Contaminated responses (canary markers): not known: the case holds no canary registry, so no marker can be attributed to a session (crosstalk ingest canaries FILE).'
       : `Contaminated responses: ${r.contaminated_responses} (cross-tenant ${r.cross_tenant_responses}, cross-session ${r.cross_session_responses}).`,
-    `Provenance: ${r.provenance_matches === null ? 'skipped' : `${count(r.provenance_matches, 'response')} ${r.provenance_matches === 1 ? 'repeats' : 'repeat'} an earlier other session's text${withoutText > 0 ? ` (${count(withoutText, 'response')} had no text and ${withoutText === 1 ? 'was' : 'were'} not examined)` : ''}`}.`,
+    `Provenance: ${r.provenance_matches === null ? 'skipped' : `${count(r.provenance_matches, 'response')} ${r.provenance_matches === 1 ? 'repeats' : 'repeat'} an earlier other session's text${withoutText > 0 ? ` (${count(withoutText, 'response')} had no text and ${withoutText === 1 ? 'was' : 'were'} not examined)` : ''}${
+      (r.provenance_stats?.boilerplate_responses ?? 0) > 0 ? `; ${count(r.provenance_stats!.boilerplate_responses, 'response')} set aside as boilerplate (crosstalk provenance says how to review them)` : ''}`}.`,
     `PII never sent by the recipient: ${r.pii_findings} (${r.pii_attributed} attributed).`,
     `At risk (status 200, prompt >= pool): ${r.pool_tokens === null ? 'n/a (no --pool-tokens)' : r.at_risk === null ? `unknown at pool ${r.pool_tokens}: no record gives both its HTTP status and its prompt size` : `${r.at_risk} at pool ${r.pool_tokens}`}.`,
     `Time: ${r.timings_ms.total} ms (markers ${r.timings_ms.markers}, provenance ${r.timings_ms.provenance}, pii ${r.timings_ms.pii}).`,

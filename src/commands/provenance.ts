@@ -57,6 +57,8 @@ export default class Provenance extends BaseCommand {
     const stored = coverage.provenance_parameters
     const list = (): ProvenanceResult => listProvenance(db, {showText: flags['show-text']})
     let rows: ProvenanceResult
+    // Responses the parameters listed set aside as boilerplate (null: not known), said with the listing.
+    let setAside: {responses: number | null; tenants: number} | null = stored === null ? null : {responses: coverage.provenance_boilerplate_responses, tenants: stored.boilerplate_tenants}
     if (stored === null) {
       rows = list()
     } else {
@@ -67,7 +69,8 @@ export default class Provenance extends BaseCommand {
       } else {
         // Computed inside a savepoint that is rolled back: the stored findings, and scope and every draft built on them, stay as the scan made them.
         rows = withRollback(db, () => {
-          computeProvenance(db, {minWords: wanted.min_words, boilerplateTenants: wanted.boilerplate_tenants})
+          const stats = computeProvenance(db, {minWords: wanted.min_words, boilerplateTenants: wanted.boilerplate_tenants})
+          setAside = {responses: stats.boilerplate_responses, tenants: wanted.boilerplate_tenants}
           return list()
         })
         this.note(this.paint.yellow(
@@ -75,6 +78,14 @@ export default class Provenance extends BaseCommand {
           `and scope and every draft use them. To store these instead: crosstalk scan ${parameterFlags(wanted)}`,
         ))
       }
+    }
+    if (setAside !== null) {
+      const line = setAside.responses === null
+        ? `responses set aside as boilerplate (text found in ${setAside.tenants} or more tenants' sessions): not known for these findings (a scan by this release counts them)`
+        : setAside.responses > 0
+          ? `${setAside.responses} response${setAside.responses === 1 ? ' repeats' : 's repeat'} text found in ${setAside.tenants} or more tenants' sessions, set aside as boilerplate and not listed; review them: crosstalk provenance --boilerplate-tenants N (N above ${setAside.tenants}; a what-if that stores nothing)`
+          : null
+      if (line !== null) this.note(this.paint.yellow(`warning: ${line}`))
     }
     if (flags.csv) process.stdout.write(toCsv(PROVENANCE_CSV_COLUMNS.filter((c) => flags['show-text'] || c !== 'overlap_text'), rows as unknown as Array<Record<string, unknown>>))
     else if (!this.jsonEnabled()) this.log(renderProvenance(rows, text))

@@ -24,6 +24,12 @@ export interface DetectionCoverage {
    * never scanned). Every statement of the method names these, never the defaults.
    */
   provenance_parameters: ProvenanceParameters | null
+  /**
+   * Responses the stored provenance set aside as boilerplate (they repeat text an earlier prompt
+   * of another session holds, found in boilerplate_tenants or more tenants' sessions); null: not
+   * known (never scanned, provenance not computed since this was counted, Spark findings).
+   */
+  provenance_boilerplate_responses: number | null
   last_scan_at: string | null
 }
 
@@ -45,6 +51,7 @@ export function detectionCoverage(db: CaseDb): DetectionCoverage {
     registry_changed: registryChanged,
     provenance,
     provenance_parameters: last === null ? null : {min_words: last.min_words, boilerplate_tenants: last.boilerplate_tenants},
+    provenance_boilerplate_responses: last?.provenance_boilerplate_responses ?? null,
     last_scan_at: last?.finished_at ?? null,
   }
 }

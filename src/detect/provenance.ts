@@ -8,6 +8,7 @@ import {releaseMemory} from '../ingest/release-memory.js'
 import {fullGc} from '../util/gc.js'
 import {tallyCandidates} from './provenance/candidates.js'
 import {HashTable} from './provenance/hash-table.js'
+import {BOILERPLATE_TALLY} from './provenance/pass.js'
 import {ProvenanceHelper, type HelperOptions} from './provenance/helper.js'
 import {SpillFiles} from './provenance/spill.js'
 import {idByRank, loadRecordOrder, type NodeNumbers} from './provenance/record-order.js'
@@ -54,6 +55,12 @@ export interface ProvenanceStats {
   responses_with_candidates: number
   candidates_verified: number
   attributed: number
+  /**
+   * Responses not attributed that hold text an earlier prompt of another session holds, set
+   * aside as boilerplate (found in the sessions of boilerplateTenants or more tenants): counted
+   * so that no statement reads as an all-clear over them; never verified, never evidence.
+   */
+  boilerplate_responses: number
   /**
    * load: the records put in time order and the fingerprints split by part; index: the passes
    * (each part indexed, its candidates tallied); match: the candidates verified against the texts.
@@ -139,6 +146,7 @@ export function computeProvenance(db: CaseDb, options: ProvenanceOptions, tuning
       responses_with_candidates: 0,
       candidates_verified: 0,
       attributed: 0,
+      boilerplate_responses: 0,
       passes,
       timings_ms: {load: 0, index: 0, match: 0},
     }
@@ -263,9 +271,10 @@ function attributeResponses(
     stats,
   }
 
-  const matchResponse = (r: number, found: Array<[number, number]>): void => {
-    const best = chain.attribute(r, found, ctx)
-    if (best === null) return
+  /** Whether the response was attributed. */
+  const matchResponse = (r: number, found: Array<[number, number]>): boolean => {
+    const best = found.length === 0 ? null : chain.attribute(r, found, ctx)
+    if (best === null) return false
     const s = best.v >>> 1
     const source = sessionOf(order.id[s]!)!
     writer.insert({
@@ -280,6 +289,7 @@ function attributeResponses(
       candidates: best.candidates,
     })
     stats.attributed++
+    return true
   }
 
   // Chunks of ranks whose tallies are read, READ_AHEAD_CHUNKS beyond the one verified: the
@@ -295,6 +305,7 @@ function attributeResponses(
     if (helper === null || c <= chunk) return
     const ids = new Set<number>()
     for (const [r, v] of rows) {
+      if (v === BOILERPLATE_TALLY) continue
       ids.add(order.id[r]!)
       ids.add(order.id[v >>> 1]!)
     }
@@ -315,8 +326,12 @@ function attributeResponses(
       for (let i = 0; i < rows.length; ) {
         const r = rows[i]![0]
         const candidates: Array<[number, number]> = []
-        for (; i < rows.length && rows[i]![0] === r; i++) candidates.push([rows[i]![1], rows[i]![2]])
-        matchResponse(r, candidates)
+        let setAside = false
+        for (; i < rows.length && rows[i]![0] === r; i++) {
+          if (rows[i]![1] === BOILERPLATE_TALLY) setAside = true
+          else candidates.push([rows[i]![1], rows[i]![2]])
+        }
+        if (!matchResponse(r, candidates) && setAside) stats.boilerplate_responses++
       }
     }
   })

@@ -190,6 +190,8 @@ export function scanCase(db: CaseDb, options: ScanOptions): ScanResult {
     markFilesScanned(db, runId, fresh.map((f) => f.id))
     finishScanRun(db, runId, {
       finishedAt: options.now.toISOString(), recordsTotal, recordsScanned: result.records_scanned, recordsNew: result.records_new, provenanceState,
+      // Provenance left current by the previous scan keeps that scan's count.
+      boilerplateResponses: provenance !== null ? provenance.boilerplate_responses : provenanceWasCurrent ? previous!.provenance_boilerplate_responses : null,
     })
     options.record?.(result)
   })

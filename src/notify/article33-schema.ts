@@ -160,6 +160,9 @@ export const article33Schema = z.object({
       records_examined: z.number().int(),
       /** answers that decoded to no text: never examined for markers or verbatim text */
       responses_without_text: z.number().int(),
+      /** responses provenance set aside as boilerplate (null: not known), and the tenants' count that makes text boilerplate */
+      provenance_boilerplate_responses: z.number().int().nullable(),
+      provenance_boilerplate_tenants: z.number().int().nullable(),
       log_files: z.number().int(),
       /** responses and complete log files ingested that no finished scan covered (--allow-incomplete): not examined */
       records_not_examined: z.number().int(),

@@ -111,7 +111,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
       const C = P.controllerExposure
       L.stated('nature', own.responses_carrying_its_data > 0 ? C.leaked(leakedSide(own, canaries)) : C.nothingLeaked, ['scan.exposure'])
       L.stated('nature', own.received_foreign_responses > 0 ? C.received(receivedSide(own, canaries)) : C.nothingReceived, ['scan.exposure'])
-    } else L.stated('nature', exposure.responses > 0 ? P.exposure(exposure, scope.exposure_first, scope.exposure_last) : noLeakStatement(P, facts.totals), ['scan.exposure', 'evidence.files'])
+    } else L.stated('nature', exposure.responses > 0 ? P.exposure(exposure, scope.exposure_first, scope.exposure_last) : noLeakStatement(P, facts.totals, facts.detection), ['scan.exposure', 'evidence.files', 'scan.provenance'])
     if (exposure.responses > 0) L.stated('nature', P.integrity, ['scan.exposure'])
     if (scope.data_subjects.high === null) {
       // Said for the reason it is missing: no pool size, one controller's share, or logs without status and prompt size.
@@ -122,6 +122,11 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     else if (scope.data_subjects.low !== scope.data_subjects.high) L.open('scope', P.open.exactSubjects, 'Art. 33(3)(a), 33(4)', null)
   }
   const withoutText = facts.totals.responses_without_text ?? 0
+  const setAside = facts.detection.provenance_boilerplate_responses ?? 0
+  if (scope && setAside > 0 && facts.detection.provenance_parameters) {
+    const t = facts.detection.provenance_parameters.boilerplate_tenants
+    L.open('scope', P.open.boilerplateResponses(setAside, t), 'Art. 33(3)(a), 33(4)', `crosstalk provenance --boilerplate-tenants N (N above ${t})`)
+  }
   if (scope && withoutText > 0) L.open('scope', P.open.responsesWithoutText(withoutText), 'Art. 33(3)(a), 33(4)', 'crosstalk ingest logs PATH --map response=PATH; crosstalk scan')
   if (!facts.assessment) L.open('scope', P.open.content, 'Art. 33(3)(a); template 70', 'crosstalk assess (DPC and special categories)')
   const incidentCategory = exposure && exposure.responses > 0 ? L.stated('nature', P.observedCategory, ['scan.exposure']) : null
@@ -293,6 +298,8 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
           bug_window: scope.bug_window,
           records_examined: examined.records,
           responses_without_text: withoutText,
+          provenance_boilerplate_responses: facts.detection.provenance_boilerplate_responses ?? null,
+          provenance_boilerplate_tenants: facts.detection.provenance_parameters?.boilerplate_tenants ?? null,
           log_files: examined.log_files,
           records_not_examined: examined.not_scanned.records,
           log_files_not_examined: examined.not_scanned.files,

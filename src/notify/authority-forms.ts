@@ -39,6 +39,8 @@ function answers(d: Draft, P: Phrases) {
     ? {value: P.toComplete(o.noScan), open: true}
     : withoutText > 0
       ? {value: P.toComplete(o.responsesWithoutText(withoutText)), open: true}
+      : (d.scope?.provenance_boilerplate_responses ?? 0) > 0 && d.scope?.provenance_boilerplate_tenants != null
+        ? {value: P.toComplete(o.boilerplateResponses(d.scope.provenance_boilerplate_responses!, d.scope.provenance_boilerplate_tenants)), open: true}
       : d.detection.complete
       ? {value: P.noneFound, open: false}
       : {value: P.toComplete(o.detectionIncomplete(d.detection.files_not_scanned)), open: true}

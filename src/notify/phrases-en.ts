@@ -155,6 +155,9 @@ export const EN = {
   // No leak found, where some answers could not be examined: said of the responses that were.
   noExposureOfExamined: (examined: number, unexamined: number) =>
     `Detection over the ${count(examined, 'response')} that had text found none carrying another session's data; ${count(unexamined, 'response')} had no text and ${unexamined === 1 ? 'was' : 'were'} not examined, so whether ${unexamined === 1 ? 'it' : 'they'} carried another session's data is not known.`,
+  // Provenance sets aside text many customers' sessions hold; a leak that reached that many is among it.
+  boilerplateSetAside: (n: number, tenants: number) =>
+    `${count(n, 'response')} ${n === 1 ? 'repeats' : 'repeat'} text found in the sessions of ${tenants} or more customers, set aside as boilerplate and not counted above: ${n === 1 ? 'it is' : 'they are'} not known to be free of another session's data.`,
   // No answer had text: detection could not look at anything.
   nothingExamined: (n: number) =>
     `No response could be examined: none of the ${count(n, 'response')} in the logs had response text, so whether any carried another session's data is not known.`,
@@ -311,6 +314,8 @@ export const EN = {
     breachStart: 'when the breach started (only the first affected response in the logs is known)',
     breachEnd: 'confirmation that the breach has ended (end time)',
     delayReason: 'reasons for the delay: the 72 hours have passed (Art. 33(1))',
+    boilerplateResponses: (n: number, tenants: number) =>
+      `${count(n, 'response')} ${n === 1 ? 'repeats' : 'repeat'} text found in ${tenants} or more customers' sessions, set aside as boilerplate; review ${n === 1 ? 'it' : 'them'} (crosstalk provenance --boilerplate-tenants N, N above ${tenants}: a what-if that stores nothing) and record the outcome`,
     responsesWithoutText: (n: number) =>
       `${count(n, 'response')} had no response text and ${n === 1 ? 'was' : 'were'} not examined for either canary markers or verbatim text: ingest logs that hold the answers (or the field that holds them: --map response=PATH) and scan again`,
     detectionIncomplete: (files: number) => `detection is incomplete (${count(files, 'log file')} not scanned, or provenance not current): every number here covers only what was scanned`,

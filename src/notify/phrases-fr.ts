@@ -136,6 +136,8 @@ export const FR: Phrases = {
     `${compte(n, 'réponse')} ${un(n) ? "n'avait" : "n'avaient"} pas de texte de réponse dans les journaux (le champ lu n'en contenait pas, ou la réponse n'a pas été journalisée) et n'${un(n) ? 'a' : 'ont'} été ${un(n) ? 'examinée' : 'examinées'} ni pour les marqueurs canaris ni pour le texte mot pour mot : tous les chiffres ne portent que sur les réponses qui avaient un texte.`,
   noExposureOfExamined: (examined, unexamined) =>
     `L'analyse des ${compte(examined, 'réponse')} qui avaient un texte n'en a trouvé aucune contenant des données d'une autre session ; ${compte(unexamined, 'réponse')} sans texte n'${un(unexamined) ? 'a' : 'ont'} pas été ${un(unexamined) ? 'examinée' : 'examinées'} : on ne sait pas si ${un(unexamined) ? 'elle contenait' : 'elles contenaient'} des données d'une autre session.`,
+  boilerplateSetAside: (n, tenants) =>
+    `${compte(n, 'réponse')} ${un(n) ? 'reprend' : 'reprennent'} un texte présent dans les sessions de ${tenants} clients ou plus, ${un(n) ? 'écartée' : 'écartées'} comme texte standard et non ${un(n) ? 'comptée' : 'comptées'} ci-dessus : on ne sait pas si ${un(n) ? 'elle contient' : 'elles contiennent'} des données d'une autre session.`,
   nothingExamined: (n) =>
     `Aucune réponse n'a pu être examinée : aucune des ${compte(n, 'réponse')} des journaux n'avait de texte de réponse, on ne sait donc pas si l'une d'elles contenait des données d'une autre session.`,
   atRiskWithUndecided: (atRisk, undecided) =>
@@ -283,6 +285,8 @@ export const FR: Phrases = {
     breachStart: 'début de la violation (seule la première réponse concernée dans les journaux est connue)',
     breachEnd: 'confirmation de la fin de la violation (heure de fin)',
     delayReason: 'motifs du retard : le délai de 72 heures est dépassé (art. 33.1)',
+    boilerplateResponses: (n, tenants) =>
+      `${compte(n, 'réponse')} ${un(n) ? 'reprend' : 'reprennent'} un texte présent dans les sessions de ${tenants} clients ou plus, ${un(n) ? 'écartée' : 'écartées'} comme texte standard ; ${un(n) ? "l'examiner" : 'les examiner'} (crosstalk provenance --boilerplate-tenants N, N supérieur à ${tenants} : une simulation qui n'enregistre rien) et consigner le résultat`,
     responsesWithoutText: (n) =>
       `${compte(n, 'réponse')} sans texte de réponse n'${un(n) ? 'a' : 'ont'} été ${un(n) ? 'examinée' : 'examinées'} ni pour les marqueurs canaris ni pour le texte mot pour mot : ingérer des journaux qui contiennent les réponses (ou indiquer le champ qui les contient : --map response=CHEMIN) et relancer l'analyse`,
     detectionIncomplete: (files) => `analyse incomplète (${compte(files, 'fichier')} de journaux non ${un(files) ? 'analysé' : 'analysés'}, ou provenance non à jour) : les chiffres ne couvrent que ce qui a été analysé`,

@@ -39,9 +39,11 @@ export function receivedSide(t: TenantExposure, canaries: boolean): ExposureSide
  * searched for markers or copied text, so where there are some the statement names them, and
  * where no answer had text it says nothing could be examined.
  */
-export function noLeakStatement(P: Phrases, totals: CaseFacts['totals']): string {
+export function noLeakStatement(P: Phrases, totals: CaseFacts['totals'], detection?: CaseFacts['detection']): string {
   const n = totals.responses_without_text ?? 0
-  if (n === 0) return P.noExposure
   const answers = totals.answers ?? totals.records
-  return n >= answers ? P.nothingExamined(n) : P.noExposureOfExamined(answers - n, n)
+  const base = n === 0 ? P.noExposure : n >= answers ? P.nothingExamined(n) : P.noExposureOfExamined(answers - n, n)
+  // Responses set aside as boilerplate are said with it: the rule is never an all-clear over them.
+  const aside = detection?.provenance_boilerplate_responses ?? 0
+  return aside > 0 && detection?.provenance_parameters ? `${base} ${P.boilerplateSetAside(aside, detection.provenance_parameters.boilerplate_tenants)}` : base
 }

@@ -38,11 +38,13 @@ export interface ScanRunEnd {
   recordsScanned: number
   recordsNew: number
   provenanceState: 'current' | 'stale'
+  /** responses provenance set aside as boilerplate; null: not known */
+  boilerplateResponses?: number | null
 }
 
 export function finishScanRun(db: CaseDb, runId: number, e: ScanRunEnd): void {
-  db.prepare('UPDATE scan_runs SET finished_at = ?, records_total = ?, records_scanned = ?, records_new = ?, provenance_state = ? WHERE id = ?').run(
-    e.finishedAt, e.recordsTotal, e.recordsScanned, e.recordsNew, e.provenanceState, runId,
+  db.prepare('UPDATE scan_runs SET finished_at = ?, records_total = ?, records_scanned = ?, records_new = ?, provenance_state = ?, provenance_boilerplate_responses = ? WHERE id = ?').run(
+    e.finishedAt, e.recordsTotal, e.recordsScanned, e.recordsNew, e.provenanceState, e.boilerplateResponses ?? null, runId,
   )
 }
 
@@ -61,6 +63,8 @@ export interface ScanRunRow {
   boilerplate_tenants: number
   pool_tokens: number | null
   advertised_tokens: number | null
+  /** responses provenance set aside as boilerplate; null: not known */
+  provenance_boilerplate_responses: number | null
 }
 
 /** The most recent scan that finished, or null. */

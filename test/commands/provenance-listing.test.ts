@@ -99,3 +99,21 @@ describe('provenance says what it could not examine', () => {
     expect(none.stdout).not.toMatch(/No response repeats/)
   })
 })
+
+describe('a leak set aside as boilerplate is counted and said, never an all-clear', () => {
+  it('scope --json counts it, provenance warns with how to review it, and the Article 33 draft lists it as an open item', async () => {
+    const db = await leakCase(['tB', 'tC', 'tD'])
+    expect((await run(['scan', '--db', db])).code).toBe(0)
+    const scope = JSON.parse((await run(['scope', '--db', db, '--json'])).stdout)
+    expect(scope.exposure.responses).toBe(0)
+    expect(scope.detection.provenance_boilerplate_responses).toBe(3)
+    const listed = await run(['provenance', '--db', db])
+    expect(listed.stderr).toContain("3 responses repeat text found in 3 or more tenants' sessions, set aside as boilerplate and not listed; review them: crosstalk provenance --boilerplate-tenants N")
+    expect((await run(['incident', 'open', '--db', db, '--title', 't', '--aware-at', '2026-11-02T09:00:00Z', '--role', 'controller'])).code).toBe(0)
+    const draft = JSON.parse((await run(['report', 'article33', '--db', db, '--lang', 'en', '--format', 'json'])).stdout)
+    expect(draft.scope.provenance_boilerplate_responses).toBe(3)
+    expect(draft.open_items.some((o: {item: string}) => o.item.startsWith("3 responses repeat text found in 3 or more customers' sessions, set aside as boilerplate; review them"))).toBe(true)
+    const md = (await run(['report', 'article33', '--db', db, '--lang', 'en'])).stdout
+    expect(md).not.toMatch(/\| 55 \|[^\n]*\| none:/)
+  })
+})

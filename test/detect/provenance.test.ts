@@ -473,3 +473,43 @@ describe('provenance in passes', () => {
     }
   })
 })
+
+describe('responses set aside as boilerplate are counted, and change no finding', () => {
+  /** tA's prompt reaches the answers of tB, tC and tD on three nodes: text of 3+ tenants, boilerplate at T = 3. */
+  async function widespread(): Promise<TestCase> {
+    const made = makeCase()
+    const rand = rng(7)
+    const vocab = vocabulary(rand, 3000)
+    const secret = randomWords(rand, vocab, 30).join(' ')
+    const rows = [
+      {request_id: 'src', tenant_id: 'tA', session_id: 'sA', request_text: `keep this ${secret}`, response_text: randomWords(rand, vocab, 20).join(' '), decode_node: 'n0'},
+      ...['tB', 'tC', 'tD'].map((t, i) => ({
+        request_id: `leak${i}`, tenant_id: t, session_id: `s${t}`, request_text: randomWords(rand, vocab, 20).join(' '), response_text: `${randomWords(rand, vocab, 5).join(' ')} ${secret}`, decode_node: `n${i + 1}`,
+      })),
+      ...Array.from({length: 20}, (_, i) => ({
+        request_id: `r${i}`, tenant_id: `t${i % 5}`, session_id: `x${i}`, request_text: randomWords(rand, vocab, 40).join(' '), response_text: randomWords(rand, vocab, 40).join(' '), decode_node: 'n9',
+      })),
+    ]
+    await made.addFile(rows)
+    scanCase(made.db, {now: NOW, skipProvenance: true})
+    return made
+  }
+
+  it('counts the three answers at T = 3 (none listed), whatever the passes or the helper; at T = 10 they are findings and none is set aside', async () => {
+    tc = await widespread()
+    const options = {minWords: 12, boilerplateTenants: 3}
+    const one = computeProvenance(tc.db, options, {passes: 1, helper: false})
+    expect(one.boilerplate_responses).toBe(3)
+    expect(listProvenance(tc.db)).toEqual([])
+    for (const passes of [2, 5]) {
+      for (const helper of [false, true]) {
+        const other = computeProvenance(tc.db, options, {passes, helper})
+        expect({...other, passes: 1, timings_ms: null}).toEqual({...one, timings_ms: null})
+      }
+    }
+    const open = computeProvenance(tc.db, {minWords: 12, boilerplateTenants: 10}, {passes: 1, helper: false})
+    expect(open.boilerplate_responses).toBe(0)
+    expect(listProvenance(tc.db).map((p) => p.request_id).sort()).toEqual(['leak0', 'leak1', 'leak2'])
+  })
+
+})

@@ -49,7 +49,7 @@ function fixture(now = '2026-10-24T08:00:00.000Z', incident: Partial<IncidentRec
     notification_problems: [],
     assessment: null,
     totals: {records: 1000, tenants: 5, sessions: 200, log_files: 2, registry_files: 1, bad_lines: 0},
-    detection: {complete: true, files_not_scanned: 0, records_not_scanned: 0, never_scanned: false, registry_changed: false, provenance: 'current', provenance_parameters: {min_words: 12, boilerplate_tenants: 3}, last_scan_at: '2026-10-23T09:00:00.000Z'},
+    detection: {complete: true, files_not_scanned: 0, records_not_scanned: 0, never_scanned: false, registry_changed: false, provenance: 'current', provenance_parameters: {min_words: 12, boilerplate_tenants: 3}, provenance_boilerplate_responses: 0, last_scan_at: '2026-10-23T09:00:00.000Z'},
     scope: {
       contaminated_responses: 12, cross_tenant_responses: 9, cross_session_responses: 3, exposed_sessions: 7, exposed_tenants: 2, recipient_tenants: 3,
       contaminated_without_prompt: 0,

@@ -10,6 +10,14 @@ import {HashTable, U32List} from './hash-table.js'
 /** Most recent earlier entries looked at per fingerprint (a tenant's system prompt can repeat in every record). */
 const POSTING_CAP = 64
 
+/**
+ * The tally a response gets (n = 1) when one of its boilerplate hashes is also in an earlier
+ * prompt of another session: text a customer sent that reached it, set aside as boilerplate.
+ * Never a rank's posting (rank * 2 + part stays far below it); attribution counts it apart and
+ * never verifies it, so the findings are what they were without it.
+ */
+export const BOILERPLATE_TALLY = 0xffffffff
+
 /** Per-rank facts a pass reads (record-order.ts). */
 export interface PassOrder {
   session: Int32Array
@@ -188,11 +196,32 @@ export class PassIndex {
       tally.clear()
       const own = r * 2
       const session = order.session[r]!
+      let setAside = false
       for (; e < resp.length && data[e] === r; e += 2) {
         const slot = data[e + 1]!
-        if (boiler[slot] === 1) continue
         const lo = off[slot]!
         const hi = off[slot + 1]!
+        if (boiler[slot] === 1) {
+          // Counted, never evidence: an earlier prompt of another session holds this boilerplate hash.
+          if (!setAside && hi - lo > 1) {
+            let a = lo
+            let b = hi
+            while (a < b) {
+              const m = (a + b) >>> 1
+              if (post[m]! < own) a = m + 1
+              else b = m
+            }
+            // The most recent earlier postings, as many as candidates look at.
+            for (let q = a - 1, seen = 0; q >= lo && seen < POSTING_CAP; q--, seen++) {
+              const v = post[q]!
+              if ((v & 1) === 0 && order.session[v >>> 1] !== session) {
+                setAside = true
+                break
+              }
+            }
+          }
+          continue
+        }
         if (hi - lo < 2) continue // only this response has it
         // First posting at or after this record's own entries.
         let a = lo
@@ -210,6 +239,7 @@ export class PassIndex {
         }
       }
       for (const [v, n] of tally) onTally(r, v, n)
+      if (setAside) onTally(r, BOILERPLATE_TALLY, 1)
     }
   }
 }
