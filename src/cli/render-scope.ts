@@ -55,10 +55,13 @@ export function renderUnscannedScope(r: UnscannedScope): string {
 }
 
 /** The scope on the console; without a canary registry (`registry: false`) the markers' figures read "unknown", never 0. */
-export function renderScope(r: ScopeResult, options: {registry?: boolean} = {}): string {
+export function renderScope(r: ScopeResult, options: {registry?: boolean; provenance?: boolean} = {}): string {
   const registry = options.registry ?? true
+  // Provenance not covering the case: every figure that counts verbatim text is unknown, and so is every total built on it.
+  const known = options.provenance ?? true
   const m = (v: number | null): string => (registry ? n(v) : 'unknown')
   const mt = (v: string | null): string => (registry ? t(v) : 'unknown')
+  const p = (v: number | null): string => (known ? n(v) : 'unknown')
   const out: string[] = []
   out.push('Scope')
   out.push(
@@ -83,8 +86,8 @@ export function renderScope(r: ScopeResult, options: {registry?: boolean} = {}):
             : r.at_risk_responses === null ? `unknown (${n(r.at_risk_unknown_records)} ${r.at_risk_unknown_records === 1 ? 'record' : 'records'} whose status or prompt size is not recorded)`
               : `${n(r.at_risk_responses)}${r.at_risk_unknown_records ? ` (and ${n(r.at_risk_unknown_records)} ${r.at_risk_unknown_records === 1 ? 'record' : 'records'} whose status or prompt size is not recorded: whether at risk unknown)` : ''}`,
         ],
-        ['provenance-attributed responses', n(r.provenance_responses)],
-        ['  without a canary sighting', n(r.provenance_only_responses)],
+        ['provenance-attributed responses', p(r.provenance_responses)],
+        ['  without a canary sighting', p(r.provenance_only_responses)],
         ['orphan markers seen', n(r.orphan_sightings)],
       ],
     ),
@@ -95,23 +98,23 @@ export function renderScope(r: ScopeResult, options: {registry?: boolean} = {}):
     table(
       ['figure', 'value'],
       [
-        ['responses carrying another session\'s data', n(e.responses)],
+        ['responses carrying another session\'s data', p(e.responses)],
         ['  with a canary marker', m(e.by_canary)],
-        ['  by verbatim text only', n(e.by_text_only)],
-        ['sessions whose data reached someone else', n(e.sessions)],
-        ['tenants whose data reached someone else', n(e.source_tenants)],
-        ['tenants that received it', n(e.recipient_tenants)],
+        ['  by verbatim text only', p(e.by_text_only)],
+        ['sessions whose data reached someone else', p(e.sessions)],
+        ['tenants whose data reached someone else', p(e.source_tenants)],
+        ['tenants that received it', p(e.recipient_tenants)],
       ],
     ),
   )
   out.push('', 'Art. 33(3)(a) estimates')
-  const est = (label: string, e: ScopeResult['data_subjects']) => [label, String(e.low), e.high === null ? 'unbounded' : String(e.high)]
+  const est = (label: string, e: ScopeResult['data_subjects']) => (known ? [label, String(e.low), e.high === null ? 'unbounded' : String(e.high)] : [label, 'unknown', 'unknown'])
   out.push(table(['figure', 'low', 'high'], [est('data subjects (sessions)', r.data_subjects), est('records concerned (responses)', r.records_concerned)]))
   out.push(wrap(`data subjects: ${r.data_subjects.method}`), wrap(`records: ${r.records_concerned.method}`))
-  if (r.bug_window) out.push('', wrap(`Bug window: ${r.bug_window.start} .. ${r.bug_window.end} (${r.bug_window.basis})`))
+  if (r.bug_window && known) out.push('', wrap(`Bug window: ${r.bug_window.start} .. ${r.bug_window.end} (${r.bug_window.basis})`))
 
-  if (r.exposure.flows.length > 0) out.push('', ...renderTopFlows(r.exposure.flows, registry ? r.flows : null))
-  if (r.data_categories.length > 0) {
+  if (known && r.exposure.flows.length > 0) out.push('', ...renderTopFlows(r.exposure.flows, registry ? r.flows : null))
+  if (known && r.data_categories.length > 0) {
     out.push('', 'Data categories seen')
     out.push(table(['category', 'evidence', 'responses', 'findings'], r.data_categories.map((c) => [clip(safeLine(c.label), 80), c.evidence, String(c.responses), n(c.findings)])))
   }
@@ -120,13 +123,13 @@ export function renderScope(r: ScopeResult, options: {registry?: boolean} = {}):
     out.push(
       table(
         ['node', 'contaminated', 'x-tenant', 'x-session', 'provenance', 'at risk', 'first seen', 'last seen'],
-        r.by_node.map((x) => [node(x.decode_node), m(x.contaminated_responses), m(x.cross_tenant_responses), m(x.cross_session_responses), String(x.provenance_responses), n(x.at_risk_responses), mt(x.first_seen), mt(x.last_seen)]),
+        r.by_node.map((x) => [node(x.decode_node), m(x.contaminated_responses), m(x.cross_tenant_responses), m(x.cross_session_responses), p(x.provenance_responses), n(x.at_risk_responses), mt(x.first_seen), mt(x.last_seen)]),
       ),
     )
   }
   if (r.by_hour.length > 0) {
     out.push('', 'By hour (UTC)')
-    out.push(table(['hour', 'contaminated', 'x-tenant', 'provenance', 'text only', 'at risk'], r.by_hour.map((h) => [h.hour.slice(0, 13) + ':00Z', m(h.contaminated_responses), m(h.cross_tenant_responses), String(h.provenance_responses), String(h.text_only_responses), n(h.at_risk_responses)])))
+    out.push(table(['hour', 'contaminated', 'x-tenant', 'provenance', 'text only', 'at risk'], r.by_hour.map((h) => [h.hour.slice(0, 13) + ':00Z', m(h.contaminated_responses), m(h.cross_tenant_responses), p(h.provenance_responses), p(h.text_only_responses), n(h.at_risk_responses)])))
   }
   return out.join('\n')
 }

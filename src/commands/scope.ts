@@ -6,7 +6,10 @@ import {checkDetection, detectionFlags} from '../cli/detection-flags.js'
 import {InputError, UsageError} from '../errors.js'
 import {computeScope, type ScopeResult} from '../scope/compute-scope.js'
 import {loadScopeInputs} from '../scope/scope-data.js'
-import {registrylessScope, registrylessTenantView, unscannedScope, type RegistrylessScope, type RegistrylessTenantView, type UnscannedScope} from '../scope/unscanned.js'
+import {
+  PROVENANCE_STALE_SCOPE_NOTE, provenancelessScope, registrylessScope, registrylessTenantView, unscannedScope,
+  type ProvenancelessScope, type RegistrylessScope, type RegistrylessTenantView, type UnscannedScope,
+} from '../scope/unscanned.js'
 import {computeTenantView, type TenantViewResult} from '../scope/tenant-view.js'
 import {tenantHasRecords} from '../store/records.js'
 import {hasCanaries} from '../store/canaries.js'
@@ -34,7 +37,7 @@ export default class Scope extends BaseCommand {
     'reveal-tenants': Flags.boolean({description: 'With --tenant: name the other tenants instead of opaque labels.'}),
   }
 
-  public async run(): Promise<ScopeResult | UnscannedScope | RegistrylessScope | TenantViewResult | RegistrylessTenantView> {
+  public async run(): Promise<ScopeResult | UnscannedScope | RegistrylessScope | ProvenancelessScope<ScopeResult | RegistrylessScope> | TenantViewResult | RegistrylessTenantView> {
     const {flags} = await this.parse(Scope)
     if (flags.csv && this.jsonEnabled()) throw new UsageError('--csv and --json are exclusive')
     // checked here rather than with oclif's dependsOn, whose message is several lines long
@@ -70,6 +73,11 @@ export default class Scope extends BaseCommand {
       if (!this.jsonEnabled()) this.log(renderUnscannedScope(unknown))
       return unknown
     }
+    // Allowed over a case whose provenance does not cover it: its figures are unknown, never printed as 0.
+    const provenanceKnown = inputs.detection.provenance === 'current'
+    if (flags.csv && !provenanceKnown && ['exposure', 'nodes', 'hours'].includes(flags.table as string)) {
+      throw new InputError(`--table ${flags.table as string}: canary-less provenance does not cover the case, so the verbatim-text counts of this table are not known; run \`crosstalk scan\` first`, 'E_NOT_SCANNED')
+    }
     if (flags.csv) {
       const table = flags.table as ScopeCsvTable
       // The markers' own tables count nothing without a registry: refused, as an unscanned case's are, rather than written empty.
@@ -81,9 +89,11 @@ export default class Scope extends BaseCommand {
     } else if (!this.jsonEnabled()) {
       // The canary figures count markers of registered sessions: with no registry they count nothing, and say so first.
       if (!registry) this.log(`${NO_REGISTRY_SCOPE_NOTE}\n`)
-      this.log(renderScope(result, {registry}))
+      if (!provenanceKnown) this.log(`${PROVENANCE_STALE_SCOPE_NOTE}\n`)
+      this.log(renderScope(result, {registry, provenance: provenanceKnown}))
     }
-    // --json: what the markers count is unknown without a registry, never 0.
+    // --json: what the markers count is unknown without a registry, never 0; so is what provenance counts where it does not cover the case.
+    if (!provenanceKnown) return provenancelessScope(registry ? result : registrylessScope(result))
     return registry ? result : registrylessScope(result)
   }
 }

@@ -12,7 +12,7 @@ import type {GateVerdict} from '../detect/gate.js'
 import {IntegrityError} from '../errors.js'
 import {safeLine} from '../util/sanitize.js'
 import {count} from '../cli/plural.js'
-import {registrylessScope, type RegistrylessScope} from '../scope/unscanned.js'
+import {PROVENANCE_STALE_SCOPE_NOTE, provenancelessScope, registrylessScope, type ProvenancelessScope, type RegistrylessScope} from '../scope/unscanned.js'
 import {registrylessScan, type RegistrylessScan} from '../detect/scan-case.js'
 
 export type {TriageResult} from '../triage/run-triage.js'
@@ -47,7 +47,11 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
     ...leakGateFlags,
   }
 
-  async run(): Promise<TriageResult | (Omit<TriageResult, 'scope' | 'scan'> & {scan: RegistrylessScan; scope: RegistrylessScope}) | {interrupted: true; ingest: TriageResult['ingest']}> {
+  async run(): Promise<
+    | TriageResult
+    | (Omit<TriageResult, 'scope' | 'scan'> & {scan: RegistrylessScan | TriageResult['scan']; scope: RegistrylessScope | ProvenancelessScope<RegistrylessScope> | ProvenancelessScope<TriageResult['scope']>})
+    | {interrupted: true; ingest: TriageResult['ingest']}
+  > {
     const {argv, flags} = await this.parse(Triage)
     const parsed = parseIngestFlags(flags)
     const db = this.openCase(flags.db, {create: true})
@@ -119,6 +123,9 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
       if (progress) clearProgress()
     }
     const {canaries, ingest, scan, scope} = result
+    // --no-provenance over new records leaves provenance stale: its figures are unknown, never 0.
+    const provenanceKnown = scope.detection.provenance === 'current'
+    if (!provenanceKnown && this.jsonEnabled()) this.note(this.paint.yellow(`warning: ${PROVENANCE_STALE_SCOPE_NOTE.replace('below are not known', 'are null (not known)')}`))
     for (const w of ingest.warnings) this.note(this.paint.yellow(`warning: ${safeLine(w)}`))
     if (!this.jsonEnabled()) {
       this.log(`Ingested ${count(ingest.files, 'file')}: ${count(ingest.records, 'new record')}, ${count(ingest.duplicates, 'duplicate')}, ${count(ingest.bad_lines, 'bad line')} quarantined${canaries ? `; ${count(canaries.added, 'canary', 'canaries')} registered (${canaries.already_registered} already)` : ''}.\n`)
@@ -126,7 +133,8 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
       this.log(renderScan(scan))
       this.log('')
       if (scan.canaries === 0) this.log(`${NO_REGISTRY_SCOPE_NOTE}\n`)
-      this.log(renderScope(scope, {registry: scan.canaries > 0}))
+      if (!provenanceKnown) this.log(`${PROVENANCE_STALE_SCOPE_NOTE}\n`)
+      this.log(renderScope(scope, {registry: scan.canaries > 0, provenance: provenanceKnown}))
     }
     // A quick verdict the scan contradicted fails the run whatever the gate says.
     if (mismatch) throw new IntegrityError(mismatch)
@@ -135,6 +143,7 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
     if (gate && result.verdict.basis === 'quick') gate = mergeVerdicts(gate, decideDuplicatesGate(db, flags, gateNote))
     enforceLeakGate(gate ?? decideLeakGate(db, scan, flags, gateNote))
     // --json: scope as `scope --json` prints it (the markers' counts unknown without a registry).
+    if (!provenanceKnown) return scan.canaries === 0 ? {...result, scan: registrylessScan(scan), scope: provenancelessScope(registrylessScope(scope))} : {...result, scope: provenancelessScope(scope)}
     return scan.canaries === 0 ? {...result, scan: registrylessScan(scan), scope: registrylessScope(scope)} : result
   }
 }

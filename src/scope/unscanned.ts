@@ -109,3 +109,31 @@ export function registrylessTimeline(t: TimelineResult) {
   }
 }
 export type RegistrylessTimeline = ReturnType<typeof registrylessTimeline>
+
+/**
+ * The scope of a case whose canary-less provenance does not cover it (a scan skipped it with
+ * --no-provenance after records were added, or evidence was dropped since it ran): every figure
+ * that counts verbatim-text evidence is unknown, not zero, and so is every total built on it
+ * (the exposure, the estimates, the data categories, the bug window). The markers' figures and
+ * the at-risk test stay as computed.
+ */
+type ProvenanceKeys = 'provenance_responses' | 'provenance_cross_tenant_responses' | 'provenance_cross_session_responses' | 'provenance_only_responses' | 'provenance_flows' | 'exposure' | 'data_subjects' | 'records_concerned' | 'data_categories' | 'bug_window'
+
+export type ProvenancelessScope<T extends ScopeResult | RegistrylessScope> = Omit<T, ProvenanceKeys | 'by_node' | 'by_hour'> & {[K in ProvenanceKeys]: null} & {
+  by_node: Array<Omit<T['by_node'][number], 'provenance_responses'> & {provenance_responses: null}>
+  by_hour: Array<Omit<T['by_hour'][number], 'provenance_responses' | 'text_only_responses'> & {provenance_responses: null; text_only_responses: null}>
+}
+
+export function provenancelessScope<T extends ScopeResult | RegistrylessScope>(r: T): ProvenancelessScope<T> {
+  return {
+    ...r,
+    provenance_responses: null, provenance_cross_tenant_responses: null, provenance_cross_session_responses: null, provenance_only_responses: null, provenance_flows: null,
+    exposure: null, data_subjects: null, records_concerned: null, data_categories: null, bug_window: null,
+    by_node: r.by_node.map((x) => ({...x, provenance_responses: null})),
+    by_hour: r.by_hour.map((x) => ({...x, provenance_responses: null, text_only_responses: null})),
+  }
+}
+
+/** The line the console prints above a scope whose provenance does not cover the case. */
+export const PROVENANCE_STALE_SCOPE_NOTE =
+  'Canary-less provenance does not cover the case as it is (a scan skipped it with --no-provenance, or evidence was dropped, since it ran): the provenance figures, the exposure, the estimates and the data categories below are not known (crosstalk scan).'
