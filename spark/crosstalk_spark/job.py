@@ -60,8 +60,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     a = p.parse_args(argv)
     if a.advertised_tokens is not None and a.pool_tokens is None:
         p.error("--advertised-tokens needs --pool-tokens")
-    if a.min_words < 5 or a.boilerplate_tenants < 2:
-        p.error("--min-words must be at least 5 and --boilerplate-tenants at least 2")
+    # The word fingerprints find every verbatim run of 12 or more words, a shorter one only by chance.
+    if a.min_words < 12 or a.boilerplate_tenants < 2:
+        p.error("--min-words must be at least 12 (the run the word fingerprints always find) and --boilerplate-tenants at least 2")
     return a
 
 

@@ -2,7 +2,8 @@ import {createReadStream} from 'node:fs'
 import {createInterface} from 'node:readline'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
-import {InputError} from '../errors.js'
+import {InputError, UsageError} from '../errors.js'
+import {GUARANTEE_WORDS, minWordsMessage} from '../extract/winnow.js'
 import {parsePrefixRewrites} from '../scale/shard-reader.js'
 import {loadBoilerplate, loadShardSpecs, verifyCandidates, VerifyTask} from '../scale/verify-candidates.js'
 
@@ -14,12 +15,13 @@ export default class ProvenanceVerify extends BaseCommand {
     in: Flags.string({description: 'tasks, one JSON object per line (default: standard input)', helpValue: 'FILE'}),
     shards: Flags.string({description: "the job's shards table: each shard's URI and parse spec (JSON)", required: true, helpValue: 'FILE'}),
     boilerplate: Flags.string({description: 'boilerplate fingerprints, one signed 64-bit key per line', helpValue: 'FILE'}),
-    'min-words': Flags.integer({description: 'shortest verbatim overlap that counts', default: 12, min: 5}),
+    'min-words': Flags.integer({description: 'shortest verbatim overlap that counts (at least 12)', default: 12}),
     'shard-prefix': Flags.string({description: 'read shards under URI prefix FROM from local path TO (repeatable)', multiple: true, helpValue: 'FROM=TO'}),
   }
 
   async run(): Promise<void> {
     const {flags} = await this.parse(ProvenanceVerify)
+    if (flags['min-words'] < GUARANTEE_WORDS) throw new UsageError(minWordsMessage(flags['min-words']))
     const rewrites = parsePrefixRewrites(flags['shard-prefix'])
     const tasks: VerifyTask[] = []
     const lines = createInterface({input: flags.in ? createReadStream(flags.in) : process.stdin, crlfDelay: Infinity})

@@ -6,7 +6,8 @@ import {renderProvenance, unexaminedLine} from '../cli/render-detect.js'
 import {listProvenance, type ProvenanceResult} from '../detect/list.js'
 import {detectionCoverage, parameterFlags, type ProvenanceParameters} from '../detect/coverage.js'
 import {computeProvenance} from '../detect/provenance.js'
-import {InputError} from '../errors.js'
+import {InputError, UsageError} from '../errors.js'
+import {GUARANTEE_WORDS, minWordsMessage} from '../extract/winnow.js'
 import {fileTotals} from '../store/files.js'
 import {withRollback} from '../store/session.js'
 
@@ -32,7 +33,7 @@ export default class Provenance extends BaseCommand {
     ...detectionFlags,
     csv: Flags.boolean({description: 'CSV on stdout (the overlapping text too with --show-text).', exclusive: ['json']}),
     'show-text': Flags.boolean({description: 'Include the overlapping text (personal data: only when needed).'}),
-    'min-words': Flags.integer({description: "Shortest verbatim overlap that counts (default: the last scan's); other than the scan's, a what-if that stores nothing.", min: 5}),
+    'min-words': Flags.integer({description: "Shortest verbatim overlap that counts, at least 12 (default: the last scan's); other than the scan's, a what-if that stores nothing."}),
     'boilerplate-tenants': Flags.integer({
       description: "Text found in this many tenants is boilerplate, never evidence (default: the last scan's); other than the scan's, a what-if that stores nothing.", min: 2,
     }),
@@ -40,6 +41,8 @@ export default class Provenance extends BaseCommand {
 
   public async run(): Promise<ProvenanceResult> {
     const {flags} = await this.parse(Provenance)
+    if (flags['min-words'] !== undefined && flags['min-words'] < GUARANTEE_WORDS) throw new UsageError(minWordsMessage(flags['min-words']))
+    if (flags['boilerplate-tenants'] !== undefined && flags['boilerplate-tenants'] < 2) throw new UsageError('--boilerplate-tenants must be at least 2')
     const db = this.openCase(flags.db)
     // A listing writes nothing: on a case never scanned (or scanned incompletely) it says so, as sightings does.
     const coverage = detectionCoverage(db)

@@ -20,7 +20,7 @@ export default class Scan extends BaseCommand {
     ...leakGateFlags,
     'pool-tokens': Flags.integer({description: 'KV pool size in tokens: status-200 responses with prompt_tokens >= N are flagged at-risk.', min: 1}),
     'advertised-tokens': Flags.integer({description: 'Advertised context length (needs --pool-tokens).', min: 1, dependsOn: ['pool-tokens']}),
-    'min-words': Flags.integer({description: 'Shortest verbatim overlap (words) that counts as provenance.', default: 12, min: 5}),
+    'min-words': Flags.integer({description: 'Shortest verbatim overlap (words) that counts as provenance; at least 12, the run the word fingerprints always find.', default: 12}),
     'boilerplate-tenants': Flags.integer({description: 'Text found in this many tenants is boilerplate, never evidence.', default: 3, min: 2}),
     'no-provenance': Flags.boolean({description: 'Skip canary-less provenance (markers, PII and at-risk only).'}),
   }

@@ -1,6 +1,7 @@
 import {InputError, IntegrityError, UsageError} from '../errors.js'
 import {recordTextLoader} from '../evidence/record-texts.js'
 import {EXTRACT_SCHEME, UnconventionalSet} from '../extract/extract.js'
+import {GUARANTEE_WORDS, minWordsMessage} from '../extract/winnow.js'
 import {
   classifySighting, promptSearch, resolveTokens, SIGHTING_CLASSES, sortedFound,
   type MarkerRegistry, type MarkerToken, type RecipientContext, type RegisteredMarker, type SightingClass,
@@ -98,7 +99,7 @@ export function scanCase(db: CaseDb, options: ScanOptions): ScanResult {
   // Evidence by reference holds the findings' lines only: detection over every record is the Spark job's.
   if (corpusFacts(db)) throw new InputError('this case holds Spark findings with evidence by reference: detection runs in the job (spark/); run it again and bring its findings into a new case', 'E_REFERENCE_CASE')
   const params: ProvenanceOptions = {...DEFAULT_PROVENANCE, ...options.provenance}
-  if (params.minWords < 5) throw new UsageError('--min-words must be at least 5 (the k-gram length)')
+  if (params.minWords < GUARANTEE_WORDS) throw new UsageError(minWordsMessage(params.minWords))
   if (params.boilerplateTenants < 2) throw new UsageError('--boilerplate-tenants must be at least 2')
   if (options.poolTokens === undefined && options.advertisedTokens !== undefined) throw new UsageError('--advertised-tokens needs --pool-tokens')
   if (options.poolTokens !== undefined && options.advertisedTokens !== undefined && options.advertisedTokens < options.poolTokens) {

@@ -11,6 +11,16 @@ import {fmix, nextWord, tokenizeWords, wordTable, type WordCursor, type Words} f
 export const K = 5
 export const W = 8
 export const GUARANTEE_WORDS = W + K - 1
+
+/**
+ * Why a --min-words below the winnowing guarantee is refused: a shared run of GUARANTEE_WORDS
+ * (12) words or more always shares a fingerprint, a shorter one only by chance, so a lower
+ * minimum would read as a search it is not.
+ */
+export function minWordsMessage(given: number): string {
+  return `--min-words must be at least ${GUARANTEE_WORDS} (got ${given}): the word fingerprints find every verbatim run of ${GUARANTEE_WORDS} or more words, and a shorter one only by chance`
+}
+
 /** v2: canary markers are words (v1 dropped them). */
 export const SCHEME = `words-k${K}-w${W}-v2`
 

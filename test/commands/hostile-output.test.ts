@@ -31,7 +31,7 @@ beforeAll(async () => {
   ])
   c.close()
   db = c.path
-  const scan = await run(['scan', '--db', db, '--min-words', '8'])
+  const scan = await run(['scan', '--db', db, '--min-words', '12'])
   expect(scan.code, scan.stderr).toBe(0)
 })
 

@@ -117,3 +117,17 @@ describe('a leak set aside as boilerplate is counted and said, never an all-clea
     expect(md).not.toMatch(/\| 55 \|[^\n]*\| none:/)
   })
 })
+
+describe('--min-words below what the fingerprints guarantee', () => {
+  it('is a usage error (exit 2) naming the minimum, in scan and in provenance, and stores nothing', async () => {
+    const db = await leakCase(['tB'])
+    const scan = await run(['scan', '--db', db, '--min-words', '5'])
+    expect(scan.code).toBe(2)
+    expect(scan.stderr).toMatch(/--min-words must be at least 12 \(got 5\): the word fingerprints find every verbatim run of 12 or more words/)
+    expect(JSON.parse((await run(['status', '--db', db, '--json'])).stdout).detection.never_scanned).toBe(true)
+    expect((await run(['scan', '--db', db, '--min-words', '12'])).code).toBe(0)
+    const whatIf = await run(['provenance', '--db', db, '--min-words', '11'])
+    expect(whatIf.code).toBe(2)
+    expect(whatIf.stderr).toMatch(/--min-words must be at least 12 \(got 11\)/)
+  })
+})

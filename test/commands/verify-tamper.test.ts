@@ -41,7 +41,7 @@ beforeAll(async () => {
   base = join(dir, 'case.db')
   await runJson(['ingest', 'canaries', canaries, '--db', base])
   await runJson(['ingest', 'logs', logs, '--db', base])
-  await runJson(['scan', '--db', base, '--pool-tokens', '800', '--min-words', '8'])
+  await runJson(['scan', '--db', base, '--pool-tokens', '800', '--min-words', '12'])
   await runJson(['incident', 'open', '--db', base, '--title', 'leak', '--aware-at', '2026-11-02T08:00:00Z', '--role', 'processor'])
   await runJson(['incident', 'amend-awareness', '--db', base, '--aware-at', '2026-11-02T07:30:00Z', '--reason', 'paged earlier'])
   const status = await runJson<{audit_head: string; audit_entries: number}>(['status', '--db', base])
