@@ -284,3 +284,28 @@ describe('the timeline chart with at-risk counts unknown', () => {
   })
 })
 
+
+describe('a case with no canary registry', () => {
+  it('says the marker counts are not known wherever the JSON has null: sightings classes, node columns, hour tooltips, flows', () => {
+    const base = reportData()
+    const page = renderCaseReportHtml(
+      reportData({
+        totals: {...base.totals, registry_files: 0},
+        flows: [],
+        nodes: [{...base.nodes[0]!, contaminated_responses: 0, cross_tenant_responses: 0, cross_session_responses: 0, provenance_responses: 2}],
+        hours: base.hours.map((h) => ({...h, contaminated_responses: 0, sightings: 0})),
+        sightings: {...base.sightings, by_class: {own: 0, echo: 0, cross_session: 0, cross_tenant: 0, orphan: 99}},
+      }),
+    )
+    expect(page).toContain('own, echo, cross_session, cross_tenant: not known (no canary registry); orphan 99.')
+    expect(page).not.toMatch(/\bown 0\b|cross_tenant 0/)
+    const nodeRow = between(page, '<tr><td class="mono">decode-1</td>', '</tr>')[0]!
+    expect(nodeRow.split('</td>').slice(0, 3).every((c) => c.endsWith('not known (no canary registry)'))).toBe(true)
+    expect(page).not.toMatch(/0 responses with another session(&#39;|')s marker/)
+    expect(page).toMatch(/responses with another session(&#39;|')s marker not known \(no canary registry\)/)
+    expect(page).toContain('how many of them with a canary marker is <span data-k="flow_pairs">not known (no canary registry)</span>')
+    const flowRows = between(between(page, '<h3>Largest flows</h3>', '</table>')[0]!, '<tbody>', '</tbody>')[0]!
+    expect(flowRows).not.toMatch(/<td class="n">0<\/td><\/tr>/)
+    expect(flowRows.match(/not known \(no canary registry\)<\/td><\/tr>/g)).toHaveLength(base.scope.exposure.flows.length)
+  })
+})

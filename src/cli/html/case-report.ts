@@ -110,6 +110,15 @@ function counted(d: CaseReportData, n: number | null): string {
   return d.detection.never_scanned ? 'unknown' : num(n)
 }
 
+/** What a count attributed by canary marker reads as where the case holds no canary registry (the JSON's null). */
+const NO_REGISTRY = 'not known (no canary registry)'
+
+/** A count made by canary marker: unknown on a case never scanned, and on a case with no registry to attribute markers. */
+function byMarker(d: CaseReportData, n: number | null): string {
+  if (d.detection.never_scanned) return 'unknown'
+  return d.totals.registry_files === 0 ? NO_REGISTRY : num(n)
+}
+
 /** The sentence a section shows when it has no row: nothing found, or nothing looked at. */
 function nothingFound(d: CaseReportData, found: string): string {
   if (d.detection.never_scanned) return 'Not known: the case has never been scanned (crosstalk scan).'
@@ -221,7 +230,7 @@ ${live}
 }
 
 function timelineSection(d: CaseReportData): string {
-  const {svg, notes} = timelineSvg({hours: d.hours, scanned: !d.detection.never_scanned, bugWindow: d.scope.bug_window, awareAt: d.clock?.aware_at ?? null, deadline: d.clock?.deadline ?? null, deadlineLabel: d.clock?.basis === 'art33(2)-contract' ? 'contract deadline' : undefined, poolTokens: d.scope.pool_tokens})
+  const {svg, notes} = timelineSvg({hours: d.hours, scanned: !d.detection.never_scanned, bugWindow: d.scope.bug_window, awareAt: d.clock?.aware_at ?? null, deadline: d.clock?.deadline ?? null, deadlineLabel: d.clock?.basis === 'art33(2)-contract' ? 'contract deadline' : undefined, poolTokens: d.scope.pool_tokens, markersUnknown: d.totals.registry_files === 0 ? NO_REGISTRY : undefined})
   return `<section id="timeline">
 <h2>Timeline (UTC, per hour)</h2>
 <div class="legend"><span><i class="sw leak"></i>responses with another session's marker</span><span><i class="sw text"></i>responses with another session's text only (verbatim, no marker)</span><span><i class="sw risk"></i>at-risk responses</span><span><i class="sw win"></i>bug window</span><span><i class="sw aware"></i>awareness</span>${deadlineLegend(d) ? `<span><i class="sw deadline"></i>${esc(deadlineLegend(d)!)}</span>` : ''}</div>
@@ -236,16 +245,16 @@ function flowsSection(d: CaseReportData): string {
   if (flows.length === 0) return `<section id="flows"><h2>Tenant-to-tenant flows</h2><p>${esc(nothingFound(d, "No response carried another session's data (marker or verbatim text)."))}</p></section>`
   const m = exposureMatrix(flows)
   const marked = new Map(d.flows.map((f) => [JSON.stringify([f.source_tenant, f.recipient_tenant]), f.responses]))
-  const withMarker = (f: {source_tenant: string; recipient_tenant: string}): number => marked.get(JSON.stringify([f.source_tenant, f.recipient_tenant])) ?? 0
+  const withMarker = (f: {source_tenant: string; recipient_tenant: string}): string => byMarker(d, marked.get(JSON.stringify([f.source_tenant, f.recipient_tenant])) ?? 0)
   const {svg, shown} = heatmapSvg(m, HEATMAP_TENANTS)
   const top = [...flows].sort((a, b) => b.responses - a.responses || (a.source_tenant < b.source_tenant ? -1 : 1)).slice(0, TOP_FLOWS)
   const rows = top.map(
     (f) =>
-      `<tr><td>${esc(f.source_tenant)}</td><td>${esc(f.recipient_tenant)}${f.source_tenant === f.recipient_tenant ? ' <span class="muted">(same tenant)</span>' : ''}</td><td class="n">${num(f.responses)}</td><td class="n">${num(withMarker(f))}</td></tr>`,
+      `<tr><td>${esc(f.source_tenant)}</td><td>${esc(f.recipient_tenant)}${f.source_tenant === f.recipient_tenant ? ' <span class="muted">(same tenant)</span>' : ''}</td><td class="n">${num(f.responses)}</td><td class="n">${esc(withMarker(f))}</td></tr>`,
   )
   return `<section id="flows">
 <h2>Tenant-to-tenant flows</h2>
-<p><span data-k="exposure_flow_pairs">${num(flows.length)}</span> pairs among <span data-k="flow_tenants">${num(m.tenants.length)}</span> tenants by either kind of evidence (canary marker or verbatim text), <span data-k="flow_pairs">${num(d.flows.length)}</span> of them with a canary marker. Rows: the tenant whose data leaked; columns: the tenant that received it; a cell counts distinct responses.${
+<p><span data-k="exposure_flow_pairs">${num(flows.length)}</span> pairs among <span data-k="flow_tenants">${num(m.tenants.length)}</span> tenants by either kind of evidence (canary marker or verbatim text), ${d.totals.registry_files === 0 ? `how many of them with a canary marker is <span data-k="flow_pairs">${NO_REGISTRY}</span>` : `<span data-k="flow_pairs">${num(d.flows.length)}</span> of them with a canary marker`}. Rows: the tenant whose data leaked; columns: the tenant that received it; a cell counts distinct responses.${
     shown < m.tenants.length ? ` The map shows the ${shown} tenants with the most flow; the full matrix is below.` : ''
   }</p>
 <figure>${svg}</figure>
@@ -274,9 +283,10 @@ function fullMatrix(m: CaseReportData['flow_matrix']): string {
 
 function nodesSection(d: CaseReportData): string {
   if (d.nodes.length === 0) return `<section id="nodes"><h2>Decode nodes</h2><p>${esc(nothingFound(d, 'No node served a contaminated or at-risk response.'))}</p></section>`
+  const noRegistry = d.totals.registry_files === 0
   const rows = d.nodes.map(
     (n) =>
-      `<tr><td class="mono">${n.decode_node === null ? '(unknown)' : esc(n.decode_node)}</td><td class="n">${num(n.contaminated_responses)}</td><td class="n">${num(n.cross_tenant_responses)}</td><td class="n">${num(n.cross_session_responses)}</td><td class="n">${num(n.provenance_responses)}</td><td class="n">${num(n.at_risk_responses)}</td><td>${utc(n.first_seen)}</td><td>${utc(n.last_seen)}</td></tr>`,
+      `<tr><td class="mono">${n.decode_node === null ? '(unknown)' : esc(n.decode_node)}</td><td class="n">${esc(byMarker(d, n.contaminated_responses))}</td><td class="n">${esc(byMarker(d, n.cross_tenant_responses))}</td><td class="n">${esc(byMarker(d, n.cross_session_responses))}</td><td class="n">${num(n.provenance_responses)}</td><td class="n">${num(n.at_risk_responses)}</td><td>${noRegistry ? NO_REGISTRY : utc(n.first_seen)}</td><td>${noRegistry ? NO_REGISTRY : utc(n.last_seen)}</td></tr>`,
   )
   return `<section id="nodes">
 <h2>Decode nodes</h2>
@@ -287,7 +297,11 @@ function nodesSection(d: CaseReportData): string {
 function sightingsSection(d: CaseReportData): string {
   const s = d.sightings
   if (d.detection.never_scanned) return `<section id="sightings"><h2>Sightings</h2><p>${esc(nothingFound(d, ''))}</p></section>`
-  const classes = Object.entries(s.by_class).map(([c, n]) => `${esc(c)} ${num(n)}`).join(', ')
+  // Without a registry only orphans can be found: the other classes are not known, not none.
+  const classes =
+    d.totals.registry_files === 0
+      ? `${Object.keys(s.by_class).filter((c) => c !== 'orphan').map(esc).join(', ')}: ${NO_REGISTRY}; orphan ${num(s.by_class.orphan)}`
+      : Object.entries(s.by_class).map(([c, n]) => `${esc(c)} ${num(n)}`).join(', ')
   const cols = ['time (UTC)', 'request', 'class', 'marker', 'partial', 'recipient tenant', 'recipient session', 'source tenant', 'source session', 'decode node']
   // leaks first (cross-tenant, then cross-session), then orphans and echoes; by time within each
   const rank: Record<string, number> = {cross_tenant: 0, cross_session: 1, orphan: 2, echo: 3, own: 4}

@@ -19,6 +19,8 @@ export interface TimelineChartInput {
   deadlineLabel?: string
   /** the KV pool size the at-risk test used; null: none given. Says why at-risk counts are unknown. */
   poolTokens?: number | null
+  /** set where the marker counts are not known (no canary registry): what the hour tooltips say instead of a count */
+  markersUnknown?: string
 }
 
 /**
@@ -62,6 +64,8 @@ export function timelineSvg(input: TimelineChartInput): {svg: string; notes: str
   const maxC = Math.max(1, ...hours.map((h) => h.contaminated_responses + h.text_only_responses))
   const risk = hours.some((h) => h.at_risk_responses !== null)
   const maxR = Math.max(1, ...hours.map((h) => h.at_risk_responses ?? 0))
+  // An hour's marker and text counts are 0 in the data where nothing established them: said in words instead.
+  const markersUnknown = input.scanned ? input.markersUnknown : 'not known (never scanned)'
   const out: string[] = []
   out.push(`<svg class="chart" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="Responses carrying another session's data (marker, or verbatim text only) and at-risk responses per hour (UTC)">`)
   if (input.bugWindow) {
@@ -87,7 +91,7 @@ export function timelineSvg(input: TimelineChartInput): {svg: string; notes: str
   out.push(`<text class="tick" x="${left - 6}" y="${top1 + 4}" text-anchor="end">${num(maxC)}</text><text class="tick" x="${left - 6}" y="${top1 + h1}" text-anchor="end">0</text>`)
   out.push(`<text class="label" x="${left}" y="${top1 - 12}">responses carrying another session's data per hour: with its marker (dark), by verbatim text only (light)</text>`)
   for (const h of hours) {
-    const tip = `<title>${esc(h.hour.slice(0, 13).replace('T', ' '))}:00 UTC: ${nums(h.contaminated_responses, 'response')} with another session's marker (${nums(h.sightings, 'sighting')}), ${nums(h.text_only_responses, 'response')} by verbatim text only${h.at_risk_responses === null ? '' : `, ${nums(h.at_risk_responses, 'response', 'responses')} at risk`}</title>`
+    const tip = `<title>${esc(h.hour.slice(0, 13).replace('T', ' '))}:00 UTC: ${markersUnknown === undefined ? `${nums(h.contaminated_responses, 'response')} with another session's marker (${nums(h.sightings, 'sighting')})` : `responses with another session's marker ${markersUnknown}`}, ${input.scanned ? nums(h.text_only_responses, 'response') : 'responses'} by verbatim text only${input.scanned ? '' : ' not known (never scanned)'}${h.at_risk_responses === null ? '' : `, ${nums(h.at_risk_responses, 'response', 'responses')} at risk`}</title>`
     const bm = (h.contaminated_responses / maxC) * h1
     if (h.contaminated_responses > 0) out.push(`<rect class="bar-leak" x="${f(x(h.t))}" y="${f(top1 + h1 - bm)}" width="${f(barW)}" height="${f(bm)}">${tip}</rect>`)
     if (h.text_only_responses > 0) {
