@@ -4,6 +4,8 @@ import type {SightingClass} from '../extract/markers.js'
 import {buildTimeline, type TimelineHour} from '../scope/build-timeline.js'
 import {computeScope, type Exposure, type ScopeDataCategory, type ScopeEstimate, type ScopeFlow, type ScopeNodeRow} from '../scope/compute-scope.js'
 import {registrylessEstimates} from '../scope/unscanned.js'
+import {basename} from 'node:path'
+import {unreadableFiles} from '../detect/gate.js'
 import {listAudit} from '../store/audit.js'
 import type {CaseDb} from '../store/open-case.js'
 import {buildArticle33} from './article33.js'
@@ -34,6 +36,11 @@ export interface CaseReportData {
   detection: {complete: boolean; never_scanned: boolean; files_not_scanned: number; records_not_scanned: number; registry_changed: boolean}
   /** files: log files only (a canary registry is evidence, not a log) */
   totals: {records: number; files: number; registry_files: number; tenants: number; sessions: number; bad_lines: number}
+  /**
+   * log files no verdict speaks for in whole (not read whole, e.g. a truncated gzip; an ingest that
+   * did not finish; answers that decoded to no text), by file name, each with why (`status`'s NOT JUDGEABLE)
+   */
+  unjudgeable_files: Array<{name: string; why: string}>
   incident: IncidentRecord | null
   clock: ClockResult | null
   /** scope's contract numbers and the estimates with their method (`crosstalk scope --json`) */
@@ -130,6 +137,7 @@ export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): 
       registry_changed: coverage.registry_changed,
     },
     totals: {records: facts.totals.records, files: facts.totals.log_files, registry_files: facts.totals.registry_files, tenants: facts.totals.tenants, sessions: facts.totals.sessions, bad_lines: facts.totals.bad_lines},
+    unjudgeable_files: unreadableFiles(db).map((f) => ({name: basename(f.path), why: f.why})),
     incident: facts.incident,
     clock: facts.clock,
     scope: {

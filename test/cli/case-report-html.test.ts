@@ -18,6 +18,7 @@ function reportData(over: Partial<CaseReportData> = {}): CaseReportData {
     tool_version: '0.1.0',
     detection: {complete: true, never_scanned: false, files_not_scanned: 0, records_not_scanned: 0, registry_changed: false},
     totals: {records: 1000, files: 2, registry_files: 1, tenants: 3, sessions: 50, bad_lines: 1},
+    unjudgeable_files: [],
     incident: null,
     clock: null,
     scope: {
@@ -307,5 +308,24 @@ describe('a case with no canary registry', () => {
     const flowRows = between(between(page, '<h3>Largest flows</h3>', '</table>')[0]!, '<tbody>', '</tbody>')[0]!
     expect(flowRows).not.toMatch(/<td class="n">0<\/td><\/tr>/)
     expect(flowRows.match(/not known \(no canary registry\)<\/td><\/tr>/g)).toHaveLength(base.scope.exposure.flows.length)
+  })
+})
+
+describe('a log file not read whole', () => {
+  it('is named with why on the page, and the verdict says the leak question is not answered for its unread part', () => {
+    const clean = {...reportData().scope, contaminated_responses: 0, cross_tenant_responses: 0, cross_session_responses: 0, provenance_only_responses: 0, exposure: {responses: 0, by_canary: 0, by_text_only: 0, sessions: 0, source_tenants: 0, recipient_tenants: 0, flows: []}}
+    const why = 'not read whole: gzip stream is truncated: it ends inside compressed data after 6558 decompressed bytes (unexpected end of file)'
+    const d = reportData({scope: clean, totals: {...reportData().totals, bad_lines: 2}, unjudgeable_files: [{name: 'trunc.jsonl.gz', why}]})
+    const v = verdict(d)
+    expect(v.cls).toBe('partial')
+    expect(v.head).not.toMatch(/^No leak found in the lines that could be read$/)
+    expect(v.head).toContain('not every log file was read whole')
+    expect(v.text).toContain(`The log file trunc.jsonl.gz was not judged whole (${why}): whether the part not read carried another session's data is not answered.`)
+    const page = renderCaseReportHtml(d)
+    const table = between(page, '<h3 id="not-judged">Log files not judged whole</h3>', '</table>')[0]!
+    expect(table).toContain('<td class="mono">trunc.jsonl.gz</td>')
+    expect(table).toContain('gzip stream is truncated')
+    // A leak found elsewhere does not hide the unread part either.
+    expect(verdict({...reportData(), unjudgeable_files: d.unjudgeable_files}).text).toContain('whether the part not read carried another session')
   })
 })

@@ -1,8 +1,10 @@
-import {readFileSync, statSync} from 'node:fs'
+import {readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
+import {gzipSync} from 'node:zlib'
 import {beforeAll, describe, expect, inject, it} from 'vitest'
 import {tempDir} from '../helpers/cli.js'
 import {run, runJson} from '../helpers/commands.js'
+import {chatLine} from '../helpers/log-lines.js'
 
 // `crosstalk report case` from the command line, on a small generated incident. The page
 // itself is checked in a browser by test/browser/case-report.browser.test.ts.
@@ -74,5 +76,20 @@ describe('crosstalk report case', () => {
     for (const k of ['contaminated_responses', 'cross_tenant_responses', 'exposed_sessions', 'provenance_responses', 'orphan_sightings', 'exposure', 'data_subjects']) expect(data.scope[k], k).toBeNull()
     expect(data.flows).toBeNull()
     expect(data.sightings.by_class).toBeNull()
+  })
+
+  it('names a log file not read whole (a truncated .gz) and why, as status does', async () => {
+    const cut = join(tempDir(), 'cut.db')
+    expect((await run(['triage', logs, '--canaries', inject('incident').canaries, '--db', cut, '--pool-tokens', POOL])).code).toBe(0)
+    const gz = gzipSync(Array.from({length: 200}, (_, i) => chatLine({request_id: `g${i}`, prompt: `prompt number ${i} `.repeat(20)})).join('\n') + '\n')
+    const file = join(tempDir(), 'trunc.jsonl.gz')
+    writeFileSync(file, gz.subarray(0, Math.floor(gz.length * 0.6)))
+    expect((await run(['ingest', 'logs', file, '--db', cut])).code).toBe(0)
+    expect((await run(['scan', '--db', cut])).code).toBe(0)
+    const data = await runJson<{unjudgeable_files: Array<{name: string; why: string}>}>(['report', 'case', '--db', cut, '--format', 'json'])
+    expect(data.unjudgeable_files).toEqual([{name: 'trunc.jsonl.gz', why: expect.stringMatching(/^not read whole: gzip stream is truncated/)}])
+    const page = (await run(['report', 'case', '--db', cut])).stdout
+    expect(page).toContain('<td class="mono">trunc.jsonl.gz</td>')
+    expect(page).toContain('whether the part not read carried another session')
   })
 })

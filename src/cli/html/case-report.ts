@@ -91,16 +91,24 @@ export function verdict(d: CaseReportData): {cls: 'leak' | 'clean' | 'partial'; 
     : noRegistry
       ? `No response among ${among} repeated another session's text; the case holds no canary registry, so no canary marker could be looked for (crosstalk ingest canaries FILE).${atRisk}`
       : `No response among ${among} carried another session's canary marker or repeated another session's text.${atRisk}`
+  // A file not read whole (a truncated gzip) or whose answers decoded to no text: what it held past
+  // that point was never judged, so the verdict speaks for the part read only.
+  const files = d.unjudgeable_files
+  const unread =
+    files.length === 0
+      ? ''
+      : ` ${files.length === 1 ? `The log file ${files[0]!.name} was` : `${num(files.length)} log files were`} not judged whole (${files.length <= 3 ? files.map((f) => (files.length === 1 ? f.why : `${f.name}: ${f.why}`)).join('; ') : 'listed under Case'}): whether the part not read carried another session's data is not answered.`
   if (!d.detection.complete) {
     const why = d.detection.registry_changed ? 'the canary registry changed since the last scan' : `${nums(d.detection.records_not_scanned, 'record')} ${d.detection.records_not_scanned === 1 ? 'was' : 'were'} not scanned`
-    return {cls: 'partial', head: 'Detection incomplete: these numbers are a lower bound', text: `${why} (run crosstalk scan). ${detail}`}
+    return {cls: 'partial', head: 'Detection incomplete: these numbers are a lower bound', text: `${why} (run crosstalk scan). ${detail}${unread}`}
   }
-  if (s.contaminated_responses > 0) return {cls: 'leak', head: 'Leak confirmed', text: detail}
-  if (leaked) return {cls: 'leak', head: 'Leak indicated by verbatim text (no canary marker)', text: detail}
+  if (s.contaminated_responses > 0) return {cls: 'leak', head: 'Leak confirmed', text: detail + unread}
+  if (leaked) return {cls: 'leak', head: 'Leak indicated by verbatim text (no canary marker)', text: detail + unread}
   // Quarantined lines were never judged: an all-clear speaks only for the lines that could be read.
   const bad = d.totals.bad_lines
   const unjudged = bad > 0 ? ` ${nums(bad, 'quarantined line')} could not be read and ${bad === 1 ? 'was' : 'were'} not judged (crosstalk status --bad-lines).` : ''
-  if (noRegistry) return {cls: 'partial', head: 'No verbatim-text leak found; canary markers not checked', text: detail + unjudged}
+  if (noRegistry) return {cls: 'partial', head: 'No verbatim-text leak found; canary markers not checked', text: detail + unread + unjudged}
+  if (files.length > 0) return {cls: 'partial', head: 'No leak found in what could be read; not every log file was read whole', text: detail + unread + unjudged}
   if (bad > 0) return {cls: 'partial', head: 'No leak found in the lines that could be read', text: detail + unjudged}
   return {cls: 'clean', head: 'No leak found', text: detail}
 }
@@ -181,6 +189,13 @@ function numbersSection(d: CaseReportData): string {
     s.bug_window ? `Bug window: ${utc(s.bug_window.start)} to ${utc(s.bug_window.end)} (${esc(s.bug_window.basis)}).` : ''
   }</p>
 </section>`
+}
+
+/** Each log file no verdict speaks for in whole, and why (`crosstalk status` lists them as NOT JUDGEABLE). */
+function unjudgeableFiles(d: CaseReportData): string {
+  if (d.unjudgeable_files.length === 0) return ''
+  const rows = d.unjudgeable_files.map((f) => `<tr><td class="mono">${esc(f.name)}</td><td>${esc(f.why)}</td></tr>`)
+  return `<h3 id="not-judged">Log files not judged whole</h3><p>What these files held beyond what could be read was never scanned: no count on this page covers it, and whether it carried another session's data is not answered.</p><table><thead><tr><th>file</th><th>why</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
 }
 
 function dataCategories(d: CaseReportData): string {
@@ -351,7 +366,7 @@ function caseSection(d: CaseReportData): string {
   return `<section id="case">
 <h2>Case</h2>
 <p>${nums(t.records, 'record')} in ${nums(t.files, 'log file')} (and ${nums(t.registry_files, 'canary registry file')}), ${nums(t.tenants, 'tenant')}, ${nums(t.sessions, 'session')}; ${nums(t.bad_lines, 'unreadable line')} quarantined.</p>
-${dataCategories(d)}
+${unjudgeableFiles(d)}${dataCategories(d)}
 <h3>Incident record</h3>
 ${incident}
 <h3>Risk assessment</h3>
