@@ -283,11 +283,16 @@ export function renderTimeline(tl: TimelineResult, options: {maxSightings?: numb
   else {
     // "None" only for what was looked at: unscanned files and uncounted at-risk responses are said as unknown.
     const where = tl.detection.complete ? 'in this case' : `in what was scanned (${describeGap(tl.detection)})`
+    const undecided = tl.at_risk_unknown_records ?? 0
     const risk =
-      tl.at_risk_basis === 'counted' ? 'or at-risk responses'
+      tl.at_risk_basis === 'counted' ? (undecided > 0 ? `${where}; no at-risk response among the records that could be tested, and ${undecidedRecords(undecided)}` : 'or at-risk responses')
         : tl.at_risk_basis === 'no_pool' ? `${where}; at-risk responses are not known without a KV pool size (--pool-tokens N)`
           : `${where}; at-risk responses are unknown: no record gives both its HTTP status and its prompt size`
-    out.push(wrap(tl.at_risk_basis === 'counted' ? `No contamination ${risk} ${where}.` : `No contamination ${risk}.`))
+    out.push(wrap(tl.at_risk_basis === 'counted' && undecided === 0 ? `No contamination ${risk} ${where}.` : `No contamination ${risk}.`))
+  }
+  // A counted at-risk figure covers the records that could be tested: the others are said beside it.
+  if ((tl.detection.never_scanned || tl.bug_window) && tl.at_risk_basis === 'counted' && (tl.at_risk_unknown_records ?? 0) > 0) {
+    out.push(wrap(`At-risk responses are counted among the records that could be tested; ${undecidedRecords(tl.at_risk_unknown_records!)}.`))
   }
   const sightings = tl.events.filter((e) => e.kind === 'sighting').length
   const showSightings = sightings <= (options.maxSightings ?? 20)
@@ -317,6 +322,11 @@ export function renderTimeline(tl: TimelineResult, options: {maxSightings?: numb
     }
   }
   return out.join('\n')
+}
+
+/** The records whose at-risk test is open, in words (the same wording as scope's at-risk line). */
+function undecidedRecords(count: number): string {
+  return `${n(count)} ${count === 1 ? 'record' : 'records'} whose status or prompt size is not recorded: whether at risk unknown`
 }
 
 /** Flows the canary verdict lists; the rest are counted (scope lists them all). */

@@ -54,6 +54,8 @@ export interface CaseReportData {
     first_seen: string | null
     last_seen: string | null
     at_risk_responses: number | null
+    /** records whose missing status or prompt size leaves open whether they were at risk (scope --json's key); null without a pool size */
+    at_risk_unknown_records: number | null
     pool_tokens: number | null
     provenance_responses: number
     provenance_only_responses: number
@@ -150,6 +152,7 @@ export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): 
       first_seen: scope.first_seen,
       last_seen: scope.last_seen,
       at_risk_responses: scope.at_risk_responses,
+      at_risk_unknown_records: scope.at_risk_unknown_records,
       pool_tokens: scope.pool_tokens,
       provenance_responses: scope.provenance_responses,
       provenance_only_responses: scope.provenance_only_responses,

@@ -84,6 +84,12 @@ export interface TimelineResult {
    * because no record gives both its status and its prompt size. "None" is said only when counted.
    */
   at_risk_basis: 'counted' | 'no_pool' | 'no_status_or_prompt_size'
+  /**
+   * Records whose missing status or prompt size leaves open whether they were at risk (as
+   * `scope --json`'s key): with `counted`, the at-risk figures are of the records that could be
+   * tested, and "none" is said only when this is 0. null without a pool size.
+   */
+  at_risk_unknown_records: number | null
 }
 
 const KIND_ORDER: TimelineEventKind[] = [
@@ -193,7 +199,7 @@ export function buildTimeline(inputs: ScopeInputs, audit: readonly AuditEntry[],
 
   events.sort((a, b) => byText(a.at, b.at) || KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || (a.audit_seq ?? 0) - (b.audit_seq ?? 0))
   const atRiskBasis = atRisk !== null ? 'counted' : inputs.pool === null ? 'no_pool' : 'no_status_or_prompt_size'
-  return {bug_window: bugWindow, exposure: computeExposure(rows), nodes, pairs, hours: hours(contamination, [...textOnly.values()], atRisk, options.maxHours ?? 24 * 31), events, detection: inputs.detection, at_risk_basis: atRiskBasis}
+  return {bug_window: bugWindow, exposure: computeExposure(rows), nodes, pairs, hours: hours(contamination, [...textOnly.values()], atRisk, options.maxHours ?? 24 * 31), events, detection: inputs.detection, at_risk_basis: atRiskBasis, at_risk_unknown_records: inputs.pool === null || inputs.narrowed ? null : inputs.atRiskUndecided}
 }
 
 function hours(contamination: readonly ContaminationRow[], textOnly: ReadonlyArray<{ts_ms: number}>, atRisk: AtRiskGroup[] | null, maxHours: number): TimelineHour[] {

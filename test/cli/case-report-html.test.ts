@@ -31,6 +31,7 @@ function reportData(over: Partial<CaseReportData> = {}): CaseReportData {
       first_seen: '2026-11-01T06:00:00.123Z',
       last_seen: '2026-11-01T09:15:30.789Z',
       at_risk_responses: 12,
+      at_risk_unknown_records: 0,
       pool_tokens: 681280,
       provenance_responses: 0,
       provenance_only_responses: 0,
@@ -327,5 +328,22 @@ describe('a log file not read whole', () => {
     expect(table).toContain('gzip stream is truncated')
     // A leak found elsewhere does not hide the unread part either.
     expect(verdict({...reportData(), unjudgeable_files: d.unjudgeable_files}).text).toContain('whether the part not read carried another session')
+  })
+})
+
+describe('records whose at-risk test is open', () => {
+  it('stand beside the at-risk figures; the page never says "no at-risk response" while some are undecided', () => {
+    const clean = {...reportData().scope, contaminated_responses: 0, cross_tenant_responses: 0, cross_session_responses: 0, provenance_only_responses: 0, at_risk_responses: 0, at_risk_unknown_records: 10, exposure: {responses: 0, by_canary: 0, by_text_only: 0, sessions: 0, source_tenants: 0, recipient_tenants: 0, flows: []}}
+    const d = reportData({scope: clean, flows: [], nodes: [], hours: [], totals: {...reportData().totals, bad_lines: 0}})
+    const page = renderCaseReportHtml(d)
+    expect(/data-k="at_risk_unknown_records">([^<]*)</.exec(page)?.[1]).toBe('10')
+    expect(page).not.toContain('no at-risk response in this case')
+    expect(page).toContain('no at-risk response among the records that could be tested: nothing to chart. 10 records whose status or prompt size is not recorded may have been at risk (not known)')
+    expect(page).not.toContain('No node served a contaminated or at-risk response.')
+    expect(verdict(d).text).toContain('Whether 10 records were at risk is not known: their status or prompt size is not recorded.')
+    // With hours charted the note stands under the chart; with none undecided, no such note.
+    const charted = renderCaseReportHtml(reportData({scope: {...reportData().scope, at_risk_unknown_records: 3}}))
+    expect(charted).toContain('At-risk responses are charted among the records that could be tested; 3 records whose status or prompt size is not recorded')
+    expect(renderCaseReportHtml(reportData())).not.toContain('whose status or prompt size is not recorded')
   })
 })

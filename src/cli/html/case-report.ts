@@ -81,7 +81,8 @@ export function verdict(d: CaseReportData): {cls: 'leak' | 'clean' | 'partial'; 
   const leaked = e.responses > 0
   // With no canary registry no marker can be attributed: the markers are not looked for, not absent.
   const noRegistry = d.totals.registry_files === 0
-  const atRisk = s.at_risk_responses ? ` ${nums(s.at_risk_responses, 'response')} ${s.at_risk_responses === 1 ? 'was' : 'were'} served with a prompt at or over the KV pool (at risk).` : ''
+  const undecided = s.at_risk_responses !== null && (s.at_risk_unknown_records ?? 0) > 0 ? ` Whether ${nums(s.at_risk_unknown_records!, 'record')} ${s.at_risk_unknown_records === 1 ? 'was' : 'were'} at risk is not known: ${s.at_risk_unknown_records === 1 ? 'its' : 'their'} status or prompt size is not recorded.` : ''
+  const atRisk = (s.at_risk_responses ? ` ${nums(s.at_risk_responses, 'response')} ${s.at_risk_responses === 1 ? 'was' : 'were'} served with a prompt at or over the KV pool (at risk).` : '') + undecided
   const detail = leaked
     ? noRegistry
       ? `${nums(e.responses, 'response')} among ${among} carried another session's data, repeating its text verbatim (the case holds no canary registry, so no marker could be attributed); data of ${nums(e.sessions, 'session')} of ${nums(e.source_tenants, 'tenant')} reached ${nums(e.recipient_tenants, 'tenant')}.`
@@ -172,6 +173,8 @@ function numbersSection(d: CaseReportData): string {
     card('exposed_tenants', 'tenants exposed by marker', m(s.exposed_tenants)),
     card('recipient_tenants', 'tenants that received a marker', m(s.recipient_tenants)),
     card('at_risk_responses', s.pool_tokens === null ? 'at-risk responses (no pool size given)' : `at-risk responses (pool ${num(s.pool_tokens)} tokens)`, num(s.at_risk_responses)),
+    // Records whose at-risk test is open stand beside the figure, which counts the others only.
+    ...((s.at_risk_unknown_records ?? 0) > 0 && s.at_risk_responses !== null ? [card('at_risk_unknown_records', 'records whose status or prompt size is not recorded: whether at risk not known', num(s.at_risk_unknown_records))] : []),
     // The window of all the evidence, then of the markers alone: a text-only leak can come first.
     card('exposure_first', "first response carrying another session's data", d.detection.never_scanned ? 'unknown' : utc(s.exposure_first), true),
     card('exposure_last', "last response carrying another session's data", d.detection.never_scanned ? 'unknown' : utc(s.exposure_last), true),
@@ -245,7 +248,7 @@ ${live}
 }
 
 function timelineSection(d: CaseReportData): string {
-  const {svg, notes} = timelineSvg({hours: d.hours, scanned: !d.detection.never_scanned, bugWindow: d.scope.bug_window, awareAt: d.clock?.aware_at ?? null, deadline: d.clock?.deadline ?? null, deadlineLabel: d.clock?.basis === 'art33(2)-contract' ? 'contract deadline' : undefined, poolTokens: d.scope.pool_tokens, markersUnknown: d.totals.registry_files === 0 ? NO_REGISTRY : undefined})
+  const {svg, notes} = timelineSvg({hours: d.hours, scanned: !d.detection.never_scanned, bugWindow: d.scope.bug_window, awareAt: d.clock?.aware_at ?? null, deadline: d.clock?.deadline ?? null, deadlineLabel: d.clock?.basis === 'art33(2)-contract' ? 'contract deadline' : undefined, poolTokens: d.scope.pool_tokens, atRiskUndecided: d.scope.at_risk_unknown_records, markersUnknown: d.totals.registry_files === 0 ? NO_REGISTRY : undefined})
   return `<section id="timeline">
 <h2>Timeline (UTC, per hour)</h2>
 <div class="legend"><span><i class="sw leak"></i>responses with another session's marker</span><span><i class="sw text"></i>responses with another session's text only (verbatim, no marker)</span><span><i class="sw risk"></i>at-risk responses</span><span><i class="sw win"></i>bug window</span><span><i class="sw aware"></i>awareness</span>${deadlineLegend(d) ? `<span><i class="sw deadline"></i>${esc(deadlineLegend(d)!)}</span>` : ''}</div>
@@ -297,7 +300,11 @@ function fullMatrix(m: CaseReportData['flow_matrix']): string {
 }
 
 function nodesSection(d: CaseReportData): string {
-  if (d.nodes.length === 0) return `<section id="nodes"><h2>Decode nodes</h2><p>${esc(nothingFound(d, 'No node served a contaminated or at-risk response.'))}</p></section>`
+  const undecided = d.scope.at_risk_responses !== null ? (d.scope.at_risk_unknown_records ?? 0) : 0
+  if (d.nodes.length === 0) {
+    const none = undecided > 0 ? `No node served a contaminated response, or an at-risk response among the records that could be tested; whether ${nums(undecided, 'record')} whose status or prompt size is not recorded ${undecided === 1 ? 'was' : 'were'} at risk is not known.` : 'No node served a contaminated or at-risk response.'
+    return `<section id="nodes"><h2>Decode nodes</h2><p>${esc(nothingFound(d, none))}</p></section>`
+  }
   const noRegistry = d.totals.registry_files === 0
   const rows = d.nodes.map(
     (n) =>
@@ -306,6 +313,7 @@ function nodesSection(d: CaseReportData): string {
   return `<section id="nodes">
 <h2>Decode nodes</h2>
 <table><thead><tr><th>node</th><th class="n">with a marker</th><th class="n">cross-tenant</th><th class="n">cross-session</th><th class="n">verbatim text (with or without a marker)</th><th class="n">at risk</th><th>first (marker)</th><th>last (marker)</th></tr></thead><tbody>${rows.join('')}</tbody></table>
+${undecided > 0 ? `<p class="muted">The at-risk column counts the records that could be tested; whether ${esc(nums(undecided, 'record'))} whose status or prompt size is not recorded ${undecided === 1 ? 'was' : 'were'} at risk is not known.</p>` : ''}
 </section>`
 }
 

@@ -21,6 +21,8 @@ export interface TimelineChartInput {
   poolTokens?: number | null
   /** set where the marker counts are not known (no canary registry): what the hour tooltips say instead of a count */
   markersUnknown?: string
+  /** records whose at-risk test is open (status or prompt size not recorded): the at-risk lane counts the others only */
+  atRiskUndecided?: number | null
 }
 
 /**
@@ -30,9 +32,13 @@ export interface TimelineChartInput {
 export function timelineSvg(input: TimelineChartInput): {svg: string; notes: string[]} {
   const notes: string[] = []
   const hours = input.hours.map((h) => ({...h, t: Date.parse(h.hour)}))
+  const undecided = input.atRiskUndecided ?? 0
+  const undecidedNote = `${nums(undecided, 'record')} whose status or prompt size is not recorded may have been at risk (not known) and ${undecided === 1 ? 'is' : 'are'} not charted.`
   if (hours.length === 0) {
-    return {svg: '', notes: [input.scanned ? "No response carrying another session's data and no at-risk response in this case: nothing to chart." : 'The case has never been scanned (crosstalk scan): nothing to chart yet.']}
+    if (!input.scanned) return {svg: '', notes: ['The case has never been scanned (crosstalk scan): nothing to chart yet.']}
+    return {svg: '', notes: [undecided > 0 ? `No response carrying another session's data, and no at-risk response among the records that could be tested: nothing to chart. ${undecidedNote}` : "No response carrying another session's data and no at-risk response in this case: nothing to chart."]}
   }
+  if (undecided > 0 && hours.some((h) => h.at_risk_responses !== null)) notes.push(`At-risk responses are charted among the records that could be tested; ${undecidedNote}`)
   let lo = hours[0]!.t
   let hi = hours.at(-1)!.t + HOUR
   if (input.bugWindow) (lo = Math.min(lo, Date.parse(input.bugWindow.start))), (hi = Math.max(hi, Date.parse(input.bugWindow.end)))
