@@ -86,6 +86,8 @@ export function renderScope(r: ScopeResult, options: {registry?: boolean; proven
             : r.at_risk_responses === null ? `unknown (${n(r.at_risk_unknown_records)} ${r.at_risk_unknown_records === 1 ? 'record' : 'records'} whose status or prompt size is not recorded)`
               : `${n(r.at_risk_responses)}${r.at_risk_unknown_records ? ` (and ${n(r.at_risk_unknown_records)} ${r.at_risk_unknown_records === 1 ? 'record' : 'records'} whose status or prompt size is not recorded: whether at risk unknown)` : ''}`,
         ],
+        // Said where a window was given (--advertised-tokens, or the one the scan recorded).
+        ...(r.advertised_tokens === null ? [] : [[`  at or over the advertised ${r.advertised_tokens}-token window`, r.over_advertised_responses === null ? 'unknown' : n(r.over_advertised_responses)]]),
         ['provenance-attributed responses', p(r.provenance_responses)],
         ['  without a canary sighting', p(r.provenance_only_responses)],
         ['orphan markers seen', n(r.orphan_sightings)],

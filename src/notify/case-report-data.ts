@@ -57,6 +57,10 @@ export interface CaseReportData {
     /** records whose missing status or prompt size leaves open whether they were at risk (scope --json's key); null without a pool size */
     at_risk_unknown_records: number | null
     pool_tokens: number | null
+    /** the advertised context window (--advertised-tokens, or the one the scan recorded); null: none given */
+    advertised_tokens: number | null
+    /** at-risk responses whose prompt was at or over the advertised window (scope --json's key); null without a window or where at-risk is unknown */
+    over_advertised_responses: number | null
     provenance_responses: number
     provenance_only_responses: number
     orphan_sightings: number
@@ -110,8 +114,7 @@ export interface GatherCaseReportOptions {
 export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): CaseReportData {
   // Read once: the scope, the timeline and the draft's facts are computed from the same inputs
   // (the pool size the scan recorded, unless given), so the report agrees with them.
-  const inputs = loadFactsInputs(db, {poolTokens: options.poolTokens})
-  if (options.poolTokens !== undefined && options.advertisedTokens !== undefined) inputs.scope.advertised = options.advertisedTokens
+  const inputs = loadFactsInputs(db, {poolTokens: options.poolTokens, advertisedTokens: options.advertisedTokens})
   const facts = buildFacts(inputs, options.now)
   const scope = computeScope(inputs.scope)
   const timeline = buildTimeline(inputs.scope, listAudit(db))
@@ -154,6 +157,8 @@ export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): 
       at_risk_responses: scope.at_risk_responses,
       at_risk_unknown_records: scope.at_risk_unknown_records,
       pool_tokens: scope.pool_tokens,
+      advertised_tokens: scope.advertised_tokens,
+      over_advertised_responses: scope.over_advertised_responses,
       provenance_responses: scope.provenance_responses,
       provenance_only_responses: scope.provenance_only_responses,
       orphan_sightings: scope.orphan_sightings,

@@ -228,6 +228,8 @@ export interface GatherFactsOptions {
   includeExcerpts?: boolean
   /** What-if: another pool size than the one recorded in the case by `scan --pool-tokens`. */
   poolTokens?: number
+  /** The advertised context window: responses at or over it are counted (scope's over_advertised_responses). */
+  advertisedTokens?: number
 }
 
 /** Everything a report reads from the case, read once (loadFactsInputs); the rest is pure. */
@@ -257,7 +259,7 @@ export function truncateMarker(marker: string): string {
 
 export function loadFactsInputs(db: CaseDb, options: Omit<GatherFactsOptions, 'now'> = {}): FactsInputs {
   return {
-    scope: loadScopeInputs(db, {poolTokens: options.poolTokens}),
+    scope: loadScopeInputs(db, {poolTokens: options.poolTokens, advertisedTokens: options.advertisedTokens}),
     incident: getIncident(db),
     amendments: listAmendments(db),
     roleChanges: listRoleChanges(db),

@@ -69,7 +69,8 @@ export function loadScopeInputs(db: CaseDb, options: LoadScopeOptions = {}): Sco
   const settings = getSettings(db)
   const given = options.poolTokens !== undefined
   const pool = given ? options.poolTokens! : settings.pool_tokens
-  const advertised = given ? (options.advertisedTokens ?? null) : settings.advertised_tokens
+  // A window given applies at the pool in force (given or recorded); else the recorded one with the recorded pool.
+  const advertised = options.advertisedTokens ?? (given ? null : settings.advertised_tokens)
   const {contamination, provenance} = loadExposureInputs(db)
   const unknownForAtRisk = recordsMissingAtRiskFields(db)
   // When no record says both its status and its prompt size (LiteLLM and Langfuse record no

@@ -33,6 +33,8 @@ function reportData(over: Partial<CaseReportData> = {}): CaseReportData {
       at_risk_responses: 12,
       at_risk_unknown_records: 0,
       pool_tokens: 681280,
+      advertised_tokens: null,
+      over_advertised_responses: null,
       provenance_responses: 0,
       provenance_only_responses: 0,
       orphan_sightings: 1,

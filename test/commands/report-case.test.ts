@@ -78,6 +78,21 @@ describe('crosstalk report case', () => {
     expect(data.sightings.by_class).toBeNull()
   })
 
+  it('--advertised-tokens is reported where its help says: the responses at or over it, on the page, in --json and on scope\'s console', async () => {
+    const adv = POOL
+    const scope = await runJson<{over_advertised_responses: number | null; at_risk_responses: number}>(['scope', '--db', db, '--pool-tokens', POOL, '--advertised-tokens', adv])
+    expect(scope.over_advertised_responses).toBeGreaterThan(0)
+    const data = await runJson<{scope: {advertised_tokens: number | null; over_advertised_responses: number | null}}>(['report', 'case', '--db', db, '--format', 'json', '--advertised-tokens', adv])
+    expect(data.scope).toMatchObject({advertised_tokens: Number(adv), over_advertised_responses: scope.over_advertised_responses})
+    const page = (await run(['report', 'case', '--db', db, '--pool-tokens', POOL, '--advertised-tokens', adv])).stdout
+    expect(/data-k="over_advertised_responses">([^<]*)</.exec(page)?.[1]).toBe(scope.over_advertised_responses!.toLocaleString('en-US'))
+    expect(page).toContain('at or over the advertised window (681,280 tokens)')
+    const console = (await run(['scope', '--db', db, '--pool-tokens', POOL, '--advertised-tokens', adv])).stdout
+    expect(console).toMatch(new RegExp(`at or over the advertised ${adv}-token window\\s+${scope.over_advertised_responses}\\n`))
+    // No window given: nothing said of one.
+    expect((await run(['report', 'case', '--db', db])).stdout).not.toContain('over_advertised_responses')
+  })
+
   it('names a log file not read whole (a truncated .gz) and why, as status does', async () => {
     const cut = join(tempDir(), 'cut.db')
     expect((await run(['triage', logs, '--canaries', inject('incident').canaries, '--db', cut, '--pool-tokens', POOL])).code).toBe(0)

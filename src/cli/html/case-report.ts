@@ -173,6 +173,8 @@ function numbersSection(d: CaseReportData): string {
     card('exposed_tenants', 'tenants exposed by marker', m(s.exposed_tenants)),
     card('recipient_tenants', 'tenants that received a marker', m(s.recipient_tenants)),
     card('at_risk_responses', s.pool_tokens === null ? 'at-risk responses (no pool size given)' : `at-risk responses (pool ${num(s.pool_tokens)} tokens)`, num(s.at_risk_responses)),
+    // Shown where a window was given (--advertised-tokens or the scan's): the responses at or over it.
+    ...(s.advertised_tokens === null ? [] : [card('over_advertised_responses', `at-risk responses with a prompt at or over the advertised window (${num(s.advertised_tokens)} tokens)`, s.over_advertised_responses === null ? 'unknown' : num(s.over_advertised_responses))]),
     // Records whose at-risk test is open stand beside the figure, which counts the others only.
     ...((s.at_risk_unknown_records ?? 0) > 0 && s.at_risk_responses !== null ? [card('at_risk_unknown_records', 'records whose status or prompt size is not recorded: whether at risk not known', num(s.at_risk_unknown_records))] : []),
     // The window of all the evidence, then of the markers alone: a text-only leak can come first.
