@@ -2,7 +2,7 @@ import type {PiiResult, ProvenanceResult, SightingsResult} from '../detect/list.
 import type {ScanResult} from '../detect/scan-case.js'
 import {safeLine, safeText} from '../util/sanitize.js'
 import {count} from './plural.js'
-import {clip} from './text-width.js'
+import {clip, idNames} from './text-width.js'
 
 // Human renderings of detection results. Everything that came from a log goes through
 // safeLine; markers are shortened unless asked for (they identify sessions).
@@ -16,26 +16,48 @@ export function truncateMarker(marker: string): string {
 /** Widest a table cell gets: a 100 KB tenant id must not pad every row of the table to its width. */
 export const CELL_MAX = 72
 
-export function table(columns: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
-  const clipped = rows.map((r) => r.map((c) => clip(c, CELL_MAX)))
+/** `ids`: columns of ids already shortened by idCells, never cut again (an id shown whole is whole because a cut one would read as another). */
+export function table(columns: readonly string[], rows: ReadonlyArray<readonly string[]>, ids: readonly number[] = []): string {
+  const clipped = rows.map((r) => r.map((c, i) => (ids.includes(i) ? c : clip(c, CELL_MAX))))
   const widths = columns.map((c, i) => Math.max(c.length, ...clipped.map((r) => [...(r[i] ?? '')].length)))
   const line = (cells: readonly string[]): string => cells.map((c, i) => c + ' '.repeat(widths[i]! - [...c].length)).join('  ').trimEnd()
   return [line(columns), line(widths.map((w) => '-'.repeat(w))), ...clipped.map(line)].join('\n')
 }
 
+/** Longest tenant and session id in a `tenant/session` cell (together within CELL_MAX). */
+const TENANT_MAX = 40
+const SESSION_MAX = CELL_MAX - TENANT_MAX - 1
+
+/**
+ * `tenant/session` cells and request ids of one table: each id cut in the middle (their
+ * distinguishing end kept), never so that two different ids read alike (idNames).
+ */
+function idCells(rows: ReadonlyArray<{request_id: string; tenants: Array<string | null>; sessions: Array<string | null>; requests?: Array<string | null>}>) {
+  const present = (xs: Array<string | null | undefined>): string[] => xs.filter((x): x is string => typeof x === 'string').map((x) => safeLine(x))
+  const tenant = idNames(present(rows.flatMap((r) => r.tenants)), TENANT_MAX)
+  const session = idNames(present(rows.flatMap((r) => r.sessions)), SESSION_MAX)
+  const request = idNames(present(rows.flatMap((r) => [r.request_id, ...(r.requests ?? [])])), CELL_MAX)
+  return {
+    who: (t: string, s: string | null): string => `${tenant(safeLine(t))}/${s === null ? '' : session(safeLine(s))}`,
+    request: (id: string): string => request(safeLine(id)),
+  }
+}
+
 export function renderSightings(rows: SightingsResult, options: {showMarkers: boolean}): string {
   if (rows.length === 0) return 'No sightings.'
+  const ids = idCells(rows.map((s) => ({request_id: s.request_id, tenants: [s.recipient_tenant, s.source_tenant], sessions: [s.recipient_session, s.source_session]})))
   return table(
     ['ts', 'request_id', 'class', 'marker', 'partial', 'recipient', 'source'],
     rows.map((s) => [
       s.ts,
-      safeLine(s.request_id),
+      ids.request(s.request_id),
       s.class,
       safeLine(options.showMarkers ? s.marker : truncateMarker(s.marker)),
       s.partial ? 'yes' : '',
-      safeLine(`${s.recipient_tenant}/${s.recipient_session}`),
-      s.source_tenant === null ? '-' : safeLine(`${s.source_tenant}/${s.source_session ?? ''}`),
+      ids.who(s.recipient_tenant, s.recipient_session),
+      s.source_tenant === null ? '-' : ids.who(s.source_tenant, s.source_session),
     ]),
+    [1, 5, 6],
   )
 }
 
@@ -57,19 +79,21 @@ export function renderProvenance(rows: ProvenanceResult, coverage: TextCoverage 
       ? 'No response repeats an earlier other session\'s text.'
       : `No response among the ${count(coverage.answers - coverage.withoutText, 'response')} that had text repeats an earlier other session's text; ${unexamined}`
   }
+  const ids = idCells(rows.map((p) => ({request_id: p.request_id, requests: [p.source_request_id], tenants: [p.recipient_tenant, p.source_tenant], sessions: [p.recipient_session, p.source_session]})))
   const out = [
     table(
       ['ts', 'request_id', 'recipient', 'source_request_id', 'source', 'matched', 'words', 'overlap_sha256'],
       rows.map((p) => [
         p.ts,
-        safeLine(p.request_id),
-        safeLine(`${p.recipient_tenant}/${p.recipient_session}`),
-        safeLine(p.source_request_id),
-        safeLine(`${p.source_tenant}/${p.source_session}`),
+        ids.request(p.request_id),
+        ids.who(p.recipient_tenant, p.recipient_session),
+        ids.request(p.source_request_id),
+        ids.who(p.source_tenant, p.source_session),
         p.matched,
         String(p.overlap_words),
         p.overlap_sha256.slice(0, 12),
       ]),
+      [1, 2, 3, 4],
     ),
   ]
   for (const p of rows) if (p.overlap_text !== undefined) out.push(`\n${safeLine(p.request_id)}:\n  ${safeText(p.overlap_text)}`)
@@ -79,17 +103,19 @@ export function renderProvenance(rows: ProvenanceResult, coverage: TextCoverage 
 
 export function renderPii(rows: PiiResult): string {
   if (rows.length === 0) return 'No personal data that a session never sent.'
+  const ids = idCells(rows.map((p) => ({request_id: p.request_id, requests: [p.source_request_id], tenants: [p.recipient_tenant, p.source_tenant], sessions: [p.recipient_session, p.source_session]})))
   return table(
     ['ts', 'request_id', 'kind', 'value', 'recipient', 'source_request_id', 'source'],
     rows.map((p) => [
       p.ts,
-      safeLine(p.request_id),
+      ids.request(p.request_id),
       p.kind,
       p.value === undefined ? `ref:${p.value_ref}` : safeLine(p.value),
-      safeLine(`${p.recipient_tenant}/${p.recipient_session}`),
-      p.source_request_id === null ? '-' : safeLine(p.source_request_id),
-      p.source_tenant === null ? '-' : safeLine(`${p.source_tenant}/${p.source_session ?? ''}`),
+      ids.who(p.recipient_tenant, p.recipient_session),
+      p.source_request_id === null ? '-' : ids.request(p.source_request_id),
+      p.source_tenant === null ? '-' : ids.who(p.source_tenant, p.source_session),
     ]),
+    [1, 4, 5, 6],
   )
 }
 

@@ -5,7 +5,7 @@ import type {TenantViewResult} from '../scope/tenant-view.js'
 import type {TimelineResult} from '../scope/build-timeline.js'
 import {count} from './plural.js'
 import {safeLine} from '../util/sanitize.js'
-import {clip, WIDTH, wrap} from './text-width.js'
+import {clip, idNames, WIDTH, wrap} from './text-width.js'
 
 // Plain-text tables for the terminal and the row sets behind --csv. Tenant ids, node
 // names and request ids come from the logs, so every one goes through safeLine. The text
@@ -32,7 +32,12 @@ const upperFirst = (text: string) => text.charAt(0).toUpperCase() + text.slice(1
 const n = (v: number | null) => (v === null ? '-' : String(v))
 const t = (v: string | null) => v ?? '-'
 const node = (v: string | null) => (v === null ? '(unknown)' : clip(safeLine(v), NAME))
-const name = (v: string) => clip(safeLine(v), NAME)
+/** Tenant names of one view, each cut in the middle to NAME, never so that two tenants read alike (idNames). */
+const tenantNames = (tenants: Iterable<string>): ((v: string) => string) => {
+  const shown = idNames([...tenants].map((v) => safeLine(v)), NAME)
+  return (v) => shown(safeLine(v))
+}
+const name = (v: string) => tenantNames([v])(v)
 
 /** The scope of a case never scanned: what detection would count is said to be unknown, not 0. */
 export function renderUnscannedScope(r: UnscannedScope): string {
@@ -147,7 +152,9 @@ export function renderTopFlows(flows: ReadonlyArray<{source_tenant: string; reci
   const sorted = [...flows].sort((a, b) => b.responses - a.responses || a.source_tenant.localeCompare(b.source_tenant) || a.recipient_tenant.localeCompare(b.recipient_tenant))
   const shown = sorted.slice(0, top)
   const rest = sorted.slice(top)
-  const tenants = new Set(flows.flatMap((f) => [f.source_tenant, f.recipient_tenant])).size
+  const tenantSet = new Set(flows.flatMap((f) => [f.source_tenant, f.recipient_tenant]))
+  const tenants = tenantSet.size
+  const name = tenantNames(tenantSet)
   const out = [
     `Flows (marker or verbatim text): ${count(flows.length, 'tenant pair')} among ${count(tenants, 'tenant')}${rest.length > 0 ? `; the ${shown.length} with the most responses` : ''}`,
     table(
@@ -253,6 +260,7 @@ export function renderTenantView(v: TenantViewResult, options: {registry?: boole
         ],
       ),
     )
+    const name = tenantNames([v.tenant, ...d.counterparts.map((c) => c.tenant)])
     if (d.counterparts.length > 0)
       out.push(
         table(
@@ -301,12 +309,18 @@ export function renderTimeline(tl: TimelineResult, options: {maxSightings?: numb
   // On a wide incident every tenant pair has two milestones: list them only while readable.
   const showPairs = tl.pairs.length <= (options.maxPairs ?? 30)
   out.push('', 'Timeline (UTC)')
+  const eventTenant = idNames(new Set(tl.events.flatMap((e) => [e.source_tenant, e.recipient_tenant]).filter((x): x is string => typeof x === 'string').map((x) => safeLine(x))), NAME)
   for (const e of tl.events) {
     if (e.kind === 'sighting' && !showSightings) continue
     if ((e.kind === 'pair_first_contamination' || e.kind === 'pair_last_contamination') && !showPairs) continue
     // audit entries name commands by oclif id ("ingest:logs"); users type "ingest logs"
     const description = e.kind === 'audit' && e.command ? `crosstalk ${e.command.replace(/:/g, ' ')}` : e.description
-    out.push(`${e.at}  ${e.kind.padEnd(24)}  ${clip(safeLine(description), WIDTH - 52)}`)
+    // Tenant ids in the sentence are cut in the middle, never so that two read alike; the sentence wraps rather than losing its end.
+    let text = safeLine(description)
+    for (const id of [e.source_tenant, e.recipient_tenant].filter((x): x is string => typeof x === 'string').map((x) => safeLine(x)).sort((a, b) => b.length - a.length)) {
+      if (eventTenant(id) !== id) text = text.split(id).join(eventTenant(id))
+    }
+    out.push(`${e.at}  ${e.kind.padEnd(24)}  ${wrap(text, WIDTH - 52, 0).split('\n').join(`\n${' '.repeat(52)}`)}`)
   }
   if (!showSightings) out.push(`(${sightings} individual sightings not listed; --json lists every one)`)
   if (!showPairs) out.push(`(first/last leak of ${tl.pairs.length} tenant pairs not listed; --json lists them)`)
@@ -364,6 +378,7 @@ export function renderVerdict(v: CanaryFigures & {
       `  Data of ${count(v.exposed_sessions, 'session')} of ${count(v.exposed_tenants, 'tenant')} reached ${count(v.recipient_tenants, 'tenant')}; first ${t(v.first_seen)}, last ${t(v.last_seen)}.`,
     )
     const top = [...v.flows].sort((a, b) => b.responses - a.responses || (a.source_tenant < b.source_tenant ? -1 : a.source_tenant > b.source_tenant ? 1 : 0)).slice(0, VERDICT_FLOWS)
+    const name = tenantNames(v.flows.flatMap((f) => [f.source_tenant, f.recipient_tenant]))
     out.push(`  Largest flows (source tenant -> recipient tenant, responses)${v.flows.length > top.length ? `, ${top.length} of ${v.flows.length}` : ''}:`)
     for (const f of top) out.push(`    ${name(f.source_tenant)} -> ${name(f.recipient_tenant)}  ${f.responses}`)
   }
