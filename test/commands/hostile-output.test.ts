@@ -72,6 +72,20 @@ describe('--json escapes what JSON.stringify leaves raw', () => {
     expect(rows[0]).toMatchObject({source_tenant: HOSTILE, source_session: SESSION})
   })
 
+  it('report case --format json, to stdout and to a file', async () => {
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ct-case-json-')), 'case.json')
+    for (const args of [['report', 'case', '--format', 'json'], ['report', 'case', '--format', 'json', '--out', out]]) {
+      const r = await run([...args, '--db', db])
+      expect(r.code, r.stderr).toBe(0)
+      const text = args.includes('--out') ? fs.readFileSync(out, 'utf8') : r.stdout
+      expect(text).not.toMatch(RAW)
+      expect(text).toContain('\\u202e')
+      expect(text).toContain('\\u009b')
+      const data = JSON.parse(text) as {sightings: {rows: Array<{source_tenant: string | null}>}}
+      expect(data.sightings.rows.map((s) => s.source_tenant)).toContain(HOSTILE)
+    }
+  })
+
   it('status and scope --json too', async () => {
     for (const args of [['scope'], ['provenance']]) {
       const r = await run([...args, '--db', db, '--json'])

@@ -7,6 +7,7 @@ import {checkDetection, detectionFlags} from '../../cli/detection-flags.js'
 import {detectionCoverage} from '../../detect/coverage.js'
 import {caseReportJson, gatherCaseReport, type CaseReportJson} from '../../notify/case-report-data.js'
 import {parseInstant} from '../../notify/time.js'
+import {escapeJsonText} from '../../util/sanitize.js'
 
 export default class ReportCase extends BaseCommand {
   static override summary = 'The whole case as one self-contained HTML page to open in a browser and hand to a colleague.'
@@ -46,7 +47,8 @@ export default class ReportCase extends BaseCommand {
     })
     // The JSON says unknown as null; the page says it in words.
     const json = caseReportJson(data)
-    const content = flags.format === 'json' ? JSON.stringify(json, null, 2) + '\n' : renderCaseReportHtml(data)
+    // As every --json: C1, bidi and invisible characters from the logs as \uNNNN escapes (the same strings when parsed).
+    const content = flags.format === 'json' ? escapeJsonText(JSON.stringify(json, null, 2)) + '\n' : renderCaseReportHtml(data)
     if (!flags.out) {
       if (flags['show-markers']) this.audit(db, {flags}, {report: 'case', markers: 'full'}, now)
       if (!this.jsonEnabled()) process.stdout.write(content)
