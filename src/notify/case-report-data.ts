@@ -1,5 +1,5 @@
 import type {Sighting} from '../detect/list.js'
-import {listSightings} from '../detect/list.js'
+import {listSightingsWithNode} from '../detect/list.js'
 import type {SightingClass} from '../extract/markers.js'
 import {buildTimeline, type TimelineHour} from '../scope/build-timeline.js'
 import {computeScope, type Exposure, type ScopeDataCategory, type ScopeEstimate, type ScopeFlow, type ScopeNodeRow} from '../scope/compute-scope.js'
@@ -23,7 +23,7 @@ import type {OpenItem} from './statements.js'
 
 /** A sighting row of the report (markers as the report shows them: shortened unless asked). */
 export interface CaseReportSighting extends Sighting {
-  /** decode node of the response, for contaminating sightings (null when not known) */
+  /** decode node of the response the sighting was found in, of every class (null where the log gives none) */
   decode_node: string | null
 }
 
@@ -119,8 +119,7 @@ export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): 
   const scope = computeScope(inputs.scope)
   const timeline = buildTimeline(inputs.scope, listAudit(db))
   const coverage = inputs.scope.detection
-  const all = listSightings(db)
-  const nodeOf = new Map(timeline.events.filter((e) => e.kind === 'sighting').map((e) => [`${e.request_id}\u0000${e.at}`, e.decode_node ?? null]))
+  const all = listSightingsWithNode(db)
   const listed = all.filter((s) => s.class !== 'own')
   const limit = options.maxSightings ?? 10_000
   const byClass = {own: 0, echo: 0, cross_session: 0, cross_tenant: 0, orphan: 0} as Record<SightingClass, number>
@@ -179,7 +178,7 @@ export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): 
     sightings: {
       markers: options.markersShown ? 'full' : 'shortened',
       by_class: byClass,
-      rows: listed.slice(0, limit).map((s) => ({...s, marker: options.showMarker(s.marker), decode_node: nodeOf.get(`${s.request_id}\u0000${s.ts}`) ?? null})),
+      rows: listed.slice(0, limit).map((s) => ({...s, marker: options.showMarker(s.marker)})),
       limit,
       omitted: Math.max(0, listed.length - limit),
     },

@@ -78,6 +78,20 @@ describe('crosstalk report case', () => {
     expect(data.sightings.by_class).toBeNull()
   })
 
+  it('gives every listed sighting, orphans and echoes too, the decode node of the response it was found in', async () => {
+    const data = await runJson<{sightings: {rows: Array<{request_id: string; class: string; decode_node: string | null}>}}>(['report', 'case', '--db', db, '--format', 'json'])
+    const rows = data.sightings.rows
+    const classes = new Set(rows.map((r) => r.class))
+    expect(classes.has('orphan') || classes.has('echo')).toBe(true)
+    // one row per class, each checked against the record itself
+    for (const cls of classes) {
+      const row = rows.find((r) => r.class === cls)!
+      const record = await runJson<{decode_node: string | null}>(['show', row.request_id, '--db', db])
+      expect(record.decode_node, cls).not.toBeNull()
+      expect(row.decode_node, cls).toBe(record.decode_node)
+    }
+  })
+
   it('--advertised-tokens is reported where its help says: the responses at or over it, on the page, in --json and on scope\'s console', async () => {
     const adv = POOL
     const scope = await runJson<{over_advertised_responses: number | null; at_risk_responses: number}>(['scope', '--db', db, '--pool-tokens', POOL, '--advertised-tokens', adv])
