@@ -78,6 +78,12 @@ describe('crosstalk report case', () => {
     expect(data.sightings.by_class).toBeNull()
   })
 
+  it('--help says no leaked text is ever included, and --show-markers prints the markers in full', async () => {
+    const help = (await run(['report', 'case', '--help'])).stdout.replace(/\s+/g, ' ')
+    expect(help).toContain('No leaked text is included; canary markers are shortened (CANARY-3f2a…) unless --show-markers, which prints them in full.')
+    expect(help).not.toMatch(/no leaked text is included unless/i)
+  })
+
   it('gives every listed sighting, orphans and echoes too, the decode node of the response it was found in', async () => {
     const data = await runJson<{sightings: {rows: Array<{request_id: string; class: string; decode_node: string | null}>}}>(['report', 'case', '--db', db, '--format', 'json'])
     const rows = data.sightings.rows

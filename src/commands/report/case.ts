@@ -11,7 +11,7 @@ import {escapeJsonText} from '../../util/sanitize.js'
 
 export default class ReportCase extends BaseCommand {
   static override summary = 'The whole case as one self-contained HTML page to open in a browser and hand to a colleague.'
-  static override description = `Verdict and exposure numbers with their method, an hourly timeline with the bug window and the awareness time, tenant-to-tenant flows as a heat map (full matrix on demand), decode nodes, a sortable and searchable sightings table, the 72-hour clock and the open items. One file: scripts and styles inline, nothing fetched, and a Content-Security-Policy that forbids all network access. Markers are shortened and no leaked text is included unless --show-markers. Readable in print.
+  static override description = `Verdict and exposure numbers with their method, an hourly timeline with the bug window and the awareness time, tenant-to-tenant flows as a heat map (full matrix on demand), decode nodes, a sortable and searchable sightings table, the 72-hour clock and the open items. One file: scripts and styles inline, nothing fetched, and a Content-Security-Policy that forbids all network access. No leaked text is included; canary markers are shortened (CANARY-3f2a…) unless --show-markers, which prints them in full. Readable in print.
 
 --json without --out prints the data the page is drawn from.`
   static override examples = [
