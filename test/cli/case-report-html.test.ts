@@ -349,3 +349,14 @@ describe('records whose at-risk test is open', () => {
     expect(renderCaseReportHtml(reportData())).not.toContain('whose status or prompt size is not recorded')
   })
 })
+
+describe('the clock and the counts, in words', () => {
+  it('a notification after the deadline is badged late, never as a plain green "notified"', () => {
+    const late = renderCaseReportHtml(reportData({clock: {aware_at: '2026-11-02T08:00:00.000Z', deadline: '2026-11-05T08:00:00.000Z', remaining_seconds: null, status: 'notified', late: true, notified_at: '2026-11-06T14:00:00.000Z'} as CaseReportData['clock']}))
+    const badge = /<span class="badge ([^"]*)" data-k="clock_status">([^<]*)</.exec(late)
+    expect(badge?.[1]).toBe('notified late')
+    expect(badge?.[2]).toMatch(/^notified late: after the deadline/)
+    const onTime = renderCaseReportHtml(reportData({clock: {aware_at: '2026-11-02T08:00:00.000Z', deadline: '2026-11-05T08:00:00.000Z', remaining_seconds: null, status: 'notified', late: false, notified_at: '2026-11-03T14:00:00.000Z'} as CaseReportData['clock']}))
+    expect(/<span class="badge ([^"]*)" data-k="clock_status">([^<]*)</.exec(onTime)?.slice(1)).toEqual(['notified', 'notified'])
+  })
+})

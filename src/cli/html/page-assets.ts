@@ -64,6 +64,7 @@ input[type=search]{font:inherit;padding:5px 8px;width:340px;max-width:100%;borde
 .matrix thead th{writing-mode:vertical-rl;transform:rotate(180deg);max-height:180px;overflow:hidden;text-overflow:ellipsis}
 .badge{display:inline-block;padding:2px 8px;border-radius:10px;font-size:12px;font-weight:600;background:var(--soft)}
 .badge.overdue{background:#fce8e6;color:var(--leak)}.badge.due_soon{background:#fef7e0;color:var(--warn)}.badge.notified{background:#e6f4ea;color:var(--ok)}
+.badge.notified.late{background:#fce8e6;color:var(--leak)}
 .clockbar{height:10px;background:var(--soft);border-radius:5px;overflow:hidden;margin:8px 0;max-width:640px}
 .clockbar svg{display:block}
 ol.items li{margin:4px 0}
