@@ -359,4 +359,12 @@ describe('the clock and the counts, in words', () => {
     const onTime = renderCaseReportHtml(reportData({clock: {aware_at: '2026-11-02T08:00:00.000Z', deadline: '2026-11-05T08:00:00.000Z', remaining_seconds: null, status: 'notified', late: false, notified_at: '2026-11-03T14:00:00.000Z'} as CaseReportData['clock']}))
     expect(/<span class="badge ([^"]*)" data-k="clock_status">([^<]*)</.exec(onTime)?.slice(1)).toEqual(['notified', 'notified'])
   })
+
+  it('agree with their nouns at one: "1 pair among 2 tenants", "1 marker-shaped token"', () => {
+    const base = reportData()
+    const page = renderCaseReportHtml(reportData({scope: {...base.scope, orphan_sightings: 1, exposure: {...base.scope.exposure, flows: [base.scope.exposure.flows[0]!]}}}))
+    expect(page).not.toMatch(/\b1<\/span> pairs\b|\b1 marker-shaped tokens\b/)
+    expect(page).toContain('<span data-k="exposure_flow_pairs">1</span> pair among <span data-k="flow_tenants">2</span> tenants')
+    expect(page).toContain('1 marker-shaped token registered to nobody (an orphan) is reported, not counted.')
+  })
 })

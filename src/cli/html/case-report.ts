@@ -190,7 +190,7 @@ function numbersSection(d: CaseReportData): string {
 <tr><td>data subjects (sessions)</td><td class="n" data-k="data_subjects">${d.detection.never_scanned ? 'unknown' : range(s.data_subjects)}</td><td>${esc(s.data_subjects.method)}</td></tr>
 <tr><td>records concerned (responses)</td><td class="n" data-k="records_concerned">${d.detection.never_scanned ? 'unknown' : range(s.records_concerned)}</td><td>${esc(s.records_concerned.method)}</td></tr>
 </tbody></table>
-<p class="muted">How the counts above were made: ${esc(s.method || 'no scan has counted them yet')}. ${counted(d, s.orphan_sightings)} marker-shaped tokens registered to nobody (orphans) are reported, not counted. ${
+<p class="muted">How the counts above were made: ${esc(s.method || 'no scan has counted them yet')}. ${counted(d, s.orphan_sightings)} ${s.orphan_sightings === 1 && !d.detection.never_scanned ? 'marker-shaped token registered to nobody (an orphan) is' : 'marker-shaped tokens registered to nobody (orphans) are'} reported, not counted. ${
     s.bug_window ? `Bug window: ${utc(s.bug_window.start)} to ${utc(s.bug_window.end)} (${esc(s.bug_window.basis)}).` : ''
   }</p>
 </section>`
@@ -276,7 +276,7 @@ function flowsSection(d: CaseReportData): string {
   )
   return `<section id="flows">
 <h2>Tenant-to-tenant flows</h2>
-<p><span data-k="exposure_flow_pairs">${num(flows.length)}</span> pairs among <span data-k="flow_tenants">${num(m.tenants.length)}</span> tenants by either kind of evidence (canary marker or verbatim text), ${d.totals.registry_files === 0 ? `how many of them with a canary marker is <span data-k="flow_pairs">${NO_REGISTRY}</span>` : `<span data-k="flow_pairs">${num(d.flows.length)}</span> of them with a canary marker`}. Rows: the tenant whose data leaked; columns: the tenant that received it; a cell counts distinct responses.${
+<p><span data-k="exposure_flow_pairs">${num(flows.length)}</span> ${flows.length === 1 ? 'pair' : 'pairs'} among <span data-k="flow_tenants">${num(m.tenants.length)}</span> ${m.tenants.length === 1 ? 'tenant' : 'tenants'} by either kind of evidence (canary marker or verbatim text), ${d.totals.registry_files === 0 ? `how many of them with a canary marker is <span data-k="flow_pairs">${NO_REGISTRY}</span>` : `<span data-k="flow_pairs">${num(d.flows.length)}</span> of them with a canary marker`}. Rows: the tenant whose data leaked; columns: the tenant that received it; a cell counts distinct responses.${
     shown < m.tenants.length ? ` The map shows the ${shown} tenants with the most flow; the full matrix is below.` : ''
   }</p>
 <figure>${svg}</figure>
