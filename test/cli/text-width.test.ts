@@ -63,7 +63,7 @@ describe('renderTimeline with nothing found', () => {
     const tl = {
       bug_window: null, nodes: [], pairs: [], hours: [], events: [],
       exposure: {responses: 0, by_canary: 0, by_text_only: 0, sessions: 0, source_tenants: 0, recipient_tenants: 0, flows: []},
-      detection: {complete: true, files_not_scanned: 0, records_not_scanned: 0, never_scanned: false, registry_changed: false, provenance: 'current' as const, last_scan_at: '2026-11-03T00:00:00.000Z'},
+      detection: {complete: true, files_not_scanned: 0, records_not_scanned: 0, never_scanned: false, registry_changed: false, provenance: 'current' as const, provenance_parameters: {min_words: 12, boilerplate_tenants: 3}, provenance_boilerplate_responses: 0, last_scan_at: '2026-11-03T00:00:00.000Z'},
       at_risk_basis: 'counted' as const,
       at_risk_unknown_records: 10,
     }
