@@ -274,7 +274,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.pool_tokens is not None:
         at_risk = records.filter((F.col("status") == 200) & (F.col("prompt_tokens") >= args.pool_tokens)).select("file_idx", "ord", "decode_node", "ts_ms")
         if judgeable:
-            exposure = _exposure(records, sight, prov_df, at_risk)
+            # A record that may have been at risk (status or prompt size not recorded) widens its node's window as an at-risk one does (scope-data.ts).
+            undecided_points = records.filter(undecided).select("decode_node", "ts_ms")
+            exposure = _exposure(records, sight, prov_df, at_risk.select("decode_node", "ts_ms").unionByName(undecided_points))
     timings["facts_s"] = time.time() - t3
 
     # ---------------------------------------------------------------- 6: write findings

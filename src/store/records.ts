@@ -340,9 +340,19 @@ export function atRiskUndecided(db: CaseDb, pool: number): number | undefined {
     .get({pool}) as number
 }
 
-/** Per decode node, the first and last of its atRiskUndecided records: scope's node windows take them in, as they may have been at risk. Undefined on a Spark case (the job widens its own windows). */
+/**
+ * Per decode node, the first and last of its atRiskUndecided records: scope's node windows take
+ * them in, as they may have been at risk. On a Spark case the records are not here: the job
+ * widened its node windows over them itself and recorded the windows it counted, which hold
+ * every span scope adds to them (the same sightings, provenance and at-risk responses), so they
+ * are given back as the spans; findings of a job that did not count them widen nothing.
+ */
 export function atRiskUndecidedSpans(db: CaseDb, pool: number): Array<{decode_node: string | null; first_ms: number; last_ms: number}> | undefined {
-  if (corpusFacts(db)) return undefined
+  const corpus = corpusFacts(db)
+  if (corpus) {
+    if (corpus.pool_tokens !== pool || !corpus.undecided_at_risk || corpus.served_windows === null) return undefined
+    return (JSON.parse(corpus.served_windows) as Array<[string | null, number, number]>).map(([decode_node, first_ms, last_ms]) => ({decode_node, first_ms, last_ms}))
+  }
   return db
     .prepare(
       `SELECT r.decode_node, MIN(r.ts_ms) AS first_ms, MAX(r.ts_ms) AS last_ms FROM records r
