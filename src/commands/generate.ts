@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
 import {generateIncident, type GenerateResult} from '../generate/generate-incident.js'
 import {count} from '../cli/plural.js'
+import {safeLine} from '../util/sanitize.js'
 
 export default class Generate extends BaseCommand {
   static override description =
@@ -25,8 +26,8 @@ export default class Generate extends BaseCommand {
     const result = await generateIncident({out: flags.out, records: flags.records, seed: flags.seed, force: flags.force})
     if (!this.jsonEnabled()) {
       const secs = ((performance.now() - started) / 1000).toFixed(1)
-      this.log(`Wrote ${count(result.records, 'record')} (${count(result.lines, 'line')}, ${(result.bytes / 1e6).toFixed(1)} MB) in ${count(result.files, 'log file')} to ${result.out} in ${secs}s`)
-      this.log(`Ground truth: ${result.ground_truth}`)
+      this.log(`Wrote ${count(result.records, 'record')} (${count(result.lines, 'line')}, ${(result.bytes / 1e6).toFixed(1)} MB) in ${count(result.files, 'log file')} to ${safeLine(result.out)} in ${secs}s`)
+      this.log(`Ground truth: ${safeLine(result.ground_truth)}`)
     }
     return result
   }

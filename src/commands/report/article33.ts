@@ -8,6 +8,7 @@ import type {Language} from '../../notify/phrases.js'
 import {renderArticle33Markdown} from '../../notify/render-markdown.js'
 import {renderArticle33Pdf} from '../../cli/render-pdf.js'
 import {parseInstant} from '../../notify/time.js'
+import {safeLine} from '../../util/sanitize.js'
 
 export default class ReportArticle33 extends BaseCommand {
   static override description = `Draft the Article 33 notification to the supervisory authority from the case: Art. 33(3)(a)-(d), the exposure with ranges and method, the authority's form fields, and open items for a follow-up phase.
@@ -60,7 +61,7 @@ Every statement rests on a recorded fact (the JSON form lists each with what it 
     }
     const written = writeReport('article33', flags.format as 'md', flags.out, content)
     this.audit(db, {flags}, {...written, excerpts: flags['include-excerpts'], final: flags.final}, new Date())
-    if (!this.jsonEnabled()) this.note(`Wrote ${flags.out} (${written.bytes} bytes, sha256 ${written.sha256})`)
+    if (!this.jsonEnabled()) this.note(`Wrote ${safeLine(flags.out)} (${written.bytes} bytes, sha256 ${written.sha256})`)
     return written
   }
 }

@@ -5,6 +5,7 @@ import {detectionFlags} from '../../cli/detection-flags.js'
 import {buildArticle34, type Article34Result} from '../../notify/article34.js'
 import {PHRASES, type Language} from '../../notify/phrases.js'
 import {renderArticle34Markdown} from '../../notify/render-markdown.js'
+import {safeLine} from '../../util/sanitize.js'
 
 export default class ReportArticle34 extends BaseCommand {
   static override description =
@@ -33,7 +34,7 @@ export default class ReportArticle34 extends BaseCommand {
     }
     const written = writeReport('article34', flags.format as 'md', flags.out, content)
     this.audit(db, {flags}, written)
-    if (!this.jsonEnabled()) this.note(`Wrote ${flags.out} (sha256 ${written.sha256})`)
+    if (!this.jsonEnabled()) this.note(`Wrote ${safeLine(flags.out)} (sha256 ${written.sha256})`)
     return written
   }
 }

@@ -7,7 +7,7 @@ import {checkDetection, detectionFlags} from '../../cli/detection-flags.js'
 import {detectionCoverage} from '../../detect/coverage.js'
 import {caseReportJson, gatherCaseReport, type CaseReportJson} from '../../notify/case-report-data.js'
 import {parseInstant} from '../../notify/time.js'
-import {escapeJsonText} from '../../util/sanitize.js'
+import {escapeJsonText, safeLine} from '../../util/sanitize.js'
 
 export default class ReportCase extends BaseCommand {
   static override summary = 'The whole case as one self-contained HTML page to open in a browser and hand to a colleague.'
@@ -56,7 +56,7 @@ export default class ReportCase extends BaseCommand {
     }
     const written = writeReport('case', flags.format as ReportFormat, flags.out, content)
     this.audit(db, {flags}, {...written, markers: data.sightings.markers}, new Date())
-    if (!this.jsonEnabled()) this.note(`Wrote ${flags.out} (${written.bytes} bytes, sha256 ${written.sha256})`)
+    if (!this.jsonEnabled()) this.note(`Wrote ${safeLine(flags.out)} (${written.bytes} bytes, sha256 ${written.sha256})`)
     return written
   }
 }

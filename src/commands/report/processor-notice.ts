@@ -9,6 +9,7 @@ import {UsageError} from '../../errors.js'
 import {affectedTenants, buildProcessorNotice, requireProcessorRole, type ProcessorNoticeResult} from '../../notify/processor-notice.js'
 import {renderProcessorNoticeMarkdown} from '../../notify/render-markdown.js'
 import {PHRASES, type Language} from '../../notify/phrases.js'
+import {safeLine} from '../../util/sanitize.js'
 
 /** `crosstalk report processor-notice --all --json` */
 export interface ProcessorNoticesWrittenResult {
@@ -50,7 +51,7 @@ export default class ReportProcessorNotice extends BaseCommand {
         notices.push(writeReport('processor-notice', flags.format as 'md', join(flags.out, `${fileStem(tenant)}.${flags.format}`), await render(notice)))
       }
       this.audit(db, {flags}, {notices: notices.map((n) => ({out: n.out, sha256: n.sha256}))})
-      if (!this.jsonEnabled()) this.note(`Wrote ${notices.length} notices into ${flags.out}`)
+      if (!this.jsonEnabled()) this.note(`Wrote ${notices.length} notices into ${safeLine(flags.out)}`)
       return {notices}
     }
     requireOutForPdf(flags.format, flags.out)
@@ -62,7 +63,7 @@ export default class ReportProcessorNotice extends BaseCommand {
     }
     const written = writeReport('processor-notice', flags.format as 'md', flags.out, content)
     this.audit(db, {flags}, written)
-    if (!this.jsonEnabled()) this.note(`Wrote ${flags.out} (sha256 ${written.sha256})`)
+    if (!this.jsonEnabled()) this.note(`Wrote ${safeLine(flags.out)} (sha256 ${written.sha256})`)
     return written
   }
 }

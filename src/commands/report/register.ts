@@ -6,6 +6,7 @@ import {detectionFlags} from '../../cli/detection-flags.js'
 import {PHRASES, type Language} from '../../notify/phrases.js'
 import {buildRegisterEntry, REGISTER_COLUMNS, type RegisterEntryResult} from '../../notify/register.js'
 import {renderRegisterMarkdown} from '../../notify/render-markdown.js'
+import {safeLine} from '../../util/sanitize.js'
 
 export default class ReportRegister extends BaseCommand {
   static override description =
@@ -35,7 +36,7 @@ export default class ReportRegister extends BaseCommand {
     }
     const written = writeReport('register', flags.format as 'md', flags.out, content)
     this.audit(db, {flags}, written)
-    if (!this.jsonEnabled()) this.note(`Wrote ${flags.out} (sha256 ${written.sha256})`)
+    if (!this.jsonEnabled()) this.note(`Wrote ${safeLine(flags.out)} (sha256 ${written.sha256})`)
     return written
   }
 }
