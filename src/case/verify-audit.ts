@@ -8,7 +8,7 @@ import type {CaseDb} from '../store/open-case.js'
 import {finishedScanRuns} from '../store/scan-runs.js'
 import {getSettings} from '../store/settings.js'
 import {Problems, shown} from './verify-problems.js'
-import {checkRecordedIncident, checkRecordedNotifications} from './verify-recorded.js'
+import {checkRecordedIncident, checkRecordedNotifications, flagsOf, summaryOf} from './verify-recorded.js'
 import {count} from '../util/plural.js'
 
 // The audit log is a hash chain inside the case: it proves that no entry was edited or
@@ -96,23 +96,7 @@ function valuesNamed(entry: AuditEntry, key: string): unknown[] {
   return out
 }
 
-function flagsOf(entry: AuditEntry): Record<string, unknown> {
-  try {
-    const args = JSON.parse(entry.args) as {flags?: unknown} | null
-    return args !== null && typeof args.flags === 'object' && args.flags !== null ? (args.flags as Record<string, unknown>) : {}
-  } catch {
-    return {}
-  }
-}
 
-function summaryOf(entry: AuditEntry): Record<string, unknown> {
-  try {
-    const v = JSON.parse(entry.summary) as unknown
-    return v !== null && typeof v === 'object' ? (v as Record<string, unknown>) : {}
-  } catch {
-    return {}
-  }
-}
 
 function checkCoverage(db: CaseDb, entries: readonly AuditEntry[], problems: Problems): void {
   checkAuditedFilesPresent(db, entries, problems)

@@ -15,7 +15,8 @@ import {Problems, shown} from './verify-problems.js'
 
 type Flags = Record<string, unknown>
 
-function flagsOf(entry: AuditEntry): Flags {
+/** The flags an audit entry recorded its command with ({} where none could be read). */
+export function flagsOf(entry: AuditEntry): Flags {
   try {
     const args = JSON.parse(entry.args) as {flags?: unknown} | null
     return args !== null && typeof args.flags === 'object' && args.flags !== null ? (args.flags as Flags) : {}
@@ -24,7 +25,8 @@ function flagsOf(entry: AuditEntry): Flags {
   }
 }
 
-function summaryOf(entry: AuditEntry): Record<string, unknown> {
+/** An audit entry's summary as an object ({} where none could be read). */
+export function summaryOf(entry: AuditEntry): Record<string, unknown> {
   try {
     const v = JSON.parse(entry.summary) as unknown
     return v !== null && typeof v === 'object' ? (v as Record<string, unknown>) : {}

@@ -204,13 +204,7 @@ export class PassIndex {
         if (boiler[slot] === 1) {
           // Counted, never evidence: an earlier prompt of another session holds this boilerplate hash.
           if (!setAside && hi - lo > 1) {
-            let a = lo
-            let b = hi
-            while (a < b) {
-              const m = (a + b) >>> 1
-              if (post[m]! < own) a = m + 1
-              else b = m
-            }
+            const a = firstPostingFrom(post, lo, hi, own)
             // The most recent earlier postings, as many as candidates look at.
             for (let q = a - 1, seen = 0; q >= lo && seen < POSTING_CAP; q--, seen++) {
               const v = post[q]!
@@ -224,13 +218,7 @@ export class PassIndex {
         }
         if (hi - lo < 2) continue // only this response has it
         // First posting at or after this record's own entries.
-        let a = lo
-        let b = hi
-        while (a < b) {
-          const m = (a + b) >>> 1
-          if (post[m]! < own) a = m + 1
-          else b = m
-        }
+        const a = firstPostingFrom(post, lo, hi, own)
         // Text the recipient itself sent is never evidence against someone else.
         if (a < hi && post[a] === own) continue
         for (let q = a - 1, seen = 0; q >= lo && seen < POSTING_CAP; q--, seen++) {
@@ -242,4 +230,16 @@ export class PassIndex {
       if (setAside) onTally(r, BOILERPLATE_TALLY, 1)
     }
   }
+}
+
+/** The first index in [lo, hi) of a sorted posting list whose entry is at or after `own` (hi when none is). */
+function firstPostingFrom(post: ArrayLike<number>, lo: number, hi: number, own: number): number {
+  let a = lo
+  let b = hi
+  while (a < b) {
+    const m = (a + b) >>> 1
+    if (post[m]! < own) a = m + 1
+    else b = m
+  }
+  return a
 }
