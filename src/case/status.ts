@@ -12,6 +12,7 @@ import {listBadLines as badLineRows, type BadLineRow} from '../store/quarantine.
 import {recordsMissingAtRiskFields, recordTotals} from '../store/records.js'
 import {schemaVersion} from '../store/session.js'
 import {getSettings} from '../store/settings.js'
+import {withoutLineExcerpt} from '../util/sanitize.js'
 
 export type {BadLineRow} from '../store/quarantine.js'
 
@@ -167,5 +168,6 @@ function reingested(db: CaseDb, audit: ReturnType<typeof listAudit>): Pick<Statu
 }
 
 export function listBadLines(db: CaseDb, limit = 1000): BadLineRow[] {
-  return badLineRows(db, limit)
+  // Shown without the excerpt of the line a JSON error quotes: it may be someone's conversation.
+  return badLineRows(db, limit).map((b) => ({...b, reason: withoutLineExcerpt(b.reason)}))
 }

@@ -20,6 +20,7 @@ import {readUnits, UnitBuffers} from './unit-reader.js'
 import {UnitWriter, type FileSummaryCounts} from './unit-writer.js'
 import {count} from '../util/plural.js'
 import {unloggedAnswers} from '../extract/redaction.js'
+import {withoutLineExcerpt} from '../util/sanitize.js'
 
 // One log file into the case, in three steps: prepare (is it already there? a loading row
 // for it), stream (the parse pool decodes its lines into the evidence store and the tables),
@@ -479,7 +480,7 @@ export function refusalOf(format: LogFormat, c: RefusalCounts, firstBad: Streame
   // like any file's, not taken for a wrong format.
   const companionFile = (format === 'openai-batch' || format === 'otel') && c.ignored_items > 0
   if (c.records + c.duplicates === 0 && c.bad_lines > 0 && !companionFile) {
-    const first = firstBad ? `; line ${firstBad.line}: ${firstBad.reason}` : ''
+    const first = firstBad ? `; line ${firstBad.line}: ${withoutLineExcerpt(firstBad.reason)}` : ''
     // A damaged compressed stream is not a format question: another --log-format reads nothing more of it.
     const damaged = c.bad_lines === 1 && firstBad !== null && /^line cut short where the gzip stream is damaged/.test(firstBad.reason)
     // An OpenAI Batch answer without its own input line is not a format question either.

@@ -40,3 +40,13 @@ const JSON_UNSAFE = /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\
 export function escapeJsonText(json: string): string {
   return json.replace(JSON_UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
+
+/**
+ * A quarantined line's reason with the excerpt of the line V8 quotes in a JSON error (`Unexpected
+ * token 'J', ..."content":Jane Doe h"... is not valid JSON`) withheld: the line may be another
+ * person's conversation, printed only where asked for (show --raw). The stored reason is kept
+ * as V8 wrote it (verify compares it); this is what is shown.
+ */
+export function withoutLineExcerpt(reason: string): string {
+  return reason.replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON/s, ' (excerpt of the line withheld) is not valid JSON')
+}
