@@ -41,7 +41,7 @@ const kebab = (s: string): string => s.replace(/_/g, '-')
 function instant(value: unknown): Date | null {
   if (typeof value !== 'string') return null
   try {
-    return parseInstant(value, 'audited time')
+    return parseInstant(value, 'audited time', 'data')
   } catch {
     return null
   }

@@ -1,4 +1,4 @@
-import {InputError} from '../errors.js'
+import {InputError, UsageError} from '../errors.js'
 import {parseTimestamp, TimestampError} from '../util/timestamps.js'
 
 /**
@@ -6,25 +6,27 @@ import {parseTimestamp, TimestampError} from '../util/timestamps.js'
  * zone-less value is refused: "10:00" in which zone is exactly the ambiguity that moves
  * a statutory deadline by hours.
  */
-export function parseInstant(value: string, what: string): Date {
+export function parseInstant(value: string, what: string, given: 'flag' | 'data' = 'flag'): Date {
+  // A flag's bad value is a usage error (exit 2, as oclif's own); a time read from the case is bad input (exit 1).
+  const Refusal = given === 'flag' ? UsageError : InputError
   const text = value.trim()
   if (!/(Z|z|[+-]\d{2}(:?\d{2})?)$/.test(text)) {
-    throw new InputError(`${what}: ${JSON.stringify(value)} has no time zone; add Z or an offset such as +02:00`)
+    throw new Refusal(`${what}: ${JSON.stringify(value)} has no time zone; add Z or an offset such as +02:00`)
   }
   try {
     return new Date(parseTimestamp(text).ms)
   } catch (error) {
-    if (error instanceof TimestampError) throw new InputError(`${what}: ${error.message}`)
+    if (error instanceof TimestampError) throw new Refusal(`${what}: ${error.message}`)
     throw error
   }
 }
 
-/** Throws InputError for a zone Intl does not know. */
+/** Throws a usage error (exit 2) for a zone Intl does not know. */
 export function checkTimeZone(tz: string): string {
   try {
     new Intl.DateTimeFormat('en-GB', {timeZone: tz})
   } catch {
-    throw new InputError(`--tz: unknown time zone ${JSON.stringify(tz)} (use an IANA name such as Europe/Dublin)`)
+    throw new UsageError(`--tz: unknown time zone ${JSON.stringify(tz)} (use an IANA name such as Europe/Dublin)`)
   }
   return tz
 }

@@ -1,0 +1,24 @@
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {tempDir} from '../helpers/cli.js'
+import {run} from '../helpers/commands.js'
+
+// The contract: a bad flag value is a usage error, exit 2, as oclif's own are. A time flag
+// without a zone, or one that is no time at all, exited 1 as if the case's data were at fault.
+
+describe('a time flag that is no time, or has no zone, is a usage error (exit 2)', () => {
+  const db = () => join(tempDir(), 'case.db')
+  for (const [name, args] of [
+    ['incident open --aware-at (no zone)', ['incident', 'open', '--title', 't', '--aware-at', '2026-11-02T09:00:00', '--role', 'controller']],
+    ['incident open --aware-at yesterday', ['incident', 'open', '--title', 't', '--aware-at', 'yesterday', '--role', 'controller']],
+    ['clock --aware-at 12345', ['clock', '--aware-at', '12345']],
+    ['clock --now xyz', ['clock', '--aware-at', '2026-11-02T09:00:00Z', '--now', 'xyz']],
+    ['clock --tz Mars/Olympus', ['clock', '--aware-at', '2026-11-02T09:00:00Z', '--tz', 'Mars/Olympus']],
+  ] as const) {
+    it(name, async () => {
+      const r = await run([...args, '--db', db(), '--json'])
+      expect(r.code, r.stdout + r.stderr).toBe(2)
+      expect(JSON.parse(r.stdout).error.code).toBe('E_USAGE')
+    })
+  }
+})
