@@ -18,14 +18,40 @@ function visible(ch: string): string {
   return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`
 }
 
-/** Multi-line text made safe for a terminal: controls, bidi and invisible marks shown as \xNN or \uNNNN, newlines and tabs kept. */
+// What an escape written here looks like: a backslash before x, u, n, t or another backslash.
+// Text that already holds such a sequence (the nine characters `acme\x85`) would print exactly
+// as text holding the character itself (`acme` + U+0085). So whenever anything is escaped, or
+// the text holds an escape-looking sequence, every backslash is written doubled first: the
+// output is then either the text unchanged (it holds no escape-looking sequence) or wholly
+// escaped (it does), and each output reads back to one text only.
+const ESCAPE_LOOKING = /\\[xunt\\]/
+const NEEDS_ESCAPE = new RegExp(`${CONTROL.source}|${BIDI.source}|${INVISIBLE.source}|${ESCAPE_LOOKING.source}`)
+const LINE_BREAKS = /[\n\t]/
+
+function visibleText(text: string, line: boolean): string {
+  if (!NEEDS_ESCAPE.test(text) && !(line && LINE_BREAKS.test(text))) return text
+  let out = text.replace(/\\/g, '\\\\').replace(CONTROL, visible).replace(BIDI, visible).replace(INVISIBLE, visible)
+  if (line) out = out.replace(/\n/g, '\\n').replace(/\t/g, '\\t')
+  return out
+}
+
+/** Multi-line text made safe for a terminal: controls, bidi and invisible marks shown as \xNN or \uNNNN, newlines and tabs kept; backslashes doubled where anything is escaped. */
 export function safeText(text: string): string {
-  return text.replace(CONTROL, visible).replace(BIDI, visible).replace(INVISIBLE, visible)
+  return visibleText(text, false)
 }
 
 /** A single-line value (an id, a path): newlines and tabs are escaped too. */
 export function safeLine(text: string): string {
-  return safeText(text).replace(/\n/g, '\\n').replace(/\t/g, '\\t')
+  return visibleText(text, true)
+}
+
+/**
+ * The form a quarantined line's reason has been stored in since the first case: controls made
+ * visible, backslashes left single. Kept for that stored text only, so that a case's reasons
+ * read the same when derived again; what is shown goes through safeLine.
+ */
+export function storedReasonLine(text: string): string {
+  return text.replace(CONTROL, visible).replace(BIDI, visible).replace(INVISIBLE, visible).replace(/\n/g, '\\n').replace(/\t/g, '\\t')
 }
 
 // JSON.stringify escapes C0 controls, quotes and backslashes, nothing else: DEL, C1 controls,
