@@ -13,7 +13,7 @@ export default class Replay extends BaseCommand {
 
 For each record: prime the target with canaried requests from synthetic tenants, then send a trigger under the recorded conditions (prompt size, endpoint, streaming); a primer's canary in the trigger's answer reproduces the leak. Repeated --trials times; verdict confirmed / not_reproduced / rejected with the reproduction rate and a Wilson 95% interval, stored in the case. By default a size-preserving synthetic prompt replaces the original: no personal data is re-sent unless --original-prompt (audited). Recorded sizes larger than the target's window are scaled or clamped, and the output says how.
 
-Every request ends within --timeout; redirects are never followed. A target that hangs or stops answering HTTP ends the run (stored as interrupted, with what it measured). With --fail-on-leak the gate exits 3 when a record is confirmed, and also when it could not judge: trials that hung or errored, answers with no readable text, a run cut short, or a target that failed before the run began. A record whose every answer had no readable text is inconclusive and stored as no result.` 
+Every request ends within --timeout; redirects are never followed. A target that hangs or stops answering HTTP ends the run (stored as interrupted, with what it measured). With --fail-on-leak the gate exits 3 when a record is confirmed, and also when it could not judge: trials that hung or errored, answers with no readable text, a run cut short, or a target that failed before the run began. A record none of whose triggers was judged (each hung, errored or answered with no readable text) is inconclusive and stored as no result.` 
   static override examples = [
     '<%= config.bin %> replay --from-sightings --target http://127.0.0.1:8000 --pool-tokens 4096 --trials 10',
     '<%= config.bin %> replay --request-id req-8812 --target http://10.0.0.5:8000 --source-pool-tokens 855168 --pool-tokens 4096 --json',
@@ -124,7 +124,7 @@ Every request ends within --timeout; redirects are never followed. A target that
     const verdicts = (v: string): number => result.results.filter((r) => r.verdict === v).length
     this.log(
       `${verdicts('confirmed')} of ${count(result.results.length, 'record')} confirmed` +
-        ` (${verdicts('not_reproduced')} not reproduced, ${verdicts('rejected')} rejected by the target${verdicts('inconclusive') > 0 ? `, ${verdicts('inconclusive')} inconclusive: no answer had readable text, nothing stored` : ''})${result.interrupted ? ' before the interruption' : ''}`,
+        ` (${verdicts('not_reproduced')} not reproduced, ${verdicts('rejected')} rejected by the target${verdicts('inconclusive') > 0 ? `, ${verdicts('inconclusive')} inconclusive: no trigger was answered with readable text, nothing stored` : ''})${result.interrupted ? ' before the interruption' : ''}`,
     )
     if (result.interrupted) this.log('INTERRUPTED: partial results stored')
   }

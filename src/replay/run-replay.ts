@@ -20,9 +20,10 @@ import {wilsonInterval} from './wilson.js'
 // stored as interrupted with what it measured, and `target_failure` says why.
 
 /**
- * inconclusive: every trigger sent was served with an answer that carried no text the client
- * could read; nothing was judged, so the record is neither confirmed nor not reproduced, and no
- * result is stored for it.
+ * inconclusive: no trigger sent was judged: each hung, failed (transport or server error) or
+ * was served with an answer that carried no text the client could read. Nothing was tested, so
+ * the record is neither confirmed nor not reproduced (nor rejected), and no result is stored
+ * for it: a stored result is a finding, and the drafts count not_reproduced as one.
  */
 export type ReplayVerdict = 'confirmed' | 'not_reproduced' | 'rejected' | 'inconclusive'
 
@@ -114,9 +115,11 @@ export function scalePromptSize(recorded: number, target: {poolTokens: number | 
   return {tokens: limit, scaling: 'clamped_to_window'}
 }
 
-export function replayVerdict(counts: {trials: number; reproduced: number; rejected: number; no_text?: number}): ReplayVerdict {
+export function replayVerdict(counts: {trials: number; reproduced: number; rejected: number; hung?: number; errors?: number; no_text?: number}): ReplayVerdict {
   if (counts.reproduced > 0) return 'confirmed'
   if (counts.trials === 0 && (counts.no_text ?? 0) > 0) return 'inconclusive'
+  // Every trigger hung or errored: the target answered none of them, so none was tested.
+  if (counts.trials > 0 && (counts.hung ?? 0) + (counts.errors ?? 0) >= counts.trials) return 'inconclusive'
   if (counts.rejected * 2 >= counts.trials) return 'rejected'
   return 'not_reproduced'
 }
@@ -173,7 +176,8 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
     // A record none of whose trials went out has no result (not "not reproduced").
     if (result.trials + result.no_text === 0) break
     // One row per record as it completes: an interrupted run keeps what it measured. A record
-    // judged by no trial (every answer without readable text) is no finding, negative or not: not stored.
+    // judged by no trial (every trigger hung, errored or answered without readable text) is no
+    // finding, negative or not: not stored.
     if (result.verdict !== 'inconclusive') {
       const {no_text: _unread, ...row} = result
       insertReplayResult(db, runId, {...row, verdict: result.verdict})
@@ -279,7 +283,7 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
       rate: trials === 0 ? 0 : reproduced / trials,
       wilson_low: low,
       wilson_high: high,
-      verdict: replayVerdict({trials, reproduced, rejected, no_text: noText}),
+      verdict: replayVerdict({trials, reproduced, rejected, hung, errors, no_text: noText}),
       no_text: noText,
     }
   }

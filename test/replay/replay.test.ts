@@ -29,6 +29,9 @@ describe('wilson interval and verdicts', () => {
     expect(replayVerdict({trials: 5, reproduced: 1, rejected: 4})).toBe('confirmed')
     expect(replayVerdict({trials: 5, reproduced: 0, rejected: 5})).toBe('rejected')
     expect(replayVerdict({trials: 5, reproduced: 0, rejected: 1})).toBe('not_reproduced')
+    // Triggers that all hung or errored tested nothing: inconclusive, never not_reproduced.
+    expect(replayVerdict({trials: 3, reproduced: 0, rejected: 0, hung: 2, errors: 1})).toBe('inconclusive')
+    expect(replayVerdict({trials: 3, reproduced: 0, rejected: 0, hung: 2, errors: 0})).toBe('not_reproduced')
   })
 
   it('scales a 700k-token record onto a small target and says how', () => {
@@ -67,6 +70,13 @@ describe('replay against the testbed', () => {
     const stored = listReplayResults(db)
     expect(stored).toHaveLength(2)
     expect(stored[0]).toMatchObject({run_id: result.run_id, request_id: 'req-leaky', verdict: 'confirmed', original_prompt: false, started_at: '2026-11-02T07:00:00.000Z'})
+  })
+
+  it('a record whose trigger hung is inconclusive and stores no result, not not_reproduced', async () => {
+    const {result, db} = await replayAgainst({onOverflow: 'hang'}, {requestIds: ['req-leaky'], timeoutMs: 300})
+    expect(result.results[0]).toMatchObject({request_id: 'req-leaky', verdict: 'inconclusive', reproduced: 0, hung: 1})
+    expect(result.interrupted).toBe(true)
+    expect(listReplayResults(db)).toHaveLength(0)
   })
 
   it('says rejected against a correct server', async () => {
