@@ -1,4 +1,4 @@
-import {safeText} from '../util/sanitize.js'
+import {safeText, visibleControls} from '../util/sanitize.js'
 
 // CSV export with the OWASP guard against formula injection: a cell a spreadsheet would
 // evaluate (leading = + - @ TAB CR, also after white space, which spreadsheets skip: " =1+1",
@@ -9,15 +9,16 @@ import {safeText} from '../util/sanitize.js'
 
 const FORMULA_START = /^\s*[=+\-@\t\r]/
 
-export function csvCell(value: unknown): string {
+/** `shown`: the values went through safeLine already (a draft's facts): not escaped a second time. */
+export function csvCell(value: unknown, shown = false): string {
   if (value === null || value === undefined) return ''
-  let text = safeText(typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value))
+  let text = (shown ? visibleControls : safeText)(typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value))
   if (typeof value === 'string' && FORMULA_START.test(text)) text = `'${text}`
   return /[",\r\n]/.test(text) || text !== text.trim() ? `"${text.replace(/"/g, '""')}"` : text
 }
 
-export function toCsv(columns: readonly string[], rows: ReadonlyArray<Record<string, unknown>>): string {
-  const lines = [columns.map(csvCell).join(',')]
-  for (const row of rows) lines.push(columns.map((c) => csvCell(row[c])).join(','))
+export function toCsv(columns: readonly string[], rows: ReadonlyArray<Record<string, unknown>>, options: {shown?: boolean} = {}): string {
+  const lines = [columns.map((c) => csvCell(c)).join(',')]
+  for (const row of rows) lines.push(columns.map((c) => csvCell(row[c], options.shown ?? false)).join(','))
   return lines.join('\r\n') + '\r\n'
 }

@@ -3,7 +3,7 @@ import {decodeRequest, decodeResponse, type DecodedResponse} from './decode.js'
 import {parseJsonExact} from './json-text.js'
 import {onlyPlaceholder, redactedNote} from './redaction.js'
 import type {RecordFields} from '../util/record-fields.js'
-import {storedReasonLine} from '../util/sanitize.js'
+import {visibleControlsLine} from '../util/sanitize.js'
 import {parseTimestamp, TimestampError} from '../util/timestamps.js'
 
 // One record in the native log format → one record row, or the reason it is a bad line. This
@@ -56,7 +56,7 @@ export function readLineJson(bytes: Buffer): LineJson {
     return {kind: 'json', value: parseJsonExact(body.toString('utf8'))}
   } catch (error) {
     // V8's message quotes the start of the line: controls in it are made visible before the reason is stored or printed.
-    return {kind: 'bad', reason: `not valid JSON (${storedReasonLine((error as Error).message.split('\n')[0]!)})`}
+    return {kind: 'bad', reason: `not valid JSON (${visibleControlsLine((error as Error).message.split('\n')[0]!)})`}
   }
 }
 

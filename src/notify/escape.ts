@@ -1,8 +1,8 @@
-import {safeLine} from '../util/sanitize.js'
+import {visibleControlsLine} from '../util/sanitize.js'
 
 // A leaked string can hold Markdown or HTML ("[click](javascript:...)", "<img onerror>",
 // "# Heading", "| fake | row |") or terminal escapes. Every value placed into a Markdown
-// report goes through escapeMd: controls made visible, one line, the characters that open
+// report goes through escapeMd: controls made visible (facts.ts has done it: this only checks), one line, the characters that open
 // HTML (&, <, >) as entities, and the Markdown characters that build links, emphasis,
 // headings, tables or code backslash-escaped so they render as themselves. GFM autolinks are
 // broken too. A double quote is left as it is: with no tag or link able to open it is plain
@@ -12,7 +12,9 @@ const MD_SPECIAL = /[\\`*_[\]#|~]/g
 
 export function escapeMd(value: unknown): string {
   if (value === null || value === undefined) return ''
-  let text = safeLine(String(value))
+  // Values reach a draft in shown form (facts.ts made them visible with safeLine, backslashes
+  // doubled where that was needed to keep them unambiguous): not escaped a second time here.
+  let text = visibleControlsLine(String(value))
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')

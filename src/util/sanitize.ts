@@ -46,12 +46,19 @@ export function safeLine(text: string): string {
 }
 
 /**
- * The form a quarantined line's reason has been stored in since the first case: controls made
- * visible, backslashes left single. Kept for that stored text only, so that a case's reasons
- * read the same when derived again; what is shown goes through safeLine.
+ * Controls made visible on one line, backslashes left single: not unambiguous by itself, so only
+ * for text that went through safeLine already (the drafts' facts hold ids in shown form; a second
+ * safeLine would double their backslashes again) and for the form a quarantined line's reason has
+ * been stored in since the first case (so that a case's reasons read the same when derived again).
+ * On shown text it changes nothing; it only guarantees no raw control gets through.
  */
-export function storedReasonLine(text: string): string {
-  return text.replace(CONTROL, visible).replace(BIDI, visible).replace(INVISIBLE, visible).replace(/\n/g, '\\n').replace(/\t/g, '\\t')
+export function visibleControlsLine(text: string): string {
+  return visibleControls(text).replace(/\n/g, '\\n').replace(/\t/g, '\\t')
+}
+
+/** visibleControlsLine with newlines and tabs kept (multi-line text in shown form). */
+export function visibleControls(text: string): string {
+  return text.replace(CONTROL, visible).replace(BIDI, visible).replace(INVISIBLE, visible)
 }
 
 // JSON.stringify escapes C0 controls, quotes and backslashes, nothing else: DEL, C1 controls,

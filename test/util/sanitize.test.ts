@@ -33,3 +33,12 @@ describe('display escaping is unambiguous', () => {
     expect(esc(real)).not.toBe(esc(spelled))
   })
 })
+
+describe('text already in shown form is not escaped twice', () => {
+  it('a draft\'s facts (safeLine) keep their single escape in Markdown and the register CSV', async () => {
+    const {escapeMd} = await import('../../src/notify/escape.js')
+    const shown = safeLine('evil\u001b[2J')
+    expect(escapeMd(shown)).toBe('evil\\\\x1b\\[2J')
+    expect(csvCell(shown, true)).toBe('evil\\x1b[2J')
+  })
+})

@@ -28,7 +28,7 @@ export default class ReportRegister extends BaseCommand {
     const P = PHRASES[entry.language]
     const content =
       flags.format === 'csv'
-        ? toCsv(REGISTER_COLUMNS, [entry])
+        ? toCsv(REGISTER_COLUMNS, [entry], {shown: true})
         : await renderReport(flags.format, entry, () => renderRegisterMarkdown(entry), {title: `${entry.draft ? P.draft : P.final} - Art. 33(5)`, createdAt: entry.generated_at})
     if (!flags.out) {
       if (!this.jsonEnabled()) process.stdout.write(content as string)
