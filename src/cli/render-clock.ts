@@ -35,6 +35,8 @@ export function renderClock(clock: ClockResult, tz: string): string {
       : `Deadline:   ${clock.deadline}  |  ${formatInZone(new Date(clock.deadline), tz)}`,
     `Remaining:  ${clockSummary(clock)}${clock.deadline !== null && clock.status !== 'notified' ? `  (${clock.basis === 'art33(2)-contract' ? 'the contractual period' : '72 elapsed hours'} from awareness; weekends, holidays and DST do not move it)` : ''}`,
   ]
+  // Unknown is said, never shown as "not late".
+  if (clock.late === null) lines.push(`Late:       not known: ${clock.deadline === null ? 'no fixed deadline (without undue delay is judged, not counted)' : 'the deadline has passed and the controllers to notify are not known yet (crosstalk scan)'}`)
   if (clock.notified_at) lines.push(`Notified:   ${clock.notified_at}  |  ${formatInZone(new Date(clock.notified_at), tz)}`)
   if (clock.controllers) {
     const done = clock.controllers.filter((c) => c.notified_at !== null).length

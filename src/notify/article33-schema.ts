@@ -64,7 +64,8 @@ export const clockSchema = z.object({
   remaining_seconds: z.number().int().nullable(),
   status: z.enum(['open', 'due_soon', 'overdue', 'notified']),
   remaining_text: z.string(),
-  late: z.boolean(),
+  /** null: not known (no fixed deadline) */
+  late: z.boolean().nullable(),
   basis: z.string(),
 })
 

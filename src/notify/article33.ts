@@ -60,7 +60,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   if (!inc) L.open('incident', P.open.noIncident, 'Art. 33(1)', 'crosstalk incident open --title T --aware-at ISO --role controller|processor')
   if (onBehalf !== null && clock === null) L.open('timeline', P.open.controllerAwareness, 'EDPB 9/2022; template 48', `crosstalk notify record --recipient ${onBehalf} --phase initial ...`)
   const recordedDelay = options.delayReason?.trim() || inc?.delay_reason || facts.notifications.find((n) => n.recipient === 'authority' && n.phase === 'initial')?.delay_reason || null
-  const late = clock?.late ?? false
+  const late = clock?.late === true
   // Art. 33(1): "where the notification ... is not made within 72 hours, it shall be
   // accompanied by reasons for the delay". A final draft cannot leave without them; a draft
   // lists them as the first thing still to do.

@@ -25,8 +25,8 @@ export interface ControllerClock {
   remaining_seconds: number | null
   status: ClockStatus
   notified_at: string | null
-  /** notified after the deadline, or still not notified after it */
-  late: boolean
+  /** notified after the deadline, or still not notified after it; null: not known (no fixed deadline: without undue delay is a judgement, not a count of hours) */
+  late: boolean | null
 }
 
 /**
@@ -39,8 +39,13 @@ export interface ClockResult {
   deadline: string | null
   remaining_seconds: number | null
   status: ClockStatus
-  /** the notification came after the deadline, or there is none and the deadline has passed */
-  late: boolean
+  /**
+   * the notification came after the deadline, or there is none and the deadline has passed.
+   * null: it cannot be known: there is no fixed deadline (a processor without a contractual
+   * period), or a processor's deadline has passed and the controllers it must notify are not
+   * known yet (detection has found no exposure). Never false for "not known".
+   */
+  late: boolean | null
   notified_at?: string | null
   basis?: ClockBasis
   /** a processor's controllers, each with its own state; the processor is "notified" only when all are */
@@ -85,7 +90,7 @@ export function computeClock(awareAt: Date, now: Date, notifiedAt?: Date | null,
   else if (remainingMs !== null && remainingMs < 0) status = 'overdue'
   else if (remainingMs !== null && remainingMs < dueSoon) status = 'due_soon'
   else status = 'open'
-  const late = deadline !== null && (notifiedAt ? notifiedAt.getTime() > deadline.getTime() : now.getTime() > deadline.getTime())
+  const late = deadline === null ? null : notifiedAt ? notifiedAt.getTime() > deadline.getTime() : now.getTime() > deadline.getTime()
   const result: ClockResult = {aware_at: awareAt.toISOString(), deadline: deadline?.toISOString() ?? null, remaining_seconds, status, late}
   if (notifiedAt) result.notified_at = notifiedAt.toISOString()
   return result
@@ -139,5 +144,8 @@ export function computeCaseClock(incident: CaseClockInput, notifications: readon
   const all = each.length > 0 && each.every((c) => c.notified_at !== null)
   const lastNotice = all ? new Date(Math.max(...each.map((c) => Date.parse(c.notified_at!)))) : null
   const whole = computeClock(aware, now, lastNotice, period)
-  return {...whole, late: each.some((c) => c.late) || whole.late, basis, controllers: each}
+  // Late when any controller is; not late only when each is known not to be (or the deadline,
+  // where there is one, has not passed: nobody is late before it). Otherwise not known.
+  const late = each.some((c) => c.late === true) ? true : each.length > 0 && each.every((c) => c.late === false) ? false : whole.late === false ? false : null
+  return {...whole, late, basis, controllers: each}
 }

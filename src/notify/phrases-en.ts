@@ -206,7 +206,7 @@ export const EN = {
   notApplicableInTime: (deadline: string) => `not applicable: within the 72 hours (deadline ${deadline})`,
   preparedOnBehalf: (processor: string | null, tenant: string) =>
     `Prepared by the processor${processor ? ` (${processor})` : ''} on behalf of the controller (customer ${tenant}), as a draft for the controller to review: the notification to the authority remains the controller's duty (Art. 33(1); EDPB 9/2022).`,
-  statusLine: (word: string, c: {deadline: string | null; status: string; late: boolean; remaining_seconds: number | null} | null, onBehalfOf: string | null = null) =>
+  statusLine: (word: string, c: {deadline: string | null; status: string; late: boolean | null; remaining_seconds: number | null} | null, onBehalfOf: string | null = null) =>
     c === null
       ? onBehalfOf !== null
         ? `${word}. The controller's deadline is not known yet: its 72 hours run from when our notice reached it, which is not recorded.`

@@ -38,8 +38,8 @@ export const processorNoticeSchema = z.object({
   canary_registry: z.boolean(),
   processor: z.string().nullable(),
   processor_aware_at: z.string().nullable(),
-  /** the contractual deadline for this notice (null: without undue delay) and whether it was sent late */
-  due: z.object({deadline: z.string().nullable(), hours: z.number().int().nullable(), sent_at: z.string().nullable(), late: z.boolean(), text: z.string().nullable(), sent_text: z.string().nullable()}),
+  /** the contractual deadline for this notice (null: without undue delay) and whether it was sent late (null: not known: no fixed deadline, or no clock for this controller) */
+  due: z.object({deadline: z.string().nullable(), hours: z.number().int().nullable(), sent_at: z.string().nullable(), late: z.boolean().nullable(), text: z.string().nullable(), sent_text: z.string().nullable()}),
   contact: z.object({name: z.string().nullable(), contact: z.string().nullable()}),
   intro: z.string(),
   what_happened: z.array(z.string()),
@@ -129,7 +129,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   const hours = inc?.controller_deadline_hours ?? null
   const sent = facts.notifications.find((n) => n.phase === 'initial' && n.recipient === t.tenant_id)
   // Drafted after the contractual deadline and not yet sent, the notice says it is late; a sent one says when in its own line.
-  const dueState = sent ? 'sent' : (controllerClock?.late ?? false) ? 'late' : 'open'
+  const dueState = sent ? 'sent' : controllerClock?.late === true ? 'late' : 'open'
   const dueLine = inc
     ? L.stated('due', N.due(controllerClock?.deadline ?? null, hours, dueState), hours !== null ? ['incident.aware_at', 'incident.controller_deadline_hours', ...(dueState === 'late' ? (['clock'] as const) : [])] : ['incident.aware_at', 'rule:Art. 33(2)'])
     : null
@@ -190,7 +190,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
     canary_registry: facts.totals.registry_files > 0,
     processor: inc?.processor_name ?? null,
     processor_aware_at: inc?.aware_at ?? null,
-    due: {deadline: controllerClock?.deadline ?? null, hours, sent_at: sent?.at ?? null, late: controllerClock?.late ?? false, text: dueLine, sent_text: sentLine},
+    due: {deadline: controllerClock?.deadline ?? null, hours, sent_at: sent?.at ?? null, late: controllerClock?.late ?? null, text: dueLine, sent_text: sentLine},
     contact: {name: inc?.dpo_name ?? null, contact: inc?.dpo_contact ?? null},
     intro,
     what_happened: happened,

@@ -127,7 +127,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   if (inc && !inc.detected_at) L.open('timeline', P.open.detectedAt, 'Art. 33(5)', 'crosstalk incident set --detected-at ISO')
   // A role changed after opening changes whose clock runs and who notifies whom: the entry says so, with the recorded reason.
   const roleChanges = facts.role_changes.map((c) => L.stated('role', P.register.roleChange(c), ['incident.role_changes']))
-  const late = facts.clock?.late ?? false
+  const late = facts.clock?.late === true
   if (late && !inc?.delay_reason && !authority?.delay_reason) L.open('timeline', P.open.delayReason, 'Art. 33(1), 33(5)', 'crosstalk incident set --delay-reason TEXT')
   // Art. 33(1) requires reasons for a late notification; Art. 33(5) documents them with the entry.
   const delayReasons = [

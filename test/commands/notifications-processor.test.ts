@@ -76,8 +76,13 @@ describe('a processor (Art. 33(2))', () => {
     // The contract's keys read as for every case (awareness + 72 elapsed hours); the processor's own duty is beside them.
     expect(clock).toMatchObject({
       deadline: '2026-10-26T08:00:00.000Z', remaining_seconds: -16 * 3600, status: 'overdue',
-      duty_deadline: null, duty_remaining_seconds: null, duty_status: 'open', basis: 'art33(2)-without-undue-delay', late: false,
+      duty_deadline: null, duty_remaining_seconds: null, duty_status: 'open', basis: 'art33(2)-without-undue-delay', late: null,
     })
+    // Without a fixed deadline lateness cannot be counted: null, never false; each controller too, and the console says so.
+    expect(clock.controllers.every((c) => (c as {late?: unknown}).late === null)).toBe(true)
+    expect((await run(['clock', '--db', db, '--now', '2026-10-27T00:00:00Z'])).stdout).toMatch(/Late: +not known: no fixed deadline/)
+    const undue = await runJson<{due: {late: boolean | null}}>(['report', 'processor-notice', '--db', db, '--tenant', 'globex', '--format', 'json'])
+    expect(undue.due.late).toBeNull()
     expect(clock.controllers.map((c) => c.tenant_id).sort()).toEqual(['acme', 'evil_[x](javascript:alert(1))<b>\u001b[2J', 'globex'].sort())
     const notice = await run(['notify', 'record', '--db', db, '--phase', 'initial', '--at', '2026-10-23T12:00:00Z', '--reference', 'N-1', '--recipient', 'acme'])
     expect(notice.code, notice.stderr).toBe(0)

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {computeClock} from '../../src/notify/clock.js'
+import {computeCaseClock, computeClock} from '../../src/notify/clock.js'
 import {formatInZone, parseInstant} from '../../src/notify/time.js'
 
 const at = (s: string): Date => parseInstant(s, 'test')
@@ -46,5 +46,20 @@ describe('computeClock', () => {
 
   it('refuses a zone-less awareness time', () => {
     expect(() => parseInstant('2026-10-23T10:00:00', '--aware-at')).toThrow(/no time zone/)
+  })
+})
+
+describe('a processor\'s late flag says unknown where it cannot be known', () => {
+  const incident = {role: 'processor' as const, aware_at: '2026-10-23T08:00:00.000Z', controller_deadline_hours: 24}
+  it('is null past a contractual deadline while no controller is known yet, false before it', () => {
+    expect(computeCaseClock(incident, [], new Date('2026-10-25T08:00:00Z'), []).late).toBeNull()
+    expect(computeCaseClock(incident, [], new Date('2026-10-23T09:00:00Z'), []).late).toBe(false)
+    expect(computeCaseClock(incident, [], new Date('2026-10-25T08:00:00Z'), ['acme']).late).toBe(true)
+  })
+  it('is null with no fixed deadline (without undue delay)', () => {
+    const undue = computeCaseClock({...incident, controller_deadline_hours: null}, [{phase: 'initial', at: '2026-10-30T08:00:00Z', recipient: 'acme'}], new Date('2026-11-01T00:00:00Z'), ['acme'])
+    expect(undue.late).toBeNull()
+    expect(undue.controllers![0]!.late).toBeNull()
+    expect(computeClock(new Date('2026-10-23T08:00:00Z'), new Date('2026-11-01T00:00:00Z'), null, null).late).toBeNull()
   })
 })
