@@ -71,7 +71,7 @@ export abstract class BaseCommand extends Command {
   protected openCase(path: string, options: {create?: boolean; readonly?: boolean} = {}): CaseDb {
     const existed = existsSync(path)
     // Said on stderr before work that can take minutes, so the command is not taken for hung.
-    const db = openCase(path, {...options, onSlowStart: (message) => this.note(safeLine(message))})
+    const db = openCase(path, {...options, onSlowStart: (message) => this.note(safeLine(message)), onWarning: (message) => this.note(safeLine(message))})
     if (!existed) this.createdCases.push(path)
     this.openDbs.push(db)
     return db

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3'
 import type {Database as Db} from 'better-sqlite3'
-import {accessSync, chmodSync, closeSync, constants, existsSync, fstatSync, openSync} from 'node:fs'
+import {accessSync, chmodSync, closeSync, constants, existsSync, fstatSync, openSync, statSync} from 'node:fs'
 import {basename, dirname, resolve} from 'node:path'
 import {availableParallelism} from 'node:os'
 import {InputError, IntegrityError} from '../errors.js'
@@ -19,6 +19,8 @@ export interface OpenCaseOptions {
    * records, with nothing else to show meanwhile).
    */
   onSlowStart?: (message: string) => void
+  /** Hears, once, that an existing case's files were tightened to 0600, or (read-only) are readable by others. */
+  onWarning?: (message: string) => void
 }
 
 export const LATEST_SCHEMA = MIGRATIONS.at(-1)?.version ?? 0
@@ -53,6 +55,7 @@ export function openCase(path: string, options: OpenCaseOptions = {}): CaseDb {
     chmodSync(path, 0o600)
     fresh = true
   }
+  if (!fresh) tightenMode(path, options.readonly ?? false, options.onWarning)
   // Checked before SQLite, whose own words ("attempt to write a readonly database") name neither the file nor the cause.
   if (!options.readonly) checkWritable(path, dir)
   let db: CaseDb
@@ -86,6 +89,36 @@ export function openCase(path: string, options: OpenCaseOptions = {}): CaseDb {
     throw typeof code === 'string' && code.startsWith('SQLITE_') ? openFailure(path, dir, error) : error
   }
   return db
+}
+
+/**
+ * A case holds other people's personal data: 0600, whoever made the file. An existing case (and
+ * its -wal and -shm, which hold recent pages) that group or others can read or write is set to
+ * 0600 before SQLite opens it, and said once; one this user does not own cannot be, and a
+ * command that writes refuses it. A read-only command changes nothing and warns.
+ */
+function tightenMode(path: string, readonly: boolean, warn: ((message: string) => void) | undefined): void {
+  if (process.platform === 'win32') return // no POSIX modes
+  const loose = [path, `${path}-wal`, `${path}-shm`].flatMap((file) => {
+    if (!existsSync(file)) return []
+    const mode = statSync(file).mode & 0o777
+    return mode & 0o077 ? [{file, mode}] : []
+  })
+  if (loose.length === 0) return
+  const octal = (mode: number): string => `0${mode.toString(8).padStart(3, '0')}`
+  const listed = loose.map((l) => `${basename(l.file)} ${octal(l.mode)}`).join(', ')
+  if (readonly) {
+    warn?.(`${path}: the case is readable by others (${listed}); it holds personal data: a command that writes sets it to 0600, or chmod 600 it`)
+    return
+  }
+  for (const l of loose) {
+    try {
+      chmodSync(l.file, 0o600)
+    } catch (error) {
+      throw new InputError(`${l.file}: the case is readable by others (mode ${octal(l.mode)}) and cannot be set to 0600 (${errorText(error)}: not its owner?); it holds personal data: have its owner chmod 600 it, or work on a copy of your own`, 'E_CASE_MODE')
+    }
+  }
+  warn?.(`${path}: set the case to mode 0600 (it was ${listed}): it holds personal data`)
 }
 
 /** A command that writes needs the case file writable, and its directory too unless SQLite's -wal and -shm files are already there. */

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3'
-import {statSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {CASE_APPLICATION_ID, LATEST_SCHEMA, openCase} from '../../src/store/open-case.js'
@@ -77,5 +77,35 @@ describe('openCase', () => {
     }
     openCase(path, {onSlowStart: (m) => notices.push(m)}).close()
     expect(notices).toHaveLength(1)
+  })
+})
+
+describe('an existing case with loose permissions', () => {
+  it('is set to 0600 (file, -wal and -shm) when opened for writing, said once', () => {
+    const path = join(tempDir(), 'loose.db')
+    openCase(path, {create: true}).close()
+    chmodSync(path, 0o644)
+    writeFileSync(`${path}-wal`, '', {mode: 0o644})
+    chmodSync(`${path}-wal`, 0o644)
+    const warnings: string[] = []
+    openCase(path, {onWarning: (m) => warnings.push(m)}).close()
+    expect(statSync(path).mode & 0o777).toBe(0o600)
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toMatch(/set the case to mode 0600 \(it was loose\.db 0644, loose\.db-wal 0644\)/)
+    for (const f of [`${path}-wal`, `${path}-shm`]) if (existsSync(f)) expect(statSync(f).mode & 0o777).toBe(0o600)
+    // Already 0600: nothing said.
+    const again: string[] = []
+    openCase(path, {onWarning: (m) => again.push(m)}).close()
+    expect(again).toEqual([])
+  })
+
+  it('is left as it is by a read-only open, with a warning', () => {
+    const path = join(tempDir(), 'loose-ro.db')
+    openCase(path, {create: true}).close()
+    chmodSync(path, 0o640)
+    const warnings: string[] = []
+    openCase(path, {readonly: true, onWarning: (m) => warnings.push(m)}).close()
+    expect(statSync(path).mode & 0o777).toBe(0o640)
+    expect(warnings.join('\n')).toMatch(/readable by others \(loose-ro\.db 0640\)/)
   })
 })
