@@ -34,8 +34,8 @@ DPC is the base score of the data category (--dpc 1-4), adjusted a whole step fo
     individuals: Flags.integer({description: 'Number of individuals affected (default: the scope\'s high bound; its low bound, said as such, when the high bound is not known).', min: 0}),
     reason: Flags.string({description: 'Why an input was set, NAME=TEXT (repeatable; NAME as in --json inputs, e.g. vulnerable_subjects).', multiple: true, helpValue: 'NAME=TEXT'}),
     decide: Flags.string({description: 'Record the human decision.', options: [...OUTCOMES]}),
-    rationale: Flags.string({description: 'Why (required with --decide).'}),
-    'decided-by': Flags.string({description: 'Who decided.'}),
+    rationale: Flags.string({description: 'Why (required with --decide).', dependsOn: ['decide']}),
+    'decided-by': Flags.string({description: 'Who decided.', dependsOn: ['decide']}),
   }
 
   public async run(): Promise<AssessResult> {

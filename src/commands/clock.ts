@@ -17,7 +17,7 @@ export default class Clock extends BaseCommand {
     db: dbFlag,
     'aware-at': Flags.string({description: "Awareness time (ISO with zone); without it, the case incident's. No case needed with it.", helpValue: 'ISO'}),
     now: Flags.string({description: 'Evaluate at this moment instead of the current time (ISO with zone).', helpValue: 'ISO'}),
-    tz: Flags.string({description: 'Zone for the local-time rendering (IANA name; default the system zone).', helpValue: 'ZONE'}),
+    tz: Flags.string({description: 'Zone for the local-time rendering (IANA name; default the system zone); the console only: --json is UTC.', helpValue: 'ZONE', exclusive: ['json']}),
     watch: Flags.boolean({description: 'Redraw a live countdown every second until interrupted.', exclusive: ['json', 'now']}),
   }
 

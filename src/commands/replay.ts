@@ -29,7 +29,7 @@ Every request ends within --timeout; redirects are never followed. A target that
     'original-prompt': Flags.boolean({description: 'Re-send the original prompt text (personal data; recorded in the audit log).'}),
     'pool-tokens': Flags.integer({description: "The target's KV pool in tokens.", min: 1}),
     'advertised-tokens': Flags.integer({description: "The target's context window (default: /tokenize's max_model_len).", min: 2}),
-    'source-pool-tokens': Flags.integer({description: 'KV pool of the stack the records came from: scale sizes pool-relative.', min: 1}),
+    'source-pool-tokens': Flags.integer({description: 'KV pool of the stack the records came from: scale sizes pool-relative (to --pool-tokens, which it needs).', min: 1, dependsOn: ['pool-tokens']}),
     timeout: Flags.integer({description: 'Seconds before a request counts as hung.', default: 30, min: 1}),
     'fail-on-leak': Flags.boolean({description: 'Exit 3 when any record is confirmed, or when the replay could not judge (hung/errored trials, answers with no readable text, run cut short).'}),
     'allow-remote': Flags.boolean({description: 'Allow a target outside loopback/private ranges (only one you operate).'}),

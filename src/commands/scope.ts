@@ -29,7 +29,7 @@ export default class Scope extends BaseCommand {
   static override flags = {
     db: dbFlag,
     csv: Flags.boolean({description: 'Print one table as CSV (formula-safe) instead of the report.'}),
-    table: Flags.string({description: 'Table for --csv: flows (one row per tenant pair, canary markers), exposure (one row per tenant pair, marker or verbatim text), matrix (source x recipient tenants, markers), nodes or hours. The tenant view has one table.', options: [...SCOPE_CSV_TABLES], default: 'flows'}),
+    table: Flags.string({description: 'Table for --csv: flows (one row per tenant pair, canary markers), exposure (one row per tenant pair, marker or verbatim text), matrix (source x recipient tenants, markers), nodes or hours; default flows. The tenant view has one table.', options: [...SCOPE_CSV_TABLES], dependsOn: ['csv'], exclusive: ['tenant']}),
     'pool-tokens': Flags.integer({description: 'Prefill KV pool size: status-200 responses with prompt_tokens >= N are at risk (default: the size `scan --pool-tokens` recorded in the case).', min: 1}),
     'advertised-tokens': Flags.integer({description: 'Advertised context window (reported: responses at or over it).', min: 1}),
     ...detectionFlags,
@@ -75,11 +75,11 @@ export default class Scope extends BaseCommand {
     }
     // Allowed over a case whose provenance does not cover it: its figures are unknown, never printed as 0.
     const provenanceKnown = inputs.detection.provenance === 'current'
-    if (flags.csv && !provenanceKnown && ['exposure', 'nodes', 'hours'].includes(flags.table as string)) {
-      throw new InputError(`--table ${flags.table as string}: canary-less provenance does not cover the case, so the verbatim-text counts of this table are not known; run \`crosstalk scan\` first`, 'E_NOT_SCANNED')
+    if (flags.csv && !provenanceKnown && ['exposure', 'nodes', 'hours'].includes(flags.table ?? 'flows')) {
+      throw new InputError(`--table ${flags.table ?? 'flows'}: canary-less provenance does not cover the case, so the verbatim-text counts of this table are not known; run \`crosstalk scan\` first`, 'E_NOT_SCANNED')
     }
     if (flags.csv) {
-      const table = flags.table as ScopeCsvTable
+      const table = (flags.table ?? 'flows') as ScopeCsvTable
       // The markers' own tables count nothing without a registry: refused, as an unscanned case's are, rather than written empty.
       if (!registry && (table === 'flows' || table === 'matrix')) {
         throw new InputError(`--table ${table}: the case holds no canary registry, so no marker can be attributed and this table of marker flows cannot count anything; --table exposure gives the flows by verbatim text (crosstalk ingest canaries FILE)`, 'E_NO_REGISTRY')

@@ -22,7 +22,7 @@ export default class Sightings extends BaseCommand {
     ...detectionFlags,
     class: Flags.string({description: 'Only these classes (comma-separated).', options: [...SIGHTING_CLASSES], multiple: true, delimiter: ','}),
     csv: Flags.boolean({description: 'CSV on stdout (full markers).', exclusive: ['json']}),
-    'show-markers': Flags.boolean({description: 'Print markers in full in the table (--json and --csv always do).'}),
+    'show-markers': Flags.boolean({description: 'Print markers in full in the table (--json and --csv always do).', exclusive: ['json', 'csv']}),
   }
 
   public async run(): Promise<SightingsResult> {

@@ -34,6 +34,7 @@ export default class IncidentSet extends BaseCommand {
     if (flags['aware-at'] && !flags.reason) throw new UsageError('--aware-at moves the 72-hour deadline: give --reason saying why (kept in the amendment log)')
     if (flags.role && !flags.reason) throw new UsageError('--role changes the duty and its deadline: give --reason saying why (kept in the amendment log)')
     if (flags.reason && !flags['aware-at'] && !flags.role) throw new UsageError('--reason goes with --aware-at or --role')
+    if (flags['amended-by'] && !flags['aware-at'] && !flags.role) throw new UsageError('--amended-by goes with --aware-at or --role (it names who amended them)')
     const db = this.openCase(flags.db)
     const now = new Date()
     const patch = {...incidentPatchFromFlags(flags), ...(flags.title ? {title: flags.title} : {})}
