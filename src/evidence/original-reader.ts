@@ -1,4 +1,5 @@
-import {closeSync, constants, fstatSync, openSync, readSync} from 'node:fs'
+import {createHash} from 'node:crypto'
+import {closeSync, constants, fstatSync, openSync, readSync, type Stats} from 'node:fs'
 import {IntegrityError} from '../errors.js'
 
 // Evidence by reference (`ingest logs --evidence reference`): the case holds no byte of the
@@ -6,6 +7,11 @@ import {IntegrityError} from '../errors.js'
 // is gone, is no longer a regular file, or is shorter than the bytes ingest read (a log that
 // grew since, appended to, still reads); the caller checks each line it reads against the
 // CRC-32 recorded at ingest (record-texts.ts), so a changed line is never decoded as evidence.
+// A CRC-32 catches damage, not a forger: it is linear, and four bytes chosen anywhere in an
+// edited line give it back its old CRC. So before the first line of an original is read in a
+// process, the bytes ingest read are hashed again and compared with the SHA-256 recorded then,
+// which no edit keeps; the file is not hashed again in that process unless its inode, size,
+// mtime or ctime changes (ctime cannot be set back by the file's owner).
 
 /** What the reader needs of a file kept by reference. */
 export interface OriginalFile {
@@ -15,7 +21,14 @@ export interface OriginalFile {
   abs_path: string
   /** bytes ingest read */
   size: number
+  /** SHA-256 of those bytes, recorded at ingest (hex); checked before the first read */
+  sha256?: string
 }
+
+/** Originals whose SHA-256 was found as recorded in this process, by what their stat said then. */
+const verified = new Map<string, string>()
+
+const statKey = (stat: Stats, file: OriginalFile): string => `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}:${file.size}:${file.sha256}`
 
 /** Bytes read at once when reading in order: a scan's next lines are in the same window. */
 const WINDOW_BYTES = 1 << 20
@@ -87,6 +100,19 @@ export class OriginalReader {
     return got
   }
 
+  /** SHA-256 of the first `file.size` bytes, read in 1 MiB pieces. */
+  private sha256Of(file: OriginalFile, fd: number): string {
+    const hash = createHash('sha256')
+    const piece = Buffer.allocUnsafe(Math.min(WINDOW_BYTES, Math.max(1, file.size)))
+    for (let at = 0; at < file.size; ) {
+      const got = this.fill(file, fd, piece, at, Math.min(piece.length, file.size - at))
+      if (got === 0) throw originalUnreadable(file, `is shorter now than the ${file.size} bytes ingested`)
+      hash.update(piece.subarray(0, got))
+      at += got
+    }
+    return hash.digest('hex')
+  }
+
   private opened(file: OriginalFile): Open {
     const held = this.open.get(file.id)
     if (held) {
@@ -107,6 +133,10 @@ export class OriginalReader {
       const stat = fstatSync(fd)
       if (!stat.isFile()) throw originalUnreadable(file, 'is no longer a regular file')
       if (stat.size < file.size) throw originalUnreadable(file, `is shorter (${stat.size} bytes) than the ${file.size} bytes ingested`)
+      if (file.sha256 !== undefined && verified.get(file.abs_path) !== statKey(stat, file)) {
+        if (this.sha256Of(file, fd) !== file.sha256) throw originalUnreadable(file, 'has changed since it was ingested: the SHA-256 of its first bytes no longer matches the one recorded then')
+        verified.set(file.abs_path, statKey(stat, file))
+      }
     } catch (error) {
       closeSync(fd)
       throw error

@@ -127,9 +127,9 @@ export function insertLoadingLogFile(db: CaseDb, f: NewLogFile): number {
 }
 
 /** Where a file's lines are read from (evidence/evidence-store.ts): its blocks, or the original for lines_held 'none'. */
-export function fileLinesHeldQuery(db: CaseDb): (id: number) => {id: number; path: string; abs_path: string; size: number; lines_held: LinesHeld} | undefined {
-  const get = db.prepare('SELECT id, path, abs_path, size, lines_held FROM files WHERE id = ?')
-  return (id) => get.get(id) as {id: number; path: string; abs_path: string; size: number; lines_held: LinesHeld} | undefined
+export function fileLinesHeldQuery(db: CaseDb): (id: number) => {id: number; path: string; abs_path: string; size: number; sha256: string; lines_held: LinesHeld} | undefined {
+  const get = db.prepare('SELECT id, path, abs_path, size, sha256, lines_held FROM files WHERE id = ?')
+  return (id) => get.get(id) as {id: number; path: string; abs_path: string; size: number; sha256: string; lines_held: LinesHeld} | undefined
 }
 
 /**

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3'
 import {appendFileSync, cpSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {execFileSync} from 'node:child_process'
+import {crc32} from 'node:zlib'
 import {beforeAll, describe, expect, inject, it} from 'vitest'
 import {tempDir} from '../helpers/cli.js'
 import {run, runJson} from '../helpers/commands.js'
@@ -133,8 +134,8 @@ describe('ingest logs --evidence reference', () => {
 
     const shown = await run(['show', target!.request_id, '--db', db, '--raw'])
     expect(shown.code).toBe(1)
-    expect(shown.stderr).toContain(`line ${target!.line_no} of ${join(own, edited)} (bytes ${target!.byte_offset}..`)
-    expect(shown.stderr).toMatch(/is not the line ingested: its CRC-32 differs/)
+    // Refused before any line of it is read: its SHA-256 is no longer the one recorded at ingest.
+    expect(shown.stderr).toContain(`${join(own, edited)}: kept by reference, and its original has changed since it was ingested`)
     expect(shown.stdout).toBe('')
 
     const [gone] = caseRows<{request_id: string}>(db, `SELECT r.request_id FROM records r JOIN files f ON f.id = r.file_id WHERE f.name = '${moved}' LIMIT 1`)
@@ -219,4 +220,66 @@ describe('ingest logs --evidence reference', () => {
     expect(both.code).toBe(2)
     expect(both.stderr).toMatch(/--evidence|--compress-evidence/)
   })
+})
+
+/**
+ * `line` with the byte at `edit` changed and the four bytes at `patch` chosen so that its CRC-32
+ * is what it was: CRC-32 is affine over GF(2), so the patch solves 32 linear equations.
+ */
+function forgeKeepingCrc(line: Buffer, edit: number, patch: number): Buffer {
+  const out = Buffer.from(line)
+  out[edit] = out[edit] === 0x41 ? 0x42 : 0x41
+  const want = crc32(line) >>> 0
+  // Each patch bit's effect on the CRC (the same wherever the other bits are: affine).
+  const base = crc32(out) >>> 0
+  const effects: number[] = []
+  for (let bit = 0; bit < 32; bit++) {
+    const probe = Buffer.from(out)
+    probe[patch + (bit >> 3)]! ^= 1 << (bit & 7)
+    effects.push(((crc32(probe) >>> 0) ^ base) >>> 0)
+  }
+  // Gaussian elimination: find the patch bits whose effects XOR to base ^ want.
+  const rows = effects.map((e, bit) => ({e, bits: 2 ** bit}))
+  let target = (base ^ want) >>> 0
+  let chosen = 0
+  for (let b = 31; b >= 0; b--) {
+    const mask = 2 ** b
+    const pivot = rows.findIndex((r) => (r.e & mask) !== 0)
+    if (pivot < 0) continue
+    const [p] = rows.splice(pivot, 1)
+    for (const r of rows) if ((r.e & mask) !== 0) {
+      r.e = (r.e ^ p!.e) >>> 0
+      r.bits ^= p!.bits
+    }
+    if ((target & mask) !== 0) {
+      target = (target ^ p!.e) >>> 0
+      chosen ^= p!.bits
+    }
+  }
+  for (let bit = 0; bit < 32; bit++) if (chosen & (2 ** bit)) out[patch + (bit >> 3)]! ^= 1 << (bit & 7)
+  return out
+}
+
+describe('evidence by reference against a forger', () => {
+  it('refuses a line edited so that its CRC-32 is kept: the file\'s SHA-256 is checked before its first read', async () => {
+    const own = join(dir, 'forged-logs')
+    cpSync(incident.logs, own, {recursive: true})
+    const db = join(dir, 'forged.db')
+    await runJson(['ingest', 'logs', own, '--db', db, '--evidence', 'reference'])
+    const [target] = caseRows<{request_id: string; name: string; byte_offset: number; byte_len: number; raw_crc32: number}>(
+      db, `SELECT r.request_id, f.name, r.byte_offset, r.byte_len, r.raw_crc32 FROM records r JOIN files f ON f.id = r.file_id WHERE f.lines_held = 'none' AND r.byte_len > 200 ORDER BY r.id LIMIT 1`,
+    )
+    const path = join(own, target!.name)
+    const bytes = readFileSync(path)
+    const line = bytes.subarray(target!.byte_offset, target!.byte_offset + target!.byte_len)
+    const forged = forgeKeepingCrc(line, line.length - 30, line.length - 20)
+    expect(crc32(forged) >>> 0).toBe(target!.raw_crc32 >>> 0)
+    expect(forged.equals(line)).toBe(false)
+    forged.copy(bytes, target!.byte_offset)
+    writeFileSync(path, bytes)
+    const shown = await run(['show', target!.request_id, '--db', db, '--raw'])
+    expect(shown.code, shown.stderr).toBe(1)
+    expect(shown.stdout).toBe('')
+    expect(shown.stderr).toContain(`${path}: kept by reference, and its original has changed since it was ingested`)
+  }, 120_000)
 })
