@@ -71,7 +71,7 @@ export default class Status extends BaseCommand {
       if (status.incident) {
         this.log(`  incident         ${safeLine(status.incident.title)}  (${status.incident.role}, aware ${status.incident.aware_at})`)
         const c = status.clock!
-        this.log(`  clock            ${c.status}${c.late ? ' LATE' : ''}  deadline ${c.deadline ?? 'none fixed (without undue delay)'}  (${clockSummary(c)})`)
+        this.log(`  clock            ${c.status}${c.late === true ? ' LATE' : c.late === null ? ' (late: not known)' : ''}  deadline ${c.deadline ?? 'none fixed (without undue delay)'}  (${clockSummary(c)})`)
       } else this.log('  incident         none  (crosstalk incident open)')
       if (badLines) {
         this.log('')

@@ -81,6 +81,7 @@ describe('a processor (Art. 33(2))', () => {
     // Without a fixed deadline lateness cannot be counted: null, never false; each controller too, and the console says so.
     expect(clock.controllers.every((c) => (c as {late?: unknown}).late === null)).toBe(true)
     expect((await run(['clock', '--db', db, '--now', '2026-10-27T00:00:00Z'])).stdout).toMatch(/Late: +not known: no fixed deadline/)
+    expect((await run(['status', '--db', db])).stdout).toMatch(/clock +open \(late: not known\)/)
     const undue = await runJson<{due: {late: boolean | null}}>(['report', 'processor-notice', '--db', db, '--tenant', 'globex', '--format', 'json'])
     expect(undue.due.late).toBeNull()
     expect(clock.controllers.map((c) => c.tenant_id).sort()).toEqual(['acme', 'evil_[x](javascript:alert(1))<b>\u001b[2J', 'globex'].sort())
