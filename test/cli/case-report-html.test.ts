@@ -190,6 +190,14 @@ describe('renderCaseReportHtml', () => {
     expect(controller).toContain('72-hour deadline</span>')
   })
 
+  it('shows a draft\'s facts (already in shown form) escaped once, not twice', () => {
+    // facts.ts made these visible with safeLine: a literal backslash-n doubled, U+0085 as \x85.
+    const title = 'KV leak C:\\\\new \\x85'
+    const html = renderCaseReportHtml(reportData({incident: {title, role: 'controller'} as unknown as CaseReportData['incident']}))
+    expect(html).toContain(`<h1>${title}</h1>`)
+    expect(html).toContain(`<title>${title} · crosstalk case report</title>`)
+  })
+
   it('has a print style sheet', () => {
     expect(between(html, '<style>', '</style>')[0]).toContain('@media print')
   })

@@ -4,7 +4,7 @@ import {formatDuration} from '../../notify/time.js'
 import {clockSummary} from '../render-clock.js'
 import {PHRASES} from '../../notify/phrases.js'
 import {heatmapSvg, rankTenants, timelineSvg} from './charts.js'
-import {esc, num, nums, utc} from './escape.js'
+import {esc, escShown, num, nums, utc} from './escape.js'
 import {PAGE_SCRIPT, PAGE_STYLE} from './page-assets.js'
 
 // `crosstalk report case --format html`: one self-contained page a responder opens from
@@ -40,7 +40,7 @@ export function renderCaseReportHtml(d: CaseReportData): string {
     `<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy()}">`,
     '<meta name="referrer" content="no-referrer">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${esc(title)} · crosstalk case report</title>`,
+    `<title>${escShown(title)} · crosstalk case report</title>`,
     `<style>${PAGE_STYLE}</style>`,
     '</head>',
     '<body>',
@@ -139,7 +139,7 @@ function header(d: CaseReportData, title: string): string {
   const role = d.incident ? ` · ${esc(d.incident.role)}` : ''
   return `<header>
 <p class="eyebrow">crosstalk case report${role} · generated ${utc(d.generated_at)} · confidential: describes a personal data breach</p>
-<h1>${esc(title)}</h1>
+<h1>${escShown(title)}</h1>
 <div class="verdict ${v.cls}" id="verdict"><strong>${esc(v.head)}</strong>${esc(v.text)}</div>
 <nav><a href="#numbers">Numbers</a><a href="#clock">${esc(clockTitle(d))}</a><a href="#timeline">Timeline</a><a href="#flows">Flows</a><a href="#nodes">Nodes</a><a href="#sightings">Sightings</a><a href="#open-items">Open items</a><a href="#case">Case</a></nav>
 </header>`
@@ -199,7 +199,7 @@ function numbersSection(d: CaseReportData): string {
 /** Each log file no verdict speaks for in whole, and why (`crosstalk status` lists them as NOT JUDGEABLE). */
 function unjudgeableFiles(d: CaseReportData): string {
   if (d.unjudgeable_files.length === 0) return ''
-  const rows = d.unjudgeable_files.map((f) => `<tr><td class="mono">${esc(f.name)}</td><td>${esc(f.why)}</td></tr>`)
+  const rows = d.unjudgeable_files.map((f) => `<tr><td class="mono">${escShown(f.name)}</td><td>${esc(f.why)}</td></tr>`)
   return `<h3 id="not-judged">Log files not judged whole</h3><p>What these files held beyond what could be read was never scanned: no count on this page covers it, and whether it carried another session's data is not answered.</p><table><thead><tr><th>file</th><th>why</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
 }
 
@@ -351,7 +351,7 @@ ${rows.join('\n')}
 }
 
 function openItemsSection(d: CaseReportData): string {
-  const items = d.open_items.map((o) => `<li>${esc(o.item)} <span class="ref">(${esc(o.ref)})</span></li>`)
+  const items = d.open_items.map((o) => `<li>${escShown(o.item)} <span class="ref">(${escShown(o.ref)})</span></li>`)
   return `<section id="open-items">
 <h2>Open items</h2>
 <p class="muted">What the case cannot answer yet: each is an open item of the Article 33 draft, for a follow-up notification (Art. 33(4)).</p>
@@ -363,7 +363,7 @@ function caseSection(d: CaseReportData): string {
   const inc = d.incident
   const fields = inc ? Object.entries(inc).filter(([, v]) => v !== null) : []
   const incident = inc
-    ? `<table><tbody>${fields.map(([k, v]) => `<tr><th>${esc(k.replace(/_/g, ' '))}</th><td>${esc(String(v))}</td></tr>`).join('')}</tbody></table>`
+    ? `<table><tbody>${fields.map(([k, v]) => `<tr><th>${esc(k.replace(/_/g, ' '))}</th><td>${escShown(String(v))}</td></tr>`).join('')}</tbody></table>`
     : '<p>No incident record (crosstalk incident open).</p>'
   const a = d.assessment
   const assessment = a
@@ -371,7 +371,7 @@ function caseSection(d: CaseReportData): string {
     : '<p>No risk assessment recorded (crosstalk assess).</p>'
   const r = d.replay
   const replay = r
-    ? r.groups.map((g) => `<p>${esc(PHRASES.en.replayGroup(g))}</p>`).join('')
+    ? r.groups.map((g) => `<p>${escShown(PHRASES.en.replayGroup(g))}</p>`).join('')
     : '<p>No replay recorded (crosstalk replay).</p>'
   const files = d.evidence.map((f) => `<tr><td class="mono">${esc(f.name)}</td><td class="mono">${esc(f.sha256)}</td><td class="n">${num(f.size)}</td><td class="n">${num(f.records)}</td></tr>`)
   const t = d.totals

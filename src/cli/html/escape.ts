@@ -1,4 +1,4 @@
-import {safeLine} from '../../util/sanitize.js'
+import {safeLine, visibleControlsLine} from '../../util/sanitize.js'
 
 // Every string that reaches the page goes through esc(): log-derived text can hold markup
 // ("<script>", a closing </table>) and terminal or bidi control characters. The controls
@@ -11,6 +11,16 @@ const ENTITY: Record<string, string> = {'&': '&amp;', '<': '&lt;', '>': '&gt;', 
 export function esc(value: string | number | null | undefined): string {
   if (value === null || value === undefined) return ''
   return safeLine(String(value)).replace(/[&<>"']/g, (ch) => ENTITY[ch]!)
+}
+
+/**
+ * esc() for text already in shown form (a draft's facts: incident, evidence names, replay and
+ * open-item sentences went through safeLine there): raw controls only are made visible, so the
+ * backslashes safeLine doubled are not doubled again.
+ */
+export function escShown(value: string | number | null | undefined): string {
+  if (value === null || value === undefined) return ''
+  return visibleControlsLine(String(value)).replace(/[&<>"']/g, (ch) => ENTITY[ch]!)
 }
 
 /** A whole number as people read it (1,234), or "–" when unknown. */
