@@ -12,6 +12,7 @@ import {listBadLines as badLineRows, type BadLineRow} from '../store/quarantine.
 import {recordsMissingAtRiskFields, recordTotals} from '../store/records.js'
 import {schemaVersion} from '../store/session.js'
 import {getSettings} from '../store/settings.js'
+import {openUnreadSources} from '../store/unread-sources.js'
 import {withoutLineExcerpt} from '../util/sanitize.js'
 
 export type {BadLineRow} from '../store/quarantine.js'
@@ -77,6 +78,13 @@ export interface StatusResult {
   no_response_text: number
   /** log files a gate cannot judge: unfinished, not read whole (damaged gzip), or holding answers that decoded to no text */
   unreadable_files: Array<{path: string; why: string}>
+  /**
+   * Log sources an ingest reached and did not read (an entry it could not open, a compression it
+   * does not read, a file refused), open until the same source is ingested whole or dismissed
+   * (`ingest dismiss`): no gate passes and no document says every log was searched while one is.
+   * size / sha256 null: not known (it could not be read).
+   */
+  unread_sources: Array<{id: number; path: string; size: number | null; sha256: string | null; reason: string; recorded_by: string; recorded_at: string}>
   /** the incident once `crosstalk incident open` ran (title and role as entered, sanitised on display) */
   incident: {title: string; role: 'controller' | 'processor'; aware_at: string} | null
   /** the 72-hour clock of that incident at `now` (as `crosstalk clock --json`) */
@@ -125,6 +133,7 @@ export function caseStatus(db: CaseDb, now: Date = new Date()): StatusResult {
     no_request_text: f.no_request_text,
     no_response_text: f.no_response_text,
     unreadable_files: unreadableFiles(db).map((u) => ({path: u.path, why: u.why})),
+    unread_sources: openUnreadSources(db).map(({id, path, size, sha256, reason, recorded_by, recorded_at}) => ({id, path, size, sha256, reason, recorded_by, recorded_at})),
     ...incidentStatus(db, now),
   }
 }

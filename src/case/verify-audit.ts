@@ -8,7 +8,7 @@ import type {CaseDb} from '../store/open-case.js'
 import {finishedScanRuns} from '../store/scan-runs.js'
 import {getSettings} from '../store/settings.js'
 import {Problems, shown} from './verify-problems.js'
-import {checkRecordedIncident, checkRecordedNotifications, flagsOf, summaryOf} from './verify-recorded.js'
+import {checkRecordedIncident, checkRecordedNotifications, checkRecordedUnreadSources, flagsOf, summaryOf} from './verify-recorded.js'
 import {count} from '../util/plural.js'
 
 // The audit log is a hash chain inside the case: it proves that no entry was edited or
@@ -134,6 +134,7 @@ function checkCoverage(db: CaseDb, entries: readonly AuditEntry[], problems: Pro
   checkIncident(db, entries, problems)
   checkRecordedIncident(db, entries, problems)
   checkRecordedNotifications(db, entries, problems)
+  checkRecordedUnreadSources(db, entries, problems)
 
   // Notifications: each named by id, with the SHA-256 of what was sent.
   const notified = new Map<number, unknown>()

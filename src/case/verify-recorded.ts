@@ -2,6 +2,7 @@ import type {AuditEntry} from '../store/audit.js'
 import {getIncidentRow, listAmendmentRows} from '../store/incident.js'
 import {listNotificationRows, notificationTimesMs} from '../store/notifications.js'
 import type {CaseDb} from '../store/open-case.js'
+import {listUnreadSources} from '../store/unread-sources.js'
 import {INCIDENT_CHOICE_FIELDS, INCIDENT_INTEGER_FIELDS, INCIDENT_TEXT_FIELDS, INCIDENT_TIME_FIELDS} from '../notify/incident.js'
 import {parseInstant} from '../notify/time.js'
 import {Problems, shown} from './verify-problems.js'
@@ -153,5 +154,70 @@ export function checkRecordedNotifications(db: CaseDb, entries: readonly AuditEn
     for (const [field, now, should] of fields) {
       if (should !== undefined && now !== should) problems.add('recorded', `notification ${id}`, `its ${field} is ${shown(now)}, but audit entry ${e.seq} recorded ${shown(should)}`, 'notifications')
     }
+  }
+}
+
+/** An unread source as the audit entries recorded and settled it. */
+interface AuditedUnread {
+  path: unknown
+  sha256: unknown
+  reason: unknown
+  seq: number
+  settled: {by: 'ingest' | 'dismiss'; seq: number; at: string | null; note: string | null} | null
+}
+
+/**
+ * The log sources an ingest could not read (migration 009), replayed from the entries of the
+ * ingests that recorded and settled them and of `ingest dismiss`: an open entry removed or
+ * settled by hand would let a gate pass over a log nobody read, so each must stand as those
+ * entries left it.
+ */
+export function checkRecordedUnreadSources(db: CaseDb, entries: readonly AuditEntry[], problems: Problems): void {
+  const expected = new Map<number, AuditedUnread>()
+  const objects = (v: unknown): Array<Record<string, unknown>> => (Array.isArray(v) ? v.filter((x): x is Record<string, unknown> => x !== null && typeof x === 'object') : [])
+  for (const e of entries) {
+    const s = summaryOf(e)
+    if (e.command === 'ingest:dismiss') {
+      for (const d of objects(s.dismissed)) {
+        const a = typeof d.id === 'number' ? expected.get(d.id) : undefined
+        if (a) a.settled = {by: 'dismiss', seq: e.seq, at: e.at, note: typeof s.reason === 'string' ? s.reason : null}
+      }
+      continue
+    }
+    if (e.command !== 'ingest:logs' && e.command !== 'triage') continue
+    const u = s.unread_sources as {recorded?: unknown; settled?: unknown} | undefined
+    if (!u || typeof u !== 'object') continue
+    for (const r of objects(u.recorded)) {
+      if (typeof r.id === 'number' && !expected.has(r.id)) expected.set(r.id, {path: r.path, sha256: r.source_sha256, reason: r.reason, seq: e.seq, settled: null})
+    }
+    for (const id of Array.isArray(u.settled) ? u.settled : []) {
+      const a = typeof id === 'number' ? expected.get(id) : undefined
+      if (a) a.settled = {by: 'ingest', seq: e.seq, at: null, note: null}
+    }
+  }
+  const rows = listUnreadSources(db)
+  for (const row of rows) {
+    const where = `unread source ${row.id} (${row.path})`
+    const a = expected.get(row.id)
+    expected.delete(row.id)
+    if (!a) {
+      problems.add('unaudited', where, 'no audit entry records it', 'unread-sources')
+      continue
+    }
+    for (const [field, now, should] of [['path', row.path, a.path], ['sha256', row.sha256, a.sha256], ['reason', row.reason, a.reason]] as const) {
+      if (now !== (should ?? null)) problems.add('recorded', where, `its ${field} is ${shown(now)}, but audit entry ${a.seq} recorded ${shown(should)}`, 'unread-sources')
+    }
+    if (a.settled === null) {
+      if (row.settled_at !== null) problems.add('recorded', where, `is settled (${shown(row.settled_by)}, ${row.settled_at}), but no audit entry settles it: settled outside crosstalk`, 'unread-sources')
+      continue
+    }
+    const st = a.settled
+    if (row.settled_at === null) problems.add('recorded', where, `is open, but audit entry ${st.seq} settled it`, 'unread-sources')
+    else if (row.settled_by !== st.by || (st.at !== null && row.settled_at !== st.at) || (st.note !== null && row.settle_note !== st.note)) {
+      problems.add('recorded', where, `is settled as ${shown(row.settled_by)} at ${row.settled_at} (${shown(row.settle_note)}), but audit entry ${st.seq} recorded ${st.by}${st.at ? ` at ${st.at}` : ''}${st.note === null ? '' : ` (${shown(st.note)})`}`, 'unread-sources')
+    }
+  }
+  for (const [id, a] of expected) {
+    problems.add('audit', `unread source ${id} (${shown(a.path)})`, `audit entry ${a.seq} records it, but the case no longer holds it: removed outside crosstalk`, 'unread-sources')
   }
 }

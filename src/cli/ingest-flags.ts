@@ -134,6 +134,11 @@ export function ingestAuditSummary(result: IngestLogsResult): Record<string, unk
     // Entries a walk reached and could not read (the command exited 1 on them).
     ...(result.skipped_entries.some((s) => s.unread) ? {not_read: result.skipped_entries.filter((s) => s.unread).map(({path, reason}) => ({path, reason}))} : {}),
     interrupted: result.interrupted,
+    // The sources the case keeps open (each named again while open) and those settled here, replayed by verify.
+    unread_sources: {
+      recorded: result.unread_sources.recorded.map((s) => ({id: s.id, path: s.path, source_sha256: s.sha256, reason: s.reason})),
+      settled: result.unread_sources.settled.map((s) => s.id),
+    },
   }
 }
 

@@ -8,6 +8,7 @@ import {renderScan} from '../cli/render-detect.js'
 import {interruptedMessage} from '../cli/render-ingest.js'
 import {NO_REGISTRY_SCOPE_NOTE, renderScope, renderVerdict} from '../cli/render-scope.js'
 import {runTriage, TriageStopped, type TriageResult} from '../triage/run-triage.js'
+import {partialIngest} from '../ingest/ingest-logs.js'
 import type {GateVerdict} from '../detect/gate.js'
 import {IntegrityError} from '../errors.js'
 import {safeLine} from '../util/sanitize.js'
@@ -117,6 +118,9 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
         process.exitCode = signalExitCode(interrupts.received() ?? 'SIGINT')
         return {interrupted: true, ingest: error.ingest}
       }
+      // What a failed ingest stored (files, the sources it did not read) is recorded all the same.
+      const partial = partialIngest(error)
+      if (partial) this.audit(db, {step: 'ingest logs', ...ingestAuditArgs(argv as string[], parsed, flags.source, evidence)}, {...ingestAuditSummary(partial), failed: (error as Error).message})
       throw error
     } finally {
       interrupts.dispose()

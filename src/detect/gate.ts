@@ -2,6 +2,7 @@ import {OTLP_LOGS_NOT_GIVEN} from '../extract/formats/otel.js'
 import {unloggedAnswers, type Unlogged} from '../extract/redaction.js'
 import type {CaseDb} from '../store/open-case.js'
 import {completeLogRecords, logFilesWithBadLines, recordlessLogFiles, unreadableLogFiles, type QuarantinedFile, type RecordlessFileRow, type UnreadableFileRow} from '../store/files.js'
+import {openUnreadSources} from '../store/unread-sources.js'
 import {count} from '../util/plural.js'
 
 /** An entry a directory walk or a glob reached and did not read (ingest/expand-paths.ts); `unread`: it may hold a log. */
@@ -116,8 +117,25 @@ export function judgeGate(db: CaseDb, result: GateInput, options: {acceptBadLine
   const unjudged = unjudgedMessage(result.unreadable_files, quarantined, result.skipped_entries)
   const unjudgedOrNoRegistry = unjudged && noRegistry ? `${unjudged}; also, ${noRegistry}` : (unjudged ?? (noRegistry && `--fail-on-leak cannot pass: ${noRegistry}`))
   const nothing = nothingJudged(db, result)
-  const cannotPass = nothing === null ? unjudgedOrNoRegistry : unjudgedOrNoRegistry ? `${unjudgedOrNoRegistry}; also, ${nothing}` : `--fail-on-leak cannot pass: ${nothing}`
+  const open = openUnreadMessage(db, result.skipped_entries ?? [])
+  const cannotPass = [nothing, open].reduce<string | null>(
+    (line, part) => (part === null ? line : line === null ? `--fail-on-leak cannot pass: ${part}` : `${line}; also, ${part}`),
+    unjudgedOrNoRegistry,
+  )
   return {tripped, cannotPass}
+}
+
+/**
+ * The sources an earlier ingest into the case reached and did not read, still open (named with
+ * the first); those this run reached itself (`skipped`) are named with the files already. Null
+ * where none is open.
+ */
+function openUnreadMessage(db: CaseDb, skipped: readonly SkippedEntry[]): string | null {
+  const named = new Set(skipped.filter((s) => s.unread).map((s) => s.path))
+  const open = openUnreadSources(db).filter((s) => !named.has(s.path))
+  if (open.length === 0) return null
+  const first = open[0]!
+  return `${count(open.length, 'log source')} an ingest reached and did not read ${open.length === 1 ? 'is' : 'are'} open in the case, the first ${first.path} (${first.reason}): ingest ${open.length === 1 ? 'it' : 'each'} whole, or settle ${open.length === 1 ? 'it' : 'each'} with crosstalk ingest dismiss PATH --reason "..." (crosstalk status lists them)`
 }
 
 /** One line naming the files a gate could not judge, or null when it could judge them all. */

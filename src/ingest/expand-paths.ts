@@ -94,7 +94,8 @@ export function expandLogPaths(inputs: readonly string[]): ExpandedPaths {
     } else if (resolve(p) === key && resolve(paths[at]!) !== key) paths[at] = p
   }
   if (paths.length === 0 && skipped.some((s) => s.unread)) {
-    throw new InputError(`no log file could be read: ${unreadEntriesMessage(skipped)}`, 'E_NOTHING_READ')
+    // The entries go with the error: the case remembers them all the same (unread-sources.ts).
+    throw Object.assign(new InputError(`no log file could be read: ${unreadEntriesMessage(skipped)}`, 'E_NOTHING_READ'), {skipped})
   }
   return {paths, skipped}
 }

@@ -28,6 +28,7 @@ import {quickPass, type QuickPassResult, type QuickRecord} from './quick-pass.js
 import {RequestIdSet} from './request-id-set.js'
 import {boundHeapGrowth, fullGc} from '../util/gc.js'
 import {releaseFreedMemory} from './native-quick.js'
+import {rememberUnread, type UnreadSourcesChange} from './unread-sources.js'
 
 export type {IngestFileSummary, IngestProgress} from './ingest-file.js'
 
@@ -87,6 +88,8 @@ export interface IngestLogsOptions {
    * every case, a failure included.
    */
   startedPool?: ParsePool
+  /** The command the case's unread sources are recorded by (default 'ingest logs'). */
+  recordedBy?: string
 }
 
 /** How one file is read (or why it is not). */
@@ -123,6 +126,11 @@ export interface IngestLogsResult {
   skipped_entries: SkippedEntry[]
   /** null, or what a signal left: the files complete before it are kept, `file` stays unfinished */
   interrupted: {file: string | null; files_not_started: string[]} | null
+  /**
+   * The sources the case now keeps open because this ingest did not read them (skipped entries
+   * that may hold a log, refused files), and the open ones it read whole and so settled.
+   */
+  unread_sources: UnreadSourcesChange
 }
 
 /** Inputs smaller than this parse inline: starting workers would cost more than it saves. */
@@ -135,8 +143,9 @@ export function ingestWorkers(inputBytes: number, workers: number | undefined): 
 
 export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promise<IngestLogsResult> {
   let started = options.startedPool
+  const remember = (r: IngestLogsResult): Promise<UnreadSourcesChange> => rememberUnread(db, r, {recordedBy: options.recordedBy ?? 'ingest logs', now: options.now})
   try {
-    return await ingestInto(db, options, (workers) => {
+    const result = await ingestInto(db, options, (workers) => {
       const pool = started
       started = undefined
       if (pool?.size === workers) return pool
@@ -144,6 +153,13 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
       pool?.close().catch(() => {})
       return undefined
     })
+    result.unread_sources = await remember(result)
+    return result
+  } catch (error) {
+    // What it reached and did not read is kept even when the run failed after.
+    const partial = (error as {partial?: IngestLogsResult} | null)?.partial
+    if (partial) partial.unread_sources = await remember(partial)
+    throw error
   } finally {
     // Never taken (a failure before the workers were needed): not left running.
     await started?.close()
@@ -151,11 +167,8 @@ export async function ingestLogs(db: CaseDb, options: IngestLogsOptions): Promis
 }
 
 async function ingestInto(db: CaseDb, options: IngestLogsOptions, takeStarted: (workers: number) => ParsePool | undefined): Promise<IngestLogsResult> {
-  const {paths, skipped} = expandLogPaths(options.paths)
-  const result: IngestLogsResult = {
-    files: 0, records: 0, duplicates: 0, bad_lines: 0, blank_lines: 0, skipped_files: 0, refused_files: 0, parse_workers: 0, formats: {},
-    warnings: skipped.filter((s) => s.unread).map((s) => `${s.path}: not read: ${s.reason}`), per_file: [], skipped_entries: skipped, interrupted: null,
-  }
+  const {paths, skipped} = expandWithSkipped(options.paths)
+  const result = emptyResult(skipped)
   const maxLineBytes = options.maxLineBytes ?? 256 * 1024 * 1024
   // A bad CROSSTALK_WORKERS is refused before anything is read or said.
   workersFromEnv()
@@ -332,10 +345,29 @@ async function ingestInto(db: CaseDb, options: IngestLogsOptions, takeStarted: (
   return result
 }
 
+function emptyResult(skipped: SkippedEntry[]): IngestLogsResult {
+  return {
+    files: 0, records: 0, duplicates: 0, bad_lines: 0, blank_lines: 0, skipped_files: 0, refused_files: 0, parse_workers: 0, formats: {},
+    warnings: skipped.filter((s) => s.unread).map((s) => `${s.path}: not read: ${s.reason}`), per_file: [], skipped_entries: skipped, interrupted: null,
+    unread_sources: {recorded: [], settled: []},
+  }
+}
+
+/** The paths to read; where none can be, the error carries the entries reached (as an ingest that read nothing) so that they are remembered. */
+function expandWithSkipped(inputs: readonly string[]): ReturnType<typeof expandLogPaths> {
+  try {
+    return expandLogPaths(inputs)
+  } catch (error) {
+    const skipped = (error as {skipped?: SkippedEntry[]}).skipped
+    if (skipped && error instanceof CliError) Object.assign(error, {partial: emptyResult(skipped)})
+    throw error
+  }
+}
+
 /** What an ingest stored before it failed, on the error it throws (so the command can still audit it). */
 export function partialIngest(error: unknown): IngestLogsResult | null {
   const partial = (error as {partial?: IngestLogsResult} | null)?.partial
-  return partial && partial.per_file.length > 0 ? partial : null
+  return partial && (partial.per_file.length > 0 || partial.unread_sources.recorded.length > 0) ? partial : null
 }
 
 /** Logs cannot join a case of Spark findings (their counts are the job's, over every shard). */

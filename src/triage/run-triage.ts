@@ -172,7 +172,7 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   let quickSink: QuickVerdict | null = null
   const ingesting = ingestLogs(db, {
     paths: options.paths, logFormat: options.logFormat, parse: options.parse, source: options.source, now: options.now, evidenceCodec: options.evidenceCodec, evidence: options.evidence,
-    workers: options.workers, maxLineBytes: options.maxLineBytes, onProgress: options.onIngestProgress, onFormat: options.onFormat, signal: options.signal, startedPool,
+    workers: options.workers, maxLineBytes: options.maxLineBytes, onProgress: options.onIngestProgress, onFormat: options.onFormat, signal: options.signal, startedPool, recordedBy: 'triage',
     pendingRegistry: deferred === null ? undefined : {
       unconventional: deferred.unconventional,
       store: async () => {

@@ -7,6 +7,7 @@ import {up as originalEvidence} from './005-original-evidence.js'
 import {up as fieldCounts} from './006-field-counts.js'
 import {up as undecidedAtRisk} from './007-undecided-at-risk.js'
 import {up as boilerplateResponses} from './008-boilerplate-responses.js'
+import {up as unreadSources} from './009-unread-sources.js'
 
 export interface Migration {
   version: number
@@ -26,4 +27,5 @@ export const MIGRATIONS: readonly Migration[] = [
   {version: 6, name: 'field-counts', up: fieldCounts, rebuilds: 'two record indexes'},
   {version: 7, name: 'undecided-at-risk', up: undecidedAtRisk},
   {version: 8, name: 'boilerplate-responses', up: boilerplateResponses},
+  {version: 9, name: 'unread-sources', up: unreadSources},
 ]

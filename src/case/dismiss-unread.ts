@@ -1,0 +1,37 @@
+import {resolve} from 'node:path'
+import {InputError, UsageError} from '../errors.js'
+import type {CaseDb} from '../store/open-case.js'
+import {inTransaction} from '../store/session.js'
+import {openUnreadSourcesAt, settleUnreadSource, type UnreadSourceRow} from '../store/unread-sources.js'
+
+// A source an ingest could not read stays open (no gate passes, no draft says every log was
+// searched) until the same bytes are ingested whole. When the responder read it otherwise (a
+// .zst decompressed and ingested as another file) or knows it holds no log, they settle it
+// here with a reason; the command's audit entry keeps the reason, and verify replays it.
+
+/** `crosstalk ingest dismiss --json` */
+export interface DismissUnreadResult {
+  /** the entries settled, as they stood before */
+  dismissed: Array<Pick<UnreadSourceRow, 'id' | 'path' | 'size' | 'sha256' | 'reason' | 'recorded_by' | 'recorded_at'>>
+  reason: string
+}
+
+/** Settles every open entry recorded at each path (as given to the ingest, or resolving to the same file). */
+export function dismissUnread(db: CaseDb, paths: readonly string[], reason: string, now: Date): DismissUnreadResult {
+  const why = reason.trim()
+  if (why === '') throw new UsageError('--reason: say why the source may stay unread (it is recorded in the audit log)')
+  const found = new Map<number, UnreadSourceRow>()
+  for (const path of paths) {
+    const open = openUnreadSourcesAt(db, path, resolve(path))
+    if (open.length === 0) throw new InputError(`${path}: no unread source of the case is open at this path (crosstalk status lists them)`, 'E_NOT_FOUND')
+    for (const s of open) found.set(s.id, s)
+  }
+  const at = now.toISOString()
+  inTransaction(db, () => {
+    for (const id of found.keys()) settleUnreadSource(db, id, 'dismiss', at, why)
+  })
+  return {
+    dismissed: [...found.values()].map(({id, path, size, sha256, reason: r, recorded_by, recorded_at}) => ({id, path, size, sha256, reason: r, recorded_by, recorded_at})),
+    reason: why,
+  }
+}
