@@ -168,6 +168,8 @@ export const article33Schema = z.object({
       /** responses and complete log files ingested that no finished scan covered (--allow-incomplete): not examined */
       records_not_examined: z.number().int(),
       log_files_not_examined: z.number().int(),
+      /** log sources an ingest reached and could not read, still open in the case (crosstalk status lists them): not examined */
+      log_sources_not_read: z.number().int(),
       /** canary registry files in the case (0: no marker could be attributed; the marker counts are not findings) */
       registry_files: z.number().int(),
       method: z.string(),

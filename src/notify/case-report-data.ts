@@ -6,6 +6,7 @@ import {computeScope, type Exposure, type ScopeDataCategory, type ScopeEstimate,
 import {registrylessEstimates} from '../scope/unscanned.js'
 import {basename} from 'node:path'
 import {unreadableFiles} from '../detect/gate.js'
+import {openUnreadSources} from '../store/unread-sources.js'
 import {listAudit} from '../store/audit.js'
 import type {CaseDb} from '../store/open-case.js'
 import {buildArticle33} from './article33.js'
@@ -38,7 +39,8 @@ export interface CaseReportData {
   totals: {records: number; files: number; registry_files: number; tenants: number; sessions: number; bad_lines: number}
   /**
    * log files no verdict speaks for in whole (not read whole, e.g. a truncated gzip; an ingest that
-   * did not finish; answers that decoded to no text), by file name, each with why (`status`'s NOT JUDGEABLE)
+   * did not finish; answers that decoded to no text), and log sources an ingest reached and could
+   * not read, still open (`status`'s NOT READ), by file name, each with why (`status`'s NOT JUDGEABLE)
    */
   unjudgeable_files: Array<{name: string; why: string}>
   incident: IncidentRecord | null
@@ -141,7 +143,11 @@ export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): 
       registry_changed: coverage.registry_changed,
     },
     totals: {records: facts.totals.records, files: facts.totals.log_files, registry_files: facts.totals.registry_files, tenants: facts.totals.tenants, sessions: facts.totals.sessions, bad_lines: facts.totals.bad_lines},
-    unjudgeable_files: unreadableFiles(db).map((f) => ({name: basename(f.path), why: f.why})),
+    // The sources an ingest reached and could not read are not judged at all: listed with them.
+    unjudgeable_files: [
+      ...unreadableFiles(db).map((f) => ({name: basename(f.path), why: f.why})),
+      ...openUnreadSources(db).map((u) => ({name: u.name, why: u.reason.startsWith('not ingested') ? u.reason : `not read: ${u.reason}`})),
+    ],
     incident: facts.incident,
     clock: facts.clock,
     scope: {

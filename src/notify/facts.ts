@@ -9,6 +9,7 @@ import {loadScopeInputs, type ScopeInputs} from '../scope/scope-data.js'
 import {computeTenantView, otherTenantLabels, type TenantCounterpart} from '../scope/tenant-view.js'
 import {contaminationRows} from '../store/findings.js'
 import {completeFiles, fileTotals, type FileTotals} from '../store/files.js'
+import {openUnreadSources} from '../store/unread-sources.js'
 import type {CaseDb} from '../store/open-case.js'
 import {recordTotals, type RecordTotals} from '../store/records.js'
 import {safeLine} from '../util/sanitize.js'
@@ -208,6 +209,8 @@ export interface CaseFacts {
     /** answers (error records aside) in complete log files, and those of them that decoded to no text: never examined for markers or text */
     answers?: number
     responses_without_text?: number
+    /** names of the log sources an ingest reached and could not read, still open in the case (ingest dismiss settles one): not examined */
+    unread_sources?: string[]
   }
   /** whether detection covered everything the case holds */
   detection: DetectionCoverage
@@ -246,6 +249,8 @@ export interface FactsInputs {
   /** counts over every record of complete files (a full pass: read for the drafts, not for scope) */
   recordTotals: RecordTotals
   excerpts: Excerpt[] | null
+  /** the log sources an ingest reached and could not read, still open (their names only) */
+  unreadSources?: string[]
 }
 
 export const PII_LABELS: Record<string, string> = CATEGORY_LABELS.en
@@ -272,6 +277,8 @@ export function loadFactsInputs(db: CaseDb, options: Omit<GatherFactsOptions, 'n
     fileTotals: fileTotals(db),
     recordTotals: recordTotals(db),
     excerpts: options.includeExcerpts ? gatherExcerpts(db) : null,
+    // Names only: a path of the responder's machine is no place in a document sent to others.
+    unreadSources: openUnreadSources(db).map((s) => basename(s.name.replace(/\\/g, '/'))),
   }
 }
 
@@ -316,6 +323,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     log_files_by_reference: logFiles.filter((f) => f.by_reference).length,
     answers: inputs.fileTotals.answers,
     responses_without_text: inputs.fileTotals.no_response_text,
+    unread_sources: (inputs.unreadSources ?? []).map(safeLine),
   }
   const provenanceIds = new Set(s.provenance.map((p) => p.record_id))
   return {
@@ -353,6 +361,9 @@ export function examinedTotals(facts: Pick<CaseFacts, 'totals' | 'detection'>): 
     not_scanned: {records: d.records_not_scanned, files: d.files_not_scanned},
   }
 }
+
+/** How an unread log source leaves the open items: read whole, or settled with a reason. */
+export const UNREAD_SOURCES_REMEDY = 'crosstalk ingest logs PATH; crosstalk scan / crosstalk ingest dismiss PATH --reason "..."'
 
 /** Whether a notification belongs in a draft for this controller: its own notice, or one to the authority or the data subjects. */
 export function concernsController(recipient: string, tenant: string): boolean {

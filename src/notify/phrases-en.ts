@@ -80,6 +80,11 @@ export interface NotScanned {
 }
 
 /** " 1563 responses in 8 log files ... were not examined ...", or nothing when every file was scanned. */
+/** Up to three names, then how many more. */
+export function namedFew(names: readonly string[]): string {
+  return names.length <= 3 ? names.join(', ') : `${names.slice(0, 3).join(', ')} and ${names.length - 3} more`
+}
+
 function notScannedSentence(n: NotScanned): string {
   if (n.files === 0) return ''
   return ` ${count(n.records, 'response')} in ${count(n.files, 'further log file')} ingested but never scanned ${n.records === 1 ? 'was' : 'were'} not examined: nothing is known yet of what ${n.files === 1 ? 'that file holds' : 'those files hold'}.`
@@ -146,6 +151,9 @@ export const EN = {
   // records and logFiles are what a scan covered; the files ingested and never scanned are said apart (notScannedSentence).
   investigation: (records: number, logFiles: number, registryFiles: number, notScanned: NotScanned = {records: 0, files: 0}) =>
     `Logs of ${count(records, 'response')} from ${count(logFiles, 'log file')} were searched ${registryFiles === 0 ? 'for verbatim text of other sessions (no canary registry: see below)' : `for canary markers (${count(registryFiles, 'canary registry file')}) and for verbatim text of other sessions`}; each affected response, session and customer is identified in the case (evidence annex, SHA-256).${notScannedSentence(notScanned)}`,
+  // A log source an ingest reached and could not read (a .zst, a broken link, a file refused) was never searched.
+  unreadSources: (names: readonly string[]) =>
+    `${count(names.length, 'further log source')} (${namedFew(names)}) could not be read and ${names.length === 1 ? 'was' : 'were'} not examined: whether ${names.length === 1 ? 'it holds' : 'they hold'} another session's data is not known.`,
   // Lines that could not be read were never examined: every figure is of the lines that could be.
   unreadLines: (n: number) =>
     `${count(n, 'log line')} could not be read (malformed, cut short, or over the size limit) and ${n === 1 ? 'was' : 'were'} not examined: the figures cover the lines that could be read; ${n === 1 ? 'it is' : 'they are'} kept as evidence for review.`,
@@ -318,6 +326,8 @@ export const EN = {
       `${count(n, 'response')} ${n === 1 ? 'repeats' : 'repeat'} text found in ${tenants} or more customers' sessions, set aside as boilerplate; review ${n === 1 ? 'it' : 'them'} (crosstalk provenance --boilerplate-tenants N, N above ${tenants}: a what-if that stores nothing) and record the outcome`,
     responsesWithoutText: (n: number) =>
       `${count(n, 'response')} had no response text and ${n === 1 ? 'was' : 'were'} not examined for either canary markers or verbatim text: ingest logs that hold the answers (or the field that holds them: --map response=PATH) and scan again`,
+    unreadSources: (names: readonly string[]) =>
+      `${count(names.length, 'log source')} (${namedFew(names)}) could not be read and ${names.length === 1 ? 'was' : 'were'} not examined: ingest ${names.length === 1 ? 'it' : 'each'} whole (decompressed, or gzip) and scan again, or record why ${names.length === 1 ? 'it holds' : 'they hold'} no log`,
     detectionIncomplete: (files: number) => `detection is incomplete (${count(files, 'log file')} not scanned, or provenance not current): every number here covers only what was scanned`,
     noScan: 'the scope: responses, sessions and customers affected (detection has not run)',
     upperBound: 'upper bound of the number of data subjects and records (the KV pool size is not known)',

@@ -1,6 +1,6 @@
 import type {AssessmentRecord} from './assessment-store.js'
 import type {ReplayTargetFacts} from './facts.js'
-import type {ExposureSide, NotScanned, Phrases} from './phrases-en.js'
+import {namedFew, type ExposureSide, type NotScanned, type Phrases} from './phrases-en.js'
 import type {Exposure} from '../scope/exposure.js'
 import {compte, frSingular as un} from '../util/plural.js'
 import {asSentence} from './statements.js'
@@ -130,6 +130,8 @@ export const FR: Phrases = {
   causeCategoryRecorded: (label) => `Cause : ${label}.`,
   investigation: (records, logFiles, registryFiles, notScanned = {records: 0, files: 0}) =>
     `Les journaux de ${compte(records, 'réponse')} (${compte(logFiles, 'fichier')} de journaux) ont été analysés à la recherche ${registryFiles === 0 ? "du texte d'autres sessions reproduit mot pour mot (aucun registre de canaris : voir ci-dessous)" : `des marqueurs canaris (${compte(registryFiles, 'fichier')} de registre) et du texte d'autres sessions reproduit mot pour mot`} ; chaque réponse, session et client concerné est identifié dans le dossier (annexe des preuves, SHA-256).${nonAnalyses(notScanned)}`,
+  unreadSources: (names) =>
+    `${compte(names.length, 'autre source', 'autres sources')} de journaux (${namedFew(names).replace(/ and (\d+) more$/, ' et $1 autres')}) n'${un(names.length) ? 'a' : 'ont'} pas pu être ${un(names.length) ? 'lue' : 'lues'} et n'${un(names.length) ? 'a' : 'ont'} pas été ${un(names.length) ? 'examinée' : 'examinées'} : on ne sait pas si ${un(names.length) ? 'elle contient' : 'elles contiennent'} des données d'une autre session.`,
   unreadLines: (n) =>
     `${compte(n, 'ligne de journal', 'lignes de journal')} n'${un(n) ? 'a' : 'ont'} pas pu être ${un(n) ? 'lue' : 'lues'} (${un(n) ? 'malformée, tronquée ou trop longue' : 'malformées, tronquées ou trop longues'}) et n'${un(n) ? 'a' : 'ont'} pas été ${un(n) ? 'examinée' : 'examinées'} : les chiffres portent sur les lignes lisibles ; ${un(n) ? 'elle est conservée' : 'elles sont conservées'} comme preuve pour examen.`,
   noResponseText: (n) =>
@@ -289,6 +291,8 @@ export const FR: Phrases = {
       `${compte(n, 'réponse')} ${un(n) ? 'reprend' : 'reprennent'} un texte présent dans les sessions de ${tenants} clients ou plus, ${un(n) ? 'écartée' : 'écartées'} comme texte standard ; ${un(n) ? "l'examiner" : 'les examiner'} (crosstalk provenance --boilerplate-tenants N, N supérieur à ${tenants} : une simulation qui n'enregistre rien) et consigner le résultat`,
     responsesWithoutText: (n) =>
       `${compte(n, 'réponse')} sans texte de réponse n'${un(n) ? 'a' : 'ont'} été ${un(n) ? 'examinée' : 'examinées'} ni pour les marqueurs canaris ni pour le texte mot pour mot : ingérer des journaux qui contiennent les réponses (ou indiquer le champ qui les contient : --map response=CHEMIN) et relancer l'analyse`,
+    unreadSources: (names) =>
+      `${compte(names.length, 'source')} de journaux (${namedFew(names).replace(/ and (\d+) more$/, ' et $1 autres')}) n'${un(names.length) ? 'a' : 'ont'} pas pu être ${un(names.length) ? 'lue' : 'lues'} ni ${un(names.length) ? 'examinée' : 'examinées'} : ${un(names.length) ? "l'ingérer entière" : 'ingérer chacune entière'} (décompressée, ou gzip) et relancer l'analyse, ou consigner pourquoi ${un(names.length) ? 'elle ne contient' : 'elles ne contiennent'} aucun journal`,
     detectionIncomplete: (files) => `analyse incomplète (${compte(files, 'fichier')} de journaux non ${un(files) ? 'analysé' : 'analysés'}, ou provenance non à jour) : les chiffres ne couvrent que ce qui a été analysé`,
     noScan: "le périmètre : réponses, sessions et clients concernés (l'analyse n'a pas été effectuée)",
     upperBound: "borne haute du nombre de personnes et d'enregistrements (taille du pool KV inconnue)",

@@ -45,5 +45,8 @@ export function noLeakStatement(P: Phrases, totals: CaseFacts['totals'], detecti
   const base = n === 0 ? P.noExposure : n >= answers ? P.nothingExamined(n) : P.noExposureOfExamined(answers - n, n)
   // Responses set aside as boilerplate are said with it: the rule is never an all-clear over them.
   const aside = detection?.provenance_boilerplate_responses ?? 0
-  return aside > 0 && detection?.provenance_parameters ? `${base} ${P.boilerplateSetAside(aside, detection.provenance_parameters.boilerplate_tenants)}` : base
+  const withAside = aside > 0 && detection?.provenance_parameters ? `${base} ${P.boilerplateSetAside(aside, detection.provenance_parameters.boilerplate_tenants)}` : base
+  // Nor over a log source an ingest could not read: it was never searched.
+  const unread = totals.unread_sources ?? []
+  return unread.length > 0 ? `${withAside} ${P.unreadSources(unread)}` : withAside
 }

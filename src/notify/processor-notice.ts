@@ -1,7 +1,7 @@
 import {z} from 'zod'
 import {InputError} from '../errors.js'
 import {detectionSchema, detectionSummary} from './detection-note.js'
-import {examinedTotals, type CaseFacts, type Counterpart, type TenantExposure} from './facts.js'
+import {examinedTotals, UNREAD_SOURCES_REMEDY, type CaseFacts, type Counterpart, type TenantExposure} from './facts.js'
 import {categoryLabel, leakedSide, PHRASES, receivedSide, type Language} from './phrases.js'
 import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 import {count} from '../util/plural.js'
@@ -168,6 +168,11 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   if (facts.scope) L.stated('investigation', N.identified(examined.records, examined.log_files, facts.totals.log_files_by_reference ?? 0, facts.totals.registry_files > 0, examined.not_scanned), ['scan.exposure', 'evidence.files'])
   if (facts.scope && facts.totals.registry_files === 0) L.stated('investigation', P.noRegistry, ['evidence.files', 'scan.exposure'])
   if (facts.scope && facts.totals.bad_lines > 0) L.stated('investigation', P.unreadLines(facts.totals.bad_lines), ['evidence.files'])
+  const unreadSources = facts.totals.unread_sources ?? []
+  if (unreadSources.length > 0) {
+    L.stated('investigation', P.unreadSources(unreadSources), ['evidence.files'])
+    L.open('investigation', P.open.unreadSources(unreadSources), 'Art. 33(2)', UNREAD_SOURCES_REMEDY)
+  }
   if (facts.scope && withoutText > 0) {
     L.stated('investigation', P.noResponseText(withoutText), ['evidence.files'])
     L.open('investigation', P.open.responsesWithoutText(withoutText), 'Art. 33(2)', 'crosstalk ingest logs PATH --map response=PATH; crosstalk scan')

@@ -69,6 +69,34 @@ describe('the case remembers the log sources an ingest could not read', () => {
     expect(v.stdout + v.stderr).toMatch(/^OK: /m)
   })
 
+  it('the Article 33 draft, the processor notice and the case page state it as not examined, by name only', async () => {
+    const {db, logs} = await caseWithZst()
+    expect((await run(['scan', '--db', db])).code).toBe(0)
+    const a33 = JSON.parse((await run(['report', 'article33', '--db', db, '--format', 'json'])).stdout) as {
+      scope: {log_sources_not_read: number}; statements: Array<{text: string}>; open_items: Array<{item: string}>
+    }
+    expect(a33.scope.log_sources_not_read).toBe(1)
+    expect(a33.open_items.some((o) => /1 log source \(leak\.jsonl\.zst\) could not be read and was not examined/.test(o.item))).toBe(true)
+    expect(a33.statements.some((t) => /no response carrying another session's data\. 1 further log source \(leak\.jsonl\.zst\) could not be read/.test(t.text))).toBe(true)
+    expect(JSON.stringify(a33)).not.toContain(logs)
+    // A notice goes to a customer in the exposure: a leak of tenant-b's marker to tenant-a.
+    const leakMarker = 'CANARY-00000000000000000000000000000009'
+    const more = join(logs, '..', 'leak.jsonl')
+    writeFileSync(join(logs, '..', 'b.csv'), `marker,tenant_id,session_id\n${leakMarker},tenant-b,sess-9\n`)
+    writeFileSync(more, `${chatLine({request_id: 'l', answer: `code ${leakMarker}`})}\n`)
+    expect((await run(['ingest', 'canaries', join(logs, '..', 'b.csv'), '--db', db])).code).toBe(0)
+    expect((await run(['ingest', 'logs', more, '--db', db])).code).toBe(0)
+    expect((await run(['scan', '--db', db])).code).toBe(0)
+    const notice = await run(['report', 'processor-notice', '--db', db, '--tenant', 'tenant-b'])
+    expect(notice.stdout).toMatch(/1 further log source \(leak\.jsonl\.zst\) could not be read and was not examined/)
+    expect(notice.stdout).toMatch(/to be completed: 1 log source \(leak\.jsonl\.zst\) could not be read/)
+    const page = JSON.parse((await run(['report', 'case', '--db', db, '--format', 'json'])).stdout) as {unjudgeable_files: Array<{name: string; why: string}>}
+    expect(page.unjudgeable_files).toEqual([{name: 'leak.jsonl.zst', why: expect.stringMatching(/^not read: compressed as \.zst/)}])
+    expect((await run(['ingest', 'dismiss', join(logs, 'leak.jsonl.zst'), '--reason', 'holds no log', '--db', db])).code).toBe(0)
+    const after = JSON.parse((await run(['report', 'article33', '--db', db, '--format', 'json'])).stdout) as {scope: {log_sources_not_read: number}}
+    expect(after.scope.log_sources_not_read).toBe(0)
+  })
+
   it('triage --fail-on-leak over other logs does not pass while one is open', async () => {
     const {dir, db} = await caseWithZst()
     const more = join(dir, 'more.jsonl')
