@@ -364,6 +364,19 @@ function expandWithSkipped(inputs: readonly string[]): ReturnType<typeof expandL
   }
 }
 
+/**
+ * Where no path given could be read at all (expand-paths.ts's error carries the entries reached):
+ * the entries are remembered in the case all the same, and carried on the error as an ingest
+ * that read nothing, for the command to audit. Triage checks its paths before ingest starts.
+ */
+export async function rememberEntriesOfFailure(db: CaseDb, error: unknown, options: {recordedBy: string; now: () => Date}): Promise<void> {
+  const skipped = (error as {skipped?: SkippedEntry[]} | null)?.skipped
+  if (!skipped || !(error instanceof CliError)) return
+  const partial = emptyResult(skipped)
+  partial.unread_sources = await rememberUnread(db, partial, options)
+  Object.assign(error, {partial})
+}
+
 /** What an ingest stored before it failed, on the error it throws (so the command can still audit it). */
 export function partialIngest(error: unknown): IngestLogsResult | null {
   const partial = (error as {partial?: IngestLogsResult} | null)?.partial

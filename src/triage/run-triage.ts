@@ -10,7 +10,7 @@ import {ParsePool} from '../ingest/parse-pool.js'
 import {nativeQuickStatus, releaseFreedMemory} from '../ingest/native-quick.js'
 import {releaseMemory} from '../ingest/release-memory.js'
 import {ingestCanaries, previewRegistry, type IngestCanariesResult} from '../ingest/ingest-canaries.js'
-import {ingestLogs, ingestWorkers, refusedMessage, type FormatDecision, type IngestLogsResult, type IngestProgress} from '../ingest/ingest-logs.js'
+import {ingestLogs, ingestWorkers, refusedMessage, rememberEntriesOfFailure, type FormatDecision, type IngestLogsResult, type IngestProgress} from '../ingest/ingest-logs.js'
 import {InputError} from '../errors.js'
 import {computeScope, type ScopeResult} from '../scope/compute-scope.js'
 import {loadScopeInputs} from '../scope/scope-data.js'
@@ -125,7 +125,15 @@ export type TriageStep =
 
 export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (s: TriageStep) => void = () => {}): Promise<TriageResult> {
   // Every log path is checked before anything is stored: a typo must not leave a half-made case.
-  const {paths, skipped} = expandLogPaths(options.paths)
+  let expanded: ReturnType<typeof expandLogPaths>
+  try {
+    expanded = expandLogPaths(options.paths)
+  } catch (error) {
+    // None of them could be read: the entries reached are kept in the case (a later gate knows them).
+    await rememberEntriesOfFailure(db, error, {recordedBy: 'triage', now: options.now})
+    throw error
+  }
+  const {paths, skipped} = expanded
   const unreadEntries = skipped.filter((s) => s.unread)
   const t0 = performance.now()
   const quickVerdict = options.quickVerdict !== false

@@ -106,6 +106,28 @@ describe('the case remembers the log sources an ingest could not read', () => {
     expect(t.stderr).toMatch(/1 log source an ingest reached and did not read is open in the case, the first .*leak\.jsonl\.zst/)
   })
 
+  it('a triage or an ingest that could read none of its paths still leaves them open in the case', async () => {
+    const dir = tempDir()
+    const db = join(dir, 'case.db')
+    writeFileSync(join(dir, 'clean.jsonl'), clean('c'))
+    expect((await run(['triage', join(dir, 'clean.jsonl'), '--canaries', registry(dir), '--db', db])).code).toBe(0)
+    const zdir = join(dir, 'z')
+    mkdirSync(zdir)
+    writeFileSync(join(zdir, 'a.jsonl.zst'), ZST)
+    const t = await run(['triage', zdir, '--canaries', registry(dir), '--db', db])
+    expect(t.code).toBe(1)
+    expect(t.stderr).toMatch(/no log file could be read/)
+    writeFileSync(join(zdir, 'b.jsonl.zst'), ZST.subarray(0, 6))
+    expect((await run(['ingest', 'logs', join(zdir, 'b.jsonl.zst'), join(zdir, '*.zst'), '--db', db])).code).toBe(1)
+    const status = JSON.parse((await run(['status', '--db', db, '--json'])).stdout) as StatusJson
+    expect(status.unread_sources.map((u) => [u.path, u.recorded_by])).toEqual([[join(zdir, 'a.jsonl.zst'), 'triage'], [join(zdir, 'b.jsonl.zst'), 'ingest logs']])
+    const scan = await run(['scan', '--db', db, '--fail-on-leak'])
+    expect(scan.code).toBe(1)
+    expect(scan.stderr).toMatch(/2 log sources an ingest reached and did not read are open in the case, the first .*a\.jsonl\.zst/)
+    const v = await run(['verify', '--db', db, '--no-originals'])
+    expect(v.stdout + v.stderr).toMatch(/^OK: /m)
+  })
+
   it('a source whose bytes could not be read is settled by ingesting that path whole', async () => {
     const dir = tempDir()
     const logs = join(dir, 'logs')
