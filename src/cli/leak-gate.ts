@@ -3,6 +3,7 @@ import {examineConflictingDuplicates, type ConflictingDuplicate} from '../detect
 import {judgeGate, type GateInput, type GateVerdict} from '../detect/gate.js'
 import {GateTripped, InputError} from '../errors.js'
 import type {CaseDb} from '../store/open-case.js'
+import {safeLine} from '../util/sanitize.js'
 
 // The --fail-on-leak gate of scan and triage, once: contamination found sets exit 3 (the
 // result is still printed, --json included); evidence it could not judge exits 1, or is noted
@@ -28,8 +29,9 @@ type LeakGateFlags = {'fail-on-leak'?: boolean; 'accept-bad-lines'?: boolean}
 export function decideLeakGate(db: CaseDb, result: GateInput, flags: LeakGateFlags, note: (line: string) => void): GateVerdict | null {
   if (!flags['fail-on-leak']) return null
   const verdict = bothVerdicts(judgeGate(db, result, {acceptBadLines: flags['accept-bad-lines'] ?? false}), duplicatesVerdict(db))
-  if (verdict.tripped) note(`Gate: ${new GateTripped(verdict.tripped).message}`)
-  if (verdict.tripped && verdict.cannotPass) note(`Gate: also: ${verdict.cannotPass}`)
+  // The lines quote paths from directory walks and the case: controls made visible, never sent to the terminal.
+  if (verdict.tripped) note(`Gate: ${safeLine(new GateTripped(verdict.tripped).message)}`)
+  if (verdict.tripped && verdict.cannotPass) note(`Gate: also: ${safeLine(verdict.cannotPass)}`)
   return verdict
 }
 
@@ -41,8 +43,8 @@ export function decideLeakGate(db: CaseDb, result: GateInput, flags: LeakGateFla
 export function decideDuplicatesGate(db: CaseDb, flags: LeakGateFlags, note: (line: string) => void): GateVerdict | null {
   if (!flags['fail-on-leak']) return null
   const verdict = duplicatesVerdict(db)
-  if (verdict.tripped) note(`Gate: ${new GateTripped(verdict.tripped).message}`)
-  else if (verdict.cannotPass) note(`Gate: ${verdict.cannotPass}`)
+  if (verdict.tripped) note(`Gate: ${safeLine(new GateTripped(verdict.tripped).message)}`)
+  else if (verdict.cannotPass) note(`Gate: ${safeLine(verdict.cannotPass)}`)
   return verdict
 }
 

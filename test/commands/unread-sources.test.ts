@@ -162,6 +162,23 @@ describe('the case remembers the log sources an ingest could not read', () => {
     expect(scan.stderr).toMatch(/the first .*garbage\.jsonl \(not ingested: /)
   })
 
+  it('a gate that trips names an open source with its controls made visible', async () => {
+    const dir = tempDir()
+    const logs = join(dir, 'logs')
+    mkdirSync(logs)
+    const marker = 'CANARY-00000000000000000000000000000009'
+    writeFileSync(join(dir, 'c.csv'), `marker,tenant_id,session_id\n${marker},tenant-b,sess-9\n`)
+    writeFileSync(join(logs, 'leak.jsonl'), `${chatLine({request_id: 'l', answer: `code ${marker}`})}\n`)
+    writeFileSync(join(logs, 'x\u001b[2Jy.jsonl.zst'), ZST)
+    const db = join(dir, 'case.db')
+    expect((await run(['ingest', 'canaries', join(dir, 'c.csv'), '--db', db])).code).toBe(0)
+    expect((await run(['ingest', 'logs', logs, '--db', db])).code).toBe(1)
+    const scan = await run(['scan', '--db', db, '--fail-on-leak'])
+    expect(scan.code).toBe(3)
+    expect(scan.stderr).toMatch(/Gate: also: .*1 log source an ingest reached and did not read is open/)
+    expect(scan.stderr).not.toContain('\u001b[2J')
+  })
+
   it('verify names an open entry removed or settled by hand', async () => {
     const {dir, db} = await caseWithZst()
     let n = 0
