@@ -28,15 +28,16 @@ export interface RememberUnreadOptions {
 }
 
 /** Size and SHA-256 of a source as far as they can be read (null where not; a FIFO or device is never opened). */
-async function describeSource(path: string): Promise<{size: number | null; sha256: string | null}> {
+async function describeSource(path: string, known: string | null = null): Promise<{size: number | null; sha256: string | null}> {
   let size: number | null = null
   try {
     const st = statSync(path)
-    if (!st.isFile()) return {size: null, sha256: null}
+    if (!st.isFile()) return {size: null, sha256: known}
     size = st.size
-    return {size, sha256: (await sha256File(path)).sha256}
+    // A refused file was hashed as it was read: not read a second time.
+    return {size, sha256: known ?? (await sha256File(path)).sha256}
   } catch {
-    return {size, sha256: null}
+    return {size, sha256: known}
   }
 }
 
@@ -61,8 +62,8 @@ export async function rememberUnread(
   }
   for (const f of read.per_file) {
     if (f.status !== 'refused') continue
-    const d = await describeSource(f.path)
-    add(f.path, `not ingested: ${f.refused?.reason ?? 'refused'}`, d.size, f.sha256 === '' ? d.sha256 : f.sha256)
+    const d = await describeSource(f.path, f.sha256 === '' ? null : f.sha256)
+    add(f.path, `not ingested: ${f.refused?.reason ?? 'refused'}`, d.size, d.sha256)
   }
   return inTransaction(db, () => {
     const settled: UnreadSourceRow[] = []
