@@ -78,6 +78,23 @@ export function nextWord(text: string, cur: WordCursor): boolean {
         continue
       }
       if (isSpace(c)) break
+      if (nfcSensitive(c >= 0xd800 && c <= 0xdbff && i + 1 < len ? text.codePointAt(i)! : c)) {
+        // A unit NFC changes or composes with the one before it (e + U+0301 is é): the word is
+        // read again, whole, in NFC, so that text differing only by normalization gives the
+        // same word. Its offsets stay those of the text as logged.
+        let end = i
+        while (end < len) {
+          const u = text.charCodeAt(end)
+          if (u === 32 || (u >= 9 && u <= 13) || (u >= 0xa0 && isSpace(u))) break
+          end++
+        }
+        const h = hashLetters(text.slice(wordStart, end).normalize('NFC'))
+        a = h.a
+        b = h.b
+        kept = h.kept
+        i = end
+        break
+      }
       i++
       // Surrogate pairs: take the whole code point.
       let ch = String.fromCharCode(c)
@@ -104,6 +121,58 @@ export function nextWord(text: string, cur: WordCursor): boolean {
   }
 }
 
+/** A word's running hashes and normalised length, as nextWord keeps them. */
+function hashLetters(word: string): {a: number; b: number; kept: number} {
+  let a = WORD_SEED_A
+  let b = WORD_SEED_B
+  let kept = 0
+  for (const ch of word) {
+    if (!LETTER_OR_DIGIT.test(ch)) continue
+    const lower = ch.toLowerCase()
+    for (let j = 0; j < lower.length; j++) {
+      const lc = lower.charCodeAt(j)
+      a = Math.imul(a ^ lc, 0x01000193)
+      b = Math.imul(b ^ lc, 0x5bd1e995) ^ (b >>> 15)
+    }
+    kept += lower.length
+  }
+  return {a, b, kept}
+}
+
+let nfcBmp: Uint8Array | null = null
+let nfcAstral: Set<number> | null = null
+
+/**
+ * Whether NFC can change a word holding this code point: it is not its own NFC (a singleton
+ * such as U+212B ANGSTROM SIGN, which is U+00C5), or it is the second of a canonical pair
+ * that composes (U+0301 after e; a Hangul vowel or final jamo after its syllable's start).
+ * Those seconds are the last code point of the canonical decomposition of every composite
+ * that NFC keeps. A word with none of these is its own NFC as far as its letters and digits
+ * go (marks that compose with nothing are not letters, so their order does not count).
+ */
+export function nfcSensitive(cp: number): boolean {
+  if (cp < 0x300) return false
+  if (nfcBmp === null) {
+    const bmp = new Uint8Array(0x10000)
+    const astral = new Set<number>()
+    const mark = (x: number): void => {
+      if (x < 0x10000) bmp[x] = 1
+      else astral.add(x)
+    }
+    for (let x = 0x80; x < 0x30000; x++) {
+      if (x >= 0xd800 && x <= 0xdfff) continue
+      const ch = String.fromCodePoint(x)
+      const nfd = ch.normalize('NFD')
+      if (nfd === ch) continue
+      if (ch.normalize('NFC') !== ch) mark(x)
+      else mark(nfd.codePointAt(nfd.length - 1 - (nfd.charCodeAt(nfd.length - 1) >= 0xdc00 && nfd.charCodeAt(nfd.length - 1) <= 0xdfff ? 1 : 0))!)
+    }
+    nfcBmp = bmp
+    nfcAstral = astral
+  }
+  return cp < 0x10000 ? nfcBmp[cp] === 1 : nfcAstral!.has(cp)
+}
+
 /** Flags of wordTable's entries (bits 16-31 hold a letter's or digit's lower case). */
 export const TABLE_SPACE = 1
 export const TABLE_LETTER_OR_DIGIT = 2
@@ -126,6 +195,11 @@ export function wordTable(): Uint32Array {
     }
     if (isSpace(c)) {
       table[c] = TABLE_SPACE
+      continue
+    }
+    // NFC may change the word (nextWord reads it again in NFC): the reference reads the text.
+    if (nfcSensitive(c)) {
+      table[c] = TABLE_DECLINE
       continue
     }
     const ch = String.fromCharCode(c)
@@ -177,7 +251,7 @@ export function fmix(h: number): number {
 /** The normalised form of one word, as fingerprinted. */
 export function normaliseWord(raw: string): string {
   let out = ''
-  for (const ch of raw) if (LETTER_OR_DIGIT.test(ch)) out += ch.toLowerCase()
+  for (const ch of raw.normalize('NFC')) if (LETTER_OR_DIGIT.test(ch)) out += ch.toLowerCase()
   return out
 }
 

@@ -197,6 +197,24 @@ describe('provenance', () => {
     ])
   })
 
+  it('finds text that differs only by Unicode normalization (é as U+00E9 in the prompt, e + U+0301 in the answer)', async () => {
+    tc = makeCase()
+    const rand = rng(57)
+    const vocab = vocabulary(rand, 20000).map((w, i) => (i % 2 === 0 ? `${w}é` : `ö${w}`))
+    const src = randomWords(rand, vocab, 40).join(' ')
+    const nfd = src.normalize('NFD')
+    expect(nfd).not.toBe(src)
+    await tc.addFile([
+      {request_id: 's', tenant_id: 'ta', session_id: 'sa', request_text: src},
+      {request_id: 'r', tenant_id: 'tb', session_id: 'sb', response_text: `voilà ${nfd} fin`},
+    ])
+    scanCase(tc.db, {now: NOW})
+    const rows = listProvenance(tc.db, {showText: true})
+    expect(rows.map((r) => [r.request_id, r.source_request_id, r.overlap_words])).toEqual([['r', 's', 40]])
+    // The overlap is shown (and hashed) in NFC, whichever form the answer held.
+    expect(rows[0]!.overlap_text).toBe(src.normalize('NFC').toLowerCase())
+  })
+
   it('a session id under two tenants is two sessions; equal timestamps keep record order', async () => {
     tc = makeCase()
     const rand = rng(41)

@@ -180,6 +180,8 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
 
   const text = fc.oneof(
     fc.constantFrom('plain words', '', ' ', '\u00a0', 'CANARY-aaaa1111aaaa1111aaaa here', 'canary-aaaa1111aaaa', 'x ZEBRA-TOKEN-C1 y', 'Ünïcode-marker-7', 'CANARY-', 'ZEBRA-TOKEN', 'é\u2028ü', '{"not":"json"', '[1]'),
+    // The same words in NFC, in NFD and with a singleton (U+212B): fingerprinted alike.
+    fc.constantFrom('un café très noir à côté de Ångström', 'un cafe\u0301 tre\u0300s noir a\u0300 co\u0302te\u0301 de A\u030angstro\u0308m', 'un café très noir à côté de \u212bngström'),
     fc.string({maxLength: 12}),
     fc.string({unit: 'grapheme', maxLength: 8}),
   )
