@@ -89,13 +89,19 @@ export function renderProvenance(rows: ProvenanceResult, coverage: TextCoverage 
         ids.who(p.recipient_tenant, p.recipient_session),
         ids.request(p.source_request_id),
         ids.who(p.source_tenant, p.source_session),
-        p.matched,
+        p.source_order === 'unknown' ? `${p.matched}*` : p.matched,
         String(p.overlap_words),
         p.overlap_sha256.slice(0, 12),
       ]),
       [1, 2, 3, 4],
     ),
   ]
+  const unordered = rows.filter((p) => p.source_order === 'unknown').length
+  if (unordered > 0) {
+    out.push(
+      `* ${count(unordered, 'source')} ${unordered === 1 ? 'is a prompt' : 'are prompts'} logged after the response: the logs give when a response was returned, not when its request arrived, so whether the source was in flight before the response cannot be established.`,
+    )
+  }
   for (const p of rows) if (p.overlap_text !== undefined) out.push(`\n${safeLine(p.request_id)}:\n  ${safeText(p.overlap_text)}`)
   if (unexamined !== null) out.push('', unexamined)
   return out.join('\n')

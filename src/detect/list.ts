@@ -59,6 +59,7 @@ export function listProvenance(db: CaseDb, options: {showText?: boolean; minWord
       overlap_sha256: row.overlap_sha256,
       matched: row.matched,
       candidates: row.candidates,
+      source_order: row.source_order,
     }
     if (texts) {
       const text = texts(row.id).response_text ?? ''

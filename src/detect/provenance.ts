@@ -287,6 +287,7 @@ function attributeResponses(
       matched: best.matched,
       wordStart: best.run.start,
       candidates: best.candidates,
+      sourceOrder: best.sourceOrder,
     })
     stats.attributed++
     return true

@@ -38,6 +38,11 @@ export const provenanceEntrySchema = z.object({
   overlap_sha256: sha256.describe('SHA-256 of the overlapping words, normalised, joined by single spaces'),
   matched: z.enum(['prompt', 'response']).describe("which of the source's texts the response repeats"),
   candidates: z.number().int().nonnegative().describe('other earlier records that shared fingerprints (before verification)'),
+  source_order: z
+    .enum(['earlier', 'unknown'])
+    .describe(
+      "earlier: the source was logged before this response; unknown: the source is a prompt logged after it. A log gives a record's time as when its response was returned, not when its request arrived, so a request in flight (prefilled while this response was decoded) cannot be told from a later one",
+    ),
   overlap_text: z.string().optional().describe('only with --show-text: the normalised overlapping words'),
 })
 export const provenanceResultSchema = z.array(provenanceEntrySchema)

@@ -294,6 +294,7 @@ async function bringIn(db: CaseDb, options: IngestFindingsOptions): Promise<Inge
         recordId: idOf(p.file_idx, p.ord), sourceRecordId: idOf(p.source_file_idx, p.source_ord),
         sourceSession: String(p.source_session), sourceTenant: String(p.source_tenant), overlapWords: Number(p.overlap_words),
         overlapSha256: String(p.overlap_sha256), matched: p.matched === 'prompt' ? 'prompt' : 'response', wordStart: Number(p.word_start), candidates: Number(p.candidates),
+        sourceOrder: p.source_order === 'unknown' ? 'unknown' : 'earlier',
       })
     }
     const piiWriter = piiFindingWriter(db)

@@ -68,6 +68,8 @@ export interface VerifyOutcome {
   overlap_sha256: string
   matched: 'prompt' | 'response'
   candidates: number
+  /** earlier, or unknown for a prompt logged after the response (attribute.ts). */
+  source_order: 'earlier' | 'unknown'
 }
 
 /** Boilerplate fingerprints, one signed 64-bit key (h1 high, h2 low) per line, as the job writes them. */
@@ -196,6 +198,7 @@ export async function verifyCandidates(tasks: readonly VerifyTask[], options: Ve
     out.push({
       file_idx: t.r.file_idx, ord: t.r.ord, source_file_idx: source.file_idx, source_ord: source.ord,
       overlap_words: best.run.len, word_start: best.run.start, overlap_sha256: best.overlapSha256, matched: best.matched, candidates: best.candidates,
+      source_order: best.sourceOrder,
     })
   }
   return out

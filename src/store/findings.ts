@@ -174,16 +174,18 @@ export interface ProvenanceInsert {
   matched: 'prompt' | 'response'
   wordStart: number
   candidates: number
+  /** Whether the source was logged before the response (attribute.ts); absent: earlier. */
+  sourceOrder?: 'earlier' | 'unknown'
 }
 
 export function provenanceWriter(db: CaseDb): {clear(): void; insert(p: ProvenanceInsert): void} {
   const insert = db.prepare(
-    `INSERT INTO provenance (record_id, source_record_id, source_session, source_tenant, overlap_words, overlap_sha256, matched, word_start, candidates)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO provenance (record_id, source_record_id, source_session, source_tenant, overlap_words, overlap_sha256, matched, word_start, candidates, source_order)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   )
   return {
     clear: () => void db.prepare('DELETE FROM provenance').run(),
-    insert: (p) => void insert.run(p.recordId, p.sourceRecordId, p.sourceSession, p.sourceTenant, p.overlapWords, p.overlapSha256, p.matched, p.wordStart, p.candidates),
+    insert: (p) => void insert.run(p.recordId, p.sourceRecordId, p.sourceSession, p.sourceTenant, p.overlapWords, p.overlapSha256, p.matched, p.wordStart, p.candidates, p.sourceOrder ?? 'earlier'),
   }
 }
 
@@ -236,13 +238,14 @@ export interface ProvenanceListRow {
   matched: 'prompt' | 'response'
   candidates: number
   word_start: number
+  source_order: 'earlier' | 'unknown'
 }
 
 export function listProvenanceRows(db: CaseDb, minWords: number): ProvenanceListRow[] {
   return db
     .prepare(
       `SELECT r.id, r.request_id, r.ts_ms, r.session_id, r.tenant_id, s.request_id AS source_request_id, s.ts_ms AS source_ts,
-              p.source_session, p.source_tenant, p.overlap_words, p.overlap_sha256, p.matched, p.candidates, p.word_start
+              p.source_session, p.source_tenant, p.overlap_words, p.overlap_sha256, p.matched, p.candidates, p.word_start, p.source_order
        FROM provenance p JOIN records r ON r.id = p.record_id JOIN records s ON s.id = p.source_record_id
        WHERE p.overlap_words >= ?${completeRecords(db)}
        ORDER BY r.ts_ms, r.id`,
@@ -395,11 +398,12 @@ export interface ProvenanceStored {
   matched: string
   word_start: number
   candidates: number
+  source_order: string
 }
 
 export function iterateAllProvenance(db: CaseDb): IterableIterator<ProvenanceStored> {
   return db
-    .prepare('SELECT record_id, source_record_id, source_session, source_tenant, overlap_words, overlap_sha256, matched, word_start, candidates FROM provenance ORDER BY record_id')
+    .prepare('SELECT record_id, source_record_id, source_session, source_tenant, overlap_words, overlap_sha256, matched, word_start, candidates, source_order FROM provenance ORDER BY record_id')
     .iterate() as IterableIterator<ProvenanceStored>
 }
 

@@ -3,6 +3,7 @@ import {computeProvenance} from '../../src/detect/provenance.js'
 import {helperActivity} from '../../src/detect/provenance/helper.js'
 import {scanCase} from '../../src/detect/scan-case.js'
 import {listProvenance, listSightings} from '../../src/detect/list.js'
+import {renderProvenance} from '../../src/cli/render-detect.js'
 import {FingerprintBuffer, GUARANTEE_WORDS, K, W, fingerprintText, kgramHashes, winnow} from '../../src/extract/winnow.js'
 import {tokenizeWords} from '../../src/extract/words.js'
 import {makeCase, rng, type TestCase} from '../helpers/case-builder.js'
@@ -213,6 +214,34 @@ describe('provenance', () => {
     expect(rows.map((r) => [r.request_id, r.source_request_id, r.overlap_words])).toEqual([['r', 's', 40]])
     // The overlap is shown (and hashed) in NFC, whichever form the answer held.
     expect(rows[0]!.overlap_text).toBe(src.normalize('NFC').toLowerCase())
+  })
+
+  it('finds a source in flight (its prompt logged after the response, as its answer ended later) and says its order is unknown', async () => {
+    tc = makeCase()
+    const rand = rng(61)
+    const vocab = vocabulary(rand, 20000)
+    const secret = randomWords(rand, vocab, 40)
+    const other = randomWords(rand, vocab, 40)
+    const at = Date.parse('2026-11-02T10:00:00.000Z')
+    await tc.addFile([
+      {request_id: 'early', tenant_id: 'tc', session_id: 'sc', request_text: other.join(' '), ts_ms: at - 5000},
+      // The recipient's answer returned at `at`; the source's request, prefilled before, returned 20 s later.
+      {request_id: 'rcp', tenant_id: 'ta', session_id: 'sa', request_text: 'hello', response_text: `so ${secret.slice(0, 30).join(' ')} ok`, ts_ms: at},
+      {request_id: 'src', tenant_id: 'tb', session_id: 'sb', request_text: secret.join(' '), response_text: 'done', ts_ms: at + 20_000},
+      // A later response is never a source: its text did not exist yet.
+      {request_id: 'rcp2', tenant_id: 'td', session_id: 'sd', request_text: 'hi', response_text: `${other.slice(0, 20).join(' ')}`, ts_ms: at + 30_000},
+      {request_id: 'late-answer', tenant_id: 'te', session_id: 'se', request_text: 'x', response_text: `${secret.slice(5, 25).join(' ')} and more`, ts_ms: at + 40_000},
+    ])
+    scanCase(tc.db, {now: NOW})
+    expect(listProvenance(tc.db).map((p) => [p.request_id, p.source_request_id, p.source_tenant, p.overlap_words, p.source_order])).toEqual([
+      ['rcp', 'src', 'tb', 30, 'unknown'],
+      ['rcp2', 'early', 'tc', 20, 'earlier'],
+      // Its source is the prompt, logged before it (the recipient rcp, a copy, is never one).
+      ['late-answer', 'src', 'tb', 20, 'earlier'],
+    ])
+    const shown = renderProvenance(listProvenance(tc.db))
+    expect(shown).toContain('prompt*')
+    expect(shown).toContain('1 source is a prompt logged after the response')
   })
 
   it('a session id under two tenants is two sessions; equal timestamps keep record order', async () => {

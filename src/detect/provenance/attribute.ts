@@ -42,11 +42,18 @@ export interface Attribution {
   /** SHA-256 of the overlap's words as they stand in the response (what the case stores). */
   overlapSha256: string
   matched: 'prompt' | 'response'
+  /**
+   * earlier: the source was logged before the response (its rank is lower); unknown: a prompt
+   * whose record was logged later. A record's time is when its response was returned, and no
+   * log gives when a request arrived, so a source in flight (its prompt prefilled while this
+   * response was decoded, its own answer returned after) cannot be told from a later one.
+   */
+  sourceOrder: 'earlier' | 'unknown'
   /** Distinct candidates the response had, copies replaced by their sources (before the MAX_VERIFIED cut). */
   candidates: number
 }
 
-type Candidate = {v: number; run: Run; named: boolean}
+type Candidate = {v: number; run: Run; named: boolean; earlier: boolean}
 
 /**
  * The chain rule's state over ranks 0..n-1: which responses are copies, and the source each
@@ -92,7 +99,8 @@ export class SourceChain {
     for (const [v, n] of found) {
       const s = v >>> 1
       const original = (v & 1) === 0 || this.copy[s] === 0 ? v : (this.sourceOf.get(s) ?? -1)
-      if (original < 0 || original >>> 1 >= r) continue
+      // A later response did not exist yet; a later prompt may have been in flight (its order unknown).
+      if (original < 0 || (original >>> 1 >= r && (original & 1) === 1) || original >>> 1 === r) continue
       merged.set(original, (merged.get(original) ?? 0) + n)
     }
     const candidates = [...merged]
@@ -129,7 +137,7 @@ export class SourceChain {
       }
       const run = longestEvidenceRun(rw, rg, sw, sg, ctx.minWords, masked)
       if (run === null) continue
-      const candidate = {v, run, named: isNamed(v)}
+      const candidate = {v, run, named: isNamed(v), earlier: s < r}
       if (best === null || better(ctx, r, candidate, best)) best = candidate
     }
     if (best === null) return null
@@ -141,6 +149,7 @@ export class SourceChain {
       run: best.run,
       overlapSha256: createHash('sha256').update(overlap).digest('hex'),
       matched: (best.v & 1) === 0 ? 'prompt' : 'response',
+      sourceOrder: best.earlier ? 'earlier' : 'unknown',
       candidates: candidates.length,
     }
   }
@@ -148,12 +157,13 @@ export class SourceChain {
 
 /**
  * A session a canary sighting on the response names, first; then the longest overlap; then
- * the recipient's own decode node; then the earliest (the original occurrence); prompts
- * before responses.
+ * a source logged before the response over one whose order is unknown; then the recipient's
+ * own decode node; then the earliest (the original occurrence); prompts before responses.
  */
 function better(ctx: AttributionContext, r: number, a: Candidate, b: Candidate): boolean {
   if (a.named !== b.named) return a.named
   if (a.run.len !== b.run.len) return a.run.len > b.run.len
+  if (a.earlier !== b.earlier) return a.earlier
   const node = ctx.node(r)
   const an = node >= 0 && ctx.node(a.v >>> 1) === node
   const bn = node >= 0 && ctx.node(b.v >>> 1) === node

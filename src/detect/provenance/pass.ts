@@ -183,7 +183,8 @@ export class PassIndex {
   }
 
   /**
-   * Candidates: per response of the part built last, the earlier postings of other sessions on
+   * Candidates: per response of the part built last, the earlier postings of other sessions (and
+   * their later prompts, whose order against it the records cannot tell) on
    * its non-boilerplate hashes, given as (rank r, posting v = rank * 2 + part, shared
    * fingerprints n); a response's tallies together, in the order first seen.
    */
@@ -223,6 +224,16 @@ export class PassIndex {
         if (a < hi && post[a] === own) continue
         for (let q = a - 1, seen = 0; q >= lo && seen < POSTING_CAP; q--, seen++) {
           const v = post[q]!
+          if (order.session[v >>> 1] !== session) tally.set(v, (tally.get(v) ?? 0) + 1)
+        }
+        // Later prompts too: a record's time is when its response was returned, so a prompt
+        // logged later may have arrived, and been prefilled, while this response was decoded
+        // (a request in flight). Attribution marks such a source's order as unknown. Later
+        // responses are not candidates: their text did not exist yet.
+        for (let q = a, seen = 0; q < hi && seen < POSTING_CAP; q++) {
+          const v = post[q]!
+          if ((v & 1) !== 0 || v === own) continue
+          seen++
           if (order.session[v >>> 1] !== session) tally.set(v, (tally.get(v) ?? 0) + 1)
         }
       }

@@ -8,6 +8,7 @@ import {up as fieldCounts} from './006-field-counts.js'
 import {up as undecidedAtRisk} from './007-undecided-at-risk.js'
 import {up as boilerplateResponses} from './008-boilerplate-responses.js'
 import {up as unreadSources} from './009-unread-sources.js'
+import {up as provenanceSourceOrder} from './011-provenance-source-order.js'
 
 export interface Migration {
   version: number
@@ -28,4 +29,5 @@ export const MIGRATIONS: readonly Migration[] = [
   {version: 7, name: 'undecided-at-risk', up: undecidedAtRisk},
   {version: 8, name: 'boilerplate-responses', up: boilerplateResponses},
   {version: 9, name: 'unread-sources', up: unreadSources},
+  {version: 11, name: 'provenance-source-order', up: provenanceSourceOrder},
 ]

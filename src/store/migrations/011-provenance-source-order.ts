@@ -1,0 +1,10 @@
+import type {Database} from 'better-sqlite3'
+
+// Whether a provenance source was logged before the response it was found in. A record holds
+// one time, when its response was returned: a prompt logged later may still have arrived first
+// (a request in flight while the other response was decoded), so such a source is kept with its
+// order unknown instead of being dropped. Rows of scans before this schema are all 'earlier'
+// (only earlier sources were looked for then).
+export function up(db: Database): void {
+  db.exec(`ALTER TABLE provenance ADD COLUMN source_order TEXT NOT NULL DEFAULT 'earlier' CHECK (source_order IN ('earlier', 'unknown'))`)
+}
