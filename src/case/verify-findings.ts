@@ -56,7 +56,7 @@ export async function verifyFindingsDeep(db: CaseDb, problems: Problems, scratch
     )
     compareOrdered<ProvenanceStored>(
       iterateAllProvenance(db), iterateAllProvenance(copy), (p) => String(p.record_id).padStart(12, '0'),
-      ['source_record_id', 'source_session', 'source_tenant', 'overlap_words', 'overlap_sha256', 'matched', 'word_start', 'candidates', 'source_order'],
+      ['source_record_id', 'source_session', 'source_tenant', 'overlap_words', 'overlap_sha256', 'matched', 'word_start', 'candidates', 'source_order', 'source_status', 'source_tenants'],
       (p) => `provenance of record ${name(p.record_id)} (from ${shown(p.source_tenant)}/${shown(p.source_session)}, ${p.overlap_words} words)`, 'finding', problems,
     )
     compareOrdered<PiiFindingStored>(

@@ -88,7 +88,7 @@ export function renderProvenance(rows: ProvenanceResult, coverage: TextCoverage 
         ids.request(p.request_id),
         ids.who(p.recipient_tenant, p.recipient_session),
         ids.request(p.source_request_id),
-        ids.who(p.source_tenant, p.source_session),
+        p.source_status === 'ambiguous' ? `ambiguous: ${p.source_tenants} tenants` : p.source_status === 'unknown' ? 'unknown' : ids.who(p.source_tenant, p.source_session),
         p.source_order === 'unknown' ? `${p.matched}*` : p.matched,
         String(p.overlap_words),
         p.overlap_sha256.slice(0, 12),
@@ -96,6 +96,18 @@ export function renderProvenance(rows: ProvenanceResult, coverage: TextCoverage 
       [1, 2, 3, 4],
     ),
   ]
+  const ambiguous = rows.filter((p) => p.source_status === 'ambiguous').length
+  if (ambiguous > 0) {
+    out.push(
+      `${count(ambiguous, 'response')}: the same text is in the prompts of several tenants (source ambiguous, the count of candidate tenants shown); source_request_id is one of them, not the source.`,
+    )
+  }
+  const unknown = rows.filter((p) => p.source_status === 'unknown').length
+  if (unknown > 0) {
+    out.push(
+      `${count(unknown, 'response')}: source unknown; the text is found only in other answers whose prompts were not logged (such an answer may have received it too); source_request_id is where it was seen.`,
+    )
+  }
   const unordered = rows.filter((p) => p.source_order === 'unknown').length
   if (unordered > 0) {
     out.push(

@@ -60,6 +60,8 @@ export function listProvenance(db: CaseDb, options: {showText?: boolean; minWord
       matched: row.matched,
       candidates: row.candidates,
       source_order: row.source_order,
+      source_status: row.source_status,
+      source_tenants: row.source_tenants,
     }
     if (texts) {
       const text = texts(row.id).response_text ?? ''

@@ -288,6 +288,8 @@ function attributeResponses(
       wordStart: best.run.start,
       candidates: best.candidates,
       sourceOrder: best.sourceOrder,
+      sourceStatus: best.sourceStatus,
+      sourceTenants: best.sourceTenants,
     })
     stats.attributed++
     return true

@@ -43,6 +43,12 @@ export const provenanceEntrySchema = z.object({
     .describe(
       "earlier: the source was logged before this response; unknown: the source is a prompt logged after it. A log gives a record's time as when its response was returned, not when its request arrived, so a request in flight (prefilled while this response was decoded) cannot be told from a later one",
     ),
+  source_status: z
+    .enum(['named', 'ambiguous', 'unknown'])
+    .describe(
+      'named: source_session/source_tenant are the source; ambiguous: the same overlap is in the prompts (or answers) of source_tenants tenants alike, so source_tenant is one of them, not the source; unknown: only answers whose own prompts were not logged hold it (such an answer may have received the text itself), so source_tenant is where the text was seen, not its source',
+    ),
+  source_tenants: z.number().int().positive().describe('tenants whose texts hold the overlap alike (1 unless source_status is ambiguous)'),
   overlap_text: z.string().optional().describe('only with --show-text: the normalised overlapping words'),
 })
 export const provenanceResultSchema = z.array(provenanceEntrySchema)

@@ -22,6 +22,11 @@ export const exposureSchema = z.object({
   source_tenants: z.number().int(),
   recipient_tenants: z.number().int(),
   flows: z.array(flow),
+  source_not_named: z
+    .number()
+    .int()
+    .optional()
+    .describe("of responses, those whose only evidence is verbatim text whose source is not named: the same text in several tenants' prompts (ambiguous) or only in answers whose prompts were not logged (unknown); counted as received, in no flow, no tenant counted as certainly exposed by them"),
 })
 
 export const replayGroupSchema = z.object({

@@ -295,6 +295,8 @@ async function bringIn(db: CaseDb, options: IngestFindingsOptions): Promise<Inge
         sourceSession: String(p.source_session), sourceTenant: String(p.source_tenant), overlapWords: Number(p.overlap_words),
         overlapSha256: String(p.overlap_sha256), matched: p.matched === 'prompt' ? 'prompt' : 'response', wordStart: Number(p.word_start), candidates: Number(p.candidates),
         sourceOrder: p.source_order === 'unknown' ? 'unknown' : 'earlier',
+        sourceStatus: p.source_status === 'ambiguous' || p.source_status === 'unknown' ? p.source_status : 'named',
+        sourceTenants: typeof p.source_tenants === 'number' && p.source_tenants >= 1 ? p.source_tenants : 1,
       })
     }
     const piiWriter = piiFindingWriter(db)

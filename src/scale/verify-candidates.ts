@@ -70,6 +70,9 @@ export interface VerifyOutcome {
   candidates: number
   /** earlier, or unknown for a prompt logged after the response (attribute.ts). */
   source_order: 'earlier' | 'unknown'
+  /** named, ambiguous (source_tenants tenants hold the run alike) or unknown (attribute.ts). */
+  source_status: 'named' | 'ambiguous' | 'unknown'
+  source_tenants: number
 }
 
 /** Boilerplate fingerprints, one signed 64-bit key (h1 high, h2 low) per line, as the job writes them. */
@@ -199,6 +202,8 @@ export async function verifyCandidates(tasks: readonly VerifyTask[], options: Ve
       file_idx: t.r.file_idx, ord: t.r.ord, source_file_idx: source.file_idx, source_ord: source.ord,
       overlap_words: best.run.len, word_start: best.run.start, overlap_sha256: best.overlapSha256, matched: best.matched, candidates: best.candidates,
       source_order: best.sourceOrder,
+      source_status: best.sourceStatus,
+      source_tenants: best.sourceTenants,
     })
   }
   return out

@@ -133,6 +133,8 @@ export function buildTimeline(inputs: ScopeInputs, audit: readonly AuditEntry[],
   const rows = exposureRows(inputs)
   const pairMap = new Map<string, {source_tenant: string; recipient_tenant: string; ids: Set<number>; canary: Set<number>; lo: number; hi: number}>()
   for (const r of rows) {
+    // Text whose source provenance does not name (ambiguous, unknown) is no tenant pair.
+    if (r.by === 'text' && r.source_tenant === '') continue
     const key = JSON.stringify([r.source_tenant, r.recipient_tenant])
     let p = pairMap.get(key)
     if (!p) pairMap.set(key, (p = {source_tenant: r.source_tenant, recipient_tenant: r.recipient_tenant, ids: new Set(), canary: new Set(), lo: r.ts_ms, hi: r.ts_ms}))
@@ -163,7 +165,7 @@ export function buildTimeline(inputs: ScopeInputs, audit: readonly AuditEntry[],
       decode_node: p.decode_node,
       source_tenant: p.source_tenant,
       recipient_tenant: p.recipient_tenant,
-      description: `verbatim text of another session (${p.overlap_words} words, no marker) in ${p.request_id}: ${p.source_tenant} → ${p.recipient_tenant}`,
+      description: `verbatim text of another session (${p.overlap_words} words, no marker) in ${p.request_id}: ${p.source_tenant === null ? (p.source_tenants > 1 ? `source ambiguous (${p.source_tenants} tenants)` : 'source unknown') : p.source_tenant} → ${p.recipient_tenant}`,
     })
 
   for (const c of contamination)

@@ -143,7 +143,8 @@ export function computeScope(inputs: ScopeInputs): ScopeResult {
   const ids = responseSets(contamination, provenance)
   const provCrossTenant = new Set<number>()
   const provCrossSession = new Set<number>()
-  for (const p of provenance) (p.source_tenant !== p.recipient_tenant ? provCrossTenant : provCrossSession).add(p.record_id)
+  // A source provenance does not name (ambiguous, unknown) is neither: which it was is not known.
+  for (const p of provenance) if (p.source_tenant !== null) (p.source_tenant !== p.recipient_tenant ? provCrossTenant : provCrossSession).add(p.record_id)
 
   const flows = canary.flows
   const unknown = inputs.unknownForAtRisk
@@ -166,7 +167,8 @@ export function computeScope(inputs: ScopeInputs): ScopeResult {
     provenance_only_responses: ids.provenanceOnly,
     // Not known (null) where a contaminated response's evidence could not be read again.
     contaminated_without_prompt: contamination.some((c) => c.prompt_words === null) ? null : new Set(contamination.filter((c) => c.prompt_words === 0).map((c) => c.record_id)).size,
-    provenance_flows: countFlows(provenance),
+    // A source provenance does not name (ambiguous, unknown) is no flow from any one tenant.
+    provenance_flows: countFlows(provenance.filter((p) => p.source_tenant !== null)),
     flow_matrix: flowMatrix(flows),
     by_node: byNode(contamination, provenance, atRisk),
     by_hour: byHour(contamination, provenance, atRisk),

@@ -15,6 +15,7 @@ export interface ExposureRow {
   ts_ms: number
   /** 'canary': a registered marker of the source session was sighted; 'text': verbatim overlap (provenance) */
   by: 'canary' | 'text'
+  /** '' where the evidence names no source (provenance: ambiguous or unknown): no tenant is counted as its source. */
   source_tenant: string
   source_session: string | null
   recipient_tenant: string
@@ -44,6 +45,12 @@ export interface Exposure {
   recipient_tenants: number
   /** one entry per (source tenant, recipient tenant), distinct responses */
   flows: ExposureFlow[]
+  /**
+   * of `responses`, those whose only evidence names no source: the same text in the prompts of
+   * several tenants (ambiguous) or only in answers whose prompts were not logged (unknown). They
+   * count as received, in no flow, and no tenant's data is counted as certainly exposed by them.
+   */
+  source_not_named?: number
 }
 
 const fromSighting = (c: ContaminationRow): ExposureRow => ({
@@ -62,7 +69,7 @@ const fromText = (p: ProvenanceRow): ExposureRow => ({
   request_id: p.request_id,
   ts_ms: p.ts_ms,
   by: 'text',
-  source_tenant: p.source_tenant,
+  source_tenant: p.source_tenant ?? '',
   source_session: p.source_session,
   recipient_tenant: p.recipient_tenant,
   recipient_session: p.recipient_session,
@@ -87,12 +94,16 @@ export function computeExposure(rows: Iterable<ExposureRow>): Exposure {
   const sources = new Set<string>()
   const recipients = new Set<string>()
   const flows = new PairMap<{source_tenant: string; recipient_tenant: string; ids: Set<number>}>()
+  const named = new Set<number>()
   for (const r of rows) {
     responses.add(r.record_id)
     if (r.by === 'canary') canary.add(r.record_id)
+    recipients.add(r.recipient_tenant)
+    // Evidence that names no source (provenance: ambiguous or unknown) counts the response, not a source.
+    if (r.source_tenant === '' && r.by === 'text') continue
+    named.add(r.record_id)
     sessions.add(r.source_tenant, r.source_session)
     sources.add(r.source_tenant)
-    recipients.add(r.recipient_tenant)
     flows.at(r.source_tenant, r.recipient_tenant, () => ({source_tenant: r.source_tenant, recipient_tenant: r.recipient_tenant, ids: new Set()})).ids.add(r.record_id)
   }
   return {
@@ -105,6 +116,7 @@ export function computeExposure(rows: Iterable<ExposureRow>): Exposure {
     flows: [...flows.entries()]
       .map(([, , f]) => ({source_tenant: f.source_tenant, recipient_tenant: f.recipient_tenant, responses: f.ids.size}))
       .sort((a, b) => byText(a.source_tenant, b.source_tenant) || byText(a.recipient_tenant, b.recipient_tenant)),
+    source_not_named: responses.size - named.size,
   }
 }
 

@@ -176,16 +176,19 @@ export interface ProvenanceInsert {
   candidates: number
   /** Whether the source was logged before the response (attribute.ts); absent: earlier. */
   sourceOrder?: 'earlier' | 'unknown'
+  /** Whether the source is named, ambiguous between sourceTenants tenants, or unknown (attribute.ts); absent: named, 1. */
+  sourceStatus?: 'named' | 'ambiguous' | 'unknown'
+  sourceTenants?: number
 }
 
 export function provenanceWriter(db: CaseDb): {clear(): void; insert(p: ProvenanceInsert): void} {
   const insert = db.prepare(
-    `INSERT INTO provenance (record_id, source_record_id, source_session, source_tenant, overlap_words, overlap_sha256, matched, word_start, candidates, source_order)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO provenance (record_id, source_record_id, source_session, source_tenant, overlap_words, overlap_sha256, matched, word_start, candidates, source_order, source_status, source_tenants)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   )
   return {
     clear: () => void db.prepare('DELETE FROM provenance').run(),
-    insert: (p) => void insert.run(p.recordId, p.sourceRecordId, p.sourceSession, p.sourceTenant, p.overlapWords, p.overlapSha256, p.matched, p.wordStart, p.candidates, p.sourceOrder ?? 'earlier'),
+    insert: (p) => void insert.run(p.recordId, p.sourceRecordId, p.sourceSession, p.sourceTenant, p.overlapWords, p.overlapSha256, p.matched, p.wordStart, p.candidates, p.sourceOrder ?? 'earlier', p.sourceStatus ?? 'named', p.sourceTenants ?? 1),
   }
 }
 
@@ -239,13 +242,15 @@ export interface ProvenanceListRow {
   candidates: number
   word_start: number
   source_order: 'earlier' | 'unknown'
+  source_status: 'named' | 'ambiguous' | 'unknown'
+  source_tenants: number
 }
 
 export function listProvenanceRows(db: CaseDb, minWords: number): ProvenanceListRow[] {
   return db
     .prepare(
       `SELECT r.id, r.request_id, r.ts_ms, r.session_id, r.tenant_id, s.request_id AS source_request_id, s.ts_ms AS source_ts,
-              p.source_session, p.source_tenant, p.overlap_words, p.overlap_sha256, p.matched, p.candidates, p.word_start, p.source_order
+              p.source_session, p.source_tenant, p.overlap_words, p.overlap_sha256, p.matched, p.candidates, p.word_start, p.source_order, p.source_status, p.source_tenants
        FROM provenance p JOIN records r ON r.id = p.record_id JOIN records s ON s.id = p.source_record_id
        WHERE p.overlap_words >= ?${completeRecords(db)}
        ORDER BY r.ts_ms, r.id`,
@@ -253,13 +258,19 @@ export function listProvenanceRows(db: CaseDb, minWords: number): ProvenanceList
     .all(minWords) as ProvenanceListRow[]
 }
 
-/** A response whose content was attributed to another session's prompt or answer. */
+/**
+ * A response whose content was attributed to another session's prompt or answer. The source's
+ * session and tenant are null where provenance names no source (source_status ambiguous or
+ * unknown): the response still carried someone else's text, but no one tenant is its source.
+ */
 export interface ProvenanceRow {
   record_id: number
   request_id: string
   source_record_id: number
-  source_session: string
-  source_tenant: string
+  source_session: string | null
+  source_tenant: string | null
+  /** Tenants whose texts hold the overlap alike: 1 where the source is named, or unknown; 2 or more where it is ambiguous. */
+  source_tenants: number
   recipient_session: string
   recipient_tenant: string
   ts_ms: number
@@ -276,7 +287,10 @@ export function provenanceRows(db: CaseDb, pool: TextPool = new Map()): Provenan
   // 1M records, measured).
   return pooled(
     db.prepare(
-      `SELECT v.record_id, r.request_id, v.source_record_id, v.source_session, v.source_tenant,
+      `SELECT v.record_id, r.request_id, v.source_record_id,
+              CASE WHEN v.source_status = 'named' THEN v.source_session END AS source_session,
+              CASE WHEN v.source_status = 'named' THEN v.source_tenant END AS source_tenant,
+              CASE WHEN v.source_status = 'ambiguous' THEN v.source_tenants ELSE 1 END AS source_tenants,
               r.session_id AS recipient_session, r.tenant_id AS recipient_tenant, r.ts_ms,
               r.decode_node, r.status, r.prompt_tokens, v.overlap_words
          FROM provenance v CROSS JOIN records r ON r.id = v.record_id
@@ -399,11 +413,13 @@ export interface ProvenanceStored {
   word_start: number
   candidates: number
   source_order: string
+  source_status: string
+  source_tenants: number
 }
 
 export function iterateAllProvenance(db: CaseDb): IterableIterator<ProvenanceStored> {
   return db
-    .prepare('SELECT record_id, source_record_id, source_session, source_tenant, overlap_words, overlap_sha256, matched, word_start, candidates, source_order FROM provenance ORDER BY record_id')
+    .prepare('SELECT record_id, source_record_id, source_session, source_tenant, overlap_words, overlap_sha256, matched, word_start, candidates, source_order, source_status, source_tenants FROM provenance ORDER BY record_id')
     .iterate() as IterableIterator<ProvenanceStored>
 }
 

@@ -46,6 +46,8 @@ function truthExposure(gt: GroundTruth, tenantOf: Map<string, string>): {exposur
         const [source_tenant, recipient_tenant] = JSON.parse(k) as [string, string]
         return {source_tenant, recipient_tenant, responses: v.size}
       }).sort((a, b) => cmp(a.source_tenant, b.source_tenant) || cmp(a.recipient_tenant, b.recipient_tenant)),
+      // the generator's leaks each have one source whose prompt is logged: every source is named
+      source_not_named: 0,
     },
     perTenant: new Map([...perTenant].map(([t, v]) => [t, {leaked: v.leaked.size, received: v.received.size}])),
   }

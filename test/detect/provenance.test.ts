@@ -4,6 +4,8 @@ import {helperActivity} from '../../src/detect/provenance/helper.js'
 import {scanCase} from '../../src/detect/scan-case.js'
 import {listProvenance, listSightings} from '../../src/detect/list.js'
 import {renderProvenance} from '../../src/cli/render-detect.js'
+import {computeScope} from '../../src/scope/compute-scope.js'
+import {loadScopeInputs} from '../../src/scope/scope-data.js'
 import {FingerprintBuffer, GUARANTEE_WORDS, K, W, fingerprintText, kgramHashes, winnow} from '../../src/extract/winnow.js'
 import {tokenizeWords} from '../../src/extract/words.js'
 import {makeCase, rng, type TestCase} from '../helpers/case-builder.js'
@@ -242,6 +244,46 @@ describe('provenance', () => {
     const shown = renderProvenance(listProvenance(tc.db))
     expect(shown).toContain('prompt*')
     expect(shown).toContain('1 source is a prompt logged after the response')
+  })
+
+  it('says the source is ambiguous, naming the count of tenants, when two tenants\' prompts hold the same text; scope counts no one of them as exposed', async () => {
+    tc = makeCase()
+    const rand = rng(71)
+    const vocab = vocabulary(rand, 20000)
+    const article = randomWords(rand, vocab, 60)
+    await tc.addFile([
+      {request_id: 'pa', tenant_id: 'ta', session_id: 'sa', request_text: `summarise: ${article.join(' ')}`},
+      {request_id: 'pb', tenant_id: 'tb', session_id: 'sb', request_text: `please read ${article.join(' ')}`},
+      {request_id: 'r', tenant_id: 'tr', session_id: 'sr', request_text: 'hello', response_text: `here ${article.slice(0, 40).join(' ')} end`},
+    ])
+    scanCase(tc.db, {now: NOW})
+    const rows = listProvenance(tc.db)
+    expect(rows.map((p) => [p.request_id, p.overlap_words, p.source_status, p.source_tenants])).toEqual([['r', 40, 'ambiguous', 2]])
+    const shown = renderProvenance(rows)
+    expect(shown).toContain('ambiguous: 2 tenants')
+    expect(shown).not.toMatch(/\bta\b/)
+    const exposure = computeScope(loadScopeInputs(tc.db)).exposure
+    expect(exposure).toMatchObject({responses: 1, by_text_only: 1, source_tenants: 0, recipient_tenants: 1, flows: [], source_not_named: 1})
+  })
+
+  it('names no source from an answer whose own prompt was not logged (it may be a copy itself): the source is unknown', async () => {
+    tc = makeCase()
+    const rand = rng(73)
+    const vocab = vocabulary(rand, 20000)
+    const secret = randomWords(rand, vocab, 50)
+    await tc.addFile([
+      // The true source's prompt was not logged; an earlier answer of another tenant already held the text.
+      {request_id: 'echo', tenant_id: 'tx', session_id: 'sx', response_text: `well ${secret.join(' ')} so`},
+      {request_id: 'r', tenant_id: 'ty', session_id: 'sy', request_text: 'hi', response_text: `ok ${secret.slice(0, 35).join(' ')} bye`},
+      // An answer whose prompt was logged stays a source (a stale reference regenerating it).
+      {request_id: 'orig', tenant_id: 'tz', session_id: 'sz', request_text: 'tell me', response_text: `${secret.slice(0, 10).join(' ')} ${randomWords(rand, vocab, 30).join(' ')}`},
+    ])
+    scanCase(tc.db, {now: NOW})
+    const rows = listProvenance(tc.db)
+    expect(rows.map((p) => [p.request_id, p.source_request_id, p.source_status])).toEqual([['r', 'echo', 'unknown']])
+    expect(renderProvenance(rows)).toContain('source unknown')
+    const exposure = computeScope(loadScopeInputs(tc.db)).exposure
+    expect(exposure).toMatchObject({responses: 1, source_tenants: 0, flows: [], source_not_named: 1})
   })
 
   it('a session id under two tenants is two sessions; equal timestamps keep record order', async () => {

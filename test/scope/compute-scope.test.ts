@@ -128,6 +128,8 @@ describe('one exposure: canary and verbatim-text evidence together', () => {
         {source_tenant: 'beta', recipient_tenant: 'gamma', responses: 1},
         {source_tenant: 'gamma', recipient_tenant: 'beta', responses: 1},
       ],
+      // every source here is named
+      source_not_named: 0,
     })
     // the same sessions the data-subject estimate counts as its low bound
     expect(s.exposure.sessions).toBe(s.data_subjects.low)

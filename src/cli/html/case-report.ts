@@ -165,6 +165,8 @@ function numbersSection(d: CaseReportData): string {
     card('exposure_sessions', 'sessions whose data reached another session', c(s.exposure.sessions)),
     card('exposure_source_tenants', 'tenants whose data leaked', c(s.exposure.source_tenants)),
     card('exposure_recipient_tenants', 'tenants that received it', c(s.exposure.recipient_tenants)),
+    // Verbatim text whose source provenance does not name (several tenants' prompts hold it, or only unlogged-prompt answers): possible exposure of those tenants, counted for none.
+    ...((s.exposure.source_not_named ?? 0) > 0 ? [card('exposure_source_not_named', 'of those responses, verbatim text whose source is ambiguous or unknown: a possible exposure, no tenant counted as its source (crosstalk provenance lists them)', c(s.exposure.source_not_named ?? null))] : []),
     card('contaminated_responses', "responses with another session's canary marker", m(s.contaminated_responses)),
     card('cross_tenant_responses', 'of them cross-tenant', m(s.cross_tenant_responses)),
     card('cross_session_responses', 'of them cross-session (same tenant)', m(s.cross_session_responses)),

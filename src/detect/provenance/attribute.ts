@@ -49,11 +49,21 @@ export interface Attribution {
    * response was decoded, its own answer returned after) cannot be told from a later one.
    */
   sourceOrder: 'earlier' | 'unknown'
+  /**
+   * named: the source is the one supported candidate with the longest run; ambiguous: the
+   * prompts (or answers) of `sourceTenants` tenants hold that run alike (two customers pasted
+   * the same article), so no one of them is the source; unknown: only answers whose own prompts
+   * were not logged hold it, and an answer may itself have received the text from a source
+   * never logged, so it names no source.
+   */
+  sourceStatus: 'named' | 'ambiguous' | 'unknown'
+  /** Distinct tenants whose texts hold the chosen run (1 where the source is named). */
+  sourceTenants: number
   /** Distinct candidates the response had, copies replaced by their sources (before the MAX_VERIFIED cut). */
   candidates: number
 }
 
-type Candidate = {v: number; run: Run; named: boolean; earlier: boolean}
+type Candidate = {v: number; run: Run; named: boolean; earlier: boolean; supported: boolean}
 
 /**
  * The chain rule's state over ranks 0..n-1: which responses are copies, and the source each
@@ -119,6 +129,7 @@ export class SourceChain {
     for (let i = 0; i < rg.length; i++) if (ctx.isBoiler(rg.h1[i]!, rg.h2[i]!)) masked.fill(1, i, i + K)
     let ownMasked = false
     let best: Candidate | null = null
+    const verified: Candidate[] = []
     for (const [v] of ranked) {
       if (ctx.stats) ctx.stats.candidates_verified++
       const s = v >>> 1
@@ -137,10 +148,21 @@ export class SourceChain {
       }
       const run = longestEvidenceRun(rw, rg, sw, sg, ctx.minWords, masked)
       if (run === null) continue
-      const candidate = {v, run, named: isNamed(v), earlier: s < r}
+      // Prompt text is the evidence a source sent it; an answer is evidence only where its own
+      // prompt was logged (else it may be a copy of a source never logged, known to no chain).
+      const supported = (v & 1) === 0 || ctx.text('request_text', s) !== ''
+      const candidate = {v, run, named: isNamed(v), earlier: s < r, supported}
+      verified.push(candidate)
       if (best === null || better(ctx, r, candidate, best)) best = candidate
     }
     if (best === null) return null
+    // The tenants whose supported texts hold a run as long as the source's: more than one, and
+    // no canary sighting naming one of them, and the source is ambiguous.
+    const tied = new Set<string>()
+    for (const c of verified) {
+      if (c.supported && c.named === best.named && c.run.len === best.run.len) tied.add(ctx.session(c.v >>> 1)?.tenant_id ?? '')
+    }
+    const sourceStatus = !best.supported ? 'unknown' : best.named || tied.size < 2 ? 'named' : 'ambiguous'
     this.copy[r] = 1
     this.sourceOf.set(r, best.v)
     const overlap = wordsText(rText, rw, best.run.start, best.run.len)
@@ -150,18 +172,22 @@ export class SourceChain {
       overlapSha256: createHash('sha256').update(overlap).digest('hex'),
       matched: (best.v & 1) === 0 ? 'prompt' : 'response',
       sourceOrder: best.earlier ? 'earlier' : 'unknown',
+      sourceStatus,
+      sourceTenants: sourceStatus === 'ambiguous' ? tied.size : 1,
       candidates: candidates.length,
     }
   }
 }
 
 /**
- * A session a canary sighting on the response names, first; then the longest overlap; then
+ * A session a canary sighting on the response names, first; then a candidate whose text is
+ * evidence of a source (a prompt; an answer whose prompt was logged); then the longest overlap; then
  * a source logged before the response over one whose order is unknown; then the recipient's
  * own decode node; then the earliest (the original occurrence); prompts before responses.
  */
 function better(ctx: AttributionContext, r: number, a: Candidate, b: Candidate): boolean {
   if (a.named !== b.named) return a.named
+  if (a.supported !== b.supported) return a.supported
   if (a.run.len !== b.run.len) return a.run.len > b.run.len
   if (a.earlier !== b.earlier) return a.earlier
   const node = ctx.node(r)
