@@ -129,6 +129,8 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     const t = facts.detection.provenance_parameters.boilerplate_tenants
     L.open('scope', P.open.boilerplateResponses(setAside, t), 'Art. 33(3)(a), 33(4)', `crosstalk provenance --boilerplate-tenants N (N above ${t})`)
   }
+  const notNamed = exposure?.source_not_named ?? 0
+  if (scope && notNamed > 0) L.open('scope', P.open.sourceNotNamed(notNamed), 'Art. 33(3)(a), 33(4)', 'crosstalk provenance')
   if (scope && withoutText > 0) L.open('scope', P.open.responsesWithoutText(withoutText), 'Art. 33(3)(a), 33(4)', 'crosstalk ingest logs PATH --map response=PATH; crosstalk scan')
   if (!facts.assessment) L.open('scope', P.open.content, 'Art. 33(3)(a); template 70', 'crosstalk assess (DPC and special categories)')
   const incidentCategory = exposure && exposure.responses > 0 ? L.stated('nature', P.observedCategory, ['scan.exposure']) : null

@@ -324,6 +324,8 @@ export const EN = {
     delayReason: 'reasons for the delay: the 72 hours have passed (Art. 33(1))',
     boilerplateResponses: (n: number, tenants: number) =>
       `${count(n, 'response')} ${n === 1 ? 'repeats' : 'repeat'} text found in ${tenants} or more customers' sessions, set aside as boilerplate; review ${n === 1 ? 'it' : 'them'} (crosstalk provenance --boilerplate-tenants N, N above ${tenants}: a what-if that stores nothing) and record the outcome`,
+    sourceNotNamed: (n: number) =>
+      `${count(n, 'response')} carried verbatim text whose source is not established (the same text in several customers' prompts, or only in answers whose prompts were not logged): ${n === 1 ? 'it counts' : 'they count'} as received, and ${n === 1 ? 'its' : 'their'} possible sources, listed by crosstalk provenance, as possibly exposed, not counted above; establish the source and record the outcome`,
     responsesWithoutText: (n: number) =>
       `${count(n, 'response')} had no response text and ${n === 1 ? 'was' : 'were'} not examined for either canary markers or verbatim text: ingest logs that hold the answers (or the field that holds them: --map response=PATH) and scan again`,
     unreadSources: (names: readonly string[]) =>

@@ -289,6 +289,8 @@ export const FR: Phrases = {
     delayReason: 'motifs du retard : le délai de 72 heures est dépassé (art. 33.1)',
     boilerplateResponses: (n, tenants) =>
       `${compte(n, 'réponse')} ${un(n) ? 'reprend' : 'reprennent'} un texte présent dans les sessions de ${tenants} clients ou plus, ${un(n) ? 'écartée' : 'écartées'} comme texte standard ; ${un(n) ? "l'examiner" : 'les examiner'} (crosstalk provenance --boilerplate-tenants N, N supérieur à ${tenants} : une simulation qui n'enregistre rien) et consigner le résultat`,
+    sourceNotNamed: (n) =>
+      `${compte(n, 'réponse')} ${un(n) ? 'contenait' : 'contenaient'} un texte mot pour mot dont la source n'est pas établie (le même texte dans les prompts de plusieurs clients, ou seulement dans des réponses dont les prompts n'ont pas été journalisés) : ${un(n) ? 'elle est comptée' : 'elles sont comptées'} comme reçue${un(n) ? '' : 's'}, et ses sources possibles, listées par crosstalk provenance, comme possiblement exposées, non comptées ci-dessus ; établir la source et consigner le résultat`,
     responsesWithoutText: (n) =>
       `${compte(n, 'réponse')} sans texte de réponse n'${un(n) ? 'a' : 'ont'} été ${un(n) ? 'examinée' : 'examinées'} ni pour les marqueurs canaris ni pour le texte mot pour mot : ingérer des journaux qui contiennent les réponses (ou indiquer le champ qui les contient : --map response=CHEMIN) et relancer l'analyse`,
     unreadSources: (names) =>

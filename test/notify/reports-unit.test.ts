@@ -103,6 +103,7 @@ describe('buildArticle33 from a hand-built CaseFacts', () => {
     expect(open).not.toMatch(/DPO/)
     expect(open).toMatch(/exact number of data subjects/)
     expect(open).toMatch(/risk assessment/)
+    expect(open).not.toMatch(/source is not established/)
     const md = renderArticle33Markdown(d)
     expect(md).toContain('| 48 | Date and time the controller became aware | 2026-10-23T08:00:00.000Z |')
     expect(md).toContain('| 114 | Lead supervisory authority | DPC (Ireland) |')
@@ -732,5 +733,16 @@ describe('assess: unintelligible data', () => {
     expect(reason).toMatch(/unlikely, so the authority need not be notified \(Art\. 33\(1\)\); document the breach \(Art\. 33\(5\)\)/)
     expect(reason).toMatch(/Art\. 34\(3\)\(a\) exempts only the communication to data subjects/)
     expect(reason).not.toMatch(/\(Art\. 34\(3\)\(a\)\) and nothing was lost/)
+  })
+})
+
+describe('verbatim text whose source provenance does not name', () => {
+  it('is an open item of the Article 33 draft, in English and French, with its count', () => {
+    const f = fixture()
+    f.scope = {...f.scope!, exposure: {...EXPOSURE, source_not_named: 2}}
+    const open = buildArticle33(f).open_items.map((o) => o.item).join('\n')
+    expect(open).toMatch(/2 responses carried verbatim text whose source is not established \(the same text in several customers' prompts/)
+    const fr = buildArticle33(f, {language: 'fr'}).open_items.map((o) => o.item).join('\n')
+    expect(fr).toMatch(/2 réponses contenaient un texte mot pour mot dont la source n'est pas établie/)
   })
 })
