@@ -230,11 +230,9 @@ export class PassIndex {
         // logged later may have arrived, and been prefilled, while this response was decoded
         // (a request in flight). Attribution marks such a source's order as unknown. Later
         // responses are not candidates: their text did not exist yet.
-        for (let q = a, seen = 0; q < hi && seen < POSTING_CAP; q++) {
+        for (let q = a, seen = 0; q < hi && seen < POSTING_CAP; q++, seen++) {
           const v = post[q]!
-          if ((v & 1) !== 0 || v === own) continue
-          seen++
-          if (order.session[v >>> 1] !== session) tally.set(v, (tally.get(v) ?? 0) + 1)
+          if ((v & 1) === 0 && v !== own && order.session[v >>> 1] !== session) tally.set(v, (tally.get(v) ?? 0) + 1)
         }
       }
       for (const [v, n] of tally) onTally(r, v, n)
