@@ -78,9 +78,10 @@ pub struct QuickMarked {
     /// extractor was built with, and where its first occurrence starts.
     pub hits: Vec<u32>,
     pub hit_positions: Vec<u32>,
-    /// promptPrefix per token: the longest prefix of its lower-cased hex the lower-cased prompt contains.
+    /// promptPrefix per token: how many of its lower-cased hex digits, from the first, the prompt
+    /// holds right after a `CANARY-` (hex in either case).
     pub token_echo: Vec<u32>,
-    /// Per hit: whether the lower-cased prompt contains the marker, lower-cased.
+    /// Per hit: whether the prompt holds the marker exactly as registered.
     pub hit_echo: Vec<bool>,
 }
 
@@ -482,32 +483,10 @@ impl QuickExtractor {
 
     /// echoFacts (quick-unit.ts) over an ASCII prompt.
     fn echo(&self, found: Found, prompt: &str, request_id: &str, tenant_id: &str, session_id: &str) -> Marked {
-        let lower = prompt.to_ascii_lowercase();
-        let lower = lower.as_bytes();
-        let contains = |needle: &[u8]| memchr::memmem::find(lower, needle).is_some();
-        let token_echo = found
-            .tokens
-            .iter()
-            .map(|(token, _)| {
-                let hex = token[7..].to_ascii_lowercase();
-                let hex = hex.as_bytes();
-                // promptPrefix: a binary search for the longest prefix contained (containment of prefixes is monotone).
-                if lower.is_empty() || !contains(&hex[..1]) {
-                    return 0;
-                }
-                let (mut lo, mut hi) = (1, hex.len());
-                while lo < hi {
-                    let mid = (lo + hi + 1) / 2;
-                    if contains(&hex[..mid]) {
-                        lo = mid;
-                    } else {
-                        hi = mid - 1;
-                    }
-                }
-                lo as u32
-            })
-            .collect();
-        let hit_echo = found.hits.iter().map(|&(marker, _)| contains(self.automaton.markers[marker as usize].to_ascii_lowercase().as_bytes())).collect();
+        let prompt = prompt.as_bytes();
+        let token_echo = found.tokens.iter().map(|(token, _)| hex_after_prefix(prompt, &token.as_bytes()[7..])).collect();
+        // Matched as the automaton matches responses: exactly as registered.
+        let hit_echo = found.hits.iter().map(|&(marker, _)| memchr::memmem::find(prompt, self.automaton.markers[marker as usize].as_bytes()).is_some()).collect();
         Marked {
             request_id: request_id.to_owned(),
             tenant_id: tenant_id.to_owned(),
@@ -521,6 +500,23 @@ impl QuickExtractor {
 }
 
 
+
+/// promptPrefix (markers.ts): how many of a token's hex digits, from the first, the prompt holds
+/// right after a `CANARY-`, the most over every `CANARY-` in it; hex compared in either case (A-F
+/// folded on both sides), `CANARY-` as written. The digits alone, a hash or an id a user pasted,
+/// are not the marker and count for nothing.
+fn hex_after_prefix(prompt: &[u8], hex: &[u8]) -> u32 {
+    let mut best = 0;
+    for at in memchr::memmem::find_iter(prompt, b"CANARY-") {
+        if best == hex.len() {
+            break;
+        }
+        let rest = &prompt[at + 7..];
+        let n = rest.iter().zip(hex).take_while(|(p, h)| p.to_ascii_lowercase() == h.to_ascii_lowercase()).count();
+        best = best.max(n);
+    }
+    best as u32
+}
 
 /// walkUnit's cut of a unit into lines (a unit ending in a newline has no empty line after it):
 /// each line, or None for one walkUnit's own rules leave to TypeScript (over --max-line-bytes, or

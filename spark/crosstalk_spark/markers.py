@@ -13,11 +13,13 @@ full occurrence, else the first partial one. Registered markers outside the CANA
 convention come from the extract's automaton hits, added when the tokens did not already
 give them.
 
-classifySighting: own (the response's own session), echo (the needle, the registered hex or
-a partial token's own hex, is in the request's own prompt), cross_session (same tenant),
-cross_tenant; orphans stay orphans. The extract carries, per token, the longest prefix of
-its hex that the lower-cased prompt contains; every needle is such a prefix, so the echo test
-is a comparison of lengths.
+classifySighting: own (the response's own session), echo (the marker itself, CANARY- and the
+registered hex or a partial token's own hex, is in the request's own prompt; the hex digits
+alone are not), cross_session (same tenant), cross_tenant; orphans stay orphans. The extract
+carries, per token, how many of its hex digits, from the first, the prompt holds right after a
+CANARY- (hex in either case); every needle's hex is such a prefix, so the echo test is a
+comparison of lengths. For a marker outside the convention the extract says whether the prompt
+holds it exactly as registered.
 """
 
 from __future__ import annotations

@@ -134,11 +134,11 @@ export function extractRecord(prompt: string | null, response: string | null, ou
 
 /**
  * The marker part of extractRecord alone (no personal data, no fingerprints): what a quick
- * canary verdict needs, with the lower-cased prompt for the echo check when the response
+ * canary verdict needs, with the prompt ('' where none) for the echo check when the response
  * holds any marker (the only records whose prompt that check reads).
  */
-export function extractMarkers(prompt: string | null, response: string | null, unconventional?: UnconventionalSet): {tokens: MarkerToken[]; unconventional: MarkerToken[]; promptLower: string | null} {
+export function extractMarkers(prompt: string | null, response: string | null, unconventional?: UnconventionalSet): {tokens: MarkerToken[]; unconventional: MarkerToken[]; prompt: string | null} {
   const tokens = response ? markerTokens(response) : []
   const unconv = response && unconventional ? unconventional.hits(response) : []
-  return {tokens, unconventional: unconv, promptLower: tokens.length > 0 || unconv.length > 0 ? (prompt ?? '').toLowerCase() : null}
+  return {tokens, unconventional: unconv, prompt: tokens.length > 0 || unconv.length > 0 ? (prompt ?? '') : null}
 }

@@ -29,6 +29,8 @@ export interface FoundMarker {
 }
 
 const PREFIX = 'CANARY-'
+/** What every conventional marker starts with, written so (only its hex is case-insensitive). */
+export const MARKER_PREFIX = PREFIX
 const CONVENTIONAL_KEY = /^CANARY-[0-9a-f]{8,}$/
 /**
  * Greedy: the whole hex run after the prefix is one token, up to the next `CANARY-` (its `C` and
@@ -292,32 +294,67 @@ export interface RecipientContext {
   tenant: string
   session: string
   /**
-   * Whether this request's lower-cased prompt contains `needle`, the lower-cased marker `found`
-   * names: for a token, always a prefix of the token's hex (so a record can answer from its
-   * tokens' prompt prefixes, promptPrefix, without keeping the prompt).
+   * Whether this request's prompt holds `needle`, the marker `found` names, as a marker. A
+   * conventional needle (`CANARY-` + lower-case hex: the registered key, or a partial token's
+   * own) is held where the prompt has `CANARY-` followed by its hex, hex in either case: its hex
+   * is always a prefix of the token's, so a record can answer from its tokens' promptPrefix
+   * without keeping the prompt. Any other needle is the marker as registered, held exactly.
    */
   promptHas: (needle: string, found: FoundMarker) => boolean
 }
 
-/** promptHas over the request's text, lower-cased once, on first use. */
+/** promptHas over the request's text, read once, on first use. */
 export function promptSearch(text: () => string | null): RecipientContext['promptHas'] {
-  let lower: string | null = null
-  return (needle) => (lower ??= (text() ?? '').toLowerCase()).includes(needle)
+  let prompt: string | null = null
+  return (needle) => promptHoldsMarker((prompt ??= text() ?? ''), needle)
 }
 
-/** Longest prefix of the token's lower-cased hex that the lower-cased prompt contains (monotone, so a binary search). */
-export function promptPrefix(t: MarkerToken, promptLower: () => string): number {
-  const hex = t.token.slice(PREFIX.length).toLowerCase()
-  const prompt = promptLower()
-  if (prompt.length === 0 || !prompt.includes(hex.slice(0, 1))) return 0
-  let lo = 1 // known contained
-  let hi = hex.length
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1
-    if (prompt.includes(hex.slice(0, mid))) lo = mid
-    else hi = mid - 1
+/**
+ * Whether `prompt` holds the marker `needle` (as RecipientContext.promptHas reads it). The hex
+ * digits alone are not the marker: a hash, an id or a log line a user pasted can hold them, and
+ * taking that for the marker sent back would hide a leak (contract: a marker is `CANARY-` and its
+ * hex, hex case-insensitive).
+ */
+export function promptHoldsMarker(prompt: string, needle: string): boolean {
+  if (!CONVENTIONAL_KEY.test(needle)) return promptHasUnconventional(prompt, needle)
+  const hex = needle.slice(PREFIX.length)
+  return hexAfterPrefix(prompt, hex) >= hex.length
+}
+
+/**
+ * How many of `hex`'s digits (lower-case), from its first, the prompt holds right after a
+ * `CANARY-` (the most over every `CANARY-` in it): `CANARY-` as written, the digits in either
+ * letter case, as a response's tokens are found. Only ASCII A-F are folded, so that no other
+ * character of the prompt can stand for a digit.
+ */
+function hexAfterPrefix(prompt: string, hex: string): number {
+  let best = 0
+  for (let at = prompt.indexOf(PREFIX); at !== -1 && best < hex.length; at = prompt.indexOf(PREFIX, at + 1)) {
+    const from = at + PREFIX.length
+    let n = 0
+    while (n < hex.length && from + n < prompt.length) {
+      const c = prompt.charCodeAt(from + n)
+      if ((c >= 0x41 && c <= 0x46 ? c + 0x20 : c) !== hex.charCodeAt(n)) break
+      n++
+    }
+    if (n > best) best = n
   }
-  return lo
+  return best
+}
+
+/**
+ * Of a token's hex digits (lower-cased), how many from its first the prompt holds as a marker
+ * (hexAfterPrefix): a conventional needle is always such a prefix of the token's hex, so the
+ * prompt holds it exactly when this is at least its length.
+ */
+export function promptPrefix(t: MarkerToken, prompt: () => string): number {
+  const p = prompt()
+  return p.includes(PREFIX) ? hexAfterPrefix(p, t.token.slice(PREFIX.length).toLowerCase()) : 0
+}
+
+/** Whether the prompt holds a registered marker outside the convention: exactly as registered, as responses are matched. */
+export function promptHasUnconventional(prompt: string, marker: string): boolean {
+  return prompt.includes(marker)
 }
 
 export interface Classification {
@@ -332,12 +369,9 @@ export function classifySighting(found: FoundMarker, recipient: RecipientContext
   if (!source) return {class: 'orphan', sourceSession: null, sourceTenant: null}
   const base = {sourceSession: source.session, sourceTenant: source.tenant}
   if (source.tenant === recipient.tenant && source.session === recipient.session) return {class: 'own', ...base}
-  // Echo: the user pasted the marker into this very request (hex compared case-insensitively).
-  const needle = found.partial
-    ? found.hex!
-    : CONVENTIONAL_KEY.test(source.key)
-      ? source.key.slice(PREFIX.length)
-      : source.marker.toLowerCase()
+  // Echo: the user pasted the marker itself into this very request (`CANARY-` and its hex, the
+  // hex in either case; not the hex digits alone).
+  const needle = found.partial ? PREFIX + found.hex! : CONVENTIONAL_KEY.test(source.key) ? source.key : source.marker
   if (recipient.promptHas(needle, found)) return {class: 'echo', ...base}
   return {class: source.tenant === recipient.tenant ? 'cross_session' : 'cross_tenant', ...base}
 }

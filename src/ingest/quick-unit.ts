@@ -1,5 +1,5 @@
 import {extractMarkers, type UnconventionalSet} from '../extract/extract.js'
-import {promptPrefix, type MarkerToken} from '../extract/markers.js'
+import {promptHasUnconventional, promptPrefix, type MarkerToken} from '../extract/markers.js'
 import {pairHash} from './pair-set.js'
 import {nativeQuickExtractor, type NativeMarked} from './native-quick.js'
 import {decoderFor, noteCounter, recordFlags, walkUnit, type LineClaims, type UnitResult, type UnitTask} from './process-unit.js'
@@ -28,8 +28,8 @@ export interface QuickRecord {
   /**
    * What the echo check needs of the prompt, instead of the prompt (a verdict over millions of
    * records would otherwise hold every marked record's prompt until it is printed): per token,
-   * promptPrefix (the longest prefix of its hex the lower-cased prompt contains); per hit,
-   * whether the lower-cased prompt contains the marker, lower-cased.
+   * promptPrefix (how many of its hex digits, from the first, the prompt holds after a
+   * `CANARY-`); per hit, whether the prompt holds the marker exactly as registered.
    */
   token_echo: number[]
   hit_echo: boolean[]
@@ -123,10 +123,10 @@ function walkQuick(task: QuickUnitTask, unconventional: UnconventionalSet | unde
       const m = extractMarkers(row.request_text, row.response_text, unconventional)
       for (const n of r.notes) note(n)
       const [h1, h2] = pairHash(task.quickSource, row.request_id)
-      if (m.promptLower !== null) {
+      if (m.prompt !== null) {
         result.marked.push({
           at: columns.length, request_id: row.request_id, tenant_id: row.tenant_id, session_id: row.session_id, ts_ms: row.ts_ms,
-          tokens: m.tokens, hits: m.unconventional, ...echoFacts(m.tokens, m.unconventional, m.promptLower),
+          tokens: m.tokens, hits: m.unconventional, ...echoFacts(m.tokens, m.unconventional, m.prompt),
         })
       }
       columns.push(h1, h2, recordFlags(row), row.ts_ms)
@@ -136,8 +136,8 @@ function walkQuick(task: QuickUnitTask, unconventional: UnconventionalSet | unde
   return claims === undefined || claims.kinds.length === counts.lines
 }
 
-export function echoFacts(tokens: MarkerToken[], hits: MarkerToken[], promptLower: string): Pick<QuickRecord, 'token_echo' | 'hit_echo'> {
-  return {token_echo: tokens.map((t) => promptPrefix(t, () => promptLower)), hit_echo: hits.map((h) => promptLower.includes(h.token.toLowerCase()))}
+export function echoFacts(tokens: MarkerToken[], hits: MarkerToken[], prompt: string): Pick<QuickRecord, 'token_echo' | 'hit_echo'> {
+  return {token_echo: tokens.map((t) => promptPrefix(t, () => prompt)), hit_echo: hits.map((h) => promptHasUnconventional(prompt, h.token))}
 }
 
 function finish(task: QuickUnitTask, result: QuickUnitResult): QuickUnitResult {

@@ -2,7 +2,7 @@ import {createHash} from 'node:crypto'
 import {EXTRACT_SCHEME, type UnconventionalSet} from '../extract/extract.js'
 import type {LogFormat} from '../extract/formats/index.js'
 import type {LineDecoder} from '../extract/line-decoder.js'
-import {promptPrefix, type MarkerToken} from '../extract/markers.js'
+import {promptHasUnconventional, promptPrefix, type MarkerToken} from '../extract/markers.js'
 import {buildCompanionIndex} from '../ingest/file-lines.js'
 import {DamagedStreamError} from '../ingest/gunzip-recover.js'
 import {UNIT_BYTES, type FileFormat} from '../ingest/ingest-file.js'
@@ -52,10 +52,11 @@ export interface TokenEntry {
   token: string
   position: number
   /**
-   * The longest prefix of the token's hex digits (lower-cased) that the lower-cased prompt
-   * contains. The echo check asks whether the prompt contains a needle that is always such a
-   * prefix (the registered marker's hex, or the token's own hex for a partial), so "the prompt
-   * contains the needle" is "promptPrefix >= needle length", decidable without the registry.
+   * How many of the token's hex digits (lower-cased), from the first, the prompt holds right
+   * after a `CANARY-` (hex in either case). The echo check asks whether the prompt holds a marker
+   * whose hex is always such a prefix (the registered marker's, or the token's own for a
+   * partial), so "the prompt holds the marker" is "promptPrefix >= its hex length", decidable
+   * without the registry. The hex alone, without `CANARY-` before it, counts for nothing.
    */
   promptPrefix: number
 }
@@ -63,7 +64,7 @@ export interface TokenEntry {
 export interface UnconventionalEntry {
   marker: string
   position: number
-  /** The lower-cased prompt contains the lower-cased marker (the echo check for such markers). */
+  /** The prompt holds the marker exactly as registered (the echo check for such markers). */
   inPrompt: boolean
 }
 
@@ -171,11 +172,10 @@ async function extractOne(f: ShardToExtract, index: Awaited<ReturnType<typeof bu
   // What the echo check needs, taken from each record's prompt while processUnit has it.
   const promptFacts = new Map<RecordItem, {tokens: TokenEntry[]; unconventional: UnconventionalEntry[]}>()
   const onTexts = (item: RecordItem, texts: {request_text: string | null}): void => {
-    let lower: string | null = null
-    const promptLower = (): string => (lower ??= (texts.request_text ?? '').toLowerCase())
+    const prompt = texts.request_text ?? ''
     promptFacts.set(item, {
-      tokens: item.tokens.map((t) => ({...t, promptPrefix: promptPrefix(t, promptLower)})),
-      unconventional: item.unconventional.map((u) => ({marker: u.token, position: u.position, inPrompt: promptLower().includes(u.token.toLowerCase())})),
+      tokens: item.tokens.map((t) => ({...t, promptPrefix: promptPrefix(t, () => prompt)})),
+      unconventional: item.unconventional.map((u) => ({marker: u.token, position: u.position, inPrompt: promptHasUnconventional(prompt, u.token)})),
     })
   }
   let seq = 0

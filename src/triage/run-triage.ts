@@ -17,7 +17,7 @@ import {loadScopeInputs} from '../scope/scope-data.js'
 import {canaryVerdict} from '../scope/verdict.js'
 import {canaryFigures, type CanaryFigures, type CanaryRow} from '../scope/compute-scope.js'
 import type {QuickPassResult, QuickRecord} from '../ingest/quick-pass.js'
-import type {MarkerRegistry, RecipientContext, RegisteredMarker} from '../extract/markers.js'
+import {MARKER_PREFIX, type MarkerRegistry, type RecipientContext, type RegisteredMarker} from '../extract/markers.js'
 import {completeLogRecords, logFilesWithBadLines, type QuarantinedFile} from '../store/files.js'
 import {countCanaries} from '../store/canaries.js'
 import {countAllRecords} from '../store/records.js'
@@ -387,18 +387,20 @@ class EchoUnknown extends Error {}
 
 /**
  * The echo check of a quick record, answered from what its worker kept of the prompt: a token's
- * needle is a prefix of its hex, contained exactly when no longer than the token's promptPrefix;
- * an unconventional marker's needle is the marker lower-cased, which the hit says. A needle of
- * any other shape throws EchoUnknown.
+ * needle is `CANARY-` and a prefix of its hex, held exactly when that hex is no longer than the
+ * token's promptPrefix (the digits the prompt holds after a `CANARY-`); an unconventional
+ * marker's needle is the marker as registered, which the hit says. A needle of any other shape
+ * throws EchoUnknown.
  */
 export function echoFromFacts(r: QuickRecord): RecipientContext['promptHas'] {
   return (needle, found) => {
     if (found.hex !== null) {
       const i = r.tokens.findIndex((t) => t.position === found.position && t.token === found.token)
-      if (i === -1 || !found.hex.startsWith(needle)) throw new EchoUnknown()
-      return needle.length <= r.token_echo[i]!
+      const hex = needle.startsWith(MARKER_PREFIX) ? needle.slice(MARKER_PREFIX.length) : null
+      if (i === -1 || hex === null || !found.hex.startsWith(hex)) throw new EchoUnknown()
+      return hex.length <= r.token_echo[i]!
     }
-    const i = r.hits.findIndex((h) => h.position === found.position && h.token.toLowerCase() === needle)
+    const i = r.hits.findIndex((h) => h.position === found.position && h.token === needle)
     if (i === -1) throw new EchoUnknown()
     return r.hit_echo[i]!
   }

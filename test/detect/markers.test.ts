@@ -63,6 +63,35 @@ describe('marker classes', () => {
     expect(s[0]).toMatchObject({recipient_session: 'sA1', recipient_tenant: 'tA', partial: false, ts: expect.stringMatching(/Z$/)})
   })
 
+  it('takes for an echo the marker in the prompt, never its hex alone (a hash, an id, a pasted line)', async () => {
+    const c = await setup()
+    const hex = B1.slice('CANARY-'.length)
+    await c.addFile([
+      {request_id: 'bare', tenant_id: 'tA', session_id: 'sA1', request_text: `sha ${hex} / ${hex.toUpperCase()} / canary-${hex} / CANARY ${hex}`, response_text: `leak: ${B1}`},
+      {request_id: 'bare-partial', tenant_id: 'tA', session_id: 'sA1', request_text: `id ${hex}`, response_text: `leak: ${B1.slice(0, -2)}`},
+      {request_id: 'marker', tenant_id: 'tA', session_id: 'sA1', request_text: `x CANARY-${hex.toUpperCase()}`, response_text: `echo: ${B1}`},
+      {request_id: 'marker-partial', tenant_id: 'tA', session_id: 'sA1', request_text: `CANARY-${hex.slice(0, 18)}`, response_text: `echo: ${B1.slice(0, -2)}`},
+    ])
+    scanCase(c.db, {now: NOW, skipProvenance: true})
+    expect(listSightings(c.db).map((x) => [x.request_id, x.class, x.partial])).toEqual([
+      ['bare', 'cross_tenant', false],
+      ['bare-partial', 'cross_tenant', true],
+      ['marker', 'echo', false],
+      ['marker-partial', 'echo', true],
+    ])
+  })
+
+  it('takes for an echo a marker outside the convention only as registered, as responses are matched', async () => {
+    const c = await setup()
+    await c.addCanary('HERON-SUMMIT-8811', 'tB', 'sB1')
+    await c.addFile([
+      {request_id: 'other-case', tenant_id: 'tA', session_id: 'sA1', request_text: 'heron-summit-8811', response_text: 'leak: HERON-SUMMIT-8811'},
+      {request_id: 'as-registered', tenant_id: 'tA', session_id: 'sA1', request_text: 'see HERON-SUMMIT-8811', response_text: 'echo: HERON-SUMMIT-8811'},
+    ])
+    scanCase(c.db, {now: NOW, skipProvenance: true})
+    expect(listSightings(c.db).map((x) => [x.request_id, x.class])).toEqual([['other-case', 'cross_tenant'], ['as-registered', 'echo']])
+  })
+
   it('finds upper-case hex, one sighting per (record, marker)', async () => {
     const c = await setup()
     await c.addFile([{request_id: 'r', tenant_id: 'tB', session_id: 'sB1', response_text: `${A1.toUpperCase().replace('CANARY', 'CANARY')} and again ${A1}`}])

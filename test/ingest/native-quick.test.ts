@@ -413,13 +413,16 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     fc.string({unit: 'binary-ascii', maxLength: 4}),
   )
   const markedText = fc.array(fragment, {minLength: 1, maxLength: 10}).map((parts) => parts.join(''))
-  /** A prompt of pieces of the response (so that echoes, whole or partial, are common), each in some letter case. */
+  /**
+   * A prompt of pieces of the response (so that echoes, whole or partial, are common), each in
+   * some letter case, or with its markers' `CANARY-` taken out (their hex alone: no echo).
+   */
   const promptOf = (response: string) =>
-    fc.array(fc.tuple(fc.nat(), fc.nat({max: 40}), fc.constantFrom('same', 'lower', 'upper'), fragment), {maxLength: 4}).map((cuts) =>
+    fc.array(fc.tuple(fc.nat(), fc.nat({max: 40}), fc.constantFrom('same', 'lower', 'upper', 'bare'), fragment), {maxLength: 4}).map((cuts) =>
       cuts
         .map(([at, len, letterCase, filler]) => {
           const piece = response.slice(at % (response.length + 1), (at % (response.length + 1)) + len)
-          return filler + (letterCase === 'lower' ? piece.toLowerCase() : letterCase === 'upper' ? piece.toUpperCase() : piece)
+          return filler + (letterCase === 'lower' ? piece.toLowerCase() : letterCase === 'upper' ? piece.toUpperCase() : letterCase === 'bare' ? piece.replaceAll('CANARY-', ' ') : piece)
         })
         .join(''),
     )
@@ -501,6 +504,26 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     const out = nativeQuickExtractor(set)!.lines(bytes, 'gw-test', 1 << 20)
     expect(out.marked).toEqual([
       {at: 0, requestId: 'a', tenantId: 't', sessionId: 's', tokens: ['CANARY-0123456789abcdef'], tokenPositions: [4], hits: [], hitPositions: [], tokenEcho: [10], hitEcho: []},
+    ])
+    same(taskOf(bytes), set)
+  })
+
+  it('takes for an echo the marker the prompt holds, CANARY- and its hex, never its hex alone, as TypeScript does', () => {
+    const marked = 'see CANARY-0123456789abcdef0123'
+    const records: Array<[string, {request: string; response: string}]> = [
+      ['bare', {request: 'my hash is 0123456789ABCDEF0123, also canary-0123456789abcdef0123 and CANARY 0123456789abcdef', response: marked}],
+      ['marker', {request: 'CANARY-0123 and then I sent CANARY-0123456789ABCDEF01 here', response: marked}],
+      ['exact', {request: 'ZEBRA-TOKEN-C1x', response: 'ZEBRA-TOKEN-C1'}],
+      ['other case', {request: 'zebra-token-c1', response: 'ZEBRA-TOKEN-C1'}],
+    ]
+    const lines = records.map(([request_id, texts]) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id, tenant_id: 't', session_id: 's', ...texts}))
+    const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
+    const out = nativeQuickExtractor(set)!.lines(bytes, 'gw-test', 1 << 20)
+    expect(out.marked!.map((m) => [m.requestId, m.tokenEcho, m.hitEcho])).toEqual([
+      ['bare', [0], []],
+      ['marker', [18], []],
+      ['exact', [], [true]],
+      ['other case', [], [false]],
     ])
     same(taskOf(bytes), set)
   })

@@ -62,18 +62,18 @@ interface Tally {
 }
 
 /**
- * The echo facts by their definition, from the prompt the scan would read: per token, the longest
- * prefix of its lower-cased hex the lower-cased prompt contains (every length tried); per hit,
- * whether it contains the marker lower-cased.
+ * The echo facts by their definition, from the prompt the scan would read: per token, the most of
+ * its hex digits, from the first, that the prompt holds right after `CANARY-` in either letter
+ * case (every length tried); per hit, whether it holds the marker as registered.
  */
 function echoOf(tokens: Array<{token: string}>, hits: Array<{token: string}>, prompt: string): {token_echo: number[]; hit_echo: boolean[]} {
-  const lower = prompt.toLowerCase()
+  const asMarker = (hex: string) => new RegExp(`CANARY-${[...hex].map((c) => `[${c.toLowerCase()}${c.toUpperCase()}]`).join('')}`)
   const longest = (hex: string) => {
     let k = 0
-    for (let n = 1; n <= hex.length; n++) if (lower.includes(hex.slice(0, n))) k = n
+    for (let n = 1; n <= hex.length; n++) if (asMarker(hex.slice(0, n)).test(prompt)) k = n
     return k
   }
-  return {token_echo: tokens.map((t) => longest(t.token.slice('CANARY-'.length).toLowerCase())), hit_echo: hits.map((h) => lower.includes(h.token.toLowerCase()))}
+  return {token_echo: tokens.map((t) => longest(t.token.slice('CANARY-'.length))), hit_echo: hits.map((h) => prompt.includes(h.token))}
 }
 
 /** As ingest's writer counts full items (UnitWriter.write), with the echo-check prompt the scan would read. */

@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {gzipSync} from 'node:zlib'
 import {afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {buildRegistry, classifySighting, markerTokens, promptPrefix, resolveTokens} from '../../src/extract/markers.js'
+import {buildRegistry, classifySighting, markerTokens, promptPrefix, promptSearch, resolveTokens} from '../../src/extract/markers.js'
 import type {ParseSpec} from '../../src/extract/parse-spec.js'
 import {generateIncident} from '../../src/generate/generate-incident.js'
 import {fileNotes} from '../../src/ingest/ingest-file.js'
@@ -174,12 +174,15 @@ describe('crosstalk extract reads every log format as ingest does', () => {
 })
 
 describe('the echo check without the registry (promptPrefix)', () => {
-  it('is the longest prefix of the hex the lower-cased prompt holds', () => {
+  it('is the most of the hex, from its first digit, that the prompt holds after CANARY- (hex in either case)', () => {
     const t = {token: 'CANARY-0123456789ABCDEF0123', position: 0}
     expect(promptPrefix(t, () => 'nothing here')).toBe(0)
-    expect(promptPrefix(t, () => 'paste canary-0123456789abcdef please')).toBe(16)
-    expect(promptPrefix(t, () => '0123456789abcdef0123 and 0123')).toBe(20)
-    expect(promptPrefix(t, () => 'x 01234 y')).toBe(5)
+    expect(promptPrefix(t, () => 'paste CANARY-0123456789abcdef please')).toBe(16)
+    expect(promptPrefix(t, () => 'CANARY-01 CANARY-0123456789aBcDeF0123 and CANARY-0123')).toBe(20)
+    // The hex alone (a hash, an id a user pasted) is not the marker; nor is `canary-` in another case.
+    expect(promptPrefix(t, () => '0123456789abcdef0123 and 0123')).toBe(0)
+    expect(promptPrefix(t, () => 'CANARY- 0123456789abcdef0123, paste canary-0123456789abcdef0123')).toBe(0)
+    expect(promptPrefix(t, () => 'x CANARY-01234 y')).toBe(5)
   })
 
   it('agrees with classifySighting on every needle, for random prompts and registries', () => {
@@ -194,18 +197,20 @@ describe('the echo check without the registry (promptPrefix)', () => {
       // The response holds the marker, a prefix of it (a partial), or the marker run into more hex.
       const shape = Math.floor(rand() * 3)
       const token = shape === 0 ? marker : shape === 1 ? marker.slice(0, 7 + 16 + Math.floor(rand() * (marker.length - 23))) : marker + hex(rand, 3)
-      // The prompt holds some prefix of the marker, in some case.
+      // The prompt holds some prefix of the marker, in some case, or only its hex (never an echo).
       const cut = Math.floor(rand() * (marker.length - 6)) + 7
       const pasted = marker.slice(0, cut)
-      const prompt = `${hex(rand, 4)} ${rand() < 0.5 ? pasted.toUpperCase() : pasted} tail`
+      const form = Math.floor(rand() * 3)
+      const prompt = `${hex(rand, 4)} ${form === 0 ? pasted.toUpperCase() : form === 1 ? pasted : pasted.slice(7)} tail`
       const tokens = markerTokens(`x ${token} y`)
       const found = [...resolveTokens(tokens, registry).values()]
       for (const f of found) {
         if (!f.registered) continue
-        const expected = classifySighting(f, {tenant: 't1', session: 's1', promptHas: (needle) => prompt.toLowerCase().includes(needle)}).class === 'echo'
+        const expected = classifySighting(f, {tenant: 't1', session: 's1', promptHas: promptSearch(() => prompt)}).class === 'echo'
         const needle = f.partial ? f.hex!.length : f.registered.key.length - 7
-        const prefix = promptPrefix(tokens.find((t) => t.token === f.token)!, () => prompt.toLowerCase())
+        const prefix = promptPrefix(tokens.find((t) => t.token === f.token)!, () => prompt)
         expect(prefix >= needle, `${token} / ${prompt}`).toBe(expected)
+        if (form === 2) expect(expected, prompt).toBe(false)
       }
     }
   })

@@ -9,7 +9,8 @@ import {echoFromFacts} from '../../src/triage/run-triage.js'
 // The quick verdict keeps, of each marked record's prompt, only what the echo check needs (a
 // prefix length per token, a flag per unconventional hit). Held to the scan's check, which reads
 // the prompt itself: every sighting and class the same, on prompts that paste markers whole, cut,
-// in other letter cases and run into other hex, against registries of markers sharing prefixes.
+// in other letter cases and run into other hex, or their hex alone (no echo), against registries of
+// markers sharing prefixes.
 
 const SEED = 180_022
 const hexChar = fc.constantFrom(...'0123456789abcdefABCDEF')
@@ -25,7 +26,7 @@ describe('the echo check from a quick record', () => {
           fc.record({
             keys: fc.array(fc.oneof(hex(0, 12).map((t) => `CANARY-${(stem + t).toLowerCase()}`), hex(8, 20).map((h) => `CANARY-${h.toLowerCase()}`)), {minLength: 1, maxLength: 12}),
             pieces: fc.array(
-              fc.oneof(hex(0, 16).map((t) => `CANARY-${stem}${t}`), hex(8, 24).map((h) => `CANARY-${h}`), hex(1, 12), fc.constantFrom(...UNCONVENTIONAL, 'heron-summit-8811', ' ', 'text '), fc.string({maxLength: 4})),
+              fc.oneof(hex(0, 16).map((t) => `CANARY-${stem}${t}`), hex(8, 24).map((h) => `CANARY-${h}`), hex(1, 12), hex(0, 16).map((t) => `${stem}${t}`), fc.constant('canary-'), fc.constantFrom(...UNCONVENTIONAL, 'heron-summit-8811', ' ', 'text '), fc.string({maxLength: 4})),
               {maxLength: 8},
             ),
             response: fc.array(fc.oneof(hex(0, 16).map((t) => `CANARY-${stem}${t}`), fc.constantFrom(...UNCONVENTIONAL, ' ', 'x'), hex(8, 20).map((h) => `CANARY-${h}`)), {minLength: 1, maxLength: 5}),
@@ -39,10 +40,10 @@ describe('the echo check from a quick record', () => {
           const prompt = pieces.join('')
           const text = response.join(' ')
           const m = extractMarkers(prompt, text, new UnconventionalSet(UNCONVENTIONAL))
-          if (m.promptLower === null) return
+          if (m.prompt === null) return
           const who = {tenant: `t${recipient % 2}`, session: `s${recipient}`}
           const byScan = responseSightings(m.tokens, m.unconventional, registry, byMarker, {...who, promptHas: promptSearch(() => prompt)})
-          const record = {request_id: 'r', tenant_id: who.tenant, session_id: who.session, ts_ms: 0, tokens: m.tokens, hits: m.unconventional, ...echoFacts(m.tokens, m.unconventional, m.promptLower)}
+          const record = {request_id: 'r', tenant_id: who.tenant, session_id: who.session, ts_ms: 0, tokens: m.tokens, hits: m.unconventional, ...echoFacts(m.tokens, m.unconventional, m.prompt)}
           const byFacts = responseSightings(m.tokens, m.unconventional, registry, byMarker, {...who, promptHas: echoFromFacts(record)})
           expect(byFacts).toEqual(byScan)
           echoes += byScan.filter((s) => s.class === 'echo').length
@@ -52,5 +53,25 @@ describe('the echo check from a quick record', () => {
     )
     // The property reaches the case it is about.
     expect(echoes).toBeGreaterThan(200)
+  })
+})
+
+describe('the quick verdict\'s echo check', () => {
+  const hexA = '0123456789abcdef0123'
+  const registry = buildRegistry([{marker_key: `CANARY-${hexA}`, marker: `CANARY-${hexA.toUpperCase()}`, tenant_id: 'tA', session_id: 'sA'}])
+  const classOf = (prompt: string): string[] => {
+    const m = extractMarkers(prompt, `leaked CANARY-${hexA}`)
+    const record = {request_id: 'r', tenant_id: 'tB', session_id: 'sB', ts_ms: 0, tokens: m.tokens, hits: m.unconventional, ...echoFacts(m.tokens, m.unconventional, m.prompt!)}
+    return responseSightings(m.tokens, m.unconventional, registry, new Map(), {tenant: 'tB', session: 'sB', promptHas: echoFromFacts(record)}).map((s) => s.class)
+  }
+
+  it('takes a prompt that holds the marker\'s hex without CANARY- for no echo', () => {
+    expect(classOf(`my hash ${hexA} and ${hexA.toUpperCase()}`)).toEqual(['cross_tenant'])
+    expect(classOf(`canary-${hexA}, CANARY ${hexA}, CANARY-x${hexA}`)).toEqual(['cross_tenant'])
+  })
+
+  it('takes the marker itself, hex in either case, for an echo', () => {
+    expect(classOf(`I sent CANARY-${hexA.toUpperCase()} before`)).toEqual(['echo'])
+    expect(classOf(`CANARY-0123 then CANARY-${hexA}ff`)).toEqual(['echo'])
   })
 })
