@@ -31,7 +31,8 @@ import time
 
 from . import __version__
 
-FINDINGS_FORMAT = "crosstalk-findings/2"
+# 3: an echo is the marker itself in the prompt (findings of 2 took its hex digits alone for one).
+FINDINGS_FORMAT = "crosstalk-findings/3"
 EXTRACT_FORMAT = "crosstalk-extract/2"
 
 

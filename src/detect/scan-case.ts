@@ -3,7 +3,7 @@ import {recordTextLoader} from '../evidence/record-texts.js'
 import {EXTRACT_SCHEME, UnconventionalSet} from '../extract/extract.js'
 import {GUARANTEE_WORDS, minWordsMessage} from '../extract/winnow.js'
 import {
-  classifySighting, promptSearch, resolveTokens, SIGHTING_CLASSES, sortedFound,
+  classifySighting, promptSearch, resolveTokens, SIGHTING_CLASSES, SIGHTING_RULES, sortedFound,
   type MarkerRegistry, type MarkerToken, type RecipientContext, type RegisteredMarker, type SightingClass,
 } from '../extract/markers.js'
 import {countCanaries} from '../store/canaries.js'
@@ -114,9 +114,10 @@ export function scanCase(db: CaseDb, options: ScanOptions): ScanResult {
   if (reextractPriorPii(db, complete, (done, total) => options.onProgress?.({phase: 'reextract', done, total})) > 0) complete = completeLogFiles(db)
   const scanned = scannedFileIds(db)
   const fresh = complete.filter((f) => !scanned.has(f.id))
-  const full = previous !== null && previous.registry_version !== settings.registry_version
+  // Every file again where the registry changed, or where the last scan classified under other rules.
+  const full = previous !== null && (previous.registry_version !== settings.registry_version || previous.sighting_rules !== SIGHTING_RULES)
   const runId = beginScanRun(db, {
-    startedAt: options.now.toISOString(), registryVersion: settings.registry_version, extractScheme: EXTRACT_SCHEME, fullRescan: full,
+    startedAt: options.now.toISOString(), registryVersion: settings.registry_version, extractScheme: EXTRACT_SCHEME, fullRescan: full, sightingRules: SIGHTING_RULES,
     minWords: params.minWords, boilerplateTenants: params.boilerplateTenants, poolTokens: settings.pool_tokens, advertisedTokens: settings.advertised_tokens,
   })
 

@@ -363,6 +363,13 @@ export interface Classification {
   sourceTenant: string | null
 }
 
+/**
+ * Names the rules classifySighting applies: a case whose last scan classified under other rules
+ * is classified again whole. 2: an echo is the marker itself in the prompt (before, its hex
+ * digits anywhere in it).
+ */
+export const SIGHTING_RULES = 2
+
 /** The contract's classes, in order: own, echo, cross_session, cross_tenant; orphan when unregistered. */
 export function classifySighting(found: FoundMarker, recipient: RecipientContext): Classification {
   const source = found.registered

@@ -4,6 +4,7 @@ import {crc32} from 'node:zlib'
 import {InputError, IntegrityError} from '../errors.js'
 import {decodeRecordAt} from '../evidence/record-texts.js'
 import {EXTRACT_SCHEME} from '../extract/extract.js'
+import {SIGHTING_RULES} from '../extract/markers.js'
 import type {LogFormat} from '../extract/formats/index.js'
 import {lineDecoder, type LineDecoder} from '../extract/line-decoder.js'
 import {decodeParseSpec} from '../extract/parse-spec.js'
@@ -34,7 +35,8 @@ import {readShardRanges, shardPath, type PrefixRewrite} from './shard-reader.js'
 // recorded as the job made them (corpus_facts), and each shard's counts, notes and refusal
 // are decided by ingest's own rules (fileNotes, refusalOf).
 
-export const FINDINGS_FORMAT = 'crosstalk-findings/2'
+/** 3: the job's echo is the marker itself in the prompt (findings of 2 took its hex digits alone for one). */
+export const FINDINGS_FORMAT = 'crosstalk-findings/3'
 
 /** A shard as the job's manifest lists it: what extract found in it (its ShardFacts but the record count) and what the job decided over every shard. */
 interface ShardEntry extends Omit<ShardFacts, 'record_lines'> {
@@ -313,7 +315,8 @@ async function bringIn(db: CaseDb, options: IngestFindingsOptions): Promise<Inge
     const p = manifest.parameters
     if (p.pool_tokens !== null) setPool(db, p.pool_tokens, p.advertised_tokens, options.now)
     const runId = beginScanRun(db, {
-      startedAt: at, registryVersion: getSettings(db).registry_version, extractScheme: EXTRACT_SCHEME, fullRescan: false,
+      // The job of this findings format classifies under this crosstalk's rules.
+      startedAt: at, registryVersion: getSettings(db).registry_version, extractScheme: EXTRACT_SCHEME, fullRescan: false, sightingRules: SIGHTING_RULES,
       minWords: p.min_words, boilerplateTenants: p.boilerplate_tenants, poolTokens: p.pool_tokens, advertisedTokens: p.advertised_tokens,
     })
     markFilesScanned(db, runId, [...fileIdOf.values()])

@@ -14,16 +14,18 @@ export interface ScanRunStart {
   boilerplateTenants: number
   poolTokens: number | null
   advertisedTokens: number | null
+  /** the rules its sightings are classified under (SIGHTING_RULES) */
+  sightingRules: number
 }
 
 export function beginScanRun(db: CaseDb, s: ScanRunStart): number {
   return Number(
     db
       .prepare(
-        `INSERT INTO scan_runs (started_at, registry_version, extract_scheme, full_rescan, provenance_state, min_words, boilerplate_tenants, pool_tokens, advertised_tokens)
-         VALUES (?, ?, ?, ?, 'stale', ?, ?, ?, ?)`,
+        `INSERT INTO scan_runs (started_at, registry_version, extract_scheme, full_rescan, provenance_state, min_words, boilerplate_tenants, pool_tokens, advertised_tokens, sighting_rules)
+         VALUES (?, ?, ?, ?, 'stale', ?, ?, ?, ?, ?)`,
       )
-      .run(s.startedAt, s.registryVersion, s.extractScheme, s.fullRescan ? 1 : 0, s.minWords, s.boilerplateTenants, s.poolTokens, s.advertisedTokens).lastInsertRowid,
+      .run(s.startedAt, s.registryVersion, s.extractScheme, s.fullRescan ? 1 : 0, s.minWords, s.boilerplateTenants, s.poolTokens, s.advertisedTokens, s.sightingRules).lastInsertRowid,
   )
 }
 
@@ -65,6 +67,8 @@ export interface ScanRunRow {
   advertised_tokens: number | null
   /** responses provenance set aside as boilerplate; null: not known */
   provenance_boilerplate_responses: number | null
+  /** the rules its sightings were classified under; null: before rules 2 (a scan before migration 012) */
+  sighting_rules: number | null
 }
 
 /** The most recent scan that finished, or null. */

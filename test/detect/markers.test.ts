@@ -194,4 +194,16 @@ describe('incremental scan', () => {
     ])
     expect(listSightings(c.db, {classes: ['orphan']})).toEqual([])
   })
+
+  it('classifies every file again where the last scan classified under other rules (an echo from the hex alone)', async () => {
+    const c = await setup()
+    await c.addFile([{request_id: 'r1', tenant_id: 'tA', session_id: 'sA1', request_text: `hash ${B1.slice(7)}`, response_text: `leak: ${B1}`}])
+    expect(scanCase(c.db, {now: NOW, skipProvenance: true})).toMatchObject({full_rescan: false, sightings_by_class: {cross_tenant: 1}})
+    // A case scanned before migration 012: no rules recorded, and the echo the old rules gave.
+    c.db.prepare('UPDATE scan_runs SET sighting_rules = NULL').run()
+    c.db.prepare("UPDATE sightings SET class = 'echo'").run()
+    expect(scanCase(c.db, {now: NOW, skipProvenance: true})).toMatchObject({records_scanned: 1, records_new: 0, full_rescan: true})
+    expect(listSightings(c.db).map((s) => [s.request_id, s.class])).toEqual([['r1', 'cross_tenant']])
+    expect(scanCase(c.db, {now: NOW, skipProvenance: true})).toMatchObject({records_scanned: 0, full_rescan: false})
+  })
 })

@@ -9,6 +9,7 @@ import {up as undecidedAtRisk} from './007-undecided-at-risk.js'
 import {up as boilerplateResponses} from './008-boilerplate-responses.js'
 import {up as unreadSources} from './009-unread-sources.js'
 import {up as provenanceSourceOrder} from './011-provenance-source-order.js'
+import {up as sightingRules} from './012-sighting-rules.js'
 
 export interface Migration {
   version: number
@@ -30,4 +31,5 @@ export const MIGRATIONS: readonly Migration[] = [
   {version: 8, name: 'boilerplate-responses', up: boilerplateResponses},
   {version: 9, name: 'unread-sources', up: unreadSources},
   {version: 11, name: 'provenance-source-order', up: provenanceSourceOrder},
+  {version: 12, name: 'sighting-rules', up: sightingRules},
 ]
