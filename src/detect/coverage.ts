@@ -1,4 +1,5 @@
 import {InputError} from '../errors.js'
+import {SIGHTING_RULES} from '../extract/markers.js'
 import type {CaseDb} from '../store/open-case.js'
 import {lastFinishedScan, unscannedFiles} from '../store/scan-runs.js'
 import {registryVersion} from '../store/settings.js'
@@ -17,6 +18,11 @@ export interface DetectionCoverage {
   never_scanned: boolean
   /** the canary registry changed since the last scan (its classifications may be stale) */
   registry_changed: boolean
+  /**
+   * the last scan classified sightings under earlier rules (SIGHTING_RULES: before 2, a marker's
+   * hex digits alone in the prompt made an echo), so its classes may be stale until a scan
+   */
+  sighting_rules_changed: boolean
   /** canary-less provenance covers every scanned record ('stale': a scan skipped it since records were added) */
   provenance: 'current' | 'stale' | 'never'
   /**
@@ -42,13 +48,15 @@ export function detectionCoverage(db: CaseDb): DetectionCoverage {
   const last = lastFinishedScan(db)
   const unscanned = unscannedFiles(db)
   const registryChanged = last !== null && last.registry_version !== registryVersion(db)
+  const rulesChanged = last !== null && last.sighting_rules !== SIGHTING_RULES
   const provenance = last === null ? 'never' : last.provenance_state
   return {
-    complete: last !== null && unscanned.files === 0 && !registryChanged && provenance === 'current',
+    complete: last !== null && unscanned.files === 0 && !registryChanged && !rulesChanged && provenance === 'current',
     files_not_scanned: unscanned.files,
     records_not_scanned: unscanned.records,
     never_scanned: last === null,
     registry_changed: registryChanged,
+    sighting_rules_changed: rulesChanged,
     provenance,
     provenance_parameters: last === null ? null : {min_words: last.min_words, boilerplate_tenants: last.boilerplate_tenants},
     provenance_boilerplate_responses: last?.provenance_boilerplate_responses ?? null,
@@ -62,6 +70,7 @@ export function describeGap(c: DetectionCoverage): string {
   const parts: string[] = []
   if (c.files_not_scanned > 0) parts.push(`${count(c.files_not_scanned, 'log file')} with ${count(c.records_not_scanned, 'record')} ingested since the last scan`)
   if (c.registry_changed) parts.push('the canary registry changed since the last scan')
+  if (c.sighting_rules_changed) parts.push("the last scan classified sightings under an earlier rule (a marker's hex digits alone in a prompt made an echo)")
   if (c.provenance === 'stale') parts.push('canary-less provenance does not cover the case as it is (a scan skipped it with --no-provenance, or evidence was dropped, since it ran)')
   return parts.join('; ')
 }

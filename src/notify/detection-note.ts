@@ -23,6 +23,7 @@ function describeGapFr(c: DetectionCoverage): string {
   const parts: string[] = []
   if (c.files_not_scanned > 0) parts.push(`${compte(c.files_not_scanned, 'fichier')} de journaux (${compte(c.records_not_scanned, 'enregistrement')}) ${un(c.files_not_scanned) ? 'chargé' : 'chargés'} depuis la dernière analyse`)
   if (c.registry_changed) parts.push('le registre des canaris a changé depuis la dernière analyse')
+  if (c.sighting_rules_changed) parts.push("la dernière analyse a classé les observations selon une règle antérieure (les seuls chiffres hexadécimaux d'un marqueur dans une requête en faisaient un écho)")
   if (c.provenance === 'stale') parts.push("la provenance sans canari n'a pas été recalculée depuis l'ajout d'enregistrements")
   return parts.join(' ; ')
 }

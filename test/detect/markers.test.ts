@@ -3,6 +3,7 @@ import {decodeResponse} from '../../src/extract/decode.js'
 import {buildRegistry, findMarkers, markerTokens} from '../../src/extract/markers.js'
 import {scanCase} from '../../src/detect/scan-case.js'
 import {listSightings} from '../../src/detect/list.js'
+import {describeGap, detectionCoverage} from '../../src/detect/coverage.js'
 import {makeCase, type TestCase} from '../helpers/case-builder.js'
 
 const NOW = new Date('2026-11-03T00:00:00.000Z')
@@ -202,8 +203,13 @@ describe('incremental scan', () => {
     // A case scanned before migration 012: no rules recorded, and the echo the old rules gave.
     c.db.prepare('UPDATE scan_runs SET sighting_rules = NULL').run()
     c.db.prepare("UPDATE sightings SET class = 'echo'").run()
+    // Until then its findings are not current: every report says so, and refuses without --allow-incomplete.
+    const stale = detectionCoverage(c.db)
+    expect(stale).toMatchObject({complete: false, sighting_rules_changed: true})
+    expect(describeGap(stale)).toMatch(/an earlier rule \(a marker's hex digits alone in a prompt made an echo\)/)
     expect(scanCase(c.db, {now: NOW, skipProvenance: true})).toMatchObject({records_scanned: 1, records_new: 0, full_rescan: true})
     expect(listSightings(c.db).map((s) => [s.request_id, s.class])).toEqual([['r1', 'cross_tenant']])
     expect(scanCase(c.db, {now: NOW, skipProvenance: true})).toMatchObject({records_scanned: 0, full_rescan: false})
+    expect(detectionCoverage(c.db).sighting_rules_changed).toBe(false)
   })
 })
