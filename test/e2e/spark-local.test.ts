@@ -1,9 +1,10 @@
 import {spawnSync} from 'node:child_process'
-import {cpSync, existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {cpSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {BIN, ROOT, runCli, runJson, tempDir} from '../helpers/cli.js'
 import {convertIncident} from '../helpers/convert-formats.js'
+import {chatLine} from '../helpers/log-lines.js'
 
 // The Spark audit in-process (local[2]) on small incidents, for development: the job's
 // findings brought into a case by reference must say what single-machine crosstalk says
@@ -91,6 +92,20 @@ describe.skipIf(!available)('the Spark audit on local[2]', () => {
     expect(out.compared.sightings).toBeGreaterThan(0)
     expect(out.compared.provenance).toBeGreaterThan(0)
     expect(out.compared.records).toBeGreaterThan(1400)
+  }, 900_000)
+
+  it('takes a prompt holding only a marker\'s hex for no echo, and the marker itself for one, as one machine does', () => {
+    const small = tempDir('ct-spark-echo-')
+    const hexA = '9f8e7d6c5b4a39281706f5e4'
+    mkdirSync(join(small, 'incident'))
+    mkdirSync(join(small, 'logs'))
+    writeFileSync(join(small, 'incident/canaries.csv'), `marker,tenant_id,session_id,issued_at\nCANARY-${hexA},tenant-a,sess-a,2026-10-01T00:00:00Z\n`)
+    const line = (request_id: string, prompt: string) => chatLine({request_id, tenant_id: 'tenant-b', session_id: 'sess-b', prompt, answer: `here: CANARY-${hexA}`})
+    writeFileSync(join(small, 'logs/echo.jsonl'), `${line('r-bare', `build hash ${hexA}, canary-${hexA}`)}\n${line('r-echo', `what is CANARY-${hexA.toUpperCase()}?`)}\n`)
+    const out = bothWays(small, 'echo', [join(small, 'logs')], [])
+    expect(out.compared.sightings).toBeGreaterThan(0)
+    const sightings = runJson<Array<{request_id: string; class: string}>>(['sightings', '--db', join(small, 'echo-spark.db')])
+    expect(sightings.map((s) => [s.request_id, s.class])).toEqual([['r-bare', 'cross_tenant'], ['r-echo', 'echo']])
   }, 900_000)
 
   it('stores only the findings’ lines, and keeps the totals of every record', () => {
