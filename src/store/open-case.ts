@@ -55,9 +55,10 @@ export function openCase(path: string, options: OpenCaseOptions = {}): CaseDb {
     chmodSync(path, 0o600)
     fresh = true
   }
-  if (!fresh) tightenMode(path, options.readonly ?? false, options.onWarning)
-  // Checked before SQLite, whose own words ("attempt to write a readonly database") name neither the file nor the cause.
+  // Checked before SQLite, whose own words ("attempt to write a readonly database") name neither the file nor the cause,
+  // and before the mode: a case this command cannot write at all is refused for that first.
   if (!options.readonly) checkWritable(path, dir)
+  if (!fresh) tightenMode(path, options.readonly ?? false, options.onWarning)
   let db: CaseDb
   try {
     db = new Database(path, {readonly: options.readonly ?? false, fileMustExist: true})
