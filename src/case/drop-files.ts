@@ -13,6 +13,7 @@ import {filesReadingFrom} from '../store/records.js'
 import {corpusFacts} from '../store/scale.js'
 import {markProvenanceStale} from '../store/scan-runs.js'
 import {inTransaction} from '../store/session.js'
+import {quoted} from '../util/sanitize.js'
 
 // `crosstalk drop FILE`: the way to read a file again under another format or mapping. A file
 // read with the wrong --map stays in the case under its SHA-256 (re-ingesting the same bytes adds
@@ -106,7 +107,7 @@ function keepRecordsAtDuplicates(db: CaseDb, files: readonly FileRow[]): DropRes
     const why = refusal(from, to, d)
     if (why) {
       throw new InputError(
-        `${from.path}: its record ${JSON.stringify(d.request_id)} is also ${where}, which ${why}; drop ${to.path} with it (crosstalk drop ${from.path} ${to.path}) and ingest what should stay again`,
+        `${from.path}: its record ${quoted(d.request_id)} is also ${where}, which ${why}; drop ${to.path} with it (crosstalk drop ${from.path} ${to.path}) and ingest what should stay again`,
         'E_DUPLICATE_ELSEWHERE',
       )
     }
@@ -117,7 +118,7 @@ function keepRecordsAtDuplicates(db: CaseDb, files: readonly FileRow[]): DropRes
         lineDecoder(decodeParseSpec(to.parse_spec)), read,
       )
     } catch (error) {
-      throw new InputError(`${from.path}: its record ${JSON.stringify(d.request_id)} is also ${where}, which cannot be read as it: ${(error as Error).message}`, 'E_DUPLICATE_ELSEWHERE')
+      throw new InputError(`${from.path}: its record ${quoted(d.request_id)} is also ${where}, which cannot be read as it: ${(error as Error).message}`, 'E_DUPLICATE_ELSEWHERE')
     }
     const flags = recordFlags(row)
     const missing = noMissingFields()

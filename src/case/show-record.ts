@@ -9,6 +9,7 @@ import {recordFindingRows} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
 import {findRecordsByRequestId, type RecordFields, type StoredRecord} from '../store/records.js'
 import {getSettings} from '../store/settings.js'
+import {quoted} from '../util/sanitize.js'
 
 /** A stored record as `show --json` prints it: the ingested row, flags as booleans, plus where it came from. */
 export interface RecordView extends Omit<RecordFields, 'ts' | 'ts_ms' | 'stream' | 'is_error'> {
@@ -69,8 +70,8 @@ export interface ShowOptions {
 
 function findRecord(db: CaseDb, requestId: string, source?: string): StoredRecord {
   const rows = findRecordsByRequestId(db, requestId, source, 2)
-  if (rows.length === 0) throw new InputError(`no record with request_id ${JSON.stringify(requestId)}${source ? ` in source ${source}` : ''}`, 'E_NOT_FOUND')
-  if (rows.length > 1) throw new InputError(`request_id ${JSON.stringify(requestId)} exists in several sources; pass --source`, 'E_AMBIGUOUS')
+  if (rows.length === 0) throw new InputError(`no record with request_id ${quoted(requestId)}${source ? ` in source ${source}` : ''}`, 'E_NOT_FOUND')
+  if (rows.length > 1) throw new InputError(`request_id ${quoted(requestId)} exists in several sources; pass --source`, 'E_AMBIGUOUS')
   return rows[0]!
 }
 

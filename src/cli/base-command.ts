@@ -6,7 +6,7 @@ import {appendAudit, listAudit} from '../store/audit.js'
 import {listFiles} from '../store/files.js'
 import {openCase, type CaseDb} from '../store/open-case.js'
 import {boundHeapGrowth} from '../util/gc.js'
-import {escapeJsonText, safeLine} from '../util/sanitize.js'
+import {escapeJsonText, safeLine, quoted} from '../util/sanitize.js'
 import {clearProgress} from './progress.js'
 
 /** The smallest CROSSTALK_HEAP_MB bin/run.js passes on to node (its launcher line skips smaller values). */
@@ -59,11 +59,11 @@ export abstract class BaseCommand extends Command {
     // Read by bin/run.js's launcher line, which leaves a bad value to be refused here.
     const heap = process.env.CROSSTALK_HEAP_MB
     if (heap !== undefined && heap !== '' && !/^[1-9]\d*$/.test(heap)) {
-      throw new InputError(`CROSSTALK_HEAP_MB must be a whole number of MB (got ${JSON.stringify(heap)})`, 'E_BAD_ENV')
+      throw new InputError(`CROSSTALK_HEAP_MB must be a whole number of MB (got ${quoted(heap)})`, 'E_BAD_ENV')
     }
     // Below this V8 cannot hold the CLI itself and aborts with a native stack trace (exit 133).
     if (heap !== undefined && heap !== '' && Number(heap) < MIN_HEAP_MB) {
-      throw new InputError(`CROSSTALK_HEAP_MB must be at least ${MIN_HEAP_MB} (MB; got ${JSON.stringify(heap)})`, 'E_BAD_ENV')
+      throw new InputError(`CROSSTALK_HEAP_MB must be at least ${MIN_HEAP_MB} (MB; got ${quoted(heap)})`, 'E_BAD_ENV')
     }
     return parsed
   }

@@ -11,6 +11,7 @@ import {caseLogEvidence, type LogEvidence} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {parseTimestamp, TimestampError} from '../util/timestamps.js'
 import {clearProgress, ingestProgressBar} from './progress.js'
+import {quoted} from '../util/sanitize.js'
 
 /** Flags shared by the commands that ingest logs (`ingest logs`, `triage`). */
 export const logIngestFlags = {
@@ -81,7 +82,7 @@ export function parseIngestFlags(flags: IngestFlagValues): ParsedIngestFlags {
     if (flags['custom-id-pattern'] !== undefined) parse.custom_id_pattern = flags['custom-id-pattern']
     if (flags['batch-ts'] !== undefined) {
       const text = flags['batch-ts'].trim()
-      if (!/(Z|z|[+-]\d{2}(:?\d{2})?)$/.test(text)) throw new UsageError(`--batch-ts ${JSON.stringify(text)}: has no time zone; add Z or an offset such as +02:00`)
+      if (!/(Z|z|[+-]\d{2}(:?\d{2})?)$/.test(text)) throw new UsageError(`--batch-ts ${quoted(text)}: has no time zone; add Z or an offset such as +02:00`)
       parseTimestamp(text)
       parse.batch_ts = text
     }

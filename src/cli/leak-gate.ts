@@ -3,7 +3,7 @@ import {examineConflictingDuplicates, type ConflictingDuplicate} from '../detect
 import {judgeGate, type GateInput, type GateVerdict} from '../detect/gate.js'
 import {GateTripped, InputError} from '../errors.js'
 import type {CaseDb} from '../store/open-case.js'
-import {safeLine} from '../util/sanitize.js'
+import {safeLine, quoted} from '../util/sanitize.js'
 
 // The --fail-on-leak gate of scan and triage, once: contamination found sets exit 3 (the
 // result is still printed, --json included); evidence it could not judge exits 1, or is noted
@@ -51,7 +51,7 @@ export function decideDuplicatesGate(db: CaseDb, flags: LeakGateFlags, note: (li
 function duplicatesVerdict(db: CaseDb): GateVerdict {
   const d = examineConflictingDuplicates(db)
   const where = (xs: readonly ConflictingDuplicate[]): string =>
-    xs.slice(0, 5).map((x) => `${x.path}:${x.line_no} (request_id ${JSON.stringify(x.request_id.slice(0, 80))})`).join(', ') + (xs.length > 5 ? ', and more' : '')
+    xs.slice(0, 5).map((x) => `${x.path}:${x.line_no} (request_id ${quoted(x.request_id.slice(0, 80))})`).join(', ') + (xs.length > 5 ? ', and more' : '')
   return {
     tripped: d.leaking.length > 0
       ? `contamination found in ${d.leaking.length} line${d.leaking.length === 1 ? '' : 's'} repeating an earlier request_id with a different answer, which the case counts as duplicates of the first: ${where(d.leaking)}`

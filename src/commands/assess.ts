@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {UsageError} from '../errors.js'
-import {safeLine} from '../util/sanitize.js'
+import {safeLine, quoted} from '../util/sanitize.js'
 import {planAssessment, type AssessInputs, type AssessResult} from '../notify/assess.js'
 import {insertAssessment, OUTCOMES, type Outcome} from '../notify/assessment-store.js'
 import {gatherFacts} from '../notify/facts.js'
@@ -107,7 +107,7 @@ function parseReasons(values: readonly string[]): Partial<Record<keyof AssessInp
     const at = v.indexOf('=')
     const name = (at > 0 ? v.slice(0, at) : '').trim().replace(/-/g, '_')
     if (!INPUT_NAMES.has(name) || !v.slice(at + 1).trim()) {
-      throw new UsageError(`--reason expects NAME=TEXT with NAME one of ${[...INPUT_NAMES].join(', ')} (got ${JSON.stringify(v.slice(0, 60))})`)
+      throw new UsageError(`--reason expects NAME=TEXT with NAME one of ${[...INPUT_NAMES].join(', ')} (got ${quoted(v.slice(0, 60))})`)
     }
     out[name] = v.slice(at + 1).trim()
   }

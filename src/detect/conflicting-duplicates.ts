@@ -9,6 +9,7 @@ import type {CaseDb} from '../store/open-case.js'
 import {conflictingDuplicateLines, keptRecordLeakMarkers} from '../store/quarantine.js'
 import {sqliteRegistry} from './registry.js'
 import {responseSightings} from './scan-case.js'
+import {quoted} from '../util/sanitize.js'
 
 // Ingest keeps the first line of a (source, request_id) and records the later ones as
 // duplicates, which the scan never reads: right for a line logged twice, but a later line with
@@ -57,7 +58,7 @@ export function examineConflictingDuplicates(db: CaseDb): ConflictingDuplicates 
       const index = decoder.adapter.newIndex(decoder.options)
       index?.add(line.value, here)
       const records = decodeValue(line.value, decoder, index, here).records.filter((r) => r.row.request_id === d.request_id)
-      if (records.length === 0) throw new Error(`no record with request_id ${JSON.stringify(d.request_id.slice(0, 80))} in the line as read now`)
+      if (records.length === 0) throw new Error(`no record with request_id ${quoted(d.request_id.slice(0, 80))} in the line as read now`)
       const leaks = records.some(({row}) => {
         const {tokens, unconventional: hits} = extractMarkers(row.request_text, row.response_text, unconventional)
         if (tokens.length === 0 && hits.length === 0) return false

@@ -14,6 +14,7 @@ import {begin, commit, rollback} from '../store/session.js'
 import {parseTimestamp} from '../util/timestamps.js'
 import {parseCsv} from './csv-parse.js'
 import {nativeQuickStatus, nativeRegistryIndex} from './native-quick.js'
+import {quoted as quote} from '../util/sanitize.js'
 
 // A registry can hold a million markers (one per session, about 100 bytes each: 90 MB at
 // 926,440 markers). It is read a chunk at a time, twice: once for its hash (a registry the
@@ -345,7 +346,7 @@ function* readRegistry(path: string, reads: Iterable<Buffer>): Generator<Entry> 
       const value = row[need]!
       if (!quoted[at_] && value.trim() !== '' && value !== value.trim()) {
         throw new InputError(
-          `${path}:${at}: ${need} ${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value)} begins or ends with white space (a space after a comma?); ids must match the logs exactly: remove it, or quote the value if the logs carry it`,
+          `${path}:${at}: ${need} ${quote(value.length > 80 ? `${value.slice(0, 80)}…` : value)} begins or ends with white space (a space after a comma?); ids must match the logs exactly: remove it, or quote the value if the logs carry it`,
         )
       }
     }
@@ -458,7 +459,7 @@ function validate(path: string, line: number, value: unknown): Entry {
   }
   if (!CONVENTIONAL_MARKER.test(e.marker) && [...e.marker].length < MIN_UNCONVENTIONAL_MARKER) {
     throw new InputError(
-      `${path}:${line}: marker ${JSON.stringify(e.marker.slice(0, 40))} is too short: a marker outside the CANARY-<hex> convention needs at least ${MIN_UNCONVENTIONAL_MARKER} characters, or it matches ordinary text`,
+      `${path}:${line}: marker ${quote(e.marker.slice(0, 40))} is too short: a marker outside the CANARY-<hex> convention needs at least ${MIN_UNCONVENTIONAL_MARKER} characters, or it matches ordinary text`,
     )
   }
   let issued: string | null = null

@@ -10,6 +10,7 @@ import {quickUnit, type QuickUnitResult, type QuickUnitTask} from './quick-unit.
 import {releaseNativeQuick} from './native-quick.js'
 import {isPacked, unpackUnitResult, type PackedUnitResult} from './unit-pack.js'
 import {workersUseTheirOwnYoungLimits} from '../util/gc.js'
+import {quoted} from '../util/sanitize.js'
 
 // Parsing and extraction run on worker threads, one per core, while the main thread
 // reads, hashes and writes SQLite. Results come back in any order; `next()` hands them
@@ -33,7 +34,7 @@ function workerScript(): string | null {
 export function workersFromEnv(): number | undefined {
   const env = process.env.CROSSTALK_WORKERS
   if (env === undefined || env === '') return undefined
-  if (!/^\d+$/.test(env)) throw new InputError(`CROSSTALK_WORKERS must be a whole number of threads (got ${JSON.stringify(env)})`, 'E_BAD_ENV')
+  if (!/^\d+$/.test(env)) throw new InputError(`CROSSTALK_WORKERS must be a whole number of threads (got ${quoted(env)})`, 'E_BAD_ENV')
   return Math.min(16, Number(env))
 }
 

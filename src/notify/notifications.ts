@@ -5,6 +5,7 @@ import {insertNotification, listNotificationRows, type NotificationRow} from '..
 import type {CaseDb} from '../store/open-case.js'
 import {isLate, noticePeriodMs} from './clock.js'
 import type {IncidentRecord} from './incident.js'
+import {quoted} from '../util/sanitize.js'
 
 // Each submission is kept with the SHA-256 of exactly what was sent, so the case can later
 // show which draft the authority (or, for a processor, each controller) received and when.
@@ -53,13 +54,13 @@ export function checkNewNotification(incident: IncidentForCheck, existing: reado
   const recipient = n.recipient.trim()
   if (!recipient) throw new InputError('notify record: --recipient must not be empty')
   if (incident.role === 'controller' && recipient !== AUTHORITY && recipient !== DATA_SUBJECTS) {
-    throw new InputError(`notify record: as controller you notify the authority (--recipient ${AUTHORITY}) or inform the data subjects (--recipient ${DATA_SUBJECTS}), not ${JSON.stringify(recipient.slice(0, 80))}`)
+    throw new InputError(`notify record: as controller you notify the authority (--recipient ${AUTHORITY}) or inform the data subjects (--recipient ${DATA_SUBJECTS}), not ${quoted(recipient.slice(0, 80))}`)
   }
   if (incident.role === 'processor' && recipient === DATA_SUBJECTS) {
     throw new InputError('notify record: informing the data subjects is the controller\'s duty (Art. 34); as processor record your notices to each controller (--recipient TENANT)')
   }
   if (incident.role === 'processor' && recipient !== AUTHORITY && knownTenant && !knownTenant(recipient)) {
-    throw new InputError(`notify record: tenant ${JSON.stringify(recipient.slice(0, 80))} has no records in this case`)
+    throw new InputError(`notify record: tenant ${quoted(recipient.slice(0, 80))} has no records in this case`)
   }
   if (n.at.getTime() > now.getTime() + FUTURE_TOLERANCE_MS) {
     throw new InputError(`notify record: --at ${n.at.toISOString()} is in the future (now ${now.toISOString()}): record a notification once it has been sent`)
@@ -73,13 +74,13 @@ export function checkNewNotification(incident: IncidentForCheck, existing: reado
   const same = existing.filter((e) => e.recipient === recipient)
   const initial = same.find((e) => e.phase === 'initial')
   if (n.phase === 'initial' && initial) {
-    throw new InputError(`notify record: an initial notification to ${JSON.stringify(recipient.slice(0, 80))} is already recorded (${initial.at}, ref ${initial.reference.slice(0, 80)}): record this one with --phase follow-up`)
+    throw new InputError(`notify record: an initial notification to ${quoted(recipient.slice(0, 80))} is already recorded (${initial.at}, ref ${initial.reference.slice(0, 80)}): record this one with --phase follow-up`)
   }
   if (n.phase === 'follow-up' && (!initial || Date.parse(initial.at) > n.at.getTime())) {
     throw new InputError(
       initial
-        ? `notify record: a follow-up at ${n.at.toISOString()} comes before the initial notification to ${JSON.stringify(recipient.slice(0, 80))} (${initial.at})`
-        : `notify record: no initial notification to ${JSON.stringify(recipient.slice(0, 80))} is recorded: record it first (--phase initial), Art. 33(4) phases follow an initial notification`,
+        ? `notify record: a follow-up at ${n.at.toISOString()} comes before the initial notification to ${quoted(recipient.slice(0, 80))} (${initial.at})`
+        : `notify record: no initial notification to ${quoted(recipient.slice(0, 80))} is recorded: record it first (--phase initial), Art. 33(4) phases follow an initial notification`,
     )
   }
   const period = noticePeriodMs({role: incident.role, aware_at: incident.aware_at, controller_deadline_hours: incident.controller_deadline_hours}, recipient)

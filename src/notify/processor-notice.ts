@@ -5,7 +5,7 @@ import {examinedTotals, UNREAD_SOURCES_REMEDY, type CaseFacts, type Counterpart,
 import {categoryLabel, leakedSide, PHRASES, receivedSide, type Language} from './phrases.js'
 import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 import {count} from '../util/plural.js'
-import {safeLine} from '../util/sanitize.js'
+import {safeLine, quoted} from '../util/sanitize.js'
 
 // GDPR Art. 33(2): the processor tells each affected controller "without undue delay"; it
 // need not assess risk first (EDPB 9/2022). A notice speaks only of that customer's own
@@ -113,7 +113,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   // The facts hold ids as they are shown (controls, bidi and invisible characters made visible): the id as typed is compared in that form too.
   const shown = safeLine(tenant)
   const t: TenantExposure | undefined = facts.tenants.find((x) => x.tenant_id === tenant) ?? facts.tenants.find((x) => x.tenant_id === shown)
-  if (!t) throw new InputError(`tenant ${JSON.stringify(tenant.slice(0, 80))} has no exposure in this case (affected: ${count(facts.tenants.length, 'tenant')}; see --all)`, 'E_NO_EXPOSURE')
+  if (!t) throw new InputError(`tenant ${quoted(tenant.slice(0, 80))} has no exposure in this case (affected: ${count(facts.tenants.length, 'tenant')}; see --all)`, 'E_NO_EXPOSURE')
   const inc = facts.incident
   requireProcessorRole(facts)
   const language = options.language ?? 'en'

@@ -1,5 +1,6 @@
 import {InputError, UsageError} from '../errors.js'
 import {parseTimestamp, TimestampError} from '../util/timestamps.js'
+import {quoted} from '../util/sanitize.js'
 
 /**
  * A moment the user types (awareness, notification time). Unlike log timestamps, a
@@ -11,7 +12,7 @@ export function parseInstant(value: string, what: string, given: 'flag' | 'data'
   const Refusal = given === 'flag' ? UsageError : InputError
   const text = value.trim()
   if (!/(Z|z|[+-]\d{2}(:?\d{2})?)$/.test(text)) {
-    throw new Refusal(`${what}: ${JSON.stringify(value)} has no time zone; add Z or an offset such as +02:00`)
+    throw new Refusal(`${what}: ${quoted(value)} has no time zone; add Z or an offset such as +02:00`)
   }
   try {
     return new Date(parseTimestamp(text).ms)
@@ -26,7 +27,7 @@ export function checkTimeZone(tz: string): string {
   try {
     new Intl.DateTimeFormat('en-GB', {timeZone: tz})
   } catch {
-    throw new UsageError(`--tz: unknown time zone ${JSON.stringify(tz)} (use an IANA name such as Europe/Dublin)`)
+    throw new UsageError(`--tz: unknown time zone ${quoted(tz)} (use an IANA name such as Europe/Dublin)`)
   }
   return tz
 }

@@ -1,6 +1,7 @@
 import {lookup} from 'node:dns/promises'
 import {isIP} from 'node:net'
 import {InputError} from '../errors.js'
+import {quoted} from '../util/sanitize.js'
 
 // Probes send deliberately pathological traffic (prompts past the pool, requests that may hang a
 // scheduler). Pointing that at someone else's production API by accident is the failure we guard
@@ -15,7 +16,7 @@ export async function assertSafeTarget(target: string, options: {allowRemote: bo
   try {
     url = new URL(target)
   } catch {
-    throw new InputError(`--target ${JSON.stringify(target)} is not a URL`, 'E_TARGET')
+    throw new InputError(`--target ${quoted(target)} is not a URL`, 'E_TARGET')
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InputError(`--target must be http(s), not ${url.protocol}`, 'E_TARGET')
   if (options.allowRemote) return url

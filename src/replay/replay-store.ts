@@ -3,6 +3,7 @@ import {recordTextLoader} from '../evidence/record-texts.js'
 import type {CaseDb} from '../store/open-case.js'
 import {contaminatedRecordIds} from '../store/findings.js'
 import {completeRecordsByRequestId, recordById, type StoredRecord} from '../store/records.js'
+import {quoted} from '../util/sanitize.js'
 
 export {finishReplayRun, insertReplayResult, insertReplayRun, listReplayResults, type ReplayPurpose, type ReplayResultRow, type ReplayRunRow, type ReplayTargetKind, type StoredReplayResult} from '../store/replay.js'
 
@@ -22,7 +23,7 @@ export function selectRecords(db: CaseDb, selection: {requestIds: readonly strin
   const byId = new Map<number, StoredRecord>()
   for (const requestId of selection.requestIds) {
     const rows = completeRecordsByRequestId(db, requestId)
-    if (rows.length === 0) throw new InputError(`no record with request_id ${JSON.stringify(requestId)} in the case`, 'E_NO_RECORD')
+    if (rows.length === 0) throw new InputError(`no record with request_id ${quoted(requestId)} in the case`, 'E_NO_RECORD')
     for (const row of rows) byId.set(row.id, row)
   }
   if (selection.fromSightings) {

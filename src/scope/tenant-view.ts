@@ -1,5 +1,6 @@
 import {InputError} from '../errors.js'
 import {byText, iso, minMax, sessionKey, type ContaminationRow, type ProvenanceRow, type ScopeInputs} from './scope-data.js'
+import {quoted} from '../util/sanitize.js'
 
 // What one customer (a controller) needs for its own Art. 33 assessment: what its end
 // users received from others, and what of its end users reached others. Other customers
@@ -111,7 +112,7 @@ export function computeTenantView(inputs: ScopeInputs, options: TenantViewOption
   const received = rows.filter((r) => r.recipient_tenant === tenant)
   const leaked = rows.filter((r) => r.source_tenant === tenant)
   if (known && !known.has(tenant) && received.length === 0 && leaked.length === 0) {
-    throw new InputError(`tenant ${JSON.stringify(tenant.slice(0, 200))} has no records in this case`, 'E_NO_TENANT')
+    throw new InputError(`tenant ${quoted(tenant.slice(0, 200))} has no records in this case`, 'E_NO_TENANT')
   }
 
   const labels = labelsOf(received, leaked, tenant, Boolean(options.revealTenants))

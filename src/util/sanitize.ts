@@ -83,3 +83,13 @@ export function escapeJsonText(json: string): string {
 export function withoutLineExcerpt(reason: string): string {
   return reason.replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON/s, ' (excerpt of the line withheld) is not valid JSON')
 }
+
+/**
+ * A value quoted inside a message that is shown through safeLine (every error and warning is):
+ * its controls are escaped there, once. JSON.stringify would escape them first, and safeLine
+ * would then double the backslashes of those escapes, so that U+001B read as the six
+ * characters \u001b.
+ */
+export function quoted(value: string): string {
+  return `"${value}"`
+}

@@ -23,10 +23,11 @@ describe('bin/run.js launcher', () => {
     const plain = run(['ingest', 'canaries', join(tempDir(), 'missing.csv'), '--db', db], {CROSSTALK_HEAP_MB: value})
     expect(plain.status).toBe(1)
     expect(plain.stdout).toBe('')
-    expect(plain.stderr.trim().split('\n')).toEqual([`Error: CROSSTALK_HEAP_MB must be a whole number of MB (got ${JSON.stringify(value)})`])
+    // the value is quoted as given and its controls shown once (\x1b), never as JSON's \u001b escaped again
+    expect(plain.stderr.trim().split('\n')).toEqual([`Error: CROSSTALK_HEAP_MB must be a whole number of MB (got "${value.replace('\u001b', '\\x1b')}")`])
     const json = run(['status', '--json', '--db', db], {CROSSTALK_HEAP_MB: value})
     expect(json.status).toBe(1)
-    expect(JSON.parse(json.stdout)).toEqual({error: {message: `CROSSTALK_HEAP_MB must be a whole number of MB (got ${JSON.stringify(value)})`, code: 'E_BAD_ENV'}})
+    expect(JSON.parse(json.stdout)).toEqual({error: {message: `CROSSTALK_HEAP_MB must be a whole number of MB (got "${value.replace('\u001b', '\\x1b')}")`, code: 'E_BAD_ENV'}})
     expect(json.stderr.trim().split('\n')).toHaveLength(1)
     expect(spawnSync('test', ['-e', db]).status).not.toBe(0)
   })
