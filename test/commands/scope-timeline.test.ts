@@ -26,7 +26,7 @@ describe('crosstalk scope', () => {
     expect(out).toMatchObject({contaminated_responses: 4, at_risk_responses: 5, first_seen: '2026-11-02T06:00:00.123Z', last_seen: '2026-11-02T07:15:30.789Z'})
     for (const flow of out.flows) expect(Object.keys(flow)).toEqual(['source_tenant', 'recipient_tenant', 'responses'])
     // CONTRACT.md: exposure counts all evidence, canary and verbatim text, each part shown
-    expect(Object.keys(out.exposure)).toEqual(['responses', 'by_canary', 'by_text_only', 'sessions', 'source_tenants', 'recipient_tenants', 'flows'])
+    expect(Object.keys(out.exposure)).toEqual(['responses', 'by_canary', 'by_text_only', 'sessions', 'source_tenants', 'recipient_tenants', 'flows', 'source_not_named'])
     expect(out.exposure).toMatchObject({responses: 5, by_canary: 4, by_text_only: 1, sessions: 4, source_tenants: 3, recipient_tenants: 3})
   })
 

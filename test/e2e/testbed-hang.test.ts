@@ -47,7 +47,7 @@ describe('probe and replay against a hanging testbed serve process', () => {
     expect(run.code, run.stderr).toBe(3)
     const result = JSON.parse(run.stdout)
     expect(result).toMatchObject({interrupted: true, target_failure: {outcome: 'hung'}})
-    expect(result.results[0]).toMatchObject({request_id: 'req-1', trials: 1, hung: 1, reproduced: 0, verdict: 'not_reproduced'})
+    expect(result.results[0]).toMatchObject({request_id: 'req-1', trials: 1, hung: 1, reproduced: 0, verdict: 'inconclusive'})
     expect(run.stderr).toContain('replay could not judge: 1 trial hung or errored')
   })
 })
