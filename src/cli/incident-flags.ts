@@ -40,6 +40,8 @@ const HELP: Record<string, string> = {
   authorities_notified: 'Supervisory authorities notified [118].',
   delay_reason: 'Reasons for notifying later than 72 hours (Art. 33(1)) [49].',
   controller_deadline_hours: 'As processor: the notice period to each controller your contract sets (Art. 28(3)(f)), in hours; without it, "without undue delay" (Art. 33(2)).',
+  cross_border: 'Is the processing cross-border (Art. 4(23): establishments in more than one Member State, or data subjects substantially affected in more than one)? [113] It decides whether the lead authority of the one-stop shop (Art. 56) is notified.',
+  data_unintelligible: 'Was the exposed data unintelligible to whoever received it (encryption or pseudonymisation still effective)? [57] Only "protection-intact" grounds Art. 34(3)(a).',
   detected_at: 'When the first alert or report arrived (ISO with zone).',
   investigation_started_at: 'When the short investigation started (ISO with zone).',
   breach_started_at: 'When the breach started (ISO with zone), if known [46].',

@@ -184,6 +184,8 @@ export const article33Schema = z.object({
     })
     .nullable(),
   measures_before: z.string().nullable(),
+  /** whether the exposed data was unintelligible to whoever received it, as recorded (incident set --data-unintelligible) [57]; null: not recorded (an open item) */
+  data_unintelligible: z.enum(['protection-intact', 'protection-likely-subvertible', 'no', 'cannot-assess']).nullable(),
   investigation: z.array(z.string()),
   consequences: z.array(z.string()),
   measures_taken: z.array(z.string()),
@@ -203,7 +205,7 @@ export const article33Schema = z.object({
     })
     .nullable(),
   article34: z.object({status: z.string().nullable()}),
-  cross_border: z.object({lead_authority: z.string().nullable(), countries: z.string().nullable(), establishment_countries: z.string().nullable(), subjects_per_country: z.string().nullable(), authorities_notified: z.string().nullable()}),
+  cross_border: z.object({processing: z.enum(['yes', 'no']).nullable(), lead_authority: z.string().nullable(), countries: z.string().nullable(), establishment_countries: z.string().nullable(), subjects_per_country: z.string().nullable(), authorities_notified: z.string().nullable()}),
   other_authorities: z.object({police: z.string().nullable(), others: z.string().nullable()}),
   notifications: z.array(notificationFactSchema),
   notification_statements: z.array(z.string()),

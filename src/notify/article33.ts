@@ -142,6 +142,9 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   if (!inc?.cause && !inc?.cause_category) L.open('cause', P.open.cause, 'EDPB template 61-62', 'crosstalk incident set --cause TEXT --cause-category ...')
   if (!inc?.systems) L.open('cause', P.open.systems, 'EDPB template 63', 'crosstalk incident set --systems ...')
   if (!inc?.measures_before) L.open('cause', P.open.measuresBefore, 'EDPB template 75-76', 'crosstalk incident set --measures-before ...')
+  // Whether the data was unintelligible to its recipients is a fact of its own (template 57, Art. 34(3)(a)): measures in place do not say they held.
+  if (inc?.data_unintelligible) L.stated('protection', P.unintelligibleRecorded(P.unintelligible[inc.data_unintelligible]), ['incident.data_unintelligible'])
+  else L.open('cause', P.open.unintelligible, 'Art. 34(3)(a); EDPB template 57', 'crosstalk incident set --data-unintelligible protection-intact|protection-likely-subvertible|no|cannot-assess')
 
   // ---- data subjects, records, categories
   // A draft for one controller counts that controller's end users (facts.ts): its category says so.
@@ -203,7 +206,8 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   // ---- other authorities and cross-border (template 109-123)
   if (!inc?.police_report) L.open('authorities', P.open.police, 'EDPB template 109', 'crosstalk incident set --police-report ...')
   if (!inc?.other_authorities) L.open('authorities', P.open.otherAuthorities, 'EDPB template 110-111', 'crosstalk incident set --other-authorities ...')
-  L.open('cross_border', P.open.crossBorder, 'Art. 4(23), 56; template 113', null)
+  if (inc?.cross_border) L.stated('cross_border', P.crossBorderRecorded(inc.cross_border === 'yes'), ['incident.cross_border'])
+  else L.open('cross_border', P.open.crossBorder, 'Art. 4(23), 56; template 113', 'crosstalk incident set --cross-border yes|no')
   if (!inc?.lead_authority) L.open('cross_border', P.open.leadAuthority, 'Art. 55-56; template 114', 'crosstalk incident set --lead-authority ...')
   if (!inc?.countries) L.open('cross_border', P.open.countries, 'EDPB template 116-117', 'crosstalk incident set --countries ... --subjects-per-country ...')
   if (!inc?.establishment_countries) L.open('cross_border', P.open.establishment, 'EDPB template 115', 'crosstalk incident set --establishment-countries ...')
@@ -315,6 +319,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
         }
       : null,
     measures_before: inc?.measures_before ?? null,
+    data_unintelligible: inc?.data_unintelligible ?? null,
     investigation: L.texts('investigation'),
     consequences,
     measures_taken: L.texts('measures_taken'),
@@ -325,6 +330,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
       : null,
     article34: {status: article34},
     cross_border: {
+      processing: inc?.cross_border ?? null,
       lead_authority: inc?.lead_authority ?? null,
       countries: inc?.countries ?? null,
       establishment_countries: inc?.establishment_countries ?? null,

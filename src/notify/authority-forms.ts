@@ -120,7 +120,7 @@ function answers(d: Draft, P: Phrases) {
     ),
     types: found(d.nature.types.map((t) => P.breachType[t])),
     confidentiality: exposed && exposed.responses > 0 ? {value: fr ? `divulguées (${compte(exposed.responses, 'réponse')} ${un(exposed.responses) ? 'contenait' : 'contenaient'} des données d'une autre session)` : `disclosed (${count(exposed.responses, 'response')} carried another session's data)`, open: false} : nothingKnown,
-    unintelligible: known(d.measures_before, o.measuresBefore),
+    unintelligible: known(d.data_unintelligible ? P.unintelligible[d.data_unintelligible] : null, o.unintelligible),
     integrity: {value: P.toComplete(fr ? 'si les données altérées ont été utilisées' : 'whether the altered data was misused'), open: true},
     availability: {value: P.toComplete(fr ? 'si la disponibilité des données a été atteinte' : 'whether the availability of data was affected'), open: true},
     category: d.nature.incident_category ? {value: d.nature.incident_category, open: false} : nothingKnown,
@@ -146,8 +146,10 @@ function answers(d: Draft, P: Phrases) {
     message: {value: P.toComplete(fr ? 'contenu du message aux personnes (projet : crosstalk report article34)' : 'content of the message to data subjects (draft: crosstalk report article34)'), open: true},
     police: known(d.other_authorities.police, o.police),
     otherAuthorities: known(d.other_authorities.others, o.otherAuthorities),
-    // Whether processing is cross-border (Art. 4(23)) is a fact of its own: no recorded field says it, so it stays open; the lead authority recorded is shown beside it.
-    crossBorder: {value: P.toComplete(o.crossBorder) + (d.cross_border.lead_authority ? ` (${fr ? 'autorité chef de file enregistrée :' : 'lead authority recorded:'} ${d.cross_border.lead_authority})` : ''), open: true},
+    // Whether processing is cross-border (Art. 4(23)) is a fact of its own (incident set --cross-border): a lead authority does not say it, so unrecorded it stays open, the lead authority shown beside it.
+    crossBorder: d.cross_border.processing
+      ? {value: (d.cross_border.processing === 'yes' ? P.yes : P.no) + (d.cross_border.lead_authority ? ` (${fr ? 'autorité chef de file :' : 'lead authority:'} ${d.cross_border.lead_authority})` : ''), open: false}
+      : {value: P.toComplete(o.crossBorder) + (d.cross_border.lead_authority ? ` (${fr ? 'autorité chef de file enregistrée :' : 'lead authority recorded:'} ${d.cross_border.lead_authority})` : ''), open: true},
     leadAuthority: known(d.cross_border.lead_authority, o.leadAuthority),
     establishment: known(d.cross_border.establishment_countries, o.establishment),
     countries: known(d.cross_border.countries, o.countries),

@@ -44,11 +44,13 @@ export const INCIDENT_TEXT_FIELDS = [
   'delay_reason',
 ] as const
 export const INCIDENT_TIME_FIELDS = ['detected_at', 'investigation_started_at', 'breach_started_at', 'breach_ended_at', 'informed_at'] as const
-/** Fields with a fixed set of values (EDPB common template rows 61, 14, 15-16). */
+/** Fields with a fixed set of values (EDPB common template rows 61, 14, 15-16, 113, 57). */
 export const INCIDENT_CHOICE_FIELDS = {
   cause_category: ['internal-non-malicious', 'internal-malicious', 'external-non-malicious', 'external-malicious', 'unknown'],
   sector: ['private', 'public'],
   organisation_size: ['micro', 'sme', 'large', 'other'],
+  cross_border: ['yes', 'no'],
+  data_unintelligible: ['protection-intact', 'protection-likely-subvertible', 'no', 'cannot-assess'],
 } as const
 export const INCIDENT_INTEGER_FIELDS = ['controller_deadline_hours'] as const
 
@@ -69,6 +71,8 @@ export const incidentPatchSchema = z
     cause_category: z.enum(INCIDENT_CHOICE_FIELDS.cause_category),
     sector: z.enum(INCIDENT_CHOICE_FIELDS.sector),
     organisation_size: z.enum(INCIDENT_CHOICE_FIELDS.organisation_size),
+    cross_border: z.enum(INCIDENT_CHOICE_FIELDS.cross_border),
+    data_unintelligible: z.enum(INCIDENT_CHOICE_FIELDS.data_unintelligible),
     // Art. 33(2) sets no number; contracts commonly say 24 or 48 hours. A week is the sane upper end.
     controller_deadline_hours: z.number().int().min(1).max(168),
   })

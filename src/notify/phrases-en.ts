@@ -147,6 +147,14 @@ export const EN = {
   integrity: "Receiving users were served responses containing another session's data, so the integrity of their responses was affected too.",
   observedCategory: "Personal data displayed to wrong recipient (responses carrying another session's data)",
   causeRecorded: (text: string) => `Description and root cause, as established: ${text}`,
+  unintelligibleRecorded: (answer: string) => `Whether the exposed data was unintelligible to whoever received it, as recorded: ${answer}.`,
+  unintelligible: {
+    'protection-intact': 'yes, its protection (encryption or pseudonymisation) is intact',
+    'protection-likely-subvertible': 'its protection is likely to be subverted',
+    no: 'no, it was intelligible',
+    'cannot-assess': 'this cannot be assessed',
+  } as Record<'protection-intact' | 'protection-likely-subvertible' | 'no' | 'cannot-assess', string>,
+  crossBorderRecorded: (yes: boolean): string => `Cross-border processing (Art. 4(23)), as recorded: ${yes ? 'yes' : 'no'}.`,
   causeCategoryRecorded: (label: string) => `Cause: ${label}.`,
   // records and logFiles are what a scan covered; the files ingested and never scanned are said apart (notScannedSentence).
   investigation: (records: number, logFiles: number, registryFiles: number, notScanned: NotScanned = {records: 0, files: 0}) =>
@@ -352,6 +360,7 @@ export const EN = {
     police: 'whether reported to police or judicial authorities',
     otherAuthorities: 'other authorities notified (CSIRT, sector regulators), with case ids',
     leadAuthority: 'lead supervisory authority (one-stop shop) or the authorities of every Member State concerned',
+    unintelligible: 'whether the exposed data was unintelligible to whoever received it (encryption or pseudonymisation still effective; the ground of Art. 34(3)(a)): the case does not record it, and the measures in place before the breach do not say they held',
     crossBorder: 'whether the processing is cross-border (Art. 4(23): establishments in more than one Member State, or data subjects substantially affected in more than one); the case does not record it, and a lead authority alone does not say it',
     countries: 'countries of the affected data subjects and numbers per country',
     establishment: 'countries where the controller is established',

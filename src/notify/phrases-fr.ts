@@ -127,6 +127,14 @@ export const FR: Phrases = {
   integrity: "Les utilisateurs destinataires ont reçu des réponses contenant des données d'une autre session : l'intégrité de leurs réponses est aussi atteinte.",
   observedCategory: "Données personnelles communiquées à un mauvais destinataire (réponses contenant des données d'une autre session)",
   causeRecorded: (text) => `Description et cause, telles qu'établies : ${text}`,
+  unintelligibleRecorded: (answer) => `Caractère inintelligible des données exposées pour leurs destinataires, tel qu'enregistré : ${answer}.`,
+  unintelligible: {
+    'protection-intact': 'oui, leur protection (chiffrement ou pseudonymisation) est intacte',
+    'protection-likely-subvertible': 'leur protection risque d’être contournée',
+    no: 'non, elles étaient intelligibles',
+    'cannot-assess': 'cela ne peut pas être évalué',
+  },
+  crossBorderRecorded: (yes) => (yes ? "Traitement transfrontalier (art. 4.23), tel qu'enregistré : oui." : "Traitement transfrontalier (art. 4.23), tel qu'enregistré : non."),
   causeCategoryRecorded: (label) => `Cause : ${label}.`,
   investigation: (records, logFiles, registryFiles, notScanned = {records: 0, files: 0}) =>
     `Les journaux de ${compte(records, 'réponse')} (${compte(logFiles, 'fichier')} de journaux) ont été analysés à la recherche ${registryFiles === 0 ? "du texte d'autres sessions reproduit mot pour mot (aucun registre de canaris : voir ci-dessous)" : `des marqueurs canaris (${compte(registryFiles, 'fichier')} de registre) et du texte d'autres sessions reproduit mot pour mot`} ; chaque réponse, session et client concerné est identifié dans le dossier (annexe des preuves, SHA-256).${nonAnalyses(notScanned)}`,
@@ -317,6 +325,7 @@ export const FR: Phrases = {
     police: 'signalement à la police ou aux autorités judiciaires',
     otherAuthorities: 'autres autorités informées (CSIRT, régulateurs sectoriels), avec leurs références',
     leadAuthority: 'autorité de contrôle chef de file (guichet unique) ou autorités de chaque État membre concerné',
+    unintelligible: "caractère inintelligible des données exposées pour leurs destinataires (chiffrement ou pseudonymisation toujours efficaces ; motif de l'art. 34.3.a) : le dossier ne l'enregistre pas, et les mesures en place avant la violation ne disent pas qu'elles ont tenu",
     crossBorder: "caractère transfrontalier du traitement (art. 4.23 : établissements dans plusieurs États membres, ou personnes sensiblement affectées dans plusieurs) ; le dossier ne l'enregistre pas, et une autorité chef de file ne suffit pas à l'établir",
     countries: 'pays des personnes concernées et nombre par pays',
     establishment: "pays d'établissement du responsable de traitement",

@@ -118,6 +118,8 @@ export function article33View(d: Article33Result): View {
     has_excerpts: (d.excerpts ?? []).length > 0,
     open_all: d.open_items.map((o) => openItemText(o, d.language)),
     controller_lines: d.statements.filter((s) => s.section === 'controller').map((s) => escapeMd(s.text)),
+    protection_lines: d.statements.filter((s) => s.section === 'protection').map((s) => escapeMd(s.text)),
+    cross_border_lines: d.statements.filter((s) => s.section === 'cross_border').map((s) => escapeMd(s.text)),
     sector_text: joinPresent([d.controller.sector, d.controller.organisation_size, d.controller.economic_activity]),
     contact_text: joinPresent([d.contact_point.name, d.contact_point.contact]),
     reporter_text: joinPresent([d.reporting_person.name, d.reporting_person.role]),

@@ -46,6 +46,9 @@ export interface IncidentRow {
   authorities_notified: string | null
   delay_reason: string | null
   controller_deadline_hours: number | null
+  // migration 010: cross-border processing [113], data unintelligible to its recipients [57]
+  cross_border: 'yes' | 'no' | null
+  data_unintelligible: 'protection-intact' | 'protection-likely-subvertible' | 'no' | 'cannot-assess' | null
 }
 
 const COLUMN = /^[a-z_]+$/

@@ -30,7 +30,7 @@ beforeAll(async () => {
   await runJson(['ingest', 'logs', logs, '--db', base])
   await runJson(['scan', '--db', base])
   await runJson(['incident', 'open', '--db', base, '--title', 'Stale KV', '--aware-at', '2026-11-02T09:00:00+01:00', '--role', 'controller'])
-  await runJson(['incident', 'set', '--db', base, '--measures-taken', ' cache isolated per tenant ', '--cause-category', 'internal-non-malicious', '--breach-started-at', '2026-11-01T00:00:00+01:00'])
+  await runJson(['incident', 'set', '--db', base, '--measures-taken', ' cache isolated per tenant ', '--cause-category', 'internal-non-malicious', '--breach-started-at', '2026-11-01T00:00:00+01:00', '--cross-border', 'no', '--data-unintelligible', 'no'])
   await runJson(['incident', 'amend-awareness', '--db', base, '--aware-at', '2026-11-02T07:30:00Z', '--reason', 'paged earlier', '--amended-by', 'on-call'])
   // Late (the deadline is 2026-11-05T07:30Z), with its reasons for the delay.
   await runJson(['notify', 'record', '--db', base, '--phase', 'initial', '--at', '2026-11-06T10:00:00Z', '--reference', 'DPA-1', '--file', sent, '--delay-reason', 'scoping took longer'])
@@ -62,6 +62,8 @@ describe('verify replays incident facts, notifications and decisions from the au
   const cases: Array<[string, string, RegExp]> = [
     ['measures_taken edited', `UPDATE incident SET measures_taken = 'keys rotated'`, /FAIL recorded: incident measures_taken: is "keys rotated", but audit entry \d+ recorded "cache isolated per tenant"/],
     ['cause_category edited', `UPDATE incident SET cause_category = 'external-malicious'`, /FAIL recorded: incident cause_category: is "external-malicious", but audit entry \d+ recorded "internal-non-malicious"/],
+    ['cross_border edited (field 113)', `UPDATE incident SET cross_border = 'yes'`, /FAIL recorded: incident cross_border: is "yes", but audit entry \d+ recorded "no"/],
+    ['data_unintelligible edited (field 57)', `UPDATE incident SET data_unintelligible = 'protection-intact'`, /FAIL recorded: incident data_unintelligible: is "protection-intact", but audit entry \d+ recorded "no"/],
     ['dpo_name filled in', `UPDATE incident SET dpo_name = 'Mallory'`, /FAIL recorded: incident dpo_name: is "Mallory", but no audit entry sets it/],
     ['title edited', `UPDATE incident SET title = 'Nothing happened'`, /FAIL recorded: incident title: is "Nothing happened", but audit entry \d+ recorded "Stale KV"/],
     ['breach_started_at moved', `UPDATE incident SET breach_started_at = '2026-11-01T12:00:00.000Z'`, /FAIL recorded: incident breach_started_at: is "2026-11-01T12:00:00.000Z", but audit entry \d+ recorded "2026-10-31T23:00:00.000Z"/],

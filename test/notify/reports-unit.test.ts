@@ -29,6 +29,7 @@ const INCIDENT: IncidentRecord = {
   cause: null, cause_category: null, reporting_person: null, reporting_person_role: null, sector: null, organisation_size: null, economic_activity: null,
   eea_representative: null, informed_by: null, informed_at: null, measures_before: null, police_report: null, other_authorities: null,
   establishment_countries: null, subjects_per_country: null, authorities_notified: null, delay_reason: null, controller_deadline_hours: null,
+  cross_border: null, data_unintelligible: null,
 }
 
 const EXPOSURE = {
@@ -639,6 +640,44 @@ describe('cross-border processing (field 113)', () => {
     for (const [authority, id] of [['cnil', 'transfrontalier'], ['dpc', 'cross-border']] as const) {
       expect(buildArticle33(f, {authority}).form_fields.find((x) => x.id === id)).toMatchObject({open: true})
     }
+  })
+})
+
+describe('cross-border processing recorded (field 113, incident set --cross-border)', () => {
+  it('answers field 113 and the authorities\' cross-border fields from the recorded fact, and states it; unrecorded it names the flag', () => {
+    for (const [value, answer] of [['yes', 'yes'], ['no', 'no']] as const) {
+      const d = buildArticle33(fixture('2026-10-24T08:00:00.000Z', {cross_border: value, lead_authority: 'CNIL'}))
+      expect(d.cross_border.processing).toBe(value)
+      expect(d.form_fields.find((x) => x.id === '113')).toMatchObject({open: false, value: `${answer} (lead authority: CNIL)`})
+      expect(d.open_items.some((o) => o.ref.includes('template 113'))).toBe(false)
+      expect(d.statements.find((s) => s.section === 'cross_border')).toMatchObject({text: `Cross-border processing (Art. 4(23)), as recorded: ${answer}.`, rests_on: ['incident.cross_border']})
+      expect(renderArticle33Markdown(d)).toContain(`- Cross-border processing (Art. 4(23)), as recorded: ${answer}.`)
+      for (const [authority, id] of [['cnil', 'transfrontalier'], ['dpc', 'cross-border']] as const) {
+        expect(buildArticle33(fixture('2026-10-24T08:00:00.000Z', {cross_border: value}), {authority}).form_fields.find((x) => x.id === id)).toMatchObject({open: false})
+      }
+    }
+    const fr = buildArticle33(fixture('2026-10-24T08:00:00.000Z', {cross_border: 'no'}), {authority: 'cnil'})
+    expect(renderArticle33Markdown(fr)).toContain("- Traitement transfrontalier (art. 4.23), tel qu'enregistré : non.")
+    expect(buildArticle33(fixture()).open_items.find((o) => o.ref.includes('template 113'))?.record_with).toBe('crosstalk incident set --cross-border yes|no')
+  })
+})
+
+describe('data unintelligible to its recipients (field 57, Art. 34(3)(a))', () => {
+  it('is never answered from the measures in place before the breach: it is an open item until recorded', () => {
+    const d = buildArticle33(fixture('2026-10-24T08:00:00.000Z', {measures_before: 'TLS in transit; AES-256 at rest'}))
+    expect(d.form_fields.find((x) => x.id === '57')).toMatchObject({open: true})
+    expect(d.form_fields.find((x) => x.id === '57')!.value).not.toContain('AES-256')
+    expect(d.open_items.find((o) => o.ref.includes('template 57'))?.record_with).toMatch(/^crosstalk incident set --data-unintelligible /)
+    expect(d.data_unintelligible).toBeNull()
+  })
+  it('answers field 57 from the recorded flag, and states it with what it rests on', () => {
+    const d = buildArticle33(fixture('2026-10-24T08:00:00.000Z', {data_unintelligible: 'no'}))
+    expect(d.data_unintelligible).toBe('no')
+    expect(d.form_fields.find((x) => x.id === '57')).toMatchObject({open: false, value: 'no, it was intelligible'})
+    expect(d.open_items.some((o) => o.ref.includes('template 57'))).toBe(false)
+    expect(d.statements.find((s) => s.section === 'protection')?.rests_on).toEqual(['incident.data_unintelligible'])
+    const fr = buildArticle33(fixture('2026-10-24T08:00:00.000Z', {data_unintelligible: 'protection-intact'}), {language: 'fr'})
+    expect(fr.form_fields.find((x) => x.id === '57')).toMatchObject({open: false, value: 'oui, leur protection (chiffrement ou pseudonymisation) est intacte'})
   })
 })
 

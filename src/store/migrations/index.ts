@@ -8,6 +8,7 @@ import {up as fieldCounts} from './006-field-counts.js'
 import {up as undecidedAtRisk} from './007-undecided-at-risk.js'
 import {up as boilerplateResponses} from './008-boilerplate-responses.js'
 import {up as unreadSources} from './009-unread-sources.js'
+import {up as crossBorderUnintelligible} from './010-cross-border-unintelligible.js'
 import {up as provenanceSourceOrder} from './011-provenance-source-order.js'
 import {up as sightingRules} from './012-sighting-rules.js'
 
@@ -30,6 +31,7 @@ export const MIGRATIONS: readonly Migration[] = [
   {version: 7, name: 'undecided-at-risk', up: undecidedAtRisk},
   {version: 8, name: 'boilerplate-responses', up: boilerplateResponses},
   {version: 9, name: 'unread-sources', up: unreadSources},
+  {version: 10, name: 'cross-border-unintelligible', up: crossBorderUnintelligible},
   {version: 11, name: 'provenance-source-order', up: provenanceSourceOrder},
   {version: 12, name: 'sighting-rules', up: sightingRules},
 ]
