@@ -345,7 +345,21 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     evidence: facts.evidence,
     excerpts: facts.excerpts,
   }
-  return article33Schema.parse({...draft, form_fields: authorityFields(authority, draft, P)})
+  const formFields = authorityFields(authority, draft, P)
+  // A form answer left "to be completed" names an open item of the draft: the fields no other
+  // item asks for (the organisation's identifier, the Art. 34(3) ground ...) are added as items of their own.
+  const gap = P.toComplete('')
+  for (const f of formFields) {
+    if (!f.open || !f.value.startsWith(gap)) continue
+    const asked = f.value.slice(gap.length)
+    if (!L.open_items.some((o) => asked.startsWith(o.item))) L.open('form', asked, formRef(authority, f.id), null)
+  }
+  return article33Schema.parse({...draft, form_fields: formFields})
+}
+
+/** Where a form field's number comes from: the EDPB common template's rows, or the authority's own form. */
+function formRef(authority: Authority, id: string): string {
+  return /^\d/.test(id) ? `EDPB template ${id}` : `${authority.toUpperCase()} form: ${id}`
 }
 
 /**

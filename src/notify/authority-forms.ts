@@ -142,7 +142,7 @@ function answers(d: Draft, P: Phrases) {
     article34: known(d.article34.status, o.article34),
     informedAt: known(informed?.at, o.article34),
     article34Ground: {value: P.toComplete(fr ? "motif de l'art. 34.3 invoqué, le cas échéant" : 'the Art. 34(3) ground relied on, if any'), open: true},
-    allInformed: {value: P.toComplete(fr ? 'si toutes les personnes concernées ont été informées, et par quel moyen' : 'whether all data subjects were informed, and by what means'), open: true},
+    allInformed: {value: P.toComplete(fr ? 'si toutes les personnes concernées ont été informées, et par quel moyen' : 'whether the communication reached every data subject, and by what means'), open: true},
     message: {value: P.toComplete(fr ? 'contenu du message aux personnes (projet : crosstalk report article34)' : 'content of the message to data subjects (draft: crosstalk report article34)'), open: true},
     police: known(d.other_authorities.police, o.police),
     otherAuthorities: known(d.other_authorities.others, o.otherAuthorities),

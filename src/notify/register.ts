@@ -125,6 +125,8 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   // The entry's own fields with nothing recorded: each rendered as to be completed, so each is listed.
   if (inc && !inc.internal_reference) L.open('reference', P.open.internalReference, 'Art. 33(5)', 'crosstalk incident set --internal-reference ...')
   if (inc && !inc.detected_at) L.open('timeline', P.open.detectedAt, 'Art. 33(5)', 'crosstalk incident set --detected-at ISO')
+  // No recorded start and no affected response in the logs: the window is not known, and asked for.
+  if (!inc?.breach_started_at && !facts.scope?.exposure_first) L.open('timeline', P.open.breachStart, 'Art. 33(5)', 'crosstalk incident set --breach-started-at ISO')
   // A role changed after opening changes whose clock runs and who notifies whom: the entry says so, with the recorded reason.
   const roleChanges = facts.role_changes.map((c) => L.stated('role', P.register.roleChange(c), ['incident.role_changes']))
   const late = facts.clock?.late === true

@@ -46,6 +46,7 @@ export function localRef(ref: string, lang: Language): string {
   if (lang === 'en') return ref
   return ref
     .replace(/EDPB template/g, 'modèle du CEPD')
+    .replace(/\b([A-Z]+) form: /g, 'formulaire $1 : ')
     .replace(/\btemplate\b/g, 'modèle du CEPD')
     .replace(/EDPB (\d+\/\d+)/g, 'CEPD $1')
     .replace(/Art\. (\d+)\((\d+)\)\(([a-z])\)/g, 'art. $1.$2.$3')
@@ -95,6 +96,13 @@ export function article33View(d: Article33Result): View {
   // The at-risk count covers the records that say both their status and their prompt size; those that leave it open are said beside it, never folded in.
   const undecided = d.scope?.at_risk_unknown_records ?? 0
   if (d.scope && d.scope.at_risk_responses !== null && undecided > 0) (view.scope as View).at_risk_responses = escapeMd(P.atRiskWithUndecided(d.scope.at_risk_responses, undecided))
+  // Scanned and nothing affected: no first or last affected response and no category of data subjects, said as none (never a gap).
+  const noneAffected = d.scope !== null && d.detection.complete && (d.scope.exposure?.responses ?? 0) === 0
+  if (noneAffected) {
+    const timeline = view.timeline as View
+    timeline.first_seen ??= P.none
+    timeline.last_seen ??= P.none
+  }
   return {
     ...view,
     ...openBySection(d.open_items, d.language),
@@ -108,7 +116,7 @@ export function article33View(d: Article33Result): View {
     role_text: d.role ? escapeMd(P.role[d.role] + (d.prepared_on_behalf_of ? (fr ? `, pour le compte du client ${d.prepared_on_behalf_of}` : `, on behalf of customer ${d.prepared_on_behalf_of}`) : '')) : null,
     nature_types: d.nature.types.map((t) => P.breachType[t]).join(', ') || null,
     has_nodes: d.nature.nodes.length > 0,
-    data_subject_categories: d.data_subjects.categories.length ? d.data_subjects.categories.map(escapeMd).join('; ') : null,
+    data_subject_categories: d.data_subjects.categories.length ? d.data_subjects.categories.map(escapeMd).join('; ') : noneAffected ? P.none : null,
     subjects_range: d.data_subjects.approximate ? escapeMd(P.range(d.data_subjects.approximate)) : null,
     subjects_method: d.data_subjects.approximate ? escapeMd(d.data_subjects.approximate.method) : null,
     records_range: d.records.approximate ? escapeMd(P.range(d.records.approximate)) : null,
@@ -129,11 +137,46 @@ export function article33View(d: Article33Result): View {
 }
 
 export function renderArticle33Markdown(d: Article33Result): string {
-  return renderTemplate(loadTemplate(templateName('article33', d.language)), article33View(d), missingText(d.language))
+  const o = PHRASES[d.language].open
+  const atRisk = [o.upperBound, o.upperBoundUnjudgeable, o.upperBoundOneController, o.noScan]
+  return renderTemplate(
+    loadTemplate(templateName('article33', d.language)),
+    article33View(d),
+    missingByName(d.language, d.open_items, {
+      'timeline.breach_started_at': [o.breachStart],
+      'timeline.breach_ended_at': [o.breachEnd],
+      'timeline.detected_at': [o.detectedAt],
+      informed_text: [o.informedBy],
+      'timeline.aware_at': [o.controllerAwareness, o.noIncident],
+      'timeline.first_seen': [o.noScan],
+      'timeline.last_seen': [o.noScan],
+      data_subject_categories: [o.noScan],
+      subjects_range: [o.noScan],
+      subjects_method: [o.noScan],
+      records_range: [o.noScan],
+      records_method: [o.noScan],
+      at_risk_responses: atRisk,
+      'scope.at_risk_responses': atRisk,
+      provenance_responses: [o.noScan],
+    }),
+  )
 }
 
 export function missingText(language: Language): string {
   return escapeMd(PHRASES[language].toComplete(language === 'fr' ? 'voir les points ouverts' : 'see the open items'))
+}
+
+/**
+ * What an unrecorded value renders as: "to be completed: " and the open item of the document
+ * that asks for it (the first of `items[name]` the document lists), so that every gap a reader
+ * sees is named in the open items with what records it.
+ */
+function missingByName(language: Language, openItems: readonly OpenItem[], items: Record<string, ReadonlyArray<string>>): (name: string) => string {
+  const listed = new Set(openItems.map((o) => o.item))
+  return (name) => {
+    const item = (items[name] ?? []).find((i) => listed.has(i))
+    return item === undefined ? missingText(language) : escapeMd(PHRASES[language].toComplete(item))
+  }
 }
 
 export function renderArticle34Markdown(d: Article34Result): string {
@@ -163,7 +206,12 @@ export function renderRegisterMarkdown(d: RegisterEntryResult): string {
       : d.controllers_affected === null
       ? fr ? 'sans objet (nous sommes le responsable de traitement)' : 'not applicable (we are the controller)'
       : fr ? `${d.controllers_notified} sur ${d.controllers_affected}` : `${d.controllers_notified} of ${d.controllers_affected}`
-  return renderTemplate(loadTemplate(templateName('register', d.language)), view, missingText(d.language))
+  const o = P.open
+  return renderTemplate(
+    loadTemplate(templateName('register', d.language)),
+    view,
+    missingByName(d.language, d.open_items, {breach_window: [o.breachStart], reference: [o.internalReference, o.noIncident], detected_at: [o.detectedAt, o.noIncident], severity: [o.risk, o.noIncident], notified_authority_at: [o.notifications, o.noIncident]}),
+  )
 }
 
 export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string {
@@ -196,10 +244,18 @@ export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string 
   // templates edited before these keys existed still render the bare numbers.
   const others = (k: number): string => (fr ? compte(k, 'autre client', 'autres clients') : count(k, 'other customer'))
   out.other_customers_text = others(n.your_data_reached_others.other_customers)
+  // No response carried its data: there is no window to give (never "to be completed"); with some, the window of those with its marker.
+  const reached = n.your_data_reached_others
+  out.window_text =
+    reached.first && reached.last
+      ? escapeMd(fr ? `du ${reached.first} au ${reached.last}` : `${reached.first} to ${reached.last}`)
+      : reached.responses === 0
+        ? P.none
+        : fr ? 'non connue : aucune de ces réponses ne portait votre marqueur canari' : 'not known: none of these responses carried your canary marker'
   inn.from_customers_text = others(n.you_received_other_data.from_customers)
   return renderTemplate(
     loadTemplate(templateName('processor-notice', n.language)),
     {...view, ...openBySection(n.open_items, n.language), heading: n.final ? P.final : P.draft, open_all: n.open_items.map((o) => openItemText(o, n.language)), has_open: n.open_items.length > 0},
-    missingText(n.language),
+    missingByName(n.language, n.open_items, {processor: [P.open.processor, P.open.noIncident]}),
   )
 }

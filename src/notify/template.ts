@@ -73,13 +73,16 @@ function truthy(v: ViewValue): boolean {
   return Array.isArray(v) ? v.length > 0 : Boolean(v) || v === 0
 }
 
-function renderNodes(nodes: Node[], contexts: ViewValue[], missing: string): string {
+/** What a null or absent value renders as: one text, or one per variable name. */
+export type Missing = string | ((name: string) => string)
+
+function renderNodes(nodes: Node[], contexts: ViewValue[], missing: Missing): string {
   let out = ''
   for (const node of nodes) {
     if (node.type === 'text') out += node.text
     else if (node.type === 'var') {
       const v = lookup(contexts, node.name)
-      out += v === null || v === undefined ? missing : typeof v === 'object' ? '' : String(v)
+      out += v === null || v === undefined ? (typeof missing === 'string' ? missing : missing(node.name)) : typeof v === 'object' ? '' : String(v)
     } else {
       const v = lookup(contexts, node.name)
       if (node.inverted) {
@@ -92,8 +95,8 @@ function renderNodes(nodes: Node[], contexts: ViewValue[], missing: string): str
   return out
 }
 
-/** `missing` is what a null or absent value renders as (e.g. "_not yet known_"). */
-export function renderTemplate(template: string, view: View, missing = ''): string {
+/** `missing` is what a null or absent value renders as (e.g. "_not yet known_"), or a function of the variable's name. */
+export function renderTemplate(template: string, view: View, missing: Missing = ''): string {
   // Sections left out leave their blank lines behind: one blank line is all Markdown reads, and all a reader of the text wants.
   return renderNodes(parse(template), [view], missing).replace(/\n{3,}/g, '\n\n')
 }

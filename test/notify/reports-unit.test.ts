@@ -336,7 +336,7 @@ describe('Article 34, the processor notice and the register say only what was re
       ['time of first detection (alert or report)', 'crosstalk incident set --detected-at ISO'],
     ]))
     const md = renderRegisterMarkdown(bare)
-    expect(md).toContain('| Reference | to be completed: see the open items |')
+    expect(md).toContain('| Reference | to be completed: our internal reference for the incident |')
     expect(md).toContain("- to be completed: our internal reference for the incident (Art. 33(5); crosstalk incident set --internal-reference ...)")
     expect(r.remedial_action).toMatch(/^to be completed: measures taken/)
     expect(r.decision).toMatch(/^to be completed: risk assessment/)

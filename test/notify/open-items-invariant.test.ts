@@ -1,0 +1,120 @@
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {buildArticle33} from '../../src/notify/article33.js'
+import {buildArticle34} from '../../src/notify/article34.js'
+import {AUTHORITIES} from '../../src/notify/authority-forms.js'
+import {escapeMd} from '../../src/notify/escape.js'
+import {buildFacts, loadFactsInputs, type CaseFacts, type FactsInputs} from '../../src/notify/facts.js'
+import {openIncident, updateIncident, type IncidentPatch} from '../../src/notify/incident.js'
+import {LANGUAGES, PHRASES} from '../../src/notify/phrases.js'
+import {buildProcessorNotice} from '../../src/notify/processor-notice.js'
+import {buildRegisterEntry} from '../../src/notify/register.js'
+import {renderArticle33Markdown, renderArticle34Markdown, renderProcessorNoticeMarkdown, renderRegisterMarkdown} from '../../src/notify/render-markdown.js'
+import {scanCase} from '../../src/detect/scan-case.js'
+import {makeCase, type TestCase} from '../helpers/case-builder.js'
+
+// Every "to be completed: ..." a document shows, in a cell, a line or a form field, names an
+// open item of that document: a reader who sees a gap finds it in the list of what is missing,
+// with what records it. Checked over a leak case, a case with no leak, a case never scanned
+// (what --allow-incomplete drafts from) and incidents with only the facts `incident open` needs,
+// for every document, every authority's form and both languages.
+
+const A1 = 'CANARY-a1a1a1a1a1a1a1a1a1a1'
+const A2 = 'CANARY-a2a2a2a2a2a2a2a2a2a2'
+const B1 = 'CANARY-b1b1b1b1b1b1b1b1b1b1'
+
+const cases: TestCase[] = []
+async function build(kind: 'leak' | 'no-leak' | 'never-scanned', role: 'controller' | 'processor', fields: IncidentPatch = {}): Promise<FactsInputs> {
+  const c = makeCase()
+  cases.push(c)
+  await c.addCanaries([[A1, 'acme', 'acme-s1'], [A2, 'acme', 'acme-s2'], [B1, 'globex', 'globex-s1']])
+  const leak = kind === 'leak'
+  await c.addFile([
+    {request_id: 'r1', ts_ms: Date.parse('2026-10-22T10:05:00Z'), tenant_id: 'acme', session_id: 'acme-s1', decode_node: 'n1', prompt_tokens: 100, request_text: `hello ${A1}`, response_text: 'fine'},
+    {request_id: 'r2', ts_ms: Date.parse('2026-10-22T10:15:00Z'), tenant_id: 'globex', session_id: 'globex-s1', decode_node: 'n1', prompt_tokens: 100, request_text: 'hi', response_text: leak ? `Sure ${A1} mail bob@example.com` : 'hello'},
+    // the same customer's other session receives acme-s2's data
+    {request_id: 'r3', ts_ms: Date.parse('2026-10-22T11:15:00Z'), tenant_id: 'acme', session_id: 'acme-s3', decode_node: 'n1', prompt_tokens: 100, request_text: 'hi', response_text: leak ? `Here ${A2}` : 'hello'},
+  ])
+  if (kind !== 'never-scanned') scanCase(c.db, {now: new Date('2026-10-23T09:00:00.000Z')})
+  const now = new Date('2026-10-23T10:00:00.000Z')
+  openIncident(c.db, {title: 'Leak', role, awareAt: new Date('2026-10-23T08:00:00Z'), now})
+  if (Object.keys(fields).length > 0) updateIncident(c.db, fields, now)
+  return loadFactsInputs(c.db)
+}
+
+const NOW = new Date('2026-10-23T12:00:00.000Z')
+
+
+const FULL: IncidentPatch = {
+  controller_name: 'Acme Ltd', controller_contact: 'legal@acme.example', dpo_name: 'J. Doe', dpo_contact: 'dpo@acme.example', lead_authority: 'CNIL', countries: 'FR',
+  systems: 'gateway', measures_taken: 'cache off', measures_proposed: 'per-tenant cache', cause: 'stale KV pages', cause_category: 'internal-non-malicious', measures_before: 'TLS',
+  cross_border: 'no', data_unintelligible: 'no', police_report: 'no', other_authorities: 'none', establishment_countries: 'FR', authorities_notified: 'none yet',
+}
+
+const documents: Array<{name: string; inputs: FactsInputs}> = []
+beforeAll(async () => {
+  for (const kind of ['leak', 'no-leak', 'never-scanned'] as const) {
+    for (const role of ['controller', 'processor'] as const) {
+      documents.push({name: `${kind} ${role}, minimal facts`, inputs: await build(kind, role)})
+    }
+  }
+  documents.push({name: 'leak controller, many facts', inputs: await build('leak', 'controller', FULL)})
+  documents.push({name: 'leak processor, many facts', inputs: await build('leak', 'processor', FULL)})
+}, 60_000)
+afterAll(() => {
+  for (const c of cases) c.close()
+})
+
+/** Each gap a Markdown document shows: the text after "to be completed: " up to the end of its cell or line. */
+function gaps(md: string, lang: 'en' | 'fr'): string[] {
+  const prefix = escapeMd(PHRASES[lang].toComplete(''))
+  const out: string[] = []
+  for (const line of md.split('\n')) {
+    let at = line.indexOf(prefix)
+    while (at >= 0) {
+      const rest = line.slice(at + prefix.length)
+      const end = rest.search(/ \| | \|$/)
+      out.push((end >= 0 ? rest.slice(0, end) : rest).trim())
+      at = line.indexOf(prefix, at + prefix.length)
+    }
+  }
+  return out
+}
+
+function unmatched(md: string, lang: 'en' | 'fr', openItems: ReadonlyArray<{item: string}>): string[] {
+  const named = openItems.map((o) => escapeMd(o.item))
+  return gaps(md, lang).filter((g) => !named.some((item) => g.startsWith(item)))
+}
+
+describe('every "to be completed" in a document names one of its open items', () => {
+  it('holds for every document, every authority form, both languages', () => {
+    const problems: string[] = []
+    let affected = 0
+    for (const {name, inputs} of documents) {
+      const facts = buildFacts(inputs, NOW)
+      affected += facts.tenants.length
+      // A processor drafts the controller's documents only on its behalf (facts narrowed to it).
+      const drafts: Array<[string, CaseFacts, string | undefined]> =
+        facts.incident?.role === 'processor' ? facts.tenants.map((t) => [` for ${t.tenant_id}`, buildFacts(inputs, NOW, {tenant: t.tenant_id}), t.tenant_id]) : [['', facts, undefined]]
+      for (const language of LANGUAGES) {
+        for (const [who, f, onBehalfOf] of drafts) {
+          for (const authority of AUTHORITIES) {
+            const d = buildArticle33(f, {authority, language, onBehalfOf})
+            for (const g of unmatched(renderArticle33Markdown(d), language, d.open_items)) problems.push(`${name}${who}: article33 ${authority} ${language}: ${g}`)
+          }
+          const letter = buildArticle34(f, {language, onBehalfOf})
+          for (const g of unmatched(renderArticle34Markdown(letter), language, letter.open_items)) problems.push(`${name}${who}: article34 ${language}: ${g}`)
+        }
+        const register = buildRegisterEntry(facts, {language})
+        for (const g of unmatched(renderRegisterMarkdown(register), language, register.open_items)) problems.push(`${name}: register ${language}: ${g}`)
+        if (facts.incident?.role === 'processor') {
+          for (const t of facts.tenants) {
+            const notice = buildProcessorNotice(facts, t.tenant_id, {language})
+            for (const g of unmatched(renderProcessorNoticeMarkdown(notice), language, notice.open_items)) problems.push(`${name}: processor notice ${t.tenant_id} ${language}: ${g}`)
+          }
+        }
+      }
+    }
+    expect(affected).toBeGreaterThan(0)
+    expect([...new Set(problems)]).toEqual([])
+  })
+})
