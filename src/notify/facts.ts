@@ -112,6 +112,9 @@ export interface TenantExposure {
   first_received: string | null
   last_received: string | null
   pii_in_received: Category[]
+  /** its data that reached its own other sessions (source and recipient both this tenant): responses, and PII kinds in them */
+  own_cross_session_responses: number
+  pii_within_own_sessions: Category[]
   /** the other customers on each side, as opaque labels (tenant#1, ...) from computeTenantView */
   counterparts_leaked_to: Counterpart[]
   counterparts_received_from: Counterpart[]
@@ -621,6 +624,8 @@ function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): Tenan
       first_received: view.received.exposure.first_seen,
       last_received: view.received.exposure.last_seen,
       pii_in_received: piiBy((p) => p.recipient_tenant === t && p.source_tenant !== null && p.source_tenant !== t),
+      own_cross_session_responses: new Set(out.filter((r) => r.recipient_tenant === t).map((r) => r.record_id)).size,
+      pii_within_own_sessions: piiBy((p) => p.recipient_tenant === t && p.source_tenant === t),
       counterparts_leaked_to: others(view.leaked.counterparts),
       counterparts_received_from: others(view.received.counterparts),
       at_risk_responses: view.at_risk_responses,

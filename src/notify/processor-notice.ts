@@ -73,6 +73,15 @@ export const processorNoticeSchema = z.object({
     personal_data_found: z.array(z.object({label: z.string(), count: z.number().int()})),
     other_customers_detail: z.array(counterpart),
   }),
+  /** cross-session exposure within the customer's own tenant (one of its sessions served another of its sessions' data), apart from other customers */
+  within_your_own_sessions: z.object({
+    responses: z.number().int(),
+    /** its sessions that received data of its other sessions */
+    receiving_sessions: z.number().int(),
+    /** its sessions whose data they received */
+    source_sessions: z.number().int(),
+    personal_data_found: z.array(z.object({label: z.string(), count: z.number().int()})),
+  }),
   at_risk_responses: z.number().int().nullable(),
   /** its records whose status or prompt size is not recorded where that leaves open whether they were at risk */
   at_risk_unknown_records: z.number().int().nullable(),
@@ -225,6 +234,12 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
       last: t.last_received,
       personal_data_found: t.pii_in_received.map((c) => ({label: categoryLabel(c.kind, c.label, language), count: c.count})),
       other_customers_detail: markerCounts(t.counterparts_received_from, canaries),
+    },
+    within_your_own_sessions: {
+      responses: t.own_cross_session_responses,
+      receiving_sessions: t.recipient_sessions_same_tenant,
+      source_sessions: t.source_sessions_same_tenant,
+      personal_data_found: t.pii_within_own_sessions.map((c) => ({label: categoryLabel(c.kind, c.label, language), count: c.count})),
     },
     at_risk_responses: t.at_risk_responses,
     at_risk_unknown_records: t.at_risk_unknown_records,
