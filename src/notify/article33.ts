@@ -132,7 +132,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   const notNamed = exposure?.source_not_named ?? 0
   if (scope && notNamed > 0) L.open('scope', P.open.sourceNotNamed(notNamed), 'Art. 33(3)(a), 33(4)', 'crosstalk provenance')
   if (scope && withoutText > 0) L.open('scope', P.open.responsesWithoutText(withoutText), 'Art. 33(3)(a), 33(4)', 'crosstalk ingest logs PATH --map response=PATH; crosstalk scan')
-  if (!facts.assessment) L.open('scope', P.open.content, 'Art. 33(3)(a); template 70', 'crosstalk assess (DPC and special categories)')
+  if (!facts.assessment) L.open('scope', P.open.content, 'Art. 33(3)(a); template 70', 'crosstalk assess --dpc N --special-categories')
   const incidentCategory = exposure && exposure.responses > 0 ? L.stated('nature', P.observedCategory, ['scan.exposure']) : null
   const types: Array<'confidentiality' | 'integrity' | 'availability'> = exposure && exposure.responses > 0 ? ['confidentiality', 'integrity'] : []
 
@@ -282,9 +282,9 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     },
     data_subjects: {
       categories,
-      approximate: scope ? {...scope.data_subjects, method: language === 'fr' ? subjectsMethodFr(scope.data_subjects.high, unboundedFr(scope.pool_tokens, facts.for_tenant), facts.for_tenant !== null, scope.at_risk_unknown_records ?? 0) : scope.data_subjects.method} : null,
+      approximate: scope ? {...scope.data_subjects, method: countMethods(scope, language, facts.for_tenant).subjects} : null,
     },
-    records: {approximate: scope ? {...scope.records, method: language === 'fr' ? recordsMethodFr(scope.records.high, unboundedFr(scope.pool_tokens, facts.for_tenant), scope.at_risk_unknown_records ?? 0) : scope.records.method} : null},
+    records: {approximate: scope ? {...scope.records, method: countMethods(scope, language, facts.for_tenant).records} : null},
     data_categories: (scope?.categories ?? []).map((c) => ({...c, label: categoryLabel(c.kind, c.label, language)})),
     scope: scope
       ? {
@@ -379,6 +379,14 @@ function draftClock(facts: CaseFacts, onBehalf: string | null): ClockResult | nu
 
 const scopeMethodFr = (p: ProvenanceParameters | null): string =>
   `exposition : réponses contenant un marqueur canari enregistré pour une autre session (observations cross_session, cross_tenant) ou le texte mot pour mot d'une requête ou réponse antérieure d'une autre session (${provenanceMethodFr(p)}), dans des fichiers de journaux entièrement chargés ; chaque part est comptée et indiquée`
+
+/** How the data subjects and records were counted, in the document's language (scope states them in English). */
+export function countMethods(scope: NonNullable<CaseFacts['scope']>, language: Language, forTenant: string | null): {subjects: string; records: string} {
+  if (language !== 'fr') return {subjects: scope.data_subjects.method, records: scope.records.method}
+  const unbounded = unboundedFr(scope.pool_tokens, forTenant)
+  const undecided = scope.at_risk_unknown_records ?? 0
+  return {subjects: subjectsMethodFr(scope.data_subjects.high, unbounded, forTenant !== null, undecided), records: recordsMethodFr(scope.records.high, unbounded, undecided)}
+}
 
 /** Why a French method's upper bound is missing (the same three reasons as computeScope's). */
 function unboundedFr(pool: number | null, forTenant: string | null): string {

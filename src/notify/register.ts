@@ -1,5 +1,6 @@
 import {z} from 'zod'
 import {detectionSchema, detectionSummary} from './detection-note.js'
+import {countMethods} from './article33.js'
 import type {CaseFacts} from './facts.js'
 import {categoryLabel, noLeakStatement, PHRASES, type Language, type Phrases} from './phrases.js'
 import {assertGrounded, joinItems, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
@@ -160,8 +161,8 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     late,
     breach_window: breachWindow(inc, s, P),
     facts: factsText,
-    data_subjects: range(s?.data_subjects) ?? P.toComplete(P.open.noScan),
-    records: range(s?.records) ?? P.toComplete(P.open.noScan),
+    data_subjects: (s ? range({...s.data_subjects, method: countMethods(s, language, facts.for_tenant).subjects}) : null) ?? P.toComplete(P.open.noScan),
+    records: (s ? range({...s.records, method: countMethods(s, language, facts.for_tenant).records}) : null) ?? P.toComplete(P.open.noScan),
     data_categories: joinItems(categories, P.join) || noneFound('data_categories'),
     effects,
     cause,

@@ -85,36 +85,78 @@ function unmatched(md: string, lang: 'en' | 'fr', openItems: ReadonlyArray<{item
   return gaps(md, lang).filter((g) => !named.some((item) => g.startsWith(item)))
 }
 
-describe('every "to be completed" in a document names one of its open items', () => {
-  it('holds for every document, every authority form, both languages', () => {
-    const problems: string[] = []
-    let affected = 0
-    for (const {name, inputs} of documents) {
-      const facts = buildFacts(inputs, NOW)
-      affected += facts.tenants.length
-      // A processor drafts the controller's documents only on its behalf (facts narrowed to it).
-      const drafts: Array<[string, CaseFacts, string | undefined]> =
-        facts.incident?.role === 'processor' ? facts.tenants.map((t) => [` for ${t.tenant_id}`, buildFacts(inputs, NOW, {tenant: t.tenant_id}), t.tenant_id]) : [['', facts, undefined]]
-      for (const language of LANGUAGES) {
-        for (const [who, f, onBehalfOf] of drafts) {
-          for (const authority of AUTHORITIES) {
-            const d = buildArticle33(f, {authority, language, onBehalfOf})
-            for (const g of unmatched(renderArticle33Markdown(d), language, d.open_items)) problems.push(`${name}${who}: article33 ${authority} ${language}: ${g}`)
-          }
-          const letter = buildArticle34(f, {language, onBehalfOf})
-          for (const g of unmatched(renderArticle34Markdown(letter), language, letter.open_items)) problems.push(`${name}${who}: article34 ${language}: ${g}`)
+interface Rendered {
+  name: string
+  language: 'en' | 'fr'
+  md: string
+  openItems: ReadonlyArray<{item: string}>
+}
+
+/** Every document of every case, every authority's form, in both languages. */
+function renderAll(): Rendered[] {
+  const out: Rendered[] = []
+  for (const {name, inputs} of documents) {
+    const facts = buildFacts(inputs, NOW)
+    // A processor drafts the controller's documents only on its behalf (facts narrowed to it).
+    const drafts: Array<[string, CaseFacts, string | undefined]> =
+      facts.incident?.role === 'processor' ? facts.tenants.map((t) => [` for ${t.tenant_id}`, buildFacts(inputs, NOW, {tenant: t.tenant_id}), t.tenant_id]) : [['', facts, undefined]]
+    for (const language of LANGUAGES) {
+      for (const [who, f, onBehalfOf] of drafts) {
+        for (const authority of AUTHORITIES) {
+          const d = buildArticle33(f, {authority, language, onBehalfOf})
+          out.push({name: `${name}${who}: article33 ${authority} ${language}`, language, md: renderArticle33Markdown(d), openItems: d.open_items})
         }
-        const register = buildRegisterEntry(facts, {language})
-        for (const g of unmatched(renderRegisterMarkdown(register), language, register.open_items)) problems.push(`${name}: register ${language}: ${g}`)
-        if (facts.incident?.role === 'processor') {
-          for (const t of facts.tenants) {
-            const notice = buildProcessorNotice(facts, t.tenant_id, {language})
-            for (const g of unmatched(renderProcessorNoticeMarkdown(notice), language, notice.open_items)) problems.push(`${name}: processor notice ${t.tenant_id} ${language}: ${g}`)
-          }
+        const letter = buildArticle34(f, {language, onBehalfOf})
+        out.push({name: `${name}${who}: article34 ${language}`, language, md: renderArticle34Markdown(letter), openItems: letter.open_items})
+      }
+      const register = buildRegisterEntry(facts, {language})
+      out.push({name: `${name}: register ${language}`, language, md: renderRegisterMarkdown(register), openItems: register.open_items})
+      if (facts.incident?.role === 'processor') {
+        for (const t of facts.tenants) {
+          const notice = buildProcessorNotice(facts, t.tenant_id, {language})
+          out.push({name: `${name}: processor notice ${t.tenant_id} ${language}`, language, md: renderProcessorNoticeMarkdown(notice), openItems: notice.open_items})
         }
       }
     }
-    expect(affected).toBeGreaterThan(0)
+  }
+  return out
+}
+
+describe('every "to be completed" in a document names one of its open items', () => {
+  it('holds for every document, every authority form, both languages', () => {
+    const rendered = renderAll()
+    expect(documents.some(({inputs}) => buildFacts(inputs, NOW).tenants.length > 0)).toBe(true)
+    const problems = rendered.flatMap((r) => unmatched(r.md, r.language, r.openItems).map((g) => `${r.name}: ${g}`))
+    expect([...new Set(problems)]).toEqual([])
+  })
+})
+
+/** The English phrase table's sentences (strings of some length; functions cannot be listed). */
+function englishSentences(value: unknown, out: string[] = []): string[] {
+  if (typeof value === 'string') {
+    if (value.length >= 24 && !/^crosstalk /.test(value)) out.push(value)
+  } else if (value && typeof value === 'object') for (const v of Object.values(value)) englishSentences(v, out)
+  return out
+}
+
+describe('the French documents are French from end to end', () => {
+  it('hold no sentence of the English phrase table and no English method of the scope', () => {
+    const french = new Set(englishSentences(PHRASES.fr))
+    const english = englishSentences(PHRASES.en).filter((s) => !french.has(s))
+    for (const {inputs} of documents) {
+      const s = buildFacts(inputs, NOW).scope
+      if (s) english.push(s.data_subjects.method, s.records.method)
+    }
+    const problems: string[] = []
+    for (const r of renderAll()) {
+      if (r.language !== 'fr') continue
+      for (const e of english) if (r.md.includes(escapeMd(e))) problems.push(`${r.name}: ${e.slice(0, 80)}`)
+      // English in any sentence: its commonest words, outside commands and identifiers
+      for (const line of r.md.split('\n')) {
+        const prose = line.replace(/crosstalk [^);|]*/g, '').replace(/CANARY-\S*/g, '')
+        if (/\b(the|was|were|which|whose|with|not known|response)\b/i.test(prose)) problems.push(`${r.name}: ${line.slice(0, 160)}`)
+      }
+    }
     expect([...new Set(problems)]).toEqual([])
   })
 })
