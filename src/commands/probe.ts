@@ -6,6 +6,7 @@ import {safeLine} from '../util/sanitize.js'
 import {CliError, GateTripped} from '../errors.js'
 import {renderJunit, renderJunitError} from '../probe/junit.js'
 import {runProbe, type ProbeResult} from '../probe/run-probe.js'
+import {shownTargetText} from '../probe/target-guard.js'
 import {cryptoRng} from '../util/rng.js'
 
 export default class Probe extends BaseCommand {
@@ -62,7 +63,7 @@ Every request ends within --timeout (retries on 429/503 included). A target that
       })
     } catch (error) {
       // A run that could not start still leaves its report, so CI shows why the gate failed.
-      if (flags.junit) writeFileSync(flags.junit, renderJunitError(flags.target, error instanceof CliError ? error.code : 'E_FAILED', error instanceof Error ? error.message : String(error), startedAt))
+      if (flags.junit) writeFileSync(flags.junit, renderJunitError(shownTargetText(flags.target), error instanceof CliError ? error.code : 'E_FAILED', error instanceof Error ? error.message : String(error), startedAt))
       throw error
     } finally {
       interrupts.dispose()

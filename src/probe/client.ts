@@ -59,7 +59,41 @@ export interface GenerateResult {
 
 export interface TokenizeResult {
   count: number
+  /** The window /tokenize reported, when it is one (see plausibleWindow). */
   maxModelLen: number | null
+  /**
+   * A max_model_len /tokenize reported that is no window, as the server wrote it: SGLang reports
+   * its tokenizer's model_max_length, which Hugging Face sets to int(1e30) when the model sets none.
+   */
+  ignoredMaxModelLen: string | null
+}
+
+/**
+ * The largest context window taken as real (tokens). Released models stop at about ten million;
+ * anything past this (1e30, 2^63) is a placeholder, and sizing prompts by it would be wrong.
+ */
+export const MAX_PLAUSIBLE_WINDOW = 100_000_000
+
+/** Whether a reported max_model_len can be a context window: a whole number from 2 to MAX_PLAUSIBLE_WINDOW. */
+export function plausibleWindow(n: number): boolean {
+  return Number.isSafeInteger(n) && n >= 2 && n <= MAX_PLAUSIBLE_WINDOW
+}
+
+/**
+ * HTTP statuses that are the target's explicit refusal of the prompt itself (too long, invalid):
+ * vLLM and SGLang answer 400 past the window, TGI 422, a proxy 413. Any other 4xx (401 and 403:
+ * our credentials; 404, 405: a wrong route; 408, 409...) says nothing about the prompt.
+ */
+const REJECTION_STATUSES = new Set([400, 413, 422])
+
+/** 401 or 403: the target refused our credentials. */
+export function isAuthStatus(status: number): boolean {
+  return status === 401 || status === 403
+}
+
+function authWhy(status: number, body: string, keyGiven: boolean): string {
+  const message = errorMessage(body)
+  return `HTTP ${status}${message ? `: ${message}` : ''}: the target refused ${keyGiven ? 'the --api-key given' : 'a request without credentials (pass --api-key)'}; nothing it answers this way says how it treats a prompt`
 }
 
 /** Whether an answer carried any text the client could read (see GenerateResult.text): one without was searched for nothing. */
@@ -181,6 +215,12 @@ export class ServingClient {
       const listed = Array.isArray(models) ? (models.find((m) => preferred && m?.id === preferred) ?? (preferred ? undefined : models[0])) : undefined
       if (typeof listed?.max_model_len === 'number' && Number.isSafeInteger(listed.max_model_len) && listed.max_model_len > 0) this.listedMaxModelLen = listed.max_model_len
     }
+    // Refused credentials: every request would be refused the same way, and that refusal says
+    // nothing about the serving stack's limits. Stop here (no 'default' model to carry on with).
+    if (isAuthStatus(status)) {
+      this.trip(request, 'error', authWhy(status, body, this.options.apiKey !== undefined), status)
+      return null
+    }
     if (preferred) return preferred
     if (status >= 500) {
       this.trip(request, 'error', `HTTP ${status}${errorMessage(body) ? `: ${errorMessage(body)}` : ''}`, status)
@@ -212,7 +252,9 @@ export class ServingClient {
       const count = typeof parsed?.count === 'number' ? parsed.count : Array.isArray(parsed?.tokens) ? parsed.tokens.length : null
       if (count === null) continue
       this.tokenizePath = path
-      return {count, maxModelLen: typeof parsed?.max_model_len === 'number' ? parsed.max_model_len : null}
+      const said = parsed?.max_model_len
+      if (typeof said !== 'number' && typeof said !== 'string') return {count, maxModelLen: null, ignoredMaxModelLen: null}
+      return plausibleWindow(Number(said)) ? {count, maxModelLen: Number(said), ignoredMaxModelLen: null} : {count, maxModelLen: null, ignoredMaxModelLen: String(said).slice(0, 40)}
     }
     this.tokenizePath = null
     return null
@@ -277,6 +319,11 @@ export class ServingClient {
         this.trip(name, 'error', why, status)
         return done({...base, outcome: 'error', httpStatus: status, error: why}, attempts)
       }
+      if (isAuthStatus(status)) {
+        const why = authWhy(status, body, this.options.apiKey !== undefined)
+        this.trip(name, 'error', why, status)
+        return done({...base, outcome: 'error', httpStatus: status, error: why}, attempts)
+      }
       return done(interpret(status, headers['content-type'], body, attempt.response.sawDone), attempts)
     }
   }
@@ -291,16 +338,28 @@ function requestBody(request: GenerateRequest): Record<string, unknown> {
   return body
 }
 
+/**
+ * What an answer was. Its text is read whatever the outcome (an error event after or beside the
+ * text still delivered the text: a marker in it is as much a leak), so callers search `text`
+ * for every answer that has some. Only a refusal of the prompt is `rejected`: an error status
+ * or error event that says the server failed (5xx, or code/type saying so) is `error`.
+ */
 function interpret(status: number, contentType: string | undefined, raw: string, sawDone: boolean): Omit<GenerateResult, 'elapsedMs' | 'attempts'> {
   const base = {httpStatus: status, text: '', cachedTokens: null, promptTokens: null, error: null, inStreamError: false}
-  if (status >= 400 && status < 500) return {...base, outcome: 'rejected', error: errorMessage(raw) ?? `HTTP ${status}`}
-  if (status < 200 || status >= 300) return {...base, outcome: 'error', error: errorMessage(raw) ?? `HTTP ${status}`}
   const isStream = sawDone || (contentType ?? '').includes('text/event-stream') || raw.trimStart().startsWith('data:')
+  if (status < 200 || status >= 300) {
+    // An error status with a completion beside its error (choices, deltas) still delivered that text; a bare page or message is no answer.
+    const decoded = status >= 400 ? decodeResponse(raw) : null
+    const text = decoded !== null && decoded.kind !== 'text' ? decoded.text : ''
+    return {...base, outcome: REJECTION_STATUSES.has(status) ? 'rejected' : 'error', error: errorMessage(raw) ?? `HTTP ${status}`, text}
+  }
   const parsed = isStream ? parseSse(raw) : parseJson(raw)
   // A 200 whose body is no JSON document (an HTML page, plain text) is no completion: nothing was served.
   if (!isStream && !parsed.json) return {...base, outcome: 'error', error: 'HTTP 200 with a body that is not a completion (not JSON)'}
   const text = answerText(raw, isStream)
-  if (parsed.error !== null) return {...base, outcome: 'rejected', error: parsed.error.slice(0, MAX_ERROR_CHARS), inStreamError: parsed.isStream, text}
+  if (parsed.error !== null) {
+    return {...base, outcome: parsed.serverError ? 'error' : 'rejected', error: parsed.error.slice(0, MAX_ERROR_CHARS), inStreamError: parsed.isStream, text, cachedTokens: parsed.cachedTokens, promptTokens: parsed.promptTokens}
+  }
   return {...base, outcome: 'served', text, cachedTokens: parsed.cachedTokens, promptTokens: parsed.promptTokens}
 }
 
@@ -319,6 +378,8 @@ interface ParsedBody {
   /** whether the body was a JSON object (a stream's is always counted as read) */
   json: boolean
   error: string | null
+  /** The error says the server failed (code 5xx, or a type naming a server/internal error), not that it refused the prompt. */
+  serverError: boolean
   cachedTokens: number | null
   promptTokens: number | null
   isStream: boolean
@@ -336,6 +397,19 @@ function usageOf(chunk: Chunk): {cachedTokens: number | null; promptTokens: numb
   const cached = chunk.usage?.prompt_tokens_details?.cached_tokens
   const prompt = chunk.usage?.prompt_tokens
   return {cachedTokens: typeof cached === 'number' ? cached : null, promptTokens: typeof prompt === 'number' ? prompt : null}
+}
+
+/**
+ * Whether an error object says the server failed: vLLM's mid-stream GenerationError is
+ * {"type": "InternalServerError", "code": 500}; a refusal of the prompt is a 4xx code or a
+ * BadRequestError. An error with neither code nor type is taken as the refusal it usually is.
+ */
+function chunkServerError(chunk: Chunk): boolean {
+  const error = (chunk.error !== undefined && chunk.error !== null && typeof chunk.error === 'object' ? chunk.error : chunk) as {code?: unknown; type?: unknown; status?: unknown}
+  const codes = [error.code, error.status].map((value) => (typeof value === 'number' ? value : typeof value === 'string' && /^\d{3}$/.test(value) ? Number(value) : null))
+  if (codes.some((code) => code !== null && code >= 500 && code < 600)) return true
+  if (codes.some((code) => code !== null && code >= 400 && code < 500)) return false
+  return typeof error.type === 'string' && /internal|server_error|servererror|service_unavailable|overloaded/i.test(error.type)
 }
 
 function chunkError(chunk: Chunk): string | null {
@@ -357,20 +431,24 @@ function safeJson(raw: string): unknown {
 
 function parseJson(raw: string): ParsedBody {
   const chunk = safeJson(raw) as Chunk | null
-  if (chunk === null || typeof chunk !== 'object') return {json: false, error: null, cachedTokens: null, promptTokens: null, isStream: false}
-  return {json: true, error: chunkError(chunk), ...usageOf(chunk), isStream: false}
+  if (chunk === null || typeof chunk !== 'object') return {json: false, error: null, serverError: false, cachedTokens: null, promptTokens: null, isStream: false}
+  const error = chunkError(chunk)
+  return {json: true, error, serverError: error !== null && chunkServerError(chunk), ...usageOf(chunk), isStream: false}
 }
 
 /** An SSE body's error event and usage (its text is answerText's: deltas reassembled, a marker split across events is one marker). */
 export function parseSse(raw: string): ParsedBody {
-  const out: ParsedBody = {json: true, error: null, cachedTokens: null, promptTokens: null, isStream: true}
+  const out: ParsedBody = {json: true, error: null, serverError: false, cachedTokens: null, promptTokens: null, isStream: true}
   for (const line of raw.split(/\r?\n/)) {
     if (!line.startsWith('data:')) continue
     const data = line.slice(5).trim()
     if (data === '' || data === '[DONE]') continue
     const chunk = safeJson(data) as Chunk | null
     if (chunk === null || typeof chunk !== 'object') continue
-    out.error ??= chunkError(chunk)
+    if (out.error === null) {
+      out.error = chunkError(chunk)
+      out.serverError = out.error !== null && chunkServerError(chunk)
+    }
     const usage = usageOf(chunk)
     if (usage.cachedTokens !== null) out.cachedTokens = usage.cachedTokens
     if (usage.promptTokens !== null) out.promptTokens = usage.promptTokens

@@ -1,9 +1,9 @@
 import type {Rng} from '../util/rng.js'
-import {hasText, ServingClient, type Endpoint, type GenerateResult, type TargetFailure} from './client.js'
+import {hasText, isAuthStatus, ServingClient, type Endpoint, type GenerateResult, type TargetFailure} from './client.js'
 import {mapLimit} from './limit.js'
 import {foreignMarkers} from './markers.js'
 import {buildPrompt, fillerWords, newPersona, sizePrompt, type Persona, type SizedPrompt} from './prompts.js'
-import {assertSafeTarget, type Resolver} from './target-guard.js'
+import {assertSafeTarget, shownTarget, type Resolver} from './target-guard.js'
 import {count} from '../util/plural.js'
 
 // The CI gate. Three probes against an OpenAI-compatible server:
@@ -111,6 +111,9 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeResult> {
   const url = await assertSafeTarget(options.target, {allowRemote: options.allowRemote ?? false, resolve: options.resolve})
   const client = new ServingClient({baseUrl: url, apiKey: options.apiKey, timeoutMs: options.timeoutMs, signal: options.signal})
   const progress = options.onProgress ?? (() => {})
+  // Reported without any user:password@ in --target (the requests still carry it).
+  const shown = shownTarget(url)
+  if (shown.strippedCredentials) progress('--target held credentials (user:password@): they are sent to the target but kept out of the output and the JUnit report')
   const maxTokens = options.maxTokens ?? 32
   const endpoint: Endpoint = 'chat'
   const rng = options.rng
@@ -132,7 +135,7 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeResult> {
     return {
       // A run cut short proves nothing about what it did not run.
       verdict: verdict === 'pass' && interrupted ? 'inconclusive' : verdict,
-      target: url.href,
+      target: shown.href,
       model,
       pool_tokens: options.poolTokens,
       advertised_tokens: options.advertisedTokens,
@@ -158,7 +161,11 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeResult> {
     method = result.method
   }
   if (stopped()) return finish(model)
-  if (method === 'tokenize') serverMaxModelLen = (await client.tokenize('x', endpoint, model))?.maxModelLen ?? null
+  if (method === 'tokenize') {
+    const tokenized = await client.tokenize('x', endpoint, model)
+    serverMaxModelLen = tokenized?.maxModelLen ?? null
+    if (tokenized?.ignoredMaxModelLen != null) progress(`the target's /tokenize says max_model_len ${tokenized.ignoredMaxModelLen}, which is no context window: ignored`)
+  }
   serverMaxModelLen ??= client.listedMaxModelLen
   progress(`sized ${sizes.length} prompt classes by ${method === 'tokenize' ? "the server's /tokenize" : 'estimate (no /tokenize)'}`)
 
@@ -221,12 +228,14 @@ function plannedChecks(sizes: readonly SizeClass[]): string[] {
 
 /** The failure that stopped the run, as a failed check: a gate never passes a target that would not answer. */
 function targetCheck(failure: TargetFailure): ProbeCheck {
+  // Refused credentials are our setup's fault, not the stack's: nothing was checked (inconclusive, which the gate still fails).
+  const auth = failure.httpStatus !== null && isAuthStatus(failure.httpStatus)
   return {
     name: 'target.responsive',
     size_tokens: null,
     outcome: failure.outcome,
     ok: false,
-    inconclusive: false,
+    inconclusive: auth,
     expected: 'an HTTP answer to every request within --timeout',
     detail: `${failure.request}: ${failure.error}; the probe stopped sending`,
     stream: false,
@@ -246,7 +255,8 @@ function contextCheck(
   size: SizeClass, tokens: number, stream: boolean, persona: Persona, result: GenerateResult,
   window: {serverMaxModelLen: number | null; maxTokens: number; advertised: number; pool: number},
 ): ProbeCheck {
-  const foreign = result.outcome === 'served' ? foreignMarkers(result.text, [persona.canary]) : []
+  // Every answer that carried text is searched, whatever came with it: a marker followed by an error event is still delivered.
+  const foreign = foreignMarkers(result.text, [persona.canary])
   const outcome: CheckOutcome = foreign.length > 0 ? 'leak' : result.outcome
   const base = {
     name: `context.${size.key}${stream ? '_stream' : ''}`,
@@ -263,7 +273,7 @@ function contextCheck(
     // An answer with no text the probe could read was searched for nothing: not a clean observation.
     if (outcome === 'served' && !hasText(result)) return {...base, ok: false, inconclusive: true, detail: 'served below the pool, but the answer carried no text the probe could read: not searched for foreign markers'}
     if (outcome === 'served') return {...base, ok: true, inconclusive: false, detail: 'served below the pool; its answer was read: no foreign markers'}
-    if (outcome === 'leak') return {...base, ok: false, inconclusive: false, detail: `served with ${count(foreign.length, 'foreign marker')}`}
+    if (outcome === 'leak') return {...base, ok: false, inconclusive: false, detail: `${answeredAs(result)} with ${count(foreign.length, 'foreign marker')}`}
     // A baseline that is not served says the probe's assumptions (pool size, reachability) are off, not that the stack leaks.
     return {...base, ok: false, inconclusive: true, detail: `baseline not served (${outcome}${why ? `: ${why}` : ''}); check --pool-tokens`}
   }
@@ -284,12 +294,19 @@ function contextCheck(
     case 'served':
       return {...base, ok: false, inconclusive: false, detail: `served with HTTP 200: silent degradation instead of a rejection (${hasText(result) ? 'its answer was read: no foreign markers' : 'its answer had no readable text: not searched for markers'})`}
     case 'leak':
-      return {...base, ok: false, inconclusive: false, detail: `served with HTTP 200 and ${count(foreign.length, 'foreign marker')}: stale KV`}
+      return {...base, ok: false, inconclusive: false, detail: `${answeredAs(result)} and ${count(foreign.length, 'foreign marker')}: stale KV`}
     case 'hung':
       return {...base, ok: false, inconclusive: false, detail: why}
     default:
-      return {...base, ok: false, inconclusive: true, detail: `server error, not an explicit rejection (${why})`}
+      return {...base, ok: false, inconclusive: true, detail: `${result.inStreamError ? 'a server error event inside an HTTP 200 stream' : result.httpStatus !== null && result.httpStatus < 500 && result.httpStatus >= 400 ? `HTTP ${result.httpStatus}` : 'server error'}, not an explicit rejection (${why})`}
   }
+}
+
+/** How an answer that carried text arrived, for a leak's detail: a leak beside an error is still one. */
+function answeredAs(result: GenerateResult): string {
+  if (result.outcome === 'served') return 'served with HTTP 200'
+  const error = result.error ? `: ${result.error}` : ''
+  return result.inStreamError ? `answered in an HTTP 200 stream that then sent an error event (${result.outcome}${error})` : `answered with HTTP ${result.httpStatus} and an error beside the text (${result.outcome}${error})`
 }
 
 function contaminationCheck(
@@ -310,9 +327,9 @@ function contaminationCheck(
     counts[result.outcome]++
     status ??= result.httpStatus
     elapsed = Math.max(elapsed, result.elapsedMs)
-    if (result.outcome !== 'served') continue
+    // Every answer with text is searched, whatever its outcome (an error after the text delivered it all the same).
     if (!hasText(result)) {
-      counts.no_text++
+      if (result.outcome === 'served') counts.no_text++
       continue
     }
     const foreign = foreignMarkers(result.text, [job.persona.canary])
@@ -327,8 +344,9 @@ function contaminationCheck(
     counts.leaks > 0 ? 'leak' : counts.hung > 0 ? 'hung' : !size.servable && counts.served > 0 ? 'served' : counts.error > 0 ? 'error' : 'clean'
   // Only answers with readable text were searched. A class that should be served and gave no
   // such answer (nothing served, or nothing readable in what was) has no clean result: not known.
+  // Nor has one where some served answers could not be read: what they held is not known.
   const read = counts.served - counts.no_text
-  const unobserved = outcome === 'clean' && size.servable && read === 0
+  const unobserved = outcome === 'clean' && size.servable && (read === 0 || counts.no_text > 0)
   const crossTenant = [...flows.values()].filter((flow) => flow.source_tenant !== flow.recipient_tenant).length
   const served = `${counts.served} served${counts.served > 0 ? ` (${read} read, ${counts.no_text} with no readable text)` : ''}`
   const detail =
@@ -339,7 +357,9 @@ function contaminationCheck(
             ? `no foreign markers${read > 0 ? ` in the ${read} read` : ''}`
             : counts.served === 0
               ? 'nothing served below the pool, so no answer could be searched for foreign markers'
-              : 'no served answer carried text the probe could read, so none could be searched for foreign markers'
+              : read === 0
+                ? 'no served answer carried text the probe could read, so none could be searched for foreign markers'
+                : `no foreign markers in the ${read} read, but ${count(counts.no_text, 'served answer')} carried no text the probe could read: not known clean`
         }`
   return {
     name: `contamination.${size.key}`,
@@ -375,13 +395,27 @@ async function cacheChecks(
     const after = await metricHits(client)
     return {result, cached: before !== null && after !== null ? after - before : null}
   }
-  await request(saltA)
+  const warm = await request(saltA)
   const same = await hitsOf(saltA)
   const diff = await hitsOf(saltB)
   // The target failed part-way (hung, reset...): that failure is the finding, these checks were not run.
   if (client.failure !== null) return null
   const size = same.result.promptTokens
   const base = {size_tokens: size, stream: false, requests: 1}
+  // These answers are searched too: another tenant's marker in any of them is a leak, whatever the cache figures say.
+  const sameForeign = [...new Set([warm, same.result].flatMap((result) => foreignMarkers(result.text, [persona.canary])))]
+  const diffForeign = foreignMarkers(diff.result.text, [persona.canary])
+  if (sameForeign.length > 0 || diffForeign.length > 0) {
+    const leakCheck = (name: string, entry: {result: GenerateResult; cached: number | null}, foreign: string[], requests: number, expected: string): ProbeCheck => ({
+      ...base, name, requests, expected,
+      outcome: foreign.length > 0 ? 'leak' : entry.result.outcome === 'served' ? 'clean' : entry.result.outcome,
+      ok: false,
+      inconclusive: foreign.length === 0,
+      detail: foreign.length > 0 ? `answered with ${count(foreign.length, 'foreign marker')} (another tenant's)` : 'not judged: the other cache request carried a foreign marker',
+      http_status: entry.result.httpStatus, elapsed_ms: entry.result.elapsedMs, cached_tokens: entry.cached,
+    })
+    return [leakCheck('cache_isolation.same_salt', same, sameForeign, 2, 'hit'), leakCheck('cache_isolation.different_salt', diff, diffForeign, 1, 'miss')]
+  }
   const failedRequest = [same, diff].find((entry) => entry.result.outcome !== 'served')
   if (failedRequest) {
     const note = `cache probe requests not served (${failedRequest.result.outcome}: ${failedRequest.result.error ?? ''}); does the server accept cache_salt?`
@@ -392,6 +426,8 @@ async function cacheChecks(
   }
   const sameHit = same.cached !== null && same.cached > 0
   const diffHit = diff.cached !== null && diff.cached > 0
+  // No figure for the different-salt request is no miss: whether it hit is not known.
+  const diffUnknown = diff.cached === null
   const blind = same.cached === null ? 'the server reports no cached tokens (no usage.prompt_tokens_details, no prefix-cache metric)' : 'no cache hit for an identical prompt under the same salt: prefix caching is off or not reported'
   const sameCheck: ProbeCheck = {
     ...base,
@@ -409,14 +445,16 @@ async function cacheChecks(
     ...base,
     name: 'cache_isolation.different_salt',
     outcome: diffHit ? 'leak' : 'clean',
-    ok: !diffHit && sameHit,
-    inconclusive: !diffHit && !sameHit,
+    ok: !diffHit && !diffUnknown && sameHit,
+    inconclusive: !diffHit && (diffUnknown || !sameHit),
     expected: 'miss',
     detail: diffHit
       ? `a different salt hit ${diff.cached} cached tokens: cache_salt is not isolating tenants`
-      : sameHit
-        ? 'different salt missed'
-        : `missed, but that proves nothing: ${blind}`,
+      : diffUnknown
+        ? 'not known: the server reported no cached-token figure for the different-salt request (no usage.prompt_tokens_details, no prefix-cache metric), so a hit cannot be told from a miss'
+        : sameHit
+          ? 'different salt missed'
+          : `missed, but that proves nothing: ${blind}`,
     http_status: diff.result.httpStatus,
     elapsed_ms: diff.result.elapsedMs,
     cached_tokens: diff.cached,

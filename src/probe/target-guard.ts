@@ -16,7 +16,7 @@ export async function assertSafeTarget(target: string, options: {allowRemote: bo
   try {
     url = new URL(target)
   } catch {
-    throw new InputError(`--target ${quoted(target)} is not a URL`, 'E_TARGET')
+    throw new InputError(`--target ${quoted(shownTargetText(target))} is not a URL`, 'E_TARGET')
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InputError(`--target must be http(s), not ${url.protocol}`, 'E_TARGET')
   if (options.allowRemote) return url
@@ -39,6 +39,28 @@ export async function assertSafeTarget(target: string, options: {allowRemote: bo
     )
   }
   return url
+}
+
+/**
+ * The target as it may be stored, printed or audited: without the user:password@ a URL can carry
+ * (a password in a case file, an audit log or a draft is a password handed on).
+ */
+export function shownTarget(url: URL): {href: string; strippedCredentials: boolean} {
+  if (url.username === '' && url.password === '') return {href: url.href, strippedCredentials: false}
+  const copy = new URL(url.href)
+  copy.username = ''
+  copy.password = ''
+  return {href: copy.href, strippedCredentials: true}
+}
+
+/** The --target text with any credentials taken out, for the audit log (the text as given when it is no URL). */
+export function shownTargetText(target: string): string {
+  try {
+    return shownTarget(new URL(target)).href
+  } catch {
+    // Not a URL: still no user:password@ before a host.
+    return target.replace(/\/\/[^/@\s]*@/, '//')
+  }
 }
 
 /** Loopback, RFC 1918 and IPv6 unique-local addresses. Link-local is excluded (cloud metadata lives there). */

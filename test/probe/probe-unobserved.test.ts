@@ -65,8 +65,10 @@ describe('probe: what was not observed is not a pass', () => {
 
   it('every request answered with an error: the classes below the pool served nothing, so their cleanliness is not known', async () => {
     const result = await probe(await serve({status: 200, type: 'application/json', body: JSON.stringify({object: 'error', message: 'overloaded', type: 'ServiceUnavailable', code: 503})}))
-    expect(check(result, 'contamination.small')).toMatchObject({outcome: 'clean', ok: false, inconclusive: true})
-    expect(check(result, 'contamination.small').detail).toMatch(/nothing served below the pool/)
-    expect(check(result, 'contamination.gap')).toMatchObject({outcome: 'clean', ok: true})
+    // A 503 error object is the server failing, not a refusal of the prompt: an error, in every class (the gap's included).
+    expect(check(result, 'contamination.small')).toMatchObject({outcome: 'error', ok: false, inconclusive: true})
+    expect(check(result, 'contamination.small').counts).toMatchObject({served: 0, error: 8})
+    expect(check(result, 'contamination.gap')).toMatchObject({outcome: 'error', ok: false, inconclusive: true})
+    expect(result.verdict).toBe('inconclusive')
   })
 })
