@@ -4,6 +4,7 @@ import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {safeLine} from '../util/sanitize.js'
 import {CliError, GateTripped, UsageError} from '../errors.js'
 import {TargetFailed} from '../probe/client.js'
+import {shownTargetText} from '../probe/target-guard.js'
 import {runReplay, type ReplayResult} from '../replay/run-replay.js'
 import {cryptoRng} from '../util/rng.js'
 import {count} from '../cli/plural.js'
@@ -31,7 +32,7 @@ Every request ends within --timeout; redirects are never followed. A target that
     'advertised-tokens': Flags.integer({description: "The target's context window (default: /tokenize's max_model_len).", min: 2}),
     'source-pool-tokens': Flags.integer({description: 'KV pool of the stack the records came from: scale sizes pool-relative (to --pool-tokens, which it needs).', min: 1, dependsOn: ['pool-tokens']}),
     timeout: Flags.integer({description: 'Seconds before a request counts as hung.', default: 30, min: 1}),
-    'fail-on-leak': Flags.boolean({description: 'Exit 3 when any record is confirmed, or when the replay could not judge (hung/errored trials, answers with no readable text, run cut short).'}),
+    'fail-on-leak': Flags.boolean({description: 'Exit 3 when any record is confirmed, or when the replay could not judge (hung/errored trials, answers with no readable text, primers not served, run cut short).'}),
     'allow-remote': Flags.boolean({description: 'Allow a target outside loopback/private ranges (only one you operate).'}),
     'api-key': Flags.string({description: 'Bearer token for the target.', env: 'CROSSTALK_API_KEY'}),
     model: Flags.string({description: 'Model name to request (default: first from /v1/models).'}),
@@ -81,8 +82,10 @@ Every request ends within --timeout; redirects are never followed. A target that
     } finally {
       interrupts.dispose()
     }
-    const {'api-key': _secret, ...auditedFlags} = flags
-    this.audit(db, {flags: auditedFlags}, {
+    const {'api-key': _secret, ...rest} = flags
+    // A password in --target (user:password@) is never audited.
+    const auditedFlags = {...rest, target: shownTargetText(rest.target)}
+    this.audit(db, {argv: auditedArgv(this.argv), flags: auditedFlags}, {
       run_id: result.run_id,
       target: result.target,
       target_kind: result.target_kind,
@@ -114,20 +117,41 @@ Every request ends within --timeout; redirects are never followed. A target that
     for (const r of result.results) {
       const pct = (x: number): string => `${(x * 100).toFixed(0)}%`
       this.log(
-        `${safeLine(r.request_id)}  ${r.verdict.padEnd(14)} ${r.reproduced}/${r.trials} = ${pct(r.rate)} [95% CI ${pct(r.wilson_low)}-${pct(r.wilson_high)}]` +
+        `${safeLine(r.request_id)}  ${r.verdict.padEnd(14)} ${r.reproduced}/${r.judged} = ${pct(r.rate)} [95% CI ${pct(r.wilson_low)}-${pct(r.wilson_high)}]` +
           `  ${r.original_prompt_tokens ?? '?'} -> ${r.replay_prompt_tokens} tokens (${r.scaling}), ${r.endpoint}${r.stream ? ' stream' : ''}` +
-          (r.rejected + r.hung + r.errors > 0 ? `  rejected ${r.rejected}, hung ${r.hung}, errors ${r.errors}` : '') +
-          (r.no_text > 0 ? `  ${count(r.no_text, 'answer')} with no readable text (not counted)` : ''),
+          (r.rejected + r.hung + r.errors > 0 ? `  rejected ${r.rejected}, hung ${r.hung}, errors ${r.errors}${r.hung + r.errors > 0 ? ' (hung and errored not judged)' : ''}` : '') +
+          (r.no_text > 0 ? `  ${count(r.no_text, 'answer')} with no readable text (not counted)` : '') +
+          (r.unprimed > 0 ? `  ${count(r.unprimed, 'trial')} not run: no primer was served` : ''),
       )
     }
     if (result.target_failure) this.log(`STOPPED: the target ${result.target_failure.outcome === 'hung' ? 'hung' : 'failed'} on ${result.target_failure.request}: ${safeLine(result.target_failure.error)}`)
     const verdicts = (v: string): number => result.results.filter((r) => r.verdict === v).length
     this.log(
       `${verdicts('confirmed')} of ${count(result.results.length, 'record')} confirmed` +
-        ` (${verdicts('not_reproduced')} not reproduced, ${verdicts('rejected')} rejected by the target${verdicts('inconclusive') > 0 ? `, ${verdicts('inconclusive')} inconclusive: no trigger was answered with readable text, nothing stored` : ''})${result.interrupted ? ' before the interruption' : ''}`,
+        ` (${verdicts('not_reproduced')} not reproduced, ${verdicts('rejected')} rejected by the target${verdicts('inconclusive') > 0 ? `, ${verdicts('inconclusive')} inconclusive: no trigger was judged (each hung, errored, had no readable text or no primer served), nothing stored` : ''})${result.interrupted ? ' before the interruption' : ''}`,
     )
     if (result.interrupted) this.log('INTERRUPTED: partial results stored')
   }
+}
+
+/** The command line as audited: no password of a --target URL, no --api-key value (a secret in the audit log is a secret handed on). */
+function auditedArgv(argv: readonly string[]): string[] {
+  const out: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    const [name, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, null]
+    if (name !== '--target' && name !== '--api-key') {
+      out.push(arg)
+      continue
+    }
+    const shown = (value: string): string => (name === '--api-key' ? '(withheld)' : shownTargetText(value))
+    if (inline !== null) out.push(`${name}=${shown(inline)}`)
+    else {
+      out.push(arg)
+      if (i + 1 < argv.length) out.push(shown(argv[++i]!))
+    }
+  }
+  return out
 }
 
 /** Fail closed: a confirmed leak trips the gate, and so does a replay that could not judge what it was asked to. */
@@ -136,9 +160,11 @@ function gateOf(result: ReplayResult): GateTripped | null {
   if (confirmed.length > 0) return new GateTripped(`replay confirmed ${count(confirmed.length, 'record')}`)
   const unanswered = result.results.reduce((sum, r) => sum + r.hung + r.errors, 0)
   const unread = result.results.reduce((sum, r) => sum + r.no_text, 0)
+  const unprimed = result.results.reduce((sum, r) => sum + r.unprimed, 0)
   const reasons = [
     unanswered > 0 ? `${count(unanswered, 'trial')} hung or errored` : '',
     unread > 0 ? `${count(unread, 'answer')} with no readable text` : '',
+    unprimed > 0 ? `${count(unprimed, 'trial')} not run: no primer was served` : '',
     result.target_failure ? `the target ${result.target_failure.outcome === 'hung' ? 'hung' : 'failed'} on ${result.target_failure.request}` : result.interrupted ? 'the run was interrupted' : '',
   ].filter(Boolean)
   return reasons.length > 0 ? new GateTripped(`replay could not judge: ${reasons.join('; ')}`, 'E_INCONCLUSIVE') : null

@@ -514,8 +514,16 @@ export function provenanceMethodFr(p: ProvenanceParameters | null): string {
   return p === null ? 'provenance' : `provenance, ${p.min_words} mots ou plus ; texte présent dans les sessions de ${p.boilerplate_tenants} clients ou plus écarté comme texte standard`
 }
 
+/** Trials of a stored result that were judged: its trials less those that hung or errored. */
+function judgedOf(r: StoredReplayResult): number {
+  return Math.max(0, r.trials - r.hung - r.errors)
+}
+
 /** Replay results grouped by target and purpose, distinct records per group. */
-export function replayFacts(rows: readonly StoredReplayResult[]): ReplayFacts | null {
+export function replayFacts(stored: readonly StoredReplayResult[]): ReplayFacts | null {
+  // A trigger that hung or errored tested nothing: the figures count judged trials only, and a
+  // result none of whose trials was judged (stored so by an earlier release) is no finding at all.
+  const rows = stored.filter((r) => r.verdict === 'confirmed' || judgedOf(r) > 0)
   if (rows.length === 0) return null
   const groups = new Map<string, StoredReplayResult[]>()
   for (const r of rows) {
@@ -536,7 +544,7 @@ export function replayFacts(rows: readonly StoredReplayResult[]): ReplayFacts | 
         else if (results.some((r) => r.verdict === 'not_reproduced')) notReproduced++
         else rejected++
       }
-      const trials = g.reduce((a, r) => a + r.trials, 0)
+      const trials = g.reduce((a, r) => a + judgedOf(r), 0)
       const reproduced = g.reduce((a, r) => a + r.reproduced, 0)
       const w = wilsonInterval(reproduced, trials)
       const starts = g.map((r) => r.started_at).sort()

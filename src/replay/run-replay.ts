@@ -3,7 +3,7 @@ import {hasText, ServingClient, TargetFailed, type Endpoint, type GenerateResult
 import {mapLimit} from '../probe/limit.js'
 import {findMarkers, foreignMarkers} from '../probe/markers.js'
 import {buildPrompt, fillerWords, newPersona, sizePrompt, type Persona} from '../probe/prompts.js'
-import {assertSafeTarget, type Resolver} from '../probe/target-guard.js'
+import {assertSafeTarget, shownTarget, type Resolver} from '../probe/target-guard.js'
 import type {CaseDb} from '../store/open-case.js'
 import {tokenize} from '../testbed/tokenizer.js'
 import {TESTBED_VERSION} from '../testbed/server.js'
@@ -67,6 +67,10 @@ export interface ReplayRecordResult extends Omit<ReplayResultRow, 'verdict'> {
    * rejected, hung or errored).
    */
   no_text: number
+  /** Triggers judged (answered with readable text, or refused): `trials` less those that hung or errored. The rate and the interval are over these. */
+  judged: number
+  /** Trials not run because none of their primers was served (nothing was in the pool to leak): not counted in `trials`. */
+  unprimed: number
 }
 
 export interface ReplayResult {
@@ -115,12 +119,17 @@ export function scalePromptSize(recorded: number, target: {poolTokens: number | 
   return {tokens: limit, scaling: 'clamped_to_window'}
 }
 
-export function replayVerdict(counts: {trials: number; reproduced: number; rejected: number; hung?: number; errors?: number; no_text?: number}): ReplayVerdict {
+/** Triggers judged: those the target answered with readable text or refused. A hung or erroring trigger tested nothing. */
+export function judgedTrials(counts: {trials: number; hung?: number; errors?: number}): number {
+  return Math.max(0, counts.trials - (counts.hung ?? 0) - (counts.errors ?? 0))
+}
+
+export function replayVerdict(counts: {trials: number; reproduced: number; rejected: number; hung?: number; errors?: number; no_text?: number; unprimed?: number}): ReplayVerdict {
   if (counts.reproduced > 0) return 'confirmed'
-  if (counts.trials === 0 && (counts.no_text ?? 0) > 0) return 'inconclusive'
-  // Every trigger hung or errored: the target answered none of them, so none was tested.
-  if (counts.trials > 0 && (counts.hung ?? 0) + (counts.errors ?? 0) >= counts.trials) return 'inconclusive'
-  if (counts.rejected * 2 >= counts.trials) return 'rejected'
+  const judged = judgedTrials(counts)
+  // Nothing judged (every trigger hung, errored or was unreadable, or no primer was served before it): nothing was tested.
+  if (judged === 0) return 'inconclusive'
+  if (counts.rejected * 2 >= judged) return 'rejected'
   return 'not_reproduced'
 }
 
@@ -134,13 +143,29 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
   const maxTokens = options.maxTokens ?? 32
   const primers = options.primers ?? 3
 
+  // Shown and stored without any user:password@ in --target (the requests still carry it).
+  const shown = shownTarget(url)
+  if (shown.strippedCredentials) progress('--target held credentials (user:password@): they are sent to the target but kept out of the case, the audit log and the output')
   const resolved = await client.resolveModel(options.model, url.origin)
   const tokenized = resolved === null ? null : await client.tokenize('x', 'chat', resolved)
   if (client.failure) throw new TargetFailed(client.failure, url.origin)
   if (resolved === null) throw new InputError('interrupted before the target answered', 'E_INTERRUPTED')
   const model = resolved
-  const maxModelLen = options.advertisedTokens ?? tokenized?.maxModelLen ?? null
-  if (maxModelLen === null) throw new InputError('the target has no /tokenize to read max_model_len from: pass --advertised-tokens', 'E_USAGE')
+  if (tokenized?.ignoredMaxModelLen != null) progress(`the target's /tokenize says max_model_len ${tokenized.ignoredMaxModelLen}, which is no context window (SGLang reports its tokenizer's placeholder): ignored`)
+  const maxModelLen = options.advertisedTokens ?? tokenized?.maxModelLen ?? client.listedMaxModelLen ?? null
+  if (maxModelLen === null) {
+    throw new InputError(
+      tokenized?.ignoredMaxModelLen != null
+        ? `the target's /tokenize says max_model_len ${tokenized.ignoredMaxModelLen}, which is no context window, and /v1/models lists none: pass --advertised-tokens`
+        : 'the target has no /tokenize to read max_model_len from: pass --advertised-tokens',
+      'E_USAGE',
+    )
+  }
+  // The testbed identifies itself on /version: a draft must never present the simulator, which is
+  // built to leak, as the production stack. Asked before the run, while the target answers (a
+  // target that hangs later is still known for what it is).
+  const version = await client.serverVersion()
+  const targetKind: ReplayTargetKind = version === TESTBED_VERSION ? 'simulator' : 'external'
   const poolTokens = options.poolTokens ?? null
   const sourcePool = options.sourcePoolTokens ?? null
   const scalingNote =
@@ -151,7 +176,7 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
   const startedAt = options.now().toISOString()
   const runId = insertReplayRun(db, {
     startedAt,
-    target: url.href,
+    target: shown.href,
     model,
     trials: options.trials,
     primers,
@@ -160,9 +185,8 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
     targetMaxModelLen: maxModelLen,
     sourcePoolTokens: sourcePool,
     scalingNote,
-    // Known at the end of the run (below): what the target says it is, and what it did.
-    targetKind: 'unrecorded',
-    targetVersion: null,
+    targetKind,
+    targetVersion: version,
     purpose: (options.purpose ?? 'confirmation') satisfies ReplayPurpose,
   })
 
@@ -174,16 +198,18 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
     if (stopped()) break
     const result = await replayRecord(record)
     // A record none of whose trials went out has no result (not "not reproduced").
-    if (result.trials + result.no_text === 0) break
+    if (result.trials + result.no_text + result.unprimed === 0) break
     // One row per record as it completes: an interrupted run keeps what it measured. A record
     // judged by no trial (every trigger hung, errored or answered without readable text) is no
     // finding, negative or not: not stored.
     if (result.verdict !== 'inconclusive') {
-      const {no_text: _unread, ...row} = result
+      const {no_text: _unread, judged: _judged, unprimed: _unprimed, ...row} = result
       insertReplayResult(db, runId, {...row, verdict: result.verdict})
     }
     results.push(result)
-    progress(`${record.request_id}: ${result.verdict} (${result.reproduced}/${result.trials}${result.no_text > 0 ? `; ${result.no_text} answered with no readable text` : ''})`)
+    progress(
+      `${record.request_id}: ${result.verdict} (${result.reproduced}/${result.judged}${result.hung + result.errors > 0 ? `; ${result.hung + result.errors} hung or errored, not judged` : ''}${result.no_text > 0 ? `; ${result.no_text} answered with no readable text` : ''}${result.unprimed > 0 ? `; ${result.unprimed} not run: no primer was served` : ''})`,
+    )
   }
   // (Read again: the loop above may have tripped it since the check before the run started.)
   const failure = client.failure as TargetFailure | null
@@ -192,15 +218,10 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
   const interrupted = stopped()
   const allRejected = results.length > 0 && results.every((r) => r.verdict === 'rejected')
   const purpose = options.purpose ?? (allRejected ? 'negative-control' : 'confirmation')
-  // The testbed identifies itself on /version: a draft must never present the simulator, which
-  // is built to leak, as the production stack. Asked after the run, and never held against the
-  // target (a failed target has already stopped the run and is not asked).
-  const version = await client.serverVersion()
-  const targetKind: ReplayTargetKind = version === TESTBED_VERSION ? 'simulator' : 'external'
   finishReplayRun(db, runId, finishedAt, interrupted, {purpose, targetKind, targetVersion: version})
   return {
     run_id: runId,
-    target: url.href,
+    target: shown.href,
     model,
     trials: options.trials,
     primers,
@@ -227,7 +248,10 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
     let size: ScaledSize
     let words = 0
     if (original) {
-      size = {tokens: recorded ?? 0, scaling: 'as_recorded'}
+      // The size of what is sent (the logged text), by the server's own count where it has one:
+      // the recorded prompt_tokens can differ (a log keeps part of a prompt, or none of its template).
+      const counted = (await client.tokenize(record.request_text!, endpoint, model!))?.count ?? tokenize(record.request_text!).length
+      size = {tokens: counted, scaling: 'as_recorded'}
     } else {
       size = scalePromptSize(recorded ?? maxModelLen! - maxTokens - 1, {poolTokens, maxModelLen: maxModelLen!, maxTokens, sourcePoolTokens: sourcePool})
       const sized = await sizePrompt(client, {endpoint, model: model!, target: size.tokens, template: newPersona(rng, 'trigger'), filler})
@@ -241,32 +265,43 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
     let errors = 0
     let trials = 0
     let noText = 0
+    let unprimed = 0
     for (let trial = 0; trial < options.trials; trial++) {
       if (stopped()) break
       const primerPersonas = Array.from({length: primers}, (_, i) => newPersona(rng, `primer${i + 1}`))
-      await mapLimit(primerPersonas, options.concurrency ?? 4, (persona) =>
+      const primed = await mapLimit(primerPersonas, options.concurrency ?? 4, (persona) =>
         client.generate({endpoint: 'chat', model: model!, stream: false, maxTokens, text: buildPrompt(persona, filler, primerWords)}),
       )
       // A trial is its trigger: if the primers already broke the target, this one never ran.
       if (stopped()) break
+      // No primer served: nothing of another tenant was put in the pool, so the trigger could show nothing. Not a trial.
+      if (!primed.some((primer) => primer?.outcome === 'served')) {
+        unprimed++
+        continue
+      }
       const trigger: Persona = newPersona(rng, 'trigger')
       const text = original ? record.request_text! : buildPrompt(trigger, filler, words)
       const result: GenerateResult = await client.generate({endpoint, model: model!, stream, maxTokens, text})
+      // Cut short by Ctrl-C/SIGTERM: the trigger was not answered, and is no trial of any kind.
+      if (options.signal?.aborted && result.outcome === 'error') break
+      const own = original ? findMarkers(text) : [trigger.canary]
+      const primerMarkers = new Set(primerPersonas.map((p) => p.canary.toLowerCase()))
+      // Every answer that carried text is searched, whatever its outcome: an error event after
+      // (or beside) the text delivered it all the same.
+      const leaked = foreignMarkers(result.text, own).some((marker) => primerMarkers.has(marker.toLowerCase()) || !original)
       // An answer with no readable text was searched for nothing: it cannot count as not reproduced.
-      if (result.outcome === 'served' && !hasText(result)) {
+      if (!leaked && result.outcome === 'served' && !hasText(result)) {
         noText++
         continue
       }
       trials++
-      const own = original ? findMarkers(text) : [trigger.canary]
-      const primerMarkers = new Set(primerPersonas.map((p) => p.canary.toLowerCase()))
-      const leaked = result.outcome === 'served' && foreignMarkers(result.text, own).some((marker) => primerMarkers.has(marker.toLowerCase()) || !original)
       if (leaked) reproduced++
       else if (result.outcome === 'rejected') rejected++
       else if (result.outcome === 'hung') hung++
       else if (result.outcome === 'error') errors++
     }
-    const {low, high} = wilsonInterval(reproduced, trials)
+    const judged = judgedTrials({trials, hung, errors})
+    const {low, high} = wilsonInterval(reproduced, judged)
     return {
       record_id: record.id,
       request_id: record.request_id,
@@ -280,11 +315,13 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
       rejected,
       hung,
       errors,
-      rate: trials === 0 ? 0 : reproduced / trials,
+      rate: judged === 0 ? 0 : reproduced / judged,
       wilson_low: low,
       wilson_high: high,
-      verdict: replayVerdict({trials, reproduced, rejected, hung, errors, no_text: noText}),
+      verdict: replayVerdict({trials, reproduced, rejected, hung, errors, no_text: noText, unprimed}),
       no_text: noText,
+      judged,
+      unprimed,
     }
   }
 }

@@ -35,7 +35,7 @@ describe('probe and replay against a hanging testbed serve process', () => {
     expect(result.target_failure).toMatchObject({request: 'POST /v1/chat/completions', outcome: 'hung'})
   })
 
-  it('replay --fail-on-leak: the hung trigger is counted, the run stops and is stored interrupted, exit 3', async () => {
+  it('replay --fail-on-leak: the hung trigger is not judged, the run stops and is stored interrupted, exit 3', async () => {
     const {db, path: built} = await caseWithRecords([{request_id: 'req-1', prompt_tokens: 700_000}])
     db.close()
     const run = await runMeasured(
@@ -47,7 +47,9 @@ describe('probe and replay against a hanging testbed serve process', () => {
     expect(run.code, run.stderr).toBe(3)
     const result = JSON.parse(run.stdout)
     expect(result).toMatchObject({interrupted: true, target_failure: {outcome: 'hung'}})
-    expect(result.results[0]).toMatchObject({request_id: 'req-1', trials: 1, hung: 1, reproduced: 0, verdict: 'inconclusive'})
+    // The hung trigger tested nothing: inconclusive (not stored), and the testbed is still recorded as the simulator.
+    expect(result.results[0]).toMatchObject({request_id: 'req-1', trials: 1, hung: 1, judged: 0, reproduced: 0, verdict: 'inconclusive'})
+    expect(result).toMatchObject({target_kind: 'simulator'})
     expect(run.stderr).toContain('replay could not judge: 1 trial hung or errored')
   })
 })

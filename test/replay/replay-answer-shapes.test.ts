@@ -63,7 +63,7 @@ describe('crosstalk replay --from-sightings --fail-on-leak (the command)', () =>
       expect(gate.stderr).toContain('replay could not judge: 4 answers with no readable text')
       const human = await run(['replay', '--db', dbPath, '--target', server.url, '--from-sightings', '--trials', '2', '--pool-tokens', '1024', '--advertised-tokens', '4096', '--timeout', '2'])
       expect(human.stdout).toMatch(/req-chat\s+inconclusive\s+0\/0 .*2 answers with no readable text \(not counted\)/)
-      expect(human.stdout).toContain('2 inconclusive: no trigger was answered with readable text, nothing stored')
+      expect(human.stdout).toContain('2 inconclusive: no trigger was judged (each hung, errored, had no readable text or no primer served), nothing stored')
       const again = openCase(dbPath)
       expect(listReplayResults(again)).toEqual([])
       again.close()

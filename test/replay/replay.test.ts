@@ -76,6 +76,8 @@ describe('replay against the testbed', () => {
     const {result, db} = await replayAgainst({onOverflow: 'hang'}, {requestIds: ['req-leaky'], timeoutMs: 300})
     expect(result.results[0]).toMatchObject({request_id: 'req-leaky', verdict: 'inconclusive', reproduced: 0, hung: 1})
     expect(result.interrupted).toBe(true)
+    // The testbed is still known for the simulator it is, though it hung (asked before the run).
+    expect(result).toMatchObject({target_kind: 'simulator', target_version: '0.0.0+crosstalk.testbed'})
     expect(listReplayResults(db)).toHaveLength(0)
   })
 
