@@ -91,5 +91,6 @@ export function withoutLineExcerpt(reason: string): string {
  * characters \u001b.
  */
 export function quoted(value: string): string {
-  return `"${value}"`
+  // A quote inside is written \" as JSON writes it, so that the value's edges stay plain.
+  return `"${value.replace(/"/g, '\\"')}"`
 }
