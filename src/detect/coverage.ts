@@ -1,6 +1,7 @@
 import {InputError} from '../errors.js'
 import {SIGHTING_RULES} from '../extract/markers.js'
 import type {CaseDb} from '../store/open-case.js'
+import {unfinishedLogFileCount} from '../store/files.js'
 import {lastFinishedScan, unscannedFiles} from '../store/scan-runs.js'
 import {registryVersion} from '../store/settings.js'
 import {count} from '../util/plural.js'
@@ -15,6 +16,11 @@ export interface DetectionCoverage {
   /** complete log files no finished scan has covered, and their records */
   files_not_scanned: number
   records_not_scanned: number
+  /**
+   * log files whose ingest did not finish (killed, interrupted, failed, or still running): the
+   * case holds part of them, which no scan covers, so detection over the logs given is not whole
+   */
+  files_unfinished: number
   never_scanned: boolean
   /** the canary registry changed since the last scan (its classifications may be stale) */
   registry_changed: boolean
@@ -47,13 +53,15 @@ export interface ProvenanceParameters {
 export function detectionCoverage(db: CaseDb): DetectionCoverage {
   const last = lastFinishedScan(db)
   const unscanned = unscannedFiles(db)
+  const unfinished = unfinishedLogFileCount(db)
   const registryChanged = last !== null && last.registry_version !== registryVersion(db)
   const rulesChanged = last !== null && last.sighting_rules !== SIGHTING_RULES
   const provenance = last === null ? 'never' : last.provenance_state
   return {
-    complete: last !== null && unscanned.files === 0 && !registryChanged && !rulesChanged && provenance === 'current',
+    complete: last !== null && unscanned.files === 0 && unfinished === 0 && !registryChanged && !rulesChanged && provenance === 'current',
     files_not_scanned: unscanned.files,
     records_not_scanned: unscanned.records,
+    files_unfinished: unfinished,
     never_scanned: last === null,
     registry_changed: registryChanged,
     sighting_rules_changed: rulesChanged,
@@ -66,8 +74,13 @@ export function detectionCoverage(db: CaseDb): DetectionCoverage {
 
 /** Why detection is incomplete, in a few words (for errors and notes). */
 export function describeGap(c: DetectionCoverage): string {
-  if (c.never_scanned) return c.files_not_scanned > 0 ? `the case was never scanned (${count(c.files_not_scanned, 'log file')}, ${count(c.records_not_scanned, 'record')})` : 'the case holds no scanned logs'
+  const unfinished = c.files_unfinished > 0 ? `${count(c.files_unfinished, 'log file')} whose ingest did not finish (run the same ingest command again: it resumes)` : null
+  if (c.never_scanned) {
+    const never = c.files_not_scanned > 0 ? `the case was never scanned (${count(c.files_not_scanned, 'log file')}, ${count(c.records_not_scanned, 'record')})` : 'the case holds no scanned logs'
+    return unfinished === null ? never : `${never}; ${unfinished}`
+  }
   const parts: string[] = []
+  if (unfinished !== null) parts.push(unfinished)
   if (c.files_not_scanned > 0) parts.push(`${count(c.files_not_scanned, 'log file')} with ${count(c.records_not_scanned, 'record')} ingested since the last scan`)
   if (c.registry_changed) parts.push('the canary registry changed since the last scan')
   if (c.sighting_rules_changed) parts.push("the last scan classified sightings under an earlier rule (a marker's hex digits alone in a prompt made an echo)")
@@ -82,7 +95,12 @@ export function describeGap(c: DetectionCoverage): string {
  */
 export function requireCompleteDetection(coverage: DetectionCoverage, what: string, allowIncomplete: boolean): void {
   if (coverage.complete || allowIncomplete) return
-  const fix = coverage.never_scanned && coverage.files_not_scanned === 0 ? 'run `crosstalk ingest logs` and `crosstalk scan`' : 'run `crosstalk scan`'
+  const fix =
+    coverage.files_unfinished > 0
+      ? 'finish the ingest (run the same command again) and `crosstalk scan`'
+      : coverage.never_scanned && coverage.files_not_scanned === 0
+        ? 'run `crosstalk ingest logs` and `crosstalk scan`'
+        : 'run `crosstalk scan`'
   throw new InputError(`${what}: detection is incomplete (${describeGap(coverage)}); ${fix} first, or pass --allow-incomplete to report what has been scanned`, 'E_NOT_SCANNED')
 }
 

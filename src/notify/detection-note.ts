@@ -19,8 +19,13 @@ export type DetectionSummary = z.infer<typeof detectionSchema>
 
 /** The gap in French, for French documents (the same facts as describeGap). */
 function describeGapFr(c: DetectionCoverage): string {
-  if (c.never_scanned) return c.files_not_scanned > 0 ? `le dossier n'a jamais été analysé (${compte(c.files_not_scanned, 'fichier')} de journaux, ${compte(c.records_not_scanned, 'enregistrement')})` : "le dossier ne contient aucun journal analysé"
+  const unfinished = c.files_unfinished > 0 ? `${compte(c.files_unfinished, 'fichier')} de journaux dont le chargement n'a pas abouti (relancer la même commande : elle reprend)` : null
+  if (c.never_scanned) {
+    const never = c.files_not_scanned > 0 ? `le dossier n'a jamais été analysé (${compte(c.files_not_scanned, 'fichier')} de journaux, ${compte(c.records_not_scanned, 'enregistrement')})` : "le dossier ne contient aucun journal analysé"
+    return unfinished === null ? never : `${never} ; ${unfinished}`
+  }
   const parts: string[] = []
+  if (unfinished !== null) parts.push(unfinished)
   if (c.files_not_scanned > 0) parts.push(`${compte(c.files_not_scanned, 'fichier')} de journaux (${compte(c.records_not_scanned, 'enregistrement')}) ${un(c.files_not_scanned) ? 'chargé' : 'chargés'} depuis la dernière analyse`)
   if (c.registry_changed) parts.push('le registre des canaris a changé depuis la dernière analyse')
   if (c.sighting_rules_changed) parts.push("la dernière analyse a classé les observations selon une règle antérieure (les seuls chiffres hexadécimaux d'un marqueur dans une requête en faisaient un écho)")

@@ -245,6 +245,11 @@ export function completeLogFile(db: CaseDb, id: number, f: CompletedLogFile): vo
   )
 }
 
+/** Log files whose ingest did not finish (killed, interrupted, failed, or still running): none of their records counts yet. */
+export function unfinishedLogFileCount(db: CaseDb): number {
+  return db.prepare(`SELECT COUNT(*) FROM files WHERE kind = 'log' AND state = 'loading'`).pluck().get() as number
+}
+
 /** A log file ingest did not finish (interrupted): its rows stay 'loading' and count for nothing. */
 export function loadingLogFiles(db: CaseDb): FileRow[] {
   return db.prepare(`SELECT * FROM files WHERE kind = 'log' AND state = 'loading' ORDER BY id`).all() as FileRow[]

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {run as runCommand} from '../helpers/commands.js'
 import type {TestCase} from '../helpers/case-builder.js'
@@ -10,10 +11,40 @@ const run = (args: string[], env: Record<string, string> = {}) => runCommand(arg
 
 let c: TestCase
 let dbPath: string
+/** The known case holds a file whose ingest did not finish (it stays 'loading'); where a responder drops it, detection is whole again. */
+function unfinishedPath(path: string): string {
+  const raw = new Database(path, {readonly: true})
+  try {
+    return raw.prepare(`SELECT path FROM files WHERE kind = 'log' AND state = 'loading'`).pluck().get() as string
+  } finally {
+    raw.close()
+  }
+}
+
 beforeAll(async () => {
   c = await buildKnownCase()
   dbPath = c.path
   c.close()
+  const dropped = await run(['drop', unfinishedPath(dbPath), '--reason', 'ingest killed before the end', '--db', dbPath])
+  expect(dropped.code, dropped.stderr).toBe(0)
+  expect((await run(['scan', '--db', dbPath])).code).toBe(0)
+})
+
+describe('a case holding a file whose ingest did not finish', () => {
+  it('is not whole: status says so, scope and the Article 33 draft refuse naming the ingest to finish, even after a scan', async () => {
+    const k = await buildKnownCase()
+    k.close()
+    expect((await run(['scan', '--db', k.path])).code).toBe(0)
+    const status = JSON.parse((await run(['status', '--json', '--db', k.path])).stdout)
+    expect(status.detection).toMatchObject({complete: false, files_unfinished: 1})
+    for (const args of [['scope', '--json', '--pool-tokens', String(POOL)], ['report', 'article33', '--format', 'json']]) {
+      const r = await run([...args, '--db', k.path])
+      expect(r.code).toBe(1)
+      expect(r.stderr).toMatch(/1 log file whose ingest did not finish \(run the same ingest command again: it resumes\)/)
+    }
+    const allowed = await run(['scope', '--json', '--allow-incomplete', '--db', k.path, '--pool-tokens', String(POOL)])
+    expect(JSON.parse(allowed.stdout).detection).toMatchObject({complete: false, files_unfinished: 1})
+  })
 })
 afterAll(() => c.close())
 
