@@ -3,7 +3,8 @@ import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {count} from '../cli/plural.js'
 import {safeLine} from '../util/sanitize.js'
 import {parseExpectedHead, verifyCase, type VerifyResult} from '../case/verify.js'
-import {IntegrityError, UsageError} from '../errors.js'
+import {InputError, IntegrityError, UsageError} from '../errors.js'
+import {liveIngestClaimant} from '../store/open-case.js'
 
 export default class Verify extends BaseCommand {
   static override summary = 'Check the case end to end: audit chain, evidence, every line and record re-derived from its bytes, the registry, the incident, the findings.'
@@ -30,6 +31,9 @@ The audit chain lives inside the case, so a forger with the file could rewrite i
     const expectHead = flags['expect-head'] === undefined ? null : parseExpectedHead(flags['expect-head'])
     if (flags['expect-head'] !== undefined && !expectHead) throw new UsageError(`--expect-head ${safeLine(flags['expect-head'])}: expected HASH[:COUNT], the hash as 12 to 64 hex digits`)
     const db = this.openCase(flags.db, {readonly: true})
+    // What a live ingest has not finished yet would read as tampering (rows no audit entry records).
+    const writer = liveIngestClaimant(db)
+    if (writer !== null) throw new InputError(`an ingest, scan or drop (process ${writer}) is writing to this case: verify it when that has finished`, 'E_BUSY')
     const result = await verifyCase(db, {rehashOriginals: flags.originals, deep: flags.deep, expectHead})
     const head = result.audit_head === null ? 'none (no audit entries)' : `${result.audit_head}:${result.audit_entries}`
     if (!this.jsonEnabled()) {

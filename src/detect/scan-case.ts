@@ -15,13 +15,14 @@ import {atRiskGroups, atRiskJudgeable, recordsMissingAtRiskFields} from '../stor
 import {beginScanRun, completeRecordCount, finishScanRun, lastFinishedScan, markFilesScanned, scannedFileIds} from '../store/scan-runs.js'
 import {corpusFacts} from '../store/scale.js'
 import {inTransaction, withoutForeignKeyChecks} from '../store/session.js'
-import {getSettings, piiRefKey, setPool} from '../store/settings.js'
+import {getSettings, ingestClaimant, piiRefKey, setPool} from '../store/settings.js'
 import {releaseMemory} from '../ingest/release-memory.js'
 import {unreadableFiles, type UnreadableFile} from './gate.js'
 import {computePiiFindings} from './pii-findings.js'
 import {reextractPriorPii} from './reextract-pii.js'
 import {computeProvenance, DEFAULT_PROVENANCE, type ProvenanceOptions, type ProvenanceStats} from './provenance.js'
 import {sqliteRegistry} from './registry.js'
+import {claimIngest, releaseIngest} from '../ingest/ingest-lock.js'
 
 // `crosstalk scan`: markers, provenance, PII and over-pool flags for a whole case, recorded
 // as a scan run. Incremental: records of evidence files not yet scanned are classified; a
@@ -94,7 +95,22 @@ export interface ScanResult {
 
 const PAGE = 1000
 
+/**
+ * One scan at a time, and none while an ingest or drop writes the case: a scan over a file being
+ * loaded would judge none of it and say zero, and would rebuild the ingest's suspended indexes.
+ * The scan takes the case's ingest claim (triage's own ingest already holds it).
+ */
 export function scanCase(db: CaseDb, options: ScanOptions): ScanResult {
+  const held = ingestClaimant(db) === process.pid
+  claimIngest(db)
+  try {
+    return scanClaimedCase(db, options)
+  } finally {
+    if (!held) releaseIngest(db)
+  }
+}
+
+function scanClaimedCase(db: CaseDb, options: ScanOptions): ScanResult {
   const t0 = performance.now()
   // Evidence by reference holds the findings' lines only: detection over every record is the Spark job's.
   if (corpusFacts(db)) throw new InputError('this case holds Spark findings with evidence by reference: detection runs in the job (spark/); run it again and bring its findings into a new case', 'E_REFERENCE_CASE')

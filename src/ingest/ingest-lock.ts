@@ -1,6 +1,7 @@
 import {InputError} from '../errors.js'
 import type {CaseDb} from '../store/open-case.js'
 import {ingestClaimant, setIngestClaimant} from '../store/settings.js'
+import {processAlive} from '../util/process-alive.js'
 
 // One ingest at a time per case: duplicates are detected in memory while the unique index
 // is down, so a second ingest running at the same time would not see the first's records.
@@ -10,20 +11,11 @@ import {ingestClaimant, setIngestClaimant} from '../store/settings.js'
 export function claimIngest(db: CaseDb): void {
   const pid = ingestClaimant(db)
   if (pid !== null && pid !== process.pid && processAlive(pid)) {
-    throw new InputError(`another ingest (process ${pid}) is writing to this case; wait for it to finish`, 'E_BUSY')
+    throw new InputError(`another ingest, scan or drop (process ${pid}) is writing to this case; wait for it to finish`, 'E_BUSY')
   }
   setIngestClaimant(db, process.pid)
 }
 
 export function releaseIngest(db: CaseDb): void {
   setIngestClaimant(db, null, process.pid)
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }

@@ -6,6 +6,7 @@ import {availableParallelism} from 'node:os'
 import {InputError, IntegrityError} from '../errors.js'
 import {restoreSuspendedIndexes} from './indexes.js'
 import {MIGRATIONS} from './migrations/index.js'
+import {processAlive} from '../util/process-alive.js'
 
 export type CaseDb = Db
 
@@ -79,7 +80,8 @@ export function openCase(path: string, options: OpenCaseOptions = {}): CaseDb {
     // without them.
     db.pragma(`threads = ${Math.min(4, availableParallelism())}`)
     migrate(db, path, options.readonly ?? false, options.onSlowStart)
-    if (!db.readonly) {
+    // A live ingest suspended them on purpose (a bulk load): only a dead one's are rebuilt.
+    if (!db.readonly && liveIngestClaimant(db) === null) {
       restoreSuspendedIndexes(db, (n) => {
         options.onSlowStart?.(`${path}: rebuilding ${n} ${n === 1 ? 'index' : 'indexes'} an interrupted ingest left suspended, over ${recordsText(db)} (once)`)
       })
@@ -216,4 +218,13 @@ function migrate(db: CaseDb, path: string, readonly: boolean, onSlowStart?: (mes
       db.pragma(`user_version = ${migration.version}`)
     })()
   }
+}
+
+/**
+ * Another live process that holds the case's ingest claim (an ingest, drop or scan running now),
+ * or null. A claim left by a killed process holds nothing.
+ */
+export function liveIngestClaimant(db: Db): number | null {
+  const pid = (db.prepare('SELECT ingest_pid FROM case_settings WHERE id = 1').pluck().get() as number | null | undefined) ?? null
+  return pid !== null && pid !== process.pid && processAlive(pid) ? pid : null
 }

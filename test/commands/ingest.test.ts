@@ -270,7 +270,14 @@ describe('crosstalk ingest logs: one ingest at a time', () => {
       writeFileSync(file2, `${chatLine({request_id: 'r9'})}\n`)
       const r = await run(['ingest', 'logs', file2, '--db', db])
       expect(r.code).toBe(1)
-      expect(r.stderr).toMatch(new RegExp(`another ingest \\(process ${holder.pid}\\)`))
+      expect(r.stderr).toMatch(new RegExp(`another ingest, scan or drop \\(process ${holder.pid}\\)`))
+      // A scan would judge none of a file being loaded and say zero; verify would read it as tampering.
+      const scan = await run(['scan', '--db', db])
+      expect(scan.code).toBe(1)
+      expect(scan.stderr).toMatch(new RegExp(`another ingest, scan or drop \\(process ${holder.pid}\\)`))
+      const verify = await run(['verify', '--db', db])
+      expect(verify.code).toBe(1)
+      expect(verify.stderr).toMatch(new RegExp(`an ingest, scan or drop \\(process ${holder.pid}\\) is writing to this case: verify it when that has finished`))
     } finally {
       holder.kill()
     }
