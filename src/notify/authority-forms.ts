@@ -35,8 +35,12 @@ function answers(d: Draft, P: Phrases) {
   const scanned = d.scope !== null && d.scope !== undefined
   // Answers with no text were never examined: "none found" cannot speak for them.
   const withoutText = d.scope?.responses_without_text ?? 0
+  // A case whose logs gave no record at all (a convention ingest does not read) examined nothing.
+  const noRecords = scanned && d.scope!.records_examined === 0 && d.scope!.records_not_examined === 0
   const nothingKnown: Answer = !scanned
     ? {value: P.toComplete(o.noScan), open: true}
+    : noRecords
+      ? {value: P.toComplete(o.noRecords), open: true}
     : withoutText > 0
       ? {value: P.toComplete(o.responsesWithoutText(withoutText)), open: true}
       : (d.scope?.provenance_boilerplate_responses ?? 0) > 0 && d.scope?.provenance_boilerplate_tenants != null

@@ -174,6 +174,8 @@ export const EN = {
   // Provenance sets aside text many customers' sessions hold; a leak that reached that many is among it.
   boilerplateSetAside: (n: number, tenants: number) =>
     `${count(n, 'response')} ${n === 1 ? 'repeats' : 'repeat'} text found in the sessions of ${tenants} or more customers, set aside as boilerplate and not counted above: ${n === 1 ? 'it is' : 'they are'} not known to be free of another session's data.`,
+  // The logs gave no response record at all (e.g. spans of a convention not read): nothing was looked at.
+  noResponsesInLogs: 'No response could be examined: the logs ingested gave no response record, so whether any carried another session\'s data is not known.',
   // No answer had text: detection could not look at anything.
   nothingExamined: (n: number) =>
     `No response could be examined: none of the ${count(n, 'response')} in the logs had response text, so whether any carried another session's data is not known.`,
@@ -340,6 +342,7 @@ export const EN = {
       `${count(names.length, 'log source')} (${namedFew(names)}) could not be read and ${names.length === 1 ? 'was' : 'were'} not examined: ingest ${names.length === 1 ? 'it' : 'each'} whole (decompressed, or gzip) and scan again, or record why ${names.length === 1 ? 'it holds' : 'they hold'} no log`,
     detectionIncomplete: (files: number) => `detection is incomplete (${count(files, 'log file')} not scanned, or provenance not current): every number here covers only what was scanned`,
     noScan: 'the scope: responses, sessions and customers affected (detection has not run)',
+    noRecords: 'the scope: the logs ingested gave no response record, so nothing could be examined (a log format or convention ingest does not read? crosstalk status names each file and what it read)',
     upperBound: 'upper bound of the number of data subjects and records (the KV pool size is not known)',
     upperBoundOneController: "upper bound of this controller's data subjects and records: the bounds (at-risk responses, sessions a leaking decode node served) are computed for the whole case, not for one controller's share",
     upperBoundUnjudgeable: 'upper bound of the number of data subjects and records: no log record gives both its HTTP status and its prompt size, so no response can be judged at risk (logs that record both would bound it)',

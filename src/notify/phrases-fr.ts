@@ -148,6 +148,7 @@ export const FR: Phrases = {
     `L'analyse des ${compte(examined, 'réponse')} qui avaient un texte n'en a trouvé aucune contenant des données d'une autre session ; ${compte(unexamined, 'réponse')} sans texte n'${un(unexamined) ? 'a' : 'ont'} pas été ${un(unexamined) ? 'examinée' : 'examinées'} : on ne sait pas si ${un(unexamined) ? 'elle contenait' : 'elles contenaient'} des données d'une autre session.`,
   boilerplateSetAside: (n, tenants) =>
     `${compte(n, 'réponse')} ${un(n) ? 'reprend' : 'reprennent'} un texte présent dans les sessions de ${tenants} clients ou plus, ${un(n) ? 'écartée' : 'écartées'} comme texte standard et non ${un(n) ? 'comptée' : 'comptées'} ci-dessus : on ne sait pas si ${un(n) ? 'elle contient' : 'elles contiennent'} des données d'une autre session.`,
+  noResponsesInLogs: "Aucune réponse n'a pu être examinée : les journaux chargés n'ont donné aucun enregistrement de réponse, on ne sait donc pas si une réponse contenait des données d'une autre session.",
   nothingExamined: (n) =>
     `Aucune réponse n'a pu être examinée : aucune des ${compte(n, 'réponse')} des journaux n'avait de texte de réponse, on ne sait donc pas si l'une d'elles contenait des données d'une autre session.`,
   atRiskWithUndecided: (atRisk, undecided) =>
@@ -305,6 +306,7 @@ export const FR: Phrases = {
       `${compte(names.length, 'source')} de journaux (${namedFew(names).replace(/ and (\d+) more$/, ' et $1 autres')}) n'${un(names.length) ? 'a' : 'ont'} pas pu être ${un(names.length) ? 'lue' : 'lues'} ni ${un(names.length) ? 'examinée' : 'examinées'} : ${un(names.length) ? "l'ingérer entière" : 'ingérer chacune entière'} (décompressée, ou gzip) et relancer l'analyse, ou consigner pourquoi ${un(names.length) ? 'elle ne contient' : 'elles ne contiennent'} aucun journal`,
     detectionIncomplete: (files) => `analyse incomplète (${compte(files, 'fichier')} de journaux non ${un(files) ? 'analysé' : 'analysés'}, ou provenance non à jour) : les chiffres ne couvrent que ce qui a été analysé`,
     noScan: "le périmètre : réponses, sessions et clients concernés (l'analyse n'a pas été effectuée)",
+    noRecords: "le périmètre : les journaux chargés n'ont donné aucun enregistrement de réponse, rien n'a donc pu être examiné (un format ou une convention de journal non lu ? crosstalk status indique pour chaque fichier ce qui a été lu)",
     upperBound: "borne haute du nombre de personnes et d'enregistrements (taille du pool KV inconnue)",
     upperBoundOneController: "borne haute du nombre de personnes et d'enregistrements de ce responsable de traitement : les bornes (réponses à risque, sessions servies par un nœud de décodage défaillant) sont calculées pour l'ensemble du dossier, non pour la part d'un seul responsable",
     upperBoundUnjudgeable: "borne haute du nombre de personnes et d'enregistrements : aucun enregistrement des journaux ne donne à la fois son statut HTTP et la taille de sa requête, aucune réponse ne peut donc être jugée à risque (des journaux qui les enregistrent la borneraient)",

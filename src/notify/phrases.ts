@@ -42,7 +42,7 @@ export function receivedSide(t: TenantExposure, canaries: boolean): ExposureSide
 export function noLeakStatement(P: Phrases, totals: CaseFacts['totals'], detection?: CaseFacts['detection']): string {
   const n = totals.responses_without_text ?? 0
   const answers = totals.answers ?? totals.records
-  const base = n === 0 ? P.noExposure : n >= answers ? P.nothingExamined(n) : P.noExposureOfExamined(answers - n, n)
+  const base = totals.records === 0 ? P.noResponsesInLogs : n === 0 ? P.noExposure : n >= answers ? P.nothingExamined(n) : P.noExposureOfExamined(answers - n, n)
   // Responses set aside as boilerplate are said with it: the rule is never an all-clear over them.
   const aside = detection?.provenance_boilerplate_responses ?? 0
   const withAside = aside > 0 && detection?.provenance_parameters ? `${base} ${P.boilerplateSetAside(aside, detection.provenance_parameters.boilerplate_tenants)}` : base

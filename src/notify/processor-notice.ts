@@ -149,7 +149,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   // "Nothing found" speaks only for the answers that had text: where none had, nothing was examined.
   const withoutText = facts.totals.responses_without_text ?? 0
   const answers = facts.totals.answers ?? facts.totals.records
-  const unexamined = (nothing: string): string => (withoutText === 0 ? nothing : withoutText >= answers ? P.nothingExamined(withoutText) : `${nothing} ${P.noResponseText(withoutText)}`)
+  const unexamined = (nothing: string): string => (facts.totals.records === 0 ? P.noResponsesInLogs : withoutText === 0 ? nothing : withoutText >= answers ? P.nothingExamined(withoutText) : `${nothing} ${P.noResponseText(withoutText)}`)
   happened.push(
     L.stated(
       'what_happened',

@@ -1,0 +1,40 @@
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {tempDir} from '../helpers/cli.js'
+import {run} from '../helpers/commands.js'
+
+// A log file that gives no record (here: OTLP spans of the OpenInference convention, which ingest
+// does not read as LLM calls) leaves nothing to examine: no draft may say detection found no leak.
+
+const marker = 'CANARY-5555eeee6666ffff'
+
+function otlpLine(): string {
+  const attrs = (o: Record<string, string>) => Object.entries(o).map(([key, v]) => ({key, value: {stringValue: v}}))
+  const span = {
+    traceId: 'a'.repeat(32), spanId: '1'.repeat(16), name: 'ChatCompletion', kind: 1, startTimeUnixNano: '1793613599000000000', endTimeUnixNano: '1793613600000000000',
+    attributes: attrs({'openinference.span.kind': 'LLM', 'session.id': 'A1', 'input.value': 'hi', 'output.value': `acct ${marker}`}),
+  }
+  return JSON.stringify({resourceSpans: [{resource: {attributes: attrs({'tenant.id': 'ta'})}, scopeSpans: [{scope: {name: 'openinference.instrumentation.openai'}, spans: [span]}]}]})
+}
+
+describe('a case whose logs gave no response record', () => {
+  it('never reads as "found no leak": the drafts say nothing could be examined', async () => {
+    const dir = tempDir()
+    const logs = join(dir, 'phoenix.jsonl')
+    const canaries = join(dir, 'can.csv')
+    const db = join(dir, 'case.db')
+    writeFileSync(logs, `${otlpLine()}\n`)
+    writeFileSync(canaries, `marker,tenant_id,session_id,issued_at\n${marker},tb,B1,2026-11-01T00:00:00Z\n`)
+    await run(['ingest', 'logs', logs, '--db', db])
+    expect((await run(['ingest', 'canaries', canaries, '--db', db])).code).toBe(0)
+    await run(['scan', '--db', db])
+    expect((await run(['incident', 'open', '--db', db, '--title', 'T', '--role', 'controller', '--aware-at', '2026-11-02T10:00:00Z'])).code).toBe(0)
+    for (const lang of ['en', 'fr']) {
+      const a33 = await run(['report', 'article33', '--db', db, '--lang', lang, '--allow-incomplete'])
+      expect(a33.code, a33.stderr).toBe(0)
+      expect(a33.stdout).not.toMatch(/found no response carrying|n'a trouvé aucune réponse/)
+      expect(a33.stdout).toMatch(lang === 'en' ? /No response could be examined: the logs ingested gave no response record/ : /les journaux chargés n'ont donné aucun enregistrement de réponse/)
+    }
+  })
+})
