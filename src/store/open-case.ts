@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3'
 import type {Database as Db} from 'better-sqlite3'
-import {accessSync, chmodSync, closeSync, constants, existsSync, fstatSync, openSync, statSync} from 'node:fs'
-import {basename, dirname, resolve} from 'node:path'
+import {accessSync, chmodSync, closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readlinkSync, statSync} from 'node:fs'
+import {basename, dirname, join, resolve} from 'node:path'
 import {availableParallelism} from 'node:os'
 import {InputError, IntegrityError} from '../errors.js'
 import {restoreSuspendedIndexes} from './indexes.js'
@@ -41,6 +41,7 @@ export const CASE_APPLICATION_ID = 0x43544c4b
 export function openCase(path: string, options: OpenCaseOptions = {}): CaseDb {
   let fresh = false
   const dir = dirname(resolve(path))
+  checkCasePath(path)
   if (!existsSync(path)) {
     if (!options.create) throw new InputError(`${path}: no case database here (run \`crosstalk ingest logs\` or \`crosstalk triage\` first, or pass --db)`, 'E_NO_CASE')
     if (!existsSync(dir)) throw new InputError(`${path}: cannot create the case: there is no directory ${dir}`, 'E_NO_DIR')
@@ -92,6 +93,26 @@ export function openCase(path: string, options: OpenCaseOptions = {}): CaseDb {
     throw typeof code === 'string' && code.startsWith('SQLITE_') ? openFailure(path, dir, error) : error
   }
   return db
+}
+
+/**
+ * A path that cannot be a case file is refused by what it is: a directory, or a symbolic link
+ * whose target does not exist (existsSync follows the link, so creating it would fail on the
+ * link itself, EEXIST, and SQLite on a directory says only "disk I/O error").
+ */
+function checkCasePath(path: string): void {
+  let link: ReturnType<typeof lstatSync>
+  try {
+    link = lstatSync(path)
+  } catch {
+    return // nothing there: created (or refused) below
+  }
+  if (link.isSymbolicLink() && !existsSync(path)) {
+    throw new InputError(`${path}: the case path is a symbolic link to ${readlinkSync(path)}, which does not exist: pass --db the case file itself, or remove the dangling link`, 'E_NO_CASE')
+  }
+  if (statSync(path).isDirectory()) {
+    throw new InputError(`${path}: is a directory, not a case database: pass --db a case file (e.g. ${join(path, 'case.db')})`, 'E_NOT_A_CASE')
+  }
 }
 
 /**

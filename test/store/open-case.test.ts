@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3'
-import {chmodSync, existsSync, statSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {CASE_APPLICATION_ID, LATEST_SCHEMA, openCase} from '../../src/store/open-case.js'
@@ -107,5 +107,25 @@ describe('an existing case with loose permissions', () => {
     openCase(path, {readonly: true, onWarning: (m) => warnings.push(m)}).close()
     expect(statSync(path).mode & 0o777).toBe(0o640)
     expect(warnings.join('\n')).toMatch(/readable by others \(loose-ro\.db 0640\)/)
+  })
+})
+
+describe('a case path that cannot be a case file', () => {
+  it('a dangling symbolic link is refused as one, naming its target, for a command that creates or reads', () => {
+    const dir = tempDir()
+    const path = join(dir, 'link.db')
+    symlinkSync(join(dir, 'gone.db'), path)
+    for (const create of [true, false]) {
+      expect(() => openCase(path, {create})).toThrow(/link\.db: the case path is a symbolic link to .*gone\.db, which does not exist/)
+    }
+    expect(existsSync(join(dir, 'gone.db'))).toBe(false)
+  })
+
+  it('a directory is refused as one, not as a disk I/O error', () => {
+    const path = join(tempDir(), 'cases')
+    mkdirSync(path)
+    for (const options of [{create: true}, {}, {readonly: true}]) {
+      expect(() => openCase(path, options)).toThrow(/cases: is a directory, not a case database/)
+    }
   })
 })
