@@ -161,10 +161,15 @@ function checkWritable(path: string, dir: string): void {
   }
 }
 
-/** What went wrong opening a case, in words that name the file and the cause. */
-function openFailure(path: string, dir: string, error: unknown): InputError {
+/** What went wrong opening a case, in words that name the file and the cause (readOnlyFs: whether its directory is on a read-only file system; given by tests). */
+export function openFailure(path: string, dir: string, error: unknown, readOnlyFs: () => boolean = () => onReadOnlyFileSystem(dir)): InputError {
   const code = (error as {code?: unknown}).code
   const message = (error as Error).message
+  // SQLite says only "unable to open database file": on a read-only file system a case in WAL mode
+  // cannot be opened even to read, since SQLite must create (or write) its -shm file beside it.
+  if (typeof code === 'string' && (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_IOERR')) && readOnlyFs()) {
+    return new InputError(`${path}: cannot open the case: it is on a read-only file system (${dir}), and SQLite must create or write ${basename(path)}-shm beside a case in WAL mode even to read it: copy the case (and its -wal file, if any) to a writable file system, or remount it read-write`, 'E_READ_ONLY')
+  }
   if (code === 'SQLITE_READONLY_DIRECTORY' || code === 'SQLITE_CANTOPEN_NOTEMPDIR') {
     return new InputError(`${path}: cannot open the case: its directory ${dir} is not writable, and SQLite must create ${basename(path)}-shm beside a case in WAL mode even to read it: make the directory writable, or copy the case (and its -wal file, if any) to a writable one`, 'E_READ_ONLY')
   }
@@ -174,6 +179,15 @@ function openFailure(path: string, dir: string, error: unknown): InputError {
   if (code === 'SQLITE_NOTADB') return new InputError(`${path}: not a case database (${message})`, 'E_NOT_A_CASE')
   if (code === 'SQLITE_BUSY') return new InputError(`${path}: the case is locked by another process (${message}); try again when it has finished`, 'E_BUSY')
   return new InputError(`${path}: cannot open the case database (${message})`, 'E_CANNOT_OPEN')
+}
+
+function onReadOnlyFileSystem(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK)
+    return false
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EROFS'
+  }
 }
 
 function errorText(error: unknown): string {

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3'
 import {chmodSync, existsSync, mkdirSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {CASE_APPLICATION_ID, LATEST_SCHEMA, openCase} from '../../src/store/open-case.js'
+import {CASE_APPLICATION_ID, LATEST_SCHEMA, openCase, openFailure} from '../../src/store/open-case.js'
 import {getSettings} from '../../src/store/settings.js'
 import {tempDir} from '../helpers/cli.js'
 
@@ -127,5 +127,20 @@ describe('a case path that cannot be a case file', () => {
     for (const options of [{create: true}, {}, {readonly: true}]) {
       expect(() => openCase(path, options)).toThrow(/cases: is a directory, not a case database/)
     }
+  })
+})
+
+describe('a case on a read-only file system', () => {
+  // Mounting one needs privileges a test does not have: SQLite's error is given, and the file system's state.
+  const cantOpen = Object.assign(new Error('unable to open database file'), {code: 'SQLITE_CANTOPEN'})
+
+  it('is explained (the -shm file SQLite must create even to read), not "unable to open database file" alone', () => {
+    const error = openFailure('/mnt/ro/case.db', '/mnt/ro', cantOpen, () => true)
+    expect(error.message).toMatch(/^\/mnt\/ro\/case\.db: cannot open the case: it is on a read-only file system \(\/mnt\/ro\), and SQLite must create or write case\.db-shm .* copy the case .* to a writable file system/)
+    expect((error as {code?: string}).code).toBe('E_READ_ONLY')
+  })
+
+  it('another cause keeps SQLite\'s words', () => {
+    expect(openFailure('/x/case.db', '/x', cantOpen, () => false).message).toBe('/x/case.db: cannot open the case database (unable to open database file)')
   })
 })
