@@ -95,7 +95,8 @@ export abstract class BaseCommand extends Command {
     process.stderr.write(`${message}\n`)
   }
 
-  protected override async catch(error: Error & {oclif?: {exit?: number}; code?: unknown}): Promise<void> {
+  protected override async catch(caught: Error & {oclif?: {exit?: number}; code?: unknown}): Promise<void> {
+    const error: Error & {oclif?: {exit?: number}; code?: unknown} = diskFullError(caught, this.openDbs.filter((db) => !db.readonly).map((db) => db.name)) ?? caught
     const exit = error instanceof CliError ? error.exit : (error.oclif?.exit ?? 1)
     const code = error instanceof CliError ? error.code : exit === 2 ? 'E_USAGE' : typeof error.code === 'string' ? error.code : 'E_FAILED'
     // One line, always: oclif's own parse errors span several ("Parsing --x\n\tExpected ...").
@@ -126,6 +127,23 @@ export abstract class BaseCommand extends Command {
     for (const path of untouched) for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, {force: true})
     return super.finally(error)
   }
+}
+
+/**
+ * SQLite's bare "database or disk is full" (SQLITE_FULL, or ENOSPC from a file write), wherever a
+ * command met it outside the places that say more (ingest names the log file): one line naming
+ * the case, the cause and what was kept. SQLite rolls back the transaction it could not write,
+ * so what was committed before it stays in the case. Null: not a full disk.
+ */
+export function diskFullError(error: Error & {code?: unknown}, cases: readonly string[]): InputError | null {
+  if (error instanceof CliError) return null
+  const code = typeof error.code === 'string' ? error.code : ''
+  if (code !== 'SQLITE_FULL' && code !== 'ENOSPC' && !/database or disk is full|no space left on device/i.test(error.message ?? '')) return null
+  const where = cases.length === 0 ? 'the disk is full' : `${cases.join(', ')}: the disk holding the case is full`
+  return new InputError(
+    `${where} (${code || 'disk full'}: ${error.message}); the step being written was rolled back and everything committed before it is kept: free space, then run the same command again`,
+    'E_DISK_FULL',
+  )
 }
 
 /**
