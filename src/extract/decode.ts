@@ -159,11 +159,29 @@ function decodeResponseObject(obj: Obj, stream: boolean): DecodedResponse {
     if (!out.isError) out.kind = 'chat'
   } else if (obj.type === 'message' && Array.isArray(obj.content)) {
     // Anthropic's Messages API (/v1/messages; vLLM serves it too): content blocks in order.
-    out.text = obj.content.map(messagesBlock).filter(Boolean).join('\n')
+    out.text = messagesBlocks(obj.content)
     if (!out.isError) out.kind = 'chat'
   }
   readUsage(obj.usage, out)
   return out
+}
+
+/**
+ * A Messages API response's blocks in order. Consecutive text blocks are one stream of text the
+ * model emitted (split only where, e.g., a citation starts), so they join with nothing between;
+ * a thinking block or a tool call stands apart on its own line.
+ */
+function messagesBlocks(content: Json[]): string {
+  let text = ''
+  let prevText = false
+  for (const block of content) {
+    const t = messagesBlock(block)
+    if (t === '') continue
+    const isText = isObj(block) && block.type === 'text'
+    text += text === '' || (isText && prevText) ? t : '\n' + t
+    prevText = isText
+  }
+  return text
 }
 
 /** A Messages API content block's text: a text block's, a thinking block's, or a tool call's input as JSON. */

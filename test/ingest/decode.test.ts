@@ -6,6 +6,13 @@ const sse = (...chunks: unknown[]) => chunks.map((c) => `data: ${typeof c === 's
 const delta = (content: string, index = 0) => ({object: 'chat.completion.chunk', choices: [{index, delta: {content}}]})
 
 describe('decodeResponse', () => {
+  it('joins consecutive Messages API text blocks as one text, so a marker split at a block boundary is whole', () => {
+    const body = {id: 'm', type: 'message', role: 'assistant', content: [{type: 'text', text: 'acct CANARY-55'}, {type: 'text', text: '55eeee6666ffff'}]}
+    expect(decodeResponse(body).text).toBe('acct CANARY-5555eeee6666ffff')
+    expect(decodeResponse(JSON.stringify(body)).text).toBe('acct CANARY-5555eeee6666ffff')
+    const mixed = {type: 'message', content: [{type: 'thinking', thinking: 't'}, {type: 'text', text: 'a'}, {type: 'text', text: 'b'}, {type: 'tool_use', input: {q: 1}}, {type: 'text', text: 'c'}]}
+    expect(decodeResponse(mixed).text).toBe('t\nab\n{"q":1}\nc')
+  })
   it('reads chat.completion content as string or parts, and tool-call arguments', () => {
     const r = decodeResponse({object: 'chat.completion', choices: [{message: {content: [{type: 'text', text: 'a'}, {type: 'text', text: 'b'}], tool_calls: [{function: {name: 'f', arguments: '{"x":"CANARY-00ff"}'}}]}}], usage: {prompt_tokens: 7, completion_tokens: 2, prompt_tokens_details: {cached_tokens: 4}}})
     expect(r).toMatchObject({kind: 'chat', text: 'ab\n{"x":"CANARY-00ff"}', promptTokens: 7, completionTokens: 2, cachedTokens: 4, isError: false})
