@@ -488,6 +488,10 @@ fn response_string(raw: &str, full: bool) -> Option<Decoded<'_>> {
     if starts_as_sse(head) {
         return sse::<Unescaped>(unescaped_lines(raw), full);
     }
+    // A JSON list (a stream logged as its chunks): decodeResponseArray in TypeScript reads it.
+    if head.starts_with('[') {
+        return None;
+    }
     if head.starts_with('{') {
         // tryParseJson: a text JSON.parse refuses is read as plain text, but one serde_json
         // refuses may still be JSON to JavaScript (a lone surrogate escape, a number past a double).

@@ -98,7 +98,24 @@ export function decodeResponse(body: unknown): DecodedResponse {
   if (body === undefined || body === null) return empty('none')
   if (typeof body === 'string') return decodeResponseString(body)
   if (isObj(body)) return decodeResponseObject(body, false)
+  if (Array.isArray(body)) return decodeResponseArray(body)
   return {...empty('json'), text: JSON.stringify(body)}
+}
+
+/**
+ * A streamed answer logged as a list: its chunks (OpenAI chunks, Messages API events, Responses
+ * API events) as objects, or as the raw "data: ..." lines of the stream. It is read as the stream
+ * it is, deltas joined, so a marker split across deltas is whole. A list that is not a stream has
+ * no readable text: never its JSON dump, where a split marker would be missed and the gate pass.
+ */
+function decodeResponseArray(items: Json[]): DecodedResponse {
+  const lines: string[] = []
+  for (const item of items) {
+    if (isObj(item)) lines.push('data: ' + JSON.stringify(item))
+    else if (typeof item === 'string' && startsAsSse(item.trimStart())) lines.push(item.trimStart())
+    else return empty('json')
+  }
+  return decodeSse(lines.join('\n\n')) ?? empty('json')
 }
 
 function empty(kind: ResponseKind): DecodedResponse {
@@ -117,9 +134,10 @@ function decodeResponseString(raw: string): DecodedResponse {
     const sse = decodeSse(raw)
     return sse === null ? {...empty('text'), text: raw} : sse
   }
-  if (head.startsWith('{')) {
+  if (head.startsWith('{') || head.startsWith('[')) {
     const parsed = tryParseJson(raw)
     if (isObj(parsed)) return decodeResponseObject(parsed, false)
+    if (Array.isArray(parsed)) return decodeResponseArray(parsed)
   }
   return {...empty('text'), text: raw}
 }

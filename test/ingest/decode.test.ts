@@ -6,6 +6,17 @@ const sse = (...chunks: unknown[]) => chunks.map((c) => `data: ${typeof c === 's
 const delta = (content: string, index = 0) => ({object: 'chat.completion.chunk', choices: [{index, delta: {content}}]})
 
 describe('decodeResponse', () => {
+  it('reads a stream logged as a list (chunks, events, raw data lines, or its JSON text) as the stream, deltas joined', () => {
+    const m = 'CANARY-5555eeee6666ffff'
+    const chunks = ['Acct ', m.slice(0, 9), m.slice(9)].map((c) => ({object: 'chat.completion.chunk', choices: [{index: 0, delta: {content: c}}]}))
+    expect(decodeResponse(chunks).text).toBe(`Acct ${m}`)
+    expect(decodeResponse(JSON.stringify(chunks)).text).toBe(`Acct ${m}`)
+    expect(decodeResponse([...chunks.map((c) => `data: ${JSON.stringify(c)}`), 'data: [DONE]']).text).toBe(`Acct ${m}`)
+    const events = [{type: 'content_block_start', index: 0, content_block: {type: 'text', text: ''}}, ...['acct ', m.slice(0, 6), m.slice(6)].map((t) => ({type: 'content_block_delta', index: 0, delta: {type: 'text_delta', text: t}})), {type: 'message_stop'}]
+    expect(decodeResponse(events).text).toBe(`acct ${m}`)
+    // A list that is no stream has no readable text (counted as such), never its JSON dump.
+    expect(decodeResponse([1, `x ${m.slice(0, 9)}`, m.slice(9)])).toMatchObject({text: '', isError: false})
+  })
   it('joins consecutive Messages API text blocks as one text, so a marker split at a block boundary is whole', () => {
     const body = {id: 'm', type: 'message', role: 'assistant', content: [{type: 'text', text: 'acct CANARY-55'}, {type: 'text', text: '55eeee6666ffff'}]}
     expect(decodeResponse(body).text).toBe('acct CANARY-5555eeee6666ffff')
