@@ -119,11 +119,21 @@ function requestOf(input: unknown): unknown {
   return input
 }
 
+/** A piece of a streamed answer: an OpenAI chunk, a Messages or Responses API stream event, a raw SSE data line. */
+function isStreamPiece(p: unknown): boolean {
+  if (typeof p === 'string') return p.trimStart().startsWith('data:')
+  if (!isObj(p)) return false
+  if (p.object === 'chat.completion.chunk') return true
+  return typeof p.type === 'string' && /^(message_start|message_delta|message_stop|content_block_(start|delta|stop)|ping|response\.)/.test(p.type)
+}
+
 /** `raw`: the output as the export wrote it; a string that is JSON of no message shape is the answer's text itself. */
 function responseOf(output: unknown, raw: unknown): unknown {
   if (output === undefined || output === null || output === '') return null
   if (typeof output === 'string') return completionFromMessage({role: 'assistant', content: output})
   if (Array.isArray(output)) {
+    // A stream kept as its chunks or events: the response decoder reads it as the stream.
+    if (output.length > 0 && output.every(isStreamPiece)) return output
     // OpenAI content parts as the output itself: one answer in parts.
     if (output.length > 0 && output.every((p) => isObj(p) && p.type === 'text' && typeof p.text === 'string')) return completionFromMessage({role: 'assistant', content: output})
     if (output.every((m) => typeof m === 'string' || (isObj(m) && ('content' in m || 'parts' in m || 'tool_calls' in m || 'role' in m || 'message' in m)))) {
