@@ -486,6 +486,9 @@ fn starts_as_sse(head: &str) -> bool {
 fn response_string(raw: &str, full: bool) -> Option<Decoded<'_>> {
     let head = js_trim_start(raw);
     if starts_as_sse(head) {
+        if run_together(raw) {
+            return None;
+        }
         return sse::<Unescaped>(unescaped_lines(raw), full);
     }
     // A JSON list (a stream logged as its chunks): decodeResponseArray in TypeScript reads it.
@@ -514,7 +517,9 @@ pub fn response_json_string<T>(json: &str, full: bool, f: impl FnOnce(Decoded) -
         response_string(e, full).map(f)
     } else {
         let unicode = has_unicode_escape(e);
-        if !unicode && starts_as_sse(e) {
+        if !unicode && starts_as_sse(e) && run_together(e) {
+            None
+        } else if !unicode && starts_as_sse(e) {
             sse::<Escaped>(escaped_lines(e), full).map(f)
         } else {
             // serde_json reads `\u` escapes (surrogate pairs, and its refusals as it reads them).
@@ -523,6 +528,13 @@ pub fn response_json_string<T>(json: &str, full: bool, f: impl FnOnce(Decoded) -
         }
     };
     read.map_or(ResponseField::Left, ResponseField::Read)
+}
+
+/// Whether a stream's text may have events run together (`}data:`, its line breaks lost): left
+/// to TypeScript, whose decodeResponseString splits them.
+fn run_together(s: &str) -> bool {
+    static FINDER: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"}data:"));
+    FINDER.find(s.as_bytes()).is_some()
 }
 
 /// Whether an escaped JSON string's bytes may hold a `\u` escape (an escaped backslash before a

@@ -131,7 +131,10 @@ function decodeResponseString(raw: string): DecodedResponse {
   const head = raw.trimStart()
   if (startsAsSse(head)) {
     // A text that only starts like a stream (":) thanks", "data: see below") holds no event: it is text.
-    const sse = decodeSse(raw)
+    // A stream whose line breaks were lost ("data: {...}data: {...}data: [DONE]"): its events split
+    // where a data field starting a JSON document or [DONE] follows one's closing brace.
+    const text = !raw.includes('\n') && !raw.includes('\r') && raw.includes('}data:') ? raw.replace(/\}(?=data: ?(?:\{|\[DONE\]))/g, '}\n\n') : raw
+    const sse = decodeSse(text)
     return sse === null ? {...empty('text'), text: raw} : sse
   }
   if (head.startsWith('{') || head.startsWith('[')) {

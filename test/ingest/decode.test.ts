@@ -6,6 +6,11 @@ const sse = (...chunks: unknown[]) => chunks.map((c) => `data: ${typeof c === 's
 const delta = (content: string, index = 0) => ({object: 'chat.completion.chunk', choices: [{index, delta: {content}}]})
 
 describe('decodeResponse', () => {
+  it('reads a stream whose line breaks were lost as the stream, a split marker whole', () => {
+    const m = 'CANARY-5555eeee6666ffff'
+    const raw = ['Acct ', m.slice(0, 9), m.slice(9)].map((c) => `data: ${JSON.stringify({object: 'chat.completion.chunk', choices: [{index: 0, delta: {content: c}}]})}`).join('') + 'data: [DONE]'
+    expect(decodeResponse(raw).text).toBe(`Acct ${m}`)
+  })
   it('reads a stream logged as a list (chunks, events, raw data lines, or its JSON text) as the stream, deltas joined', () => {
     const m = 'CANARY-5555eeee6666ffff'
     const chunks = ['Acct ', m.slice(0, 9), m.slice(9)].map((c) => ({object: 'chat.completion.chunk', choices: [{index: 0, delta: {content: c}}]}))

@@ -258,6 +258,8 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     fc.array(fc.oneof(body, responsesEvent, messagesEvent, sseLine), {maxLength: 4}),
     fc.array(fc.oneof(body, messagesEvent, sseLine), {maxLength: 4}).map((a) => JSON.stringify(a)),
     fc.array(body, {maxLength: 3}).map((a) => ` ${JSON.stringify(a)}`),
+    // A stream whose line breaks were lost.
+    fc.array(sseLine, {minLength: 1, maxLength: 4}).map((ls) => ls.join('')),
     fc.constantFrom<unknown>(null, 42, true, [1, 'CANARY-aaaa1111aaaa1111aaaa'], '{"choices":[{"text":"\\ud800"}]}', '{"choices":[{"text":"a\tb"}]}', '{"choices":[{"text":1e400}]}', '{"error":12345678901234567891}'),
   )
   const request = fc.oneof(
