@@ -24,7 +24,8 @@ Every request ends within --timeout (retries on 429/503 included). A target that
     target: Flags.string({description: 'Base URL of the server (http://host:port).', required: true}),
     'pool-tokens': Flags.integer({description: "The target's real KV pool in tokens (vLLM: 'GPU KV cache size').", required: true, min: 1}),
     'advertised-tokens': Flags.integer({description: 'The context window the target advertises (max_model_len).', required: true, min: 2}),
-    timeout: Flags.integer({description: 'Seconds before a request counts as hung.', default: 30, min: 1}),
+    // Node's timers hold at most 2^31-1 ms (about 24.8 days); a longer one fires at once.
+    timeout: Flags.integer({description: 'Seconds before a request counts as hung (at most 86400).', default: 30, min: 1, max: 86_400}),
     'fail-on-leak': Flags.boolean({description: 'Exit 3 when the verdict is fail or inconclusive.'}),
     'allow-inconclusive': Flags.boolean({description: 'With --fail-on-leak, exit 0 on an inconclusive verdict.', dependsOn: ['fail-on-leak']}),
     junit: Flags.string({description: 'Also write JUnit XML here: one testcase per check; a run that cannot start (nothing listening, a refused target) writes one errored testcase saying why.', helpValue: 'FILE'}),

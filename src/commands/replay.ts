@@ -4,7 +4,7 @@ import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {safeLine} from '../util/sanitize.js'
 import {CliError, GateTripped, UsageError} from '../errors.js'
 import {TargetFailed} from '../probe/client.js'
-import {shownTargetText} from '../probe/target-guard.js'
+import {parseTarget, shownTargetText} from '../probe/target-guard.js'
 import {runReplay, type ReplayResult} from '../replay/run-replay.js'
 import {cryptoRng} from '../util/rng.js'
 import {count} from '../cli/plural.js'
@@ -31,7 +31,8 @@ Every request ends within --timeout; redirects are never followed. A target that
     'pool-tokens': Flags.integer({description: "The target's KV pool in tokens.", min: 1}),
     'advertised-tokens': Flags.integer({description: "The target's context window (default: /tokenize's max_model_len).", min: 2}),
     'source-pool-tokens': Flags.integer({description: 'KV pool of the stack the records came from: scale sizes pool-relative (to --pool-tokens, which it needs).', min: 1, dependsOn: ['pool-tokens']}),
-    timeout: Flags.integer({description: 'Seconds before a request counts as hung.', default: 30, min: 1}),
+    // Node's timers hold at most 2^31-1 ms (about 24.8 days); a longer one fires at once.
+    timeout: Flags.integer({description: 'Seconds before a request counts as hung (at most 86400).', default: 30, min: 1, max: 86_400}),
     'fail-on-leak': Flags.boolean({description: 'Exit 3 when any record is confirmed, or when the replay could not judge (hung/errored trials, answers with no readable text, primers not served, run cut short).'}),
     'allow-remote': Flags.boolean({description: 'Allow a target outside loopback/private ranges (only one you operate).'}),
     'api-key': Flags.string({description: 'Bearer token for the target.', env: 'CROSSTALK_API_KEY'}),
@@ -48,6 +49,7 @@ Every request ends within --timeout; redirects are never followed. A target that
     const {flags} = await this.parse(Replay)
     const requestIds = flags['request-id'] ?? []
     if (requestIds.length === 0 && !flags['from-sightings']) throw new UsageError('pass --request-id ID (repeatable) or --from-sightings')
+    parseTarget(flags.target) // a malformed --target is a usage error before the case is opened
     const db = this.openCase(flags.db)
     if (flags['original-prompt']) this.note('replay: --original-prompt: original prompt text (personal data) will be sent to the target; recorded in the audit log')
     // Ctrl-C or a CI runner's SIGTERM: end the requests in flight (their sockets are destroyed), keep what was measured; a second one ends the process.

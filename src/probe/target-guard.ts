@@ -1,6 +1,6 @@
 import {lookup} from 'node:dns/promises'
 import {isIP} from 'node:net'
-import {InputError} from '../errors.js'
+import {InputError, UsageError} from '../errors.js'
 import {quoted} from '../util/sanitize.js'
 
 // Probes send deliberately pathological traffic (prompts past the pool, requests that may hang a
@@ -11,14 +11,20 @@ export type Resolver = (host: string) => Promise<string[]>
 
 const defaultResolver: Resolver = async (host) => (await lookup(host, {all: true})).map((entry) => entry.address)
 
-export async function assertSafeTarget(target: string, options: {allowRemote: boolean; resolve?: Resolver}): Promise<URL> {
+/** --target as a URL; a value that is no http(s) URL is a bad flag value (usage error, exit 2). */
+export function parseTarget(target: string): URL {
   let url: URL
   try {
     url = new URL(target)
   } catch {
-    throw new InputError(`--target ${quoted(shownTargetText(target))} is not a URL`, 'E_TARGET')
+    throw new UsageError(`--target ${quoted(shownTargetText(target))} is not a URL`, 'E_TARGET')
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InputError(`--target must be http(s), not ${url.protocol}`, 'E_TARGET')
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--target must be http(s), not ${url.protocol}`, 'E_TARGET')
+  return url
+}
+
+export async function assertSafeTarget(target: string, options: {allowRemote: boolean; resolve?: Resolver}): Promise<URL> {
+  const url = parseTarget(target)
   if (options.allowRemote) return url
   const host = url.hostname.replace(/^\[|\]$/g, '')
   let addresses: string[]

@@ -41,6 +41,18 @@ describe('crosstalk probe (spawned CLI)', () => {
     expect(run.code).toBe(1)
     expect(JSON.parse(run.stdout)).toMatchObject({error: {code: 'E_REMOTE_TARGET'}})
   })
+
+  it('a malformed --target or an unrepresentable --timeout is a usage error (exit 2), probe and replay alike', async () => {
+    for (const command of ['probe', 'replay']) {
+      for (const target of ['notaurl', 'ftp://127.0.0.1/']) {
+        const run = await runCliAsync([command, '--target', target, '--pool-tokens', '10', '--advertised-tokens', '100', ...(command === 'replay' ? ['--db', 'none.db', '--from-sightings'] : []), '--json'])
+        expect(run.code, `${command} ${target}`).toBe(2)
+        expect(JSON.parse(run.stdout)).toMatchObject({error: {code: 'E_TARGET'}})
+      }
+      const run = await runCliAsync([command, '--target', 'http://127.0.0.1:9', '--pool-tokens', '10', '--advertised-tokens', '100', '--timeout', '3000000'])
+      expect(run.code, `${command} --timeout`).toBe(2)
+    }
+  })
 })
 
 describe('crosstalk probe --junit when the run cannot start', () => {
