@@ -1,9 +1,10 @@
 import {Flags} from '@oclif/core'
-import {writeFileSync} from 'node:fs'
+import {accessSync, constants, statSync, writeFileSync} from 'node:fs'
+import {dirname, resolve} from 'node:path'
 import {signalExitCode, watchInterrupts} from '../cli/interrupt.js'
 import {BaseCommand} from '../cli/base-command.js'
 import {safeLine} from '../util/sanitize.js'
-import {CliError, GateTripped} from '../errors.js'
+import {CliError, GateTripped, InputError} from '../errors.js'
 import {renderJunit, renderJunitError} from '../probe/junit.js'
 import {runProbe, type ProbeResult} from '../probe/run-probe.js'
 import {shownTargetText} from '../probe/target-guard.js'
@@ -40,6 +41,8 @@ Every request ends within --timeout (retries on 429/503 included). A target that
 
   public async run(): Promise<ProbeResult> {
     const {flags} = await this.parse(Probe)
+    // Before any request: a report that cannot be written after the run would lose its result (and its exit code).
+    if (flags.junit) assertWritable(flags.junit)
     // Ctrl-C or a CI runner's SIGTERM: end the requests in flight (their sockets are destroyed), keep what was measured; a second one ends the process.
     const interrupts = watchInterrupts()
     let result: ProbeResult
@@ -103,4 +106,21 @@ function gateOf(result: ProbeResult, allowInconclusive: boolean): GateTripped | 
     return new GateTripped(`probe verdict inconclusive (${why}); the gate does not pass what it could not check (--allow-inconclusive to accept)`, 'E_INCONCLUSIVE')
   }
   return null
+}
+
+/** --junit names a file that can be written: its folder exists and is writable, and it is no folder itself. */
+function assertWritable(file: string): void {
+  const folder = dirname(resolve(file))
+  try {
+    accessSync(folder, constants.W_OK)
+  } catch (error) {
+    throw new InputError(`--junit ${safeLine(file)}: cannot write in ${safeLine(folder)} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, 'E_JUNIT')
+  }
+  let isFolder = false
+  try {
+    isFolder = statSync(file).isDirectory()
+  } catch {
+    // Not there yet: it will be created.
+  }
+  if (isFolder) throw new InputError(`--junit ${safeLine(file)}: is a folder`, 'E_JUNIT')
 }

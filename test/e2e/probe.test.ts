@@ -42,6 +42,18 @@ describe('crosstalk probe (spawned CLI)', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({error: {code: 'E_REMOTE_TARGET'}})
   })
 
+  it('an unwritable --junit path is refused before any request, so no result is lost', async () => {
+    const testbed = await startTestbed({port: 0, poolTokens: 1024, maxModelLen: 4096, onOverflow: 'stale', disaggregated: true})
+    try {
+      const run = await runCliAsync(['probe', '--target', testbed.url, '--pool-tokens', '1024', '--advertised-tokens', '4096', '--timeout', '2', '--fail-on-leak', '--json', '--junit', path.join(os.tmpdir(), 'ct-no-such-folder', 'probe.xml')])
+      expect(run.code).toBe(1)
+      expect(JSON.parse(run.stdout)).toMatchObject({error: {code: 'E_JUNIT'}})
+      expect(run.stderr).not.toContain('probe:')
+    } finally {
+      await testbed.close()
+    }
+  })
+
   it('a malformed --target or an unrepresentable --timeout is a usage error (exit 2), probe and replay alike', async () => {
     for (const command of ['probe', 'replay']) {
       for (const target of ['notaurl', 'ftp://127.0.0.1/']) {
