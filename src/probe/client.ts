@@ -315,7 +315,13 @@ export class ServingClient {
           await sleep(wait)
           continue
         }
-        const why = `HTTP ${status} after ${count(attempts, 'attempt')}${headers['retry-after'] !== undefined ? ` (Retry-After ${JSON.stringify(String(headers['retry-after']).slice(0, 40))})` : ''}; still overloaded when the ${this.options.timeoutMs} ms timeout ran out`
+        const why = `HTTP ${status} after ${count(attempts, 'attempt')}${headers['retry-after'] !== undefined ? ` (Retry-After ${JSON.stringify(String(headers['retry-after']).slice(0, 40))})` : ''}; ${
+          this.options.signal?.aborted
+            ? 'interrupted while overloaded'
+            : attempts > retries
+              ? `still overloaded after the ${count(retries, 'retry', 'retries')} allowed`
+              : `still overloaded: the next wait (${Math.round(wait)} ms) would pass the ${this.options.timeoutMs} ms timeout`
+        }`
         this.trip(name, 'error', why, status)
         return done({...base, outcome: 'error', httpStatus: status, error: why}, attempts)
       }

@@ -47,6 +47,26 @@ describe('ServingClient bounds', () => {
     expect(result).toMatchObject({outcome: 'served', text: 'ok', attempts: 2})
   })
 
+  it('quick 503s that use up the retries say so, not that the timeout ran out', async () => {
+    const url = await serve((req, res) => {
+      req.resume()
+      res.writeHead(503).end()
+    })
+    const result = await new ServingClient({baseUrl: url, timeoutMs: 30_000, backoffMs: 10}).generate({...request, stream: false})
+    expect(result).toMatchObject({outcome: 'error', httpStatus: 503, attempts: 4})
+    expect(result.error).toContain('still overloaded after the 3 retries allowed')
+    expect(result.error).not.toContain('timeout')
+  })
+
+  it('a Retry-After past the timeout says the next wait would pass it', async () => {
+    const url = await serve((req, res) => {
+      req.resume()
+      res.writeHead(503, {'retry-after': '10'}).end()
+    })
+    const result = await new ServingClient({baseUrl: url, timeoutMs: 2000}).generate({...request, stream: false})
+    expect(result.error).toContain('the next wait (10000 ms) would pass the 2000 ms timeout')
+  })
+
   it('does not wait out a Retry-After longer than the timeout: error at once, and the breaker trips', async () => {
     const url = await serve((req, res) => {
       req.resume()
