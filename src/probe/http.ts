@@ -87,8 +87,8 @@ export function exchange(req: ExchangeRequest): Promise<ExchangeResponse> {
       response = res
       // An event stream by its content type, or by its first bytes (some servers send text/plain).
       let isStream: boolean | null = /text\/event-stream/i.test(String(res.headers['content-type'] ?? '')) || null
-      // Chunks are kept as bytes and decoded once at the end; only a short tail is looked at as it
-      // arrives, to see `data: [DONE]` (a marker split across chunks included; it is ASCII).
+      // Chunks are kept as bytes and decoded once at the end; each chunk (with a short tail of
+      // the one before) is looked at as it arrives, to see `data: [DONE]` (a marker split across chunks included; it is ASCII).
       const chunks: Buffer[] = []
       let tail = ''
       let bytes = 0
@@ -103,8 +103,10 @@ export function exchange(req: ExchangeRequest): Promise<ExchangeResponse> {
         chunks.push(chunk)
         isStream ??= chunk.subarray(0, 5).toString('latin1') === 'data:'
         if (!isStream) return
-        tail = (tail + chunk.subarray(Math.max(0, chunk.length - 64)).toString('latin1')).slice(-96)
-        if (DONE.test(tail)) finish(null, answer(true))
+        // The whole chunk is searched: `[DONE]` may be followed in the same chunk by a long SSE comment.
+        const seen = tail + chunk.toString('latin1')
+        if (DONE.test(seen)) finish(null, answer(true))
+        tail = seen.slice(-32)
       })
       res.on('end', () => finish(null, answer(false)))
       res.on('aborted', () => finish(new ExchangeFailure('error', 'connection closed before the response ended', 'ECONNRESET')))

@@ -36,6 +36,16 @@ describe('ServingClient bounds', () => {
     expect(result.elapsedMs).toBeLessThan(1500)
   })
 
+  it('[DONE] followed in the same chunk by a long SSE comment, socket left open: served, not hung', async () => {
+    const url = await serve((req, res) => {
+      req.resume()
+      res.writeHead(200, {'content-type': 'text/event-stream'})
+      res.write(`data: ${JSON.stringify({choices: [{index: 0, delta: {content: 'hello'}}]})}\n\ndata: [DONE]\n\n: ${'keepalive '.repeat(20)}\n\n`)
+    })
+    const result = await new ServingClient({baseUrl: url, timeoutMs: 2000}).generate(request)
+    expect(result).toMatchObject({outcome: 'served', text: 'hello'})
+  })
+
   it('honours a Retry-After that fits the timeout, and retries', async () => {
     let calls = 0
     const url = await serve((req, res) => {
