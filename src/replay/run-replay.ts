@@ -101,13 +101,16 @@ export interface ReplayResult {
 
 export interface ScaledSize {
   tokens: number
-  scaling: 'as_recorded' | 'scaled_to_pool' | 'clamped_to_gap' | 'clamped_to_window'
+  /** unrecorded_window_max: the log held neither a token count nor the prompt's text, so no size was recorded; the largest prompt the window takes was sent. */
+  scaling: 'as_recorded' | 'scaled_to_pool' | 'clamped_to_gap' | 'clamped_to_window' | 'unrecorded_window_max'
 }
 
 /** Maps a recorded prompt size onto the target, keeping its position relative to the pool where we can. */
-export function scalePromptSize(recorded: number, target: {poolTokens: number | null; maxModelLen: number; maxTokens: number; sourcePoolTokens: number | null}): ScaledSize {
+export function scalePromptSize(recorded: number | null, target: {poolTokens: number | null; maxModelLen: number; maxTokens: number; sourcePoolTokens: number | null}): ScaledSize {
   const limit = target.maxModelLen - target.maxTokens - 1
   const clamp = (n: number): number => Math.max(1, Math.min(limit, Math.round(n)))
+  // No recorded size to keep or scale: say so, rather than label the window's maximum as the recorded size.
+  if (recorded === null) return {tokens: Math.max(1, limit), scaling: 'unrecorded_window_max'}
   if (target.sourcePoolTokens !== null && target.poolTokens !== null) {
     return {tokens: clamp((recorded / target.sourcePoolTokens) * target.poolTokens), scaling: 'scaled_to_pool'}
   }
@@ -171,7 +174,7 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
   const scalingNote =
     sourcePool !== null && poolTokens !== null
       ? `prompt sizes scaled by the target's pool relative to the source's (${poolTokens}/${sourcePool})`
-      : `recorded sizes kept where they fit the target's window (${maxModelLen} tokens); larger ones clamped ${poolTokens !== null ? `into its gap zone (pool ${poolTokens})` : 'to the window'}; pass --source-pool-tokens to scale pool-relative`
+      : `recorded sizes kept where they fit the target's window (${maxModelLen} tokens); larger ones clamped ${poolTokens !== null ? `into its gap zone (pool ${poolTokens})` : 'to the window'}; a record with no recorded size (no token count, no prompt text) sent at the window's largest; pass --source-pool-tokens to scale pool-relative`
 
   const startedAt = options.now().toISOString()
   const runId = insertReplayRun(db, {
@@ -253,7 +256,7 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
       const counted = (await client.tokenize(record.request_text!, endpoint, model!))?.count ?? tokenize(record.request_text!).length
       size = {tokens: counted, scaling: 'as_recorded'}
     } else {
-      size = scalePromptSize(recorded ?? maxModelLen! - maxTokens - 1, {poolTokens, maxModelLen: maxModelLen!, maxTokens, sourcePoolTokens: sourcePool})
+      size = scalePromptSize(recorded, {poolTokens, maxModelLen: maxModelLen!, maxTokens, sourcePoolTokens: sourcePool})
       const sized = await sizePrompt(client, {endpoint, model: model!, target: size.tokens, template: newPersona(rng, 'trigger'), filler})
       words = sized.words
       size = {...size, tokens: sized.tokens}

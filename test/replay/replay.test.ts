@@ -40,6 +40,9 @@ describe('wilson interval and verdicts', () => {
     expect(scalePromptSize(300, target)).toEqual({tokens: 300, scaling: 'as_recorded'})
     expect(scalePromptSize(700_000, {...target, sourcePoolTokens: 536_826})).toEqual({tokens: 1335, scaling: 'scaled_to_pool'})
     expect(scalePromptSize(700_000, {...target, poolTokens: null})).toEqual({tokens: 4063, scaling: 'clamped_to_window'})
+    // No recorded size: the window's largest prompt is sent, and never labelled as the recorded size or scaled from it.
+    expect(scalePromptSize(null, target)).toEqual({tokens: 4063, scaling: 'unrecorded_window_max'})
+    expect(scalePromptSize(null, {...target, sourcePoolTokens: 536_826})).toEqual({tokens: 4063, scaling: 'unrecorded_window_max'})
   })
 })
 
