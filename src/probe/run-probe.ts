@@ -269,6 +269,11 @@ function contextCheck(
     expected: size.servable ? 'served' : 'rejected',
   }
   const why = result.error ?? ''
+  // Ctrl-C or SIGTERM ended the request before its answer: the target was not observed, so neither
+  // its pool nor its errors can be named (a baseline 'not served', a 'server error' would be guesses).
+  if (outcome === 'error' && result.error === 'interrupted') {
+    return {...base, ok: false, inconclusive: true, detail: 'interrupted before the target answered: not observed'}
+  }
   if (size.servable) {
     // An answer with no text the probe could read was searched for nothing: not a clean observation.
     if (outcome === 'served' && !hasText(result)) return {...base, ok: false, inconclusive: true, detail: 'served below the pool, but the answer carried no text the probe could read: not searched for foreign markers'}

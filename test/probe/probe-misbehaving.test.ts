@@ -168,3 +168,24 @@ describe('crosstalk probe (the command): credentials in --target', () => {
     expect(server.asks[0]!.headers.authorization).toBe(`Basic ${Buffer.from('admin:S3cretPW').toString('base64')}`)
   })
 })
+
+describe('probe: a check cut short by Ctrl-C', () => {
+  it('a baseline interrupted before its answer is "not observed", never "not served; check --pool-tokens" or a server error', async () => {
+    const interrupt = new AbortController()
+    server = await startScriptedServer((ask) => {
+      if (!completion(ask)) return undefined
+      // The first completion the probe sends is the small baseline: hold it and press Ctrl-C.
+      setTimeout(() => interrupt.abort(), 50)
+      return 'hang'
+    })
+    const result = await runProbe({target: server.url, poolTokens: POOL, advertisedTokens: WINDOW, timeoutMs: 5000, rng: seededRng(21), now: () => new Date('2026-11-02T06:48:30.289Z'), signal: interrupt.signal})
+    expect(result.interrupted).toBe(true)
+    expect(result.verdict).not.toBe('pass')
+    const cut = result.checks.filter((c) => c.name.startsWith('context.'))
+    expect(cut.length).toBeGreaterThan(0)
+    for (const c of cut) {
+      expect(c).toMatchObject({ok: false, inconclusive: true})
+      expect(c.detail).toBe('interrupted before the target answered: not observed')
+    }
+  })
+})
