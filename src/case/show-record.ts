@@ -46,7 +46,14 @@ export interface RecordFindings {
   /** Markers found in this response (all classes, own and echo included). */
   sightings: Array<{class: string; marker: string; partial: boolean; source_session: string | null; source_tenant: string | null}> | null
   /** The earlier other-session text this response repeats; null when none was found or when it is not known (provenance_known). */
-  provenance: {source_request_id: string; source_ts: string; source_session: string; source_tenant: string; matched: 'prompt' | 'response'; overlap_words: number} | null
+  provenance: {
+    source_request_id: string; source_ts: string; source_session: string; source_tenant: string; matched: 'prompt' | 'response'; overlap_words: number
+    /** named: source_session/source_tenant are the source; ambiguous: source_tenants tenants' texts hold the overlap alike, and the record shown is one of them, not the source; unknown: only answers whose own prompts were not logged hold it, so the record shown is where it was seen, not its source */
+    source_status: 'named' | 'ambiguous' | 'unknown'
+    source_tenants: number
+    /** unknown: the source is a prompt logged after this response (whether it was in flight before cannot be established) */
+    source_order: 'earlier' | 'unknown'
+  } | null
   provenance_known: boolean
   /** Later responses attributed to this record's prompt or answer (the first few named). */
   copied_by: {responses: number; first: Array<{request_id: string; tenant_id: string; session_id: string}>} | null
@@ -117,7 +124,8 @@ function recordFindings(db: CaseDb, r: StoredRecord, shorten: (text: string) => 
       : null,
     provenance:
       whole && source
-        ? {source_request_id: source.source_request_id, source_ts: new Date(source.source_ts_ms).toISOString(), source_session: source.source_session, source_tenant: source.source_tenant, matched: source.matched, overlap_words: source.overlap_words}
+        ? {source_request_id: source.source_request_id, source_ts: new Date(source.source_ts_ms).toISOString(), source_session: source.source_session, source_tenant: source.source_tenant, matched: source.matched, overlap_words: source.overlap_words,
+            source_status: source.source_status, source_tenants: source.source_tenants, source_order: source.source_order}
         : null,
     provenance_known: whole,
     copied_by: whole ? rows.copied_by : null,

@@ -80,7 +80,7 @@ export function renderFindings(f: RecordFindings, options: {markers: boolean}): 
         ? unknown
         : p === null
           ? "repeats no earlier other session's text"
-          : `repeats ${count(p.overlap_words, 'word')} of the ${p.matched} of ${safeLine(p.source_request_id)} (${who(p.source_tenant, p.source_session)}, ${p.source_ts})`
+          : provenanceLine(p, who)
     }`,
   )
   const c = f.copied_by
@@ -115,4 +115,18 @@ export function renderFindings(f: RecordFindings, options: {markers: boolean}): 
   )
   out.push(`  at risk       ${f.at_risk === null ? f.at_risk_basis : `${f.at_risk ? 'yes' : 'no'}: ${f.at_risk_basis}`}`)
   return out
+}
+
+/** One provenance finding, worded by what it establishes: a named source, several alike, or only a place the text was seen. */
+function provenanceLine(p: NonNullable<RecordFindings['provenance']>, who: (tenant: string | null, session: string | null) => string): string {
+  const seen = `${safeLine(p.source_request_id)} (${who(p.source_tenant, p.source_session)}, ${p.source_ts})`
+  const words = count(p.overlap_words, 'word')
+  const late = p.source_order === 'unknown' ? '; that prompt was logged after this response, so whether it was in flight before cannot be established' : ''
+  if (p.source_status === 'ambiguous') {
+    return `repeats ${words} that the texts of ${p.source_tenants} tenants hold alike: no one source can be named (one of them: the ${p.matched} of ${seen})${late}`
+  }
+  if (p.source_status === 'unknown') {
+    return `repeats ${words} found only in answers whose prompts were not logged: source unknown (seen in the ${p.matched} of ${seen}, which may have received the text too)`
+  }
+  return `repeats ${words} of the ${p.matched} of ${seen}${late}`
 }

@@ -467,7 +467,10 @@ export interface RecordFindingRows {
   /** The record's file is complete and a finished scan covered it. */
   file_scanned: boolean
   sightings: Array<{class: string; marker: string; partial: number; source_session: string | null; source_tenant: string | null}>
-  provenance: {source_request_id: string; source_ts_ms: number; source_session: string; source_tenant: string; matched: 'prompt' | 'response'; overlap_words: number} | null
+  provenance: {
+    source_request_id: string; source_ts_ms: number; source_session: string; source_tenant: string; matched: 'prompt' | 'response'; overlap_words: number
+    source_order: 'earlier' | 'unknown'; source_status: 'named' | 'ambiguous' | 'unknown'; source_tenants: number
+  } | null
   /** Responses whose content was attributed to this record's prompt or answer, and the first few of them in time order. */
   copied_by: {responses: number; first: Array<{request_id: string; tenant_id: string; session_id: string}>}
   pii: Array<{kind: string; value_sha256: string; source_request_id: string | null; source_session: string | null; source_tenant: string | null}>
@@ -495,7 +498,8 @@ export function recordFindingRows(db: CaseDb, record: {id: number; file_id: numb
   const provenance =
     (db
       .prepare(
-        `SELECT s.request_id AS source_request_id, s.ts_ms AS source_ts_ms, p.source_session, p.source_tenant, p.matched, p.overlap_words
+        `SELECT s.request_id AS source_request_id, s.ts_ms AS source_ts_ms, p.source_session, p.source_tenant, p.matched, p.overlap_words,
+                p.source_order, p.source_status, p.source_tenants
            FROM provenance p JOIN records s ON s.id = p.source_record_id WHERE p.record_id = ?`,
       )
       .get(record.id) as RecordFindingRows['provenance'] | undefined) ?? null

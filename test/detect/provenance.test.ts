@@ -4,6 +4,8 @@ import {helperActivity} from '../../src/detect/provenance/helper.js'
 import {scanCase} from '../../src/detect/scan-case.js'
 import {listProvenance, listSightings} from '../../src/detect/list.js'
 import {renderProvenance} from '../../src/cli/render-detect.js'
+import {showRecord} from '../../src/case/show-record.js'
+import {renderFindings} from '../../src/commands/show.js'
 import {computeScope} from '../../src/scope/compute-scope.js'
 import {loadScopeInputs} from '../../src/scope/scope-data.js'
 import {FingerprintBuffer, GUARANTEE_WORDS, K, W, fingerprintText, kgramHashes, winnow} from '../../src/extract/winnow.js'
@@ -262,6 +264,12 @@ describe('provenance', () => {
     const shown = renderProvenance(rows)
     expect(shown).toContain('ambiguous: 2 tenants')
     expect(shown).not.toMatch(/\bta\b/)
+    // `show` of the recipient says the same: no one of the two is named as the source.
+    const view = showRecord(tc.db, 'r', undefined, {showText: false, showMarkers: false})
+    expect(view.findings.provenance).toMatchObject({source_status: 'ambiguous', source_tenants: 2, overlap_words: 40})
+    const line = renderFindings(view.findings, {markers: false}).find((l) => l.includes('provenance'))!
+    expect(line).toContain('the texts of 2 tenants hold alike: no one source can be named')
+    expect(line).not.toMatch(/repeats 40 words of the prompt of/)
     const exposure = computeScope(loadScopeInputs(tc.db)).exposure
     expect(exposure).toMatchObject({responses: 1, by_text_only: 1, source_tenants: 0, recipient_tenants: 1, flows: [], source_not_named: 1})
   })
@@ -282,6 +290,11 @@ describe('provenance', () => {
     const rows = listProvenance(tc.db)
     expect(rows.map((p) => [p.request_id, p.source_request_id, p.source_status])).toEqual([['r', 'echo', 'unknown']])
     expect(renderProvenance(rows)).toContain('source unknown')
+    const view = showRecord(tc.db, 'r', undefined, {showText: false, showMarkers: false})
+    expect(view.findings.provenance).toMatchObject({source_status: 'unknown', source_request_id: 'echo'})
+    const line = renderFindings(view.findings, {markers: false}).find((l) => l.includes('provenance'))!
+    expect(line).toContain('source unknown (seen in the response of echo (tx/sx')
+    expect(line).not.toMatch(/repeats \d+ words of the response of echo/)
     const exposure = computeScope(loadScopeInputs(tc.db)).exposure
     expect(exposure).toMatchObject({responses: 1, source_tenants: 0, flows: [], source_not_named: 1})
   })
