@@ -369,8 +369,16 @@ function estimates(inputs: ScopeInputs, ids: ResponseSets): {data_subjects: Scop
   const {contamination, provenance, atRisk, pool} = inputs
   const confirmed = sourceSessions(contamination)
   const markerSources = confirmed.size
-  const provSources = sourceSessions(provenance).size
-  sourceSessions(provenance, confirmed)
+  // Provenance that names no source (ambiguous, unknown) has no session: it is counted apart, never
+  // as one more session (all such rows together read as one (null, null) pair).
+  const namedProvenance = provenance.filter((p) => p.source_session !== null)
+  const provSources = sourceSessions(namedProvenance).size
+  sourceSessions(namedProvenance, confirmed)
+  const notNamed = new Set<number>()
+  for (const p of provenance) if (p.source_session === null) notNamed.add(p.record_id)
+  // Someone's data reached each of those responses; where no source is named at all that is at
+  // least one session, otherwise it may be one already counted.
+  const low = confirmed.size + (confirmed.size === 0 && notNamed.size > 0 ? 1 : 0)
 
   const leakedResponses = ids.leaked
   const provSourceRecords = new Set<number>()
@@ -407,11 +415,16 @@ function estimates(inputs: ScopeInputs, ids: ResponseSets): {data_subjects: Scop
         : 'high: not bounded: no record gives both its HTTP status and its prompt size, so no response can be judged at risk.'
   return {
     data_subjects: {
-      low: confirmed.size,
+      low,
       high,
       method:
         'One session is counted as one data subject (the end user of that conversation; people named inside the content are not counted). ' +
         SUBJECTS_LOW +
+        (notNamed.size > 0
+          ? `${notNamed.size === 1 ? 'One response' : `${notNamed.size} responses`} repeat another session's text whose source cannot be named (several tenants' texts alike, or only answers whose prompts were not logged): ${
+              confirmed.size === 0 ? 'they count as one session, since someone\'s data reached them' : 'they add none, since they may hold data of sessions already counted'
+            }. `
+          : '') +
         (high === null
           ? unbounded('exposure')
           : 'high: distinct sessions whose prompts were served by a decode node with at-risk or contaminated responses' +
@@ -420,6 +433,7 @@ function estimates(inputs: ScopeInputs, ids: ResponseSets): {data_subjects: Scop
       evidence: {
         sighting_source_sessions: markerSources,
         provenance_source_sessions: provSources,
+        provenance_source_not_named_responses: notNamed.size,
         exposure_sessions: high === null ? null : exposure,
         exposure_node_windows: high === null ? null : windows,
         pool_tokens: pool,

@@ -272,6 +272,33 @@ describe('provenance', () => {
     expect(line).not.toMatch(/repeats 40 words of the prompt of/)
     const exposure = computeScope(loadScopeInputs(tc.db)).exposure
     expect(exposure).toMatchObject({responses: 1, by_text_only: 1, source_tenants: 0, recipient_tenants: 1, flows: [], source_not_named: 1})
+    // Someone's data reached r, and no source is named: at least one data subject, no named session.
+    const subjects = computeScope(loadScopeInputs(tc.db)).data_subjects
+    expect(subjects.low).toBe(1)
+    expect(subjects.evidence).toMatchObject({provenance_source_sessions: 0, provenance_source_not_named_responses: 1})
+    expect(subjects.method).toContain('they count as one session')
+  })
+
+  it('a response whose source is not named adds no data subject beside a named source (it may be that one): the low bound is the named sessions', async () => {
+    tc = makeCase()
+    const rand = rng(79)
+    const vocab = vocabulary(rand, 20000)
+    const article = randomWords(rand, vocab, 60)
+    const secret = randomWords(rand, vocab, 50)
+    await tc.addFile([
+      {request_id: 'pa', tenant_id: 'ta', session_id: 'sa', request_text: `summarise: ${article.join(' ')}`},
+      {request_id: 'pb', tenant_id: 'tb', session_id: 'sb', request_text: `please read ${article.join(' ')}`},
+      {request_id: 'pc', tenant_id: 'tc', session_id: 'sc', request_text: `my notes ${secret.join(' ')}`},
+      {request_id: 'r1', tenant_id: 'tr', session_id: 'sr', request_text: 'hello', response_text: `here ${article.slice(0, 40).join(' ')} end`},
+      {request_id: 'r2', tenant_id: 'tr', session_id: 'sr2', request_text: 'hi', response_text: `so ${secret.slice(0, 40).join(' ')} ok`},
+    ])
+    scanCase(tc.db, {now: NOW})
+    expect(listProvenance(tc.db).map((p) => [p.request_id, p.source_status])).toEqual([['r1', 'ambiguous'], ['r2', 'named']])
+    const scope = computeScope(loadScopeInputs(tc.db))
+    expect(scope.exposure!.sessions).toBe(1)
+    expect(scope.data_subjects.low).toBe(1)
+    expect(scope.data_subjects.evidence).toMatchObject({provenance_source_sessions: 1, provenance_source_not_named_responses: 1})
+    expect(scope.data_subjects.method).toContain('they add none')
   })
 
   it('names no source from an answer whose own prompt was not logged (it may be a copy itself): the source is unknown', async () => {
