@@ -32,7 +32,7 @@ import time
 from . import __version__
 
 # 3: an echo is the marker itself in the prompt (findings of 2 took its hex digits alone for one).
-FINDINGS_FORMAT = "crosstalk-findings/3"
+FINDINGS_FORMAT = "crosstalk-findings/4"
 EXTRACT_FORMAT = "crosstalk-extract/2"
 
 
@@ -233,11 +233,15 @@ def main(argv: list[str] | None = None) -> int:
     attributed = tasks.repartition(parts, "grp").rdd.mapPartitions(
         lambda it: verify_partition(crosstalk, verify_extra, "shards.json", "boilerplate.txt", it)
     ).collect()
-    cols = ["file_idx", "ord", "source_file_idx", "source_ord", "overlap_words", "overlap_sha256", "matched", "word_start", "candidates"]
+    # source_order, source_status and source_tenants say what the attribution establishes (a named
+    # source, several tenants alike, only an answer whose prompt was not logged): kept as verify gave them.
+    cols = ["file_idx", "ord", "source_file_idx", "source_ord", "overlap_words", "overlap_sha256", "matched", "word_start", "candidates",
+            "source_order", "source_status", "source_tenants"]
     prov = [tuple(a[c] for c in cols) for a in attributed]
     prov_df = spark.createDataFrame(
         prov,
-        "file_idx int, ord long, source_file_idx int, source_ord long, overlap_words int, overlap_sha256 string, matched string, word_start int, candidates int",
+        "file_idx int, ord long, source_file_idx int, source_ord long, overlap_words int, overlap_sha256 string, matched string, word_start int, candidates int, "
+        "source_order string, source_status string, source_tenants int",
     )
     src_meta = records.select(
         F.col("file_idx").alias("source_file_idx"), F.col("ord").alias("source_ord"),
@@ -390,9 +394,13 @@ def _exposure(records, sight, prov, at_risk):
     )
     windows = points.groupBy("decode_node").agg(F.min("lo").alias("lo"), F.max("hi").alias("hi"))
     w_rows = windows.collect()
+    # Provenance that names no source (ambiguous, unknown) is no session: all of it one unnamed pair, as scope counts it (scope-data.ts).
+    named = F.col("source_status") == "named"
     confirmed = (
         contaminated.select(F.col("source_tenant").alias("tenant_id"), F.col("source_session").alias("session_id"))
-        .unionByName(prov.select(F.col("source_tenant").alias("tenant_id"), F.col("source_session").alias("session_id")))
+        .unionByName(prov.select(
+            F.when(named, F.col("source_tenant")).alias("tenant_id"), F.when(named, F.col("source_session")).alias("session_id"),
+        ))
         .distinct()
     )
     w = F.broadcast(windows.withColumnRenamed("decode_node", "w_node"))

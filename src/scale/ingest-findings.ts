@@ -36,7 +36,7 @@ import {readShardRanges, shardPath, type PrefixRewrite} from './shard-reader.js'
 // are decided by ingest's own rules (fileNotes, refusalOf).
 
 /** 3: the job's echo is the marker itself in the prompt (findings of 2 took its hex digits alone for one). */
-export const FINDINGS_FORMAT = 'crosstalk-findings/3'
+export const FINDINGS_FORMAT = 'crosstalk-findings/4'
 
 /** A shard as the job's manifest lists it: what extract found in it (its ShardFacts but the record count) and what the job decided over every shard. */
 interface ShardEntry extends Omit<ShardFacts, 'record_lines'> {
@@ -106,6 +106,18 @@ async function readTable(dir: string, name: string): Promise<Row[]> {
 }
 
 const key = (fileIdx: unknown, ord: unknown): string => `${Number(fileIdx)}:${Number(ord)}`
+
+/** A provenance column the job must give: a value outside its set is a damaged findings table, never a default (a default read 'named' for a source nobody named). */
+function oneOf<T extends string>(v: unknown, allowed: readonly T[], column: string): T {
+  if (typeof v === 'string' && (allowed as readonly string[]).includes(v)) return v as T
+  throw new IntegrityError(`provenance/: ${column} ${JSON.stringify(v ?? null)} is none of ${allowed.join(', ')}: the findings are damaged or not of this job`)
+}
+
+function sourceTenantsOf(v: unknown): number {
+  const n = typeof v === 'bigint' ? Number(v) : v
+  if (typeof n === 'number' && Number.isInteger(n) && n >= 1) return n
+  throw new IntegrityError(`provenance/: source_tenants ${String(v ?? null)} is no count of tenants: the findings are damaged or not of this job`)
+}
 
 interface Range {
   offset: number
@@ -296,9 +308,9 @@ async function bringIn(db: CaseDb, options: IngestFindingsOptions): Promise<Inge
         recordId: idOf(p.file_idx, p.ord), sourceRecordId: idOf(p.source_file_idx, p.source_ord),
         sourceSession: String(p.source_session), sourceTenant: String(p.source_tenant), overlapWords: Number(p.overlap_words),
         overlapSha256: String(p.overlap_sha256), matched: p.matched === 'prompt' ? 'prompt' : 'response', wordStart: Number(p.word_start), candidates: Number(p.candidates),
-        sourceOrder: p.source_order === 'unknown' ? 'unknown' : 'earlier',
-        sourceStatus: p.source_status === 'ambiguous' || p.source_status === 'unknown' ? p.source_status : 'named',
-        sourceTenants: typeof p.source_tenants === 'number' && p.source_tenants >= 1 ? p.source_tenants : 1,
+        sourceOrder: oneOf(p.source_order, ['earlier', 'unknown'] as const, 'source_order'),
+        sourceStatus: oneOf(p.source_status, ['named', 'ambiguous', 'unknown'] as const, 'source_status'),
+        sourceTenants: sourceTenantsOf(p.source_tenants),
       })
     }
     const piiWriter = piiFindingWriter(db)

@@ -108,6 +108,37 @@ describe.skipIf(!available)('the Spark audit on local[2]', () => {
     expect(sightings.map((s) => [s.request_id, s.class])).toEqual([['r-bare', 'cross_tenant'], ['r-echo', 'echo']])
   }, 900_000)
 
+  it('keeps what verification established about a source: ambiguous and unknown sources stay unnamed, as one machine says', () => {
+    const small = tempDir('ct-spark-prov-')
+    mkdirSync(join(small, 'incident'))
+    mkdirSync(join(small, 'logs'))
+    writeFileSync(join(small, 'incident/canaries.csv'), `marker,tenant_id,session_id,issued_at\nCANARY-0a1b2c3d4e5f60718293a4b5,tenant-a,sess-a,2026-10-01T00:00:00Z\n`)
+    // Words no other record holds, so that only these texts are fingerprinted alike.
+    let seed = 97
+    const word = (): string => {
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      return `w${(seed % 900000).toString(36)}`
+    }
+    const article = Array.from({length: 60}, word)
+    const secret = Array.from({length: 50}, word)
+    const at = (s: number) => new Date(Date.parse('2026-11-02T06:00:00.000Z') + s * 1000).toISOString()
+    const lines = [
+      // Two tenants' prompts hold the same article: a response repeating it has no one source.
+      chatLine({ts: at(0), request_id: 'pa', tenant_id: 'tenant-a', session_id: 'sess-a', prompt: `summarise: ${article.join(' ')}`, answer: 'ok'}),
+      chatLine({ts: at(1), request_id: 'pb', tenant_id: 'tenant-b', session_id: 'sess-b', prompt: `please read ${article.join(' ')}`, answer: 'fine'}),
+      chatLine({ts: at(2), request_id: 'r-amb', tenant_id: 'tenant-c', session_id: 'sess-c', prompt: 'hello', answer: `here ${article.slice(0, 40).join(' ')} end`}),
+      // Only an answer whose prompt was not logged held the text before: its source is unknown.
+      JSON.stringify({ts: at(3), request_id: 'seen', tenant_id: 'tenant-d', session_id: 'sess-d', status: 200,
+        response: {object: 'chat.completion', choices: [{index: 0, message: {role: 'assistant', content: `well ${secret.join(' ')} so`}}]}}),
+      chatLine({ts: at(4), request_id: 'r-unk', tenant_id: 'tenant-e', session_id: 'sess-e', prompt: 'hi', answer: `ok ${secret.slice(0, 35).join(' ')} bye`}),
+    ]
+    writeFileSync(join(small, 'logs/prov.jsonl'), `${lines.join('\n')}\n`)
+    const out = bothWays(small, 'prov', [join(small, 'logs')], [])
+    expect(out.compared.provenance).toBe(2)
+    const prov = runJson<Array<{request_id: string; source_status: string; source_tenants: number}>>(['provenance', '--db', join(small, 'prov-spark.db')])
+    expect(prov.map((p) => [p.request_id, p.source_status, p.source_tenants])).toEqual([['r-amb', 'ambiguous', 2], ['r-unk', 'unknown', 1]])
+  }, 900_000)
+
   it('stores only the findings’ lines, and keeps the totals of every record', () => {
     const status = runJson<{records: number; files: number}>(['status', '--db', join(dir, 'native-spark.db')])
     const single = runJson<{records: number; files: number}>(['status', '--db', join(dir, 'native-single.db')])
