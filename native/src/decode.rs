@@ -21,14 +21,14 @@ use crate::value::{json_object, Any, Json, MAX_SAFE_INTEGER};
 
 /// OpenAI content: a string, or parts that are strings or `{type: "text", text}`.
 pub type Content<'a> = Json<'a, IgnoredAny, Json<'a, Part<'a>, IgnoredAny>>;
-json_object!(Part { text: Any<'a> = "text" });
+json_object!(Part { text: Any<'a> = "text", kind: Any<'a> = "type" });
 pub type ToolCalls<'a> = Json<'a, IgnoredAny, Json<'a, Call<'a>, IgnoredAny>>;
 json_object!(Call { function: Json<'a, Function<'a>, IgnoredAny> = "function", index: Any<'a> = "index" });
 json_object!(Function { arguments: Any<'a> = "arguments" });
 
 /// A request message: a string, or an object with content and tool calls.
 pub type RequestMessage<'a> = Json<'a, MessageIn<'a>, IgnoredAny>;
-json_object!(MessageIn { content: Content<'a> = "content", tool_calls: ToolCalls<'a> = "tool_calls" });
+json_object!(MessageIn { content: Content<'a> = "content", tool_calls: ToolCalls<'a> = "tool_calls", kind: Any<'a> = "type" });
 json_object!(RequestObject {
     system: Any<'a> = "system",
     stream: Any<'a> = "stream",
@@ -167,7 +167,7 @@ fn request<T: RequestText>(body: &Request) -> Option<T> {
             Some(b'{') | Some(b'[') => request(&serde_json::from_str::<Request>(s).ok()?),
             _ => Some(T::piece(s)),
         },
-        Json::Arr(messages) => Some(messages_of(messages)),
+        Json::Arr(messages) => messages_of(messages),
         Json::Obj(o) => {
             let mut parts = T::Joining::default();
             let mut any = false;
@@ -186,7 +186,7 @@ fn request<T: RequestText>(body: &Request) -> Option<T> {
                 part(&mut parts, T::piece(s));
             }
             if let Some(Json::Arr(m)) = &o.messages {
-                part(&mut parts, messages_of(m));
+                part(&mut parts, messages_of(m)?);
             }
             if let Some(p) = &o.prompt {
                 part(&mut parts, match p {
@@ -205,7 +205,7 @@ fn request<T: RequestText>(body: &Request) -> Option<T> {
             if let Some(i) = &o.input {
                 part(&mut parts, match i {
                     Json::Str(s) => T::piece(s),
-                    Json::Arr(m) => messages_of(m),
+                    Json::Arr(m) => messages_of(m)?,
                     _ => T::piece(""),
                 });
             }
@@ -222,12 +222,16 @@ fn request<T: RequestText>(body: &Request) -> Option<T> {
     }
 }
 
-fn messages_of<T: RequestText>(messages: &[RequestMessage]) -> T {
+/// messagesText; None for messages TypeScript reads (left_to_typescript).
+fn messages_of<T: RequestText>(messages: &[RequestMessage]) -> Option<T> {
     let mut out = T::Joining::default();
     for m in messages {
         match m {
             Json::Str(s) => T::push(&mut out, T::piece(s)),
             Json::Obj(o) => {
+                if left_to_typescript(o) {
+                    return None;
+                }
                 // A message's content only where it is not empty; each tool call's arguments, even empty.
                 let t = content::<T>(&o.content);
                 if !t.is_empty() {
@@ -242,7 +246,19 @@ fn messages_of<T: RequestText>(messages: &[RequestMessage]) -> T {
             _ => {}
         }
     }
-    T::joined(out)
+    Some(T::joined(out))
+}
+
+/// A message holding what decode.ts reads apart from content parts and tool calls: a Responses API
+/// `function_call` or `function_call_output` item, or Messages API blocks that stand apart
+/// (`tool_result`, `document`, `tool_use`: requestContentText). Rare in a native line whose answer
+/// is read here (their answers are Messages and Responses API bodies, left to TypeScript already).
+fn left_to_typescript(m: &MessageIn) -> bool {
+    if matches!(str_of(&m.kind), Some("function_call" | "function_call_output")) {
+        return true;
+    }
+    let Some(Json::Arr(parts)) = &m.content else { return false };
+    parts.iter().any(|part| matches!(part, Json::Obj(p) if matches!(str_of(&p.kind), Some("tool_result" | "document" | "tool_use"))))
 }
 
 /// contentText: `content` as a string or as OpenAI content parts.

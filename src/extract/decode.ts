@@ -52,17 +52,82 @@ function promptText(prompt: Json): string {
   return ''
 }
 
+/**
+ * Request messages (chat `messages`, Messages API `messages`, Responses API `input` items) in
+ * order, one per line. Besides a message's content: the arguments of the tool calls it made (chat
+ * `tool_calls`, a Responses API `function_call` item), and the output a Responses API
+ * `function_call_output` item hands back to the model, which is text the caller sent.
+ */
 function messagesText(messages: Json[]): string {
   const out: string[] = []
   for (const m of messages) {
     if (typeof m === 'string') out.push(m)
     else if (isObj(m)) {
-      const t = contentText(m.content)
+      const t = requestContentText(m.content)
       if (t) out.push(t)
       if (Array.isArray(m.tool_calls)) out.push(...toolCallArgs(m.tool_calls))
+      if (m.type === 'function_call' && typeof m.arguments === 'string') out.push(m.arguments)
+      if (m.type === 'function_call_output') {
+        const o = typeof m.output === 'string' ? m.output : contentText(m.output)
+        if (o) out.push(o)
+      }
     }
   }
   return out.join('\n')
+}
+
+/**
+ * A request message's content: a string, or its parts (OpenAI content parts, Messages API content
+ * blocks) as blocksText joins them. A Messages API block that holds what the caller gave the model
+ * is read with it: a `tool_result`'s content, a `document`'s text, and an earlier `tool_use`'s
+ * input as JSON (as a chat request's tool-call arguments are read); so a marker the caller sent
+ * in a tool result and the model repeats is found in the prompt (an echo, no leak).
+ */
+function requestContentText(content: Json | undefined): string {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return ''
+  return blocksText(content.map((block) => ({text: requestBlockText(block), isText: isTextPart(block)})))
+}
+
+/** Messages API blocks that stand apart from the running text of the parts around them. */
+const STANDALONE_BLOCKS = new Set(['tool_result', 'document', 'tool_use'])
+
+/** Whether a part is a piece of one running text (as every part read before these blocks was), not a block standing apart. */
+function isTextPart(part: Json): boolean {
+  return !(isObj(part) && typeof part.type === 'string' && STANDALONE_BLOCKS.has(part.type))
+}
+
+function requestBlockText(block: Json): string {
+  if (typeof block === 'string') return block
+  if (!isObj(block)) return ''
+  if (block.type === 'tool_result') return requestContentText(block.content)
+  if (block.type === 'document') return documentText(block.source)
+  if (block.type === 'tool_use') return isObj(block.input) ? JSON.stringify(block.input) : ''
+  return typeof block.text === 'string' ? block.text : ''
+}
+
+/** A Messages API document's text: a plain-text source's `data`, or a content source's blocks (a base64 PDF or a URL holds none here). */
+function documentText(source: Json | undefined): string {
+  if (!isObj(source)) return ''
+  if (source.type === 'text' && typeof source.data === 'string') return source.data
+  if (source.type === 'content') return requestContentText(source.content)
+  return ''
+}
+
+/**
+ * Blocks in order: consecutive text blocks are one running text (split only where, e.g., a
+ * citation starts), so they join with nothing between; any other block (thinking, a tool call, a
+ * tool result) stands apart on its own line. Blocks without text are skipped.
+ */
+function blocksText(blocks: Iterable<{text: string; isText: boolean}>): string {
+  let text = ''
+  let prevText = false
+  for (const {text: t, isText} of blocks) {
+    if (t === '') continue
+    text += text === '' || (isText && prevText) ? t : '\n' + t
+    prevText = isText
+  }
+  return text
 }
 
 /** `content` as a string or as OpenAI content parts (`[{type: "text", text}]`). */
@@ -188,21 +253,11 @@ function decodeResponseObject(obj: Obj, stream: boolean): DecodedResponse {
 }
 
 /**
- * A Messages API response's blocks in order. Consecutive text blocks are one stream of text the
- * model emitted (split only where, e.g., a citation starts), so they join with nothing between;
- * a thinking block or a tool call stands apart on its own line.
+ * A Messages API response's blocks in order, joined as blocksText joins them (consecutive text
+ * blocks with nothing between). A stream of the same answer gives the same text (messagesStreamText).
  */
 function messagesBlocks(content: Json[]): string {
-  let text = ''
-  let prevText = false
-  for (const block of content) {
-    const t = messagesBlock(block)
-    if (t === '') continue
-    const isText = isObj(block) && block.type === 'text'
-    text += text === '' || (isText && prevText) ? t : '\n' + t
-    prevText = isText
-  }
-  return text
+  return blocksText(content.map((block) => ({text: messagesBlock(block), isText: isObj(block) && block.type === 'text'})))
 }
 
 /** A Messages API content block's text: a text block's, a thinking block's, or a tool call's input as JSON. */
@@ -210,35 +265,78 @@ function messagesBlock(block: Json): string {
   if (!isObj(block)) return ''
   if (block.type === 'text' && typeof block.text === 'string') return block.text
   if (block.type === 'thinking' && typeof block.thinking === 'string') return block.thinking
-  if (block.type === 'tool_use' && isObj(block.input)) return JSON.stringify(block.input)
+  if (isToolUse(block.type) && isObj(block.input)) return JSON.stringify(block.input)
   return ''
 }
 
+/** A tool call the model wrote: a client tool's (`tool_use`) or a server tool's such as web search (`server_tool_use`); its input is text the model wrote. */
+const isToolUse = (type: Json | undefined): boolean => type === 'tool_use' || type === 'server_tool_use'
+
 /** What a Messages API stream's deltas carry, by delta type: the text shown, the model's thinking, a tool call's input (JSON text in pieces). */
 const MESSAGES_DELTAS: Record<string, string> = {text_delta: 'text', thinking_delta: 'thinking', input_json_delta: 'partial_json'}
+/** The block a delta belongs to, where its start event was not logged. */
+const DELTA_BLOCKS: Record<string, string> = {text_delta: 'text', thinking_delta: 'thinking', input_json_delta: 'tool_use'}
+
+/** A Messages API stream's content block as its events build it: its type, its pieces of text, and a tool call's input as its start event gave it. */
+interface StreamBlock {
+  type: string | null
+  pieces: string[]
+  input: Json | undefined
+}
 
 /**
  * One event of a Messages API stream: a delta appended to its content block (index); a block
  * started with text already in it; the usage from message_start and message_delta.
  */
-function messagesEvent(chunk: Obj, blocks: Map<number, string[]>, out: DecodedResponse): void {
+function messagesEvent(chunk: Obj, blocks: Map<number, StreamBlock>, out: DecodedResponse): void {
   const index = typeof chunk.index === 'number' ? chunk.index : 0
-  const add = (piece: unknown): void => {
-    if (typeof piece !== 'string' || piece === '') return
-    const buf = blocks.get(index) ?? []
-    buf.push(piece)
-    blocks.set(index, buf)
+  const block = (): StreamBlock => {
+    let b = blocks.get(index)
+    if (!b) blocks.set(index, (b = {type: null, pieces: [], input: undefined}))
+    return b
   }
   if (chunk.type === 'content_block_delta' && isObj(chunk.delta) && typeof chunk.delta.type === 'string') {
     const key = MESSAGES_DELTAS[chunk.delta.type]
-    if (key !== undefined) add(chunk.delta[key])
+    const piece = key === undefined ? undefined : chunk.delta[key]
+    if (typeof piece === 'string' && piece !== '') {
+      const b = block()
+      b.type ??= DELTA_BLOCKS[chunk.delta.type]!
+      b.pieces.push(piece)
+    }
   } else if (chunk.type === 'content_block_start' && isObj(chunk.content_block)) {
-    add(messagesBlock(chunk.content_block.type === 'tool_use' ? null : chunk.content_block))
+    const b = block()
+    const started = chunk.content_block
+    b.type = typeof started.type === 'string' ? started.type : null
+    if (isToolUse(started.type)) b.input = started.input
+    else {
+      const t = messagesBlock(started)
+      if (t !== '') b.pieces.push(t)
+    }
   } else if (chunk.type === 'message_start' && isObj(chunk.message)) {
     readUsage(chunk.message.usage, out)
   } else if (chunk.type === 'message_delta') {
     readUsage(chunk.usage, out)
   }
+}
+
+/**
+ * A Messages API stream's blocks in index order, as the message they build would read
+ * (messagesBlocks): consecutive text blocks joined with nothing between, so a marker split at a
+ * block boundary is found in a stream exactly as in the same answer not streamed. A tool call's
+ * input, streamed as pieces of JSON text, is written as the message's input object is
+ * (JSON.stringify of the parsed pieces); pieces that do not parse (a stream cut short) are kept as
+ * they came.
+ */
+function messagesStreamText(blocks: Map<number, StreamBlock>): string {
+  return blocksText([...blocks].sort((a, b) => a[0] - b[0]).map(([, b]) => ({text: streamBlockText(b), isText: b.type === 'text'})))
+}
+
+function streamBlockText(b: StreamBlock): string {
+  const joined = b.pieces.join('')
+  if (!isToolUse(b.type)) return joined
+  if (joined === '') return isObj(b.input) ? JSON.stringify(b.input) : ''
+  const parsed = tryParseJson(joined)
+  return isObj(parsed) ? JSON.stringify(parsed) : joined
 }
 
 /**
@@ -349,7 +447,7 @@ function decodeSse(raw: string): DecodedResponse | null {
   const responses = new Map<number, Map<number, string[]>>()
   let final: Obj | null = null
   // A Messages API stream: deltas by content block.
-  const blocks = new Map<number, string[]>()
+  const blocks = new Map<number, StreamBlock>()
   let nextIsError = false
   let pending = ''
   // The SSE spec ends lines with CRLF, LF or a bare CR: a stream written with bare CRs alone is split at them.
@@ -430,7 +528,8 @@ function decodeSse(raw: string): DecodedResponse | null {
     const t = responsesOutput(final.output)
     if (t) texts.push(t)
   }
-  for (const [, pieces] of [...blocks].sort((a, b) => a[0] - b[0])) texts.push(pieces.join(''))
+  const messages = messagesStreamText(blocks)
+  if (messages) texts.push(messages)
   if (!events) return null
   out.text = texts.join('\n')
   if (out.isError) out.kind = 'sse'

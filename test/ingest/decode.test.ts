@@ -168,9 +168,43 @@ describe('Anthropic\'s Messages API (/v1/messages)', () => {
       ev('content_block_delta', {index: 1, delta: {type: 'input_json_delta', partial_json: '"x"}'}}) +
       ev('message_delta', {delta: {stop_reason: 'tool_use'}, usage: {output_tokens: 12}}) +
       ev('message_stop', {})
-    expect(decodeResponse(stream)).toMatchObject({kind: 'sse', text: 'See CANARY-00112233aabb\n{"q": "x"}', isError: false, promptTokens: 720, completionTokens: 12, cachedTokens: 700})
+    // The tool call's input pieces are written as the message's input object is (no space after the colon).
+    expect(decodeResponse(stream)).toMatchObject({kind: 'sse', text: 'See CANARY-00112233aabb\n{"q":"x"}', isError: false, promptTokens: 720, completionTokens: 12, cachedTokens: 700})
     const overloaded = ev('content_block_delta', {index: 0, delta: {type: 'text_delta', text: 'part'}}) + ev('error', {error: {type: 'overloaded_error', message: 'Overloaded'}})
     expect(decodeResponse(overloaded)).toMatchObject({text: 'part', isError: true, errorMessage: 'Overloaded'})
+  })
+
+  it('gives a stream the text of the same answer not streamed: text blocks joined with nothing between, a tool call\'s input as its JSON', () => {
+    const m = 'CANARY-00112233aabb'
+    const answers: unknown[][] = [
+      // A marker split at a block boundary (a citation starts a new text block).
+      [{type: 'text', text: `acct ${m.slice(0, 10)}`}, {type: 'text', text: `${m.slice(10)} ok`}],
+      [{type: 'thinking', thinking: 'hmm'}, {type: 'text', text: 'a'}, {type: 'text', text: 'b'}, {type: 'tool_use', id: 't1', name: 'f', input: {q: m, n: [1, 2]}}, {type: 'text', text: 'c'}],
+      [{type: 'text', text: 'searching'}, {type: 'server_tool_use', id: 's1', name: 'web_search', input: {query: m}}, {type: 'tool_use', id: 't2', name: 'g', input: {}}, {type: 'text', text: 'x'}, {type: 'text', text: ''}, {type: 'text', text: 'y'}],
+    ]
+    const ev = (type: string, extra: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({type, ...extra})}\n\n`
+    for (const content of answers) {
+      let stream = ev('message_start', {message: {id: 'msg_1', type: 'message', content: []}})
+      content.forEach((block, index) => {
+        const b = block as {type: string; text?: string; thinking?: string; input?: Record<string, unknown>}
+        if (b.type === 'text' || b.type === 'thinking') {
+          stream += ev('content_block_start', {index, content_block: b.type === 'text' ? {type: 'text', text: ''} : {type: 'thinking', thinking: ''}})
+          // Each block's text in two deltas.
+          const t = b.text ?? b.thinking ?? ''
+          for (const piece of [t.slice(0, 3), t.slice(3)]) stream += ev('content_block_delta', {index, delta: b.type === 'text' ? {type: 'text_delta', text: piece} : {type: 'thinking_delta', thinking: piece}})
+        } else {
+          stream += ev('content_block_start', {index, content_block: {...b, input: {}}})
+          // The input as Anthropic streams it: JSON text with its own spacing, in pieces.
+          const json = JSON.stringify(b.input, null, 1)
+          if (Object.keys(b.input ?? {}).length > 0) for (const piece of [json.slice(0, 5), json.slice(5)]) stream += ev('content_block_delta', {index, delta: {type: 'input_json_delta', partial_json: piece}})
+        }
+        stream += ev('content_block_stop', {index})
+      })
+      stream += ev('message_stop', {})
+      const whole = decodeResponse({id: 'msg_1', type: 'message', role: 'assistant', content}).text
+      expect(decodeResponse(stream).text).toBe(whole)
+    }
+    expect(decodeResponse({type: 'message', content: answers[0]}).text).toBe(`acct ${m} ok`)
   })
 
   it('reads a request\'s system prompt given as text blocks', () => {
@@ -179,6 +213,27 @@ describe('Anthropic\'s Messages API (/v1/messages)', () => {
 })
 
 describe('decodeRequest', () => {
+  it('reads what the caller sent in Messages API tool results and documents, and an earlier tool call\'s input', () => {
+    const messages = [
+      {role: 'user', content: 'look it up'},
+      {role: 'assistant', content: [{type: 'text', text: 'calling'}, {type: 'tool_use', id: 'tu_1', name: 'lookup', input: {q: 'x'}}]},
+      {role: 'user', content: [{type: 'tool_result', tool_use_id: 'tu_1', content: 'result one'}, {type: 'tool_result', tool_use_id: 'tu_2', content: [{type: 'text', text: 'result '}, {type: 'text', text: 'two'}, {type: 'image', source: {type: 'base64', data: 'AAAA'}}]}, {type: 'text', text: 'and so?'}]},
+      {role: 'user', content: [{type: 'document', source: {type: 'text', media_type: 'text/plain', data: 'memo text'}}, {type: 'document', source: {type: 'content', content: [{type: 'text', text: 'page 1'}, {type: 'text', text: ' page 2'}]}}, {type: 'document', source: {type: 'base64', media_type: 'application/pdf', data: 'JVBERi0x'}}]},
+    ]
+    expect(decodeRequest({system: 'sys', messages})).toBe('sys\nlook it up\ncalling\n{"q":"x"}\nresult one\nresult two\nand so?\nmemo text\npage 1 page 2')
+    // Text parts around no such block still join as one running text, as before.
+    expect(decodeRequest({messages: [{role: 'user', content: [{type: 'text', text: 'CANARY-00'}, {type: 'text', text: 'ff'}]}]})).toBe('CANARY-00ff')
+  })
+  it('reads a Responses API request\'s function calls and their outputs, a string or input_text parts', () => {
+    const input = [
+      {role: 'user', content: [{type: 'input_text', text: 'look it up'}]},
+      {type: 'function_call', call_id: 'c1', name: 'lookup', arguments: '{"q":"x"}'},
+      {type: 'function_call_output', call_id: 'c1', output: 'result one'},
+      {type: 'function_call_output', call_id: 'c2', output: [{type: 'input_text', text: 'result '}, {type: 'input_text', text: 'two'}, {type: 'input_image', image_url: 'data:,'}]},
+    ]
+    expect(decodeRequest({instructions: 'sys', input})).toBe('sys\nlook it up\n{"q":"x"}\nresult one\nresult two')
+  })
+
   it('joins chat messages, content parts, completions prompts and raw text', () => {
     expect(decodeRequest({messages: [{role: 'system', content: 'sys'}, {role: 'user', content: [{type: 'text', text: 'u'}]}]})).toBe('sys\nu')
     expect(decodeRequest({prompt: ['a', 'b']})).toBe('a\nb')

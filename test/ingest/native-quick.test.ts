@@ -262,8 +262,23 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     fc.array(sseLine, {minLength: 1, maxLength: 4}).map((ls) => ls.join('')),
     fc.constantFrom<unknown>(null, 42, true, [1, 'CANARY-aaaa1111aaaa1111aaaa'], '{"choices":[{"text":"\\ud800"}]}', '{"choices":[{"text":"a\tb"}]}', '{"choices":[{"text":1e400}]}', '{"error":12345678901234567891}'),
   )
+  // Request messages holding what the caller handed the model beside content parts: Messages API
+  // tool results, documents and earlier tool calls, Responses API function calls and their outputs
+  // (TypeScript reads them; the native extractor leaves such a request, and its line, to it).
+  const requestBlock = fc.oneof(
+    text.map((t) => ({type: 'text', text: t})),
+    fc.record({type: fc.constant('tool_result'), content: fc.oneof(text, fc.array(text.map((t) => ({type: 'text', text: t})), {maxLength: 2}))}),
+    text.map((t) => ({type: 'document', source: {type: 'text', data: t}})),
+    fc.constantFrom<unknown>({type: 'tool_use', input: {q: 'CANARY-aaaa1111aaaa1111aaaa'}}, {type: 'document', source: {type: 'content', content: [{type: 'text', text: 'CANARY-aaaa1111aaaa1111aaaa'}]}}, {type: 'tool_result'}),
+  )
+  const requestItem = fc.oneof(
+    fc.record({role: fc.constant('user'), content: fc.array(requestBlock, {maxLength: 3})}),
+    fc.record({type: fc.constant('function_call_output'), output: fc.oneof(text, fc.array(text.map((t) => ({type: 'input_text', text: t})), {maxLength: 2}), fc.constant<unknown>(3))}),
+    fc.record({type: fc.constant('function_call'), arguments: fc.oneof(text, fc.constant<unknown>(1))}),
+  )
   const request = fc.oneof(
     text,
+    fc.record({messages: fc.array(fc.oneof(message, requestItem), {maxLength: 3}), input: fc.array(fc.oneof(message, requestItem), {maxLength: 2})}, {requiredKeys: []}),
     fc.record({system: fc.oneof(text, fc.constant<unknown>(1), fc.array(text.map((t) => ({type: 'text', text: t})), {maxLength: 2})), instructions: fc.oneof(text, fc.constant<unknown>(1)), messages: fc.oneof(fc.array(fc.oneof(message, text, fc.constant<unknown>(9)), {maxLength: 3}), fc.constant<unknown>('m')), prompt: fc.oneof(text, fc.array(fc.oneof(text, fc.constant<unknown>(1)), {maxLength: 3}), fc.constant<unknown>(null)), input: fc.oneof(text, fc.array(message, {maxLength: 2}), fc.constant<unknown>(2)), text, stream: fc.boolean()}, {requiredKeys: []}),
     fc.array(fc.oneof(message, text), {maxLength: 3}),
     fc.constantFrom<unknown>(null, 5, -0, 1.5, true, false, '  {"messages":[{"content":"x"}]}', '[{"content":""}]', '{"messages":[{"content":"\\ud800"}]}', '{bad', '[]', '{}', {seed: 12345678901234567891n}),
