@@ -1,10 +1,12 @@
 import {join} from 'node:path'
 import {detectionCoverage, describeGap} from '../detect/coverage.js'
 import {scanCase} from '../detect/scan-case.js'
+import {EXTRACT_SCHEME} from '../extract/extract.js'
 import {
   inconsistentFindings, iterateAllPiiFindings, iterateAllProvenance, iterateAllSightings,
   type PiiFindingStored, type ProvenanceStored, type SightingStored,
 } from '../store/findings.js'
+import {completeLogFiles} from '../store/files.js'
 import {openCase, type CaseDb} from '../store/open-case.js'
 import {recordById} from '../store/records.js'
 import {lastFinishedScan, resetDetection} from '../store/scan-runs.js'
@@ -39,6 +41,9 @@ export async function verifyFindingsDeep(db: CaseDb, problems: Problems, scratch
   if (last === null || !coverage.complete) {
     return {compared: false, note: `findings not re-derived: ${last === null ? 'the case was never scanned' : describeGap(coverage)}; run \`crosstalk scan\` first`}
   }
+  // A scan of the copy would extract such files again under the current rules and derive other
+  // findings from the same evidence: a difference that says nothing about the case (verify.ts notes them).
+  if (completeLogFiles(db).some((f) => f.extract_scheme !== EXTRACT_SCHEME)) return {compared: false, note: null}
   const path = join(scratchDir, 'detection.db')
   await backupCase(db, path)
   const copy = openCase(path)

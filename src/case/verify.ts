@@ -5,6 +5,7 @@ import {join} from 'node:path'
 import {crc32} from 'node:zlib'
 import {inflateBlock} from '../evidence/evidence-store.js'
 import {sha256File} from '../evidence/hash-file.js'
+import {EXTRACT_SCHEME, PRIOR_EXTRACT_SCHEMES} from '../extract/extract.js'
 import {decodeParseSpec, describeParseSpec} from '../extract/parse-spec.js'
 import {iterateBlocks} from '../store/evidence-blocks.js'
 import {listFiles, type FileRow} from '../store/files.js'
@@ -123,6 +124,11 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
       result.sightings_rederived += tally.sightings_compared
       result.originals_rehashed += tally.originals
     }
+    // Extracts made under an earlier scheme are what the rules of their day made of the same
+    // evidence: not compared (they differ without anything being changed), and said so; the next
+    // scan makes them again (detect/reextract.ts), after which they are compared.
+    const earlier = logs.filter((f) => f.extract_scheme !== EXTRACT_SCHEME)
+    if (earlier.length > 0) result.not_checked.push(earlierSchemeNote(earlier))
     for (const file of logs.filter((f) => !readsOneRecordPerLine(f))) {
       // Formats that hold several records in a line, or read a record with other lines
       // (OTLP exports, Batch output with its input): each item's bytes are checked against
@@ -300,4 +306,15 @@ function verifyItemBytes(db: CaseDb, problems: Problems, file: FileRow): {blocks
     problems.add('content', file.path, 'evidence store does not reproduce the content hash recorded at ingest')
   }
   return tally
+}
+
+/** What verify leaves unchecked in files extracted under another scheme than this version's. */
+export function earlierSchemeNote(files: readonly FileRow[]): string {
+  const schemes = [...new Set(files.map((f) => f.extract_scheme ?? 'none'))].join(', ')
+  const them = files.length === 1 ? 'it' : 'them'
+  // A scan extracts files of a prior scheme again, and refuses any other (scan-case.ts).
+  const fix = files.every((f) => f.extract_scheme !== null && PRIOR_EXTRACT_SCHEMES.includes(f.extract_scheme))
+    ? `run \`crosstalk scan\`, which extracts ${them} again from the evidence`
+    : `a scan refuses a scheme it does not know: ingest ${them} into a new case`
+  return `${count(files.length, 'log file')} extracted under another scheme than this crosstalk's ${EXTRACT_SCHEME} (${schemes}): ${files.length === 1 ? 'its' : 'their'} marker tokens, personal-data values, fingerprints and findings not re-derived; ${fix}`
 }

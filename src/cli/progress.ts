@@ -54,7 +54,7 @@ export function ingestProgressBar(stream: ProgressStream = process.stderr, now: 
 }
 
 const PHASES: Record<ScanProgress['phase'], string> = {
-  reextract: 'personal data read again under the current rules (a case made by an earlier version; once)',
+  reextract: 'detection extracts made again under the current rules (a case made by an earlier version; once)',
   markers: 'canary markers',
   provenance: 'provenance (verbatim overlap)',
   pii: 'personal data',

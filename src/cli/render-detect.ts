@@ -144,7 +144,7 @@ export function renderScan(r: ScanResult): string {
   const rescanned = r.full_rescan ? r.records_scanned - r.records_new : 0
   const withoutText = r.unreadable_files.reduce((a, f) => a + (f.state === 'complete' ? (f.no_response_text ?? 0) : 0), 0)
   const lines = [
-    `Scanned ${r.records_scanned} of ${count(r.records_total, 'record')} (${r.records_new} new${rescanned ? `, ${rescanned} re-classified: the canary registry changed` : ''}) against ${count(r.canaries, 'canary', 'canaries')}.`,
+    `Scanned ${r.records_scanned} of ${count(r.records_total, 'record')} (${r.records_new} new${rescanned ? `, ${rescanned} re-classified: the canary registry or the detection rules changed since the last scan` : ''}) against ${count(r.canaries, 'canary', 'canaries')}.`,
     // With no registry every marker found is an orphan; the other classes are not known, not 0.
     r.canaries === 0
       ? `Sightings: ${r.sightings}, every one an orphan: a marker-shaped token registered to nobody, since the case holds no canary registry (own, echo, cross_session and cross_tenant not known).`

@@ -1,7 +1,8 @@
 import {InputError} from '../errors.js'
+import {EXTRACT_SCHEME} from '../extract/extract.js'
 import {SIGHTING_RULES} from '../extract/markers.js'
 import type {CaseDb} from '../store/open-case.js'
-import {unfinishedLogFileCount} from '../store/files.js'
+import {countLogFilesExtractedOtherwise, unfinishedLogFileCount} from '../store/files.js'
 import {lastFinishedScan, unscannedFiles} from '../store/scan-runs.js'
 import {registryVersion} from '../store/settings.js'
 import {count} from '../util/plural.js'
@@ -29,6 +30,12 @@ export interface DetectionCoverage {
    * hex digits alone in the prompt made an echo), so its classes may be stale until a scan
    */
   sighting_rules_changed: boolean
+  /**
+   * complete log files extracted under another scheme than this version's (EXTRACT_SCHEME: an
+   * earlier version decoded their texts by earlier rules), so the findings made from them may be
+   * stale until a scan extracts them again
+   */
+  files_extracted_earlier: number
   /** canary-less provenance covers every scanned record ('stale': a scan skipped it since records were added) */
   provenance: 'current' | 'stale' | 'never'
   /**
@@ -56,15 +63,17 @@ export function detectionCoverage(db: CaseDb): DetectionCoverage {
   const unfinished = unfinishedLogFileCount(db)
   const registryChanged = last !== null && last.registry_version !== registryVersion(db)
   const rulesChanged = last !== null && last.sighting_rules !== SIGHTING_RULES
+  const extractedEarlier = countLogFilesExtractedOtherwise(db, EXTRACT_SCHEME)
   const provenance = last === null ? 'never' : last.provenance_state
   return {
-    complete: last !== null && unscanned.files === 0 && unfinished === 0 && !registryChanged && !rulesChanged && provenance === 'current',
+    complete: last !== null && unscanned.files === 0 && unfinished === 0 && !registryChanged && !rulesChanged && extractedEarlier === 0 && provenance === 'current',
     files_not_scanned: unscanned.files,
     records_not_scanned: unscanned.records,
     files_unfinished: unfinished,
     never_scanned: last === null,
     registry_changed: registryChanged,
     sighting_rules_changed: rulesChanged,
+    files_extracted_earlier: extractedEarlier,
     provenance,
     provenance_parameters: last === null ? null : {min_words: last.min_words, boilerplate_tenants: last.boilerplate_tenants},
     provenance_boilerplate_responses: last?.provenance_boilerplate_responses ?? null,
@@ -84,6 +93,7 @@ export function describeGap(c: DetectionCoverage): string {
   if (c.files_not_scanned > 0) parts.push(`${count(c.files_not_scanned, 'log file')} with ${count(c.records_not_scanned, 'record')} ingested since the last scan`)
   if (c.registry_changed) parts.push('the canary registry changed since the last scan')
   if (c.sighting_rules_changed) parts.push("the last scan classified sightings under an earlier rule (a marker's hex digits alone in a prompt made an echo)")
+  if (c.files_extracted_earlier > 0) parts.push(`${count(c.files_extracted_earlier, 'log file')} extracted by an earlier version of crosstalk, which read fewer of a request's parts (tool results, documents) and joined a streamed answer's text blocks apart: a scan extracts ${c.files_extracted_earlier === 1 ? 'it' : 'them'} again`)
   if (c.provenance === 'stale') parts.push('canary-less provenance does not cover the case as it is (a scan skipped it with --no-provenance, or evidence was dropped, since it ran)')
   return parts.join('; ')
 }

@@ -19,7 +19,7 @@ import {getSettings, ingestClaimant, piiRefKey, setPool} from '../store/settings
 import {releaseMemory} from '../ingest/release-memory.js'
 import {unreadableFiles, type UnreadableFile} from './gate.js'
 import {computePiiFindings} from './pii-findings.js'
-import {reextractPriorPii} from './reextract-pii.js'
+import {reextractPriorFiles} from './reextract.js'
 import {computeProvenance, DEFAULT_PROVENANCE, type ProvenanceOptions, type ProvenanceStats} from './provenance.js'
 import {sqliteRegistry} from './registry.js'
 import {claimIngest, releaseIngest} from '../ingest/ingest-lock.js'
@@ -125,13 +125,15 @@ function scanClaimedCase(db: CaseDb, options: ScanOptions): ScanResult {
   if (options.poolTokens !== undefined) setPool(db, options.poolTokens, options.advertisedTokens ?? null, options.now)
   const settings = getSettings(db)
   const previous = lastFinishedScan(db)
-  // Files extracted under the prior scheme have their personal data extracted again first (reextract-pii.ts).
+  // Files extracted under a prior scheme are extracted again first (reextract.ts); their sightings
+  // and the provenance found in their fingerprints are then derived again, with every file's.
   let complete = completeLogFiles(db)
-  if (reextractPriorPii(db, complete, (done, total) => options.onProgress?.({phase: 'reextract', done, total})) > 0) complete = completeLogFiles(db)
+  const reextracted = reextractPriorFiles(db, complete, (done, total) => options.onProgress?.({phase: 'reextract', done, total}))
+  if (reextracted > 0) complete = completeLogFiles(db)
   const scanned = scannedFileIds(db)
   const fresh = complete.filter((f) => !scanned.has(f.id))
-  // Every file again where the registry changed, or where the last scan classified under other rules.
-  const full = previous !== null && (previous.registry_version !== settings.registry_version || previous.sighting_rules !== SIGHTING_RULES)
+  // Every file again where the registry changed, where the last scan classified under other rules, or where extracts were made again.
+  const full = previous !== null && (previous.registry_version !== settings.registry_version || previous.sighting_rules !== SIGHTING_RULES || reextracted > 0)
   const runId = beginScanRun(db, {
     startedAt: options.now.toISOString(), registryVersion: settings.registry_version, extractScheme: EXTRACT_SCHEME, fullRescan: full, sightingRules: SIGHTING_RULES,
     minWords: params.minWords, boilerplateTenants: params.boilerplateTenants, poolTokens: settings.pool_tokens, advertisedTokens: settings.advertised_tokens,
@@ -146,7 +148,7 @@ function scanClaimedCase(db: CaseDb, options: ScanOptions): ScanResult {
   // nothing new has been scanned since.
   const provenanceWasCurrent =
     previous !== null && previous.provenance_state === 'current' && previous.min_words === params.minWords &&
-    previous.boilerplate_tenants === params.boilerplateTenants && fresh.length === 0
+    previous.boilerplate_tenants === params.boilerplateTenants && fresh.length === 0 && reextracted === 0
   let provenance: ProvenanceStats | null = null
   if (!options.skipProvenance && !provenanceWasCurrent) {
     options.onProgress?.({phase: 'provenance', done: 0, total: 1})

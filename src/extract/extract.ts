@@ -13,15 +13,20 @@ import {FingerprintBuffer, fingerprintTextFast, SCHEME} from './winnow.js'
 /**
  * Names what ingest extracted (recorded per file). Bump it when any part of the extraction
  * changes, with a migration that re-extracts or refuses cases made under the old scheme.
+ * x3: the texts extracted from are decoded as this version decodes them (decode.ts reads a
+ * request's tool results, documents and function-call outputs, and a Messages API stream's text
+ * blocks as the same message not streamed joins them).
  */
-export const EXTRACT_SCHEME = `x2/${SCHEME}`
+export const EXTRACT_SCHEME = `x3/${SCHEME}`
 
 /**
- * The scheme before: it differs from x2 in personal data only (x2: a card number or an IBAN stands
- * alone, not inside a longer token such as a marker's hex, and an IBAN's country uses IBANs), so a
- * scan extracts a file's personal data again from its evidence instead of refusing the file.
+ * The schemes before, whose files a scan extracts again from their evidence (detect/reextract.ts)
+ * instead of refusing them. x1 differs from x2 in personal data only (x2: a card number or an IBAN
+ * stands alone, not inside a longer token such as a marker's hex, and an IBAN's country uses
+ * IBANs); x2 from x3 in the texts decoded (see EXTRACT_SCHEME), so any of a file's extracts may
+ * differ: its marker tokens, personal data and fingerprints alike.
  */
-export const PRIOR_EXTRACT_SCHEME = `x1/${SCHEME}`
+export const PRIOR_EXTRACT_SCHEMES: readonly string[] = [`x1/${SCHEME}`, `x2/${SCHEME}`]
 
 /**
  * The registry's markers outside the CANARY-<hex> convention, matched in each response by

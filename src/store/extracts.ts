@@ -102,9 +102,20 @@ export function recordIdsOfFile(db: CaseDb): (fileId: number, after: number, lim
 
 // ------------------------------------------------------------------ personal-data values
 
-/** Removes a file's personal-data values (to extract them again under the current scheme). */
-export function deleteFilePiiValues(db: CaseDb, fileId: number): void {
-  db.prepare('DELETE FROM pii_values WHERE record_id IN (SELECT id FROM records WHERE file_id = ?)').run(fileId)
+/**
+ * Removes a file's marker tokens, unconventional-marker hits and personal-data values (to extract
+ * them again under the current scheme; its fingerprint rows are rewritten in place: fingerprintUpdater).
+ */
+export function deleteFileExtracts(db: CaseDb, fileId: number): void {
+  for (const table of ['marker_tokens', 'unconventional_hits', 'pii_values']) {
+    db.prepare(`DELETE FROM ${table} WHERE record_id IN (SELECT id FROM records WHERE file_id = ?)`).run(fileId)
+  }
+}
+
+/** Rewrites a record's fingerprints and word counts (its record facts beside them stay). */
+export function fingerprintUpdater(db: CaseDb): (recordId: number, promptWords: number, responseWords: number, promptFp: Buffer, responseFp: Buffer) => void {
+  const update = db.prepare('UPDATE fingerprints SET prompt_words = ?, response_words = ?, prompt_fp = ?, response_fp = ? WHERE record_id = ?')
+  return (id, pw, rw, pfp, rfp) => void update.run(pw, rw, pfp, rfp, id)
 }
 
 /** Writes one personal-data value of a record (in_response 0: its prompt; 1: its response). */

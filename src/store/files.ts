@@ -279,6 +279,14 @@ export function listFiles(db: CaseDb): FileRow[] {
 }
 
 /** Complete log files, in ingest order (what detection covers). */
+/**
+ * Complete log files whose records were extracted under another scheme than `scheme` (Spark
+ * findings by reference aside: the job extracted them, and no scan here does it again).
+ */
+export function countLogFilesExtractedOtherwise(db: CaseDb, scheme: string): number {
+  return db.prepare(`SELECT COUNT(*) FROM files WHERE kind = 'log' AND state = 'complete' AND lines_held IS NOT 'findings' AND extract_scheme IS NOT ?`).pluck().get(scheme) as number
+}
+
 export function completeLogFiles(db: CaseDb): FileRow[] {
   return db.prepare(`SELECT * FROM files WHERE state = 'complete' AND kind = 'log' ORDER BY id`).all() as FileRow[]
 }

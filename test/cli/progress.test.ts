@@ -82,7 +82,7 @@ describe('scan progress', () => {
     line({phase: 'pii', done: 1, total: 1})
     expect(out.lines.at(-1)).toBe('\r\x1b[2Kscan 3/3: personal data done  (1m15s)')
     line({phase: 'reextract', done: 12_000, total: 200_000})
-    expect(out.lines.at(-1)).toBe('\r\x1b[2Kscan: personal data read again under the current rules (a case made by an earlier version; once) 12,000/200,000 records  (1m15s)')
+    expect(out.lines.at(-1)).toBe('\r\x1b[2Kscan: detection extracts made again under the current rules (a case made by an earlier version; once) 12,000/200,000 records  (1m15s)')
   })
 })
 

@@ -3,7 +3,7 @@ import {createHash} from 'node:crypto'
 import {findPii, hashPii, ibanValid, luhnValid} from '../../src/extract/pii.js'
 import {referenceKey} from '../../src/detect/pii-ref.js'
 import {scanCase, type ScanProgress} from '../../src/detect/scan-case.js'
-import {EXTRACT_SCHEME, PRIOR_EXTRACT_SCHEME} from '../../src/extract/extract.js'
+import {EXTRACT_SCHEME, PRIOR_EXTRACT_SCHEMES} from '../../src/extract/extract.js'
 import {listPiiFindings} from '../../src/detect/list.js'
 import {makeCase, type TestCase} from '../helpers/case-builder.js'
 
@@ -137,7 +137,7 @@ describe('a case extracted under the prior scheme', () => {
     scanCase(c.db, {now: new Date('2026-11-03T00:00:00Z'), skipProvenance: true})
     const leak = c.db.prepare("SELECT id FROM records WHERE request_id = 'leak'").pluck().get() as number
     // What the prior rules stored: the digits inside the marker's hex as a card number too.
-    c.db.prepare('UPDATE files SET extract_scheme = ?').run(PRIOR_EXTRACT_SCHEME)
+    c.db.prepare('UPDATE files SET extract_scheme = ?').run(PRIOR_EXTRACT_SCHEMES[0])
     c.db.prepare('INSERT INTO pii_values (record_id, in_response, kind, value_sha256) VALUES (?, 1, ?, ?)').run(leak, 'card', hashPii('card', '5038170765445'))
     // The one-time re-extraction says how far it is, in records, before the scan's own phases.
     const heard: ScanProgress[] = []
