@@ -30,7 +30,7 @@ DPC is the base score of the data category (--dpc 1-4), adjusted a whole step fo
     'data-volume': Flags.string({description: 'Data about each person: high (a detailed profile, DPC +1) or normal.', options: ['high', 'normal']}),
     'public-data': Flags.boolean({description: 'The data was publicly available before the breach (DPC -1).', allowNo: true}),
     'inaccurate-data': Flags.boolean({description: 'The data was invalid or inaccurate (DPC -1).', allowNo: true}),
-    unintelligible: Flags.boolean({description: 'The data was unintelligible to whoever got it (e.g. encrypted, key not compromised).', allowNo: true}),
+    unintelligible: Flags.boolean({description: "The data was unintelligible to whoever got it (e.g. encrypted, key not compromised). Default: the case's recorded fact (incident set --data-unintelligible); a flag that contradicts it is used and reported as a conflict.", allowNo: true}),
     individuals: Flags.integer({description: 'Number of individuals affected (default: the scope\'s high bound; its low bound, said as such, when the high bound is not known).', min: 0}),
     reason: Flags.string({description: 'Why an input was set, NAME=TEXT (repeatable; NAME as in --json inputs, e.g. vulnerable_subjects).', multiple: true, helpValue: 'NAME=TEXT'}),
     decide: Flags.string({description: 'Record the human decision.', options: [...OUTCOMES]}),
@@ -82,8 +82,10 @@ DPC is the base score of the data category (--dpc 1-4), adjusted a whole step fo
       })
     }
     if (!this.jsonEnabled()) {
-      for (const i of result.inputs) this.log(`${i.name.padEnd(20)} ${String(i.value).padEnd(6)} ${i.source === 'given' ? '(given)' : '(default)'}  ${safeLine(i.why)}`)
+      for (const i of result.inputs) this.log(`${i.name.padEnd(20)} ${String(i.value).padEnd(6)} ${i.source === 'given' ? '(given)' : i.source === 'case record' ? '(recorded)' : '(default)'}  ${safeLine(i.why)}`)
       this.log('')
+      for (const c of result.conflicts) this.log(`CONFLICT ${safeLine(c)}`)
+      if (result.conflicts.length > 0) this.log('')
       const s = result.severity
       // The sum is shown only when there is one: "DPC = 3 = 3" read like a slip.
       this.log(s.dpc_adjustments.length === 0 ? `DPC = ${s.dpc}` : `DPC = ${s.dpc_base}${s.dpc_adjustments.map((a) => ` ${a.step > 0 ? '+' : '-'} ${Math.abs(a.step)}`).join('')} = ${s.dpc}`)

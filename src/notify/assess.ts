@@ -1,5 +1,6 @@
 import {InputError} from '../errors.js'
 import type {CaseFacts} from './facts.js'
+import type {IncidentRecord} from './incident.js'
 import type {Outcome} from './assessment-store.js'
 import {count} from '../util/plural.js'
 
@@ -53,7 +54,8 @@ export type AssessInputs = SeverityInputs & AdjustmentInputs
 export interface InputExplained {
   name: keyof AssessInputs
   value: number | boolean | null
-  source: 'case default' | 'given'
+  /** 'case record': from a fact recorded in the case (incident set), not assumed */
+  source: 'case default' | 'case record' | 'given'
   why: string
 }
 
@@ -79,6 +81,8 @@ export interface AssessResult {
   note: string
   /** A processor's case: whose decision the suggestion is (null for a controller, or with no incident) */
   role_note: string | null
+  /** inputs given with a flag that contradict a fact recorded in the case (the flag's value is used; the record is not changed) */
+  conflicts: string[]
 }
 
 const BANDS: Array<[number, Severity['band'], string]> = [
@@ -206,7 +210,7 @@ export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
     },
     {name: 'cb_availability', value: 0, source: 'case default', why: 'no data was lost or made unavailable: 0'},
     {name: 'malicious', value: false, source: 'case default', why: 'a serving bug (non-malicious) unless someone is found to have exploited it'},
-    {name: 'unintelligible', value: false, source: 'case default', why: 'the leaked text was served in clear'},
+    unintelligibleInput(facts?.incident?.data_unintelligible ?? null),
     {
       name: 'individuals',
       value: subjects,
@@ -222,6 +226,26 @@ export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
   return inputs
 }
 
+const RECORD_UNINTELLIGIBLE = 'crosstalk incident set --data-unintelligible protection-intact|protection-likely-subvertible|no|cannot-assess'
+
+/**
+ * Whether the data was unintelligible to whoever got it, from the incident's recorded fact
+ * (Art. 34(3)(a); EDPB template 57). Only protection recorded as intact makes it so; not
+ * recorded, or recorded as not assessable, it is assumed (source 'case default', which the
+ * drafts list as an open item), never a finding.
+ */
+function unintelligibleInput(recorded: IncidentRecord['data_unintelligible'] | null): InputExplained {
+  const name = 'unintelligible'
+  if (recorded === null) return {name, value: false, source: 'case default', why: `not recorded in the case (${RECORD_UNINTELLIGIBLE}): assumed intelligible until it is`}
+  if (recorded === 'cannot-assess') return {name, value: false, source: 'case default', why: 'recorded as not assessable (incident set --data-unintelligible cannot-assess): assumed intelligible until it can be assessed'}
+  const why = {
+    'protection-intact': 'recorded: its protection (encryption or pseudonymisation) is intact (incident set --data-unintelligible protection-intact)',
+    'protection-likely-subvertible': 'recorded: its protection is likely to be subverted, so it is not unintelligible (incident set --data-unintelligible protection-likely-subvertible)',
+    no: 'recorded: it was intelligible (incident set --data-unintelligible no)',
+  }[recorded]
+  return {name, value: recorded === 'protection-intact', source: 'case record', why}
+}
+
 export interface AssessOptions {
   overrides: Partial<AssessInputs>
   /** reasons the assessor gave for inputs (name -> reason), kept with the decision */
@@ -235,11 +259,17 @@ export function planAssessment(facts: CaseFacts | null, options: AssessOptions):
   const overrides = {...options.overrides}
   // Special categories make sensitive the default base, unless the assessor set the base.
   if (overrides.special_categories && overrides.dpc === undefined) overrides.dpc = 4
+  const conflicts: string[] = []
   const inputs = defaultInputs(facts).map((i) => {
     const given = overrides[i.name]
     if (given === undefined) return i
     const reason = options.reasons?.[i.name]
-    return {...i, value: given, source: 'given' as const, why: `${reason ? `${reason} ` : ''}(set by the assessor; case default ${String(i.value)}: ${i.why})`}
+    // A flag against a recorded fact is used as given, and the disagreement is said, never settled silently.
+    if (i.source === 'case record' && given !== i.value) {
+      conflicts.push(`${i.name}: given as ${String(given)}, but the case records ${String(i.value)} (${i.why}); the given value is used: correct the record or the flag`)
+      return {...i, value: given, source: 'given' as const, why: `${reason ? `${reason} ` : ''}(set by the assessor, contradicting the case record ${String(i.value)}: ${i.why})`}
+    }
+    return {...i, value: given, source: 'given' as const, why: `${reason ? `${reason} ` : ''}(set by the assessor; ${i.source === 'case record' ? 'case record' : 'case default'} ${String(i.value)}: ${i.why})`}
   })
   const get = <K extends keyof AssessInputs>(k: K): AssessInputs[K] => inputs.find((i) => i.name === k)!.value as AssessInputs[K]
   const all: AssessInputs = {
@@ -280,5 +310,6 @@ export function planAssessment(facts: CaseFacts | null, options: AssessOptions):
       facts?.incident?.role === 'processor'
         ? "As processor, notifying the authority and the data subjects is each controller's decision (Art. 33(1), 34(1)); this assessment can inform the controllers. Your own duty is to notify each of them without undue delay (Art. 33(2): crosstalk report processor-notice)."
         : null,
+    conflicts,
   }
 }

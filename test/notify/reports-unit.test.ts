@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
-import {buildArticle33} from '../../src/notify/article33.js'
+import {assumedInputs, buildArticle33} from '../../src/notify/article33.js'
 import {buildArticle34} from '../../src/notify/article34.js'
 import {computeSeverity, defaultInputs, planAssessment} from '../../src/notify/assess.js'
 import type {AssessmentRecord} from '../../src/notify/assessment-store.js'
@@ -772,6 +772,30 @@ describe('assess: unintelligible data', () => {
     expect(reason).toMatch(/unlikely, so the authority need not be notified \(Art\. 33\(1\)\); document the breach \(Art\. 33\(5\)\)/)
     expect(reason).toMatch(/Art\. 34\(3\)\(a\) exempts only the communication to data subjects/)
     expect(reason).not.toMatch(/\(Art\. 34\(3\)\(a\)\) and nothing was lost/)
+  })
+
+  it('defaults from the recorded fact (incident set --data-unintelligible), says its source, and reports a flag that contradicts it', () => {
+    const now = new Date('2026-10-24T08:00:00Z')
+    const input = (f: CaseFacts) => defaultInputs(f).find((i) => i.name === 'unintelligible')!
+    // Recorded as intact protection: unintelligible, from the record, and the suggestion weighs it.
+    const intact = fixture(undefined, {data_unintelligible: 'protection-intact'})
+    expect(input(intact)).toMatchObject({value: true, source: 'case record', why: expect.stringMatching(/^recorded: its protection .* is intact/)})
+    expect(planAssessment(intact, {overrides: {cb_integrity: 0, cb_availability: 0}, now}).suggestion_reasons.some((r) => r.includes('unintelligible'))).toBe(true)
+    for (const recorded of ['no', 'protection-likely-subvertible'] as const) expect(input(fixture(undefined, {data_unintelligible: recorded}))).toMatchObject({value: false, source: 'case record'})
+    // Not recorded, or not assessable: assumed, never a finding ("served in clear"), so the draft lists it as an open item.
+    for (const recorded of [null, 'cannot-assess'] as const) {
+      const i = input(fixture(undefined, {data_unintelligible: recorded}))
+      expect(i).toMatchObject({value: false, source: 'case default'})
+      expect(i.why).not.toMatch(/served in clear/)
+      expect(assumedInputs({unintelligible: i})).toEqual(['unintelligible=false'])
+    }
+    expect(input(fixture(undefined, {data_unintelligible: null})).why).toMatch(/not recorded in the case \(crosstalk incident set --data-unintelligible /)
+    // A flag against the record: used, and the conflict is said.
+    const against = planAssessment(fixture(undefined, {data_unintelligible: 'no'}), {overrides: {unintelligible: true}, now})
+    expect(against.inputs.find((i) => i.name === 'unintelligible')).toMatchObject({value: true, source: 'given', why: expect.stringMatching(/contradicting the case record false/)})
+    expect(against.conflicts).toEqual([expect.stringMatching(/^unintelligible: given as true, but the case records false \(recorded: it was intelligible/)])
+    expect(planAssessment(fixture(undefined, {data_unintelligible: 'no'}), {overrides: {unintelligible: false}, now}).conflicts).toEqual([])
+    expect(planAssessment(fixture(undefined, {data_unintelligible: null}), {overrides: {unintelligible: true}, now}).conflicts).toEqual([])
   })
 })
 
