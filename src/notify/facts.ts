@@ -4,7 +4,7 @@ import {recordTextLoader} from '../evidence/record-texts.js'
 import {listReplayResults, type StoredReplayResult} from '../replay/replay-store.js'
 import {wilsonInterval} from '../replay/wilson.js'
 import {computeScope, SUBJECTS_LOW, type Exposure, type ScopeFlow, type ScopeResult} from '../scope/compute-scope.js'
-import {exposureRows, exposureTenants} from '../scope/exposure.js'
+import {exposureRows, exposureTenants, type ExposureRow} from '../scope/exposure.js'
 import {loadScopeInputs, type ScopeInputs} from '../scope/scope-data.js'
 import {computeTenantView, otherTenantLabels, type TenantCounterpart} from '../scope/tenant-view.js'
 import {contaminationRows} from '../store/findings.js'
@@ -102,6 +102,8 @@ export interface TenantExposure {
   received_foreign_responses: number
   received_by_canary: number
   received_by_text_only: number
+  /** of those, responses whose only evidence is verbatim text whose source provenance does not name (ambiguous or unknown): attributed to no one, possibly its own */
+  received_source_not_named: number
   /** its sessions that received foreign data */
   receiving_sessions: string[]
   /** number of other tenants whose data it received (count only) */
@@ -607,7 +609,10 @@ function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): Tenan
     const same = new Set(out.filter((r) => r.recipient_tenant === t).map((r) => r.recipient_session))
     const other = new Set(out.filter((r) => r.recipient_tenant !== t).map((r) => JSON.stringify([r.recipient_tenant, r.recipient_session])))
     const fromSame = new Set(inn.filter((r) => r.source_tenant === t).map((r) => r.source_session))
-    const fromOther = new Set(inn.filter((r) => r.source_tenant !== t).map((r) => JSON.stringify([r.source_tenant, r.source_session])))
+    // Verbatim text whose source provenance does not name is from no known session: neither another customer's nor its own.
+    const unnamed = (r: ExposureRow): boolean => r.by === 'text' && r.source_tenant === ''
+    const fromOther = new Set(inn.filter((r) => r.source_tenant !== t && !unnamed(r)).map((r) => JSON.stringify([r.source_tenant, r.source_session])))
+    const namedIn = new Set(inn.filter((r) => !unnamed(r)).map((r) => r.record_id))
     const markers = inputs.contamination.filter((c) => c.source_tenant === t).map((c) => c.marker)
     return {
       tenant_id: safeLine(t),
@@ -625,6 +630,7 @@ function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): Tenan
       received_foreign_responses: view.received.exposure.responses,
       received_by_canary: view.received.exposure.by_canary,
       received_by_text_only: view.received.exposure.by_text_only,
+      received_source_not_named: new Set(inn.filter((r) => unnamed(r) && !namedIn.has(r.record_id)).map((r) => r.record_id)).size,
       receiving_sessions: sorted(inn.map((r) => r.recipient_session)).map(safeLine),
       received_from_tenants: view.received.exposure.other_tenants,
       source_sessions_same_tenant: fromSame.size,

@@ -71,6 +71,22 @@ export interface ExposureSide {
   last: string | null
   /** whether the case holds a canary registry (else the marker counts are not known) */
   canaries: boolean
+  /** of `responses` (received side), those whose only evidence is verbatim text whose source provenance does not name: from no known session */
+  notNamed?: number
+}
+
+/** ", from 3 sessions of 2 other customers": the named sources only; nothing where no response's source is named. */
+function fromSides(n: ExposureSide, own: string): string {
+  return n.responses - (n.notNamed ?? 0) > 0 ? `, from ${sides(n.ownSessions, n.otherSessions, n.others, own).join(' and from ')}` : ''
+}
+
+/** The received responses whose source is not established: possibly another customer's data, possibly the controller's own, attributed to no one. */
+function notNamedSentence(n: ExposureSide, ownData: string): string {
+  const k = n.notNamed ?? 0
+  if (k === 0) return ''
+  const one = k === 1
+  const who = k === n.responses ? (one ? 'It' : 'All of them') : `${k} of them`
+  return ` ${who} carried verbatim text whose source is not established (the same text in several customers' prompts, or only in answers whose prompts were not logged): ${one ? 'it' : 'they'} may hold another customer's data or ${ownData}, and no customer is named as ${one ? 'its' : 'their'} source.`
 }
 
 /** Log files ingested that no finished scan covered, and their responses. */
@@ -136,7 +152,7 @@ export const EN = {
     leaked: (n: ExposureSide) =>
       `${count(n.responses, 'response')} to other sessions carried data of ${count(n.sessions, 'session')} of this controller's end users (${byEvidence(n, 'its canary marker')}), received in ${sides(n.ownSessions, n.otherSessions, n.others, 'of its own').join(' and in ')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
     received: (n: ExposureSide) =>
-      `${count(n.responses, 'response')} served to this controller's end users carried another session's data (${byEvidence(n, 'a canary marker')}), in ${count(n.sessions, 'session')} of theirs, from ${sides(n.ownSessions, n.otherSessions, n.others, 'of its own').join(' and from ')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
+      `${count(n.responses, 'response')} served to this controller's end users carried another session's data (${byEvidence(n, 'a canary marker')}), in ${count(n.sessions, 'session')} of theirs${fromSides(n, 'of its own')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.${notNamedSentence(n, "this controller's own")}`,
     nothingLeaked: "No response to another session was found carrying this controller's data.",
     nothingReceived: "No response served to this controller's end users was found carrying another session's data.",
   },
@@ -280,7 +296,7 @@ export const EN = {
     leaked: (n: ExposureSide) =>
       `${count(n.responses, 'response')} to other sessions carried data of ${n.sessions} of your sessions (${byEvidence(n, 'your canary marker')}), received in ${sides(n.ownSessions, n.otherSessions, n.others).join(' and in ')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
     received: (n: ExposureSide) =>
-      `${count(n.responses, 'response')} your users received carried another session's data (${byEvidence(n, 'a canary marker')}), in ${n.sessions} of your sessions, from ${sides(n.ownSessions, n.otherSessions, n.others).join(' and from ')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
+      `${count(n.responses, 'response')} your users received carried another session's data (${byEvidence(n, 'a canary marker')}), in ${n.sessions} of your sessions${fromSides(n, 'of yours')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.${notNamedSentence(n, 'your own')}`,
     nothingLeaked: 'No response to another session was found carrying your data.',
     nothingReceived: "No response your users received was found carrying another session's data.",
     identified: (responses: number, logFiles: number, byReference = 0, canaries = true, notScanned: NotScanned = {records: 0, files: 0}) =>
@@ -336,6 +352,9 @@ export const EN = {
       `${count(n, 'response')} ${n === 1 ? 'repeats' : 'repeat'} text found in ${tenants} or more customers' sessions, set aside as boilerplate; review ${n === 1 ? 'it' : 'them'} (crosstalk provenance --boilerplate-tenants N, N above ${tenants}: a what-if that stores nothing) and record the outcome`,
     sourceNotNamed: (n: number) =>
       `${count(n, 'response')} carried verbatim text whose source is not established (the same text in several customers' prompts, or only in answers whose prompts were not logged): ${n === 1 ? 'it counts' : 'they count'} as received, and ${n === 1 ? 'its' : 'their'} possible sources, listed by crosstalk provenance, as possibly exposed, not counted above; establish the source and record the outcome`,
+    /** A processor notice: whether this controller's data was among those possible sources. */
+    possibleSource: (n: number) =>
+      `${count(n, 'response')} in this incident carried verbatim text whose source is not established (the same text in several customers' prompts, or only in answers whose prompts were not logged): whether any of it was your data is not yet established, so your data may have been among its possible sources; we will tell you once the source is established`,
     responsesWithoutText: (n: number) =>
       `${count(n, 'response')} had no response text and ${n === 1 ? 'was' : 'were'} not examined for either canary markers or verbatim text: ingest logs that hold the answers (or the field that holds them: --map response=PATH) and scan again`,
     unreadSources: (names: readonly string[]) =>

@@ -65,6 +65,19 @@ function cotes(sessionsPropres: number, sessionsAutres: number, clients: number,
 }
 
 /** Un côté de l'exposition, par type de preuve : sans registre de canaris, aucun marqueur n'a pu être attribué, et il n'y a pas de nombre de marqueurs à donner. */
+/** « , provenant de 3 sessions de 2 autres clients » : les sources désignées seulement ; rien quand aucune réponse n'a de source désignée. */
+function deCotes(n: ExposureSide, possessif: string): string {
+  return n.responses - (n.notNamed ?? 0) > 0 ? `, provenant ${cotes(n.ownSessions, n.otherSessions, n.others, possessif).map((c) => `de ${c}`).join(' et ')}` : ''
+}
+
+/** Les réponses reçues dont la source n'est pas établie : peut-être les données d'un autre client, peut-être les siennes, attribuées à personne. */
+function sourceNonEtablie(n: ExposureSide, propres: string): string {
+  const k = n.notNamed ?? 0
+  if (k === 0) return ''
+  const qui = k === n.responses ? (un(k) ? 'Elle contenait' : 'Toutes contenaient') : `${k} d'entre elles ${un(k) ? 'contenait' : 'contenaient'}`
+  return ` ${qui} un texte mot pour mot dont la source n'est pas établie (le même texte dans les prompts de plusieurs clients, ou seulement dans des réponses dont les prompts n'ont pas été journalisés) : il peut s'agir des données d'un autre client ou ${propres}, et aucun client n'est désigné comme ${un(k) ? 'sa' : 'leur'} source.`
+}
+
 function parPreuve(n: ExposureSide, marqueur: string): string {
   return n.canaries
     ? `${n.by_canary} avec ${marqueur}, ${n.by_text_only} par texte reproduit seulement`
@@ -116,7 +129,7 @@ export const FR: Phrases = {
     leaked: (n) =>
       `${compte(n.responses, 'réponse adressée', 'réponses adressées')} à d'autres sessions ${un(n.responses) ? 'contenait' : 'contenaient'} des données de ${compte(n.sessions, 'session')} des utilisateurs finaux de ce responsable de traitement (${parPreuve(n, 'son marqueur canari')}), ${un(n.responses) ? 'reçue' : 'reçues'} dans ${cotes(n.ownSessions, n.otherSessions, n.others, 'ses').join(' et dans ')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
     received: (n) =>
-      `${compte(n.responses, 'réponse servie', 'réponses servies')} aux utilisateurs finaux de ce responsable de traitement ${un(n.responses) ? 'contenait' : 'contenaient'} des données d'une autre session (${parPreuve(n, 'un marqueur canari')}), dans ${compte(n.sessions, 'de ses sessions', 'de ses sessions')}, provenant ${cotes(n.ownSessions, n.otherSessions, n.others, 'ses').map((c) => `de ${c}`).join(' et ')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
+      `${compte(n.responses, 'réponse servie', 'réponses servies')} aux utilisateurs finaux de ce responsable de traitement ${un(n.responses) ? 'contenait' : 'contenaient'} des données d'une autre session (${parPreuve(n, 'un marqueur canari')}), dans ${compte(n.sessions, 'de ses sessions', 'de ses sessions')}${deCotes(n, 'ses')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.${sourceNonEtablie(n, 'des siennes')}`,
     nothingLeaked: "Aucune réponse adressée à une autre session ne contenait les données de ce responsable de traitement.",
     nothingReceived: "Aucune réponse servie aux utilisateurs finaux de ce responsable de traitement ne contenait de données d'une autre session.",
   },
@@ -247,7 +260,7 @@ export const FR: Phrases = {
     leaked: (n) =>
       `${compte(n.responses, 'réponse adressée', 'réponses adressées')} à d'autres sessions ${un(n.responses) ? 'contenait' : 'contenaient'} des données de ${n.sessions} de vos sessions (${parPreuve(n, 'votre marqueur canari')}), ${un(n.responses) ? 'reçue' : 'reçues'} dans ${cotes(n.ownSessions, n.otherSessions, n.others).join(' et dans ')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
     received: (n) =>
-      `${compte(n.responses, 'réponse reçue', 'réponses reçues')} par vos utilisateurs ${un(n.responses) ? 'contenait' : 'contenaient'} des données d'une autre session (${parPreuve(n, 'un marqueur canari')}), dans ${n.sessions} de vos sessions, provenant ${cotes(n.ownSessions, n.otherSessions, n.others).map((c) => `de ${c}`).join(' et ')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
+      `${compte(n.responses, 'réponse reçue', 'réponses reçues')} par vos utilisateurs ${un(n.responses) ? 'contenait' : 'contenaient'} des données d'une autre session (${parPreuve(n, 'un marqueur canari')}), dans ${n.sessions} de vos sessions${deCotes(n, 'vos')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.${sourceNonEtablie(n, 'des vôtres')}`,
     nothingLeaked: "Aucune réponse adressée à une autre session ne contenait vos données.",
     nothingReceived: "Aucune réponse reçue par vos utilisateurs ne contenait de données d'une autre session.",
     identified: (responses, logFiles, byReference = 0, canaries = true, notScanned = {records: 0, files: 0}) =>
@@ -300,6 +313,8 @@ export const FR: Phrases = {
       `${compte(n, 'réponse')} ${un(n) ? 'reprend' : 'reprennent'} un texte présent dans les sessions de ${tenants} clients ou plus, ${un(n) ? 'écartée' : 'écartées'} comme texte standard ; ${un(n) ? "l'examiner" : 'les examiner'} (crosstalk provenance --boilerplate-tenants N, N supérieur à ${tenants} : une simulation qui n'enregistre rien) et consigner le résultat`,
     sourceNotNamed: (n) =>
       `${compte(n, 'réponse')} ${un(n) ? 'contenait' : 'contenaient'} un texte mot pour mot dont la source n'est pas établie (le même texte dans les prompts de plusieurs clients, ou seulement dans des réponses dont les prompts n'ont pas été journalisés) : ${un(n) ? 'elle est comptée' : 'elles sont comptées'} comme reçue${un(n) ? '' : 's'}, et ses sources possibles, listées par crosstalk provenance, comme possiblement exposées, non comptées ci-dessus ; établir la source et consigner le résultat`,
+    possibleSource: (n) =>
+      `${compte(n, 'réponse')} de cet incident ${un(n) ? 'contenait' : 'contenaient'} un texte mot pour mot dont la source n'est pas établie (le même texte dans les prompts de plusieurs clients, ou seulement dans des réponses dont les prompts n'ont pas été journalisés) : il n'est pas encore établi si vos données en faisaient partie, elles ont donc pu être parmi ses sources possibles ; nous vous le dirons dès que la source sera établie`,
     responsesWithoutText: (n) =>
       `${compte(n, 'réponse')} sans texte de réponse n'${un(n) ? 'a' : 'ont'} été ${un(n) ? 'examinée' : 'examinées'} ni pour les marqueurs canaris ni pour le texte mot pour mot : ingérer des journaux qui contiennent les réponses (ou indiquer le champ qui les contient : --map response=CHEMIN) et relancer l'analyse`,
     unreadSources: (names) =>

@@ -63,6 +63,8 @@ export const processorNoticeSchema = z.object({
     /** null: the case holds no canary registry (no marker can be attributed), not none */
     by_canary: z.number().int().nullable(),
     verbatim_only_responses: z.number().int(),
+    /** of `responses`, those whose only evidence is verbatim text whose source is not established (ambiguous or unknown): attributed to no customer, possibly the customer's own */
+    source_not_named: z.number().int(),
     sessions: z.array(z.string()),
     from_customers: z.number().int(),
     /** the sessions whose data it was: the customer's own other sessions, and other customers' sessions */
@@ -187,6 +189,10 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
     L.open('investigation', P.open.responsesWithoutText(withoutText), 'Art. 33(2)', 'crosstalk ingest logs PATH --map response=PATH; crosstalk scan')
   }
   if (facts.scope && (facts.scope.contaminated_without_prompt ?? 0) > 0) L.stated('investigation', P.noPromptLogged(facts.scope.contaminated_without_prompt!), ['scan.sightings'])
+  // Verbatim text whose source provenance does not name: any controller may have been its source, none is
+  // named. Each is told it is possible and not established (an open item), as the Article 33 draft does.
+  const notNamed = facts.scope?.exposure.source_not_named ?? 0
+  if (notNamed > 0) L.open('investigation', P.open.possibleSource(notNamed), 'Art. 33(2), 33(4)', 'crosstalk provenance')
   // Deleting what your users received applies where they received something, or where the
   // scan is not complete and nobody can yet say they did not.
   const quarantine = t.received_foreign_responses > 0 ? [L.stated('next', N.quarantine, ['scan.exposure'])] : facts.detection.complete ? [] : [L.stated('next', N.quarantine, ['rule:Art. 5(1)(f)'])]
@@ -226,6 +232,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
       responses: t.received_foreign_responses,
       by_canary: canaries ? t.received_by_canary : null,
       verbatim_only_responses: t.received_by_text_only,
+      source_not_named: t.received_source_not_named,
       sessions: t.receiving_sessions,
       from_customers: t.received_from_tenants,
       from_other_sessions_of_yours: t.source_sessions_same_tenant,

@@ -222,6 +222,8 @@ export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string 
   out.sessions_text = (out.sessions as string[]).join(', ') || P.none
   out.markers_text = (out.markers_truncated as string[]).join(', ') || (n.canary_registry ? P.none : n.language === 'fr' ? 'sans objet : aucun registre de canaris dans le dossier' : 'not applicable: the case holds no canary registry')
   inn.sessions_text = (inn.sessions as string[]).join(', ') || P.none
+  // Received text whose source is not established is counted apart: attributed to no customer (0 renders as a section, so a flag).
+  inn.has_source_not_named = n.you_received_other_data.source_not_named > 0
   if (n.at_risk_responses !== null && (n.at_risk_unknown_records ?? 0) > 0) view.at_risk_responses = escapeMd(P.atRiskWithUndecided(n.at_risk_responses, n.at_risk_unknown_records!))
   // Per customer, the responses that carried only verbatim text: with the marker column they add
   // up to the responses (provenance_responses also counts the ones that carried a marker too).

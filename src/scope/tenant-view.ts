@@ -78,7 +78,8 @@ function labelsOf(received: readonly Row[], leaked: readonly Row[], tenant: stri
   const firstContact = new Map<string, number>()
   for (const r of [...received.map((x) => [x.source_tenant ?? '', x.ts_ms] as const), ...leaked.map((x) => [x.recipient_tenant, x.ts_ms] as const)]) {
     const [other, ms] = r
-    if (other === tenant) continue
+    // '' is a source provenance does not name (ambiguous, unknown): no customer, so no label.
+    if (other === tenant || other === '') continue
     const seen = firstContact.get(other)
     if (seen === undefined || ms < seen) firstContact.set(other, ms)
   }
@@ -143,7 +144,8 @@ function direction(
   const ids = (xs: Row[]) => new Set(xs.map((x) => x.record_id))
   const marked = ids(sightings)
   const seen = minMax(sightings.map((r) => r.ts_ms))
-  const others = [...new Set(rows.map(other))]
+  // A source provenance does not name is no counterpart: which customer (if any) it was is not known.
+  const others = [...new Set(rows.map(other))].filter((o) => o !== '')
   const counterparts = others
     .map((o) => {
       const s = sightings.filter((r) => other(r) === o)
