@@ -75,6 +75,13 @@ export interface ExposureSide {
   notNamed?: number
 }
 
+/** What a processor notice still has to establish, and how it follows (Art. 33(4)). */
+function stillOpen(open: number): string {
+  return open === 0
+    ? 'Nothing recorded for this notice is still open.'
+    : `${count(open, 'point')} ${open === 1 ? 'is' : 'are'} still being established (listed under "Still to be completed"); we will send ${open === 1 ? 'it' : 'each'} in a follow-up notice as soon as it is established.`
+}
+
 /** ", from 3 sessions of 2 other customers": the named sources only; nothing where no response's source is named. */
 function fromSides(n: ExposureSide, own: string): string {
   return n.responses - (n.notNamed ?? 0) > 0 ? `, from ${sides(n.ownSessions, n.otherSessions, n.others, own).join(' and from ')}` : ''
@@ -310,6 +317,14 @@ export const EN = {
         ? `This notice ${state === 'open' ? 'is' : 'was'} due by ${deadline} (the ${hours} hours our contract sets from our awareness)${state === 'late' ? ': it is late' : ''}.`
         : 'This notice is due without undue delay (Art. 33(2)); no contractual period is recorded.',
     sent: (at: string, late: boolean) => `This notice was sent on ${at}${late ? ', after the contractual deadline' : ''}.`,
+    /** Art. 33(4): the phase, and what still follows (`open`: the notice's open items). */
+    phaseInitial: (open: number) =>
+      `This is our initial notice (Art. 33(4): information may be provided in phases). ${stillOpen(open)}`,
+    phaseFollowUp: (previous: {at: string; reference: string; late: boolean} | null, open: number) =>
+      `This notice follows up our initial notice${previous ? ` sent on ${previous.at} (reference ${previous.reference})${previous.late ? ', after the contractual deadline' : ''}` : ''}, with what has been established since (Art. 33(4)). ${stillOpen(open)}`,
+    open: {
+      previousNotice: 'the initial notice to this controller that this follow-up supplements: when it was sent and its reference (no initial notice to it is recorded)',
+    },
   },
 
   // ---- register (Art. 33(5))

@@ -65,6 +65,13 @@ function cotes(sessionsPropres: number, sessionsAutres: number, clients: number,
 }
 
 /** Un côté de l'exposition, par type de preuve : sans registre de canaris, aucun marqueur n'a pu être attribué, et il n'y a pas de nombre de marqueurs à donner. */
+/** Ce qu'une notification au responsable de traitement doit encore établir, et comment cela suivra (art. 33.4). */
+function resteOuvert(n: number): string {
+  return n === 0
+    ? "Aucun point enregistré pour cette notification ne reste ouvert."
+    : `${compte(n, 'point')} ${un(n) ? 'reste' : 'restent'} à établir (${un(n) ? 'listé' : 'listés'} sous « Encore à compléter ») ; nous vous ${un(n) ? 'le' : 'les'} transmettrons dans une notification complémentaire dès ${un(n) ? "qu'il sera établi" : "que chacun sera établi"}.`
+}
+
 /** « , provenant de 3 sessions de 2 autres clients » : les sources désignées seulement ; rien quand aucune réponse n'a de source désignée. */
 function deCotes(n: ExposureSide, possessif: string): string {
   return n.responses - (n.notNamed ?? 0) > 0 ? `, provenant ${cotes(n.ownSessions, n.otherSessions, n.others, possessif).map((c) => `de ${c}`).join(' et ')}` : ''
@@ -273,6 +280,12 @@ export const FR: Phrases = {
         ? `Cette notification ${state === 'open' ? 'est' : 'était'} due au plus tard le ${deadline} (les ${hours} heures prévues par notre contrat à compter de notre prise de connaissance)${state === 'late' ? ' : elle est en retard' : ''}.`
         : 'Cette notification est due dans les meilleurs délais (art. 33.2) ; aucun délai contractuel enregistré.',
     sent: (at, late) => `Cette notification a été envoyée le ${at}${late ? ", après l'échéance contractuelle" : ''}.`,
+    phaseInitial: (open) => `Il s'agit de notre notification initiale (art. 33.4 : les informations peuvent être communiquées de manière échelonnée). ${resteOuvert(open)}`,
+    phaseFollowUp: (previous, open) =>
+      `Cette notification complète notre notification initiale${previous ? ` envoyée le ${previous.at} (référence ${previous.reference})${previous.late ? ", après l'échéance contractuelle" : ''}` : ''}, avec ce qui a été établi depuis (art. 33.4). ${resteOuvert(open)}`,
+    open: {
+      previousNotice: "la notification initiale à ce responsable de traitement que celle-ci complète : date d'envoi et référence (aucune notification initiale à ce client n'est enregistrée)",
+    },
   },
 
   register: {

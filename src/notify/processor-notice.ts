@@ -31,6 +31,12 @@ export const processorNoticeSchema = z.object({
   draft: z.boolean(),
   final: z.boolean(),
   language: z.enum(['en', 'fr']),
+  /** Art. 33(4): initial, or a follow-up adding what was established since (default: follow-up once an initial notice to this controller is recorded) */
+  phase: z.enum(['initial', 'follow-up']),
+  /** the initial notice this one follows up, as recorded (notify record); null for an initial notice, or where none is recorded (then an open item) */
+  previous_notice: z.object({at: z.string(), reference: z.string(), late: z.boolean()}).nullable(),
+  /** the phase in words, and what is still being established and how it will follow */
+  phase_text: z.string(),
   generated_at: z.string(),
   tenant_id: z.string(),
   detection: detectionSchema,
@@ -106,6 +112,7 @@ export function affectedTenants(facts: CaseFacts): string[] {
 export interface BuildNoticeOptions {
   language?: Language
   final?: boolean
+  phase?: 'initial' | 'follow-up'
 }
 
 /**
@@ -139,12 +146,18 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   const controllerClock = facts.clock?.controllers?.find((c) => c.tenant_id === t.tenant_id) ?? null
   const hours = inc?.controller_deadline_hours ?? null
   const sent = facts.notifications.find((n) => n.phase === 'initial' && n.recipient === t.tenant_id)
+  // GDPR Art. 33(4): information may be given in phases. As the Article 33 draft: once the initial
+  // notice to this controller is recorded, a new draft is a follow-up to it (a second "initial"
+  // would say it is the notice already sent).
+  const phase = options.phase ?? (sent ? 'follow-up' : 'initial')
+  if (phase === 'follow-up' && !sent) L.open('phase', N.open.previousNotice, 'Art. 33(2), 33(4)', `crosstalk notify record --recipient ${t.tenant_id} --phase initial --at ISO --reference REF`)
   // Drafted after the contractual deadline and not yet sent, the notice says it is late; a sent one says when in its own line.
+  // A follow-up's deadline and sending were the initial notice's: its phase line says when that one was sent.
   const dueState = sent ? 'sent' : controllerClock?.late === true ? 'late' : 'open'
-  const dueLine = inc
+  const dueLine = inc && phase === 'initial'
     ? L.stated('due', N.due(controllerClock?.deadline ?? null, hours, dueState), hours !== null ? ['incident.aware_at', 'incident.controller_deadline_hours', ...(dueState === 'late' ? (['clock'] as const) : [])] : ['incident.aware_at', 'rule:Art. 33(2)'])
     : null
-  const sentLine = sent ? L.stated('notifications', N.sent(sent.at, sent.late), [`notification#${sent.id}`]) : null
+  const sentLine = sent && phase === 'initial' ? L.stated('notifications', N.sent(sent.at, sent.late), [`notification#${sent.id}`]) : null
 
   const canaries = facts.totals.registry_files > 0
   const happened: string[] = []
@@ -198,12 +211,21 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   const quarantine = t.received_foreign_responses > 0 ? [L.stated('next', N.quarantine, ['scan.exposure'])] : facts.detection.complete ? [] : [L.stated('next', N.quarantine, ['rule:Art. 5(1)(f)'])]
   const steps = [L.stated('next', N.assess, ['rule:EDPB 9/2022']), ...quarantine, L.stated('next', N.contactWanted, ['rule:Art. 33(4)'])]
   if (!inc?.dpo_name && !inc?.dpo_contact) L.open('contact', P.open.contact, 'Art. 33(3)(b)', 'crosstalk incident set --dpo-name ... --dpo-contact ...')
+  // Last, when every open item is known: what is still being established follows in a later phase (Art. 33(4)).
+  const still = L.open_items.length
+  const phaseText =
+    phase === 'initial'
+      ? L.stated('phase', N.phaseInitial(still), ['rule:Art. 33(4)'])
+      : L.stated('phase', N.phaseFollowUp(sent ? {at: sent.at, reference: sent.reference, late: sent.late} : null, still), sent ? [`notification#${sent.id}`] : ['rule:Art. 33(4)'])
   assertGrounded(L.statements)
   return processorNoticeSchema.parse({
     kind: 'processor-notice',
     draft: !(options.final ?? false),
     final: options.final ?? false,
     language,
+    phase,
+    previous_notice: phase === 'follow-up' && sent ? {at: sent.at, reference: sent.reference, late: sent.late} : null,
+    phase_text: phaseText,
     generated_at: facts.generated_at,
     tenant_id: t.tenant_id,
     detection: detectionSummary(facts.detection, language),

@@ -257,7 +257,7 @@ export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string 
   inn.from_customers_text = others(n.you_received_other_data.from_customers)
   return renderTemplate(
     loadTemplate(templateName('processor-notice', n.language)),
-    {...view, ...openBySection(n.open_items, n.language), heading: n.final ? P.final : P.draft, open_all: n.open_items.map((o) => openItemText(o, n.language)), has_open: n.open_items.length > 0},
+    {...view, ...openBySection(n.open_items, n.language), heading: n.final ? P.final : P.draft, phase_label: escapeMd(P.phase[n.phase]), open_all: n.open_items.map((o) => openItemText(o, n.language)), has_open: n.open_items.length > 0},
     missingByName(n.language, n.open_items, {processor: [P.open.processor, P.open.noIncident]}),
   )
 }

@@ -119,7 +119,11 @@ describe('a processor (Art. 33(2))', () => {
     expect(notice.due).toMatchObject({deadline: '2026-10-24T08:00:00.000Z', hours: 24, late: true, text: expect.stringMatching(/due by 2026-10-24T08:00:00.000Z \(the 24 hours our contract sets/)})
     // Not sent and past its deadline, the notice says it is late; one already sent says so in its own line.
     expect(notice.due.text).toBe('This notice was due by 2026-10-24T08:00:00.000Z (the 24 hours our contract sets from our awareness): it is late.')
-    const sentNotice = await runJson<{due: {text: string; sent_text: string}}>(['report', 'processor-notice', '--db', db, '--tenant', 'acme', '--format', 'json'])
+    // Once sent, a new draft is the follow-up (Art. 33(4)); the notice as sent is drafted again with --phase initial.
+    const followUp = await runJson<{phase: string; phase_text: string; due: {text: string | null; sent_text: string | null}}>(['report', 'processor-notice', '--db', db, '--tenant', 'acme', '--format', 'json'])
+    expect(followUp).toMatchObject({phase: 'follow-up', due: {text: null, sent_text: null}})
+    expect(followUp.phase_text).toMatch(/^This notice follows up our initial notice sent on 2026-10-25T08:00:00.000Z \(reference N-1\), after the contractual deadline, with what has been established since/)
+    const sentNotice = await runJson<{due: {text: string; sent_text: string}}>(['report', 'processor-notice', '--db', db, '--tenant', 'acme', '--format', 'json', '--phase', 'initial'])
     expect(sentNotice.due.text).toBe('This notice was due by 2026-10-24T08:00:00.000Z (the 24 hours our contract sets from our awareness).')
     expect(sentNotice.due.sent_text).toBe('This notice was sent on 2026-10-25T08:00:00.000Z, after the contractual deadline.')
     // bad contractual periods are usage errors

@@ -31,13 +31,14 @@ export default class ReportProcessorNotice extends BaseCommand {
     out: Flags.string({description: 'File to write (with --tenant) or folder (with --all).', helpValue: 'PATH'}),
     tenant: Flags.string({description: 'The customer (tenant id) to notify.', exactlyOne: ['tenant', 'all']}),
     all: Flags.boolean({description: 'One notice per affected customer, written into --out DIR.', exactlyOne: ['tenant', 'all']}),
+    phase: Flags.string({description: 'Initial notice or a follow-up (Art. 33(4)). Default: follow-up once an initial notice to that customer is recorded (notify record --recipient TENANT), else initial.', options: ['initial', 'follow-up']}),
   }
 
   public async run(): Promise<ProcessorNoticeResult | ReportWrittenResult | ProcessorNoticesWrittenResult> {
     const {flags} = await this.parse(ReportProcessorNotice)
     const db = this.openCase(flags.db)
     const facts = reportFacts(db, 'report processor-notice', flags['allow-incomplete'], {now: new Date()}, (l) => this.note(this.paint.yellow(l)))
-    const options = {language: (flags.lang ?? 'en') as Language, final: flags.final}
+    const options = {language: (flags.lang ?? 'en') as Language, final: flags.final, phase: flags.phase as 'initial' | 'follow-up' | undefined}
     const render = (n: ProcessorNoticeResult): Promise<string | Buffer> =>
       renderReport(flags.format, n, () => renderProcessorNoticeMarkdown(n), {title: `${n.final ? PHRASES[n.language].final : PHRASES[n.language].draft} - Art. 33(2)`, createdAt: n.generated_at})
     if (flags.all) {

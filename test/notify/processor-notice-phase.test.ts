@@ -1,0 +1,75 @@
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {scanCase} from '../../src/detect/scan-case.js'
+import {buildFacts, loadFactsInputs} from '../../src/notify/facts.js'
+import {openIncident, requireIncident} from '../../src/notify/incident.js'
+import {recordNotification} from '../../src/notify/notifications.js'
+import {buildProcessorNotice} from '../../src/notify/processor-notice.js'
+import {renderProcessorNoticeMarkdown} from '../../src/notify/render-markdown.js'
+import {makeCase, type TestCase} from '../helpers/case-builder.js'
+
+// GDPR Art. 33(4): information may be provided in phases. The processor's notice to a
+// controller (Art. 33(2)) states its phase as the Article 33 draft does: an initial notice says
+// how many points are still being established and that they follow in a follow-up notice; once
+// the initial notice is recorded, a new draft is that follow-up, naming the notice it supplements
+// from the record, never "this notice was sent on ...", which was the initial one.
+
+const A1 = 'CANARY-a1a1a1a1a1a1a1a1a1a1'
+let c: TestCase
+const NOW = new Date('2026-10-23T12:00:00Z')
+
+beforeAll(async () => {
+  c = makeCase()
+  await c.addCanaries([[A1, 'acme', 'acme-s1']])
+  await c.addFile([
+    {request_id: 'r1', ts_ms: Date.parse('2026-10-22T10:05:00Z'), tenant_id: 'acme', session_id: 'acme-s1', request_text: `hello ${A1}`, response_text: 'fine'},
+    {request_id: 'r2', ts_ms: Date.parse('2026-10-22T10:15:00Z'), tenant_id: 'globex', session_id: 'globex-s1', request_text: 'hi', response_text: `Sure ${A1}`},
+  ])
+  scanCase(c.db, {now: new Date('2026-10-23T09:00:00.000Z')})
+  openIncident(c.db, {title: 'Leak', role: 'processor', awareAt: new Date('2026-10-23T08:00:00Z'), now: new Date('2026-10-23T10:00:00Z')})
+}, 60_000)
+afterAll(() => c?.close())
+
+describe('the processor notice states its phase (Art. 33(4))', () => {
+  it('an initial notice: what is still being established, and that it follows in a follow-up notice', () => {
+    const n = buildProcessorNotice(buildFacts(loadFactsInputs(c.db), NOW), 'acme', {language: 'en'})
+    expect(n.phase).toBe('initial')
+    expect(n.previous_notice).toBeNull()
+    const open = n.open_items.length
+    expect(open).toBeGreaterThan(0)
+    expect(n.phase_text).toBe(`This is our initial notice (Art. 33(4): information may be provided in phases). ${open} points are still being established (listed under "Still to be completed"); we will send each in a follow-up notice as soon as it is established.`)
+    expect(n.statements.find((s) => s.section === 'phase')?.rests_on).toEqual(['rule:Art. 33(4)'])
+    const md = renderProcessorNoticeMarkdown(n)
+    expect(md).toContain('| Phase | initial notification (Art. 33(4): information may be provided in phases) |')
+    expect(md).toContain(n.phase_text)
+    const fr = buildProcessorNotice(buildFacts(loadFactsInputs(c.db), NOW), 'acme', {language: 'fr'})
+    expect(fr.phase_text).toMatch(/^Il s'agit de notre notification initiale \(art\. 33\.4 : .*\)\. \d+ points restent à établir \(listés sous « Encore à compléter »\)/)
+    expect(renderProcessorNoticeMarkdown(fr)).toContain('| Phase | notification initiale (art. 33.4')
+  })
+
+  it('asked for a follow-up with no initial notice recorded: the notice it supplements is an open item', () => {
+    const n = buildProcessorNotice(buildFacts(loadFactsInputs(c.db), NOW), 'acme', {language: 'en', phase: 'follow-up'})
+    expect(n.phase).toBe('follow-up')
+    expect(n.previous_notice).toBeNull()
+    expect(n.open_items.find((o) => o.section === 'phase')).toMatchObject({item: expect.stringMatching(/^the initial notice to this controller that this follow-up supplements/), record_with: expect.stringMatching(/^crosstalk notify record --recipient acme --phase initial /)})
+    expect(n.phase_text).toMatch(/^This notice follows up our initial notice, with what has been established since \(Art\. 33\(4\)\)\./)
+  })
+
+  it('once the initial notice is recorded, a new draft is the follow-up, naming it from the record', () => {
+    recordNotification(c.db, requireIncident(c.db), {phase: 'initial', at: new Date('2026-10-23T11:00:00Z'), reference: 'N-1', recipient: 'acme', now: new Date('2026-10-23T11:30:00Z')})
+    const facts = buildFacts(loadFactsInputs(c.db), NOW)
+    const n = buildProcessorNotice(facts, 'acme', {language: 'en'})
+    expect(n.phase).toBe('follow-up')
+    expect(n.previous_notice).toEqual({at: '2026-10-23T11:00:00.000Z', reference: 'N-1', late: false})
+    expect(n.phase_text).toMatch(/^This notice follows up our initial notice sent on 2026-10-23T11:00:00.000Z \(reference N-1\), with what has been established since \(Art\. 33\(4\)\)\. \d+ points are still being established/)
+    expect(n.statements.find((s) => s.section === 'phase')?.rests_on).toEqual([expect.stringMatching(/^notification#\d+$/)])
+    // the initial notice's deadline and sending are not this draft's
+    expect(n.due.text).toBeNull()
+    expect(n.due.sent_text).toBeNull()
+    expect(renderProcessorNoticeMarkdown(n)).toContain('| Phase | follow-up notification (Art. 33(4)')
+    // regenerating the initial notice as sent is still possible
+    const initial = buildProcessorNotice(facts, 'acme', {language: 'en', phase: 'initial'})
+    expect(initial.due.sent_text).toBe('This notice was sent on 2026-10-23T11:00:00.000Z.')
+    // another controller, with no notice recorded, still gets an initial one
+    expect(buildProcessorNotice(facts, 'globex', {language: 'en'}).phase).toBe('initial')
+  })
+})
