@@ -12,8 +12,9 @@ import type {CaseDb} from '../store/open-case.js'
 import {buildArticle33} from './article33.js'
 import type {AssessmentRecord} from './assessment-store.js'
 import type {ClockResult} from './clock.js'
-import {buildFacts, loadFactsInputs, type ReplayFacts} from './facts.js'
+import {buildFacts, loadFactsInputs, type CaseFacts, type ReplayFacts} from './facts.js'
 import type {IncidentRecord} from './incident.js'
+import {buildProcessorNotice} from './processor-notice.js'
 import {buildRegisterEntry} from './register.js'
 import type {OpenItem} from './statements.js'
 
@@ -93,7 +94,7 @@ export interface CaseReportData {
     limit: number
     omitted: number
   }
-  /** the case's open items: the Article 33 draft's (a controller), or the register's and the notices' (a processor) */
+  /** the case's open items: the Article 33 draft's (a controller), or the register's and the customers' notices' (a processor), each once */
   open_items: OpenItem[]
   assessment: AssessmentRecord | null
   /** replay results per target and purpose (never pooled) */
@@ -128,8 +129,10 @@ export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): 
   for (const s of all) byClass[s.class]++
   // The drafts' open items are the report's: a controller's Article 33 draft (which lists the
   // reasons for a delay as an open item when they are missing), or for a processor the
-  // register entry (which lists the controllers not yet notified).
-  const openItems = facts.incident?.role === 'processor' ? buildRegisterEntry(facts).open_items : buildArticle33(facts).open_items
+  // register entry (which lists the controllers not yet notified) and each customer's notice
+  // (what it still owes that customer: its containment, the processor's and the contact's
+  // details, a possible source not yet established), each item once.
+  const openItems = facts.incident?.role === 'processor' ? processorOpenItems(facts) : buildArticle33(facts).open_items
   const replay = facts.replay
   return {
     kind: 'case_report',
@@ -236,3 +239,17 @@ export function caseReportJson(d: CaseReportData) {
   }
 }
 export type CaseReportJson = ReturnType<typeof caseReportJson>
+
+/** A processor's open items: its register entry's, then those of each customer's notice not already listed. */
+function processorOpenItems(facts: CaseFacts): OpenItem[] {
+  const out = [...buildRegisterEntry(facts).open_items]
+  const seen = new Set(out.map((o) => o.item))
+  for (const t of facts.tenants) {
+    for (const o of buildProcessorNotice(facts, t.tenant_id).open_items) {
+      if (seen.has(o.item)) continue
+      seen.add(o.item)
+      out.push(o)
+    }
+  }
+  return out
+}

@@ -1,4 +1,12 @@
+import {execFileSync} from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {renderReport} from '../../src/cli/report-output.js'
+import {renderCaseReportHtml} from '../../src/cli/html/case-report.js'
+import {pdfSafe, renderArticle33Pdf} from '../../src/cli/render-pdf.js'
+import {gatherCaseReport} from '../../src/notify/case-report-data.js'
 import {buildArticle33} from '../../src/notify/article33.js'
 import {buildArticle34} from '../../src/notify/article34.js'
 import {AUTHORITIES} from '../../src/notify/authority-forms.js'
@@ -8,7 +16,8 @@ import {openIncident, updateIncident, type IncidentPatch} from '../../src/notify
 import {LANGUAGES, PHRASES} from '../../src/notify/phrases.js'
 import {buildProcessorNotice} from '../../src/notify/processor-notice.js'
 import {buildRegisterEntry} from '../../src/notify/register.js'
-import {renderArticle33Markdown, renderArticle34Markdown, renderProcessorNoticeMarkdown, renderRegisterMarkdown} from '../../src/notify/render-markdown.js'
+import {openItemText, renderArticle33Markdown, renderArticle34Markdown, renderProcessorNoticeMarkdown, renderRegisterMarkdown} from '../../src/notify/render-markdown.js'
+import type {OpenItem} from '../../src/notify/statements.js'
 import {scanCase} from '../../src/detect/scan-case.js'
 import {makeCase, type TestCase} from '../helpers/case-builder.js'
 
@@ -23,6 +32,7 @@ const A2 = 'CANARY-a2a2a2a2a2a2a2a2a2a2'
 const B1 = 'CANARY-b1b1b1b1b1b1b1b1b1b1'
 
 const cases: TestCase[] = []
+const dbOf = new Map<FactsInputs, TestCase>()
 async function build(kind: 'leak' | 'no-leak' | 'never-scanned', role: 'controller' | 'processor', fields: IncidentPatch = {}): Promise<FactsInputs> {
   const c = makeCase()
   cases.push(c)
@@ -38,7 +48,9 @@ async function build(kind: 'leak' | 'no-leak' | 'never-scanned', role: 'controll
   const now = new Date('2026-10-23T10:00:00.000Z')
   openIncident(c.db, {title: 'Leak', role, awareAt: new Date('2026-10-23T08:00:00Z'), now})
   if (Object.keys(fields).length > 0) updateIncident(c.db, fields, now)
-  return loadFactsInputs(c.db)
+  const inputs = loadFactsInputs(c.db)
+  dbOf.set(inputs, c)
+  return inputs
 }
 
 const NOW = new Date('2026-10-23T12:00:00.000Z')
@@ -89,8 +101,14 @@ interface Rendered {
   name: string
   language: 'en' | 'fr'
   md: string
-  openItems: ReadonlyArray<{item: string}>
+  openItems: ReadonlyArray<OpenItem>
+  /** the JSON form, as `--format json` writes it */
+  json: string
+  /** the PDF form, as `--format pdf` writes it */
+  pdf: () => Promise<Buffer>
 }
+
+const pdfTitle = {title: 'DRAFT', createdAt: '2026-10-23T12:00:00.000Z'}
 
 /** Every document of every case, every authority's form, in both languages. */
 function renderAll(): Rendered[] {
@@ -104,17 +122,17 @@ function renderAll(): Rendered[] {
       for (const [who, f, onBehalfOf] of drafts) {
         for (const authority of AUTHORITIES) {
           const d = buildArticle33(f, {authority, language, onBehalfOf})
-          out.push({name: `${name}${who}: article33 ${authority} ${language}`, language, md: renderArticle33Markdown(d), openItems: d.open_items})
+          out.push({name: `${name}${who}: article33 ${authority} ${language}`, language, md: renderArticle33Markdown(d), openItems: d.open_items, json: JSON.stringify(d, null, 2), pdf: () => renderArticle33Pdf(d)})
         }
         const letter = buildArticle34(f, {language, onBehalfOf})
-        out.push({name: `${name}${who}: article34 ${language}`, language, md: renderArticle34Markdown(letter), openItems: letter.open_items})
+        out.push({name: `${name}${who}: article34 ${language}`, language, md: renderArticle34Markdown(letter), openItems: letter.open_items, json: JSON.stringify(letter, null, 2), pdf: async () => (await renderReport('pdf', letter, () => renderArticle34Markdown(letter), pdfTitle)) as Buffer})
       }
       const register = buildRegisterEntry(facts, {language})
-      out.push({name: `${name}: register ${language}`, language, md: renderRegisterMarkdown(register), openItems: register.open_items})
+      out.push({name: `${name}: register ${language}`, language, md: renderRegisterMarkdown(register), openItems: register.open_items, json: JSON.stringify(register, null, 2), pdf: async () => (await renderReport('pdf', register, () => renderRegisterMarkdown(register), pdfTitle)) as Buffer})
       if (facts.incident?.role === 'processor') {
         for (const t of facts.tenants) {
           const notice = buildProcessorNotice(facts, t.tenant_id, {language})
-          out.push({name: `${name}: processor notice ${t.tenant_id} ${language}`, language, md: renderProcessorNoticeMarkdown(notice), openItems: notice.open_items})
+          out.push({name: `${name}: processor notice ${t.tenant_id} ${language}`, language, md: renderProcessorNoticeMarkdown(notice), openItems: notice.open_items, json: JSON.stringify(notice, null, 2), pdf: async () => (await renderReport('pdf', notice, () => renderProcessorNoticeMarkdown(notice), pdfTitle)) as Buffer})
         }
       }
     }
@@ -127,6 +145,60 @@ describe('every "to be completed" in a document names one of its open items', ()
     const rendered = renderAll()
     expect(documents.some(({inputs}) => buildFacts(inputs, NOW).tenants.length > 0)).toBe(true)
     const problems = rendered.flatMap((r) => unmatched(r.md, r.language, r.openItems).map((g) => `${r.name}: ${g}`))
+    expect([...new Set(problems)]).toEqual([])
+  })
+})
+
+// The same open items in every form a document takes: the Markdown lists each (in its section
+// and in the closing list), the JSON carries each in open_items, the PDF (drawn from the
+// Markdown) shows each, and the case page lists those of the draft it names.
+
+/** Text as a reader gets it from a PDF: words, single spaces. */
+const words = (text: string): string => text.replace(/\s+/g, ' ').trim()
+
+describe('every open item is in every form of its document', () => {
+  it('the Markdown shows each open item of the JSON form, and every gap it shows is one of them', () => {
+    const problems: string[] = []
+    for (const r of renderAll()) {
+      const fromJson = (JSON.parse(r.json) as {open_items: OpenItem[]}).open_items
+      expect(fromJson).toEqual(r.openItems)
+      for (const o of fromJson) if (!r.md.includes(openItemText(o, r.language))) problems.push(`${r.name}: not in the Markdown: ${o.item.slice(0, 100)}`)
+      for (const g of unmatched(r.md, r.language, fromJson)) problems.push(`${r.name}: gap not in the JSON: ${g}`)
+    }
+    expect([...new Set(problems)]).toEqual([])
+  })
+
+  it('the PDF shows each open item, in both languages', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'open-items-pdf-'))
+    const problems: string[] = []
+    // One authority's form per case and language: the PDF is drawn from the same Markdown for each.
+    const sample = renderAll().filter((r) => !/article33 (ico|cnil|dpc) /.test(r.name))
+    let i = 0
+    for (const r of sample) {
+      const file = path.join(dir, `${i++}.pdf`)
+      fs.writeFileSync(file, await r.pdf())
+      const text = words(execFileSync('pdftotext', [file, '-'], {encoding: 'utf8'}))
+      for (const o of r.openItems) {
+        const shown = words(pdfSafe(PHRASES[r.language].toComplete(o.item)))
+        if (!text.includes(shown)) problems.push(`${r.name}: not in the PDF: ${o.item.slice(0, 100)}`)
+      }
+    }
+    fs.rmSync(dir, {recursive: true, force: true})
+    expect([...new Set(problems)]).toEqual([])
+  }, 240_000)
+
+  it('the case page lists each open item of the draft it names', () => {
+    const problems: string[] = []
+    for (const {name, inputs} of documents) {
+      const tc = dbOf.get(inputs)!
+      const data = gatherCaseReport(tc.db, {now: NOW, toolVersion: 'test', showMarker: (m) => m, markersShown: false})
+      const html = renderCaseReportHtml(data).replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')
+      const facts = buildFacts(inputs, NOW)
+      const items: OpenItem[] = facts.incident?.role === 'processor'
+        ? [...buildRegisterEntry(facts).open_items, ...facts.tenants.flatMap((t) => buildProcessorNotice(facts, t.tenant_id, {language: 'en'}).open_items)]
+        : buildArticle33(facts).open_items
+      for (const o of items) if (!html.includes(o.item)) problems.push(`${name}: not on the case page: ${o.item.slice(0, 100)}`)
+    }
     expect([...new Set(problems)]).toEqual([])
   })
 })

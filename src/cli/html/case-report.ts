@@ -356,7 +356,7 @@ function openItemsSection(d: CaseReportData): string {
   const items = d.open_items.map((o) => `<li>${escShown(o.item)} <span class="ref">(${escShown(o.ref)})</span></li>`)
   return `<section id="open-items">
 <h2>Open items</h2>
-<p class="muted">What the case cannot answer yet: each is an open item of the Article 33 draft, for a follow-up notification (Art. 33(4)).</p>
+<p class="muted">What the case cannot answer yet: each is an open item of ${d.incident?.role === 'processor' ? "the register entry or of a customer's notice (Art. 33(2)), for a follow-up notice" : 'the Article 33 draft, for a follow-up notification'} (Art. 33(4)).</p>
 ${items.length > 0 ? `<ol class="items">${items.join('')}</ol>` : '<p>None.</p>'}
 </section>`
 }
