@@ -80,7 +80,9 @@ export function article33View(d: Article33Result): View {
   const view = escapeView(d) as View
   const word = d.final ? P.final : P.draft
   const nature = view.nature as View
-  nature.nodes = d.nature.nodes.map((n) => escapeView({...n, node: n.node === '(unknown)' ? P.unknownNode : n.node}) as View)
+  // First and last are of responses with a marker: a node that served verbatim text only has none, said so (never a gap).
+  const noMarker = fr ? 'aucune avec un marqueur' : 'none with a marker'
+  nature.nodes = d.nature.nodes.map((n) => escapeView({...n, node: n.node === '(unknown)' ? P.unknownNode : n.node, first_seen: n.first_seen ?? noMarker, last_seen: n.last_seen ?? noMarker}) as View)
   // With no canary registry the marker counts are not findings: said as such, never 0.
   if (d.scope && d.scope.registry_files === 0) {
     const scope = view.scope as View

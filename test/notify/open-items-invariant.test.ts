@@ -12,7 +12,8 @@ import {buildArticle34} from '../../src/notify/article34.js'
 import {AUTHORITIES} from '../../src/notify/authority-forms.js'
 import {escapeMd} from '../../src/notify/escape.js'
 import {buildFacts, loadFactsInputs, type CaseFacts, type FactsInputs} from '../../src/notify/facts.js'
-import {openIncident, updateIncident, type IncidentPatch} from '../../src/notify/incident.js'
+import {openIncident, requireIncident, updateIncident, type IncidentPatch} from '../../src/notify/incident.js'
+import {recordNotification} from '../../src/notify/notifications.js'
 import {LANGUAGES, PHRASES} from '../../src/notify/phrases.js'
 import {buildProcessorNotice} from '../../src/notify/processor-notice.js'
 import {buildRegisterEntry} from '../../src/notify/register.js'
@@ -33,7 +34,26 @@ const B1 = 'CANARY-b1b1b1b1b1b1b1b1b1b1'
 
 const cases: TestCase[] = []
 const dbOf = new Map<FactsInputs, TestCase>()
-async function build(kind: 'leak' | 'no-leak' | 'never-scanned', role: 'controller' | 'processor', fields: IncidentPatch = {}): Promise<FactsInputs> {
+/** 40 words no other text holds: the same passage in two customers' prompts makes its source ambiguous. */
+function passage(): string {
+  let x = 12345
+  const out: string[] = []
+  for (let i = 0; i < 40; i++) {
+    let w = ''
+    for (let j = 0; j < 6; j++) w += String.fromCharCode(97 + ((x = (x * 1103515245 + 12345) % 2147483648) % 26))
+    out.push(w)
+  }
+  return out.join(' ')
+}
+
+interface Extra {
+  /** initech receives text both acme and globex had sent: provenance names no source */
+  ambiguous?: boolean
+  /** the initial notice to acme is recorded: its notice is a follow-up (Art. 33(4)) */
+  noticeSent?: boolean
+}
+
+async function build(kind: 'leak' | 'no-leak' | 'never-scanned', role: 'controller' | 'processor', fields: IncidentPatch = {}, extra: Extra = {}): Promise<FactsInputs> {
   const c = makeCase()
   cases.push(c)
   await c.addCanaries([[A1, 'acme', 'acme-s1'], [A2, 'acme', 'acme-s2'], [B1, 'globex', 'globex-s1']])
@@ -43,11 +63,19 @@ async function build(kind: 'leak' | 'no-leak' | 'never-scanned', role: 'controll
     {request_id: 'r2', ts_ms: Date.parse('2026-10-22T10:15:00Z'), tenant_id: 'globex', session_id: 'globex-s1', decode_node: 'n1', prompt_tokens: 100, request_text: 'hi', response_text: leak ? `Sure ${A1} mail bob@example.com` : 'hello'},
     // the same customer's other session receives acme-s2's data
     {request_id: 'r3', ts_ms: Date.parse('2026-10-22T11:15:00Z'), tenant_id: 'acme', session_id: 'acme-s3', decode_node: 'n1', prompt_tokens: 100, request_text: 'hi', response_text: leak ? `Here ${A2}` : 'hello'},
+    ...(extra.ambiguous
+      ? [
+          {request_id: 'p1', ts_ms: Date.parse('2026-10-22T11:20:00Z'), tenant_id: 'acme', session_id: 'acme-s4', decode_node: 'n1', prompt_tokens: 100, request_text: `summarise ${passage()} please`, response_text: 'ok'},
+          {request_id: 'p2', ts_ms: Date.parse('2026-10-22T11:21:00Z'), tenant_id: 'globex', session_id: 'globex-s2', decode_node: 'n1', prompt_tokens: 100, request_text: `read ${passage()} now`, response_text: 'ok'},
+          {request_id: 'p3', ts_ms: Date.parse('2026-10-22T11:25:00Z'), tenant_id: 'initech', session_id: 'initech-s1', decode_node: 'n1', prompt_tokens: 100, request_text: 'hi', response_text: `here ${passage()} end`},
+        ]
+      : []),
   ])
   if (kind !== 'never-scanned') scanCase(c.db, {now: new Date('2026-10-23T09:00:00.000Z')})
   const now = new Date('2026-10-23T10:00:00.000Z')
   openIncident(c.db, {title: 'Leak', role, awareAt: new Date('2026-10-23T08:00:00Z'), now})
   if (Object.keys(fields).length > 0) updateIncident(c.db, fields, now)
+  if (extra.noticeSent) recordNotification(c.db, requireIncident(c.db), {phase: 'initial', at: new Date('2026-10-23T09:30:00Z'), reference: 'N-1', recipient: 'acme', now})
   const inputs = loadFactsInputs(c.db)
   dbOf.set(inputs, c)
   return inputs
@@ -71,6 +99,8 @@ beforeAll(async () => {
   }
   documents.push({name: 'leak controller, many facts', inputs: await build('leak', 'controller', FULL)})
   documents.push({name: 'leak processor, many facts', inputs: await build('leak', 'processor', FULL)})
+  documents.push({name: 'leak processor, a source not established, initial notice to acme sent', inputs: await build('leak', 'processor', {}, {ambiguous: true, noticeSent: true})})
+  documents.push({name: 'leak controller, a source not established', inputs: await build('leak', 'controller', FULL, {ambiguous: true})})
 }, 60_000)
 afterAll(() => {
   for (const c of cases) c.close()
@@ -141,6 +171,14 @@ function renderAll(): Rendered[] {
 }
 
 describe('every "to be completed" in a document names one of its open items', () => {
+  it('covers a source not established and a follow-up notice', () => {
+    const last = documents.find((d) => d.name.startsWith('leak processor, a source not established'))!
+    const facts = buildFacts(last.inputs, NOW)
+    expect(facts.scope?.exposure.source_not_named).toBe(1)
+    expect(buildProcessorNotice(facts, 'acme').phase).toBe('follow-up')
+    expect(buildProcessorNotice(facts, 'initech').you_received_other_data.source_not_named).toBe(1)
+  })
+
   it('holds for every document, every authority form, both languages', () => {
     const rendered = renderAll()
     expect(documents.some(({inputs}) => buildFacts(inputs, NOW).tenants.length > 0)).toBe(true)
