@@ -4,18 +4,19 @@ import {describe, expect, it} from 'vitest'
 import {tempDir} from '../helpers/cli.js'
 import {run} from '../helpers/commands.js'
 
-// A log file that gives no record (here: OTLP spans of the OpenInference convention, which ingest
-// does not read as LLM calls) leaves nothing to examine: no draft may say detection found no leak.
+// A log file that gives no record (here: an OTLP traces export of a web server's spans, no LLM
+// call among them) leaves nothing to examine: no draft may say detection found no leak. (It used
+// OpenInference LLM spans, which the otel format now reads as records.)
 
 const marker = 'CANARY-5555eeee6666ffff'
 
 function otlpLine(): string {
   const attrs = (o: Record<string, string>) => Object.entries(o).map(([key, v]) => ({key, value: {stringValue: v}}))
   const span = {
-    traceId: 'a'.repeat(32), spanId: '1'.repeat(16), name: 'ChatCompletion', kind: 1, startTimeUnixNano: '1793613599000000000', endTimeUnixNano: '1793613600000000000',
-    attributes: attrs({'openinference.span.kind': 'LLM', 'session.id': 'A1', 'input.value': 'hi', 'output.value': `acct ${marker}`}),
+    traceId: 'a'.repeat(32), spanId: '1'.repeat(16), name: 'GET /health', kind: 2, startTimeUnixNano: '1793613599000000000', endTimeUnixNano: '1793613600000000000',
+    attributes: attrs({'http.request.method': 'GET', 'url.path': '/health', 'session.id': 'A1'}),
   }
-  return JSON.stringify({resourceSpans: [{resource: {attributes: attrs({'tenant.id': 'ta'})}, scopeSpans: [{scope: {name: 'openinference.instrumentation.openai'}, spans: [span]}]}]})
+  return JSON.stringify({resourceSpans: [{resource: {attributes: attrs({'tenant.id': 'ta'})}, scopeSpans: [{scope: {name: '@opentelemetry/instrumentation-http'}, spans: [span]}]}]})
 }
 
 describe('a case whose logs gave no response record', () => {

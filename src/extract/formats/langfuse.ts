@@ -33,6 +33,19 @@ import type {AdaptResult, FormatAdapter} from './types.js'
 
 const GENERATION = /^generation$/i
 
+/** Langfuse's observation types besides GENERATION; another (a log's own word) is not repeated in messages. */
+const OTHER_TYPES = new Set(['SPAN', 'EVENT', 'AGENT', 'TOOL', 'CHAIN', 'RETRIEVER', 'EVALUATOR', 'EMBEDDING', 'GUARDRAIL'])
+const observationKind = (type: string): string => (OTHER_TYPES.has(type.toUpperCase()) ? `Langfuse ${type.toUpperCase()}` : 'Langfuse observations of other types')
+
+/** An input or output that holds something: not absent, null, an empty text, or an empty object or list. */
+function holdsValue(v: unknown): boolean {
+  if (v === undefined || v === null) return false
+  if (typeof v === 'string') return v.trim() !== '' && v.trim() !== 'null'
+  if (Array.isArray(v)) return v.length > 0
+  if (isObj(v)) return Object.keys(v).length > 0
+  return true
+}
+
 export const langfuse: FormatAdapter<null> = {
   format: 'langfuse',
   specification:
@@ -55,7 +68,11 @@ export const langfuse: FormatAdapter<null> = {
 
   adapt(value, ctx): AdaptResult {
     if (!isObj(value)) return notAnObject(value)
-    if (typeof value.type === 'string' && !GENERATION.test(value.type)) return {records: [], problems: [], ignored: 1}
+    if (typeof value.type === 'string' && !GENERATION.test(value.type)) {
+      // A SPAN or EVENT with an output may be a model call logged without the GENERATION type; it
+      // is counted, and a file of such observations and no GENERATION is not taken as read.
+      return {records: [], problems: [], ignored: 1, ...(holdsValue(ioValue(value.output)) ? {unread: {[observationKind(value.type)]: 1}} : {})}
+    }
     const notes: string[] = []
     const metadata = parseJsonText(value.metadata)
     const meta: Obj = isObj(metadata) ? metadata : {}

@@ -22,7 +22,9 @@ import type {AdaptedRecord, AdaptResult, CompanionIndex, FormatAdapter, FormatOp
 // and the v1.26–v1.36 forms still emitted):
 //
 //   a GenAI span (gen_ai.operation.name chat / text_completion / generate_content, or a span
-//   with gen_ai.request.model and no other operation) -> one record
+//   with gen_ai.request.model and no other operation), or an OpenInference LLM span
+//   (openinference.span.kind LLM, or llm.input_messages.* / llm.output_messages.* attributes;
+//   https://github.com/Arize-ai/openinference/blob/main/spec/semantic_conventions.md) -> one record
 //   gen_ai.response.id, else spanId          -> request_id
 //   endTimeUnixNano (startTimeUnixNano)      -> ts
 //   gen_ai.conversation.id, else session.id  -> session_id, looked up on the span, then its
@@ -38,8 +40,9 @@ import type {AdaptedRecord, AdaptResult, CompanionIndex, FormatAdapter, FormatOp
 //   server.address[:server.port]             -> decode_node: the address the client called (a
 //                                               load balancer, if there is one; prefill_node stays unknown)
 //   url.path (from url.full)                 -> endpoint
-//   gen_ai.response.model, else gen_ai.request.model -> model
-//   gen_ai.usage.input_tokens / output_tokens (older prompt_tokens / completion_tokens) -> tokens
+//   gen_ai.response.model, else gen_ai.request.model, else llm.model_name -> model
+//   gen_ai.usage.input_tokens / output_tokens (older prompt_tokens / completion_tokens), else
+//     llm.token_count.prompt / completion      -> tokens
 //   content, first found of:
 //     gen_ai.input.messages / gen_ai.output.messages (+ gen_ai.system_instructions), parts
 //       format, as a JSON string or structured, on the span or on a
@@ -50,7 +53,17 @@ import type {AdaptedRecord, AdaptResult, CompanionIndex, FormatAdapter, FormatOp
 //     OTLP log records linked by traceId/spanId with event names gen_ai.system.message,
 //       gen_ai.user.message, gen_ai.assistant.message, gen_ai.tool.message (bodies {content,
 //       tool_calls}) and gen_ai.choice ({index, finish_reason, message}) — what
-//       @opentelemetry/instrumentation-openai and opentelemetry-instrumentation-openai-v2 emit.
+//       @opentelemetry/instrumentation-openai and opentelemetry-instrumentation-openai-v2 emit;
+//     then the Vercel AI SDK's ai.prompt.messages (else ai.prompt) / ai.response.text and
+//       ai.response.toolCalls, on its provider-call spans that carry gen_ai.* metadata;
+//     then OpenInference's llm.input_messages.N.message.* / llm.output_messages.N.message.*
+//       (content, contents.M.message_content.text, tool_calls.J.tool_call.*), else input.value /
+//       output.value (an OpenAI request / chat.completion body where the mime type is
+//       application/json, else plain text).
+//   A span or log record read as no call that carries model texts (input.value, llm.*, ai.prompt,
+//   traceloop.entity.*, GenAI texts of an agent span) is counted as unread, by convention, where
+//   no model call of its trace is among the lines given (a chain wrapping a call read holds that
+//   call's texts): ingest does not take such a file as read (ingest-file.ts).
 //   Log records whose span is not among the spans given still make a record (request id and
 //   time from the events), so a logs file read alone is not lost.
 //
@@ -144,6 +157,46 @@ function isGenAiSpan(attrs: Obj): boolean {
   return typeof attrs['gen_ai.request.model'] === 'string' || 'gen_ai.input.messages' in attrs || 'gen_ai.prompt.0.content' in attrs
 }
 
+/** An OpenInference LLM span (Arize Phoenix and the OpenInference instrumentations): span kind LLM, or its message attributes. */
+function isOpenInferenceLlmSpan(attrs: Obj): boolean {
+  const kind = attrs['openinference.span.kind']
+  if (typeof kind === 'string') return kind.toUpperCase() === 'LLM'
+  for (const k in attrs) if (k.startsWith('llm.input_messages.') || k.startsWith('llm.output_messages.')) return true
+  return false
+}
+
+/** A span this adapter reads as one model call: a GenAI span, or an OpenInference LLM span. */
+function isCallSpan(attrs: Obj): boolean {
+  return isGenAiSpan(attrs) || isOpenInferenceLlmSpan(attrs)
+}
+
+/**
+ * The convention of an item not read as a model call that still carries model input or output
+ * text (a chain, agent, workflow or tool span; a wrapper of the AI SDK's calls; a GenAI agent
+ * span), or null. Such an item is counted, never silently ignored: where no model call of its
+ * trace is read, its texts are not judged anywhere (see unreadItems in adapt).
+ */
+export function unreadConventionOf(attrs: Obj): string | null {
+  let found: string | null = null
+  for (const k in attrs) {
+    const v = attrs[k]
+    if (v === undefined || v === null || v === '') continue
+    const label = CONTENT_KEYS.find(([test]) => test(k))?.[1]
+    if (label === undefined) continue
+    found = label
+    break
+  }
+  return found
+}
+
+/** Attribute keys that hold model input or output text in the LLM conventions a span may use, and the convention's name. */
+const CONTENT_KEYS: ReadonlyArray<readonly [(key: string) => boolean, string]> = [
+  [(k) => k === 'input.value' || k === 'output.value' || /^llm\.(input_messages|output_messages|prompts?|completions?|messages|choices)(\.|$)/.test(k), 'OpenInference'],
+  [(k) => /^ai\.(prompt|response\.(text|object|toolCalls))(\.|$)/.test(k), 'Vercel AI SDK'],
+  [(k) => k === 'traceloop.entity.input' || k === 'traceloop.entity.output', 'Traceloop (OpenLLMetry)'],
+  [(k) => /^gen_ai\.(input\.messages|output\.messages|prompt|completion|system_instructions)(\.|$)/.test(k), 'GenAI'],
+]
+
 /** SPAN_KIND_SERVER, as the enum's number or (some exporters) its name. */
 function isServerSpan(span: Obj): boolean {
   return span.kind === 2 || span.kind === '2' || span.kind === 'SPAN_KIND_SERVER'
@@ -187,11 +240,14 @@ interface LogGroup {
 export interface OtelIndex extends CompanionIndex {
   span(key: string): IndexedSpan | undefined
   logs(key: string): LogGroup | undefined
+  /** Whether a model call of this trace (a span read as one, or GenAI log records) is among the lines given. */
+  hasCall(traceId: unknown): boolean
 }
 
 function newOtelIndex(options: FormatOptions): OtelIndex {
   const spans = new Map<string, IndexedSpan>()
   const groups = new Map<string, LogGroup>()
+  const callTraces = new Set<string>()
   const keep = new Set<string>([...SESSION_KEYS, ...options.tenantAttributes, ...STATUS_KEYS, ...PATH_KEYS])
   const slim = (attrs: Obj): Obj => {
     const out: Obj = {}
@@ -205,13 +261,16 @@ function newOtelIndex(options: FormatOptions): OtelIndex {
         const key = idKey(s.span.traceId, s.span.spanId)
         if (key === null || spans.has(key)) continue
         const parent = idKey(s.span.traceId, s.span.parentSpanId)
-        spans.set(key, {at, parent, genai: isGenAiSpan(s.attrs), server: isServerSpan(s.span), attrs: slim(s.attrs), resource: slim(s.resource)})
+        const call = isCallSpan(s.attrs)
+        if (call) callTraces.add(String(s.span.traceId).toLowerCase())
+        spans.set(key, {at, parent, genai: call, server: isServerSpan(s.span), attrs: slim(s.attrs), resource: slim(s.resource)})
       }
       for (const l of logsOf(value)) {
         const name = eventNameOf(l)
         if (!isGenAiEvent(name)) continue
         const key = idKey(l.record.traceId, l.record.spanId)
         if (key === null) continue
+        callTraces.add(String(l.record.traceId).toLowerCase())
         let g = groups.get(key)
         if (!g) {
           g = {first: {file: at.file, line: at.line, item: l.item}, events: [], resource: slim(l.resource)}
@@ -222,6 +281,7 @@ function newOtelIndex(options: FormatOptions): OtelIndex {
     },
     span: (key) => spans.get(key),
     logs: (key) => groups.get(key),
+    hasCall: (traceId) => typeof traceId === 'string' && traceId !== '' && callTraces.has(traceId.toLowerCase()),
   }
 }
 
@@ -344,6 +404,114 @@ function fromLogEvents(events: readonly IndexedEvent[], into: Content): void {
   if (input.length > 0 && into.input === null && into.promptText === null) into.input = input
   if (choices.length > 0 && into.output === null && into.completionText === null) {
     into.output = choices.sort((a, b) => a.index - b.index).map((c) => c.message)
+  }
+}
+
+/**
+ * OpenInference's flattened messages: `llm.input_messages.N.message.{role, content, name,
+ * tool_call_id}`, `.message.contents.M.message_content.{type, text}` and
+ * `.message.tool_calls.J.tool_call.{id, function.name, function.arguments}`, as OpenAI messages in
+ * the order of N; null where there is none.
+ */
+function openInferenceMessages(attrs: Obj, list: 'llm.input_messages' | 'llm.output_messages'): Obj[] | null {
+  const prefix = `${list}.`
+  const messages = new Map<number, {fields: Obj; parts: Map<number, Obj>; calls: Map<number, Obj>}>()
+  for (const [key, value] of Object.entries(attrs)) {
+    if (!key.startsWith(prefix)) continue
+    const m = /^(\d+)\.message\.(.+)$/.exec(key.slice(prefix.length))
+    if (!m) continue
+    const n = Number(m[1])
+    let entry = messages.get(n)
+    if (!entry) messages.set(n, (entry = {fields: {}, parts: new Map(), calls: new Map()}))
+    const field = m[2]!
+    const part = /^contents\.(\d+)\.message_content\.(.+)$/.exec(field)
+    const call = /^tool_calls\.(\d+)\.tool_call\.(.+)$/.exec(field)
+    const into = part ? entry.parts : call ? entry.calls : null
+    if (into === null) {
+      entry.fields[field] = value
+      continue
+    }
+    const at = Number((part ?? call)![1])
+    const bag = into.get(at) ?? {}
+    bag[(part ?? call)![2]!] = value
+    into.set(at, bag)
+  }
+  if (messages.size === 0) return null
+  const ordered = <T>(m: Map<number, T>): T[] => [...m.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v)
+  return ordered(messages).map(({fields, parts, calls}) => {
+    const msg: Obj = {role: strOrNull(fields.role) ?? (list === 'llm.input_messages' ? 'user' : 'assistant')}
+    const texts = ordered(parts).filter((p) => (p.type === undefined || p.type === 'text') && typeof p.text === 'string').map((p) => ({type: 'text', text: p.text as string}))
+    msg.content = typeof fields.content === 'string' ? fields.content : texts.length > 0 ? texts : null
+    if (typeof fields.name === 'string') msg.name = fields.name
+    if (typeof fields.tool_call_id === 'string') msg.tool_call_id = fields.tool_call_id
+    if (calls.size > 0) {
+      msg.tool_calls = ordered(calls).map((c) => ({id: strOrNull(c.id), type: 'function', function: {name: strOrNull(c['function.name']) ?? '', arguments: argumentsText(c['function.arguments'])}}))
+    }
+    return msg
+  })
+}
+
+const isJsonMime = (v: unknown): boolean => typeof v === 'string' && /^application\/json\b/i.test(v.trim())
+
+/**
+ * OpenInference's `input.value` / `output.value`: with mime type application/json and the body
+ * of an OpenAI chat (or completions) request or response, read as that body; any other value as
+ * plain text (a JSON text that is no such body is still text a marker can be found in).
+ */
+function fromOpenInferenceValues(attrs: Obj, into: Content): void {
+  const input = strOrNull(attrs['input.value'])
+  if (input !== null && into.input === null && into.promptText === null) {
+    const body = isJsonMime(attrs['input.mime_type']) ? parseJsonText(input) : input
+    if (isObj(body) && Array.isArray(body.messages)) into.input = body.messages
+    else if (isObj(body) && typeof body.prompt === 'string') into.promptText = body.prompt
+    else into.promptText = input
+  }
+  const output = strOrNull(attrs['output.value'])
+  if (output !== null && into.output === null && into.completionText === null) {
+    const body = isJsonMime(attrs['output.mime_type']) ? parseJsonText(output) : output
+    const choices = isObj(body) && Array.isArray(body.choices) ? body.choices.filter(isObj) : []
+    const messages = choices.map((c) =>
+      isObj(c.message) ? {...c.message, finish_reason: c.finish_reason ?? null}
+        : {role: 'assistant', content: typeof c.text === 'string' ? c.text : null, finish_reason: c.finish_reason ?? null})
+    if (messages.length > 0) into.output = messages
+    else into.completionText = output
+  }
+}
+
+/** OpenInference LLM spans: the message attributes, else input.value / output.value. */
+function fromOpenInference(attrs: Obj, into: Content): void {
+  const input = openInferenceMessages(attrs, 'llm.input_messages')
+  if (input !== null && into.input === null && into.promptText === null) into.input = input
+  const output = openInferenceMessages(attrs, 'llm.output_messages')
+  if (output !== null && into.output === null && into.completionText === null) into.output = output
+  fromOpenInferenceValues(attrs, into)
+}
+
+/**
+ * The Vercel AI SDK's attributes on its provider-call spans (ai.generateText.doGenerate,
+ * ai.streamText.doStream), which carry gen_ai.* metadata but their texts in ai.*:
+ * ai.prompt.messages (a JSON message list), else ai.prompt (JSON {system, prompt, messages});
+ * ai.response.text and ai.response.toolCalls (JSON [{toolCallId, toolName, args or input}]).
+ */
+function fromVercelAi(attrs: Obj, into: Content): void {
+  if (into.input === null && into.promptText === null) {
+    const messages = parseJsonText(attrs['ai.prompt.messages'])
+    const prompt = parseJsonText(attrs['ai.prompt'])
+    if (Array.isArray(messages)) into.input = messages
+    else if (isObj(prompt)) {
+      const system = typeof prompt.system === 'string' ? [{role: 'system', content: prompt.system}] : []
+      if (Array.isArray(prompt.messages)) into.input = [...system, ...prompt.messages]
+      else if (typeof prompt.prompt === 'string') into.input = [...system, {role: 'user', content: prompt.prompt}]
+    } else if (typeof prompt === 'string' && prompt !== '') into.promptText = prompt
+  }
+  if (into.output === null && into.completionText === null) {
+    const text = strOrNull(attrs['ai.response.text'])
+    const calls = parseJsonText(attrs['ai.response.toolCalls'])
+    const toolCalls = Array.isArray(calls)
+      ? calls.filter(isObj).map((c) => ({id: strOrNull(c.toolCallId), type: 'function', function: {name: strOrNull(c.toolName) ?? '', arguments: argumentsText(c.args ?? c.input)}}))
+      : []
+    if (toolCalls.length > 0) into.output = [{role: 'assistant', content: text, tool_calls: toolCalls}]
+    else if (text !== null) into.completionText = text
   }
 }
 
@@ -489,6 +657,9 @@ function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions, h
   fromIndexedAttributes(attrs, content)
   const group = key === null ? undefined : index.logs(key)
   if (group) fromLogEvents(group.events, content)
+  // The GenAI conventions first; then the texts the AI SDK and OpenInference record instead.
+  fromVercelAi(attrs, content)
+  fromOpenInference(attrs, content)
   if (content.input === null && content.promptText === null && content.output === null && content.completionText === null) {
     notes.push(`no message content on the span or in any log record given (content capture off, or ${OTLP_LOGS_NOT_GIVEN})`)
   }
@@ -501,7 +672,7 @@ function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions, h
   const errorType = strOrNull(attrs['error.type'])
   const error = isError ? (strOrNull(spanStatus.message) ?? errorType ?? 'span status ERROR') : null
   const responseModel = strOrNull(attrs['gen_ai.response.model'])
-  const requestModel = strOrNull(attrs['gen_ai.request.model'])
+  const requestModel = strOrNull(attrs['gen_ai.request.model']) ?? strOrNull(attrs['llm.model_name'])
   const responseId = strOrNull(attrs['gen_ai.response.id'])
   const address = strOrNull(attrs['server.address'])
   const port = intOrNull(attrs['server.port'])
@@ -516,8 +687,8 @@ function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions, h
     model: responseModel ?? requestModel,
     prefill_node: null,
     decode_node: address === null ? null : port === null ? address : `${address}:${port}`,
-    prompt_tokens: intOrNull(attrs['gen_ai.usage.input_tokens'] ?? attrs['gen_ai.usage.prompt_tokens']),
-    completion_tokens: intOrNull(attrs['gen_ai.usage.output_tokens'] ?? attrs['gen_ai.usage.completion_tokens']),
+    prompt_tokens: intOrNull(attrs['gen_ai.usage.input_tokens'] ?? attrs['gen_ai.usage.prompt_tokens'] ?? attrs['llm.token_count.prompt']),
+    completion_tokens: intOrNull(attrs['gen_ai.usage.output_tokens'] ?? attrs['gen_ai.usage.completion_tokens'] ?? attrs['llm.token_count.completion']),
     request: requestBody(content, requestModel),
     response: responseBody(content, {id: responseId, model: responseModel ?? requestModel}, error, errorType, status),
   }
@@ -616,7 +787,7 @@ function sniffOtel(first: readonly unknown[]): SniffResult {
 export const otel: FormatAdapter<OtelIndex> = {
   format: 'otel',
   specification:
-    'OTLP/JSON export requests, one a line (https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding), with the GenAI semantic conventions v1.26-v1.37 (https://opentelemetry.io/docs/specs/semconv/gen-ai/)',
+    'OTLP/JSON export requests, one a line (https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding), with the GenAI semantic conventions v1.26-v1.37 (https://opentelemetry.io/docs/specs/semconv/gen-ai/), and OpenInference LLM spans (https://github.com/Arize-ai/openinference/blob/main/spec/semantic_conventions.md)',
 
   sniff: sniffOtel,
 
@@ -635,9 +806,19 @@ export const otel: FormatAdapter<OtelIndex> = {
     }
     const result: AdaptResult = {records: [], problems: [], ignored: 0}
     const push = (r: AdaptedRecord | LineProblem) => ('record' in r ? result.records.push(r) : result.problems.push(r))
+    // An item not read that carries model texts: a wrapper (chain, agent, workflow) of a model
+    // call read in its trace holds that call's texts, which are judged there; with no such call
+    // among the lines given, its texts are judged nowhere, and it is counted as unread.
+    const ignore = (attrs: Obj, traceId: unknown): void => {
+      result.ignored++
+      const convention = unreadConventionOf(attrs)
+      if (convention === null || index!.hasCall(traceId)) return
+      result.unread ??= {}
+      result.unread[convention] = (result.unread[convention] ?? 0) + 1
+    }
     for (const s of spansOf(value)) {
-      if (!isGenAiSpan(s.attrs)) {
-        result.ignored++
+      if (!isCallSpan(s.attrs)) {
+        ignore(s.attrs, s.span.traceId)
         continue
       }
       push(recordFromSpan(s, index, ctx.options, ctx.at))
@@ -645,7 +826,7 @@ export const otel: FormatAdapter<OtelIndex> = {
     for (const l of logsOf(value)) {
       const name = eventNameOf(l)
       if (!isGenAiEvent(name)) {
-        result.ignored++
+        ignore(l.attrs, l.record.traceId)
         continue
       }
       const key = idKey(l.record.traceId, l.record.spanId)

@@ -61,6 +61,12 @@ export interface AdaptResult {
   problems: LineProblem[]
   /** Items that are not LLM calls (non-GenAI spans, Batch input lines, log records a span already used), counted so a summary can say so. */
   ignored: number
+  /**
+   * Of the ignored items, those that carry model input or output text in a convention this
+   * adapter does not read as a model call, by convention (e.g. {"OpenInference": 3}): their texts
+   * may be judged nowhere, so a file cannot pass as read on them (ingest-file.ts, unreadItemsOf).
+   */
+  unread?: Record<string, number>
 }
 
 /** Where a line is, so a companion index can tell the first occurrence of something from a repeat. */
