@@ -365,7 +365,7 @@ LINE_FIELDS = ["file_idx", "ord", "line_no", "item", "offset", "length", "crc", 
 # What each shard's extract says of it, carried into the manifest as is (src/scale/extract-shard.ts, ShardFacts).
 SHARD_FACTS = [
     "uri", "sha256", "size", "compression", "content_sha256", "content_size", "log_format", "format_reason", "parse_spec", "lines", "blank_lines",
-    "bom", "bad_lines", "ignored_items", "record_notes", "unread", "first_bad", "extract_scheme", "unconventional_sha256",
+    "bom", "bad_lines", "ignored_items", "unread_conventions", "record_notes", "unread", "first_bad", "extract_scheme", "unconventional_sha256",
 ]
 
 

@@ -55,7 +55,7 @@ export interface DecodedRecord {
 export type DecodedLine =
   | {kind: 'blank'}
   | {kind: 'bad'; reason: string}
-  | {kind: 'items'; records: DecodedRecord[]; problems: LineProblem[]; ignored: number}
+  | {kind: 'items'; records: DecodedRecord[]; problems: LineProblem[]; ignored: number; unread?: Record<string, number>}
 
 export function decodeLine(bytes: Buffer, decoder: LineDecoder, index: CompanionIndex | null, at: LinePosition): DecodedLine {
   const json = readLineJson(bytes)
@@ -71,7 +71,7 @@ export function decodeLine(bytes: Buffer, decoder: LineDecoder, index: Companion
 /** A parsed line's value through the adapter, the zone rule and the native checks. */
 export function decodeValue(
   value: unknown, decoder: LineDecoder, index: CompanionIndex | null, at: LinePosition,
-): {records: DecodedRecord[]; problems: LineProblem[]; ignored: number} {
+): {records: DecodedRecord[]; problems: LineProblem[]; ignored: number; unread?: Record<string, number>} {
   if (decoder.plainNative) {
     const notes: string[] = []
     const one = toRow(value, 0, decoder, notes)
@@ -86,7 +86,7 @@ export function decodeValue(
     if ('row' in one) records.push({item: r.item, row: one.row, notes, companions: r.companions ?? []})
     else problems.push({item: r.item, reason: one.bad})
   }
-  return {records, problems, ignored: adapted.ignored}
+  return {records, problems, ignored: adapted.ignored, ...(adapted.unread ? {unread: adapted.unread} : {})}
 }
 
 function toRow(value: unknown, _item: number, decoder: LineDecoder, notes: string[], bodies?: DecodedBodies): {row: RecordRow} | {bad: string} {

@@ -468,13 +468,19 @@ function startsAsWrappedJson(path: string): boolean {
 }
 
 /** What refusal() needs of a file's counts (after duplicates are decided). */
-export type RefusalCounts = Pick<FileSummaryCounts, 'records' | 'duplicates' | 'bad_lines' | 'ignored_items' | 'error_records' | 'no_response' | 'no_response_text' | 'notes'>
+export type RefusalCounts = Pick<FileSummaryCounts, 'records' | 'duplicates' | 'bad_lines' | 'ignored_items' | 'error_records' | 'no_response' | 'no_response_text' | 'notes'> & Partial<Pick<FileSummaryCounts, 'unread_items'>>
 
 /** refusal() from what a read of the file counted (the quick verdict's pass counts the same, and a Spark job's findings). */
 export function refusalOf(format: LogFormat, c: RefusalCounts, firstBad: Streamed['firstBad'], unread: string | null = null, wrappedJson = false): {reason: string; fix: string} | null {
   // A compressed stream damaged before its first line: nothing in it was read, so nothing in it was judged.
   if (unread !== null && c.records + c.duplicates + c.bad_lines === 0) return {reason: `nothing in it could be read (${unread})`, fix: DAMAGED_FIX}
   const formatFix = format === 'native' ? `--log-format (otel, langfuse, litellm, openai-batch) or --map FIELD=PATH` : `--log-format, or --map FIELD=PATH`
+  // No model call read, but items that carry model texts in a convention not read: the file is
+  // not a companion of calls read elsewhere (those items are not counted), and its texts would be judged nowhere.
+  const items = unreadItemsPhrase(c.unread_items ?? {})
+  if (c.records + c.duplicates === 0 && items !== null) {
+    return {reason: `no model call in it could be read as ${format}, but ${items}`, fix: unreadItemsFix(format)}
+  }
   // A companion file: its items were read into other files' records (a Batch input file, an OTLP
   // logs file whose log records joined their spans), so a few bad items among them are quarantined
   // like any file's, not taken for a wrong format.
@@ -515,12 +521,44 @@ export function refusalOf(format: LogFormat, c: RefusalCounts, firstBad: Streame
   return null
 }
 
-/** What a file's counts need to be said as its notes. */
-export type NoteCounts = Pick<FileSummaryCounts, 'bom' | 'lines' | 'notes' | 'records' | 'no_request_text' | 'no_response_text' | 'no_response' | 'error_records'>
+/**
+ * Ignored items that carry model texts (AdaptResult.unread) in a phrase, e.g. "2 items that are
+ * no model call crosstalk reads carry model input or output text (OpenInference: 2)"; null for none.
+ */
+export function unreadItemsPhrase(items: Readonly<Record<string, number>>): string | null {
+  const entries = Object.entries(items).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+  const n = entries.reduce((a, [, k]) => a + k, 0)
+  if (n === 0) return null
+  return `${count(n, 'item')} that ${n === 1 ? 'is' : 'are'} no model call crosstalk reads ${n === 1 ? 'carries' : 'carry'} model input or output text, not read by this release (${entries.map(([what, k]) => `${what}: ${k}`).join(', ')})`
+}
 
-/** The notes a complete file is stored with (ingest, and a Spark job's findings brought in). */
-export function fileNotes(c: NoteCounts, unread: string | null): string[] {
+function unreadItemsFix(format: LogFormat): string {
+  const dismiss = 'or, once their texts are judged by other means, crosstalk ingest dismiss PATH --reason "..."'
+  if (format === 'langfuse') return `export the GENERATION observations of the same traces and ingest them (a model call logged as a SPAN or EVENT is not read), ${dismiss}`
+  if (format === 'otel') return `give the file holding the model-call spans of the same traces (GenAI or OpenInference LLM spans), or --log-format if the file is not otel; ${dismiss}`
+  return `--log-format, ${dismiss}`
+}
+
+/**
+ * What a file kept (records read) leaves unread: the stream's own (a damaged gzip), and, in OTLP,
+ * the items that carry model texts of traces no model call read belongs to (otel.ts counts only
+ * those): their texts are judged nowhere, so the file is not read whole and no gate passes on it.
+ * Langfuse's SPANs with an output beside GENERATIONs are chains wrapping them: a note (fileNotes).
+ */
+export function fileUnread(format: LogFormat, c: Partial<Pick<FileSummaryCounts, 'unread_items'>>, streamed: string | null): string | null {
+  const items = format === 'otel' ? unreadItemsPhrase(c.unread_items ?? {}) : null
+  const own = items === null ? null : `${items}, in traces none of whose model calls was read`
+  return streamed !== null && own !== null ? `${streamed}; ${own}` : (streamed ?? own)
+}
+
+/** What a file's counts need to be said as its notes. */
+export type NoteCounts = Pick<FileSummaryCounts, 'bom' | 'lines' | 'notes' | 'records' | 'no_request_text' | 'no_response_text' | 'no_response' | 'error_records'> & Partial<Pick<FileSummaryCounts, 'unread_items'>>
+
+/** The notes a complete file is stored with (ingest, and a Spark job's findings brought in); `unread` as fileUnread gives it. */
+export function fileNotes(c: NoteCounts, unread: string | null, format?: LogFormat): string[] {
   const notes: string[] = []
+  const items = format === 'langfuse' ? unreadItemsPhrase(c.unread_items ?? {}) : null
+  if (items !== null) notes.push(`${items}: taken for chains or spans wrapping the GENERATIONs read, whose texts are judged there`)
   if (c.bom) notes.push('UTF-8 byte-order mark at the start of the file skipped')
   // A stream damaged before its first line is not an empty file: the unread note says what happened.
   if (c.lines === 0 && !unread) notes.push('empty file: no lines')
@@ -538,7 +576,8 @@ export function fileNotes(c: NoteCounts, unread: string | null): string[] {
 export function finishFile(ctx: IngestContext, f: PreparedFile, s: Streamed): IngestFileSummary {
   const {db} = ctx
   const c = s.counts
-  const notes = fileNotes(c, s.unread)
+  const unread = fileUnread(f.how.format, c, s.unread)
+  const notes = fileNotes(c, unread, f.how.format)
   if (f.gzip && ctx.evidence === 'reference') notes.unshift(GZIP_COPIED)
   if (otherFileWithSha256(db, s.sha256, f.fileId)) {
     // Cannot happen (no complete file of this size held these bytes when the pass began), unless another process ingested it meanwhile.
@@ -551,10 +590,10 @@ export function finishFile(ctx: IngestContext, f: PreparedFile, s: Streamed): In
   completeLogFile(db, f.fileId, {
     completedAt: ctx.now().toISOString(), sha256: s.sha256, size: f.size, contentSha256: s.contentSha256, contentSize: s.contentSize,
     firstTs, lastTs, notes, extractScheme: EXTRACT_SCHEME, unconventionalSha256: ctx.unconventionalSha256,
-    noRequestText: c.no_request_text, noResponseText: c.no_response_text, errorRecords: c.error_records, ignoredItems: c.ignored_items, unread: s.unread,
+    noRequestText: c.no_request_text, noResponseText: c.no_response_text, errorRecords: c.error_records, ignoredItems: c.ignored_items, unread,
     missing: s.missing,
   })
-  return {...summaryBase(f, s.sha256, c), status: 'ingested', first_ts: firstTs, last_ts: lastTs, unread: s.unread, notes}
+  return {...summaryBase(f, s.sha256, c), status: 'ingested', first_ts: firstTs, last_ts: lastTs, unread, notes}
 }
 
 /** A file refused after reading: its rows go, the summary says why. */

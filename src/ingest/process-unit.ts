@@ -72,6 +72,8 @@ export interface UnitResult {
   blank: number
   /** Items that are not model calls (non-GenAI spans, Batch input lines, Langfuse spans). */
   ignored: number
+  /** Of those, the ones that carry model texts in a convention not read, by convention (AdaptResult.unread). */
+  unread: Record<string, number>
   /** The file's first line started with a UTF-8 byte-order mark (skipped). */
   bom: boolean
   items: Array<RecordItem | BadItem>
@@ -103,7 +105,7 @@ export function decoderFor(spec: string): LineDecoder {
 export type RecordTextsHook = (item: RecordItem, texts: {request_text: string | null; response_text: string | null}) => void
 
 export function processUnit(task: UnitTask, unconventional?: UnconventionalSet, index: CompanionIndex | null = null, onTexts?: RecordTextsHook): UnitResult {
-  const result: UnitResult = {seq: task.seq, bytes: task.bytes.byteLength, lines: 0, blank: 0, ignored: 0, bom: false, items: [], notes: {}, fp: new Uint32Array(0)}
+  const result: UnitResult = {seq: task.seq, bytes: task.bytes.byteLength, lines: 0, blank: 0, ignored: 0, unread: {}, bom: false, items: [], notes: {}, fp: new Uint32Array(0)}
   fpBuf.length = 0
   const note = noteCounter(result.notes)
   // Plain native lines' bodies are read by the addon where it is built (native-ingest.ts).
@@ -178,10 +180,10 @@ export interface LineClaims {
  */
 export function walkUnit(
   task: UnitTask, index: CompanionIndex | null, withCrc: boolean, sink: UnitSink, claims?: LineClaims, bodies?: NativeIngestLines,
-): {lines: number; blank: number; ignored: number; bom: boolean} {
+): {lines: number; blank: number; ignored: number; unread: Record<string, number>; bom: boolean} {
   const decoder = decoderFor(task.spec)
   const bytes = Buffer.from(task.bytes.buffer, task.bytes.byteOffset, task.bytes.byteLength)
-  const counts = {lines: 0, blank: 0, ignored: 0, bom: false}
+  const counts = {lines: 0, blank: 0, ignored: 0, unread: {} as Record<string, number>, bom: false}
   let lineNo = task.firstLineNo
   for (let s = 0; s < bytes.length; lineNo++) {
     let e = bytes.indexOf(10, s)
@@ -225,6 +227,7 @@ export function walkUnit(
       continue
     }
     counts.ignored += decoded.ignored
+    for (const [convention, n] of Object.entries(decoded.unread ?? {})) counts.unread[convention] = (counts.unread[convention] ?? 0) + n
     for (const p of decoded.problems) sink.bad(lineNo, p.item, offset, line, p.reason, true)
     for (const r of decoded.records) sink.record(lineNo, offset, line, crc, r)
   }

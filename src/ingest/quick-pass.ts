@@ -1,6 +1,6 @@
 import type {LogFormat} from '../extract/formats/index.js'
 import {DamagedStreamError} from './gunzip-recover.js'
-import {IngestInterrupted, refusalOf, UNIT_BYTES, UNIT_SLACK, type IngestProgress, type Streamed} from './ingest-file.js'
+import {fileUnread, IngestInterrupted, refusalOf, UNIT_BYTES, UNIT_SLACK, type IngestProgress, type Streamed} from './ingest-file.js'
 import {PairSet} from './pair-set.js'
 import type {ParsePool} from './parse-pool.js'
 import type {QuickRecord, QuickUnitResult} from './quick-unit.js'
@@ -190,7 +190,8 @@ async function passFiles(files: readonly QuickPassFile[], pool: ParsePool, optio
       return null
     }
     inputBytesBefore += f.size
-    out.push({path: f.path, counts, unread, refused: refusalOf(f.format, counts, firstBad, unread) !== null})
+    // What ingest will store as unread, and whether it will refuse the file: the same rules (ingest-file.ts).
+    out.push({path: f.path, counts, unread: fileUnread(f.format, counts, unread), refused: refusalOf(f.format, counts, firstBad, unread) !== null})
   }
   return {files: out, marked}
 }

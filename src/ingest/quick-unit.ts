@@ -42,7 +42,7 @@ export interface QuickMarked extends QuickRecord {
 }
 
 /** What a unit's quick result says of the unit itself, as ingest's result says it (process-unit.ts). */
-export interface QuickUnitResult extends Pick<UnitResult, 'seq' | 'bytes' | 'lines' | 'blank' | 'ignored' | 'bom' | 'notes'> {
+export interface QuickUnitResult extends Pick<UnitResult, 'seq' | 'bytes' | 'lines' | 'blank' | 'ignored' | 'unread' | 'bom' | 'notes'> {
   /** Bad lines and bad items of lines, and the first of them. */
   bad: number
   firstBad: {line: number; reason: string} | null
@@ -91,7 +91,7 @@ const columns = new Columns()
 
 export function quickUnit(task: QuickUnitTask, unconventional?: UnconventionalSet): QuickUnitResult {
   const result: QuickUnitResult = {
-    seq: task.seq, bytes: task.bytes.byteLength, lines: 0, blank: 0, ignored: 0, bom: false, notes: {}, bad: 0, firstBad: null,
+    seq: task.seq, bytes: task.bytes.byteLength, lines: 0, blank: 0, ignored: 0, unread: {}, bom: false, notes: {}, bad: 0, firstBad: null,
     pairs: new Uint32Array(0), flags: new Uint8Array(0), ts: new Float64Array(0), marked: [],
   }
   const note = noteCounter(result.notes)
@@ -103,7 +103,7 @@ export function quickUnit(task: QuickUnitTask, unconventional?: UnconventionalSe
     // and marked records; anything else (a bug) is never trusted: the unit is read again, in
     // TypeScript alone.
     if (walked && claims.allTaken()) return finish(task, result)
-    Object.assign(result, {lines: 0, blank: 0, ignored: 0, bom: false, notes: {}, bad: 0, firstBad: null, marked: []})
+    Object.assign(result, {lines: 0, blank: 0, ignored: 0, unread: {}, bom: false, notes: {}, bad: 0, firstBad: null, marked: []})
     columns.length = 0
   }
   walkQuick(task, unconventional, result, noteCounter(result.notes))

@@ -29,6 +29,8 @@ export interface FileSummaryCounts {
   no_response: number
   error_records: number
   ignored_items: number
+  /** ignored items that carry model texts in a convention not read (convention -> items) */
+  unread_items: Record<string, number>
   /** what records lacked (note -> records) */
   notes: Record<string, number>
 }
@@ -36,15 +38,16 @@ export interface FileSummaryCounts {
 export function emptyCounts(): FileSummaryCounts {
   return {
     lines: 0, records: 0, duplicates: 0, bad_lines: 0, blank_lines: 0, first_ms: Infinity, last_ms: -Infinity, bom: false,
-    no_request_text: 0, no_response_text: 0, no_response: 0, error_records: 0, ignored_items: 0, notes: {},
+    no_request_text: 0, no_response_text: 0, no_response: 0, error_records: 0, ignored_items: 0, unread_items: {}, notes: {},
   }
 }
 
 /** A unit's own counts (lines, blanks, ignored items, the byte-order mark, notes): before its items. */
-export function tallyUnit(c: FileSummaryCounts, r: Pick<UnitResult, 'lines' | 'blank' | 'ignored' | 'bom' | 'notes'>): void {
+export function tallyUnit(c: FileSummaryCounts, r: Pick<UnitResult, 'lines' | 'blank' | 'ignored' | 'unread' | 'bom' | 'notes'>): void {
   c.lines += r.lines
   c.blank_lines += r.blank
   c.ignored_items += r.ignored
+  for (const [convention, n] of Object.entries(r.unread)) c.unread_items[convention] = (c.unread_items[convention] ?? 0) + n
   if (r.bom) c.bom = true
   for (const [note, n] of Object.entries(r.notes)) c.notes[note] = (c.notes[note] ?? 0) + n
 }

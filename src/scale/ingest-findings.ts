@@ -8,7 +8,7 @@ import {SIGHTING_RULES} from '../extract/markers.js'
 import type {LogFormat} from '../extract/formats/index.js'
 import {lineDecoder, type LineDecoder} from '../extract/line-decoder.js'
 import {decodeParseSpec} from '../extract/parse-spec.js'
-import {fileNotes, refusalOf} from '../ingest/ingest-file.js'
+import {fileNotes, fileUnread, refusalOf} from '../ingest/ingest-file.js'
 import {claimIngest, releaseIngest} from '../ingest/ingest-lock.js'
 import {countCanaries} from '../store/canaries.js'
 import {piiFindingWriter, provenanceWriter, sightingInserter} from '../store/findings.js'
@@ -158,7 +158,7 @@ async function bringIn(db: CaseDb, options: IngestFindingsOptions): Promise<Inge
   }
   // A shard ingest would refuse (nothing in it readable, or no answer decoded to text) is refused here too: its findings would rest on nothing.
   const refused = shards.flatMap((s) => {
-    const why = refusalOf(s.log_format, {...s, notes: Object.fromEntries(s.record_notes)}, s.first_bad)
+    const why = refusalOf(s.log_format, {...s, notes: Object.fromEntries(s.record_notes), unread_items: Object.fromEntries(s.unread_conventions ?? [])}, s.first_bad)
     return why ? [`${s.uri}: ${why.reason}; to fix: ${why.fix}`] : []
   })
   if (refused.length > 0) throw new InputError(`${refused.join('; ')}; nothing was brought in: run the job again with the fix`, 'E_REFUSED')
@@ -232,15 +232,16 @@ async function bringIn(db: CaseDb, options: IngestFindingsOptions): Promise<Inge
     // Files first, in the job's reading order (record ids then follow ingest's order), each with its blocks.
     for (const s of shards) {
       const path = shardPath(s.uri, options.rewrites)
+      const unread = fileUnread(s.log_format, {unread_items: Object.fromEntries(s.unread_conventions ?? [])}, s.unread)
       const fileId = insertReferenceFile(db, {
         path, name: basename(path), absPath: resolve(path), uri: s.uri, sha256: s.sha256, size: s.size, compression: s.compression,
         logFormat: s.log_format, formatReason: s.format_reason, parseSpec: s.parse_spec, source: manifest.source, at,
         contentSha256: s.content_sha256, contentSize: s.content_size, lines: s.lines, blankLines: s.blank_lines, records: s.records,
         duplicates: s.duplicates, badLines: s.bad_lines, firstTs: s.first_ms === null ? null : new Date(s.first_ms).toISOString(),
         lastTs: s.last_ms === null ? null : new Date(s.last_ms).toISOString(),
-        notes: fileNotes({...s, notes: Object.fromEntries(s.record_notes)}, s.unread), extractScheme: s.extract_scheme,
+        notes: fileNotes({...s, notes: Object.fromEntries(s.record_notes), unread_items: Object.fromEntries(s.unread_conventions ?? [])}, unread, s.log_format), extractScheme: s.extract_scheme,
         unconventionalSha256: s.unconventional_sha256, noRequestText: s.no_request_text, noResponseText: s.no_response_text,
-        errorRecords: s.error_records, ignoredItems: s.ignored_items, unread: s.unread,
+        errorRecords: s.error_records, ignoredItems: s.ignored_items, unread,
       })
       fileIdOf.set(s.file_idx, fileId)
       result.files++
