@@ -174,4 +174,16 @@ describe('companion files are still not refused', () => {
     const status = await runJson<{unread_sources: unknown[]}>(['status', '--db', db])
     expect(status.unread_sources).toEqual([])
   }, 60_000)
+
+  it('an OpenAI Batch input file read with its output file is ingested, not refused', async () => {
+    const dir = tempDir()
+    const fixture = (name: string) => join(ROOT, 'test/fixtures/formats', name)
+    const r = await runJson<{per_file: Array<{path: string; status: string; records: number; ignored_items: number; unread: string | null}>}>([
+      'ingest', 'logs', fixture('openai-batch-input.jsonl'), fixture('openai-batch-output.jsonl'), '--log-format', 'openai-batch',
+      '--custom-id-pattern', '^(?<tenant>[^:]+):(?<session>[^:]+):', '--batch-ts', '2024-03-26T18:00:00Z', '--db', join(dir, 'case.db'), '--json',
+    ])
+    const input = r.per_file.find((f) => f.path.endsWith('openai-batch-input.jsonl'))!
+    expect(input).toMatchObject({status: 'ingested', records: 0, ignored_items: 3, unread: null})
+    expect(r.per_file.find((f) => f.path.endsWith('openai-batch-output.jsonl'))).toMatchObject({status: 'ingested'})
+  }, 60_000)
 })
