@@ -55,7 +55,8 @@ import type {AdaptedRecord, AdaptResult, CompanionIndex, FormatAdapter, FormatOp
 //       tool_calls}) and gen_ai.choice ({index, finish_reason, message}) — what
 //       @opentelemetry/instrumentation-openai and opentelemetry-instrumentation-openai-v2 emit;
 //     then the Vercel AI SDK's ai.prompt.messages (else ai.prompt) / ai.response.text and
-//       ai.response.toolCalls, on its provider-call spans that carry gen_ai.* metadata;
+//       ai.response.toolCalls, on its provider-call spans (gen_ai.* metadata, or ai.operationId
+//       ai.*.doGenerate / ai.*.doStream: model ai.model.id, tokens ai.usage.*);
 //     then OpenInference's llm.input_messages.N.message.* / llm.output_messages.N.message.*
 //       (content, contents.M.message_content.text, tool_calls.J.tool_call.*), else input.value /
 //       output.value (an OpenAI request / chat.completion body where the mime type is
@@ -165,9 +166,18 @@ function isOpenInferenceLlmSpan(attrs: Obj): boolean {
   return false
 }
 
-/** A span this adapter reads as one model call: a GenAI span, or an OpenInference LLM span. */
+/**
+ * The Vercel AI SDK's provider-call span (ai.generateText.doGenerate, ai.streamText.doStream, ...),
+ * by its ai.operationId: the SDK's releases before the gen_ai.* attributes wrote only ai.*.
+ */
+function isVercelCallSpan(attrs: Obj): boolean {
+  const op = attrs['ai.operationId']
+  return typeof op === 'string' && /^ai\.\w+\.do(Generate|Stream)$/.test(op)
+}
+
+/** A span this adapter reads as one model call: a GenAI span, an OpenInference LLM span, or an AI SDK provider call. */
 function isCallSpan(attrs: Obj): boolean {
-  return isGenAiSpan(attrs) || isOpenInferenceLlmSpan(attrs)
+  return isGenAiSpan(attrs) || isOpenInferenceLlmSpan(attrs) || isVercelCallSpan(attrs)
 }
 
 /**
@@ -672,7 +682,7 @@ function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions, h
   const errorType = strOrNull(attrs['error.type'])
   const error = isError ? (strOrNull(spanStatus.message) ?? errorType ?? 'span status ERROR') : null
   const responseModel = strOrNull(attrs['gen_ai.response.model'])
-  const requestModel = strOrNull(attrs['gen_ai.request.model']) ?? strOrNull(attrs['llm.model_name'])
+  const requestModel = strOrNull(attrs['gen_ai.request.model']) ?? strOrNull(attrs['llm.model_name']) ?? strOrNull(attrs['ai.model.id'])
   const responseId = strOrNull(attrs['gen_ai.response.id'])
   const address = strOrNull(attrs['server.address'])
   const port = intOrNull(attrs['server.port'])
@@ -687,8 +697,8 @@ function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions, h
     model: responseModel ?? requestModel,
     prefill_node: null,
     decode_node: address === null ? null : port === null ? address : `${address}:${port}`,
-    prompt_tokens: intOrNull(attrs['gen_ai.usage.input_tokens'] ?? attrs['gen_ai.usage.prompt_tokens'] ?? attrs['llm.token_count.prompt']),
-    completion_tokens: intOrNull(attrs['gen_ai.usage.output_tokens'] ?? attrs['gen_ai.usage.completion_tokens'] ?? attrs['llm.token_count.completion']),
+    prompt_tokens: intOrNull(attrs['gen_ai.usage.input_tokens'] ?? attrs['gen_ai.usage.prompt_tokens'] ?? attrs['llm.token_count.prompt'] ?? attrs['ai.usage.promptTokens'] ?? attrs['ai.usage.inputTokens']),
+    completion_tokens: intOrNull(attrs['gen_ai.usage.output_tokens'] ?? attrs['gen_ai.usage.completion_tokens'] ?? attrs['llm.token_count.completion'] ?? attrs['ai.usage.completionTokens'] ?? attrs['ai.usage.outputTokens']),
     request: requestBody(content, requestModel),
     response: responseBody(content, {id: responseId, model: responseModel ?? requestModel}, error, errorType, status),
   }

@@ -120,6 +120,21 @@ describe('otel adapter: Vercel AI SDK provider-call spans', () => {
   })
 })
 
+describe('otel adapter: Vercel AI SDK spans without gen_ai.* attributes', () => {
+  it('reads a provider-call span by its ai.operationId, with ai.model.id and ai.usage.*', () => {
+    const r = adapt(doc([{spanId: '00000000000000b2', name: 'ai.streamText.doStream', attributes: [
+      kv('ai.operationId', 'ai.streamText.doStream'), kv('ai.model.id', 'gpt-4o'), kv('session.id', 's'),
+      kv('ai.prompt.messages', JSON.stringify([{role: 'user', content: 'ask'}])), kv('ai.response.text', 'said CANARY-2233'),
+      kv('ai.usage.promptTokens', 5), kv('ai.usage.completionTokens', 2),
+    ]}, {spanId: '00000000000000b3', name: 'ai.streamText', attributes: [kv('ai.operationId', 'ai.streamText'), kv('ai.prompt', '{"prompt":"ask"}'), kv('ai.response.text', 'said CANARY-2233')]}]))
+    expect(r.records).toHaveLength(1)
+    expect(r.records[0]!.record).toMatchObject({model: 'gpt-4o', prompt_tokens: 5, completion_tokens: 2})
+    expect(texts(r).response).toBe('said CANARY-2233')
+    // The outer span wraps the call read in its trace: not counted.
+    expect(r.unread).toBeUndefined()
+  })
+})
+
 describe('otel adapter: items carrying model texts in a convention not read', () => {
   const chain = (spanId: string, traceId?: string) => ({spanId, traceId, attributes: [kv('openinference.span.kind', 'CHAIN'), kv('input.value', 'q'), kv('output.value', 'CANARY-2233')]})
   const workflow = (spanId: string, traceId?: string) => ({spanId, traceId, attributes: [kv('traceloop.span.kind', 'workflow'), kv('traceloop.entity.output', 'CANARY-2233')]})
