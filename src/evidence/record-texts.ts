@@ -32,9 +32,15 @@ function undecodable(row: {file_id: number; line_no: number} | null, recordId: n
 
 /** A loader for many lookups (prepared once; decoders cached per file). */
 export function recordTextLoader(db: CaseDb, options: EvidenceReaderOptions = {}): (recordId: number) => RecordTexts {
-  const locate = recordLocator(db)
+  return textLoader(recordLocator(db), evidenceReader(db, options))
+}
+
+/** The loader over a record locator and an evidence reader (a test counts the reads through its own). */
+export function textLoader(
+  locate: (recordId: number) => RecordLocation | undefined,
+  read: (fileId: number, offset: number, length: number) => Buffer,
+): (recordId: number) => RecordTexts {
   const decoders = new Map<number, LineDecoder>()
-  const read = evidenceReader(db, options)
   return (recordId) => {
     const row = locate(recordId)
     if (!row) throw undecodable(null, recordId, 'no such record')
