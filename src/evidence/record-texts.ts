@@ -35,15 +35,47 @@ export function recordTextLoader(db: CaseDb, options: EvidenceReaderOptions = {}
   return textLoader(recordLocator(db), evidenceReader(db, options))
 }
 
+// A line that holds many records (an OTLP export: every span of a batch) is decoded whole for
+// any one of them; decoded again for each, a line of N records cost N whole-line decodes (1000
+// spans on one line took half a minute to scan). The texts of every record of such a line are
+// kept from its one decode, for a few lines and up to a bound in characters (the loader's users
+// read a file's records in order, or provenance's by time, so the lines asked for are few at a
+// time). A line of one record is not kept: nothing would read it again.
+const LINE_CACHE_LINES = 4
+const LINE_CACHE_CHARS = 16 << 20
+
+/** The lines a record was decoded from, as a key: the same lines decode to the same records. */
+function linesKey(row: RecordLocation): string {
+  let key = `${row.file_id}:${row.byte_offset}:${row.byte_len}:${row.raw_crc32}`
+  for (const c of row.companions) key += `|${c.file_id}:${c.byte_offset}:${c.byte_len}:${c.raw_crc32}`
+  return key
+}
+
 /** The loader over a record locator and an evidence reader (a test counts the reads through its own). */
 export function textLoader(
   locate: (recordId: number) => RecordLocation | undefined,
   read: (fileId: number, offset: number, length: number) => Buffer,
 ): (recordId: number) => RecordTexts {
   const decoders = new Map<number, LineDecoder>()
+  const lines = new Map<string, {texts: Map<number, RecordTexts>; chars: number}>()
+  let cachedChars = 0
+  const keep = (key: string, texts: Map<number, RecordTexts>): void => {
+    let chars = 0
+    for (const t of texts.values()) chars += (t.request_text?.length ?? 0) + (t.response_text?.length ?? 0)
+    lines.set(key, {texts, chars})
+    cachedChars += chars
+    while (lines.size > 1 && (lines.size > LINE_CACHE_LINES || cachedChars > LINE_CACHE_CHARS)) {
+      const [oldest, old] = lines.entries().next().value!
+      cachedChars -= old.chars
+      lines.delete(oldest)
+    }
+  }
   return (recordId) => {
     const row = locate(recordId)
     if (!row) throw undecodable(null, recordId, 'no such record')
+    const key = linesKey(row)
+    const cached = lines.get(key)?.texts.get(row.item)
+    if (cached) return cached
     let decoder = decoders.get(row.file_id)
     if (decoder === undefined) {
       try {
@@ -53,7 +85,15 @@ export function textLoader(
       }
       decoders.set(row.file_id, decoder)
     }
-    return decodeRecordTexts(row, decoder, read)
+    const records = decodeLineRecords(row, decoder, read)
+    const record = records.get(row.item)
+    if (!record) throw undecodable(row, recordId, `no item ${row.item} in the line as read now`)
+    if (records.size > 1) {
+      const texts = new Map<number, RecordTexts>()
+      for (const [item, r] of records) texts.set(item, {request_text: r.request_text, response_text: r.response_text})
+      keep(key, texts)
+    }
+    return {request_text: record.request_text, response_text: record.response_text}
   }
 }
 
@@ -90,6 +130,13 @@ export function readCheckedLine(read: (fileId: number, offset: number, length: n
 
 /** The record a location names, decoded again from its line and the lines it was read with (`ingest findings` stores its row from it). */
 export function decodeRecordAt(row: RecordLocation, decoder: LineDecoder, read: (fileId: number, offset: number, length: number) => Buffer): RecordRow {
+  const record = decodeLineRecords(row, decoder, read).get(row.item)
+  if (!record) throw undecodable(row, -1, `no item ${row.item} in the line as read now`)
+  return record
+}
+
+/** Every record of a location's line (by item), decoded again from it and the lines it was read with. */
+export function decodeLineRecords(row: RecordLocation, decoder: LineDecoder, read: (fileId: number, offset: number, length: number) => Buffer): Map<number, RecordRow> {
   const own = readLineJson(readCheckedLine(read, row))
   if (own.kind !== 'json') throw undecodable(row, -1, own.kind === 'bad' ? own.reason : 'a blank line')
   const here = {file: String(row.file_id), line: row.line_no}
@@ -101,8 +148,8 @@ export function decodeRecordAt(row: RecordLocation, decoder: LineDecoder, read: 
       if (line.kind === 'json') index.add(line.value, {file: String(c.file_id), line: c.line_no})
     }
   }
-  const decoded = decodeValue(own.value, decoder, index, here)
-  const record = decoded.records.find((r) => r.item === row.item)
-  if (!record) throw undecodable(row, -1, `no item ${row.item} in the line as read now`)
-  return record.row
+  const records = new Map<number, RecordRow>()
+  // The first record of an item, as find() took it.
+  for (const r of decodeValue(own.value, decoder, index, here).records) if (!records.has(r.item)) records.set(r.item, r.row)
+  return records
 }
