@@ -595,10 +595,12 @@ fn skip_value(text: &str, i: usize) -> Option<usize> {
 /// refuse all that serde_json refuses, and read alike all that it takes (but for its nesting
 /// limit: each field's value here starts at depth 0, one level below the line's own reading, and
 /// reads as JSON.parse reads it): test/ingest/native-quick.test.ts holds both roads to
-/// TypeScript's answers on random and mutated lines.
+/// TypeScript's answers on random and mutated lines. A line that gives one of the native fields
+/// twice is None too: TypeScript refuses it (duplicate-keys.ts).
 fn walk_members(text: &str, mut member: impl FnMut(&[u8], usize, usize) -> Option<usize>) -> Option<()> {
     let b = text.as_bytes();
     let mut i = spaces(b, 1);
+    let mut seen = NativeFieldsSeen::default();
     if b.get(i) == Some(&b'}') {
         i += 1;
     } else {
@@ -606,7 +608,7 @@ fn walk_members(text: &str, mut member: impl FnMut(&[u8], usize, usize) -> Optio
             let start = i;
             let end = string_after(b, i)?;
             let key = &b[i + 1..end];
-            if memchr::memchr(b'\\', key).is_some() {
+            if memchr::memchr(b'\\', key).is_some() || !seen.first(key) {
                 return None;
             }
             i = spaces(b, end + 1);
@@ -627,6 +629,32 @@ fn walk_members(text: &str, mut member: impl FnMut(&[u8], usize, usize) -> Optio
     (spaces(b, i) == b.len()).then_some(())
 }
 
+/// The fields of the native format (parse-record.ts NATIVE_FIELDS). JSON.parse keeps the last
+/// value of a key given twice, and so did serde_json here; a native line that gives one of these
+/// twice is refused by TypeScript as a bad line (duplicate-keys.ts says why), so it is left to it.
+const NATIVE_FIELDS: [&[u8]; 13] = [
+    b"ts", b"request_id", b"tenant_id", b"session_id", b"status", b"endpoint", b"model", b"prefill_node", b"decode_node",
+    b"prompt_tokens", b"completion_tokens", b"request", b"response",
+];
+
+/// Which native fields a line's object has given so far.
+#[derive(Default)]
+struct NativeFieldsSeen(u16);
+
+impl NativeFieldsSeen {
+    /// False where `key` (unescaped) is a native field given before.
+    fn first(&mut self, key: &[u8]) -> bool {
+        match NATIVE_FIELDS.iter().position(|f| *f == key) {
+            Some(n) if self.0 & (1 << n) != 0 => false,
+            Some(n) => {
+                self.0 |= 1 << n;
+                true
+            }
+            None => true,
+        }
+    }
+}
+
 /// The first byte at or after `i` that is not JSON white space.
 fn spaces(b: &[u8], mut i: usize) -> usize {
     while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
@@ -644,7 +672,7 @@ fn value_at<'de, T: Deserialize<'de>>(text: &'de str, at: usize) -> Option<(T, u
     Some((value, at + values.byte_offset()))
 }
 
-/// value_at, kept in a field (a field given twice keeps its last value); where it ends.
+/// value_at, kept in a field; where it ends.
 fn value_into<'de, T: Deserialize<'de>>(text: &'de str, at: usize, field: &mut Option<T>) -> Option<usize> {
     let (value, end) = value_at(text, at)?;
     *field = Some(value);
@@ -943,8 +971,8 @@ fn walk_ingest(text: &str) -> Option<(String, Option<decode::Request<'_>>, Optio
     Some((rest, request, response))
 }
 
-// The fields of a native line the verdict reads; every other field is skipped. A field given
-// twice keeps its last value (as JSON.parse does); null reads as absent.
+// The fields of a native line the verdict reads; every other field is skipped. A line that gives
+// a native field twice is not read here (NativeFieldsSeen); null reads as absent.
 #[derive(Default)]
 struct NativeLine<'a> {
     ts: Option<Any<'a>>,
@@ -996,7 +1024,12 @@ impl<'de, 'x> Visitor<'de> for LineSeed<'x, 'de> {
     }
     fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
         let mut out = NativeLine::default();
+        let mut seen = NativeFieldsSeen::default();
         while let Some(key) = map.next_key::<Key<'de>>()? {
+            if !seen.first(key.0.as_bytes()) {
+                // Left to TypeScript, which refuses the line (walk_members).
+                return Err(serde::de::Error::custom("a native field given twice"));
+            }
             match key.0.as_ref() {
                 "ts" => out.ts = Some(map.next_value()?),
                 "request_id" => out.request_id = Some(map.next_value()?),

@@ -1,5 +1,6 @@
 import {isUtf8} from 'node:buffer'
 import {decodeRequest, decodeResponse, type DecodedResponse} from './decode.js'
+import {duplicatedKey, type UniqueKeys} from './duplicate-keys.js'
 import {parseJsonExact} from './json-text.js'
 import {onlyPlaceholder, redactedNote} from './redaction.js'
 import type {RecordFields} from '../util/record-fields.js'
@@ -46,18 +47,27 @@ const REQUIRED = ['ts', 'request_id', 'tenant_id', 'session_id'] as const
 const STATUS_MIN = 100
 const STATUS_MAX = 999
 
-export function readLineJson(bytes: Buffer): LineJson {
+/**
+ * `uniqueKeys` (duplicate-keys.ts): top-level keys the line's reader takes, which the line must
+ * not give twice (JSON.parse would keep only the last value): such a line is bad.
+ */
+export function readLineJson(bytes: Buffer, uniqueKeys?: UniqueKeys): LineJson {
   let end = bytes.length
   if (end > 0 && bytes[end - 1] === 13) end-- // CRLF
   const body = end === bytes.length ? bytes : bytes.subarray(0, end)
   if (isBlank(body)) return {kind: 'blank'}
   if (!isUtf8(body)) return {kind: 'bad', reason: `invalid UTF-8 at byte ${firstInvalidUtf8(body)}`}
+  const text = body.toString('utf8')
+  let value: unknown
   try {
-    return {kind: 'json', value: parseJsonExact(body.toString('utf8'))}
+    value = parseJsonExact(text)
   } catch (error) {
     // V8's message quotes the start of the line: controls in it are made visible before the reason is stored or printed.
     return {kind: 'bad', reason: `not valid JSON (${visibleControlsLine((error as Error).message.split('\n')[0]!)})`}
   }
+  const twice = uniqueKeys === undefined ? null : duplicatedKey(text, uniqueKeys)
+  if (twice !== null) return {kind: 'bad', reason: `duplicate key ${visibleControlsLine(JSON.stringify(twice))}: the line gives it twice, and which value is the record's cannot be told`}
+  return {kind: 'json', value}
 }
 
 /** One native log line (no field mapping, timestamps read as given): the contract's native format. */

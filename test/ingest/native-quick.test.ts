@@ -323,7 +323,7 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     let json = JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? `@big${v}@` : v === Infinity ? '@inf@' : v))
     json = json.replace(/"@big(\d+)@"/g, '$1').replace(/"@inf@"/g, '1e400')
     if (form === 1) json = json.replace(/C/g, '\\u0043') // escapes where markers are
-    if (form === 2) json = json.replace('{', '{"request_id":"dup", ') // a field given twice: the last wins
+    if (form === 2) json = json.replace('{', '{"request_id":"dup", ') // a field given twice: a bad line
     if (form === 3) json = json.replace(/,/g, ' ,\t') // white space between tokens
     if (form === 4) json = ` ${json}`
     if (form === 5) json = json.replace('"ts"', '"\\u0074s"') // an escaped key
@@ -527,6 +527,30 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
       {at: 0, requestId: 'a', tenantId: 't', sessionId: 's', tokens: ['CANARY-0123456789abcdef'], tokenPositions: [4], hits: [], hitPositions: [], tokenEcho: [10], hitEcho: []},
     ])
     same(taskOf(bytes), set)
+  })
+
+  it('leaves to TypeScript, which refuses it, a line that gives a native field twice, however spelled; claims one that repeats only other keys', () => {
+    const base = '"ts":"2026-11-02T06:00:00Z","request_id":"r","tenant_id":"t","session_id":"s"'
+    const marked = JSON.stringify({object: 'chat.completion', choices: [{index: 0, message: {role: 'assistant', content: 'CANARY-0123456789abcdef'}}]})
+    const twice = [
+      `{${base},"response":${marked},"response":"clean"}`,
+      // An escaped key: the walk leaves it to serde_json, which must refuse it too.
+      `{${base},"respons\\u0065":${marked},"response":"clean"}`,
+      `{"session_id":"other",${base},"response":"clean"}`,
+      // Fields the verdict itself skips.
+      `{${base},"model":"a","response":"clean","model":"b"}`,
+      `{${base},"decode_node":"d1","decode_\\u006eode":"d2","response":"clean"}`,
+    ]
+    const once = [
+      `{${base},"gateway":"a","gateway":"b","response":"clean"}`,
+      `{${base},"model":"m","request":{"model":"m","messages":[]},"response":{"model":"m","choices":[]}}`,
+    ]
+    const bytes = new Uint8Array(Buffer.from([...twice, ...once].join('\n')))
+    expect(claims(bytes, set)).toEqual({left: twice.length, blank: 0, record: once.length})
+    expect(ingestClaims(bytes)).toEqual({left: twice.length, blank: 0, record: once.length})
+    const quick = same(taskOf(bytes), set)
+    expect(quick.bad).toBe(twice.length)
+    expect(quick.firstBad).toEqual({line: 1, reason: expect.stringMatching(/^duplicate key "response"/)})
   })
 
   it('takes for an echo the marker the prompt holds, CANARY- and its hex, never its hex alone, as TypeScript does', () => {

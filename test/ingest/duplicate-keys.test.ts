@@ -1,0 +1,99 @@
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {duplicatedKey, uniqueKeys} from '../../src/extract/duplicate-keys.js'
+import {NATIVE_FIELDS} from '../../src/extract/parse-record.js'
+import {ingestLogs} from '../../src/ingest/ingest-logs.js'
+import {openCase} from '../../src/store/open-case.js'
+import {resetNativeAddon} from '../../src/util/native-addon.js'
+import {tempDir} from '../helpers/cli.js'
+import {run} from '../helpers/commands.js'
+
+// JSON.parse keeps the last value of a key given twice, silently (and so did the native
+// addon's serde_json reading): a native line with two "response" members held a text no scan
+// searched, two "session_id"s an attribution another reader would not make. Such a line is
+// refused as a bad line naming the key, by TypeScript and by the addon alike (the addon leaves
+// the line to TypeScript), so the gate fails on it instead of passing over a hidden leak.
+
+const KEYS = uniqueKeys(NATIVE_FIELDS)
+const LEAKED = 'CANARY-5f2c9a1e7b3d4c6a'
+
+const answer = (text: string): string => JSON.stringify({object: 'chat.completion', choices: [{index: 0, message: {role: 'assistant', content: text}}]})
+const head = (id: string, session: string): string => `"ts":"2026-11-02T06:00:0${id.length % 10}Z","request_id":"${id}","tenant_id":"tn-b","session_id":"${session}","status":200`
+
+/** A native line whose members are given as written (JSON.stringify cannot write a key twice). */
+const line = (...members: string[]): string => `{${members.join(',')}}`
+
+describe('duplicatedKey', () => {
+  it('names a top-level key given twice, spelled plainly or with escapes', () => {
+    expect(duplicatedKey(line(head('r1', 's'), `"response":${answer('a')}`, `"response":${answer('b')}`), KEYS)).toBe('response')
+    expect(duplicatedKey(line(`"session_id":"x"`, head('r1', 's')), KEYS)).toBe('session_id')
+    expect(duplicatedKey(line(head('r1', 's'), `"respons\\u0065":"a"`, `"response":"b"`), KEYS)).toBe('response')
+    expect(duplicatedKey(line(head('r1', 's'), `"\\u0072equest" : "a"`, ` "request":"b"`), KEYS)).toBe('request')
+  })
+
+  it('clears a key of the same name nested in a body, quoted inside a text, or used as a value, and keys it does not read', () => {
+    const nested = line(head('r1', 's'), `"model":"m"`, `"request":{"model":"m","messages":[{"role":"user","content":"\\"response\\": {\\"model\\": 1}"}]}`, `"response":{"model":"m","status":"response","usage":{"prompt_tokens":1}}`, `"prompt_tokens":5`)
+    expect(duplicatedKey(nested, KEYS)).toBeNull()
+    expect(duplicatedKey(line(head('r1', 's'), `"gateway":"a"`, `"gateway":"b"`), KEYS)).toBeNull()
+    // A string ending in backslashes, and arrays and numbers between members.
+    expect(duplicatedKey(line(`"x":"a\\\\"`, head('r1', 's'), `"y":[1,[2,{"response":3}],"]"]`, `"response":-1.5e3`), KEYS)).toBeNull()
+    expect(duplicatedKey('[{"response":1},{"response":2}]', KEYS)).toBeNull()
+  })
+})
+
+describe('a native line that gives a field twice', () => {
+  // One record (s-a) registers its marker; the other's line carries the marker in its first
+  // "response" and a clean text in its second, which is the one JSON.parse keeps.
+  const write = (dir: string): {logs: string; canaries: string} => {
+    const canaries = join(dir, 'canaries.csv')
+    writeFileSync(canaries, `marker,tenant_id,session_id,issued_at\n${LEAKED},tn-a,s-a,2026-11-01T00:00:00Z\n`)
+    const logs = join(dir, 'logs.jsonl')
+    writeFileSync(logs, [
+      line(head('r-a', 's-a'), `"request":${JSON.stringify({model: 'm', messages: [{role: 'user', content: `remember ${LEAKED}`}]})}`, `"response":${answer('noted')}`),
+      line(head('r-b', 's-b'), `"response":${answer(`here is ${LEAKED}`)}`, `"response":${answer('nothing to see')}`),
+      line(head('r-c', 's-c'), `"session_id":"s-a"`, `"response":${answer('hello')}`),
+      line(head('r-d', 's-d'), `"model":"m"`, `"request":{"model":"m","messages":[]}`, `"response":${answer('fine')}`),
+      '',
+    ].join('\n'))
+    return {logs, canaries}
+  }
+
+  for (const native of [true, false]) {
+    it(`is quarantined as a bad line naming the key, ${native ? 'with' : 'without'} the native addon`, async () => {
+      const dir = tempDir()
+      const {logs} = write(dir)
+      const before = process.env.CROSSTALK_NATIVE
+      if (native) delete process.env.CROSSTALK_NATIVE
+      else process.env.CROSSTALK_NATIVE = '0'
+      resetNativeAddon()
+      const db = openCase(join(dir, 'case.db'), {create: true})
+      try {
+        await ingestLogs(db, {paths: [logs], now: () => new Date('2026-11-03T00:00:00Z'), workers: 0})
+        expect(db.prepare('SELECT request_id FROM records ORDER BY request_id').pluck().all()).toEqual(['r-a', 'r-d'])
+        expect(db.prepare('SELECT line_no, reason FROM bad_lines ORDER BY line_no').all()).toEqual([
+          {line_no: 2, reason: 'duplicate key "response": the line gives it twice, and which value is the record\'s cannot be told'},
+          {line_no: 3, reason: 'duplicate key "session_id": the line gives it twice, and which value is the record\'s cannot be told'},
+        ])
+      } finally {
+        db.close()
+        if (before === undefined) delete process.env.CROSSTALK_NATIVE
+        else process.env.CROSSTALK_NATIVE = before
+        resetNativeAddon()
+      }
+    })
+  }
+
+  it('makes the leak gate fail (exit 1, the quarantine named) instead of passing over the hidden text', async () => {
+    const dir = tempDir()
+    const {logs, canaries} = write(dir)
+    const db = join(dir, 'case.db')
+    expect((await run(['ingest', 'canaries', canaries, '--db', db])).code).toBe(0)
+    await run(['ingest', 'logs', logs, '--db', db])
+    const scan = await run(['scan', '--fail-on-leak', '--db', db])
+    expect(scan.stderr).toMatch(/logs\.jsonl \(2 quarantined lines never judged/)
+    expect(scan.code).toBe(1)
+    const bad = await run(['status', '--bad-lines', '--db', db])
+    expect(bad.stdout).toContain('duplicate key "response"')
+  })
+})
