@@ -2,8 +2,10 @@
 // unit (an AbortSignal), so that the command can say what was kept and record it in the audit
 // log; a second one is not caught, and ends the process at once (what was committed is kept
 // either way: an unfinished file stays 'loading' and the next ingest redoes it). Work that runs
-// synchronously for long (triage's scan) cannot see a caught signal until it ends: the command
-// stops watching before it (dispose), so that a signal there takes its default action.
+// synchronously for long (`scan`, triage's scan) cannot see a caught signal until it ends: the
+// command stops watching before it (dispose), so that a signal there takes its default action.
+// What such a scan committed stays, and the case says the scan did not finish until one does
+// (coverage.ts, unfinished_scan_started_at).
 
 export interface InterruptWatch {
   signal: AbortSignal

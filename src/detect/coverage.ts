@@ -3,7 +3,7 @@ import {EXTRACT_SCHEME} from '../extract/extract.js'
 import {SIGHTING_RULES} from '../extract/markers.js'
 import type {CaseDb} from '../store/open-case.js'
 import {countLogFilesExtractedOtherwise, unfinishedLogFileCount} from '../store/files.js'
-import {lastFinishedScan, unscannedFiles} from '../store/scan-runs.js'
+import {lastFinishedScan, unfinishedScanStart, unscannedFiles} from '../store/scan-runs.js'
 import {registryVersion} from '../store/settings.js'
 import {count} from '../util/plural.js'
 
@@ -23,6 +23,12 @@ export interface DetectionCoverage {
    */
   files_unfinished: number
   never_scanned: boolean
+  /**
+   * When a scan began that has not finished since (killed, interrupted, failed, or still
+   * running): it may have rewritten part of the findings the last finished scan describes
+   * (each phase commits on its own), so they describe no one scan until a scan finishes. Null: none.
+   */
+  unfinished_scan_started_at: string | null
   /** the canary registry changed since the last scan (its classifications may be stale) */
   registry_changed: boolean
   /**
@@ -65,12 +71,14 @@ export function detectionCoverage(db: CaseDb): DetectionCoverage {
   const rulesChanged = last !== null && last.sighting_rules !== SIGHTING_RULES
   const extractedEarlier = countLogFilesExtractedOtherwise(db, EXTRACT_SCHEME)
   const provenance = last === null ? 'never' : last.provenance_state
+  const unfinishedScan = unfinishedScanStart(db)
   return {
-    complete: last !== null && unscanned.files === 0 && unfinished === 0 && !registryChanged && !rulesChanged && extractedEarlier === 0 && provenance === 'current',
+    complete: last !== null && unscanned.files === 0 && unfinished === 0 && unfinishedScan === null && !registryChanged && !rulesChanged && extractedEarlier === 0 && provenance === 'current',
     files_not_scanned: unscanned.files,
     records_not_scanned: unscanned.records,
     files_unfinished: unfinished,
     never_scanned: last === null,
+    unfinished_scan_started_at: unfinishedScan,
     registry_changed: registryChanged,
     sighting_rules_changed: rulesChanged,
     files_extracted_earlier: extractedEarlier,
@@ -90,6 +98,7 @@ export function describeGap(c: DetectionCoverage): string {
   }
   const parts: string[] = []
   if (unfinished !== null) parts.push(unfinished)
+  if (c.unfinished_scan_started_at !== null) parts.push(`the scan begun at ${c.unfinished_scan_started_at} did not finish (interrupted, killed or failed, or still running): the findings stored may be partly its own and partly the last finished scan's`)
   if (c.files_not_scanned > 0) parts.push(`${count(c.files_not_scanned, 'log file')} with ${count(c.records_not_scanned, 'record')} ingested since the last scan`)
   if (c.registry_changed) parts.push('the canary registry changed since the last scan')
   if (c.sighting_rules_changed) parts.push("the last scan classified sightings under an earlier rule (a marker's hex digits alone in a prompt made an echo)")

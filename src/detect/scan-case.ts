@@ -12,7 +12,7 @@ import {completeLogFiles, setUnconventionalMatched, type FileRow} from '../store
 import {countPiiFindings, countProvenance, deleteAllSightings, sightingCounts, sightingInserter} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
 import {atRiskGroups, atRiskJudgeable, recordsMissingAtRiskFields} from '../store/records.js'
-import {beginScanRun, completeRecordCount, finishScanRun, lastFinishedScan, markFilesScanned, scannedFileIds} from '../store/scan-runs.js'
+import {beginScanRun, completeRecordCount, finishScanRun, lastFinishedScan, markFilesScanned, scannedFileIds, unfinishedScanStart} from '../store/scan-runs.js'
 import {corpusFacts} from '../store/scale.js'
 import {inTransaction, withoutForeignKeyChecks} from '../store/session.js'
 import {getSettings, ingestClaimant, piiRefKey, setPool} from '../store/settings.js'
@@ -125,6 +125,9 @@ function scanClaimedCase(db: CaseDb, options: ScanOptions): ScanResult {
   if (options.poolTokens !== undefined) setPool(db, options.poolTokens, options.advertisedTokens ?? null, options.now)
   const settings = getSettings(db)
   const previous = lastFinishedScan(db)
+  // A scan begun since and not finished (killed: each phase commits on its own) may have
+  // rewritten provenance with other parameters: the previous scan's is then not the one stored.
+  const interrupted = unfinishedScanStart(db) !== null
   // Files extracted under a prior scheme are extracted again first (reextract.ts); their sightings
   // and the provenance found in their fingerprints are then derived again, with every file's.
   let complete = completeLogFiles(db)
@@ -147,7 +150,7 @@ function scanClaimedCase(db: CaseDb, options: ScanOptions): ScanResult {
   // Provenance is current when the previous scan left it so with the same parameters and
   // nothing new has been scanned since.
   const provenanceWasCurrent =
-    previous !== null && previous.provenance_state === 'current' && previous.min_words === params.minWords &&
+    previous !== null && !interrupted && previous.provenance_state === 'current' && previous.min_words === params.minWords &&
     previous.boilerplate_tenants === params.boilerplateTenants && fresh.length === 0 && reextracted === 0
   let provenance: ProvenanceStats | null = null
   if (!options.skipProvenance && !provenanceWasCurrent) {

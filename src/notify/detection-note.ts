@@ -26,6 +26,7 @@ function describeGapFr(c: DetectionCoverage): string {
   }
   const parts: string[] = []
   if (unfinished !== null) parts.push(unfinished)
+  if (c.unfinished_scan_started_at !== null) parts.push(`l'analyse commencée le ${c.unfinished_scan_started_at} n'a pas abouti (interrompue, arrêtée ou en échec, ou encore en cours) : les résultats peuvent être pour partie les siens, pour partie ceux de la dernière analyse terminée`)
   if (c.files_not_scanned > 0) parts.push(`${compte(c.files_not_scanned, 'fichier')} de journaux (${compte(c.records_not_scanned, 'enregistrement')}) ${un(c.files_not_scanned) ? 'chargé' : 'chargés'} depuis la dernière analyse`)
   if (c.registry_changed) parts.push('le registre des canaris a changé depuis la dernière analyse')
   if (c.sighting_rules_changed) parts.push("la dernière analyse a classé les observations selon une règle antérieure (les seuls chiffres hexadécimaux d'un marqueur dans une requête en faisaient un écho)")

@@ -76,6 +76,21 @@ export function lastFinishedScan(db: CaseDb): ScanRunRow | null {
   return (db.prepare('SELECT * FROM scan_runs WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT 1').get() as ScanRunRow | undefined) ?? null
 }
 
+/**
+ * The start of the last scan run where it did not finish (killed, interrupted by a signal,
+ * failed), or is still running: one begun after the last finished run. Each phase of a scan
+ * commits on its own (sightings, then provenance, then personal data), so such a run may have
+ * rewritten some of the findings the last finished run describes. Null where there is none.
+ */
+export function unfinishedScanStart(db: CaseDb): string | null {
+  return (
+    (db
+      .prepare(`SELECT started_at FROM scan_runs WHERE finished_at IS NULL AND id > (SELECT COALESCE(MAX(id), 0) FROM scan_runs WHERE finished_at IS NOT NULL) ORDER BY id DESC LIMIT 1`)
+      .pluck()
+      .get() as string | undefined) ?? null
+  )
+}
+
 export function scannedFileIds(db: CaseDb): Set<number> {
   return new Set(db.prepare('SELECT file_id FROM scanned_files').pluck().all() as number[])
 }

@@ -45,7 +45,7 @@ describe('ids on the console', () => {
       bug_window: null, nodes: [], pairs: [], hours: [],
       events: flows.map((f, i) => ({at: `2026-11-01T00:0${i}:00.000Z`, kind: 'pair_first_contamination' as const, source_tenant: f.source_tenant, recipient_tenant: f.recipient_tenant, description: `first leak ${f.source_tenant} → ${f.recipient_tenant}`})),
       exposure: {responses: 4, by_canary: 4, by_text_only: 0, sessions: 2, source_tenants: 2, recipient_tenants: 2, flows: []},
-      detection: {complete: true, files_not_scanned: 0, records_not_scanned: 0, files_unfinished: 0, never_scanned: false, registry_changed: false, sighting_rules_changed: false, files_extracted_earlier: 0, provenance: 'current', provenance_parameters: {min_words: 12, boilerplate_tenants: 3}, provenance_boilerplate_responses: 0, last_scan_at: '2026-11-03T00:00:00.000Z'},
+      detection: {complete: true, files_not_scanned: 0, records_not_scanned: 0, files_unfinished: 0, never_scanned: false, unfinished_scan_started_at: null, registry_changed: false, sighting_rules_changed: false, files_extracted_earlier: 0, provenance: 'current', provenance_parameters: {min_words: 12, boilerplate_tenants: 3}, provenance_boilerplate_responses: 0, last_scan_at: '2026-11-03T00:00:00.000Z'},
       at_risk_basis: 'counted',
       at_risk_unknown_records: 0,
     }

@@ -29,7 +29,7 @@ describe('renderTimeline', () => {
         {at: '2026-11-03T00:00:00.000Z', kind: 'audit', command: 'ingest:logs', audit_seq: 1, description: 'crosstalk ingest:logs'},
       ],
       exposure: {responses: 1, by_canary: 1, by_text_only: 0, sessions: 1, source_tenants: 1, recipient_tenants: 1, flows: []},
-      detection: {complete: true, files_not_scanned: 0, records_not_scanned: 0, files_unfinished: 0, never_scanned: false, registry_changed: false, sighting_rules_changed: false, files_extracted_earlier: 0, provenance: 'current', provenance_parameters: {min_words: 12, boilerplate_tenants: 3}, provenance_boilerplate_responses: 0, last_scan_at: '2026-11-03T00:00:00.000Z'},
+      detection: {complete: true, files_not_scanned: 0, records_not_scanned: 0, files_unfinished: 0, never_scanned: false, unfinished_scan_started_at: null, registry_changed: false, sighting_rules_changed: false, files_extracted_earlier: 0, provenance: 'current', provenance_parameters: {min_words: 12, boilerplate_tenants: 3}, provenance_boilerplate_responses: 0, last_scan_at: '2026-11-03T00:00:00.000Z'},
       at_risk_basis: 'counted',
       at_risk_unknown_records: 0,
     }
@@ -45,7 +45,7 @@ describe('renderTimeline with nothing found', () => {
     renderTimeline({
       bug_window: null, nodes: [], pairs: [], hours: [], events: [],
       exposure: {responses: 0, by_canary: 0, by_text_only: 0, sessions: 0, source_tenants: 0, recipient_tenants: 0, flows: []},
-      detection: {complete: true, files_not_scanned: 0, records_not_scanned: 0, files_unfinished: 0, never_scanned: false, registry_changed: false, sighting_rules_changed: false, files_extracted_earlier: 0, provenance: 'current', provenance_parameters: {min_words: 12, boilerplate_tenants: 3}, provenance_boilerplate_responses: 0, last_scan_at: '2026-11-03T00:00:00.000Z'},
+      detection: {complete: true, files_not_scanned: 0, records_not_scanned: 0, files_unfinished: 0, never_scanned: false, unfinished_scan_started_at: null, registry_changed: false, sighting_rules_changed: false, files_extracted_earlier: 0, provenance: 'current', provenance_parameters: {min_words: 12, boilerplate_tenants: 3}, provenance_boilerplate_responses: 0, last_scan_at: '2026-11-03T00:00:00.000Z'},
       at_risk_basis: 'counted',
       at_risk_unknown_records: 0,
       ...over,
@@ -55,7 +55,7 @@ describe('renderTimeline with nothing found', () => {
     expect(quiet({})).toBe('No contamination or at-risk responses in this case.')
     expect(quiet({at_risk_basis: 'no_pool'})).toBe('No contamination in this case; at-risk responses are not known without a KV pool size (--pool-tokens N).')
     expect(quiet({at_risk_basis: 'no_status_or_prompt_size'})).toBe('No contamination in this case; at-risk responses are unknown: no record gives both its HTTP status and its prompt size.')
-    const partial = quiet({detection: {complete: false, files_not_scanned: 2, records_not_scanned: 40, files_unfinished: 0, never_scanned: false, registry_changed: false, sighting_rules_changed: false, files_extracted_earlier: 0, provenance: 'current', provenance_parameters: {min_words: 12, boilerplate_tenants: 3}, provenance_boilerplate_responses: 0, last_scan_at: '2026-11-03T00:00:00.000Z'}})
+    const partial = quiet({detection: {complete: false, files_not_scanned: 2, records_not_scanned: 40, files_unfinished: 0, never_scanned: false, unfinished_scan_started_at: null, registry_changed: false, sighting_rules_changed: false, files_extracted_earlier: 0, provenance: 'current', provenance_parameters: {min_words: 12, boilerplate_tenants: 3}, provenance_boilerplate_responses: 0, last_scan_at: '2026-11-03T00:00:00.000Z'}})
     expect(partial).toBe('No contamination or at-risk responses in what was scanned (2 log files with 40 records ingested since the last scan).')
   })
 
@@ -63,7 +63,7 @@ describe('renderTimeline with nothing found', () => {
     const tl = {
       bug_window: null, nodes: [], pairs: [], hours: [], events: [],
       exposure: {responses: 0, by_canary: 0, by_text_only: 0, sessions: 0, source_tenants: 0, recipient_tenants: 0, flows: []},
-      detection: {complete: true, files_not_scanned: 0, records_not_scanned: 0, files_unfinished: 0, never_scanned: false, registry_changed: false, sighting_rules_changed: false, files_extracted_earlier: 0, provenance: 'current' as const, provenance_parameters: {min_words: 12, boilerplate_tenants: 3}, provenance_boilerplate_responses: 0, last_scan_at: '2026-11-03T00:00:00.000Z'},
+      detection: {complete: true, files_not_scanned: 0, records_not_scanned: 0, files_unfinished: 0, never_scanned: false, unfinished_scan_started_at: null, registry_changed: false, sighting_rules_changed: false, files_extracted_earlier: 0, provenance: 'current' as const, provenance_parameters: {min_words: 12, boilerplate_tenants: 3}, provenance_boilerplate_responses: 0, last_scan_at: '2026-11-03T00:00:00.000Z'},
       at_risk_basis: 'counted' as const,
       at_risk_unknown_records: 10,
     }

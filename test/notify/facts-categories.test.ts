@@ -11,7 +11,7 @@ function cleanInputs(): ScopeInputs {
     unknownForAtRisk: {records: 100, no_status: 0, no_prompt_tokens: 0, no_completion_tokens: 0, no_decode_node: 0, no_status_or_prompt_tokens: 0},
     atRiskUndecided: null, atRiskUndecidedRule: 'exact', atRiskUndecidedByTenant: null,
     orphans: 0, pii: [], exposure: null,
-    detection: {complete: true, files_not_scanned: 0, records_not_scanned: 0, files_unfinished: 0, never_scanned: false, registry_changed: false, sighting_rules_changed: false, files_extracted_earlier: 0, provenance: 'current', provenance_parameters: {min_words: 12, boilerplate_tenants: 3}, provenance_boilerplate_responses: 0, last_scan_at: '2026-11-01T00:00:00.000Z'},
+    detection: {complete: true, files_not_scanned: 0, records_not_scanned: 0, files_unfinished: 0, never_scanned: false, unfinished_scan_started_at: null, registry_changed: false, sighting_rules_changed: false, files_extracted_earlier: 0, provenance: 'current', provenance_parameters: {min_words: 12, boilerplate_tenants: 3}, provenance_boilerplate_responses: 0, last_scan_at: '2026-11-01T00:00:00.000Z'},
   }
 }
 

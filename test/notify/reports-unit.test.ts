@@ -50,7 +50,7 @@ function fixture(now = '2026-10-24T08:00:00.000Z', incident: Partial<IncidentRec
     notification_problems: [],
     assessment: null,
     totals: {records: 1000, tenants: 5, sessions: 200, log_files: 2, registry_files: 1, bad_lines: 0},
-    detection: {complete: true, files_not_scanned: 0, records_not_scanned: 0, files_unfinished: 0, never_scanned: false, registry_changed: false, sighting_rules_changed: false, files_extracted_earlier: 0, provenance: 'current', provenance_parameters: {min_words: 12, boilerplate_tenants: 3}, provenance_boilerplate_responses: 0, last_scan_at: '2026-10-23T09:00:00.000Z'},
+    detection: {complete: true, files_not_scanned: 0, records_not_scanned: 0, files_unfinished: 0, never_scanned: false, unfinished_scan_started_at: null, registry_changed: false, sighting_rules_changed: false, files_extracted_earlier: 0, provenance: 'current', provenance_parameters: {min_words: 12, boilerplate_tenants: 3}, provenance_boilerplate_responses: 0, last_scan_at: '2026-10-23T09:00:00.000Z'},
     scope: {
       contaminated_responses: 12, cross_tenant_responses: 9, cross_session_responses: 3, exposed_sessions: 7, exposed_tenants: 2, recipient_tenants: 3,
       contaminated_without_prompt: 0,
@@ -554,7 +554,7 @@ describe('published JSON Schemas', () => {
 describe('documents over a partial scan (--allow-incomplete)', () => {
   const partial = (role: 'controller' | 'processor' = 'controller'): CaseFacts => ({
     ...fixture('2026-10-24T08:00:00.000Z', {role}),
-    detection: {complete: false, files_not_scanned: 1, records_not_scanned: 400, files_unfinished: 0, never_scanned: false, registry_changed: false, sighting_rules_changed: false, files_extracted_earlier: 0, provenance: 'current', last_scan_at: '2026-10-23T09:00:00.000Z', provenance_parameters: {min_words: 12, boilerplate_tenants: 3}, provenance_boilerplate_responses: 0},
+    detection: {complete: false, files_not_scanned: 1, records_not_scanned: 400, files_unfinished: 0, never_scanned: false, unfinished_scan_started_at: null, registry_changed: false, sighting_rules_changed: false, files_extracted_earlier: 0, provenance: 'current', last_scan_at: '2026-10-23T09:00:00.000Z', provenance_parameters: {min_words: 12, boilerplate_tenants: 3}, provenance_boilerplate_responses: 0},
   })
 
   it('the Article 33 draft states the scanned responses and files as examined and the rest as not examined', () => {
@@ -712,7 +712,7 @@ describe('a processor whose case was never scanned', () => {
     const f: CaseFacts = {
       ...fixture('2026-10-24T08:00:00.000Z', {role: 'processor'}, [notification({recipient: 'acme', at: '2026-10-23T12:00:00.000Z'})]),
       scope: null, tenants: [],
-      detection: {complete: false, files_not_scanned: 2, records_not_scanned: 1000, files_unfinished: 0, never_scanned: true, registry_changed: false, sighting_rules_changed: false, files_extracted_earlier: 0, provenance: 'never', last_scan_at: null, provenance_parameters: null, provenance_boilerplate_responses: null},
+      detection: {complete: false, files_not_scanned: 2, records_not_scanned: 1000, files_unfinished: 0, never_scanned: true, unfinished_scan_started_at: null, registry_changed: false, sighting_rules_changed: false, files_extracted_earlier: 0, provenance: 'never', last_scan_at: null, provenance_parameters: null, provenance_boilerplate_responses: null},
     }
     const r = buildRegisterEntry(f)
     expect(r.controllers_affected).toBeNull()
