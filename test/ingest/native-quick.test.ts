@@ -372,8 +372,10 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
       }),
       {seed: 4_271_981, numRuns: 3000},
     )
-    // The generators reach both sides: many lines claimed, the rest left to TypeScript.
-    expect(claimed).toBeGreaterThan(500)
+    // The generators reach both sides: many lines claimed, the rest left to TypeScript. (Requests
+    // holding tool results or documents, and lines giving a field twice, are left to TypeScript by
+    // the quick extractor: 450 of this seed's lines are claimed.)
+    expect(claimed).toBeGreaterThan(300)
     expect(ingestRead).toBeGreaterThan(500)
     expect(ingestLeft).toBeGreaterThan(500)
   })
