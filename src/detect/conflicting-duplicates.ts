@@ -46,18 +46,26 @@ export function examineConflictingDuplicates(db: CaseDb): ConflictingDuplicates 
   const byMarker = new Map(registry.unconventional.map((m) => [m.marker, m]))
   const decoders = new Map<number, LineDecoder>()
   const keptLeaks = keptRecordLeakMarkers(db)
+  // The rows come by line: a line of many records (an OTLP export of many spans, logged twice)
+  // is decoded once for all its duplicates, not once per duplicate (which grew as its records squared).
+  let last = null as {key: string; records: ReturnType<typeof decodeValue>['records']} | null
   for (const d of rows) {
     const file = files.get(d.file_id)!
     const at = {path: file.path, line_no: d.line_no, request_id: d.request_id}
     try {
-      let decoder = decoders.get(d.file_id)
-      if (!decoder) decoders.set(d.file_id, (decoder = lineDecoder(decodeParseSpec(file.parse_spec))))
-      const line = readLineJson(read(d.file_id, d.byte_offset, d.byte_len))
-      if (line.kind !== 'json') throw new Error(line.kind === 'bad' ? line.reason : 'a blank line')
-      const here = {file: String(d.file_id), line: d.line_no}
-      const index = decoder.adapter.newIndex(decoder.options)
-      index?.add(line.value, here)
-      const records = decodeValue(line.value, decoder, index, here).records.filter((r) => r.row.request_id === d.request_id)
+      const key = `${d.file_id}:${d.byte_offset}:${d.byte_len}`
+      if (last?.key !== key) {
+        last = null
+        let decoder = decoders.get(d.file_id)
+        if (!decoder) decoders.set(d.file_id, (decoder = lineDecoder(decodeParseSpec(file.parse_spec))))
+        const line = readLineJson(read(d.file_id, d.byte_offset, d.byte_len))
+        if (line.kind !== 'json') throw new Error(line.kind === 'bad' ? line.reason : 'a blank line')
+        const here = {file: String(d.file_id), line: d.line_no}
+        const index = decoder.adapter.newIndex(decoder.options)
+        index?.add(line.value, here)
+        last = {key, records: decodeValue(line.value, decoder, index, here).records}
+      }
+      const records = last.records.filter((r) => r.row.request_id === d.request_id)
       if (records.length === 0) throw new Error(`no record with request_id ${quoted(d.request_id.slice(0, 80))} in the line as read now`)
       const leaks = records.some(({row}) => {
         const {tokens, unconventional: hits} = extractMarkers(row.request_text, row.response_text, unconventional)

@@ -2,7 +2,8 @@ import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import {basename, join, resolve} from 'node:path'
 import {crc32} from 'node:zlib'
 import {InputError, IntegrityError} from '../errors.js'
-import {decodeRecordAt} from '../evidence/record-texts.js'
+import {decodeLineRecords} from '../evidence/record-texts.js'
+import type {RecordRow} from '../extract/parse-record.js'
 import {EXTRACT_SCHEME} from '../extract/extract.js'
 import {SIGHTING_RULES} from '../extract/markers.js'
 import type {LogFormat} from '../extract/formats/index.js'
@@ -256,6 +257,7 @@ async function bringIn(db: CaseDb, options: IngestFindingsOptions): Promise<Inge
     // Records in (shard, ord) order: the relative order of their ids is single-machine ingest's.
     const ids = new Map<string, number>()
     const sorted = [...records].sort((a, b) => Number(a.file_idx) - Number(b.file_idx) || Number(a.ord) - Number(b.ord))
+    let lastLine = null as {key: string; records: Map<number, RecordRow>} | null
     for (const r of sorted) {
       const fileIdx = Number(r.file_idx)
       const shard = shards.find((s) => s.file_idx === fileIdx)
@@ -267,7 +269,12 @@ async function bringIn(db: CaseDb, options: IngestFindingsOptions): Promise<Inge
         file_id: fileIdx, line_no: Number(r.line_no), item: Number(r.item), byte_offset: Number(r.byte_offset), byte_len: Number(r.byte_len),
         raw_crc32: Number(r.crc32), parse_spec: shard.parse_spec, companions,
       }
-      const row = decodeRecordAt(location, decoders.get(fileIdx)!, (f, offset) => bytesAt(f, offset))
+      // Records come in (shard, ord) order, so a line's records are together: it is decoded once
+      // for all of them (an OTLP line of many spans decoded once per record grew as their count squared).
+      const lineKey = `${fileIdx}:${location.byte_offset}:${location.byte_len}:${companions.map((c) => `${c.file_id}:${c.byte_offset}:${c.byte_len}`).join('|')}`
+      if (lastLine?.key !== lineKey) lastLine = {key: lineKey, records: decodeLineRecords(location, decoders.get(fileIdx)!, (f, offset) => bytesAt(f, offset))}
+      const row = lastLine.records.get(location.item)
+      if (!row) throw new IntegrityError(`${shard.uri}: line ${location.line_no} has no item ${location.item} as read now: not the record the job extracted (${JSON.stringify(r.request_id)})`)
       if (row.request_id !== r.request_id || row.ts_ms !== Number(r.ts_ms)) {
         throw new IntegrityError(`${shard.uri}: line ${location.line_no} no longer reads as the record the job extracted (${JSON.stringify(r.request_id)})`)
       }
