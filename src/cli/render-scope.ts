@@ -111,6 +111,8 @@ export function renderScope(r: ScopeResult, options: {registry?: boolean; proven
         ['sessions whose data reached someone else', p(e.sessions)],
         ['tenants whose data reached someone else', p(e.source_tenants)],
         ['tenants that received it', p(e.recipient_tenants)],
+        // Text whose source provenance does not name (ambiguous, unknown) is in no session or tenant above.
+        ...((e.source_not_named ?? 0) > 0 ? [['responses whose source is not established (in no session or tenant above)', p(e.source_not_named ?? 0)]] : []),
       ],
     ),
   )

@@ -155,7 +155,9 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   const consequences: string[] = []
   if (exposure && exposure.responses > 0) {
     const crossTenant = exposure.flows.some((f) => f.source_tenant !== f.recipient_tenant)
-    consequences.push(L.stated('consequences', crossTenant ? P.consequences.confidentiality : P.consequences.confidentialitySameCustomer, ['scan.exposure']))
+    // Responses whose source is not named are in no flow: "the same organisation" is said only where every source is named.
+    const sourceUnknown = !crossTenant && (exposure.source_not_named ?? 0) > 0
+    consequences.push(L.stated('consequences', crossTenant ? P.consequences.confidentiality : sourceUnknown ? P.consequences.confidentialitySourceUnknown : P.consequences.confidentialitySameCustomer, ['scan.exposure']))
     consequences.push(L.stated('consequences', P.consequences.control, ['scan.exposure']))
     consequences.push(L.stated('consequences', P.consequences.integrity, ['scan.exposure']))
     if ((scope?.categories ?? []).some((c) => (c.kind === 'iban' || c.kind === 'card') && c.count > 0)) consequences.push(L.stated('consequences', P.consequences.financial, ['scan.pii_findings']))

@@ -127,7 +127,7 @@ export function computeSeverity(inputs: SeverityInputs & Partial<AdjustmentInput
  *   to weigh the number of individuals; EDPB 9/2022 lists it among the risk factors);
  * - from a case: personal data that reached another organisation is never "document" (in doubt, notify).
  */
-export function suggestOutcome(severity: Severity, inputs: AssessInputs, fromCase: {crossTenant: boolean; individualsAtLeast?: boolean} = {crossTenant: false}): {suggested: Outcome; reasons: string[]} {
+export function suggestOutcome(severity: Severity, inputs: AssessInputs, fromCase: {crossTenant: boolean; crossTenantUnknown?: boolean; individualsAtLeast?: boolean} = {crossTenant: false}): {suggested: Outcome; reasons: string[]} {
   const reasons = [`ENISA severity ${severity.se} (${severity.band}): ${severity.band_description}`]
   for (const adj of severity.dpc_adjustments) reasons.push(`DPC ${adj.step > 0 ? '+' : ''}${adj.step}: ${adj.factor}`)
   let suggested: Outcome = severity.se >= 3 ? 'notify-subjects' : severity.se >= 2 ? 'notify' : 'document'
@@ -146,10 +146,10 @@ export function suggestOutcome(severity: Severity, inputs: AssessInputs, fromCas
     suggested = raise(suggested)
     if (suggested !== before) reasons.push(`${fromCase.individualsAtLeast ? 'at least ' : ''}${inputs.individuals} individuals affected (more than ${MANY_INDIVIDUALS}): the number of individuals weighs one step towards notification`)
   }
-  if (suggested === 'document' && fromCase.crossTenant) {
+  if (suggested === 'document' && (fromCase.crossTenant || fromCase.crossTenantUnknown)) {
     suggested = 'notify'
     reasons.push(
-      'personal data reached another organisation (cross-tenant): notification can be skipped only if the risk is demonstrably unlikely (Recital 85); in doubt, notify (CNIL: "En cas de doute, notifiez")',
+      `${fromCase.crossTenant ? 'personal data reached another organisation (cross-tenant)' : 'whether personal data reached another organisation is not established (the source of text some responses repeated is not known)'}: notification can be skipped only if the risk is demonstrably unlikely (Recital 85); in doubt, notify (CNIL: "En cas de doute, notifiez")`,
     )
   }
   return {suggested, reasons}
@@ -161,6 +161,8 @@ export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
   const financial = kinds.has('iban') || kinds.has('card')
   const direct = kinds.has('email') || kinds.has('phone') || kinds.has('iban') || kinds.has('card')
   const crossTenant = (facts?.scope?.cross_tenant_responses ?? 0) > 0 || (facts?.scope?.exposure.flows ?? []).some((f) => f.source_tenant !== f.recipient_tenant)
+  // Text whose source is not established may be another organisation's: not "none found".
+  const sourceNotNamed = facts?.scope?.exposure.source_not_named ?? 0
   const exposed = (facts?.scope?.exposure.responses ?? 0) > 0
   const subjects = facts?.scope ? (facts.scope.data_subjects.high ?? facts.scope.data_subjects.low) : null
   // "None found" is a finding only after a whole scan: on a case never scanned, or scanned in
@@ -204,9 +206,15 @@ export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
     },
     {
       name: 'cb_integrity',
-      value: crossTenant ? 0.25 : 0,
+      value: crossTenant || sourceNotNamed > 0 ? 0.25 : 0,
       source: 'case default',
-      why: fromScan(crossTenant ? "recipients' responses were corrupted with foreign content and may have been acted on, recoverable: +0.25" : 'no cross-tenant corruption of responses found: 0'),
+      why: fromScan(
+        crossTenant
+          ? "recipients' responses were corrupted with foreign content and may have been acted on, recoverable: +0.25"
+          : sourceNotNamed > 0
+            ? `${sourceNotNamed} ${sourceNotNamed === 1 ? 'response repeats' : 'responses repeat'} text whose source is not established, so cross-tenant corruption cannot be ruled out; taken as recipients' responses corrupted with foreign content, recoverable: +0.25`
+            : 'no cross-tenant corruption of responses found: 0',
+      ),
     },
     {name: 'cb_availability', value: 0, source: 'case default', why: 'no data was lost or made unavailable: 0'},
     {name: 'malicious', value: false, source: 'case default', why: 'a serving bug (non-malicious) unless someone is found to have exploited it'},
@@ -289,9 +297,11 @@ export function planAssessment(facts: CaseFacts | null, options: AssessOptions):
   }
   const severity = computeSeverity(all)
   const crossTenant = (facts?.scope?.exposure.flows ?? []).some((f) => f.source_tenant !== f.recipient_tenant)
+  // A source not established may be another organisation: in doubt, weighed as one, and said so.
+  const crossTenantUnknown = !crossTenant && (facts?.scope?.exposure.source_not_named ?? 0) > 0
   // The default number of individuals is a lower bound where the scope has no high bound: said so wherever it is used.
   const individualsAtLeast = inputs.find((i) => i.name === 'individuals')!.source === 'case default' && facts?.scope?.data_subjects.high === null
-  const {suggested, reasons} = suggestOutcome(severity, all, {crossTenant, individualsAtLeast})
+  const {suggested, reasons} = suggestOutcome(severity, all, {crossTenant, crossTenantUnknown, individualsAtLeast})
   const decide = options.decide
   if (decide && !decide.rationale.trim()) throw new InputError('--decide needs --rationale: the register must show why (Art. 33(5))')
   return {

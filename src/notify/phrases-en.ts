@@ -148,11 +148,22 @@ export const EN = {
   } as Record<string, string>,
 
   // ---- shared statements of what the evidence shows (scan.exposure)
-  exposure: (e: Exposure, first: string | null, last: string | null) =>
-    `${count(e.responses, 'response')} carried data belonging to another session${
+  exposure: (e: Exposure, first: string | null, last: string | null) => {
+    const lead = `${count(e.responses, 'response')} carried data belonging to another session${
       e.by_canary === 0 ? `, ${e.responses === 1 ? 'reproducing' : 'each reproducing'} its text verbatim without a canary marker.` : `: ${e.by_canary} of them held that session's canary marker and ${e.by_text_only} reproduced its text verbatim without a marker.`
-    } The data of ${count(e.sessions, 'session')} of ${count(e.source_tenants, 'customer')} reached ${count(e.recipient_tenants, 'receiving customer')}` +
-    (first ? ` between ${first} and ${last} (UTC).` : '.'),
+    }`
+    const k = e.source_not_named ?? 0
+    if (k === 0) return `${lead} The data of ${count(e.sessions, 'session')} of ${count(e.source_tenants, 'customer')} reached ${count(e.recipient_tenants, 'receiving customer')}${first ? ` between ${first} and ${last} (UTC).` : '.'}`
+    // Responses whose source provenance does not name are in no flow: the named sources reached
+    // the customers of the flows only, and the others are said apart, naming no one.
+    const namedRecipients = new Set(e.flows.map((f) => f.recipient_tenant)).size
+    const named = e.sessions > 0 ? ` The data of ${count(e.sessions, 'session')} of ${count(e.source_tenants, 'customer')} reached ${count(namedRecipients, 'receiving customer')}.` : ''
+    const one = k === 1
+    const who = k === e.responses ? (one ? 'It' : 'All of them') : `${k} of them`
+    return `${lead}${named} ${who} carried verbatim text whose source is not established (the same text in several customers' prompts, or only in answers whose prompts were not logged): no customer is named as ${one ? 'its' : 'their'} source.${
+      first ? ` ${e.responses === 1 ? 'It was' : 'They were'} served between ${first} and ${last} (UTC).` : ''
+    }`
+  },
   // A draft a processor prepares for one controller: that controller's two sides, counted apart
   // (its users' data that reached others; what its users were served), never the whole case's.
   controllerExposure: {
@@ -235,6 +246,7 @@ export const EN = {
   consequences: {
     confidentiality: 'Loss of confidentiality: personal data in the prompts and completions of the affected users was shown to other users, including users of other organisations.',
     confidentialitySameCustomer: 'Loss of confidentiality: personal data in the prompts and completions of the affected users was shown to other users of the same organisation.',
+    confidentialitySourceUnknown: "Loss of confidentiality: personal data in the prompts and completions of the affected users was shown to other users; whether to users of other organisations is not established (the source of the text some responses repeated is not known).",
     control: 'Loss of control over personal data; depending on content, risk of identity theft or fraud, phishing using disclosed contact details, and reputational damage or distress.',
     integrity: "Integrity: receiving users got responses built from someone else's data and may have acted on wrong information.",
     financial: 'Financial data (IBAN / payment card numbers) was disclosed: risk of fraud and financial loss.',

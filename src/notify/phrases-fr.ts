@@ -125,13 +125,21 @@ export const FR: Phrases = {
     'art33(2)-without-undue-delay': 'dans les meilleurs délais envers chaque responsable de traitement (art. 33.2) ; aucun délai contractuel enregistré',
   },
 
-  exposure: (e: Exposure, first, last) =>
-    `${compte(e.responses, 'réponse')} ${un(e.responses) ? 'contenait' : 'contenaient'} des données d'une autre session${
+  exposure: (e: Exposure, first, last) => {
+    const lead = `${compte(e.responses, 'réponse')} ${un(e.responses) ? 'contenait' : 'contenaient'} des données d'une autre session${
       e.by_canary === 0
         ? `, dont ${un(e.responses) ? 'elle reproduisait' : 'elles reproduisaient'} le texte mot pour mot sans marqueur canari.`
         : ` : ${e.by_canary} ${un(e.by_canary) ? 'portait' : 'portaient'} le marqueur canari de cette session et ${e.by_text_only} en ${un(e.by_text_only) ? 'reproduisait' : 'reproduisaient'} le texte mot pour mot sans marqueur.`
-    } Les données de ${compte(e.sessions, 'session')} de ${compte(e.source_tenants, 'client')} ont atteint ${compte(e.recipient_tenants, 'client destinataire', 'clients destinataires')}` +
-    (first ? ` entre le ${first} et le ${last} (UTC).` : '.'),
+    }`
+    const k = e.source_not_named ?? 0
+    if (k === 0) return `${lead} Les données de ${compte(e.sessions, 'session')} de ${compte(e.source_tenants, 'client')} ont atteint ${compte(e.recipient_tenants, 'client destinataire', 'clients destinataires')}${first ? ` entre le ${first} et le ${last} (UTC).` : '.'}`
+    const destinataires = new Set(e.flows.map((f) => f.recipient_tenant)).size
+    const nommees = e.sessions > 0 ? ` Les données de ${compte(e.sessions, 'session')} de ${compte(e.source_tenants, 'client')} ont atteint ${compte(destinataires, 'client destinataire', 'clients destinataires')}.` : ''
+    const qui = k === e.responses ? (un(k) ? 'Elle' : 'Toutes') : `${k} d'entre elles`
+    return `${lead}${nommees} ${qui} ${un(k) ? 'contenait' : 'contenaient'} un texte mot pour mot dont la source n'est pas établie (le même texte dans les prompts de plusieurs clients, ou seulement dans des réponses dont les prompts n'ont pas été journalisés) : aucun client n'est désigné comme ${un(k) ? 'sa' : 'leur'} source.${
+      first ? ` ${un(e.responses) ? 'Elle a été servie' : 'Elles ont été servies'} entre le ${first} et le ${last} (UTC).` : ''
+    }`
+  },
   controllerExposure: {
     leaked: (n) =>
       `${compte(n.responses, 'réponse adressée', 'réponses adressées')} à d'autres sessions ${un(n.responses) ? 'contenait' : 'contenaient'} des données de ${compte(n.sessions, 'session')} des utilisateurs finaux de ce responsable de traitement (${parPreuve(n, 'son marqueur canari')}), ${un(n.responses) ? 'reçue' : 'reçues'} dans ${cotes(n.ownSessions, n.otherSessions, n.others, 'ses').join(' et dans ')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
@@ -205,6 +213,7 @@ export const FR: Phrases = {
   consequences: {
     confidentiality: "Perte de confidentialité : des données personnelles contenues dans les requêtes et réponses des utilisateurs concernés ont été montrées à d'autres utilisateurs, y compris d'autres organismes.",
     confidentialitySameCustomer: "Perte de confidentialité : des données personnelles contenues dans les requêtes et réponses des utilisateurs concernés ont été montrées à d'autres utilisateurs du même organisme.",
+    confidentialitySourceUnknown: "Perte de confidentialité : des données personnelles contenues dans les requêtes et réponses des utilisateurs concernés ont été montrées à d'autres utilisateurs ; s'il s'agit d'utilisateurs d'autres organismes n'est pas établi (la source du texte que certaines réponses reproduisaient n'est pas connue).",
     control: "Perte de maîtrise des données ; selon le contenu, risque d'usurpation d'identité ou de fraude, d'hameçonnage à partir des coordonnées divulguées, d'atteinte à la réputation ou de détresse.",
     integrity: "Intégrité : les utilisateurs destinataires ont reçu des réponses construites à partir des données d'autrui et ont pu agir sur la base d'informations erronées.",
     financial: 'Des données financières (IBAN / numéros de carte) ont été divulguées : risque de fraude et de perte financière.',

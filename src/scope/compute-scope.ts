@@ -421,8 +421,10 @@ function estimates(inputs: ScopeInputs, ids: ResponseSets): {data_subjects: Scop
         'One session is counted as one data subject (the end user of that conversation; people named inside the content are not counted). ' +
         SUBJECTS_LOW +
         (notNamed.size > 0
-          ? `${notNamed.size === 1 ? 'One response' : `${notNamed.size} responses`} repeat another session's text whose source cannot be named (several tenants' texts alike, or only answers whose prompts were not logged): ${
-              confirmed.size === 0 ? 'they count as one session, since someone\'s data reached them' : 'they add none, since they may hold data of sessions already counted'
+          ? `${notNamed.size === 1 ? 'One response repeats' : `${notNamed.size} responses repeat`} another session's text whose source cannot be named (several tenants' texts alike, or only answers whose prompts were not logged): ${
+              confirmed.size === 0
+                ? `${notNamed.size === 1 ? 'it counts' : 'they count'} as one session, since someone's data reached ${notNamed.size === 1 ? 'it' : 'them'}`
+                : `${notNamed.size === 1 ? 'it adds' : 'they add'} none, since ${notNamed.size === 1 ? 'it' : 'they'} may hold data of sessions already counted`
             }. `
           : '') +
         (high === null

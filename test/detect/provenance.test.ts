@@ -276,7 +276,8 @@ describe('provenance', () => {
     const subjects = computeScope(loadScopeInputs(tc.db)).data_subjects
     expect(subjects.low).toBe(1)
     expect(subjects.evidence).toMatchObject({provenance_source_sessions: 0, provenance_source_not_named_responses: 1})
-    expect(subjects.method).toContain('they count as one session')
+    expect(subjects.method).toContain('One response repeats another session\'s text whose source cannot be named')
+    expect(subjects.method).toContain('it counts as one session, since someone\'s data reached it')
   })
 
   it('a response whose source is not named adds no data subject beside a named source (it may be that one): the low bound is the named sessions', async () => {
@@ -298,7 +299,7 @@ describe('provenance', () => {
     expect(scope.exposure!.sessions).toBe(1)
     expect(scope.data_subjects.low).toBe(1)
     expect(scope.data_subjects.evidence).toMatchObject({provenance_source_sessions: 1, provenance_source_not_named_responses: 1})
-    expect(scope.data_subjects.method).toContain('they add none')
+    expect(scope.data_subjects.method).toContain('it adds none, since it may hold data of sessions already counted')
   })
 
   it('names no source from an answer whose own prompt was not logged (it may be a copy itself): the source is unknown', async () => {

@@ -83,12 +83,17 @@ export function verdict(d: CaseReportData): {cls: 'leak' | 'clean' | 'partial'; 
   const noRegistry = d.totals.registry_files === 0
   const undecided = s.at_risk_responses !== null && (s.at_risk_unknown_records ?? 0) > 0 ? ` Whether ${nums(s.at_risk_unknown_records!, 'record')} ${s.at_risk_unknown_records === 1 ? 'was' : 'were'} at risk is not known: ${s.at_risk_unknown_records === 1 ? 'its' : 'their'} status or prompt size is not recorded.` : ''
   const atRisk = (s.at_risk_responses ? ` ${nums(s.at_risk_responses, 'response')} ${s.at_risk_responses === 1 ? 'was' : 'were'} served with a prompt at or over the KV pool (at risk).` : '') + undecided
+  // The named sources reached the flows' tenants; responses whose source is not established are said apart, naming no one.
+  const notNamed = e.source_not_named ?? 0
+  const reached = notNamed === 0
+    ? `data of ${nums(e.sessions, 'session')} of ${nums(e.source_tenants, 'tenant')} reached ${nums(e.recipient_tenants, 'tenant')}.`
+    : `${e.sessions > 0 ? `data of ${nums(e.sessions, 'session')} of ${nums(e.source_tenants, 'tenant')} reached ${nums(new Set(e.flows.map((f) => f.recipient_tenant)).size, 'tenant')}; ` : ''}${nums(notNamed, 'response')} carried text whose source is not established (the same text in several tenants' prompts, or only in answers whose prompts were not logged): no tenant is named as ${notNamed === 1 ? 'its' : 'their'} source.`
   const detail = leaked
     ? noRegistry
-      ? `${nums(e.responses, 'response')} among ${among} carried another session's data, repeating its text verbatim (the case holds no canary registry, so no marker could be attributed); data of ${nums(e.sessions, 'session')} of ${nums(e.source_tenants, 'tenant')} reached ${nums(e.recipient_tenants, 'tenant')}.`
+      ? `${nums(e.responses, 'response')} among ${among} carried another session's data, repeating its text verbatim (the case holds no canary registry, so no marker could be attributed); ${reached}`
       : `${nums(e.responses, 'response')} among ${among} carried another session's data: ${num(e.by_canary)} its canary marker (${num(s.cross_tenant_responses)} cross-tenant, ${num(s.cross_session_responses)} cross-session)` +
         (e.by_text_only > 0 ? ` and ${num(e.by_text_only)} only its text, repeated verbatim` : '') +
-        `; data of ${nums(e.sessions, 'session')} of ${nums(e.source_tenants, 'tenant')} reached ${nums(e.recipient_tenants, 'tenant')}.`
+        `; ${reached}`
     : noRegistry
       ? `No response among ${among} repeated another session's text; the case holds no canary registry, so no canary marker could be looked for (crosstalk ingest canaries FILE).${atRisk}`
       : `No response among ${among} carried another session's canary marker or repeated another session's text.${atRisk}`
