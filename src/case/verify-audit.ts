@@ -5,7 +5,7 @@ import {listFiles, type FileRow} from '../store/files.js'
 import {getIncidentRow, incidentAwareness, listAmendmentRows} from '../store/incident.js'
 import {listNotificationRows} from '../store/notifications.js'
 import type {CaseDb} from '../store/open-case.js'
-import {finishedScanRuns} from '../store/scan-runs.js'
+import {finishedScanRuns, unfinishedScanRunAt} from '../store/scan-runs.js'
 import {getSettings} from '../store/settings.js'
 import {Problems, shown} from './verify-problems.js'
 import {checkRecordedIncident, checkRecordedNotifications, checkRecordedUnreadSources, flagsOf, summaryOf} from './verify-recorded.js'
@@ -30,6 +30,8 @@ export interface AuditAnchor {
   anchored: boolean
   /** Entries appended after the anchored one. */
   entries_since_anchor: number | null
+  /** What the audit log cannot speak for and is not a problem (a pool size set by a scan that did not finish) */
+  notes: string[]
 }
 
 export interface ExpectedHead {
@@ -52,9 +54,9 @@ export function verifyAudit(db: CaseDb, problems: Problems, expect: ExpectedHead
     problems.add('audit', 'audit log', `its append-only trigger${!triggers.no_update && !triggers.no_delete ? 's were' : ' was'} dropped (${[!triggers.no_update && 'no update', !triggers.no_delete && 'no delete'].filter(Boolean).join(', ')})`)
   }
   const head = entries.at(-1)?.hash ?? null
-  const anchor: AuditAnchor = {head, entries: entries.length, anchored: expect !== null, entries_since_anchor: null}
+  const anchor: AuditAnchor = {head, entries: entries.length, anchored: expect !== null, entries_since_anchor: null, notes: []}
   if (expect) checkAnchor(entries, expect, problems, anchor)
-  checkCoverage(db, entries, problems)
+  checkCoverage(db, entries, problems, anchor.notes)
   return anchor
 }
 
@@ -98,7 +100,7 @@ function valuesNamed(entry: AuditEntry, key: string): unknown[] {
 
 
 
-function checkCoverage(db: CaseDb, entries: readonly AuditEntry[], problems: Problems): void {
+function checkCoverage(db: CaseDb, entries: readonly AuditEntry[], problems: Problems, notes: string[]): void {
   checkAuditedFilesPresent(db, entries, problems)
 
   // Evidence files: each named by its SHA-256 in the entry of the ingest that read it (or of one
@@ -125,7 +127,12 @@ function checkCoverage(db: CaseDb, entries: readonly AuditEntry[], problems: Pro
   const settings = getSettings(db)
   if (settings.pool_tokens !== null) {
     const scan = settings.pool_set_at === null ? undefined : scans.get(settings.pool_set_at)
-    if (!scan) problems.add('unaudited', 'pool size', `pool_tokens ${settings.pool_tokens} was set at ${settings.pool_set_at ?? 'an unrecorded time'}, by no audited scan`)
+    // A scan killed after it set the pool (its run row is there, unfinished) wrote no audit entry:
+    // detection names the unfinished scan, and the pool is audited by the next scan that sets it.
+    const unfinished = !scan && settings.pool_set_at !== null && unfinishedScanRunAt(db, settings.pool_set_at)
+    if (unfinished) {
+      notes.push(`pool size ${settings.pool_tokens} was set by the scan begun at ${settings.pool_set_at}, which did not finish, so no audit entry records it: run \`crosstalk scan --pool-tokens ${settings.pool_tokens}\` to record it`)
+    } else if (!scan) problems.add('unaudited', 'pool size', `pool_tokens ${settings.pool_tokens} was set at ${settings.pool_set_at ?? 'an unrecorded time'}, by no audited scan`)
     else if (scan.pool_tokens !== settings.pool_tokens || (scan.advertised_tokens ?? null) !== settings.advertised_tokens) {
       problems.add('settings', 'pool size', `the case says pool ${settings.pool_tokens} / advertised ${shown(settings.advertised_tokens)}, the scan that set it recorded ${shown(scan.pool_tokens)} / ${shown(scan.advertised_tokens)}`)
     }

@@ -92,6 +92,7 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
   result.audit_head = anchor.head
   result.anchored = anchor.anchored
   result.entries_since_anchor = anchor.entries_since_anchor
+  result.not_checked.push(...anchor.notes)
   if (!anchor.anchored) result.not_checked.push('the audit chain was checked only against itself: give --expect-head HASH:COUNT noted earlier to detect a rewritten or cut log')
 
   // Copies of case data (personal data) go here: removed at the end, or when a signal ends verify first.

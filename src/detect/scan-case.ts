@@ -121,9 +121,7 @@ function scanClaimedCase(db: CaseDb, options: ScanOptions): ScanResult {
   if (options.poolTokens !== undefined && options.advertisedTokens !== undefined && options.advertisedTokens < options.poolTokens) {
     throw new UsageError('--advertised-tokens must be at least --pool-tokens')
   }
-  // The pool size is a recorded fact of the case: a later scan (and scope, and every draft) uses it.
-  if (options.poolTokens !== undefined) setPool(db, options.poolTokens, options.advertisedTokens ?? null, options.now)
-  const settings = getSettings(db)
+  const registryVersion = getSettings(db).registry_version
   const previous = lastFinishedScan(db)
   // A scan begun since and not finished (killed: each phase commits on its own) may have
   // rewritten provenance with other parameters: the previous scan's is then not the one stored.
@@ -136,11 +134,19 @@ function scanClaimedCase(db: CaseDb, options: ScanOptions): ScanResult {
   const scanned = scannedFileIds(db)
   const fresh = complete.filter((f) => !scanned.has(f.id))
   // Every file again where the registry changed, where the last scan classified under other rules, or where extracts were made again.
-  const full = previous !== null && (previous.registry_version !== settings.registry_version || previous.sighting_rules !== SIGHTING_RULES || reextracted > 0)
-  const runId = beginScanRun(db, {
-    startedAt: options.now.toISOString(), registryVersion: settings.registry_version, extractScheme: EXTRACT_SCHEME, fullRescan: full, sightingRules: SIGHTING_RULES,
-    minWords: params.minWords, boilerplateTenants: params.boilerplateTenants, poolTokens: settings.pool_tokens, advertisedTokens: settings.advertised_tokens,
-  })
+  const full = previous !== null && (previous.registry_version !== registryVersion || previous.sighting_rules !== SIGHTING_RULES || reextracted > 0)
+  // The pool size is a recorded fact of the case: a later scan (and scope, and every draft) uses it.
+  // It is set with this run's row, in one transaction, so that a scan killed later leaves it set
+  // by a run the case names (verify says so), never by no run at all.
+  const {runId, settings} = db.transaction(() => {
+    if (options.poolTokens !== undefined) setPool(db, options.poolTokens, options.advertisedTokens ?? null, options.now)
+    const settings = getSettings(db)
+    const runId = beginScanRun(db, {
+      startedAt: options.now.toISOString(), registryVersion: settings.registry_version, extractScheme: EXTRACT_SCHEME, fullRescan: full, sightingRules: SIGHTING_RULES,
+      minWords: params.minWords, boilerplateTenants: params.boilerplateTenants, poolTokens: settings.pool_tokens, advertisedTokens: settings.advertised_tokens,
+    })
+    return {runId, settings}
+  })()
 
   const classified = full ? complete : fresh
   classifyMarkers(db, classified, {full, onProgress: options.onProgress})

@@ -91,6 +91,11 @@ export function unfinishedScanStart(db: CaseDb): string | null {
   )
 }
 
+/** Whether a scan run began at this time and never finished (killed, failed, or still running). */
+export function unfinishedScanRunAt(db: CaseDb, startedAt: string): boolean {
+  return db.prepare('SELECT EXISTS (SELECT 1 FROM scan_runs WHERE started_at = ? AND finished_at IS NULL)').pluck().get(startedAt) === 1
+}
+
 export function scannedFileIds(db: CaseDb): Set<number> {
   return new Set(db.prepare('SELECT file_id FROM scanned_files').pluck().all() as number[])
 }

@@ -28,7 +28,7 @@ describe('scan ended by SIGINT', () => {
     source.close()
 
     // Another --min-words: the scan rewrites provenance; signalled once it has begun.
-    const child = spawnCli(['scan', '--min-words', '20', '--db', db])
+    const child = spawnCli(['scan', '--min-words', '20', '--pool-tokens', '681280', '--db', db])
     const done = new Promise<{code: number | null; signal: NodeJS.Signals | null}>((resolve) => child.on('exit', (code, signal) => resolve({code, signal})))
     await new Promise<void>((resolve, reject) => {
       const started = Date.now()
@@ -48,10 +48,15 @@ describe('scan ended by SIGINT', () => {
     expect(status.detection.complete).toBe(false)
     expect(status.detection.unfinished_scan_started_at).toMatch(/^\d{4}-\d\d-\d\dT/)
     expect(runCli(['status', '--db', db]).stdout).toMatch(/detection incomplete: the scan begun at .* did not finish/)
+    // The pool size the killed scan set (with its run row) is no unaudited write: verify names the unfinished scan.
+    const verified = runJson<{ok: boolean; problems: Array<{kind: string; subject: string}>; not_checked: string[]}>(['verify', '--db', db])
+    expect(verified.problems).toEqual([])
+    expect(verified.ok).toBe(true)
+    expect(verified.not_checked).toContainEqual(expect.stringMatching(/^pool size 681280 was set by the scan begun at .*, which did not finish, so no audit entry records it/))
 
     // The next scan, with the finished scan's parameters, on both cases: the same findings.
-    const again = runJson<Record<string, unknown>>(['scan', '--db', db])
-    const cleanAgain = runJson<Record<string, unknown>>(['scan', '--db', clean])
+    const again = runJson<Record<string, unknown>>(['scan', '--pool-tokens', '681280', '--db', db])
+    const cleanAgain = runJson<Record<string, unknown>>(['scan', '--pool-tokens', '681280', '--db', clean])
     const figures = (s: Record<string, unknown>) => {
       const {scanned_at: _a, timings_ms: _t, provenance_stats: _p, ...rest} = s
       return rest
