@@ -333,7 +333,10 @@ export const EN = {
     phaseInitial: (open: number) =>
       `This is our initial notice (Art. 33(4): information may be provided in phases). ${stillOpen(open)}`,
     phaseFollowUp: (previous: {at: string; reference: string; late: boolean} | null, open: number) =>
-      `This notice follows up our initial notice${previous ? ` sent on ${previous.at} (reference ${previous.reference})${previous.late ? ', after the contractual deadline' : ''}` : ''}, with what has been established since (Art. 33(4)). ${stillOpen(open)}`,
+      previous
+        ? `This notice follows up our initial notice sent on ${previous.at} (reference ${previous.reference})${previous.late ? ', after the contractual deadline' : ''}, with what has been established since (Art. 33(4)). ${stillOpen(open)}`
+        : // No initial notice is recorded: the draft does not say one was sent (an open item asks for it).
+          `This is a follow-up notice, with what has been established since (Art. 33(4)); the initial notice it supplements is not recorded here. ${stillOpen(open)}`,
     open: {
       previousNotice: 'the initial notice to this controller that this follow-up supplements: when it was sent and its reference (no initial notice to it is recorded)',
     },

@@ -291,7 +291,9 @@ export const FR: Phrases = {
     sent: (at, late) => `Cette notification a été envoyée le ${at}${late ? ", après l'échéance contractuelle" : ''}.`,
     phaseInitial: (open) => `Il s'agit de notre notification initiale (art. 33.4 : les informations peuvent être communiquées de manière échelonnée). ${resteOuvert(open)}`,
     phaseFollowUp: (previous, open) =>
-      `Cette notification complète notre notification initiale${previous ? ` envoyée le ${previous.at} (référence ${previous.reference})${previous.late ? ", après l'échéance contractuelle" : ''}` : ''}, avec ce qui a été établi depuis (art. 33.4). ${resteOuvert(open)}`,
+      previous
+        ? `Cette notification complète notre notification initiale envoyée le ${previous.at} (référence ${previous.reference})${previous.late ? ", après l'échéance contractuelle" : ''}, avec ce qui a été établi depuis (art. 33.4). ${resteOuvert(open)}`
+        : `Il s'agit d'une notification complémentaire, avec ce qui a été établi depuis (art. 33.4) ; la notification initiale qu'elle complète n'est pas enregistrée ici. ${resteOuvert(open)}`,
     open: {
       previousNotice: "la notification initiale à ce responsable de traitement que celle-ci complète : date d'envoi et référence (aucune notification initiale à ce client n'est enregistrée)",
     },

@@ -51,7 +51,11 @@ describe('the processor notice states its phase (Art. 33(4))', () => {
     expect(n.phase).toBe('follow-up')
     expect(n.previous_notice).toBeNull()
     expect(n.open_items.find((o) => o.section === 'phase')).toMatchObject({item: expect.stringMatching(/^the initial notice to this controller that this follow-up supplements/), record_with: expect.stringMatching(/^crosstalk notify record --recipient acme --phase initial /)})
-    expect(n.phase_text).toMatch(/^This notice follows up our initial notice, with what has been established since \(Art\. 33\(4\)\)\./)
+    // Nothing says an initial notice was sent: none is recorded.
+    expect(n.phase_text).toMatch(/^This is a follow-up notice, with what has been established since \(Art\. 33\(4\)\); the initial notice it supplements is not recorded here\./)
+    expect(n.phase_text).not.toMatch(/our initial notice/)
+    const fr = buildProcessorNotice(buildFacts(loadFactsInputs(c.db), NOW), 'acme', {language: 'fr', phase: 'follow-up'})
+    expect(fr.phase_text).toMatch(/^Il s'agit d'une notification complémentaire, .* la notification initiale qu'elle complète n'est pas enregistrée ici\./)
   })
 
   it('once the initial notice is recorded, a new draft is the follow-up, naming it from the record', () => {
