@@ -26,6 +26,18 @@ export function redactedNote(part: 'request' | 'response'): string {
   return `${part} text redacted at the source (${REDACTED}): no text`
 }
 
+/**
+ * OpenInference's REDACTED_VALUE: what its instrumentations write in place of every value an
+ * OPENINFERENCE_HIDE_* setting hides (HIDE_INPUTS, HIDE_OUTPUTS, HIDE_OUTPUT_TEXT, ...). A value
+ * that is exactly this is no text, as LiteLLM's placeholder is none.
+ */
+export const OPENINFERENCE_REDACTED = '__REDACTED__'
+
+/** The note a record gets where OpenInference wrote its placeholder in place of the prompt's or the answer's text. */
+export function oiRedactedNote(part: 'request' | 'response'): string {
+  return `${part} text redacted at the source (OpenInference ${OPENINFERENCE_REDACTED}): no text`
+}
+
 /** LiteLLM's notes (formats/litellm.ts) where a logging payload or a spend-log row holds no answer. */
 export const LITELLM_NO_RESPONSE_LOGGED = 'no response text logged (message logging turned off, or redacted)'
 export const LITELLM_NO_RESPONSE_STORED = 'no response body stored (LiteLLM stores it only with store_prompts_in_spend_logs)'
@@ -36,6 +48,7 @@ export const LITELLM_NO_RESPONSE_STORED = 'no response body stored (LiteLLM stor
  */
 const UNLOGGED: ReadonlyMap<string, string> = new Map([
   [redactedNote('response'), `LiteLLM writes ${REDACTED} in their place while its turn_off_message_logging is on`],
+  [oiRedactedNote('response'), `OpenInference writes ${OPENINFERENCE_REDACTED} in their place while OPENINFERENCE_HIDE_OUTPUTS or HIDE_OUTPUT_TEXT (or another HIDE_* setting) is on`],
   [LITELLM_NO_RESPONSE_LOGGED, 'LiteLLM logs no text while message logging is turned off'],
   [LITELLM_NO_RESPONSE_STORED, 'LiteLLM keeps answers in its spend logs only with store_prompts_in_spend_logs on'],
 ])

@@ -547,7 +547,7 @@ function unreadItemsFix(format: LogFormat): string {
  */
 export function fileUnread(format: LogFormat, c: Partial<Pick<FileSummaryCounts, 'unread_items'>>, streamed: string | null): string | null {
   const items = format === 'otel' ? unreadItemsPhrase(c.unread_items ?? {}) : null
-  const own = items === null ? null : `${items}, in traces none of whose model calls was read`
+  const own = items === null ? null : `${items}, in traces where no model call's answer text was read`
   return streamed !== null && own !== null ? `${streamed}; ${own}` : (streamed ?? own)
 }
 

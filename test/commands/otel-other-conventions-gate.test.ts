@@ -111,10 +111,21 @@ describe('--fail-on-leak over an OTLP traces file of another LLM convention', ()
     const ingest = await runJson<{per_file: Array<{path: string; status: string; records: number; unread: string | null}>}>(['ingest', 'logs', native2, join(dir2, 'traces.jsonl'), '--db', db2, '--json'])
     const traces = ingest.per_file.find((f) => f.path.endsWith('traces.jsonl'))!
     expect(traces).toMatchObject({status: 'ingested', records: 1})
-    expect(traces.unread).toMatch(/^1 item that is no model call crosstalk reads carries model input or output text, not read by this release \(Traceloop \(OpenLLMetry\): 1\), in traces none of whose model calls was read$/)
+    expect(traces.unread).toMatch(/^1 item that is no model call crosstalk reads carries model input or output text, not read by this release \(Traceloop \(OpenLLMetry\): 1\), in traces where no model call's answer text was read$/)
     const scan = await run(['scan', '--db', db2, '--fail-on-leak'])
     expect(scan.code, scan.stderr).toBe(1)
     expect(scan.stderr).toMatch(/traces\.jsonl \(not read whole: 1 item/)
+  }, 60_000)
+})
+
+describe('--fail-on-leak over OpenInference spans whose texts are hidden (__REDACTED__)', () => {
+  it('does not pass on an answer written as the placeholder: it is no text, counted as not logged (exit 1)', async () => {
+    const hidden = [kv('openinference.span.kind', 'LLM'), kv('session.id', 'sess-b1'), kv('input.value', '__REDACTED__'), kv('output.value', '__REDACTED__')]
+    const dir = tempDir()
+    const native = incident(dir, tracesLine(hidden))
+    const r = await run(['triage', native, join(dir, 'traces.jsonl'), '--canaries', join(dir, 'canaries.csv'), '--db', join(dir, 'case.db'), '--fail-on-leak'])
+    expect(r.code, r.stderr).toBe(1)
+    expect(r.stderr).toMatch(/traces\.jsonl: not ingested: its one response decoded to no text .*the answers were not logged \(OpenInference writes __REDACTED__ in their place/)
   }, 60_000)
 })
 

@@ -1,4 +1,5 @@
 import {epochToIso, unwrapAnyValue} from '../field-path.js'
+import {OPENINFERENCE_REDACTED, oiRedactedNote} from '../redaction.js'
 import {finishRecord, intOrNull, strOrNull, type Candidate} from './common.js'
 import {
   argumentsText,
@@ -24,7 +25,8 @@ import type {AdaptedRecord, AdaptResult, CompanionIndex, FormatAdapter, FormatOp
 //   a GenAI span (gen_ai.operation.name chat / text_completion / generate_content, or a span
 //   with gen_ai.request.model and no other operation), or an OpenInference LLM span
 //   (openinference.span.kind LLM, or llm.input_messages.* / llm.output_messages.* attributes;
-//   https://github.com/Arize-ai/openinference/blob/main/spec/semantic_conventions.md) -> one record
+//   https://github.com/Arize-ai/openinference/blob/main/spec/semantic_conventions.md), or an older
+//   OpenLLMetry span (llm.request.type, llm.prompts.N.* / llm.completions.N.*) -> one record
 //   gen_ai.response.id, else spanId          -> request_id
 //   endTimeUnixNano (startTimeUnixNano)      -> ts
 //   gen_ai.conversation.id, else session.id  -> session_id, looked up on the span, then its
@@ -40,10 +42,13 @@ import type {AdaptedRecord, AdaptResult, CompanionIndex, FormatAdapter, FormatOp
 //   server.address[:server.port]             -> decode_node: the address the client called (a
 //                                               load balancer, if there is one; prefill_node stays unknown)
 //   url.path (from url.full)                 -> endpoint
-//   gen_ai.response.model, else gen_ai.request.model, else llm.model_name -> model
+//   gen_ai.response.model (llm.response.model), else gen_ai.request.model, else llm.model_name,
+//     ai.model.id, llm.request.model           -> model
 //   gen_ai.usage.input_tokens / output_tokens (older prompt_tokens / completion_tokens), else
-//     llm.token_count.prompt / completion      -> tokens
-//   content, first found of:
+//     llm.token_count.prompt / completion, ai.usage.*, llm.usage.prompt_tokens / completion_tokens -> tokens
+//   content, of every convention the span carries (where two give different texts, both are
+//   kept: the messages of each in turn, an answer's as further choices; identical texts once),
+//   within the GenAI conventions the first found of:
 //     gen_ai.input.messages / gen_ai.output.messages (+ gen_ai.system_instructions), parts
 //       format, as a JSON string or structured, on the span or on a
 //       gen_ai.client.inference.operation.details event (span event or log record);
@@ -54,17 +59,24 @@ import type {AdaptedRecord, AdaptResult, CompanionIndex, FormatAdapter, FormatOp
 //       gen_ai.user.message, gen_ai.assistant.message, gen_ai.tool.message (bodies {content,
 //       tool_calls}) and gen_ai.choice ({index, finish_reason, message}) — what
 //       @opentelemetry/instrumentation-openai and opentelemetry-instrumentation-openai-v2 emit;
-//     then the Vercel AI SDK's ai.prompt.messages (else ai.prompt) / ai.response.text and
-//       ai.response.toolCalls, on its provider-call spans (gen_ai.* metadata, or ai.operationId
-//       ai.*.doGenerate / ai.*.doStream: model ai.model.id, tokens ai.usage.*);
-//     then OpenInference's llm.input_messages.N.message.* / llm.output_messages.N.message.*
-//       (content, contents.M.message_content.text, tool_calls.J.tool_call.*), else input.value /
-//       output.value (an OpenAI request / chat.completion body where the mime type is
-//       application/json, else plain text).
+//   the Vercel AI SDK's ai.prompt.messages (else ai.prompt; tool-result parts, v4 `result` and
+//     v5 `output.value`, read as prompt text) / ai.response.text, ai.response.reasoning and
+//     ai.response.toolCalls, on its provider-call spans (gen_ai.* metadata, or ai.operationId
+//     ai.*.doGenerate / ai.*.doStream: model ai.model.id, tokens ai.usage.*);
+//   OpenInference's llm.input_messages.N.message.* / llm.output_messages.N.message.* (content,
+//     contents.M.message_content.text of every part type, reasoning included,
+//     tool_calls.J.tool_call.*); and input.value / output.value (an OpenAI request /
+//     chat.completion body where the mime type is application/json, else plain text);
+//   older OpenLLMetry's llm.prompts.N.* / llm.completions.N.* (as gen_ai.prompt.N / completion.N).
+//   A value that is exactly OpenInference's placeholder __REDACTED__ (OPENINFERENCE_HIDE_*) is
+//   no text: a prompt or answer left with none is noted as redacted at the source, and such an
+//   answer is counted as not logged (redaction.ts), so a gate does not pass on it.
 //   A span or log record read as no call that carries model texts (input.value, llm.*, ai.prompt,
 //   traceloop.entity.*, GenAI texts of an agent span) is counted as unread, by convention, where
 //   no model call of its trace is among the lines given (a chain wrapping a call read holds that
-//   call's texts): ingest does not take such a file as read (ingest-file.ts).
+//   call's texts), or, where it carries answer text, no such call has answer text (hidden, or
+//   not captured: the wrapper's is then the only text of that answer): ingest does not take
+//   such a file as read (ingest-file.ts).
 //   Log records whose span is not among the spans given still make a record (request id and
 //   time from the events), so a logs file read alone is not lost.
 //
@@ -175,9 +187,16 @@ function isVercelCallSpan(attrs: Obj): boolean {
   return typeof op === 'string' && /^ai\.\w+\.do(Generate|Stream)$/.test(op)
 }
 
-/** A span this adapter reads as one model call: a GenAI span, an OpenInference LLM span, or an AI SDK provider call. */
+/** An older OpenLLMetry (Traceloop) LLM span: llm.request.type, llm.prompts.N.* / llm.completions.N.* attributes. */
+function isOldOpenLlmetrySpan(attrs: Obj): boolean {
+  if (typeof attrs['llm.request.type'] === 'string') return true
+  for (const k in attrs) if (/^llm\.(prompts|completions)\.\d+\./.test(k)) return true
+  return false
+}
+
+/** A span this adapter reads as one model call: a GenAI span, an OpenInference LLM span, an AI SDK provider call, or an older OpenLLMetry one. */
 function isCallSpan(attrs: Obj): boolean {
-  return isGenAiSpan(attrs) || isOpenInferenceLlmSpan(attrs) || isVercelCallSpan(attrs)
+  return isGenAiSpan(attrs) || isOpenInferenceLlmSpan(attrs) || isVercelCallSpan(attrs) || isOldOpenLlmetrySpan(attrs)
 }
 
 /**
@@ -199,8 +218,22 @@ export function unreadConventionOf(attrs: Obj): string | null {
   return found
 }
 
+/** Attribute keys that hold a model's answer text, in any of the conventions above. */
+const ANSWER_KEY = /^(output\.value|llm\.(output_messages|completions?|choices)\..*|ai\.response\.(text|object|toolCalls|reasoning)|traceloop\.entity\.output|gen_ai\.(output\.messages|completion)(\..*)?)$/
+
+/** Whether an item carries answer text (not empty, not OpenInference's placeholder). */
+function carriesAnswerText(attrs: Obj): boolean {
+  for (const k in attrs) {
+    const v = attrs[k]
+    if (v === undefined || v === null || v === '' || isOiRedacted(v)) continue
+    if (ANSWER_KEY.test(k)) return true
+  }
+  return false
+}
+
 /** Attribute keys that hold model input or output text in the LLM conventions a span may use, and the convention's name. */
 const CONTENT_KEYS: ReadonlyArray<readonly [(key: string) => boolean, string]> = [
+  [(k) => /^llm\.(prompts|completions)\.\d+\./.test(k), 'OpenLLMetry (llm.prompts/llm.completions)'],
   [(k) => k === 'input.value' || k === 'output.value' || /^llm\.(input_messages|output_messages|prompts?|completions?|messages|choices)(\.|$)/.test(k), 'OpenInference'],
   [(k) => /^ai\.(prompt|response\.(text|object|toolCalls))(\.|$)/.test(k), 'Vercel AI SDK'],
   [(k) => k === 'traceloop.entity.input' || k === 'traceloop.entity.output', 'Traceloop (OpenLLMetry)'],
@@ -252,12 +285,15 @@ export interface OtelIndex extends CompanionIndex {
   logs(key: string): LogGroup | undefined
   /** Whether a model call of this trace (a span read as one, or GenAI log records) is among the lines given. */
   hasCall(traceId: unknown): boolean
+  /** Whether such a call holds answer text (on its span, or GenAI log records of the trace): not hidden, not left out. */
+  hasAnswer(traceId: unknown): boolean
 }
 
 function newOtelIndex(options: FormatOptions): OtelIndex {
   const spans = new Map<string, IndexedSpan>()
   const groups = new Map<string, LogGroup>()
   const callTraces = new Set<string>()
+  const answerTraces = new Set<string>()
   const keep = new Set<string>([...SESSION_KEYS, ...options.tenantAttributes, ...STATUS_KEYS, ...PATH_KEYS])
   const slim = (attrs: Obj): Obj => {
     const out: Obj = {}
@@ -273,6 +309,10 @@ function newOtelIndex(options: FormatOptions): OtelIndex {
         const parent = idKey(s.span.traceId, s.span.parentSpanId)
         const call = isCallSpan(s.attrs)
         if (call) callTraces.add(String(s.span.traceId).toLowerCase())
+        if (call) {
+          const c = spanContent(s.span, s.attrs, undefined)
+          if (c.output !== null || c.completionText !== null) answerTraces.add(String(s.span.traceId).toLowerCase())
+        }
         spans.set(key, {at, parent, genai: call, server: isServerSpan(s.span), attrs: slim(s.attrs), resource: slim(s.resource)})
       }
       for (const l of logsOf(value)) {
@@ -281,6 +321,7 @@ function newOtelIndex(options: FormatOptions): OtelIndex {
         const key = idKey(l.record.traceId, l.record.spanId)
         if (key === null) continue
         callTraces.add(String(l.record.traceId).toLowerCase())
+        answerTraces.add(String(l.record.traceId).toLowerCase())
         let g = groups.get(key)
         if (!g) {
           g = {first: {file: at.file, line: at.line, item: l.item}, events: [], resource: slim(l.resource)}
@@ -292,6 +333,7 @@ function newOtelIndex(options: FormatOptions): OtelIndex {
     span: (key) => spans.get(key),
     logs: (key) => groups.get(key),
     hasCall: (traceId) => typeof traceId === 'string' && traceId !== '' && callTraces.has(traceId.toLowerCase()),
+    hasAnswer: (traceId) => typeof traceId === 'string' && traceId !== '' && answerTraces.has(traceId.toLowerCase()),
   }
 }
 
@@ -308,9 +350,15 @@ interface Content {
   promptText: string | null
   output: unknown[] | null
   completionText: string | null
+  /** The source wrote OpenInference's placeholder (__REDACTED__) in place of the prompt's / the answer's text. */
+  redactedInput?: boolean
+  redactedOutput?: boolean
 }
 
 const emptyContent = (): Content => ({input: null, promptText: null, output: null, completionText: null})
+
+const isOiRedacted = (v: unknown): boolean => typeof v === 'string' && v.trim() === OPENINFERENCE_REDACTED
+
 
 function messagesValue(v: unknown): unknown[] | string | null {
   const parsed = parseJsonText(v)
@@ -353,12 +401,16 @@ function fromContentEvents(span: Obj, into: Content): void {
   }
 }
 
-/** OpenLLMetry-style indexed attributes: gen_ai.prompt.N.*, gen_ai.completion.N.*. */
-function fromIndexedAttributes(attrs: Obj, into: Content): void {
+/**
+ * OpenLLMetry-style indexed attributes: gen_ai.prompt.N.*, gen_ai.completion.N.*; with prefix
+ * `llm.`, the same shape as its older releases wrote it (llm.prompts.N.*, llm.completions.N.*).
+ */
+function fromIndexedAttributes(attrs: Obj, into: Content, prefix: 'gen_ai' | 'llm' = 'gen_ai'): void {
+  const pattern = prefix === 'gen_ai' ? /^gen_ai\.(prompt|completion)\.(\d+)\.(.+)$/ : /^llm\.(prompt|completion)s\.(\d+)\.(.+)$/
   const prompts = new Map<number, Obj>()
   const completions = new Map<number, Obj>()
   for (const [key, value] of Object.entries(attrs)) {
-    const m = /^gen_ai\.(prompt|completion)\.(\d+)\.(.+)$/.exec(key)
+    const m = pattern.exec(key)
     if (!m) continue
     const bucket = m[1] === 'prompt' ? prompts : completions
     const n = Number(m[2])
@@ -423,13 +475,18 @@ function fromLogEvents(events: readonly IndexedEvent[], into: Content): void {
  * `.message.tool_calls.J.tool_call.{id, function.name, function.arguments}`, as OpenAI messages in
  * the order of N; null where there is none.
  */
-function openInferenceMessages(attrs: Obj, list: 'llm.input_messages' | 'llm.output_messages'): Obj[] | null {
+function openInferenceMessages(attrs: Obj, list: 'llm.input_messages' | 'llm.output_messages', seen: Content): Obj[] | null {
   const prefix = `${list}.`
   const messages = new Map<number, {fields: Obj; parts: Map<number, Obj>; calls: Map<number, Obj>}>()
   for (const [key, value] of Object.entries(attrs)) {
     if (!key.startsWith(prefix)) continue
     const m = /^(\d+)\.message\.(.+)$/.exec(key.slice(prefix.length))
     if (!m) continue
+    if (isOiRedacted(value)) {
+      if (list === 'llm.input_messages') seen.redactedInput = true
+      else seen.redactedOutput = true
+      continue
+    }
     const n = Number(m[1])
     let entry = messages.get(n)
     if (!entry) messages.set(n, (entry = {fields: {}, parts: new Map(), calls: new Map()}))
@@ -448,9 +505,11 @@ function openInferenceMessages(attrs: Obj, list: 'llm.input_messages' | 'llm.out
   }
   if (messages.size === 0) return null
   const ordered = <T>(m: Map<number, T>): T[] => [...m.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v)
-  return ordered(messages).map(({fields, parts, calls}) => {
+  const out = ordered(messages).map(({fields, parts, calls}) => {
     const msg: Obj = {role: strOrNull(fields.role) ?? (list === 'llm.input_messages' ? 'user' : 'assistant')}
-    const texts = ordered(parts).filter((p) => (p.type === undefined || p.type === 'text') && typeof p.text === 'string').map((p) => ({type: 'text', text: p.text as string}))
+    // Every part that carries text is read: "text", and "reasoning" (the thinking OpenInference's
+    // Anthropic and OpenAI instrumentations record) or any other type with text.
+    const texts = ordered(parts).filter((p) => typeof p.text === 'string' && p.text !== '').map((p) => ({type: 'text', text: p.text as string}))
     msg.content = typeof fields.content === 'string' ? fields.content : texts.length > 0 ? texts : null
     if (typeof fields.name === 'string') msg.name = fields.name
     if (typeof fields.tool_call_id === 'string') msg.tool_call_id = fields.tool_call_id
@@ -459,6 +518,9 @@ function openInferenceMessages(attrs: Obj, list: 'llm.input_messages' | 'llm.out
     }
     return msg
   })
+  // A message left with nothing once its redacted values are dropped is no message.
+  const kept = out.filter((m) => m.content !== null || m.tool_calls !== undefined)
+  return kept.length === 0 ? null : kept
 }
 
 const isJsonMime = (v: unknown): boolean => typeof v === 'string' && /^application\/json\b/i.test(v.trim())
@@ -469,14 +531,16 @@ const isJsonMime = (v: unknown): boolean => typeof v === 'string' && /^applicati
  * plain text (a JSON text that is no such body is still text a marker can be found in).
  */
 function fromOpenInferenceValues(attrs: Obj, into: Content): void {
-  const input = strOrNull(attrs['input.value'])
+  if (isOiRedacted(attrs['input.value'])) into.redactedInput = true
+  if (isOiRedacted(attrs['output.value'])) into.redactedOutput = true
+  const input = isOiRedacted(attrs['input.value']) ? null : strOrNull(attrs['input.value'])
   if (input !== null && into.input === null && into.promptText === null) {
     const body = isJsonMime(attrs['input.mime_type']) ? parseJsonText(input) : input
     if (isObj(body) && Array.isArray(body.messages)) into.input = body.messages
     else if (isObj(body) && typeof body.prompt === 'string') into.promptText = body.prompt
     else into.promptText = input
   }
-  const output = strOrNull(attrs['output.value'])
+  const output = isOiRedacted(attrs['output.value']) ? null : strOrNull(attrs['output.value'])
   if (output !== null && into.output === null && into.completionText === null) {
     const body = isJsonMime(attrs['output.mime_type']) ? parseJsonText(output) : output
     const choices = isObj(body) && Array.isArray(body.choices) ? body.choices.filter(isObj) : []
@@ -488,13 +552,12 @@ function fromOpenInferenceValues(attrs: Obj, into: Content): void {
   }
 }
 
-/** OpenInference LLM spans: the message attributes, else input.value / output.value. */
+/** OpenInference LLM spans' message attributes. */
 function fromOpenInference(attrs: Obj, into: Content): void {
-  const input = openInferenceMessages(attrs, 'llm.input_messages')
+  const input = openInferenceMessages(attrs, 'llm.input_messages', into)
   if (input !== null && into.input === null && into.promptText === null) into.input = input
-  const output = openInferenceMessages(attrs, 'llm.output_messages')
+  const output = openInferenceMessages(attrs, 'llm.output_messages', into)
   if (output !== null && into.output === null && into.completionText === null) into.output = output
-  fromOpenInferenceValues(attrs, into)
 }
 
 /**
@@ -507,23 +570,122 @@ function fromVercelAi(attrs: Obj, into: Content): void {
   if (into.input === null && into.promptText === null) {
     const messages = parseJsonText(attrs['ai.prompt.messages'])
     const prompt = parseJsonText(attrs['ai.prompt'])
-    if (Array.isArray(messages)) into.input = messages
+    if (Array.isArray(messages)) into.input = messages.map(withVercelToolResults)
     else if (isObj(prompt)) {
       const system = typeof prompt.system === 'string' ? [{role: 'system', content: prompt.system}] : []
-      if (Array.isArray(prompt.messages)) into.input = [...system, ...prompt.messages]
+      if (Array.isArray(prompt.messages)) into.input = [...system, ...prompt.messages.map(withVercelToolResults)]
       else if (typeof prompt.prompt === 'string') into.input = [...system, {role: 'user', content: prompt.prompt}]
     } else if (typeof prompt === 'string' && prompt !== '') into.promptText = prompt
   }
   if (into.output === null && into.completionText === null) {
     const text = strOrNull(attrs['ai.response.text'])
+    const reasoning = vercelReasoning(attrs['ai.response.reasoning'])
     const calls = parseJsonText(attrs['ai.response.toolCalls'])
     const toolCalls = Array.isArray(calls)
       ? calls.filter(isObj).map((c) => ({id: strOrNull(c.toolCallId), type: 'function', function: {name: strOrNull(c.toolName) ?? '', arguments: argumentsText(c.args ?? c.input)}}))
       : []
-    if (toolCalls.length > 0) into.output = [{role: 'assistant', content: text, tool_calls: toolCalls}]
+    const message: Obj = {role: 'assistant', content: text}
+    if (toolCalls.length > 0) message.tool_calls = toolCalls
+    if (reasoning !== null) message.reasoning_content = reasoning
+    if (toolCalls.length > 0 || reasoning !== null) into.output = [message]
     else if (text !== null) into.completionText = text
   }
 }
+
+/** ai.response.reasoning: the reasoning text (a string; some releases a JSON list of {type: 'reasoning' | 'text', text}). */
+function vercelReasoning(v: unknown): string | null {
+  const parsed = parseJsonText(v)
+  if (typeof parsed === 'string') return parsed === '' ? null : parsed
+  if (!Array.isArray(parsed)) return null
+  const texts = parsed.flatMap((p) => (typeof p === 'string' ? [p] : isObj(p) && typeof p.text === 'string' ? [p.text] : []))
+  return texts.length === 0 ? null : texts.join('')
+}
+
+/**
+ * An AI SDK prompt message with its tool-result parts as text parts, so what a tool returned is
+ * prompt text (as decode.ts reads Anthropic's tool_result): v4 writes {type: 'tool-result',
+ * result}, v5 {type: 'tool-result', output: {type: 'text' | 'json' | ..., value}}.
+ */
+function withVercelToolResults(m: unknown): unknown {
+  if (!isObj(m) || !Array.isArray(m.content)) return m
+  let changed = false
+  const content = m.content.map((p) => {
+    if (!isObj(p) || p.type !== 'tool-result') return p
+    changed = true
+    const r = isObj(p.output) && 'value' in p.output ? p.output.value : p.output !== undefined ? p.output : p.result
+    return {type: 'text', text: r === undefined || r === null ? '' : typeof r === 'string' ? r : JSON.stringify(r)}
+  })
+  return changed ? {...m, content} : m
+}
+
+/**
+ * A span's texts in every convention it carries: the GenAI conventions (first found of their
+ * forms), the AI SDK's ai.*, OpenInference's messages, and its input.value / output.value. An
+ * instrumentation stack can write two of them on one span, and they need not agree (one may
+ * hold a choice, a reasoning text or a tool result the other lacks): where their texts differ,
+ * all are kept (the messages of each in turn, an answer's as further choices), so a marker in
+ * any of them is found; identical texts are kept once.
+ */
+function spanContent(span: Obj, attrs: Obj, group: LogGroup | undefined): Content {
+  const genai = emptyContent()
+  fromMessageAttributes(attrs, genai)
+  fromContentEvents(span, genai)
+  fromIndexedAttributes(attrs, genai)
+  if (group) fromLogEvents(group.events, genai)
+  const vercel = emptyContent()
+  fromVercelAi(attrs, vercel)
+  const oiMessages = emptyContent()
+  fromOpenInference(attrs, oiMessages)
+  const oiValues = emptyContent()
+  fromOpenInferenceValues(attrs, oiValues)
+  const oldOpenLlmetry = emptyContent()
+  fromIndexedAttributes(attrs, oldOpenLlmetry, 'llm')
+  return mergeContents([genai, vercel, oiMessages, oiValues, oldOpenLlmetry])
+}
+
+/** The texts of chat messages (contents, text parts, reasoning, tool-call arguments), to tell two conventions' texts apart. */
+function textsOf(messages: readonly unknown[]): string {
+  const out: string[] = []
+  const walk = (x: unknown, depth: number): void => {
+    if (depth > 32) return
+    if (typeof x === 'string') out.push(x)
+    else if (Array.isArray(x)) for (const v of x) walk(v, depth + 1)
+    else if (isObj(x)) {
+      for (const [k, v] of Object.entries(x)) {
+        if (k === 'role' || k === 'type' || k === 'id' || k === 'finish_reason' || k === 'tool_call_id') continue
+        walk(v, depth + 1)
+      }
+    }
+  }
+  walk(messages, 0)
+  return out.join('\n')
+}
+
+function mergeContents(list: readonly Content[]): Content {
+  const out = emptyContent()
+  out.redactedInput = list.some((c) => c.redactedInput)
+  out.redactedOutput = list.some((c) => c.redactedOutput)
+  const inputs = list.filter((c) => c.input !== null || c.promptText !== null)
+  const distinctIn = distinct(inputs, (c) => textsOf(c.input !== null ? toChatMessages(c.input) : [c.promptText]))
+  if (distinctIn.length === 1) [out.input, out.promptText] = [distinctIn[0]!.input, distinctIn[0]!.promptText]
+  else if (distinctIn.length > 1) out.input = distinctIn.flatMap((c) => c.input ?? [{role: 'user', content: c.promptText}])
+  const outputs = list.filter((c) => c.output !== null || c.completionText !== null)
+  const distinctOut = distinct(outputs, (c) => textsOf(c.output !== null ? (completionFromMessages(c.output).choices as unknown[]) : [c.completionText]))
+  if (distinctOut.length === 1) [out.output, out.completionText] = [distinctOut[0]!.output, distinctOut[0]!.completionText]
+  else if (distinctOut.length > 1) out.output = distinctOut.flatMap((c) => c.output ?? [{role: 'assistant', content: c.completionText}])
+  return out
+}
+
+function distinct(list: readonly Content[], text: (c: Content) => string): Content[] {
+  const seen = new Set<string>()
+  return list.filter((c) => {
+    const t = text(c)
+    if (seen.has(t)) return false
+    seen.add(t)
+    return true
+  })
+}
+
 
 // ------------------------------------------------------------------ records
 
@@ -661,16 +823,13 @@ function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions, h
   const lookup = lookupFor(attrs, resource, index, idKey(span.traceId, span.parentSpanId))
   const notes: string[] = []
 
-  const content = emptyContent()
-  fromMessageAttributes(attrs, content)
-  fromContentEvents(span, content)
-  fromIndexedAttributes(attrs, content)
   const group = key === null ? undefined : index.logs(key)
-  if (group) fromLogEvents(group.events, content)
-  // The GenAI conventions first; then the texts the AI SDK and OpenInference record instead.
-  fromVercelAi(attrs, content)
-  fromOpenInference(attrs, content)
-  if (content.input === null && content.promptText === null && content.output === null && content.completionText === null) {
+  const content = spanContent(span, attrs, group)
+  const noInput = content.input === null && content.promptText === null
+  const noOutput = content.output === null && content.completionText === null
+  if (noInput && content.redactedInput) notes.push(oiRedactedNote('request'))
+  if (noOutput && content.redactedOutput) notes.push(oiRedactedNote('response'))
+  if (noInput && noOutput && !content.redactedInput && !content.redactedOutput) {
     notes.push(`no message content on the span or in any log record given (content capture off, or ${OTLP_LOGS_NOT_GIVEN})`)
   }
 
@@ -681,8 +840,8 @@ function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions, h
   const isError = spanStatus.code === 2 || spanStatus.code === 'STATUS_CODE_ERROR' || attrs['error.type'] !== undefined
   const errorType = strOrNull(attrs['error.type'])
   const error = isError ? (strOrNull(spanStatus.message) ?? errorType ?? 'span status ERROR') : null
-  const responseModel = strOrNull(attrs['gen_ai.response.model'])
-  const requestModel = strOrNull(attrs['gen_ai.request.model']) ?? strOrNull(attrs['llm.model_name']) ?? strOrNull(attrs['ai.model.id'])
+  const responseModel = strOrNull(attrs['gen_ai.response.model']) ?? strOrNull(attrs['llm.response.model'])
+  const requestModel = strOrNull(attrs['gen_ai.request.model']) ?? strOrNull(attrs['llm.model_name']) ?? strOrNull(attrs['ai.model.id']) ?? strOrNull(attrs['llm.request.model'])
   const responseId = strOrNull(attrs['gen_ai.response.id'])
   const address = strOrNull(attrs['server.address'])
   const port = intOrNull(attrs['server.port'])
@@ -697,8 +856,8 @@ function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions, h
     model: responseModel ?? requestModel,
     prefill_node: null,
     decode_node: address === null ? null : port === null ? address : `${address}:${port}`,
-    prompt_tokens: intOrNull(attrs['gen_ai.usage.input_tokens'] ?? attrs['gen_ai.usage.prompt_tokens'] ?? attrs['llm.token_count.prompt'] ?? attrs['ai.usage.promptTokens'] ?? attrs['ai.usage.inputTokens']),
-    completion_tokens: intOrNull(attrs['gen_ai.usage.output_tokens'] ?? attrs['gen_ai.usage.completion_tokens'] ?? attrs['llm.token_count.completion'] ?? attrs['ai.usage.completionTokens'] ?? attrs['ai.usage.outputTokens']),
+    prompt_tokens: intOrNull(attrs['gen_ai.usage.input_tokens'] ?? attrs['gen_ai.usage.prompt_tokens'] ?? attrs['llm.token_count.prompt'] ?? attrs['ai.usage.promptTokens'] ?? attrs['ai.usage.inputTokens'] ?? attrs['llm.usage.prompt_tokens']),
+    completion_tokens: intOrNull(attrs['gen_ai.usage.output_tokens'] ?? attrs['gen_ai.usage.completion_tokens'] ?? attrs['llm.token_count.completion'] ?? attrs['ai.usage.completionTokens'] ?? attrs['ai.usage.outputTokens'] ?? attrs['llm.usage.completion_tokens']),
     request: requestBody(content, requestModel),
     response: responseBody(content, {id: responseId, model: responseModel ?? requestModel}, error, errorType, status),
   }
@@ -822,7 +981,10 @@ export const otel: FormatAdapter<OtelIndex> = {
     const ignore = (attrs: Obj, traceId: unknown): void => {
       result.ignored++
       const convention = unreadConventionOf(attrs)
-      if (convention === null || index!.hasCall(traceId)) return
+      if (convention === null) return
+      // A wrapper's answer text where the trace's call has none readable (hidden with
+      // OpenInference's placeholder, or not captured) is the only text of that answer.
+      if (index!.hasCall(traceId) && (index!.hasAnswer(traceId) || !carriesAnswerText(attrs))) return
       result.unread ??= {}
       result.unread[convention] = (result.unread[convention] ?? 0) + 1
     }

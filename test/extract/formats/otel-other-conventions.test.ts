@@ -92,7 +92,7 @@ describe('otel adapter: OpenInference LLM spans', () => {
     expect(texts(plain).response).toContain('CANARY-2233')
   })
 
-  it('keeps the GenAI conventions first where a span carries both', () => {
+  it('keeps the GenAI metadata first where a span carries both, and the texts of both where they differ', () => {
     const r = adapt(doc([{spanId: '00000000000000a4', attributes: [
       kv('gen_ai.operation.name', 'chat'), kv('gen_ai.request.model', 'genai-model'), kv('llm.model_name', 'oi-model'), kv('session.id', 's'),
       kv('gen_ai.usage.input_tokens', 3), kv('llm.token_count.prompt', 99),
@@ -100,7 +100,89 @@ describe('otel adapter: OpenInference LLM spans', () => {
       kv('llm.output_messages.0.message.content', 'from openinference'),
     ]}]))
     expect(r.records[0]!.record).toMatchObject({model: 'genai-model', prompt_tokens: 3})
-    expect(texts(r).response).toBe('from genai')
+    expect(texts(r).response).toBe('from genai\nfrom openinference')
+  })
+
+  it('reads every convention a span carries: a leak in the second is not dropped (prompts too); identical texts once', () => {
+    const genaiOut = kv('gen_ai.output.messages', JSON.stringify([{role: 'assistant', parts: [{type: 'text', content: 'sunny'}]}]))
+    const genaiIn = kv('gen_ai.input.messages', JSON.stringify([{role: 'user', parts: [{type: 'text', content: 'weather?'}]}]))
+    const base = [kv('gen_ai.operation.name', 'chat'), kv('gen_ai.request.model', 'm'), kv('session.id', 's'), genaiIn, genaiOut]
+    const messages = adapt(doc([{spanId: '00000000000000a5', attributes: [...base, kv('llm.output_messages.0.message.content', 'leak CANARY-2233')]}]))
+    expect(texts(messages).response).toBe('sunny\nleak CANARY-2233')
+    const value = adapt(doc([{spanId: '00000000000000a6', attributes: [...base, kv('output.value', 'leak CANARY-2233'), kv('input.value', 'my CANARY-0011')]}]))
+    expect(texts(value)).toEqual({request: expect.stringContaining('my CANARY-0011'), response: 'sunny\nleak CANARY-2233'})
+    expect(texts(value).request).toContain('weather?')
+    const same = adapt(doc([{spanId: '00000000000000a7', attributes: [...base, kv('output.value', 'sunny'), kv('llm.output_messages.0.message.content', 'sunny')]}]))
+    expect(texts(same).response).toBe('sunny')
+  })
+
+  it('reads output.value beside llm.output_messages where it holds a choice they lack, and reasoning parts', () => {
+    const completion = {object: 'chat.completion', choices: [
+      {index: 0, message: {role: 'assistant', content: 'sunny'}, finish_reason: 'stop'},
+      {index: 1, message: {role: 'assistant', content: 'leak CANARY-2233'}, finish_reason: 'stop'},
+    ]}
+    const r = adapt(doc([{spanId: '00000000000000a8', attributes: [
+      kv('openinference.span.kind', 'LLM'), kv('session.id', 's'),
+      kv('llm.output_messages.0.message.role', 'assistant'), kv('llm.output_messages.0.message.content', 'sunny'),
+      kv('output.value', JSON.stringify(completion)), kv('output.mime_type', 'application/json'),
+    ]}]))
+    expect(texts(r).response).toContain('CANARY-2233')
+    const reasoning = adapt(doc([{spanId: '00000000000000a9', attributes: [
+      kv('openinference.span.kind', 'LLM'), kv('session.id', 's'),
+      kv('llm.output_messages.0.message.role', 'assistant'),
+      kv('llm.output_messages.0.message.contents.0.message_content.type', 'text'),
+      kv('llm.output_messages.0.message.contents.0.message_content.text', 'sunny'),
+      kv('llm.output_messages.0.message.contents.1.message_content.type', 'reasoning'),
+      kv('llm.output_messages.0.message.contents.1.message_content.text', 'thinking CANARY-2233'),
+    ]}]))
+    expect(texts(reasoning).response).toContain('thinking CANARY-2233')
+  })
+})
+
+describe('otel adapter: OpenInference redaction (__REDACTED__)', () => {
+  const llm = (spanId: string, extra: Attr[]) => ({spanId, attributes: [kv('openinference.span.kind', 'LLM'), kv('session.id', 's'), ...extra]})
+
+  it('reads a value that is only the placeholder as no text, with a note', () => {
+    const r = adapt(doc([llm('00000000000000e1', [kv('input.value', '__REDACTED__'), kv('output.value', '__REDACTED__')])]))
+    expect(r.records).toHaveLength(1)
+    expect(r.records[0]!.record.request).toBeNull()
+    expect(r.records[0]!.record.response).toBeNull()
+    expect(r.records[0]!.notes).toEqual(expect.arrayContaining([
+      'request text redacted at the source (OpenInference __REDACTED__): no text',
+      'response text redacted at the source (OpenInference __REDACTED__): no text',
+    ]))
+  })
+
+  it('reads output.value where the output messages\' content is redacted', () => {
+    const completion = {object: 'chat.completion', choices: [{index: 0, message: {role: 'assistant', content: 'leak CANARY-2233'}, finish_reason: 'stop'}]}
+    const r = adapt(doc([llm('00000000000000e2', [
+      kv('llm.output_messages.0.message.role', 'assistant'), kv('llm.output_messages.0.message.content', '__REDACTED__'),
+      kv('output.value', JSON.stringify(completion)), kv('output.mime_type', 'application/json'),
+    ])]))
+    expect(texts(r).response).toBe('leak CANARY-2233')
+  })
+
+  it('counts a chain\'s answer text as unread where the call of its trace has its answer redacted', () => {
+    const chain = {spanId: '00000000000000e3', attributes: [kv('openinference.span.kind', 'CHAIN'), kv('output.value', 'leak CANARY-2233')]}
+    const r = adapt(doc([chain, llm('00000000000000e4', [kv('input.value', '__REDACTED__'), kv('output.value', '__REDACTED__')])]))
+    expect(r.unread).toEqual({OpenInference: 1})
+    // A call whose answer is read covers its chain, as before.
+    expect(adapt(doc([chain, llm('00000000000000e5', [kv('output.value', 'fine')])])).unread).toBeUndefined()
+  })
+})
+
+describe('otel adapter: older OpenLLMetry spans (llm.prompts.N / llm.completions.N)', () => {
+  it('reads them as model calls, with their texts, model and tokens', () => {
+    const r = adapt(doc([{spanId: '00000000000000f1', name: 'openai.chat', attributes: [
+      kv('llm.request.type', 'chat'), kv('llm.vendor', 'OpenAI'), kv('llm.request.model', 'gpt-4'), kv('session.id', 's'),
+      kv('llm.prompts.0.role', 'user'), kv('llm.prompts.0.content', 'hello CANARY-0011'),
+      kv('llm.completions.0.role', 'assistant'), kv('llm.completions.0.content', 'sure CANARY-2233'),
+      kv('llm.usage.prompt_tokens', 4), kv('llm.usage.completion_tokens', 2),
+    ]}]))
+    expect(r.records).toHaveLength(1)
+    expect(r.unread).toBeUndefined()
+    expect(r.records[0]!.record).toMatchObject({model: 'gpt-4', prompt_tokens: 4, completion_tokens: 2})
+    expect(texts(r)).toEqual({request: 'hello CANARY-0011', response: 'sure CANARY-2233'})
   })
 })
 
@@ -117,6 +199,28 @@ describe('otel adapter: Vercel AI SDK provider-call spans', () => {
     expect(t.request).toContain('ask CANARY-0011')
     expect(t.response).toContain('said CANARY-2233')
     expect(t.response).toContain('CANARY-4455')
+  })
+})
+
+describe('otel adapter: Vercel AI SDK reasoning and tool results', () => {
+  const span = (spanId: string, attributes: Attr[]) => ({spanId, name: 'ai.generateText.doGenerate', attributes: [kv('ai.operationId', 'ai.generateText.doGenerate'), kv('ai.model.id', 'm'), kv('session.id', 's'), ...attributes]})
+
+  it('reads ai.response.reasoning into the answer', () => {
+    const r = adapt(doc([span('00000000000000b4', [kv('ai.prompt.messages', JSON.stringify([{role: 'user', content: 'q'}])), kv('ai.response.text', 'sunny'), kv('ai.response.reasoning', 'thinking CANARY-2233')])]))
+    expect(texts(r).response).toContain('thinking CANARY-2233')
+    expect(texts(r).response).toContain('sunny')
+  })
+
+  it('reads tool-result parts of ai.prompt.messages (v4 result, v5 output) into the prompt', () => {
+    for (const part of [
+      {type: 'tool-result', toolCallId: 'c1', toolName: 'db', result: {row: 'row CANARY-0011'}},
+      {type: 'tool-result', toolCallId: 'c1', toolName: 'db', output: {type: 'text', value: 'row CANARY-0011'}},
+      {type: 'tool-result', toolCallId: 'c1', toolName: 'db', output: {type: 'json', value: {row: 'row CANARY-0011'}}},
+    ]) {
+      const messages = [{role: 'user', content: [{type: 'text', text: 'look up'}]}, {role: 'tool', content: [part]}]
+      const r = adapt(doc([span('00000000000000b5', [kv('ai.prompt.messages', JSON.stringify(messages)), kv('ai.response.text', 'found CANARY-0011')])]))
+      expect(texts(r).request).toContain('row CANARY-0011')
+    }
   })
 })
 
