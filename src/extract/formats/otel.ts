@@ -189,7 +189,9 @@ function isVercelCallSpan(attrs: Obj): boolean {
 
 /** An older OpenLLMetry (Traceloop) LLM span: llm.request.type, llm.prompts.N.* / llm.completions.N.* attributes. */
 function isOldOpenLlmetrySpan(attrs: Obj): boolean {
-  if (typeof attrs['llm.request.type'] === 'string') return true
+  // Its embedding and rerank spans carry the same attribute and no answer.
+  const type = attrs['llm.request.type']
+  if (typeof type === 'string') return type === 'chat' || type === 'completion'
   for (const k in attrs) if (/^llm\.(prompts|completions)\.\d+\./.test(k)) return true
   return false
 }

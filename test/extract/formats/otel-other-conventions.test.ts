@@ -183,6 +183,10 @@ describe('otel adapter: older OpenLLMetry spans (llm.prompts.N / llm.completions
     expect(r.unread).toBeUndefined()
     expect(r.records[0]!.record).toMatchObject({model: 'gpt-4', prompt_tokens: 4, completion_tokens: 2})
     expect(texts(r)).toEqual({request: 'hello CANARY-0011', response: 'sure CANARY-2233'})
+    // Its embedding spans are no model answer.
+    const embedding = adapt(doc([{spanId: '00000000000000f2', name: 'openai.embeddings', attributes: [kv('llm.request.type', 'embedding'), kv('llm.request.model', 'e'), kv('session.id', 's')]}]))
+    expect(embedding.records).toHaveLength(0)
+    expect(embedding.problems).toHaveLength(0)
   })
 })
 
