@@ -26,7 +26,7 @@ import type {AdaptedRecord, AdaptResult, CompanionIndex, FormatAdapter, FormatOp
 //   with gen_ai.request.model and no other operation), or an OpenInference LLM span
 //   (openinference.span.kind LLM, or llm.input_messages.* / llm.output_messages.* attributes;
 //   https://github.com/Arize-ai/openinference/blob/main/spec/semantic_conventions.md), or an older
-//   OpenLLMetry span (llm.request.type, llm.prompts.N.* / llm.completions.N.*) -> one record
+//   OpenLLMetry span (llm.request.type chat / completion, llm.prompts.N.* / llm.completions.N.*) -> one record
 //   gen_ai.response.id, else spanId          -> request_id
 //   endTimeUnixNano (startTimeUnixNano)      -> ts
 //   gen_ai.conversation.id, else session.id  -> session_id, looked up on the span, then its
