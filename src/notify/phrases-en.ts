@@ -389,7 +389,8 @@ export const EN = {
       `${count(n, 'response')} had no response text and ${n === 1 ? 'was' : 'were'} not examined for either canary markers or verbatim text: ingest logs that hold the answers (or the field that holds them: --map response=PATH) and scan again`,
     unreadSources: (names: readonly string[]) =>
       `${count(names.length, 'log source')} (${namedFew(names)}) could not be read and ${names.length === 1 ? 'was' : 'were'} not examined: ingest ${names.length === 1 ? 'it' : 'each'} whole (decompressed, or gzip) and scan again, or record why ${names.length === 1 ? 'it holds' : 'they hold'} no log`,
-    detectionIncomplete: (files: number) => `detection is incomplete (${count(files, 'log file')} not scanned, or provenance not current): every number here covers only what was scanned`,
+    // Only what the count says: the other gaps (a scan that did not finish, extracts of an earlier version, ...) are named by the detection note and `crosstalk status`.
+    detectionIncomplete: (files: number) => `detection is incomplete (${files > 0 ? `${count(files, 'log file')} not scanned; ` : ''}the detection note and crosstalk status say what is missing): every number here covers only what was scanned`,
     noScan: 'the scope: responses, sessions and customers affected (detection has not run)',
     noRecords: 'the scope: the logs ingested gave no response record, so nothing could be examined (a log format or convention ingest does not read? crosstalk status names each file and what it read)',
     upperBound: 'upper bound of the number of data subjects and records (the KV pool size is not known)',

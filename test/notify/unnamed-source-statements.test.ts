@@ -78,3 +78,19 @@ describe('drafts with a named source beside one not established', () => {
     expect(md).not.toContain('reached 2 receiving customers')
   })
 })
+
+describe('the open item of an incomplete detection', () => {
+  it('states no count of unscanned files that is not the gap (a scan that did not finish)', async () => {
+    const {c} = await build(false)
+    // A scan begun after the last finished one and never finished (killed).
+    c.db.prepare(`INSERT INTO scan_runs (started_at, registry_version, extract_scheme, full_rescan, provenance_state, min_words, boilerplate_tenants, pool_tokens, advertised_tokens, sighting_rules)
+                  SELECT '2026-10-23T09:30:00.000Z', registry_version, extract_scheme, 0, 'stale', min_words, boilerplate_tenants, pool_tokens, advertised_tokens, sighting_rules FROM scan_runs ORDER BY id DESC LIMIT 1`).run()
+    const facts = buildFacts(loadFactsInputs(c.db), NOW)
+    expect(facts.detection).toMatchObject({complete: false, files_not_scanned: 0, unfinished_scan_started_at: '2026-10-23T09:30:00.000Z'})
+    const d = buildArticle33(facts, {language: 'en'})
+    const item = d.open_items.find((o) => o.section === 'scope')!.item
+    expect(item).not.toMatch(/0 log files not scanned/)
+    expect(item).toMatch(/^detection is incomplete \(the detection note and crosstalk status say what is missing\)/)
+    c.close()
+  })
+})
