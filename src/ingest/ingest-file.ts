@@ -541,12 +541,12 @@ function unreadItemsFix(format: LogFormat): string {
 
 /**
  * What a file kept (records read) leaves unread: the stream's own (a damaged gzip), and, in OTLP,
- * the items that carry model texts of traces no model call read belongs to (otel.ts counts only
- * those): their texts are judged nowhere, so the file is not read whole and no gate passes on it.
- * Langfuse's SPANs with an output beside GENERATIONs are chains wrapping them: a note (fileNotes).
+ * and Langfuse, the items that carry model texts of traces no model call read belongs to (otel.ts
+ * and langfuse.ts count only those): their texts are judged nowhere, so the file is not read whole
+ * and no gate passes on it.
  */
 export function fileUnread(format: LogFormat, c: Partial<Pick<FileSummaryCounts, 'unread_items'>>, streamed: string | null): string | null {
-  const items = format === 'otel' ? unreadItemsPhrase(c.unread_items ?? {}) : null
+  const items = format === 'otel' || format === 'langfuse' ? unreadItemsPhrase(c.unread_items ?? {}) : null
   const own = items === null ? null : `${items}, in traces where no model call's answer text was read`
   return streamed !== null && own !== null ? `${streamed}; ${own}` : (streamed ?? own)
 }
@@ -555,10 +555,8 @@ export function fileUnread(format: LogFormat, c: Partial<Pick<FileSummaryCounts,
 export type NoteCounts = Pick<FileSummaryCounts, 'bom' | 'lines' | 'notes' | 'records' | 'no_request_text' | 'no_response_text' | 'no_response' | 'error_records'> & Partial<Pick<FileSummaryCounts, 'unread_items'>>
 
 /** The notes a complete file is stored with (ingest, and a Spark job's findings brought in); `unread` as fileUnread gives it. */
-export function fileNotes(c: NoteCounts, unread: string | null, format?: LogFormat): string[] {
+export function fileNotes(c: NoteCounts, unread: string | null): string[] {
   const notes: string[] = []
-  const items = format === 'langfuse' ? unreadItemsPhrase(c.unread_items ?? {}) : null
-  if (items !== null) notes.push(`${items}: taken for chains or spans wrapping the GENERATIONs read, whose texts are judged there`)
   if (c.bom) notes.push('UTF-8 byte-order mark at the start of the file skipped')
   // A stream damaged before its first line is not an empty file: the unread note says what happened.
   if (c.lines === 0 && !unread) notes.push('empty file: no lines')
@@ -577,7 +575,7 @@ export function finishFile(ctx: IngestContext, f: PreparedFile, s: Streamed): In
   const {db} = ctx
   const c = s.counts
   const unread = fileUnread(f.how.format, c, s.unread)
-  const notes = fileNotes(c, unread, f.how.format)
+  const notes = fileNotes(c, unread)
   if (f.gzip && ctx.evidence === 'reference') notes.unshift(GZIP_COPIED)
   if (otherFileWithSha256(db, s.sha256, f.fileId)) {
     // Cannot happen (no complete file of this size held these bytes when the pass began), unless another process ingested it meanwhile.

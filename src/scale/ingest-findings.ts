@@ -240,7 +240,7 @@ async function bringIn(db: CaseDb, options: IngestFindingsOptions): Promise<Inge
         contentSha256: s.content_sha256, contentSize: s.content_size, lines: s.lines, blankLines: s.blank_lines, records: s.records,
         duplicates: s.duplicates, badLines: s.bad_lines, firstTs: s.first_ms === null ? null : new Date(s.first_ms).toISOString(),
         lastTs: s.last_ms === null ? null : new Date(s.last_ms).toISOString(),
-        notes: fileNotes({...s, notes: Object.fromEntries(s.record_notes), unread_items: Object.fromEntries(s.unread_conventions ?? [])}, unread, s.log_format), extractScheme: s.extract_scheme,
+        notes: fileNotes({...s, notes: Object.fromEntries(s.record_notes), unread_items: Object.fromEntries(s.unread_conventions ?? [])}, unread), extractScheme: s.extract_scheme,
         unconventionalSha256: s.unconventional_sha256, noRequestText: s.no_request_text, noResponseText: s.no_response_text,
         errorRecords: s.error_records, ignoredItems: s.ignored_items, unread,
       })

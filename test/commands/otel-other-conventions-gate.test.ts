@@ -130,8 +130,8 @@ describe('--fail-on-leak over OpenInference spans whose texts are hidden (__REDA
 })
 
 describe('--fail-on-leak over a Langfuse export without GENERATION observations', () => {
-  const observation = (id: string, type: string, output: string) => JSON.stringify({
-    id, traceId: 'trace-1', type, name: 'answer', startTime: '2026-11-02T06:48:30.000Z', endTime: '2026-11-02T06:48:31.000Z',
+  const observation = (id: string, type: string, output: string, traceId = 'trace-1') => JSON.stringify({
+    id, traceId, type, name: 'answer', startTime: '2026-11-02T06:48:30.000Z', endTime: '2026-11-02T06:48:31.000Z',
     sessionId: 'sess-b1', metadata: {tenant_id: 'tn-beta'}, input: `hi ${B}`, output,
   })
 
@@ -164,9 +164,36 @@ describe('--fail-on-leak over a Langfuse export without GENERATION observations'
     expect((await run(['ingest', 'canaries', join(dir2, 'canaries.csv'), '--db', db2])).code).toBe(0)
     const ok = await runJson<{per_file: Array<{path: string; status: string; unread: string | null; notes: string[]}>}>(['ingest', 'logs', lf2, '--log-format', 'langfuse', '--db', db2, '--json'])
     expect(ok.per_file[0]).toMatchObject({status: 'ingested', unread: null})
-    expect(ok.per_file[0]!.notes).toContainEqual(expect.stringMatching(/^1 item .*\(Langfuse SPAN: 1\): taken for chains or spans wrapping the GENERATIONs read/))
+    // The SPAN wraps the GENERATION of its own trace: not counted as unread, and no note claims anything of it.
+    expect(ok.per_file[0]!.notes.join('\n')).not.toMatch(/Langfuse SPAN/)
     const scan2 = await run(['scan', '--db', db2, '--fail-on-leak'])
     expect(scan2.code, scan2.stderr).toBe(0)
+  }, 60_000)
+
+  it('counts a SPAN with an output as unread where its trace has no GENERATION, though another trace has one', async () => {
+    const dir = tempDir()
+    const native = incident(dir, '')
+    const lf = join(dir, 'langfuse.jsonl')
+    // trace-1 has a GENERATION; trace-2 only a SPAN whose output carries tenant A's marker.
+    writeFileSync(lf, `${observation('obs-1', 'GENERATION', 'all fine')}\n${observation('obs-2', 'SPAN', `here you go: ${A}`, 'trace-2')}\n`)
+    const db = join(dir, 'case.db')
+    expect((await run(['ingest', 'canaries', join(dir, 'canaries.csv'), '--db', db])).code).toBe(0)
+    expect((await run(['ingest', 'logs', native, '--db', db])).code).toBe(0)
+    const ok = await runJson<{per_file: Array<{path: string; status: string; unread: string | null; notes: string[]}>}>(['ingest', 'logs', lf, '--log-format', 'langfuse', '--db', db, '--json'])
+    const file = ok.per_file[0]!
+    expect(file.status).toBe('ingested')
+    expect(file.unread).toMatch(/^1 item .*\(Langfuse SPAN: 1\), in traces none of whose model calls was read/)
+    expect(file.notes.join('\n')).not.toMatch(/wrapping the GENERATIONs/)
+    const scan = await run(['scan', '--db', db, '--fail-on-leak'])
+    expect(scan.code, scan.stderr).toBe(1)
+    expect(scan.stderr).toMatch(/langfuse\.jsonl \(not read whole: 1 item/)
+    // The triage gate fails closed on the same file.
+    const dirT = tempDir()
+    const nativeT = incident(dirT, '')
+    const lfT = join(dirT, 'langfuse.jsonl')
+    writeFileSync(lfT, `${observation('obs-1', 'GENERATION', 'all fine')}\n${observation('obs-2', 'SPAN', `here you go: ${A}`, 'trace-2')}\n`)
+    const triage = await run(['triage', nativeT, lfT, '--canaries', join(dirT, 'canaries.csv'), '--db', join(dirT, 'case.db'), '--fail-on-leak'])
+    expect(triage.code, triage.stderr).not.toBe(0)
   }, 60_000)
 })
 

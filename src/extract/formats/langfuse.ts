@@ -1,6 +1,6 @@
 import {finishRecord, intOrNull, notAnObject, pick, single, sniffByShare, strOrNull} from './common.js'
 import {completionFromMessage, completionFromMessages, errorResponse, isObj, parseJsonText, toChatMessages, type Obj} from './messages.js'
-import type {AdaptResult, FormatAdapter} from './types.js'
+import type {AdaptResult, CompanionIndex, FormatAdapter} from './types.js'
 
 // Specification: Langfuse observations, as its exports write them, one observation a line:
 // - the public API's observation object (v1 GET /api/public/observations and v2
@@ -14,7 +14,9 @@ import type {AdaptResult, FormatAdapter} from './types.js'
 //   `YYYY-MM-DD HH:MM:SS.ffffff` in UTC;
 //   https://langfuse.com/docs/api-and-data-platform/features/blob-storage-export-fields).
 //
-//   type GENERATION          -> one record (SPAN, EVENT and the rest are not model calls: ignored)
+//   type GENERATION          -> one record (SPAN, EVENT and the rest are not model calls: ignored;
+//                               one with an output in a trace (traceId / trace_id) no GENERATION
+//                               of the files given belongs to is counted as unread, as otel does)
 //   id                       -> request_id
 //   endTime (startTime)      -> ts; Langfuse's zone-less timestamps are UTC by its docs, so they
 //                               are written with Z
@@ -46,7 +48,36 @@ function holdsValue(v: unknown): boolean {
   return true
 }
 
-export const langfuse: FormatAdapter<null> = {
+/**
+ * The traces a GENERATION of the files given belongs to. Exports write one observation a line,
+ * a trace's observations on lines of their own, possibly in other files of the set: an
+ * observation of another type that carries an output is a chain or span wrapping a model call
+ * read (whose texts are judged there) only where its trace has a GENERATION.
+ */
+export interface LangfuseIndex extends CompanionIndex {
+  hasCall(traceId: unknown): boolean
+}
+
+function traceKey(traceId: unknown): string | null {
+  return typeof traceId === 'string' && traceId !== '' ? traceId : null
+}
+
+function newLangfuseIndex(): LangfuseIndex {
+  const callTraces = new Set<string>()
+  return {
+    add(value) {
+      if (!isObj(value) || typeof value.type !== 'string' || !GENERATION.test(value.type)) return
+      const key = traceKey(pick(value, 'traceId', 'trace_id'))
+      if (key !== null) callTraces.add(key)
+    },
+    hasCall: (traceId) => {
+      const key = traceKey(traceId)
+      return key !== null && callTraces.has(key)
+    },
+  }
+}
+
+export const langfuse: FormatAdapter<LangfuseIndex> = {
   format: 'langfuse',
   specification:
     'Langfuse observation exports: public API observations v1/v2 and blob-storage/UI exports (https://langfuse.com/docs/api-and-data-platform/features/observations-api)',
@@ -64,14 +95,18 @@ export const langfuse: FormatAdapter<null> = {
     )
   },
 
-  newIndex: () => null,
+  newIndex: () => newLangfuseIndex(),
 
   adapt(value, ctx): AdaptResult {
     if (!isObj(value)) return notAnObject(value)
     if (typeof value.type === 'string' && !GENERATION.test(value.type)) {
-      // A SPAN or EVENT with an output may be a model call logged without the GENERATION type; it
-      // is counted, and a file of such observations and no GENERATION is not taken as read.
-      return {records: [], problems: [], ignored: 1, ...(holdsValue(ioValue(value.output)) ? {unread: {[observationKind(value.type)]: 1}} : {})}
+      // A SPAN or EVENT with an output may be a model call logged without the GENERATION type.
+      // Where a GENERATION of its trace is among the lines given, it wraps that call, whose texts
+      // are judged there; otherwise its texts are judged nowhere, and it is counted as unread (a
+      // file of only such observations is refused, one with records read is not read whole).
+      // Without a first pass (a line read alone), no GENERATION of its trace is known.
+      const wraps = ctx.index !== null && ctx.index !== undefined && ctx.index.hasCall(pick(value, 'traceId', 'trace_id'))
+      return {records: [], problems: [], ignored: 1, ...(!wraps && holdsValue(ioValue(value.output)) ? {unread: {[observationKind(value.type)]: 1}} : {})}
     }
     const notes: string[] = []
     const metadata = parseJsonText(value.metadata)
