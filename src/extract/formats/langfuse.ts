@@ -27,7 +27,10 @@ import type {AdaptResult, CompanionIndex, FormatAdapter} from './types.js'
 //   input  (messages array, {messages}, a prompt string, JSON text of those) -> request
 //   input of any other structure (a decorated function's {args, kwargs}) -> its JSON text as the prompt
 //   output (assistant message {role, content, tool_calls}, a string, a list of messages,
-//           a chat.completion or one of its choices) -> a chat.completion; JSON of any other
+//           a chat.completion or one of its choices) -> a chat.completion; an Anthropic
+//           message object, or a message or list whose content is Anthropic blocks with a
+//           thinking or tool_use block -> a Messages API response, read as the decoder reads
+//           /v1/messages answers (thinking text, tool inputs, text, in order); JSON of any other
 //           shape (a JSON answer Langfuse kept as text) -> that text as the answer
 //   level ERROR              -> an error response carrying statusMessage
 //
@@ -179,6 +182,28 @@ function isStreamPiece(p: unknown): boolean {
   return typeof p.type === 'string' && /^(message_start|message_delta|message_stop|content_block_(start|delta|stop)|ping|response\.)/.test(p.type)
 }
 
+/** Anthropic content blocks that OpenAI's content parts have no kind of: the model's thinking, a tool call it wrote. */
+const MESSAGES_ONLY_BLOCKS = new Set(['thinking', 'redacted_thinking', 'tool_use', 'server_tool_use'])
+
+/** Content that is a list of Anthropic Messages API blocks, with at least one OpenAI's parts have no kind of. */
+function isMessagesContent(content: unknown): content is Obj[] {
+  return Array.isArray(content) && content.length > 0 && content.every((b) => isObj(b) && typeof b.type === 'string') &&
+    content.some((b) => MESSAGES_ONLY_BLOCKS.has((b as Obj).type as string))
+}
+
+/**
+ * An Anthropic answer as a Messages API response (`{type: "message", content: [...]}`), which the
+ * response decoder reads block by block (thinking, tool inputs and text, in order), as it reads a
+ * /v1/messages body; null for any other output. A chat.completion's message has no thinking
+ * block, so converting one that holds them would drop the model's thinking.
+ */
+function messagesResponseOf(m: unknown): Obj | null {
+  if (!isObj(m)) return null
+  if (m.type === 'message' && Array.isArray(m.content)) return m
+  if (!('tool_calls' in m) && isMessagesContent(m.content)) return {...m, type: 'message', role: typeof m.role === 'string' ? m.role : 'assistant'}
+  return null
+}
+
 /** `raw`: the output as the export wrote it; a string that is JSON of no message shape is the answer's text itself. */
 function responseOf(output: unknown, raw: unknown): unknown {
   if (output === undefined || output === null || output === '') return null
@@ -186,6 +211,13 @@ function responseOf(output: unknown, raw: unknown): unknown {
   if (Array.isArray(output)) {
     // A stream kept as its chunks or events: the response decoder reads it as the stream.
     if (output.length > 0 && output.every(isStreamPiece)) return output
+    // Anthropic content blocks as the output itself, a thinking or tool_use block among them.
+    if (isMessagesContent(output)) return {type: 'message', role: 'assistant', content: output}
+    // One Anthropic message (or one message of Anthropic blocks) in a list.
+    if (output.length === 1) {
+      const one = messagesResponseOf(output[0]) ?? (isObj(output[0]) ? messagesResponseOf(output[0].message) : null)
+      if (one !== null) return one
+    }
     // OpenAI content parts as the output itself: one answer in parts.
     if (output.length > 0 && output.every((p) => isObj(p) && p.type === 'text' && typeof p.text === 'string')) return completionFromMessage({role: 'assistant', content: output})
     if (output.every((m) => typeof m === 'string' || (isObj(m) && ('content' in m || 'parts' in m || 'tool_calls' in m || 'role' in m || 'message' in m)))) {
@@ -193,6 +225,8 @@ function responseOf(output: unknown, raw: unknown): unknown {
     }
   } else if (isObj(output)) {
     if (Array.isArray(output.choices) || isObj(output.error)) return output
+    const messages = messagesResponseOf(output) ?? messagesResponseOf(output.message)
+    if (messages !== null) return messages
     // One choice of a chat.completion ({index, message, finish_reason}), as some integrations log it.
     if (isObj(output.message)) return completionFromMessage(output.message)
     if ('content' in output || 'parts' in output || 'tool_calls' in output || 'role' in output) return completionFromMessage(output)
