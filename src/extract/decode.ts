@@ -341,14 +341,16 @@ function streamBlockText(b: StreamBlock): string {
 
 /**
  * A Responses API `output`: per item, a message's text parts (`output_text`) and refusals, a
- * function call's arguments, or a reasoning item's text, in order; items one per line, as a
- * chat completion's choices are. The same text a stream of its deltas gives (responsesEvent).
+ * function call's arguments, or a reasoning item's text (its summary's `summary_text` parts,
+ * then its `reasoning_text` content), in order; items one per line, as a chat completion's
+ * choices are. The same text a stream of its deltas gives (responsesEvent).
  */
 function responsesOutput(output: Json[]): string {
   const texts: string[] = []
   for (const item of output) {
     if (!isObj(item)) continue
     let t = ''
+    if (item.type === 'reasoning' && Array.isArray(item.summary)) for (const part of item.summary) t += responsesPart(part)
     if (Array.isArray(item.content)) for (const part of item.content) t += responsesPart(part)
     if (item.type === 'function_call' && typeof item.arguments === 'string') t += item.arguments
     if (t) texts.push(t)
@@ -365,7 +367,15 @@ function responsesPart(part: Json): string {
 }
 
 /** Deltas of a Responses API stream that carry what the client was shown, by event type. */
-const RESPONSES_DELTAS = new Set(['response.output_text.delta', 'response.refusal.delta', 'response.reasoning_text.delta', 'response.function_call_arguments.delta'])
+const RESPONSES_DELTAS = new Set([
+  'response.output_text.delta', 'response.refusal.delta', 'response.reasoning_text.delta', 'response.reasoning_summary_text.delta', 'response.function_call_arguments.delta',
+])
+
+/**
+ * Where a reasoning summary's parts sit among an item's parts: before its content parts
+ * (summary_index from here, content_index from 0), as responsesOutput reads the summary first.
+ */
+const SUMMARY_PARTS = -(2 ** 31)
 
 /**
  * One event of a Responses API stream (`type: "response.…"`): a delta is appended to its output
@@ -377,7 +387,9 @@ function responsesEvent(chunk: Obj, parts: Map<number, Map<number, string[]>>, o
   if (RESPONSES_DELTAS.has(type)) {
     if (typeof chunk.delta !== 'string' || chunk.delta === '') return null
     const item = typeof chunk.output_index === 'number' ? chunk.output_index : 0
-    const part = typeof chunk.content_index === 'number' ? chunk.content_index : 0
+    const part = type === 'response.reasoning_summary_text.delta'
+      ? SUMMARY_PARTS + (typeof chunk.summary_index === 'number' ? chunk.summary_index : 0)
+      : typeof chunk.content_index === 'number' ? chunk.content_index : 0
     let byPart = parts.get(item)
     if (!byPart) parts.set(item, (byPart = new Map()))
     const buf = byPart.get(part) ?? []

@@ -97,13 +97,37 @@ describe('decodeResponse', () => {
 describe('the Responses API (/v1/responses)', () => {
   // Shapes as OpenAI documents them and vLLM and SGLang serve them: `output` items, and a stream of typed events.
   const output = [
-    {type: 'reasoning', id: 'rs_1', summary: [{type: 'summary_text', text: 'not shown'}], content: [{type: 'reasoning_text', text: 'thinking '}]},
+    {type: 'reasoning', id: 'rs_1', summary: [{type: 'summary_text', text: 'In short: '}], content: [{type: 'reasoning_text', text: 'thinking '}]},
     {type: 'message', id: 'msg_1', role: 'assistant', content: [{type: 'output_text', text: 'Hello CANARY-0011', annotations: []}, {type: 'output_text', text: '2233aabb'}]},
     {type: 'function_call', id: 'fc_1', call_id: 'c1', name: 'lookup', arguments: '{"q":"x"}'},
     {type: 'message', id: 'msg_2', role: 'assistant', content: [{type: 'refusal', refusal: 'I cannot'}]},
   ]
   const usage = {input_tokens: 812, input_tokens_details: {cached_tokens: 512}, output_tokens: 40, output_tokens_details: {reasoning_tokens: 10}, total_tokens: 852}
-  const whole = 'thinking \nHello CANARY-00112233aabb\n{"q":"x"}\nI cannot'
+  // A reasoning item's summary, then its reasoning text, as any other item's parts.
+  const whole = 'In short: thinking \nHello CANARY-00112233aabb\n{"q":"x"}\nI cannot'
+
+  it('reads a reasoning item\'s summary (summary_text parts, and the stream\'s reasoning_summary_text deltas)', () => {
+    const m = 'CANARY-9999cccc0000dddd'
+    const ev = (type: string, extra: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({type, ...extra})}\n\n`
+    const items = [
+      {type: 'reasoning', id: 'rs', summary: [{type: 'summary_text', text: `recall ${m.slice(0, 10)}`}, {type: 'summary_text', text: m.slice(10)}]},
+      {type: 'message', role: 'assistant', content: [{type: 'output_text', text: 'sunny'}]},
+    ]
+    const text = `recall ${m}\nsunny`
+    expect(decodeResponse({object: 'response', status: 'completed', output: items}).text).toBe(text)
+    const stream =
+      ev('response.output_item.added', {output_index: 0, item: {type: 'reasoning', id: 'rs', summary: []}}) +
+      ev('response.reasoning_summary_part.added', {output_index: 0, summary_index: 0, part: {type: 'summary_text', text: ''}}) +
+      ev('response.reasoning_summary_text.delta', {output_index: 0, summary_index: 0, delta: 'recall CANA'}) +
+      ev('response.reasoning_summary_text.delta', {output_index: 0, summary_index: 0, delta: m.slice(4, 10)}) +
+      ev('response.reasoning_summary_text.done', {output_index: 0, summary_index: 0, text: `recall ${m.slice(0, 10)}`}) +
+      ev('response.reasoning_summary_text.delta', {output_index: 0, summary_index: 1, delta: m.slice(10)}) +
+      ev('response.output_text.delta', {output_index: 1, content_index: 0, delta: 'sunny'}) +
+      ev('response.completed', {response: {object: 'response', status: 'completed', output: items}})
+    expect(decodeResponse(stream).text).toBe(text)
+    // Only the final event logged: the summary is in its output.
+    expect(decodeResponse(ev('response.completed', {response: {object: 'response', status: 'completed', output: items}})).text).toBe(text)
+  })
 
   it('reads a response object\'s output items in order, with its usage', () => {
     const r = decodeResponse({id: 'resp_1', object: 'response', status: 'completed', error: null, output, usage})
@@ -122,6 +146,8 @@ describe('the Responses API (/v1/responses)', () => {
     const stream =
       ev('response.created', {response: {object: 'response', status: 'in_progress', output: [], usage: null}}) +
       ev('response.reasoning_text.delta', {item_id: 'rs_1', output_index: 0, content_index: 0, delta: 'thinking '}) +
+      // the summary's delta after the reasoning text's: still read first, as in the output item
+      ev('response.reasoning_summary_text.delta', {item_id: 'rs_1', output_index: 0, summary_index: 0, delta: 'In short: '}) +
       ev('response.output_text.delta', {item_id: 'msg_1', output_index: 1, content_index: 0, delta: 'Hello CANA'}) +
       ev('response.output_text.delta', {item_id: 'msg_1', output_index: 1, content_index: 0, delta: 'RY-0011'}) +
       ev('response.output_text.delta', {item_id: 'msg_1', output_index: 1, content_index: 1, delta: '2233aabb'}) +
