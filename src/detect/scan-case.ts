@@ -138,7 +138,7 @@ function scanClaimedCase(db: CaseDb, options: ScanOptions): ScanResult {
   // The pool size is a recorded fact of the case: a later scan (and scope, and every draft) uses it.
   // It is set with this run's row, in one transaction, so that a scan killed later leaves it set
   // by a run the case names (verify says so), never by no run at all.
-  const {runId, settings} = db.transaction(() => {
+  const {runId, settings} = inTransaction(db, () => {
     if (options.poolTokens !== undefined) setPool(db, options.poolTokens, options.advertisedTokens ?? null, options.now)
     const settings = getSettings(db)
     const runId = beginScanRun(db, {
@@ -146,7 +146,7 @@ function scanClaimedCase(db: CaseDb, options: ScanOptions): ScanResult {
       minWords: params.minWords, boilerplateTenants: params.boilerplateTenants, poolTokens: settings.pool_tokens, advertisedTokens: settings.advertised_tokens,
     })
     return {runId, settings}
-  })()
+  })
 
   const classified = full ? complete : fresh
   classifyMarkers(db, classified, {full, onProgress: options.onProgress})
