@@ -1,6 +1,7 @@
 import type {Article33Result} from './article33-schema.js'
 import type {Phrases} from './phrases-en.js'
 import {joinItems} from './statements.js'
+import {NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY} from './facts.js'
 
 // The same draft mapped onto each authority's form (reference: sa-forms.md): field ids are
 // the draft EDPB common template's row numbers, the ICO form's questions, the CNIL
@@ -37,6 +38,8 @@ function answers(d: Draft, P: Phrases) {
   const withoutText = d.scope?.responses_without_text ?? 0
   // A case whose logs gave no record at all (a convention ingest does not read) examined nothing.
   const noRecords = scanned && d.scope!.records_examined === 0 && d.scope!.records_not_examined === 0
+  // A log source not read, or the part of a file not read whole, was never searched: "none found over every log" is not said (its open item is).
+  const notExamined = d.open_items.find((o) => o.record_with === UNREAD_SOURCES_REMEDY || o.record_with === NOT_READ_WHOLE_REMEDY)
   const nothingKnown: Answer = !scanned
     ? {value: P.toComplete(o.noScan), open: true}
     : noRecords
@@ -45,6 +48,8 @@ function answers(d: Draft, P: Phrases) {
       ? {value: P.toComplete(o.responsesWithoutText(withoutText)), open: true}
       : (d.scope?.provenance_boilerplate_responses ?? 0) > 0 && d.scope?.provenance_boilerplate_tenants != null
         ? {value: P.toComplete(o.boilerplateResponses(d.scope.provenance_boilerplate_responses!, d.scope.provenance_boilerplate_tenants)), open: true}
+      : notExamined !== undefined
+        ? {value: P.toComplete(notExamined.item), open: true}
       : d.detection.complete
       ? {value: P.noneFound, open: false}
       : {value: P.toComplete(o.detectionIncomplete(d.detection.files_not_scanned)), open: true}

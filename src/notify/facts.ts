@@ -8,7 +8,7 @@ import {exposureRows, exposureTenants, type ExposureRow} from '../scope/exposure
 import {loadScopeInputs, type ScopeInputs} from '../scope/scope-data.js'
 import {computeTenantView, otherTenantLabels, type TenantCounterpart} from '../scope/tenant-view.js'
 import {contaminationRows} from '../store/findings.js'
-import {completeFiles, fileTotals, type FileTotals} from '../store/files.js'
+import {completeFiles, fileTotals, logFilesNotReadWhole, type FileTotals} from '../store/files.js'
 import {openUnreadSources} from '../store/unread-sources.js'
 import type {CaseDb} from '../store/open-case.js'
 import {recordTotals, type RecordTotals} from '../store/records.js'
@@ -216,6 +216,8 @@ export interface CaseFacts {
     responses_without_text?: number
     /** names of the log sources an ingest reached and could not read, still open in the case (ingest dismiss settles one): not examined */
     unread_sources?: string[]
+    /** names of the log files kept but not read whole (a damaged gzip's tail, model texts of a convention not read): what was not read was not examined */
+    files_not_read_whole?: string[]
   }
   /** whether detection covered everything the case holds */
   detection: DetectionCoverage
@@ -256,6 +258,8 @@ export interface FactsInputs {
   excerpts: Excerpt[] | null
   /** the log sources an ingest reached and could not read, still open (their names only) */
   unreadSources?: string[]
+  /** names of complete log files not read whole */
+  notReadWhole?: string[]
 }
 
 export const PII_LABELS: Record<string, string> = CATEGORY_LABELS.en
@@ -284,6 +288,7 @@ export function loadFactsInputs(db: CaseDb, options: Omit<GatherFactsOptions, 'n
     excerpts: options.includeExcerpts ? gatherExcerpts(db) : null,
     // Names only: a path of the responder's machine is no place in a document sent to others.
     unreadSources: openUnreadSources(db).map((s) => basename(s.name.replace(/\\/g, '/'))),
+    notReadWhole: logFilesNotReadWhole(db).map((path) => basename(path.replace(/\\/g, '/'))),
   }
 }
 
@@ -329,6 +334,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     answers: inputs.fileTotals.answers,
     responses_without_text: inputs.fileTotals.no_response_text,
     unread_sources: (inputs.unreadSources ?? []).map(safeLine),
+    files_not_read_whole: (inputs.notReadWhole ?? []).map(safeLine),
   }
   const provenanceIds = new Set(s.provenance.map((p) => p.record_id))
   return {
@@ -369,6 +375,8 @@ export function examinedTotals(facts: Pick<CaseFacts, 'totals' | 'detection'>): 
 
 /** How an unread log source leaves the open items: read whole, or settled with a reason. */
 export const UNREAD_SOURCES_REMEDY = 'crosstalk ingest logs PATH; crosstalk scan / crosstalk ingest dismiss PATH --reason "..."'
+/** How a log file kept but not read whole is completed (the open item's record_with). */
+export const NOT_READ_WHOLE_REMEDY = 'crosstalk status; crosstalk drop FILE, then crosstalk ingest logs FILE OTHER-FILES'
 
 /** Whether a notification belongs in a draft for this controller: its own notice, or one to the authority or the data subjects. */
 export function concernsController(recipient: string, tenant: string): boolean {

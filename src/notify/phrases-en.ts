@@ -196,6 +196,8 @@ export const EN = {
   // A log source an ingest reached and could not read (a .zst, a broken link, a file refused) was never searched.
   unreadSources: (names: readonly string[]) =>
     `${count(names.length, 'further log source')} (${namedFew(names)}) could not be read and ${names.length === 1 ? 'was' : 'were'} not examined: whether ${names.length === 1 ? 'it holds' : 'they hold'} another session's data is not known.`,
+  notReadWhole: (names: readonly string[]) =>
+    `${count(names.length, 'log file')} (${namedFew(names)}) ${names.length === 1 ? 'was' : 'were'} not read whole (part of ${names.length === 1 ? 'it' : 'them'} could not be read as a model call's texts) and that part was not examined: whether it holds another session's data is not known.`,
   // Lines that could not be read were never examined: every figure is of the lines that could be.
   unreadLines: (n: number) =>
     `${count(n, 'log line')} could not be read (malformed, cut short, or over the size limit) and ${n === 1 ? 'was' : 'were'} not examined: the figures cover the lines that could be read; ${n === 1 ? 'it is' : 'they are'} kept as evidence for review.`,
@@ -387,6 +389,8 @@ export const EN = {
       `${count(n, 'response')} in this incident carried verbatim text whose source is not established (the same text in several customers' prompts, or only in answers whose prompts were not logged): whether any of it was your data is not yet established, so your data may have been among its possible sources; we will tell you once the source is established`,
     responsesWithoutText: (n: number) =>
       `${count(n, 'response')} had no response text and ${n === 1 ? 'was' : 'were'} not examined for either canary markers or verbatim text: ingest logs that hold the answers (or the field that holds them: --map response=PATH) and scan again`,
+    notReadWhole: (names: readonly string[]) =>
+      `${count(names.length, 'log file')} (${namedFew(names)}) not read whole: what ${names.length === 1 ? 'it holds' : 'they hold'} past what was read was not examined (crosstalk status says what); ingest the files that hold the rest with ${names.length === 1 ? 'it' : 'them'} (drop and ingest again), or record why it holds no answer`,
     unreadSources: (names: readonly string[]) =>
       `${count(names.length, 'log source')} (${namedFew(names)}) could not be read and ${names.length === 1 ? 'was' : 'were'} not examined: ingest ${names.length === 1 ? 'it' : 'each'} whole (decompressed, or gzip) and scan again, or record why ${names.length === 1 ? 'it holds' : 'they hold'} no log`,
     // Only what the count says: the other gaps (a scan that did not finish, extracts of an earlier version, ...) are named by the detection note and `crosstalk status`.

@@ -49,5 +49,8 @@ export function noLeakStatement(P: Phrases, totals: CaseFacts['totals'], detecti
   const withAside = aside > 0 && detection?.provenance_parameters ? `${base} ${P.boilerplateSetAside(aside, detection.provenance_parameters.boilerplate_tenants)}` : base
   // Nor over a log source an ingest could not read: it was never searched.
   const unread = totals.unread_sources ?? []
-  return unread.length > 0 ? `${withAside} ${P.unreadSources(unread)}` : withAside
+  const withUnread = unread.length > 0 ? `${withAside} ${P.unreadSources(unread)}` : withAside
+  // Nor over the part of a file kept but not read whole.
+  const partial = totals.files_not_read_whole ?? []
+  return partial.length > 0 ? `${withUnread} ${P.notReadWhole(partial)}` : withUnread
 }

@@ -1,7 +1,7 @@
 import {z} from 'zod'
 import {detectionSchema, detectionSummary} from './detection-note.js'
 import {countMethods} from './article33.js'
-import type {CaseFacts} from './facts.js'
+import {NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
 import {categoryLabel, noLeakStatement, PHRASES, type Language, type Phrases} from './phrases.js'
 import {assertGrounded, joinItems, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 
@@ -97,8 +97,15 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
         : L.stated('facts', found, ['scan.exposure'])
       : todo('facts', P.open.noScan, 'Art. 33(5)', 'crosstalk scan')
   // Nothing found is a finding only where detection covered the whole case; otherwise it says why it is not known.
+  // Nor over a log source not read, or the part of a file not read whole: never searched.
+  const unreadNames = facts.totals.unread_sources ?? []
+  const partialNames = facts.totals.files_not_read_whole ?? []
   const noneFound = (section: string): string =>
-    !exposure ? P.toComplete(P.open.noScan) : facts.detection.complete ? L.stated(section, P.noneFound, ['scan.exposure']) : P.toComplete(P.open.detectionIncomplete(facts.detection.files_not_scanned))
+    !exposure ? P.toComplete(P.open.noScan)
+      : !facts.detection.complete ? P.toComplete(P.open.detectionIncomplete(facts.detection.files_not_scanned))
+        : unreadNames.length > 0 ? todo(section, P.open.unreadSources(unreadNames), 'Art. 33(5)', UNREAD_SOURCES_REMEDY)
+          : partialNames.length > 0 ? todo(section, P.open.notReadWhole(partialNames), 'Art. 33(5)', NOT_READ_WHOLE_REMEDY)
+            : L.stated(section, P.noneFound, ['scan.exposure'])
   const effects = exposure && exposure.responses > 0 ? L.stated('effects', P.register.effects, ['scan.exposure']) : noneFound('effects')
   const causeParts = [
     ...(inc?.cause_category ? [L.stated('cause', P.causeCategoryRecorded(P.causeCategory[inc.cause_category] ?? inc.cause_category), ['incident.cause_category'])] : []),

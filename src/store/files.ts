@@ -369,6 +369,11 @@ export function unreadableLogFiles(db: CaseDb): UnreadableFileRow[] {
     .all() as UnreadableFileRow[]
 }
 
+/** Paths of complete log files kept but not read whole (`unread`: what was not read): what they did not yield was never judged. */
+export function logFilesNotReadWhole(db: CaseDb): string[] {
+  return db.prepare(`SELECT path FROM files WHERE kind = 'log' AND state = 'complete' AND unread IS NOT NULL ORDER BY id`).pluck().all() as string[]
+}
+
 /** A complete log file with quarantined lines: what it held there was never judged. */
 export interface QuarantinedFile {
   path: string

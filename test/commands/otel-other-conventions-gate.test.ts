@@ -115,6 +115,16 @@ describe('--fail-on-leak over an OTLP traces file of another LLM convention', ()
     const scan = await run(['scan', '--db', db2, '--fail-on-leak'])
     expect(scan.code, scan.stderr).toBe(1)
     expect(scan.stderr).toMatch(/traces\.jsonl \(not read whole: 1 item/)
+
+    // The drafts never say "no leak found" over the part not read: they say it was not examined, as an open item.
+    expect((await run(['incident', 'open', '--db', db2, '--title', 't', '--aware-at', '2026-11-02T09:00:00Z', '--role', 'controller'])).code).toBe(0)
+    type Draft = {statements: Array<{section: string; text: string}>; open_items: Array<{item: string}>; form_fields: Array<{id: string; value: string; open: boolean}>; scope: {log_files_not_read_whole: number}}
+    const draft = await runJson<Draft>(['report', 'article33', '--db', db2, '--lang', 'en'])
+    expect(draft.scope.log_files_not_read_whole).toBe(1)
+    const nature = draft.statements.filter((s) => s.section === 'nature').map((s) => s.text).join(' ')
+    expect(nature).toContain('1 log file (traces.jsonl) was not read whole')
+    expect(draft.open_items.map((o) => o.item)).toContainEqual(expect.stringMatching(/^1 log file \(traces\.jsonl\) not read whole: what it holds past what was read was not examined/))
+    for (const f of draft.form_fields) expect(f.value, f.id).not.toMatch(/detection over every log found no response/)
   }, 60_000)
 })
 
