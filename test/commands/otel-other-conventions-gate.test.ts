@@ -192,7 +192,7 @@ describe('--fail-on-leak over a Langfuse export without GENERATION observations'
     const ok = await runJson<{per_file: Array<{path: string; status: string; unread: string | null; notes: string[]}>}>(['ingest', 'logs', lf, '--log-format', 'langfuse', '--db', db, '--json'])
     const file = ok.per_file[0]!
     expect(file.status).toBe('ingested')
-    expect(file.unread).toMatch(/^1 item .*\(Langfuse SPAN: 1\), in traces none of whose model calls was read/)
+    expect(file.unread).toMatch(/^1 item .*\(Langfuse SPAN: 1\), in traces where no model call's answer text was read/)
     expect(file.notes.join('\n')).not.toMatch(/wrapping the GENERATIONs/)
     const scan = await run(['scan', '--db', db, '--fail-on-leak'])
     expect(scan.code, scan.stderr).toBe(1)
