@@ -1,12 +1,13 @@
 import {createHash} from 'node:crypto'
 import {crc32} from 'node:zlib'
+import {READ_BY_EARLIER_VERSION} from '../detect/reextract.js'
 import {sqliteRegistry} from '../detect/registry.js'
 import {responseSightings} from '../detect/scan-case.js'
 import {inflateBlock} from '../evidence/evidence-store.js'
 import {EXTRACT_SCHEME, extractRecord, UnconventionalSet} from '../extract/extract.js'
 import {markerTokens, promptSearch, type MarkerRegistry, type MarkerToken, type RegisteredMarker} from '../extract/markers.js'
 import {decodeLine, lineDecoder} from '../extract/line-decoder.js'
-import type {LineResult, RecordRow} from '../extract/parse-record.js'
+import {DUPLICATE_KEY, type LineResult, type RecordRow} from '../extract/parse-record.js'
 import {decodeParseSpec} from '../extract/parse-spec.js'
 import {FingerprintBuffer} from '../extract/winnow.js'
 import {iterateBlocks} from '../store/evidence-blocks.js'
@@ -57,6 +58,12 @@ export interface FileLineTally {
   sightings_compared: number
   /** Originals read whole (files kept by reference). */
   originals: number
+  /**
+   * Records an earlier version read from lines this one refuses for a key given twice (extract
+   * scheme x3 and before read the last value): nothing was altered, so they are named, not
+   * reported as problems; null when there are none.
+   */
+  older_rules: {path: string; records: number; first_line: number; reason: string} | null
 }
 
 /** Fields ingest takes from a line, compared one by one (the texts are not stored). */
@@ -115,11 +122,13 @@ class FileWalk {
   private readonly sightings: Grouped<SightingStored & {line_no: number}> | null
   private readonly priorRecord
   private readonly fpBuf = new FingerprintBuffer()
-  private readonly tally: FileLineTally = {blocks: 0, records: 0, lines: 0, sightings_compared: 0, originals: 0}
+  private readonly tally: FileLineTally = {blocks: 0, records: 0, lines: 0, sightings_compared: 0, originals: 0, older_rules: null}
   private readonly counts = {records: 0, duplicates: 0, bad_lines: 0, blank_lines: 0, first_ms: Infinity, last_ms: -Infinity}
   /** The fields the stored records do not give, counted as ingest counted them for the file (schema 6). */
   private readonly missing = noMissingFields()
   private readonly extracted: boolean
+  /** Whether its records may have been read by rules before x4's (see FileLineTally.older_rules). */
+  private readonly readByEarlierRules: boolean
   private readonly hitsCurrent: boolean
 
   constructor(
@@ -135,6 +144,7 @@ class FileWalk {
     // Extracts made under another scheme, or hits matched under another set of unconventional
     // markers, cannot be derived again here; a scan reports the first and redoes the second.
     this.extracted = file.extract_scheme === EXTRACT_SCHEME
+    this.readByEarlierRules = !this.extracted || (file.unread ?? '').includes(READ_BY_EARLIER_VERSION)
     this.hitsCurrent = this.extracted && file.unconventional_sha256 === ctx.unconventional.hash
     this.tokens = new Grouped(iterateFileMarkerTokens(db, file.id), (r) => [r[3], r[0]])
     this.hits = this.hitsCurrent ? new Grouped(iterateFileUnconventionalHits(db, file.id), (r) => [r[3], r[0]]) : null
@@ -306,6 +316,11 @@ class FileWalk {
       return
     }
     const parsed = this.parse(bytes)
+    if (parsed.kind === 'bad' && parsed.reason.startsWith(DUPLICATE_KEY) && this.readByEarlierRules) {
+      const older = (this.tally.older_rules ??= {path: this.file.path, records: 0, first_line: lineNo, reason: parsed.reason})
+      older.records++
+      return
+    }
     if (parsed.kind !== 'record') {
       this.problems.add('record', name(), `its line does not read as a record (${parsed.kind === 'bad' ? parsed.reason : 'blank'})`, group)
       return
@@ -369,6 +384,11 @@ class FileWalk {
     const name = `duplicate line ${this.where(lineNo)}`
     const group = `${this.file.path}:duplicate`
     const parsed = this.parse(bytes)
+    if (parsed.kind === 'bad' && parsed.reason.startsWith(DUPLICATE_KEY) && this.readByEarlierRules) {
+      const older = (this.tally.older_rules ??= {path: this.file.path, records: 0, first_line: lineNo, reason: parsed.reason})
+      older.records++
+      return
+    }
     if (parsed.kind !== 'record') {
       this.problems.add('duplicate', name, `does not read as a request line (${parsed.kind === 'bad' ? parsed.reason : 'blank'})`, group)
       return

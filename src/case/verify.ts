@@ -3,6 +3,7 @@ import {existsSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {crc32} from 'node:zlib'
+import {READ_BY_EARLIER_VERSION} from '../detect/reextract.js'
 import {inflateBlock} from '../evidence/evidence-store.js'
 import {sha256File} from '../evidence/hash-file.js'
 import {EXTRACT_SCHEME, PRIOR_EXTRACT_SCHEMES} from '../extract/extract.js'
@@ -18,6 +19,7 @@ import {registryVersion} from '../store/settings.js'
 import {verifyAudit, type ExpectedHead} from './verify-audit.js'
 import {verifyFindingsDeep, verifyFindingSources} from './verify-findings.js'
 import {originalChunks, readFromOriginal} from './verify-original.js'
+import type {FileLineTally} from './verify-lines.js'
 import {verifyLogFiles} from './verify-pool.js'
 import {verifyReferencedFile} from './verify-references.js'
 import {ident, Problems, type VerifyProblem} from './verify-problems.js'
@@ -124,6 +126,7 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
       result.records_checked += tally.records
       result.sightings_rederived += tally.sightings_compared
       result.originals_rehashed += tally.originals
+      if (tally.older_rules !== null) result.not_checked.push(olderRulesNote(tally.older_rules, logs))
     }
     // Extracts made under an earlier scheme are what the rules of their day made of the same
     // evidence: not compared (they differ without anything being changed), and said so; the next
@@ -310,6 +313,16 @@ function verifyItemBytes(db: CaseDb, problems: Problems, file: FileRow): {blocks
 }
 
 /** What verify leaves unchecked in files extracted under another scheme than this version's. */
+/**
+ * Records an earlier version read from lines this one refuses: the stored fields are that
+ * version's reading of unaltered bytes, so they are named here, not reported as altered.
+ */
+function olderRulesNote(o: NonNullable<FileLineTally['older_rules']>, files: readonly FileRow[]): string {
+  const marked = files.some((f) => f.path === o.path && (f.unread ?? '').includes(READ_BY_EARLIER_VERSION))
+  const fix = marked ? 'the file is marked not read whole' : 'the next `crosstalk scan` marks the file not read whole'
+  return `${o.path}: ${count(o.records, 'record')} read by an earlier version of crosstalk from lines this one refuses (line ${o.first_line}: ${o.reason}): ${o.records === 1 ? 'its' : 'their'} fields and extracts not compared; ${fix}: drop it and ingest it again to quarantine those lines`
+}
+
 export function earlierSchemeNote(files: readonly FileRow[]): string {
   const schemes = [...new Set(files.map((f) => f.extract_scheme ?? 'none'))].join(', ')
   const them = files.length === 1 ? 'it' : 'them'

@@ -1,8 +1,8 @@
 import {EXTRACT_SCHEME, extractRecord, PRIOR_EXTRACT_SCHEMES} from '../extract/extract.js'
 import {FingerprintBuffer} from '../extract/winnow.js'
-import {recordTextLoader} from '../evidence/record-texts.js'
+import {lineRefusalChecker, recordTextLoader} from '../evidence/record-texts.js'
 import {deleteFileExtracts, extractInserters, fingerprintUpdater, piiValueInserter, recordIdsOfFile} from '../store/extracts.js'
-import {setExtractScheme, setUnconventionalMatched, type FileRow} from '../store/files.js'
+import {addFileUnread, setExtractScheme, setUnconventionalMatched, type FileRow} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {inTransaction} from '../store/session.js'
 
@@ -14,6 +14,12 @@ import {inTransaction} from '../store/session.js'
 // its records' texts as the evidence gives them today, exactly as ingest makes them, and the file
 // then holds the current scheme. The caller rescans every file (its sightings were classified from
 // the old tokens and prompts) and recomputes provenance (from the old fingerprints).
+//
+// x3 and before read a line that gives a key twice with the last value; x4 refuses it. Such a
+// record's texts are what the old reading took, and a marker in the copy it dropped was never
+// searched. The record is not removed (the case keeps what was read, and its audit log what
+// ingest reported), but the file is marked not read whole, naming the lines: every gate fails
+// on it, the drafts name it, and ingesting it again quarantines those lines as today's ingest does.
 
 const PAGE = 2000
 
@@ -29,6 +35,7 @@ export function reextractPriorFiles(db: CaseDb, files: readonly FileRow[], onPro
   let done = 0
   onProgress?.(0, total)
   const texts = recordTextLoader(db)
+  const refusal = lineRefusalChecker(db)
   const pageOfFile = recordIdsOfFile(db)
   const inserts = extractInserters(db)
   const insertPii = piiValueInserter(db)
@@ -38,10 +45,16 @@ export function reextractPriorFiles(db: CaseDb, files: readonly FileRow[], onPro
     // One file a transaction: an interrupted scan leaves each file wholly under one scheme.
     inTransaction(db, () => {
       deleteFileExtracts(db, file.id)
+      const refused = {lines: new Set<number>(), first: null as {line_no: number; reason: string} | null}
       for (let last = 0; ; ) {
         const ids = pageOfFile(file.id, last, PAGE)
         if (ids.length === 0) break
         for (const id of ids) {
+          const why = refusal(id)
+          if (why !== null) {
+            refused.lines.add(why.line_no)
+            refused.first ??= why
+          }
           const {request_text: prompt, response_text: response} = texts(id)
           fp.length = 0
           // As ingest's writeExtract, unconventional markers aside: they are matched by the scan (below).
@@ -59,8 +72,18 @@ export function reextractPriorFiles(db: CaseDb, files: readonly FileRow[], onPro
       // No unconventional hits are stored now: matched under the empty set, so a scan under a
       // registry with such markers matches the file again (scan-case's rematch).
       setUnconventionalMatched(db, file.id, '')
+      if (refused.first !== null) addFileUnread(db, file.id, olderRulesUnread(refused.lines.size, refused.first))
       setExtractScheme(db, file.id, EXTRACT_SCHEME)
     })
   }
   return prior.length
+}
+
+/** What a file's unread phrase says of lines an earlier version read as records (verify tells them by it). */
+export const READ_BY_EARLIER_VERSION = 'read as records by an earlier version of crosstalk'
+
+/** The file's unread phrase for `lines` lines an earlier version read as records and this one refuses, the first at `first`. */
+export function olderRulesUnread(lines: number, first: {line_no: number; reason: string}): string {
+  const one = lines === 1
+  return `${one ? 'a line' : `${lines} lines`} ${READ_BY_EARLIER_VERSION} ${one ? 'is' : 'are'} refused by this one (line ${first.line_no}: ${first.reason}); the case holds the earlier reading, which may miss a marker: drop the file and ingest it again to quarantine ${one ? 'it' : 'them'}`
 }

@@ -1,7 +1,7 @@
 import {crc32} from 'node:zlib'
 import {InputError, IntegrityError} from '../errors.js'
 import {decodeValue, lineDecoder, type LineDecoder} from '../extract/line-decoder.js'
-import {readLineJson, type RecordRow} from '../extract/parse-record.js'
+import {DUPLICATE_KEY, readLineJson, type RecordRow} from '../extract/parse-record.js'
 import {decodeParseSpec} from '../extract/parse-spec.js'
 import type {CaseDb} from '../store/open-case.js'
 import {recordLocator, type RecordLocation} from '../store/records.js'
@@ -94,6 +94,45 @@ export function textLoader(
       keep(key, texts)
     }
     return {request_text: record.request_text, response_text: record.response_text}
+  }
+}
+
+/**
+ * Why the current rules refuse the line a record was read from, or null where they read it as
+ * they did: a record made by an earlier version (extract scheme x3 and before) may stand for a
+ * line given a key twice, which it read with the last value. Only the line's own reading is
+ * judged (its JSON and each item's keys), not its joins: a companion missing now is not a refusal
+ * of the line. A line's answer is kept for its other records.
+ */
+export function lineRefusalChecker(db: CaseDb, options: EvidenceReaderOptions = {}): (recordId: number) => {line_no: number; reason: string} | null {
+  const locate = recordLocator(db)
+  const read = evidenceReader(db, options)
+  const decoders = new Map<number, LineDecoder>()
+  let lastKey = ''
+  let lastLine: {bad: string | null; items: Map<number, string>} = {bad: null, items: new Map()}
+  return (recordId) => {
+    const row = locate(recordId)
+    if (!row) throw undecodable(null, recordId, 'no such record')
+    const key = `${row.file_id}:${row.byte_offset}:${row.byte_len}:${row.raw_crc32}`
+    if (key !== lastKey) {
+      let decoder = decoders.get(row.file_id)
+      if (decoder === undefined) {
+        decoder = lineDecoder(decodeParseSpec(row.parse_spec))
+        decoders.set(row.file_id, decoder)
+      }
+      const json = readLineJson(readCheckedLine(read, row), decoder.uniqueKeys)
+      const items = new Map<number, string>()
+      if (json.kind === 'json') {
+        const index = decoder.adapter.newIndex(decoder.options)
+        for (const p of decodeValue(json.value, decoder, index, {file: String(row.file_id), line: row.line_no}).problems) {
+          if (p.item !== null && p.reason.startsWith(DUPLICATE_KEY) && !items.has(p.item)) items.set(p.item, p.reason)
+        }
+      }
+      lastKey = key
+      lastLine = {bad: json.kind === 'bad' ? json.reason : json.kind === 'blank' ? 'a blank line' : null, items}
+    }
+    const reason = lastLine.bad ?? lastLine.items.get(row.item) ?? null
+    return reason === null ? null : {line_no: row.line_no, reason}
   }
 }
 

@@ -16,17 +16,21 @@ import {FingerprintBuffer, fingerprintTextFast, SCHEME} from './winnow.js'
  * x3: the texts extracted from are decoded as this version decodes them (decode.ts reads a
  * request's tool results, documents and function-call outputs, and a Messages API stream's text
  * blocks as the same message not streamed joins them).
+ * x4: a line that gives a key its reader takes twice is a bad line (duplicate-keys.ts), not a
+ * record read with the last value; a file read before is checked for such lines when it is
+ * extracted again (detect/reextract.ts).
  */
-export const EXTRACT_SCHEME = `x3/${SCHEME}`
+export const EXTRACT_SCHEME = `x4/${SCHEME}`
 
 /**
  * The schemes before, whose files a scan extracts again from their evidence (detect/reextract.ts)
  * instead of refusing them. x1 differs from x2 in personal data only (x2: a card number or an IBAN
  * stands alone, not inside a longer token such as a marker's hex, and an IBAN's country uses
  * IBANs); x2 from x3 in the texts decoded (see EXTRACT_SCHEME), so any of a file's extracts may
- * differ: its marker tokens, personal data and fingerprints alike.
+ * differ: its marker tokens, personal data and fingerprints alike; x3 from x4 in the lines read as
+ * records (a record of x3 may stand for a line x4 refuses).
  */
-export const PRIOR_EXTRACT_SCHEMES: readonly string[] = [`x1/${SCHEME}`, `x2/${SCHEME}`]
+export const PRIOR_EXTRACT_SCHEMES: readonly string[] = [`x1/${SCHEME}`, `x2/${SCHEME}`, `x3/${SCHEME}`]
 
 /**
  * The registry's markers outside the CANARY-<hex> convention, matched in each response by

@@ -47,6 +47,9 @@ const REQUIRED = ['ts', 'request_id', 'tenant_id', 'session_id'] as const
 const STATUS_MIN = 100
 const STATUS_MAX = 999
 
+/** How the reason of a line refused for a key given twice starts (verify and re-extraction tell such lines by it). */
+export const DUPLICATE_KEY = 'duplicate key'
+
 /**
  * `uniqueKeys` (duplicate-keys.ts): top-level keys the line's reader takes, which the line must
  * not give twice (JSON.parse would keep only the last value): such a line is bad.
@@ -66,7 +69,7 @@ export function readLineJson(bytes: Buffer, uniqueKeys?: UniqueKeys): LineJson {
     return {kind: 'bad', reason: `not valid JSON (${visibleControlsLine((error as Error).message.split('\n')[0]!)})`}
   }
   const twice = uniqueKeys === undefined ? null : duplicatedKey(text, uniqueKeys)
-  if (twice !== null) return {kind: 'bad', reason: `duplicate key ${visibleControlsLine(JSON.stringify(twice))}: the line gives it twice, and which value is the record's cannot be told`}
+  if (twice !== null) return {kind: 'bad', reason: `${DUPLICATE_KEY} ${visibleControlsLine(JSON.stringify(twice))}: the line gives it twice, and which value is the record's cannot be told`}
   return {kind: 'json', value}
 }
 

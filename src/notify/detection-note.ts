@@ -30,7 +30,7 @@ function describeGapFr(c: DetectionCoverage): string {
   if (c.files_not_scanned > 0) parts.push(`${compte(c.files_not_scanned, 'fichier')} de journaux (${compte(c.records_not_scanned, 'enregistrement')}) ${un(c.files_not_scanned) ? 'chargé' : 'chargés'} depuis la dernière analyse`)
   if (c.registry_changed) parts.push('le registre des canaris a changé depuis la dernière analyse')
   if (c.sighting_rules_changed) parts.push("la dernière analyse a classé les observations selon une règle antérieure (les seuls chiffres hexadécimaux d'un marqueur dans une requête en faisaient un écho)")
-  if (c.files_extracted_earlier > 0) parts.push(`${compte(c.files_extracted_earlier, 'fichier')} de journaux ${un(c.files_extracted_earlier) ? 'extrait' : 'extraits'} par une version antérieure de crosstalk, qui lisait moins de parties des requêtes (résultats d'outils, documents) et séparait les blocs de texte d'une réponse en flux : une analyse ${un(c.files_extracted_earlier) ? "l'extrait" : 'les extrait'} à nouveau`)
+  if (c.files_extracted_earlier > 0) parts.push(`${compte(c.files_extracted_earlier, 'fichier')} de journaux ${un(c.files_extracted_earlier) ? 'extrait' : 'extraits'} par une version antérieure de crosstalk, dont la lecture diffère de celle-ci (avant x3, elle lisait moins de parties des requêtes et séparait les blocs de texte d'une réponse en flux ; avant x4, elle lisait une ligne qui donne deux fois une clé par la dernière valeur de la clé) : une analyse ${un(c.files_extracted_earlier) ? "l'extrait" : 'les extrait'} à nouveau`)
   if (c.provenance === 'stale') parts.push("la provenance sans canari n'a pas été recalculée depuis l'ajout d'enregistrements")
   return parts.join(' ; ')
 }

@@ -245,6 +245,11 @@ export function completeLogFile(db: CaseDb, id: number, f: CompletedLogFile): vo
   )
 }
 
+/** Adds to what a complete file leaves unread (after what it says already, if anything): it is then not read whole. */
+export function addFileUnread(db: CaseDb, id: number, unread: string): void {
+  db.prepare(`UPDATE files SET unread = CASE WHEN unread IS NULL THEN ? ELSE unread || '; ' || ? END WHERE id = ?`).run(unread, unread, id)
+}
+
 /** Log files whose ingest did not finish (killed, interrupted, failed, or still running): none of their records counts yet. */
 export function unfinishedLogFileCount(db: CaseDb): number {
   return db.prepare(`SELECT COUNT(*) FROM files WHERE kind = 'log' AND state = 'loading'`).pluck().get() as number
