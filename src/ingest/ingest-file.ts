@@ -89,6 +89,8 @@ export interface IngestContext {
   /** Sizes of the files before this one, and of all of them (for IngestProgress). */
   inputBytesBefore?: number
   inputBytesTotal?: number
+  /** Log files this ingest completed (ids): the same bytes given again in it are theirs. */
+  completed?: Set<number>
 }
 
 /** How a file is read: its format, why, and the parse spec (canonical JSON) of its lines. */
@@ -577,9 +579,14 @@ export function finishFile(ctx: IngestContext, f: PreparedFile, s: Streamed): In
   const unread = fileUnread(f.how.format, c, s.unread)
   const notes = fileNotes(c, unread)
   if (f.gzip && ctx.evidence === 'reference') notes.unshift(GZIP_COPIED)
-  if (otherFileWithSha256(db, s.sha256, f.fileId)) {
-    // Cannot happen (no complete file of this size held these bytes when the pass began), unless another process ingested it meanwhile.
+  const other = otherFileWithSha256(db, s.sha256, f.fileId)
+  if (other) {
     deleteFile(db, f.fileId)
+    // The same bytes given twice in one ingest (a.jsonl and its copy): the second is read while
+    // the first is still being written (streamFile's overlap), so neither was in the case when
+    // the second began. It is the first's, as if read after it: already present.
+    if (other.state === 'complete' && ctx.completed?.has(other.id)) return presentSummary({...f, fileId: other.id, present: other})
+    // No complete file of this size held these bytes when the pass began: another process ingested it meanwhile.
     throw new InputError(`${f.path}: the same file was ingested into this case by another process meanwhile; run the ingest again`, 'E_CONCURRENT')
   }
   // --json timestamps are toISOString() form; records keep every digit given.
@@ -591,6 +598,7 @@ export function finishFile(ctx: IngestContext, f: PreparedFile, s: Streamed): In
     noRequestText: c.no_request_text, noResponseText: c.no_response_text, errorRecords: c.error_records, ignoredItems: c.ignored_items, unread,
     missing: s.missing,
   })
+  ctx.completed?.add(f.fileId)
   return {...summaryBase(f, s.sha256, c), status: 'ingested', first_ts: firstTs, last_ts: lastTs, unread, notes}
 }
 

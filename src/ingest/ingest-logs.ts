@@ -233,7 +233,7 @@ async function ingestInto(db: CaseDb, options: IngestLogsOptions, takeStarted: (
     const ctx: IngestContext = {
       db, pool, seen, unconventionalSha256: unconventional.hash, source: options.source ?? 'default',
       now: options.now, maxLineBytes, evidenceCodec: options.evidenceCodec ?? 'raw', evidence, fileCount: paths.length,
-      onProgress: options.onProgress, signal: options.signal, inputBytesBefore: 0, inputBytesTotal: totalSize(paths),
+      onProgress: options.onProgress, signal: options.signal, inputBytesBefore: 0, inputBytesTotal: totalSize(paths), completed: new Set(),
     }
     const add = (s: IngestFileSummary): void => {
       done.add(s.path)
