@@ -3,10 +3,11 @@
 resolveTokens: a marker-shaped token (CANARY- and its whole hex run, hex compared in lower
 case) is a sighting of
   1. the registered marker equal to it, else
-  2. the longest registered marker it starts with (at least 8 hex digits: the marker ran into
+  2. when it has 16 or more hex digits and is a strict prefix of exactly one registered
+     marker: that marker, flagged partial (the contract's rule, before 3 since sighting rules
+     3: a token cut short of one marker that also extends a shorter one is the longer's), else
+  3. the longest registered marker it starts with (at least 8 hex digits: the marker ran into
      an adjoining hex word), else
-  3. when it has 16 or more hex digits and is a strict prefix of exactly one registered
-     marker: that marker, flagged partial, else
   4. nobody (an orphan).
 One sighting per registered marker (or per orphan token, case-folded) and response: the first
 full occurrence, else the first partial one. Registered markers outside the CANARY-<hex>
@@ -46,16 +47,10 @@ def sightings(records: DataFrame, registry: DataFrame) -> DataFrame:
         F.concat(F.lit("CANARY-"), F.lower(F.substring("t.token", PREFIX_LEN + 1, 1 << 20))).alias("key"),
     ).withColumn("hexlen", F.length("key") - PREFIX_LEN)
 
-    # 1 and 2: the longest registered key that is a prefix of the token's key (itself included), at least 8 hex digits.
-    prefixes = tokens.select(*rec, "position", "key", F.explode(F.sequence(F.lit(PREFIX_LEN + MIN_HEX), F.length("key"))).alias("plen"))
-    prefixes = prefixes.withColumn("prefix", F.expr("substring(key, 1, plen)"))
-    exact = (
-        prefixes.join(reg, prefixes.prefix == reg.reg_key)
-        .withColumn("_r", F.row_number().over(Window.partitionBy(*rec, "position").orderBy(F.col("plen").desc())))
-        .filter("_r = 1")
-        .select(*rec, "position", "reg_key", "reg_marker", "reg_tenant", "reg_session", F.lit(False).alias("partial"))
-    )
-    # 3: a strict prefix of exactly one registered key.
+    cols = [*rec, "position", "reg_key", "reg_marker", "reg_tenant", "reg_session"]
+    # 1: the registered key equal to the token's key.
+    exact = tokens.join(reg, tokens.key == reg.reg_key).select(*cols, F.lit(False).alias("partial"))
+    # 2: a strict prefix of exactly one registered key (16+ hex digits).
     extending = (
         reg.select("reg_key", F.explode(F.sequence(F.lit(PREFIX_LEN + MIN_PARTIAL_HEX), F.length("reg_key") - 1)).alias("plen"))
         # sequence() counts down when the key is too short for a partial: keep only real prefixes.
@@ -64,13 +59,24 @@ def sightings(records: DataFrame, registry: DataFrame) -> DataFrame:
         .groupBy("prefix").agg(F.count("*").alias("n"), F.min("reg_key").alias("reg_key"))
         .filter("n = 1").drop("n")
     )
-    unresolved = tokens.join(exact.select(*rec, "position"), [*rec, "position"], "left_anti").filter(F.col("hexlen") >= MIN_PARTIAL_HEX)
+    not_exact = tokens.join(exact.select(*rec, "position"), [*rec, "position"], "left_anti")
+    partial_candidates = not_exact.filter(F.col("hexlen") >= MIN_PARTIAL_HEX)
     partial = (
-        unresolved.join(extending, unresolved.key == extending.prefix).select(*rec, "position", "reg_key")
+        partial_candidates.join(extending, partial_candidates.key == extending.prefix).select(*rec, "position", "reg_key")
         .join(reg, "reg_key")
-        .select(*rec, "position", "reg_key", "reg_marker", "reg_tenant", "reg_session", F.lit(True).alias("partial"))
+        .select(*cols, F.lit(True).alias("partial"))
     )
-    resolved = tokens.join(exact.unionByName(partial), [*rec, "position"], "left")
+    # 3: the longest registered key that is a proper prefix of the token's key, at least 8 hex digits.
+    rest = not_exact.join(partial.select(*rec, "position"), [*rec, "position"], "left_anti")
+    prefixes = rest.select(*rec, "position", "key", F.explode(F.sequence(F.lit(PREFIX_LEN + MIN_HEX), F.length("key"))).alias("plen"))
+    prefixes = prefixes.filter((F.col("plen") >= PREFIX_LEN + MIN_HEX) & (F.col("plen") < F.length("key"))).withColumn("prefix", F.expr("substring(key, 1, plen)"))
+    longest = (
+        prefixes.join(reg, prefixes.prefix == reg.reg_key)
+        .withColumn("_r", F.row_number().over(Window.partitionBy(*rec, "position").orderBy(F.col("plen").desc())))
+        .filter("_r = 1")
+        .select(*cols, F.lit(False).alias("partial"))
+    )
+    resolved = tokens.join(exact.unionByName(partial).unionByName(longest), [*rec, "position"], "left")
     resolved = resolved.withColumn("partial", F.coalesce("partial", F.lit(False)))
     # One sighting per registered marker (or orphan key) and response: the first full occurrence, else the first partial.
     dedup = F.coalesce(F.col("reg_key"), F.concat(F.lit("orphan:"), F.col("key")))

@@ -191,20 +191,25 @@ export function compareCodePoints(a: string, b: string): number {
 /**
  * Resolves a marker-shaped token (key form) against the registry:
  * - exactly registered: a full sighting;
+ * - 16+ hex digits and a strict prefix of exactly one registered marker: partial (the
+ *   contract's rule);
  * - a registered marker followed by more hex (the marker ran into an adjoining hex word):
  *   a full sighting of the longest such marker;
- * - 16+ hex digits and a strict prefix of exactly one registered marker: partial;
  * - otherwise (unknown, too short, or a prefix of two or more markers): orphan.
+ * Where a registry holds a marker that is a prefix of another, a token between the two reads
+ * both ways: the shorter run into hex, or the longer cut short. The contract's rule is taken
+ * first (SIGHTING_RULES 3): the other reading would let a cut-short foreign marker pass as the
+ * response's own.
  */
 function resolveToken(registry: MarkerRegistry, key: string): {registered: RegisteredMarker | null; partial: boolean} {
   const exact = registry.exact(key)
   if (exact) return {registered: exact, partial: false}
-  const prefix = longestRegisteredPrefix(registry, key)
-  if (prefix) return {registered: prefix, partial: false}
   if (key.length - PREFIX.length >= MIN_PARTIAL_HEX) {
     const longer = registry.extending(key, 2)
     if (longer.length === 1) return {registered: longer[0]!, partial: true}
   }
+  const prefix = longestRegisteredPrefix(registry, key)
+  if (prefix) return {registered: prefix, partial: false}
   return {registered: null, partial: false}
 }
 
@@ -366,9 +371,11 @@ export interface Classification {
 /**
  * Names the rules classifySighting applies: a case whose last scan classified under other rules
  * is classified again whole. 2: an echo is the marker itself in the prompt (before, its hex
- * digits anywhere in it).
+ * digits anywhere in it). 3: a token that is a strict prefix of exactly one registered marker
+ * is a partial sighting of it even where it also extends a shorter registered marker (before,
+ * the shorter marker's full sighting).
  */
-export const SIGHTING_RULES = 2
+export const SIGHTING_RULES = 3
 
 /** The contract's classes, in order: own, echo, cross_session, cross_tenant; orphan when unregistered. */
 export function classifySighting(found: FoundMarker, recipient: RecipientContext): Classification {

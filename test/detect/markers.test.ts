@@ -124,6 +124,25 @@ describe('marker classes', () => {
     ])
   })
 
+  it("reads a token cut short of one marker that also extends a shorter registered one as the longer's partial (the contract's rule first)", async () => {
+    const c = await setup()
+    const SHORT = 'CANARY-aaaaaaaaaaaaaaaa'
+    const LONG = 'CANARY-aaaaaaaaaaaaaaaa1111'
+    await c.addCanary(SHORT, 'tB', 'sB1')
+    await c.addCanary(LONG, 'tA', 'sA1')
+    await c.addFile([
+      // The response's own marker followed by "111", or tenant tA's marker cut short: the second may not pass as the first.
+      {request_id: 'between', tenant_id: 'tB', session_id: 'sB1', response_text: `here ${SHORT}111 ok`},
+      // Past the longer marker's length, the shorter one ran into adjoining hex.
+      {request_id: 'run-on', tenant_id: 'tB', session_id: 'sB1', response_text: `here ${SHORT}1112 ok`},
+    ])
+    scanCase(c.db, {now: NOW, skipProvenance: true})
+    expect(listSightings(c.db).map((x) => [x.request_id, x.class, x.partial, x.marker])).toEqual([
+      ['between', 'cross_tenant', true, LONG],
+      ['run-on', 'own', false, SHORT],
+    ])
+  })
+
   it('finds a marker split over three SSE chunks', async () => {
     const c = await setup()
     const decoded = decodeResponse(sse(['The code is CANA', 'RY-3f9a1c2b', '4d5e6f70, ok']))
@@ -206,7 +225,7 @@ describe('incremental scan', () => {
     // Until then its findings are not current: every report says so, and refuses without --allow-incomplete.
     const stale = detectionCoverage(c.db)
     expect(stale).toMatchObject({complete: false, sighting_rules_changed: true})
-    expect(describeGap(stale)).toMatch(/an earlier rule \(a marker's hex digits alone in a prompt made an echo\)/)
+    expect(describeGap(stale)).toMatch(/earlier rules \(before rules 2, a marker's hex digits alone in a prompt made an echo; before rules 3, /)
     expect(scanCase(c.db, {now: NOW, skipProvenance: true})).toMatchObject({records_scanned: 1, records_new: 0, full_rescan: true})
     expect(listSightings(c.db).map((s) => [s.request_id, s.class])).toEqual([['r1', 'cross_tenant']])
     expect(scanCase(c.db, {now: NOW, skipProvenance: true})).toMatchObject({records_scanned: 0, full_rescan: false})

@@ -108,6 +108,21 @@ describe.skipIf(!available)('the Spark audit on local[2]', () => {
     expect(sightings.map((s) => [s.request_id, s.class])).toEqual([['r-bare', 'cross_tenant'], ['r-echo', 'echo']])
   }, 900_000)
 
+  it('reads a token cut short of one marker that also extends a shorter one as the longer\'s partial, as one machine does', () => {
+    const small = tempDir('ct-spark-prefix-')
+    const SHORT = 'CANARY-aaaaaaaaaaaaaaaa'
+    const LONG = 'CANARY-aaaaaaaaaaaaaaaa1111'
+    mkdirSync(join(small, 'incident'))
+    mkdirSync(join(small, 'logs'))
+    writeFileSync(join(small, 'incident/canaries.csv'), `marker,tenant_id,session_id,issued_at\n${SHORT},tenant-b,sess-b,2026-10-01T00:00:00Z\n${LONG},tenant-a,sess-a,2026-10-01T00:00:00Z\n`)
+    const line = (request_id: string, answer: string) => chatLine({request_id, tenant_id: 'tenant-b', session_id: 'sess-b', prompt: 'hello there', answer})
+    writeFileSync(join(small, 'logs/prefix.jsonl'), `${line('r-between', `here ${SHORT}111 ok`)}\n${line('r-run-on', `here ${SHORT}1112 ok`)}\n`)
+    const out = bothWays(small, 'prefix', [join(small, 'logs')], [])
+    expect(out.compared.sightings).toBeGreaterThan(0)
+    const sightings = runJson<Array<{request_id: string; class: string; partial: boolean; marker: string}>>(['sightings', '--db', join(small, 'prefix-spark.db')])
+    expect(sightings.map((s) => [s.request_id, s.class, s.partial, s.marker])).toEqual([['r-between', 'cross_tenant', true, LONG], ['r-run-on', 'own', false, SHORT]])
+  }, 900_000)
+
   it('keeps what verification established about a source: ambiguous and unknown sources stay unnamed, as one machine says', () => {
     const small = tempDir('ct-spark-prov-')
     mkdirSync(join(small, 'incident'))
