@@ -550,26 +550,53 @@ fn object_text(body: &[u8]) -> Option<&str> {
     std::str::from_utf8(body).ok()
 }
 
-/// Whether a line could hold LiteLLM's placeholder for a text it did not log (redaction.ts),
-/// which rowFromRecord reads as no text where a prompt or an answer is nothing else: the words
-/// themselves, or a `\u00` escape of a character they are spelled with (a hyphen or a lower-case
-/// letter: JSON writers escape neither, but a line may). The verdict's flags say which records
-/// have no text, so such a line is left to TypeScript, whose reading is the rule.
+/// Whether a line could hold a placeholder for a text the source did not log (redaction.ts:
+/// LiteLLM's, OpenInference's, a Langfuse SDK's), which rowFromRecord reads as no text where a
+/// prompt or an answer is nothing else: the words themselves, or spelled with `\u00XX` escapes of
+/// their characters (JSON writers escape few of them, but a line may; Go's encoding/json writes
+/// `<` as `\u003c`). The verdict's flags say which records have no text, so such a line is left
+/// to TypeScript, whose reading is the rule.
 fn may_hold_placeholder(line: &[u8]) -> bool {
-    static FINDERS: std::sync::OnceLock<(memchr::memmem::Finder<'static>, memchr::memmem::Finder<'static>)> = std::sync::OnceLock::new();
-    let (words, escape) = FINDERS.get_or_init(|| (memchr::memmem::Finder::new(b"redacted-by-litellm"), memchr::memmem::Finder::new(b"\\u00")));
-    if words.find(line).is_some() {
+    // redaction.ts's PLACEHOLDERS, in its order.
+    const PLACEHOLDERS: [&[u8]; 3] = [b"redacted-by-litellm", b"__REDACTED__", b"<fully masked due to failed mask function>"];
+    type Finders = ([memchr::memmem::Finder<'static>; 3], memchr::memmem::Finder<'static>);
+    static FINDERS: std::sync::OnceLock<Finders> = std::sync::OnceLock::new();
+    let (words, escape) = FINDERS.get_or_init(|| (PLACEHOLDERS.map(memchr::memmem::Finder::new), memchr::memmem::Finder::new(b"\\u00")));
+    let holds = |text: &[u8]| words.iter().any(|w| w.find(text).is_some());
+    if holds(line) {
         return true;
     }
-    let mut from = 0;
-    while let Some(i) = escape.find(&line[from..]) {
-        let at = from + i + 4;
-        if matches!(line.get(at), Some(b'2' | b'6' | b'7')) {
-            return true;
+    // Rare: a line with `\u00` escapes is searched again with its printable ASCII ones written
+    // out (only those: every placeholder is spelled in printable ASCII).
+    escape.find(line).is_some() && holds(&ascii_unescaped(line))
+}
+
+/// The line with each `\u00XX` escape of a printable ASCII character written as that character;
+/// every other escape kept as it is (an escaped backslash never starts an escape).
+fn ascii_unescaped(line: &[u8]) -> Vec<u8> {
+    let hex = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    let mut out = Vec::with_capacity(line.len());
+    let mut i = 0;
+    while i < line.len() {
+        if line[i] != b'\\' || i + 1 == line.len() {
+            out.push(line[i]);
+            i += 1;
+            continue;
         }
-        from = at;
+        if line[i + 1] == b'u' && line.get(i + 2..i + 4) == Some(b"00") {
+            if let (Some(Some(hi)), Some(Some(lo))) = (line.get(i + 4).map(|&c| hex(c)), line.get(i + 5).map(|&c| hex(c))) {
+                let c = hi << 4 | lo;
+                if (0x20..0x7f).contains(&c) {
+                    out.push(c);
+                    i += 6;
+                    continue;
+                }
+            }
+        }
+        out.extend_from_slice(&line[i..i + 2]);
+        i += 2;
     }
-    false
+    out
 }
 
 /// Where the JSON string whose opening quote is at `quote` ends (its closing quote).

@@ -2,7 +2,7 @@ import {isUtf8} from 'node:buffer'
 import {decodeRequest, decodeResponse, type DecodedResponse} from './decode.js'
 import {duplicatedKey, type UniqueKeys} from './duplicate-keys.js'
 import {parseJsonExact} from './json-text.js'
-import {onlyPlaceholder, redactedNote} from './redaction.js'
+import {placeholderOf} from './redaction.js'
 import type {RecordFields} from '../util/record-fields.js'
 import {visibleControlsLine} from '../util/sanitize.js'
 import {parseTimestamp, TimestampError} from '../util/timestamps.js'
@@ -140,14 +140,16 @@ export function rowFromRecord(value: unknown, notes: string[] = [], bodies?: Dec
 }
 
 /**
- * A decoded text, or null where it is only LiteLLM's placeholder for a text it did not log
- * (redaction.ts), with a note. The adapters drop a body that holds only the placeholder before
- * it is decoded (formats/common.ts); this catches it on every road, the plain native format's
- * (the TypeScript decoder's and the native extractor's texts alike) included.
+ * A decoded text, or null where it is nothing but a placeholder for a text the source did not
+ * log (LiteLLM's, OpenInference's, a Langfuse SDK's: redaction.ts), with that placeholder's
+ * note. The adapters drop a body that holds only a placeholder before it is decoded
+ * (formats/common.ts); this catches it on every road, the plain native format's (the
+ * TypeScript decoder's and the native extractor's texts alike) included.
  */
 function unlessPlaceholder(text: string | null, part: 'request' | 'response', notes: string[]): string | null {
-  if (text === null || !onlyPlaceholder(text)) return text
-  notes.push(redactedNote(part))
+  const placeholder = text === null ? null : placeholderOf(text)
+  if (placeholder === null) return text
+  notes.push(placeholder.note(part))
   return null
 }
 

@@ -513,6 +513,40 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     expect(quick.marked.map((m) => m.request_id)).toEqual(['mentioned', 'control'])
   })
 
+  it('reads the other placeholders (OpenInference\'s, a Langfuse SDK\'s) as no text too, as TypeScript does, and leaves their lines to TypeScript', () => {
+    const oi = '__REDACTED__'
+    const lf = '<fully masked due to failed mask function>'
+    const records: Array<[string, unknown, unknown]> = [
+      ['oi', {messages: [{role: 'user', content: oi}]}, {choices: [{message: {role: 'assistant', content: oi}}]}],
+      ['langfuse', lf, lf],
+      ['oi-escaped', 'hi', oi],
+      ['lf-escaped', 'hi', lf],
+      ['parts', 'hi', {choices: [{message: {role: 'assistant', content: [{type: 'text', text: oi}, {type: 'text', text: oi}]}}]}],
+      ['mentioned', 'hi', `${oi} CANARY-0123456789abcdef`],
+      ['control', 'hi', 'see CANARY-0123456789abcdef'],
+    ]
+    const lines = records.map(([request_id, request, response]) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id, tenant_id: 't', session_id: 's', request, response}))
+    // Escaped as some JSON writers do (Go's encoding/json writes < as \u003c).
+    lines[2] = lines[2]!.replace(`"response":"${oi}`, '"response":"\\u005f_REDACTED__')
+    lines[3] = lines[3]!.replace(`"response":"<fully`, '"response":"\\u003cfully')
+    const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
+    expect(claims(bytes, set)).toEqual({left: 6, blank: 0, record: 1})
+    const quick = same(taskOf(bytes), set)
+    const noRequest = [...quick.flags].map((f) => (f & NO_REQUEST_TEXT) !== 0)
+    const noResponse = [...quick.flags].map((f) => (f & NO_RESPONSE_TEXT) !== 0)
+    expect(noRequest).toEqual([true, true, false, false, false, false, false])
+    expect(noResponse).toEqual([true, true, true, true, true, false, false])
+    const ingest = runIngest(taskOf(bytes), true, set)
+    expect(ingest.items.filter((i) => i.k === 'r').map((i) => i.noResponseText)).toEqual(noResponse)
+    expect(ingest.notes).toMatchObject({
+      'request text redacted at the source (OpenInference __REDACTED__): no text': 1,
+      'response text redacted at the source (OpenInference __REDACTED__): no text': 3,
+      [`request text masked at the source (Langfuse ${lf}): no text`]: 1,
+      [`response text masked at the source (Langfuse ${lf}): no text`]: 2,
+    })
+    expect(quick.marked.map((m) => m.request_id)).toEqual(['mentioned', 'control'])
+  })
+
   it('leaves to TypeScript a marked record whose texts are not ASCII', () => {
     const marked = 'see CANARY-0123456789abcdef'
     const records: Array<[string, {request?: string; response: string}]> = [

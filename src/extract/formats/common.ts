@@ -1,5 +1,6 @@
 import {applyFieldMap} from '../field-path.js'
-import {REDACTED, redactedNote} from '../redaction.js'
+import {decodeRequest, decodeResponse} from '../decode.js'
+import {PLACEHOLDERS, placeholderOf, REDACTED, type Placeholder} from '../redaction.js'
 import {isObj, type Obj} from './messages.js'
 import {FormatOptionError, type AdaptResult, type FormatOptions, type FormatOptionsInput, type LogFormat, type NativeRecord, type SniffResult} from './types.js'
 
@@ -68,13 +69,16 @@ export function finishRecord(
     else if (typeof v !== 'string') return {problem: `${f} must be text, got ${describe(v)}`}
   }
   const notes = [...mapped.problems]
-  // A body whose every text is LiteLLM's redaction marker (message logging turned off: LiteLLM
-  // writes it to its spend logs and hands it to every logger, Langfuse and OpenTelemetry
-  // included) carries no text: read as text, every prompt and answer would be those same words.
+  // A body whose every text is a placeholder (LiteLLM's redaction marker with message logging
+  // turned off, which it hands to every logger, Langfuse and OpenTelemetry included;
+  // OpenInference's __REDACTED__ wherever a processor copied it; a Langfuse SDK's mask-failure
+  // text) carries no text: read as text, every prompt and answer would be those same words, and
+  // an answer read with no marker in it would pass a gate.
   for (const part of ['request', 'response'] as const) {
-    if (r[part] !== undefined && r[part] !== null && onlyRedacted(r[part])) {
+    const placeholder = r[part] === undefined || r[part] === null ? null : placeholderBody(r[part], part)
+    if (placeholder !== null) {
       ;(r as Obj)[part] = null
-      notes.push(redactedNote(part))
+      notes.push(placeholder.note(part))
     }
   }
   const record: NativeRecord = {
@@ -96,6 +100,32 @@ export function finishRecord(
 }
 
 export {REDACTED}
+
+/**
+ * The placeholder a body's texts are nothing but (redaction.ts), or null: LiteLLM's in every
+ * `content` and `text` (it keeps the messages' and choices' shape and replaces each text), or
+ * any placeholder as the whole of the text the decoder reads from the body. An error answer
+ * stays: what failed is a fact, whatever its body held. Bodies without a placeholder anywhere
+ * in them (nearly all) are not decoded here.
+ */
+export function placeholderBody(v: unknown, part: 'request' | 'response'): Placeholder | null {
+  if (!holdsPlaceholder(v, 0)) return null
+  if (onlyRedacted(v)) return PLACEHOLDERS.find((p) => p.text === REDACTED)!
+  if (part === 'request') {
+    const text = decodeRequest(v)
+    return text === null ? null : placeholderOf(text)
+  }
+  const d = decodeResponse(v)
+  return d.isError ? null : placeholderOf(d.text)
+}
+
+/** Whether any string in a value is nothing but placeholders. */
+function holdsPlaceholder(v: unknown, depth: number): boolean {
+  if (typeof v === 'string') return placeholderOf(v) !== null
+  if (depth > 32 || typeof v !== 'object' || v === null) return false
+  for (const x of Array.isArray(v) ? v : Object.values(v)) if (holdsPlaceholder(x, depth + 1)) return true
+  return false
+}
 
 /**
  * Whether a body's texts are all LiteLLM's redaction marker: the marker itself, or a body whose

@@ -1,3 +1,4 @@
+import {isPlaceholder} from '../redaction.js'
 import {finishRecord, intOrNull, notAnObject, pick, single, sniffByShare, strOrNull} from './common.js'
 import {completionFromMessage, completionFromMessages, errorResponse, isObj, parseJsonText, toChatMessages, type Obj} from './messages.js'
 import type {AdaptResult, CompanionIndex, FormatAdapter} from './types.js'
@@ -42,10 +43,10 @@ const GENERATION = /^generation$/i
 const OTHER_TYPES = new Set(['SPAN', 'EVENT', 'AGENT', 'TOOL', 'CHAIN', 'RETRIEVER', 'EVALUATOR', 'EMBEDDING', 'GUARDRAIL'])
 const observationKind = (type: string): string => (OTHER_TYPES.has(type.toUpperCase()) ? `Langfuse ${type.toUpperCase()}` : 'Langfuse observations of other types')
 
-/** An input or output that holds something: not absent, null, an empty text, or an empty object or list. */
+/** An input or output that holds something: not absent, null, an empty text, a placeholder (redaction.ts), or an empty object or list. */
 function holdsValue(v: unknown): boolean {
   if (v === undefined || v === null) return false
-  if (typeof v === 'string') return v.trim() !== '' && v.trim() !== 'null'
+  if (typeof v === 'string') return v.trim() !== '' && v.trim() !== 'null' && !isPlaceholder(v)
   if (Array.isArray(v)) return v.length > 0
   if (isObj(v)) return Object.keys(v).length > 0
   return true

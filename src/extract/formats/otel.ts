@@ -1,6 +1,6 @@
 import {epochToIso, unwrapAnyValue} from '../field-path.js'
-import {OPENINFERENCE_REDACTED, oiRedactedNote} from '../redaction.js'
-import {finishRecord, intOrNull, strOrNull, type Candidate} from './common.js'
+import {isPlaceholder, OPENINFERENCE_REDACTED, oiRedactedNote} from '../redaction.js'
+import {finishRecord, intOrNull, placeholderBody, strOrNull, type Candidate} from './common.js'
 import {
   argumentsText,
   completionFromMessages,
@@ -70,7 +70,9 @@ import type {AdaptedRecord, AdaptResult, CompanionIndex, FormatAdapter, FormatOp
 //   older OpenLLMetry's llm.prompts.N.* / llm.completions.N.* (as gen_ai.prompt.N / completion.N).
 //   A value that is exactly OpenInference's placeholder __REDACTED__ (OPENINFERENCE_HIDE_*) is
 //   no text: a prompt or answer left with none is noted as redacted at the source, and such an
-//   answer is counted as not logged (redaction.ts), so a gate does not pass on it.
+//   answer is counted as not logged (redaction.ts), so a gate does not pass on it. So is a
+//   prompt or answer of any convention (GenAI messages, attributes and events included) whose
+//   text is nothing but a placeholder redaction.ts knows (finishRecord, common.ts).
 //   A span or log record read as no call that carries model texts (input.value, llm.*, ai.prompt,
 //   traceloop.entity.*, GenAI texts of an agent span) is counted as unread, by convention, where
 //   no model call of its trace is among the lines given (a chain wrapping a call read holds that
@@ -223,11 +225,11 @@ export function unreadConventionOf(attrs: Obj): string | null {
 /** Attribute keys that hold a model's answer text, in any of the conventions above. */
 const ANSWER_KEY = /^(output\.value|llm\.(output_messages|completions?|choices)\..*|ai\.response\.(text|object|toolCalls|reasoning)|traceloop\.entity\.output|gen_ai\.(output\.messages|completion)(\..*)?)$/
 
-/** Whether an item carries answer text (not empty, not OpenInference's placeholder). */
+/** Whether an item carries answer text (not empty, not a placeholder: redaction.ts). */
 function carriesAnswerText(attrs: Obj): boolean {
   for (const k in attrs) {
     const v = attrs[k]
-    if (v === undefined || v === null || v === '' || isOiRedacted(v)) continue
+    if (v === undefined || v === null || v === '' || isPlaceholder(v)) continue
     if (ANSWER_KEY.test(k)) return true
   }
   return false
@@ -311,10 +313,7 @@ function newOtelIndex(options: FormatOptions): OtelIndex {
         const parent = idKey(s.span.traceId, s.span.parentSpanId)
         const call = isCallSpan(s.attrs)
         if (call) callTraces.add(String(s.span.traceId).toLowerCase())
-        if (call) {
-          const c = spanContent(s.span, s.attrs, undefined)
-          if (c.output !== null || c.completionText !== null) answerTraces.add(String(s.span.traceId).toLowerCase())
-        }
+        if (call && holdsAnswer(spanContent(s.span, s.attrs, undefined))) answerTraces.add(String(s.span.traceId).toLowerCase())
         spans.set(key, {at, parent, genai: call, server: isServerSpan(s.span), attrs: slim(s.attrs), resource: slim(s.resource)})
       }
       for (const l of logsOf(value)) {
@@ -358,6 +357,12 @@ interface Content {
 }
 
 const emptyContent = (): Content => ({input: null, promptText: null, output: null, completionText: null})
+
+/** Whether a span's content holds answer text: an answer that is only a placeholder (redaction.ts) holds none. */
+function holdsAnswer(c: Content): boolean {
+  if (c.output === null && c.completionText === null) return false
+  return placeholderBody(completionFromMessages(c.output ?? [{role: 'assistant', content: c.completionText}]), 'response') === null
+}
 
 const isOiRedacted = (v: unknown): boolean => typeof v === 'string' && v.trim() === OPENINFERENCE_REDACTED
 
