@@ -1,3 +1,4 @@
+import {decodeResponse} from '../decode.js'
 import {isPlaceholder} from '../redaction.js'
 import {finishRecord, intOrNull, notAnObject, pick, single, sniffByShare, strOrNull} from './common.js'
 import {completionFromMessage, completionFromMessages, errorResponse, isObj, parseJsonText, toChatMessages, type Obj} from './messages.js'
@@ -31,7 +32,8 @@ import type {AdaptResult, CompanionIndex, FormatAdapter} from './types.js'
 //           a chat.completion or one of its choices) -> a chat.completion; an Anthropic
 //           message object, or a message or list whose content is Anthropic blocks with a
 //           thinking or tool_use block -> a Messages API response, read as the decoder reads
-//           /v1/messages answers (thinking text, tool inputs, text, in order); JSON of any other
+//           /v1/messages answers (thinking text, tool inputs, text, in order; in a list of
+//           several messages, each such message read so, as one choice); JSON of any other
 //           shape (a JSON answer Langfuse kept as text) -> that text as the answer
 //   level ERROR              -> an error response carrying statusMessage
 //
@@ -205,6 +207,21 @@ function messagesResponseOf(m: unknown): Obj | null {
   return null
 }
 
+/**
+ * One message of an output list as a chat message. An Anthropic message among several (thinking
+ * or tool_use blocks in its content) has its text as the response decoder reads that message
+ * alone (thinking, tool inputs and text, in order): a chat message's content parts have no kind
+ * for a thinking block, so converting its blocks would drop the model's thinking, which the
+ * single-message shape reads.
+ */
+function asChatMessage(m: unknown): unknown {
+  const message = isObj(m) && isObj(m.message) ? m.message : m
+  const anthropic = messagesResponseOf(message)
+  if (anthropic === null) return message
+  const finish = isObj(message) ? message.finish_reason : undefined
+  return {role: 'assistant', content: decodeResponse(anthropic).text, ...(finish === undefined ? {} : {finish_reason: finish})}
+}
+
 /** `raw`: the output as the export wrote it; a string that is JSON of no message shape is the answer's text itself. */
 function responseOf(output: unknown, raw: unknown): unknown {
   if (output === undefined || output === null || output === '') return null
@@ -222,7 +239,7 @@ function responseOf(output: unknown, raw: unknown): unknown {
     // OpenAI content parts as the output itself: one answer in parts.
     if (output.length > 0 && output.every((p) => isObj(p) && p.type === 'text' && typeof p.text === 'string')) return completionFromMessage({role: 'assistant', content: output})
     if (output.every((m) => typeof m === 'string' || (isObj(m) && ('content' in m || 'parts' in m || 'tool_calls' in m || 'role' in m || 'message' in m)))) {
-      return completionFromMessages(output.map((m) => (isObj(m) && isObj(m.message) ? m.message : m)))
+      return completionFromMessages(output.map(asChatMessage))
     }
   } else if (isObj(output)) {
     if (Array.isArray(output.choices) || isObj(output.error)) return output

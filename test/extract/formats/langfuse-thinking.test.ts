@@ -37,3 +37,15 @@ it('langfuse: Anthropic thinking blocks in a GENERATION\'s output are read, as i
 it('langfuse: OpenAI text parts alone are still read as before', () => {
   expect(answerOf({role: 'assistant', content: [{type: 'text', text: 'a '}, {type: 'text', text: m}]})).toBe(`a ${m}`)
 })
+
+it('langfuse: thinking blocks in an output of several messages are read, each message as it is read alone', () => {
+  const first = {role: 'assistant', content: [{type: 'text', text: 'first answer'}]}
+  const second = {role: 'assistant', content: blocks}
+  const native = decodeResponse({id: 'msg_1', type: 'message', role: 'assistant', content: blocks, stop_reason: 'end_turn'}).text
+  const text = answerOf([first, second])
+  expect(text).toContain(m)
+  expect(text).toBe(`first answer\n${native}`)
+  // Each as one choice holding it ({index, message}), and as the whole Messages API responses.
+  expect(answerOf([{index: 0, message: first}, {index: 1, message: second}])).toBe(text)
+  expect(answerOf([first, {id: 'msg_2', type: 'message', role: 'assistant', content: blocks}])).toBe(text)
+})
