@@ -1,8 +1,8 @@
 import {EXTRACT_SCHEME, extractRecord, PRIOR_EXTRACT_SCHEMES} from '../extract/extract.js'
 import {FingerprintBuffer} from '../extract/winnow.js'
 import {lineRefusalChecker, recordTextLoader} from '../evidence/record-texts.js'
-import {deleteFileExtracts, extractInserters, fingerprintUpdater, piiValueInserter, recordIdsOfFile} from '../store/extracts.js'
-import {addFileUnread, setExtractScheme, setUnconventionalMatched, type FileRow} from '../store/files.js'
+import {deleteFileExtracts, extractInserters, fingerprintUpdater, piiValueInserter, recordPagesOfFile} from '../store/extracts.js'
+import {addFileUnread, setExtractScheme, setNoTextCounts, setUnconventionalMatched, type FileRow} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {inTransaction} from '../store/session.js'
 
@@ -12,8 +12,11 @@ import {inTransaction} from '../store/session.js'
 // documents, or of a Messages API stream whose text blocks were joined apart. Texts are not
 // stored (the evidence keeps the lines), so every extract of each such file is made again from
 // its records' texts as the evidence gives them today, exactly as ingest makes them, and the file
-// then holds the current scheme. The caller rescans every file (its sightings were classified from
-// the old tokens and prompts) and recomputes provenance (from the old fingerprints).
+// then holds the current scheme. Its counts of records without request text and without response
+// text are counted again from the same texts, in the same transaction (the older decoder read some
+// texts as none, and some placeholders as texts): status, scope and the gate read them. The
+// caller rescans every file (its sightings were classified from the old tokens and prompts) and
+// recomputes provenance (from the old fingerprints).
 //
 // x3 and before read a line that gives a key twice with the last value; x4 refuses it. Such a
 // record's texts are what the old reading took, and a marker in the copy it dropped was never
@@ -36,7 +39,7 @@ export function reextractPriorFiles(db: CaseDb, files: readonly FileRow[], onPro
   onProgress?.(0, total)
   const texts = recordTextLoader(db)
   const refusal = lineRefusalChecker(db)
-  const pageOfFile = recordIdsOfFile(db)
+  const pageOfFile = recordPagesOfFile(db)
   const inserts = extractInserters(db)
   const insertPii = piiValueInserter(db)
   const updateFingerprints = fingerprintUpdater(db)
@@ -45,17 +48,22 @@ export function reextractPriorFiles(db: CaseDb, files: readonly FileRow[], onPro
     // One file a transaction: an interrupted scan leaves each file wholly under one scheme.
     inTransaction(db, () => {
       deleteFileExtracts(db, file.id)
+      let noRequestText = 0
+      let noResponseText = 0
       const refused = {lines: new Set<number>(), first: null as {line_no: number; reason: string} | null}
       for (let last = 0; ; ) {
-        const ids = pageOfFile(file.id, last, PAGE)
-        if (ids.length === 0) break
-        for (const id of ids) {
+        const page = pageOfFile(file.id, last, PAGE)
+        if (page.length === 0) break
+        for (const {id, is_error: isError} of page) {
           const why = refusal(id)
           if (why !== null) {
             refused.lines.add(why.line_no)
             refused.first ??= why
           }
           const {request_text: prompt, response_text: response} = texts(id)
+          // As ingest's recordFlags (process-unit.ts) counts them.
+          if (prompt === null || prompt === '') noRequestText++
+          if (isError === 0 && (response === null || response === '')) noResponseText++
           fp.length = 0
           // As ingest's writeExtract, unconventional markers aside: they are matched by the scan (below).
           const x = extractRecord(prompt, response, fp)
@@ -65,13 +73,14 @@ export function reextractPriorFiles(db: CaseDb, files: readonly FileRow[], onPro
           const at = data.byteOffset + x.fpStart * 4
           updateFingerprints(id, x.promptWords, x.responseWords, Buffer.from(data.buffer, at, x.fpPromptLen * 4), Buffer.from(data.buffer, at + x.fpPromptLen * 4, x.fpResponseLen * 4))
         }
-        last = ids.at(-1)!
-        done += ids.length
+        last = page.at(-1)!.id
+        done += page.length
         onProgress?.(done, total)
       }
       // No unconventional hits are stored now: matched under the empty set, so a scan under a
       // registry with such markers matches the file again (scan-case's rematch).
       setUnconventionalMatched(db, file.id, '')
+      setNoTextCounts(db, file.id, noRequestText, noResponseText)
       if (refused.first !== null) addFileUnread(db, file.id, olderRulesUnread(refused.lines.size, refused.first))
       setExtractScheme(db, file.id, EXTRACT_SCHEME)
     })

@@ -302,6 +302,11 @@ export function setExtractScheme(db: CaseDb, fileId: number, scheme: string): vo
   db.prepare('UPDATE files SET extract_scheme = ? WHERE id = ?').run(scheme, fileId)
 }
 
+/** A file's records without request text, and without response text (errors aside), as counted again from its texts. */
+export function setNoTextCounts(db: CaseDb, fileId: number, noRequestText: number, noResponseText: number): void {
+  db.prepare('UPDATE files SET no_request_text = ?, no_response_text = ? WHERE id = ?').run(noRequestText, noResponseText, fileId)
+}
+
 export function setUnconventionalMatched(db: CaseDb, fileId: number, sha256: string): void {
   db.prepare('UPDATE files SET unconventional_sha256 = ? WHERE id = ?').run(sha256, fileId)
 }

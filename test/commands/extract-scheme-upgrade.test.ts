@@ -98,3 +98,26 @@ describe('a case extracted under the scheme before (x2)', () => {
     expect((await run(['scope', '--db', db, '--json'])).code).toBe(0)
   })
 })
+
+describe('a case extracted under the scheme before (x2), its counts of records without text', () => {
+  it('are counted again when the scan extracts the file again, so status and the gate read the texts as they are now', async () => {
+    const {db, logs, canaries} = buildCase()
+    expect((await run(['triage', logs, '--canaries', canaries, '--db', db, '--json'])).code).toBe(0)
+    asExtractedByX2(db)
+    // What that version counted: r-1's prompt (only a tool result, which it did not read) had no
+    // text, and (a stand-in for any answer its decoder read as none) one answer had none.
+    const old = new Database(db)
+    old.prepare("UPDATE files SET no_request_text = 1, no_response_text = 1 WHERE kind = 'log'").run()
+    old.close()
+    const stale = await runJson<{no_request_text: number; no_response_text: number}>(['status', '--db', db])
+    expect(stale).toMatchObject({no_request_text: 1, no_response_text: 1})
+
+    // The scan extracts the file again: both records have texts, and the gate passes on them.
+    const gate = await run(['scan', '--db', db, '--fail-on-leak'])
+    expect(gate.code, gate.stderr).toBe(0)
+    const status = await runJson<{no_request_text: number; no_response_text: number; unreadable_files: unknown[]}>(['status', '--db', db])
+    expect(status).toMatchObject({no_request_text: 0, no_response_text: 0, unreadable_files: []})
+    const sightings = await runJson<Sighting[]>(['sightings', '--db', db])
+    expect(sightings.map((s) => [s.request_id, s.class])).toEqual([['r-1', 'echo'], ['r-2', 'own']])
+  })
+})
