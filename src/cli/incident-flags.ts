@@ -55,6 +55,13 @@ export const incidentFieldFlags = {
   ...Object.fromEntries(INCIDENT_TIME_FIELDS.map((f) => [kebab(f), Flags.string({description: HELP[f], helpValue: 'ISO', helpGroup: 'INCIDENT'})])),
   ...Object.fromEntries(Object.entries(INCIDENT_CHOICE_FIELDS).map(([f, options]) => [kebab(f), Flags.string({description: HELP[f], options: [...options], helpGroup: 'INCIDENT'})])),
   ...Object.fromEntries(INCIDENT_INTEGER_FIELDS.map((f) => [kebab(f), Flags.integer({description: HELP[f], min: 1, max: 168, helpGroup: 'INCIDENT'})])),
+  'next-update': Flags.string({
+    description: 'When our next update (follow-up notice) will be sent (ISO with zone; not in the past), Art. 33(4): the processor notices state it; without it they list it as an open item.',
+    helpValue: 'ISO',
+    helpGroup: 'INCIDENT',
+    // the column's name, as every other incident flag is named (incident open lists unset fields so)
+    aliases: ['next-update-at'],
+  }),
 } as Record<string, ReturnType<typeof Flags.string>>
 
 /** Parsed flag values -> an incident patch (times parsed, zone required). */
@@ -72,5 +79,6 @@ export function incidentPatchFromFlags(flags: Record<string, unknown>): Incident
     const v = flags[kebab(f)]
     if (typeof v === 'string') patch[f] = parseInstant(v, `--${kebab(f)}`)
   }
+  if (typeof flags['next-update'] === 'string') patch.next_update_at = parseInstant(flags['next-update'], '--next-update')
   return patch as IncidentPatch
 }

@@ -62,6 +62,8 @@ export function listProvenance(db: CaseDb, options: {showText?: boolean; minWord
       source_order: row.source_order,
       source_status: row.source_status,
       source_tenants: row.source_tenants,
+      // Only an ambiguous source has possible sources; not recorded (an earlier scan, imported findings) is null, never none.
+      possible_sources: row.source_status !== 'ambiguous' ? [] : row.source_candidates === null ? null : (JSON.parse(row.source_candidates) as Array<{tenant_id: string; session_id: string}>).map((c) => ({tenant: c.tenant_id, session: c.session_id})),
     }
     if (texts) {
       const text = texts(row.id).response_text ?? ''

@@ -290,6 +290,7 @@ function attributeResponses(
       sourceOrder: best.sourceOrder,
       sourceStatus: best.sourceStatus,
       sourceTenants: best.sourceTenants,
+      sourceCandidates: best.sourceCandidates,
     })
     stats.attributed++
     return true

@@ -49,6 +49,10 @@ export const provenanceEntrySchema = z.object({
       'named: source_session/source_tenant are the source; ambiguous: the same overlap is in the prompts (or answers) of source_tenants tenants alike, so source_tenant is one of them, not the source; unknown: only answers whose own prompts were not logged hold it (such an answer may have received the text itself), so source_tenant is where the text was seen, not its source',
     ),
   source_tenants: z.number().int().positive().describe('tenants whose texts hold the overlap alike (1 unless source_status is ambiguous)'),
+  possible_sources: z
+    .array(z.object({tenant: z.string(), session: z.string()}))
+    .nullable()
+    .describe('where source_status is ambiguous: the sessions (with their tenants) whose texts hold the overlap alike, each a possible source; null: not recorded (a case scanned before schema 13, or findings imported): scan again. Empty otherwise'),
   overlap_text: z.string().optional().describe('only with --show-text: the normalised overlapping words'),
 })
 export const provenanceResultSchema = z.array(provenanceEntrySchema)

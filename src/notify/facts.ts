@@ -120,6 +120,19 @@ export interface TenantExposure {
   /** the other customers on each side, as opaque labels (tenant#1, ...) from computeTenantView */
   counterparts_leaked_to: Counterpart[]
   counterparts_received_from: Counterpart[]
+  /**
+   * Responses served to other customers' sessions with verbatim text whose source is ambiguous and
+   * this tenant among its recorded possible sources: its data may be their source, not established.
+   */
+  possible_source_responses: number
+  /** its sessions among those possible sources */
+  possible_source_sessions: string[]
+  /** of how many customers' sessions each such text was a possible source (fewest, most); null where it is none */
+  possible_sources_among: {min: number; max: number} | null
+  /** responses in the case whose source is ambiguous and whose possible sources were not recorded: whether this tenant is among them is not known */
+  possible_sources_not_recorded: number
+  /** responses in the case whose source is unknown (only in answers whose prompts were not logged): any customer may be it */
+  source_unknown_responses: number
   /** its own status-200 responses at or over the pool (null without a pool size) */
   at_risk_responses: number | null
   /** its own records whose status or prompt size is not recorded where that leaves open whether they were at risk */
@@ -610,6 +623,7 @@ function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): Tenan
       .map((c) => ({label: safeLine(c.tenant), responses: c.responses, provenance_responses: c.provenance_responses, exposure_responses: c.exposure_responses, sessions: c.sessions, first_seen: c.first_seen, last_seen: c.last_seen}))
   const sorted = (values: Iterable<string | null>): string[] => [...new Set([...values].filter((v): v is string => v !== null))].sort()
   const rows = exposureRows(inputs)
+  const sources = notNamedSources(rows)
   return tenants.map((t) => {
     const view = computeTenantView(inputs, {tenant: t})
     const out = rows.filter((r) => r.source_tenant === t)
@@ -622,6 +636,9 @@ function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): Tenan
     const fromOther = new Set(inn.filter((r) => r.source_tenant !== t && !unnamed(r)).map((r) => JSON.stringify([r.source_tenant, r.source_session])))
     const namedIn = new Set(inn.filter((r) => !unnamed(r)).map((r) => r.record_id))
     const markers = inputs.contamination.filter((c) => c.source_tenant === t).map((c) => c.marker)
+    // Text served to other customers whose recorded possible sources include this tenant's sessions.
+    const possible = [...sources.candidates].filter(([, s]) => s.recipients.some((r) => r !== t) && s.candidates.some((c) => c.tenant_id === t))
+    const among = possible.map(([, s]) => new Set(s.candidates.map((c) => c.tenant_id)).size)
     return {
       tenant_id: safeLine(t),
       leaked_sessions: sorted(out.map((r) => r.source_session)).map(safeLine),
@@ -650,10 +667,40 @@ function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): Tenan
       pii_within_own_sessions: piiBy((p) => p.recipient_tenant === t && p.source_tenant === t),
       counterparts_leaked_to: others(view.leaked.counterparts),
       counterparts_received_from: others(view.received.counterparts),
+      possible_source_responses: possible.length,
+      possible_source_sessions: sorted(possible.flatMap(([, s]) => s.candidates.filter((c) => c.tenant_id === t).map((c) => c.session_id))).map(safeLine),
+      possible_sources_among: among.length > 0 ? {min: Math.min(...among), max: Math.max(...among)} : null,
+      possible_sources_not_recorded: sources.notRecorded,
+      source_unknown_responses: sources.unknown,
       at_risk_responses: view.at_risk_responses,
       at_risk_unknown_records: view.at_risk_unknown_records,
     }
   })
+}
+
+/**
+ * The responses whose evidence names no source, by what is known of their possible sources: the
+ * recorded candidates of an ambiguous source (with the tenants that received it), the ambiguous
+ * ones whose candidates were not recorded (a scan before schema 13, imported findings), and the
+ * unknown ones (only in answers whose prompts were not logged).
+ */
+function notNamedSources(rows: readonly ExposureRow[]): {
+  candidates: Map<number, {recipients: string[]; candidates: Array<{tenant_id: string; session_id: string}>}>
+  notRecorded: number
+  unknown: number
+} {
+  const named = new Set(rows.filter((r) => !(r.by === 'text' && r.source_tenant === '')).map((r) => r.record_id))
+  const byResponse = new Map<number, ExposureRow[]>()
+  for (const r of rows) if (!named.has(r.record_id)) byResponse.set(r.record_id, [...(byResponse.get(r.record_id) ?? []), r])
+  const candidates = new Map<number, {recipients: string[]; candidates: Array<{tenant_id: string; session_id: string}>}>()
+  let notRecorded = 0
+  let unknown = 0
+  for (const [id, rs] of byResponse) {
+    if (rs.some((r) => r.possible_sources === null || r.possible_sources === undefined)) notRecorded++
+    else if (rs.some((r) => (r.possible_sources?.length ?? 0) > 0)) candidates.set(id, {recipients: [...new Set(rs.map((r) => r.recipient_tenant))], candidates: rs.flatMap((r) => [...(r.possible_sources ?? [])])})
+    else unknown++
+  }
+  return {candidates, notRecorded, unknown}
 }
 
 /** Only with --include-excerpts: short windows around each marker, controls made visible. */

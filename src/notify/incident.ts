@@ -53,6 +53,8 @@ export const INCIDENT_CHOICE_FIELDS = {
   data_unintelligible: ['protection-intact', 'protection-likely-subvertible', 'no', 'cannot-assess'],
 } as const
 export const INCIDENT_INTEGER_FIELDS = ['controller_deadline_hours'] as const
+/** A time still to come: when the next update will be sent (Art. 33(4)); flag --next-update. */
+export const NEXT_UPDATE_FIELD = 'next_update_at'
 
 export type IncidentTextField = (typeof INCIDENT_TEXT_FIELDS)[number]
 export type IncidentTimeField = (typeof INCIDENT_TIME_FIELDS)[number]
@@ -75,12 +77,13 @@ export const incidentPatchSchema = z
     data_unintelligible: z.enum(INCIDENT_CHOICE_FIELDS.data_unintelligible),
     // Art. 33(2) sets no number; contracts commonly say 24 or 48 hours. A week is the sane upper end.
     controller_deadline_hours: z.number().int().min(1).max(168),
+    next_update_at: time,
   })
   .partial()
   .strict()
 
 export type IncidentPatch = Partial<
-  {title: string; role: Role} & Record<IncidentTextField, string> & Record<IncidentTimeField, Date> & {[K in IncidentChoiceField]: (typeof INCIDENT_CHOICE_FIELDS)[K][number]} & Record<IncidentIntegerField, number>
+  {title: string; role: Role} & Record<IncidentTextField, string> & Record<IncidentTimeField, Date> & {[K in IncidentChoiceField]: (typeof INCIDENT_CHOICE_FIELDS)[K][number]} & Record<IncidentIntegerField, number> & {next_update_at: Date}
 >
 
 export type IncidentRecord = IncidentRow
@@ -130,12 +133,17 @@ const FUTURE_TOLERANCE_MS = 5 * 60_000
  * happened yet), or a breach that ends before it starts. `times` is the incident as it would be
  * stored (ISO strings); `what` names the command in the message.
  */
-function checkIncidentTimes(what: string, times: Partial<Record<IncidentTimeField | 'aware_at', string | null>>, now: Date): void {
+function checkIncidentTimes(what: string, times: Partial<Record<IncidentTimeField | 'aware_at' | 'next_update_at', string | null>>, now: Date): void {
   for (const [field, value] of Object.entries(times)) {
-    if (!value) continue
+    if (!value || field === NEXT_UPDATE_FIELD) continue
     if (Date.parse(value) > now.getTime() + FUTURE_TOLERANCE_MS) {
       throw new InputError(`${what}: --${field.replace(/_/g, '-')} ${value} is in the future (now ${now.toISOString()}): record a time once it has happened`)
     }
+  }
+  // A promise of a next update is of a time to come: one already past when it is recorded is a typo or stale.
+  const next = times.next_update_at
+  if (next && Date.parse(next) < now.getTime() - FUTURE_TOLERANCE_MS) {
+    throw new InputError(`${what}: --next-update ${next} is in the past (now ${now.toISOString()}): give when the next update will be sent`)
   }
   const start = times.breach_started_at
   const end = times.breach_ended_at
@@ -145,9 +153,11 @@ function checkIncidentTimes(what: string, times: Partial<Record<IncidentTimeFiel
 }
 
 /** The incident's times as stored, with a patch's over them. */
-function timesOf(record: Partial<IncidentRecord>, patch: IncidentPatch): Partial<Record<IncidentTimeField | 'aware_at', string | null>> {
-  const out: Partial<Record<IncidentTimeField | 'aware_at', string | null>> = {aware_at: record.aware_at ?? null}
+function timesOf(record: Partial<IncidentRecord>, patch: IncidentPatch): Partial<Record<IncidentTimeField | 'aware_at' | 'next_update_at', string | null>> {
+  const out: Partial<Record<IncidentTimeField | 'aware_at' | 'next_update_at', string | null>> = {aware_at: record.aware_at ?? null}
   for (const f of INCIDENT_TIME_FIELDS) out[f] = patch[f] ? patch[f]!.toISOString() : (record[f] ?? null)
+  // Only a new next-update date is checked against now: one recorded earlier may since have passed.
+  if (patch.next_update_at) out.next_update_at = patch.next_update_at.toISOString()
   return out
 }
 

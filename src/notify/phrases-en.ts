@@ -339,8 +339,20 @@ export const EN = {
         ? `This notice follows up our initial notice sent on ${previous.at} (reference ${previous.reference})${previous.late ? ', after the contractual deadline' : ''}, with what has been established since (Art. 33(4)). ${stillOpen(open)}`
         : // No initial notice is recorded: the draft does not say one was sent (an open item asks for it).
           `This is a follow-up notice, with what has been established since (Art. 33(4)); the initial notice it supplements is not recorded here. ${stillOpen(open)}`,
+    /** Text whose source is ambiguous, and this controller's sessions among its recorded possible sources. Never names the others. */
+    possibleSource: (responses: number, sessions: number, among: {min: number; max: number}) =>
+      `${count(responses, 'response')} served to another customer's users carried verbatim text that ${count(sessions, 'session')} of yours also held: your data may be the source of that text. You are one of ${among.min === among.max ? among.min : `${among.min} to ${among.max}`} possible sources (customers whose sessions held the same text); which of them it came from is still open.`,
+    /** GDPR Art. 33(4): when the next update follows, as recorded (incident set --next-update). */
+    nextUpdate: (at: string) => `We will send our next update by ${at} (UTC), with what has been established by then (Art. 33(4)).`,
+    /** Markdown: the open items that are the processor's own records, apart from those that follow in phases. */
+    beforeSending: 'To record before sending (our own records; not among the points that follow in phases)',
     open: {
       previousNotice: 'the initial notice to this controller that this follow-up supplements: when it was sent and its reference (no initial notice to it is recorded)',
+      nextUpdate: 'when our next update to you will follow (Art. 33(4)): no date is set',
+      possibleSourceOf: (responses: number, among: {min: number; max: number}) =>
+        `whether your data was the source of the verbatim text served to another customer (${count(responses, 'response')}; you are one of ${among.min === among.max ? among.min : `${among.min} to ${among.max}`} possible sources) is not established; we will tell you once it is`,
+      possibleSourcesNotRecorded: (n: number) =>
+        `${count(n, 'response')} in this incident carried verbatim text that several customers' sessions held alike, and ${n === 1 ? 'its' : 'their'} possible sources were not recorded when the case was scanned (a scan by an earlier release, or imported findings): whether your data was among them is not established; we will tell you once it is`,
     },
   },
 

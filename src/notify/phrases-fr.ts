@@ -296,8 +296,17 @@ export const FR: Phrases = {
       previous
         ? `Cette notification complète notre notification initiale envoyée le ${previous.at} (référence ${previous.reference})${previous.late ? ", après l'échéance contractuelle" : ''}, avec ce qui a été établi depuis (art. 33.4). ${resteOuvert(open)}`
         : `Il s'agit d'une notification complémentaire, avec ce qui a été établi depuis (art. 33.4) ; la notification initiale qu'elle complète n'est pas enregistrée ici. ${resteOuvert(open)}`,
+    possibleSource: (responses, sessions, among) =>
+      `${compte(responses, 'réponse')} ${un(responses) ? 'servie' : 'servies'} aux utilisateurs d'un autre client ${un(responses) ? 'contenait' : 'contenaient'} un texte mot pour mot que ${compte(sessions, 'session')} des vôtres ${un(sessions) ? 'contenait' : 'contenaient'} aussi : vos données peuvent être la source de ce texte. Vous êtes l'une de ${among.min === among.max ? among.min : `${among.min} à ${among.max}`} sources possibles (les clients dont les sessions contenaient le même texte) ; on ne sait pas encore laquelle en est la source.`,
+    nextUpdate: (at) => `Nous vous enverrons notre prochaine mise à jour au plus tard le ${at} (UTC), avec ce qui aura été établi d'ici là (art. 33.4).`,
+    beforeSending: 'À consigner avant l\'envoi (nos propres enregistrements ; hors des points transmis de manière échelonnée)',
     open: {
       previousNotice: "la notification initiale à ce responsable de traitement que celle-ci complète : date d'envoi et référence (aucune notification initiale à ce client n'est enregistrée)",
+      nextUpdate: "la date de notre prochaine mise à jour (art. 33.4) : aucune date n'est fixée",
+      possibleSourceOf: (responses, among) =>
+        `si vos données étaient la source du texte mot pour mot servi à un autre client (${compte(responses, 'réponse')} ; vous êtes l'une de ${among.min === among.max ? among.min : `${among.min} à ${among.max}`} sources possibles) n'est pas établi ; nous vous le dirons dès que ce sera le cas`,
+      possibleSourcesNotRecorded: (n) =>
+        `${compte(n, 'réponse')} de cet incident ${un(n) ? 'contenait' : 'contenaient'} un texte mot pour mot présent à l'identique dans les sessions de plusieurs clients, et ses sources possibles n'ont pas été enregistrées lors de l'analyse du dossier (analyse par une version antérieure, ou résultats importés) : il n'est pas établi si vos données en faisaient partie ; nous vous le dirons dès que ce sera le cas`,
     },
   },
 

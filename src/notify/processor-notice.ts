@@ -37,6 +37,10 @@ export const processorNoticeSchema = z.object({
   previous_notice: z.object({at: z.string(), reference: z.string(), late: z.boolean()}).nullable(),
   /** the phase in words, and what is still being established and how it will follow */
   phase_text: z.string(),
+  /** the open items phase_text counts (listed under "Still to be completed"): those that follow in phases; the others are our own records, to complete before sending (BEFORE_SENDING) */
+  still_being_established: z.number().int(),
+  /** when our next update follows (Art. 33(4)), as recorded (incident set --next-update); at null: not set (an open item), never a default */
+  next_update: z.object({at: z.string().nullable(), text: z.string().nullable()}),
   generated_at: z.string(),
   tenant_id: z.string(),
   detection: detectionSchema,
@@ -81,6 +85,20 @@ export const processorNoticeSchema = z.object({
     personal_data_found: z.array(z.object({label: z.string(), count: z.number().int()})),
     other_customers_detail: z.array(counterpart),
   }),
+  /**
+   * Verbatim text served to other customers whose source is ambiguous, with this customer's sessions
+   * among its recorded possible sources: its data may be the source, not established (an open item).
+   * The other possible sources are never named. not_recorded: such responses in the case whose
+   * possible sources were not recorded (an earlier scan, imported findings): whether this customer
+   * is among them is not known (an open item), never none.
+   */
+  possible_source: z.object({
+    responses: z.number().int(),
+    sessions: z.array(z.string()),
+    /** of how many customers it is one possible source (fewest, most over those responses); null where responses is 0 */
+    possible_sources: z.object({min: z.number().int(), max: z.number().int()}).nullable(),
+    not_recorded: z.number().int(),
+  }),
   /** cross-session exposure within the customer's own tenant (one of its sessions served another of its sessions' data), apart from other customers */
   within_your_own_sessions: z.object({
     responses: z.number().int(),
@@ -103,6 +121,18 @@ export const processorNoticeSchema = z.object({
 
 /** `crosstalk report processor-notice --format json` */
 export type ProcessorNoticeResult = z.infer<typeof processorNoticeSchema>
+
+/**
+ * Open items that are our own records (the incident record, our name and contact point, the
+ * initial notice sent, the date of the next update): completed before the notice is sent, they
+ * are not points "still being established" that follow in a later phase (Art. 33(4)).
+ */
+export const BEFORE_SENDING_SECTIONS: ReadonlySet<string> = new Set(['records', 'header', 'phase', 'contact'])
+
+/** Whether an open item follows in phases (counted by phase_text), or is one of our records to complete before sending. */
+export function followsInPhases(o: {section: string}): boolean {
+  return !BEFORE_SENDING_SECTIONS.has(o.section)
+}
 
 /** The controllers a processor notifies: exactly the tenants on either side of the exposure. */
 export function affectedTenants(facts: CaseFacts): string[] {
@@ -138,7 +168,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   const P = PHRASES[language]
   const N = P.notice
   const L = new Lines()
-  if (!inc) L.open('header', P.open.noIncident, 'Art. 33(2)', 'crosstalk incident open --role processor ...')
+  if (!inc) L.open('records', P.open.noIncident, 'Art. 33(2)', 'crosstalk incident open --role processor ...')
   if (!inc?.processor_name) L.open('header', P.open.processor, 'Art. 33(2)', 'crosstalk incident set --processor-name ...')
   const intro = L.stated('intro', N.intro, inc ? ['incident.role', 'scan.exposure'] : ['scan.exposure'])
 
@@ -204,15 +234,27 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   if (facts.scope && (facts.scope.contaminated_without_prompt ?? 0) > 0) L.stated('investigation', P.noPromptLogged(facts.scope.contaminated_without_prompt!), ['scan.sightings'])
   // Verbatim text whose source provenance does not name: any controller may have been its source, none is
   // named. Each is told it is possible and not established (an open item), as the Article 33 draft does.
-  const notNamed = facts.scope?.exposure.source_not_named ?? 0
-  if (notNamed > 0) L.open('investigation', P.open.possibleSource(notNamed), 'Art. 33(2), 33(4)', 'crosstalk provenance')
+  // Where provenance recorded the possible sources of an ambiguous text, only they are told so: each
+  // that it may be the source, of how many, and that it is not established (never who the others are).
+  // Where they were not recorded, and where the text is only in answers whose prompts were not logged
+  // (unknown), any customer may be one: every notice says so.
+  if (t.possible_source_responses > 0 && t.possible_sources_among) {
+    happened.push(L.stated('what_happened', N.possibleSource(t.possible_source_responses, t.possible_source_sessions.length, t.possible_sources_among), ['scan.provenance']))
+    L.open('investigation', N.open.possibleSourceOf(t.possible_source_responses, t.possible_sources_among), 'Art. 33(2), 33(4)', 'crosstalk provenance')
+  }
+  if (t.possible_sources_not_recorded > 0) L.open('investigation', N.open.possibleSourcesNotRecorded(t.possible_sources_not_recorded), 'Art. 33(2), 33(4)', 'crosstalk scan')
+  if (t.source_unknown_responses > 0) L.open('investigation', P.open.possibleSource(t.source_unknown_responses), 'Art. 33(2), 33(4)', 'crosstalk provenance')
   // Deleting what your users received applies where they received something, or where the
   // scan is not complete and nobody can yet say they did not.
   const quarantine = t.received_foreign_responses > 0 ? [L.stated('next', N.quarantine, ['scan.exposure'])] : facts.detection.complete ? [] : [L.stated('next', N.quarantine, ['rule:Art. 5(1)(f)'])]
   const steps = [L.stated('next', N.assess, ['rule:EDPB 9/2022']), ...quarantine, L.stated('next', N.contactWanted, ['rule:Art. 33(4)'])]
   if (!inc?.dpo_name && !inc?.dpo_contact) L.open('contact', P.open.contact, 'Art. 33(3)(b)', 'crosstalk incident set --dpo-name ... --dpo-contact ...')
-  // Last, when every open item is known: what is still being established follows in a later phase (Art. 33(4)).
-  const still = L.open_items.length
+  // GDPR Art. 33(4): when the next phase follows, only as recorded; unset, an open item (never a default date).
+  const nextUpdate = inc?.next_update_at ? L.stated('phase', N.nextUpdate(inc.next_update_at), ['incident.next_update_at']) : null
+  if (!inc?.next_update_at) L.open('phase', N.open.nextUpdate, 'Art. 33(4)', 'crosstalk incident set --next-update ISO')
+  // Last, when every open item is known: what is still being established follows in a later phase
+  // (Art. 33(4)); our own records are completed before sending, not sent later.
+  const still = L.open_items.filter(followsInPhases).length
   const phaseText =
     phase === 'initial'
       ? L.stated('phase', N.phaseInitial(still), ['rule:Art. 33(4)'])
@@ -226,6 +268,8 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
     phase,
     previous_notice: phase === 'follow-up' && sent ? {at: sent.at, reference: sent.reference, late: sent.late} : null,
     phase_text: phaseText,
+    still_being_established: still,
+    next_update: {at: inc?.next_update_at ?? null, text: nextUpdate},
     generated_at: facts.generated_at,
     tenant_id: t.tenant_id,
     detection: detectionSummary(facts.detection, language),
@@ -263,6 +307,12 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
       last: t.last_received,
       personal_data_found: t.pii_in_received.map((c) => ({label: categoryLabel(c.kind, c.label, language), count: c.count})),
       other_customers_detail: markerCounts(t.counterparts_received_from, canaries),
+    },
+    possible_source: {
+      responses: t.possible_source_responses,
+      sessions: t.possible_source_sessions,
+      possible_sources: t.possible_sources_among,
+      not_recorded: t.possible_sources_not_recorded,
     },
     within_your_own_sessions: {
       responses: t.own_cross_session_responses,

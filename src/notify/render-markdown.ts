@@ -3,7 +3,7 @@ import type {Article34Result} from './article34.js'
 import {AUTHORITY_NAMES} from './authorities.js'
 import {escapeMd} from './escape.js'
 import {PHRASES, type Language} from './phrases.js'
-import type {ProcessorNoticeResult} from './processor-notice.js'
+import {followsInPhases, type ProcessorNoticeResult} from './processor-notice.js'
 import type {RegisterEntryResult} from './register.js'
 import type {OpenItem} from './statements.js'
 import {loadTemplate, renderTemplate, type View, type ViewValue} from './template.js'
@@ -257,9 +257,23 @@ export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string 
         ? P.none
         : fr ? 'non connue : aucune de ces réponses ne portait votre marqueur canari' : 'not known: none of these responses carried your canary marker'
   inn.from_customers_text = others(n.you_received_other_data.from_customers)
+  // A possible source of text served to others: of how many customers (never which).
+  const possible = view.possible_source as View
+  const among = n.possible_source.possible_sources
+  possible.has = n.possible_source.responses > 0
+  possible.possible_sources_text = among === null ? '' : among.min === among.max ? String(among.min) : fr ? `${among.min} à ${among.max}` : `${among.min} to ${among.max}`
+  possible.sessions_text = (possible.sessions as string[]).join(', ') || P.none
+  // "Still to be completed" lists what phase_text counts, the points that follow in phases; our own
+  // records to complete before sending are listed apart, so the count and the list agree.
+  const toFollow = n.open_items.filter(followsInPhases)
+  const beforeSending = n.open_items.filter((o) => !followsInPhases(o))
   return renderTemplate(
     loadTemplate(templateName('processor-notice', n.language)),
-    {...view, ...openBySection(n.open_items, n.language), heading: n.final ? P.final : P.draft, phase_label: escapeMd(P.phase[n.phase]), open_all: n.open_items.map((o) => openItemText(o, n.language)), has_open: n.open_items.length > 0},
+    {
+      ...view, ...openBySection(n.open_items, n.language), heading: n.final ? P.final : P.draft, phase_label: escapeMd(P.phase[n.phase]),
+      open_all: toFollow.map((o) => openItemText(o, n.language)), has_open: toFollow.length > 0,
+      before_sending: beforeSending.map((o) => openItemText(o, n.language)), has_before_sending: beforeSending.length > 0, before_sending_heading: escapeMd(P.notice.beforeSending),
+    },
     missingByName(n.language, n.open_items, {processor: [P.open.processor, P.open.noIncident]}),
   )
 }

@@ -21,6 +21,8 @@ export interface ExposureRow {
   recipient_tenant: string
   recipient_session: string
   decode_node: string | null
+  /** provenance whose source is ambiguous: its possible sources; null or absent there: not recorded */
+  possible_sources?: ReadonlyArray<{tenant_id: string; session_id: string}> | null
 }
 
 export interface ExposureFlow {
@@ -74,6 +76,8 @@ const fromText = (p: ProvenanceRow): ExposureRow => ({
   recipient_tenant: p.recipient_tenant,
   recipient_session: p.recipient_session,
   decode_node: p.decode_node,
+  // Only an ambiguous source has possible sources; a named or an unknown one has none to record.
+  possible_sources: p.source_tenant === null && p.source_tenants > 1 ? (p.possible_sources ?? null) : [],
 })
 
 /** The evidence rows of the exposure: every contaminating sighting and every provenance attribution. */
@@ -120,7 +124,11 @@ export function computeExposure(rows: Iterable<ExposureRow>): Exposure {
   }
 }
 
-/** Every tenant on either side of the exposure, sorted: the controllers a processor notifies. */
+/**
+ * Every tenant on either side of the exposure, and every possible source of text whose source is
+ * ambiguous (its data may have been disclosed: Art. 33(2) asks no certainty), sorted: the
+ * controllers a processor notifies.
+ */
 export function exposureTenants(rows: readonly ExposureRow[]): string[] {
-  return [...new Set(rows.flatMap((r) => [r.source_tenant, r.recipient_tenant]))].filter((t) => t !== '').sort(byText)
+  return [...new Set(rows.flatMap((r) => [r.source_tenant, r.recipient_tenant, ...(r.possible_sources ?? []).map((c) => c.tenant_id)]))].filter((t) => t !== '').sort(byText)
 }

@@ -179,16 +179,22 @@ export interface ProvenanceInsert {
   /** Whether the source is named, ambiguous between sourceTenants tenants, or unknown (attribute.ts); absent: named, 1. */
   sourceStatus?: 'named' | 'ambiguous' | 'unknown'
   sourceTenants?: number
+  /** The possible sources of an ambiguous finding (attribute.ts); absent: not recorded (NULL), never none. */
+  sourceCandidates?: ReadonlyArray<{tenant_id: string; session_id: string}>
 }
 
 export function provenanceWriter(db: CaseDb): {clear(): void; insert(p: ProvenanceInsert): void} {
   const insert = db.prepare(
-    `INSERT INTO provenance (record_id, source_record_id, source_session, source_tenant, overlap_words, overlap_sha256, matched, word_start, candidates, source_order, source_status, source_tenants)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO provenance (record_id, source_record_id, source_session, source_tenant, overlap_words, overlap_sha256, matched, word_start, candidates, source_order, source_status, source_tenants, source_candidates)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   )
   return {
     clear: () => void db.prepare('DELETE FROM provenance').run(),
-    insert: (p) => void insert.run(p.recordId, p.sourceRecordId, p.sourceSession, p.sourceTenant, p.overlapWords, p.overlapSha256, p.matched, p.wordStart, p.candidates, p.sourceOrder ?? 'earlier', p.sourceStatus ?? 'named', p.sourceTenants ?? 1),
+    insert: (p) =>
+      void insert.run(
+        p.recordId, p.sourceRecordId, p.sourceSession, p.sourceTenant, p.overlapWords, p.overlapSha256, p.matched, p.wordStart, p.candidates, p.sourceOrder ?? 'earlier', p.sourceStatus ?? 'named', p.sourceTenants ?? 1,
+        p.sourceCandidates === undefined ? null : JSON.stringify(p.sourceCandidates),
+      ),
   }
 }
 
@@ -244,13 +250,15 @@ export interface ProvenanceListRow {
   source_order: 'earlier' | 'unknown'
   source_status: 'named' | 'ambiguous' | 'unknown'
   source_tenants: number
+  /** JSON of an ambiguous finding's possible sources; null: not recorded */
+  source_candidates: string | null
 }
 
 export function listProvenanceRows(db: CaseDb, minWords: number): ProvenanceListRow[] {
   return db
     .prepare(
       `SELECT r.id, r.request_id, r.ts_ms, r.session_id, r.tenant_id, s.request_id AS source_request_id, s.ts_ms AS source_ts,
-              p.source_session, p.source_tenant, p.overlap_words, p.overlap_sha256, p.matched, p.candidates, p.word_start, p.source_order, p.source_status, p.source_tenants
+              p.source_session, p.source_tenant, p.overlap_words, p.overlap_sha256, p.matched, p.candidates, p.word_start, p.source_order, p.source_status, p.source_tenants, p.source_candidates
        FROM provenance p JOIN records r ON r.id = p.record_id JOIN records s ON s.id = p.source_record_id
        WHERE p.overlap_words >= ?${completeRecords(db)}
        ORDER BY r.ts_ms, r.id`,
@@ -278,6 +286,11 @@ export interface ProvenanceRow {
   status: number | null
   prompt_tokens: number | null
   overlap_words: number
+  /**
+   * Where the source is ambiguous: its possible sources (sessions with their tenants); null or
+   * absent: not recorded (a scan before schema 13, findings imported), never none. Empty otherwise.
+   */
+  possible_sources?: Array<{tenant_id: string; session_id: string}> | null
 }
 
 export function provenanceRows(db: CaseDb, pool: TextPool = new Map()): ProvenanceRow[] {
@@ -285,14 +298,15 @@ export function provenanceRows(db: CaseDb, pool: TextPool = new Map()): Provenan
   // are read and their records looked up, then sorted. Left to itself SQLite walked every
   // record in time order to look each up in provenance, to save that sort (257 -> 134 ms at
   // 1M records, measured).
-  return pooled(
+  const rows = pooled<ProvenanceRow>(
     db.prepare(
       `SELECT v.record_id, r.request_id, v.source_record_id,
               CASE WHEN v.source_status = 'named' THEN v.source_session END AS source_session,
               CASE WHEN v.source_status = 'named' THEN v.source_tenant END AS source_tenant,
               CASE WHEN v.source_status = 'ambiguous' THEN v.source_tenants ELSE 1 END AS source_tenants,
               r.session_id AS recipient_session, r.tenant_id AS recipient_tenant, r.ts_ms,
-              r.decode_node, r.status, r.prompt_tokens, v.overlap_words
+              r.decode_node, r.status, r.prompt_tokens, v.overlap_words,
+              CASE WHEN v.source_status = 'ambiguous' THEN coalesce(v.source_candidates, 'null') ELSE '[]' END AS possible_sources
          FROM provenance v CROSS JOIN records r ON r.id = v.record_id
         WHERE 1 = 1${completeRecords(db)}
         ORDER BY r.ts_ms, v.record_id, v.id`,
@@ -300,6 +314,17 @@ export function provenanceRows(db: CaseDb, pool: TextPool = new Map()): Provenan
     ['source_session', 'source_tenant', 'recipient_session', 'recipient_tenant', 'decode_node'],
     pool,
   )
+  for (const row of rows) row.possible_sources = possibleSources(row.possible_sources as unknown as string, pool)
+  return rows
+}
+
+/** The stored JSON of an ambiguous finding's possible sources; null where it was not recorded. */
+function possibleSources(json: string, pool: TextPool): Array<{tenant_id: string; session_id: string}> | null {
+  if (json === '[]') return []
+  const parsed = JSON.parse(json) as Array<{tenant_id: string; session_id: string}> | null
+  if (parsed === null) return null
+  const held = (t: string): string => pool.get(t) ?? (pool.set(t, t), t)
+  return parsed.map((c) => ({tenant_id: held(c.tenant_id), session_id: held(c.session_id)}))
 }
 
 // ------------------------------------------------------------------ personal data

@@ -49,6 +49,8 @@ export interface IncidentRow {
   // migration 010: cross-border processing [113], data unintelligible to its recipients [57]
   cross_border: 'yes' | 'no' | null
   data_unintelligible: 'protection-intact' | 'protection-likely-subvertible' | 'no' | 'cannot-assess' | null
+  // migration 013: when the next update (a follow-up notice, Art. 33(4)) will be sent; absent in a row read before it
+  next_update_at?: string | null
 }
 
 const COLUMN = /^[a-z_]+$/

@@ -103,7 +103,7 @@ describe('counts and messages', () => {
     expect(r.stdout).toMatch(/^title\s+Leak$/m)
     expect(r.stdout).toMatch(/^aware_at\s+2026-11-02T09:00:00.000Z$/m)
     expect(r.stdout.match(/crosstalk incident set/g)).toHaveLength(1)
-    expect(r.stdout).toMatch(/38 more fields not set yet/)
+    expect(r.stdout).toMatch(/39 more fields not set yet/)
   })
 
   it('assess shows the DPC sum only where there is one (never "DPC = 3 = 3")', async () => {

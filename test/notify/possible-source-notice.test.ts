@@ -72,13 +72,16 @@ describe('processor notices where a source is not established (ambiguous provena
     const n = buildProcessorNotice(facts, 'ta', {language: 'en'})
     // its marker is the only evidence naming it: the ambiguous text is not counted as its leak
     expect(n.your_data_reached_others).toMatchObject({responses: 1, by_canary: 1, verbatim_only_responses: 0})
-    const possible = n.open_items.find((o) => o.item.includes('source is not established'))
+    // scan recorded the possible sources (ta's and tb's sessions): ta is told it is one of them
+    expect(n.possible_source).toEqual({responses: 1, sessions: ['sa'], possible_sources: {min: 2, max: 2}, not_recorded: 0})
+    const possible = n.open_items.find((o) => o.item.startsWith('whether your data was the source'))
     expect(possible).toMatchObject({ref: 'Art. 33(2), 33(4)', record_with: 'crosstalk provenance'})
-    expect(possible!.item).toMatch(/^1 response in this incident carried verbatim text whose source is not established .*: whether any of it was your data is not yet established, so your data may have been among its possible sources/)
+    expect(possible!.item).toMatch(/\(1 response; you are one of 2 possible sources\) is not established/)
     expect(n.statements.some((s) => /source is not established/.test(s.text))).toBe(false)
-    expect(renderProcessorNoticeMarkdown(n)).toContain('- to be completed: 1 response in this incident carried verbatim text whose source is not established')
+    expect(n.statements.some((s) => /was the source/.test(s.text))).toBe(false)
+    expect(renderProcessorNoticeMarkdown(n)).toContain('- to be completed: whether your data was the source of the verbatim text served to another customer')
     const fr = buildProcessorNotice(facts, 'ta', {language: 'fr'}).open_items.map((o) => o.item).join('\n')
-    expect(fr).toMatch(/il n'est pas encore établi si vos données en faisaient partie/)
+    expect(fr).toMatch(/si vos données étaient la source du texte mot pour mot servi à un autre client .* n'est pas établi/)
   })
 
   it('the Article 33 draft a processor prepares for the recipient says the same of its received side', () => {

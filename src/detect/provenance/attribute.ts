@@ -59,6 +59,12 @@ export interface Attribution {
   sourceStatus: 'named' | 'ambiguous' | 'unknown'
   /** Distinct tenants whose texts hold the chosen run (1 where the source is named). */
   sourceTenants: number
+  /**
+   * Where the source is ambiguous, its possible sources: each session (with its tenant) whose
+   * supported text holds the run as long as the chosen one's, sorted; empty otherwise. A
+   * processor tells each of those tenants its data may be the source (Art. 33(2)).
+   */
+  sourceCandidates: Array<{tenant_id: string; session_id: string}>
   /** Distinct candidates the response had, copies replaced by their sources (before the MAX_VERIFIED cut). */
   candidates: number
 }
@@ -159,8 +165,12 @@ export class SourceChain {
     // The tenants whose supported texts hold a run as long as the source's: more than one, and
     // no canary sighting naming one of them, and the source is ambiguous.
     const tied = new Set<string>()
+    const tiedSessions = new Map<string, {tenant_id: string; session_id: string}>()
     for (const c of verified) {
-      if (c.supported && c.named === best.named && c.run.len === best.run.len) tied.add(ctx.session(c.v >>> 1)?.tenant_id ?? '')
+      if (!(c.supported && c.named === best.named && c.run.len === best.run.len)) continue
+      const src = ctx.session(c.v >>> 1)
+      tied.add(src?.tenant_id ?? '')
+      if (src) tiedSessions.set(JSON.stringify([src.tenant_id, src.session_id]), {tenant_id: src.tenant_id, session_id: src.session_id})
     }
     const sourceStatus = !best.supported ? 'unknown' : best.named || tied.size < 2 ? 'named' : 'ambiguous'
     this.copy[r] = 1
@@ -174,6 +184,7 @@ export class SourceChain {
       sourceOrder: best.earlier ? 'earlier' : 'unknown',
       sourceStatus,
       sourceTenants: sourceStatus === 'ambiguous' ? tied.size : 1,
+      sourceCandidates: sourceStatus === 'ambiguous' ? [...tiedSessions].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, c]) => c) : [],
       candidates: candidates.length,
     }
   }

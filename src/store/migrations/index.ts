@@ -11,6 +11,7 @@ import {up as unreadSources} from './009-unread-sources.js'
 import {up as crossBorderUnintelligible} from './010-cross-border-unintelligible.js'
 import {up as provenanceSourceOrder} from './011-provenance-source-order.js'
 import {up as sightingRules} from './012-sighting-rules.js'
+import {up as possibleSourcesNextUpdate} from './013-possible-sources-next-update.js'
 
 export interface Migration {
   version: number
@@ -34,4 +35,5 @@ export const MIGRATIONS: readonly Migration[] = [
   {version: 10, name: 'cross-border-unintelligible', up: crossBorderUnintelligible},
   {version: 11, name: 'provenance-source-order', up: provenanceSourceOrder},
   {version: 12, name: 'sighting-rules', up: sightingRules},
+  {version: 13, name: 'possible-sources-next-update', up: possibleSourcesNextUpdate},
 ]
