@@ -3,7 +3,7 @@ import {detectionCoverage, describeGap} from '../detect/coverage.js'
 import {scanCase} from '../detect/scan-case.js'
 import {EXTRACT_SCHEME} from '../extract/extract.js'
 import {
-  inconsistentFindings, iterateAllPiiFindings, iterateAllProvenance, iterateAllSightings,
+  inconsistentFindings, iterateAllPiiFindings, iterateAllProvenance, iterateAllSightings, provenanceWithoutCandidates,
   type PiiFindingStored, type ProvenanceStored, type SightingStored,
 } from '../store/findings.js'
 import {completeLogFiles} from '../store/files.js'
@@ -59,9 +59,11 @@ export async function verifyFindingsDeep(db: CaseDb, problems: Problems, scratch
       ['class', 'marker_key', 'partial', 'source_session', 'source_tenant', 'position', 'token'],
       (s) => `${s.class} sighting of ${shown(s.marker)} in record ${name(s.record_id)}`, 'sighting', problems,
     )
+    // Possible sources not recorded (a scan before schema 13, imported findings) are not a difference: the case says so itself.
+    const unrecorded = provenanceWithoutCandidates(db)
     compareOrdered<ProvenanceStored>(
-      iterateAllProvenance(db), iterateAllProvenance(copy), (p) => String(p.record_id).padStart(12, '0'),
-      ['source_record_id', 'source_session', 'source_tenant', 'overlap_words', 'overlap_sha256', 'matched', 'word_start', 'candidates', 'source_order', 'source_status', 'source_tenants'],
+      iterateAllProvenance(db), withoutCandidatesOf(iterateAllProvenance(copy), unrecorded), (p) => String(p.record_id).padStart(12, '0'),
+      ['source_record_id', 'source_session', 'source_tenant', 'overlap_words', 'overlap_sha256', 'matched', 'word_start', 'candidates', 'source_order', 'source_status', 'source_tenants', 'source_candidates'],
       (p) => `provenance of record ${name(p.record_id)} (from ${shown(p.source_tenant)}/${shown(p.source_session)}, ${p.overlap_words} words)`, 'finding', problems,
     )
     compareOrdered<PiiFindingStored>(
@@ -73,6 +75,11 @@ export async function verifyFindingsDeep(db: CaseDb, problems: Problems, scratch
     copy.close()
   }
   return {compared: true, note: null}
+}
+
+/** The re-derived findings, their possible sources left unrecorded where the case's are. */
+function* withoutCandidatesOf(rows: Iterable<ProvenanceStored>, unrecorded: ReadonlySet<number>): Generator<ProvenanceStored> {
+  for (const p of rows) yield unrecorded.has(p.record_id) ? {...p, source_candidates: null} : p
 }
 
 /** Walks two lists sorted by `key` (the same order the store returns them in) and reports what differs. */

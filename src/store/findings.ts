@@ -437,6 +437,8 @@ export interface ProvenanceStored {
   matched: string
   word_start: number
   candidates: number
+  /** JSON of an ambiguous finding's possible sources, '[]' otherwise; null: not recorded */
+  source_candidates: string | null
   source_order: string
   source_status: string
   source_tenants: number
@@ -444,8 +446,13 @@ export interface ProvenanceStored {
 
 export function iterateAllProvenance(db: CaseDb): IterableIterator<ProvenanceStored> {
   return db
-    .prepare('SELECT record_id, source_record_id, source_session, source_tenant, overlap_words, overlap_sha256, matched, word_start, candidates, source_order, source_status, source_tenants FROM provenance ORDER BY record_id')
+    .prepare('SELECT record_id, source_record_id, source_session, source_tenant, overlap_words, overlap_sha256, matched, word_start, candidates, source_order, source_status, source_tenants, source_candidates FROM provenance ORDER BY record_id')
     .iterate() as IterableIterator<ProvenanceStored>
+}
+
+/** Findings whose possible sources were not recorded (NULL: a scan before schema 13, imported findings), by record id. */
+export function provenanceWithoutCandidates(db: CaseDb): Set<number> {
+  return new Set(db.prepare('SELECT record_id FROM provenance WHERE source_candidates IS NULL').pluck().all() as number[])
 }
 
 export interface PiiFindingStored {
