@@ -18,7 +18,9 @@ import {FingerprintBuffer, fingerprintTextFast, SCHEME} from './winnow.js'
  * blocks as the same message not streamed joins them).
  * x4: a line that gives a key its reader takes twice is a bad line (duplicate-keys.ts), not a
  * record read with the last value; a file read before is checked for such lines when it is
- * extracted again (detect/reextract.ts).
+ * extracted again (detect/reextract.ts). A text that is only a redaction placeholder
+ * (redaction.ts) is no text in every reader, and a Langfuse output of several messages reads
+ * each message's thinking blocks.
  */
 export const EXTRACT_SCHEME = `x4/${SCHEME}`
 
