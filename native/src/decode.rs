@@ -164,6 +164,8 @@ fn request<T: RequestText>(body: &Request) -> Option<T> {
         Json::Str(s) => match json_trim_start(s).as_bytes().first() {
             // tryParseJson: a string holding a JSON object or array is decoded as that request.
             // One serde_json refuses may still be JSON to JavaScript: left to TypeScript.
+            // One that gives a key twice is TypeScript's to refuse (dupkeys.rs).
+            Some(b'{') | Some(b'[') if crate::dupkeys::may_repeat_key(s) => None,
             Some(b'{') | Some(b'[') => request(&serde_json::from_str::<Request>(s).ok()?),
             _ => Some(T::piece(s)),
         },
@@ -514,6 +516,10 @@ fn response_string(raw: &str, full: bool) -> Option<Decoded<'_>> {
     if head.starts_with('{') {
         // tryParseJson: a text JSON.parse refuses is read as plain text, but one serde_json
         // refuses may still be JSON to JavaScript (a lone surrogate escape, a number past a double).
+        // One that gives a key twice is TypeScript's to refuse (dupkeys.rs).
+        if crate::dupkeys::may_repeat_key(raw) {
+            return None;
+        }
         let parsed: Response = serde_json::from_str(raw).ok()?;
         if let Json::Obj(o) = parsed {
             return response_object(&o, full);
@@ -796,6 +802,11 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<
             continue;
         }
         let text = F::decoded(payload)?;
+        // A chunk that gives a key twice is TypeScript's to refuse (dupkeys.rs); one read by the
+        // template has its structure, checked here.
+        if crate::dupkeys::may_repeat_key(&text) {
+            return None;
+        }
         let chunk: Response = serde_json::from_str(&text).ok()?;
         events = true;
         let Json::Obj(chunk) = chunk else { continue };

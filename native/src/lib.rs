@@ -12,6 +12,7 @@
 //! random and mutated lines, that every claim equals its answer.
 
 mod decode;
+mod dupkeys;
 mod js;
 mod registry;
 mod scan;
@@ -342,6 +343,10 @@ impl QuickExtractor {
             return None;
         }
         let text = object_text(body)?;
+        // A key given twice anywhere in the line: TypeScript refuses it (dupkeys.rs).
+        if dupkeys::may_repeat_key(text) {
+            return None;
+        }
         let line = match self.walk(text) {
             Some(line) => line,
             None => {
@@ -950,6 +955,10 @@ fn read_ingest_lines(bytes: &[u8], max_line_bytes: u32) -> ReadIngestLines {
 /// A plain native line read for ingest; None: left to TypeScript.
 fn ingest_record(body: &[u8]) -> Option<IngestRecord> {
     let text = object_text(body)?;
+    // A key given twice anywhere in the line: TypeScript refuses it (dupkeys.rs).
+    if dupkeys::may_repeat_key(text) {
+        return None;
+    }
     let (rest, request, response) = walk_ingest(text)?;
     let (request, stream_requested) = match &request {
         None | Some(Json::Null) => (None, false),

@@ -120,16 +120,20 @@ export function lineRefusalChecker(db: CaseDb, options: EvidenceReaderOptions = 
         decoder = lineDecoder(decodeParseSpec(row.parse_spec))
         decoders.set(row.file_id, decoder)
       }
-      const json = readLineJson(readCheckedLine(read, row), decoder.uniqueKeys)
+      const json = readLineJson(readCheckedLine(read, row))
       const items = new Map<number, string>()
+      let bad = json.kind === 'bad' ? json.reason : json.kind === 'blank' ? 'a blank line' : null
       if (json.kind === 'json') {
         const index = decoder.adapter.newIndex(decoder.options)
         for (const p of decodeValue(json.value, decoder, index, {file: String(row.file_id), line: row.line_no}).problems) {
-          if (p.item !== null && p.reason.startsWith(DUPLICATE_KEY) && !items.has(p.item)) items.set(p.item, p.reason)
+          if (!p.reason.startsWith(DUPLICATE_KEY)) continue
+          // A problem of no one item (a JSON text of the line, a native line's body): the whole line.
+          if (p.item === null) bad ??= p.reason
+          else if (!items.has(p.item)) items.set(p.item, p.reason)
         }
       }
       lastKey = key
-      lastLine = {bad: json.kind === 'bad' ? json.reason : json.kind === 'blank' ? 'a blank line' : null, items}
+      lastLine = {bad, items}
     }
     const reason = lastLine.bad ?? lastLine.items.get(row.item) ?? null
     return reason === null ? null : {line_no: row.line_no, reason}

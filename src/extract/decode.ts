@@ -1,3 +1,5 @@
+import {uniqueJson, within} from './duplicate-keys.js'
+
 // Turns request and response bodies, in every shape the contract allows, into the text
 // the model was given and the text the client received. Detection runs on these texts,
 // so a marker split across SSE chunks or JSON-escaped in a body is one string here.
@@ -335,7 +337,7 @@ function streamBlockText(b: StreamBlock): string {
   const joined = b.pieces.join('')
   if (!isToolUse(b.type)) return joined
   if (joined === '') return isObj(b.input) ? JSON.stringify(b.input) : ''
-  const parsed = tryParseJson(joined)
+  const parsed = within('(tool input)', () => tryParseJson(joined))
   return isObj(parsed) ? JSON.stringify(parsed) : joined
 }
 
@@ -462,6 +464,8 @@ function decodeSse(raw: string): DecodedResponse | null {
   const blocks = new Map<number, StreamBlock>()
   let nextIsError = false
   let pending = ''
+  // The JSON documents read so far, to name the event a key given twice is in.
+  let eventNo = 0
   // The SSE spec ends lines with CRLF, LF or a bare CR: a stream written with bare CRs alone is split at them.
   const lines = raw.includes('\n') || !raw.includes('\r') ? splitLines(raw) : raw.split('\r')
   for (const line of lines) {
@@ -481,13 +485,14 @@ function decodeSse(raw: string): DecodedResponse | null {
     // One JSON document per data line is the norm; a document wrapped over several data
     // lines (allowed by the SSE spec) is joined until it parses.
     const candidate = pending ? `${pending}\n${payload}` : payload
-    const chunk = tryParseJson(candidate)
+    const chunk = within(`(event ${eventNo + 1})`, () => tryParseJson(candidate))
     if (chunk === undefined) {
       pending = candidate
       continue
     }
     pending = ''
     events = true
+    eventNo++
     if (!isObj(chunk)) continue
     const error = errorOf(chunk)
     if (error !== null || nextIsError) {
@@ -560,10 +565,13 @@ export function splitLines(text: string): string[] {
   return out
 }
 
+/** The JSON value of a text, or undefined where it is no JSON; a text that gives a key twice throws DuplicateKeyError (duplicate-keys.ts). */
 function tryParseJson(text: string): Json | undefined {
+  let value: Json
   try {
-    return JSON.parse(text) as Json
+    value = JSON.parse(text) as Json
   } catch {
     return undefined
   }
+  return typeof value === 'object' && value !== null ? uniqueJson(text, value) : value
 }

@@ -1,70 +1,137 @@
+import {visibleControlsLine} from '../util/sanitize.js'
+
 // A JSON object may give a key twice; JSON.parse keeps the last value without a word, serde_json
-// (native/src/lib.rs) kept the last too, and another reader (jq's `first`, a SIEM, a person
-// reading the line) may show the first. A native line with two "response" members holds a text
-// that crosstalk never searched, and two "session_id"s attribute the record to a session that
-// another tool would not. Such a line cannot be read as one record with certainty, so it is
-// refused as a bad line naming the key: it is quarantined and counted, and --fail-on-leak fails
-// on it (gate.ts) until someone has looked. Searching every copy instead would still store one
-// of them as the record's text and attribution, and let the gate pass on that choice.
+// (native/src/) keeps the last too, and another reader (jq's `first`, a SIEM, a person reading
+// the line) may show the first. A native line with two "response" members, a response body with
+// two "choices" or a message with two "content"s, an OTLP span with two "attributes": each holds
+// a text crosstalk never searched, or an attribution another tool would not make. The rule: a
+// line whose reading depends on which copy of a repeated key is taken cannot be read with
+// certainty, so it is refused as a bad line naming the key's path: it is quarantined and counted,
+// and --fail-on-leak fails on it (gate.ts) until someone has looked. Searching every copy instead
+// would still store one of them as the record's text and attribution, and let the gate pass on
+// that choice.
 //
-// Cost: the native addon reads most native lines and checks their keys as it walks them (at no
-// measurable cost); this is the check of the lines TypeScript reads. A prefilter of two
-// String.indexOf calls per key was measured first, on a generated incident (3 KB lines): 13 keys
-// cost 2.5 times the JSON.parse of the line, and it cleared only a tenth of the lines, since
-// `model` and `prompt_tokens` are also keys inside most bodies. One walk of the line's
-// structure costs less than the JSON.parse (strings are skipped by indexOf, escaped quotes by a
-// regular expression): that is the check, on every line. A whole ingest of that incident in
-// TypeScript alone (CROSSTALK_NATIVE=0) took 3-5% more CPU with it.
+// Where: ANY object key given twice, at any depth of the line and of every JSON text the line
+// holds that a reader parses (a response body logged as a string, each event of a logged stream,
+// a request as a string, message attributes in OTLP and Langfuse), whether or not a reader takes
+// that key. Only keys on the path to a value a reader takes would spare some lines, but every
+// reader (five formats, two decoders, --map paths into anything) would have to say which keys it
+// takes, and one forgotten key is a missed leak. No JSON writer repeats a key (JSON.stringify,
+// serde, protobuf's JSON mapping cannot): a line that does was written by hand or tampered with,
+// and refusing it all is the right cost. OTLP's attribute lists (`[{key, value}]`, an array, not
+// an object) are the exception, as SDKs do repeat an attribute: there a key given twice with the
+// same value reads the same either way and is accepted (otel.ts, duplicateAttribute).
+//
+// Cost: one walk of the text's structure (strings skipped by indexOf, escaped quotes by a regular
+// expression), each key compared with the keys of its object before it; on a generated incident
+// (3 KB native lines) it costs less than the JSON.parse of the line. The native addon checks the
+// lines it reads itself (native/src/dupkeys.rs) and leaves a line with a repeated key to this.
 
-/** Top-level keys a line must not give twice, prepared for duplicatedKey. */
-export interface UniqueKeys {
-  readonly bits: ReadonlyMap<string, number>
+/** A JSON text gives a key twice; `path` names the second copy (keyPath's notation). */
+export class DuplicateKeyError extends Error {
+  constructor(readonly path: string) {
+    super(`duplicate key ${path}`)
+  }
 }
 
-export function uniqueKeys(keys: Iterable<string>): UniqueKeys {
-  const bits = new Map<string, number>()
-  for (const k of keys) if (!bits.has(k)) bits.set(k, bits.size)
-  if (bits.size > 31) throw new Error('uniqueKeys: at most 31 keys')
-  return {bits: new Map([...bits].map(([k, n]) => [k, 1 << n]))}
+/** The bad-line reason for a key given twice at `path` (the path quoted as JSON, as a top-level key always was). */
+export function duplicateKeyReason(path: string): string {
+  return `duplicate key ${visibleControlsLine(JSON.stringify(path))}: the line gives it twice, and which value is the record's cannot be told`
 }
 
-/** The first of `keys` the top-level object of `text` gives twice (read as JSON reads keys, escapes and all), or null. `text` is JSON that JSON.parse accepted. */
-export function duplicatedKey(text: string, keys: UniqueKeys): string | null {
+/** JSON.parse, refusing a text that gives a key twice (DuplicateKeyError, its path inside the text). */
+export function parseJsonUnique(text: string): unknown {
+  return uniqueJson(text, JSON.parse(text) as unknown)
+}
+
+/** `value`, JSON.parse's reading of `text`, where the text gives no key twice; else throws DuplicateKeyError. */
+export function uniqueJson<T>(text: string, value: T): T {
+  const path = duplicateKeyPath(text)
+  if (path !== null) throw new DuplicateKeyError(path)
+  return value
+}
+
+/** Objects with more keys than this are checked with a Set; smaller ones by comparing each key with those before it. */
+const LINEAR_KEYS = 16
+
+/**
+ * The path of the first key an object of `text` gives twice (read as JSON reads keys, escapes and
+ * all), e.g. `response.choices[0].message.content`, or null. `text` is JSON that JSON.parse
+ * accepted.
+ */
+export function duplicateKeyPath(text: string): string | null {
   const n = text.length
-  let seen = 0
-  let i = spaces(text, 0)
-  if (text.charCodeAt(i) !== 0x7b) return null // not an object: no member to repeat
-  i++
-  let depth = 1
-  let atKey = true
+  // Per open container: whether it is an object, the key or index being read, where its keys start in `keys`.
+  const isObject: boolean[] = []
+  const at: Array<string | number> = []
+  const from: number[] = []
+  const sets: Array<Set<string> | null> = []
+  const keys: string[] = []
+  let depth = -1
+  let atKey = false
+  let i = 0
   while (i < n) {
     const c = text.charCodeAt(i)
     if (c === 0x22) {
       const end = stringEnd(text, i)
-      if (depth === 1 && atKey) {
+      if (atKey) {
         const raw = text.slice(i + 1, end)
         const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end + 1)) as string) : raw
-        const bit = keys.bits.get(key)
-        if (bit !== undefined) {
-          if ((seen & bit) !== 0) return key
-          seen |= bit
-        }
+        at[depth] = key
+        if (repeats(key, keys, from[depth]!, sets, depth)) return keyPath(isObject, at, depth)
         atKey = false
       }
       i = end + 1
       continue
     }
-    if (c === 0x7b || c === 0x5b) depth++
-    else if (c === 0x7d || c === 0x5d) depth--
-    else if (c === 0x2c && depth === 1) atKey = true
+    if (c === 0x7b) {
+      depth++
+      isObject[depth] = true
+      from[depth] = keys.length
+      sets[depth] = null
+      atKey = true
+    } else if (c === 0x5b) {
+      depth++
+      isObject[depth] = false
+      at[depth] = 0
+      atKey = false
+    } else if (c === 0x7d || c === 0x5d) {
+      if (c === 0x7d) keys.length = from[depth]!
+      depth--
+      atKey = false
+    } else if (c === 0x2c) {
+      if (isObject[depth]) atKey = true
+      else at[depth] = (at[depth] as number) + 1
+    }
     i++
   }
   return null
 }
 
-function spaces(text: string, i: number): number {
-  for (let c = text.charCodeAt(i); c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d; c = text.charCodeAt(++i));
-  return i
+/** Whether the object at `depth` (its keys from `start` in `keys`) gave `key` before; records it. */
+function repeats(key: string, keys: string[], start: number, sets: Array<Set<string> | null>, depth: number): boolean {
+  const set = sets[depth]
+  if (set) {
+    if (set.has(key)) return true
+    set.add(key)
+    return false
+  }
+  for (let k = start; k < keys.length; k++) if (keys[k] === key) return true
+  keys.push(key)
+  if (keys.length - start > LINEAR_KEYS) sets[depth] = new Set(keys.slice(start))
+  return false
+}
+
+/** A path as a person writes it: `a.b[0].c`, a key that is no plain name quoted (`a["x.y"]`). */
+export function keyPath(isObject: readonly boolean[], at: ReadonlyArray<string | number>, depth: number): string {
+  let out = ''
+  for (let d = 0; d <= depth; d++) {
+    const step = at[d]!
+    if (!isObject[d]) out += `[${step as number}]`
+    else if (typeof step === 'string' && /^[A-Za-z_$][\w$]*$/.test(step)) out += d === 0 ? step : `.${step}`
+    else out += `[${JSON.stringify(step)}]`
+  }
+  return out
 }
 
 /** The rest of a string after its opening quote, to its closing one (escapes skipped whole). */
@@ -77,4 +144,19 @@ function stringEnd(text: string, quote: number): number {
   if (text.charCodeAt(first - 1) !== 0x5c) return first
   STRING_REST.lastIndex = quote + 1
   return STRING_REST.test(text) ? STRING_REST.lastIndex - 1 : text.length
+}
+
+/** `path` inside the JSON text at `where` (a path itself, or a note such as `response(event 3)`). */
+export function pathWithin(where: string, path: string): string {
+  return path.startsWith('[') || path.startsWith('(') ? `${where}${path}` : `${where}.${path}`
+}
+
+/** `read()`, its DuplicateKeyError's path placed inside `where`. */
+export function within<T>(where: string, read: () => T): T {
+  try {
+    return read()
+  } catch (error) {
+    if (error instanceof DuplicateKeyError) throw new DuplicateKeyError(pathWithin(where, error.path))
+    throw error
+  }
 }

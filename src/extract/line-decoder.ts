@@ -1,8 +1,8 @@
-import {parseFieldSpec, type FieldMap, type FieldSpec} from './field-path.js'
+import {parseFieldSpec, type FieldMap} from './field-path.js'
 import {adapterFor, checkFormatOptions, resolveFormatOptions, type CompanionIndex, type FormatAdapter, type FormatOptions, type LinePosition, type LineProblem} from './formats/index.js'
-import {uniqueKeys, type UniqueKeys} from './duplicate-keys.js'
+import {DuplicateKeyError, duplicateKeyReason, pathWithin} from './duplicate-keys.js'
 import {parseJsonExact} from './json-text.js'
-import {NATIVE_FIELDS, readLineJson, rowFromRecord, type DecodedBodies, type RecordRow} from './parse-record.js'
+import {readLineJson, rowFromRecord, type DecodedBodies, type RecordRow} from './parse-record.js'
 import type {ParseSpec} from './parse-spec.js'
 import {parseAssumeTz, resolveZoneless, type AssumedZone} from './timestamps-zone.js'
 
@@ -19,8 +19,6 @@ export interface LineDecoder {
   assumeTz: AssumedZone | null
   /** Native lines without --map: read as they are, without the adapter's copy. */
   plainNative: boolean
-  /** The top-level keys a line must not give twice (duplicate-keys.ts); undefined: not checked. */
-  uniqueKeys: UniqueKeys | undefined
 }
 
 /** The decoder a spec describes. Throws FieldSpecError, FormatOptionError or ZoneError (usage errors) for options that do not parse. */
@@ -44,15 +42,7 @@ export function lineDecoder(spec: ParseSpec): LineDecoder {
     options,
     assumeTz: spec.assume_tz === undefined ? null : parseAssumeTz(spec.assume_tz),
     plainNative: format === 'native' && Object.keys(map).length === 0,
-    uniqueKeys: format === 'native' ? uniqueKeys([...NATIVE_FIELDS, ...Object.values(map).flatMap(topLevelKey)]) : undefined,
   }
-}
-
-/** The member of the line a --map spec reads from (none for a constant, or a path that starts with an index). */
-function topLevelKey(spec: FieldSpec): string[] {
-  if (spec.kind === 'const') return []
-  const first = spec.path[0]
-  return first?.kind === 'key' ? [first.key] : []
 }
 
 /** One record a line yielded: its position among the line's items, its row, what it lacks, and the other lines it was read from. */
@@ -69,7 +59,7 @@ export type DecodedLine =
   | {kind: 'items'; records: DecodedRecord[]; problems: LineProblem[]; ignored: number; unread?: Record<string, number>}
 
 export function decodeLine(bytes: Buffer, decoder: LineDecoder, index: CompanionIndex | null, at: LinePosition): DecodedLine {
-  const json = readLineJson(bytes, decoder.uniqueKeys)
+  const json = readLineJson(bytes)
   if (json.kind !== 'json') return json
   const out = decodeValue(json.value, decoder, index, at)
   // A line that is one bad item and nothing else is a bad line, with the item's reason.
@@ -88,7 +78,14 @@ export function decodeValue(
     const one = toRow(value, 0, decoder, notes)
     return 'row' in one ? {records: [{item: 0, row: one.row, notes, companions: []}], problems: [], ignored: 0} : {records: [], problems: [{item: null, reason: one.bad}], ignored: 0}
   }
-  const adapted = decoder.adapter.adapt(value, {options: decoder.options, index, at})
+  let adapted: ReturnType<FormatAdapter['adapt']>
+  try {
+    adapted = decoder.adapter.adapt(value, {options: decoder.options, index, at})
+  } catch (error) {
+    // A JSON text inside the line (message attributes, a stored body) that gives a key twice: the line cannot be read with certainty.
+    if (error instanceof DuplicateKeyError) return {records: [], problems: [{item: null, reason: duplicateKeyReason(pathWithin('(a JSON text in the line)', error.path))}], ignored: 0}
+    throw error
+  }
   const records: DecodedRecord[] = []
   const problems: LineProblem[] = [...adapted.problems]
   for (const r of adapted.records) {

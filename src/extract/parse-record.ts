@@ -1,6 +1,6 @@
 import {isUtf8} from 'node:buffer'
 import {decodeRequest, decodeResponse, type DecodedResponse} from './decode.js'
-import {duplicatedKey, type UniqueKeys} from './duplicate-keys.js'
+import {duplicateKeyPath, duplicateKeyReason, DuplicateKeyError, within} from './duplicate-keys.js'
 import {parseJsonExact} from './json-text.js'
 import {placeholderOf} from './redaction.js'
 import type {RecordFields} from '../util/record-fields.js'
@@ -50,11 +50,8 @@ const STATUS_MAX = 999
 /** How the reason of a line refused for a key given twice starts (verify and re-extraction tell such lines by it). */
 export const DUPLICATE_KEY = 'duplicate key'
 
-/**
- * `uniqueKeys` (duplicate-keys.ts): top-level keys the line's reader takes, which the line must
- * not give twice (JSON.parse would keep only the last value): such a line is bad.
- */
-export function readLineJson(bytes: Buffer, uniqueKeys?: UniqueKeys): LineJson {
+/** A line that gives a key twice, at any depth, is bad (duplicate-keys.ts): JSON.parse would keep only the last value. */
+export function readLineJson(bytes: Buffer): LineJson {
   let end = bytes.length
   if (end > 0 && bytes[end - 1] === 13) end-- // CRLF
   const body = end === bytes.length ? bytes : bytes.subarray(0, end)
@@ -68,8 +65,8 @@ export function readLineJson(bytes: Buffer, uniqueKeys?: UniqueKeys): LineJson {
     // V8's message quotes the start of the line: controls in it are made visible before the reason is stored or printed.
     return {kind: 'bad', reason: `not valid JSON (${visibleControlsLine((error as Error).message.split('\n')[0]!)})`}
   }
-  const twice = uniqueKeys === undefined ? null : duplicatedKey(text, uniqueKeys)
-  if (twice !== null) return {kind: 'bad', reason: `${DUPLICATE_KEY} ${visibleControlsLine(JSON.stringify(twice))}: the line gives it twice, and which value is the record's cannot be told`}
+  const twice = duplicateKeyPath(text)
+  if (twice !== null) return {kind: 'bad', reason: duplicateKeyReason(twice)}
   return {kind: 'json', value}
 }
 
@@ -112,7 +109,16 @@ export function rowFromRecord(value: unknown, notes: string[] = [], bodies?: Dec
     if (error instanceof TimestampError) return {bad: `field ts: ${error.message}`}
     throw error
   }
-  const response = bodies?.response ?? decodeResponse(obj.response)
+  let response: DecodedResponse
+  let requestText: string | null
+  try {
+    response = bodies?.response ?? within('response', () => decodeResponse(obj.response))
+    requestText = bodies ? bodies.requestText : within('request', () => decodeRequest(obj.request))
+  } catch (error) {
+    // A JSON text in the body (a response logged as a string, a stream's event) that gives a key twice.
+    if (error instanceof DuplicateKeyError) return {bad: duplicateKeyReason(error.path)}
+    throw error
+  }
   const request = obj.request
   return {
     row: {
@@ -133,7 +139,7 @@ export function rowFromRecord(value: unknown, notes: string[] = [], bodies?: Dec
       response_kind: response.kind,
       is_error: response.isError ? 1 : 0,
       error_message: response.errorMessage,
-      request_text: unlessPlaceholder(bodies ? bodies.requestText : decodeRequest(request), 'request', notes),
+      request_text: unlessPlaceholder(requestText, 'request', notes),
       response_text: unlessPlaceholder(response.kind === 'none' ? null : response.text, 'response', notes),
     },
   }

@@ -565,9 +565,10 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     same(taskOf(bytes), set)
   })
 
-  it('leaves to TypeScript, which refuses it, a line that gives a native field twice, however spelled; claims one that repeats only other keys', () => {
+  it('leaves to TypeScript, which refuses it, a line that gives a key twice at any depth (in a body, a body logged as a string, a stream\'s event), however spelled; claims one whose repeated names are in different objects', () => {
     const base = '"ts":"2026-11-02T06:00:00Z","request_id":"r","tenant_id":"t","session_id":"s"'
     const marked = JSON.stringify({object: 'chat.completion', choices: [{index: 0, message: {role: 'assistant', content: 'CANARY-0123456789abcdef'}}]})
+    const chunk = JSON.stringify({object: 'chat.completion.chunk', choices: [{index: 0, delta: {content: 'x'}}]})
     const twice = [
       `{${base},"response":${marked},"response":"clean"}`,
       // An escaped key: the walk leaves it to serde_json, which must refuse it too.
@@ -576,10 +577,20 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
       // Fields the verdict itself skips.
       `{${base},"model":"a","response":"clean","model":"b"}`,
       `{${base},"decode_node":"d1","decode_\\u006eode":"d2","response":"clean"}`,
+      // Keys no reader takes, and keys below the top level: the first copy of a content, a message, the choices.
+      `{${base},"gateway":"a","gateway":"b","response":"clean"}`,
+      `{${base},"response":${marked.replace('"content":', '"content":"clean","content":')}}`,
+      `{${base},"response":${marked.replace('"message":', '"message":{"content":"clean"},"message":')}}`,
+      `{${base},"response":${marked.replace('"choices":', '"choices":[],"choices":')}}`,
+      `{${base},"request":{"messages":[{"role":"user","content":"a","content":"b"}]},"response":"clean"}`,
+      // JSON texts the decoders parse: a response and a request logged as strings, a stream's event.
+      `{${base},"response":${JSON.stringify(marked.replace('"content":', '"content":"clean","content":'))}}`,
+      `{${base},"request":${JSON.stringify('{"messages":[{"role":"user","content":"a","content":"b"}]}')},"response":"clean"}`,
+      `{${base},"response":${JSON.stringify(`data: ${chunk}\n\ndata: ${chunk.replace('"content":', '"content":"y","content":')}\n\ndata: [DONE]\n\n`)}}`,
     ]
     const once = [
-      `{${base},"gateway":"a","gateway":"b","response":"clean"}`,
-      `{${base},"model":"m","request":{"model":"m","messages":[]},"response":{"model":"m","choices":[]}}`,
+      `{${base},"model":"m","request":{"model":"m","messages":[{"role":"user","content":"a"},{"role":"user","content":"b"}]},"response":{"model":"m","choices":[]}}`,
+      `{${base},"request":"\\"a\\":1,\\"a\\":2","response":${JSON.stringify(`data: ${chunk}\n\ndata: ${chunk}\n\ndata: [DONE]\n\n`)}}`,
     ]
     const bytes = new Uint8Array(Buffer.from([...twice, ...once].join('\n')))
     expect(claims(bytes, set)).toEqual({left: twice.length, blank: 0, record: once.length})

@@ -1,3 +1,4 @@
+import {uniqueJson} from '../duplicate-keys.js'
 // Message content in the shapes other tools record it, turned into the OpenAI chat shapes
 // src/ingest/decode.ts reads, so a marker or a verbatim copy is found whatever the shape:
 //
@@ -157,13 +158,16 @@ export function errorResponse(message: string, extra: {type?: string | null; cod
 export function contentFromAttribute(text: string): ChatMessage['content'] {
   const head = text.trimStart()
   if (!head.startsWith('[')) return text
+  let parsed: unknown
   try {
-    const parsed = JSON.parse(text) as unknown
-    if (Array.isArray(parsed) && parsed.length > 0 && parsed.every((p) => isObj(p) && p.type === 'text' && typeof p.text === 'string')) {
-      return parsed.map((p) => ({type: 'text' as const, text: (p as {text: string}).text}))
-    }
+    parsed = JSON.parse(text) as unknown
   } catch {
-    // not JSON: plain text
+    return text // not JSON: plain text
+  }
+  // A part that gives its text twice: which one is the content cannot be told (duplicate-keys.ts).
+  uniqueJson(text, parsed)
+  if (Array.isArray(parsed) && parsed.length > 0 && parsed.every((p) => isObj(p) && p.type === 'text' && typeof p.text === 'string')) {
+    return parsed.map((p) => ({type: 'text' as const, text: (p as {text: string}).text}))
   }
   return text
 }
@@ -173,11 +177,14 @@ export function parseJsonText(v: unknown): unknown {
   if (typeof v !== 'string') return v
   const head = v.trimStart()
   if (!head.startsWith('{') && !head.startsWith('[')) return v
+  let parsed: unknown
   try {
-    return JSON.parse(v) as unknown
+    parsed = JSON.parse(v) as unknown
   } catch {
     return v
   }
+  // Throws DuplicateKeyError for a text that gives a key twice (duplicate-keys.ts).
+  return uniqueJson(v, parsed)
 }
 
 function withMeta(body: Obj, meta: CompletionMeta): Obj {

@@ -1,3 +1,4 @@
+import {DuplicateKeyError, duplicateKeyReason} from '../duplicate-keys.js'
 import {epochToIso, unwrapAnyValue} from '../field-path.js'
 import {isPlaceholder, OPENINFERENCE_REDACTED, oiRedactedNote} from '../redaction.js'
 import {finishRecord, intOrNull, placeholderBody, strOrNull, type Candidate} from './common.js'
@@ -127,6 +128,41 @@ function attrsOf(list: unknown): Obj {
 }
 
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : [])
+
+/**
+ * The path of the first attribute an attribute list (`[{key, value}]`: a resource's, a span's, an
+ * event's, a log record's attributes, a kvlistValue's values) gives twice with different values,
+ * or null. attrsOf keeps the last, a reader of the first copy would see another text or tenant:
+ * the line cannot be read with certainty (duplicate-keys.ts). A key repeated with the same value
+ * reads the same either way and is let be: SDKs do repeat attributes. Every list of the document
+ * is checked, read or not: which attributes some reader (a --map path, a convention) takes is not
+ * this check's to know.
+ */
+export function duplicateAttribute(doc: unknown): string | null {
+  const stack: Array<{v: unknown; path: string}> = [{v: doc, path: ''}]
+  while (stack.length > 0) {
+    const {v, path} = stack.pop()!
+    if (Array.isArray(v)) {
+      let seen: Map<string, unknown> | null = null
+      for (let i = 0; i < v.length; i++) {
+        const kv = v[i]
+        if (isObj(kv) && typeof kv.key === 'string') {
+          seen ??= new Map()
+          const before = seen.get(kv.key)
+          if (before === undefined) seen.set(kv.key, kv.value ?? null)
+          else if (JSON.stringify(before) !== JSON.stringify(kv.value ?? null)) return `${path}[${JSON.stringify(kv.key)}]`
+        }
+        if (typeof kv === 'object' && kv !== null) stack.push({v: kv, path: `${path}[${i}]`})
+      }
+    } else if (isObj(v)) {
+      for (const k in v) {
+        const item = v[k]
+        if (typeof item === 'object' && item !== null) stack.push({v: item, path: path === '' ? k : `${path}.${k}`})
+      }
+    }
+  }
+  return null
+}
 
 function spansOf(doc: Obj): SpanView[] {
   const out: SpanView[] = []
@@ -313,7 +349,7 @@ function newOtelIndex(options: FormatOptions): OtelIndex {
         const parent = idKey(s.span.traceId, s.span.parentSpanId)
         const call = isCallSpan(s.attrs)
         if (call) callTraces.add(String(s.span.traceId).toLowerCase())
-        if (call && holdsAnswer(spanContent(s.span, s.attrs, undefined))) answerTraces.add(String(s.span.traceId).toLowerCase())
+        if (call && hasAnswerText(s)) answerTraces.add(String(s.span.traceId).toLowerCase())
         spans.set(key, {at, parent, genai: call, server: isServerSpan(s.span), attrs: slim(s.attrs), resource: slim(s.resource)})
       }
       for (const l of logsOf(value)) {
@@ -335,6 +371,19 @@ function newOtelIndex(options: FormatOptions): OtelIndex {
     logs: (key) => groups.get(key),
     hasCall: (traceId) => typeof traceId === 'string' && traceId !== '' && callTraces.has(traceId.toLowerCase()),
     hasAnswer: (traceId) => typeof traceId === 'string' && traceId !== '' && answerTraces.has(traceId.toLowerCase()),
+  }
+}
+
+/**
+ * Whether a call span's content has an answer. A content that gives a key twice has none that can
+ * be read (its line is refused as it is adapted): the wrappers of its trace then count as unread.
+ */
+function hasAnswerText(s: SpanView): boolean {
+  try {
+    return holdsAnswer(spanContent(s.span, s.attrs, undefined))
+  } catch (error) {
+    if (error instanceof DuplicateKeyError) return false
+    throw error
   }
 }
 
@@ -974,6 +1023,8 @@ export const otel: FormatAdapter<OtelIndex> = {
     if (!Array.isArray(value.resourceSpans) && !Array.isArray(value.resourceLogs)) {
       return {records: [], problems: [{item: null, reason: 'not an OTLP/JSON export request (no resourceSpans or resourceLogs)'}], ignored: 0}
     }
+    const twice = duplicateAttribute(value)
+    if (twice !== null) return {records: [], problems: [{item: null, reason: duplicateKeyReason(twice)}], ignored: 0}
     // Without a first pass, the line indexes itself: its own spans and log records still join.
     let index = ctx.index
     if (index === null || index === undefined) {
