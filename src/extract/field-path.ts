@@ -1,3 +1,4 @@
+import {DuplicateKeyError} from './duplicate-keys.js'
 import {NATIVE_FIELDS, type NativeField} from './parse-record.js'
 
 // The `--map FIELD=SPEC` language. The old mapping split paths on every `.`, so an
@@ -265,8 +266,11 @@ export function evaluatePath(root: unknown, path: readonly PathStep[]): Evaluate
         cur = cur[i]
         continue
       }
-      const pair = cur.find((e) => isObj(e) && e.key === step.key && 'value' in e) as {value: unknown} | undefined
+      const pairs = cur.filter((e) => isObj(e) && e.key === step.key && 'value' in e) as Array<{value: unknown}>
+      const pair = pairs[0]
       if (pair === undefined) return {ok: false, reason: `no key ${JSON.stringify(step.key)} in ${where()} (a list without that key)`}
+      // A list giving the key twice with different values: which one the field is cannot be told (duplicate-keys.ts).
+      if (pairs.some((p) => JSON.stringify(p.value) !== JSON.stringify(pair.value))) throw new DuplicateKeyError(`${formatPath(path.slice(0, n))}[${JSON.stringify(step.key)}]`)
       cur = unwrapAnyValue(pair.value)
       continue
     }

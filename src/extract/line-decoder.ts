@@ -1,6 +1,6 @@
 import {parseFieldSpec, type FieldMap} from './field-path.js'
 import {adapterFor, checkFormatOptions, resolveFormatOptions, type CompanionIndex, type FormatAdapter, type FormatOptions, type LinePosition, type LineProblem} from './formats/index.js'
-import {DuplicateKeyError, duplicateKeyReason, pathWithin} from './duplicate-keys.js'
+import {DuplicateKeyError, duplicateKeyReason} from './duplicate-keys.js'
 import {parseJsonExact} from './json-text.js'
 import {readLineJson, rowFromRecord, type DecodedBodies, type RecordRow} from './parse-record.js'
 import type {ParseSpec} from './parse-spec.js'
@@ -82,8 +82,8 @@ export function decodeValue(
   try {
     adapted = decoder.adapter.adapt(value, {options: decoder.options, index, at})
   } catch (error) {
-    // A JSON text inside the line (message attributes, a stored body) that gives a key twice: the line cannot be read with certainty.
-    if (error instanceof DuplicateKeyError) return {records: [], problems: [{item: null, reason: duplicateKeyReason(pathWithin('(a JSON text in the line)', error.path))}], ignored: 0}
+    // A key given twice where an adapter reads (a JSON text inside the line, a --map list lookup): the line cannot be read with certainty.
+    if (error instanceof DuplicateKeyError) return {records: [], problems: [{item: null, reason: duplicateKeyReason(error.path)}], ignored: 0}
     throw error
   }
   const records: DecodedRecord[] = []

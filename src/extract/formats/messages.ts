@@ -1,4 +1,4 @@
-import {uniqueJson} from '../duplicate-keys.js'
+import {uniqueJson, within} from '../duplicate-keys.js'
 // Message content in the shapes other tools record it, turned into the OpenAI chat shapes
 // src/ingest/decode.ts reads, so a marker or a verbatim copy is found whatever the shape:
 //
@@ -165,12 +165,15 @@ export function contentFromAttribute(text: string): ChatMessage['content'] {
     return text // not JSON: plain text
   }
   // A part that gives its text twice: which one is the content cannot be told (duplicate-keys.ts).
-  uniqueJson(text, parsed)
+  within(JSON_TEXT, () => uniqueJson(text, parsed))
   if (Array.isArray(parsed) && parsed.length > 0 && parsed.every((p) => isObj(p) && p.type === 'text' && typeof p.text === 'string')) {
     return parsed.map((p) => ({type: 'text' as const, text: (p as {text: string}).text}))
   }
   return text
 }
+
+/** Where a key given twice inside a JSON text held in a string of the line is (the string's own place is not known here). */
+const JSON_TEXT = '(a JSON text in the line)'
 
 /** Parses a JSON string when it holds an object or array; anything else is returned unchanged. */
 export function parseJsonText(v: unknown): unknown {
@@ -184,7 +187,7 @@ export function parseJsonText(v: unknown): unknown {
     return v
   }
   // Throws DuplicateKeyError for a text that gives a key twice (duplicate-keys.ts).
-  return uniqueJson(v, parsed)
+  return within(JSON_TEXT, () => uniqueJson(v, parsed))
 }
 
 function withMeta(body: Obj, meta: CompletionMeta): Obj {
