@@ -25,6 +25,7 @@ import {inTransaction} from '../store/session.js'
 // on it, the drafts name it, and ingesting it again quarantines those lines as today's ingest does.
 
 const PAGE = 2000
+const EMPTY = Buffer.alloc(0)
 
 /**
  * Extracts every file still under a prior scheme again; returns how many files. `onProgress`
@@ -57,8 +58,14 @@ export function reextractPriorFiles(db: CaseDb, files: readonly FileRow[], onPro
         for (const {id, is_error: isError} of page) {
           const why = refusal(id)
           if (why !== null) {
+            // Its texts cannot be read under today's rules: none is extracted (no marker token,
+            // no fingerprint for provenance to read it by), and it counts as a record without texts.
             refused.lines.add(why.line_no)
             refused.first ??= why
+            noRequestText++
+            if (isError === 0) noResponseText++
+            updateFingerprints(id, 0, 0, EMPTY, EMPTY)
+            continue
           }
           const {request_text: prompt, response_text: response} = texts(id)
           // As ingest's recordFlags (process-unit.ts) counts them.

@@ -4,6 +4,7 @@ import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {gunzipSync} from 'node:zlib'
 import {describe, expect, it} from 'vitest'
+import {openCase} from '../../src/store/open-case.js'
 import {tempDir} from '../helpers/cli.js'
 import {run, runJson} from '../helpers/commands.js'
 
@@ -21,6 +22,8 @@ function oldCase(): {db: string; logs: string} {
   writeFileSync(db, gunzipSync(readFileSync(join(FIXTURE, 'case.db.gz'))), {mode: 0o600})
   const logs = join(dir, 'logs.jsonl')
   copyFileSync(join(FIXTURE, 'logs.jsonl'), logs)
+  // Its schema is older than this version's: opened writable once (as any writing command does), it is migrated.
+  openCase(db).close()
   return {db, logs}
 }
 
