@@ -47,19 +47,21 @@ import type {AdaptedRecord, AdaptResult, CompanionIndex, FormatAdapter, FormatOp
 //     ai.model.id, llm.request.model           -> model
 //   gen_ai.usage.input_tokens / output_tokens (older prompt_tokens / completion_tokens), else
 //     llm.token_count.prompt / completion, ai.usage.*, llm.usage.prompt_tokens / completion_tokens -> tokens
-//   content, of every convention the span carries (where two give different texts, both are
-//   kept: the messages of each in turn, an answer's as further choices; identical texts once),
-//   within the GenAI conventions the first found of:
+//   content, of every convention and every form the span carries (where two give different
+//   texts, both are kept: the messages of each in turn, an answer's as further choices;
+//   identical texts once), within the GenAI conventions each of:
 //     gen_ai.input.messages / gen_ai.output.messages (+ gen_ai.system_instructions), parts
 //       format, as a JSON string or structured, on the span or on a
 //       gen_ai.client.inference.operation.details event (span event or log record);
 //     gen_ai.content.prompt / gen_ai.content.completion span events (gen_ai.prompt / gen_ai.completion);
 //     gen_ai.prompt.N.role/content and gen_ai.completion.N.{role,content,finish_reason,tool_calls.M.*}
 //       attributes (OpenLLMetry style);
-//     OTLP log records linked by traceId/spanId with event names gen_ai.system.message,
-//       gen_ai.user.message, gen_ai.assistant.message, gen_ai.tool.message (bodies {content,
-//       tool_calls}) and gen_ai.choice ({index, finish_reason, message}) — what
-//       @opentelemetry/instrumentation-openai and opentelemetry-instrumentation-openai-v2 emit;
+//     events named gen_ai.system.message, gen_ai.user.message, gen_ai.assistant.message,
+//       gen_ai.tool.message (bodies {content, tool_calls}) and gen_ai.choice ({index,
+//       finish_reason, message}): OTLP log records linked by traceId/spanId (what
+//       @opentelemetry/instrumentation-openai and opentelemetry-instrumentation-openai-v2 emit),
+//       or span events of the span, whose attributes are the body, or whose
+//       gen_ai.event.content holds it as JSON (Azure AI Inference's tracing);
 //   the Vercel AI SDK's ai.prompt.messages (else ai.prompt; tool-result parts, v4 `result` and
 //     v5 `output.value`, read as prompt text) / ai.response.text, ai.response.reasoning and
 //     ai.response.toolCalls, on its provider-call spans (gen_ai.* metadata, or ai.operationId
@@ -314,6 +316,9 @@ interface IndexedEvent {
   timeNs: string | null
 }
 
+/** A GenAI event's name, body and attributes, from a log record or a span event. */
+type GenAiEvent = Pick<IndexedEvent, 'name' | 'body' | 'attrs'>
+
 interface LogGroup {
   first: {file: string; line: number; item: number}
   events: IndexedEvent[]
@@ -439,22 +444,57 @@ function fromMessageAttributes(attrs: Obj, into: Content): void {
   }
 }
 
-/** v1.26 span events: gen_ai.content.prompt {gen_ai.prompt}, gen_ai.content.completion {gen_ai.completion}. */
-function fromContentEvents(span: Obj, into: Content): void {
+/**
+ * The GenAI texts a span's events carry, one Content per form (merged with the span's other
+ * forms by mergeContents, so a text in any of them is read): each
+ * gen_ai.client.inference.operation.details event; the v1.26 gen_ai.content.prompt {gen_ai.prompt}
+ * and gen_ai.content.completion {gen_ai.completion} events; and the v1.27-v1.36 message events
+ * (gen_ai.system / user / assistant / tool.message, gen_ai.choice) written as span events rather
+ * than log records, read as the log records are (fromLogEvents).
+ */
+function fromSpanEvents(span: Obj): Content[] {
+  const out: Content[] = []
+  const messageEvents: GenAiEvent[] = []
   for (const e of arr(span.events)) {
-    if (!isObj(e)) continue
+    if (!isObj(e) || typeof e.name !== 'string') continue
     const attrs = attrsOf(e.attributes)
-    if (e.name === DETAILS_EVENT) fromMessageAttributes(attrs, into)
-    else if (e.name === 'gen_ai.content.prompt' && into.input === null && into.promptText === null) {
+    const c = emptyContent()
+    if (e.name === DETAILS_EVENT) fromMessageAttributes(attrs, c)
+    else if (e.name === 'gen_ai.content.prompt') {
       const v = messagesValue(attrs['gen_ai.prompt'])
-      if (Array.isArray(v)) into.input = v
-      else if (typeof v === 'string') into.promptText = v
-    } else if (e.name === 'gen_ai.content.completion' && into.output === null && into.completionText === null) {
+      if (Array.isArray(v)) c.input = v
+      else if (typeof v === 'string') c.promptText = v
+    } else if (e.name === 'gen_ai.content.completion') {
       const v = messagesValue(attrs['gen_ai.completion'])
-      if (Array.isArray(v)) into.output = v
-      else if (typeof v === 'string') into.completionText = v
-    }
+      if (Array.isArray(v)) c.output = v
+      else if (typeof v === 'string') c.completionText = v
+    } else if (e.name in MESSAGE_EVENTS || e.name === 'gen_ai.choice') {
+      messageEvents.push({name: e.name, body: spanEventBody(attrs), attrs})
+      continue
+    } else continue
+    out.push(c)
   }
+  if (messageEvents.length > 0) {
+    const c = emptyContent()
+    fromLogEvents(messageEvents, c)
+    out.push(c)
+  }
+  return out
+}
+
+/**
+ * The body of a GenAI event written as a span event, which has attributes but no body: the JSON
+ * object in gen_ai.event.content where there is one (Azure AI Inference's tracing writes the
+ * whole body there; a plain text there is the message's content), else the attributes
+ * themselves ({index, finish_reason, message} of a gen_ai.choice, {role, content} of a message
+ * event), with a message or tool calls given as JSON text parsed.
+ */
+function spanEventBody(attrs: Obj): Obj {
+  const packed = parseJsonText(attrs['gen_ai.event.content'])
+  const body: Obj = isObj(packed) ? {...packed} : {...attrs}
+  if (typeof packed === 'string' && packed !== '' && body.content === undefined) body.content = packed
+  for (const k of ['message', 'tool_calls'] as const) if (body[k] !== undefined) body[k] = parseJsonText(body[k])
+  return body
 }
 
 /**
@@ -497,8 +537,8 @@ function fromIndexedAttributes(attrs: Obj, into: Content, prefix: 'gen_ai' | 'll
   if (completions.size > 0 && into.output === null && into.completionText === null) into.output = ordered(completions).map((e) => toMessage(e, 'assistant'))
 }
 
-/** Log-record events (the JS and Python OpenAI instrumentations), in the order they were written. */
-function fromLogEvents(events: readonly IndexedEvent[], into: Content): void {
+/** Log-record events (the JS and Python OpenAI instrumentations), in the order they were written; span events of the same names too. */
+function fromLogEvents(events: readonly GenAiEvent[], into: Content): void {
   const input: unknown[] = []
   const choices: {index: number; message: unknown}[] = []
   for (const e of events) {
@@ -514,7 +554,7 @@ function fromLogEvents(events: readonly IndexedEvent[], into: Content): void {
       if (Array.isArray(body.tool_calls)) m.tool_calls = body.tool_calls
       input.push(m)
     } else if (e.name === 'gen_ai.choice') {
-      const message: Obj = isObj(body.message) ? {role: 'assistant', ...body.message} : {role: 'assistant', content: null}
+      const message: Obj = isObj(body.message) ? {role: 'assistant', ...body.message} : {role: 'assistant', content: typeof body.message === 'string' ? body.message : null}
       if (message.content === undefined) message.content = null
       choices.push({index: typeof body.index === 'number' ? body.index : choices.length, message: {...message, finish_reason: body.finish_reason ?? null}})
     }
@@ -675,28 +715,33 @@ function withVercelToolResults(m: unknown): unknown {
 }
 
 /**
- * A span's texts in every convention it carries: the GenAI conventions (first found of their
- * forms), the AI SDK's ai.*, OpenInference's messages, and its input.value / output.value. An
- * instrumentation stack can write two of them on one span, and they need not agree (one may
- * hold a choice, a reasoning text or a tool result the other lacks): where their texts differ,
- * all are kept (the messages of each in turn, an answer's as further choices), so a marker in
- * any of them is found; identical texts are kept once.
+ * A span's texts in every convention it carries: each form of the GenAI conventions (message
+ * attributes, span events, indexed attributes, the log records of the span), the AI SDK's ai.*,
+ * OpenInference's messages, and its input.value / output.value. An instrumentation stack can
+ * write several of them for one call, and they need not agree (one may hold a choice, a
+ * reasoning text or a tool result the other lacks; a span attribute may be cut at
+ * OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT where the log record holds the whole text): where their
+ * texts differ, all are kept (the messages of each in turn, an answer's as further choices), so
+ * a marker in any of them is found; identical texts are kept once.
  */
 function spanContent(span: Obj, attrs: Obj, group: LogGroup | undefined): Content {
-  const genai = emptyContent()
-  fromMessageAttributes(attrs, genai)
-  fromContentEvents(span, genai)
-  fromIndexedAttributes(attrs, genai)
-  if (group) fromLogEvents(group.events, genai)
-  const vercel = emptyContent()
-  fromVercelAi(attrs, vercel)
-  const oiMessages = emptyContent()
-  fromOpenInference(attrs, oiMessages)
-  const oiValues = emptyContent()
-  fromOpenInferenceValues(attrs, oiValues)
-  const oldOpenLlmetry = emptyContent()
-  fromIndexedAttributes(attrs, oldOpenLlmetry, 'llm')
-  return mergeContents([genai, vercel, oiMessages, oiValues, oldOpenLlmetry])
+  const read = (fill: (into: Content) => void): Content => {
+    const c = emptyContent()
+    fill(c)
+    return c
+  }
+  return mergeContents([
+    read((c) => fromMessageAttributes(attrs, c)),
+    ...fromSpanEvents(span),
+    read((c) => fromIndexedAttributes(attrs, c)),
+    read((c) => {
+      if (group) fromLogEvents(group.events, c)
+    }),
+    read((c) => fromVercelAi(attrs, c)),
+    read((c) => fromOpenInference(attrs, c)),
+    read((c) => fromOpenInferenceValues(attrs, c)),
+    read((c) => fromIndexedAttributes(attrs, c, 'llm')),
+  ])
 }
 
 /** The texts of chat messages (contents, text parts, reasoning, tool-call arguments), to tell two conventions' texts apart. */
