@@ -271,7 +271,9 @@ export function evaluatePath(root: unknown, path: readonly PathStep[]): Evaluate
       if (pair === undefined) return {ok: false, reason: `no key ${JSON.stringify(step.key)} in ${where()} (a list without that key)`}
       // A list giving the key twice with different values: which one the field is cannot be told (duplicate-keys.ts).
       if (pairs.some((p) => JSON.stringify(p.value) !== JSON.stringify(pair.value))) throw new DuplicateKeyError(`${formatPath(path.slice(0, n))}[${JSON.stringify(step.key)}]`)
-      cur = unwrapAnyValue(pair.value)
+      let undecoded = false
+      cur = unwrapAnyValue(pair.value, () => (undecoded = true))
+      if (undecoded) return {ok: false, reason: `${step.key}: ${where()} holds a bytesValue that is not UTF-8 text (binary data, not read)`}
       continue
     }
     if (!isObj(cur)) return {ok: false, reason: `no key ${JSON.stringify(step.key)}: ${where()} is ${typeName(cur)}`}
@@ -343,8 +345,13 @@ function unitByMagnitude(n: bigint): 's' | 'ms' | 'us' | 'ns' {
   return 'ns'
 }
 
-/** The JSON value of an OTLP AnyValue (`{stringValue}`, `{intValue}`, `{arrayValue: {values}}`, …). */
-export function unwrapAnyValue(v: unknown): unknown {
+/**
+ * The JSON value of an OTLP AnyValue (`{stringValue}`, `{intValue}`, `{arrayValue: {values}}`, …).
+ * A `bytesValue` is its bytes read as UTF-8 text (bytesValueText); bytes that are no such text
+ * are null, never their base64 digits (no one's words, where a marker would never be found), and
+ * `onUndecoded` is told, so the caller can count what it could not read.
+ */
+export function unwrapAnyValue(v: unknown, onUndecoded?: () => void): unknown {
   if (!isObj(v)) return v
   if ('stringValue' in v) return v.stringValue
   if ('boolValue' in v) return v.boolValue
@@ -354,18 +361,41 @@ export function unwrapAnyValue(v: unknown): unknown {
     return n
   }
   if ('doubleValue' in v) return typeof v.doubleValue === 'string' ? Number(v.doubleValue) : v.doubleValue
-  if ('bytesValue' in v) return v.bytesValue
+  if ('bytesValue' in v) {
+    const text = bytesValueText(v.bytesValue)
+    if (text === null) onUndecoded?.()
+    return text
+  }
   if ('arrayValue' in v) {
     const values = isObj(v.arrayValue) && Array.isArray(v.arrayValue.values) ? v.arrayValue.values : []
-    return values.map(unwrapAnyValue)
+    return values.map((e) => unwrapAnyValue(e, onUndecoded))
   }
   if ('kvlistValue' in v) {
     const values = isObj(v.kvlistValue) && Array.isArray(v.kvlistValue.values) ? v.kvlistValue.values : []
     const out: Record<string, unknown> = {}
-    for (const kv of values) if (isObj(kv) && typeof kv.key === 'string') out[kv.key] = unwrapAnyValue(kv.value)
+    for (const kv of values) if (isObj(kv) && typeof kv.key === 'string') out[kv.key] = unwrapAnyValue(kv.value, onUndecoded)
     return out
   }
   return null
+}
+
+/**
+ * The text an OTLP/JSON bytesValue holds: base64 (the protobuf JSON mapping accepts standard and
+ * URL-safe alphabets, with or without padding) of bytes that are UTF-8 text, without control
+ * characters but tab, line feed and carriage return; null for anything else (binary data,
+ * not base64 at all).
+ */
+export function bytesValueText(v: unknown): string | null {
+  if (typeof v !== 'string') return null
+  const b64 = v.replace(/-/g, '+').replace(/_/g, '/').replace(/=+$/, '')
+  if (!/^[A-Za-z0-9+/]*$/.test(b64) || b64.length % 4 === 1) return null
+  let text: string
+  try {
+    text = new TextDecoder('utf-8', {fatal: true}).decode(Buffer.from(b64, 'base64'))
+  } catch {
+    return null
+  }
+  return /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/.test(text) ? null : text
 }
 
 export interface MapOutcome<T> {

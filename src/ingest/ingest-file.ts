@@ -7,7 +7,7 @@ import {isGzipHead, sha256File} from '../evidence/hash-file.js'
 import {EXTRACT_SCHEME} from '../extract/extract.js'
 import {decodeParseSpec, describeParseSpec, encodeParseSpec} from '../extract/parse-spec.js'
 import {JSON_LINES_FIX, NOT_JSON_LINES} from '../extract/formats/common.js'
-import type {CompanionIndex, LogFormat} from '../extract/formats/index.js'
+import {UNDECODED_BYTES, type CompanionIndex, type LogFormat} from '../extract/formats/index.js'
 import {completeLogFile, deleteFile, insertLoadingLogFile, logFilesAtPath, logFilesOfSize, otherFileWithSha256, type FileRow, type LogEvidence, type MissingFieldCounts} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {transactional, withoutForeignKeyChecksAsync} from '../store/session.js'
@@ -528,7 +528,8 @@ export function refusalOf(format: LogFormat, c: RefusalCounts, firstBad: Streame
  * no model call crosstalk reads carry model input or output text (OpenInference: 2)"; null for none.
  */
 export function unreadItemsPhrase(items: Readonly<Record<string, number>>): string | null {
-  const entries = Object.entries(items).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+  // Model calls with a text given as bytes that are no UTF-8 text are said apart (undecodedPhrase).
+  const entries = Object.entries(items).filter(([k, n]) => n > 0 && k !== UNDECODED_BYTES).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
   const n = entries.reduce((a, [, k]) => a + k, 0)
   if (n === 0) return null
   return `${count(n, 'item')} that ${n === 1 ? 'is' : 'are'} no model call crosstalk reads ${n === 1 ? 'carries' : 'carry'} model input or output text, not read by this release (${entries.map(([what, k]) => `${what}: ${k}`).join(', ')})`
@@ -549,8 +550,14 @@ function unreadItemsFix(format: LogFormat): string {
  */
 export function fileUnread(format: LogFormat, c: Partial<Pick<FileSummaryCounts, 'unread_items'>>, streamed: string | null): string | null {
   const items = format === 'otel' || format === 'langfuse' ? unreadItemsPhrase(c.unread_items ?? {}) : null
-  const own = items === null ? null : `${items}, in traces where no model call's answer text was read`
-  return streamed !== null && own !== null ? `${streamed}; ${own}` : (streamed ?? own)
+  const undecoded = c.unread_items?.[UNDECODED_BYTES] ?? 0
+  const parts = [
+    streamed,
+    items === null ? null : `${items}, in traces where no model call's answer text was read`,
+    // otel.ts: a model call read without a text it gave as OTLP bytes that are no UTF-8 text.
+    undecoded > 0 ? `${count(undecoded, 'model call')} gave a text as an OTLP bytesValue that is not UTF-8 text (binary data), not read` : null,
+  ].filter((p): p is string => p !== null)
+  return parts.length === 0 ? null : parts.join('; ')
 }
 
 /** What a file's counts need to be said as its notes. */

@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {
   applyFieldMap,
+  bytesValueText,
   epochToIso,
   evaluateField,
   evaluatePath,
@@ -9,6 +10,7 @@ import {
   parseFieldMap,
   parseFieldSpec,
   parseMapFlag,
+  unwrapAnyValue,
 } from '../../src/extract/field-path.js'
 
 const spec = (text: string) => parseFieldSpec(text)[1]
@@ -180,5 +182,36 @@ describe('--map request/response take a text, never a constant, metadata or a nu
     expect(got.record).toEqual({response: null, request: null})
     expect(got.problems).toEqual(['--map request=in: a boolean, not the request text', '--map response=out: a number, not the response text'])
     expect(applyFieldMap({}, {out: 'the answer', in: 'the prompt'}, map).record).toEqual({response: 'the answer', request: 'the prompt'})
+  })
+})
+
+describe('OTLP bytesValue', () => {
+  const b64 = (bytes: Buffer | string) => Buffer.from(bytes).toString('base64')
+
+  it('is the UTF-8 text its bytes hold, in the standard or URL-safe alphabet, padded or not', () => {
+    const text = 'réponse CANARY-abb2946b ü?>'
+    expect(unwrapAnyValue({bytesValue: b64(text)})).toBe(text)
+    expect(unwrapAnyValue({bytesValue: Buffer.from(text).toString('base64url')})).toBe(text)
+    expect(bytesValueText(b64('line one\nline two\ttab'))).toBe('line one\nline two\ttab')
+  })
+
+  it('is no text, never its base64 digits, for bytes that are not UTF-8 text, and the caller is told', () => {
+    for (const bytes of [Buffer.from([0xff, 0xfe, 0x00, 0x41]), Buffer.from([0x00, 0x01, 0x02, 0x03]), Buffer.from('text with a \u0000 in it')]) {
+      const told: string[] = []
+      expect(unwrapAnyValue({bytesValue: b64(bytes)}, () => told.push('x'))).toBeNull()
+      expect(told).toHaveLength(1)
+    }
+    expect(bytesValueText('not base64 at all!')).toBeNull()
+    // Nested in a kvlist, the same.
+    let told = 0
+    const v = unwrapAnyValue({kvlistValue: {values: [{key: 'content', value: {bytesValue: b64(Buffer.from([0xc3, 0x28]))}}]}}, () => told++)
+    expect(v).toEqual({content: null})
+    expect(told).toBe(1)
+  })
+
+  it('a --map path that reaches such bytes fails, naming them', () => {
+    const source = {attributes: [{key: 'gen_ai.completion.0.content', value: {bytesValue: b64(Buffer.from([0xff, 0x00]))}}]}
+    const got = evaluateField(parseFieldSpec('response=attributes["gen_ai.completion.0.content"]')[1], source)
+    expect(got).toEqual({ok: false, reason: expect.stringMatching(/bytesValue that is not UTF-8 text/)})
   })
 })

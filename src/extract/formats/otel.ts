@@ -12,7 +12,7 @@ import {
   toChatMessages,
   type Obj,
 } from './messages.js'
-import type {AdaptedRecord, AdaptResult, CompanionIndex, FormatAdapter, FormatOptions, LinePosition, LineProblem, SniffResult} from './types.js'
+import {UNDECODED_BYTES, type AdaptedRecord, type AdaptResult, type CompanionIndex, type FormatAdapter, type FormatOptions, type LinePosition, type LineProblem, type SniffResult} from './types.js'
 
 // Specification: OTLP/JSON (OpenTelemetry Protocol, JSON encoding of
 // opentelemetry-proto ExportTraceServiceRequest / ExportLogsServiceRequest,
@@ -111,6 +111,8 @@ interface SpanView {
   item: number
   span: Obj
   attrs: Obj
+  /** The attribute keys whose value is bytes that are no UTF-8 text (unwrapAnyValue): in attrs as null. */
+  undecoded: string[]
   resource: Obj
   scope: Obj
 }
@@ -119,13 +121,20 @@ interface LogView {
   item: number
   record: Obj
   attrs: Obj
+  /** Whether an attribute or the body holds bytes that are no UTF-8 text (null in attrs and the body). */
+  undecoded: boolean
   resource: Obj
 }
 
-function attrsOf(list: unknown): Obj {
+/** An attribute list as an object; the keys whose value held bytes that are no UTF-8 text are added to `undecoded`. */
+function attrsOf(list: unknown, undecoded: string[] = []): Obj {
   const out: Obj = {}
   if (!Array.isArray(list)) return out
-  for (const kv of list) if (isObj(kv) && typeof kv.key === 'string') out[kv.key] = unwrapAnyValue(kv.value)
+  for (const kv of list) {
+    if (!isObj(kv) || typeof kv.key !== 'string') continue
+    const key = kv.key
+    out[key] = unwrapAnyValue(kv.value, () => undecoded.push(key))
+  }
   return out
 }
 
@@ -176,7 +185,10 @@ function spansOf(doc: Obj): SpanView[] {
       if (!isObj(ss)) continue
       const scope = isObj(ss.scope) ? ss.scope : isObj(ss.instrumentationLibrary) ? ss.instrumentationLibrary : {}
       for (const span of arr(ss.spans)) {
-        if (isObj(span)) out.push({item, span, attrs: attrsOf(span.attributes), resource, scope})
+        if (isObj(span)) {
+          const undecoded: string[] = []
+          out.push({item, span, attrs: attrsOf(span.attributes, undecoded), undecoded, resource, scope})
+        }
         item++
       }
     }
@@ -193,7 +205,12 @@ function logsOf(doc: Obj): LogView[] {
     for (const sl of arr(rl.scopeLogs ?? rl.instrumentationLibraryLogs)) {
       if (!isObj(sl)) continue
       for (const record of arr(sl.logRecords)) {
-        if (isObj(record)) out.push({item, record, attrs: attrsOf(record.attributes), resource})
+        if (isObj(record)) {
+          const undecoded: string[] = []
+          const attrs = attrsOf(record.attributes, undecoded)
+          if (isObj(record.body)) unwrapAnyValue(record.body, () => undecoded.push('body'))
+          out.push({item, record, attrs, undecoded: undecoded.length > 0, resource})
+        }
         item++
       }
     }
@@ -314,6 +331,8 @@ interface IndexedEvent {
   body: unknown
   attrs: Obj
   timeNs: string | null
+  /** Its body or an attribute held bytes that are no UTF-8 text. */
+  undecoded: boolean
 }
 
 /** A GenAI event's name, body and attributes, from a log record or a span event. */
@@ -394,7 +413,7 @@ function hasAnswerText(s: SpanView): boolean {
 
 function eventOf(l: LogView, name: string, at: LinePosition): IndexedEvent {
   const t = l.record.timeUnixNano ?? l.record.observedTimeUnixNano
-  return {at, name, body: unwrapAnyValue(l.record.body), attrs: l.attrs, timeNs: t === undefined || t === null ? null : String(t)}
+  return {at, name, body: unwrapAnyValue(l.record.body), attrs: l.attrs, timeNs: t === undefined || t === null ? null : String(t), undecoded: l.undecoded}
 }
 
 // ------------------------------------------------------------------ content
@@ -790,6 +809,27 @@ function distinct(list: readonly Content[], text: (c: Content) => string): Conte
 
 // ------------------------------------------------------------------ records
 
+/**
+ * Where a call's model texts were given as OTLP bytesValues that are no UTF-8 text (binary data,
+ * or no base64 at all): its span's text attributes, its span events, its log records. Such a
+ * text is not read (unwrapAnyValue leaves it null), so the item is counted as not read whole
+ * (UNDECODED_BYTES) and no gate passes on it.
+ */
+function undecodedTexts(undecoded: readonly string[], span: Obj | null, group: LogGroup | undefined): string[] {
+  const out = undecoded.filter((k) => CONTENT_KEYS.some(([test]) => test(k)) || ANSWER_KEY.test(k))
+  for (const e of span === null ? [] : arr(span.events)) {
+    if (!isObj(e)) continue
+    const keys: string[] = []
+    attrsOf(e.attributes, keys)
+    if (keys.length > 0) out.push(`span event ${typeof e.name === 'string' ? e.name : ''}`.trim())
+  }
+  for (const e of group?.events ?? []) if (e.undecoded) out.push(`log record ${e.name}`)
+  return [...new Set(out)]
+}
+
+const undecodedNote = (where: readonly string[]): string =>
+  `model text given as an OTLP bytesValue that is not UTF-8 text (binary data), not read: ${where.join(', ')}`
+
 interface Lookup {
   /** The first value of `key` on the item, its ancestors (spans) or its resource. */
   find(key: string): unknown
@@ -918,11 +958,11 @@ function hints(options: FormatOptions): Parameters<typeof finishRecord>[3] {
   }
 }
 
-function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions, here: LinePosition): AdaptedRecord | LineProblem {
+function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions, here: LinePosition, undecoded: readonly string[]): AdaptedRecord | LineProblem {
   const {span, attrs, resource} = v
   const key = idKey(span.traceId, span.spanId)
   const lookup = lookupFor(attrs, resource, index, idKey(span.traceId, span.parentSpanId))
-  const notes: string[] = []
+  const notes: string[] = undecoded.length > 0 ? [undecodedNote(undecoded)] : []
 
   const group = key === null ? undefined : index.logs(key)
   const content = spanContent(span, attrs, group)
@@ -970,7 +1010,7 @@ function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions, h
 }
 
 function recordFromLogs(
-  item: number, traceId: unknown, spanId: unknown, group: LogGroup, index: OtelIndex, options: FormatOptions, here: LinePosition,
+  item: number, traceId: unknown, spanId: unknown, group: LogGroup, index: OtelIndex, options: FormatOptions, here: LinePosition, undecoded: readonly string[],
 ): AdaptedRecord | LineProblem {
   const attrs: Obj = {}
   for (const e of group.events) Object.assign(attrs, e.attrs, e.name === DETAILS_EVENT && isObj(e.body) ? e.body : {})
@@ -1006,7 +1046,8 @@ function recordFromLogs(
   })
   if ('problem' in out) return {item, reason: out.problem}
   const companions = otherLines(here, [...group.events.map((e) => e.at), ...(own ? [own.at] : []), ...lookup.used])
-  return {item, record: out.record, companions, notes: ['built from OTLP log records alone: their span was not among the files given (tokens, status and node unknown)', ...gapNotes(lookup, options.tenantAttributes), ...out.notes]}
+  const undecodedNotes = undecoded.length > 0 ? [undecodedNote(undecoded)] : []
+  return {item, record: out.record, companions, notes: ['built from OTLP log records alone: their span was not among the files given (tokens, status and node unknown)', ...undecodedNotes, ...gapNotes(lookup, options.tenantAttributes), ...out.notes]}
 }
 
 /** The request path of a server span: url.path, else http.route or http.target (older), else url.full's. */
@@ -1078,6 +1119,13 @@ export const otel: FormatAdapter<OtelIndex> = {
     }
     const result: AdaptResult = {records: [], problems: [], ignored: 0}
     const push = (r: AdaptedRecord | LineProblem) => ('record' in r ? result.records.push(r) : result.problems.push(r))
+    // A record some of whose texts were bytes that are no UTF-8 text was not read whole.
+    const pushRead = (r: AdaptedRecord | LineProblem, undecoded: readonly string[]): void => {
+      push(r)
+      if (!('record' in r) || undecoded.length === 0) return
+      result.unread ??= {}
+      result.unread[UNDECODED_BYTES] = (result.unread[UNDECODED_BYTES] ?? 0) + 1
+    }
     // An item not read that carries model texts: a wrapper (chain, agent, workflow) of a model
     // call read in its trace holds that call's texts, which are judged there; with no such call
     // among the lines given, its texts are judged nowhere, and it is counted as unread.
@@ -1093,10 +1141,13 @@ export const otel: FormatAdapter<OtelIndex> = {
     }
     for (const s of spansOf(value)) {
       if (!isCallSpan(s.attrs)) {
-        ignore(s.attrs, s.span.traceId)
+        // A text given as undecodable bytes is still a text the item carries.
+        ignore({...s.attrs, ...Object.fromEntries(s.undecoded.map((k) => [k, true]))}, s.span.traceId)
         continue
       }
-      push(recordFromSpan(s, index, ctx.options, ctx.at))
+      const key = idKey(s.span.traceId, s.span.spanId)
+      const undecoded = undecodedTexts(s.undecoded, s.span, key === null ? undefined : index.logs(key))
+      pushRead(recordFromSpan(s, index, ctx.options, ctx.at, undecoded), undecoded)
     }
     for (const l of logsOf(value)) {
       const name = eventNameOf(l)
@@ -1108,7 +1159,8 @@ export const otel: FormatAdapter<OtelIndex> = {
       if (key === null) {
         if (name === DETAILS_EVENT) {
           const group: LogGroup = {first: {file: ctx.at.file, line: ctx.at.line, item: l.item}, events: [eventOf(l, name, ctx.at)], resource: l.resource}
-          push(recordFromLogs(l.item, undefined, undefined, group, index, ctx.options, ctx.at))
+          const undecoded = undecodedTexts([], null, group)
+          pushRead(recordFromLogs(l.item, undefined, undefined, group, index, ctx.options, ctx.at, undecoded), undecoded)
         } else result.problems.push({item: l.item, reason: `${name} log record has no traceId/spanId, so it cannot be joined with the rest of its request`})
         continue
       }
@@ -1123,7 +1175,8 @@ export const otel: FormatAdapter<OtelIndex> = {
         result.ignored++
         continue
       }
-      push(recordFromLogs(l.item, l.record.traceId, l.record.spanId, group, index, ctx.options, ctx.at))
+      const undecoded = undecodedTexts([], null, group)
+      pushRead(recordFromLogs(l.item, l.record.traceId, l.record.spanId, group, index, ctx.options, ctx.at, undecoded), undecoded)
     }
     return result
   },

@@ -69,6 +69,13 @@ export interface AdaptResult {
   unread?: Record<string, number>
 }
 
+/**
+ * The `unread` key of model calls read but not whole: a text of theirs was given as OTLP bytes
+ * that are no UTF-8 text (otel.ts), so it was not read. Said apart from the conventions not read
+ * (ingest-file.ts, fileUnread): these items are model calls.
+ */
+export const UNDECODED_BYTES = 'OTLP bytesValue not UTF-8 text'
+
 /** Where a line is, so a companion index can tell the first occurrence of something from a repeat. */
 export interface LinePosition {
   file: string

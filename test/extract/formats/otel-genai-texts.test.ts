@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {adapterFor, resolveFormatOptions} from '../../../src/extract/formats/index.js'
-import type {AdaptResult} from '../../../src/extract/formats/types.js'
+import {UNDECODED_BYTES, type AdaptResult} from '../../../src/extract/formats/types.js'
 import {decode} from './run-adapter.js'
 
 // Every text the GenAI conventions give for one call is read: a span's own attributes, its span
@@ -57,6 +57,7 @@ function adapt(...lines: unknown[]): AdaptResult {
     out.records.push(...r.records)
     out.problems.push(...r.problems)
     out.ignored += r.ignored
+    for (const [k, n] of Object.entries(r.unread ?? {})) (out.unread ??= {})[k] = (out.unread[k] ?? 0) + n
   })
   return out
 }
@@ -133,5 +134,41 @@ describe('otel adapter: GenAI message events written as span events', () => {
     ])))
     expect(t.request).toContain('Could you file ZEBRA-RIVET-7229?')
     expect(t.response).toContain('ZEBRA-RIVET-7229 is noted')
+  })
+})
+
+describe('otel adapter: texts given as OTLP bytesValue', () => {
+  const bytes = (key: string, data: Buffer | string): Attr => ({key, value: {bytesValue: Buffer.from(data).toString('base64')}})
+
+  it('reads a bytesValue that is UTF-8 text as that text, never as its base64', () => {
+    const r = adapt(traces([kv('gen_ai.completion.0.role', 'assistant'), bytes('gen_ai.completion.0.content', `In with ${LEAK} during`)]))
+    expect(only(r).response).toBe(`In with ${LEAK} during`)
+    expect(r.unread).toBeUndefined()
+  })
+
+  it('counts a call whose text is bytes that are no UTF-8 text as not read whole, with a note naming where, and reads none of it as text', () => {
+    const binary = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10])
+    const r = adapt(traces([kv('gen_ai.prompt.0.role', 'user'), kv('gen_ai.prompt.0.content', 'hello'), kv('gen_ai.completion.0.role', 'assistant'), bytes('gen_ai.completion.0.content', binary)]))
+    const t = only(r)
+    expect(t.response ?? '').not.toContain(binary.toString('base64'))
+    expect(r.unread).toEqual({[UNDECODED_BYTES]: 1})
+    expect(r.records[0]!.notes).toContain('model text given as an OTLP bytesValue that is not UTF-8 text (binary data), not read: gen_ai.completion.0.content')
+  })
+
+  it('counts such bytes in a span event or a companion log record too', () => {
+    const event = adapt(traces([kv('gen_ai.completion.0.role', 'assistant'), kv('gen_ai.completion.0.content', 'ok')], [
+      {name: 'gen_ai.choice', attributes: [kv('index', 0), bytes('message', Buffer.from([0x80, 0x81]))]},
+    ]))
+    expect(event.unread).toEqual({[UNDECODED_BYTES]: 1})
+    const log = choiceLog('x') as {resourceLogs: Array<{scopeLogs: Array<{logRecords: Array<Record<string, unknown>>}>}>}
+    log.resourceLogs[0]!.scopeLogs[0]!.logRecords[0]!.body = {bytesValue: Buffer.from([0xfe, 0xff]).toString('base64')}
+    const logged = adapt(traces([kv('gen_ai.completion.0.role', 'assistant'), kv('gen_ai.completion.0.content', 'ok')]), log)
+    expect(logged.unread).toEqual({[UNDECODED_BYTES]: 1})
+    expect(logged.records[0]!.notes.join(' ')).toMatch(/not read: log record gen_ai\.choice/)
+  })
+
+  it('does not count bytes that are no text in an attribute that holds no model text', () => {
+    const r = adapt(traces([kv('gen_ai.completion.0.content', 'ok'), bytes('app.request.digest', Buffer.from([0xff, 0x00, 0x12]))]))
+    expect(r.unread).toBeUndefined()
   })
 })
