@@ -29,7 +29,9 @@ import {UNDECODED_BYTES, type AdaptedRecord, type AdaptResult, type CompanionInd
 //   https://github.com/Arize-ai/openinference/blob/main/spec/semantic_conventions.md), or an older
 //   OpenLLMetry span (llm.request.type chat / completion, llm.prompts.N.* / llm.completions.N.*) -> one record
 //   gen_ai.response.id, else spanId          -> request_id
-//   endTimeUnixNano (startTimeUnixNano)      -> ts
+//   endTimeUnixNano (startTimeUnixNano)      -> ts; a value that cannot be nanoseconds of a time
+//                                               from 2000 to 2100 (milliseconds, say) is no time:
+//                                               the other stands in, noted, else a bad item (readUnixNano)
 //   gen_ai.conversation.id, else session.id  -> session_id, looked up on the span, then its
 //                                               ancestors (a companion index of every span), then the resource
 //   tenant attribute keys (option; default tenant.id, then service.namespace) -> tenant_id,
@@ -924,10 +926,41 @@ function firstOf(lookup: Lookup, keys: readonly string[]): string | null {
   return null
 }
 
-function nanosToIso(v: unknown): string | null {
-  if (v === undefined || v === null || v === '' || v === '0' || v === 0) return null
+/** Seconds since the epoch of 2000-01-01 and of 2100-01-01: the times a log of a model API call can give. */
+const PLAUSIBLE_S = [946_684_800n, 4_102_444_800n] as const
+const isPlausible = (seconds: bigint): boolean => seconds >= PLAUSIBLE_S[0] && seconds < PLAUSIBLE_S[1]
+/** The units a *UnixNano value is written in by mistake, with how many make a second. */
+const OTHER_UNITS = [['seconds', 's', 1n], ['milliseconds', 'ms', 1_000n], ['microseconds', 'us', 1_000_000n]] as const
+
+/**
+ * A *UnixNano time: its ISO form; absent (not given, or 0, OTLP's unset); or why it cannot be
+ * nanoseconds of a plausible time, naming the unit it reads right in, if one does (a hand-rolled
+ * exporter that wrote Date.now() milliseconds). Read as nanoseconds, such a value is a time in
+ * January 1970, which scope would take for the incident's first sighting.
+ */
+type UnixNano = {iso: string} | {absent: true} | BadUnixNano
+interface BadUnixNano {
+  bad: string
+  /** The unit it reads right in (seconds, milliseconds, microseconds), or null. */
+  unit: string | null
+  /** That unit as --map's epoch_UNIT says it. */
+  short: 's' | 'ms' | 'us' | null
+}
+const isBad = (t: UnixNano): t is BadUnixNano => 'bad' in t
+const isoOf = (t: UnixNano | undefined): string | null => (t !== undefined && 'iso' in t ? t.iso : null)
+
+function readUnixNano(v: unknown, key: string): UnixNano {
+  if (v === undefined || v === null || v === '' || v === '0' || v === 0) return {absent: true}
   const out = epochToIso(v, 'ns')
-  return 'iso' in out ? out.iso : null
+  if (!('iso' in out)) return {bad: `${key}: ${out.error}`, unit: null, short: null}
+  const whole = BigInt(String(typeof v === 'number' ? Math.trunc(v) : v).trim().split('.')[0]!)
+  if (isPlausible(whole / 1_000_000_000n)) return out
+  const when = whole / 1_000_000_000n < PLAUSIBLE_S[0] ? 'before 2000' : 'after 2100'
+  const fits = OTHER_UNITS.find(([, , perSecond]) => isPlausible(whole / perSecond))
+  if (fits === undefined) return {bad: `${key} ${whole} is not nanoseconds of a plausible time (read so, it is ${out.iso}, ${when}), nor seconds, milliseconds or microseconds of one`, unit: null, short: null}
+  const [unit, short] = fits
+  const asUnit = epochToIso(String(whole), short)
+  return {bad: `${key} ${whole} is not nanoseconds of a plausible time (read so, it is ${out.iso}, ${when}): it reads as ${unit}${'iso' in asUnit ? ` (${asUnit.iso})` : ''}, which OTLP never writes`, unit, short}
 }
 
 function requestBody(content: Content, model: string | null): unknown {
@@ -987,8 +1020,20 @@ function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions, h
   const address = strOrNull(attrs['server.address'])
   const port = intOrNull(attrs['server.port'])
 
+  // OTLP times are nanoseconds: one that cannot be (read so, a time before 2000) is never taken
+  // for a 1970 time; the span's other time stands in, said in a note, else the item is refused.
+  const end = readUnixNano(span.endTimeUnixNano, 'endTimeUnixNano')
+  const start = readUnixNano(span.startTimeUnixNano, 'startTimeUnixNano')
+  const ts = isoOf(end) ?? isoOf(start)
+  if (isBad(end) && ts !== null) notes.push(`ts from startTimeUnixNano: endTimeUnixNano is not nanoseconds of a plausible time${end.unit === null ? '' : ` (it reads as ${end.unit})`}`)
+  const badTime = ts !== null ? null : isBad(end) ? {t: end, key: 'endTimeUnixNano'} : isBad(start) ? {t: start, key: 'startTimeUnixNano'} : null
+  if (badTime !== null && options.map.ts === undefined) {
+    const fix = badTime.t.short === null ? '' : `; --map ts=epoch_${badTime.t.short}:span.${badTime.key} reads it so`
+    return {item: v.item, reason: `bad ts: ${badTime.t.bad}${fix}`}
+  }
+
   const candidate: Candidate = {
-    ts: nanosToIso(span.endTimeUnixNano) ?? nanosToIso(span.startTimeUnixNano),
+    ts,
     request_id: responseId ?? strOrNull(span.spanId),
     tenant_id: firstOf(lookup, options.tenantAttributes),
     session_id: firstOf(lookup, SESSION_KEYS),
@@ -1019,13 +1064,19 @@ function recordFromLogs(
   const lookup = lookupFor(attrs, {...group.resource, ...(own?.resource ?? {})}, index, own ? key : null)
   const content = emptyContent()
   fromLogEvents(group.events, content)
-  const last = [...group.events].reverse().find((e) => e.timeNs !== null)
+  // The last record's time, as nanoseconds (see recordFromSpan); one that cannot be is never a 1970 time.
+  const times = [...group.events].reverse().map((e) => readUnixNano(e.timeNs, 'timeUnixNano'))
+  const time = times.find((t) => 'iso' in t)
+  const badTime = times.find(isBad)
+  if (badTime !== undefined && time === undefined && options.map.ts === undefined) return {item, reason: `bad ts: ${badTime.bad}`}
+  const timeNotes = badTime !== undefined && time !== undefined
+    ? [`ts from another GenAI log record: a timeUnixNano is not nanoseconds of a plausible time${badTime.unit === null ? '' : ` (it reads as ${badTime.unit})`}`] : []
   const responseId = strOrNull(attrs['gen_ai.response.id'])
   const responseModel = strOrNull(attrs['gen_ai.response.model'])
   const requestModel = strOrNull(attrs['gen_ai.request.model'])
   const errorType = strOrNull(attrs['error.type'])
   const candidate: Candidate = {
-    ts: last ? nanosToIso(last.timeNs) : null,
+    ts: isoOf(time),
     request_id: responseId ?? strOrNull(spanId),
     tenant_id: firstOf(lookup, options.tenantAttributes),
     session_id: firstOf(lookup, SESSION_KEYS),
@@ -1047,7 +1098,7 @@ function recordFromLogs(
   if ('problem' in out) return {item, reason: out.problem}
   const companions = otherLines(here, [...group.events.map((e) => e.at), ...(own ? [own.at] : []), ...lookup.used])
   const undecodedNotes = undecoded.length > 0 ? [undecodedNote(undecoded)] : []
-  return {item, record: out.record, companions, notes: ['built from OTLP log records alone: their span was not among the files given (tokens, status and node unknown)', ...undecodedNotes, ...gapNotes(lookup, options.tenantAttributes), ...out.notes]}
+  return {item, record: out.record, companions, notes: ['built from OTLP log records alone: their span was not among the files given (tokens, status and node unknown)', ...timeNotes, ...undecodedNotes, ...gapNotes(lookup, options.tenantAttributes), ...out.notes]}
 }
 
 /** The request path of a server span: url.path, else http.route or http.target (older), else url.full's. */
