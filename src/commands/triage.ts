@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {decideDuplicatesGate, decideLeakGate, enforceLeakGate, leakGateFlags, mergeVerdicts} from '../cli/leak-gate.js'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
-import {describeDecision, evidenceFor, ingestAuditArgs, ingestAuditSummary, logIngestFlags, parseIngestFlags} from '../cli/ingest-flags.js'
+import {describeDecision, evidenceFor, ingestAuditArgs, ingestAuditSummary, logIngestFlags, parseIngestFlags, WALKED_FILES} from '../cli/ingest-flags.js'
 import {signalExitCode, watchInterrupts} from '../cli/interrupt.js'
 import {clearProgress, ingestProgressBar, scanProgressLine} from '../cli/progress.js'
 import {renderScan} from '../cli/render-detect.js'
@@ -23,6 +23,8 @@ export default class Triage extends BaseCommand {
   static override description = `Does what \`ingest canaries\`, \`ingest logs\`, \`scan\` and \`scope\` do, in that order and in one process, into the same case database: the registry is read first so that markers outside the CANARY-<hex> convention are matched while the logs are parsed. Into a case with no registry yet, a registry of ordinary size (up to 24 MB, about 250,000 markers, for a plain CSV read by the native addon; up to 8 MB otherwise) is checked in memory, the quick verdict is given against it, and it is stored once that pass is over, before the first log record (a registry file rewritten in between refuses the run). Safe to re-run as more logs arrive: files already in the case are skipped and the scan is incremental.
 
 The canary verdict (contaminated responses by class, the largest flows, first and last seen) is printed first. On a case with no logs yet it comes from a quick pass before ingest (markers only, by the rules ingest and scan apply); once the scan has classified every record it is checked against the case, and a difference fails the run (exit 1). Otherwise it is printed as soon as the scan has classified the markers. Canary-less provenance, personal data and scope follow and never change it; --fail-on-leak decides its exit code there, and the command ends once the case is complete.
+
+PATHS are read as \`ingest logs\` reads them: a directory is walked for ${WALKED_FILES}. A walked file that may hold a log and is not read (a broken link, a FIFO, a log compressed other than gzip, a file that may not be read) is a warning and keeps --fail-on-leak from passing; a file that is not a log by its name nor its first bytes (a README, .DS_Store, a checksum list) is skipped with a warning line and fails no gate.
 
 --json prints {canaries, ingest, scan, scope, timings_ms, verdict}, each step exactly what its own command prints with --json; verdict is {basis: quick|scan, confirmed_by_scan}; timings_ms.verdict is when the verdict was known.
 

@@ -1,30 +1,48 @@
-import {accessSync, constants, lstatSync, readdirSync, realpathSync, statSync, type Stats} from 'node:fs'
+import {accessSync, closeSync, constants, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync, type Stats} from 'node:fs'
 import {basename, join, resolve} from 'node:path'
 import {InputError} from '../errors.js'
 
 // PATHS may be files, directories (walked for log files) or globs the shell did not expand
 // (quoted, or from a script). Node 20 has no fs.glob, so `*`, `?` and `**` are matched here.
-// A directory is walked for exactly the names LOG_FILE_PATTERNS lists (the commands' help
-// prints the same list); a file named on the command line is read whatever its name.
+// A directory walk reads the names LOG_FILE_PATTERNS lists (the commands' help prints the same
+// list) and, since rotated logs come under many names (Python's app.log.2026-11-01_13, a
+// converter's traces.txt, no extension at all), any other regular file whose first bytes are a
+// log's: gzip, or a first non-blank line that opens a JSON object or array (sniffContent). A file
+// named on the command line is read whatever its name.
 // Symbolic links are followed (Kubernetes' /var/log/containers/*.log are all links): a
 // directory reached twice by its real path is walked once, a file reached twice is read once.
 // Every entry the walk or a glob reaches and does not read is returned with why: one that may
 // hold a log (a broken link, a link loop, a FIFO, a log compressed in a way crosstalk does not
-// read, an entry it may not read) is `unread`, and a gate must not pass over it; a name that is
-// not a log's is listed only.
+// read, an entry it may not read, so whose first bytes are not known) is `unread`, and a gate
+// must not pass over it; a file whose name and first bytes are not a log's (a README, .DS_Store,
+// a checksum list) is skipped with a warning and fails no gate.
 
 /** What a directory walk takes, as the help says it. */
 export const LOG_FILE_PATTERNS = [
-  '*.jsonl', '*.ndjson', '*.json', '*.log', 'each of these .gz', 'and their rotated names (.1, .2.gz, -YYYYMMDD, -YYYYMMDD.gz)',
+  '*.jsonl', '*.ndjson', '*.json', '*.log', 'each of these .gz',
+  'and their rotated names (.1, .2.gz, -YYYYMMDD, -YYYY-MM-DD, .YYYY-MM-DD, .YYYY-MM-DD_HH, each .gz too)',
+  'and any other file whose first bytes are gzip or a first line opening a JSON object or array',
 ] as const
-/** A log's name, rotated (logrotate's .N and -YYYYMMDD[HH]) or not, plain or gzip. */
-const LOG_BASE = String.raw`\.(jsonl|ndjson|json|log)(\.\d+|-\d{8}(\d{2})?)?`
+/**
+ * A log's name, rotated or not, plain or gzip: the rotation suffix is digits after a dot, dash or
+ * underscore, in groups (logrotate's .N, -YYYYMMDD[HH] and dateformat -%Y-%m-%d; Python's
+ * TimedRotatingFileHandler's .YYYY-MM-DD[_HH[-MM[-SS]]]).
+ */
+const LOG_BASE = String.raw`\.(jsonl|ndjson|json|log)(?:[._-]\d+)*`
 const LOG_FILE = new RegExp(`${LOG_BASE}(\\.gz)?$`, 'i')
 /** A log's name under a compression crosstalk does not read: never taken for "not a log". */
 const LOG_OTHER_COMPRESSION = new RegExp(`${LOG_BASE}\\.(zst|zstd|xz|lzma|bz2|lz4|lz|br|z|zip|7z|sz)$`, 'i')
 
-/** The reason given for a walked name that is not a log's (no gate fails on it). */
+/** The reason given for a walked name that is not a log's (no gate fails on it); its first bytes say why after it. */
 export const NOT_A_LOG_NAME = 'not a log file name'
+
+/** How many first bytes of a file whose name is not a log's are read to tell whether it holds one. */
+const SNIFF_BYTES = 64 * 1024
+/** Compressed streams crosstalk does not read, by their magic bytes: a log may be inside. */
+const OTHER_COMPRESSION_MAGIC: ReadonlyArray<[string, readonly number[]]> = [
+  ['zstd', [0x28, 0xb5, 0x2f, 0xfd]], ['xz', [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]], ['bzip2', [0x42, 0x5a, 0x68]],
+  ['lz4', [0x04, 0x22, 0x4d, 0x18]], ['zip', [0x50, 0x4b, 0x03, 0x04]], ['7z', [0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c]],
+]
 
 /** An entry a directory walk or a glob reached and did not read. */
 export interface SkippedEntry {
@@ -67,8 +85,12 @@ export function expandLogPaths(inputs: readonly string[]): ExpandedPaths {
       for (const e of entries) {
         const logName = isLogName(e) || unsupportedCompression(e) !== null
         if (e.problem === null && logName) found.push(e.path)
-        else if (e.problem === null) here.push({path: e.path, reason: NOT_A_LOG_NAME, unread: false})
-        else if (e.directory || logName) here.push({path: e.path, reason: e.problem, unread: true})
+        else if (e.problem === null) {
+          const content = sniffContent(e.path)
+          if (content.kind === 'log') found.push(e.path)
+          else if (content.kind === 'unread') here.push({path: e.path, reason: content.why, unread: true})
+          else here.push({path: e.path, reason: `${NOT_A_LOG_NAME}, ${content.why}`, unread: false})
+        } else if (e.directory || logName || e.contentUnknown) here.push({path: e.path, reason: e.problem, unread: true})
         else here.push({path: e.path, reason: `${NOT_A_LOG_NAME} (and ${e.problem})`, unread: false})
       }
       if (found.length === 0 && !here.some((s) => s.unread)) {
@@ -116,6 +138,45 @@ interface WalkEntry {
   problem: string | null
   /** a directory that could not be listed: any name under it may be a log */
   directory: boolean
+  /** a regular file that may not be read: its first bytes, so whether it is a log, are not known */
+  contentUnknown?: boolean
+}
+
+/** What a file's first bytes say: a log's (read it), not a log's (skipped, with why), or not known (unread: a gate does not pass). */
+type ContentVerdict = {kind: 'log'} | {kind: 'not_log'; why: string} | {kind: 'unread'; why: string}
+
+/**
+ * Whether a walked file whose name is not a log's holds one, by its first bytes: gzip, or a first
+ * non-blank line (after a UTF-8 byte-order mark) that opens a JSON object or array, is read as a
+ * log (a JSON array is then refused as not JSON Lines, and stays open: a gate does not pass over
+ * it). A stream compressed another way may hold a log and is unread. Anything else (text whose
+ * first line is not JSON, binary, an empty file) is not a log.
+ */
+function sniffContent(path: string): ContentVerdict {
+  let head: Buffer
+  try {
+    const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
+    try {
+      const buf = Buffer.alloc(SNIFF_BYTES)
+      head = buf.subarray(0, readSync(fd, buf, 0, SNIFF_BYTES, 0))
+    } finally {
+      closeSync(fd)
+    }
+  } catch (error) {
+    return {kind: 'unread', why: `could not be read (${code(error)}), so whether it holds a log is not known`}
+  }
+  if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) return {kind: 'log'}
+  for (const [name, magic] of OTHER_COMPRESSION_MAGIC) {
+    if (head.length >= magic.length && magic.every((b, i) => head[i] === b)) {
+      return {kind: 'unread', why: `compressed as ${name} (by its first bytes), which crosstalk does not read (decompress it, or gzip it)`}
+    }
+  }
+  let at = head.length >= 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0
+  while (at < head.length && (head[at] === 0x20 || head[at] === 0x09 || head[at] === 0x0a || head[at] === 0x0d)) at++
+  if (at === head.length) return {kind: 'not_log', why: head.length === 0 ? 'and empty' : `and nothing but white space in its first ${head.length} bytes`}
+  if (head[at] === 0x7b || head[at] === 0x5b) return {kind: 'log'}
+  if (head.includes(0)) return {kind: 'not_log', why: 'and binary (not gzip, not JSON)'}
+  return {kind: 'not_log', why: 'and its first line is not JSON (not a JSON Lines log)'}
 }
 
 function isLogName(e: WalkEntry): boolean {
@@ -172,6 +233,7 @@ function walk(dir: string, walked: Set<string>, out: WalkEntry[]): void {
           accessSync(full, constants.R_OK)
         } catch (error) {
           e.problem = `could not be read (${code(error)})`
+          e.contentUnknown = true
         }
       }
     }

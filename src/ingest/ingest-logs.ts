@@ -348,9 +348,24 @@ async function ingestInto(db: CaseDb, options: IngestLogsOptions, takeStarted: (
 function emptyResult(skipped: SkippedEntry[]): IngestLogsResult {
   return {
     files: 0, records: 0, duplicates: 0, bad_lines: 0, blank_lines: 0, skipped_files: 0, refused_files: 0, parse_workers: 0, formats: {},
-    warnings: skipped.filter((s) => s.unread).map((s) => `${s.path}: not read: ${s.reason}`), per_file: [], skipped_entries: skipped, interrupted: null,
+    warnings: [...skipped.filter((s) => s.unread).map((s) => `${s.path}: not read: ${s.reason}`), ...notLogWarnings(skipped)], per_file: [], skipped_entries: skipped, interrupted: null,
     unread_sources: {recorded: [], settled: []},
   }
+}
+
+/** How many files a walk skipped as not logs are named one a line; the rest in one line (all of them are in skipped_entries). */
+const NOT_LOG_WARNINGS = 20
+
+/**
+ * A walked file skipped as not a log is said, not only listed in --json: a rotated or oddly named
+ * log the rules miss would otherwise be passed over in silence.
+ */
+function notLogWarnings(skipped: readonly SkippedEntry[]): string[] {
+  const notLogs = skipped.filter((s) => !s.unread)
+  const out = notLogs.slice(0, NOT_LOG_WARNINGS).map((s) => `${s.path}: skipped: ${s.reason}`)
+  const more = notLogs.length - NOT_LOG_WARNINGS
+  if (more > 0) out.push(`and ${more} more file${more === 1 ? '' : 's'} skipped as not logs (--json skipped_entries lists them)`)
+  return out
 }
 
 /** The paths to read; where none can be, the error carries the entries reached (as an ingest that read nothing) so that they are remembered. */

@@ -47,7 +47,7 @@ describe('the directory walk follows links, reads rotated names and names what i
     expect(r.code, r.stderr).toBe(0)
     const out = JSON.parse(r.stdout) as WalkJson
     expect(out.per_file.map((f) => relative(logs, f.path)).sort()).toEqual(['a.jsonl.1', 'b.log.2.gz', 'c.jsonl-20261101', 'clean.jsonl', 'd.ndjson-20261101.gz', 'pod_c.log'])
-    expect(out.skipped_entries).toEqual([{path: join(logs, 'README.md'), reason: 'not a log file name', unread: false}])
+    expect(out.skipped_entries).toEqual([{path: join(logs, 'README.md'), reason: 'not a log file name, and its first line is not JSON (not a JSON Lines log)', unread: false}])
     const t = await run(['triage', logs, '--canaries', registry(dir), '--db', join(dir, 'triage.db'), '--fail-on-leak'])
     expect(t.code, t.stderr).toBe(3)
     expect(t.stderr).toMatch(/Gate: contamination found: 1 response/)
@@ -75,7 +75,8 @@ describe('the directory walk follows links, reads rotated names and names what i
     expect(text.stderr).toMatch(/warning: .*loop\.log: not read: symbolic link loop/)
     expect(text.stderr).toMatch(/warning: .*pipe\.jsonl: not read: not a regular file/)
     expect(text.stderr).toMatch(/warning: .*leak\.jsonl\.zst: not read: compressed as \.zst/)
-    expect(text.stderr).not.toMatch(/notes\.txt/)
+    // A file skipped as not a log is said, and is no reason to exit 1.
+    expect(text.stderr).toMatch(/warning: .*notes\.txt: skipped: not a log file name, and its first line is not JSON/)
     // The readable file is in the case all the same.
     expect(text.stderr).toMatch(/the file read is in the case/)
     const t = await run(['triage', logs, '--canaries', registry(dir), '--db', join(dir, 'triage.db'), '--fail-on-leak'])
@@ -86,7 +87,7 @@ describe('the directory walk follows links, reads rotated names and names what i
     expect(j.code, j.stderr).toBe(0)
     const json = JSON.parse(j.stdout) as {ingest: WalkJson}
     expect(json.ingest.skipped_entries.filter((s) => s.unread).map((s) => relative(logs, s.path)).sort()).toEqual(['broken.log', 'leak.jsonl.zst', 'loop.log', 'pipe.jsonl'])
-    expect(json.ingest.skipped_entries.find((s) => s.path.endsWith('notes.txt'))).toEqual({path: join(logs, 'notes.txt'), reason: 'not a log file name', unread: false})
+    expect(json.ingest.skipped_entries.find((s) => s.path.endsWith('notes.txt'))).toEqual({path: join(logs, 'notes.txt'), reason: 'not a log file name, and its first line is not JSON (not a JSON Lines log)', unread: false})
     // A quoted glob names a broken link it matched the same way.
     const g = await run(['triage', `${logs}/*.log`, '--canaries', registry(dir), '--db', join(dir, 'glob.db'), '--fail-on-leak'])
     expect(g.code).toBe(1)
