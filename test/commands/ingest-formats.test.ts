@@ -268,20 +268,23 @@ describe('format options are usage errors when bad (exit 2, before anything is s
 })
 
 describe('the directory walk takes exactly what its help says', () => {
-  it('*.jsonl, *.ndjson, *.json, *.log, each of these .gz and their rotated names; nothing else', async () => {
+  it('*.jsonl, *.ndjson, *.json, *.log, each of these .gz and their rotated names; any other file by its first bytes', async () => {
     const dir = tempDir()
     const logs = join(dir, 'logs')
     mkdirSync(join(logs, 'sub'), {recursive: true})
     const line = (id: string) => `${chatLine({request_id: id})}\n`
-    for (const name of ['a.jsonl', 'b.ndjson', 'c.json', 'd.log', 'sub/e.jsonl', 'readme.txt', 'notes.md', 'a.jsonl.bak', 'x.txt.gz']) writeFileSync(join(logs, name), line(name))
+    for (const name of ['a.jsonl', 'b.ndjson', 'c.json', 'd.log', 'sub/e.jsonl', 'a.jsonl.bak', 'x.txt.gz']) writeFileSync(join(logs, name), line(name))
+    writeFileSync(join(logs, 'readme.txt'), 'see the runbook\n')
+    writeFileSync(join(logs, 'notes.md'), '# notes\n')
     writeFileSync(join(logs, 'f.jsonl.gz'), gzipSync(line('f')))
     writeFileSync(join(logs, 'archive.tar.gz'), gzipSync(line('tar')))
     const r = await runJson<IngestJson>(['ingest', 'logs', logs, '--db', join(dir, 'case.db')])
-    expect(r.per_file.map((f) => relative(logs, f.path)).sort()).toEqual(['a.jsonl', 'b.ndjson', 'c.json', 'd.log', 'f.jsonl.gz', 'sub/e.jsonl'])
+    // By name, and by content (a JSON line, gzip): a log under any name is read; text that is not JSON is not.
+    expect(r.per_file.map((f) => relative(logs, f.path)).sort()).toEqual(['a.jsonl', 'a.jsonl.bak', 'archive.tar.gz', 'b.ndjson', 'c.json', 'd.log', 'f.jsonl.gz', 'sub/e.jsonl', 'x.txt.gz'])
     const help = await run(['ingest', 'logs', '--help'])
-    expect(help.stdout.replace(/\s+/g, ' ')).toContain('directories (walked, through symbolic links, for *.jsonl, *.ndjson, *.json, *.log, each of these .gz, and their rotated names (.1, .2.gz, -YYYYMMDD, -YYYYMMDD.gz))')
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('directories (walked, through symbolic links, for *.jsonl, *.ndjson, *.json, *.log, each of these .gz, and their rotated names (.1, .2.gz, -YYYYMMDD, -YYYY-MM-DD, .YYYY-MM-DD, .YYYY-MM-DD_HH, each .gz too), and any other file whose first bytes are gzip or a first line opening a JSON object or array)')
     // A file named on the command line is read whatever its name.
-    copyFileSync(join(logs, 'readme.txt'), join(dir, 'named.txt'))
+    copyFileSync(join(logs, 'a.jsonl.bak'), join(dir, 'named.txt'))
     expect(await runJson<IngestJson>(['ingest', 'logs', join(dir, 'named.txt'), '--db', join(dir, 'case2.db')])).toMatchObject({files: 1, records: 1})
   })
 })
