@@ -1,5 +1,5 @@
-import {parseFieldSpec, type FieldMap} from './field-path.js'
-import {adapterFor, checkFormatOptions, resolveFormatOptions, type CompanionIndex, type FormatAdapter, type FormatOptions, type LinePosition, type LineProblem} from './formats/index.js'
+import {parseFieldSpec, type FieldMap, type FieldSpec} from './field-path.js'
+import {adapterFor, checkFormatOptions, EARLIER_DEFAULT_TENANT_ATTRIBUTES, resolveFormatOptions, type CompanionIndex, type FormatAdapter, type FormatOptions, type LinePosition, type LineProblem} from './formats/index.js'
 import {DuplicateKeyError, duplicateKeyReason} from './duplicate-keys.js'
 import {parseJsonExact} from './json-text.js'
 import {readLineJson, rowFromRecord, type DecodedBodies, type RecordRow} from './parse-record.js'
@@ -31,7 +31,8 @@ export function lineDecoder(spec: ParseSpec): LineDecoder {
   }
   const options = resolveFormatOptions({
     map,
-    tenantAttributes: spec.tenant_attributes,
+    // An otel spec without the attributes was written when the default read service.namespace too.
+    tenantAttributes: spec.tenant_attributes ?? (format === 'otel' ? [...EARLIER_DEFAULT_TENANT_ATTRIBUTES] : undefined),
     customIdPattern: spec.custom_id_pattern,
     fallbackTs: spec.batch_ts,
   })

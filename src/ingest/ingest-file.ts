@@ -561,7 +561,7 @@ export function fileUnread(format: LogFormat, c: Partial<Pick<FileSummaryCounts,
 }
 
 /** What a file's counts need to be said as its notes. */
-export type NoteCounts = Pick<FileSummaryCounts, 'bom' | 'lines' | 'notes' | 'records' | 'no_request_text' | 'no_response_text' | 'no_response' | 'error_records'> & Partial<Pick<FileSummaryCounts, 'unread_items'>>
+export type NoteCounts = Pick<FileSummaryCounts, 'bom' | 'lines' | 'notes' | 'records' | 'no_request_text' | 'no_response_text' | 'no_response' | 'error_records'> & Partial<Pick<FileSummaryCounts, 'unread_items' | 'missing_required'>>
 
 /** The notes a complete file is stored with (ingest, and a Spark job's findings brought in); `unread` as fileUnread gives it. */
 export function fileNotes(c: NoteCounts, unread: string | null): string[] {
@@ -571,6 +571,11 @@ export function fileNotes(c: NoteCounts, unread: string | null): string[] {
   if (c.lines === 0 && !unread) notes.push('empty file: no lines')
   if (unread) notes.push(unread)
   for (const [note, n] of Object.entries(c.notes).sort((a, b) => b[1] - a[1])) notes.push(`${n} record${n === 1 ? '' : 's'}: ${note}`)
+  // Quarantined items are never judged (no gate passes on them): how many lacked what, and the flag that says where it is.
+  for (const [field, n] of Object.entries(c.missing_required ?? {})) {
+    const flag = field === 'tenant_id' ? '--tenant-attribute KEY (OTLP) or --map tenant_id=PATH' : `--map ${field}=PATH`
+    notes.push(`${n} item${n === 1 ? '' : 's'} quarantined with no ${field} found: say where it is with ${flag}, then drop and ingest the file again (each reason, naming what the item carries: crosstalk status --bad-lines)`)
+  }
   if (c.no_request_text > 0) notes.push(`${c.no_request_text} of ${count(c.records, 'record')} ${c.no_request_text === 1 ? 'has' : 'have'} no request text`)
   if (c.no_response_text > 0) {
     const absent = c.no_response > 0 ? ` (of which ${c.no_response} recorded no response at all)` : ''

@@ -3,7 +3,7 @@ import {basename} from 'node:path'
 import {CliError, InputError} from '../errors.js'
 import type {EvidenceCodec} from '../evidence/evidence-store.js'
 import {UnconventionalSet} from '../extract/extract.js'
-import {JSON_LINES_FIX, NOT_JSON_LINES} from '../extract/formats/common.js'
+import {DEFAULT_TENANT_ATTRIBUTES, JSON_LINES_FIX, NOT_JSON_LINES} from '../extract/formats/common.js'
 import type {LogFormat, SniffDecision} from '../extract/formats/index.js'
 import {lineDecoder, type LineDecoder} from '../extract/line-decoder.js'
 import {encodeParseSpec, type ParseSpec} from '../extract/parse-spec.js'
@@ -472,6 +472,9 @@ export async function decideFormats(
     }
     let decoder: LineDecoder | null = null
     const spec: ParseSpec = {...options.parse, format: format ?? 'native'}
+    // The tenant attributes an otel file is read with are kept with it, the default too (a spec
+    // without them names the earlier default, line-decoder.ts).
+    if (format === 'otel' && !spec.tenant_attributes?.length) spec.tenant_attributes = [...DEFAULT_TENANT_ATTRIBUTES]
     if (format) {
       try {
         decoder = lineDecoder(spec)

@@ -33,7 +33,12 @@ export interface FileSummaryCounts {
   unread_items: Record<string, number>
   /** what records lacked (note -> records) */
   notes: Record<string, number>
+  /** bad items quarantined for lacking a required field (field -> items): said as a file note with the flag that fixes it */
+  missing_required?: Record<string, number>
 }
+
+/** A bad item's reason for a required field the format found nowhere (common.ts finishRecord). */
+const MISSING_REQUIRED = /^missing (ts|request_id|tenant_id|session_id)\b/
 
 export function emptyCounts(): FileSummaryCounts {
   return {
@@ -123,6 +128,8 @@ export class UnitWriter {
     for (const item of r.items) {
       if (item.k === 'b') {
         c.bad_lines++
+        const field = MISSING_REQUIRED.exec(item.reason)?.[1]
+        if (field !== undefined) (c.missing_required ??= {})[field] = (c.missing_required[field] ?? 0) + 1
         this.insertBad({
           fileId: this.fileId, lineNo: item.lineNo, item: item.item, offset: item.offset, length: item.length, reason: item.reason,
           raw: Buffer.from(item.raw.buffer, item.raw.byteOffset, item.raw.byteLength), truncated: item.truncated,

@@ -114,10 +114,10 @@ describe('OTel traces whose request spans several spans and files', () => {
     const day2 = traces(join(dir, 'day2.jsonl'), [server])
     const alone = await run(['ingest', 'logs', day1, '--log-format', 'otel', '--db', join(dir, 'alone.db')])
     expect(alone.code).toBe(1) // no session anywhere: refused, as before
-    const withNs = traces(join(dir, 'day1-ns.jsonl'), [genai('00000000000000e1', '00000000000000f1')], [kv('service.name', 'gw'), kv('service.namespace', 'llm-platform'), kv('session.id', 's-x')])
+    const withNs = traces(join(dir, 'day1-ns.jsonl'), [genai('00000000000000e1', '00000000000000f1')], [kv('service.name', 'gw'), kv('tenant.id', 'tn-x'), kv('session.id', 's-x')])
     const warned = await run(['ingest', 'logs', withNs, '--log-format', 'otel', '--db', join(dir, 'ns.db')])
     expect(warned.code, warned.stderr).toBe(0)
-    expect(warned.stderr).toMatch(/1 record: tenant_id read from the resource's service\.namespace: an ancestor span was not among the files given/)
+    expect(warned.stderr).toMatch(/1 record: tenant_id read from the resource's tenant\.id: an ancestor span was not among the files given/)
     expect(warned.stderr).toMatch(/1 record: session_id read from the resource's session\.id/)
     // Given with the file that holds its parent, the request is the parent's tenant and session, and nothing is said.
     const db = join(dir, 'both.db')

@@ -8,7 +8,19 @@ import {FormatOptionError, type AdaptResult, type FormatOptions, type FormatOpti
 // a record or a bad item (applying --map overrides and naming what is missing and why), value
 // coercions that never invent a value, and the arithmetic of a sniff.
 
-export const DEFAULT_TENANT_ATTRIBUTES = ['tenant.id', 'service.namespace'] as const
+/**
+ * otel: the attribute read as the tenant where --tenant-attribute is not given. Not
+ * service.namespace: a resource attribute naming a group of services (OpenTelemetry resource
+ * conventions: "A namespace for service.name", e.g. a deployment's "prod"), not a customer; read
+ * as one, a whole export became one tenant and a leak between customers read as cross-session.
+ */
+export const DEFAULT_TENANT_ATTRIBUTES = ['tenant.id'] as const
+/**
+ * What an otel file's parse spec without tenant_attributes meant: the default of the versions that
+ * wrote such specs (this one writes the attributes it read with into every otel spec), so that
+ * a record of an earlier case is decoded again exactly as it was read.
+ */
+export const EARLIER_DEFAULT_TENANT_ATTRIBUTES = ['tenant.id', 'service.namespace'] as const
 
 /** Said of a file that is JSON but not JSON Lines (a JSON array, pretty-printed JSON, a saved API page). */
 export const NOT_JSON_LINES = 'not JSON Lines (one JSON object a line)'

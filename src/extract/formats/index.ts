@@ -11,7 +11,7 @@ import {FormatOptionError, LOG_FORMATS, type FormatAdapter, type FormatOptions, 
 // lines of a file, and the most confident one wins if it is confident enough and nothing else
 // comes close. Anything else is refused with the reasons, never guessed.
 
-export {resolveFormatOptions, DEFAULT_TENANT_ATTRIBUTES} from './common.js'
+export {resolveFormatOptions, DEFAULT_TENANT_ATTRIBUTES, EARLIER_DEFAULT_TENANT_ATTRIBUTES} from './common.js'
 export * from './types.js'
 
 export const ADAPTERS: Readonly<Record<LogFormat, FormatAdapter>> = {

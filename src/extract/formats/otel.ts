@@ -34,8 +34,11 @@ import {UNDECODED_BYTES, type AdaptedRecord, type AdaptResult, type CompanionInd
 //                                               the other stands in, noted, else a bad item (readUnixNano)
 //   gen_ai.conversation.id, else session.id  -> session_id, looked up on the span, then its
 //                                               ancestors (a companion index of every span), then the resource
-//   tenant attribute keys (option; default tenant.id, then service.namespace) -> tenant_id,
-//                                               same lookup order
+//   tenant attribute keys (option; default tenant.id) -> tenant_id, same lookup order. Not
+//                                               service.namespace unless given: it names a group of
+//                                               services (a deployment's "prod"), not a customer. A
+//                                               span without the tenant is a bad item whose reason
+//                                               names the attributes it carries that may hold it
 //   http.response.status_code (http.status_code) -> status, on the span, else on the nearest
 //                                               SERVER span above it whose path is an inference
 //                                               endpoint (a gateway's; not an application's own
@@ -982,11 +985,30 @@ function responseBody(content: Content, meta: {id: string | null; model: string 
   return body
 }
 
-function hints(options: FormatOptions): Parameters<typeof finishRecord>[3] {
+/** An attribute key that may name the customer: offered in the reason of a span without the tenant, never read as one unless given. */
+const TENANT_LIKE_KEY = /tenant|customer|organi[sz]ation/i
+
+/**
+ * Why a span has no tenant, and what would give it one: the attributes of the span and its
+ * resource that may name the customer, and service.namespace, which earlier versions read as the
+ * tenant by default (it names a group of services, so it is read only when given).
+ */
+function tenantHint(keys: readonly string[], attrs: Obj, resource: Obj): string {
+  const parts = [`no ${keys.join(' or ')} attribute on the span, its ancestors or its resource`]
+  const carried = [...new Set([...Object.keys(attrs), ...Object.keys(resource)])].filter((k) => !keys.includes(k) && TENANT_LIKE_KEY.test(k))
+  if (carried.length > 0) parts.push(`it carries ${carried.slice(0, 3).join(', ')}: --tenant-attribute ${carried[0]} if that names the customer`)
+  if (!keys.includes('service.namespace') && strOrNull(resource['service.namespace']) !== null) {
+    parts.push("the resource's service.namespace names a group of services, not a customer: it is the tenant only with --tenant-attribute service.namespace")
+  }
+  parts.push('choose the attribute with --tenant-attribute KEY, or --map tenant_id=resource["KEY"] / const:NAME')
+  return parts.join('; ')
+}
+
+function hints(options: FormatOptions, attrs: Obj = {}, resource: Obj = {}): Parameters<typeof finishRecord>[3] {
   return {
     ts: 'the span has no endTimeUnixNano or startTimeUnixNano',
     request_id: 'the span has neither gen_ai.response.id nor a spanId',
-    tenant_id: `no ${options.tenantAttributes.join(' or ')} attribute on the span, its ancestors or its resource; choose the attribute with the tenant-attribute option, or --map tenant_id=resource["KEY"] / const:NAME`,
+    tenant_id: tenantHint(options.tenantAttributes, attrs, resource),
     session_id: 'no gen_ai.conversation.id or session.id on the span, its ancestors or its resource (a parent span on another line needs its file given too); or --map session_id=attributes["KEY"]',
   }
 }
@@ -1048,7 +1070,7 @@ function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions, h
     response: responseBody(content, {id: responseId, model: responseModel ?? requestModel}, error, errorType, status),
   }
   const source = {resource, scope: v.scope, span: {...span, attributes: attrs}, attributes: attrs}
-  const out = finishRecord(candidate, source, options, hints(options))
+  const out = finishRecord(candidate, source, options, hints(options, attrs, resource))
   if ('problem' in out) return {item: v.item, reason: out.problem}
   const companions = otherLines(here, [...(group?.events.map((e) => e.at) ?? []), ...lookup.used, ...(server ? [server.at] : [])])
   return {item: v.item, record: out.record, notes: [...notes, ...gapNotes(lookup, options.tenantAttributes), ...out.notes], companions}
@@ -1092,7 +1114,7 @@ function recordFromLogs(
   }
   const source = {resource: group.resource, attributes: attrs, events: group.events}
   const out = finishRecord(candidate, source, options, {
-    ...hints(options),
+    ...hints(options, attrs, group.resource),
     ts: 'the GenAI log records carry no timeUnixNano',
   })
   if ('problem' in out) return {item, reason: out.problem}

@@ -104,7 +104,7 @@ export interface SniffResult {
 
 /** Options as the user gives them (flags), before validation. */
 export interface FormatOptionsInput {
-  /** otel: resource/span attribute keys tried in order for tenant_id (default tenant.id, service.namespace). */
+  /** otel: resource/span attribute keys tried in order for tenant_id (default tenant.id). */
   tenantAttributes?: readonly string[]
   /** openai-batch: a regular expression with named groups `tenant` and/or `session`, matched against custom_id. */
   customIdPattern?: string

@@ -4,6 +4,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {checkFormatOptions, FormatOptionError, resolveFormatOptions, sniffFormat} from '../../../src/extract/formats/index.js'
 import {parseFieldMap} from '../../../src/extract/field-path.js'
+import {lineDecoder} from '../../../src/extract/line-decoder.js'
 import {parseAssumeTz} from '../../../src/extract/timestamps-zone.js'
 import {readJsonLines, runAdapter, type Produced} from './run-adapter.js'
 
@@ -91,7 +92,8 @@ describe('otel fixtures', () => {
   })
 
   it('reads OpenLLMetry indexed attributes and v1.26 content events', () => {
-    const run = runAdapter('otel', [f('otel-spans-older-conventions.jsonl')])
+    // This export names its customer in the resource's service.namespace: read so only when told.
+    const run = runAdapter('otel', [f('otel-spans-older-conventions.jsonl')], {tenantAttributes: ['tenant.id', 'service.namespace']})
     expect(run.problems).toEqual([])
     const got = byId(run.produced)
     expect(got.get('chatcmpl-ollm-1')!.row).toMatchObject({
@@ -103,6 +105,20 @@ describe('otel fixtures', () => {
       response_text: '{"location":"San Francisco, CA"}',
     })
     expect(got.get('161581bf3cb55c14')!.row).toMatchObject({request_text: 'What is the capital of France?', response_text: 'The capital of France is Paris.'})
+  })
+
+  it('never reads service.namespace (a group of services) as the tenant unless told, and says which flag would', () => {
+    const run = runAdapter('otel', [f('otel-spans-older-conventions.jsonl')])
+    expect(run.produced).toEqual([])
+    expect(run.problems.length).toBeGreaterThan(0)
+    for (const p of run.problems) {
+      expect(p.reason).toMatch(/^missing tenant_id: no tenant\.id attribute on the span, its ancestors or its resource; the resource's service\.namespace names a group of services, not a customer: it is the tenant only with --tenant-attribute service\.namespace; choose the attribute with --tenant-attribute KEY/)
+    }
+  })
+
+  it('decodes an otel file of an earlier case (its spec names no tenant attribute) with the default it was read with', () => {
+    expect(lineDecoder({format: 'otel'}).options.tenantAttributes).toEqual(['tenant.id', 'service.namespace'])
+    expect(lineDecoder({format: 'otel', tenant_attributes: ['tenant.id']}).options.tenantAttributes).toEqual(['tenant.id'])
   })
 
   it('joins the JS instrumentation’s log records with their span across files, and a parent span gives tenant and session', () => {
