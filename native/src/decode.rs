@@ -63,6 +63,8 @@ json_object!(Message {
     content: Content<'a> = "content",
     tool_calls: ToolCalls<'a> = "tool_calls",
     refusal: Any<'a> = "refusal",
+    // The legacy `functions` API's call: left to TypeScript (answer_left_to_typescript).
+    function_call: Any<'a> = "function_call",
 });
 pub type Response<'a> = Json<'a, ResponseObject<'a>, IgnoredAny>;
 json_object!(ErrorObject { message: Any<'a> = "message" });
@@ -507,7 +509,8 @@ fn response_string(raw: &str, full: bool) -> Option<Decoded<'_>> {
         if run_together(raw) {
             return None;
         }
-        return sse::<Unescaped>(unescaped_lines(raw), full);
+        // The SSE spec ignores a byte-order mark at the stream's start (decodeSse).
+        return sse::<Unescaped>(unescaped_lines(raw.strip_prefix('\u{feff}').unwrap_or(raw)), full);
     }
     // A JSON list (a stream logged as its chunks): decodeResponseArray in TypeScript reads it.
     if head.starts_with('[') {
@@ -606,6 +609,7 @@ fn response_object(obj: &ResponseObject, full: bool) -> Option<Decoded<'static>>
         d.is_error = true;
         d.message = message;
     }
+    let shown = shown_error(obj, &d.message)?;
     let mut text = String::new();
     if let Some(Json::Arr(choices)) = &obj.choices {
         let mut texts: Vec<String> = Vec::new();
@@ -613,6 +617,9 @@ fn response_object(obj: &ResponseObject, full: bool) -> Option<Decoded<'static>>
         for choice in choices {
             let Json::Obj(choice) = choice else { continue };
             if let Some(Json::Obj(msg)) = &choice.message {
+                if answer_left_to_typescript(msg) {
+                    return None;
+                }
                 chat = true;
                 let mut t: Vec<String> = Vec::new();
                 if let Some(r) = reasoning_of(msg) {
@@ -635,7 +642,7 @@ fn response_object(obj: &ResponseObject, full: bool) -> Option<Decoded<'static>>
             d.kind = if chat || str_of(&obj.object) == Some("chat.completion") { Kind::Chat } else { Kind::Completion };
         }
     }
-    d.text = Cow::Owned(text);
+    d.text = Cow::Owned(with_error_texts(text, shown.into_iter().collect()));
     if full {
         UsageRead::of(obj.usage)?.apply(&mut d.tokens);
     }
@@ -650,8 +657,53 @@ fn error_message(obj: &ResponseObject) -> Option<ErrorText> {
     match &obj.error {
         Some(Json::Obj(e)) => Some(str_of(&e.message).map_or(ErrorText::Stringified, |m| ErrorText::Text(m.to_owned()))),
         Some(Json::Str(s)) => Some(ErrorText::Text(s.to_string())),
-        _ => None,
+        // A Responses API stream's error event: `{"type":"error","message":…}`.
+        _ => (str_of(&obj.kind) == Some("error")).then(|| str_of(&obj.message).map(|m| ErrorText::Text(m.to_owned()))).flatten(),
     }
+}
+
+/// The error text a body carried, searched with its answer (decode.ts withErrorTexts): Some(None)
+/// for vLLM's flat error without a message (errorOf names it 'error', which is none of the body's);
+/// None for an error JSON.stringify writes, which is left to TypeScript.
+fn shown_error(obj: &ResponseObject, message: &ErrorText) -> Option<Option<String>> {
+    match message {
+        ErrorText::Stringified => None,
+        ErrorText::Null => Some(None),
+        ErrorText::Text(_) if str_of(&obj.object) == Some("error") && str_of(&obj.message).is_none() => Some(None),
+        ErrorText::Text(m) => Some(Some(m.clone())),
+    }
+}
+
+/// A message or delta holding what decode.ts reads that is not mirrored here: a legacy
+/// `function_call`, tool call arguments given as an object, `reasoning` beside a different
+/// `reasoning_content`, or a Mistral `thinking` content part. Such an answer is left to TypeScript.
+fn answer_left_to_typescript(m: &Message) -> bool {
+    if matches!(m.function_call, Some(Json::Obj(_))) {
+        return true;
+    }
+    if let Some(Json::Arr(calls)) = &m.tool_calls {
+        if calls.iter().any(|c| matches!(c, Json::Obj(Call { function: Some(Json::Obj(Function { arguments: Some(Json::Obj(_) | Json::Arr(_)), .. })), .. }))) {
+            return true;
+        }
+    }
+    if let (Some(a), Some(b)) = (str_of(&m.reasoning_content), str_of(&m.reasoning)) {
+        if a != b {
+            return true;
+        }
+    }
+    matches!(&m.content, Some(Json::Arr(parts)) if parts.iter().any(|p| matches!(p, Json::Obj(p) if str_of(&p.kind) == Some("thinking"))))
+}
+
+/// withErrorTexts (decode.ts): the answer's text, then each error text on its own line, empty ones skipped.
+fn with_error_texts(text: String, errors: Vec<String>) -> String {
+    let mut out = text;
+    for e in errors.into_iter().filter(|e| !e.is_empty()) {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&e);
+    }
+    out
 }
 
 /// `typeof v === 'number' ? v : 0`, with -0 read as 0 (one key to a Map, SameValueZero).
@@ -671,6 +723,10 @@ trait Form {
     /// Whether a data line's payload is `[DONE]`, white space around it.
     fn is_done(payload: &str) -> bool {
         js_trim(payload) == "[DONE]"
+    }
+    /// Whether a line may hold a CR (a line end of its own to SSE): an escaped `\r` in that form.
+    fn has_cr(line: &str) -> bool {
+        memchr::memchr(b'\r', line.as_bytes()).is_some()
     }
 }
 
@@ -715,6 +771,10 @@ impl Form for Escaped {
                 return None;
             }
         }
+    }
+    fn has_cr(line: &str) -> bool {
+        static FINDER: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\\r"));
+        FINDER.find(line.as_bytes()).is_some()
     }
     /// Decoded only where short: a `[DONE]` with more white space than this around it is left to
     /// be parsed as JSON, which fails, and the response is then left to TypeScript.
@@ -769,11 +829,17 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<
     let mut content: Vec<(f64, String)> = Vec::new();
     let mut tools: Vec<((f64, f64), String)> = Vec::new();
     let mut next_is_error = false;
+    // The error texts the stream carried (withErrorTexts), in order.
+    let mut errors: Vec<String> = Vec::new();
     let mut template: Option<Template<'r>> = None;
     // Whether a data line held a JSON document, or the end mark: a body with neither is text
     // that only starts like a stream, TypeScript's to read (decodeSse returns null for it).
     let mut events = false;
     for line in lines {
+        // A bare CR ends a line too (SSE): decodeSse splits there, and such a stream is left to it.
+        if F::has_cr(line) {
+            return None;
+        }
         if let Some(rest) = line.strip_prefix("event:") {
             next_is_error = js_trim(&F::decoded(rest)?) == "error";
             continue;
@@ -791,14 +857,16 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<
             TEMPLATE_READS.with(|n| n.set(n.get() + 1));
             let t = template.as_ref().expect("a template read");
             if next_is_error {
-                // The chunk is no error itself: its message field, or the chunk as JSON.stringify writes it.
+                // The chunk is no error itself: its message field, or the chunk as JSON.stringify
+                // writes it (left to TypeScript); its choices are read as well.
                 is_error = true;
                 next_is_error = false;
-                message = t.message.clone().map_or(ErrorText::Stringified, ErrorText::Text);
-            } else {
-                t.usage.apply(&mut tokens);
-                append(&mut content, t.index, piece);
+                let m = t.message.clone()?;
+                message = ErrorText::Text(m.clone());
+                errors.push(m);
             }
+            t.usage.apply(&mut tokens);
+            append(&mut content, t.index, piece);
             continue;
         }
         let text = F::decoded(payload)?;
@@ -809,18 +877,30 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<
         }
         let chunk: Response = serde_json::from_str(&text).ok()?;
         events = true;
-        let Json::Obj(chunk) = chunk else { continue };
-        if let Some(m) = error_message(&chunk) {
+        // An error event's data that is no object: decodeSse's to read (its text is the message).
+        let Json::Obj(chunk) = chunk else {
+            if next_is_error {
+                return None;
+            }
+            continue;
+        };
+        // An error chunk (or an error event's data): its message searched with the answer, and
+        // choices it carries read as well (OpenRouter's mid-stream error, finish_reason "error").
+        let error = match error_message(&chunk) {
+            Some(m) => Some(m),
+            None if next_is_error => Some(str_of(&chunk.message).map_or(ErrorText::Stringified, |m| ErrorText::Text(m.to_owned()))),
+            None => None,
+        };
+        if let Some(m) = error {
             is_error = true;
             next_is_error = false;
+            if let Some(shown) = shown_error(&chunk, &m)? {
+                errors.push(shown);
+            }
             message = m;
-            continue;
-        }
-        if next_is_error {
-            is_error = true;
-            next_is_error = false;
-            message = str_of(&chunk.message).map_or(ErrorText::Stringified, |m| ErrorText::Text(m.to_owned()));
-            continue;
+            if !matches!(chunk.choices, Some(Json::Arr(_))) {
+                continue;
+            }
         }
         // A typed event (the Responses and Messages APIs): the stream is TypeScript's to read.
         if str_of(&chunk.kind).is_some() && !matches!(chunk.choices, Some(Json::Arr(_))) {
@@ -829,7 +909,11 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<
         let usage = if full { UsageRead::of(chunk.usage)? } else { UsageRead::default() };
         usage.apply(&mut tokens);
         let Some(Json::Arr(choices)) = &chunk.choices else { continue };
-        if let Some((start, end, index)) = Template::of(&text, choices) {
+        if choices.iter().any(|c| matches!(c, Json::Obj(Choice { delta: Some(Json::Obj(d)), .. }) if answer_left_to_typescript(d))) {
+            return None;
+        }
+        // A template is never an error chunk's: the chunks read by it would not be errors.
+        if let Some((start, end, index)) = Template::of(&text, choices).filter(|_| !errors_at(&chunk)) {
             // The template's bytes in the stream's own form.
             if let (Some(start), Some(end)) = (F::offset(payload, start), F::offset(payload, end)) {
                 let message = str_of(&chunk.message).map(str::to_owned);
@@ -885,6 +969,7 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<
         text.push('\n');
         text.push_str(&t);
     }
+    let text = with_error_texts(text, errors);
     Some(Decoded { text: Cow::Owned(text), is_error, kind: Kind::Sse, stream: true, message, tokens })
 }
 
@@ -969,4 +1054,9 @@ fn append(content: &mut Vec<(f64, String)>, index: f64, piece: &str) {
 /// is a string, else `reasoning` (vLLM's name since 2026, OpenRouter's, gpt-oss's).
 fn reasoning_of<'m>(m: &'m Message) -> Option<&'m str> {
     str_of(&m.reasoning_content).or_else(|| str_of(&m.reasoning))
+}
+
+/// Whether a chunk is an error (errorOf), whose choices are read but never made a template.
+fn errors_at(chunk: &ResponseObject) -> bool {
+    error_message(chunk).is_some()
 }

@@ -132,11 +132,54 @@ function blocksText(blocks: Iterable<{text: string; isText: boolean}>): string {
   return text
 }
 
-/** `content` as a string or as OpenAI content parts (`[{type: "text", text}]`). */
 /** A message's or delta's reasoning text: `reasoning_content` where it is a string, else `reasoning` where that is. */
 function reasoningOf(m: Record<string, unknown>): string | null {
   return typeof m.reasoning_content === 'string' ? m.reasoning_content : typeof m.reasoning === 'string' ? m.reasoning : null
 }
+
+/**
+ * `reasoning` where a server wrote both names and they differ: the client was given both, so both
+ * are read (the same text under both names is read once).
+ */
+function otherReasoningOf(m: Record<string, unknown>): string | null {
+  return typeof m.reasoning_content === 'string' && typeof m.reasoning === 'string' && m.reasoning !== m.reasoning_content ? m.reasoning : null
+}
+
+/**
+ * An answer's `content` (a message's, a delta's): contentText's, and a Mistral `thinking` part's
+ * own text (a string, or text parts), in order. Only answers: a request's content is contentText.
+ */
+function answerContentText(content: Json | undefined): string {
+  if (!Array.isArray(content)) return contentText(content)
+  const out: string[] = []
+  for (const part of content) {
+    if (isObj(part) && part.type === 'thinking' && part.text === undefined) out.push(answerContentText(part.thinking))
+    else out.push(contentText([part]))
+  }
+  return out.join('')
+}
+
+/**
+ * A function call's arguments as the client was given them: a JSON text, or (some servers) the
+ * object itself, written as JSON.
+ */
+function functionArgs(fn: Json | undefined): string | null {
+  if (!isObj(fn)) return null
+  if (typeof fn.arguments === 'string') return fn.arguments
+  return isObj(fn.arguments) || Array.isArray(fn.arguments) ? JSON.stringify(fn.arguments) : null
+}
+
+/** An answer's tool calls' arguments (functionArgs): `tool_calls[].function`. */
+function answerToolCallArgs(calls: Json[]): string[] {
+  const out: string[] = []
+  for (const call of calls) {
+    const args = isObj(call) ? functionArgs(call.function) : null
+    if (args !== null) out.push(args)
+  }
+  return out
+}
+
+/** `content` as a string or as OpenAI content parts (`[{type: "text", text}]`). */
 
 function contentText(content: Json | undefined): string {
   if (typeof content === 'string') return content
@@ -229,11 +272,16 @@ function decodeResponseObject(obj: Obj, stream: boolean): DecodedResponse {
       if (isObj(choice.message)) {
         chat = true
         const msg = choice.message
-        const t = [contentText(msg.content)]
-        // Reasoning text: `reasoning_content` (DeepSeek's name, vLLM until 2026) or `reasoning` (vLLM since, OpenRouter, gpt-oss); one of them where a server writes both.
+        const t = [answerContentText(msg.content)]
+        // Reasoning text: `reasoning_content` (DeepSeek's name, vLLM until 2026) or `reasoning` (vLLM since, OpenRouter, gpt-oss); both where a server writes both and they differ.
         const reasoning = reasoningOf(msg)
+        const other = otherReasoningOf(msg)
+        if (other !== null) t.unshift(other)
         if (reasoning !== null) t.unshift(reasoning)
-        if (Array.isArray(msg.tool_calls)) t.push(...toolCallArgs(msg.tool_calls))
+        if (Array.isArray(msg.tool_calls)) t.push(...answerToolCallArgs(msg.tool_calls))
+        // The legacy `functions` API's call, which a message may carry beside its content.
+        const legacy = functionArgs(msg.function_call)
+        if (legacy !== null) t.push(legacy)
         // A refusal is what the client was shown in place of content (OpenAI's `message.refusal`).
         if (typeof msg.refusal === 'string') t.push(msg.refusal)
         texts.push(t.filter(Boolean).join('\n'))
@@ -250,9 +298,24 @@ function decodeResponseObject(obj: Obj, stream: boolean): DecodedResponse {
     out.text = messagesBlocks(obj.content)
     if (!out.isError) out.kind = 'chat'
   }
+  out.text = withErrorTexts(out.text, error === null || isUnnamedError(obj) ? [] : [error])
   readUsage(obj.usage, out)
   return out
 }
+
+/**
+ * The response text with the error messages the body carried (errorOf's, a stream's error
+ * events'): the client was shown them, and a server may write what it was asked or another
+ * request's data into one, so they are searched as the answer is. Each stands on its own line
+ * after the answer's text, in the order given; a message crosstalk names itself ('error',
+ * 'response failed') is none of the body's and is not added.
+ */
+function withErrorTexts(text: string, errors: string[]): string {
+  return [text, ...errors].filter((t) => t !== '').join('\n')
+}
+
+/** vLLM's flat error without a message: errorOf names it 'error', a text the body does not hold. */
+const isUnnamedError = (obj: Obj): boolean => obj.object === 'error' && typeof obj.message !== 'string'
 
 /**
  * A Messages API response's blocks in order, joined as blocksText joins them (consecutive text
@@ -271,8 +334,8 @@ function messagesBlock(block: Json): string {
   return ''
 }
 
-/** A tool call the model wrote: a client tool's (`tool_use`) or a server tool's such as web search (`server_tool_use`); its input is text the model wrote. */
-const isToolUse = (type: Json | undefined): boolean => type === 'tool_use' || type === 'server_tool_use'
+/** A tool call the model wrote: a client tool's (`tool_use`), a server tool's such as web search (`server_tool_use`) or an MCP server's (`mcp_tool_use`); its input is text the model wrote. */
+const isToolUse = (type: Json | undefined): boolean => type === 'tool_use' || type === 'server_tool_use' || type === 'mcp_tool_use'
 
 /** What a Messages API stream's deltas carry, by delta type: the text shown, the model's thinking, a tool call's input (JSON text in pieces). */
 const MESSAGES_DELTAS: Record<string, string> = {text_delta: 'text', thinking_delta: 'thinking', input_json_delta: 'partial_json'}
@@ -354,10 +417,24 @@ function responsesOutput(output: Json[]): string {
     let t = ''
     if (item.type === 'reasoning' && Array.isArray(item.summary)) for (const part of item.summary) t += responsesPart(part)
     if (Array.isArray(item.content)) for (const part of item.content) t += responsesPart(part)
-    if (item.type === 'function_call' && typeof item.arguments === 'string') t += item.arguments
+    t += toolItemText(item)
     if (t) texts.push(t)
   }
   return texts.join('\n')
+}
+
+/**
+ * What a Responses API tool call item the model wrote holds: a function call's or an MCP call's
+ * (and an MCP approval request's) `arguments`, a custom tool call's `input`, a code interpreter
+ * call's `code`, and an MCP call's `output` (the tool's answer, handed to the client in the body).
+ */
+function toolItemText(item: Obj): string {
+  let t = ''
+  if (typeof item.arguments === 'string' && (item.type === 'function_call' || item.type === 'mcp_call' || item.type === 'mcp_approval_request')) t += item.arguments
+  if (item.type === 'custom_tool_call' && typeof item.input === 'string') t += item.input
+  if (item.type === 'code_interpreter_call' && typeof item.code === 'string') t += item.code
+  if (item.type === 'mcp_call' && typeof item.output === 'string') t += item.output
+  return t
 }
 
 /** One content part of a Responses API output item: its text (output_text, reasoning_text) or its refusal. */
@@ -371,7 +448,15 @@ function responsesPart(part: Json): string {
 /** Deltas of a Responses API stream that carry what the client was shown, by event type. */
 const RESPONSES_DELTAS = new Set([
   'response.output_text.delta', 'response.refusal.delta', 'response.reasoning_text.delta', 'response.reasoning_summary_text.delta', 'response.function_call_arguments.delta',
+  'response.custom_tool_call_input.delta', 'response.code_interpreter_call_code.delta', 'response.mcp_call_arguments.delta',
 ])
+
+/** A Responses API stream's `….done` events that repeat a part's whole text, by event type: the member holding it. */
+const RESPONSES_DONE: Record<string, string> = {
+  'response.output_text.done': 'text', 'response.refusal.done': 'refusal', 'response.reasoning_text.done': 'text', 'response.reasoning_summary_text.done': 'text',
+  'response.function_call_arguments.done': 'arguments', 'response.custom_tool_call_input.done': 'input', 'response.code_interpreter_call_code.done': 'code',
+  'response.mcp_call_arguments.done': 'arguments',
+}
 
 /**
  * Where a reasoning summary's parts sit among an item's parts: before its content parts
@@ -379,44 +464,101 @@ const RESPONSES_DELTAS = new Set([
  */
 const SUMMARY_PARTS = -(2 ** 31)
 
+/** A Responses API stream as it is read: each output item's deltas by part, and the whole texts its `….done` events and final response repeat. */
+interface ResponsesStream {
+  /** Deltas by output item (output_index) and part (content_index, or a summary's place). */
+  parts: Map<number, Map<number, string[]>>
+  /** A part's whole text, from its `….done` event, by output item and part. */
+  doneParts: Map<number, Map<number, string>>
+  /** An item's whole text (responsesOutput) from `response.output_item.done`, by output item. */
+  doneItems: Map<number, string>
+  /** The final response (completed, incomplete, failed), if logged. */
+  final: Obj | null
+}
+
+/** The part an event's text belongs to: a summary's parts sit before the content's (SUMMARY_PARTS). */
+function responsesPartOf(chunk: Obj): number {
+  return chunk.type === 'response.reasoning_summary_text.delta' || chunk.type === 'response.reasoning_summary_text.done'
+    ? SUMMARY_PARTS + (typeof chunk.summary_index === 'number' ? chunk.summary_index : 0)
+    : typeof chunk.content_index === 'number' ? chunk.content_index : 0
+}
+
 /**
  * One event of a Responses API stream (`type: "response.…"`): a delta is appended to its output
- * item (output_index) and part (content_index); the final event gives the usage, and the
- * response's own error when it failed. Returns the final response object, if this is one.
+ * item (output_index) and part (content_index); a `….done` event's whole text and a done item
+ * are kept; the final event gives the usage, and the response's own error when it failed
+ * (returned, to be searched with the answer: withErrorTexts).
  */
-function responsesEvent(chunk: Obj, parts: Map<number, Map<number, string[]>>, out: DecodedResponse): Obj | null {
+function responsesEvent(chunk: Obj, stream: ResponsesStream, out: DecodedResponse): string | null {
   const type = chunk.type as string
+  const item = typeof chunk.output_index === 'number' ? chunk.output_index : 0
   if (RESPONSES_DELTAS.has(type)) {
     if (typeof chunk.delta !== 'string' || chunk.delta === '') return null
-    const item = typeof chunk.output_index === 'number' ? chunk.output_index : 0
-    const part = type === 'response.reasoning_summary_text.delta'
-      ? SUMMARY_PARTS + (typeof chunk.summary_index === 'number' ? chunk.summary_index : 0)
-      : typeof chunk.content_index === 'number' ? chunk.content_index : 0
-    let byPart = parts.get(item)
-    if (!byPart) parts.set(item, (byPart = new Map()))
+    const part = responsesPartOf(chunk)
+    let byPart = stream.parts.get(item)
+    if (!byPart) stream.parts.set(item, (byPart = new Map()))
     const buf = byPart.get(part) ?? []
     buf.push(chunk.delta)
     byPart.set(part, buf)
     return null
   }
+  const doneKey = RESPONSES_DONE[type]
+  if (doneKey !== undefined) {
+    const text = chunk[doneKey]
+    if (typeof text !== 'string' || text === '') return null
+    let byPart = stream.doneParts.get(item)
+    if (!byPart) stream.doneParts.set(item, (byPart = new Map()))
+    byPart.set(responsesPartOf(chunk), text)
+    return null
+  }
+  if (type === 'response.output_item.done' && isObj(chunk.item)) {
+    stream.doneItems.set(item, responsesOutput([chunk.item]))
+    return null
+  }
   if ((type === 'response.completed' || type === 'response.incomplete' || type === 'response.failed') && isObj(chunk.response)) {
     const response = chunk.response
+    stream.final = response
     readUsage(response.usage, out)
     const error = isObj(response.error) ? (typeof response.error.message === 'string' ? response.error.message : JSON.stringify(response.error)) : null
     if (type === 'response.failed' || error !== null) {
       out.isError = true
       out.errorMessage = error ?? 'response failed'
     }
-    return response
+    return error
   }
   return null
 }
 
-/** vLLM: `{"object":"error","message":...}`; OpenAI/SGLang: `{"error":{"message":...}}`. */
+/**
+ * A Responses API stream's text: its items in output order, each as its deltas give it (parts in
+ * content order); and where a `….done` event, a done item or the final response gives an item a
+ * whole text other than its deltas' (a function call given only in the final response, a done
+ * text never streamed), that text too, on its own line: the client was sent both. A stream logged
+ * without its deltas is read from these alone, as the response they repeat.
+ */
+function responsesStreamText(stream: ResponsesStream): string[] {
+  const finalItems = stream.final !== null && Array.isArray(stream.final.output) ? stream.final.output : []
+  const items = new Set<number>([...stream.parts.keys(), ...stream.doneParts.keys(), ...stream.doneItems.keys(), ...finalItems.keys()])
+  const inOrder = (m: Map<number, string>) => [...m].sort((a, b) => a[0] - b[0]).map(([, t]) => t).join('')
+  const texts: string[] = []
+  for (const item of [...items].sort((a, b) => a - b)) {
+    const byPart = stream.parts.get(item)
+    const streamed = byPart === undefined ? '' : inOrder(new Map([...byPart].map(([k, p]) => [k, p.join('')])))
+    const doneParts = stream.doneParts.get(item)
+    const whole = item < finalItems.length ? responsesOutput([finalItems[item]!]) : stream.doneItems.get(item) ?? (doneParts === undefined ? '' : inOrder(doneParts))
+    if (streamed !== '') texts.push(streamed)
+    if (whole !== '' && whole !== streamed) texts.push(whole)
+  }
+  return texts
+}
+
+/** vLLM: `{"object":"error","message":...}`; OpenAI/SGLang: `{"error":{"message":...}}`; a Responses API error event. */
 function errorOf(obj: Obj): string | null {
   if (obj.object === 'error') return typeof obj.message === 'string' ? obj.message : 'error'
   if (isObj(obj.error)) return typeof obj.error.message === 'string' ? obj.error.message : JSON.stringify(obj.error)
   if (typeof obj.error === 'string') return obj.error
+  // A Responses API stream's error event: `{"type":"error","code":…,"message":…}`.
+  if (obj.type === 'error' && typeof obj.message === 'string') return obj.message
   return null
 }
 
@@ -446,9 +588,11 @@ function inputTokens(usage: Obj): number | null {
 
 /**
  * Reassembles a server-sent-event stream: every `choices[].delta.content` (chat) or
- * `choices[].text` (completions) in order, per choice index; tool-call argument deltas per
- * call. Usage-only chunks (`choices: []` or `null`) are read for token counts; an error
- * event inside a 200 stream (SGLang does this) marks the response as an error.
+ * `choices[].text` (completions) in order, per choice index; tool-call and legacy function-call
+ * argument deltas per call. Usage-only chunks (`choices: []` or `null`) are read for token counts;
+ * an error event inside a 200 stream (SGLang does this) marks the response as an error, and its
+ * message is searched with the answer (withErrorTexts); a chunk that carries an error and choices
+ * (OpenRouter's mid-stream error, finish_reason "error") gives its choices' text too.
  */
 function decodeSse(raw: string): DecodedResponse | null {
   const out = empty('sse')
@@ -457,25 +601,44 @@ function decodeSse(raw: string): DecodedResponse | null {
   out.stream = true
   const content = new Map<number, string[]>()
   const tools = new Map<string, string[]>()
-  // A Responses API stream: deltas by output item and content part, and its final response.
-  const responses = new Map<number, Map<number, string[]>>()
-  let final: Obj | null = null
+  // A Responses API stream: deltas by output item and content part, the whole texts repeated.
+  const responses: ResponsesStream = {parts: new Map(), doneParts: new Map(), doneItems: new Map(), final: null}
   // A Messages API stream: deltas by content block.
   const blocks = new Map<number, StreamBlock>()
+  const errors: string[] = []
   let nextIsError = false
   let pending = ''
   // The JSON documents read so far, to name the event a key given twice is in.
   let eventNo = 0
-  // The SSE spec ends lines with CRLF, LF or a bare CR: a stream written with bare CRs alone is split at them.
-  const lines = raw.includes('\n') || !raw.includes('\r') ? splitLines(raw) : raw.split('\r')
-  for (const line of lines) {
+  const append = (map: Map<string, string[]> | Map<number, string[]>, key: string | number, piece: string): void => {
+    const m = map as Map<string | number, string[]>
+    const buf = m.get(key) ?? []
+    buf.push(piece)
+    m.set(key, buf)
+  }
+  const shownError = (message: string): void => {
+    out.isError = true
+    out.errorMessage = message
+    errors.push(message)
+    nextIsError = false
+  }
+  // The SSE spec ignores a byte-order mark at the stream's start (it would hide the first field's name).
+  const text = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw
+  for (const line of sseLines(text)) {
     if (line.startsWith('event:')) {
       nextIsError = line.slice(6).trim() === 'error'
       continue
     }
     // A blank line ends an event: data lines that never made a JSON document (a keep-alive's
     // "data: ping") are dropped there, so they cannot swallow the chunks after them.
-    if (line === '') pending = ''
+    if (line === '') {
+      // An error event whose data is no JSON document: its text is the error's message.
+      if (pending && nextIsError) {
+        events = true
+        shownError(pending)
+      }
+      pending = ''
+    }
     if (!line.startsWith('data:')) continue
     const payload = line.slice(line[5] === ' ' ? 6 : 5)
     if (payload.trim() === '[DONE]') {
@@ -493,18 +656,26 @@ function decodeSse(raw: string): DecodedResponse | null {
     pending = ''
     events = true
     eventNo++
-    if (!isObj(chunk)) continue
+    if (!isObj(chunk)) {
+      if (nextIsError) shownError(typeof chunk === 'string' ? chunk : JSON.stringify(chunk))
+      continue
+    }
     const error = errorOf(chunk)
     if (error !== null || nextIsError) {
-      out.isError = true
-      out.errorMessage = error ?? (typeof chunk.message === 'string' ? chunk.message : JSON.stringify(chunk))
-      nextIsError = false
-      continue
+      const message = error ?? (typeof chunk.message === 'string' ? chunk.message : JSON.stringify(chunk))
+      if (isUnnamedError(chunk)) {
+        out.isError = true
+        out.errorMessage = message
+        nextIsError = false
+      } else shownError(message)
+      if (!Array.isArray(chunk.choices)) continue
     }
     // Typed events (the Responses and Messages APIs); a chunk with choices is a chat chunk whatever else it holds.
     if (typeof chunk.type === 'string' && !Array.isArray(chunk.choices)) {
-      if (chunk.type.startsWith('response.')) final = responsesEvent(chunk, responses, out) ?? final
-      else messagesEvent(chunk, blocks, out)
+      if (chunk.type.startsWith('response.')) {
+        const failed = responsesEvent(chunk, responses, out)
+        if (failed !== null) errors.push(failed)
+      } else messagesEvent(chunk, blocks, out)
       continue
     }
     readUsage(chunk.usage, out)
@@ -516,41 +687,42 @@ function decodeSse(raw: string): DecodedResponse | null {
       if (isObj(choice.delta)) {
         const delta = choice.delta
         piece += reasoningOf(delta) ?? ''
-        piece += contentText(delta.content)
+        piece += answerContentText(delta.content)
         if (typeof delta.refusal === 'string') piece += delta.refusal
         if (Array.isArray(delta.tool_calls)) {
           for (const call of delta.tool_calls) {
-            if (!isObj(call) || !isObj(call.function) || typeof call.function.arguments !== 'string') continue
-            const key = `${index}:${typeof call.index === 'number' ? call.index : 0}`
-            const buf = tools.get(key) ?? []
-            buf.push(call.function.arguments)
-            tools.set(key, buf)
+            const args = isObj(call) ? functionArgs(call.function) : null
+            if (args !== null) append(tools, `${index}:${isObj(call) && typeof call.index === 'number' ? call.index : 0}`, args)
           }
         }
+        // The legacy `functions` API's call, one per choice, its arguments in pieces.
+        const legacy = functionArgs(delta.function_call)
+        if (legacy !== null) append(tools, `${index}:function_call`, legacy)
+        // `reasoning` beside a different `reasoning_content` (otherReasoningOf): its own text, after the choices'.
+        const other = otherReasoningOf(delta)
+        if (other !== null) append(tools, `${index}:reasoning`, other)
       } else if (typeof choice.text === 'string') piece = choice.text
-      if (piece) {
-        const buf = content.get(index) ?? []
-        buf.push(piece)
-        content.set(index, buf)
-      }
+      if (piece) append(content, index, piece)
     }
   }
   const texts = [...content.entries()].sort((a, b) => a[0] - b[0]).map(([, parts]) => parts.join(''))
   for (const parts of tools.values()) texts.push(parts.join(''))
-  // The Responses API's items in output order, each item's parts in content order; a stream
-  // logged without its deltas (only the final event) is read from the final response's output.
-  if (responses.size > 0) {
-    for (const [, byPart] of [...responses].sort((a, b) => a[0] - b[0])) texts.push([...byPart].sort((a, b) => a[0] - b[0]).map(([, p]) => p.join('')).join(''))
-  } else if (final !== null && Array.isArray(final.output)) {
-    const t = responsesOutput(final.output)
-    if (t) texts.push(t)
-  }
+  // The Responses API's items in output order (responsesStreamText).
+  texts.push(...responsesStreamText(responses))
   const messages = messagesStreamText(blocks)
   if (messages) texts.push(messages)
   if (!events) return null
-  out.text = texts.join('\n')
+  out.text = withErrorTexts(texts.join('\n'), errors)
   if (out.isError) out.kind = 'sse'
   return out
+}
+
+/**
+ * A stream's lines, ended by CRLF, LF or a bare CR as the SSE spec allows, mixed in one stream
+ * too: split at LF alone (splitLines) where there is no CR.
+ */
+function sseLines(text: string): string[] {
+  return text.includes('\r') ? text.split(/\r\n|\r|\n/) : splitLines(text)
 }
 
 /** `text.split(/\r?\n/)`, without the regular expression engine (a few per cent of a markers-only parse). */

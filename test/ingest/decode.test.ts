@@ -44,11 +44,11 @@ describe('decodeResponse', () => {
     const body = sse(delta('x CANA'), delta('RY-0123456789'), delta('abcdef y'), {choices: [], usage: {prompt_tokens: 9, completion_tokens: 3}}, {choices: null}, '[DONE]')
     expect(decodeResponse(body)).toMatchObject({kind: 'sse', stream: true, text: 'x CANARY-0123456789abcdef y', promptTokens: 9, isError: false})
   })
-  it('marks a 200 stream that ends in an error event as an error but keeps what was received', () => {
+  it('marks a 200 stream that ends in an error event as an error but keeps what was received, its message searched on a line after it', () => {
     const body = sse(delta('partial CANARY-aa'), {error: {message: 'context overflow', code: 400}})
-    expect(decodeResponse(body)).toMatchObject({isError: true, errorMessage: 'context overflow', text: 'partial CANARY-aa'})
+    expect(decodeResponse(body)).toMatchObject({isError: true, errorMessage: 'context overflow', text: 'partial CANARY-aa\ncontext overflow'})
     const withEvent = `${sse(delta('p'))}event: error\ndata: {"message":"boom"}\n\n`
-    expect(decodeResponse(withEvent)).toMatchObject({isError: true, errorMessage: 'boom'})
+    expect(decodeResponse(withEvent)).toMatchObject({isError: true, errorMessage: 'boom', text: 'p\nboom'})
   })
   it('reads completions streams and tool-call argument deltas', () => {
     const body = sse({choices: [{index: 0, text: 'ab'}]}, {choices: [{index: 0, text: 'c'}]}, '[DONE]')
@@ -137,7 +137,7 @@ describe('the Responses API (/v1/responses)', () => {
   })
 
   it('reads a failed response as an error', () => {
-    expect(decodeResponse({object: 'response', status: 'failed', error: {code: 'server_error', message: 'KV transfer failed'}, output: []})).toMatchObject({kind: 'error', isError: true, errorMessage: 'KV transfer failed', text: ''})
+    expect(decodeResponse({object: 'response', status: 'failed', error: {code: 'server_error', message: 'KV transfer failed'}, output: []})).toMatchObject({kind: 'error', isError: true, errorMessage: 'KV transfer failed', text: 'KV transfer failed'})
   })
 
   it('reassembles a stream from its deltas, by output item and content part, a marker split across events', () => {
@@ -161,9 +161,9 @@ describe('the Responses API (/v1/responses)', () => {
     expect(decodeResponse(ev('response.completed', {response: final}))).toMatchObject({text: whole})
     // A stream that failed part way keeps what was shown, and is an error.
     const failed = ev('response.output_text.delta', {output_index: 0, content_index: 0, delta: 'partial'}) + ev('response.failed', {response: {object: 'response', status: 'failed', error: {message: 'decode worker lost'}, output: []}})
-    expect(decodeResponse(failed)).toMatchObject({text: 'partial', isError: true, errorMessage: 'decode worker lost'})
+    expect(decodeResponse(failed)).toMatchObject({text: 'partial\ndecode worker lost', isError: true, errorMessage: 'decode worker lost'})
     // An error event (LiteLLM relays them so).
-    expect(decodeResponse(ev('response.output_text.delta', {output_index: 0, delta: 'x'}) + `event: error\ndata: ${JSON.stringify({type: 'error', error: {message: 'overloaded'}})}\n\n`)).toMatchObject({text: 'x', isError: true, errorMessage: 'overloaded'})
+    expect(decodeResponse(ev('response.output_text.delta', {output_index: 0, delta: 'x'}) + `event: error\ndata: ${JSON.stringify({type: 'error', error: {message: 'overloaded'}})}\n\n`)).toMatchObject({text: 'x\noverloaded', isError: true, errorMessage: 'overloaded'})
   })
 
   it('reads a request\'s instructions and input items', () => {
@@ -197,7 +197,7 @@ describe('Anthropic\'s Messages API (/v1/messages)', () => {
     // The tool call's input pieces are written as the message's input object is (no space after the colon).
     expect(decodeResponse(stream)).toMatchObject({kind: 'sse', text: 'See CANARY-00112233aabb\n{"q":"x"}', isError: false, promptTokens: 720, completionTokens: 12, cachedTokens: 700})
     const overloaded = ev('content_block_delta', {index: 0, delta: {type: 'text_delta', text: 'part'}}) + ev('error', {error: {type: 'overloaded_error', message: 'Overloaded'}})
-    expect(decodeResponse(overloaded)).toMatchObject({text: 'part', isError: true, errorMessage: 'Overloaded'})
+    expect(decodeResponse(overloaded)).toMatchObject({text: 'part\nOverloaded', isError: true, errorMessage: 'Overloaded'})
   })
 
   it('gives a stream the text of the same answer not streamed: text blocks joined with nothing between, a tool call\'s input as its JSON', () => {
@@ -279,5 +279,63 @@ describe('splitLines', () => {
       }),
       {seed: 180_021, numRuns: 2000},
     )
+  })
+})
+
+// Texts the client was given that the decoder did not read, and a gate then passed on (QA's
+// gate repros D2, D3, D4, D7; the same cases end to end in test/commands/answer-fields-gate.test.ts).
+describe('every text the client was given is read', () => {
+  const m = 'CANARY-aaaaaaaaaaaaaaaa1111'
+  const chat = (message: Record<string, unknown>) => ({object: 'chat.completion', choices: [{index: 0, message: {role: 'assistant', ...message}}]})
+  const chunk = (d: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({object: 'chat.completion.chunk', choices: [{index: 0, delta: d}], ...extra})
+  const ev = (type: string, extra: Record<string, unknown>) => `data: ${JSON.stringify({type, ...extra})}\n\n`
+
+  it('chat completions: a legacy function_call beside content, streamed too; arguments given as an object; reasoning beside a different reasoning_content; Mistral thinking parts', () => {
+    expect(decodeResponse(chat({content: 'Calling a tool.', function_call: {name: 'f', arguments: `{"x": "${m}"}`}})).text).toBe(`Calling a tool.\n{"x": "${m}"}`)
+    expect(decodeResponse(sse(chunk({content: 'ok'}), chunk({function_call: {name: 'f', arguments: `{"x":"${m.slice(0, 12)}`}}), chunk({function_call: {arguments: `${m.slice(12)}"}`}}), '[DONE]')).text).toBe(`ok\n{"x":"${m}"}`)
+    expect(decodeResponse(chat({content: 'ok', tool_calls: [{id: 't', type: 'function', function: {name: 'f', arguments: {x: m}}}]})).text).toBe(`ok\n{"x":"${m}"}`)
+    expect(decodeResponse(chat({content: 'done', reasoning_content: 'think', reasoning: m})).text).toBe(`think\n${m}\ndone`)
+    // The same reasoning under both names is read once.
+    expect(decodeResponse(chat({content: 'done', reasoning_content: 'think', reasoning: 'think'})).text).toBe('think\ndone')
+    expect(decodeResponse(sse(chunk({reasoning_content: 'a', reasoning: m.slice(0, 9)}), chunk({reasoning_content: 'b', reasoning: m.slice(9)}))).text).toBe(`ab\n${m}`)
+    expect(decodeResponse(chat({content: [{type: 'thinking', thinking: [{type: 'text', text: `hmm ${m}`}]}, {type: 'text', text: 'ok'}]})).text).toBe(`hmm ${m}ok`)
+    expect(decodeResponse(sse(chunk({content: [{type: 'thinking', thinking: [{type: 'text', text: m.slice(0, 9)}]}]}), chunk({content: [{type: 'thinking', thinking: m.slice(9)}]}))).text).toBe(m)
+  })
+
+  it('the Responses API: custom tool, code interpreter and MCP calls, their deltas, a final output or a done text beside the deltas; a Messages API MCP tool call', () => {
+    const message = {type: 'message', content: [{type: 'output_text', text: 'ok'}]}
+    expect(decodeResponse({object: 'response', output: [message, {type: 'custom_tool_call', name: 'f', input: `x ${m}`}]}).text).toBe(`ok\nx ${m}`)
+    expect(decodeResponse({object: 'response', output: [message, {type: 'code_interpreter_call', code: `print('${m}')`}]}).text).toBe(`ok\nprint('${m}')`)
+    expect(decodeResponse({object: 'response', output: [message, {type: 'mcp_call', name: 'f', arguments: `{"x": "${m}"}`, output: 'y'}]}).text).toBe(`ok\n{"x": "${m}"}y`)
+    const delta = (type: string, output_index: number, d: string) => ev(type, {output_index, content_index: 0, delta: d})
+    expect(decodeResponse(delta('response.output_text.delta', 0, 'ok') + delta('response.custom_tool_call_input.delta', 1, m.slice(0, 12)) + delta('response.custom_tool_call_input.delta', 1, m.slice(12)) + 'data: [DONE]\n\n').text).toBe(`ok\n${m}`)
+    expect(decodeResponse(delta('response.code_interpreter_call_code.delta', 0, m.slice(0, 5)) + delta('response.code_interpreter_call_code.delta', 0, m.slice(5))).text).toBe(m)
+    expect(decodeResponse(delta('response.mcp_call_arguments.delta', 0, m.slice(0, 5)) + delta('response.mcp_call_arguments.delta', 0, m.slice(5))).text).toBe(m)
+    // A function call only in the final response, beside a streamed text; the streamed item the final repeats is read once.
+    const final = {output: [message, {type: 'function_call', arguments: `{"x": "${m}"}`}]}
+    expect(decodeResponse(delta('response.output_text.delta', 0, 'ok') + ev('response.completed', {response: final}) + 'data: [DONE]\n\n').text).toBe(`ok\n{"x": "${m}"}`)
+    expect(decodeResponse(delta('response.output_text.delta', 0, 'ok') + ev('response.output_text.done', {output_index: 1, content_index: 0, text: `x ${m}`})).text).toBe(`ok\nx ${m}`)
+    expect(decodeResponse(delta('response.output_text.delta', 0, 'ok') + ev('response.output_text.done', {output_index: 0, content_index: 0, text: 'ok'})).text).toBe('ok')
+    expect(decodeResponse(delta('response.output_text.delta', 0, 'ok') + ev('response.output_item.done', {output_index: 1, item: {type: 'mcp_call', arguments: m}})).text).toBe(`ok\n${m}`)
+    expect(decodeResponse({type: 'message', role: 'assistant', content: [{type: 'text', text: 'ok'}, {type: 'mcp_tool_use', id: 'x', name: 'f', server_name: 's', input: {x: m}}]}).text).toBe(`ok\n{"x":"${m}"}`)
+  })
+
+  it('streams: a chunk with an error and choices gives its text; a byte-order mark and bare CR line ends among LF ones lose no event', () => {
+    const err = {error: {code: 502, message: 'provider error'}, choices: [{index: 0, delta: {content: m.slice(12)}, finish_reason: 'error'}]}
+    expect(decodeResponse(sse(chunk({content: `x ${m.slice(0, 12)}`}), err, '[DONE]'))).toMatchObject({isError: true, errorMessage: 'provider error', text: `x ${m}\nprovider error`})
+    expect(decodeResponse('\ufeff' + sse(chunk({content: `x ${m}`}), chunk({content: ' ok'}), '[DONE]')).text).toBe(`x ${m} ok`)
+    const cr = `data: ${JSON.stringify(chunk({content: 'ok '}))}\r\rdata: ${JSON.stringify(chunk({content: `x ${m}`}))}\n\ndata: ${JSON.stringify(chunk({content: ' ok'}))}\r\n\r\ndata: [DONE]\n\n`
+    expect(decodeResponse(cr).text).toBe(`ok x ${m} ok`)
+  })
+
+  it('an error message, in a 200 or an error body, an error event or an error chunk after content, is searched on its own line after the answer', () => {
+    expect(decodeResponse({error: {message: `context: ${m}`, type: 'x'}})).toMatchObject({kind: 'error', isError: true, text: `context: ${m}`})
+    expect(decodeResponse({object: 'error', message: `too long ${m}`, code: 400}).text).toBe(`too long ${m}`)
+    // vLLM's flat error without a message: 'error' is crosstalk's name for it, no text of the body.
+    expect(decodeResponse({object: 'error', code: 400})).toMatchObject({isError: true, errorMessage: 'error', text: ''})
+    expect(decodeResponse(`event: error\ndata: {"message":"ctx ${m}"}\n\n`)).toMatchObject({isError: true, text: `ctx ${m}`})
+    expect(decodeResponse(`event: error\ndata: upstream failed ${m}\n\n`)).toMatchObject({isError: true, text: `upstream failed ${m}`})
+    expect(decodeResponse(sse(chunk({content: 'ok'}), {error: {message: `ctx ${m}`}}, '[DONE]'))).toMatchObject({isError: true, text: `ok\nctx ${m}`})
+    expect(decodeResponse(ev('response.output_text.delta', {output_index: 0, delta: 'ok'}) + ev('error', {code: 'server_error', message: `ctx ${m}`}))).toMatchObject({isError: true, errorMessage: `ctx ${m}`, text: `ok\nctx ${m}`})
   })
 })

@@ -684,6 +684,27 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     ])
   })
 
+  it('reads every text the client was given (function calls, tool items, error texts, error chunks\' choices, a BOM, bare CRs) as TypeScript does, or leaves the line to it', () => {
+    // QA's gate repros (test/fixtures/answer-fields): each answer but the first carries the marker where it was not read.
+    const fixture = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'answer-fields', 'leaks.jsonl'), 'utf8').trimEnd().split('\n')
+    const m = 'CANARY-aaaaaaaaaaaaaaaa1111'
+    const err = (message: string) => JSON.stringify({error: {message}})
+    // Beside them: an error chunk with choices among chunks one envelope repeats (never a template), an event: error before such a chunk.
+    const chunk = (content: string) => JSON.stringify({id: 'c', object: 'chat.completion.chunk', choices: [{index: 0, delta: {content}}]})
+    const extra = [
+      `data: ${chunk('a ')}\n\ndata: ${JSON.stringify({error: {message: 'e1'}, id: 'c', object: 'chat.completion.chunk', choices: [{index: 0, delta: {content: m.slice(0, 9)}}]})}\n\ndata: ${JSON.stringify({error: {message: 'e2'}, id: 'c', object: 'chat.completion.chunk', choices: [{index: 0, delta: {content: m.slice(9)}}]})}\n\ndata: [DONE]\n\n`,
+      `data: ${chunk('a ')}\n\nevent: error\ndata: ${chunk(m)}\n\ndata: [DONE]\n\n`,
+      `data: ${chunk('a ')}\n\nevent: error\ndata: ${err(`ctx ${m}`)}\n\ndata: [DONE]\n\n`,
+      `\ufeffdata: ${chunk(m)}\n\ndata: [DONE]\n\n`,
+      `data: ${chunk('a')}\r\n\r\ndata: ${chunk(m)}\r\n\r\n`,
+    ].map((response, i) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id: `x${i}`, tenant_id: 't', session_id: 's', request: 'q', response}))
+    const lines = [...fixture, ...extra]
+    const result = same(taskOf(new Uint8Array(Buffer.from(lines.join('\n')))), set)
+    const ids = lines.slice(1).map((l) => (JSON.parse(l) as {request_id: string}).request_id)
+    expect(result.marked.map((r) => r.request_id)).toEqual(ids)
+    expect(result.marked.every((r) => r.tokens.some((t) => t.token === m))).toBe(true)
+  })
+
   it('reads a stream whose chunks repeat one envelope around their texts as TypeScript does, whatever the texts hold', () => {
     // The native extractor parses such a chunk once and reads the next ones by their bytes
     // around the text (decode.rs Template): texts that hold quotes, backslashes, escapes, control
