@@ -103,7 +103,7 @@ export function describeGap(c: DetectionCoverage): string {
   if (c.files_not_scanned > 0) parts.push(`${count(c.files_not_scanned, 'log file')} with ${count(c.records_not_scanned, 'record')} ingested since the last scan`)
   if (c.registry_changed) parts.push('the canary registry changed since the last scan')
   if (c.sighting_rules_changed) parts.push("the last scan classified sightings under earlier rules (before rules 2, a marker's hex digits alone in a prompt made an echo; before rules 3, a token cut short of one registered marker that also extended a shorter one was read as the shorter)")
-  if (c.files_extracted_earlier > 0) parts.push(`${count(c.files_extracted_earlier, 'log file')} extracted by an earlier version of crosstalk, whose reading differs from this one's (before x3 it read fewer of a request's parts and joined a streamed answer's text blocks apart; before x4 it read a line that gives a key twice by the key's last value): a scan extracts ${c.files_extracted_earlier === 1 ? 'it' : 'them'} again`)
+  if (c.files_extracted_earlier > 0) parts.push(`${count(c.files_extracted_earlier, 'log file')} extracted by an earlier version of crosstalk, whose reading differs from this one's (before x3 it read fewer of a request's parts and joined a streamed answer's text blocks apart; before x4 it read a line that gives a key twice by the key's last value; before x5 it left unread some texts an answer gives: function calls, tool items, error messages): a scan extracts ${c.files_extracted_earlier === 1 ? 'it' : 'them'} again`)
   if (c.provenance === 'stale') parts.push('canary-less provenance does not cover the case as it is (a scan skipped it with --no-provenance, or evidence was dropped, since it ran)')
   return parts.join('; ')
 }

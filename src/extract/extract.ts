@@ -21,8 +21,11 @@ import {FingerprintBuffer, fingerprintTextFast, SCHEME} from './winnow.js'
  * extracted again (detect/reextract.ts). A text that is only a redaction placeholder
  * (redaction.ts) is no text in every reader, and a Langfuse output of several messages reads
  * each message's thinking blocks.
+ * x5: an answer's texts decoded as this version decodes them (decode.ts reads a legacy
+ * function_call, object tool arguments, Responses and Messages API tool items, a stream's error
+ * chunks' choices, and searches every error message with the answer).
  */
-export const EXTRACT_SCHEME = `x4/${SCHEME}`
+export const EXTRACT_SCHEME = `x5/${SCHEME}`
 
 /**
  * The schemes before, whose files a scan extracts again from their evidence (detect/reextract.ts)
@@ -30,9 +33,9 @@ export const EXTRACT_SCHEME = `x4/${SCHEME}`
  * stands alone, not inside a longer token such as a marker's hex, and an IBAN's country uses
  * IBANs); x2 from x3 in the texts decoded (see EXTRACT_SCHEME), so any of a file's extracts may
  * differ: its marker tokens, personal data and fingerprints alike; x3 from x4 in the lines read as
- * records (a record of x3 may stand for a line x4 refuses).
+ * records (a record of x3 may stand for a line x4 refuses); x4 from x5 in an answer's texts decoded.
  */
-export const PRIOR_EXTRACT_SCHEMES: readonly string[] = [`x1/${SCHEME}`, `x2/${SCHEME}`, `x3/${SCHEME}`]
+export const PRIOR_EXTRACT_SCHEMES: readonly string[] = [`x1/${SCHEME}`, `x2/${SCHEME}`, `x3/${SCHEME}`, `x4/${SCHEME}`]
 
 /**
  * The registry's markers outside the CANARY-<hex> convention, matched in each response by

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3'
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
@@ -37,5 +38,20 @@ describe('--fail-on-leak on markers in every text the client was given', () => {
       '--log-format', 'openai-batch', '--custom-id-pattern', '^(?<tenant>[^:]+):(?<session>[^:]+):', '--fail-on-leak'])
     expect(r.code, r.stderr).toBe(3)
     expect(r.stderr).toContain('contamination found: 1 response (1 cross-tenant, 0 cross-session)')
+  }, 120_000)
+
+  it('a case extracted before (x4), whose extracts hold none of these markers, is extracted again by the next scan, which trips', async () => {
+    const dir = tempDir()
+    const db = join(dir, 'case.db')
+    expect(runWith(true, ['triage', join(FIXTURES, 'leaks.jsonl'), '--canaries', join(FIXTURES, 'canaries.csv'), '--db', db]).code).toBe(0)
+    // What x4 left: no marker token in any of these answers, so no sighting.
+    const c = new Database(db)
+    c.prepare("UPDATE files SET extract_scheme = 'x4/words-k5-w8-v2' WHERE kind = 'log'").run()
+    c.prepare("DELETE FROM sightings WHERE record_id IN (SELECT id FROM records WHERE tenant_id = 'globex')").run()
+    c.prepare("DELETE FROM marker_tokens WHERE record_id IN (SELECT id FROM records WHERE tenant_id = 'globex')").run()
+    c.close()
+    const s = await run(['scan', '--db', db, '--fail-on-leak'])
+    expect(s.code, s.stderr).toBe(3)
+    expect(s.stderr).toContain(`contamination found: ${CASES} responses (${CASES} cross-tenant, 0 cross-session)`)
   }, 120_000)
 })
