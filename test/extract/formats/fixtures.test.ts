@@ -87,7 +87,7 @@ describe('otel fixtures', () => {
       decode_node: null,
     })
     const err = got.get('c1d2e3f4a5b6c7d8')!
-    expect(err.row).toMatchObject({status: 400, is_error: 1, session_id: 'sess-err-1', request_text: 'a very long prompt', response_text: ''})
+    expect(err.row).toMatchObject({status: 400, is_error: 1, session_id: 'sess-err-1', request_text: 'a very long prompt', response_text: "400 This model's maximum context length is 1048576 tokens"})
     expect(err.row!.error_message).toMatch(/maximum context length/)
   })
 
@@ -206,7 +206,7 @@ describe('langfuse fixtures', () => {
       request_text: 'You are terse.\nPart one, part two.',
       response_text: '{"id":42}',
     })
-    expect(got.get('obs-err-1')!.row).toMatchObject({is_error: 1, error_message: 'Error code: 400 - prompt too long', response_text: '', status: null})
+    expect(got.get('obs-err-1')!.row).toMatchObject({is_error: 1, error_message: 'Error code: 400 - prompt too long', response_text: 'Error code: 400 - prompt too long', status: null})
   })
 
   it('reads the text of every other shape integrations log: LangChain tool calls, one choice, a JSON answer kept as text, a decorated function\'s arguments', () => {
@@ -254,7 +254,7 @@ describe('litellm fixtures', () => {
       is_error: 0,
     })
     const failure = got.get('d8f1b1c0-9e0a-4a8b-8f55-1f0c3c6f7e22')!
-    expect(failure.row).toMatchObject({status: null, is_error: 1, prompt_tokens: null, completion_tokens: null, request_text: null, response_text: ''})
+    expect(failure.row).toMatchObject({status: null, is_error: 1, prompt_tokens: null, completion_tokens: null, request_text: null, response_text: 'litellm.RateLimitError: RateLimitError: OpenAIException - Rate limit reached'})
     expect(failure.row!.error_message).toMatch(/RateLimitError/)
     expect(got.get('chatcmpl-older-1')!.row).toMatchObject({tenant_id: 'team-globex', request_text: 'Say hi', response_text: 'hi'})
   })
@@ -277,7 +277,7 @@ describe('litellm fixtures', () => {
       is_error: 0,
     })
     const failure = got.get('pl-fail-2')!.row!
-    expect(failure).toMatchObject({is_error: 1, prompt_tokens: null, completion_tokens: null, response_text: ''})
+    expect(failure).toMatchObject({is_error: 1, prompt_tokens: null, completion_tokens: null, response_text: 'litellm.RateLimitError: RateLimitError: OpenAIException - Rate limit reached'})
     expect(failure.error_message).toMatch(/RateLimitError/)
     // Message logging turned off: LiteLLM's marker in place of every text is no text, never a prompt or an answer to search.
     const redacted = got.get('pl-redacted-3')!
