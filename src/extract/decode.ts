@@ -180,7 +180,6 @@ function answerToolCallArgs(calls: Json[]): string[] {
 }
 
 /** `content` as a string or as OpenAI content parts (`[{type: "text", text}]`). */
-
 function contentText(content: Json | undefined): string {
   if (typeof content === 'string') return content
   if (!Array.isArray(content)) return ''
@@ -433,7 +432,8 @@ function toolItemText(item: Obj): string {
   if (typeof item.arguments === 'string' && (item.type === 'function_call' || item.type === 'mcp_call' || item.type === 'mcp_approval_request')) t += item.arguments
   if (item.type === 'custom_tool_call' && typeof item.input === 'string') t += item.input
   if (item.type === 'code_interpreter_call' && typeof item.code === 'string') t += item.code
-  if (item.type === 'mcp_call' && typeof item.output === 'string') t += item.output
+  // The tool's answer on a line of its own: no token is made across the call and its answer.
+  if (item.type === 'mcp_call' && typeof item.output === 'string' && item.output !== '') t += (t === '' ? '' : '\n') + item.output
   return t
 }
 

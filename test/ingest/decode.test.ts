@@ -306,7 +306,7 @@ describe('every text the client was given is read', () => {
     const message = {type: 'message', content: [{type: 'output_text', text: 'ok'}]}
     expect(decodeResponse({object: 'response', output: [message, {type: 'custom_tool_call', name: 'f', input: `x ${m}`}]}).text).toBe(`ok\nx ${m}`)
     expect(decodeResponse({object: 'response', output: [message, {type: 'code_interpreter_call', code: `print('${m}')`}]}).text).toBe(`ok\nprint('${m}')`)
-    expect(decodeResponse({object: 'response', output: [message, {type: 'mcp_call', name: 'f', arguments: `{"x": "${m}"}`, output: 'y'}]}).text).toBe(`ok\n{"x": "${m}"}y`)
+    expect(decodeResponse({object: 'response', output: [message, {type: 'mcp_call', name: 'f', arguments: `{"x": "${m}"}`, output: 'y'}]}).text).toBe(`ok\n{"x": "${m}"}\ny`)
     const delta = (type: string, output_index: number, d: string) => ev(type, {output_index, content_index: 0, delta: d})
     expect(decodeResponse(delta('response.output_text.delta', 0, 'ok') + delta('response.custom_tool_call_input.delta', 1, m.slice(0, 12)) + delta('response.custom_tool_call_input.delta', 1, m.slice(12)) + 'data: [DONE]\n\n').text).toBe(`ok\n${m}`)
     expect(decodeResponse(delta('response.code_interpreter_call_code.delta', 0, m.slice(0, 5)) + delta('response.code_interpreter_call_code.delta', 0, m.slice(5))).text).toBe(m)
