@@ -14,7 +14,9 @@ import {quoted} from '../util/sanitize.js'
 // Ingest keeps the first line of a (source, request_id) and records the later ones as
 // duplicates, which the scan never reads: right for a line logged twice, but a later line with
 // the same request id and a different answer (a retry logged under the same id, a log edited
-// after it was ingested once) was never examined. A leak in it would pass --fail-on-leak.
+// after it was ingested once) was never examined. A leak in it would pass --fail-on-leak. So
+// would a retry in the record's own line (an OTLP export of both attempts' spans): the line is
+// byte-identical to itself, so the items are compared, not the lines.
 // Those lines are read here from the evidence, decoded as their file's lines are, and their
 // answers' markers classified as the scan classifies a record's; a line that cannot be decoded
 // again is one the gate could not judge. A leak the record it repeats carries too is counted
@@ -27,7 +29,7 @@ export interface ConflictingDuplicate {
 }
 
 export interface ConflictingDuplicates {
-  /** duplicate lines not byte-identical to the line their record was read from */
+  /** duplicates not byte-identical to the line their record was read from, or items of that very line */
   lines: number
   /** of those, lines whose answer carries another session's marker (cross_session or cross_tenant) that the record it repeats does not carry */
   leaking: ConflictingDuplicate[]
@@ -48,12 +50,14 @@ export function examineConflictingDuplicates(db: CaseDb): ConflictingDuplicates 
   const keptLeaks = keptRecordLeakMarkers(db)
   // The rows come by line: a line of many records (an OTLP export of many spans, logged twice)
   // is decoded once for all its duplicates, not once per duplicate (which grew as its records squared).
-  let last = null as {key: string; records: ReturnType<typeof decodeValue>['records']} | null
+  let last = null as {key: string; records: ReturnType<typeof decodeValue>['records']; judged: Set<string>} | null
   for (const d of rows) {
     const file = files.get(d.file_id)!
     const at = {path: file.path, line_no: d.line_no, request_id: d.request_id}
     try {
       const key = `${d.file_id}:${d.byte_offset}:${d.byte_len}`
+      // Every item of the line with this request id is judged at its first duplicate: a third attempt in the same line is not a second finding.
+      if (last?.key === key && last.judged.has(d.request_id)) continue
       if (last?.key !== key) {
         last = null
         let decoder = decoders.get(d.file_id)
@@ -63,8 +67,9 @@ export function examineConflictingDuplicates(db: CaseDb): ConflictingDuplicates 
         const here = {file: String(d.file_id), line: d.line_no}
         const index = decoder.adapter.newIndex(decoder.options)
         index?.add(line.value, here)
-        last = {key, records: decodeValue(line.value, decoder, index, here).records}
+        last = {key, records: decodeValue(line.value, decoder, index, here).records, judged: new Set()}
       }
+      last.judged.add(d.request_id)
       const records = last.records.filter((r) => r.row.request_id === d.request_id)
       if (records.length === 0) throw new Error(`no record with request_id ${quoted(d.request_id.slice(0, 80))} in the line as read now`)
       const leaks = records.some(({row}) => {

@@ -59,13 +59,20 @@ export interface DuplicateLineRow {
   identical: number
 }
 
-/** Duplicate lines (of complete log files) that are not byte-identical to the line their record was read from, in file and line order. */
+/**
+ * Duplicates (of complete log files) whose item may differ from their record's, in file and line
+ * order: lines not byte-identical to the line their record was read from, and items of the
+ * record's own line (an OTLP export holding a span and its retry under the same id), which that
+ * line's bytes being "identical" to themselves says nothing about.
+ */
 export function conflictingDuplicateLines(db: CaseDb): Array<DuplicateLineRow & {file_id: number}> {
   return db
     .prepare(
       `SELECT d.id, d.file_id, d.line_no, d.byte_offset, d.byte_len, d.request_id, d.identical FROM duplicate_lines d
          JOIN files f ON f.id = d.file_id AND f.state = 'complete' AND f.kind = 'log'
-        WHERE d.identical = 0 ORDER BY d.file_id, d.line_no, d.id`,
+        WHERE d.identical = 0
+           OR EXISTS (SELECT 1 FROM records r WHERE r.source = f.source AND r.request_id = d.request_id AND r.file_id = d.file_id AND r.byte_offset = d.byte_offset)
+        ORDER BY d.file_id, d.line_no, d.id`,
     )
     .all() as Array<DuplicateLineRow & {file_id: number}>
 }
