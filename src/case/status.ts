@@ -1,5 +1,7 @@
 import {detectionCoverage, type DetectionCoverage} from '../detect/coverage.js'
+import {examineConflictingDuplicates} from '../detect/conflicting-duplicates.js'
 import {unreadableFiles} from '../detect/gate.js'
+import type {DuplicateLeak} from '../scope/compute-scope.js'
 import {loadCaseClock} from '../notify/case-clock.js'
 import type {ClockResult} from '../notify/clock.js'
 import {getIncident} from '../notify/incident.js'
@@ -28,6 +30,14 @@ export interface StatusResult {
   sightings: number | null
   /** duplicate request lines inside the stored files */
   duplicates: number
+  /**
+   * Of those, lines whose answer carries another session's marker that the request's record does
+   * not (a retry logged under the same request id): responses served that no sighting or figure
+   * counts (a request's first line is its record), named here
+   */
+  duplicate_leaks_not_counted: DuplicateLeak[]
+  /** duplicate lines that differ from their record and could not be read again: whether they carry a marker is not known */
+  duplicate_lines_not_examined: number
   /**
    * lines of files ingested again after they were already in the case (same SHA-256): `ingest logs`
    * counts them as duplicates (lines already present) and stores nothing; with `duplicates` they
@@ -106,6 +116,7 @@ export function caseStatus(db: CaseDb, now: Date = new Date()): StatusResult {
     canaries: countCanaries(db),
     sightings: detection.never_scanned ? null : Object.values(s.by_class).reduce((a, b) => a + b, 0),
     duplicates: f.duplicates,
+    ...duplicateLeaks(db),
     ...reingested(db, audit),
     blank_lines: f.blank_lines,
     registry_files: f.registry_files,
@@ -179,4 +190,12 @@ function reingested(db: CaseDb, audit: ReturnType<typeof listAudit>): Pick<Statu
 export function listBadLines(db: CaseDb, limit = 1000): BadLineRow[] {
   // Shown without the excerpt of the line a JSON error quotes: it may be someone's conversation.
   return badLineRows(db, limit).map((b) => ({...b, reason: withoutLineExcerpt(b.reason)}))
+}
+
+function duplicateLeaks(db: CaseDb): Pick<StatusResult, 'duplicate_leaks_not_counted' | 'duplicate_lines_not_examined'> {
+  const d = examineConflictingDuplicates(db)
+  return {
+    duplicate_leaks_not_counted: d.leaking.map((x) => ({path: x.path, line: x.line_no, request_id: x.request_id, class: x.class})),
+    duplicate_lines_not_examined: d.unexamined.length,
+  }
 }

@@ -4,7 +4,7 @@ import type {RegistrylessTenantView, UnscannedScope} from '../scope/unscanned.js
 import type {TenantViewResult} from '../scope/tenant-view.js'
 import type {TimelineResult} from '../scope/build-timeline.js'
 import {count} from './plural.js'
-import {safeLine} from '../util/sanitize.js'
+import {quoted, safeLine} from '../util/sanitize.js'
 import {clip, idNames, WIDTH, wrap} from './text-width.js'
 
 // Plain-text tables for the terminal and the row sets behind --csv. Tenant ids, node
@@ -80,6 +80,9 @@ export function renderScope(r: ScopeResult, options: {registry?: boolean; proven
         ...(registry && (r.contaminated_without_prompt === null ? (r.contaminated_responses ?? 0) > 0 : r.contaminated_without_prompt > 0)
           ? [['  no prompt logged (echo not ruled out)', r.contaminated_without_prompt === null ? 'unknown (evidence unreadable)' : n(r.contaminated_without_prompt)]]
           : []),
+        // A retry logged under a request id already counted: a response served that the figures above leave out (the request's first line is its record).
+        ...(r.duplicate_leaks_not_counted.length > 0 ? [['  NOT COUNTED above: repeated request ids carrying another session\'s marker', n(r.duplicate_leaks_not_counted.length)]] : []),
+        ...(r.duplicate_lines_not_examined > 0 ? [['  NOT EXAMINED: repeated request ids whose line differs and could not be read again', n(r.duplicate_lines_not_examined)]] : []),
         ['exposed sessions', m(r.exposed_sessions)],
         ['exposed tenants', m(r.exposed_tenants)],
         ['recipient tenants', m(r.recipient_tenants)],
@@ -99,6 +102,7 @@ export function renderScope(r: ScopeResult, options: {registry?: boolean; proven
       ],
     ),
   )
+  if (r.duplicate_leaks_not_counted.length > 0) out.push('', wrap(duplicateLeaksNote(r.duplicate_leaks_not_counted)))
   const e = r.exposure
   out.push('', 'Exposure (canary and verbatim text together: the numbers the drafts and notices use)')
   out.push(
@@ -388,4 +392,10 @@ export function renderVerdict(v: CanaryFigures & {
   if (v.unreadable_files.length > 0) out.push(`  ${count(v.unreadable_files.length, 'log file')} could not be judged (see the warnings): the verdict does not speak for ${v.unreadable_files.length === 1 ? 'it' : 'them'}.`)
   if (unreadEntries > 0) out.push(`  ${unreadEntries === 1 ? '1 entry' : `${unreadEntries} entries`} reached in the directories or globs given could not be read (see the warnings): the verdict does not speak for ${unreadEntries === 1 ? 'it' : 'them'}.`)
   return out.join('\n')
+}
+
+/** The duplicate lines that carry another session's marker and that no figure counts, named (status, scope, sightings). */
+export function duplicateLeaksNote(leaks: ReadonlyArray<{path: string; line: number; request_id: string; class: string}>): string {
+  const few = leaks.slice(0, 5).map((d) => `${safeLine(d.path)}:${d.line} (request_id ${quoted(d.request_id.slice(0, 80))}, ${d.class})`).join(', ') + (leaks.length > 5 ? `, and ${leaks.length - 5} more` : '')
+  return `NOT COUNTED: ${leaks.length} ${leaks.length === 1 ? 'line repeats' : 'lines repeat'} a request_id already in the case with an answer carrying another session's marker (a retry logged under the same id): ${leaks.length === 1 ? 'a response' : 'responses'} served, in no figure or sighting (a request's first line is its record): ${few}`
 }

@@ -2,6 +2,8 @@ import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {toCsv} from '../cli/csv.js'
 import {renderSightings} from '../cli/render-detect.js'
+import {duplicateLeaksNote} from '../cli/render-scope.js'
+import {examineConflictingDuplicates} from '../detect/conflicting-duplicates.js'
 import {listSightings, type SightingsResult} from '../detect/list.js'
 import {SIGHTING_CLASSES} from '../extract/markers.js'
 import {detectionCoverage} from '../detect/coverage.js'
@@ -34,6 +36,9 @@ export default class Sightings extends BaseCommand {
     // Without a registry every marker found is an orphan: the other classes are not looked for, not empty.
     if (!hasCanaries(db)) this.note(this.paint.yellow('warning: the case holds no canary registry: no marker can be attributed to a session, so own, echo, cross_session and cross_tenant sightings cannot be found (crosstalk ingest canaries FILE)'))
     const rows = listSightings(db, {classes: flags.class as SightingsResult[number]['class'][] | undefined})
+    // A retry logged under a request id already in the case is no record, so its markers are no sightings: said, on stderr (the listing stays the contract's array).
+    const leaks = examineConflictingDuplicates(db).leaking.filter((d) => !flags.class || flags.class.includes(d.class))
+    if (leaks.length > 0) this.note(this.paint.yellow(duplicateLeaksNote(leaks.map((d) => ({path: d.path, line: d.line_no, request_id: d.request_id, class: d.class})))))
     if (flags.csv) {
       process.stdout.write(
         toCsv(['request_id', 'ts', 'class', 'marker', 'partial', 'recipient_session', 'recipient_tenant', 'source_session', 'source_tenant'], rows as unknown as Array<Record<string, unknown>>),

@@ -4,6 +4,7 @@ import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {safeLine} from '../util/sanitize.js'
 import {caseStatus, listBadLines, type StatusResult} from '../case/status.js'
 import {clockSummary} from '../cli/render-clock.js'
+import {duplicateLeaksNote} from '../cli/render-scope.js'
 import {count} from '../cli/plural.js'
 
 export default class Status extends BaseCommand {
@@ -44,6 +45,8 @@ export default class Status extends BaseCommand {
       const d = status.detection
       if (d.never_scanned) this.log(`  sightings        unknown: ${describeGap(d)}  (crosstalk scan)`)
       else this.log(`  sightings        ${status.sightings}${classes ? `  (${classes})` : ''}${d.complete ? '' : `; detection incomplete: ${describeGap(d)}  (crosstalk scan)`}`)
+      if (status.duplicate_leaks_not_counted.length > 0) this.log(`  ${duplicateLeaksNote(status.duplicate_leaks_not_counted)}`)
+      if (status.duplicate_lines_not_examined > 0) this.log(`  NOT EXAMINED     ${count(status.duplicate_lines_not_examined, 'line repeats', 'lines repeat')} a request_id with a different answer and could not be read again: whether ${status.duplicate_lines_not_examined === 1 ? 'it carries' : 'they carry'} another session's marker is not known`)
       const prov = status.provenance_attributed
       this.log(
         `  provenance       ${

@@ -136,6 +136,9 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
     if (!this.jsonEnabled()) {
       this.log(`Ingested ${count(ingest.files, 'file')}: ${count(ingest.records, 'new record')}, ${count(ingest.duplicates, 'duplicate')}, ${count(ingest.bad_lines, 'bad line')} quarantined${canaries ? `; ${count(canaries.added, 'canary', 'canaries')} registered (${canaries.already_registered} already)` : ''}.\n`)
       if (result.verdict.confirmed_by_scan) this.log('The scan confirmed the canary verdict printed above.\n')
+      // The verdict judged each request's record (its first line); a retry under the same id that leaks is named, never left behind "no response carried ...".
+      const retries = scope.duplicate_leaks_not_counted.length
+      if (retries > 0) this.log(`But ${count(retries, 'line repeats', 'lines repeat')} a request_id already in the case with an answer carrying another session's marker (a retry): not in the verdict above nor in any figure below (see NOT COUNTED).\n`)
       this.log(renderScan(scan))
       this.log('')
       if (scan.canaries === 0) this.log(`${NO_REGISTRY_SCOPE_NOTE}\n`)

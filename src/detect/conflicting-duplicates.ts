@@ -28,11 +28,17 @@ export interface ConflictingDuplicate {
   request_id: string
 }
 
+/** A duplicate line whose answer carries another session's marker its record does not: a response served, in no figure. */
+export interface LeakingDuplicate extends ConflictingDuplicate {
+  /** cross_tenant where any of those markers is another tenant's, else cross_session */
+  class: 'cross_session' | 'cross_tenant'
+}
+
 export interface ConflictingDuplicates {
   /** duplicates not byte-identical to the line their record was read from, or items of that very line */
   lines: number
   /** of those, lines whose answer carries another session's marker (cross_session or cross_tenant) that the record it repeats does not carry */
-  leaking: ConflictingDuplicate[]
+  leaking: LeakingDuplicate[]
   /** of those, lines that could not be decoded again (with why) */
   unexamined: Array<ConflictingDuplicate & {why: string}>
 }
@@ -72,14 +78,17 @@ export function examineConflictingDuplicates(db: CaseDb): ConflictingDuplicates 
       last.judged.add(d.request_id)
       const records = last.records.filter((r) => r.row.request_id === d.request_id)
       if (records.length === 0) throw new Error(`no record with request_id ${quoted(d.request_id.slice(0, 80))} in the line as read now`)
-      const leaks = records.some(({row}) => {
+      const counted = keptLeaks(d.file_id, d.request_id)
+      const classes = new Set<string>()
+      for (const {row} of records) {
         const {tokens, unconventional: hits} = extractMarkers(row.request_text, row.response_text, unconventional)
-        if (tokens.length === 0 && hits.length === 0) return false
+        if (tokens.length === 0 && hits.length === 0) continue
         const recipient = {tenant: row.tenant_id, session: row.session_id, promptHas: promptSearch(() => row.request_text)}
-        const counted = keptLeaks(d.file_id, d.request_id)
-        return responseSightings(tokens, hits, registry, byMarker, recipient).some((s) => (s.class === 'cross_session' || s.class === 'cross_tenant') && !counted.has(s.marker))
-      })
-      if (leaks) out.leaking.push(at)
+        for (const s of responseSightings(tokens, hits, registry, byMarker, recipient)) {
+          if ((s.class === 'cross_session' || s.class === 'cross_tenant') && !counted.has(s.marker)) classes.add(s.class)
+        }
+      }
+      if (classes.size > 0) out.leaking.push({...at, class: classes.has('cross_tenant') ? 'cross_tenant' : 'cross_session'})
     } catch (error) {
       out.unexamined.push({...at, why: (error as Error).message})
     }

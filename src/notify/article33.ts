@@ -1,5 +1,5 @@
 import {InputError} from '../errors.js'
-import {concernsController, examinedTotals, provenanceMethodFr, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
+import {concernsController, DUPLICATE_LEAKS_REMEDY, examinedTotals, provenanceMethodFr, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
 import type {ProvenanceParameters} from '../detect/coverage.js'
 import {categoryLabel, leakedSide, noLeakStatement, PHRASES, receivedSide, type Language} from './phrases.js'
 import {article33Schema, type Article33Result} from './article33-schema.js'
@@ -106,6 +106,9 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   if (unreadSources.length > 0) L.open('scope', P.open.unreadSources(unreadSources), 'Art. 33(3)(a), 33(4)', UNREAD_SOURCES_REMEDY)
   const notReadWhole = facts.totals.files_not_read_whole ?? []
   if (notReadWhole.length > 0) L.open('scope', P.open.notReadWhole(notReadWhole), 'Art. 33(3)(a), 33(4)', NOT_READ_WHOLE_REMEDY)
+  // A retry's leak is a response served that no figure below counts: every figure stands beside this item.
+  const duplicateLeaks = facts.totals.duplicate_leaks ?? []
+  if (duplicateLeaks.length > 0) L.open('scope', P.open.duplicateLeaks(duplicateLeaks), 'Art. 33(3)(a), 33(4)', DUPLICATE_LEAKS_REMEDY)
   if (scope && exposure) {
     // For one controller: its two sides apart, as its processor notice gives them (the case-wide
     // sentence would count other customers' sessions among its own).
@@ -317,6 +320,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
           log_files_not_examined: examined.not_scanned.files,
           log_sources_not_read: (facts.totals.unread_sources ?? []).length,
           log_files_not_read_whole: notReadWhole.length,
+          duplicate_leaks_not_counted: duplicateLeaks.length,
           registry_files: facts.totals.registry_files,
           method: (language === 'fr' ? scopeMethodFr(facts.detection.provenance_parameters) : scope.method) + (facts.for_tenant !== null ? P.controllerShareMethod : ''),
           flows: scope.flows,

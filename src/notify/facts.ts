@@ -231,6 +231,12 @@ export interface CaseFacts {
     unread_sources?: string[]
     /** names of the log files kept but not read whole (a damaged gzip's tail, model texts of a convention not read): what was not read was not examined */
     files_not_read_whole?: string[]
+    /**
+     * lines kept as duplicates of a request id (a retry) whose answer carries another session's
+     * marker that the request's record does not, as "file name:line": responses served that no
+     * figure counts (only a request's first line is a record). Case-wide, as the gate judges them
+     */
+    duplicate_leaks?: string[]
   }
   /** whether detection covered everything the case holds */
   detection: DetectionCoverage
@@ -348,6 +354,8 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     responses_without_text: inputs.fileTotals.no_response_text,
     unread_sources: (inputs.unreadSources ?? []).map(safeLine),
     files_not_read_whole: (inputs.notReadWhole ?? []).map(safeLine),
+    // Names only: a path of the responder's machine is no place in a document sent to others.
+    duplicate_leaks: (inputs.scope.duplicates?.leaking ?? []).map((d) => safeLine(`${basename(d.path.replace(/\\/g, '/'))}:${d.line_no}`)),
   }
   const provenanceIds = new Set(s.provenance.map((p) => p.record_id))
   return {
@@ -389,6 +397,8 @@ export function examinedTotals(facts: Pick<CaseFacts, 'totals' | 'detection'>): 
 /** How an unread log source leaves the open items: read whole, or settled with a reason. */
 export const UNREAD_SOURCES_REMEDY = 'crosstalk ingest logs PATH; crosstalk scan / crosstalk ingest dismiss PATH --reason "..."'
 /** How a log file kept but not read whole is completed (the open item's record_with). */
+/** How a retry's uncounted leak leaves the open items (its record_with): each line named, then judged by hand. */
+export const DUPLICATE_LEAKS_REMEDY = 'crosstalk status (names each line and its request_id)'
 export const NOT_READ_WHOLE_REMEDY = 'crosstalk status; crosstalk drop FILE, then crosstalk ingest logs FILE OTHER-FILES'
 
 /** Whether a notification belongs in a draft for this controller: its own notice, or one to the authority or the data subjects. */

@@ -196,6 +196,10 @@ export const EN = {
   // A log source an ingest reached and could not read (a .zst, a broken link, a file refused) was never searched.
   unreadSources: (names: readonly string[]) =>
     `${count(names.length, 'further log source')} (${namedFew(names)}) could not be read and ${names.length === 1 ? 'was' : 'were'} not examined: whether ${names.length === 1 ? 'it holds' : 'they hold'} another session's data is not known.`,
+  notCountingRetries: (figure: string, n: number) => `${figure} (not counting ${count(n, 'retry', 'retries')} logged under a request id already counted that carried another session's marker: see the open items)`,
+  // A retry logged under a request id already counted: its line is no record, so its marker is in no figure.
+  duplicateLeaks: (lines: readonly string[]) =>
+    `${count(lines.length, 'further response')} (${namedFew(lines)}), logged under the request id of a response already counted (a retry), carried another session's canary marker and ${lines.length === 1 ? 'is' : 'are'} not counted in these figures.`,
   notReadWhole: (names: readonly string[]) =>
     `${count(names.length, 'log file')} (${namedFew(names)}) ${names.length === 1 ? 'was' : 'were'} not read whole (part of ${names.length === 1 ? 'it' : 'them'} could not be read as a model call's texts) and that part was not examined: whether it holds another session's data is not known.`,
   // Lines that could not be read were never examined: every figure is of the lines that could be.
@@ -401,6 +405,8 @@ export const EN = {
       `${count(n, 'response')} in this incident carried verbatim text whose source is not established (the same text in several customers' prompts, or only in answers whose prompts were not logged): whether any of it was your data is not yet established, so your data may have been among its possible sources; we will tell you once the source is established`,
     responsesWithoutText: (n: number) =>
       `${count(n, 'response')} had no response text and ${n === 1 ? 'was' : 'were'} not examined for either canary markers or verbatim text: ingest logs that hold the answers (or the field that holds them: --map response=PATH) and scan again`,
+    duplicateLeaks: (lines: readonly string[]) =>
+      `${count(lines.length, 'response')} (${namedFew(lines)}) logged under the request id of a response already counted (a retry logged under the same id) ${lines.length === 1 ? 'carries' : 'carry'} another session's canary marker and ${lines.length === 1 ? 'is' : 'are'} counted in no figure of this draft (a request's first line is its record): establish whose data ${lines.length === 1 ? 'it carries' : 'they carry'} and who received ${lines.length === 1 ? 'it' : 'them'} (crosstalk status names each line), and add ${lines.length === 1 ? 'it' : 'them'} to the figures`,
     notReadWhole: (names: readonly string[]) =>
       `${count(names.length, 'log file')} (${namedFew(names)}) not read whole: what ${names.length === 1 ? 'it holds' : 'they hold'} past what was read was not examined (crosstalk status says what); ingest the files that hold the rest with ${names.length === 1 ? 'it' : 'them'} (drop and ingest again), or record why it holds no answer`,
     unreadSources: (names: readonly string[]) =>

@@ -52,5 +52,8 @@ export function noLeakStatement(P: Phrases, totals: CaseFacts['totals'], detecti
   const withUnread = unread.length > 0 ? `${withAside} ${P.unreadSources(unread)}` : withAside
   // Nor over the part of a file kept but not read whole.
   const partial = totals.files_not_read_whole ?? []
-  return partial.length > 0 ? `${withUnread} ${P.notReadWhole(partial)}` : withUnread
+  const withPartial = partial.length > 0 ? `${withUnread} ${P.notReadWhole(partial)}` : withUnread
+  // Nor where a retry logged under a request id already counted carried another session's marker: a response served, in no figure.
+  const retries = totals.duplicate_leaks ?? []
+  return retries.length > 0 ? `${withPartial} ${P.duplicateLeaks(retries)}` : withPartial
 }

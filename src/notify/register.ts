@@ -1,7 +1,7 @@
 import {z} from 'zod'
 import {detectionSchema, detectionSummary} from './detection-note.js'
 import {countMethods} from './article33.js'
-import {NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
+import {DUPLICATE_LEAKS_REMEDY, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
 import {categoryLabel, noLeakStatement, PHRASES, type Language, type Phrases} from './phrases.js'
 import {assertGrounded, joinItems, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 
@@ -100,11 +100,14 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   // Nor over a log source not read, or the part of a file not read whole: never searched.
   const unreadNames = facts.totals.unread_sources ?? []
   const partialNames = facts.totals.files_not_read_whole ?? []
+  // Nor where a retry under a counted request id carried another session's marker: a response served, in no figure.
+  const retryLeaks = facts.totals.duplicate_leaks ?? []
   const noneFound = (section: string): string =>
     !exposure ? P.toComplete(P.open.noScan)
       : !facts.detection.complete ? P.toComplete(P.open.detectionIncomplete(facts.detection.files_not_scanned))
         : unreadNames.length > 0 ? todo(section, P.open.unreadSources(unreadNames), 'Art. 33(5)', UNREAD_SOURCES_REMEDY)
           : partialNames.length > 0 ? todo(section, P.open.notReadWhole(partialNames), 'Art. 33(5)', NOT_READ_WHOLE_REMEDY)
+            : retryLeaks.length > 0 ? todo(section, P.open.duplicateLeaks(retryLeaks), 'Art. 33(5)', DUPLICATE_LEAKS_REMEDY)
             : L.stated(section, P.noneFound, ['scan.exposure'])
   const effects = exposure && exposure.responses > 0 ? L.stated('effects', P.register.effects, ['scan.exposure']) : noneFound('effects')
   const causeParts = [

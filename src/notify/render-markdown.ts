@@ -95,6 +95,17 @@ export function article33View(d: Article33Result): View {
   }
   // What was ingested and never scanned is shown as not examined, beside what was.
   if (d.scope) (view.scope as View).not_examined = d.scope.log_files_not_examined > 0
+  // A retry's leak (a duplicate line of a counted request id) is in none of the marker figures: each says so beside its number, never a bare 0.
+  const retries = d.scope?.duplicate_leaks_not_counted ?? 0
+  if (d.scope && retries > 0 && d.scope.registry_files > 0) {
+    const scope = view.scope as View
+    const exposure = scope.exposure as View
+    const beside = (v: unknown): string => escapeMd(P.notCountingRetries(String(v), retries))
+    exposure.responses = beside(exposure.responses)
+    exposure.by_canary = beside(exposure.by_canary)
+    scope.cross_tenant_responses = beside(scope.cross_tenant_responses)
+    scope.cross_session_responses = beside(scope.cross_session_responses)
+  }
   // The at-risk count covers the records that say both their status and their prompt size; those that leave it open are said beside it, never folded in.
   const undecided = d.scope?.at_risk_unknown_records ?? 0
   if (d.scope && d.scope.at_risk_responses !== null && undecided > 0) (view.scope as View).at_risk_responses = escapeMd(P.atRiskWithUndecided(d.scope.at_risk_responses, undecided))

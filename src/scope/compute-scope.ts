@@ -128,6 +128,21 @@ export interface ScopeResult {
   unknown_fields: {status: number; prompt_tokens: number; decode_node: number}
   /** whether detection covered everything the case holds (see crosstalk scan) */
   detection: DetectionCoverage
+  /**
+   * Duplicate lines (a request id logged again: a retry) whose answer carries another session's
+   * marker that the request's record does not. Each is a response served, yet no figure above
+   * counts it (only a request's first line is a record with sightings): named here instead.
+   */
+  duplicate_leaks_not_counted: DuplicateLeak[]
+  /** duplicate lines that differ from their record and could not be read again: whether they carry a marker is not known */
+  duplicate_lines_not_examined: number
+}
+
+export interface DuplicateLeak {
+  path: string
+  line: number
+  request_id: string
+  class: 'cross_session' | 'cross_tenant'
 }
 
 /** The data-subject method's low bound, for the whole case (a controller's share says its own: notify/facts.ts). */
@@ -179,6 +194,8 @@ export function computeScope(inputs: ScopeInputs): ScopeResult {
     at_risk_unknown_records: pool === null || inputs.narrowed ? null : inputs.atRiskUndecided,
     unknown_fields: {status: unknown.no_status, prompt_tokens: unknown.no_prompt_tokens, decode_node: unknown.no_decode_node},
     detection: inputs.detection,
+    duplicate_leaks_not_counted: (inputs.duplicates?.leaking ?? []).map((d) => ({path: d.path, line: d.line_no, request_id: d.request_id, class: d.class})),
+    duplicate_lines_not_examined: inputs.duplicates?.unexamined ?? 0,
   }
 }
 

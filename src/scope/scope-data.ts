@@ -1,3 +1,4 @@
+import {examineConflictingDuplicates, type LeakingDuplicate} from '../detect/conflicting-duplicates.js'
 import {detectionCoverage, type DetectionCoverage} from '../detect/coverage.js'
 import {recordTextLoader} from '../evidence/record-texts.js'
 import {contaminationRows, orphanSightingCount, piiScopeRows, provenanceRows, type ContaminationRow, type PiiScopeRow, type ProvenanceRow, type TextPool} from '../store/findings.js'
@@ -57,6 +58,15 @@ export interface ScopeInputs {
    */
   narrowed?: boolean
   detection: DetectionCoverage
+  /**
+   * Lines kept as duplicates of a request id (a retry logged under the same id) whose answer
+   * carries another session's marker that the request's record does not: responses someone
+   * received, which no figure counts (the first line of a request id is its record, and only
+   * records have sightings), so every output names them beside the figures. `unexamined`:
+   * such lines that differ from their record and could not be read again. Absent: inputs built
+   * by hand, holding none.
+   */
+  duplicates?: {leaking: LeakingDuplicate[]; unexamined: number}
 }
 
 export interface LoadScopeOptions {
@@ -103,7 +113,13 @@ export function loadScopeInputs(db: CaseDb, options: LoadScopeOptions = {}): Sco
     pii: piiScopeRows(db),
     exposure,
     detection: detectionCoverage(db),
+    duplicates: duplicateLeaks(db),
   }
+}
+
+function duplicateLeaks(db: CaseDb): NonNullable<ScopeInputs['duplicates']> {
+  const d = examineConflictingDuplicates(db)
+  return {leaking: d.leaking, unexamined: d.unexamined.length}
 }
 
 /** Per node: from the first to the last at-risk or contaminated response on it. */

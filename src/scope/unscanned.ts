@@ -12,11 +12,11 @@ type Unknown<T> = {[K in keyof T]: T[K] | null}
 export type UnscannedNodeRow = Unknown<ScopeNodeRow> & Pick<ScopeNodeRow, 'decode_node' | 'at_risk_responses'>
 export type UnscannedHourRow = Unknown<ScopeHourRow> & Pick<ScopeHourRow, 'hour' | 'at_risk_responses'>
 
-export type UnscannedScope = Omit<Unknown<ScopeResult>, 'by_node' | 'by_hour' | 'detection'> & {
+export type UnscannedScope = Omit<Unknown<ScopeResult>, 'by_node' | 'by_hour' | 'detection' | 'duplicate_leaks_not_counted' | 'duplicate_lines_not_examined'> & {
   by_node: UnscannedNodeRow[]
   by_hour: UnscannedHourRow[]
   detection: ScopeResult['detection']
-}
+} & Pick<ScopeResult, 'duplicate_leaks_not_counted' | 'duplicate_lines_not_examined'>
 
 /** The scope of a never-scanned case as it can be said: detection's counts null, the rest as computed. */
 export function unscannedScope(r: ScopeResult): UnscannedScope {
@@ -32,6 +32,8 @@ export function unscannedScope(r: ScopeResult): UnscannedScope {
     by_hour: r.by_hour.map((x) => ({...x, contaminated_responses: null, cross_tenant_responses: null, provenance_responses: null})),
     data_categories: null, data_subjects: null, records_concerned: null, bug_window: null, pool_basis: r.pool_basis,
     at_risk_unknown_records: r.at_risk_unknown_records, unknown_fields: r.unknown_fields, detection: r.detection,
+    // Judged from the lines and the registry, not from a scan: as computed.
+    duplicate_leaks_not_counted: r.duplicate_leaks_not_counted, duplicate_lines_not_examined: r.duplicate_lines_not_examined,
   }
 }
 
