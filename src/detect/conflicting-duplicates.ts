@@ -5,6 +5,7 @@ import {promptSearch} from '../extract/markers.js'
 import {readLineJson} from '../extract/parse-record.js'
 import {decodeParseSpec} from '../extract/parse-spec.js'
 import {completeLogFiles} from '../store/files.js'
+import {lineCompanions} from '../store/records.js'
 import type {CaseDb} from '../store/open-case.js'
 import {conflictingDuplicateLines, keptRecordLeakMarkers} from '../store/quarantine.js'
 import {sqliteRegistry} from './registry.js'
@@ -54,6 +55,7 @@ export function examineConflictingDuplicates(db: CaseDb): ConflictingDuplicates 
   const byMarker = new Map(registry.unconventional.map((m) => [m.marker, m]))
   const decoders = new Map<number, LineDecoder>()
   const keptLeaks = keptRecordLeakMarkers(db)
+  const companionsOf = lineCompanions(db)
   // The rows come by line: a line of many records (an OTLP export of many spans, logged twice)
   // is decoded once for all its duplicates, not once per duplicate (which grew as its records squared).
   let last = null as {key: string; records: ReturnType<typeof decodeValue>['records']; judged: Set<string>} | null
@@ -73,6 +75,13 @@ export function examineConflictingDuplicates(db: CaseDb): ConflictingDuplicates 
         const here = {file: String(d.file_id), line: d.line_no}
         const index = decoder.adapter.newIndex(decoder.options)
         index?.add(line.value, here)
+        // The lines the line's records were read with (an OTLP span's content in log records): a duplicate item beside them is read as they were.
+        if (index) {
+          for (const c of companionsOf(d.file_id, d.byte_offset)) {
+            const other = readLineJson(read(c.file_id, c.byte_offset, c.byte_len))
+            if (other.kind === 'json') index.add(other.value, {file: String(c.file_id), line: c.line_no})
+          }
+        }
         last = {key, records: decodeValue(line.value, decoder, index, here).records, judged: new Set()}
       }
       last.judged.add(d.request_id)

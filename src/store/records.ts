@@ -153,6 +153,19 @@ export interface CompanionLine {
   raw_crc32: number
 }
 
+/**
+ * The lines the records of one line were read with (record_companions), each once, in the order
+ * ingest offered them: a duplicate item of that line (an OTLP span whose content is in log
+ * records) is read again with them, as its neighbours were.
+ */
+export function lineCompanions(db: CaseDb): (fileId: number, byteOffset: number) => CompanionLine[] {
+  const q = db.prepare(
+    `SELECT c.file_id, c.line_no, c.byte_offset, c.byte_len, c.raw_crc32 FROM records r JOIN record_companions c ON c.record_id = r.id
+      WHERE r.file_id = ? AND r.byte_offset = ? GROUP BY c.file_id, c.byte_offset ORDER BY MIN(r.id * 1000000 + c.seq)`,
+  )
+  return (fileId, byteOffset) => q.all(fileId, byteOffset) as CompanionLine[]
+}
+
 export function companionInserter(db: CaseDb): (recordId: number, seq: number, c: CompanionLine) => void {
   const insert = db.prepare('INSERT INTO record_companions (record_id, seq, file_id, line_no, byte_offset, byte_len, raw_crc32) VALUES (?, ?, ?, ?, ?, ?, ?)')
   return (recordId, seq, c) => {
