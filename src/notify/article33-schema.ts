@@ -176,7 +176,7 @@ export const article33Schema = z.object({
       /** log sources an ingest reached and could not read, still open in the case (crosstalk status lists them): not examined */
       log_sources_not_read: z.number().int(),
       log_files_not_read_whole: z.number().int().describe('complete log files kept but not read whole (what they did not yield was not examined; an open item names each)'),
-      duplicate_leaks_not_counted: z.number().int().describe("responses logged under the request id of a response already counted (a retry) whose answer carries another session's canary marker: served, yet in none of these figures (an open item names each line)"),
+      retry_leaks_not_counted: z.number().int().describe("responses logged under the request id of a response already counted (a retry) whose answer carries another session's canary marker: served, yet in none of these figures (an open item names each line)"),
       /** canary registry files in the case (0: no marker could be attributed; the marker counts are not findings) */
       registry_files: z.number().int(),
       method: z.string(),

@@ -320,7 +320,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
           log_files_not_examined: examined.not_scanned.files,
           log_sources_not_read: (facts.totals.unread_sources ?? []).length,
           log_files_not_read_whole: notReadWhole.length,
-          duplicate_leaks_not_counted: duplicateLeaks.length,
+          retry_leaks_not_counted: duplicateLeaks.length,
           registry_files: facts.totals.registry_files,
           method: (language === 'fr' ? scopeMethodFr(facts.detection.provenance_parameters) : scope.method) + (facts.for_tenant !== null ? P.controllerShareMethod : ''),
           flows: scope.flows,

@@ -96,7 +96,7 @@ export function article33View(d: Article33Result): View {
   // What was ingested and never scanned is shown as not examined, beside what was.
   if (d.scope) (view.scope as View).not_examined = d.scope.log_files_not_examined > 0
   // A retry's leak (a duplicate line of a counted request id) is in none of the marker figures: each says so beside its number, never a bare 0.
-  const retries = d.scope?.duplicate_leaks_not_counted ?? 0
+  const retries = d.scope?.retry_leaks_not_counted ?? 0
   if (d.scope && retries > 0 && d.scope.registry_files > 0) {
     const scope = view.scope as View
     const exposure = scope.exposure as View

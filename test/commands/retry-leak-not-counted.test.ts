@@ -61,7 +61,7 @@ const layouts: Layout[] = [
 
 type Scope = {cross_tenant_responses: number; contaminated_responses: number; duplicate_leaks_not_counted: Array<{path: string; line: number; request_id: string; class: string}>; duplicate_lines_not_examined: number}
 type Status = {sightings: number; duplicates: number; duplicate_leaks_not_counted: Scope['duplicate_leaks_not_counted']}
-type Draft = {scope: {cross_tenant_responses: number; duplicate_leaks_not_counted: number}; open_items: Array<{item: string}>; statements: Array<{section: string; text: string}>; form_fields: Array<{id: string; value: string}>}
+type Draft = {scope: {cross_tenant_responses: number; retry_leaks_not_counted: number}; open_items: Array<{item: string}>; statements: Array<{section: string; text: string}>; form_fields: Array<{id: string; value: string}>}
 
 describe('a leaking retry under a request id already counted, in every output', () => {
   for (const l of layouts) {
@@ -99,7 +99,7 @@ describe('a leaking retry under a request id already counted, in every output', 
       expect((await run(['incident', 'open', '--db', db, '--title', 't', '--aware-at', '2026-11-02T09:00:00Z', '--role', 'controller'])).code).toBe(0)
       const draft = await runJson<Draft>(['report', 'article33', '--db', db, '--lang', 'en'])
       expect(draft.scope.cross_tenant_responses).toBe(0)
-      expect(draft.scope.duplicate_leaks_not_counted).toBe(1)
+      expect(draft.scope.retry_leaks_not_counted).toBe(1)
       expect(draft.open_items.map((o) => o.item)).toContainEqual(expect.stringContaining(`1 response (${l.at}) logged under the request id of a response already counted`))
       for (const f of draft.form_fields) expect(f.value, f.id).not.toMatch(/detection over every log found no response/)
       const md = join(dir, 'a33.md')
