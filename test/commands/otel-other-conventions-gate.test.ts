@@ -94,8 +94,9 @@ describe('--fail-on-leak over an OTLP traces file of another LLM convention', ()
     const other = [kv('traceloop.span.kind', 'workflow'), kv('traceloop.entity.output', `here you go: ${A}`)]
     const line = JSON.parse(tracesLine(call)) as {resourceSpans: Array<{scopeSpans: Array<{spans: Array<Record<string, unknown>>}>}>}
     const spans = line.resourceSpans[0]!.scopeSpans[0]!.spans
-    // The same workflow span in the call's trace wraps it (covered); in another trace it does not.
-    spans.push({...spans[0], spanId: '00000000000000b2', name: 'wf', attributes: other})
+    // A workflow span in the call's trace that passes its answer on wraps it (judged with it; one
+    // that changes it is read with it: wrapper-texts-gate.test.ts); in another trace it does not.
+    spans.push({...spans[0], spanId: '00000000000000b2', name: 'wf', attributes: [kv('traceloop.span.kind', 'workflow'), kv('traceloop.entity.output', 'all fine')]})
     const dir = tempDir()
     const native = incident(dir, JSON.stringify(line))
     const db = join(dir, 'case.db')

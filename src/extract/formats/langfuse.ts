@@ -1,8 +1,10 @@
+import {DuplicateKeyError} from '../duplicate-keys.js'
 import {decodeResponse} from '../decode.js'
 import {isPlaceholder} from '../redaction.js'
 import {finishRecord, intOrNull, notAnObject, pick, single, sniffByShare, strOrNull} from './common.js'
 import {completionFromMessage, completionFromMessages, errorResponse, isObj, parseJsonText, toChatMessages, type Obj} from './messages.js'
-import type {AdaptResult, CompanionIndex, FormatAdapter} from './types.js'
+import type {AdaptContext, AdaptResult, CompanionIndex, FormatAdapter, FormatOptions, LinePosition, NativeRecord} from './types.js'
+import {callTextsOf, lastCall, textLeaves, textsBeyond, withAnswerTexts, withPromptTexts, type CallTexts, type WrapperTexts} from './wrapper-texts.js'
 
 // Specification: Langfuse observations, as its exports write them, one observation a line:
 // - the public API's observation object (v1 GET /api/public/observations and v2
@@ -18,7 +20,11 @@ import type {AdaptResult, CompanionIndex, FormatAdapter} from './types.js'
 //
 //   type GENERATION          -> one record (SPAN, EVENT and the rest are not model calls: ignored;
 //                               one with an output in a trace (traceId / trace_id) no GENERATION
-//                               of the files given belongs to is counted as unread, as otel does)
+//                               of the files given belongs to is counted as unread, as otel does;
+//                               in a trace with one, an output that is not among the texts of the
+//                               GENERATION that ended last is read into its record as a further
+//                               choice, with the observation's input (wrapper-texts.ts), unless it
+//                               names another session or tenant: then it is counted as unread)
 //   id                       -> request_id
 //   endTime (startTime)      -> ts; Langfuse's zone-less timestamps are UTC by its docs, so they
 //                               are written with Z
@@ -57,30 +63,154 @@ function holdsValue(v: unknown): boolean {
 /**
  * The traces a GENERATION of the files given belongs to. Exports write one observation a line,
  * a trace's observations on lines of their own, possibly in other files of the set: an
- * observation of another type that carries an output is a chain or span wrapping a model call
- * read (whose texts are judged there) only where its trace has a GENERATION.
+ * observation of another type that carries an input or output is a chain or span wrapping a
+ * model call read only where its trace has a GENERATION. Its texts are then read with the last
+ * GENERATION of the trace to end (wrapper-texts.ts), where they are not the call's own.
  */
 export interface LangfuseIndex extends CompanionIndex {
   hasCall(traceId: unknown): boolean
+  /** The id of the GENERATION of the trace its wrappers' texts are read with; null where the trace has none. */
+  target(traceId: unknown): string | null
+  /** The trace's wrappers that carry texts, in the order of their ids. */
+  wrappers(traceId: unknown): readonly LangfuseWrapper[]
+  /** The sessions and tenants the lines of a GENERATION give (a retried or updated one may be on several lines). */
+  recipients(id: string): readonly Recipient[]
+}
+
+interface Recipient {
+  session: string | null
+  tenant: string | null
+}
+
+export interface LangfuseWrapper extends Recipient {
+  id: string
+  at: LinePosition
+  /** Its type as messages name it (Langfuse SPAN). */
+  kind: string
+  texts: WrapperTexts
 }
 
 function traceKey(traceId: unknown): string | null {
   return typeof traceId === 'string' && traceId !== '' ? traceId : null
 }
 
+function recipientOf(o: Obj): Recipient {
+  const metadata = parseJsonText(o.metadata)
+  const meta: Obj = isObj(metadata) ? metadata : {}
+  return {session: strOrNull(pick(o, 'sessionId', 'session_id')), tenant: strOrNull(meta.tenant_id) ?? strOrNull(meta.tenantId) ?? strOrNull(meta.tenant)}
+}
+
+/** Observation types whose output is what the model is given (a tool's result, retrieved documents), not an answer. */
+const GIVES_THE_MODEL = /^(tool|retriever|embedding)$/i
+
 function newLangfuseIndex(): LangfuseIndex {
-  const callTraces = new Set<string>()
+  const calls = new Map<string, Map<string, {key: string; end: number}>>()
+  const recipients = new Map<string, Recipient[]>()
+  const wrappers = new Map<string, LangfuseWrapper[]>()
   return {
-    add(value) {
-      if (!isObj(value) || typeof value.type !== 'string' || !GENERATION.test(value.type)) return
+    add(value, at) {
+      if (!isObj(value) || typeof value.type !== 'string') return
       const key = traceKey(pick(value, 'traceId', 'trace_id'))
-      if (key !== null) callTraces.add(key)
+      const id = strOrNull(value.id)
+      if (key === null || id === null) return
+      if (GENERATION.test(value.type)) {
+        const ofTrace = calls.get(key) ?? new Map<string, {key: string; end: number}>()
+        calls.set(key, ofTrace)
+        const end = endOf(value)
+        const known = ofTrace.get(id)
+        if (known === undefined || end > known.end) ofTrace.set(id, {key: id, end})
+        const r = recipientOf(value)
+        const list = recipients.get(id) ?? []
+        if (!list.some((x) => x.session === r.session && x.tenant === r.tenant)) list.push(r)
+        recipients.set(id, list)
+        return
+      }
+      // The values as logged (textLeaves reads JSON text itself, and keeps one that gives a key twice whole).
+      const input = value.input
+      const output = value.output
+      const texts: WrapperTexts = GIVES_THE_MODEL.test(value.type)
+        ? {prompt: [...textLeaves(input), ...textLeaves(output)], answer: []}
+        : {prompt: textLeaves(input), answer: textLeaves(output)}
+      // Only an answer is read from a wrapper (readWrappers), its input with it.
+      if (texts.answer.length === 0) return
+      const list = wrappers.get(key) ?? []
+      if (list.some((w) => w.id === id)) return
+      list.push({id, at, kind: observationKind(value.type), ...recipientOf(value), texts})
+      list.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      wrappers.set(key, list)
     },
     hasCall: (traceId) => {
       const key = traceKey(traceId)
-      return key !== null && callTraces.has(key)
+      return key !== null && calls.has(key)
     },
+    target: (traceId) => {
+      const key = traceKey(traceId)
+      return key === null ? null : (lastCall(calls.get(key)?.values() ?? [])?.key ?? null)
+    },
+    wrappers: (traceId) => {
+      const key = traceKey(traceId)
+      return key === null ? [] : (wrappers.get(key) ?? [])
+    },
+    recipients: (id) => recipients.get(id) ?? [],
   }
+}
+
+/** When an observation ended (else started), in milliseconds; unknown is before every known time. */
+function endOf(o: Obj): number {
+  const t = utcIfZoneless(pick(o, 'endTime', 'end_time', 'startTime', 'start_time'))
+  const ms = typeof t === 'number' ? t : typeof t === 'string' ? Date.parse(t) : Number.NaN
+  return Number.isFinite(ms) ? ms : Number.NEGATIVE_INFINITY
+}
+
+/**
+ * Whether a wrapper names another session or tenant than its call: its texts then went to
+ * someone else, and are not read with the call. A field the user maps (--map) is not compared:
+ * the map was written for the calls.
+ */
+function namesOther(w: Recipient, call: Recipient, options: FormatOptions): boolean {
+  const differ = (a: string | null, b: string | null): boolean => a !== null && b !== null && a !== b
+  return (options.map.session_id === undefined && differ(w.session, call.session)) || (options.map.tenant_id === undefined && differ(w.tenant, call.tenant))
+}
+
+/**
+ * The texts of the wrappers of this GENERATION's trace that are not its own, read into its
+ * record (where it is the trace's call they are read with): an output as a further choice, an
+ * input as further prompt text. Their lines become the record's companions.
+ */
+function readWrappers(record: NativeRecord, value: Obj, ctx: AdaptContext<LangfuseIndex>): {notes: string[]; companions: LinePosition[]} {
+  const none = {notes: [], companions: []}
+  const index = ctx.index
+  const trace = pick(value, 'traceId', 'trace_id')
+  if (index === null || index === undefined || index.target(trace) !== strOrNull(value.id)) return none
+  let callText: CallTexts
+  try {
+    callText = callTextsOf(record.request, record.response, value)
+  } catch (error) {
+    // A body whose JSON text gives a key twice: the record is refused as it is decoded (parse-record.ts).
+    if (error instanceof DuplicateKeyError) return none
+    throw error
+  }
+  const prompts: string[] = []
+  const answers: string[] = []
+  const notes: string[] = []
+  const companions: LinePosition[] = []
+  for (const w of index.wrappers(trace)) {
+    if (namesOther(w, {session: record.session_id, tenant: record.tenant_id}, ctx.options)) continue
+    const beyond = textsBeyond(w.texts, callText)
+    // An input is read as the prompt that explains the wrapper's answer (an echo, a value the
+    // session sent); a wrapper whose answer is the call's own adds nothing to judge.
+    if (beyond.answer === null) continue
+    if (!(w.at.file === ctx.at.file && w.at.line === ctx.at.line)) companions.push(w.at)
+    if (beyond.prompt !== null) {
+      prompts.push(beyond.prompt)
+      notes.push(`the input of a wrapping ${w.kind} observation is not among the call's texts: read as further prompt text`)
+    }
+    answers.push(beyond.answer)
+    notes.push(`the output of a wrapping ${w.kind} observation is not among the call's texts: read as a further choice of its answer`)
+  }
+  record.request = withPromptTexts(record.request, prompts)
+  record.response = withAnswerTexts(record.response, answers)
+  return {notes: [...new Set(notes)], companions}
 }
 
 export const langfuse: FormatAdapter<LangfuseIndex> = {
@@ -107,12 +237,13 @@ export const langfuse: FormatAdapter<LangfuseIndex> = {
     if (!isObj(value)) return notAnObject(value)
     if (typeof value.type === 'string' && !GENERATION.test(value.type)) {
       // A SPAN or EVENT with an output may be a model call logged without the GENERATION type.
-      // Where a GENERATION of its trace is among the lines given, it wraps that call, whose texts
-      // are judged there; otherwise its texts are judged nowhere, and it is counted as unread (a
-      // file of only such observations is refused, one with records read is not read whole).
-      // Without a first pass (a line read alone), no GENERATION of its trace is known.
-      const wraps = ctx.index !== null && ctx.index !== undefined && ctx.index.hasCall(pick(value, 'traceId', 'trace_id'))
-      return {records: [], problems: [], ignored: 1, ...(!wraps && holdsValue(ioValue(value.output)) ? {unread: {[observationKind(value.type)]: 1}} : {})}
+      // Where a GENERATION of its trace is among the lines given, it wraps that call, and its
+      // texts are read with the call (readWrappers) unless it names another session or tenant;
+      // otherwise its texts are judged nowhere, and it is counted as unread (a file of only such
+      // observations is refused, one with records read is not read whole). Without a first pass
+      // (a line read alone), no GENERATION of its trace is known.
+      const unread = !wrapsCall(value, ctx) && holdsValue(ioValue(value.output))
+      return {records: [], problems: [], ignored: 1, ...(unread || wrapsForOther(value, ctx) ? {unread: {[observationKind(value.type)]: 1}} : {})}
     }
     const notes: string[] = []
     const metadata = parseJsonText(value.metadata)
@@ -158,8 +289,28 @@ export const langfuse: FormatAdapter<LangfuseIndex> = {
           'the observation has no sessionId (legacy exports keep it on the trace only); export enriched observations (observations_v2, or API v2 with fields=basic), which carry it; --map session_id=traceId only where the application used the conversation as its trace (a trace is usually one request, so each would read as a session of its own)',
       },
     )
-    return single(out, notes)
+    if ('problem' in out) return single(out, notes)
+    const wrapped = readWrappers(out.record, value, ctx)
+    const result = single(out, [...notes, ...wrapped.notes])
+    if (wrapped.companions.length > 0) result.records[0]!.companions = wrapped.companions
+    return result
   },
+}
+
+function wrapsCall(value: Obj, ctx: AdaptContext<LangfuseIndex>): boolean {
+  return ctx.index !== null && ctx.index !== undefined && ctx.index.hasCall(pick(value, 'traceId', 'trace_id'))
+}
+
+/**
+ * A wrapper with an answer whose trace's call (the one its texts are read with) names another
+ * session or tenant on some line: its texts are not read with it, so they are judged nowhere.
+ */
+function wrapsForOther(value: Obj, ctx: AdaptContext<LangfuseIndex>): boolean {
+  if (!wrapsCall(value, ctx)) return false
+  const trace = pick(value, 'traceId', 'trace_id')
+  const target = ctx.index.target(trace)
+  const w = ctx.index.wrappers(trace).find((x) => x.id === strOrNull(value.id))
+  return w !== undefined && target !== null && ctx.index.recipients(target).some((r) => namesOther(w, r, ctx.options))
 }
 
 /** The request body keys the decoder reads its text from (a chat, completions, Responses or Messages body). */

@@ -12,7 +12,8 @@ import {
   toChatMessages,
   type Obj,
 } from './messages.js'
-import {UNDECODED_BYTES, type AdaptedRecord, type AdaptResult, type CompanionIndex, type FormatAdapter, type FormatOptions, type LinePosition, type LineProblem, type SniffResult} from './types.js'
+import {UNDECODED_BYTES, type AdaptedRecord, type AdaptResult, type CompanionIndex, type FormatAdapter, type FormatOptions, type LinePosition, type LineProblem, type NativeRecord, type SniffResult} from './types.js'
+import {callTextsOf, lastCall, textLeaves, textsBeyond, withAnswerTexts, withPromptTexts, type CallTexts, type WrapperTexts} from './wrapper-texts.js'
 
 // Specification: OTLP/JSON (OpenTelemetry Protocol, JSON encoding of
 // opentelemetry-proto ExportTraceServiceRequest / ExportLogsServiceRequest,
@@ -83,10 +84,13 @@ import {UNDECODED_BYTES, type AdaptedRecord, type AdaptResult, type CompanionInd
 //   text is nothing but a placeholder redaction.ts knows (finishRecord, common.ts).
 //   A span or log record read as no call that carries model texts (input.value, llm.*, ai.prompt,
 //   traceloop.entity.*, GenAI texts of an agent span) is counted as unread, by convention, where
-//   no model call of its trace is among the lines given (a chain wrapping a call read holds that
-//   call's texts), or, where it carries answer text, no such call has answer text (hidden, or
-//   not captured: the wrapper's is then the only text of that answer): ingest does not take
-//   such a file as read (ingest-file.ts).
+//   no model call of its trace is among the lines given, or, where it carries answer text, no
+//   such call has answer text (hidden, or not captured: the wrapper's is then the only text of
+//   that answer): ingest does not take such a file as read (ingest-file.ts). A span that wraps a
+//   call read (a chain, agent, workflow) is read with the call of its trace that ended last: an
+//   answer text of it that is not among that call's texts (an application's post-processing, an
+//   agent step) is a further choice of the call's answer, its input texts further prompt text
+//   (wrapper-texts.ts); one that names another tenant or session than that call is counted as unread.
 //   Log records whose span is not among the spans given still make a record (request id and
 //   time from the events), so a logs file read alone is not lost.
 //
@@ -304,6 +308,26 @@ const CONTENT_KEYS: ReadonlyArray<readonly [(key: string) => boolean, string]> =
   [(k) => /^gen_ai\.(input\.messages|output\.messages|prompt|completion|system_instructions)(\.|$)/.test(k), 'GenAI'],
 ]
 
+/** The last part of an attribute key that labels a text instead of holding one (a message's role, a part's type). */
+const LABEL_SEGMENT = /\.(role|type|id|finish_reason|tool_call_id|mime_type)$/
+
+/** A span whose output is what the model is given (a tool's result, retrieved documents), not an answer. */
+function givesTheModel(attrs: Obj): boolean {
+  const kind = attrs['openinference.span.kind']
+  return (typeof kind === 'string' && /^(tool|retriever|embedding|reranker)$/i.test(kind)) || attrs['traceloop.span.kind'] === 'tool' || attrs['gen_ai.operation.name'] === 'execute_tool'
+}
+
+/** The texts a span read as no call carries, in whichever convention, each attribute's strings as they are logged. */
+function wrapperTextsOf(attrs: Obj): WrapperTexts {
+  const texts: WrapperTexts = {prompt: [], answer: []}
+  const toPrompt = givesTheModel(attrs)
+  for (const k in attrs) {
+    if (LABEL_SEGMENT.test(k) || !CONTENT_KEYS.some(([test]) => test(k))) continue
+    texts[toPrompt || !ANSWER_KEY.test(k) ? 'prompt' : 'answer'].push(...textLeaves(attrs[k]))
+  }
+  return texts
+}
+
 /** SPAN_KIND_SERVER, as the enum's number or (some exporters) its name. */
 function isServerSpan(span: Obj): boolean {
   return span.kind === 2 || span.kind === '2' || span.kind === 'SPAN_KIND_SERVER'
@@ -356,6 +380,30 @@ export interface OtelIndex extends CompanionIndex {
   hasCall(traceId: unknown): boolean
   /** Whether such a call holds answer text (on its span, or GenAI log records of the trace): not hidden, not left out. */
   hasAnswer(traceId: unknown): boolean
+  /** The call of the trace its wrappers' texts are read with (wrapper-texts.ts lastCall); null where it has none. */
+  target(traceId: unknown): CallRef | null
+  /** The trace's spans that are no call and carry an answer text, in the order of their keys. */
+  wrappers(traceId: unknown): readonly WrapperSpan[]
+  wrapper(key: string): WrapperSpan | undefined
+}
+
+/** A model call of a trace: its span's key, when it ended (ns), the lines it is read from. */
+interface CallRef {
+  key: string
+  end: number
+  lines: LinePosition[]
+}
+
+/** A span read as no call that carries model texts (a chain, agent, workflow, tool), as a lookup and a wrapper's reading need it. */
+interface WrapperSpan {
+  key: string
+  at: LinePosition
+  parent: string | null
+  attrs: Obj
+  resource: Obj
+  /** The convention of its texts, as unread items are counted by. */
+  convention: string
+  texts: WrapperTexts
 }
 
 function newOtelIndex(options: FormatOptions): OtelIndex {
@@ -363,6 +411,19 @@ function newOtelIndex(options: FormatOptions): OtelIndex {
   const groups = new Map<string, LogGroup>()
   const callTraces = new Set<string>()
   const answerTraces = new Set<string>()
+  const calls = new Map<string, Map<string, CallRef>>()
+  const wrappers = new Map<string, WrapperSpan[]>()
+  const wrapperByKey = new Map<string, WrapperSpan>()
+  const addCall = (traceId: unknown, key: string, end: number, at: LinePosition): void => {
+    const trace = String(traceId).toLowerCase()
+    const ofTrace = calls.get(trace) ?? new Map<string, CallRef>()
+    calls.set(trace, ofTrace)
+    const c = ofTrace.get(key) ?? {key, end, lines: []}
+    // The latest time any line gives, so the same lines in any order give the same.
+    c.end = Math.max(c.end, end)
+    if (!c.lines.some((p) => p.file === at.file && p.line === at.line)) c.lines.push(at)
+    ofTrace.set(key, c)
+  }
   const keep = new Set<string>([...SESSION_KEYS, ...options.tenantAttributes, ...STATUS_KEYS, ...PATH_KEYS])
   const slim = (attrs: Obj): Obj => {
     const out: Obj = {}
@@ -379,6 +440,21 @@ function newOtelIndex(options: FormatOptions): OtelIndex {
         const call = isCallSpan(s.attrs)
         if (call) callTraces.add(String(s.span.traceId).toLowerCase())
         if (call && hasAnswerText(s)) answerTraces.add(String(s.span.traceId).toLowerCase())
+        if (call) addCall(s.span.traceId, key, nanosOf(s.span.endTimeUnixNano ?? s.span.startTimeUnixNano), at)
+        else {
+          const convention = unreadConventionOf(s.attrs)
+          const texts = convention === null ? null : wrapperTextsOf(s.attrs)
+          // Only an answer is read from a wrapper (readWrappers), its input with it.
+          if (convention !== null && texts !== null && texts.answer.length > 0) {
+            const w: WrapperSpan = {key, at, parent, attrs: slim(s.attrs), resource: slim(s.resource), convention, texts}
+            const trace = String(s.span.traceId).toLowerCase()
+            const list = wrappers.get(trace) ?? []
+            list.push(w)
+            list.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+            wrappers.set(trace, list)
+            wrapperByKey.set(key, w)
+          }
+        }
         spans.set(key, {at, parent, genai: call, server: isServerSpan(s.span), attrs: slim(s.attrs), resource: slim(s.resource)})
       }
       for (const l of logsOf(value)) {
@@ -394,12 +470,16 @@ function newOtelIndex(options: FormatOptions): OtelIndex {
           groups.set(key, g)
         }
         g.events.push(eventOf(l, name!, at))
+        addCall(l.record.traceId, key, nanosOf(l.record.timeUnixNano ?? l.record.observedTimeUnixNano), at)
       }
     },
     span: (key) => spans.get(key),
     logs: (key) => groups.get(key),
     hasCall: (traceId) => typeof traceId === 'string' && traceId !== '' && callTraces.has(traceId.toLowerCase()),
     hasAnswer: (traceId) => typeof traceId === 'string' && traceId !== '' && answerTraces.has(traceId.toLowerCase()),
+    target: (traceId) => (typeof traceId === 'string' && traceId !== '' ? lastCall(calls.get(traceId.toLowerCase())?.values() ?? []) : null),
+    wrappers: (traceId) => (typeof traceId === 'string' && traceId !== '' ? (wrappers.get(traceId.toLowerCase()) ?? []) : []),
+    wrapper: (key) => wrapperByKey.get(key),
   }
 }
 
@@ -414,6 +494,12 @@ function hasAnswerText(s: SpanView): boolean {
     if (error instanceof DuplicateKeyError) return false
     throw error
   }
+}
+
+/** A time in nanoseconds as a number (to order calls; the last digits may round), unknown before every known time. */
+function nanosOf(v: unknown): number {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : Number.NaN
+  return Number.isFinite(n) && n > 0 ? n : Number.NEGATIVE_INFINITY
 }
 
 function eventOf(l: LogView, name: string, at: LinePosition): IndexedEvent {
@@ -1072,8 +1158,100 @@ function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions, h
   const source = {resource, scope: v.scope, span: {...span, attributes: attrs}, attributes: attrs}
   const out = finishRecord(candidate, source, options, hints(options, attrs, resource))
   if ('problem' in out) return {item: v.item, reason: out.problem}
-  const companions = otherLines(here, [...(group?.events.map((e) => e.at) ?? []), ...lookup.used, ...(server ? [server.at] : [])])
-  return {item: v.item, record: out.record, notes: [...notes, ...gapNotes(lookup, options.tenantAttributes), ...out.notes], companions}
+  const read = [...(group?.events.map((e) => e.at) ?? []), ...lookup.used, ...(server ? [server.at] : [])]
+  const wrapped = key === null ? null : readWrappers(out.record, attrs, span.traceId, key, index, options, [here, ...read])
+  const companions = otherLines(here, [...read, ...(wrapped?.companions ?? [])])
+  return {item: v.item, record: out.record, notes: [...notes, ...gapNotes(lookup, options.tenantAttributes), ...out.notes, ...(wrapped?.notes ?? [])], companions}
+}
+
+/** Who a call's record is for, looked up as its record is built: the span's, else its log records'. */
+function callRecipient(index: OtelIndex, key: string, options: FormatOptions): Recipient {
+  const own = index.span(key)
+  if (own?.genai) return recipientOf(lookupFor(own.attrs, own.resource, index, own.parent), options)
+  const group = index.logs(key)
+  const attrs: Obj = {}
+  for (const e of group?.events ?? []) Object.assign(attrs, e.attrs, e.name === DETAILS_EVENT && isObj(e.body) ? e.body : {})
+  return recipientOf(lookupFor(attrs, {...(group?.resource ?? {}), ...(own?.resource ?? {})}, index, own ? key : null), options)
+}
+
+interface Recipient {
+  tenant: string | null
+  session: string | null
+  /** The ancestor spans' lines the lookup read. */
+  used: LinePosition[]
+}
+
+function recipientOf(lookup: Lookup, options: FormatOptions): Recipient {
+  return {tenant: firstOf(lookup, options.tenantAttributes), session: firstOf(lookup, SESSION_KEYS), used: lookup.used}
+}
+
+/**
+ * Whether a wrapper names another tenant or session than its call (on itself, its ancestors or
+ * its resource): its texts then went to someone else, and are not read with the call. A field
+ * the user maps (--map) is not compared: the map was written for the calls.
+ */
+function namesOther(w: Recipient, call: {tenant: string | null; session: string | null}, options: FormatOptions): boolean {
+  const differ = (a: string | null, b: string | null): boolean => a !== null && b !== null && a !== b
+  return (options.map.tenant_id === undefined && differ(w.tenant, call.tenant)) || (options.map.session_id === undefined && differ(w.session, call.session))
+}
+
+/** Whether a span is a wrapper with an answer whose trace's call (the one its texts are read with) is another tenant's or session's. */
+function wrapsForOther(index: OtelIndex, traceId: unknown, key: string | null, options: FormatOptions): boolean {
+  const w = key === null ? undefined : index.wrapper(key)
+  const target = w === undefined ? null : index.target(traceId)
+  return w !== undefined && target !== null && namesOther(recipientOf(lookupFor(w.attrs, w.resource, index, w.parent), options), callRecipient(index, target.key, options), options)
+}
+
+/**
+ * The texts of the wrappers of this call's trace that are not its own, read into its record where
+ * it is the trace's call they are read with: an answer as a further choice, an input as further
+ * prompt text. `item`: what the call's item logged (its attributes). `from`: the lines the record is read from so far. The companions returned make
+ * the record decode again the same from its lines alone: a wrapper read and the ancestors that
+ * gave its tenant and session, or, for another call of the trace on whose lines a wrapper is,
+ * the lines of the call that wrapper's texts are read with.
+ */
+function readWrappers(
+  record: NativeRecord, item: Obj, traceId: unknown, key: string, index: OtelIndex, options: FormatOptions, from: readonly LinePosition[],
+): {notes: string[]; companions: LinePosition[]} {
+  const wrappers = index.wrappers(traceId)
+  const target = index.target(traceId)
+  if (wrappers.length === 0 || target === null) return {notes: [], companions: []}
+  const onLines = (w: WrapperSpan): boolean => from.some((p) => p.file === w.at.file && p.line === w.at.line)
+  if (target.key !== key) return {notes: [], companions: wrappers.some(onLines) ? target.lines : []}
+  let callText: CallTexts
+  try {
+    callText = callTextsOf(record.request, record.response, item)
+  } catch (error) {
+    // A body whose JSON text gives a key twice: the record is refused as it is decoded (parse-record.ts).
+    if (error instanceof DuplicateKeyError) return {notes: [], companions: []}
+    throw error
+  }
+  const prompts: string[] = []
+  const answers: string[] = []
+  const notes = new Set<string>()
+  const companions: LinePosition[] = []
+  for (const w of wrappers) {
+    const beyond = textsBeyond(w.texts, callText)
+    // An input is read as the prompt that explains the wrapper's answer (an echo, a value the
+    // session sent); a wrapper whose answer is the call's own adds nothing to judge.
+    if (beyond.answer === null) continue
+    const convention = w.convention
+    const recipient = recipientOf(lookupFor(w.attrs, w.resource, index, w.parent), options)
+    if (namesOther(recipient, {tenant: record.tenant_id, session: record.session_id}, options)) {
+      if (onLines(w)) companions.push(...recipient.used)
+      continue
+    }
+    companions.push(w.at, ...recipient.used)
+    if (beyond.prompt !== null) {
+      prompts.push(beyond.prompt)
+      notes.add(`the input of a wrapping span (${convention}) is not among the call's texts: read as further prompt text`)
+    }
+    answers.push(beyond.answer)
+    notes.add(`the output of a wrapping span (${convention}) is not among the call's texts: read as a further choice of its answer`)
+  }
+  record.request = withPromptTexts(record.request, prompts)
+  record.response = withAnswerTexts(record.response, answers)
+  return {notes: [...notes], companions}
 }
 
 function recordFromLogs(
@@ -1118,9 +1296,11 @@ function recordFromLogs(
     ts: 'the GenAI log records carry no timeUnixNano',
   })
   if ('problem' in out) return {item, reason: out.problem}
-  const companions = otherLines(here, [...group.events.map((e) => e.at), ...(own ? [own.at] : []), ...lookup.used])
+  const read = [...group.events.map((e) => e.at), ...(own ? [own.at] : []), ...lookup.used]
+  const wrapped = key === null ? null : readWrappers(out.record, source, traceId, key, index, options, [here, ...read])
+  const companions = otherLines(here, [...read, ...(wrapped?.companions ?? [])])
   const undecodedNotes = undecoded.length > 0 ? [undecodedNote(undecoded)] : []
-  return {item, record: out.record, companions, notes: ['built from OTLP log records alone: their span was not among the files given (tokens, status and node unknown)', ...timeNotes, ...undecodedNotes, ...gapNotes(lookup, options.tenantAttributes), ...out.notes]}
+  return {item, record: out.record, companions, notes: ['built from OTLP log records alone: their span was not among the files given (tokens, status and node unknown)', ...timeNotes, ...undecodedNotes, ...gapNotes(lookup, options.tenantAttributes), ...out.notes, ...(wrapped?.notes ?? [])]}
 }
 
 /** The request path of a server span: url.path, else http.route or http.target (older), else url.full's. */
@@ -1202,20 +1382,22 @@ export const otel: FormatAdapter<OtelIndex> = {
     // An item not read that carries model texts: a wrapper (chain, agent, workflow) of a model
     // call read in its trace holds that call's texts, which are judged there; with no such call
     // among the lines given, its texts are judged nowhere, and it is counted as unread.
-    const ignore = (attrs: Obj, traceId: unknown): void => {
+    const ignore = (attrs: Obj, traceId: unknown, key: string | null = null): void => {
       result.ignored++
       const convention = unreadConventionOf(attrs)
       if (convention === null) return
       // A wrapper's answer text where the trace's call has none readable (hidden with
-      // OpenInference's placeholder, or not captured) is the only text of that answer.
-      if (index!.hasCall(traceId) && (index!.hasAnswer(traceId) || !carriesAnswerText(attrs))) return
+      // OpenInference's placeholder, or not captured) is the only text of that answer. A
+      // wrapper's texts are read with the call (readWrappers) unless it names another tenant or
+      // session than that call: then they are judged nowhere.
+      if (index!.hasCall(traceId) && (index!.hasAnswer(traceId) || !carriesAnswerText(attrs)) && !wrapsForOther(index!, traceId, key, ctx.options)) return
       result.unread ??= {}
       result.unread[convention] = (result.unread[convention] ?? 0) + 1
     }
     for (const s of spansOf(value)) {
       if (!isCallSpan(s.attrs)) {
         // A text given as undecodable bytes is still a text the item carries.
-        ignore({...s.attrs, ...Object.fromEntries(s.undecoded.map((k) => [k, true]))}, s.span.traceId)
+        ignore({...s.attrs, ...Object.fromEntries(s.undecoded.map((k) => [k, true]))}, s.span.traceId, idKey(s.span.traceId, s.span.spanId))
         continue
       }
       const key = idKey(s.span.traceId, s.span.spanId)
