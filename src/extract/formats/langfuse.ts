@@ -112,10 +112,12 @@ function newLangfuseIndex(): LangfuseIndex {
       if (!isObj(value) || typeof value.type !== 'string') return
       const key = traceKey(pick(value, 'traceId', 'trace_id'))
       const id = strOrNull(value.id)
-      if (key === null || id === null) return
+      if (key === null) return
       if (GENERATION.test(value.type)) {
         const ofTrace = calls.get(key) ?? new Map<string, {key: string; end: number}>()
         calls.set(key, ofTrace)
+        // One without an id is no record: its trace has a call, none to read a wrapper with.
+        if (id === null) return
         const end = endOf(value)
         const known = ofTrace.get(id)
         if (known === undefined || end > known.end) ofTrace.set(id, {key: id, end})
@@ -132,7 +134,7 @@ function newLangfuseIndex(): LangfuseIndex {
         ? {prompt: [...textLeaves(input), ...textLeaves(output)], answer: []}
         : {prompt: textLeaves(input), answer: textLeaves(output)}
       // Only an answer is read from a wrapper (readWrappers), its input with it.
-      if (texts.answer.length === 0) return
+      if (id === null || texts.answer.length === 0) return
       const list = wrappers.get(key) ?? []
       if (list.some((w) => w.id === id)) return
       list.push({id, at, kind: observationKind(value.type), ...recipientOf(value), texts})

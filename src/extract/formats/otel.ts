@@ -1205,10 +1205,10 @@ function wrapsForOther(index: OtelIndex, traceId: unknown, key: string | null, o
 /**
  * The texts of the wrappers of this call's trace that are not its own, read into its record where
  * it is the trace's call they are read with: an answer as a further choice, an input as further
- * prompt text. `item`: what the call's item logged (its attributes). `from`: the lines the record is read from so far. The companions returned make
- * the record decode again the same from its lines alone: a wrapper read and the ancestors that
- * gave its tenant and session, or, for another call of the trace on whose lines a wrapper is,
- * the lines of the call that wrapper's texts are read with.
+ * prompt text. `item`: what the call's item logged (its attributes); `from`: the lines the record
+ * is read from so far. The companions returned make the record decode again the same from its
+ * lines alone: a wrapper read and the ancestors that gave its tenant and session, or, for another
+ * call of the trace on whose lines a wrapper is, the lines of the call its texts are read with.
  */
 function readWrappers(
   record: NativeRecord, item: Obj, traceId: unknown, key: string, index: OtelIndex, options: FormatOptions, from: readonly LinePosition[],

@@ -62,6 +62,13 @@ describe('langfuse: a wrapping observation', () => {
     expect(texts(early!).response).toBe('first')
   })
 
+  it('leaves a SPAN beside a GENERATION without an id (a bad item, no record to read it with) as before: not counted', () => {
+    const {id: _none, ...noId} = gen('g1', 'fine')
+    const [g, s] = adaptAll('langfuse', [noId, obs('s1', 'SPAN', {output: 'composed CANARY-2233'})])
+    expect(g!.problems.map((p) => p.reason)).toEqual([expect.stringMatching(/^missing request_id/)])
+    expect(s!.unread).toBeUndefined()
+  })
+
   it('does not read a SPAN that names another session with the call: it is counted as unread', () => {
     const [g, s] = adaptAll('langfuse', [gen('g1', 'fine'), obs('s1', 'SPAN', {sessionId: 's2', output: 'composed CANARY-2233'})])
     expect(texts(g!).response).toBe('fine')
