@@ -127,6 +127,9 @@ describe('otel: a wrapping span', () => {
 describe('wrapper texts', () => {
   it('takes the strings of a structure, a JSON text read as one, labels and placeholders left out', () => {
     expect(textLeaves({role: 'assistant', content: ' hi ', parts: ['{"text":"a","type":"text"}', '__REDACTED__', 'redacted-by-litellm'], n: 3})).toEqual(['hi', 'a'])
+    // A JSON text that gives a key twice is kept whole (both copies are searched); a JSON string literal is its string.
+    expect(textLeaves('{"a": "x", "a": "CANARY-2233"}')).toEqual(['{"a": "x", "a": "CANARY-2233"}'])
+    expect(textLeaves('"Hello"')).toEqual(['Hello'])
     expect(textsBeyond({prompt: ['q'], answer: ['fine', 'gpt-4o', 'new text']}, {text: 'q\nfine', strings: new Set(['gpt-4o'])})).toEqual({prompt: null, answer: 'new text'})
   })
 
