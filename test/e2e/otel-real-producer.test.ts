@@ -197,7 +197,10 @@ describe('real producers: OpenAI clients instrumented by OpenTelemetry, against 
     // the application's spans, so here they are supplied by --map).
     const logsOnly = runAdapter('otel', [`${out}-logs.jsonl`], {map: parseFieldMap(['tenant_id=const:unknown', 'session_id=const:unknown'])})
     expect(logsOnly.problems).toEqual([])
-    const texts = (r: typeof run) => r.produced.map((p) => `${p.row!.request_id} ${p.row!.request_text} => ${p.row!.response_text}`).sort()
+    // An error's message is searched as its answer text, and the two inputs word it differently (the
+    // span's status description, the log record's error type): for an error, that it is one is compared.
+    const texts = (r: typeof run) => r.produced.map((p) => `${p.row!.request_id} ${p.row!.request_text} => ${p.row!.is_error ? '(an error)' : p.row!.response_text}`).sort()
     expect(texts(logsOnly)).toEqual(texts(run))
+    expect(run.produced.filter((p) => p.row!.is_error)).toHaveLength(1)
   }, 120_000)
 })
