@@ -15,6 +15,9 @@ import sys
 STATUS_CASE_KEYS = {"case_id", "schema_version", "audit_entries", "audit_head", "detection", "incident", "clock", "log_evidence"}
 
 
+DUPLICATE_KEYS = ("duplicate_leaks_not_counted", "duplicate_lines_not_examined")
+
+
 def run(crosstalk: str, db: str, *args: str):
     res = subprocess.run(shlex.split(crosstalk) + list(args) + ["--db", db, "--json"], capture_output=True, check=False)
     if res.returncode != 0:
@@ -42,7 +45,14 @@ def main() -> int:
     same("sightings (request id, class, marker, source)", s1, s2)
     p1, p2 = run(crosstalk, single, "provenance"), run(crosstalk, spark, "provenance")
     counts["provenance"] = len(p1)
-    same("provenance", p1, p2)
+    # The job does not record an ambiguous source's candidates (migration 013): a Spark case says
+    # they were not recorded (null, an open item in every notice), never a list; a named or unknown
+    # source has none in either case ([]).
+    recorded = [r.get("possible_sources") for r in p2 if isinstance(r, dict) and r.get("source_status") == "ambiguous" and r.get("possible_sources") is not None]
+    if recorded:
+        problems.append(f"provenance: the Spark case gives possible_sources {recorded[0]}; the job does not record them, so they must be null")
+    drop_candidates = lambda rows: [{k: v for k, v in r.items() if k != "possible_sources"} for r in rows] if isinstance(rows, list) else rows  # noqa: E731
+    same("provenance", drop_candidates(p1), drop_candidates(p2))
     # value_ref is an HMAC under each case's own random key (never comparable across cases).
     strip_ref = lambda rows: [{k: v for k, v in r.items() if k != "value_ref"} for r in rows] if isinstance(rows, list) else rows  # noqa: E731
     i1, i2 = strip_ref(run(crosstalk, single, "pii")), strip_ref(run(crosstalk, spark, "pii"))
@@ -57,11 +67,16 @@ def main() -> int:
     c1.get("detection", {}).pop("provenance_boilerplate_responses", None)
     if b2 is not None:
         problems.append(f"scope --json: the Spark case gives provenance_boilerplate_responses {b2}; the job does not count them, so it must be null")
+    # Duplicate lines are re-read from the evidence to name leaking retries; a Spark case holds only
+    # the findings' lines, so these two are the single machine's alone (a known gap, see the README).
+    for c in (c1, c2):
+        for k in DUPLICATE_KEYS:
+            c.pop(k, None)
     same("scope --json", c1, c2)
     counts["scope_contaminated_responses"] = c1.get("contaminated_responses")
     counts["scope_at_risk_responses"] = c1.get("at_risk_responses")
     st1, st2 = run(crosstalk, single, "status"), run(crosstalk, spark, "status")
-    same("status --json", {k: v for k, v in st1.items() if k not in STATUS_CASE_KEYS}, {k: v for k, v in st2.items() if k not in STATUS_CASE_KEYS})
+    same("status --json", {k: v for k, v in st1.items() if k not in STATUS_CASE_KEYS and k not in DUPLICATE_KEYS}, {k: v for k, v in st2.items() if k not in STATUS_CASE_KEYS and k not in DUPLICATE_KEYS})
     counts["records"] = st1.get("records")
     print(json.dumps({"compared": counts, "differences": len(problems)}))
     for p in problems:
