@@ -11,49 +11,50 @@ use std::sync::LazyLock;
 use memchr::memmem::Finder;
 
 use serde::de::value::MapAccessDeserializer;
-use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
 use crate::js::{js_trim, js_trim_start, json_trim_start};
-use crate::value::{json_object, Any, Json, MAX_SAFE_INTEGER};
+use crate::value::{json_object, Any, Json, Skip, MAX_SAFE_INTEGER};
 
 // ---------------------------------------------------------------- shapes
 
 /// OpenAI content: a string, or parts that are strings or `{type: "text", text}`.
-pub type Content<'a> = Json<'a, IgnoredAny, Json<'a, Part<'a>, IgnoredAny>>;
+pub type Content<'a> = Json<'a, Skip, Json<'a, Part<'a>, Skip>>;
 json_object!(Part { text: Any<'a> = "text", kind: Any<'a> = "type" });
-pub type ToolCalls<'a> = Json<'a, IgnoredAny, Json<'a, Call<'a>, IgnoredAny>>;
-json_object!(Call { function: Json<'a, Function<'a>, IgnoredAny> = "function", index: Any<'a> = "index" });
+pub type ToolCalls<'a> = Json<'a, Skip, Json<'a, Call<'a>, Skip>>;
+json_object!(Call { function: Json<'a, Function<'a>, Skip> = "function", index: Any<'a> = "index" });
 json_object!(Function { arguments: Any<'a> = "arguments" });
 
 /// A request message: a string, or an object with content and tool calls.
-pub type RequestMessage<'a> = Json<'a, MessageIn<'a>, IgnoredAny>;
+pub type RequestMessage<'a> = Json<'a, MessageIn<'a>, Skip>;
 json_object!(MessageIn { content: Content<'a> = "content", tool_calls: ToolCalls<'a> = "tool_calls", kind: Any<'a> = "type" });
 json_object!(RequestObject {
     system: Any<'a> = "system",
     stream: Any<'a> = "stream",
     instructions: Any<'a> = "instructions",
-    messages: Json<'a, IgnoredAny, RequestMessage<'a>> = "messages",
-    prompt: Json<'a, IgnoredAny, Any<'a>> = "prompt",
-    input: Json<'a, IgnoredAny, RequestMessage<'a>> = "input",
+    messages: Json<'a, Skip, RequestMessage<'a>> = "messages",
+    prompt: Json<'a, Skip, Any<'a>> = "prompt",
+    input: Json<'a, Skip, RequestMessage<'a>> = "input",
     text: Any<'a> = "text",
 });
 pub type Request<'a> = Json<'a, RequestObject<'a>, RequestMessage<'a>>;
 
 json_object!(ResponseObject {
     object: Any<'a> = "object",
-    error: Json<'a, ErrorObject<'a>, IgnoredAny> = "error",
+    error: Json<'a, ErrorObject<'a>, Skip> = "error",
     message: Any<'a> = "message",
-    // Taken as its JSON text and read only where ingest asks for the counts (the verdict pass reads none).
-    usage: &'a RawValue = "usage",
-    choices: Json<'a, IgnoredAny, Json<'a, Choice<'a>, IgnoredAny>> = "choices",
+    // Taken as its JSON text and read only where ingest asks for the counts (the verdict pass reads
+    // none); checked for a key given twice all the same (CheckedRaw).
+    usage: CheckedRaw<'a> = "usage",
+    choices: Json<'a, Skip, Json<'a, Choice<'a>, Skip>> = "choices",
     // The Responses API (`output` items; a stream's `type: "response.…"` events): left to TypeScript.
     output: Any<'a> = "output",
     kind: Any<'a> = "type",
 });
 json_object!(Choice {
-    message: Json<'a, Message<'a>, IgnoredAny> = "message",
-    delta: Json<'a, Message<'a>, IgnoredAny> = "delta",
+    message: Json<'a, Message<'a>, Skip> = "message",
+    delta: Json<'a, Message<'a>, Skip> = "delta",
     text: Any<'a> = "text",
     index: Any<'a> = "index",
 });
@@ -66,15 +67,15 @@ json_object!(Message {
     // The legacy `functions` API's call: left to TypeScript (answer_left_to_typescript).
     function_call: Any<'a> = "function_call",
 });
-pub type Response<'a> = Json<'a, ResponseObject<'a>, IgnoredAny>;
+pub type Response<'a> = Json<'a, ResponseObject<'a>, Skip>;
 json_object!(ErrorObject { message: Any<'a> = "message" });
 json_object!(Usage {
     prompt_tokens: Any<'a> = "prompt_tokens",
     completion_tokens: Any<'a> = "completion_tokens",
     input_tokens: Any<'a> = "input_tokens",
     output_tokens: Any<'a> = "output_tokens",
-    prompt_tokens_details: Json<'a, Details<'a>, IgnoredAny> = "prompt_tokens_details",
-    input_tokens_details: Json<'a, Details<'a>, IgnoredAny> = "input_tokens_details",
+    prompt_tokens_details: Json<'a, Details<'a>, Skip> = "prompt_tokens_details",
+    input_tokens_details: Json<'a, Details<'a>, Skip> = "input_tokens_details",
     cache_read_input_tokens: Any<'a> = "cache_read_input_tokens",
     cache_creation_input_tokens: Any<'a> = "cache_creation_input_tokens",
 });
@@ -165,9 +166,8 @@ fn request<T: RequestText>(body: &Request) -> Option<T> {
     match body {
         Json::Str(s) => match json_trim_start(s).as_bytes().first() {
             // tryParseJson: a string holding a JSON object or array is decoded as that request.
-            // One serde_json refuses may still be JSON to JavaScript: left to TypeScript.
-            // One that gives a key twice is TypeScript's to refuse (dupkeys.rs).
-            Some(b'{') | Some(b'[') if crate::dupkeys::may_repeat_key(s) => None,
+            // One serde_json refuses may still be JSON to JavaScript: left to TypeScript; so is
+            // one that gives a key twice, which TypeScript refuses (the shapes fail the read).
             Some(b'{') | Some(b'[') => request(&serde_json::from_str::<Request>(s).ok()?),
             _ => Some(T::piece(s)),
         },
@@ -279,7 +279,7 @@ fn content<T: RequestText>(content: &Option<Content>) -> T {
 }
 
 /// Each tool call's arguments, where they are a string.
-fn call_args<'c>(calls: &'c [Json<Call, IgnoredAny>]) -> impl Iterator<Item = &'c str> {
+fn call_args<'c>(calls: &'c [Json<Call, Skip>]) -> impl Iterator<Item = &'c str> {
     calls.iter().filter_map(|call| match call {
         Json::Obj(Call { function: Some(Json::Obj(f)), .. }) => str_of(&f.arguments),
         _ => None,
@@ -290,7 +290,7 @@ fn content_text(c: &Option<Content>) -> String {
     content(c)
 }
 
-fn tool_call_args(calls: &[Json<Call, IgnoredAny>]) -> Vec<String> {
+fn tool_call_args(calls: &[Json<Call, Skip>]) -> Vec<String> {
     call_args(calls).map(str::to_owned).collect()
 }
 
@@ -367,6 +367,20 @@ pub struct UsageRead {
 }
 
 /// intOrNull: a safe integer that is not negative (-0 included, as `-0 >= 0`).
+/// A member taken as its JSON text (read later, or not at all), refused like any other object
+/// where it gives a key twice (dupkeys.rs): it is small (a usage object), so it is walked apart.
+pub struct CheckedRaw<'a>(pub &'a RawValue);
+
+impl<'de> Deserialize<'de> for CheckedRaw<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = <&'de RawValue>::deserialize(d)?;
+        if crate::dupkeys::may_repeat_key(raw.get()) {
+            return Err(de::Error::custom("a key given twice"));
+        }
+        Ok(CheckedRaw(raw))
+    }
+}
+
 fn int_or_null(v: &Option<Any>) -> Option<f64> {
     match v {
         Some(Json::Num(n)) if n.fract() == 0.0 && *n >= 0.0 && *n <= MAX_SAFE_INTEGER => Some(*n),
@@ -379,7 +393,7 @@ impl UsageRead {
     /// (a count past 2^53 fails the read): the response is then left to TypeScript.
     pub fn of(usage: Option<&RawValue>) -> Option<UsageRead> {
         let Some(raw) = usage else { return Some(UsageRead::default()) };
-        let usage: Json<Usage, IgnoredAny> = serde_json::from_str(raw.get()).ok()?;
+        let usage: Json<Usage, Skip> = serde_json::from_str(raw.get()).ok()?;
         let Json::Obj(u) = usage else { return Some(UsageRead::default()) };
         let cache_read = int_or_null(&u.cache_read_input_tokens);
         // inputTokens: input_tokens plus the cache's reads and writes, where the sum is still safe.
@@ -480,7 +494,7 @@ impl<'de, T, F: FnOnce(Decoded) -> T> Visitor<'de> for ResponseVisitor<F> {
     // JSON.stringify of an array or a scalar: left to TypeScript (the array read through, so
     // that the rest of the line is still checked as JSON).
     fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        while seq.next_element::<Skip>()?.is_some() {}
         Ok(ResponseField::Left)
     }
     fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
@@ -519,10 +533,7 @@ fn response_string(raw: &str, full: bool) -> Option<Decoded<'_>> {
     if head.starts_with('{') {
         // tryParseJson: a text JSON.parse refuses is read as plain text, but one serde_json
         // refuses may still be JSON to JavaScript (a lone surrogate escape, a number past a double).
-        // One that gives a key twice is TypeScript's to refuse (dupkeys.rs).
-        if crate::dupkeys::may_repeat_key(raw) {
-            return None;
-        }
+        // One that gives a key twice is TypeScript's to refuse (the shapes fail the read).
         let parsed: Response = serde_json::from_str(raw).ok()?;
         if let Json::Obj(o) = parsed {
             return response_object(&o, full);
@@ -644,7 +655,7 @@ fn response_object(obj: &ResponseObject, full: bool) -> Option<Decoded<'static>>
     }
     d.text = Cow::Owned(with_error_texts(text, shown.into_iter().collect()));
     if full {
-        UsageRead::of(obj.usage)?.apply(&mut d.tokens);
+        UsageRead::of(obj.usage.as_ref().map(|u| u.0))?.apply(&mut d.tokens);
     }
     Some(d)
 }
@@ -870,11 +881,8 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<
             continue;
         }
         let text = F::decoded(payload)?;
-        // A chunk that gives a key twice is TypeScript's to refuse (dupkeys.rs); one read by the
-        // template has its structure, checked here.
-        if crate::dupkeys::may_repeat_key(&text) {
-            return None;
-        }
+        // A chunk that gives a key twice is TypeScript's to refuse (the shapes fail the read);
+        // one read by the template has its structure, checked here.
         let chunk: Response = serde_json::from_str(&text).ok()?;
         events = true;
         // An error event's data that is no object: decodeSse's to read (its text is the message).
@@ -906,7 +914,7 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<
         if str_of(&chunk.kind).is_some() && !matches!(chunk.choices, Some(Json::Arr(_))) {
             return None;
         }
-        let usage = if full { UsageRead::of(chunk.usage)? } else { UsageRead::default() };
+        let usage = if full { UsageRead::of(chunk.usage.as_ref().map(|u| u.0))? } else { UsageRead::default() };
         usage.apply(&mut tokens);
         let Some(Json::Arr(choices)) = &chunk.choices else { continue };
         if choices.iter().any(|c| matches!(c, Json::Obj(Choice { delta: Some(Json::Obj(d)), .. }) if answer_left_to_typescript(d))) {
@@ -1005,7 +1013,7 @@ impl<'p> Template<'p> {
     /// given without escapes. A quarter of a generated incident's stream chunks are completions
     /// chunks, and each was parsed whole (measured: 56% of the chunks parsed).
     /// The text's start and end in the decoded chunk, and the choice's index.
-    fn of(payload: &str, choices: &[Json<Choice, IgnoredAny>]) -> Option<(usize, usize, f64)> {
+    fn of(payload: &str, choices: &[Json<Choice, Skip>]) -> Option<(usize, usize, f64)> {
         let [Json::Obj(choice)] = choices else { return None };
         let text = if let Some(Json::Obj(delta)) = &choice.delta {
             // Reasoning, a refusal or tool calls would add text of their own.

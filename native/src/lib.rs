@@ -33,7 +33,7 @@ use serde_json::value::RawValue;
 use std::borrow::Cow;
 
 use crate::decode::{Decoded, ResponseField, ResponseSeed};
-use crate::value::{Any, Json, Key};
+use crate::value::{Any, Json, Key, KeysSeen, Skip};
 
 /// Per line: left to TypeScript.
 const LEFT: u8 = 0;
@@ -343,13 +343,14 @@ impl QuickExtractor {
             return None;
         }
         let text = object_text(body)?;
-        // A key given twice anywhere in the line: TypeScript refuses it (dupkeys.rs).
-        if dupkeys::may_repeat_key(text) {
-            return None;
-        }
+        // A key given twice anywhere in the line: TypeScript refuses it (dupkeys.rs). The walk
+        // checks on its way; a line it does not read is checked whole before serde_json reads it.
         let line = match self.walk(text) {
             Some(line) => line,
             None => {
+                if dupkeys::may_repeat_key(text) {
+                    return None;
+                }
                 // serde_json::from_str, with the extractor as the seed: the value, then only white space.
                 let mut de = serde_json::Deserializer::from_str(text);
                 let line = LineSeed(self, text).deserialize(&mut de).ok()?;
@@ -615,7 +616,7 @@ fn skip_value(text: &str, i: usize) -> Option<usize> {
     if text.as_bytes().get(i) == Some(&b'"') {
         Some(string_after(text.as_bytes(), i)? + 1)
     } else {
-        Some(value_at::<IgnoredAny>(text, i)?.1)
+        Some(value_at::<Skip>(text, i)?.1)
     }
 }
 
@@ -627,12 +628,15 @@ fn skip_value(text: &str, i: usize) -> Option<usize> {
 /// refuse all that serde_json refuses, and read alike all that it takes (but for its nesting
 /// limit: each field's value here starts at depth 0, one level below the line's own reading, and
 /// reads as JSON.parse reads it): test/ingest/native-quick.test.ts holds both roads to
-/// TypeScript's answers on random and mutated lines. A line that gives one of the native fields
-/// twice is None too: TypeScript refuses it (duplicate-keys.ts).
+/// TypeScript's answers on random and mutated lines. A line that gives any key twice, at the top
+/// or inside a member, is None too: TypeScript refuses it (duplicate-keys.ts). That is
+/// dupkeys::may_repeat_key's rule, checked on the way rather than by a walk of its own: the
+/// line's own keys here, the members' objects as serde_json reads them (`member` reads each with
+/// a shape of value.rs or decode.rs, which refuse such objects, or skips it with value::Skip).
 fn walk_members(text: &str, mut member: impl FnMut(&[u8], usize, usize) -> Option<usize>) -> Option<()> {
     let b = text.as_bytes();
     let mut i = spaces(b, 1);
-    let mut seen = NativeFieldsSeen::default();
+    let mut seen = KeysSeen::default();
     if b.get(i) == Some(&b'}') {
         i += 1;
     } else {
@@ -659,32 +663,6 @@ fn walk_members(text: &str, mut member: impl FnMut(&[u8], usize, usize) -> Optio
         }
     }
     (spaces(b, i) == b.len()).then_some(())
-}
-
-/// The fields of the native format (parse-record.ts NATIVE_FIELDS). JSON.parse keeps the last
-/// value of a key given twice, and so did serde_json here; a native line that gives one of these
-/// twice is refused by TypeScript as a bad line (duplicate-keys.ts says why), so it is left to it.
-const NATIVE_FIELDS: [&[u8]; 13] = [
-    b"ts", b"request_id", b"tenant_id", b"session_id", b"status", b"endpoint", b"model", b"prefill_node", b"decode_node",
-    b"prompt_tokens", b"completion_tokens", b"request", b"response",
-];
-
-/// Which native fields a line's object has given so far.
-#[derive(Default)]
-struct NativeFieldsSeen(u16);
-
-impl NativeFieldsSeen {
-    /// False where `key` (unescaped) is a native field given before.
-    fn first(&mut self, key: &[u8]) -> bool {
-        match NATIVE_FIELDS.iter().position(|f| *f == key) {
-            Some(n) if self.0 & (1 << n) != 0 => false,
-            Some(n) => {
-                self.0 |= 1 << n;
-                true
-            }
-            None => true,
-        }
-    }
 }
 
 /// The first byte at or after `i` that is not JSON white space.
@@ -955,10 +933,7 @@ fn read_ingest_lines(bytes: &[u8], max_line_bytes: u32) -> ReadIngestLines {
 /// A plain native line read for ingest; None: left to TypeScript.
 fn ingest_record(body: &[u8]) -> Option<IngestRecord> {
     let text = object_text(body)?;
-    // A key given twice anywhere in the line: TypeScript refuses it (dupkeys.rs).
-    if dupkeys::may_repeat_key(text) {
-        return None;
-    }
+    // A key given twice anywhere in the line: TypeScript refuses it (dupkeys.rs); the walk checks.
     let (rest, request, response) = walk_ingest(text)?;
     let (request, stream_requested) = match &request {
         None | Some(Json::Null) => (None, false),
@@ -1008,7 +983,7 @@ fn walk_ingest(text: &str) -> Option<(String, Option<decode::Request<'_>>, Optio
 }
 
 // The fields of a native line the verdict reads; every other field is skipped. A line that gives
-// a native field twice is not read here (NativeFieldsSeen); null reads as absent.
+// any key twice is not read here (walk_members, dupkeys.rs); null reads as absent.
 #[derive(Default)]
 struct NativeLine<'a> {
     ts: Option<Any<'a>>,
@@ -1060,12 +1035,8 @@ impl<'de, 'x> Visitor<'de> for LineSeed<'x, 'de> {
     }
     fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
         let mut out = NativeLine::default();
-        let mut seen = NativeFieldsSeen::default();
+        // No key is given twice: QuickExtractor::record checked the whole line (dupkeys.rs) first.
         while let Some(key) = map.next_key::<Key<'de>>()? {
-            if !seen.first(key.0.as_bytes()) {
-                // Left to TypeScript, which refuses the line (walk_members).
-                return Err(serde::de::Error::custom("a native field given twice"));
-            }
             match key.0.as_ref() {
                 "ts" => out.ts = Some(map.next_value()?),
                 "request_id" => out.request_id = Some(map.next_value()?),

@@ -2,18 +2,22 @@
 //! read is deserialised as `Json`: its type as JavaScript's `typeof`/`Array.isArray` would see
 //! it, with only the parts those rules read kept (an object as the fields they name, an array
 //! as its items); every other field is skipped. A field given twice keeps its last value, as
-//! JSON.parse does.
+//! JSON.parse does, but no shape here takes an object that gives a key twice, or spells a key
+//! with an escape (`Skip`, `json_object!`): TypeScript refuses the first (duplicate-keys.ts) and
+//! would compare the second by its meaning; either read fails here, and the line is left to
+//! TypeScript (dupkeys.rs states the rule this checks as serde_json reads).
 //!
 //! Numbers: a number whose value is an integer past 2^53 fails the whole read, and the line is
 //! left to TypeScript. Such a literal in the log line itself is read by parseJsonExact as a
 //! string of its digits, so its type would differ here.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fmt;
 use std::marker::PhantomData;
 
 use serde::de::value::MapAccessDeserializer;
-use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 /// The largest integer a double holds exactly (Number.MAX_SAFE_INTEGER).
 pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
@@ -38,7 +42,96 @@ impl<'a, O, A> Json<'a, O, A> {
 }
 
 /// A value whose only use is its type.
-pub type Any<'a> = Json<'a, IgnoredAny, IgnoredAny>;
+pub type Any<'a> = Json<'a, Skip, Skip>;
+
+/// Objects with more keys than this are checked with a HashSet; smaller ones by comparing each
+/// key with those before it.
+pub const LINEAR_KEYS: usize = 16;
+
+/// The keys an object has given so far.
+#[derive(Default)]
+pub struct KeysSeen<'a> {
+    keys: Vec<&'a [u8]>,
+    set: Option<HashSet<&'a [u8]>>,
+}
+
+impl<'a> KeysSeen<'a> {
+    /// False where `key` (its raw bytes, with no escape in them) was given before.
+    pub fn first(&mut self, key: &'a [u8]) -> bool {
+        if let Some(set) = &mut self.set {
+            return set.insert(key);
+        }
+        if self.keys.contains(&key) {
+            return false;
+        }
+        self.keys.push(key);
+        if self.keys.len() > LINEAR_KEYS {
+            self.set = Some(self.keys.iter().copied().collect());
+        }
+        true
+    }
+
+    /// `first` for a key as serde_json gives it: an error where it was given before, or where it
+    /// was spelled with an escape (serde_json then hands over its unescaped copy, not the line's
+    /// bytes): both are TypeScript's to judge.
+    pub fn check<E: de::Error>(&mut self, key: &Key<'a>) -> Result<&'a str, E> {
+        let Cow::Borrowed(k) = key.0 else { return Err(E::custom("a key spelled with an escape")) };
+        if self.first(k.as_bytes()) {
+            Ok(k)
+        } else {
+            Err(E::custom("a key given twice"))
+        }
+    }
+}
+
+/// A value read for nothing but its being JSON (as IgnoredAny reads it), where no object inside
+/// gives a key twice or spells one with an escape.
+pub struct Skip;
+
+impl<'de> Deserialize<'de> for Skip {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(SkipVisitor)
+    }
+}
+
+struct SkipVisitor;
+
+impl<'de> Visitor<'de> for SkipVisitor {
+    type Value = Skip;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Skip, S::Error> {
+        while seq.next_element::<Skip>()?.is_some() {}
+        Ok(Skip)
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Skip, M::Error> {
+        let mut seen = KeysSeen::default();
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            seen.check(&key)?;
+            map.next_value::<Skip>()?;
+        }
+        Ok(Skip)
+    }
+}
 
 fn checked<E: de::Error>(v: f64) -> Result<f64, E> {
     if v.fract() == 0.0 && v.abs() > MAX_SAFE_INTEGER {
@@ -97,7 +190,8 @@ impl<'de, O: Deserialize<'de>, A: Deserialize<'de>> Visitor<'de> for JsonVisitor
     }
 }
 
-/// Declares a struct of named JSON fields, each optional, read from an object in one pass.
+/// Declares a struct of named JSON fields, each optional, read from an object in one pass; an
+/// object that gives a key twice or spells one with an escape fails the read (KeysSeen::check).
 macro_rules! json_object {
     ($name:ident { $($field:ident : $ty:ty = $key:literal),* $(,)? }) => {
         #[derive(Default)]
@@ -115,11 +209,12 @@ macro_rules! json_object {
                     }
                     fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
                         let mut out = $name::default();
+                        let mut seen = $crate::value::KeysSeen::default();
                         while let Some(key) = map.next_key::<$crate::value::Key<'de>>()? {
-                            match key.0.as_ref() {
+                            match seen.check(&key)? {
                                 $($key => out.$field = Some(map.next_value()?),)*
                                 _ => {
-                                    map.next_value::<serde::de::IgnoredAny>()?;
+                                    map.next_value::<$crate::value::Skip>()?;
                                 }
                             }
                         }

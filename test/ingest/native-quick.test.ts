@@ -587,10 +587,26 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
       `{${base},"response":${JSON.stringify(marked.replace('"content":', '"content":"clean","content":'))}}`,
       `{${base},"request":${JSON.stringify('{"messages":[{"role":"user","content":"a","content":"b"}]}')},"response":"clean"}`,
       `{${base},"response":${JSON.stringify(`data: ${chunk}\n\ndata: ${chunk.replace('"content":', '"content":"y","content":')}\n\ndata: [DONE]\n\n`)}}`,
+      // Objects no reader takes, at every depth the readers skip over, each read by serde_json as
+      // the line is walked (value.rs Skip): a member of the line, a response's unread member and
+      // its usage (kept as its text), a choice's, a request's tools, a stream event's usage.
+      `{${base},"metadata":{"a":1,"b":{"c":[{"d":1,"d":2}]}},"response":"clean"}`,
+      `{${base},"metadata":[{"a":1},{"a":1,"a":2}],"response":"clean"}`,
+      `{${base},"response":${marked.replace('"choices":', '"system_fingerprint":{"x":1,"x":2},"choices":')}}`,
+      `{${base},"response":${marked.replace('"choices":', '"usage":{"prompt_tokens":1,"completion_tokens":2,"prompt_tokens":3},"choices":')}}`,
+      `{${base},"response":${marked.replace('"index":0,', '"index":0,"logprobs":{"content":[{"t":"a","t":"b"}]},')}}`,
+      `{${base},"response":${marked.replace('"choices":', '"output":[{"type":"message","type":"x"}],"choices":')}}`,
+      `{${base},"request":{"messages":[{"role":"user","content":"a"}],"tools":[{"type":"function","function":{"name":"f","name":"g"}}]},"response":"clean"}`,
+      `{${base},"request":{"messages":[{"role":"user","content":[{"type":"text","text":"a","text":"b"}]}]},"response":"clean"}`,
+      `{${base},"response":${JSON.stringify(`data: ${chunk}\n\ndata: ${chunk.replace('"choices":', '"usage":{"total_tokens":1,"total_tokens":2},"choices":')}\n\ndata: [DONE]\n\n`)}}`,
+      // A key spelled with an escape below the top level is not compared natively: left too.
+      `{${base},"response":${marked.replace('"content":', '"c\\u006fntent":"clean","content":')}}`,
     ]
     const once = [
       `{${base},"model":"m","request":{"model":"m","messages":[{"role":"user","content":"a"},{"role":"user","content":"b"}]},"response":{"model":"m","choices":[]}}`,
       `{${base},"request":"\\"a\\":1,\\"a\\":2","response":${JSON.stringify(`data: ${chunk}\n\ndata: ${chunk}\n\ndata: [DONE]\n\n`)}}`,
+      // The same names in sibling and nested objects the readers skip: no key given twice.
+      `{${base},"metadata":[{"a":1,"b":{"a":2}},{"a":1}],"response":${marked.replace('"choices":', '"usage":{"prompt_tokens":1,"details":{"prompt_tokens":2}},"choices":')}}`,
     ]
     const bytes = new Uint8Array(Buffer.from([...twice, ...once].join('\n')))
     expect(claims(bytes, set)).toEqual({left: twice.length, blank: 0, record: once.length})
