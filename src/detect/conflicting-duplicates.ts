@@ -1,13 +1,14 @@
 import {evidenceReader} from '../evidence/evidence-store.js'
+import {readCheckedLine} from '../evidence/record-texts.js'
 import {UnconventionalSet, extractMarkers} from '../extract/extract.js'
 import {decodeValue, lineDecoder, type LineDecoder} from '../extract/line-decoder.js'
 import {promptSearch} from '../extract/markers.js'
 import {readLineJson} from '../extract/parse-record.js'
 import {decodeParseSpec} from '../extract/parse-spec.js'
 import {completeLogFiles} from '../store/files.js'
-import {lineCompanions} from '../store/records.js'
+import {lineCompanions, type CompanionLine} from '../store/records.js'
 import type {CaseDb} from '../store/open-case.js'
-import {conflictingDuplicateLines, keptRecordLeakMarkers} from '../store/quarantine.js'
+import {conflictingDuplicateLines, duplicateCompanions, keptRecordLeakMarkers} from '../store/quarantine.js'
 import {sqliteRegistry} from './registry.js'
 import {responseSightings} from './scan-case.js'
 import {quoted} from '../util/sanitize.js'
@@ -18,7 +19,8 @@ import {quoted} from '../util/sanitize.js'
 // after it was ingested once) was never examined. A leak in it would pass --fail-on-leak. So
 // would a retry in the record's own line (an OTLP export of both attempts' spans): the line is
 // byte-identical to itself, so the items are compared, not the lines.
-// Those lines are read here from the evidence, decoded as their file's lines are, and their
+// Those lines are read here from the evidence, with the other lines each was read with at
+// ingest (duplicate_companions), decoded as their file's lines are, and their
 // answers' markers classified as the scan classifies a record's; a line that cannot be decoded
 // again is one the gate could not judge. A leak the record it repeats carries too is counted
 // there already (a line logged twice with another timestamp).
@@ -56,16 +58,17 @@ export function examineConflictingDuplicates(db: CaseDb): ConflictingDuplicates 
   const decoders = new Map<number, LineDecoder>()
   const keptLeaks = keptRecordLeakMarkers(db)
   const companionsOf = lineCompanions(db)
+  const ownCompanionsOf = duplicateCompanions(db)
   // The rows come by line: a line of many records (an OTLP export of many spans, logged twice)
   // is decoded once for all its duplicates, not once per duplicate (which grew as its records squared).
   let last = null as {key: string; records: ReturnType<typeof decodeValue>['records']; judged: Set<string>} | null
-  for (const d of rows) {
+  rows.forEach((d, i) => {
     const file = files.get(d.file_id)!
     const at = {path: file.path, line_no: d.line_no, request_id: d.request_id}
     try {
       const key = `${d.file_id}:${d.byte_offset}:${d.byte_len}`
       // Every item of the line with this request id is judged at its first duplicate: a third attempt in the same line is not a second finding.
-      if (last?.key === key && last.judged.has(d.request_id)) continue
+      if (last?.key === key && last.judged.has(d.request_id)) return
       if (last?.key !== key) {
         last = null
         let decoder = decoders.get(d.file_id)
@@ -75,11 +78,25 @@ export function examineConflictingDuplicates(db: CaseDb): ConflictingDuplicates 
         const here = {file: String(d.file_id), line: d.line_no}
         const index = decoder.adapter.newIndex(decoder.options)
         index?.add(line.value, here)
-        // The lines the line's records were read with (an OTLP span's content in log records): a duplicate item beside them is read as they were.
         if (index) {
-          for (const c of companionsOf(d.file_id, d.byte_offset)) {
-            const other = readLineJson(read(c.file_id, c.byte_offset, c.byte_len))
+          // The lines the line's records were read with (an OTLP span's content in log records),
+          // then those each duplicate of the line was itself read with at ingest (a retry span's
+          // parent on a later export line, its content in the logs file: lines none of its
+          // neighbours needed). Each is offered once, in that order. A line of those the duplicate
+          // was read with is checked against its CRC-32 as ingest recorded it: one that differs is
+          // not the line it was read with, and the duplicate is then not examined.
+          const offered = new Set<string>([`${d.file_id}:${d.byte_offset}`])
+          const offer = (c: CompanionLine, checked: boolean): void => {
+            const id = `${c.file_id}:${c.byte_offset}`
+            if (offered.has(id)) return
+            offered.add(id)
+            const bytes = checked ? readCheckedLine(read, {...c, path: files.get(c.file_id)?.path}) : read(c.file_id, c.byte_offset, c.byte_len)
+            const other = readLineJson(bytes)
             if (other.kind === 'json') index.add(other.value, {file: String(c.file_id), line: c.line_no})
+          }
+          for (const c of companionsOf(d.file_id, d.byte_offset)) offer(c, false)
+          for (let j = i; j < rows.length && rows[j]!.file_id === d.file_id && rows[j]!.byte_offset === d.byte_offset; j++) {
+            for (const c of ownCompanionsOf(rows[j]!.id)) offer(c, true)
           }
         }
         last = {key, records: decodeValue(line.value, decoder, index, here).records, judged: new Set()}
@@ -101,6 +118,6 @@ export function examineConflictingDuplicates(db: CaseDb): ConflictingDuplicates 
     } catch (error) {
       out.unexamined.push({...at, why: (error as Error).message})
     }
-  }
+  })
   return out
 }

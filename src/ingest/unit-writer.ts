@@ -2,15 +2,15 @@ import type {Extracted} from '../extract/extract.js'
 import {extractBatches, extractInserters, type ExtractBatches} from '../store/extracts.js'
 import {countMissingFields, fileCountsUpdater, noMissingFields, type MissingFieldCounts} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
-import {badLineInserter, duplicateInserter} from '../store/quarantine.js'
+import {badLineInserter, duplicateCompanionInserter, duplicateInserter} from '../store/quarantine.js'
 import {companionInserter, recordBatch, type RecordFields} from '../store/records.js'
 import {IS_ERROR, NO_REQUEST_TEXT, NO_RESPONSE, NO_RESPONSE_TEXT, type RecordItem, type UnitResult} from './process-unit.js'
 import type {RequestIdSet} from './request-id-set.js'
 
 // Writes the parsed units of one file into the case, in order: records (a request id seen
-// before in the same source is a duplicate, not a record) with the other lines each was read
-// from, quarantined lines and items, and each record's detection extract. The caller wraps
-// calls in transactions.
+// before in the same source is a duplicate, not a record) and duplicates, each with the other
+// lines it was read from, quarantined lines and items, and each record's detection extract. The
+// caller wraps calls in transactions.
 
 export interface FileSummaryCounts {
   lines: number
@@ -88,6 +88,7 @@ export class UnitWriter {
   private readonly insertCompanion
   private readonly insertBad
   private readonly insertDuplicate
+  private readonly insertDuplicateCompanion
   private readonly extracts
   private readonly batches: ExtractBatches
   private readonly updateCounts
@@ -103,6 +104,7 @@ export class UnitWriter {
     this.insertCompanion = companionInserter(db)
     this.insertBad = badLineInserter(db)
     this.insertDuplicate = duplicateInserter(db)
+    this.insertDuplicateCompanion = duplicateCompanionInserter(db)
     this.extracts = extractInserters(db)
     this.batches = extractBatches(db)
     this.updateCounts = fileCountsUpdater(db)
@@ -140,7 +142,12 @@ export class UnitWriter {
       const prior = this.seen.find(this.source, w.request_id, this.pending)
       if (prior) {
         c.duplicates++
-        this.insertDuplicate(this.fileId, item.lineNo, item.offset, item.length, w.request_id, prior.crc === item.crc)
+        const dup = this.insertDuplicate(this.fileId, item.lineNo, item.offset, item.length, w.request_id, prior.crc === item.crc)
+        // The lines it was read with, as a record's: the gate reads it again with them (an OTLP
+        // retry span's parent and content may be on lines none of its neighbours was read with).
+        item.companions.forEach((p, seq) => {
+          this.insertDuplicateCompanion(dup, seq, {file_id: Number(p.file), line_no: p.line, byte_offset: p.offset!, byte_len: p.length!, raw_crc32: p.crc!})
+        })
         continue
       }
       const id = this.records.add({fileId: this.fileId, lineNo: item.lineNo, item: item.item, offset: item.offset, length: item.length, crc: item.crc, source: this.source}, w)

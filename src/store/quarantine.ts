@@ -1,4 +1,5 @@
 import type {CaseDb} from './open-case.js'
+import type {CompanionLine} from './records.js'
 
 // Lines that are not records: quarantined bad lines (with the reason) and duplicates (a
 // request id seen again within its source). Both stay in the evidence byte for byte.
@@ -22,11 +23,27 @@ export function badLineInserter(db: CaseDb): (b: BadLineInput) => void {
   }
 }
 
-export function duplicateInserter(db: CaseDb): (fileId: number, lineNo: number, offset: number, length: number, requestId: string, identical: boolean) => void {
+/** Inserts a duplicate line; returns its id (its companions are stored under it). */
+export function duplicateInserter(db: CaseDb): (fileId: number, lineNo: number, offset: number, length: number, requestId: string, identical: boolean) => number {
   const insert = db.prepare('INSERT INTO duplicate_lines (file_id, line_no, byte_offset, byte_len, request_id, identical) VALUES (?, ?, ?, ?, ?, ?)')
-  return (fileId, lineNo, offset, length, requestId, identical) => {
-    insert.run(fileId, lineNo, offset, length, requestId, identical ? 1 : 0)
+  return (fileId, lineNo, offset, length, requestId, identical) => Number(insert.run(fileId, lineNo, offset, length, requestId, identical ? 1 : 0).lastInsertRowid)
+}
+
+/** A line a duplicate's item was read with at ingest (an OTLP retry span's parent span or log records on other lines). */
+export function duplicateCompanionInserter(db: CaseDb): (duplicateId: number, seq: number, c: CompanionLine) => void {
+  const insert = db.prepare('INSERT INTO duplicate_companions (duplicate_id, seq, file_id, line_no, byte_offset, byte_len, raw_crc32) VALUES (?, ?, ?, ?, ?, ?, ?)')
+  return (duplicateId, seq, c) => {
+    insert.run(duplicateId, seq, c.file_id, c.line_no, c.byte_offset, c.byte_len, c.raw_crc32)
   }
+}
+
+/**
+ * The lines each duplicate was read with at ingest, by duplicate id, in the order ingest offered
+ * them. Duplicates ingested before schema 14 have none listed.
+ */
+export function duplicateCompanions(db: CaseDb): (duplicateId: number) => CompanionLine[] {
+  const q = db.prepare('SELECT file_id, line_no, byte_offset, byte_len, raw_crc32 FROM duplicate_companions WHERE duplicate_id = ? ORDER BY seq')
+  return (duplicateId) => q.all(duplicateId) as CompanionLine[]
 }
 
 export interface BadLineRow {
@@ -153,5 +170,7 @@ export function duplicatesOutside(db: CaseDb, fileIds: readonly number[]): Dupli
 /** The record now stands at its duplicate line (same bytes), which stops being a duplicate. */
 export function rehomeRecord(db: CaseDb, d: Pick<DuplicateElsewhere, 'record_id' | 'dup_id' | 'file_id' | 'line_no' | 'byte_offset' | 'byte_len'>): void {
   db.prepare('UPDATE records SET file_id = ?, line_no = ?, byte_offset = ?, byte_len = ? WHERE id = ?').run(d.file_id, d.line_no, d.byte_offset, d.byte_len, d.record_id)
+  // Its companions go with it, whether foreign-key checks (the cascade) are on or not.
+  db.prepare('DELETE FROM duplicate_companions WHERE duplicate_id = ?').run(d.dup_id)
   db.prepare('DELETE FROM duplicate_lines WHERE id = ?').run(d.dup_id)
 }

@@ -14,7 +14,8 @@ import {makeCase, rng} from '../helpers/case-builder.js'
 
 describe('migration 013-possible-sources-next-update', () => {
   it('follows 012; a schema-12 case opens with its possible sources and next update not recorded', async () => {
-    expect(MIGRATIONS.at(-1)).toMatchObject({version: 13, name: 'possible-sources-next-update'})
+    expect(MIGRATIONS[MIGRATIONS.findIndex((m) => m.version === 13) - 1]?.version).toBe(12)
+    expect(MIGRATIONS.find((m) => m.version === 13)).toMatchObject({name: 'possible-sources-next-update'})
     const c = makeCase()
     const rand = rng(5)
     const article = Array.from({length: 50}, () => Array.from({length: 6}, () => String.fromCharCode(97 + Math.floor(rand() * 26))).join('')).join(' ')
@@ -26,9 +27,9 @@ describe('migration 013-possible-sources-next-update', () => {
     scanCase(c.db, {now: new Date('2026-10-23T09:00:00.000Z')})
     openIncident(c.db, {title: 'Leak', role: 'processor', awareAt: new Date('2026-10-23T08:00:00Z'), now: new Date('2026-10-23T10:00:00Z')})
     c.close()
-    // The same case as schema 12 wrote it: without the two columns.
+    // The same case as schema 12 wrote it: without the two columns (nor what later schemas add).
     const old = new Database(c.path)
-    old.exec('ALTER TABLE provenance DROP COLUMN source_candidates; ALTER TABLE incident DROP COLUMN next_update_at')
+    old.exec('ALTER TABLE provenance DROP COLUMN source_candidates; ALTER TABLE incident DROP COLUMN next_update_at; DROP TABLE duplicate_companions')
     old.pragma('user_version = 12')
     old.close()
     const db = openCase(c.path)

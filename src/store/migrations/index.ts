@@ -12,6 +12,7 @@ import {up as crossBorderUnintelligible} from './010-cross-border-unintelligible
 import {up as provenanceSourceOrder} from './011-provenance-source-order.js'
 import {up as sightingRules} from './012-sighting-rules.js'
 import {up as possibleSourcesNextUpdate} from './013-possible-sources-next-update.js'
+import {up as duplicateCompanions} from './014-duplicate-companions.js'
 
 export interface Migration {
   version: number
@@ -36,4 +37,5 @@ export const MIGRATIONS: readonly Migration[] = [
   {version: 11, name: 'provenance-source-order', up: provenanceSourceOrder},
   {version: 12, name: 'sighting-rules', up: sightingRules},
   {version: 13, name: 'possible-sources-next-update', up: possibleSourcesNextUpdate},
+  {version: 14, name: 'duplicate-companions', up: duplicateCompanions},
 ]
