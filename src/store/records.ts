@@ -198,14 +198,20 @@ export function recordLocator(db: CaseDb): (id: number) => RecordLocation | unde
   }
 }
 
-/** Complete files other than these whose records were read with lines of these (so cannot lose them). */
+/**
+ * Complete files other than these whose records, or duplicate lines, were read with lines of
+ * these (so cannot lose them: a duplicate without them could no longer be judged).
+ */
 export function filesReadingFrom(db: CaseDb, fileIds: readonly number[]): Array<{id: number; path: string}> {
   if (fileIds.length === 0) return []
   const ids = fileIds.map((id) => Math.trunc(id)).join(',')
   return db
     .prepare(
-      `SELECT DISTINCT f.id, f.path FROM record_companions c JOIN records r ON r.id = c.record_id JOIN files f ON f.id = r.file_id
-        WHERE c.file_id IN (${ids}) AND r.file_id NOT IN (${ids}) ORDER BY f.id`,
+      `SELECT DISTINCT f.id, f.path FROM (
+          SELECT r.file_id AS reader FROM record_companions c JOIN records r ON r.id = c.record_id WHERE c.file_id IN (${ids}) AND r.file_id NOT IN (${ids})
+          UNION
+          SELECT d.file_id FROM duplicate_companions c JOIN duplicate_lines d ON d.id = c.duplicate_id WHERE c.file_id IN (${ids}) AND d.file_id NOT IN (${ids})
+        ) x JOIN files f ON f.id = x.reader ORDER BY f.id`,
     )
     .all() as Array<{id: number; path: string}>
 }

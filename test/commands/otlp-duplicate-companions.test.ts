@@ -140,6 +140,16 @@ describe('a retry span whose parent or content is on other lines is judged with 
     }, 60_000)
   }
 
+  it('keeps the logs file its retry was read with from being dropped alone', async () => {
+    const c = writeCase(`yours: ${B}`, false)
+    const {db} = await ingestAndScan(c)
+    // No record of the traces file was read with the logs file: only the retry was.
+    const drop = await run(['drop', c.logs, '--db', db, '--reason', 'test'])
+    expect(drop.code).toBe(1)
+    expect(drop.stderr).toContain(`records of ${c.traces} were read with lines of ${c.logs}; drop them together`)
+    expect((await runJson<Status>(['status', '--db', db])).duplicate_lines_not_examined).toBe(0)
+  }, 60_000)
+
   it('reads a case of schema 13 (no duplicate companions recorded) as before: the retry it cannot read is not examined', async () => {
     expect(MIGRATIONS.find((m) => m.version === 14)).toMatchObject({name: 'duplicate-companions'})
     const c = writeCase(`here you go: ${A}`, true)
