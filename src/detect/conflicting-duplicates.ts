@@ -42,7 +42,7 @@ export interface ConflictingDuplicates {
   lines: number
   /** of those, lines whose answer carries another session's marker (cross_session or cross_tenant) that the record it repeats does not carry */
   leaking: LeakingDuplicate[]
-  /** of those, lines that could not be decoded again (with why) */
+  /** of those, lines that could not be decoded again, or whose answer decodes to no text (with why) */
   unexamined: Array<ConflictingDuplicate & {why: string}>
 }
 
@@ -104,6 +104,10 @@ export function examineConflictingDuplicates(db: CaseDb): ConflictingDuplicates 
       last.judged.add(d.request_id)
       const records = last.records.filter((r) => r.row.request_id === d.request_id)
       if (records.length === 0) throw new Error(`no record with request_id ${quoted(d.request_id.slice(0, 80))} in the line as read now`)
+      // An answer that decodes to no text is not judged clean: a kept record's such answer keeps
+      // every gate from passing (its file's no-text count), and so does a duplicate's (a retry whose
+      // body the format's rules do not read may hold another tenant's text).
+      if (records.some(({row}) => row.is_error === 0 && !row.response_text)) throw new Error('its answer decoded to no text')
       const counted = keptLeaks(d.file_id, d.request_id)
       const classes = new Set<string>()
       for (const {row} of records) {

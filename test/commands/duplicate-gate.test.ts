@@ -68,3 +68,38 @@ describe('--fail-on-leak over duplicate lines that differ from the first', () =>
     expect(ok.code, ok.stderr).toBe(0)
   }, 60_000)
 })
+
+describe('--fail-on-leak over a duplicate line whose answer decodes to no text', () => {
+  // A retry logged under the same id whose body the rules read as no text was judged clean: a
+  // leak in a shape no rule reads passed the gate. A kept record's no-text answer fails every
+  // gate (its file's count); the duplicate's does too now, named as not examined.
+  function noText(dir: string, body: unknown): string {
+    const logs = join(dir, 'logs')
+    mkdirSync(logs)
+    writeFileSync(join(dir, 'canaries.csv'), `marker,tenant_id,session_id,issued_at\n${A},tn-alpha,sess-a1,\n${B},tn-beta,sess-b1,\n`)
+    const own = line('req-1', 'tn-alpha', 'sess-a1', `hello ${A}`, 'fine', '2026-11-02T10:00:00Z')
+    const clean = line('req-2', 'tn-beta', 'sess-b1', `hi ${B}`, 'nothing to see', '2026-11-02T10:01:00Z')
+    const retry = JSON.stringify({...JSON.parse(clean) as object, ts: '2026-11-02T10:01:05Z', response: body})
+    writeFileSync(join(logs, 'a.jsonl'), `${own}\n${clean}\n${retry}\n`)
+    return logs
+  }
+
+  for (const quick of [true, false]) {
+    it(`triage cannot pass (exit 1) and names the line: ${quick ? 'quick verdict' : 'verdict after the scan'}`, async () => {
+      const dir = tempDir()
+      const logs = noText(dir, {choices: [{message: {role: 'assistant', content: null, custom_block: {text: `here you go: ${A}`}}}]})
+      const r = await run(['triage', logs, '--canaries', join(dir, 'canaries.csv'), '--db', join(dir, 'case.db'), '--fail-on-leak', ...(quick ? [] : ['--no-quick-verdict'])])
+      expect(r.code, r.stderr).toBe(1)
+      expect(r.stderr).toMatch(/1 line repeating an earlier request_id with a different answer could not be read again to be judged: .*a\.jsonl:3 .*\(its answer decoded to no text\)/)
+      const status = await run(['status', '--db', join(dir, 'case.db'), '--json'])
+      expect((JSON.parse(status.stdout) as {duplicate_lines_not_examined: number}).duplicate_lines_not_examined).toBe(1)
+    }, 60_000)
+  }
+
+  it('an error answer with no text stays judged (it is no answer the client read as one)', async () => {
+    const dir = tempDir()
+    const logs = noText(dir, {error: {message: 'upstream timeout', type: 'server_error'}})
+    const r = await run(['triage', logs, '--canaries', join(dir, 'canaries.csv'), '--db', join(dir, 'case.db'), '--fail-on-leak'])
+    expect(r.code, r.stderr).toBe(0)
+  }, 60_000)
+})
