@@ -94,7 +94,7 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
           // was seen): a signal before that is caught, and stops triage with the ingest recorded.
           onScanStart: () => interrupts.dispose(),
           onVerdictMismatch: (q, full) => {
-            mismatch = `the quick canary verdict (${q.contaminated_responses} contaminated responses, ${q.flows.length} flows) differs from the scan's (${full.contaminated_responses}, ${full.flows.length} flows); the scan's figures below are the case's. Please report this`
+            mismatch = `the quick canary verdict (${q.contaminated_responses} contaminated responses, ${q.flows.length} flows, ${q.unreadable_files.length} files it cannot pass on) differs from the scan's (${full.contaminated_responses}, ${full.flows.length} flows, ${full.unreadable_files.length} files); the scan's figures below are the case's. Please report this`
             if (!this.jsonEnabled()) clearProgress()
             this.note(this.paint.red(`error: ${mismatch}`))
             gate = decideLeakGate(db, full, flags, gateNote)

@@ -9,6 +9,7 @@ import {lineDecoder, type LineDecoder} from '../extract/line-decoder.js'
 import {encodeParseSpec, type ParseSpec} from '../extract/parse-spec.js'
 import {unconventionalMarkers} from '../store/canaries.js'
 import type {LogEvidence} from '../store/files.js'
+import {countLogFiles} from '../store/files.js'
 import {FIRST_LOAD_INDEXES, RANDOM_ORDER_INDEXES, restoreSuspendedIndexes, suspendIndexes} from '../store/indexes.js'
 import type {CaseDb} from '../store/open-case.js'
 import {countAllRecords} from '../store/records.js'
@@ -199,7 +200,9 @@ async function ingestInto(db: CaseDb, options: IngestLogsOptions, takeStarted: (
       pool.useMarkers(unconventional)
     } else pool = new ParsePool(workers, unconventional)
     result.parse_workers = pool.size
-    if (options.quickPass && countAllRecords(db) === 0 && files.every((f) => f.how !== null && f.decoder.adapter.newIndex(f.decoder.options) === null)) {
+    // The pass's verdict speaks for these files alone: only where the case holds no other log
+    // file (one an earlier ingest left unfinished holds no record, yet the verdict must count it).
+    if (options.quickPass && countAllRecords(db) === 0 && countLogFiles(db) === 0 && files.every((f) => f.how !== null && f.decoder.adapter.newIndex(f.decoder.options) === null)) {
       const quick = await quickPass(
         files.map((f) => ({path: f.path, size: f.size, gzip: f.gzip, format: f.how!.format, spec: f.how!.spec})),
         pool, {source: options.source ?? 'default', maxLineBytes, signal: options.signal, head: (path) => statRegularFile(path).head, onProgress: options.onProgress, onRecord: options.quickPass.onRecord},

@@ -251,6 +251,11 @@ export function addFileUnread(db: CaseDb, id: number, unread: string): void {
 }
 
 /** Log files whose ingest did not finish (killed, interrupted, failed, or still running): none of their records counts yet. */
+/** Log files in the case, in any state (loading, complete, not read whole, recordless). */
+export function countLogFiles(db: CaseDb): number {
+  return db.prepare(`SELECT COUNT(*) FROM files WHERE kind = 'log'`).pluck().get() as number
+}
+
 export function unfinishedLogFileCount(db: CaseDb): number {
   return db.prepare(`SELECT COUNT(*) FROM files WHERE kind = 'log' AND state = 'loading'`).pluck().get() as number
 }

@@ -18,7 +18,7 @@ import {canaryVerdict} from '../scope/verdict.js'
 import {canaryFigures, type CanaryFigures, type CanaryRow} from '../scope/compute-scope.js'
 import type {QuickPassResult, QuickRecord} from '../ingest/quick-pass.js'
 import {MARKER_PREFIX, type MarkerRegistry, type RecipientContext, type RegisteredMarker} from '../extract/markers.js'
-import {completeLogRecords, logFilesWithBadLines, type QuarantinedFile} from '../store/files.js'
+import {completeLogRecords, countLogFiles, logFilesWithBadLines, type QuarantinedFile} from '../store/files.js'
 import {countCanaries} from '../store/canaries.js'
 import {countAllRecords} from '../store/records.js'
 import type {LogEvidence} from '../store/files.js'
@@ -137,7 +137,10 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   const unreadEntries = skipped.filter((s) => s.unread)
   const t0 = performance.now()
   const quickVerdict = options.quickVerdict !== false
-  const emptyCase = countAllRecords(db) === 0
+  // The quick verdict speaks for the files of this pass alone, so only where the case holds no
+  // other: a file an earlier ingest left unfinished (killed before its first unit was stored)
+  // holds no record yet, and the scan's verdict counts it where the quick one could not.
+  const emptyCase = countAllRecords(db) === 0 && countLogFiles(db) === 0
   // The parse workers start now, before the markers are known, where the pass follows at once:
   // they load their code (about 75 ms each) on the other core while this one reads the registry
   // and decides the formats (the first unit reached a worker 40 ms sooner at 200k records,
