@@ -66,6 +66,9 @@ json_object!(Message {
     refusal: Any<'a> = "refusal",
     // The legacy `functions` API's call: left to TypeScript (answer_left_to_typescript).
     function_call: Any<'a> = "function_call",
+    // An audio answer's transcript and a web search answer's citations: left to TypeScript (answer_left_to_typescript).
+    audio: Any<'a> = "audio",
+    annotations: Json<'a, IgnoredAny, IgnoredAny> = "annotations",
 });
 pub type Response<'a> = Json<'a, ResponseObject<'a>, Skip>;
 json_object!(ErrorObject { message: Any<'a> = "message" });
@@ -687,9 +690,18 @@ fn shown_error(obj: &ResponseObject, message: &ErrorText) -> Option<Option<Strin
 
 /// A message or delta holding what decode.ts reads that is not mirrored here: a legacy
 /// `function_call`, tool call arguments given as an object, `reasoning` beside a different
-/// `reasoning_content`, or a Mistral `thinking` content part. Such an answer is left to TypeScript.
+/// `reasoning_content`, a Mistral `thinking` content part, an `audio` object (its transcript) or
+/// `annotations` that are not an empty list or null (decode.ts reads every string of them). Such an
+/// answer is left to TypeScript.
 fn answer_left_to_typescript(m: &Message) -> bool {
     if matches!(m.function_call, Some(Json::Obj(_))) {
+        return true;
+    }
+    if matches!(m.audio, Some(Json::Obj(_))) {
+        return true;
+    }
+    // OpenAI writes `annotations: []` with every chat answer: no string in it, read here.
+    if m.annotations.as_ref().is_some_and(|a| !matches!(a, Json::Null) && !matches!(a, Json::Arr(items) if items.is_empty())) {
         return true;
     }
     if let Some(Json::Arr(calls)) = &m.tool_calls {

@@ -5,6 +5,7 @@ import {deleteFileExtracts, extractInserters, fingerprintUpdater, piiValueInsert
 import {addFileUnread, setExtractScheme, setNoTextCounts, setUnconventionalMatched, type FileRow} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {inTransaction} from '../store/session.js'
+import {unreadShapesPhrase} from '../extract/parse-record.js'
 
 // A case ingested under a prior extract scheme holds extracts the current rules would not all
 // make: x1 personal-data values the current rules do not find (digits inside a marker's hex taken
@@ -51,6 +52,8 @@ export function reextractPriorFiles(db: CaseDb, files: readonly FileRow[], onPro
       deleteFileExtracts(db, file.id)
       let noRequestText = 0
       let noResponseText = 0
+      // Records whose body holds shapes this release does not read (their notes, by note): the file is then not read whole.
+      const unreadNotes: Record<string, number> = {}
       const refused = {lines: new Set<number>(), first: null as {line_no: number; reason: string} | null}
       for (let last = 0; ; ) {
         const page = pageOfFile(file.id, last, PAGE)
@@ -67,7 +70,8 @@ export function reextractPriorFiles(db: CaseDb, files: readonly FileRow[], onPro
             updateFingerprints(id, 0, 0, EMPTY, EMPTY)
             continue
           }
-          const {request_text: prompt, response_text: response} = texts(id)
+          const {request_text: prompt, response_text: response, unread_note: unreadNote} = texts(id)
+          if (unreadNote !== undefined) unreadNotes[unreadNote] = (unreadNotes[unreadNote] ?? 0) + 1
           // As ingest's recordFlags (process-unit.ts) counts them.
           if (prompt === null || prompt === '') noRequestText++
           if (isError === 0 && (response === null || response === '')) noResponseText++
@@ -89,6 +93,9 @@ export function reextractPriorFiles(db: CaseDb, files: readonly FileRow[], onPro
       setUnconventionalMatched(db, file.id, '')
       setNoTextCounts(db, file.id, noRequestText, noResponseText)
       if (refused.first !== null) addFileUnread(db, file.id, olderRulesUnread(refused.lines.size, refused.first))
+      // As ingest says it (ingest-file.ts fileUnread): an earlier scheme read past these shapes without a word.
+      const shapes = unreadShapesPhrase(unreadNotes)
+      if (shapes !== null) addFileUnread(db, file.id, shapes)
       setExtractScheme(db, file.id, EXTRACT_SCHEME)
     })
   }

@@ -1,7 +1,7 @@
 import {crc32} from 'node:zlib'
 import {InputError, IntegrityError} from '../errors.js'
 import {decodeValue, lineDecoder, type LineDecoder} from '../extract/line-decoder.js'
-import {DUPLICATE_KEY, readLineJson, type RecordRow} from '../extract/parse-record.js'
+import {DUPLICATE_KEY, readLineJson, UNREAD_SHAPES, type RecordRow} from '../extract/parse-record.js'
 import {decodeParseSpec} from '../extract/parse-spec.js'
 import type {CaseDb} from '../store/open-case.js'
 import {recordLocator, type RecordLocation} from '../store/records.js'
@@ -18,6 +18,14 @@ import {evidenceReader, type EvidenceReaderOptions} from './evidence-store.js'
 export interface RecordTexts {
   request_text: string | null
   response_text: string | null
+  /** Where the response body holds shapes this release does not read (parse-record.ts unreadShapesNote): the record's note saying so. */
+  unread_note?: string
+}
+
+/** A record's texts, and its note where its body holds shapes not read. */
+function textsOf(r: {row: RecordRow; notes: readonly string[]}): RecordTexts {
+  const note = r.notes.find((n) => n.startsWith(UNREAD_SHAPES))
+  return note === undefined ? {request_text: r.row.request_text, response_text: r.row.response_text} : {request_text: r.row.request_text, response_text: r.row.response_text, unread_note: note}
 }
 
 /**
@@ -85,15 +93,15 @@ export function textLoader(
       }
       decoders.set(row.file_id, decoder)
     }
-    const records = decodeLineRecords(row, decoder, read)
+    const records = decodeLineItems(row, decoder, read)
     const record = records.get(row.item)
     if (!record) throw undecodable(row, recordId, `no item ${row.item} in the line as read now`)
     if (records.size > 1) {
       const texts = new Map<number, RecordTexts>()
-      for (const [item, r] of records) texts.set(item, {request_text: r.request_text, response_text: r.response_text})
+      for (const [item, r] of records) texts.set(item, textsOf(r))
       keep(key, texts)
     }
-    return {request_text: record.request_text, response_text: record.response_text}
+    return textsOf(record)
   }
 }
 
@@ -180,6 +188,11 @@ export function decodeRecordAt(row: RecordLocation, decoder: LineDecoder, read: 
 
 /** Every record of a location's line (by item), decoded again from it and the lines it was read with. */
 export function decodeLineRecords(row: RecordLocation, decoder: LineDecoder, read: (fileId: number, offset: number, length: number) => Buffer): Map<number, RecordRow> {
+  return new Map([...decodeLineItems(row, decoder, read)].map(([item, r]) => [item, r.row]))
+}
+
+/** decodeLineRecords, with each record's notes. */
+function decodeLineItems(row: RecordLocation, decoder: LineDecoder, read: (fileId: number, offset: number, length: number) => Buffer): Map<number, {row: RecordRow; notes: string[]}> {
   const own = readLineJson(readCheckedLine(read, row))
   if (own.kind !== 'json') throw undecodable(row, -1, own.kind === 'bad' ? own.reason : 'a blank line')
   const here = {file: String(row.file_id), line: row.line_no}
@@ -191,8 +204,8 @@ export function decodeLineRecords(row: RecordLocation, decoder: LineDecoder, rea
       if (line.kind === 'json') index.add(line.value, {file: String(c.file_id), line: c.line_no})
     }
   }
-  const records = new Map<number, RecordRow>()
+  const records = new Map<number, {row: RecordRow; notes: string[]}>()
   // The first record of an item, as find() took it.
-  for (const r of decodeValue(own.value, decoder, index, here).records) if (!records.has(r.item)) records.set(r.item, r.row)
+  for (const r of decodeValue(own.value, decoder, index, here).records) if (!records.has(r.item)) records.set(r.item, {row: r.row, notes: r.notes})
   return records
 }

@@ -15,6 +15,12 @@ export interface DecodedResponse {
   promptTokens: number | null
   completionTokens: number | null
   cachedTokens: number | null
+  /**
+   * The shapes in the body this release does not read (an output item, a content block, a
+   * stream event or delta of a type it does not know), named once each in the order met: the
+   * text the client was given in them, if any, was not searched, so the record is not read whole.
+   */
+  unread: string[]
 }
 
 type Json = null | boolean | number | string | Json[] | {[k: string]: Json}
@@ -228,7 +234,7 @@ function decodeResponseArray(items: Json[]): DecodedResponse {
 }
 
 function empty(kind: ResponseKind): DecodedResponse {
-  return {kind, text: '', stream: false, isError: false, errorMessage: null, promptTokens: null, completionTokens: null, cachedTokens: null}
+  return {kind, text: '', stream: false, isError: false, errorMessage: null, promptTokens: null, completionTokens: null, cachedTokens: null, unread: []}
 }
 
 /** The fields a server-sent-event stream's first line can start with (a comment starts with `:`). */
@@ -272,6 +278,9 @@ function decodeResponseObject(obj: Obj, stream: boolean): DecodedResponse {
         chat = true
         const msg = choice.message
         const t = [answerContentText(msg.content)]
+        // An audio answer's words (`message.audio.transcript`): what the client was given, content null beside it.
+        const transcript = audioTranscript(msg.audio)
+        if (transcript !== null) t.push(transcript)
         // Reasoning text: `reasoning_content` (DeepSeek's name, vLLM until 2026) or `reasoning` (vLLM since, OpenRouter, gpt-oss); both where a server writes both and they differ.
         const reasoning = reasoningOf(msg)
         const other = otherReasoningOf(msg)
@@ -283,6 +292,8 @@ function decodeResponseObject(obj: Obj, stream: boolean): DecodedResponse {
         if (legacy !== null) t.push(legacy)
         // A refusal is what the client was shown in place of content (OpenAI's `message.refusal`).
         if (typeof msg.refusal === 'string') t.push(msg.refusal)
+        // A web search answer's citations (`annotations[].url_citation`: url and title), given to the client with it.
+        t.push(...leafTexts(msg.annotations))
         texts.push(t.filter(Boolean).join('\n'))
       } else if (typeof choice.text === 'string') texts.push(choice.text)
     }
@@ -290,11 +301,11 @@ function decodeResponseObject(obj: Obj, stream: boolean): DecodedResponse {
     if (!out.isError) out.kind = chat || obj.object === 'chat.completion' ? 'chat' : 'completion'
   } else if (Array.isArray(obj.output)) {
     // The Responses API (/v1/responses: OpenAI, vLLM, SGLang): `output` items in order.
-    out.text = responsesOutput(obj.output)
+    out.text = responsesOutput(obj.output, out.unread)
     if (!out.isError) out.kind = 'chat'
   } else if (obj.type === 'message' && Array.isArray(obj.content)) {
     // Anthropic's Messages API (/v1/messages; vLLM serves it too): content blocks in order.
-    out.text = messagesBlocks(obj.content)
+    out.text = messagesBlocks(obj.content, out.unread)
     if (!out.isError) out.kind = 'chat'
   }
   out.text = withErrorTexts(out.text, error === null || isUnnamedError(obj) ? [] : [error])
@@ -320,17 +331,93 @@ const isUnnamedError = (obj: Obj): boolean => obj.object === 'error' && typeof o
  * A Messages API response's blocks in order, joined as blocksText joins them (consecutive text
  * blocks with nothing between). A stream of the same answer gives the same text (messagesStreamText).
  */
-function messagesBlocks(content: Json[]): string {
-  return blocksText(content.map((block) => ({text: messagesBlock(block), isText: isObj(block) && block.type === 'text'})))
+function messagesBlocks(content: Json[], unread: string[]): string {
+  const cited: string[] = []
+  const text = blocksText(content.map((block) => ({text: messagesBlock(block, unread, cited), isText: isObj(block) && block.type === 'text'})))
+  return withCitations(text, cited)
 }
 
-/** A Messages API content block's text: a text block's, a thinking block's, or a tool call's input as JSON. */
-function messagesBlock(block: Json): string {
-  if (!isObj(block)) return ''
-  if (block.type === 'text' && typeof block.text === 'string') return block.text
-  if (block.type === 'thinking' && typeof block.thinking === 'string') return block.thinking
-  if (isToolUse(block.type) && isObj(block.input)) return JSON.stringify(block.input)
+/**
+ * The text blocks' citations after the blocks, each string on its own line: the running text of
+ * consecutive text blocks stays one text (a marker split where a citation starts is whole).
+ */
+function withCitations(text: string, cited: readonly string[]): string {
+  return [text, ...cited].filter((t) => t !== '').join('\n')
+}
+
+/**
+ * A Messages API content block's text: a text block's (its citations' cited text, titles and
+ * URLs added to `cited`), a thinking block's, a tool call's input as JSON, and the strings of a
+ * block a server tool or an MCP server handed back (`mcp_tool_result`, `web_search_tool_result`,
+ * `web_fetch_tool_result`, `code_execution_tool_result` and every other `…_tool_result`: the
+ * pages, outputs and documents the client received), or of a `document` or `search_result`. A
+ * `redacted_thinking` block (encrypted) and a `container_upload` (a file id) hold no text. A block
+ * of any other type is named in `unread`: its text, if any, is not searched.
+ */
+function messagesBlock(block: Json, unread: string[], cited: string[]): string {
+  if (!isObj(block)) {
+    if (block !== null) unreadShape(unread, shapeName('Messages API content block', undefined))
+    return ''
+  }
+  const type = block.type
+  if (type === 'text') {
+    cited.push(...leafTexts(block.citations))
+    return typeof block.text === 'string' ? block.text : ''
+  }
+  if (type === 'thinking') return typeof block.thinking === 'string' ? block.thinking : ''
+  if (isToolUse(type)) return isObj(block.input) ? JSON.stringify(block.input) : ''
+  if (type === 'redacted_thinking' || type === 'container_upload') return ''
+  if (typeof type === 'string' && (type.endsWith('_tool_result') || type === 'document' || type === 'search_result')) return leafTexts(block).join('\n')
+  unreadShape(unread, shapeName('Messages API content block', type))
   return ''
+}
+
+/**
+ * Keys whose strings are identifiers, states or opaque data (an encrypted payload, a signature),
+ * not text a person reads: leafTexts passes over them.
+ */
+const OPAQUE_KEYS = new Set([
+  'type', 'id', 'call_id', 'tool_use_id', 'item_id', 'status', 'encrypted_content', 'encrypted_index', 'signature', 'file_id', 'container_id', 'approval_request_id', 'media_type',
+])
+
+/**
+ * Every string in a value, in document order, except under OPAQUE_KEYS and a base64 source's
+ * `data` (a PDF's or an image's bytes): what a tool's call and answer (a search's results, a
+ * shell's output, a fetched document) gave the client, each string one text. Numbers and booleans
+ * are no text. Walked with a stack of its own: a body nested deeper than the call stack is still
+ * read whole.
+ */
+function leafTexts(value: Json | undefined): string[] {
+  const out: string[] = []
+  const stack: Json[] = value === undefined ? [] : [value]
+  while (stack.length > 0) {
+    const v = stack.pop()!
+    if (typeof v === 'string') {
+      if (v !== '') out.push(v)
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push(v[i]!)
+    } else if (isObj(v)) {
+      const entries = Object.entries(v).filter(([k]) => !OPAQUE_KEYS.has(k) && !(k === 'data' && v.type === 'base64'))
+      for (let i = entries.length - 1; i >= 0; i--) stack.push(entries[i]![1])
+    }
+  }
+  return out
+}
+
+/** An audio answer's transcript (chat `message.audio` / `delta.audio`), or null. */
+function audioTranscript(audio: Json | undefined): string | null {
+  return isObj(audio) && typeof audio.transcript === 'string' ? audio.transcript : null
+}
+
+/** Adds a shape not read to a response's `unread`, once. */
+function unreadShape(unread: string[], name: string): void {
+  if (!unread.includes(name)) unread.push(name)
+}
+
+/** A shape's name as status and the gate give it: what it is and its type, quoted as JSON writes it (a control character made visible), at most 60 characters of it. */
+function shapeName(what: string, type: Json | undefined): string {
+  if (typeof type !== 'string') return `${what} without a type`
+  return `${what} ${JSON.stringify(type.length > 60 ? `${type.slice(0, 60)}…` : type)}`
 }
 
 /** A tool call the model wrote: a client tool's (`tool_use`), a server tool's such as web search (`server_tool_use`) or an MCP server's (`mcp_tool_use`); its input is text the model wrote. */
@@ -340,6 +427,10 @@ const isToolUse = (type: Json | undefined): boolean => type === 'tool_use' || ty
 const MESSAGES_DELTAS: Record<string, string> = {text_delta: 'text', thinking_delta: 'thinking', input_json_delta: 'partial_json'}
 /** The block a delta belongs to, where its start event was not logged. */
 const DELTA_BLOCKS: Record<string, string> = {text_delta: 'text', thinking_delta: 'thinking', input_json_delta: 'tool_use'}
+/** Deltas that carry no text: a thinking block's signature. A citation's delta is read (citations_delta). */
+const NO_TEXT_DELTAS = new Set(['signature_delta'])
+/** A Messages API stream's events that carry no text of their own (a message_start's content is read, where it holds any). */
+const MESSAGES_EVENTS = new Set(['message_start', 'message_delta', 'message_stop', 'content_block_start', 'content_block_delta', 'content_block_stop', 'ping', 'error'])
 
 /** A Messages API stream's content block as its events build it: its type, its pieces of text, and a tool call's input as its start event gave it. */
 interface StreamBlock {
@@ -352,32 +443,45 @@ interface StreamBlock {
  * One event of a Messages API stream: a delta appended to its content block (index); a block
  * started with text already in it; the usage from message_start and message_delta.
  */
-function messagesEvent(chunk: Obj, blocks: Map<number, StreamBlock>, out: DecodedResponse): void {
+function messagesEvent(chunk: Obj, blocks: Map<number, StreamBlock>, cited: string[], out: DecodedResponse): void {
   const index = typeof chunk.index === 'number' ? chunk.index : 0
   const block = (): StreamBlock => {
     let b = blocks.get(index)
     if (!b) blocks.set(index, (b = {type: null, pieces: [], input: undefined}))
     return b
   }
-  if (chunk.type === 'content_block_delta' && isObj(chunk.delta) && typeof chunk.delta.type === 'string') {
-    const key = MESSAGES_DELTAS[chunk.delta.type]
-    const piece = key === undefined ? undefined : chunk.delta[key]
-    if (typeof piece === 'string' && piece !== '') {
-      const b = block()
-      b.type ??= DELTA_BLOCKS[chunk.delta.type]!
-      b.pieces.push(piece)
-    }
+  if (!MESSAGES_EVENTS.has(chunk.type as string)) {
+    unreadShape(out.unread, shapeName('stream event', chunk.type))
+  } else if (chunk.type === 'content_block_delta') {
+    const delta = isObj(chunk.delta) ? chunk.delta : null
+    const type = delta !== null && typeof delta.type === 'string' ? delta.type : undefined
+    const key = type === undefined ? undefined : MESSAGES_DELTAS[type]
+    if (delta === null || type === undefined) unreadShape(out.unread, shapeName('Messages API delta', type))
+    else if (key !== undefined) {
+      const piece = delta[key]
+      if (typeof piece === 'string' && piece !== '') {
+        const b = block()
+        b.type ??= DELTA_BLOCKS[type]!
+        b.pieces.push(piece)
+      }
+    } else if (type === 'citations_delta') cited.push(...leafTexts(delta.citation))
+    else if (!NO_TEXT_DELTAS.has(type)) unreadShape(out.unread, shapeName('Messages API delta', type))
   } else if (chunk.type === 'content_block_start' && isObj(chunk.content_block)) {
     const b = block()
     const started = chunk.content_block
     b.type = typeof started.type === 'string' ? started.type : null
     if (isToolUse(started.type)) b.input = started.input
     else {
-      const t = messagesBlock(started)
+      const t = messagesBlock(started, out.unread, cited)
       if (t !== '') b.pieces.push(t)
     }
   } else if (chunk.type === 'message_start' && isObj(chunk.message)) {
     readUsage(chunk.message.usage, out)
+    // A message started with blocks in it (none, from Anthropic): read as the message they begin.
+    if (Array.isArray(chunk.message.content)) {
+      const t = messagesBlocks(chunk.message.content, out.unread)
+      if (t !== '') blocks.set(-1, {type: null, pieces: [t], input: undefined})
+    }
   } else if (chunk.type === 'message_delta') {
     readUsage(chunk.usage, out)
   }
@@ -409,17 +513,49 @@ function streamBlockText(b: StreamBlock): string {
  * then its `reasoning_text` content), in order; items one per line, as a chat completion's
  * choices are. The same text a stream of its deltas gives (responsesEvent).
  */
-function responsesOutput(output: Json[]): string {
+function responsesOutput(output: Json[], unread: string[]): string {
   const texts: string[] = []
   for (const item of output) {
-    if (!isObj(item)) continue
+    if (!isObj(item)) {
+      if (item !== null) unreadShape(unread, shapeName('Responses API output item', undefined))
+      continue
+    }
+    const type = item.type
+    const annotations: string[] = []
     let t = ''
-    if (item.type === 'reasoning' && Array.isArray(item.summary)) for (const part of item.summary) t += responsesPart(part)
-    if (Array.isArray(item.content)) for (const part of item.content) t += responsesPart(part)
+    if (type === 'reasoning' && Array.isArray(item.summary)) for (const part of item.summary) t += responsesPart(part, unread, annotations)
+    if (Array.isArray(item.content)) for (const part of item.content) t += responsesPart(part, unread, annotations)
     t += toolItemText(item)
+    const readAlready = typeof type === 'string' && Object.hasOwn(LEAF_ITEMS, type) ? LEAF_ITEMS[type]! : null
+    if (readAlready !== null) {
+      // What a built-in tool was asked and gave back, every string of it (leafTexts), on lines of their own.
+      const leaves = leafTexts(Object.fromEntries(Object.entries(item).filter(([k]) => !readAlready.includes(k))))
+      if (leaves.length > 0) t += (t === '' ? '' : '\n') + leaves.join('\n')
+    } else if (!(typeof type === 'string' && TEXT_ITEMS.has(type)) && !(type === undefined && Array.isArray(item.content))) {
+      unreadShape(unread, shapeName('Responses API output item', type))
+    }
     if (t) texts.push(t)
+    // A text part's annotations (a citation's title and URL, a file's name) after the item's text.
+    texts.push(...annotations)
   }
   return texts.join('\n')
+}
+
+/** Responses API output items whose text is their parts (responsesPart) and toolItemText's members: the rest of them is ids and states. */
+const TEXT_ITEMS = new Set(['message', 'reasoning', 'function_call', 'custom_tool_call', 'mcp_approval_request'])
+
+/**
+ * Responses API output items of built-in tools, read by every string they hold (leafTexts), and
+ * the members left out of that: read already (toolItemText), no text (an image's base64), or the
+ * names the request gave (an MCP server's label, the tool it called). A
+ * `file_search_call`'s results hold the documents' texts, a `web_search_call`'s action its query
+ * and the pages' URLs, a `code_interpreter_call`'s outputs its logs, an `mcp_call` its error, an
+ * `mcp_list_tools` the server's tools, a `computer_call`, `local_shell_call`, `shell_call` or
+ * `apply_patch_call` what the model asked done, an `image_generation_call` its revised prompt.
+ */
+const LEAF_ITEMS: Record<string, readonly string[]> = {
+  file_search_call: [], web_search_call: [], computer_call: [], local_shell_call: [], shell_call: [], apply_patch_call: [], mcp_list_tools: ['server_label'],
+  code_interpreter_call: ['code'], mcp_call: ['arguments', 'output', 'name', 'server_label'], image_generation_call: ['result'],
 }
 
 /**
@@ -437,11 +573,23 @@ function toolItemText(item: Obj): string {
   return t
 }
 
-/** One content part of a Responses API output item: its text (output_text, reasoning_text) or its refusal. */
-function responsesPart(part: Json): string {
-  if (!isObj(part)) return ''
+/** Responses API content parts that hold a text or a refusal, or none (an empty one). */
+const TEXT_PARTS = new Set(['output_text', 'refusal', 'reasoning_text', 'summary_text', 'text'])
+
+/**
+ * One content part of a Responses API output item: its text (output_text, reasoning_text) or its
+ * refusal; its annotations' strings added to `annotations`. A part of another type that holds
+ * neither is named in `unread`.
+ */
+function responsesPart(part: Json, unread: string[], annotations: string[]): string {
+  if (!isObj(part)) {
+    if (part !== null) unreadShape(unread, shapeName('Responses API content part', undefined))
+    return ''
+  }
+  annotations.push(...leafTexts(part.annotations))
   if (typeof part.text === 'string') return part.text
   if (typeof part.refusal === 'string') return part.refusal
+  if (!(typeof part.type === 'string' && TEXT_PARTS.has(part.type))) unreadShape(unread, shapeName('Responses API content part', part.type))
   return ''
 }
 
@@ -474,7 +622,28 @@ interface ResponsesStream {
   doneItems: Map<number, string>
   /** The final response (completed, incomplete, failed), if logged. */
   final: Obj | null
+  /** Texts given beside the items: annotations added to a text, an audio answer's transcript. */
+  extra: string[]
+  /** An audio answer's transcript deltas. */
+  transcript: string[]
 }
+
+/**
+ * A Responses API stream's events that carry no text, or only a text another event or the final
+ * response repeats (an item added, a part done): read where they do (responsesEvent), none left
+ * unnamed. An event of a type not here and not read is named in DecodedResponse.unread.
+ */
+const RESPONSES_EVENTS = new Set([
+  'response.created', 'response.in_progress', 'response.queued', 'response.output_item.added', 'response.content_part.added', 'response.content_part.done',
+  'response.reasoning_summary_part.added', 'response.reasoning_summary_part.done', 'response.output_text.annotation.added',
+  'response.file_search_call.in_progress', 'response.file_search_call.searching', 'response.file_search_call.completed',
+  'response.web_search_call.in_progress', 'response.web_search_call.searching', 'response.web_search_call.completed',
+  'response.code_interpreter_call.in_progress', 'response.code_interpreter_call.interpreting', 'response.code_interpreter_call.completed',
+  'response.image_generation_call.in_progress', 'response.image_generation_call.generating', 'response.image_generation_call.completed', 'response.image_generation_call.partial_image',
+  'response.mcp_call.in_progress', 'response.mcp_call.completed', 'response.mcp_call.failed',
+  'response.mcp_list_tools.in_progress', 'response.mcp_list_tools.completed', 'response.mcp_list_tools.failed',
+  'response.audio.delta', 'response.audio.done', 'response.audio.transcript.delta', 'response.audio.transcript.done',
+])
 
 /** The part an event's text belongs to: a summary's parts sit before the content's (SUMMARY_PARTS). */
 function responsesPartOf(chunk: Obj): number {
@@ -512,7 +681,35 @@ function responsesEvent(chunk: Obj, stream: ResponsesStream, out: DecodedRespons
     return null
   }
   if (type === 'response.output_item.done' && isObj(chunk.item)) {
-    stream.doneItems.set(item, responsesOutput([chunk.item]))
+    stream.doneItems.set(item, responsesOutput([chunk.item], out.unread))
+    return null
+  }
+  // An item as added (in progress): its text where no done item gives it.
+  if (type === 'response.output_item.added' && isObj(chunk.item)) {
+    const text = responsesOutput([chunk.item], out.unread)
+    if (!stream.doneItems.has(item) && text !== '') stream.doneItems.set(item, text)
+    return null
+  }
+  // A part done (a content part, a summary's): its text where no `….done` event of the text gave it.
+  if ((type === 'response.content_part.done' || type === 'response.reasoning_summary_part.done') && chunk.part !== undefined) {
+    const partIndex = type === 'response.reasoning_summary_part.done' ? SUMMARY_PARTS + (typeof chunk.summary_index === 'number' ? chunk.summary_index : 0) : responsesPartOf(chunk)
+    const text = responsesPart(chunk.part, out.unread, stream.extra)
+    let byPart = stream.doneParts.get(item)
+    if (!byPart) stream.doneParts.set(item, (byPart = new Map()))
+    if (text !== '' && !byPart.has(partIndex)) byPart.set(partIndex, text)
+    return null
+  }
+  if (type === 'response.output_text.annotation.added') {
+    stream.extra.push(...leafTexts(chunk.annotation))
+    return null
+  }
+  if (type === 'response.audio.transcript.delta') {
+    if (typeof chunk.delta === 'string' && chunk.delta !== '') stream.transcript.push(chunk.delta)
+    return null
+  }
+  if (type === 'response.audio.transcript.done') {
+    // The whole transcript, where it is not the deltas' (a stream logged without them).
+    if (typeof chunk.transcript === 'string' && chunk.transcript !== stream.transcript.join('')) stream.extra.push(chunk.transcript)
     return null
   }
   if ((type === 'response.completed' || type === 'response.incomplete' || type === 'response.failed') && isObj(chunk.response)) {
@@ -526,6 +723,7 @@ function responsesEvent(chunk: Obj, stream: ResponsesStream, out: DecodedRespons
     }
     return error
   }
+  if (!RESPONSES_EVENTS.has(type)) unreadShape(out.unread, shapeName('Responses API stream event', type))
   return null
 }
 
@@ -536,7 +734,7 @@ function responsesEvent(chunk: Obj, stream: ResponsesStream, out: DecodedRespons
  * text never streamed), that text too, on its own line: the client was sent both. A stream logged
  * without its deltas is read from these alone, as the response they repeat.
  */
-function responsesStreamText(stream: ResponsesStream): string[] {
+function responsesStreamText(stream: ResponsesStream, unread: string[]): string[] {
   const finalItems = stream.final !== null && Array.isArray(stream.final.output) ? stream.final.output : []
   const items = new Set<number>([...stream.parts.keys(), ...stream.doneParts.keys(), ...stream.doneItems.keys(), ...finalItems.keys()])
   const inOrder = (m: Map<number, string>) => [...m].sort((a, b) => a[0] - b[0]).map(([, t]) => t).join('')
@@ -545,10 +743,13 @@ function responsesStreamText(stream: ResponsesStream): string[] {
     const byPart = stream.parts.get(item)
     const streamed = byPart === undefined ? '' : inOrder(new Map([...byPart].map(([k, p]) => [k, p.join('')])))
     const doneParts = stream.doneParts.get(item)
-    const whole = item < finalItems.length ? responsesOutput([finalItems[item]!]) : stream.doneItems.get(item) ?? (doneParts === undefined ? '' : inOrder(doneParts))
+    const whole = item < finalItems.length ? responsesOutput([finalItems[item]!], unread) : stream.doneItems.get(item) ?? (doneParts === undefined ? '' : inOrder(doneParts))
     if (streamed !== '') texts.push(streamed)
     if (whole !== '' && whole !== streamed) texts.push(whole)
   }
+  const transcript = stream.transcript.join('')
+  if (transcript !== '') texts.push(transcript)
+  texts.push(...stream.extra.filter((t) => t !== ''))
   return texts
 }
 
@@ -602,9 +803,11 @@ function decodeSse(raw: string): DecodedResponse | null {
   const content = new Map<number, string[]>()
   const tools = new Map<string, string[]>()
   // A Responses API stream: deltas by output item and content part, the whole texts repeated.
-  const responses: ResponsesStream = {parts: new Map(), doneParts: new Map(), doneItems: new Map(), final: null}
+  const responses: ResponsesStream = {parts: new Map(), doneParts: new Map(), doneItems: new Map(), final: null, extra: [], transcript: []}
   // A Messages API stream: deltas by content block.
   const blocks = new Map<number, StreamBlock>()
+  // A Messages API stream's citations (citations_delta, a started block's), after its blocks.
+  const cited: string[] = []
   const errors: string[] = []
   let nextIsError = false
   let pending = ''
@@ -675,7 +878,7 @@ function decodeSse(raw: string): DecodedResponse | null {
       if (chunk.type.startsWith('response.')) {
         const failed = responsesEvent(chunk, responses, out)
         if (failed !== null) errors.push(failed)
-      } else messagesEvent(chunk, blocks, out)
+      } else messagesEvent(chunk, blocks, cited, out)
       continue
     }
     readUsage(chunk.usage, out)
@@ -688,7 +891,10 @@ function decodeSse(raw: string): DecodedResponse | null {
         const delta = choice.delta
         piece += reasoningOf(delta) ?? ''
         piece += answerContentText(delta.content)
+        piece += audioTranscript(delta.audio) ?? ''
         if (typeof delta.refusal === 'string') piece += delta.refusal
+        // A web search answer's citations, given in a delta: after the choices' texts.
+        for (const t of leafTexts(delta.annotations)) append(tools, `${index}:annotations`, (tools.has(`${index}:annotations`) ? '\n' : '') + t)
         if (Array.isArray(delta.tool_calls)) {
           for (const call of delta.tool_calls) {
             const args = isObj(call) ? functionArgs(call.function) : null
@@ -708,8 +914,8 @@ function decodeSse(raw: string): DecodedResponse | null {
   const texts = [...content.entries()].sort((a, b) => a[0] - b[0]).map(([, parts]) => parts.join(''))
   for (const parts of tools.values()) texts.push(parts.join(''))
   // The Responses API's items in output order (responsesStreamText).
-  texts.push(...responsesStreamText(responses))
-  const messages = messagesStreamText(blocks)
+  texts.push(...responsesStreamText(responses, out.unread))
+  const messages = withCitations(messagesStreamText(blocks), cited)
   if (messages) texts.push(messages)
   if (!events) return null
   out.text = withErrorTexts(texts.join('\n'), errors)

@@ -24,8 +24,14 @@ import {FingerprintBuffer, fingerprintTextFast, SCHEME} from './winnow.js'
  * x5: an answer's texts decoded as this version decodes them (decode.ts reads a legacy
  * function_call, object tool arguments, Responses and Messages API tool items, a stream's error
  * chunks' choices, and searches every error message with the answer).
+ * x6: an answer's texts decoded as this version decodes them (decode.ts reads the Responses API's
+ * built-in tool items, annotations and more stream events, the Messages API's server tool and MCP
+ * results, documents and citations, and a chat answer's annotations and audio transcript); a
+ * record whose body holds an item, block or event of a type it does not know is not read whole
+ * (parse-record.ts UNREAD_SHAPES), and a file read before is checked for such records when it is
+ * extracted again (detect/reextract.ts).
  */
-export const EXTRACT_SCHEME = `x5/${SCHEME}`
+export const EXTRACT_SCHEME = `x6/${SCHEME}`
 
 /**
  * The schemes before, whose files a scan extracts again from their evidence (detect/reextract.ts)
@@ -33,9 +39,10 @@ export const EXTRACT_SCHEME = `x5/${SCHEME}`
  * stands alone, not inside a longer token such as a marker's hex, and an IBAN's country uses
  * IBANs); x2 from x3 in the texts decoded (see EXTRACT_SCHEME), so any of a file's extracts may
  * differ: its marker tokens, personal data and fingerprints alike; x3 from x4 in the lines read as
- * records (a record of x3 may stand for a line x4 refuses); x4 from x5 in an answer's texts decoded.
+ * records (a record of x3 may stand for a line x4 refuses); x4 from x5 in an answer's texts decoded;
+ * x5 from x6 in an answer's texts decoded, and in the records not read whole.
  */
-export const PRIOR_EXTRACT_SCHEMES: readonly string[] = [`x1/${SCHEME}`, `x2/${SCHEME}`, `x3/${SCHEME}`, `x4/${SCHEME}`]
+export const PRIOR_EXTRACT_SCHEMES: readonly string[] = [`x1/${SCHEME}`, `x2/${SCHEME}`, `x3/${SCHEME}`, `x4/${SCHEME}`, `x5/${SCHEME}`]
 
 /**
  * The registry's markers outside the CANARY-<hex> convention, matched in each response by

@@ -4,6 +4,7 @@ import {duplicateKeyPath, duplicateKeyReason, DuplicateKeyError, within} from '.
 import {parseJsonExact} from './json-text.js'
 import {placeholderOf} from './redaction.js'
 import type {RecordFields} from '../util/record-fields.js'
+import {count} from '../util/plural.js'
 import {visibleControlsLine} from '../util/sanitize.js'
 import {parseTimestamp, TimestampError} from '../util/timestamps.js'
 
@@ -120,6 +121,8 @@ export function rowFromRecord(value: unknown, notes: string[] = [], bodies?: Dec
     throw error
   }
   const request = obj.request
+  // A body holding a shape this release does not read: the record is not read whole (fileUnread counts it).
+  if (response.unread.length > 0) notes.push(unreadShapesNote(response.unread))
   return {
     row: {
       request_id: ids[0]!,
@@ -143,6 +146,37 @@ export function rowFromRecord(value: unknown, notes: string[] = [], bodies?: Dec
       response_text: unlessPlaceholder(response.kind === 'none' ? null : response.text, 'response', notes),
     },
   }
+}
+
+/**
+ * How the note of a record whose response body holds a shape this release does not read (decode.ts
+ * DecodedResponse.unread) starts; the shapes follow it. A file with such records is not read whole
+ * (ingest-file.ts fileUnread), so no gate passes on it.
+ */
+export const UNREAD_SHAPES = 'its response body holds what this release does not read, so that part was not searched'
+
+/** The note of a record whose response body holds these shapes not read. */
+export function unreadShapesNote(shapes: readonly string[]): string {
+  return `${UNREAD_SHAPES}: ${shapes.join(', ')}`
+}
+
+/**
+ * The records whose response body holds a shape this release does not read (their notes:
+ * parse-record.ts unreadShapesNote), with the shapes, e.g. "2 records hold in their response body
+ * what this release does not read (Responses API output item \"x_call\"), not searched"; null for none.
+ */
+export function unreadShapesPhrase(notes: Readonly<Record<string, number>>): string | null {
+  let records = 0
+  const shapes = new Set<string>()
+  for (const [note, n] of Object.entries(notes)) {
+    if (!note.startsWith(`${UNREAD_SHAPES}: `)) continue
+    records += n
+    for (const shape of note.slice(UNREAD_SHAPES.length + 2).split(', ')) shapes.add(shape)
+  }
+  if (records === 0) return null
+  const named = [...shapes]
+  const list = named.length > 5 ? `${named.slice(0, 5).join(', ')}, and ${named.length - 5} more` : named.join(', ')
+  return `${count(records, 'record')} ${records === 1 ? 'holds' : 'hold'} in ${records === 1 ? 'its' : 'their'} response body what this release does not read (${list}), so their texts there were not searched for markers`
 }
 
 /**

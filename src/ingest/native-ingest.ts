@@ -91,6 +91,9 @@ export class NativeIngestLines {
       promptTokens: token(0),
       completionTokens: token(1),
       cachedTokens: token(2),
+      // The addon reads chat and completions bodies only, every shape of theirs it reads is known
+      // (a Responses or Messages API body, or a message with audio or annotations, is left to decode.ts).
+      unread: [],
     }
     const bodies: DecodedBodies = {requestText: (f & REQUEST_NULL) !== 0 ? null : this.text(TEXT_REQUEST, r), streamRequested: (f & STREAM_REQUESTED) !== 0, response}
     return decodeNativeRest(this.text(TEXT_REST, r), bodies, decoder)

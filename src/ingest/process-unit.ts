@@ -2,7 +2,7 @@ import {crc32} from 'node:zlib'
 import {extractRecord, type Extracted, type UnconventionalSet} from '../extract/extract.js'
 import type {CompanionIndex, LinePosition} from '../extract/formats/index.js'
 import {decodeLine, lineDecoder, type DecodedRecord, type LineDecoder} from '../extract/line-decoder.js'
-import type {RecordRow} from '../extract/parse-record.js'
+import {UNREAD_SHAPES, type RecordRow} from '../extract/parse-record.js'
 import {decodeParseSpec} from '../extract/parse-spec.js'
 import {FingerprintBuffer} from '../extract/winnow.js'
 import {nativeIngestLines, type NativeIngestLines} from './native-ingest.js'
@@ -154,7 +154,9 @@ export function recordFlags(row: RecordRow): number {
 /** Counts each note in `notes`, keeping at most MAX_NOTES distinct ones (the rest under 'other notes'). */
 export function noteCounter(notes: Record<string, number>): (text: string) => void {
   return (text) => {
-    const key = text in notes || Object.keys(notes).length < MAX_NOTES ? text : 'other notes'
+    // A note that the record was not read whole keeps saying so past the cap (fileUnread counts it).
+    const other = text.startsWith(UNREAD_SHAPES) ? `${UNREAD_SHAPES}: other shapes` : 'other notes'
+    const key = text in notes || Object.keys(notes).length < MAX_NOTES ? text : other
     notes[key] = (notes[key] ?? 0) + 1
   }
 }

@@ -233,7 +233,7 @@ async function bringIn(db: CaseDb, options: IngestFindingsOptions): Promise<Inge
     // Files first, in the job's reading order (record ids then follow ingest's order), each with its blocks.
     for (const s of shards) {
       const path = shardPath(s.uri, options.rewrites)
-      const unread = fileUnread(s.log_format, {unread_items: Object.fromEntries(s.unread_conventions ?? [])}, s.unread)
+      const unread = fileUnread(s.log_format, {unread_items: Object.fromEntries(s.unread_conventions ?? []), notes: Object.fromEntries(s.record_notes)}, s.unread)
       const fileId = insertReferenceFile(db, {
         path, name: basename(path), absPath: resolve(path), uri: s.uri, sha256: s.sha256, size: s.size, compression: s.compression,
         logFormat: s.log_format, formatReason: s.format_reason, parseSpec: s.parse_spec, source: manifest.source, at,

@@ -8,6 +8,7 @@ import fc from 'fast-check'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {UnconventionalSet} from '../../src/extract/extract.js'
 import {encodeParseSpec} from '../../src/extract/parse-spec.js'
+import {UNREAD_SHAPES} from '../../src/extract/parse-record.js'
 import {generateIncident} from '../../src/generate/generate-incident.js'
 import {ADDON_PATH, NATIVE_BLANK, NATIVE_LEFT, NATIVE_RECORD, nativeQuickExtractor, nativeQuickStatus, releaseNativeQuick, resetNativeQuick} from '../../src/ingest/native-quick.js'
 import {NO_REQUEST_TEXT, NO_RESPONSE_TEXT, processUnit, type UnitResult} from '../../src/ingest/process-unit.js'
@@ -719,6 +720,26 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     const ids = lines.slice(1).map((l) => (JSON.parse(l) as {request_id: string}).request_id)
     expect(result.marked.map((r) => r.request_id)).toEqual(ids)
     expect(result.marked.every((r) => r.tokens.some((t) => t.token === m))).toBe(true)
+  })
+
+  it('reads every text a tool item, a result block, a citation or a transcript gave the client as TypeScript does, or leaves the line to it; names the shapes it does not know as TypeScript does', () => {
+    // test/fixtures/answer-fields/shapes.jsonl: each answer but the first carries the marker only inside such a shape.
+    const m = 'CANARY-aaaaaaaaaaaaaaaa1111'
+    const read = (file: string) => readFileSync(join(import.meta.dirname, '..', 'fixtures', 'answer-fields', file), 'utf8').trimEnd().split('\n')
+    const lines = read('shapes.jsonl')
+    // A chat answer with an empty annotations list or null (OpenAI writes one with every answer) stays the addon's to read.
+    const chat = (message: object) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id: 'plain', tenant_id: 't', session_id: 's', request: 'q', response: {object: 'chat.completion', choices: [{index: 0, message}]}})
+    const plain = [chat({role: 'assistant', content: `a ${m}`, annotations: []}), chat({role: 'assistant', content: `a ${m}`, annotations: null})]
+    expect(ingestClaims(new Uint8Array(Buffer.from(plain.join('\n'))))).toMatchObject({record: 2})
+    const result = same(taskOf(new Uint8Array(Buffer.from([...lines, ...plain].join('\n')))), set)
+    const ids = [...lines.slice(1), ...plain].map((l) => (JSON.parse(l) as {request_id: string}).request_id)
+    expect(result.marked.map((r) => r.request_id)).toEqual(ids)
+    expect(result.marked.every((r) => r.tokens.some((t) => t.token === m))).toBe(true)
+    // The shapes no release reads: the same notes with the addon and without it (same() compares the units whole).
+    const unread = read('shapes-unread.jsonl')
+    const ingest = runIngest(taskOf(new Uint8Array(Buffer.from(unread.join('\n')))), true, set)
+    expect(Object.entries(ingest.notes).filter(([note]) => note.startsWith(UNREAD_SHAPES)).reduce((a, [, n]) => a + n, 0)).toBe(unread.length - 1)
+    same(taskOf(new Uint8Array(Buffer.from(unread.join('\n')))), set)
   })
 
   it('reads a stream whose chunks repeat one envelope around their texts as TypeScript does, whatever the texts hold', () => {
