@@ -1,5 +1,6 @@
 import {DuplicateKeyError} from '../duplicate-keys.js'
 import {decodeResponse} from '../decode.js'
+import {unreadShapesNote} from '../parse-record.js'
 import {isPlaceholder} from '../redaction.js'
 import {finishRecord, intOrNull, notAnObject, pick, single, sniffByShare, strOrNull} from './common.js'
 import {completionFromMessage, completionFromMessages, errorResponse, isObj, parseJsonText, toChatMessages, type Obj} from './messages.js'
@@ -211,7 +212,7 @@ function readWrappers(record: NativeRecord, value: Obj, ctx: AdaptContext<Langfu
     notes.push(`the output of a wrapping ${w.kind} observation is not among the call's texts: read as a further choice of its answer`)
   }
   record.request = withPromptTexts(record.request, prompts)
-  record.response = withAnswerTexts(record.response, answers)
+  record.response = withAnswerTexts(record.response, answers, notes)
   return {notes: [...new Set(notes)], companions}
 }
 
@@ -255,7 +256,7 @@ export const langfuse: FormatAdapter<LangfuseIndex> = {
 
     const request = requestOf(ioValue(value.input))
     if (request === null) notes.push('no input recorded')
-    let response = responseOf(ioValue(value.output), value.output)
+    let response = responseOf(ioValue(value.output), value.output, notes)
     if (level !== null && level.toUpperCase() === 'ERROR') {
       const error = errorResponse(statusMessage ?? 'Langfuse recorded level ERROR without a status message')
       response = response === null ? error : {...(response as Obj), ...error}
@@ -367,16 +368,19 @@ function messagesResponseOf(m: unknown): Obj | null {
  * for a thinking block, so converting its blocks would drop the model's thinking, which the
  * single-message shape reads.
  */
-function asChatMessage(m: unknown): unknown {
+function asChatMessage(m: unknown, unread: string[]): unknown {
   const message = isObj(m) && isObj(m.message) ? m.message : m
   const anthropic = messagesResponseOf(message)
   if (anthropic === null) return message
   const finish = isObj(message) ? message.finish_reason : undefined
-  return {role: 'assistant', content: decodeResponse(anthropic).text, ...(finish === undefined ? {} : {finish_reason: finish})}
+  const decoded = decodeResponse(anthropic)
+  // Blocks of a type the decoder does not read: said of the record (its notes), as the decoder says it of a body it reads itself.
+  for (const shape of decoded.unread) if (!unread.includes(shape)) unread.push(shape)
+  return {role: 'assistant', content: decoded.text, ...(finish === undefined ? {} : {finish_reason: finish})}
 }
 
 /** `raw`: the output as the export wrote it; a string that is JSON of no message shape is the answer's text itself. */
-function responseOf(output: unknown, raw: unknown): unknown {
+function responseOf(output: unknown, raw: unknown, notes: string[]): unknown {
   if (output === undefined || output === null || output === '') return null
   if (typeof output === 'string') return completionFromMessage({role: 'assistant', content: output})
   if (Array.isArray(output)) {
@@ -392,7 +396,10 @@ function responseOf(output: unknown, raw: unknown): unknown {
     // OpenAI content parts as the output itself: one answer in parts.
     if (output.length > 0 && output.every((p) => isObj(p) && p.type === 'text' && typeof p.text === 'string')) return completionFromMessage({role: 'assistant', content: output})
     if (output.every((m) => typeof m === 'string' || (isObj(m) && ('content' in m || 'parts' in m || 'tool_calls' in m || 'role' in m || 'message' in m)))) {
-      return completionFromMessages(output.map(asChatMessage))
+      const unread: string[] = []
+      const messages = completionFromMessages(output.map((m) => asChatMessage(m, unread)))
+      if (unread.length > 0) notes.push(unreadShapesNote(unread))
+      return messages
     }
   } else if (isObj(output)) {
     if (Array.isArray(output.choices) || isObj(output.error)) return output

@@ -1250,7 +1250,9 @@ function readWrappers(
     notes.add(`the output of a wrapping span (${convention}) is not among the call's texts: read as a further choice of its answer`)
   }
   record.request = withPromptTexts(record.request, prompts)
-  record.response = withAnswerTexts(record.response, answers)
+  const unread: string[] = []
+  record.response = withAnswerTexts(record.response, answers, unread)
+  for (const n of unread) notes.add(n)
   return {notes: [...notes], companions}
 }
 

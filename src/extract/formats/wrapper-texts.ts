@@ -1,4 +1,5 @@
 import {decodeRequest, decodeResponse} from '../decode.js'
+import {unreadShapesNote} from '../parse-record.js'
 import {duplicateKeyPath} from '../duplicate-keys.js'
 import {placeholderOf} from '../redaction.js'
 import {completionFromMessages, errorResponse, isObj, type Obj} from './messages.js'
@@ -97,7 +98,7 @@ export function withPromptTexts(request: unknown, texts: readonly string[]): unk
 }
 
 /** A response body with further answer texts: as further choices, the body's own text and error kept. */
-export function withAnswerTexts(response: unknown, texts: readonly string[]): unknown {
+export function withAnswerTexts(response: unknown, texts: readonly string[], notes: string[]): unknown {
   if (texts.length === 0) return response
   const extra = texts.map((content) => ({role: 'assistant', content}))
   if (response === null || response === undefined) return completionFromMessages(extra)
@@ -109,6 +110,8 @@ export function withAnswerTexts(response: unknown, texts: readonly string[]): un
   // Another shape (a Messages or Responses API answer, a stream's chunks, an error alone): its
   // text as the decoder reads it is the first choice; its error and usage stay.
   const own = decodeResponse(response)
+  // Shapes the decoder does not read in the body replaced: said of the record (its notes), as rowFromRecord says it of a body it decodes.
+  if (own.unread.length > 0) notes.push(unreadShapesNote(own.unread))
   const body = completionFromMessages([...(own.text === '' ? [] : [{role: 'assistant', content: own.text}]), ...extra])
   if (isObj(response) && isObj(response.usage)) body.usage = response.usage
   return own.isError ? {...body, ...errorResponse(own.errorMessage ?? 'error')} : body

@@ -3,6 +3,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {expect, it} from 'vitest'
 import {decodeResponse} from '../../../src/extract/decode.js'
+import {unreadShapesNote} from '../../../src/extract/parse-record.js'
 import {runAdapter} from './run-adapter.js'
 
 // A GENERATION of an Anthropic model: Langfuse keeps its output as the message's content blocks,
@@ -48,4 +49,16 @@ it('langfuse: thinking blocks in an output of several messages are read, each me
   // Each as one choice holding it ({index, message}), and as the whole Messages API responses.
   expect(answerOf([{index: 0, message: first}, {index: 1, message: second}])).toBe(text)
   expect(answerOf([first, {id: 'msg_2', type: 'message', role: 'assistant', content: blocks}])).toBe(text)
+})
+
+it('langfuse: a block of a type the decoder does not read, in an output of several messages, is said of the record (its file is then not read whole)', () => {
+  const row = {id: 'lf1', traceId: 't1', type: 'GENERATION', startTime: '2026-11-02T10:00:00Z', endTime: '2026-11-02T10:00:01Z', input: [{role: 'user', content: 'hi'}],
+    output: [{role: 'assistant', content: [{type: 'text', text: 'first answer'}]}, {role: 'assistant', content: [{type: 'thinking', thinking: 'hm'}, {type: 'x_future_result', content: m}]}], metadata: {tenant_id: 'ta'}, sessionId: 'A1'}
+  const path = join(mkdtempSync(join(tmpdir(), 'ct-lf-')), 'lf.jsonl')
+  writeFileSync(path, JSON.stringify(row) + '\n')
+  const run = runAdapter('langfuse', [path])
+  expect(run.produced).toHaveLength(1)
+  // Each message is read into a chat message's text, so the body the record keeps holds no word of the block.
+  expect(decodeResponse(run.produced[0]!.record.response).unread).toEqual([])
+  expect(run.produced[0]!.notes).toContain(unreadShapesNote(['Messages API content block "x_future_result"']))
 })

@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {adapterFor, resolveFormatOptions, type AdaptResult, type LinePosition, type LogFormat} from '../../../src/extract/formats/index.js'
 import {textLeaves, textsBeyond, withAnswerTexts} from '../../../src/extract/formats/wrapper-texts.js'
+import {unreadShapesNote} from '../../../src/extract/parse-record.js'
 import {decodeResponse} from '../../../src/extract/decode.js'
 import {decode} from './run-adapter.js'
 
@@ -134,7 +135,16 @@ describe('wrapper texts', () => {
   })
 
   it('adds an answer to a Messages API response as a further choice, its own text first', () => {
-    const body = withAnswerTexts({type: 'message', role: 'assistant', content: [{type: 'thinking', thinking: 'hm'}, {type: 'text', text: 'ok'}]}, ['composed'])
+    const notes: string[] = []
+    const body = withAnswerTexts({type: 'message', role: 'assistant', content: [{type: 'thinking', thinking: 'hm'}, {type: 'text', text: 'ok'}]}, ['composed'], notes)
     expect(decodeResponse(body).text).toBe('hm\nok\ncomposed')
+    expect(notes).toEqual([])
+  })
+
+  it('says of the record a block of a type the decoder does not read in the body it replaces (the body carries no word of it after)', () => {
+    const notes: string[] = []
+    const body = withAnswerTexts({type: 'message', role: 'assistant', content: [{type: 'x_future_result', content: 'CANARY-2233'}, {type: 'text', text: 'ok'}]}, ['composed'], notes)
+    expect(decodeResponse(body).unread).toEqual([])
+    expect(notes).toEqual([unreadShapesNote(['Messages API content block "x_future_result"'])])
   })
 })
