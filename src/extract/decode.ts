@@ -556,6 +556,10 @@ const TEXT_ITEMS = new Set(['message', 'reasoning', 'function_call', 'custom_too
 const LEAF_ITEMS: Record<string, readonly string[]> = {
   file_search_call: [], web_search_call: [], computer_call: [], local_shell_call: [], shell_call: [], apply_patch_call: [], mcp_list_tools: ['server_label'],
   code_interpreter_call: ['code'], mcp_call: ['arguments', 'output', 'name', 'server_label'], image_generation_call: ['result'],
+  // Items a request's input holds, which a server may echo in its output: a tool's answer handed
+  // back (its output), an approval (its reason); a compaction or an item reference holds no text.
+  function_call_output: [], custom_tool_call_output: [], local_shell_call_output: [], shell_call_output: [], apply_patch_call_output: [], mcp_approval_response: [],
+  compaction: [], item_reference: [],
 }
 
 /**

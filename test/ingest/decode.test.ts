@@ -302,6 +302,18 @@ describe('every text the client was given is read', () => {
     expect(decodeResponse(sse(chunk({content: [{type: 'thinking', thinking: [{type: 'text', text: m.slice(0, 9)}]}]}), chunk({content: [{type: 'thinking', thinking: m.slice(9)}]}))).text).toBe(m)
   })
 
+  it('the Responses API: a built-in tool item, an input item echoed in the output, an item that holds no text, and one of a type not known (named, not read)', () => {
+    const message = {type: 'message', content: [{type: 'output_text', text: 'ok', annotations: []}]}
+    const read = (item: object) => decodeResponse({object: 'response', output: [message, item]})
+    expect(read({type: 'file_search_call', id: 'fs', status: 'completed', queries: ['q'], results: [{file_id: 'f', filename: 'n.txt', score: 1, text: `doc ${m}`}]})).toMatchObject({text: `ok\nq\nn.txt\ndoc ${m}`, unread: []})
+    expect(read({type: 'function_call_output', call_id: 'c', output: `result ${m}`})).toMatchObject({text: `ok\nresult ${m}`, unread: []})
+    expect(read({type: 'compaction', id: 'cmp', encrypted_content: 'gAAA'})).toMatchObject({text: 'ok', unread: []})
+    expect(read({type: 'image_generation_call', id: 'ig', result: 'iVBORw0KGgo=', status: 'completed'})).toMatchObject({text: 'ok', unread: []})
+    expect(read({type: 'x_call', id: 'x', note: m})).toMatchObject({text: 'ok', unread: ['Responses API output item "x_call"']})
+    expect(read({id: 'x', note: m})).toMatchObject({text: 'ok', unread: ['Responses API output item without a type']})
+    expect(decodeResponse({object: 'response', output: [{type: 'message', content: [{type: 'output_audio', data: 'UklG'}]}]}).unread).toEqual(['Responses API content part "output_audio"'])
+  })
+
   it('the Responses API: custom tool, code interpreter and MCP calls, their deltas, a final output or a done text beside the deltas; a Messages API MCP tool call', () => {
     const message = {type: 'message', content: [{type: 'output_text', text: 'ok'}]}
     expect(decodeResponse({object: 'response', output: [message, {type: 'custom_tool_call', name: 'f', input: `x ${m}`}]}).text).toBe(`ok\nx ${m}`)
