@@ -388,6 +388,8 @@ const OPAQUE_KEYS = new Set([
  * read whole.
  */
 function leafTexts(value: Json | undefined): string[] {
+  // Most answers carry none (no annotations, an empty list): no walk.
+  if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) return []
   const out: string[] = []
   const stack: Json[] = value === undefined ? [] : [value]
   while (stack.length > 0) {
