@@ -68,7 +68,7 @@ json_object!(Message {
     function_call: Any<'a> = "function_call",
     // An audio answer's transcript and a web search answer's citations: left to TypeScript (answer_left_to_typescript).
     audio: Any<'a> = "audio",
-    annotations: Json<'a, IgnoredAny, IgnoredAny> = "annotations",
+    annotations: Json<'a, Skip, Skip> = "annotations",
 });
 pub type Response<'a> = Json<'a, ResponseObject<'a>, Skip>;
 json_object!(ErrorObject { message: Any<'a> = "message" });
