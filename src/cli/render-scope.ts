@@ -278,6 +278,8 @@ export function renderTenantView(v: TenantViewResult, options: {registry?: boole
   dir('Received from others', v.received, 'own sessions that received', 'source sessions')
   dir('Reached others', v.leaked, 'own sessions exposed', 'recipient sessions')
   if (v.at_risk_responses !== null) out.push('', `At-risk responses served to this tenant: ${v.at_risk_responses}`)
+  const retries = tenantRetriesNote(v.retry_leaks_not_counted)
+  if (retries !== null) out.push('', wrap(retries))
   return out.join('\n')
 }
 
@@ -304,7 +306,10 @@ export function renderTimeline(tl: TimelineResult, options: {maxSightings?: numb
       tl.at_risk_basis === 'counted' ? (undecided > 0 ? `${where}; no at-risk response among the records that could be tested, and ${undecidedRecords(undecided)}` : 'or at-risk responses')
         : tl.at_risk_basis === 'no_pool' ? `${where}; at-risk responses are not known without a KV pool size (--pool-tokens N)`
           : `${where}; at-risk responses are unknown: no record gives both its HTTP status and its prompt size`
-    out.push(wrap(tl.at_risk_basis === 'counted' && undecided === 0 ? `No contamination ${risk} ${where}.` : `No contamination ${risk}.`))
+    // A leaking retry is a response served, though no event counts it: never "no contamination" then.
+    const retries = tl.retry_leaks_not_counted.length
+    const none = retries > 0 ? `No contamination counted (but see the ${retries === 1 ? 'retry' : 'retries'} below)` : 'No contamination'
+    out.push(wrap(tl.at_risk_basis === 'counted' && undecided === 0 ? `${none} ${risk} ${where}.` : `${none} ${risk}.`))
   }
   // A counted at-risk figure covers the records that could be tested: the others are said beside it.
   if ((tl.detection.never_scanned || tl.bug_window) && tl.at_risk_basis === 'counted' && (tl.at_risk_unknown_records ?? 0) > 0) {
@@ -328,6 +333,7 @@ export function renderTimeline(tl: TimelineResult, options: {maxSightings?: numb
     }
     out.push(`${e.at}  ${e.kind.padEnd(24)}  ${wrap(text, WIDTH - 52, 0).split('\n').join(`\n${' '.repeat(52)}`)}`)
   }
+  if (tl.retry_leaks_not_counted.length > 0) out.push('', wrap(timelineRetriesNote(tl.retry_leaks_not_counted)))
   if (!showSightings) out.push(`(${sightings} individual sightings not listed; --json lists every one)`)
   if (!showPairs) out.push(`(first/last leak of ${tl.pairs.length} tenant pairs not listed; --json lists them)`)
   if (tl.hours.length > 0) {
@@ -392,6 +398,25 @@ export function renderVerdict(v: CanaryFigures & {
   if (v.unreadable_files.length > 0) out.push(`  ${count(v.unreadable_files.length, 'log file')} could not be judged (see the warnings): the verdict does not speak for ${v.unreadable_files.length === 1 ? 'it' : 'them'}.`)
   if (unreadEntries > 0) out.push(`  ${unreadEntries === 1 ? '1 entry' : `${unreadEntries} entries`} reached in the directories or globs given could not be read (see the warnings): the verdict does not speak for ${unreadEntries === 1 ? 'it' : 'them'}.`)
   return out.join('\n')
+}
+
+/** The leaking retries on the timeline: when, where, and the tenants each line records (the timeline names tenants). */
+export function timelineRetriesNote(leaks: ReadonlyArray<{at: string; line: string; class: string; recipient_tenant: string; source_tenants: readonly string[]}>): string {
+  const one = (r: (typeof leaks)[number]): string =>
+    `${r.at} ${r.line} (${r.class}: served to ${r.recipient_tenant}${r.source_tenants.length > 0 ? `, carrying a marker of ${r.source_tenants.join(', ')}` : ''})`
+  const few = leaks.slice(0, 5).map(one).join('; ') + (leaks.length > 5 ? `; and ${leaks.length - 5} more (--json lists every one)` : '')
+  return `NOT COUNTED above: ${leaks.length === 1 ? '1 retry' : `${leaks.length} retries`} logged under the request id of a response already in the case carried another session's marker: ${leaks.length === 1 ? 'a response' : 'responses'} served, in no event, pair, node or hour of this timeline (a request's first line is its record): ${few}`
+}
+
+/** One tenant's leaking retries, said beside its figures (its tenant view); null where there are none. */
+export function tenantRetriesNote(r: {received: number; reached_others: number; lines: readonly string[]}): string | null {
+  if (r.lines.length === 0) return null
+  const sides = [
+    ...(r.received > 0 ? [`${r.received} served to this tenant carrying another session's marker`] : []),
+    ...(r.reached_others > 0 ? [`${r.reached_others} served to another session carrying this tenant's marker`] : []),
+  ]
+  const few = r.lines.slice(0, 5).join(', ') + (r.lines.length > 5 ? `, and ${r.lines.length - 5} more` : '')
+  return `NOT COUNTED above: ${r.lines.length === 1 ? '1 retry' : `${r.lines.length} retries`} logged under the request id of a response already in the case (${sides.join('; ')}): ${r.lines.length === 1 ? 'a response' : 'responses'} served, in none of these figures (a request's first line is its record): ${few}`
 }
 
 /** The duplicate lines that carry another session's marker and that no figure counts, named (status, scope, sightings). */

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {toCsv} from '../cli/csv.js'
-import {NO_REGISTRY_SCOPE_NOTE, renderScope, renderTenantView, renderUnscannedScope, SCOPE_CSV_TABLES, scopeCsvTables, tenantCsvTable, type ScopeCsvTable} from '../cli/render-scope.js'
+import {NO_REGISTRY_SCOPE_NOTE, renderScope, renderTenantView, renderUnscannedScope, SCOPE_CSV_TABLES, tenantRetriesNote, scopeCsvTables, tenantCsvTable, type ScopeCsvTable} from '../cli/render-scope.js'
 import {checkDetection, detectionFlags} from '../cli/detection-flags.js'
 import {InputError, UsageError} from '../errors.js'
 import {computeScope, type ScopeResult} from '../scope/compute-scope.js'
@@ -55,6 +55,9 @@ export default class Scope extends BaseCommand {
     const registry = hasCanaries(db)
     if (flags.tenant !== undefined) {
       const view = computeTenantView(inputs, {tenant: flags.tenant, revealTenants: flags['reveal-tenants']}, {has: (t) => tenantHasRecords(db, t)})
+      // The CSV counts records: a leaking retry of this tenant's is said beside it on stderr, as sightings says its own (--json has the key).
+      const retries = tenantRetriesNote(view.retry_leaks_not_counted)
+      if (retries !== null && flags.csv) this.note(this.paint.yellow(retries))
       if (flags.csv) {
         const t = tenantCsvTable(registry ? view : registrylessTenantView(view))
         process.stdout.write(toCsv(t.columns, t.rows))

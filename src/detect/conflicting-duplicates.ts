@@ -35,6 +35,13 @@ export interface ConflictingDuplicate {
 export interface LeakingDuplicate extends ConflictingDuplicate {
   /** cross_tenant where any of those markers is another tenant's, else cross_session */
   class: 'cross_session' | 'cross_tenant'
+  /** the tenant and session the line's answer was served to, as the line records them (the retry's own, as read again) */
+  recipient_tenant: string
+  recipient_session: string
+  /** the line's timestamp (ms since the epoch), as read again */
+  ts_ms: number
+  /** the tenants whose markers the answer carries and its record does not (the registry's owners of those markers), sorted; a marker of no recorded tenant adds none */
+  source_tenants: string[]
 }
 
 export interface ConflictingDuplicates {
@@ -110,15 +117,28 @@ export function examineConflictingDuplicates(db: CaseDb): ConflictingDuplicates 
       if (records.some(({row}) => row.is_error === 0 && !row.response_text)) throw new Error('its answer decoded to no text')
       const counted = keptLeaks(d.file_id, d.request_id)
       const classes = new Set<string>()
+      const sources = new Set<string>()
+      let served = null as {tenant: string; session: string; ts_ms: number} | null
       for (const {row} of records) {
         const {tokens, unconventional: hits} = extractMarkers(row.request_text, row.response_text, unconventional)
         if (tokens.length === 0 && hits.length === 0) continue
         const recipient = {tenant: row.tenant_id, session: row.session_id, promptHas: promptSearch(() => row.request_text)}
         for (const s of responseSightings(tokens, hits, registry, byMarker, recipient)) {
-          if ((s.class === 'cross_session' || s.class === 'cross_tenant') && !counted.has(s.marker)) classes.add(s.class)
+          if ((s.class === 'cross_session' || s.class === 'cross_tenant') && !counted.has(s.marker)) {
+            classes.add(s.class)
+            if (s.sourceTenant !== null) sources.add(s.sourceTenant)
+            // The item that leaked is the attempt someone received: its recipient and time are the line's (the first such item).
+            served ??= {tenant: row.tenant_id, session: row.session_id, ts_ms: row.ts_ms}
+          }
         }
       }
-      if (classes.size > 0) out.leaking.push({...at, class: classes.has('cross_tenant') ? 'cross_tenant' : 'cross_session'})
+      if (classes.size > 0 && served) {
+        out.leaking.push({
+          ...at, class: classes.has('cross_tenant') ? 'cross_tenant' : 'cross_session',
+          recipient_tenant: served.tenant, recipient_session: served.session, ts_ms: served.ts_ms,
+          source_tenants: [...sources].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+        })
+      }
     } catch (error) {
       out.unexamined.push({...at, why: (error as Error).message})
     }

@@ -1,6 +1,7 @@
 import type {AuditEntry} from '../store/audit.js'
 import type {DetectionCoverage} from '../detect/coverage.js'
 import {computeExposure, exposureRows, type Exposure} from './exposure.js'
+import {retryLeaks, type RetryLeak} from './retry-leaks.js'
 import {byNullableText, byText, hourStart, HOUR_MS, iso, minMax, type AtRiskGroup, type ContaminationRow, type ScopeInputs} from './scope-data.js'
 
 // One chronological story of the incident: when each node and each tenant pair first and
@@ -90,6 +91,13 @@ export interface TimelineResult {
    * tested, and "none" is said only when this is 0. null without a pool size.
    */
   at_risk_unknown_records: number | null
+  /**
+   * Retries logged under the request id of a response already counted whose answer carried
+   * another session's marker (scope --json's duplicate_leaks_not_counted), in time order, with
+   * the tenants each line records: responses served that no event, pair, node or hour above
+   * counts (a request's first line is its record). Empty where there are none.
+   */
+  retry_leaks_not_counted: RetryLeak[]
 }
 
 const KIND_ORDER: TimelineEventKind[] = [
@@ -201,7 +209,7 @@ export function buildTimeline(inputs: ScopeInputs, audit: readonly AuditEntry[],
 
   events.sort((a, b) => byText(a.at, b.at) || KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || (a.audit_seq ?? 0) - (b.audit_seq ?? 0))
   const atRiskBasis = atRisk !== null ? 'counted' : inputs.pool === null ? 'no_pool' : 'no_status_or_prompt_size'
-  return {bug_window: bugWindow, exposure: computeExposure(rows), nodes, pairs, hours: hours(contamination, [...textOnly.values()], atRisk, options.maxHours ?? 24 * 31), events, detection: inputs.detection, at_risk_basis: atRiskBasis, at_risk_unknown_records: inputs.pool === null || inputs.narrowed ? null : inputs.atRiskUndecided}
+  return {bug_window: bugWindow, exposure: computeExposure(rows), nodes, pairs, hours: hours(contamination, [...textOnly.values()], atRisk, options.maxHours ?? 24 * 31), events, detection: inputs.detection, at_risk_basis: atRiskBasis, at_risk_unknown_records: inputs.pool === null || inputs.narrowed ? null : inputs.atRiskUndecided, retry_leaks_not_counted: retryLeaks(inputs.duplicates?.leaking)}
 }
 
 function hours(contamination: readonly ContaminationRow[], textOnly: ReadonlyArray<{ts_ms: number}>, atRisk: AtRiskGroup[] | null, maxHours: number): TimelineHour[] {

@@ -1,6 +1,7 @@
 import {InputError} from '../errors.js'
 import {byText, iso, minMax, sessionKey, type ContaminationRow, type ProvenanceRow, type ScopeInputs} from './scope-data.js'
 import {quoted} from '../util/sanitize.js'
+import {tenantRetryLeaks, type TenantRetryLeaks} from './retry-leaks.js'
 
 // What one customer (a controller) needs for its own Art. 33 assessment: what its end
 // users received from others, and what of its end users reached others. Other customers
@@ -68,6 +69,13 @@ export interface TenantViewResult {
   at_risk_responses: number | null
   /** this tenant's records whose status or prompt size is not recorded where that leaves open whether they were at risk (null where at_risk_responses is, or not counted per tenant) */
   at_risk_unknown_records: number | null
+  /**
+   * Retries logged under the request id of a response already counted whose answer carried
+   * another session's marker, where this tenant is the recipient or a marker's owner: responses
+   * served that none of the figures above count (a request's first line is its record), each
+   * line named; the other tenants of those lines are not
+   */
+  retry_leaks_not_counted: TenantRetryLeaks
 }
 
 type Row = (ContaminationRow | ProvenanceRow) & {kind: 'sighting' | 'provenance'}
@@ -112,7 +120,7 @@ export function computeTenantView(inputs: ScopeInputs, options: TenantViewOption
   ]
   const received = rows.filter((r) => r.recipient_tenant === tenant)
   const leaked = rows.filter((r) => r.source_tenant === tenant)
-  if (known && !known.has(tenant) && received.length === 0 && leaked.length === 0) {
+  if (known && !known.has(tenant) && received.length === 0 && leaked.length === 0 && !(inputs.duplicates?.leaking ?? []).some((d) => d.source_tenants.includes(tenant) || d.recipient_tenant === tenant)) {
     throw new InputError(`tenant ${quoted(tenant.slice(0, 200))} has no records in this case`, 'E_NO_TENANT')
   }
 
@@ -128,6 +136,7 @@ export function computeTenantView(inputs: ScopeInputs, options: TenantViewOption
     leaked: direction(leaked, tenant, (r) => r.recipient_tenant, (r) => sessionKey(r.source_tenant, r.source_session), (r) => sessionKey(r.recipient_tenant, r.recipient_session), name),
     at_risk_responses: atRisk,
     at_risk_unknown_records: atRisk === null || inputs.atRiskUndecidedByTenant === null ? null : (inputs.atRiskUndecidedByTenant.get(tenant) ?? 0),
+    retry_leaks_not_counted: tenantRetryLeaks(inputs.duplicates?.leaking, tenant),
   }
 }
 

@@ -48,6 +48,7 @@ describe('ids on the console', () => {
       detection: {complete: true, files_not_scanned: 0, records_not_scanned: 0, files_unfinished: 0, never_scanned: false, unfinished_scan_started_at: null, registry_changed: false, sighting_rules_changed: false, files_extracted_earlier: 0, provenance: 'current', provenance_parameters: {min_words: 12, boilerplate_tenants: 3}, provenance_boilerplate_responses: 0, last_scan_at: '2026-11-03T00:00:00.000Z'},
       at_risk_basis: 'counted',
       at_risk_unknown_records: 0,
+      retry_leaks_not_counted: [],
     }
     const events = renderTimeline(tl).split('\n').filter((l) => l.includes('pair_first_contamination'))
     expect(events).toHaveLength(3)

@@ -32,6 +32,7 @@ describe('renderTimeline', () => {
       detection: {complete: true, files_not_scanned: 0, records_not_scanned: 0, files_unfinished: 0, never_scanned: false, unfinished_scan_started_at: null, registry_changed: false, sighting_rules_changed: false, files_extracted_earlier: 0, provenance: 'current', provenance_parameters: {min_words: 12, boilerplate_tenants: 3}, provenance_boilerplate_responses: 0, last_scan_at: '2026-11-03T00:00:00.000Z'},
       at_risk_basis: 'counted',
       at_risk_unknown_records: 0,
+      retry_leaks_not_counted: [],
     }
     const text = renderTimeline(tl)
     for (const line of text.split('\n')) expect([...line].length).toBeLessThanOrEqual(160)
@@ -48,6 +49,7 @@ describe('renderTimeline with nothing found', () => {
       detection: {complete: true, files_not_scanned: 0, records_not_scanned: 0, files_unfinished: 0, never_scanned: false, unfinished_scan_started_at: null, registry_changed: false, sighting_rules_changed: false, files_extracted_earlier: 0, provenance: 'current', provenance_parameters: {min_words: 12, boilerplate_tenants: 3}, provenance_boilerplate_responses: 0, last_scan_at: '2026-11-03T00:00:00.000Z'},
       at_risk_basis: 'counted',
       at_risk_unknown_records: 0,
+      retry_leaks_not_counted: [],
       ...over,
     }).split('\n')[0]!
 
@@ -66,6 +68,7 @@ describe('renderTimeline with nothing found', () => {
       detection: {complete: true, files_not_scanned: 0, records_not_scanned: 0, files_unfinished: 0, never_scanned: false, unfinished_scan_started_at: null, registry_changed: false, sighting_rules_changed: false, files_extracted_earlier: 0, provenance: 'current' as const, provenance_parameters: {min_words: 12, boilerplate_tenants: 3}, provenance_boilerplate_responses: 0, last_scan_at: '2026-11-03T00:00:00.000Z'},
       at_risk_basis: 'counted' as const,
       at_risk_unknown_records: 10,
+      retry_leaks_not_counted: [],
     }
     expect(renderTimeline(tl).split('\n\n')[0]!.replace(/\s*\n\s*/g, ' ')).toBe('No contamination in this case; no at-risk response among the records that could be tested, and 10 records whose status or prompt size is not recorded: whether at risk unknown.')
   })

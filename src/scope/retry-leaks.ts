@@ -1,0 +1,67 @@
+import {basename} from 'node:path'
+import type {LeakingDuplicate} from '../detect/conflicting-duplicates.js'
+import {safeLine} from '../util/sanitize.js'
+import {iso} from './scope-data.js'
+
+// A retry logged under the request id of a response already in the case is a duplicate line,
+// not a record, so its markers are no sighting and no figure counts the response it carried
+// (examineConflictingDuplicates reads those lines again). scope and status name them case-wide;
+// these are the same lines as the other outputs name them: case-wide with the tenants the line
+// records (the timeline, the case report), or one tenant's share (its tenant view, the
+// processor's notice to it, a letter for its data subjects), counted, never with another
+// customer's id.
+
+/** One leaking retry as a case-wide output names it (file names only: the path is this machine's). */
+export interface RetryLeak {
+  /** the retry's own timestamp as its line records it */
+  at: string
+  /** "file name:line" */
+  line: string
+  request_id: string
+  class: 'cross_session' | 'cross_tenant'
+  /** the tenant the answer was served to */
+  recipient_tenant: string
+  /** the tenants whose markers it carried (the registry's owners), sorted */
+  source_tenants: string[]
+}
+
+/** One tenant's share of the leaking retries: counted by side, each line named; the other tenants never. */
+export interface TenantRetryLeaks {
+  /** retries served to this tenant that carried another session's marker */
+  received: number
+  /** retries served to another session that carried this tenant's marker */
+  reached_others: number
+  /** the lines of both ("file name:line"), each once */
+  lines: string[]
+}
+
+export function retryLeaks(leaking: readonly LeakingDuplicate[] | undefined): RetryLeak[] {
+  return (leaking ?? [])
+    .map((d) => ({
+      at: iso(d.ts_ms)!,
+      line: retryLine(d),
+      request_id: safeLine(d.request_id),
+      class: d.class,
+      recipient_tenant: safeLine(d.recipient_tenant),
+      source_tenants: d.source_tenants.map(safeLine),
+    }))
+    .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
+}
+
+/** Whether a retry concerns this tenant: its data reached someone, or (side both) its users were served it. */
+export function retryConcerns(d: Pick<LeakingDuplicate, 'recipient_tenant' | 'source_tenants'>, tenant: string, side: 'both' | 'leaked' = 'both'): boolean {
+  return d.source_tenants.includes(tenant) || (side === 'both' && d.recipient_tenant === tenant)
+}
+
+export function tenantRetryLeaks(leaking: readonly LeakingDuplicate[] | undefined, tenant: string): TenantRetryLeaks {
+  const mine = (leaking ?? []).filter((d) => retryConcerns(d, tenant))
+  return {
+    received: mine.filter((d) => d.recipient_tenant === tenant).length,
+    reached_others: mine.filter((d) => d.source_tenants.includes(tenant)).length,
+    lines: mine.map(retryLine),
+  }
+}
+
+function retryLine(d: Pick<LeakingDuplicate, 'path' | 'line_no'>): string {
+  return safeLine(`${basename(d.path.replace(/\\/g, '/'))}:${d.line_no}`)
+}

@@ -1,0 +1,90 @@
+import {mkdirSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {beforeAll, describe, expect, it} from 'vitest'
+import {tempDir} from '../helpers/cli.js'
+import {run, runJson} from '../helpers/commands.js'
+
+// A retry logged under the request id of a response already counted is a duplicate line, in no
+// figure (retry-leak-not-counted.test.ts: scope, status, sightings and the Article 33 draft name
+// it). The one customer's view (scope --tenant), the timeline, the processor's notices, the
+// Article 34 letter and the case report did not: the timeline said "No contamination", the
+// report "No leak found", the letter "found no answer that showed text from another person's
+// conversation" and the notice "No response ... was found carrying your data", over a response
+// the gate fails on. Each now names it, and only where there is one.
+//
+// The case: tn-alpha's session (marker A), tn-beta's request req-2 logged twice (a.jsonl: the
+// record, nothing leaked; b.jsonl: the retry, carrying A), and tn-gamma, which no retry concerns.
+
+const A = 'CANARY-a1a1a1a1a1a1a1a1a1a1'
+const B = 'CANARY-b2b2b2b2b2b2b2b2b2b2'
+const C = 'CANARY-c3c3c3c3c3c3c3c3c3c3'
+
+function line(requestId: string, tenant: string, session: string, prompt: string, answer: string, ts: string): string {
+  return JSON.stringify({
+    ts, request_id: requestId, tenant_id: tenant, session_id: session, status: 200,
+    request: {messages: [{role: 'user', content: prompt}]},
+    response: {choices: [{message: {role: 'assistant', content: answer}}]},
+  })
+}
+
+/** A case whose retry leaks tn-alpha's marker to tn-beta (leak) or carries only tn-beta's own (none). */
+async function buildCase(retryAnswer: 'leak' | 'own', role: 'processor' | 'controller'): Promise<{dir: string; db: string}> {
+  const dir = tempDir()
+  const logs = join(dir, 'logs')
+  mkdirSync(logs)
+  writeFileSync(join(logs, 'a.jsonl'), [
+    line('req-1', 'tn-alpha', 'sess-a1', `hi ${A}`, 'fine', '2026-11-02T10:00:00Z'),
+    line('req-2', 'tn-beta', 'sess-b1', `hi ${B}`, 'nothing to see', '2026-11-02T10:01:00Z'),
+    line('req-3', 'tn-gamma', 'sess-c1', `hi ${C}`, 'fine', '2026-11-02T10:02:00Z'),
+  ].join('\n') + '\n')
+  writeFileSync(join(logs, 'b.jsonl'), `${line('req-2', 'tn-beta', 'sess-b1', `hi ${B}`, retryAnswer === 'leak' ? `here you go: ${A}` : `yours: ${B}`, '2026-11-02T10:01:05Z')}\n`)
+  writeFileSync(join(dir, 'canaries.csv'), `marker,tenant_id,session_id,issued_at\n${A},tn-alpha,sess-a1,\n${B},tn-beta,sess-b1,\n${C},tn-gamma,sess-c1,\n`)
+  const db = join(dir, 'case.db')
+  const gate = await run(['triage', logs, '--canaries', join(dir, 'canaries.csv'), '--db', db, '--fail-on-leak'])
+  expect(gate.code, gate.stderr).toBe(retryAnswer === 'leak' ? 3 : 0)
+  const opened = await run(['incident', 'open', '--db', db, '--title', 't', '--aware-at', '2026-11-02T09:00:00Z', '--role', role])
+  expect(opened.code, opened.stderr).toBe(0)
+  return {dir, db}
+}
+
+type TenantView = {retry_leaks_not_counted: {received: number; reached_others: number; lines: string[]}}
+type Timeline = {retry_leaks_not_counted: Array<{at: string; line: string; request_id: string; class: string; recipient_tenant: string; source_tenants: string[]}>}
+
+
+let leak: {dir: string; db: string}
+
+beforeAll(async () => {
+  leak = await buildCase('leak', 'processor')
+}, 120_000)
+
+describe('a leaking retry is named in every output that counts without it', () => {
+  it('scope --tenant: its share only, counted by side, no other tenant named', async () => {
+    const alpha = await runJson<TenantView>(['scope', '--db', leak.db, '--tenant', 'tn-alpha'])
+    expect(alpha.retry_leaks_not_counted).toEqual({received: 0, reached_others: 1, lines: ['b.jsonl:1']})
+    const betaRaw = await run(['scope', '--db', leak.db, '--tenant', 'tn-beta', '--json'])
+    expect(JSON.parse(betaRaw.stdout).retry_leaks_not_counted).toEqual({received: 1, reached_others: 0, lines: ['b.jsonl:1']})
+    // The retry's marker is tn-alpha's: tn-beta's view names no other tenant for it.
+    expect(betaRaw.stdout).not.toContain('tn-alpha')
+    const gamma = await runJson<TenantView>(['scope', '--db', leak.db, '--tenant', 'tn-gamma'])
+    expect(gamma.retry_leaks_not_counted).toEqual({received: 0, reached_others: 0, lines: []})
+
+    const text = await run(['scope', '--db', leak.db, '--tenant', 'tn-alpha'])
+    expect(text.stdout).toMatch(/NOT COUNTED above: 1 retry logged under the request id of a response already in the case \(1 served to another session carrying this tenant's marker\)/)
+    expect(text.stdout).toContain('b.jsonl:1')
+    expect((await run(['scope', '--db', leak.db, '--tenant', 'tn-gamma'])).stdout).not.toContain('NOT COUNTED')
+    const csv = await run(['scope', '--db', leak.db, '--tenant', 'tn-beta', '--csv'])
+    expect(csv.code, csv.stderr).toBe(0)
+    expect(csv.stderr).toMatch(/NOT COUNTED above: 1 retry .*1 served to this tenant/)
+  }, 60_000)
+
+  it('timeline: listed with its time and tenants; never "No contamination" over it', async () => {
+    const tl = await runJson<Timeline>(['timeline', '--db', leak.db])
+    expect(tl.retry_leaks_not_counted).toEqual([{at: '2026-11-02T10:01:05.000Z', line: 'b.jsonl:1', request_id: 'req-2', class: 'cross_tenant', recipient_tenant: 'tn-beta', source_tenants: ['tn-alpha']}])
+    const text = (await run(['timeline', '--db', leak.db])).stdout
+    expect(text).not.toMatch(/^No contamination (?!counted)/m)
+    expect(text).toMatch(/No contamination counted \(but see the retry below\)/)
+    // (the console wraps: read as one line)
+    expect(text.replace(/\s+/g, ' ')).toMatch(/NOT COUNTED above: 1 retry .* 2026-11-02T10:01:05\.000Z b\.jsonl:1 \(cross_tenant: served to tn-beta, carrying a marker of tn-alpha\)/)
+  }, 60_000)
+
+})
