@@ -1,7 +1,7 @@
 import {z} from 'zod'
 import {InputError} from '../errors.js'
 import {detectionSchema, detectionSummary} from './detection-note.js'
-import type {CaseFacts} from './facts.js'
+import {DUPLICATE_LEAKS_REMEDY, type CaseFacts} from './facts.js'
 import {PHRASES, type Language} from './phrases.js'
 import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 
@@ -34,6 +34,12 @@ export const article34Schema = z.object({
   what_we_did: z.array(z.string()),
   what_you_can_do: z.array(z.string()),
   decision: z.string().nullable(),
+  /**
+   * Retries logged under the request id of a response already counted whose answer carried
+   * another session's marker (on behalf of a controller: those carrying its data): responses
+   * served that no sentence above counts; each named in an open item while there are any.
+   */
+  retry_leaks_not_counted: z.number().int(),
   statements: z.array(statementSchema),
   open_items: z.array(openItemSchema),
 })
@@ -74,9 +80,16 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   if (!a) L.open('decision', P.open.risk, 'Art. 34(1)', 'crosstalk assess --decide ... --rationale ...')
 
   const exposure = s?.exposure ?? null
+  // A retry logged under a request id already counted is a duplicate line, in no figure: where one
+  // carried another session's marker, "nothing found" is untrue and every sentence counts short of it.
+  const retries = facts.retry_leaks ?? []
+  if (retries.length > 0) L.open('what_happened', P.open.duplicateLeaks(retries.map((r) => r.line)), 'Art. 34(2)', DUPLICATE_LEAKS_REMEDY)
   if (exposure && exposure.responses > 0) L.stated('what_happened', A.whatHappened(exposure), ['scan.exposure'])
   // Nothing found is a finding only where detection covered the whole case; over a partial scan it is not known yet.
-  else if (exposure && facts.detection.complete) L.stated('what_happened', A.nothingFound, ['scan.exposure'])
+  // (never where a retry leaked: the open item above says what was found instead)
+  else if (exposure && facts.detection.complete) {
+    if (retries.length === 0) L.stated('what_happened', A.nothingFound, ['scan.exposure'])
+  }
   else if (exposure) L.open('what_happened', P.open.detectionIncomplete(facts.detection.files_not_scanned), 'Art. 34(2)', 'crosstalk scan')
   else L.open('what_happened', P.open.noScan, 'Art. 34(2)', 'crosstalk scan')
   // Answers that decoded to no text were never examined: the communication cannot speak for them.
@@ -137,6 +150,7 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
     what_we_did: [...L.texts('measures_taken'), ...L.texts('notifications')],
     what_you_can_do: advice,
     decision,
+    retry_leaks_not_counted: retries.length,
     statements: L.statements,
     open_items: L.open_items,
   })

@@ -6,6 +6,8 @@ import {wilsonInterval} from '../replay/wilson.js'
 import {computeScope, SUBJECTS_LOW, type Exposure, type ScopeFlow, type ScopeResult} from '../scope/compute-scope.js'
 import {exposureRows, exposureTenants, type ExposureRow} from '../scope/exposure.js'
 import {loadScopeInputs, type ScopeInputs} from '../scope/scope-data.js'
+import {retryConcerns, retryLeaks, type RetryLeak} from '../scope/retry-leaks.js'
+import type {LeakingDuplicate} from '../detect/conflicting-duplicates.js'
 import {computeTenantView, otherTenantLabels, type TenantCounterpart} from '../scope/tenant-view.js'
 import {contaminationRows} from '../store/findings.js'
 import {completeFiles, fileTotals, logFilesNotReadWhole, type FileTotals} from '../store/files.js'
@@ -250,6 +252,17 @@ export interface CaseFacts {
   excerpts: Excerpt[] | null
   /** set when the facts were narrowed to one controller's exposure (a processor notifying on its behalf) */
   for_tenant: string | null
+  /**
+   * The leaking retries (totals.duplicate_leaks) with the tenants each line records; narrowed
+   * with the exposure to those that concern that controller (its data in the answer, or, side
+   * both, its users served it). Each output that counts for one tenant takes its share from these.
+   */
+  retry_leaks?: RetryLeak[]
+  /**
+   * Tenants a leaking retry concerns that have no exposure otherwise (not in `tenants`): a
+   * processor notifies them too, of the retry alone. Their figures are zeros as counted.
+   */
+  retry_only_tenants?: TenantExposure[]
 }
 
 export interface GatherFactsOptions {
@@ -377,7 +390,23 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     evidence: inputs.files.map(({by_reference: _, ...f}) => ({...f, name: safeLine(f.name)})),
     excerpts: inputs.excerpts,
     for_tenant: options.tenant === undefined ? null : safeLine(options.tenant),
+    retry_leaks: retryLeaks(retriesOf(inputs.scope, options.tenant, options.side ?? 'both')),
+    retry_only_tenants: full && options.tenant === undefined ? tenantExposures(s, retryOnlyTenants(inputs.scope, tenants)) : [],
   }
+}
+
+/** The leaking retries of the case, or those concerning one controller (as narrowTo narrows the exposure). */
+function retriesOf(inputs: ScopeInputs, tenant: string | undefined, side: 'both' | 'leaked'): LeakingDuplicate[] {
+  const all = inputs.duplicates?.leaking ?? []
+  return tenant === undefined ? all : all.filter((d) => retryConcerns(d, tenant, side))
+}
+
+/** Tenants a leaking retry concerns (recipient or a marker's owner) that the exposure does not name, sorted. */
+function retryOnlyTenants(inputs: ScopeInputs, exposed: readonly string[]): string[] {
+  const known = new Set(exposed)
+  const out = new Set<string>()
+  for (const d of inputs.duplicates?.leaking ?? []) for (const t of [d.recipient_tenant, ...d.source_tenants]) if (!known.has(t)) out.add(t)
+  return [...out].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
 }
 
 /**

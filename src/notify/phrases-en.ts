@@ -324,6 +324,11 @@ export const EN = {
       `${count(n.responses, 'response')} your users received carried another session's data (${byEvidence(n, 'a canary marker')}), in ${n.sessions} of your sessions${fromSides(n, 'of yours')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.${notNamedSentence(n, 'your own')}`,
     nothingLeaked: 'No response to another session was found carrying your data.',
     nothingReceived: "No response your users received was found carrying another session's data.",
+    // A retry logged under a request id already counted is a duplicate line, not a record: in none of this notice's figures.
+    retriesReachedOthers: (n: number) =>
+      `In addition, ${count(n, 'retry', 'retries')} of a request (logged under the request id of a response already counted) served to another session carried your data (your canary marker) and ${n === 1 ? 'is' : 'are'} not counted in the figures of this notice.`,
+    retriesReceived: (n: number) =>
+      `In addition, ${count(n, 'retry', 'retries')} of a request (logged under the request id of a response already counted) served to your users carried another session's data (a canary marker) and ${n === 1 ? 'is' : 'are'} not counted in the figures of this notice.`,
     identified: (responses: number, logFiles: number, byReference = 0, canaries = true, notScanned: NotScanned = {records: 0, files: 0}) =>
       `The affected responses were identified from the serving logs (${count(responses, 'response')} in ${count(logFiles, 'log file')}) by ${canaries ? 'canary markers and verbatim text' : 'verbatim text (no canary registry)'}; ${byReference === 0 ? 'the evidence is preserved with SHA-256 hashes.' : `each log file is identified by its SHA-256 hash (${byReference === logFiles ? (logFiles === 1 ? 'it is' : 'all of them are') : `${byReference} of them ${byReference === 1 ? 'is' : 'are'}`} kept where they were collected, not copied into the case).`}${notScannedSentence(notScanned)}`,
     assess: 'As controller, assess the risk to your users and decide on notifying your supervisory authority: in principle your 72 hours start when you receive this notice (EDPB Guidelines 9/2022).',
@@ -352,6 +357,8 @@ export const EN = {
     beforeSending: 'To record before sending (our own records; not among the points that follow in phases)',
     open: {
       previousNotice: 'the initial notice to this controller that this follow-up supplements: when it was sent and its reference (no initial notice to it is recorded)',
+      retries: (n: number, received: number, reachedOthers: number) =>
+        `${count(n, 'retry', 'retries')} of a request concerning you (${[...(reachedOthers > 0 ? [`${reachedOthers} carrying your data`] : []), ...(received > 0 ? [`${received} served to your users`] : [])].join(', ')}), logged under the request id of a response already counted, ${n === 1 ? 'is' : 'are'} not yet counted in these figures: they will be completed with ${n === 1 ? 'it' : 'them'} and follow`,
       nextUpdate: 'when our next update to you will follow (Art. 33(4)): no date is set',
       possibleSourceOf: (responses: number, among: {min: number; max: number}) =>
         `whether your data was the source of the verbatim text served to another customer (${count(responses, 'response')}; you are one of ${among.min === among.max ? among.min : `${among.min} to ${among.max}`} possible sources) is not established; we will tell you once it is`,

@@ -1,7 +1,9 @@
 import {z} from 'zod'
 import {InputError} from '../errors.js'
+import {computeCaseClock} from './clock.js'
 import {detectionSchema, detectionSummary} from './detection-note.js'
-import {examinedTotals, UNREAD_SOURCES_REMEDY, type CaseFacts, type Counterpart, type TenantExposure} from './facts.js'
+import {retryConcerns} from '../scope/retry-leaks.js'
+import {DUPLICATE_LEAKS_REMEDY, examinedTotals, UNREAD_SOURCES_REMEDY, type CaseFacts, type Counterpart, type TenantExposure} from './facts.js'
 import {categoryLabel, leakedSide, PHRASES, receivedSide, type Language} from './phrases.js'
 import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 import {count} from '../util/plural.js'
@@ -108,6 +110,13 @@ export const processorNoticeSchema = z.object({
     source_sessions: z.number().int(),
     personal_data_found: z.array(z.object({label: z.string(), count: z.number().int()})),
   }),
+  /**
+   * Retries logged under the request id of a response already counted whose answer carried
+   * another session's marker, concerning this customer: served to its users (received) or
+   * carrying its marker (reached_others; a retry within its own sessions is both). In none of the
+   * figures above (a request's first line is its record); an open item while there are any.
+   */
+  retry_leaks_not_counted: z.object({responses: z.number().int(), received: z.number().int(), reached_others: z.number().int()}),
   at_risk_responses: z.number().int().nullable(),
   /** its records whose status or prompt size is not recorded where that leaves open whether they were at risk */
   at_risk_unknown_records: z.number().int().nullable(),
@@ -134,9 +143,15 @@ export function followsInPhases(o: {section: string}): boolean {
   return !BEFORE_SENDING_SECTIONS.has(o.section)
 }
 
-/** The controllers a processor notifies: exactly the tenants on either side of the exposure. */
+/** The controllers a processor notifies: the tenants on either side of the exposure, then those only a leaking retry concerns. */
 export function affectedTenants(facts: CaseFacts): string[] {
-  return facts.tenants.map((t) => t.tenant_id)
+  return [...facts.tenants, ...(facts.retry_only_tenants ?? [])].map((t) => t.tenant_id)
+}
+
+/** This customer's share of the leaking retries (facts.retry_leaks, tenants as the facts show them). */
+function retryShare(facts: CaseFacts, tenant: string): {responses: number; received: number; reached_others: number} {
+  const mine = (facts.retry_leaks ?? []).filter((r) => retryConcerns(r, tenant))
+  return {responses: mine.length, received: mine.filter((r) => r.recipient_tenant === tenant).length, reached_others: mine.filter((r) => r.source_tenants.includes(tenant)).length}
 }
 
 export interface BuildNoticeOptions {
@@ -160,8 +175,10 @@ export function requireProcessorRole(facts: CaseFacts): void {
 export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: BuildNoticeOptions = {}): ProcessorNoticeResult {
   // The facts hold ids as they are shown (controls, bidi and invisible characters made visible): the id as typed is compared in that form too.
   const shown = safeLine(tenant)
-  const t: TenantExposure | undefined = facts.tenants.find((x) => x.tenant_id === tenant) ?? facts.tenants.find((x) => x.tenant_id === shown)
-  if (!t) throw new InputError(`tenant ${quoted(tenant.slice(0, 80))} has no exposure in this case (affected: ${count(facts.tenants.length, 'tenant')}; see --all)`, 'E_NO_EXPOSURE')
+  // A customer only a leaking retry concerns is notified too: of the retry alone, its figures as counted (none).
+  const candidates = [...facts.tenants, ...(facts.retry_only_tenants ?? [])]
+  const t: TenantExposure | undefined = candidates.find((x) => x.tenant_id === tenant) ?? candidates.find((x) => x.tenant_id === shown)
+  if (!t) throw new InputError(`tenant ${quoted(tenant.slice(0, 80))} has no exposure in this case (affected: ${count(affectedTenants(facts).length, 'tenant')}; see --all)`, 'E_NO_EXPOSURE')
   const inc = facts.incident
   requireProcessorRole(facts)
   const language = options.language ?? 'en'
@@ -173,7 +190,8 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   const intro = L.stated('intro', N.intro, inc ? ['incident.role', 'scan.exposure'] : ['scan.exposure'])
 
   // Due: the contractual period from the processor's awareness, or without undue delay.
-  const controllerClock = facts.clock?.controllers?.find((c) => c.tenant_id === t.tenant_id) ?? null
+  // A customer only a leaking retry concerns is in no case clock (that counts the exposure's controllers): its own is computed as theirs are.
+  const controllerClock = facts.clock?.controllers?.find((c) => c.tenant_id === t.tenant_id) ?? (inc?.role === 'processor' && facts.clock ? (computeCaseClock(inc, facts.notifications, new Date(facts.generated_at), [t.tenant_id]).controllers?.[0] ?? null) : null)
   const hours = inc?.controller_deadline_hours ?? null
   const sent = facts.notifications.find((n) => n.phase === 'initial' && n.recipient === t.tenant_id)
   // GDPR Art. 33(4): information may be given in phases. As the Article 33 draft: once the initial
@@ -195,24 +213,15 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   const withoutText = facts.totals.responses_without_text ?? 0
   const answers = facts.totals.answers ?? facts.totals.records
   const unexamined = (nothing: string): string => (facts.totals.records === 0 ? P.noResponsesInLogs : withoutText === 0 ? nothing : withoutText >= answers ? P.nothingExamined(withoutText) : `${nothing} ${P.noResponseText(withoutText)}`)
-  happened.push(
-    L.stated(
-      'what_happened',
-      t.responses_carrying_its_data > 0
-        ? N.leaked(leakedSide(t, canaries))
-        : unexamined(N.nothingLeaked),
-      ['scan.exposure'],
-    ),
-  )
-  happened.push(
-    L.stated(
-      'what_happened',
-      t.received_foreign_responses > 0
-        ? N.received(receivedSide(t, canaries))
-        : unexamined(N.nothingReceived),
-      ['scan.exposure'],
-    ),
-  )
+  // A leaking retry is a response served that no figure counts: said beside the side it concerns, never "nothing" on that side.
+  const retries = retryShare(facts, t.tenant_id)
+  if (t.responses_carrying_its_data > 0) happened.push(L.stated('what_happened', N.leaked(leakedSide(t, canaries)), ['scan.exposure']))
+  else if (retries.reached_others === 0) happened.push(L.stated('what_happened', unexamined(N.nothingLeaked), ['scan.exposure']))
+  if (retries.reached_others > 0) happened.push(L.stated('what_happened', N.retriesReachedOthers(retries.reached_others), ['scan.duplicate_leaks']))
+  if (t.received_foreign_responses > 0) happened.push(L.stated('what_happened', N.received(receivedSide(t, canaries)), ['scan.exposure']))
+  else if (retries.received === 0) happened.push(L.stated('what_happened', unexamined(N.nothingReceived), ['scan.exposure']))
+  if (retries.received > 0) happened.push(L.stated('what_happened', N.retriesReceived(retries.received), ['scan.duplicate_leaks']))
+  if (retries.responses > 0) L.open('investigation', N.open.retries(retries.responses, retries.received, retries.reached_others), 'Art. 33(2), 33(4)', DUPLICATE_LEAKS_REMEDY)
   if (inc?.cause_category) L.stated('cause', P.causeCategoryRecorded(P.causeCategory[inc.cause_category] ?? inc.cause_category), ['incident.cause_category'])
   if (inc?.cause) L.stated('cause', P.causeRecorded(inc.cause), ['incident.cause'])
   if (!inc?.cause && !inc?.cause_category) L.open('cause', P.open.cause, 'Art. 33(3)(a); EDPB 9/2022', 'crosstalk incident set --cause TEXT --cause-category ...')
@@ -246,7 +255,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   if (t.source_unknown_responses > 0) L.open('investigation', P.open.possibleSource(t.source_unknown_responses), 'Art. 33(2), 33(4)', 'crosstalk provenance')
   // Deleting what your users received applies where they received something, or where the
   // scan is not complete and nobody can yet say they did not.
-  const quarantine = t.received_foreign_responses > 0 ? [L.stated('next', N.quarantine, ['scan.exposure'])] : facts.detection.complete ? [] : [L.stated('next', N.quarantine, ['rule:Art. 5(1)(f)'])]
+  const quarantine = t.received_foreign_responses > 0 || retries.received > 0 ? [L.stated('next', N.quarantine, ['scan.exposure'])] : facts.detection.complete ? [] : [L.stated('next', N.quarantine, ['rule:Art. 5(1)(f)'])]
   const steps = [L.stated('next', N.assess, ['rule:EDPB 9/2022']), ...quarantine, L.stated('next', N.contactWanted, ['rule:Art. 33(4)'])]
   if (!inc?.dpo_name && !inc?.dpo_contact) L.open('contact', P.open.contact, 'Art. 33(3)(b)', 'crosstalk incident set --dpo-name ... --dpo-contact ...')
   // GDPR Art. 33(4): when the next phase follows, only as recorded; unset, an open item (never a default date).
@@ -320,6 +329,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
       source_sessions: t.source_sessions_same_tenant,
       personal_data_found: t.pii_within_own_sessions.map((c) => ({label: categoryLabel(c.kind, c.label, language), count: c.count})),
     },
+    retry_leaks_not_counted: retries,
     at_risk_responses: t.at_risk_responses,
     at_risk_unknown_records: t.at_risk_unknown_records,
     cause: L.texts('cause'),

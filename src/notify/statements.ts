@@ -12,7 +12,8 @@ import {z} from 'zod'
 //   assessment#<id>     a risk decision recorded by `assess --decide`
 //   replay_run#<id>     a replay run recorded by `replay`
 //   scan.<what>         what detection recorded over the ingested evidence: scan.exposure (sightings and
-//                       provenance together), scan.sightings, scan.provenance, scan.pii_findings, scan.at_risk
+//                       provenance together), scan.sightings, scan.provenance, scan.pii_findings, scan.at_risk,
+//                       scan.duplicate_leaks (a later line of a counted request id, read again and classified)
 //   evidence.files      the evidence files and their SHA-256 (ingest)
 //   clock               the deadline computed from incident.aware_at and the notifications
 //   rule:<citation>     not a fact of the case but the law or guidance the sentence states (Art. 34(2), Recital 86, ...)

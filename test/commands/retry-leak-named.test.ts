@@ -1,4 +1,4 @@
-import {mkdirSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {tempDir} from '../helpers/cli.js'
@@ -49,12 +49,19 @@ async function buildCase(retryAnswer: 'leak' | 'own', role: 'processor' | 'contr
 
 type TenantView = {retry_leaks_not_counted: {received: number; reached_others: number; lines: string[]}}
 type Timeline = {retry_leaks_not_counted: Array<{at: string; line: string; request_id: string; class: string; recipient_tenant: string; source_tenants: string[]}>}
+type Notice = {what_happened: string[]; retry_leaks_not_counted: {responses: number; received: number; reached_others: number}; open_items: Array<{item: string}>; your_next_steps: string[]}
+type Letter = {what_happened: string[]; retry_leaks_not_counted: number; open_items: Array<{item: string}>}
 
+const NOTHING_LEAKED = 'No response to another session was found carrying your data.'
+const NOTHING_RECEIVED = "No response your users received was found carrying another session's data."
+const NOTHING_FOUND = "found no answer that showed text from another person's conversation"
 
 let leak: {dir: string; db: string}
+let leakController: {dir: string; db: string}
 
 beforeAll(async () => {
   leak = await buildCase('leak', 'processor')
+  leakController = await buildCase('leak', 'controller')
 }, 120_000)
 
 describe('a leaking retry is named in every output that counts without it', () => {
@@ -85,6 +92,47 @@ describe('a leaking retry is named in every output that counts without it', () =
     expect(text).toMatch(/No contamination counted \(but see the retry below\)/)
     // (the console wraps: read as one line)
     expect(text.replace(/\s+/g, ' ')).toMatch(/NOT COUNTED above: 1 retry .* 2026-11-02T10:01:05\.000Z b\.jsonl:1 \(cross_tenant: served to tn-beta, carrying a marker of tn-alpha\)/)
+  }, 60_000)
+
+  it('processor notices: each concerned customer is told of its side, in words and an open item; --all reaches them', async () => {
+    const alpha = await runJson<Notice>(['report', 'processor-notice', '--db', leak.db, '--tenant', 'tn-alpha'])
+    expect(alpha.retry_leaks_not_counted).toEqual({responses: 1, received: 0, reached_others: 1})
+    expect(alpha.what_happened).not.toContain(NOTHING_LEAKED)
+    expect(alpha.what_happened).toContainEqual(expect.stringContaining('1 retry of a request (logged under the request id of a response already counted) served to another session carried your data'))
+    expect(alpha.open_items.map((o) => o.item)).toContainEqual(expect.stringContaining('1 retry of a request concerning you (1 carrying your data)'))
+    // Only a retry concerns tn-beta and tn-alpha (no counted exposure): still notified, of its own side.
+    const beta = await runJson<Notice>(['report', 'processor-notice', '--db', leak.db, '--tenant', 'tn-beta'])
+    expect(beta.retry_leaks_not_counted).toEqual({responses: 1, received: 1, reached_others: 0})
+    expect(beta.what_happened).not.toContain(NOTHING_RECEIVED)
+    expect(beta.what_happened).toContain(NOTHING_LEAKED)
+    // In no case clock (it counts the exposure's controllers), its own deadline is still the contract's, not "no contractual period".
+    expect((await run(['incident', 'set', '--db', leak.db, '--controller-deadline-hours', '24'])).code).toBe(0)
+    const due = await runJson<{due: {deadline: string | null; hours: number | null}}>(['report', 'processor-notice', '--db', leak.db, '--tenant', 'tn-beta'])
+    expect(due.due).toMatchObject({deadline: '2026-11-03T09:00:00.000Z', hours: 24})
+    expect(JSON.stringify(beta)).not.toContain('tn-alpha')
+    const fr = await runJson<Notice>(['report', 'processor-notice', '--db', leak.db, '--tenant', 'tn-beta', '--lang', 'fr'])
+    expect(fr.what_happened).toContainEqual(expect.stringContaining('1 nouvelle tentative'))
+    const out = join(leak.dir, 'notices')
+    expect((await run(['report', 'processor-notice', '--db', leak.db, '--all', '--out', out])).code).toBe(0)
+    expect(readdirSync(out).map((f) => f.replace(/-[0-9a-f]{8}\.md$/, '')).sort()).toEqual(['processor-notice-tn-alpha', 'processor-notice-tn-beta'])
+    expect(readFileSync(join(out, readdirSync(out).find((f) => f.includes('tn-alpha'))!), 'utf8')).toContain('1 retry of a request concerning you')
+    // tn-gamma: no retry and no exposure concerns it, so no notice.
+    expect((await run(['report', 'processor-notice', '--db', leak.db, '--tenant', 'tn-gamma'])).code).toBe(1)
+  }, 60_000)
+
+  it('Article 34: an open item names the line, and "nothing found" is not said over it', async () => {
+    const letter = await runJson<Letter>(['report', 'article34', '--db', leakController.db, '--lang', 'en'])
+    expect(letter.retry_leaks_not_counted).toBe(1)
+    expect(letter.what_happened.join(' ')).not.toContain(NOTHING_FOUND)
+    expect(letter.open_items.map((o) => o.item)).toContainEqual(expect.stringContaining('1 response (b.jsonl:1) logged under the request id of a response already counted'))
+    // On behalf of the controller whose data the retry carried: named; of one it does not concern (its letter is about its own subjects' data): nothing.
+    const alpha = await runJson<Letter>(['report', 'article34', '--db', leak.db, '--lang', 'en', '--on-behalf-of-controller', 'tn-alpha'])
+    expect(alpha.retry_leaks_not_counted).toBe(1)
+    expect(alpha.what_happened.join(' ')).not.toContain(NOTHING_FOUND)
+    const gamma = await runJson<Letter>(['report', 'article34', '--db', leak.db, '--lang', 'en', '--on-behalf-of-controller', 'tn-gamma'])
+    expect(gamma.retry_leaks_not_counted).toBe(0)
+    expect(gamma.what_happened.join(' ')).toContain(NOTHING_FOUND)
+    expect(gamma.open_items.map((o) => o.item).join(' ')).not.toContain('b.jsonl')
   }, 60_000)
 
 })
