@@ -4,6 +4,7 @@ import type {SightingClass} from '../extract/markers.js'
 import {buildTimeline, type TimelineHour} from '../scope/build-timeline.js'
 import {computeScope, type Exposure, type ScopeDataCategory, type ScopeEstimate, type ScopeFlow, type ScopeNodeRow} from '../scope/compute-scope.js'
 import {registrylessEstimates} from '../scope/unscanned.js'
+import type {RetryLeak} from '../scope/retry-leaks.js'
 import {basename} from 'node:path'
 import {unreadableFiles} from '../detect/gate.js'
 import {openUnreadSources} from '../store/unread-sources.js'
@@ -14,7 +15,7 @@ import type {AssessmentRecord} from './assessment-store.js'
 import type {ClockResult} from './clock.js'
 import {buildFacts, loadFactsInputs, type CaseFacts, type ReplayFacts} from './facts.js'
 import type {IncidentRecord} from './incident.js'
-import {buildProcessorNotice} from './processor-notice.js'
+import {affectedTenants, buildProcessorNotice} from './processor-notice.js'
 import {buildRegisterEntry} from './register.js'
 import type {OpenItem} from './statements.js'
 
@@ -78,6 +79,13 @@ export interface CaseReportData {
     /** how the contract numbers were counted */
     method: string
   }
+  /**
+   * Retries logged under the request id of a response already counted whose answer carried
+   * another session's marker (scope --json's duplicate_leaks_not_counted; the gate fails on
+   * them): responses served that no figure of this report counts, in time order, each with the
+   * tenant it was served to and the tenants whose markers it carried. Empty where there are none.
+   */
+  retry_leaks_not_counted: RetryLeak[]
   flows: ScopeFlow[]
   flow_matrix: {tenants: string[]; responses: number[][]}
   provenance_flows: ScopeFlow[]
@@ -178,6 +186,7 @@ export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): 
       exposure_last: facts.scope?.exposure_last ?? null,
       method: facts.scope?.method ?? '',
     },
+    retry_leaks_not_counted: timeline.retry_leaks_not_counted,
     flows: scope.flows,
     flow_matrix: scope.flow_matrix,
     provenance_flows: scope.provenance_flows,
@@ -244,8 +253,8 @@ export type CaseReportJson = ReturnType<typeof caseReportJson>
 function processorOpenItems(facts: CaseFacts): OpenItem[] {
   const out = [...buildRegisterEntry(facts).open_items]
   const seen = new Set(out.map((o) => o.item))
-  for (const t of facts.tenants) {
-    for (const o of buildProcessorNotice(facts, t.tenant_id).open_items) {
+  for (const t of affectedTenants(facts)) {
+    for (const o of buildProcessorNotice(facts, t).open_items) {
       if (seen.has(o.item)) continue
       seen.add(o.item)
       out.push(o)

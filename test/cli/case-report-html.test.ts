@@ -53,6 +53,7 @@ function reportData(over: Partial<CaseReportData> = {}): CaseReportData {
       exposure_last: '2026-11-01T09:15:30.789Z',
       method: 'canary sightings',
     },
+    retry_leaks_not_counted: [],
     flows: [
       {source_tenant: 'acme', recipient_tenant: HOSTILE_TENANT, responses: 3},
       {source_tenant: 'acme', recipient_tenant: 'acme', responses: 1},
@@ -209,6 +210,25 @@ describe('renderCaseReportHtml', () => {
     expect(v.text).toContain('data of 5 sessions of 2 tenants reached 3 tenants')
     const value = (k: string) => new RegExp(`data-k="${k}">([^<]*)<`).exec(html)?.[1]
     expect([value('exposure_responses'), value('exposure_sessions'), value('exposure_source_tenants'), value('exposure_recipient_tenants')]).toEqual(['6', '5', '2', '3'])
+  })
+
+  it('lists a leaking retry with its tenants escaped, and leads the verdict with it where nothing else is counted', () => {
+    const none = {responses: 0, by_canary: 0, by_text_only: 0, sessions: 0, source_tenants: 0, recipient_tenants: 0, flows: []}
+    const scope = {...reportData().scope, contaminated_responses: 0, cross_tenant_responses: 0, cross_session_responses: 0, exposed_sessions: 0, exposed_tenants: 0, recipient_tenants: 0, first_seen: null, last_seen: null, exposure: none}
+    const d = reportData({
+      scope, flows: [], flow_matrix: {tenants: [], responses: []}, totals: {...reportData().totals, bad_lines: 0},
+      retry_leaks_not_counted: [{at: '2026-11-01T06:00:05.000Z', line: 'gw.jsonl:7', request_id: BIDI_REQUEST, class: 'cross_tenant', recipient_tenant: HOSTILE_TENANT, source_tenants: ['acme', ESC_SESSION]}],
+    })
+    const page = renderCaseReportHtml(d)
+    expect(page).not.toContain(HOSTILE_TENANT)
+    expect(page).toContain('<td>&lt;script&gt;alert(1)&lt;/script&gt;</td><td>acme, sess-\\x1b[31mred')
+    expect(page).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/)
+    const v = verdict(d)
+    expect(v.cls).toBe('leak')
+    expect(v.head).toMatch(/^Leak found in a retry/)
+    expect(v.text).toContain('1 further response, logged under the request id of a response already counted (a retry), carried another session\'s canary marker')
+    // Without one, the same figures are the all-clear they were.
+    expect(verdict({...d, retry_leaks_not_counted: []}).head).toBe('No leak found')
   })
 
   it('on a case never scanned shows every detection count as unknown and no "nothing found" sentence', () => {

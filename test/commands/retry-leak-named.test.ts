@@ -51,6 +51,7 @@ type TenantView = {retry_leaks_not_counted: {received: number; reached_others: n
 type Timeline = {retry_leaks_not_counted: Array<{at: string; line: string; request_id: string; class: string; recipient_tenant: string; source_tenants: string[]}>}
 type Notice = {what_happened: string[]; retry_leaks_not_counted: {responses: number; received: number; reached_others: number}; open_items: Array<{item: string}>; your_next_steps: string[]}
 type Letter = {what_happened: string[]; retry_leaks_not_counted: number; open_items: Array<{item: string}>}
+type CaseReport = {retry_leaks_not_counted: Timeline['retry_leaks_not_counted']; open_items: Array<{item: string}>}
 
 const NOTHING_LEAKED = 'No response to another session was found carrying your data.'
 const NOTHING_RECEIVED = "No response your users received was found carrying another session's data."
@@ -58,10 +59,12 @@ const NOTHING_FOUND = "found no answer that showed text from another person's co
 
 let leak: {dir: string; db: string}
 let leakController: {dir: string; db: string}
+let none: {dir: string; db: string}
 
 beforeAll(async () => {
   leak = await buildCase('leak', 'processor')
   leakController = await buildCase('leak', 'controller')
+  none = await buildCase('own', 'processor')
 }, 120_000)
 
 describe('a leaking retry is named in every output that counts without it', () => {
@@ -135,4 +138,34 @@ describe('a leaking retry is named in every output that counts without it', () =
     expect(gamma.open_items.map((o) => o.item).join(' ')).not.toContain('b.jsonl')
   }, 60_000)
 
+  it('case report: listed under Exposure, and the verdict is no "No leak found"', async () => {
+    const data = await runJson<CaseReport>(['report', 'case', '--db', leak.db, '--format', 'json'])
+    expect(data.retry_leaks_not_counted.map((r) => `${r.line} ${r.recipient_tenant} ${r.source_tenants.join(',')}`)).toEqual(['b.jsonl:1 tn-beta tn-alpha'])
+    const html = (await run(['report', 'case', '--db', leak.db])).stdout
+    expect(html).not.toMatch(/<strong>No leak found<\/strong>/)
+    expect(html).toMatch(/class="verdict leak" id="verdict"><strong>Leak found in a retry/)
+    expect(html).toMatch(/<h3 id="retry-leaks">Not counted: 1 retry carrying another session's marker<\/h3>/)
+    expect(html).toMatch(/<td class="mono">b\.jsonl:1<\/td><td>cross_tenant<\/td><td>tn-beta<\/td><td>tn-alpha<\/td>/)
+    const controller = (await run(['report', 'case', '--db', leakController.db])).stdout
+    expect(controller).toMatch(/<h3 id="retry-leaks">/)
+  }, 60_000)
+
+  it('says nothing where no retry carried another session\'s marker', async () => {
+    expect((await runJson<TenantView>(['scope', '--db', none.db, '--tenant', 'tn-beta'])).retry_leaks_not_counted).toEqual({received: 0, reached_others: 0, lines: []})
+    expect((await run(['scope', '--db', none.db, '--tenant', 'tn-beta'])).stdout).not.toContain('NOT COUNTED')
+    expect((await runJson<Timeline>(['timeline', '--db', none.db])).retry_leaks_not_counted).toEqual([])
+    const tl = (await run(['timeline', '--db', none.db])).stdout
+    expect(tl).not.toContain('NOT COUNTED')
+    expect(tl).toMatch(/^No contamination in this case/m)
+    const letter = await runJson<Letter>(['report', 'article34', '--db', none.db, '--lang', 'en', '--on-behalf-of-controller', 'tn-beta'])
+    expect(letter.retry_leaks_not_counted).toBe(0)
+    expect(letter.what_happened.join(' ')).toContain(NOTHING_FOUND)
+    // No exposure and no retry: no customer to notify.
+    expect((await run(['report', 'processor-notice', '--db', none.db, '--tenant', 'tn-beta'])).code).toBe(1)
+    const data = await runJson<CaseReport>(['report', 'case', '--db', none.db, '--format', 'json'])
+    expect(data.retry_leaks_not_counted).toEqual([])
+    const html = (await run(['report', 'case', '--db', none.db])).stdout
+    expect(html).not.toContain('retry-leaks')
+    expect(html).toMatch(/<strong>No leak found<\/strong>/)
+  }, 60_000)
 })

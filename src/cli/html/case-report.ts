@@ -104,12 +104,17 @@ export function verdict(d: CaseReportData): {cls: 'leak' | 'clean' | 'partial'; 
     files.length === 0
       ? ''
       : ` ${files.length === 1 ? `The log file ${files[0]!.name} was` : `${num(files.length)} log files were`} not judged whole (${files.length <= 3 ? files.map((f) => (files.length === 1 ? f.why : `${f.name}: ${f.why}`)).join('; ') : 'listed under Case'}): whether the part not read carried another session's data is not answered.`
+  // A retry logged under a request id already counted is a duplicate line: its leak is in no figure above, so it is said after them.
+  const r = d.retry_leaks_not_counted
+  const retries = r.length === 0 ? '' : ` ${r.length === 1 ? '1 further response' : `${num(r.length)} further responses`}, logged under the request id of a response already counted (a retry), carried another session's canary marker and ${r.length === 1 ? 'is' : 'are'} in none of these figures (listed under Exposure).`
   if (!d.detection.complete) {
     const why = d.detection.registry_changed ? 'the canary registry changed since the last scan' : `${nums(d.detection.records_not_scanned, 'record')} ${d.detection.records_not_scanned === 1 ? 'was' : 'were'} not scanned`
-    return {cls: 'partial', head: 'Detection incomplete: these numbers are a lower bound', text: `${why} (run crosstalk scan). ${detail}${unread}`}
+    return {cls: 'partial', head: 'Detection incomplete: these numbers are a lower bound', text: `${why} (run crosstalk scan). ${detail}${retries}${unread}`}
   }
-  if (s.contaminated_responses > 0) return {cls: 'leak', head: 'Leak confirmed', text: detail + unread}
-  if (leaked) return {cls: 'leak', head: 'Leak indicated by verbatim text (no canary marker)', text: detail + unread}
+  if (s.contaminated_responses > 0) return {cls: 'leak', head: 'Leak confirmed', text: detail + retries + unread}
+  if (leaked) return {cls: 'leak', head: 'Leak indicated by verbatim text (no canary marker)', text: detail + retries + unread}
+  // Never "no leak" over a retry that carried another session's marker: a response served, though counted in no figure.
+  if (r.length > 0) return {cls: 'leak', head: "Leak found in a retry: another session's canary marker in a response no figure counts", text: detail.replace(/^No response /, 'No counted response ') + retries + unread}
   // Quarantined lines were never judged: an all-clear speaks only for the lines that could be read.
   const bad = d.totals.bad_lines
   const unjudged = bad > 0 ? ` ${nums(bad, 'quarantined line')} could not be read and ${bad === 1 ? 'was' : 'were'} not judged (crosstalk status --bad-lines).` : ''
@@ -192,7 +197,7 @@ function numbersSection(d: CaseReportData): string {
   ]
   return `<section id="numbers">
 <h2>Exposure</h2>
-<div class="cards">${cards.join('')}</div>
+<div class="cards">${cards.join('')}</div>${retryLeaks(d)}
 <table><thead><tr><th>Art. 33(3)(a) estimate</th><th class="n">range</th><th>method</th></tr></thead><tbody>
 <tr><td>data subjects (sessions)</td><td class="n" data-k="data_subjects">${d.detection.never_scanned ? 'unknown' : range(s.data_subjects)}</td><td>${esc(s.data_subjects.method)}</td></tr>
 <tr><td>records concerned (responses)</td><td class="n" data-k="records_concerned">${d.detection.never_scanned ? 'unknown' : range(s.records_concerned)}</td><td>${esc(s.records_concerned.method)}</td></tr>
@@ -201,6 +206,14 @@ function numbersSection(d: CaseReportData): string {
     s.bug_window ? `Bug window: ${utc(s.bug_window.start)} to ${utc(s.bug_window.end)} (${esc(s.bug_window.basis)}).` : ''
   }</p>
 </section>`
+}
+
+/** The leaking retries no figure counts, each line with its time and the tenants it records; nothing where there are none. */
+function retryLeaks(d: CaseReportData): string {
+  const r = d.retry_leaks_not_counted
+  if (r.length === 0) return ''
+  const rows = r.map((x) => `<tr><td class="mono">${utc(x.at)}</td><td class="mono">${escShown(x.line)}</td><td>${esc(x.class)}</td><td>${escShown(x.recipient_tenant)}</td><td>${x.source_tenants.length > 0 ? x.source_tenants.map(escShown).join(', ') : 'not recorded'}</td></tr>`)
+  return `\n<h3 id="retry-leaks">Not counted: ${r.length === 1 ? '1 retry' : `${num(r.length)} retries`} carrying another session's marker</h3><p data-k="retry_leaks_not_counted">${r.length === 1 ? 'This response was' : 'These responses were'} logged under the request id of a response already counted (a retry logged under the same id): a request's first line is its record, so ${r.length === 1 ? 'it is' : 'they are'} in none of the figures above, though served (crosstalk status names each line and its request_id).</p><table><thead><tr><th>time</th><th>line</th><th>class</th><th>served to tenant</th><th>marker of tenant</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
 }
 
 /** Each log file no verdict speaks for in whole, and why (`crosstalk status` lists them as NOT JUDGEABLE). */
