@@ -236,7 +236,8 @@ export interface CaseFacts {
     /**
      * lines kept as duplicates of a request id (a retry) whose answer carries another session's
      * marker that the request's record does not, as "file name:line": responses served that no
-     * figure counts (only a request's first line is a record). Case-wide, as the gate judges them
+     * figure counts (only a request's first line is a record). Case-wide, as the gate judges them;
+     * in facts narrowed to one controller, those concerning it (as retry_leaks)
      */
     duplicate_leaks?: string[]
   }
@@ -368,7 +369,8 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     unread_sources: (inputs.unreadSources ?? []).map(safeLine),
     files_not_read_whole: (inputs.notReadWhole ?? []).map(safeLine),
     // Names only: a path of the responder's machine is no place in a document sent to others.
-    duplicate_leaks: (inputs.scope.duplicates?.leaking ?? []).map((d) => safeLine(`${basename(d.path.replace(/\\/g, '/'))}:${d.line_no}`)),
+    // A draft for one controller names only those concerning it (its data in the answer, or served to its users), as its exposure is narrowed.
+    duplicate_leaks: retriesOf(inputs.scope, options.tenant, options.side ?? 'both').map((d) => safeLine(`${basename(d.path.replace(/\\/g, '/'))}:${d.line_no}`)),
   }
   const provenanceIds = new Set(s.provenance.map((p) => p.record_id))
   return {

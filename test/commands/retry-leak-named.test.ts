@@ -138,6 +138,17 @@ describe('a leaking retry is named in every output that counts without it', () =
     expect(gamma.open_items.map((o) => o.item).join(' ')).not.toContain('b.jsonl')
   }, 60_000)
 
+  it('Article 33 on behalf of a controller: only the retries concerning it', async () => {
+    type Draft = {scope: {retry_leaks_not_counted: number}; open_items: Array<{item: string}>}
+    const alpha = await runJson<Draft>(['report', 'article33', '--db', leak.db, '--lang', 'en', '--on-behalf-of-controller', 'tn-alpha'])
+    expect(alpha.scope.retry_leaks_not_counted).toBe(1)
+    expect(alpha.open_items.map((o) => o.item)).toContainEqual(expect.stringContaining('1 response (b.jsonl:1) logged under the request id of a response already counted'))
+    // tn-gamma's draft: neither its data nor its users were in the retry.
+    const gamma = await runJson<Draft>(['report', 'article33', '--db', leak.db, '--lang', 'en', '--on-behalf-of-controller', 'tn-gamma'])
+    expect(gamma.scope.retry_leaks_not_counted).toBe(0)
+    expect(gamma.open_items.map((o) => o.item).join(' ')).not.toContain('b.jsonl')
+  }, 60_000)
+
   it('case report: listed under Exposure, and the verdict is no "No leak found"', async () => {
     const data = await runJson<CaseReport>(['report', 'case', '--db', leak.db, '--format', 'json'])
     expect(data.retry_leaks_not_counted.map((r) => `${r.line} ${r.recipient_tenant} ${r.source_tenants.join(',')}`)).toEqual(['b.jsonl:1 tn-beta tn-alpha'])
