@@ -308,7 +308,8 @@ export function renderTimeline(tl: TimelineResult, options: {maxSightings?: numb
           : `${where}; at-risk responses are unknown: no record gives both its HTTP status and its prompt size`
     // A leaking retry is a response served, though no event counts it: never "no contamination" then.
     const retries = tl.retry_leaks_not_counted.length
-    const none = retries > 0 ? `No contamination counted (but see the ${retries === 1 ? 'retry' : 'retries'} below)` : 'No contamination'
+    const unread = tl.duplicate_lines_not_examined
+    const none = retries > 0 ? `No contamination counted (but see the ${retries === 1 ? 'retry' : 'retries'} below)` : unread > 0 ? `No contamination counted (but see the ${unread === 1 ? 'line' : 'lines'} not examined below)` : 'No contamination'
     out.push(wrap(tl.at_risk_basis === 'counted' && undecided === 0 ? `${none} ${risk} ${where}.` : `${none} ${risk}.`))
   }
   // A counted at-risk figure covers the records that could be tested: the others are said beside it.
@@ -334,6 +335,7 @@ export function renderTimeline(tl: TimelineResult, options: {maxSightings?: numb
     out.push(`${e.at}  ${e.kind.padEnd(24)}  ${wrap(text, WIDTH - 52, 0).split('\n').join(`\n${' '.repeat(52)}`)}`)
   }
   if (tl.retry_leaks_not_counted.length > 0) out.push('', wrap(timelineRetriesNote(tl.retry_leaks_not_counted)))
+  if (tl.duplicate_lines_not_examined > 0) out.push('', wrap(`NOT EXAMINED: ${tl.duplicate_lines_not_examined === 1 ? '1 line repeats' : `${n(tl.duplicate_lines_not_examined)} lines repeat`} a request_id with a different answer and could not be read again: whether ${tl.duplicate_lines_not_examined === 1 ? 'it carries' : 'they carry'} another session's marker is not known (crosstalk status names ${tl.duplicate_lines_not_examined === 1 ? 'it' : 'them'})`))
   if (!showSightings) out.push(`(${sightings} individual sightings not listed; --json lists every one)`)
   if (!showPairs) out.push(`(first/last leak of ${tl.pairs.length} tenant pairs not listed; --json lists them)`)
   if (tl.hours.length > 0) {

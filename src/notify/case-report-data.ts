@@ -86,6 +86,8 @@ export interface CaseReportData {
    * tenant it was served to and the tenants whose markers it carried. Empty where there are none.
    */
   retry_leaks_not_counted: RetryLeak[]
+  /** lines repeating a request id with a different answer that could not be read again (scope --json's key): whether they leaked is not known */
+  duplicate_lines_not_examined: number
   flows: ScopeFlow[]
   flow_matrix: {tenants: string[]; responses: number[][]}
   provenance_flows: ScopeFlow[]
@@ -187,6 +189,7 @@ export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): 
       method: facts.scope?.method ?? '',
     },
     retry_leaks_not_counted: timeline.retry_leaks_not_counted,
+    duplicate_lines_not_examined: timeline.duplicate_lines_not_examined,
     flows: scope.flows,
     flow_matrix: scope.flow_matrix,
     provenance_flows: scope.provenance_flows,

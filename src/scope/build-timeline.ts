@@ -98,6 +98,8 @@ export interface TimelineResult {
    * counts (a request's first line is its record). Empty where there are none.
    */
   retry_leaks_not_counted: RetryLeak[]
+  /** lines repeating a request id with a different answer that could not be read again (scope --json's key): whether they leaked is not known */
+  duplicate_lines_not_examined: number
 }
 
 const KIND_ORDER: TimelineEventKind[] = [
@@ -209,7 +211,7 @@ export function buildTimeline(inputs: ScopeInputs, audit: readonly AuditEntry[],
 
   events.sort((a, b) => byText(a.at, b.at) || KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || (a.audit_seq ?? 0) - (b.audit_seq ?? 0))
   const atRiskBasis = atRisk !== null ? 'counted' : inputs.pool === null ? 'no_pool' : 'no_status_or_prompt_size'
-  return {bug_window: bugWindow, exposure: computeExposure(rows), nodes, pairs, hours: hours(contamination, [...textOnly.values()], atRisk, options.maxHours ?? 24 * 31), events, detection: inputs.detection, at_risk_basis: atRiskBasis, at_risk_unknown_records: inputs.pool === null || inputs.narrowed ? null : inputs.atRiskUndecided, retry_leaks_not_counted: retryLeaks(inputs.duplicates?.leaking)}
+  return {bug_window: bugWindow, exposure: computeExposure(rows), nodes, pairs, hours: hours(contamination, [...textOnly.values()], atRisk, options.maxHours ?? 24 * 31), events, detection: inputs.detection, at_risk_basis: atRiskBasis, at_risk_unknown_records: inputs.pool === null || inputs.narrowed ? null : inputs.atRiskUndecided, retry_leaks_not_counted: retryLeaks(inputs.duplicates?.leaking), duplicate_lines_not_examined: inputs.duplicates?.unexamined ?? 0}
 }
 
 function hours(contamination: readonly ContaminationRow[], textOnly: ReadonlyArray<{ts_ms: number}>, atRisk: AtRiskGroup[] | null, maxHours: number): TimelineHour[] {

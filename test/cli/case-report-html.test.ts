@@ -54,6 +54,7 @@ function reportData(over: Partial<CaseReportData> = {}): CaseReportData {
       method: 'canary sightings',
     },
     retry_leaks_not_counted: [],
+    duplicate_lines_not_examined: 0,
     flows: [
       {source_tenant: 'acme', recipient_tenant: HOSTILE_TENANT, responses: 3},
       {source_tenant: 'acme', recipient_tenant: 'acme', responses: 1},

@@ -49,6 +49,7 @@ describe('ids on the console', () => {
       at_risk_basis: 'counted',
       at_risk_unknown_records: 0,
       retry_leaks_not_counted: [],
+      duplicate_lines_not_examined: 0,
     }
     const events = renderTimeline(tl).split('\n').filter((l) => l.includes('pair_first_contamination'))
     expect(events).toHaveLength(3)

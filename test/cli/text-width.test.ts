@@ -33,6 +33,7 @@ describe('renderTimeline', () => {
       at_risk_basis: 'counted',
       at_risk_unknown_records: 0,
       retry_leaks_not_counted: [],
+      duplicate_lines_not_examined: 0,
     }
     const text = renderTimeline(tl)
     for (const line of text.split('\n')) expect([...line].length).toBeLessThanOrEqual(160)
@@ -50,6 +51,7 @@ describe('renderTimeline with nothing found', () => {
       at_risk_basis: 'counted',
       at_risk_unknown_records: 0,
       retry_leaks_not_counted: [],
+      duplicate_lines_not_examined: 0,
       ...over,
     }).split('\n')[0]!
 
@@ -69,6 +71,7 @@ describe('renderTimeline with nothing found', () => {
       at_risk_basis: 'counted' as const,
       at_risk_unknown_records: 10,
       retry_leaks_not_counted: [],
+      duplicate_lines_not_examined: 0,
     }
     expect(renderTimeline(tl).split('\n\n')[0]!.replace(/\s*\n\s*/g, ' ')).toBe('No contamination in this case; no at-risk response among the records that could be tested, and 10 records whose status or prompt size is not recorded: whether at risk unknown.')
   })

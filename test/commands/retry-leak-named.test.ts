@@ -161,10 +161,33 @@ describe('a leaking retry is named in every output that counts without it', () =
     expect(controller).toMatch(/<h3 id="retry-leaks">/)
   }, 60_000)
 
+  it('a repeated line that could not be read again: timeline and case report say so, never "No contamination" or "No leak found"', async () => {
+    // Kept by reference, the retry's file changed after ingest: its line cannot be read again, so whether it leaked is not known.
+    const dir = tempDir()
+    const logs = join(dir, 'logs')
+    mkdirSync(logs)
+    writeFileSync(join(logs, 'a.jsonl'), `${line('req-2', 'tn-beta', 'sess-b1', `hi ${B}`, 'nothing to see', '2026-11-02T10:01:00Z')}\n`)
+    writeFileSync(join(logs, 'b.jsonl'), `${line('req-2', 'tn-beta', 'sess-b1', `hi ${B}`, `here you go: ${A}`, '2026-11-02T10:01:05Z')}\n`)
+    writeFileSync(join(dir, 'canaries.csv'), `marker,tenant_id,session_id,issued_at\n${A},tn-alpha,sess-a1,\n${B},tn-beta,sess-b1,\n`)
+    const db = join(dir, 'case.db')
+    expect((await run(['triage', logs, '--canaries', join(dir, 'canaries.csv'), '--db', db, '--evidence', 'reference'])).code).toBe(0)
+    writeFileSync(join(logs, 'b.jsonl'), 'changed since\n')
+    expect((await runJson<{duplicate_lines_not_examined: number}>(['scope', '--db', db])).duplicate_lines_not_examined).toBe(1)
+    const tl = await runJson<Timeline & {duplicate_lines_not_examined: number}>(['timeline', '--db', db])
+    expect(tl.duplicate_lines_not_examined).toBe(1)
+    const text = (await run(['timeline', '--db', db])).stdout
+    expect(text).not.toMatch(/^No contamination (?!counted)/m)
+    expect(text.replace(/\s+/g, ' ')).toContain("NOT EXAMINED: 1 line repeats a request_id with a different answer and could not be read again: whether it carries another session's marker is not known")
+    expect((await runJson<{duplicate_lines_not_examined: number}>(['report', 'case', '--db', db, '--format', 'json'])).duplicate_lines_not_examined).toBe(1)
+    const html = (await run(['report', 'case', '--db', db])).stdout
+    expect(html).not.toMatch(/<strong>No leak found<\/strong>/)
+    expect(html).toMatch(/class="verdict partial" id="verdict"><strong>No leak found in what could be read; not every repeated request was read again<\/strong>/)
+  }, 60_000)
+
   it('says nothing where no retry carried another session\'s marker', async () => {
     expect((await runJson<TenantView>(['scope', '--db', none.db, '--tenant', 'tn-beta'])).retry_leaks_not_counted).toEqual({received: 0, reached_others: 0, lines: []})
     expect((await run(['scope', '--db', none.db, '--tenant', 'tn-beta'])).stdout).not.toContain('NOT COUNTED')
-    expect((await runJson<Timeline>(['timeline', '--db', none.db])).retry_leaks_not_counted).toEqual([])
+    expect(await runJson<Timeline & {duplicate_lines_not_examined: number}>(['timeline', '--db', none.db])).toMatchObject({retry_leaks_not_counted: [], duplicate_lines_not_examined: 0})
     const tl = (await run(['timeline', '--db', none.db])).stdout
     expect(tl).not.toContain('NOT COUNTED')
     expect(tl).toMatch(/^No contamination in this case/m)

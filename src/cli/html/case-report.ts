@@ -107,19 +107,23 @@ export function verdict(d: CaseReportData): {cls: 'leak' | 'clean' | 'partial'; 
   // A retry logged under a request id already counted is a duplicate line: its leak is in no figure above, so it is said after them.
   const r = d.retry_leaks_not_counted
   const retries = r.length === 0 ? '' : ` ${r.length === 1 ? '1 further response' : `${num(r.length)} further responses`}, logged under the request id of a response already counted (a retry), carried another session's canary marker and ${r.length === 1 ? 'is' : 'are'} in none of these figures (listed under Exposure).`
+  // A differing duplicate line that could not be read again was never judged: the verdict does not speak for it.
+  const dup = d.duplicate_lines_not_examined
+  const unexamined = dup === 0 ? '' : ` ${dup === 1 ? '1 line repeats' : `${num(dup)} lines repeat`} a request id with a different answer and could not be read again: whether ${dup === 1 ? 'it carries' : 'they carry'} another session's marker is not answered (crosstalk status names ${dup === 1 ? 'it' : 'them'}).`
   if (!d.detection.complete) {
     const why = d.detection.registry_changed ? 'the canary registry changed since the last scan' : `${nums(d.detection.records_not_scanned, 'record')} ${d.detection.records_not_scanned === 1 ? 'was' : 'were'} not scanned`
-    return {cls: 'partial', head: 'Detection incomplete: these numbers are a lower bound', text: `${why} (run crosstalk scan). ${detail}${retries}${unread}`}
+    return {cls: 'partial', head: 'Detection incomplete: these numbers are a lower bound', text: `${why} (run crosstalk scan). ${detail}${retries}${unread}${unexamined}`}
   }
-  if (s.contaminated_responses > 0) return {cls: 'leak', head: 'Leak confirmed', text: detail + retries + unread}
-  if (leaked) return {cls: 'leak', head: 'Leak indicated by verbatim text (no canary marker)', text: detail + retries + unread}
+  if (s.contaminated_responses > 0) return {cls: 'leak', head: 'Leak confirmed', text: detail + retries + unread + unexamined}
+  if (leaked) return {cls: 'leak', head: 'Leak indicated by verbatim text (no canary marker)', text: detail + retries + unread + unexamined}
   // Never "no leak" over a retry that carried another session's marker: a response served, though counted in no figure.
-  if (r.length > 0) return {cls: 'leak', head: "Leak found in a retry: another session's canary marker in a response no figure counts", text: detail.replace(/^No response /, 'No counted response ') + retries + unread}
+  if (r.length > 0) return {cls: 'leak', head: "Leak found in a retry: another session's canary marker in a response no figure counts", text: detail.replace(/^No response /, 'No counted response ') + retries + unread + unexamined}
   // Quarantined lines were never judged: an all-clear speaks only for the lines that could be read.
   const bad = d.totals.bad_lines
   const unjudged = bad > 0 ? ` ${nums(bad, 'quarantined line')} could not be read and ${bad === 1 ? 'was' : 'were'} not judged (crosstalk status --bad-lines).` : ''
-  if (noRegistry) return {cls: 'partial', head: 'No verbatim-text leak found; canary markers not checked', text: detail + unread + unjudged}
-  if (files.length > 0) return {cls: 'partial', head: 'No leak found in what could be read; not every log file was read whole', text: detail + unread + unjudged}
+  if (noRegistry) return {cls: 'partial', head: 'No verbatim-text leak found; canary markers not checked', text: detail + unread + unjudged + unexamined}
+  if (files.length > 0) return {cls: 'partial', head: 'No leak found in what could be read; not every log file was read whole', text: detail + unread + unjudged + unexamined}
+  if (dup > 0) return {cls: 'partial', head: 'No leak found in what could be read; not every repeated request was read again', text: detail + unjudged + unexamined}
   if (bad > 0) return {cls: 'partial', head: 'No leak found in the lines that could be read', text: detail + unjudged}
   return {cls: 'clean', head: 'No leak found', text: detail}
 }
