@@ -21,6 +21,12 @@ export interface DecodedResponse {
    * text the client was given in them, if any, was not searched, so the record is not read whole.
    */
   unread: string[]
+  /**
+   * A stream's data payloads that never made a JSON document (an event cut off mid-document, its
+   * JSON malformed, a keep-alive word): their raw text is searched as answer text (decodeSse).
+   * Absent where there is none.
+   */
+  unparsed?: number
 }
 
 type Json = null | boolean | number | string | Json[] | {[k: string]: Json}
@@ -256,8 +262,52 @@ function decodeResponseString(raw: string): DecodedResponse {
     const parsed = tryParseJson(raw)
     if (isObj(parsed)) return decodeResponseObject(parsed, false)
     if (Array.isArray(parsed)) return decodeResponseArray(parsed)
+    if (head.startsWith('{')) {
+      const ndjson = decodeNdjson(raw)
+      if (ndjson !== null) return ndjson
+    }
   }
   return {...empty('text'), text: raw}
+}
+
+/**
+ * A body of several JSON documents one per line (NDJSON): a stream logged as its chunks without
+ * the `data: ` fields (OpenAI chunks one per line; Ollama's /api/chat and /api/generate stream
+ * NDJSON). Read as plain text, a marker split across chunks would be missed and the gate pass.
+ * Where every line that is a JSON document is a chunk or event of a stream this decoder reads
+ * (stream chunks with `choices`, Responses API `response.*` events, Messages API events, error
+ * objects), the lines are read as that stream is (decodeSse: deltas joined; a line that is no
+ * document, such as a last line cut off, searched as its raw text). Any other NDJSON body (an
+ * Ollama stream, objects of no stream shape) is no text: not read, never searched as plain text,
+ * so the gate cannot pass it. Null where the body is not two or more lines each opening with a
+ * JSON object, the first of them whole.
+ */
+function decodeNdjson(raw: string): DecodedResponse | null {
+  const lines = splitLines(raw).map((l) => l.trim()).filter((l) => l !== '')
+  if (lines.length < 2 || !lines.every((l) => l.startsWith('{'))) return null
+  const docs = lines.map(parseLoose)
+  if (!isObj(docs[0])) return null
+  if (!docs.every((d) => d === undefined || (isObj(d) && isStreamChunk(d)))) return empty('json')
+  return decodeSse(lines.map((l) => `data: ${l}`).join('\n\n')) ?? empty('json')
+}
+
+/** JSON.parse's value, or undefined (no duplicate-key check: decodeSse reads the documents again with it). */
+function parseLoose(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+/** Messages API stream events (the `type` of each). */
+const MESSAGES_EVENTS = new Set(['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop', 'ping', 'error'])
+
+/** Whether a document is a chunk or event of a stream decodeSse reads: chat/completions chunks, Responses or Messages API events, an error. */
+function isStreamChunk(d: Obj): boolean {
+  if (Array.isArray(d.choices)) return true
+  if (typeof d.type === 'string' && (d.type.startsWith('response.') || MESSAGES_EVENTS.has(d.type))) return true
+  return errorOf(d) !== null
 }
 
 function decodeResponseObject(obj: Obj, stream: boolean): DecodedResponse {
@@ -817,6 +867,8 @@ function decodeSse(raw: string): DecodedResponse | null {
   const errors: string[] = []
   let nextIsError = false
   let pending = ''
+  // Data payloads that never made a JSON document: searched as text (see flush).
+  const unparsed: string[] = []
   // The JSON documents read so far, to name the event a key given twice is in.
   let eventNo = 0
   const append = (map: Map<string, string[]> | Map<number, string[]>, key: string | number, piece: string): void => {
@@ -831,6 +883,18 @@ function decodeSse(raw: string): DecodedResponse | null {
     errors.push(message)
     nextIsError = false
   }
+  // An event's data that never made a JSON document, at the event's end (a blank line, the end
+  // mark, the stream's end): an error event's is the error's message; any other's raw text is
+  // kept to be searched as answer text (a stream cut off mid-event, or an event whose JSON is
+  // malformed, still sent the client those bytes: a body cut off outside a stream is read as its
+  // text in the same way). It ends there, so it cannot swallow the chunks after it.
+  const flush = (): void => {
+    if (pending && nextIsError) {
+      events = true
+      shownError(pending)
+    } else if (pending.trim() !== '') unparsed.push(pending)
+    pending = ''
+  }
   // The SSE spec ignores a byte-order mark at the stream's start (it would hide the first field's name).
   const text = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw
   for (const line of sseLines(text)) {
@@ -838,19 +902,12 @@ function decodeSse(raw: string): DecodedResponse | null {
       nextIsError = line.slice(6).trim() === 'error'
       continue
     }
-    // A blank line ends an event: data lines that never made a JSON document (a keep-alive's
-    // "data: ping") are dropped there, so they cannot swallow the chunks after them.
-    if (line === '') {
-      // An error event whose data is no JSON document: its text is the error's message.
-      if (pending && nextIsError) {
-        events = true
-        shownError(pending)
-      }
-      pending = ''
-    }
+    // A blank line ends an event.
+    if (line === '') flush()
     if (!line.startsWith('data:')) continue
     const payload = line.slice(line[5] === ' ' ? 6 : 5)
     if (payload.trim() === '[DONE]') {
+      flush()
       events = true
       break
     }
@@ -917,6 +974,8 @@ function decodeSse(raw: string): DecodedResponse | null {
       if (piece) append(content, index, piece)
     }
   }
+  // The stream's end (no blank line after its last event, no end mark).
+  flush()
   const texts = [...content.entries()].sort((a, b) => a[0] - b[0]).map(([, parts]) => parts.join(''))
   for (const parts of tools.values()) texts.push(parts.join(''))
   // The Responses API's items in output order (responsesStreamText).
@@ -924,7 +983,9 @@ function decodeSse(raw: string): DecodedResponse | null {
   const messages = withCitations(messagesStreamText(blocks), cited)
   if (messages) texts.push(messages)
   if (!events) return null
-  out.text = withErrorTexts(texts.join('\n'), errors)
+  // Payloads not read as events, each on its own line after the answer's text, before the errors.
+  out.text = withErrorTexts(texts.join('\n'), [...unparsed, ...errors])
+  if (unparsed.length > 0) out.unparsed = unparsed.length
   if (out.isError) out.kind = 'sse'
   return out
 }

@@ -79,10 +79,11 @@ describe('decodeResponse', () => {
     expect(decodeResponse(`${chunk({role: 'assistant', content: null, refusal: ''})}${chunk({refusal: 'no: CANARY-0123'})}${chunk({refusal: '456789abcdef'})}data: [DONE]\n\n`).text).toBe('no: CANARY-0123456789abcdef')
   })
 
-  it('reads a stream opening with id: or retry:, drops a data line that never made a document at its event\'s end, and keeps as text a body that only starts like a stream', () => {
+  it('reads a stream opening with id: or retry:, ends a data line that never made a document at its event\'s end, and keeps as text a body that only starts like a stream', () => {
     const chunk = (text: string) => `data: ${JSON.stringify({choices: [{delta: {content: text}}]})}`
     expect(decodeResponse(`id: 1\n${chunk('leak CANARY-0123')}\n\nretry: 10\n${chunk('456789abcdef')}\n\ndata: [DONE]\n\n`)).toMatchObject({kind: 'sse', text: 'leak CANARY-0123456789abcdef'})
-    expect(decodeResponse(`${chunk('ok ')}\n\ndata: keep-alive\n\n${chunk('then CANARY-0123456789abcdef')}\n\ndata: [DONE]\n\n`)).toMatchObject({kind: 'sse', text: 'ok then CANARY-0123456789abcdef'})
+    // A data line that never made a document ends at its event's end (it swallows nothing after it), and is searched as its raw text.
+    expect(decodeResponse(`${chunk('ok ')}\n\ndata: keep-alive\n\n${chunk('then CANARY-0123456789abcdef')}\n\ndata: [DONE]\n\n`)).toMatchObject({kind: 'sse', text: 'ok then CANARY-0123456789abcdef\nkeep-alive', unparsed: 1})
     // A document wrapped over two data lines of one event is still joined.
     expect(decodeResponse('data: {"choices":[{"delta":\ndata: {"content":"joined"}}]}\n\n').text).toBe('joined')
     expect(decodeResponse(':) sure, CANARY-0123456789abcdef')).toMatchObject({kind: 'text', text: ':) sure, CANARY-0123456789abcdef'})
@@ -349,5 +350,69 @@ describe('every text the client was given is read', () => {
     expect(decodeResponse(`event: error\ndata: upstream failed ${m}\n\n`)).toMatchObject({isError: true, text: `upstream failed ${m}`})
     expect(decodeResponse(sse(chunk({content: 'ok'}), {error: {message: `ctx ${m}`}}, '[DONE]'))).toMatchObject({isError: true, text: `ok\nctx ${m}`})
     expect(decodeResponse(ev('response.output_text.delta', {output_index: 0, delta: 'ok'}) + ev('error', {code: 'server_error', message: `ctx ${m}`}))).toMatchObject({isError: true, errorMessage: `ctx ${m}`, text: `ok\nctx ${m}`})
+  })
+})
+
+describe('a stream not read whole (QA: a cut-off or malformed event carrying another tenant\'s marker passed the gate)', () => {
+  const m = 'CANARY-cccccccccccc3333dd'
+  const first = sse(delta('hello '))
+
+  it('searches an event cut off mid-document (no blank line, no [DONE]) as its raw text, as a cut-off JSON body is read', () => {
+    const cut = `data: {"choices":[{"delta":{"content":"${m}`
+    const d = decodeResponse(first + cut)
+    expect(d).toMatchObject({kind: 'sse', stream: true, unparsed: 1})
+    expect(d.text).toBe(`hello \n${cut.slice(6)}`)
+    // The same answer as a plain JSON body cut off: its raw text, the marker in it.
+    expect(decodeResponse(`{"choices":[{"message":{"content":"hello ${m}`).text).toContain(m)
+  })
+
+  it('searches an event whose JSON is malformed, at its event\'s end or before [DONE] with no blank line', () => {
+    const bad = `{"choices":[{"delta":{"content":"${m}"}}]`
+    expect(decodeResponse(`${first}data: ${bad}\n\ndata: [DONE]\n\n`)).toMatchObject({text: `hello \n${bad}`, unparsed: 1})
+    expect(decodeResponse(`${first}data: ${bad}\ndata: [DONE]\n\n`)).toMatchObject({text: `hello \n${bad}`, unparsed: 1})
+    // Several such events: each on its own line, in order, before the error texts.
+    expect(decodeResponse(`${first}data: {x\n\n${sse(delta('more'), {error: {message: 'boom'}})}data: {y\n\ndata: [DONE]\n\n`).text).toBe('hello more\n{x\n{y\nboom')
+  })
+
+  it('keeps a stream read whole as it was: no unparsed count, the text its deltas give', () => {
+    const d = decodeResponse(`${sse(delta('a '), delta(m))}data: [DONE]\n\n`)
+    expect(d.text).toBe(`a ${m}`)
+    expect(d.unparsed).toBeUndefined()
+    // A stream that ends without [DONE] but whose every event was whole is read whole.
+    expect(decodeResponse(sse(delta('a '), delta(m))).unparsed).toBeUndefined()
+  })
+})
+
+describe('a body logged as NDJSON (QA: chunks one per line were read as plain text, a split marker missed)', () => {
+  const m = 'CANARY-aaaa1111bbbb2222cccc'
+  const toks = ['Here: ', m.slice(0, 9), m.slice(9, 18), m.slice(18)]
+  const ndjson = (objs: unknown[]) => objs.map((o) => JSON.stringify(o)).join('\n') + '\n'
+  const chunk = (d: object, finish: string | null = null) => ({id: 'chatcmpl-1', object: 'chat.completion.chunk', model: 'gpt-4o', choices: [{index: 0, delta: d, finish_reason: finish}]})
+
+  it('reads OpenAI chunks one per line as the stream they are, the split marker whole', () => {
+    const d = decodeResponse(ndjson([chunk({role: 'assistant', content: ''}), ...toks.map((t) => chunk({content: t})), chunk({}, 'stop')]))
+    expect(d).toMatchObject({kind: 'sse', stream: true, text: `Here: ${m}`})
+    // Messages API events one per line too.
+    const events = [{type: 'message_start', message: {usage: {input_tokens: 3}}}, ...toks.map((t) => ({type: 'content_block_delta', index: 0, delta: {type: 'text_delta', text: t}})), {type: 'message_stop'}]
+    expect(decodeResponse(ndjson(events)).text).toBe(`Here: ${m}`)
+  })
+
+  it('searches a last line cut off as its raw text, as a cut-off stream event is', () => {
+    const lines = ndjson(toks.slice(0, 3).map((t) => chunk({content: t}))) + '{"choices":[{"delta":{"content":"' + m.slice(18)
+    expect(decodeResponse(lines)).toMatchObject({text: `Here: ${m.slice(0, 18)}\n{"choices":[{"delta":{"content":"${m.slice(18)}`, unparsed: 1})
+  })
+
+  it('gives no text, never plain text, for NDJSON of another shape (an Ollama stream), as one such object gives none', () => {
+    const ollama = [...toks.map((t) => ({model: 'llama3', message: {role: 'assistant', content: t}, done: false})), {model: 'llama3', message: {role: 'assistant', content: ''}, done: true}]
+    expect(decodeResponse(ndjson(ollama))).toMatchObject({kind: 'json', text: ''})
+    expect(decodeResponse(JSON.stringify(ollama[1]))).toMatchObject({kind: 'json', text: ''})
+    // Chunks mixed with objects of no stream shape: not read either.
+    expect(decodeResponse(ndjson([chunk({content: m}), {note: 'x'}]))).toMatchObject({kind: 'json', text: ''})
+  })
+
+  it('leaves as plain text what is no NDJSON: one line, lines not opening with an object, a first line that is no document', () => {
+    expect(decodeResponse('{"a":1} trailing')).toMatchObject({kind: 'text'})
+    expect(decodeResponse('{"a":1}\nplain words')).toMatchObject({kind: 'text'})
+    expect(decodeResponse('{not json\n{"choices":[]}')).toMatchObject({kind: 'text'})
   })
 })

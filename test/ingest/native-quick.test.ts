@@ -678,6 +678,24 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     ])
   })
 
+  it('reads a stream not read whole (an event cut off or malformed) and a body logged as NDJSON as TypeScript does: the native extractor leaves them to it', () => {
+    const m = 'CANARY-cccccccccccc3333dd'
+    const chunk = (content: string) => JSON.stringify({id: 'c', object: 'chat.completion.chunk', choices: [{index: 0, delta: {content}}]})
+    const ollama = (content: string, done = false) => JSON.stringify({model: 'llama3', message: {role: 'assistant', content}, done})
+    const responses: Array<[string, string]> = [
+      ['cut', `data: ${chunk('hello ')}\n\ndata: {"choices":[{"delta":{"content":"${m}`],
+      ['malformed', `data: ${chunk('hello ')}\n\ndata: {"choices":[{"delta":{"content":"${m}"}}]\n\ndata: [DONE]\n\n`],
+      ['ndjson', [chunk('Here: '), chunk(m.slice(0, 12)), chunk(m.slice(12)), ''].join('\n')],
+      ['ndjson-cut', [chunk('Here: '), chunk(m.slice(0, 12)), `{"choices":[{"delta":{"content":"${m.slice(12)}`].join('\n')],
+      ['ollama', [ollama('Here: '), ollama(m.slice(0, 12)), ollama(m.slice(12)), ollama('', true), ''].join('\n')],
+    ]
+    const lines = responses.map(([request_id, response]) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id, tenant_id: 't', session_id: 's', request: 'q', response}))
+    const result = same(taskOf(new Uint8Array(Buffer.from(lines.join('\n')))), set)
+    // The cut-off or malformed event's raw text is searched; NDJSON chunks are joined; the Ollama stream has no text (NO_RESPONSE_TEXT, 2).
+    expect(result.marked.map((r) => [r.request_id, r.tokens.map((t) => t.token)])).toEqual([['cut', [m]], ['malformed', [m]], ['ndjson', [m]]])
+    expect([...result.flags].map((f) => f & 2)).toEqual([0, 0, 0, 0, 2])
+  })
+
   it('joins a stream\'s choices as TypeScript does: by index, pieces appended, a choice with only empty pieces adding nothing', () => {
     const sse = (chunks: unknown[]) => chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('') + 'data: [DONE]\n\n'
     const delta = (index: number, d: Record<string, unknown>) => ({choices: [{index, delta: d}]})
