@@ -14,7 +14,7 @@ export default class Replay extends BaseCommand {
 
 For each record: prime the target with canaried requests from synthetic tenants, then send a trigger under the recorded conditions (prompt size, endpoint, streaming); a primer's canary in the trigger's answer reproduces the leak. Repeated --trials times; verdict confirmed / not_reproduced / rejected with the reproduction rate and a Wilson 95% interval, stored in the case. By default a size-preserving synthetic prompt replaces the original: no personal data is re-sent unless --original-prompt (audited). Recorded sizes larger than the target's window are scaled or clamped, and the output says how.
 
-Every request ends within --timeout; redirects are never followed. A target that hangs or stops answering HTTP ends the run (stored as interrupted, with what it measured). With --fail-on-leak the gate exits 3 when a record is confirmed, and also when it could not judge: trials that hung or errored, answers with no readable text, a run cut short, or a target that failed before the run began. A record none of whose triggers was judged (each hung, errored or answered with no readable text) is inconclusive and stored as no result.` 
+Every request ends within --timeout; redirects are never followed. A target that hangs or stops answering HTTP ends the run (stored as interrupted, with what it measured). With --fail-on-leak the gate exits 3 when a record is confirmed, and also when it could not judge: trials that hung or errored, answers with no readable text or not read whole (a stream cut off before data: [DONE], or an event that was no JSON document), a run cut short, or a target that failed before the run began. A record none of whose triggers was judged (each hung, errored, or answered with no readable text or with a stream not read whole) is inconclusive and stored as no result.` 
   static override examples = [
     '<%= config.bin %> replay --from-sightings --target http://127.0.0.1:8000 --pool-tokens 4096 --trials 10',
     '<%= config.bin %> replay --request-id req-8812 --target http://10.0.0.5:8000 --source-pool-tokens 855168 --pool-tokens 4096 --json',
@@ -33,7 +33,7 @@ Every request ends within --timeout; redirects are never followed. A target that
     'source-pool-tokens': Flags.integer({description: 'KV pool of the stack the records came from: scale sizes pool-relative (to --pool-tokens, which it needs).', min: 1, dependsOn: ['pool-tokens']}),
     // Node's timers hold at most 2^31-1 ms (about 24.8 days); a longer one fires at once.
     timeout: Flags.integer({description: 'Seconds before a request counts as hung (at most 86400).', default: 30, min: 1, max: 86_400}),
-    'fail-on-leak': Flags.boolean({description: 'Exit 3 when any record is confirmed, or when the replay could not judge (hung/errored trials, answers with no readable text, primers not served, run cut short).'}),
+    'fail-on-leak': Flags.boolean({description: 'Exit 3 when any record is confirmed, or when the replay could not judge (hung/errored trials, answers with no readable text or not read whole, primers not served, run cut short).'}),
     'allow-remote': Flags.boolean({description: 'Allow a target outside loopback/private ranges (only one you operate).'}),
     'api-key': Flags.string({description: 'Bearer token for the target.', env: 'CROSSTALK_API_KEY'}),
     model: Flags.string({description: 'Model name to request (default: first from /v1/models).'}),
@@ -123,6 +123,7 @@ Every request ends within --timeout; redirects are never followed. A target that
           `  ${r.original_prompt_tokens ?? '?'} -> ${r.replay_prompt_tokens} tokens (${r.scaling}), ${r.endpoint}${r.stream ? ' stream' : ''}` +
           (r.rejected + r.hung + r.errors > 0 ? `  rejected ${r.rejected}, hung ${r.hung}, errors ${r.errors}${r.hung + r.errors > 0 ? ' (hung and errored not judged)' : ''}` : '') +
           (r.no_text > 0 ? `  ${count(r.no_text, 'answer')} with no readable text (not counted)` : '') +
+          (r.incomplete > 0 ? `  ${count(r.incomplete, 'answer')} not read whole: a stream cut off or an event that was no JSON document (not counted)` : '') +
           (r.unprimed > 0 ? `  ${count(r.unprimed, 'trial')} not run: no primer was served` : ''),
       )
     }
@@ -130,7 +131,7 @@ Every request ends within --timeout; redirects are never followed. A target that
     const verdicts = (v: string): number => result.results.filter((r) => r.verdict === v).length
     this.log(
       `${verdicts('confirmed')} of ${count(result.results.length, 'record')} confirmed` +
-        ` (${verdicts('not_reproduced')} not reproduced, ${verdicts('rejected')} rejected by the target${verdicts('inconclusive') > 0 ? `, ${verdicts('inconclusive')} inconclusive: no trigger was judged (each hung, errored, had no readable text or no primer served), nothing stored` : ''})${result.interrupted ? ' before the interruption' : ''}`,
+        ` (${verdicts('not_reproduced')} not reproduced, ${verdicts('rejected')} rejected by the target${verdicts('inconclusive') > 0 ? `, ${verdicts('inconclusive')} inconclusive: no trigger was judged (each hung, errored, had no readable text, was not read whole or no primer served), nothing stored` : ''})${result.interrupted ? ' before the interruption' : ''}`,
     )
     if (result.interrupted) this.log('INTERRUPTED: partial results stored')
   }
@@ -162,10 +163,12 @@ function gateOf(result: ReplayResult): GateTripped | null {
   if (confirmed.length > 0) return new GateTripped(`replay confirmed ${count(confirmed.length, 'record')}`)
   const unanswered = result.results.reduce((sum, r) => sum + r.hung + r.errors, 0)
   const unread = result.results.reduce((sum, r) => sum + r.no_text, 0)
+  const notWhole = result.results.reduce((sum, r) => sum + r.incomplete, 0)
   const unprimed = result.results.reduce((sum, r) => sum + r.unprimed, 0)
   const reasons = [
     unanswered > 0 ? `${count(unanswered, 'trial')} hung or errored` : '',
     unread > 0 ? `${count(unread, 'answer')} with no readable text` : '',
+    notWhole > 0 ? `${count(notWhole, 'answer')} not read whole (a stream cut off, or an event that was no JSON document)` : '',
     unprimed > 0 ? `${count(unprimed, 'trial')} not run: no primer was served` : '',
     result.target_failure ? `the target ${result.target_failure.outcome === 'hung' ? 'hung' : 'failed'} on ${result.target_failure.request}` : result.interrupted ? 'the run was interrupted' : '',
   ].filter(Boolean)

@@ -48,6 +48,13 @@ export interface GenerateResult {
    * stream deltas reassembled. Empty when the answer carried none it could read.
    */
   text: string
+  /**
+   * Why a streamed answer was not read whole, or null: it ended without `data: [DONE]` (cut off),
+   * or an event's data was no JSON document (malformed, or cut off mid-event). Its text, such
+   * events' raw text included, is searched all the same; but an answer that holds no foreign
+   * marker is no clean observation (what was not read is not known): callers count it apart.
+   */
+  incomplete: string | null
   cachedTokens: number | null
   promptTokens: number | null
   error: string | null
@@ -99,6 +106,11 @@ function authWhy(status: number, body: string, keyGiven: boolean): string {
 /** Whether an answer carried any text the client could read (see GenerateResult.text): one without was searched for nothing. */
 export function hasText(result: GenerateResult): boolean {
   return result.text.trim() !== ''
+}
+
+/** Whether a served answer was judged whole: it carried readable text, and (a stream) reached `data: [DONE]` with every event a JSON document. */
+export function readWhole(result: GenerateResult): boolean {
+  return hasText(result) && result.incomplete === null
 }
 
 /** The first request the target failed in a way that stops a run. */
@@ -290,7 +302,7 @@ export class ServingClient {
     const deadline = started + this.options.timeoutMs
     const path = request.endpoint === 'chat' ? '/v1/chat/completions' : '/v1/completions'
     const name = `POST ${path}`
-    const base = {httpStatus: null, text: '', cachedTokens: null, promptTokens: null, error: null, inStreamError: false}
+    const base = {httpStatus: null, text: '', incomplete: null, cachedTokens: null, promptTokens: null, error: null, inStreamError: false}
     const done = (result: Omit<GenerateResult, 'elapsedMs' | 'attempts'>, attempts: number): GenerateResult => ({...result, elapsedMs: Date.now() - started, attempts})
     if (this.firstFailure) return done({...base, outcome: 'error', error: `not sent: the target already failed (${this.firstFailure.request} ${this.firstFailure.outcome})`}, 0)
 
@@ -351,7 +363,7 @@ function requestBody(request: GenerateRequest): Record<string, unknown> {
  * or error event that says the server failed (5xx, or code/type saying so) is `error`.
  */
 function interpret(status: number, contentType: string | undefined, raw: string, sawDone: boolean): Omit<GenerateResult, 'elapsedMs' | 'attempts'> {
-  const base = {httpStatus: status, text: '', cachedTokens: null, promptTokens: null, error: null, inStreamError: false}
+  const base = {httpStatus: status, text: '', incomplete: null, cachedTokens: null, promptTokens: null, error: null, inStreamError: false}
   const isStream = sawDone || (contentType ?? '').includes('text/event-stream') || raw.trimStart().startsWith('data:')
   if (status < 200 || status >= 300) {
     // An error status with a completion beside its error (choices, deltas) still delivered that text; a bare page or message is no answer.
@@ -362,11 +374,26 @@ function interpret(status: number, contentType: string | undefined, raw: string,
   const parsed = isStream ? parseSse(raw) : parseJson(raw)
   // A 200 whose body is no JSON document (an HTML page, plain text) is no completion: nothing was served.
   if (!isStream && !parsed.json) return {...base, outcome: 'error', error: 'HTTP 200 with a body that is not a completion (not JSON)'}
-  const text = answerText(raw, isStream)
+  const decoded = decodeResponse(raw)
+  const text = isStream && decoded.kind === 'text' ? '' : decoded.text
+  const incomplete = isStream ? streamIncomplete(sawDone, decoded.unparsed ?? 0) : null
   if (parsed.error !== null) {
-    return {...base, outcome: parsed.serverError ? 'error' : 'rejected', error: parsed.error.slice(0, MAX_ERROR_CHARS), inStreamError: parsed.isStream, text, cachedTokens: parsed.cachedTokens, promptTokens: parsed.promptTokens}
+    return {...base, outcome: parsed.serverError ? 'error' : 'rejected', error: parsed.error.slice(0, MAX_ERROR_CHARS), inStreamError: parsed.isStream, text, incomplete, cachedTokens: parsed.cachedTokens, promptTokens: parsed.promptTokens}
   }
-  return {...base, outcome: 'served', text, cachedTokens: parsed.cachedTokens, promptTokens: parsed.promptTokens}
+  return {...base, outcome: 'served', text, incomplete, cachedTokens: parsed.cachedTokens, promptTokens: parsed.promptTokens}
+}
+
+/**
+ * Why a stream was not read whole, or null: an OpenAI-compatible stream (vLLM, SGLang, TGI,
+ * OpenAI) ends with `data: [DONE]`, so one that closed without it was cut off; an event whose
+ * data never made a JSON document (decodeResponse's `unparsed`) was not read as an event.
+ */
+function streamIncomplete(sawDone: boolean, unparsed: number): string | null {
+  const why = [
+    sawDone ? '' : 'the stream ended without data: [DONE]',
+    unparsed > 0 ? `${count(unparsed, 'event')} whose data was no JSON document` : '',
+  ].filter(Boolean)
+  return why.length > 0 ? why.join('; ') : null
 }
 
 /**

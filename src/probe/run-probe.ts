@@ -37,9 +37,11 @@ export interface ProbeCheck {
   elapsed_ms: number
   /**
    * not_sent: requests the run never sent (interrupted, or the target had already failed);
-   * no_text: served answers that carried no text the probe could read (searched for nothing).
+   * no_text: served answers that carried no text the probe could read (searched for nothing);
+   * incomplete: served answers not read whole (a stream cut off, or an event that was no JSON
+   * document) whose text held no foreign marker: not known clean.
    */
-  counts?: {served: number; rejected: number; hung: number; error: number; leaks: number; not_sent: number; no_text: number}
+  counts?: {served: number; rejected: number; hung: number; error: number; leaks: number; not_sent: number; no_text: number; incomplete: number}
   /** Which synthetic tenant's marker reached which (synthetic) tenant. */
   leak_flows?: Array<{source_tenant: string; recipient_tenant: string}>
   cached_tokens?: number | null
@@ -277,6 +279,8 @@ function contextCheck(
   if (size.servable) {
     // An answer with no text the probe could read was searched for nothing: not a clean observation.
     if (outcome === 'served' && !hasText(result)) return {...base, ok: false, inconclusive: true, detail: 'served below the pool, but the answer carried no text the probe could read: not searched for foreign markers'}
+    // A stream cut off or holding an event that was no JSON document: what was read held no foreign marker, what was not is not known.
+    if (outcome === 'served' && result.incomplete !== null) return {...base, ok: false, inconclusive: true, detail: `served below the pool, but the answer was not read whole (${result.incomplete}): no foreign markers in what was read, the rest not known`}
     if (outcome === 'served') return {...base, ok: true, inconclusive: false, detail: 'served below the pool; its answer was read: no foreign markers'}
     if (outcome === 'leak') return {...base, ok: false, inconclusive: false, detail: `${answeredAs(result)} with ${count(foreign.length, 'foreign marker')}`}
     // A baseline that is not served says the probe's assumptions (pool size, reachability) are off, not that the stack leaks.
@@ -320,7 +324,7 @@ function contaminationCheck(
   entries: Array<{job: {tenant: Persona; persona: Persona}; result: GenerateResult | null | undefined}>,
   owners: Map<string, string>,
 ): ProbeCheck {
-  const counts = {served: 0, rejected: 0, hung: 0, error: 0, leaks: 0, not_sent: 0, no_text: 0}
+  const counts = {served: 0, rejected: 0, hung: 0, error: 0, leaks: 0, not_sent: 0, no_text: 0, incomplete: 0}
   const flows = new Map<string, {source_tenant: string; recipient_tenant: string}>()
   let status: number | null = null
   let elapsed = 0
@@ -338,7 +342,10 @@ function contaminationCheck(
       continue
     }
     const foreign = foreignMarkers(result.text, [job.persona.canary])
-    if (foreign.length === 0) continue
+    if (foreign.length === 0) {
+      if (result.outcome === 'served' && result.incomplete !== null) counts.incomplete++
+      continue
+    }
     counts.leaks++
     for (const marker of foreign) {
       const source = owners.get(marker.toLowerCase()) ?? 'unknown'
@@ -350,10 +357,11 @@ function contaminationCheck(
   // Only answers with readable text were searched. A class that should be served and gave no
   // such answer (nothing served, or nothing readable in what was) has no clean result: not known.
   // Nor has one where some served answers could not be read: what they held is not known.
-  const read = counts.served - counts.no_text
-  const unobserved = outcome === 'clean' && size.servable && (read === 0 || counts.no_text > 0)
+  const read = counts.served - counts.no_text - counts.incomplete
+  const unobserved = outcome === 'clean' && size.servable && (read === 0 || counts.no_text > 0 || counts.incomplete > 0)
   const crossTenant = [...flows.values()].filter((flow) => flow.source_tenant !== flow.recipient_tenant).length
-  const served = `${counts.served} served${counts.served > 0 ? ` (${read} read, ${counts.no_text} with no readable text)` : ''}`
+  const notWhole = counts.incomplete > 0 ? `, ${counts.incomplete} not read whole` : ''
+  const served = `${counts.served} served${counts.served > 0 ? ` (${read} read, ${counts.no_text} with no readable text${notWhole})` : ''}`
   const detail =
     outcome === 'leak'
       ? `${counts.leaks}/${entries.length} responses carried foreign markers (${count(crossTenant, 'cross-tenant flow')})${counts.no_text > 0 ? `; ${counts.no_text} more served with no readable text` : ''}`
@@ -364,7 +372,9 @@ function contaminationCheck(
               ? 'nothing served below the pool, so no answer could be searched for foreign markers'
               : read === 0
                 ? 'no served answer carried text the probe could read, so none could be searched for foreign markers'
-                : `no foreign markers in the ${read} read, but ${count(counts.no_text, 'served answer')} carried no text the probe could read: not known clean`
+                : counts.no_text > 0
+                  ? `no foreign markers in the ${read} read, but ${count(counts.no_text, 'served answer')} carried no text the probe could read: not known clean`
+                  : `no foreign markers in the ${read} read, but ${count(counts.incomplete, 'served answer')} ${counts.incomplete === 1 ? 'was' : 'were'} not read whole (a stream cut off, or an event that was no JSON document): not known clean`
         }`
   return {
     name: `contamination.${size.key}`,

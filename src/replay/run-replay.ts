@@ -21,7 +21,7 @@ import {wilsonInterval} from './wilson.js'
 
 /**
  * inconclusive: no trigger sent was judged: each hung, failed (transport or server error) or
- * was served with an answer that carried no text the client could read. Nothing was tested, so
+ * was served with an answer that carried no text the client could read or was not read whole. Nothing was tested, so
  * the record is neither confirmed nor not reproduced (nor rejected), and no result is stored
  * for it: a stored result is a finding, and the drafts count not_reproduced as one.
  */
@@ -67,6 +67,12 @@ export interface ReplayRecordResult extends Omit<ReplayResultRow, 'verdict'> {
    * rejected, hung or errored).
    */
   no_text: number
+  /**
+   * Triggers served with an answer not read whole (a stream cut off before `data: [DONE]`, or an
+   * event that was no JSON document) whose text held no primer's marker: what was not read is not
+   * known, so they are not counted in `trials`, the rate or the interval either (never as not reproduced).
+   */
+  incomplete: number
   /** Triggers judged (answered with readable text, or refused): `trials` less those that hung or errored. The rate and the interval are over these. */
   judged: number
   /** Trials not run because none of their primers was served (nothing was in the pool to leak): not counted in `trials`. */
@@ -201,17 +207,17 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
     if (stopped()) break
     const result = await replayRecord(record)
     // A record none of whose trials went out has no result (not "not reproduced").
-    if (result.trials + result.no_text + result.unprimed === 0) break
+    if (result.trials + result.no_text + result.incomplete + result.unprimed === 0) break
     // One row per record as it completes: an interrupted run keeps what it measured. A record
     // judged by no trial (every trigger hung, errored or answered without readable text) is no
     // finding, negative or not: not stored.
     if (result.verdict !== 'inconclusive') {
-      const {no_text: _unread, judged: _judged, unprimed: _unprimed, ...row} = result
+      const {no_text: _unread, incomplete: _incomplete, judged: _judged, unprimed: _unprimed, ...row} = result
       insertReplayResult(db, runId, {...row, verdict: result.verdict})
     }
     results.push(result)
     progress(
-      `${record.request_id}: ${result.verdict} (${result.reproduced}/${result.judged}${result.hung + result.errors > 0 ? `; ${result.hung + result.errors} hung or errored, not judged` : ''}${result.no_text > 0 ? `; ${result.no_text} answered with no readable text` : ''}${result.unprimed > 0 ? `; ${result.unprimed} not run: no primer was served` : ''})`,
+      `${record.request_id}: ${result.verdict} (${result.reproduced}/${result.judged}${result.hung + result.errors > 0 ? `; ${result.hung + result.errors} hung or errored, not judged` : ''}${result.no_text > 0 ? `; ${result.no_text} answered with no readable text` : ''}${result.incomplete > 0 ? `; ${result.incomplete} answered with a stream not read whole, not judged` : ''}${result.unprimed > 0 ? `; ${result.unprimed} not run: no primer was served` : ''})`,
     )
   }
   // (Read again: the loop above may have tripped it since the check before the run started.)
@@ -268,6 +274,7 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
     let errors = 0
     let trials = 0
     let noText = 0
+    let incomplete = 0
     let unprimed = 0
     for (let trial = 0; trial < options.trials; trial++) {
       if (stopped()) break
@@ -297,6 +304,12 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
         noText++
         continue
       }
+      // A stream cut off, or holding an event that was no JSON document: what was read held no
+      // primer's marker, what was not is not known. No trial of any kind (never not reproduced).
+      if (!leaked && result.outcome === 'served' && result.incomplete !== null) {
+        incomplete++
+        continue
+      }
       trials++
       if (leaked) reproduced++
       else if (result.outcome === 'rejected') rejected++
@@ -323,6 +336,7 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
       wilson_high: high,
       verdict: replayVerdict({trials, reproduced, rejected, hung, errors, no_text: noText, unprimed}),
       no_text: noText,
+      incomplete,
       judged,
       unprimed,
     }

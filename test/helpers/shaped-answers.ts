@@ -9,6 +9,9 @@ import type {AddressInfo} from 'node:net'
 // across two events. "empty" and "null" answer with no text at all. Prompts longer than
 // `rejectAboveWords` whitespace-separated words are rejected with HTTP 400. `leak: false`
 // answers with no marker; `noTextEvery: n` makes every n-th served answer an empty one.
+// `streamFault` answers every completion (streamed or not) as a stream not sent whole: 'cut'
+// ends it inside its last event (no blank line, no `data: [DONE]`), 'malformed' gives that event
+// JSON that does not parse (then `data: [DONE]`).
 
 export type AnswerShape = 'plain' | 'parts' | 'reasoning_content' | 'reasoning' | 'tool_call' | 'refusal' | 'empty' | 'null'
 
@@ -21,7 +24,7 @@ export interface ShapedServer {
 
 const CANARY = /CANARY-[0-9a-f]{8,}/gi
 
-export async function startShapedServer(shape: AnswerShape, options: {rejectAboveWords?: number; leak?: boolean; noTextEvery?: number} = {}): Promise<ShapedServer> {
+export async function startShapedServer(shape: AnswerShape, options: {rejectAboveWords?: number; leak?: boolean; noTextEvery?: number; streamFault?: 'cut' | 'malformed'} = {}): Promise<ShapedServer> {
   const seen: string[] = []
   let served = 0
   const server: Server = createServer((req, res) => {
@@ -41,11 +44,14 @@ export async function startShapedServer(shape: AnswerShape, options: {rejectAbov
       const text = `answer ${(options.leak ?? true) ? (foreign ?? 'none') : 'none'}`
       const as: AnswerShape = options.noTextEvery !== undefined && served % options.noTextEvery === 0 ? 'empty' : shape
       const completions = !req.url.includes('chat')
-      if (body.stream) {
+      if (body.stream || options.streamFault) {
         const half = Math.floor(text.length / 2)
         const events = [text.slice(0, half), text.slice(half)].map((piece, i) => ({object: 'chat.completion.chunk', choices: [completions ? {index: 0, text: shapedText(as, piece)} : {index: 0, delta: shaped(as, piece, i === 0)}]}))
         res.writeHead(200, {'content-type': 'text/event-stream'})
-        return void res.end(events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('') + 'data: [DONE]\n\n')
+        const data = events.map((e) => `data: ${JSON.stringify(e)}`)
+        if (options.streamFault === 'cut') return void res.end(`${data[0]}\n\n${data[1]!.slice(0, -4)}`)
+        if (options.streamFault === 'malformed') return void res.end(`${data[0]}\n\n${data[1]!.slice(0, -1)}\n\ndata: [DONE]\n\n`)
+        return void res.end(data.map((d) => `${d}\n\n`).join('') + 'data: [DONE]\n\n')
       }
       const choice = completions ? {index: 0, text: shapedText(as, text), finish_reason: 'stop'} : {index: 0, message: {role: 'assistant', ...shaped(as, text, true)}, finish_reason: 'stop'}
       json(200, {id: 'x', object: completions ? 'text_completion' : 'chat.completion', model: 'm', choices: [choice], usage: {prompt_tokens: 10, completion_tokens: 2, total_tokens: 12}})

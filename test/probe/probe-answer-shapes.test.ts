@@ -75,6 +75,25 @@ describe('probe: each check says how many answers it read', () => {
   })
 })
 
+describe('probe: a stream not read whole (QA: a stream cut off, or with a malformed event, was taken as complete: verdict pass)', () => {
+  it.each(['cut', 'malformed'] as const)('every answer a stream %s, no marker in what was read: each served answer inconclusive, never ok', async (fault) => {
+    server = await startShapedServer('plain', {rejectAboveWords: POOL, leak: false, streamFault: fault})
+    const result = await runProbe({target: server.url, poolTokens: POOL, advertisedTokens: WINDOW, timeoutMs: 2000, rng: seededRng(11), now: () => new Date('2026-11-02T06:48:30.289Z')})
+    expect(result.verdict).toBe('inconclusive')
+    const why = fault === 'cut' ? 'the stream ended without data: \\[DONE\\]; 1 event whose data was no JSON document' : '1 event whose data was no JSON document'
+    expect(check(result, 'context.below_pool')).toMatchObject({outcome: 'served', ok: false, inconclusive: true})
+    expect(check(result, 'context.below_pool').detail).toMatch(new RegExp(`not read whole \\(${why}\\)`))
+    for (const name of ['contamination.small', 'contamination.below_pool']) {
+      const c = check(result, name)
+      expect(c).toMatchObject({outcome: 'clean', ok: false, inconclusive: true})
+      expect(c.counts!.served).toBeGreaterThan(0)
+      expect(c.counts!.incomplete).toBe(c.counts!.served)
+      expect(c.counts!.no_text).toBe(0)
+      expect(c.detail).toMatch(/not read whole/)
+    }
+  })
+})
+
 describe('crosstalk probe --fail-on-leak (the command)', () => {
   it('exits 3 against a server whose answers carry no text, and 3 on a marker given only as reasoning', async () => {
     for (const shape of ['null', 'reasoning'] as const) {

@@ -20,8 +20,8 @@ const contaminatedCase = () =>
     [[MARKER, 'tenant-x', 'sx']],
   )
 
-async function replay(shape: AnswerShape) {
-  const server = await startShapedServer(shape)
+async function replay(shape: AnswerShape, options: Parameters<typeof startShapedServer>[1] = {}) {
+  const server = await startShapedServer(shape, options)
   const {db} = await contaminatedCase()
   try {
     const result = await runReplay(db, {target: server.url, requestIds: [], fromSightings: true, trials: 3, advertisedTokens: 4096, poolTokens: 1024, timeoutMs: 2000, rng: seededRng(5), now: () => new Date('2026-11-02T07:00:00.000Z')})
@@ -51,6 +51,32 @@ describe('replay: answer shapes', () => {
   })
 })
 
+describe('replay: a trigger answered with a stream not read whole (QA: stored not_reproduced, the draft said 0 of N reproduced)', () => {
+  it.each(['cut', 'malformed'] as const)('a stream %s, no marker in what was read: not a trial, inconclusive, nothing stored', async (fault) => {
+    const {result, stored, served} = await replay('plain', {leak: false, streamFault: fault})
+    expect(served).toBeGreaterThan(0)
+    expect(result.results).toHaveLength(2)
+    for (const r of result.results) expect(r).toMatchObject({verdict: 'inconclusive', trials: 0, reproduced: 0, no_text: 0, incomplete: 3})
+    expect(stored).toEqual([])
+  })
+
+  it('the command with --fail-on-leak: exit 3, the replay could not judge; no not_reproduced stored', async () => {
+    const server = await startShapedServer('plain', {leak: false, streamFault: 'malformed'})
+    const {db, path: dbPath} = await contaminatedCase()
+    db.close()
+    try {
+      const gate = await run(['replay', '--db', dbPath, '--target', server.url, '--from-sightings', '--trials', '2', '--pool-tokens', '1024', '--advertised-tokens', '4096', '--timeout', '2', '--fail-on-leak', '--json'])
+      expect(gate.code).toBe(3)
+      expect(gate.stderr).toMatch(/could not judge: 4 answers not read whole/)
+      const again = openCase(dbPath)
+      expect(listReplayResults(again)).toEqual([])
+      again.close()
+    } finally {
+      await server.close()
+    }
+  })
+})
+
 describe('crosstalk replay --from-sightings --fail-on-leak (the command)', () => {
   it('answers with no text: exit 3, the replay could not judge, no negative result stored', async () => {
     const server = await startShapedServer('null')
@@ -63,7 +89,7 @@ describe('crosstalk replay --from-sightings --fail-on-leak (the command)', () =>
       expect(gate.stderr).toContain('replay could not judge: 4 answers with no readable text')
       const human = await run(['replay', '--db', dbPath, '--target', server.url, '--from-sightings', '--trials', '2', '--pool-tokens', '1024', '--advertised-tokens', '4096', '--timeout', '2'])
       expect(human.stdout).toMatch(/req-chat\s+inconclusive\s+0\/0 .*2 answers with no readable text \(not counted\)/)
-      expect(human.stdout).toContain('2 inconclusive: no trigger was judged (each hung, errored, had no readable text or no primer served), nothing stored')
+      expect(human.stdout).toContain('2 inconclusive: no trigger was judged (each hung, errored, had no readable text, was not read whole or no primer served), nothing stored')
       const again = openCase(dbPath)
       expect(listReplayResults(again)).toEqual([])
       again.close()
