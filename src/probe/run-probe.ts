@@ -370,8 +370,10 @@ function contaminationCheck(
             ? `no foreign markers${read > 0 ? ` in the ${read} read` : ''}`
             : counts.served === 0
               ? 'nothing served below the pool, so no answer could be searched for foreign markers'
-              : read === 0
+              : read === 0 && counts.incomplete === 0
                 ? 'no served answer carried text the probe could read, so none could be searched for foreign markers'
+                : read === 0
+                  ? 'no served answer was read whole (a stream cut off, or an event that was no JSON document): no foreign markers in what was read, the rest not known'
                 : counts.no_text > 0
                   ? `no foreign markers in the ${read} read, but ${count(counts.no_text, 'served answer')} carried no text the probe could read: not known clean`
                   : `no foreign markers in the ${read} read, but ${count(counts.incomplete, 'served answer')} ${counts.incomplete === 1 ? 'was' : 'were'} not read whole (a stream cut off, or an event that was no JSON document): not known clean`
