@@ -300,9 +300,6 @@ function parseLoose(text: string): unknown {
   }
 }
 
-/** Messages API stream events (the `type` of each). */
-const MESSAGES_EVENTS = new Set(['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop', 'ping', 'error'])
-
 /** Whether a document is a chunk or event of a stream decodeSse reads: chat/completions chunks, Responses or Messages API events, an error. */
 function isStreamChunk(d: Obj): boolean {
   if (Array.isArray(d.choices)) return true
