@@ -28,7 +28,7 @@ json_object!(Function { arguments: Any<'a> = "arguments" });
 
 /// A request message: a string, or an object with content and tool calls.
 pub type RequestMessage<'a> = Json<'a, MessageIn<'a>, Skip>;
-json_object!(MessageIn { content: Content<'a> = "content", tool_calls: ToolCalls<'a> = "tool_calls", kind: Any<'a> = "type" });
+json_object!(MessageIn { content: Content<'a> = "content", tool_calls: ToolCalls<'a> = "tool_calls", kind: Any<'a> = "type", refusal: Any<'a> = "refusal" });
 json_object!(RequestObject {
     system: Any<'a> = "system",
     stream: Any<'a> = "stream",
@@ -37,6 +37,8 @@ json_object!(RequestObject {
     prompt: Json<'a, Skip, Any<'a>> = "prompt",
     input: Json<'a, Skip, RequestMessage<'a>> = "input",
     text: Any<'a> = "text",
+    // Chat Completions' predicted output: read by TypeScript (below).
+    prediction: Any<'a> = "prediction",
 });
 pub type Request<'a> = Json<'a, RequestObject<'a>, RequestMessage<'a>>;
 
@@ -189,6 +191,10 @@ fn request<T: RequestText>(body: &Request) -> Option<T> {
             if matches!(o.system, Some(Json::Arr(_))) {
                 return None;
             }
+            // A predicted output (`prediction.content`): TypeScript's to read.
+            if matches!(o.prediction, Some(Json::Obj(_))) {
+                return None;
+            }
             if let Some(s) = str_of(&o.instructions) {
                 part(&mut parts, T::piece(s));
             }
@@ -257,16 +263,25 @@ fn messages_of<T: RequestText>(messages: &[RequestMessage]) -> Option<T> {
 }
 
 /// A message holding what decode.ts reads apart from content parts and tool calls: a Responses API
-/// `function_call` or `function_call_output` item, or Messages API blocks that stand apart
-/// (`tool_result`, `document`, `tool_use`: requestContentText). Rare in a native line whose answer
-/// is read here (their answers are Messages and Responses API bodies, left to TypeScript already).
+/// item other than a message (`function_call_output`, `reasoning`, `mcp_call`...: decode.ts's
+/// READ_ITEMS, and any type it may learn), a chat assistant's `refusal`, or a block that stands
+/// apart (decode.ts's STANDALONE_BLOCKS: tool results, documents, thinking, refusal parts...).
+/// Rare in a native line whose answer is read here (their answers are Messages and Responses API
+/// bodies, left to TypeScript already).
 fn left_to_typescript(m: &MessageIn) -> bool {
-    if matches!(str_of(&m.kind), Some("function_call" | "function_call_output")) {
+    if !matches!(str_of(&m.kind), None | Some("message")) || str_of(&m.refusal).is_some() {
         return true;
     }
     let Some(Json::Arr(parts)) = &m.content else { return false };
-    parts.iter().any(|part| matches!(part, Json::Obj(p) if matches!(str_of(&p.kind), Some("tool_result" | "document" | "tool_use"))))
+    parts.iter().any(|part| matches!(part, Json::Obj(p) if matches!(str_of(&p.kind), Some(k) if STANDALONE_BLOCKS.contains(&k))))
 }
+
+/// decode.ts's STANDALONE_BLOCKS: the parts it reads apart from their `text`, on lines of their own.
+const STANDALONE_BLOCKS: &[&str] = &[
+    "tool_result", "document", "tool_use", "thinking", "server_tool_use", "mcp_tool_use", "mcp_tool_result", "search_result",
+    "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result", "bash_code_execution_tool_result",
+    "text_editor_code_execution_tool_result", "refusal",
+];
 
 /// contentText: `content` as a string or as OpenAI content parts.
 fn content<T: RequestText>(content: &Option<Content>) -> T {

@@ -53,6 +53,8 @@ export function decodeRequest(body: unknown): string | null {
   // The Responses API's system prompt.
   if (typeof body.instructions === 'string') parts.push(body.instructions)
   if (Array.isArray(body.messages)) parts.push(messagesText(body.messages))
+  // Chat Completions' predicted output: text the caller sent, which the model may repeat verbatim.
+  if (isObj(body.prediction) && contentText(body.prediction.content) !== '') parts.push(contentText(body.prediction.content))
   if (body.prompt !== undefined) parts.push(promptText(body.prompt))
   if (body.input !== undefined) parts.push(typeof body.input === 'string' ? body.input : Array.isArray(body.input) ? messagesText(body.input) : '')
   if (parts.length === 0 && typeof body.text === 'string') parts.push(body.text)
@@ -69,8 +71,9 @@ function promptText(prompt: Json): string {
 /**
  * Request messages (chat `messages`, Messages API `messages`, Responses API `input` items) in
  * order, one per line. Besides a message's content: the arguments of the tool calls it made (chat
- * `tool_calls`, a Responses API `function_call` item), and the output a Responses API
- * `function_call_output` item hands back to the model, which is text the caller sent.
+ * `tool_calls`), a chat assistant message's `refusal`, and what a Responses API item other than a
+ * message carries (itemText): every one of them is text the caller sent the model, replaying its
+ * own history or handing back a tool's output.
  */
 function messagesText(messages: Json[]): string {
   const out: string[] = []
@@ -80,22 +83,82 @@ function messagesText(messages: Json[]): string {
       const t = requestContentText(m.content)
       if (t) out.push(t)
       if (Array.isArray(m.tool_calls)) out.push(...toolCallArgs(m.tool_calls))
-      if (m.type === 'function_call' && typeof m.arguments === 'string') out.push(m.arguments)
-      if (m.type === 'function_call_output') {
-        const o = typeof m.output === 'string' ? m.output : contentText(m.output)
-        if (o) out.push(o)
-      }
+      if (typeof m.refusal === 'string' && m.refusal !== '') out.push(m.refusal)
+      if (typeof m.type === 'string' && READ_ITEMS.has(m.type)) out.push(...itemText(m))
     }
   }
   return out.join('\n')
 }
 
 /**
+ * Responses API input items (besides messages) read by itemText. An assistant's earlier output
+ * items come back in `input` when the caller replays its history, and tool outputs are what the
+ * caller hands the model: a marker in any of them, repeated by the model, is an echo.
+ */
+const READ_ITEMS = new Set([
+  'function_call', 'function_call_output', 'custom_tool_call', 'custom_tool_call_output', 'reasoning', 'mcp_call', 'mcp_approval_request',
+  'computer_call', 'computer_call_output', 'local_shell_call', 'local_shell_call_output', 'shell_call', 'shell_call_output',
+  'apply_patch_call', 'apply_patch_call_output', 'code_interpreter_call', 'file_search_call', 'web_search_call',
+])
+
+const str = (v: Json | undefined): string[] => (typeof v === 'string' && v !== '' ? [v] : [])
+/** A tool output: a string, or content parts (`input_text`...) as contentText reads them. */
+const outputText = (v: Json | undefined): string[] => str(typeof v === 'string' ? v : contentText(v))
+/** Each object's `key` strings, in order. */
+const eachOf = (v: Json | undefined, key: string): string[] => (Array.isArray(v) ? v.flatMap((x) => (isObj(x) ? str(x[key]) : [])) : [])
+
+/**
+ * A Responses API item's texts beside its `content`, each on its own line: a function or MCP
+ * call's arguments, a custom tool's input, any tool's output (and an MCP call's error), a
+ * reasoning item's summary (its `reasoning_text` parts are content), a computer action's typed
+ * text and the safety checks' messages, a shell command and its output, a patch, interpreter code
+ * and logs, file search queries and results, a web search query.
+ */
+function itemText(m: Obj): string[] {
+  switch (m.type) {
+    case 'function_call':
+    case 'mcp_approval_request':
+      return typeof m.arguments === 'string' ? [m.arguments] : []
+    case 'function_call_output':
+    case 'custom_tool_call_output':
+    case 'local_shell_call_output':
+    case 'apply_patch_call_output':
+      return outputText(m.output)
+    case 'custom_tool_call':
+      return str(m.input)
+    case 'mcp_call':
+      return [...str(m.arguments), ...outputText(m.output), ...str(m.error)]
+    case 'reasoning':
+      return str(contentText(m.summary))
+    case 'computer_call':
+      return [...(isObj(m.action) ? str(m.action.text) : []), ...eachOf(m.pending_safety_checks, 'message')]
+    case 'computer_call_output':
+      return eachOf(m.acknowledged_safety_checks, 'message')
+    case 'local_shell_call':
+      return isObj(m.action) && Array.isArray(m.action.command) ? str(m.action.command.filter((c): c is string => typeof c === 'string').join(' ')) : []
+    case 'shell_call':
+      return isObj(m.action) && Array.isArray(m.action.commands) ? m.action.commands.flatMap(str) : []
+    case 'shell_call_output':
+      return Array.isArray(m.output) ? m.output.flatMap((o) => (isObj(o) ? [...str(o.stdout), ...str(o.stderr)] : [])) : outputText(m.output)
+    case 'apply_patch_call':
+      return isObj(m.operation) ? str(m.operation.diff) : []
+    case 'code_interpreter_call':
+      return [...str(m.code), ...eachOf(m.outputs, 'logs')]
+    case 'file_search_call':
+      return [...(Array.isArray(m.queries) ? m.queries.flatMap(str) : []), ...eachOf(m.results, 'text')]
+    case 'web_search_call':
+      return isObj(m.action) ? [...str(m.action.query), ...(Array.isArray(m.action.queries) ? m.action.queries.flatMap(str) : [])] : []
+    default:
+      return []
+  }
+}
+
+/**
  * A request message's content: a string, or its parts (OpenAI content parts, Messages API content
- * blocks) as blocksText joins them. A Messages API block that holds what the caller gave the model
- * is read with it: a `tool_result`'s content, a `document`'s text, and an earlier `tool_use`'s
- * input as JSON (as a chat request's tool-call arguments are read); so a marker the caller sent
- * in a tool result and the model repeats is found in the prompt (an echo, no leak).
+ * blocks) as blocksText joins them. A block that holds what the caller gave the model, or what
+ * the model said earlier and the caller sends back, is read with it (requestBlockText); so a
+ * marker the caller sent in, say, a tool result and the model repeats is found in the prompt (an
+ * echo, no leak).
  */
 function requestContentText(content: Json | undefined): string {
   if (typeof content === 'string') return content
@@ -103,8 +166,18 @@ function requestContentText(content: Json | undefined): string {
   return blocksText(content.map((block) => ({text: requestBlockText(block), isText: isTextPart(block)})))
 }
 
-/** Messages API blocks that stand apart from the running text of the parts around them. */
-const STANDALONE_BLOCKS = new Set(['tool_result', 'document', 'tool_use'])
+/**
+ * The blocks read apart from a part's `text`, each standing apart from the running text of the
+ * parts around it. Every other part is read by its `text` alone. (The native addon leaves a
+ * request holding any of these to TypeScript: native/src/decode.rs keeps the same list.)
+ */
+const STANDALONE_BLOCKS = new Set([
+  'tool_result', 'document', 'tool_use',
+  // Messages API: an assistant's earlier thinking (sent back with tool use), server and MCP tools'
+  // calls and results, search results the caller supplies; a chat assistant's refusal part.
+  'thinking', 'server_tool_use', 'mcp_tool_use', 'mcp_tool_result', 'search_result', 'web_search_tool_result', 'web_fetch_tool_result',
+  'code_execution_tool_result', 'bash_code_execution_tool_result', 'text_editor_code_execution_tool_result', 'refusal',
+])
 
 /** Whether a part is a piece of one running text (as every part read before these blocks was), not a block standing apart. */
 function isTextPart(part: Json): boolean {
@@ -114,10 +187,39 @@ function isTextPart(part: Json): boolean {
 function requestBlockText(block: Json): string {
   if (typeof block === 'string') return block
   if (!isObj(block)) return ''
-  if (block.type === 'tool_result') return requestContentText(block.content)
-  if (block.type === 'document') return documentText(block.source)
-  if (block.type === 'tool_use') return isObj(block.input) ? JSON.stringify(block.input) : ''
-  return typeof block.text === 'string' ? block.text : ''
+  switch (block.type) {
+    case 'tool_result':
+    case 'mcp_tool_result':
+      return requestContentText(block.content)
+    case 'document':
+      return documentText(block.source)
+    case 'tool_use':
+    case 'server_tool_use':
+    case 'mcp_tool_use':
+      return isObj(block.input) ? JSON.stringify(block.input) : ''
+    // Anthropic's `thinking` string; a Mistral thinking part's text chunks.
+    case 'thinking':
+      return typeof block.thinking === 'string' ? block.thinking : Array.isArray(block.thinking) ? contentText(block.thinking) : typeof block.text === 'string' ? block.text : ''
+    case 'refusal':
+      return typeof block.refusal === 'string' ? block.refusal : ''
+    case 'search_result':
+      return [...str(block.source), ...str(block.title), ...str(requestContentText(block.content))].join('\n')
+    case 'web_search_tool_result':
+      // Each result's url and title; its page text is encrypted (`encrypted_content`), no text.
+      return Array.isArray(block.content) ? block.content.flatMap((r) => (isObj(r) ? [...str(r.url), ...str(r.title)] : [])).join('\n') : ''
+    case 'web_fetch_tool_result':
+      // The page fetched: its url and a document block.
+      return isObj(block.content) ? [...str(block.content.url), ...str(requestBlockText(block.content.content ?? null))].join('\n') : ''
+    case 'code_execution_tool_result':
+    case 'bash_code_execution_tool_result':
+    case 'text_editor_code_execution_tool_result': {
+      // The run's stdout and stderr; a viewed file's content (text editor).
+      const c = block.content
+      return isObj(c) ? [...str(c.stdout), ...str(c.stderr), ...str(c.content)].join('\n') : ''
+    }
+    default:
+      return typeof block.text === 'string' ? block.text : ''
+  }
 }
 
 /** A Messages API document's text: a plain-text source's `data`, or a content source's blocks (a base64 PDF or a URL holds none here). */

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
 import {decodeRequest, decodeResponse, splitLines} from '../../src/extract/decode.js'
+import {requestShapes} from '../helpers/request-shapes.js'
 
 const sse = (...chunks: unknown[]) => chunks.map((c) => `data: ${typeof c === 'string' ? c : JSON.stringify(c)}\n\n`).join('')
 const delta = (content: string, index = 0) => ({object: 'chat.completion.chunk', choices: [{index, delta: {content}}]})
@@ -240,6 +241,17 @@ describe('Anthropic\'s Messages API (/v1/messages)', () => {
 })
 
 describe('decodeRequest', () => {
+  it.each(requestShapes.map(([name, make], i) => [name, make, `T${i}-sent-text`] as const))('reads what the caller sent in a %s', (_name, make, t) => {
+    const text = decodeRequest(make(t))!
+    expect(text).toContain(t)
+    // Read once, on a line of its own (a block apart from the running text around it).
+    expect(text.split('\n').filter((l) => l.includes(t))).toHaveLength(1)
+  })
+  it('reads a block apart from the text parts around it, and a redacted_thinking block (encrypted) as no text', () => {
+    expect(decodeRequest({messages: [{role: 'assistant', content: [{type: 'text', text: 'a'}, {type: 'thinking', thinking: 'b', signature: 's'}, {type: 'redacted_thinking', data: 'EnCr'}, {type: 'text', text: 'c'}]}]})).toBe('a\nb\nc')
+    expect(decodeRequest({messages: [{role: 'assistant', content: [{type: 'redacted_thinking', data: 'EnCr'}]}]})).toBe('')
+    expect(decodeRequest({messages: [{role: 'user', content: [{type: 'text', text: 'CANARY-00'}, {type: 'refusal', refusal: 'ff'}]}]})).toBe('CANARY-00\nff')
+  })
   it('reads what the caller sent in Messages API tool results and documents, and an earlier tool call\'s input', () => {
     const messages = [
       {role: 'user', content: 'look it up'},

@@ -13,6 +13,7 @@ import {generateIncident} from '../../src/generate/generate-incident.js'
 import {ADDON_PATH, NATIVE_BLANK, NATIVE_LEFT, NATIVE_RECORD, nativeQuickExtractor, nativeQuickStatus, releaseNativeQuick, resetNativeQuick} from '../../src/ingest/native-quick.js'
 import {NO_REQUEST_TEXT, NO_RESPONSE_TEXT, processUnit, type UnitResult} from '../../src/ingest/process-unit.js'
 import {quickUnit, type QuickUnitResult, type QuickUnitTask} from '../../src/ingest/quick-unit.js'
+import {requestShapes} from '../helpers/request-shapes.js'
 
 // The differential test of the native extractor (native/, Rust): on generated incidents and on
 // random and mutated lines, a unit read with the native extractor gives exactly the quick
@@ -271,15 +272,21 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     fc.record({type: fc.constant('tool_result'), content: fc.oneof(text, fc.array(text.map((t) => ({type: 'text', text: t})), {maxLength: 2}))}),
     text.map((t) => ({type: 'document', source: {type: 'text', data: t}})),
     fc.constantFrom<unknown>({type: 'tool_use', input: {q: 'CANARY-aaaa1111aaaa1111aaaa'}}, {type: 'document', source: {type: 'content', content: [{type: 'text', text: 'CANARY-aaaa1111aaaa1111aaaa'}]}}, {type: 'tool_result'}),
+    // History replayed and server tools' results: thinking, refusal parts, MCP and search results.
+    fc.record({type: fc.constantFrom('thinking', 'refusal', 'redacted_thinking'), thinking: text, refusal: text, text}, {requiredKeys: ['type']}),
+    fc.record({type: fc.constantFrom('mcp_tool_result', 'search_result', 'code_execution_tool_result'), content: fc.oneof(text, fc.array(text.map((t) => ({type: 'text', text: t})), {maxLength: 2}), text.map((t) => ({stdout: t})))}),
   )
   const requestItem = fc.oneof(
     fc.record({role: fc.constant('user'), content: fc.array(requestBlock, {maxLength: 3})}),
     fc.record({type: fc.constant('function_call_output'), output: fc.oneof(text, fc.array(text.map((t) => ({type: 'input_text', text: t})), {maxLength: 2}), fc.constant<unknown>(3))}),
     fc.record({type: fc.constant('function_call'), arguments: fc.oneof(text, fc.constant<unknown>(1))}),
+    // Responses API items a caller replays or answers with (their text beside content), a chat refusal.
+    fc.record({type: fc.constantFrom('reasoning', 'mcp_call', 'custom_tool_call', 'custom_tool_call_output', 'local_shell_call_output', 'message', 'item_reference'), summary: fc.array(text.map((t) => ({type: 'summary_text', text: t})), {maxLength: 2}), output: text, input: text, content: text}, {requiredKeys: ['type']}),
+    fc.record({role: fc.constant('assistant'), content: fc.oneof(text, fc.constant<unknown>(null)), refusal: fc.oneof(text, fc.constant<unknown>(null))}, {requiredKeys: ['refusal']}),
   )
   const request = fc.oneof(
     text,
-    fc.record({messages: fc.array(fc.oneof(message, requestItem), {maxLength: 3}), input: fc.array(fc.oneof(message, requestItem), {maxLength: 2})}, {requiredKeys: []}),
+    fc.record({messages: fc.array(fc.oneof(message, requestItem), {maxLength: 3}), input: fc.array(fc.oneof(message, requestItem), {maxLength: 2}), prediction: fc.oneof(fc.record({type: fc.constant('content'), content: fc.oneof(text, fc.array(text.map((t) => ({type: 'text', text: t})), {maxLength: 2}))}), fc.constant<unknown>(null), text)}, {requiredKeys: []}),
     fc.record({system: fc.oneof(text, fc.constant<unknown>(1), fc.array(text.map((t) => ({type: 'text', text: t})), {maxLength: 2})), instructions: fc.oneof(text, fc.constant<unknown>(1)), messages: fc.oneof(fc.array(fc.oneof(message, text, fc.constant<unknown>(9)), {maxLength: 3}), fc.constant<unknown>('m')), prompt: fc.oneof(text, fc.array(fc.oneof(text, fc.constant<unknown>(1)), {maxLength: 3}), fc.constant<unknown>(null)), input: fc.oneof(text, fc.array(message, {maxLength: 2}), fc.constant<unknown>(2)), text, stream: fc.boolean()}, {requiredKeys: []}),
     fc.array(fc.oneof(message, text), {maxLength: 3}),
     fc.constantFrom<unknown>(null, 5, -0, 1.5, true, false, '  {"messages":[{"content":"x"}]}', '[{"content":""}]', '{"messages":[{"content":"\\ud800"}]}', '{bad', '[]', '{}', {seed: 12345678901234567891n}),
@@ -635,6 +642,19 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
       ['other case', [], [false]],
     ])
     same(taskOf(bytes), set)
+  })
+
+  it('takes for an echo the marker the caller sent in any request shape (history replayed, tool items, refusals, a prediction), as TypeScript does, or leaves the line to it', () => {
+    const hex = '0123456789abcdef0123'
+    const answer = {object: 'chat.completion', choices: [{index: 0, message: {role: 'assistant', content: `you said CANARY-${hex}`}}]}
+    const lines = requestShapes.map(([, make], i) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id: `s${i}`, tenant_id: 't', session_id: 's', request: make(`recall CANARY-${hex}`), response: answer}))
+    const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
+    const result = same(taskOf(bytes), set)
+    // Every record's prompt holds the whole marker: an echo, on both roads.
+    expect(result.marked.map((m) => [m.request_id, m.token_echo])).toEqual(requestShapes.map((_, i) => [`s${i}`, [hex.length]]))
+    // The addon reads none of these shapes itself (decode.rs left_to_typescript): each line is TypeScript's.
+    expect(claims(bytes, set)).toEqual({left: requestShapes.length, blank: 0, record: 0})
+    expect(ingestClaims(bytes)).toEqual({left: requestShapes.length, blank: 0, record: 0})
   })
 
   it('reads every marker, escaped, split across chunks or registered, as TypeScript does', () => {
