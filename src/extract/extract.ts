@@ -30,6 +30,10 @@ import {FingerprintBuffer, fingerprintTextFast, SCHEME} from './winnow.js'
  * record whose body holds an item, block or event of a type it does not know is not read whole
  * (parse-record.ts UNREAD_SHAPES), and a file read before is checked for such records when it is
  * extracted again (detect/reextract.ts).
+ * x6 also reads a request's texts as this version decodes them (what a caller replays from its
+ * history or hands back: thinking blocks, server and MCP tools' results, search results, Responses
+ * API reasoning and tool items, refusals, a predicted output), so a marker the model repeats from
+ * them is an echo.
  */
 export const EXTRACT_SCHEME = `x6/${SCHEME}`
 
@@ -40,7 +44,8 @@ export const EXTRACT_SCHEME = `x6/${SCHEME}`
  * IBANs); x2 from x3 in the texts decoded (see EXTRACT_SCHEME), so any of a file's extracts may
  * differ: its marker tokens, personal data and fingerprints alike; x3 from x4 in the lines read as
  * records (a record of x3 may stand for a line x4 refuses); x4 from x5 in an answer's texts decoded;
- * x5 from x6 in an answer's texts decoded, and in the records not read whole.
+ * x5 from x6 in an answer's and a request's texts decoded (its echo decisions, personal data and
+ * fingerprints), and in the records not read whole.
  */
 export const PRIOR_EXTRACT_SCHEMES: readonly string[] = [`x1/${SCHEME}`, `x2/${SCHEME}`, `x3/${SCHEME}`, `x4/${SCHEME}`, `x5/${SCHEME}`]
 

@@ -1,7 +1,9 @@
+import Database from 'better-sqlite3'
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {runCli, runJson, tempDir, type CliResult} from '../helpers/cli.js'
+import {EXTRACT_SCHEME} from '../../src/extract/extract.js'
 import {requestShapes} from '../helpers/request-shapes.js'
 
 // A session that replays its own history (an assistant's thinking, a refusal, Responses API
@@ -68,5 +70,24 @@ describe('the echo check reads the text a caller sent in every request shape', (
     expect(gate.code, gate.stderr).toBe(3)
     const sightings = runJson<Sighting[]>(['sightings', '--db', db])
     expect(sightings.map((s) => [s.request_id, s.class]).sort()).toEqual(ids.map((r) => [r, 'cross_tenant']).sort())
+  }, 120_000)
+
+  it('a case extracted before (x5), which took these echoes for leaks, is extracted again by the next scan, whose gate passes', () => {
+    const {canaries, logs, db} = caseDir()
+    const {ids, jsonl} = lines(`recall ${markerA}`)
+    writeFileSync(logs, jsonl)
+    expect(runWith(true, ['triage', logs, '--canaries', canaries, '--db', db]).code).toBe(0)
+    // What x5 left: the prompts' texts unread, so every repeat of the marker a cross-tenant sighting.
+    const c = new Database(db)
+    c.prepare("UPDATE files SET extract_scheme = 'x5/words-k5-w8-v2' WHERE kind = 'log'").run()
+    c.prepare("UPDATE sightings SET class = 'cross_tenant', source_session = 'sess-a', source_tenant = 'tenant-a'").run()
+    c.close()
+    const s = runWith(true, ['scan', '--db', db, '--fail-on-leak'])
+    expect(s.code, s.stderr).toBe(0)
+    const sightings = runJson<Sighting[]>(['sightings', '--db', db])
+    expect(sightings.map((x) => [x.request_id, x.class]).sort()).toEqual(ids.map((r) => [r, 'echo']).sort())
+    const check = new Database(db, {readonly: true})
+    expect(check.prepare("SELECT DISTINCT extract_scheme FROM files WHERE kind = 'log'").pluck().all()).toEqual([EXTRACT_SCHEME])
+    check.close()
   }, 120_000)
 })
