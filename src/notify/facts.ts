@@ -9,7 +9,7 @@ import {loadScopeInputs, type ScopeInputs} from '../scope/scope-data.js'
 import {retryConcerns, retryLeaks, type RetryLeak} from '../scope/retry-leaks.js'
 import type {LeakingDuplicate} from '../detect/conflicting-duplicates.js'
 import {computeTenantView, otherTenantLabels, type TenantCounterpart} from '../scope/tenant-view.js'
-import {contaminationRows} from '../store/findings.js'
+import {excerptSightingRows} from '../store/findings.js'
 import {completeFiles, fileTotals, logFilesNotReadWhole, type FileTotals} from '../store/files.js'
 import {openUnreadSources} from '../store/unread-sources.js'
 import type {CaseDb} from '../store/open-case.js'
@@ -207,6 +207,12 @@ export interface Excerpt {
   text: string
 }
 
+/** An excerpt as read, with the tenants on its two sides (never printed): a draft for one controller keeps only its own. */
+export interface ExcerptInput extends Excerpt {
+  source_tenant: string | null
+  recipient_tenant: string
+}
+
 /** A recorded notification as the drafts state it: with whether it was late, and what it contradicts. */
 export interface NotificationFact extends NotificationRecord {
   late: boolean
@@ -288,7 +294,7 @@ export interface FactsInputs {
   fileTotals: FileTotals
   /** counts over every record of complete files (a full pass: read for the drafts, not for scope) */
   recordTotals: RecordTotals
-  excerpts: Excerpt[] | null
+  excerpts: ExcerptInput[] | null
   /** the log sources an ingest reached and could not read, still open (their names only) */
   unreadSources?: string[]
   /** names of complete log files not read whole */
@@ -304,7 +310,7 @@ export function truncateMarker(marker: string): string {
   return `${safeLine(head)}…`
 }
 
-export function loadFactsInputs(db: CaseDb, options: Omit<GatherFactsOptions, 'now'> = {}): FactsInputs {
+export function loadFactsInputs(db: CaseDb, options: Omit<GatherFactsOptions, 'now'> & {tenant?: string; side?: 'both' | 'leaked'} = {}): FactsInputs {
   return {
     scope: loadScopeInputs(db, {poolTokens: options.poolTokens, advertisedTokens: options.advertisedTokens}),
     incident: getIncident(db),
@@ -318,7 +324,7 @@ export function loadFactsInputs(db: CaseDb, options: Omit<GatherFactsOptions, 'n
     })),
     fileTotals: fileTotals(db),
     recordTotals: recordTotals(db),
-    excerpts: options.includeExcerpts ? gatherExcerpts(db) : null,
+    excerpts: options.includeExcerpts ? gatherExcerpts(db, options.tenant, options.side) : null,
     // Names only: a path of the responder's machine is no place in a document sent to others.
     unreadSources: openUnreadSources(db).map((s) => basename(s.name.replace(/\\/g, '/'))),
     notReadWhole: logFilesNotReadWhole(db).map((path) => basename(path.replace(/\\/g, '/'))),
@@ -390,7 +396,8 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     provenance: full ? {attributed_responses: provenanceIds.size, max_overlap_words: s.provenance.reduce((m, p) => Math.max(m, p.overlap_words), 0)} : null,
     replay: replayFacts(inputs.replay),
     evidence: inputs.files.map(({by_reference: _, ...f}) => ({...f, name: safeLine(f.name)})),
-    excerpts: inputs.excerpts,
+    // A draft for one controller carries the excerpts of its own leaks only (as narrowTo keeps its rows), whatever was read.
+    excerpts: inputs.excerpts === null ? null : inputs.excerpts.filter((e) => options.tenant === undefined || e.source_tenant === options.tenant || ((options.side ?? 'both') === 'both' && e.recipient_tenant === options.tenant)).map(({source_tenant: _s, recipient_tenant: _r, ...e}) => e),
     for_tenant: options.tenant === undefined ? null : safeLine(options.tenant),
     retry_leaks: retryLeaks(retriesOf(inputs.scope, options.tenant, options.side ?? 'both')),
     retry_only_tenants: full && options.tenant === undefined ? tenantExposures(s, retryOnlyTenants(inputs.scope, tenants)) : [],
@@ -744,14 +751,50 @@ function notNamedSources(rows: readonly ExposureRow[]): {
   return {candidates, notRecorded, unknown}
 }
 
-/** Only with --include-excerpts: short windows around each marker, controls made visible. */
-function gatherExcerpts(db: CaseDb): Excerpt[] {
-  const rows = contaminationRows(db).slice(0, 200)
+/**
+ * Only with --include-excerpts: short windows around each marker, controls made visible. With
+ * `tenant` (a draft for one controller), only the leaks that controller is on a side of, as
+ * narrowTo keeps them: another customer's leak is no part of its notification.
+ */
+function gatherExcerpts(db: CaseDb, tenant?: string, side: 'both' | 'leaked' = 'both'): ExcerptInput[] {
+  const rows = excerptSightingRows(db, tenant, side).slice(0, EXCERPTS_MAX)
   const texts = recordTextLoader(db)
-  return rows.map((r) => {
-    const text = texts(r.record_id).response_text ?? ''
-    const at = Math.max(0, text.indexOf(r.marker))
-    const window = text.slice(Math.max(0, at - 80), at + 80 + r.marker.length).split(r.marker).join(truncateMarker(r.marker))
-    return {request_id: safeLine(r.request_id), ts: new Date(r.ts_ms).toISOString(), marker_truncated: truncateMarker(r.marker), text: safeLine(window)}
-  })
+  return rows.map((r) => ({
+    request_id: safeLine(r.request_id),
+    ts: new Date(r.ts_ms).toISOString(),
+    marker_truncated: truncateMarker(r.marker),
+    text: safeLine(excerptWindow(texts(r.record_id).response_text ?? '', r)),
+    source_tenant: r.source_tenant,
+    recipient_tenant: r.recipient_tenant,
+  }))
+}
+
+const EXCERPTS_MAX = 200
+const EXCERPT_CONTEXT = 80
+
+/**
+ * Every marker in `text` shortened: each marker-shaped token (the scan matches its hex in any
+ * case, and a 16+ hex prefix of a registered marker is a sighting of it, partial: true), and the
+ * registered marker written in any case (an unconventional one is matched as registered).
+ */
+export function shortenMarkers(text: string, marker: string): string {
+  const shaped = text.replace(/CANARY-(?:(?!CANARY-)[0-9a-fA-F])+/gi, (t) => truncateMarker(t))
+  if (marker === '') return shaped
+  const escaped = marker.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  return shaped.replace(new RegExp(escaped, 'gi'), (t) => truncateMarker(t))
+}
+
+/**
+ * The window around one sighting: the token as the response holds it (position and token as the
+ * scan recorded them), every marker in the window shortened. The text is shortened on each side
+ * of the token before it is cut, so a window's edge never leaves a marker's tail whole.
+ */
+export function excerptWindow(text: string, r: {marker: string; token: string; position: number}): string {
+  const token = r.token !== '' ? r.token : r.marker
+  let at = text.startsWith(token, r.position) ? r.position : text.indexOf(token)
+  if (at < 0) at = text.toLowerCase().indexOf(token.toLowerCase())
+  if (at < 0) return shortenMarkers(text.slice(0, 2 * EXCERPT_CONTEXT), r.marker)
+  const before = shortenMarkers(text.slice(0, at), r.marker)
+  const after = shortenMarkers(text.slice(at + token.length), r.marker)
+  return `${before.slice(Math.max(0, before.length - EXCERPT_CONTEXT))}${truncateMarker(token)}${after.slice(0, EXCERPT_CONTEXT)}`
 }

@@ -103,6 +103,31 @@ export function contaminationRows(db: CaseDb, pool: TextPool = new Map()): Conta
   )
 }
 
+/** A contaminating sighting as an excerpt reads it: where it is, the text as found, and the tenants on its two sides. */
+export interface ExcerptSightingRow {
+  record_id: number
+  request_id: string
+  marker: string
+  token: string
+  position: number
+  source_tenant: string | null
+  recipient_tenant: string
+  ts_ms: number
+}
+
+/** The contaminating sightings in time order; with `tenant`, only those it is the source of (or, side 'both', the recipient of). */
+export function excerptSightingRows(db: CaseDb, tenant?: string, side: 'both' | 'leaked' = 'both'): ExcerptSightingRow[] {
+  const involved = tenant === undefined ? '' : side === 'both' ? ' AND (s.source_tenant = @tenant OR r.tenant_id = @tenant)' : ' AND s.source_tenant = @tenant'
+  return db
+    .prepare(
+      `SELECT s.record_id, r.request_id, s.marker, s.token, s.position, s.source_tenant, r.tenant_id AS recipient_tenant, r.ts_ms
+         FROM sightings s JOIN records r ON r.id = s.record_id
+        WHERE s.class IN ${CONTAMINATING}${completeRecords(db)}${involved}
+        ORDER BY r.ts_ms, s.record_id, s.id`,
+    )
+    .all(tenant === undefined ? {} : {tenant}) as ExcerptSightingRow[]
+}
+
 /** What the canary verdict and provenance's known copies read of a contaminating sighting (canaryFigures' CanaryRow). */
 export interface ContaminationFact {
   record_id: number
