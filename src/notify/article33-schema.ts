@@ -175,6 +175,9 @@ export const article33Schema = z.object({
       log_files_not_examined: z.number().int(),
       /** log sources an ingest reached and could not read, still open in the case (crosstalk status lists them): not examined */
       log_sources_not_read: z.number().int(),
+      log_sources_dismissed: z
+        .array(z.object({name: z.string(), reason: z.string()}))
+        .describe('log sources an ingest could not read, settled with crosstalk ingest dismiss: never searched; each with the reason recorded'),
       log_files_not_read_whole: z.number().int().describe('complete log files kept but not read whole (what they did not yield was not examined; an open item names each)'),
       retry_leaks_not_counted: z.number().int().describe("responses logged under the request id of a response already counted (a retry) whose answer carries another session's canary marker: served, yet in none of these figures (an open item names each line)"),
       /** canary registry files in the case (0: no marker could be attributed; the marker counts are not findings) */

@@ -319,6 +319,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
           records_not_examined: examined.not_scanned.records,
           log_files_not_examined: examined.not_scanned.files,
           log_sources_not_read: (facts.totals.unread_sources ?? []).length,
+          log_sources_dismissed: facts.totals.dismissed_sources ?? [],
           log_files_not_read_whole: notReadWhole.length,
           retry_leaks_not_counted: duplicateLeaks.length,
           registry_files: facts.totals.registry_files,

@@ -1,3 +1,4 @@
+import {noneFoundGaps} from './none-found.js'
 import {z} from 'zod'
 import {InputError} from '../errors.js'
 import {detectionSchema, detectionSummary} from './detection-note.js'
@@ -84,16 +85,20 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   // carried another session's marker, "nothing found" is untrue and every sentence counts short of it.
   const retries = facts.retry_leaks ?? []
   if (retries.length > 0) L.open('what_happened', P.open.duplicateLeaks(retries.map((r) => r.line)), 'Art. 34(2)', DUPLICATE_LEAKS_REMEDY)
+  // What detection did not examine (none-found.ts), but the retries, named above for this draft's controller.
+  const gaps = noneFoundGaps(facts, P).filter((g) => g.kind !== 'duplicate_leaks')
   if (exposure && exposure.responses > 0) L.stated('what_happened', A.whatHappened(exposure), ['scan.exposure'])
   // Nothing found is a finding only where detection covered the whole case; over a partial scan it is not known yet.
-  // (never where a retry leaked: the open item above says what was found instead)
+  // Never where a retry leaked (the open item above says what was found instead), nor over what it did
+  // not examine: each exception is the sender's to settle before saying so.
   else if (exposure && facts.detection.complete) {
-    if (retries.length === 0) L.stated('what_happened', A.nothingFound, ['scan.exposure'])
+    if (retries.length === 0 && gaps.length === 0) L.stated('what_happened', A.nothingFound, ['scan.exposure'])
+    for (const g of gaps) L.open('what_happened', g.item, 'Art. 34(2)', g.record_with)
   }
   else if (exposure) L.open('what_happened', P.open.detectionIncomplete(facts.detection.files_not_scanned), 'Art. 34(2)', 'crosstalk scan')
   else L.open('what_happened', P.open.noScan, 'Art. 34(2)', 'crosstalk scan')
   // Answers that decoded to no text were never examined: the communication cannot speak for them.
-  if (s && (facts.totals.responses_without_text ?? 0) > 0) L.open('what_happened', P.open.responsesWithoutText(facts.totals.responses_without_text!), 'Art. 34(2)', 'crosstalk ingest logs PATH --map response=PATH; crosstalk scan')
+  if (s && (facts.totals.responses_without_text ?? 0) > 0 && !(exposure && exposure.responses === 0 && facts.detection.complete)) L.open('what_happened', P.open.responsesWithoutText(facts.totals.responses_without_text!), 'Art. 34(2)', 'crosstalk ingest logs PATH --map response=PATH; crosstalk scan')
   if (inc?.cause_category) L.stated('cause', A.cause(inc.cause_category, inc.cause ?? null), inc.cause ? ['incident.cause_category', 'incident.cause'] : ['incident.cause_category'])
   else L.open('cause', P.open.cause, 'Art. 34(2)', 'crosstalk incident set --cause TEXT --cause-category ...')
   // The breach period as recorded (as the Art. 33 draft and the register give it); else the window of the affected answers in the logs, said as such.

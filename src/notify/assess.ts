@@ -3,6 +3,8 @@ import type {CaseFacts} from './facts.js'
 import type {IncidentRecord} from './incident.js'
 import type {Outcome} from './assessment-store.js'
 import {count} from '../util/plural.js'
+import {noneFoundGaps} from './none-found.js'
+import {EN} from './phrases-en.js'
 
 // ENISA 2013 severity: SE = DPC x EI + CB (reference/enisa-severity.md). The score is
 // advisory: the legal test is risk to rights and freedoms (Art. 33(1), 34(1)), and a low
@@ -169,6 +171,9 @@ export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
   // part, each reason that rests on detection says so.
   const unknown = !facts?.scope ? 'not known: the case has never been scanned (crosstalk scan); until then ' : !facts.detection.complete ? 'detection is incomplete (crosstalk scan), so among the records scanned so far: ' : ''
   const fromScan = (why: string): string => (unknown ? `${unknown}${why}` : why)
+  // "None found" speaks only for what detection examined (none-found.ts): what it did not is named with it.
+  const notCovered = facts?.scope && !exposed ? noneFoundGaps(facts, EN).map((g) => g.statement) : []
+  const noneFound = (why: string): string => (notCovered.length > 0 ? `${why}, among what was examined only; not examined: ${notCovered.join(' ')} Set --cb-confidentiality once they are reviewed` : why)
   const inputs: InputExplained[] = [
     {
       name: 'dpc',
@@ -202,7 +207,7 @@ export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
       source: 'case default',
       why: fromScan(exposed
         ? 'disclosed to known, limited recipients (the receiving tenants are identified in the logs): +0.25. Use 0.5 if the receiving applications showed responses to an unknown number of end users (e.g. a public chatbot)'
-        : 'no response carrying another session\'s data found: 0'),
+        : noneFound('no response carrying another session\'s data found: 0')),
     },
     {
       name: 'cb_integrity',
@@ -302,6 +307,10 @@ export function planAssessment(facts: CaseFacts | null, options: AssessOptions):
   // The default number of individuals is a lower bound where the scope has no high bound: said so wherever it is used.
   const individualsAtLeast = inputs.find((i) => i.name === 'individuals')!.source === 'case default' && facts?.scope?.data_subjects.high === null
   const {suggested, reasons} = suggestOutcome(severity, all, {crossTenant, crossTenantUnknown, individualsAtLeast})
+  // Nothing found is no finding over what was not examined (none-found.ts): the suggestion says it rests on what was.
+  if (facts?.scope && facts.scope.exposure.responses === 0 && noneFoundGaps(facts, EN).length > 0) {
+    reasons.push('no response carrying another session\'s data was found among what detection examined, and not everything was examined (cb_confidentiality names what was not): this suggestion may change once it is reviewed')
+  }
   const decide = options.decide
   if (decide && !decide.rationale.trim()) throw new InputError('--decide needs --rationale: the register must show why (Art. 33(5))')
   return {

@@ -52,7 +52,10 @@ function answers(d: Draft, P: Phrases) {
       : notExamined !== undefined
         ? {value: P.toComplete(notExamined.item), open: true}
       : d.detection.complete
-      ? {value: P.noneFound, open: false}
+      ? // A source dismissed unread was never searched: "none" is said of what was, beside it and its reason (none-found.ts).
+        (d.scope?.log_sources_dismissed ?? []).length > 0
+        ? {value: `${P.noneFoundInSearched} ${P.dismissedSources(d.scope!.log_sources_dismissed)}`, open: false}
+        : {value: P.noneFound, open: false}
       : {value: P.toComplete(o.detectionIncomplete(d.detection.files_not_scanned)), open: true}
   const found = (items: readonly string[]): Answer => (items.length > 0 ? {value: joinItems(items, P.join), open: false} : nothingKnown)
   // Whole sentences (the nature of the breach, its consequences) read as prose, each ending in its

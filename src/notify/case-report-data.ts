@@ -1,3 +1,5 @@
+import {noneFoundGaps} from './none-found.js'
+import {EN} from './phrases-en.js'
 import type {Sighting} from '../detect/list.js'
 import {listSightingsWithNode} from '../detect/list.js'
 import type {SightingClass} from '../extract/markers.js'
@@ -45,6 +47,12 @@ export interface CaseReportData {
    * not read, still open (`status`'s NOT READ), by file name, each with why (`status`'s NOT JUDGEABLE)
    */
   unjudgeable_files: Array<{name: string; why: string}>
+  /**
+   * what else a "no leak found" does not cover (none-found.ts), one sentence each: responses set
+   * aside as boilerplate, retries carrying a marker that no figure counts, sources dismissed unread
+   * (with the reason recorded); the unread and unjudgeable files are in unjudgeable_files
+   */
+  not_covered: string[]
   incident: IncidentRecord | null
   clock: ClockResult | null
   /** scope's contract numbers and the estimates with their method (`crosstalk scope --json`) */
@@ -161,6 +169,7 @@ export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): 
       ...unreadableFiles(db).map((f) => ({name: basename(f.path), why: f.why})),
       ...openUnreadSources(db).map((u) => ({name: u.name, why: u.reason.startsWith('not ingested') ? u.reason : `not read: ${u.reason}`})),
     ],
+    not_covered: noneFoundGaps(facts, EN).filter((g) => g.kind === 'boilerplate' || g.kind === 'duplicate_leaks' || g.kind === 'dismissed_sources').map((g) => g.statement),
     incident: facts.incident,
     clock: facts.clock,
     scope: {

@@ -11,7 +11,7 @@ import type {LeakingDuplicate} from '../detect/conflicting-duplicates.js'
 import {computeTenantView, otherTenantLabels, type TenantCounterpart} from '../scope/tenant-view.js'
 import {excerptSightingRows} from '../store/findings.js'
 import {completeFiles, fileTotals, logFilesNotReadWhole, type FileTotals} from '../store/files.js'
-import {openUnreadSources} from '../store/unread-sources.js'
+import {listUnreadSources, openUnreadSources} from '../store/unread-sources.js'
 import type {CaseDb} from '../store/open-case.js'
 import {recordTotals, type RecordTotals} from '../store/records.js'
 import {safeLine} from '../util/sanitize.js'
@@ -237,6 +237,8 @@ export interface CaseFacts {
     responses_without_text?: number
     /** names of the log sources an ingest reached and could not read, still open in the case (ingest dismiss settles one): not examined */
     unread_sources?: string[]
+    /** the log sources an ingest could not read, settled with `ingest dismiss`: never searched, with the reason recorded */
+    dismissed_sources?: Array<{name: string; reason: string}>
     /** names of the log files kept but not read whole (a damaged gzip's tail, model texts of a convention not read): what was not read was not examined */
     files_not_read_whole?: string[]
     /**
@@ -297,6 +299,8 @@ export interface FactsInputs {
   excerpts: ExcerptInput[] | null
   /** the log sources an ingest reached and could not read, still open (their names only) */
   unreadSources?: string[]
+  /** the unread log sources settled by `ingest dismiss`, with its reason */
+  dismissedSources?: Array<{name: string; reason: string}>
   /** names of complete log files not read whole */
   notReadWhole?: string[]
 }
@@ -327,6 +331,9 @@ export function loadFactsInputs(db: CaseDb, options: Omit<GatherFactsOptions, 'n
     excerpts: options.includeExcerpts ? gatherExcerpts(db, options.tenant, options.side) : null,
     // Names only: a path of the responder's machine is no place in a document sent to others.
     unreadSources: openUnreadSources(db).map((s) => basename(s.name.replace(/\\/g, '/'))),
+    dismissedSources: listUnreadSources(db)
+      .filter((u) => u.settled_by === 'dismiss')
+      .map((u) => ({name: basename(u.name.replace(/\\/g, '/')), reason: u.settle_note ?? ''})),
     notReadWhole: logFilesNotReadWhole(db).map((path) => basename(path.replace(/\\/g, '/'))),
   }
 }
@@ -374,6 +381,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     responses_without_text: inputs.fileTotals.no_response_text,
     unread_sources: (inputs.unreadSources ?? []).map(safeLine),
     files_not_read_whole: (inputs.notReadWhole ?? []).map(safeLine),
+    dismissed_sources: (inputs.dismissedSources ?? []).map((d) => ({name: safeLine(d.name), reason: safeLine(d.reason)})),
     // Names only: a path of the responder's machine is no place in a document sent to others.
     // A draft for one controller names only those concerning it (its data in the answer, or served to its users), as its exposure is narrowed.
     duplicate_leaks: retriesOf(inputs.scope, options.tenant, options.side ?? 'both').map((d) => safeLine(`${basename(d.path.replace(/\\/g, '/'))}:${d.line_no}`)),

@@ -178,6 +178,11 @@ export const EN = {
   noExposure: 'Detection over the logs found no response carrying another session\'s data.',
   noScan: 'Detection over the logs has not run yet; the scope is not known.',
   noneFound: 'none: detection over every log found no response carrying another session\'s data',
+  // Said where something was not examined (a source dismissed unread): "none" of what was, never "every log".
+  noneFoundInSearched: 'none found in what was searched: detection found no response carrying another session\'s data there.',
+  // A log source settled with `ingest dismiss`: settled, still never searched; its recorded reason is said with it.
+  dismissedSources: (sources: ReadonlyArray<{name: string; reason: string}>) =>
+    `${count(sources.length, 'log source')} (${sources.slice(0, 3).map((s) => `${s.name}: dismissed unread, “${s.reason}”`).join('; ')}${sources.length > 3 ? `; and ${sources.length - 3} more` : ''}) ${sources.length === 1 ? 'was' : 'were'} not searched: whether ${sources.length === 1 ? 'it held' : 'they held'} another session's data is not known.`,
   integrity: "Receiving users were served responses containing another session's data, so the integrity of their responses was affected too.",
   observedCategory: "Personal data displayed to wrong recipient (responses carrying another session's data)",
   causeRecorded: (text: string) => `Description and root cause, as established: ${text}`,

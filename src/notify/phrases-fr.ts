@@ -152,6 +152,9 @@ export const FR: Phrases = {
   noExposure: "L'analyse des journaux n'a trouvé aucune réponse contenant des données d'une autre session.",
   noScan: "L'analyse des journaux n'a pas encore été effectuée ; le périmètre n'est pas connu.",
   noneFound: "aucune : l'analyse de tous les journaux n'a trouvé aucune réponse contenant des données d'une autre session",
+  noneFoundInSearched: "aucune dans ce qui a été analysé : l'analyse n'y a trouvé aucune réponse contenant des données d'une autre session.",
+  dismissedSources: (sources) =>
+    `${compte(sources.length, 'source')} de journaux (${sources.slice(0, 3).map((s) => `${s.name} : écartée sans lecture, « ${s.reason} »`).join(' ; ')}${sources.length > 3 ? ` ; et ${sources.length - 3} autres` : ''}) n'${un(sources.length) ? 'a' : 'ont'} pas été ${un(sources.length) ? 'analysée' : 'analysées'} : on ne sait pas si ${un(sources.length) ? 'elle contenait' : 'elles contenaient'} des données d'une autre session.`,
   integrity: "Les utilisateurs destinataires ont reçu des réponses contenant des données d'une autre session : l'intégrité de leurs réponses est aussi atteinte.",
   observedCategory: "Données personnelles communiquées à un mauvais destinataire (réponses contenant des données d'une autre session)",
   causeRecorded: (text) => `Description et cause, telles qu'établies : ${text}`,

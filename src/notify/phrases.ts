@@ -55,5 +55,8 @@ export function noLeakStatement(P: Phrases, totals: CaseFacts['totals'], detecti
   const withPartial = partial.length > 0 ? `${withUnread} ${P.notReadWhole(partial)}` : withUnread
   // Nor where a retry logged under a request id already counted carried another session's marker: a response served, in no figure.
   const retries = totals.duplicate_leaks ?? []
-  return retries.length > 0 ? `${withPartial} ${P.duplicateLeaks(retries)}` : withPartial
+  const withRetries = retries.length > 0 ? `${withPartial} ${P.duplicateLeaks(retries)}` : withPartial
+  // Nor over a source dismissed unread (ingest dismiss): settled, never searched; named with its recorded reason.
+  const dismissed = totals.dismissed_sources ?? []
+  return dismissed.length > 0 ? `${withRetries} ${P.dismissedSources(dismissed)}` : withRetries
 }

@@ -1,3 +1,4 @@
+import {noneFoundGaps} from './none-found.js'
 import {z} from 'zod'
 import {InputError} from '../errors.js'
 import {computeCaseClock} from './clock.js'
@@ -212,7 +213,9 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   // "Nothing found" speaks only for the answers that had text: where none had, nothing was examined.
   const withoutText = facts.totals.responses_without_text ?? 0
   const answers = facts.totals.answers ?? facts.totals.records
-  const unexamined = (nothing: string): string => (facts.totals.records === 0 ? P.noResponsesInLogs : withoutText === 0 ? nothing : withoutText >= answers ? P.nothingExamined(withoutText) : `${nothing} ${P.noResponseText(withoutText)}`)
+  // Nor for what detection set aside or never searched (none-found.ts): named with it (answers without text as above; an unread source under investigation).
+  const notCovered = noneFoundGaps(facts, P).filter((g) => g.kind !== 'responses_without_text' && g.kind !== 'unread_sources' && g.kind !== 'duplicate_leaks').map((g) => ` ${g.statement}`).join('')
+  const unexamined = (nothing: string): string => (facts.totals.records === 0 ? P.noResponsesInLogs : withoutText === 0 ? nothing + notCovered : withoutText >= answers ? P.nothingExamined(withoutText) : `${nothing} ${P.noResponseText(withoutText)}${notCovered}`)
   // A leaking retry is a response served that no figure counts: said beside the side it concerns, never "nothing" on that side.
   const retries = retryShare(facts, t.tenant_id)
   if (t.responses_carrying_its_data > 0) happened.push(L.stated('what_happened', N.leaked(leakedSide(t, canaries)), ['scan.exposure']))

@@ -1,7 +1,8 @@
 import {z} from 'zod'
 import {detectionSchema, detectionSummary} from './detection-note.js'
 import {countMethods} from './article33.js'
-import {DUPLICATE_LEAKS_REMEDY, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
+import type {CaseFacts} from './facts.js'
+import {noneFoundGaps, noneFoundValue} from './none-found.js'
 import {categoryLabel, noLeakStatement, PHRASES, type Language, type Phrases} from './phrases.js'
 import {assertGrounded, joinItems, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 
@@ -97,18 +98,16 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
         : L.stated('facts', found, ['scan.exposure'])
       : todo('facts', P.open.noScan, 'Art. 33(5)', 'crosstalk scan')
   // Nothing found is a finding only where detection covered the whole case; otherwise it says why it is not known.
-  // Nor over a log source not read, or the part of a file not read whole: never searched.
-  const unreadNames = facts.totals.unread_sources ?? []
-  const partialNames = facts.totals.files_not_read_whole ?? []
-  // Nor where a retry under a counted request id carried another session's marker: a response served, in no figure.
-  const retryLeaks = facts.totals.duplicate_leaks ?? []
-  const noneFound = (section: string): string =>
-    !exposure ? P.toComplete(P.open.noScan)
-      : !facts.detection.complete ? P.toComplete(P.open.detectionIncomplete(facts.detection.files_not_scanned))
-        : unreadNames.length > 0 ? todo(section, P.open.unreadSources(unreadNames), 'Art. 33(5)', UNREAD_SOURCES_REMEDY)
-          : partialNames.length > 0 ? todo(section, P.open.notReadWhole(partialNames), 'Art. 33(5)', NOT_READ_WHOLE_REMEDY)
-            : retryLeaks.length > 0 ? todo(section, P.open.duplicateLeaks(retryLeaks), 'Art. 33(5)', DUPLICATE_LEAKS_REMEDY)
-            : L.stated(section, P.noneFound, ['scan.exposure'])
+  // Nor over what detection did not examine (none-found.ts): its first open exception is to be completed, and a
+  // source dismissed unread is named with its reason beside a "none" said of what was searched.
+  const gaps = noneFoundGaps(facts, P)
+  const noneFound = (section: string): string => {
+    if (!exposure) return P.toComplete(P.open.noScan)
+    if (!facts.detection.complete) return P.toComplete(P.open.detectionIncomplete(facts.detection.files_not_scanned))
+    const answer = noneFoundValue(gaps, P)
+    if (answer.gap) return todo(section, answer.gap.item, 'Art. 33(5)', answer.gap.record_with)
+    return L.stated(section, answer.value, gaps.length > 0 ? ['scan.exposure', 'evidence.files'] : ['scan.exposure'])
+  }
   const effects = exposure && exposure.responses > 0 ? L.stated('effects', P.register.effects, ['scan.exposure']) : noneFound('effects')
   const causeParts = [
     ...(inc?.cause_category ? [L.stated('cause', P.causeCategoryRecorded(P.causeCategory[inc.cause_category] ?? inc.cause_category), ['incident.cause_category'])] : []),

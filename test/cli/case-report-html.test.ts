@@ -19,6 +19,7 @@ function reportData(over: Partial<CaseReportData> = {}): CaseReportData {
     detection: {complete: true, never_scanned: false, files_not_scanned: 0, records_not_scanned: 0, registry_changed: false},
     totals: {records: 1000, files: 2, registry_files: 1, tenants: 3, sessions: 50, bad_lines: 1},
     unjudgeable_files: [],
+    not_covered: [],
     incident: null,
     clock: null,
     scope: {

@@ -121,10 +121,13 @@ export function verdict(d: CaseReportData): {cls: 'leak' | 'clean' | 'partial'; 
   // Quarantined lines were never judged: an all-clear speaks only for the lines that could be read.
   const bad = d.totals.bad_lines
   const unjudged = bad > 0 ? ` ${nums(bad, 'quarantined line')} could not be read and ${bad === 1 ? 'was' : 'were'} not judged (crosstalk status --bad-lines).` : ''
-  if (noRegistry) return {cls: 'partial', head: 'No verbatim-text leak found; canary markers not checked', text: detail + unread + unjudged + unexamined}
-  if (files.length > 0) return {cls: 'partial', head: 'No leak found in what could be read; not every log file was read whole', text: detail + unread + unjudged + unexamined}
-  if (dup > 0) return {cls: 'partial', head: 'No leak found in what could be read; not every repeated request was read again', text: detail + unjudged + unexamined}
-  if (bad > 0) return {cls: 'partial', head: 'No leak found in the lines that could be read', text: detail + unjudged}
+  // Nor over what detection set aside or never searched (none-found.ts): said with the verdict, never cleared.
+  const aside = (d.not_covered ?? []).map((t) => ` ${t}`).join('')
+  if (noRegistry) return {cls: 'partial', head: 'No verbatim-text leak found; canary markers not checked', text: detail + unread + unjudged + unexamined + aside}
+  if (files.length > 0) return {cls: 'partial', head: 'No leak found in what could be read; not every log file was read whole', text: detail + unread + unjudged + unexamined + aside}
+  if (dup > 0) return {cls: 'partial', head: 'No leak found in what could be read; not every repeated request was read again', text: detail + unjudged + unexamined + aside}
+  if (bad > 0) return {cls: 'partial', head: 'No leak found in the lines that could be read', text: detail + unjudged + aside}
+  if (aside !== '') return {cls: 'partial', head: 'No leak found in what was examined; not everything was examined', text: detail + aside}
   return {cls: 'clean', head: 'No leak found', text: detail}
 }
 

@@ -1,0 +1,60 @@
+import {DUPLICATE_LEAKS_REMEDY, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
+import type {Phrases} from './phrases-en.js'
+
+// "Nothing found" is a finding about what detection examined, never beyond it. What it does not
+// cover, each a recorded fact of the case: a log source an ingest could not read (open, or
+// dismissed with a reason: settled, still never searched), the part of a file not read whole,
+// answers that decoded to no text, responses provenance set aside as boilerplate (text of 3 or
+// more customers' sessions: a leak that reached that many is among it), and retries logged under
+// a counted request id whose answer carries another session's marker. Every document that says
+// none was found reads this one list: it says none only where the list is empty, and otherwise
+// names each exception (an open item where something can still be done).
+
+export type NoneFoundGapKind = 'unread_sources' | 'not_read_whole' | 'responses_without_text' | 'boilerplate' | 'duplicate_leaks' | 'dismissed_sources'
+
+export interface NoneFoundGap {
+  kind: NoneFoundGapKind
+  /** what is not covered, as a fact (said beside "none found") */
+  statement: string
+  /** what is not covered and how to cover it (the open item) */
+  item: string
+  record_with: string | null
+  /** false for a source dismissed with a reason: settled by the responder, and still not searched */
+  open: boolean
+}
+
+/** What a "none found" over this case does not cover, in one order every document follows. */
+export function noneFoundGaps(facts: Pick<CaseFacts, 'totals' | 'detection'>, P: Phrases): NoneFoundGap[] {
+  const t = facts.totals
+  const gaps: NoneFoundGap[] = []
+  const unread = t.unread_sources ?? []
+  if (unread.length > 0) gaps.push({kind: 'unread_sources', statement: P.unreadSources(unread), item: P.open.unreadSources(unread), record_with: UNREAD_SOURCES_REMEDY, open: true})
+  const partial = t.files_not_read_whole ?? []
+  if (partial.length > 0) gaps.push({kind: 'not_read_whole', statement: P.notReadWhole(partial), item: P.open.notReadWhole(partial), record_with: NOT_READ_WHOLE_REMEDY, open: true})
+  const withoutText = t.responses_without_text ?? 0
+  if (withoutText > 0) {
+    gaps.push({kind: 'responses_without_text', statement: P.noResponseText(withoutText), item: P.open.responsesWithoutText(withoutText), record_with: 'crosstalk ingest logs PATH --map response=PATH; crosstalk scan', open: true})
+  }
+  const aside = facts.detection.provenance_boilerplate_responses ?? 0
+  const tenants = facts.detection.provenance_parameters?.boilerplate_tenants
+  if (aside > 0 && tenants !== undefined) {
+    gaps.push({kind: 'boilerplate', statement: P.boilerplateSetAside(aside, tenants), item: P.open.boilerplateResponses(aside, tenants), record_with: `crosstalk provenance --boilerplate-tenants N (N above ${tenants})`, open: true})
+  }
+  const retries = t.duplicate_leaks ?? []
+  if (retries.length > 0) gaps.push({kind: 'duplicate_leaks', statement: P.duplicateLeaks(retries), item: P.open.duplicateLeaks(retries), record_with: DUPLICATE_LEAKS_REMEDY, open: true})
+  const dismissed = t.dismissed_sources ?? []
+  if (dismissed.length > 0) gaps.push({kind: 'dismissed_sources', statement: P.dismissedSources(dismissed), item: P.dismissedSources(dismissed), record_with: null, open: false})
+  return gaps
+}
+
+/**
+ * The value of a field that would read "none" (a register row, a form field) where detection
+ * finished and found nothing: "none" over every log only where nothing is excepted; the first
+ * exception still open as the thing to complete; else "none in what was searched" with what was not.
+ */
+export function noneFoundValue(gaps: readonly NoneFoundGap[], P: Phrases): {value: string; open: boolean; gap: NoneFoundGap | null} {
+  const open = gaps.find((g) => g.open)
+  if (open) return {value: P.toComplete(open.item), open: true, gap: open}
+  if (gaps.length > 0) return {value: `${P.noneFoundInSearched} ${gaps.map((g) => g.statement).join(' ')}`, open: false, gap: null}
+  return {value: P.noneFound, open: false, gap: null}
+}
