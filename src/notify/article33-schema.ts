@@ -129,9 +129,10 @@ export const article33Schema = z.object({
     nodes: z.array(
       z.object({
         node: z.string(),
-        responses: z.number().int(),
-        cross_tenant_responses: z.number().int(),
-        cross_session_responses: z.number().int(),
+        /** the marker counts: null where the case holds no canary registry (not known, as scope --json's by_node) */
+        responses: z.number().int().nullable(),
+        cross_tenant_responses: z.number().int().nullable(),
+        cross_session_responses: z.number().int().nullable(),
         provenance_responses: z.number().int(),
         at_risk_responses: z.number().int().nullable(),
         first_seen: z.string().nullable(),

@@ -118,7 +118,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
       const C = P.controllerExposure
       L.stated('nature', own.responses_carrying_its_data > 0 ? C.leaked(leakedSide(own, canaries)) : C.nothingLeaked, ['scan.exposure'])
       L.stated('nature', own.received_foreign_responses > 0 ? C.received(receivedSide(own, canaries)) : C.nothingReceived, ['scan.exposure'])
-    } else L.stated('nature', exposure.responses > 0 ? P.exposure(exposure, scope.exposure_first, scope.exposure_last) : noLeakStatement(P, facts.totals, facts.detection), ['scan.exposure', 'evidence.files', 'scan.provenance'])
+    } else L.stated('nature', exposure.responses > 0 ? P.exposure(exposure, scope.exposure_first, scope.exposure_last, facts.totals.registry_files > 0) : noLeakStatement(P, facts.totals, facts.detection), ['scan.exposure', 'evidence.files', 'scan.provenance'])
     if (exposure.responses > 0) L.stated('nature', P.integrity, ['scan.exposure'])
     if (scope.data_subjects.high === null) {
       // Said for the reason it is missing: no pool size, one controller's share, or logs without status and prompt size.
@@ -285,14 +285,15 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
       incident_category: incidentCategory,
       cause: L.texts('cause'),
       systems: inc?.systems ?? null,
-      nodes: scope?.by_node ?? [],
+      // With no canary registry a node's marker counts are not known (scope --json's by_node: null), never 0.
+      nodes: (scope?.by_node ?? []).map((n) => (facts.totals.registry_files > 0 ? n : {...n, responses: null, cross_tenant_responses: null, cross_session_responses: null})),
     },
     data_subjects: {
       categories,
       approximate: scope ? {...scope.data_subjects, method: countMethods(scope, language, facts.for_tenant).subjects} : null,
     },
     records: {approximate: scope ? {...scope.records, method: countMethods(scope, language, facts.for_tenant).records} : null},
-    data_categories: (scope?.categories ?? []).map((c) => ({...c, label: categoryLabel(c.kind, c.label, language)})),
+    data_categories: (scope?.categories ?? []).map((c) => ({...c, label: categoryLabel(c.kind, c.label, language, facts.totals.registry_files > 0)})),
     scope: scope
       ? {
           exposure: scope.exposure,

@@ -15,6 +15,7 @@ export const CATEGORY_LABELS: Record<Language, Record<string, string>> = {
     conversation_content_cross_tenant: "another customer's end-user conversation content (canary-marked prompts)",
     conversation_content_cross_session: "another end user's conversation content, same customer (canary-marked prompts)",
     conversation_content_attributed: "another session's prompt or answer, reproduced verbatim without a canary marker",
+    conversation_content_attributed_no_registry: "another session's prompt or answer, reproduced verbatim (whether with a canary marker is not known: no canary registry)",
     free_text: 'free text of prompts and completions (content not classified: may include any category, incl. Art. 9 data)',
   },
   fr: {
@@ -27,10 +28,13 @@ export const CATEGORY_LABELS: Record<Language, Record<string, string>> = {
     conversation_content_cross_tenant: "contenu de conversations d'utilisateurs finaux d'un autre client (requêtes marquées par un canari)",
     conversation_content_cross_session: "contenu de conversation d'un autre utilisateur du même client (requêtes marquées par un canari)",
     conversation_content_attributed: "requête ou réponse d'une autre session, reproduite mot pour mot sans marqueur canari",
+    conversation_content_attributed_no_registry: "requête ou réponse d'une autre session, reproduite mot pour mot (avec ou sans marqueur canari, on ne sait pas : aucun registre de canaris)",
     free_text: "texte libre des requêtes et réponses (contenu non classé : peut comprendre toute catégorie, y compris des données de l'art. 9)",
   },
 }
 
-export function categoryLabel(kind: string, fallback: string, lang: Language): string {
+/** `canaries` false: the case holds no canary registry, so text "without a canary marker" is not known to be so. */
+export function categoryLabel(kind: string, fallback: string, lang: Language, canaries = true): string {
+  if (!canaries && kind === 'conversation_content_attributed') return CATEGORY_LABELS[lang].conversation_content_attributed_no_registry!
   return CATEGORY_LABELS[lang][kind] ?? fallback
 }

@@ -148,9 +148,12 @@ export const EN = {
   } as Record<string, string>,
 
   // ---- shared statements of what the evidence shows (scan.exposure)
-  exposure: (e: Exposure, first: string | null, last: string | null) => {
+  // `canaries` false: the case holds no canary registry, so whether a response held a marker is not known (never "without").
+  exposure: (e: Exposure, first: string | null, last: string | null, canaries = true) => {
     const lead = `${count(e.responses, 'response')} carried data belonging to another session${
-      e.by_canary === 0 ? `, ${e.responses === 1 ? 'reproducing' : 'each reproducing'} its text verbatim without a canary marker.` : `: ${e.by_canary} of them held that session's canary marker and ${e.by_text_only} reproduced its text verbatim without a marker.`
+      !canaries
+        ? `, ${e.responses === 1 ? 'reproducing' : 'each reproducing'} its text verbatim (whether ${e.responses === 1 ? 'it' : 'any'} also held a canary marker is not known: the case holds no canary registry).`
+        : e.by_canary === 0 ? `, ${e.responses === 1 ? 'reproducing' : 'each reproducing'} its text verbatim without a canary marker.` : `: ${e.by_canary} of them held that session's canary marker and ${e.by_text_only} reproduced its text verbatim without a marker.`
     }`
     const k = e.source_not_named ?? 0
     if (k === 0) return `${lead} The data of ${count(e.sessions, 'session')} of ${count(e.source_tenants, 'customer')} reached ${count(e.recipient_tenants, 'receiving customer')}${first ? ` between ${first} and ${last} (UTC).` : '.'}`

@@ -125,9 +125,11 @@ export const FR: Phrases = {
     'art33(2)-without-undue-delay': 'dans les meilleurs délais envers chaque responsable de traitement (art. 33.2) ; aucun délai contractuel enregistré',
   },
 
-  exposure: (e: Exposure, first, last) => {
+  exposure: (e: Exposure, first, last, canaries = true) => {
     const lead = `${compte(e.responses, 'réponse')} ${un(e.responses) ? 'contenait' : 'contenaient'} des données d'une autre session${
-      e.by_canary === 0
+      !canaries
+        ? `, dont ${un(e.responses) ? 'elle reproduisait' : 'elles reproduisaient'} le texte mot pour mot (on ne sait pas ${un(e.responses) ? 'si elle portait' : 'si certaines portaient'} aussi un marqueur canari : aucun registre de canaris dans le dossier).`
+        : e.by_canary === 0
         ? `, dont ${un(e.responses) ? 'elle reproduisait' : 'elles reproduisaient'} le texte mot pour mot sans marqueur canari.`
         : ` : ${e.by_canary} ${un(e.by_canary) ? 'portait' : 'portaient'} le marqueur canari de cette session et ${e.by_text_only} en ${un(e.by_text_only) ? 'reproduisait' : 'reproduisaient'} le texte mot pour mot sans marqueur.`
     }`

@@ -82,7 +82,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   const range = (r: {low: number; high: number | null; method: string} | undefined): string | null => (r ? `${P.range(r)} (${r.method})` : null)
 
   const exposure = s?.exposure ?? null
-  const found = exposure ? (exposure.responses > 0 ? P.exposure(exposure, s!.exposure_first, s!.exposure_last) : noLeakStatement(P, facts.totals, facts.detection)) : null
+  const found = exposure ? (exposure.responses > 0 ? P.exposure(exposure, s!.exposure_first, s!.exposure_last, facts.totals.registry_files > 0) : noLeakStatement(P, facts.totals, facts.detection)) : null
   const withoutText = facts.totals.responses_without_text ?? 0
   // What the finding cannot speak for, said with it: no registry (markers not looked for), lines that could not be read.
   const limits = [
@@ -151,7 +151,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   for (const problem of facts.notification_problems) L.open('notifications', P.open.notificationProblem(problem), 'Art. 33(5)', null)
   // Each count says what it counts: responses for the content categories, distinct values (by hash) for personal-data kinds.
   const categories = (s?.categories ?? []).map((c) =>
-    `${categoryLabel(c.kind, c.label, language)}${c.kind === 'free_text' ? '' : ` (${c.kind.startsWith('conversation_content') ? P.register.inResponses(c.responses) : P.register.distinctValues(c.count, c.responses)})`}`,
+    `${categoryLabel(c.kind, c.label, language, facts.totals.registry_files > 0)}${c.kind === 'free_text' ? '' : ` (${c.kind.startsWith('conversation_content') ? P.register.inResponses(c.responses) : P.register.distinctValues(c.count, c.responses)})`}`,
   )
   assertGrounded(L.statements)
   return registerEntrySchema.parse({

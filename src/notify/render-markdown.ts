@@ -81,14 +81,28 @@ export function article33View(d: Article33Result): View {
   const word = d.final ? P.final : P.draft
   const nature = view.nature as View
   // First and last are of responses with a marker: a node that served verbatim text only has none, said so (never a gap).
-  const noMarker = fr ? 'aucune avec un marqueur' : 'none with a marker'
-  nature.nodes = d.nature.nodes.map((n) => escapeView({...n, node: n.node === '(unknown)' ? P.unknownNode : n.node, first_seen: n.first_seen ?? noMarker, last_seen: n.last_seen ?? noMarker}) as View)
+  // With no canary registry a node's marker columns are not known (scope --json: null), never 0 or "none".
+  const noRegistry = d.scope !== null && d.scope.registry_files === 0
+  const markerUnknown = fr ? 'marqueur non connu : aucun registre' : 'marker not known: no registry'
+  const noMarker = noRegistry ? markerUnknown : fr ? 'aucune avec un marqueur' : 'none with a marker'
+  nature.nodes = d.nature.nodes.map(
+    (n) =>
+      escapeView({
+        ...n,
+        node: n.node === '(unknown)' ? P.unknownNode : n.node,
+        first_seen: n.first_seen ?? noMarker,
+        last_seen: n.last_seen ?? noMarker,
+        ...(noRegistry ? {responses: markerUnknown, cross_tenant_responses: markerUnknown, cross_session_responses: markerUnknown} : {}),
+      }) as View,
+  )
   // With no canary registry the marker counts are not findings: said as such, never 0.
   if (d.scope && d.scope.registry_files === 0) {
     const scope = view.scope as View
     const unknown = fr ? 'non connu : aucun registre de canaris dans le dossier' : 'not known: the case holds no canary registry'
     const exposure = scope.exposure as View
     exposure.by_canary = unknown
+    // Verbatim text was found; whether those responses also held a marker is not known, so "only (no marker)" is not said.
+    exposure.by_text_only = fr ? `non connu : aucun registre de canaris (${d.scope.exposure.responses} par texte reproduit)` : `not known: no canary registry (${d.scope.exposure.responses} by verbatim text)`
     scope.cross_tenant_responses = unknown
     scope.cross_session_responses = unknown
     scope.orphan_sightings = fr ? `${d.scope.orphan_sightings} (aucun registre : tout marqueur trouvé est non enregistré)` : `${d.scope.orphan_sightings} (no registry: every marker found is unregistered)`

@@ -234,7 +234,9 @@ describe('drafts of a case with no canary registry', () => {
     expect((await run(['incident', 'open', '--db', db, '--title', 'KV leak', '--aware-at', '2026-11-03T08:00:00Z', '--role', 'processor'])).code).toBe(0)
     const limit = "The case holds no canary registry: no canary marker could be attributed to a session, so responses were matched only by verbatim text of other sessions' earlier prompts and answers; a response that carried another session's data without repeating it verbatim would not be found."
     const register = (await run(['report', 'register', '--db', db])).stdout
-    expect(register).toMatch(/\| Facts \| \d+ responses carried data belonging to another session, each reproducing its text verbatim without a canary marker\./)
+    // Whether they also held a marker is not known with no registry: never "without a canary marker".
+    expect(register).toMatch(/\| Facts \| \d+ responses carried data belonging to another session, each reproducing its text verbatim \(whether any also held a canary marker is not known: the case holds no canary registry\)\./)
+    expect(register).not.toContain('without a canary marker')
     expect(register).toContain(limit)
     expect(register).not.toContain('0 of them held')
     const scope = await runJson<{exposure: {flows: Array<{source_tenant: string}>}}>(['scope', '--db', db])

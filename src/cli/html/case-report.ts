@@ -115,7 +115,8 @@ export function verdict(d: CaseReportData): {cls: 'leak' | 'clean' | 'partial'; 
     return {cls: 'partial', head: 'Detection incomplete: these numbers are a lower bound', text: `${why} (run crosstalk scan). ${detail}${retries}${unread}${unexamined}`}
   }
   if (s.contaminated_responses > 0) return {cls: 'leak', head: 'Leak confirmed', text: detail + retries + unread + unexamined}
-  if (leaked) return {cls: 'leak', head: 'Leak indicated by verbatim text (no canary marker)', text: detail + retries + unread + unexamined}
+  // With no registry, whether those responses also held a marker is not known: "no canary marker" is not said.
+  if (leaked) return {cls: 'leak', head: noRegistry ? 'Leak indicated by verbatim text (canary markers not known: no registry)' : 'Leak indicated by verbatim text (no canary marker)', text: detail + retries + unread + unexamined}
   // Never "no leak" over a retry that carried another session's marker: a response served, though counted in no figure.
   if (r.length > 0) return {cls: 'leak', head: "Leak found in a retry: another session's canary marker in a response no figure counts", text: detail.replace(/^No response /, 'No counted response ') + retries + unread + unexamined}
   // Quarantined lines were never judged: an all-clear speaks only for the lines that could be read.
@@ -187,7 +188,7 @@ function numbersSection(d: CaseReportData): string {
     card('contaminated_responses', "responses with another session's canary marker", m(s.contaminated_responses)),
     card('cross_tenant_responses', 'of them cross-tenant', m(s.cross_tenant_responses)),
     card('cross_session_responses', 'of them cross-session (same tenant)', m(s.cross_session_responses)),
-    card('provenance_only_responses', 'verbatim text only, no marker', c(s.provenance_only_responses)),
+    card('provenance_only_responses', noRegistry ? 'verbatim text (marker not known: no registry)' : 'verbatim text only, no marker', c(s.provenance_only_responses)),
     card('exposed_sessions', 'sessions exposed by marker', m(s.exposed_sessions)),
     card('exposed_tenants', 'tenants exposed by marker', m(s.exposed_tenants)),
     card('recipient_tenants', 'tenants that received a marker', m(s.recipient_tenants)),
