@@ -24,8 +24,10 @@ import {callTextsOf, lastCall, textLeaves, textsBeyond, withAnswerTexts, withPro
 // the GenAI semantic conventions (https://opentelemetry.io/docs/specs/semconv/gen-ai/, v1.37
 // and the v1.26–v1.36 forms still emitted):
 //
-//   a GenAI span (gen_ai.operation.name chat / text_completion / generate_content, or a span
-//   with gen_ai.request.model and no other operation), or an OpenInference LLM span
+//   a GenAI span (gen_ai.operation.name chat / text_completion / generate_content, Semantic
+//   Kernel's chat.completions / chat.streaming_completions / text.completions /
+//   text.streaming_completions, LiteLLM's call types that answer with text (GENAI_OPERATIONS),
+//   or a span with gen_ai.request.model and no other operation), or an OpenInference LLM span
 //   (openinference.span.kind LLM, or llm.input_messages.* / llm.output_messages.* attributes;
 //   https://github.com/Arize-ai/openinference/blob/main/spec/semantic_conventions.md), or an older
 //   OpenLLMetry span (llm.request.type chat / completion, llm.prompts.N.* / llm.completions.N.*) -> one record
@@ -83,7 +85,7 @@ import {callTextsOf, lastCall, textLeaves, textsBeyond, withAnswerTexts, withPro
 //   prompt or answer of any convention (GenAI messages, attributes and events included) whose
 //   text is nothing but a placeholder redaction.ts knows (finishRecord, common.ts).
 //   A span or log record read as no call that carries model texts (input.value, llm.*, ai.prompt,
-//   traceloop.entity.*, GenAI texts of an agent span) is counted as unread, by convention, where
+//   traceloop.entity.*, GenAI texts of an agent span, in its attributes or its span events) is counted as unread, by convention, where
 //   no model call of its trace is among the lines given, or, where it carries answer text, no
 //   such call has answer text (hidden, or not captured: the wrapper's is then the only text of
 //   that answer): ingest does not take such a file as read (ingest-file.ts). A span that wraps a
@@ -100,7 +102,25 @@ import {callTextsOf, lastCall, textLeaves, textsBeyond, withAnswerTexts, withPro
 /** How a span's note says its content may be in log records of a file not given (a gate's advice looks for it). */
 export const OTLP_LOGS_NOT_GIVEN = 'the OTLP logs file not given'
 
-const GENAI_OPERATIONS = new Set(['chat', 'text_completion', 'generate_content', 'completion', 'chat.completions'])
+/**
+ * The gen_ai.operation.name values of a model call: the conventions' chat, text_completion and
+ * generate_content; Semantic Kernel's and Microsoft Agent Framework's chat.completions,
+ * chat.streaming_completions, text.completions, text.streaming_completions; and LiteLLM's
+ * (its OpenTelemetry callback writes its call type there and in llm.request.type) calls that
+ * answer with text.
+ */
+const GENAI_OPERATIONS = new Set([
+  'chat', 'text_completion', 'generate_content', 'completion',
+  'chat.completions', 'chat.streaming_completions', 'text.completions', 'text.streaming_completions',
+  ...litellmCallTypes(),
+])
+
+/** LiteLLM's call types that are a model call with an answer text (CallTypes; its async variants prefixed with a). */
+function litellmCallTypes(): string[] {
+  const sync = ['completion', 'text_completion', 'responses', 'anthropic_messages', 'generate_content', 'generate_content_stream']
+  return [...sync, ...sync.map((t) => `a${t}`)]
+}
+const LITELLM_CALL_TYPES = new Set(litellmCallTypes())
 const DETAILS_EVENT = 'gen_ai.client.inference.operation.details'
 const MESSAGE_EVENTS: Record<string, string> = {
   'gen_ai.system.message': 'system',
@@ -257,7 +277,7 @@ function isVercelCallSpan(attrs: Obj): boolean {
 function isOldOpenLlmetrySpan(attrs: Obj): boolean {
   // Its embedding and rerank spans carry the same attribute and no answer.
   const type = attrs['llm.request.type']
-  if (typeof type === 'string') return type === 'chat' || type === 'completion'
+  if (typeof type === 'string') return type === 'chat' || type === 'completion' || LITELLM_CALL_TYPES.has(type)
   for (const k in attrs) if (/^llm\.(prompts|completions)\.\d+\./.test(k)) return true
   return false
 }
@@ -327,6 +347,45 @@ function wrapperTextsOf(attrs: Obj): WrapperTexts {
   }
   return texts
 }
+
+/** The keys a span's GenAI span-event texts are given under for unreadConventionOf, carriesAnswerText and wrapperTextsOf. */
+const EVENT_PROMPT_KEY = 'gen_ai.prompt.span_events'
+const EVENT_ANSWER_KEY = 'gen_ai.completion.span_events'
+/** An event attribute that labels a GenAI event (its index, its reason to stop, the system) and holds no text. */
+const EVENT_LABEL_KEYS = new Set(['index', 'finish_reason', 'role', 'gen_ai.system', 'gen_ai.provider.name', 'event.name'])
+
+/**
+ * The GenAI texts a span carries in its span events (gen_ai.content.prompt / completion, the
+ * message events and gen_ai.choice, gen_ai.client.inference.operation.details), as two
+ * attributes: input texts under EVENT_PROMPT_KEY, answer texts under EVENT_ANSWER_KEY, each the
+ * events' attribute values as logged (any form: a text in an attribute not read as a call's is
+ * still a text). A span not read as a call is judged by its attributes and these together: an
+ * invoke_agent span whose answer is in a gen_ai.choice event is counted as unread as one with
+ * gen_ai.output.messages is, never dropped.
+ */
+function eventTextAttributes(span: Obj): Obj {
+  const prompt: unknown[] = []
+  const answer: unknown[] = []
+  for (const e of arr(span.events)) {
+    if (!isObj(e) || typeof e.name !== 'string') continue
+    const name = e.name
+    const genai = name === DETAILS_EVENT || name === 'gen_ai.content.prompt' || name === 'gen_ai.content.completion' || name in MESSAGE_EVENTS || name === 'gen_ai.choice'
+    if (!genai) continue
+    const attrs = attrsOf(e.attributes)
+    for (const [k, v] of Object.entries(attrs)) {
+      if (EVENT_LABEL_KEYS.has(k) || v === undefined || v === null || v === '') continue
+      const isAnswer = name === 'gen_ai.choice' || name === 'gen_ai.content.completion' || (name === DETAILS_EVENT && k === 'gen_ai.output.messages')
+      ;(isAnswer ? answer : prompt).push(v)
+    }
+  }
+  const out: Obj = {}
+  if (textLeaves(prompt).length > 0) out[EVENT_PROMPT_KEY] = prompt
+  if (textLeaves(answer).length > 0) out[EVENT_ANSWER_KEY] = answer
+  return out
+}
+
+/** A span's attributes with the GenAI texts of its span events (eventTextAttributes), as an item not read as a call is judged by. */
+const withEventTexts = (attrs: Obj, span: Obj): Obj => ({...attrs, ...eventTextAttributes(span)})
 
 /** SPAN_KIND_SERVER, as the enum's number or (some exporters) its name. */
 function isServerSpan(span: Obj): boolean {
@@ -442,8 +501,9 @@ function newOtelIndex(options: FormatOptions): OtelIndex {
         if (call && hasAnswerText(s)) answerTraces.add(String(s.span.traceId).toLowerCase())
         if (call) addCall(s.span.traceId, key, nanosOf(s.span.endTimeUnixNano ?? s.span.startTimeUnixNano), at)
         else {
-          const convention = unreadConventionOf(s.attrs)
-          const texts = convention === null ? null : wrapperTextsOf(s.attrs)
+          const withEvents = withEventTexts(s.attrs, s.span)
+          const convention = unreadConventionOf(withEvents)
+          const texts = convention === null ? null : wrapperTextsOf(withEvents)
           // Only an answer is read from a wrapper (readWrappers), its input with it.
           if (convention !== null && texts !== null && texts.answer.length > 0) {
             const w: WrapperSpan = {key, at, parent, attrs: slim(s.attrs), resource: slim(s.resource), convention, texts}
@@ -1399,7 +1459,7 @@ export const otel: FormatAdapter<OtelIndex> = {
     for (const s of spansOf(value)) {
       if (!isCallSpan(s.attrs)) {
         // A text given as undecodable bytes is still a text the item carries.
-        ignore({...s.attrs, ...Object.fromEntries(s.undecoded.map((k) => [k, true]))}, s.span.traceId, idKey(s.span.traceId, s.span.spanId))
+        ignore({...withEventTexts(s.attrs, s.span), ...Object.fromEntries(s.undecoded.map((k) => [k, true]))}, s.span.traceId, idKey(s.span.traceId, s.span.spanId))
         continue
       }
       const key = idKey(s.span.traceId, s.span.spanId)
