@@ -68,6 +68,19 @@ export function toChatMessage(m: unknown, defaultRole: string): ChatMessage | Ob
         if (typeof part.id === 'string') toolCallId = part.id
         break
       }
+      case undefined:
+        // Gemini's Part (Google ADK, Vertex AI): {text} (a thought too), {functionCall: {name,
+        // args}}, {functionResponse: {name, response}}, with no type.
+        if (typeof part.text === 'string') texts.push(part.text)
+        else if (typeof part.content === 'string') texts.push(part.content)
+        else if (isObj(part.functionCall)) {
+          const f = part.functionCall
+          calls.push({id: typeof f.id === 'string' ? f.id : null, type: 'function', function: {name: typeof f.name === 'string' ? f.name : '', arguments: argumentsText(f.args)}})
+        } else if (isObj(part.functionResponse) && part.functionResponse.response !== undefined && part.functionResponse.response !== null) {
+          const r = part.functionResponse.response
+          texts.push(typeof r === 'string' ? r : JSON.stringify(r))
+        }
+        break
       default:
         // blob / uri / file parts carry no text; a custom part with text content is kept.
         if (typeof part.content === 'string' && part.type !== 'blob') texts.push(part.content)

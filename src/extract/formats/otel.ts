@@ -66,7 +66,8 @@ import {callTextsOf, lastCall, textLeaves, textsBeyond, withAnswerTexts, withPro
 //       attributes (OpenLLMetry style);
 //     events named gen_ai.system.message, gen_ai.user.message, gen_ai.assistant.message,
 //       gen_ai.tool.message (bodies {content, tool_calls}) and gen_ai.choice ({index,
-//       finish_reason, message}): OTLP log records linked by traceId/spanId (what
+//       finish_reason, message}, or the answer under content: a text, or Gemini's Content
+//       {role: 'model', parts: [{text}]}, as LiveKit Agents and Google ADK write it): OTLP log records linked by traceId/spanId (what
 //       @opentelemetry/instrumentation-openai and opentelemetry-instrumentation-openai-v2 emit),
 //       or span events of the span, whose attributes are the body, or whose
 //       gen_ai.event.content holds it as JSON (Azure AI Inference's tracing);
@@ -720,12 +721,18 @@ function fromLogEvents(events: readonly GenAiEvent[], into: Content): void {
     const body: Obj = isObj(e.body) ? e.body : {}
     const role = MESSAGE_EVENTS[e.name]
     if (role !== undefined) {
-      const m: Obj = {role: typeof body.role === 'string' ? body.role : role, content: body.content ?? null}
+      const packed = messageObject(body.content)
+      const m: Obj = packed !== null ? withRole(packed, typeof body.role === 'string' ? body.role : role) : {role: typeof body.role === 'string' ? body.role : role, content: body.content ?? null}
       if (Array.isArray(body.tool_calls)) m.tool_calls = body.tool_calls
       input.push(m)
     } else if (e.name === 'gen_ai.choice') {
-      const message: Obj = isObj(body.message) ? {role: 'assistant', ...body.message} : {role: 'assistant', content: typeof body.message === 'string' ? body.message : null}
-      if (message.content === undefined) message.content = null
+      // The answer is under message (the conventions' v1.27-v1.36 body), else under content:
+      // Google ADK writes {index, finish_reason, content: {role: 'model', parts: [{text}]}},
+      // LiveKit Agents and others the text itself.
+      const given = body.message !== undefined && body.message !== null ? body.message : body.content
+      const packed = messageObject(given)
+      const message: Obj = packed !== null ? withRole(packed, 'assistant') : isObj(given) ? {role: 'assistant', ...given} : {role: 'assistant', content: typeof given === 'string' ? given : null}
+      if (message.content === undefined && !Array.isArray(message.parts)) message.content = null
       choices.push({index: typeof body.index === 'number' ? body.index : choices.length, message: {...message, finish_reason: body.finish_reason ?? null}})
     }
   }
@@ -733,6 +740,24 @@ function fromLogEvents(events: readonly GenAiEvent[], into: Content): void {
   if (choices.length > 0 && into.output === null && into.completionText === null) {
     into.output = choices.sort((a, b) => a.index - b.index).map((c) => c.message)
   }
+}
+
+/**
+ * A message given as an event body's content or message: an object (a parts message {role,
+ * parts}, Gemini's and ADK's Content; or an OpenAI message {role, content}), or a JSON text of
+ * one (a span event's attribute holds it as text); null for anything else (a text is a text).
+ */
+function messageObject(v: unknown): Obj | null {
+  const parsed = typeof v === 'string' ? parseJsonText(v) : v
+  if (!isObj(parsed)) return null
+  if (Array.isArray(parsed.parts) || ('role' in parsed && 'content' in parsed)) return parsed
+  return null
+}
+
+/** A message with its role, Gemini's 'model' read as the assistant's, the event's role where it gives none. */
+function withRole(m: Obj, fallback: string): Obj {
+  const role = typeof m.role === 'string' && m.role !== '' ? (m.role === 'model' ? 'assistant' : m.role) : fallback
+  return {...m, role}
 }
 
 /**

@@ -10,7 +10,9 @@ import {decode} from './run-adapter.js'
 //    texts of an unread item either, so the file passed the gate;
 //  - an invoke_agent span's answer in gen_ai.choice span events was dropped the same way;
 //  - LiteLLM's own OpenTelemetry callback writes its call type (acompletion, aresponses, ...) as
-//    gen_ai.operation.name and llm.request.type: its spans were no call.
+//    gen_ai.operation.name and llm.request.type: its spans were no call;
+//  - a gen_ai.choice whose answer is under content (a text: LiveKit Agents; Gemini's Content
+//    {role: 'model', parts: [{text}]}: Google ADK), or a message of Gemini parts, read as no text.
 
 type Attr = {key: string; value: Record<string, unknown>}
 const kv = (key: string, v: string | number): Attr => ({key, value: typeof v === 'number' ? {intValue: String(v)} : {stringValue: v}})
@@ -129,3 +131,51 @@ describe('otel adapter: GenAI texts in the span events of a span read as no call
     expect(r.unread).toBeUndefined()
   })
 })
+
+describe('otel adapter: gen_ai.choice answers under content, and Gemini parts', () => {
+  const chat = (events: SpanEvent[]): unknown =>
+    line('e'.repeat(32), '6'.repeat(16), [kv('gen_ai.operation.name', 'chat'), kv('gen_ai.system', 'gcp.vertex.agent'), kv('gen_ai.request.model', 'gemini-2.0-flash')], events)
+  const user: SpanEvent = {name: 'gen_ai.user.message', attributes: [kv('content', 'balance?')]}
+
+  it('reads the answer given as the text of a gen_ai.choice span event\'s content attribute (LiveKit Agents)', () => {
+    expect(answerOf(adapt([chat([user, {name: 'gen_ai.choice', attributes: [kv('content', `Here: ${LEAK}`)]}])]))).toContain(LEAK)
+  })
+
+  it('reads the answer given as Gemini Content JSON in content (Google ADK)', () => {
+    const content = JSON.stringify({role: 'model', parts: [{text: `Here: ${LEAK}`}]})
+    expect(answerOf(adapt([chat([user, {name: 'gen_ai.choice', attributes: [kv('index', 0), kv('finish_reason', 'STOP'), kv('content', content)]}])]))).toContain(LEAK)
+  })
+
+  it('reads a message of Gemini parts (no type)', () => {
+    const message = JSON.stringify({role: 'model', parts: [{text: 'Here: '}, {text: LEAK}]})
+    expect(answerOf(adapt([chat([user, {name: 'gen_ai.choice', attributes: [kv('index', 0), kv('message', message)]}])]))).toContain(LEAK)
+  })
+
+  it('reads a Gemini function call\'s arguments as answer text', () => {
+    const message = JSON.stringify({role: 'model', parts: [{functionCall: {name: 'lookup', args: {ref: LEAK}}}]})
+    expect(answerOf(adapt([chat([user, {name: 'gen_ai.choice', attributes: [kv('index', 0), kv('message', message)]}])]))).toContain(LEAK)
+  })
+
+  it('reads Google ADK\'s log records (bodies {content: {role, parts}}) joined to their generate_content span', () => {
+    const trace = 'f'.repeat(32)
+    const spanId = '7'.repeat(16)
+    const spans = line(trace, spanId, [kv('gen_ai.operation.name', 'generate_content'), kv('gen_ai.system', 'gcp.vertex.agent'), kv('gen_ai.request.model', 'gemini-2.0-flash')])
+    const body = (v: unknown): Record<string, unknown> => ({kvlistValue: {values: Object.entries(v as object).map(([key, x]) => ({key, value: anyValue(x)}))}})
+    const record = (name: string, b: unknown) => ({timeUnixNano: '1793539443263615108', traceId: trace, spanId, eventName: name, severityNumber: 9, attributes: [kv('gen_ai.system', 'gcp.vertex.agent')], body: body(b)})
+    const logs = {resourceLogs: [{resource: {attributes: []}, scopeLogs: [{scope: {name: 'gcp.vertex.agent'}, logRecords: [
+      record('gen_ai.user.message', {content: {role: 'user', parts: [{text: 'my ref?'}]}}),
+      record('gen_ai.choice', {index: 0, finish_reason: 'STOP', content: {role: 'model', parts: [{text: `Here: ${LEAK}`}]}}),
+    ]}]}]}
+    const r = adapt([spans, logs])
+    const {row} = decode(r.records[0]!.record)
+    expect(row!.request_text).toContain('my ref?')
+    expect(answerOf(r)).toContain(LEAK)
+  })
+})
+
+function anyValue(v: unknown): Record<string, unknown> {
+  if (typeof v === 'string') return {stringValue: v}
+  if (typeof v === 'number') return {intValue: String(v)}
+  if (Array.isArray(v)) return {arrayValue: {values: v.map(anyValue)}}
+  return {kvlistValue: {values: Object.entries(v as object).map(([key, x]) => ({key, value: anyValue(x)}))}}
+}
