@@ -31,7 +31,9 @@ import {callTextsOf, lastCall, textLeaves, textsBeyond, withAnswerTexts, withPro
 //   (openinference.span.kind LLM, or llm.input_messages.* / llm.output_messages.* attributes;
 //   https://github.com/Arize-ai/openinference/blob/main/spec/semantic_conventions.md), or an older
 //   OpenLLMetry span (llm.request.type chat / completion, llm.prompts.N.* / llm.completions.N.*) -> one record
-//   gen_ai.response.id, else spanId          -> request_id
+//   gen_ai.response.id, else spanId          -> request_id; a response id another call of the set
+//                                               gives in another trace, or for another tenant or
+//                                               session, is qualified with them (recordIdentity)
 //   endTimeUnixNano (startTimeUnixNano)      -> ts; a value that cannot be nanoseconds of a time
 //                                               from 2000 to 2100 (milliseconds, say) is no time:
 //                                               the other stands in, noted, else a bad item (readUnixNano)
@@ -445,6 +447,14 @@ export interface OtelIndex extends CompanionIndex {
   /** The trace's spans that are no call and carry an answer text, in the order of their keys. */
   wrappers(traceId: unknown): readonly WrapperSpan[]
   wrapper(key: string): WrapperSpan | undefined
+  /** The calls (span or log-record keys, first line each) that give this gen_ai.response.id. */
+  sharers(responseId: string): readonly ResponseIdUse[]
+}
+
+/** A call that gives a gen_ai.response.id: its key (trace:span) and the line it is first on. */
+interface ResponseIdUse {
+  key: string
+  at: LinePosition
 }
 
 /** A model call of a trace: its span's key, when it ended (ns), the lines it is read from. */
@@ -474,6 +484,14 @@ function newOtelIndex(options: FormatOptions): OtelIndex {
   const calls = new Map<string, Map<string, CallRef>>()
   const wrappers = new Map<string, WrapperSpan[]>()
   const wrapperByKey = new Map<string, WrapperSpan>()
+  const byResponseId = new Map<string, ResponseIdUse[]>()
+  const addResponseId = (v: unknown, key: string, at: LinePosition): void => {
+    const id = strOrNull(v)
+    if (id === null) return
+    const list = byResponseId.get(id) ?? []
+    if (!list.some((u) => u.key === key)) list.push({key, at})
+    byResponseId.set(id, list)
+  }
   const addCall = (traceId: unknown, key: string, end: number, at: LinePosition): void => {
     const trace = String(traceId).toLowerCase()
     const ofTrace = calls.get(trace) ?? new Map<string, CallRef>()
@@ -501,6 +519,7 @@ function newOtelIndex(options: FormatOptions): OtelIndex {
         if (call) callTraces.add(String(s.span.traceId).toLowerCase())
         if (call && hasAnswerText(s)) answerTraces.add(String(s.span.traceId).toLowerCase())
         if (call) addCall(s.span.traceId, key, nanosOf(s.span.endTimeUnixNano ?? s.span.startTimeUnixNano), at)
+        if (call) addResponseId(s.attrs['gen_ai.response.id'], key, at)
         else {
           const withEvents = withEventTexts(s.attrs, s.span)
           const convention = unreadConventionOf(withEvents)
@@ -531,6 +550,7 @@ function newOtelIndex(options: FormatOptions): OtelIndex {
           groups.set(key, g)
         }
         g.events.push(eventOf(l, name!, at))
+        addResponseId(l.attrs['gen_ai.response.id'], key, at)
         addCall(l.record.traceId, key, nanosOf(l.record.timeUnixNano ?? l.record.observedTimeUnixNano), at)
       }
     },
@@ -541,6 +561,7 @@ function newOtelIndex(options: FormatOptions): OtelIndex {
     target: (traceId) => (typeof traceId === 'string' && traceId !== '' ? lastCall(calls.get(traceId.toLowerCase())?.values() ?? []) : null),
     wrappers: (traceId) => (typeof traceId === 'string' && traceId !== '' ? (wrappers.get(traceId.toLowerCase()) ?? []) : []),
     wrapper: (key) => wrapperByKey.get(key),
+    sharers: (responseId) => byResponseId.get(responseId) ?? [],
   }
 }
 
@@ -1225,9 +1246,11 @@ function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions, h
     return {item: v.item, reason: `bad ts: ${badTime.t.bad}${fix}`}
   }
 
+  const identity = responseId === null ? null : recordIdentity(responseId, key, index, options)
+  if (identity?.shared) notes.push(SHARED_RESPONSE_ID_NOTE)
   const candidate: Candidate = {
     ts,
-    request_id: responseId ?? strOrNull(span.spanId),
+    request_id: identity?.id ?? strOrNull(span.spanId),
     tenant_id: firstOf(lookup, options.tenantAttributes),
     session_id: firstOf(lookup, SESSION_KEYS),
     status,
@@ -1243,7 +1266,7 @@ function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions, h
   const source = {resource, scope: v.scope, span: {...span, attributes: attrs}, attributes: attrs}
   const out = finishRecord(candidate, source, options, hints(options, attrs, resource))
   if ('problem' in out) return {item: v.item, reason: out.problem}
-  const read = [...(group?.events.map((e) => e.at) ?? []), ...lookup.used, ...(server ? [server.at] : [])]
+  const read = [...(group?.events.map((e) => e.at) ?? []), ...lookup.used, ...(server ? [server.at] : []), ...(identity?.lines ?? [])]
   const wrapped = key === null ? null : readWrappers(out.record, attrs, span.traceId, key, index, options, [here, ...read])
   const companions = otherLines(here, [...read, ...(wrapped?.companions ?? [])])
   return {item: v.item, record: out.record, notes: [...notes, ...gapNotes(lookup, options.tenantAttributes), ...out.notes, ...(wrapped?.notes ?? [])], companions}
@@ -1257,6 +1280,41 @@ function callRecipient(index: OtelIndex, key: string, options: FormatOptions): R
   const attrs: Obj = {}
   for (const e of group?.events ?? []) Object.assign(attrs, e.attrs, e.name === DETAILS_EVENT && isObj(e.body) ? e.body : {})
   return recipientOf(lookupFor(attrs, {...(group?.resource ?? {}), ...(own?.resource ?? {})}, index, own ? key : null), options)
+}
+
+/** The note of a record whose gen_ai.response.id another trace's, tenant's or session's call gives too (recordIdentity). */
+export const SHARED_RESPONSE_ID_NOTE =
+  "its gen_ai.response.id is given by a call of another trace, tenant or session too (a response served from a cache, an id a provider reused): request_id adds the trace (and the tenant and session) to it, so each is a record, not a retry of the other"
+
+/**
+ * A call's request id: its gen_ai.response.id, which is not unique per request (a response cache
+ * serves one answer, with its id, to several callers; some providers reuse ids). Calls that
+ * give the same id are retries of one request only within one trace, tenant and session (a
+ * gateway's retry, a span exported twice); where another call of the set gives the id in
+ * another trace, the id names the trace (`chatcmpl-1 (trace 4bf9…)`), and where one in the
+ * same trace names another tenant or session, the tenant and session too, so each is a record
+ * and neither's answer is set aside as a retry. Those calls' lines, and the ancestors their
+ * tenant and session are read from, are lines the record is read from: it decodes the same from
+ * them alone. A tenant or session the user maps (--map) is not compared (namesOther).
+ */
+function recordIdentity(responseId: string, key: string | null, index: OtelIndex, options: FormatOptions): {id: string; lines: LinePosition[]; shared: boolean} {
+  const others = key === null ? [] : index.sharers(responseId).filter((u) => u.key !== key)
+  if (key === null || others.length === 0) return {id: responseId, lines: [], shared: false}
+  const traceOf = (k: string): string => k.slice(0, k.indexOf(':'))
+  const own = callRecipient(index, key, options)
+  const lines: LinePosition[] = []
+  let otherTrace = false
+  let otherRecipient = false
+  for (const u of others) {
+    const r = callRecipient(index, u.key, options)
+    if (traceOf(u.key) !== traceOf(key)) otherTrace = true
+    else if (namesOther(r, own, options)) otherRecipient = true
+    else continue
+    lines.push(u.at, ...r.used)
+  }
+  if (!otherTrace && !otherRecipient) return {id: responseId, lines: [], shared: false}
+  const parts = [...(otherTrace ? [`trace ${traceOf(key)}`] : []), ...(otherRecipient ? [`tenant ${own.tenant ?? ''}`, `session ${own.session ?? ''}`] : [])]
+  return {id: `${responseId} (${parts.join(', ')})`, lines: [...lines, ...own.used], shared: true}
 }
 
 interface Recipient {
@@ -1362,9 +1420,10 @@ function recordFromLogs(
   const responseModel = strOrNull(attrs['gen_ai.response.model'])
   const requestModel = strOrNull(attrs['gen_ai.request.model'])
   const errorType = strOrNull(attrs['error.type'])
+  const identity = responseId === null ? null : recordIdentity(responseId, key, index, options)
   const candidate: Candidate = {
     ts: isoOf(time),
-    request_id: responseId ?? strOrNull(spanId),
+    request_id: identity?.id ?? strOrNull(spanId),
     tenant_id: firstOf(lookup, options.tenantAttributes),
     session_id: firstOf(lookup, SESSION_KEYS),
     status: null,
@@ -1383,11 +1442,11 @@ function recordFromLogs(
     ts: 'the GenAI log records carry no timeUnixNano',
   })
   if ('problem' in out) return {item, reason: out.problem}
-  const read = [...group.events.map((e) => e.at), ...(own ? [own.at] : []), ...lookup.used]
+  const read = [...group.events.map((e) => e.at), ...(own ? [own.at] : []), ...lookup.used, ...(identity?.lines ?? [])]
   const wrapped = key === null ? null : readWrappers(out.record, source, traceId, key, index, options, [here, ...read])
   const companions = otherLines(here, [...read, ...(wrapped?.companions ?? [])])
   const undecodedNotes = undecoded.length > 0 ? [undecodedNote(undecoded)] : []
-  return {item, record: out.record, companions, notes: ['built from OTLP log records alone: their span was not among the files given (tokens, status and node unknown)', ...timeNotes, ...undecodedNotes, ...gapNotes(lookup, options.tenantAttributes), ...out.notes, ...(wrapped?.notes ?? [])]}
+  return {item, record: out.record, companions, notes: ['built from OTLP log records alone: their span was not among the files given (tokens, status and node unknown)', ...timeNotes, ...(identity?.shared ? [SHARED_RESPONSE_ID_NOTE] : []), ...undecodedNotes, ...gapNotes(lookup, options.tenantAttributes), ...out.notes, ...(wrapped?.notes ?? [])]}
 }
 
 /** The request path of a server span: url.path, else http.route or http.target (older), else url.full's. */
