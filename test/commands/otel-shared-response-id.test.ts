@@ -10,7 +10,7 @@ import {run, runJson} from '../helpers/commands.js'
 // with its id, to tenant beta. Two spans of different traces, tenants and sessions then shared
 // one request id, and beta's was kept as "a retry logged under the same id": its leak was in no
 // figure (scope 0 cross-tenant, 0 recipient tenants), only in a NOT COUNTED line that called it
-// a retry. Calls giving one id are retries only within one trace, tenant and session.
+// a retry. Calls giving one id are retries only for one tenant and session.
 
 const A = 'CANARY-aaaa1111bbbb2222cccc'
 const kv = (key: string, v: string) => ({key, value: {stringValue: v}})
@@ -72,15 +72,15 @@ describe('OTLP calls of different traces, tenants or sessions under one gen_ai.r
       expect(scope.duplicate_leaks_not_counted).toEqual([])
       const sightings = await runJson<Sighting[]>(['sightings', '--db', r.db, '--class', 'cross_tenant'])
       expect(sightings.map((s) => s.recipient_tenant)).toEqual(['tn-beta'])
-      // The id the provider gave, with the trace that tells the two apart.
-      expect(sightings[0]!.request_id).toBe(`chatcmpl-CACHED1 (trace ${'b'.repeat(32)})`)
+      // The id the provider gave, with the recipient that tells the two apart.
+      expect(sightings[0]!.request_id).toBe('chatcmpl-CACHED1 (tenant tn-beta, session sess-b1)')
       const status = await runJson<{records: number; duplicates: number}>(['status', '--db', r.db])
       expect([status.records, status.duplicates]).toEqual([2, 0])
     }, 120_000)
   }
 
-  it('keeps a retry within one trace, tenant and session a duplicate of its first attempt, beside a call of another trace', async () => {
-    const first: Call = {...beta, span: '3', answer: 'one moment', at: beta.at - 500}
+  it('keeps a retry for one tenant and session (in a new trace) a duplicate of its first attempt, beside a call for another tenant', async () => {
+    const first: Call = {...beta, trace: 'c', span: '3', answer: 'one moment', at: beta.at - 500}
     const r = await triage([exportLine(alpha), exportLine(first), exportLine(beta)])
     // The retry's leak is not passed (exit 3 where it is judged, 1 where it cannot be read again).
     expect(r.code, r.stderr).not.toBe(0)
@@ -99,8 +99,8 @@ describe('otel adapter: the request id of calls sharing a gen_ai.response.id', (
     return lines.flatMap((l, i) => adapter.adapt(l, {options, index, at: {file: 'f', line: i + 1}}).records.map((r) => r.record.request_id as string))
   }
 
-  it('is the response id alone where no call of another trace, tenant or session gives it', () => {
-    expect(ids([[alpha], [{...alpha, span: '2'}]])).toEqual(['chatcmpl-CACHED1', 'chatcmpl-CACHED1'])
+  it('is the response id alone where no call for another tenant or session gives it (a retry, in its trace or a new one)', () => {
+    expect(ids([[alpha], [{...alpha, span: '2'}], [{...alpha, trace: 'c', span: '3'}]])).toEqual(['chatcmpl-CACHED1', 'chatcmpl-CACHED1', 'chatcmpl-CACHED1'])
   })
 
   it('names the tenant and session where a call of the same trace names another', () => {
@@ -108,10 +108,15 @@ describe('otel adapter: the request id of calls sharing a gen_ai.response.id', (
     expect(ids([[alpha], [other]])).toEqual(['chatcmpl-CACHED1 (tenant tn-alpha, session sess-a1)', 'chatcmpl-CACHED1 (tenant tn-beta, session sess-b1)'])
   })
 
-  it('names the trace, and a retry of the same trace, tenant and session gets the same id', () => {
-    const retry: Call = {...beta, span: '3'}
+  it('names them across traces, and a retry for the same tenant and session gets the same id', () => {
+    const retry: Call = {...beta, trace: 'c', span: '3'}
     const got = ids([[alpha], [beta], [retry]])
-    expect(got).toEqual([`chatcmpl-CACHED1 (trace ${'a'.repeat(32)})`, `chatcmpl-CACHED1 (trace ${'b'.repeat(32)})`, `chatcmpl-CACHED1 (trace ${'b'.repeat(32)})`])
+    expect(got).toEqual(['chatcmpl-CACHED1 (tenant tn-alpha, session sess-a1)', 'chatcmpl-CACHED1 (tenant tn-beta, session sess-b1)', 'chatcmpl-CACHED1 (tenant tn-beta, session sess-b1)'])
+  })
+
+  it('names the session where only the session differs', () => {
+    const other: Call = {...alpha, trace: 'c', span: '2', session: 'sess-a2'}
+    expect(ids([[alpha], [other]])).toEqual(['chatcmpl-CACHED1 (tenant tn-alpha, session sess-a1)', 'chatcmpl-CACHED1 (tenant tn-alpha, session sess-a2)'])
   })
 
   it('reads the record the same from its own lines alone (the other call\'s line is one it is read from)', () => {

@@ -32,8 +32,8 @@ import {callTextsOf, lastCall, textLeaves, textsBeyond, withAnswerTexts, withPro
 //   https://github.com/Arize-ai/openinference/blob/main/spec/semantic_conventions.md), or an older
 //   OpenLLMetry span (llm.request.type chat / completion, llm.prompts.N.* / llm.completions.N.*) -> one record
 //   gen_ai.response.id, else spanId          -> request_id; a response id another call of the set
-//                                               gives in another trace, or for another tenant or
-//                                               session, is qualified with them (recordIdentity)
+//                                               gives for another tenant or session is qualified
+//                                               with the call's own (recordIdentity)
 //   endTimeUnixNano (startTimeUnixNano)      -> ts; a value that cannot be nanoseconds of a time
 //                                               from 2000 to 2100 (milliseconds, say) is no time:
 //                                               the other stands in, noted, else a bad item (readUnixNano)
@@ -1282,38 +1282,32 @@ function callRecipient(index: OtelIndex, key: string, options: FormatOptions): R
   return recipientOf(lookupFor(attrs, {...(group?.resource ?? {}), ...(own?.resource ?? {})}, index, own ? key : null), options)
 }
 
-/** The note of a record whose gen_ai.response.id another trace's, tenant's or session's call gives too (recordIdentity). */
+/** The note of a record whose gen_ai.response.id a call for another tenant or session gives too (recordIdentity). */
 export const SHARED_RESPONSE_ID_NOTE =
-  "its gen_ai.response.id is given by a call of another trace, tenant or session too (a response served from a cache, an id a provider reused): request_id adds the trace (and the tenant and session) to it, so each is a record, not a retry of the other"
+  "its gen_ai.response.id is given by a call for another tenant or session too (a response served from a cache, an id a provider reused): request_id adds the tenant and session to it, so each is a record, not a retry of the other"
 
 /**
  * A call's request id: its gen_ai.response.id, which is not unique per request (a response cache
  * serves one answer, with its id, to several callers; some providers reuse ids). Calls that
- * give the same id are retries of one request only within one trace, tenant and session (a
- * gateway's retry, a span exported twice); where another call of the set gives the id in
- * another trace, the id names the trace (`chatcmpl-1 (trace 4bf9…)`), and where one in the
- * same trace names another tenant or session, the tenant and session too, so each is a record
- * and neither's answer is set aside as a retry. Those calls' lines, and the ancestors their
- * tenant and session are read from, are lines the record is read from: it decodes the same from
- * them alone. A tenant or session the user maps (--map) is not compared (namesOther).
+ * give the same id are retries of one request only for one tenant and session (a gateway's
+ * retry, an application's retry in a new trace, a span exported twice); where another call of
+ * the set gives the id for another tenant or session, the id names the call's own tenant and
+ * session (`chatcmpl-1 (tenant t1, session s1)`), so each is a record and neither's answer is
+ * set aside as a retry of the other. Those calls' lines, and the ancestors their tenant and
+ * session are read from, are lines the record is read from: it decodes the same from them
+ * alone. A tenant or session the user maps (--map) is not compared (namesOther).
  */
 function recordIdentity(responseId: string, key: string | null, index: OtelIndex, options: FormatOptions): {id: string; lines: LinePosition[]; shared: boolean} {
   const others = key === null ? [] : index.sharers(responseId).filter((u) => u.key !== key)
   if (key === null || others.length === 0) return {id: responseId, lines: [], shared: false}
-  const traceOf = (k: string): string => k.slice(0, k.indexOf(':'))
   const own = callRecipient(index, key, options)
   const lines: LinePosition[] = []
-  let otherTrace = false
-  let otherRecipient = false
   for (const u of others) {
     const r = callRecipient(index, u.key, options)
-    if (traceOf(u.key) !== traceOf(key)) otherTrace = true
-    else if (namesOther(r, own, options)) otherRecipient = true
-    else continue
-    lines.push(u.at, ...r.used)
+    if (namesOther(r, own, options)) lines.push(u.at, ...r.used)
   }
-  if (!otherTrace && !otherRecipient) return {id: responseId, lines: [], shared: false}
-  const parts = [...(otherTrace ? [`trace ${traceOf(key)}`] : []), ...(otherRecipient ? [`tenant ${own.tenant ?? ''}`, `session ${own.session ?? ''}`] : [])]
+  if (lines.length === 0) return {id: responseId, lines: [], shared: false}
+  const parts = [own.tenant === null ? null : `tenant ${own.tenant}`, own.session === null ? null : `session ${own.session}`].filter((p) => p !== null)
   return {id: `${responseId} (${parts.join(', ')})`, lines: [...lines, ...own.used], shared: true}
 }
 
