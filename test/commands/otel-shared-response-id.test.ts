@@ -119,6 +119,25 @@ describe('otel adapter: the request id of calls sharing a gen_ai.response.id', (
     expect(ids([[alpha], [other]])).toEqual(['chatcmpl-CACHED1 (tenant tn-alpha, session sess-a1)', 'chatcmpl-CACHED1 (tenant tn-alpha, session sess-a2)'])
   })
 
+  it('reads a record with one other call\'s line however many share the id, and the same from those lines alone', () => {
+    const adapter = adapterFor('otel')
+    const options = resolveFormatOptions()
+    const calls = ['1', '2', '3', '4', '5'].map((n) => ({...alpha, trace: n, span: n, tenant: `tn-${n}`, session: `s-${n}`}))
+    const lines = calls.map((c) => JSON.parse(exportLine(c)) as unknown)
+    const index = adapter.newIndex(options)!
+    lines.forEach((l, i) => index.add(l, {file: 'f', line: i + 1}))
+    for (let i = 0; i < lines.length; i++) {
+      const rec = adapter.adapt(lines[i], {options, index, at: {file: 'f', line: i + 1}}).records[0]!
+      expect(rec.record.request_id).toBe(`chatcmpl-CACHED1 (tenant tn-${i + 1}, session s-${i + 1})`)
+      expect(rec.companions).toHaveLength(1)
+      const alone = adapter.newIndex(options)!
+      alone.add(lines[i], {file: 'f', line: i + 1})
+      const c = rec.companions![0]!
+      alone.add(lines[c.line - 1], {file: 'f', line: c.line})
+      expect(adapter.adapt(lines[i], {options, index: alone, at: {file: 'f', line: i + 1}}).records[0]!.record.request_id).toBe(rec.record.request_id)
+    }
+  })
+
   it('reads the record the same from its own lines alone (the other call\'s line is one it is read from)', () => {
     const adapter = adapterFor('otel')
     const options = resolveFormatOptions()

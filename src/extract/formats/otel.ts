@@ -1293,20 +1293,24 @@ export const SHARED_RESPONSE_ID_NOTE =
  * retry, an application's retry in a new trace, a span exported twice); where another call of
  * the set gives the id for another tenant or session, the id names the call's own tenant and
  * session (`chatcmpl-1 (tenant t1, session s1)`), so each is a record and neither's answer is
- * set aside as a retry of the other. Those calls' lines, and the ancestors their tenant and
- * session are read from, are lines the record is read from: it decodes the same from them
+ * set aside as a retry of the other. The first such call's line, and the ancestors its tenant
+ * and session are read from, are lines the record is read from: it decodes the same from them
  * alone. A tenant or session the user maps (--map) is not compared (namesOther).
  */
 function recordIdentity(responseId: string, key: string | null, index: OtelIndex, options: FormatOptions): {id: string; lines: LinePosition[]; shared: boolean} {
   const others = key === null ? [] : index.sharers(responseId).filter((u) => u.key !== key)
   if (key === null || others.length === 0) return {id: responseId, lines: [], shared: false}
   const own = callRecipient(index, key, options)
-  const lines: LinePosition[] = []
+  // One such call decides it, and its lines are enough to decode the record again the same: a
+  // cache that served one id to thousands of sessions gives each record one companion, not thousands.
+  let lines: LinePosition[] | null = null
   for (const u of others) {
     const r = callRecipient(index, u.key, options)
-    if (namesOther(r, own, options)) lines.push(u.at, ...r.used)
+    if (!namesOther(r, own, options)) continue
+    lines = [u.at, ...r.used]
+    break
   }
-  if (lines.length === 0) return {id: responseId, lines: [], shared: false}
+  if (lines === null) return {id: responseId, lines: [], shared: false}
   const parts = [own.tenant === null ? null : `tenant ${own.tenant}`, own.session === null ? null : `session ${own.session}`].filter((p) => p !== null)
   return {id: `${responseId} (${parts.join(', ')})`, lines: [...lines, ...own.used], shared: true}
 }
