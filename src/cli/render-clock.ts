@@ -40,8 +40,11 @@ export function renderClock(clock: ClockResult, tz: string): string {
   if (clock.notified_at) lines.push(`Notified:   ${clock.notified_at}  |  ${formatInZone(new Date(clock.notified_at), tz)}`)
   if (clock.controllers) {
     const done = clock.controllers.filter((c) => c.notified_at !== null).length
-    lines.push('', `Controllers (Art. 33(2)): ${done} of ${clock.controllers.length} notified${clock.controllers.some((c) => c.late) ? ', some LATE' : ''}`)
-    if (clock.controllers.length === 0) lines.push('  none known yet: the exposure lists them once detection has run (crosstalk scan)')
+    const late = clock.controllers.some((c) => c.late) ? ', some LATE' : ''
+    // While detection does not cover the case more controllers may be found: their number is not known, never "N of N".
+    if (clock.controllers_known === false) lines.push('', `Controllers (Art. 33(2)): ${done} notified; how many are to be notified is not known yet: detection is incomplete (crosstalk scan)${late}`)
+    else lines.push('', `Controllers (Art. 33(2)): ${done} of ${clock.controllers.length} notified${late}`)
+    if (clock.controllers.length === 0 && clock.controllers_known !== false) lines.push('  none known yet: the exposure lists them once detection has run (crosstalk scan)')
     for (const c of clock.controllers.slice(0, 50)) lines.push(`  ${clip(safeLine(c.tenant_id), 40).padEnd(40)}  ${c.status.padEnd(9)} ${clockSummary(c)}`)
     if (clock.controllers.length > 50) lines.push(`  ... ${clock.controllers.length - 50} more (clock --json lists every one)`)
   }

@@ -1,3 +1,4 @@
+import {detectionCoverage} from '../detect/coverage.js'
 import {exposureRows, exposureTenants} from '../scope/exposure.js'
 import {loadExposureInputs} from '../scope/scope-data.js'
 import type {CaseDb} from '../store/open-case.js'
@@ -14,5 +15,6 @@ export function loadCaseClock(db: CaseDb, now: Date): ClockResult {
   const controllers = incident.role === 'processor' ? exposureTenants(exposureRows(loadExposureInputs(db))) : []
   // As of `now` (clock --now): a notification recorded for a later time had not been sent yet.
   const sent = listNotifications(db).filter((n) => Date.parse(n.at) <= now.getTime())
-  return computeCaseClock(incident, sent, now, controllers)
+  // Which controllers to notify is known only where detection covers the case.
+  return computeCaseClock(incident, sent, now, controllers, incident.role !== 'processor' || detectionCoverage(db).complete)
 }

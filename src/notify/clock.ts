@@ -50,6 +50,12 @@ export interface ClockResult {
   basis?: ClockBasis
   /** a processor's controllers, each with its own state; the processor is "notified" only when all are */
   controllers?: ControllerClock[]
+  /**
+   * a processor's: whether `controllers` is every controller to notify. False while detection does
+   * not cover the case (logs not scanned, findings stale): more may be found, so how many
+   * controllers are to be notified is not known, and the processor is never "notified" then.
+   */
+  controllers_known?: boolean
 }
 
 /**
@@ -128,7 +134,7 @@ export function noticePeriodMs(incident: CaseClockInput, recipient: string): num
  * stopped by the first initial notice to that tenant; the whole is "notified" only once every
  * controller is, and "late" when any is.
  */
-export function computeCaseClock(incident: CaseClockInput, notifications: readonly ClockNotification[], now: Date, controllers: readonly string[] = []): ClockResult {
+export function computeCaseClock(incident: CaseClockInput, notifications: readonly ClockNotification[], now: Date, controllers: readonly string[] = [], controllersKnown = true): ClockResult {
   const aware = new Date(incident.aware_at)
   const firstInitial = (recipient: string): Date | null => {
     const times = notifications.filter((n) => n.phase === 'initial' && n.recipient === recipient).map((n) => Date.parse(n.at))
@@ -141,11 +147,12 @@ export function computeCaseClock(incident: CaseClockInput, notifications: readon
     const c = computeClock(aware, now, firstInitial(tenant), period)
     return {tenant_id: tenant, deadline: c.deadline, remaining_seconds: c.remaining_seconds, status: c.status, notified_at: c.notified_at ?? null, late: c.late}
   })
-  const all = each.length > 0 && each.every((c) => c.notified_at !== null)
+  // Every controller notified is said only where every controller is known: detection incomplete may find more.
+  const all = controllersKnown && each.length > 0 && each.every((c) => c.notified_at !== null)
   const lastNotice = all ? new Date(Math.max(...each.map((c) => Date.parse(c.notified_at!)))) : null
   const whole = computeClock(aware, now, lastNotice, period)
   // Late when any controller is; not late only when each is known not to be (or the deadline,
   // where there is one, has not passed: nobody is late before it). Otherwise not known.
-  const late = each.some((c) => c.late === true) ? true : each.length > 0 && each.every((c) => c.late === false) ? false : whole.late === false ? false : null
-  return {...whole, late, basis, controllers: each}
+  const late = each.some((c) => c.late === true) ? true : controllersKnown && each.length > 0 && each.every((c) => c.late === false) ? false : whole.late === false ? false : null
+  return {...whole, late, basis, controllers: each, controllers_known: controllersKnown}
 }

@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest'
-import {computeCaseClock, computeClock} from '../../src/notify/clock.js'
+import {clockJson, computeCaseClock, computeClock} from '../../src/notify/clock.js'
+import {renderClock} from '../../src/cli/render-clock.js'
 import {formatInZone, parseInstant} from '../../src/notify/time.js'
 
 const at = (s: string): Date => parseInstant(s, 'test')
@@ -61,5 +62,28 @@ describe('a processor\'s late flag says unknown where it cannot be known', () =>
     expect(undue.late).toBeNull()
     expect(undue.controllers![0]!.late).toBeNull()
     expect(computeClock(new Date('2026-10-23T08:00:00Z'), new Date('2026-11-01T00:00:00Z'), null, null).late).toBeNull()
+  })
+})
+
+// QA repro 6: every controller of the exposure notified, then new logs ingested and not scanned:
+// the clock said "notified (in time)", "2 of 2 notified", and after the scan "2 of 8, some LATE".
+describe("a processor's clock while detection does not cover the case", () => {
+  const incident = {role: 'processor' as const, aware_at: '2026-11-02T09:00:00Z', controller_deadline_hours: 24}
+  const sent = ['acme', 'bright'].map((recipient) => ({phase: 'initial' as const, at: '2026-11-02T10:00:00Z', recipient}))
+
+  it('is never "notified" and says the number of controllers to notify is not known', () => {
+    const before = new Date('2026-11-02T12:00:00Z')
+    const whole = computeCaseClock(incident, sent, before, ['acme', 'bright'], true)
+    expect(whole).toMatchObject({status: 'notified', late: false, controllers_known: true})
+    const partial = computeCaseClock(incident, sent, before, ['acme', 'bright'], false)
+    expect(partial.status).not.toBe('notified')
+    expect(partial.controllers_known).toBe(false)
+    // before the deadline nobody is late; after it, a controller not yet found may be: not known
+    expect(partial.late).toBe(false)
+    expect(computeCaseClock(incident, sent, new Date('2026-11-04T12:00:00Z'), ['acme', 'bright'], false).late).toBeNull()
+    const text = renderClock(partial, 'UTC')
+    expect(text).not.toMatch(/2 of 2 notified/)
+    expect(text).toMatch(/Controllers \(Art\. 33\(2\)\): 2 notified; how many are to be notified is not known yet: detection is incomplete/)
+    expect(clockJson(partial, before).duty_status).not.toBe('notified')
   })
 })
