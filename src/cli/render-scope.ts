@@ -233,10 +233,20 @@ export const NO_REGISTRY_TIMELINE_NOTE =
 export const NO_REGISTRY_SCOPE_NOTE =
   'No canary registry in this case: the marker figures below cannot count anything (not known, not none); the exposure is by verbatim text only (crosstalk ingest canaries FILE).'
 
-/** One tenant's view on the console; without a canary registry (`registry: false`) the markers' figures read "unknown", never 0. */
-export function renderTenantView(v: TenantViewResult, options: {registry?: boolean} = {}): string {
+/**
+ * One tenant's view on the console; without a canary registry, or with one changed since the
+ * scan (`registry: false`), the markers' figures read "unknown", never 0; so do the verbatim-text
+ * figures where provenance does not cover the case (`provenance: false`), and, with either, the
+ * totals built on both.
+ */
+export function renderTenantView(v: TenantViewResult, options: {registry?: boolean; provenance?: boolean; exposure?: boolean} = {}): string {
   const registry = options.registry ?? true
+  const known = options.provenance ?? true
   const m = (x: number): string => (registry ? String(x) : 'unknown')
+  const p = (x: number): string => (known ? String(x) : 'unknown')
+  // The exposure (both kinds together) is known without a registry (all by text), not with a stale one.
+  const exposureKnown = options.exposure ?? known
+  const both = (x: number): string => (exposureKnown ? String(x) : 'unknown')
   const mt = (x: string | null): string => (registry ? t(x) : 'unknown')
   const out = [`Tenant ${name(v.tenant)}${v.tenants_revealed ? '' : ' (other tenants shown as opaque labels; --reveal-tenants names them)'}`]
   const dir = (title: string, d: TenantViewResult['received'], own: string, other: string) => {
@@ -248,21 +258,21 @@ export function renderTenantView(v: TenantViewResult, options: {registry?: boole
       table(
         ['figure', 'value'],
         [
-          ['responses (marker or verbatim text)', String(e.responses)],
+          ['responses (marker or verbatim text)', both(e.responses)],
           ['  with a marker', m(e.by_canary)],
-          ['  verbatim text only', String(e.by_text_only)],
-          [own, String(e.own_sessions)],
-          [other, String(e.other_sessions)],
-          ['other tenants', String(e.other_tenants)],
-          ['first seen', t(e.first_seen)],
-          ['last seen', t(e.last_seen)],
+          ['  verbatim text only', both(e.by_text_only)],
+          [own, both(e.own_sessions)],
+          [other, both(e.other_sessions)],
+          ['other tenants', both(e.other_tenants)],
+          ['first seen', exposureKnown ? t(e.first_seen) : 'unknown'],
+          ['last seen', exposureKnown ? t(e.last_seen) : 'unknown'],
           ['responses with a foreign marker', m(d.responses)],
           ['  cross-tenant', m(d.cross_tenant_responses)],
           ['  cross-session (same tenant)', m(d.cross_session_responses)],
           ['  other tenants (marker)', m(d.other_tenants)],
           ['  first seen (marker)', mt(d.first_seen)],
           ['  last seen (marker)', mt(d.last_seen)],
-          ['provenance-attributed responses', String(d.provenance_responses)],
+          ['provenance-attributed responses', p(d.provenance_responses)],
         ],
       ),
     )
@@ -271,7 +281,7 @@ export function renderTenantView(v: TenantViewResult, options: {registry?: boole
       out.push(
         table(
           ['counterpart', 'responses', 'with marker', 'with verbatim text', 'sessions', 'first (marker)', 'last (marker)'],
-          d.counterparts.map((c) => [name(c.tenant) + (c.same_tenant ? ' (self)' : ''), String(c.exposure_responses), m(c.responses), String(c.provenance_responses), String(c.sessions), mt(c.first_seen), mt(c.last_seen)]),
+          d.counterparts.map((c) => [name(c.tenant) + (c.same_tenant ? ' (self)' : ''), both(c.exposure_responses), m(c.responses), p(c.provenance_responses), both(c.sessions), mt(c.first_seen), mt(c.last_seen)]),
         ),
       )
   }

@@ -4,13 +4,13 @@ import {toCsv} from '../cli/csv.js'
 import {NO_REGISTRY_SCOPE_NOTE, renderScope, renderTenantView, renderUnscannedScope, SCOPE_CSV_TABLES, tenantRetriesNote, scopeCsvTables, tenantCsvTable, type ScopeCsvTable} from '../cli/render-scope.js'
 import {checkDetection, detectionFlags} from '../cli/detection-flags.js'
 import {InputError, UsageError} from '../errors.js'
-import {computeScope, type ScopeResult} from '../scope/compute-scope.js'
+import {computeScope} from '../scope/compute-scope.js'
 import {loadScopeInputs} from '../scope/scope-data.js'
 import {
-  PROVENANCE_STALE_SCOPE_NOTE, provenancelessScope, registrylessScope, registrylessTenantView, unscannedScope,
-  type ProvenancelessScope, type RegistrylessScope, type RegistrylessTenantView, type UnscannedScope,
+  knownScope, knownTenantView, PROVENANCE_STALE_SCOPE_NOTE, REGISTRY_CHANGED_SCOPE_NOTE, registrylessTenantView, staleFindings, staleFindingsReason, unscannedScope,
+  type KnownScope, type KnownTenantView,
 } from '../scope/unscanned.js'
-import {computeTenantView, type TenantViewResult} from '../scope/tenant-view.js'
+import {computeTenantView} from '../scope/tenant-view.js'
 import {tenantHasRecords} from '../store/records.js'
 import {hasCanaries} from '../store/canaries.js'
 
@@ -37,7 +37,7 @@ export default class Scope extends BaseCommand {
     'reveal-tenants': Flags.boolean({description: 'With --tenant: name the other tenants instead of opaque labels.'}),
   }
 
-  public async run(): Promise<ScopeResult | UnscannedScope | RegistrylessScope | ProvenancelessScope<ScopeResult | RegistrylessScope> | TenantViewResult | RegistrylessTenantView> {
+  public async run(): Promise<KnownScope | KnownTenantView> {
     const {flags} = await this.parse(Scope)
     if (flags.csv && this.jsonEnabled()) throw new UsageError('--csv and --json are exclusive')
     // checked here rather than with oclif's dependsOn, whose message is several lines long
@@ -51,38 +51,48 @@ export default class Scope extends BaseCommand {
       // Every figure of a tenant's view is detection's: none is known yet, and none is printed as 0.
       throw new InputError(`--tenant ${flags.tenant}: the case was never scanned, so nothing is known yet of what this tenant received or sent; run \`crosstalk scan\` first`, 'E_NOT_SCANNED')
     }
-    // Without a registry the markers' figures count nothing: said on the console, null in --json.
+    // Without a registry the markers' figures count nothing: said on the console, null in --json;
+    // so are the figures of findings that do not cover the case (knownScope, knownTenantView).
     const registry = hasCanaries(db)
+    const stale = staleFindings(inputs.detection)
+    const markersKnown = registry && !stale.markers
     if (flags.tenant !== undefined) {
       const view = computeTenantView(inputs, {tenant: flags.tenant, revealTenants: flags['reveal-tenants']}, {has: (t) => tenantHasRecords(db, t)})
+      const known = knownTenantView(view, inputs.detection, registry)
       // The CSV counts records: a leaking retry of this tenant's is said beside it on stderr, as sightings says its own (--json has the key).
       const retries = tenantRetriesNote(view.retry_leaks_not_counted)
       if (retries !== null && flags.csv) this.note(this.paint.yellow(retries))
       if (flags.csv) {
+        if (stale.markers || stale.provenance) throw new InputError(`--tenant ${flags.tenant} --csv: ${staleFindingsReason(stale)}, so this table's counts are not known; run \`crosstalk scan\` first`, 'E_NOT_SCANNED')
         const t = tenantCsvTable(registry ? view : registrylessTenantView(view))
         process.stdout.write(toCsv(t.columns, t.rows))
       } else if (!this.jsonEnabled()) {
         if (!registry) this.log(`${NO_REGISTRY_SCOPE_NOTE}\n`)
-        this.log(renderTenantView(view, {registry}))
+        else if (stale.markers) this.log(`${REGISTRY_CHANGED_SCOPE_NOTE}\n`)
+        if (stale.provenance) this.log(`${PROVENANCE_STALE_SCOPE_NOTE}\n`)
+        this.log(renderTenantView(view, {registry: markersKnown, provenance: !stale.provenance, exposure: !stale.markers && !stale.provenance}))
       }
-      // --json: the markers' figures are unknown without a registry, never 0.
-      return registry ? view : registrylessTenantView(view)
+      // --json: what the stored findings cannot speak for is unknown, never 0.
+      return known
     }
     const result = computeScope(inputs)
+    const known = knownScope(result, registry)
     if (inputs.detection.never_scanned) {
       // Allowed over a case never scanned: detection's counts are unknown, never printed as 0.
       if (flags.csv) throw new InputError('the case was never scanned: every count in the scope tables is unknown; run `crosstalk scan` first', 'E_NOT_SCANNED')
-      const unknown = unscannedScope(result)
-      if (!this.jsonEnabled()) this.log(renderUnscannedScope(unknown))
-      return unknown
+      if (!this.jsonEnabled()) this.log(renderUnscannedScope(unscannedScope(result)))
+      return known
     }
-    // Allowed over a case whose provenance does not cover it: its figures are unknown, never printed as 0.
-    const provenanceKnown = inputs.detection.provenance === 'current'
-    if (flags.csv && !provenanceKnown && ['exposure', 'nodes', 'hours'].includes(flags.table ?? 'flows')) {
-      throw new InputError(`--table ${flags.table ?? 'flows'}: canary-less provenance does not cover the case, so the verbatim-text counts of this table are not known; run \`crosstalk scan\` first`, 'E_NOT_SCANNED')
+    // Allowed over a case whose findings do not cover it: their figures are unknown, never printed as 0.
+    const provenanceKnown = !stale.provenance
+    const table = (flags.table ?? 'flows') as ScopeCsvTable
+    if (flags.csv && !provenanceKnown && ['exposure', 'nodes', 'hours'].includes(table)) {
+      throw new InputError(`--table ${table}: canary-less provenance does not cover the case, so the verbatim-text counts of this table are not known; run \`crosstalk scan\` first`, 'E_NOT_SCANNED')
+    }
+    if (flags.csv && registry && stale.markers) {
+      throw new InputError(`--table ${table}: the canary registry changed since the last scan, so the marker counts of this table are not known; run \`crosstalk scan\` first`, 'E_NOT_SCANNED')
     }
     if (flags.csv) {
-      const table = (flags.table ?? 'flows') as ScopeCsvTable
       // The markers' own tables count nothing without a registry: refused, as an unscanned case's are, rather than written empty.
       if (!registry && (table === 'flows' || table === 'matrix')) {
         throw new InputError(`--table ${table}: the case holds no canary registry, so no marker can be attributed and this table of marker flows cannot count anything; --table exposure gives the flows by verbatim text (crosstalk ingest canaries FILE)`, 'E_NO_REGISTRY')
@@ -92,11 +102,12 @@ export default class Scope extends BaseCommand {
     } else if (!this.jsonEnabled()) {
       // The canary figures count markers of registered sessions: with no registry they count nothing, and say so first.
       if (!registry) this.log(`${NO_REGISTRY_SCOPE_NOTE}\n`)
+      else if (stale.markers) this.log(`${REGISTRY_CHANGED_SCOPE_NOTE}\n`)
       if (!provenanceKnown) this.log(`${PROVENANCE_STALE_SCOPE_NOTE}\n`)
-      this.log(renderScope(result, {registry, provenance: provenanceKnown}))
+      // A registry changed since the scan leaves the exposure (markers and text together) unknown too.
+      this.log(renderScope(result, {registry: markersKnown, provenance: provenanceKnown && !stale.markers}))
     }
-    // --json: what the markers count is unknown without a registry, never 0; so is what provenance counts where it does not cover the case.
-    if (!provenanceKnown) return provenancelessScope(registry ? result : registrylessScope(result))
-    return registry ? result : registrylessScope(result)
+    // --json: what the markers count is unknown without a registry, never 0; so is what any finding counts where it does not cover the case.
+    return known
   }
 }

@@ -1,3 +1,4 @@
+import {staleFindings} from '../scope/unscanned.js'
 import {InputError} from '../errors.js'
 import {concernsController, DUPLICATE_LEAKS_REMEDY, examinedTotals, provenanceMethodFr, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
 import type {ProvenanceParameters} from '../detect/coverage.js'
@@ -100,7 +101,10 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
 
   // ---- what the evidence shows (Art. 33(3)(a))
   const exposure = scope?.exposure ?? null
-  if (!scope) L.open('scope', P.open.noScan, 'Art. 33(3)(a)', 'crosstalk scan')
+  const stale = staleFindings(facts.detection)
+  // Findings that no longer cover the case give no figure (facts.ts): said for what it is, not as a case never scanned.
+  if (!scope && (stale.markers || stale.provenance)) L.open('scope', P.open.findingsStale(stale.markers, stale.provenance), 'Art. 33(3)(a), 33(4)', 'crosstalk scan')
+  else if (!scope) L.open('scope', P.open.noScan, 'Art. 33(3)(a)', 'crosstalk scan')
   else if (!facts.detection.complete) L.open('scope', P.open.detectionIncomplete(facts.detection.files_not_scanned), 'Art. 33(3)(a), 33(4)', 'crosstalk scan')
   const unreadSources = facts.totals.unread_sources ?? []
   if (unreadSources.length > 0) L.open('scope', P.open.unreadSources(unreadSources), 'Art. 33(3)(a), 33(4)', UNREAD_SOURCES_REMEDY)

@@ -1,3 +1,4 @@
+import {staleFindings, staleFindingsReason} from '../scope/unscanned.js'
 import {InputError} from '../errors.js'
 import type {CaseFacts} from './facts.js'
 import type {IncidentRecord} from './incident.js'
@@ -169,7 +170,10 @@ export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
   const subjects = facts?.scope ? (facts.scope.data_subjects.high ?? facts.scope.data_subjects.low) : null
   // "None found" is a finding only after a whole scan: on a case never scanned, or scanned in
   // part, each reason that rests on detection says so.
-  const unknown = !facts?.scope ? 'not known: the case has never been scanned (crosstalk scan); until then ' : !facts.detection.complete ? 'detection is incomplete (crosstalk scan), so among the records scanned so far: ' : ''
+  // Findings a scan made that no longer cover the case give no scope (facts.ts): said for what they are, not as a case never scanned.
+  const stale = facts ? staleFindingsReason(staleFindings(facts.detection)) : null
+  const noScope = stale !== null ? `not known: ${stale} (crosstalk scan)` : 'not known: the case has never been scanned (crosstalk scan)'
+  const unknown = !facts?.scope ? `${noScope}; until then ` : !facts.detection.complete ? 'detection is incomplete (crosstalk scan), so among the records scanned so far: ' : ''
   const fromScan = (why: string): string => (unknown ? `${unknown}${why}` : why)
   // "None found" speaks only for what detection examined (none-found.ts): what it did not is named with it.
   const notCovered = facts?.scope && !exposed ? noneFoundGaps(facts, EN).map((g) => g.statement) : []
@@ -230,10 +234,13 @@ export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
       source: 'case default',
       why:
         subjects === null
-          ? 'not known: the case has never been scanned (crosstalk scan)'
+          ? noScope
           : facts!.scope!.data_subjects.high === null
             ? fromScan(`the scope's LOW bound (${count(subjects, 'session')}), because its high bound is not known (${facts!.scope!.pool_tokens === null ? 'it needs the KV pool size: scan --pool-tokens' : 'no record gives both its HTTP status and its prompt size'}): at least ${count(subjects, 'individual')}, maybe more; set --individuals if you know the number`)
-            : fromScan(`the scope's high bound of the number of data subjects (${facts!.scope!.data_subjects.low} to ${subjects})`),
+            : facts!.detection.complete
+              ? `the scope's high bound of the number of data subjects (${facts!.scope!.data_subjects.low} to ${subjects})`
+              // The high bound reads every record ingested, scanned or not: not "among the records scanned".
+              : `the scope's high bound of the number of data subjects (${facts!.scope!.data_subjects.low} to ${subjects}), over every record ingested, scanned or not; detection is incomplete (crosstalk scan), so the low bound counts only what was found in the records scanned so far`,
     },
   ]
   return inputs

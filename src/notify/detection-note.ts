@@ -1,5 +1,6 @@
 import {describeGap, type DetectionCoverage} from '../detect/coverage.js'
 import {z} from 'zod'
+import {staleFindings} from '../scope/unscanned.js'
 import {compte, frSingular as un} from '../util/plural.js'
 
 // What every report says about detection coverage: nothing when it is complete, a plain
@@ -35,12 +36,40 @@ function describeGapFr(c: DetectionCoverage): string {
   return parts.join(' ; ')
 }
 
+/**
+ * What the gap does to the figures below it, said as it is: the findings a scan made that no
+ * longer cover the case are not given at all (staleFindings: every output leaves them out); the
+ * at-risk counts and upper bounds read every record ingested, scanned or not; what was found
+ * counts only the records scanned, so it is at least that. Never "every number covers only what
+ * was scanned": every record ingested is counted by the at-risk test.
+ */
+function gapEffect(c: DetectionCoverage, fr: boolean): string {
+  const stale = staleFindings(c)
+  const out: string[] = []
+  if (stale.markers || stale.provenance) {
+    const what = fr
+      ? stale.markers && stale.provenance ? 'les marqueurs canaris et le texte reproduit' : stale.markers ? 'les marqueurs canaris' : 'le texte reproduit mot pour mot'
+      : stale.markers && stale.provenance ? 'canary markers and verbatim text' : stale.markers ? 'canary markers' : 'verbatim text'
+    out.push(fr
+      ? `Les chiffres fondés sur ${what} (l'exposition, les estimations, les catégories de données) ne sont pas connus avant une nouvelle analyse et ne sont pas donnés.`
+      : `The figures that rest on ${what} (the exposure, the estimates, the data categories) are not known until a scan, and are not given.`)
+  }
+  if (c.never_scanned) out.push(fr ? "Aucun marqueur ni texte n'a encore été recherché." : 'No marker or text has been searched for yet.')
+  else if (c.files_not_scanned > 0 || c.files_unfinished > 0)
+    out.push(fr
+      ? "Les réponses à risque et les bornes hautes couvrent tous les enregistrements chargés, analysés ou non ; les marqueurs et le texte reproduit n'ont été recherchés que dans les enregistrements analysés : ce qui a été trouvé est un minimum."
+      : 'The at-risk counts and upper bounds cover every record ingested, scanned or not; markers and verbatim text were searched only in the records scanned, so what was found is at least what is shown.')
+  else if (!stale.markers && !stale.provenance)
+    out.push(fr ? 'Ce qui a été trouvé est celui de la dernière analyse terminée ; une analyse peut le changer.' : 'What was found is the last finished scan\'s; a scan may change it.')
+  return out.join(' ')
+}
+
 export function detectionSummary(c: DetectionCoverage, language: 'en' | 'fr' = 'en'): DetectionSummary {
   const note = c.complete
     ? null
     : language === 'fr'
-      ? `Analyse incomplète : ${describeGapFr(c)}. Les chiffres ci-dessous ne couvrent que ce qui a été analysé.`
-      : `Detection is incomplete: ${describeGap(c)}. Every number below covers only what was scanned.`
+      ? `Analyse incomplète : ${describeGapFr(c)}. ${gapEffect(c, true)}`
+      : `Detection is incomplete: ${describeGap(c)}. ${gapEffect(c, false)}`
   return {
     complete: c.complete,
     files_not_scanned: c.files_not_scanned,

@@ -9,7 +9,8 @@ import {loadScopeInputs, type ScopeInputs} from '../scope/scope-data.js'
 import {retryConcerns, retryLeaks, type RetryLeak} from '../scope/retry-leaks.js'
 import type {LeakingDuplicate} from '../detect/conflicting-duplicates.js'
 import {computeTenantView, otherTenantLabels, type TenantCounterpart} from '../scope/tenant-view.js'
-import {excerptSightingRows} from '../store/findings.js'
+import {scopeFiguresKnown} from '../scope/unscanned.js'
+import {contaminationRows, excerptSightingRows} from '../store/findings.js'
 import {completeFiles, fileTotals, logFilesNotReadWhole, type FileTotals} from '../store/files.js'
 import {listUnreadSources, openUnreadSources} from '../store/unread-sources.js'
 import type {CaseDb} from '../store/open-case.js'
@@ -251,7 +252,7 @@ export interface CaseFacts {
   }
   /** whether detection covered everything the case holds */
   detection: DetectionCoverage
-  /** null when detection never ran over any log */
+  /** null when detection never ran over any log, or its findings do not cover the case (scopeFiguresKnown) */
   scope: ScopeFacts | null
   tenants: TenantExposure[]
   provenance: {attributed_responses: number; max_overlap_words: number} | null
@@ -357,7 +358,10 @@ export interface BuildFactsOptions {
 export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOptions = {}): CaseFacts {
   const incident = inputs.incident
   const s = options.tenant === undefined ? inputs.scope : narrowTo(inputs.scope, options.tenant, options.side ?? 'both')
-  const full = s.detection.never_scanned ? null : computeScope(s)
+  // The figures of findings that do not cover the case (a registry changed since the scan, provenance
+  // skipped or dropped since) are unknown, as scope's are (staleFindings decides for both): no draft
+  // states them, each says why in its detection note and open items.
+  const full = scopeFiguresKnown(s.detection) ? computeScope(s) : null
   const tenants = full ? exposureTenants(exposureRows(s)) : []
   const notifications: NotificationFact[] = inputs.notifications.map((n) => ({
     ...n,
@@ -366,7 +370,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     delay_reason: n.delay_reason === null ? null : safeLine(n.delay_reason),
     late: incident ? notificationLate(incident, n) : false,
   }))
-  const clock = incident ? computeCaseClock(incident, inputs.notifications, now, tenants) : null
+  const clock = incident ? computeCaseClock(incident, inputs.notifications, now, tenants, inputs.scope.detection.complete) : null
   const logFiles = inputs.files.filter((f) => f.kind === 'log')
   const totals = {
     records: inputs.recordTotals.records,

@@ -230,6 +230,9 @@ export const EN = {
   // The at-risk figure counts records that say both status and prompt size; records whose missing field leaves it open are said beside it.
   atRiskWithUndecided: (atRisk: number, undecided: number) =>
     `${atRisk} (and ${count(undecided, 'record')} whose HTTP status or prompt size the logs do not give, so whether ${undecided === 1 ? 'it was' : 'they were'} at risk is not known)`,
+  // Where no record gives both fields nothing can be judged at risk: not known, with how many records it leaves open.
+  atRiskNotKnown: (undecided: number) =>
+    `not known: the logs do not give the HTTP status or the prompt size of ${count(undecided, 'record')}, so whether ${undecided === 1 ? 'it was' : 'they were'} at risk is not known`,
   // The echo check reads the prompt: where the logs hold none, a marker the user sent is not ruled out.
   noPromptLogged: (n: number) =>
     `For ${count(n, 'response')} carrying another session's canary marker the logs hold no prompt text, so it could not be checked whether the user had sent that marker (an echo); ${n === 1 ? 'it is' : 'they are'} counted as received from the other session.`,
@@ -427,8 +430,13 @@ export const EN = {
     unreadSources: (names: readonly string[]) =>
       `${count(names.length, 'log source')} (${namedFew(names)}) could not be read and ${names.length === 1 ? 'was' : 'were'} not examined: ingest ${names.length === 1 ? 'it' : 'each'} whole (decompressed, or gzip) and scan again, or record why ${names.length === 1 ? 'it holds' : 'they hold'} no log`,
     // Only what the count says: the other gaps (a scan that did not finish, extracts of an earlier version, ...) are named by the detection note and `crosstalk status`.
-    detectionIncomplete: (files: number) => `detection is incomplete (${files > 0 ? `${count(files, 'log file')} not scanned; ` : ''}the detection note and crosstalk status say what is missing): every number here covers only what was scanned`,
-    noScan: 'the scope: responses, sessions and customers affected (detection has not run)',
+    detectionIncomplete: (files: number) => `detection is incomplete (${files > 0 ? `${count(files, 'log file')} not scanned; ` : ''}the detection note and crosstalk status say what is missing): what was found counts only the records scanned, so it is at least that; the at-risk counts and upper bounds cover every record ingested`,
+    atRiskUnknown: (undecided: number) =>
+      `the responses at risk (served from a prompt at or over the KV pool size): the logs do not give the HTTP status or the prompt size of ${count(undecided, 'record')}, so none can be judged (logs that record both would tell)`,
+    noScan: 'the scope: responses, sessions and customers affected (detection has not run, or its findings do not cover the case as it is: the detection note says which)',
+    /** Findings a scan made that no longer cover the case: every figure built on them is unknown until a scan. */
+    findingsStale: (markers: boolean, provenance: boolean) =>
+      `the scope: responses, sessions and customers affected are not known until a scan (crosstalk scan): ${[markers ? 'the canary registry changed since the last scan, so the markers found were classified against another registry' : null, provenance ? 'canary-less provenance does not cover the case as it is (a scan skipped it with --no-provenance, or evidence was dropped, since it ran)' : null].filter((x) => x !== null).join('; ')}`,
     noRecords: 'the scope: the logs ingested gave no response record, so nothing could be examined (a log format or convention ingest does not read? crosstalk status names each file and what it read)',
     upperBound: 'upper bound of the number of data subjects and records (the KV pool size is not known)',
     upperBoundOneController: "upper bound of this controller's data subjects and records: the bounds (at-risk responses, sessions a leaking decode node served) are computed for the whole case, not for one controller's share",

@@ -189,6 +189,8 @@ export const FR: Phrases = {
   noResponsesInLogs: "Aucune réponse n'a pu être examinée : les journaux chargés n'ont donné aucun enregistrement de réponse, on ne sait donc pas si une réponse contenait des données d'une autre session.",
   nothingExamined: (n) =>
     `Aucune réponse n'a pu être examinée : aucune des ${compte(n, 'réponse')} des journaux n'avait de texte de réponse, on ne sait donc pas si l'une d'elles contenait des données d'une autre session.`,
+  atRiskNotKnown: (undecided) =>
+    `non connu : les journaux ne donnent pas le statut HTTP ou la taille de la requête de ${compte(undecided, 'enregistrement')}, on ne sait donc pas ${un(undecided) ? "s'il était" : "s'ils étaient"} à risque`,
   atRiskWithUndecided: (atRisk, undecided) =>
     `${atRisk} (et ${compte(undecided, 'enregistrement')} dont les journaux ne donnent pas le statut HTTP ou la taille de la requête : ${un(undecided) ? "on ne sait pas s'il était" : "on ne sait pas s'ils étaient"} à risque)`,
   noPromptLogged: (n) =>
@@ -372,8 +374,12 @@ export const FR: Phrases = {
       `${compte(names.length, 'fichier')} de journaux (${namedFew(names).replace(/ and (\d+) more$/, ' et $1 autres')}) non ${un(names.length) ? 'lu' : 'lus'} en entier : ce qui n'a pas été lu n'a pas été examiné (crosstalk status dit quoi) ; ingérer avec ${un(names.length) ? 'lui' : 'eux'} les fichiers qui contiennent le reste (crosstalk drop, puis ingérer à nouveau), ou consigner pourquoi ce reste ne contient aucune réponse`,
     unreadSources: (names) =>
       `${compte(names.length, 'source')} de journaux (${namedFew(names).replace(/ and (\d+) more$/, ' et $1 autres')}) n'${un(names.length) ? 'a' : 'ont'} pas pu être ${un(names.length) ? 'lue' : 'lues'} ni ${un(names.length) ? 'examinée' : 'examinées'} : ${un(names.length) ? "l'ingérer entière" : 'ingérer chacune entière'} (décompressée, ou gzip) et relancer l'analyse, ou consigner pourquoi ${un(names.length) ? 'elle ne contient' : 'elles ne contiennent'} aucun journal`,
-    detectionIncomplete: (files) => `analyse incomplète (${files > 0 ? `${compte(files, 'fichier')} de journaux non ${un(files) ? 'analysé' : 'analysés'} ; ` : ''}la note sur l'analyse et crosstalk status disent ce qui manque) : les chiffres ne couvrent que ce qui a été analysé`,
-    noScan: "le périmètre : réponses, sessions et clients concernés (l'analyse n'a pas été effectuée)",
+    detectionIncomplete: (files) => `analyse incomplète (${files > 0 ? `${compte(files, 'fichier')} de journaux non ${un(files) ? 'analysé' : 'analysés'} ; ` : ''}la note sur l'analyse et crosstalk status disent ce qui manque) : ce qui a été trouvé ne compte que les enregistrements analysés, c'est donc un minimum ; les réponses à risque et les bornes hautes couvrent tous les enregistrements chargés`,
+    atRiskUnknown: (undecided) =>
+      `les réponses à risque (servies à partir d'une requête atteignant la taille du pool KV) : les journaux ne donnent pas le statut HTTP ou la taille de la requête de ${compte(undecided, 'enregistrement')}, aucune ne peut donc être jugée (des journaux qui donnent les deux le diraient)`,
+    noScan: "le périmètre : réponses, sessions et clients concernés (l'analyse n'a pas été effectuée, ou ses résultats ne couvrent pas le dossier tel qu'il est : la note sur l'analyse dit lequel)",
+    findingsStale: (markers, provenance) =>
+      `le périmètre : réponses, sessions et clients concernés ne sont pas connus avant une nouvelle analyse (crosstalk scan) : ${[markers ? "le registre des canaris a changé depuis la dernière analyse, les marqueurs trouvés ont donc été classés selon un autre registre" : null, provenance ? "la provenance sans canari ne couvre pas le dossier tel qu'il est (une analyse l'a omise avec --no-provenance, ou des preuves ont été retirées, depuis son calcul)" : null].filter((x) => x !== null).join(' ; ')}`,
     noRecords: "le périmètre : les journaux chargés n'ont donné aucun enregistrement de réponse, rien n'a donc pu être examiné (un format ou une convention de journal non lu ? crosstalk status indique pour chaque fichier ce qui a été lu)",
     upperBound: "borne haute du nombre de personnes et d'enregistrements (taille du pool KV inconnue)",
     upperBoundOneController: "borne haute du nombre de personnes et d'enregistrements de ce responsable de traitement : les bornes (réponses à risque, sessions servies par un nœud de décodage défaillant) sont calculées pour l'ensemble du dossier, non pour la part d'un seul responsable",

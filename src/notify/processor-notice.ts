@@ -1,4 +1,5 @@
 import {noneFoundGaps} from './none-found.js'
+import {staleFindings, staleFindingsReason} from '../scope/unscanned.js'
 import {z} from 'zod'
 import {InputError} from '../errors.js'
 import {computeCaseClock} from './clock.js'
@@ -146,6 +147,9 @@ export function followsInPhases(o: {section: string}): boolean {
 
 /** The controllers a processor notifies: the tenants on either side of the exposure, then those only a leaking retry concerns. */
 export function affectedTenants(facts: CaseFacts): string[] {
+  // Findings that no longer cover the case name no controller: which are affected is not known, never none.
+  const stale = staleFindings(facts.detection)
+  if (!facts.scope && (stale.markers || stale.provenance)) throw new InputError(`the controllers affected are not known: ${staleFindingsReason(stale)}; run \`crosstalk scan\` first`, 'E_NOT_SCANNED')
   return [...facts.tenants, ...(facts.retry_only_tenants ?? [])].map((t) => t.tenant_id)
 }
 
@@ -176,6 +180,9 @@ export function requireProcessorRole(facts: CaseFacts): void {
 export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: BuildNoticeOptions = {}): ProcessorNoticeResult {
   // The facts hold ids as they are shown (controls, bidi and invisible characters made visible): the id as typed is compared in that form too.
   const shown = safeLine(tenant)
+  // Findings that do not cover the case give no exposure at all (facts.ts): which controllers it reached, and how, is not known, never "none".
+  const stale = staleFindings(facts.detection)
+  if (!facts.scope && (stale.markers || stale.provenance)) throw new InputError(`tenant ${quoted(tenant.slice(0, 80))}: its exposure is not known: ${staleFindingsReason(stale)}; run \`crosstalk scan\` first`, 'E_NOT_SCANNED')
   // A customer only a leaking retry concerns is notified too: of the retry alone, its figures as counted (none).
   const candidates = [...facts.tenants, ...(facts.retry_only_tenants ?? [])]
   const t: TenantExposure | undefined = candidates.find((x) => x.tenant_id === tenant) ?? candidates.find((x) => x.tenant_id === shown)
@@ -243,6 +250,8 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
     L.stated('investigation', P.noResponseText(withoutText), ['evidence.files'])
     L.open('investigation', P.open.responsesWithoutText(withoutText), 'Art. 33(2)', 'crosstalk ingest logs PATH --map response=PATH; crosstalk scan')
   }
+  // Logs that give no HTTP status (or no prompt size) leave this controller's at-risk responses unknown: an open item, as in the Article 33 draft.
+  if (t.at_risk_responses === null && (t.at_risk_unknown_records ?? 0) > 0) L.open('investigation', P.open.atRiskUnknown(t.at_risk_unknown_records!), 'Art. 33(2), 33(4)', null)
   if (facts.scope && (facts.scope.contaminated_without_prompt ?? 0) > 0) L.stated('investigation', P.noPromptLogged(facts.scope.contaminated_without_prompt!), ['scan.sightings'])
   // Verbatim text whose source provenance does not name: any controller may have been its source, none is
   // named. Each is told it is possible and not established (an open item), as the Article 33 draft does.

@@ -252,6 +252,8 @@ export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string 
   // Received text whose source is not established is counted apart: attributed to no customer (0 renders as a section, so a flag).
   inn.has_source_not_named = n.you_received_other_data.source_not_named > 0
   if (n.at_risk_responses !== null && (n.at_risk_unknown_records ?? 0) > 0) view.at_risk_responses = escapeMd(P.atRiskWithUndecided(n.at_risk_responses, n.at_risk_unknown_records!))
+  // Not known is said, as the Article 33 draft says it, never left out as if there were nothing to say.
+  else if (n.at_risk_responses === null && (n.at_risk_unknown_records ?? 0) > 0) view.at_risk_responses = escapeMd(P.atRiskNotKnown(n.at_risk_unknown_records!))
   // Per customer, the responses that carried only verbatim text: with the marker column they add
   // up to the responses (provenance_responses also counts the ones that carried a marker too).
   const fr = n.language === 'fr'

@@ -3,7 +3,7 @@ import {detectionCoverage, type DetectionCoverage} from '../detect/coverage.js'
 import {recordTextLoader} from '../evidence/record-texts.js'
 import {contaminationRows, orphanSightingCount, piiScopeRows, provenanceRows, type ContaminationRow, type PiiScopeRow, type ProvenanceRow, type TextPool} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
-import {atRiskByTenant, atRiskGroups, atRiskJudgeable, atRiskUndecided, atRiskUndecidedByTenant, atRiskUndecidedSpans, countSessionsServed, recordsMissingAtRiskFields, type AtRiskGroup, type UnknownFieldCounts} from '../store/records.js'
+import {atRiskByTenant, atRiskGroups, atRiskJudgeable, atRiskUndecided, atRiskUndecidedByTenant, atRiskUndecidedSpans, countSessionsServed, recordsMissingAtRiskFields, recordsMissingAtRiskFieldsByTenant, type AtRiskGroup, type UnknownFieldCounts} from '../store/records.js'
 import {getSettings} from '../store/settings.js'
 import {withSortCache} from '../store/session.js'
 
@@ -108,7 +108,8 @@ export function loadScopeInputs(db: CaseDb, options: LoadScopeOptions = {}): Sco
     unknownForAtRisk,
     atRiskUndecided: pool === null ? null : (undecided ?? unknownForAtRisk.no_status_or_prompt_tokens),
     atRiskUndecidedRule: undecided === undefined ? 'either_missing' : 'exact',
-    atRiskUndecidedByTenant: pool === null ? null : (atRiskUndecidedByTenant(db, pool) ?? null),
+    // By the same rule as the whole case's count: where nothing can be judged, every record lacking either field.
+    atRiskUndecidedByTenant: pool === null ? null : ((undecided === undefined ? recordsMissingAtRiskFieldsByTenant(db) : atRiskUndecidedByTenant(db, pool)) ?? null),
     orphans: orphanSightingCount(db),
     pii: piiScopeRows(db),
     exposure,

@@ -135,7 +135,8 @@ export function computeTenantView(inputs: ScopeInputs, options: TenantViewOption
     received: direction(received, tenant, (r) => r.source_tenant ?? '', (r) => sessionKey(r.recipient_tenant, r.recipient_session), (r) => sessionKey(r.source_tenant, r.source_session), name),
     leaked: direction(leaked, tenant, (r) => r.recipient_tenant, (r) => sessionKey(r.source_tenant, r.source_session), (r) => sessionKey(r.recipient_tenant, r.recipient_session), name),
     at_risk_responses: atRisk,
-    at_risk_unknown_records: atRisk === null || inputs.atRiskUndecidedByTenant === null ? null : (inputs.atRiskUndecidedByTenant.get(tenant) ?? 0),
+    // Known where the at-risk figure is not: logs without a status leave every such record open, and say how many (as the whole case's count does).
+    at_risk_unknown_records: inputs.atRiskUndecidedByTenant === null ? null : (inputs.atRiskUndecidedByTenant.get(tenant) ?? 0),
     retry_leaks_not_counted: tenantRetryLeaks(inputs.duplicates?.leaking, tenant),
   }
 }

@@ -1,4 +1,5 @@
 import type {ScopeHourRow, ScopeNodeRow, ScopeResult} from './compute-scope.js'
+import type {DetectionCoverage} from '../detect/coverage.js'
 import type {TenantDirection, TenantViewResult} from './tenant-view.js'
 import type {TimelineResult} from './build-timeline.js'
 
@@ -121,12 +122,12 @@ export type RegistrylessTimeline = ReturnType<typeof registrylessTimeline>
  */
 type ProvenanceKeys = 'provenance_responses' | 'provenance_cross_tenant_responses' | 'provenance_cross_session_responses' | 'provenance_only_responses' | 'provenance_flows' | 'exposure' | 'data_subjects' | 'records_concerned' | 'data_categories' | 'bug_window'
 
-export type ProvenancelessScope<T extends ScopeResult | RegistrylessScope> = Omit<T, ProvenanceKeys | 'by_node' | 'by_hour'> & {[K in ProvenanceKeys]: null} & {
+export type ProvenancelessScope<T extends ScopeResult | RegistrylessScope | MarkersStaleScope> = Omit<T, ProvenanceKeys | 'by_node' | 'by_hour'> & {[K in ProvenanceKeys]: null} & {
   by_node: Array<Omit<T['by_node'][number], 'provenance_responses'> & {provenance_responses: null}>
   by_hour: Array<Omit<T['by_hour'][number], 'provenance_responses' | 'text_only_responses'> & {provenance_responses: null; text_only_responses: null}>
 }
 
-export function provenancelessScope<T extends ScopeResult | RegistrylessScope>(r: T): ProvenancelessScope<T> {
+export function provenancelessScope<T extends ScopeResult | RegistrylessScope | MarkersStaleScope>(r: T): ProvenancelessScope<T> {
   return {
     ...r,
     provenance_responses: null, provenance_cross_tenant_responses: null, provenance_cross_session_responses: null, provenance_only_responses: null, provenance_flows: null,
@@ -139,3 +140,83 @@ export function provenancelessScope<T extends ScopeResult | RegistrylessScope>(r
 /** The line the console prints above a scope whose provenance does not cover the case. */
 export const PROVENANCE_STALE_SCOPE_NOTE =
   'Canary-less provenance does not cover the case as it is (a scan skipped it with --no-provenance, or evidence was dropped, since it ran): the provenance figures, the exposure, the estimates and the data categories below are not known (crosstalk scan).'
+
+/**
+ * The scope of a case whose canary registry changed since the last scan (a registry ingested
+ * after the logs were scanned, or one added to): the stored sightings were classified against
+ * another registry, so every count the markers make is unknown until a scan, not 0; so is every
+ * total built on them (the exposure, the estimates, the data categories, the bug window). The
+ * verbatim-text figures and the at-risk test stay as computed.
+ */
+type MarkerTotals = 'exposure' | 'data_subjects' | 'records_concerned' | 'data_categories' | 'bug_window' | 'orphan_sightings'
+
+export type MarkersStaleScope = Omit<RegistrylessScope, MarkerTotals> & {[K in MarkerTotals]: null}
+
+export function markersStaleScope(r: ScopeResult): MarkersStaleScope {
+  return {...registrylessScope(r), orphan_sightings: null, exposure: null, data_subjects: null, records_concerned: null, data_categories: null, bug_window: null}
+}
+
+/** What the stored findings cannot speak for, as the case is now: each is unknown until a scan. */
+export interface StaleFindings {
+  /** the canary registry changed since the last scan: the markers' classes are those of another registry */
+  markers: boolean
+  /** canary-less provenance does not cover the case (a scan skipped it, or evidence was dropped, since it ran) */
+  provenance: boolean
+}
+
+export function staleFindings(d: DetectionCoverage): StaleFindings {
+  return {markers: !d.never_scanned && d.registry_changed, provenance: !d.never_scanned && d.provenance !== 'current'}
+}
+
+/** Whether every figure the findings give is known: scanned, and nothing stale (the drafts state figures only then). */
+export function scopeFiguresKnown(d: DetectionCoverage): boolean {
+  const stale = staleFindings(d)
+  return !d.never_scanned && !stale.markers && !stale.provenance
+}
+
+/** Why the figures built on stale findings are unknown, in a few words (said with every output that leaves them out). */
+export function staleFindingsReason(s: StaleFindings): string | null {
+  const parts = [
+    s.markers ? 'the canary registry changed since the last scan, so the markers found were classified against another registry' : null,
+    s.provenance ? 'canary-less provenance does not cover the case as it is (a scan skipped it with --no-provenance, or evidence was dropped, since it ran)' : null,
+  ].filter((x) => x !== null)
+  return parts.length === 0 ? null : parts.join('; ')
+}
+
+export type KnownScope = ScopeResult | UnscannedScope | RegistrylessScope | MarkersStaleScope | ProvenancelessScope<ScopeResult | RegistrylessScope | MarkersStaleScope>
+
+/**
+ * The scope as it can be said: every figure whose findings do not cover the case is null, never
+ * an under-count. The one place that decides it: `scope`, and every draft and notice built from
+ * the same facts (notify/facts.ts), read it from here.
+ */
+export function knownScope(r: ScopeResult, registry: boolean): KnownScope {
+  const d = r.detection
+  if (d.never_scanned) return unscannedScope(r)
+  const stale = staleFindings(d)
+  const markers = !registry ? registrylessScope(r) : stale.markers ? markersStaleScope(r) : r
+  return stale.provenance ? provenancelessScope(markers) : markers
+}
+
+/**
+ * One tenant's view as it can be said: without a registry, or with one changed since the scan,
+ * the markers' figures are null; where provenance does not cover the case, the verbatim-text
+ * figures are; either way the totals built on both (each side's exposure) are.
+ */
+export function knownTenantView(v: TenantViewResult, d: DetectionCoverage, registry: boolean) {
+  const stale = staleFindings(d)
+  const base = registry && !stale.markers ? v : registrylessTenantView(v)
+  if (!stale.markers && !stale.provenance) return base
+  const side = (x: typeof base.received) => ({
+    ...x,
+    exposure: null,
+    ...(stale.provenance ? {provenance_responses: null, provenance_only_responses: null, provenance_other_tenants: null} : {}),
+    counterparts: x.counterparts.map((c) => ({...c, exposure_responses: null, sessions: null, ...(stale.provenance ? {provenance_responses: null} : {})})),
+  })
+  return {...base, received: side(base.received), leaked: side(base.leaked)}
+}
+export type KnownTenantView = ReturnType<typeof knownTenantView>
+
+/** The line the console prints above a scope whose canary registry changed since the last scan. */
+export const REGISTRY_CHANGED_SCOPE_NOTE =
+  'The canary registry changed since the last scan: the markers found were classified against another registry, so the marker figures, the exposure, the estimates and the data categories below are not known (crosstalk scan).'

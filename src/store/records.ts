@@ -395,6 +395,20 @@ export function atRiskUndecidedByTenant(db: CaseDb, pool: number): Map<string, n
   return new Map(rows)
 }
 
+/**
+ * Per tenant, its records (of complete files) that lack their status or their prompt size: where
+ * no record gives both (atRiskJudgeable false), whether each was at risk is open, as the whole
+ * case's count (no_status_or_prompt_tokens) says. Undefined on a Spark case, whose records are not here.
+ */
+export function recordsMissingAtRiskFieldsByTenant(db: CaseDb): Map<string, number> | undefined {
+  if (corpusFacts(db)) return undefined
+  const rows = db
+    .prepare(`SELECT r.tenant_id, COUNT(*) FROM records r WHERE (r.status IS NULL OR r.prompt_tokens IS NULL)${completeRecords(db)} GROUP BY r.tenant_id`)
+    .raw()
+    .all() as Array<[string, number]>
+  return new Map(rows)
+}
+
 /** Records (of complete files) that do not say a field: the counts that depend on it are unknown for them. */
 export interface UnknownFieldCounts {
   /** the records counted (of complete files) */

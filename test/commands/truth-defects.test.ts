@@ -98,7 +98,7 @@ describe('empty and partial cases (defect 8)', () => {
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).not.toMatch(/not applicable \(within/)
     expect(r.stdout).toContain('| 49 | Reasons for late notification | to be completed: the incident record')
-    expect(r.stdout).toContain('to be completed: the scope: responses, sessions and customers affected (detection has not run)')
+    expect(r.stdout).toContain('to be completed: the scope: responses, sessions and customers affected (detection has not run, or its findings do not cover the case as it is: the detection note says which)')
   })
 })
 

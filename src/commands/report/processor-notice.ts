@@ -45,9 +45,10 @@ export default class ReportProcessorNotice extends BaseCommand {
       if (!flags.out) throw new UsageError('--all needs --out DIR (one file per customer)')
       // Refused before the folder is made: a refusal leaves nothing behind.
       requireProcessorRole(facts)
+      const tenants = affectedTenants(facts)
       mkdirSync(flags.out, {recursive: true, mode: 0o700})
       const notices: ReportWrittenResult[] = []
-      for (const tenant of affectedTenants(facts)) {
+      for (const tenant of tenants) {
         const notice = buildProcessorNotice(facts, tenant, options)
         notices.push(writeReport('processor-notice', flags.format as 'md', join(flags.out, `${fileStem(tenant)}.${flags.format}`), await render(notice)))
       }
