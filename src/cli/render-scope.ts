@@ -60,7 +60,7 @@ export function renderUnscannedScope(r: UnscannedScope): string {
 }
 
 /** The scope on the console; without a canary registry (`registry: false`) the markers' figures read "unknown", never 0. */
-export function renderScope(r: ScopeResult, options: {registry?: boolean; provenance?: boolean} = {}): string {
+export function renderScope(r: ScopeResult, options: {registry?: boolean; provenance?: boolean; orphans?: boolean} = {}): string {
   const registry = options.registry ?? true
   // Provenance not covering the case: every figure that counts verbatim text is unknown, and so is every total built on it.
   const known = options.provenance ?? true
@@ -98,7 +98,8 @@ export function renderScope(r: ScopeResult, options: {registry?: boolean; proven
         ...(r.advertised_tokens === null ? [] : [[`  at or over the advertised ${r.advertised_tokens}-token window`, r.over_advertised_responses === null ? 'unknown' : n(r.over_advertised_responses)]]),
         ['provenance-attributed responses', p(r.provenance_responses)],
         ['  without a canary sighting', p(r.provenance_only_responses)],
-        ['orphan markers seen', n(r.orphan_sightings)],
+        // A registry changed since the scan leaves which markers are registered to nobody unknown too (`orphans: false`).
+        ['orphan markers seen', options.orphans === false ? 'unknown' : n(r.orphan_sightings)],
       ],
     ),
   )

@@ -105,7 +105,7 @@ export default class Scope extends BaseCommand {
       else if (stale.markers) this.log(`${REGISTRY_CHANGED_SCOPE_NOTE}\n`)
       if (!provenanceKnown) this.log(`${PROVENANCE_STALE_SCOPE_NOTE}\n`)
       // A registry changed since the scan leaves the exposure (markers and text together) unknown too.
-      this.log(renderScope(result, {registry: markersKnown, provenance: provenanceKnown && !stale.markers}))
+      this.log(renderScope(result, {registry: markersKnown, provenance: provenanceKnown && !stale.markers, orphans: !stale.markers}))
     }
     // --json: what the markers count is unknown without a registry, never 0; so is what any finding counts where it does not cover the case.
     return known

@@ -229,9 +229,15 @@ export function renderRegisterMarkdown(d: RegisterEntryResult): string {
   view.investigation_text = view.investigation ?? P.register.noInvestigation
   view.controllers_notified_text =
     d.controllers_affected === null && d.role === P.role.processor
-      ? fr ? `${d.controllers_notified} ; responsables de traitement concernés : inconnus (le dossier n'a jamais été analysé)` : `${d.controllers_notified}; affected controllers: not known (the case has never been scanned)`
+      ? d.detection.last_scan_at === null
+        ? fr ? `${d.controllers_notified} ; responsables de traitement concernés : inconnus (le dossier n'a jamais été analysé)` : `${d.controllers_notified}; affected controllers: not known (the case has never been scanned)`
+        // Scanned, but its findings do not cover the case (a registry changed, provenance skipped): no exposure is given, so no controller count.
+        : fr ? `${d.controllers_notified} ; responsables de traitement concernés : inconnus (les résultats de l'analyse ne couvrent pas le dossier : voir la note sur l'analyse)` : `${d.controllers_notified}; affected controllers: not known (the scan's findings do not cover the case: see the detection note)`
       : d.controllers_affected === null
       ? fr ? 'sans objet (nous sommes le responsable de traitement)' : 'not applicable (we are the controller)'
+      // While detection is incomplete more controllers may be found: "N of M" would say M is all of them.
+      : !d.detection.complete && d.role === P.role.processor
+      ? fr ? `${d.controllers_notified} sur ${d.controllers_affected} trouvés à ce jour ; le nombre de responsables de traitement à notifier n'est pas encore connu (analyse incomplète)` : `${d.controllers_notified} of ${d.controllers_affected} found so far; how many controllers are to be notified is not known yet (detection is incomplete)`
       : fr ? `${d.controllers_notified} sur ${d.controllers_affected}` : `${d.controllers_notified} of ${d.controllers_affected}`
   const o = P.open
   return renderTemplate(

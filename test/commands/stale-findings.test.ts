@@ -74,6 +74,9 @@ describe('canary-less provenance that does not cover the case (repro 1)', () => 
     const all = await run(['report', 'processor-notice', '--db', processor, '--all', '--out', out, '--allow-incomplete'])
     expect(all.code).toBe(1)
     expect(all.stderr).toMatch(/controllers affected are not known/)
+    const register = await run(['report', 'register', '--db', processor, '--allow-incomplete', '--lang', 'en'])
+    expect(register.stdout).toMatch(/affected controllers: not known \(the scan's findings do not cover the case/)
+    expect(register.stdout).not.toMatch(/the case has never been scanned/)
   }, 120_000)
 })
 
@@ -89,6 +92,8 @@ describe('a canary registry ingested after the scan (repro 12)', () => {
     const text = await run(['scope', '--db', db('late-registry'), '--allow-incomplete'])
     expect(text.stdout).toMatch(/canary registry changed since the last scan/)
     expect(text.stdout).toMatch(/contaminated responses\s+unknown/)
+    // the orphans are the markers registered to nobody: with another registry, not known either
+    expect(text.stdout).toMatch(/orphan markers seen\s+unknown/)
     const a33 = await run(['report', 'article33', '--db', db('late-registry'), '--allow-incomplete', '--lang', 'en'])
     expect(a33.stdout).not.toMatch(/of which with that session's canary marker \| 0 \|/)
     expect(a33.stdout).toMatch(/not known until a scan \(crosstalk scan\): the canary registry changed since the last scan/)
@@ -160,6 +165,10 @@ describe("a processor's clock with logs not scanned (repro 6)", () => {
     const text = await run(['clock', '--db', part, '--now', now])
     expect(text.stdout).not.toMatch(new RegExp(`${controllers.length} of ${controllers.length} notified`))
     expect(text.stdout).toMatch(new RegExp(`${controllers.length} notified; how many are to be notified is not known yet`))
+    // the register entry counts them the same way
+    const register = await run(['report', 'register', '--db', part, '--allow-incomplete', '--lang', 'en'])
+    expect(register.stdout).not.toMatch(new RegExp(`\\b${controllers.length} of ${controllers.length}\\s*\\|`))
+    expect(register.stdout).toMatch(new RegExp(`${controllers.length} of ${controllers.length} found so far; how many controllers are to be notified is not known yet`))
     const status = await run(['status', '--db', part])
     expect(status.stdout).toMatch(/how many are to be notified is not known yet: detection is incomplete/)
   }, 120_000)
