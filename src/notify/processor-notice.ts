@@ -147,9 +147,6 @@ export function followsInPhases(o: {section: string}): boolean {
 
 /** The controllers a processor notifies: the tenants on either side of the exposure, then those only a leaking retry concerns. */
 export function affectedTenants(facts: CaseFacts): string[] {
-  // Findings that no longer cover the case name no controller: which are affected is not known, never none.
-  const stale = staleFindings(facts.detection)
-  if (!facts.scope && (stale.markers || stale.provenance)) throw new InputError(`the controllers affected are not known: ${staleFindingsReason(stale)}; run \`crosstalk scan\` first`, 'E_NOT_SCANNED')
   return [...facts.tenants, ...(facts.retry_only_tenants ?? [])].map((t) => t.tenant_id)
 }
 
@@ -157,6 +154,15 @@ export function affectedTenants(facts: CaseFacts): string[] {
 function retryShare(facts: CaseFacts, tenant: string): {responses: number; received: number; reached_others: number} {
   const mine = (facts.retry_leaks ?? []).filter((r) => retryConcerns(r, tenant))
   return {responses: mine.length, received: mine.filter((r) => r.recipient_tenant === tenant).length, reached_others: mine.filter((r) => r.source_tenants.includes(tenant)).length}
+}
+
+/**
+ * Why the controllers a processor notifies are not known (null: they are): findings that no
+ * longer cover the case name none, so an empty list is "not known", never "none affected".
+ */
+export function affectedTenantsUnknown(facts: CaseFacts): string | null {
+  const stale = staleFindings(facts.detection)
+  return !facts.scope && (stale.markers || stale.provenance) ? `the controllers affected are not known: ${staleFindingsReason(stale)}; no notice written (crosstalk scan)` : null
 }
 
 export interface BuildNoticeOptions {

@@ -72,8 +72,10 @@ describe('canary-less provenance that does not cover the case (repro 1)', () => 
     expect(notice.stderr).toMatch(/exposure is not known: canary-less provenance does not cover the case/)
     const out = join(dir, 'notices')
     const all = await run(['report', 'processor-notice', '--db', processor, '--all', '--out', out, '--allow-incomplete'])
-    expect(all.code).toBe(1)
-    expect(all.stderr).toMatch(/controllers affected are not known/)
+    // allowed, as every report is with --allow-incomplete: no notice of under-counts, and it says why
+    expect(all.code).toBe(0)
+    expect(all.stderr).toMatch(/controllers affected are not known: canary-less provenance does not cover the case.*no notice written/)
+    expect(readdirSync(out)).toEqual([])
     const register = await run(['report', 'register', '--db', processor, '--allow-incomplete', '--lang', 'en'])
     expect(register.stdout).toMatch(/affected controllers: not known \(the scan's findings do not cover the case/)
     expect(register.stdout).not.toMatch(/the case has never been scanned/)

@@ -6,7 +6,7 @@ import {BaseCommand, dbFlag} from '../../cli/base-command.js'
 import {draftFlags, renderReport, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
 import {detectionFlags} from '../../cli/detection-flags.js'
 import {UsageError} from '../../errors.js'
-import {affectedTenants, buildProcessorNotice, requireProcessorRole, type ProcessorNoticeResult} from '../../notify/processor-notice.js'
+import {affectedTenants, affectedTenantsUnknown, buildProcessorNotice, requireProcessorRole, type ProcessorNoticeResult} from '../../notify/processor-notice.js'
 import {renderProcessorNoticeMarkdown} from '../../notify/render-markdown.js'
 import {PHRASES, type Language} from '../../notify/phrases.js'
 import {safeLine} from '../../util/sanitize.js'
@@ -46,6 +46,9 @@ export default class ReportProcessorNotice extends BaseCommand {
       // Refused before the folder is made: a refusal leaves nothing behind.
       requireProcessorRole(facts)
       const tenants = affectedTenants(facts)
+      // Allowed over an incomplete detection as every report is; where the findings name no controller, said, never "0 notices" alone.
+      const unknown = affectedTenantsUnknown(facts)
+      if (unknown !== null) this.note(this.paint.yellow(unknown))
       mkdirSync(flags.out, {recursive: true, mode: 0o700})
       const notices: ReportWrittenResult[] = []
       for (const tenant of tenants) {
