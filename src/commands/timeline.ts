@@ -9,7 +9,7 @@ type UnscannedTimeline = Omit<TimelineResult, 'exposure' | 'nodes' | 'pairs' | '
 import {loadScopeInputs} from '../scope/scope-data.js'
 import {listAudit} from '../store/audit.js'
 import {hasCanaries} from '../store/canaries.js'
-import {registrylessTimeline, type RegistrylessTimeline} from '../scope/unscanned.js'
+import {registrylessTimeline, staleFindings, staleFindingsReason, type RegistrylessTimeline} from '../scope/unscanned.js'
 
 export default class Timeline extends BaseCommand {
   static override description =
@@ -32,9 +32,14 @@ export default class Timeline extends BaseCommand {
     const result = buildTimeline(inputs, listAudit(db))
     // Without a registry the markers' figures count nothing: said on the console, null in --json.
     const registry = hasCanaries(db)
-    if (!this.jsonEnabled()) this.log(renderTimeline(result, {registry}))
+    // Findings that no longer cover the case (a registry changed, provenance skipped or dropped since the scan): their counts are unknown, as scope's are.
+    const stale = staleFindingsReason(staleFindings(inputs.detection))
+    if (!this.jsonEnabled()) {
+      if (stale !== null) this.log(`The scan's findings do not cover the case (${stale}): the leak events below are the last scan's and not all there may be, and the counts are not known (crosstalk scan).\n`)
+      this.log(renderTimeline(result, {registry}))
+    }
     // Never scanned: what detection would have found is unknown, not none (the events keep the audit trail).
-    if (inputs.detection.never_scanned) return {...result, exposure: null, nodes: null, pairs: null, hours: null}
+    if (inputs.detection.never_scanned || stale !== null) return {...result, exposure: null, nodes: null, pairs: null, hours: null}
     return registry ? result : registrylessTimeline(result)
   }
 }

@@ -55,6 +55,10 @@ describe('canary-less provenance that does not cover the case (repro 1)', () => 
     expect(a33.detection.note).not.toMatch(/covers only what was scanned/)
     expect(a33.detection.note).toMatch(/figures that rest on verbatim text .* are not known until a scan/)
 
+    const timeline = await runJson<{exposure: unknown; pairs: unknown; hours: unknown}>(['timeline', '--db', db('noprov'), '--allow-incomplete'])
+    expect(timeline.exposure).toBeNull()
+    expect(timeline.pairs).toBeNull()
+    expect((await run(['timeline', '--db', db('noprov'), '--allow-incomplete'])).stdout).toMatch(/findings do not cover the case .*the counts are not known/)
     const sightings = await runJson<Sighting[]>(['sightings', '--db', db('noprov'), '--class', 'cross_tenant', '--allow-incomplete'])
     const tenant = sightings[0]!.recipient_tenant
     const view = await runJson<{received: {exposure: unknown; provenance_responses: unknown; responses: number}}>(['scope', '--db', db('noprov'), '--tenant', tenant, '--allow-incomplete'])
