@@ -5,7 +5,7 @@ import {listSightingsWithNode} from '../detect/list.js'
 import type {SightingClass} from '../extract/markers.js'
 import {buildTimeline, type TimelineHour} from '../scope/build-timeline.js'
 import {computeScope, type Exposure, type ScopeDataCategory, type ScopeEstimate, type ScopeFlow, type ScopeNodeRow} from '../scope/compute-scope.js'
-import {registrylessEstimates} from '../scope/unscanned.js'
+import {registrylessEstimates, scopeFiguresKnown} from '../scope/unscanned.js'
 import type {RetryLeak} from '../scope/retry-leaks.js'
 import {basename} from 'node:path'
 import {unreadableFiles} from '../detect/gate.js'
@@ -38,7 +38,11 @@ export interface CaseReportData {
   generated_at: string
   tool_version: string
   /** false when some ingested records were never scanned, or the registry changed since */
-  detection: {complete: boolean; never_scanned: boolean; files_not_scanned: number; records_not_scanned: number; registry_changed: boolean}
+  detection: {
+    complete: boolean; never_scanned: boolean; files_not_scanned: number; records_not_scanned: number; registry_changed: boolean
+    /** a scan ran, but its findings do not cover the case (a registry changed, provenance skipped or dropped since: staleFindings), so the drafts give no figure of them */
+    findings_stale: boolean
+  }
   /** files: log files only (a canary registry is evidence, not a log) */
   totals: {records: number; files: number; registry_files: number; tenants: number; sessions: number; bad_lines: number}
   /**
@@ -162,6 +166,7 @@ export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): 
       files_not_scanned: coverage.files_not_scanned,
       records_not_scanned: coverage.records_not_scanned,
       registry_changed: coverage.registry_changed,
+      findings_stale: !coverage.never_scanned && !scopeFiguresKnown(coverage),
     },
     totals: {records: facts.totals.records, files: facts.totals.log_files, registry_files: facts.totals.registry_files, tenants: facts.totals.tenants, sessions: facts.totals.sessions, bad_lines: facts.totals.bad_lines},
     // The sources an ingest reached and could not read are not judged at all: listed with them.
@@ -227,7 +232,8 @@ export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): 
  * the markers' figures are (no marker can be attributed to a session), as in `scope --json`.
  */
 export function caseReportJson(d: CaseReportData) {
-  if (d.detection.never_scanned) {
+  // Findings that no longer cover the case count nothing that can be stated, as on a case never scanned (the drafts give none of them either).
+  if (d.detection.never_scanned || d.detection.findings_stale) {
     return {
       ...d,
       scope: {

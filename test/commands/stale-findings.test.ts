@@ -55,6 +55,11 @@ describe('canary-less provenance that does not cover the case (repro 1)', () => 
     expect(a33.detection.note).not.toMatch(/covers only what was scanned/)
     expect(a33.detection.note).toMatch(/figures that rest on verbatim text .* are not known until a scan/)
 
+    const report = await run(['report', 'case', '--db', db('noprov'), '--allow-incomplete', '--format', 'json'])
+    const caseJson = JSON.parse(report.stdout) as {detection: {findings_stale: boolean}; scope: {exposure: unknown; contaminated_responses: unknown; data_subjects: unknown}}
+    expect(caseJson.detection.findings_stale).toBe(true)
+    expect(caseJson.scope.exposure).toBeNull()
+    expect(caseJson.scope.data_subjects).toBeNull()
     const timeline = await runJson<{exposure: unknown; pairs: unknown; hours: unknown}>(['timeline', '--db', db('noprov'), '--allow-incomplete'])
     expect(timeline.exposure).toBeNull()
     expect(timeline.pairs).toBeNull()
