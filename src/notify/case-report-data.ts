@@ -41,7 +41,7 @@ export interface CaseReportData {
   detection: {
     complete: boolean; never_scanned: boolean; files_not_scanned: number; records_not_scanned: number; registry_changed: boolean
     /** a scan ran, but its findings do not cover the case (a registry changed, provenance skipped or dropped since: staleFindings), so the drafts give no figure of them */
-    findings_stale: boolean
+    findings_stale?: boolean
   }
   /** files: log files only (a canary registry is evidence, not a log) */
   totals: {records: number; files: number; registry_files: number; tenants: number; sessions: number; bad_lines: number}
