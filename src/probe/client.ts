@@ -10,6 +10,7 @@
 
 import {CliError, InputError} from '../errors.js'
 import {decodeResponse} from '../extract/decode.js'
+import {DuplicateKeyError} from '../extract/duplicate-keys.js'
 import {DEFAULT_MAX_RESPONSE_BYTES, exchange, ExchangeFailure, isUnreachable, type ExchangeResponse} from './http.js'
 import {count} from '../util/plural.js'
 
@@ -342,9 +343,27 @@ export class ServingClient {
         this.trip(name, 'error', why, status)
         return done({...base, outcome: 'error', httpStatus: status, error: why}, attempts)
       }
-      return done(interpret(status, headers['content-type'], body, attempt.response.sawDone), attempts)
+      try {
+        return done(interpret(status, headers['content-type'], body, attempt.response.sawDone), attempts)
+      } catch (error) {
+        if (!(error instanceof DuplicateKeyError)) throw error
+        return done(duplicateKeyAnswer(status, body, error.path), attempts)
+      }
     }
   }
+}
+
+/**
+ * An answer that gives a key twice (two `content` values in one message): which value the client
+ * of that server would read cannot be told, so its text is not read (the text is empty, as for an
+ * answer that carried none: no clean observation) and the error says why. It was still served
+ * (a 2xx) or refused as its status says; an error status with such a body is no explicit refusal
+ * (it may have held a completion beside the error), so it is an error, not a rejection.
+ */
+function duplicateKeyAnswer(status: number, raw: string, path: string): Omit<GenerateResult, 'elapsedMs' | 'attempts'> {
+  const why = `the answer gives the key ${JSON.stringify(path).slice(0, 200)} twice: which value it carries cannot be told, so its text was not read`
+  const served = status >= 200 && status < 300
+  return {outcome: served ? 'served' : 'error', httpStatus: status, text: '', cachedTokens: null, promptTokens: null, error: served ? why : `${errorMessage(raw) ?? `HTTP ${status}`} (${why})`, inStreamError: false}
 }
 
 function requestBody(request: GenerateRequest): Record<string, unknown> {

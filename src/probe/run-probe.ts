@@ -278,7 +278,7 @@ function contextCheck(
   }
   if (size.servable) {
     // An answer with no text the probe could read was searched for nothing: not a clean observation.
-    if (outcome === 'served' && !hasText(result)) return {...base, ok: false, inconclusive: true, detail: 'served below the pool, but the answer carried no text the probe could read: not searched for foreign markers'}
+    if (outcome === 'served' && !hasText(result)) return {...base, ok: false, inconclusive: true, detail: `served below the pool, but the answer carried no text the probe could read${why ? ` (${why})` : ''}: not searched for foreign markers`}
     // A stream cut off or holding an event that was no JSON document: what was read held no foreign marker, what was not is not known.
     if (outcome === 'served' && result.incomplete !== null) return {...base, ok: false, inconclusive: true, detail: `served below the pool, but the answer was not read whole (${result.incomplete}): no foreign markers in what was read, the rest not known`}
     if (outcome === 'served') return {...base, ok: true, inconclusive: false, detail: 'served below the pool; its answer was read: no foreign markers'}
