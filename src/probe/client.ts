@@ -148,9 +148,17 @@ export class ServingClient {
     return this.firstFailure
   }
 
+  /**
+   * The target with an API path appended to its own path (a trailing /v1 is the API's, not the
+   * server's). Built on the URL's parts, not by joining text: a --target with a query string
+   * (`?key=abc`) sent every request to `/?key=abc/v1/models`. The query is kept (a gateway may
+   * need it); a fragment is never sent over HTTP and is dropped.
+   */
   private url(path: string): URL {
-    const base = this.options.baseUrl.href.replace(/\/+$/, '').replace(/\/v1$/, '')
-    return new URL(base + path)
+    const url = new URL(this.options.baseUrl.href)
+    url.hash = ''
+    url.pathname = url.pathname.replace(/\/+$/, '').replace(/\/v1$/, '') + path
+    return url
   }
 
   private headers(): Record<string, string> {
