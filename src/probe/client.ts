@@ -88,6 +88,21 @@ export function plausibleWindow(n: number): boolean {
 }
 
 /**
+ * Tokens a chat template may add around a message (a system prompt, role markers): generous, as
+ * templates with a long default system prompt exist; what matters is that 1e18 is far past it.
+ */
+const TEMPLATE_TOKENS = 100_000
+
+/**
+ * Whether a /tokenize count can be the size of `text`: a whole number of at least 1 (the text sent
+ * is never empty) and no more than its UTF-8 bytes plus a template's tokens (byte-level BPE and
+ * byte-fallback tokenizers give at most one token per byte).
+ */
+export function plausibleCount(n: number, text: string): boolean {
+  return Number.isSafeInteger(n) && n >= 1 && n <= Buffer.byteLength(text, 'utf8') + TEMPLATE_TOKENS
+}
+
+/**
  * HTTP statuses that are the target's explicit refusal of the prompt itself (too long, invalid):
  * vLLM and SGLang answer 400 past the window, TGI 422, a proxy 413. Any other 4xx (401 and 403:
  * our credentials; 404, 405: a wrong route; 408, 409...) says nothing about the prompt.
@@ -253,6 +268,13 @@ export class ServingClient {
     return typeof id === 'string' ? id : 'default'
   }
 
+  /**
+   * The first token count /tokenize gave that is no count for the text sent (negative, zero, not a
+   * whole number, more tokens than the text has bytes plus a chat template's), as the server
+   * wrote it; /tokenize is not used after it. Null when every count was plausible.
+   */
+  ignoredTokenCount: string | null = null
+
   /** Exact token count from the server's own tokenizer (vLLM `/tokenize`, SGLang `/v1/tokenize`); null if it has none. */
   async tokenize(text: string, endpoint: Endpoint, model: string): Promise<TokenizeResult | null> {
     if (this.firstFailure) return null
@@ -270,8 +292,16 @@ export class ServingClient {
       const {status} = attempt.response
       if (status < 200 || status >= 300) continue
       const parsed = safeJson(attempt.response.body) as {count?: unknown; tokens?: unknown; max_model_len?: unknown} | null
-      const count = typeof parsed?.count === 'number' ? parsed.count : Array.isArray(parsed?.tokens) ? parsed.tokens.length : null
-      if (count === null) continue
+      const reported = typeof parsed?.count === 'number' ? parsed.count : Array.isArray(parsed?.tokens) ? parsed.tokens.length : null
+      if (reported === null) continue
+      // A count no tokenizer can give for this text (see plausibleCount) is no size: the server's
+      // /tokenize is not used again, and the prompts are sized by estimate, which the run says.
+      if (!plausibleCount(reported, text)) {
+        this.ignoredTokenCount ??= (parsed?.count !== undefined ? JSON.stringify(parsed.count) : `${reported} tokens listed`).slice(0, 40)
+        this.tokenizePath = null
+        return null
+      }
+      const count = reported
       this.tokenizePath = path
       const said = parsed?.max_model_len
       if (typeof said !== 'number' && typeof said !== 'string') return {count, maxModelLen: null, ignoredMaxModelLen: null}

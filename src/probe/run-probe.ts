@@ -169,7 +169,8 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeResult> {
     if (tokenized?.ignoredMaxModelLen != null) progress(`the target's /tokenize says max_model_len ${tokenized.ignoredMaxModelLen}, which is no context window: ignored`)
   }
   serverMaxModelLen ??= client.listedMaxModelLen
-  progress(`sized ${sizes.length} prompt classes by ${method === 'tokenize' ? "the server's /tokenize" : 'estimate (no /tokenize)'}`)
+  if (client.ignoredTokenCount !== null) progress(`the target's /tokenize gave ${client.ignoredTokenCount} as a prompt's token count, which is no count for it: ignored, and /tokenize not used`)
+  progress(`sized ${sizes.length} prompt classes by ${method === 'tokenize' ? "the server's /tokenize" : `estimate (${client.ignoredTokenCount !== null ? "the target's /tokenize gave no plausible count" : 'no /tokenize'})`}`)
 
   const send = (persona: Persona, size: SizeClass, stream: boolean, cacheSalt?: string): Promise<GenerateResult> =>
     client.generate({endpoint, model, stream, maxTokens, cacheSalt, text: buildPrompt(persona, filler, sized.get(size.key)!.words)})

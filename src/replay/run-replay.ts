@@ -161,12 +161,22 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
   if (resolved === null) throw new InputError('interrupted before the target answered', 'E_INTERRUPTED')
   const model = resolved
   if (tokenized?.ignoredMaxModelLen != null) progress(`the target's /tokenize says max_model_len ${tokenized.ignoredMaxModelLen}, which is no context window (SGLang reports its tokenizer's placeholder): ignored`)
+  // A token count no tokenizer gives (ServingClient.plausibleCount) stops the use of /tokenize: said once, when first met.
+  let countNoted = false
+  const noteIgnoredCount = (): void => {
+    if (countNoted || client.ignoredTokenCount === null) return
+    countNoted = true
+    progress(`the target's /tokenize gave ${client.ignoredTokenCount} as a prompt's token count, which is no count for it: ignored, and prompts sized by estimate`)
+  }
+  noteIgnoredCount()
   const maxModelLen = options.advertisedTokens ?? tokenized?.maxModelLen ?? client.listedMaxModelLen ?? null
   if (maxModelLen === null) {
     throw new InputError(
       tokenized?.ignoredMaxModelLen != null
         ? `the target's /tokenize says max_model_len ${tokenized.ignoredMaxModelLen}, which is no context window, and /v1/models lists none: pass --advertised-tokens`
-        : 'the target has no /tokenize to read max_model_len from: pass --advertised-tokens',
+        : client.ignoredTokenCount !== null
+          ? "the target's /tokenize gave no plausible count (so no max_model_len is read from it), and /v1/models lists none: pass --advertised-tokens"
+          : 'the target has no /tokenize to read max_model_len from: pass --advertised-tokens',
       'E_USAGE',
     )
   }
@@ -206,6 +216,7 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
   for (const record of records) {
     if (stopped()) break
     const result = await replayRecord(record)
+    noteIgnoredCount()
     // A record none of whose trials went out has no result (not "not reproduced").
     if (result.trials + result.no_text + result.incomplete + result.unprimed === 0) break
     // One row per record as it completes: an interrupted run keeps what it measured. A record
