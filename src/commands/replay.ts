@@ -12,9 +12,9 @@ import {count} from '../cli/plural.js'
 export default class Replay extends BaseCommand {
   static override description = `Replay suspicious records against a serving stack to confirm the leak.
 
-For each record: prime the target with canaried requests from synthetic tenants, then send a trigger under the recorded conditions (prompt size, endpoint, streaming); a primer's canary in the trigger's answer reproduces the leak. Repeated --trials times; verdict confirmed / not_reproduced / rejected with the reproduction rate and a Wilson 95% interval, stored in the case. By default a size-preserving synthetic prompt replaces the original: no personal data is re-sent unless --original-prompt (audited). Recorded sizes larger than the target's window are scaled or clamped, and the output says how.
+For each record: prime the target with canaried requests from synthetic tenants, then send a trigger under the recorded conditions (prompt size, endpoint, streaming); a primer's canary in the trigger's answer reproduces the leak (any primer's of the run, or an earlier trial's trigger's); a marker the run gave no one is reported apart (owner unknown) and confirms nothing. Repeated --trials times; verdict confirmed / not_reproduced / rejected with the reproduction rate and a Wilson 95% interval, stored in the case. By default a size-preserving synthetic prompt replaces the original: no personal data is re-sent unless --original-prompt (audited). Recorded sizes larger than the target's window are scaled or clamped, and the output says how.
 
-Every request ends within --timeout; redirects are never followed. A target that hangs or stops answering HTTP ends the run (stored as interrupted, with what it measured). With --fail-on-leak the gate exits 3 when a record is confirmed, and also when it could not judge: trials that hung or errored, answers with no readable text or not read whole (a stream cut off before data: [DONE], or an event that was no JSON document), a run cut short, or a target that failed before the run began. A record none of whose triggers was judged (each hung, errored, or answered with no readable text or with a stream not read whole) is inconclusive and stored as no result.` 
+Every request ends within --timeout; redirects are never followed. A target that hangs or stops answering HTTP ends the run (stored as interrupted, with what it measured). With --fail-on-leak the gate exits 3 when a record is confirmed, and also when it could not judge: trials that hung or errored, answers with no readable text, not read whole (a stream cut off before data: [DONE], or an event that was no JSON document) or with a marker the run gave no one, a run cut short, or a target that failed before the run began. A record none of whose triggers was judged (each hung, errored, or answered with no readable text or with a stream not read whole) is inconclusive and stored as no result.` 
   static override examples = [
     '<%= config.bin %> replay --from-sightings --target http://127.0.0.1:8000 --pool-tokens 4096 --trials 10',
     '<%= config.bin %> replay --request-id req-8812 --target http://10.0.0.5:8000 --source-pool-tokens 855168 --pool-tokens 4096 --json',
@@ -33,7 +33,7 @@ Every request ends within --timeout; redirects are never followed. A target that
     'source-pool-tokens': Flags.integer({description: 'KV pool of the stack the records came from: scale sizes pool-relative (to --pool-tokens, which it needs).', min: 1, dependsOn: ['pool-tokens']}),
     // Node's timers hold at most 2^31-1 ms (about 24.8 days); a longer one fires at once.
     timeout: Flags.integer({description: 'Seconds before a request counts as hung (at most 86400).', default: 30, min: 1, max: 86_400}),
-    'fail-on-leak': Flags.boolean({description: 'Exit 3 when any record is confirmed, or when the replay could not judge (hung/errored trials, answers with no readable text or not read whole, primers not served, run cut short).'}),
+    'fail-on-leak': Flags.boolean({description: 'Exit 3 when any record is confirmed, or when the replay could not judge (hung/errored trials, answers with no readable text, not read whole or with a marker the run gave no one, primers not served, run cut short).'}),
     'allow-remote': Flags.boolean({description: 'Allow a target outside loopback/private ranges (only one you operate).'}),
     'api-key': Flags.string({description: 'Bearer token for the target.', env: 'CROSSTALK_API_KEY'}),
     model: Flags.string({description: 'Model name to request (default: first from /v1/models).'}),
@@ -124,7 +124,8 @@ Every request ends within --timeout; redirects are never followed. A target that
           (r.rejected + r.hung + r.errors > 0 ? `  rejected ${r.rejected}, hung ${r.hung}, errors ${r.errors}${r.hung + r.errors > 0 ? ' (hung and errored not judged)' : ''}` : '') +
           (r.no_text > 0 ? `  ${count(r.no_text, 'answer')} with no readable text (not counted)` : '') +
           (r.incomplete > 0 ? `  ${count(r.incomplete, 'answer')} not read whole: a stream cut off or an event that was no JSON document (not counted)` : '') +
-          (r.unprimed > 0 ? `  ${count(r.unprimed, 'trial')} not run: no primer was served` : ''),
+          (r.unprimed > 0 ? `  ${count(r.unprimed, 'trial')} not run: no primer was served` : '') +
+          (r.other_markers > 0 ? `  ${count(r.other_markers, 'answer')} with a marker the run gave no one (owner unknown; not counted)` : ''),
       )
     }
     if (result.target_failure) this.log(`STOPPED: the target ${result.target_failure.outcome === 'hung' ? 'hung' : 'failed'} on ${result.target_failure.request}: ${safeLine(result.target_failure.error)}`)
@@ -165,11 +166,13 @@ function gateOf(result: ReplayResult): GateTripped | null {
   const unread = result.results.reduce((sum, r) => sum + r.no_text, 0)
   const notWhole = result.results.reduce((sum, r) => sum + r.incomplete, 0)
   const unprimed = result.results.reduce((sum, r) => sum + r.unprimed, 0)
+  const other = result.results.reduce((sum, r) => sum + r.other_markers, 0)
   const reasons = [
     unanswered > 0 ? `${count(unanswered, 'trial')} hung or errored` : '',
     unread > 0 ? `${count(unread, 'answer')} with no readable text` : '',
     notWhole > 0 ? `${count(notWhole, 'answer')} not read whole (a stream cut off, or an event that was no JSON document)` : '',
     unprimed > 0 ? `${count(unprimed, 'trial')} not run: no primer was served` : '',
+    other > 0 ? `${count(other, 'answer')} with a marker the run gave no one (owner unknown)` : '',
     result.target_failure ? `the target ${result.target_failure.outcome === 'hung' ? 'hung' : 'failed'} on ${result.target_failure.request}` : result.interrupted ? 'the run was interrupted' : '',
   ].filter(Boolean)
   return reasons.length > 0 ? new GateTripped(`replay could not judge: ${reasons.join('; ')}`, 'E_INCONCLUSIVE') : null

@@ -401,7 +401,7 @@ export class ServingClient {
 function duplicateKeyAnswer(status: number, raw: string, path: string): Omit<GenerateResult, 'elapsedMs' | 'attempts'> {
   const why = `the answer gives the key ${JSON.stringify(path).slice(0, 200)} twice: which value it carries cannot be told, so its text was not read`
   const served = status >= 200 && status < 300
-  return {outcome: served ? 'served' : 'error', httpStatus: status, text: '', cachedTokens: null, promptTokens: null, error: served ? why : `${errorMessage(raw) ?? `HTTP ${status}`} (${why})`, inStreamError: false}
+  return {outcome: served ? 'served' : 'error', httpStatus: status, text: '', incomplete: null, cachedTokens: null, promptTokens: null, error: served ? why : `${errorMessage(raw) ?? `HTTP ${status}`} (${why})`, inStreamError: false}
 }
 
 function requestBody(request: GenerateRequest): Record<string, unknown> {

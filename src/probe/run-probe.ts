@@ -216,7 +216,7 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeResult> {
 
   // (c) Cache isolation.
   if (!stopped()) {
-    const cache = await cacheChecks(client, {model, endpoint, maxTokens, rng, filler, poolTokens: options.poolTokens})
+    const cache = await cacheChecks(client, {model, endpoint, maxTokens, rng, filler, poolTokens: options.poolTokens, owners})
     if (cache !== null) checks.push(...cache)
   }
   return finish(model)
@@ -319,6 +319,16 @@ function answeredAs(result: GenerateResult): string {
   return result.inStreamError ? `answered in an HTTP 200 stream that then sent an error event (${result.outcome}${error})` : `answered with HTTP ${result.httpStatus} and an error beside the text (${result.outcome}${error})`
 }
 
+/** leak_flows' source_tenant for a marker no probe tenant was given. */
+const UNKNOWN_OWNER = 'unknown'
+
+/** Whose the foreign markers are, as far as the probe gave them out: never "another tenant's" for a marker it gave no one. */
+function ownersOf(foreign: readonly string[], owners: ReadonlyMap<string, string>): string {
+  const known = foreign.filter((marker) => owners.has(marker.toLowerCase())).length
+  const unknown = foreign.length - known
+  return [known > 0 ? `${known} given to another probe tenant` : '', unknown > 0 ? `${unknown} given to no probe tenant: owner unknown` : ''].filter(Boolean).join('; ')
+}
+
 function contaminationCheck(
   size: SizeClass,
   tokens: number,
@@ -327,6 +337,8 @@ function contaminationCheck(
 ): ProbeCheck {
   const counts = {served: 0, rejected: 0, hung: 0, error: 0, leaks: 0, not_sent: 0, no_text: 0, incomplete: 0}
   const flows = new Map<string, {source_tenant: string; recipient_tenant: string}>()
+  // Markers no probe tenant was given (the server's own text, or traffic not the probe's): whose they are is not known.
+  const unowned = new Set<string>()
   let status: number | null = null
   let elapsed = 0
   for (const {job, result} of entries) {
@@ -349,7 +361,9 @@ function contaminationCheck(
     }
     counts.leaks++
     for (const marker of foreign) {
-      const source = owners.get(marker.toLowerCase()) ?? 'unknown'
+      const owner = owners.get(marker.toLowerCase())
+      if (owner === undefined) unowned.add(marker.toLowerCase())
+      const source = owner ?? UNKNOWN_OWNER
       flows.set(`${source}>${job.tenant.tenant}`, {source_tenant: source, recipient_tenant: job.tenant.tenant})
     }
   }
@@ -360,12 +374,13 @@ function contaminationCheck(
   // Nor has one where some served answers could not be read: what they held is not known.
   const read = counts.served - counts.no_text - counts.incomplete
   const unobserved = outcome === 'clean' && size.servable && (read === 0 || counts.no_text > 0 || counts.incomplete > 0)
-  const crossTenant = [...flows.values()].filter((flow) => flow.source_tenant !== flow.recipient_tenant).length
+  // A flow is cross-tenant only where the marker's owner is known and is another tenant.
+  const crossTenant = [...flows.values()].filter((flow) => flow.source_tenant !== UNKNOWN_OWNER && flow.source_tenant !== flow.recipient_tenant).length
   const notWhole = counts.incomplete > 0 ? `, ${counts.incomplete} not read whole` : ''
   const served = `${counts.served} served${counts.served > 0 ? ` (${read} read, ${counts.no_text} with no readable text${notWhole})` : ''}`
   const detail =
     outcome === 'leak'
-      ? `${counts.leaks}/${entries.length} responses carried foreign markers (${count(crossTenant, 'cross-tenant flow')})${counts.no_text > 0 ? `; ${counts.no_text} more served with no readable text` : ''}`
+      ? `${counts.leaks}/${entries.length} responses carried foreign markers (${count(crossTenant, 'cross-tenant flow')}${unowned.size > 0 ? `; ${count(unowned.size, 'marker')} no probe tenant was given: owner unknown` : ''})${counts.no_text > 0 ? `; ${counts.no_text} more served with no readable text` : ''}`
       : `${served}, ${counts.rejected} rejected, ${counts.hung} hung, ${counts.error} errors${counts.not_sent > 0 ? `, ${counts.not_sent} not sent` : ''}; ${
           !unobserved
             ? `no foreign markers${read > 0 ? ` in the ${read} read` : ''}`
@@ -398,7 +413,7 @@ function contaminationCheck(
 
 async function cacheChecks(
   client: ServingClient,
-  opts: {model: string; endpoint: Endpoint; maxTokens: number; rng: Rng; filler: readonly string[]; poolTokens: number},
+  opts: {model: string; endpoint: Endpoint; maxTokens: number; rng: Rng; filler: readonly string[]; poolTokens: number; owners: ReadonlyMap<string, string>},
 ): Promise<ProbeCheck[] | null> {
   const persona = newPersona(opts.rng, 'cache')
   const words = Math.max(64, Math.min(512, Math.floor(opts.poolTokens / 4)))
@@ -429,7 +444,7 @@ async function cacheChecks(
       outcome: foreign.length > 0 ? 'leak' : entry.result.outcome === 'served' ? 'clean' : entry.result.outcome,
       ok: false,
       inconclusive: foreign.length === 0,
-      detail: foreign.length > 0 ? `answered with ${count(foreign.length, 'foreign marker')} (another tenant's)` : 'not judged: the other cache request carried a foreign marker',
+      detail: foreign.length > 0 ? `answered with ${count(foreign.length, 'foreign marker')} (${ownersOf(foreign, opts.owners)})` : 'not judged: the other cache request carried a foreign marker',
       http_status: entry.result.httpStatus, elapsed_ms: entry.result.elapsedMs, cached_tokens: entry.cached,
     })
     return [leakCheck('cache_isolation.same_salt', same, sameForeign, 2, 'hit'), leakCheck('cache_isolation.different_salt', diff, diffForeign, 1, 'miss')]

@@ -14,7 +14,8 @@ import {wilsonInterval} from './wilson.js'
 // Replays suspicious records against a serving stack under the recorded conditions (prompt size,
 // endpoint, streaming). Protocol per trial: synthetic tenants prime the pool with canaried
 // requests, then the trigger is sent; a primer's canary in the trigger's answer reproduces the
-// leak. By default the trigger is a size-preserving synthetic prompt: no personal data is sent.
+// leak (any primer's of the run, or an earlier trigger's: each primes the pool for later trials).
+// Another marker (one the run gave no one) is reported apart, never as a reproduction. By default the trigger is a size-preserving synthetic prompt: no personal data is sent.
 // Every request is bounded by --timeout (ServingClient); a target that hangs or stops answering
 // HTTP ends the run: before the run starts that is an error (TargetFailed), after it the run is
 // stored as interrupted with what it measured, and `target_failure` says why.
@@ -77,6 +78,12 @@ export interface ReplayRecordResult extends Omit<ReplayResultRow, 'verdict'> {
   judged: number
   /** Trials not run because none of their primers was served (nothing was in the pool to leak): not counted in `trials`. */
   unprimed: number
+  /**
+   * Triggers whose answer carried a marker this run gave no synthetic tenant (no primer, no earlier
+   * trigger) and none that it did: whose it is is not known, so
+   * it neither reproduces the leak nor lets the trigger count as not reproduced; not counted in `trials`.
+   */
+  other_markers: number
 }
 
 export interface ReplayResult {
@@ -212,23 +219,27 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
   const primerSize = Math.max(32, Math.min(256, Math.floor((poolTokens ?? 2048) / 8)))
   const filler = fillerWords(rng, Math.max(maxModelLen, primerSize) + 64)
   const results: ReplayRecordResult[] = []
+  // Every canary this run gave a synthetic tenant: its primers', and its earlier triggers' (a
+  // trigger primes the pool for the trials after it). One of them in a later trigger's answer is
+  // another tenant's canary reaching it, whichever trial sent it.
+  const runMarkers = new Set<string>()
   const stopped = (): boolean => (options.signal?.aborted ?? false) || client.failure !== null
   for (const record of records) {
     if (stopped()) break
     const result = await replayRecord(record)
     noteIgnoredCount()
     // A record none of whose trials went out has no result (not "not reproduced").
-    if (result.trials + result.no_text + result.incomplete + result.unprimed === 0) break
+    if (result.trials + result.no_text + result.incomplete + result.unprimed + result.other_markers === 0) break
     // One row per record as it completes: an interrupted run keeps what it measured. A record
     // judged by no trial (every trigger hung, errored or answered without readable text) is no
     // finding, negative or not: not stored.
     if (result.verdict !== 'inconclusive') {
-      const {no_text: _unread, incomplete: _incomplete, judged: _judged, unprimed: _unprimed, ...row} = result
+      const {no_text: _unread, incomplete: _incomplete, judged: _judged, unprimed: _unprimed, other_markers: _other, ...row} = result
       insertReplayResult(db, runId, {...row, verdict: result.verdict})
     }
     results.push(result)
     progress(
-      `${record.request_id}: ${result.verdict} (${result.reproduced}/${result.judged}${result.hung + result.errors > 0 ? `; ${result.hung + result.errors} hung or errored, not judged` : ''}${result.no_text > 0 ? `; ${result.no_text} answered with no readable text` : ''}${result.incomplete > 0 ? `; ${result.incomplete} answered with a stream not read whole, not judged` : ''}${result.unprimed > 0 ? `; ${result.unprimed} not run: no primer was served` : ''})`,
+      `${record.request_id}: ${result.verdict} (${result.reproduced}/${result.judged}${result.hung + result.errors > 0 ? `; ${result.hung + result.errors} hung or errored, not judged` : ''}${result.no_text > 0 ? `; ${result.no_text} answered with no readable text` : ''}${result.incomplete > 0 ? `; ${result.incomplete} answered with a stream not read whole, not judged` : ''}${result.other_markers > 0 ? `; ${result.other_markers} answered with a marker the run gave no one, not judged` : ''}${result.unprimed > 0 ? `; ${result.unprimed} not run: no primer was served` : ''})`,
     )
   }
   // (Read again: the loop above may have tripped it since the check before the run started.)
@@ -287,9 +298,11 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
     let noText = 0
     let incomplete = 0
     let unprimed = 0
+    let otherMarkers = 0
     for (let trial = 0; trial < options.trials; trial++) {
       if (stopped()) break
       const primerPersonas = Array.from({length: primers}, (_, i) => newPersona(rng, `primer${i + 1}`))
+      for (const persona of primerPersonas) runMarkers.add(persona.canary.toLowerCase())
       const primed = await mapLimit(primerPersonas, options.concurrency ?? 4, (persona) =>
         client.generate({endpoint: 'chat', model: model!, stream: false, maxTokens, text: buildPrompt(persona, filler, primerWords)}),
       )
@@ -302,14 +315,20 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
       }
       const trigger: Persona = newPersona(rng, 'trigger')
       const text = original ? record.request_text! : buildPrompt(trigger, filler, words)
+      if (!original) runMarkers.add(trigger.canary.toLowerCase())
       const result: GenerateResult = await client.generate({endpoint, model: model!, stream, maxTokens, text})
       // Cut short by Ctrl-C/SIGTERM: the trigger was not answered, and is no trial of any kind.
       if (options.signal?.aborted && result.outcome === 'error') break
       const own = original ? findMarkers(text) : [trigger.canary]
-      const primerMarkers = new Set(primerPersonas.map((p) => p.canary.toLowerCase()))
       // Every answer that carried text is searched, whatever its outcome: an error event after
-      // (or beside) the text delivered it all the same.
-      const leaked = foreignMarkers(result.text, own).some((marker) => primerMarkers.has(marker.toLowerCase()) || !original)
+      // (or beside) the text delivered it all the same. Only a primer's canary reproduces the
+      // leak; a marker the run gave no one is reported apart (its owner is not known).
+      const foreign = foreignMarkers(result.text, own)
+      const leaked = foreign.some((marker) => runMarkers.has(marker.toLowerCase()))
+      if (!leaked && foreign.length > 0) {
+        otherMarkers++
+        continue
+      }
       // An answer with no readable text was searched for nothing: it cannot count as not reproduced.
       if (!leaked && result.outcome === 'served' && !hasText(result)) {
         noText++
@@ -350,6 +369,7 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
       incomplete,
       judged,
       unprimed,
+      other_markers: otherMarkers,
     }
   }
 }
