@@ -1,6 +1,6 @@
 import {lstatSync, mkdtempSync, readdirSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
-import {processAlive} from './process-alive.js'
+import {processEnded} from './process-alive.js'
 
 // A scratch folder that holds copies of case data (verify --deep rebuilds the detection in one):
 // personal data outside the case. It is removed when the work ends, and also when SIGINT,
@@ -11,8 +11,9 @@ import {processAlive} from './process-alive.js'
 // folder stayed, a copy of the canary registry in it, and no later run removed it. So the
 // folder's name carries the pid of the process it is for (`crosstalk-verify-<pid>-XXXXXX`), and
 // each new scratch folder first removes those of its prefix, in the same parent, that belong to
-// this user and whose process is gone. A live process's folder is never touched (a pid since
-// reused by another live process keeps its folder until that one ends: the safe side).
+// this user and whose process has ended (gone, or a zombie never reaped). A live process's
+// folder is never touched (a pid since reused by another live process keeps its folder until
+// that one ends: the safe side).
 
 const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
 
@@ -73,7 +74,7 @@ export function sweepStale(parent: string, prefix: string, keep: string): string
       if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid)) continue
       if (withPid) {
         const pid = Number(withPid[1])
-        if (pid === process.pid || processAlive(pid)) continue
+        if (pid === process.pid || !processEnded(pid)) continue
       } else if (Date.now() - stat.mtimeMs < UNNAMED_STALE_MS) continue
       rmSync(path, {recursive: true, force: true})
       swept.push(path)

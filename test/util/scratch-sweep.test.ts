@@ -1,8 +1,9 @@
-import {spawnSync} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
+import {processAlive} from '../../src/util/process-alive.js'
 import {scratchDir} from '../../src/util/scratch.js'
 
 // QA: verify --deep killed with SIGKILL left its scratch folder (a copy of the canary registry:
@@ -39,5 +40,23 @@ describe('scratchDir: folders left by ended processes', () => {
     }
     expect(existsSync(scratch.path)).toBe(false)
     expect(readdirSync(parent).length).toBe(3)
+  })
+
+  it.runIf(process.platform === 'linux')('a killed process left a zombie (its parent gone, pid 1 not reaping): its folder is removed too', async () => {
+    // A shell starts a child that ends at once, then becomes `sleep`, which never reaps it: a zombie while sleep runs.
+    const holder = spawn('sh', ['-c', 'true & echo $!; exec sleep 20'], {stdio: ['ignore', 'pipe', 'ignore']})
+    try {
+      const zombie = Number(await new Promise<string>((resolve) => holder.stdout!.once('data', (d: Buffer) => resolve(d.toString()))))
+      await new Promise((r) => setTimeout(r, 300))
+      expect(processAlive(zombie)).toBe(true)
+      const parent = mkdtempSync(join(tmpdir(), 'ct-scratch-'))
+      const left = join(parent, `crosstalk-verify-${zombie}-Qq12Ww`)
+      mkdirSync(left)
+      const scratch = scratchDir(parent, 'crosstalk-verify-')
+      scratch.remove()
+      expect(existsSync(left)).toBe(false)
+    } finally {
+      holder.kill('SIGKILL')
+    }
   })
 })
