@@ -492,6 +492,17 @@ async function cacheChecks(
     elapsed_ms: diff.result.elapsedMs,
     cached_tokens: diff.cached,
   }
+  // A cache answer with no text the probe could read (none, or one that gives a key twice) was
+  // searched for nothing: a cache figure beside it does not make the check clean.
+  const unread = [warm, same.result, diff.result].filter((result) => result.outcome === 'served' && !hasText(result)).length
+  if (unread > 0) {
+    for (const check of [sameCheck, diffCheck]) {
+      if (!check.ok) continue
+      check.ok = false
+      check.inconclusive = true
+      check.detail += `, but ${count(unread, 'cache answer')} carried no text the probe could read: not searched for foreign markers`
+    }
+  }
   return [sameCheck, diffCheck]
 }
 
