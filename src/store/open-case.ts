@@ -47,10 +47,13 @@ export function openCase(path: string, options: OpenCaseOptions = {}): CaseDb {
     if (!existsSync(dir)) throw new InputError(`${path}: cannot create the case: there is no directory ${dir}`, 'E_NO_DIR')
     try {
       closeSync(openSync(path, 'wx', 0o600))
+      fresh = true
     } catch (error) {
-      throw new InputError(`${path}: cannot create the case in ${dir} (${errorText(error)})`, 'E_CANNOT_WRITE')
+      // Another command created it between the check and here (two commands starting a new case
+      // at once): it is opened as an existing file, which migrate() waits for.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new InputError(`${path}: cannot create the case in ${dir} (${errorText(error)})`, 'E_CANNOT_WRITE')
+      fresh = isEmptyFile(path)
     }
-    fresh = true
   } else if (isEmptyFile(path)) {
     if (!options.create) throw new InputError(`${path}: empty file, not a case database (run \`crosstalk ingest logs\` or \`crosstalk triage\` to make one)`, 'E_NO_CASE')
     // An existing empty file (touched by hand) becomes a case with the mode a new one gets.
@@ -211,14 +214,59 @@ function recordsText(db: CaseDb): string {
 }
 
 function migrate(db: CaseDb, path: string, readonly: boolean, onSlowStart?: (message: string) => void): void {
-  let current: number
-  let application: number
+  const read = (): {current: number; application: number} => {
+    try {
+      return {current: db.pragma('user_version', {simple: true}) as number, application: db.pragma('application_id', {simple: true}) as number}
+    } catch (error) {
+      throw openFailure(path, dirname(resolve(path)), error)
+    }
+  }
+  const first = read()
+  if (readonly || first.current >= LATEST_SCHEMA) {
+    checkSchema(db, path, first.current, first.application, readonly)
+    return
+  }
+  // The schema is read again under the write lock and migrated in the same transaction: two
+  // commands creating (or upgrading) one case at once each read schema 0 before either wrote, and
+  // the second then ran the migrations over the first's tables ("table case_settings already
+  // exists", "duplicate column name") or announced an upgrade "from schema 2" of a brand-new case.
+  // Now the second waits for the first (busy timeout) and finds the case migrated.
   try {
-    current = db.pragma('user_version', {simple: true}) as number
-    application = db.pragma('application_id', {simple: true}) as number
+    db.exec('BEGIN IMMEDIATE')
   } catch (error) {
+    if ((error as {code?: unknown}).code === 'SQLITE_BUSY') {
+      throw new InputError(`${path}: another crosstalk command is creating or upgrading this case and has held it longer than this one waits; run this command again when it has finished`, 'E_BUSY')
+    }
     throw openFailure(path, dirname(resolve(path)), error)
   }
+  try {
+    const {current, application} = read()
+    checkSchema(db, path, current, application, readonly)
+    if (current < LATEST_SCHEMA) {
+      const rebuilds = MIGRATIONS.filter((m) => m.version > current && m.rebuilds !== undefined).map((m) => m.rebuilds!)
+      // A new case (schema 0) has nothing to rebuild.
+      if (current > 0 && rebuilds.length > 0) {
+        onSlowStart?.(`${path}: upgrading the case from schema ${current} to ${LATEST_SCHEMA} (once): rebuilding ${rebuilds.join(' and ')} over ${recordsText(db)}`)
+      }
+      for (const migration of MIGRATIONS) {
+        if (migration.version <= current) continue
+        // A savepoint inside the transaction above: a failing migration leaves nothing of itself.
+        db.transaction(() => {
+          migration.up(db)
+          db.pragma(`application_id = ${CASE_APPLICATION_ID}`)
+          db.pragma(`user_version = ${migration.version}`)
+        })()
+      }
+    }
+    db.exec('COMMIT')
+  } catch (error) {
+    if (db.inTransaction) db.exec('ROLLBACK')
+    throw error
+  }
+}
+
+/** Refuses a file that is not a case of this schema line, or one that needs migrating where it may not be (read-only). */
+function checkSchema(db: CaseDb, path: string, current: number, application: number, readonly: boolean): void {
   if (current > 0 && application !== CASE_APPLICATION_ID) {
     const tables = db.prepare(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('files', 'records', 'audit_log')`).pluck().get() as number
     throw new IntegrityError(
@@ -238,21 +286,7 @@ function migrate(db: CaseDb, path: string, readonly: boolean, onSlowStart?: (mes
       'E_SCHEMA_FROM_FUTURE',
     )
   }
-  if (current === LATEST_SCHEMA) return
-  if (readonly) throw new IntegrityError(`${path}: case database needs migrating to schema ${LATEST_SCHEMA}; open it writable once`)
-  const rebuilds = MIGRATIONS.filter((m) => m.version > current && m.rebuilds !== undefined).map((m) => m.rebuilds!)
-  // A new case (schema 0) has nothing to rebuild.
-  if (current > 0 && rebuilds.length > 0) {
-    onSlowStart?.(`${path}: upgrading the case from schema ${current} to ${LATEST_SCHEMA} (once): rebuilding ${rebuilds.join(' and ')} over ${recordsText(db)}`)
-  }
-  for (const migration of MIGRATIONS) {
-    if (migration.version <= current) continue
-    db.transaction(() => {
-      migration.up(db)
-      db.pragma(`application_id = ${CASE_APPLICATION_ID}`)
-      db.pragma(`user_version = ${migration.version}`)
-    })()
-  }
+  if (current < LATEST_SCHEMA && readonly) throw new IntegrityError(`${path}: case database needs migrating to schema ${LATEST_SCHEMA}; open it writable once`)
 }
 
 /**

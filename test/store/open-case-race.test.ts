@@ -1,0 +1,31 @@
+import Database from 'better-sqlite3'
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {LATEST_SCHEMA} from '../../src/store/open-case.js'
+import {runCliAsync, tempDir} from '../helpers/cli.js'
+
+// Two commands creating one new case at the same moment: each read schema 0 before either had
+// written, and the second ran the migrations over the first's tables. Found by QA (3 of 8 races lost).
+describe('two commands creating the same case at once', () => {
+  it('both succeed, neither claims an upgrade or fails on the other one\'s tables, and both registries are stored', async () => {
+    const dir = tempDir('ct-race-')
+    const markers = ['CANARY-aaaaaaaaaaaa1111', 'CANARY-bbbbbbbbbbbb2222']
+    markers.forEach((m, i) => writeFileSync(join(dir, `r${i}.csv`), `marker,tenant_id,session_id,issued_at\n${m},t${i},s${i},2026-11-01T09:00:00Z\n`))
+    for (let round = 0; round < 10; round++) {
+      const db = join(dir, `c${round}.db`)
+      const runs = await Promise.all(markers.map((_, i) => runCliAsync(['ingest', 'canaries', join(dir, `r${i}.csv`), '--db', db], {env: {CROSSTALK_DB: '', TZ: 'UTC'}})))
+      for (const r of runs) {
+        expect(r.stderr).not.toMatch(/cannot open the case database|upgrading the case|already exists|duplicate column/)
+        expect(r.code, r.stderr).toBe(0)
+      }
+      const c = new Database(db, {readonly: true})
+      try {
+        expect(c.pragma('user_version', {simple: true})).toBe(LATEST_SCHEMA)
+        expect((c.prepare('SELECT marker FROM canaries ORDER BY marker').pluck().all() as string[])).toEqual(markers)
+      } finally {
+        c.close()
+      }
+    }
+  }, 120_000)
+})
