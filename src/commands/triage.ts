@@ -120,6 +120,14 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
         process.exitCode = signalExitCode(interrupts.received() ?? 'SIGINT')
         return {interrupted: true, ingest: error.ingest}
       }
+      // A file refused ends triage before the scan: the ingest's warnings (the walk's broken links,
+      // FIFOs, other compressions, empty files, byte-order marks) are printed before its error, as
+      // `ingest logs` prints them; they were dropped, leaving the unread entries unnamed.
+      const refusedIngest = (error as {ingest?: TriageResult['ingest']} | null)?.ingest
+      if (refusedIngest) {
+        if (progress) clearProgress()
+        for (const w of refusedIngest.warnings) this.note(this.paint.yellow(`warning: ${safeLine(w)}`))
+      }
       // What a failed ingest stored (files, the sources it did not read) is recorded all the same.
       const partial = partialIngest(error)
       if (partial) this.audit(db, {step: 'ingest logs', ...ingestAuditArgs(argv as string[], parsed, flags.source, evidence)}, {...ingestAuditSummary(partial), failed: (error as Error).message})

@@ -10,7 +10,7 @@ import {ParsePool} from '../ingest/parse-pool.js'
 import {nativeQuickStatus, releaseFreedMemory} from '../ingest/native-quick.js'
 import {releaseMemory} from '../ingest/release-memory.js'
 import {ingestCanaries, previewRegistry, type IngestCanariesResult} from '../ingest/ingest-canaries.js'
-import {ingestLogs, ingestWorkers, refusedMessage, rememberEntriesOfFailure, type FormatDecision, type IngestLogsResult, type IngestProgress} from '../ingest/ingest-logs.js'
+import {ingestLogs, ingestWorkers, refusedMessage, rememberEntriesOfFailure, unreadEntriesError, type FormatDecision, type IngestLogsResult, type IngestProgress} from '../ingest/ingest-logs.js'
 import {InputError} from '../errors.js'
 import {computeScope, type ScopeResult} from '../scope/compute-scope.js'
 import {loadScopeInputs} from '../scope/scope-data.js'
@@ -243,7 +243,9 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   // signal that came after ingest's last unit was looked at stops triage here all the same.
   if (ingest.interrupted || options.signal?.aborted) throw new TriageStopped(ingest)
   const refused = refusedMessage(ingest)
-  if (refused) throw Object.assign(new InputError(refused, 'E_NOTHING_READ'), {ingest})
+  // Worded as `ingest logs` words it: the entries the walk reached and did not read are named too.
+  const unread = unreadEntriesError(ingest)
+  if (refused) throw Object.assign(new InputError([refused, unread].filter(Boolean).join('; '), 'E_NOTHING_READ'), {ingest})
   options.onScanStart?.()
   const t2 = performance.now()
   // Ingest's garbage (parse results, the request-id table) and the page cache are released
