@@ -8,9 +8,9 @@ import {renderScan} from '../cli/render-detect.js'
 import {interruptedMessage} from '../cli/render-ingest.js'
 import {NO_REGISTRY_SCOPE_NOTE, renderScope, renderVerdict} from '../cli/render-scope.js'
 import {runTriage, TriageStopped, type TriageResult} from '../triage/run-triage.js'
-import {partialIngest} from '../ingest/ingest-logs.js'
+import {partialIngest, unreadEntriesError} from '../ingest/ingest-logs.js'
 import type {GateVerdict} from '../detect/gate.js'
-import {IntegrityError} from '../errors.js'
+import {InputError, IntegrityError} from '../errors.js'
 import {safeLine} from '../util/sanitize.js'
 import {count} from '../cli/plural.js'
 import {PROVENANCE_STALE_SCOPE_NOTE, provenancelessScope, registrylessScope, type ProvenancelessScope, type RegistrylessScope} from '../scope/unscanned.js'
@@ -24,7 +24,7 @@ export default class Triage extends BaseCommand {
 
 The canary verdict (contaminated responses by class, the largest flows, first and last seen) is printed first. On a case with no logs yet it comes from a quick pass before ingest (markers only, by the rules ingest and scan apply); once the scan has classified every record it is checked against the case, and a difference fails the run (exit 1). Otherwise it is printed as soon as the scan has classified the markers. Canary-less provenance, personal data and scope follow and never change it; --fail-on-leak decides its exit code there, and the command ends once the case is complete.
 
-PATHS are read as \`ingest logs\` reads them: a directory is walked for ${WALKED_FILES}. A walked file that may hold a log and is not read (a broken link, a FIFO, a log compressed other than gzip, a file that may not be read) is a warning and keeps --fail-on-leak from passing; a file that is not a log by its name nor its first bytes (a README, .DS_Store, a checksum list) is skipped with a warning line and fails no gate.
+PATHS are read as \`ingest logs\` reads them: a directory is walked for ${WALKED_FILES}. A walked file that may hold a log and is not read (a broken link, a FIFO, a log compressed other than gzip, a file that may not be read) is a warning, keeps --fail-on-leak from passing, and makes the command exit 1 once the case is complete (as \`ingest logs\` does; 3 where the gate tripped); a file that is not a log by its name nor its first bytes (a README, .DS_Store, a checksum list) is skipped with a warning line and fails no gate.
 
 --json prints {canaries, ingest, scan, scope, timings_ms, verdict}, each step exactly what its own command prints with --json; verdict is {basis: quick|scan, confirmed_by_scan}; timings_ms.verdict is when the verdict was known.
 
@@ -158,9 +158,18 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
     // The verdict was decided on the same sightings; a scan that skipped the hook (none) decides here.
     // A quick verdict came before ingest: the lines ingest kept as differing duplicates are judged now.
     if (gate && result.verdict.basis === 'quick') gate = mergeVerdicts(gate, decideDuplicatesGate(db, flags, gateNote))
-    enforceLeakGate(gate ?? decideLeakGate(db, scan, flags, gateNote))
+    const verdict = gate ?? decideLeakGate(db, scan, flags, gateNote)
+    enforceLeakGate(verdict)
     // --json: scope as `scope --json` prints it (the markers' counts unknown without a registry).
-    if (!provenanceKnown) return scan.canaries === 0 ? {...result, scan: registrylessScan(scan), scope: provenancelessScope(registrylessScope(scope))} : {...result, scope: provenancelessScope(scope)}
-    return scan.canaries === 0 ? {...result, scan: registrylessScan(scan), scope: registrylessScope(scope)} : result
+    const out = !provenanceKnown
+      ? (scan.canaries === 0 ? {...result, scan: registrylessScan(scan), scope: provenancelessScope(registrylessScope(scope))} : {...result, scope: provenancelessScope(scope)})
+      : (scan.canaries === 0 ? {...result, scan: registrylessScan(scan), scope: registrylessScope(scope)} : result)
+    // An entry the walk reached and could not read (a broken link, a FIFO, a .zst) fails the run
+    // once the case is complete, gate or none, as it fails `ingest logs` on the same paths: it
+    // exited 0 with a warning, so a script saw success over a log never read. A tripped gate's 3 stands.
+    // Under --json the error object carries, as its details, the document triage would have printed.
+    const unread = unreadEntriesError(ingest)
+    if (unread && !verdict?.tripped) throw new InputError(unread, 'E_NOT_READ').withDetails(out)
+    return out
   }
 }
