@@ -32,6 +32,14 @@ export function hashAuditEntry(entry: Omit<AuditEntry, 'hash'>): string {
 }
 
 export function appendAudit(db: CaseDb, input: AuditInput): AuditEntry {
+  // The last entry is read under the write lock: two commands ending on one case at once each read
+  // the same last entry outside a transaction, and the second's insert failed on its seq ("UNIQUE
+  // constraint failed: audit_log.seq"), the command's work unrecorded. Inside a caller's
+  // transaction, that transaction holds the lock already.
+  return db.inTransaction ? appendAuditLocked(db, input) : db.transaction(appendAuditLocked).immediate(db, input)
+}
+
+function appendAuditLocked(db: CaseDb, input: AuditInput): AuditEntry {
   const last = db.prepare('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1').get() as
     | {seq: number; hash: string}
     | undefined
