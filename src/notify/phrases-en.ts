@@ -299,7 +299,7 @@ export const EN = {
     dpoLine: (name: string, contact: string | null) => `Our data protection officer: ${contact ? `${name}, ${contact}` : name}.`,
     contactPointLine: (contact: string) => `You can contact us at: ${contact}.`,
     whatHappened: (e: Exposure) =>
-      `Some answers that an AI service gave to other users contained text from conversations of other people. Part of your conversation (what you wrote, or the answers you received) may have been shown to someone else (${e.sessions === 1 ? '1 conversation was' : `${e.sessions} conversations were`} affected).`,
+      `Some answers that an AI service gave to other users contained text from conversations of other people. Part of your conversation (what you wrote, or the answers you received) may have been shown to someone else (at least ${e.sessions === 1 ? '1 conversation was' : `${e.sessions} conversations were`} affected: those the logs show; there may be more).`,
     cause: (category: string, text: string | null) =>
       `${category.includes('non-malicious') ? 'This was a fault, not an attack.' : category.includes('malicious') ? 'Someone caused this deliberately.' : 'The cause is not yet known.'}${text ? ` ${asSentence(text)}` : ''}`,
     // The log window is what the logs show, not the breach period: said as such (the recorded period, when there is one, is said instead).

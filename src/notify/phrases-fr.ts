@@ -258,7 +258,7 @@ export const FR: Phrases = {
     nothingFound: "Nous avons analysé les journaux du service d'IA et n'avons trouvé aucune réponse montrant le texte de la conversation d'une autre personne.",
     title: 'Informations importantes sur vos données personnelles',
     whatHappened: (e) =>
-      `Certaines réponses données par un service d'intelligence artificielle à d'autres utilisateurs contenaient du texte issu des conversations d'autres personnes. Une partie de votre conversation (ce que vous avez écrit, ou les réponses que vous avez reçues) a pu être montrée à quelqu'un d'autre (${e.sessions} ${un(e.sessions) ? 'conversation est concernée' : 'conversations sont concernées'}).`,
+      `Certaines réponses données par un service d'intelligence artificielle à d'autres utilisateurs contenaient du texte issu des conversations d'autres personnes. Une partie de votre conversation (ce que vous avez écrit, ou les réponses que vous avez reçues) a pu être montrée à quelqu'un d'autre (au moins ${e.sessions} ${un(e.sessions) ? 'conversation est concernée' : 'conversations sont concernées'} : celles que montrent les journaux ; il peut y en avoir d'autres).`,
     cause: (category, text) =>
       `${category.includes('non-malicious') ? "Il s'agit d'un défaut, non d'une attaque." : category.includes('malicious') ? "Quelqu'un l'a provoqué délibérément." : "La cause n'est pas encore connue."}${text ? ` ${asSentence(text)}` : ''}`,
     when: (first, last) => `Les réponses concernées trouvées dans nos journaux ont été données entre le ${first.slice(0, 16).replace('T', ' ')} et le ${last.slice(0, 16).replace('T', ' ')} (UTC).`,

@@ -350,10 +350,10 @@ describe('a letter to one controller\'s data subjects', () => {
     const db = await caseWith('processor', ['--processor-name', 'ModelHost'])
     // acme's data reached others from 2 of its sessions (acme-s1, acme-s2); acme-s3 was shown globex's data.
     const letter = (await run(['report', 'article34', '--db', db, '--on-behalf-of-controller', 'acme', '--lang', 'en'])).stdout
-    expect(letter).toContain('(2 conversations were affected)')
+    expect(letter).toContain('(at least 2 conversations were affected: those the logs show; there may be more)')
     // globex's letter: its one session whose data reached acme, not acme's sessions that leaked among themselves.
     const globex = (await run(['report', 'article34', '--db', db, '--on-behalf-of-controller', 'globex', '--lang', 'en'])).stdout
-    expect(globex).toContain('(1 conversation was affected)')
+    expect(globex).toContain('(at least 1 conversation was affected: those the logs show; there may be more)')
   })
 })
 

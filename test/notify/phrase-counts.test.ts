@@ -49,7 +49,7 @@ describe('counts in drafts and notices', () => {
     expect(one).toContain('The data of 1 session of 1 customer reached 1 receiving customer')
     expect(one).toContain('1 of these responses was served')
     expect(one).toContain('1 distinct affected request was replayed')
-    expect(one).toContain('(1 conversation was affected)')
+    expect(one).toContain('(at least 1 conversation was affected: those the logs show; there may be more)')
     expect(one).toContain('received in 1 other session of yours and in 1 session of 1 other customer.')
     expect(one).toContain('from 1 other session of yours and from 1 session of 1 other customer.')
     expect(one).toContain("1 response to other sessions carried data of 1 session of this controller's end users (1 with its canary marker, 1 by verbatim text only), received in 1 other session of its own and in 1 session of 1 other customer.")
@@ -66,7 +66,7 @@ describe('counts in drafts and notices', () => {
       const s = sentences(FR, n).join('\n')
       expect(s).toContain(`${n} réponse contenait des données d'une autre session`)
       expect(s).toContain(`${n} requête concernée distincte a été rejouée`)
-      expect(s).toContain(`${n} conversation est concernée`)
+      expect(s).toContain(`au moins ${n} conversation est concernée`)
       // The open item of an incomplete detection counts unscanned files only where there are some.
       if (n === 0) expect(s).not.toContain('0 fichier de journaux non analysé')
       else expect(s).toContain(`${n} fichier de journaux non analysé ;`)
