@@ -43,8 +43,10 @@ describe('scratchDir: folders left by ended processes', () => {
   })
 
   it.runIf(process.platform === 'linux')('a killed process left a zombie (its parent gone, pid 1 not reaping): its folder is removed too', async () => {
-    // A shell starts a child that ends at once, then becomes `sleep`, which never reaps it: a zombie while sleep runs.
-    const holder = spawn('sh', ['-c', 'true & echo $!; exec sleep 20'], {stdio: ['ignore', 'pipe', 'ignore']})
+    // Python forks a child that ends at once and never waits for it (it sets no SIGCHLD handler):
+    // a zombie while the parent sleeps. (A shell's `true & exec sleep` was not one: the shell could
+    // reap the child before its exec, so the case was not always built.)
+    const holder = spawn('python3', ['-c', 'import os, time\npid = os.fork()\nif pid == 0:\n    os._exit(0)\nprint(pid, flush=True)\ntime.sleep(20)'], {stdio: ['ignore', 'pipe', 'ignore']})
     try {
       const zombie = Number(await new Promise<string>((resolve) => holder.stdout!.once('data', (d: Buffer) => resolve(d.toString()))))
       await new Promise((r) => setTimeout(r, 300))
