@@ -1,4 +1,5 @@
 import {uniqueJson, within} from './duplicate-keys.js'
+import {jsonPrefix} from './json-prefix.js'
 
 // Turns request and response bodies, in every shape the contract allows, into the text
 // the model was given and the text the client received. Detection runs on these texts,
@@ -991,39 +992,30 @@ function decodeSse(raw: string): DecodedResponse | null {
     if (pending && nextIsError) {
       events = true
       shownError(pending)
-    } else if (pending.trim() !== '') unparsed.push(pending)
+    } else if (pending.trim() !== '') {
+      unparsed.push(pending)
+      // The document as far as it goes, read as the event it began (jsonPrefix): its piece
+      // continues the answer's text where the whole events left it, so a marker split across the
+      // last whole event and a cut one is found. The raw text above is searched all the same; a
+      // shape in the rebuilt document that this release does not read is no unread shape (its
+      // characters are searched as that raw text).
+      const rebuilt = within(`(event ${eventNo + 1})`, () => jsonPrefix(pending))
+      if (isObj(rebuilt)) {
+        const unread = out.unread.length
+        readEvent(rebuilt)
+        out.unread.length = unread
+      }
+    }
     pending = ''
   }
   // The SSE spec ignores a byte-order mark at the stream's start (it would hide the first field's name).
   const text = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw
-  for (const line of sseLines(text)) {
-    if (line.startsWith('event:')) {
-      nextIsError = line.slice(6).trim() === 'error'
-      continue
-    }
-    // A blank line ends an event.
-    if (line === '') flush()
-    if (!line.startsWith('data:')) continue
-    const payload = line.slice(line[5] === ' ' ? 6 : 5)
-    if (payload.trim() === '[DONE]') {
-      flush()
-      events = true
-      break
-    }
-    // One JSON document per data line is the norm; a document wrapped over several data
-    // lines (allowed by the SSE spec) is joined until it parses.
-    const candidate = pending ? `${pending}\n${payload}` : payload
-    const chunk = within(`(event ${eventNo + 1})`, () => tryParseJson(candidate))
-    if (chunk === undefined) {
-      pending = candidate
-      continue
-    }
-    pending = ''
-    events = true
-    eventNo++
+  // One event's JSON document, read into the answer (a document rebuilt from an event cut off
+  // part-way too: see flush).
+  const readEvent = (chunk: Json): void => {
     if (!isObj(chunk)) {
       if (nextIsError) shownError(typeof chunk === 'string' ? chunk : JSON.stringify(chunk))
-      continue
+      return
     }
     const error = errorOf(chunk)
     if (error !== null || nextIsError) {
@@ -1033,7 +1025,7 @@ function decodeSse(raw: string): DecodedResponse | null {
         out.errorMessage = message
         nextIsError = false
       } else shownError(message)
-      if (!Array.isArray(chunk.choices)) continue
+      if (!Array.isArray(chunk.choices)) return
     }
     // Typed events (the Responses and Messages APIs); a chunk with choices is a chat chunk whatever else it holds.
     if (typeof chunk.type === 'string' && !Array.isArray(chunk.choices)) {
@@ -1041,10 +1033,10 @@ function decodeSse(raw: string): DecodedResponse | null {
         const failed = responsesEvent(chunk, responses, out)
         if (failed !== null) errors.push(failed)
       } else messagesEvent(chunk, blocks, cited, out)
-      continue
+      return
     }
     readUsage(chunk.usage, out)
-    if (!Array.isArray(chunk.choices)) continue
+    if (!Array.isArray(chunk.choices)) return
     for (const choice of chunk.choices) {
       if (!isObj(choice)) continue
       const index = typeof choice.index === 'number' ? choice.index : 0
@@ -1072,6 +1064,33 @@ function decodeSse(raw: string): DecodedResponse | null {
       } else if (typeof choice.text === 'string') piece = choice.text
       if (piece) append(content, index, piece)
     }
+  }
+  for (const line of sseLines(text)) {
+    if (line.startsWith('event:')) {
+      nextIsError = line.slice(6).trim() === 'error'
+      continue
+    }
+    // A blank line ends an event.
+    if (line === '') flush()
+    if (!line.startsWith('data:')) continue
+    const payload = line.slice(line[5] === ' ' ? 6 : 5)
+    if (payload.trim() === '[DONE]') {
+      flush()
+      events = true
+      break
+    }
+    // One JSON document per data line is the norm; a document wrapped over several data
+    // lines (allowed by the SSE spec) is joined until it parses.
+    const candidate = pending ? `${pending}\n${payload}` : payload
+    const chunk = within(`(event ${eventNo + 1})`, () => tryParseJson(candidate))
+    if (chunk === undefined) {
+      pending = candidate
+      continue
+    }
+    pending = ''
+    events = true
+    eventNo++
+    readEvent(chunk)
   }
   // The stream's end (no blank line after its last event, no end mark).
   flush()

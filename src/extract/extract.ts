@@ -34,8 +34,11 @@ import {FingerprintBuffer, fingerprintTextFast, SCHEME} from './winnow.js'
  * history or hands back: thinking blocks, server and MCP tools' results, search results, Responses
  * API reasoning and tool items, refusals, a predicted output), so a marker the model repeats from
  * them is an echo.
+ * x7: a stream's event cut off part-way (or whose JSON breaks off) is read as far as it goes, as
+ * the event it began (json-prefix.ts), beside its raw text: a marker split across the last whole
+ * event and the cut one is found.
  */
-export const EXTRACT_SCHEME = `x6/${SCHEME}`
+export const EXTRACT_SCHEME = `x7/${SCHEME}`
 
 /**
  * The schemes before, whose files a scan extracts again from their evidence (detect/reextract.ts)
@@ -45,9 +48,10 @@ export const EXTRACT_SCHEME = `x6/${SCHEME}`
  * differ: its marker tokens, personal data and fingerprints alike; x3 from x4 in the lines read as
  * records (a record of x3 may stand for a line x4 refuses); x4 from x5 in an answer's texts decoded;
  * x5 from x6 in an answer's and a request's texts decoded (its echo decisions, personal data and
- * fingerprints), and in the records not read whole.
+ * fingerprints), and in the records not read whole; x6 from x7 in a streamed answer's text where an
+ * event was cut off.
  */
-export const PRIOR_EXTRACT_SCHEMES: readonly string[] = [`x1/${SCHEME}`, `x2/${SCHEME}`, `x3/${SCHEME}`, `x4/${SCHEME}`, `x5/${SCHEME}`]
+export const PRIOR_EXTRACT_SCHEMES: readonly string[] = [`x1/${SCHEME}`, `x2/${SCHEME}`, `x3/${SCHEME}`, `x4/${SCHEME}`, `x5/${SCHEME}`, `x6/${SCHEME}`]
 
 /**
  * The registry's markers outside the CANARY-<hex> convention, matched in each response by

@@ -373,15 +373,16 @@ describe('a stream not read whole (QA: a cut-off or malformed event carrying ano
     const cut = `data: {"choices":[{"delta":{"content":"${m}`
     const d = decodeResponse(first + cut)
     expect(d).toMatchObject({kind: 'sse', stream: true, unparsed: 1})
-    expect(d.text).toBe(`hello \n${cut.slice(6)}`)
+    // The cut event read as far as it goes (its piece after the whole events'), then its raw text.
+    expect(d.text).toBe(`hello ${m}\n${cut.slice(6)}`)
     // The same answer as a plain JSON body cut off: its raw text, the marker in it.
     expect(decodeResponse(`{"choices":[{"message":{"content":"hello ${m}`).text).toContain(m)
   })
 
   it('searches an event whose JSON is malformed, at its event\'s end or before [DONE] with no blank line', () => {
     const bad = `{"choices":[{"delta":{"content":"${m}"}}]`
-    expect(decodeResponse(`${first}data: ${bad}\n\ndata: [DONE]\n\n`)).toMatchObject({text: `hello \n${bad}`, unparsed: 1})
-    expect(decodeResponse(`${first}data: ${bad}\ndata: [DONE]\n\n`)).toMatchObject({text: `hello \n${bad}`, unparsed: 1})
+    expect(decodeResponse(`${first}data: ${bad}\n\ndata: [DONE]\n\n`)).toMatchObject({text: `hello ${m}\n${bad}`, unparsed: 1})
+    expect(decodeResponse(`${first}data: ${bad}\ndata: [DONE]\n\n`)).toMatchObject({text: `hello ${m}\n${bad}`, unparsed: 1})
     // Several such events: each on its own line, in order, before the error texts.
     expect(decodeResponse(`${first}data: {x\n\n${sse(delta('more'), {error: {message: 'boom'}})}data: {y\n\ndata: [DONE]\n\n`).text).toBe('hello more\n{x\n{y\nboom')
   })
@@ -411,7 +412,7 @@ describe('a body logged as NDJSON (QA: chunks one per line were read as plain te
 
   it('searches a last line cut off as its raw text, as a cut-off stream event is', () => {
     const lines = ndjson(toks.slice(0, 3).map((t) => chunk({content: t}))) + '{"choices":[{"delta":{"content":"' + m.slice(18)
-    expect(decodeResponse(lines)).toMatchObject({text: `Here: ${m.slice(0, 18)}\n{"choices":[{"delta":{"content":"${m.slice(18)}`, unparsed: 1})
+    expect(decodeResponse(lines)).toMatchObject({text: `Here: ${m}\n{"choices":[{"delta":{"content":"${m.slice(18)}`, unparsed: 1})
   })
 
   it('gives no text, never plain text, for NDJSON of another shape (an Ollama stream), as one such object gives none', () => {

@@ -711,8 +711,8 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     ]
     const lines = responses.map(([request_id, response]) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id, tenant_id: 't', session_id: 's', request: 'q', response}))
     const result = same(taskOf(new Uint8Array(Buffer.from(lines.join('\n')))), set)
-    // The cut-off or malformed event's raw text is searched; NDJSON chunks are joined; the Ollama stream has no text (NO_RESPONSE_TEXT, 2).
-    expect(result.marked.map((r) => [r.request_id, r.tokens.map((t) => t.token)])).toEqual([['cut', [m]], ['malformed', [m]], ['ndjson', [m]]])
+    // The cut-off or malformed event's raw text is searched, and the event read as far as it goes; so a marker whole in both is met twice (one sighting per record and marker); NDJSON chunks are joined (a last one cut off too); the Ollama stream has no text (NO_RESPONSE_TEXT, 2).
+    expect(result.marked.map((r) => [r.request_id, r.tokens.map((t) => t.token)])).toEqual([['cut', [m, m]], ['malformed', [m, m]], ['ndjson', [m]], ['ndjson-cut', [m]]])
     expect([...result.flags].map((f) => f & 2)).toEqual([0, 0, 0, 0, 2])
   })
 

@@ -29,6 +29,19 @@ describe('triage --fail-on-leak over a stream not sent whole, and over NDJSON bo
     ['a stream whose last event is malformed JSON', `data: ${chunk('hello ')}\n\ndata: {"choices":[{"delta":{"content":"${MARKER}"}}]\n\ndata: [DONE]\n\n`],
     ['OpenAI chunks one per line, the marker split across them', [chunk('Here: '), chunk(MARKER.slice(0, 12)), chunk(MARKER.slice(12)), ''].join('\n')],
     ['a plain JSON body cut off (as before)', `{"choices":[{"message":{"content":"hello ${MARKER}`],
+    // The marker split across the last whole event and one cut off (or broken) after it: found
+    // only where the cut event's piece is read as the delta it began.
+    ['the marker split across a whole event and a cut one', `data: ${chunk(`hello ${MARKER.slice(0, 12)}`)}\n\ndata: {"choices":[{"delta":{"content":"${MARKER.slice(12)}`],
+    ['the marker split across a whole event and a broken one', `data: ${chunk(`hello ${MARKER.slice(0, 12)}`)}\n\ndata: {"choices":[{"delta":{"content":"${MARKER.slice(12)}"}}]\n\ndata: [DONE]\n\n`],
+    ['the marker split, the cut event escaping a letter', `data: ${chunk(`hello ${MARKER.slice(0, 12)}`)}\n\ndata: {"choices":[{"delta":{"content":"\\u0063${MARKER.slice(13)}`],
+    [
+      'a Responses API stream, the marker split across a whole delta and a cut one',
+      `data: {"type":"response.output_text.delta","output_index":0,"content_index":0,"delta":"hello ${MARKER.slice(0, 10)}"}\n\ndata: {"type":"response.output_text.delta","output_index":0,"content_index":0,"delta":"${MARKER.slice(10)}`,
+    ],
+    [
+      'a Messages API stream, the marker split across a whole delta and a cut one',
+      `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hello ${MARKER.slice(0, 9)}"}}\n\nevent: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"${MARKER.slice(9)}`,
+    ],
   ])('%s: the marker is found, exit 3', {timeout: 30_000}, async (_, response) => {
     expect((await triage(response)).code).toBe(3)
   })
