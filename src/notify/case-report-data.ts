@@ -5,7 +5,7 @@ import {listSightingsWithNode} from '../detect/list.js'
 import type {SightingClass} from '../extract/markers.js'
 import {buildTimeline, type TimelineHour} from '../scope/build-timeline.js'
 import {computeScope, type Exposure, type ScopeDataCategory, type ScopeEstimate, type ScopeFlow, type ScopeNodeRow} from '../scope/compute-scope.js'
-import {registrylessEstimates, scopeFiguresKnown} from '../scope/unscanned.js'
+import {registrylessEstimates, scopeFiguresKnown, staleFindings, staleFindingsReason} from '../scope/unscanned.js'
 import type {RetryLeak} from '../scope/retry-leaks.js'
 import {basename} from 'node:path'
 import {unreadableFiles} from '../detect/gate.js'
@@ -42,6 +42,12 @@ export interface CaseReportData {
     complete: boolean; never_scanned: boolean; files_not_scanned: number; records_not_scanned: number; registry_changed: boolean
     /** a scan ran, but its findings do not cover the case (a registry changed, provenance skipped or dropped since: staleFindings), so the drafts give no figure of them */
     findings_stale?: boolean
+    /** of those findings, the canary markers' (the registry changed since the scan): every figure the markers count is unknown */
+    markers_stale?: boolean
+    /** of those findings, canary-less provenance's (skipped, or evidence dropped, since it ran): every figure verbatim text counts is unknown */
+    provenance_stale?: boolean
+    /** why, in a few words (staleFindingsReason); null where nothing is stale */
+    stale_reason?: string | null
   }
   /** files: log files only (a canary registry is evidence, not a log) */
   totals: {records: number; files: number; registry_files: number; tenants: number; sessions: number; bad_lines: number}
@@ -167,6 +173,9 @@ export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): 
       records_not_scanned: coverage.records_not_scanned,
       registry_changed: coverage.registry_changed,
       findings_stale: !coverage.never_scanned && !scopeFiguresKnown(coverage),
+      markers_stale: staleFindings(coverage).markers,
+      provenance_stale: staleFindings(coverage).provenance,
+      stale_reason: staleFindingsReason(staleFindings(coverage)),
     },
     totals: {records: facts.totals.records, files: facts.totals.log_files, registry_files: facts.totals.registry_files, tenants: facts.totals.tenants, sessions: facts.totals.sessions, bad_lines: facts.totals.bad_lines},
     // The sources an ingest reached and could not read are not judged at all: listed with them.
@@ -232,8 +241,7 @@ export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): 
  * the markers' figures are (no marker can be attributed to a session), as in `scope --json`.
  */
 export function caseReportJson(d: CaseReportData) {
-  // Findings that no longer cover the case count nothing that can be stated, as on a case never scanned (the drafts give none of them either).
-  if (d.detection.never_scanned || d.detection.findings_stale) {
+  if (d.detection.never_scanned) {
     return {
       ...d,
       scope: {
@@ -248,22 +256,56 @@ export function caseReportJson(d: CaseReportData) {
       sightings: {...d.sightings, by_class: null},
     }
   }
-  if (d.totals.registry_files > 0) return d
+  // Findings that no longer cover the case count nothing that can be stated; what rests on the
+  // other kind of finding, or on the records alone (the at-risk test), stays (caseReportKnown).
+  const k = caseReportKnown(d)
+  const registry = d.totals.registry_files > 0
+  const m = <T>(v: T): T | null => (k.markers && registry ? v : null)
+  const p = <T>(v: T): T | null => (k.provenance ? v : null)
+  const both = <T>(v: T): T | null => (k.markers && k.provenance ? v : null)
+  const exposure = both(registry ? d.scope.exposure : {...d.scope.exposure, by_canary: null})
+  const estimates = registry ? {data_subjects: d.scope.data_subjects, records_concerned: d.scope.records_concerned} : registrylessEstimates(d.scope.data_subjects, d.scope.records_concerned)
   return {
     ...d,
     scope: {
       ...d.scope,
-      contaminated_responses: null, cross_tenant_responses: null, cross_session_responses: null, exposed_sessions: null, exposed_tenants: null,
-      recipient_tenants: null, first_seen: null, last_seen: null,
-      exposure: {...d.scope.exposure, by_canary: null},
-      ...registrylessEstimates(d.scope.data_subjects, d.scope.records_concerned),
+      contaminated_responses: m(d.scope.contaminated_responses), cross_tenant_responses: m(d.scope.cross_tenant_responses), cross_session_responses: m(d.scope.cross_session_responses),
+      exposed_sessions: m(d.scope.exposed_sessions), exposed_tenants: m(d.scope.exposed_tenants), recipient_tenants: m(d.scope.recipient_tenants),
+      first_seen: m(d.scope.first_seen), last_seen: m(d.scope.last_seen),
+      // Without a registry every marker is an orphan: their count rests on the scan alone.
+      orphan_sightings: k.markers ? d.scope.orphan_sightings : null,
+      provenance_responses: p(d.scope.provenance_responses), provenance_only_responses: both(d.scope.provenance_only_responses),
+      data_subjects: both(estimates.data_subjects), records_concerned: both(estimates.records_concerned), bug_window: both(d.scope.bug_window),
+      exposure, exposure_first: both(d.scope.exposure_first), exposure_last: both(d.scope.exposure_last),
     },
-    flows: null, flow_matrix: null,
-    nodes: d.nodes.map((n) => ({...n, contaminated_responses: null, cross_tenant_responses: null, cross_session_responses: null, first_seen: null, last_seen: null})),
-    hours: d.hours.map((h) => ({...h, contaminated_responses: null, sightings: null})),
-    // Only orphans can be found without a registry: the other classes are unknown, not none.
-    sightings: {...d.sightings, by_class: {own: null, echo: null, cross_session: null, cross_tenant: null, orphan: d.sightings.by_class.orphan}},
+    flows: m(d.flows), flow_matrix: m(d.flow_matrix), provenance_flows: p(d.provenance_flows), data_categories: both(d.data_categories),
+    nodes: d.nodes.map((n) => ({
+      ...n, contaminated_responses: m(n.contaminated_responses), cross_tenant_responses: m(n.cross_tenant_responses), cross_session_responses: m(n.cross_session_responses),
+      provenance_responses: p(n.provenance_responses), first_seen: m(n.first_seen), last_seen: m(n.last_seen),
+    })),
+    hours: d.hours.map((h) => ({...h, contaminated_responses: m(h.contaminated_responses), sightings: m(h.sightings), text_only_responses: both(h.text_only_responses)})),
+    // Without a registry only orphans can be found: the other classes are unknown, not none; with a changed registry none is known.
+    sightings: {
+      ...d.sightings,
+      by_class: !k.markers ? null : registry ? d.sightings.by_class : {own: null, echo: null, cross_session: null, cross_tenant: null, orphan: d.sightings.by_class.orphan},
+    },
   }
+}
+
+/**
+ * Which of the case's findings the report can state (staleFindings): the canary markers' (not
+ * where the registry changed since the scan), canary-less provenance's (not where a scan skipped
+ * it, or evidence was dropped, since it ran), neither on a case never scanned. Every total built
+ * on both (the exposure, the estimates, the data categories, the bug window) needs both.
+ */
+export function caseReportKnown(d: Pick<CaseReportData, 'detection'>): {markers: boolean; provenance: boolean; reason: string | null} {
+  const det = d.detection
+  if (det.never_scanned) return {markers: false, provenance: false, reason: null}
+  // A report's data from before the two keys were added: stale findings are taken as both stale.
+  const stale = det.findings_stale ?? false
+  const markers = !(det.markers_stale ?? (stale || det.registry_changed))
+  const provenance = !(det.provenance_stale ?? stale)
+  return {markers, provenance, reason: det.stale_reason ?? (stale ? "the scan's findings do not cover the case as it is" : null)}
 }
 export type CaseReportJson = ReturnType<typeof caseReportJson>
 

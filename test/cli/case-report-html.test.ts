@@ -1,7 +1,8 @@
 import {createHash} from 'node:crypto'
 import {describe, expect, it} from 'vitest'
 import {renderCaseReportHtml, verdict} from '../../src/cli/html/case-report.js'
-import type {CaseReportData} from '../../src/notify/case-report-data.js'
+import {caseReportJson, type CaseReportData} from '../../src/notify/case-report-data.js'
+import {num} from '../../src/cli/html/escape.js'
 
 // The renderer alone, on hand-built data: no database, no browser. The browser test
 // (test/browser/) opens a real report; this one pins what must hold for any input.
@@ -396,5 +397,54 @@ describe('the clock and the counts, in words', () => {
     expect(page).not.toMatch(/\b1<\/span> pairs\b|\b1 marker-shaped tokens\b/)
     expect(page).toContain('<span data-k="exposure_flow_pairs">1</span> pair among <span data-k="flow_tenants">2</span> tenants')
     expect(page).toContain('1 marker-shaped token registered to nobody (an orphan) is reported, not counted.')
+  })
+})
+
+describe('a case whose findings are out of date (the case changed after the last scan)', () => {
+  const value = (page: string, k: string) => new RegExp(`data-k="${k}">([^<]*)<`).exec(page)?.[1]
+  const staleDetection = (markers: boolean, provenance: boolean, reason: string): CaseReportData['detection'] => ({
+    complete: false, never_scanned: false, files_not_scanned: 0, records_not_scanned: 0, registry_changed: markers,
+    findings_stale: true, markers_stale: markers, provenance_stale: provenance, stale_reason: reason,
+  })
+
+  it('a registry changed since the scan: the markers\' figures and every total built on them read unknown, with why; the verbatim-text and at-risk figures stand', () => {
+    const d = reportData({detection: staleDetection(true, false, 'the canary registry changed since the last scan')})
+    const page = renderCaseReportHtml(d)
+    for (const k of ['exposure_responses', 'exposure_sessions', 'contaminated_responses', 'cross_tenant_responses', 'exposed_sessions', 'recipient_tenants', 'first_seen', 'exposure_first', 'data_subjects', 'records_concerned', 'provenance_only_responses']) {
+      expect(value(page, k), k).toBe('unknown')
+    }
+    expect(value(page, 'at_risk_responses')).toBe(num(d.scope.at_risk_responses!))
+    expect(value(page, 'provenance_responses')).toBe(num(d.scope.provenance_responses))
+    expect(value(page, 'stale_findings')).toMatch(/^Not known until a scan \(crosstalk scan\): the canary registry changed since the last scan\./)
+    // no stale count anywhere: not the bug window, not the orphans, not the flows, not the sightings' classes
+    expect(page).not.toContain(d.scope.bug_window!.start.slice(0, 10) + ' 05:00')
+    expect(page).toContain('Bug window: not known until a scan.')
+    expect(page).toContain('An unknown number of marker-shaped tokens')
+    expect(page).not.toMatch(/cross_tenant \d/)
+    const v = verdict(d)
+    expect(v.cls).toBe('partial')
+    expect(v.text).toMatch(/^The canary registry changed since the last scan\. .*not known until a scan \(run crosstalk scan\)/)
+    expect(v.text).not.toContain(`${d.scope.exposure.responses} responses`)
+  })
+
+  it('provenance skipped or dropped since the scan: the verbatim-text figures and the totals read unknown; the markers\' figures stand', () => {
+    const d = reportData({detection: staleDetection(false, true, 'canary-less provenance does not cover the case as it is')})
+    const page = renderCaseReportHtml(d)
+    for (const k of ['exposure_responses', 'exposure_first', 'data_subjects', 'records_concerned', 'provenance_only_responses']) expect(value(page, k), k).toBe('unknown')
+    expect(value(page, 'contaminated_responses')).toBe(num(d.scope.contaminated_responses))
+    expect(value(page, 'cross_tenant_responses')).toBe(num(d.scope.cross_tenant_responses))
+    expect(value(page, 'first_seen')).toBe('2026-11-01 06:00:00 UTC')
+    expect(value(page, 'at_risk_responses')).toBe(num(d.scope.at_risk_responses!))
+    expect(verdict(d).text).toContain(`${d.scope.contaminated_responses} responses carried another session's canary marker`)
+    expect(verdict(d).head).not.toBe('Leak confirmed')
+    // the page's JSON says the same, figure by figure
+    const json = caseReportJson(d)
+    expect(json.scope.contaminated_responses).toBe(d.scope.contaminated_responses)
+    expect(json.scope.exposure).toBeNull()
+    expect(json.scope.provenance_responses).toBeNull()
+    expect(json.scope.data_subjects).toBeNull()
+    expect(json.scope.at_risk_responses).toBe(d.scope.at_risk_responses)
+    expect(json.hours?.[0]?.text_only_responses).toBeNull()
+    expect(json.hours?.[0]?.contaminated_responses).toBe(d.hours[0]!.contaminated_responses)
   })
 })

@@ -1,5 +1,5 @@
 import {createHash} from 'node:crypto'
-import type {CaseReportData} from '../../notify/case-report-data.js'
+import {caseReportKnown, type CaseReportData} from '../../notify/case-report-data.js'
 import {formatDuration} from '../../notify/time.js'
 import {clockSummary} from '../render-clock.js'
 import {PHRASES} from '../../notify/phrases.js'
@@ -77,6 +77,7 @@ export function verdict(d: CaseReportData): {cls: 'leak' | 'clean' | 'partial'; 
     }
   }
   const among = d.detection.complete ? nums(d.totals.records, 'record') : 'the scanned records'
+  const k = caseReportKnown(d)
   // The exposure counts a response once whether it carried a marker, verbatim text, or both.
   const leaked = e.responses > 0
   // With no canary registry no marker can be attributed: the markers are not looked for, not absent.
@@ -110,6 +111,20 @@ export function verdict(d: CaseReportData): {cls: 'leak' | 'clean' | 'partial'; 
   // A differing duplicate line that could not be read again was never judged: the verdict does not speak for it.
   const dup = d.duplicate_lines_not_examined
   const unexamined = dup === 0 ? '' : ` ${dup === 1 ? '1 line repeats' : `${num(dup)} lines repeat`} a request id with a different answer and could not be read again: whether ${dup === 1 ? 'it carries' : 'they carry'} another session's marker is not answered (crosstalk status names ${dup === 1 ? 'it' : 'them'}).`
+  // Findings that no longer cover the case (staleFindings): what rests on them is not known, not a lower bound; what does not is said as it stands.
+  if (!k.markers || !k.provenance) {
+    const known = [
+      k.markers && !noRegistry ? `${nums(s.contaminated_responses, 'response')} carried another session's canary marker (${num(s.cross_tenant_responses)} cross-tenant, ${num(s.cross_session_responses)} cross-session)` : null,
+      k.provenance ? `${nums(s.provenance_responses, 'response')} repeated another session's text verbatim` : null,
+    ].filter((x) => x !== null)
+    const unknown = !k.markers && !k.provenance ? 'Every figure the markers or the verbatim text count' : !k.markers ? "Every figure the canary markers count, and every total built on them (the exposure, the estimates, the data categories, the bug window)," : 'Every figure the verbatim text counts, and every total built on it (the exposure, the estimates, the data categories, the bug window),'
+    const still = known.length > 0 ? ` As the last scan found them, and still current: ${known.join('; ')}.` : ''
+    return {
+      cls: 'partial',
+      head: "Findings out of date: the case changed after the last scan",
+      text: `${upperFirst(k.reason ?? "the scan's findings do not cover the case as it is")}. ${unknown} is not known until a scan (run crosstalk scan).${still}${atRisk}${retries}${unread}${unexamined}`,
+    }
+  }
   if (!d.detection.complete) {
     const why = d.detection.registry_changed ? 'the canary registry changed since the last scan' : `${nums(d.detection.records_not_scanned, 'record')} ${d.detection.records_not_scanned === 1 ? 'was' : 'were'} not scanned`
     return {cls: 'partial', head: 'Detection incomplete: these numbers are a lower bound', text: `${why} (run crosstalk scan). ${detail}${retries}${unread}${unexamined}`}
@@ -132,6 +147,10 @@ export function verdict(d: CaseReportData): {cls: 'leak' | 'clean' | 'partial'; 
   return {cls: 'clean', head: 'No leak found', text: detail}
 }
 
+function upperFirst(t: string): string {
+  return t.charAt(0).toUpperCase() + t.slice(1)
+}
+
 /** A count the scan has not established is shown as unknown, never as 0. */
 function counted(d: CaseReportData, n: number | null): string {
   return d.detection.never_scanned ? 'unknown' : num(n)
@@ -142,7 +161,7 @@ const NO_REGISTRY = 'not known (no canary registry)'
 
 /** A count made by canary marker: unknown on a case never scanned, and on a case with no registry to attribute markers. */
 function byMarker(d: CaseReportData, n: number | null): string {
-  if (d.detection.never_scanned) return 'unknown'
+  if (d.detection.never_scanned || !caseReportKnown(d).markers) return 'unknown'
   return d.totals.registry_files === 0 ? NO_REGISTRY : num(n)
 }
 
@@ -173,11 +192,21 @@ function range(e: {low: number; high: number | null}): string {
 
 function numbersSection(d: CaseReportData): string {
   const s = d.scope
-  const c = (n: number | null): string => counted(d, n)
+  // What rests on findings that no longer cover the case is unknown (caseReportKnown): the
+  // markers' figures where the registry changed, the verbatim text's where provenance is stale,
+  // every total built on both where either is.
+  const k = caseReportKnown(d)
+  const allKnown = k.markers && k.provenance
+  const c = (n: number | null): string => (allKnown ? counted(d, n) : 'unknown')
+  const pc = (n: number | null): string => (k.provenance ? counted(d, n) : 'unknown')
   // The markers' own figures, unknown where the case holds no registry to attribute them.
   const noRegistry = d.totals.registry_files === 0
-  const m = (n: number | null): string => (noRegistry ? 'unknown' : c(n))
-  const mt = (at: string | null): string => (d.detection.never_scanned || noRegistry ? 'unknown' : utc(at))
+  const m = (n: number | null): string => (noRegistry || !k.markers ? 'unknown' : counted(d, n))
+  const mt = (at: string | null): string => (d.detection.never_scanned || noRegistry || !k.markers ? 'unknown' : utc(at))
+  const t = (at: string | null): string => (d.detection.never_scanned || !allKnown ? 'unknown' : utc(at))
+  const stillKnown = [k.markers && !noRegistry ? "the canary markers' figures" : null, k.provenance ? 'the verbatim-text figure' : null, 'the at-risk figures'].filter((x) => x !== null)
+  const stillText = stillKnown.length === 1 ? stillKnown[0]! : `${stillKnown.slice(0, -1).join(', ')} and ${stillKnown.at(-1)!}`
+  const stale = d.detection.never_scanned || allKnown ? '' : `\n<p class="stale" data-k="stale_findings">Not known until a scan (crosstalk scan): ${esc(k.reason ?? '')}. Every figure below that rests on those findings reads "unknown"; ${esc(stillText)} rest on findings or records unchanged by that and stand as the case is.</p>`
   const cards = [
     card('exposure_responses', "responses carrying another session's data (marker or verbatim text)", c(s.exposure.responses)),
     card('exposure_sessions', 'sessions whose data reached another session', c(s.exposure.sessions)),
@@ -188,7 +217,9 @@ function numbersSection(d: CaseReportData): string {
     card('contaminated_responses', "responses with another session's canary marker", m(s.contaminated_responses)),
     card('cross_tenant_responses', 'of them cross-tenant', m(s.cross_tenant_responses)),
     card('cross_session_responses', 'of them cross-session (same tenant)', m(s.cross_session_responses)),
-    card('provenance_only_responses', noRegistry ? 'verbatim text (marker not known: no registry)' : 'verbatim text only, no marker', c(s.provenance_only_responses)),
+    card('provenance_only_responses', noRegistry ? 'verbatim text (marker not known: no registry)' : 'verbatim text only, no marker', noRegistry ? pc(s.provenance_only_responses) : c(s.provenance_only_responses)),
+    // Where the markers' findings are out of date the verbatim-text count stands alone: shown, as its base is current.
+    ...(!allKnown && k.provenance && !d.detection.never_scanned ? [card('provenance_responses', "responses repeating another session's text verbatim (with or without a marker)", pc(s.provenance_responses))] : []),
     card('exposed_sessions', 'sessions exposed by marker', m(s.exposed_sessions)),
     card('exposed_tenants', 'tenants exposed by marker', m(s.exposed_tenants)),
     card('recipient_tenants', 'tenants that received a marker', m(s.recipient_tenants)),
@@ -198,20 +229,20 @@ function numbersSection(d: CaseReportData): string {
     // Records whose at-risk test is open stand beside the figure, which counts the others only.
     ...((s.at_risk_unknown_records ?? 0) > 0 && s.at_risk_responses !== null ? [card('at_risk_unknown_records', 'records whose status or prompt size is not recorded: whether at risk not known', num(s.at_risk_unknown_records))] : []),
     // The window of all the evidence, then of the markers alone: a text-only leak can come first.
-    card('exposure_first', "first response carrying another session's data", d.detection.never_scanned ? 'unknown' : utc(s.exposure_first), true),
-    card('exposure_last', "last response carrying another session's data", d.detection.never_scanned ? 'unknown' : utc(s.exposure_last), true),
+    card('exposure_first', "first response carrying another session's data", t(s.exposure_first), true),
+    card('exposure_last', "last response carrying another session's data", t(s.exposure_last), true),
     card('first_seen', "first response with another session's marker", mt(s.first_seen), true),
     card('last_seen', "last response with another session's marker", mt(s.last_seen), true),
   ]
   return `<section id="numbers">
-<h2>Exposure</h2>
+<h2>Exposure</h2>${stale}
 <div class="cards">${cards.join('')}</div>${retryLeaks(d)}
 <table><thead><tr><th>Art. 33(3)(a) estimate</th><th class="n">range</th><th>method</th></tr></thead><tbody>
-<tr><td>data subjects (sessions)</td><td class="n" data-k="data_subjects">${d.detection.never_scanned ? 'unknown' : range(s.data_subjects)}</td><td>${esc(s.data_subjects.method)}</td></tr>
-<tr><td>records concerned (responses)</td><td class="n" data-k="records_concerned">${d.detection.never_scanned ? 'unknown' : range(s.records_concerned)}</td><td>${esc(s.records_concerned.method)}</td></tr>
+<tr><td>data subjects (sessions)</td><td class="n" data-k="data_subjects">${d.detection.never_scanned || !allKnown ? 'unknown' : range(s.data_subjects)}</td><td>${esc(s.data_subjects.method)}</td></tr>
+<tr><td>records concerned (responses)</td><td class="n" data-k="records_concerned">${d.detection.never_scanned || !allKnown ? 'unknown' : range(s.records_concerned)}</td><td>${esc(s.records_concerned.method)}</td></tr>
 </tbody></table>
-<p class="muted">How the counts above were made: ${esc(s.method || 'no scan has counted them yet')}. ${counted(d, s.orphan_sightings)} ${s.orphan_sightings === 1 && !d.detection.never_scanned ? 'marker-shaped token registered to nobody (an orphan) is' : 'marker-shaped tokens registered to nobody (orphans) are'} reported, not counted. ${
-    s.bug_window ? `Bug window: ${utc(s.bug_window.start)} to ${utc(s.bug_window.end)} (${esc(s.bug_window.basis)}).` : ''
+<p class="muted">How the counts above were made: ${esc(s.method || (d.detection.never_scanned ? 'no scan has counted them yet' : 'given with the figures once a scan covers the case as it is'))}.  ${k.markers ? counted(d, s.orphan_sightings) : 'An unknown number of'} ${s.orphan_sightings === 1 && !d.detection.never_scanned && k.markers ? 'marker-shaped token registered to nobody (an orphan) is' : 'marker-shaped tokens registered to nobody (orphans) are'} reported, not counted. ${
+    !d.detection.never_scanned && !allKnown ? 'Bug window: not known until a scan.' : s.bug_window ? `Bug window: ${utc(s.bug_window.start)} to ${utc(s.bug_window.end)} (${esc(s.bug_window.basis)}).` : ''
   }</p>
 </section>`
 }
@@ -232,6 +263,8 @@ function unjudgeableFiles(d: CaseReportData): string {
 }
 
 function dataCategories(d: CaseReportData): string {
+  const k = caseReportKnown(d)
+  if (!d.detection.never_scanned && (!k.markers || !k.provenance)) return `<h3>Data categories seen</h3><p data-k="data_categories">Not known until a scan (crosstalk scan): ${esc(k.reason ?? '')}.</p>`
   if (d.data_categories.length === 0) return ''
   const rows = d.data_categories.map((c) => `<tr><td>${esc(c.label)}</td><td>${esc(c.evidence)}</td><td class="n">${num(c.responses)}</td><td class="n">${num(c.findings)}</td></tr>`)
   return `<h3>Data categories seen</h3><table><thead><tr><th>category</th><th>evidence</th><th class="n">responses</th><th class="n">findings</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
@@ -280,7 +313,15 @@ ${live}
 }
 
 function timelineSection(d: CaseReportData): string {
-  const {svg, notes} = timelineSvg({hours: d.hours, scanned: !d.detection.never_scanned, bugWindow: d.scope.bug_window, awareAt: d.clock?.aware_at ?? null, deadline: d.clock?.deadline ?? null, deadlineLabel: d.clock?.basis === 'art33(2)-contract' ? 'contract deadline' : undefined, poolTokens: d.scope.pool_tokens, atRiskUndecided: d.scope.at_risk_unknown_records, markersUnknown: d.totals.registry_files === 0 ? NO_REGISTRY : undefined})
+  // An hour's counts that rest on stale findings are not charted (they would read as the case's): the tooltips and a note say why.
+  const k = caseReportKnown(d)
+  const scanned = !d.detection.never_scanned
+  const allKnown = k.markers && k.provenance
+  const why = `not known until a scan (${k.reason ?? ''})`
+  const hours = !scanned || allKnown ? d.hours : d.hours.map((h) => ({...h, contaminated_responses: k.markers ? h.contaminated_responses : 0, sightings: k.markers ? h.sightings : 0, text_only_responses: 0}))
+  const staleNote = !scanned || allKnown ? [] : [`${k.markers ? "Responses by verbatim text only are" : "Responses carrying another session's data (marker or verbatim text) are"} ${why}, and are not charted; nor is the bug window.`]
+  const {svg, notes: chartNotes} = timelineSvg({hours, scanned, bugWindow: scanned && !allKnown ? null : d.scope.bug_window, textUnknown: scanned && !allKnown ? why : undefined, markersUnknown: d.totals.registry_files === 0 ? NO_REGISTRY : scanned && !k.markers ? why : undefined, awareAt: d.clock?.aware_at ?? null, deadline: d.clock?.deadline ?? null, deadlineLabel: d.clock?.basis === 'art33(2)-contract' ? 'contract deadline' : undefined, poolTokens: d.scope.pool_tokens, atRiskUndecided: d.scope.at_risk_unknown_records})
+  const notes = [...staleNote, ...chartNotes]
   return `<section id="timeline">
 <h2>Timeline (UTC, per hour)</h2>
 <div class="legend"><span><i class="sw leak"></i>responses with another session's marker</span><span><i class="sw text"></i>responses with another session's text only (verbatim, no marker)</span><span><i class="sw risk"></i>at-risk responses</span><span><i class="sw win"></i>bug window</span><span><i class="sw aware"></i>awareness</span>${deadlineLegend(d) ? `<span><i class="sw deadline"></i>${esc(deadlineLegend(d)!)}</span>` : ''}</div>
@@ -292,6 +333,11 @@ ${notes.map((n) => `<p class="muted">${esc(n)}</p>`).join('\n')}
 function flowsSection(d: CaseReportData): string {
   // Both kinds of evidence, as the drafts count them; the markers' own pairs beside them.
   const flows = d.scope.exposure.flows
+  const k = caseReportKnown(d)
+  if (!d.detection.never_scanned && (!k.markers || !k.provenance)) {
+    const marker = k.markers && d.totals.registry_files > 0 ? ` The pairs by canary marker alone are as the last scan found them: <span data-k="flow_pairs">${num(d.flows.length)}</span> (crosstalk scope --csv --table flows).` : ''
+    return `<section id="flows"><h2>Tenant-to-tenant flows</h2><p data-k="exposure_flow_pairs">The flows by either kind of evidence (canary marker or verbatim text) are not known until a scan (crosstalk scan): ${esc(k.reason ?? '')}.${marker}</p></section>`
+  }
   if (flows.length === 0) return `<section id="flows"><h2>Tenant-to-tenant flows</h2><p>${esc(nothingFound(d, "No response carried another session's data (marker or verbatim text)."))}</p></section>`
   const m = exposureMatrix(flows)
   const marked = new Map(d.flows.map((f) => [JSON.stringify([f.source_tenant, f.recipient_tenant]), f.responses]))
@@ -333,19 +379,25 @@ function fullMatrix(m: CaseReportData['flow_matrix']): string {
 
 function nodesSection(d: CaseReportData): string {
   const undecided = d.scope.at_risk_responses !== null ? (d.scope.at_risk_unknown_records ?? 0) : 0
+  const kn = caseReportKnown(d)
+  if (d.nodes.length === 0 && !d.detection.never_scanned && (!kn.markers || !kn.provenance)) {
+    return `<section id="nodes"><h2>Decode nodes</h2><p>No node served an at-risk response${undecided > 0 ? ' among the records that could be tested' : ''}; which served a response carrying another session's data is not known until a scan (crosstalk scan): ${esc(kn.reason ?? '')}.</p></section>`
+  }
   if (d.nodes.length === 0) {
     const none = undecided > 0 ? `No node served a contaminated response, or an at-risk response among the records that could be tested; whether ${nums(undecided, 'record')} whose status or prompt size is not recorded ${undecided === 1 ? 'was' : 'were'} at risk is not known.` : 'No node served a contaminated or at-risk response.'
     return `<section id="nodes"><h2>Decode nodes</h2><p>${esc(nothingFound(d, none))}</p></section>`
   }
   const noRegistry = d.totals.registry_files === 0
+  const k = caseReportKnown(d)
+  const staleNote = k.markers && k.provenance ? '' : `<p class="muted">The columns reading "unknown" are not known until a scan (crosstalk scan): ${esc(k.reason ?? '')}.</p>`
   const rows = d.nodes.map(
     (n) =>
-      `<tr><td class="mono">${n.decode_node === null ? '(unknown)' : esc(n.decode_node)}</td><td class="n">${esc(byMarker(d, n.contaminated_responses))}</td><td class="n">${esc(byMarker(d, n.cross_tenant_responses))}</td><td class="n">${esc(byMarker(d, n.cross_session_responses))}</td><td class="n">${num(n.provenance_responses)}</td><td class="n">${num(n.at_risk_responses)}</td><td>${noRegistry ? NO_REGISTRY : utc(n.first_seen)}</td><td>${noRegistry ? NO_REGISTRY : utc(n.last_seen)}</td></tr>`,
+      `<tr><td class="mono">${n.decode_node === null ? '(unknown)' : esc(n.decode_node)}</td><td class="n">${esc(byMarker(d, n.contaminated_responses))}</td><td class="n">${esc(byMarker(d, n.cross_tenant_responses))}</td><td class="n">${esc(byMarker(d, n.cross_session_responses))}</td><td class="n">${k.provenance ? num(n.provenance_responses) : 'unknown'}</td><td class="n">${num(n.at_risk_responses)}</td><td>${noRegistry ? NO_REGISTRY : k.markers ? utc(n.first_seen) : 'unknown'}</td><td>${noRegistry ? NO_REGISTRY : k.markers ? utc(n.last_seen) : 'unknown'}</td></tr>`,
   )
   return `<section id="nodes">
 <h2>Decode nodes</h2>
 <table><thead><tr><th>node</th><th class="n">with a marker</th><th class="n">cross-tenant</th><th class="n">cross-session</th><th class="n">verbatim text (with or without a marker)</th><th class="n">at risk</th><th>first (marker)</th><th>last (marker)</th></tr></thead><tbody>${rows.join('')}</tbody></table>
-${undecided > 0 ? `<p class="muted">The at-risk column counts the records that could be tested; whether ${esc(nums(undecided, 'record'))} whose status or prompt size is not recorded ${undecided === 1 ? 'was' : 'were'} at risk is not known.</p>` : ''}
+${staleNote}${undecided > 0 ? `<p class="muted">The at-risk column counts the records that could be tested; whether ${esc(nums(undecided, 'record'))} whose status or prompt size is not recorded ${undecided === 1 ? 'was' : 'were'} at risk is not known.</p>` : ''}
 </section>`
 }
 
@@ -353,8 +405,10 @@ function sightingsSection(d: CaseReportData): string {
   const s = d.sightings
   if (d.detection.never_scanned) return `<section id="sightings"><h2>Sightings</h2><p>${esc(nothingFound(d, ''))}</p></section>`
   // Without a registry only orphans can be found: the other classes are not known, not none.
-  const classes =
-    d.totals.registry_files === 0
+  const k = caseReportKnown(d)
+  const classes = !k.markers
+    ? `How many of each class: not known until a scan (crosstalk scan): ${esc(k.reason ?? '')}; the classes listed below are the last scan's, made against another registry`
+    : d.totals.registry_files === 0
       ? `${Object.keys(s.by_class).filter((c) => c !== 'orphan').map(esc).join(', ')}: ${NO_REGISTRY}; orphan ${num(s.by_class.orphan)}`
       : Object.entries(s.by_class).map(([c, n]) => `${esc(c)} ${num(n)}`).join(', ')
   const cols = ['time (UTC)', 'request', 'class', 'marker', 'partial', 'recipient tenant', 'recipient session', 'source tenant', 'source session', 'decode node']

@@ -21,6 +21,8 @@ export interface TimelineChartInput {
   poolTokens?: number | null
   /** set where the marker counts are not known (no canary registry): what the hour tooltips say instead of a count */
   markersUnknown?: string
+  /** set where the counts by verbatim text are not known (findings out of date): what the hour tooltips say instead of a count */
+  textUnknown?: string
   /** records whose at-risk test is open (status or prompt size not recorded): the at-risk lane counts the others only */
   atRiskUndecided?: number | null
 }
@@ -97,7 +99,7 @@ export function timelineSvg(input: TimelineChartInput): {svg: string; notes: str
   out.push(`<text class="tick" x="${left - 6}" y="${top1 + 4}" text-anchor="end">${num(maxC)}</text><text class="tick" x="${left - 6}" y="${top1 + h1}" text-anchor="end">0</text>`)
   out.push(`<text class="label" x="${left}" y="${top1 - 12}">responses carrying another session's data per hour: with its marker (dark), by verbatim text only (light)</text>`)
   for (const h of hours) {
-    const tip = `<title>${esc(h.hour.slice(0, 13).replace('T', ' '))}:00 UTC: ${markersUnknown === undefined ? `${nums(h.contaminated_responses, 'response')} with another session's marker (${nums(h.sightings, 'sighting')})` : `responses with another session's marker ${markersUnknown}`}, ${input.scanned ? nums(h.text_only_responses, 'response') : 'responses'} by verbatim text only${input.scanned ? '' : ' not known (never scanned)'}${h.at_risk_responses === null ? '' : `, ${nums(h.at_risk_responses, 'response', 'responses')} at risk`}</title>`
+    const tip = `<title>${esc(h.hour.slice(0, 13).replace('T', ' '))}:00 UTC: ${markersUnknown === undefined ? `${nums(h.contaminated_responses, 'response')} with another session's marker (${nums(h.sightings, 'sighting')})` : `responses with another session's marker ${esc(markersUnknown)}`}, ${input.scanned && input.textUnknown === undefined ? nums(h.text_only_responses, 'response') : 'responses'} by verbatim text only${input.scanned ? (input.textUnknown === undefined ? '' : ` ${esc(input.textUnknown)}`) : ' not known (never scanned)'}${h.at_risk_responses === null ? '' : `, ${nums(h.at_risk_responses, 'response', 'responses')} at risk`}</title>`
     const bm = (h.contaminated_responses / maxC) * h1
     if (h.contaminated_responses > 0) out.push(`<rect class="bar-leak" x="${f(x(h.t))}" y="${f(top1 + h1 - bm)}" width="${f(barW)}" height="${f(bm)}">${tip}</rect>`)
     if (h.text_only_responses > 0) {
