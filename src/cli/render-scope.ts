@@ -303,11 +303,15 @@ export function bar(value: number, max: number, width = 40): string {
   return '█'.repeat(Math.floor(eighths / 8)) + BLOCKS[eighths % 8]
 }
 
-export function renderTimeline(tl: TimelineResult, options: {maxSightings?: number; maxPairs?: number; registry?: boolean} = {}): string {
+export function renderTimeline(tl: TimelineResult, options: {maxSightings?: number; maxPairs?: number; registry?: boolean; stale?: {markers: boolean; provenance: boolean}} = {}): string {
   const out: string[] = []
   const registry = options.registry ?? true
+  // Findings out of date (staleFindings): the hours' counts that rest on them, and the bug window built on both, are not known.
+  const markersKnown = !(options.stale?.markers ?? false)
+  const textKnown = markersKnown && !(options.stale?.provenance ?? false)
   if (!registry && !tl.detection.never_scanned) out.push(wrap(NO_REGISTRY_TIMELINE_NOTE), '')
-  if (tl.detection.never_scanned) out.push(wrap(`${upperFirst(describeGap(tl.detection))}: contamination is not known yet (run \`crosstalk scan\`); the at-risk responses are below.`))
+  if (options.stale !== undefined && !tl.detection.never_scanned) out.push(wrap('Bug window: not known until a scan (crosstalk scan): it spans the findings that do not cover the case.'))
+  else if (tl.detection.never_scanned) out.push(wrap(`${upperFirst(describeGap(tl.detection))}: contamination is not known yet (run \`crosstalk scan\`); the at-risk responses are below.`))
   else if (tl.bug_window) out.push(wrap(`Bug window: ${tl.bug_window.start} .. ${tl.bug_window.end} (${tl.bug_window.basis})`))
   else {
     // "None" only for what was looked at: unscanned files and uncounted at-risk responses are said as unknown.
@@ -324,7 +328,7 @@ export function renderTimeline(tl: TimelineResult, options: {maxSightings?: numb
     out.push(wrap(tl.at_risk_basis === 'counted' && undecided === 0 ? `${none} ${risk} ${where}.` : `${none} ${risk}.`))
   }
   // A counted at-risk figure covers the records that could be tested: the others are said beside it.
-  if ((tl.detection.never_scanned || tl.bug_window) && tl.at_risk_basis === 'counted' && (tl.at_risk_unknown_records ?? 0) > 0) {
+  if ((tl.detection.never_scanned || tl.bug_window || options.stale !== undefined) && tl.at_risk_basis === 'counted' && (tl.at_risk_unknown_records ?? 0) > 0) {
     out.push(wrap(`At-risk responses are counted among the records that could be tested; ${undecidedRecords(tl.at_risk_unknown_records!)}.`))
   }
   const sightings = tl.events.filter((e) => e.kind === 'sighting').length
@@ -356,9 +360,14 @@ export function renderTimeline(tl: TimelineResult, options: {maxSightings?: numb
     out.push('', registry
       ? `Responses carrying another session's data per hour: with its marker █, by verbatim text only ░${risk ? ' (second line: at-risk responses)' : ''}`
       : `Responses carrying another session's data per hour, by verbatim text ░ (no canary registry: markers not checked)${risk ? ' (second line: at-risk responses)' : ''}`)
+    if (!markersKnown || !textKnown) out.push(wrap(`? : not known until a scan (${markersKnown ? 'by verbatim text only' : 'with a marker, and by verbatim text only'}: the findings do not cover the case)`))
     for (const h of tl.hours) {
-      const both = registry ? `${h.contaminated_responses}+${h.text_only_responses}` : String(h.text_only_responses)
-      out.push(`${h.hour.slice(0, 13)}:00Z ${both.padStart(6)} ${bar(h.contaminated_responses, max)}${light(bar(h.text_only_responses, max))}`)
+      const c = markersKnown ? h.contaminated_responses : 0
+      const t = textKnown ? h.text_only_responses : 0
+      const marker = markersKnown ? String(h.contaminated_responses) : '?'
+      const text = textKnown ? String(h.text_only_responses) : '?'
+      const both = registry ? `${marker}+${text}` : text
+      out.push(`${h.hour.slice(0, 13)}:00Z ${both.padStart(6)} ${bar(c, max)}${light(bar(t, max))}`)
       if (risk) out.push(`${' '.repeat(18)}${String(h.at_risk_responses ?? 0).padStart(6)} ${bar(h.at_risk_responses ?? 0, max).replace(/./gu, (ch) => (ch === '█' ? '▒' : ch))}`)
     }
   }

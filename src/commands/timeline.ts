@@ -29,14 +29,18 @@ export default class Timeline extends BaseCommand {
     const inputs = loadScopeInputs(db, {poolTokens: flags['pool-tokens']})
     const warning = checkDetection(inputs.detection, 'timeline', flags['allow-incomplete'])
     if (warning) this.note(this.paint.yellow(warning))
-    const result = buildTimeline(inputs, listAudit(db))
+    const built = buildTimeline(inputs, listAudit(db))
     // Without a registry the markers' figures count nothing: said on the console, null in --json.
     const registry = hasCanaries(db)
     // Findings that no longer cover the case (a registry changed, provenance skipped or dropped since the scan): their counts are unknown, as scope's are.
-    const stale = staleFindingsReason(staleFindings(inputs.detection))
+    const staleParts = staleFindings(inputs.detection)
+    const stale = staleFindingsReason(staleParts)
+    // The bug window is the first to last of the sightings, the provenance and the at-risk responses:
+    // where either finding is stale it is not known (as scope's bug_window), and neither are its events.
+    const result = stale === null ? built : {...built, bug_window: null, events: built.events.filter((e) => e.kind !== 'bug_window_start' && e.kind !== 'bug_window_end')}
     if (!this.jsonEnabled()) {
-      if (stale !== null) this.log(`The scan's findings do not cover the case (${stale}): the leak events below are the last scan's and not all there may be, and the counts are not known (crosstalk scan).\n`)
-      this.log(renderTimeline(result, {registry}))
+      if (stale !== null) this.log(`The scan's findings do not cover the case (${stale}): the leak events below are the last scan's and not all there may be, and the counts that rest on them are not known (crosstalk scan).\n`)
+      this.log(renderTimeline(result, {registry, stale: stale === null ? undefined : {markers: staleParts.markers, provenance: staleParts.provenance}}))
     }
     // Never scanned: what detection would have found is unknown, not none (the events keep the audit trail).
     if (inputs.detection.never_scanned || stale !== null) return {...result, exposure: null, nodes: null, pairs: null, hours: null}

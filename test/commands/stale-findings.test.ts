@@ -63,7 +63,7 @@ describe('canary-less provenance that does not cover the case (repro 1)', () => 
     const timeline = await runJson<{exposure: unknown; pairs: unknown; hours: unknown}>(['timeline', '--db', db('noprov'), '--allow-incomplete'])
     expect(timeline.exposure).toBeNull()
     expect(timeline.pairs).toBeNull()
-    expect((await run(['timeline', '--db', db('noprov'), '--allow-incomplete'])).stdout).toMatch(/findings do not cover the case .*the counts are not known/)
+    expect((await run(['timeline', '--db', db('noprov'), '--allow-incomplete'])).stdout).toMatch(/findings do not cover the case .*the counts that rest on them are not known/)
     const sightings = await runJson<Sighting[]>(['sightings', '--db', db('noprov'), '--class', 'cross_tenant', '--allow-incomplete'])
     const tenant = sightings[0]!.recipient_tenant
     const view = await runJson<{received: {exposure: unknown; provenance_responses: unknown; responses: number}}>(['scope', '--db', db('noprov'), '--tenant', tenant, '--allow-incomplete'])
@@ -108,6 +108,23 @@ describe('a canary registry ingested after the scan (repro 12)', () => {
     const a33 = await run(['report', 'article33', '--db', db('late-registry'), '--allow-incomplete', '--lang', 'en'])
     expect(a33.stdout).not.toMatch(/of which with that session's canary marker \| 0 \|/)
     expect(a33.stdout).toMatch(/not known until a scan \(crosstalk scan\): the canary registry changed since the last scan/)
+  }, 120_000)
+
+  it('timeline: the bug window (first to last of the sightings, the provenance and the at-risk responses) and the hours\' marker counts are not known, not the last scan\'s', async () => {
+    const scope = await runJson<{bug_window: unknown}>(['scope', '--db', db('late-registry'), '--allow-incomplete'])
+    expect(scope.bug_window).toBeNull()
+    const json = await runJson<{bug_window: unknown; events: Array<{kind: string}>}>(['timeline', '--db', db('late-registry'), '--allow-incomplete'])
+    expect(json.bug_window).toBeNull()
+    expect(json.events.some((e) => e.kind.startsWith('bug_window'))).toBe(false)
+    expect(json.events.some((e) => e.kind === 'node_first_at_risk')).toBe(true)
+    const text = (await run(['timeline', '--db', db('late-registry'), '--allow-incomplete'])).stdout
+    expect(text).toMatch(/Bug window: not known until a scan/)
+    expect(text).not.toMatch(/Bug window: \d{4}-/)
+    expect(text).not.toMatch(/bug_window_start/)
+    // each hour: the marker and text counts unknown, never the last scan's 0
+    const hours = text.split('\n').filter((l) => /^\d{4}-\d\d-\d\dT\d\d:00Z /.test(l))
+    expect(hours.length).toBeGreaterThan(0)
+    for (const l of hours) expect(l).toMatch(/^\S+\s+\?\+\? /)
   }, 120_000)
 })
 
