@@ -189,6 +189,26 @@ export const article33Schema = z.object({
       by_hour: z.array(z.object({hour: z.string(), responses: z.number().int(), cross_tenant_responses: z.number().int(), provenance_responses: z.number().int(), text_only_responses: z.number().int(), at_risk_responses: z.number().int().nullable()})),
     })
     .nullable(),
+  scope_as_it_stands: z
+    .object({
+      /** which findings do not cover the case, and why */
+      reason: z.string(),
+      figures: z.array(
+        z.object({
+          key: z.string(),
+          label: z.string(),
+          /** null: not known (the note says why) */
+          value: z.number().int().nullable(),
+          known: z.boolean(),
+          /** what the figure rests on */
+          basis: z.string(),
+          note: z.string(),
+        }),
+      ),
+    })
+    .nullable()
+    .optional()
+    .describe("where a scan ran but its findings no longer cover the case (scope is null then): every scope figure, each with its base; those whose base has not changed since the scan keep their value, the others are null with why (never left out)"),
   measures_before: z.string().nullable(),
   /** whether the exposed data was unintelligible to whoever received it, as recorded (incident set --data-unintelligible) [57]; null: not recorded (an open item) */
   data_unintelligible: z.enum(['protection-intact', 'protection-likely-subvertible', 'no', 'cannot-assess']).nullable(),

@@ -37,6 +37,50 @@ export function resolveLanguage(authority: Authority, given: Language | undefine
   return {language: 'en', basis: 'default'}
 }
 
+/**
+ * Every scope figure of a draft whose findings no longer cover the case (facts.stale_scope), each
+ * with what it rests on: kept where that base is unchanged since the scan (the markers' counts
+ * after provenance went stale, the verbatim-text count after the registry changed, the at-risk
+ * count always: it reads the records), not known with the reason where it changed. The totals
+ * built on both kinds of evidence (the exposure, the estimates, the categories, the window) are
+ * never kept then. Null where the draft gives the scope, or no scan ran.
+ */
+export function staleScopeFigures(facts: CaseFacts, language: Language): Article33Result['scope_as_it_stands'] {
+  const f = facts.stale_scope
+  if (!f) return null
+  const S = PHRASES[language].staleFigures
+  const reason = S.reason(f.markers_stale, f.provenance_stale)
+  const stale = S.stale(reason)
+  type Base = 'markers' | 'provenance' | 'both' | 'records'
+  const row = (key: string, base: Base, value: number | null, unknownWhy?: string) => {
+    const baseStale = base === 'markers' ? f.markers_stale : base === 'provenance' ? f.provenance_stale : base === 'both' ? f.markers_stale || f.provenance_stale : false
+    const known = value !== null && !baseStale
+    const note = known
+      ? base === 'records' ? S.currentAtRisk(S.basis[base]!) + (f.at_risk_unknown_records ? S.undecided(f.at_risk_unknown_records) : '') : S.current(S.basis[base]!)
+      : baseStale ? stale : (unknownWhy ?? stale)
+    return {key, label: S.labels[key]!, value: known ? value : null, known, basis: S.basis[base]!, note}
+  }
+  const marker = (key: string, v: number | null) => row(key, 'markers', v, f.registry ? undefined : S.noRegistry)
+  return {
+    reason,
+    figures: [
+      row('exposure_responses', 'both', null),
+      row('data_subjects', 'both', null),
+      row('records_concerned', 'both', null),
+      row('data_categories', 'both', null),
+      row('affected_window', 'both', null),
+      marker('contaminated_responses', f.contaminated_responses),
+      marker('cross_tenant_responses', f.cross_tenant_responses),
+      marker('cross_session_responses', f.cross_session_responses),
+      marker('exposed_sessions', f.exposed_sessions),
+      marker('recipient_tenants', f.recipient_tenants),
+      row('orphan_sightings', 'markers', f.orphan_sightings),
+      row('provenance_responses', 'provenance', f.provenance_responses),
+      row('at_risk_responses', 'records', f.at_risk_responses, f.pool_tokens === null ? S.noPool : S.atRiskUnjudgeable),
+    ],
+  }
+}
+
 export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options = {}): Article33Result {
   const authority = options.authority ?? 'edpb'
   const {language, basis: languageBasis} = options.language ? {language: options.language, basis: options.languageBasis ?? 'given'} : resolveLanguage(authority, undefined)
@@ -333,6 +377,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
           by_hour: scope.by_hour,
         }
       : null,
+    scope_as_it_stands: scope ? null : staleScopeFigures(facts, language),
     measures_before: inc?.measures_before ?? null,
     data_unintelligible: inc?.data_unintelligible ?? null,
     investigation: L.texts('investigation'),

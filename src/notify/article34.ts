@@ -2,7 +2,7 @@ import {noneFoundGaps} from './none-found.js'
 import {z} from 'zod'
 import {InputError} from '../errors.js'
 import {detectionSchema, detectionSummary} from './detection-note.js'
-import {DUPLICATE_LEAKS_REMEDY, type CaseFacts} from './facts.js'
+import {DUPLICATE_LEAKS_REMEDY, noScopeItem, type CaseFacts} from './facts.js'
 import {PHRASES, type Language} from './phrases.js'
 import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 
@@ -96,7 +96,8 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
     for (const g of gaps) L.open('what_happened', g.item, 'Art. 34(2)', g.record_with)
   }
   else if (exposure) L.open('what_happened', P.open.detectionIncomplete(facts.detection.files_not_scanned), 'Art. 34(2)', 'crosstalk scan')
-  else L.open('what_happened', P.open.noScan, 'Art. 34(2)', 'crosstalk scan')
+  // Findings out of date are said for what they are (which, and why), not as a case never scanned.
+  else L.open('what_happened', noScopeItem(facts, P.open), 'Art. 34(2)', 'crosstalk scan')
   // Answers that decoded to no text were never examined: the communication cannot speak for them.
   if (s && (facts.totals.responses_without_text ?? 0) > 0 && !(exposure && exposure.responses === 0 && facts.detection.complete)) L.open('what_happened', P.open.responsesWithoutText(facts.totals.responses_without_text!), 'Art. 34(2)', 'crosstalk ingest logs PATH --map response=PATH; crosstalk scan')
   if (inc?.cause_category) L.stated('cause', A.cause(inc.cause_category, inc.cause ?? null), inc.cause ? ['incident.cause_category', 'incident.cause'] : ['incident.cause_category'])

@@ -9,7 +9,7 @@ import {loadScopeInputs, type ScopeInputs} from '../scope/scope-data.js'
 import {retryConcerns, retryLeaks, type RetryLeak} from '../scope/retry-leaks.js'
 import type {LeakingDuplicate} from '../detect/conflicting-duplicates.js'
 import {computeTenantView, otherTenantLabels, type TenantCounterpart} from '../scope/tenant-view.js'
-import {scopeFiguresKnown} from '../scope/unscanned.js'
+import {knownScope, scopeFiguresKnown, staleFindings} from '../scope/unscanned.js'
 import {contaminationRows, excerptSightingRows} from '../store/findings.js'
 import {completeFiles, fileTotals, logFilesNotReadWhole, type FileTotals} from '../store/files.js'
 import {listUnreadSources, openUnreadSources} from '../store/unread-sources.js'
@@ -219,6 +219,26 @@ export interface NotificationFact extends NotificationRecord {
   late: boolean
 }
 
+export interface StaleScopeFacts {
+  /** the canary registry changed since the last scan: the markers' figures are unknown */
+  markers_stale: boolean
+  /** canary-less provenance does not cover the case (skipped, or evidence dropped, since it ran): the verbatim-text figures are unknown */
+  provenance_stale: boolean
+  /** false: the case holds no canary registry, so the markers' figures are unknown whatever changed */
+  registry: boolean
+  contaminated_responses: number | null
+  cross_tenant_responses: number | null
+  cross_session_responses: number | null
+  exposed_sessions: number | null
+  exposed_tenants: number | null
+  recipient_tenants: number | null
+  orphan_sightings: number | null
+  provenance_responses: number | null
+  at_risk_responses: number | null
+  at_risk_unknown_records: number | null
+  pool_tokens: number | null
+}
+
 export interface CaseFacts {
   generated_at: string
   incident: IncidentRecord | null
@@ -273,6 +293,14 @@ export interface CaseFacts {
    * processor notifies them too, of the retry alone. Their figures are zeros as counted.
    */
   retry_only_tenants?: TenantExposure[]
+  /**
+   * Where a scan ran but its findings no longer cover the case (staleFindings; `scope` is null
+   * then): each figure as it can still be said, by its base. The markers' counts rest on the
+   * registry and the marker scan, the verbatim-text count on the provenance pass, the at-risk
+   * count on the records and the pool size: each is null where its base changed since the scan
+   * (as in scope --json), a number where it did not. Null where scope is given or no scan ran.
+   */
+  stale_scope?: StaleScopeFacts | null
 }
 
 export interface GatherFactsOptions {
@@ -413,6 +441,30 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     for_tenant: options.tenant === undefined ? null : safeLine(options.tenant),
     retry_leaks: retryLeaks(retriesOf(inputs.scope, options.tenant, options.side ?? 'both')),
     retry_only_tenants: full && options.tenant === undefined ? tenantExposures(s, retryOnlyTenants(inputs.scope, tenants)) : [],
+    stale_scope: full || s.detection.never_scanned ? null : staleScopeFacts(s, totals.registry_files > 0),
+  }
+}
+
+/**
+ * The open item a draft gives where it states no scope: which findings no longer cover the case,
+ * and why, where a scan ran (not "detection has not run"); else the case was never scanned.
+ */
+export function noScopeItem(facts: Pick<CaseFacts, 'detection'>, open: {noScan: string; findingsStale: (markers: boolean, provenance: boolean) => string}): string {
+  const stale = staleFindings(facts.detection)
+  return stale.markers || stale.provenance ? open.findingsStale(stale.markers, stale.provenance) : open.noScan
+}
+
+/** The figures of a scan whose findings do not cover the case, each as scope --json gives it (knownScope): null where its base changed since the scan. */
+function staleScopeFacts(s: ScopeInputs, registry: boolean): StaleScopeFacts {
+  const stale = staleFindings(s.detection)
+  const k = knownScope(computeScope(s), registry)
+  return {
+    markers_stale: stale.markers, provenance_stale: stale.provenance, registry,
+    contaminated_responses: k.contaminated_responses, cross_tenant_responses: k.cross_tenant_responses, cross_session_responses: k.cross_session_responses,
+    exposed_sessions: k.exposed_sessions, exposed_tenants: k.exposed_tenants, recipient_tenants: k.recipient_tenants,
+    // Without a registry every marker found is registered to nobody: the count rests on the marker scan alone.
+    orphan_sightings: stale.markers ? null : k.orphan_sightings,
+    provenance_responses: k.provenance_responses, at_risk_responses: k.at_risk_responses, at_risk_unknown_records: k.at_risk_unknown_records, pool_tokens: k.pool_tokens,
   }
 }
 

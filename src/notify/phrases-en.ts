@@ -366,7 +366,7 @@ export const EN = {
     nextUpdate: (at: string) => `We will send our next update by ${at} (UTC), with what has been established by then (Art. 33(4)).`,
     /** Markdown: the open items that are the processor's own records, apart from those that follow in phases. */
     beforeSending: 'To record before sending (our own records; not among the points that follow in phases)',
-    open: {
+  open: {
       previousNotice: 'the initial notice to this controller that this follow-up supplements: when it was sent and its reference (no initial notice to it is recorded)',
       retries: (n: number, received: number, reachedOthers: number) =>
         `${count(n, 'retry', 'retries')} of a request concerning you (${[...(reachedOthers > 0 ? [`${reachedOthers} carrying your data`] : []), ...(received > 0 ? [`${received} served to your users`] : [])].join(', ')}), logged under the request id of a response already counted, ${n === 1 ? 'is' : 'are'} not yet counted in these figures: they will be completed with ${n === 1 ? 'it' : 'them'} and follow`,
@@ -397,6 +397,40 @@ export const EN = {
   },
 
   // ---- open items (what the case does not hold yet)
+  /** The figures of a scan whose findings no longer cover the case, each said with its base: kept where that base is unchanged, unknown where it changed. */
+  staleFigures: {
+    heading: 'Figures as the case stands (the findings of the last scan do not all cover it)',
+    labels: {
+      exposure_responses: "Responses carrying another session's data (marker or verbatim text)",
+      data_subjects: 'Approximate number of data subjects',
+      records_concerned: 'Approximate number of personal data records',
+      data_categories: 'Categories of personal data',
+      affected_window: 'First and last affected response in the logs',
+      contaminated_responses: "Responses with another session's canary marker",
+      cross_tenant_responses: 'of which with a marker of another customer (cross-tenant)',
+      cross_session_responses: 'of which with a marker of another user of the same customer (cross-session)',
+      exposed_sessions: 'Sessions whose canary marker reached another session',
+      recipient_tenants: "Customers that received another customer's marker",
+      orphan_sightings: 'Marker-shaped strings registered to nobody (orphans)',
+      provenance_responses: "Responses repeating another session's text verbatim (with or without a marker)",
+      at_risk_responses: 'Responses at risk (prompt at or over the KV pool; of every response ingested)',
+    } as Record<string, string>,
+    basis: {
+      markers: 'the canary registry and the marker scan',
+      provenance: 'the canary-less provenance pass',
+      both: 'the canary markers and the verbatim text together',
+      records: "the records' HTTP status and prompt size, and the KV pool size",
+    } as Record<string, string>,
+    current: (basis: string) => `as the last scan found it: its base (${basis}) has not changed since`,
+    currentAtRisk: (basis: string) => `read from the records as they are (${basis}): no scan finding enters it`,
+    stale: (reason: string) => `not known until a scan (crosstalk scan): ${reason}`,
+    noRegistry: 'not known: the case holds no canary registry, so no marker can be attributed',
+    noPool: 'not known: no KV pool size is recorded (crosstalk scan --pool-tokens N)',
+    atRiskUnjudgeable: 'not known: no log record gives both its HTTP status and its prompt size',
+    undecided: (n: number) => `; whether ${count(n, 'more record')} ${n === 1 ? 'was' : 'were'} at risk is not known (status or prompt size not recorded)`,
+    reason: (markers: boolean, provenance: boolean) =>
+      [markers ? 'the canary registry changed since the last scan, so the markers found were classified against another registry' : null, provenance ? 'canary-less provenance does not cover the case as it is (a scan skipped it with --no-provenance, or evidence was dropped, since it ran)' : null].filter((x) => x !== null).join('; '),
+  },
   open: {
     noIncident: 'the incident record: awareness time, role and title',
     controller: 'controller name and contact details',

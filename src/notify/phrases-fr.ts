@@ -314,7 +314,7 @@ export const FR: Phrases = {
       `${compte(responses, 'réponse')} ${un(responses) ? 'servie' : 'servies'} aux utilisateurs d'un autre client ${un(responses) ? 'contenait' : 'contenaient'} un texte mot pour mot que ${compte(sessions, 'session')} des vôtres ${un(sessions) ? 'contenait' : 'contenaient'} aussi : vos données peuvent être la source de ce texte. Vous êtes l'une de ${among.min === among.max ? among.min : `${among.min} à ${among.max}`} sources possibles (les clients dont les sessions contenaient le même texte) ; on ne sait pas encore laquelle en est la source.`,
     nextUpdate: (at) => `Nous vous enverrons notre prochaine mise à jour au plus tard le ${at} (UTC), avec ce qui aura été établi d'ici là (art. 33.4).`,
     beforeSending: 'À consigner avant l\'envoi (nos propres enregistrements ; hors des points transmis de manière échelonnée)',
-    open: {
+  open: {
       previousNotice: "la notification initiale à ce responsable de traitement que celle-ci complète : date d'envoi et référence (aucune notification initiale à ce client n'est enregistrée)",
       retries: (n, received, reachedOthers) =>
         `${compte(n, 'nouvelle tentative', 'nouvelles tentatives')} d'une requête vous concernant (${[...(reachedOthers > 0 ? [`${reachedOthers} avec vos données`] : []), ...(received > 0 ? [`${received} ${un(received) ? 'servie' : 'servies'} à vos utilisateurs`] : [])].join(', ')}), ${un(n) ? 'journalisée' : 'journalisées'} sous l'identifiant de requête d'une réponse déjà comptée, ${un(n) ? "n'est pas encore comptée" : 'ne sont pas encore comptées'} dans ces chiffres : ils en seront complétés et suivront`,
@@ -343,6 +343,39 @@ export const FR: Phrases = {
       `${c.at} : de ${({controller: 'responsable de traitement', processor: 'sous-traitant'} as Record<string, string>)[c.old_value ?? ''] ?? c.old_value} à ${({controller: 'responsable de traitement', processor: 'sous-traitant'} as Record<string, string>)[c.new_value ?? ''] ?? c.new_value}, motif : ${c.reason ?? 'aucun motif enregistré'}${c.amended_by ? ` (par ${c.amended_by})` : ''}`,
   },
 
+  staleFigures: {
+    heading: "Chiffres en l'état du dossier (les résultats de la dernière analyse ne le couvrent pas tous)",
+    labels: {
+      exposure_responses: "Réponses contenant des données d'une autre session (marqueur ou texte reproduit)",
+      data_subjects: 'Nombre approximatif de personnes concernées',
+      records_concerned: "Nombre approximatif d'enregistrements concernés",
+      data_categories: 'Catégories de données à caractère personnel',
+      affected_window: 'Première et dernière réponse concernée dans les journaux',
+      contaminated_responses: "Réponses avec le marqueur canari d'une autre session",
+      cross_tenant_responses: "dont avec le marqueur d'un autre client",
+      cross_session_responses: "dont avec le marqueur d'un autre utilisateur du même client",
+      exposed_sessions: 'Sessions dont le marqueur canari a atteint une autre session',
+      recipient_tenants: "Clients ayant reçu le marqueur d'un autre client",
+      orphan_sightings: 'Chaînes en forme de marqueur enregistrées pour personne (orphelines)',
+      provenance_responses: "Réponses reproduisant le texte d'une autre session (avec ou sans marqueur)",
+      at_risk_responses: 'Réponses à risque (requête atteignant le pool KV ; parmi toutes les réponses chargées)',
+    },
+    basis: {
+      markers: 'le registre des canaris et la recherche des marqueurs',
+      provenance: 'le calcul de provenance sans canari',
+      both: 'les marqueurs canaris et le texte reproduit ensemble',
+      records: 'le statut HTTP et la taille des requêtes des enregistrements, et la taille du pool KV',
+    },
+    current: (basis) => `tel que la dernière analyse l'a trouvé : sa base (${basis}) n'a pas changé depuis`,
+    currentAtRisk: (basis) => `lu dans les enregistrements tels qu'ils sont (${basis}) : aucun résultat d'analyse n'y entre`,
+    stale: (reason) => `non connu avant une nouvelle analyse (crosstalk scan) : ${reason}`,
+    noRegistry: "non connu : aucun registre de canaris dans le dossier, aucun marqueur ne peut donc être attribué",
+    noPool: "non connu : aucune taille de pool KV n'est enregistrée (crosstalk scan --pool-tokens N)",
+    atRiskUnjudgeable: "non connu : aucun enregistrement des journaux ne donne à la fois son statut HTTP et la taille de sa requête",
+    undecided: (n) => ` ; on ne sait pas si ${compte(n, 'autre enregistrement')} ${un(n) ? 'était' : 'étaient'} à risque (statut ou taille de requête non enregistrés)`,
+    reason: (markers, provenance) =>
+      [markers ? "le registre des canaris a changé depuis la dernière analyse, les marqueurs trouvés ont donc été classés selon un autre registre" : null, provenance ? "la provenance sans canari ne couvre pas le dossier tel qu'il est (une analyse l'a omise avec --no-provenance, ou des preuves ont été retirées, depuis son calcul)" : null].filter((x) => x !== null).join(' ; '),
+  },
   open: {
     noIncident: "la fiche d'incident : heure de prise de connaissance, rôle et intitulé",
     controller: 'nom et coordonnées du responsable de traitement',

@@ -1,7 +1,7 @@
 import {z} from 'zod'
 import {detectionSchema, detectionSummary} from './detection-note.js'
 import {countMethods} from './article33.js'
-import type {CaseFacts} from './facts.js'
+import {noScopeItem, type CaseFacts} from './facts.js'
 import {noneFoundGaps, noneFoundValue} from './none-found.js'
 import {categoryLabel, noLeakStatement, PHRASES, type Language, type Phrases} from './phrases.js'
 import {assertGrounded, joinItems, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
@@ -96,13 +96,13 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
       ? limits.length > 0
         ? L.stated('facts', [found, ...limits].join(' '), ['scan.exposure', 'evidence.files'])
         : L.stated('facts', found, ['scan.exposure'])
-      : todo('facts', P.open.noScan, 'Art. 33(5)', 'crosstalk scan')
+      : todo('facts', noScopeItem(facts, P.open), 'Art. 33(5)', 'crosstalk scan')
   // Nothing found is a finding only where detection covered the whole case; otherwise it says why it is not known.
   // Nor over what detection did not examine (none-found.ts): its first open exception is to be completed, and a
   // source dismissed unread is named with its reason beside a "none" said of what was searched.
   const gaps = noneFoundGaps(facts, P)
   const noneFound = (section: string): string => {
-    if (!exposure) return P.toComplete(P.open.noScan)
+    if (!exposure) return P.toComplete(noScopeItem(facts, P.open))
     if (!facts.detection.complete) return P.toComplete(P.open.detectionIncomplete(facts.detection.files_not_scanned))
     const answer = noneFoundValue(gaps, P)
     if (answer.gap) return todo(section, answer.gap.item, 'Art. 33(5)', answer.gap.record_with)
@@ -170,8 +170,8 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     late,
     breach_window: breachWindow(inc, s, P),
     facts: factsText,
-    data_subjects: (s ? range({...s.data_subjects, method: countMethods(s, language, facts.for_tenant).subjects}) : null) ?? P.toComplete(P.open.noScan),
-    records: (s ? range({...s.records, method: countMethods(s, language, facts.for_tenant).records}) : null) ?? P.toComplete(P.open.noScan),
+    data_subjects: (s ? range({...s.data_subjects, method: countMethods(s, language, facts.for_tenant).subjects}) : null) ?? P.toComplete(noScopeItem(facts, P.open)),
+    records: (s ? range({...s.records, method: countMethods(s, language, facts.for_tenant).records}) : null) ?? P.toComplete(noScopeItem(facts, P.open)),
     data_categories: joinItems(categories, P.join) || noneFound('data_categories'),
     effects,
     cause,

@@ -159,6 +159,9 @@ export function article33View(d: Article33Result): View {
     contact_text: joinPresent([d.contact_point.name, d.contact_point.contact]),
     reporter_text: joinPresent([d.reporting_person.name, d.reporting_person.role]),
     informed_text: joinPresent([d.timeline.informed_by, d.timeline.informed_at]),
+    // Findings out of date: every scope figure with its base, kept or not known (never left out).
+    stale_figures_heading: d.scope_as_it_stands ? escapeMd(P.staleFigures.heading) : null,
+    stale_figures_rows: (d.scope_as_it_stands?.figures ?? []).map((f) => escapeView({label: f.label, value_text: f.value === null ? P.unknown : String(f.value), note: f.note}) as View),
     language_note: d.language_basis === 'authority' ? (fr ? 'Rédigé en français pour la CNIL (--lang en pour l’anglais).' : null) : null,
   }
 }

@@ -128,6 +128,50 @@ describe('a canary registry ingested after the scan (repro 12)', () => {
   }, 120_000)
 })
 
+interface StaleFigure {key: string; value: number | null; known: boolean; note: string}
+const figure = (figures: StaleFigure[], key: string): StaleFigure => {
+  const f = figures.find((x) => x.key === key)
+  if (!f) throw new Error(`no figure ${key}`)
+  return f
+}
+
+describe('the drafts over findings out of date: each figure by its base, none left out', () => {
+  it('provenance stale: the markers\' counts and the at-risk count are kept (their base is current), the verbatim-text figures and the totals are unknown with why', async () => {
+    const scope = await runJson<{contaminated_responses: number; cross_tenant_responses: number; at_risk_responses: number; orphan_sightings: number}>(['scope', '--db', db('noprov'), '--allow-incomplete'])
+    const a33 = await runJson<{scope: unknown; scope_as_it_stands: {reason: string; figures: StaleFigure[]}}>(['report', 'article33', '--db', db('noprov'), '--allow-incomplete', '--lang', 'en'])
+    expect(a33.scope).toBeNull()
+    const f = a33.scope_as_it_stands.figures
+    expect(figure(f, 'contaminated_responses')).toMatchObject({value: scope.contaminated_responses, known: true})
+    expect(figure(f, 'cross_tenant_responses').value).toBe(scope.cross_tenant_responses)
+    expect(figure(f, 'orphan_sightings').value).toBe(scope.orphan_sightings)
+    expect(figure(f, 'at_risk_responses').value).toBe(scope.at_risk_responses)
+    for (const key of ['exposure_responses', 'data_subjects', 'records_concerned', 'data_categories', 'provenance_responses']) {
+      expect(figure(f, key), key).toMatchObject({value: null, known: false})
+      expect(figure(f, key).note, key).toMatch(/^not known until a scan \(crosstalk scan\): canary-less provenance does not cover the case/)
+    }
+    const md = (await run(['report', 'article33', '--db', db('noprov'), '--allow-incomplete', '--lang', 'en'])).stdout
+    expect(md).toContain(`| Responses with another session's canary marker | ${scope.contaminated_responses} | as the last scan found it`)
+    expect(md).toMatch(/\| Approximate number of data subjects \| not yet known \| not known until a scan/)
+  }, 120_000)
+
+  it('registry changed: the verbatim-text count and the at-risk count are kept, the markers\' figures are unknown with why; Article 34 and the register say which findings', async () => {
+    const scope = await runJson<{provenance_responses: number; at_risk_responses: number}>(['scope', '--db', db('late-registry'), '--allow-incomplete'])
+    const a33 = await runJson<{scope_as_it_stands: {figures: StaleFigure[]}}>(['report', 'article33', '--db', db('late-registry'), '--allow-incomplete', '--lang', 'en'])
+    const f = a33.scope_as_it_stands.figures
+    expect(figure(f, 'provenance_responses')).toMatchObject({value: scope.provenance_responses, known: true})
+    expect(figure(f, 'at_risk_responses').value).toBe(scope.at_risk_responses)
+    for (const key of ['contaminated_responses', 'cross_tenant_responses', 'orphan_sightings', 'exposure_responses', 'data_subjects']) {
+      expect(figure(f, key), key).toMatchObject({value: null, known: false})
+      expect(figure(f, key).note, key).toMatch(/the canary registry changed since the last scan/)
+    }
+    const a34 = await run(['report', 'article34', '--db', db('late-registry'), '--allow-incomplete', '--lang', 'en'])
+    expect(a34.stdout).toMatch(/not known until a scan \(crosstalk scan\): the canary registry changed since the last scan/)
+    expect(a34.stdout).not.toMatch(/detection has not run/)
+    const register = await runJson<{data_subjects: string}>(['report', 'register', '--db', db('late-registry'), '--allow-incomplete', '--lang', 'en', '--format', 'json'])
+    expect(register.data_subjects).toMatch(/not known until a scan \(crosstalk scan\): the canary registry changed since the last scan/)
+  }, 120_000)
+})
+
 describe('one base for an incomplete draft (repro 7)', () => {
   it('says the at-risk count and the upper bounds cover every record ingested, and what was found only the records scanned', async () => {
     const part = copy('part', 'part-a33')
