@@ -163,17 +163,23 @@ export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
   const kinds = new Set((facts?.scope?.categories ?? []).filter((c) => c.kind !== 'free_text' && c.count > 0).map((c) => c.kind))
   const financial = kinds.has('iban') || kinds.has('card')
   const direct = kinds.has('email') || kinds.has('phone') || kinds.has('iban') || kinds.has('card')
-  const crossTenant = (facts?.scope?.cross_tenant_responses ?? 0) > 0 || (facts?.scope?.exposure.flows ?? []).some((f) => f.source_tenant !== f.recipient_tenant)
+  // Findings out of date (facts.stale_scope): the figures whose base is unchanged since the scan still stand (the markers' after provenance went stale, the verbatim text's after the registry changed).
+  const standing = facts?.scope ? null : (facts?.stale_scope ?? null)
+  const crossTenant = (facts?.scope?.cross_tenant_responses ?? 0) > 0 || (facts?.scope?.exposure.flows ?? []).some((f) => f.source_tenant !== f.recipient_tenant) || (standing?.cross_tenant_responses ?? 0) > 0
   // Text whose source is not established may be another organisation's: not "none found".
   const sourceNotNamed = facts?.scope?.exposure.source_not_named ?? 0
-  const exposed = (facts?.scope?.exposure.responses ?? 0) > 0
+  const exposed = (facts?.scope?.exposure.responses ?? 0) > 0 || (standing?.contaminated_responses ?? 0) > 0 || (standing?.provenance_responses ?? 0) > 0
   const subjects = facts?.scope ? (facts.scope.data_subjects.high ?? facts.scope.data_subjects.low) : null
   // "None found" is a finding only after a whole scan: on a case never scanned, or scanned in
   // part, each reason that rests on detection says so.
   // Findings a scan made that no longer cover the case give no scope (facts.ts): said for what they are, not as a case never scanned.
   const stale = facts ? staleFindingsReason(staleFindings(facts.detection)) : null
   const noScope = stale !== null ? `not known: ${stale} (crosstalk scan)` : 'not known: the case has never been scanned (crosstalk scan)'
-  const unknown = !facts?.scope ? `${noScope}; until then ` : !facts.detection.complete ? 'detection is incomplete (crosstalk scan), so among the records scanned so far: ' : ''
+  const stands = [
+    standing?.contaminated_responses ? `${count(standing.contaminated_responses, 'response')} with another session's canary marker (${standing.cross_tenant_responses ?? 0} cross-tenant)` : null,
+    standing?.provenance_responses ? `${count(standing.provenance_responses, 'response')} repeating another session's text verbatim` : null,
+  ].filter((x) => x !== null)
+  const unknown = !facts?.scope ? `${noScope}; ${stands.length > 0 ? `what stands, its base unchanged since the scan: ${stands.join(', ')}; so ` : 'until then '}` : !facts.detection.complete ? 'detection is incomplete (crosstalk scan), so among the records scanned so far: ' : ''
   const fromScan = (why: string): string => (unknown ? `${unknown}${why}` : why)
   // "None found" speaks only for what detection examined (none-found.ts): what it did not is named with it.
   const notCovered = facts?.scope && !exposed ? noneFoundGaps(facts, EN).map((g) => g.statement) : []
@@ -308,12 +314,15 @@ export function planAssessment(facts: CaseFacts | null, options: AssessOptions):
     individuals: get('individuals'),
   }
   const severity = computeSeverity(all)
-  const crossTenant = (facts?.scope?.exposure.flows ?? []).some((f) => f.source_tenant !== f.recipient_tenant)
+  // A cross-tenant marker count whose base is unchanged since the scan stands where the findings are otherwise out of date.
+  const crossTenant = (facts?.scope?.exposure.flows ?? []).some((f) => f.source_tenant !== f.recipient_tenant) || (!facts?.scope && (facts?.stale_scope?.cross_tenant_responses ?? 0) > 0)
   // A source not established may be another organisation: in doubt, weighed as one, and said so.
   const crossTenantUnknown = !crossTenant && (facts?.scope?.exposure.source_not_named ?? 0) > 0
   // The default number of individuals is a lower bound where the scope has no high bound: said so wherever it is used.
   const individualsAtLeast = inputs.find((i) => i.name === 'individuals')!.source === 'case default' && facts?.scope?.data_subjects.high === null
   const {suggested, reasons} = suggestOutcome(severity, all, {crossTenant, crossTenantUnknown, individualsAtLeast})
+  // Over findings out of date the suggestion rests on what still stands: said so, as it may change after a scan.
+  if (!facts?.scope && facts?.stale_scope) reasons.push(`the scope is not known until a scan (${staleFindingsReason(staleFindings(facts.detection))}): this suggestion rests on the figures that still stand and may change after crosstalk scan`)
   // Nothing found is no finding over what was not examined (none-found.ts): the suggestion says it rests on what was.
   if (facts?.scope && facts.scope.exposure.responses === 0 && noneFoundGaps(facts, EN).length > 0) {
     reasons.push('no response carrying another session\'s data was found among what detection examined, and not everything was examined (cb_confidentiality names what was not): this suggestion may change once it is reviewed')

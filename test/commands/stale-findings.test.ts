@@ -172,6 +172,20 @@ describe('the drafts over findings out of date: each figure by its base, none le
   }, 120_000)
 })
 
+describe('assess over findings out of date', () => {
+  it('weighs the marker leaks whose base is unchanged (provenance stale): cross-tenant leaks known are not scored as none', async () => {
+    const scope = await runJson<{cross_tenant_responses: number; contaminated_responses: number}>(['scope', '--db', db('noprov'), '--allow-incomplete'])
+    expect(scope.cross_tenant_responses).toBeGreaterThan(0)
+    const a = await runJson<{suggested: string; suggestion_reasons: string[]; inputs: Array<{name: string; value: unknown; why: string}>}>(['assess', '--db', db('noprov')])
+    const input = (name: string) => a.inputs.find((i) => i.name === name)!
+    expect(input('cb_confidentiality').value).toBeGreaterThan(0)
+    expect(input('cb_confidentiality').why).toContain(`what stands, its base unchanged since the scan: ${scope.contaminated_responses} responses with another session's canary marker (${scope.cross_tenant_responses} cross-tenant)`)
+    expect(input('cb_confidentiality').why).not.toMatch(/no response carrying another session's data found/)
+    expect(a.suggested).not.toBe('document')
+    expect(a.suggestion_reasons.join('\n')).toMatch(/scope is not known until a scan .*may change after crosstalk scan/)
+  }, 120_000)
+})
+
 describe('one base for an incomplete draft (repro 7)', () => {
   it('says the at-risk count and the upper bounds cover every record ingested, and what was found only the records scanned', async () => {
     const part = copy('part', 'part-a33')
