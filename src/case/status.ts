@@ -1,4 +1,5 @@
 import {detectionCoverage, type DetectionCoverage} from '../detect/coverage.js'
+import {staleFindings} from '../scope/unscanned.js'
 import {examineConflictingDuplicates} from '../detect/conflicting-duplicates.js'
 import {unreadableFiles} from '../detect/gate.js'
 import type {DuplicateLeak} from '../scope/compute-scope.js'
@@ -53,7 +54,7 @@ export interface StatusResult {
   tenants: number
   /** sessions, each counted within its tenant */
   sessions: number
-  /** null on a case never scanned */
+  /** null on a case never scanned, and where the canary registry changed since the scan (the classes were decided against another registry) */
   sightings_by_class: Record<string, number> | null
   /** responses attributed to an earlier other session's text by canary-less provenance; null when provenance does not cover the case (never run, or stale) */
   provenance_attributed: number | null
@@ -125,7 +126,8 @@ export function caseStatus(db: CaseDb, now: Date = new Date()): StatusResult {
     last_record: r.last_ms === null ? null : new Date(r.last_ms).toISOString(),
     tenants: r.tenants,
     sessions: r.sessions,
-    sightings_by_class: detection.never_scanned ? null : Object.fromEntries(Object.entries(s.by_class).sort((a, b) => (a[0] < b[0] ? -1 : 1))),
+    // A registry changed since the scan: each marker's class was decided against another registry, so no class count is known (the total is: tokens found).
+    sightings_by_class: detection.never_scanned || staleFindings(detection).markers ? null : Object.fromEntries(Object.entries(s.by_class).sort((a, b) => (a[0] < b[0] ? -1 : 1))),
     provenance_attributed: detection.provenance === 'current' ? countProvenance(db) : null,
     personal_data: detection.never_scanned ? null : countPiiFindings(db),
     detection,

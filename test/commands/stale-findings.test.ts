@@ -110,6 +110,15 @@ describe('a canary registry ingested after the scan (repro 12)', () => {
     expect(a33.stdout).toMatch(/not known until a scan \(crosstalk scan\): the canary registry changed since the last scan/)
   }, 120_000)
 
+  it('status: the sightings\' classes were decided against another registry: not known, never the last scan\'s (every marker an orphan)', async () => {
+    const status = await runJson<{sightings: number | null; sightings_by_class: unknown}>(['status', '--db', db('late-registry')])
+    expect(status.sightings).toBeGreaterThan(0)
+    expect(status.sightings_by_class).toBeNull()
+    const text = (await run(['status', '--db', db('late-registry')])).stdout
+    expect(text).toMatch(/sightings +\d+ +\(their classes not known: the canary registry changed since the last scan/)
+    expect(text).not.toMatch(/\(orphan \d+\)/)
+  }, 120_000)
+
   it('timeline: the bug window (first to last of the sightings, the provenance and the at-risk responses) and the hours\' marker counts are not known, not the last scan\'s', async () => {
     const scope = await runJson<{bug_window: unknown}>(['scope', '--db', db('late-registry'), '--allow-incomplete'])
     expect(scope.bug_window).toBeNull()
