@@ -44,7 +44,9 @@ export function renderClock(clock: ClockResult, tz: string): string {
     // While detection does not cover the case more controllers may be found: their number is not known, never "N of N".
     if (clock.controllers_known === false) lines.push('', `Controllers (Art. 33(2)): ${done} notified; how many are to be notified is not known yet: detection is incomplete (crosstalk scan)${late}`)
     else lines.push('', `Controllers (Art. 33(2)): ${done} of ${clock.controllers.length} notified${late}`)
-    if (clock.controllers.length === 0 && clock.controllers_known !== false) lines.push('  none known yet: the exposure lists them once detection has run (crosstalk scan)')
+    // controllers_known is true only where the last scan covers every ingested log file: then an
+    // empty list is what detection found, said as such (it speaks for the logs ingested, no others).
+    if (clock.controllers.length === 0 && clock.controllers_known !== false) lines.push('  none: detection covered every ingested log file and found no response carrying another session\'s data, so no controller is affected by what the case holds (logs not ingested are not covered)')
     for (const c of clock.controllers.slice(0, 50)) lines.push(`  ${clip(safeLine(c.tenant_id), 40).padEnd(40)}  ${c.status.padEnd(9)} ${clockSummary(c)}`)
     if (clock.controllers.length > 50) lines.push(`  ... ${clock.controllers.length - 50} more (clock --json lists every one)`)
   }

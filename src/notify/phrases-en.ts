@@ -487,7 +487,7 @@ export const EN = {
     assumedInputs: (inputs: string) => `the severity rests on inputs assumed by default, not from the case and not confirmed by the assessor: ${inputs}; confirm or correct each`,
     article34: 'whether the data subjects are informed (Art. 34), with the decision it rests on',
     notifications: 'notification of the supervisory authority (when, reference)',
-    controllersUnknown: 'the affected controllers (customers) and the notice each is owed (Art. 33(2)): not known until detection has run',
+    controllersUnknown: 'the affected controllers (customers) and the notice each is owed (Art. 33(2)): not known until a scan covers the case (no scan has, or its findings no longer cover it)',
     controllerNotices: (missing: number) => (missing === 1 ? 'the notice to 1 affected controller, not yet recorded' : `notices to ${missing} affected controllers, not yet recorded`),
     police: 'whether reported to police or judicial authorities',
     otherAuthorities: 'other authorities notified (CSIRT, sector regulators), with case ids',

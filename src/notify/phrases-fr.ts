@@ -429,7 +429,7 @@ export const FR: Phrases = {
     assumedInputs: (inputs) => `la gravité repose sur des paramètres supposés par défaut, ni tirés du dossier ni confirmés par l'évaluateur : ${inputs} ; confirmer ou corriger chacun`,
     article34: 'information des personnes concernées (art. 34), avec la décision sur laquelle elle repose',
     notifications: "notification de l'autorité de contrôle (date, référence)",
-    controllersUnknown: "les responsables de traitement (clients) concernés et la notification due à chacun (art. 33.2) : inconnus tant que l'analyse n'a pas été faite",
+    controllersUnknown: "les responsables de traitement (clients) concernés et la notification due à chacun (art. 33.2) : inconnus tant qu'une analyse ne couvre pas le dossier (aucune ne l'a couvert, ou ses résultats ne le couvrent plus)",
     controllerNotices: (missing) => (un(missing) ? `notification à ${missing} responsable de traitement concerné, non encore enregistrée` : `notifications à ${missing} responsables de traitement concernés, non encore enregistrées`),
     police: 'signalement à la police ou aux autorités judiciaires',
     otherAuthorities: 'autres autorités informées (CSIRT, régulateurs sectoriels), avec leurs références',

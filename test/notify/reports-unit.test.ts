@@ -718,7 +718,7 @@ describe('a processor whose case was never scanned', () => {
     const r = buildRegisterEntry(f)
     expect(r.controllers_affected).toBeNull()
     expect(r.controllers_notified).toBe(1)
-    expect(r.open_items.map((o) => o.item)).toContain('the affected controllers (customers) and the notice each is owed (Art. 33(2)): not known until detection has run')
+    expect(r.open_items.map((o) => o.item)).toContain('the affected controllers (customers) and the notice each is owed (Art. 33(2)): not known until a scan covers the case (no scan has, or its findings no longer cover it)')
     const md = renderRegisterMarkdown(r)
     expect(md).toContain('| Controllers notified | 1; affected controllers: not known (the case has never been scanned) |')
     expect(md).not.toMatch(/Controllers notified \| 0 of 0/)
