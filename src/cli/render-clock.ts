@@ -24,8 +24,18 @@ export function clockSummary(c: Pick<ClockResult, 'status' | 'late' | 'deadline'
   return c.remaining_seconds < 0 ? `${formatDuration(c.remaining_seconds)} (LATE)` : `${formatDuration(c.remaining_seconds)} left`
 }
 
+/**
+ * A processor's deadline is its contract's (Art. 28(3)(f)) for a duty of Art. 33(2), "without undue
+ * delay after becoming aware": the 72 hours and the reasons for delay of Art. 33(1) are the controller's.
+ */
+const PROCESSOR_OVERDUE = 'OVERDUE: past the contractual period for the notice to a controller (Art. 33(2): without undue delay after becoming aware; Art. 28(3)(f))'
+
 export function renderClock(clock: ClockResult, tz: string): string {
-  const status = clock.status === 'notified' ? `NOTIFIED ${clock.late ? 'LATE (after the deadline: the reasons for the delay must accompany it, Art. 33(1))' : clock.deadline === null ? '' : '(in time)'}`.trim() : LABEL[clock.status]
+  const processor = clock.basis === 'art33(2)-contract' || clock.basis === 'art33(2)-without-undue-delay'
+  const lateText = processor
+    ? 'LATE (after the contractual period; Art. 33(2): without undue delay after becoming aware; record the reasons so the controller can account for them)'
+    : 'LATE (after the deadline: the reasons for the delay must accompany it, Art. 33(1))'
+  const status = clock.status === 'notified' ? `NOTIFIED ${clock.late ? lateText : clock.deadline === null ? '' : '(in time)'}`.trim() : processor && clock.status === 'overdue' ? PROCESSOR_OVERDUE : LABEL[clock.status]
   const lines = [
     `Status:     ${status}`,
     `Basis:      ${basisText(clock)}`,

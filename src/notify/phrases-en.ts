@@ -448,6 +448,8 @@ export const EN = {
     breachStart: 'when the breach started (only the first affected response in the logs is known)',
     breachEnd: 'confirmation that the breach has ended (end time)',
     delayReason: 'reasons for the delay: the 72 hours have passed (Art. 33(1))',
+    // A processor's duty is Art. 33(2) (without undue delay after becoming aware); the 72 hours and their reasons for delay are the controller's (Art. 33(1)).
+    delayReasonProcessor: "reasons for the delay: a notice to a controller is after the contractual period (Art. 33(2) asks the processor to notify without undue delay; the controller needs the reasons for its own notification)",
     boilerplateResponses: (n: number, tenants: number) =>
       `${count(n, 'response')} ${n === 1 ? 'repeats' : 'repeat'} text found in ${tenants} or more customers' sessions, set aside as boilerplate; review ${n === 1 ? 'it' : 'them'} (crosstalk provenance --boilerplate-tenants N, N above ${tenants}: a what-if that stores nothing) and record the outcome`,
     sourceNotNamed: (n: number) =>

@@ -393,6 +393,7 @@ export const FR: Phrases = {
     breachStart: 'début de la violation (seule la première réponse concernée dans les journaux est connue)',
     breachEnd: 'confirmation de la fin de la violation (heure de fin)',
     delayReason: 'motifs du retard : le délai de 72 heures est dépassé (art. 33.1)',
+    delayReasonProcessor: "motifs du retard : une notification à un responsable de traitement est postérieure au délai contractuel (l'art. 33.2 demande au sous-traitant de notifier dans les meilleurs délais ; le responsable de traitement a besoin des motifs pour sa propre notification)",
     boilerplateResponses: (n, tenants) =>
       `${compte(n, 'réponse')} ${un(n) ? 'reprend' : 'reprennent'} un texte présent dans les sessions de ${tenants} clients ou plus, ${un(n) ? 'écartée' : 'écartées'} comme texte standard ; ${un(n) ? "l'examiner" : 'les examiner'} (crosstalk provenance --boilerplate-tenants N, N supérieur à ${tenants} : une simulation qui n'enregistre rien) et consigner le résultat`,
     sourceNotNamed: (n) =>

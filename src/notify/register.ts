@@ -140,7 +140,11 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   // A role changed after opening changes whose clock runs and who notifies whom: the entry says so, with the recorded reason.
   const roleChanges = facts.role_changes.map((c) => L.stated('role', P.register.roleChange(c), ['incident.role_changes']))
   const late = facts.clock?.late === true
-  if (late && !inc?.delay_reason && !authority?.delay_reason) L.open('timeline', P.open.delayReason, 'Art. 33(1), 33(5)', 'crosstalk incident set --delay-reason TEXT')
+  // A processor is late against its contract, under Art. 33(2): the 72 hours of Art. 33(1) are the controller's.
+  if (late && !inc?.delay_reason && !authority?.delay_reason) {
+    if (inc?.role === 'processor') L.open('timeline', P.open.delayReasonProcessor, 'Art. 33(2), 33(5); Art. 28(3)(f)', 'crosstalk incident set --delay-reason TEXT')
+    else L.open('timeline', P.open.delayReason, 'Art. 33(1), 33(5)', 'crosstalk incident set --delay-reason TEXT')
+  }
   // Art. 33(1) requires reasons for a late notification; Art. 33(5) documents them with the entry.
   const delayReasons = [
     ...(inc?.delay_reason && (late || facts.notifications.some((n) => n.late)) ? [L.stated('timeline', inc.delay_reason, ['incident.delay_reason'])] : []),

@@ -21,7 +21,7 @@ export default class NotifyRecord extends BaseCommand {
     reference: Flags.string({description: "The recipient's case or submission reference.", required: true}),
     file: Flags.string({description: 'The file exactly as sent; its SHA-256 is stored.', helpValue: 'PATH'}),
     recipient: Flags.string({description: '"authority", "data-subjects" (Art. 34), or the controller tenant id a processor notified.', default: 'authority'}),
-    'delay-reason': Flags.string({description: 'The reasons for the delay sent with a notification made after the deadline (required then, Art. 33(1)).'}),
+    'delay-reason': Flags.string({description: 'The reasons for the delay sent with a notification made after the deadline (required then: Art. 33(1) for a controller\'s notification to the authority; for a processor\'s notice to a controller after the contractual period, Art. 33(2), kept so the controller can account for it).'}),
   }
 
   public async run(): Promise<NotifyRecordResult> {
