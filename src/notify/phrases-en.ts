@@ -120,6 +120,8 @@ export const EN = {
   toComplete: (item: string) => `to be completed: ${item}`,
   unknown: 'not yet known',
   none: 'none',
+  /** 'none' said of a feminine noun in languages that agree (French: sessions, réponses, catégories, période) */
+  noneFeminine: 'none',
   yes: 'yes',
   no: 'no',
   duration,

@@ -97,7 +97,9 @@ export const FR: Phrases = {
   final: 'VERSION FINALE',
   toComplete: (item) => `à compléter : ${item}`,
   unknown: 'non connu à ce stade',
+  // « aucun » s'accorde avec le nom qu'il remplace : masculin (marqueur, client), féminin (session, réponse, catégorie, période).
   none: 'aucun',
+  noneFeminine: 'aucune',
   yes: 'oui',
   no: 'non',
   duration,

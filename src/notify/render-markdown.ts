@@ -127,8 +127,8 @@ export function article33View(d: Article33Result): View {
   const noneAffected = d.scope !== null && d.detection.complete && (d.scope.exposure?.responses ?? 0) === 0
   if (noneAffected) {
     const timeline = view.timeline as View
-    timeline.first_seen ??= P.none
-    timeline.last_seen ??= P.none
+    timeline.first_seen ??= P.noneFeminine
+    timeline.last_seen ??= P.noneFeminine
   }
   return {
     ...view,
@@ -143,7 +143,7 @@ export function article33View(d: Article33Result): View {
     role_text: d.role ? escapeMd(P.role[d.role] + (d.prepared_on_behalf_of ? (fr ? `, pour le compte du client ${d.prepared_on_behalf_of}` : `, on behalf of customer ${d.prepared_on_behalf_of}`) : '')) : null,
     nature_types: d.nature.types.map((t) => P.breachType[t]).join(', ') || null,
     has_nodes: d.nature.nodes.length > 0,
-    data_subject_categories: d.data_subjects.categories.length ? d.data_subjects.categories.map(escapeMd).join('; ') : noneAffected ? P.none : null,
+    data_subject_categories: d.data_subjects.categories.length ? d.data_subjects.categories.map(escapeMd).join('; ') : noneAffected ? P.noneFeminine : null,
     subjects_range: d.data_subjects.approximate ? escapeMd(P.range(d.data_subjects.approximate)) : null,
     subjects_method: d.data_subjects.approximate ? escapeMd(d.data_subjects.approximate.method) : null,
     records_range: d.records.approximate ? escapeMd(P.range(d.records.approximate)) : null,
@@ -255,9 +255,9 @@ export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string 
   const view = escapeView(n) as View
   const out = view.your_data_reached_others as View
   const inn = view.you_received_other_data as View
-  out.sessions_text = (out.sessions as string[]).join(', ') || P.none
+  out.sessions_text = (out.sessions as string[]).join(', ') || P.noneFeminine
   out.markers_text = (out.markers_truncated as string[]).join(', ') || (n.canary_registry ? P.none : n.language === 'fr' ? 'sans objet : aucun registre de canaris dans le dossier' : 'not applicable: the case holds no canary registry')
-  inn.sessions_text = (inn.sessions as string[]).join(', ') || P.none
+  inn.sessions_text = (inn.sessions as string[]).join(', ') || P.noneFeminine
   // Received text whose source is not established is counted apart: attributed to no customer (0 renders as a section, so a flag).
   inn.has_source_not_named = n.you_received_other_data.source_not_named > 0
   if (n.at_risk_responses !== null && (n.at_risk_unknown_records ?? 0) > 0) view.at_risk_responses = escapeMd(P.atRiskWithUndecided(n.at_risk_responses, n.at_risk_unknown_records!))
@@ -290,7 +290,7 @@ export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string 
     reached.first && reached.last
       ? escapeMd(fr ? `du ${reached.first} au ${reached.last}` : `${reached.first} to ${reached.last}`)
       : reached.responses === 0
-        ? P.none
+        ? P.noneFeminine
         : fr ? 'non connue : aucune de ces réponses ne portait votre marqueur canari' : 'not known: none of these responses carried your canary marker'
   inn.from_customers_text = others(n.you_received_other_data.from_customers)
   // A possible source of text served to others: of how many customers (never which).
@@ -298,7 +298,7 @@ export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string 
   const among = n.possible_source.possible_sources
   possible.has = n.possible_source.responses > 0
   possible.possible_sources_text = among === null ? '' : among.min === among.max ? String(among.min) : fr ? `${among.min} à ${among.max}` : `${among.min} to ${among.max}`
-  possible.sessions_text = (possible.sessions as string[]).join(', ') || P.none
+  possible.sessions_text = (possible.sessions as string[]).join(', ') || P.noneFeminine
   // "Still to be completed" lists what phase_text counts, the points that follow in phases; our own
   // records to complete before sending are listed apart, so the count and the list agree.
   const toFollow = n.open_items.filter(followsInPhases)
