@@ -346,6 +346,15 @@ export const EN = {
       `The affected responses were identified from the serving logs (${count(responses, 'response')} in ${count(logFiles, 'log file')}) by ${canaries ? 'canary markers and verbatim text' : 'verbatim text (no canary registry)'}; ${byReference === 0 ? 'the evidence is preserved with SHA-256 hashes.' : `each log file is identified by its SHA-256 hash (${byReference === logFiles ? (logFiles === 1 ? 'it is' : 'all of them are') : `${byReference} of them ${byReference === 1 ? 'is' : 'are'}`} kept where they were collected, not copied into the case).`}${notScannedSentence(notScanned)}`,
     assess: 'As controller, assess the risk to your users and decide on notifying your supervisory authority: in principle your 72 hours start when you receive this notice (EDPB Guidelines 9/2022).',
     quarantine: "Delete or quarantine the responses your users received that carried another party's data; do not process them further.",
+    /**
+     * Said instead of an empty personal-data table, where detection covered the case: what was looked
+     * for (values in a response its receiving session never sent itself) and that none was found; the
+     * conversation text itself is not searched this way, so it is never said to hold no personal data.
+     */
+    piiNoneFound: (side: 'leaked' | 'received' | 'own', responses: number) =>
+      responses === 0
+        ? `None: no response ${side === 'leaked' ? 'to another session carried your data' : side === 'received' ? 'your users received carried another session\'s data' : 'to one of your sessions carried another of your sessions\' data'}.`
+        : `None found: ${side === 'leaked' ? 'the responses that carried your data were' : side === 'received' ? 'the responses your users received were' : 'those responses were'} searched for e-mail addresses, phone numbers, IBANs, payment card numbers and IP addresses that their receiving session had not sent itself, and held none. Other personal data in the conversation text (names, health or other details) is not detected this way.`,
     contactWanted: 'Tell us the contact point you want follow-up information sent to; we will send further information in phases as it is confirmed (Art. 33(4)).',
     /** `state`: not sent and still in time, not sent and past the deadline, or sent (its own line says when). */
     due: (deadline: string | null, hours: number | null, state: 'open' | 'late' | 'sent' = 'open') =>

@@ -70,6 +70,8 @@ export const processorNoticeSchema = z.object({
     last: z.string().nullable(),
     markers_truncated: z.array(z.string()),
     personal_data_found: z.array(z.object({label: z.string(), count: z.number().int()})),
+    /** said instead of an empty personal_data_found: none found (only where detection covered everything), or the open item (to be completed); null where it has rows */
+    personal_data_none: z.string().nullable(),
     other_customers_detail: z.array(counterpart),
   }),
   you_received_other_data: z.object({
@@ -87,6 +89,7 @@ export const processorNoticeSchema = z.object({
     first: z.string().nullable(),
     last: z.string().nullable(),
     personal_data_found: z.array(z.object({label: z.string(), count: z.number().int()})),
+    personal_data_none: z.string().nullable(),
     other_customers_detail: z.array(counterpart),
   }),
   /**
@@ -111,6 +114,7 @@ export const processorNoticeSchema = z.object({
     /** its sessions whose data they received */
     source_sessions: z.number().int(),
     personal_data_found: z.array(z.object({label: z.string(), count: z.number().int()})),
+    personal_data_none: z.string().nullable(),
   }),
   /**
    * Retries logged under the request id of a response already counted whose answer carried
@@ -277,6 +281,25 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   const steps = [L.stated('next', N.assess, ['rule:EDPB 9/2022']), ...quarantine, L.stated('next', N.contactWanted, ['rule:Art. 33(4)'])]
   if (!inc?.dpo_name && !inc?.dpo_contact) L.open('contact', P.open.contact, 'Art. 33(3)(b)', 'crosstalk incident set --dpo-name ... --dpo-contact ...')
   // GDPR Art. 33(4): when the next phase follows, only as recorded; unset, an open item (never a default date).
+  // An empty personal-data table says why (none-found.ts): none found only where detection covered
+  // everything it would be said of; otherwise what is not covered, as the open item it is.
+  const gaps = noneFoundGaps(facts, P)
+  const piiNone = (found: readonly unknown[], side: 'leaked' | 'received' | 'own', responses: number): string | null => {
+    if (found.length > 0) return null
+    const gap = gaps.find((g) => g.open)
+    const open = !facts.scope || !facts.detection.complete
+      ? {item: facts.scope ? P.open.detectionIncomplete(facts.detection.files_not_scanned) : P.open.noScan, record_with: 'crosstalk scan'}
+      : gap ? {item: gap.item, record_with: gap.record_with} : null
+    if (open) {
+      if (!L.open_items.some((o) => o.item === open.item)) L.open('investigation', open.item, 'Art. 33(2), 33(4)', open.record_with)
+      return P.toComplete(open.item)
+    }
+    const dismissed = gaps.map((g) => ` ${g.statement}`).join('')
+    return L.stated('personal_data', `${N.piiNoneFound(side, responses)}${dismissed}`, ['scan.pii_findings', 'scan.exposure'])
+  }
+  const piiNoneLeaked = piiNone(t.pii_in_leaked, 'leaked', t.responses_carrying_its_data)
+  const piiNoneReceived = piiNone(t.pii_in_received, 'received', t.received_foreign_responses)
+  const piiNoneOwn = piiNone(t.pii_within_own_sessions, 'own', t.own_cross_session_responses)
   const nextUpdate = inc?.next_update_at ? L.stated('phase', N.nextUpdate(inc.next_update_at), ['incident.next_update_at']) : null
   if (!inc?.next_update_at) L.open('phase', N.open.nextUpdate, 'Art. 33(4)', 'crosstalk incident set --next-update ISO')
   // Last, when every open item is known: what is still being established follows in a later phase
@@ -319,6 +342,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
       last: t.last_leaked,
       markers_truncated: t.markers_truncated,
       personal_data_found: t.pii_in_leaked.map((c) => ({label: categoryLabel(c.kind, c.label, language), count: c.count})),
+      personal_data_none: piiNoneLeaked,
       other_customers_detail: markerCounts(t.counterparts_leaked_to, canaries),
     },
     you_received_other_data: {
@@ -333,6 +357,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
       first: t.first_received,
       last: t.last_received,
       personal_data_found: t.pii_in_received.map((c) => ({label: categoryLabel(c.kind, c.label, language), count: c.count})),
+      personal_data_none: piiNoneReceived,
       other_customers_detail: markerCounts(t.counterparts_received_from, canaries),
     },
     possible_source: {
@@ -346,6 +371,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
       receiving_sessions: t.recipient_sessions_same_tenant,
       source_sessions: t.source_sessions_same_tenant,
       personal_data_found: t.pii_within_own_sessions.map((c) => ({label: categoryLabel(c.kind, c.label, language), count: c.count})),
+      personal_data_none: piiNoneOwn,
     },
     retry_leaks_not_counted: retries,
     at_risk_responses: t.at_risk_responses,

@@ -3,6 +3,7 @@ import type {Article34Result} from './article34.js'
 import {AUTHORITY_NAMES} from './authorities.js'
 import {escapeMd} from './escape.js'
 import {PHRASES, type Language} from './phrases.js'
+import type {Phrases} from './phrases-en.js'
 import {followsInPhases, type ProcessorNoticeResult} from './processor-notice.js'
 import type {RegisterEntryResult} from './register.js'
 import type {OpenItem} from './statements.js'
@@ -144,6 +145,9 @@ export function article33View(d: Article33Result): View {
     nature_types: d.nature.types.map((t) => P.breachType[t]).join(', ') || null,
     has_nodes: d.nature.nodes.length > 0,
     data_subject_categories: d.data_subjects.categories.length ? d.data_subjects.categories.map(escapeMd).join('; ') : noneAffected ? P.noneFeminine : null,
+    // No category row: the draft's own finding of no exposure (said only of what detection covered,
+    // with what it did not), or the open item that stands where the scope is not known; never a bare header.
+    data_categories_none: d.data_categories.length > 0 ? null : escapeMd(noCategories(d, P)),
     subjects_range: d.data_subjects.approximate ? escapeMd(P.range(d.data_subjects.approximate)) : null,
     subjects_method: d.data_subjects.approximate ? escapeMd(d.data_subjects.approximate.method) : null,
     records_range: d.records.approximate ? escapeMd(P.range(d.records.approximate)) : null,
@@ -248,6 +252,13 @@ export function renderRegisterMarkdown(d: RegisterEntryResult): string {
     view,
     missingByName(d.language, d.open_items, {breach_window: [o.breachStart], reference: [o.internalReference, o.noIncident], detected_at: [o.detectedAt, o.noIncident], severity: [o.risk, o.noIncident], notified_authority_at: [o.notifications, o.noIncident]}),
   )
+}
+
+/** What an Article 33 draft says where it lists no category of personal data. */
+function noCategories(d: Article33Result, P: Phrases): string {
+  if (d.scope && d.scope.exposure.responses === 0 && d.nature.summary.length > 0) return d.nature.summary.join(' ')
+  const open = d.open_items.find((o) => o.section === 'scope')
+  return P.toComplete(open?.item ?? P.open.noScan)
 }
 
 export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string {

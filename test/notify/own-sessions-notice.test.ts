@@ -28,7 +28,7 @@ describe('the processor notice states exposure within the customer\'s own sessio
     openIncident(c.db, {title: 'Leak', role: 'processor', awareAt: new Date('2026-10-23T08:00:00Z'), now: new Date('2026-10-23T10:00:00Z')})
     const facts = buildFacts(loadFactsInputs(c.db), new Date('2026-10-23T12:00:00Z'))
     const n = buildProcessorNotice(facts, 'acme', {language: 'en'})
-    expect(n.within_your_own_sessions).toEqual({responses: 1, receiving_sessions: 1, source_sessions: 1, personal_data_found: [{label: expect.stringMatching(/e-mail/), count: 2}]})
+    expect(n.within_your_own_sessions).toEqual({responses: 1, receiving_sessions: 1, source_sessions: 1, personal_data_found: [{label: expect.stringMatching(/e-mail/), count: 2}], personal_data_none: null})
     // what other customers sent acme stays apart: none here
     expect(n.you_received_other_data.personal_data_found.reduce((k, p) => k + p.count, 0)).toBe(0)
     const md = renderProcessorNoticeMarkdown(n)
