@@ -1,6 +1,6 @@
 import {staleFindings} from '../scope/unscanned.js'
 import {InputError} from '../errors.js'
-import {concernsController, DUPLICATE_LEAKS_REMEDY, examinedTotals, provenanceMethodFr, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
+import {concernsController, type ControllerSubjects, DUPLICATE_LEAKS_REMEDY, examinedTotals, provenanceMethodFr, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
 import type {ProvenanceParameters} from '../detect/coverage.js'
 import {categoryLabel, leakedSide, noLeakStatement, PHRASES, receivedSide, type Language} from './phrases.js'
 import {article33Schema, type Article33Result} from './article33-schema.js'
@@ -445,7 +445,7 @@ export function countMethods(scope: NonNullable<CaseFacts['scope']>, language: L
   if (language !== 'fr') return {subjects: scope.data_subjects.method, records: scope.records.method}
   const unbounded = unboundedFr(scope.pool_tokens, forTenant)
   const undecided = scope.at_risk_unknown_records ?? 0
-  return {subjects: subjectsMethodFr(scope.data_subjects.high, unbounded, forTenant !== null, undecided), records: recordsMethodFr(scope.records.high, unbounded, undecided)}
+  return {subjects: subjectsMethodFr(scope.data_subjects.high, unbounded, forTenant !== null ? (scope.controller_subjects ?? null) : undefined, undecided), records: recordsMethodFr(scope.records.high, unbounded, undecided)}
 }
 
 /** Why a French method's upper bound is missing (the same three reasons as computeScope's). */
@@ -455,12 +455,15 @@ function unboundedFr(pool: number | null, forTenant: string | null): string {
   return "Borne haute : non déterminée : aucun enregistrement ne donne à la fois son statut HTTP et la taille de sa requête, aucune réponse ne peut donc être jugée à risque."
 }
 
-function subjectsMethodFr(high: number | null, unbounded: string, forController: boolean, undecided: number): string {
+/** `controller`: the controller's split (a draft for one controller), null where not known; undefined for the whole case. */
+function subjectsMethodFr(high: number | null, unbounded: string, controller: ControllerSubjects | null | undefined, undecided: number): string {
   return (
     "Une session compte pour une personne concernée (l'utilisateur final de la conversation ; les personnes citées dans le texte ne sont pas comptées). " +
-    (forController
-      ? "Borne basse : sessions distinctes de ce responsable de traitement dont les données (marqueur canari ou texte reproduit) ont atteint une autre session, ou qui ont reçu les données d'une autre session ; les sessions des autres clients sont à compter par eux. "
-      : 'Borne basse : sessions distinctes dont le marqueur canari ou le texte (provenance) a atteint une autre session. ') +
+    (controller
+      ? `Borne basse : sessions distinctes de ce responsable de traitement de part et d'autre de l'exposition : ${controller.reached_others} dont les données (marqueur canari ou texte reproduit) ont atteint une autre session, ${controller.served_others} qui ont reçu les données d'une autre session (une session des deux côtés comptée une fois : ${controller.total}) ; les sessions des autres clients sont à compter par eux. La communication aux personnes concernées de ce responsable de traitement (report article34) donne le même nombre. `
+      : controller === null
+        ? "Borne basse : sessions distinctes de ce responsable de traitement dont les données (marqueur canari ou texte reproduit) ont atteint une autre session, ou qui ont reçu les données d'une autre session ; les sessions des autres clients sont à compter par eux. "
+        : 'Borne basse : sessions distinctes dont le marqueur canari ou le texte (provenance) a atteint une autre session. ') +
     (high === null
       ? unbounded
       : 'Borne haute : sessions distinctes dont les requêtes ont été servies par un nœud de décodage présentant des réponses à risque ou contaminées' +

@@ -87,7 +87,10 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   if (retries.length > 0) L.open('what_happened', P.open.duplicateLeaks(retries.map((r) => r.line)), 'Art. 34(2)', DUPLICATE_LEAKS_REMEDY)
   // What detection did not examine (none-found.ts), but the retries, named above for this draft's controller.
   const gaps = noneFoundGaps(facts, P).filter((g) => g.kind !== 'duplicate_leaks')
-  if (exposure && exposure.responses > 0) L.stated('what_happened', A.whatHappened(exposure), ['scan.exposure'])
+  // A letter for one controller counts its data subjects as that controller's Article 33 draft does
+  // (its end users on either side: facts.ts controllerSubjects), so the two never give two numbers.
+  const subjects = onBehalf !== null ? (s?.controller_subjects ?? null) : null
+  if (exposure && exposure.responses > 0) L.stated('what_happened', subjects ? A.whatHappenedController(subjects) : A.whatHappened(exposure), ['scan.exposure'])
   // Nothing found is a finding only where detection covered the whole case; over a partial scan it is not known yet.
   // Never where a retry leaked (the open item above says what was found instead), nor over what it did
   // not examine: each exception is the sender's to settle before saying so.

@@ -71,12 +71,27 @@ export interface ScopeFacts extends ScopeContractKeys {
   data_subjects: Range
   records: Range
   categories: Category[]
+  /**
+   * In a draft for one controller: its end users on either side of the exposure, the one count of
+   * its data subjects that its Article 33 draft and its letter to data subjects both state
+   * (data_subjects.low is `total`). Absent for the whole case.
+   */
+  controller_subjects?: ControllerSubjects
   bug_window: {start: string; end: string; basis: string} | null
   /** first and last response of the exposure (canary or text) */
   exposure_first: string | null
   exposure_last: string | null
   /** how the contract numbers were computed */
   method: string
+}
+
+/** One controller's data subjects as its drafts count them: one session, one person; a session on both sides counted once in `total`. */
+export interface ControllerSubjects {
+  /** its sessions whose data (canary marker or verbatim text) reached another session */
+  reached_others: number
+  /** its sessions that were served another session's data */
+  served_others: number
+  total: number
 }
 
 /** One controller's own exposure: what a processor may tell that tenant (Art. 33(2)). Canary and verbatim text together. */
@@ -431,7 +446,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     assessment: inputs.assessment,
     totals,
     detection: s.detection,
-    scope: full ? forController(scopeFacts(full, s), s, options.tenant) : null,
+    scope: full ? forController(scopeFacts(full, s), s, options.tenant, inputs.scope) : null,
     tenants: full ? tenantExposures(s, tenants) : [],
     provenance: full ? {attributed_responses: provenanceIds.size, max_overlap_words: s.provenance.reduce((m, p) => Math.max(m, p.overlap_words), 0)} : null,
     replay: replayFacts(inputs.replay),
@@ -509,8 +524,23 @@ export function concernsController(recipient: string, tenant: string): boolean {
 }
 
 /** The data-subject method's low bound for one controller's share (the whole case's: SUBJECTS_LOW). */
-const SUBJECTS_LOW_CONTROLLER =
-  "low: distinct sessions of this controller whose data (canary marker or verbatim content) reached another session, or that were served another session's data; other customers' sessions are theirs to count. "
+const subjectsLowController = (c: ControllerSubjects): string =>
+  `low: distinct sessions of this controller on either side of the exposure: ${c.reached_others} whose data (canary marker or verbatim content) reached another session, ${c.served_others} that were served another session's data (a session on both sides counted once: ${c.total}); other customers' sessions are theirs to count. The letter to this controller's data subjects (report article34) states the same count. `
+
+/**
+ * One controller's end users on either side of the exposure, counted over every row of the case
+ * (not the rows a draft narrowed to one side): its Article 33 draft and its letter to data
+ * subjects state this one count, whichever side each describes.
+ */
+export function controllerSubjects(all: Pick<ScopeInputs, 'contamination' | 'provenance'>, tenant: string): ControllerSubjects {
+  const reached = new Set<string>()
+  const served = new Set<string>()
+  for (const r of exposureRows(all)) {
+    if (r.source_tenant === tenant && r.source_session !== null) reached.add(r.source_session)
+    if (r.recipient_tenant === tenant) served.add(r.recipient_session)
+  }
+  return {reached_others: reached.size, served_others: served.size, total: new Set([...reached, ...served]).size}
+}
 
 /**
  * A controller's share (a draft a processor prepares for that controller) counts that
@@ -518,7 +548,7 @@ const SUBJECTS_LOW_CONTROLLER =
  * processor notice gives them (tenant#1, ...): they are the processor's other customers, and
  * the draft goes to that controller.
  */
-function forController(scope: ScopeFacts, s: ScopeInputs, tenant: string | undefined): ScopeFacts {
+function forController(scope: ScopeFacts, s: ScopeInputs, tenant: string | undefined, all: ScopeInputs): ScopeFacts {
   if (tenant === undefined) return scope
   const labels = otherTenantLabels(s, tenant)
   // The flows' names are already made inert (safeLine): the labels are looked up the same way.
@@ -529,17 +559,15 @@ function forController(scope: ScopeFacts, s: ScopeInputs, tenant: string | undef
   // Ordered by label, not by the names they replace.
   const order = (a: ScopeFlow, b: ScopeFlow): number =>
     a.source_tenant.localeCompare(b.source_tenant, 'en', {numeric: true}) || a.recipient_tenant.localeCompare(b.recipient_tenant, 'en', {numeric: true})
-  // Its end users on either side: those whose data reached someone, and those served someone else's.
-  const own = new Set<string>()
-  for (const r of exposureRows(s)) {
-    if (r.source_tenant === tenant && r.source_session !== null) own.add(r.source_session)
-    if (r.recipient_tenant === tenant) own.add(r.recipient_session)
-  }
+  // Its end users on either side: those whose data reached someone, and those served someone else's,
+  // over the whole case's rows: a draft narrowed to one side (the letter to data subjects) counts them alike.
+  const subjects = controllerSubjects(all, tenant)
   return {
     ...scope,
     flows: scope.flows.map(relabel).sort(order),
     exposure: {...scope.exposure, flows: scope.exposure.flows.map(relabel).sort(order)},
-    data_subjects: {...scope.data_subjects, low: own.size, method: scope.data_subjects.method.replace(SUBJECTS_LOW, SUBJECTS_LOW_CONTROLLER)},
+    data_subjects: {...scope.data_subjects, low: subjects.total, method: scope.data_subjects.method.replace(SUBJECTS_LOW, subjectsLowController(subjects))},
+    controller_subjects: subjects,
   }
 }
 

@@ -302,6 +302,12 @@ export const EN = {
     contactPointLine: (contact: string) => `You can contact us at: ${contact}.`,
     whatHappened: (e: Exposure) =>
       `Some answers that an AI service gave to other users contained text from conversations of other people. Part of your conversation (what you wrote, or the answers you received) may have been shown to someone else (at least ${e.sessions === 1 ? '1 conversation was' : `${e.sessions} conversations were`} affected: those the logs show; there may be more).`,
+    /**
+     * A letter for one controller: its data subjects counted as its Article 33 draft counts them
+     * (its end users on either side, one conversation one person), with the two sides apart.
+     */
+    whatHappenedController: (c: {reached_others: number; served_others: number; total: number}) =>
+      `Some answers that an AI service gave to its users contained text from conversations of other people. Part of your conversation (what you wrote, or the answers you received) may have been shown to someone else, or you may have been shown part of someone else's. At least ${c.total === 1 ? '1 conversation of this service\'s users was' : `${c.total} conversations of this service's users were`} affected (one conversation counts as one person; those the logs show, there may be more): ${c.reached_others} whose content reached someone else, ${c.served_others} that ${c.served_others === 1 ? 'was' : 'were'} shown someone else's content${c.reached_others + c.served_others > c.total ? ' (a conversation on both sides is counted once)' : ''}.`,
     cause: (category: string, text: string | null) =>
       `${category.includes('non-malicious') ? 'This was a fault, not an attack.' : category.includes('malicious') ? 'Someone caused this deliberately.' : 'The cause is not yet known.'}${text ? ` ${asSentence(text)}` : ''}`,
     // The log window is what the logs show, not the breach period: said as such (the recorded period, when there is one, is said instead).

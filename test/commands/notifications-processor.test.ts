@@ -184,7 +184,7 @@ describe('a draft prepared for one controller names no other customer', () => {
     // others), acme-s3 and acme-s4 (served another session's data); globex's session is globex's to count.
     const subjects = (JSON.parse(json) as {data_subjects: {approximate: {low: number; method: string}}}).data_subjects.approximate
     expect(subjects.low).toBe(4)
-    expect(subjects.method).toContain("low: distinct sessions of this controller whose data (canary marker or verbatim content) reached another session, or that were served another session's data")
+    expect(subjects.method).toContain("low: distinct sessions of this controller on either side of the exposure: 2 whose data (canary marker or verbatim content) reached another session, 2 that were served another session's data (a session on both sides counted once: 4)")
     expect(md).toMatch(/Approximate number of data subjects: \*\*at least 4 /)
     expect(md).toContain("Categories of data subjects: End users of this controller's application whose data reached another session, or who were served another session's data")
     // Drafted by the controller itself (no --on-behalf-of-controller), the case names every customer.
@@ -346,14 +346,14 @@ describe('assess in a processor\'s case', () => {
 })
 
 describe('a letter to one controller\'s data subjects', () => {
-  it('is about their data that reached others, never about what they were shown of other customers\' data', async () => {
+  it('counts its data subjects as its Article 33 draft does, each side apart, never what they were shown', async () => {
     const db = await caseWith('processor', ['--processor-name', 'ModelHost'])
-    // acme's data reached others from 2 of its sessions (acme-s1, acme-s2); acme-s3 was shown globex's data.
+    // acme's data reached others from 2 of its sessions (acme-s1, acme-s2); acme-s3 and acme-s4 were shown others' data.
     const letter = (await run(['report', 'article34', '--db', db, '--on-behalf-of-controller', 'acme', '--lang', 'en'])).stdout
-    expect(letter).toContain('(at least 2 conversations were affected: those the logs show; there may be more)')
-    // globex's letter: its one session whose data reached acme, not acme's sessions that leaked among themselves.
+    expect(letter).toContain("At least 4 conversations of this service's users were affected (one conversation counts as one person; those the logs show, there may be more): 2 whose content reached someone else, 2 that were shown someone else's content.")
+    // globex's: globex-s1's data reached acme, globex-s1 and globex-s2 were shown others' data; acme's sessions that leaked among themselves are not its.
     const globex = (await run(['report', 'article34', '--db', db, '--on-behalf-of-controller', 'globex', '--lang', 'en'])).stdout
-    expect(globex).toContain('(at least 1 conversation was affected: those the logs show; there may be more)')
+    expect(globex).toContain("At least 2 conversations of this service's users were affected (one conversation counts as one person; those the logs show, there may be more): 1 whose content reached someone else, 2 that were shown someone else's content (a conversation on both sides is counted once).")
   })
 })
 

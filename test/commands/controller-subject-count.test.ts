@@ -1,0 +1,31 @@
+import {describe, expect, it} from 'vitest'
+import {run} from '../helpers/commands.js'
+import {buildNotifyCase} from '../helpers/notify-case.js'
+
+// A processor drafting for one controller gives that controller's data subjects once: its
+// Article 33 draft and its letter to data subjects count them the same way (its end users on
+// either side of the exposure, one session one person) and each says which count it is.
+// In the hostile case: globex-s1's data reached acme-s3, globex-s1 was served acme's and globex-s2
+// the hostile tenant's (2 people, one on both sides); acme-s1 and acme-s2 leaked, acme-s3 and
+// acme-s4 were served others' data (4 people).
+
+interface Draft33 {data_subjects: {approximate: {low: number; method: string}}}
+interface Draft34 {what_happened: string[]}
+
+describe("one controller's data subjects, in both drafts", () => {
+  it('the Article 34 letter states the Article 33 count, with its two sides', async () => {
+    const {db} = await buildNotifyCase()
+    expect((await run(['incident', 'open', '--db', db, '--title', 'KV leak', '--aware-at', '2026-10-23T08:00:00Z', '--role', 'processor'])).code).toBe(0)
+    for (const [tenant, reached, served, total] of ([['globex', 1, 2, 2], ['acme', 2, 2, 4]] as Array<[string, number, number, number]>)) {
+      const a33 = JSON.parse((await run(['report', 'article33', '--db', db, '--on-behalf-of-controller', tenant, '--format', 'json'])).stdout) as Draft33
+      const a34 = JSON.parse((await run(['report', 'article34', '--db', db, '--on-behalf-of-controller', tenant, '--format', 'json', '--lang', 'en'])).stdout) as Draft34
+      const low = a33.data_subjects.approximate.low
+      expect(low).toBe(total)
+      expect(a33.data_subjects.approximate.method).toContain(`${reached} whose data (canary marker or verbatim content) reached another session, ${served} that were served another session's data`)
+      const said = a34.what_happened.join(' ')
+      expect(said).toContain(`At least ${low} conversations of this service's users were affected (one conversation counts as one person; those the logs show, there may be more): ${reached} whose content reached someone else, ${served} that ${served === 1 ? 'was' : 'were'} shown someone else's content${reached + served > total ? ' (a conversation on both sides is counted once)' : ''}.`)
+      const fr = JSON.parse((await run(['report', 'article34', '--db', db, '--on-behalf-of-controller', tenant, '--format', 'json', '--lang', 'fr'])).stdout) as Draft34
+      expect(fr.what_happened.join(' ')).toContain(`Au moins ${low} conversations des utilisateurs de ce service sont concernées`)
+    }
+  })
+})
