@@ -9,6 +9,7 @@ import {authorityFields} from './authority-forms.js'
 import {computeClock, DEADLINE_MS, type ClockResult} from './clock.js'
 import {detectionSummary} from './detection-note.js'
 import {assertGrounded, Lines, splitList} from './statements.js'
+import {breachWindowContradictions, PER_COUNTRY_BELOW, perCountryShortfall, WINDOW_END_CONTRADICTED, WINDOW_START_CONTRADICTED} from './recorded-vs-logs.js'
 
 // The Article 33 notification as a plain object: built from CaseFacts only, validated by
 // this zod schema (published as schemas/article33.schema.json), then rendered to Markdown,
@@ -142,6 +143,11 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   if (!inc?.informed_by) L.open('timeline', P.open.informedBy, 'EDPB template 50-52', 'crosstalk incident set --informed-by ... --informed-at ISO')
   if (!inc?.breach_started_at) L.open('timeline', P.open.breachStart, 'EDPB template 44-46', 'crosstalk incident set --breach-started-at ISO')
   if (!inc?.breach_ended_at) L.open('timeline', P.open.breachEnd, 'EDPB template 44-47', 'crosstalk incident set --breach-ended-at ISO')
+  // A recorded window the logs contradict stays as recorded, and open (its form fields say so too).
+  for (const c of breachWindowContradictions(inc, facts.case_exposure_window ?? null)) {
+    if (c.bound === 'start') L.open('timeline', P.open.breachStartContradicted(c.recorded, c.logs), WINDOW_START_CONTRADICTED, 'crosstalk incident set --breach-started-at ISO')
+    else L.open('timeline', P.open.breachEndContradicted(c.recorded, c.logs), WINDOW_END_CONTRADICTED, 'crosstalk incident set --breach-ended-at ISO')
+  }
 
   // ---- what the evidence shows (Art. 33(3)(a))
   const exposure = scope?.exposure ?? null
@@ -265,6 +271,9 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   else L.open('cross_border', P.open.crossBorder, 'Art. 4(23), 56; template 113', 'crosstalk incident set --cross-border yes|no')
   if (!inc?.lead_authority) L.open('cross_border', P.open.leadAuthority, 'Art. 55-56; template 114', 'crosstalk incident set --lead-authority ...')
   if (!inc?.countries) L.open('cross_border', P.open.countries, 'EDPB template 116-117', 'crosstalk incident set --countries ... --subjects-per-country ...')
+  // Data subjects per country that add up to fewer than the logs show: the figure is flagged, never stated as it is.
+  const short = scope ? perCountryShortfall(inc?.subjects_per_country, scope.data_subjects.low) : null
+  if (short) L.open('cross_border', P.open.perCountryBelow(inc!.subjects_per_country!, short.total, short.low), PER_COUNTRY_BELOW, 'crosstalk incident set --subjects-per-country ...')
   if (!inc?.establishment_countries) L.open('cross_border', P.open.establishment, 'EDPB template 115', 'crosstalk incident set --establishment-countries ...')
   if (!inc?.authorities_notified) L.open('cross_border', P.open.authoritiesNotified, 'EDPB template 118', 'crosstalk incident set --authorities-notified ...')
 

@@ -5,6 +5,7 @@ import {detectionSchema, detectionSummary} from './detection-note.js'
 import {DUPLICATE_LEAKS_REMEDY, noScopeItem, type CaseFacts} from './facts.js'
 import {PHRASES, type Language} from './phrases.js'
 import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
+import {breachWindowContradictions} from './recorded-vs-logs.js'
 
 // GDPR Art. 34(2): the communication to data subjects, "in clear and plain language", with
 // the contact point, likely consequences and measures (Art. 33(3)(b)-(d)), plus what people
@@ -106,7 +107,13 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   if (inc?.cause_category) L.stated('cause', A.cause(inc.cause_category, inc.cause ?? null), inc.cause ? ['incident.cause_category', 'incident.cause'] : ['incident.cause_category'])
   else L.open('cause', P.open.cause, 'Art. 34(2)', 'crosstalk incident set --cause TEXT --cause-category ...')
   // The breach period as recorded (as the Art. 33 draft and the register give it); else the window of the affected answers in the logs, said as such.
-  const when = inc?.breach_started_at
+  // A recorded period the logs contradict is not told to people as established: the logs' window is said, the contradiction is open.
+  const contradicted = breachWindowContradictions(inc, facts.case_exposure_window ?? null)
+  for (const c of contradicted) {
+    if (c.bound === 'start') L.open('when', P.open.breachStartContradicted(c.recorded, c.logs), 'Art. 34(2)', 'crosstalk incident set --breach-started-at ISO')
+    else L.open('when', P.open.breachEndContradicted(c.recorded, c.logs), 'Art. 34(2)', 'crosstalk incident set --breach-ended-at ISO')
+  }
+  const when = inc?.breach_started_at && contradicted.length === 0
     ? L.stated('when', A.whenRecorded(inc.breach_started_at, inc.breach_ended_at), inc.breach_ended_at ? ['incident.breach_started_at', 'incident.breach_ended_at'] : ['incident.breach_started_at'])
     : s?.exposure_first && s.exposure_last ? L.stated('when', A.when(s.exposure_first, s.exposure_last), ['scan.exposure']) : null
 

@@ -1,3 +1,4 @@
+import {PER_COUNTRY_BELOW, WINDOW_END_CONTRADICTED, WINDOW_START_CONTRADICTED} from './recorded-vs-logs.js'
 import type {Article33Result} from './article33-schema.js'
 import type {Phrases} from './phrases-en.js'
 import {joinItems} from './statements.js'
@@ -31,6 +32,11 @@ function answers(d: Draft, P: Phrases) {
   const known = (value: string | null | undefined, missing: string): Answer => (value && value.trim() ? {value, open: false} : {value: P.toComplete(missing), open: true})
   const list = (items: readonly string[], missing: string): Answer => known(items.length > 0 ? joinItems(items, P.join) : null, missing)
   const o = P.open
+  // A recorded answer the logs contradict is given with the draft's open item beside it, never alone.
+  const flagged = (a: Answer, ref: string): Answer => {
+    const item = d.open_items.find((x) => x.ref === ref)
+    return item && !a.open ? {value: `${a.value} (${P.toComplete(item.item)})`, open: true} : a
+  }
   // Empty after a whole scan means none was found: a finding. Empty without a scan, or after a
   // partial one, is not known: an open item.
   const scanned = d.scope !== null && d.scope !== undefined
@@ -115,8 +121,8 @@ function answers(d: Draft, P: Phrases) {
       : d.timeline.first_seen
         ? {value: fr ? 'oui (première et dernière réponse concernée dans les journaux)' : 'yes (first and last affected response in the logs)', open: false}
         : {value: P.toComplete(o.breachStart), open: true},
-    start: known(d.timeline.breach_started_at, o.breachStart),
-    end: known(d.timeline.breach_ended_at, o.breachEnd),
+    start: flagged(known(d.timeline.breach_started_at, o.breachStart), WINDOW_START_CONTRADICTED),
+    end: flagged(known(d.timeline.breach_ended_at, o.breachEnd), WINDOW_END_CONTRADICTED),
     aware: known(d.timeline.aware_at, d.prepared_on_behalf_of ? o.controllerAwareness : o.noIncident),
     late,
     discovery: known(d.timeline.discovery, o.discovery),
@@ -166,7 +172,7 @@ function answers(d: Draft, P: Phrases) {
     leadAuthority: known(d.cross_border.lead_authority, o.leadAuthority),
     establishment: known(d.cross_border.establishment_countries, o.establishment),
     countries: known(d.cross_border.countries, o.countries),
-    perCountry: known(d.cross_border.subjects_per_country, o.countries),
+    perCountry: flagged(known(d.cross_border.subjects_per_country, o.countries), PER_COUNTRY_BELOW),
     authoritiesNotified: known(d.cross_border.authorities_notified, o.authoritiesNotified),
     attachments: d.evidence.length > 0 ? {value: fr ? `inventaire des preuves : ${compte(d.evidence.length, 'fichier')} avec ${un(d.evidence.length) ? 'son' : 'leur'} SHA-256 (annexe)` : `evidence manifest: ${count(d.evidence.length, 'file')} with ${d.evidence.length === 1 ? 'its' : 'their'} SHA-256 (annex)`, open: false} : {value: P.toComplete(o.noScan), open: true},
     training: {value: P.toComplete(fr ? 'personnel impliqué et sa formation à la protection des données' : 'staff involved and their data protection training'), open: true},

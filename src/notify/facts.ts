@@ -21,6 +21,7 @@ import {computeCaseClock, type ClockResult} from './clock.js'
 import {getIncident, listAmendments, listRoleChanges, type AwarenessAmendment, type IncidentRecord} from './incident.js'
 import {listNotifications, notificationLate, notificationProblems, type NotificationRecord} from './notifications.js'
 import {CATEGORY_LABELS} from './labels.js'
+import {exposureWindow} from './recorded-vs-logs.js'
 
 // Everything a report needs, read once from the case. Reports are built from this plain
 // object only, so they can be tested with a hand-built fixture and never reach back into
@@ -298,6 +299,12 @@ export interface CaseFacts {
   /** set when the facts were narrowed to one controller's exposure (a processor notifying on its behalf) */
   for_tenant: string | null
   /**
+   * First and last affected response of the whole case (whatever a draft is narrowed to): what a
+   * recorded breach window is checked against (recorded-vs-logs.ts). Null where there is none, or
+   * where detection's figures are not known.
+   */
+  case_exposure_window?: {first: string; last: string} | null
+  /**
    * The leaking retries (totals.duplicate_leaks) with the tenants each line records; narrowed
    * with the exposure to those that concern that controller (its data in the answer, or, side
    * both, its users served it). Each output that counts for one tenant takes its share from these.
@@ -454,6 +461,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     // A draft for one controller carries the excerpts of its own leaks only (as narrowTo keeps its rows), whatever was read.
     excerpts: inputs.excerpts === null ? null : inputs.excerpts.filter((e) => options.tenant === undefined || e.source_tenant === options.tenant || ((options.side ?? 'both') === 'both' && e.recipient_tenant === options.tenant)).map(({source_tenant: _s, recipient_tenant: _r, ...e}) => e),
     for_tenant: options.tenant === undefined ? null : safeLine(options.tenant),
+    case_exposure_window: full ? exposureWindow(inputs.scope) : null,
     retry_leaks: retryLeaks(retriesOf(inputs.scope, options.tenant, options.side ?? 'both')),
     retry_only_tenants: full && options.tenant === undefined ? tenantExposures(s, retryOnlyTenants(inputs.scope, tenants)) : [],
     stale_scope: full || s.detection.never_scanned ? null : staleScopeFacts(s, totals.registry_files > 0),

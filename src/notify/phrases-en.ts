@@ -464,6 +464,13 @@ export const EN = {
     informedBy: 'whether another party (processor, data subject, researcher, press) informed the controller, and when',
     breachStart: 'when the breach started (only the first affected response in the logs is known)',
     breachEnd: 'confirmation that the breach has ended (end time)',
+    // A recorded fact the logs contradict (recorded-vs-logs.ts): kept as recorded, shown as open until corrected or explained.
+    breachStartContradicted: (recorded: string, logs: string) =>
+      `the breach start: the recorded start ${recorded} is after the first affected response in the logs (${logs}), so the breach had started by then; correct the start, or record why those responses are not part of this breach`,
+    breachEndContradicted: (recorded: string, logs: string) =>
+      `the breach end: the recorded end ${recorded} is before the last affected response in the logs (${logs}), so the breach had not ended then; correct the end, or record why those responses are not part of this breach`,
+    perCountryBelow: (recorded: string, total: number, low: number) =>
+      `the number of data subjects per country: the figures recorded (${recorded}) add up to ${total}, below the at least ${low} data subjects the logs show; correct them, or say which data subjects they leave out`,
     delayReason: 'reasons for the delay: the 72 hours have passed (Art. 33(1))',
     // A processor's duty is Art. 33(2) (without undue delay after becoming aware); the 72 hours and their reasons for delay are the controller's (Art. 33(1)).
     delayReasonProcessor: "reasons for the delay: a notice to a controller is after the contractual period (Art. 33(2) asks the processor to notify without undue delay; the controller needs the reasons for its own notification)",

@@ -400,6 +400,12 @@ export const FR: Phrases = {
     informedBy: "si un tiers (sous-traitant, personne concernée, chercheur, presse) a informé le responsable de traitement, et quand",
     breachStart: 'début de la violation (seule la première réponse concernée dans les journaux est connue)',
     breachEnd: 'confirmation de la fin de la violation (heure de fin)',
+    breachStartContradicted: (recorded, logs) =>
+      `le début de la violation : le début enregistré, ${recorded}, est postérieur à la première réponse concernée dans les journaux (${logs}), la violation avait donc commencé à cette heure-là ; corriger le début, ou indiquer pourquoi ces réponses ne font pas partie de cette violation`,
+    breachEndContradicted: (recorded, logs) =>
+      `la fin de la violation : la fin enregistrée, ${recorded}, est antérieure à la dernière réponse concernée dans les journaux (${logs}), la violation n'avait donc pas pris fin à cette heure-là ; corriger la fin, ou indiquer pourquoi ces réponses ne font pas partie de cette violation`,
+    perCountryBelow: (recorded, total, low) =>
+      `le nombre de personnes concernées par pays : les chiffres enregistrés (${recorded}) totalisent ${total}, moins que les au moins ${low} personnes concernées que montrent les journaux ; les corriger, ou préciser quelles personnes concernées ils laissent de côté`,
     delayReason: 'motifs du retard : le délai de 72 heures est dépassé (art. 33.1)',
     delayReasonProcessor: "motifs du retard : une notification à un responsable de traitement est postérieure au délai contractuel (l'art. 33.2 demande au sous-traitant de notifier dans les meilleurs délais ; le responsable de traitement a besoin des motifs pour sa propre notification)",
     boilerplateResponses: (n, tenants) =>

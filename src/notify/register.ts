@@ -1,3 +1,4 @@
+import {breachWindowContradictions} from './recorded-vs-logs.js'
 import {z} from 'zod'
 import {detectionSchema, detectionSummary} from './detection-note.js'
 import {countMethods} from './article33.js'
@@ -137,6 +138,11 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   if (inc && !inc.detected_at) L.open('timeline', P.open.detectedAt, 'Art. 33(5)', 'crosstalk incident set --detected-at ISO')
   // No recorded start and no affected response in the logs: the window is not known, and asked for.
   if (!inc?.breach_started_at && !facts.scope?.exposure_first) L.open('timeline', P.open.breachStart, 'Art. 33(5)', 'crosstalk incident set --breach-started-at ISO')
+  // A recorded window the logs contradict is documented as recorded, with the contradiction open beside it.
+  for (const c of breachWindowContradictions(inc, facts.case_exposure_window ?? null)) {
+    if (c.bound === 'start') L.open('timeline', P.open.breachStartContradicted(c.recorded, c.logs), 'Art. 33(5)', 'crosstalk incident set --breach-started-at ISO')
+    else L.open('timeline', P.open.breachEndContradicted(c.recorded, c.logs), 'Art. 33(5)', 'crosstalk incident set --breach-ended-at ISO')
+  }
   // A role changed after opening changes whose clock runs and who notifies whom: the entry says so, with the recorded reason.
   const roleChanges = facts.role_changes.map((c) => L.stated('role', P.register.roleChange(c), ['incident.role_changes']))
   const late = facts.clock?.late === true

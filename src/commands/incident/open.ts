@@ -3,6 +3,7 @@ import {BaseCommand, dbFlag} from '../../cli/base-command.js'
 import {incidentFieldFlags, incidentPatchFromFlags} from '../../cli/incident-flags.js'
 import {renderOpenedIncident} from '../../cli/render-incident.js'
 import {openIncident, ROLES, type IncidentRecord} from '../../notify/incident.js'
+import {recordedFactWarnings} from '../../notify/recorded-vs-logs.js'
 import {parseInstant} from '../../notify/time.js'
 import {inTransaction} from '../../store/session.js'
 
@@ -39,6 +40,8 @@ export default class IncidentOpen extends BaseCommand {
       this.audit(db, {flags}, {incident_opened: opened.aware_at, role: opened.role}, now)
       return opened
     })
+    // Recorded as given; where the logs contradict it, said now (stderr), and by every draft as an open item.
+    for (const w of recordedFactWarnings(db, incident)) this.note(w)
     if (!this.jsonEnabled()) this.log(renderOpenedIncident(incident))
     return incident
   }

@@ -4,6 +4,7 @@ import {incidentFieldFlags, incidentPatchFromFlags} from '../../cli/incident-fla
 import {renderIncident} from '../../cli/render-incident.js'
 import {UsageError} from '../../errors.js'
 import {amendAwareness, changeRole, ROLES, updateIncident, type IncidentRecord} from '../../notify/incident.js'
+import {recordedFactWarnings} from '../../notify/recorded-vs-logs.js'
 import {parseInstant} from '../../notify/time.js'
 import {inTransaction} from '../../store/session.js'
 
@@ -48,6 +49,8 @@ export default class IncidentSet extends BaseCommand {
       const changed = [...Object.keys(patch), ...(flags['aware-at'] ? ['aware_at'] : []), ...(flags.role ? ['role'] : [])]
       this.audit(db, {flags}, {changed, ...(flags['aware-at'] ? {aware_at: incident!.aware_at} : {}), ...(flags.role ? {role: incident!.role} : {})}, now)
     })
+    // Recorded as given; where the logs contradict what this command recorded, said now (stderr), and by every draft as an open item.
+    if (['breach_started_at', 'breach_ended_at', 'subjects_per_country'].some((k) => k in patch)) for (const w of recordedFactWarnings(db, incident!)) this.note(w)
     if (!this.jsonEnabled()) this.log(renderIncident(incident!))
     return incident!
   }
