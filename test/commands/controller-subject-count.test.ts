@@ -1,4 +1,6 @@
 import {describe, expect, it} from 'vitest'
+import {scanCase} from '../../src/detect/scan-case.js'
+import {makeCase} from '../helpers/case-builder.js'
 import {run} from '../helpers/commands.js'
 import {buildNotifyCase} from '../helpers/notify-case.js'
 
@@ -27,5 +29,26 @@ describe("one controller's data subjects, in both drafts", () => {
       const fr = JSON.parse((await run(['report', 'article34', '--db', db, '--on-behalf-of-controller', tenant, '--format', 'json', '--lang', 'fr'])).stdout) as Draft34
       expect(fr.what_happened.join(' ')).toContain(`Au moins ${low} conversations des utilisateurs de ce service sont concernées`)
     }
+  })
+})
+
+describe('a controller whose users were only shown others\' data', () => {
+  it('its letter counts them as its Article 33 draft does, never "nothing found"', async () => {
+    const c = makeCase()
+    await c.addCanaries([['CANARY-a1a1a1a1a1a1a1a1a1a1', 'acme', 'acme-s1']])
+    // acme's marker reaches globex-s1: globex's data reached nobody, one of its users was shown acme's.
+    await c.addFile([
+      {request_id: 'r1', tenant_id: 'acme', session_id: 'acme-s1', request_text: 'hello CANARY-a1a1a1a1a1a1a1a1a1a1', response_text: 'ok'},
+      {request_id: 'r2', tenant_id: 'globex', session_id: 'globex-s1', request_text: 'hi', response_text: 'stale CANARY-a1a1a1a1a1a1a1a1a1a1'},
+    ])
+    scanCase(c.db, {now: new Date('2026-11-03T01:00:00.000Z')})
+    c.close()
+    expect((await run(['incident', 'open', '--db', c.path, '--title', 'T', '--aware-at', '2026-11-03T02:00:00Z', '--role', 'processor'])).code).toBe(0)
+    const a33 = JSON.parse((await run(['report', 'article33', '--db', c.path, '--on-behalf-of-controller', 'globex', '--format', 'json'])).stdout) as Draft33
+    const a34 = JSON.parse((await run(['report', 'article34', '--db', c.path, '--on-behalf-of-controller', 'globex', '--format', 'json', '--lang', 'en'])).stdout) as Draft34
+    expect(a33.data_subjects.approximate.low).toBe(1)
+    const said = a34.what_happened.join(' ')
+    expect(said).not.toMatch(/found no answer that showed text from another person's conversation/)
+    expect(said).toContain("At least 1 conversation of this service's users was affected (one conversation counts as one person; those the logs show, there may be more): 0 whose content reached someone else, 1 that was shown someone else's content.")
   })
 })
