@@ -193,7 +193,19 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   if (scope && withoutText > 0) L.open('scope', P.open.responsesWithoutText(withoutText), 'Art. 33(3)(a), 33(4)', 'crosstalk ingest logs PATH --map response=PATH; crosstalk scan')
   if (!facts.assessment) L.open('scope', P.open.content, 'Art. 33(3)(a); template 70', 'crosstalk assess --dpc N --special-categories')
   const incidentCategory = exposure && exposure.responses > 0 ? L.stated('nature', P.observedCategory, ['scan.exposure']) : null
-  const types: Array<'confidentiality' | 'integrity' | 'availability'> = exposure && exposure.responses > 0 ? ['confidentiality', 'integrity'] : []
+  // A draft for one controller whose own data the logs show reaching nobody (its users were only
+  // served others' data) states no loss of confidentiality of its data: that is the other
+  // controllers' breach. Only where nothing leaves it open: text whose source is not named, or a
+  // leaking retry carrying its marker, may still be its data.
+  const ownShare = facts.for_tenant === null ? undefined : facts.tenants.find((x) => x.tenant_id === facts.for_tenant)
+  const ownDataReached =
+    ownShare === undefined ||
+    ownShare.responses_carrying_its_data > 0 ||
+    ownShare.possible_source_responses > 0 ||
+    ownShare.possible_sources_not_recorded > 0 ||
+    ownShare.source_unknown_responses > 0 ||
+    (facts.retry_leaks ?? []).some((r) => r.source_tenants.includes(ownShare.tenant_id))
+  const types: Array<'confidentiality' | 'integrity' | 'availability'> = exposure && exposure.responses > 0 ? (ownDataReached ? ['confidentiality', 'integrity'] : ['integrity']) : []
 
   // ---- cause (template 61-62): only as recorded
   if (inc?.cause_category) L.stated('cause', P.causeCategoryRecorded(P.causeCategory[inc.cause_category] ?? inc.cause_category), ['incident.cause_category'])
@@ -212,14 +224,16 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
 
   // ---- likely consequences (Art. 33(3)(c))
   const consequences: string[] = []
-  if (exposure && exposure.responses > 0) {
+  if (exposure && exposure.responses > 0 && ownDataReached) {
     const crossTenant = exposure.flows.some((f) => f.source_tenant !== f.recipient_tenant)
     // Responses whose source is not named are in no flow: "the same organisation" is said only where every source is named.
     const sourceUnknown = !crossTenant && (exposure.source_not_named ?? 0) > 0
     consequences.push(L.stated('consequences', crossTenant ? P.consequences.confidentiality : sourceUnknown ? P.consequences.confidentialitySourceUnknown : P.consequences.confidentialitySameCustomer, ['scan.exposure']))
     consequences.push(L.stated('consequences', P.consequences.control, ['scan.exposure']))
+  }
+  if (exposure && exposure.responses > 0) {
     consequences.push(L.stated('consequences', P.consequences.integrity, ['scan.exposure']))
-    if ((scope?.categories ?? []).some((c) => (c.kind === 'iban' || c.kind === 'card') && c.count > 0)) consequences.push(L.stated('consequences', P.consequences.financial, ['scan.pii_findings']))
+    if (ownDataReached && (scope?.categories ?? []).some((c) => (c.kind === 'iban' || c.kind === 'card') && c.count > 0)) consequences.push(L.stated('consequences', P.consequences.financial, ['scan.pii_findings']))
   }
 
   // ---- investigation and measures (Art. 33(3)(d)): only what was recorded
@@ -469,7 +483,7 @@ function subjectsMethodFr(high: number | null, unbounded: string, controller: Co
   return (
     "Une session compte pour une personne concernée (l'utilisateur final de la conversation ; les personnes citées dans le texte ne sont pas comptées). " +
     (controller
-      ? `Borne basse : sessions distinctes de ce responsable de traitement de part et d'autre de l'exposition : ${controller.reached_others} dont les données (marqueur canari ou texte reproduit) ont atteint une autre session, ${controller.served_others} qui ont reçu les données d'une autre session (une session des deux côtés comptée une fois : ${controller.total}) ; les sessions des autres clients sont à compter par eux. La communication aux personnes concernées de ce responsable de traitement (report article34) donne le même nombre. `
+      ? `Borne basse : sessions distinctes de ce responsable de traitement de part et d'autre de l'exposition : ${controller.reached_others} dont les données (marqueur canari ou texte reproduit) ont atteint une autre session, ${controller.served_others} qui ${controller.served_others <= 1 ? 'a' : 'ont'} reçu les données d'une autre session (une session des deux côtés comptée une fois : ${controller.total}) ; les sessions des autres clients sont à compter par eux. La communication aux personnes concernées de ce responsable de traitement (report article34) donne le même nombre. `
       : controller === null
         ? "Borne basse : sessions distinctes de ce responsable de traitement dont les données (marqueur canari ou texte reproduit) ont atteint une autre session, ou qui ont reçu les données d'une autre session ; les sessions des autres clients sont à compter par eux. "
         : 'Borne basse : sessions distinctes dont le marqueur canari ou le texte (provenance) a atteint une autre session. ') +

@@ -533,7 +533,7 @@ export function concernsController(recipient: string, tenant: string): boolean {
 
 /** The data-subject method's low bound for one controller's share (the whole case's: SUBJECTS_LOW). */
 const subjectsLowController = (c: ControllerSubjects): string =>
-  `low: distinct sessions of this controller on either side of the exposure: ${c.reached_others} whose data (canary marker or verbatim content) reached another session, ${c.served_others} that were served another session's data (a session on both sides counted once: ${c.total}); other customers' sessions are theirs to count. The letter to this controller's data subjects (report article34) states the same count. `
+  `low: distinct sessions of this controller on either side of the exposure: ${c.reached_others} whose data (canary marker or verbatim content) reached another session, ${c.served_others} that ${c.served_others === 1 ? 'was' : 'were'} served another session's data (a session on both sides counted once: ${c.total}); other customers' sessions are theirs to count. The letter to this controller's data subjects (report article34) states the same count. `
 
 /**
  * One controller's end users on either side of the exposure, counted over every row of the case

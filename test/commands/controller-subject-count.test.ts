@@ -50,5 +50,27 @@ describe('a controller whose users were only shown others\' data', () => {
     const said = a34.what_happened.join(' ')
     expect(said).not.toMatch(/found no answer that showed text from another person's conversation/)
     expect(said).toContain("At least 1 conversation of this service's users was affected (one conversation counts as one person; those the logs show, there may be more): 0 whose content reached someone else, 1 that was shown someone else's content.")
+    expect(a33.data_subjects.approximate.method).toContain("0 whose data (canary marker or verbatim content) reached another session, 1 that was served another session's data")
+  })
+
+  it("its Article 33 draft states no loss of confidentiality of its own data, only the integrity of what its users got", async () => {
+    const c = makeCase()
+    await c.addCanaries([['CANARY-a1a1a1a1a1a1a1a1a1a1', 'acme', 'acme-s1']])
+    await c.addFile([
+      {request_id: 'r1', tenant_id: 'acme', session_id: 'acme-s1', request_text: 'hello CANARY-a1a1a1a1a1a1a1a1a1a1', response_text: 'ok'},
+      {request_id: 'r2', tenant_id: 'globex', session_id: 'globex-s1', request_text: 'hi', response_text: 'stale CANARY-a1a1a1a1a1a1a1a1a1a1'},
+    ])
+    scanCase(c.db, {now: new Date('2026-11-03T01:00:00.000Z')})
+    c.close()
+    expect((await run(['incident', 'open', '--db', c.path, '--title', 'T', '--aware-at', '2026-11-03T02:00:00Z', '--role', 'processor'])).code).toBe(0)
+    type Nature = {nature: {types: string[]}; consequences: string[]}
+    const globex = JSON.parse((await run(['report', 'article33', '--db', c.path, '--on-behalf-of-controller', 'globex', '--format', 'json'])).stdout) as Nature
+    expect(globex.nature.types).toEqual(['integrity'])
+    expect(globex.consequences.join(' ')).not.toMatch(/Loss of confidentiality|Loss of control/)
+    expect(globex.consequences.join(' ')).toMatch(/^Integrity: receiving users got responses built from someone else's data/)
+    // acme's data did reach another session: its draft states both.
+    const acme = JSON.parse((await run(['report', 'article33', '--db', c.path, '--on-behalf-of-controller', 'acme', '--format', 'json'])).stdout) as Nature
+    expect(acme.nature.types).toEqual(['confidentiality', 'integrity'])
+    expect(acme.consequences.join(' ')).toMatch(/Loss of confidentiality/)
   })
 })
