@@ -1,6 +1,6 @@
 import {staleFindings} from '../scope/unscanned.js'
 import {InputError} from '../errors.js'
-import {concernsController, type ControllerSubjects, DUPLICATE_LEAKS_REMEDY, examinedTotals, provenanceMethodFr, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
+import {affectedTenants, concernsController, type ControllerSubjects, DUPLICATE_LEAKS_REMEDY, examinedTotals, provenanceMethodFr, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
 import type {ProvenanceParameters} from '../detect/coverage.js'
 import {categoryLabel, leakedSide, noLeakStatement, PHRASES, receivedSide, type Language} from './phrases.js'
 import {article33Schema, type Article33Result} from './article33-schema.js'
@@ -249,9 +249,9 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   for (const m of splitList(inc?.measures_taken)) L.stated('measures_taken', P.measureRecorded(m), ['incident.measures_taken'])
   if (inc?.role === 'processor') {
     // Notices to the controllers this draft counts (all affected ones, or those involved with the controller it is for).
-    const affected = new Set(facts.tenants.map((t) => t.tenant_id))
+    const affected = new Set(affectedTenants(facts))
     const notices = facts.notifications.filter((n) => n.phase === 'initial' && affected.has(n.recipient))
-    if (notices.length > 0) L.stated('measures_taken', P.controllersNotified(new Set(notices.map((n) => n.recipient)).size, facts.tenants.length), notices.map((n) => `notification#${n.id}`))
+    if (notices.length > 0) L.stated('measures_taken', P.controllersNotified(new Set(notices.map((n) => n.recipient)).size, affected.size), notices.map((n) => `notification#${n.id}`))
   }
   if (!inc?.measures_taken) L.open('measures_taken', P.open.measuresTaken, 'Art. 33(3)(d); template 92', 'crosstalk incident set --measures-taken "A; B"')
   for (const m of splitList(inc?.measures_proposed)) L.stated('measures_proposed', P.measureRecorded(m), ['incident.measures_proposed'])

@@ -1,4 +1,6 @@
+import {examineConflictingDuplicates} from '../detect/conflicting-duplicates.js'
 import {detectionCoverage} from '../detect/coverage.js'
+import {concernedTenants} from '../scope/retry-leaks.js'
 import {exposureRows, exposureTenants} from '../scope/exposure.js'
 import {loadExposureInputs} from '../scope/scope-data.js'
 import type {CaseDb} from '../store/open-case.js'
@@ -8,11 +10,12 @@ import {listNotifications} from './notifications.js'
 
 /**
  * The case's clock as `crosstalk clock` and `status` show it: for a controller the 72 hours to
- * the authority; for a processor one clock per controller in the exposure (Art. 33(2)).
+ * the authority; for a processor one clock per controller concerned (Art. 33(2)): on either side of the exposure, or of a leaking retry.
  */
 export function loadCaseClock(db: CaseDb, now: Date): ClockResult {
   const incident = requireIncident(db)
-  const controllers = incident.role === 'processor' ? exposureTenants(exposureRows(loadExposureInputs(db))) : []
+  // Every customer concerned, a leaking retry's too: the same set the notices and the register count.
+  const controllers = incident.role === 'processor' ? concernedTenants(exposureTenants(exposureRows(loadExposureInputs(db))), examineConflictingDuplicates(db).leaking) : []
   // As of `now` (clock --now): a notification recorded for a later time had not been sent yet.
   const sent = listNotifications(db).filter((n) => Date.parse(n.at) <= now.getTime())
   // Which controllers to notify is known only where detection covers the case.

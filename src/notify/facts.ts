@@ -6,7 +6,7 @@ import {wilsonInterval} from '../replay/wilson.js'
 import {computeScope, SUBJECTS_LOW, type Exposure, type ScopeFlow, type ScopeResult} from '../scope/compute-scope.js'
 import {exposureRows, exposureTenants, type ExposureRow} from '../scope/exposure.js'
 import {loadScopeInputs, type ScopeInputs} from '../scope/scope-data.js'
-import {retryConcerns, retryLeaks, type RetryLeak} from '../scope/retry-leaks.js'
+import {concernedTenants, retryConcerns, retryLeaks, type RetryLeak} from '../scope/retry-leaks.js'
 import type {LeakingDuplicate} from '../detect/conflicting-duplicates.js'
 import {computeTenantView, otherTenantLabels, type TenantCounterpart} from '../scope/tenant-view.js'
 import {knownScope, scopeFiguresKnown, staleFindings} from '../scope/unscanned.js'
@@ -312,7 +312,8 @@ export interface CaseFacts {
   retry_leaks?: RetryLeak[]
   /**
    * Tenants a leaking retry concerns that have no exposure otherwise (not in `tenants`): a
-   * processor notifies them too, of the retry alone. Their figures are zeros as counted.
+   * processor notifies them too, of the retry alone. Their figures are zeros as counted. In facts
+   * narrowed to one controller: those of the retries concerning it.
    */
   retry_only_tenants?: TenantExposure[]
   /**
@@ -420,7 +421,9 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     delay_reason: n.delay_reason === null ? null : safeLine(n.delay_reason),
     late: incident ? notificationLate(incident, n) : false,
   }))
-  const clock = incident ? computeCaseClock(incident, inputs.notifications, now, tenants, inputs.scope.detection.complete) : null
+  // The controllers concerned, a leaking retry's too (as `clock` counts them): one set for the clock and the notices.
+  const concerned = full ? concernedTenants(tenants, retriesOf(inputs.scope, options.tenant, options.side ?? 'both')) : []
+  const clock = incident ? computeCaseClock(incident, inputs.notifications, now, concerned, inputs.scope.detection.complete) : null
   const logFiles = inputs.files.filter((f) => f.kind === 'log')
   const totals = {
     records: inputs.recordTotals.records,
@@ -463,7 +466,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     for_tenant: options.tenant === undefined ? null : safeLine(options.tenant),
     case_exposure_window: full ? exposureWindow(inputs.scope) : null,
     retry_leaks: retryLeaks(retriesOf(inputs.scope, options.tenant, options.side ?? 'both')),
-    retry_only_tenants: full && options.tenant === undefined ? tenantExposures(s, retryOnlyTenants(inputs.scope, tenants)) : [],
+    retry_only_tenants: full ? tenantExposures(s, concerned.filter((t) => !tenants.includes(t))) : [],
     stale_scope: full || s.detection.never_scanned ? null : staleScopeFacts(s, totals.registry_files > 0),
   }
 }
@@ -497,12 +500,13 @@ function retriesOf(inputs: ScopeInputs, tenant: string | undefined, side: 'both'
   return tenant === undefined ? all : all.filter((d) => retryConcerns(d, tenant, side))
 }
 
-/** Tenants a leaking retry concerns (recipient or a marker's owner) that the exposure does not name, sorted. */
-function retryOnlyTenants(inputs: ScopeInputs, exposed: readonly string[]): string[] {
-  const known = new Set(exposed)
-  const out = new Set<string>()
-  for (const d of inputs.duplicates?.leaking ?? []) for (const t of [d.recipient_tenant, ...d.source_tenants]) if (!known.has(t)) out.add(t)
-  return [...out].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+/**
+ * The controllers a processor notifies, the set every output that lists or counts them uses (the
+ * clock, the notices, the register, the drafts): the tenants on either side of the exposure, then
+ * those only a leaking retry concerns (concernedTenants).
+ */
+export function affectedTenants(facts: Pick<CaseFacts, 'tenants' | 'retry_only_tenants'>): string[] {
+  return [...facts.tenants, ...(facts.retry_only_tenants ?? [])].map((t) => t.tenant_id)
 }
 
 /**

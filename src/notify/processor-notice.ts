@@ -5,7 +5,7 @@ import {InputError} from '../errors.js'
 import {computeCaseClock} from './clock.js'
 import {detectionSchema, detectionSummary} from './detection-note.js'
 import {retryConcerns} from '../scope/retry-leaks.js'
-import {DUPLICATE_LEAKS_REMEDY, examinedTotals, UNREAD_SOURCES_REMEDY, type CaseFacts, type Counterpart, type TenantExposure} from './facts.js'
+import {affectedTenants, DUPLICATE_LEAKS_REMEDY, examinedTotals, UNREAD_SOURCES_REMEDY, type CaseFacts, type Counterpart, type TenantExposure} from './facts.js'
 import {categoryLabel, leakedSide, PHRASES, receivedSide, type Language} from './phrases.js'
 import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 import {count} from '../util/plural.js'
@@ -149,10 +149,7 @@ export function followsInPhases(o: {section: string}): boolean {
   return !BEFORE_SENDING_SECTIONS.has(o.section)
 }
 
-/** The controllers a processor notifies: the tenants on either side of the exposure, then those only a leaking retry concerns. */
-export function affectedTenants(facts: CaseFacts): string[] {
-  return [...facts.tenants, ...(facts.retry_only_tenants ?? [])].map((t) => t.tenant_id)
-}
+export {affectedTenants}
 
 /** This customer's share of the leaking retries (facts.retry_leaks, tenants as the facts show them). */
 function retryShare(facts: CaseFacts, tenant: string): {responses: number; received: number; reached_others: number} {

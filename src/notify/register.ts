@@ -2,7 +2,7 @@ import {breachWindowContradictions} from './recorded-vs-logs.js'
 import {z} from 'zod'
 import {detectionSchema, detectionSummary} from './detection-note.js'
 import {countMethods} from './article33.js'
-import {noScopeItem, type CaseFacts} from './facts.js'
+import {affectedTenants, noScopeItem, type CaseFacts} from './facts.js'
 import {noneFoundGaps, noneFoundValue} from './none-found.js'
 import {categoryLabel, noLeakStatement, PHRASES, type Language, type Phrases} from './phrases.js'
 import {assertGrounded, joinItems, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
@@ -46,7 +46,7 @@ export const registerEntrySchema = z.object({
   authority_note: z.string().nullable(),
   notification_references: z.string(),
   controllers_notified: z.number().int(),
-  /** a processor's affected controllers (the customers on either side of the exposure); null for a controller, and for a processor whose case was never scanned (not known) */
+  /** a processor's affected controllers (the customers on either side of the exposure, and those a leaking retry concerns); null for a controller, and for a processor whose case was never scanned (not known) */
   controllers_affected: z.number().int().nullable(),
   awareness_amendments: z.number().int(),
   evidence: z.string(),
@@ -125,11 +125,12 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   if (!inc?.measures_taken) remedial.push(todo('measures_taken', P.open.measuresTaken, 'Art. 33(5)', 'crosstalk incident set --measures-taken "A; B"'))
   const decision = a ? L.stated('decision', P.decisionStated(a), [`assessment#${a.id}`]) : todo('decision', P.open.risk, 'Art. 33(5); EDPB 9/2022', 'crosstalk assess --decide ... --rationale ...')
   const authority = facts.notifications.find((n) => n.recipient === 'authority' && n.phase === 'initial')
-  const affected = new Set(facts.tenants.map((t) => t.tenant_id))
+  // Every controller concerned, one only a leaking retry concerns too (the clock's and the notices' set).
+  const affected = new Set(affectedTenants(facts))
   for (const n of facts.notifications) L.stated('notifications', P.notificationStated(n, facts.incident?.delay_reason ?? null), [`notification#${n.id}`])
   if (inc?.role === 'processor') {
     const notified = new Set(facts.notifications.filter((n) => n.phase === 'initial' && n.recipient !== 'authority').map((n) => n.recipient))
-    const missing = facts.tenants.filter((t) => !notified.has(t.tenant_id)).length
+    const missing = [...affected].filter((t) => !notified.has(t)).length
     if (!s) L.open('notifications', P.open.controllersUnknown, 'Art. 33(2)', 'crosstalk scan')
     else if (missing > 0) L.open('notifications', P.open.controllerNotices(missing), 'Art. 33(2)', 'crosstalk notify record --recipient TENANT ...')
   } else if (!authority && a?.decision !== 'document') L.open('notifications', P.open.notifications, 'Art. 33(1)', 'crosstalk notify record --phase initial ...')
@@ -201,7 +202,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     controllers_notified: new Set(
       facts.notifications.filter((n) => n.recipient !== 'authority' && n.recipient !== 'data-subjects' && (inc?.role !== 'processor' || !s || affected.has(n.recipient))).map((n) => n.recipient),
     ).size,
-    controllers_affected: inc?.role === 'processor' && s ? facts.tenants.length : null,
+    controllers_affected: inc?.role === 'processor' && s ? affected.size : null,
     awareness_amendments: facts.amendments.length,
     evidence: facts.evidence.map((e) => `${e.name} sha256 ${e.sha256}`).join(P.join) || P.toComplete(P.open.noScan),
     statements: L.statements,

@@ -62,6 +62,20 @@ export function tenantRetryLeaks(leaking: readonly LeakingDuplicate[] | undefine
   }
 }
 
+/**
+ * The customers this case concerns: every tenant on either side of the exposure (exposureTenants:
+ * recipients, sources and possible sources), then every tenant a leaking retry concerns (served
+ * the retry, or the owner of a marker it carried), sorted. A retry is in no figure, yet its
+ * customer's data reached someone (or its users were served someone else's): every output that
+ * lists or counts the controllers (the processor's clocks, the notices, the register, the
+ * Article 33 draft, the case report) takes its set from here, so none leaves one out.
+ */
+export function concernedTenants(exposed: readonly string[], leaking: readonly Pick<LeakingDuplicate, 'recipient_tenant' | 'source_tenants'>[] | undefined): string[] {
+  const out = new Set(exposed.filter((t) => t !== ''))
+  for (const d of leaking ?? []) for (const t of [d.recipient_tenant, ...d.source_tenants]) if (t !== '') out.add(t)
+  return [...out].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+}
+
 function retryLine(d: Pick<LeakingDuplicate, 'path' | 'line_no'>): string {
   return safeLine(`${basename(d.path.replace(/\\/g, '/'))}:${d.line_no}`)
 }
