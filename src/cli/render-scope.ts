@@ -291,6 +291,8 @@ export function renderTenantView(v: TenantViewResult, options: {registry?: boole
   if (v.at_risk_responses !== null) out.push('', `At-risk responses served to this tenant: ${v.at_risk_responses}`)
   const retries = tenantRetriesNote(v.retry_leaks_not_counted)
   if (retries !== null) out.push('', wrap(retries))
+  const unexamined = tenantUnexaminedNote(v.duplicate_lines_not_examined)
+  if (unexamined !== null) out.push('', wrap(unexamined))
   return out.join('\n')
 }
 
@@ -439,6 +441,13 @@ export function tenantRetriesNote(r: {received: number; reached_others: number; 
   ]
   const few = r.lines.slice(0, 5).join(', ') + (r.lines.length > 5 ? `, and ${r.lines.length - 5} more` : '')
   return `NOT COUNTED above: ${r.lines.length === 1 ? '1 retry' : `${r.lines.length} retries`} logged under the request id of a response already in the case (${sides.join('; ')}): ${r.lines.length === 1 ? 'a response' : 'responses'} served, in none of these figures (a request's first line is its record): ${few}`
+}
+
+/** One tenant's share of the repeated lines that could not be read again (the gate fails on them), or null where there are none. */
+export function tenantUnexaminedNote(d: {lines: number; of_this_tenant: number}): string | null {
+  if (d.lines === 0) return null
+  const mine = d.of_this_tenant === 0 ? '' : ` (${d.of_this_tenant === d.lines ? (d.lines === 1 ? 'it repeats' : 'all repeat') : `${d.of_this_tenant} repeat`} a request of this tenant's: what its users were served in ${d.of_this_tenant === 1 ? 'it' : 'them'} is not known either)`
+  return `NOT EXAMINED: ${d.lines === 1 ? '1 line repeats' : `${d.lines} lines repeat`} a request_id with a different answer and could not be read again${mine}: whether ${d.lines === 1 ? 'it carries' : 'they carry'} this tenant's marker is not known (crosstalk status names ${d.lines === 1 ? 'it' : 'them'})`
 }
 
 /** The duplicate lines that carry another session's marker and that no figure counts, named (status, scope, sightings). */

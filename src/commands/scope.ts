@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {toCsv} from '../cli/csv.js'
-import {NO_REGISTRY_SCOPE_NOTE, renderScope, renderTenantView, renderUnscannedScope, SCOPE_CSV_TABLES, tenantRetriesNote, scopeCsvTables, tenantCsvTable, type ScopeCsvTable} from '../cli/render-scope.js'
+import {NO_REGISTRY_SCOPE_NOTE, renderScope, renderTenantView, renderUnscannedScope, SCOPE_CSV_TABLES, tenantRetriesNote, tenantUnexaminedNote, scopeCsvTables, tenantCsvTable, type ScopeCsvTable} from '../cli/render-scope.js'
 import {checkDetection, detectionFlags} from '../cli/detection-flags.js'
 import {InputError, UsageError} from '../errors.js'
 import {computeScope} from '../scope/compute-scope.js'
@@ -62,6 +62,8 @@ export default class Scope extends BaseCommand {
       // The CSV counts records: a leaking retry of this tenant's is said beside it on stderr, as sightings says its own (--json has the key).
       const retries = tenantRetriesNote(view.retry_leaks_not_counted)
       if (retries !== null && flags.csv) this.note(this.paint.yellow(retries))
+      const unexamined = tenantUnexaminedNote(view.duplicate_lines_not_examined)
+      if (unexamined !== null && flags.csv) this.note(this.paint.yellow(unexamined))
       if (flags.csv) {
         if (stale.markers || stale.provenance) throw new InputError(`--tenant ${flags.tenant} --csv: ${staleFindingsReason(stale)}, so this table's counts are not known; run \`crosstalk scan\` first`, 'E_NOT_SCANNED')
         const t = tenantCsvTable(registry ? view : registrylessTenantView(view))

@@ -8,7 +8,7 @@ import {decodeParseSpec} from '../extract/parse-spec.js'
 import {completeLogFiles} from '../store/files.js'
 import {lineCompanions, type CompanionLine} from '../store/records.js'
 import type {CaseDb} from '../store/open-case.js'
-import {conflictingDuplicateLines, duplicateCompanions, keptRecordLeakMarkers} from '../store/quarantine.js'
+import {conflictingDuplicateLines, duplicateCompanions, keptRecordLeakMarkers, keptRecordTenant} from '../store/quarantine.js'
 import {sqliteRegistry} from './registry.js'
 import {responseSightings} from './scan-case.js'
 import {quoted} from '../util/sanitize.js'
@@ -50,7 +50,14 @@ export interface ConflictingDuplicates {
   /** of those, lines whose answer carries another session's marker (cross_session or cross_tenant) that the record it repeats does not carry */
   leaking: LeakingDuplicate[]
   /** of those, lines that could not be decoded again, or whose answer decodes to no text (with why) */
-  unexamined: Array<ConflictingDuplicate & {why: string}>
+  unexamined: UnexaminedDuplicate[]
+}
+
+/** A duplicate line the gate could not judge: whose marker its answer carries, if any, is not known. */
+export interface UnexaminedDuplicate extends ConflictingDuplicate {
+  why: string
+  /** the tenant of the record it repeats (the same source and request id): whose request it was logged under; null where the case holds no such record */
+  tenant_id: string | null
 }
 
 export function examineConflictingDuplicates(db: CaseDb): ConflictingDuplicates {
@@ -64,6 +71,7 @@ export function examineConflictingDuplicates(db: CaseDb): ConflictingDuplicates 
   const byMarker = new Map(registry.unconventional.map((m) => [m.marker, m]))
   const decoders = new Map<number, LineDecoder>()
   const keptLeaks = keptRecordLeakMarkers(db)
+  const keptTenant = keptRecordTenant(db)
   const companionsOf = lineCompanions(db)
   const ownCompanionsOf = duplicateCompanions(db)
   // The rows come by line: a line of many records (an OTLP export of many spans, logged twice)
@@ -140,7 +148,7 @@ export function examineConflictingDuplicates(db: CaseDb): ConflictingDuplicates 
         })
       }
     } catch (error) {
-      out.unexamined.push({...at, why: (error as Error).message})
+      out.unexamined.push({...at, why: (error as Error).message, tenant_id: keptTenant(d.file_id, d.request_id)})
     }
   })
   return out

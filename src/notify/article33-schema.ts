@@ -181,6 +181,7 @@ export const article33Schema = z.object({
         .describe('log sources an ingest could not read, settled with crosstalk ingest dismiss: never searched; each with the reason recorded'),
       log_files_not_read_whole: z.number().int().describe('complete log files kept but not read whole (what they did not yield was not examined; an open item names each)'),
       retry_leaks_not_counted: z.number().int().describe("responses logged under the request id of a response already counted (a retry) whose answer carries another session's canary marker: served, yet in none of these figures (an open item names each line)"),
+      duplicate_lines_not_examined: z.number().int().describe("responses logged under the request id of a response already counted (a retry) that differ from it and could not be read again: whether they carry another session's data, and whose, is not known (an open item; on a controller's behalf too: its data may be in any)"),
       /** canary registry files in the case (0: no marker could be attributed; the marker counts are not findings) */
       registry_files: z.number().int(),
       method: z.string(),

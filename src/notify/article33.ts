@@ -1,6 +1,6 @@
 import {staleFindings} from '../scope/unscanned.js'
 import {InputError} from '../errors.js'
-import {affectedTenants, concernsController, type ControllerSubjects, DUPLICATE_LEAKS_REMEDY, examinedTotals, provenanceMethodFr, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
+import {affectedTenants, concernsController, type ControllerSubjects, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, examinedTotals, provenanceMethodFr, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
 import type {ProvenanceParameters} from '../detect/coverage.js'
 import {categoryLabel, leakedSide, noLeakStatement, PHRASES, receivedSide, type Language} from './phrases.js'
 import {article33Schema, type Article33Result} from './article33-schema.js'
@@ -163,6 +163,9 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   // A retry's leak is a response served that no figure below counts: every figure stands beside this item.
   const duplicateLeaks = facts.totals.duplicate_leaks ?? []
   if (duplicateLeaks.length > 0) L.open('scope', P.open.duplicateLeaks(duplicateLeaks), 'Art. 33(3)(a), 33(4)', DUPLICATE_LEAKS_REMEDY)
+  // A retry that could not be read again: the gate could not judge it, and whose data it held (this controller's included) is not known.
+  const duplicatesUnexamined = facts.totals.duplicate_lines_not_examined ?? 0
+  if (duplicatesUnexamined > 0) L.open('scope', P.open.duplicatesNotExamined(duplicatesUnexamined, facts.totals.duplicate_lines_not_examined_of_tenant ?? null), 'Art. 33(3)(a), 33(4)', DUPLICATES_NOT_EXAMINED_REMEDY)
   if (scope && exposure) {
     // For one controller: its two sides apart, as its processor notice gives them (the case-wide
     // sentence would count other customers' sessions among its own).
@@ -394,6 +397,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
           log_sources_dismissed: facts.totals.dismissed_sources ?? [],
           log_files_not_read_whole: notReadWhole.length,
           retry_leaks_not_counted: duplicateLeaks.length,
+          duplicate_lines_not_examined: duplicatesUnexamined,
           registry_files: facts.totals.registry_files,
           method: (language === 'fr' ? scopeMethodFr(facts.detection.provenance_parameters) : scope.method) + (facts.for_tenant !== null ? P.controllerShareMethod : ''),
           flows: scope.flows,

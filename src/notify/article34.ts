@@ -2,7 +2,7 @@ import {noneFoundGaps} from './none-found.js'
 import {z} from 'zod'
 import {InputError} from '../errors.js'
 import {detectionSchema, detectionSummary} from './detection-note.js'
-import {DUPLICATE_LEAKS_REMEDY, noScopeItem, type CaseFacts} from './facts.js'
+import {DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, noScopeItem, type CaseFacts} from './facts.js'
 import {PHRASES, type Language} from './phrases.js'
 import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 import {breachWindowContradictions} from './recorded-vs-logs.js'
@@ -42,6 +42,8 @@ export const article34Schema = z.object({
    * served that no sentence above counts; each named in an open item while there are any.
    */
   retry_leaks_not_counted: z.number().int(),
+  /** retries under a counted request id that could not be read again: whose data they carry (this letter's controller's included) is not known; an open item while there are any */
+  duplicate_lines_not_examined: z.number().int(),
   statements: z.array(statementSchema),
   open_items: z.array(openItemSchema),
 })
@@ -86,8 +88,11 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   // carried another session's marker, "nothing found" is untrue and every sentence counts short of it.
   const retries = facts.retry_leaks ?? []
   if (retries.length > 0) L.open('what_happened', P.open.duplicateLeaks(retries.map((r) => r.line)), 'Art. 34(2)', DUPLICATE_LEAKS_REMEDY)
+  // A retry that could not be read again may carry these people's data (whose it carries is not known): an open item, whatever else was found.
+  const duplicatesUnexamined = facts.totals.duplicate_lines_not_examined ?? 0
+  if (duplicatesUnexamined > 0) L.open('what_happened', P.open.duplicatesNotExamined(duplicatesUnexamined, facts.totals.duplicate_lines_not_examined_of_tenant ?? null), 'Art. 34(2)', DUPLICATES_NOT_EXAMINED_REMEDY)
   // What detection did not examine (none-found.ts), but the retries, named above for this draft's controller.
-  const gaps = noneFoundGaps(facts, P).filter((g) => g.kind !== 'duplicate_leaks')
+  const gaps = noneFoundGaps(facts, P).filter((g) => g.kind !== 'duplicate_leaks' && g.kind !== 'duplicates_not_examined')
   // A letter for one controller counts its data subjects as that controller's Article 33 draft does
   // (its end users on either side: facts.ts controllerSubjects), so the two never give two numbers.
   const subjects = onBehalf !== null ? (s?.controller_subjects ?? null) : null
@@ -97,7 +102,7 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   // Never where a retry leaked (the open item above says what was found instead), nor over what it did
   // not examine: each exception is the sender's to settle before saying so.
   else if (exposure && facts.detection.complete) {
-    if (retries.length === 0 && gaps.length === 0) L.stated('what_happened', A.nothingFound, ['scan.exposure'])
+    if (retries.length === 0 && duplicatesUnexamined === 0 && gaps.length === 0) L.stated('what_happened', A.nothingFound, ['scan.exposure'])
     for (const g of gaps) L.open('what_happened', g.item, 'Art. 34(2)', g.record_with)
   }
   else if (exposure) L.open('what_happened', P.open.detectionIncomplete(facts.detection.files_not_scanned), 'Art. 34(2)', 'crosstalk scan')
@@ -168,6 +173,7 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
     what_you_can_do: advice,
     decision,
     retry_leaks_not_counted: retries.length,
+    duplicate_lines_not_examined: duplicatesUnexamined,
     statements: L.statements,
     open_items: L.open_items,
   })

@@ -14,8 +14,9 @@ import {listNotifications} from './notifications.js'
  */
 export function loadCaseClock(db: CaseDb, now: Date): ClockResult {
   const incident = requireIncident(db)
-  // Every customer concerned, a leaking retry's too: the same set the notices and the register count.
-  const controllers = incident.role === 'processor' ? concernedTenants(exposureTenants(exposureRows(loadExposureInputs(db))), examineConflictingDuplicates(db).leaking) : []
+  // Every customer concerned, a retry's too (leaking, or not read again): the same set the notices and the register count.
+  const duplicates = incident.role === 'processor' ? examineConflictingDuplicates(db) : null
+  const controllers = duplicates ? concernedTenants(exposureTenants(exposureRows(loadExposureInputs(db))), duplicates.leaking, duplicates.unexamined.map((u) => u.tenant_id)) : []
   // As of `now` (clock --now): a notification recorded for a later time had not been sent yet.
   const sent = listNotifications(db).filter((n) => Date.parse(n.at) <= now.getTime())
   // Which controllers to notify is known only where detection covers the case.

@@ -6,7 +6,7 @@ import {wilsonInterval} from '../replay/wilson.js'
 import {computeScope, SUBJECTS_LOW, type Exposure, type ScopeFlow, type ScopeResult} from '../scope/compute-scope.js'
 import {exposureRows, exposureTenants, type ExposureRow} from '../scope/exposure.js'
 import {loadScopeInputs, type ScopeInputs} from '../scope/scope-data.js'
-import {concernedTenants, retryConcerns, retryLeaks, type RetryLeak} from '../scope/retry-leaks.js'
+import {concernedTenants, retryConcerns, retryLeaks, tenantUnexaminedDuplicates, type RetryLeak} from '../scope/retry-leaks.js'
 import type {LeakingDuplicate} from '../detect/conflicting-duplicates.js'
 import {computeTenantView, otherTenantLabels, type TenantCounterpart} from '../scope/tenant-view.js'
 import {knownScope, scopeFiguresKnown, staleFindings} from '../scope/unscanned.js'
@@ -285,6 +285,14 @@ export interface CaseFacts {
      * in facts narrowed to one controller, those concerning it (as retry_leaks)
      */
     duplicate_leaks?: string[]
+    /**
+     * lines kept as duplicates of a request id that differ from their record and could not be read
+     * again: whether their answers carry another session's marker, and whose, is not known, so
+     * every draft counts them all, one controller's too (its data may be in any)
+     */
+    duplicate_lines_not_examined?: number
+    /** in facts narrowed to one controller: of those, the lines repeating its own requests; null case-wide */
+    duplicate_lines_not_examined_of_tenant?: number | null
   }
   /** whether detection covered everything the case holds */
   detection: DetectionCoverage
@@ -311,8 +319,8 @@ export interface CaseFacts {
    */
   retry_leaks?: RetryLeak[]
   /**
-   * Tenants a leaking retry concerns that have no exposure otherwise (not in `tenants`): a
-   * processor notifies them too, of the retry alone. Their figures are zeros as counted. In facts
+   * Tenants a leaking retry concerns, or whose request a retry not read again repeats, that have
+   * no exposure otherwise (not in `tenants`): a processor notifies them too, of the retry alone. Their figures are zeros as counted. In facts
    * narrowed to one controller: those of the retries concerning it.
    */
   retry_only_tenants?: TenantExposure[]
@@ -324,6 +332,12 @@ export interface CaseFacts {
    * (as in scope --json), a number where it did not. Null where scope is given or no scan ran.
    */
   stale_scope?: StaleScopeFacts | null
+  /**
+   * For each retry line that could not be read again (totals.duplicate_lines_not_examined), the
+   * tenant of the record it repeats, as the facts show ids (null: none recorded): a notice counts
+   * those repeating its customer's own requests. Case-wide facts only; narrowed, []
+   */
+  duplicate_lines_not_examined_tenants?: Array<string | null>
 }
 
 export interface GatherFactsOptions {
@@ -422,7 +436,9 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     late: incident ? notificationLate(incident, n) : false,
   }))
   // The controllers concerned, a leaking retry's too (as `clock` counts them): one set for the clock and the notices.
-  const concerned = full ? concernedTenants(tenants, retriesOf(inputs.scope, options.tenant, options.side ?? 'both')) : []
+  // A retry not read again concerns the tenant whose request it repeats (narrowed: this controller's own only).
+  const unreadOf = (inputs.scope.duplicates?.unexamined_tenants ?? []).filter((t) => options.tenant === undefined || t === options.tenant)
+  const concerned = full ? concernedTenants(tenants, retriesOf(inputs.scope, options.tenant, options.side ?? 'both'), unreadOf) : []
   const clock = incident ? computeCaseClock(incident, inputs.notifications, now, concerned, inputs.scope.detection.complete) : null
   const logFiles = inputs.files.filter((f) => f.kind === 'log')
   const totals = {
@@ -442,6 +458,9 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     // Names only: a path of the responder's machine is no place in a document sent to others.
     // A draft for one controller names only those concerning it (its data in the answer, or served to its users), as its exposure is narrowed.
     duplicate_leaks: retriesOf(inputs.scope, options.tenant, options.side ?? 'both').map((d) => safeLine(`${basename(d.path.replace(/\\/g, '/'))}:${d.line_no}`)),
+    // Not narrowed: whose marker an unread line carries is not known, so it may be this controller's.
+    duplicate_lines_not_examined: inputs.scope.duplicates?.unexamined ?? 0,
+    duplicate_lines_not_examined_of_tenant: options.tenant === undefined ? null : tenantUnexaminedDuplicates(inputs.scope.duplicates, options.tenant).of_this_tenant,
   }
   const provenanceIds = new Set(s.provenance.map((p) => p.record_id))
   return {
@@ -466,6 +485,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     for_tenant: options.tenant === undefined ? null : safeLine(options.tenant),
     case_exposure_window: full ? exposureWindow(inputs.scope) : null,
     retry_leaks: retryLeaks(retriesOf(inputs.scope, options.tenant, options.side ?? 'both')),
+    duplicate_lines_not_examined_tenants: options.tenant === undefined ? (inputs.scope.duplicates?.unexamined_tenants ?? []).map((t) => (t === null ? null : safeLine(t))) : [],
     retry_only_tenants: full ? tenantExposures(s, concerned.filter((t) => !tenants.includes(t))) : [],
     stale_scope: full || s.detection.never_scanned ? null : staleScopeFacts(s, totals.registry_files > 0),
   }
@@ -526,6 +546,8 @@ export function examinedTotals(facts: Pick<CaseFacts, 'totals' | 'detection'>): 
 /** How an unread log source leaves the open items: read whole, or settled with a reason. */
 export const UNREAD_SOURCES_REMEDY = 'crosstalk ingest logs PATH; crosstalk scan / crosstalk ingest dismiss PATH --reason "..."'
 /** How a log file kept but not read whole is completed (the open item's record_with). */
+/** How a retry's line that could not be read again leaves the open items (its record_with). */
+export const DUPLICATES_NOT_EXAMINED_REMEDY = 'crosstalk status (names each line); crosstalk scan'
 /** How a retry's uncounted leak leaves the open items (its record_with): each line named, then judged by hand. */
 export const DUPLICATE_LEAKS_REMEDY = 'crosstalk status (names each line and its request_id)'
 export const NOT_READ_WHOLE_REMEDY = 'crosstalk status; crosstalk drop FILE, then crosstalk ingest logs FILE OTHER-FILES'

@@ -1,16 +1,17 @@
-import {DUPLICATE_LEAKS_REMEDY, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
+import {DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
 import type {Phrases} from './phrases-en.js'
 
 // "Nothing found" is a finding about what detection examined, never beyond it. What it does not
 // cover, each a recorded fact of the case: a log source an ingest could not read (open, or
 // dismissed with a reason: settled, still never searched), the part of a file not read whole,
 // answers that decoded to no text, responses provenance set aside as boilerplate (text of 3 or
-// more customers' sessions: a leak that reached that many is among it), and retries logged under
-// a counted request id whose answer carries another session's marker. Every document that says
+// more customers' sessions: a leak that reached that many is among it), retries logged under
+// a counted request id whose answer carries another session's marker, and those that could not be
+// read again (whose marker they carry is not known). Every document that says
 // none was found reads this one list: it says none only where the list is empty, and otherwise
 // names each exception (an open item where something can still be done).
 
-export type NoneFoundGapKind = 'unread_sources' | 'not_read_whole' | 'responses_without_text' | 'boilerplate' | 'duplicate_leaks' | 'dismissed_sources'
+export type NoneFoundGapKind = 'unread_sources' | 'not_read_whole' | 'responses_without_text' | 'boilerplate' | 'duplicate_leaks' | 'duplicates_not_examined' | 'dismissed_sources'
 
 export interface NoneFoundGap {
   kind: NoneFoundGapKind
@@ -42,6 +43,10 @@ export function noneFoundGaps(facts: Pick<CaseFacts, 'totals' | 'detection'>, P:
   }
   const retries = t.duplicate_leaks ?? []
   if (retries.length > 0) gaps.push({kind: 'duplicate_leaks', statement: P.duplicateLeaks(retries), item: P.open.duplicateLeaks(retries), record_with: DUPLICATE_LEAKS_REMEDY, open: true})
+  const unexamined = t.duplicate_lines_not_examined ?? 0
+  if (unexamined > 0) {
+    gaps.push({kind: 'duplicates_not_examined', statement: P.duplicatesNotExamined(unexamined), item: P.open.duplicatesNotExamined(unexamined, t.duplicate_lines_not_examined_of_tenant ?? null), record_with: DUPLICATES_NOT_EXAMINED_REMEDY, open: true})
+  }
   const dismissed = t.dismissed_sources ?? []
   if (dismissed.length > 0) gaps.push({kind: 'dismissed_sources', statement: P.dismissedSources(dismissed), item: P.dismissedSources(dismissed), record_with: null, open: false})
   return gaps

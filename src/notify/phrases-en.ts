@@ -208,6 +208,9 @@ export const EN = {
     `${count(names.length, 'further log source')} (${namedFew(names)}) could not be read and ${names.length === 1 ? 'was' : 'were'} not examined: whether ${names.length === 1 ? 'it holds' : 'they hold'} another session's data is not known.`,
   notCountingRetries: (figure: string, n: number) => `${figure} (not counting ${count(n, 'retry', 'retries')} logged under a request id already counted that carried another session's marker: see the open items)`,
   // A retry logged under a request id already counted: its line is no record, so its marker is in no figure.
+  // A retry's line that differs from its record and could not be read again: the gate could not judge it.
+  duplicatesNotExamined: (n: number) =>
+    `${count(n, 'further response')} logged under the request id of a response already counted (a retry) ${n === 1 ? 'differs' : 'differ'} from it and could not be read again: whether ${n === 1 ? 'it carries' : 'they carry'} another session's data, and whose, is not known.`,
   duplicateLeaks: (lines: readonly string[]) =>
     `${count(lines.length, 'further response')} (${namedFew(lines)}), logged under the request id of a response already counted (a retry), carried another session's canary marker and ${lines.length === 1 ? 'is' : 'are'} not counted in these figures.`,
   notReadWhole: (names: readonly string[]) =>
@@ -385,6 +388,8 @@ export const EN = {
     beforeSending: 'To record before sending (our own records; not among the points that follow in phases)',
   open: {
       previousNotice: 'the initial notice to this controller that this follow-up supplements: when it was sent and its reference (no initial notice to it is recorded)',
+      duplicatesNotExamined: (n: number, ofYours: number) =>
+        `${count(n, 'response')} in this incident logged under the request id of a response already counted (a retry) could not be read again${ofYours > 0 ? (ofYours === n ? (n === 1 ? ' (under a request of yours)' : ' (all under requests of yours)') : ` (${ofYours} of them under a request of yours)`) : ''}: whether ${n === 1 ? 'it carried' : 'they carried'} your data${ofYours > 0 ? `, or another session's data to your users,` : ''} is not yet established; we will tell you once ${n === 1 ? 'it is' : 'they are'} examined`,
       retries: (n: number, received: number, reachedOthers: number) =>
         `${count(n, 'retry', 'retries')} of a request concerning you (${[...(reachedOthers > 0 ? [`${reachedOthers} carrying your data`] : []), ...(received > 0 ? [`${received} served to your users`] : [])].join(', ')}), logged under the request id of a response already counted, ${n === 1 ? 'is' : 'are'} not yet counted in these figures: they will be completed with ${n === 1 ? 'it' : 'them'} and follow`,
       nextUpdate: 'when our next update to you will follow (Art. 33(4)): no date is set',
@@ -483,6 +488,8 @@ export const EN = {
       `${count(n, 'response')} in this incident carried verbatim text whose source is not established (the same text in several customers' prompts, or only in answers whose prompts were not logged): whether any of it was your data is not yet established, so your data may have been among its possible sources; we will tell you once the source is established`,
     responsesWithoutText: (n: number) =>
       `${count(n, 'response')} had no response text and ${n === 1 ? 'was' : 'were'} not examined for either canary markers or verbatim text: ingest logs that hold the answers (or the field that holds them: --map response=PATH) and scan again`,
+    duplicatesNotExamined: (n: number, ofController: number | null) =>
+      `${count(n, 'response')} logged under the request id of a response already counted (a retry) could not be read again and ${n === 1 ? 'was' : 'were'} not examined${ofController ? (ofController === n ? (n === 1 ? " (under a request of this controller's)" : " (all under requests of this controller's)") : ` (${ofController} of them under a request of this controller's)`) : ''}: whether ${n === 1 ? 'it carries' : 'they carry'} another session's data, and whose, is not known; read ${n === 1 ? 'it' : 'them'} again (crosstalk status names each line) and scan, before saying what ${n === 1 ? 'it' : 'they'} held`,
     duplicateLeaks: (lines: readonly string[]) =>
       `${count(lines.length, 'response')} (${namedFew(lines)}) logged under the request id of a response already counted (a retry logged under the same id) ${lines.length === 1 ? 'carries' : 'carry'} another session's canary marker and ${lines.length === 1 ? 'is' : 'are'} counted in no figure of this draft (a request's first line is its record): establish whose data ${lines.length === 1 ? 'it carries' : 'they carry'} and who received ${lines.length === 1 ? 'it' : 'them'} (crosstalk status names each line), and add ${lines.length === 1 ? 'it' : 'them'} to the figures`,
     notReadWhole: (names: readonly string[]) =>

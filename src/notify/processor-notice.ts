@@ -5,7 +5,7 @@ import {InputError} from '../errors.js'
 import {computeCaseClock} from './clock.js'
 import {detectionSchema, detectionSummary} from './detection-note.js'
 import {retryConcerns} from '../scope/retry-leaks.js'
-import {affectedTenants, DUPLICATE_LEAKS_REMEDY, examinedTotals, UNREAD_SOURCES_REMEDY, type CaseFacts, type Counterpart, type TenantExposure} from './facts.js'
+import {affectedTenants, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, examinedTotals, UNREAD_SOURCES_REMEDY, type CaseFacts, type Counterpart, type TenantExposure} from './facts.js'
 import {categoryLabel, leakedSide, PHRASES, receivedSide, type Language} from './phrases.js'
 import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 import {count} from '../util/plural.js'
@@ -123,6 +123,13 @@ export const processorNoticeSchema = z.object({
    * figures above (a request's first line is its record); an open item while there are any.
    */
   retry_leaks_not_counted: z.object({responses: z.number().int(), received: z.number().int(), reached_others: z.number().int()}),
+  /**
+   * Retries under a counted request id that could not be read again (the gate fails on them):
+   * `responses`, every one in the case (whose marker each carried is not known, so any may carry
+   * this customer's data); `of_yours`, those repeating this customer's own requests (what its users
+   * were served is not known either). An open item while there are any; counted, never named.
+   */
+  duplicate_lines_not_examined: z.object({responses: z.number().int(), of_yours: z.number().int()}),
   at_risk_responses: z.number().int().nullable(),
   /** its records whose status or prompt size is not recorded where that leaves open whether they were at risk */
   at_risk_unknown_records: z.number().int().nullable(),
@@ -150,6 +157,18 @@ export function followsInPhases(o: {section: string}): boolean {
 }
 
 export {affectedTenants}
+
+/**
+ * The retries that could not be read again, as this customer's notice counts them: all of them
+ * (any may carry its data), and those repeating its own requests (the facts' count where they
+ * were narrowed to it; case-wide facts carry no per-tenant split, so it is read from the line
+ * tenants they hold).
+ */
+function tenantUnexaminedDuplicates(facts: CaseFacts, tenant: string): {responses: number; of_yours: number} {
+  const lines = facts.totals.duplicate_lines_not_examined ?? 0
+  const own = facts.totals.duplicate_lines_not_examined_of_tenant
+  return {responses: lines, of_yours: own ?? (facts.duplicate_lines_not_examined_tenants ?? []).filter((t) => t === tenant).length}
+}
 
 /** This customer's share of the leaking retries (facts.retry_leaks, tenants as the facts show them). */
 function retryShare(facts: CaseFacts, tenant: string): {responses: number; received: number; reached_others: number} {
@@ -239,6 +258,8 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   else if (retries.received === 0) happened.push(L.stated('what_happened', unexamined(N.nothingReceived), ['scan.exposure']))
   if (retries.received > 0) happened.push(L.stated('what_happened', N.retriesReceived(retries.received), ['scan.duplicate_leaks']))
   if (retries.responses > 0) L.open('investigation', N.open.retries(retries.responses, retries.received, retries.reached_others), 'Art. 33(2), 33(4)', DUPLICATE_LEAKS_REMEDY)
+  const unreadRetries = tenantUnexaminedDuplicates(facts, t.tenant_id)
+  if (unreadRetries.responses > 0) L.open('investigation', N.open.duplicatesNotExamined(unreadRetries.responses, unreadRetries.of_yours), 'Art. 33(2), 33(4)', DUPLICATES_NOT_EXAMINED_REMEDY)
   if (inc?.cause_category) L.stated('cause', P.causeCategoryRecorded(P.causeCategory[inc.cause_category] ?? inc.cause_category), ['incident.cause_category'])
   if (inc?.cause) L.stated('cause', P.causeRecorded(inc.cause), ['incident.cause'])
   if (!inc?.cause && !inc?.cause_category) L.open('cause', P.open.cause, 'Art. 33(3)(a); EDPB 9/2022', 'crosstalk incident set --cause TEXT --cause-category ...')
@@ -371,6 +392,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
       personal_data_none: piiNoneOwn,
     },
     retry_leaks_not_counted: retries,
+    duplicate_lines_not_examined: unreadRetries,
     at_risk_responses: t.at_risk_responses,
     at_risk_unknown_records: t.at_risk_unknown_records,
     cause: L.texts('cause'),

@@ -63,16 +63,41 @@ export function tenantRetryLeaks(leaking: readonly LeakingDuplicate[] | undefine
 }
 
 /**
+ * One tenant's share of the repeated lines (a retry logged under a request id already counted)
+ * that differ from their record and could not be read again: the gate fails on them, whose
+ * marker each answer carried is not known. Any of them may carry this tenant's marker, so every
+ * tenant's view counts them all (unknown, never none); those repeating this tenant's own requests
+ * are counted apart (what its users were served in them is not known either). Counted, never named.
+ */
+export interface TenantUnexaminedDuplicates {
+  /** every such line in the case */
+  lines: number
+  /** of those, lines repeating a request of this tenant (the record of the same source and request id is its) */
+  of_this_tenant: number
+}
+
+export function tenantUnexaminedDuplicates(duplicates: {unexamined: number; unexamined_tenants?: ReadonlyArray<string | null>} | undefined, tenant: string): TenantUnexaminedDuplicates {
+  return {lines: duplicates?.unexamined ?? 0, of_this_tenant: (duplicates?.unexamined_tenants ?? []).filter((t) => t === tenant).length}
+}
+
+/**
  * The customers this case concerns: every tenant on either side of the exposure (exposureTenants:
  * recipients, sources and possible sources), then every tenant a leaking retry concerns (served
- * the retry, or the owner of a marker it carried), sorted. A retry is in no figure, yet its
- * customer's data reached someone (or its users were served someone else's): every output that
- * lists or counts the controllers (the processor's clocks, the notices, the register, the
- * Article 33 draft, the case report) takes its set from here, so none leaves one out.
+ * the retry, or the owner of a marker it carried), then every tenant whose request a retry that
+ * could not be read again repeats (what its users were served is not known: unknown, never none),
+ * sorted. A retry is in no figure, yet its customer's data reached someone (or its users were
+ * served someone else's): every output that lists or counts the controllers (the processor's
+ * clocks, the notices, the register, the Article 33 draft, the case report) takes its set from
+ * here, so none leaves one out.
  */
-export function concernedTenants(exposed: readonly string[], leaking: readonly Pick<LeakingDuplicate, 'recipient_tenant' | 'source_tenants'>[] | undefined): string[] {
+export function concernedTenants(
+  exposed: readonly string[],
+  leaking: readonly Pick<LeakingDuplicate, 'recipient_tenant' | 'source_tenants'>[] | undefined,
+  unexamined: ReadonlyArray<string | null> = [],
+): string[] {
   const out = new Set(exposed.filter((t) => t !== ''))
   for (const d of leaking ?? []) for (const t of [d.recipient_tenant, ...d.source_tenants]) if (t !== '') out.add(t)
+  for (const t of unexamined) if (t !== null && t !== '') out.add(t)
   return [...out].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
 }
 

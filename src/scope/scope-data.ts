@@ -63,10 +63,11 @@ export interface ScopeInputs {
    * carries another session's marker that the request's record does not: responses someone
    * received, which no figure counts (the first line of a request id is its record, and only
    * records have sightings), so every output names them beside the figures. `unexamined`:
-   * such lines that differ from their record and could not be read again. Absent: inputs built
-   * by hand, holding none.
+   * such lines that differ from their record and could not be read again; `unexamined_tenants`:
+   * for each of them, the tenant of the record it repeats (null: none recorded). Absent: inputs
+   * built by hand, holding none.
    */
-  duplicates?: {leaking: LeakingDuplicate[]; unexamined: number}
+  duplicates?: {leaking: LeakingDuplicate[]; unexamined: number; unexamined_tenants?: Array<string | null>}
 }
 
 export interface LoadScopeOptions {
@@ -120,7 +121,7 @@ export function loadScopeInputs(db: CaseDb, options: LoadScopeOptions = {}): Sco
 
 function duplicateLeaks(db: CaseDb): NonNullable<ScopeInputs['duplicates']> {
   const d = examineConflictingDuplicates(db)
-  return {leaking: d.leaking, unexamined: d.unexamined.length}
+  return {leaking: d.leaking, unexamined: d.unexamined.length, unexamined_tenants: d.unexamined.map((u) => u.tenant_id)}
 }
 
 /** Per node: from the first to the last at-risk or contaminated response on it. */

@@ -1,7 +1,7 @@
 import {InputError} from '../errors.js'
 import {byText, iso, minMax, sessionKey, type ContaminationRow, type ProvenanceRow, type ScopeInputs} from './scope-data.js'
 import {quoted} from '../util/sanitize.js'
-import {tenantRetryLeaks, type TenantRetryLeaks} from './retry-leaks.js'
+import {tenantRetryLeaks, tenantUnexaminedDuplicates, type TenantRetryLeaks, type TenantUnexaminedDuplicates} from './retry-leaks.js'
 
 // What one customer (a controller) needs for its own Art. 33 assessment: what its end
 // users received from others, and what of its end users reached others. Other customers
@@ -76,6 +76,12 @@ export interface TenantViewResult {
    * line named; the other tenants of those lines are not
    */
   retry_leaks_not_counted: TenantRetryLeaks
+  /**
+   * Repeated lines (a retry under a request id already counted) that differ from their record and
+   * could not be read again: whether any carried this tenant's marker is not known (every one is
+   * counted), and `of_this_tenant` repeat its own requests (what its users were served is not known)
+   */
+  duplicate_lines_not_examined: TenantUnexaminedDuplicates
 }
 
 type Row = (ContaminationRow | ProvenanceRow) & {kind: 'sighting' | 'provenance'}
@@ -138,6 +144,7 @@ export function computeTenantView(inputs: ScopeInputs, options: TenantViewOption
     // Known where the at-risk figure is not: logs without a status leave every such record open, and say how many (as the whole case's count does).
     at_risk_unknown_records: inputs.atRiskUndecidedByTenant === null ? null : (inputs.atRiskUndecidedByTenant.get(tenant) ?? 0),
     retry_leaks_not_counted: tenantRetryLeaks(inputs.duplicates?.leaking, tenant),
+    duplicate_lines_not_examined: tenantUnexaminedDuplicates(inputs.duplicates, tenant),
   }
 }
 

@@ -109,6 +109,15 @@ export function keptRecordLeakMarkers(db: CaseDb): (duplicateFileId: number, req
   return (fileId, requestId) => new Set(q.all(requestId, fileId) as string[])
 }
 
+/**
+ * The tenant of the record a duplicate line repeats (the record of the same source and request
+ * id), or null where the case holds none: whose request the line was logged under.
+ */
+export function keptRecordTenant(db: CaseDb): (duplicateFileId: number, requestId: string) => string | null {
+  const q = db.prepare(`SELECT r.tenant_id FROM files f JOIN records r ON r.source = f.source AND r.request_id = ? WHERE f.id = ? ORDER BY r.id LIMIT 1`).pluck()
+  return (fileId, requestId) => (q.get(requestId, fileId) as string | undefined) ?? null
+}
+
 export function iterateDuplicatesOfFile(db: CaseDb, fileId: number): IterableIterator<DuplicateLineRow> {
   return db
     .prepare('SELECT id, line_no, byte_offset, byte_len, request_id, identical FROM duplicate_lines WHERE file_id = ? ORDER BY line_no, id')
