@@ -42,7 +42,11 @@ export const replayGroupSchema = z.object({
   confirmed: z.number().int(),
   not_reproduced: z.number().int(),
   rejected: z.number().int(),
+  /** distinct records no trigger of which was judged (each hung, errored, had no readable text or was not read whole) */
+  inconclusive: z.number().int(),
   trials: z.number().int(),
+  /** triggers answered with no readable text or not read whole (a stream cut off): not judged, in none of `trials`; null: not recorded (results stored before case schema 15) */
+  unjudged_trials: z.number().int().nullable(),
   reproduced: z.number().int(),
   rate: z.number(),
   wilson_low: z.number(),

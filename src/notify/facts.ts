@@ -192,7 +192,16 @@ export interface ReplayTargetFacts {
   confirmed: number
   not_reproduced: number
   rejected: number
+  /** of which never judged (every trigger hung, errored, had no readable text or was not read whole): neither confirmed nor not reproduced */
+  inconclusive: number
+  /** judged triggers (the rate and the interval are over these) */
   trials: number
+  /**
+   * triggers answered but not judged: an answer with no readable text, or one not read whole (a
+   * stream cut off, no `data: [DONE]`); in none of `trials`. null: a result of these runs was
+   * stored before case schema 15, which did not record them (not known, never none)
+   */
+  unjudged_trials: number | null
   reproduced: number
   rate: number
   wilson_low: number
@@ -719,8 +728,9 @@ function judgedOf(r: StoredReplayResult): number {
 /** Replay results grouped by target and purpose, distinct records per group. */
 export function replayFacts(stored: readonly StoredReplayResult[]): ReplayFacts | null {
   // A trigger that hung or errored tested nothing: the figures count judged trials only, and a
-  // result none of whose trials was judged (stored so by an earlier release) is no finding at all.
-  const rows = stored.filter((r) => r.verdict === 'confirmed' || judgedOf(r) > 0)
+  // result none of whose trials was judged stored by an earlier release as a verdict is no
+  // finding at all. One stored as inconclusive is counted as such: a record that could not be judged.
+  const rows = stored.filter((r) => r.verdict === 'confirmed' || r.verdict === 'inconclusive' || judgedOf(r) > 0)
   if (rows.length === 0) return null
   const groups = new Map<string, StoredReplayResult[]>()
   for (const r of rows) {
@@ -736,12 +746,16 @@ export function replayFacts(stored: readonly StoredReplayResult[]): ReplayFacts 
       let confirmed = 0
       let notReproduced = 0
       let rejected = 0
+      let inconclusive = 0
       for (const results of byRecord.values()) {
         if (results.some((r) => r.verdict === 'confirmed')) confirmed++
         else if (results.some((r) => r.verdict === 'not_reproduced')) notReproduced++
-        else rejected++
+        else if (results.some((r) => r.verdict === 'rejected')) rejected++
+        else inconclusive++
       }
-      const trials = g.reduce((a, r) => a + judgedOf(r), 0)
+      const trials = g.reduce((a, r) => a + (r.verdict === 'inconclusive' ? 0 : judgedOf(r)), 0)
+      // Answers not judged, as each run stored them; a row stored before they were recorded makes the sum not known.
+      const unjudged = g.some((r) => r.no_text === null || r.no_text === undefined || r.incomplete === null || r.incomplete === undefined) ? null : g.reduce((a, r) => a + r.no_text! + r.incomplete!, 0)
       const reproduced = g.reduce((a, r) => a + r.reproduced, 0)
       const w = wilsonInterval(reproduced, trials)
       const starts = g.map((r) => r.started_at).sort()
@@ -759,7 +773,9 @@ export function replayFacts(stored: readonly StoredReplayResult[]): ReplayFacts 
         confirmed,
         not_reproduced: notReproduced,
         rejected,
+        inconclusive,
         trials,
+        unjudged_trials: unjudged,
         reproduced,
         rate: trials > 0 ? reproduced / trials : 0,
         wilson_low: w.low,

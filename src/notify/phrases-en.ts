@@ -40,7 +40,10 @@ function replayGroup(g: ReplayTargetFacts): string {
   const when = g.first_at === g.last_at ? `on ${g.first_at}` : `between ${g.first_at} and ${g.last_at}`
   const stats = g.trials > 0 ? `; ${g.reproduced} of ${count(g.trials, 'trial')} reproduced the leak, ${pct(g.rate)} (95 % Wilson interval ${pct(g.wilson_low)}–${pct(g.wilson_high)})` : ''
   const prompts = g.original_prompt ? ' The original prompts were re-sent (an explicit, audited opt-in).' : ' The original prompts were not re-sent (same-length stand-ins).'
-  return `${purpose}${count(g.records, 'distinct affected request')} ${g.records === 1 ? 'was' : 'were'} replayed ${where}, ${when} (run ${g.run_ids.join(', ')}): ${g.confirmed} confirmed (fault reproduced), ${g.not_reproduced} not reproduced, ${g.rejected} rejected by the target${stats}.${g.interrupted ? ' The run was interrupted; its results are partial.' : ''}${prompts}`
+  const inconclusive = (g.inconclusive ?? 0) > 0 ? `, ${g.inconclusive} could not be judged (no trigger judged)` : ''
+  // Answers not judged are in none of the trials counted: said, or said to be not recorded (runs stored before they were).
+  const unjudged = g.unjudged_trials === null ? '; whether any trial could not be judged (incomplete answer / no text) was not recorded for these runs' : (g.unjudged_trials ?? 0) > 0 ? `; ${count(g.unjudged_trials!, 'trial')} could not be judged (incomplete answer / no text) and ${g.unjudged_trials === 1 ? 'is' : 'are'} in none of these figures` : ''
+  return `${purpose}${count(g.records, 'distinct affected request')} ${g.records === 1 ? 'was' : 'were'} replayed ${where}, ${when} (run ${g.run_ids.join(', ')}): ${g.confirmed} confirmed (fault reproduced), ${g.not_reproduced} not reproduced, ${g.rejected} rejected by the target${inconclusive}${stats}${unjudged}.${g.interrupted ? ' The run was interrupted; its results are partial.' : ''}${prompts}`
 }
 
 /** The other side of an exposure: this customer's own other sessions, then other customers' sessions ("yours", or "its own" in a draft about a controller). */

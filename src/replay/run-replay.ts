@@ -23,8 +23,9 @@ import {wilsonInterval} from './wilson.js'
 /**
  * inconclusive: no trigger sent was judged: each hung, failed (transport or server error) or
  * was served with an answer that carried no text the client could read or was not read whole. Nothing was tested, so
- * the record is neither confirmed nor not reproduced (nor rejected), and no result is stored
- * for it: a stored result is a finding, and the drafts count not_reproduced as one.
+ * the record is neither confirmed nor not reproduced (nor rejected). Its result is stored as
+ * inconclusive, with its unjudged answers counted: the drafts say how many records and trials
+ * could not be judged, and never count one as not reproduced.
  */
 export type ReplayVerdict = 'confirmed' | 'not_reproduced' | 'rejected' | 'inconclusive'
 
@@ -231,11 +232,11 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
     // A record none of whose trials went out has no result (not "not reproduced").
     if (result.trials + result.no_text + result.incomplete + result.unprimed + result.other_markers === 0) break
     // One row per record as it completes: an interrupted run keeps what it measured. A record
-    // judged by no trial (every trigger hung, errored or answered without readable text) is no
-    // finding, negative or not: not stored.
-    if (result.verdict !== 'inconclusive') {
-      const {no_text: _unread, incomplete: _incomplete, judged: _judged, unprimed: _unprimed, other_markers: _other, ...row} = result
-      insertReplayResult(db, runId, {...row, verdict: result.verdict})
+    // judged by no trial (every trigger hung, errored or answered without readable text) is stored
+    // as inconclusive, never as a negative, with its answers not judged counted: the drafts say so.
+    {
+      const {judged: _judged, unprimed: _unprimed, other_markers: _other, ...row} = result
+      insertReplayResult(db, runId, row)
     }
     results.push(result)
     progress(

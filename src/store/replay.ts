@@ -74,13 +74,18 @@ export interface ReplayResultRow {
   rate: number
   wilson_low: number
   wilson_high: number
-  verdict: 'confirmed' | 'not_reproduced' | 'rejected'
+  /** inconclusive: no trigger was judged (each hung, errored, answered with no readable text or not read whole) */
+  verdict: 'confirmed' | 'not_reproduced' | 'rejected' | 'inconclusive'
+  /** triggers answered with no readable text: not judged, not in `trials`' judged count (null: stored before case schema 15, not recorded) */
+  no_text: number | null
+  /** triggers answered with a stream not read whole (cut off, no `data: [DONE]`) and no primer's marker in what was read: not judged (null: not recorded) */
+  incomplete: number | null
 }
 
 export function insertReplayResult(db: CaseDb, runId: number, row: ReplayResultRow): void {
   db.prepare(
-    `INSERT INTO replay_results (run_id, record_id, request_id, endpoint, stream, original_prompt_tokens, replay_prompt_tokens, scaling, trials, reproduced, rejected, hung, errors, rate, wilson_low, wilson_high, verdict)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO replay_results (run_id, record_id, request_id, endpoint, stream, original_prompt_tokens, replay_prompt_tokens, scaling, trials, reproduced, rejected, hung, errors, rate, wilson_low, wilson_high, verdict, no_text, incomplete)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     runId,
     row.record_id,
@@ -99,6 +104,8 @@ export function insertReplayResult(db: CaseDb, runId: number, row: ReplayResultR
     row.wilson_low,
     row.wilson_high,
     row.verdict,
+    row.no_text,
+    row.incomplete,
   )
 }
 

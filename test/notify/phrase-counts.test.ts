@@ -11,8 +11,8 @@ import {compte, count} from '../../src/util/plural.js'
 const exposure = (n: number): Exposure => ({responses: n, by_canary: n, by_text_only: n, sessions: n, source_tenants: n, recipient_tenants: n, flows: []})
 const replay = (n: number): ReplayTargetFacts => ({
   target: 'http://127.0.0.1:8000', target_kind: 'simulator', target_version: '1', model: 'm', purpose: 'confirmation', run_ids: [1],
-  first_at: '2026-11-01T00:00:00Z', last_at: '2026-11-01T00:00:00Z', records: n, confirmed: n, not_reproduced: n, rejected: n,
-  trials: n, reproduced: n, rate: 1, wilson_low: 0.5, wilson_high: 1, original_prompt: false, interrupted: false,
+  first_at: '2026-11-01T00:00:00Z', last_at: '2026-11-01T00:00:00Z', records: n, confirmed: n, not_reproduced: n, rejected: n, inconclusive: n,
+  trials: n, unjudged_trials: n, reproduced: n, rate: 1, wilson_low: 0.5, wilson_high: 1, original_prompt: false, interrupted: false,
 })
 
 /** Every sentence of a table that carries a count, with every count set to n. */

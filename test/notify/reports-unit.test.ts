@@ -500,7 +500,7 @@ describe('French drafts', () => {
     f.scope!.exposure = {...EXPOSURE, flows: []}
     f.scope!.by_node = []
     f.evidence = [{name: 'a.jsonl', sha256: 'f'.repeat(64), size: 10, kind: 'log', records: 1000}]
-    f.replay = {groups: [{target: 'http://10.0.0.5:8000/', target_kind: 'external', target_version: '0.6.3', model: 'm', purpose: 'confirmation', run_ids: [1], first_at: '2026-10-24T09:00:00.000Z', last_at: '2026-10-24T09:00:00.000Z', records: 3, confirmed: 2, not_reproduced: 1, rejected: 0, trials: 15, reproduced: 8, rate: 8 / 15, wilson_low: 0.3, wilson_high: 0.75, original_prompt: false, interrupted: false}]}
+    f.replay = {groups: [{target: 'http://10.0.0.5:8000/', target_kind: 'external', target_version: '0.6.3', model: 'm', purpose: 'confirmation', run_ids: [1], first_at: '2026-10-24T09:00:00.000Z', last_at: '2026-10-24T09:00:00.000Z', records: 3, confirmed: 2, not_reproduced: 1, rejected: 0, inconclusive: 1, trials: 15, unjudged_trials: 2, reproduced: 8, rate: 8 / 15, wilson_low: 0.3, wilson_high: 0.75, original_prompt: false, interrupted: false}]}
     const d = buildArticle33(f, {authority: 'cnil'})
     expect(d.language).toBe('fr')
     expect(d.language_basis).toBe('authority')

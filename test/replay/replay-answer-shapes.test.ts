@@ -42,22 +42,22 @@ describe('replay: answer shapes', () => {
     expect(stored.map((r) => r.verdict)).toEqual(['confirmed', 'confirmed'])
   })
 
-  it.each(['empty', 'null'] as const)('content %s: no trial judged, inconclusive, and nothing stored as not reproduced', async (shape) => {
+  it.each(['empty', 'null'] as const)('content %s: no trial judged, inconclusive, and stored so, never as not reproduced', async (shape) => {
     const {result, stored, served} = await replay(shape)
     expect(served).toBeGreaterThan(0)
     for (const r of result.results) expect(r).toMatchObject({verdict: 'inconclusive', trials: 0, reproduced: 0, no_text: 3})
     expect(result.results).toHaveLength(2)
-    expect(stored).toEqual([])
+    expect(stored.map((r) => [r.verdict, r.no_text, r.incomplete])).toEqual([['inconclusive', 3, 0], ['inconclusive', 3, 0]])
   })
 })
 
 describe('replay: a trigger answered with a stream not read whole (QA: stored not_reproduced, the draft said 0 of N reproduced)', () => {
-  it.each(['cut', 'malformed'] as const)('a stream %s, no marker in what was read: not a trial, inconclusive, nothing stored', async (fault) => {
+  it.each(['cut', 'malformed'] as const)('a stream %s, no marker in what was read: not a trial, inconclusive, stored so', async (fault) => {
     const {result, stored, served} = await replay('plain', {leak: false, streamFault: fault})
     expect(served).toBeGreaterThan(0)
     expect(result.results).toHaveLength(2)
     for (const r of result.results) expect(r).toMatchObject({verdict: 'inconclusive', trials: 0, reproduced: 0, no_text: 0, incomplete: 3})
-    expect(stored).toEqual([])
+    expect(stored.map((r) => [r.verdict, r.no_text, r.incomplete])).toEqual([['inconclusive', 0, 3], ['inconclusive', 0, 3]])
   })
 
   it('the command with --fail-on-leak: exit 3, the replay could not judge; no not_reproduced stored', async () => {
@@ -69,7 +69,7 @@ describe('replay: a trigger answered with a stream not read whole (QA: stored no
       expect(gate.code).toBe(3)
       expect(gate.stderr).toMatch(/could not judge: 4 answers not read whole/)
       const again = openCase(dbPath)
-      expect(listReplayResults(again)).toEqual([])
+      expect(listReplayResults(again).map((r) => [r.verdict, r.incomplete])).toEqual([['inconclusive', 2], ['inconclusive', 2]])
       again.close()
     } finally {
       await server.close()
@@ -89,9 +89,10 @@ describe('crosstalk replay --from-sightings --fail-on-leak (the command)', () =>
       expect(gate.stderr).toContain('replay could not judge: 4 answers with no readable text')
       const human = await run(['replay', '--db', dbPath, '--target', server.url, '--from-sightings', '--trials', '2', '--pool-tokens', '1024', '--advertised-tokens', '4096', '--timeout', '2'])
       expect(human.stdout).toMatch(/req-chat\s+inconclusive\s+0\/0 .*2 answers with no readable text \(not counted\)/)
-      expect(human.stdout).toContain('2 inconclusive: no trigger was judged (each hung, errored, had no readable text, was not read whole or no primer served), nothing stored')
+      expect(human.stdout).toContain('2 inconclusive: no trigger was judged (each hung, errored, had no readable text, was not read whole or no primer served), stored as inconclusive')
       const again = openCase(dbPath)
-      expect(listReplayResults(again)).toEqual([])
+      // Two runs, each storing its two records as inconclusive (none as not reproduced).
+      expect(listReplayResults(again).map((r) => [r.verdict, r.no_text])).toEqual([['inconclusive', 2], ['inconclusive', 2], ['inconclusive', 2], ['inconclusive', 2]])
       again.close()
     } finally {
       await server.close()

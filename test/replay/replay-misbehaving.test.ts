@@ -71,7 +71,7 @@ describe('replay: hung or errored triggers are not judged', () => {
   it('the drafts count judged trials only, and leave out a stored result nothing judged', () => {
     const row = (over: Partial<StoredReplayResult>): StoredReplayResult => ({
       record_id: 1, request_id: 'r1', endpoint: '/v1/chat/completions', stream: false, original_prompt_tokens: 120, replay_prompt_tokens: 120, scaling: 'as_recorded',
-      trials: 5, reproduced: 0, rejected: 0, hung: 0, errors: 0, rate: 0, wilson_low: 0, wilson_high: 0, verdict: 'not_reproduced',
+      trials: 5, reproduced: 0, rejected: 0, hung: 0, errors: 0, rate: 0, wilson_low: 0, wilson_high: 0, verdict: 'not_reproduced', no_text: 0, incomplete: 0,
       run_id: 1, started_at: '2026-11-02T07:00:00.000Z', finished_at: '2026-11-02T07:01:00.000Z', target: 'http://127.0.0.1:8000/', model: 'm', original_prompt: false,
       target_kind: 'external', target_version: null, purpose: 'confirmation', interrupted: false, ...over,
     })
@@ -88,14 +88,14 @@ describe('replay: refused credentials and wrong routes are no rejection', () => 
     await expect(replay((ask) => (ask.path === '/v1/models' || ask.path.includes('completions') ? {status: 401, json: {error: {message: 'Unauthorized'}}} : undefined))).rejects.toThrow(/HTTP 401.*pass --api-key/)
   })
 
-  it('404 on every trigger: inconclusive, nothing stored, never a negative control', async () => {
+  it('404 on every trigger: inconclusive, stored so (never not reproduced), never a negative control', async () => {
     const {result, stored} = await replay((ask) => (isPrimer(ask) ? {json: chatAnswer('ok')} : isTrigger(ask) ? {status: 404, json: {error: {message: 'no route'}}} : undefined))
     expect(result.results.map((r) => [r.verdict, r.rejected, r.errors])).toEqual([
       ['inconclusive', 0, 3],
       ['inconclusive', 0, 3],
     ])
     expect(result.purpose).toBe('confirmation')
-    expect(stored).toEqual([])
+    expect(stored.map((r) => [r.verdict, r.errors])).toEqual([['inconclusive', 3], ['inconclusive', 3]])
   })
 
   it('the command: 401 on every request, --fail-on-leak: exit 3 and nothing stored', async () => {
@@ -111,11 +111,11 @@ describe('replay: refused credentials and wrong routes are no rejection', () => 
 })
 
 describe('replay: primers that were not served', () => {
-  it('every primer answered 500: no trial ran, the record is inconclusive and nothing is stored; the gate exits 3', async () => {
+  it('every primer answered 500: no trial ran, the record is stored as inconclusive; the gate exits 3', async () => {
     const script = (ask: Ask): Reply | undefined => (isPrimer(ask) ? {status: 500, json: {error: {message: 'boom'}}} : isTrigger(ask) ? {json: chatAnswer('answer none')} : undefined)
     const {result, stored, path} = await replay(script)
     for (const r of result.results) expect(r).toMatchObject({verdict: 'inconclusive', trials: 0, unprimed: 3})
-    expect(stored).toEqual([])
+    expect(stored.map((r) => [r.verdict, r.trials])).toEqual([['inconclusive', 0], ['inconclusive', 0]])
     const gate = await run(['replay', '--db', path, '--target', server!.url, '--from-sightings', '--trials', '2', '--advertised-tokens', '4096', '--timeout', '2', '--fail-on-leak', '--json'])
     expect(gate.code).toBe(3)
     expect(gate.stderr).toMatch(/could not judge: .*not run: no primer was served/)

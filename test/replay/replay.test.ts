@@ -75,13 +75,13 @@ describe('replay against the testbed', () => {
     expect(stored[0]).toMatchObject({run_id: result.run_id, request_id: 'req-leaky', verdict: 'confirmed', original_prompt: false, started_at: '2026-11-02T07:00:00.000Z'})
   })
 
-  it('a record whose trigger hung is inconclusive and stores no result, not not_reproduced', async () => {
+  it('a record whose trigger hung is inconclusive and stored so, not not_reproduced', async () => {
     const {result, db} = await replayAgainst({onOverflow: 'hang'}, {requestIds: ['req-leaky'], timeoutMs: 300})
     expect(result.results[0]).toMatchObject({request_id: 'req-leaky', verdict: 'inconclusive', reproduced: 0, hung: 1})
     expect(result.interrupted).toBe(true)
     // The testbed is still known for the simulator it is, though it hung (asked before the run).
     expect(result).toMatchObject({target_kind: 'simulator', target_version: '0.0.0+crosstalk.testbed'})
-    expect(listReplayResults(db)).toHaveLength(0)
+    expect(listReplayResults(db).map((r) => [r.verdict, r.hung])).toEqual([['inconclusive', 1]])
   })
 
   it('says rejected against a correct server', async () => {

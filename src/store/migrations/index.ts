@@ -13,6 +13,7 @@ import {up as provenanceSourceOrder} from './011-provenance-source-order.js'
 import {up as sightingRules} from './012-sighting-rules.js'
 import {up as possibleSourcesNextUpdate} from './013-possible-sources-next-update.js'
 import {up as duplicateCompanions} from './014-duplicate-companions.js'
+import {up as replayUnjudged} from './015-replay-unjudged.js'
 
 export interface Migration {
   version: number
@@ -38,4 +39,5 @@ export const MIGRATIONS: readonly Migration[] = [
   {version: 12, name: 'sighting-rules', up: sightingRules},
   {version: 13, name: 'possible-sources-next-update', up: possibleSourcesNextUpdate},
   {version: 14, name: 'duplicate-companions', up: duplicateCompanions},
+  {version: 15, name: 'replay-unjudged', up: replayUnjudged},
 ]
