@@ -329,8 +329,9 @@ export interface CaseFacts {
   retry_leaks?: RetryLeak[]
   /**
    * Tenants a leaking retry concerns, or whose request a retry not read again repeats, that have
-   * no exposure otherwise (not in `tenants`): a processor notifies them too, of the retry alone. Their figures are zeros as counted. In facts
-   * narrowed to one controller: those of the retries concerning it.
+   * no exposure otherwise (not in `tenants`): a processor notifies them too, of the retry alone.
+   * Their figures are zeros as counted. In facts narrowed to one controller: those of the
+   * retries concerning it.
    */
   retry_only_tenants?: TenantExposure[]
   /**
@@ -555,11 +556,11 @@ export function examinedTotals(facts: Pick<CaseFacts, 'totals' | 'detection'>): 
 /** How an unread log source leaves the open items: read whole, or settled with a reason. */
 export const UNREAD_SOURCES_REMEDY = 'crosstalk ingest logs PATH; crosstalk scan / crosstalk ingest dismiss PATH --reason "..."'
 /** How a log file kept but not read whole is completed (the open item's record_with). */
-/** How a retry's line that could not be read again leaves the open items (its record_with). */
-export const DUPLICATES_NOT_EXAMINED_REMEDY = 'crosstalk status (names each line); crosstalk scan'
 /** How a retry's uncounted leak leaves the open items (its record_with): each line named, then judged by hand. */
 export const DUPLICATE_LEAKS_REMEDY = 'crosstalk status (names each line and its request_id)'
 export const NOT_READ_WHOLE_REMEDY = 'crosstalk status; crosstalk drop FILE, then crosstalk ingest logs FILE OTHER-FILES'
+/** How a retry's line that could not be read again leaves the open items (its record_with). */
+export const DUPLICATES_NOT_EXAMINED_REMEDY = 'crosstalk status (names each line); crosstalk scan'
 
 /** Whether a notification belongs in a draft for this controller: its own notice, or one to the authority or the data subjects. */
 export function concernsController(recipient: string, tenant: string): boolean {
