@@ -53,6 +53,9 @@ json_object!(ResponseObject {
     // The Responses API (`output` items; a stream's `type: "response.…"` events): left to TypeScript.
     output: Any<'a> = "output",
     kind: Any<'a> = "type",
+    // An embeddings answer's items (`{"object": "list", "data": [...]}`): left to TypeScript, which
+    // tells vectors (no text by design) from anything else.
+    data: Any<'a> = "data",
 });
 json_object!(Choice {
     message: Json<'a, Message<'a>, Skip> = "message",
@@ -632,6 +635,10 @@ fn response_object(obj: &ResponseObject, full: bool) -> Option<Decoded<'static>>
     if !matches!(obj.choices, Some(Json::Arr(_))) && (matches!(obj.output, Some(Json::Arr(_))) || str_of(&obj.kind).is_some()) {
         return None;
     }
+    // A list of items and no choices (an embeddings answer, or a page of something): TypeScript's to read.
+    if !matches!(obj.choices, Some(Json::Arr(_))) && matches!(obj.data, Some(Json::Arr(_))) {
+        return None;
+    }
     let mut d = Decoded::new(Cow::Borrowed(""), Kind::Json);
     if let Some(message) = error_message(obj) {
         d.kind = Kind::Error;
@@ -705,7 +712,7 @@ fn shown_error(obj: &ResponseObject, message: &ErrorText) -> Option<Option<Strin
 
 /// A message or delta holding what decode.ts reads that is not mirrored here: a legacy
 /// `function_call`, tool call arguments given as an object, `reasoning` beside a different
-/// `reasoning_content`, a Mistral `thinking` content part, an `audio` object (its transcript) or
+/// `reasoning_content`, a content part that is not a string or a `text` part, an `audio` object (its transcript) or
 /// `annotations` that are not an empty list or null (decode.ts reads every string of them). Such an
 /// answer is left to TypeScript.
 fn answer_left_to_typescript(m: &Message) -> bool {
@@ -729,7 +736,9 @@ fn answer_left_to_typescript(m: &Message) -> bool {
             return true;
         }
     }
-    matches!(&m.content, Some(Json::Arr(parts)) if parts.iter().any(|p| matches!(p, Json::Obj(p) if str_of(&p.kind) == Some("thinking"))))
+    // Content parts other than strings and `text` parts (a Mistral `thinking` part, a refusal part,
+    // a part of a type decode.ts does not know and names as not read): TypeScript's to read.
+    matches!(&m.content, Some(Json::Arr(parts)) if parts.iter().any(|p| !matches!(p, Json::Str(_)) && !matches!(p, Json::Obj(p) if str_of(&p.kind) == Some("text"))))
 }
 
 /// withErrorTexts (decode.ts): the answer's text, then each error text on its own line, empty ones skipped.

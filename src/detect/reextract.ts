@@ -70,11 +70,11 @@ export function reextractPriorFiles(db: CaseDb, files: readonly FileRow[], onPro
             updateFingerprints(id, 0, 0, EMPTY, EMPTY)
             continue
           }
-          const {request_text: prompt, response_text: response, unread_note: unreadNote} = texts(id)
+          const {request_text: prompt, response_text: response, unread_note: unreadNote, no_text_by_design: byDesign} = texts(id)
           if (unreadNote !== undefined) unreadNotes[unreadNote] = (unreadNotes[unreadNote] ?? 0) + 1
           // As ingest's recordFlags (process-unit.ts) counts them.
           if (prompt === null || prompt === '') noRequestText++
-          if (isError === 0 && (response === null || response === '')) noResponseText++
+          if (isError === 0 && byDesign !== true && (response === null || response === '')) noResponseText++
           fp.length = 0
           // As ingest's writeExtract, unconventional markers aside: they are matched by the scan (below).
           const x = extractRecord(prompt, response, fp)

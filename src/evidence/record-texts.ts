@@ -20,12 +20,17 @@ export interface RecordTexts {
   response_text: string | null
   /** Where the response body holds shapes this release does not read (parse-record.ts unreadShapesNote): the record's note saying so. */
   unread_note?: string
+  /** The answer holds no text by design (parse-record.ts RecordRow.no_text_by_design: an embedding's vectors). */
+  no_text_by_design?: boolean
 }
 
 /** A record's texts, and its note where its body holds shapes not read. */
 function textsOf(r: {row: RecordRow; notes: readonly string[]}): RecordTexts {
   const note = r.notes.find((n) => n.startsWith(UNREAD_SHAPES))
-  return note === undefined ? {request_text: r.row.request_text, response_text: r.row.response_text} : {request_text: r.row.request_text, response_text: r.row.response_text, unread_note: note}
+  const out: RecordTexts = {request_text: r.row.request_text, response_text: r.row.response_text}
+  if (note !== undefined) out.unread_note = note
+  if (r.row.no_text_by_design === true) out.no_text_by_design = true
+  return out
 }
 
 /**

@@ -28,6 +28,17 @@ export interface DecodedResponse {
    * Absent where there is none.
    */
   unparsed?: number
+  /**
+   * Parts of the answer that hold no text to search by their nature (an image), named once each
+   * in the order met: counted and said (parse-record.ts NOT_SEARCHED), never read as text. Absent
+   * where there is none.
+   */
+  notSearched?: string[]
+  /**
+   * Why the whole answer holds no text by design (an embedding answer: vectors), where it does:
+   * the record is counted as such, not as an answer that decoded to no text. Absent otherwise.
+   */
+  noTextByDesign?: string
 }
 
 type Json = null | boolean | number | string | Json[] | {[k: string]: Json}
@@ -261,18 +272,32 @@ function otherReasoningOf(m: Record<string, unknown>): string | null {
 }
 
 /**
- * An answer's `content` (a message's, a delta's): contentText's, and a Mistral `thinking` part's
- * own text (a string, or text parts), in order. Only answers: a request's content is contentText.
+ * An answer's `content` (a message's, a delta's): contentText's, a Mistral `thinking` part's own
+ * text (a string, or text parts), and a refusal part's refusal, in order. A part of a type not
+ * known here (CHAT_ANSWER_PARTS) is read by its `text` where it has one, and named in `unread`:
+ * what else it gave the client was not searched. Only answers: a request's content is contentText.
  */
-function answerContentText(content: Json | undefined): string {
+function answerContentText(content: Json | undefined, unread: string[]): string {
   if (!Array.isArray(content)) return contentText(content)
   const out: string[] = []
   for (const part of content) {
-    if (isObj(part) && part.type === 'thinking' && part.text === undefined) out.push(answerContentText(part.thinking))
-    else out.push(contentText([part]))
+    if (isObj(part) && part.type === 'thinking' && part.text === undefined) out.push(answerContentText(part.thinking, unread))
+    else if (isObj(part) && part.type === 'refusal' && typeof part.refusal === 'string') out.push(part.refusal)
+    else {
+      if (isObj(part) ? !(part.type === undefined ? typeof part.text === 'string' : typeof part.type === 'string' && CHAT_ANSWER_PARTS.has(part.type)) : part !== null && typeof part !== 'string') {
+        unreadShape(unread, shapeName('Chat Completions content part', isObj(part) ? part.type : undefined))
+      }
+      out.push(contentText([part]))
+    }
   }
   return out.join('')
 }
+
+/**
+ * The content parts of a chat answer read whole: a text part, Mistral's thinking part (its
+ * `thinking` chunks, or its `text`), a refusal part. A part without a type is read by its `text`.
+ */
+const CHAT_ANSWER_PARTS = new Set(['text', 'thinking', 'refusal'])
 
 /**
  * A function call's arguments as the client was given them: a JSON text, or (some servers) the
@@ -413,6 +438,12 @@ function isStreamChunk(d: Obj): boolean {
 function decodeResponseObject(obj: Obj, stream: boolean): DecodedResponse {
   const out = empty('json')
   out.stream = stream
+  if (isEmbeddingList(obj)) {
+    // Vectors answer an embedding request: no text the client was given, so none to search.
+    out.noTextByDesign = EMBEDDING_ANSWER
+    readUsage(obj.usage, out)
+    return out
+  }
   const error = errorOf(obj)
   if (error !== null) {
     out.kind = 'error'
@@ -427,7 +458,7 @@ function decodeResponseObject(obj: Obj, stream: boolean): DecodedResponse {
       if (isObj(choice.message)) {
         chat = true
         const msg = choice.message
-        const t = [answerContentText(msg.content)]
+        const t = [answerContentText(msg.content, out.unread)]
         // An audio answer's words (`message.audio.transcript`): what the client was given, content null beside it.
         const transcript = audioTranscript(msg.audio)
         if (transcript !== null) t.push(transcript)
@@ -451,7 +482,7 @@ function decodeResponseObject(obj: Obj, stream: boolean): DecodedResponse {
     if (!out.isError) out.kind = chat || obj.object === 'chat.completion' ? 'chat' : 'completion'
   } else if (Array.isArray(obj.output)) {
     // The Responses API (/v1/responses: OpenAI, vLLM, SGLang): `output` items in order.
-    out.text = responsesOutput(obj.output, out.unread)
+    out.text = responsesOutput(obj.output, out.unread, out)
     if (!out.isError) out.kind = 'chat'
   } else if (obj.type === 'message' && Array.isArray(obj.content)) {
     // Anthropic's Messages API (/v1/messages; vLLM serves it too): content blocks in order.
@@ -461,6 +492,30 @@ function decodeResponseObject(obj: Obj, stream: boolean): DecodedResponse {
   out.text = withErrorTexts(out.text, error === null || isUnnamedError(obj) ? [] : [error])
   readUsage(obj.usage, out)
   return out
+}
+
+/** What an embedding answer is said to be, where it is counted (parse-record.ts). */
+export const EMBEDDING_ANSWER = 'an embedding answer: vectors, no text to search'
+
+/** The members an embeddings answer (OpenAI's `/v1/embeddings`; vLLM and Mistral add `id` and `created`) and each of its items hold. */
+const EMBEDDING_LIST_KEYS = new Set(['object', 'data', 'model', 'usage', 'id', 'created'])
+const EMBEDDING_KEYS = new Set(['object', 'embedding', 'index'])
+
+/**
+ * Whether a body is an embeddings answer and nothing else: `{"object": "list", "data": [{"object":
+ * "embedding", "embedding": [numbers] or a base64 string, "index"}...]}` with no member beyond
+ * those the API gives. Anything else (a member more, an item of another kind) is no embedding
+ * answer, and what it holds is not passed over as vectors.
+ */
+function isEmbeddingList(obj: Obj): boolean {
+  if (obj.object !== 'list' || !Array.isArray(obj.data) || obj.data.length === 0) return false
+  if (!Object.keys(obj).every((k) => EMBEDDING_LIST_KEYS.has(k))) return false
+  if (!(obj.model === undefined || typeof obj.model === 'string') || !(obj.id === undefined || typeof obj.id === 'string') || !(obj.created === undefined || typeof obj.created === 'number')) return false
+  return obj.data.every(
+    (e) =>
+      isObj(e) && e.object === 'embedding' && Object.keys(e).every((k) => EMBEDDING_KEYS.has(k)) &&
+      (typeof e.embedding === 'string' || (Array.isArray(e.embedding) && e.embedding.every((x) => typeof x === 'number'))),
+  )
 }
 
 /**
@@ -665,7 +720,7 @@ function streamBlockText(b: StreamBlock): string {
  * then its `reasoning_text` content), in order; items one per line, as a chat completion's
  * choices are. The same text a stream of its deltas gives (responsesEvent).
  */
-function responsesOutput(output: Json[], unread: string[]): string {
+function responsesOutput(output: Json[], unread: string[], found: DecodedResponse): string {
   const texts: string[] = []
   for (const item of output) {
     if (!isObj(item)) {
@@ -679,6 +734,9 @@ function responsesOutput(output: Json[], unread: string[]): string {
     if (Array.isArray(item.content)) for (const part of item.content) t += responsesPart(part, unread, annotations)
     t += toolItemText(item)
     const readAlready = typeof type === 'string' && Object.hasOwn(LEAF_ITEMS, type) ? LEAF_ITEMS[type]! : null
+    const image = typeof type === 'string' && Object.hasOwn(IMAGE_ITEMS, type) ? IMAGE_ITEMS[type]! : null
+    // An image the item gives (a screenshot, a generated picture): no text to search, said as such (never its base64 read as text).
+    if (image !== null && item[image[0]] !== undefined && item[image[0]] !== null && item[image[0]] !== '') noteNotSearched(found, `image (Responses API ${type as string} ${image[1]})`)
     if (readAlready !== null) {
       // What a built-in tool was asked and gave back, every string of it (leafTexts), on lines of their own.
       const leaves = leafTexts(Object.fromEntries(Object.entries(item).filter(([k]) => !readAlready.includes(k))))
@@ -710,8 +768,23 @@ const LEAF_ITEMS: Record<string, readonly string[]> = {
   code_interpreter_call: ['code'], mcp_call: ['arguments', 'output', 'name', 'server_label'], image_generation_call: ['result'],
   // Items a request's input holds, which a server may echo in its output: a tool's answer handed
   // back (its output), an approval (its reason); a compaction or an item reference holds no text.
+  // A computer call's output is a screenshot (IMAGE_ITEMS); its safety checks' messages are read.
   function_call_output: [], custom_tool_call_output: [], local_shell_call_output: [], shell_call_output: [], apply_patch_call_output: [], mcp_approval_response: [],
-  compaction: [], item_reference: [],
+  computer_call_output: ['output'], compaction: [], item_reference: [],
+}
+
+/**
+ * Responses API items that give an image, by the member holding it: a computer call's output (a
+ * `computer_screenshot`: an image URL, usually a base64 data URL, or a file id) and an image
+ * generation call's result (base64). An image holds no text a search can read: it is counted as a
+ * part not searched (DecodedResponse.notSearched), not read as text.
+ */
+const IMAGE_ITEMS: Record<string, readonly [member: string, what: string]> = {computer_call_output: ['output', 'screenshot'], image_generation_call: ['result', 'generated image']}
+
+/** Adds a part not searched to a response's `notSearched`, once. */
+function noteNotSearched(out: DecodedResponse, name: string): void {
+  const list = (out.notSearched ??= [])
+  if (!list.includes(name)) list.push(name)
 }
 
 /**
@@ -837,12 +910,12 @@ function responsesEvent(chunk: Obj, stream: ResponsesStream, out: DecodedRespons
     return null
   }
   if (type === 'response.output_item.done' && isObj(chunk.item)) {
-    stream.doneItems.set(item, responsesOutput([chunk.item], out.unread))
+    stream.doneItems.set(item, responsesOutput([chunk.item], out.unread, out))
     return null
   }
   // An item as added (in progress): its text where no done item gives it.
   if (type === 'response.output_item.added' && isObj(chunk.item)) {
-    const text = responsesOutput([chunk.item], out.unread)
+    const text = responsesOutput([chunk.item], out.unread, out)
     if (!stream.doneItems.has(item) && text !== '') stream.doneItems.set(item, text)
     return null
   }
@@ -890,7 +963,7 @@ function responsesEvent(chunk: Obj, stream: ResponsesStream, out: DecodedRespons
  * text never streamed), that text too, on its own line: the client was sent both. A stream logged
  * without its deltas is read from these alone, as the response they repeat.
  */
-function responsesStreamText(stream: ResponsesStream, unread: string[]): string[] {
+function responsesStreamText(stream: ResponsesStream, unread: string[], out: DecodedResponse): string[] {
   const finalItems = stream.final !== null && Array.isArray(stream.final.output) ? stream.final.output : []
   const items = new Set<number>([...stream.parts.keys(), ...stream.doneParts.keys(), ...stream.doneItems.keys(), ...finalItems.keys()])
   const inOrder = (m: Map<number, string>) => [...m].sort((a, b) => a[0] - b[0]).map(([, t]) => t).join('')
@@ -899,7 +972,7 @@ function responsesStreamText(stream: ResponsesStream, unread: string[]): string[
     const byPart = stream.parts.get(item)
     const streamed = byPart === undefined ? '' : inOrder(new Map([...byPart].map(([k, p]) => [k, p.join('')])))
     const doneParts = stream.doneParts.get(item)
-    const whole = item < finalItems.length ? responsesOutput([finalItems[item]!], unread) : stream.doneItems.get(item) ?? (doneParts === undefined ? '' : inOrder(doneParts))
+    const whole = item < finalItems.length ? responsesOutput([finalItems[item]!], unread, out) : stream.doneItems.get(item) ?? (doneParts === undefined ? '' : inOrder(doneParts))
     if (streamed !== '') texts.push(streamed)
     if (whole !== '' && whole !== streamed) texts.push(whole)
   }
@@ -1044,7 +1117,7 @@ function decodeSse(raw: string): DecodedResponse | null {
       if (isObj(choice.delta)) {
         const delta = choice.delta
         piece += reasoningOf(delta) ?? ''
-        piece += answerContentText(delta.content)
+        piece += answerContentText(delta.content, out.unread)
         piece += audioTranscript(delta.audio) ?? ''
         if (typeof delta.refusal === 'string') piece += delta.refusal
         // A web search answer's citations, given in a delta: after the choices' texts.
@@ -1097,7 +1170,7 @@ function decodeSse(raw: string): DecodedResponse | null {
   const texts = [...content.entries()].sort((a, b) => a[0] - b[0]).map(([, parts]) => parts.join(''))
   for (const parts of tools.values()) texts.push(parts.join(''))
   // The Responses API's items in output order (responsesStreamText).
-  texts.push(...responsesStreamText(responses, out.unread))
+  texts.push(...responsesStreamText(responses, out.unread, out))
   const messages = withCitations(messagesStreamText(blocks), cited)
   if (messages) texts.push(messages)
   if (!events) return null

@@ -34,9 +34,13 @@ import {FingerprintBuffer, fingerprintTextFast, SCHEME} from './winnow.js'
  * history or hands back: thinking blocks, server and MCP tools' results, search results, Responses
  * API reasoning and tool items, refusals, a predicted output), so a marker the model repeats from
  * them is an echo.
- * x7: a stream's event cut off part-way (or whose JSON breaks off) is read as far as it goes, as
- * the event it began (json-prefix.ts), beside its raw text: a marker split across the last whole
- * event and the cut one is found.
+ * x7: an answer's texts decoded as this version decodes them (decode.ts reads a chat answer's
+ * refusal parts, names a content part of a type it does not know as not read, reads a computer
+ * call output's safety checks and counts its screenshot, and a generated image, as a part not
+ * searched, and counts an embeddings answer as an answer with no text by design, not as one that
+ * decoded to no text); and a stream's event cut off part-way (or whose JSON breaks off) is read
+ * as far as it goes, as the event it began (json-prefix.ts), beside its raw text: a marker split
+ * across the last whole event and the cut one is found.
  */
 export const EXTRACT_SCHEME = `x7/${SCHEME}`
 
@@ -48,8 +52,9 @@ export const EXTRACT_SCHEME = `x7/${SCHEME}`
  * differ: its marker tokens, personal data and fingerprints alike; x3 from x4 in the lines read as
  * records (a record of x3 may stand for a line x4 refuses); x4 from x5 in an answer's texts decoded;
  * x5 from x6 in an answer's and a request's texts decoded (its echo decisions, personal data and
- * fingerprints), and in the records not read whole; x6 from x7 in a streamed answer's text where an
- * event was cut off.
+ * fingerprints), and in the records not read whole; x6 from x7 in an answer's texts decoded (a
+ * streamed answer's where an event was cut off too), in the records not read whole and in the
+ * answers counted as without text.
  */
 export const PRIOR_EXTRACT_SCHEMES: readonly string[] = [`x1/${SCHEME}`, `x2/${SCHEME}`, `x3/${SCHEME}`, `x4/${SCHEME}`, `x5/${SCHEME}`, `x6/${SCHEME}`]
 

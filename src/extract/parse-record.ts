@@ -24,6 +24,12 @@ export type NativeField = (typeof NATIVE_FIELDS)[number]
 export interface RecordRow extends RecordFields {
   request_text: string | null
   response_text: string | null
+  /**
+   * The answer holds no text by design (decode.ts noTextByDesign: an embedding answer's vectors):
+   * counted as such (its note), not as an answer that decoded to no text. Not stored: decoded again
+   * with the texts.
+   */
+  no_text_by_design?: boolean
 }
 
 /**
@@ -123,6 +129,9 @@ export function rowFromRecord(value: unknown, notes: string[] = [], bodies?: Dec
   const request = obj.request
   // A body holding a shape this release does not read: the record is not read whole (fileUnread counts it).
   if (response.unread.length > 0) notes.push(unreadShapesNote(response.unread))
+  // Parts that hold no text by their nature (an image): said, and counted per file by their note.
+  if (response.notSearched !== undefined && response.notSearched.length > 0) notes.push(notSearchedNote(response.notSearched))
+  if (response.noTextByDesign !== undefined) notes.push(response.noTextByDesign)
   return {
     row: {
       request_id: ids[0]!,
@@ -144,8 +153,21 @@ export function rowFromRecord(value: unknown, notes: string[] = [], bodies?: Dec
       error_message: response.errorMessage,
       request_text: unlessPlaceholder(requestText, 'request', notes),
       response_text: unlessPlaceholder(response.kind === 'none' ? null : response.text, 'response', notes),
+      ...(response.noTextByDesign !== undefined ? {no_text_by_design: true} : {}),
     },
   }
+}
+
+/**
+ * How the note of a record whose answer holds parts no text search can read (decode.ts
+ * DecodedResponse.notSearched: an image) starts; the parts follow it. The rest of the answer is
+ * searched; these parts are not, and the file's notes say how many records hold such parts.
+ */
+export const NOT_SEARCHED = 'its response holds a part that cannot be searched for a marker (it holds no text), not searched'
+
+/** The note of a record whose answer holds these parts not searched. */
+export function notSearchedNote(parts: readonly string[]): string {
+  return `${NOT_SEARCHED}: ${parts.join(', ')}`
 }
 
 /**

@@ -145,7 +145,8 @@ export const IS_ERROR = 8
 export function recordFlags(row: RecordRow): number {
   let f = 0
   if (row.request_text === null || row.request_text === '') f |= NO_REQUEST_TEXT
-  if (row.is_error === 0 && (row.response_text === null || row.response_text === '')) f |= NO_RESPONSE_TEXT
+  // An answer with no text by design (an embedding's vectors) is counted by its note, not as one that decoded to nothing.
+  if (row.is_error === 0 && row.no_text_by_design !== true && (row.response_text === null || row.response_text === '')) f |= NO_RESPONSE_TEXT
   if (row.is_error === 0 && row.response_kind === 'none') f |= NO_RESPONSE
   if (row.is_error === 1) f |= IS_ERROR
   return f

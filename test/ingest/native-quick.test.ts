@@ -7,8 +7,9 @@ import {Worker} from 'node:worker_threads'
 import fc from 'fast-check'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {UnconventionalSet} from '../../src/extract/extract.js'
+import {EMBEDDING_ANSWER} from '../../src/extract/decode.js'
 import {encodeParseSpec} from '../../src/extract/parse-spec.js'
-import {UNREAD_SHAPES} from '../../src/extract/parse-record.js'
+import {NOT_SEARCHED, UNREAD_SHAPES} from '../../src/extract/parse-record.js'
 import {generateIncident} from '../../src/generate/generate-incident.js'
 import {ADDON_PATH, NATIVE_BLANK, NATIVE_LEFT, NATIVE_RECORD, nativeQuickExtractor, nativeQuickStatus, releaseNativeQuick, resetNativeQuick} from '../../src/ingest/native-quick.js'
 import {NO_REQUEST_TEXT, NO_RESPONSE_TEXT, processUnit, type UnitResult} from '../../src/ingest/process-unit.js'
@@ -778,6 +779,31 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     const ingest = runIngest(taskOf(new Uint8Array(Buffer.from(unread.join('\n')))), true, set)
     expect(Object.entries(ingest.notes).filter(([note]) => note.startsWith(UNREAD_SHAPES)).reduce((a, [, n]) => a + n, 0)).toBe(unread.length - 1)
     same(taskOf(new Uint8Array(Buffer.from(unread.join('\n')))), set)
+  })
+
+  it('reads an embeddings answer, a chat answer\'s content parts of every type and a computer call\'s screenshot as TypeScript does, or leaves the line to it', () => {
+    const m = 'CANARY-aaaaaaaaaaaaaaaa1111'
+    const line = (rid: string, response: unknown) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id: rid, tenant_id: 't', session_id: 's', request: {model: 'e', input: [`q ${m}`]}, response})
+    const chat = (content: unknown) => ({object: 'chat.completion', choices: [{index: 0, message: {role: 'assistant', content}}]})
+    const delta = (content: unknown) => `data: ${JSON.stringify({id: 'c', object: 'chat.completion.chunk', choices: [{index: 0, delta: {content}}]})}\n\ndata: [DONE]\n\n`
+    const lines = [
+      line('emb', {object: 'list', data: [{object: 'embedding', embedding: [0.5, -1], index: 0}], model: 'e', usage: {prompt_tokens: 3, total_tokens: 3}}),
+      line('emb-b64', {object: 'list', data: [{object: 'embedding', embedding: 'AAAAPw==', index: 0}], model: 'e'}),
+      line('emb-text', {object: 'list', data: [{object: 'embedding', embedding: [1], index: 0, text: m}], model: 'e'}),
+      line('page', {object: 'list', data: [{id: 'x', text: m}]}),
+      line('part-new', chat([{type: 'text', text: 'a '}, {type: 'something_new', text: m}])),
+      line('part-untyped', chat([{text: m}])),
+      line('part-refusal', chat([{type: 'refusal', refusal: m}])),
+      line('delta-new', delta([{type: 'something_new', value: m}])),
+      line('screenshot', {object: 'response', output: [{type: 'computer_call_output', call_id: 'c', output: {type: 'computer_screenshot', image_url: 'data:image/png;base64,iVBORw0KGgo='}}, {type: 'message', content: [{type: 'output_text', text: m}]}]}),
+    ]
+    same(taskOf(new Uint8Array(Buffer.from(lines.join('\n')))), set)
+    const ingest = runIngest(taskOf(new Uint8Array(Buffer.from(lines.join('\n')))), true, set)
+    const shapes = Object.keys(ingest.notes).filter((note) => note.startsWith(UNREAD_SHAPES)).join('; ')
+    expect(shapes).toContain('Chat Completions content part "something_new"')
+    expect(Object.keys(ingest.notes)).toContain(EMBEDDING_ANSWER)
+    expect(ingest.notes[EMBEDDING_ANSWER]).toBe(2)
+    expect(Object.keys(ingest.notes).some((n) => n.startsWith(NOT_SEARCHED) && n.includes('computer_call_output screenshot'))).toBe(true)
   })
 
   it('reads a stream whose chunks repeat one envelope around their texts as TypeScript does, whatever the texts hold', () => {
