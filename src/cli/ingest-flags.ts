@@ -28,7 +28,7 @@ export const logIngestFlags = {
   'assume-tz': Flags.string({description: 'the zone of timestamps written without one (IANA name such as Europe/Berlin or UTC, or +02:00); without it they are refused', helpValue: 'ZONE'}),
   'tenant-attribute': Flags.string({description: 'otel: the attribute holding the tenant, tried in order on the span, its parents and the resource (repeatable; default tenant.id; service.namespace, a group of services, is read only when given here)', multiple: true, helpValue: 'KEY'}),
   'custom-id-pattern': Flags.string({description: 'openai-batch: regular expression with named groups (?<tenant>...) and (?<session>...) matched against custom_id', helpValue: 'REGEX'}),
-  'batch-ts': Flags.string({description: 'openai-batch: the time (ISO with zone) for error lines, which carry none (e.g. the batch\'s completed_at)', helpValue: 'ISO'}),
+  'batch-ts': Flags.string({description: 'openai-batch: the time (ISO with zone) for lines that carry none: OpenAI error lines (e.g. the batch\'s completed_at), every Anthropic Message Batches result line (the batch\'s ended_at)', helpValue: 'ISO'}),
   source: Flags.string({description: 'log source label; request_id is unique within a source', default: 'default'}),
   'compress-evidence': Flags.boolean({description: 'store the original bytes deflated (smaller case, slower ingest)', default: false, exclusive: ['evidence']}),
   evidence: Flags.option({

@@ -111,3 +111,52 @@ describe('a Responses API computer call\'s screenshot', () => {
     expect(r.stderr).toContain('contamination found: 1 response (1 cross-tenant, 0 cross-session)')
   }, 120_000)
 })
+
+describe('Anthropic Message Batches results (--log-format openai-batch)', () => {
+  const message = (text: string) => ({id: 'msg_01', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{type: 'text', text}], stop_reason: 'end_turn', stop_sequence: null, usage: {input_tokens: 10, output_tokens: 4}})
+  function files(dir: string, answer: string): string[] {
+    const requests = join(dir, 'requests.jsonl')
+    const results = join(dir, 'results.jsonl')
+    const params = (content: string) => ({model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{role: 'user', content}]})
+    writeFileSync(requests, ['1', '2', '3', '4'].map((n) => JSON.stringify({custom_id: `globex:s2:${n}`, params: params(`question ${n}`)})).join('\n') + '\n')
+    writeFileSync(results, [
+      JSON.stringify({custom_id: 'globex:s2:1', result: {type: 'succeeded', message: message(answer)}}),
+      JSON.stringify({custom_id: 'globex:s2:2', result: {type: 'errored', error: {type: 'error', error: {type: 'invalid_request_error', message: 'max_tokens: too large'}}}}),
+      JSON.stringify({custom_id: 'globex:s2:3', result: {type: 'canceled'}}),
+      JSON.stringify({custom_id: 'globex:s2:4', result: {type: 'expired'}}),
+    ].join('\n') + '\n')
+    return [requests, results]
+  }
+  const args = (dir: string, given: string[]) => ['triage', ...given, '--canaries', CANARIES, '--db', join(dir, 'case.db'), '--custom-id-pattern', PATTERN, '--batch-ts', '2026-11-02T10:00:00Z', '--fail-on-leak']
+
+  it('reads a succeeded result\'s message as the answer (a marker in it trips the gate), joined with its request by custom_id', () => {
+    const dir = tempDir()
+    const r = runCli(args(dir, files(dir, `here: ${ACME}`)))
+    expect(r.stderr).toContain('read as openai-batch')
+    expect(r.code, r.stderr).toBe(3)
+    expect(r.stderr).toContain('contamination found: 1 response (1 cross-tenant, 0 cross-session)')
+  }, 120_000)
+
+  it('records errored, canceled and expired results as answers not given, says so, and passes a clean batch', () => {
+    const dir = tempDir()
+    const given = files(dir, 'all fine')
+    const i = runCli(['ingest', 'logs', ...given, '--db', join(dir, 'read.db'), '--custom-id-pattern', PATTERN, '--batch-ts', '2026-11-02T10:00:00Z', '--json'])
+    expect(i.code, i.stderr).toBe(0)
+    const out = (JSON.parse(i.stdout) as {per_file: {path: string; records: number; bad_lines: number; no_request_text: number; no_response_text: number; notes: string[]}[]}).per_file.find((f) => f.path.endsWith('results.jsonl'))!
+    expect(out).toMatchObject({records: 4, bad_lines: 0, no_request_text: 0, no_response_text: 0})
+    expect(out.notes).toContain('1 record: a Message Batches request canceled before it was processed: no answer')
+    expect(out.notes).toContain('1 record: a Message Batches request expired before it was processed: no answer')
+    const r = runCli(args(dir, given))
+    expect(r.code, r.stderr).toBe(0)
+  }, 120_000)
+
+  it('refuses a succeeded result without its request, saying which file to give', () => {
+    const dir = tempDir()
+    const [, results] = files(dir, 'all fine')
+    const r = runCli(args(dir, [results!]))
+    expect(r.code, r.stderr).toBe(1)
+    expect(r.stderr).toContain('results.jsonl (1 quarantined line never judged')
+    const bad = runCli(['status', '--bad-lines', '--db', join(dir, 'case.db')])
+    expect(bad.stdout + bad.stderr).toContain('custom_id "globex:s2:1" is in no input file given')
+  }, 120_000)
+})

@@ -1,7 +1,7 @@
 import {epochToIso} from '../field-path.js'
 import {finishRecord, intOrNull, notAnObject, single, sniffByShare, strOrNull} from './common.js'
 import {errorResponse, isObj, type Obj} from './messages.js'
-import type {AdaptResult, CompanionIndex, FormatAdapter, LinePosition} from './types.js'
+import type {AdaptContext, AdaptResult, CompanionIndex, FormatAdapter, LinePosition} from './types.js'
 
 // Specification: the OpenAI Batch API's files (https://platform.openai.com/docs/guides/batch,
 // API reference "The request input object" / "The request output object"; OpenAPI schema
@@ -27,6 +27,20 @@ import type {AdaptResult, CompanionIndex, FormatAdapter, LinePosition} from './t
 //
 // Unknown in this format, and left null: prefill_node, decode_node; tokens come from the
 // response's usage (the native decoder's fallback).
+//
+// Anthropic's Message Batches (https://docs.anthropic.com/en/api/retrieving-message-batch-results,
+// "Retrieve Message Batch results"; MessageBatchIndividualResponse) are read by the same rules:
+//   input  line: {"custom_id", "params": {...Messages API request...}} (one of a batch's `requests`)
+//   result line: {"custom_id", "result": {"type": "succeeded", "message": {...Messages API message...}}
+//                 | {"type": "errored", "error": {"type": "error", "error": {"type", "message"}}}
+//                 | {"type": "canceled"} | {"type": "expired"}}
+//   result.message.id -> request_id; result.message.model (params.model) -> model
+//   result.message    -> response (its content blocks are the answer's text)
+//   errored           -> response: an error object with the error's message (its text is searched)
+//   canceled, expired -> response: an error object naming the result type: the request was never
+//                        processed, so there is no answer, and the record says so (a note)
+// A result line carries no time and no HTTP status: ts is --batch-ts (the batch's ended_at) or
+// --map, and status is unknown (null).
 
 export interface BatchInputIndex extends CompanionIndex {
   get(customId: string): {method: unknown; url: unknown; body: unknown; at: LinePosition} | undefined
@@ -46,9 +60,11 @@ function newBatchIndex(): BatchInputIndex {
   const duplicates = new Set<string>()
   const ambiguous = new Map<string, string[]>()
   return {
-    add(value: unknown, at: LinePosition) {
-      if (!isObj(value) || !isInputLine(value)) return
-      const id = value.custom_id as string
+    add(line: unknown, at: LinePosition) {
+      if (!isObj(line) || !isInputLine(line)) return
+      const id = line.custom_id as string
+      // A Message Batches request gives its Messages API request as `params`, and no method or url.
+      const value: Obj = isMessageBatchInput(line) ? {custom_id: id, method: undefined, url: undefined, body: line.params} : line
       const first = inputs.get(id)
       if (!first) inputs.set(id, {method: value.method, url: value.url, body: value.body, at})
       else if (first.at.file === at.file) duplicates.add(id)
@@ -66,15 +82,20 @@ function newBatchIndex(): BatchInputIndex {
   }
 }
 
-const isInputLine = (v: unknown): boolean => isObj(v) && typeof v.custom_id === 'string' && 'body' in v && 'url' in v && !('response' in v)
-const isOutputLine = (v: unknown): boolean => isObj(v) && typeof v.custom_id === 'string' && ('response' in v || 'error' in v)
+const isMessageBatchInput = (v: Obj): boolean => typeof v.custom_id === 'string' && isObj(v.params) && !('result' in v) && !('body' in v)
+const isMessageBatchResult = (v: Obj): boolean => typeof v.custom_id === 'string' && isObj(v.result) && typeof v.result.type === 'string' && !('response' in v)
+const isInputLine = (v: unknown): boolean => isObj(v) && typeof v.custom_id === 'string' && (('body' in v && 'url' in v && !('response' in v)) || isMessageBatchInput(v))
+const isOutputLine = (v: unknown): boolean => isObj(v) && typeof v.custom_id === 'string' && ('response' in v || 'error' in v || isMessageBatchResult(v))
+
+/** A Message Batches result's types whose request was never processed: no answer was given. */
+const UNPROCESSED_RESULTS = new Set(['canceled', 'expired'])
 
 export const openaiBatch: FormatAdapter<BatchInputIndex> = {
   format: 'openai-batch',
   specification: 'OpenAI Batch API input and output files (https://platform.openai.com/docs/api-reference/batch/request-output)',
 
   sniff(first) {
-    const out = sniffByShare('openai-batch', first, (o) => isOutputLine(o) || isInputLine(o), 'are OpenAI Batch lines (custom_id with response/error, or with method/url/body)')
+    const out = sniffByShare('openai-batch', first, (o) => isOutputLine(o) || isInputLine(o), 'are OpenAI Batch or Anthropic Message Batches lines (custom_id with response/error or result, or with method/url/body or params)')
     return out
   },
 
@@ -83,7 +104,8 @@ export const openaiBatch: FormatAdapter<BatchInputIndex> = {
   adapt(value, ctx): AdaptResult {
     if (!isObj(value)) return notAnObject(value)
     if (isInputLine(value)) return {records: [], problems: [], ignored: 1}
-    if (!isOutputLine(value)) return {records: [], problems: [{item: null, reason: 'not a Batch output line (no custom_id with response or error)'}], ignored: 0}
+    if (!isOutputLine(value)) return {records: [], problems: [{item: null, reason: 'not a Batch output line (no custom_id with response or error, nor a Message Batches result)'}], ignored: 0}
+    if (isMessageBatchResult(value)) return adaptMessageBatchResult(value, ctx)
     const customId = value.custom_id as string
     const notes: string[] = []
     const res: Obj = isObj(value.response) ? value.response : {}
@@ -160,4 +182,90 @@ export const openaiBatch: FormatAdapter<BatchInputIndex> = {
     if (input && result.records[0]) result.records[0].companions = [input.at]
     return result
   },
+}
+
+/**
+ * One Anthropic Message Batches result line (the header above): a succeeded request's message as
+ * its answer, an errored one's error, and a canceled or expired one as an error with no answer.
+ * Joined with its request (a `params` input line) by custom_id, under the rules of an OpenAI Batch
+ * output line: an answer without its own request is a bad line.
+ */
+function adaptMessageBatchResult(value: Obj, ctx: AdaptContext<BatchInputIndex>): AdaptResult {
+  const customId = value.custom_id as string
+  const result = value.result as Obj
+  const type = result.type as string
+  const notes: string[] = []
+  const message: Obj | null = type === 'succeeded' && isObj(result.message) ? result.message : null
+  if (type === 'succeeded' && message === null) return {records: [], ignored: 0, problems: [{item: null, reason: 'a Message Batches result of type "succeeded" without its message'}]}
+  if (type !== 'succeeded' && type !== 'errored' && !UNPROCESSED_RESULTS.has(type)) {
+    return {records: [], ignored: 0, problems: [{item: null, reason: `a Message Batches result of type ${JSON.stringify(type.slice(0, 60))}, which this release does not read`}]}
+  }
+  const inAll = ctx.index?.ambiguous.get(customId)
+  if (message !== null && inAll) {
+    return {records: [], ignored: 0, problems: [{item: null, reason: `custom_id ${JSON.stringify(customId)} is in more than one input file given (${inAll.join(', ')}), so which request it answered is not known: ingest each batch's results with its own requests file, one ingest per batch`}]}
+  }
+  const input = inAll ? undefined : ctx.index?.get(customId)
+  if (message !== null && !input) {
+    return {records: [], ignored: 0, problems: [{item: null, reason: `custom_id ${JSON.stringify(customId)} is in no input file given, so its request is unknown and its answer cannot be judged (a marker the user sent would read as a leak): give the batch's requests ({"custom_id", "params"} lines) with its results (both paths, or their folder)`}]}
+  }
+  if (!input) notes.push(inAll ? 'an error line whose custom_id is in several input files: request unknown' : 'an error line whose custom_id is in no input file given: request unknown')
+  else if (ctx.index?.duplicates.has(customId)) notes.push('a custom_id appears more than once in its input file; the first line was used')
+
+  let response: unknown
+  if (message !== null) response = message
+  else if (type === 'errored') {
+    // An ErrorResponse ({"type": "error", "error": {"type", "message"}}), or the inner error alone.
+    const outer = isObj(result.error) ? result.error : {}
+    const inner = isObj(outer.error) ? outer.error : outer
+    response = errorResponse(strOrNull(inner.message) ?? 'batch request errored', {type: strOrNull(inner.type)})
+  } else {
+    // No answer: the request was never processed. The error's message is crosstalk's, naming the result type.
+    response = errorResponse(`Message Batches request ${type}: not processed, no answer`, {type})
+    notes.push(`a Message Batches request ${type} before it was processed: no answer`)
+  }
+  let ts: string | number | null = null
+  if (ctx.options.fallbackTs !== null) {
+    ts = ctx.options.fallbackTs
+    notes.push('a Message Batches result line carries no time: the --batch-ts time was used')
+  }
+  const inputBody: Obj = input && isObj(input.body) ? input.body : {}
+  const {tenant, session, hint} = callerOf(customId, ctx.options.customIdPattern)
+  // Only a succeeded result names its message; any other is known by the custom_id the caller gave the request.
+  const messageId = message !== null ? strOrNull(message.id) : null
+  if (messageId === null) notes.push('no message id: the request is known by its custom_id')
+  const out = finishRecord(
+    {
+      ts,
+      request_id: messageId ?? customId,
+      tenant_id: tenant,
+      session_id: session,
+      status: null,
+      endpoint: null,
+      model: (message !== null ? strOrNull(message.model) : null) ?? strOrNull(inputBody.model),
+      prefill_node: null,
+      decode_node: null,
+      prompt_tokens: null,
+      completion_tokens: null,
+      request: input ? input.body : null,
+      response,
+    },
+    {...value, input: input ? {params: input.body} : null},
+    ctx.options,
+    {
+      ts: "a Message Batches result line carries no time: give the batch's ended_at with --batch-ts ISO, or --map ts=...",
+      tenant_id: hint,
+      session_id: hint,
+    },
+  )
+  const adapted = single(out, notes)
+  if (input && adapted.records[0]) adapted.records[0].companions = [input.at]
+  return adapted
+}
+
+/** The tenant and session a custom_id names by --custom-id-pattern's groups, or the hint why not. */
+function callerOf(customId: string, pattern: RegExp | null): {tenant: string | null; session: string | null; hint: string} {
+  if (!pattern) return {tenant: null, session: null, hint: 'the caller is only in custom_id: give --custom-id-pattern with (?<tenant>...) and (?<session>...) groups, or --map'}
+  const m = pattern.exec(customId)
+  if (!m) return {tenant: null, session: null, hint: `custom_id ${JSON.stringify(customId)} does not match --custom-id-pattern /${pattern.source}/`}
+  return {tenant: strOrNull(m.groups?.tenant), session: strOrNull(m.groups?.session), hint: `--custom-id-pattern /${pattern.source}/ has no such group, or it matched empty text in custom_id ${JSON.stringify(customId)}`}
 }

@@ -108,7 +108,7 @@ export interface FormatOptionsInput {
   tenantAttributes?: readonly string[]
   /** openai-batch: a regular expression with named groups `tenant` and/or `session`, matched against custom_id. */
   customIdPattern?: string
-  /** openai-batch: when an output line has no `body.created` (error lines), use this timestamp (e.g. the batch's completed_at). */
+  /** openai-batch: when an output line has no `body.created` (error lines, every Message Batches result line), use this timestamp (e.g. the batch's completed_at, or ended_at). */
   fallbackTs?: string | number
   /** `--map FIELD=SPEC` overrides, parsed by field-path.ts; evaluated against each record's source view. */
   map?: FieldMap
