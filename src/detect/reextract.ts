@@ -54,11 +54,12 @@ export function reextractPriorFiles(db: CaseDb, files: readonly FileRow[], onPro
       let noResponseText = 0
       // Records whose body holds shapes this release does not read (their notes, by note): the file is then not read whole.
       const unreadNotes: Record<string, number> = {}
+      let unreadFirstLine: number | null = null
       const refused = {lines: new Set<number>(), first: null as {line_no: number; reason: string} | null}
       for (let last = 0; ; ) {
         const page = pageOfFile(file.id, last, PAGE)
         if (page.length === 0) break
-        for (const {id, is_error: isError} of page) {
+        for (const {id, is_error: isError, line_no: lineNo} of page) {
           const why = refusal(id)
           if (why !== null) {
             // Its texts cannot be read under today's rules: none is extracted (no marker token,
@@ -71,7 +72,10 @@ export function reextractPriorFiles(db: CaseDb, files: readonly FileRow[], onPro
             continue
           }
           const {request_text: prompt, response_text: response, unread_note: unreadNote, no_text_by_design: byDesign} = texts(id)
-          if (unreadNote !== undefined) unreadNotes[unreadNote] = (unreadNotes[unreadNote] ?? 0) + 1
+          if (unreadNote !== undefined) {
+            unreadNotes[unreadNote] = (unreadNotes[unreadNote] ?? 0) + 1
+            unreadFirstLine = Math.min(unreadFirstLine ?? lineNo, lineNo)
+          }
           // As ingest's recordFlags (process-unit.ts) counts them.
           if (prompt === null || prompt === '') noRequestText++
           if (isError === 0 && byDesign !== true && (response === null || response === '')) noResponseText++
@@ -94,7 +98,7 @@ export function reextractPriorFiles(db: CaseDb, files: readonly FileRow[], onPro
       setNoTextCounts(db, file.id, noRequestText, noResponseText)
       if (refused.first !== null) addFileUnread(db, file.id, olderRulesUnread(refused.lines.size, refused.first))
       // As ingest says it (ingest-file.ts fileUnread): an earlier scheme read past these shapes without a word.
-      const shapes = unreadShapesPhrase(unreadNotes)
+      const shapes = unreadShapesPhrase(unreadNotes, unreadFirstLine)
       if (shapes !== null) addFileUnread(db, file.id, shapes)
       setExtractScheme(db, file.id, EXTRACT_SCHEME)
     })

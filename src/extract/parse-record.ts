@@ -184,10 +184,11 @@ export function unreadShapesNote(shapes: readonly string[]): string {
 
 /**
  * The records whose response body holds a shape this release does not read (their notes:
- * parse-record.ts unreadShapesNote), with the shapes, e.g. "2 records hold in their response body
- * what this release does not read (Responses API output item \"x_call\"), not searched"; null for none.
+ * parse-record.ts unreadShapesNote), with the shapes and, where known, the first such record's
+ * line, e.g. "2 records hold in their response body what this release does not read (Responses
+ * API output item \"x_call\"), the first on line 7, so ..."; null for none.
  */
-export function unreadShapesPhrase(notes: Readonly<Record<string, number>>): string | null {
+export function unreadShapesPhrase(notes: Readonly<Record<string, number>>, firstLine: number | null = null): string | null {
   let records = 0
   const shapes = new Set<string>()
   for (const [note, n] of Object.entries(notes)) {
@@ -198,7 +199,8 @@ export function unreadShapesPhrase(notes: Readonly<Record<string, number>>): str
   if (records === 0) return null
   const named = [...shapes]
   const list = named.length > 5 ? `${named.slice(0, 5).join(', ')}, and ${named.length - 5} more` : named.join(', ')
-  return `${count(records, 'record')} ${records === 1 ? 'holds' : 'hold'} in ${records === 1 ? 'its' : 'their'} response body what this release does not read (${list}), so their texts there were not searched for markers`
+  const where = firstLine === null ? '' : records === 1 ? `, on line ${firstLine}` : `, the first on line ${firstLine}`
+  return `${count(records, 'record')} ${records === 1 ? 'holds' : 'hold'} in ${records === 1 ? 'its' : 'their'} response body what this release does not read (${list})${where}, so their texts there were not searched for markers`
 }
 
 /**

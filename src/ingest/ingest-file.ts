@@ -549,7 +549,7 @@ function unreadItemsFix(format: LogFormat): string {
  * and langfuse.ts count only those): their texts are judged nowhere, so the file is not read whole
  * and no gate passes on it.
  */
-export function fileUnread(format: LogFormat, c: Partial<Pick<FileSummaryCounts, 'unread_items' | 'notes'>>, streamed: string | null): string | null {
+export function fileUnread(format: LogFormat, c: Partial<Pick<FileSummaryCounts, 'unread_items' | 'notes' | 'unread_first_line'>>, streamed: string | null): string | null {
   const items = format === 'otel' || format === 'langfuse' ? unreadItemsPhrase(c.unread_items ?? {}) : null
   const undecoded = c.unread_items?.[UNDECODED_BYTES] ?? 0
   const parts = [
@@ -557,7 +557,7 @@ export function fileUnread(format: LogFormat, c: Partial<Pick<FileSummaryCounts,
     items === null ? null : `${items}, in traces where no model call's answer text was read`,
     // otel.ts: a model call read without a text it gave as OTLP bytes that are no UTF-8 text.
     undecoded > 0 ? `${count(undecoded, 'model call')} gave a text as an OTLP bytesValue that is not UTF-8 text (binary data), not read` : null,
-    unreadShapesPhrase(c.notes ?? {}),
+    unreadShapesPhrase(c.notes ?? {}, c.unread_first_line ?? null),
   ].filter((p): p is string => p !== null)
   return parts.length === 0 ? null : parts.join('; ')
 }

@@ -79,6 +79,8 @@ export interface UnitResult {
   items: Array<RecordItem | BadItem>
   /** What records lacked, and how many records each note applies to. */
   notes: Record<string, number>
+  /** The first line of a record whose body holds a shape not read (its note starts UNREAD_SHAPES); absent where none. */
+  unreadFirstLine?: number
   /** Fingerprint pairs of every record, packed; items point into it. */
   fp: Uint32Array
   /** The task's bytes, handed back so that their buffer can be reused (nothing in the result refers to them). */
@@ -121,6 +123,7 @@ export function processUnit(task: UnitTask, unconventional?: UnconventionalSet, 
       const x = extractRecord(prompt, response, fpBuf, unconventional)
       const flags = recordFlags(r.row)
       for (const n of r.notes) note(n)
+      markUnreadLine(result, lineNo, r.notes)
       const item: RecordItem = {
         k: 'r', lineNo, item: r.item, offset, length: line.length, crc, row,
         noRequestText: (flags & NO_REQUEST_TEXT) !== 0, noResponseText: (flags & NO_RESPONSE_TEXT) !== 0, noResponse: (flags & NO_RESPONSE) !== 0,
@@ -150,6 +153,14 @@ export function recordFlags(row: RecordRow): number {
   if (row.is_error === 0 && row.response_kind === 'none') f |= NO_RESPONSE
   if (row.is_error === 1) f |= IS_ERROR
   return f
+}
+
+/**
+ * Keeps `lineNo` as the first line of a record not read whole (a note of `notes` starts
+ * UNREAD_SHAPES) where no earlier line of the unit was one: the file's note then names where to look.
+ */
+export function markUnreadLine(result: {unreadFirstLine?: number}, lineNo: number, notes: readonly string[]): void {
+  if (result.unreadFirstLine === undefined && notes.some((n) => n.startsWith(UNREAD_SHAPES))) result.unreadFirstLine = lineNo
 }
 
 /** Counts each note in `notes`, keeping at most MAX_NOTES distinct ones (the rest under 'other notes'). */

@@ -2,7 +2,7 @@ import {extractMarkers, type UnconventionalSet} from '../extract/extract.js'
 import {promptHasUnconventional, promptPrefix, type MarkerToken} from '../extract/markers.js'
 import {pairHash} from './pair-set.js'
 import {nativeQuickExtractor, type NativeMarked} from './native-quick.js'
-import {decoderFor, noteCounter, recordFlags, walkUnit, type LineClaims, type UnitResult, type UnitTask} from './process-unit.js'
+import {decoderFor, markUnreadLine, noteCounter, recordFlags, walkUnit, type LineClaims, type UnitResult, type UnitTask} from './process-unit.js'
 
 // One unit of the quick verdict's pass (quick-pass.ts), decoded by the same walk as ingest's
 // (walkUnit) but handed back compact: the pass needs every record's (source, request_id) in
@@ -42,7 +42,7 @@ export interface QuickMarked extends QuickRecord {
 }
 
 /** What a unit's quick result says of the unit itself, as ingest's result says it (process-unit.ts). */
-export interface QuickUnitResult extends Pick<UnitResult, 'seq' | 'bytes' | 'lines' | 'blank' | 'ignored' | 'unread' | 'bom' | 'notes'> {
+export interface QuickUnitResult extends Pick<UnitResult, 'seq' | 'bytes' | 'lines' | 'blank' | 'ignored' | 'unread' | 'bom' | 'notes' | 'unreadFirstLine'> {
   /** Bad lines and bad items of lines, and the first of them. */
   bad: number
   firstBad: {line: number; reason: string} | null
@@ -104,6 +104,7 @@ export function quickUnit(task: QuickUnitTask, unconventional?: UnconventionalSe
     // TypeScript alone.
     if (walked && claims.allTaken()) return finish(task, result)
     Object.assign(result, {lines: 0, blank: 0, ignored: 0, unread: {}, bom: false, notes: {}, bad: 0, firstBad: null, marked: []})
+    delete result.unreadFirstLine
     columns.length = 0
   }
   walkQuick(task, unconventional, result, noteCounter(result.notes))
@@ -118,10 +119,11 @@ function walkQuick(task: QuickUnitTask, unconventional: UnconventionalSet | unde
       result.bad++
       result.firstBad ??= {line: lineNo, reason}
     },
-    record: (_lineNo, _offset, _line, _crc, r) => {
+    record: (lineNo, _offset, _line, _crc, r) => {
       const row = r.row
       const m = extractMarkers(row.request_text, row.response_text, unconventional)
       for (const n of r.notes) note(n)
+      markUnreadLine(result, lineNo, r.notes)
       const [h1, h2] = pairHash(task.quickSource, row.request_id)
       if (m.prompt !== null) {
         result.marked.push({

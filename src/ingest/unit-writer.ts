@@ -33,6 +33,8 @@ export interface FileSummaryCounts {
   unread_items: Record<string, number>
   /** what records lacked (note -> records) */
   notes: Record<string, number>
+  /** the first line of a record whose body holds a shape not read (process-unit.ts markUnreadLine); absent where none */
+  unread_first_line?: number
   /** bad items quarantined for lacking a required field (field -> items): said as a file note with the flag that fixes it */
   missing_required?: Record<string, number>
 }
@@ -48,13 +50,14 @@ export function emptyCounts(): FileSummaryCounts {
 }
 
 /** A unit's own counts (lines, blanks, ignored items, the byte-order mark, notes): before its items. */
-export function tallyUnit(c: FileSummaryCounts, r: Pick<UnitResult, 'lines' | 'blank' | 'ignored' | 'unread' | 'bom' | 'notes'>): void {
+export function tallyUnit(c: FileSummaryCounts, r: Pick<UnitResult, 'lines' | 'blank' | 'ignored' | 'unread' | 'bom' | 'notes' | 'unreadFirstLine'>): void {
   c.lines += r.lines
   c.blank_lines += r.blank
   c.ignored_items += r.ignored
   for (const [convention, n] of Object.entries(r.unread)) c.unread_items[convention] = (c.unread_items[convention] ?? 0) + n
   if (r.bom) c.bom = true
   for (const [note, n] of Object.entries(r.notes)) c.notes[note] = (c.notes[note] ?? 0) + n
+  if (r.unreadFirstLine !== undefined) c.unread_first_line = Math.min(c.unread_first_line ?? Infinity, r.unreadFirstLine)
 }
 
 /** A record kept (not a duplicate). */

@@ -101,9 +101,9 @@ export function recordIdsOfFile(db: CaseDb): (fileId: number, after: number, lim
 }
 
 /** A page of a file's records, in id order: each one's id and whether its response is an error (an error answer is not "without text"). */
-export function recordPagesOfFile(db: CaseDb): (fileId: number, after: number, limit: number) => Array<{id: number; is_error: number}> {
-  const page = db.prepare('SELECT id, is_error FROM records WHERE file_id = ? AND id > ? ORDER BY id LIMIT ?')
-  return (fileId, after, limit) => page.all(fileId, after, limit) as Array<{id: number; is_error: number}>
+export function recordPagesOfFile(db: CaseDb): (fileId: number, after: number, limit: number) => Array<{id: number; is_error: number; line_no: number}> {
+  const page = db.prepare('SELECT id, is_error, line_no FROM records WHERE file_id = ? AND id > ? ORDER BY id LIMIT ?')
+  return (fileId, after, limit) => page.all(fileId, after, limit) as Array<{id: number; is_error: number; line_no: number}>
 }
 
 // ------------------------------------------------------------------ personal-data values

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3'
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
@@ -70,14 +71,33 @@ describe('a chat answer\'s content parts', () => {
       const dir = tempDir()
       const file = join(dir, 'parts.jsonl')
       writeFileSync(file, [
+        nativeLine('clean', {object: 'chat.completion', choices: [{index: 0, message: {role: 'assistant', content: 'fine'}}]}),
         nativeLine('message', {object: 'chat.completion', choices: [{index: 0, message: {role: 'assistant', content: [{type: 'text', text: 'fine'}, {type: 'something_new', payload: {note: ACME}}]}}]}),
         nativeLine('stream', `data: ${JSON.stringify({id: 'c', object: 'chat.completion.chunk', choices: [{index: 0, delta: {content: [{type: 'something_new', payload: ACME}]}}]})}\n\ndata: [DONE]\n\n`),
       ].join('\n') + '\n')
       const r = runWith(native, ['triage', file, '--canaries', CANARIES, '--db', join(dir, 'case.db'), '--fail-on-leak'])
       expect(r.code, r.stderr).toBe(1)
-      expect(r.stderr).toContain('parts.jsonl (not read whole: 2 records hold in their response body what this release does not read (Chat Completions content part "something_new")')
+      // The file, the shape, how many records and the first one's line.
+      expect(r.stderr).toContain('parts.jsonl (not read whole: 2 records hold in their response body what this release does not read (Chat Completions content part "something_new"), the first on line 2,')
     }, 120_000)
   }
+
+  it('names the first line not read whole when a scan extracts a case made before again', () => {
+    const dir = tempDir()
+    const db = join(dir, 'case.db')
+    const file = join(dir, 'later.jsonl')
+    const clean = nativeLine('clean', {object: 'chat.completion', choices: [{index: 0, message: {role: 'assistant', content: 'fine'}}]})
+    writeFileSync(file, [clean, clean.replace('"clean"', '"clean-2"'), nativeLine('new', {object: 'chat.completion', choices: [{index: 0, message: {role: 'assistant', content: [{type: 'something_new', payload: 'x'}]}}]})].join('\n') + '\n')
+    expect(runCli(['triage', file, '--canaries', CANARIES, '--db', db]).code).toBe(0)
+    // What x6 left: the file called read whole.
+    const c = new Database(db)
+    c.prepare("UPDATE files SET extract_scheme = 'x6/words-k5-w8-v2', unread = NULL WHERE kind = 'log'").run()
+    c.close()
+    expect(runCli(['scan', '--db', db]).code).toBe(0)
+    const g = runCli(['scan', '--db', db, '--fail-on-leak'])
+    expect(g.code, g.stderr).toBe(1)
+    expect(g.stderr).toContain('later.jsonl (not read whole: 1 record holds in its response body what this release does not read (Chat Completions content part "something_new"), on line 3,')
+  }, 120_000)
 
   it('reads a refusal part\'s refusal as answer text', () => {
     const dir = tempDir()
