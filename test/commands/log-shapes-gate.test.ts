@@ -180,3 +180,35 @@ describe('Anthropic Message Batches results (--log-format openai-batch)', () => 
     expect(bad.stdout + bad.stderr).toContain('custom_id "globex:s2:1" is in no input file given')
   }, 120_000)
 })
+
+describe('Langfuse observations written without a type', () => {
+  const observation = (fields: object) => JSON.stringify({
+    id: 'obs-1', traceId: 'tr-1', name: 'chat', startTime: '2026-11-02T10:00:00.000Z', endTime: '2026-11-02T10:00:01.000Z', sessionId: 's2', metadata: {tenant_id: 'globex'},
+    input: [{role: 'user', content: 'hello'}], ...fields,
+  })
+
+  it('reads one that carries a model call\'s fields (model, usage) as a GENERATION, saying so', () => {
+    const dir = tempDir()
+    const file = join(dir, 'generations.jsonl')
+    writeFileSync(file, observation({model: 'gpt-4o', usage: {input: 5, output: 3}, output: {role: 'assistant', content: `hi ${ACME}`}}) + '\n')
+    const r = runCli(['triage', file, '--canaries', CANARIES, '--db', join(dir, 'case.db'), '--fail-on-leak'])
+    expect(r.stderr).toContain('read as langfuse')
+    expect(r.stderr).toContain("1 record: no type: read as a GENERATION by the model call's fields it carries")
+    expect(r.code, r.stderr).toBe(3)
+    expect(r.stderr).toContain('contamination found: 1 response (1 cross-tenant, 0 cross-session)')
+  }, 120_000)
+
+  it('does not read one without a type and without such fields as a model call: it is a bad line, and the gate fails', () => {
+    const dir = tempDir()
+    const file = join(dir, 'untyped.jsonl')
+    writeFileSync(file, [
+      JSON.stringify({id: 'g', traceId: 'tr-0', type: 'GENERATION', startTime: '2026-11-02T10:00:00.000Z', sessionId: 's2', metadata: {tenant_id: 'globex'}, model: 'gpt-4o', input: 'q', output: 'fine'}),
+      observation({output: 'fine'}),
+    ].join('\n') + '\n')
+    const r = runCli(['triage', file, '--canaries', CANARIES, '--db', join(dir, 'case.db'), '--log-format', 'langfuse', '--fail-on-leak'])
+    expect(r.code, r.stderr).toBe(1)
+    expect(r.stderr).toContain('untyped.jsonl (1 quarantined line never judged')
+    const bad = runCli(['status', '--bad-lines', '--db', join(dir, 'case.db')])
+    expect(bad.stdout + bad.stderr).toContain("a Langfuse observation without a type, and without a model call's fields")
+  }, 120_000)
+})

@@ -44,9 +44,33 @@ import {callTextsOf, lastCall, textLeaves, textsBeyond, withAnswerTexts, withPro
 //           shape (a JSON answer Langfuse kept as text) -> that text as the answer
 //   level ERROR              -> an error response carrying statusMessage
 //
+// An observation written without `type` (an export of a generations table, or one whose field
+// selection left it out) is a GENERATION where it carries what only a model call's observation
+// does: a model (model, providedModelName, internalModelId), model parameters, usage or cost
+// details, a completion start time. One without type and without any of these is not known to be
+// a model call or not: a bad line, never read as either (its texts would be judged nowhere, or
+// read as an answer they are not).
+//
 // Unknown in this format, and left null: status, endpoint, prefill_node, decode_node.
 
 const GENERATION = /^generation$/i
+
+/** What only a model call's observation carries (the header above): an untyped observation holding one is a GENERATION. */
+const MODEL_CALL_FIELDS = [
+  'model', 'providedModelName', 'provided_model_name', 'internalModelId', 'internal_model_id', 'modelParameters', 'model_parameters',
+  'usage', 'usageDetails', 'usage_details', 'costDetails', 'cost_details', 'completionStartTime', 'completion_start_time',
+  'promptTokens', 'completionTokens',
+]
+
+/**
+ * The observation's type: as written, or GENERATION for one written without a type that holds a
+ * model call's fields (MODEL_CALL_FIELDS); null for one without a type and without them.
+ */
+function typeOf(o: Obj): string | null {
+  if (typeof o.type === 'string') return o.type
+  if (o.type !== undefined && o.type !== null) return null
+  return MODEL_CALL_FIELDS.some((f) => o[f] !== undefined && o[f] !== null && o[f] !== '') ? 'GENERATION' : null
+}
 
 /** Langfuse's observation types besides GENERATION; another (a log's own word) is not repeated in messages. */
 const OTHER_TYPES = new Set(['SPAN', 'EVENT', 'AGENT', 'TOOL', 'CHAIN', 'RETRIEVER', 'EVALUATOR', 'EMBEDDING', 'GUARDRAIL'])
@@ -110,11 +134,12 @@ function newLangfuseIndex(): LangfuseIndex {
   const wrappers = new Map<string, LangfuseWrapper[]>()
   return {
     add(value, at) {
-      if (!isObj(value) || typeof value.type !== 'string') return
+      const type = isObj(value) ? typeOf(value) : null
+      if (!isObj(value) || type === null) return
       const key = traceKey(pick(value, 'traceId', 'trace_id'))
       const id = strOrNull(value.id)
       if (key === null) return
-      if (GENERATION.test(value.type)) {
+      if (GENERATION.test(type)) {
         const ofTrace = calls.get(key) ?? new Map<string, {key: string; end: number}>()
         calls.set(key, ofTrace)
         // One without an id is no record: its trace has a call, none to read a wrapper with.
@@ -131,14 +156,14 @@ function newLangfuseIndex(): LangfuseIndex {
       // The values as logged (textLeaves reads JSON text itself, and keeps one that gives a key twice whole).
       const input = value.input
       const output = value.output
-      const texts: WrapperTexts = GIVES_THE_MODEL.test(value.type)
+      const texts: WrapperTexts = GIVES_THE_MODEL.test(type)
         ? {prompt: [...textLeaves(input), ...textLeaves(output)], answer: []}
         : {prompt: textLeaves(input), answer: textLeaves(output)}
       // Only an answer is read from a wrapper (readWrappers), its input with it.
       if (id === null || texts.answer.length === 0) return
       const list = wrappers.get(key) ?? []
       if (list.some((w) => w.id === id)) return
-      list.push({id, at, kind: observationKind(value.type), ...recipientOf(value), texts})
+      list.push({id, at, kind: observationKind(type), ...recipientOf(value), texts})
       list.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       wrappers.set(key, list)
     },
@@ -228,9 +253,9 @@ export const langfuse: FormatAdapter<LangfuseIndex> = {
       (o) =>
         'id' in o &&
         ('traceId' in o || 'trace_id' in o) &&
-        typeof o.type === 'string' &&
+        (typeof o.type === 'string' || (typeOf(o) !== null && ('input' in o || 'output' in o))) &&
         ('startTime' in o || 'start_time' in o),
-      'are Langfuse observations (id, traceId, type, startTime)',
+      'are Langfuse observations (id, traceId, type or a model call\'s fields, startTime)',
     )
   },
 
@@ -238,7 +263,12 @@ export const langfuse: FormatAdapter<LangfuseIndex> = {
 
   adapt(value, ctx): AdaptResult {
     if (!isObj(value)) return notAnObject(value)
-    if (typeof value.type === 'string' && !GENERATION.test(value.type)) {
+    const type = typeOf(value)
+    if (type === null) {
+      const what = value.type === undefined || value.type === null ? 'without a type' : `whose type is ${typeof value.type === 'object' ? 'not text' : JSON.stringify(value.type)}`
+      return {records: [], ignored: 0, problems: [{item: null, reason: `a Langfuse observation ${what}, and without a model call's fields (model, usage, model parameters, cost, completion start time): whether it is a model call is not known; export the observations with their type (API v2 fields=core, or the observations table)`}]}
+    }
+    if (!GENERATION.test(type)) {
       // A SPAN or EVENT with an output may be a model call logged without the GENERATION type.
       // Where a GENERATION of its trace is among the lines given, it wraps that call, and its
       // texts are read with the call (readWrappers) unless it names another session or tenant;
@@ -246,9 +276,10 @@ export const langfuse: FormatAdapter<LangfuseIndex> = {
       // observations is refused, one with records read is not read whole). Without a first pass
       // (a line read alone), no GENERATION of its trace is known.
       const unread = !wrapsCall(value, ctx) && holdsValue(ioValue(value.output))
-      return {records: [], problems: [], ignored: 1, ...(unread || wrapsForOther(value, ctx) ? {unread: {[observationKind(value.type)]: 1}} : {})}
+      return {records: [], problems: [], ignored: 1, ...(unread || wrapsForOther(value, ctx) ? {unread: {[observationKind(type)]: 1}} : {})}
     }
     const notes: string[] = []
+    if (typeof value.type !== 'string') notes.push("no type: read as a GENERATION by the model call's fields it carries")
     const metadata = parseJsonText(value.metadata)
     const meta: Obj = isObj(metadata) ? metadata : {}
     const level = strOrNull(value.level)
