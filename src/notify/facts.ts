@@ -16,6 +16,7 @@ import {listUnreadSources, openUnreadSources} from '../store/unread-sources.js'
 import type {CaseDb} from '../store/open-case.js'
 import {recordTotals, type RecordTotals} from '../store/records.js'
 import {safeLine} from '../util/sanitize.js'
+import {shownTargetText} from '../util/target-url.js'
 import {latestAssessment, type AssessmentRecord} from './assessment-store.js'
 import {computeCaseClock, type ClockResult} from './clock.js'
 import {getIncident, listAmendments, listRoleChanges, type AwarenessAmendment, type IncidentRecord} from './incident.js'
@@ -762,7 +763,8 @@ export function replayFacts(stored: readonly StoredReplayResult[]): ReplayFacts 
       const starts = g.map((r) => r.started_at).sort()
       const first = g[0]!
       return {
-        target: safeLine(first.target),
+        // Shown as any target is (a case from an earlier release may hold a query's API key as given).
+        target: safeLine(shownTargetText(first.target)),
         target_kind: first.target_kind,
         target_version: first.target_version === null ? null : safeLine(first.target_version),
         model: safeLine(first.model),

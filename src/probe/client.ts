@@ -13,6 +13,7 @@ import {decodeResponse} from '../extract/decode.js'
 import {DuplicateKeyError} from '../extract/duplicate-keys.js'
 import {DEFAULT_MAX_RESPONSE_BYTES, exchange, ExchangeFailure, isUnreachable, type ExchangeResponse} from './http.js'
 import {count} from '../util/plural.js'
+import {scrubSecrets, targetSecrets} from '../util/target-url.js'
 
 export type RequestOutcome = 'served' | 'rejected' | 'hung' | 'error'
 export type Endpoint = 'chat' | 'completions'
@@ -156,7 +157,12 @@ export class ServingClient {
   private tokenizePath: string | null | undefined
   private firstFailure: TargetFailure | null = null
 
-  constructor(private readonly options: ClientOptions) {}
+  /** What the target must not have echoed into a stored or printed message (targetSecrets). */
+  private readonly secrets: string[]
+
+  constructor(private readonly options: ClientOptions) {
+    this.secrets = targetSecrets(options.baseUrl, options.apiKey)
+  }
 
   /** Set once the target has hung or failed at the transport level; runs stop sending then. */
   get failure(): TargetFailure | null {
@@ -183,7 +189,7 @@ export class ServingClient {
   }
 
   private trip(request: string, outcome: 'hung' | 'error', error: string, httpStatus: number | null = null): void {
-    this.firstFailure ??= {request, outcome, error, httpStatus}
+    this.firstFailure ??= {request, outcome, error: scrubSecrets(error, this.secrets), httpStatus}
   }
 
   private async attempt(method: 'GET' | 'POST', path: string, deadline: number, body?: unknown): Promise<Attempt> {
@@ -342,7 +348,8 @@ export class ServingClient {
     const path = request.endpoint === 'chat' ? '/v1/chat/completions' : '/v1/completions'
     const name = `POST ${path}`
     const base = {httpStatus: null, text: '', incomplete: null, cachedTokens: null, promptTokens: null, error: null, inStreamError: false}
-    const done = (result: Omit<GenerateResult, 'elapsedMs' | 'attempts'>, attempts: number): GenerateResult => ({...result, elapsedMs: Date.now() - started, attempts})
+    // An error message quotes what the target said, which may echo a key it was sent.
+    const done = (result: Omit<GenerateResult, 'elapsedMs' | 'attempts'>, attempts: number): GenerateResult => ({...result, error: result.error === null ? null : scrubSecrets(result.error, this.secrets), elapsedMs: Date.now() - started, attempts})
     if (this.firstFailure) return done({...base, outcome: 'error', error: `not sent: the target already failed (${this.firstFailure.request} ${this.firstFailure.outcome})`}, 0)
 
     const retries = this.options.retries ?? 3

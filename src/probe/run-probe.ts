@@ -3,7 +3,7 @@ import {hasText, isAuthStatus, ServingClient, type Endpoint, type GenerateResult
 import {mapLimit} from './limit.js'
 import {foreignMarkers} from './markers.js'
 import {buildPrompt, fillerWords, newPersona, sizePrompt, type Persona, type SizedPrompt} from './prompts.js'
-import {assertSafeTarget, shownTarget, type Resolver} from './target-guard.js'
+import {assertSafeTarget, shownTarget, WITHHELD, type Resolver} from './target-guard.js'
 import {count} from '../util/plural.js'
 
 // The CI gate. Three probes against an OpenAI-compatible server:
@@ -116,6 +116,7 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeResult> {
   // Reported without any user:password@ in --target (the requests still carry it).
   const shown = shownTarget(url)
   if (shown.strippedCredentials) progress('--target held credentials (user:password@): they are sent to the target but kept out of the output and the JUnit report')
+  if (shown.withheldQuery > 0) progress(`--target's query held ${shown.withheldQuery === 1 ? 'a value' : `${shown.withheldQuery} values`} that may be a secret (an API key): sent to the target, shown as ${WITHHELD} in the output and the JUnit report`)
   const maxTokens = options.maxTokens ?? 32
   const endpoint: Endpoint = 'chat'
   const rng = options.rng

@@ -2,6 +2,9 @@ import {lookup} from 'node:dns/promises'
 import {isIP} from 'node:net'
 import {InputError, UsageError} from '../errors.js'
 import {quoted} from '../util/sanitize.js'
+import {shownTargetText} from '../util/target-url.js'
+
+export {shownTarget, shownTargetText, WITHHELD} from '../util/target-url.js'
 
 // Probes send deliberately pathological traffic (prompts past the pool, requests that may hang a
 // scheduler). Pointing that at someone else's production API by accident is the failure we guard
@@ -45,28 +48,6 @@ export async function assertSafeTarget(target: string, options: {allowRemote: bo
     )
   }
   return url
-}
-
-/**
- * The target as it may be stored, printed or audited: without the user:password@ a URL can carry
- * (a password in a case file, an audit log or a draft is a password handed on).
- */
-export function shownTarget(url: URL): {href: string; strippedCredentials: boolean} {
-  if (url.username === '' && url.password === '') return {href: url.href, strippedCredentials: false}
-  const copy = new URL(url.href)
-  copy.username = ''
-  copy.password = ''
-  return {href: copy.href, strippedCredentials: true}
-}
-
-/** The --target text with any credentials taken out, for the audit log (the text as given when it is no URL). */
-export function shownTargetText(target: string): string {
-  try {
-    return shownTarget(new URL(target)).href
-  } catch {
-    // Not a URL: still no user:password@ before a host.
-    return target.replace(/\/\/[^/@\s]*@/, '//')
-  }
 }
 
 /** Loopback, RFC 1918 and IPv6 unique-local addresses. Link-local is excluded (cloud metadata lives there). */

@@ -3,7 +3,7 @@ import {hasText, ServingClient, TargetFailed, type Endpoint, type GenerateResult
 import {mapLimit} from '../probe/limit.js'
 import {findMarkers, foreignMarkers} from '../probe/markers.js'
 import {buildPrompt, fillerWords, newPersona, sizePrompt, type Persona} from '../probe/prompts.js'
-import {assertSafeTarget, shownTarget, type Resolver} from '../probe/target-guard.js'
+import {assertSafeTarget, shownTarget, WITHHELD, type Resolver} from '../probe/target-guard.js'
 import type {CaseDb} from '../store/open-case.js'
 import {tokenize} from '../testbed/tokenizer.js'
 import {TESTBED_VERSION} from '../testbed/server.js'
@@ -163,6 +163,7 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
   // Shown and stored without any user:password@ in --target (the requests still carry it).
   const shown = shownTarget(url)
   if (shown.strippedCredentials) progress('--target held credentials (user:password@): they are sent to the target but kept out of the case, the audit log and the output')
+  if (shown.withheldQuery > 0) progress(`--target's query held ${shown.withheldQuery === 1 ? 'a value' : `${shown.withheldQuery} values`} that may be a secret (an API key): sent to the target, shown as ${WITHHELD} in the case, the audit log and the output`)
   const resolved = await client.resolveModel(options.model, url.origin)
   const tokenized = resolved === null ? null : await client.tokenize('x', 'chat', resolved)
   if (client.failure) throw new TargetFailed(client.failure, url.origin)

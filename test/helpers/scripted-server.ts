@@ -12,6 +12,8 @@ const CANARY = /CANARY-[0-9a-f]{8,}/gi
 export interface Ask {
   method: string
   path: string
+  /** The request target as sent: path and query. */
+  url: string
   headers: IncomingHttpHeaders
   body: Record<string, unknown>
   /** The prompt text (chat messages joined, or the completion prompt). */
@@ -55,7 +57,7 @@ export async function startScriptedServer(script: (ask: Ask) => Reply | undefine
       const foreign = [...seen].reverse().find((m) => !own.includes(m)) ?? null
       const path = (req.url ?? '/').split('?')[0]!
       if (path.includes('completions')) seen.push(...own)
-      const ask: Ask = {method: req.method ?? 'GET', path, headers: req.headers, body, prompt, own, foreign, stream: body.stream === true}
+      const ask: Ask = {method: req.method ?? 'GET', path, url: req.url ?? '/', headers: req.headers, body, prompt, own, foreign, stream: body.stream === true}
       asks.push(ask)
       const reply = script(ask) ?? (path === '/v1/models' ? {json: {object: 'list', data: [{id: 'm', object: 'model'}]}} : {status: 404, json: {error: {message: 'not found'}}})
       if (reply === 'hang') {
