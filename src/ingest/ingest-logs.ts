@@ -29,6 +29,7 @@ import {quickPass, type QuickPassResult, type QuickRecord} from './quick-pass.js
 import {RequestIdSet} from './request-id-set.js'
 import {boundHeapGrowth, fullGc} from '../util/gc.js'
 import {releaseFreedMemory} from './native-quick.js'
+import {offerPriorSharers} from './prior-sharers.js'
 import {rememberUnread, type UnreadSourcesChange} from './unread-sources.js'
 
 export type {IngestFileSummary, IngestProgress} from './ingest-file.js'
@@ -544,6 +545,8 @@ async function ingestSet(
     decoder.spec.format ?? 'native', decoder.options, prepared.map((p) => ({path: p.path, gzip: p.gzip, size: p.size, key: String(p.fileId), name: basename(p.path)})), maxLineBytes, ctx.signal,
   )
   if (ctx.signal?.aborted) throw new IngestInterrupted(prepared.find((p) => !p.present)?.path ?? '')
+  // Calls an earlier ingest stored under a response id these files give (prior-sharers.ts).
+  offerPriorSharers(ctx.db, ctx.source, index)
   const streamed = new Map<PreparedFile, Streamed>()
   for (const p of prepared) if (!p.present) streamed.set(p, await streamFile(ctx, p, index))
   const refused = [...streamed].map(([p, s]) => ({p, why: refusal(p, s)})).filter((r) => r.why !== null)

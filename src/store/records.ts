@@ -579,3 +579,37 @@ function referenceSessionsServed(corpus: CorpusFacts, windows: ReadonlyMap<strin
   }
   return {served: corpus.sessions_served, withConfirmed: corpus.sessions_served_with_confirmed}
 }
+
+/** A record an earlier ingest stored for a gen_ai.response.id, with where it was read from. */
+export interface PriorSharer {
+  request_id: string
+  tenant_id: string
+  session_id: string
+  line: CompanionLine
+  companions: CompanionLine[]
+}
+
+/**
+ * The records of OpenTelemetry files of this source whose request id is this gen_ai.response.id,
+ * alone or with the tenant and session added (`ID (tenant T, session S)`: the otel adapter's
+ * recordIdentity), in the order they were stored. Null where the source holds no OpenTelemetry
+ * record at all (nothing to look up).
+ */
+export function priorSharerLookup(db: CaseDb, source: string): ((responseId: string) => PriorSharer[]) | null {
+  const any = db.prepare(`SELECT 1 FROM files f WHERE f.log_format = 'otel' AND f.source = ? AND f.records > 0 LIMIT 1`).get(source)
+  if (any === undefined) return null
+  // `ID (` up to `ID )`: every text that starts with `ID (` sorts between them (by the index on (source, request_id)).
+  const q = db.prepare(
+    `SELECT r.id, r.request_id, r.tenant_id, r.session_id, r.file_id, r.line_no, r.byte_offset, r.byte_len, r.raw_crc32 FROM records r JOIN files f ON f.id = r.file_id
+      WHERE r.source = ? AND (r.request_id = ? OR (r.request_id >= ? AND r.request_id < ?)) AND f.log_format = 'otel' ORDER BY r.id`,
+  )
+  const companions = db.prepare('SELECT file_id, line_no, byte_offset, byte_len, raw_crc32 FROM record_companions WHERE record_id = ? ORDER BY seq')
+  return (responseId) =>
+    (q.all(source, responseId, `${responseId} (`, `${responseId} )`) as Array<CompanionLine & {id: number; request_id: string; tenant_id: string; session_id: string}>).map((r) => ({
+      request_id: r.request_id,
+      tenant_id: r.tenant_id,
+      session_id: r.session_id,
+      line: {file_id: r.file_id, line_no: r.line_no, byte_offset: r.byte_offset, byte_len: r.byte_len, raw_crc32: r.raw_crc32},
+      companions: companions.all(r.id) as CompanionLine[],
+    }))
+}

@@ -449,6 +449,15 @@ export interface OtelIndex extends CompanionIndex {
   wrapper(key: string): WrapperSpan | undefined
   /** The calls (span or log-record keys, first line each) that give this gen_ai.response.id. */
   sharers(responseId: string): readonly ResponseIdUse[]
+  /** Every gen_ai.response.id a call of the lines given gives. */
+  responseIds(): string[]
+  /**
+   * A record an earlier ingest stored under this gen_ai.response.id alone (no tenant and session
+   * added), for this tenant and session: a call for them that gives the id is a retry of it, and
+   * keeps the id alone (recordIdentity), whatever other calls of other ingests give it.
+   */
+  noteStoredRecord(responseId: string, recipient: {tenant: string | null; session: string | null}): void
+  storedRecords(responseId: string): ReadonlyArray<{tenant: string | null; session: string | null}>
 }
 
 /** A call that gives a gen_ai.response.id: its key (trace:span) and the line it is first on. */
@@ -485,6 +494,7 @@ function newOtelIndex(options: FormatOptions): OtelIndex {
   const wrappers = new Map<string, WrapperSpan[]>()
   const wrapperByKey = new Map<string, WrapperSpan>()
   const byResponseId = new Map<string, ResponseIdUse[]>()
+  const stored = new Map<string, Array<{tenant: string | null; session: string | null}>>()
   const addResponseId = (v: unknown, key: string, at: LinePosition): void => {
     const id = strOrNull(v)
     if (id === null) return
@@ -562,6 +572,13 @@ function newOtelIndex(options: FormatOptions): OtelIndex {
     wrappers: (traceId) => (typeof traceId === 'string' && traceId !== '' ? (wrappers.get(traceId.toLowerCase()) ?? []) : []),
     wrapper: (key) => wrapperByKey.get(key),
     sharers: (responseId) => byResponseId.get(responseId) ?? [],
+    responseIds: () => [...byResponseId.keys()],
+    noteStoredRecord: (responseId, recipient) => {
+      const list = stored.get(responseId) ?? []
+      list.push(recipient)
+      stored.set(responseId, list)
+    },
+    storedRecords: (responseId) => stored.get(responseId) ?? [],
   }
 }
 
@@ -1301,6 +1318,9 @@ function recordIdentity(responseId: string, key: string | null, index: OtelIndex
   const others = key === null ? [] : index.sharers(responseId).filter((u) => u.key !== key)
   if (key === null || others.length === 0) return {id: responseId, lines: [], shared: false}
   const own = callRecipient(index, key, options)
+  // A retry of a record an earlier ingest stored under the id alone keeps it: that record and this
+  // call are one request (its duplicate), however many other tenants' calls give the id since.
+  if (index.storedRecords(responseId).some((r) => !namesOther({...r, used: []}, own, options))) return {id: responseId, lines: [], shared: false}
   // One such call decides it, and its lines are enough to decode the record again the same: a
   // cache that served one id to thousands of sessions gives each record one companion, not thousands.
   let lines: LinePosition[] | null = null
