@@ -38,6 +38,7 @@ const entryPoints = [
   join(dist, 'ingest', 'parse-worker.js'),
   join(dist, 'case', 'verify-worker.js'),
   join(dist, 'detect', 'provenance', 'helper-worker.js'),
+  join(dist, 'detect', 'scan-worker.js'),
 ]
 for (const f of entryPoints) {
   if (!existsSync(f)) throw new Error(`bundle: ${relative(root, f)} is missing: run tsc first`)

@@ -2,10 +2,10 @@
 // unit (an AbortSignal), so that the command can say what was kept and record it in the audit
 // log; a second one is not caught, and ends the process at once (what was committed is kept
 // either way: an unfinished file stays 'loading' and the next ingest redoes it). Work that runs
-// synchronously for long (`scan`, triage's scan) cannot see a caught signal until it ends: the
-// command stops watching before it (dispose), so that a signal there takes its default action.
-// What such a scan committed stays, and the case says the scan did not finish until one does
-// (coverage.ts, unfinished_scan_started_at).
+// synchronously for long (`scan`, triage's scan) could not see a caught signal until it ended: it
+// runs on a worker thread (detect/scan-thread.ts), and answerInterrupts prints what was
+// interrupted and ends the process by the signal. What such a scan committed stays, and the case
+// says the scan did not finish until one does (coverage.ts, unfinished_scan_started_at).
 
 export interface InterruptWatch {
   signal: AbortSignal
@@ -37,4 +37,24 @@ export function watchInterrupts(): InterruptWatch {
 /** The conventional exit status after a signal: 128 + its number. */
 export function signalExitCode(sig: NodeJS.Signals): number {
   return sig === 'SIGINT' ? 130 : sig === 'SIGTERM' ? 143 : 1
+}
+
+/**
+ * While work runs on another thread that cannot be stopped mid-statement (scan-thread.ts): the
+ * first SIGINT or SIGTERM prints `message(signal)` on stderr at once, then ends the process by
+ * that signal, its default action (the shell sees 130 or 143), as an uncaught one would have
+ * without a word. Returns the function that stops answering.
+ */
+export function answerInterrupts(message: (sig: NodeJS.Signals) => string): () => void {
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM']
+  const handler = (sig: NodeJS.Signals): void => {
+    for (const s of signals) process.removeListener(s, handler)
+    process.stderr.write(`${message(sig)}\n`)
+    // No listener is left: the signal again takes its default action, ending the process now.
+    process.kill(process.pid, sig)
+  }
+  for (const s of signals) process.on(s, handler)
+  return () => {
+    for (const s of signals) process.removeListener(s, handler)
+  }
 }

@@ -4,6 +4,8 @@ import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {clearProgress, scanProgressLine} from '../cli/progress.js'
 import {renderScan} from '../cli/render-detect.js'
 import {registrylessScan, scanCase, type RegistrylessScan, type ScanResult} from '../detect/scan-case.js'
+import {scanOnWorker, scanWorkerScript} from '../detect/scan-thread.js'
+import {answerInterrupts} from '../cli/interrupt.js'
 
 export default class Scan extends BaseCommand {
   static override description =
@@ -30,19 +32,35 @@ export default class Scan extends BaseCommand {
     const db = this.openCase(flags.db)
     const now = new Date()
     const progress = this.jsonEnabled() ? undefined : scanProgressLine()
-    const result = scanCase(db, {
-      now,
+    const options = {
       poolTokens: flags['pool-tokens'],
       advertisedTokens: flags['advertised-tokens'],
       provenance: {minWords: flags['min-words'], boilerplateTenants: flags['boilerplate-tenants']},
       skipProvenance: flags['no-provenance'],
-      onProgress: progress,
-      // Stored with the scan, in its last transaction.
-      record: (r) => {
-        const {timings_ms: _t, provenance_stats: _p, ...summary} = r
-        this.audit(db, {flags}, summary, now)
-      },
-    })
+    }
+    const script = scanWorkerScript()
+    let result: ScanResult
+    if (script === null) {
+      result = scanCase(db, {
+        now, ...options, onProgress: progress,
+        // Stored with the scan, in its last transaction.
+        record: (r) => {
+          const {timings_ms: _t, provenance_stats: _p, ...summary} = r
+          this.audit(db, {flags}, summary, now)
+        },
+      })
+    } else {
+      // On its own thread, so that Ctrl-C is answered at once (scan-thread.ts).
+      const stop = answerInterrupts((sig) => {
+        if (progress) clearProgress()
+        return `scan interrupted (${sig}): what it stored stays, and the case reads as not completely scanned (status, verify and --fail-on-leak say so) until a scan finishes; run scan again`
+      })
+      try {
+        result = await scanOnWorker(script, {path: db.name, now: now.toISOString(), ...options, progress: progress !== undefined, audit: {command: this.id ?? 'scan', args: {argv: this.argv, flags}, version: this.config.version}}, {onProgress: progress})
+      } finally {
+        stop()
+      }
+    }
     if (progress) clearProgress()
     if (!this.jsonEnabled()) this.log(renderScan(result))
     applyLeakGate(db, result, flags, (line) => this.note(line.replace(/^Gate:/, this.paint.red('Gate:'))))

@@ -3,9 +3,11 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {runCli, runJson, spawnCli, tempDir} from '../helpers/cli.js'
 
-// `scan` runs synchronously: SIGINT ends it at once (interrupt.ts). What it committed stays; the
-// case must not call detection complete until a scan finishes, and the next scan must bring the
-// case to what a scan never interrupted gives.
+// `scan` runs synchronously (on a thread of its own): SIGINT ends it at once (interrupt.ts,
+// scan-thread.ts), with one line saying what was interrupted and what the case holds; it ended
+// without a word before. What it committed stays; the case must not call detection complete
+// until a scan finishes, and the next scan must bring the case to what a scan never interrupted
+// gives.
 
 interface Detection {
   complete: boolean
@@ -29,7 +31,9 @@ describe('scan ended by SIGINT', () => {
 
     // Another --min-words: the scan rewrites provenance; signalled once it has begun.
     const child = spawnCli(['scan', '--min-words', '20', '--pool-tokens', '681280', '--db', db])
-    const done = new Promise<{code: number | null; signal: NodeJS.Signals | null}>((resolve) => child.on('exit', (code, signal) => resolve({code, signal})))
+    let stderr = ''
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
+    const done = new Promise<{code: number | null; signal: NodeJS.Signals | null}>((resolve) => child.on('close', (code, signal) => resolve({code, signal})))
     await new Promise<void>((resolve, reject) => {
       const started = Date.now()
       const timer = setInterval(() => {
@@ -42,7 +46,9 @@ describe('scan ended by SIGINT', () => {
       }, 5)
     })
     child.kill('SIGINT')
+    // Ended by the signal (the shell sees 130), after one line that says so.
     expect(await done).toEqual({code: null, signal: 'SIGINT'})
+    expect(stderr).toMatch(/^scan interrupted \(SIGINT\): what it stored stays, and the case reads as not completely scanned .*; run scan again$/m)
 
     const status = runJson<{detection: Detection}>(['status', '--db', db])
     expect(status.detection.complete).toBe(false)
