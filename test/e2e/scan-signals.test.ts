@@ -73,3 +73,41 @@ describe('scan ended by SIGINT', () => {
     expect(runJson<{ok: boolean}>(['verify', '--db', db])).toMatchObject({ok: true})
   }, 240_000)
 })
+
+describe('triage ended by SIGINT during its scan', () => {
+  it('says what was interrupted and what the case holds, ends by the signal, and leaves a case verify passes', async () => {
+    const dir = tempDir()
+    const inc = join(dir, 'inc')
+    expect(runCli(['generate', '--out', inc, '--records', '20000', '--seed', '7']).code).toBe(0)
+    const db = join(dir, 'case.db')
+    const child = spawnCli(['triage', join(inc, 'logs'), '--canaries', join(inc, 'canaries.csv'), '--db', db, '--fail-on-leak'])
+    let stderr = ''
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
+    const done = new Promise<{code: number | null; signal: NodeJS.Signals | null}>((resolve) => child.on('close', (code, signal) => resolve({code, signal})))
+    // Signalled once its scan has begun (the scan's run row is stored).
+    await new Promise<void>((resolve, reject) => {
+      const started = Date.now()
+      const timer = setInterval(() => {
+        let runs = 0
+        try {
+          const sql = new Database(db, {readonly: true, fileMustExist: true})
+          runs = sql.prepare('SELECT count(*) FROM scan_runs').pluck().get() as number
+          sql.close()
+        } catch {
+          // Not created yet.
+        }
+        if (runs === 1) (clearInterval(timer), resolve())
+        if (child.exitCode !== null) (clearInterval(timer), reject(new Error('triage ended before it was signalled')))
+        if (Date.now() - started > 120_000) (clearInterval(timer), reject(new Error('the scan never began')))
+      }, 5)
+    })
+    child.kill('SIGINT')
+    expect(await done).toEqual({code: null, signal: 'SIGINT'})
+    expect(stderr).toMatch(/^triage interrupted \(SIGINT\) during the scan: the logs ingested stay in the case, and it reads as not completely scanned .*; run scan, or triage again$/m)
+    expect(runJson<{detection: Detection}>(['status', '--db', db]).detection.complete).toBe(false)
+    expect(runJson<{ok: boolean}>(['verify', '--db', db])).toMatchObject({ok: true})
+    // The next scan completes it.
+    expect(runCli(['scan', '--db', db]).code).toBe(0)
+    expect(runJson<{detection: Detection}>(['status', '--db', db]).detection.complete).toBe(true)
+  }, 240_000)
+})
