@@ -15,7 +15,7 @@ use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, Seq
 use serde_json::value::RawValue;
 
 use crate::js::{js_trim, js_trim_start, json_trim_start};
-use crate::value::{json_object, Any, Json, Skip, MAX_SAFE_INTEGER};
+use crate::value::{json_object, json_object_closed, Any, Json, Skip, MAX_SAFE_INTEGER};
 
 // ---------------------------------------------------------------- shapes
 
@@ -23,8 +23,10 @@ use crate::value::{json_object, Any, Json, Skip, MAX_SAFE_INTEGER};
 pub type Content<'a> = Json<'a, Skip, Json<'a, Part<'a>, Skip>>;
 json_object!(Part { text: Any<'a> = "text", kind: Any<'a> = "type" });
 pub type ToolCalls<'a> = Json<'a, Skip, Json<'a, Call<'a>, Skip>>;
-json_object!(Call { function: Json<'a, Function<'a>, Skip> = "function", index: Any<'a> = "index" });
-json_object!(Function { arguments: Any<'a> = "arguments" });
+// A tool call and its function, read closed-world (decode.ts toolCallText): a custom tool's
+// `custom` (its input is read by TypeScript) or any other member is `other`.
+json_object_closed!(Call { function: Json<'a, Function<'a>, Skip> = "function", index: Any<'a> = "index" } known ["id", "type"]);
+json_object_closed!(Function { arguments: Any<'a> = "arguments" } known ["name"]);
 
 /// A request message: a string, or an object with content and tool calls.
 pub type RequestMessage<'a> = Json<'a, MessageIn<'a>, Skip>;
@@ -42,7 +44,12 @@ json_object!(RequestObject {
 });
 pub type Request<'a> = Json<'a, RequestObject<'a>, RequestMessage<'a>>;
 
-json_object!(ResponseObject {
+// A body's or chunk's top level, a choice, a message or delta and an error object are read
+// closed-world (decode.ts unknownMembers): the keys known to carry no text are decode.ts's
+// TOP_NO_TEXT, CHOICE_NO_TEXT, MESSAGE_NO_TEXT and ERROR_NO_TEXT; any other member (one
+// TypeScript reads, such as `reasoning_details`, Azure's `context`, Groq's `executed_tools`, or
+// one it names unread) leaves the line to TypeScript.
+json_object_closed!(ResponseObject {
     object: Any<'a> = "object",
     error: Json<'a, ErrorObject<'a>, Skip> = "error",
     message: Any<'a> = "message",
@@ -56,14 +63,20 @@ json_object!(ResponseObject {
     // An embeddings answer's items (`{"object": "list", "data": [...]}`): left to TypeScript, which
     // tells vectors (no text by design) from anything else.
     data: Any<'a> = "data",
-});
-json_object!(Choice {
+} known [
+    "id", "created", "model", "system_fingerprint", "service_tier", "prompt_filter_results", "provider", "request_id", "x_groq", "usage_breakdown",
+    "prompt_logprobs", "prompt_token_ids", "kv_transfer_params", "obfuscation", "metadata", "param", "code", "error_type",
+]);
+json_object_closed!(Choice {
     message: Json<'a, Message<'a>, Skip> = "message",
     delta: Json<'a, Message<'a>, Skip> = "delta",
     text: Any<'a> = "text",
     index: Any<'a> = "index",
-});
-json_object!(Message {
+} known [
+    "finish_reason", "native_finish_reason", "logprobs", "stop_reason", "matched_stop", "content_filter_results", "content_filter_result", "content_filter_offsets",
+    "seed", "token_ids",
+]);
+json_object_closed!(Message {
     reasoning_content: Any<'a> = "reasoning_content",
     reasoning: Any<'a> = "reasoning",
     content: Content<'a> = "content",
@@ -74,9 +87,9 @@ json_object!(Message {
     // An audio answer's transcript and a web search answer's citations: left to TypeScript (answer_left_to_typescript).
     audio: Any<'a> = "audio",
     annotations: Json<'a, Skip, Skip> = "annotations",
-});
+} known ["role", "name", "end_turn"]);
 pub type Response<'a> = Json<'a, ResponseObject<'a>, Skip>;
-json_object!(ErrorObject { message: Any<'a> = "message" });
+json_object_closed!(ErrorObject { message: Any<'a> = "message" } known ["type", "code", "status", "param"]);
 json_object!(Usage {
     prompt_tokens: Any<'a> = "prompt_tokens",
     completion_tokens: Any<'a> = "completion_tokens",
@@ -635,8 +648,12 @@ fn response_object(obj: &ResponseObject, full: bool) -> Option<Decoded<'static>>
     if !matches!(obj.choices, Some(Json::Arr(_))) && (matches!(obj.output, Some(Json::Arr(_))) || str_of(&obj.kind).is_some()) {
         return None;
     }
-    // A list of items and no choices (an embeddings answer, or a page of something): TypeScript's to read.
-    if !matches!(obj.choices, Some(Json::Arr(_))) && matches!(obj.data, Some(Json::Arr(_))) {
+    // A `data` member (an embeddings answer's list of items, or a page of something): TypeScript's
+    // to read, which tells vectors (no text by design) from anything else and names the rest.
+    if obj.data.is_some() {
+        return None;
+    }
+    if top_left_to_typescript(obj, false) {
         return None;
     }
     let mut d = Decoded::new(Cow::Borrowed(""), Kind::Json);
@@ -652,6 +669,10 @@ fn response_object(obj: &ResponseObject, full: bool) -> Option<Decoded<'static>>
         let mut chat = false;
         for choice in choices {
             let Json::Obj(choice) = choice else { continue };
+            // A body's choice giving a `delta` (a chunk logged as the body) is read by TypeScript.
+            if choice_left_to_typescript(choice) || matches!(choice.delta, Some(Json::Obj(_))) {
+                return None;
+            }
             if let Some(Json::Obj(msg)) = &choice.message {
                 if answer_left_to_typescript(msg) {
                     return None;
@@ -739,6 +760,37 @@ fn answer_left_to_typescript(m: &Message) -> bool {
     // Content parts other than strings and `text` parts (a Mistral `thinking` part, a refusal part,
     // a part of a type decode.ts does not know and names as not read): TypeScript's to read.
     matches!(&m.content, Some(Json::Arr(parts)) if parts.iter().any(|p| !matches!(p, Json::Str(_)) && !matches!(p, Json::Obj(p) if str_of(&p.kind) == Some("text"))))
+}
+
+/// Whether a body's or chunk's top level holds what decode.ts reads and this does not, or may name
+/// unread (unknownMembers): a member not known here (`other`), an error object's (its `details`,
+/// searched by TypeScript), a `message` not read as an error's (`message_read`: a chunk after an
+/// `event: error` line), an `output` that is not the Responses API's list.
+fn top_left_to_typescript(obj: &ResponseObject, message_read: bool) -> bool {
+    obj.other
+        || matches!(&obj.error, Some(Json::Obj(e)) if e.other)
+        || (!matches!(obj.message, None | Some(Json::Null)) && str_of(&obj.object) != Some("error") && !(message_read && error_message(obj).is_none()))
+        || !matches!(obj.output, None | Some(Json::Null))
+}
+
+/// Whether a choice holds what decode.ts reads and this does not, or may name unread: a member not
+/// known here, a stream chunk's `message` (read as a delta) or a body's `delta` (read as a message),
+/// a `text` beside a message or delta (read where it says something else), a tool call's member
+/// not known here (a custom tool's `custom`).
+fn choice_left_to_typescript(c: &Choice) -> bool {
+    if c.other || matches!((&c.message, &c.delta), (Some(Json::Obj(_)), Some(Json::Obj(_)))) {
+        return true;
+    }
+    if matches!(c.text, Some(Json::Str(_))) && matches!((&c.message, &c.delta), (Some(Json::Obj(_)), _) | (_, Some(Json::Obj(_)))) {
+        return true;
+    }
+    [&c.message, &c.delta].into_iter().any(|m| match m {
+        Some(Json::Obj(m)) => {
+            m.other
+                || matches!(&m.tool_calls, Some(Json::Arr(calls)) if calls.iter().any(|call| matches!(call, Json::Obj(call) if call.other || matches!(&call.function, Some(Json::Obj(f)) if f.other))))
+        }
+        _ => false,
+    })
 }
 
 /// withErrorTexts (decode.ts): the answer's text, then each error text on its own line, empty ones skipped.
@@ -903,6 +955,11 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<
             events = true;
             TEMPLATE_READS.with(|n| n.set(n.get() + 1));
             let t = template.as_ref().expect("a template read");
+            // A `message` beside the choices, not read as an error event's: TypeScript names it
+            // unread (decode.ts unknownMembers), as it would in the template's own chunk.
+            if t.message_member && !next_is_error {
+                return None;
+            }
             if next_is_error {
                 // The chunk is no error itself: its message field, or the chunk as JSON.stringify
                 // writes it (left to TypeScript); its choices are read as well.
@@ -928,6 +985,9 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<
             }
             continue;
         };
+        if top_left_to_typescript(&chunk, next_is_error) {
+            return None;
+        }
         // An error chunk (or an error event's data): its message searched with the answer, and
         // choices it carries read as well (OpenRouter's mid-stream error, finish_reason "error").
         let error = match error_message(&chunk) {
@@ -953,7 +1013,7 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<
         let usage = if full { UsageRead::of(chunk.usage.as_ref().map(|u| u.0))? } else { UsageRead::default() };
         usage.apply(&mut tokens);
         let Some(Json::Arr(choices)) = &chunk.choices else { continue };
-        if choices.iter().any(|c| matches!(c, Json::Obj(Choice { delta: Some(Json::Obj(d)), .. }) if answer_left_to_typescript(d))) {
+        if choices.iter().any(|c| matches!(c, Json::Obj(c) if choice_left_to_typescript(c) || matches!(c.message, Some(Json::Obj(_))) || matches!(&c.delta, Some(Json::Obj(d)) if answer_left_to_typescript(d)))) {
             return None;
         }
         // A template is never an error chunk's: the chunks read by it would not be errors.
@@ -961,7 +1021,8 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<
             // The template's bytes in the stream's own form.
             if let (Some(start), Some(end)) = (F::offset(payload, start), F::offset(payload, end)) {
                 let message = str_of(&chunk.message).map(str::to_owned);
-                template = Some(Template { before: &payload[..start], after: &payload[end..], index, usage, message });
+                let message_member = !matches!(chunk.message, None | Some(Json::Null));
+                template = Some(Template { before: &payload[..start], after: &payload[end..], index, usage, message, message_member });
             }
         }
         for choice in choices {
@@ -1041,6 +1102,9 @@ struct Template<'p> {
     usage: UsageRead,
     /// The chunk's `message` where it is a string (an `event: error` line before such a chunk makes it the error's message).
     message: Option<String>,
+    /// Whether the chunk has a `message` member (not null): a chunk read by the template without an
+    /// `event: error` line before it is then left to TypeScript.
+    message_member: bool,
 }
 
 impl<'p> Template<'p> {

@@ -226,7 +226,52 @@ macro_rules! json_object {
         }
     };
 }
+/// `json_object!` for an object read closed-world: besides its fields, the keys listed after
+/// `known` carry no text and are skipped (Skip); any other key is skipped too and sets `other`,
+/// so that the caller leaves the line to TypeScript, which reads that member or names it unread
+/// (decode.ts unknownMembers).
+macro_rules! json_object_closed {
+    ($name:ident { $($field:ident : $ty:ty = $key:literal),* $(,)? } known [ $($known:literal),* $(,)? ]) => {
+        #[derive(Default)]
+        pub struct $name<'a> {
+            $(pub $field: Option<$ty>,)*
+            /// Whether a key neither a field nor known to carry no text was given.
+            pub other: bool,
+            _life: std::marker::PhantomData<&'a ()>,
+        }
+        impl<'de> serde::Deserialize<'de> for $name<'de> {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> serde::de::Visitor<'de> for V {
+                    type Value = $name<'de>;
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        f.write_str("a JSON object")
+                    }
+                    fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+                        let mut out = $name::default();
+                        let mut seen = $crate::value::KeysSeen::default();
+                        while let Some(key) = map.next_key::<$crate::value::Key<'de>>()? {
+                            match seen.check(&key)? {
+                                $($key => out.$field = Some(map.next_value()?),)*
+                                $($known)|* => {
+                                    map.next_value::<$crate::value::Skip>()?;
+                                }
+                                _ => {
+                                    map.next_value::<$crate::value::Skip>()?;
+                                    out.other = true;
+                                }
+                            }
+                        }
+                        Ok(out)
+                    }
+                }
+                d.deserialize_map(V)
+            }
+        }
+    };
+}
 pub(crate) use json_object;
+pub(crate) use json_object_closed;
 
 /// An object key, borrowed where it has no escapes.
 pub struct Key<'a>(pub Cow<'a, str>);

@@ -309,14 +309,33 @@ function functionArgs(fn: Json | undefined): string | null {
   return isObj(fn.arguments) || Array.isArray(fn.arguments) ? JSON.stringify(fn.arguments) : null
 }
 
-/** An answer's tool calls' arguments (functionArgs): `tool_calls[].function`. */
-function answerToolCallArgs(calls: Json[]): string[] {
+/**
+ * An answer's tool calls' texts: a function call's arguments (functionArgs, `tool_calls[].function`)
+ * or a custom tool call's input (`tool_calls[].custom.input`, Chat Completions' custom tools, as the
+ * Responses API's `custom_tool_call.input` is read). A call's other members are checked (toolCallText).
+ */
+function answerToolCallArgs(calls: Json[], unread: string[]): string[] {
   const out: string[] = []
   for (const call of calls) {
-    const args = isObj(call) ? functionArgs(call.function) : null
+    const args = toolCallText(call, unread)
     if (args !== null) out.push(args)
   }
   return out
+}
+
+/**
+ * One chat tool call's text (a function's arguments, a custom tool's input), or null; a member of
+ * the call (or of its `function` or `custom`) neither read nor known to carry no text is named in
+ * `unread` (unknownMembers).
+ */
+function toolCallText(call: Json, unread: string[]): string | null {
+  if (!isObj(call)) return null
+  unknownMembers(call, TOOL_CALL_READ, TOOL_CALL_NO_TEXT, 'chat tool call member', unread)
+  if (isObj(call.function)) unknownMembers(call.function, FUNCTION_READ, TOOL_NAME, 'chat tool call function member', unread)
+  if (isObj(call.custom)) unknownMembers(call.custom, CUSTOM_READ, TOOL_NAME, 'chat custom tool call member', unread)
+  const args = functionArgs(call.function)
+  if (args !== null) return args
+  return isObj(call.custom) && typeof call.custom.input === 'string' ? call.custom.input : null
 }
 
 /** `content` as a string or as OpenAI content parts (`[{type: "text", text}]`). */
@@ -455,9 +474,12 @@ function decodeResponseObject(obj: Obj, stream: boolean): DecodedResponse {
     let chat = false
     for (const choice of obj.choices) {
       if (!isObj(choice)) continue
-      if (isObj(choice.message)) {
+      unknownMembers(choice, CHOICE_READ, CHOICE_NO_TEXT, 'chat choice member', out.unread)
+      // A message; a choice giving a `delta` instead (a stream's chunk logged as the body) is read as one.
+      const msgs = [choice.message, choice.delta].filter(isObj)
+      for (const msg of msgs) {
         chat = true
-        const msg = choice.message
+        unknownMembers(msg, MESSAGE_READ, MESSAGE_NO_TEXT, 'chat message member', out.unread)
         const t = [answerContentText(msg.content, out.unread)]
         // An audio answer's words (`message.audio.transcript`): what the client was given, content null beside it.
         const transcript = audioTranscript(msg.audio)
@@ -467,7 +489,7 @@ function decodeResponseObject(obj: Obj, stream: boolean): DecodedResponse {
         const other = otherReasoningOf(msg)
         if (other !== null) t.unshift(other)
         if (reasoning !== null) t.unshift(reasoning)
-        if (Array.isArray(msg.tool_calls)) t.push(...answerToolCallArgs(msg.tool_calls))
+        if (Array.isArray(msg.tool_calls)) t.push(...answerToolCallArgs(msg.tool_calls, out.unread))
         // The legacy `functions` API's call, which a message may carry beside its content.
         const legacy = functionArgs(msg.function_call)
         if (legacy !== null) t.push(legacy)
@@ -475,11 +497,19 @@ function decodeResponseObject(obj: Obj, stream: boolean): DecodedResponse {
         if (typeof msg.refusal === 'string') t.push(msg.refusal)
         // A web search answer's citations (`annotations[].url_citation`: url and title), given to the client with it.
         t.push(...leafTexts(msg.annotations))
+        const extras = messageExtras(msg, out.unread)
+        // Reasoning details repeating the reasoning read above are that text.
+        if (extras.details !== (reasoning ?? '')) t.push(extras.details)
+        t.push(...extras.lines)
+        // A choice's `text` beside its message, where it says something else.
+        if (msg === msgs[0] && typeof choice.text === 'string' && choice.text !== '' && choice.text !== contentText(msg.content)) t.push(choice.text)
         texts.push(t.filter(Boolean).join('\n'))
-      } else if (typeof choice.text === 'string') texts.push(choice.text)
+      }
+      if (msgs.length === 0 && typeof choice.text === 'string') texts.push(choice.text)
     }
     out.text = texts.join('\n')
     if (!out.isError) out.kind = chat || obj.object === 'chat.completion' ? 'chat' : 'completion'
+    unknownMembers(obj, topRead(obj, false), TOP_NO_TEXT, 'chat body member', out.unread)
   } else if (Array.isArray(obj.output)) {
     // The Responses API (/v1/responses: OpenAI, vLLM, SGLang): `output` items in order.
     out.text = responsesOutput(obj.output, out.unread, out)
@@ -488,8 +518,11 @@ function decodeResponseObject(obj: Obj, stream: boolean): DecodedResponse {
     // Anthropic's Messages API (/v1/messages; vLLM serves it too): content blocks in order.
     out.text = messagesBlocks(obj.content, out.unread)
     if (!out.isError) out.kind = 'chat'
+  } else if (error !== null) {
+    // An error body (no answer beside it): its members are the error's, or known to carry no text.
+    unknownMembers(obj, topRead(obj, false), TOP_NO_TEXT, 'error body member', out.unread)
   }
-  out.text = withErrorTexts(out.text, error === null || isUnnamedError(obj) ? [] : [error])
+  out.text = withErrorTexts(out.text, error === null || isUnnamedError(obj) ? [] : [error, ...errorDetails(obj)])
   readUsage(obj.usage, out)
   return out
 }
@@ -610,6 +643,102 @@ function leafTexts(value: Json | undefined): string[] {
   }
   return out
 }
+
+/**
+ * What a chat message or delta carries besides its content, reasoning, tool calls, refusal,
+ * annotations and audio: `details`, the text of its `reasoning_details` (OpenRouter: a
+ * `reasoning.text`'s text and a `reasoning.summary`'s summary, joined; a `reasoning.encrypted`
+ * holds no text; a detail of another type is named in `unread`); and `lines`, every string of
+ * Azure OpenAI On Your Data's `context` (the retrieved documents' `citations[].content`, titles
+ * and paths, the `intent`, `all_retrieved_documents`) and of Groq's `executed_tools` (a tool's
+ * arguments, output and search results): texts the client was handed with the answer.
+ */
+function messageExtras(m: Obj, unread: string[]): {details: string; lines: string[]} {
+  let details = ''
+  if (Array.isArray(m.reasoning_details)) {
+    for (const d of m.reasoning_details) {
+      if (!isObj(d)) {
+        if (d !== null) unreadShape(unread, shapeName('reasoning detail', undefined))
+        continue
+      }
+      if (d.type === 'reasoning.text' && typeof d.text === 'string') details += d.text
+      else if (d.type === 'reasoning.summary' && typeof d.summary === 'string') details += d.summary
+      else if (d.type !== 'reasoning.encrypted' && d.type !== 'reasoning.text' && d.type !== 'reasoning.summary') unreadShape(unread, shapeName('reasoning detail', d.type))
+    }
+  }
+  return {details, lines: [...leafTexts(m.context), ...leafTexts(m.executed_tools)]}
+}
+
+/**
+ * Names in `unread` each member of `obj` that is neither read (`read`) nor known to carry no
+ * answer text (`noText`) and holds a string leafTexts would read (a member holding only numbers,
+ * flags, nulls or opaque ids drops no text): `what "name"`. A chat body, chunk, choice, message,
+ * delta and tool call are so read closed-world: a member this release does not know, which may
+ * hold what the client was shown, makes the record not read whole instead of being passed over.
+ */
+function unknownMembers(obj: Obj, read: ReadonlySet<string>, noText: ReadonlySet<string>, what: string, unread: string[]): void {
+  for (const key of Object.keys(obj)) {
+    if (read.has(key) || noText.has(key)) continue
+    if (leafTexts(obj[key]).length > 0) unreadShape(unread, shapeName(what, key))
+  }
+}
+
+/** A chat body's or chunk's top-level members read: its choices, error and usage (counts); a flat error's (`object: "error"`) `message`, or one read as an error event's (`messageRead`). */
+function topRead(obj: Obj, messageRead: boolean): ReadonlySet<string> {
+  return obj.object === 'error' || messageRead ? TOP_READ_ERROR : TOP_READ
+}
+const TOP_READ = new Set(['choices', 'error', 'usage'])
+const TOP_READ_ERROR = new Set(['choices', 'error', 'usage', 'message'])
+/**
+ * A chat or completions body's (or stream chunk's, or error body's) top-level members that carry
+ * no answer text: ids, the object's and model's names, times, the service tier, usage breakdowns,
+ * content filter verdicts (Azure `prompt_filter_results`), the provider's name (OpenRouter
+ * `provider`), Groq's `x_groq` and `usage_breakdown`, vLLM's prompt logprobs and token ids and
+ * `kv_transfer_params`, OpenAI's stream `obfuscation` padding, request `metadata` (SGLang's weight
+ * version), an error's type, code and parameter name, TGI's `error_type`, Anthropic's `request_id`.
+ */
+const TOP_NO_TEXT = new Set([
+  'id', 'object', 'created', 'model', 'system_fingerprint', 'service_tier', 'prompt_filter_results', 'provider', 'type', 'request_id', 'x_groq', 'usage_breakdown',
+  'prompt_logprobs', 'prompt_token_ids', 'kv_transfer_params', 'obfuscation', 'metadata', 'param', 'code', 'error_type',
+])
+/** A choice's members read: its message, delta, text. */
+const CHOICE_READ = new Set(['message', 'delta', 'text'])
+/**
+ * A choice's members that carry no answer text: its index, finish reason (OpenRouter's
+ * `native_finish_reason` too), logprobs (the answer's own tokens), vLLM's `stop_reason` and
+ * SGLang's `matched_stop` (a stop sequence the request gave), Azure's content filter verdicts,
+ * Together's `seed`, vLLM's token ids.
+ */
+const CHOICE_NO_TEXT = new Set([
+  'index', 'finish_reason', 'native_finish_reason', 'logprobs', 'stop_reason', 'matched_stop', 'content_filter_results', 'content_filter_result', 'content_filter_offsets',
+  'seed', 'token_ids',
+])
+/** A chat message's or delta's members read (decodeResponseObject, decodeSse, messageExtras). */
+const MESSAGE_READ = new Set([
+  'content', 'refusal', 'reasoning', 'reasoning_content', 'tool_calls', 'function_call', 'audio', 'annotations', 'reasoning_details', 'context', 'executed_tools',
+])
+/** A chat message's or delta's members that carry no answer text: its role, an author's name, Azure On Your Data's `end_turn` flag. */
+const MESSAGE_NO_TEXT = new Set(['role', 'name', 'end_turn'])
+/** A chat tool call's members read, and those with no text (its id, type, index; Gemini's `extra_content` thought signature is opaque). */
+const TOOL_CALL_READ = new Set(['function', 'custom'])
+const TOOL_CALL_NO_TEXT = new Set(['id', 'type', 'index', 'extra_content'])
+const FUNCTION_READ = new Set(['arguments'])
+const CUSTOM_READ = new Set(['input'])
+/** A function's or custom tool's name: the request's tool's, no answer text. */
+const TOOL_NAME = new Set(['name'])
+
+/**
+ * Every string of an error object the client was shown besides its message (errorOf), its type,
+ * code, status and parameter name: Google's `details` (a BadRequest's field violations'
+ * descriptions), Azure's `innererror`, Groq's `failed_generation`, any `metadata`. A flat error
+ * (`object: "error"`) is its body, whose members are checked as a body's are.
+ */
+function errorDetails(obj: Obj): string[] {
+  // An error without a string message is given whole already (errorOf writes it as JSON).
+  if (obj.object === 'error' || !isObj(obj.error) || typeof obj.error.message !== 'string') return []
+  return leafTexts(Object.fromEntries(Object.entries(obj.error).filter(([k]) => !ERROR_NO_TEXT.has(k))))
+}
+const ERROR_NO_TEXT = new Set(['message', 'type', 'code', 'status', 'param'])
 
 /** An audio answer's transcript (chat `message.audio` / `delta.audio`), or null. */
 function audioTranscript(audio: Json | undefined): string | null {
@@ -1050,10 +1179,10 @@ function decodeSse(raw: string): DecodedResponse | null {
     buf.push(piece)
     m.set(key, buf)
   }
-  const shownError = (message: string): void => {
+  const shownError = (message: string, details: string[] = []): void => {
     out.isError = true
     out.errorMessage = message
-    errors.push(message)
+    errors.push(message, ...details)
     nextIsError = false
   }
   // An event's data that never made a JSON document, at the event's end (a blank line, the end
@@ -1091,14 +1220,20 @@ function decodeSse(raw: string): DecodedResponse | null {
       return
     }
     const error = errorOf(chunk)
+    // Whether the chunk's `message` is read as an error event's message.
+    const readMessage = error === null && nextIsError
     if (error !== null || nextIsError) {
       const message = error ?? (typeof chunk.message === 'string' ? chunk.message : JSON.stringify(chunk))
       if (isUnnamedError(chunk)) {
         out.isError = true
         out.errorMessage = message
         nextIsError = false
-      } else shownError(message)
-      if (!Array.isArray(chunk.choices)) return
+      } else shownError(message, errorDetails(chunk))
+      if (!Array.isArray(chunk.choices)) {
+        // An error chunk's other members: the error's, or known to carry no text (a typed event's are its API's).
+        if (typeof chunk.type !== 'string') unknownMembers(chunk, topRead(chunk, error === null), TOP_NO_TEXT, 'stream chunk member', out.unread)
+        return
+      }
     }
     // Typed events (the Responses and Messages APIs); a chunk with choices is a chat chunk whatever else it holds.
     if (typeof chunk.type === 'string' && !Array.isArray(chunk.choices)) {
@@ -1109,13 +1244,20 @@ function decodeSse(raw: string): DecodedResponse | null {
       return
     }
     readUsage(chunk.usage, out)
+    // Every member of a chunk is read or known to carry no text: a chunk of a shape not read at all
+    // (Gemini's `candidates`, a TGI `token`, a Bedrock `contentBlockDelta`, an Assistants `delta`)
+    // is named in `unread`; a usage-only or empty (keep-alive) chunk holds nothing else.
+    unknownMembers(chunk, topRead(chunk, readMessage), TOP_NO_TEXT, 'stream chunk member', out.unread)
     if (!Array.isArray(chunk.choices)) return
     for (const choice of chunk.choices) {
       if (!isObj(choice)) continue
+      unknownMembers(choice, CHOICE_READ, CHOICE_NO_TEXT, 'chat stream choice member', out.unread)
       const index = typeof choice.index === 'number' ? choice.index : 0
       let piece = ''
-      if (isObj(choice.delta)) {
-        const delta = choice.delta
+      // A delta; a chunk's choice giving a whole `message` instead (some servers' last chunk) is read as one.
+      const deltas = [choice.delta, choice.message].filter(isObj)
+      for (const delta of deltas) {
+        unknownMembers(delta, MESSAGE_READ, MESSAGE_NO_TEXT, 'chat delta member', out.unread)
         piece += reasoningOf(delta) ?? ''
         piece += answerContentText(delta.content, out.unread)
         piece += audioTranscript(delta.audio) ?? ''
@@ -1124,7 +1266,7 @@ function decodeSse(raw: string): DecodedResponse | null {
         for (const t of leafTexts(delta.annotations)) append(tools, `${index}:annotations`, (tools.has(`${index}:annotations`) ? '\n' : '') + t)
         if (Array.isArray(delta.tool_calls)) {
           for (const call of delta.tool_calls) {
-            const args = isObj(call) ? functionArgs(call.function) : null
+            const args = toolCallText(call, out.unread)
             if (args !== null) append(tools, `${index}:${isObj(call) && typeof call.index === 'number' ? call.index : 0}`, args)
           }
         }
@@ -1134,7 +1276,15 @@ function decodeSse(raw: string): DecodedResponse | null {
         // `reasoning` beside a different `reasoning_content` (otherReasoningOf): its own text, after the choices'.
         const other = otherReasoningOf(delta)
         if (other !== null) append(tools, `${index}:reasoning`, other)
-      } else if (typeof choice.text === 'string') piece = choice.text
+        // Reasoning details, in pieces as the reasoning is; retrieved documents and executed tools
+        // (messageExtras), each on its own line.
+        const extras = messageExtras(delta, out.unread)
+        if (extras.details !== '' && extras.details !== (reasoningOf(delta) ?? '')) append(tools, `${index}:reasoning_details`, extras.details)
+        for (const t of extras.lines) append(tools, `${index}:extras`, (tools.has(`${index}:extras`) ? '\n' : '') + t)
+      }
+      if (deltas.length === 0 && typeof choice.text === 'string') piece = choice.text
+      // A choice's `text` beside its delta (Together writes both), where it says something else.
+      else if (typeof choice.text === 'string' && choice.text !== '' && choice.text !== contentText(deltas[0]!.content)) append(tools, `${index}:text`, choice.text)
       if (piece) append(content, index, piece)
     }
   }

@@ -41,6 +41,12 @@ import {FingerprintBuffer, fingerprintTextFast, SCHEME} from './winnow.js'
  * decoded to no text); and a stream's event cut off part-way (or whose JSON breaks off) is read
  * as far as it goes, as the event it began (json-prefix.ts), beside its raw text: a marker split
  * across the last whole event and the cut one is found.
+ * x7 also reads a chat answer closed-world (decode.ts unknownMembers): a custom tool call's input,
+ * OpenRouter `reasoning_details`, Azure On Your Data `context`, Groq `executed_tools`, a stream
+ * chunk's choice giving a `message`, and every string of an error object besides its message,
+ * type, code, status and parameter name are read; a member of a body, chunk, choice, message,
+ * delta or tool call that is neither read nor known to carry no text, and holds a string, is named
+ * unread (a stream chunk of a shape not read at all too), so its record is not read whole.
  */
 export const EXTRACT_SCHEME = `x7/${SCHEME}`
 

@@ -382,10 +382,12 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
       {seed: 4_271_981, numRuns: 3000},
     )
     // The generators reach both sides: many lines claimed, the rest left to TypeScript. (Requests
-    // holding tool results or documents, and lines giving a field twice, are left to TypeScript by
-    // the quick extractor: 450 of this seed's lines are claimed.)
-    expect(claimed).toBeGreaterThan(300)
-    expect(ingestRead).toBeGreaterThan(500)
+    // holding tool results or documents, lines giving a field twice, and bodies holding a member
+    // the native extractor does not read, such as a `message` beside the choices or a choice's
+    // `text` beside its message or delta, are left to TypeScript by the quick extractor: 165 of
+    // this seed's lines are claimed, and ingest's decoder reads 491.)
+    expect(claimed).toBeGreaterThan(120)
+    expect(ingestRead).toBeGreaterThan(400)
     expect(ingestLeft).toBeGreaterThan(500)
   })
 
@@ -572,6 +574,47 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
       {at: 0, requestId: 'a', tenantId: 't', sessionId: 's', tokens: ['CANARY-0123456789abcdef'], tokenPositions: [4], hits: [], hitPositions: [], tokenEcho: [10], hitEcho: []},
     ])
     same(taskOf(bytes), set)
+  })
+
+  it('leaves to TypeScript a chat answer holding a member it does not read (read by TypeScript or named unread there), and claims one of known members only', () => {
+    const m = 'CANARY-0123456789abcdef'
+    const chunk = (delta: unknown, choice: Record<string, unknown> = {}, top: Record<string, unknown> = {}) => `data: ${JSON.stringify({id: 'c', object: 'chat.completion.chunk', created: 1, model: 'x', choices: [{index: 0, delta, ...choice}], ...top})}\n\n`
+    const chat = (message: Record<string, unknown>, choice: Record<string, unknown> = {}, top: Record<string, unknown> = {}) => ({id: 'c', object: 'chat.completion', created: 1, model: 'x', choices: [{index: 0, finish_reason: 'stop', message: {role: 'assistant', ...message}, ...choice}], ...top})
+    const left: unknown[] = [
+      chat({content: 'a', tool_calls: [{id: 'c1', type: 'custom', custom: {name: 'f', input: m}}]}),
+      chat({content: 'a', reasoning_details: [{type: 'reasoning.text', text: m}]}),
+      chat({content: 'a', context: {citations: [{content: m}]}}),
+      chat({content: 'a', executed_tools: [{output: m}]}),
+      chat({content: 'a', x_future: m}),
+      chat({content: 'a'}, {x_future: m}),
+      chat({content: 'a'}, {}, {citations: [m]}),
+      chat({content: 'a', tool_calls: [{id: 'c1', type: 'function', function: {name: 'f', arguments: '{}', x_future: m}}]}),
+      {error: {code: 400, message: 'bad', status: 'INVALID_ARGUMENT', details: [{description: m}]}},
+      {object: 'error', message: 'bad', type: 't', param: null, code: 400, hint: m},
+      chunk({content: 'a'}) + `data: ${JSON.stringify({candidates: [{content: {parts: [{text: m}]}}]})}\n\n`,
+      chunk({content: 'a'}) + `data: ${JSON.stringify({choices: [{index: 0, message: {content: m}}]})}\n\n`,
+      chunk({content: 'a', reasoning_details: [{type: 'reasoning.text', text: m}]}),
+      chunk({content: 'a'}, {x_future: m}),
+      chunk({content: 'a'}, {text: m}),
+      chunk({content: 'a'}, {}, {x_future: m}),
+      `data: ${JSON.stringify({index: 1, token: {id: 1, text: m}, generated_text: null})}\n\n`,
+    ]
+    const claimed: unknown[] = [
+      // Members known to carry no text: claimed as before.
+      chat({content: `a ${m}`, refusal: null, annotations: []}, {logprobs: null, stop_reason: null}, {system_fingerprint: 'fp', service_tier: 'default', usage: {prompt_tokens: 1, completion_tokens: 1}}),
+      chat({content: 'a', tool_calls: [{id: 'c1', type: 'function', function: {name: 'f', arguments: `{"q":"${m}"}`}}]}, {}, {prompt_filter_results: [], provider: 'p'}),
+      {error: {message: `bad ${m}`, type: 'invalid_request_error', param: 'input_tokens', code: 400}},
+      {object: 'error', message: `bad ${m}`, param: null, code: 400},
+      chunk({role: 'assistant', content: 'a'}, {finish_reason: null, logprobs: null}, {usage: null, obfuscation: 'x'}) + chunk({content: m}) + 'data: [DONE]\n\n',
+    ]
+    const lines = [...left, ...claimed].map((response, i) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id: `r${i}`, tenant_id: 't', session_id: 's', request: 'hi', response}))
+    const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
+    expect(claims(bytes, set)).toEqual({left: left.length, blank: 0, record: claimed.length})
+    expect(ingestClaims(bytes)).toEqual({left: left.length, blank: 0, record: claimed.length})
+    // Each left line is read by TypeScript: the same result either way, and the same ingest reading.
+    same(taskOf(bytes), set)
+    const {all, oneByOne} = bothIngestReadings(bytes)
+    expect(oneByOne).toEqual(all)
   })
 
   it('leaves to TypeScript, which refuses it, a line that gives a key twice at any depth (in a body, a body logged as a string, a stream\'s event), however spelled; claims one whose repeated names are in different objects', () => {
@@ -877,7 +920,9 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
       {seed: 20_261_203, numRuns: 3000},
     )
     // Both sides are reached: streams claimed (marked ones among them) and streams left to TypeScript.
-    expect(claimed).toBeGreaterThan(2000)
+    // (A chunk of the envelope with its own `message` not after an `event: error` line is left to
+    // TypeScript, which names that member unread: 1781 of this seed's lines are claimed.)
+    expect(claimed).toBeGreaterThan(1500)
     expect(marked).toBeGreaterThan(500)
   })
 
