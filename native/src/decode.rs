@@ -64,7 +64,7 @@ json_object_closed!(ResponseObject {
     // tells vectors (no text by design) from anything else.
     data: Any<'a> = "data",
 } known [
-    "id", "created", "model", "system_fingerprint", "service_tier", "prompt_filter_results", "provider", "request_id", "x_groq", "usage_breakdown",
+    "id", "created", "model", "system_fingerprint", "service_tier", "prompt_filter_results", "prompt_annotations", "provider", "request_id", "x_groq", "usage_breakdown",
     "prompt_logprobs", "prompt_token_ids", "kv_transfer_params", "obfuscation", "metadata", "param", "code", "error_type",
 ]);
 json_object_closed!(Choice {
@@ -87,7 +87,7 @@ json_object_closed!(Message {
     // An audio answer's transcript and a web search answer's citations: left to TypeScript (answer_left_to_typescript).
     audio: Any<'a> = "audio",
     annotations: Json<'a, Skip, Skip> = "annotations",
-} known ["role", "name", "end_turn"]);
+} known ["role", "name", "end_turn", "images"]);
 pub type Response<'a> = Json<'a, ResponseObject<'a>, Skip>;
 json_object_closed!(ErrorObject { message: Any<'a> = "message" } known ["type", "code", "status", "param"]);
 json_object!(Usage {

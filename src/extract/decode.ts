@@ -692,13 +692,13 @@ const TOP_READ_ERROR = new Set(['choices', 'error', 'usage', 'message'])
 /**
  * A chat or completions body's (or stream chunk's, or error body's) top-level members that carry
  * no answer text: ids, the object's and model's names, times, the service tier, usage breakdowns,
- * content filter verdicts (Azure `prompt_filter_results`), the provider's name (OpenRouter
+ * content filter verdicts (Azure `prompt_filter_results`, `prompt_annotations` in its earlier API versions), the provider's name (OpenRouter
  * `provider`), Groq's `x_groq` and `usage_breakdown`, vLLM's prompt logprobs and token ids and
  * `kv_transfer_params`, OpenAI's stream `obfuscation` padding, request `metadata` (SGLang's weight
  * version), an error's type, code and parameter name, TGI's `error_type`, Anthropic's `request_id`.
  */
 const TOP_NO_TEXT = new Set([
-  'id', 'object', 'created', 'model', 'system_fingerprint', 'service_tier', 'prompt_filter_results', 'provider', 'type', 'request_id', 'x_groq', 'usage_breakdown',
+  'id', 'object', 'created', 'model', 'system_fingerprint', 'service_tier', 'prompt_filter_results', 'prompt_annotations', 'provider', 'type', 'request_id', 'x_groq', 'usage_breakdown',
   'prompt_logprobs', 'prompt_token_ids', 'kv_transfer_params', 'obfuscation', 'metadata', 'param', 'code', 'error_type',
 ])
 /** A choice's members read: its message, delta, text. */
@@ -717,8 +717,12 @@ const CHOICE_NO_TEXT = new Set([
 const MESSAGE_READ = new Set([
   'content', 'refusal', 'reasoning', 'reasoning_content', 'tool_calls', 'function_call', 'audio', 'annotations', 'reasoning_details', 'context', 'executed_tools',
 ])
-/** A chat message's or delta's members that carry no answer text: its role, an author's name, Azure On Your Data's `end_turn` flag. */
-const MESSAGE_NO_TEXT = new Set(['role', 'name', 'end_turn'])
+/**
+ * A chat message's or delta's members that carry no answer text: its role, an author's name, Azure
+ * On Your Data's `end_turn` flag, the images an image model answered with (OpenRouter `images`:
+ * their data or URLs).
+ */
+const MESSAGE_NO_TEXT = new Set(['role', 'name', 'end_turn', 'images'])
 /** A chat tool call's members read, and those with no text (its id, type, index; Gemini's `extra_content` thought signature is opaque). */
 const TOOL_CALL_READ = new Set(['function', 'custom'])
 const TOOL_CALL_NO_TEXT = new Set(['id', 'type', 'index', 'extra_content'])

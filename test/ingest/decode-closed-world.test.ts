@@ -103,11 +103,14 @@ describe('chat answer members not known', () => {
       chat({content: 'x'}, {matched_stop: 2}, {metadata: {weight_version: 'default'}}),
       chat({content: 'x', reasoning: null, refusal: null}, {native_finish_reason: 'stop', logprobs: null}, {provider: 'Together'}),
       chat({content: 'x', tool_calls: [{id: 'a1', type: 'function', index: 0, function: {name: 'f', arguments: '{}'}}], prefix: false}),
+      // OpenRouter's image model answer (the image's data URL is no text).
+      chat({content: 'Here it is.', images: [{type: 'image_url', image_url: {url: 'data:image/png;base64,iVBOR'}}]}),
     ]
     for (const b of bodies) expect(decodeResponse(b).unread, JSON.stringify(b)).toEqual([])
     const streams = [
       // OpenAI with obfuscation padding and a usage chunk; Azure's filter annotation chunks.
       sse(chunk({role: 'assistant', content: '', refusal: null}, {logprobs: null, finish_reason: null}, {obfuscation: 'aB3', system_fingerprint: 'fp', service_tier: 'default'}), {id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: {prompt_tokens: 1}, obfuscation: 'x'}),
+      sse({id: 'c', object: 'chat.completion.chunk', created: 0, model: '', choices: [], prompt_annotations: [{prompt_index: 0, content_filter_results: {hate: {filtered: false, severity: 'safe'}}}]}, chunk({content: 'x'})),
       sse({id: '', object: '', created: 0, model: '', choices: [], prompt_filter_results: [{prompt_index: 0, content_filter_results: {hate: {filtered: false, severity: 'safe'}}}]}, chunk({content: 'x'}, {content_filter_results: {hate: {filtered: false, severity: 'safe'}}}), chunk({}, {finish_reason: 'stop', content_filter_offsets: {check_offset: 0, start_offset: 0, end_offset: 1}})),
       // Together: a choice's text beside its delta, the same text.
       sse(chunk({token_id: 578, role: 'assistant', content: ' The', tool_calls: null}, {text: ' The', logprobs: null, finish_reason: null, seed: null}, {usage: null})),

@@ -606,6 +606,8 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
       {error: {message: `bad ${m}`, type: 'invalid_request_error', param: 'input_tokens', code: 400}},
       {object: 'error', message: `bad ${m}`, param: null, code: 400},
       chunk({role: 'assistant', content: 'a'}, {finish_reason: null, logprobs: null}, {usage: null, obfuscation: 'x'}) + chunk({content: m}) + 'data: [DONE]\n\n',
+      chat({content: `a ${m}`, images: [{type: 'image_url', image_url: {url: 'data:image/png;base64,iVBOR'}}]}),
+      `data: ${JSON.stringify({id: 'c', object: 'chat.completion.chunk', created: 0, model: '', choices: [], prompt_annotations: [{prompt_index: 0, content_filter_results: {hate: {filtered: false, severity: 'safe'}}}]})}\n\n` + chunk({content: m}),
     ]
     const lines = [...left, ...claimed].map((response, i) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id: `r${i}`, tenant_id: 't', session_id: 's', request: 'hi', response}))
     const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
