@@ -507,6 +507,8 @@ function decodeResponseObject(obj: Obj, stream: boolean): DecodedResponse {
       }
       if (msgs.length === 0 && typeof choice.text === 'string') texts.push(choice.text)
     }
+    // The sources a search model answered from (citations, search results), after the choices.
+    texts.push(...sourceTexts(obj))
     out.text = texts.join('\n')
     if (!out.isError) out.kind = chat || obj.object === 'chat.completion' ? 'chat' : 'completion'
     unknownMembers(obj, topRead(obj, false), TOP_NO_TEXT, 'chat body member', out.unread)
@@ -687,8 +689,17 @@ function unknownMembers(obj: Obj, read: ReadonlySet<string>, noText: ReadonlySet
 function topRead(obj: Obj, messageRead: boolean): ReadonlySet<string> {
   return obj.object === 'error' || messageRead ? TOP_READ_ERROR : TOP_READ
 }
-const TOP_READ = new Set(['choices', 'error', 'usage'])
-const TOP_READ_ERROR = new Set(['choices', 'error', 'usage', 'message'])
+const TOP_READ = new Set(['choices', 'error', 'usage', 'citations', 'search_results'])
+const TOP_READ_ERROR = new Set([...TOP_READ, 'message'])
+
+/**
+ * Every string of a search model's top-level `citations` (Perplexity's and xAI's source URLs) and
+ * `search_results` (Perplexity's titles, URLs, dates and snippets): what the client was handed
+ * with the answer.
+ */
+function sourceTexts(obj: Obj): string[] {
+  return [...leafTexts(obj.citations), ...leafTexts(obj.search_results)]
+}
 /**
  * A chat or completions body's (or stream chunk's, or error body's) top-level members that carry
  * no answer text: ids, the object's and model's names, times, the service tier, usage breakdowns,
@@ -1171,6 +1182,7 @@ function decodeSse(raw: string): DecodedResponse | null {
   // A Messages API stream's citations (citations_delta, a started block's), after its blocks.
   const cited: string[] = []
   const errors: string[] = []
+  const sources = new Set<string>()
   let nextIsError = false
   let pending = ''
   // Data payloads that never made a JSON document: searched as text (see flush).
@@ -1252,6 +1264,8 @@ function decodeSse(raw: string): DecodedResponse | null {
     // (Gemini's `candidates`, a TGI `token`, a Bedrock `contentBlockDelta`, an Assistants `delta`)
     // is named in `unread`; a usage-only or empty (keep-alive) chunk holds nothing else.
     unknownMembers(chunk, topRead(chunk, readMessage), TOP_NO_TEXT, 'stream chunk member', out.unread)
+    // A search model's sources, which its chunks repeat: each string once, after the choices.
+    for (const t of sourceTexts(chunk)) sources.add(t)
     if (!Array.isArray(chunk.choices)) return
     for (const choice of chunk.choices) {
       if (!isObj(choice)) continue
@@ -1323,6 +1337,7 @@ function decodeSse(raw: string): DecodedResponse | null {
   flush()
   const texts = [...content.entries()].sort((a, b) => a[0] - b[0]).map(([, parts]) => parts.join(''))
   for (const parts of tools.values()) texts.push(parts.join(''))
+  texts.push(...sources)
   // The Responses API's items in output order (responsesStreamText).
   texts.push(...responsesStreamText(responses, out.unread, out))
   const messages = withCitations(messagesStreamText(blocks), cited)

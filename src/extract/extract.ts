@@ -42,7 +42,8 @@ import {FingerprintBuffer, fingerprintTextFast, SCHEME} from './winnow.js'
  * as far as it goes, as the event it began (json-prefix.ts), beside its raw text: a marker split
  * across the last whole event and the cut one is found.
  * x7 also reads a chat answer closed-world (decode.ts unknownMembers): a custom tool call's input,
- * OpenRouter `reasoning_details`, Azure On Your Data `context`, Groq `executed_tools`, a stream
+ * OpenRouter `reasoning_details`, Azure On Your Data `context`, Groq `executed_tools`, a search
+ * model's `citations` and `search_results`, a stream
  * chunk's choice giving a `message`, and every string of an error object besides its message,
  * type, code, status and parameter name are read; a member of a body, chunk, choice, message,
  * delta or tool call that is neither read nor known to carry no text, and holds a string, is named

@@ -24,6 +24,7 @@ const READ = [
   line('azure-oyd', chat({content: 'See [doc1].', context: {citations: [{content: `record ${M}`, title: 'f.pdf', url: null, filepath: 'f.pdf', chunk_id: '0'}], intent: '["record"]'}})),
   line('groq', chat({content: 'Below.', executed_tools: [{index: 0, type: 'python', arguments: '{}', output: `record ${M}`}]})),
   line('chunk-message', sse(chunk({role: 'assistant', content: 'Hello'}), {object: 'chat.completion.chunk', choices: [{index: 0, message: {role: 'assistant', content: ` ${M}`}, finish_reason: 'stop'}]}) + 'data: [DONE]\n\n'),
+  line('perplexity', {...chat({content: 'See [1].'}), citations: ['https://example.org/a'], search_results: [{title: 'A', url: 'https://example.org/a', snippet: `record ${M}`}]}),
   line('error-details', {error: {code: 400, message: 'Invalid argument.', status: 'INVALID_ARGUMENT', details: [{'@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{field: 'contents[0]', description: `bad ${M}`}]}]}}, 400),
 ]
 

@@ -69,6 +69,12 @@ describe('chat answer members read', () => {
     const groq = chat({content: 'Result below.', reasoning: 'searching', executed_tools: [{index: 0, type: 'python', arguments: '{"code":"print(1)"}', output: `record ${M}`}]}, {}, {x_groq: {id: 'req_1'}, usage_breakdown: {models: [{model: 'llama', usage: {}}]}})
     expect(decodeResponse(groq)).toMatchObject({text: `searching\nResult below.\n{"code":"print(1)"}\nrecord ${M}`, unread: []})
   })
+  it('reads a search model\'s citations and search results (Perplexity, xAI), once in a stream that repeats them', () => {
+    const sources = {citations: ['https://example.org/a'], search_results: [{title: 'A', url: 'https://example.org/a', date: '2026-01-01', snippet: `record ${M}`}]}
+    expect(decodeResponse(chat({content: 'See [1].'}, {}, sources))).toMatchObject({text: `See [1].\nhttps://example.org/a\nA\nhttps://example.org/a\n2026-01-01\nrecord ${M}`, unread: []})
+    const r = decodeResponse(sse(chunk({role: 'assistant', content: 'See '}, {}, sources), chunk({content: '[1].'}, {}, sources)) + 'data: [DONE]\n\n')
+    expect(r).toMatchObject({text: `See [1].\nhttps://example.org/a\nA\n2026-01-01\nrecord ${M}`, unread: []})
+  })
   it('searches every string of an error object besides its type, code, status and parameter name', () => {
     const google = {error: {code: 400, message: 'Request contains an invalid argument.', status: 'INVALID_ARGUMENT', details: [{'@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{field: 'contents[0]', description: `bad value ${M}`}]}]}}
     const r = decodeResponse(google)
@@ -84,7 +90,7 @@ describe('chat answer members not known', () => {
   it('names a member of a body, choice, message, delta or tool call that holds a string it does not read', () => {
     expect(decodeResponse(chat({content: 'x', new_field: M})).unread).toEqual(['chat message member "new_field"'])
     expect(decodeResponse(chat({content: 'x'}, {extra: {note: M}})).unread).toEqual(['chat choice member "extra"'])
-    expect(decodeResponse(chat({content: 'x'}, {}, {citations: [M]})).unread).toEqual(['chat body member "citations"'])
+    expect(decodeResponse(chat({content: 'x'}, {}, {related: [M]})).unread).toEqual(['chat body member "related"'])
     expect(decodeResponse(chat({content: 'x', tool_calls: [{id: 'c', type: 'web', web: {query: M}}]})).unread).toEqual(['chat tool call member "web"'])
     expect(decodeResponse(sse(chunk({content: 'x', fresh: M}))).unread).toEqual(['chat delta member "fresh"'])
     expect(decodeResponse(sse(chunk({content: 'x'}, {extra: M}))).unread).toEqual(['chat stream choice member "extra"'])
