@@ -4,6 +4,7 @@ import {UsageError} from '../errors.js'
 import {buildFacts, loadFactsInputs, type CaseFacts, type GatherFactsOptions} from '../notify/facts.js'
 import type {CaseDb} from '../store/open-case.js'
 import {checkDetection} from './detection-flags.js'
+import {guardOut} from './out-guard.js'
 import {writeFileAtomic} from './write-file.js'
 
 // Shared by the report commands: --format/--out, writing the file (0600 through the
@@ -15,7 +16,8 @@ export type ReportFormat = (typeof FORMATS)[number] | 'csv' | 'html'
 
 export const reportFlags = {
   format: Flags.string({description: 'Output format.', options: [...FORMATS], default: 'md'}),
-  out: Flags.string({description: 'Write here instead of stdout (required for pdf).', helpValue: 'PATH'}),
+  out: Flags.string({description: 'Write here instead of stdout (required for pdf). Never the case database or an original the case was ingested from; an existing file only when it is an unchanged report of the same kind this case wrote, else with --force.', helpValue: 'PATH'}),
+  force: Flags.boolean({description: 'Replace an existing --out file that is not a report of this kind this case wrote (never the case or its originals).', default: false}),
   'include-excerpts': Flags.boolean({description: 'Include short excerpts of leaked text (redacted by default; recorded in the audit log).', default: false}),
 }
 
@@ -34,7 +36,12 @@ export interface ReportWrittenResult {
   bytes: number
 }
 
-export function writeReport(report: string, format: ReportFormat, out: string, content: string | Buffer): ReportWrittenResult {
+/**
+ * Writes a report to --out, refused first (exit 2) where --out is the case, one of its originals,
+ * or an existing file that is not an unchanged report of this kind this case wrote (unless --force).
+ */
+export function writeReport(report: string, format: ReportFormat, out: string, content: string | Buffer, guard: {db: CaseDb; force?: boolean}): ReportWrittenResult {
+  guardOut(guard.db, out, {report, force: guard.force})
   const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content
   writeFileAtomic(out, bytes)
   return {report, format, out, sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length}

@@ -59,7 +59,7 @@ Every statement rests on a recorded fact (the JSON form lists each with what it 
       if (!this.jsonEnabled()) process.stdout.write(content as string)
       return draft
     }
-    const written = writeReport('article33', flags.format as 'md', flags.out, content)
+    const written = writeReport('article33', flags.format as 'md', flags.out, content, {db, force: flags.force})
     this.audit(db, {flags}, {...written, excerpts: flags['include-excerpts'], final: flags.final}, new Date())
     if (!this.jsonEnabled()) this.note(`Wrote ${safeLine(flags.out)} (${written.bytes} bytes, sha256 ${written.sha256})`)
     return written

@@ -15,6 +15,7 @@ export default class ReportArticle34 extends BaseCommand {
     db: dbFlag,
     format: reportFlags.format,
     out: reportFlags.out,
+    force: reportFlags.force,
     ...draftFlags,
     ...detectionFlags,
     'on-behalf-of-controller': Flags.string({description: 'As processor: prepare the communication for this controller (tenant id) to send.', helpValue: 'TENANT'}),
@@ -32,7 +33,7 @@ export default class ReportArticle34 extends BaseCommand {
       if (!this.jsonEnabled()) process.stdout.write(content as string)
       return report
     }
-    const written = writeReport('article34', flags.format as 'md', flags.out, content)
+    const written = writeReport('article34', flags.format as 'md', flags.out, content, {db, force: flags.force})
     this.audit(db, {flags}, written)
     if (!this.jsonEnabled()) this.note(`Wrote ${safeLine(flags.out)} (sha256 ${written.sha256})`)
     return written

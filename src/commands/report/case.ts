@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
 import {renderCaseReportHtml} from '../../cli/html/case-report.js'
 import {truncateMarker} from '../../cli/render-detect.js'
-import {writeReport, type ReportFormat, type ReportWrittenResult} from '../../cli/report-output.js'
+import {reportFlags, writeReport, type ReportFormat, type ReportWrittenResult} from '../../cli/report-output.js'
 import {checkDetection, detectionFlags} from '../../cli/detection-flags.js'
 import {detectionCoverage} from '../../detect/coverage.js'
 import {caseReportJson, gatherCaseReport, type CaseReportJson} from '../../notify/case-report-data.js'
@@ -22,7 +22,8 @@ export default class ReportCase extends BaseCommand {
   static override flags = {
     db: dbFlag,
     format: Flags.string({description: 'Output format: the page, or its data as JSON.', options: ['html', 'json'], default: 'html'}),
-    out: Flags.string({description: 'Write here instead of stdout.', helpValue: 'FILE'}),
+    out: Flags.string({description: 'Write here instead of stdout. Never the case database or an original the case was ingested from; an existing file only when it is an unchanged case report this case wrote, else with --force.', helpValue: 'FILE'}),
+    force: reportFlags.force,
     'show-markers': Flags.boolean({description: 'Show canary markers in full (recorded in the audit log).'}),
     'pool-tokens': Flags.integer({description: 'KV pool size for at-risk counts (default: the size the last scan used).', min: 1}),
     'advertised-tokens': Flags.integer({description: 'Advertised context window (reported: responses at or over it).', min: 1}),
@@ -54,7 +55,7 @@ export default class ReportCase extends BaseCommand {
       if (!this.jsonEnabled()) process.stdout.write(content)
       return json
     }
-    const written = writeReport('case', flags.format as ReportFormat, flags.out, content)
+    const written = writeReport('case', flags.format as ReportFormat, flags.out, content, {db, force: flags.force})
     this.audit(db, {flags}, {...written, markers: data.sightings.markers}, new Date())
     if (!this.jsonEnabled()) this.note(`Wrote ${safeLine(flags.out)} (${written.bytes} bytes, sha256 ${written.sha256})`)
     return written

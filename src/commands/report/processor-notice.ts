@@ -5,6 +5,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
 import {draftFlags, renderReport, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
 import {detectionFlags} from '../../cli/detection-flags.js'
+import {guardOut} from '../../cli/out-guard.js'
 import {UsageError} from '../../errors.js'
 import {affectedTenants, affectedTenantsUnknown, buildProcessorNotice, requireProcessorRole, type ProcessorNoticeResult} from '../../notify/processor-notice.js'
 import {renderProcessorNoticeMarkdown} from '../../notify/render-markdown.js'
@@ -28,7 +29,8 @@ export default class ReportProcessorNotice extends BaseCommand {
     ...detectionFlags,
     format: reportFlags.format,
     ...draftFlags,
-    out: Flags.string({description: 'File to write (with --tenant) or folder (with --all).', helpValue: 'PATH'}),
+    out: Flags.string({description: 'File to write (with --tenant) or folder (with --all). Never the case database or an original the case was ingested from; an existing file only when it is an unchanged processor notice this case wrote, else with --force.', helpValue: 'PATH'}),
+    force: reportFlags.force,
     tenant: Flags.string({description: 'The customer (tenant id) to notify.', exactlyOne: ['tenant', 'all']}),
     all: Flags.boolean({description: 'One notice per affected customer, written into --out DIR.', exactlyOne: ['tenant', 'all']}),
     phase: Flags.string({description: 'Initial notice or a follow-up (Art. 33(4)). Default: follow-up once an initial notice to that customer is recorded (notify record --recipient TENANT), else initial.', options: ['initial', 'follow-up']}),
@@ -49,11 +51,14 @@ export default class ReportProcessorNotice extends BaseCommand {
       // Allowed over an incomplete detection as every report is; where the findings name no controller, said, never "0 notices" alone.
       const unknown = affectedTenantsUnknown(facts)
       if (unknown !== null) this.note(this.paint.yellow(unknown))
+      // Every notice's path is checked before the first is written: a refusal leaves nothing half done.
+      const paths = tenants.map((tenant) => join(flags.out!, `${fileStem(tenant)}.${flags.format}`))
+      for (const path of paths) guardOut(db, path, {report: 'processor-notice', force: flags.force})
       mkdirSync(flags.out, {recursive: true, mode: 0o700})
       const notices: ReportWrittenResult[] = []
-      for (const tenant of tenants) {
+      for (const [i, tenant] of tenants.entries()) {
         const notice = buildProcessorNotice(facts, tenant, options)
-        notices.push(writeReport('processor-notice', flags.format as 'md', join(flags.out, `${fileStem(tenant)}.${flags.format}`), await render(notice)))
+        notices.push(writeReport('processor-notice', flags.format as 'md', paths[i]!, await render(notice), {db, force: flags.force}))
       }
       this.audit(db, {flags}, {notices: notices.map((n) => ({out: n.out, sha256: n.sha256}))})
       if (!this.jsonEnabled()) this.note(`Wrote ${notices.length} notices into ${safeLine(flags.out)}`)
@@ -66,7 +71,7 @@ export default class ReportProcessorNotice extends BaseCommand {
       if (!this.jsonEnabled()) process.stdout.write(content as string)
       return notice
     }
-    const written = writeReport('processor-notice', flags.format as 'md', flags.out, content)
+    const written = writeReport('processor-notice', flags.format as 'md', flags.out, content, {db, force: flags.force})
     this.audit(db, {flags}, written)
     if (!this.jsonEnabled()) this.note(`Wrote ${safeLine(flags.out)} (sha256 ${written.sha256})`)
     return written

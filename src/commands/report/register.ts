@@ -17,6 +17,7 @@ export default class ReportRegister extends BaseCommand {
     ...detectionFlags,
     format: Flags.string({description: 'Output format.', options: ['md', 'json', 'csv', 'pdf'], default: 'md'}),
     out: reportFlags.out,
+    force: reportFlags.force,
     ...draftFlags,
   }
 
@@ -34,7 +35,7 @@ export default class ReportRegister extends BaseCommand {
       if (!this.jsonEnabled()) process.stdout.write(content as string)
       return entry
     }
-    const written = writeReport('register', flags.format as 'md', flags.out, content)
+    const written = writeReport('register', flags.format as 'md', flags.out, content, {db, force: flags.force})
     this.audit(db, {flags}, written)
     if (!this.jsonEnabled()) this.note(`Wrote ${safeLine(flags.out)} (sha256 ${written.sha256})`)
     return written
