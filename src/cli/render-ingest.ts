@@ -1,3 +1,4 @@
+import {REFERENCE_COPIED} from '../ingest/ingest-file.js'
 import type {IngestLogsResult} from '../ingest/ingest-logs.js'
 import {safeLine} from '../util/sanitize.js'
 import {count} from './plural.js'
@@ -7,7 +8,8 @@ export function renderIngest(result: IngestLogsResult): string {
   const out: string[] = []
   for (const f of result.per_file) {
     let what: string
-    if (f.status === 'already_present') what = `already in the case (read as ${f.log_format}), nothing added`
+    if (f.status === 'already_present' && f.notes.includes(REFERENCE_COPIED)) what = `already in the case (read as ${f.log_format}), kept by reference until now: its bytes are now copied into the case (SHA-256 checked)`
+    else if (f.status === 'already_present') what = `already in the case (read as ${f.log_format}), nothing added`
     else if (f.status === 'refused') what = `NOT INGESTED: ${f.refused!.reason}`
     else {
       what = `${f.log_format}: ${count(f.records, 'record')}, ${count(f.duplicates, 'duplicate')}, ${count(f.bad_lines, 'bad line')}`

@@ -111,6 +111,8 @@ export interface PreparedFile {
   /** The file's row: a new 'loading' one, or the complete one already in the case. */
   fileId: number
   present: FileRow | null
+  /** false: the present file is kept by reference and its bytes are to be copied into the case (--evidence copy, copyIntoCase); true once they are. */
+  copied?: boolean
 }
 
 /** The ingest stopped on a signal: the file being read stays 'loading' and is redone next time. */
@@ -171,6 +173,11 @@ export async function prepareFile(ctx: IngestContext, path: string, fileIndex: n
   const sameSize = logFilesOfSize(db, size)
   const preHash = sameSize.length > 0 ? await hashOrThrow(path, size) : null
   const done = sameSize.find((f) => f.state === 'complete' && f.sha256 === preHash)
+  // Kept by reference and now asked for as a copy (before the originals are deleted, say): the
+  // bytes go into the case, checked against the SHA-256 as they are copied; else the user is told
+  // "already in the case" and deletes the only copy of the evidence.
+  // The copy itself is made by copyIntoCase once the file before has been written.
+  if (done && done.lines_held === 'none' && keptAs(ctx, gzip) === 'copy') return {path, absPath, fileIndex, size, gzip, how, fileId: done.id, present: done, copied: false}
   if (done) return {path, absPath, fileIndex, size, gzip, how, fileId: done.id, present: done}
   // An ingest of this file that was interrupted (crash, kill -9, a signal): drop its partial rows and redo it.
   for (const f of [...sameSize, ...logFilesAtPath(db, absPath)]) {
@@ -183,6 +190,54 @@ export async function prepareFile(ctx: IngestContext, path: string, fileIndex: n
     startedAt: ctx.now().toISOString(), evidence: keptAs(ctx, gzip),
   })
   return {path, absPath, fileIndex, size, gzip, how, fileId, present: null}
+}
+
+/** The note of a file kept by reference whose bytes this ingest copied into the case. */
+export const REFERENCE_COPIED = 'was kept by reference: its bytes are now copied into the case (SHA-256 checked as they were copied); the case no longer needs the original'
+
+/**
+ * Copies the bytes of a file the case keeps by reference into its evidence store (the blocks a
+ * copy has, so the records' offsets read the same lines), hashing them as they are copied; if they
+ * are not the bytes recorded (the file changed since it was hashed), the transaction is rolled
+ * back and the file stays a reference. Call with no other write in progress on the case.
+ */
+export async function copyIntoCase(ctx: IngestContext, f: PreparedFile): Promise<void> {
+  if (f.copied !== false || !f.present) return
+  const {db} = ctx
+  const row = f.present
+  const {createReadStream} = await import('node:fs')
+  const hash = createHash('sha256')
+  let bytes = 0
+  db.exec('BEGIN IMMEDIATE')
+  try {
+    db.prepare('DELETE FROM evidence_blocks WHERE file_id = ?').run(row.id)
+    const writer = new EvidenceWriter(db, row.id, ctx.evidenceCodec)
+    if (row.size > 0) {
+      try {
+        for await (const chunk of createReadStream(f.path, {start: 0, end: row.size - 1, highWaterMark: 1 << 20}) as AsyncIterable<Buffer>) {
+          hash.update(chunk)
+          bytes += chunk.length
+          writer.push(chunk)
+          await writer.backpressure()
+          writer.writeReady()
+        }
+      } catch (error) {
+        throw unreadable(f.path, error)
+      }
+    }
+    await writer.finish()
+    writer.writeReady()
+    if (bytes !== row.size || hash.digest('hex') !== row.sha256) {
+      throw new InputError(`${f.path}: changed while it was being copied into the case (its SHA-256 is no longer ${row.sha256}, recorded at ingest); nothing was copied, the case still reads it by reference: run the ingest again`, 'E_CHANGED')
+    }
+    db.prepare(`UPDATE files SET evidence = 'copy', lines_held = 'all' WHERE id = ?`).run(row.id)
+    db.exec('COMMIT')
+  } catch (error) {
+    if (db.inTransaction) db.exec('ROLLBACK')
+    throw error
+  }
+  f.present = {...row, evidence: 'copy', lines_held: 'all'}
+  f.copied = true
 }
 
 /**
@@ -629,6 +684,11 @@ export function refuseFile(ctx: IngestContext, f: PreparedFile, s: Streamed, why
 export function presentSummary(f: PreparedFile): IngestFileSummary {
   const p = f.present!
   const notes: string[] = []
+  if (f.copied) notes.push(REFERENCE_COPIED)
+  // The same bytes at another place: the case goes on reading the original where it was ingested.
+  else if (p.lines_held === 'none' && p.abs_path !== f.absPath) {
+    notes.push(`already in the case, kept by reference and read from ${p.abs_path}, not from here; if that file is moved or deleted, point the case at the new place with crosstalk relocate FROM-DIR TO-DIR (or ingest with --evidence copy to keep the bytes in the case)`)
+  }
   if (encodeParseSpec(decodeParseSpec(p.parse_spec)) !== f.how.spec) {
     const then = describeParseSpec(decodeParseSpec(p.parse_spec))
     const now = describeParseSpec(decodeParseSpec(f.how.spec))

@@ -19,7 +19,7 @@ import {startCheckpointer, type Checkpointer} from '../store/checkpointer.js'
 import {expandLogPaths, unreadEntriesMessage, type SkippedEntry} from './expand-paths.js'
 import {buildCompanionIndex, sniffFile} from './file-lines.js'
 import {
-  finishFile, IngestInterrupted, prepareFile, presentSummary, refusal, refuseFile, statRegularFile, streamFile,
+  copyIntoCase, finishFile, IngestInterrupted, prepareFile, presentSummary, REFERENCE_COPIED, refusal, refuseFile, statRegularFile, streamFile,
   type FileFormat, type IngestContext, type IngestFileSummary, type IngestProgress, type PreparedFile, type Streamed,
 } from './ingest-file.js'
 import {isGzipHead} from '../evidence/hash-file.js'
@@ -246,7 +246,8 @@ async function ingestInto(db: CaseDb, options: IngestLogsOptions, takeStarted: (
       if (s.status === 'already_present') {
         result.skipped_files++
         result.duplicates += s.duplicates
-        for (const note of s.notes) result.warnings.push(`${s.path}: ${note}`)
+        // Bytes copied into the case is what was asked, not a warning (the per-file line says it).
+        for (const note of s.notes) if (note !== REFERENCE_COPIED) result.warnings.push(`${s.path}: ${note}`)
         return
       }
       if (s.status === 'refused') {
@@ -288,6 +289,7 @@ async function ingestInto(db: CaseDb, options: IngestLogsOptions, takeStarted: (
         const prepared = await prepareFile(ctx, f.path, files.indexOf(f), f.how)
         if (prepared.present) {
           await settle()
+          await copyIntoCase(ctx, prepared)
           add(presentSummary(prepared))
           continue
         }
@@ -541,6 +543,7 @@ async function ingestSet(
 ): Promise<IngestFileSummary[]> {
   const prepared: PreparedFile[] = []
   for (const m of members) prepared.push(await prepareFile(ctx, m.path, m.index, m.how))
+  for (const p of prepared) await copyIntoCase(ctx, p)
   const index = await buildCompanionIndex(
     decoder.spec.format ?? 'native', decoder.options, prepared.map((p) => ({path: p.path, gzip: p.gzip, size: p.size, key: String(p.fileId), name: basename(p.path)})), maxLineBytes, ctx.signal,
   )
