@@ -1,5 +1,5 @@
 import {createHash} from 'node:crypto'
-import {closeSync, constants, fstatSync, openSync, readSync} from 'node:fs'
+import {closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync} from 'node:fs'
 import {basename, resolve} from 'node:path'
 import {CliError, InputError} from '../errors.js'
 import {EvidenceWriter, type EvidenceCodec} from '../evidence/evidence-store.js'
@@ -162,11 +162,13 @@ export function statRegularFile(path: string): {size: number; head: Buffer} {
  * 'loading' row for a file that is not. Rows an interrupted ingest left for this path (or for
  * these bytes) are dropped first, with everything they held.
  */
-export async function prepareFile(ctx: IngestContext, path: string, fileIndex: number, how: FileFormat): Promise<PreparedFile> {
+export async function prepareFile(ctx: IngestContext, given: string, fileIndex: number, how: FileFormat): Promise<PreparedFile> {
   const {db} = ctx
-  const {size, head} = statRegularFile(path)
-  const absPath = resolve(path)
+  const {size, head} = statRegularFile(given)
   const gzip = isGzipHead(head)
+  // By reference the case reads the original where it lies, so the path must outlive this process.
+  const path = keptAs(ctx, gzip) === 'reference' ? stablePath(given) : given
+  const absPath = resolve(path)
   // The file's SHA-256 decides whether it is already in the case. Hashing is a full read, so
   // it is done up front only when a file of the same size is in the case (only then can the
   // hashes be equal); the stream pass hashes what it reads in any case.
@@ -238,6 +240,33 @@ export async function copyIntoCase(ctx: IngestContext, f: PreparedFile): Promise
   }
   f.present = {...row, evidence: 'copy', lines_held: 'all'}
   f.copied = true
+}
+
+/** Paths that name a file descriptor of this process (/dev/stdin, /dev/fd/N, /proc/self/fd/N): gone once it exits. */
+const DESCRIPTOR_PATH = /^\/(dev\/(stdin|stdout|stderr|fd(\/|$))|proc\/(self|thread-self|\d+)\/(fd|fdinfo|task\/\d+\/fd)\/)/
+
+/**
+ * The path a file kept by reference is recorded under. One that names a file descriptor of this
+ * process is resolved to the file it is open on, where that is a regular file with a path of its
+ * own (stdin redirected from a file); else (a pipe, a deleted file) it is refused: the case would
+ * record a path that means nothing once this process is gone.
+ */
+export function stablePath(path: string): string {
+  const abs = resolve(path)
+  if (!DESCRIPTOR_PATH.test(abs)) return path
+  let real: string | null = null
+  try {
+    const candidate = realpathSync(abs)
+    const a = statSync(abs)
+    const b = statSync(candidate)
+    if (!DESCRIPTOR_PATH.test(candidate) && !candidate.startsWith('/proc/') && b.isFile() && a.dev === b.dev && a.ino === b.ino) real = candidate
+  } catch {
+    real = null
+  }
+  if (real === null) {
+    throw new InputError(`${path}: names a file descriptor of this process, not a file with a path of its own, so it cannot be kept by reference (the case would read a path that is gone once this command ends): ingest the file by its own path, or with --evidence copy`, 'E_NOT_STABLE')
+  }
+  return real
 }
 
 /**

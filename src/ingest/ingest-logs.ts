@@ -241,6 +241,8 @@ async function ingestInto(db: CaseDb, options: IngestLogsOptions, takeStarted: (
     }
     const add = (s: IngestFileSummary): void => {
       done.add(s.path)
+      // A file kept by reference under the real path of the descriptor it was given as (/dev/stdin) is done under both.
+      if (current !== null) done.add(current)
       ctx.inputBytesBefore = (ctx.inputBytesBefore ?? 0) + totalSize([s.path])
       result.per_file.push(s)
       if (s.status === 'already_present') {

@@ -68,3 +68,29 @@ describe('the same bytes again, over a file kept by reference', () => {
     expect(show.stderr).toContain('crosstalk relocate')
   })
 })
+
+describe('by reference from a file descriptor of the process', () => {
+  it('records the real file behind /dev/stdin, and refuses a pipe', async () => {
+    const {dir, log, canaries} = referenceLogs()
+    const db = join(dir, 'case.db')
+    await runJson(['ingest', 'canaries', canaries, '--db', db])
+    const {spawnSync} = await import('node:child_process')
+    const {BIN} = await import('../helpers/cli.js')
+    const {openSync, closeSync} = await import('node:fs')
+    const fd = openSync(log, 'r')
+    try {
+      const r = spawnSync(process.execPath, [BIN, 'ingest', 'logs', '/dev/stdin', '--evidence', 'reference', '--db', db], {stdio: [fd, 'pipe', 'pipe'], env: {...process.env, NO_COLOR: '1', CROSSTALK_DB: ''}})
+      expect(r.status, String(r.stderr)).toBe(0)
+    } finally {
+      closeSync(fd)
+    }
+    const d = new Database(db, {readonly: true})
+    const rows = d.prepare(`SELECT path, abs_path FROM files WHERE kind = 'log'`).all() as Array<{path: string; abs_path: string}>
+    d.close()
+    expect(rows).toEqual([{path: log, abs_path: log}])
+    const piped = spawnSync(process.execPath, [BIN, 'ingest', 'logs', '/dev/stdin', '--evidence', 'reference', '--db', join(dir, 'pipe.db')], {input: 'x', env: {...process.env, NO_COLOR: '1', CROSSTALK_DB: ''}})
+    expect(piped.status).toBe(1)
+    const show = await run(['show', 'r-2', '--db', db])
+    expect(show.code, show.stderr).toBe(0)
+  })
+})
