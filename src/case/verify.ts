@@ -1,3 +1,4 @@
+import {IntegrityError} from '../errors.js'
 import {createHash} from 'node:crypto'
 import {existsSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -184,9 +185,23 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
     if (result.deep && corpusFacts(db)) {
       result.not_checked.push('findings not re-derived: this case holds Spark findings by reference, and detection over every record runs in the job (spark/)')
     } else if (result.deep) {
-      const deep = await verifyFindingsDeep(db, problems, scratch)
-      result.findings_rederived = deep.compared
-      if (deep.note) result.not_checked.push(deep.note)
+      // A scan of the copy reads every original kept by reference: one missing or changed would stop
+      // it part-way. Those are problems listed already; the findings are then not re-derived, said.
+      if (problems.listed.some((p) => p.kind === 'original')) {
+        result.findings_rederived = false
+        result.not_checked.push('findings not re-derived: an original the case reads by reference is missing or changed (listed above); put it back or relocate it, then verify --deep again')
+      } else {
+        try {
+          const deep = await verifyFindingsDeep(db, problems, scratch)
+          result.findings_rederived = deep.compared
+          if (deep.note) result.not_checked.push(deep.note)
+        } catch (error) {
+          if (!(error instanceof IntegrityError) || error.code !== 'E_ORIGINAL') throw error
+          problems.add('original', '', error.message)
+          result.findings_rederived = false
+          result.not_checked.push('findings not re-derived: an original the case reads by reference could not be read as ingested (listed above)')
+        }
+      }
     } else {
       result.not_checked.push('personal-data values, fingerprints, provenance and personal-data findings not re-derived (run `crosstalk verify --deep`)')
     }

@@ -94,3 +94,19 @@ describe('by reference from a file descriptor of the process', () => {
     expect(show.code, show.stderr).toBe(0)
   })
 })
+
+describe('verify --deep over a missing original', () => {
+  it('lists every problem and fails as verify does (E_VERIFY_FAILED), not on the first unreadable original', async () => {
+    const {dir, log, canaries} = referenceLogs()
+    const db = join(dir, 'case.db')
+    await runJson(['triage', log, '--canaries', canaries, '--db', db, '--evidence', 'reference'])
+    rmSync(log)
+    const r = await run(['verify', '--deep', '--db', db, '--json'])
+    expect(r.code, r.stderr).toBe(1)
+    const {error} = JSON.parse(r.stdout) as {error: {code: string; details: {problems: Array<{kind: string; where: string}>; findings_rederived: boolean; not_checked: string[]}}}
+    expect(error.code).toBe('E_VERIFY_FAILED')
+    expect(error.details.problems.some((p) => p.kind === 'original' && p.where === log)).toBe(true)
+    expect(error.details.findings_rederived).toBe(false)
+    expect(error.details.not_checked.join('\n')).toContain('findings not re-derived')
+  })
+})
