@@ -1,3 +1,4 @@
+import {grownOriginals, type GrownOriginal} from './grown-originals.js'
 import {existsSync, statSync} from 'node:fs'
 import {isAbsolute, join, relative, resolve, sep} from 'node:path'
 import {InputError} from '../errors.js'
@@ -24,6 +25,8 @@ export interface RelocateResult {
   relocated: RelocatedFile[]
   /** files kept by reference elsewhere than FROM (left as they were) */
   elsewhere: number
+  /** originals holding, at their place now, bytes beyond what was ingested: bytes nothing judged */
+  grown: GrownOriginal[]
 }
 
 export async function relocateOriginals(db: CaseDb, fromDir: string, toDir: string): Promise<RelocateResult> {
@@ -62,7 +65,7 @@ export async function relocateOriginals(db: CaseDb, fromDir: string, toDir: stri
   inTransaction(db, () => {
     for (const r of relocated) setOriginalPath(db, r.id, r.to)
   })
-  return {relocated: relocated.map(({id: _, ...r}) => r), elsewhere: referenced.length - moving.length}
+  return {relocated: relocated.map(({id: _, ...r}) => r), elsewhere: referenced.length - moving.length, grown: grownOriginals(db)}
 }
 
 function commonDir(paths: readonly string[]): string {

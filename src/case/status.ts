@@ -18,6 +18,7 @@ import {getSettings} from '../store/settings.js'
 import {openUnreadSources} from '../store/unread-sources.js'
 import {withoutLineExcerpt} from '../util/sanitize.js'
 
+import {grownOriginals, type GrownOriginal} from './grown-originals.js'
 export type {BadLineRow} from '../store/quarantine.js'
 
 /** `crosstalk status --json`: contract keys first, then what else the case holds. */
@@ -89,6 +90,8 @@ export interface StatusResult {
   no_response_text: number
   /** log files a gate cannot judge: unfinished, not read whole (damaged gzip), or holding answers that decoded to no text */
   unreadable_files: Array<{path: string; why: string}>
+  /** log files whose original on disk now holds bytes beyond what was ingested: bytes nothing judged (ingest it again) */
+  originals_grown: GrownOriginal[]
   /**
    * Log sources an ingest reached and did not read (an entry it could not open, a compression it
    * does not read, a file refused), open until the same source is ingested whole or dismissed
@@ -146,6 +149,7 @@ export function caseStatus(db: CaseDb, now: Date = new Date()): StatusResult {
     no_request_text: f.no_request_text,
     no_response_text: f.no_response_text,
     unreadable_files: unreadableFiles(db).map((u) => ({path: u.path, why: u.why})),
+    originals_grown: grownOriginals(db),
     unread_sources: openUnreadSources(db).map(({id, path, size, sha256, reason, recorded_by, recorded_at}) => ({id, path, size, sha256, reason, recorded_by, recorded_at})),
     ...incidentStatus(db, now),
   }

@@ -1,4 +1,5 @@
 import {IntegrityError} from '../errors.js'
+import {grownOriginalLine, grownOriginals} from './grown-originals.js'
 import {createHash} from 'node:crypto'
 import {existsSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -180,6 +181,9 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
         }
       }
     }
+
+    // Bytes appended to an original since ingest: the case is intact, but nothing judged them.
+    for (const g of grownOriginals(db)) result.not_checked.push(grownOriginalLine(g))
 
     verifyFindingSources(db, problems)
     if (result.deep && corpusFacts(db)) {

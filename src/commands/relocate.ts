@@ -2,6 +2,7 @@ import {Args} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {count} from '../cli/plural.js'
 import {relocateOriginals, type RelocateResult} from '../case/relocate-originals.js'
+import {grownOriginalLine} from '../case/grown-originals.js'
 import {safeLine} from '../util/sanitize.js'
 
 export default class Relocate extends BaseCommand {
@@ -24,6 +25,7 @@ export default class Relocate extends BaseCommand {
     if (!this.jsonEnabled()) {
       this.log(`Relocated ${count(result.relocated.length, 'original')} (each matched its SHA-256 at the new place)${result.elsewhere ? `; ${count(result.elsewhere, 'other file')} kept by reference elsewhere left as they were` : ''}.`)
       for (const r of result.relocated) this.log(`  ${safeLine(r.path)}  ->  ${safeLine(r.to)}`)
+      for (const g of result.grown) this.note(this.paint.yellow(`warning: ${safeLine(grownOriginalLine(g))}`))
     }
     return result
   }

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3'
-import {cpSync, mkdirSync, rmSync, writeFileSync} from 'node:fs'
+import {appendFileSync, cpSync, mkdirSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {tempDir} from '../helpers/cli.js'
@@ -108,5 +108,37 @@ describe('verify --deep over a missing original', () => {
     expect(error.details.problems.some((p) => p.kind === 'original' && p.where === log)).toBe(true)
     expect(error.details.findings_rederived).toBe(false)
     expect(error.details.not_checked.join('\n')).toContain('findings not re-derived')
+  })
+})
+
+describe('an original that grew after ingest', () => {
+  const extra = JSON.stringify({ts: '2026-11-02T07:00:00Z', request_id: 'r-9', tenant_id: 'tenant-b', session_id: 'sess-b', status: 200, request: 'hi', response: `late ${A}`}) + '\n'
+
+  it('is named by verify and status, copy or reference, with the bytes never judged', async () => {
+    for (const evidence of ['copy', 'reference']) {
+      const {dir, log, canaries} = referenceLogs()
+      const db = join(dir, 'case.db')
+      await runJson(['triage', log, '--canaries', canaries, '--db', db, '--evidence', evidence])
+      appendFileSync(log, extra)
+      const verify = await runJson<{ok: boolean; not_checked: string[]}>(['verify', '--db', db])
+      expect(verify.not_checked.join('\n'), evidence).toContain(`${Buffer.byteLength(extra)} bytes beyond`)
+      const status = await runJson<{originals_grown: Array<{abs_path: string; bytes_now: number; ingested_bytes: number}>}>(['status', '--db', db])
+      expect(status.originals_grown.map((g) => [g.abs_path, g.bytes_now - g.ingested_bytes]), evidence).toEqual([[log, Buffer.byteLength(extra)]])
+      const console = await run(['status', '--db', db])
+      expect(console.stdout).toContain('never judged')
+      // Ingested again, whole: nothing is left unjudged.
+      await runJson(['ingest', 'logs', log, '--db', db, '--evidence', evidence])
+      expect((await runJson<{originals_grown: unknown[]}>(['status', '--db', db])).originals_grown).toEqual([])
+    }
+  })
+
+  it('is named by relocate at the new place', async () => {
+    const {dir, log, canaries} = referenceLogs()
+    const db = join(dir, 'case.db')
+    await runJson(['triage', log, '--canaries', canaries, '--db', db, '--evidence', 'reference'])
+    cpSync(join(dir, 'logs'), join(dir, 'moved'), {recursive: true})
+    appendFileSync(join(dir, 'moved', 'a.jsonl'), extra)
+    const r = await runJson<{grown: Array<{abs_path: string}>}>(['relocate', join(dir, 'logs'), join(dir, 'moved'), '--db', db])
+    expect(r.grown.map((g) => g.abs_path)).toEqual([join(dir, 'moved', 'a.jsonl')])
   })
 })
