@@ -9,7 +9,7 @@ export function renderIngest(result: IngestLogsResult): string {
   for (const f of result.per_file) {
     let what: string
     if (f.status === 'already_present' && f.notes.includes(REFERENCE_COPIED)) what = `already in the case (read as ${f.log_format}), kept by reference until now: its bytes are now copied into the case (SHA-256 checked)`
-    else if (f.status === 'already_present') what = `already in the case (read as ${f.log_format}), nothing added`
+    else if (f.status === 'already_present') what = `already in the case (read as ${f.log_format}), nothing added${f.unread ? '; NOT READ WHOLE when ingested (see warning)' : ''}`
     else if (f.status === 'refused') what = `NOT INGESTED: ${f.refused!.reason}`
     else {
       what = `${f.log_format}: ${count(f.records, 'record')}, ${count(f.duplicates, 'duplicate')}, ${count(f.bad_lines, 'bad line')}`

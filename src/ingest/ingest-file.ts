@@ -713,6 +713,8 @@ export function refuseFile(ctx: IngestContext, f: PreparedFile, s: Streamed, why
 export function presentSummary(f: PreparedFile): IngestFileSummary {
   const p = f.present!
   const notes: string[] = []
+  // Not read whole when it was ingested: still so, said again (a second ingest reads nothing more of it).
+  if (p.unread) notes.push(`already in the case, and NOT READ WHOLE when it was ingested: ${p.unread}; what could not be read is judged by nothing`)
   if (f.copied) notes.push(REFERENCE_COPIED)
   // The same bytes at another place: the case goes on reading the original where it was ingested.
   else if (p.lines_held === 'none' && p.abs_path !== f.absPath) {
@@ -726,7 +728,7 @@ export function presentSummary(f: PreparedFile): IngestFileSummary {
   return {
     path: f.path, sha256: p.sha256, status: 'already_present', log_format: p.log_format as LogFormat, format_reason: p.format_reason ?? 'given',
     records: 0, duplicates: p.records + p.duplicates, bad_lines: 0, blank_lines: 0, no_request_text: 0, no_response_text: 0, ignored_items: 0,
-    first_ts: null, last_ts: null, unread: null, notes,
+    first_ts: null, last_ts: null, unread: p.unread, notes,
   }
 }
 
