@@ -3,7 +3,7 @@ import {existsSync, statSync} from 'node:fs'
 import {isAbsolute, join, relative, resolve, sep} from 'node:path'
 import {InputError} from '../errors.js'
 import {sha256File} from '../evidence/hash-file.js'
-import {statRegularFile} from '../ingest/ingest-file.js'
+import {nonFileKind, statRegularFile} from '../ingest/ingest-file.js'
 import {completeFiles, setOriginalPath} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {inTransaction} from '../store/session.js'
@@ -48,6 +48,10 @@ export async function relocateOriginals(db: CaseDb, fromDir: string, toDir: stri
     let now: {sha256: string; size: number}
     try {
       // A FIFO or a device there would block or never end: only a regular file can be the original.
+      const stat = existsSync(target) ? statSync(target) : null
+      if (stat && !stat.isFile()) {
+        throw new InputError(`${target}: ${nonFileKind(stat)}, not a regular file, where the original of ${f.path} was looked for: the log file itself must lie there, with the bytes ingested`, 'E_NOT_A_FILE')
+      }
       statRegularFile(target)
       now = await sha256File(target, {limit: f.size})
     } catch (error) {

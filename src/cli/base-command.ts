@@ -8,6 +8,7 @@ import {openCase, type CaseDb} from '../store/open-case.js'
 import {boundHeapGrowth} from '../util/gc.js'
 import {escapeJsonText, safeLine, quoted} from '../util/sanitize.js'
 import {clearProgress} from './progress.js'
+import {editDistance} from './suggest.js'
 
 /** The smallest CROSSTALK_HEAP_MB bin/run.js passes on to node (its launcher line skips smaller values). */
 export const MIN_HEAP_MB = 256
@@ -101,7 +102,10 @@ export abstract class BaseCommand extends Command {
     const code = error instanceof CliError ? error.code : exit === 2 ? 'E_USAGE' : typeof error.code === 'string' ? error.code : 'E_FAILED'
     // One line, always: oclif's own parse errors span several ("Parsing --x\n\tExpected ...").
     // Messages quote paths and log bytes (a JSON error's snippet of a line): controls are made visible, never sent to the terminal.
-    const message = safeLine(tidyParseMessage((error.message || String(error)).split('\n').map((l) => l.trim()).filter(Boolean).join(' '))) || 'failed'
+    // Ours are one line already: a newline in them comes from a value (a file name) and is shown as \n,
+    // never turned into a space; each value is escaped here once, so messages carry values raw.
+    const raw = error instanceof CliError ? error.message : tidyParseMessage((error.message || String(error)).split('\n').map((l) => l.trim()).filter(Boolean).join(' '))
+    const message = safeLine(suggestFlag(raw, this.ctor.flags ?? {}, this.ctor.baseFlags ?? {})) || 'failed'
     process.exitCode = exit
     // A progress line left unfinished by the failure is wiped first (a no-op unless stderr is a terminal).
     clearProgress()
@@ -144,6 +148,24 @@ export function diskFullError(error: Error & {code?: unknown}, cases: readonly s
     `${where} (${code || 'disk full'}: ${error.message}); the step being written was rolled back and everything committed before it is kept: free space, then run the same command again`,
     'E_DISK_FULL',
   )
+}
+
+/**
+ * oclif's "Nonexistent flag: --clas" with the command's closest flag offered ("did you mean
+ * --class?"), as a mistyped command gets one: at most one edit in three characters.
+ */
+export function suggestFlag(message: string, ...flagSets: Array<Record<string, unknown>>): string {
+  const m = /^Nonexistent flags?: (--[\w-]+)/.exec(message)
+  if (!m) return message
+  const typed = m[1]!.slice(2)
+  let best: {name: string; distance: number} | null = null
+  for (const name of [...flagSets.flatMap((f) => Object.keys(f)), 'json'].sort()) {
+    if ((flagSets.find((f) => name in f)?.[name] as {hidden?: boolean} | undefined)?.hidden) continue
+    const distance = editDistance(typed, name)
+    if (distance > Math.max(1, Math.floor(name.length / 3))) continue
+    if (!best || distance < best.distance) best = {name, distance}
+  }
+  return best ? `${message}; did you mean --${best.name}?` : message
 }
 
 /**

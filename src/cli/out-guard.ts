@@ -5,7 +5,6 @@ import {UsageError} from '../errors.js'
 import {listAudit} from '../store/audit.js'
 import {listFiles} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
-import {safeLine} from '../util/sanitize.js'
 
 // Where a command may write a file it makes for people (a report, a notice, an export). Never
 // over the case itself (its database, -wal, -shm or -journal: replacing one destroys the case)
@@ -25,20 +24,21 @@ export interface OutTarget {
 
 /** Refuses (exit 2, one line) an --out that is the case, one of its originals, or a file not a previous report. */
 export function guardOut(db: CaseDb, out: string, target: OutTarget = {}): void {
-  const shown = safeLine(out)
+  // Raw: the base command escapes every value of an error line once.
+  const shown = out
   const existing = statIfAny(out)
   const real = realOf(out)
   const caseFile = db.name
   for (const suffix of ['', '-wal', '-shm', '-journal']) {
     if (samePlace(real, existing, caseFile + suffix)) {
-      throw new UsageError(`--out ${shown}: that is the case ${suffix ? `database's ${suffix.slice(1)} file` : 'database'} (${safeLine(caseFile + suffix)}); writing there would destroy the case: choose another path`, 'E_OUT_PROTECTED')
+      throw new UsageError(`--out ${shown}: that is the case ${suffix ? `database's ${suffix.slice(1)} file` : 'database'} (${caseFile + suffix}); writing there would destroy the case: choose another path`, 'E_OUT_PROTECTED')
     }
   }
   for (const file of listFiles(db)) {
     if (!file.abs_path) continue
     if (samePlace(real, existing, file.abs_path)) {
       const what = file.kind === 'log' ? (file.evidence === 'reference' ? 'a log the case keeps by reference (its only copy of the evidence)' : 'an original log the case was ingested from') : 'a canary registry the case was ingested from'
-      throw new UsageError(`--out ${shown}: that is ${what} (${safeLine(file.abs_path)}); writing there would destroy the evidence: choose another path`, 'E_OUT_PROTECTED')
+      throw new UsageError(`--out ${shown}: that is ${what} (${file.abs_path}); writing there would destroy the evidence: choose another path`, 'E_OUT_PROTECTED')
     }
   }
   if (!existing || !existing.isFile() || target.force) return

@@ -114,7 +114,7 @@ function assertWritable(file: string): void {
   try {
     accessSync(folder, constants.W_OK)
   } catch (error) {
-    throw new InputError(`--junit ${safeLine(file)}: cannot write in ${safeLine(folder)} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, 'E_JUNIT')
+    throw new InputError(`--junit ${file}: cannot write in ${folder} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, 'E_JUNIT')
   }
   let isFolder = false
   try {
@@ -122,5 +122,5 @@ function assertWritable(file: string): void {
   } catch {
     // Not there yet: it will be created.
   }
-  if (isFolder) throw new InputError(`--junit ${safeLine(file)}: is a folder`, 'E_JUNIT')
+  if (isFolder) throw new InputError(`--junit ${file}: is a folder`, 'E_JUNIT')
 }

@@ -144,8 +144,7 @@ export function statRegularFile(path: string): {size: number; head: Buffer} {
   try {
     const stat = fstatSync(fd)
     if (!stat.isFile()) {
-      const what = stat.isFIFO() ? 'a FIFO (named pipe)' : stat.isCharacterDevice() ? 'a character device' : stat.isBlockDevice() ? 'a block device' : stat.isSocket() ? 'a socket' : 'not a regular file'
-      throw new InputError(`${path}: ${what}, not a regular file; crosstalk keeps the exact bytes of evidence files, so copy the log into a file first`, 'E_NOT_A_FILE')
+      throw new InputError(`${path}: ${nonFileKind(stat)}, not a regular file; crosstalk keeps the exact bytes of evidence files, so copy the log into a file first`, 'E_NOT_A_FILE')
     }
     const head = Buffer.alloc(4)
     return {size: stat.size, head: head.subarray(0, stat.size === 0 ? 0 : readSync(fd, head, 0, 4, 0))}
@@ -155,6 +154,11 @@ export function statRegularFile(path: string): {size: number; head: Buffer} {
   } finally {
     closeSync(fd)
   }
+}
+
+/** What a path that is not a regular file is, in words ("a directory", "a FIFO (named pipe)"). */
+export function nonFileKind(stat: {isDirectory(): boolean; isFIFO(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSocket(): boolean}): string {
+  return stat.isDirectory() ? 'a directory' : stat.isFIFO() ? 'a FIFO (named pipe)' : stat.isCharacterDevice() ? 'a character device' : stat.isBlockDevice() ? 'a block device' : stat.isSocket() ? 'a socket' : 'something else'
 }
 
 /**
