@@ -9,7 +9,7 @@ import {renderScan} from '../cli/render-detect.js'
 import {interruptedMessage} from '../cli/render-ingest.js'
 import {NO_REGISTRY_SCOPE_NOTE, renderScope, renderVerdict} from '../cli/render-scope.js'
 import {runTriage, TriageStopped, type TriageResult} from '../triage/run-triage.js'
-import {partialIngest, unreadEntriesError} from '../ingest/ingest-logs.js'
+import {partialIngest, notReadWholeError, unreadEntriesError} from '../ingest/ingest-logs.js'
 import type {GateVerdict} from '../detect/gate.js'
 import {InputError, IntegrityError} from '../errors.js'
 import {safeLine} from '../util/sanitize.js'
@@ -184,7 +184,7 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
     // once the case is complete, gate or none, as it fails `ingest logs` on the same paths: it
     // exited 0 with a warning, so a script saw success over a log never read. A tripped gate's 3 stands.
     // Under --json the error object carries, as its details, the document triage would have printed.
-    const unread = unreadEntriesError(ingest)
+    const unread = [unreadEntriesError(ingest), notReadWholeError(ingest)].filter(Boolean).join('; ')
     if (unread && !verdict?.tripped) throw new InputError(unread, 'E_NOT_READ').withDetails(out)
     return out
   }

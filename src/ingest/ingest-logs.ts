@@ -575,6 +575,18 @@ export function unreadEntriesError(result: IngestLogsResult): string | null {
   return `${named}; a log among them would not be judged by any scan (${kept === 0 ? 'nothing else was read' : `the ${kept === 1 ? 'file' : `${kept} files`} read ${kept === 1 ? 'is' : 'are'} in the case`}); copy each log into a regular file (decompressed, or gzip) and ingest it`
 }
 
+/**
+ * The files of this ingest whose bytes could not all be read (a truncated or corrupt gzip stream:
+ * gunzip-recover.ts's messages, which lead a file's unread), new or already in the case: the
+ * command's error (exit 1), once what could be read is stored. Records of shapes a format does
+ * not read are said as warnings and fail the gates, as before.
+ */
+export function notReadWholeError(result: IngestLogsResult): string | null {
+  const files = result.per_file.filter((f) => f.status !== 'refused' && f.unread !== null && /^gzip stream /.test(f.unread))
+  if (files.length === 0) return null
+  return `${files.map((f) => `${f.path}: not read whole (${f.unread})`).join('; ')}; what was read is in the case, the rest is judged by nothing: get the file whole (a complete copy) and ingest it`
+}
+
 /** One line per refused file: the command's error when any file was refused. */
 export function refusedMessage(result: IngestLogsResult): string | null {
   const refused = result.per_file.filter((f) => f.status === 'refused')

@@ -7,7 +7,7 @@ import {describe, expect, it} from 'vitest'
 import {ingestLogs} from '../../src/ingest/ingest-logs.js'
 import {openCase} from '../../src/store/open-case.js'
 import {tempDir} from '../helpers/cli.js'
-import {run, runJson} from '../helpers/commands.js'
+import {run, runJson, runJsonNotReadWhole} from '../helpers/commands.js'
 import {chatLine} from '../helpers/log-lines.js'
 
 // Issue 16, ingest findings: inputs that used to abort an ingest, lose lines silently, grow
@@ -86,7 +86,7 @@ describe('damaged gzip', () => {
     const file = join(dir, 'garbage.jsonl.gz')
     writeFileSync(file, Buffer.concat([gzipSync(`${lines.join('\n')}\n`), Buffer.from('GARBAGE')]))
     const db = join(dir, 'case.db')
-    const r = await runJson<IngestJson>(['ingest', 'logs', file, '--db', db])
+    const r = await runJsonNotReadWhole<IngestJson>(['ingest', 'logs', file, '--db', db])
     expect(r).toMatchObject({records: 50, bad_lines: 0})
     expect(r.warnings.join('\n')).toMatch(/garbage\.jsonl\.gz: gzip stream is corrupt \(incorrect header check\) at compressed byte \d+ of \d+: the \d+ compressed bytes from there on could not be decompressed/)
     const status = await runJson<{unreadable_files: Array<{path: string; why: string}>}>(['status', '--db', db])
@@ -112,7 +112,7 @@ describe('damaged gzip', () => {
       const recovered = zcat(file).toString('utf8')
       const recoveredLines = recovered.split('\n').length - (recovered.endsWith('\n') ? 1 : 0)
       const db = join(dir, 'case.db')
-      const r = await runJson<IngestJson>(['ingest', 'logs', file, '--db', db])
+      const r = await runJsonNotReadWhole<IngestJson>(['ingest', 'logs', file, '--db', db])
       expect(r.warnings.join('\n')).toMatch(/corrupt\.jsonl\.gz: gzip stream is (corrupt|truncated)/)
       expect(r.records).toBeGreaterThan(1000)
       // Nothing lost silently: every recovered line is a record or a quarantined line.

@@ -79,9 +79,10 @@ describe('crosstalk ingest logs: hostile input is quarantined, good lines around
     const file = join(dir, 'cut.jsonl.gz')
     writeFileSync(file, gz.subarray(0, Math.floor(gz.length * 0.6)))
     const db = join(dir, 'case.db')
+    // Not read whole: what was read is stored, and the ingest exits 1 with its document as the error's details.
     const r = await run(['ingest', 'logs', file, '--db', db, '--json'])
-    expect(r.code).toBe(0)
-    const out = JSON.parse(r.stdout) as IngestJson
+    expect(r.code).toBe(1)
+    const out = (JSON.parse(r.stdout) as {error: {code: string; details: IngestJson}}).error.details
     expect(out.records).toBeGreaterThan(50)
     expect(out.records).toBeLessThan(200)
     expect(out.warnings.join()).toMatch(/cut\.jsonl\.gz: gzip stream is truncated/)

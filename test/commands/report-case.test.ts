@@ -119,7 +119,8 @@ describe('crosstalk report case', () => {
     const gz = gzipSync(Array.from({length: 200}, (_, i) => chatLine({request_id: `g${i}`, prompt: `prompt number ${i} `.repeat(20)})).join('\n') + '\n')
     const file = join(tempDir(), 'trunc.jsonl.gz')
     writeFileSync(file, gz.subarray(0, Math.floor(gz.length * 0.6)))
-    expect((await run(['ingest', 'logs', file, '--db', cut])).code).toBe(0)
+    // Not read whole: stored as far as it goes, and the ingest exits 1.
+    expect((await run(['ingest', 'logs', file, '--db', cut])).code).toBe(1)
     expect((await run(['scan', '--db', cut])).code).toBe(0)
     const data = await runJson<{unjudgeable_files: Array<{name: string; why: string}>}>(['report', 'case', '--db', cut, '--format', 'json'])
     expect(data.unjudgeable_files).toEqual([{name: 'trunc.jsonl.gz', why: expect.stringMatching(/^not read whole: gzip stream is truncated/)}])

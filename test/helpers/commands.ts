@@ -57,3 +57,15 @@ export async function runJson<T = unknown>(args: readonly string[], options: {en
   if (r.code !== 0) throw new Error(`crosstalk ${args.join(' ')} exited ${r.code}: ${r.stderr}`)
   return JSON.parse(r.stdout) as T
 }
+
+/**
+ * `ingest logs --json` over a file whose gzip stream could not all be read: exits 1 (E_NOT_READ)
+ * once what could be read is stored, with the ingest's document as the error's details, returned.
+ */
+export async function runJsonNotReadWhole<T = unknown>(args: readonly string[], options: {env?: Record<string, string | undefined>} = {}): Promise<T> {
+  const r = await run([...args, '--json'], options)
+  if (r.code !== 1) throw new Error(`crosstalk ${args.join(' ')} exited ${r.code}, not 1 (not read whole): ${r.stderr}`)
+  const {error} = JSON.parse(r.stdout) as {error: {code: string; message: string; details: T}}
+  if (error.code !== 'E_NOT_READ' || !/not read whole/.test(error.message)) throw new Error(`crosstalk ${args.join(' ')}: ${error.code}: ${error.message}`)
+  return error.details
+}

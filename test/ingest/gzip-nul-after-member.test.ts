@@ -56,9 +56,10 @@ describe('a gzip file with NUL bytes after a member', () => {
     writeFileSync(join(logs, 'between.jsonl.gz'), Buffer.concat([gzipSync(lines('x', 5)), Buffer.alloc(1), gzipSync(lines('y', 5, `code ${LEAK}`))]))
     const canaries = join(dir, 'canaries.csv')
     writeFileSync(canaries, `marker,tenant_id,session_id\nCANARY-00000000000000000000000000000001,tenant-a,sess-1\n${LEAK},tenant-b,sess-9\n`)
+    // The member after the NUL is not read: exit 1 (E_NOT_READ), the document as the error's details.
     const r = await run(['ingest', 'logs', logs, '--db', join(dir, 'case.db'), '--json'])
-    expect(r.code, r.stderr).toBe(0)
-    const out = JSON.parse(r.stdout) as {files: number; per_file: Array<{path: string; records: number; unread: string | null}>}
+    expect(r.code, r.stderr).toBe(1)
+    const out = (JSON.parse(r.stdout) as {error: {details: {files: number; per_file: Array<{path: string; records: number; unread: string | null}>}}}).error.details
     expect(out.files).toBe(3)
     expect(out.per_file.find((f) => f.path.endsWith('padded.jsonl.gz'))).toMatchObject({records: 5, unread: null})
     expect(out.per_file.find((f) => f.path.endsWith('between.jsonl.gz'))).toMatchObject({records: 5, unread: expect.stringMatching(/gzip stream ends at compressed byte/)})

@@ -4,7 +4,7 @@ import {describeDecision, evidenceFor, ingestAuditArgs, ingestAuditSummary, inge
 import {interruptedMessage, renderIngest} from '../../cli/render-ingest.js'
 import {signalExitCode, watchInterrupts} from '../../cli/interrupt.js'
 import {InputError} from '../../errors.js'
-import {partialIngest, refusedMessage, unreadEntriesError, type IngestLogsResult} from '../../ingest/ingest-logs.js'
+import {partialIngest, refusedMessage, notReadWholeError, unreadEntriesError, type IngestLogsResult} from '../../ingest/ingest-logs.js'
 import {safeLine} from '../../util/sanitize.js'
 
 export default class IngestLogs extends BaseCommand {
@@ -68,7 +68,10 @@ PATHS may be regular files (any name), directories (walked, through symbolic lin
     }
     const refused = refusedMessage(result)
     const unread = unreadEntriesError(result)
-    if (refused || unread) throw new InputError([refused, unread].filter(Boolean).join('; '), refused ? 'E_NOTHING_READ' : 'E_NOT_READ')
+    // A file not read whole is a file not read: exit 1, as an entry that could not be read at all.
+    const partial = notReadWholeError(result)
+    // Under --json the error object carries the ingest's document as its details (what was stored, what was not read).
+    if (refused || unread || partial) throw new InputError([refused, unread, partial].filter(Boolean).join('; '), refused ? 'E_NOTHING_READ' : 'E_NOT_READ').withDetails(result)
     return result
   }
 }
