@@ -133,7 +133,8 @@ describe('a report that cannot be written', () => {
     try {
       const out = join(dir, 'report.html')
       writeFileSync(out, 'the earlier report\n')
-      const r = runCli(['report', 'case', '--db', db, '--format', 'html', '--out', out])
+      // --force: the file there is not a report this case wrote (report --out refuses to replace it otherwise).
+      const r = runCli(['report', 'case', '--db', db, '--format', 'html', '--out', out, '--force'])
       expect(r.code).toBe(1)
       expect(oneLine(r.stderr)).toEqual([`Error: ${out}: cannot write (ENOSPC: no space left on the device)`])
       expect(readFileSync(out, 'utf8')).toBe('the earlier report\n')
