@@ -3,6 +3,8 @@ import {Flags} from '@oclif/core'
 import {UsageError} from '../errors.js'
 import {buildFacts, loadFactsInputs, type CaseFacts, type GatherFactsOptions} from '../notify/facts.js'
 import type {CaseDb} from '../store/open-case.js'
+import {tenantHasRecords} from '../store/records.js'
+import {requireTenantInCase} from '../scope/tenant-view.js'
 import {checkDetection} from './detection-flags.js'
 import {guardOut} from './out-guard.js'
 import {writeFileAtomic} from './write-file.js'
@@ -71,5 +73,7 @@ export function reportFacts(db: CaseDb, what: string, allowIncomplete: boolean, 
   const inputs = loadFactsInputs(db, options)
   const warning = checkDetection(inputs.scope.detection, what, allowIncomplete)
   if (warning) warn(warning)
+  // A draft for a controller the case does not hold would say it was checked and found unaffected.
+  if (options.tenant !== undefined) requireTenantInCase(inputs.scope, options.tenant, {has: (t) => tenantHasRecords(db, t)}, `${what}: --on-behalf-of-controller: `)
   return buildFacts(inputs, options.now, {tenant: options.tenant, side: options.side})
 }

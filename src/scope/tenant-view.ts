@@ -118,6 +118,18 @@ export interface TenantIndex {
   has(tenant: string): boolean
 }
 
+/**
+ * Refuses (exit 1) a tenant the case knows nothing of: no record, no finding, no leaking retry
+ * names it. A typo'd id would otherwise read as a tenant that was checked and found unaffected.
+ */
+export function requireTenantInCase(inputs: ScopeInputs, tenant: string, known: TenantIndex, what: string): void {
+  if (known.has(tenant)) return
+  const named = (r: {recipient_tenant: string; source_tenant: string | null}) => r.recipient_tenant === tenant || r.source_tenant === tenant
+  if (inputs.contamination.some(named) || inputs.provenance.some(named)) return
+  if ((inputs.duplicates?.leaking ?? []).some((d) => d.source_tenants.includes(tenant) || d.recipient_tenant === tenant)) return
+  throw new InputError(`${what}tenant ${quoted(tenant.slice(0, 200))} has no records in this case`, 'E_NO_TENANT')
+}
+
 export function computeTenantView(inputs: ScopeInputs, options: TenantViewOptions, known?: TenantIndex): TenantViewResult {
   const {tenant} = options
   const rows: Row[] = [
@@ -126,9 +138,7 @@ export function computeTenantView(inputs: ScopeInputs, options: TenantViewOption
   ]
   const received = rows.filter((r) => r.recipient_tenant === tenant)
   const leaked = rows.filter((r) => r.source_tenant === tenant)
-  if (known && !known.has(tenant) && received.length === 0 && leaked.length === 0 && !(inputs.duplicates?.leaking ?? []).some((d) => d.source_tenants.includes(tenant) || d.recipient_tenant === tenant)) {
-    throw new InputError(`tenant ${quoted(tenant.slice(0, 200))} has no records in this case`, 'E_NO_TENANT')
-  }
+  if (known) requireTenantInCase(inputs, tenant, known, '')
 
   const labels = labelsOf(received, leaked, tenant, Boolean(options.revealTenants))
   const name = (other: string) => (other === tenant ? tenant : labels.get(other)!)
