@@ -71,6 +71,8 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
       'E_PROCESSOR_ROLE',
     )
   }
+  // As controller the communication is the case's own: nobody prepares it on its behalf (Art. 34).
+  if (onBehalf !== null && inc?.role !== 'processor') throw new InputError('--on-behalf-of-controller is for a processor preparing the communication for a controller (incident role processor)')
   const L = new Lines()
   // Art. 34(2): clear and plain language, which is the data subjects' own: English by default is a choice nobody made.
   if (options.language === undefined) L.open('language', P.open.language, 'Art. 34(2)', 'crosstalk report article34 --lang en|fr')

@@ -32,4 +32,15 @@ describe('--on-behalf-of-controller', () => {
       expect(real.stdout).toContain('acme')
     }
   }, 60_000)
+
+  it('article34 refuses it on a controller-role case, as article33 does', async () => {
+    for (const report of ['article33', 'article34']) {
+      const r = await run(['report', report, '--db', controller, '--lang', 'en', '--on-behalf-of-controller', 'acme'])
+      expect(r.code, report).toBe(1)
+      expect(r.stderr).toMatch(/--on-behalf-of-controller is for a processor .*\(incident role processor\)/)
+      expect(r.stdout).not.toContain('Prepared by the processor')
+    }
+    const own = await run(['report', 'article34', '--db', controller, '--lang', 'en'])
+    expect(own.code, own.stderr).toBe(0)
+  }, 60_000)
 })
