@@ -2,8 +2,9 @@ import {InputError} from '../errors.js'
 import {EXTRACT_SCHEME} from '../extract/extract.js'
 import {SIGHTING_RULES} from '../extract/markers.js'
 import type {CaseDb} from '../store/open-case.js'
-import {countLogFilesExtractedOtherwise, unfinishedLogFileCount} from '../store/files.js'
+import {completeLogRecords, countLogFilesExtractedOtherwise, unfinishedLogFileCount} from '../store/files.js'
 import {lastFinishedScan, unfinishedScanStart, unscannedFiles} from '../store/scan-runs.js'
+import {corpusFacts} from '../store/scale.js'
 import {registryVersion} from '../store/settings.js'
 import {count} from '../util/plural.js'
 
@@ -22,7 +23,14 @@ export interface DetectionCoverage {
    * case holds part of them, which no scan covers, so detection over the logs given is not whole
    */
   files_unfinished: number
+  /**
+   * Nothing has been searched: no scan finished, or the case holds no log record (no log file,
+   * every one dropped, or none that gave a record). A scan over nothing finds nothing, which is
+   * no finding: every figure of detection is unknown, as before a first scan.
+   */
   never_scanned: boolean
+  /** the case holds no log record for detection to search, a scan finished or not (absent: facts written by hand, false) */
+  no_log_records?: boolean
   /**
    * When a scan began that has not finished since (killed, interrupted, failed, or still
    * running): it may have rewritten part of the findings the last finished scan describes
@@ -73,12 +81,14 @@ export function detectionCoverage(db: CaseDb): DetectionCoverage {
   const extractedEarlier = countLogFilesExtractedOtherwise(db, EXTRACT_SCHEME)
   const provenance = last === null ? 'never' : last.provenance_state
   const unfinishedScan = unfinishedScanStart(db)
+  const noLogRecords = completeLogRecords(db) === 0 && (corpusFacts(db)?.records ?? 0) === 0
   return {
-    complete: last !== null && unscanned.files === 0 && unfinished === 0 && unfinishedScan === null && !registryChanged && !rulesChanged && extractedEarlier === 0 && provenance === 'current',
+    complete: last !== null && !noLogRecords && unscanned.files === 0 && unfinished === 0 && unfinishedScan === null && !registryChanged && !rulesChanged && extractedEarlier === 0 && provenance === 'current',
     files_not_scanned: unscanned.files,
     records_not_scanned: unscanned.records,
     files_unfinished: unfinished,
-    never_scanned: last === null,
+    never_scanned: last === null || noLogRecords,
+    no_log_records: noLogRecords,
     unfinished_scan_started_at: unfinishedScan,
     registry_changed: registryChanged,
     sighting_rules_changed: rulesChanged,
@@ -94,7 +104,12 @@ export function detectionCoverage(db: CaseDb): DetectionCoverage {
 export function describeGap(c: DetectionCoverage): string {
   const unfinished = c.files_unfinished > 0 ? `${count(c.files_unfinished, 'log file')} whose ingest did not finish (run the same ingest command again: it resumes)` : null
   if (c.never_scanned) {
-    const never = c.files_not_scanned > 0 ? `the case was never scanned (${count(c.files_not_scanned, 'log file')}, ${count(c.records_not_scanned, 'record')})` : 'the case holds no scanned logs'
+    const never =
+      c.files_not_scanned > 0 && !c.no_log_records
+        ? `the case was never scanned (${count(c.files_not_scanned, 'log file')}, ${count(c.records_not_scanned, 'record')})`
+        : c.no_log_records && c.last_scan_at !== null
+          ? 'the case holds no log record, so the scan searched nothing'
+          : 'the case holds no scanned logs'
     return unfinished === null ? never : `${never}; ${unfinished}`
   }
   const parts: string[] = []
@@ -118,7 +133,7 @@ export function requireCompleteDetection(coverage: DetectionCoverage, what: stri
   const fix =
     coverage.files_unfinished > 0
       ? 'finish the ingest (run the same command again) and `crosstalk scan`'
-      : coverage.never_scanned && coverage.files_not_scanned === 0
+      : coverage.never_scanned && (coverage.files_not_scanned === 0 || coverage.no_log_records)
         ? 'run `crosstalk ingest logs` and `crosstalk scan`'
         : 'run `crosstalk scan`'
   throw new InputError(`${what}: detection is incomplete (${describeGap(coverage)}); ${fix} first, or pass --allow-incomplete to report what has been scanned`, 'E_NOT_SCANNED')

@@ -22,7 +22,12 @@ export type DetectionSummary = z.infer<typeof detectionSchema>
 function describeGapFr(c: DetectionCoverage): string {
   const unfinished = c.files_unfinished > 0 ? `${compte(c.files_unfinished, 'fichier')} de journaux dont le chargement n'a pas abouti (relancer la même commande : elle reprend)` : null
   if (c.never_scanned) {
-    const never = c.files_not_scanned > 0 ? `le dossier n'a jamais été analysé (${compte(c.files_not_scanned, 'fichier')} de journaux, ${compte(c.records_not_scanned, 'enregistrement')})` : "le dossier ne contient aucun journal analysé"
+    const never =
+      c.files_not_scanned > 0 && !c.no_log_records
+        ? `le dossier n'a jamais été analysé (${compte(c.files_not_scanned, 'fichier')} de journaux, ${compte(c.records_not_scanned, 'enregistrement')})`
+        : c.no_log_records && c.last_scan_at !== null
+          ? "le dossier ne contient aucun enregistrement de journal : l'analyse n'a rien examiné"
+          : 'le dossier ne contient aucun journal analysé'
     return unfinished === null ? never : `${never} ; ${unfinished}`
   }
   const parts: string[] = []

@@ -31,11 +31,15 @@ describe('a case whose logs gave no response record', () => {
     expect((await run(['ingest', 'canaries', canaries, '--db', db])).code).toBe(0)
     await run(['scan', '--db', db])
     expect((await run(['incident', 'open', '--db', db, '--title', 'T', '--role', 'controller', '--aware-at', '2026-11-02T10:00:00Z'])).code).toBe(0)
+    // No log record: the scan searched nothing, so detection is not complete and the draft refuses as before a first scan.
+    const refused = await run(['report', 'article33', '--db', db, '--lang', 'en'])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/detection is incomplete \(the case holds no log record, so the scan searched nothing\)/)
     for (const lang of ['en', 'fr']) {
       const a33 = await run(['report', 'article33', '--db', db, '--lang', lang, '--allow-incomplete'])
       expect(a33.code, a33.stderr).toBe(0)
       expect(a33.stdout).not.toMatch(/found no response carrying|n'a trouvé aucune réponse/)
-      expect(a33.stdout).toMatch(lang === 'en' ? /No response could be examined: the logs ingested gave no response record/ : /les journaux chargés n'ont donné aucun enregistrement de réponse/)
+      expect(a33.stdout).toMatch(lang === 'en' ? /the case holds no log record, so the scan searched nothing\. No marker or text has been searched for yet\./ : /le dossier ne contient aucun enregistrement de journal : l'analyse n'a rien examiné/)
     }
   })
 })
