@@ -105,17 +105,19 @@ export function renderScope(r: ScopeResult, options: {registry?: boolean; proven
   )
   if (r.duplicate_leaks_not_counted.length > 0) out.push('', wrap(duplicateLeaksNote(r.duplicate_leaks_not_counted)))
   const e = r.exposure
+  // No registry and a marker in an answer (an orphan): it may be another session's, so the totals are not known (scope --json: null).
+  const x = (v: number): string => (!registry && r.orphan_sightings > 0 ? 'unknown' : p(v))
   out.push('', 'Exposure (canary and verbatim text together: the numbers the drafts and notices use)')
   out.push(
     table(
       ['figure', 'value'],
       [
-        ['responses carrying another session\'s data', p(e.responses)],
+        ['responses carrying another session\'s data', x(e.responses)],
         ['  with a canary marker', m(e.by_canary)],
-        ['  by verbatim text only', p(e.by_text_only)],
-        ['sessions whose data reached someone else', p(e.sessions)],
-        ['tenants whose data reached someone else', p(e.source_tenants)],
-        ['tenants that received it', p(e.recipient_tenants)],
+        ['  by verbatim text only', x(e.by_text_only)],
+        ['sessions whose data reached someone else', x(e.sessions)],
+        ['tenants whose data reached someone else', x(e.source_tenants)],
+        ['tenants that received it', x(e.recipient_tenants)],
         // Text whose source provenance does not name (ambiguous, unknown) is in no session or tenant above.
         ...((e.source_not_named ?? 0) > 0 ? [['responses whose source is not established (in no session or tenant above)', p(e.source_not_named ?? 0)]] : []),
       ],

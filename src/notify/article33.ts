@@ -1,6 +1,6 @@
 import {staleFindings} from '../scope/unscanned.js'
 import {InputError} from '../errors.js'
-import {affectedTenants, concernsController, type ControllerSubjects, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, examinedTotals, provenanceMethodFr, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
+import {affectedTenants, concernsController, type ControllerSubjects, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, examinedTotals, provenanceMethodFr, NO_REGISTRY_REMEDY, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
 import type {ProvenanceParameters} from '../detect/coverage.js'
 import {categoryLabel, leakedSide, noLeakStatement, PHRASES, receivedSide, type Language} from './phrases.js'
 import {article33Schema, type Article33Result} from './article33-schema.js'
@@ -166,6 +166,8 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   // A retry that could not be read again: the gate could not judge it, and whose data it held (this controller's included) is not known.
   const duplicatesUnexamined = facts.totals.duplicate_lines_not_examined ?? 0
   if (duplicatesUnexamined > 0) L.open('scope', P.open.duplicatesNotExamined(duplicatesUnexamined, facts.totals.duplicate_lines_not_examined_of_tenant ?? null), 'Art. 33(3)(a), 33(4)', DUPLICATES_NOT_EXAMINED_REMEDY)
+  // No registry: a marker found in an answer is attributed to no session, so whose data it carries is open, never "none".
+  if (scope && facts.totals.registry_files === 0 && scope.orphan_sightings > 0) L.open('scope', P.open.orphansWithoutRegistry(scope.orphan_sightings), 'Art. 33(3)(a), 33(4)', NO_REGISTRY_REMEDY)
   if (scope && exposure) {
     // For one controller: its two sides apart, as its processor notice gives them (the case-wide
     // sentence would count other customers' sessions among its own).
@@ -175,7 +177,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
       const C = P.controllerExposure
       L.stated('nature', own.responses_carrying_its_data > 0 ? C.leaked(leakedSide(own, canaries)) : C.nothingLeaked, ['scan.exposure'])
       L.stated('nature', own.received_foreign_responses > 0 ? C.received(receivedSide(own, canaries)) : C.nothingReceived, ['scan.exposure'])
-    } else L.stated('nature', exposure.responses > 0 ? P.exposure(exposure, scope.exposure_first, scope.exposure_last, facts.totals.registry_files > 0) : noLeakStatement(P, facts.totals, facts.detection), ['scan.exposure', 'evidence.files', 'scan.provenance'])
+    } else L.stated('nature', exposure.responses > 0 ? P.exposure(exposure, scope.exposure_first, scope.exposure_last, facts.totals.registry_files > 0) : noLeakStatement(P, facts.totals, facts.detection, scope), ['scan.exposure', 'evidence.files', 'scan.provenance'])
     if (exposure.responses > 0) L.stated('nature', P.integrity, ['scan.exposure'])
     if (scope.data_subjects.high === null) {
       // Said for the reason it is missing: no pool size, one controller's share, or logs without status and prompt size.

@@ -1,4 +1,4 @@
-import {DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
+import {DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, NO_REGISTRY_REMEDY, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
 import type {Phrases} from './phrases-en.js'
 
 // "Nothing found" is a finding about what detection examined, never beyond it. What it does not
@@ -6,12 +6,13 @@ import type {Phrases} from './phrases-en.js'
 // dismissed with a reason: settled, still never searched), the part of a file not read whole,
 // answers that decoded to no text, responses provenance set aside as boilerplate (text of 3 or
 // more customers' sessions: a leak that reached that many is among it), retries logged under
-// a counted request id whose answer carries another session's marker, and those that could not be
-// read again (whose marker they carry is not known). Every document that says
+// a counted request id whose answer carries another session's marker, those that could not be
+// read again (whose marker they carry is not known), and marker-shaped tokens in answers that a
+// case with no canary registry cannot attribute to any session (orphans). Every document that says
 // none was found reads this one list: it says none only where the list is empty, and otherwise
 // names each exception (an open item where something can still be done).
 
-export type NoneFoundGapKind = 'unread_sources' | 'not_read_whole' | 'responses_without_text' | 'boilerplate' | 'duplicate_leaks' | 'duplicates_not_examined' | 'dismissed_sources'
+export type NoneFoundGapKind = 'unread_sources' | 'not_read_whole' | 'responses_without_text' | 'boilerplate' | 'duplicate_leaks' | 'duplicates_not_examined' | 'dismissed_sources' | 'no_registry'
 
 export interface NoneFoundGap {
   kind: NoneFoundGapKind
@@ -25,9 +26,11 @@ export interface NoneFoundGap {
 }
 
 /** What a "none found" over this case does not cover, in one order every document follows. */
-export function noneFoundGaps(facts: Pick<CaseFacts, 'totals' | 'detection'>, P: Phrases): NoneFoundGap[] {
+export function noneFoundGaps(facts: Pick<CaseFacts, 'totals' | 'detection'> & {scope?: CaseFacts['scope']}, P: Phrases): NoneFoundGap[] {
   const t = facts.totals
   const gaps: NoneFoundGap[] = []
+  const orphans = t.registry_files === 0 ? (facts.scope?.orphan_sightings ?? 0) : 0
+  if (orphans > 0) gaps.push({kind: 'no_registry', statement: P.orphansWithoutRegistry(orphans), item: P.open.orphansWithoutRegistry(orphans), record_with: NO_REGISTRY_REMEDY, open: true})
   const unread = t.unread_sources ?? []
   if (unread.length > 0) gaps.push({kind: 'unread_sources', statement: P.unreadSources(unread), item: P.open.unreadSources(unread), record_with: UNREAD_SOURCES_REMEDY, open: true})
   const partial = t.files_not_read_whole ?? []

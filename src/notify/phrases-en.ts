@@ -184,6 +184,8 @@ export const EN = {
   },
   exposureCrossTenant: (n: number) => `${n} of these responses ${n === 1 ? 'was' : 'were'} served to a different customer organisation.`,
   noExposure: 'Detection over the logs found no response carrying another session\'s data.',
+  // With no registry only verbatim text could be matched: what was found is said of that alone.
+  noVerbatimExposure: 'Detection over the logs found no response repeating another session\'s text verbatim.',
   noScan: 'Detection over the logs has not run yet; the scope is not known.',
   noneFound: 'none: detection over every log found no response carrying another session\'s data',
   // Said where something was not examined (a source dismissed unread): "none" of what was, never "every log".
@@ -244,6 +246,9 @@ export const EN = {
   // The echo check reads the prompt: where the logs hold none, a marker the user sent is not ruled out.
   noPromptLogged: (n: number) =>
     `For ${count(n, 'response')} carrying another session's canary marker the logs hold no prompt text, so it could not be checked whether the user had sent that marker (an echo); ${n === 1 ? 'it is' : 'they are'} counted as received from the other session.`,
+  // Without a registry a marker in an answer is nobody's: whether it is another session's is not known, never "none found".
+  orphansWithoutRegistry: (n: number) =>
+    `${count(n, 'marker-shaped token')} found in answers could not be attributed to any session (the case holds no canary registry), so whether ${n === 1 ? 'it carries' : 'they carry'} another session's data is not known.`,
   // Canary-less provenance still runs without a registry; what it cannot see is said once, with the numbers.
   noRegistry:
     "The case holds no canary registry: no canary marker could be attributed to a session, so responses were matched only by verbatim text of other sessions' earlier prompts and answers; a response that carried another session's data without repeating it verbatim would not be found.",
@@ -497,6 +502,8 @@ export const EN = {
       `${count(lines.length, 'response')} (${namedFew(lines)}) logged under the request id of a response already counted (a retry logged under the same id) ${lines.length === 1 ? 'carries' : 'carry'} another session's canary marker and ${lines.length === 1 ? 'is' : 'are'} counted in no figure of this draft (a request's first line is its record): establish whose data ${lines.length === 1 ? 'it carries' : 'they carry'} and who received ${lines.length === 1 ? 'it' : 'them'} (crosstalk status names each line), and add ${lines.length === 1 ? 'it' : 'them'} to the figures`,
     notReadWhole: (names: readonly string[]) =>
       `${count(names.length, 'log file')} (${namedFew(names)}) not read whole: what ${names.length === 1 ? 'it holds' : 'they hold'} past what was read was not examined (crosstalk status says what); ingest the files that hold the rest with ${names.length === 1 ? 'it' : 'them'} (drop and ingest again), or record why it holds no answer`,
+    orphansWithoutRegistry: (n: number) =>
+      `${count(n, 'marker-shaped token')} found in answers ${n === 1 ? 'is' : 'are'} attributed to no session because the case holds no canary registry: whether ${n === 1 ? 'it carries' : 'they carry'} another session's data is not known; ingest the canary registry and scan again`,
     unreadSources: (names: readonly string[]) =>
       `${count(names.length, 'log source')} (${namedFew(names)}) could not be read and ${names.length === 1 ? 'was' : 'were'} not examined: ingest ${names.length === 1 ? 'it' : 'each'} whole (decompressed, or gzip) and scan again, or record why ${names.length === 1 ? 'it holds' : 'they hold'} no log`,
     // Only what the count says: the other gaps (a scan that did not finish, extracts of an earlier version, ...) are named by the detection note and `crosstalk status`.

@@ -156,6 +156,7 @@ export const FR: Phrases = {
   },
   exposureCrossTenant: (n) => `${n} de ces réponses ${un(n) ? 'a été servie' : 'ont été servies'} à un autre client.`,
   noExposure: "L'analyse des journaux n'a trouvé aucune réponse contenant des données d'une autre session.",
+  noVerbatimExposure: "L'analyse des journaux n'a trouvé aucune réponse reproduisant mot pour mot le texte d'une autre session.",
   noScan: "L'analyse des journaux n'a pas encore été effectuée ; le périmètre n'est pas connu.",
   noneFound: "aucune : l'analyse de tous les journaux n'a trouvé aucune réponse contenant des données d'une autre session",
   noneFoundInSearched: "aucune dans ce qui a été analysé : l'analyse n'y a trouvé aucune réponse contenant des données d'une autre session.",
@@ -201,6 +202,8 @@ export const FR: Phrases = {
     `${atRisk} (et ${compte(undecided, 'enregistrement')} dont les journaux ne donnent pas le statut HTTP ou la taille de la requête : ${un(undecided) ? "on ne sait pas s'il était" : "on ne sait pas s'ils étaient"} à risque)`,
   noPromptLogged: (n) =>
     `Pour ${compte(n, 'réponse')} contenant le marqueur canari d'une autre session, les journaux ne contiennent pas le texte de la requête : il n'a pas pu être vérifié si l'utilisateur avait lui-même envoyé ce marqueur (un écho) ; ${un(n) ? 'elle est comptée comme reçue' : 'elles sont comptées comme reçues'} de l'autre session.`,
+  orphansWithoutRegistry: (n) =>
+    `${compte(n, 'jeton')} en forme de marqueur ${un(n) ? 'trouvé' : 'trouvés'} dans des réponses n'${un(n) ? 'a' : 'ont'} pu être ${un(n) ? 'attribué' : 'attribués'} à aucune session (le dossier ne contient aucun registre de canaris) : on ne sait pas ${un(n) ? "s'il contient" : "s'ils contiennent"} des données d'une autre session.`,
   noRegistry:
     "Le dossier ne contient aucun registre de canaris : aucun marqueur n'a pu être attribué à une session, et les réponses n'ont été rapprochées que par le texte reproduit mot pour mot des requêtes et réponses antérieures d'autres sessions ; une réponse contenant les données d'une autre session sans en reproduire le texte ne serait pas trouvée.",
   controllerShareMethod:
@@ -428,6 +431,8 @@ export const FR: Phrases = {
       `${compte(lines.length, 'réponse')} (${namedFew(lines).replace(/ and (\d+) more$/, ' et $1 autres')}) ${un(lines.length) ? 'journalisée' : 'journalisées'} sous l'identifiant de requête d'une réponse déjà comptée (une nouvelle tentative journalisée sous le même identifiant) ${un(lines.length) ? 'contient' : 'contiennent'} le marqueur canari d'une autre session et ${un(lines.length) ? "n'est comptée" : 'ne sont comptées'} dans aucun chiffre de ce projet (la première ligne d'une requête en est l'enregistrement) : établir à qui appartiennent ces données et qui les a reçues (crosstalk status nomme chaque ligne), et les ajouter aux chiffres`,
     notReadWhole: (names) =>
       `${compte(names.length, 'fichier')} de journaux (${namedFew(names).replace(/ and (\d+) more$/, ' et $1 autres')}) non ${un(names.length) ? 'lu' : 'lus'} en entier : ce qui n'a pas été lu n'a pas été examiné (crosstalk status dit quoi) ; ingérer avec ${un(names.length) ? 'lui' : 'eux'} les fichiers qui contiennent le reste (crosstalk drop, puis ingérer à nouveau), ou consigner pourquoi ce reste ne contient aucune réponse`,
+    orphansWithoutRegistry: (n) =>
+      `${compte(n, 'jeton')} en forme de marqueur ${un(n) ? 'trouvé' : 'trouvés'} dans des réponses ${un(n) ? "n'est attribué" : "ne sont attribués"} à aucune session, le dossier ne contenant aucun registre de canaris : on ne sait pas ${un(n) ? "s'il contient" : "s'ils contiennent"} des données d'une autre session ; ingérer le registre des canaris et relancer l'analyse`,
     unreadSources: (names) =>
       `${compte(names.length, 'source')} de journaux (${namedFew(names).replace(/ and (\d+) more$/, ' et $1 autres')}) n'${un(names.length) ? 'a' : 'ont'} pas pu être ${un(names.length) ? 'lue' : 'lues'} ni ${un(names.length) ? 'examinée' : 'examinées'} : ${un(names.length) ? "l'ingérer entière" : 'ingérer chacune entière'} (décompressée, ou gzip) et relancer l'analyse, ou consigner pourquoi ${un(names.length) ? 'elle ne contient' : 'elles ne contiennent'} aucun journal`,
     detectionIncomplete: (files) => `analyse incomplète (${files > 0 ? `${compte(files, 'fichier')} de journaux non ${un(files) ? 'analysé' : 'analysés'} ; ` : ''}la note sur l'analyse et crosstalk status disent ce qui manque) : ce qui a été trouvé ne compte que les enregistrements analysés, c'est donc un minimum ; les réponses à risque et les bornes hautes couvrent tous les enregistrements chargés`,

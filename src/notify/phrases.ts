@@ -40,10 +40,13 @@ export function receivedSide(t: TenantExposure, canaries: boolean): ExposureSide
  * searched for markers or copied text, so where there are some the statement names them, and
  * where no answer had text it says nothing could be examined.
  */
-export function noLeakStatement(P: Phrases, totals: CaseFacts['totals'], detection?: CaseFacts['detection']): string {
+export function noLeakStatement(P: Phrases, totals: CaseFacts['totals'], detection?: CaseFacts['detection'], scope?: {orphan_sightings: number} | null): string {
   const n = totals.responses_without_text ?? 0
   const answers = totals.answers ?? totals.records
-  const base = totals.records === 0 ? P.noResponsesInLogs : n === 0 ? P.noExposure : n >= answers ? P.nothingExamined(n) : P.noExposureOfExamined(answers - n, n)
+  // With no canary registry a marker found in an answer is nobody's: only verbatim text was matched, and the markers' owners are not known.
+  const orphans = totals.registry_files === 0 ? (scope?.orphan_sightings ?? 0) : 0
+  const none = orphans > 0 ? `${P.noVerbatimExposure} ${P.orphansWithoutRegistry(orphans)}` : P.noExposure
+  const base = totals.records === 0 ? P.noResponsesInLogs : n === 0 ? none : n >= answers ? P.nothingExamined(n) : P.noExposureOfExamined(answers - n, n)
   // Responses set aside as boilerplate are said with it: the rule is never an all-clear over them.
   const aside = detection?.provenance_boilerplate_responses ?? 0
   const withAside = aside > 0 && detection?.provenance_parameters ? `${base} ${P.boilerplateSetAside(aside, detection.provenance_parameters.boilerplate_tenants)}` : base

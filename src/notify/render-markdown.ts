@@ -106,6 +106,8 @@ export function article33View(d: Article33Result): View {
     exposure.by_text_only = fr ? `non connu : aucun registre de canaris (${d.scope.exposure.responses} par texte reproduit)` : `not known: no canary registry (${d.scope.exposure.responses} by verbatim text)`
     scope.cross_tenant_responses = unknown
     scope.cross_session_responses = unknown
+    // A marker found in an answer, with no registry, is nobody's: the total is not known, never the verbatim count alone.
+    if (d.scope.orphan_sightings > 0) exposure.responses = fr ? `non connu : ${compte(d.scope.orphan_sightings, 'jeton')} en forme de marqueur, sans registre de canaris (${d.scope.exposure.responses} par texte reproduit)` : `not known: ${count(d.scope.orphan_sightings, 'marker-shaped token')} with no canary registry (${d.scope.exposure.responses} by verbatim text)`
     scope.orphan_sightings = fr ? `${d.scope.orphan_sightings} (aucun registre : tout marqueur trouvé est non enregistré)` : `${d.scope.orphan_sightings} (no registry: every marker found is unregistered)`
   }
   // What was ingested and never scanned is shown as not examined, beside what was.

@@ -55,7 +55,8 @@ export type RegistrylessScope = Omit<ScopeResult, 'contaminated_without_prompt' 
   last_seen: null
   flows: null
   flow_matrix: null
-  exposure: Omit<ScopeResult['exposure'], 'by_canary'> & {by_canary: null}
+  /** null where answers hold marker-shaped tokens (orphans): whose data they carry is not known, so neither is the total */
+  exposure: (Omit<ScopeResult['exposure'], 'by_canary'> & {by_canary: null}) | null
   by_node: Array<Omit<ScopeNodeRow, 'contaminated_responses' | 'cross_tenant_responses' | 'cross_session_responses' | 'first_seen' | 'last_seen'> & {contaminated_responses: null; cross_tenant_responses: null; cross_session_responses: null; first_seen: null; last_seen: null}>
   by_hour: Array<Omit<ScopeHourRow, 'contaminated_responses' | 'cross_tenant_responses'> & {contaminated_responses: null; cross_tenant_responses: null}>
 }
@@ -77,7 +78,8 @@ export function registrylessScope(r: ScopeResult): RegistrylessScope {
     ...registrylessEstimates(r.data_subjects, r.records_concerned),
     contaminated_responses: null, cross_tenant_responses: null, cross_session_responses: null, exposed_sessions: null, exposed_tenants: null,
     recipient_tenants: null, first_seen: null, last_seen: null, flows: null, flow_matrix: null, contaminated_without_prompt: null,
-    exposure: {...r.exposure, by_canary: null},
+    // A marker in an answer attributed to no session may be another session's: the exposure is then not known, never the verbatim count as the whole.
+    exposure: r.orphan_sightings > 0 ? null : {...r.exposure, by_canary: null},
     by_node: r.by_node.map((x) => ({...x, contaminated_responses: null, cross_tenant_responses: null, cross_session_responses: null, first_seen: null, last_seen: null})),
     by_hour: r.by_hour.map((x) => ({...x, contaminated_responses: null, cross_tenant_responses: null})),
   }

@@ -239,8 +239,11 @@ describe('drafts of a case with no canary registry', () => {
     expect(register).not.toContain('without a canary marker')
     expect(register).toContain(limit)
     expect(register).not.toContain('0 of them held')
-    const scope = await runJson<{exposure: {flows: Array<{source_tenant: string}>}}>(['scope', '--db', db])
-    const tenant = scope.exposure.flows[0]!.source_tenant
+    // Answers here hold marker-shaped tokens nobody registered: the exposure total is not known (null); the verbatim-text flows are.
+    const scope = await runJson<{exposure: null; orphan_sightings: number; provenance_flows: Array<{source_tenant: string}>}>(['scope', '--db', db])
+    expect(scope.orphan_sightings).toBeGreaterThan(0)
+    expect(scope.exposure).toBeNull()
+    const tenant = scope.provenance_flows[0]!.source_tenant
     const notice = (await run(['report', 'processor-notice', '--db', db, '--tenant', tenant])).stdout
     expect(notice).toContain('by verbatim text (no canary registry); the evidence is preserved')
     // Without a registry no marker count is known: never "0 with your canary marker".
@@ -262,21 +265,21 @@ describe('drafts of a case with no canary registry', () => {
     expect(draft).toContain('| Responses with a marker of another customer (cross-tenant) | not known: the case holds no canary registry |')
     expect(draft).toMatch(/\| Marker-shaped strings registered to nobody \(orphans\) \| \d+ \(no registry: every marker found is unregistered\) \|/)
     // The console never states the marker counts of such a case as a finding.
-    const scopeJson = await runJson<{contaminated_responses: number | null; flows: unknown; exposure: {responses: number; by_canary: number | null; by_text_only: number}}>(['scope', '--db', db])
+    const scopeJson = await runJson<{contaminated_responses: number | null; flows: unknown; exposure: null; provenance_responses: number}>(['scope', '--db', db])
     expect(scopeJson).toMatchObject({contaminated_responses: null, flows: null})
-    expect(scopeJson.exposure.by_canary).toBeNull()
+    // Orphan markers in the answers: whose data they carry is not known, so neither is the exposure total.
+    expect(scopeJson.exposure).toBeNull()
     const perNode = (scopeJson as unknown as {by_node: Array<{contaminated_responses: number | null; provenance_responses: number}>; by_hour: Array<{contaminated_responses: number | null}>})
     expect(perNode.by_node.length).toBeGreaterThan(0)
     expect(perNode.by_node.every((n) => n.contaminated_responses === null)).toBe(true)
     expect(perNode.by_hour.every((h) => h.contaminated_responses === null)).toBe(true)
-    expect(scopeJson.exposure.responses).toBe(scopeJson.exposure.by_text_only)
+    expect(scopeJson.provenance_responses).toBeGreaterThan(0)
     // The estimates' marker evidence is unknown too; their low bounds rest on the verbatim text.
     const estimates = scopeJson as unknown as {data_subjects: {low: number; evidence: Record<string, unknown>}; records_concerned: {evidence: Record<string, unknown>}}
     expect(estimates.data_subjects.evidence.sighting_source_sessions).toBeNull()
     expect(estimates.records_concerned.evidence.sighting_responses).toBeNull()
     expect(estimates.data_subjects.low).toBeGreaterThan(0)
-    expect(scopeJson.exposure.responses).toBeGreaterThan(0)
-    const view = await runJson<{leaked: {responses: number | null; first_seen: string | null; exposure: {responses: number; by_canary: number | null}; counterparts: Array<{responses: number | null; exposure_responses: number}>}}>(['scope', '--db', db, '--tenant', scopeJson.exposure.responses > 0 ? (await runJson<{exposure: {flows: Array<{source_tenant: string}>}}>(['scope', '--db', db])).exposure.flows[0]!.source_tenant : 'x'])
+    const view = await runJson<{leaked: {responses: number | null; first_seen: string | null; exposure: {responses: number; by_canary: number | null}; counterparts: Array<{responses: number | null; exposure_responses: number}>}}>(['scope', '--db', db, '--tenant', tenant])
     expect(view.leaked).toMatchObject({responses: null, first_seen: null})
     expect(view.leaked.exposure.by_canary).toBeNull()
     expect(view.leaked.exposure.responses).toBeGreaterThan(0)
