@@ -1,6 +1,6 @@
 import {staleFindings} from '../scope/unscanned.js'
 import {InputError} from '../errors.js'
-import {affectedTenants, concernsController, type ControllerSubjects, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, examinedTotals, provenanceMethodFr, NO_REGISTRY_REMEDY, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
+import {affectedTenants, concernsController, type ControllerSubjects, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, examinedTotals, provenanceMethodFr, NO_REGISTRY_REMEDY, NOT_READ_WHOLE_REMEDY, ORIGINALS_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
 import type {ProvenanceParameters} from '../detect/coverage.js'
 import {categoryLabel, leakedSide, noLeakStatement, PHRASES, receivedSide, type Language} from './phrases.js'
 import {article33Schema, type Article33Result} from './article33-schema.js'
@@ -245,6 +245,11 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   const examined = examinedTotals(facts)
   if (scope) L.stated('investigation', P.investigation(examined.records, examined.log_files, facts.totals.registry_files, examined.not_scanned), ['scan.exposure', 'evidence.files'])
   if (scope && facts.totals.registry_files === 0) L.stated('investigation', P.noRegistry, ['evidence.files', 'scan.exposure'])
+  const notIntact = facts.totals.originals_not_intact ?? []
+  if (notIntact.length > 0) {
+    L.stated('investigation', P.originalsNotIntact(notIntact), ['evidence.files'])
+    L.open('investigation', P.open.originalsNotIntact(notIntact), 'Art. 33(5)', ORIGINALS_REMEDY)
+  }
   if (scope && facts.totals.bad_lines > 0) L.stated('investigation', P.unreadLines(facts.totals.bad_lines), ['evidence.files'])
   if (scope && withoutText > 0) L.stated('investigation', P.noResponseText(withoutText), ['evidence.files'])
   if (scope && (scope.contaminated_without_prompt ?? 0) > 0) L.stated('investigation', P.noPromptLogged(scope.contaminated_without_prompt!), ['scan.sightings'])

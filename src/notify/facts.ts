@@ -1,3 +1,4 @@
+import {originalState, readFromOriginal} from '../case/verify-original.js'
 import {basename} from 'node:path'
 import type {DetectionCoverage, ProvenanceParameters} from '../detect/coverage.js'
 import {recordTextLoader} from '../evidence/record-texts.js'
@@ -276,9 +277,13 @@ export interface CaseFacts {
   /** recorded notifications the incident now contradicts (e.g. after an awareness amendment) */
   notification_problems: string[]
   assessment: AssessmentRecord | null
-  /** log_files_by_reference: log files the case holds no copy of (ingest logs --evidence reference): kept where they were collected */
+  /**
+   * log_files_by_reference: log files the case holds no copy of (ingest logs --evidence reference), kept outside the case;
+   * originals_not_intact: those of them read from their original whose original is missing or no longer what was ingested (names only)
+   */
   totals: {
     records: number; tenants: number; sessions: number; log_files: number; registry_files: number; bad_lines: number; log_files_by_reference?: number
+    originals_not_intact?: Array<{name: string; state: 'missing' | 'changed'}>
     /** answers (error records aside) in complete log files, and those of them that decoded to no text: never examined for markers or text */
     answers?: number
     responses_without_text?: number
@@ -380,6 +385,8 @@ export interface FactsInputs {
   dismissedSources?: Array<{name: string; reason: string}>
   /** names of complete log files not read whole */
   notReadWhole?: string[]
+  /** log files read from their original (kept by reference) whose original is missing or changed since ingest */
+  originalsNotIntact?: Array<{name: string; state: 'missing' | 'changed'}>
 }
 
 export const PII_LABELS: Record<string, string> = CATEGORY_LABELS.en
@@ -412,6 +419,11 @@ export function loadFactsInputs(db: CaseDb, options: Omit<GatherFactsOptions, 'n
       .filter((u) => u.settled_by === 'dismiss')
       .map((u) => ({name: basename(u.name.replace(/\\/g, '/')), reason: u.settle_note ?? ''})),
     notReadWhole: logFilesNotReadWhole(db).map((path) => basename(path.replace(/\\/g, '/'))),
+    // A document says an original is kept only where it still is what was ingested (checked as verify checks it).
+    originalsNotIntact: completeFiles(db)
+      .filter((f) => f.kind === 'log' && readFromOriginal(f))
+      .map((f) => ({name: basename(f.name.replace(/\\/g, '/')), state: originalState(f)}))
+      .filter((o): o is {name: string; state: 'missing' | 'changed'} => o.state !== 'intact'),
   }
 }
 
@@ -461,6 +473,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     registry_files: inputs.files.length - logFiles.length,
     bad_lines: inputs.fileTotals.bad_lines,
     log_files_by_reference: logFiles.filter((f) => f.by_reference).length,
+    originals_not_intact: (inputs.originalsNotIntact ?? []).map((o) => ({name: safeLine(o.name), state: o.state})),
     answers: inputs.fileTotals.answers,
     responses_without_text: inputs.fileTotals.no_response_text,
     unread_sources: (inputs.unreadSources ?? []).map(safeLine),
@@ -558,6 +571,7 @@ export function examinedTotals(facts: Pick<CaseFacts, 'totals' | 'detection'>): 
 export const UNREAD_SOURCES_REMEDY = 'crosstalk ingest logs PATH; crosstalk scan / crosstalk ingest dismiss PATH --reason "..."'
 /** How a log file kept but not read whole is completed (the open item's record_with). */
 /** How a retry's uncounted leak leaves the open items (its record_with): each line named, then judged by hand. */
+export const ORIGINALS_REMEDY = 'crosstalk verify; crosstalk relocate OLD NEW'
 export const NO_REGISTRY_REMEDY = 'crosstalk ingest canaries FILE; crosstalk scan'
 export const DUPLICATE_LEAKS_REMEDY = 'crosstalk status (names each line and its request_id)'
 export const NOT_READ_WHOLE_REMEDY = 'crosstalk status; crosstalk drop FILE, then crosstalk ingest logs FILE OTHER-FILES'

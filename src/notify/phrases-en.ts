@@ -249,6 +249,9 @@ export const EN = {
   // Without a registry a marker in an answer is nobody's: whether it is another session's is not known, never "none found".
   orphansWithoutRegistry: (n: number) =>
     `${count(n, 'marker-shaped token')} found in answers could not be attributed to any session (the case holds no canary registry), so whether ${n === 1 ? 'it carries' : 'they carry'} another session's data is not known.`,
+  // An original kept by reference that verify would not find as ingested: said as it is, never "kept".
+  originalsNotIntact: (files: ReadonlyArray<{name: string; state: 'missing' | 'changed'}>) =>
+    `${count(files.length, 'log file')} kept by reference ${files.length === 1 ? 'is' : 'are'} no longer as ingested (${files.slice(0, 5).map((f) => `${f.name}: ${f.state === 'missing' ? 'missing' : 'changed'}`).join('; ')}${files.length > 5 ? `; and ${files.length - 5} more` : ''}): the case holds no copy, so what ${files.length === 1 ? 'it held' : 'they held'} cannot be shown again from ${files.length === 1 ? 'it' : 'them'} until the original is put back.`,
   // Canary-less provenance still runs without a registry; what it cannot see is said once, with the numbers.
   noRegistry:
     "The case holds no canary registry: no canary marker could be attributed to a session, so responses were matched only by verbatim text of other sessions' earlier prompts and answers; a response that carried another session's data without repeating it verbatim would not be found.",
@@ -360,7 +363,7 @@ export const EN = {
     retriesReceived: (n: number) =>
       `In addition, ${count(n, 'retry', 'retries')} of a request (logged under the request id of a response already counted) served to your users carried another session's data (a canary marker) and ${n === 1 ? 'is' : 'are'} not counted in the figures of this notice.`,
     identified: (responses: number, logFiles: number, byReference = 0, canaries = true, notScanned: NotScanned = {records: 0, files: 0}) =>
-      `The affected responses were identified from the serving logs (${count(responses, 'response')} in ${count(logFiles, 'log file')}) by ${canaries ? 'canary markers and verbatim text' : 'verbatim text (no canary registry)'}; ${byReference === 0 ? 'the evidence is preserved with SHA-256 hashes.' : `each log file is identified by its SHA-256 hash (${byReference === logFiles ? (logFiles === 1 ? 'it is' : 'all of them are') : `${byReference} of them ${byReference === 1 ? 'is' : 'are'}`} kept where they were collected, not copied into the case).`}${notScannedSentence(notScanned)}`,
+      `The affected responses were identified from the serving logs (${count(responses, 'response')} in ${count(logFiles, 'log file')}) by ${canaries ? 'canary markers and verbatim text' : 'verbatim text (no canary registry)'}; ${byReference === 0 ? 'the evidence is preserved with SHA-256 hashes.' : `each log file is identified by its SHA-256 hash (${byReference === logFiles ? (logFiles === 1 ? 'it is' : 'all of them are') : `${byReference} of them ${byReference === 1 ? 'is' : 'are'}`} kept by reference: the case holds no copy).`}${notScannedSentence(notScanned)}`,
     assess: 'As controller, assess the risk to your users and decide on notifying your supervisory authority: in principle your 72 hours start when you receive this notice (EDPB Guidelines 9/2022).',
     quarantine: "Delete or quarantine the responses your users received that carried another party's data; do not process them further.",
     /**
@@ -502,6 +505,8 @@ export const EN = {
       `${count(lines.length, 'response')} (${namedFew(lines)}) logged under the request id of a response already counted (a retry logged under the same id) ${lines.length === 1 ? 'carries' : 'carry'} another session's canary marker and ${lines.length === 1 ? 'is' : 'are'} counted in no figure of this draft (a request's first line is its record): establish whose data ${lines.length === 1 ? 'it carries' : 'they carry'} and who received ${lines.length === 1 ? 'it' : 'them'} (crosstalk status names each line), and add ${lines.length === 1 ? 'it' : 'them'} to the figures`,
     notReadWhole: (names: readonly string[]) =>
       `${count(names.length, 'log file')} (${namedFew(names)}) not read whole: what ${names.length === 1 ? 'it holds' : 'they hold'} past what was read was not examined (crosstalk status says what); ingest the files that hold the rest with ${names.length === 1 ? 'it' : 'them'} (drop and ingest again), or record why it holds no answer`,
+    originalsNotIntact: (files: ReadonlyArray<{name: string; state: 'missing' | 'changed'}>) =>
+      `${count(files.length, 'log file')} kept by reference ${files.length === 1 ? 'is' : 'are'} missing or changed since ingest (${files.slice(0, 5).map((f) => f.name).join(', ')}${files.length > 5 ? ` and ${files.length - 5} more` : ''}): put the original back where the case reads it (crosstalk verify checks it), or record where it went (crosstalk relocate)`,
     orphansWithoutRegistry: (n: number) =>
       `${count(n, 'marker-shaped token')} found in answers ${n === 1 ? 'is' : 'are'} attributed to no session because the case holds no canary registry: whether ${n === 1 ? 'it carries' : 'they carry'} another session's data is not known; ingest the canary registry and scan again`,
     unreadSources: (names: readonly string[]) =>

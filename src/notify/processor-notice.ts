@@ -5,7 +5,7 @@ import {InputError} from '../errors.js'
 import {computeCaseClock} from './clock.js'
 import {detectionSchema, detectionSummary} from './detection-note.js'
 import {retryConcerns} from '../scope/retry-leaks.js'
-import {affectedTenants, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, examinedTotals, UNREAD_SOURCES_REMEDY, type CaseFacts, type Counterpart, type TenantExposure} from './facts.js'
+import {affectedTenants, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, examinedTotals, ORIGINALS_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts, type Counterpart, type TenantExposure} from './facts.js'
 import {categoryLabel, leakedSide, PHRASES, receivedSide, type Language} from './phrases.js'
 import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 import {count} from '../util/plural.js'
@@ -268,6 +268,11 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   const examined = examinedTotals(facts)
   if (facts.scope) L.stated('investigation', N.identified(examined.records, examined.log_files, facts.totals.log_files_by_reference ?? 0, facts.totals.registry_files > 0, examined.not_scanned), ['scan.exposure', 'evidence.files'])
   if (facts.scope && facts.totals.registry_files === 0) L.stated('investigation', P.noRegistry, ['evidence.files', 'scan.exposure'])
+  const notIntact = facts.totals.originals_not_intact ?? []
+  if (notIntact.length > 0) {
+    L.stated('investigation', P.originalsNotIntact(notIntact), ['evidence.files'])
+    L.open('investigation', P.open.originalsNotIntact(notIntact), 'Art. 33(2)', ORIGINALS_REMEDY)
+  }
   if (facts.scope && facts.totals.bad_lines > 0) L.stated('investigation', P.unreadLines(facts.totals.bad_lines), ['evidence.files'])
   const unreadSources = facts.totals.unread_sources ?? []
   if (unreadSources.length > 0) {

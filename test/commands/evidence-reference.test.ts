@@ -86,7 +86,7 @@ describe('ingest logs --evidence reference', () => {
     const byRef = files.filter((f) => f.evidence === 'reference').length
     const notice = await run(['report', 'processor-notice', '--db', refCase, '--tenant', tenant!.tenant_id])
     expect(notice.code, notice.stderr).toBe(0)
-    expect(notice.stdout).toContain(`each log file is identified by its SHA-256 hash (${byRef === files.length ? 'all of them are' : `${byRef} of them are`} kept where they were collected, not copied into the case)`)
+    expect(notice.stdout).toContain(`each log file is identified by its SHA-256 hash (${byRef === files.length ? 'all of them are' : `${byRef} of them are`} kept by reference: the case holds no copy)`)
     expect(notice.stdout).not.toContain('the evidence is preserved')
     const copied = await run(['report', 'processor-notice', '--db', copyCase, '--tenant', tenant!.tenant_id])
     expect(copied.stdout).toContain('the evidence is preserved with SHA-256 hashes')
