@@ -182,7 +182,10 @@ function retryShare(facts: CaseFacts, tenant: string): {responses: number; recei
  */
 export function affectedTenantsUnknown(facts: CaseFacts): string | null {
   const stale = staleFindings(facts.detection)
-  return !facts.scope && (stale.markers || stale.provenance) ? `the controllers affected are not known: ${staleFindingsReason(stale)}; no notice written (crosstalk scan)` : null
+  if (facts.scope) return null
+  return stale.markers || stale.provenance
+    ? `the controllers affected are not known: ${staleFindingsReason(stale)}; no notice written (crosstalk scan)`
+    : 'the controllers affected are not known: no scan covers the logs ingested; no notice written (crosstalk scan)'
 }
 
 export interface BuildNoticeOptions {

@@ -10,11 +10,19 @@ import {UsageError} from '../../errors.js'
 import {affectedTenants, affectedTenantsUnknown, buildProcessorNotice, requireProcessorRole, type ProcessorNoticeResult} from '../../notify/processor-notice.js'
 import {renderProcessorNoticeMarkdown} from '../../notify/render-markdown.js'
 import {PHRASES, type Language} from '../../notify/phrases.js'
+import {detectionSummary, type DetectionSummary} from '../../notify/detection-note.js'
 import {safeLine} from '../../util/sanitize.js'
 
 /** `crosstalk report processor-notice --all --json` */
 export interface ProcessorNoticesWrittenResult {
   notices: ReportWrittenResult[]
+  /**
+   * false where the findings name no controller because they do not cover the case (never
+   * scanned, or stale under --allow-incomplete): no notice then is "not known", never "none affected"
+   */
+  controllers_known: boolean
+  /** what detection covered (the contract's `detection`; `note` says why it is incomplete) */
+  detection: DetectionSummary
 }
 
 export default class ReportProcessorNotice extends BaseCommand {
@@ -62,7 +70,7 @@ export default class ReportProcessorNotice extends BaseCommand {
       }
       this.audit(db, {flags}, {notices: notices.map((n) => ({out: n.out, sha256: n.sha256}))})
       if (!this.jsonEnabled()) this.note(`Wrote ${notices.length} notices into ${safeLine(flags.out)}`)
-      return {notices}
+      return {notices, controllers_known: facts.scope !== null, detection: detectionSummary(facts.detection, options.language)}
     }
     requireOutForPdf(flags.format, flags.out)
     const notice = buildProcessorNotice(facts, flags.tenant!, options)
