@@ -244,6 +244,10 @@ export const article33Schema = z.object({
   open_items: z.array(openItemSchema),
   evidence: z.array(z.object({name: z.string(), sha256: z.string(), size: z.number().int(), kind: z.string(), records: z.number().int()})),
   excerpts: z.array(z.object({request_id: z.string(), ts: z.string(), marker_truncated: z.string(), text: z.string()})).nullable(),
+  excerpts_note: z
+    .string()
+    .nullable()
+    .describe('with --include-excerpts: what the excerpts cover (canary-marker findings only) and how many responses found by verbatim text alone have none; null without the flag'),
   form_fields: z.array(z.object({id: z.string(), label: z.string(), value: z.string(), open: z.boolean()})),
 })
 

@@ -438,6 +438,8 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     open_items: L.open_items,
     evidence: facts.evidence,
     excerpts: facts.excerpts,
+    // Excerpts are windows around a marker: a response found by verbatim text alone has none, said rather than left out silently.
+    excerpts_note: facts.excerpts === null ? null : P.excerptsMarkersOnly(scope ? scope.exposure.by_text_only : null),
   }
   const formFields = authorityFields(authority, draft, P)
   // A form answer left "to be completed" names an open item of the draft: the fields no other

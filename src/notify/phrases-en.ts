@@ -249,6 +249,8 @@ export const EN = {
   // Without a registry a marker in an answer is nobody's: whether it is another session's is not known, never "none found".
   orphansWithoutRegistry: (n: number) =>
     `${count(n, 'marker-shaped token')} found in answers could not be attributed to any session (the case holds no canary registry), so whether ${n === 1 ? 'it carries' : 'they carry'} another session's data is not known.`,
+  excerptsMarkersOnly: (textOnly: number | null) =>
+    `Excerpts are shown around canary-marker findings only; ${textOnly === null ? 'how many responses were found by verbatim text alone, and so have no excerpt, is not known (detection does not cover the case)' : textOnly === 0 ? 'no response was found by verbatim text alone' : `${count(textOnly, 'response')} found by verbatim text alone ${textOnly === 1 ? 'has' : 'have'} none (crosstalk provenance --show-text gives ${textOnly === 1 ? 'its' : 'their'} text)`}.`,
   // An original kept by reference that verify would not find as ingested: said as it is, never "kept".
   originalsNotIntact: (files: ReadonlyArray<{name: string; state: 'missing' | 'changed'}>) =>
     `${count(files.length, 'log file')} kept by reference ${files.length === 1 ? 'is' : 'are'} no longer as ingested (${files.slice(0, 5).map((f) => `${f.name}: ${f.state === 'missing' ? 'missing' : 'changed'}`).join('; ')}${files.length > 5 ? `; and ${files.length - 5} more` : ''}): the case holds no copy, so what ${files.length === 1 ? 'it held' : 'they held'} cannot be shown again from ${files.length === 1 ? 'it' : 'them'} until the original is put back.`,

@@ -157,6 +157,7 @@ export function article33View(d: Article33Result): View {
     form_heading: fr ? `${escapeMd(AUTHORITY_NAMES_FR[d.authority]!)} : champs du formulaire` : `${escapeMd(AUTHORITY_NAMES[d.authority])}: form fields`,
     has_notifications: d.notifications.length > 0,
     has_excerpts: (d.excerpts ?? []).length > 0,
+    excerpts_note: d.excerpts_note === null ? null : escapeMd(d.excerpts_note),
     open_all: d.open_items.map((o) => openItemText(o, d.language)),
     controller_lines: d.statements.filter((s) => s.section === 'controller').map((s) => escapeMd(s.text)),
     protection_lines: d.statements.filter((s) => s.section === 'protection').map((s) => escapeMd(s.text)),
