@@ -59,3 +59,15 @@ describe('detection over a case with no log record', () => {
     await expectRefusals(c.path)
   }, 60_000)
 })
+
+describe('status over a case with no log record', () => {
+  it('names ingesting logs, not only a scan, as what gives the sightings', async () => {
+    const c = makeCase()
+    await c.addCanary(MARKER, 'tn-a', 's-a')
+    c.close()
+    expect((await run(['scan', '--db', c.path])).code).toBe(0)
+    const status = await run(['status', '--db', c.path])
+    expect(status.code, status.stderr).toBe(0)
+    expect(status.stdout).toMatch(/sightings\s+unknown: the case holds no log record, so the scan searched nothing {2}\(crosstalk ingest logs PATH; crosstalk scan\)/)
+  }, 60_000)
+})
