@@ -78,14 +78,15 @@ describe('probe: an answer that gives a key twice', () => {
 })
 
 describe('replay: a trigger answered with a key given twice', () => {
-  it('is counted as unreadable: the run ends (not interrupted), nothing judged, nothing stored as a finding', async () => {
+  it('is counted as unreadable: the run ends (not interrupted), nothing judged, stored as inconclusive only (never a finding)', async () => {
     const target = await duplicateKeyServer()
     const {db} = await caseWithRecords([{request_id: 'req-a', prompt_tokens: 120, response_text: `leak ${MARKER}`}], [[MARKER, 'tenant-x', 'sx']])
     try {
       const result = await runReplay(db, {target, requestIds: [], fromSightings: true, trials: 2, advertisedTokens: WINDOW, poolTokens: POOL, timeoutMs: 2000, rng: seededRng(5), now: () => new Date('2026-11-02T07:00:00.000Z')})
       expect(result.interrupted).toBe(false)
       expect(result.results.map((r) => [r.request_id, r.verdict, r.trials, r.no_text])).toEqual([['req-a', 'inconclusive', 0, 2]])
-      expect(listReplayResults(db)).toEqual([])
+      // Stored so that the drafts count its trials as not judged, never as reproduced or not.
+      expect(listReplayResults(db).map((r) => [r.verdict, r.reproduced, r.trials])).toEqual([['inconclusive', 0, 0]])
     } finally {
       db.close()
     }

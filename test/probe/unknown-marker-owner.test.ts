@@ -58,13 +58,14 @@ describe('replay: only a canary the run gave a synthetic tenant reproduces the l
   const contaminated = () => caseWithRecords([{request_id: 'req-a', prompt_tokens: 120, response_text: `leak CANARY-0000aaaa0000aaaa`}], [['CANARY-0000aaaa0000aaaa', 'tenant-x', 'sx']])
   const options = (target: string) => ({target, requestIds: [], fromSightings: true, trials: 3, advertisedTokens: WINDOW, poolTokens: POOL, timeoutMs: 2000, rng: seededRng(5), now: () => new Date('2026-11-02T07:00:00.000Z')})
 
-  it('a marker the run gave no one confirms nothing: counted apart, the record not judged, nothing stored', async () => {
+  it('a marker the run gave no one confirms nothing: counted apart, the record not judged, stored as inconclusive only', async () => {
     const target = await answering(() => `ok ${STRANGER}`)
     const {db} = await contaminated()
     try {
       const result = await runReplay(db, options(target))
       expect(result.results.map((r) => [r.verdict, r.reproduced, r.trials, r.other_markers])).toEqual([['inconclusive', 0, 0, 3]])
-      expect(listReplayResults(db)).toEqual([])
+      // Stored so that the drafts count it as a trial not judged, never as reproduced or not.
+      expect(listReplayResults(db).map((r) => [r.verdict, r.reproduced, r.trials])).toEqual([['inconclusive', 0, 0]])
     } finally {
       db.close()
     }
