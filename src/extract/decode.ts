@@ -424,8 +424,9 @@ function decodeResponseString(raw: string): DecodedResponse {
  * Where every line that is a JSON document is a chunk or event of a stream this decoder reads
  * (stream chunks with `choices`, Responses API `response.*` events, Messages API events, error
  * objects), the lines are read as that stream is (decodeSse: deltas joined; a line that is no
- * document, such as a last line cut off, searched as its raw text). Any other NDJSON body (an
- * Ollama stream, objects of no stream shape) is no text: not read, never searched as plain text,
+ * document, such as a last line cut off, searched as its raw text). An Ollama stream (every line
+ * a whole chunk with `done` and a `message` or `response`) is read as its chunks joined
+ * (ollamaTexts). Any other NDJSON body (objects of no stream shape) is no text: not read, never searched as plain text,
  * so the gate cannot pass it. Null where the body is not two or more lines each opening with a
  * JSON object, the first of them whole.
  */
@@ -434,6 +435,18 @@ function decodeNdjson(raw: string): DecodedResponse | null {
   if (lines.length < 2 || !lines.every((l) => l.startsWith('{'))) return null
   const docs = lines.map(parseLoose)
   if (!isObj(docs[0])) return null
+  if (docs.every((d) => isObj(d) && isOllama(d))) {
+    // An Ollama stream: its chunks' message content (or `response`) joined in order; the done chunk's counts.
+    const out = empty('json')
+    out.stream = true
+    out.kind = 'chat'
+    const chunks = docs as Obj[]
+    out.text = ollamaTexts(chunks, out.unread)
+    const last = chunks[chunks.length - 1]!
+    out.promptTokens = intOrNull(last.prompt_eval_count)
+    out.completionTokens = intOrNull(last.eval_count)
+    return out
+  }
   if (!docs.every((d) => d === undefined || (isObj(d) && isStreamChunk(d)))) return empty('json')
   return decodeSse(lines.map((l) => `data: ${l}`).join('\n\n')) ?? empty('json')
 }
@@ -519,6 +532,9 @@ function decodeResponseObject(obj: Obj, stream: boolean): DecodedResponse {
   } else if (obj.type === 'message' && Array.isArray(obj.content)) {
     // Anthropic's Messages API (/v1/messages; vLLM serves it too): content blocks in order.
     out.text = messagesBlocks(obj.content, out.unread)
+    if (!out.isError) out.kind = 'chat'
+  } else if (wellKnownAnswer(obj, out)) {
+    // Another provider's answer (Gemini, Bedrock, Cohere, Titan, Assistants, Ollama): read by its shape.
     if (!out.isError) out.kind = 'chat'
   } else if (error !== null) {
     // An error body (no answer beside it): its members are the error's, or known to carry no text.
@@ -1380,3 +1396,241 @@ function tryParseJson(text: string): Json | undefined {
   }
   return typeof value === 'object' && value !== null ? uniqueJson(text, value) : value
 }
+
+// ---------------------------------------------------------------- other providers' answers
+
+/**
+ * Reads a well-known provider's answer body, closed-world (every member read, known to carry no
+ * text, or named in `unread`), into `out`: Gemini / Vertex `generateContent`, AWS Bedrock
+ * Converse, Cohere v2 chat, Bedrock Titan text, an OpenAI Assistants `thread.message`, Ollama
+ * `/api/chat` and `/api/generate`. A shape is taken only where its identifying members are
+ * there; false (nothing read) for any other body.
+ */
+function wellKnownAnswer(obj: Obj, out: DecodedResponse): boolean {
+  const unread = out.unread
+  if (Array.isArray(obj.candidates)) {
+    out.text = geminiText(obj, unread)
+    out.promptTokens = isObj(obj.usageMetadata) ? intOrNull(obj.usageMetadata.promptTokenCount) : null
+    out.completionTokens = isObj(obj.usageMetadata) ? intOrNull(obj.usageMetadata.candidatesTokenCount) : null
+    return true
+  }
+  if (isObj(obj.output) && isObj(obj.output.message) && Array.isArray(obj.output.message.content)) {
+    out.text = converseText(obj, unread)
+    if (isObj(obj.usage)) {
+      out.promptTokens = intOrNull(obj.usage.inputTokens)
+      out.completionTokens = intOrNull(obj.usage.outputTokens)
+    }
+    return true
+  }
+  if (obj.object === 'thread.message' && Array.isArray(obj.content)) {
+    out.text = assistantsText(obj, unread)
+    return true
+  }
+  if (Array.isArray(obj.results) && obj.results.length > 0 && obj.results.every((r) => isObj(r) && typeof r.outputText === 'string')) {
+    unknownMembers(obj, new Set(['results']), TITAN_NO_TEXT, 'Titan body member', unread)
+    out.text = obj.results.map((r) => {
+      unknownMembers(r as Obj, new Set(['outputText']), TITAN_RESULT_NO_TEXT, 'Titan result member', unread)
+      return (r as Obj).outputText as string
+    }).join('\n')
+    out.promptTokens = intOrNull(obj.inputTextTokenCount)
+    const counts = obj.results.map((r) => intOrNull((r as Obj).tokenCount))
+    out.completionTokens = counts.every((c) => c !== null) ? (counts as number[]).reduce((a, b) => a + b, 0) : null
+    return true
+  }
+  if (isOllama(obj)) {
+    out.text = ollamaTexts([obj], unread)
+    out.promptTokens = intOrNull(obj.prompt_eval_count)
+    out.completionTokens = intOrNull(obj.eval_count)
+    return true
+  }
+  if (typeof obj.finish_reason === 'string' && isObj(obj.message) && (Array.isArray(obj.message.content) || Array.isArray(obj.message.tool_calls))) {
+    out.text = cohereText(obj, unread)
+    const usage = isObj(obj.usage) ? obj.usage : {}
+    const tokens = isObj(usage.tokens) ? usage.tokens : isObj(usage.billed_units) ? usage.billed_units : {}
+    out.promptTokens = intOrNull(tokens.input_tokens)
+    out.completionTokens = intOrNull(tokens.output_tokens)
+    return true
+  }
+  return false
+}
+
+/** Gemini / Vertex `generateContent`: the candidates' parts in order, then their citations, grounding and finish messages, then a prompt's block message. */
+function geminiText(obj: Obj, unread: string[]): string {
+  unknownMembers(obj, GEMINI_READ, GEMINI_NO_TEXT, 'Gemini body member', unread)
+  const texts: string[] = []
+  for (const c of obj.candidates as Json[]) {
+    if (!isObj(c)) {
+      if (c !== null) unreadShape(unread, shapeName('Gemini candidate', undefined))
+      continue
+    }
+    unknownMembers(c, GEMINI_CANDIDATE_READ, GEMINI_CANDIDATE_NO_TEXT, 'Gemini candidate member', unread)
+    const t: string[] = []
+    if (isObj(c.content)) {
+      unknownMembers(c.content, new Set(['parts']), new Set(['role']), 'Gemini content member', unread)
+      let run = ''
+      for (const part of Array.isArray(c.content.parts) ? c.content.parts : []) {
+        if (!isObj(part)) {
+          if (part !== null) unreadShape(unread, shapeName('Gemini part', undefined))
+          continue
+        }
+        unknownMembers(part, GEMINI_PART_READ, GEMINI_PART_NO_TEXT, 'Gemini part member', unread)
+        // Consecutive text parts (a thought's or the answer's) are one running text: a marker split between them is whole.
+        if (typeof part.text === 'string') {
+          run += part.text
+          continue
+        }
+        if (run !== '') t.push(run)
+        run = ''
+        if (isObj(part.functionCall)) {
+          unknownMembers(part.functionCall, new Set(['args']), new Set(['id', 'name']), 'Gemini function call member', unread)
+          if (part.functionCall.args !== undefined) t.push(JSON.stringify(part.functionCall.args))
+        }
+        if (isObj(part.executableCode)) {
+          unknownMembers(part.executableCode, new Set(['code']), new Set(['language', 'id']), 'Gemini executable code member', unread)
+          if (typeof part.executableCode.code === 'string') t.push(part.executableCode.code)
+        }
+        if (isObj(part.codeExecutionResult)) {
+          unknownMembers(part.codeExecutionResult, new Set(['output']), new Set(['outcome', 'id']), 'Gemini code execution result member', unread)
+          if (typeof part.codeExecutionResult.output === 'string') t.push(part.codeExecutionResult.output)
+        }
+      }
+      if (run !== '') t.push(run)
+    }
+    if (typeof c.finishMessage === 'string') t.push(c.finishMessage)
+    t.push(...leafTexts(c.citationMetadata), ...leafTexts(c.groundingMetadata), ...leafTexts(c.groundingAttributions), ...leafTexts(c.urlContextMetadata), ...leafTexts(c.urlRetrievalMetadata))
+    texts.push(t.filter(Boolean).join('\n'))
+  }
+  if (isObj(obj.promptFeedback)) {
+    unknownMembers(obj.promptFeedback, new Set(['blockReasonMessage']), new Set(['blockReason', 'safetyRatings']), 'Gemini prompt feedback member', unread)
+    if (typeof obj.promptFeedback.blockReasonMessage === 'string') texts.push(obj.promptFeedback.blockReasonMessage)
+  }
+  return texts.filter(Boolean).join('\n')
+}
+const GEMINI_READ = new Set(['candidates', 'promptFeedback'])
+/** Token counts, the model's version, ids, times (Vertex `createTime`). */
+const GEMINI_NO_TEXT = new Set(['usageMetadata', 'modelVersion', 'responseId', 'createTime'])
+const GEMINI_CANDIDATE_READ = new Set(['content', 'finishMessage', 'citationMetadata', 'groundingMetadata', 'groundingAttributions', 'urlContextMetadata', 'urlRetrievalMetadata'])
+/** A candidate's finish reason, safety verdicts, log probabilities (the answer's own tokens), index and token count. */
+const GEMINI_CANDIDATE_NO_TEXT = new Set(['finishReason', 'safetyRatings', 'avgLogprobs', 'logprobsResult', 'index', 'tokenCount'])
+/** A part's text is read whatever its `thought` flag says (reasoning text); its thought signature is opaque; inline or file data (an image, a file's URI) is no text. */
+const GEMINI_PART_READ = new Set(['text', 'functionCall', 'executableCode', 'codeExecutionResult'])
+const GEMINI_PART_NO_TEXT = new Set(['thought', 'thoughtSignature', 'inlineData', 'fileData', 'videoMetadata'])
+
+/** Bedrock Converse: `output.message.content` blocks in order, then `additionalModelResponseFields`' and the `trace`'s strings. */
+function converseText(obj: Obj, unread: string[]): string {
+  unknownMembers(obj, new Set(['output', 'additionalModelResponseFields', 'trace']), new Set(['stopReason', 'usage', 'metrics', 'performanceConfig', 'serviceTier', 'ResponseMetadata']), 'Converse body member', unread)
+  const output = obj.output as Obj
+  unknownMembers(output, new Set(['message']), new Set(), 'Converse output member', unread)
+  const message = output.message as Obj
+  unknownMembers(message, new Set(['content']), new Set(['role']), 'Converse message member', unread)
+  const texts: string[] = []
+  let run = ''
+  for (const block of message.content as Json[]) {
+    if (!isObj(block)) {
+      if (block !== null) unreadShape(unread, shapeName('Converse content block', undefined))
+      continue
+    }
+    unknownMembers(block, CONVERSE_BLOCK_READ, CONVERSE_BLOCK_NO_TEXT, 'Converse content block member', unread)
+    if (typeof block.text === 'string') {
+      run += block.text
+      continue
+    }
+    if (run !== '') texts.push(run)
+    run = ''
+    if (isObj(block.reasoningContent)) {
+      const rc = block.reasoningContent
+      unknownMembers(rc, new Set(['reasoningText']), new Set(['redactedContent']), 'Converse reasoning member', unread)
+      if (isObj(rc.reasoningText)) {
+        unknownMembers(rc.reasoningText, new Set(['text']), new Set(['signature']), 'Converse reasoning text member', unread)
+        if (typeof rc.reasoningText.text === 'string') texts.push(rc.reasoningText.text)
+      }
+    }
+    if (isObj(block.toolUse)) {
+      unknownMembers(block.toolUse, new Set(['input']), new Set(['toolUseId', 'name', 'type']), 'Converse tool use member', unread)
+      if (block.toolUse.input !== undefined) texts.push(JSON.stringify(block.toolUse.input))
+    }
+    texts.push(...leafTexts(block.citationsContent), ...leafTexts(block.toolResult), ...leafTexts(block.guardContent))
+  }
+  if (run !== '') texts.push(run)
+  texts.push(...leafTexts(obj.additionalModelResponseFields), ...leafTexts(obj.trace))
+  return texts.filter(Boolean).join('\n')
+}
+const CONVERSE_BLOCK_READ = new Set(['text', 'reasoningContent', 'toolUse', 'citationsContent', 'toolResult', 'guardContent'])
+/** Media blocks (bytes or an S3 location) and a cache point hold no text. */
+const CONVERSE_BLOCK_NO_TEXT = new Set(['image', 'document', 'video', 'cachePoint'])
+
+/** An OpenAI Assistants `thread.message`: its content parts' text (with the annotations' strings) and refusals in order. */
+function assistantsText(obj: Obj, unread: string[]): string {
+  unknownMembers(obj, new Set(['content']), ASSISTANTS_NO_TEXT, 'Assistants message member', unread)
+  const texts: string[] = []
+  for (const part of obj.content as Json[]) {
+    if (!isObj(part)) {
+      if (part !== null) unreadShape(unread, shapeName('Assistants content part', undefined))
+      continue
+    }
+    if (part.type === 'text' && isObj(part.text)) {
+      unknownMembers(part.text, new Set(['value', 'annotations']), new Set(), 'Assistants text member', unread)
+      if (typeof part.text.value === 'string') texts.push(part.text.value)
+      texts.push(...leafTexts(part.text.annotations))
+    } else if (part.type === 'refusal' && typeof part.refusal === 'string') texts.push(part.refusal)
+    else if (part.type !== 'image_file' && part.type !== 'image_url') unreadShape(unread, shapeName('Assistants content part', part.type))
+  }
+  return texts.filter(Boolean).join('\n')
+}
+const ASSISTANTS_NO_TEXT = new Set([
+  'id', 'object', 'created_at', 'thread_id', 'role', 'assistant_id', 'run_id', 'attachments', 'metadata', 'status', 'incomplete_details', 'completed_at', 'incomplete_at',
+])
+
+const TITAN_NO_TEXT = new Set(['inputTextTokenCount'])
+const TITAN_RESULT_NO_TEXT = new Set(['tokenCount', 'completionReason'])
+
+/** Cohere v2 chat: the message's text and thinking parts in order, its tool plan and calls' arguments, its citations' texts and sources. */
+function cohereText(obj: Obj, unread: string[]): string {
+  unknownMembers(obj, new Set(['message']), new Set(['id', 'finish_reason', 'usage', 'logprobs', 'meta']), 'Cohere body member', unread)
+  const m = obj.message as Obj
+  unknownMembers(m, new Set(['content', 'tool_calls', 'tool_plan', 'citations']), new Set(['role']), 'Cohere message member', unread)
+  const texts: string[] = []
+  for (const part of Array.isArray(m.content) ? m.content : []) {
+    if (!isObj(part)) {
+      if (part !== null) unreadShape(unread, shapeName('Cohere content part', undefined))
+      continue
+    }
+    if (part.type === 'text' && typeof part.text === 'string') texts.push(part.text)
+    else if (part.type === 'thinking' && typeof part.thinking === 'string') texts.push(part.thinking)
+    else unreadShape(unread, shapeName('Cohere content part', part.type))
+  }
+  if (typeof m.tool_plan === 'string') texts.push(m.tool_plan)
+  if (Array.isArray(m.tool_calls)) texts.push(...answerToolCallArgs(m.tool_calls, unread))
+  texts.push(...leafTexts(m.citations))
+  return texts.filter(Boolean).join('\n')
+}
+
+/** An Ollama `/api/chat` or `/api/generate` answer (or a chunk of its NDJSON stream): `done` a flag, with a `message` or a `response`. */
+function isOllama(obj: Obj): boolean {
+  return typeof obj.done === 'boolean' && (isObj(obj.message) || typeof obj.response === 'string') && !('choices' in obj)
+}
+
+/** Ollama answers or stream chunks in order: their thinking, then their content (or `response`), each joined as the stream gives it, then their tool calls' arguments. */
+function ollamaTexts(chunks: Obj[], unread: string[]): string {
+  let thinking = ''
+  let content = ''
+  const calls: string[] = []
+  for (const c of chunks) {
+    unknownMembers(c, OLLAMA_READ, OLLAMA_NO_TEXT, 'Ollama body member', unread)
+    if (typeof c.response === 'string') content += c.response
+    if (typeof c.thinking === 'string') thinking += c.thinking
+    if (isObj(c.message)) {
+      const m = c.message
+      unknownMembers(m, new Set(['content', 'thinking', 'tool_calls']), new Set(['role', 'images', 'tool_name']), 'Ollama message member', unread)
+      if (typeof m.content === 'string') content += m.content
+      if (typeof m.thinking === 'string') thinking += m.thinking
+      if (Array.isArray(m.tool_calls)) calls.push(...answerToolCallArgs(m.tool_calls, unread))
+    }
+  }
+  return [thinking, content, ...calls].filter(Boolean).join('\n')
+}
+const OLLAMA_READ = new Set(['message', 'response', 'thinking'])
+/** The model, times, durations, token counts, the done flag and reason, and `/api/generate`'s `context` (token ids). */
+const OLLAMA_NO_TEXT = new Set([
+  'model', 'created_at', 'done', 'done_reason', 'total_duration', 'load_duration', 'prompt_eval_count', 'prompt_eval_duration', 'eval_count', 'eval_duration', 'context',
+])

@@ -47,7 +47,10 @@ import {FingerprintBuffer, fingerprintTextFast, SCHEME} from './winnow.js'
  * chunk's choice giving a `message`, and every string of an error object besides its message,
  * type, code, status and parameter name are read; a member of a body, chunk, choice, message,
  * delta or tool call that is neither read nor known to carry no text, and holds a string, is named
- * unread (a stream chunk of a shape not read at all too), so its record is not read whole.
+ * unread (a stream chunk of a shape not read at all too), so its record is not read whole; and
+ * other providers' answer bodies (Gemini generateContent, Bedrock Converse and Titan, Cohere v2,
+ * an Assistants thread.message, Ollama's bodies and NDJSON streams), once decoded to no text, are
+ * read, closed-world as a chat answer is.
  */
 export const EXTRACT_SCHEME = `x7/${SCHEME}`
 

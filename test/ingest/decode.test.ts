@@ -415,10 +415,12 @@ describe('a body logged as NDJSON (QA: chunks one per line were read as plain te
     expect(decodeResponse(lines)).toMatchObject({text: `Here: ${m}\n{"choices":[{"delta":{"content":"${m.slice(18)}`, unparsed: 1})
   })
 
-  it('gives no text, never plain text, for NDJSON of another shape (an Ollama stream), as one such object gives none', () => {
-    const ollama = [...toks.map((t) => ({model: 'llama3', message: {role: 'assistant', content: t}, done: false})), {model: 'llama3', message: {role: 'assistant', content: ''}, done: true}]
-    expect(decodeResponse(ndjson(ollama))).toMatchObject({kind: 'json', text: ''})
-    expect(decodeResponse(JSON.stringify(ollama[1]))).toMatchObject({kind: 'json', text: ''})
+  it('reads an Ollama stream as its chunks joined, the split marker whole; gives no text, never plain text, for NDJSON of another shape', () => {
+    const ollama = [...toks.map((t) => ({model: 'llama3', message: {role: 'assistant', content: t}, done: false})), {model: 'llama3', message: {role: 'assistant', content: ''}, done: true, prompt_eval_count: 4, eval_count: 5}]
+    expect(decodeResponse(ndjson(ollama))).toMatchObject({kind: 'chat', stream: true, text: `Here: ${m}`, unread: [], promptTokens: 4, completionTokens: 5})
+    expect(decodeResponse(JSON.stringify(ollama[1]))).toMatchObject({kind: 'chat', text: toks[1], unread: []})
+    // Ollama chunks with a line that is no whole document: not read.
+    expect(decodeResponse(ndjson(ollama.slice(0, 2)) + '{"model":"llama3","message":{"content":"x')).toMatchObject({kind: 'json', text: ''})
     // Chunks mixed with objects of no stream shape: not read either.
     expect(decodeResponse(ndjson([chunk({content: m}), {note: 'x'}]))).toMatchObject({kind: 'json', text: ''})
   })

@@ -757,9 +757,26 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     ]
     const lines = responses.map(([request_id, response]) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id, tenant_id: 't', session_id: 's', request: 'q', response}))
     const result = same(taskOf(new Uint8Array(Buffer.from(lines.join('\n')))), set)
-    // The cut-off or malformed event's raw text is searched, and the event read as far as it goes; so a marker whole in both is met twice (one sighting per record and marker); NDJSON chunks are joined (a last one cut off too); the Ollama stream has no text (NO_RESPONSE_TEXT, 2).
-    expect(result.marked.map((r) => [r.request_id, r.tokens.map((t) => t.token)])).toEqual([['cut', [m, m]], ['malformed', [m, m]], ['ndjson', [m]], ['ndjson-cut', [m]]])
-    expect([...result.flags].map((f) => f & 2)).toEqual([0, 0, 0, 0, 2])
+    // The cut-off or malformed event's raw text is searched, and the event read as far as it goes; so a marker whole in both is met twice (one sighting per record and marker); NDJSON chunks are joined (a last one cut off too); the Ollama stream's chunks are joined too.
+    expect(result.marked.map((r) => [r.request_id, r.tokens.map((t) => t.token)])).toEqual([['cut', [m, m]], ['malformed', [m, m]], ['ndjson', [m]], ['ndjson-cut', [m]], ['ollama', [m]]])
+    expect([...result.flags].map((f) => f & 2)).toEqual([0, 0, 0, 0, 0])
+  })
+
+  it('reads other providers\' answer bodies (Gemini, Bedrock Converse and Titan, Cohere v2, Assistants, Ollama) as TypeScript does: the native extractor leaves them to it', () => {
+    const m = 'CANARY-cccccccccccc3333dd'
+    const bodies: Array<[string, unknown]> = [
+      ['gemini', {candidates: [{content: {role: 'model', parts: [{text: `leak ${m}`}]}, finishReason: 'STOP'}], usageMetadata: {promptTokenCount: 5, candidatesTokenCount: 3}}],
+      ['converse', {output: {message: {role: 'assistant', content: [{text: `leak ${m}`}]}}, stopReason: 'end_turn', usage: {inputTokens: 5, outputTokens: 3, totalTokens: 8}}],
+      ['titan', {inputTextTokenCount: 5, results: [{tokenCount: 3, outputText: `leak ${m}`, completionReason: 'FINISH'}]}],
+      ['cohere', {id: 'c1', finish_reason: 'COMPLETE', message: {role: 'assistant', content: [{type: 'text', text: `leak ${m}`}]}}],
+      ['assistants', {id: 'msg_1', object: 'thread.message', role: 'assistant', content: [{type: 'text', text: {value: `leak ${m}`, annotations: []}}]}],
+      ['ollama', {model: 'llama3', message: {role: 'assistant', content: `leak ${m}`}, done: true}],
+    ]
+    const lines = bodies.flatMap(([request_id, response]) => [response, JSON.stringify(response)].map((r, i) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id: `${request_id}${i}`, tenant_id: 't', session_id: 's', request: 'q', response: r})))
+    const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
+    const result = same(taskOf(bytes), set)
+    expect(result.marked.map((r) => r.request_id)).toEqual(bodies.flatMap(([id]) => [`${id}0`, `${id}1`]))
+    expect([...result.flags].map((f) => f & 2)).toEqual(lines.map(() => 0))
   })
 
   it('joins a stream\'s choices as TypeScript does: by index, pieces appended, a choice with only empty pieces adding nothing', () => {
