@@ -1549,15 +1549,16 @@ function converseText(obj: Obj, unread: string[]): string {
       unknownMembers(block.toolUse, new Set(['input']), new Set(['toolUseId', 'name', 'type']), 'Converse tool use member', unread)
       if (block.toolUse.input !== undefined) texts.push(JSON.stringify(block.toolUse.input))
     }
-    texts.push(...leafTexts(block.citationsContent), ...leafTexts(block.toolResult), ...leafTexts(block.guardContent))
+    texts.push(...leafTexts(block.citationsContent), ...leafTexts(block.toolResult), ...leafTexts(block.guardContent), ...leafTexts(block.document))
   }
   if (run !== '') texts.push(run)
   texts.push(...leafTexts(obj.additionalModelResponseFields), ...leafTexts(obj.trace))
   return texts.filter(Boolean).join('\n')
 }
-const CONVERSE_BLOCK_READ = new Set(['text', 'reasoningContent', 'toolUse', 'citationsContent', 'toolResult', 'guardContent'])
-/** Media blocks (bytes or an S3 location) and a cache point hold no text. */
-const CONVERSE_BLOCK_NO_TEXT = new Set(['image', 'document', 'video', 'cachePoint'])
+/** A document block's strings are read (its name, a text source's text; a base64 source's bytes are searched as they are). */
+const CONVERSE_BLOCK_READ = new Set(['text', 'reasoningContent', 'toolUse', 'citationsContent', 'toolResult', 'guardContent', 'document'])
+/** Image and video blocks (bytes or an S3 location) and a cache point hold no text. */
+const CONVERSE_BLOCK_NO_TEXT = new Set(['image', 'video', 'cachePoint'])
 
 /** An OpenAI Assistants `thread.message`: its content parts' text (with the annotations' strings) and refusals in order. */
 function assistantsText(obj: Obj, unread: string[]): string {

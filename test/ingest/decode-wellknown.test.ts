@@ -64,6 +64,12 @@ describe('AWS Bedrock Converse', () => {
     expect(d.text).toContain(`Here: ${M}`)
     for (const t of [JSON.stringify({q: M}), `cited ${M}`, 'Doc', 'source', 'extra words', 'guarded']) expect(d.text).toContain(t)
   })
+  it('reads a document block\'s text source, an image block as no text', () => {
+    const d = decodeResponse({output: {message: {role: 'assistant', content: [{document: {format: 'txt', name: 'notes', source: {text: `doc ${M}`}}}, {image: {format: 'png', source: {bytes: 'iVBORw0K'}}}]}}, stopReason: 'end_turn'})
+    expect(d).toMatchObject({unread: []})
+    expect(d.text).toContain(`doc ${M}`)
+    expect(d.text).not.toContain('iVBORw0K')
+  })
   it('names a block member it does not know', () => {
     expect(decodeResponse({output: {message: {role: 'assistant', content: [{futureBlock: {text: M}}]}}, stopReason: 'end_turn'}).unread).toEqual(['Converse content block member "futureBlock"'])
   })
