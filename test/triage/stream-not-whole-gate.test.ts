@@ -46,8 +46,13 @@ describe('triage --fail-on-leak over a stream not sent whole, and over NDJSON bo
     expect((await triage(response)).code).toBe(3)
   })
 
-  it('an Ollama NDJSON stream (a shape not read) is no text: exit 1, never a pass', {timeout: 30_000}, async () => {
+  it('an Ollama NDJSON stream is read as its chunks joined: the split marker is found, exit 3', {timeout: 30_000}, async () => {
     const r = await triage([ollama('Here: '), ollama(MARKER.slice(0, 12)), ollama(MARKER.slice(12)), ollama('', true), ''].join('\n'))
+    expect(r.code).toBe(3)
+  })
+
+  it('an Ollama NDJSON stream with a line cut off is no text: exit 1, never a pass', {timeout: 30_000}, async () => {
+    const r = await triage([ollama('Here: '), ollama(MARKER.slice(0, 12)), ollama(MARKER.slice(12)).slice(0, 40)].join('\n'))
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/no text/)
   })
