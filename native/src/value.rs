@@ -194,36 +194,7 @@ impl<'de, O: Deserialize<'de>, A: Deserialize<'de>> Visitor<'de> for JsonVisitor
 /// object that gives a key twice or spells one with an escape fails the read (KeysSeen::check).
 macro_rules! json_object {
     ($name:ident { $($field:ident : $ty:ty = $key:literal),* $(,)? }) => {
-        #[derive(Default)]
-        pub struct $name<'a> {
-            $(pub $field: Option<$ty>,)*
-            _life: std::marker::PhantomData<&'a ()>,
-        }
-        impl<'de> serde::Deserialize<'de> for $name<'de> {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                struct V;
-                impl<'de> serde::de::Visitor<'de> for V {
-                    type Value = $name<'de>;
-                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                        f.write_str("a JSON object")
-                    }
-                    fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
-                        let mut out = $name::default();
-                        let mut seen = $crate::value::KeysSeen::default();
-                        while let Some(key) = map.next_key::<$crate::value::Key<'de>>()? {
-                            match seen.check(&key)? {
-                                $($key => out.$field = Some(map.next_value()?),)*
-                                _ => {
-                                    map.next_value::<$crate::value::Skip>()?;
-                                }
-                            }
-                        }
-                        Ok(out)
-                    }
-                }
-                d.deserialize_map(V)
-            }
-        }
+        $crate::value::json_object_reader!($name { $($field : $ty = $key),* } known [] closed false);
     };
 }
 /// `json_object!` for an object read closed-world: besides its fields, the keys listed after
@@ -232,10 +203,18 @@ macro_rules! json_object {
 /// (decode.ts unknownMembers).
 macro_rules! json_object_closed {
     ($name:ident { $($field:ident : $ty:ty = $key:literal),* $(,)? } known [ $($known:literal),* $(,)? ]) => {
+        $crate::value::json_object_reader!($name { $($field : $ty = $key),* } known [$($known),*] closed true);
+    };
+}
+/// The struct and its reader for both: `other` (a key neither a field nor known) is only ever set
+/// where `closed` is true.
+macro_rules! json_object_reader {
+    ($name:ident { $($field:ident : $ty:ty = $key:literal),* } known [ $($known:literal),* ] closed $closed:literal) => {
         #[derive(Default)]
         pub struct $name<'a> {
             $(pub $field: Option<$ty>,)*
-            /// Whether a key neither a field nor known to carry no text was given.
+            /// Whether a key neither a field nor known to carry no text was given (closed-world objects only).
+            #[allow(dead_code)]
             pub other: bool,
             _life: std::marker::PhantomData<&'a ()>,
         }
@@ -253,12 +232,12 @@ macro_rules! json_object_closed {
                         while let Some(key) = map.next_key::<$crate::value::Key<'de>>()? {
                             match seen.check(&key)? {
                                 $($key => out.$field = Some(map.next_value()?),)*
-                                $($known)|* => {
+                                k => {
                                     map.next_value::<$crate::value::Skip>()?;
-                                }
-                                _ => {
-                                    map.next_value::<$crate::value::Skip>()?;
-                                    out.other = true;
+                                    let known: &[&str] = &[$($known),*];
+                                    if $closed && !known.contains(&k) {
+                                        out.other = true;
+                                    }
                                 }
                             }
                         }
@@ -272,6 +251,7 @@ macro_rules! json_object_closed {
 }
 pub(crate) use json_object;
 pub(crate) use json_object_closed;
+pub(crate) use json_object_reader;
 
 /// An object key, borrowed where it has no escapes.
 pub struct Key<'a>(pub Cow<'a, str>);
