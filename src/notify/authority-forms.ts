@@ -2,7 +2,7 @@ import {PER_COUNTRY_BELOW, WINDOW_END_CONTRADICTED, WINDOW_START_CONTRADICTED} f
 import type {Article33Result} from './article33-schema.js'
 import type {Phrases} from './phrases-en.js'
 import {joinItems} from './statements.js'
-import {DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, NO_REGISTRY_REMEDY, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY} from './facts.js'
+import {BAD_LINES_REMEDY, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, NO_REGISTRY_REMEDY, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY} from './facts.js'
 
 // The same draft mapped onto each authority's form (reference: sa-forms.md): field ids are
 // the draft EDPB common template's row numbers, the ICO form's questions, the CNIL
@@ -44,10 +44,10 @@ function answers(d: Draft, P: Phrases) {
   const withoutText = d.scope?.responses_without_text ?? 0
   // A case whose logs gave no record at all (a convention ingest does not read) examined nothing.
   const noRecords = scanned && d.scope!.records_examined === 0 && d.scope!.records_not_examined === 0
-  // A log source not read, or the part of a file not read whole, was never searched: "none found over every log" is not said (its open item is).
+  // A log source not read, the part of a file not read whole, or quarantined lines were never searched: "none found over every log" is not said (its open item is).
   // Nor where a retry under a counted request id carried another session's marker (a response served, in no figure).
   // Nor where such a retry could not be read again (whose data it carries is not known).
-  const notExamined = d.open_items.find((o) => o.record_with === UNREAD_SOURCES_REMEDY || o.record_with === NOT_READ_WHOLE_REMEDY || o.record_with === DUPLICATE_LEAKS_REMEDY || o.record_with === DUPLICATES_NOT_EXAMINED_REMEDY || o.record_with === NO_REGISTRY_REMEDY)
+  const notExamined = d.open_items.find((o) => o.record_with === UNREAD_SOURCES_REMEDY || o.record_with === BAD_LINES_REMEDY || o.record_with === NOT_READ_WHOLE_REMEDY || o.record_with === DUPLICATE_LEAKS_REMEDY || o.record_with === DUPLICATES_NOT_EXAMINED_REMEDY || o.record_with === NO_REGISTRY_REMEDY)
   const nothingKnown: Answer = !scanned
     ? {value: P.toComplete(o.noScan), open: true}
     : noRecords

@@ -572,6 +572,7 @@ export const UNREAD_SOURCES_REMEDY = 'crosstalk ingest logs PATH; crosstalk scan
 /** How a log file kept but not read whole is completed (the open item's record_with). */
 /** How a retry's uncounted leak leaves the open items (its record_with): each line named, then judged by hand. */
 export const ORIGINALS_REMEDY = 'crosstalk verify; crosstalk relocate OLD NEW'
+export const BAD_LINES_REMEDY = 'crosstalk status --bad-lines; crosstalk ingest logs FILE; crosstalk scan'
 export const NO_REGISTRY_REMEDY = 'crosstalk ingest canaries FILE; crosstalk scan'
 export const DUPLICATE_LEAKS_REMEDY = 'crosstalk status (names each line and its request_id)'
 export const NOT_READ_WHOLE_REMEDY = 'crosstalk status; crosstalk drop FILE, then crosstalk ingest logs FILE OTHER-FILES'

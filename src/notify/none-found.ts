@@ -1,10 +1,10 @@
-import {DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, NO_REGISTRY_REMEDY, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
+import {BAD_LINES_REMEDY, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, NO_REGISTRY_REMEDY, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
 import type {Phrases} from './phrases-en.js'
 
 // "Nothing found" is a finding about what detection examined, never beyond it. What it does not
 // cover, each a recorded fact of the case: a log source an ingest could not read (open, or
 // dismissed with a reason: settled, still never searched), the part of a file not read whole,
-// answers that decoded to no text, responses provenance set aside as boilerplate (text of 3 or
+// quarantined lines no rule could read (status --bad-lines: never judged), answers that decoded to no text, responses provenance set aside as boilerplate (text of 3 or
 // more customers' sessions: a leak that reached that many is among it), retries logged under
 // a counted request id whose answer carries another session's marker, those that could not be
 // read again (whose marker they carry is not known), and marker-shaped tokens in answers that a
@@ -12,7 +12,7 @@ import type {Phrases} from './phrases-en.js'
 // none was found reads this one list: it says none only where the list is empty, and otherwise
 // names each exception (an open item where something can still be done).
 
-export type NoneFoundGapKind = 'unread_sources' | 'not_read_whole' | 'responses_without_text' | 'boilerplate' | 'duplicate_leaks' | 'duplicates_not_examined' | 'dismissed_sources' | 'no_registry'
+export type NoneFoundGapKind = 'unread_sources' | 'not_read_whole' | 'responses_without_text' | 'boilerplate' | 'duplicate_leaks' | 'duplicates_not_examined' | 'dismissed_sources' | 'no_registry' | 'bad_lines'
 
 export interface NoneFoundGap {
   kind: NoneFoundGapKind
@@ -35,6 +35,11 @@ export function noneFoundGaps(facts: Pick<CaseFacts, 'totals' | 'detection'> & {
   if (unread.length > 0) gaps.push({kind: 'unread_sources', statement: P.unreadSources(unread), item: P.open.unreadSources(unread), record_with: UNREAD_SOURCES_REMEDY, open: true})
   const partial = t.files_not_read_whole ?? []
   if (partial.length > 0) gaps.push({kind: 'not_read_whole', statement: P.notReadWhole(partial), item: P.open.notReadWhole(partial), record_with: NOT_READ_WHOLE_REMEDY, open: true})
+  // Quarantined lines (no rule could read them) were never judged: any one may be an answer carrying
+  // another session's data. There is no recorded acceptance of them in the case (--accept-bad-lines
+  // lets one --fail-on-leak run pass over them, and settles nothing), so the gap stays open.
+  const bad = t.bad_lines ?? 0
+  if (bad > 0) gaps.push({kind: 'bad_lines', statement: P.badLines(bad), item: P.open.badLines(bad), record_with: BAD_LINES_REMEDY, open: true})
   const withoutText = t.responses_without_text ?? 0
   if (withoutText > 0) {
     gaps.push({kind: 'responses_without_text', statement: P.noResponseText(withoutText), item: P.open.responsesWithoutText(withoutText), record_with: 'crosstalk ingest logs PATH --map response=PATH; crosstalk scan', open: true})

@@ -223,6 +223,9 @@ export const EN = {
   // Lines that could not be read were never examined: every figure is of the lines that could be.
   unreadLines: (n: number) =>
     `${count(n, 'log line')} could not be read (malformed, cut short, or over the size limit) and ${n === 1 ? 'was' : 'were'} not examined: the figures cover the lines that could be read; ${n === 1 ? 'it is' : 'they are'} kept as evidence for review.`,
+  // Quarantined lines beside a "none found": never judged, so none is said only of the lines that could be read.
+  badLines: (n: number) =>
+    `${count(n, 'quarantined log line')} could not be read and ${n === 1 ? 'was' : 'were'} never judged (crosstalk status --bad-lines): whether ${n === 1 ? 'it carries' : 'they carry'} another session's data is not known.`,
   // Answers that decoded to no text were never examined: no marker and no copied text can be found in them.
   noResponseText: (n: number) =>
     `${count(n, 'response')} had no response text in the logs (the field read held none, or the answer was not logged) and ${n === 1 ? 'was' : 'were'} not examined for either canary markers or verbatim text: every figure covers only the responses that had text.`,
@@ -511,6 +514,8 @@ export const EN = {
       `${count(files.length, 'log file')} kept by reference ${files.length === 1 ? 'is' : 'are'} missing or changed since ingest (${files.slice(0, 5).map((f) => f.name).join(', ')}${files.length > 5 ? ` and ${files.length - 5} more` : ''}): put the original back where the case reads it (crosstalk verify checks it), or record where it went (crosstalk relocate)`,
     orphansWithoutRegistry: (n: number) =>
       `${count(n, 'marker-shaped token')} found in answers ${n === 1 ? 'is' : 'are'} attributed to no session because the case holds no canary registry: whether ${n === 1 ? 'it carries' : 'they carry'} another session's data is not known; ingest the canary registry and scan again`,
+    badLines: (n: number) =>
+      `${count(n, 'quarantined log line')} could not be read and ${n === 1 ? 'was' : 'were'} never judged: whether ${n === 1 ? 'it carries' : 'they carry'} another session's data is not known; read ${n === 1 ? 'it' : 'them'} (crosstalk status --bad-lines), ingest ${n === 1 ? 'it' : 'them'} again in a form that can be read and scan, or record why ${n === 1 ? 'it holds' : 'they hold'} no answer`,
     unreadSources: (names: readonly string[]) =>
       `${count(names.length, 'log source')} (${namedFew(names)}) could not be read and ${names.length === 1 ? 'was' : 'were'} not examined: ingest ${names.length === 1 ? 'it' : 'each'} whole (decompressed, or gzip) and scan again, or record why ${names.length === 1 ? 'it holds' : 'they hold'} no log`,
     // Only what the count says: the other gaps (a scan that did not finish, extracts of an earlier version, ...) are named by the detection note and `crosstalk status`.
