@@ -236,7 +236,9 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     // Responses whose source is not named are in no flow: "the same organisation" is said only where every source is named.
     const sourceUnknown = !crossTenant && (exposure.source_not_named ?? 0) > 0
     consequences.push(L.stated('consequences', crossTenant ? P.consequences.confidentiality : sourceUnknown ? P.consequences.confidentialitySourceUnknown : P.consequences.confidentialitySameCustomer, ['scan.exposure']))
-    consequences.push(L.stated('consequences', P.consequences.control, ['scan.exposure']))
+    // Phishing with disclosed contact details only where the personal-data search found some (e-mail, phone); else said not established.
+    const contact = (scope?.categories ?? []).some((c) => (c.kind === 'email' || c.kind === 'phone') && c.count > 0)
+    consequences.push(L.stated('consequences', contact ? P.consequences.control : P.consequences.controlNoContact, ['scan.exposure', 'scan.pii_findings']))
   }
   if (exposure && exposure.responses > 0) {
     consequences.push(L.stated('consequences', P.consequences.integrity, ['scan.exposure']))

@@ -130,7 +130,9 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   const whatData = exposure && exposure.responses > 0 ? [L.stated('what_data', A.conversation, ['scan.exposure']), ...kinds.map((k) => L.stated('what_data', k, ['scan.pii_findings']))] : []
   const whatDataNote = whatData.length > 1 ? L.stated('what_data_note', A.kindsNote, ['scan.pii_findings']) : null
   const consequences = exposure && exposure.responses > 0 ? [L.stated('consequences', A.seen, ['scan.exposure'])] : []
-  if (kinds.length > 0) consequences.push(L.stated('consequences', A.phishing, ['scan.pii_findings']))
+  // Phishing "using these details" only where the details are contact details (an e-mail address, a phone number) the search found.
+  const contactFound = (s?.categories ?? []).some((c) => (c.kind === 'email' || c.kind === 'phone') && c.count > 0)
+  if (contactFound) consequences.push(L.stated('consequences', A.phishing, ['scan.pii_findings']))
   if (financial) consequences.push(L.stated('consequences', A.financial, ['scan.pii_findings']))
 
   // What we did: only as recorded.

@@ -285,7 +285,9 @@ export const EN = {
     confidentiality: 'Loss of confidentiality: personal data in the prompts and completions of the affected users was shown to other users, including users of other organisations.',
     confidentialitySameCustomer: 'Loss of confidentiality: personal data in the prompts and completions of the affected users was shown to other users of the same organisation.',
     confidentialitySourceUnknown: "Loss of confidentiality: personal data in the prompts and completions of the affected users was shown to other users; whether to users of other organisations is not established (the source of the text some responses repeated is not known).",
-    control: 'Loss of control over personal data; depending on content, risk of identity theft or fraud, phishing using disclosed contact details, and reputational damage or distress.',
+    // Phishing with disclosed contact details is said only where the personal-data search found some in a leaked response.
+    control: 'Loss of control over personal data; depending on content, risk of identity theft or fraud, phishing using the contact details disclosed (the personal-data search found e-mail addresses or phone numbers in the leaked responses), and reputational damage or distress.',
+    controlNoContact: 'Loss of control over personal data; depending on content, risk of identity theft or fraud, and reputational damage or distress. The personal-data search found no contact details (e-mail addresses, phone numbers) in the leaked responses: phishing using disclosed contact details is not established.',
     integrity: "Integrity: receiving users got responses built from someone else's data and may have acted on wrong information.",
     financial: 'Financial data (IBAN / payment card numbers) was disclosed: risk of fraud and financial loss.',
   },
