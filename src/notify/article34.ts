@@ -134,6 +134,11 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   const contactFound = (s?.categories ?? []).some((c) => (c.kind === 'email' || c.kind === 'phone') && c.count > 0)
   if (contactFound) consequences.push(L.stated('consequences', A.phishing, ['scan.pii_findings']))
   if (financial) consequences.push(L.stated('consequences', A.financial, ['scan.pii_findings']))
+  // This controller's users were only shown others' data (none of theirs reached anyone): what they were shown, and what that means for them.
+  if (whatData.length === 0 && subjects && subjects.total > 0 && subjects.reached_others === 0) {
+    whatData.push(L.stated('what_data', A.servedOnlyData, ['scan.exposure']))
+    consequences.push(L.stated('consequences', A.servedOnlyConsequence, ['scan.exposure']))
+  }
 
   // What we did: only as recorded.
   for (const m of splitList(inc?.measures_taken)) L.stated('measures_taken', m, ['incident.measures_taken'])

@@ -342,6 +342,9 @@ export const EN = {
     kindsNote: 'Not every conversation held each of these: the personal details listed after the first point were found in some of the affected conversations only.',
     plain: {email: 'e-mail addresses', phone: 'phone numbers', iban: 'bank account numbers (IBAN)', card: 'payment card numbers', ipv4: 'IP addresses', ipv6: 'IP addresses'} as Record<string, string>,
     seen: 'Someone you do not know may have seen part of your conversation.',
+    // A controller whose users were only shown others' data: what they were shown, and what that means for them (never an empty heading).
+    servedOnlyData: "No part of your own conversation was found shown to anyone else; answers you were given contained parts of another person's conversation.",
+    servedOnlyConsequence: "Some answers you received may have been built from someone else's conversation and may contain information that is wrong for you: do not act on such an answer, and do not share or keep the other person's information it contained.",
     phishing: 'You may receive fake e-mails or calls that use these details to seem genuine (phishing).',
     financial: 'Someone could try to misuse bank or card details that were in the conversation.',
     authorityTold: (at: string) => `We notified the data protection authority on ${at}.`,

@@ -288,6 +288,8 @@ export const FR: Phrases = {
     kindsNote: 'Toutes les conversations ne contenaient pas chacune de ces informations : les données personnelles citées après le premier point n’ont été trouvées que dans certaines des conversations concernées.',
     plain: {email: 'des adresses électroniques', phone: 'des numéros de téléphone', iban: 'des numéros de compte bancaire (IBAN)', card: 'des numéros de carte de paiement', ipv4: 'des adresses IP', ipv6: 'des adresses IP'},
     seen: "Une personne que vous ne connaissez pas a pu voir une partie de votre conversation.",
+    servedOnlyData: "Aucune partie de votre propre conversation n'a été trouvée montrée à quelqu'un d'autre ; des réponses qui vous ont été données contenaient des parties de la conversation d'une autre personne.",
+    servedOnlyConsequence: "Certaines réponses que vous avez reçues ont pu être construites à partir de la conversation de quelqu'un d'autre et contenir des informations erronées pour vous : n'agissez pas sur la base d'une telle réponse, et ne partagez ni ne conservez les informations de l'autre personne qu'elle contenait.",
     phishing: 'Vous pourriez recevoir de faux courriels ou appels utilisant ces informations pour paraître authentiques (hameçonnage).',
     financial: "Quelqu'un pourrait tenter d'utiliser frauduleusement des coordonnées bancaires ou de carte figurant dans la conversation.",
     authorityTold: (at) => `Nous avons notifié l'autorité de protection des données le ${at}.`,
