@@ -58,7 +58,7 @@ export default class Scope extends BaseCommand {
     const markersKnown = registry && !stale.markers
     if (flags.tenant !== undefined) {
       const view = computeTenantView(inputs, {tenant: flags.tenant, revealTenants: flags['reveal-tenants']}, {has: (t) => tenantHasRecords(db, t)})
-      const known = knownTenantView(view, inputs.detection, registry)
+      const known = knownTenantView(view, inputs.detection, registry, inputs.orphans)
       // The CSV counts records: a leaking retry of this tenant's is said beside it on stderr, as sightings says its own (--json has the key).
       const retries = tenantRetriesNote(view.retry_leaks_not_counted)
       if (retries !== null && flags.csv) this.note(this.paint.yellow(retries))

@@ -205,10 +205,16 @@ export function knownScope(r: ScopeResult, registry: boolean): KnownScope {
  * the markers' figures are null; where provenance does not cover the case, the verbatim-text
  * figures are; either way the totals built on both (each side's exposure) are.
  */
-export function knownTenantView(v: TenantViewResult, d: DetectionCoverage, registry: boolean) {
+export function knownTenantView(v: TenantViewResult, d: DetectionCoverage, registry: boolean, orphans = 0) {
   const stale = staleFindings(d)
   const base = registry && !stale.markers ? v : registrylessTenantView(v)
-  if (!stale.markers && !stale.provenance) return base
+  // No registry and marker-shaped tokens in answers (orphans): whose data they carry is not known, so
+  // neither side's exposure is (a lower bound read as a total), as scope --json gives the case's.
+  if (!stale.markers && !stale.provenance && !(base !== v && orphans > 0)) return base
+  if (!stale.markers && !stale.provenance) {
+    const orphaned = (x: typeof base.received) => ({...x, exposure: null, counterparts: x.counterparts.map((c) => ({...c, exposure_responses: null, sessions: null}))})
+    return {...base, received: orphaned(base.received), leaked: orphaned(base.leaked)}
+  }
   const side = (x: typeof base.received) => ({
     ...x,
     exposure: null,
