@@ -2,8 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {decideDuplicatesGate, decideLeakGate, enforceLeakGate, leakGateFlags, mergeVerdicts} from '../cli/leak-gate.js'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {describeDecision, evidenceFor, ingestAuditArgs, ingestAuditSummary, logIngestFlags, parseIngestFlags, WALKED_FILES} from '../cli/ingest-flags.js'
-import {answerInterrupts, signalExitCode, watchInterrupts} from '../cli/interrupt.js'
-import {scanWorkerScript} from '../detect/scan-thread.js'
+import {signalExitCode, watchInterrupts} from '../cli/interrupt.js'
 import {clearProgress, ingestProgressBar, scanProgressLine} from '../cli/progress.js'
 import {renderScan} from '../cli/render-detect.js'
 import {interruptedMessage} from '../cli/render-ingest.js'
@@ -29,7 +28,7 @@ PATHS are read as \`ingest logs\` reads them: a directory is walked for ${WALKED
 
 --json prints {canaries, ingest, scan, scope, timings_ms, verdict}, each step exactly what its own command prints with --json; verdict is {basis: quick|scan, confirmed_by_scan}; timings_ms.verdict is when the verdict was known.
 
-Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the logs (a registry being read goes in whole first): the command says what was kept, records it in the audit log and exits 130 (143); nothing is scanned. During the scan the signal ends the process at once (the shell sees 130 or 143) after a line saying so: the case keeps the logs ingested, the unfinished scan is redone by the next \`scan\` or \`triage\`, and a gate (--fail-on-leak) never passes on it. During scope (after the scan is stored) it ends the process without a word.`
+Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the logs (a registry being read goes in whole first): the command says what was kept, records it in the audit log and exits 130 (143); nothing is scanned. During the scan and scope the signal ends the process at once (the shell sees 130 or 143): the case keeps the logs ingested, the unfinished scan is redone by the next \`scan\` or \`triage\`, and a gate (--fail-on-leak) never passes on it.`
   static override examples = [
     '<%= config.bin %> triage ./gateway-logs/ --canaries canaries.csv --db case.db',
     '<%= config.bin %> triage logs/ --canaries canaries.csv --pool-tokens 681280 --advertised-tokens 1048576 --json',
@@ -63,8 +62,6 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
     const evidence = evidenceFor(db, flags.evidence)
     const progress = this.jsonEnabled() ? undefined : ingestProgressBar()
     const interrupts = watchInterrupts()
-    const script = scanWorkerScript()
-    let stopAnswering = (): void => {}
     let result: TriageResult
     // Decided on the canary verdict, when it is known; acted on when the case is complete.
     let gate: GateVerdict | null = null
@@ -95,19 +92,7 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
           // process at once; the scan's unfinished run is redone by the next scan or triage. Only
           // once the ingest is audited (and the loop has turned, so that a signal during the audit
           // was seen): a signal before that is caught, and stops triage with the ingest recorded.
-          // Where the scan runs on its own thread, a signal during it is answered at once with a
-          // line that says what the case holds, and ends the process by that signal.
-          onScanStart: () => {
-            interrupts.dispose()
-            if (script !== null) {
-              stopAnswering = answerInterrupts((sig) => {
-                if (progress) clearProgress()
-                return `triage interrupted (${sig}) during the scan: the logs ingested stay in the case, and it reads as not completely scanned (status, verify and --fail-on-leak say so) until a scan finishes; run scan, or triage again`
-              })
-            }
-          },
-          onScanEnd: () => stopAnswering(),
-          scanThread: script === null ? undefined : {script, audit: {command: this.id ?? 'triage', args: {argv: this.argv, step: 'scan', 'pool-tokens': flags['pool-tokens'] ?? null, 'advertised-tokens': flags['advertised-tokens'] ?? null, 'no-provenance': flags['no-provenance']}, version: this.config.version}},
+          onScanStart: () => interrupts.dispose(),
           onVerdictMismatch: (q, full) => {
             mismatch = `the quick canary verdict (${q.contaminated_responses} contaminated responses, ${q.flows.length} flows, ${q.unreadable_files.length} files it cannot pass on) differs from the scan's (${full.contaminated_responses}, ${full.flows.length} flows, ${full.unreadable_files.length} files); the scan's figures below are the case's. Please report this`
             if (!this.jsonEnabled()) clearProgress()
@@ -149,7 +134,6 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
       throw error
     } finally {
       interrupts.dispose()
-      stopAnswering()
       if (progress) clearProgress()
     }
     const {canaries, ingest, scan, scope} = result

@@ -1,5 +1,4 @@
 import {caseRegistry, responseSightings, scanCase, type ScanProgress, type ScanResult} from '../detect/scan-case.js'
-import {scanOnWorker, type ScanJob} from '../detect/scan-thread.js'
 import {recordlessWhy, unreadableFiles, withWhy, type RecordlessFile, type UnreadableFile} from '../detect/gate.js'
 import type {EvidenceCodec} from '../evidence/evidence-store.js'
 import type {LogFormat} from '../extract/formats/index.js'
@@ -75,14 +74,6 @@ export interface TriageOptions {
    * watching signals here, so that one during the synchronous scan takes its default action.
    */
   onScanStart?: () => void
-  /**
-   * Run the scan on a worker thread (scan-thread.ts), so that a signal during it is answered at
-   * once: the built worker script, and the audit entry the worker stores the finished scan with
-   * (afterStep is then not called for the scan).
-   */
-  scanThread?: {script: string; audit: ScanJob['audit']}
-  /** Called once the scan has returned, before scope (synchronous: a signal then takes its default action again). */
-  onScanEnd?: () => void
 }
 
 export interface TriageVerdict extends CanaryFigures {
@@ -262,35 +253,27 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   releaseMemory(db)
   let verdictAt = quick === null ? Number.NaN : t0 + (quick as TriageVerdict).at_ms
   let confirmed: boolean | null = null
-  const scanOptions = {now: options.now(), poolTokens: options.poolTokens, advertisedTokens: options.advertisedTokens, skipProvenance: options.skipProvenance}
-  const onMarkersClassified = (): void => {
-    const quarantined = logFilesWithBadLines(db)
-    const full: TriageVerdict = {
-      ...canaryVerdict(db), basis: 'scan', canaries: countCanaries(db), unreadable_files: unreadableFiles(db), quarantined_files: quarantined,
-      quarantined_lines: quarantined.reduce((a, f) => a + f.bad_lines, 0), skipped_entries: unreadEntries, records_judged: completeLogRecords(db), at_ms: Math.round(performance.now() - t0),
-    }
-    const first = quick as TriageVerdict | null
-    if (first === null) {
-      verdictAt = performance.now()
-      options.onVerdict?.(full)
-      return
-    }
-    confirmed = sameVerdict(first, full)
-    if (!confirmed) options.onVerdictMismatch?.(first, full)
-  }
-  const thread = options.scanThread
-  const scan = thread
-    ? await scanOnWorker(
-        thread.script,
-        {...scanOptions, path: db.name, now: scanOptions.now.toISOString(), progress: options.onScanProgress !== undefined, audit: thread.audit},
-        {onProgress: options.onScanProgress, onMarkersClassified},
-      )
-    : scanCase(db, {
-        ...scanOptions, onProgress: options.onScanProgress, onMarkersClassified,
-        // Audited in the transaction that finishes the scan: a scan is never stored without its entry.
-        record: (result) => afterStep({step: 'scan', result}),
-      })
-  options.onScanEnd?.()
+  const scan = scanCase(db, {
+    now: options.now(), poolTokens: options.poolTokens, advertisedTokens: options.advertisedTokens, skipProvenance: options.skipProvenance,
+    onProgress: options.onScanProgress,
+    onMarkersClassified: () => {
+      const quarantined = logFilesWithBadLines(db)
+      const full: TriageVerdict = {
+        ...canaryVerdict(db), basis: 'scan', canaries: countCanaries(db), unreadable_files: unreadableFiles(db), quarantined_files: quarantined,
+        quarantined_lines: quarantined.reduce((a, f) => a + f.bad_lines, 0), skipped_entries: unreadEntries, records_judged: completeLogRecords(db), at_ms: Math.round(performance.now() - t0),
+      }
+      const first = quick as TriageVerdict | null
+      if (first === null) {
+        verdictAt = performance.now()
+        options.onVerdict?.(full)
+        return
+      }
+      confirmed = sameVerdict(first, full)
+      if (!confirmed) options.onVerdictMismatch?.(first, full)
+    },
+    // Audited in the transaction that finishes the scan: a scan is never stored without its entry.
+    record: (result) => afterStep({step: 'scan', result}),
+  })
   const t3 = performance.now()
   // And the scan's (its provenance index, its evidence reads) before scope's queries.
   releaseMemory(db)
