@@ -1,4 +1,5 @@
 import {statSync} from 'node:fs'
+import {completeLogOriginals} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 
 // An original log that holds more bytes now than ingest read (appended to since: another
@@ -18,7 +19,7 @@ export interface GrownOriginal {
 
 /** Complete log files whose original on disk is a regular file longer than what was ingested. */
 export function grownOriginals(db: CaseDb): GrownOriginal[] {
-  const rows = db.prepare(`SELECT path, abs_path, size FROM files WHERE kind = 'log' AND state = 'complete' AND abs_path IS NOT NULL AND abs_path <> '' ORDER BY id`).all() as Array<{path: string; abs_path: string; size: number}>
+  const rows = completeLogOriginals(db)
   const grown: GrownOriginal[] = []
   for (const f of rows) {
     let size: number

@@ -2,6 +2,7 @@ import {createHash} from 'node:crypto'
 import {closeSync, constants, fstatSync, openSync, readSync} from 'node:fs'
 import type {FileRow} from '../store/files.js'
 import type {Problems} from './verify-problems.js'
+import {CHUNK_BYTES} from '../evidence/original-state.js'
 import {count} from '../util/plural.js'
 
 // `verify` of a log file kept by reference (`ingest logs --evidence reference`): the case holds
@@ -10,10 +11,8 @@ import {count} from '../util/plural.js'
 // What cannot be read is said once, as the original's problem: every record of the file then
 // shows as missing from the evidence, which is what it is.
 
-const CHUNK_BYTES = 1 << 20
+export {originalState, readFromOriginal} from '../evidence/original-state.js'
 
-/** Whether the file's lines are read from its original (nothing of it is in the case). */
-export const readFromOriginal = (file: Pick<FileRow, 'lines_held'>): boolean => file.lines_held === 'none'
 
 /**
  * The original's first `file.size` bytes in order, as chunks; a problem of kind 'original' when
@@ -57,34 +56,3 @@ export function* originalChunks(file: FileRow, problems: Problems, out: {whole: 
   }
 }
 
-/**
- * Whether an original kept by reference is still what was ingested, as verify judges it: there,
- * a regular file, and its first `size` bytes hash to the SHA-256 recorded (a log appended to
- * since is intact). A document that says the originals are kept states only what this finds.
- */
-export function originalState(file: Pick<FileRow, 'abs_path' | 'size' | 'sha256'>): 'intact' | 'missing' | 'changed' {
-  let fd: number
-  try {
-    fd = openSync(file.abs_path, constants.O_RDONLY | constants.O_NONBLOCK)
-  } catch {
-    return 'missing'
-  }
-  try {
-    const stat = fstatSync(fd)
-    if (!stat.isFile() || stat.size < file.size) return 'changed'
-    const hash = createHash('sha256')
-    const chunk = Buffer.allocUnsafe(CHUNK_BYTES)
-    let at = 0
-    while (at < file.size) {
-      const n = readSync(fd, chunk, 0, Math.min(CHUNK_BYTES, file.size - at), at)
-      if (n === 0) return 'changed'
-      hash.update(chunk.subarray(0, n))
-      at += n
-    }
-    return hash.digest('hex') === file.sha256 ? 'intact' : 'changed'
-  } catch {
-    return 'changed'
-  } finally {
-    closeSync(fd)
-  }
-}

@@ -8,7 +8,7 @@ import {EXTRACT_SCHEME} from '../extract/extract.js'
 import {decodeParseSpec, describeParseSpec, encodeParseSpec} from '../extract/parse-spec.js'
 import {JSON_LINES_FIX, NOT_JSON_LINES} from '../extract/formats/common.js'
 import {UNDECODED_BYTES, type CompanionIndex, type LogFormat} from '../extract/formats/index.js'
-import {completeLogFile, deleteFile, insertLoadingLogFile, logFilesAtPath, logFilesOfSize, otherFileWithSha256, type FileRow, type LogEvidence, type MissingFieldCounts} from '../store/files.js'
+import {completeLogFile, deleteEvidenceBlocks, deleteFile, inImmediateTransaction, insertLoadingLogFile, markEvidenceCopied, logFilesAtPath, logFilesOfSize, otherFileWithSha256, type FileRow, type LogEvidence, type MissingFieldCounts} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {transactional, withoutForeignKeyChecksAsync} from '../store/session.js'
 import {DamagedStreamError} from './gunzip-recover.js'
@@ -214,9 +214,8 @@ export async function copyIntoCase(ctx: IngestContext, f: PreparedFile): Promise
   const {createReadStream} = await import('node:fs')
   const hash = createHash('sha256')
   let bytes = 0
-  db.exec('BEGIN IMMEDIATE')
-  try {
-    db.prepare('DELETE FROM evidence_blocks WHERE file_id = ?').run(row.id)
+  await inImmediateTransaction(db, async () => {
+    deleteEvidenceBlocks(db, row.id)
     const writer = new EvidenceWriter(db, row.id, ctx.evidenceCodec)
     if (row.size > 0) {
       try {
@@ -236,12 +235,8 @@ export async function copyIntoCase(ctx: IngestContext, f: PreparedFile): Promise
     if (bytes !== row.size || hash.digest('hex') !== row.sha256) {
       throw new InputError(`${f.path}: changed while it was being copied into the case (its SHA-256 is no longer ${row.sha256}, recorded at ingest); nothing was copied, the case still reads it by reference: run the ingest again`, 'E_CHANGED')
     }
-    db.prepare(`UPDATE files SET evidence = 'copy', lines_held = 'all' WHERE id = ?`).run(row.id)
-    db.exec('COMMIT')
-  } catch (error) {
-    if (db.inTransaction) db.exec('ROLLBACK')
-    throw error
-  }
+    markEvidenceCopied(db, row.id)
+  })
   f.present = {...row, evidence: 'copy', lines_held: 'all'}
   f.copied = true
 }

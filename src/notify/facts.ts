@@ -1,4 +1,4 @@
-import {originalState, readFromOriginal} from '../case/verify-original.js'
+import {originalState, readFromOriginal} from '../evidence/original-state.js'
 import {basename} from 'node:path'
 import type {DetectionCoverage, ProvenanceParameters} from '../detect/coverage.js'
 import {recordTextLoader} from '../evidence/record-texts.js'

@@ -446,3 +446,35 @@ export function recordlessLogFiles(db: CaseDb): RecordlessFileRow[] {
     .prepare(`SELECT path, content_size, lines, blank_lines, bad_lines FROM files WHERE kind = 'log' AND state = 'complete' AND records = 0 ORDER BY id`)
     .all() as RecordlessFileRow[]
 }
+
+/** Complete log files with a path on disk, in ingest order: the originals `grownOriginals` compares with what was ingested. */
+export function completeLogOriginals(db: CaseDb): Array<{path: string; abs_path: string; size: number}> {
+  return db.prepare(`SELECT path, abs_path, size FROM files WHERE kind = 'log' AND state = 'complete' AND abs_path IS NOT NULL AND abs_path <> '' ORDER BY id`).all() as Array<{path: string; abs_path: string; size: number}>
+}
+
+/**
+ * `work` (which may await: a file's bytes streamed into its evidence blocks) in one BEGIN
+ * IMMEDIATE transaction, committed when it returns and rolled back when it throws. Call with no
+ * other write in progress on the connection.
+ */
+export async function inImmediateTransaction<T>(db: CaseDb, work: () => Promise<T>): Promise<T> {
+  db.exec('BEGIN IMMEDIATE')
+  try {
+    const result = await work()
+    db.exec('COMMIT')
+    return result
+  } catch (error) {
+    if (db.inTransaction) db.exec('ROLLBACK')
+    throw error
+  }
+}
+
+/** Drops a file's evidence blocks (before its bytes are copied in again). */
+export function deleteEvidenceBlocks(db: CaseDb, fileId: number): void {
+  db.prepare('DELETE FROM evidence_blocks WHERE file_id = ?').run(fileId)
+}
+
+/** Marks a file kept by reference as copied into the case: its lines are now read from the case's blocks. */
+export function markEvidenceCopied(db: CaseDb, fileId: number): void {
+  db.prepare(`UPDATE files SET evidence = 'copy', lines_held = 'all' WHERE id = ?`).run(fileId)
+}
