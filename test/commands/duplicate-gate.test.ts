@@ -3,6 +3,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {tempDir} from '../helpers/cli.js'
 import {run} from '../helpers/commands.js'
+import {bareLine} from '../helpers/log-lines.js'
 
 // Ingest keeps the first line of a request id and records later ones as duplicates. A later
 // line with the same id and a different answer was never examined: a leak in it passed
@@ -11,22 +12,14 @@ import {run} from '../helpers/commands.js'
 const A = 'CANARY-a1a1a1a1a1a1a1a1a1a1'
 const B = 'CANARY-b2b2b2b2b2b2b2b2b2b2'
 
-function line(requestId: string, tenant: string, session: string, prompt: string, answer: string, ts: string): string {
-  return JSON.stringify({
-    ts, request_id: requestId, tenant_id: tenant, session_id: session, status: 200,
-    request: {messages: [{role: 'user', content: prompt}]},
-    response: {choices: [{message: {role: 'assistant', content: answer}}]},
-  })
-}
-
 function incident(dir: string, layout: 'one-file' | 'two-files'): string {
   const logs = join(dir, 'logs')
   const canaries = join(dir, 'canaries.csv')
   writeFileSync(canaries, `marker,tenant_id,session_id,issued_at\n${A},tn-alpha,sess-a1,\n${B},tn-beta,sess-b1,\n`)
-  const own = line('req-1', 'tn-alpha', 'sess-a1', `hello ${A}`, 'fine', '2026-11-02T10:00:00Z')
-  const clean = line('req-2', 'tn-beta', 'sess-b1', `hi ${B}`, 'nothing to see', '2026-11-02T10:01:00Z')
+  const own = bareLine('req-1', 'tn-alpha', 'sess-a1', `hello ${A}`, 'fine', '2026-11-02T10:00:00Z')
+  const clean = bareLine('req-2', 'tn-beta', 'sess-b1', `hi ${B}`, 'nothing to see', '2026-11-02T10:01:00Z')
   // the same request id, answered again with tn-alpha's marker
-  const leaking = line('req-2', 'tn-beta', 'sess-b1', `hi ${B}`, `here you go: ${A}`, '2026-11-02T10:01:05Z')
+  const leaking = bareLine('req-2', 'tn-beta', 'sess-b1', `hi ${B}`, `here you go: ${A}`, '2026-11-02T10:01:05Z')
   mkdirSync(logs)
   if (layout === 'one-file') writeFileSync(join(logs, 'a.jsonl'), `${own}\n${clean}\n${leaking}\n`)
   else {
@@ -63,7 +56,7 @@ describe('--fail-on-leak over duplicate lines that differ from the first', () =>
     const logs2 = join(dir2, 'logs')
     mkdirSync(logs2)
     writeFileSync(join(dir2, 'canaries.csv'), `marker,tenant_id,session_id,issued_at\n${A},tn-alpha,sess-a1,\n${B},tn-beta,sess-b1,\n`)
-    writeFileSync(join(logs2, 'a.jsonl'), `${line('req-2', 'tn-beta', 'sess-b1', 'hi', 'nothing', '2026-11-02T10:01:00Z')}\n${line('req-2', 'tn-beta', 'sess-b1', 'hi', `mine: ${B}`, '2026-11-02T10:01:05Z')}\n`)
+    writeFileSync(join(logs2, 'a.jsonl'), `${bareLine('req-2', 'tn-beta', 'sess-b1', 'hi', 'nothing', '2026-11-02T10:01:00Z')}\n${bareLine('req-2', 'tn-beta', 'sess-b1', 'hi', `mine: ${B}`, '2026-11-02T10:01:05Z')}\n`)
     const ok = await run(['triage', logs2, '--canaries', join(dir2, 'canaries.csv'), '--db', join(dir2, 'case.db'), '--fail-on-leak'])
     expect(ok.code, ok.stderr).toBe(0)
   }, 60_000)
@@ -77,8 +70,8 @@ describe('--fail-on-leak over a duplicate line whose answer decodes to no text',
     const logs = join(dir, 'logs')
     mkdirSync(logs)
     writeFileSync(join(dir, 'canaries.csv'), `marker,tenant_id,session_id,issued_at\n${A},tn-alpha,sess-a1,\n${B},tn-beta,sess-b1,\n`)
-    const own = line('req-1', 'tn-alpha', 'sess-a1', `hello ${A}`, 'fine', '2026-11-02T10:00:00Z')
-    const clean = line('req-2', 'tn-beta', 'sess-b1', `hi ${B}`, 'nothing to see', '2026-11-02T10:01:00Z')
+    const own = bareLine('req-1', 'tn-alpha', 'sess-a1', `hello ${A}`, 'fine', '2026-11-02T10:00:00Z')
+    const clean = bareLine('req-2', 'tn-beta', 'sess-b1', `hi ${B}`, 'nothing to see', '2026-11-02T10:01:00Z')
     const retry = JSON.stringify({...JSON.parse(clean) as object, ts: '2026-11-02T10:01:05Z', response: body})
     writeFileSync(join(logs, 'a.jsonl'), `${own}\n${clean}\n${retry}\n`)
     return logs

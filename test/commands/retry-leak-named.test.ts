@@ -3,6 +3,7 @@ import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {tempDir} from '../helpers/cli.js'
 import {run, runJson} from '../helpers/commands.js'
+import {bareLine} from '../helpers/log-lines.js'
 
 // A retry logged under the request id of a response already counted is a duplicate line, in no
 // figure (retry-leak-not-counted.test.ts: scope, status, sightings and the Article 33 draft name
@@ -19,25 +20,17 @@ const A = 'CANARY-a1a1a1a1a1a1a1a1a1a1'
 const B = 'CANARY-b2b2b2b2b2b2b2b2b2b2'
 const C = 'CANARY-c3c3c3c3c3c3c3c3c3c3'
 
-function line(requestId: string, tenant: string, session: string, prompt: string, answer: string, ts: string): string {
-  return JSON.stringify({
-    ts, request_id: requestId, tenant_id: tenant, session_id: session, status: 200,
-    request: {messages: [{role: 'user', content: prompt}]},
-    response: {choices: [{message: {role: 'assistant', content: answer}}]},
-  })
-}
-
 /** A case whose retry leaks tn-alpha's marker to tn-beta (leak) or carries only tn-beta's own (none). */
 async function buildCase(retryAnswer: 'leak' | 'own', role: 'processor' | 'controller'): Promise<{dir: string; db: string}> {
   const dir = tempDir()
   const logs = join(dir, 'logs')
   mkdirSync(logs)
   writeFileSync(join(logs, 'a.jsonl'), [
-    line('req-1', 'tn-alpha', 'sess-a1', `hi ${A}`, 'fine', '2026-11-02T10:00:00Z'),
-    line('req-2', 'tn-beta', 'sess-b1', `hi ${B}`, 'nothing to see', '2026-11-02T10:01:00Z'),
-    line('req-3', 'tn-gamma', 'sess-c1', `hi ${C}`, 'fine', '2026-11-02T10:02:00Z'),
+    bareLine('req-1', 'tn-alpha', 'sess-a1', `hi ${A}`, 'fine', '2026-11-02T10:00:00Z'),
+    bareLine('req-2', 'tn-beta', 'sess-b1', `hi ${B}`, 'nothing to see', '2026-11-02T10:01:00Z'),
+    bareLine('req-3', 'tn-gamma', 'sess-c1', `hi ${C}`, 'fine', '2026-11-02T10:02:00Z'),
   ].join('\n') + '\n')
-  writeFileSync(join(logs, 'b.jsonl'), `${line('req-2', 'tn-beta', 'sess-b1', `hi ${B}`, retryAnswer === 'leak' ? `here you go: ${A}` : `yours: ${B}`, '2026-11-02T10:01:05Z')}\n`)
+  writeFileSync(join(logs, 'b.jsonl'), `${bareLine('req-2', 'tn-beta', 'sess-b1', `hi ${B}`, retryAnswer === 'leak' ? `here you go: ${A}` : `yours: ${B}`, '2026-11-02T10:01:05Z')}\n`)
   writeFileSync(join(dir, 'canaries.csv'), `marker,tenant_id,session_id,issued_at\n${A},tn-alpha,sess-a1,\n${B},tn-beta,sess-b1,\n${C},tn-gamma,sess-c1,\n`)
   const db = join(dir, 'case.db')
   const gate = await run(['triage', logs, '--canaries', join(dir, 'canaries.csv'), '--db', db, '--fail-on-leak'])
@@ -166,8 +159,8 @@ describe('a leaking retry is named in every output that counts without it', () =
     const dir = tempDir()
     const logs = join(dir, 'logs')
     mkdirSync(logs)
-    writeFileSync(join(logs, 'a.jsonl'), `${line('req-2', 'tn-beta', 'sess-b1', `hi ${B}`, 'nothing to see', '2026-11-02T10:01:00Z')}\n`)
-    writeFileSync(join(logs, 'b.jsonl'), `${line('req-2', 'tn-beta', 'sess-b1', `hi ${B}`, `here you go: ${A}`, '2026-11-02T10:01:05Z')}\n`)
+    writeFileSync(join(logs, 'a.jsonl'), `${bareLine('req-2', 'tn-beta', 'sess-b1', `hi ${B}`, 'nothing to see', '2026-11-02T10:01:00Z')}\n`)
+    writeFileSync(join(logs, 'b.jsonl'), `${bareLine('req-2', 'tn-beta', 'sess-b1', `hi ${B}`, `here you go: ${A}`, '2026-11-02T10:01:05Z')}\n`)
     writeFileSync(join(dir, 'canaries.csv'), `marker,tenant_id,session_id,issued_at\n${A},tn-alpha,sess-a1,\n${B},tn-beta,sess-b1,\n`)
     const db = join(dir, 'case.db')
     expect((await run(['triage', logs, '--canaries', join(dir, 'canaries.csv'), '--db', db, '--evidence', 'reference'])).code).toBe(0)

@@ -22,3 +22,12 @@ export function chatLine(f: LineFields): string {
     ...rest,
   })
 }
+
+/** The barest native line a case needs: ids, one user message and one assistant message. */
+export function bareLine(requestId: string, tenant: string, session: string, prompt: string, answer: string, ts: string): string {
+  return JSON.stringify({
+    ts, request_id: requestId, tenant_id: tenant, session_id: session, status: 200,
+    request: {messages: [{role: 'user', content: prompt}]},
+    response: {choices: [{message: {role: 'assistant', content: answer}}]},
+  })
+}
