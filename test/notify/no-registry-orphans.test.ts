@@ -1,34 +1,14 @@
-import {mkdirSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {tempDir} from '../helpers/cli.js'
 import {run} from '../helpers/commands.js'
+import {noRegistryOrphanCase} from '../helpers/orphan-case.js'
 
 // With no canary registry, a marker found in another tenant's answer is attributed to no session
 // (an orphan): whether it carries another session's data is not known. No draft may say that none
 // was found over it (QA repro-noregistry-allclear: every draft did), and the exposure is not known.
 
-const MARKER = 'CANARY-0123456789abcdef0123456789abcdef'
-
-function line(ts: string, rid: string, tenant: string, session: string, prompt: string, answer: string): string {
-  return JSON.stringify({
-    ts, request_id: rid, tenant_id: tenant, session_id: session, status: 200, endpoint: '/v1/chat/completions', model: 'm',
-    request: {messages: [{role: 'user', content: prompt}]}, response: {object: 'chat.completion', choices: [{index: 0, message: {role: 'assistant', content: answer}}]},
-  })
-}
-
 describe('no canary registry, a marker in another tenant\'s answer', () => {
   it('is an open item wherever a draft would say none was found, and the exposure is not known', async () => {
-    const dir = tempDir()
-    const logs = join(dir, 'logs')
-    mkdirSync(logs)
-    writeFileSync(join(logs, 'gw.jsonl'), [
-      line('2026-11-01T10:00:00Z', 'r1', 'tn-a', 's-a', `hello my secret ${MARKER}`, 'ok'),
-      line('2026-11-01T10:05:00Z', 'r2', 'tn-b', 's-b', 'hi there', `sure, here: ${MARKER}`),
-    ].join('\n') + '\n')
-    const db = join(dir, 'case.db')
-    expect((await run(['ingest', 'logs', logs, '--db', db])).code).toBe(0)
-    expect((await run(['scan', '--db', db])).code).toBe(0)
+    const db = await noRegistryOrphanCase()
     expect((await run(['incident', 'open', '--db', db, '--title', 'T', '--aware-at', '2026-11-02T09:00:00Z', '--role', 'controller'])).code).toBe(0)
 
     const scope = JSON.parse((await run(['scope', '--db', db, '--json'])).stdout)
