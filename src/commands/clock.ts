@@ -3,6 +3,7 @@ import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {renderClock} from '../cli/render-clock.js'
 import {loadCaseClock} from '../notify/case-clock.js'
 import {clockJson, computeClock, type ClockJson, type ClockResult} from '../notify/clock.js'
+import {UsageError} from '../errors.js'
 import {checkTimeZone, parseInstant, systemTimeZone} from '../notify/time.js'
 
 export default class Clock extends BaseCommand {
@@ -17,13 +18,16 @@ export default class Clock extends BaseCommand {
     db: dbFlag,
     'aware-at': Flags.string({description: "Awareness time (ISO with zone); without it, the case incident's. No case needed with it.", helpValue: 'ISO'}),
     now: Flags.string({description: 'Evaluate at this moment instead of the current time (ISO with zone).', helpValue: 'ISO'}),
-    tz: Flags.string({description: 'Zone for the local-time rendering (IANA name; default the system zone); the console only: --json is UTC.', helpValue: 'ZONE', exclusive: ['json']}),
+    tz: Flags.string({description: 'Zone for the local-time rendering (IANA name; default the system zone); the console only: --json is UTC.', helpValue: 'ZONE'}),
     watch: Flags.boolean({description: 'Redraw a live countdown every second until interrupted.', exclusive: ['json', 'now']}),
   }
 
   public async run(): Promise<ClockJson> {
     const {flags} = await this.parse(Clock)
+    // Checked here rather than by oclif's `exclusive`, whose raw "--json=true cannot also be provided"
+    // came first and hid what was wrong with the zone itself: the zone is judged first, then the pairing.
     const tz = checkTimeZone(flags.tz ?? systemTimeZone())
+    if (flags.tz !== undefined && this.jsonEnabled()) throw new UsageError('--tz cannot be used with --json: --tz sets the zone of the console\'s local times, and --json is always UTC (drop --tz)')
     const nowOf = (): Date => (flags.now ? parseInstant(flags.now, '--now') : new Date())
     let evaluate: (now: Date) => ClockResult
     if (flags['aware-at']) {

@@ -26,4 +26,19 @@ describe('a time flag that is no time, or has no zone, is a usage error (exit 2)
     expect(r.code, r.stdout + r.stderr).toBe(2)
     expect(r.stderr).toMatch(/Mars\/Olympus/)
   })
+  // With --json the zone was never judged: oclif's raw "--json=true cannot also be provided when using --tz" came instead.
+  it('clock --tz Mars/Olympus --json: the house error naming the zone, exit 2', async () => {
+    const r = await run(['clock', '--aware-at', '2026-11-02T09:00:00Z', '--tz', 'Mars/Olympus', '--json', '--db', db()])
+    expect(r.code, r.stdout + r.stderr).toBe(2)
+    expect(JSON.parse(r.stdout).error).toEqual({message: '--tz: unknown time zone "Mars/Olympus" (use an IANA name such as Europe/Dublin)', code: 'E_USAGE'})
+    expect(r.stderr.trim().split('\n')).toEqual(['Error: --tz: unknown time zone "Mars/Olympus" (use an IANA name such as Europe/Dublin)'])
+  })
+  it('clock --tz Europe/Paris --json: one house line naming both flags, exit 2', async () => {
+    const r = await run(['clock', '--aware-at', '2026-11-02T09:00:00Z', '--tz', 'Europe/Paris', '--json', '--db', db()])
+    expect(r.code, r.stdout + r.stderr).toBe(2)
+    const error = JSON.parse(r.stdout).error
+    expect(error.code).toBe('E_USAGE')
+    expect(error.message).toMatch(/^--tz cannot be used with --json/)
+    expect(error.message).not.toContain('=true')
+  })
 })
