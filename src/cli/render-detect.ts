@@ -43,7 +43,7 @@ function idCells(rows: ReadonlyArray<{request_id: string; tenants: Array<string 
   }
 }
 
-export function renderSightings(rows: SightingsResult, options: {showMarkers: boolean}): string {
+export function renderSightings(rows: SightingsResult, options: {showMarkers: boolean; staleClasses?: boolean}): string {
   if (rows.length === 0) return 'No sightings.'
   const ids = idCells(rows.map((s) => ({request_id: s.request_id, tenants: [s.recipient_tenant, s.source_tenant], sessions: [s.recipient_session, s.source_session]})))
   return table(
@@ -51,7 +51,8 @@ export function renderSightings(rows: SightingsResult, options: {showMarkers: bo
     rows.map((s) => [
       s.ts,
       ids.request(s.request_id),
-      s.class,
+      // A class the last scan decided against another registry or earlier rules is marked in each row, never shown as current.
+      options.staleClasses ? `${s.class} (stale)` : s.class,
       safeLine(options.showMarkers ? s.marker : truncateMarker(s.marker)),
       s.partial ? 'yes' : '',
       ids.who(s.recipient_tenant, s.recipient_session),

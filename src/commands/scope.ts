@@ -7,7 +7,7 @@ import {InputError, UsageError} from '../errors.js'
 import {computeScope} from '../scope/compute-scope.js'
 import {loadScopeInputs} from '../scope/scope-data.js'
 import {
-  knownScope, knownTenantView, PROVENANCE_STALE_SCOPE_NOTE, REGISTRY_CHANGED_SCOPE_NOTE, registrylessTenantView, staleFindings, staleFindingsReason, unscannedScope,
+  knownScope, knownTenantView, PROVENANCE_STALE_SCOPE_NOTE, markersStaleReason, markersStaleScopeNote, registrylessTenantView, staleFindings, staleFindingsReason, unscannedScope,
   type KnownScope, type KnownTenantView,
 } from '../scope/unscanned.js'
 import {computeTenantView} from '../scope/tenant-view.js'
@@ -70,7 +70,7 @@ export default class Scope extends BaseCommand {
         process.stdout.write(toCsv(t.columns, t.rows))
       } else if (!this.jsonEnabled()) {
         if (!registry) this.log(`${NO_REGISTRY_SCOPE_NOTE}\n`)
-        else if (stale.markers) this.log(`${REGISTRY_CHANGED_SCOPE_NOTE}\n`)
+        else if (stale.markers) this.log(`${markersStaleScopeNote(stale.markers_cause ?? 'registry')}\n`)
         if (stale.provenance) this.log(`${PROVENANCE_STALE_SCOPE_NOTE}\n`)
         this.log(renderTenantView(view, {registry: markersKnown, provenance: !stale.provenance, exposure: !stale.markers && !stale.provenance}))
       }
@@ -92,7 +92,7 @@ export default class Scope extends BaseCommand {
       throw new InputError(`--table ${table}: canary-less provenance does not cover the case, so the verbatim-text counts of this table are not known; run \`crosstalk scan\` first`, 'E_NOT_SCANNED')
     }
     if (flags.csv && registry && stale.markers) {
-      throw new InputError(`--table ${table}: the canary registry changed since the last scan, so the marker counts of this table are not known; run \`crosstalk scan\` first`, 'E_NOT_SCANNED')
+      throw new InputError(`--table ${table}: ${markersStaleReason(stale.markers_cause ?? 'registry')}, so the marker counts of this table are not known; run \`crosstalk scan\` first`, 'E_NOT_SCANNED')
     }
     if (flags.csv) {
       // The markers' own tables count nothing without a registry: refused, as an unscanned case's are, rather than written empty.
@@ -104,7 +104,7 @@ export default class Scope extends BaseCommand {
     } else if (!this.jsonEnabled()) {
       // The canary figures count markers of registered sessions: with no registry they count nothing, and say so first.
       if (!registry) this.log(`${NO_REGISTRY_SCOPE_NOTE}\n`)
-      else if (stale.markers) this.log(`${REGISTRY_CHANGED_SCOPE_NOTE}\n`)
+      else if (stale.markers) this.log(`${markersStaleScopeNote(stale.markers_cause ?? 'registry')}\n`)
       if (!provenanceKnown) this.log(`${PROVENANCE_STALE_SCOPE_NOTE}\n`)
       // A registry changed since the scan leaves the exposure (markers and text together) unknown too.
       this.log(renderScope(result, {registry: markersKnown, provenance: provenanceKnown && !stale.markers, orphans: !stale.markers}))

@@ -9,6 +9,7 @@ import {SIGHTING_CLASSES} from '../extract/markers.js'
 import {detectionCoverage} from '../detect/coverage.js'
 import {checkDetection, detectionFlags} from '../cli/detection-flags.js'
 import {hasCanaries} from '../store/canaries.js'
+import {markersStaleReason, staleFindings} from '../scope/unscanned.js'
 
 export default class Sightings extends BaseCommand {
   static override description = 'List canary-marker sightings found by `crosstalk scan`. Markers identify sessions: the table shortens them (CANARY-3f9a…) unless --show-markers; --json and --csv, which scripts join with the registry, carry them in full.'
@@ -35,6 +36,13 @@ export default class Sightings extends BaseCommand {
     if (warning) this.note(this.paint.yellow(warning))
     // Without a registry every marker found is an orphan: the other classes are not looked for, not empty.
     if (!hasCanaries(db)) this.note(this.paint.yellow('warning: the case holds no canary registry: no marker can be attributed to a session, so own, echo, cross_session and cross_tenant sightings cannot be found (crosstalk ingest canaries FILE)'))
+    // Classes decided against another registry, or under earlier sighting rules (staleFindings), are
+    // not the case's as it is: each listing says so (the --json array and the CSV stay the contract's, so on stderr).
+    const stale = staleFindings(coverage)
+    const staleLine = stale.markers
+      ? `STALE: ${markersStaleReason(stale.markers_cause ?? 'registry')}: every class listed is the last scan's (${coverage.last_scan_at ?? 'time not recorded'}), not the case's as it is now${flags.class ? ', and --class chose by those classes' : ''} (crosstalk scan)`
+      : null
+    if (staleLine !== null && (flags.csv || this.jsonEnabled())) this.note(this.paint.yellow(staleLine))
     const rows = listSightings(db, {classes: flags.class as SightingsResult[number]['class'][] | undefined})
     // A retry logged under a request id already in the case is no record, so its markers are no sightings: said, on stderr (the listing stays the contract's array).
     const leaks = examineConflictingDuplicates(db).leaking.filter((d) => !flags.class || flags.class.includes(d.class))
@@ -43,7 +51,10 @@ export default class Sightings extends BaseCommand {
       process.stdout.write(
         toCsv(['request_id', 'ts', 'class', 'marker', 'partial', 'recipient_session', 'recipient_tenant', 'source_session', 'source_tenant'], rows as unknown as Array<Record<string, unknown>>),
       )
-    } else if (!this.jsonEnabled()) this.log(renderSightings(rows, {showMarkers: flags['show-markers']}))
+    } else if (!this.jsonEnabled()) {
+      if (staleLine !== null) this.log(staleLine)
+      this.log(renderSightings(rows, {showMarkers: flags['show-markers'], staleClasses: staleLine !== null}))
+    }
     return rows
   }
 }

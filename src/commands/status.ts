@@ -7,6 +7,7 @@ import {caseStatus, listBadLines, type StatusResult} from '../case/status.js'
 import {clockSummary} from '../cli/render-clock.js'
 import {duplicateLeaksNote} from '../cli/render-scope.js'
 import {count} from '../cli/plural.js'
+import {markersStaleReason, staleFindings} from '../scope/unscanned.js'
 
 export default class Status extends BaseCommand {
   static override summary = 'What the case holds: evidence files, records, quarantined lines, canaries, sightings, the incident and its 72-hour clock.'
@@ -46,7 +47,7 @@ export default class Status extends BaseCommand {
       const classes = Object.entries(status.sightings_by_class ?? {}).map(([c, n]) => `${c} ${n}`).join(', ')
       const d = status.detection
       if (d.never_scanned) this.log(`  sightings        unknown: ${describeGap(d)}  (${d.no_log_records ? 'crosstalk ingest logs PATH; crosstalk scan' : 'crosstalk scan'})`)
-      else this.log(`  sightings        ${status.sightings}${status.sightings_by_class === null ? '  (their classes not known: the canary registry changed since the last scan, so each was classified against another registry)' : classes ? `  (${classes})` : ''}${d.complete ? '' : `; detection incomplete: ${describeGap(d)}  (crosstalk scan)`}`)
+      else this.log(`  sightings        ${status.sightings}${status.sightings_by_class === null ? `  (their classes not known: ${markersStaleReason(staleFindings(d).markers_cause ?? 'registry')})` : classes ? `  (${classes})` : ''}${d.complete ? '' : `; detection incomplete: ${describeGap(d)}  (crosstalk scan)`}`)
       if (status.duplicate_leaks_not_counted.length > 0) this.log(`  ${duplicateLeaksNote(status.duplicate_leaks_not_counted)}`)
       if (status.duplicate_lines_not_examined > 0) this.log(`  NOT EXAMINED     ${count(status.duplicate_lines_not_examined, 'line repeats', 'lines repeat')} a request_id with a different answer and could not be read again: whether ${status.duplicate_lines_not_examined === 1 ? 'it carries' : 'they carry'} another session's marker is not known`)
       const prov = status.provenance_attributed

@@ -50,7 +50,7 @@ export function staleScopeFigures(facts: CaseFacts, language: Language): Article
   const f = facts.stale_scope
   if (!f) return null
   const S = PHRASES[language].staleFigures
-  const reason = S.reason(f.markers_stale, f.provenance_stale)
+  const reason = S.reason(f.markers_stale ? (f.markers_stale_cause ?? 'registry') : null, f.provenance_stale)
   const stale = S.stale(reason)
   type Base = 'markers' | 'provenance' | 'both' | 'records'
   const row = (key: string, base: Base, value: number | null, unknownWhy?: string) => {
@@ -153,7 +153,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   const exposure = scope?.exposure ?? null
   const stale = staleFindings(facts.detection)
   // Findings that no longer cover the case give no figure (facts.ts): said for what it is, not as a case never scanned.
-  if (!scope && (stale.markers || stale.provenance)) L.open('scope', P.open.findingsStale(stale.markers, stale.provenance), 'Art. 33(3)(a), 33(4)', 'crosstalk scan')
+  if (!scope && (stale.markers || stale.provenance)) L.open('scope', P.open.findingsStale(stale.markers_cause, stale.provenance), 'Art. 33(3)(a), 33(4)', 'crosstalk scan')
   else if (!scope) L.open('scope', P.open.noScan, 'Art. 33(3)(a)', 'crosstalk scan')
   else if (!facts.detection.complete) L.open('scope', P.open.detectionIncomplete(facts.detection.files_not_scanned), 'Art. 33(3)(a), 33(4)', 'crosstalk scan')
   const unreadSources = facts.totals.unread_sources ?? []

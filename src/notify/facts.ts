@@ -10,7 +10,7 @@ import {loadScopeInputs, type ScopeInputs} from '../scope/scope-data.js'
 import {concernedTenants, retryConcerns, retryLeaks, tenantUnexaminedDuplicates, type RetryLeak} from '../scope/retry-leaks.js'
 import type {LeakingDuplicate} from '../detect/conflicting-duplicates.js'
 import {computeTenantView, otherTenantLabels, type TenantCounterpart} from '../scope/tenant-view.js'
-import {knownScope, scopeFiguresKnown, staleFindings} from '../scope/unscanned.js'
+import {knownScope, scopeFiguresKnown, staleFindings, type MarkersStaleCause} from '../scope/unscanned.js'
 import {contaminationRows, excerptSightingRows} from '../store/findings.js'
 import {completeFiles, fileTotals, logFilesNotReadWhole, type FileTotals} from '../store/files.js'
 import {listUnreadSources, openUnreadSources} from '../store/unread-sources.js'
@@ -247,8 +247,10 @@ export interface NotificationFact extends NotificationRecord {
 }
 
 export interface StaleScopeFacts {
-  /** the canary registry changed since the last scan: the markers' figures are unknown */
+  /** the markers' classes are stale (the canary registry, or the sighting rules, changed since the last scan): the markers' figures are unknown */
   markers_stale: boolean
+  /** why the markers' figures are stale (staleFindings); null where they are not */
+  markers_stale_cause: MarkersStaleCause | null
   /** canary-less provenance does not cover the case (skipped, or evidence dropped, since it ran): the verbatim-text figures are unknown */
   provenance_stale: boolean
   /** false: the case holds no canary registry, so the markers' figures are unknown whatever changed */
@@ -519,9 +521,9 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
  * The open item a draft gives where it states no scope: which findings no longer cover the case,
  * and why, where a scan ran (not "detection has not run"); else the case was never scanned.
  */
-export function noScopeItem(facts: Pick<CaseFacts, 'detection'>, open: {noScan: string; findingsStale: (markers: boolean, provenance: boolean) => string}): string {
+export function noScopeItem(facts: Pick<CaseFacts, 'detection'>, open: {noScan: string; findingsStale: (markers: MarkersStaleCause | null, provenance: boolean) => string}): string {
   const stale = staleFindings(facts.detection)
-  return stale.markers || stale.provenance ? open.findingsStale(stale.markers, stale.provenance) : open.noScan
+  return stale.markers || stale.provenance ? open.findingsStale(stale.markers_cause, stale.provenance) : open.noScan
 }
 
 /** The figures of a scan whose findings do not cover the case, each as scope --json gives it (knownScope): null where its base changed since the scan. */
@@ -529,7 +531,7 @@ function staleScopeFacts(s: ScopeInputs, registry: boolean): StaleScopeFacts {
   const stale = staleFindings(s.detection)
   const k = knownScope(computeScope(s), registry)
   return {
-    markers_stale: stale.markers, provenance_stale: stale.provenance, registry,
+    markers_stale: stale.markers, markers_stale_cause: stale.markers_cause, provenance_stale: stale.provenance, registry,
     contaminated_responses: k.contaminated_responses, cross_tenant_responses: k.cross_tenant_responses, cross_session_responses: k.cross_session_responses,
     exposed_sessions: k.exposed_sessions, exposed_tenants: k.exposed_tenants, recipient_tenants: k.recipient_tenants,
     // Without a registry every marker found is registered to nobody: the count rests on the marker scan alone.

@@ -2,6 +2,7 @@ import type {AssessmentRecord} from './assessment-store.js'
 import type {ReplayTargetFacts} from './facts.js'
 import type {Exposure} from '../scope/exposure.js'
 import {formatDuration} from './time.js'
+import {markersStaleReason, type MarkersStaleCause} from '../scope/unscanned.js'
 import {count} from '../util/plural.js'
 import {asSentence} from './statements.js'
 
@@ -471,8 +472,8 @@ export const EN = {
     noPool: 'not known: no KV pool size is recorded (crosstalk scan --pool-tokens N)',
     atRiskUnjudgeable: 'not known: no log record gives both its HTTP status and its prompt size',
     undecided: (n: number) => `; whether ${count(n, 'more record')} ${n === 1 ? 'was' : 'were'} at risk is not known (status or prompt size not recorded)`,
-    reason: (markers: boolean, provenance: boolean) =>
-      [markers ? 'the canary registry changed since the last scan, so the markers found were classified against another registry' : null, provenance ? 'canary-less provenance does not cover the case as it is (a scan skipped it with --no-provenance, or evidence was dropped, since it ran)' : null].filter((x) => x !== null).join('; '),
+    reason: (markers: MarkersStaleCause | null, provenance: boolean) =>
+      [markers ? markersStaleReason(markers) : null, provenance ? 'canary-less provenance does not cover the case as it is (a scan skipped it with --no-provenance, or evidence was dropped, since it ran)' : null].filter((x) => x !== null).join('; '),
   },
   open: {
     noIncident: 'the incident record: awareness time, role and title',
@@ -529,8 +530,8 @@ export const EN = {
       `the responses at risk (served from a prompt at or over the KV pool size): the logs do not give the HTTP status or the prompt size of ${count(undecided, 'record')}, so none can be judged (logs that record both would tell)`,
     noScan: 'the scope: responses, sessions and customers affected (detection has not run, or its findings do not cover the case as it is: the detection note says which)',
     /** Findings a scan made that no longer cover the case: every figure built on them is unknown until a scan. */
-    findingsStale: (markers: boolean, provenance: boolean) =>
-      `the scope: responses, sessions and customers affected are not known until a scan (crosstalk scan): ${[markers ? 'the canary registry changed since the last scan, so the markers found were classified against another registry' : null, provenance ? 'canary-less provenance does not cover the case as it is (a scan skipped it with --no-provenance, or evidence was dropped, since it ran)' : null].filter((x) => x !== null).join('; ')}`,
+    findingsStale: (markers: MarkersStaleCause | null, provenance: boolean) =>
+      `the scope: responses, sessions and customers affected are not known until a scan (crosstalk scan): ${[markers ? markersStaleReason(markers) : null, provenance ? 'canary-less provenance does not cover the case as it is (a scan skipped it with --no-provenance, or evidence was dropped, since it ran)' : null].filter((x) => x !== null).join('; ')}`,
     noRecords: 'the scope: the logs ingested gave no response record, so nothing could be examined (a log format or convention ingest does not read? crosstalk status names each file and what it read)',
     upperBound: 'upper bound of the number of data subjects and records (the KV pool size is not known)',
     upperBoundOneController: "upper bound of this controller's data subjects and records: the bounds (at-risk responses, sessions a leaking decode node served) are computed for the whole case, not for one controller's share",

@@ -2,6 +2,7 @@ import type {AssessmentRecord} from './assessment-store.js'
 import type {ReplayTargetFacts} from './facts.js'
 import {namedFew, type ExposureSide, type NotScanned, type Phrases} from './phrases-en.js'
 import type {Exposure} from '../scope/exposure.js'
+import type {MarkersStaleCause} from '../scope/unscanned.js'
 import {compte, frSingular as un} from '../util/plural.js'
 import {asSentence} from './statements.js'
 
@@ -91,6 +92,13 @@ function parPreuve(n: ExposureSide, marqueur: string): string {
   return n.canaries
     ? `${n.by_canary} avec ${marqueur}, ${n.by_text_only} par texte reproduit seulement`
     : 'toutes par texte reproduit : aucun registre de canaris, marqueurs non vérifiés'
+}
+
+/** Why the markers' classes are stale (scope/unscanned.ts markersStaleReason, in French). */
+function markersStaleReasonFr(cause: MarkersStaleCause): string {
+  const registry = 'le registre des canaris a changé depuis la dernière analyse, les marqueurs trouvés ont donc été classés selon un autre registre'
+  const rules = "la dernière analyse a classé les marqueurs trouvés selon des règles d'observation antérieures à celles de cette version, leurs classes peuvent donc différer aujourd'hui"
+  return cause === 'registry' ? registry : cause === 'rules' ? rules : `${registry} ; ${rules}`
 }
 
 export const FR: Phrases = {
@@ -400,7 +408,7 @@ export const FR: Phrases = {
     atRiskUnjudgeable: "non connu : aucun enregistrement des journaux ne donne à la fois son statut HTTP et la taille de sa requête",
     undecided: (n) => ` ; on ne sait pas si ${compte(n, 'autre enregistrement')} ${un(n) ? 'était' : 'étaient'} à risque (statut ou taille de requête non enregistrés)`,
     reason: (markers, provenance) =>
-      [markers ? "le registre des canaris a changé depuis la dernière analyse, les marqueurs trouvés ont donc été classés selon un autre registre" : null, provenance ? "la provenance sans canari ne couvre pas le dossier tel qu'il est (une analyse l'a omise avec --no-provenance, ou des preuves ont été retirées, depuis son calcul)" : null].filter((x) => x !== null).join(' ; '),
+      [markers ? markersStaleReasonFr(markers) : null, provenance ? "la provenance sans canari ne couvre pas le dossier tel qu'il est (une analyse l'a omise avec --no-provenance, ou des preuves ont été retirées, depuis son calcul)" : null].filter((x) => x !== null).join(' ; '),
   },
   open: {
     noIncident: "la fiche d'incident : heure de prise de connaissance, rôle et intitulé",
@@ -453,7 +461,7 @@ export const FR: Phrases = {
       `les réponses à risque (servies à partir d'une requête atteignant la taille du pool KV) : les journaux ne donnent pas le statut HTTP ou la taille de la requête de ${compte(undecided, 'enregistrement')}, aucune ne peut donc être jugée (des journaux qui donnent les deux le diraient)`,
     noScan: "le périmètre : réponses, sessions et clients concernés (l'analyse n'a pas été effectuée, ou ses résultats ne couvrent pas le dossier tel qu'il est : la note sur l'analyse dit lequel)",
     findingsStale: (markers, provenance) =>
-      `le périmètre : réponses, sessions et clients concernés ne sont pas connus avant une nouvelle analyse (crosstalk scan) : ${[markers ? "le registre des canaris a changé depuis la dernière analyse, les marqueurs trouvés ont donc été classés selon un autre registre" : null, provenance ? "la provenance sans canari ne couvre pas le dossier tel qu'il est (une analyse l'a omise avec --no-provenance, ou des preuves ont été retirées, depuis son calcul)" : null].filter((x) => x !== null).join(' ; ')}`,
+      `le périmètre : réponses, sessions et clients concernés ne sont pas connus avant une nouvelle analyse (crosstalk scan) : ${[markers ? markersStaleReasonFr(markers) : null, provenance ? "la provenance sans canari ne couvre pas le dossier tel qu'il est (une analyse l'a omise avec --no-provenance, ou des preuves ont été retirées, depuis son calcul)" : null].filter((x) => x !== null).join(' ; ')}`,
     noRecords: "le périmètre : les journaux chargés n'ont donné aucun enregistrement de réponse, rien n'a donc pu être examiné (un format ou une convention de journal non lu ? crosstalk status indique pour chaque fichier ce qui a été lu)",
     upperBound: "borne haute du nombre de personnes et d'enregistrements (taille du pool KV inconnue)",
     upperBoundOneController: "borne haute du nombre de personnes et d'enregistrements de ce responsable de traitement : les bornes (réponses à risque, sessions servies par un nœud de décodage défaillant) sont calculées pour l'ensemble du dossier, non pour la part d'un seul responsable",

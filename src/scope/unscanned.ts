@@ -160,14 +160,32 @@ export function markersStaleScope(r: ScopeResult): MarkersStaleScope {
 
 /** What the stored findings cannot speak for, as the case is now: each is unknown until a scan. */
 export interface StaleFindings {
-  /** the canary registry changed since the last scan: the markers' classes are those of another registry */
+  /** the markers' classes may no longer be the case's: the registry changed, or the sighting rules did, since the last scan */
   markers: boolean
+  /** why the markers' classes are stale (null: they are not) */
+  markers_cause: MarkersStaleCause | null
   /** canary-less provenance does not cover the case (a scan skipped it, or evidence was dropped, since it ran) */
   provenance: boolean
 }
 
+/** What made the markers' classes stale: a registry changed since the scan, sighting rules changed since (SIGHTING_RULES), or both. */
+export type MarkersStaleCause = 'registry' | 'rules' | 'both'
+
 export function staleFindings(d: DetectionCoverage): StaleFindings {
-  return {markers: !d.never_scanned && d.registry_changed, provenance: !d.never_scanned && d.provenance !== 'current'}
+  const scanned = !d.never_scanned
+  // A scan that classified under earlier sighting rules decided each class by another rule than
+  // this version's (an echo that is now a leak, a partial read as another marker): as stale as a
+  // class decided against another registry, and unknown until a scan for the same reason.
+  const registry = scanned && d.registry_changed
+  const rules = scanned && d.sighting_rules_changed
+  return {markers: registry || rules, markers_cause: registry && rules ? 'both' : registry ? 'registry' : rules ? 'rules' : null, provenance: scanned && d.provenance !== 'current'}
+}
+
+/** Why the markers' classes are stale, in a few words (English; phrases-fr.ts has the French). */
+export function markersStaleReason(cause: MarkersStaleCause): string {
+  const registry = 'the canary registry changed since the last scan, so the markers found were classified against another registry'
+  const rules = 'the last scan classified the markers found under earlier sighting rules than this version\'s, so their classes may differ now'
+  return cause === 'registry' ? registry : cause === 'rules' ? rules : `${registry}; ${rules}`
 }
 
 /** Whether every figure the findings give is known: scanned, and nothing stale (the drafts state figures only then). */
@@ -179,7 +197,7 @@ export function scopeFiguresKnown(d: DetectionCoverage): boolean {
 /** Why the figures built on stale findings are unknown, in a few words (said with every output that leaves them out). */
 export function staleFindingsReason(s: StaleFindings): string | null {
   const parts = [
-    s.markers ? 'the canary registry changed since the last scan, so the markers found were classified against another registry' : null,
+    s.markers ? markersStaleReason(s.markers_cause ?? 'registry') : null,
     s.provenance ? 'canary-less provenance does not cover the case as it is (a scan skipped it with --no-provenance, or evidence was dropped, since it ran)' : null,
   ].filter((x) => x !== null)
   return parts.length === 0 ? null : parts.join('; ')
@@ -228,3 +246,10 @@ export type KnownTenantView = ReturnType<typeof knownTenantView>
 /** The line the console prints above a scope whose canary registry changed since the last scan. */
 export const REGISTRY_CHANGED_SCOPE_NOTE =
   'The canary registry changed since the last scan: the markers found were classified against another registry, so the marker figures, the exposure, the estimates and the data categories below are not known (crosstalk scan).'
+
+/** The line the console prints above a scope whose markers' classes are stale (staleFindings), saying why. */
+export function markersStaleScopeNote(cause: MarkersStaleCause): string {
+  if (cause === 'registry') return REGISTRY_CHANGED_SCOPE_NOTE
+  const why = markersStaleReason(cause)
+  return `${why.charAt(0).toUpperCase()}${why.slice(1)}: the marker figures, the exposure, the estimates and the data categories below are not known (crosstalk scan).`
+}
