@@ -447,7 +447,8 @@ export function renderArticle33Pdf(d: Article33Result): Promise<Buffer> {
   if (d.delay_reason) lines.push(`${fr ? 'Motifs du retard' : 'Reasons for delay'}: ${d.delay_reason}`)
   return renderMarkdownPdf(renderArticle33Markdown(d), {
     title: `${d.final ? P.final : P.draft} - ${fr ? 'Notification art. 33 RGPD' : 'GDPR Article 33 notification'}`,
-    subtitle: `${d.title} | ${d.authority.toUpperCase()} | ${P.phase[d.phase]}`,
+    // Finalised with open items: said in the title block, which replaces the Markdown's head.
+    subtitle: `${d.title} | ${d.authority.toUpperCase()} | ${P.phase[d.phase]}${d.finalised_with_open_items ? `\n${d.finalised_with_open_items.text}` : ''}`,
     status: {label: statusLabel, lines, tone},
     createdAt: d.generated_at,
     language: d.language,

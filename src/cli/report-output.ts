@@ -3,6 +3,8 @@ import {Flags} from '@oclif/core'
 import {UsageError} from '../errors.js'
 import {buildFacts, loadFactsInputs, type CaseFacts, type GatherFactsOptions} from '../notify/facts.js'
 import type {CaseDb} from '../store/open-case.js'
+import type {FinalisedWithOpenItems} from '../notify/finalise.js'
+import type {OpenItem} from '../notify/statements.js'
 import {tenantHasRecords} from '../store/records.js'
 import {requireTenantInCase} from '../scope/tenant-view.js'
 import {checkDetection} from './detection-flags.js'
@@ -26,7 +28,27 @@ export const reportFlags = {
 /** Every document is a DRAFT until --final; every document has one language from end to end. */
 export const draftFlags = {
   lang: Flags.string({description: 'Language of the document: en or fr (default en; the CNIL form implies fr). Every sentence, label and duration is translated.', options: ['en', 'fr']}),
-  final: Flags.boolean({description: 'Mark the document final (ready to send) instead of DRAFT.', default: false}),
+  final: Flags.boolean({description: 'Mark the document final (ready to send) instead of DRAFT. Refused while it has open items, unless --accept-open-items.', default: false}),
+  'accept-open-items': Flags.string({
+    description: 'With --final: finalise although open items remain, accepted by NAME (who decides: recorded in the case\'s audit log with the time); the document says it was finalised with them open and that further information will follow.',
+    helpValue: 'NAME',
+  }),
+}
+
+/** --final and --accept-open-items as the builders take them (FinalOptions); an acceptance without --final, or without a name, is a usage error. */
+export function finalOptions(flags: {final: boolean; 'accept-open-items'?: string}): {final: boolean; acceptOpenItemsBy?: string} {
+  const by = flags['accept-open-items']
+  if (by === undefined) return {final: flags.final}
+  if (!flags.final) throw new UsageError('--accept-open-items goes with --final (a draft lists its open items anyway)')
+  // A name recorded in the case and printed at the head of the document: one line of visible text.
+  if (by.trim() === '' || /[\u0000-\u001f\u007f-\u009f]/.test(by)) throw new UsageError('--accept-open-items: give the name of the person accepting the open items (one line, no control characters)')
+  return {final: true, acceptOpenItemsBy: by.trim()}
+}
+
+/** What the audit log records of a document finalised with open items: who accepted, when, and the items. */
+export function acceptanceAudit(doc: {finalised_with_open_items: FinalisedWithOpenItems; open_items: readonly OpenItem[]}): {open_items_accepted?: {by: string; at: string; open_items: number; items: string[]}} {
+  const f = doc.finalised_with_open_items
+  return f === null ? {} : {open_items_accepted: {by: f.accepted_by, at: f.accepted_at, open_items: f.open_items, items: doc.open_items.map((o) => o.item)}}
 }
 
 /** `--json` of a report command that wrote a file. */
@@ -59,7 +81,9 @@ export async function renderReport(format: string, report: object, markdown: () 
   if (format === 'pdf') {
     const {renderMarkdownPdf} = await import('./render-pdf.js')
     const language = (report as {language?: unknown}).language === 'fr' ? 'fr' : 'en'
-    return renderMarkdownPdf(markdown(), {title: pdf.title, createdAt: pdf.createdAt, skipUntil: /^(##|\|)/, language})
+    // The PDF's title block replaces the Markdown's head, where a document finalised with open items says so: said in the title block instead.
+    const finalised = (report as {finalised_with_open_items?: {text: string} | null}).finalised_with_open_items?.text
+    return renderMarkdownPdf(markdown(), {title: pdf.title, subtitle: finalised, createdAt: pdf.createdAt, skipUntil: /^(##|\|)/, language})
   }
   return markdown()
 }

@@ -1,6 +1,7 @@
 import {z} from 'zod'
 import {AUTHORITIES} from './authorities.js'
 import {detectionSchema} from './detection-note.js'
+import {finalisedWithOpenItemsSchema} from './finalise.js'
 import {openItemSchema, statementSchema} from './statements.js'
 
 // The Article 33 draft's shape (published as schemas/article33.schema.json). The builder is
@@ -83,6 +84,8 @@ export const article33Schema = z.object({
   /** true until --final: every rendering says DRAFT (or the language's word for it) */
   draft: z.boolean(),
   final: z.boolean(),
+  /** who accepted finalising it with open items, and when (--final --accept-open-items NAME); null otherwise */
+  finalised_with_open_items: finalisedWithOpenItemsSchema,
   authority: z.enum(AUTHORITIES),
   language: z.enum(['en', 'fr']),
   /** where the language came from: --lang, the authority (--authority cnil), or the default */

@@ -6,6 +6,7 @@ import {categoryLabel, leakedSide, noLeakStatement, PHRASES, receivedSide, type 
 import {article33Schema, type Article33Result} from './article33-schema.js'
 import type {Authority} from './authorities.js'
 import {authorityFields} from './authority-forms.js'
+import {finalisation} from './finalise.js'
 import {computeClock, DEADLINE_MS, type ClockResult} from './clock.js'
 import {detectionSummary} from './detection-note.js'
 import {assertGrounded, Lines, splitList} from './statements.js'
@@ -27,6 +28,8 @@ export interface BuildArticle33Options {
   phase?: 'initial' | 'follow-up'
   delayReason?: string
   final?: boolean
+  /** who accepts finalising it while open items remain (--accept-open-items NAME) */
+  acceptOpenItemsBy?: string
   /** A processor drafting for a controller that authorised it: that controller's tenant id (facts narrowed to it). */
   onBehalfOf?: string
 }
@@ -307,7 +310,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
 
   assertGrounded(L.statements)
   const remaining = clock?.remaining_seconds ?? null
-  const draft: Omit<Article33Result, 'form_fields'> = {
+  const draft: Omit<Article33Result, 'form_fields' | 'finalised_with_open_items'> = {
     kind: 'article33',
     draft: !(options.final ?? false),
     final: options.final ?? false,
@@ -454,7 +457,9 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     const asked = f.value.slice(gap.length)
     if (!L.open_items.some((o) => asked.startsWith(o.item))) L.open('form', asked, formRef(authority, f.id), null)
   }
-  return article33Schema.parse({...draft, form_fields: formFields})
+  // Last, once every open item is known (the form's own included): final only with none, or with them accepted.
+  const finalised = finalisation('report article33', L.open_items, options, language, facts.generated_at)
+  return article33Schema.parse({...draft, finalised_with_open_items: finalised, form_fields: formFields})
 }
 
 /** Where a form field's number comes from: the EDPB common template's rows, or the authority's own form. */

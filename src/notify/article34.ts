@@ -2,6 +2,7 @@ import {noneFoundGaps} from './none-found.js'
 import {z} from 'zod'
 import {InputError} from '../errors.js'
 import {detectionSchema, detectionSummary} from './detection-note.js'
+import {finalisation, finalisedWithOpenItemsSchema} from './finalise.js'
 import {DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, noScopeItem, type CaseFacts} from './facts.js'
 import {PHRASES, type Language} from './phrases.js'
 import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
@@ -17,6 +18,8 @@ export const article34Schema = z.object({
   kind: z.literal('article34'),
   draft: z.boolean(),
   final: z.boolean(),
+  /** who accepted finalising it with open items, and when (--final --accept-open-items NAME); null otherwise */
+  finalised_with_open_items: finalisedWithOpenItemsSchema,
   language: z.enum(['en', 'fr']),
   generated_at: z.string(),
   title: z.string(),
@@ -54,6 +57,8 @@ export type Article34Result = z.infer<typeof article34Schema>
 export interface BuildArticle34Options {
   language?: Language
   final?: boolean
+  /** who accepts finalising it while open items remain (--accept-open-items NAME) */
+  acceptOpenItemsBy?: string
   /** A processor preparing the communication for a controller (tenant id); facts narrowed to it. */
   onBehalfOf?: string
 }
@@ -164,6 +169,7 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
     kind: 'article34',
     draft: !(options.final ?? false),
     final: options.final ?? false,
+    finalised_with_open_items: finalisation('report article34', L.open_items, options, language, facts.generated_at),
     language,
     generated_at: facts.generated_at,
     title: inc?.title ?? A.title,

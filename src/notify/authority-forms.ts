@@ -23,7 +23,7 @@ export interface FormField {
   open: boolean
 }
 
-type Draft = Omit<Article33Result, 'form_fields'>
+type Draft = Omit<Article33Result, 'form_fields' | 'finalised_with_open_items'>
 type Answer = {value: string; open: boolean}
 type Field = [id: string, en: string, fr: string, answer: Answer]
 

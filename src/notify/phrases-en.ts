@@ -121,6 +121,9 @@ export const EN = {
   lang: 'en' as 'en' | 'fr',
   draft: 'DRAFT',
   final: 'FINAL',
+  /** Said at the head of a document finalised with open items (--final --accept-open-items). */
+  finalisedWithOpenItems: (n: number, by: string, at: string) =>
+    `Finalised on ${at} by ${by} with ${count(n, 'point')} still open (each marked "to be completed" below): further information will follow as soon as it is established.`,
   toComplete: (item: string) => `to be completed: ${item}`,
   unknown: 'not yet known',
   none: 'none',

@@ -105,6 +105,8 @@ export const FR: Phrases = {
   lang: 'fr',
   draft: 'PROJET',
   final: 'VERSION FINALE',
+  finalisedWithOpenItems: (n, by, at) =>
+    `Version finalisée le ${at} par ${by} avec ${compte(n, 'point')} encore ${un(n) ? 'ouvert' : 'ouverts'} (chacun indiqué « à compléter » ci-dessous) : les informations complémentaires suivront dès qu'elles seront établies.`,
   toComplete: (item) => `à compléter : ${item}`,
   unknown: 'non connu à ce stade',
   // « aucun » s'accorde avec le nom qu'il remplace : masculin (marqueur, client), féminin (session, réponse, catégorie, période).

@@ -4,6 +4,7 @@ import {z} from 'zod'
 import {InputError} from '../errors.js'
 import {computeCaseClock} from './clock.js'
 import {detectionSchema, detectionSummary} from './detection-note.js'
+import {finalisation, finalisedWithOpenItemsSchema} from './finalise.js'
 import {retryConcerns} from '../scope/retry-leaks.js'
 import {affectedTenants, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, examinedTotals, ORIGINALS_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts, type Counterpart, type TenantExposure} from './facts.js'
 import {categoryLabel, leakedSide, PHRASES, receivedSide, type Language} from './phrases.js'
@@ -34,6 +35,8 @@ export const processorNoticeSchema = z.object({
   kind: z.literal('processor-notice'),
   draft: z.boolean(),
   final: z.boolean(),
+  /** who accepted finalising it with open items, and when (--final --accept-open-items NAME); null otherwise */
+  finalised_with_open_items: finalisedWithOpenItemsSchema,
   language: z.enum(['en', 'fr']),
   /** Art. 33(4): initial, or a follow-up adding what was established since (default: follow-up once an initial notice to this controller is recorded) */
   phase: z.enum(['initial', 'follow-up']),
@@ -191,6 +194,8 @@ export function affectedTenantsUnknown(facts: CaseFacts): string | null {
 export interface BuildNoticeOptions {
   language?: Language
   final?: boolean
+  /** who accepts finalising it while open items remain (--accept-open-items NAME) */
+  acceptOpenItemsBy?: string
   phase?: 'initial' | 'follow-up'
 }
 
@@ -340,6 +345,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
     kind: 'processor-notice',
     draft: !(options.final ?? false),
     final: options.final ?? false,
+    finalised_with_open_items: finalisation(`report processor-notice (the notice to ${quoted(t.tenant_id.slice(0, 80))})`, L.open_items, options, language, facts.generated_at),
     language,
     phase,
     previous_notice: phase === 'follow-up' && sent ? {at: sent.at, reference: sent.reference, late: sent.late} : null,

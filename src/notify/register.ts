@@ -1,6 +1,7 @@
 import {breachWindowContradictions} from './recorded-vs-logs.js'
 import {z} from 'zod'
 import {detectionSchema, detectionSummary} from './detection-note.js'
+import {finalisation, finalisedWithOpenItemsSchema} from './finalise.js'
 import {countMethods} from './article33.js'
 import {affectedTenants, noScopeItem, type CaseFacts} from './facts.js'
 import {noneFoundGaps, noneFoundValue} from './none-found.js'
@@ -59,6 +60,8 @@ export const registerEntrySchema = z.object({
   delay_reasons: z.string().nullable(),
   statements: z.array(statementSchema),
   open_items: z.array(openItemSchema),
+  /** who accepted finalising it with open items, and when (--final --accept-open-items NAME); null otherwise (last: the CSV's new column comes after the others) */
+  finalised_with_open_items: finalisedWithOpenItemsSchema,
 })
 
 /** `crosstalk report register --format json` */
@@ -69,6 +72,8 @@ export const REGISTER_COLUMNS = Object.keys(registerEntrySchema.shape).filter((k
 export interface BuildRegisterOptions {
   language?: Language
   final?: boolean
+  /** who accepts finalising it while open items remain (--accept-open-items NAME) */
+  acceptOpenItemsBy?: string
 }
 
 export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptions = {}): RegisterEntryResult {
@@ -207,6 +212,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     evidence: facts.evidence.map((e) => `${e.name} sha256 ${e.sha256}`).join(P.join) || P.toComplete(P.open.noScan),
     statements: L.statements,
     open_items: L.open_items,
+    finalised_with_open_items: finalisation('report register', L.open_items, options, language, facts.generated_at),
   })
 }
 

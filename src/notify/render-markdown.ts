@@ -2,6 +2,7 @@ import type {Article33Result} from './article33.js'
 import type {Article34Result} from './article34.js'
 import {AUTHORITY_NAMES} from './authorities.js'
 import {escapeMd} from './escape.js'
+import type {FinalisedWithOpenItems} from './finalise.js'
 import {PHRASES, type Language} from './phrases.js'
 import type {Phrases} from './phrases-en.js'
 import {followsInPhases, type ProcessorNoticeResult} from './processor-notice.js'
@@ -173,10 +174,21 @@ export function article33View(d: Article33Result): View {
   }
 }
 
+/**
+ * A document finalised with open items says so under its heading, whatever its template (an edited
+ * template may not know the key): who accepted them, when, and that further information will follow.
+ */
+function withFinalisedNote(d: {finalised_with_open_items: FinalisedWithOpenItems}, markdown: string): string {
+  const text = d.finalised_with_open_items?.text
+  if (!text) return markdown
+  const nl = markdown.indexOf('\n')
+  return nl < 0 ? `${markdown}\n\n> **${escapeMd(text)}**\n` : `${markdown.slice(0, nl + 1)}\n> **${escapeMd(text)}**\n${markdown.slice(nl + 1)}`
+}
+
 export function renderArticle33Markdown(d: Article33Result): string {
   const o = PHRASES[d.language].open
   const atRisk = [o.upperBound, o.upperBoundUnjudgeable, o.upperBoundOneController, o.noScan]
-  return renderTemplate(
+  return withFinalisedNote(d, renderTemplate(
     loadTemplate(templateName('article33', d.language)),
     article33View(d),
     missingByName(d.language, d.open_items, {
@@ -196,7 +208,7 @@ export function renderArticle33Markdown(d: Article33Result): string {
       'scope.at_risk_responses': atRisk,
       provenance_responses: [o.noScan],
     }),
-  )
+  ))
 }
 
 export function missingText(language: Language): string {
@@ -226,7 +238,7 @@ export function renderArticle34Markdown(d: Article34Result): string {
     ...(escapeView(d) as View), ...openBySection(d.open_items, d.language), heading: d.final ? P.final : P.draft, subject: escapeMd(P.a34.title),
     open_all: d.open_items.map((o) => openItemText(o, d.language)), has_open: d.open_items.length > 0, contact_line: contactLine === null ? null : escapeMd(contactLine),
   }
-  return renderTemplate(loadTemplate(templateName('article34', d.language)), view, missingText(d.language))
+  return withFinalisedNote(d, renderTemplate(loadTemplate(templateName('article34', d.language)), view, missingText(d.language)))
 }
 
 export function renderRegisterMarkdown(d: RegisterEntryResult): string {
@@ -250,11 +262,11 @@ export function renderRegisterMarkdown(d: RegisterEntryResult): string {
       ? fr ? `${d.controllers_notified} sur ${d.controllers_affected} trouvés à ce jour ; le nombre de responsables de traitement à notifier n'est pas encore connu (analyse incomplète)` : `${d.controllers_notified} of ${d.controllers_affected} found so far; how many controllers are to be notified is not known yet (detection is incomplete)`
       : fr ? `${d.controllers_notified} sur ${d.controllers_affected}` : `${d.controllers_notified} of ${d.controllers_affected}`
   const o = P.open
-  return renderTemplate(
+  return withFinalisedNote(d, renderTemplate(
     loadTemplate(templateName('register', d.language)),
     view,
     missingByName(d.language, d.open_items, {breach_window: [o.breachStart], reference: [o.internalReference, o.noIncident], detected_at: [o.detectedAt, o.noIncident], severity: [o.risk, o.noIncident], notified_authority_at: [o.notifications, o.noIncident]}),
-  )
+  ))
 }
 
 /** What an Article 33 draft says where it lists no category of personal data. */
@@ -317,7 +329,7 @@ export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string 
   // records to complete before sending are listed apart, so the count and the list agree.
   const toFollow = n.open_items.filter(followsInPhases)
   const beforeSending = n.open_items.filter((o) => !followsInPhases(o))
-  return renderTemplate(
+  return withFinalisedNote(n, renderTemplate(
     loadTemplate(templateName('processor-notice', n.language)),
     {
       ...view, ...openBySection(n.open_items, n.language), heading: n.final ? P.final : P.draft, phase_label: escapeMd(P.phase[n.phase]),
@@ -325,5 +337,5 @@ export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string 
       before_sending: beforeSending.map((o) => openItemText(o, n.language)), has_before_sending: beforeSending.length > 0, before_sending_heading: escapeMd(P.notice.beforeSending),
     },
     missingByName(n.language, n.open_items, {processor: [P.open.processor, P.open.noIncident]}),
-  )
+  ))
 }

@@ -131,13 +131,13 @@ describe('buildArticle33 from a hand-built CaseFacts', () => {
     expect(draft.draft).toBe(true)
     expect(draft.open_items.find((o) => o.ref.includes('49'))?.item).toMatch(/reasons for the delay/)
     expect(draft.form_fields.find((f) => f.id === '49')).toMatchObject({open: true, value: expect.stringMatching(/^to be completed: reasons for the delay/)})
-    expect(() => buildArticle33(late, {final: true})).toThrow(/--delay-reason/)
-    const d = buildArticle33(late, {delayReason: 'logs restored late', final: true})
+    expect(() => buildArticle33(late, {final: true, acceptOpenItemsBy: 'DPO'})).toThrow(/--delay-reason/)
+    const d = buildArticle33(late, {delayReason: 'logs restored late', final: true, acceptOpenItemsBy: 'DPO'})
     expect(d.delay_reason).toBe('logs restored late')
     expect(d.form_fields.find((f) => f.id === '49')!.value).toBe('logs restored late')
     expect(renderArticle33Markdown(d)).toContain('# FINAL')
     // recorded with the incident, the reason serves too
-    expect(buildArticle33(fixture('2026-10-26T08:00:00.001Z', {delay_reason: 'awaited the processor'}), {final: true}).delay_reason).toBe('awaited the processor')
+    expect(buildArticle33(fixture('2026-10-26T08:00:00.001Z', {delay_reason: 'awaited the processor'}), {final: true, acceptOpenItemsBy: 'DPO'}).delay_reason).toBe('awaited the processor')
   })
 
   it('a late initial notification is flagged late wherever it appears, and needs its reasons', () => {
@@ -154,7 +154,7 @@ describe('buildArticle33 from a hand-built CaseFacts', () => {
     // no reason recorded anywhere: the draft says so, it never claims reasons were given
     expect(md).not.toMatch(/reasons for the delay given/)
     expect(md).toMatch(/after the deadline; no reasons for the delay are recorded/)
-    expect(() => buildArticle33(f, {final: true})).toThrow(/reasons for the delay/)
+    expect(() => buildArticle33(f, {final: true, acceptOpenItemsBy: 'DPO'})).toThrow(/reasons for the delay/)
     // recorded with the notification, or with the incident: quoted as recorded
     expect(renderArticle33Markdown(buildArticle33(fixture('2026-10-28T00:00:00.000Z', {}, [{...sent, delay_reason: 'logs restored late'}])))).toMatch(/reasons for the delay: logs restored late/)
     expect(renderArticle33Markdown(buildArticle33(fixture('2026-10-28T00:00:00.000Z', {delay_reason: 'awaited the processor'}, [sent])))).toMatch(/reasons for the delay: awaited the processor/)

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
-import {draftFlags, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
+import {acceptanceAudit, draftFlags, finalOptions, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
 import {detectionFlags} from '../../cli/detection-flags.js'
 import {buildArticle33, resolveLanguage, type Article33Result} from '../../notify/article33.js'
 import {AUTHORITIES, type Authority} from '../../notify/authority-forms.js'
@@ -36,6 +36,7 @@ Every statement rests on a recorded fact (the JSON form lists each with what it 
   public async run(): Promise<Article33Result | ReportWrittenResult> {
     const {flags} = await this.parse(ReportArticle33)
     requireOutForPdf(flags.format, flags.out)
+    const final = finalOptions(flags)
     const db = this.openCase(flags.db)
     const now = flags.now ? parseInstant(flags.now, '--now') : new Date()
     const authority = flags.authority as Authority
@@ -49,18 +50,19 @@ Every statement rests on a recorded fact (the JSON form lists each with what it 
       languageBasis: basis,
       phase: flags.phase as 'initial' | 'follow-up' | undefined,
       delayReason: flags['delay-reason'],
-      final: flags.final,
+      ...final,
       onBehalfOf: onBehalf,
     })
     const content =
       flags.format === 'pdf' ? await renderArticle33Pdf(draft) : flags.format === 'json' ? JSON.stringify(draft, null, 2) + '\n' : renderArticle33Markdown(draft)
     if (!flags.out) {
-      if (flags['include-excerpts']) this.audit(db, {flags}, {report: 'article33', excerpts: draft.excerpts?.length ?? 0}, now)
+      // Excerpts shown, or open items accepted by name: recorded in the case as they are given.
+      if (flags['include-excerpts'] || draft.finalised_with_open_items) this.audit(db, {flags}, {report: 'article33', excerpts: draft.excerpts?.length ?? 0, final: flags.final, ...acceptanceAudit(draft)}, now)
       if (!this.jsonEnabled()) process.stdout.write(content as string)
       return draft
     }
     const written = writeReport('article33', flags.format as 'md', flags.out, content, {db, force: flags.force})
-    this.audit(db, {flags}, {...written, excerpts: flags['include-excerpts'], final: flags.final}, new Date())
+    this.audit(db, {flags}, {...written, excerpts: flags['include-excerpts'], final: flags.final, ...acceptanceAudit(draft)}, new Date())
     if (!this.jsonEnabled()) this.note(`Wrote ${safeLine(flags.out)} (${written.bytes} bytes, sha256 ${written.sha256})`)
     return written
   }

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
-import {draftFlags, renderReport, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
+import {acceptanceAudit, draftFlags, finalOptions, renderReport, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
 import {detectionFlags} from '../../cli/detection-flags.js'
 import {buildArticle34, type Article34Result} from '../../notify/article34.js'
 import {PHRASES, type Language} from '../../notify/phrases.js'
@@ -24,17 +24,20 @@ export default class ReportArticle34 extends BaseCommand {
   public async run(): Promise<Article34Result | ReportWrittenResult> {
     const {flags} = await this.parse(ReportArticle34)
     requireOutForPdf(flags.format, flags.out)
+    const final = finalOptions(flags)
     const db = this.openCase(flags.db)
     const onBehalf = flags['on-behalf-of-controller']
     const facts = reportFacts(db, 'report article34', flags['allow-incomplete'], {now: new Date(), tenant: onBehalf, side: 'leaked'}, (l) => this.note(this.paint.yellow(l)))
-    const report = buildArticle34(facts, {language: flags.lang as Language | undefined, final: flags.final, onBehalfOf: onBehalf})
+    const report = buildArticle34(facts, {language: flags.lang as Language | undefined, ...final, onBehalfOf: onBehalf})
     const content = await renderReport(flags.format, report, () => renderArticle34Markdown(report), {title: `${report.final ? PHRASES[report.language].final : PHRASES[report.language].draft} - ${report.heading}`, createdAt: report.generated_at})
     if (!flags.out) {
+      // Open items accepted by name: recorded in the case as the document is given.
+      if (report.finalised_with_open_items) this.audit(db, {flags}, {report: 'article34', final: true, ...acceptanceAudit(report)})
       if (!this.jsonEnabled()) process.stdout.write(content as string)
       return report
     }
     const written = writeReport('article34', flags.format as 'md', flags.out, content, {db, force: flags.force})
-    this.audit(db, {flags}, written)
+    this.audit(db, {flags}, {...written, ...acceptanceAudit(report)})
     if (!this.jsonEnabled()) this.note(`Wrote ${safeLine(flags.out)} (sha256 ${written.sha256})`)
     return written
   }

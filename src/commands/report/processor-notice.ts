@@ -3,7 +3,7 @@ import {mkdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
-import {draftFlags, renderReport, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
+import {acceptanceAudit, draftFlags, finalOptions, renderReport, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
 import {detectionFlags} from '../../cli/detection-flags.js'
 import {guardOut} from '../../cli/out-guard.js'
 import {UsageError} from '../../errors.js'
@@ -46,9 +46,10 @@ export default class ReportProcessorNotice extends BaseCommand {
 
   public async run(): Promise<ProcessorNoticeResult | ReportWrittenResult | ProcessorNoticesWrittenResult> {
     const {flags} = await this.parse(ReportProcessorNotice)
+    const final = finalOptions(flags)
     const db = this.openCase(flags.db)
     const facts = reportFacts(db, 'report processor-notice', flags['allow-incomplete'], {now: new Date()}, (l) => this.note(this.paint.yellow(l)))
-    const options = {language: (flags.lang ?? 'en') as Language, final: flags.final, phase: flags.phase as 'initial' | 'follow-up' | undefined}
+    const options = {language: (flags.lang ?? 'en') as Language, ...final, phase: flags.phase as 'initial' | 'follow-up' | undefined}
     const render = (n: ProcessorNoticeResult): Promise<string | Buffer> =>
       renderReport(flags.format, n, () => renderProcessorNoticeMarkdown(n), {title: `${n.final ? PHRASES[n.language].final : PHRASES[n.language].draft} - Art. 33(2)`, createdAt: n.generated_at})
     if (flags.all) {
@@ -62,13 +63,12 @@ export default class ReportProcessorNotice extends BaseCommand {
       // Every notice's path is checked before the first is written: a refusal leaves nothing half done.
       const paths = tenants.map((tenant) => join(flags.out!, `${fileStem(tenant)}.${flags.format}`))
       for (const path of paths) guardOut(db, path, {report: 'processor-notice', force: flags.force})
+      // Every notice is built before the first is written: one --final refused for its open items leaves nothing half done.
+      const built = tenants.map((tenant) => buildProcessorNotice(facts, tenant, options))
       mkdirSync(flags.out, {recursive: true, mode: 0o700})
       const notices: ReportWrittenResult[] = []
-      for (const [i, tenant] of tenants.entries()) {
-        const notice = buildProcessorNotice(facts, tenant, options)
-        notices.push(writeReport('processor-notice', flags.format as 'md', paths[i]!, await render(notice), {db, force: flags.force}))
-      }
-      this.audit(db, {flags}, {notices: notices.map((n) => ({out: n.out, sha256: n.sha256}))})
+      for (const [i, notice] of built.entries()) notices.push(writeReport('processor-notice', flags.format as 'md', paths[i]!, await render(notice), {db, force: flags.force}))
+      this.audit(db, {flags}, {notices: notices.map((n, i) => ({out: n.out, sha256: n.sha256, ...acceptanceAudit(built[i]!)}))})
       if (!this.jsonEnabled()) this.note(`Wrote ${notices.length} notices into ${safeLine(flags.out)}`)
       return {notices, controllers_known: facts.scope !== null, detection: detectionSummary(facts.detection, options.language)}
     }
@@ -76,11 +76,13 @@ export default class ReportProcessorNotice extends BaseCommand {
     const notice = buildProcessorNotice(facts, flags.tenant!, options)
     const content = await render(notice)
     if (!flags.out) {
+      // Open items accepted by name: recorded in the case as the notice is given.
+      if (notice.finalised_with_open_items) this.audit(db, {flags}, {report: 'processor-notice', final: true, ...acceptanceAudit(notice)})
       if (!this.jsonEnabled()) process.stdout.write(content as string)
       return notice
     }
     const written = writeReport('processor-notice', flags.format as 'md', flags.out, content, {db, force: flags.force})
-    this.audit(db, {flags}, written)
+    this.audit(db, {flags}, {...written, ...acceptanceAudit(notice)})
     if (!this.jsonEnabled()) this.note(`Wrote ${safeLine(flags.out)} (sha256 ${written.sha256})`)
     return written
   }

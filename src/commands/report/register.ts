@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
 import {toCsv} from '../../cli/csv.js'
-import {draftFlags, renderReport, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
+import {acceptanceAudit, draftFlags, finalOptions, renderReport, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
 import {detectionFlags} from '../../cli/detection-flags.js'
 import {PHRASES, type Language} from '../../notify/phrases.js'
 import {buildRegisterEntry, REGISTER_COLUMNS, type RegisterEntryResult} from '../../notify/register.js'
@@ -24,19 +24,22 @@ export default class ReportRegister extends BaseCommand {
   public async run(): Promise<RegisterEntryResult | ReportWrittenResult> {
     const {flags} = await this.parse(ReportRegister)
     requireOutForPdf(flags.format, flags.out)
+    const final = finalOptions(flags)
     const db = this.openCase(flags.db)
-    const entry = buildRegisterEntry(reportFacts(db, 'report register', flags['allow-incomplete'], {now: new Date()}, (l) => this.note(this.paint.yellow(l))), {language: (flags.lang ?? 'en') as Language, final: flags.final})
+    const entry = buildRegisterEntry(reportFacts(db, 'report register', flags['allow-incomplete'], {now: new Date()}, (l) => this.note(this.paint.yellow(l))), {language: (flags.lang ?? 'en') as Language, ...final})
     const P = PHRASES[entry.language]
     const content =
       flags.format === 'csv'
         ? toCsv(REGISTER_COLUMNS, [entry], {shown: true})
         : await renderReport(flags.format, entry, () => renderRegisterMarkdown(entry), {title: `${entry.draft ? P.draft : P.final} - Art. 33(5)`, createdAt: entry.generated_at})
     if (!flags.out) {
+      // Open items accepted by name: recorded in the case as the entry is given.
+      if (entry.finalised_with_open_items) this.audit(db, {flags}, {report: 'register', final: true, ...acceptanceAudit(entry)})
       if (!this.jsonEnabled()) process.stdout.write(content as string)
       return entry
     }
     const written = writeReport('register', flags.format as 'md', flags.out, content, {db, force: flags.force})
-    this.audit(db, {flags}, written)
+    this.audit(db, {flags}, {...written, ...acceptanceAudit(entry)})
     if (!this.jsonEnabled()) this.note(`Wrote ${safeLine(flags.out)} (sha256 ${written.sha256})`)
     return written
   }
