@@ -112,7 +112,8 @@ function recordFindings(db: CaseDb, r: StoredRecord, shorten: (text: string) => 
   const coverage = detectionCoverage(db)
   const rows = recordFindingRows(db, r)
   const whole = coverage.complete
-  const sightingsKnown = rows.file_scanned && !coverage.registry_changed
+  // Classes decided against another registry, or under earlier sighting rules, are not this case's now (as staleFindings says for every figure).
+  const sightingsKnown = rows.file_scanned && !coverage.registry_changed && !coverage.sighting_rules_changed
   const key = whole && rows.pii.length > 0 ? (referenceKey(db, {create: false}) ?? randomBytes(32)) : null
   const {at_risk, at_risk_basis} = atRisk(r, getSettings(db).pool_tokens)
   const source = rows.provenance

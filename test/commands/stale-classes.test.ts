@@ -80,6 +80,14 @@ describe('a scan under earlier sighting rules is a stale finding (staleFindings)
     expect(listing.stdout).toMatch(/^STALE: the last scan classified the markers found under earlier sighting rules/m)
   })
 
+  it('show gives no class for a record whose sightings were classified under earlier rules', async () => {
+    const [first] = await runJson<Array<{request_id: string}>>(['sightings', '--db', db('current')])
+    const current = await runJson<{findings: {sightings: unknown[] | null}}>(['show', first!.request_id, '--db', db('current')])
+    expect(current.findings.sightings?.length).toBeGreaterThan(0)
+    const stale = await runJson<{findings: {sightings: unknown[] | null}}>(['show', first!.request_id, '--db', db('rules')])
+    expect(stale.findings.sightings).toBeNull()
+  })
+
   it('the Article 33 draft states no scope and says why; the case page marks the markers stale', async () => {
     const a33 = await runJson<{scope: unknown; scope_as_it_stands: {reason: string} | null; open_items: Array<{item: string}>}>(['report', 'article33', '--db', db('rules'), '--allow-incomplete', '--format', 'json'])
     expect(a33.scope).toBeNull()
