@@ -386,6 +386,25 @@ function decodeResponseArray(items: Json[]): DecodedResponse {
   return decodeSse(lines.join('\n\n')) ?? empty('json')
 }
 
+/**
+ * A stream logged as a JSON list of its chunks and cut off (Gemini's `streamGenerateContent`
+ * without `alt=sse` answers with such a list): the list as far as it goes (jsonPrefix), read as
+ * the stream it is, so a marker split across the last whole chunk and the cut one is found; the
+ * raw text is searched as well, as a stream's cut-off event is (decodeSse). The shapes not read
+ * are those of the whole chunks (the cut one's rebuilt members may be cut short). Null where the
+ * text does not start a list of stream chunks.
+ */
+function decodeCutList(raw: string): DecodedResponse | null {
+  const rebuilt = within('(a list cut off)', () => jsonPrefix(raw))
+  if (!Array.isArray(rebuilt) || rebuilt.length === 0 || !rebuilt.every(isObj) || !isStreamChunk(rebuilt[0] as Obj)) return null
+  const out = decodeResponseArray(rebuilt)
+  if (!out.stream) return null
+  out.unread = rebuilt.length > 1 ? decodeResponseArray(rebuilt.slice(0, -1)).unread : []
+  out.text = withErrorTexts(out.text, [raw])
+  out.unparsed = (out.unparsed ?? 0) + 1
+  return out
+}
+
 function empty(kind: ResponseKind): DecodedResponse {
   return {kind, text: '', stream: false, isError: false, errorMessage: null, promptTokens: null, completionTokens: null, cachedTokens: null, unread: []}
 }
@@ -412,6 +431,10 @@ function decodeResponseString(raw: string): DecodedResponse {
     if (head.startsWith('{')) {
       const ndjson = decodeNdjson(raw)
       if (ndjson !== null) return ndjson
+    }
+    if (head.startsWith('[')) {
+      const cut = decodeCutList(raw)
+      if (cut !== null) return cut
     }
   }
   return {...empty('text'), text: raw}
@@ -460,11 +483,11 @@ function parseLoose(text: string): unknown {
   }
 }
 
-/** Whether a document is a chunk or event of a stream decodeSse reads: chat/completions chunks, Responses or Messages API events, an error. */
+/** Whether a document is a chunk or event of a stream decodeSse reads: chat/completions chunks, Responses or Messages API events, an error, another provider's stream's (isProviderStreamChunk). */
 function isStreamChunk(d: Obj): boolean {
   if (Array.isArray(d.choices)) return true
   if (typeof d.type === 'string' && (d.type.startsWith('response.') || MESSAGES_EVENTS.has(d.type))) return true
-  return errorOf(d) !== null
+  return errorOf(d) !== null || isProviderStreamChunk(d)
 }
 
 function decodeResponseObject(obj: Obj, stream: boolean): DecodedResponse {
@@ -1197,6 +1220,8 @@ function decodeSse(raw: string): DecodedResponse | null {
   const blocks = new Map<number, StreamBlock>()
   // A Messages API stream's citations (citations_delta, a started block's), after its blocks.
   const cited: string[] = []
+  // Other providers' streams (ProviderStreams).
+  const providers = emptyProviderStreams()
   const errors: string[] = []
   const sources = new Set<string>()
   let nextIsError = false
@@ -1267,6 +1292,12 @@ function decodeSse(raw: string): DecodedResponse | null {
         return
       }
     }
+    // Another provider's stream (Gemini, Bedrock ConverseStream, Cohere v2, OpenAI Assistants): its events read as its body is.
+    const shown = providerStreamEvent(chunk, providers, out)
+    if (shown !== null) {
+      errors.push(...shown)
+      return
+    }
     // Typed events (the Responses and Messages APIs); a chunk with choices is a chat chunk whatever else it holds.
     if (typeof chunk.type === 'string' && !Array.isArray(chunk.choices)) {
       if (chunk.type.startsWith('response.')) {
@@ -1277,8 +1308,7 @@ function decodeSse(raw: string): DecodedResponse | null {
     }
     readUsage(chunk.usage, out)
     // Every member of a chunk is read or known to carry no text: a chunk of a shape not read at all
-    // (Gemini's `candidates`, a TGI `token`, a Bedrock `contentBlockDelta`, an Assistants `delta`)
-    // is named in `unread`; a usage-only or empty (keep-alive) chunk holds nothing else.
+    // (a TGI `token`) is named in `unread`; a usage-only or empty (keep-alive) chunk holds nothing else.
     unknownMembers(chunk, topRead(chunk, readMessage), TOP_NO_TEXT, 'stream chunk member', out.unread)
     // A search model's sources, which its chunks repeat: each string once, after the choices.
     for (const t of sourceTexts(chunk)) sources.add(t)
@@ -1358,6 +1388,7 @@ function decodeSse(raw: string): DecodedResponse | null {
   texts.push(...responsesStreamText(responses, out.unread, out))
   const messages = withCitations(messagesStreamText(blocks), cited)
   if (messages) texts.push(messages)
+  texts.push(...providerStreamText(providers))
   if (!events) return null
   // Payloads not read as events, each on its own line after the answer's text, before the errors.
   out.text = withErrorTexts(texts.join('\n'), [...unparsed, ...errors])
@@ -1467,37 +1498,9 @@ function geminiText(obj: Obj, unread: string[]): string {
     const t: string[] = []
     if (isObj(c.content)) {
       unknownMembers(c.content, new Set(['parts']), new Set(['role']), 'Gemini content member', unread)
-      let run = ''
-      for (const part of Array.isArray(c.content.parts) ? c.content.parts : []) {
-        if (!isObj(part)) {
-          if (part !== null) unreadShape(unread, shapeName('Gemini part', undefined))
-          continue
-        }
-        unknownMembers(part, GEMINI_PART_READ, GEMINI_PART_NO_TEXT, 'Gemini part member', unread)
-        // Consecutive text parts (a thought's or the answer's) are one running text: a marker split between them is whole.
-        if (typeof part.text === 'string') {
-          run += part.text
-          continue
-        }
-        if (run !== '') t.push(run)
-        run = ''
-        if (isObj(part.functionCall)) {
-          unknownMembers(part.functionCall, new Set(['args']), new Set(['id', 'name']), 'Gemini function call member', unread)
-          if (part.functionCall.args !== undefined) t.push(JSON.stringify(part.functionCall.args))
-        }
-        if (isObj(part.executableCode)) {
-          unknownMembers(part.executableCode, new Set(['code']), new Set(['language', 'id']), 'Gemini executable code member', unread)
-          if (typeof part.executableCode.code === 'string') t.push(part.executableCode.code)
-        }
-        if (isObj(part.codeExecutionResult)) {
-          unknownMembers(part.codeExecutionResult, new Set(['output']), new Set(['outcome', 'id']), 'Gemini code execution result member', unread)
-          if (typeof part.codeExecutionResult.output === 'string') t.push(part.codeExecutionResult.output)
-        }
-      }
-      if (run !== '') t.push(run)
+      t.push(...geminiPartsText(Array.isArray(c.content.parts) ? c.content.parts : [], unread))
     }
-    if (typeof c.finishMessage === 'string') t.push(c.finishMessage)
-    t.push(...leafTexts(c.citationMetadata), ...leafTexts(c.groundingMetadata), ...leafTexts(c.groundingAttributions), ...leafTexts(c.urlContextMetadata), ...leafTexts(c.urlRetrievalMetadata))
+    t.push(...geminiCandidateExtras(c))
     texts.push(t.filter(Boolean).join('\n'))
   }
   if (isObj(obj.promptFeedback)) {
@@ -1506,6 +1509,52 @@ function geminiText(obj: Obj, unread: string[]): string {
   }
   return texts.filter(Boolean).join('\n')
 }
+/**
+ * A Gemini candidate's parts, in order: consecutive text parts (a thought's or the answer's) one
+ * running text, so a marker split between them is whole; a function call's args as JSON, code and
+ * its output each on their own line. A stream's chunks' parts, joined, are read the same way
+ * (geminiStreamText): a marker split across chunks is whole.
+ */
+function geminiPartsText(parts: Json[], unread: string[]): string[] {
+  const t: string[] = []
+  let run = ''
+  for (const part of parts) {
+    if (!isObj(part)) {
+      if (part !== null) unreadShape(unread, shapeName('Gemini part', undefined))
+      continue
+    }
+    unknownMembers(part, GEMINI_PART_READ, GEMINI_PART_NO_TEXT, 'Gemini part member', unread)
+    if (typeof part.text === 'string') {
+      run += part.text
+      continue
+    }
+    if (run !== '') t.push(run)
+    run = ''
+    if (isObj(part.functionCall)) {
+      unknownMembers(part.functionCall, new Set(['args']), new Set(['id', 'name']), 'Gemini function call member', unread)
+      if (part.functionCall.args !== undefined) t.push(JSON.stringify(part.functionCall.args))
+    }
+    if (isObj(part.executableCode)) {
+      unknownMembers(part.executableCode, new Set(['code']), new Set(['language', 'id']), 'Gemini executable code member', unread)
+      if (typeof part.executableCode.code === 'string') t.push(part.executableCode.code)
+    }
+    if (isObj(part.codeExecutionResult)) {
+      unknownMembers(part.codeExecutionResult, new Set(['output']), new Set(['outcome', 'id']), 'Gemini code execution result member', unread)
+      if (typeof part.codeExecutionResult.output === 'string') t.push(part.codeExecutionResult.output)
+    }
+  }
+  if (run !== '') t.push(run)
+  return t
+}
+
+/** A Gemini candidate's texts beside its parts: its finish message, citations, grounding and URL context. */
+function geminiCandidateExtras(c: Obj): string[] {
+  return [
+    ...str(c.finishMessage), ...leafTexts(c.citationMetadata), ...leafTexts(c.groundingMetadata), ...leafTexts(c.groundingAttributions),
+    ...leafTexts(c.urlContextMetadata), ...leafTexts(c.urlRetrievalMetadata),
+  ]
+}
+
 const GEMINI_READ = new Set(['candidates', 'promptFeedback'])
 /** Token counts, the model's version, ids, times (Vertex `createTime`). */
 const GEMINI_NO_TEXT = new Set(['usageMetadata', 'modelVersion', 'responseId', 'createTime'])
@@ -1635,3 +1684,388 @@ const OLLAMA_READ = new Set(['message', 'response', 'thinking'])
 const OLLAMA_NO_TEXT = new Set([
   'model', 'created_at', 'done', 'done_reason', 'total_duration', 'load_duration', 'prompt_eval_count', 'prompt_eval_duration', 'eval_count', 'eval_duration', 'context',
 ])
+
+// ---------------------------------------------------------------- other providers' streams
+
+/**
+ * The streams of the providers whose bodies wellKnownAnswer reads, as decodeSse meets their
+ * events (SSE data lines, a JSON list, NDJSON lines): Gemini `streamGenerateContent` (every chunk
+ * a whole `generateContent` body), Bedrock ConverseStream (one event object per chunk, keyed by
+ * its type), Cohere v2 chat (`type: "content-delta"` ...), OpenAI Assistants (`thread.*` objects).
+ * Each is read closed-world as its body is, and its pieces are joined where the answer has them
+ * (a marker split across chunks is one marker).
+ */
+interface ProviderStreams {
+  /** Gemini: each candidate's parts across chunks (by its index), and its other texts once each. */
+  gemini: Map<number, {parts: Json[]; extras: Set<string>}>
+  /** Bedrock ConverseStream: each content block's pieces by contentBlockIndex, and what kind of text they are. */
+  converse: Map<number, {kind: 'text' | 'reasoning' | 'tool'; pieces: string[]}>
+  /** The block the last ConverseStream delta went to: a delta cut off before its contentBlockIndex continues it. */
+  converseLast: number
+  /** Cohere v2: content parts by index, the tool plan's pieces, tool calls' arguments by index. */
+  cohere: {content: Map<number, string[]>; plan: string[]; calls: Map<number, string[]>}
+  /** Assistants: per message id, in the order first met, its parts' deltas by part index and its whole text (thread.message events). */
+  assistants: Map<string, {parts: Map<number, string[]>; annotations: string[]; whole: string | null}>
+  /** Assistants: per run step id and tool call index, a tool call's pieces (arguments, code input), and each step's whole tool calls. */
+  steps: Map<string, {pieces: Map<number, string[]>; whole: string | null}>
+  /** Texts given beside the answers (citations, grounding, model fields, a run's required tool calls), each once, after them. */
+  extra: Set<string>
+}
+
+function emptyProviderStreams(): ProviderStreams {
+  return {gemini: new Map(), converse: new Map(), converseLast: 0, cohere: {content: new Map(), plan: [], calls: new Map()}, assistants: new Map(), steps: new Map(), extra: new Set()}
+}
+
+/** Bedrock ConverseStream's events (the ConverseStreamOutput union's members) and its exception events. */
+const CONVERSE_EVENTS = new Set(['messageStart', 'contentBlockStart', 'contentBlockDelta', 'contentBlockStop', 'messageStop', 'metadata'])
+const CONVERSE_EXCEPTIONS = new Set(['internalServerException', 'modelStreamErrorException', 'validationException', 'throttlingException', 'serviceUnavailableException'])
+/** Cohere v2 chat stream events. */
+const COHERE_EVENTS = new Set([
+  'message-start', 'content-start', 'content-delta', 'content-end', 'tool-plan-delta', 'tool-call-start', 'tool-call-delta', 'tool-call-end', 'citation-start', 'citation-end', 'message-end',
+])
+/** The objects an OpenAI Assistants stream's events carry (`thread.created`, `thread.run.*`, `thread.run.step.*`, `thread.message.*`). */
+const ASSISTANTS_OBJECTS = new Set(['thread', 'thread.run', 'thread.run.step', 'thread.run.step.delta', 'thread.message', 'thread.message.delta'])
+
+/** Whether a stream chunk is one of another provider's stream (ProviderStreams). */
+function isProviderStreamChunk(d: Obj): boolean {
+  if (Array.isArray(d.choices)) return false
+  // An Assistants run step has a `type` of its own (message_creation, tool_calls): its object says what it is.
+  if (typeof d.object === 'string') return ASSISTANTS_OBJECTS.has(d.object)
+  if (typeof d.type === 'string') return COHERE_EVENTS.has(d.type)
+  if (Array.isArray(d.candidates) || isObj(d.usageMetadata) || isObj(d.promptFeedback)) return true
+  return Object.keys(d).some((k) => CONVERSE_EVENTS.has(k) || CONVERSE_EXCEPTIONS.has(k))
+}
+
+/**
+ * One event of another provider's stream, read into `streams`; the error messages it showed the
+ * client (an exception event's, a run's last error), to be searched with the answer. Null where
+ * the chunk is of none of these streams.
+ */
+function providerStreamEvent(chunk: Obj, streams: ProviderStreams, out: DecodedResponse): string[] | null {
+  if (!isProviderStreamChunk(chunk)) return null
+  if (typeof chunk.object === 'string') return assistantsEvent(chunk, streams, out)
+  if (typeof chunk.type === 'string') return cohereEvent(chunk, streams, out)
+  if (Array.isArray(chunk.candidates) || isObj(chunk.usageMetadata) || isObj(chunk.promptFeedback)) return geminiChunk(chunk, streams, out)
+  return converseEvent(chunk, streams, out)
+}
+
+const addAll = (set: Set<string>, texts: string[]): void => {
+  for (const t of texts) if (t !== '') set.add(t)
+}
+const appendTo = <K>(map: Map<K, string[]>, key: K, piece: string): void => {
+  const buf = map.get(key)
+  if (buf) buf.push(piece)
+  else map.set(key, [piece])
+}
+
+/**
+ * A Gemini stream chunk: a whole `generateContent` body (checked member by member as one, by
+ * geminiText), whose candidates' parts continue those of the chunks before (by candidate index);
+ * the last counts given are the stream's.
+ */
+function geminiChunk(chunk: Obj, streams: ProviderStreams, out: DecodedResponse): string[] {
+  geminiText({...chunk, candidates: Array.isArray(chunk.candidates) ? chunk.candidates : []}, out.unread)
+  const candidates = Array.isArray(chunk.candidates) ? chunk.candidates : []
+  candidates.forEach((c, i) => {
+    if (!isObj(c)) return
+    const index = typeof c.index === 'number' ? c.index : i
+    let entry = streams.gemini.get(index)
+    if (!entry) streams.gemini.set(index, (entry = {parts: [], extras: new Set()}))
+    if (isObj(c.content) && Array.isArray(c.content.parts)) entry.parts.push(...c.content.parts)
+    addAll(entry.extras, geminiCandidateExtras(c))
+  })
+  if (isObj(chunk.promptFeedback)) addAll(streams.extra, str(chunk.promptFeedback.blockReasonMessage))
+  if (isObj(chunk.usageMetadata)) {
+    out.promptTokens = intOrNull(chunk.usageMetadata.promptTokenCount) ?? out.promptTokens
+    out.completionTokens = intOrNull(chunk.usageMetadata.candidatesTokenCount) ?? out.completionTokens
+  }
+  return []
+}
+
+/**
+ * A Bedrock ConverseStream event: a content block's delta (its text, a tool call's input in
+ * pieces of JSON text, reasoning text; a citation's strings; a reasoning signature or redacted
+ * reasoning holds no text); a stop's model fields; the metadata's usage and trace. An exception
+ * event is an error the client was shown, its message (and every other string of it) searched.
+ * Every member of each is read, known to carry no text, or named unread.
+ */
+function converseEvent(chunk: Obj, streams: ProviderStreams, out: DecodedResponse): string[] {
+  const unread = out.unread
+  const errors: string[] = []
+  for (const [key, value] of Object.entries(chunk)) {
+    if (CONVERSE_EXCEPTIONS.has(key)) {
+      const message = isObj(value) && typeof value.message === 'string' ? value.message : key
+      out.isError = true
+      out.errorMessage = message
+      errors.push(message, ...(isObj(value) ? leafTexts(Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'message'))) : []))
+      continue
+    }
+    if (!CONVERSE_EVENTS.has(key)) {
+      if (leafTexts(value).length > 0) unreadShape(unread, shapeName('ConverseStream event member', key))
+      continue
+    }
+    if (!isObj(value)) continue
+    const event = key
+    // Bedrock writes the index after the delta: a last event cut off between them continues the block before it.
+    const index = typeof value.contentBlockIndex === 'number' ? value.contentBlockIndex : streams.converseLast
+    if (event === 'messageStart') unknownMembers(value, new Set(), new Set(['role']), 'ConverseStream messageStart member', unread)
+    else if (event === 'contentBlockStop') unknownMembers(value, new Set(), new Set(['contentBlockIndex']), 'ConverseStream contentBlockStop member', unread)
+    else if (event === 'contentBlockStart') {
+      unknownMembers(value, new Set(['start']), new Set(['contentBlockIndex']), 'ConverseStream contentBlockStart member', unread)
+      if (isObj(value.start)) {
+        unknownMembers(value.start, new Set(), new Set(['toolUse']), 'ConverseStream block start member', unread)
+        // A tool call's start names it (its id, the tool's name): its input follows in deltas.
+        if (isObj(value.start.toolUse)) unknownMembers(value.start.toolUse, new Set(), new Set(['toolUseId', 'name', 'type']), 'ConverseStream tool use start member', unread)
+      }
+    } else if (event === 'contentBlockDelta') {
+      unknownMembers(value, new Set(['delta']), new Set(['contentBlockIndex']), 'ConverseStream contentBlockDelta member', unread)
+      streams.converseLast = index
+      if (isObj(value.delta)) converseDelta(value.delta, index, streams, unread)
+    } else if (event === 'messageStop') {
+      unknownMembers(value, new Set(['additionalModelResponseFields']), new Set(['stopReason']), 'ConverseStream messageStop member', unread)
+      addAll(streams.extra, leafTexts(value.additionalModelResponseFields))
+    } else {
+      unknownMembers(value, new Set(['trace']), new Set(['usage', 'metrics', 'performanceConfig', 'serviceTier']), 'ConverseStream metadata member', unread)
+      addAll(streams.extra, leafTexts(value.trace))
+      if (isObj(value.usage)) {
+        out.promptTokens = intOrNull(value.usage.inputTokens) ?? out.promptTokens
+        out.completionTokens = intOrNull(value.usage.outputTokens) ?? out.completionTokens
+      }
+    }
+  }
+  return errors
+}
+
+/** A ConverseStream content block delta (the ContentBlockDelta union) appended to its block. */
+function converseDelta(delta: Obj, index: number, streams: ProviderStreams, unread: string[]): void {
+  const piece = (kind: 'text' | 'reasoning' | 'tool', text: string): void => {
+    if (text === '') return
+    let block = streams.converse.get(index)
+    if (!block) streams.converse.set(index, (block = {kind, pieces: []}))
+    block.pieces.push(text)
+  }
+  unknownMembers(delta, new Set(['text', 'toolUse', 'reasoningContent', 'citation', 'toolResult']), new Set(['image']), 'ConverseStream delta member', unread)
+  if (typeof delta.text === 'string') piece('text', delta.text)
+  if (isObj(delta.toolUse)) {
+    unknownMembers(delta.toolUse, new Set(['input']), new Set(), 'ConverseStream tool use delta member', unread)
+    if (typeof delta.toolUse.input === 'string') piece('tool', delta.toolUse.input)
+  }
+  if (isObj(delta.reasoningContent)) {
+    unknownMembers(delta.reasoningContent, new Set(['text']), new Set(['signature', 'redactedContent']), 'ConverseStream reasoning delta member', unread)
+    if (typeof delta.reasoningContent.text === 'string') piece('reasoning', delta.reasoningContent.text)
+  }
+  // A citation's strings (its title, the source's text) and a tool's result given in pieces: texts the client received.
+  addAll(streams.extra, [...leafTexts(delta.citation), ...leafTexts(delta.toolResult)])
+}
+
+/**
+ * A Cohere v2 chat stream event: a content part's start and deltas (`delta.message.content`: its
+ * `text`, a thinking part's `thinking`), the tool plan's deltas, a tool call's start and argument
+ * deltas, a citation's strings, the end's usage. Every member is read, known to carry no text, or
+ * named unread.
+ */
+function cohereEvent(chunk: Obj, streams: ProviderStreams, out: DecodedResponse): string[] {
+  const unread = out.unread
+  const type = chunk.type as string
+  const index = typeof chunk.index === 'number' ? chunk.index : 0
+  unknownMembers(chunk, new Set(['delta']), new Set(['type', 'index', 'id']), 'Cohere stream event member', unread)
+  const delta = isObj(chunk.delta) ? chunk.delta : {}
+  unknownMembers(delta, new Set(['message']), new Set(['finish_reason', 'usage']), 'Cohere stream delta member', unread)
+  if (isObj(delta.usage)) {
+    const tokens = isObj(delta.usage.tokens) ? delta.usage.tokens : isObj(delta.usage.billed_units) ? delta.usage.billed_units : {}
+    out.promptTokens = intOrNull(tokens.input_tokens) ?? out.promptTokens
+    out.completionTokens = intOrNull(tokens.output_tokens) ?? out.completionTokens
+  }
+  const m = isObj(delta.message) ? delta.message : null
+  if (m === null) return []
+  unknownMembers(m, new Set(['content', 'tool_plan', 'tool_calls', 'citations']), new Set(['role']), 'Cohere stream message member', unread)
+  if (type === 'message-start') {
+    // The message as started (empty from Cohere): whatever text it holds, read as the body's message is.
+    const t = cohereText({message: m}, unread)
+    if (t !== '') streams.extra.add(t)
+    return []
+  }
+  if (isObj(m.content)) {
+    unknownMembers(m.content, new Set(['text', 'thinking']), new Set(['type']), 'Cohere stream content member', unread)
+    const piece = typeof m.content.text === 'string' ? m.content.text : typeof m.content.thinking === 'string' ? m.content.thinking : ''
+    if (piece !== '') appendTo(streams.cohere.content, index, piece)
+  }
+  if (typeof m.tool_plan === 'string' && m.tool_plan !== '') streams.cohere.plan.push(m.tool_plan)
+  if (isObj(m.tool_calls)) {
+    const args = toolCallText(m.tool_calls, unread)
+    if (args !== null && args !== '') appendTo(streams.cohere.calls, index, args)
+  }
+  addAll(streams.extra, leafTexts(m.citations))
+  return []
+}
+
+/**
+ * An OpenAI Assistants stream event, by the object it carries: a message's deltas
+ * (`thread.message.delta`: its parts' text by part index, refusals, annotations' strings); a
+ * message whole (`thread.message`, created, in progress, completed or incomplete: the text the
+ * deltas give again, read as assistantsText reads it, kept to be compared); a run step's tool
+ * calls in pieces (`thread.run.step.delta`) and whole (`thread.run.step`); a run's required tool
+ * calls and its last error (`thread.run`). A thread (`thread.created`) holds no text.
+ */
+function assistantsEvent(chunk: Obj, streams: ProviderStreams, out: DecodedResponse): string[] {
+  const unread = out.unread
+  const id = typeof chunk.id === 'string' ? chunk.id : ''
+  switch (chunk.object) {
+    case 'thread.message.delta': {
+      unknownMembers(chunk, new Set(['delta']), new Set(['id', 'object']), 'Assistants message delta member', unread)
+      const message = assistantsMessage(streams, id)
+      if (!isObj(chunk.delta)) return []
+      unknownMembers(chunk.delta, new Set(['content']), new Set(['role']), 'Assistants delta member', unread)
+      for (const part of Array.isArray(chunk.delta.content) ? chunk.delta.content : []) {
+        if (!isObj(part)) {
+          if (part !== null) unreadShape(unread, shapeName('Assistants delta content part', undefined))
+          continue
+        }
+        const index = typeof part.index === 'number' ? part.index : 0
+        if (part.type === 'text' && isObj(part.text)) {
+          unknownMembers(part.text, new Set(['value', 'annotations']), new Set(), 'Assistants text delta member', unread)
+          if (typeof part.text.value === 'string' && part.text.value !== '') appendTo(message.parts, index, part.text.value)
+          message.annotations.push(...leafTexts(part.text.annotations))
+        } else if (part.type === 'refusal') {
+          if (typeof part.refusal === 'string' && part.refusal !== '') appendTo(message.parts, index, part.refusal)
+        } else if (part.type !== 'image_file' && part.type !== 'image_url') unreadShape(unread, shapeName('Assistants delta content part', part.type))
+      }
+      return []
+    }
+    case 'thread.message': {
+      if (!Array.isArray(chunk.content)) {
+        unknownMembers(chunk, new Set(), ASSISTANTS_NO_TEXT, 'Assistants message member', unread)
+        return []
+      }
+      const whole = assistantsText(chunk, unread)
+      // A completed message repeats the deltas; one only created or in progress holds what it holds so far.
+      const message = assistantsMessage(streams, id)
+      if (whole !== '' || message.whole === null) message.whole = whole
+      return []
+    }
+    case 'thread.run.step.delta': {
+      unknownMembers(chunk, new Set(['delta']), new Set(['id', 'object']), 'Assistants run step delta member', unread)
+      const details = isObj(chunk.delta) && isObj(chunk.delta.step_details) ? chunk.delta.step_details : null
+      if (isObj(chunk.delta)) unknownMembers(chunk.delta, new Set(['step_details']), new Set(), 'Assistants run step delta member', unread)
+      if (details === null || !Array.isArray(details.tool_calls)) return []
+      unknownMembers(details, new Set(['tool_calls']), new Set(['type']), 'Assistants step details member', unread)
+      const step = assistantsStep(streams, id)
+      for (const call of details.tool_calls) {
+        if (!isObj(call)) continue
+        const index = typeof call.index === 'number' ? call.index : 0
+        const {written, given} = assistantsToolCall(call)
+        if (written !== '') appendTo(step.pieces, index, written)
+        addAll(streams.extra, given)
+      }
+      return []
+    }
+    case 'thread.run.step': {
+      unknownMembers(chunk, new Set(['step_details', 'last_error']), ASSISTANTS_RUN_NO_TEXT, 'Assistants run step member', unread)
+      const step = assistantsStep(streams, id)
+      if (isObj(chunk.step_details) && Array.isArray(chunk.step_details.tool_calls)) {
+        const calls = chunk.step_details.tool_calls.filter(isObj).map(assistantsToolCall)
+        const whole = calls.map((c) => c.written).filter((t) => t !== '').join('\n')
+        if (whole !== '') step.whole = whole
+        for (const c of calls) addAll(streams.extra, c.given)
+      }
+      readUsage(chunk.usage, out)
+      return assistantsLastError(chunk, out)
+    }
+    case 'thread.run': {
+      unknownMembers(chunk, new Set(['required_action', 'last_error']), ASSISTANTS_RUN_NO_TEXT, 'Assistants run member', unread)
+      // The tool calls a run asks the client to answer: the model's arguments, which the client received.
+      if (isObj(chunk.required_action) && isObj(chunk.required_action.submit_tool_outputs) && Array.isArray(chunk.required_action.submit_tool_outputs.tool_calls)) {
+        addAll(streams.extra, answerToolCallArgs(chunk.required_action.submit_tool_outputs.tool_calls, unread))
+      }
+      readUsage(chunk.usage, out)
+      return assistantsLastError(chunk, out)
+    }
+    default:
+      // A thread: its id, times, metadata and tool resources (file and vector store ids).
+      unknownMembers(chunk, new Set(), new Set(['id', 'object', 'created_at', 'metadata', 'tool_resources']), 'Assistants thread member', unread)
+      return []
+  }
+}
+
+/**
+ * A run's or run step's members that carry no answer text: ids, times, states, the model, and
+ * what the request set (the assistant's instructions and tools, sampling and truncation settings,
+ * metadata): the request's, given back, as the Responses API's final response repeats them.
+ */
+const ASSISTANTS_RUN_NO_TEXT = new Set([
+  'id', 'object', 'created_at', 'assistant_id', 'thread_id', 'run_id', 'type', 'status', 'started_at', 'expires_at', 'expired_at', 'cancelled_at', 'failed_at', 'completed_at',
+  'incomplete_details', 'model', 'instructions', 'tools', 'metadata', 'usage', 'temperature', 'top_p', 'max_prompt_tokens', 'max_completion_tokens', 'truncation_strategy',
+  'response_format', 'tool_choice', 'parallel_tool_calls', 'reasoning_effort', 'tool_resources',
+])
+
+function assistantsMessage(streams: ProviderStreams, id: string): {parts: Map<number, string[]>; annotations: string[]; whole: string | null} {
+  let m = streams.assistants.get(id)
+  if (!m) streams.assistants.set(id, (m = {parts: new Map(), annotations: [], whole: null}))
+  return m
+}
+
+function assistantsStep(streams: ProviderStreams, id: string): {pieces: Map<number, string[]>; whole: string | null} {
+  let s = streams.steps.get(id)
+  if (!s) streams.steps.set(id, (s = {pieces: new Map(), whole: null}))
+  return s
+}
+
+/**
+ * An Assistants run step's tool call: `written`, what the model wrote (a function's arguments, a
+ * code interpreter's input: in pieces in a step's deltas), and `given`, what the tool gave back (a
+ * function's output, the interpreter's outputs' logs, a file search's results: every string but
+ * ids). A function's or tool's name is the request's.
+ */
+function assistantsToolCall(call: Obj): {written: string; given: string[]} {
+  const fn = isObj(call.function) ? call.function : {}
+  const code = isObj(call.code_interpreter) ? call.code_interpreter : {}
+  return {
+    written: [...str(fn.arguments), ...str(code.input)].join('\n'),
+    given: [...str(fn.output), ...leafTexts(code.outputs), ...leafTexts(isObj(call.file_search) ? call.file_search.results : undefined)],
+  }
+}
+
+/** A run's (or step's) last error: shown to the client, its message searched with the answer. */
+function assistantsLastError(chunk: Obj, out: DecodedResponse): string[] {
+  if (!isObj(chunk.last_error)) return []
+  const message = typeof chunk.last_error.message === 'string' ? chunk.last_error.message : JSON.stringify(chunk.last_error)
+  out.isError = true
+  out.errorMessage = message
+  return [message]
+}
+
+/**
+ * The texts of the other providers' streams read (ProviderStreams), each answer as its body would
+ * read: Gemini candidates in index order (their parts joined across chunks, geminiPartsText);
+ * ConverseStream blocks in index order (text blocks one running text, a tool call's input as
+ * JSON); Cohere's content parts, tool plan and tool calls; each Assistants message as its deltas
+ * give it and, where the whole message its events repeat says something else (a message logged
+ * without its deltas, an annotation), that too on its own line, as the Responses API's done
+ * events are read (responsesStreamText); run steps' tool calls likewise; then the texts beside.
+ */
+function providerStreamText(streams: ProviderStreams): string[] {
+  const texts: string[] = []
+  const byIndex = <V>(m: Map<number, V>): V[] => [...m].sort((a, b) => a[0] - b[0]).map(([, v]) => v)
+  for (const c of byIndex(streams.gemini)) texts.push([...geminiPartsText(c.parts, []), ...c.extras].filter(Boolean).join('\n'))
+  texts.push(blocksText(byIndex(streams.converse).map((b) => ({text: b.kind === 'tool' ? jsonPiecesText(b.pieces) : b.pieces.join(''), isText: b.kind === 'text'}))))
+  texts.push(byIndex(streams.cohere.content).map((p) => p.join('')).join('\n'), streams.cohere.plan.join(''), ...byIndex(streams.cohere.calls).map((p) => p.join('')))
+  for (const m of streams.assistants.values()) {
+    const streamed = withCitations(byIndex(m.parts).map((p) => p.join('')).join('\n'), [...new Set(m.annotations)])
+    texts.push(streamed)
+    if (m.whole !== null && m.whole !== '' && m.whole !== streamed) texts.push(m.whole)
+  }
+  for (const s of streams.steps.values()) {
+    const streamed = byIndex(s.pieces).map((p) => p.join('')).join('\n')
+    texts.push(streamed)
+    if (s.whole !== null && s.whole !== streamed) texts.push(s.whole)
+  }
+  texts.push(...streams.extra)
+  return texts.filter((t) => t !== '')
+}
+
+/** A tool call's input given in pieces of JSON text, written as the whole answer writes it (JSON.stringify of the parsed object); pieces that do not parse (a stream cut short) as they came. */
+function jsonPiecesText(pieces: string[]): string {
+  const joined = pieces.join('')
+  const parsed = within('(tool input)', () => tryParseJson(joined))
+  return isObj(parsed) || Array.isArray(parsed) ? JSON.stringify(parsed) : joined
+}

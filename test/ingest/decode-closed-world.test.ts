@@ -16,18 +16,14 @@ const chunk = (delta: Record<string, unknown>, choice: Record<string, unknown> =
 
 describe('stream chunks of a shape not read', () => {
   it('names a chunk without choices or a type in unread, with or without an error event after it', () => {
-    const gemini = (t: string) => ({candidates: [{content: {role: 'model', parts: [{text: t}]}, index: 0}], modelVersion: 'gemini-2.5-flash'})
+    // Gemini, Bedrock ConverseStream, Cohere and Assistants streams are read (decode-provider-streams.test.ts); a chunk of a shape none of them has is not.
+    const future = (t: string) => ({future_answer: {text: t}})
     const error = {error: {code: 500, message: 'An internal error has occurred.', status: 'INTERNAL'}}
-    const withError = decodeResponse(sse(gemini('Here: '), gemini(M), error))
+    const withError = decodeResponse(sse(future('Here: '), future(M), error))
     expect(withError).toMatchObject({isError: true, errorMessage: 'An internal error has occurred.'})
-    expect(withError.unread).toContain('stream chunk member "candidates"')
+    expect(withError.unread).toContain('stream chunk member "future_answer"')
     // Beside a chat chunk, without an error.
-    expect(decodeResponse(sse(chunk({content: 'ok'}), {candidates: [{content: {parts: [{text: M}]}}]}) + 'data: [DONE]\n\n')).toMatchObject({text: 'ok', unread: ['stream chunk member "candidates"']})
-    // OpenAI Assistants' thread.message.delta, Bedrock ConverseStream chunks logged as a list, TGI tokens.
-    const assistants = `event: thread.message.delta\ndata: ${JSON.stringify({id: 'msg_1', object: 'thread.message.delta', delta: {content: [{index: 0, type: 'text', text: {value: M}}]}})}\n\n`
-    expect(decodeResponse(assistants).unread).toEqual(['stream chunk member "delta"'])
-    const bedrock = [{messageStart: {role: 'assistant'}}, {contentBlockDelta: {delta: {text: M}, contentBlockIndex: 0}}, {error: {message: 'ModelStreamErrorException'}}]
-    expect(decodeResponse(bedrock).unread).toEqual(['stream chunk member "messageStart"', 'stream chunk member "contentBlockDelta"'])
+    expect(decodeResponse(sse(chunk({content: 'ok'}), future(M)) + 'data: [DONE]\n\n')).toMatchObject({text: 'ok', unread: ['stream chunk member "future_answer"']})
     const tgi = sse({index: 1, token: {id: 1, text: M, logprob: -0.1, special: false}, generated_text: null, details: null}, {error: 'CUDA out of memory', error_type: 'generation'})
     expect(decodeResponse(tgi)).toMatchObject({isError: true, unread: ['stream chunk member "token"']})
   })
