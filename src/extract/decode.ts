@@ -536,6 +536,8 @@ function decodeResponseObject(obj: Obj, stream: boolean): DecodedResponse {
         const extras = messageExtras(msg, out.unread)
         // Reasoning details repeating the reasoning read above are that text.
         if (extras.details !== (reasoning ?? '')) t.push(extras.details)
+        // LiteLLM's thinking blocks repeating the reasoning read above are that text.
+        if (extras.thinking !== (reasoning ?? '')) t.push(extras.thinking)
         t.push(...extras.lines)
         // A choice's `text` beside its message, where it says something else.
         if (msg === msgs[0] && typeof choice.text === 'string' && choice.text !== '' && choice.text !== contentText(msg.content)) t.push(choice.text)
@@ -689,12 +691,14 @@ function leafTexts(value: Json | undefined): string[] {
  * What a chat message or delta carries besides its content, reasoning, tool calls, refusal,
  * annotations and audio: `details`, the text of its `reasoning_details` (OpenRouter: a
  * `reasoning.text`'s text and a `reasoning.summary`'s summary, joined; a `reasoning.encrypted`
- * holds no text; a detail of another type is named in `unread`); and `lines`, every string of
- * Azure OpenAI On Your Data's `context` (the retrieved documents' `citations[].content`, titles
- * and paths, the `intent`, `all_retrieved_documents`) and of Groq's `executed_tools` (a tool's
- * arguments, output and search results): texts the client was handed with the answer.
+ * holds no text; a detail of another type is named in `unread`); `thinking`, the text of
+ * LiteLLM's `thinking_blocks` (thinkingBlocksText); and `lines`, every string of Azure OpenAI On
+ * Your Data's `context` (the retrieved documents' `citations[].content`, titles and paths, the
+ * `intent`, `all_retrieved_documents`), of Groq's `executed_tools` (a tool's arguments, output
+ * and search results) and of the `citations` in LiteLLM's `provider_specific_fields`: texts the
+ * client was handed with the answer.
  */
-function messageExtras(m: Obj, unread: string[]): {details: string; lines: string[]} {
+function messageExtras(m: Obj, unread: string[]): {details: string; thinking: string; lines: string[]} {
   let details = ''
   if (Array.isArray(m.reasoning_details)) {
     for (const d of m.reasoning_details) {
@@ -707,8 +711,45 @@ function messageExtras(m: Obj, unread: string[]): {details: string; lines: strin
       else if (d.type !== 'reasoning.encrypted' && d.type !== 'reasoning.text' && d.type !== 'reasoning.summary') unreadShape(unread, shapeName('reasoning detail', d.type))
     }
   }
-  return {details, lines: [...leafTexts(m.context), ...leafTexts(m.executed_tools)]}
+  // LiteLLM's `thinking_blocks`, on the message and in its `provider_specific_fields` (the same blocks, read once).
+  const psf = isObj(m.provider_specific_fields) ? m.provider_specific_fields : null
+  const thinking = thinkingBlocksText(m.thinking_blocks, unread)
+  const psfThinking = psf === null ? '' : thinkingBlocksText(psf.thinking_blocks, unread)
+  const lines = [...leafTexts(m.context), ...leafTexts(m.executed_tools)]
+  if (psf !== null) {
+    unknownMembers(psf, PSF_READ, new Set(), 'LiteLLM provider_specific_fields member', unread)
+    // Anthropic's citations, which LiteLLM moves here: the cited texts and sources the client was given.
+    lines.push(...leafTexts(psf.citations))
+  }
+  return {details, thinking: psfThinking === '' || psfThinking === thinking ? thinking : thinking === '' ? psfThinking : `${thinking}\n${psfThinking}`, lines}
 }
+
+/** The members of LiteLLM's `provider_specific_fields` whose shape is known and read; any other holding a string is named unread. */
+const PSF_READ = new Set(['thinking_blocks', 'citations'])
+
+/**
+ * LiteLLM's `thinking_blocks` (Anthropic's thinking blocks, which LiteLLM passes on beside
+ * `reasoning_content`): a `thinking` block's text, joined; a `redacted_thinking` block's `data` is
+ * encrypted, a signature opaque. Thinking text returned to the client is text it received. A block
+ * of another type, or a member not known here holding a string, is named in `unread`.
+ */
+function thinkingBlocksText(blocks: Json | undefined, unread: string[]): string {
+  if (!Array.isArray(blocks)) {
+    if (blocks !== undefined && blocks !== null && leafTexts(blocks).length > 0) unreadShape(unread, shapeName('LiteLLM thinking blocks', undefined))
+    return ''
+  }
+  let text = ''
+  for (const b of blocks) {
+    if (isObj(b) && b.type === 'thinking') {
+      unknownMembers(b, new Set(['thinking']), THINKING_BLOCK_NO_TEXT, 'LiteLLM thinking block member', unread)
+      if (typeof b.thinking === 'string') text += b.thinking
+    } else if (isObj(b) && b.type === 'redacted_thinking') unknownMembers(b, new Set(), THINKING_BLOCK_NO_TEXT, 'LiteLLM thinking block member', unread)
+    else if (b !== null) unreadShape(unread, shapeName('LiteLLM thinking block', isObj(b) ? b.type : undefined))
+  }
+  return text
+}
+/** A thinking block's type, signature (`signature_delta` in LiteLLM's streams), a redacted block's encrypted `data`, a cache control. */
+const THINKING_BLOCK_NO_TEXT = new Set(['type', 'signature', 'signature_delta', 'data', 'cache_control'])
 
 /**
  * Names in `unread` each member of `obj` that is neither read (`read`) nor known to carry no
@@ -766,6 +807,7 @@ const CHOICE_NO_TEXT = new Set([
 /** A chat message's or delta's members read (decodeResponseObject, decodeSse, messageExtras). */
 const MESSAGE_READ = new Set([
   'content', 'refusal', 'reasoning', 'reasoning_content', 'tool_calls', 'function_call', 'audio', 'annotations', 'reasoning_details', 'context', 'executed_tools',
+  'thinking_blocks', 'provider_specific_fields',
 ])
 /**
  * A chat message's or delta's members that carry no answer text: its role, an author's name, Azure
@@ -1344,6 +1386,7 @@ function decodeSse(raw: string): DecodedResponse | null {
         // (messageExtras), each on its own line.
         const extras = messageExtras(delta, out.unread)
         if (extras.details !== '' && extras.details !== (reasoningOf(delta) ?? '')) append(tools, `${index}:reasoning_details`, extras.details)
+        if (extras.thinking !== '' && extras.thinking !== (reasoningOf(delta) ?? '')) append(tools, `${index}:thinking_blocks`, extras.thinking)
         for (const t of extras.lines) append(tools, `${index}:extras`, (tools.has(`${index}:extras`) ? '\n' : '') + t)
       }
       if (deltas.length === 0 && typeof choice.text === 'string') piece = choice.text

@@ -122,3 +122,20 @@ describe('chat answer members not known', () => {
     for (const s of streams) expect(decodeResponse(s + 'data: [DONE]\n\n').unread, s).toEqual([])
   })
 })
+
+describe('LiteLLM thinking blocks and provider_specific_fields', () => {
+  const blocks = [{type: 'thinking', thinking: `think ${M}`, signature: 'sig'}, {type: 'redacted_thinking', data: 'ZW5j'}]
+  it('reads a thinking block\'s text (once where it repeats the reasoning), and provider_specific_fields\' thinking blocks and citations', () => {
+    expect(decodeResponse(chat({content: 'Paris.', thinking_blocks: blocks}))).toMatchObject({text: `Paris.\nthink ${M}`, unread: []})
+    const both = decodeResponse(chat({content: 'Paris.', reasoning_content: `think ${M}`, thinking_blocks: blocks, provider_specific_fields: {thinking_blocks: blocks, citations: [{type: 'char_location', cited_text: `cited ${M}`, document_index: 0}]}}))
+    expect(both).toMatchObject({text: `think ${M}\nParis.\ncited ${M}`, unread: []})
+    // Streamed: the blocks in pieces, joined.
+    const streamed = decodeResponse(sse(chunk({role: 'assistant', content: '', thinking_blocks: [{type: 'thinking', thinking: 'think CANARY-cccc'}]}), chunk({thinking_blocks: [{type: 'thinking', thinking: '3333dddd4444', signature_delta: 'sig'}]}), chunk({content: 'Paris.'})) + 'data: [DONE]\n\n')
+    expect(streamed).toMatchObject({unread: []})
+    expect(streamed.text).toContain(`think ${M}`)
+  })
+  it('names a block or a provider-specific member of a shape not known, holding text', () => {
+    expect(decodeResponse(chat({content: 'a', thinking_blocks: [{type: 'future_block', text: M}]})).unread).toEqual(['LiteLLM thinking block "future_block"'])
+    expect(decodeResponse(chat({content: 'a', provider_specific_fields: {future: M}})).unread).toEqual(['LiteLLM provider_specific_fields member "future"'])
+  })
+})
