@@ -1776,7 +1776,19 @@ function isProviderStreamChunk(d: Obj): boolean {
   if (typeof d.object === 'string') return ASSISTANTS_OBJECTS.has(d.object)
   if (typeof d.type === 'string') return COHERE_EVENTS.has(d.type)
   if (Array.isArray(d.candidates) || isObj(d.usageMetadata) || isObj(d.promptFeedback)) return true
-  return Object.keys(d).some((k) => CONVERSE_EVENTS.has(k) || CONVERSE_EXCEPTIONS.has(k))
+  return isConverseEvent(d)
+}
+
+/**
+ * Whether a chunk is a ConverseStream event: an object under an event's or exception's name. A
+ * `metadata` member alone is one only where it holds what Bedrock's does (`usage` with
+ * `inputTokens`, `metrics`, `trace`): a chat chunk may carry request `metadata` (TOP_NO_TEXT).
+ */
+function isConverseEvent(d: Obj): boolean {
+  const keys = Object.keys(d)
+  if (keys.some((k) => (CONVERSE_EVENTS.has(k) && k !== 'metadata' && isObj(d[k])) || CONVERSE_EXCEPTIONS.has(k))) return true
+  const m = d.metadata
+  return keys.length === 1 && isObj(m) && ((isObj(m.usage) && 'inputTokens' in m.usage) || isObj(m.metrics) || m.trace !== undefined)
 }
 
 /**

@@ -136,6 +136,18 @@ describe('other providers\' streams', () => {
     expect(failed).toMatchObject({isError: true, errorMessage: `broke ${M}`, unread: []})
   })
 
+  it('reads an Assistants message logged without its deltas from the completed message, and its annotations once', () => {
+    const annotated = [{type: 'text', text: {value: `Here: ${M} done.`, annotations: [{type: 'file_citation', text: '【4:0†source】', file_citation: {file_id: 'file-1'}, start_index: 0, end_index: 5}]}}]
+    expect(decodeResponse(sse([{event: 'thread.message.completed', data: message(annotated, 'completed')}]))).toMatchObject({text: `Here: ${M} done.\n【4:0†source】`, unread: []})
+    const delta = {id: 'msg_1', object: 'thread.message.delta', delta: {content: [{index: 0, type: 'text', text: {value: `Here: ${M} done.`, annotations: [{index: 0, type: 'file_citation', text: '【4:0†source】', file_citation: {file_id: 'file-1'}, start_index: 0, end_index: 5}]}}]}}
+    expect(decodeResponse(sse([{data: delta}, {data: message(annotated, 'completed')}])).text).toBe(`Here: ${M} done.\n【4:0†source】`)
+  })
+
+  it('still reads a chat chunk carrying request metadata (SGLang) as a chat chunk, not a ConverseStream event', () => {
+    const chat = sse([{data: {id: 'c', object: 'chat.completion.chunk', model: 'm', choices: [{index: 0, delta: {content: 'hi'}}]}}, {data: {id: 'c', model: 'm', usage: {prompt_tokens: 3, completion_tokens: 1}, metadata: {weight_version: 'default'}}}])
+    expect(decodeResponse(chat + 'data: [DONE]\n\n')).toMatchObject({text: 'hi', unread: [], promptTokens: 3, completionTokens: 1})
+  })
+
   it('names a member no release knows, holding text, in each stream (closed-world)', () => {
     expect(decodeResponse(sse([{data: gemini('a', {x_future: {t: M}})}])).unread).toEqual(['Gemini candidate member "x_future"'])
     expect(decodeResponse([{contentBlockDelta: {delta: {futureText: M}, contentBlockIndex: 0}}]).unread).toEqual(['ConverseStream delta member "futureText"'])
