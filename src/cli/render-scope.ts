@@ -1,6 +1,6 @@
 import {describeGap} from '../detect/coverage.js'
 import type {CanaryFigures, ScopeResult} from '../scope/compute-scope.js'
-import type {RegistrylessTenantView, UnscannedScope} from '../scope/unscanned.js'
+import {exposureKnown, type RegistrylessTenantView, type UnscannedScope} from '../scope/unscanned.js'
 import type {TenantViewResult} from '../scope/tenant-view.js'
 import type {TimelineResult} from '../scope/build-timeline.js'
 import {count} from './plural.js'
@@ -307,7 +307,8 @@ export function bar(value: number, max: number, width = 40): string {
   return '█'.repeat(Math.floor(eighths / 8)) + BLOCKS[eighths % 8]
 }
 
-export function renderTimeline(tl: TimelineResult, options: {maxSightings?: number; maxPairs?: number; registry?: boolean; stale?: {markers: boolean; provenance: boolean}} = {}): string {
+/** `orphans`: marker-shaped tokens found in answers; with no registry they leave the exposure not known (exposureKnown), never "no contamination". */
+export function renderTimeline(tl: TimelineResult, options: {maxSightings?: number; maxPairs?: number; registry?: boolean; orphans?: number; stale?: {markers: boolean; provenance: boolean}} = {}): string {
   const out: string[] = []
   const registry = options.registry ?? true
   // Findings out of date (staleFindings): the hours' counts that rest on them, and the bug window built on both, are not known.
@@ -328,8 +329,10 @@ export function renderTimeline(tl: TimelineResult, options: {maxSightings?: numb
     // A leaking retry is a response served, though no event counts it: never "no contamination" then.
     const retries = tl.retry_leaks_not_counted.length
     const unread = tl.duplicate_lines_not_examined
+    const orphans = exposureKnown(registry, options.orphans ?? 0) ? 0 : options.orphans!
     const none = retries > 0 ? `No contamination counted (but see the ${retries === 1 ? 'retry' : 'retries'} below)` : unread > 0 ? `No contamination counted (but see the ${unread === 1 ? 'line' : 'lines'} not examined below)` : 'No contamination'
-    out.push(wrap(tl.at_risk_basis === 'counted' && undecided === 0 ? `${none} ${risk} ${where}.` : `${none} ${risk}.`))
+    if (orphans > 0) out.push(wrap(`Contamination not known ${where}: ${count(orphans, 'marker-shaped token')} found in answers could not be attributed to any session (no canary registry), so whether ${orphans === 1 ? 'it carries' : 'they carry'} another session's data is not known; no verbatim text of another session was found (crosstalk ingest canaries FILE; crosstalk scan).`))
+    else out.push(wrap(tl.at_risk_basis === 'counted' && undecided === 0 ? `${none} ${risk} ${where}.` : `${none} ${risk}.`))
   }
   // A counted at-risk figure covers the records that could be tested: the others are said beside it.
   if ((tl.detection.never_scanned || tl.bug_window || options.stale !== undefined) && tl.at_risk_basis === 'counted' && (tl.at_risk_unknown_records ?? 0) > 0) {

@@ -7,7 +7,7 @@ import {InputError, UsageError} from '../errors.js'
 import {computeScope} from '../scope/compute-scope.js'
 import {loadScopeInputs} from '../scope/scope-data.js'
 import {
-  knownScope, knownTenantView, PROVENANCE_STALE_SCOPE_NOTE, markersStaleReason, markersStaleScopeNote, registrylessTenantView, staleFindings, staleFindingsReason, unscannedScope,
+  exposureKnown, knownScope, knownTenantView, PROVENANCE_STALE_SCOPE_NOTE, markersStaleReason, markersStaleScopeNote, registrylessTenantView, staleFindings, staleFindingsReason, unscannedScope,
   type KnownScope, type KnownTenantView,
 } from '../scope/unscanned.js'
 import {computeTenantView} from '../scope/tenant-view.js'
@@ -72,7 +72,7 @@ export default class Scope extends BaseCommand {
         if (!registry) this.log(`${NO_REGISTRY_SCOPE_NOTE}\n`)
         else if (stale.markers) this.log(`${markersStaleScopeNote(stale.markers_cause ?? 'registry')}\n`)
         if (stale.provenance) this.log(`${PROVENANCE_STALE_SCOPE_NOTE}\n`)
-        this.log(renderTenantView(view, {registry: markersKnown, provenance: !stale.provenance, exposure: !stale.markers && !stale.provenance}))
+        this.log(renderTenantView(view, {registry: markersKnown, provenance: !stale.provenance, exposure: !stale.markers && !stale.provenance && exposureKnown(registry, inputs.orphans)}))
       }
       // --json: what the stored findings cannot speak for is unknown, never 0.
       return known

@@ -40,10 +40,10 @@ export default class Timeline extends BaseCommand {
     const result = stale === null ? built : {...built, bug_window: null, events: built.events.filter((e) => e.kind !== 'bug_window_start' && e.kind !== 'bug_window_end')}
     if (!this.jsonEnabled()) {
       if (stale !== null) this.log(`The scan's findings do not cover the case (${stale}): the leak events below are the last scan's and not all there may be, and the counts that rest on them are not known (crosstalk scan).\n`)
-      this.log(renderTimeline(result, {registry, stale: stale === null ? undefined : {markers: staleParts.markers, provenance: staleParts.provenance}}))
+      this.log(renderTimeline(result, {registry, orphans: inputs.orphans, stale: stale === null ? undefined : {markers: staleParts.markers, provenance: staleParts.provenance}}))
     }
     // Never scanned: what detection would have found is unknown, not none (the events keep the audit trail).
     if (inputs.detection.never_scanned || stale !== null) return {...result, exposure: null, nodes: null, pairs: null, hours: null}
-    return registry ? result : registrylessTimeline(result)
+    return registry ? result : registrylessTimeline(result, inputs.orphans)
   }
 }

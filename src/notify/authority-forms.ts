@@ -2,6 +2,8 @@ import {PER_COUNTRY_BELOW, WINDOW_END_CONTRADICTED, WINDOW_START_CONTRADICTED} f
 import type {Article33Result} from './article33-schema.js'
 import type {Phrases} from './phrases-en.js'
 import {joinItems} from './statements.js'
+import {rangeText} from './phrases.js'
+import {exposureKnown} from '../scope/unscanned.js'
 import {BAD_LINES_REMEDY, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, NO_REGISTRY_REMEDY, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY} from './facts.js'
 
 // The same draft mapped onto each authority's form (reference: sa-forms.md): field ids are
@@ -148,9 +150,9 @@ function answers(d: Draft, P: Phrases) {
     description: known(prose([...d.nature.summary, ...d.nature.cause]), o.cause),
     systems: known(d.nature.systems, o.systems),
     subjectCategories: found(d.data_subjects.categories),
-    subjects: known(d.data_subjects.approximate ? P.range(d.data_subjects.approximate, true) : null, o.noScan),
+    subjects: known(d.data_subjects.approximate ? rangeText(P, d.data_subjects.approximate, exposureKnownIn(d), true) : null, o.noScan),
     data: found(categories),
-    records: known(d.records.approximate ? P.range(d.records.approximate, true) : null, o.noScan),
+    records: known(d.records.approximate ? rangeText(P, d.records.approximate, exposureKnownIn(d), true) : null, o.noScan),
     measuresBefore: known(d.measures_before, o.measuresBefore),
     consequences: d.consequences.length > 0 ? {value: prose(d.consequences)!, open: false} : nothingKnown,
     severity: known(severity, o.risk),
@@ -180,6 +182,9 @@ function answers(d: Draft, P: Phrases) {
   }
 }
 
+
+/** Whether the draft's exposure is known (exposureKnown): not where answers hold markers and the case no canary registry. */
+const exposureKnownIn = (d: Pick<Article33Result, 'scope'>): boolean => d.scope === null || exposureKnown(d.scope.registry_files > 0, d.scope.orphan_sightings)
 
 export function authorityFields(authority: Authority, d: Draft, P: Phrases): FormField[] {
   const a = answers(d, P)

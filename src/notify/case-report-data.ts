@@ -5,7 +5,7 @@ import {listSightingsWithNode} from '../detect/list.js'
 import type {SightingClass} from '../extract/markers.js'
 import {buildTimeline, type TimelineHour} from '../scope/build-timeline.js'
 import {computeScope, type Exposure, type ScopeDataCategory, type ScopeEstimate, type ScopeFlow, type ScopeNodeRow} from '../scope/compute-scope.js'
-import {registrylessEstimates, scopeFiguresKnown, staleFindings, staleFindingsReason} from '../scope/unscanned.js'
+import {exposureKnown, registrylessEstimates, scopeFiguresKnown, staleFindings, staleFindingsReason} from '../scope/unscanned.js'
 import type {RetryLeak} from '../scope/retry-leaks.js'
 import {basename} from 'node:path'
 import {unreadableFiles} from '../detect/gate.js'
@@ -263,7 +263,9 @@ export function caseReportJson(d: CaseReportData) {
   const m = <T>(v: T): T | null => (k.markers && registry ? v : null)
   const p = <T>(v: T): T | null => (k.provenance ? v : null)
   const both = <T>(v: T): T | null => (k.markers && k.provenance ? v : null)
-  const exposure = both(registry ? d.scope.exposure : {...d.scope.exposure, by_canary: null})
+  // Answers holding markers of no registered session leave the exposure not known (as scope --json's): null, never the verbatim text's part as the whole.
+  const known = exposureKnown(registry, d.scope.orphan_sightings)
+  const exposure = known ? both(registry ? d.scope.exposure : {...d.scope.exposure, by_canary: null}) : null
   const estimates = registry ? {data_subjects: d.scope.data_subjects, records_concerned: d.scope.records_concerned} : registrylessEstimates(d.scope.data_subjects, d.scope.records_concerned)
   return {
     ...d,
@@ -276,7 +278,7 @@ export function caseReportJson(d: CaseReportData) {
       orphan_sightings: k.markers ? d.scope.orphan_sightings : null,
       provenance_responses: p(d.scope.provenance_responses), provenance_only_responses: both(d.scope.provenance_only_responses),
       data_subjects: both(estimates.data_subjects), records_concerned: both(estimates.records_concerned), bug_window: both(d.scope.bug_window),
-      exposure, exposure_first: both(d.scope.exposure_first), exposure_last: both(d.scope.exposure_last),
+      exposure, exposure_first: known ? both(d.scope.exposure_first) : null, exposure_last: known ? both(d.scope.exposure_last) : null,
     },
     flows: m(d.flows), flow_matrix: m(d.flow_matrix), provenance_flows: p(d.provenance_flows), data_categories: both(d.data_categories),
     nodes: d.nodes.map((n) => ({

@@ -10,7 +10,7 @@ import {loadScopeInputs, type ScopeInputs} from '../scope/scope-data.js'
 import {concernedTenants, retryConcerns, retryLeaks, tenantUnexaminedDuplicates, type RetryLeak} from '../scope/retry-leaks.js'
 import type {LeakingDuplicate} from '../detect/conflicting-duplicates.js'
 import {computeTenantView, otherTenantLabels, type TenantCounterpart} from '../scope/tenant-view.js'
-import {knownScope, scopeFiguresKnown, staleFindings, type MarkersStaleCause} from '../scope/unscanned.js'
+import {exposureKnown, knownScope, scopeFiguresKnown, staleFindings, type MarkersStaleCause} from '../scope/unscanned.js'
 import {contaminationRows, excerptSightingRows} from '../store/findings.js'
 import {completeFiles, fileTotals, logFilesNotReadWhole, type FileTotals} from '../store/files.js'
 import {listUnreadSources, openUnreadSources} from '../store/unread-sources.js'
@@ -544,6 +544,15 @@ function staleScopeFacts(s: ScopeInputs, registry: boolean): StaleScopeFacts {
 function retriesOf(inputs: ScopeInputs, tenant: string | undefined, side: 'both' | 'leaked'): LeakingDuplicate[] {
   const all = inputs.duplicates?.leaking ?? []
   return tenant === undefined ? all : all.filter((d) => retryConcerns(d, tenant, side))
+}
+
+/**
+ * Whether the facts' exposure is known (exposureKnown): not where the case holds no canary
+ * registry and answers hold marker-shaped tokens, whose owners (and so the controllers concerned)
+ * are then not known. Every figure of the exposure is then the verbatim text's, a lower bound.
+ */
+export function factsExposureKnown(facts: Pick<CaseFacts, 'totals' | 'scope'>): boolean {
+  return facts.scope === null || exposureKnown(facts.totals.registry_files > 0, facts.scope.orphan_sightings)
 }
 
 /**

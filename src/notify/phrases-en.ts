@@ -133,6 +133,13 @@ export const EN = {
   no: 'no',
   duration,
   range,
+  // No canary registry and marker-shaped tokens in answers (exposureKnown false): whose data they carry is not known, so no exposure figure is a total.
+  exposureUnknown: {
+    notKnown: 'not known: marker-shaped tokens found in answers could not be attributed to any session (the case holds no canary registry)',
+    atLeast: (n: number) => (n === 0 ? 'not known: marker-shaped tokens found in answers could not be attributed to any session (the case holds no canary registry)' : `at least ${n} (by verbatim text; what the unattributed markers carry is not known: no canary registry)`),
+    time: (at: string) => `${at} by verbatim text; not known for the unattributed markers (no canary registry)`,
+    flows: 'Flows by verbatim text only: whose data the marker-shaped tokens found in answers carry, and who received it, is not known (the case holds no canary registry; crosstalk ingest canaries FILE, then crosstalk scan).',
+  },
   join: '; ',
   status: {open: 'open', due_soon: 'DUE SOON', overdue: 'OVERDUE', notified: 'notified'} as Record<'open' | 'due_soon' | 'overdue' | 'notified', string>,
   role: {controller: 'controller', processor: 'processor'} as Record<'controller' | 'processor', string>,

@@ -116,6 +116,12 @@ export const FR: Phrases = {
   no: 'non',
   duration,
   range,
+  exposureUnknown: {
+    notKnown: "non connu : des jetons en forme de marqueur trouvés dans des réponses n'ont pu être attribués à aucune session (le dossier ne contient aucun registre de canaris)",
+    atLeast: (n) => (n === 0 ? "non connu : des jetons en forme de marqueur trouvés dans des réponses n'ont pu être attribués à aucune session (le dossier ne contient aucun registre de canaris)" : `au moins ${n} (par texte reproduit ; ce que portent les marqueurs non attribués n'est pas connu : aucun registre de canaris)`),
+    time: (at) => `${at} par texte reproduit ; non connu pour les marqueurs non attribués (aucun registre de canaris)`,
+    flows: "Flux par texte reproduit seulement : de qui proviennent les données portées par les jetons en forme de marqueur trouvés dans des réponses, et qui les a reçues, n'est pas connu (le dossier ne contient aucun registre de canaris ; crosstalk ingest canaries FICHIER, puis crosstalk scan).",
+  },
   join: ' ; ',
   status,
   role: {controller: 'responsable de traitement', processor: 'sous-traitant'},

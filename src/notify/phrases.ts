@@ -18,6 +18,15 @@ export function formatRange(r: {low: number; high: number | null} | null, lang: 
   return r ? PHRASES[lang].range(r, approx) : unknown
 }
 
+/**
+ * A data-subject or record range as a draft states it: where the exposure is not known
+ * (exposureKnown false) an unbounded low of 0 is no finding, said as not known; a higher low
+ * already reads "at least".
+ */
+export function rangeText(P: Phrases, r: {low: number; high: number | null}, exposureKnown: boolean, approx = false): string {
+  return !exposureKnown && r.high === null && r.low === 0 ? P.exposureUnknown.notKnown : P.range(r, approx)
+}
+
 /** What of a controller's data reached other sessions, as the phrases state it. */
 export function leakedSide(t: TenantExposure, canaries: boolean): ExposureSide {
   return {

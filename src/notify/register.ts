@@ -3,9 +3,9 @@ import {z} from 'zod'
 import {detectionSchema, detectionSummary} from './detection-note.js'
 import {finalisation, finalisedWithOpenItemsSchema} from './finalise.js'
 import {countMethods} from './article33.js'
-import {affectedTenants, noScopeItem, type CaseFacts} from './facts.js'
+import {affectedTenants, factsExposureKnown, noScopeItem, type CaseFacts} from './facts.js'
 import {noneFoundGaps, noneFoundValue} from './none-found.js'
-import {categoryLabel, noLeakStatement, PHRASES, type Language, type Phrases} from './phrases.js'
+import {categoryLabel, noLeakStatement, PHRASES, rangeText, type Language, type Phrases} from './phrases.js'
 import {assertGrounded, joinItems, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 
 // GDPR Art. 33(5): document every breach (notified or not) so the authority can verify
@@ -85,7 +85,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   const L = new Lines()
   const todo = (section: string, item: string, ref: string, recordWith: string | null): string => P.toComplete(L.open(section, item, ref, recordWith).item)
   if (!inc) L.open('incident', P.open.noIncident, 'Art. 33(5)', 'crosstalk incident open ...')
-  const range = (r: {low: number; high: number | null; method: string} | undefined): string | null => (r ? `${P.range(r)} (${r.method})` : null)
+  const range = (r: {low: number; high: number | null; method: string} | undefined): string | null => (r ? `${rangeText(P, r, factsExposureKnown(facts))} (${r.method})` : null)
 
   const exposure = s?.exposure ?? null
   const found = exposure ? (exposure.responses > 0 ? P.exposure(exposure, s!.exposure_first, s!.exposure_last, facts.totals.registry_files > 0) : noLeakStatement(P, facts.totals, facts.detection, s)) : null

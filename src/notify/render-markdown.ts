@@ -3,7 +3,8 @@ import type {Article34Result} from './article34.js'
 import {AUTHORITY_NAMES} from './authorities.js'
 import {escapeMd} from './escape.js'
 import type {FinalisedWithOpenItems} from './finalise.js'
-import {PHRASES, type Language} from './phrases.js'
+import {PHRASES, rangeText, type Language} from './phrases.js'
+import {exposureKnown} from '../scope/unscanned.js'
 import type {Phrases} from './phrases-en.js'
 import {followsInPhases, type ProcessorNoticeResult} from './processor-notice.js'
 import type {RegisterEntryResult} from './register.js'
@@ -127,8 +128,20 @@ export function article33View(d: Article33Result): View {
   // The at-risk count covers the records that say both their status and their prompt size; those that leave it open are said beside it, never folded in.
   const undecided = d.scope?.at_risk_unknown_records ?? 0
   if (d.scope && d.scope.at_risk_responses !== null && undecided > 0) (view.scope as View).at_risk_responses = escapeMd(P.atRiskWithUndecided(d.scope.at_risk_responses, undecided))
+  // No registry and marker-shaped tokens in answers: every exposure figure is the verbatim text's alone, a lower bound (exposureKnown), never a total, 0 or "none".
+  const known = d.scope === null || exposureKnown(d.scope.registry_files > 0, d.scope.orphan_sightings)
+  if (d.scope && !known) {
+    const X = P.exposureUnknown
+    const exposure = (view.scope as View).exposure as View
+    exposure.sessions = escapeMd(X.atLeast(d.scope.exposure.sessions))
+    exposure.source_tenants = escapeMd(X.atLeast(d.scope.exposure.source_tenants))
+    exposure.recipient_tenants = escapeMd(X.atLeast(d.scope.exposure.recipient_tenants))
+    const timeline = view.timeline as View
+    timeline.first_seen = escapeMd(d.timeline.first_seen === null ? X.notKnown : X.time(d.timeline.first_seen))
+    timeline.last_seen = escapeMd(d.timeline.last_seen === null ? X.notKnown : X.time(d.timeline.last_seen))
+  }
   // Scanned and nothing affected: no first or last affected response and no category of data subjects, said as none (never a gap).
-  const noneAffected = d.scope !== null && d.detection.complete && (d.scope.exposure?.responses ?? 0) === 0
+  const noneAffected = d.scope !== null && known && d.detection.complete && (d.scope.exposure?.responses ?? 0) === 0
   if (noneAffected) {
     const timeline = view.timeline as View
     timeline.first_seen ??= P.noneFeminine
@@ -147,13 +160,14 @@ export function article33View(d: Article33Result): View {
     role_text: d.role ? escapeMd(P.role[d.role] + (d.prepared_on_behalf_of ? (fr ? `, pour le compte du client ${d.prepared_on_behalf_of}` : `, on behalf of customer ${d.prepared_on_behalf_of}`) : '')) : null,
     nature_types: d.nature.types.map((t) => P.breachType[t]).join(', ') || null,
     has_nodes: d.nature.nodes.length > 0,
-    data_subject_categories: d.data_subjects.categories.length ? d.data_subjects.categories.map(escapeMd).join('; ') : noneAffected ? P.noneFeminine : null,
+    data_subject_categories: d.data_subjects.categories.length ? d.data_subjects.categories.map(escapeMd).join('; ') : noneAffected ? P.noneFeminine : known ? null : escapeMd(P.exposureUnknown.notKnown),
     // No category row: the draft's own finding of no exposure (said only of what detection covered,
     // with what it did not), or the open item that stands where the scope is not known; never a bare header.
     data_categories_none: d.data_categories.length > 0 ? null : escapeMd(noCategories(d, P)),
-    subjects_range: d.data_subjects.approximate ? escapeMd(P.range(d.data_subjects.approximate)) : null,
+    subjects_range: d.data_subjects.approximate ? escapeMd(rangeText(P, d.data_subjects.approximate, known)) : null,
     subjects_method: d.data_subjects.approximate ? escapeMd(d.data_subjects.approximate.method) : null,
-    records_range: d.records.approximate ? escapeMd(P.range(d.records.approximate)) : null,
+    records_range: d.records.approximate ? escapeMd(rangeText(P, d.records.approximate, known)) : null,
+    flows_note: known ? null : escapeMd(P.exposureUnknown.flows),
     records_method: d.records.approximate ? escapeMd(d.records.approximate.method) : null,
     form_heading: fr ? `${escapeMd(AUTHORITY_NAMES_FR[d.authority]!)} : champs du formulaire` : `${escapeMd(AUTHORITY_NAMES[d.authority])}: form fields`,
     has_notifications: d.notifications.length > 0,

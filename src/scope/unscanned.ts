@@ -72,6 +72,17 @@ export function registrylessEstimates<E extends {evidence: Record<string, number
   }
 }
 
+/**
+ * Whether the exposure (markers and verbatim text together) is known. With no canary registry a
+ * marker-shaped token found in an answer (an orphan) is attributed to no session: whose data it
+ * carries is not known, so neither is any exposure figure; what verbatim text shows is then a
+ * lower bound (0 included), never the total. The one rule every output applies (scope --json's
+ * `exposure: null`, the drafts' "not known", the clock's controllers).
+ */
+export function exposureKnown(registry: boolean, orphans: number | null): boolean {
+  return registry || (orphans ?? 0) === 0
+}
+
 export function registrylessScope(r: ScopeResult): RegistrylessScope {
   return {
     ...r,
@@ -79,7 +90,7 @@ export function registrylessScope(r: ScopeResult): RegistrylessScope {
     contaminated_responses: null, cross_tenant_responses: null, cross_session_responses: null, exposed_sessions: null, exposed_tenants: null,
     recipient_tenants: null, first_seen: null, last_seen: null, flows: null, flow_matrix: null, contaminated_without_prompt: null,
     // A marker in an answer attributed to no session may be another session's: the exposure is then not known, never the verbatim count as the whole.
-    exposure: r.orphan_sightings > 0 ? null : {...r.exposure, by_canary: null},
+    exposure: exposureKnown(false, r.orphan_sightings) ? {...r.exposure, by_canary: null} : null,
     by_node: r.by_node.map((x) => ({...x, contaminated_responses: null, cross_tenant_responses: null, cross_session_responses: null, first_seen: null, last_seen: null})),
     by_hour: r.by_hour.map((x) => ({...x, contaminated_responses: null, cross_tenant_responses: null})),
   }
@@ -102,12 +113,14 @@ export function registrylessTenantView(v: TenantViewResult) {
 /**
  * The timeline of a case with no canary registry: the markers' figures (each pair's and each
  * hour's marker counts, the nodes' first and last marker responses) null, as in registrylessScope;
- * the verbatim-text evidence, the at-risk counts and the events stay.
+ * the exposure null where answers hold marker-shaped tokens (exposureKnown); the verbatim-text
+ * evidence, the at-risk counts and the events stay.
  */
-export function registrylessTimeline(t: TimelineResult) {
+export function registrylessTimeline(t: TimelineResult, orphans = 0) {
   return {
     ...t,
-    exposure: {...t.exposure, by_canary: null},
+    // A marker in an answer attributed to no session may be another session's: the exposure is not known (as scope --json's).
+    exposure: exposureKnown(false, orphans) ? {...t.exposure, by_canary: null} : null,
     nodes: t.nodes.map((n) => ({...n, first_contaminated: null, last_contaminated: null})),
     pairs: t.pairs.map((p) => ({...p, by_canary: null})),
     hours: t.hours.map((h) => ({...h, contaminated_responses: null, sightings: null})),
@@ -228,7 +241,7 @@ export function knownTenantView(v: TenantViewResult, d: DetectionCoverage, regis
   const base = registry && !stale.markers ? v : registrylessTenantView(v)
   // No registry and marker-shaped tokens in answers (orphans): whose data they carry is not known, so
   // neither side's exposure is (a lower bound read as a total), as scope --json gives the case's.
-  if (!stale.markers && !stale.provenance && !(base !== v && orphans > 0)) return base
+  if (!stale.markers && !stale.provenance && exposureKnown(base === v, orphans)) return base
   if (!stale.markers && !stale.provenance) {
     const orphaned = (x: typeof base.received) => ({...x, exposure: null, counterparts: x.counterparts.map((c) => ({...c, exposure_responses: null, sessions: null}))})
     return {...base, received: orphaned(base.received), leaked: orphaned(base.leaked)}

@@ -3,6 +3,7 @@ import {caseReportKnown, type CaseReportData} from '../../notify/case-report-dat
 import {formatDuration} from '../../notify/time.js'
 import {clockSummary} from '../render-clock.js'
 import {PHRASES} from '../../notify/phrases.js'
+import {exposureKnown} from '../../scope/unscanned.js'
 import {heatmapSvg, rankTenants, timelineSvg} from './charts.js'
 import {esc, escShown, num, nums, utc} from './escape.js'
 import {PAGE_SCRIPT, PAGE_STYLE} from './page-assets.js'
@@ -129,6 +130,13 @@ export function verdict(d: CaseReportData): {cls: 'leak' | 'clean' | 'partial'; 
     const why = d.detection.registry_changed ? 'the canary registry changed since the last scan' : `${nums(d.detection.records_not_scanned, 'record')} ${d.detection.records_not_scanned === 1 ? 'was' : 'were'} not scanned`
     return {cls: 'partial', head: 'Detection incomplete: these numbers are a lower bound', text: `${why} (run crosstalk scan). ${detail}${retries}${unread}${unexamined}`}
   }
+  // No registry and marker-shaped tokens in answers: whose data they carry is not known, so the verbatim text's figures are a lower bound, never an all-clear.
+  if (!exposureKnownIn(d)) {
+    const orphans = `${nums(s.orphan_sightings, 'marker-shaped token')} found in answers could not be attributed to any session (the case holds no canary registry), so whether ${s.orphan_sightings === 1 ? 'it carries' : 'they carry'} another session's data is not known (crosstalk ingest canaries FILE, then crosstalk scan).`
+    return leaked
+      ? {cls: 'leak', head: 'Leak indicated by verbatim text; the rest not known (no canary registry)', text: `${detail} These figures are a lower bound: ${orphans}${retries}${unread}${unexamined}`}
+      : {cls: 'partial', head: 'Not known: marker-shaped tokens in answers, and no canary registry', text: `${orphans} No response among ${among} repeated another session's text.${atRisk}${retries}${unread}${unexamined}`}
+  }
   if (s.contaminated_responses > 0) return {cls: 'leak', head: 'Leak confirmed', text: detail + retries + unread + unexamined}
   // With no registry, whether those responses also held a marker is not known: "no canary marker" is not said.
   if (leaked) return {cls: 'leak', head: noRegistry ? 'Leak indicated by verbatim text (canary markers not known: no registry)' : 'Leak indicated by verbatim text (no canary marker)', text: detail + retries + unread + unexamined}
@@ -154,6 +162,14 @@ function upperFirst(t: string): string {
 /** A count the scan has not established is shown as unknown, never as 0. */
 function counted(d: CaseReportData, n: number | null): string {
   return d.detection.never_scanned ? 'unknown' : num(n)
+}
+
+/** An exposure figure where answers hold markers of no registered session (exposureKnownIn false): not known, never 0. */
+const NOT_KNOWN_ORPHANS = 'not known (marker-shaped tokens in answers, no canary registry)'
+
+/** Whether the exposure is known (exposureKnown): not where answers hold marker-shaped tokens and the case no canary registry. */
+function exposureKnownIn(d: CaseReportData): boolean {
+  return d.detection.never_scanned || exposureKnown(d.totals.registry_files > 0, d.scope.orphan_sightings)
 }
 
 /** What a count attributed by canary marker reads as where the case holds no canary registry (the JSON's null). */
@@ -203,15 +219,19 @@ function numbersSection(d: CaseReportData): string {
   const noRegistry = d.totals.registry_files === 0
   const m = (n: number | null): string => (noRegistry || !k.markers ? 'unknown' : counted(d, n))
   const mt = (at: string | null): string => (d.detection.never_scanned || noRegistry || !k.markers ? 'unknown' : utc(at))
-  const t = (at: string | null): string => (d.detection.never_scanned || !allKnown ? 'unknown' : utc(at))
+  // Answers holding markers of no registered session leave the exposure not known: its figures are the verbatim text's, a lower bound (exposureKnownIn).
+  const known = exposureKnownIn(d)
+  const x = (n: number | null): string => (known || !allKnown || d.detection.never_scanned ? c(n) : n === 0 || n === null ? NOT_KNOWN_ORPHANS : `at least ${num(n)} (by verbatim text)`)
+  const t = (at: string | null): string => (d.detection.never_scanned || !allKnown ? 'unknown' : !known ? (at === null ? NOT_KNOWN_ORPHANS : `${utc(at)} (by verbatim text; markers not known)`) : utc(at))
+  const est = (e: {low: number; high: number | null}): string => (!known && e.high === null ? (e.low === 0 ? NOT_KNOWN_ORPHANS : `at least ${num(e.low)} (by verbatim text) – unbounded`) : range(e))
   const stillKnown = [k.markers && !noRegistry ? "the canary markers' figures" : null, k.provenance ? 'the verbatim-text figure' : null, 'the at-risk figures'].filter((x) => x !== null)
   const stillText = stillKnown.length === 1 ? stillKnown[0]! : `${stillKnown.slice(0, -1).join(', ')} and ${stillKnown.at(-1)!}`
   const stale = d.detection.never_scanned || allKnown ? '' : `\n<p class="stale" data-k="stale_findings">Not known until a scan (crosstalk scan): ${esc(k.reason ?? '')}. Every figure below that rests on those findings reads "unknown"; ${esc(stillText)} rest on findings or records unchanged by that and stand as the case is.</p>`
   const cards = [
-    card('exposure_responses', "responses carrying another session's data (marker or verbatim text)", c(s.exposure.responses)),
-    card('exposure_sessions', 'sessions whose data reached another session', c(s.exposure.sessions)),
-    card('exposure_source_tenants', 'tenants whose data leaked', c(s.exposure.source_tenants)),
-    card('exposure_recipient_tenants', 'tenants that received it', c(s.exposure.recipient_tenants)),
+    card('exposure_responses', "responses carrying another session's data (marker or verbatim text)", x(s.exposure.responses)),
+    card('exposure_sessions', 'sessions whose data reached another session', x(s.exposure.sessions)),
+    card('exposure_source_tenants', 'tenants whose data leaked', x(s.exposure.source_tenants)),
+    card('exposure_recipient_tenants', 'tenants that received it', x(s.exposure.recipient_tenants)),
     // Verbatim text whose source provenance does not name (several tenants' prompts hold it, or only unlogged-prompt answers): possible exposure of those tenants, counted for none.
     ...((s.exposure.source_not_named ?? 0) > 0 ? [card('exposure_source_not_named', 'of those responses, verbatim text whose source is ambiguous or unknown: a possible exposure, no tenant counted as its source (crosstalk provenance lists them)', c(s.exposure.source_not_named ?? null))] : []),
     card('contaminated_responses', "responses with another session's canary marker", m(s.contaminated_responses)),
@@ -238,8 +258,8 @@ function numbersSection(d: CaseReportData): string {
 <h2>Exposure</h2>${stale}
 <div class="cards">${cards.join('')}</div>${retryLeaks(d)}
 <table><thead><tr><th>Art. 33(3)(a) estimate</th><th class="n">range</th><th>method</th></tr></thead><tbody>
-<tr><td>data subjects (sessions)</td><td class="n" data-k="data_subjects">${d.detection.never_scanned || !allKnown ? 'unknown' : range(s.data_subjects)}</td><td>${esc(s.data_subjects.method)}</td></tr>
-<tr><td>records concerned (responses)</td><td class="n" data-k="records_concerned">${d.detection.never_scanned || !allKnown ? 'unknown' : range(s.records_concerned)}</td><td>${esc(s.records_concerned.method)}</td></tr>
+<tr><td>data subjects (sessions)</td><td class="n" data-k="data_subjects">${d.detection.never_scanned || !allKnown ? 'unknown' : esc(est(s.data_subjects))}</td><td>${esc(s.data_subjects.method)}</td></tr>
+<tr><td>records concerned (responses)</td><td class="n" data-k="records_concerned">${d.detection.never_scanned || !allKnown ? 'unknown' : esc(est(s.records_concerned))}</td><td>${esc(s.records_concerned.method)}</td></tr>
 </tbody></table>
 <p class="muted">How the counts above were made: ${esc(s.method || (d.detection.never_scanned ? 'no scan has counted them yet' : 'given with the figures once a scan covers the case as it is'))}.  ${k.markers ? counted(d, s.orphan_sightings) : 'An unknown number of'} ${s.orphan_sightings === 1 && !d.detection.never_scanned && k.markers ? 'marker-shaped token registered to nobody (an orphan) is' : 'marker-shaped tokens registered to nobody (orphans) are'} reported, not counted. ${
     !d.detection.never_scanned && !allKnown ? 'Bug window: not known until a scan.' : s.bug_window ? `Bug window: ${utc(s.bug_window.start)} to ${utc(s.bug_window.end)} (${esc(s.bug_window.basis)}).` : ''
@@ -338,7 +358,8 @@ function flowsSection(d: CaseReportData): string {
     const marker = k.markers && d.totals.registry_files > 0 ? ` The pairs by canary marker alone are as the last scan found them: <span data-k="flow_pairs">${num(d.flows.length)}</span> (crosstalk scope --csv --table flows).` : ''
     return `<section id="flows"><h2>Tenant-to-tenant flows</h2><p data-k="exposure_flow_pairs">The flows by either kind of evidence (canary marker or verbatim text) are not known until a scan (crosstalk scan): ${esc(k.reason ?? '')}.${marker}</p></section>`
   }
-  if (flows.length === 0) return `<section id="flows"><h2>Tenant-to-tenant flows</h2><p>${esc(nothingFound(d, "No response carried another session's data (marker or verbatim text)."))}</p></section>`
+  const orphanNote = exposureKnownIn(d) ? '' : `<p data-k="flows_not_known">Whose data the ${nums(d.scope.orphan_sightings, 'marker-shaped token')} found in answers carry, and who received it, is not known (the case holds no canary registry): the flows below, if any, are by verbatim text only (crosstalk ingest canaries FILE, then crosstalk scan).</p>`
+  if (flows.length === 0) return `<section id="flows"><h2>Tenant-to-tenant flows</h2>${orphanNote || `<p>${esc(nothingFound(d, "No response carried another session's data (marker or verbatim text)."))}</p>`}</section>`
   const m = exposureMatrix(flows)
   const marked = new Map(d.flows.map((f) => [JSON.stringify([f.source_tenant, f.recipient_tenant]), f.responses]))
   const withMarker = (f: {source_tenant: string; recipient_tenant: string}): string => byMarker(d, marked.get(JSON.stringify([f.source_tenant, f.recipient_tenant])) ?? 0)
@@ -349,7 +370,7 @@ function flowsSection(d: CaseReportData): string {
       `<tr><td>${esc(f.source_tenant)}</td><td>${esc(f.recipient_tenant)}${f.source_tenant === f.recipient_tenant ? ' <span class="muted">(same tenant)</span>' : ''}</td><td class="n">${num(f.responses)}</td><td class="n">${esc(withMarker(f))}</td></tr>`,
   )
   return `<section id="flows">
-<h2>Tenant-to-tenant flows</h2>
+<h2>Tenant-to-tenant flows</h2>${orphanNote}
 <p><span data-k="exposure_flow_pairs">${num(flows.length)}</span> ${flows.length === 1 ? 'pair' : 'pairs'} among <span data-k="flow_tenants">${num(m.tenants.length)}</span> ${m.tenants.length === 1 ? 'tenant' : 'tenants'} by either kind of evidence (canary marker or verbatim text), ${d.totals.registry_files === 0 ? `how many of them with a canary marker is <span data-k="flow_pairs">${NO_REGISTRY}</span>` : `<span data-k="flow_pairs">${num(d.flows.length)}</span> of them with a canary marker`}. Rows: the tenant whose data leaked; columns: the tenant that received it; a cell counts distinct responses.${
     shown < m.tenants.length ? ` The map shows the ${shown} tenants with the most flow; the full matrix is below.` : ''
   }</p>
