@@ -855,6 +855,10 @@ function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): Tenan
     const unnamed = (r: ExposureRow): boolean => r.by === 'text' && r.source_tenant === ''
     const fromOther = new Set(inn.filter((r) => r.source_tenant !== t && !unnamed(r)).map((r) => JSON.stringify([r.source_tenant, r.source_session])))
     const namedIn = new Set(inn.filter((r) => !unnamed(r)).map((r) => r.record_id))
+    // A personal-data finding the detector could not attribute (source null) is someone else's where
+    // the response carried another session's data (as scope's categories count it): the side is the response's.
+    const foreignIn = new Set(inn.filter((r) => r.source_tenant !== t).map((r) => r.record_id))
+    const ownIn = new Set(inn.filter((r) => r.source_tenant === t).map((r) => r.record_id))
     const markers = inputs.contamination.filter((c) => c.source_tenant === t).map((c) => c.marker)
     // Text served to other customers whose recorded possible sources include this tenant's sessions.
     const possible = [...sources.candidates].filter(([, s]) => s.recipients.some((r) => r !== t) && s.candidates.some((c) => c.tenant_id === t))
@@ -882,9 +886,9 @@ function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): Tenan
       source_sessions_other_tenants: fromOther.size,
       first_received: view.received.exposure.first_seen,
       last_received: view.received.exposure.last_seen,
-      pii_in_received: piiBy((p) => p.recipient_tenant === t && p.source_tenant !== null && p.source_tenant !== t),
+      pii_in_received: piiBy((p) => p.recipient_tenant === t && (p.source_tenant !== null ? p.source_tenant !== t : foreignIn.has(p.record_id))),
       own_cross_session_responses: new Set(out.filter((r) => r.recipient_tenant === t).map((r) => r.record_id)).size,
-      pii_within_own_sessions: piiBy((p) => p.recipient_tenant === t && p.source_tenant === t),
+      pii_within_own_sessions: piiBy((p) => p.recipient_tenant === t && (p.source_tenant !== null ? p.source_tenant === t : ownIn.has(p.record_id) && !foreignIn.has(p.record_id))),
       counterparts_leaked_to: others(view.leaked.counterparts),
       counterparts_received_from: others(view.received.counterparts),
       possible_source_responses: possible.length,
