@@ -52,7 +52,7 @@ export function renderClock(clock: ClockResult, tz: string): string {
     const done = clock.controllers.filter((c) => c.notified_at !== null).length
     const late = clock.controllers.some((c) => c.late) ? ', some LATE' : ''
     // While detection does not cover the case more controllers may be found: their number is not known, never "N of N".
-    if (clock.controllers_known === false) lines.push('', `Controllers (Art. 33(2)): ${done} notified; how many are to be notified is not known yet: detection is incomplete (crosstalk scan)${late}`)
+    if (clock.controllers_known === false) lines.push('', `Controllers (Art. 33(2)): ${done} notified; how many are to be notified is not known yet: ${clock.controllers_unknown_because === 'markers' ? 'marker-shaped tokens found in answers could not be attributed to any session, as the case holds no canary registry (crosstalk ingest canaries FILE; crosstalk scan)' : 'detection is incomplete (crosstalk scan)'}${late}`)
     else lines.push('', `Controllers (Art. 33(2)): ${done} of ${clock.controllers.length} notified${late}`)
     // controllers_known is true only where the last scan covers every ingested log file: then an
     // empty list is what detection found, said as such (it speaks for the logs ingested, no others).

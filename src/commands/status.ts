@@ -78,7 +78,7 @@ export default class Status extends BaseCommand {
       if (status.incident) {
         this.log(`  incident         ${safeLine(status.incident.title)}  (${status.incident.role}, aware ${status.incident.aware_at})`)
         const c = status.clock!
-        this.log(`  clock            ${c.status}${c.late === true ? ' LATE' : c.late === null ? ' (late: not known)' : ''}  deadline ${c.deadline ?? 'none fixed (without undue delay)'}  (${clockSummary(c)})${c.controllers_known === false ? `; ${c.controllers?.filter((x) => x.notified_at !== null).length ?? 0} controllers notified, how many are to be notified is not known yet: detection is incomplete (crosstalk scan)` : ''}`)
+        this.log(`  clock            ${c.status}${c.late === true ? ' LATE' : c.late === null ? ' (late: not known)' : ''}  deadline ${c.deadline ?? 'none fixed (without undue delay)'}  (${clockSummary(c)})${c.controllers_known === false ? `; ${c.controllers?.filter((x) => x.notified_at !== null).length ?? 0} controllers notified, how many are to be notified is not known yet: ${c.controllers_unknown_because === 'markers' ? 'markers found in answers could not be attributed (no canary registry)' : 'detection is incomplete (crosstalk scan)'}` : ''}`)
       } else this.log('  incident         none  (crosstalk incident open)')
       if (badLines) {
         this.log('')

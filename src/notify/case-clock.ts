@@ -7,6 +7,9 @@ import type {CaseDb} from '../store/open-case.js'
 import {computeCaseClock, type ClockResult} from './clock.js'
 import {requireIncident} from './incident.js'
 import {listNotifications} from './notifications.js'
+import {exposureKnown} from '../scope/unscanned.js'
+import {hasCanaries} from '../store/canaries.js'
+import {orphanSightingCount} from '../store/findings.js'
 
 /**
  * The case's clock as `crosstalk clock` and `status` show it: for a controller the 72 hours to
@@ -19,6 +22,9 @@ export function loadCaseClock(db: CaseDb, now: Date): ClockResult {
   const controllers = duplicates ? concernedTenants(exposureTenants(exposureRows(loadExposureInputs(db))), duplicates.leaking, duplicates.unexamined.map((u) => u.tenant_id)) : []
   // As of `now` (clock --now): a notification recorded for a later time had not been sent yet.
   const sent = listNotifications(db).filter((n) => Date.parse(n.at) <= now.getTime())
-  // Which controllers to notify is known only where detection covers the case.
-  return computeCaseClock(incident, sent, now, controllers, incident.role !== 'processor' || detectionCoverage(db).complete)
+  // Which controllers to notify is known only where detection covers the case, and where every
+  // marker found in an answer could be attributed (no registry: an orphan's owner is not known).
+  const complete = incident.role !== 'processor' || detectionCoverage(db).complete
+  const markers = incident.role !== 'processor' || exposureKnown(hasCanaries(db), orphanSightingCount(db))
+  return computeCaseClock(incident, sent, now, controllers, complete && markers, complete ? 'markers' : 'detection')
 }

@@ -56,6 +56,11 @@ export interface ClockResult {
    * controllers are to be notified is not known, and the processor is never "notified" then.
    */
   controllers_known?: boolean
+  /**
+   * where controllers_known is false, why: detection does not cover the case, or (markers) the case
+   * holds no canary registry and answers hold marker-shaped tokens whose owners are not known
+   */
+  controllers_unknown_because?: 'detection' | 'markers' | null
 }
 
 /**
@@ -134,7 +139,7 @@ export function noticePeriodMs(incident: CaseClockInput, recipient: string): num
  * stopped by the first initial notice to that tenant; the whole is "notified" only once every
  * controller is, and "late" when any is.
  */
-export function computeCaseClock(incident: CaseClockInput, notifications: readonly ClockNotification[], now: Date, controllers: readonly string[] = [], controllersKnown = true): ClockResult {
+export function computeCaseClock(incident: CaseClockInput, notifications: readonly ClockNotification[], now: Date, controllers: readonly string[] = [], controllersKnown = true, unknownBecause: 'detection' | 'markers' = 'detection'): ClockResult {
   const aware = new Date(incident.aware_at)
   const firstInitial = (recipient: string): Date | null => {
     const times = notifications.filter((n) => n.phase === 'initial' && n.recipient === recipient).map((n) => Date.parse(n.at))
@@ -154,5 +159,5 @@ export function computeCaseClock(incident: CaseClockInput, notifications: readon
   // Late when any controller is; not late only when each is known not to be (or the deadline,
   // where there is one, has not passed: nobody is late before it). Otherwise not known.
   const late = each.some((c) => c.late === true) ? true : controllersKnown && each.length > 0 && each.every((c) => c.late === false) ? false : whole.late === false ? false : null
-  return {...whole, late, basis, controllers: each, controllers_known: controllersKnown}
+  return {...whole, late, basis, controllers: each, controllers_known: controllersKnown, controllers_unknown_because: controllersKnown ? null : unknownBecause}
 }

@@ -464,7 +464,9 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
   // A retry not read again concerns the tenant whose request it repeats (narrowed: this controller's own only).
   const unreadOf = (inputs.scope.duplicates?.unexamined_tenants ?? []).filter((t) => options.tenant === undefined || t === options.tenant)
   const concerned = full ? concernedTenants(tenants, retriesOf(inputs.scope, options.tenant, options.side ?? 'both'), unreadOf) : []
-  const clock = incident ? computeCaseClock(incident, inputs.notifications, now, concerned, inputs.scope.detection.complete) : null
+  // Which controllers to notify is known only where detection covers the case and every marker found could be attributed (exposureKnown).
+  const markersAttributed = exposureKnown(inputs.files.some((f) => f.kind !== 'log'), inputs.scope.orphans)
+  const clock = incident ? computeCaseClock(incident, inputs.notifications, now, concerned, inputs.scope.detection.complete && markersAttributed, inputs.scope.detection.complete ? 'markers' : 'detection') : null
   const logFiles = inputs.files.filter((f) => f.kind === 'log')
   const totals = {
     records: inputs.recordTotals.records,

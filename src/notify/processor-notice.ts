@@ -6,7 +6,7 @@ import {computeCaseClock} from './clock.js'
 import {detectionSchema, detectionSummary} from './detection-note.js'
 import {finalisation, finalisedWithOpenItemsSchema} from './finalise.js'
 import {retryConcerns} from '../scope/retry-leaks.js'
-import {affectedTenants, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, examinedTotals, ORIGINALS_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts, type Counterpart, type TenantExposure} from './facts.js'
+import {affectedTenants, DUPLICATE_LEAKS_REMEDY, factsExposureKnown, DUPLICATES_NOT_EXAMINED_REMEDY, examinedTotals, ORIGINALS_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts, type Counterpart, type TenantExposure} from './facts.js'
 import {categoryLabel, leakedSide, PHRASES, receivedSide, type Language} from './phrases.js'
 import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 import {count} from '../util/plural.js'
@@ -185,6 +185,8 @@ function retryShare(facts: CaseFacts, tenant: string): {responses: number; recei
  */
 export function affectedTenantsUnknown(facts: CaseFacts): string | null {
   const stale = staleFindings(facts.detection)
+  // No registry and markers in answers: whose data they carry, and so which controllers are affected, is not known (exposureKnown).
+  if (facts.scope && !factsExposureKnown(facts)) return `the controllers affected are not known: ${count(facts.scope.orphan_sightings, 'marker-shaped token')} found in answers could not be attributed to any session (the case holds no canary registry); notices are written only for the controllers verbatim text names (crosstalk ingest canaries FILE; crosstalk scan)`
   if (facts.scope) return null
   return stale.markers || stale.provenance
     ? `the controllers affected are not known: ${staleFindingsReason(stale)}; no notice written (crosstalk scan)`
@@ -220,6 +222,8 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   // A customer only a leaking retry concerns is notified too: of the retry alone, its figures as counted (none).
   const candidates = [...facts.tenants, ...(facts.retry_only_tenants ?? [])]
   const t: TenantExposure | undefined = candidates.find((x) => x.tenant_id === tenant) ?? candidates.find((x) => x.tenant_id === shown)
+  // Where markers in answers could not be attributed (no registry), "no exposure" is not known: said, never a finding.
+  if (!t && facts.scope && !factsExposureKnown(facts)) throw new InputError(`tenant ${quoted(tenant.slice(0, 80))}: no exposure found by verbatim text, and ${count(facts.scope.orphan_sightings, 'marker-shaped token')} found in answers could not be attributed to any session (the case holds no canary registry), so whether its data reached others or its users received others' is not known; ingest the canary registry and scan again (crosstalk ingest canaries FILE; crosstalk scan)`, 'E_NOT_KNOWN')
   if (!t) throw new InputError(`tenant ${quoted(tenant.slice(0, 80))} has no exposure in this case (affected: ${count(affectedTenants(facts).length, 'tenant')}; see --all)`, 'E_NO_EXPOSURE')
   const inc = facts.incident
   requireProcessorRole(facts)

@@ -49,6 +49,8 @@ export const registerEntrySchema = z.object({
   controllers_notified: z.number().int(),
   /** a processor's affected controllers (the customers on either side of the exposure, and those a leaking retry concerns); null for a controller, and for a processor whose case was never scanned (not known) */
   controllers_affected: z.number().int().nullable(),
+  /** a processor's: false where markers found in answers could not be attributed (no canary registry), so more controllers may be affected; null for a controller, or before a scan */
+  controllers_known: z.boolean().nullable(),
   awareness_amendments: z.number().int(),
   evidence: z.string(),
   // Added last, so that the CSV's columns before it keep their positions for scripts that read them by place.
@@ -208,6 +210,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
       facts.notifications.filter((n) => n.recipient !== 'authority' && n.recipient !== 'data-subjects' && (inc?.role !== 'processor' || !s || affected.has(n.recipient))).map((n) => n.recipient),
     ).size,
     controllers_affected: inc?.role === 'processor' && s ? affected.size : null,
+    controllers_known: inc?.role === 'processor' && s ? factsExposureKnown(facts) : null,
     awareness_amendments: facts.amendments.length,
     evidence: facts.evidence.map((e) => `${e.name} sha256 ${e.sha256}`).join(P.join) || P.toComplete(P.open.noScan),
     statements: L.statements,
