@@ -128,6 +128,8 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   }
   const when = inc?.breach_started_at && contradicted.length === 0
     ? L.stated('when', A.whenRecorded(inc.breach_started_at, inc.breach_ended_at), inc.breach_ended_at ? ['incident.breach_started_at', 'incident.breach_ended_at'] : ['incident.breach_started_at'])
+    // A letter for one controller counts its end users on both sides (controller_subjects): its window is theirs, not the narrowed side's.
+    : subjects?.first && subjects.last ? L.stated('when', A.when(subjects.first, subjects.last), ['scan.exposure'])
     : s?.exposure_first && s.exposure_last ? L.stated('when', A.when(s.exposure_first, s.exposure_last), ['scan.exposure']) : null
 
   const kinds = [...new Set((s?.categories ?? []).filter((c) => c.count > 0 && A.plain[c.kind]).map((c) => A.plain[c.kind]!))]

@@ -4,7 +4,7 @@ import type {DetectionCoverage, ProvenanceParameters} from '../detect/coverage.j
 import {recordTextLoader} from '../evidence/record-texts.js'
 import {listReplayResults, type StoredReplayResult} from '../replay/replay-store.js'
 import {wilsonInterval} from '../replay/wilson.js'
-import {computeScope, SUBJECTS_LOW, type Exposure, type ScopeFlow, type ScopeResult} from '../scope/compute-scope.js'
+import {computeScope, minMax, SUBJECTS_LOW, type Exposure, type ScopeFlow, type ScopeResult} from '../scope/compute-scope.js'
 import {exposureRows, exposureTenants, type ExposureRow} from '../scope/exposure.js'
 import {loadScopeInputs, type ScopeInputs} from '../scope/scope-data.js'
 import {concernedTenants, retryConcerns, retryLeaks, tenantUnexaminedDuplicates, type RetryLeak} from '../scope/retry-leaks.js'
@@ -95,6 +95,13 @@ export interface ControllerSubjects {
   /** its sessions that were served another session's data */
   served_others: number
   total: number
+  /**
+   * first and last response on either side (the responses those sessions are counted from): the
+   * window a letter stating this count gives, whichever side its other sentences describe.
+   * Absent: facts built by hand, holding none.
+   */
+  first?: string | null
+  last?: string | null
 }
 
 /** One controller's own exposure: what a processor may tell that tenant (Art. 33(2)). Canary and verbatim text together. */
@@ -609,11 +616,17 @@ const subjectsLowController = (c: ControllerSubjects): string =>
 export function controllerSubjects(all: Pick<ScopeInputs, 'contamination' | 'provenance'>, tenant: string): ControllerSubjects {
   const reached = new Set<string>()
   const served = new Set<string>()
+  const times: number[] = []
   for (const r of exposureRows(all)) {
     if (r.source_tenant === tenant && r.source_session !== null) reached.add(r.source_session)
     if (r.recipient_tenant === tenant) served.add(r.recipient_session)
+    if (r.source_tenant === tenant || r.recipient_tenant === tenant) times.push(r.ts_ms)
   }
-  return {reached_others: reached.size, served_others: served.size, total: new Set([...reached, ...served]).size}
+  const window = minMax(times)
+  return {
+    reached_others: reached.size, served_others: served.size, total: new Set([...reached, ...served]).size,
+    first: window === null ? null : new Date(window[0]).toISOString(), last: window === null ? null : new Date(window[1]).toISOString(),
+  }
 }
 
 /**
