@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
-import {INCIDENT_CHOICE_FIELDS, INCIDENT_INTEGER_FIELDS, INCIDENT_TEXT_FIELDS, INCIDENT_TIME_FIELDS, type IncidentPatch} from '../notify/incident.js'
+import {UsageError} from '../errors.js'
+import {hasText, INCIDENT_CHOICE_FIELDS, INCIDENT_INTEGER_FIELDS, INCIDENT_TEXT_FIELDS, INCIDENT_TIME_FIELDS, type IncidentPatch} from '../notify/incident.js'
 import {parseInstant} from '../notify/time.js'
 
 // The optional incident fields as flags, shared by `incident open` and `incident set`.
@@ -69,6 +70,10 @@ export function incidentPatchFromFlags(flags: Record<string, unknown>): Incident
   const patch: Record<string, unknown> = {}
   for (const f of [...INCIDENT_TEXT_FIELDS, ...Object.keys(INCIDENT_CHOICE_FIELDS)]) {
     const v = flags[kebab(f)]
+    // A value the documents would read as no item at all (";", white space) records nothing: refused, naming the flag.
+    if (typeof v === 'string' && (INCIDENT_TEXT_FIELDS as readonly string[]).includes(f) && !hasText(v)) {
+      throw new UsageError(`--${kebab(f)}: ${v.trim() === '' ? 'empty' : 'holds nothing but the item separator ";"'}: give the text (separate items with ";")`, 'E_EMPTY_VALUE')
+    }
     if (typeof v === 'string') patch[f] = v
   }
   for (const f of INCIDENT_INTEGER_FIELDS) {

@@ -270,9 +270,9 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     const notices = facts.notifications.filter((n) => n.phase === 'initial' && affected.has(n.recipient))
     if (notices.length > 0) L.stated('measures_taken', P.controllersNotified(new Set(notices.map((n) => n.recipient)).size, affected.size), notices.map((n) => `notification#${n.id}`))
   }
-  if (!inc?.measures_taken) L.open('measures_taken', P.open.measuresTaken, 'Art. 33(3)(d); template 92', 'crosstalk incident set --measures-taken "A; B"')
+  if (splitList(inc?.measures_taken).length === 0) L.open('measures_taken', P.open.measuresTaken, 'Art. 33(3)(d); template 92', 'crosstalk incident set --measures-taken "A; B"')
   for (const m of splitList(inc?.measures_proposed)) L.stated('measures_proposed', P.measureRecorded(m), ['incident.measures_proposed'])
-  if (!inc?.measures_proposed) L.open('measures_proposed', P.open.measuresProposed, 'Art. 33(3)(d); template 94-95', 'crosstalk incident set --measures-proposed "A; B"')
+  if (splitList(inc?.measures_proposed).length === 0) L.open('measures_proposed', P.open.measuresProposed, 'Art. 33(3)(d); template 94-95', 'crosstalk incident set --measures-proposed "A; B"')
 
   // ---- notifications made (as recorded, with the late flag)
   // A draft for one controller lists its own notice, and those to the authority and the data subjects: never another customer's.

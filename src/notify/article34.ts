@@ -149,7 +149,7 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
 
   // What we did: only as recorded.
   for (const m of splitList(inc?.measures_taken)) L.stated('measures_taken', m, ['incident.measures_taken'])
-  if (!inc?.measures_taken) L.open('measures_taken', P.open.measuresTaken, 'Art. 34(2), 33(3)(d)', 'crosstalk incident set --measures-taken "A; B"')
+  if (splitList(inc?.measures_taken).length === 0) L.open('measures_taken', P.open.measuresTaken, 'Art. 34(2), 33(3)(d)', 'crosstalk incident set --measures-taken "A; B"')
   const authority = facts.notifications.find((n) => n.recipient === 'authority' && n.phase === 'initial')
   if (authority) L.stated('notifications', A.authorityTold(authority.at), [`notification#${authority.id}`])
 

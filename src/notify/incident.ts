@@ -61,7 +61,12 @@ export type IncidentTimeField = (typeof INCIDENT_TIME_FIELDS)[number]
 export type IncidentChoiceField = keyof typeof INCIDENT_CHOICE_FIELDS
 export type IncidentIntegerField = (typeof INCIDENT_INTEGER_FIELDS)[number]
 
-const text = z.string().trim().min(1).max(4000)
+/** Whether a recorded text says anything: the documents read ";" and line breaks as item separators (statements.ts splitList), so a value of nothing else records nothing. */
+export function hasText(value: string): boolean {
+  return value.split(/;|\n/).some((s) => s.trim() !== '')
+}
+
+const text = z.string().trim().min(1).max(4000).refine(hasText, 'holds nothing but white space and the item separator ";"')
 const time = z.date()
 
 export const incidentPatchSchema = z

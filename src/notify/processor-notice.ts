@@ -276,7 +276,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   if (inc?.cause) L.stated('cause', P.causeRecorded(inc.cause), ['incident.cause'])
   if (!inc?.cause && !inc?.cause_category) L.open('cause', P.open.cause, 'Art. 33(3)(a); EDPB 9/2022', 'crosstalk incident set --cause TEXT --cause-category ...')
   for (const m of splitList(inc?.measures_taken)) L.stated('containment', m, ['incident.measures_taken'])
-  if (!inc?.measures_taken) L.open('containment', P.open.containment, 'Art. 33(3)(d)', 'crosstalk incident set --measures-taken "A; B"')
+  if (splitList(inc?.measures_taken).length === 0) L.open('containment', P.open.containment, 'Art. 33(3)(d)', 'crosstalk incident set --measures-taken "A; B"')
   const examined = examinedTotals(facts)
   if (facts.scope) L.stated('investigation', N.identified(examined.records, examined.log_files, facts.totals.log_files_by_reference ?? 0, facts.totals.registry_files > 0, examined.not_scanned), ['scan.exposure', 'evidence.files'])
   if (facts.scope && facts.totals.registry_files === 0) L.stated('investigation', P.noRegistry, ['evidence.files', 'scan.exposure'])

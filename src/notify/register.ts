@@ -129,7 +129,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   ]
   // Replaying affected requests confirms the mechanism; it remedies nothing, so it is its own row.
   const replays = (facts.replay?.groups ?? []).map((g) => L.stated('investigation', P.replayGroup(g), g.run_ids.map((id) => `replay_run#${id}`)))
-  if (!inc?.measures_taken) remedial.push(todo('measures_taken', P.open.measuresTaken, 'Art. 33(5)', 'crosstalk incident set --measures-taken "A; B"'))
+  if (splitList(inc?.measures_taken).length === 0) remedial.push(todo('measures_taken', P.open.measuresTaken, 'Art. 33(5)', 'crosstalk incident set --measures-taken "A; B"'))
   const decision = a ? L.stated('decision', P.decisionStated(a), [`assessment#${a.id}`]) : todo('decision', P.open.risk, 'Art. 33(5); EDPB 9/2022', 'crosstalk assess --decide ... --rationale ...')
   const authority = facts.notifications.find((n) => n.recipient === 'authority' && n.phase === 'initial')
   // Every controller concerned, one only a leaking retry concerns too (the clock's and the notices' set).
