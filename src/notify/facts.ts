@@ -17,6 +17,7 @@ import {listUnreadSources, openUnreadSources} from '../store/unread-sources.js'
 import type {CaseDb} from '../store/open-case.js'
 import {recordTotals, type RecordTotals} from '../store/records.js'
 import {safeLine} from '../util/sanitize.js'
+import {findPii} from '../extract/pii.js'
 import {shownTargetText} from '../util/target-url.js'
 import {latestAssessment, type AssessmentRecord} from './assessment-store.js'
 import {computeCaseClock, type ClockResult} from './clock.js'
@@ -976,16 +977,31 @@ export function shortenMarkers(text: string, marker: string): string {
 }
 
 /**
+ * Every personal-data value the detector finds (e-mail, phone, IBAN, card, IP address) replaced
+ * by its kind, every occurrence of it. An excerpt shows how another session's data reached an
+ * answer (the marker, the words around it); the values themselves are not needed for that, and
+ * the drafts count them by hash and say they are never reproduced (GDPR Art. 5(1)(c), data
+ * minimisation: the draft goes to an authority or a customer).
+ */
+export function redactPii(text: string): string {
+  const spans = findPii(text).map((p) => ({raw: text.slice(p.start, p.end), kind: p.kind}))
+  let out = text
+  for (const {raw, kind} of spans.sort((a, b) => b.raw.length - a.raw.length)) if (raw !== '') out = out.split(raw).join(`[${kind}]`)
+  return out
+}
+
+/**
  * The window around one sighting: the token as the response holds it (position and token as the
- * scan recorded them), every marker in the window shortened. The text is shortened on each side
- * of the token before it is cut, so a window's edge never leaves a marker's tail whole.
+ * scan recorded them), every marker in the window shortened and every personal-data value
+ * replaced by its kind (redactPii). The text is shortened on each side of the token before it is
+ * cut, so a window's edge never leaves a marker's tail or part of a value whole.
  */
 export function excerptWindow(text: string, r: {marker: string; token: string; position: number}): string {
   const token = r.token !== '' ? r.token : r.marker
   let at = text.startsWith(token, r.position) ? r.position : text.indexOf(token)
   if (at < 0) at = text.toLowerCase().indexOf(token.toLowerCase())
-  if (at < 0) return shortenMarkers(text.slice(0, 2 * EXCERPT_CONTEXT), r.marker)
-  const before = shortenMarkers(text.slice(0, at), r.marker)
-  const after = shortenMarkers(text.slice(at + token.length), r.marker)
+  if (at < 0) return redactPii(shortenMarkers(text, r.marker)).slice(0, 2 * EXCERPT_CONTEXT)
+  const before = redactPii(shortenMarkers(text.slice(0, at), r.marker))
+  const after = redactPii(shortenMarkers(text.slice(at + token.length), r.marker))
   return `${before.slice(Math.max(0, before.length - EXCERPT_CONTEXT))}${truncateMarker(token)}${after.slice(0, EXCERPT_CONTEXT)}`
 }

@@ -167,7 +167,7 @@ export function heatmapSvg(matrix: {tenants: string[]; responses: number[][]}, t
   const steps = [...new Set([1, Math.round(max / 8), Math.round(max / 4), Math.round(max / 2), max])].filter((v) => v >= 1).sort((a, b) => a - b)
   steps.forEach((v, k) => {
     out.push(`<rect x="${lx}" y="${labelH + k * 18}" width="14" height="14" fill="${shade(v / max)}"/>`)
-    out.push(`<text class="tick" x="${lx + 20}" y="${labelH + k * 18 + 11}">${num(v)}${k === steps.length - 1 ? ' responses' : ''}</text>`)
+    out.push(`<text class="tick" x="${lx + 20}" y="${labelH + k * 18 + 11}">${num(v)}${k === steps.length - 1 ? (v === 1 ? ' response' : ' responses') : ''}</text>`)
   })
   out.push('</svg>')
   return {svg: out.join(''), shown: n}
