@@ -47,6 +47,7 @@ describe('no canary registry, a marker-shaped token in an answer: the exposure i
     expect(card('tenants whose data leaked')).toMatch(/^not known/)
     expect(card("responses carrying another session's data (marker or verbatim text)")).toMatch(/^not known/)
     expect(page.join('\n')).not.toContain("No response carried another session's data (marker or verbatim text).")
+    expect(page.join('\n')).not.toContain("No response carrying another session's data and no at-risk response in this case")
     const json = JSON.parse((await run(['report', 'case', '--db', db, '--json'])).stdout)
     expect(json.scope.exposure).toBeNull()
 
