@@ -49,8 +49,6 @@ export const registerEntrySchema = z.object({
   controllers_notified: z.number().int(),
   /** a processor's affected controllers (the customers on either side of the exposure, and those a leaking retry concerns); null for a controller, and for a processor whose case was never scanned (not known) */
   controllers_affected: z.number().int().nullable(),
-  /** a processor's: false where markers found in answers could not be attributed (no canary registry), so more controllers may be affected; null for a controller, or before a scan */
-  controllers_known: z.boolean().nullable(),
   awareness_amendments: z.number().int(),
   evidence: z.string(),
   // Added last, so that the CSV's columns before it keep their positions for scripts that read them by place.
@@ -60,6 +58,8 @@ export const registerEntrySchema = z.object({
   role_changes: z.string().nullable(),
   /** the reasons recorded for a late notification (Art. 33(1)): the incident's, then each late notification's with its reference; null when none is recorded */
   delay_reasons: z.string().nullable(),
+  /** a processor's: false where markers found in answers could not be attributed (no canary registry), so more controllers may be affected; null for a controller, or before a scan */
+  controllers_known: z.boolean().nullable(),
   statements: z.array(statementSchema),
   open_items: z.array(openItemSchema),
   /** who accepted finalising it with open items, and when (--final --accept-open-items NAME); null otherwise (last: the CSV's new column comes after the others) */
