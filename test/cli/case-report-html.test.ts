@@ -259,7 +259,8 @@ describe('renderCaseReportHtml', () => {
   it('a case with no canary registry: the markers are unknown, never 0, and a clean result is not "No leak found"', () => {
     const base = reportData()
     const totals = {...base.totals, registry_files: 0}
-    const textOnly = {...base.scope, contaminated_responses: 0, cross_tenant_responses: 0, cross_session_responses: 0, exposed_sessions: 0, exposed_tenants: 0, recipient_tenants: 0, first_seen: null, last_seen: null,
+    // No marker-shaped token in any answer (no orphan): the exposure is known, all by verbatim text.
+    const textOnly = {...base.scope, contaminated_responses: 0, cross_tenant_responses: 0, cross_session_responses: 0, exposed_sessions: 0, exposed_tenants: 0, recipient_tenants: 0, first_seen: null, last_seen: null, orphan_sightings: 0,
       exposure: {...base.scope.exposure, responses: 2, by_canary: 0, by_text_only: 2}}
     const page = renderCaseReportHtml(reportData({totals, scope: textOnly, flows: []}))
     for (const k of ['contaminated_responses', 'cross_tenant_responses', 'exposed_sessions', 'recipient_tenants', 'first_seen']) {
@@ -271,6 +272,9 @@ describe('renderCaseReportHtml', () => {
     const v = verdict(reportData({totals, scope: clean}))
     expect(v).toMatchObject({cls: 'partial', head: 'No verbatim-text leak found; canary markers not checked'})
     expect(v.text).toContain('the case holds no canary registry, so no canary marker could be looked for')
+    // A marker-shaped token in an answer, attributed to no session: whether anything leaked is not known, never a clean verdict.
+    const orphaned = verdict(reportData({totals, scope: {...clean, orphan_sightings: 1}}))
+    expect(orphaned).toMatchObject({cls: 'partial', head: 'Not known: marker-shaped tokens in answers, and no canary registry'})
   })
 
   it('says the numbers are partial, never "no leak", when detection is incomplete', () => {
