@@ -21,7 +21,10 @@ use crate::value::{json_object, json_object_closed, Any, Json, Skip, MAX_SAFE_IN
 
 /// OpenAI content: a string, or parts that are strings or `{type: "text", text}`.
 pub type Content<'a> = Json<'a, Skip, Json<'a, Part<'a>, Skip>>;
-json_object!(Part { text: Any<'a> = "text", kind: Any<'a> = "type" });
+// Closed-world so that a part without a `type` holding more than `text` (a Bedrock Converse block:
+// `toolUse`, `toolResult`, `document`...) is told apart: decode.ts reads those, so such a request is
+// left to TypeScript (left_to_typescript).
+json_object_closed!(Part { text: Any<'a> = "text", kind: Any<'a> = "type" } known []);
 pub type ToolCalls<'a> = Json<'a, Skip, Json<'a, Call<'a>, Skip>>;
 // A tool call and its function, read closed-world (decode.ts toolCallText): a custom tool's
 // `custom` (its input is read by TypeScript) or any other member is `other`.
@@ -30,8 +33,13 @@ json_object_closed!(Function { arguments: Any<'a> = "arguments" } known ["name"]
 
 /// A request message: a string, or an object with content and tool calls.
 pub type RequestMessage<'a> = Json<'a, MessageIn<'a>, Skip>;
-json_object!(MessageIn { content: Content<'a> = "content", tool_calls: ToolCalls<'a> = "tool_calls", kind: Any<'a> = "type", refusal: Any<'a> = "refusal" });
-json_object!(RequestObject {
+// Closed-world (decode.ts requestMembers): the keys known to carry no text are decode.ts's
+// MESSAGE_IN_NO_TEXT and REQUEST_NO_TEXT; any other member (one TypeScript reads, such as a
+// message's `reasoning_content` or Gemini's `contents`, or one it names unread) leaves the request
+// to TypeScript.
+json_object_closed!(MessageIn { content: Content<'a> = "content", tool_calls: ToolCalls<'a> = "tool_calls", kind: Any<'a> = "type", refusal: Any<'a> = "refusal" }
+    known ["role", "name", "tool_call_id", "id", "status", "audio", "images", "tool_name", "cache_control", "prefix", "partial", "attachments", "metadata"]);
+json_object_closed!(RequestObject {
     system: Any<'a> = "system",
     stream: Any<'a> = "stream",
     instructions: Any<'a> = "instructions",
@@ -41,7 +49,17 @@ json_object!(RequestObject {
     text: Any<'a> = "text",
     // Chat Completions' predicted output: read by TypeScript (below).
     prediction: Any<'a> = "prediction",
-});
+} known [
+    "model", "stream_options", "temperature", "top_p", "top_k", "top_a", "min_p", "n", "best_of", "echo", "max_tokens", "max_completion_tokens", "max_output_tokens",
+    "max_prompt_tokens", "stop", "stop_sequences", "seed", "user", "metadata", "logit_bias", "logprobs", "top_logprobs", "presence_penalty", "frequency_penalty",
+    "repetition_penalty", "parallel_tool_calls", "tool_choice", "tools", "functions", "function_call", "response_format", "reasoning_effort", "reasoning", "thinking",
+    "service_tier", "store", "modalities", "audio", "previous_response_id", "truncation", "include", "background", "safety_identifier", "prompt_cache_key",
+    "prompt_cache_retention", "verbosity", "web_search_options", "anthropic_version", "anthropic_beta", "betas", "mcp_servers", "container", "context_management",
+    "assistant_id", "thread_id", "tool_resources", "truncation_strategy",
+    "generationConfig", "generation_config", "safetySettings", "safety_settings", "toolConfig", "tool_config", "cachedContent", "cached_content", "labels",
+    "modelId", "inferenceConfig", "additionalModelRequestFields", "additionalModelResponseFieldPaths", "guardrailConfig", "requestMetadata", "performanceConfig",
+    "citation_options", "safety_mode", "strict_tools", "k", "p", "options", "format", "keep_alive", "raw", "think", "context", "images", "provider", "transforms", "models", "route", "usage",
+]);
 pub type Request<'a> = Json<'a, RequestObject<'a>, RequestMessage<'a>>;
 
 // A body's or chunk's top level, a choice, a message or delta and an error object are read
@@ -194,6 +212,11 @@ fn request<T: RequestText>(body: &Request) -> Option<T> {
         },
         Json::Arr(messages) => messages_of(messages),
         Json::Obj(o) => {
+            // A member decode.ts reads and this walk does not (Gemini's `contents`, Cohere's
+            // `documents`, an Assistants run's `additional_messages`...) or names unread: TypeScript's.
+            if o.other {
+                return None;
+            }
             let mut parts = T::Joining::default();
             let mut any = false;
             let mut part = |parts: &mut T::Joining, t: T| {
@@ -285,11 +308,22 @@ fn messages_of<T: RequestText>(messages: &[RequestMessage]) -> Option<T> {
 /// Rare in a native line whose answer is read here (their answers are Messages and Responses API
 /// bodies, left to TypeScript already).
 fn left_to_typescript(m: &MessageIn) -> bool {
-    if !matches!(str_of(&m.kind), None | Some("message")) || str_of(&m.refusal).is_some() {
+    if !matches!(str_of(&m.kind), None | Some("message")) || str_of(&m.refusal).is_some() || m.other {
         return true;
     }
+    // A custom tool call (`custom`), a member decode.ts names unread, arguments that are not a
+    // string (Ollama's object): decode.ts's toolCallArgs reads or names them.
+    if let Some(Json::Arr(calls)) = &m.tool_calls {
+        let odd = |call: &Json<Call, Skip>| match call {
+            Json::Obj(c) => c.other || matches!(&c.function, Some(Json::Obj(f)) if f.other || matches!(&f.arguments, Some(a) if a.as_str().is_none())),
+            _ => false,
+        };
+        if calls.iter().any(odd) {
+            return true;
+        }
+    }
     let Some(Json::Arr(parts)) = &m.content else { return false };
-    parts.iter().any(|part| matches!(part, Json::Obj(p) if matches!(str_of(&p.kind), Some(k) if STANDALONE_BLOCKS.contains(&k))))
+    parts.iter().any(|part| matches!(part, Json::Obj(p) if matches!(str_of(&p.kind), Some(k) if STANDALONE_BLOCKS.contains(&k)) || (p.kind.is_none() && p.other)))
 }
 
 /// decode.ts's STANDALONE_BLOCKS: the parts it reads apart from their `text`, on lines of their own.

@@ -1,5 +1,6 @@
 import {uniqueJson, within} from './duplicate-keys.js'
 import {jsonPrefix} from './json-prefix.js'
+import {safeLine} from '../util/sanitize.js'
 
 // Turns request and response bodies, in every shape the contract allows, into the text
 // the model was given and the text the client received. Detection runs on these texts,
@@ -51,26 +52,192 @@ const intOrNull = (v: unknown): number | null => (typeof v === 'number' && Numbe
 // ---------------------------------------------------------------- requests
 
 export function decodeRequest(body: unknown): string | null {
+  return decodeRequestBody(body).text
+}
+
+/** A request's text (decodeRequest) and the members of its body this release does not read. */
+export interface DecodedRequest {
+  text: string | null
+  /**
+   * The members of the request body that hold text this release does not read (a top-level member,
+   * a message member, a content block or part member of a shape it does not know), named once each
+   * in the order met. The prompt was read in part: a marker absent from `text` may sit in one of
+   * them, so the echo check cannot rule a sighting out as an echo (parse-record.ts UNREAD_REQUEST).
+   */
+  unread: string[]
+}
+
+export function decodeRequestBody(body: unknown): DecodedRequest {
+  const unread: string[] = []
+  return {text: requestText(body, unread), unread}
+}
+
+function requestText(body: unknown, unread: string[]): string | null {
   if (body === undefined || body === null) return null
   if (typeof body === 'string') {
     const parsed = tryParseJson(body)
-    return parsed !== undefined && (isObj(parsed) || Array.isArray(parsed)) ? decodeRequest(parsed) : body
+    return parsed !== undefined && (isObj(parsed) || Array.isArray(parsed)) ? requestText(parsed, unread) : body
   }
-  if (Array.isArray(body)) return messagesText(body)
+  if (Array.isArray(body)) return messagesText(body, unread)
   if (!isObj(body)) return String(body)
   const parts: string[] = []
   if (typeof body.system === 'string') parts.push(body.system)
-  // The Messages API's system prompt as text blocks.
-  else if (Array.isArray(body.system)) parts.push(contentText(body.system))
-  // The Responses API's system prompt.
+  // The Messages API's system prompt as text blocks; Bedrock Converse's (`{text}`, `{guardContent}`).
+  else if (Array.isArray(body.system)) parts.push(systemBlocksText(body.system, unread))
+  // Gemini's system instruction: a Content (`parts`), `system_instruction` in its REST snake case.
+  const gemSystem = body.systemInstruction ?? body.system_instruction
+  if (gemSystem !== undefined) parts.push(geminiContentText(gemSystem, unread))
+  // The Responses API's system prompt; an Assistants run's own instructions.
   if (typeof body.instructions === 'string') parts.push(body.instructions)
-  if (Array.isArray(body.messages)) parts.push(messagesText(body.messages))
+  if (typeof body.additional_instructions === 'string') parts.push(body.additional_instructions)
+  if (Array.isArray(body.messages)) parts.push(messagesText(body.messages, unread))
+  // Gemini's conversation: Contents, each with parts.
+  if (Array.isArray(body.contents)) parts.push(body.contents.map((c) => geminiContentText(c, unread)).filter((t) => t !== '').join('\n'))
+  // An Assistants run's messages added to its thread; a thread created with messages (alone or with its run).
+  if (Array.isArray(body.additional_messages)) parts.push(messagesText(body.additional_messages, unread))
+  if (isObj(body.thread)) parts.push(threadText(body.thread, unread))
+  // An Assistants message created on a thread: its role and content at the top level.
+  if (typeof body.role === 'string' && body.content !== undefined) parts.push(requestContentText(body.content, unread))
+  // An Assistants run's tool outputs handed back to the model.
+  if (Array.isArray(body.tool_outputs)) parts.push(body.tool_outputs.flatMap((o) => (isObj(o) ? str(o.output) : [])).join('\n'))
+  // Cohere v2 chat's documents: strings, or objects whose `data` is what the model reads.
+  if (Array.isArray(body.documents)) parts.push(body.documents.flatMap((d) => cohereDocumentText(d)).join('\n'))
   // Chat Completions' predicted output: text the caller sent, which the model may repeat verbatim.
   if (isObj(body.prediction) && contentText(body.prediction.content) !== '') parts.push(contentText(body.prediction.content))
   if (body.prompt !== undefined) parts.push(promptText(body.prompt))
-  if (body.input !== undefined) parts.push(typeof body.input === 'string' ? body.input : Array.isArray(body.input) ? messagesText(body.input) : '')
+  if (body.input !== undefined) parts.push(typeof body.input === 'string' ? body.input : Array.isArray(body.input) ? messagesText(body.input, unread) : '')
   if (parts.length === 0 && typeof body.text === 'string') parts.push(body.text)
+  requestMembers(body, REQUEST_READ, REQUEST_NO_TEXT, 'request body member', unread)
+  if (typeof body.role !== 'string' && leafTexts(body.content).length > 0) unreadShape(unread, shapeName('request body member', 'content'))
   return parts.join('\n')
+}
+
+/**
+ * Names in `unread` each member of a request object that is neither read nor known to carry no
+ * text a user sent, where it holds a string: a marker there, repeated by the model, could be an
+ * echo that was not looked for.
+ */
+function requestMembers(obj: Obj, read: ReadonlySet<string>, noText: ReadonlySet<string>, what: string, unread: string[]): void {
+  for (const key of Object.keys(obj)) {
+    if (read.has(key) || noText.has(key)) continue
+    // A key is the log's text: its controls are shown, never passed to a terminal or a draft.
+    if (leafTexts(obj[key]).length > 0) unreadShape(unread, shapeName(what, safeLine(key)))
+  }
+}
+
+/** The top-level request members decodeRequestBody reads (the Assistants message's `content` only beside its `role`). */
+const REQUEST_READ = new Set([
+  'system', 'systemInstruction', 'system_instruction', 'instructions', 'additional_instructions', 'messages', 'contents', 'additional_messages', 'thread',
+  'tool_outputs', 'documents', 'prediction', 'prompt', 'input', 'text', 'role', 'content',
+])
+
+/**
+ * Top-level request members that carry settings, identifiers and definitions, not what the user
+ * sent: sampling and length settings, the model, stream options, metadata and end-user ids (the
+ * model never reads them), and the tools, output formats and safety settings a developer configures
+ * (OpenAI, Anthropic, Gemini's generationConfig / safetySettings / toolConfig, Bedrock Converse's
+ * inferenceConfig / toolConfig / guardrailConfig, Cohere's citation_options / safety_mode, Ollama's
+ * options / format / keep_alive, Assistants' assistant_id / tool_resources / truncation_strategy).
+ */
+const REQUEST_NO_TEXT = new Set([
+  'model', 'stream', 'stream_options', 'temperature', 'top_p', 'top_k', 'top_a', 'min_p', 'n', 'best_of', 'echo', 'max_tokens', 'max_completion_tokens', 'max_output_tokens',
+  'max_prompt_tokens', 'stop', 'stop_sequences', 'seed', 'user', 'metadata', 'logit_bias', 'logprobs', 'top_logprobs', 'presence_penalty', 'frequency_penalty',
+  'repetition_penalty', 'parallel_tool_calls', 'tool_choice', 'tools', 'functions', 'function_call', 'response_format', 'reasoning_effort', 'reasoning', 'thinking',
+  'service_tier', 'store', 'modalities', 'audio', 'previous_response_id', 'truncation', 'include', 'background', 'safety_identifier', 'prompt_cache_key',
+  'prompt_cache_retention', 'verbosity', 'web_search_options', 'anthropic_version', 'anthropic_beta', 'betas', 'mcp_servers', 'container', 'context_management',
+  'assistant_id', 'thread_id', 'tool_resources', 'truncation_strategy',
+  'generationConfig', 'generation_config', 'safetySettings', 'safety_settings', 'toolConfig', 'tool_config', 'cachedContent', 'cached_content', 'labels',
+  'modelId', 'inferenceConfig', 'additionalModelRequestFields', 'additionalModelResponseFieldPaths', 'guardrailConfig', 'requestMetadata', 'performanceConfig',
+  'citation_options', 'safety_mode', 'strict_tools', 'k', 'p', 'options', 'format', 'keep_alive', 'raw', 'think', 'context', 'images', 'provider', 'transforms', 'models', 'route', 'usage',
+])
+
+/** A Gemini Content's parts (`{role, parts}`) in order, one per line: text, a function call's args and a function response's response (as JSON), code and its output. */
+function geminiContentText(content: Json, unread: string[]): string {
+  if (typeof content === 'string') return content
+  if (!isObj(content)) return ''
+  requestMembers(content, new Set(['parts']), new Set(['role']), 'Gemini request content member', unread)
+  if (!Array.isArray(content.parts)) return ''
+  const out: string[] = []
+  for (const part of content.parts) {
+    if (typeof part === 'string') {
+      out.push(part)
+      continue
+    }
+    if (!isObj(part)) continue
+    requestMembers(part, GEMINI_PART_TEXT, GEMINI_PART_NONE, 'Gemini request part member', unread)
+    out.push(...str(part.text))
+    if (isObj(part.functionCall) && part.functionCall.args !== undefined) out.push(JSON.stringify(part.functionCall.args))
+    if (isObj(part.functionResponse) && part.functionResponse.response !== undefined) out.push(JSON.stringify(part.functionResponse.response))
+    if (isObj(part.executableCode)) out.push(...str(part.executableCode.code))
+    if (isObj(part.codeExecutionResult)) out.push(...str(part.codeExecutionResult.output))
+  }
+  return out.join('\n')
+}
+
+const GEMINI_PART_TEXT = new Set(['text', 'functionCall', 'functionResponse', 'executableCode', 'codeExecutionResult'])
+/** A part's bytes and references (an image's or a file's: no text by design), its flags and signature. */
+const GEMINI_PART_NONE = new Set(['inlineData', 'fileData', 'thought', 'thoughtSignature', 'videoMetadata', 'mediaResolution', 'partMetadata'])
+
+/** A Messages API or Bedrock Converse system prompt: text blocks joined (blocksText), Converse's guard content and others as converseBlockText reads them. */
+function systemBlocksText(blocks: Json[], unread: string[]): string {
+  return blocksText(blocks.map((b) => (isConverseBlock(b) ? {text: converseBlockText(b as Obj, unread), isText: isObj(b) && typeof b.text === 'string'} : {text: requestBlockText(b, unread), isText: isTextPart(b)})))
+}
+
+/** A Bedrock Converse content block: an object without `type`, keyed by its one shape (`text`, `toolUse`, `toolResult`...). */
+function isConverseBlock(block: Json): boolean {
+  return isObj(block) && block.type === undefined && Object.keys(block).some((k) => CONVERSE_BLOCKS.has(k))
+}
+
+const CONVERSE_BLOCKS = new Set(['toolUse', 'toolResult', 'document', 'guardContent', 'reasoningContent', 'image', 'video', 'cachePoint', 'citationsContent', 'searchResult'])
+
+/**
+ * A Bedrock Converse request block's text: `text`; a tool use's `input` and a tool result's
+ * `json` as JSON, its `text`, documents and nested blocks; a document's text source (`source.text`,
+ * `source.content[].text`); guard content's text; earlier reasoning's text. Images and videos hold
+ * no text by design; a document given as bytes (a PDF, a Word file) is named unread: what it says
+ * was not searched.
+ */
+function converseBlockText(block: Obj, unread: string[]): string {
+  requestMembers(block, CONVERSE_BLOCK_TEXT, new Set(['image', 'video', 'cachePoint']), 'Converse request content block member', unread)
+  const out: string[] = [...str(block.text)]
+  if (isObj(block.toolUse) && block.toolUse.input !== undefined) out.push(JSON.stringify(block.toolUse.input))
+  if (isObj(block.toolResult) && Array.isArray(block.toolResult.content)) {
+    for (const c of block.toolResult.content) {
+      if (!isObj(c)) continue
+      if (c.json !== undefined) out.push(JSON.stringify(c.json))
+      const t = converseBlockText(Object.fromEntries(Object.entries(c).filter(([k]) => k !== 'json')), unread)
+      if (t !== '') out.push(t)
+    }
+  }
+  if (isObj(block.document)) out.push(...converseDocumentText(block.document, unread))
+  if (isObj(block.guardContent) && isObj(block.guardContent.text)) out.push(...str(block.guardContent.text.text))
+  if (isObj(block.reasoningContent) && isObj(block.reasoningContent.reasoningText)) out.push(...str(block.reasoningContent.reasoningText.text))
+  return out.join('\n')
+}
+
+const CONVERSE_BLOCK_TEXT = new Set(['text', 'toolUse', 'toolResult', 'document', 'guardContent', 'reasoningContent'])
+
+function converseDocumentText(doc: Obj, unread: string[]): string[] {
+  const source = isObj(doc.source) ? doc.source : {}
+  if (typeof source.text === 'string') return str(source.text)
+  if (Array.isArray(source.content)) return source.content.flatMap((c) => (isObj(c) ? str(c.text) : []))
+  // Bytes (base64) or an S3 location: a file whose words are not in the log line.
+  if (source.bytes !== undefined || source.s3Location !== undefined) unreadShape(unread, 'Converse document block (bytes or an S3 object, not text)')
+  return []
+}
+
+/** A Cohere document: a string, or an object whose `data` (a string, or fields of text) the model reads. */
+function cohereDocumentText(d: Json): string[] {
+  if (typeof d === 'string') return str(d)
+  if (!isObj(d)) return []
+  const data = d.data ?? d.document
+  return typeof data === 'string' ? str(data) : isObj(data) ? leafTexts(data) : []
+}
+
+/** An Assistants thread created with its run: its messages. */
+function threadText(thread: Obj, unread: string[]): string {
+  requestMembers(thread, new Set(['messages']), new Set(['tool_resources', 'metadata']), 'Assistants thread member', unread)
+  return Array.isArray(thread.messages) ? messagesText(thread.messages, unread) : ''
 }
 
 function promptText(prompt: Json): string {
@@ -87,20 +254,31 @@ function promptText(prompt: Json): string {
  * message carries (itemText): every one of them is text the caller sent the model, replaying its
  * own history or handing back a tool's output.
  */
-function messagesText(messages: Json[]): string {
+function messagesText(messages: Json[], unread: string[]): string {
   const out: string[] = []
   for (const m of messages) {
     if (typeof m === 'string') out.push(m)
     else if (isObj(m)) {
-      const t = requestContentText(m.content)
+      const t = requestContentText(m.content, unread)
       if (t) out.push(t)
-      if (Array.isArray(m.tool_calls)) out.push(...toolCallArgs(m.tool_calls))
+      if (Array.isArray(m.tool_calls)) out.push(...toolCallArgs(m.tool_calls, unread))
       if (typeof m.refusal === 'string' && m.refusal !== '') out.push(m.refusal)
       if (typeof m.type === 'string' && READ_ITEMS.has(m.type)) out.push(...itemText(m))
+      if (m.type === undefined || m.type === 'message') {
+        // A chat message's legacy function call, earlier reasoning sent back (DeepSeek's, vLLM's,
+        // Ollama's `thinking`), Cohere's tool plan: text the caller sent the model.
+        if (isObj(m.function_call)) out.push(...toolArguments(m.function_call.arguments))
+        for (const key of ['reasoning_content', 'reasoning', 'thinking', 'tool_plan'] as const) out.push(...str(m[key]))
+        requestMembers(m, MESSAGE_IN_READ, MESSAGE_IN_NO_TEXT, 'request message member', unread)
+      }
     }
   }
   return out.join('\n')
 }
+
+const MESSAGE_IN_READ = new Set(['content', 'tool_calls', 'refusal', 'type', 'function_call', 'reasoning_content', 'reasoning', 'thinking', 'tool_plan'])
+/** A message's role and ids, an image's bytes (Ollama), a cache breakpoint, prefix flags, an Assistants message's attachments (file ids) and metadata. */
+const MESSAGE_IN_NO_TEXT = new Set(['role', 'name', 'tool_call_id', 'id', 'status', 'audio', 'images', 'tool_name', 'cache_control', 'prefix', 'partial', 'attachments', 'metadata'])
 
 /**
  * Responses API input items (besides messages) read by itemText. An assistant's earlier output
@@ -172,10 +350,10 @@ function itemText(m: Obj): string[] {
  * marker the caller sent in, say, a tool result and the model repeats is found in the prompt (an
  * echo, no leak).
  */
-function requestContentText(content: Json | undefined): string {
+function requestContentText(content: Json | undefined, unread: string[]): string {
   if (typeof content === 'string') return content
   if (!Array.isArray(content)) return ''
-  return blocksText(content.map((block) => ({text: requestBlockText(block), isText: isTextPart(block)})))
+  return blocksText(content.map((block) => (isConverseBlock(block) ? {text: converseBlockText(block as Obj, unread), isText: false} : {text: requestBlockText(block, unread), isText: isTextPart(block)})))
 }
 
 /**
@@ -196,15 +374,16 @@ function isTextPart(part: Json): boolean {
   return !(isObj(part) && typeof part.type === 'string' && STANDALONE_BLOCKS.has(part.type))
 }
 
-function requestBlockText(block: Json): string {
+function requestBlockText(block: Json, unread: string[]): string {
   if (typeof block === 'string') return block
   if (!isObj(block)) return ''
   switch (block.type) {
     case 'tool_result':
     case 'mcp_tool_result':
-      return requestContentText(block.content)
+      return requestContentText(block.content, unread)
     case 'document':
-      return documentText(block.source)
+      // A Messages API document (`source`); a Cohere document part (`document.data`).
+      return isObj(block.document) ? cohereDocumentText(block.document).join('\n') : documentText(block.source, unread)
     case 'tool_use':
     case 'server_tool_use':
     case 'mcp_tool_use':
@@ -215,13 +394,13 @@ function requestBlockText(block: Json): string {
     case 'refusal':
       return typeof block.refusal === 'string' ? block.refusal : ''
     case 'search_result':
-      return [...str(block.source), ...str(block.title), ...str(requestContentText(block.content))].join('\n')
+      return [...str(block.source), ...str(block.title), ...str(requestContentText(block.content, unread))].join('\n')
     case 'web_search_tool_result':
       // Each result's url and title; its page text is encrypted (`encrypted_content`), no text.
       return Array.isArray(block.content) ? block.content.flatMap((r) => (isObj(r) ? [...str(r.url), ...str(r.title)] : [])).join('\n') : ''
     case 'web_fetch_tool_result':
       // The page fetched: its url and a document block.
-      return isObj(block.content) ? [...str(block.content.url), ...str(requestBlockText(block.content.content ?? null))].join('\n') : ''
+      return isObj(block.content) ? [...str(block.content.url), ...str(requestBlockText(block.content.content ?? null, unread))].join('\n') : ''
     case 'code_execution_tool_result':
     case 'bash_code_execution_tool_result':
     case 'text_editor_code_execution_tool_result': {
@@ -235,10 +414,10 @@ function requestBlockText(block: Json): string {
 }
 
 /** A Messages API document's text: a plain-text source's `data`, or a content source's blocks (a base64 PDF or a URL holds none here). */
-function documentText(source: Json | undefined): string {
+function documentText(source: Json | undefined, unread: string[]): string {
   if (!isObj(source)) return ''
   if (source.type === 'text' && typeof source.data === 'string') return source.data
-  if (source.type === 'content') return requestContentText(source.content)
+  if (source.type === 'content') return requestContentText(source.content, unread)
   return ''
 }
 
@@ -350,14 +529,31 @@ function contentText(content: Json | undefined): string {
   return out.join('')
 }
 
-function toolCallArgs(calls: Json[]): string[] {
+/**
+ * A request's earlier tool calls: a function call's arguments (a string, or an object as Ollama
+ * sends them, as JSON) and a custom tool call's `input`; any other member holding text is named in
+ * `unread`.
+ */
+function toolCallArgs(calls: Json[], unread: string[]): string[] {
   const out: string[] = []
   for (const call of calls) {
     if (!isObj(call)) continue
-    const fn = isObj(call.function) ? call.function : undefined
-    if (fn && typeof fn.arguments === 'string') out.push(fn.arguments)
+    requestMembers(call, new Set(['function', 'custom']), new Set(['id', 'type', 'index']), 'request tool call member', unread)
+    if (isObj(call.function)) {
+      requestMembers(call.function, new Set(['arguments']), new Set(['name']), 'request tool call function member', unread)
+      out.push(...toolArguments(call.function.arguments))
+    }
+    if (isObj(call.custom)) {
+      requestMembers(call.custom, new Set(['input']), new Set(['name']), 'request custom tool call member', unread)
+      out.push(...str(call.custom.input))
+    }
   }
   return out
+}
+
+/** A function call's arguments: the JSON text as sent, or an object's JSON (Ollama). An empty string is pushed as the call's (as before). */
+function toolArguments(args: Json | undefined): string[] {
+  return typeof args === 'string' ? [args] : isObj(args) ? [JSON.stringify(args)] : []
 }
 
 // ---------------------------------------------------------------- responses

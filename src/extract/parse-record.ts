@@ -1,5 +1,5 @@
 import {isUtf8} from 'node:buffer'
-import {decodeRequest, decodeResponse, type DecodedResponse} from './decode.js'
+import {decodeRequestBody, decodeResponse, type DecodedRequest, type DecodedResponse} from './decode.js'
 import {duplicateKeyPath, duplicateKeyReason, DuplicateKeyError, within} from './duplicate-keys.js'
 import {parseJsonExact} from './json-text.js'
 import {placeholderOf} from './redaction.js'
@@ -39,6 +39,8 @@ export interface RecordRow extends RecordFields {
  */
 export interface DecodedBodies {
   requestText: string | null
+  /** The request members not read (decode.ts DecodedRequest.unread); absent where none (the native decoder leaves such requests to TypeScript). */
+  requestUnread?: string[]
   streamRequested: boolean
   response: DecodedResponse
 }
@@ -117,18 +119,20 @@ export function rowFromRecord(value: unknown, notes: string[] = [], bodies?: Dec
     throw error
   }
   let response: DecodedResponse
-  let requestText: string | null
+  let request: DecodedRequest
   try {
     response = bodies?.response ?? within('response', () => decodeResponse(obj.response))
-    requestText = bodies ? bodies.requestText : within('request', () => decodeRequest(obj.request))
+    request = bodies ? {text: bodies.requestText, unread: bodies.requestUnread ?? []} : within('request', () => decodeRequestBody(obj.request))
   } catch (error) {
     // A JSON text in the body (a response logged as a string, a stream's event) that gives a key twice.
     if (error instanceof DuplicateKeyError) return {bad: duplicateKeyReason(error.path)}
     throw error
   }
-  const request = obj.request
+  const requestText = request.text
   // A body holding a shape this release does not read: the record is not read whole (fileUnread counts it).
   if (response.unread.length > 0) notes.push(unreadShapesNote(response.unread))
+  // A request read in part: the echo check cannot rule out a marker absent from what was read.
+  if (request.unread.length > 0) notes.push(unreadRequestNote(request.unread))
   // Parts that hold no text by their nature (an image): said, and counted per file by their note.
   if (response.notSearched !== undefined && response.notSearched.length > 0) notes.push(notSearchedNote(response.notSearched))
   if (response.noTextByDesign !== undefined) notes.push(response.noTextByDesign)
@@ -147,7 +151,7 @@ export function rowFromRecord(value: unknown, notes: string[] = [], bodies?: Dec
       prompt_tokens: checkedInt(obj.prompt_tokens, 'prompt_tokens', 0, Number.MAX_SAFE_INTEGER, notes) ?? response.promptTokens,
       completion_tokens: checkedInt(obj.completion_tokens, 'completion_tokens', 0, Number.MAX_SAFE_INTEGER, notes) ?? response.completionTokens,
       cached_tokens: response.cachedTokens,
-      stream: response.stream || (bodies ? bodies.streamRequested : streamRequested(request)) ? 1 : 0,
+      stream: response.stream || (bodies ? bodies.streamRequested : streamRequested(obj.request)) ? 1 : 0,
       response_kind: response.kind,
       is_error: response.isError ? 1 : 0,
       error_message: response.errorMessage,
@@ -180,6 +184,20 @@ export const UNREAD_SHAPES = 'its response body holds what this release does not
 /** The note of a record whose response body holds these shapes not read. */
 export function unreadShapesNote(shapes: readonly string[]): string {
   return `${UNREAD_SHAPES}: ${shapes.join(', ')}`
+}
+
+/**
+ * How the note of a record whose request body holds a member this release does not read (decode.ts
+ * DecodedRequest.unread) starts; the members follow it. Its prompt was read in part: a marker in its
+ * answer that is not in what was read may still be one the user sent (an echo), so such a sighting
+ * is counted as received from the other session with the echo not ruled out (scope's
+ * contaminated_prompt_in_part), never as an echo and never as a confirmed leak.
+ */
+export const UNREAD_REQUEST = 'its request body holds what this release does not read, so the echo check read the prompt in part'
+
+/** The note of a record whose request body holds these members not read. */
+export function unreadRequestNote(members: readonly string[]): string {
+  return `${UNREAD_REQUEST}: ${members.join(', ')}`
 }
 
 /**

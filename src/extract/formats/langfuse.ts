@@ -236,7 +236,7 @@ function readWrappers(record: NativeRecord, value: Obj, ctx: AdaptContext<Langfu
     answers.push(beyond.answer)
     notes.push(`the output of a wrapping ${w.kind} observation is not among the call's texts: read as a further choice of its answer`)
   }
-  record.request = withPromptTexts(record.request, prompts)
+  record.request = withPromptTexts(record.request, prompts, notes)
   record.response = withAnswerTexts(record.response, answers, notes)
   return {notes: [...new Set(notes)], companions}
 }

@@ -1410,8 +1410,8 @@ function readWrappers(
     answers.push(beyond.answer)
     notes.add(`the output of a wrapping span (${convention}) is not among the call's texts: read as a further choice of its answer`)
   }
-  record.request = withPromptTexts(record.request, prompts)
   const unread: string[] = []
+  record.request = withPromptTexts(record.request, prompts, unread)
   record.response = withAnswerTexts(record.response, answers, unread)
   for (const n of unread) notes.add(n)
   return {notes: [...notes], companions}

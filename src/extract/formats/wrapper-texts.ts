@@ -1,5 +1,5 @@
-import {decodeRequest, decodeResponse} from '../decode.js'
-import {unreadShapesNote} from '../parse-record.js'
+import {decodeRequest, decodeRequestBody, decodeResponse} from '../decode.js'
+import {unreadRequestNote, unreadShapesNote} from '../parse-record.js'
 import {duplicateKeyPath} from '../duplicate-keys.js'
 import {placeholderOf} from '../redaction.js'
 import {completionFromMessages, errorResponse, isObj, type Obj} from './messages.js'
@@ -87,14 +87,17 @@ export function textsBeyond(texts: WrapperTexts, call: CallTexts): {prompt: stri
 }
 
 /** A request body with further prompt texts: as further user messages, the body's own text kept. */
-export function withPromptTexts(request: unknown, texts: readonly string[]): unknown {
+export function withPromptTexts(request: unknown, texts: readonly string[], notes: string[]): unknown {
   if (texts.length === 0) return request
   const extra = texts.map((content) => ({role: 'user', content}))
   if (request === null || request === undefined) return {messages: extra}
   if (isObj(request) && Array.isArray(request.messages)) return {...request, messages: [...request.messages, ...extra]}
   // Another shape (a prompt, a Responses or Messages API body): its text as the decoder reads it, first.
-  const own = decodeRequest(request) ?? ''
-  return {messages: [...(own === '' ? [] : [{role: 'user', content: own}]), ...extra]}
+  const own = decodeRequestBody(request)
+  // Members the decoder does not read in the body replaced: said of the record, as rowFromRecord says it of a request it decodes.
+  if (own.unread.length > 0) notes.push(unreadRequestNote(own.unread))
+  const text = own.text ?? ''
+  return {messages: [...(text === '' ? [] : [{role: 'user', content: text}]), ...extra]}
 }
 
 /** A response body with further answer texts: as further choices, the body's own text and error kept. */
