@@ -80,6 +80,10 @@ export function renderScope(r: ScopeResult, options: {registry?: boolean; proven
         ...(registry && (r.contaminated_without_prompt === null ? (r.contaminated_responses ?? 0) > 0 : r.contaminated_without_prompt > 0)
           ? [['  no prompt logged (echo not ruled out)', r.contaminated_without_prompt === null ? 'unknown (evidence unreadable)' : n(r.contaminated_without_prompt)]]
           : []),
+        // Said only where it applies: the echo check read these prompts in part (request members not read).
+        ...(registry && (r.contaminated_prompt_in_part === null ? (r.contaminated_responses ?? 0) > 0 : r.contaminated_prompt_in_part > 0)
+          ? [['  prompt read in part (echo not ruled out)', r.contaminated_prompt_in_part === null ? 'unknown (evidence unreadable)' : n(r.contaminated_prompt_in_part)]]
+          : []),
         // A retry logged under a request id already counted: a response served that the figures above leave out (the request's first line is its record).
         ...(r.duplicate_leaks_not_counted.length > 0 ? [['  NOT COUNTED above: repeated request ids carrying another session\'s marker', n(r.duplicate_leaks_not_counted.length)]] : []),
         ...(r.duplicate_lines_not_examined > 0 ? [['  NOT EXAMINED: repeated request ids whose line differs and could not be read again', n(r.duplicate_lines_not_examined)]] : []),
@@ -104,6 +108,12 @@ export function renderScope(r: ScopeResult, options: {registry?: boolean; proven
     ),
   )
   if (r.duplicate_leaks_not_counted.length > 0) out.push('', wrap(duplicateLeaksNote(r.duplicate_leaks_not_counted)))
+  // Where the echo check read a prompt in part: which request members were not read, and where to look first.
+  if (registry && r.prompt_in_part !== null && (r.contaminated_prompt_in_part ?? 0) > 0) {
+    const {members, first} = r.prompt_in_part
+    const names = members.length > 5 ? `${members.slice(0, 5).join(', ')}, and ${members.length - 5} more` : members.join(', ')
+    out.push('', wrap(`Prompt read in part: ${n(r.contaminated_prompt_in_part!)} contaminated ${r.contaminated_prompt_in_part === 1 ? "response's request holds" : "responses' requests hold"} what this release does not read (${safeLine(names)}), the first on line ${first.line} of log file #${first.file_id}: whether the user sent the marker there (an echo) is not known, so ${r.contaminated_prompt_in_part === 1 ? 'it stays' : 'they stay'} counted as contamination.`))
+  }
   const e = r.exposure
   // No registry and a marker in an answer (an orphan): it may be another session's, so the totals are not known (scope --json: null).
   const x = (v: number): string => (!registry && r.orphan_sightings > 0 ? 'unknown' : p(v))

@@ -2,7 +2,7 @@ import {EXTRACT_SCHEME, extractRecord, PRIOR_EXTRACT_SCHEMES} from '../extract/e
 import {FingerprintBuffer} from '../extract/winnow.js'
 import {lineRefusalChecker, recordTextLoader} from '../evidence/record-texts.js'
 import {deleteFileExtracts, extractInserters, fingerprintUpdater, piiValueInserter, recordPagesOfFile} from '../store/extracts.js'
-import {addFileUnread, setExtractScheme, setNoTextCounts, setUnconventionalMatched, type FileRow} from '../store/files.js'
+import {addFileNote, addFileUnread, setExtractScheme, setNoTextCounts, setUnconventionalMatched, type FileRow} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {inTransaction} from '../store/session.js'
 import {unreadShapesPhrase} from '../extract/parse-record.js'
@@ -55,6 +55,8 @@ export function reextractPriorFiles(db: CaseDb, files: readonly FileRow[], onPro
       // Records whose body holds shapes this release does not read (their notes, by note): the file is then not read whole.
       const unreadNotes: Record<string, number> = {}
       let unreadFirstLine: number | null = null
+      // Records whose request was read in part (their notes, by note): said in the file's notes, as ingest says them, so scope finds them.
+      const requestNotes: Record<string, number> = {}
       const refused = {lines: new Set<number>(), first: null as {line_no: number; reason: string} | null}
       for (let last = 0; ; ) {
         const page = pageOfFile(file.id, last, PAGE)
@@ -71,7 +73,8 @@ export function reextractPriorFiles(db: CaseDb, files: readonly FileRow[], onPro
             updateFingerprints(id, 0, 0, EMPTY, EMPTY)
             continue
           }
-          const {request_text: prompt, response_text: response, unread_note: unreadNote, no_text_by_design: byDesign} = texts(id)
+          const {request_text: prompt, response_text: response, unread_note: unreadNote, request_unread_note: requestNote, no_text_by_design: byDesign} = texts(id)
+          if (requestNote !== undefined) requestNotes[requestNote] = (requestNotes[requestNote] ?? 0) + 1
           if (unreadNote !== undefined) {
             unreadNotes[unreadNote] = (unreadNotes[unreadNote] ?? 0) + 1
             unreadFirstLine = Math.min(unreadFirstLine ?? lineNo, lineNo)
@@ -100,6 +103,7 @@ export function reextractPriorFiles(db: CaseDb, files: readonly FileRow[], onPro
       // As ingest says it (ingest-file.ts fileUnread): an earlier scheme read past these shapes without a word.
       const shapes = unreadShapesPhrase(unreadNotes, unreadFirstLine)
       if (shapes !== null) addFileUnread(db, file.id, shapes)
+      for (const [note, n] of Object.entries(requestNotes)) addFileNote(db, file.id, `${n} record${n === 1 ? '' : 's'}: ${note}`)
       setExtractScheme(db, file.id, EXTRACT_SCHEME)
     })
   }

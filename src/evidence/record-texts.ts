@@ -1,7 +1,7 @@
 import {crc32} from 'node:zlib'
 import {InputError, IntegrityError} from '../errors.js'
 import {decodeValue, lineDecoder, type LineDecoder} from '../extract/line-decoder.js'
-import {DUPLICATE_KEY, readLineJson, UNREAD_SHAPES, type RecordRow} from '../extract/parse-record.js'
+import {DUPLICATE_KEY, readLineJson, UNREAD_REQUEST, UNREAD_SHAPES, type RecordRow} from '../extract/parse-record.js'
 import {decodeParseSpec} from '../extract/parse-spec.js'
 import type {CaseDb} from '../store/open-case.js'
 import {recordLocator, type RecordLocation} from '../store/records.js'
@@ -20,6 +20,8 @@ export interface RecordTexts {
   response_text: string | null
   /** Where the response body holds shapes this release does not read (parse-record.ts unreadShapesNote): the record's note saying so. */
   unread_note?: string
+  /** Where the request body holds members this release does not read (parse-record.ts unreadRequestNote): the record's note saying so. */
+  request_unread_note?: string
   /** The answer holds no text by design (parse-record.ts RecordRow.no_text_by_design: an embedding's vectors). */
   no_text_by_design?: boolean
 }
@@ -29,6 +31,8 @@ function textsOf(r: {row: RecordRow; notes: readonly string[]}): RecordTexts {
   const note = r.notes.find((n) => n.startsWith(UNREAD_SHAPES))
   const out: RecordTexts = {request_text: r.row.request_text, response_text: r.row.response_text}
   if (note !== undefined) out.unread_note = note
+  const requestNote = r.notes.find((n) => n.startsWith(UNREAD_REQUEST))
+  if (requestNote !== undefined) out.request_unread_note = requestNote
   if (r.row.no_text_by_design === true) out.no_text_by_design = true
   return out
 }

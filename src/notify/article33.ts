@@ -260,6 +260,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   if (scope && facts.totals.bad_lines > 0) L.stated('investigation', P.unreadLines(facts.totals.bad_lines), ['evidence.files'])
   if (scope && withoutText > 0) L.stated('investigation', P.noResponseText(withoutText), ['evidence.files'])
   if (scope && (scope.contaminated_without_prompt ?? 0) > 0) L.stated('investigation', P.noPromptLogged(scope.contaminated_without_prompt!), ['scan.sightings'])
+  if (scope && (scope.contaminated_prompt_in_part ?? 0) > 0) L.stated('investigation', P.promptReadInPart(scope.contaminated_prompt_in_part!, scope.prompt_in_part_members), ['scan.sightings'])
   // A replay confirms the mechanism (or rules it out) and remedies nothing: it is investigation, never a measure taken (template 92).
   for (const g of facts.replay?.groups ?? []) L.stated('investigation', P.replayGroup(g), g.run_ids.map((id) => `replay_run#${id}`))
   if (!facts.replay) L.open('investigation', P.open.replay, 'Art. 33(3)(d)', 'crosstalk replay')

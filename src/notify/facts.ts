@@ -70,6 +70,10 @@ export interface ScopeFacts extends ScopeContractKeys {
   provenance_only_responses: number
   /** contaminated responses whose logs hold no prompt text: the echo check had nothing to read */
   contaminated_without_prompt: number | null
+  /** contaminated responses whose request was read in part (members this release does not read): the echo check read part of the prompt */
+  contaminated_prompt_in_part: number | null
+  /** the request members not read, where contaminated_prompt_in_part is above 0 */
+  prompt_in_part_members: string[]
   by_hour: Array<{hour: string; responses: number; cross_tenant_responses: number; provenance_responses: number; text_only_responses: number; at_risk_responses: number | null}>
   by_node: Array<{node: string; responses: number; cross_tenant_responses: number; cross_session_responses: number; provenance_responses: number; at_risk_responses: number | null; first_seen: string | null; last_seen: string | null}>
   data_subjects: Range
@@ -722,6 +726,8 @@ export function scopeFacts(s: ScopeResult, inputs?: Pick<ScopeInputs, 'contamina
     provenance_responses: s.provenance_responses,
     provenance_only_responses: s.provenance_only_responses,
     contaminated_without_prompt: s.contaminated_without_prompt,
+    contaminated_prompt_in_part: s.contaminated_prompt_in_part,
+    prompt_in_part_members: s.prompt_in_part?.members ?? [],
     by_hour: s.by_hour.map((h) => ({
       hour: h.hour,
       responses: h.contaminated_responses,

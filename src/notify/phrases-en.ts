@@ -6,6 +6,9 @@ import {markersStaleReason, type MarkersStaleCause} from '../scope/unscanned.js'
 import {count} from '../util/plural.js'
 import {asSentence} from './statements.js'
 
+/** Up to five names, then how many more. */
+const listed = (names: readonly string[]): string => (names.length > 5 ? `${names.slice(0, 5).join(', ')}, and ${names.length - 5} more` : names.join(', '))
+
 // Every sentence crosstalk writes into a draft, notice or register entry, in English. The
 // French table (phrases-fr.ts) has exactly these keys (its type is this one's), so a
 // document never falls back to English. Values from the case (numbers, times, tenant ids,
@@ -260,6 +263,9 @@ export const EN = {
   // The echo check reads the prompt: where the logs hold none, a marker the user sent is not ruled out.
   noPromptLogged: (n: number) =>
     `For ${count(n, 'response')} carrying another session's canary marker the logs hold no prompt text, so it could not be checked whether the user had sent that marker (an echo); ${n === 1 ? 'it is' : 'they are'} counted as received from the other session.`,
+  // The echo check read a prompt in part (a request member this release does not read): a marker the user sent there is not ruled out.
+  promptReadInPart: (n: number, members: readonly string[]) =>
+    `For ${count(n, 'response')} carrying another session's canary marker the request ${n === 1 ? 'body holds' : 'bodies hold'} what this release does not read (${listed(members)}), so the prompt was read only in part and it could not be checked whether the user had sent that marker there (an echo); ${n === 1 ? 'it is' : 'they are'} counted as received from the other session.`,
   // Without a registry a marker in an answer is nobody's: whether it is another session's is not known, never "none found".
   orphansWithoutRegistry: (n: number) =>
     `${count(n, 'marker-shaped token')} found in answers could not be attributed to any session (the case holds no canary registry), so whether ${n === 1 ? 'it carries' : 'they carry'} another session's data is not known.`,

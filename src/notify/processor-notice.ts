@@ -298,6 +298,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   // Logs that give no HTTP status (or no prompt size) leave this controller's at-risk responses unknown: an open item, as in the Article 33 draft.
   if (t.at_risk_responses === null && (t.at_risk_unknown_records ?? 0) > 0) L.open('investigation', P.open.atRiskUnknown(t.at_risk_unknown_records!), 'Art. 33(2), 33(4)', null)
   if (facts.scope && (facts.scope.contaminated_without_prompt ?? 0) > 0) L.stated('investigation', P.noPromptLogged(facts.scope.contaminated_without_prompt!), ['scan.sightings'])
+  if (facts.scope && (facts.scope.contaminated_prompt_in_part ?? 0) > 0) L.stated('investigation', P.promptReadInPart(facts.scope.contaminated_prompt_in_part!, facts.scope.prompt_in_part_members), ['scan.sightings'])
   // Verbatim text whose source provenance does not name: any controller may have been its source, none is
   // named. Each is told it is possible and not established (an open item), as the Article 33 draft does.
   // Where provenance recorded the possible sources of an ambiguous text, only they are told so: each

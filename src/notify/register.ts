@@ -98,6 +98,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     ...(facts.totals.bad_lines > 0 ? [P.unreadLines(facts.totals.bad_lines)] : []),
     ...(withoutText > 0 && exposure !== null && exposure.responses > 0 ? [P.noResponseText(withoutText)] : []),
     ...(s && (s.contaminated_without_prompt ?? 0) > 0 ? [P.noPromptLogged(s.contaminated_without_prompt!)] : []),
+    ...(s && (s.contaminated_prompt_in_part ?? 0) > 0 ? [P.promptReadInPart(s.contaminated_prompt_in_part!, s.prompt_in_part_members)] : []),
   ]
   const factsText =
     found !== null

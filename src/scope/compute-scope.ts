@@ -104,6 +104,15 @@ export interface ScopeResult {
    * (the user sent the marker) had nothing to read, so for these it is not ruled out.
    */
   contaminated_without_prompt: number | null
+  /**
+   * Contaminated responses whose request was read in part (its body holds members this release
+   * does not read): the marker is not in what was read, and whether the user sent it in the rest
+   * (an echo) is not known, so for these too it is not ruled out. Null where one's evidence could
+   * not be read again.
+   */
+  contaminated_prompt_in_part: number | null
+  /** Where contaminated_prompt_in_part is above 0: the request members not read, and the first such response's log file and line. */
+  prompt_in_part: {members: string[]; first: {file_id: number; line: number}} | null
   provenance_flows: ScopeFlow[]
   flow_matrix: {tenants: string[]; responses: number[][]}
   by_node: ScopeNodeRow[]
@@ -148,6 +157,16 @@ export interface DuplicateLeak {
 /** The data-subject method's low bound, for the whole case (a controller's share says its own: notify/facts.ts). */
 export const SUBJECTS_LOW = 'low: distinct sessions whose canary marker (cross_session/cross_tenant sightings) or verbatim content (provenance) reached another session. '
 
+/** The contaminated responses whose request was read in part (ContaminationRow.prompt_in_part): how many, which members, where the first is. */
+function promptInPart(contamination: readonly ContaminationRow[]): Pick<ScopeResult, 'contaminated_prompt_in_part' | 'prompt_in_part'> {
+  const partial = contamination.filter((c) => c.prompt_in_part !== undefined)
+  if (partial.some((c) => c.prompt_in_part === 'unknown')) return {contaminated_prompt_in_part: null, prompt_in_part: null}
+  if (partial.length === 0) return {contaminated_prompt_in_part: 0, prompt_in_part: null}
+  const members = new Set<string>()
+  for (const c of partial) for (const m of c.prompt_in_part!.split(', ')) members.add(m)
+  return {contaminated_prompt_in_part: new Set(partial.map((c) => c.record_id)).size, prompt_in_part: {members: [...members], first: {file_id: partial[0]!.file_id, line: partial[0]!.line_no}}}
+}
+
 export function computeScope(inputs: ScopeInputs): ScopeResult {
   const {contamination, provenance, atRisk, pool} = inputs
   const advertised = inputs.advertised
@@ -182,6 +201,7 @@ export function computeScope(inputs: ScopeInputs): ScopeResult {
     provenance_only_responses: ids.provenanceOnly,
     // Not known (null) where a contaminated response's evidence could not be read again.
     contaminated_without_prompt: contamination.some((c) => c.prompt_words === null) ? null : new Set(contamination.filter((c) => c.prompt_words === 0).map((c) => c.record_id)).size,
+    ...promptInPart(contamination),
     // A source provenance does not name (ambiguous, unknown) is no flow from any one tenant.
     provenance_flows: countFlows(provenance.filter((p) => p.source_tenant !== null)),
     flow_matrix: flowMatrix(flows),

@@ -1,6 +1,8 @@
 import {examineConflictingDuplicates, type LeakingDuplicate} from '../detect/conflicting-duplicates.js'
 import {detectionCoverage, type DetectionCoverage} from '../detect/coverage.js'
 import {recordTextLoader} from '../evidence/record-texts.js'
+import {UNREAD_REQUEST} from '../extract/parse-record.js'
+import {filesWithNote} from '../store/files.js'
 import {contaminationRows, orphanSightingCount, piiScopeRows, provenanceRows, type ContaminationRow, type PiiScopeRow, type ProvenanceRow, type TextPool} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
 import {atRiskByTenant, atRiskGroups, atRiskJudgeable, atRiskUndecided, atRiskUndecidedByTenant, atRiskUndecidedSpans, countSessionsServed, recordsMissingAtRiskFields, recordsMissingAtRiskFieldsByTenant, type AtRiskGroup, type UnknownFieldCounts} from '../store/records.js'
@@ -248,7 +250,38 @@ export function loadExposureInputs(db: CaseDb): Pick<ScopeInputs, 'contamination
     provenance: provenanceRows(db, pool).filter((p) => p.source_session !== p.recipient_session || p.source_tenant !== p.recipient_tenant),
   }))
   promptsFromEvidence(db, rows.contamination)
+  promptsReadInPart(db, rows.contamination)
   return rows
+}
+
+/**
+ * Marks each contaminated response whose request was read in part (its body holds members this
+ * release does not read: the record's note, which its file's notes count): the echo check did not
+ * find the marker in what was read, and cannot say it is not in the rest. Only the records of files
+ * whose notes say they hold such requests are read again from the evidence; one whose evidence
+ * cannot be read is 'unknown', never read whole.
+ */
+function promptsReadInPart(db: CaseDb, contamination: ContaminationRow[]): void {
+  if (contamination.length === 0) return
+  const files = filesWithNote(db, UNREAD_REQUEST)
+  if (files.size === 0) return
+  const texts = recordTextLoader(db)
+  const known = new Map<number, string | 'unknown' | undefined>()
+  for (const c of contamination) {
+    if (!files.has(c.file_id)) continue
+    if (!known.has(c.record_id)) {
+      let members: string | 'unknown' | undefined
+      try {
+        const note = texts(c.record_id).request_unread_note
+        members = note === undefined ? undefined : note.slice(UNREAD_REQUEST.length + 2)
+      } catch {
+        members = 'unknown'
+      }
+      known.set(c.record_id, members)
+    }
+    const members = known.get(c.record_id)
+    if (members !== undefined) c.prompt_in_part = members
+  }
 }
 
 /**

@@ -26,7 +26,8 @@ export function unscannedScope(r: ScopeResult): UnscannedScope {
     recipient_tenants: null, first_seen: null, last_seen: null, at_risk_responses: r.at_risk_responses, flows: null,
     exposure: null, pool_tokens: r.pool_tokens, advertised_tokens: r.advertised_tokens, at_risk_error_responses: r.at_risk_error_responses,
     over_advertised_responses: r.over_advertised_responses, orphan_sightings: null, provenance_responses: null, provenance_cross_tenant_responses: null,
-    provenance_cross_session_responses: null, provenance_only_responses: null, contaminated_without_prompt: null, provenance_flows: null, flow_matrix: null,
+    provenance_cross_session_responses: null, provenance_only_responses: null, contaminated_without_prompt: null, contaminated_prompt_in_part: null, prompt_in_part: null,
+    provenance_flows: null, flow_matrix: null,
     by_node: r.by_node.map((x) => ({
       ...x, contaminated_responses: null, cross_tenant_responses: null, cross_session_responses: null, provenance_responses: null, first_seen: null, last_seen: null,
     })),
@@ -43,9 +44,11 @@ export function unscannedScope(r: ScopeResult): UnscannedScope {
  * every count the canary markers make is unknown, not zero; the verbatim-text evidence, the
  * at-risk test and what does not rest on markers stay as computed.
  */
-export type RegistrylessScope = Omit<ScopeResult, 'contaminated_without_prompt' | 'contaminated_responses' | 'cross_tenant_responses' | 'cross_session_responses' | 'exposed_sessions' | 'exposed_tenants' | 'recipient_tenants' | 'first_seen' | 'last_seen' | 'flows' | 'flow_matrix' | 'exposure' | 'by_node' | 'by_hour'> & {
+export type RegistrylessScope = Omit<ScopeResult, 'contaminated_without_prompt' | 'contaminated_prompt_in_part' | 'prompt_in_part' | 'contaminated_responses' | 'cross_tenant_responses' | 'cross_session_responses' | 'exposed_sessions' | 'exposed_tenants' | 'recipient_tenants' | 'first_seen' | 'last_seen' | 'flows' | 'flow_matrix' | 'exposure' | 'by_node' | 'by_hour'> & {
   contaminated_responses: null
   contaminated_without_prompt: null
+  contaminated_prompt_in_part: null
+  prompt_in_part: null
   cross_tenant_responses: null
   cross_session_responses: null
   exposed_sessions: null
@@ -89,6 +92,7 @@ export function registrylessScope(r: ScopeResult): RegistrylessScope {
     ...registrylessEstimates(r.data_subjects, r.records_concerned),
     contaminated_responses: null, cross_tenant_responses: null, cross_session_responses: null, exposed_sessions: null, exposed_tenants: null,
     recipient_tenants: null, first_seen: null, last_seen: null, flows: null, flow_matrix: null, contaminated_without_prompt: null,
+    contaminated_prompt_in_part: null, prompt_in_part: null,
     // A marker in an answer attributed to no session may be another session's: the exposure is then not known, never the verbatim count as the whole.
     exposure: exposureKnown(false, r.orphan_sightings) ? {...r.exposure, by_canary: null} : null,
     by_node: r.by_node.map((x) => ({...x, contaminated_responses: null, cross_tenant_responses: null, cross_session_responses: null, first_seen: null, last_seen: null})),

@@ -250,6 +250,17 @@ export function addFileUnread(db: CaseDb, id: number, unread: string): void {
   db.prepare(`UPDATE files SET unread = CASE WHEN unread IS NULL THEN ? ELSE unread || '; ' || ? END WHERE id = ?`).run(unread, unread, id)
 }
 
+/** Adds a note to a complete file's notes (a JSON array of lines), where it does not hold it already. */
+export function addFileNote(db: CaseDb, id: number, note: string): void {
+  const notes = JSON.parse((db.prepare('SELECT notes FROM files WHERE id = ?').pluck().get(id) as string | null) ?? '[]') as string[]
+  if (!notes.includes(note)) db.prepare('UPDATE files SET notes = ? WHERE id = ?').run(JSON.stringify([...notes, note]), id)
+}
+
+/** The ids of the log files one of whose notes holds `text`. */
+export function filesWithNote(db: CaseDb, text: string): Set<number> {
+  return new Set(db.prepare(`SELECT id FROM files WHERE kind = 'log' AND notes IS NOT NULL AND instr(notes, ?) > 0`).pluck().all(text) as number[])
+}
+
 /** Log files whose ingest did not finish (killed, interrupted, failed, or still running): none of their records counts yet. */
 /** Log files in the case, in any state (loading, complete, not read whole, recordless). */
 export function countLogFiles(db: CaseDb): number {

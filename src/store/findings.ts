@@ -86,6 +86,16 @@ export interface ContaminationRow {
   prompt_tokens: number | null
   /** words in the request's text as extracted (0: the logs hold no prompt text); null where the case keeps no extract of it */
   prompt_words: number | null
+  /** the log file and line the record was read from */
+  file_id: number
+  line_no: number
+  /**
+   * Where the request was read in part (its body holds members this release does not read: the
+   * record's note, parse-record.ts unreadRequestNote), the members: the echo check read the prompt
+   * in part. 'unknown' where the record's evidence could not be read again; absent where read whole.
+   * Set by scope (scope-data.ts), not by the query.
+   */
+  prompt_in_part?: string | 'unknown'
 }
 
 export function contaminationRows(db: CaseDb, pool: TextPool = new Map()): ContaminationRow[] {
@@ -93,7 +103,7 @@ export function contaminationRows(db: CaseDb, pool: TextPool = new Map()): Conta
     db.prepare(
       `SELECT s.record_id, r.request_id, s.class, s.marker, s.source_session, s.source_tenant,
               r.session_id AS recipient_session, r.tenant_id AS recipient_tenant, r.ts_ms,
-              r.decode_node, r.status, r.prompt_tokens, f.prompt_words
+              r.decode_node, r.status, r.prompt_tokens, f.prompt_words, r.file_id, r.line_no
          FROM sightings s JOIN records r ON r.id = s.record_id LEFT JOIN fingerprints f ON f.record_id = s.record_id
         WHERE s.class IN ${CONTAMINATING}${completeRecords(db)}
         ORDER BY r.ts_ms, s.record_id, s.id`,

@@ -54,6 +54,8 @@ function fixture(now = '2026-10-24T08:00:00.000Z', incident: Partial<IncidentRec
     scope: {
       contaminated_responses: 12, cross_tenant_responses: 9, cross_session_responses: 3, exposed_sessions: 7, exposed_tenants: 2, recipient_tenants: 3,
       contaminated_without_prompt: 0,
+      contaminated_prompt_in_part: 0,
+      prompt_in_part_members: [],
       first_seen: '2026-10-22T10:00:00.000Z', last_seen: '2026-10-22T15:59:00.000Z', at_risk_responses: null, at_risk_unknown_records: null,
       flows: [{source_tenant: 'acme', recipient_tenant: 'globex', responses: 9}, {source_tenant: 'acme', recipient_tenant: 'acme', responses: 3}],
       exposure: EXPOSURE,
