@@ -230,8 +230,9 @@ fn request<T: RequestText>(body: &Request) -> Option<T> {
             if matches!(o.system, Some(Json::Arr(_))) {
                 return None;
             }
-            // A predicted output (`prediction.content`): TypeScript's to read.
-            if matches!(o.prediction, Some(Json::Obj(_))) {
+            // A predicted output (`prediction.content`): TypeScript's to read. So is a prompt template
+            // (`prompt` as an object), which TypeScript names unread.
+            if matches!(o.prediction, Some(Json::Obj(_))) || matches!(o.prompt, Some(Json::Obj(_))) {
                 return None;
             }
             if let Some(s) = str_of(&o.instructions) {

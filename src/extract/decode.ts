@@ -109,6 +109,8 @@ function requestText(body: unknown, unread: string[]): string | null {
   if (parts.length === 0 && typeof body.text === 'string') parts.push(body.text)
   requestMembers(body, REQUEST_READ, REQUEST_NO_TEXT, 'request body member', unread)
   if (typeof body.role !== 'string' && leafTexts(body.content).length > 0) unreadShape(unread, shapeName('request body member', 'content'))
+  // A Responses API prompt template (`{id, version, variables}`): its variables are text put into the prompt, not read here.
+  if (isObj(body.prompt) && leafTexts(body.prompt).length > 0) unreadShape(unread, shapeName('request body member', 'prompt'))
   return parts.join('\n')
 }
 

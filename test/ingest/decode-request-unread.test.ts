@@ -15,6 +15,7 @@ describe('decodeRequestBody names the request members it does not read', () => {
     ['a Converse block member', {messages: [{role: 'user', content: [{toolUse: {toolUseId: 't', name: 'f', input: {}}, x_block: 'b'}]}]}, ['Converse request content block member "x_block"']],
     ['a Converse document given as bytes', {messages: [{role: 'user', content: [{document: {format: 'pdf', name: 'd', source: {bytes: 'JVBERi0x'}}}, {text: 'read it'}]}]}, ['Converse document block (bytes or an S3 object, not text)']],
     ['content without a role', {content: 'orphan text'}, ['request body member "content"']],
+    ['a Responses API prompt template', {prompt: {id: 'pmpt_1', variables: {city: 'pasted text'}}, input: 'hi'}, ['request body member "prompt"']],
     ['a member whose key holds a control character, shown', {'x\u001b[31m': 'v'}, ['request body member "x\\\\x1b[31m"']],
   ])('%s', (_what, body, unread) => {
     expect(decodeRequestBody(body).unread).toEqual(unread)
