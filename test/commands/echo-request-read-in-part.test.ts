@@ -5,6 +5,7 @@ import {describe, expect, it} from 'vitest'
 import {tempDir} from '../helpers/cli.js'
 import {run, runJson} from '../helpers/commands.js'
 import {unreadRequestNote} from '../../src/extract/parse-record.js'
+import {PRIOR_EXTRACT_SCHEMES} from '../../src/extract/extract.js'
 
 // A request holding a member no reader knows: the prompt was read in part, so a marker absent from
 // what was read is not ruled an echo (the user may have sent it there) nor ruled out as one: it is
@@ -52,5 +53,19 @@ describe('a contaminated response whose prompt was read in part', () => {
     expect(a33).toContain('For 1 response carrying another session\'s canary marker the request body holds what this release does not read (request body member "x\\_future\\_context"), so the prompt was read only in part')
     const register = await runJson<{facts: string}>(['report', 'register', '--db', db, '--format', 'json'])
     expect(register.facts).toMatch(/the prompt was read only in part/)
+  })
+
+  it('is found again in a case extracted under an earlier scheme, whose next scan reads its records again', async () => {
+    const {canaries, logs, db} = caseDir()
+    const partial = {model: 'm', messages: [{role: 'user', content: 'hello'}], x_future_context: 'more'}
+    writeFileSync(logs, line('r-partial', 'sess-1', partial, answer(`see ${marker}`)) + '\n')
+    await run(['triage', logs, '--canaries', canaries, '--db', db])
+    // What an earlier scheme left: no note on the file, so scope would not look for such records.
+    const sql = new Database(db)
+    sql.prepare(`UPDATE files SET extract_scheme = ?, notes = NULL WHERE kind = 'log'`).run(PRIOR_EXTRACT_SCHEMES.at(-1))
+    sql.close()
+    const scan = await run(['scan', '--db', db])
+    expect(scan.code, scan.stderr).toBe(0)
+    expect(await runJson<{contaminated_prompt_in_part: number}>(['scope', '--db', db])).toMatchObject({contaminated_prompt_in_part: 1})
   })
 })
