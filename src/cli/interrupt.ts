@@ -2,10 +2,12 @@
 // unit (an AbortSignal), so that the command can say what was kept and record it in the audit
 // log; a second one is not caught, and ends the process at once (what was committed is kept
 // either way: an unfinished file stays 'loading' and the next ingest redoes it). Work that runs
-// synchronously for long (`scan`, triage's scan) could not see a caught signal until it ended: it
-// runs on a worker thread (detect/scan-thread.ts), and answerInterrupts prints what was
-// interrupted and ends the process by the signal. What such a scan committed stays, and the case
-// says the scan did not finish until one does (coverage.ts, unfinished_scan_started_at).
+// synchronously for long could not see a caught signal until it ended: `scan` runs on a worker
+// thread (detect/scan-thread.ts), and answerInterrupts prints what was interrupted and ends the
+// process by the signal; triage's scan (and `scan` with no worker threads) runs on the main thread
+// and lets the event loop turn between its phases and pages of records (scanCaseUntil), so that the
+// signal is seen there. What such a scan committed stays, and the case says the scan did not
+// finish until one does (coverage.ts, unfinished_scan_started_at).
 
 export interface InterruptWatch {
   signal: AbortSignal

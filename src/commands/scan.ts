@@ -3,9 +3,9 @@ import {applyLeakGate, leakGateFlags} from '../cli/leak-gate.js'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {clearProgress, scanProgressLine} from '../cli/progress.js'
 import {renderScan} from '../cli/render-detect.js'
-import {registrylessScan, scanCase, type RegistrylessScan, type ScanResult} from '../detect/scan-case.js'
+import {registrylessScan, scanCaseUntil, ScanStopped, type RegistrylessScan, type ScanResult} from '../detect/scan-case.js'
 import {scanOnWorker, scanWorkerScript} from '../detect/scan-thread.js'
-import {answerInterrupts} from '../cli/interrupt.js'
+import {answerInterrupts, watchInterrupts} from '../cli/interrupt.js'
 
 export default class Scan extends BaseCommand {
   static override description =
@@ -40,20 +40,37 @@ export default class Scan extends BaseCommand {
     }
     const script = scanWorkerScript()
     let result: ScanResult
+    const interruptedLine = (sig: NodeJS.Signals): string =>
+      `scan interrupted (${sig}): what it stored stays, and the case reads as not completely scanned (status, verify and --fail-on-leak say so) until a scan finishes; run scan again`
     if (script === null) {
-      result = scanCase(db, {
-        now, ...options, onProgress: progress,
-        // Stored with the scan, in its last transaction.
-        record: (r) => {
-          const {timings_ms: _t, provenance_stats: _p, ...summary} = r
-          this.audit(db, {flags}, summary, now)
-        },
-      })
+      // On the main thread (no worker threads): a signal is seen between the scan's phases and pages of records.
+      const interrupts = watchInterrupts()
+      try {
+        result = await scanCaseUntil(db, {
+          now, ...options, onProgress: progress,
+          // Stored with the scan, in its last transaction.
+          record: (r) => {
+            const {timings_ms: _t, provenance_stats: _p, ...summary} = r
+            this.audit(db, {flags}, summary, now)
+          },
+        }, interrupts.signal)
+      } catch (error) {
+        if (!(error instanceof ScanStopped)) throw error
+        if (progress) clearProgress()
+        const sig = interrupts.received() ?? 'SIGINT'
+        this.note(interruptedLine(sig))
+        // Ended by the signal, as the scan on a worker thread ends (the shell sees 130 or 143).
+        interrupts.dispose()
+        process.kill(process.pid, sig)
+        return await new Promise<never>(() => {})
+      } finally {
+        interrupts.dispose()
+      }
     } else {
       // On its own thread, so that Ctrl-C is answered at once (scan-thread.ts).
       const stop = answerInterrupts((sig) => {
         if (progress) clearProgress()
-        return `scan interrupted (${sig}): what it stored stays, and the case reads as not completely scanned (status, verify and --fail-on-leak say so) until a scan finishes; run scan again`
+        return interruptedLine(sig)
       })
       try {
         result = await scanOnWorker(script, {path: db.name, now: now.toISOString(), ...options, progress: progress !== undefined, audit: {command: this.id ?? 'scan', args: {argv: this.argv, flags}, version: this.config.version}}, {onProgress: progress})

@@ -18,6 +18,18 @@ import {registrylessScan, type RegistrylessScan} from '../detect/scan-case.js'
 
 export type {TriageResult} from '../triage/run-triage.js'
 
+/** What a triage stopped during its scan or scope kept, and how to go on. */
+function interruptedLaterMessage(stopped: TriageStopped, sig: NodeJS.Signals | null): string {
+  const by = sig ? ` by ${sig}` : ''
+  const ingested = `${count(stopped.ingest.files, 'file')} ingested completely and kept (${count(stopped.ingest.records, 'new record')})`
+  if (stopped.during === 'scan') {
+    return `Interrupted${by} during the scan: ${ingested}; the scan did not finish, and the case reads as not completely scanned (status, verify and --fail-on-leak say so) until a scan finishes. Run scan, or the same command again.`
+  }
+  const scan = stopped.scan
+  const found = scan === null ? '' : ` (${count(scan.records_total, 'record')} scanned; ${scan.canaries === 0 ? 'no canary registry' : `${count(scan.contaminated_responses, 'contaminated response')}`})`
+  return `Interrupted${by} during scope: ${ingested}; the scan finished and is stored${found}; the scope was not computed. Run scope to see it.`
+}
+
 export default class Triage extends BaseCommand {
   static override summary = 'First hour of an incident in one command: ingest the registry and the logs, scan, scope.'
   static override description = `Does what \`ingest canaries\`, \`ingest logs\`, \`scan\` and \`scope\` do, in that order and in one process, into the same case database: the registry is read first so that markers outside the CANARY-<hex> convention are matched while the logs are parsed. Into a case with no registry yet, a registry of ordinary size (up to 24 MB, about 250,000 markers, for a plain CSV read by the native addon; up to 8 MB otherwise) is checked in memory, the quick verdict is given against it, and it is stored once that pass is over, before the first log record (a registry file rewritten in between refuses the run). Safe to re-run as more logs arrive: files already in the case are skipped and the scan is incremental.
@@ -28,7 +40,7 @@ PATHS are read as \`ingest logs\` reads them: a directory is walked for ${WALKED
 
 --json prints {canaries, ingest, scan, scope, timings_ms, verdict}, each step exactly what its own command prints with --json; verdict is {basis: quick|scan, confirmed_by_scan}; timings_ms.verdict is when the verdict was known.
 
-Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the logs (a registry being read goes in whole first): the command says what was kept, records it in the audit log and exits 130 (143); nothing is scanned. During the scan and scope the signal ends the process at once (the shell sees 130 or 143): the case keeps the logs ingested, the unfinished scan is redone by the next \`scan\` or \`triage\`, and a gate (--fail-on-leak) never passes on it.`
+Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the logs (a registry being read goes in whole first): the command says what was kept, records it in the audit log and exits 130 (143); nothing is scanned. During the scan it stops triage at the scan's next phase or page of records: the logs ingested stay in the case (audited), the scan's unfinished run leaves the case not completely scanned (status, verify and --fail-on-leak say so) until the next \`scan\` or \`triage\` finishes one, and the command says so and exits 130 (143). During scope (which writes nothing) it stops triage with the scan stored and audited, and exits the same way; \`scope\` then gives what triage would have printed. Under --json an interrupted triage prints {interrupted: true, ingest}.`
   static override examples = [
     '<%= config.bin %> triage ./gateway-logs/ --canaries canaries.csv --db case.db',
     '<%= config.bin %> triage logs/ --canaries canaries.csv --pool-tokens 681280 --advertised-tokens 1048576 --json',
@@ -87,12 +99,6 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
             }
             gate = decideLeakGate(db, v, flags, gateNote)
           },
-          // The scan and scope run synchronously: a signal caught from here on would only be seen
-          // when the case is complete, minutes later at millions of records. Uncaught, it ends the
-          // process at once; the scan's unfinished run is redone by the next scan or triage. Only
-          // once the ingest is audited (and the loop has turned, so that a signal during the audit
-          // was seen): a signal before that is caught, and stops triage with the ingest recorded.
-          onScanStart: () => interrupts.dispose(),
           onVerdictMismatch: (q, full) => {
             mismatch = `the quick canary verdict (${q.contaminated_responses} contaminated responses, ${q.flows.length} flows, ${q.unreadable_files.length} files it cannot pass on) differs from the scan's (${full.contaminated_responses}, ${full.flows.length} flows, ${full.unreadable_files.length} files); the scan's figures below are the case's. Please report this`
             if (!this.jsonEnabled()) clearProgress()
@@ -114,10 +120,12 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
       )
     } catch (error) {
       if (error instanceof TriageStopped) {
-        // A signal during ingest: what was kept is audited already; nothing was scanned.
+        // What was kept (the ingest, and a finished scan) is audited already.
+        if (progress) clearProgress()
         for (const w of error.ingest.warnings) this.note(this.paint.yellow(`warning: ${safeLine(w)}`))
-        this.note(interruptedMessage(error.ingest, interrupts.received()))
-        process.exitCode = signalExitCode(interrupts.received() ?? 'SIGINT')
+        const sig = interrupts.received()
+        this.note(error.during === 'ingest' ? interruptedMessage(error.ingest, sig) : interruptedLaterMessage(error, sig))
+        process.exitCode = signalExitCode(sig ?? 'SIGINT')
         return {interrupted: true, ingest: error.ingest}
       }
       // A file refused ends triage before the scan: the ingest's warnings (the walk's broken links,

@@ -14,7 +14,7 @@ import type {CaseDb} from '../store/open-case.js'
 import {atRiskGroups, atRiskJudgeable, recordsMissingAtRiskFields} from '../store/records.js'
 import {beginScanRun, completeRecordCount, finishScanRun, lastFinishedScan, markFilesScanned, scannedFileIds, unfinishedScanStart} from '../store/scan-runs.js'
 import {corpusFacts} from '../store/scale.js'
-import {inTransaction, withoutForeignKeyChecks} from '../store/session.js'
+import {begin, commit, foreignKeyChecksOff, inTransaction, rollback} from '../store/session.js'
 import {getSettings, ingestClaimant, piiRefKey, setPool} from '../store/settings.js'
 import {releaseMemory} from '../ingest/release-memory.js'
 import {unreadableFiles, type UnreadableFile} from './gate.js'
@@ -104,13 +104,62 @@ export function scanCase(db: CaseDb, options: ScanOptions): ScanResult {
   const held = ingestClaimant(db) === process.pid
   claimIngest(db)
   try {
-    return scanClaimedCase(db, options)
+    return runToEnd(scanSteps(db, options))
   } finally {
     if (!held) releaseIngest(db)
   }
 }
 
-function scanClaimedCase(db: CaseDb, options: ScanOptions): ScanResult {
+/**
+ * The same scan on the main thread, stopped by `signal`: between its phases, and every PAGE
+ * records of the marker pass, it lets the event loop turn (so that a caught SIGINT or SIGTERM is
+ * dispatched) and throws ScanStopped once the signal is aborted. What was committed stays: the
+ * run is left unfinished (the case reads as not completely scanned, and a gate fails, until a
+ * scan finishes), and the marker pass under way is rolled back. No worker thread: its second
+ * connection and heap are what triage's peak memory could not take.
+ */
+export async function scanCaseUntil(db: CaseDb, options: ScanOptions, signal: AbortSignal): Promise<ScanResult> {
+  const held = ingestClaimant(db) === process.pid
+  claimIngest(db)
+  try {
+    const steps = scanSteps(db, options)
+    for (;;) {
+      const step = steps.next()
+      if (step.done) return step.value
+      await new Promise<void>((resolve) => setImmediate(resolve))
+      if (signal.aborted) {
+        // Runs the pass's finally blocks: an open marker transaction is rolled back.
+        steps.return(undefined as never)
+        throw new ScanStopped(step.value)
+      }
+    }
+  } finally {
+    if (!held) releaseIngest(db)
+  }
+}
+
+/** Where a scan was when a signal stopped it (scanCaseUntil). */
+export type ScanStep = ScanProgress['phase'] | 'start' | 'at_risk'
+
+export class ScanStopped extends Error {
+  constructor(readonly step: ScanStep) {
+    super(`the scan was stopped (${step})`)
+  }
+}
+
+/** Runs a pass that yields at the points where it may be stopped, without stopping. */
+function runToEnd<T>(steps: Generator<unknown, T, void>): T {
+  for (;;) {
+    const step = steps.next()
+    if (step.done) return step.value
+  }
+}
+
+/**
+ * The scan, yielding the step it is in at each point where it may stop: outside any
+ * transaction, except inside the marker pass's own (which is then rolled back).
+ */
+function* scanSteps(db: CaseDb, options: ScanOptions): Generator<ScanStep, ScanResult, void> {
   const t0 = performance.now()
   // Evidence by reference holds the findings' lines only: detection over every record is the Spark job's.
   if (corpusFacts(db)) throw new InputError('this case holds Spark findings with evidence by reference: detection runs in the job (spark/); run it again and bring its findings into a new case', 'E_REFERENCE_CASE')
@@ -131,6 +180,7 @@ function scanClaimedCase(db: CaseDb, options: ScanOptions): ScanResult {
   let complete = completeLogFiles(db)
   const reextracted = reextractPriorFiles(db, complete, (done, total) => options.onProgress?.({phase: 'reextract', done, total}))
   if (reextracted > 0) complete = completeLogFiles(db)
+  yield 'reextract'
   const scanned = scannedFileIds(db)
   const fresh = complete.filter((f) => !scanned.has(f.id))
   // Every file again where the registry changed, where the last scan classified under other rules, or where extracts were made again.
@@ -148,9 +198,12 @@ function scanClaimedCase(db: CaseDb, options: ScanOptions): ScanResult {
     return {runId, settings}
   })
 
+  yield 'start'
   const classified = full ? complete : fresh
-  classifyMarkers(db, classified, {full, onProgress: options.onProgress})
+  yield* classifyMarkerSteps(db, classified, {full, onProgress: options.onProgress})
   options.onMarkersClassified?.()
+  yield 'markers'
+
   const t1 = performance.now()
 
   // Provenance is current when the previous scan left it so with the same parameters and
@@ -165,6 +218,7 @@ function scanClaimedCase(db: CaseDb, options: ScanOptions): ScanResult {
     releaseMemory(db)
     provenance = computeProvenance(db, params)
     options.onProgress?.({phase: 'provenance', done: 1, total: 1})
+    yield 'provenance'
   }
   const provenanceState = provenance !== null || provenanceWasCurrent ? 'current' : 'stale'
   const t2 = performance.now()
@@ -173,12 +227,14 @@ function scanClaimedCase(db: CaseDb, options: ScanOptions): ScanResult {
   options.onProgress?.({phase: 'pii', done: 0, total: 1})
   const pii = computePiiFindings(db)
   const t3 = performance.now()
+  yield 'pii'
 
   const pool = settings.pool_tokens
   const advertised = settings.advertised_tokens
   // Unknown, not zero, where no record gives both its status and its prompt size (as scope says).
   const risk = pool === null || !atRiskJudgeable(recordsMissingAtRiskFields(db)) ? null : atRiskGroups(db, pool, advertised)
   const t4 = performance.now()
+  yield 'at_risk'
 
   const counts = sightingCounts(db)
   const byClass = Object.fromEntries(SIGHTING_CLASSES.map((c) => [c, counts.by_class[c] ?? 0])) as Record<SightingClass, number>
@@ -234,6 +290,11 @@ function scanClaimedCase(db: CaseDb, options: ScanOptions): ScanResult {
  * file matched under another set of unconventional markers, for every response.
  */
 export function classifyMarkers(db: CaseDb, files: readonly FileRow[], options: {full: boolean; onProgress?: (p: ScanProgress) => void}): void {
+  runToEnd(classifyMarkerSteps(db, files, options))
+}
+
+/** The marker pass, yielding every PAGE records (inside its transaction; one not finished is rolled back). */
+function* classifyMarkerSteps(db: CaseDb, files: readonly FileRow[], options: {full: boolean; onProgress?: (p: ScanProgress) => void}): Generator<ScanStep, void, void> {
   const registry = sqliteRegistry(db)
   const texts = recordTextLoader(db)
   const insertSighting = sightingInserter(db)
@@ -245,7 +306,7 @@ export function classifyMarkers(db: CaseDb, files: readonly FileRow[], options: 
 
   // Unconventional markers: ingest matched the set the registry held then; a file matched
   // under another set is matched again from its texts (read in order, block by block).
-  const rematch = (fileId: number): void => {
+  const rematch = function* (fileId: number): Generator<ScanStep, void, void> {
     deleteUnconventionalHits(db, fileId)
     if (unconventional.automaton) {
       for (let last = 0; ; ) {
@@ -253,19 +314,21 @@ export function classifyMarkers(db: CaseDb, files: readonly FileRow[], options: 
         if (ids.length === 0) break
         for (const id of ids) for (const hit of unconventional.hits(texts(id).response_text ?? '')) hits.hit(id, hit.position, hit.token)
         last = ids.at(-1)!
+        yield 'markers'
       }
     }
     setUnconventionalMatched(db, fileId, unconventional.hash)
   }
 
-  const classifyFile = (file: FileRow): void => {
+  const classifyFile = function* (file: FileRow): Generator<ScanStep, void, void> {
     if (file.extract_scheme !== EXTRACT_SCHEME) {
       throw new IntegrityError(`${file.path}: extracted under scheme ${file.extract_scheme ?? 'none'}, this crosstalk reads ${EXTRACT_SCHEME}; ingest the file into a new case`)
     }
-    if (file.unconventional_sha256 !== unconventional.hash) rematch(file.id)
+    if (file.unconventional_sha256 !== unconventional.hash) yield* rematch(file.id)
     // Read the file's tokens first: classify() reads prompts, which needs other statements.
     const rows = fileTokens(db, file.id)
-    for (let i = 0; i < rows.length; ) {
+    for (let i = 0, n = 0; i < rows.length; ) {
+      if (++n % PAGE === 0) yield 'markers'
       const [id, , , , tenant, session] = rows[i]!
       const tokens: MarkerToken[] = []
       const found: MarkerToken[] = []
@@ -279,15 +342,24 @@ export function classifyMarkers(db: CaseDb, files: readonly FileRow[], options: 
 
   // Every row written here references a record id just read from `records` in the same
   // transaction, so the foreign-key lookups SQLite would make per insert prove nothing.
-  withoutForeignKeyChecks(db, () =>
-    inTransaction(db, () => {
-      if (options.full) deleteAllSightings(db)
-      files.forEach((f, i) => {
-        classifyFile(f)
-        options.onProgress?.({phase: 'markers', done: i + 1, total: files.length})
-      })
-    }),
-  )
+  // One transaction, opened by hand so that the pass may yield inside it (better-sqlite3's
+  // transactions are synchronous); a pass stopped or failed part-way is rolled back whole.
+  const restoreChecks = foreignKeyChecksOff(db)
+  let committed = false
+  try {
+    begin(db)
+    if (options.full) deleteAllSightings(db)
+    for (const [i, f] of files.entries()) {
+      yield* classifyFile(f)
+      options.onProgress?.({phase: 'markers', done: i + 1, total: files.length})
+      yield 'markers'
+    }
+    commit(db)
+    committed = true
+  } finally {
+    if (!committed) rollback(db)
+    restoreChecks()
+  }
 }
 
 /** One sighting of a response, as the sightings table keeps it. */

@@ -51,6 +51,15 @@ export function withoutForeignKeyChecks<T>(db: CaseDb, fn: () => T): T {
   }
 }
 
+/** The same for a pass that yields between its steps (a generator): checks off until the returned function puts them back. */
+export function foreignKeyChecksOff(db: CaseDb): () => void {
+  const on = db.pragma('foreign_keys', {simple: true}) as number
+  if (on) db.pragma('foreign_keys = OFF')
+  return () => {
+    if (on) db.pragma('foreign_keys = ON')
+  }
+}
+
 /** Nested and overlapping async passes with checks off, per connection: checks come back when the last one ends. */
 const checksOff = new WeakMap<CaseDb, {passes: number; restore: boolean}>()
 

@@ -1,4 +1,4 @@
-import {caseRegistry, responseSightings, scanCase, type ScanProgress, type ScanResult} from '../detect/scan-case.js'
+import {caseRegistry, responseSightings, scanCase, scanCaseUntil, ScanStopped, type ScanOptions, type ScanProgress, type ScanResult} from '../detect/scan-case.js'
 import {recordlessWhy, unreadableFiles, withWhy, type RecordlessFile, type UnreadableFile} from '../detect/gate.js'
 import type {EvidenceCodec} from '../evidence/evidence-store.js'
 import type {LogFormat} from '../extract/formats/index.js'
@@ -48,10 +48,9 @@ export interface TriageOptions {
   quickVerdict?: boolean
   now: () => Date
   /**
-   * Stops the ingest between units (SIGINT), or triage before its scan when it comes after
-   * ingest's last unit: triage then ends after recording what was kept. The scan and scope that
-   * follow are synchronous and never look at it (the caller stops watching signals once ingest
-   * is done: see the triage command).
+   * Stops the ingest between units (SIGINT), triage before its scan when it comes after
+   * ingest's last unit, the scan between its phases and pages of records, or triage before,
+   * between or after scope's synchronous steps: triage then throws TriageStopped, saying where.
    */
   signal?: AbortSignal
   onFormat?: (d: FormatDecision) => void
@@ -68,12 +67,6 @@ export interface TriageOptions {
    * pass applies ingest's and the scan's own rules). The caller must not let the run pass.
    */
   onVerdictMismatch?: (quick: TriageVerdict, scan: TriageVerdict) => void
-  /**
-   * Called once nothing stops triage before its scan: after ingest's step and a turn of the
-   * event loop, in which a signal that came during that step reaches `signal`. The command stops
-   * watching signals here, so that one during the synchronous scan takes its default action.
-   */
-  onScanStart?: () => void
 }
 
 export interface TriageVerdict extends CanaryFigures {
@@ -111,10 +104,20 @@ export interface TriageResult {
   verdict: {basis: 'quick' | 'scan'; confirmed_by_scan: boolean | null}
 }
 
-/** Triage ended by a signal during or right after its ingest step: the ingest result says what was kept (nothing was scanned). */
+/**
+ * Triage ended by a signal. `during` says where: 'ingest' (during or right after its ingest
+ * step: the ingest result says what was kept, nothing was scanned), 'scan' (the ingest is
+ * stored and audited; the scan's run is left unfinished, so the case reads as not completely
+ * scanned and a gate fails until a scan finishes), or 'scope' (the scan is stored and audited
+ * too, `scan` says what it found; scope, which writes nothing, was not computed).
+ */
 export class TriageStopped extends Error {
-  constructor(readonly ingest: IngestLogsResult) {
-    super('interrupted during ingest')
+  constructor(
+    readonly ingest: IngestLogsResult,
+    readonly during: 'ingest' | 'scan' | 'scope' = 'ingest',
+    readonly scan: ScanResult | null = null,
+  ) {
+    super(`interrupted during ${during}`)
   }
 }
 
@@ -235,8 +238,7 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   if (deferred !== null && canaries === null) await storeRegistry()
   afterStep({step: 'ingest', result: ingest})
   // Node dispatches a caught signal to its listeners only when the event loop turns: one that
-  // came while ingest's step was recorded would otherwise be dropped when the caller stops
-  // watching (onScanStart), and triage would run to the end.
+  // came while ingest's step was recorded is seen here, before the scan begins.
   await new Promise<void>((resolve) => setImmediate(resolve))
   // Nothing is scanned after an interruption (the command says what was kept), nor when a file
   // could not be read at all: a scan and a scope without it would read as a verdict on it. A
@@ -246,14 +248,13 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   // Worded as `ingest logs` words it: the entries the walk reached and did not read are named too.
   const unread = unreadEntriesError(ingest)
   if (refused) throw Object.assign(new InputError([refused, unread].filter(Boolean).join('; '), 'E_NOTHING_READ'), {ingest})
-  options.onScanStart?.()
   const t2 = performance.now()
   // Ingest's garbage (parse results, the request-id table) and the page cache are released
   // before the scan builds its own index, so that the two peaks do not stack.
   releaseMemory(db)
   let verdictAt = quick === null ? Number.NaN : t0 + (quick as TriageVerdict).at_ms
   let confirmed: boolean | null = null
-  const scan = scanCase(db, {
+  const scanOptions: ScanOptions = {
     now: options.now(), poolTokens: options.poolTokens, advertisedTokens: options.advertisedTokens, skipProvenance: options.skipProvenance,
     onProgress: options.onScanProgress,
     onMarkersClassified: () => {
@@ -273,11 +274,30 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
     },
     // Audited in the transaction that finishes the scan: a scan is never stored without its entry.
     record: (result) => afterStep({step: 'scan', result}),
-  })
+  }
+  // On the main thread (a worker's connection and heap raised triage's peak by about 50 MB at
+  // 1M records): a signal is seen between the scan's phases and pages of records, and stops it.
+  let scan: ScanResult
+  try {
+    scan = options.signal ? await scanCaseUntil(db, scanOptions, options.signal) : scanCase(db, scanOptions)
+  } catch (error) {
+    if (error instanceof ScanStopped) throw new TriageStopped(ingest, 'scan')
+    throw error
+  }
   const t3 = performance.now()
-  // And the scan's (its provenance index, its evidence reads) before scope's queries.
+  // And the scan's (its provenance index, its evidence reads) before scope's queries. Scope
+  // writes nothing: a signal that came during the scan's last step, or during scope's loading
+  // or computing (each synchronous), stops triage with the scan stored.
   releaseMemory(db)
-  const scope = computeScope(loadScopeInputs(db))
+  const turned = async (): Promise<void> => {
+    await new Promise<void>((resolve) => setImmediate(resolve))
+    if (options.signal?.aborted) throw new TriageStopped(ingest, 'scope', scan)
+  }
+  await turned()
+  const inputs = loadScopeInputs(db)
+  await turned()
+  const scope = computeScope(inputs)
+  await turned()
   const t4 = performance.now()
   const ms = (a: number, b: number): number => Math.round(b - a)
   return {canaries, ingest, scan, scope, timings_ms: {canaries: Math.round(t1 - t0 + (deferred === null ? 0 : storeMs)), ingest: Math.round(t2 - t1 - (deferred === null ? 0 : storeMs)), scan: ms(t2, t3), scope: ms(t3, t4), total: ms(t0, t4), verdict: ms(t0, verdictAt)}, verdict: {basis: quick === null ? 'scan' : 'quick', confirmed_by_scan: confirmed}}

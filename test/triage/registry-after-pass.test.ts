@@ -85,17 +85,15 @@ describe('the registry stored after the quick pass', () => {
   }, 120_000)
 
   it('stops before the scan on a signal that came while ingest was being recorded', async () => {
-    // A caught signal reaches its listener when the event loop turns; the command stops watching
-    // at onScanStart. Triage turns the loop between ingest's step and that point, so a signal
-    // that came during the step (here: an abort the loop delivers next) stops it before the scan
-    // instead of being dropped.
+    // A caught signal reaches its listener when the event loop turns. Triage turns the loop
+    // between ingest's step and its scan, so a signal that came during the step (here: an abort
+    // the loop delivers next) stops it before the scan begins.
     const db = fresh('late-signal')
     const controller = new AbortController()
     const steps: string[] = []
-    let scanStarted = false
     const error = await runTriage(
       db,
-      {paths: [join(out, 'logs')], canaries: join(out, 'canaries.csv'), now, signal: controller.signal, onScanStart: () => (scanStarted = true)},
+      {paths: [join(out, 'logs')], canaries: join(out, 'canaries.csv'), now, signal: controller.signal},
       (s) => {
         steps.push(s.step)
         if (s.step === 'ingest') setImmediate(() => controller.abort(new Error('received SIGINT')))
@@ -104,7 +102,8 @@ describe('the registry stored after the quick pass', () => {
     expect(error).toBeInstanceOf(TriageStopped)
     expect((error as TriageStopped).ingest.records).toBe(records)
     expect(steps).toEqual(['canaries', 'ingest'])
-    expect(scanStarted).toBe(false)
+    expect((error as TriageStopped).during).toBe('ingest')
+    expect(db.prepare('SELECT count(*) FROM scan_runs').pluck().get()).toBe(0)
   }, 120_000)
 
   it('is stored all the same when ingest fails before its turn', async () => {
