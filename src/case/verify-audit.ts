@@ -6,10 +6,11 @@ import {getIncidentRow, incidentAwareness, listAmendmentRows} from '../store/inc
 import {listNotificationRows} from '../store/notifications.js'
 import type {CaseDb} from '../store/open-case.js'
 import {finishedScanRuns, unfinishedScanRunAt} from '../store/scan-runs.js'
-import {getSettings} from '../store/settings.js'
+import {getSettings, ingestClaimant} from '../store/settings.js'
 import {Problems, shown} from './verify-problems.js'
 import {checkRecordedIncident, checkRecordedNotifications, checkRecordedUnreadSources, flagsOf, summaryOf} from './verify-recorded.js'
 import {count} from '../util/plural.js'
+import {processAlive} from '../util/process-alive.js'
 
 // The audit log is a hash chain inside the case: it proves that no entry was edited or
 // removed from the middle, but a forger with the file can rewrite the whole chain, or cut
@@ -32,6 +33,12 @@ export interface AuditAnchor {
   entries_since_anchor: number | null
   /** What the audit log cannot speak for and is not a problem (a pool size set by a scan that did not finish) */
   notes: string[]
+  /**
+   * Files whose ingest did not finish (no problem: the same ingest, run again, finishes them):
+   * loading ones no audit entry records as ingested (one it records, set back to loading, is a
+   * problem), and ones read whole by an ingest killed before its entry.
+   */
+  unfinished: FileRow[]
 }
 
 export interface ExpectedHead {
@@ -54,9 +61,9 @@ export function verifyAudit(db: CaseDb, problems: Problems, expect: ExpectedHead
     problems.add('audit', 'audit log', `its append-only trigger${!triggers.no_update && !triggers.no_delete ? 's were' : ' was'} dropped (${[!triggers.no_update && 'no update', !triggers.no_delete && 'no delete'].filter(Boolean).join(', ')})`)
   }
   const head = entries.at(-1)?.hash ?? null
-  const anchor: AuditAnchor = {head, entries: entries.length, anchored: expect !== null, entries_since_anchor: null, notes: []}
+  const anchor: AuditAnchor = {head, entries: entries.length, anchored: expect !== null, entries_since_anchor: null, notes: [], unfinished: []}
   if (expect) checkAnchor(entries, expect, problems, anchor)
-  checkCoverage(db, entries, problems, anchor.notes)
+  checkCoverage(db, entries, problems, anchor)
   return anchor
 }
 
@@ -100,14 +107,29 @@ function valuesNamed(entry: AuditEntry, key: string): unknown[] {
 
 
 
-function checkCoverage(db: CaseDb, entries: readonly AuditEntry[], problems: Problems, notes: string[]): void {
+function checkCoverage(db: CaseDb, entries: readonly AuditEntry[], problems: Problems, anchor: AuditAnchor): void {
+  const notes = anchor.notes
   checkAuditedFilesPresent(db, entries, problems)
 
   // Evidence files: each named by its SHA-256 in the entry of the ingest that read it (or of one
   // that found it already present: an ingest killed before its entry, then run again).
   const hashes = new Set(entries.flatMap((e) => valuesNamed(e, 'sha256')).filter((v): v is string => typeof v === 'string'))
-  for (const f of listFiles(db)) {
-    if (f.state !== 'complete' || hashes.has(f.sha256)) continue
+  // An ingest writes its entry once every file is read: one killed before it (SIGKILL, a crash)
+  // leaves the files it finished without an entry, and its claim on the case held by a process
+  // that no longer runs (a scan since releases it; then the file it was reading when killed, still
+  // loading and begun after the last entry, says the same). The files it finished, begun after
+  // the last entry, are its unfinished work, not rows added by hand; their evidence is checked
+  // all the same.
+  const lastAt = entries.at(-1)?.at ?? ''
+  const claimant = ingestClaimant(db)
+  const files = listFiles(db)
+  const killed = (claimant !== null && claimant !== process.pid && !processAlive(claimant)) || files.some((f) => f.state === 'loading' && f.started_at > lastAt)
+  for (const f of files) {
+    if (hashes.has(f.sha256)) continue
+    if (f.state !== 'complete' || (killed && f.started_at > lastAt)) {
+      anchor.unfinished.push(f)
+      continue
+    }
     problems.add(
       'unaudited', f.path,
       `${f.kind === 'log' ? 'log' : 'registry'} file ${f.sha256.slice(0, 16)}… is in the case, but no audit entry records its ingest (added by hand, or its ingest was killed before recording it: run the same ingest again)`,

@@ -13,7 +13,7 @@ import {decodeParseSpec, describeParseSpec} from '../extract/parse-spec.js'
 import {iterateBlocks} from '../store/evidence-blocks.js'
 import {listFiles, type FileRow} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
-import {iterateFileItems, recordsWithoutLogFile} from '../store/records.js'
+import {iterateFileItems, recordsOfFile, recordsWithoutLogFile} from '../store/records.js'
 import {lastFinishedScan} from '../store/scan-runs.js'
 import {corpusFacts} from '../store/scale.js'
 import {scratchDir} from '../util/scratch.js'
@@ -71,10 +71,33 @@ export interface VerifyResult {
   workers: number
   /** What this run did not check, and why. */
   not_checked: string[]
+  /**
+   * Files whose ingest did not finish (interrupted, or killed): `loading`, held in part (its
+   * rows so far are redone, and not checked here), or `complete`, read whole by an ingest killed
+   * before its audit entry (its evidence was checked). Not a problem: the case is not damaged,
+   * it is unfinished; running the same ingest again finishes it, after which verify checks it
+   * and lists it no longer. Damage still fails (a complete file the audit log records as
+   * ingested, set back to loading, is a problem).
+   */
+  unfinished_files: UnfinishedFile[]
   /** The first problems of each check (each check lists at most 10 per file); problems_total counts them all. */
   problems: VerifyProblem[]
   problems_total: number
 }
+
+export interface UnfinishedFile {
+  path: string
+  kind: 'log' | 'canaries'
+  /** loading: its ingest stopped while reading it; complete: read whole, its ingest killed before recording it */
+  state: 'loading' | 'complete'
+  /** Records the case holds of it so far */
+  records_held: number
+  /** How to finish it */
+  finish: string
+}
+
+/** What verify says to finish an unfinished file. */
+export const FINISH_INGEST = 'run the same ingest again (ingest logs, ingest canaries or triage, with the same paths): it resumes, and records the file in the audit log'
 
 /**
  * Re-derives every claim the case makes and compares it with what it stores: the audit
@@ -89,7 +112,7 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
   const result: VerifyResult = {
     ok: true, audit_entries: 0, audit_head: null, anchored: false, entries_since_anchor: null, deep: options.deep ?? false,
     files_checked: 0, blocks_checked: 0, lines_checked: 0, records_checked: 0, sightings_rederived: 0, canaries_checked: 0,
-    findings_rederived: false, originals_rehashed: 0, workers: 0, not_checked: [], problems: [], problems_total: 0,
+    findings_rederived: false, originals_rehashed: 0, workers: 0, not_checked: [], unfinished_files: [], problems: [], problems_total: 0,
   }
   const anchor = verifyAudit(db, problems, options.expectHead ?? null)
   result.audit_entries = anchor.entries
@@ -115,7 +138,17 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
 
     const files = listFiles(db)
     result.files_checked = files.length
-    for (const file of files) if (file.state !== 'complete') problems.add('incomplete', file.path, 'ingest was interrupted; run the same ingest again')
+    // An ingest that did not finish leaves its file loading (the same ingest redoes it): unfinished, not damaged.
+    const loading = anchor.unfinished.filter((f) => f.state !== 'complete')
+    result.unfinished_files = anchor.unfinished.map((f) => ({
+      path: f.path, kind: f.kind === 'log' ? 'log' : 'canaries', state: f.state === 'complete' ? 'complete' : 'loading',
+      records_held: f.kind === 'log' ? (f.state === 'complete' ? f.records : recordsOfFile(db, f.id)) : 0,
+      finish: FINISH_INGEST,
+    }))
+    if (loading.length > 0) {
+      const held = result.unfinished_files.filter((u) => u.state === 'loading').reduce((n, u) => n + u.records_held, 0)
+      result.not_checked.push(`${count(loading.length, 'file')} whose ingest did not finish, held in part (${count(held, 'record')} so far): not checked, the same ingest run again redoes ${loading.length === 1 ? 'it' : 'them'}`)
+    }
     const complete = files.filter((f) => f.state === 'complete' && f.kind === 'log')
     // Spark findings by reference hold the findings' lines only: checked on their own, below. A
     // file kept by reference by ingest logs is walked like a copy, from its original.
