@@ -139,7 +139,7 @@ export async function scanCaseUntil(db: CaseDb, options: ScanOptions, signal: Ab
 }
 
 /** Where a scan was when a signal stopped it (scanCaseUntil). */
-export type ScanStep = ScanProgress['phase'] | 'start' | 'at_risk'
+export type ScanStep = 'start' | 'markers' | 'provenance' | 'pii' | 'at_risk'
 
 export class ScanStopped extends Error {
   constructor(readonly step: ScanStep) {
@@ -180,7 +180,6 @@ function* scanSteps(db: CaseDb, options: ScanOptions): Generator<ScanStep, ScanR
   let complete = completeLogFiles(db)
   const reextracted = reextractPriorFiles(db, complete, (done, total) => options.onProgress?.({phase: 'reextract', done, total}))
   if (reextracted > 0) complete = completeLogFiles(db)
-  yield 'reextract'
   const scanned = scannedFileIds(db)
   const fresh = complete.filter((f) => !scanned.has(f.id))
   // Every file again where the registry changed, where the last scan classified under other rules, or where extracts were made again.
@@ -198,12 +197,12 @@ function* scanSteps(db: CaseDb, options: ScanOptions): Generator<ScanStep, ScanR
     return {runId, settings}
   })
 
+  // The first point where the scan may stop: its run is stored, so a stop leaves it unfinished.
   yield 'start'
   const classified = full ? complete : fresh
   yield* classifyMarkerSteps(db, classified, {full, onProgress: options.onProgress})
   options.onMarkersClassified?.()
   yield 'markers'
-
   const t1 = performance.now()
 
   // Provenance is current when the previous scan left it so with the same parameters and

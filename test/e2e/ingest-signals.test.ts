@@ -116,10 +116,10 @@ describe('kill -9 at random points during ingest', () => {
 })
 
 describe('a signal during triage\'s scan', () => {
-  // The scan runs synchronously: a signal caught there would only be seen when the case is
-  // complete (minutes at millions of records). It ends the process at once instead, and the
-  // next triage finishes the case as a run without the signal would.
-  it('SIGINT ends the process at once; the case keeps the ingest, and the same triage again completes it', async () => {
+  // The scan runs on the main thread and lets the event loop turn between its phases and pages
+  // of records: the signal is seen there, triage stops and exits 130 (the scan left unfinished),
+  // and the next triage finishes the case as a run without the signal would.
+  it('SIGINT stops triage in its scan (exit 130); the case keeps the ingest, and the same triage again completes it', async () => {
     const dir = tempDir()
     const inc = join(dir, 'inc')
     expect(runCli(['generate', '--out', inc, '--records', '40000', '--seed', '7']).code).toBe(0)
@@ -128,11 +128,7 @@ describe('a signal during triage\'s scan', () => {
     const child = spawnCli(args(db))
     const done = exited(child)
     // Signalled as soon as the scan has begun (its run row is committed at its start, after
-    // ingest's audit entry and the end of watching). Not at the audit entry itself: a signal that
-    // arrives in the instant between that commit and the end of watching is caught while the
-    // listener is installed, but the listener is removed before the event loop dispatches it,
-    // and Node drops it (checked with a listener removed during synchronous work): that triage
-    // runs to the end. Seen once in CI on a loaded host; see the closing note of 2026-12-04.
+    // ingest's audit entry).
     await new Promise<void>((resolve, reject) => {
       const started = Date.now()
       const timer = setInterval(() => {
@@ -151,8 +147,9 @@ describe('a signal during triage\'s scan', () => {
     })
     child.kill('SIGINT')
     const r = await done
-    // Killed by the signal in the scan: never a run to the end.
-    expect([r.signal, r.code]).toEqual(['SIGINT', null])
+    // Stopped in the scan, with the exit status of an interruption: never a run to the end.
+    expect([r.signal, r.code]).toEqual([null, 130])
+    expect(r.stderr).toMatch(/^Interrupted by SIGINT during the scan: .*Run scan, or the same command again\.$/m)
     const sql = new Database(db, {readonly: true})
     const steps = sql.prepare(`SELECT json_extract(args, '$.step') FROM audit_log ORDER BY seq`).pluck().all()
     const finished = sql.prepare('SELECT count(*) FROM scan_runs WHERE finished_at IS NOT NULL').pluck().get()
