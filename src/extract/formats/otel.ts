@@ -707,6 +707,15 @@ function spanEventBody(attrs: Obj): Obj {
 }
 
 /**
+ * The members of an indexed message (gen_ai.completion.N.*) read as such, or known to hold no text:
+ * its role, content and finish reason, and Azure's content filter verdicts (content_filter_results,
+ * a JSON text of verdicts); an answer's tool_call_id (an id). The tool calls, function call, refusal, reasoning and tool call id are
+ * read by fromIndexedAttributes; any other member is kept on the message under its attribute's
+ * name, so decode.ts, which reads an answer's message closed-world, names it as not read.
+ */
+const INDEXED_READ = new Set(['role', 'content', 'finish_reason', 'content_filter_results'])
+
+/**
  * OpenLLMetry-style indexed attributes: gen_ai.prompt.N.*, gen_ai.completion.N.*; with prefix
  * `llm.`, the same shape as its older releases wrote it (llm.prompts.N.*, llm.completions.N.*).
  */
@@ -723,27 +732,40 @@ function fromIndexedAttributes(attrs: Obj, into: Content, prefix: 'gen_ai' | 'll
     entry[m[3]!] = value
     bucket.set(n, entry)
   }
-  const toMessage = (e: Obj, role: string): Obj => {
+  const toMessage = (e: Obj, role: string, n: number): Obj => {
     const msg: Obj = {role: typeof e.role === 'string' ? e.role : role, content: typeof e.content === 'string' ? contentFromAttribute(e.content) : null}
     const calls = new Map<number, Obj>()
+    const legacy: Obj = {}
     for (const [k, v] of Object.entries(e)) {
-      const t = /^tool_calls\.(\d+)\.(id|name|arguments)$/.exec(k)
-      if (!t) continue
-      const call = calls.get(Number(t[1])) ?? {}
-      call[t[2]!] = v
-      calls.set(Number(t[1]), call)
+      const t = /^tool_calls\.(\d+)\.(id|name|arguments|type)$/.exec(k)
+      const f = /^function_call\.(name|arguments)$/.exec(k)
+      if (t) {
+        const call = calls.get(Number(t[1])) ?? {}
+        call[t[2]!] = v
+        calls.set(Number(t[1]), call)
+      } else if (f) legacy[f[1]!] = v
+      else if (k === 'refusal' || k === 'reasoning_content' || (k === 'tool_call_id' && role === 'user')) msg[k] = v
+      else if (!INDEXED_READ.has(k) && k !== 'tool_call_id') msg[`${prefix}.${role === 'user' ? 'prompt' : 'completion'}${prefix === 'llm' ? 's' : ''}.${n}.${k}`] = v
     }
     if (calls.size > 0) {
       msg.tool_calls = [...calls.entries()]
         .sort((a, b) => a[0] - b[0])
         .map(([, c]) => ({id: strOrNull(c.id), type: 'function', function: {name: strOrNull(c.name) ?? '', arguments: argumentsText(c.arguments)}}))
     }
+    // The legacy functions API's call (OpenLLMetry writes {prefix}.function_call.name / .arguments).
+    if (Object.keys(legacy).length > 0) {
+      const call = {name: strOrNull(legacy.name) ?? '', arguments: argumentsText(legacy.arguments)}
+      // An answer's is read as decode.ts reads message.function_call; a prompt's (the caller replaying
+      // its history) as a tool call, whose arguments are request text.
+      if (role === 'user') msg.tool_calls = [...((msg.tool_calls as unknown[] | undefined) ?? []), {id: null, type: 'function', function: call}]
+      else msg.function_call = call
+    }
     if (e.finish_reason !== undefined) msg.finish_reason = e.finish_reason
     return msg
   }
-  const ordered = (m: Map<number, Obj>) => [...m.entries()].sort((a, b) => a[0] - b[0]).map(([, e]) => e)
-  if (prompts.size > 0 && into.input === null && into.promptText === null) into.input = ordered(prompts).map((e) => toMessage(e, 'user'))
-  if (completions.size > 0 && into.output === null && into.completionText === null) into.output = ordered(completions).map((e) => toMessage(e, 'assistant'))
+  const ordered = (m: Map<number, Obj>, role: string) => [...m.entries()].sort((a, b) => a[0] - b[0]).map(([n, e]) => toMessage(e, role, n))
+  if (prompts.size > 0 && into.input === null && into.promptText === null) into.input = ordered(prompts, 'user')
+  if (completions.size > 0 && into.output === null && into.completionText === null) into.output = ordered(completions, 'assistant')
 }
 
 /** Log-record events (the JS and Python OpenAI instrumentations), in the order they were written; span events of the same names too. */
