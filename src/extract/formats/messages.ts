@@ -31,70 +31,177 @@ export function isPartsMessage(v: unknown): v is Obj & {parts: unknown[]} {
   return isObj(v) && Array.isArray(v.parts)
 }
 
-/** One parts message (or an OpenAI message, returned as it is) as an OpenAI chat message. */
+/**
+ * One parts message (or an OpenAI message, returned as it is) as an OpenAI chat message.
+ *
+ * Read closed-world, as decode.ts reads a chat answer: every part type and member is read or
+ * known to hold no text. A part of a type not known here, a member of a part or of the message
+ * not known here, or a blob whose text cannot be decoded, is kept on the message under a name
+ * saying where it was (`parts[1]`, `parts[1].annotation`, or the member's own name), so decode.ts
+ * names it as not read (a member of a chat answer it does not know): the record is then not read
+ * whole and no gate passes on it. A request's messages are not judged so (decodeRequest reads
+ * what it knows): there, such an entry only goes unread.
+ */
 export function toChatMessage(m: unknown, defaultRole: string): ChatMessage | Obj | null {
   if (!isObj(m)) return typeof m === 'string' ? {role: defaultRole, content: m} : null
   if (!isPartsMessage(m)) return withOpenAiToolCalls(m)
   const texts: string[] = []
   const reasoning: string[] = []
   const calls: NonNullable<ChatMessage['tool_calls']> = []
+  const unread: Obj = {}
   let toolCallId: string | undefined
-  for (const part of m.parts) {
+  m.parts.forEach((part, i) => {
     if (typeof part === 'string') {
       texts.push(part)
-      continue
+      return
     }
-    if (!isObj(part)) continue
+    if (!isObj(part)) {
+      if (part !== null) unread[`parts[${i}]`] = part
+      return
+    }
+    const str = (k: string): string | null => (typeof part[k] === 'string' ? (part[k] as string) : null)
+    // The part's members not read and not known to hold no text, kept to be named.
+    const rest = (known: readonly string[]): void => {
+      for (const [k, v] of Object.entries(part)) if (!known.includes(k) && holdsText(v)) unread[`parts[${i}].${k}`] = v
+    }
+    // Both of `content` (the schema's) and `text` (OpenAI's, which some SDKs write), where they differ.
+    const bothTexts = (into: string[]): void => {
+      const c = str('content')
+      const t = str('text')
+      if (c !== null) into.push(c)
+      if (t !== null && t !== c) into.push(t)
+    }
     switch (part.type) {
       case 'text':
-        // The schema says `content`; some SDKs write OpenAI's `text` in parts messages too.
-        if (typeof part.content === 'string') texts.push(part.content)
-        else if (typeof part.text === 'string') texts.push(part.text)
+        bothTexts(texts)
+        rest(['type', 'content', 'text'])
         break
       case 'reasoning':
-        if (typeof part.content === 'string') reasoning.push(part.content)
+        bothTexts(reasoning)
+        rest(['type', 'content', 'text'])
+        break
+      case 'refusal':
+        // OpenAI's refusal part ({type: "refusal", refusal}), as some SDKs copy it into parts.
+        for (const k of ['refusal', 'content', 'text']) if (str(k) !== null) texts.push(str(k)!)
+        rest(['type', 'refusal', 'content', 'text'])
         break
       case 'tool_call':
-        calls.push({
-          id: typeof part.id === 'string' ? part.id : null,
-          type: 'function',
-          function: {name: typeof part.name === 'string' ? part.name : '', arguments: argumentsText(part.arguments)},
-        })
+        calls.push({id: str('id'), type: 'function', function: {name: str('name') ?? '', arguments: argumentsText(part.arguments)}})
+        rest(['type', 'id', 'name', 'arguments'])
         break
       case 'tool_call_response': {
         // The events example in the semantic conventions writes `result`; the schema says `response`.
-        const r = part.response !== undefined ? part.response : part.result
-        if (r !== undefined && r !== null) texts.push(typeof r === 'string' ? r : JSON.stringify(r))
+        for (const r of [part.response, part.result]) if (r !== undefined && r !== null) texts.push(typeof r === 'string' ? r : JSON.stringify(r))
         if (typeof part.id === 'string') toolCallId = part.id
+        rest(['type', 'id', 'response', 'result'])
         break
       }
-      case undefined:
+      case 'uri':
+        // A reference the client was given (an image's or a file's address): read as text, as a citation's URL is.
+        if (str('uri') !== null) texts.push(str('uri')!)
+        rest(['type', 'uri', 'mime_type', 'modality'])
+        break
+      case 'file':
+        // A file by its id: no text.
+        rest(['type', 'file_id', 'mime_type', 'modality'])
+        break
+      case 'blob': {
+        // Inline data, base64 (the schema): an image's, a sound's or other binary data holds no
+        // text; a text's is read; content that is no base64 at all is named.
+        const blob = blobText(part)
+        if (typeof blob === 'string') texts.push(blob)
+        rest(['type', 'mime_type', 'modality', ...(blob === null ? [] : ['content'])])
+        break
+      }
+      case undefined: {
         // Gemini's Part (Google ADK, Vertex AI): {text} (a thought too), {functionCall: {name,
-        // args}}, {functionResponse: {name, response}}, with no type.
-        if (typeof part.text === 'string') texts.push(part.text)
-        else if (typeof part.content === 'string') texts.push(part.content)
-        else if (isObj(part.functionCall)) {
-          const f = part.functionCall
-          calls.push({id: typeof f.id === 'string' ? f.id : null, type: 'function', function: {name: typeof f.name === 'string' ? f.name : '', arguments: argumentsText(f.args)}})
-        } else if (isObj(part.functionResponse) && part.functionResponse.response !== undefined && part.functionResponse.response !== null) {
-          const r = part.functionResponse.response
-          texts.push(typeof r === 'string' ? r : JSON.stringify(r))
+        // args}}, {functionResponse: {name, response}}, {executableCode: {language, code}},
+        // {codeExecutionResult: {outcome, output}}, with no type; inline and file data hold no text.
+        bothTexts(texts)
+        const f = isObj(part.functionCall) ? part.functionCall : null
+        if (f !== null) calls.push({id: typeof f.id === 'string' ? f.id : null, type: 'function', function: {name: typeof f.name === 'string' ? f.name : '', arguments: argumentsText(f.args)}})
+        const r = isObj(part.functionResponse) ? part.functionResponse.response : undefined
+        if (r !== undefined && r !== null) texts.push(typeof r === 'string' ? r : JSON.stringify(r))
+        const code = isObj(part.executableCode) ? part.executableCode.code : undefined
+        if (typeof code === 'string') texts.push(code)
+        const output = isObj(part.codeExecutionResult) ? part.codeExecutionResult.output : undefined
+        if (typeof output === 'string') texts.push(output)
+        rest(['text', 'content', 'thought', 'thoughtSignature', 'functionCall', 'functionResponse', 'executableCode', 'codeExecutionResult', 'inlineData', 'fileData', 'videoMetadata'])
+        for (const [k, known] of GEMINI_PART_MEMBERS) {
+          const v = part[k]
+          if (!isObj(v)) continue
+          for (const [mk, mv] of Object.entries(v)) if (!known.includes(mk) && holdsText(mv)) unread[`parts[${i}].${k}.${mk}`] = mv
         }
         break
+      }
       default:
-        // blob / uri / file parts carry no text; a custom part with text content is kept.
-        if (typeof part.content === 'string' && part.type !== 'blob') texts.push(part.content)
+        // A part of another type (the schema's GenericPart): its content or text is read, and it is
+        // named as not read where it holds any other text.
+        bothTexts(texts)
+        rest(['type', 'content', 'text'])
     }
-  }
-  const out: ChatMessage = {
+  })
+  const out: ChatMessage & Obj = {
     role: typeof m.role === 'string' ? m.role : defaultRole,
     content: texts.length === 0 ? null : texts.length === 1 ? texts[0]! : texts.map((text) => ({type: 'text' as const, text})),
   }
   if (calls.length > 0) out.tool_calls = calls
   if (reasoning.length > 0) out.reasoning_content = reasoning.join('')
   if (toolCallId !== undefined) out.tool_call_id = toolCallId
+  // The message's own members besides its role and parts: its finish reason (the choice's) and an
+  // author's name hold no text; any other is kept (decode.ts reads those it knows, such as a
+  // refusal, and names the rest), under another name where the parts gave that member already.
+  for (const [k, v] of Object.entries(m)) {
+    if (k === 'role' || k === 'parts' || k === 'finish_reason' || k === 'name' || !holdsText(v)) continue
+    out[k in out ? `${k} (beside parts)` : k] = v
+  }
+  Object.assign(out, unread)
   return out
 }
+
+/** The members of a Gemini part's objects read or known to hold no text (what decode.ts reads of a Gemini answer's parts). */
+const GEMINI_PART_MEMBERS: readonly [string, readonly string[]][] = [
+  ['functionCall', ['id', 'name', 'args']],
+  ['functionResponse', ['id', 'name', 'response', 'willContinue', 'scheduling']],
+  ['executableCode', ['id', 'language', 'code']],
+  ['codeExecutionResult', ['id', 'outcome', 'output']],
+]
+
+/** Whether a value holds a string anywhere (a member holding only numbers, flags or nulls drops no text). */
+function holdsText(v: unknown, depth = 0): boolean {
+  if (typeof v === 'string') return v !== ''
+  if (depth > 32) return true
+  if (Array.isArray(v)) return v.some((x) => holdsText(x, depth + 1))
+  return isObj(v) && Object.values(v).some((x) => holdsText(x, depth + 1))
+}
+
+/** A blob part of an image, a sound or a video (by its MIME type or modality): binary data, no text. */
+function isBinaryBlob(part: Obj): boolean {
+  const mime = typeof part.mime_type === 'string' ? part.mime_type.toLowerCase() : null
+  if (mime !== null) return /^(image|audio|video)\//.test(mime) || mime === 'application/octet-stream' || mime === 'application/pdf'
+  return part.modality === 'image' || part.modality === 'audio' || part.modality === 'video'
+}
+
+/**
+ * A blob's text: its content decoded from base64 (the schema's encoding) where that gives UTF-8
+ * text; BINARY for binary data (an image's, a sound's, a video's, or bytes that are no text);
+ * null for content that is no base64 (what it holds was not read).
+ */
+function blobText(part: Obj): string | typeof BINARY | null {
+  if (isBinaryBlob(part) || part.content === undefined || part.content === null) return BINARY
+  if (typeof part.content !== 'string') return null
+  const b64 = part.content.replace(/\s+/g, '')
+  if (b64.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(b64)) return null
+  let text: string
+  try {
+    text = new TextDecoder('utf-8', {fatal: true}).decode(Buffer.from(b64, 'base64'))
+  } catch {
+    return BINARY
+  }
+  // eslint-disable-next-line no-control-regex
+  return /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(text) ? BINARY : text
+}
+const BINARY = Symbol('binary')
 
 /**
  * A message whose tool calls are LangChain's (`{name, args, id, type: "tool_call"}`, the OpenAI

@@ -856,23 +856,42 @@ function openInferenceMessages(attrs: Obj, list: 'llm.input_messages' | 'llm.out
   }
   if (messages.size === 0) return null
   const ordered = <T>(m: Map<number, T>): T[] => [...m.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v)
-  const out = ordered(messages).map(({fields, parts, calls}) => {
+  const out = [...messages.entries()].sort((a, b) => a[0] - b[0]).map(([index, {fields, parts, calls}]) => {
     const msg: Obj = {role: strOrNull(fields.role) ?? (list === 'llm.input_messages' ? 'user' : 'assistant')}
     // Every part that carries text is read: "text", and "reasoning" (the thinking OpenInference's
     // Anthropic and OpenAI instrumentations record) or any other type with text.
     const texts = ordered(parts).filter((p) => typeof p.text === 'string' && p.text !== '').map((p) => ({type: 'text', text: p.text as string}))
-    msg.content = typeof fields.content === 'string' ? fields.content : texts.length > 0 ? texts : null
+    // The message's content and its contents parts both, where both are given and say different things.
+    const whole = typeof fields.content === 'string' ? fields.content : null
+    const partsText = texts.map((t) => t.text).join('')
+    msg.content = whole !== null && (texts.length === 0 || partsText === whole) ? whole : whole !== null ? [{type: 'text', text: whole}, {type: 'text', text: '\n'}, ...texts] : texts.length > 0 ? texts : null
     if (typeof fields.name === 'string') msg.name = fields.name
     if (typeof fields.tool_call_id === 'string') msg.tool_call_id = fields.tool_call_id
     if (calls.size > 0) {
       msg.tool_calls = ordered(calls).map((c) => ({id: strOrNull(c.id), type: 'function', function: {name: strOrNull(c['function.name']) ?? '', arguments: argumentsText(c['function.arguments'])}}))
     }
+    // The legacy functions API's call: message.function_call_name, message.function_call_arguments_json.
+    if (fields.function_call_name !== undefined || fields.function_call_arguments_json !== undefined) {
+      msg.function_call = {name: strOrNull(fields.function_call_name) ?? '', arguments: argumentsText(fields.function_call_arguments_json)}
+    }
+    // Any other member of the message, a part or a call is kept under its attribute's name, so
+    // decode.ts, which reads an answer closed-world, names it as not read.
+    const n = `${list}.${index}.message`
+    for (const [k, v] of Object.entries(fields)) if (!OI_MESSAGE_READ.has(k) && typeof v === 'string' && v !== '') msg[`${n}.${k}`] = v
+    for (const [i, p] of parts) {
+      // An image part's image.image.url is the image (a data URL or an address): no text.
+      for (const [k, v] of Object.entries(p)) if (k !== 'type' && k !== 'text' && k !== 'image.image.url' && typeof v === 'string' && v !== '') msg[`${n}.contents.${i}.message_content.${k}`] = v
+    }
+    for (const [j, c] of calls) for (const [k, v] of Object.entries(c)) if (k !== 'id' && k !== 'function.name' && k !== 'function.arguments' && typeof v === 'string' && v !== '') msg[`${n}.tool_calls.${j}.tool_call.${k}`] = v
     return msg
   })
   // A message left with nothing once its redacted values are dropped is no message.
-  const kept = out.filter((m) => m.content !== null || m.tool_calls !== undefined)
+  const kept = out.filter((m) => m.content !== null || Object.keys(m).some((k) => k !== 'role' && k !== 'content' && k !== 'name' && k !== 'tool_call_id'))
   return kept.length === 0 ? null : kept
 }
+
+/** An OpenInference message's members read (openInferenceMessages), its contents and tool calls apart. */
+const OI_MESSAGE_READ = new Set(['role', 'content', 'name', 'tool_call_id', 'function_call_name', 'function_call_arguments_json'])
 
 const isJsonMime = (v: unknown): boolean => typeof v === 'string' && /^application\/json\b/i.test(v.trim())
 
