@@ -952,6 +952,30 @@ fn escaped_lines(e: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// decode.ts isEmptyAfterDone: a line after a stream's end mark that gives the client nothing (a
+/// blank line, a comment, a field other than data, another end mark); false where the line
+/// cannot be decoded (the stream is then TypeScript's).
+fn empty_after_done<F: Form>(line: &str) -> bool {
+    // A line holding a CR is several lines to decodeSse: left to it.
+    if F::has_cr(line) {
+        return false;
+    }
+    if line.starts_with(':') {
+        return true;
+    }
+    for field in ["event", "id", "retry"] {
+        if let Some(rest) = line.strip_prefix(field) {
+            if rest.is_empty() || rest.starts_with(':') {
+                return true;
+            }
+        }
+    }
+    if let Some(rest) = line.strip_prefix("data:") {
+        return F::is_done(rest.strip_prefix(' ').unwrap_or(rest));
+    }
+    F::decoded(line).is_some_and(|d| js_trim(&d).is_empty())
+}
+
 /// decodeSse over the stream's lines in either form: each data line's JSON document, in order;
 /// None where a data line is not one document (JavaScript joins such lines until they parse) or
 /// holds a number past 2^53.
@@ -969,7 +993,8 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<
     // Whether a data line held a JSON document, or the end mark: a body with neither is text
     // that only starts like a stream, TypeScript's to read (decodeSse returns null for it).
     let mut events = false;
-    for line in lines {
+    let mut lines = lines;
+    while let Some(line) = lines.next() {
         // A bare CR ends a line too (SSE): decodeSse splits there, and such a stream is left to it.
         if F::has_cr(line) {
             return None;
@@ -982,6 +1007,12 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<
         let payload = rest.strip_prefix(' ').unwrap_or(rest);
         if F::is_done(payload) {
             events = true;
+            // What follows the end mark, where it is more than blank lines, comments, fields
+            // without data and end marks: decodeSse names it unread (isEmptyAfterDone), so the
+            // stream is left to it.
+            if !lines.all(empty_after_done::<F>) {
+                return None;
+            }
             break;
         }
         // A chunk that is the template's bytes around another text (see Template) reads as the

@@ -1593,7 +1593,9 @@ function decodeSse(raw: string): DecodedResponse | null {
       if (piece) append(content, index, piece)
     }
   }
-  for (const line of sseLines(text)) {
+  const lines = sseLines(text)
+  for (let at = 0; at < lines.length; at++) {
+    const line = lines[at]!
     if (line.startsWith('event:')) {
       nextIsError = line.slice(6).trim() === 'error'
       continue
@@ -1605,6 +1607,11 @@ function decodeSse(raw: string): DecodedResponse | null {
     if (payload.trim() === '[DONE]') {
       flush()
       events = true
+      // What a stream logged after its end mark was not read as received: the client's SDK stops
+      // at [DONE], so it may never have been given it. Where it holds more than blank lines,
+      // comments, fields without data and further end marks, it is named, so the record is not
+      // read whole and no gate passes on it (the Rust decoder leaves such a stream to this one).
+      if (lines.slice(at + 1).some((l) => !isEmptyAfterDone(l))) unreadShape(out.unread, AFTER_DONE)
       break
     }
     // One JSON document per data line is the norm; a document wrapped over several data
@@ -1636,6 +1643,18 @@ function decodeSse(raw: string): DecodedResponse | null {
   if (unparsed.length > 0) out.unparsed = unparsed.length
   if (out.isError) out.kind = 'sse'
   return out
+}
+
+/** The name of what a stream logged after its `data: [DONE]` end mark, as status and the gate give it. */
+export const AFTER_DONE = 'stream data after data: [DONE]'
+
+/**
+ * A stream's line after its end mark that gives the client nothing: a blank line, a comment, a
+ * field other than data (event, id, retry), another end mark.
+ */
+function isEmptyAfterDone(line: string): boolean {
+  if (line.trim() === '' || line.startsWith(':') || /^(event|id|retry)(:|$)/.test(line)) return true
+  return line.startsWith('data:') && line.slice(line[5] === ' ' ? 6 : 5).trim() === '[DONE]'
 }
 
 /**

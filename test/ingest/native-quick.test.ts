@@ -744,6 +744,23 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     ])
   })
 
+  it('leaves to TypeScript, which names it unread, a stream holding data after its data: [DONE] end mark; claims one followed only by blank lines, comments, fields and end marks', () => {
+    const m = 'CANARY-0123456789abcdef'
+    const chunk = (content: string) => `data: ${JSON.stringify({id: 'c', object: 'chat.completion.chunk', created: 1, model: 'x', choices: [{index: 0, delta: {content}}]})}\n\n`
+    const left = [
+      `${chunk('ans ')}data: [DONE]\n\n${chunk(m)}data: [DONE]\n\n`,
+      // The same with the chunk's text escaped as \u (the stream is then read decoded).
+      `${chunk('ans ')}data: [DONE]\n\n${chunk(m).replace('C', '\\u0043')}`,
+      `${chunk('ans ')}data: [DONE]\n\nleak ${m}\n`,
+    ]
+    const claimed = [`${chunk(`ans ${m}`)}data: [DONE]\n\n: keep-alive\n\nevent: end\nid: 9\n\ndata: [DONE]\n \n`]
+    const lines = [...left, ...claimed].map((response, i) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id: `r${i}`, tenant_id: 't', session_id: 's', request: 'hi', response}))
+    const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
+    expect(claims(bytes, set)).toEqual({left: left.length, blank: 0, record: claimed.length})
+    expect(ingestClaims(bytes)).toEqual({left: left.length, blank: 0, record: claimed.length})
+    same(taskOf(bytes), set)
+  })
+
   it('reads a stream not read whole (an event cut off or malformed) and a body logged as NDJSON as TypeScript does: the native extractor leaves them to it', () => {
     const m = 'CANARY-cccccccccccc3333dd'
     const chunk = (content: string) => JSON.stringify({id: 'c', object: 'chat.completion.chunk', choices: [{index: 0, delta: {content}}]})
