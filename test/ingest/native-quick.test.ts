@@ -957,8 +957,9 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     )
     // Both sides are reached: streams claimed (marked ones among them) and streams left to TypeScript.
     // (A chunk of the envelope with its own `message` not after an `event: error` line is left to
-    // TypeScript, which names that member unread: 1781 of this seed's lines are claimed.)
-    expect(claimed).toBeGreaterThan(1500)
+    // TypeScript, which names that member unread; so is a stream with a chunk after a `data: [DONE]`,
+    // which TypeScript names unread too: 1433 of this seed's lines are claimed.)
+    expect(claimed).toBeGreaterThan(1300)
     expect(marked).toBeGreaterThan(500)
   })
 
