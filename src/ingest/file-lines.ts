@@ -76,3 +76,39 @@ export async function buildCompanionIndex(
   }
   return index
 }
+
+/**
+ * Of a joined set's files new to the case (`fresh`), those whose lines read otherwise with the
+ * set's files already in the case (`index`, offered every file of the set) than without them (an
+ * index of the new files alone): a wrapper whose call, or a log record whose span, is in a file an
+ * earlier ingest stored. The stored file is not read again, so those texts would be joined to a
+ * record that is never made again: judged nowhere. Each line is adapted both ways and what it
+ * gives compared (records, problems, items ignored and not read); the keys of the files that
+ * differ.
+ */
+export async function readsWithStoredFiles(
+  format: LogFormat, options: FormatOptions, index: CompanionIndex, fresh: ReadonlyArray<FileToRead & {key: string; name?: string}>, maxLineBytes: number, signal?: AbortSignal,
+): Promise<Set<string>> {
+  const adapter = adapterFor(format)
+  const alone = await buildCompanionIndex(format, options, fresh, maxLineBytes, signal)
+  const out = new Set<string>()
+  const reading = (value: unknown, with_: CompanionIndex, at: Parameters<CompanionIndex['add']>[1]): string => {
+    try {
+      const r = adapter.adapt(value, {options, index: with_, at})
+      return JSON.stringify([r.records.length, r.problems.length, r.ignored, r.unread ?? {}])
+    } catch (error) {
+      return `thrown: ${(error as Error).message}`
+    }
+  }
+  for (const f of fresh) {
+    for await (const l of jsonLines(f, maxLineBytes)) {
+      if (signal?.aborted) return out
+      const at = {file: f.key, name: f.name, line: l.lineNo, offset: l.offset, length: l.length, crc: l.crc}
+      if (reading(l.value, index, at) !== reading(l.value, alone!, at)) {
+        out.add(f.key)
+        break
+      }
+    }
+  }
+  return out
+}

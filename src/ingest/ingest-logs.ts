@@ -4,7 +4,7 @@ import {CliError, InputError} from '../errors.js'
 import type {EvidenceCodec} from '../evidence/evidence-store.js'
 import {UnconventionalSet} from '../extract/extract.js'
 import {DEFAULT_TENANT_ATTRIBUTES, JSON_LINES_FIX, NOT_JSON_LINES} from '../extract/formats/common.js'
-import type {LogFormat, SniffDecision} from '../extract/formats/index.js'
+import type {CompanionIndex, LogFormat, SniffDecision} from '../extract/formats/index.js'
 import {lineDecoder, type LineDecoder} from '../extract/line-decoder.js'
 import {encodeParseSpec, type ParseSpec} from '../extract/parse-spec.js'
 import {unconventionalMarkers} from '../store/canaries.js'
@@ -17,7 +17,7 @@ import {corpusFacts} from '../store/scale.js'
 import {checkpoint, enterBulkLoad, inTransaction} from '../store/session.js'
 import {startCheckpointer, type Checkpointer} from '../store/checkpointer.js'
 import {expandLogPaths, unreadEntriesMessage, type SkippedEntry} from './expand-paths.js'
-import {buildCompanionIndex, sniffFile} from './file-lines.js'
+import {buildCompanionIndex, readsWithStoredFiles, sniffFile} from './file-lines.js'
 import {
   copyIntoCase, finishFile, IngestInterrupted, prepareFile, presentSummary, REFERENCE_COPIED, refusal, refuseFile, statRegularFile, streamFile,
   type FileFormat, type IngestContext, type IngestFileSummary, type IngestProgress, type PreparedFile, type Streamed,
@@ -554,7 +554,8 @@ async function ingestSet(
   offerPriorSharers(ctx.db, ctx.source, index)
   const streamed = new Map<PreparedFile, Streamed>()
   for (const p of prepared) if (!p.present) streamed.set(p, await streamFile(ctx, p, index))
-  const refused = [...streamed].map(([p, s]) => ({p, why: refusal(p, s)})).filter((r) => r.why !== null)
+  const leaning = await withStoredFiles(ctx, decoder, prepared, index, maxLineBytes)
+  const refused = [...streamed].map(([p, s]) => ({p, why: leaning.get(p) ?? refusal(p, s)})).filter((r) => r.why !== null)
   return inTransaction(ctx.db, () =>
     prepared.map((p) => {
       if (p.present) return presentSummary(p)
@@ -565,6 +566,32 @@ async function ingestSet(
       return refuseFile(ctx, p, s, own ?? {reason: `read as one set with ${first.p.path}, which could not be read (${first.why!.reason})`, fix: first.why!.fix})
     }),
   )
+}
+
+/**
+ * The new files of a joined set whose lines belong to model calls of a file an earlier ingest
+ * stored (readsWithStoredFiles: a wrapper of a stored call, a log record of a stored span), each
+ * with its refusal: the stored file is not read again, so those texts would be judged nowhere
+ * (and a gate would pass on them). Refused, the set is read again as a whole into a fresh case.
+ */
+async function withStoredFiles(
+  ctx: IngestContext, decoder: LineDecoder, prepared: readonly PreparedFile[], index: CompanionIndex | null, maxLineBytes: number,
+): Promise<Map<PreparedFile, {reason: string; fix: string}>> {
+  const out = new Map<PreparedFile, {reason: string; fix: string}>()
+  const stored = prepared.filter((p) => p.present)
+  const fresh = prepared.filter((p) => !p.present)
+  if (index === null || stored.length === 0 || fresh.length === 0) return out
+  const keyOf = (p: PreparedFile) => ({path: p.path, gzip: p.gzip, size: p.size, key: String(p.fileId), name: basename(p.path)})
+  const leaning = await readsWithStoredFiles(decoder.spec.format ?? 'native', decoder.options, index, fresh.map(keyOf), maxLineBytes, ctx.signal)
+  const names = stored.map((p) => p.path).join(', ')
+  for (const p of fresh) {
+    if (!leaning.has(String(p.fileId))) continue
+    out.set(p, {
+      reason: `its lines belong to model calls of ${names}, already in the case from an earlier ingest, which is not read again: their texts (a wrapper's answer, a log record's message) would be judged nowhere`,
+      fix: `ingest all of the files together into a fresh case (crosstalk triage FILES... --db NEW.db, or ingest logs FILES... --db NEW.db), or drop ${names} from this case (crosstalk drop PATH --reason "...") and ingest them all again`,
+    })
+  }
+  return out
 }
 
 /** The entries a walk reached and could not read, in one line (ingest logs exits 1 on them); null where there are none. */
