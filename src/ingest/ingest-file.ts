@@ -6,7 +6,7 @@ import {EvidenceWriter, type EvidenceCodec} from '../evidence/evidence-store.js'
 import {isGzipHead, sha256File} from '../evidence/hash-file.js'
 import {EXTRACT_SCHEME} from '../extract/extract.js'
 import {decodeParseSpec, describeParseSpec, encodeParseSpec} from '../extract/parse-spec.js'
-import {JSON_LINES_FIX, NOT_JSON_LINES} from '../extract/formats/common.js'
+import {jsonLinesFix, NOT_JSON_LINES, type WrappedJson} from '../extract/formats/common.js'
 import {UNDECODED_BYTES, type CompanionIndex, type LogFormat} from '../extract/formats/index.js'
 import {completeLogFile, deleteEvidenceBlocks, deleteFile, inImmediateTransaction, insertLoadingLogFile, markEvidenceCopied, logFilesAtPath, logFilesOfSize, otherFileWithSha256, type FileRow, type LogEvidence, type MissingFieldCounts} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
@@ -498,7 +498,7 @@ const DAMAGED_FIX = 'the compressed file is damaged: copy it again from where it
 /** Why a file that was read cannot count as ingested, and the likely fix; null when it can. */
 export function refusal(f: PreparedFile, s: Streamed): {reason: string; fix: string} | null {
   const nothingRead = s.counts.records + s.counts.duplicates === 0 && s.counts.bad_lines > 0
-  const refused = refusalOf(f.how.format, s.counts, s.firstBad, s.unread, nothingRead && !f.gzip && startsAsWrappedJson(f.path))
+  const refused = refusalOf(f.how.format, s.counts, s.firstBad, s.unread, (nothingRead && !f.gzip && wrappedJsonOf(f.path)) || false)
   // Text in another encoding, or another compression than gzip: no --log-format or --map reads it.
   const encoding = refused && nothingRead && !f.gzip ? encodingOf(f.path) : null
   return refused && encoding ? {reason: `${refused.reason} (${encoding.what})`, fix: encoding.fix} : refused
@@ -533,21 +533,22 @@ function encodingOf(path: string): {what: string; fix: string} | null {
  * Whether a file opens as JSON that is not JSON Lines: an array (`[`), pretty-printed JSON (a
  * first line of only `{`), or API pages (`{... "data": [`). Read only to word a refusal: no --log-format or --map reads such a file.
  */
-function startsAsWrappedJson(path: string): boolean {
+function wrappedJsonOf(path: string): WrappedJson | null {
   let fd: number | null = null
   try {
     fd = openSync(path, constants.O_RDONLY)
     const head = Buffer.alloc(4096)
     const n = readSync(fd, head, 0, head.length, 0)
     const text = head.subarray(0, n).toString('utf8').replace(/^\uFEFF/, '').trimStart()
-    if (text.startsWith('[') || /^\{[ \t]*\r?\n/.test(text)) return true
+    if (text.startsWith('[')) return 'array'
+    if (/^\{[ \t]*\r?\n/.test(text)) return 'object'
     // A saved API page ({"object": "list", "data": [...], "has_more": ...}) a line: a few keys, data a list.
     const eol = text.indexOf('\n')
-    if (eol < 0) return false
+    if (eol < 0) return null
     const first = JSON.parse(text.slice(0, eol)) as unknown
-    return typeof first === 'object' && first !== null && !Array.isArray(first) && Array.isArray((first as {data?: unknown}).data) && Object.keys(first).length <= 6
+    return typeof first === 'object' && first !== null && !Array.isArray(first) && Array.isArray((first as {data?: unknown}).data) && Object.keys(first).length <= 6 ? 'page' : null
   } catch {
-    return false
+    return null
   } finally {
     if (fd !== null) closeSync(fd)
   }
@@ -557,7 +558,7 @@ function startsAsWrappedJson(path: string): boolean {
 export type RefusalCounts = Pick<FileSummaryCounts, 'records' | 'duplicates' | 'bad_lines' | 'ignored_items' | 'error_records' | 'no_response' | 'no_response_text' | 'notes'> & Partial<Pick<FileSummaryCounts, 'unread_items'>>
 
 /** refusal() from what a read of the file counted (the quick verdict's pass counts the same, and a Spark job's findings). */
-export function refusalOf(format: LogFormat, c: RefusalCounts, firstBad: Streamed['firstBad'], unread: string | null = null, wrappedJson = false): {reason: string; fix: string} | null {
+export function refusalOf(format: LogFormat, c: RefusalCounts, firstBad: Streamed['firstBad'], unread: string | null = null, wrappedJson: boolean | WrappedJson = false): {reason: string; fix: string} | null {
   // A compressed stream damaged before its first line: nothing in it was read, so nothing in it was judged.
   if (unread !== null && c.records + c.duplicates + c.bad_lines === 0) return {reason: `nothing in it could be read (${unread})`, fix: DAMAGED_FIX}
   const formatFix = format === 'native' ? `--log-format (otel, langfuse, litellm, openai-batch) or --map FIELD=PATH` : `--log-format, or --map FIELD=PATH`
@@ -583,7 +584,7 @@ export function refusalOf(format: LogFormat, c: RefusalCounts, firstBad: Streame
     const field = format !== 'native' && firstBad !== null ? /^missing (ts|request_id|tenant_id|session_id)\b/.exec(firstBad.reason)?.[1] : undefined
     const fieldFix = field === undefined ? null
       : `say where ${field} is${format === 'otel' && field === 'tenant_id' ? ': --tenant-attribute KEY, or' : ':'} --map ${field}=PATH (or --log-format, if the file is not ${format})`
-    const fix = damaged ? DAMAGED_FIX : wrapped ? JSON_LINES_FIX : noInput ? "ingest each batch's output file with its own input file (both paths, or their folder; one ingest per batch)" : fieldFix ?? formatFix
+    const fix = damaged ? DAMAGED_FIX : wrapped ? jsonLinesFix(typeof wrappedJson === 'string' ? wrappedJson : firstBad?.reason === 'not a JSON object (got an array)' ? 'array' : null) : noInput ? "ingest each batch's output file with its own input file (both paths, or their folder; one ingest per batch)" : fieldFix ?? formatFix
     const json = wrapped ? `: the file is JSON, ${NOT_JSON_LINES}` : ''
     return {reason: `${c.bad_lines === 1 ? 'its one line or item' : `none of its ${c.bad_lines} lines or items`} could ${c.bad_lines === 1 ? 'not ' : ''}be read as ${format}${first}${json}`, fix}
   }

@@ -470,7 +470,7 @@ export async function decideFormats(
         // No readable JSON line at all (an empty file, or nothing but garbage): read as native, so
         // that an empty file is reported as such and garbage is refused with each line's reason.
         format = 'native'
-        reason = 'auto: no readable JSON line to decide from; read as native'
+        reason = 'auto: no readable JSON line to decide the format from; no format guessed: each line is checked as a native line and refused with its reason'
       } else if (mapped && d.candidates.every((c) => c.confidence < 0.8)) {
         // No known format, but the --map given says where the fields are.
         format = 'native'

@@ -152,7 +152,10 @@ describe('a file nothing could be read from is not ingested', () => {
       for (const format of ['auto', 'litellm']) {
         const r = await run(['ingest', 'logs', join(dir, name), '--db', join(dir, `${name}-${format}.db`), '--log-format', format])
         expect(r.code, `${name} ${format}`).toBe(1)
-        expect(r.stderr.trim().split('\n').at(-1), `${name} ${format}`).toMatch(/not JSON Lines \(one JSON object a line\); to fix: convert it to JSON Lines first, e\.g\. jq -c '\.\[\]' FILE > FILE\.jsonl/)
+        // The conversion fits the wrapping: jq -c '.[]' would split a single object into its members' values.
+        const fix = {'array.json': /first, e\.g\. jq -c '\.\[\]' FILE > FILE\.jsonl/, 'pretty.json': /first: jq -c \. FILE > FILE\.jsonl writes the JSON object on one line/, 'page.jsonl': /jq -c '\.data\[\]'/}[name]!
+        expect(r.stderr.trim().split('\n').at(-1), `${name} ${format}`).toMatch(/not JSON Lines \(one JSON object a line\); to fix: convert it to JSON Lines first/)
+        expect(r.stderr.trim().split('\n').at(-1), `${name} ${format}`).toMatch(fix)
       }
     }
   })

@@ -25,7 +25,21 @@ export const EARLIER_DEFAULT_TENANT_ATTRIBUTES = ['tenant.id', 'service.namespac
 /** Said of a file that is JSON but not JSON Lines (a JSON array, pretty-printed JSON, a saved API page). */
 export const NOT_JSON_LINES = 'not JSON Lines (one JSON object a line)'
 /** The fix for it: no --log-format or --map reads such a file. */
-export const JSON_LINES_FIX = "convert it to JSON Lines first, e.g. jq -c '.[]' FILE > FILE.jsonl (a saved API page: jq -c '.data[]')"
+export const JSON_LINES_FIX = "convert it to JSON Lines first, e.g. jq -c '.[]' FILE > FILE.jsonl for a JSON array (a saved API page: jq -c '.data[]'; a single JSON object, such as a pretty-printed OTLP export request: jq -c . FILE > FILE.jsonl)"
+
+/** How a JSON file that is not JSON Lines is wrapped: one array, one (pretty-printed) object, a saved API page ({data: [...]}) a line. */
+export type WrappedJson = 'array' | 'object' | 'page'
+
+/**
+ * The conversion that makes a wrapped JSON file JSON Lines: an array's items, a page's data, each
+ * a line; a single object written on one line (jq -c '.[]' would split it into its members' values).
+ */
+export function jsonLinesFix(kind: WrappedJson | null): string {
+  if (kind === 'object') return "convert it to JSON Lines first: jq -c . FILE > FILE.jsonl writes the JSON object on one line (not jq -c '.[]', which would split it into its members; a saved API page: jq -c '.data[]')"
+  if (kind === 'page') return "convert it to JSON Lines first, e.g. jq -c '.data[]' FILE > FILE.jsonl (the page's records, one a line)"
+  if (kind === 'array') return "convert it to JSON Lines first, e.g. jq -c '.[]' FILE > FILE.jsonl (the array's items, one a line)"
+  return JSON_LINES_FIX
+}
 
 export function resolveFormatOptions(input: FormatOptionsInput = {}): FormatOptions {
   let pattern: RegExp | null = null
