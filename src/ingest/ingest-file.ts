@@ -7,6 +7,7 @@ import {isGzipHead, sha256File} from '../evidence/hash-file.js'
 import {EXTRACT_SCHEME} from '../extract/extract.js'
 import {decodeParseSpec, describeParseSpec, encodeParseSpec} from '../extract/parse-spec.js'
 import {jsonLinesFix, NOT_JSON_LINES, type WrappedJson} from '../extract/formats/common.js'
+import {CONTENT_NOT_READ} from '../extract/formats/otel.js'
 import {UNDECODED_BYTES, type CompanionIndex, type LogFormat} from '../extract/formats/index.js'
 import {completeLogFile, deleteEvidenceBlocks, deleteFile, inImmediateTransaction, insertLoadingLogFile, markEvidenceCopied, logFilesAtPath, logFilesOfSize, otherFileWithSha256, type FileRow, type LogEvidence, type MissingFieldCounts} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
@@ -554,6 +555,9 @@ function wrappedJsonOf(path: string): WrappedJson | null {
   }
 }
 
+/** The fix for spans whose content is in attributes this release does not read: no logs file holds it. */
+const UNREAD_ATTRIBUTES_FIX = 'the content is on the spans, in attributes this release does not read: export the calls with the GenAI conventions\' content (gen_ai.input.messages / gen_ai.output.messages, or their log records) and ingest that, or, once their texts are judged by other means, crosstalk ingest dismiss PATH --reason "..."'
+
 /** What refusal() needs of a file's counts (after duplicates are decided). */
 export type RefusalCounts = Pick<FileSummaryCounts, 'records' | 'duplicates' | 'bad_lines' | 'ignored_items' | 'error_records' | 'no_response' | 'no_response_text' | 'notes'> & Partial<Pick<FileSummaryCounts, 'unread_items'>>
 
@@ -602,7 +606,7 @@ export function refusalOf(format: LogFormat, c: RefusalCounts, firstBad: Streame
       fix: unlogged.answers >= answers
         ? `the answers were not logged (${unlogged.why}): ingest logs that hold them, from a logger or gateway that received the texts`
         : `${unlogged.answers > 0 ? `${unlogged.answers} of the answers were not logged (${unlogged.why}), so logs that hold them are needed; for the others, ` : ''}${
-          format === 'otel' ? 'give the OTLP logs file with the traces (message content is in log records), or --map response=PATH' : `--map response=PATH (the field holding the answer text), or ${formatFix}`}`,
+          format === 'otel' ? (why?.startsWith(CONTENT_NOT_READ) ? UNREAD_ATTRIBUTES_FIX : 'give the OTLP logs file with the traces (message content is in log records), or --map response=PATH') : `--map response=PATH (the field holding the answer text), or ${formatFix}`}`,
     }
   }
   return null

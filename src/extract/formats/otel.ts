@@ -106,6 +106,17 @@ import {callTextsOf, lastCall, textLeaves, textsBeyond, withAnswerTexts, withPro
 export const OTLP_LOGS_NOT_GIVEN = 'the OTLP logs file not given'
 
 /**
+ * Span attributes that hold a call's message content in a shape this release does not read:
+ * Logfire's OpenAI and Anthropic instrumentations write the request body as request_data, the
+ * answer as response_data, and (its GenAI-conventions mode) the messages as a JSON list of events
+ * in `events`.
+ */
+const UNREAD_CONTENT_ATTRIBUTES = ['request_data', 'response_data', 'events'] as const
+
+/** How the note of a span whose content is in UNREAD_CONTENT_ATTRIBUTES starts (ingest-file.ts words its refusal's fix by it). */
+export const CONTENT_NOT_READ = 'message content on the span in attributes this release does not read'
+
+/**
  * The gen_ai.operation.name values of a model call: the conventions' chat, text_completion and
  * generate_content; Semantic Kernel's and Microsoft Agent Framework's chat.completions,
  * chat.streaming_completions, text.completions, text.streaming_completions; and LiteLLM's
@@ -1276,7 +1287,10 @@ function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions, h
   if (noInput && content.redactedInput) notes.push(oiRedactedNote('request'))
   if (noOutput && content.redactedOutput) notes.push(oiRedactedNote('response'))
   if (noInput && noOutput && !content.redactedInput && !content.redactedOutput) {
-    notes.push(`no message content on the span or in any log record given (content capture off, or ${OTLP_LOGS_NOT_GIVEN})`)
+    // Content on the span in attributes no convention read here gives (Logfire's): said, not taken for capture off.
+    const held = UNREAD_CONTENT_ATTRIBUTES.filter((k) => typeof attrs[k] === 'string' ? attrs[k] !== '' : attrs[k] !== undefined && attrs[k] !== null)
+    if (held.length > 0) notes.push(`${CONTENT_NOT_READ} (${held.join(', ')}), not read`)
+    else notes.push(`no message content on the span or in any log record given (content capture off, or ${OTLP_LOGS_NOT_GIVEN})`)
   }
 
   // The status a client got: on the GenAI span, else on the gateway's server span above it.
