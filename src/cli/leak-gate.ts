@@ -11,7 +11,7 @@ import {safeLine, quoted} from '../util/sanitize.js'
 
 export const leakGateFlags = {
   'fail-on-leak': Flags.boolean({
-    description: 'Exit 3 when any cross_session or cross_tenant sighting exists, or a line repeating an earlier request_id with a different answer carries another session\'s marker; exit 1 when a log file could not be judged (not read whole, answers that decoded to no text, or quarantined lines), when a directory walk reached an entry it could not read (triage), when a log source an earlier ingest into the case could not read is still open (crosstalk status lists them; crosstalk ingest dismiss settles one), or when no log record was judged at all.',
+    description: 'Exit 3 when any cross_session or cross_tenant sighting exists, or a line repeating an earlier request_id with a different answer carries another session\'s marker; exit 1 when a log file could not be judged (not read whole, answers that decoded to no text, or quarantined lines), when a directory walk reached an entry it could not read (triage), when a log source an earlier ingest into the case could not read is still open (crosstalk status lists them; crosstalk ingest dismiss settles one), when a log file in the case grew since it was ingested (the bytes added were never judged), or when no log record was judged at all.',
   }),
   'accept-bad-lines': Flags.boolean({
     description: 'Let --fail-on-leak pass over quarantined lines (they are never judged; list them with status --bad-lines).',

@@ -1,4 +1,5 @@
 import {InputError} from '../errors.js'
+import {grownOriginals} from '../evidence/grown-originals.js'
 import {EXTRACT_SCHEME} from '../extract/extract.js'
 import {SIGHTING_RULES} from '../extract/markers.js'
 import type {CaseDb} from '../store/open-case.js'
@@ -23,6 +24,13 @@ export interface DetectionCoverage {
    * case holds part of them, which no scan covers, so detection over the logs given is not whole
    */
   files_unfinished: number
+  /**
+   * complete log files whose original now holds more bytes than were ingested (appended to
+   * since): no scan judged the bytes added, which may hold another session's data, so detection
+   * over the logs is not whole until the file is ingested again and scanned (absent: facts
+   * written by hand, 0)
+   */
+  files_grown?: number
   /**
    * Nothing has been searched: no scan finished, or the case holds no log record (no log file,
    * every one dropped, or none that gave a record). A scan over nothing finds nothing, which is
@@ -82,11 +90,13 @@ export function detectionCoverage(db: CaseDb): DetectionCoverage {
   const provenance = last === null ? 'never' : last.provenance_state
   const unfinishedScan = unfinishedScanStart(db)
   const noLogRecords = completeLogRecords(db) === 0 && (corpusFacts(db)?.records ?? 0) === 0
+  const grown = grownOriginals(db).length
   return {
-    complete: last !== null && !noLogRecords && unscanned.files === 0 && unfinished === 0 && unfinishedScan === null && !registryChanged && !rulesChanged && extractedEarlier === 0 && provenance === 'current',
+    complete: last !== null && !noLogRecords && unscanned.files === 0 && unfinished === 0 && grown === 0 && unfinishedScan === null && !registryChanged && !rulesChanged && extractedEarlier === 0 && provenance === 'current',
     files_not_scanned: unscanned.files,
     records_not_scanned: unscanned.records,
     files_unfinished: unfinished,
+    files_grown: grown,
     never_scanned: last === null || noLogRecords,
     no_log_records: noLogRecords,
     unfinished_scan_started_at: unfinishedScan,
@@ -103,6 +113,7 @@ export function detectionCoverage(db: CaseDb): DetectionCoverage {
 /** Why detection is incomplete, in a few words (for errors and notes). */
 export function describeGap(c: DetectionCoverage): string {
   const unfinished = c.files_unfinished > 0 ? `${count(c.files_unfinished, 'log file')} whose ingest did not finish (run the same ingest command again: it resumes)` : null
+  const grown = (c.files_grown ?? 0) > 0 ? grownGap(c.files_grown ?? 0) : null
   if (c.never_scanned) {
     const never =
       c.files_not_scanned > 0 && !c.no_log_records
@@ -114,6 +125,7 @@ export function describeGap(c: DetectionCoverage): string {
   }
   const parts: string[] = []
   if (unfinished !== null) parts.push(unfinished)
+  if (grown !== null) parts.push(grown)
   if (c.unfinished_scan_started_at !== null) parts.push(`the scan begun at ${c.unfinished_scan_started_at} did not finish (interrupted, killed or failed, or still running): the findings stored may be partly its own and partly the last finished scan's`)
   if (c.files_not_scanned > 0) parts.push(`${count(c.files_not_scanned, 'log file')} with ${count(c.records_not_scanned, 'record')} ingested since the last scan`)
   if (c.registry_changed) parts.push('the canary registry changed since the last scan')
@@ -121,6 +133,11 @@ export function describeGap(c: DetectionCoverage): string {
   if (c.files_extracted_earlier > 0) parts.push(`${count(c.files_extracted_earlier, 'log file')} extracted by an earlier version of crosstalk, whose reading differs from this one's (before x3 it read fewer of a request's parts and joined a streamed answer's text blocks apart; before x4 it read a line that gives a key twice by the key's last value; before x5 it left unread some texts an answer gives: function calls, tool items, error messages; before x6 it left unread a built-in tool's items, a server tool's or MCP server's results, citations and audio transcripts, and some texts a request sends back (thinking, tool items and results, refusals, a predicted output), and passed over an item or block of a type it does not know without a word; before x7 it passed over a chat answer's content part of a type it does not know without a word, left its refusal parts unread, took a computer call's screenshot for a shape not read, counted an embeddings answer as one that decoded to no text, and searched an event cut off part-way only as its raw text, apart from the answer's text before it): a scan extracts ${c.files_extracted_earlier === 1 ? 'it' : 'them'} again`)
   if (c.provenance === 'stale') parts.push('canary-less provenance does not cover the case as it is (a scan skipped it with --no-provenance, or evidence was dropped, since it ran)')
   return parts.join('; ')
+}
+
+/** The grown originals' gap, in a few words (status names each file and its bytes). */
+function grownGap(files: number): string {
+  return `${count(files, 'log file')} whose original now holds bytes beyond those ingested, never judged (appended since; crosstalk status names ${files === 1 ? 'it' : 'them'}: ingest ${files === 1 ? 'it' : 'them'} again)`
 }
 
 /**
@@ -133,6 +150,8 @@ export function requireCompleteDetection(coverage: DetectionCoverage, what: stri
   const fix =
     coverage.files_unfinished > 0
       ? 'finish the ingest (run the same command again) and `crosstalk scan`'
+      : (coverage.files_grown ?? 0) > 0
+        ? 'ingest the grown files again (`crosstalk status` names them) and `crosstalk scan`'
       : coverage.never_scanned && (coverage.files_not_scanned === 0 || coverage.no_log_records)
         ? 'run `crosstalk ingest logs` and `crosstalk scan`'
         : 'run `crosstalk scan`'

@@ -1,3 +1,4 @@
+import {grownOriginals} from '../evidence/grown-originals.js'
 import {OTLP_LOGS_NOT_GIVEN} from '../extract/formats/otel.js'
 import {unloggedAnswers, type Unlogged} from '../extract/redaction.js'
 import type {CaseDb} from '../store/open-case.js'
@@ -118,11 +119,22 @@ export function judgeGate(db: CaseDb, result: GateInput, options: {acceptBadLine
   const unjudgedOrNoRegistry = unjudged && noRegistry ? `${unjudged}; also, ${noRegistry}` : (unjudged ?? (noRegistry && `--fail-on-leak cannot pass: ${noRegistry}`))
   const nothing = nothingJudged(db, result)
   const open = openUnreadMessage(db, result.skipped_entries ?? [])
-  const cannotPass = [nothing, open].reduce<string | null>(
+  const cannotPass = [nothing, open, grownMessage(db)].reduce<string | null>(
     (line, part) => (part === null ? line : line === null ? `--fail-on-leak cannot pass: ${part}` : `${line}; also, ${part}`),
     unjudgedOrNoRegistry,
   )
   return {tripped, cannotPass}
+}
+
+/**
+ * Log files whose original now holds bytes beyond those ingested (appended to since): no rule
+ * judged them, and they may carry another tenant's marker. Null where none grew.
+ */
+function grownMessage(db: CaseDb): string | null {
+  const grown = grownOriginals(db)
+  if (grown.length === 0) return null
+  const named = grown.slice(0, 5).map((g) => `${g.path} (${g.bytes_now - g.ingested_bytes} bytes beyond the ${g.ingested_bytes} ingested)`).join('; ')
+  return `${count(grown.length, 'log file')} grew since ${grown.length === 1 ? 'it was' : 'they were'} ingested and the bytes added were never judged: ${named}${grown.length > 5 ? `; and ${grown.length - 5} more` : ''} (ingest ${grown.length === 1 ? 'it' : 'each'} again and scan; crosstalk status names them)`
 }
 
 /**

@@ -1,6 +1,6 @@
 import {staleFindings} from '../scope/unscanned.js'
 import {InputError} from '../errors.js'
-import {affectedTenants, BAD_LINES_REMEDY, concernsController, type ControllerSubjects, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, examinedTotals, provenanceMethodFr, NO_REGISTRY_REMEDY, NOT_READ_WHOLE_REMEDY, ORIGINALS_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
+import {affectedTenants, BAD_LINES_REMEDY, concernsController, type ControllerSubjects, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, examinedTotals, GROWN_REMEDY, provenanceMethodFr, NO_REGISTRY_REMEDY, NOT_READ_WHOLE_REMEDY, ORIGINALS_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
 import type {ProvenanceParameters} from '../detect/coverage.js'
 import {categoryLabel, leakedSide, noLeakStatement, PHRASES, receivedSide, type Language} from './phrases.js'
 import {article33Schema, type Article33Result} from './article33-schema.js'
@@ -163,6 +163,9 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   if (unreadSources.length > 0) L.open('scope', P.open.unreadSources(unreadSources), 'Art. 33(3)(a), 33(4)', UNREAD_SOURCES_REMEDY)
   const notReadWhole = facts.totals.files_not_read_whole ?? []
   if (notReadWhole.length > 0) L.open('scope', P.open.notReadWhole(notReadWhole), 'Art. 33(3)(a), 33(4)', NOT_READ_WHOLE_REMEDY)
+  // A log appended to after ingest: the bytes added were never judged, and may carry another session's data.
+  const grown = facts.totals.files_grown ?? []
+  if (grown.length > 0) L.open('scope', P.open.grownOriginals(grown), 'Art. 33(3)(a), 33(4)', GROWN_REMEDY)
   // Quarantined lines no rule could read were never judged: any one may be an answer carrying another session's data.
   if (scope && facts.totals.bad_lines > 0) L.open('scope', P.open.badLines(facts.totals.bad_lines), 'Art. 33(3)(a), 33(4)', BAD_LINES_REMEDY)
   // A retry's leak is a response served that no figure below counts: every figure stands beside this item.

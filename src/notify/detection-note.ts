@@ -32,6 +32,8 @@ function describeGapFr(c: DetectionCoverage): string {
   }
   const parts: string[] = []
   if (unfinished !== null) parts.push(unfinished)
+  const grown = c.files_grown ?? 0
+  if (grown > 0) parts.push(`${compte(grown, 'fichier')} de journaux dont l'original contient maintenant des octets au-delà de ceux chargés, jamais jugés (ajoutés depuis ; crosstalk status ${un(grown) ? 'le nomme : le charger' : 'les nomme : les charger'} à nouveau)`)
   if (c.unfinished_scan_started_at !== null) parts.push(`l'analyse commencée le ${c.unfinished_scan_started_at} n'a pas abouti (interrompue, arrêtée ou en échec, ou encore en cours) : les résultats peuvent être pour partie les siens, pour partie ceux de la dernière analyse terminée`)
   if (c.files_not_scanned > 0) parts.push(`${compte(c.files_not_scanned, 'fichier')} de journaux (${compte(c.records_not_scanned, 'enregistrement')}) ${un(c.files_not_scanned) ? 'chargé' : 'chargés'} depuis la dernière analyse`)
   if (c.registry_changed) parts.push('le registre des canaris a changé depuis la dernière analyse')
@@ -60,7 +62,7 @@ function gapEffect(c: DetectionCoverage, fr: boolean): string {
       : `The figures that rest on ${what} (the exposure, the estimates, the data categories) are not known until a scan, and are not given.`)
   }
   if (c.never_scanned) out.push(fr ? "Aucun marqueur ni texte n'a encore été recherché." : 'No marker or text has been searched for yet.')
-  else if (c.files_not_scanned > 0 || c.files_unfinished > 0)
+  else if (c.files_not_scanned > 0 || c.files_unfinished > 0 || (c.files_grown ?? 0) > 0)
     out.push(fr
       ? "Les réponses à risque et les bornes hautes couvrent tous les enregistrements chargés, analysés ou non ; les marqueurs et le texte reproduit n'ont été recherchés que dans les enregistrements analysés : ce qui a été trouvé est un minimum."
       : 'The at-risk counts and upper bounds cover every record ingested, scanned or not; markers and verbatim text were searched only in the records scanned, so what was found is at least what is shown.')

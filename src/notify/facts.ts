@@ -1,3 +1,4 @@
+import {grownOriginals} from '../evidence/grown-originals.js'
 import {originalState, readFromOriginal} from '../evidence/original-state.js'
 import {basename} from 'node:path'
 import type {DetectionCoverage, ProvenanceParameters} from '../detect/coverage.js'
@@ -307,6 +308,8 @@ export interface CaseFacts {
     dismissed_sources?: Array<{name: string; reason: string}>
     /** names of the log files kept but not read whole (a damaged gzip's tail, model texts of a convention not read): what was not read was not examined */
     files_not_read_whole?: string[]
+    /** names of the log files whose original grew since ingest (appended to): the bytes added were never judged */
+    files_grown?: string[]
     /**
      * lines kept as duplicates of a request id (a retry) whose answer carries another session's
      * marker that the request's record does not, as "file name:line": responses served that no
@@ -399,6 +402,8 @@ export interface FactsInputs {
   dismissedSources?: Array<{name: string; reason: string}>
   /** names of complete log files not read whole */
   notReadWhole?: string[]
+  /** names of complete log files whose original now holds bytes beyond those ingested */
+  grown?: string[]
   /** log files read from their original (kept by reference) whose original is missing or changed since ingest */
   originalsNotIntact?: Array<{name: string; state: 'missing' | 'changed'}>
 }
@@ -433,6 +438,7 @@ export function loadFactsInputs(db: CaseDb, options: Omit<GatherFactsOptions, 'n
       .filter((u) => u.settled_by === 'dismiss')
       .map((u) => ({name: basename(u.name.replace(/\\/g, '/')), reason: u.settle_note ?? ''})),
     notReadWhole: logFilesNotReadWhole(db).map((path) => basename(path.replace(/\\/g, '/'))),
+    grown: grownOriginals(db).map((g) => basename(g.path.replace(/\\/g, '/'))),
     // A document says an original is kept only where it still is what was ingested (checked as verify checks it).
     originalsNotIntact: completeFiles(db)
       .filter((f) => f.kind === 'log' && readFromOriginal(f))
@@ -494,6 +500,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     responses_without_text: inputs.fileTotals.no_response_text,
     unread_sources: (inputs.unreadSources ?? []).map(safeLine),
     files_not_read_whole: (inputs.notReadWhole ?? []).map(safeLine),
+    files_grown: (inputs.grown ?? []).map(safeLine),
     dismissed_sources: (inputs.dismissedSources ?? []).map((d) => ({name: safeLine(d.name), reason: safeLine(d.reason)})),
     // Names only: a path of the responder's machine is no place in a document sent to others.
     // A draft for one controller names only those concerning it (its data in the answer, or served to its users), as its exposure is narrowed.
@@ -600,6 +607,8 @@ export const ORIGINALS_REMEDY = 'crosstalk verify; crosstalk relocate OLD NEW'
 export const BAD_LINES_REMEDY = 'crosstalk status --bad-lines; crosstalk ingest logs FILE; crosstalk scan'
 export const NO_REGISTRY_REMEDY = 'crosstalk ingest canaries FILE; crosstalk scan'
 export const DUPLICATE_LEAKS_REMEDY = 'crosstalk status (names each line and its request_id)'
+/** How a log file whose original grew since ingest is completed (the open item's record_with). */
+export const GROWN_REMEDY = 'crosstalk status; crosstalk ingest logs FILE; crosstalk scan'
 export const NOT_READ_WHOLE_REMEDY = 'crosstalk status; crosstalk drop FILE, then crosstalk ingest logs FILE OTHER-FILES'
 /** How a retry's line that could not be read again leaves the open items (its record_with). */
 export const DUPLICATES_NOT_EXAMINED_REMEDY = 'crosstalk status (names each line); crosstalk scan'

@@ -1,9 +1,9 @@
-import {BAD_LINES_REMEDY, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, NO_REGISTRY_REMEDY, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
+import {BAD_LINES_REMEDY, DUPLICATE_LEAKS_REMEDY, GROWN_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, NO_REGISTRY_REMEDY, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
 import type {Phrases} from './phrases-en.js'
 
 // "Nothing found" is a finding about what detection examined, never beyond it. What it does not
 // cover, each a recorded fact of the case: a log source an ingest could not read (open, or
-// dismissed with a reason: settled, still never searched), the part of a file not read whole,
+// dismissed with a reason: settled, still never searched), the part of a file not read whole, the bytes appended to a log after it was ingested,
 // quarantined lines no rule could read (status --bad-lines: never judged), answers that decoded to no text, responses provenance set aside as boilerplate (text of 3 or
 // more customers' sessions: a leak that reached that many is among it), retries logged under
 // a counted request id whose answer carries another session's marker, those that could not be
@@ -12,7 +12,7 @@ import type {Phrases} from './phrases-en.js'
 // none was found reads this one list: it says none only where the list is empty, and otherwise
 // names each exception (an open item where something can still be done).
 
-export type NoneFoundGapKind = 'unread_sources' | 'not_read_whole' | 'responses_without_text' | 'boilerplate' | 'duplicate_leaks' | 'duplicates_not_examined' | 'dismissed_sources' | 'no_registry' | 'bad_lines'
+export type NoneFoundGapKind = 'unread_sources' | 'not_read_whole' | 'responses_without_text' | 'boilerplate' | 'duplicate_leaks' | 'duplicates_not_examined' | 'dismissed_sources' | 'no_registry' | 'bad_lines' | 'grown_originals'
 
 export interface NoneFoundGap {
   kind: NoneFoundGapKind
@@ -35,6 +35,9 @@ export function noneFoundGaps(facts: Pick<CaseFacts, 'totals' | 'detection'> & {
   if (unread.length > 0) gaps.push({kind: 'unread_sources', statement: P.unreadSources(unread), item: P.open.unreadSources(unread), record_with: UNREAD_SOURCES_REMEDY, open: true})
   const partial = t.files_not_read_whole ?? []
   if (partial.length > 0) gaps.push({kind: 'not_read_whole', statement: P.notReadWhole(partial), item: P.open.notReadWhole(partial), record_with: NOT_READ_WHOLE_REMEDY, open: true})
+  // A log appended to after ingest: the bytes added were never read.
+  const grown = t.files_grown ?? []
+  if (grown.length > 0) gaps.push({kind: 'grown_originals', statement: P.grownOriginals(grown), item: P.open.grownOriginals(grown), record_with: GROWN_REMEDY, open: true})
   // Quarantined lines (no rule could read them) were never judged: any one may be an answer carrying
   // another session's data. There is no recorded acceptance of them in the case (--accept-bad-lines
   // lets one --fail-on-leak run pass over them, and settles nothing), so the gap stays open.

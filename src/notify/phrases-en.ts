@@ -232,6 +232,9 @@ export const EN = {
     `${count(n, 'further response')} logged under the request id of a response already counted (a retry) ${n === 1 ? 'differs' : 'differ'} from it and could not be read again: whether ${n === 1 ? 'it carries' : 'they carry'} another session's data, and whose, is not known.`,
   duplicateLeaks: (lines: readonly string[]) =>
     `${count(lines.length, 'further response')} (${namedFew(lines)}), logged under the request id of a response already counted (a retry), carried another session's canary marker and ${lines.length === 1 ? 'is' : 'are'} not counted in these figures.`,
+  // A log appended to after ingest: the bytes added were never read, so never judged.
+  grownOriginals: (names: readonly string[]) =>
+    `${count(names.length, 'log file')} (${namedFew(names)}) grew after ${names.length === 1 ? 'it was' : 'they were'} ingested and the bytes added were never examined: whether they hold another session's data is not known.`,
   notReadWhole: (names: readonly string[]) =>
     `${count(names.length, 'log file')} (${namedFew(names)}) ${names.length === 1 ? 'was' : 'were'} not read whole (part of ${names.length === 1 ? 'it' : 'them'} could not be read as a model call's texts) and that part was not examined: whether it holds another session's data is not known.`,
   // Lines that could not be read were never examined: every figure is of the lines that could be.
@@ -530,6 +533,8 @@ export const EN = {
       `${count(n, 'response')} logged under the request id of a response already counted (a retry) could not be read again and ${n === 1 ? 'was' : 'were'} not examined${ofController ? (ofController === n ? (n === 1 ? " (under a request of this controller's)" : " (all under requests of this controller's)") : ` (${ofController} of them under a request of this controller's)`) : ''}: whether ${n === 1 ? 'it carries' : 'they carry'} another session's data, and whose, is not known; read ${n === 1 ? 'it' : 'them'} again (crosstalk status names each line) and scan, before saying what ${n === 1 ? 'it' : 'they'} held`,
     duplicateLeaks: (lines: readonly string[]) =>
       `${count(lines.length, 'response')} (${namedFew(lines)}) logged under the request id of a response already counted (a retry logged under the same id) ${lines.length === 1 ? 'carries' : 'carry'} another session's canary marker and ${lines.length === 1 ? 'is' : 'are'} counted in no figure of this draft (a request's first line is its record): establish whose data ${lines.length === 1 ? 'it carries' : 'they carry'} and who received ${lines.length === 1 ? 'it' : 'them'} (crosstalk status names each line), and add ${lines.length === 1 ? 'it' : 'them'} to the figures`,
+    grownOriginals: (names: readonly string[]) =>
+      `${count(names.length, 'log file')} (${namedFew(names)}) grew after ${names.length === 1 ? 'it was' : 'they were'} ingested: the bytes added were never examined (crosstalk status says how many); ingest ${names.length === 1 ? 'it' : 'them'} again and scan before saying what ${names.length === 1 ? 'it holds' : 'they hold'}`,
     notReadWhole: (names: readonly string[]) =>
       `${count(names.length, 'log file')} (${namedFew(names)}) not read whole: what ${names.length === 1 ? 'it holds' : 'they hold'} past what was read was not examined (crosstalk status says what); ingest the files that hold the rest with ${names.length === 1 ? 'it' : 'them'} (drop and ingest again), or record why it holds no answer`,
     originalsNotIntact: (files: ReadonlyArray<{name: string; state: 'missing' | 'changed'}>) =>

@@ -64,7 +64,10 @@ export function noLeakStatement(P: Phrases, totals: CaseFacts['totals'], detecti
   const withUnread = unread.length > 0 ? `${withAside} ${P.unreadSources(unread)}` : withAside
   // Nor over the part of a file kept but not read whole.
   const partial = totals.files_not_read_whole ?? []
-  const withPartial = partial.length > 0 ? `${withUnread} ${P.notReadWhole(partial)}` : withUnread
+  const withPartialOnly = partial.length > 0 ? `${withUnread} ${P.notReadWhole(partial)}` : withUnread
+  // Nor over the bytes appended to a log since it was ingested.
+  const grown = totals.files_grown ?? []
+  const withPartial = grown.length > 0 ? `${withPartialOnly} ${P.grownOriginals(grown)}` : withPartialOnly
   // Nor where a retry logged under a request id already counted carried another session's marker: a response served, in no figure.
   const retries = totals.duplicate_leaks ?? []
   const withRetries = retries.length > 0 ? `${withPartial} ${P.duplicateLeaks(retries)}` : withPartial

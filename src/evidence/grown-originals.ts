@@ -1,0 +1,54 @@
+import {statSync} from 'node:fs'
+import {completeLogOriginals} from '../store/files.js'
+import type {CaseDb} from '../store/open-case.js'
+
+// An original log that holds more bytes now than ingest read (appended to since: another
+// tenant's marker in a new line, say). The case judged only the bytes it read; what was added is
+// judged by nothing until it is ingested (again): unknown, never "no leak".
+
+export interface GrownOriginal {
+  /** the file as the case names it */
+  path: string
+  /** where the original lies */
+  abs_path: string
+  /** bytes ingest read (what the case judged) */
+  ingested_bytes: number
+  /** bytes the original holds now */
+  bytes_now: number
+}
+
+/**
+ * Complete log files whose original on disk is a regular file longer than what was ingested. One
+ * stat per original, no read: a file only appended to is longer, and whether its first bytes are
+ * still those ingested is verify's question (originalState), too dear for every gate. An original
+ * that is gone is not "grown" (verify names it missing).
+ */
+export function grownOriginals(db: CaseDb): GrownOriginal[] {
+  const rows = completeLogOriginals(db)
+  // The most bytes any complete ingest of each original read: a later ingest of the grown file judged them.
+  const mostRead = new Map<string, number>()
+  for (const f of rows) mostRead.set(f.abs_path, Math.max(mostRead.get(f.abs_path) ?? 0, f.size))
+  const seen = new Set<string>()
+  const grown: GrownOriginal[] = []
+  for (const f of rows) {
+    if (f.size < mostRead.get(f.abs_path)!) continue
+    if (seen.has(f.abs_path)) continue
+    seen.add(f.abs_path)
+    let size: number
+    try {
+      const stat = statSync(f.abs_path)
+      if (!stat.isFile()) continue
+      size = stat.size
+    } catch {
+      continue
+    }
+    if (size > f.size) grown.push({path: f.path, abs_path: f.abs_path, ingested_bytes: f.size, bytes_now: size})
+  }
+  return grown
+}
+
+/** One line for a grown original: what it holds beyond what was ingested, and the fix. */
+export function grownOriginalLine(g: GrownOriginal): string {
+  const extra = g.bytes_now - g.ingested_bytes
+  return `${g.path}: the original (${g.abs_path}) now holds ${extra} byte${extra === 1 ? '' : 's'} beyond the ${g.ingested_bytes} ingested, which the case has never judged (appended since?); ingest it again to read them (crosstalk ingest logs ${g.abs_path}: the records already in the case count as duplicates)`
+}
