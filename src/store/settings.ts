@@ -47,6 +47,21 @@ export function ingestClaimant(db: CaseDb): number | null {
   return (db.prepare('SELECT ingest_pid FROM case_settings WHERE id = 1').pluck().get() as number | null) ?? null
 }
 
+/**
+ * Takes the case's ingest claim for `pid` where the claim held now (null: none) passes `free`,
+ * read and written under one write lock (BEGIN IMMEDIATE): two claims made at once on two
+ * connections are judged one after the other, so the second sees the first's and is refused.
+ * Returns the claim found when it was not free, else null.
+ */
+export function claimIngestIfFree(db: CaseDb, pid: number, free: (held: number | null) => boolean): number | null {
+  return db.transaction((): number | null => {
+    const held = ingestClaimant(db)
+    if (!free(held)) return held
+    db.prepare('UPDATE case_settings SET ingest_pid = ? WHERE id = 1').run(pid)
+    return null
+  }).immediate()
+}
+
 export function setIngestClaimant(db: CaseDb, pid: number | null, onlyIf?: number): void {
   if (onlyIf === undefined) db.prepare('UPDATE case_settings SET ingest_pid = ? WHERE id = 1').run(pid)
   else db.prepare('UPDATE case_settings SET ingest_pid = ? WHERE id = 1 AND ingest_pid = ?').run(pid, onlyIf)
