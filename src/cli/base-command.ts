@@ -1,6 +1,6 @@
 import {Command, Flags, Interfaces, toConfiguredId} from '@oclif/core'
 import {Chalk, supportsColorStderr} from 'chalk'
-import {existsSync, rmSync} from 'node:fs'
+import {accessSync, constants, existsSync, rmSync} from 'node:fs'
 import {CliError, InputError} from '../errors.js'
 import {appendAudit, listAudit} from '../store/audit.js'
 import {listFiles} from '../store/files.js'
@@ -69,10 +69,17 @@ export abstract class BaseCommand extends Command {
     return parsed
   }
 
-  protected openCase(path: string, options: {create?: boolean; readonly?: boolean} = {}): CaseDb {
+  /**
+   * `readsOnly`: the command changes nothing in the case (a report to stdout, a listing), so a
+   * case this user may read but not write is opened read-only rather than refused; one it may
+   * write is opened as usual (migrated once, an interrupted ingest's indexes rebuilt).
+   */
+  protected openCase(path: string, options: {create?: boolean; readonly?: boolean; readsOnly?: boolean} = {}): CaseDb {
     const existed = existsSync(path)
+    const {readsOnly, ...rest} = options
+    const readonly = rest.readonly ?? (readsOnly === true && existed && !writable(path))
     // Said on stderr before work that can take minutes, so the command is not taken for hung.
-    const db = openCase(path, {...options, onSlowStart: (message) => this.note(safeLine(message)), onWarning: (message) => this.note(safeLine(message))})
+    const db = openCase(path, {...rest, readonly, onSlowStart: (message) => this.note(safeLine(message)), onWarning: (message) => this.note(safeLine(message))})
     if (!existed) this.createdCases.push(path)
     this.openDbs.push(db)
     return db
@@ -139,6 +146,15 @@ export abstract class BaseCommand extends Command {
  * the case, the cause and what was kept. SQLite rolls back the transaction it could not write,
  * so what was committed before it stays in the case. Null: not a full disk.
  */
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
 export function diskFullError(error: Error & {code?: unknown}, cases: readonly string[]): InputError | null {
   if (error instanceof CliError) return null
   const code = typeof error.code === 'string' ? error.code : ''

@@ -23,7 +23,7 @@ export default class Pii extends BaseCommand {
 
   public async run(): Promise<PiiResult> {
     const {flags} = await this.parse(Pii)
-    const db = this.openCase(flags.db)
+    const db = this.openCase(flags.db, {readsOnly: true})
     const coverage = detectionCoverage(db)
     const warning = checkDetection(coverage, 'personal-data findings', flags['allow-incomplete'])
     if (warning) this.note(this.paint.yellow(warning))

@@ -43,7 +43,7 @@ export default class Scope extends BaseCommand {
     // checked here rather than with oclif's dependsOn, whose message is several lines long
     if (flags['reveal-tenants'] && flags.tenant === undefined) throw new UsageError('--reveal-tenants only applies with --tenant T')
     if (flags['advertised-tokens'] !== undefined && flags['pool-tokens'] === undefined) throw new UsageError('--advertised-tokens needs --pool-tokens')
-    const db = this.openCase(flags.db)
+    const db = this.openCase(flags.db, {readsOnly: true})
     const inputs = loadScopeInputs(db, {poolTokens: flags['pool-tokens'], advertisedTokens: flags['advertised-tokens']})
     const warning = checkDetection(inputs.detection, 'scope', flags['allow-incomplete'])
     if (warning) this.note(this.paint.yellow(warning))

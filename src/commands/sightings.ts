@@ -30,7 +30,7 @@ export default class Sightings extends BaseCommand {
 
   public async run(): Promise<SightingsResult> {
     const {flags} = await this.parse(Sightings)
-    const db = this.openCase(flags.db, {readonly: false})
+    const db = this.openCase(flags.db, {readsOnly: true})
     const coverage = detectionCoverage(db)
     const warning = checkDetection(coverage, 'sightings', flags['allow-incomplete'])
     if (warning) this.note(this.paint.yellow(warning))

@@ -25,7 +25,7 @@ export default class Timeline extends BaseCommand {
 
   public async run(): Promise<TimelineResult | UnscannedTimeline | RegistrylessTimeline> {
     const {flags} = await this.parse(Timeline)
-    const db = this.openCase(flags.db)
+    const db = this.openCase(flags.db, {readsOnly: true})
     const inputs = loadScopeInputs(db, {poolTokens: flags['pool-tokens']})
     const warning = checkDetection(inputs.detection, 'timeline', flags['allow-incomplete'])
     if (warning) this.note(this.paint.yellow(warning))

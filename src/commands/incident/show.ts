@@ -9,7 +9,7 @@ export default class IncidentShow extends BaseCommand {
 
   public async run(): Promise<IncidentShowResult> {
     const {flags} = await this.parse(IncidentShow)
-    const db = this.openCase(flags.db)
+    const db = this.openCase(flags.db, {readsOnly: true})
     const result = {incident: requireIncident(db), amendments: listAmendments(db), role_changes: listRoleChanges(db)}
     if (!this.jsonEnabled()) this.log(renderIncident(result.incident, result.amendments, result.role_changes))
     return result

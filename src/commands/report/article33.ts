@@ -37,7 +37,8 @@ Every statement rests on a recorded fact (the JSON form lists each with what it 
     const {flags} = await this.parse(ReportArticle33)
     requireOutForPdf(flags.format, flags.out)
     const final = finalOptions(flags)
-    const db = this.openCase(flags.db)
+    // It writes only to record what it did: a file written (--out), excerpts shown, or open items accepted, in the audit log.
+    const db = this.openCase(flags.db, {readsOnly: !flags.out && !flags['include-excerpts'] && !flags['accept-open-items']})
     const now = flags.now ? parseInstant(flags.now, '--now') : new Date()
     const authority = flags.authority as Authority
     const {language, basis} = resolveLanguage(authority, flags.lang as Language | undefined)

@@ -25,7 +25,8 @@ export default class ReportArticle34 extends BaseCommand {
     const {flags} = await this.parse(ReportArticle34)
     requireOutForPdf(flags.format, flags.out)
     const final = finalOptions(flags)
-    const db = this.openCase(flags.db)
+    // It writes only to record a file written (--out) or open items accepted, in the audit log.
+    const db = this.openCase(flags.db, {readsOnly: !flags.out && !flags['accept-open-items']})
     const onBehalf = flags['on-behalf-of-controller']
     const facts = reportFacts(db, 'report article34', flags['allow-incomplete'], {now: new Date(), tenant: onBehalf, side: 'leaked'}, (l) => this.note(this.paint.yellow(l)))
     const report = buildArticle34(facts, {language: flags.lang as Language | undefined, ...final, onBehalfOf: onBehalf})

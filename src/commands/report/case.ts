@@ -33,7 +33,8 @@ export default class ReportCase extends BaseCommand {
 
   public async run(): Promise<CaseReportJson | ReportWrittenResult> {
     const {flags} = await this.parse(ReportCase)
-    const db = this.openCase(flags.db)
+    // It writes only to record what it did: a file written (--out) or markers shown in full, in the audit log.
+    const db = this.openCase(flags.db, {readsOnly: !flags.out && !flags['show-markers']})
     const now = flags.now ? parseInstant(flags.now, '--now') : new Date()
     // Contract: a finding report on a partly scanned case is an error unless asked for; then the page says so.
     const warning = checkDetection(detectionCoverage(db), 'report case', flags['allow-incomplete'])

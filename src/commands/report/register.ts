@@ -25,7 +25,8 @@ export default class ReportRegister extends BaseCommand {
     const {flags} = await this.parse(ReportRegister)
     requireOutForPdf(flags.format, flags.out)
     const final = finalOptions(flags)
-    const db = this.openCase(flags.db)
+    // It writes only to record a file written (--out) or open items accepted, in the audit log.
+    const db = this.openCase(flags.db, {readsOnly: !flags.out && !flags['accept-open-items']})
     const entry = buildRegisterEntry(reportFacts(db, 'report register', flags['allow-incomplete'], {now: new Date()}, (l) => this.note(this.paint.yellow(l))), {language: (flags.lang ?? 'en') as Language, ...final})
     const P = PHRASES[entry.language]
     const content =
