@@ -21,6 +21,7 @@ export type VerifyProblemKind =
   | 'incident' // the incident's awareness time against its opening and amendments
   | 'recorded' // an incident fact, amendment, notification or risk decision against the audit entry that recorded it
   | 'settings' // the case's recorded settings (pool size) against the scans that set them
+  | 'database' // the case file itself, as SQLite's own check finds it (quick_check; integrity_check with --deep)
 
 export interface VerifyProblem {
   kind: VerifyProblemKind

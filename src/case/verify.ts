@@ -11,6 +11,7 @@ import {sha256File} from '../evidence/hash-file.js'
 import {EXTRACT_SCHEME, PRIOR_EXTRACT_SCHEMES} from '../extract/extract.js'
 import {decodeParseSpec, describeParseSpec} from '../extract/parse-spec.js'
 import {iterateBlocks} from '../store/evidence-blocks.js'
+import {databaseProblems} from '../store/integrity.js'
 import {listFiles, type FileRow} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {iterateFileItems, recordsOfFile, recordsWithoutLogFile} from '../store/records.js'
@@ -55,6 +56,8 @@ export interface VerifyResult {
   /** Entries appended since the noted head (null: not anchored, or the anchor failed). */
   entries_since_anchor: number | null
   deep: boolean
+  /** SQLite's own check of the case file that ran: 'quick' (PRAGMA quick_check) or, with --deep, 'full' (integrity_check: each index against its table too) */
+  database_check: 'quick' | 'full'
   files_checked: number
   blocks_checked: number
   /** Lines of log evidence walked (each a record, a duplicate, a quarantined line or blank). */
@@ -111,9 +114,11 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
   const problems = new Problems()
   const result: VerifyResult = {
     ok: true, audit_entries: 0, audit_head: null, anchored: false, entries_since_anchor: null, deep: options.deep ?? false,
-    files_checked: 0, blocks_checked: 0, lines_checked: 0, records_checked: 0, sightings_rederived: 0, canaries_checked: 0,
+    database_check: options.deep ? 'full' : 'quick', files_checked: 0, blocks_checked: 0, lines_checked: 0, records_checked: 0, sightings_rederived: 0, canaries_checked: 0,
     findings_rederived: false, originals_rehashed: 0, workers: 0, not_checked: [], unfinished_files: [], problems: [], problems_total: 0,
   }
+  // The file first: every check below reads it through SQLite, which answers a malformed file wrongly.
+  for (const line of databaseProblems(db, result.deep)) problems.add('database', db.name, `SQLite's ${result.deep ? 'integrity_check' : 'quick_check'}: ${line}`)
   const anchor = verifyAudit(db, problems, options.expectHead ?? null)
   result.audit_entries = anchor.entries
   result.audit_head = anchor.head
