@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3'
 import type {Database as Db} from 'better-sqlite3'
-import {accessSync, chmodSync, closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readlinkSync, statSync} from 'node:fs'
+import {accessSync, chmodSync, closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readlinkSync, readSync, statSync} from 'node:fs'
 import {basename, dirname, join, resolve} from 'node:path'
 import {availableParallelism} from 'node:os'
 import {InputError, IntegrityError} from '../errors.js'
@@ -63,7 +63,12 @@ export function openCase(path: string, options: OpenCaseOptions = {}): CaseDb {
   // Checked before SQLite, whose own words ("attempt to write a readonly database") name neither the file nor the cause,
   // and before the mode: a case this command cannot write at all is refused for that first.
   if (!options.readonly) checkWritable(path, dir)
-  if (!fresh) tightenMode(path, options.readonly ?? false, options.onWarning)
+  // A file given by mistake (--db notes.txt) is refused before its mode is touched; an SQLite file
+  // not yet marked as a case (another program's, or one never migrated) is set to 0600 only once
+  // it is found to be a case.
+  const header = fresh ? 'case' : caseHeader(path)
+  if (header === 'not-sqlite') throw new InputError(`${path}: not a case database (not an SQLite file; its mode is left as it was): pass --db a case file`, 'E_NOT_A_CASE')
+  if (header === 'case') tightenMode(path, options.readonly ?? false, options.onWarning)
   let db: CaseDb
   try {
     db = new Database(path, {readonly: options.readonly ?? false, fileMustExist: true})
@@ -84,6 +89,7 @@ export function openCase(path: string, options: OpenCaseOptions = {}): CaseDb {
     // without them.
     db.pragma(`threads = ${Math.min(4, availableParallelism())}`)
     migrate(db, path, options.readonly ?? false, options.onSlowStart)
+    if (header === 'other') tightenMode(path, options.readonly ?? false, options.onWarning)
     // A live ingest suspended them on purpose (a bulk load): only a dead one's are rebuilt.
     if (!db.readonly && liveIngestClaimant(db) === null) {
       restoreSuspendedIndexes(db, (n) => {
@@ -96,6 +102,28 @@ export function openCase(path: string, options: OpenCaseOptions = {}): CaseDb {
     throw typeof code === 'string' && code.startsWith('SQLITE_') ? openFailure(path, dir, error) : error
   }
   return db
+}
+
+/**
+ * What the file's first 100 bytes say it is (SQLite's header: its magic string, and the
+ * application id at offset 68, big-endian): a case, another SQLite file (or one shorter than a
+ * header), or no SQLite file at all.
+ */
+function caseHeader(path: string): 'case' | 'other' | 'not-sqlite' {
+  const header = Buffer.alloc(100)
+  let n: number
+  try {
+    const fd = openSync(path, 'r')
+    try {
+      n = readSync(fd, header, 0, 100, 0)
+    } finally {
+      closeSync(fd)
+    }
+  } catch {
+    return 'other' // unreadable: SQLite says why when it opens it
+  }
+  if (n < 16 || header.toString('latin1', 0, 16) !== 'SQLite format 3\u0000') return 'not-sqlite'
+  return n >= 72 && header.readUInt32BE(68) === CASE_APPLICATION_ID ? 'case' : 'other'
 }
 
 /**

@@ -121,6 +121,23 @@ describe('a case path that cannot be a case file', () => {
     expect(existsSync(join(dir, 'gone.db'))).toBe(false)
   })
 
+  it('a file that is no case keeps its mode: refused before anything is changed (--db notes.txt)', () => {
+    const dir = tempDir()
+    const notes = join(dir, 'notes.txt')
+    writeFileSync(notes, 'my notes\n', {mode: 0o644})
+    chmodSync(notes, 0o644)
+    expect(() => openCase(notes, {create: true})).toThrow(/notes\.txt: not a case database/)
+    expect(statSync(notes).mode & 0o777).toBe(0o644)
+    // Another program's SQLite database: refused as one, its mode left too.
+    const other = join(dir, 'other.db')
+    const sql = new Database(other)
+    sql.exec('CREATE TABLE t (x)')
+    sql.close()
+    chmodSync(other, 0o644)
+    expect(() => openCase(other, {create: true})).toThrow(/other\.db: not a crosstalk case/)
+    expect(statSync(other).mode & 0o777).toBe(0o644)
+  })
+
   it('a directory is refused as one, not as a disk I/O error', () => {
     const path = join(tempDir(), 'cases')
     mkdirSync(path)
