@@ -177,20 +177,30 @@ function reingested(db: CaseDb, audit: ReturnType<typeof listAudit>): Pick<Statu
   let lines = 0
   let files = 0
   for (const entry of audit) {
-    if (entry.command !== 'ingest:logs') continue
-    let summary: {files?: Array<{sha256?: string; status?: string}>}
+    // triage's own ingest counts as ingest logs does (verify-audit.ts reads both the same way).
+    if (entry.command !== 'ingest:logs' && !(entry.command === 'triage' && triageStep(entry.args) === 'ingest logs')) continue
+    let summary: {files?: Array<{sha256?: string; status?: string}>; per_file?: Array<{sha256?: string; status?: string}>}
     try {
       summary = JSON.parse(entry.summary) as typeof summary
     } catch {
       continue
     }
-    for (const f of summary.files ?? []) {
+    for (const f of [...(summary.files ?? []), ...(summary.per_file ?? [])]) {
       if (f.status !== 'already_present' || !f.sha256) continue
       files++
       lines += bySha.get(f.sha256) ?? 0
     }
   }
   return {reingested_duplicates: lines, reingested_files: files}
+}
+
+/** The step of a triage audit entry ('ingest logs', 'ingest canaries', ...), from its arguments. */
+function triageStep(args: string): unknown {
+  try {
+    return (JSON.parse(args) as Record<string, unknown> | null)?.step
+  } catch {
+    return undefined
+  }
 }
 
 export function listBadLines(db: CaseDb, limit = 1000): BadLineRow[] {
