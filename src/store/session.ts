@@ -155,9 +155,14 @@ export function schemaVersion(db: CaseDb): number {
   return db.pragma('user_version', {simple: true}) as number
 }
 
-/** Runs `fn` in one transaction (nested calls become savepoints). */
+/**
+ * Runs `fn` in one transaction (nested calls become savepoints), holding the write lock from its
+ * start (BEGIN IMMEDIATE): a deferred one that read first and then wrote could not take the lock
+ * when another command had written since its read began (SQLITE_BUSY at once, no wait: "database
+ * is locked" from two `incident open` at the same time). Now the second waits for the first.
+ */
 export function inTransaction<T>(db: CaseDb, fn: () => T): T {
-  return db.transaction(fn)()
+  return db.transaction(fn).immediate()
 }
 
 /** fn as a function that runs in one transaction each time it is called (prepared once, for a hot loop). */
