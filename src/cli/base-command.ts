@@ -104,7 +104,8 @@ export abstract class BaseCommand extends Command {
   }
 
   protected override async catch(caught: Error & {oclif?: {exit?: number}; code?: unknown}): Promise<void> {
-    const error: Error & {oclif?: {exit?: number}; code?: unknown} = diskFullError(caught, this.openDbs.filter((db) => !db.readonly).map((db) => db.name)) ?? caught
+    const cases = this.openDbs.filter((db) => !db.readonly).map((db) => db.name)
+    const error: Error & {oclif?: {exit?: number}; code?: unknown} = diskFullError(caught, cases) ?? caseWriteError(caught, cases) ?? caught
     const exit = error instanceof CliError ? error.exit : (error.oclif?.exit ?? 1)
     const code = error instanceof CliError ? error.code : exit === 2 ? 'E_USAGE' : typeof error.code === 'string' ? error.code : 'E_FAILED'
     // One line, always: oclif's own parse errors span several ("Parsing --x\n\tExpected ...").
@@ -140,12 +141,7 @@ export abstract class BaseCommand extends Command {
   }
 }
 
-/**
- * SQLite's bare "database or disk is full" (SQLITE_FULL, or ENOSPC from a file write), wherever a
- * command met it outside the places that say more (ingest names the log file): one line naming
- * the case, the cause and what was kept. SQLite rolls back the transaction it could not write,
- * so what was committed before it stays in the case. Null: not a full disk.
- */
+/** Whether this user may write the file (root may write any). */
 function writable(path: string): boolean {
   try {
     accessSync(path, constants.W_OK)
@@ -155,6 +151,12 @@ function writable(path: string): boolean {
   }
 }
 
+/**
+ * SQLite's bare "database or disk is full" (SQLITE_FULL, or ENOSPC from a file write), wherever a
+ * command met it outside the places that say more (ingest names the log file): one line naming
+ * the case, the cause and what was kept. SQLite rolls back the transaction it could not write,
+ * so what was committed before it stays in the case. Null: not a full disk.
+ */
 export function diskFullError(error: Error & {code?: unknown}, cases: readonly string[]): InputError | null {
   if (error instanceof CliError) return null
   const code = typeof error.code === 'string' ? error.code : ''
@@ -164,6 +166,28 @@ export function diskFullError(error: Error & {code?: unknown}, cases: readonly s
     `${where} (${code || 'disk full'}: ${error.message}); the step being written was rolled back and everything committed before it is kept: free space, then run the same command again`,
     'E_DISK_FULL',
   )
+}
+
+/**
+ * SQLite's bare words for a case another process holds ("database is locked", SQLITE_BUSY: it
+ * waited its busy timeout) or one whose file could not be written ("disk I/O error",
+ * SQLITE_IOERR_*: a failing disk, a quota, a file size limit), wherever a command met them outside
+ * the places that say more: one line naming the case, the cause and what to do. Null: neither.
+ */
+export function caseWriteError(error: Error & {code?: unknown}, cases: readonly string[]): InputError | null {
+  if (error instanceof CliError) return null
+  const code = typeof error.code === 'string' ? error.code : ''
+  const where = cases.length === 0 ? 'the case' : cases.join(', ')
+  if (code.startsWith('SQLITE_BUSY')) {
+    return new InputError(`${where}: the case is locked by another process (${code}: ${error.message}); try again when it has finished`, 'E_BUSY')
+  }
+  if (code.startsWith('SQLITE_IOERR')) {
+    return new InputError(
+      `${where}: writing the case failed (${code}: ${error.message}); the step being written was rolled back and everything committed before it is kept: check the disk (space, quota, the file size limit), then run the same command again`,
+      'E_CASE_WRITE',
+    )
+  }
+  return null
 }
 
 /**

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
+import {caseWriteError} from '../../src/cli/base-command.js'
 import {openCase} from '../../src/store/open-case.js'
 import {inTransaction} from '../../src/store/session.js'
 import {tempDir} from '../helpers/cli.js'
@@ -35,5 +36,17 @@ describe('a transaction that reads, then writes', () => {
       other.close()
       db.close()
     }
+  })
+})
+
+describe("SQLite's bare words, met outside the places that say more", () => {
+  it('"database is locked" and "disk I/O error" become one line naming the case and what to do', () => {
+    const busy = caseWriteError(Object.assign(new Error('database is locked'), {code: 'SQLITE_BUSY'}), ['/cases/c.db'])
+    expect(busy?.message).toMatch(/^\/cases\/c\.db: the case is locked by another process \(SQLITE_BUSY: database is locked\); try again when it has finished$/)
+    expect(busy?.code).toBe('E_BUSY')
+    const io = caseWriteError(Object.assign(new Error('disk I/O error'), {code: 'SQLITE_IOERR_WRITE'}), ['/cases/c.db'])
+    expect(io?.message).toMatch(/^\/cases\/c\.db: writing the case failed \(SQLITE_IOERR_WRITE: disk I\/O error\); .*run the same command again$/)
+    expect(io?.exit).toBe(1)
+    expect(caseWriteError(new Error('something else'), ['/cases/c.db'])).toBeNull()
   })
 })
