@@ -1,7 +1,7 @@
 import {Command, Flags, Interfaces, toConfiguredId} from '@oclif/core'
 import {Chalk, supportsColorStderr} from 'chalk'
 import {accessSync, constants, existsSync, rmSync} from 'node:fs'
-import {CliError, InputError} from '../errors.js'
+import {CliError, InputError, IntegrityError} from '../errors.js'
 import {appendAudit, listAudit} from '../store/audit.js'
 import {listFiles} from '../store/files.js'
 import {openCase, type CaseDb} from '../store/open-case.js'
@@ -105,7 +105,8 @@ export abstract class BaseCommand extends Command {
 
   protected override async catch(caught: Error & {oclif?: {exit?: number}; code?: unknown}): Promise<void> {
     const cases = this.openDbs.filter((db) => !db.readonly).map((db) => db.name)
-    const error: Error & {oclif?: {exit?: number}; code?: unknown} = diskFullError(caught, cases) ?? caseWriteError(caught, cases) ?? caught
+    const error: Error & {oclif?: {exit?: number}; code?: unknown} =
+      diskFullError(caught, cases) ?? caseWriteError(caught, cases) ?? missingTableError(caught, this.openDbs.map((db) => db.name)) ?? caught
     const exit = error instanceof CliError ? error.exit : (error.oclif?.exit ?? 1)
     const code = error instanceof CliError ? error.code : exit === 2 ? 'E_USAGE' : typeof error.code === 'string' ? error.code : 'E_FAILED'
     // One line, always: oclif's own parse errors span several ("Parsing --x\n\tExpected ...").
@@ -175,7 +176,7 @@ export function diskFullError(error: Error & {code?: unknown}, cases: readonly s
  * the places that say more: one line naming the case, the cause and what to do. Null: neither.
  */
 export function caseWriteError(error: Error & {code?: unknown}, cases: readonly string[]): InputError | null {
-  if (error instanceof CliError) return null
+  if (!rawSqliteError(error)) return null
   const code = typeof error.code === 'string' ? error.code : ''
   const where = cases.length === 0 ? 'the case' : cases.join(', ')
   if (code.startsWith('SQLITE_BUSY')) {
@@ -188,6 +189,23 @@ export function caseWriteError(error: Error & {code?: unknown}, cases: readonly 
     )
   }
   return null
+}
+
+/** An SQLite error as SQLite worded it: thrown here, or carried from a worker thread with its code (scan's). */
+function rawSqliteError(error: Error & {code?: unknown}): boolean {
+  // The house's own errors carry E_ codes; a CliError with an SQLite code is SQLite's, carried over.
+  return typeof error.code === 'string' && error.code.startsWith('SQLITE_')
+}
+
+/**
+ * SQLite's "no such table: X" from a case that lacks a table of its schema (every case has every
+ * table of its schema: the file was damaged or altered): one line naming the case and the fix.
+ */
+export function missingTableError(error: Error & {code?: unknown}, cases: readonly string[]): IntegrityError | null {
+  const m = /^no such table: ([\w.]+)/.exec(error.message ?? '')
+  if (!m || !rawSqliteError(error)) return null
+  const where = cases.length === 0 ? 'the case' : cases.join(', ')
+  return new IntegrityError(`${where}: the case has no table ${m[1]}, which every case of its schema holds: the file was damaged or altered; crosstalk verify says what else is wrong; restore the case from a copy, or ingest the original logs into a new case`, 'E_DAMAGED_CASE')
 }
 
 /**

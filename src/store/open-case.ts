@@ -308,13 +308,25 @@ function checkSchema(db: CaseDb, path: string, current: number, application: num
     const tables = db.prepare(`SELECT count(*) FROM sqlite_master WHERE type = 'table'`).pluck().get() as number
     if (tables > 0) throw new IntegrityError(`${path}: not a crosstalk case (an SQLite database of another program)`, 'E_NOT_A_CASE')
   }
+  // Marked as a case, schema version 0, yet holding tables: its version was lost (the header
+  // damaged or rewritten). Migrating it would run the first migration over its own tables.
+  if (current === 0 && application === CASE_APPLICATION_ID) {
+    const tables = db.prepare(`SELECT count(*) FROM sqlite_master WHERE type = 'table'`).pluck().get() as number
+    if (tables > 0) {
+      throw new IntegrityError(`${path}: the case's schema version is missing (SQLite's user_version reads 0, yet the case holds its tables): the file is damaged; restore it from a copy, or ingest the original logs into a new case`, 'E_DAMAGED_CASE')
+    }
+  }
   if (current > LATEST_SCHEMA) {
     throw new IntegrityError(
       `${path}: case database has schema ${current}, newer than this crosstalk knows (${LATEST_SCHEMA}); upgrade crosstalk`,
       'E_SCHEMA_FROM_FUTURE',
     )
   }
-  if (current < LATEST_SCHEMA && readonly) throw new IntegrityError(`${path}: case database needs migrating to schema ${LATEST_SCHEMA}; open it writable once`)
+  if (current < LATEST_SCHEMA && readonly) {
+    throw new IntegrityError(
+      `${path}: the case has schema ${current} and needs migrating to schema ${LATEST_SCHEMA}, which this command does not do (it only reads the case): run, as a user who may write the case, any command that writes to it once (crosstalk timeline, say: opening the case migrates it), then this one again`,
+    )
+  }
 }
 
 /**

@@ -5,6 +5,7 @@ import {describe, expect, it} from 'vitest'
 import {CASE_APPLICATION_ID, LATEST_SCHEMA, openCase, openFailure} from '../../src/store/open-case.js'
 import {getSettings} from '../../src/store/settings.js'
 import {tempDir} from '../helpers/cli.js'
+import {run} from '../helpers/commands.js'
 
 describe('openCase', () => {
   it('creates a case 0600, marked as a crosstalk case, at the latest schema, with its settings row', () => {
@@ -159,5 +160,36 @@ describe('a case on a read-only file system', () => {
 
   it('another cause keeps SQLite\'s words', () => {
     expect(openFailure('/x/case.db', '/x', cantOpen, () => false).message).toBe('/x/case.db: cannot open the case database (unable to open database file)')
+  })
+})
+
+describe('a damaged or older case', () => {
+  it('whose schema version reads 0 with its tables present is refused as damaged, not migrated over itself', () => {
+    const path = join(tempDir(), 'zero.db')
+    openCase(path, {create: true}).close()
+    const sql = new Database(path)
+    sql.pragma('user_version = 0')
+    sql.close()
+    expect(() => openCase(path)).toThrow(/zero\.db: the case's schema version is missing .*restore it from a copy/)
+  })
+
+  it('of an older schema, opened to read, says which command migrates it', () => {
+    const path = join(tempDir(), 'older.db')
+    openCase(path, {create: true}).close()
+    const sql = new Database(path)
+    sql.pragma(`user_version = ${LATEST_SCHEMA - 1}`)
+    sql.close()
+    expect(() => openCase(path, {readonly: true})).toThrow(new RegExp(`older\\.db: the case has schema ${LATEST_SCHEMA - 1} and needs migrating .*any command that writes to it once \\(crosstalk timeline, say`))
+  })
+
+  it('missing a table of its schema is named with the case, not as SQLite\'s bare "no such table"', async () => {
+    const path = join(tempDir(), 'gone.db')
+    openCase(path, {create: true}).close()
+    const sql = new Database(path)
+    sql.exec('DROP TABLE scanned_files')
+    sql.close()
+    const r = await run(['status', '--db', path])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/gone\.db: the case has no table scanned_files, which every case of its schema holds/)
   })
 })
