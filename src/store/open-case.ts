@@ -6,7 +6,7 @@ import {availableParallelism} from 'node:os'
 import {InputError, IntegrityError} from '../errors.js'
 import {restoreSuspendedIndexes} from './indexes.js'
 import {MIGRATIONS} from './migrations/index.js'
-import {processAlive} from '../util/process-alive.js'
+import {otherClaimHolds, type ProcessIdentity} from '../util/process-identity.js'
 
 export type CaseDb = Db
 
@@ -334,6 +334,14 @@ function checkSchema(db: CaseDb, path: string, current: number, application: num
  * or null. A claim left by a killed process holds nothing.
  */
 export function liveIngestClaimant(db: Db): number | null {
-  const pid = (db.prepare('SELECT ingest_pid FROM case_settings WHERE id = 1').pluck().get() as number | null | undefined) ?? null
-  return pid !== null && pid !== process.pid && processAlive(pid) ? pid : null
+  const row = db.prepare('SELECT ingest_pid, ingest_claim FROM case_settings WHERE id = 1').get() as {ingest_pid: number | null; ingest_claim: string | null} | undefined
+  if (!row || row.ingest_pid === null) return null
+  let identity: ProcessIdentity | null = null
+  try {
+    identity = row.ingest_claim === null ? null : (JSON.parse(row.ingest_claim) as ProcessIdentity)
+  } catch {
+    identity = null
+  }
+  // One that cannot be judged from here (another PID namespace or host) holds it too: its indexes stay as they are.
+  return otherClaimHolds({pid: row.ingest_pid, identity}) === null ? null : row.ingest_pid
 }

@@ -1,5 +1,6 @@
 import {randomBytes} from 'node:crypto'
 import type {CaseDb} from './open-case.js'
+import type {ProcessIdentity, StoredClaim} from '../util/process-identity.js'
 
 // The case's own facts (table case_settings, one row): typed, recorded, never inferred.
 
@@ -47,22 +48,41 @@ export function ingestClaimant(db: CaseDb): number | null {
   return (db.prepare('SELECT ingest_pid FROM case_settings WHERE id = 1').pluck().get() as number | null) ?? null
 }
 
+/** The case's ingest claim with who made it (util/process-identity.ts judges it), or null. */
+export function ingestClaim(db: CaseDb): StoredClaim | null {
+  const row = db.prepare('SELECT ingest_pid, ingest_claim FROM case_settings WHERE id = 1').get() as {ingest_pid: number | null; ingest_claim: string | null} | undefined
+  if (!row || row.ingest_pid === null) return null
+  let identity: ProcessIdentity | null = null
+  try {
+    identity = row.ingest_claim === null ? null : (JSON.parse(row.ingest_claim) as ProcessIdentity)
+  } catch {
+    identity = null
+  }
+  return {pid: row.ingest_pid, identity}
+}
+
 /**
- * Takes the case's ingest claim for `pid` where the claim held now (null: none) passes `free`,
+ * Takes the case's ingest claim for `me` where the claim held now (null: none) passes `free`,
  * read and written under one write lock (BEGIN IMMEDIATE): two claims made at once on two
  * connections are judged one after the other, so the second sees the first's and is refused.
  * Returns the claim found when it was not free, else null.
  */
-export function claimIngestIfFree(db: CaseDb, pid: number, free: (held: number | null) => boolean): number | null {
-  return db.transaction((): number | null => {
-    const held = ingestClaimant(db)
+export function claimIngestIfFree(db: CaseDb, me: ProcessIdentity, free: (held: StoredClaim | null) => boolean): StoredClaim | null {
+  return db.transaction((): StoredClaim | null => {
+    const held = ingestClaim(db)
     if (!free(held)) return held
-    db.prepare('UPDATE case_settings SET ingest_pid = ? WHERE id = 1').run(pid)
+    db.prepare('UPDATE case_settings SET ingest_pid = ?, ingest_claim = ? WHERE id = 1').run(me.pid, JSON.stringify(me))
     return null
   }).immediate()
 }
 
+/** Clears the claim where it is still `pid`'s (a release, or a claim broken by hand); returns whether it was. */
+export function clearIngestClaim(db: CaseDb, pid: number): boolean {
+  return db.prepare('UPDATE case_settings SET ingest_pid = NULL, ingest_claim = NULL WHERE id = 1 AND ingest_pid = ?').run(pid).changes === 1
+}
+
+/** Sets the claim to a bare pid (judged by the pid alone, as a claim of an earlier version), or clears it; `onlyIf`: where it is that pid's. */
 export function setIngestClaimant(db: CaseDb, pid: number | null, onlyIf?: number): void {
-  if (onlyIf === undefined) db.prepare('UPDATE case_settings SET ingest_pid = ? WHERE id = 1').run(pid)
-  else db.prepare('UPDATE case_settings SET ingest_pid = ? WHERE id = 1 AND ingest_pid = ?').run(pid, onlyIf)
+  if (onlyIf === undefined) db.prepare('UPDATE case_settings SET ingest_pid = ?, ingest_claim = NULL WHERE id = 1').run(pid)
+  else db.prepare('UPDATE case_settings SET ingest_pid = ?, ingest_claim = NULL WHERE id = 1 AND ingest_pid = ?').run(pid, onlyIf)
 }

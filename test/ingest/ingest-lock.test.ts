@@ -14,15 +14,24 @@ import {tempDir} from '../helpers/cli.js'
 
 const competitor: {write: (() => void) | null} = {write: null}
 
+/** The other connection's write, once, while this one judges the claim it read. */
+function between(): void {
+  const write = competitor.write
+  competitor.write = null
+  write?.()
+}
+
 vi.mock('../../src/util/process-alive.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../src/util/process-alive.js')>()
   return {
     ...real,
     processAlive: (pid: number) => {
-      const write = competitor.write
-      competitor.write = null
-      write?.()
+      between()
       return real.processAlive(pid)
+    },
+    processEnded: (pid: number) => {
+      between()
+      return real.processEnded(pid)
     },
   }
 })

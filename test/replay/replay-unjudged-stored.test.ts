@@ -98,6 +98,7 @@ describe('replay: answers that could not be judged are stored, and the drafts sa
       DROP TABLE replay_results;
       ALTER TABLE rr14 RENAME TO replay_results;
       CREATE INDEX replay_results_by_record ON replay_results (record_id);
+      ALTER TABLE case_settings DROP COLUMN ingest_claim;
     `)
     old.pragma('user_version = 14')
     old.close()

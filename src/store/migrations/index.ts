@@ -14,6 +14,7 @@ import {up as sightingRules} from './012-sighting-rules.js'
 import {up as possibleSourcesNextUpdate} from './013-possible-sources-next-update.js'
 import {up as duplicateCompanions} from './014-duplicate-companions.js'
 import {up as replayUnjudged} from './015-replay-unjudged.js'
+import {up as ingestClaim} from './016-ingest-claim.js'
 
 export interface Migration {
   version: number
@@ -40,4 +41,5 @@ export const MIGRATIONS: readonly Migration[] = [
   {version: 13, name: 'possible-sources-next-update', up: possibleSourcesNextUpdate},
   {version: 14, name: 'duplicate-companions', up: duplicateCompanions},
   {version: 15, name: 'replay-unjudged', up: replayUnjudged},
+  {version: 16, name: 'ingest-claim', up: ingestClaim},
 ]
