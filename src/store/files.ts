@@ -343,6 +343,24 @@ export interface FileTotals {
   blank_lines: number
 }
 
+/**
+ * Whether the quarantined line `b` of the complete log file `f` was settled by a file read since:
+ * the same bytes read earlier under another name (a rotated, gzipped copy: its content hash),
+ * whose line is counted there; or a later, longer version of the same original (a log whose last
+ * line was still being written, ingested again once it grew), whose line at the same place was
+ * read there (a record or a duplicate) or quarantined there again (counted there). A physical
+ * line is counted once, and one read later is no longer "could not be read".
+ */
+export const SETTLED_BAD_LINE = `(
+  EXISTS (SELECT 1 FROM files g WHERE g.kind = 'log' AND g.state = 'complete' AND g.id < f.id AND g.content_sha256 = f.content_sha256)
+  OR EXISTS (SELECT 1 FROM files n WHERE n.kind = 'log' AND n.state = 'complete' AND n.id > f.id AND n.abs_path = f.abs_path AND n.abs_path <> '' AND n.content_size > f.content_size
+    AND (EXISTS (SELECT 1 FROM records r WHERE r.file_id = n.id AND r.line_no = b.line_no AND r.byte_offset = b.byte_offset)
+      OR EXISTS (SELECT 1 FROM duplicate_lines d WHERE d.file_id = n.id AND d.line_no = b.line_no AND d.byte_offset = b.byte_offset)
+      OR EXISTS (SELECT 1 FROM bad_lines b2 WHERE b2.file_id = n.id AND b2.line_no = b.line_no AND b2.byte_offset = b.byte_offset))))`
+
+/** The quarantined lines of each complete log file settled since (SETTLED_BAD_LINE), as (file id, line) pairs counted. */
+const SETTLED_LINES_OF_FILE = `(SELECT count(DISTINCT b.line_no) FROM bad_lines b WHERE b.file_id = f.id AND ${SETTLED_BAD_LINE})`
+
 export function fileTotals(db: CaseDb): FileTotals {
   return db
     .prepare(
@@ -350,7 +368,8 @@ export function fileTotals(db: CaseDb): FileTotals {
               coalesce(sum(kind = 'log'), 0) AS log_files,
               coalesce(sum(kind = 'canaries'), 0) AS registry_files,
               coalesce(sum(state <> 'complete'), 0) AS incomplete_files,
-              coalesce(sum(CASE WHEN state = 'complete' THEN bad_lines END), 0) AS bad_lines,
+              coalesce(sum(CASE WHEN state = 'complete' THEN bad_lines END), 0)
+                - (SELECT coalesce(sum(${SETTLED_LINES_OF_FILE}), 0) FROM files f WHERE f.kind = 'log' AND f.state = 'complete' AND f.bad_lines > 0) AS bad_lines,
               coalesce(sum(CASE WHEN state = 'complete' THEN duplicates END), 0) AS duplicates,
               coalesce(sum(CASE WHEN state = 'complete' THEN blank_lines END), 0) AS blank_lines,
               coalesce(sum(kind = 'log' AND state = 'complete' AND unread IS NOT NULL), 0) AS files_not_read_whole,
@@ -406,8 +425,15 @@ export interface QuarantinedFile {
   bad_lines: number
 }
 
+/** Complete log files with quarantined lines still open (none settled by a file read since: SETTLED_BAD_LINE), each with how many. */
 export function logFilesWithBadLines(db: CaseDb): QuarantinedFile[] {
-  return db.prepare(`SELECT path, bad_lines FROM files WHERE kind = 'log' AND state = 'complete' AND bad_lines > 0 ORDER BY id`).all() as QuarantinedFile[]
+  return db
+    .prepare(
+      `SELECT path, bad_lines FROM (
+         SELECT f.id, f.path, f.bad_lines - ${SETTLED_LINES_OF_FILE} AS bad_lines FROM files f WHERE f.kind = 'log' AND f.state = 'complete' AND f.bad_lines > 0)
+        WHERE bad_lines > 0 ORDER BY id`,
+    )
+    .all() as QuarantinedFile[]
 }
 
 /** A file kept by reference now lies elsewhere (`crosstalk relocate`, after its SHA-256 was checked there). */

@@ -1,3 +1,4 @@
+import {SETTLED_BAD_LINE} from './files.js'
 import type {CaseDb} from './open-case.js'
 import type {CompanionLine} from './records.js'
 
@@ -60,7 +61,9 @@ export function listBadLines(db: CaseDb, limit: number): BadLineRow[] {
   return db
     .prepare(
       `SELECT f.path AS file, b.line_no AS line, b.item, b.byte_offset, b.byte_len, b.reason
-       FROM bad_lines b JOIN files f ON f.id = b.file_id ORDER BY f.id, b.line_no, b.item LIMIT ?`,
+       FROM bad_lines b JOIN files f ON f.id = b.file_id
+      WHERE NOT (f.kind = 'log' AND f.state = 'complete' AND ${SETTLED_BAD_LINE})
+      ORDER BY f.id, b.line_no, b.item LIMIT ?`,
     )
     .all(limit) as BadLineRow[]
 }
