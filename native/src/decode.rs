@@ -15,7 +15,7 @@ use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, Seq
 use serde_json::value::RawValue;
 
 use crate::js::{js_trim, js_trim_start, json_trim_start};
-use crate::value::{json_object, json_object_closed, Any, Json, Skip, MAX_SAFE_INTEGER};
+use crate::value::{json_object, json_object_closed, Any, Json, Key, KeysSeen, Skip, MAX_SAFE_INTEGER};
 
 // ---------------------------------------------------------------- shapes
 
@@ -37,8 +37,8 @@ pub type RequestMessage<'a> = Json<'a, MessageIn<'a>, Skip>;
 // MESSAGE_IN_NO_TEXT and REQUEST_NO_TEXT; any other member (one TypeScript reads, such as a
 // message's `reasoning_content` or Gemini's `contents`, or one it names unread) leaves the request
 // to TypeScript.
-json_object_closed!(MessageIn { content: Content<'a> = "content", tool_calls: ToolCalls<'a> = "tool_calls", kind: Any<'a> = "type", refusal: Any<'a> = "refusal" }
-    known ["role", "name", "tool_call_id", "id", "status", "audio", "images", "tool_name", "cache_control", "prefix", "partial", "attachments", "metadata"]);
+json_object_closed!(MessageIn { content: Content<'a> = "content", tool_calls: ToolCalls<'a> = "tool_calls", kind: Any<'a> = "type", refusal: Any<'a> = "refusal", name: Any<'a> = "name" }
+    known ["role", "tool_call_id", "id", "status", "audio", "images", "tool_name", "cache_control", "prefix", "partial", "attachments", "metadata"]);
 json_object_closed!(RequestObject {
     system: Any<'a> = "system",
     stream: Any<'a> = "stream",
@@ -46,17 +46,24 @@ json_object_closed!(RequestObject {
     messages: Json<'a, Skip, RequestMessage<'a>> = "messages",
     prompt: Json<'a, Skip, Any<'a>> = "prompt",
     input: Json<'a, Skip, RequestMessage<'a>> = "input",
-    text: Any<'a> = "text",
+    // A string, or the Responses API's `text` object (its `format` schema): a definition (below).
+    text: Json<'a, Texts<'a>, Skip> = "text",
     // Chat Completions' predicted output: read by TypeScript (below).
     prediction: Any<'a> = "prediction",
+    // decode.ts's DEFINITION_MEMBERS, read by every string in them (Texts).
+    tools: Texts<'a> = "tools",
+    functions: Texts<'a> = "functions",
+    response_format: Texts<'a> = "response_format",
+    tool_config_camel: Texts<'a> = "toolConfig",
+    tool_config: Texts<'a> = "tool_config",
 } known [
     "model", "stream_options", "temperature", "top_p", "top_k", "top_a", "min_p", "n", "best_of", "echo", "max_tokens", "max_completion_tokens", "max_output_tokens",
     "max_prompt_tokens", "stop", "stop_sequences", "seed", "user", "metadata", "logit_bias", "logprobs", "top_logprobs", "presence_penalty", "frequency_penalty",
-    "repetition_penalty", "parallel_tool_calls", "tool_choice", "tools", "functions", "function_call", "response_format", "reasoning_effort", "reasoning", "thinking",
+    "repetition_penalty", "parallel_tool_calls", "tool_choice", "function_call", "reasoning_effort", "reasoning", "thinking",
     "service_tier", "store", "modalities", "audio", "previous_response_id", "truncation", "include", "background", "safety_identifier", "prompt_cache_key",
     "prompt_cache_retention", "verbosity", "web_search_options", "anthropic_version", "anthropic_beta", "betas", "mcp_servers", "container", "context_management",
     "assistant_id", "thread_id", "tool_resources", "truncation_strategy",
-    "generationConfig", "generation_config", "safetySettings", "safety_settings", "toolConfig", "tool_config", "cachedContent", "cached_content", "labels",
+    "generationConfig", "generation_config", "safetySettings", "safety_settings", "cachedContent", "cached_content", "labels",
     "modelId", "inferenceConfig", "additionalModelRequestFields", "additionalModelResponseFieldPaths", "guardrailConfig", "requestMetadata", "performanceConfig",
     "citation_options", "safety_mode", "strict_tools", "k", "p", "options", "format", "keep_alive", "raw", "think", "context", "images", "provider", "transforms", "models", "route", "usage",
 ]);
@@ -119,6 +126,96 @@ json_object!(Usage {
     cache_creation_input_tokens: Any<'a> = "cache_creation_input_tokens",
 });
 json_object!(Details { cached_tokens: Any<'a> = "cached_tokens" });
+
+/// Every string in a definition (decode.ts definitionTexts): each object key before its value and
+/// each string value, in the line's order, empty ones left out. None where an object has a key that
+/// is an array index ("0", "12"), which JavaScript walks first: that line is TypeScript's. An
+/// integer past 2^53 fails the read (TypeScript's reader gives it as a string of its digits).
+pub struct Texts<'a>(pub Option<Vec<Cow<'a, str>>>);
+
+impl<'de> Deserialize<'de> for Texts<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut out = Some(Vec::new());
+        TextsSeed(&mut out).deserialize(d)?;
+        Ok(Texts(out))
+    }
+}
+
+struct TextsSeed<'o, 'a>(&'o mut Option<Vec<Cow<'a, str>>>);
+
+impl TextsSeed<'_, '_> {
+    fn number<E: de::Error>(v: f64) -> Result<(), E> {
+        if v.fract() == 0.0 && v.abs() > MAX_SAFE_INTEGER {
+            Err(E::custom("an integer past 2^53"))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// JavaScript's array index: "0", or digits without a leading zero below 2^32 - 1.
+fn array_index(k: &str) -> bool {
+    k == "0" || (k.len() <= 10 && k.bytes().all(|b| b.is_ascii_digit()) && !k.starts_with('0') && !k.is_empty() && k.parse::<u64>().is_ok_and(|n| n < 4_294_967_295))
+}
+
+impl<'de> DeserializeSeed<'de> for TextsSeed<'_, 'de> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TextsSeed<'_, 'de> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<(), E> {
+        if let Some(out) = self.0.as_mut().filter(|_| !v.is_empty()) {
+            out.push(Cow::Borrowed(v));
+        }
+        Ok(())
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
+        if let Some(out) = self.0.as_mut().filter(|_| !v.is_empty()) {
+            out.push(Cow::Owned(v.to_owned()));
+        }
+        Ok(())
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
+        Self::number(v as f64)
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
+        Self::number(v as f64)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
+        Self::number(v)
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<(), S::Error> {
+        while seq.next_element_seed(TextsSeed(&mut *self.0))?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
+        let mut seen = KeysSeen::default();
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            let k = seen.check(&key)?;
+            if array_index(k) {
+                *self.0 = None;
+            }
+            if let Some(out) = self.0.as_mut().filter(|_| !k.is_empty()) {
+                out.push(Cow::Borrowed(k));
+            }
+            map.next_value_seed(TextsSeed(&mut *self.0))?;
+        }
+        Ok(())
+    }
+}
 
 fn str_of<'v, O, A>(v: &'v Option<Json<'_, O, A>>) -> Option<&'v str> {
     v.as_ref().and_then(Json::as_str)
@@ -267,6 +364,23 @@ fn request<T: RequestText>(body: &Request) -> Option<T> {
                     T::push(&mut parts, T::piece(t));
                 }
             }
+            // What the caller defined for the model to read (decode.ts DEFINITION_MEMBERS, in its order).
+            let text_object = match &o.text {
+                Some(Json::Obj(t)) => Some(t),
+                _ => None,
+            };
+            for texts in [o.tools.as_ref(), o.functions.as_ref(), o.response_format.as_ref(), o.tool_config_camel.as_ref(), o.tool_config.as_ref(), text_object] {
+                let Some(Texts(texts)) = texts else { continue };
+                // An object with an array-index key: JavaScript walks it in another order.
+                let texts = texts.as_ref()?;
+                if !texts.is_empty() {
+                    let mut joining = T::Joining::default();
+                    for s in texts {
+                        T::push(&mut joining, T::piece(s));
+                    }
+                    T::push(&mut parts, T::joined(joining));
+                }
+            }
             Some(T::joined(parts))
         }
         Json::Bool(b) => Some(T::piece(if *b { "true" } else { "false" })),
@@ -294,6 +408,10 @@ fn messages_of<T: RequestText>(messages: &[RequestMessage]) -> Option<T> {
                     for a in call_args(calls) {
                         T::push(&mut out, T::piece(a));
                     }
+                }
+                // A participant's name, where it is a string that is not empty.
+                if let Some(n) = str_of(&o.name).filter(|n| !n.is_empty()) {
+                    T::push(&mut out, T::piece(n));
                 }
             }
             _ => {}

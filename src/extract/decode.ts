@@ -107,6 +107,12 @@ function requestText(body: unknown, unread: string[]): string | null {
   if (body.prompt !== undefined) parts.push(promptText(body.prompt))
   if (body.input !== undefined) parts.push(typeof body.input === 'string' ? body.input : Array.isArray(body.input) ? messagesText(body.input, unread) : '')
   if (parts.length === 0 && typeof body.text === 'string') parts.push(body.text)
+  // What the caller defined for the model to read: tools, a structured output's schema.
+  for (const key of DEFINITION_MEMBERS) {
+    if (key === 'text' && !isObj(body.text)) continue
+    const t = definitionTexts(body[key]).join('\n')
+    if (t !== '') parts.push(t)
+  }
   requestMembers(body, REQUEST_READ, REQUEST_NO_TEXT, 'request body member', unread)
   if (typeof body.role !== 'string' && leafTexts(body.content).length > 0) unreadShape(unread, shapeName('request body member', 'content'))
   // A Responses API prompt template (`{id, version, variables}`): its variables are text put into the prompt, not read here.
@@ -130,25 +136,66 @@ function requestMembers(obj: Obj, read: ReadonlySet<string>, noText: ReadonlySet
 /** The top-level request members decodeRequestBody reads (the Assistants message's `content` only beside its `role`). */
 const REQUEST_READ = new Set([
   'system', 'systemInstruction', 'system_instruction', 'instructions', 'additional_instructions', 'messages', 'contents', 'additional_messages', 'thread',
-  'tool_outputs', 'documents', 'prediction', 'prompt', 'input', 'text', 'role', 'content',
+  'tool_outputs', 'documents', 'prediction', 'prompt', 'input', 'text', 'role', 'content', 'tools', 'functions', 'response_format', 'toolConfig', 'tool_config',
 ])
+
+/**
+ * Request members holding definitions the caller wrote for the model to read, in the order read:
+ * tools and their JSON schemas (chat `tools` and the legacy `functions`, the Messages API's tools
+ * with `input_schema`, the Responses API's and Gemini's `tools`, Bedrock Converse's and Gemini's
+ * `toolConfig`), a structured output's schema (`response_format`; the Responses API's `text`
+ * object, `text.format`). The model is shown the names, descriptions, enums and schemas in them,
+ * so a marker the caller put there and the model repeats is an echo. Read by definitionTexts. (The
+ * native addon reads them the same way: native/src/decode.rs keeps the same list.)
+ */
+const DEFINITION_MEMBERS = ['tools', 'functions', 'response_format', 'toolConfig', 'tool_config', 'text'] as const
+
+/**
+ * Every string in a definition, in order, one a line: each object key (a schema's property names
+ * are read by the model as much as its descriptions) before its value, each string value; empty
+ * ones, numbers, booleans and nulls left out. Objects are walked in JavaScript's order of their
+ * keys (Object.entries); the native addon leaves a definition with an array-index key ("0", "12"),
+ * which JavaScript puts first, to this reader.
+ */
+function definitionTexts(value: Json | undefined): string[] {
+  const out: string[] = []
+  // A key is pushed as it is met; a value is walked.
+  const stack: Array<{key: string} | {value: Json | undefined}> = [{value}]
+  while (stack.length > 0) {
+    const item = stack.pop()!
+    if ('key' in item) {
+      if (item.key !== '') out.push(item.key)
+      continue
+    }
+    const v = item.value
+    if (typeof v === 'string') {
+      if (v !== '') out.push(v)
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({value: v[i]!})
+    } else if (isObj(v)) {
+      const entries = Object.entries(v)
+      for (let i = entries.length - 1; i >= 0; i--) stack.push({value: entries[i]![1]}, {key: entries[i]![0]})
+    }
+  }
+  return out
+}
 
 /**
  * Top-level request members that carry settings, identifiers and definitions, not what the user
  * sent: sampling and length settings, the model, stream options, metadata and end-user ids (the
- * model never reads them), and the tools, output formats and safety settings a developer configures
- * (OpenAI, Anthropic, Gemini's generationConfig / safetySettings / toolConfig, Bedrock Converse's
- * inferenceConfig / toolConfig / guardrailConfig, Cohere's citation_options / safety_mode, Ollama's
+ * model never reads them), and the tool choices, output settings and safety settings a developer
+ * configures (OpenAI, Anthropic, Gemini's generationConfig / safetySettings, Bedrock Converse's
+ * inferenceConfig / guardrailConfig, Cohere's citation_options / safety_mode, Ollama's
  * options / format / keep_alive, Assistants' assistant_id / tool_resources / truncation_strategy).
  */
 const REQUEST_NO_TEXT = new Set([
   'model', 'stream', 'stream_options', 'temperature', 'top_p', 'top_k', 'top_a', 'min_p', 'n', 'best_of', 'echo', 'max_tokens', 'max_completion_tokens', 'max_output_tokens',
   'max_prompt_tokens', 'stop', 'stop_sequences', 'seed', 'user', 'metadata', 'logit_bias', 'logprobs', 'top_logprobs', 'presence_penalty', 'frequency_penalty',
-  'repetition_penalty', 'parallel_tool_calls', 'tool_choice', 'tools', 'functions', 'function_call', 'response_format', 'reasoning_effort', 'reasoning', 'thinking',
+  'repetition_penalty', 'parallel_tool_calls', 'tool_choice', 'function_call', 'reasoning_effort', 'reasoning', 'thinking',
   'service_tier', 'store', 'modalities', 'audio', 'previous_response_id', 'truncation', 'include', 'background', 'safety_identifier', 'prompt_cache_key',
   'prompt_cache_retention', 'verbosity', 'web_search_options', 'anthropic_version', 'anthropic_beta', 'betas', 'mcp_servers', 'container', 'context_management',
   'assistant_id', 'thread_id', 'tool_resources', 'truncation_strategy',
-  'generationConfig', 'generation_config', 'safetySettings', 'safety_settings', 'toolConfig', 'tool_config', 'cachedContent', 'cached_content', 'labels',
+  'generationConfig', 'generation_config', 'safetySettings', 'safety_settings', 'cachedContent', 'cached_content', 'labels',
   'modelId', 'inferenceConfig', 'additionalModelRequestFields', 'additionalModelResponseFieldPaths', 'guardrailConfig', 'requestMetadata', 'performanceConfig',
   'citation_options', 'safety_mode', 'strict_tools', 'k', 'p', 'options', 'format', 'keep_alive', 'raw', 'think', 'context', 'images', 'provider', 'transforms', 'models', 'route', 'usage',
 ])
@@ -271,6 +318,8 @@ function messagesText(messages: Json[], unread: string[]): string {
         // Ollama's `thinking`), Cohere's tool plan: text the caller sent the model.
         if (isObj(m.function_call)) out.push(...toolArguments(m.function_call.arguments))
         for (const key of ['reasoning_content', 'reasoning', 'thinking', 'tool_plan'] as const) out.push(...str(m[key]))
+        // A participant's name (chat `name`): the model is shown it with the message.
+        out.push(...str(m.name))
         requestMembers(m, MESSAGE_IN_READ, MESSAGE_IN_NO_TEXT, 'request message member', unread)
       }
     }
@@ -278,9 +327,9 @@ function messagesText(messages: Json[], unread: string[]): string {
   return out.join('\n')
 }
 
-const MESSAGE_IN_READ = new Set(['content', 'tool_calls', 'refusal', 'type', 'function_call', 'reasoning_content', 'reasoning', 'thinking', 'tool_plan'])
+const MESSAGE_IN_READ = new Set(['content', 'tool_calls', 'refusal', 'type', 'function_call', 'reasoning_content', 'reasoning', 'thinking', 'tool_plan', 'name'])
 /** A message's role and ids, an image's bytes (Ollama), a cache breakpoint, prefix flags, an Assistants message's attachments (file ids) and metadata. */
-const MESSAGE_IN_NO_TEXT = new Set(['role', 'name', 'tool_call_id', 'id', 'status', 'audio', 'images', 'tool_name', 'cache_control', 'prefix', 'partial', 'attachments', 'metadata'])
+const MESSAGE_IN_NO_TEXT = new Set(['role', 'tool_call_id', 'id', 'status', 'audio', 'images', 'tool_name', 'cache_control', 'prefix', 'partial', 'attachments', 'metadata'])
 
 /**
  * Responses API input items (besides messages) read by itemText. An assistant's earlier output

@@ -70,3 +70,29 @@ export const requestShapes: ReadonlyArray<readonly [string, (t: string) => unkno
   ['Assistants message created on a thread', (t) => ({role: 'user', content: t, attachments: []})],
   ['Assistants run tool_outputs', (t) => ({tool_outputs: [{tool_call_id: 'c1', output: t}]})],
 ]
+
+// Definitions the caller wrote for the model to read (tools and their schemas, a structured output's
+// schema, a participant's name): the model is shown them, so a marker in them that the model repeats
+// is an echo (test/ingest/decode.test.ts, test/commands/echo-definition-shapes.test.ts,
+// test/ingest/native-quick.test.ts). `native` is whether the addon reads the line itself (a chat or
+// Responses API request whose other members it reads) rather than leaving it to TypeScript.
+const schema = (t: string): unknown => ({type: 'object', properties: {q: {type: 'string', description: t}}, required: ['q']})
+const ask = [{role: 'user', content: 'hi'}]
+export const definitionShapes: ReadonlyArray<readonly [string, (t: string) => unknown, boolean]> = [
+  ['chat tools function description', (t) => ({model: 'm', messages: ask, tools: [{type: 'function', function: {name: 'lookup', description: t, parameters: {type: 'object', properties: {}}}}], tool_choice: 'auto'}), true],
+  ['chat tools parameters description', (t) => ({messages: ask, tools: [{type: 'function', function: {name: 'lookup', parameters: schema(t)}}]}), true],
+  ['chat tools parameters enum', (t) => ({messages: ask, tools: [{type: 'function', function: {name: 'lookup', parameters: {type: 'object', properties: {q: {type: 'string', enum: ['a', t]}}}}}]}), true],
+  ['chat tools parameters property name', (t) => ({messages: ask, tools: [{type: 'function', function: {name: 'lookup', parameters: {type: 'object', properties: {[t]: {type: 'string'}}}}}]}), true],
+  ['chat legacy functions', (t) => ({messages: ask, functions: [{name: 'lookup', description: t, parameters: {type: 'object', properties: {}}}], function_call: 'auto'}), true],
+  ['chat response_format json_schema description', (t) => ({messages: ask, response_format: {type: 'json_schema', json_schema: {name: 'out', strict: true, schema: schema(t)}}}), true],
+  ['chat response_format schema title', (t) => ({messages: ask, response_format: {type: 'json_schema', json_schema: {name: 'out', schema: {title: t, type: 'object'}}}}), true],
+  ['chat message name', (t) => ({messages: [{role: 'system', content: 'be brief'}, {role: 'user', name: t, content: 'hi'}]}), true],
+  ['Messages API tools description', (t) => ({model: 'claude', max_tokens: 9, messages: ask, tools: [{name: 'lookup', description: t, input_schema: {type: 'object', properties: {}}}]}), true],
+  ['Messages API tools input_schema', (t) => ({model: 'claude', max_tokens: 9, system: 'be brief', messages: ask, tools: [{name: 'lookup', input_schema: schema(t), cache_control: {type: 'ephemeral'}}]}), true],
+  ['Responses API function tool', (t) => ({model: 'm', input: 'hi', tools: [{type: 'function', name: 'lookup', description: t, parameters: {type: 'object', properties: {}}, strict: true}]}), true],
+  ['Responses API text.format schema', (t) => ({model: 'm', input: 'hi', text: {format: {type: 'json_schema', name: 'out', schema: schema(t), strict: true}, verbosity: 'low'}}), true],
+  ['Gemini tools functionDeclarations', (t) => ({contents: [{role: 'user', parts: [{text: 'hi'}]}], tools: [{functionDeclarations: [{name: 'lookup', description: t, parameters: {type: 'OBJECT', properties: {}}}]}]}), false],
+  ['Gemini toolConfig allowedFunctionNames', (t) => ({contents: [{role: 'user', parts: [{text: 'hi'}]}], toolConfig: {functionCallingConfig: {mode: 'ANY', allowedFunctionNames: [t]}}}), false],
+  ['Bedrock Converse toolConfig', (t) => ({modelId: 'm', messages: [{role: 'user', content: [{text: 'hi'}]}], toolConfig: {tools: [{toolSpec: {name: 'lookup', description: t, inputSchema: {json: {type: 'object', properties: {}}}}}], toolChoice: {auto: {}}}}), true],
+  ['Langfuse-style input with tools', (t) => ({messages: ask, tools: [{type: 'function', function: {name: 'lookup', description: 'find', parameters: {type: 'object', properties: {q: {type: 'string', enum: [t]}}}}}]}), true],
+]

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import {decodeRequest, decodeResponse, splitLines} from '../../src/extract/decode.js'
-import {requestShapes} from '../helpers/request-shapes.js'
+import {decodeRequest, decodeRequestBody, decodeResponse, splitLines} from '../../src/extract/decode.js'
+import {definitionShapes, requestShapes} from '../helpers/request-shapes.js'
 
 const sse = (...chunks: unknown[]) => chunks.map((c) => `data: ${typeof c === 'string' ? c : JSON.stringify(c)}\n\n`).join('')
 const delta = (content: string, index = 0) => ({object: 'chat.completion.chunk', choices: [{index, delta: {content}}]})
@@ -246,6 +246,19 @@ describe('decodeRequest', () => {
     expect(text).toContain(t)
     // Read once, on a line of its own (a block apart from the running text around it).
     expect(text.split('\n').filter((l) => l.includes(t))).toHaveLength(1)
+  })
+  it.each(definitionShapes.map(([name, make], i) => [name, make, `D${i}-defined-text`] as const))('reads what the caller defined for the model in a %s, naming nothing unread', (_name, make, t) => {
+    const {text, unread} = decodeRequestBody(make(t))
+    expect(text!.split('\n').filter((l) => l.includes(t))).toHaveLength(1)
+    expect(unread).toEqual([])
+  })
+  it('reads a definition\'s keys and strings in order after the prompt, one a line, leaving out numbers, booleans, nulls and empty strings', () => {
+    const tools = [{type: 'function', function: {name: 'f', description: 'd', parameters: {type: 'object', properties: {q: {type: 'string', enum: ['', 'x', 1, true, null]}}}}}]
+    expect(decodeRequest({messages: [{role: 'user', name: 'ann', content: 'hi'}], tools, response_format: {type: 'json_object'}})).toBe(
+      ['hi', 'ann', 'type', 'function', 'function', 'name', 'f', 'description', 'd', 'parameters', 'type', 'object', 'properties', 'q', 'type', 'string', 'enum', 'x', 'type', 'json_object'].join('\n'),
+    )
+    // A prompt's `text` string is read as before; a tool choice names a tool already defined.
+    expect(decodeRequest({text: 'plain', tool_choice: {type: 'function', function: {name: 'f'}}})).toBe('plain')
   })
   it('reads a block apart from the text parts around it, and a redacted_thinking block (encrypted) as no text', () => {
     expect(decodeRequest({messages: [{role: 'assistant', content: [{type: 'text', text: 'a'}, {type: 'thinking', thinking: 'b', signature: 's'}, {type: 'redacted_thinking', data: 'EnCr'}, {type: 'text', text: 'c'}]}]})).toBe('a\nb\nc')

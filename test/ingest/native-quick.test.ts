@@ -14,7 +14,7 @@ import {generateIncident} from '../../src/generate/generate-incident.js'
 import {ADDON_PATH, NATIVE_BLANK, NATIVE_LEFT, NATIVE_RECORD, nativeQuickExtractor, nativeQuickStatus, releaseNativeQuick, resetNativeQuick} from '../../src/ingest/native-quick.js'
 import {NO_REQUEST_TEXT, NO_RESPONSE_TEXT, processUnit, type UnitResult} from '../../src/ingest/process-unit.js'
 import {quickUnit, type QuickUnitResult, type QuickUnitTask} from '../../src/ingest/quick-unit.js'
-import {requestShapes} from '../helpers/request-shapes.js'
+import {definitionShapes, requestShapes} from '../helpers/request-shapes.js'
 
 // The differential test of the native extractor (native/, Rust): on generated incidents and on
 // random and mutated lines, a unit read with the native extractor gives exactly the quick
@@ -701,6 +701,35 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     // The addon reads none of these shapes itself (decode.rs left_to_typescript): each line is TypeScript's.
     expect(claims(bytes, set)).toEqual({left: requestShapes.length, blank: 0, record: 0})
     expect(ingestClaims(bytes)).toEqual({left: requestShapes.length, blank: 0, record: 0})
+  })
+
+  it('takes for an echo the marker the caller put in a definition (tools, schemas, a message name), reading chat, Messages and Responses API definitions as TypeScript does', () => {
+    const hex = '0123456789abcdef0123'
+    const answer = {object: 'chat.completion', choices: [{index: 0, message: {role: 'assistant', content: `you said CANARY-${hex}`}}]}
+    const lines = definitionShapes.map(([, make], i) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id: `d${i}`, tenant_id: 't', session_id: 's', request: make(`recall CANARY-${hex}`), response: answer}))
+    const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
+    const result = same(taskOf(bytes), set)
+    expect(result.marked.map((m) => [m.request_id, m.token_echo])).toEqual(definitionShapes.map((_, i) => [`d${i}`, [hex.length]]))
+    // The addon reads the lines whose other members it reads (chat, Messages, Responses API, Converse text blocks), definitions included.
+    const native = definitionShapes.filter(([, , n]) => n).length
+    expect(claims(bytes, set)).toEqual({left: definitionShapes.length - native, blank: 0, record: native})
+    expect(ingestClaims(bytes)).toEqual({left: definitionShapes.length - native, blank: 0, record: native})
+    const {all} = bothIngestReadings(bytes)
+    // Each record the addon read holds the definition's text in its request.
+    expect(all.request.filter((r) => r.includes(`recall CANARY-${hex}`))).toHaveLength(native)
+  })
+
+  it('leaves to TypeScript a definition with an array-index key (JavaScript walks it first) or a number past 2^53, and reads its order as TypeScript does otherwise', () => {
+    const req = (tools: string): string => `{"messages":[{"role":"user","content":"hi"}],"tools":${tools}}`
+    const lines = [
+      req('[{"type":"function","function":{"name":"f","parameters":{"properties":{"b":{"description":"B"},"7":{"description":"CANARY-0123456789abcdef"}}}}}]'),
+      req('[{"type":"function","function":{"name":"f","parameters":{"maximum":12345678901234567890,"description":"CANARY-0123456789abcdef"}}}]'),
+      req('[{"type":"function","function":{"name":"f","parameters":{"properties":{"07":{"description":"CANARY-0123456789abcdef"},"b":{"enum":["", "x", 1, true, null]}}}}}]'),
+    ].map((request, i) => `{"ts":"2026-11-02T06:00:00Z","request_id":"k${i}","tenant_id":"t","session_id":"s","request":${request},"response":"see CANARY-0123456789abcdef"}`)
+    const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
+    expect(ingestClaims(bytes)).toEqual({left: 2, blank: 0, record: 1})
+    const result = same(taskOf(bytes), set)
+    expect(result.marked.map((m) => [m.request_id, m.token_echo])).toEqual([['k0', [16]], ['k1', [16]], ['k2', [16]]])
   })
 
   it('reads every marker, escaped, split across chunks or registered, as TypeScript does', () => {
