@@ -56,6 +56,11 @@ json_object_closed!(RequestObject {
     response_format: Texts<'a> = "response_format",
     tool_config_camel: Texts<'a> = "toolConfig",
     tool_config: Texts<'a> = "tool_config",
+    // Gemini's generation settings (a response schema is read): TypeScript's. Ollama's `format`: a
+    // JSON schema is read as a definition, "json" is a setting.
+    generation_config_camel: Any<'a> = "generationConfig",
+    generation_config: Any<'a> = "generation_config",
+    format: Json<'a, Texts<'a>, Skip> = "format",
 } known [
     "model", "stream_options", "temperature", "top_p", "top_k", "top_a", "min_p", "n", "best_of", "echo", "max_tokens", "max_completion_tokens", "max_output_tokens",
     "max_prompt_tokens", "stop", "stop_sequences", "seed", "user", "metadata", "logit_bias", "logprobs", "top_logprobs", "presence_penalty", "frequency_penalty",
@@ -63,9 +68,9 @@ json_object_closed!(RequestObject {
     "service_tier", "store", "modalities", "audio", "previous_response_id", "truncation", "include", "background", "safety_identifier", "prompt_cache_key",
     "prompt_cache_retention", "verbosity", "web_search_options", "anthropic_version", "anthropic_beta", "betas", "mcp_servers", "container", "context_management",
     "assistant_id", "thread_id", "tool_resources", "truncation_strategy",
-    "generationConfig", "generation_config", "safetySettings", "safety_settings", "cachedContent", "cached_content", "labels",
+    "safetySettings", "safety_settings", "cachedContent", "cached_content", "labels",
     "modelId", "inferenceConfig", "additionalModelRequestFields", "additionalModelResponseFieldPaths", "guardrailConfig", "requestMetadata", "performanceConfig",
-    "citation_options", "safety_mode", "strict_tools", "k", "p", "options", "format", "keep_alive", "raw", "think", "context", "images", "provider", "transforms", "models", "route", "usage",
+    "citation_options", "safety_mode", "strict_tools", "k", "p", "options", "keep_alive", "raw", "think", "context", "images", "provider", "transforms", "models", "route", "usage",
 ]);
 pub type Request<'a> = Json<'a, RequestObject<'a>, RequestMessage<'a>>;
 
@@ -328,8 +333,8 @@ fn request<T: RequestText>(body: &Request) -> Option<T> {
                 return None;
             }
             // A predicted output (`prediction.content`): TypeScript's to read. So is a prompt template
-            // (`prompt` as an object), which TypeScript names unread.
-            if matches!(o.prediction, Some(Json::Obj(_))) || matches!(o.prompt, Some(Json::Obj(_))) {
+            // (`prompt` as an object), which TypeScript names unread, and Gemini's generation settings (a response schema is read there).
+            if matches!(o.prediction, Some(Json::Obj(_))) || matches!(o.prompt, Some(Json::Obj(_))) || matches!(o.generation_config_camel, Some(Json::Obj(_))) || matches!(o.generation_config, Some(Json::Obj(_))) {
                 return None;
             }
             if let Some(s) = str_of(&o.instructions) {
@@ -369,7 +374,12 @@ fn request<T: RequestText>(body: &Request) -> Option<T> {
                 Some(Json::Obj(t)) => Some(t),
                 _ => None,
             };
-            for texts in [o.tools.as_ref(), o.functions.as_ref(), o.response_format.as_ref(), o.tool_config_camel.as_ref(), o.tool_config.as_ref(), text_object] {
+            // Then Ollama's `format` given as a schema (Gemini's response schema is TypeScript's, above).
+            let format_schema = match &o.format {
+                Some(Json::Obj(t)) => Some(t),
+                _ => None,
+            };
+            for texts in [o.tools.as_ref(), o.functions.as_ref(), o.response_format.as_ref(), o.tool_config_camel.as_ref(), o.tool_config.as_ref(), text_object, format_schema] {
                 let Some(Texts(texts)) = texts else { continue };
                 // An object with an array-index key: JavaScript walks it in another order.
                 let texts = texts.as_ref()?;

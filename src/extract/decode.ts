@@ -113,6 +113,13 @@ function requestText(body: unknown, unread: string[]): string | null {
     const t = definitionTexts(body[key]).join('\n')
     if (t !== '') parts.push(t)
   }
+  // Gemini's structured output schema, in its generation settings; Ollama's `format` given as a JSON schema (not "json").
+  const schemas = [body.generationConfig, body.generation_config].flatMap((g) => (isObj(g) ? GEMINI_SCHEMAS.map((k) => g[k]) : []))
+  if (isObj(body.format)) schemas.push(body.format)
+  for (const schema of schemas) {
+    const t = definitionTexts(schema).join('\n')
+    if (t !== '') parts.push(t)
+  }
   requestMembers(body, REQUEST_READ, REQUEST_NO_TEXT, 'request body member', unread)
   if (typeof body.role !== 'string' && leafTexts(body.content).length > 0) unreadShape(unread, shapeName('request body member', 'content'))
   // A Responses API prompt template (`{id, version, variables}`): its variables are text put into the prompt, not read here.
@@ -150,6 +157,9 @@ const REQUEST_READ = new Set([
  */
 const DEFINITION_MEMBERS = ['tools', 'functions', 'response_format', 'toolConfig', 'tool_config', 'text'] as const
 
+/** The members of Gemini's generation settings that hold a structured output's schema, in the order read. */
+const GEMINI_SCHEMAS = ['responseSchema', 'response_schema', 'responseJsonSchema', 'response_json_schema'] as const
+
 /**
  * Every string in a definition, in order, one a line: each object key (a schema's property names
  * are read by the model as much as its descriptions) before its value, each string value; empty
@@ -184,9 +194,9 @@ function definitionTexts(value: Json | undefined): string[] {
  * Top-level request members that carry settings, identifiers and definitions, not what the user
  * sent: sampling and length settings, the model, stream options, metadata and end-user ids (the
  * model never reads them), and the tool choices, output settings and safety settings a developer
- * configures (OpenAI, Anthropic, Gemini's generationConfig / safetySettings, Bedrock Converse's
+ * configures (OpenAI, Anthropic, Gemini's generationConfig (its response schema read) / safetySettings, Bedrock Converse's
  * inferenceConfig / guardrailConfig, Cohere's citation_options / safety_mode, Ollama's
- * options / format / keep_alive, Assistants' assistant_id / tool_resources / truncation_strategy).
+ * options / format (a schema read) / keep_alive, Assistants' assistant_id / tool_resources / truncation_strategy).
  */
 const REQUEST_NO_TEXT = new Set([
   'model', 'stream', 'stream_options', 'temperature', 'top_p', 'top_k', 'top_a', 'min_p', 'n', 'best_of', 'echo', 'max_tokens', 'max_completion_tokens', 'max_output_tokens',

@@ -94,5 +94,7 @@ export const definitionShapes: ReadonlyArray<readonly [string, (t: string) => un
   ['Gemini tools functionDeclarations', (t) => ({contents: [{role: 'user', parts: [{text: 'hi'}]}], tools: [{functionDeclarations: [{name: 'lookup', description: t, parameters: {type: 'OBJECT', properties: {}}}]}]}), false],
   ['Gemini toolConfig allowedFunctionNames', (t) => ({contents: [{role: 'user', parts: [{text: 'hi'}]}], toolConfig: {functionCallingConfig: {mode: 'ANY', allowedFunctionNames: [t]}}}), false],
   ['Bedrock Converse toolConfig', (t) => ({modelId: 'm', messages: [{role: 'user', content: [{text: 'hi'}]}], toolConfig: {tools: [{toolSpec: {name: 'lookup', description: t, inputSchema: {json: {type: 'object', properties: {}}}}}], toolChoice: {auto: {}}}}), true],
+  ['Gemini generationConfig responseSchema', (t) => ({contents: [{role: 'user', parts: [{text: 'hi'}]}], generationConfig: {temperature: 0, responseMimeType: 'application/json', responseSchema: {type: 'OBJECT', properties: {a: {type: 'STRING', description: t}}}}}), false],
+  ['Ollama format schema', (t) => ({model: 'llama3', messages: ask, stream: false, format: schema(t)}), true],
   ['Langfuse-style input with tools', (t) => ({messages: ask, tools: [{type: 'function', function: {name: 'lookup', description: 'find', parameters: {type: 'object', properties: {q: {type: 'string', enum: [t]}}}}}]}), true],
 ]
