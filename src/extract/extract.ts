@@ -51,8 +51,17 @@ import {FingerprintBuffer, fingerprintTextFast, SCHEME} from './winnow.js'
  * other providers' answer bodies (Gemini generateContent, Bedrock Converse and Titan, Cohere v2,
  * an Assistants thread.message, Ollama's bodies and NDJSON streams), once decoded to no text, are
  * read, closed-world as a chat answer is.
+ * x8: the streams of those providers (Gemini, Bedrock ConverseStream, Cohere v2, Assistants) and
+ * LiteLLM's thinking blocks are read, not named unread; a stream logged as a JSON list and cut off
+ * is read as far as it goes; stream data after `data: [DONE]` is named unread; OpenLLMetry's
+ * indexed refusal, reasoning and function-call attributes and every part of a GenAI parts message
+ * are read or named; and a request is read closed-world: other providers' request shapes (Gemini
+ * contents, Bedrock Converse blocks, Cohere documents, Assistants messages), a chat history's custom
+ * tool calls and sent-back reasoning, and what a caller defines for the model (tools and their
+ * schemas, a structured output's schema, a message's name) are prompt text, so a marker the model
+ * repeats from them is an echo; a request member not read is noted (the prompt read in part).
  */
-export const EXTRACT_SCHEME = `x7/${SCHEME}`
+export const EXTRACT_SCHEME = `x8/${SCHEME}`
 
 /**
  * The schemes before, whose files a scan extracts again from their evidence (detect/reextract.ts)
@@ -64,9 +73,10 @@ export const EXTRACT_SCHEME = `x7/${SCHEME}`
  * x5 from x6 in an answer's and a request's texts decoded (its echo decisions, personal data and
  * fingerprints), and in the records not read whole; x6 from x7 in an answer's texts decoded (a
  * streamed answer's where an event was cut off too), in the records not read whole and in the
- * answers counted as without text.
+ * answers counted as without text; x7 from x8 in an answer's and a request's texts decoded (its
+ * echo decisions, personal data and fingerprints) and in the records not read whole.
  */
-export const PRIOR_EXTRACT_SCHEMES: readonly string[] = [`x1/${SCHEME}`, `x2/${SCHEME}`, `x3/${SCHEME}`, `x4/${SCHEME}`, `x5/${SCHEME}`, `x6/${SCHEME}`]
+export const PRIOR_EXTRACT_SCHEMES: readonly string[] = [`x1/${SCHEME}`, `x2/${SCHEME}`, `x3/${SCHEME}`, `x4/${SCHEME}`, `x5/${SCHEME}`, `x6/${SCHEME}`, `x7/${SCHEME}`]
 
 /**
  * The registry's markers outside the CANARY-<hex> convention, matched in each response by
