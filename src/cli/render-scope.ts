@@ -1,4 +1,5 @@
 import {describeGap} from '../detect/coverage.js'
+import {notReadSentence, type NotRead} from '../detect/not-read.js'
 import type {CanaryFigures, ScopeResult} from '../scope/compute-scope.js'
 import {exposureKnown, type RegistrylessTenantView, type UnscannedScope} from '../scope/unscanned.js'
 import type {TenantViewResult} from '../scope/tenant-view.js'
@@ -318,7 +319,8 @@ export function bar(value: number, max: number, width = 40): string {
 }
 
 /** `orphans`: marker-shaped tokens found in answers; with no registry they leave the exposure not known (exposureKnown), never "no contamination". */
-export function renderTimeline(tl: TimelineResult, options: {maxSightings?: number; maxPairs?: number; registry?: boolean; orphans?: number; stale?: {markers: boolean; provenance: boolean}} = {}): string {
+/** `notRead`: evidence no finding speaks for (notReadEvidence): a "none" is said of what was read only, and what was not is named. */
+export function renderTimeline(tl: TimelineResult, options: {maxSightings?: number; maxPairs?: number; registry?: boolean; orphans?: number; stale?: {markers: boolean; provenance: boolean}; notRead?: NotRead} = {}): string {
   const out: string[] = []
   const registry = options.registry ?? true
   // Findings out of date (staleFindings): the hours' counts that rest on them, and the bug window built on both, are not known.
@@ -340,9 +342,11 @@ export function renderTimeline(tl: TimelineResult, options: {maxSightings?: numb
     const retries = tl.retry_leaks_not_counted.length
     const unread = tl.duplicate_lines_not_examined
     const orphans = exposureKnown(registry, options.orphans ?? 0) ? 0 : options.orphans!
-    const none = retries > 0 ? `No contamination counted (but see the ${retries === 1 ? 'retry' : 'retries'} below)` : unread > 0 ? `No contamination counted (but see the ${unread === 1 ? 'line' : 'lines'} not examined below)` : 'No contamination'
+    const notRead = options.notRead === undefined ? null : notReadSentence(options.notRead)
+    const none = retries > 0 ? `No contamination counted (but see the ${retries === 1 ? 'retry' : 'retries'} below)` : unread > 0 ? `No contamination counted (but see the ${unread === 1 ? 'line' : 'lines'} not examined below)` : notRead !== null ? 'No contamination found in what could be read' : 'No contamination'
     if (orphans > 0) out.push(wrap(`Contamination not known ${where}: ${count(orphans, 'marker-shaped token')} found in answers could not be attributed to any session (no canary registry), so whether ${orphans === 1 ? 'it carries' : 'they carry'} another session's data is not known; no verbatim text of another session was found (crosstalk ingest canaries FILE; crosstalk scan).`))
     else out.push(wrap(tl.at_risk_basis === 'counted' && undecided === 0 ? `${none} ${risk} ${where}.` : `${none} ${risk}.`))
+    if (orphans === 0 && notRead !== null) out.push(wrap(notRead))
   }
   // A counted at-risk figure covers the records that could be tested: the others are said beside it.
   if ((tl.detection.never_scanned || tl.bug_window || options.stale !== undefined) && tl.at_risk_basis === 'counted' && (tl.at_risk_unknown_records ?? 0) > 0) {

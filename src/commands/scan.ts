@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 import {applyLeakGate, leakGateFlags} from '../cli/leak-gate.js'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {clearProgress, scanProgressLine} from '../cli/progress.js'
+import {notReadEvidence, notReadSentence} from '../detect/not-read.js'
 import {renderScan} from '../cli/render-detect.js'
 import {registrylessScan, scanCaseUntil, ScanStopped, type RegistrylessScan, type ScanResult} from '../detect/scan-case.js'
 import {scanOnWorker, scanWorkerScript} from '../detect/scan-thread.js'
@@ -79,7 +80,12 @@ export default class Scan extends BaseCommand {
       }
     }
     if (progress) clearProgress()
-    if (!this.jsonEnabled()) this.log(renderScan(result))
+    if (!this.jsonEnabled()) {
+      this.log(renderScan(result))
+      // The counts above are of what was read: what was not is named with them, as the gate below fails on it.
+      const notRead = notReadSentence(notReadEvidence(db))
+      if (notRead !== null) this.log(notRead)
+    }
     applyLeakGate(db, result, flags, (line) => this.note(line.replace(/^Gate:/, this.paint.red('Gate:'))))
     return result.canaries === 0 ? registrylessScan(result) : result
   }

@@ -2,6 +2,8 @@ import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {toCsv} from '../cli/csv.js'
 import {NO_REGISTRY_SCOPE_NOTE, renderScope, renderTenantView, renderUnscannedScope, SCOPE_CSV_TABLES, tenantRetriesNote, tenantUnexaminedNote, scopeCsvTables, tenantCsvTable, type ScopeCsvTable} from '../cli/render-scope.js'
+import {notReadEvidence, notReadSentence, type NotRead} from '../detect/not-read.js'
+import {wrap} from '../cli/text-width.js'
 import {checkDetection, detectionFlags} from '../cli/detection-flags.js'
 import {InputError, UsageError} from '../errors.js'
 import {computeScope} from '../scope/compute-scope.js'
@@ -37,7 +39,7 @@ export default class Scope extends BaseCommand {
     'reveal-tenants': Flags.boolean({description: 'With --tenant: name the other tenants instead of opaque labels.'}),
   }
 
-  public async run(): Promise<KnownScope | KnownTenantView> {
+  public async run(): Promise<(KnownScope & {not_read: NotRead}) | KnownTenantView> {
     const {flags} = await this.parse(Scope)
     if (flags.csv && this.jsonEnabled()) throw new UsageError('--csv and --json are exclusive')
     // checked here rather than with oclif's dependsOn, whose message is several lines long
@@ -78,7 +80,9 @@ export default class Scope extends BaseCommand {
       return known
     }
     const result = computeScope(inputs)
-    const known = knownScope(result, registry)
+    // What no figure counts because it was never read (quarantined lines, files not read whole): named, never taken as 0.
+    const notRead = notReadEvidence(db)
+    const known = {...knownScope(result, registry), not_read: notRead}
     if (inputs.detection.never_scanned) {
       // Allowed over a case never scanned: detection's counts are unknown, never printed as 0.
       if (flags.csv) throw new InputError('the case was never scanned: every count in the scope tables is unknown; run `crosstalk scan` first', 'E_NOT_SCANNED')
@@ -107,6 +111,8 @@ export default class Scope extends BaseCommand {
       else if (stale.markers) this.log(`${markersStaleScopeNote(stale.markers_cause ?? 'registry')}\n`)
       if (!provenanceKnown) this.log(`${PROVENANCE_STALE_SCOPE_NOTE}\n`)
       // A registry changed since the scan leaves the exposure (markers and text together) unknown too.
+      const notReadLine = notReadSentence(notRead)
+      if (notReadLine !== null) this.log(`${wrap(`${notReadLine} The figures below count what was read.`)}\n`)
       this.log(renderScope(result, {registry: markersKnown, provenance: provenanceKnown && !stale.markers, orphans: !stale.markers}))
     }
     // --json: what the markers count is unknown without a registry, never 0; so is what any finding counts where it does not cover the case.

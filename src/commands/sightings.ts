@@ -6,6 +6,7 @@ import {duplicateLeaksNote} from '../cli/render-scope.js'
 import {examineConflictingDuplicates} from '../detect/conflicting-duplicates.js'
 import {listSightings, type SightingsResult} from '../detect/list.js'
 import {SIGHTING_CLASSES} from '../extract/markers.js'
+import {notReadEvidence, notReadSentence} from '../detect/not-read.js'
 import {detectionCoverage} from '../detect/coverage.js'
 import {checkDetection, detectionFlags} from '../cli/detection-flags.js'
 import {hasCanaries} from '../store/canaries.js'
@@ -54,6 +55,9 @@ export default class Sightings extends BaseCommand {
     } else if (!this.jsonEnabled()) {
       if (staleLine !== null) this.log(staleLine)
       this.log(renderSightings(rows, {showMarkers: flags['show-markers'], staleClasses: staleLine !== null}))
+      // What was never read holds no sighting that could be found: "No sightings." speaks for what was read only.
+      const notRead = notReadSentence(notReadEvidence(db))
+      if (notRead !== null) this.log(notRead)
     }
     return rows
   }

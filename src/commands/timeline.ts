@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {renderTimeline} from '../cli/render-scope.js'
+import {notReadEvidence} from '../detect/not-read.js'
 import {checkDetection, detectionFlags} from '../cli/detection-flags.js'
 import {buildTimeline, type TimelineResult} from '../scope/build-timeline.js'
 
@@ -40,7 +41,7 @@ export default class Timeline extends BaseCommand {
     const result = stale === null ? built : {...built, bug_window: null, events: built.events.filter((e) => e.kind !== 'bug_window_start' && e.kind !== 'bug_window_end')}
     if (!this.jsonEnabled()) {
       if (stale !== null) this.log(`The scan's findings do not cover the case (${stale}): the leak events below are the last scan's and not all there may be, and the counts that rest on them are not known (crosstalk scan).\n`)
-      this.log(renderTimeline(result, {registry, orphans: inputs.orphans, stale: stale === null ? undefined : {markers: staleParts.markers, provenance: staleParts.provenance}}))
+      this.log(renderTimeline(result, {registry, orphans: inputs.orphans, stale: stale === null ? undefined : {markers: staleParts.markers, provenance: staleParts.provenance}, notRead: notReadEvidence(db)}))
     }
     // Never scanned: what detection would have found is unknown, not none (the events keep the audit trail).
     if (inputs.detection.never_scanned || stale !== null) return {...result, exposure: null, nodes: null, pairs: null, hours: null}

@@ -184,7 +184,10 @@ function byMarker(d: CaseReportData, n: number | null): string {
 /** The sentence a section shows when it has no row: nothing found, or nothing looked at. */
 function nothingFound(d: CaseReportData, found: string): string {
   if (d.detection.never_scanned) return 'Not known: the case has never been scanned (crosstalk scan).'
-  return d.detection.complete ? found : `${found.replace(/\.$/, '')} among the records scanned so far; detection is incomplete (crosstalk scan).`
+  if (!d.detection.complete) return `${found.replace(/\.$/, '')} among the records scanned so far; detection is incomplete (crosstalk scan).`
+  // Under a qualified banner (lines quarantined, files not read whole, ...) the section's "none" is as qualified as the verdict.
+  const v = verdict(d)
+  return v.cls === 'clean' ? found : `${found.replace(/\.$/, '')} in what was read and examined; not everything was (see the verdict at the top: ${v.head.charAt(0).toLowerCase()}${v.head.slice(1)}).`
 }
 
 function header(d: CaseReportData, title: string): string {
