@@ -343,7 +343,7 @@ function timelineSection(d: CaseReportData): string {
   const why = `not known until a scan (${k.reason ?? ''})`
   const hours = !scanned || allKnown ? d.hours : d.hours.map((h) => ({...h, contaminated_responses: k.markers ? h.contaminated_responses : 0, sightings: k.markers ? h.sightings : 0, text_only_responses: 0}))
   const staleNote = !scanned || allKnown ? [] : [`${k.markers ? "Responses by verbatim text only are" : "Responses carrying another session's data (marker or verbatim text) are"} ${why}, and are not charted; nor is the bug window.`]
-  const {svg, notes: chartNotes} = timelineSvg({hours, scanned, bugWindow: scanned && !allKnown ? null : d.scope.bug_window, textUnknown: scanned && !allKnown ? why : undefined, markersUnknown: d.totals.registry_files === 0 ? NO_REGISTRY : scanned && !k.markers ? why : undefined, awareAt: d.clock?.aware_at ?? null, deadline: d.clock?.deadline ?? null, deadlineLabel: d.clock?.basis === 'art33(2)-contract' ? 'contract deadline' : undefined, poolTokens: d.scope.pool_tokens, atRiskUndecided: d.scope.at_risk_unknown_records, exposureUnknown: exposureKnownIn(d) ? undefined : 'whether responses carried another session\'s data is not known (marker-shaped tokens in answers, no canary registry)'})
+  const {svg, notes: chartNotes} = timelineSvg({hours, scanned, bugWindow: scanned && !allKnown ? null : d.scope.bug_window, textUnknown: scanned && !allKnown ? why : undefined, markersUnknown: d.totals.registry_files === 0 ? NO_REGISTRY : scanned && !k.markers ? why : undefined, awareAt: d.clock?.aware_at ?? null, deadline: d.clock?.deadline ?? null, deadlineLabel: d.clock?.basis === 'art33(2)-contract' ? 'contract deadline' : undefined, poolTokens: d.scope.pool_tokens, atRiskUndecided: d.scope.at_risk_unknown_records, atRiskUnknown: atRiskNotKnown(d) ?? undefined, exposureUnknown: exposureKnownIn(d) ? undefined : 'whether responses carried another session\'s data is not known (marker-shaped tokens in answers, no canary registry)'})
   const notes = [...staleNote, ...chartNotes]
   return `<section id="timeline">
 <h2>Timeline (UTC, per hour)</h2>
@@ -401,14 +401,24 @@ function fullMatrix(m: CaseReportData['flow_matrix']): string {
   return `<details class="noprint"><summary>Full matrix (${num(m.tenants.length)} × ${num(m.tenants.length)} tenants)</summary><div class="scroll"><table class="matrix"><thead><tr><th>from \\ to</th>${head}</tr></thead><tbody>${rows.join('')}</tbody></table></div></details>`
 }
 
+/** Why no record's being at risk is known (the scope's at_risk_responses null), or null where it is counted. */
+function atRiskNotKnown(d: CaseReportData): string | null {
+  if (d.scope.at_risk_responses !== null) return null
+  return d.scope.pool_tokens === null ? 'no KV pool size was given (--pool-tokens N)' : 'no record gives both its HTTP status and its prompt size'
+}
+
 function nodesSection(d: CaseReportData): string {
   const undecided = d.scope.at_risk_responses !== null ? (d.scope.at_risk_unknown_records ?? 0) : 0
+  // Unknown is not zero: with no at-risk count, "no node served an at-risk response" is not said.
+  const atRiskUnknown = atRiskNotKnown(d)
   const kn = caseReportKnown(d)
   if (d.nodes.length === 0 && !d.detection.never_scanned && (!kn.markers || !kn.provenance)) {
-    return `<section id="nodes"><h2>Decode nodes</h2><p>No node served an at-risk response${undecided > 0 ? ' among the records that could be tested' : ''}; which served a response carrying another session's data is not known until a scan (crosstalk scan): ${esc(kn.reason ?? '')}.</p></section>`
+    const atRisk = atRiskUnknown !== null ? `Whether any node served an at-risk response is not known (${atRiskUnknown})` : `No node served an at-risk response${undecided > 0 ? ' among the records that could be tested' : ''}`
+    return `<section id="nodes"><h2>Decode nodes</h2><p>${esc(atRisk)}; which served a response carrying another session's data is not known until a scan (crosstalk scan): ${esc(kn.reason ?? '')}.</p></section>`
   }
   if (d.nodes.length === 0) {
-    const none = undecided > 0 ? `No node served a contaminated response, or an at-risk response among the records that could be tested; whether ${nums(undecided, 'record')} whose status or prompt size is not recorded ${undecided === 1 ? 'was' : 'were'} at risk is not known.` : 'No node served a contaminated or at-risk response.'
+    const none = atRiskUnknown !== null ? `No node served a contaminated response; whether any served an at-risk response is not known: ${atRiskUnknown}.`
+      : undecided > 0 ? `No node served a contaminated response, or an at-risk response among the records that could be tested; whether ${nums(undecided, 'record')} whose status or prompt size is not recorded ${undecided === 1 ? 'was' : 'were'} at risk is not known.` : 'No node served a contaminated or at-risk response.'
     return `<section id="nodes"><h2>Decode nodes</h2><p>${esc(nothingFound(d, none))}</p></section>`
   }
   const noRegistry = d.totals.registry_files === 0

@@ -25,6 +25,8 @@ export interface TimelineChartInput {
   textUnknown?: string
   /** records whose at-risk test is open (status or prompt size not recorded): the at-risk lane counts the others only */
   atRiskUndecided?: number | null
+  /** set where no response's being at risk is known (no pool size, or no record gives status and prompt size): why */
+  atRiskUnknown?: string
   /** set where the exposure is not known (markers in answers, no canary registry): why an empty chart is no finding of none */
   exposureUnknown?: string
 }
@@ -41,6 +43,7 @@ export function timelineSvg(input: TimelineChartInput): {svg: string; notes: str
   if (hours.length === 0) {
     if (!input.scanned) return {svg: '', notes: ['The case has never been scanned (crosstalk scan): nothing to chart yet.']}
     if (input.exposureUnknown !== undefined) return {svg: '', notes: [`No response repeating another session's text and no at-risk response counted: nothing to chart; ${input.exposureUnknown}.`]}
+    if (input.atRiskUnknown !== undefined) return {svg: '', notes: [`No response carrying another session's data: nothing to chart; whether any response was at risk is not known: ${input.atRiskUnknown}.`]}
     return {svg: '', notes: [undecided > 0 ? `No response carrying another session's data, and no at-risk response among the records that could be tested: nothing to chart. ${undecidedNote}` : "No response carrying another session's data and no at-risk response in this case: nothing to chart."]}
   }
   if (undecided > 0 && hours.some((h) => h.at_risk_responses !== null)) notes.push(`At-risk responses are charted among the records that could be tested; ${undecidedNote}`)
