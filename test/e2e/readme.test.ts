@@ -120,6 +120,28 @@ describe('the README, as printed', () => {
     }
   })
 
+  it('its processor block runs as printed, each line exiting 0 (its own case first: a fresh case holds nothing to notify)', () => {
+    const text = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    const after = text.split('\n# as processor')[1]!.split('\n').slice(1)
+    const block = after.slice(0, after.findIndex((l) => !l.includes('--db provider.db'))).map(words)
+    expect(block.map((w) => w.slice(1, 3).join(' '))).toEqual(['triage ./gateway-logs/', 'incident open', 'report processor-notice', 'report article33'])
+    const dir = tempDir()
+    const bin = join(ROOT, 'bin/run.js')
+    const gen = spawnSync(process.execPath, [bin, 'generate', '--out', join(dir, 'inc'), '--records', '600'], {cwd: dir, env, ...CHILD})
+    expect(gen.status, gen.stderr).toBe(0)
+    // The README's paths and its example tenant (acme), as this generated case has them.
+    const asHere = (w: string, tenant: string) => (w === './gateway-logs/' ? join(dir, 'inc/logs') : w === 'canaries.csv' ? join(dir, 'inc/canaries.csv') : w === 'acme' ? tenant : w)
+    let tenant = 'acme'
+    for (const argv of block) {
+      const r = spawnSync(process.execPath, [bin, ...argv.slice(1).map((w) => asHere(w, tenant))], {cwd: dir, env, ...CHILD})
+      expect(r.status, `${argv.join(' ')}: ${r.stderr}`).toBe(0)
+      if (argv[1] === 'triage') {
+        const scope = spawnSync(process.execPath, [bin, 'scope', '--json', '--db', 'provider.db'], {cwd: dir, env, ...CHILD})
+        tenant = (JSON.parse(scope.stdout) as {exposure: {flows: Array<{source_tenant: string}>}}).exposure.flows[0]!.source_tenant
+      }
+    }
+  })
+
   it.each([
     ['with crosstalk on PATH', true],
     ['from a bare checkout', false],
