@@ -500,9 +500,45 @@ const DAMAGED_FIX = 'the compressed file is damaged: copy it again from where it
 export function refusal(f: PreparedFile, s: Streamed): {reason: string; fix: string} | null {
   const nothingRead = s.counts.records + s.counts.duplicates === 0 && s.counts.bad_lines > 0
   const refused = refusalOf(f.how.format, s.counts, s.firstBad, s.unread, (nothingRead && !f.gzip && wrappedJsonOf(f.path)) || false)
+  // Its one line a JSON object cut off at its end (a log still being written, a copy taken part-way): no --log-format or --map reads the rest.
+  if (refused && nothingRead && s.counts.bad_lines === 1 && !f.gzip && f.how.format === 'native' && s.firstBad !== null && lineCutShort(f.path, s.firstBad)) {
+    return {reason: `its one line (line ${s.firstBad.line}) is a JSON object cut off before its end, as the last line of a log still being written is`, fix: 'ingest the file again once it is written whole (or a complete copy of it); its format is not in question'}
+  }
   // Text in another encoding, or another compression than gzip: no --log-format or --map reads it.
   const encoding = refused && nothingRead && !f.gzip ? encodingOf(f.path) : null
   return refused && encoding ? {reason: `${refused.reason} (${encoding.what})`, fix: encoding.fix} : refused
+}
+
+/** Files this size or under are read again to tell a line cut off from a malformed one; larger ones keep the format's refusal. */
+const CUT_SHORT_MAX_BYTES = 16 << 20
+
+/**
+ * Whether the bad line is an object whose JSON ends before it is closed: it opens with `{` and
+ * JSON.parse stops at its very end (the whole line was valid so far), not somewhere inside it.
+ */
+function lineCutShort(path: string, bad: {line: number}): boolean {
+  try {
+    if (statSync(path).size > CUT_SHORT_MAX_BYTES) return false
+    const fd = openSync(path, 'r')
+    let text: string
+    try {
+      const buf = Buffer.alloc(fstatSync(fd).size)
+      text = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('utf8')
+    } finally {
+      closeSync(fd)
+    }
+    const line = (text.split('\n')[bad.line - 1] ?? '').replace(/^\uFEFF/, '').trim()
+    if (!line.startsWith('{')) return false
+    try {
+      JSON.parse(line)
+      return false
+    } catch (error) {
+      const m = /^Unexpected end of JSON input|at position (\d+)/.exec((error as Error).message)
+      return m !== null && (m[1] === undefined || Number(m[1]) === line.length)
+    }
+  } catch {
+    return false
+  }
 }
 
 /** What a file that read as no UTF-8 line opens with, when it says what it is: UTF-16/32 text, or a compression crosstalk does not read. */

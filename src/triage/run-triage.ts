@@ -247,7 +247,10 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   const refused = refusedMessage(ingest)
   // Worded as `ingest logs` words it: the entries the walk reached and did not read are named too.
   const unread = unreadEntriesError(ingest)
-  if (refused) throw Object.assign(new InputError([refused, unread].filter(Boolean).join('; '), 'E_NOTHING_READ'), {ingest})
+  // No verdict is given over a file not read; what was read stays in the case, unscanned, and `crosstalk scan` judges it (its gate still fails on the file not read).
+  const kept = ingest.files + ingest.skipped_files
+  const unscanned = kept === 0 ? null : 'no verdict: the case is not scanned; crosstalk scan judges what was read (the file not read is judged by nothing, and --fail-on-leak fails on it until it is ingested whole or dismissed: crosstalk ingest dismiss PATH --reason "...")'
+  if (refused) throw Object.assign(new InputError([refused, unread, unscanned].filter(Boolean).join('; '), 'E_NOTHING_READ'), {ingest})
   const t2 = performance.now()
   // Ingest's garbage (parse results, the request-id table) and the page cache are released
   // before the scan builds its own index, so that the two peaks do not stack.
