@@ -40,6 +40,8 @@ DPC is the base score of the data category (--dpc 1-4), adjusted a whole step fo
 
   public async run(): Promise<AssessResult> {
     const {flags} = await this.parse(Assess)
+    // A flag missing beside another is a usage error (exit 2), as --rationale without --decide is.
+    if (flags.decide !== undefined && !(flags.rationale ?? '').trim()) throw new UsageError('--decide needs --rationale: the register must show why (Art. 33(5))')
     const reasons = parseReasons(flags.reason ?? [])
     const db = this.openCase(flags.db)
     const now = new Date()
