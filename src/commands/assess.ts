@@ -90,7 +90,10 @@ DPC is the base score of the data category (--dpc 1-4), adjusted a whole step fo
       if (result.conflicts.length > 0) this.log('')
       const s = result.severity
       // The sum is shown only when there is one: "DPC = 3 = 3" read like a slip.
-      this.log(s.dpc_adjustments.length === 0 ? `DPC = ${s.dpc}` : `DPC = ${s.dpc_base}${s.dpc_adjustments.map((a) => ` ${a.step > 0 ? '+' : '-'} ${Math.abs(a.step)}`).join('')} = ${s.dpc}`)
+      // DPC is on a 1-4 scale: a sum outside it is shown, then where it was held, never as an equation that does not hold.
+      const sum = s.dpc_base + s.dpc_adjustments.reduce((n, a) => n + a.step, 0)
+      const held = sum === s.dpc ? `${s.dpc}` : `${sum}, ${sum > s.dpc ? 'capped' : 'held'} at ${s.dpc} (DPC is 1 to 4)`
+      this.log(s.dpc_adjustments.length === 0 ? `DPC = ${s.dpc}` : `DPC = ${s.dpc_base}${s.dpc_adjustments.map((a) => ` ${a.step > 0 ? '+' : '-'} ${Math.abs(a.step)}`).join('')} = ${held}`)
       this.log(`SE = DPC x EI + CB = ${s.dpc} x ${s.ei} + ${s.cb} = ${s.se}  (${s.band})`)
       this.log(`Suggested: ${result.suggested}`)
       for (const r of result.suggestion_reasons) this.log(`  - ${r}`)
