@@ -95,6 +95,10 @@ Every request ends within --timeout; redirects are never followed. A target that
       original_prompt: result.original_prompt,
       records: result.results.length,
       confirmed: result.results.filter((r) => r.verdict === 'confirmed').length,
+      original_prompt_records: result.results.filter((r) => r.scaling === 'original_prompt').length,
+      primer_leaks: result.results.reduce((sum, r) => sum + r.primer_leaks, 0),
+      other_markers: result.results.reduce((sum, r) => sum + r.other_markers, 0),
+      other_owners: [...new Set(result.results.flatMap((r) => r.other_owners.map((o) => `${o.tenant}/${o.session}`)))],
       interrupted: result.interrupted,
     })
     if (!this.jsonEnabled()) this.render(result)
@@ -111,7 +115,7 @@ Every request ends within --timeout; redirects are never followed. A target that
   }
 
   private render(result: ReplayResult): void {
-    this.log(`replay run ${result.run_id} against ${safeLine(result.target)} (${count(result.trials, 'trial')}, ${count(result.primers, 'primer')}${result.original_prompt ? ', ORIGINAL PROMPTS' : ', synthetic prompts'})`)
+    this.log(`replay run ${result.run_id} against ${safeLine(result.target)} (${count(result.trials, 'trial')}, ${count(result.primers, 'primer')}${promptsSent(result)})`)
     this.log(
       `target: ${result.target_kind === 'simulator' ? "crosstalk's built-in testbed (a simulator built to leak: it shows the mechanism, not the production stack)" : `external stack${result.target_version ? ` (version ${safeLine(result.target_version)})` : ''}`}; purpose: ${result.purpose}${result.purpose_given ? '' : ' (default)'}`,
     )
@@ -119,13 +123,16 @@ Every request ends within --timeout; redirects are never followed. A target that
     for (const r of result.results) {
       const pct = (x: number): string => `${(x * 100).toFixed(0)}%`
       this.log(
-        `${safeLine(r.request_id)}  ${r.verdict.padEnd(14)} ${r.reproduced}/${r.judged} = ${pct(r.rate)} [95% CI ${pct(r.wilson_low)}-${pct(r.wilson_high)}]` +
+        `${safeLine(r.request_id)}  ${r.verdict.padEnd(14)} ${r.reproduced}/${r.judged} = ${r.rate === null ? 'rate not known (no trigger judged)' : `${pct(r.rate)} [95% CI ${pct(r.wilson_low)}-${pct(r.wilson_high)}]`}` +
           `  ${r.original_prompt_tokens ?? '?'} -> ${r.replay_prompt_tokens} tokens (${r.scaling}), ${r.endpoint}${r.stream ? ' stream' : ''}` +
           (r.rejected + r.hung + r.errors > 0 ? `  rejected ${r.rejected}, hung ${r.hung}, errors ${r.errors}${r.hung + r.errors > 0 ? ' (hung and errored not judged)' : ''}` : '') +
           (r.no_text > 0 ? `  ${count(r.no_text, 'answer')} with no readable text (not counted)` : '') +
           (r.incomplete > 0 ? `  ${count(r.incomplete, 'answer')} not read whole: a stream cut off or an event that was no JSON document (not counted)` : '') +
           (r.unprimed > 0 ? `  ${count(r.unprimed, 'trial')} not run: no primer was served` : '') +
-          (r.other_markers > 0 ? `  ${count(r.other_markers, 'answer')} with a marker the run gave no one (owner unknown; not counted)` : ''),
+          (r.primer_leaks > 0 ? `  ${count(r.primer_leaks, 'answer')} to priming requests carried another synthetic tenant's marker (a leak observed)` : '') +
+          (r.other_markers > 0 ? `  ${count(r.other_markers, 'answer')} with a marker the run gave no one (not counted)` : '') +
+          (r.other_owners.length > 0 ? `  markers the run gave no one that the case's canary registry assigns to ${r.other_owners.map((o) => `${safeLine(o.tenant)}/${safeLine(o.session)}`).join(', ')}` : '') +
+          (r.other_unowned > 0 ? `  ${count(r.other_unowned, 'marker')} the run gave no one and the case's registry does not hold (owner unknown)` : ''),
       )
     }
     if (result.target_failure) this.log(`STOPPED: the target ${result.target_failure.outcome === 'hung' ? 'hung' : 'failed'} on ${result.target_failure.request}: ${safeLine(result.target_failure.error)}`)
@@ -158,6 +165,14 @@ function auditedArgv(argv: readonly string[]): string[] {
   return out
 }
 
+/** Which prompts were sent: with --original-prompt, a record whose log holds no request text was sent a synthetic stand-in. */
+function promptsSent(result: ReplayResult): string {
+  if (!result.original_prompt_requested) return ', synthetic prompts'
+  const original = result.results.filter((r) => r.scaling === 'original_prompt').length
+  if (result.results.length > 0 && original === result.results.length) return ', ORIGINAL PROMPTS'
+  return `, ORIGINAL PROMPTS asked for: re-sent for ${original} of ${count(result.results.length, 'record')}; the others' logs hold no request text, so a synthetic stand-in was sent`
+}
+
 /** Fail closed: a confirmed leak trips the gate, and so does a replay that could not judge what it was asked to. */
 function gateOf(result: ReplayResult): GateTripped | null {
   const confirmed = result.results.filter((r) => r.verdict === 'confirmed')
@@ -172,7 +187,7 @@ function gateOf(result: ReplayResult): GateTripped | null {
     unread > 0 ? `${count(unread, 'answer')} with no readable text` : '',
     notWhole > 0 ? `${count(notWhole, 'answer')} not read whole (a stream cut off, or an event that was no JSON document)` : '',
     unprimed > 0 ? `${count(unprimed, 'trial')} not run: no primer was served` : '',
-    other > 0 ? `${count(other, 'answer')} with a marker the run gave no one (owner unknown)` : '',
+    other > 0 ? `${count(other, 'answer')} with a marker the run gave no one${result.results.some((r) => r.other_unowned > 0) ? ' (owner unknown)' : " (the case's canary registry names its owner)"}` : '',
     result.target_failure ? `the target ${result.target_failure.outcome === 'hung' ? 'hung' : 'failed'} on ${result.target_failure.request}` : result.interrupted ? 'the run was interrupted' : '',
   ].filter(Boolean)
   return reasons.length > 0 ? new GateTripped(`replay could not judge: ${reasons.join('; ')}`, 'E_INCONCLUSIVE') : null

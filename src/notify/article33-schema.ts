@@ -52,7 +52,16 @@ export const replayGroupSchema = z.object({
   rate: z.number(),
   wilson_low: z.number(),
   wilson_high: z.number(),
+  /** whether any record's original prompt was re-sent */
   original_prompt: z.boolean(),
+  /** distinct records whose original prompt was re-sent; the others were sent same-length synthetic stand-ins */
+  original_prompt_records: z.number().int().optional(),
+  /** answers to the priming requests that carried another synthetic tenant's marker (the target leaked during the replay); null: not recorded (results stored before case schema 16) */
+  primer_leaks: z.number().int().nullable().optional(),
+  /** triggers answered with a marker the replay gave no synthetic tenant: not judged; null: not recorded */
+  other_markers: z.number().int().nullable().optional(),
+  /** distinct sessions of the case's canary registry whose markers those answers carried; null: not recorded */
+  other_owner_sessions: z.number().int().nullable().optional(),
   interrupted: z.boolean(),
 })
 

@@ -221,7 +221,16 @@ export interface ReplayTargetFacts {
   rate: number
   wilson_low: number
   wilson_high: number
+  /** whether any record's original prompt was re-sent */
   original_prompt: boolean
+  /** distinct records whose original prompt (logged text) was re-sent; the others were sent same-length synthetic stand-ins (with --original-prompt too, where the log held no request text) */
+  original_prompt_records?: number
+  /** answers to the priming requests that carried another synthetic tenant's marker: the target leaked during the replay; null: a result of these runs was stored before case schema 16 (not recorded) */
+  primer_leaks?: number | null
+  /** triggers whose answer carried a marker the replay gave no synthetic tenant (not judged); null: not recorded */
+  other_markers?: number | null
+  /** distinct sessions of the case's canary registry whose markers those answers carried (owner known); null: not recorded */
+  other_owner_sessions?: number | null
   interrupted: boolean
 }
 
@@ -818,6 +827,11 @@ export function replayFacts(stored: readonly StoredReplayResult[]): ReplayFacts 
       const unjudged = g.some((r) => r.no_text === null || r.no_text === undefined || r.incomplete === null || r.incomplete === undefined) ? null : g.reduce((a, r) => a + r.no_text! + r.incomplete!, 0)
       const reproduced = g.reduce((a, r) => a + r.reproduced, 0)
       const w = wilsonInterval(reproduced, trials)
+      // Counted apart by case schema 16; a row stored before then makes each sum not known.
+      const sumOf = (key: 'primer_leaks' | 'other_markers'): number | null => (g.some((r) => r[key] === null || r[key] === undefined) ? null : g.reduce((a, r) => a + r[key]!, 0))
+      const ownerSessions = g.some((r) => r.other_owners === null || r.other_owners === undefined) ? null : new Set(g.flatMap((r) => r.other_owners!.map((o) => JSON.stringify([o.tenant, o.session])))).size
+      // What was sent, per record: a run given --original-prompt sent a stand-in for a record whose log held no request text.
+      const originalRecords = new Set(g.filter((r) => r.scaling === 'original_prompt').map((r) => r.request_id)).size
       const starts = g.map((r) => r.started_at).sort()
       const first = g[0]!
       return {
@@ -841,7 +855,11 @@ export function replayFacts(stored: readonly StoredReplayResult[]): ReplayFacts 
         rate: trials > 0 ? reproduced / trials : 0,
         wilson_low: w.low,
         wilson_high: w.high,
-        original_prompt: g.some((r) => r.original_prompt),
+        original_prompt: originalRecords > 0,
+        original_prompt_records: originalRecords,
+        primer_leaks: sumOf('primer_leaks'),
+        other_markers: sumOf('other_markers'),
+        other_owner_sessions: ownerSessions,
         interrupted: g.some((r) => r.interrupted),
       }
     }),

@@ -43,11 +43,20 @@ function replayGroup(g: ReplayTargetFacts): string {
   const purpose = g.purpose === 'negative-control' ? 'As a negative control, ' : g.purpose === 'confirmation' ? 'To confirm the fault, ' : ''
   const when = g.first_at === g.last_at ? `on ${g.first_at}` : `between ${g.first_at} and ${g.last_at}`
   const stats = g.trials > 0 ? `; ${g.reproduced} of ${count(g.trials, 'trial')} reproduced the leak, ${pct(g.rate)} (95 % Wilson interval ${pct(g.wilson_low)}–${pct(g.wilson_high)})` : ''
-  const prompts = g.original_prompt ? ' The original prompts were re-sent (an explicit, audited opt-in).' : ' The original prompts were not re-sent (same-length stand-ins).'
+  // Per record as sent: --original-prompt re-sends only what the log holds.
+  const originals = g.original_prompt_records ?? (g.original_prompt ? g.records : 0)
+  const prompts =
+    originals === 0
+      ? ' The original prompts were not re-sent (same-length stand-ins).'
+      : originals >= g.records
+        ? ' The original prompts were re-sent (an explicit, audited opt-in).'
+        : ` The original prompts of ${originals} of these ${count(g.records, 'request')} were re-sent (an explicit, audited opt-in); the others were not (same-length stand-ins: the log held no prompt text).`
+  const primerLeaks = g.primer_leaks === null ? '; whether the answers to the priming requests carried another synthetic tenant\'s marker was not recorded for these runs' : (g.primer_leaks ?? 0) > 0 ? `; ${count(g.primer_leaks!, 'answer')} to the replay's priming requests carried another synthetic tenant's marker: the target leaked during the replay` : ''
+  const others = (g.other_markers ?? 0) > 0 ? `; ${count(g.other_markers!, 'answer')} carried a marker the replay gave no synthetic tenant (not judged)${(g.other_owner_sessions ?? 0) > 0 ? `, the case's canary registry assigns such markers to ${count(g.other_owner_sessions!, 'customer session')}` : ''}` : ''
   const inconclusive = (g.inconclusive ?? 0) > 0 ? `, ${g.inconclusive} could not be judged (no trigger judged)` : ''
   // Answers not judged are in none of the trials counted: said, or said to be not recorded (runs stored before they were).
   const unjudged = g.unjudged_trials === null ? '; whether any trial could not be judged (incomplete answer / no text) was not recorded for these runs' : (g.unjudged_trials ?? 0) > 0 ? `; ${count(g.unjudged_trials!, 'trial')} could not be judged (incomplete answer / no text) and ${g.unjudged_trials === 1 ? 'is' : 'are'} in none of these figures` : ''
-  return `${purpose}${count(g.records, 'distinct affected request')} ${g.records === 1 ? 'was' : 'were'} replayed ${where}, ${when} (run ${g.run_ids.join(', ')}): ${g.confirmed} confirmed (fault reproduced), ${g.not_reproduced} not reproduced, ${g.rejected} rejected by the target${inconclusive}${stats}${unjudged}.${g.interrupted ? ' The run was interrupted; its results are partial.' : ''}${prompts}`
+  return `${purpose}${count(g.records, 'distinct affected request')} ${g.records === 1 ? 'was' : 'were'} replayed ${where}, ${when} (run ${g.run_ids.join(', ')}): ${g.confirmed} confirmed (fault reproduced), ${g.not_reproduced} not reproduced, ${g.rejected} rejected by the target${inconclusive}${stats}${primerLeaks}${others}${unjudged}.${g.interrupted ? ' The run was interrupted; its results are partial.' : ''}${prompts}`
 }
 
 /** The other side of an exposure: this customer's own other sessions, then other customers' sessions ("yours", or "its own" in a draft about a controller). */

@@ -38,10 +38,26 @@ function replayGroup(g: ReplayTargetFacts): string {
   const purpose = g.purpose === 'negative-control' ? 'Comme témoin négatif, ' : g.purpose === 'confirmation' ? 'Pour confirmer le défaut, ' : ''
   const when = g.first_at === g.last_at ? `le ${g.first_at}` : `entre le ${g.first_at} et le ${g.last_at}`
   const stats = g.trials > 0 ? ` ; ${compte(g.reproduced, 'essai')} sur ${g.trials} ${un(g.reproduced) ? 'a' : 'ont'} reproduit la fuite, soit ${pct(g.rate)} (intervalle de Wilson à 95 % : ${pct(g.wilson_low)}–${pct(g.wilson_high)})` : ''
-  const prompts = g.original_prompt ? ' Les requêtes d’origine ont été renvoyées (option explicite, journalisée).' : ' Les requêtes d’origine n’ont pas été renvoyées (textes de substitution de même longueur).'
+  const originals = g.original_prompt_records ?? (g.original_prompt ? g.records : 0)
+  const prompts =
+    originals === 0
+      ? ' Les requêtes d’origine n’ont pas été renvoyées (textes de substitution de même longueur).'
+      : originals >= g.records
+        ? ' Les requêtes d’origine ont été renvoyées (option explicite, journalisée).'
+        : ` Les requêtes d’origine de ${originals} de ces ${g.records} requêtes ont été renvoyées (option explicite, journalisée) ; les autres non (textes de substitution de même longueur : le journal ne contenait pas le texte de la requête).`
+  const primerLeaks =
+    g.primer_leaks === null
+      ? " ; il n'a pas été enregistré pour ces campagnes si les réponses aux requêtes d'amorçage portaient le marqueur d'un autre locataire synthétique"
+      : (g.primer_leaks ?? 0) > 0
+        ? ` ; ${compte(g.primer_leaks!, 'réponse')} aux requêtes d'amorçage ${un(g.primer_leaks!) ? 'portait' : 'portaient'} le marqueur d'un autre locataire synthétique : la cible a laissé fuir des données pendant la reproduction`
+        : ''
+  const others =
+    (g.other_markers ?? 0) > 0
+      ? ` ; ${compte(g.other_markers!, 'réponse')} ${un(g.other_markers!) ? 'portait' : 'portaient'} un marqueur que la reproduction n'avait donné à aucun locataire synthétique (non ${un(g.other_markers!) ? 'jugée' : 'jugées'})${(g.other_owner_sessions ?? 0) > 0 ? `, le registre des marqueurs du dossier attribue de tels marqueurs à ${compte(g.other_owner_sessions!, 'session')} de clients` : ''}`
+      : ''
   const inconclusive = (g.inconclusive ?? 0) > 0 ? `, ${g.inconclusive} ${un(g.inconclusive!) ? "n'a pas pu être jugée" : "n'ont pas pu être jugées"} (aucun essai jugé)` : ''
   const unjudged = g.unjudged_trials === null ? " ; il n'a pas été enregistré pour ces campagnes si des essais n'ont pas pu être jugés (réponse incomplète / sans texte)" : (g.unjudged_trials ?? 0) > 0 ? ` ; ${compte(g.unjudged_trials!, 'essai')} n'${un(g.unjudged_trials!) ? 'a' : 'ont'} pas pu être ${un(g.unjudged_trials!) ? 'jugé' : 'jugés'} (réponse incomplète / sans texte) et ${un(g.unjudged_trials!) ? "n'entre" : "n'entrent"} dans aucun de ces chiffres` : ''
-  return `${purpose}${g.records} ${un(g.records) ? 'requête concernée distincte a été rejouée' : 'requêtes concernées distinctes ont été rejouées'} ${where}, ${when} (campagne ${g.run_ids.join(', ')}) : ${compte(g.confirmed, 'confirmée')} (défaut reproduit), ${g.not_reproduced} non ${un(g.not_reproduced) ? 'reproduite' : 'reproduites'}, ${compte(g.rejected, 'rejetée')} par la cible${inconclusive}${stats}${unjudged}.${g.interrupted ? ' La campagne a été interrompue ; ses résultats sont partiels.' : ''}${prompts}`
+  return `${purpose}${g.records} ${un(g.records) ? 'requête concernée distincte a été rejouée' : 'requêtes concernées distinctes ont été rejouées'} ${where}, ${when} (campagne ${g.run_ids.join(', ')}) : ${compte(g.confirmed, 'confirmée')} (défaut reproduit), ${g.not_reproduced} non ${un(g.not_reproduced) ? 'reproduite' : 'reproduites'}, ${compte(g.rejected, 'rejetée')} par la cible${inconclusive}${stats}${primerLeaks}${others}${unjudged}.${g.interrupted ? ' La campagne a été interrompue ; ses résultats sont partiels.' : ''}${prompts}`
 }
 
 const outcome: Record<string, string> = {

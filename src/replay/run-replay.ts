@@ -8,7 +8,7 @@ import type {CaseDb} from '../store/open-case.js'
 import {tokenize} from '../testbed/tokenizer.js'
 import {TESTBED_VERSION} from '../testbed/server.js'
 import type {Rng} from '../util/rng.js'
-import {finishReplayRun, insertReplayResult, insertReplayRun, selectRecords, type ReplayPurpose, type ReplayRecord, type ReplayResultRow, type ReplayTargetKind} from './replay-store.js'
+import {finishReplayRun, insertReplayResult, insertReplayRun, markReplayRunOriginalPrompt, registryOwner, selectRecords, type ReplayMarkerOwner, type ReplayPurpose, type ReplayRecord, type ReplayResultRow, type ReplayTargetKind} from './replay-store.js'
 import {wilsonInterval} from './wilson.js'
 
 // Replays suspicious records against a serving stack under the recorded conditions (prompt size,
@@ -60,8 +60,18 @@ export interface ReplayOptions {
   onProgress?: (message: string) => void
 }
 
-export interface ReplayRecordResult extends Omit<ReplayResultRow, 'verdict'> {
-  rate: number
+export interface ReplayRecordResult extends Omit<ReplayResultRow, 'verdict' | 'rate' | 'primer_leaks' | 'other_markers' | 'unprimed' | 'other_owners'> {
+  /** reproduced / judged; null where no trigger was judged (not known, never 0) */
+  rate: number | null
+  /**
+   * Answers to the priming requests that carried another synthetic tenant's marker: the target
+   * leaked during the replay. The record is confirmed by them even where no trigger's answer leaked.
+   */
+  primer_leaks: number
+  /** the owners the case's canary registry names for the markers counted in `other_markers` (and primers' answers' markers the run gave no one) */
+  other_owners: ReplayMarkerOwner[]
+  /** markers the run gave no one, found in this record's answers, that the case's registry does not hold either: owner unknown */
+  other_unowned: number
   verdict: ReplayVerdict
   /**
    * Triggers served with an answer that carried no text the client could read: searched for
@@ -93,7 +103,10 @@ export interface ReplayResult {
   model: string
   trials: number
   primers: number
+  /** True when at least one record's original prompt (its logged text) was re-sent. */
   original_prompt: boolean
+  /** --original-prompt was given; a record whose log holds no request text was sent a synthetic stand-in all the same (its scaling says which). */
+  original_prompt_requested: boolean
   target_pool_tokens: number | null
   target_max_model_len: number | null
   /** How recorded prompt sizes were mapped onto this target (said out loud: a 700k-token record cannot be replayed as-is on a 4k testbed). */
@@ -141,8 +154,9 @@ export function judgedTrials(counts: {trials: number; hung?: number; errors?: nu
   return Math.max(0, counts.trials - (counts.hung ?? 0) - (counts.errors ?? 0))
 }
 
-export function replayVerdict(counts: {trials: number; reproduced: number; rejected: number; hung?: number; errors?: number; no_text?: number; unprimed?: number}): ReplayVerdict {
-  if (counts.reproduced > 0) return 'confirmed'
+export function replayVerdict(counts: {trials: number; reproduced: number; rejected: number; hung?: number; errors?: number; no_text?: number; unprimed?: number; primer_leaks?: number}): ReplayVerdict {
+  // A primer's answer that carried another synthetic tenant's marker is the fault seen on this target, whatever the triggers showed.
+  if (counts.reproduced > 0 || (counts.primer_leaks ?? 0) > 0) return 'confirmed'
   const judged = judgedTrials(counts)
   // Nothing judged (every trigger hung, errored or was unreadable, or no primer was served before it): nothing was tested.
   if (judged === 0) return 'inconclusive'
@@ -208,7 +222,8 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
     model,
     trials: options.trials,
     primers,
-    originalPrompt: options.originalPrompt ?? false,
+    // Set when a record's original prompt is re-sent (markReplayRunOriginalPrompt): a record whose log holds no request text is sent a stand-in.
+    originalPrompt: false,
     targetPoolTokens: poolTokens,
     targetMaxModelLen: maxModelLen,
     sourcePoolTokens: sourcePool,
@@ -225,23 +240,25 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
   // trigger primes the pool for the trials after it). One of them in a later trigger's answer is
   // another tenant's canary reaching it, whichever trial sent it.
   const runMarkers = new Set<string>()
+  const ownerOf = registryOwner(db)
   const stopped = (): boolean => (options.signal?.aborted ?? false) || client.failure !== null
   for (const record of records) {
     if (stopped()) break
     const result = await replayRecord(record)
     noteIgnoredCount()
     // A record none of whose trials went out has no result (not "not reproduced").
-    if (result.trials + result.no_text + result.incomplete + result.unprimed + result.other_markers === 0) break
+    if (result.trials + result.no_text + result.incomplete + result.unprimed + result.other_markers + result.primer_leaks === 0) break
     // One row per record as it completes: an interrupted run keeps what it measured. A record
     // judged by no trial (every trigger hung, errored or answered without readable text) is stored
     // as inconclusive, never as a negative, with its answers not judged counted: the drafts say so.
     {
-      const {judged: _judged, unprimed: _unprimed, other_markers: _other, ...row} = result
+      const {judged: _judged, other_unowned: _unowned, ...row} = result
       insertReplayResult(db, runId, row)
+      if (row.scaling === 'original_prompt') markReplayRunOriginalPrompt(db, runId)
     }
     results.push(result)
     progress(
-      `${record.request_id}: ${result.verdict} (${result.reproduced}/${result.judged}${result.hung + result.errors > 0 ? `; ${result.hung + result.errors} hung or errored, not judged` : ''}${result.no_text > 0 ? `; ${result.no_text} answered with no readable text` : ''}${result.incomplete > 0 ? `; ${result.incomplete} answered with a stream not read whole, not judged` : ''}${result.other_markers > 0 ? `; ${result.other_markers} answered with a marker the run gave no one, not judged` : ''}${result.unprimed > 0 ? `; ${result.unprimed} not run: no primer was served` : ''})`,
+      `${record.request_id}: ${result.verdict} (${result.reproduced}/${result.judged}${result.primer_leaks > 0 ? `; ${result.primer_leaks} answers to priming requests carried another synthetic tenant's marker: a leak observed` : ''}${result.hung + result.errors > 0 ? `; ${result.hung + result.errors} hung or errored, not judged` : ''}${result.no_text > 0 ? `; ${result.no_text} answered with no readable text` : ''}${result.incomplete > 0 ? `; ${result.incomplete} answered with a stream not read whole, not judged` : ''}${result.other_markers > 0 ? `; ${result.other_markers} answered with a marker the run gave no one, not judged` : ''}${result.unprimed > 0 ? `; ${result.unprimed} not run: no primer was served` : ''})`,
     )
   }
   // (Read again: the loop above may have tripped it since the check before the run started.)
@@ -258,7 +275,8 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
     model,
     trials: options.trials,
     primers,
-    original_prompt: options.originalPrompt ?? false,
+    original_prompt: results.some((r) => r.scaling === 'original_prompt'),
+    original_prompt_requested: options.originalPrompt ?? false,
     target_pool_tokens: poolTokens,
     target_max_model_len: maxModelLen,
     scaling_note: scalingNote,
@@ -278,6 +296,8 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
     const stream = record.stream === 1
     const recorded = record.prompt_tokens ?? (record.request_text !== null ? tokenize(record.request_text).length : null)
     const original = options.originalPrompt === true && record.request_text !== null
+    // Asked for, but there is nothing to re-send: said, and the result's scaling says what was sent (never 'original_prompt').
+    if (options.originalPrompt === true && record.request_text === null) progress(`${record.request_id}: the log holds no request text: a synthetic stand-in of the recorded size was sent, not the original prompt`)
     let size: ScaledSize
     let words = 0
     if (original) {
@@ -301,6 +321,12 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
     let incomplete = 0
     let unprimed = 0
     let otherMarkers = 0
+    let primerLeaks = 0
+    // Markers the run gave no one, found in this record's answers: looked up in the case's registry.
+    const otherSeen = new Set<string>()
+    const noteOthers = (markers: readonly string[]): void => {
+      for (const marker of markers) if (!runMarkers.has(marker.toLowerCase())) otherSeen.add(marker)
+    }
     for (let trial = 0; trial < options.trials; trial++) {
       if (stopped()) break
       const primerPersonas = Array.from({length: primers}, (_, i) => newPersona(rng, `primer${i + 1}`))
@@ -308,6 +334,14 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
       const primed = await mapLimit(primerPersonas, options.concurrency ?? 4, (persona) =>
         client.generate({endpoint: 'chat', model: model!, stream: false, maxTokens, text: buildPrompt(persona, filler, primerWords)}),
       )
+      // Every answer is searched, the primers' too: another synthetic tenant's marker in a primer's
+      // answer is the target leaking during this replay, whatever the trigger then shows.
+      primed.forEach((answer, i) => {
+        if (!answer) return
+        const foreign = foreignMarkers(answer.text, [primerPersonas[i]!.canary])
+        if (foreign.some((marker) => runMarkers.has(marker.toLowerCase()))) primerLeaks++
+        noteOthers(foreign)
+      })
       // A trial is its trigger: if the primers already broke the target, this one never ran.
       if (stopped()) break
       // No primer served: nothing of another tenant was put in the pool, so the trigger could show nothing. Not a trial.
@@ -327,6 +361,7 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
       // leak; a marker the run gave no one is reported apart (its owner is not known).
       const foreign = foreignMarkers(result.text, own)
       const leaked = foreign.some((marker) => runMarkers.has(marker.toLowerCase()))
+      noteOthers(foreign)
       if (!leaked && foreign.length > 0) {
         otherMarkers++
         continue
@@ -350,6 +385,13 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
     }
     const judged = judgedTrials({trials, hung, errors})
     const {low, high} = wilsonInterval(reproduced, judged)
+    const owners = new Map<string, ReplayMarkerOwner>()
+    let unowned = 0
+    for (const marker of otherSeen) {
+      const owner = ownerOf(marker)
+      if (owner) owners.set(JSON.stringify([owner.tenant, owner.session]), owner)
+      else unowned++
+    }
     return {
       record_id: record.id,
       request_id: record.request_id,
@@ -363,15 +405,18 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
       rejected,
       hung,
       errors,
-      rate: judged === 0 ? 0 : reproduced / judged,
+      rate: judged === 0 ? null : reproduced / judged,
       wilson_low: low,
       wilson_high: high,
-      verdict: replayVerdict({trials, reproduced, rejected, hung, errors, no_text: noText, unprimed}),
+      verdict: replayVerdict({trials, reproduced, rejected, hung, errors, no_text: noText, unprimed, primer_leaks: primerLeaks}),
       no_text: noText,
       incomplete,
       judged,
       unprimed,
       other_markers: otherMarkers,
+      primer_leaks: primerLeaks,
+      other_owners: [...owners.values()],
+      other_unowned: unowned,
     }
   }
 }

@@ -71,7 +71,8 @@ export interface ReplayResultRow {
   rejected: number
   hung: number
   errors: number
-  rate: number
+  /** reproduced / judged triggers; null where none was judged (not known; stored as 0 before case schema 16) */
+  rate: number | null
   wilson_low: number
   wilson_high: number
   /** inconclusive: no trigger was judged (each hung, errored, answered with no readable text or not read whole) */
@@ -80,12 +81,32 @@ export interface ReplayResultRow {
   no_text: number | null
   /** triggers answered with a stream not read whole (cut off, no `data: [DONE]`) and no primer's marker in what was read: not judged (null: not recorded) */
   incomplete: number | null
+  /** answers to the priming requests that carried another synthetic tenant's marker: the target leaked during the replay (null: stored before case schema 16, not recorded) */
+  primer_leaks: number | null
+  /** triggers whose answer carried a marker the run gave no one, and none it did: not judged (null: not recorded) */
+  other_markers: number | null
+  /** trials not run because no primer was served (null: not recorded) */
+  unprimed: number | null
+  /** the owners the case's canary registry names for those other markers, one per distinct marker it knows (null: not recorded) */
+  other_owners: ReplayMarkerOwner[] | null
+}
+
+/** A session of the case's canary registry whose marker a replay's answer carried. */
+export interface ReplayMarkerOwner {
+  tenant: string
+  session: string
+}
+
+/** A run re-sent at least one record's original prompt (the run is stored without, until one was). */
+export function markReplayRunOriginalPrompt(db: CaseDb, runId: number): void {
+  db.prepare('UPDATE replay_runs SET original_prompt = 1 WHERE id = ?').run(runId)
 }
 
 export function insertReplayResult(db: CaseDb, runId: number, row: ReplayResultRow): void {
   db.prepare(
-    `INSERT INTO replay_results (run_id, record_id, request_id, endpoint, stream, original_prompt_tokens, replay_prompt_tokens, scaling, trials, reproduced, rejected, hung, errors, rate, wilson_low, wilson_high, verdict, no_text, incomplete)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO replay_results (run_id, record_id, request_id, endpoint, stream, original_prompt_tokens, replay_prompt_tokens, scaling, trials, reproduced, rejected, hung, errors, rate, wilson_low, wilson_high, verdict, no_text, incomplete,
+       primer_leaks, other_markers, unprimed, other_owners)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     runId,
     row.record_id,
@@ -106,6 +127,10 @@ export function insertReplayResult(db: CaseDb, runId: number, row: ReplayResultR
     row.verdict,
     row.no_text,
     row.incomplete,
+    row.primer_leaks,
+    row.other_markers,
+    row.unprimed,
+    row.other_owners === null ? null : JSON.stringify(row.other_owners),
   )
 }
 
@@ -130,6 +155,12 @@ export function listReplayResults(db: CaseDb): StoredReplayResult[] {
       `SELECT res.*, run.started_at, run.finished_at, run.target, run.model, run.original_prompt, run.target_kind, run.target_version, run.purpose, run.interrupted
        FROM replay_results res JOIN replay_runs run ON run.id = res.run_id ORDER BY run.id, res.id`,
     )
-    .all() as Array<Omit<StoredReplayResult, 'stream' | 'original_prompt' | 'interrupted'> & {stream: number; original_prompt: number; interrupted: number; id: number}>
-  return rows.map(({id: _id, ...row}) => ({...row, stream: row.stream === 1, original_prompt: row.original_prompt === 1, interrupted: row.interrupted === 1}))
+    .all() as Array<Omit<StoredReplayResult, 'stream' | 'original_prompt' | 'interrupted' | 'other_owners'> & {stream: number; original_prompt: number; interrupted: number; id: number; other_owners: string | null}>
+  return rows.map(({id: _id, ...row}) => ({
+    ...row,
+    stream: row.stream === 1,
+    original_prompt: row.original_prompt === 1,
+    interrupted: row.interrupted === 1,
+    other_owners: row.other_owners === null ? null : (JSON.parse(row.other_owners) as ReplayMarkerOwner[]),
+  }))
 }

@@ -29,7 +29,7 @@ export async function caseWithRecords(
       endpoint: seed.endpoint ?? '/v1/chat/completions',
       prompt_tokens: seed.prompt_tokens ?? null,
       stream: seed.stream,
-      request_text: seed.request_text ?? 'prompt',
+      request_text: seed.request_text === undefined ? 'prompt' : seed.request_text,
       response_text: seed.response_text ?? 'answer',
     })),
   )

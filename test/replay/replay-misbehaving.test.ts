@@ -71,7 +71,7 @@ describe('replay: hung or errored triggers are not judged', () => {
   it('the drafts count judged trials only, and leave out a stored result nothing judged', () => {
     const row = (over: Partial<StoredReplayResult>): StoredReplayResult => ({
       record_id: 1, request_id: 'r1', endpoint: '/v1/chat/completions', stream: false, original_prompt_tokens: 120, replay_prompt_tokens: 120, scaling: 'as_recorded',
-      trials: 5, reproduced: 0, rejected: 0, hung: 0, errors: 0, rate: 0, wilson_low: 0, wilson_high: 0, verdict: 'not_reproduced', no_text: 0, incomplete: 0,
+      trials: 5, reproduced: 0, rejected: 0, hung: 0, errors: 0, rate: 0, wilson_low: 0, wilson_high: 0, verdict: 'not_reproduced', no_text: 0, incomplete: 0, primer_leaks: 0, other_markers: 0, unprimed: 0, other_owners: [],
       run_id: 1, started_at: '2026-11-02T07:00:00.000Z', finished_at: '2026-11-02T07:01:00.000Z', target: 'http://127.0.0.1:8000/', model: 'm', original_prompt: false,
       target_kind: 'external', target_version: null, purpose: 'confirmation', interrupted: false, ...over,
     })

@@ -82,7 +82,7 @@ describe('replay: answers that could not be judged are stored, and the drafts sa
     })
     insertReplayResult(db, runId, {
       record_id: record.id, request_id: 'req-chat', endpoint: '/v1/chat/completions', stream: false, original_prompt_tokens: 120, replay_prompt_tokens: 120, scaling: 'as_recorded',
-      trials: 3, reproduced: 0, rejected: 0, hung: 0, errors: 0, rate: 0, wilson_low: 0, wilson_high: 0.5, verdict: 'not_reproduced', no_text: 0, incomplete: 0,
+      trials: 3, reproduced: 0, rejected: 0, hung: 0, errors: 0, rate: 0, wilson_low: 0, wilson_high: 0.5, verdict: 'not_reproduced', no_text: 0, incomplete: 0, primer_leaks: null, other_markers: null, unprimed: null, other_owners: null,
     })
     db.close()
     // The table as schema 14 wrote it: no unjudged counts, no inconclusive verdict.

@@ -15,6 +15,7 @@ import {up as possibleSourcesNextUpdate} from './013-possible-sources-next-updat
 import {up as duplicateCompanions} from './014-duplicate-companions.js'
 import {up as replayUnjudged} from './015-replay-unjudged.js'
 import {up as ingestClaim} from './016-ingest-claim.js'
+import {up as replayAnswersApart} from './017-replay-answers-apart.js'
 
 export interface Migration {
   version: number
@@ -42,4 +43,5 @@ export const MIGRATIONS: readonly Migration[] = [
   {version: 14, name: 'duplicate-companions', up: duplicateCompanions},
   {version: 15, name: 'replay-unjudged', up: replayUnjudged},
   {version: 16, name: 'ingest-claim', up: ingestClaim},
+  {version: 17, name: 'replay-answers-apart', up: replayAnswersApart},
 ]
