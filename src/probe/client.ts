@@ -11,7 +11,7 @@
 import {CliError, InputError} from '../errors.js'
 import {decodeResponse} from '../extract/decode.js'
 import {DuplicateKeyError} from '../extract/duplicate-keys.js'
-import {DEFAULT_MAX_RESPONSE_BYTES, exchange, ExchangeFailure, isUnreachable, type ExchangeResponse} from './http.js'
+import {DEFAULT_MAX_RESPONSE_BYTES, exchange, ExchangeFailure, isUnreachable, looksLikeSse, type ExchangeResponse} from './http.js'
 import {count} from '../util/plural.js'
 import {scrubSecrets, targetSecrets} from '../util/target-url.js'
 
@@ -104,11 +104,36 @@ export function plausibleCount(n: number, text: string): boolean {
 }
 
 /**
- * HTTP statuses that are the target's explicit refusal of the prompt itself (too long, invalid):
- * vLLM and SGLang answer 400 past the window, TGI 422, a proxy 413. Any other 4xx (401 and 403:
- * our credentials; 404, 405: a wrong route; 408, 409...) says nothing about the prompt.
+ * HTTP statuses the serving stack answers a prompt past its window with: vLLM and SGLang 400,
+ * TGI 422. A 413 is a proxy's (a body-size limit in front of the stack: the request never reached
+ * it), and any other 4xx (401 and 403: our credentials; 404, 405: a wrong route; 408, 409...) says
+ * nothing about the prompt either.
  */
-const REJECTION_STATUSES = new Set([400, 413, 422])
+const REJECTION_STATUSES = new Set([400, 422])
+
+/**
+ * What the stacks' own refusal of an over-long prompt says: vLLM "This model's maximum context
+ * length is N tokens..." or "'max_tokens' ... is too large"; SGLang "The input (N tokens) is
+ * longer than the model's context length" or "Requested token count exceeds the model's maximum
+ * context length"; OpenAI's code context_length_exceeded; TGI "`inputs` tokens + `max_new_tokens`
+ * must be <= N". Tests' stand-ins say "too long".
+ */
+const CONTEXT_LENGTH_MESSAGE = /context[ _]length|context window|max_model_len|maximum context|too long|too large|exceeds?\b|must be <= ?\d|input_tokens/i
+
+/**
+ * Whether an error is the serving stack's own refusal of the prompt's length: an error JSON (vLLM,
+ * SGLang, OpenAI or TGI shape: `error` object or string, or `object: "error"` with a message)
+ * whose message or code names the context length. An HTML page, plain text or a bare status is
+ * a proxy's or gateway's: the request may never have reached the stack.
+ */
+function contextRejection(chunk: unknown): boolean {
+  if (chunk === null || typeof chunk !== 'object') return false
+  const c = chunk as Chunk & {error_type?: unknown}
+  const error = c.error !== undefined && c.error !== null && typeof c.error === 'object' ? (c.error as {message?: unknown; code?: unknown; param?: unknown}) : null
+  const message = error !== null ? error.message : typeof c.error === 'string' ? c.error : c.object === 'error' ? c.message : undefined
+  const said = [message, error?.code, error?.param, c.object === 'error' ? (c as {param?: unknown}).param : undefined].filter((v): v is string => typeof v === 'string')
+  return said.some((text) => CONTEXT_LENGTH_MESSAGE.test(text))
+}
 
 /** 401 or 403: the target refused our credentials. */
 export function isAuthStatus(status: number): boolean {
@@ -428,12 +453,17 @@ function requestBody(request: GenerateRequest): Record<string, unknown> {
  */
 function interpret(status: number, contentType: string | undefined, raw: string, sawDone: boolean): Omit<GenerateResult, 'elapsedMs' | 'attempts'> {
   const base = {httpStatus: status, text: '', incomplete: null, cachedTokens: null, promptTokens: null, error: null, inStreamError: false}
-  const isStream = sawDone || (contentType ?? '').includes('text/event-stream') || raw.trimStart().startsWith('data:')
+  const isStream = sawDone || (contentType ?? '').includes('text/event-stream') || looksLikeSse(raw) === true
   if (status < 200 || status >= 300) {
     // An error status with a completion beside its error (choices, deltas) still delivered that text; a bare page or message is no answer.
     const decoded = status >= 400 ? decodeResponse(raw) : null
     const text = decoded !== null && decoded.kind !== 'text' ? decoded.text : ''
-    return {...base, outcome: REJECTION_STATUSES.has(status) ? 'rejected' : 'error', error: errorMessage(raw) ?? `HTTP ${status}`, text}
+    // A rejection is the stack's own context-length error and nothing else: no page, no bare status, no text delivered beside it.
+    const rejected = REJECTION_STATUSES.has(status) && !delivered(raw, false) && contextRejection(safeJson(raw))
+    const message = errorMessage(raw)
+    const said = message ?? `HTTP ${status}`
+    const why = rejected || !REJECTION_STATUSES.has(status) ? said : `${said} (HTTP ${status}, ${delivered(raw, false) ? 'with text delivered beside it' : "not the serving stack's context-length error"}: no rejection)`
+    return {...base, outcome: rejected ? 'rejected' : 'error', error: why, text}
   }
   const parsed = isStream ? parseSse(raw) : parseJson(raw)
   // A 200 whose body is no JSON document (an HTML page, plain text) is no completion: nothing was served.
@@ -442,9 +472,39 @@ function interpret(status: number, contentType: string | undefined, raw: string,
   const text = isStream && decoded.kind === 'text' ? '' : decoded.text
   const incomplete = isStream ? streamIncomplete(sawDone, decoded.unparsed ?? 0) : null
   if (parsed.error !== null) {
-    return {...base, outcome: parsed.serverError ? 'error' : 'rejected', error: parsed.error.slice(0, MAX_ERROR_CHARS), inStreamError: parsed.isStream, text, incomplete, cachedTokens: parsed.cachedTokens, promptTokens: parsed.promptTokens}
+    // Text delivered before or beside a refusal was served all the same (silent degradation, not a
+    // rejection); a refusal is the stack's context-length error with nothing served.
+    const outcome = parsed.serverError ? 'error' : delivered(raw, isStream) ? 'served' : parsed.contextRejection ? 'rejected' : 'error'
+    return {...base, outcome, error: parsed.error.slice(0, MAX_ERROR_CHARS), inStreamError: parsed.isStream, text, incomplete, cachedTokens: parsed.cachedTokens, promptTokens: parsed.promptTokens}
   }
   return {...base, outcome: 'served', text, incomplete, cachedTokens: parsed.cachedTokens, promptTokens: parsed.promptTokens}
+}
+
+/**
+ * Whether an answer delivered text besides its error (a completion, deltas, a tool call): read as
+ * decodeResponse reads it with the error events (a stream) or the error key (a JSON body) left
+ * out, since the text it gives for the whole answer holds the error's message too (so that a
+ * marker echoed in it is searched).
+ */
+function delivered(raw: string, isStream: boolean): boolean {
+  let rest: string
+  if (isStream) {
+    rest = raw
+      .split(/\r?\n/)
+      .filter((line) => {
+        if (!line.startsWith('data:')) return true
+        const chunk = safeJson(line.slice(5).trim()) as Chunk | null
+        return chunk === null || typeof chunk !== 'object' || chunkError(chunk) === null
+      })
+      .join('\n')
+  } else {
+    const body = safeJson(raw) as (Chunk & Record<string, unknown>) | null
+    if (body === null || typeof body !== 'object' || Array.isArray(body) || body.object === 'error') return false
+    const {error: _error, ...completion} = body
+    rest = JSON.stringify(completion)
+  }
+  const decoded = decodeResponse(rest)
+  return decoded.kind !== 'text' && decoded.kind !== 'error' && decoded.text.trim() !== ''
 }
 
 /**
@@ -477,6 +537,8 @@ interface ParsedBody {
   error: string | null
   /** The error says the server failed (code 5xx, or a type naming a server/internal error), not that it refused the prompt. */
   serverError: boolean
+  /** The error is the stack's own refusal of the prompt's length (contextRejection). */
+  contextRejection: boolean
   cachedTokens: number | null
   promptTokens: number | null
   isStream: boolean
@@ -528,14 +590,14 @@ function safeJson(raw: string): unknown {
 
 function parseJson(raw: string): ParsedBody {
   const chunk = safeJson(raw) as Chunk | null
-  if (chunk === null || typeof chunk !== 'object') return {json: false, error: null, serverError: false, cachedTokens: null, promptTokens: null, isStream: false}
+  if (chunk === null || typeof chunk !== 'object') return {json: false, error: null, serverError: false, contextRejection: false, cachedTokens: null, promptTokens: null, isStream: false}
   const error = chunkError(chunk)
-  return {json: true, error, serverError: error !== null && chunkServerError(chunk), ...usageOf(chunk), isStream: false}
+  return {json: true, error, serverError: error !== null && chunkServerError(chunk), contextRejection: error !== null && contextRejection(chunk), ...usageOf(chunk), isStream: false}
 }
 
 /** An SSE body's error event and usage (its text is answerText's: deltas reassembled, a marker split across events is one marker). */
 export function parseSse(raw: string): ParsedBody {
-  const out: ParsedBody = {json: true, error: null, serverError: false, cachedTokens: null, promptTokens: null, isStream: true}
+  const out: ParsedBody = {json: true, error: null, serverError: false, contextRejection: false, cachedTokens: null, promptTokens: null, isStream: true}
   for (const line of raw.split(/\r?\n/)) {
     if (!line.startsWith('data:')) continue
     const data = line.slice(5).trim()
@@ -545,6 +607,7 @@ export function parseSse(raw: string): ParsedBody {
     if (out.error === null) {
       out.error = chunkError(chunk)
       out.serverError = out.error !== null && chunkServerError(chunk)
+      out.contextRejection = out.error !== null && contextRejection(chunk)
     }
     const usage = usageOf(chunk)
     if (usage.cachedTokens !== null) out.cachedTokens = usage.cachedTokens

@@ -1,5 +1,6 @@
 import {request as httpRequest, type IncomingHttpHeaders, type IncomingMessage} from 'node:http'
 import {request as httpsRequest} from 'node:https'
+import {brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync} from 'node:zlib'
 
 // One HTTP exchange that always ends, whatever the server does. Built on node:http rather than
 // fetch because fetch's bounds proved unreliable: a signal made with AbortSignal.any() over
@@ -85,14 +86,21 @@ export function exchange(req: ExchangeRequest): Promise<ExchangeResponse> {
     outgoing.on('error', (error: NodeJS.ErrnoException) => finish(new ExchangeFailure('error', networkMessage(error), error.code ?? null)))
     outgoing.on('response', (res) => {
       response = res
-      // An event stream by its content type, or by its first bytes (some servers send text/plain).
-      let isStream: boolean | null = /text\/event-stream/i.test(String(res.headers['content-type'] ?? '')) || null
+      // An event stream by its content type, or by its first lines (some servers send text/plain,
+      // and may open with an SSE comment such as `: ping`). A compressed body is judged at its end.
+      const encoded = contentEncodings(res.headers['content-encoding']).length > 0
+      let isStream: boolean | null = /text\/event-stream/i.test(String(res.headers['content-type'] ?? '')) || (encoded ? false : null)
+      let head = ''
       // Chunks are kept as bytes and decoded once at the end; each chunk (with a short tail of
       // the one before) is looked at as it arrives, to see `data: [DONE]` (a marker split across chunks included; it is ASCII).
       const chunks: Buffer[] = []
       let tail = ''
       let bytes = 0
-      const answer = (sawDone: boolean): ExchangeResponse => ({status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), sawDone})
+      const answer = (sawDone: boolean): ExchangeResponse => {
+        const body = readBody(Buffer.concat(chunks), res.headers, req.maxBytes)
+        // A compressed or UTF-16 stream could not be watched for `data: [DONE]` as it came: looked for in the body read.
+        return {status: res.statusCode ?? 0, headers: res.headers, body, sawDone: sawDone || (looksLikeSse(body) === true && DONE.test(body))}
+      }
       res.on('data', (chunk: Buffer) => {
         if (settled) return
         bytes += chunk.length
@@ -101,7 +109,10 @@ export function exchange(req: ExchangeRequest): Promise<ExchangeResponse> {
           return
         }
         chunks.push(chunk)
-        isStream ??= chunk.subarray(0, 5).toString('latin1') === 'data:'
+        if (isStream === null) {
+          head += chunk.toString('latin1')
+          isStream = looksLikeSse(head.replace(/^\xef\xbb\xbf/, '')) ?? (head.length > 4096 ? false : null)
+        }
         if (!isStream) return
         // The whole chunk is searched: `[DONE]` may be followed in the same chunk by a long SSE comment.
         const seen = tail + chunk.toString('latin1')
@@ -114,6 +125,67 @@ export function exchange(req: ExchangeRequest): Promise<ExchangeResponse> {
     })
     outgoing.end(req.body)
   })
+}
+
+/** The codings a Content-Encoding header lists, in the order applied (identity left out). */
+function contentEncodings(header: string | string[] | undefined): string[] {
+  const value = Array.isArray(header) ? header.join(',') : (header ?? '')
+  return value.split(',').map((v) => v.trim().toLowerCase()).filter((v) => v !== '' && v !== 'identity')
+}
+
+/**
+ * A body as text, read as its client would: undone per Content-Encoding (gzip, deflate, br; the
+ * output bounded by the byte cap), then decoded per its byte-order mark or charset (UTF-8 or
+ * UTF-16), the mark dropped. A coding or charset it cannot undo leaves the bytes read as UTF-8.
+ */
+export function readBody(raw: Buffer, headers: IncomingHttpHeaders, maxBytes: number): string {
+  let bytes = raw
+  for (const coding of contentEncodings(headers['content-encoding']).reverse()) {
+    try {
+      const options = {maxOutputLength: maxBytes}
+      if (coding === 'gzip' || coding === 'x-gzip') bytes = gunzipSync(bytes, options)
+      else if (coding === 'br') bytes = brotliDecompressSync(bytes, options)
+      else if (coding === 'deflate') {
+        // "deflate" is zlib-wrapped by the RFC; some servers send it raw.
+        try {
+          bytes = inflateSync(bytes, options)
+        } catch {
+          bytes = inflateRawSync(bytes, options)
+        }
+      } else break
+    } catch {
+      break
+    }
+  }
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return bytes.subarray(3).toString('utf8')
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes.subarray(2))
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes.subarray(2))
+  const charset = /charset\s*=\s*"?([\w-]+)/i.exec(String(headers['content-type'] ?? ''))?.[1]?.toLowerCase()
+  if (charset === 'utf-16le' || charset === 'utf-16be') return new TextDecoder(charset).decode(bytes)
+  if (charset === 'utf-16') return new TextDecoder('utf-16le').decode(bytes)
+  return bytes.toString('utf8')
+}
+
+/**
+ * Whether a body's first lines are a server-sent-event stream: its first line that is not blank
+ * nor an SSE comment (`: ping`) is a field (`data:`, `event:`, `id:`, `retry:`). Null while only
+ * blank or comment lines (or part of one) have been seen.
+ */
+export function looksLikeSse(text: string): boolean | null {
+  let rest = text
+  for (;;) {
+    const trimmed = rest.replace(/^[\r\n\t ]+/, '')
+    if (trimmed === '') return null
+    if (trimmed.startsWith(':')) {
+      const end = trimmed.search(/\r?\n/)
+      if (end < 0) return null
+      rest = trimmed.slice(end + 1)
+      continue
+    }
+    if (/^(data|event|id|retry):/.test(trimmed)) return true
+    if ('data'.startsWith(trimmed) || 'event'.startsWith(trimmed)) return null
+    return false
+  }
 }
 
 function networkMessage(error: NodeJS.ErrnoException): string {

@@ -28,6 +28,8 @@ export type Reply =
   | {status?: number; json: unknown}
   /** SSE events (each JSON-encoded), then `data: [DONE]` unless done is false. */
   | {status?: number; sse: unknown[]; done?: boolean}
+  /** Bytes as given, with the given headers (an HTML page, a BOM, a compressed body); keepOpen: the response never ends. */
+  | {status?: number; headers: Record<string, string>; raw: string | Buffer; keepOpen?: boolean}
   | 'hang'
 
 export interface ScriptedServer {
@@ -62,6 +64,14 @@ export async function startScriptedServer(script: (ask: Ask) => Reply | undefine
       const reply = script(ask) ?? (path === '/v1/models' ? {json: {object: 'list', data: [{id: 'm', object: 'model'}]}} : {status: 404, json: {error: {message: 'not found'}}})
       if (reply === 'hang') {
         hanging.push(res)
+        return
+      }
+      if ('raw' in reply) {
+        res.writeHead(reply.status ?? 200, reply.headers)
+        if (reply.keepOpen) {
+          res.write(reply.raw)
+          hanging.push(res)
+        } else res.end(reply.raw)
         return
       }
       if ('sse' in reply) {

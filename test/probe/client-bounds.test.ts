@@ -106,7 +106,7 @@ describe('ServingClient bounds', () => {
   it('cuts a huge error message to a length a report can carry', async () => {
     const url = await serve((req, res) => {
       req.resume()
-      res.writeHead(400, {'content-type': 'application/json'}).end(JSON.stringify({error: {message: 'x'.repeat(100_000), type: 'Bad Request', code: 400}}))
+      res.writeHead(400, {'content-type': 'application/json'}).end(JSON.stringify({error: {message: `This model's maximum context length is 4096 tokens. ${'x'.repeat(100_000)}`, type: 'Bad Request', code: 400}}))
     })
     const result = await new ServingClient({baseUrl: url, timeoutMs: 2000}).generate({...request, stream: false})
     expect(result.outcome).toBe('rejected')
