@@ -337,6 +337,8 @@ function contaminationCheck(
   owners: Map<string, string>,
 ): ProbeCheck {
   const counts = {served: 0, rejected: 0, hung: 0, error: 0, leaks: 0, not_sent: 0, no_text: 0, incomplete: 0}
+  // Answers that carried text, whatever their outcome: the only ones searched for markers.
+  let searched = 0
   const flows = new Map<string, {source_tenant: string; recipient_tenant: string}>()
   // Markers no probe tenant was given (the server's own text, or traffic not the probe's): whose they are is not known.
   const unowned = new Set<string>()
@@ -355,6 +357,7 @@ function contaminationCheck(
       if (result.outcome === 'served') counts.no_text++
       continue
     }
+    searched++
     const foreign = foreignMarkers(result.text, [job.persona.canary])
     if (foreign.length === 0) {
       if (result.outcome === 'served' && result.incomplete !== null) counts.incomplete++
@@ -384,7 +387,11 @@ function contaminationCheck(
       ? `${counts.leaks}/${entries.length} responses carried foreign markers (${count(crossTenant, 'cross-tenant flow')}${unowned.size > 0 ? `; ${count(unowned.size, 'marker')} no probe tenant was given: owner unknown` : ''})${counts.no_text > 0 ? `; ${counts.no_text} more served with no readable text` : ''}`
       : `${served}, ${counts.rejected} rejected, ${counts.hung} hung, ${counts.error} errors${counts.not_sent > 0 ? `, ${counts.not_sent} not sent` : ''}; ${
           !unobserved
-            ? `no foreign markers${read > 0 ? ` in the ${read} read` : ''}`
+            ? read > 0
+              ? `no foreign markers in the ${read} read`
+              : searched > 0
+                ? `no foreign markers in the text of ${count(searched, 'answer')} not served (error bodies)`
+                : 'no answer carried text, so none was searched for foreign markers'
             : counts.served === 0
               ? 'nothing served below the pool, so no answer could be searched for foreign markers'
               : read === 0 && counts.incomplete === 0

@@ -91,3 +91,13 @@ describe('probe: a stream that opens with an SSE comment under text/plain', () =
     expect(check(result, 'contamination.below_pool')).toMatchObject({outcome: 'leak', ok: false})
   })
 })
+
+describe('probe: "no foreign markers" only where something was searched', () => {
+  it('every completion answered with a body that carries no text: contamination does not say "no foreign markers"', async () => {
+    const result = await probe((ask) => (completion(ask) ? {status: 502, headers: {'content-type': 'text/html'}, raw: '<html><body>Bad Gateway</body></html>'} : undefined))
+    const contamination = result.checks.filter((c) => c.name.startsWith('contamination.') && c.outcome === 'error')
+    expect(contamination.length).toBeGreaterThan(0)
+    for (const c of contamination) expect(c.detail).not.toMatch(/no foreign markers(?! in the \d+ read)/)
+    for (const c of contamination) expect(c.detail).toContain('none was searched for foreign markers')
+  })
+})
