@@ -108,6 +108,9 @@ Every request ends within --timeout; redirects are never followed. A target that
       this.note(`${this.paint.red('Gate:')} ${safeLine(gate.message)}`)
       process.exitCode = gate.exit
     }
+    // The target failed part-way: what was measured is printed and stored, but the run did not do
+    // what it was asked (exit 1, as a target failing before the run; a tripped gate's 3 stands).
+    if (result.target_failure && process.exitCode === undefined && !interrupts.received()) process.exitCode = 1
     // Interrupted: the conventional status (130/143) unless a tripped gate set its own.
     const received = interrupts.received()
     if (received && process.exitCode === undefined) process.exitCode = signalExitCode(received)

@@ -192,7 +192,18 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
     progress(`the target's /tokenize gave ${client.ignoredTokenCount} as a prompt's token count, which is no count for it: ignored, and prompts sized by estimate`)
   }
   noteIgnoredCount()
-  const maxModelLen = options.advertisedTokens ?? tokenized?.maxModelLen ?? client.listedMaxModelLen ?? null
+  const serverWindow = tokenized?.maxModelLen ?? client.listedMaxModelLen ?? null
+  // The target's own window below --advertised-tokens: a trigger sized past it is rejected by the
+  // window, not by a fix of the fault, and would be stored as a rejection (a negative control).
+  // Refused before anything is sent, with the window to pass instead (the probe calls the same
+  // case inconclusive).
+  if (options.advertisedTokens !== undefined && serverWindow !== null && serverWindow < options.advertisedTokens) {
+    throw new InputError(
+      `the target's own window (max_model_len ${serverWindow}, from ${tokenized?.maxModelLen != null ? '/tokenize' : '/v1/models'}) is below --advertised-tokens ${options.advertisedTokens}: triggers sized past it would be rejected by the window, not by the fault's fix; run again with --advertised-tokens ${serverWindow}`,
+      'E_USAGE',
+    )
+  }
+  const maxModelLen = options.advertisedTokens ?? serverWindow
   if (maxModelLen === null) {
     throw new InputError(
       tokenized?.ignoredMaxModelLen != null
@@ -269,6 +280,10 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
   const allRejected = results.length > 0 && results.every((r) => r.verdict === 'rejected')
   const purpose = options.purpose ?? (allRejected ? 'negative-control' : 'confirmation')
   finishReplayRun(db, runId, finishedAt, interrupted, {purpose, targetKind, targetVersion: version})
+  // The target failed before any record's trigger was answered: nothing was replayed, which is the
+  // same error as a target that fails before the run (exit 1; 3 under --fail-on-leak), not a run
+  // that ends 0 with "0 of 0 records". The run stays stored, interrupted, with nothing measured.
+  if (failure && results.length === 0) throw new TargetFailed(failure, url.origin)
   return {
     run_id: runId,
     target: shown.href,

@@ -119,3 +119,34 @@ describe('replay: no trigger judged is no rate', () => {
     expect(PHRASES.en.replayGroup(replayFacts(stored)!.groups[0]!)).not.toContain('0 %')
   }, 60_000)
 })
+
+describe("replay: the target's own window below --advertised-tokens", () => {
+  it('is refused before anything is sent, naming the window to pass; no run is stored as a negative control', async () => {
+    const script = (ask: Ask): Reply | undefined => {
+      if (ask.path === '/v1/models') return {json: {object: 'list', data: [{id: 'm', object: 'model', max_model_len: 1200}]}}
+      if (!isTrigger(ask) && !isPrimer(ask)) return undefined
+      return ask.prompt.split(/\s+/).length > 1100 ? {status: 400, json: {error: {message: "This model's maximum context length is 1200 tokens. However, your request has 5000 input tokens.", type: 'BadRequestError', code: 400}}} : {json: chatAnswer('fine')}
+    }
+    server = await startScriptedServer(script)
+    const {db} = await caseWithRecords([{request_id: 'req-b', prompt_tokens: 5000, response_text: `leak ${MARKER}`}], [[MARKER, 'tenant-x', 'sx']])
+    try {
+      await expect(runReplay(db, {target: server.url, requestIds: [], fromSightings: true, trials: 3, advertisedTokens: 8192, timeoutMs: 2000, rng: seededRng(3), now: () => new Date('2026-11-02T07:00:00.000Z')})).rejects.toThrow(/max_model_len 1200.*--advertised-tokens 1200/)
+      expect(listReplayResults(db)).toEqual([])
+      expect(server.asks.filter((a) => isTrigger(a) || isPrimer(a))).toEqual([])
+    } finally {
+      db.close()
+    }
+  }, 60_000)
+})
+
+describe('replay: a target that hangs on the first completion request', () => {
+  it('nothing replayed: exit 1 with E_TARGET_HUNG, not 0 with "0 of 0 records"', async () => {
+    server = await startScriptedServer((ask) => (ask.path.includes('completions') ? 'hang' : undefined))
+    const {db, path} = await caseWithRecords([{request_id: 'req-b', prompt_tokens: 200, response_text: `leak ${MARKER}`}], [[MARKER, 'tenant-x', 'sx']])
+    db.close()
+    const cli = await run(['replay', '--db', path, '--from-sightings', '--target', server.url, '--trials', '2', '--advertised-tokens', '4096', '--timeout', '1'])
+    expect(cli.code).toBe(1)
+    expect(cli.stdout + cli.stderr).toMatch(/hung on POST \/v1\/chat\/completions/)
+    expect(cli.stdout).not.toContain('0 of 0 records')
+  }, 60_000)
+})
