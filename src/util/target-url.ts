@@ -86,14 +86,32 @@ export function targetSecrets(url: URL, apiKey?: string): string[] {
       return [v]
     }
   })
-  const all = [...search, ...user, ...(apiKey === undefined ? [] : [apiKey])].filter((v) => v.length >= 4)
+  const plain = [...search, ...user, ...(apiKey === undefined ? [] : [apiKey])].filter((v) => v.length >= 4)
+  // A target may echo a secret encoded: percent-encoded (a query or a redirect), or base64 (a
+  // Basic credential: the key alone, ":key", or the URL's "user:password"). Each form is withheld.
+  const decoded = (v: string): string => {
+    try {
+      return decodeURIComponent(v)
+    } catch {
+      return v
+    }
+  }
+  const base64 = (v: string): string[] => {
+    const b = Buffer.from(v, 'utf8').toString('base64')
+    return [b, b.replace(/=+$/, ''), Buffer.from(v, 'utf8').toString('base64url')]
+  }
+  const basic = [...(apiKey === undefined ? [] : [apiKey, `:${apiKey}`]), ...(url.username || url.password ? [`${decoded(url.username)}:${decoded(url.password)}`] : [])]
+  const encoded = [...plain.map((v) => encodeURIComponent(v)), ...plain.map((v) => encodeURIComponent(decoded(v))), ...basic.flatMap(base64)].filter((v) => v.length >= 4)
   // Longest first, so that a secret holding another is replaced whole.
-  return [...new Set(all)].sort((a, b) => b.length - a.length)
+  return [...new Set([...plain, ...encoded])].sort((a, b) => b.length - a.length)
 }
 
-/** `text` with every one of `secrets` replaced by WITHHELD. */
+/**
+ * `text` with every one of `secrets` replaced by WITHHELD, in any letter case (a target may echo a
+ * key lower-cased, or a percent-encoding with lower-case hex).
+ */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
   let out = text
-  for (const secret of secrets) out = out.split(secret).join(WITHHELD)
+  for (const secret of secrets) out = out.replace(new RegExp(secret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'), () => WITHHELD)
   return out
 }

@@ -109,6 +109,24 @@ describe('crosstalk probe: a key in --target\'s query', () => {
     expect(all).not.toContain(QUERY_KEY)
     expect(all).not.toContain(ENV_KEY)
   })
+
+  it('a key the target echoes encoded (percent-encoded, lower-cased, base64, "user:key" base64) is withheld too', async () => {
+    const key = 'sk-ab/cd+ef=='
+    server = await startScriptedServer((ask) => {
+      const sent = String(ask.headers.authorization).replace('Bearer ', '')
+      const forms = [encodeURIComponent(sent), encodeURIComponent(sent).toLowerCase(), sent.toLowerCase(), Buffer.from(sent).toString('base64'), Buffer.from(`:${sent}`).toString('base64')]
+      return {status: 401, json: {error: {message: `Incorrect API key provided: ${forms.join(' | ')}`}}}
+    })
+    dir = mkdtempSync(join(tmpdir(), 'crosstalk-target-secrets-'))
+    const junit = join(dir, 'probe.xml')
+    const r = await run(['probe', '--target', server.url, '--pool-tokens', String(POOL), '--advertised-tokens', String(WINDOW), '--timeout', '2', '--json', '--junit', junit], {env: {CROSSTALK_API_KEY: key}})
+    const all = r.stdout + r.stderr + readFileSync(junit, 'utf8')
+    expect(all).toMatch(/Incorrect API key provided: \(withheld\)/)
+    for (const form of [encodeURIComponent(key), encodeURIComponent(key).toLowerCase(), key.toLowerCase(), Buffer.from(key).toString('base64'), Buffer.from(`:${key}`).toString('base64')]) {
+      expect(all).not.toContain(form)
+      expect(all).not.toContain(JSON.stringify(form).slice(1, -1))
+    }
+  })
 })
 
 /** One stored replay result as an earlier release could have stored it (the target as given). */
