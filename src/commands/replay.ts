@@ -108,8 +108,9 @@ Every request ends within --timeout; redirects are never followed. A target that
       this.note(`${this.paint.red('Gate:')} ${safeLine(gate.message)}`)
       process.exitCode = gate.exit
     }
-    // The target failed part-way: what was measured is printed and stored, but the run did not do
-    // what it was asked (exit 1, as a target failing before the run; a tripped gate's 3 stands).
+    // The target failed (before any record was replayed, or part-way): what was measured is printed
+    // and stored, but the run did not do what it was asked: exit 1, as for a target that fails
+    // before the run (E_TARGET_HUNG); a tripped gate's 3 stands.
     if (result.target_failure && process.exitCode === undefined && !interrupts.received()) process.exitCode = 1
     // Interrupted: the conventional status (130/143) unless a tripped gate set its own.
     const received = interrupts.received()
@@ -140,6 +141,11 @@ Every request ends within --timeout; redirects are never followed. A target that
     }
     if (result.target_failure) this.log(`STOPPED: the target ${result.target_failure.outcome === 'hung' ? 'hung' : 'failed'} on ${result.target_failure.request}: ${safeLine(result.target_failure.error)}`)
     const verdicts = (v: string): number => result.results.filter((r) => r.verdict === v).length
+    // Nothing replayed is no "0 of 0 records confirmed".
+    if (result.results.length === 0 && result.target_failure) {
+      this.log('NOTHING REPLAYED: the target failed before any record was replayed; the run is stored as interrupted')
+      return
+    }
     this.log(
       `${verdicts('confirmed')} of ${count(result.results.length, 'record')} confirmed` +
         ` (${verdicts('not_reproduced')} not reproduced, ${verdicts('rejected')} rejected by the target${verdicts('inconclusive') > 0 ? `, ${verdicts('inconclusive')} inconclusive: no trigger was judged (each hung, errored, had no readable text, was not read whole or no primer served), stored as inconclusive` : ''})${result.interrupted ? ' before the interruption' : ''}`,

@@ -280,10 +280,6 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
   const allRejected = results.length > 0 && results.every((r) => r.verdict === 'rejected')
   const purpose = options.purpose ?? (allRejected ? 'negative-control' : 'confirmation')
   finishReplayRun(db, runId, finishedAt, interrupted, {purpose, targetKind, targetVersion: version})
-  // The target failed before any record's trigger was answered: nothing was replayed, which is the
-  // same error as a target that fails before the run (exit 1; 3 under --fail-on-leak), not a run
-  // that ends 0 with "0 of 0 records". The run stays stored, interrupted, with nothing measured.
-  if (failure && results.length === 0) throw new TargetFailed(failure, url.origin)
   return {
     run_id: runId,
     target: shown.href,
