@@ -33,13 +33,27 @@ function range(r: {low: number; high: number | null} | null, approx = false): st
   return `${r.low} to ${r.high}${approx ? ' (approximate)' : ''}`
 }
 
+/**
+ * A replay target as a draft names it: host, port and path, then the scheme apart ("127.0.0.1:8000/
+ * (http)"). A URL with its "://" comes out of the Markdown escaping with its slashes backslashed (the escape
+ * that breaks autolinks), which a reader of the raw draft cannot use; this form has no autolink to break.
+ */
+export function replayTargetPlace(target: string): string {
+  try {
+    const url = new URL(target)
+    return `${url.host}${url.pathname}${url.search} (${url.protocol.replace(/:$/, '')})`
+  } catch {
+    return target
+  }
+}
+
 function replayGroup(g: ReplayTargetFacts): string {
   const where =
     g.target_kind === 'simulator'
       ? `on crosstalk's built-in testbed (version ${g.target_version ?? 'unknown'}), a simulator built to reproduce this fault: it shows the mechanism, not that the production stack has it`
       : g.target_kind === 'external'
-        ? `on the serving stack at ${g.target} (model ${g.model}${g.target_version ? `, version ${g.target_version}` : ''})`
-        : `on ${g.target} (model ${g.model}; whether this was the built-in simulator was not recorded)`
+        ? `on the serving stack at ${replayTargetPlace(g.target)}, model ${g.model}${g.target_version ? `, version ${g.target_version}` : ''}`
+        : `on ${replayTargetPlace(g.target)}, model ${g.model} (whether this was the built-in simulator was not recorded)`
   const purpose = g.purpose === 'negative-control' ? 'As a negative control, ' : g.purpose === 'confirmation' ? 'To confirm the fault, ' : ''
   const when = g.first_at === g.last_at ? `on ${g.first_at}` : `between ${g.first_at} and ${g.last_at}`
   const stats = g.trials > 0 ? `; ${g.reproduced} of ${count(g.trials, 'trial')} reproduced the leak, ${pct(g.rate)} (95 % Wilson interval ${pct(g.wilson_low)}–${pct(g.wilson_high)})` : ''

@@ -1,6 +1,6 @@
 import type {AssessmentRecord} from './assessment-store.js'
 import type {ReplayTargetFacts} from './facts.js'
-import {namedFew, type ExposureSide, type NotScanned, type Phrases} from './phrases-en.js'
+import {namedFew, replayTargetPlace, type ExposureSide, type NotScanned, type Phrases} from './phrases-en.js'
 import type {Exposure} from '../scope/exposure.js'
 import type {MarkersStaleCause} from '../scope/unscanned.js'
 import {compte, frSingular as un} from '../util/plural.js'
@@ -33,8 +33,8 @@ function replayGroup(g: ReplayTargetFacts): string {
     g.target_kind === 'simulator'
       ? `sur le banc d'essai intégré de crosstalk (version ${g.target_version ?? 'inconnue'}), un simulateur conçu pour reproduire ce défaut : il montre le mécanisme, non que la chaîne de production en est atteinte`
       : g.target_kind === 'external'
-        ? `sur la chaîne de service ${g.target} (modèle ${g.model}${g.target_version ? `, version ${g.target_version}` : ''})`
-        : `sur ${g.target} (modèle ${g.model} ; il n'a pas été enregistré s'il s'agissait du simulateur intégré)`
+        ? `sur la chaîne de service ${replayTargetPlace(g.target)}, modèle ${g.model}${g.target_version ? `, version ${g.target_version}` : ''}`
+        : `sur ${replayTargetPlace(g.target)}, modèle ${g.model} (il n'a pas été enregistré s'il s'agissait du simulateur intégré)`
   const purpose = g.purpose === 'negative-control' ? 'Comme témoin négatif, ' : g.purpose === 'confirmation' ? 'Pour confirmer le défaut, ' : ''
   const when = g.first_at === g.last_at ? `le ${g.first_at}` : `entre le ${g.first_at} et le ${g.last_at}`
   const stats = g.trials > 0 ? ` ; ${compte(g.reproduced, 'essai')} sur ${g.trials} ${un(g.reproduced) ? 'a' : 'ont'} reproduit la fuite, soit ${pct(g.rate)} (intervalle de Wilson à 95 % : ${pct(g.wilson_low)}–${pct(g.wilson_high)})` : ''

@@ -150,3 +150,13 @@ describe('replay: a target that hangs on the first completion request', () => {
     expect(cli.stdout).not.toContain('0 of 0 records')
   }, 60_000)
 })
+
+describe('article33.md names the replay target readably', () => {
+  it('host, port and path with the scheme apart, never "http:\\/\\/"', async () => {
+    const {path} = await replay((ask) => (isTrigger(ask) || isPrimer(ask) ? {json: chatAnswer('fine')} : undefined), [{request_id: 'req-b', prompt_tokens: 200}])
+    const md = await run(['report', 'article33', '--db', path, '--lang', 'en'])
+    const port = new URL(server!.url).port
+    expect(md.stdout).toContain(`127.0.0.1:${port}/ (http)`)
+    expect(md.stdout).not.toContain(':\\/\\/127.0.0.1')
+  }, 60_000)
+})
