@@ -160,3 +160,20 @@ describe('article33.md names the replay target readably', () => {
     expect(md.stdout).not.toContain(':\\/\\/127.0.0.1')
   }, 60_000)
 })
+
+describe("replay: a proxy's 413 page and text before a 400 event are no rejection", () => {
+  it('413 HTML on every trigger: inconclusive, not rejected, and no negative control by default', async () => {
+    const page = '<html><head><title>413 Request Entity Too Large</title></head><body><center>nginx</center></body></html>'
+    const {result} = await replay((ask) => (isPrimer(ask) ? {json: chatAnswer('ok')} : isTrigger(ask) ? {status: 413, headers: {'content-type': 'text/html'}, raw: page} : undefined), [{request_id: 'req-b', prompt_tokens: 200}])
+    expect(result.results[0]).toMatchObject({verdict: 'inconclusive', rejected: 0})
+    expect(result.purpose).toBe('confirmation')
+  }, 60_000)
+
+  it('a stream of text then a 400 error event: served and judged, not rejected', async () => {
+    const {result} = await replay(
+      (ask) => (isPrimer(ask) ? {json: chatAnswer('ok')} : isTrigger(ask) ? {sse: [{object: 'chat.completion.chunk', choices: [{index: 0, delta: {content: 'Sure, here it is'}}]}, {error: {message: 'too long', type: 'BadRequestError', code: 400}}]} : undefined),
+      [{request_id: 'req-b', prompt_tokens: 200, stream: true}],
+    )
+    expect(result.results[0]).toMatchObject({verdict: 'not_reproduced', rejected: 0, judged: 2})
+  }, 60_000)
+})
