@@ -84,7 +84,8 @@ def plan_units(crosstalk: str, shards: list[str], flags: list[str]) -> list[list
     units: list[list[str]] = []
     if local:
         paths = [s[len("file://"):] if s.startswith("file://") else s for s in local]
-        res = subprocess.run(shlex.split(crosstalk) + ["extract", "--plan", "--json", *flags, *paths], capture_output=True, check=False)
+        # "--" ends the flags: --map and --tenant-attribute take several values and would take the paths too.
+        res = subprocess.run(shlex.split(crosstalk) + ["extract", "--plan", "--json", *flags, "--", *paths], capture_output=True, check=False)
         if res.returncode != 0:
             raise SystemExit(f"crosstalk extract --plan failed: {res.stderr.decode('utf-8', 'replace').strip()}")
         units += [[os.path.abspath(p) for p in u["files"]] for u in json.loads(res.stdout)["units"]]
