@@ -303,7 +303,9 @@ export function evaluateField(spec: FieldSpec, source: unknown): Evaluated {
       const got = evaluatePath(source, spec.path)
       if (!got.ok) return got
       const converted = epochToIso(got.value, spec.unit)
-      return 'iso' in converted ? {ok: true, value: converted.iso} : {ok: false, reason: `${formatPath(spec.path)}: ${converted.error}`}
+      if (!('iso' in converted)) return {ok: false, reason: `${formatPath(spec.path)}: ${converted.error}`}
+      const wrong = spec.unit === 'auto' ? null : wrongUnit(got.value, spec.unit, converted.iso, spec.path)
+      return wrong === null ? {ok: true, value: converted.iso} : {ok: false, reason: wrong}
     }
   }
 }
@@ -336,6 +338,31 @@ export function epochToIso(value: unknown, unit: EpochUnit): {iso: string} | {er
   const sub = String(ns % 1_000_000_000n).padStart(9, '0').replace(/0+$/, '')
   const base = new Date(Number(seconds) * 1000).toISOString().slice(0, 19)
   return {iso: `${base}.${(sub + '000').slice(0, Math.max(3, sub.length))}Z`}
+}
+
+// A model call logged before 2000 or after 2100 is no time at all: read so, the value is in
+// another unit than the one named (milliseconds given to epoch_s: are a time in the year 58804).
+const PLAUSIBLE_S = [946_684_800n, 4_102_444_800n] as const
+const UNIT_NAMES = [['s', 'seconds', 1n], ['ms', 'milliseconds', 1_000n], ['us', 'microseconds', 1_000_000n], ['ns', 'nanoseconds', 1_000_000_000n]] as const
+
+/**
+ * Where an epoch read in the unit --map names falls outside 2000-2100: the refusal, naming the
+ * value as the line holds it and the unit it reads right in (with the --map that says so); null
+ * where the time is plausible.
+ */
+function wrongUnit(value: unknown, unit: Exclude<EpochUnit, 'auto'>, iso: string, path: PathStep[]): string | null {
+  const whole = BigInt(String(typeof value === 'number' ? Math.trunc(value) : value).trim().split('.')[0]!)
+  const plausible = (perSecond: bigint): boolean => whole / perSecond >= PLAUSIBLE_S[0] && whole / perSecond < PLAUSIBLE_S[1]
+  const named = UNIT_NAMES.find(([u]) => u === unit)!
+  if (plausible(named[2])) return null
+  const when = whole / named[2] < PLAUSIBLE_S[0] ? 'before 2000' : 'after 2100'
+  const at = formatPath(path)
+  // A year past 9999 has no ISO 8601 form anyone reads: only which side of the range it falls.
+  const head = `${at} ${whole} is not ${named[1]} of a plausible time (read so, it is ${iso.startsWith('+') ? 'past the year 9999' : `${iso}, ${when}`})`
+  const fits = UNIT_NAMES.find(([u, , perSecond]) => u !== unit && plausible(perSecond))
+  if (fits === undefined) return `${head}, nor seconds, milliseconds, microseconds or nanoseconds of one`
+  const asUnit = epochToIso(String(whole), fits[0])
+  return `${head}: it reads as ${fits[1]}${'iso' in asUnit ? ` (${asUnit.iso})` : ''}: --map ts=epoch_${fits[0]}:${at}`
 }
 
 function unitByMagnitude(n: bigint): 's' | 'ms' | 'us' | 'ns' {

@@ -624,7 +624,9 @@ export function refusalOf(format: LogFormat, c: RefusalCounts, firstBad: Streame
     const field = format !== 'native' && firstBad !== null ? /^missing (ts|request_id|tenant_id|session_id)\b/.exec(firstBad.reason)?.[1] : undefined
     const fieldFix = field === undefined ? null
       : `say where ${field} is${format === 'otel' && field === 'tenant_id' ? ': --tenant-attribute KEY, or' : ':'} --map ${field}=PATH (or --log-format, if the file is not ${format})`
-    const fix = damaged ? DAMAGED_FIX : wrapped ? jsonLinesFix(typeof wrappedJson === 'string' ? wrappedJson : firstBad?.reason === 'not a JSON object (got an array)' ? 'array' : null) : noInput ? "ingest each batch's output file with its own input file (both paths, or their folder; one ingest per batch)" : fieldFix ?? formatFix
+    // An epoch in another unit than --map named (src/extract/field-path.ts says which): that --map is the fix, not another format.
+    const unitFix = firstBad !== null ? /: it reads as (?:seconds|milliseconds|microseconds|nanoseconds)\b.*: (--map ts=epoch_(?:s|ms|us|ns):.+)$/.exec(firstBad.reason)?.[1] : undefined
+    const fix = damaged ? DAMAGED_FIX : wrapped ? jsonLinesFix(typeof wrappedJson === 'string' ? wrappedJson : firstBad?.reason === 'not a JSON object (got an array)' ? 'array' : null) : unitFix !== undefined ? `${unitFix} (the unit the file's times are in)` : noInput ? "ingest each batch's output file with its own input file (both paths, or their folder; one ingest per batch)" : fieldFix ?? formatFix
     const json = wrapped ? `: the file is JSON, ${NOT_JSON_LINES}` : ''
     return {reason: `${c.bad_lines === 1 ? 'its one line or item' : `none of its ${c.bad_lines} lines or items`} could ${c.bad_lines === 1 ? 'not ' : ''}be read as ${format}${first}${json}`, fix}
   }

@@ -89,6 +89,20 @@ describe('--map conversions', () => {
     expect(value('ts=epoch_s:t', {t: 1793320751.5})).toEqual({ok: true, value: '2026-10-30T00:39:11.500Z'})
   })
 
+  it('refuses an epoch in another unit than the one named, naming the value and the unit it reads right in', () => {
+    // Milliseconds given to epoch_s: read so, a time in the year 58804, which the timestamp parser refused as an unrecognised string.
+    const ms = value('ts=epoch_s:t', {t: 1793527260123})
+    expect(ms.ok).toBe(false)
+    expect(!ms.ok && ms.reason).toBe(
+      't 1793527260123 is not seconds of a plausible time (read so, it is past the year 9999): it reads as milliseconds (2026-11-01T10:01:00.123Z): --map ts=epoch_ms:t',
+    )
+    // Seconds given to epoch_ms: a time in January 1970.
+    const s = value('ts=epoch_ms:t', {t: 1793527260})
+    expect(!s.ok && s.reason).toMatch(/^t 1793527260 is not milliseconds of a plausible time \(read so, it is 1970-01-21T\S+, before 2000\): it reads as seconds \(2026-11-01T10:01:00.000Z\): --map ts=epoch_s:t$/)
+    // No unit reads it as a plausible time.
+    expect(value('ts=epoch_s:t', {t: 5}).ok).toBe(false)
+  })
+
   it('detects the unit by magnitude with epoch:', () => {
     const at = (t: unknown) => value('ts=epoch:t', {t})
     expect(at(1793320751)).toEqual({ok: true, value: '2026-10-30T00:39:11.000Z'})
