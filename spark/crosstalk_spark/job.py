@@ -32,7 +32,8 @@ import time
 from . import __version__
 
 # 3: an echo is the marker itself in the prompt (findings of 2 took its hex digits alone for one).
-FINDINGS_FORMAT = "crosstalk-findings/4"
+# 5: duplicates/ lists every line repeating a request id (findings of 4 held none, so a retry's leak was never judged).
+FINDINGS_FORMAT = "crosstalk-findings/5"
 EXTRACT_FORMAT = "crosstalk-extract/2"
 
 
@@ -179,6 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     records = rec_lines.filter(F.col("_n") == 1).drop("_n", "kind", "reason", "raw_kept", "shard")
     records = records.persist(StorageLevel.MEMORY_AND_DISK)
     duplicates = rec_lines.filter(F.col("_n") > 1).groupBy("file_idx").agg(F.count("*").alias("duplicates"))
+    dup_lines = duplicate_lines(rec_lines, records)
     flag = lambda c: F.sum(F.when(F.col(c), 1).otherwise(0))  # noqa: E731
     per_shard = records.groupBy("file_idx").agg(
         F.count("*").alias("records"), F.min("ts_ms").alias("first_ms"), F.max("ts_ms").alias("last_ms"),
@@ -305,6 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     write(prov_df.orderBy("file_idx", "ord"), "provenance")
     write(pii.orderBy("file_idx", "ord", "kind", "value_sha256"), "pii_findings")
     write(bad.orderBy("file_idx", "line_no", "item"), "bad_lines")
+    write(dup_lines.orderBy("file_idx", "ord"), "duplicates")
     shards_out = []
     counts = {r["file_idx"]: r.asDict() for r in per_shard.collect()}
     dups = {r["file_idx"]: r["duplicates"] for r in duplicates.collect()}
@@ -338,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
         "exposure": exposure,
         "counts": {
             "shards": len(shards_out), "records": totals["records"], "sightings": sight.count(), "provenance": len(prov),
-            "pii_findings": pii.count(), "boilerplate_hashes": len(boiler_keys), "verify_tasks": n_tasks, "verify_groups": group_stats, "log_bytes": log_bytes, "extract_bytes": extract_bytes,
+            "pii_findings": pii.count(), "duplicate_lines": dup_lines.count(), "boilerplate_hashes": len(boiler_keys), "verify_tasks": n_tasks, "verify_groups": group_stats, "log_bytes": log_bytes, "extract_bytes": extract_bytes,
             "extract_ratio": (extract_bytes / log_bytes) if log_bytes else 0,
             # Per-shard throughput of the map step: record lines per second of one crosstalk extract process.
             "extract_task_seconds": round(sum(s["extract_seconds"] for s in shards_out), 1),
@@ -368,6 +371,30 @@ SHARD_FACTS = [
     "uri", "sha256", "size", "compression", "content_sha256", "content_size", "log_format", "format_reason", "parse_spec", "lines", "blank_lines",
     "bom", "bad_lines", "ignored_items", "unread_conventions", "record_notes", "unread", "first_bad", "extract_scheme", "unconventional_sha256",
 ]
+
+
+def duplicate_lines(rec_lines, records):
+    """The record lines repeating a request id (row number _n over the reading order above 1), each with where its
+    line lies, the lines it was read with, and whether its line's bytes are its record's (CRC-32 and length alike).
+
+    Ingest keeps these as duplicate lines and `crosstalk ingest findings` stores them so: the case then reads each
+    that differs from its record again and classifies its answer's markers as the scan classifies a record's
+    (src/detect/conflicting-duplicates.ts), so that a retry logged under the same request id with another
+    session's marker is a leak the gate sees, not a line nobody read. A repeat within its record's own line (an
+    OpenTelemetry export of both attempts' spans) is marked not identical: the case may hold no copy of that
+    record (it stores only the records findings rest on), and the items, not the lines, must be compared."""
+    from pyspark.sql import functions as F
+
+    kept = records.select(
+        "request_id", F.col("file_idx").alias("k_file_idx"), F.col("byte_offset").alias("k_offset"),
+        F.col("byte_len").alias("k_len"), F.col("crc32").alias("k_crc"),
+    )
+    same_line = (F.col("file_idx") == F.col("k_file_idx")) & (F.col("byte_offset") == F.col("k_offset"))
+    identical = (F.col("crc32") == F.col("k_crc")) & (F.col("byte_len") == F.col("k_len")) & ~same_line
+    return rec_lines.filter(F.col("_n") > 1).join(kept, "request_id", "left").select(
+        "file_idx", "ord", "line_no", "item", "byte_offset", "byte_len", "crc32", "companions", "request_id",
+        F.coalesce(identical, F.lit(False)).alias("identical"),
+    )
 
 
 def _package_zip(tmp: str) -> str:

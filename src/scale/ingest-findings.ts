@@ -14,7 +14,7 @@ import {claimIngest, releaseIngest} from '../ingest/ingest-lock.js'
 import {countCanaries} from '../store/canaries.js'
 import {piiFindingWriter, provenanceWriter, sightingInserter} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
-import {badLineInserter} from '../store/quarantine.js'
+import {badLineInserter, duplicateCompanionInserter, duplicateInserter} from '../store/quarantine.js'
 import {companionInserter, recordInserter} from '../store/records.js'
 import {countLogFiles, insertCorpusFacts, insertReferenceFile, referencedLineBlocks, registryFileHashes} from '../store/scale.js'
 import {beginScanRun, finishScanRun, markFilesScanned} from '../store/scan-runs.js'
@@ -37,7 +37,7 @@ import {readShardRanges, shardPath, type PrefixRewrite} from './shard-reader.js'
 // are decided by ingest's own rules (fileNotes, refusalOf).
 
 /** 3: the job's echo is the marker itself in the prompt (findings of 2 took its hex digits alone for one). */
-export const FINDINGS_FORMAT = 'crosstalk-findings/4'
+export const FINDINGS_FORMAT = 'crosstalk-findings/5'
 
 /** A shard as the job's manifest lists it: what extract found in it (its ShardFacts but the record count) and what the job decided over every shard. */
 interface ShardEntry extends Omit<ShardFacts, 'record_lines'> {
@@ -176,6 +176,10 @@ async function bringIn(db: CaseDb, options: IngestFindingsOptions): Promise<Inge
   const provenance = await readTable(dir, 'provenance')
   const pii = await readTable(dir, 'pii_findings')
   const bad = await readTable(dir, 'bad_lines')
+  // Every line repeating a request id, stored as ingest stores duplicates: the case reads those that
+  // differ from their record again and judges their answers' markers (a retry served another
+  // session's data is a leak the gate must see; one that cannot be read again is not examined).
+  const duplicates = await readTable(dir, 'duplicates')
 
   // The byte ranges each shard must give: records' lines, the lines they were read with, and
   // the part of each quarantined line the case keeps.
@@ -189,6 +193,12 @@ async function bringIn(db: CaseDb, options: IngestFindingsOptions): Promise<Inge
   for (const r of records) {
     want(Number(r.file_idx), {offset: Number(r.byte_offset), length: Number(r.byte_len), crc: Number(r.crc32), what: `line ${Number(r.line_no)}`})
     for (const c of r.companions as Row[]) {
+      want(fileOfUri(c.uri), {offset: Number(c.offset), length: Number(c.length), crc: Number(c.crc), what: `line ${Number(c.line_no)}`})
+    }
+  }
+  for (const d of duplicates) {
+    want(Number(d.file_idx), {offset: Number(d.byte_offset), length: Number(d.byte_len), crc: Number(d.crc32), what: `line ${Number(d.line_no)}`})
+    for (const c of d.companions as Row[]) {
       want(fileOfUri(c.uri), {offset: Number(c.offset), length: Number(c.length), crc: Number(c.crc), what: `line ${Number(c.line_no)}`})
     }
   }
@@ -296,6 +306,16 @@ async function bringIn(db: CaseDb, options: IngestFindingsOptions): Promise<Inge
         raw: kept > 0 ? bytesAt(fileIdx, Number(b.byte_offset)).subarray(0, kept) : Buffer.alloc(0), truncated: kept < Number(b.byte_len),
       })
       result.bad_lines++
+    }
+    const insertDuplicate = duplicateInserter(db)
+    const insertDuplicateCompanion = duplicateCompanionInserter(db)
+    for (const d of [...duplicates].sort((x, y) => Number(x.file_idx) - Number(y.file_idx) || Number(x.ord) - Number(y.ord))) {
+      const fileId = fileIdOf.get(Number(d.file_idx))
+      if (fileId === undefined) throw new IntegrityError(`${dir}: a duplicate line names shard ${Number(d.file_idx)}, which the manifest does not list`)
+      const id = insertDuplicate(fileId, Number(d.line_no), Number(d.byte_offset), Number(d.byte_len), String(d.request_id), d.identical === true)
+      ;(d.companions as Row[]).forEach((c, seq) => {
+        insertDuplicateCompanion(id, seq, {file_id: fileIdOf.get(fileOfUri(c.uri))!, line_no: Number(c.line_no), byte_offset: Number(c.offset), byte_len: Number(c.length), raw_crc32: Number(c.crc)})
+      })
     }
     const idOf = (fileIdx: unknown, ord: unknown): number => {
       const id = ids.get(key(fileIdx, ord))

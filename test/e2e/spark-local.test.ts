@@ -1,6 +1,6 @@
 import {spawnSync} from 'node:child_process'
 import {cpSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
+import {basename, join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {BIN, ROOT, runCli, runJson, tempDir} from '../helpers/cli.js'
 import {convertIncident} from '../helpers/convert-formats.js'
@@ -152,6 +152,38 @@ describe.skipIf(!available)('the Spark audit on local[2]', () => {
     expect(out.compared.provenance).toBe(2)
     const prov = runJson<Array<{request_id: string; source_status: string; source_tenants: number}>>(['provenance', '--db', join(small, 'prov-spark.db')])
     expect(prov.map((p) => [p.request_id, p.source_status, p.source_tenants])).toEqual([['r-amb', 'ambiguous', 2], ['r-unk', 'unknown', 1]])
+  }, 900_000)
+
+  it('judges a retry logged under a request id already counted, in its record\'s shard or another, as one machine does', () => {
+    const small = tempDir('ct-spark-retry-')
+    const A = 'CANARY-aaaaaaaaaaaaaaaa'
+    const B = 'CANARY-bbbbbbbbbbbbbbbb'
+    mkdirSync(join(small, 'incident'))
+    mkdirSync(join(small, 'logs'))
+    writeFileSync(join(small, 'incident/canaries.csv'), `marker,tenant_id,session_id,issued_at\n${A},tA,sA,2026-10-01T00:00:00Z\n${B},tB,sB,2026-10-01T00:00:00Z\n`)
+    const line = (ts: string, request_id: string, tenant: string, answer: string) =>
+      chatLine({ts, request_id, tenant_id: tenant, session_id: tenant === 'tA' ? 'sA' : 'sB', prompt: `hi ${tenant === 'tA' ? A : B}`, answer})
+    // r2's retry (same shard) carries tenant A's marker; r1's retry (the next shard) carries B's.
+    writeFileSync(join(small, 'logs/gw-1.jsonl'), `${[
+      line('2026-11-01T10:01:00.000Z', 'r1', 'tA', 'ok'),
+      line('2026-11-01T10:02:00.000Z', 'r2', 'tB', 'clean'),
+      line('2026-11-01T10:02:05.000Z', 'r2', 'tB', `retry ${A}`),
+    ].join('\n')}\n`)
+    writeFileSync(join(small, 'logs/gw-2.jsonl'), `${line('2026-11-01T10:03:00.000Z', 'r1', 'tA', `again ${B}`)}\n`)
+    bothWays(small, 'retry', [join(small, 'logs')], [])
+    type Dup = {duplicate_leaks_not_counted: Array<{path: string; line: number; request_id: string; class: string}>; duplicate_lines_not_examined: number}
+    const pick = (db: string) => {
+      const s = runJson<Dup>(['status', '--db', join(small, db), '--json'])
+      return {leaks: s.duplicate_leaks_not_counted.map((d) => [basename(d.path), d.line, d.request_id, d.class]), unexamined: s.duplicate_lines_not_examined}
+    }
+    const single = pick('retry-single.db')
+    expect(single.leaks).toEqual([['gw-1.jsonl', 3, 'r2', 'cross_tenant'], ['gw-2.jsonl', 1, 'r1', 'cross_tenant']])
+    expect(pick('retry-spark.db')).toEqual(single)
+    // No all-clear: the draft names the retries as an open item, as one machine's does.
+    const a33 = runCli(['report', 'article33', '--db', join(small, 'retry-spark.db'), '--allow-incomplete', '--out', join(small, 'a33.md')])
+    expect(a33.code, a33.stderr).toBe(0)
+    const draft = readFileSync(join(small, 'a33.md'), 'utf8')
+    expect(draft).toMatch(/2 further responses[^\n]*logged under the request id of a response already counted/)
   }, 900_000)
 
   it('stores only the findings’ lines, and keeps the totals of every record', () => {
