@@ -40,7 +40,8 @@ async function triage(args: string[]): Promise<{sightings: string[]; scope: Scop
 
 /** The scope without what depends on when the scan ran. */
 function comparable(scope: Scope, drop: readonly string[] = []): Record<string, unknown> {
-  const {detection: _d, ...rest} = scope
+  // What could not be read differs by design: the converters carry over no bad line of the native logs.
+  const {detection: _d, not_read: _n, ...rest} = scope as Scope & {not_read?: unknown}
   for (const k of drop) delete (rest as Record<string, unknown>)[k]
   return rest
 }

@@ -21,7 +21,9 @@ function logs(dir: string): {small: string; big: string} {
   const small = join(dir, 'a-small.jsonl')
   const big = join(dir, 'b-big.jsonl')
   writeFileSync(small, Array.from({length: 200}, (_, i) => chatLine({request_id: `s${i}`, session_id: `x${i % 7}`})).join('\n') + '\n')
-  writeFileSync(big, Array.from({length: 12_000}, (_, i) => chatLine({request_id: `b${i}`, session_id: `y${i % 97}`, prompt: `prompt ${i} `.repeat(10)})).join('\n') + '\n')
+  // Big enough that a signal sent once its first unit is stored, however late a loaded machine
+  // delivers it, comes before its last unit (at 12,000 lines a busy CI machine finished it first).
+  writeFileSync(big, Array.from({length: 60_000}, (_, i) => chatLine({request_id: `b${i}`, session_id: `y${i % 97}`, prompt: `prompt ${i} `.repeat(10)})).join('\n') + '\n')
   return {small, big}
 }
 
