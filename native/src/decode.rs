@@ -804,11 +804,16 @@ fn unescape_simple(e: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-/// decodeResponseObject; None for a Responses API or Messages API body (`output`, or a `type`,
-/// and no `choices`), which TypeScript reads.
+/// decodeResponseObject; None for a Responses API or Messages API body (`output`, or a `type`
+/// beside no error, and no `choices`), which TypeScript reads.
 fn response_object(obj: &ResponseObject, full: bool) -> Option<Decoded<'static>> {
-    // The Responses API (`output` items) and Anthropic's Messages API (`type: "message"`).
-    if !matches!(obj.choices, Some(Json::Arr(_))) && (matches!(obj.output, Some(Json::Arr(_))) || str_of(&obj.kind).is_some()) {
+    // The Responses API (`output` items) and Anthropic's Messages API (`type: "message"`). An
+    // error body's `type` names the error's kind (vLLM's and SGLang's `{"object": "error",
+    // "message", "type": "BadRequestError", "param", "code"}`, Anthropic's `{"type": "error",
+    // "error": {...}}`): decode.ts reads such a body as an error, and so does this; any member
+    // of a Messages API answer (`content`) is none of ResponseObject's and leaves it to TypeScript.
+    let typed_answer = str_of(&obj.kind).is_some() && error_message(obj).is_none();
+    if !matches!(obj.choices, Some(Json::Arr(_))) && (matches!(obj.output, Some(Json::Arr(_))) || typed_answer) {
         return None;
     }
     // A `data` member (an embeddings answer's list of items, or a page of something): TypeScript's
