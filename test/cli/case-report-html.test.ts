@@ -277,6 +277,21 @@ describe('renderCaseReportHtml', () => {
     expect(orphaned).toMatchObject({cls: 'partial', head: 'Not known: marker-shaped tokens in answers, and no canary registry'})
   })
 
+  it('says a leak\'s figures and the sections that count leave out the quarantined lines, files not read whole and repeated lines not read again', () => {
+    // The hand-built case: a confirmed leak, 1 quarantined line.
+    const leak = verdict(reportData())
+    expect(leak.head).toBe('Leak confirmed')
+    expect(leak.text).toContain('1 quarantined line could not be read and was not judged (crosstalk status --bad-lines).')
+    const sections = (page: string, id: string): string => page.slice(page.indexOf(`<section id="${id}">`), page.indexOf('</section>', page.indexOf(`<section id="${id}">`)))
+    const page = renderCaseReportHtml(reportData())
+    for (const id of ['sightings', 'timeline']) expect(sections(page, id)).toContain('These counts are of what was read, a lower bound: 1 quarantined line could not be read, and what it holds is in no count')
+    const more = renderCaseReportHtml(reportData({totals: {...reportData().totals, bad_lines: 2}, duplicate_lines_not_examined: 1, unjudgeable_files: [{name: 'gw.jsonl.gz', why: 'its gzip stream ends early'}] as CaseReportData['unjudgeable_files']}))
+    for (const id of ['sightings', 'timeline']) expect(sections(more, id)).toContain('2 quarantined lines could not be read; 1 log file was not judged whole; 1 repeated line with a different answer could not be read again, and what they hold is in no count')
+    // Everything read: no such note.
+    const whole = renderCaseReportHtml(reportData({totals: {...reportData().totals, bad_lines: 0}}))
+    expect(whole).not.toContain('These counts are of what was read')
+  })
+
   it('says the numbers are partial, never "no leak", when detection is incomplete', () => {
     const clean = {...reportData().scope, contaminated_responses: 0, cross_tenant_responses: 0, cross_session_responses: 0, provenance_only_responses: 0, exposure: {responses: 0, by_canary: 0, by_text_only: 0, sessions: 0, source_tenants: 0, recipient_tenants: 0, flows: []}}
     expect(verdict(reportData({scope: clean, totals: {...reportData().totals, bad_lines: 0}})).head).toBe('No leak found')

@@ -112,6 +112,10 @@ export function verdict(d: CaseReportData): {cls: 'leak' | 'clean' | 'partial'; 
   // A differing duplicate line that could not be read again was never judged: the verdict does not speak for it.
   const dup = d.duplicate_lines_not_examined
   const unexamined = dup === 0 ? '' : ` ${dup === 1 ? '1 line repeats' : `${num(dup)} lines repeat`} a request id with a different answer and could not be read again: whether ${dup === 1 ? 'it carries' : 'they carry'} another session's marker is not answered (crosstalk status names ${dup === 1 ? 'it' : 'them'}).`
+  // Quarantined lines were never judged: an all-clear speaks only for the lines that could be read,
+  // and a leak's figures count none of what they held (a lower bound).
+  const bad = d.totals.bad_lines
+  const unjudged = bad > 0 ? ` ${nums(bad, 'quarantined line')} could not be read and ${bad === 1 ? 'was' : 'were'} not judged (crosstalk status --bad-lines).` : ''
   // Findings that no longer cover the case (staleFindings): what rests on them is not known, not a lower bound; what does not is said as it stands.
   if (!k.markers || !k.provenance) {
     const known = [
@@ -123,28 +127,25 @@ export function verdict(d: CaseReportData): {cls: 'leak' | 'clean' | 'partial'; 
     return {
       cls: 'partial',
       head: "Findings out of date: the case changed after the last scan",
-      text: `${upperFirst(k.reason ?? "the scan's findings do not cover the case as it is")}. ${unknown} is not known until a scan (run crosstalk scan).${still}${atRisk}${retries}${unread}${unexamined}`,
+      text: `${upperFirst(k.reason ?? "the scan's findings do not cover the case as it is")}. ${unknown} is not known until a scan (run crosstalk scan).${still}${atRisk}${retries}${unread}${unjudged}${unexamined}`,
     }
   }
   if (!d.detection.complete) {
     const why = d.detection.registry_changed ? 'the canary registry changed since the last scan' : `${nums(d.detection.records_not_scanned, 'record')} ${d.detection.records_not_scanned === 1 ? 'was' : 'were'} not scanned`
-    return {cls: 'partial', head: 'Detection incomplete: these numbers are a lower bound', text: `${why} (run crosstalk scan). ${detail}${retries}${unread}${unexamined}`}
+    return {cls: 'partial', head: 'Detection incomplete: these numbers are a lower bound', text: `${why} (run crosstalk scan). ${detail}${retries}${unread}${unjudged}${unexamined}`}
   }
   // No registry and marker-shaped tokens in answers: whose data they carry is not known, so the verbatim text's figures are a lower bound, never an all-clear.
   if (!exposureKnownIn(d)) {
     const orphans = `${nums(s.orphan_sightings, 'marker-shaped token')} found in answers could not be attributed to any session (the case holds no canary registry), so whether ${s.orphan_sightings === 1 ? 'it carries' : 'they carry'} another session's data is not known (crosstalk ingest canaries FILE, then crosstalk scan).`
     return leaked
-      ? {cls: 'leak', head: 'Leak indicated by verbatim text; the rest not known (no canary registry)', text: `${detail} These figures are a lower bound: ${orphans}${retries}${unread}${unexamined}`}
-      : {cls: 'partial', head: 'Not known: marker-shaped tokens in answers, and no canary registry', text: `${orphans} No response among ${among} repeated another session's text.${atRisk}${retries}${unread}${unexamined}`}
+      ? {cls: 'leak', head: 'Leak indicated by verbatim text; the rest not known (no canary registry)', text: `${detail} These figures are a lower bound: ${orphans}${retries}${unread}${unjudged}${unexamined}`}
+      : {cls: 'partial', head: 'Not known: marker-shaped tokens in answers, and no canary registry', text: `${orphans} No response among ${among} repeated another session's text.${atRisk}${retries}${unread}${unjudged}${unexamined}`}
   }
-  if (s.contaminated_responses > 0) return {cls: 'leak', head: 'Leak confirmed', text: detail + retries + unread + unexamined}
+  if (s.contaminated_responses > 0) return {cls: 'leak', head: 'Leak confirmed', text: detail + retries + unread + unjudged + unexamined}
   // With no registry, whether those responses also held a marker is not known: "no canary marker" is not said.
-  if (leaked) return {cls: 'leak', head: noRegistry ? 'Leak indicated by verbatim text (canary markers not known: no registry)' : 'Leak indicated by verbatim text (no canary marker)', text: detail + retries + unread + unexamined}
+  if (leaked) return {cls: 'leak', head: noRegistry ? 'Leak indicated by verbatim text (canary markers not known: no registry)' : 'Leak indicated by verbatim text (no canary marker)', text: detail + retries + unread + unjudged + unexamined}
   // Never "no leak" over a retry that carried another session's marker: a response served, though counted in no figure.
-  if (r.length > 0) return {cls: 'leak', head: "Leak found in a retry: another session's canary marker in a response no figure counts", text: detail.replace(/^No response /, 'No counted response ') + retries + unread + unexamined}
-  // Quarantined lines were never judged: an all-clear speaks only for the lines that could be read.
-  const bad = d.totals.bad_lines
-  const unjudged = bad > 0 ? ` ${nums(bad, 'quarantined line')} could not be read and ${bad === 1 ? 'was' : 'were'} not judged (crosstalk status --bad-lines).` : ''
+  if (r.length > 0) return {cls: 'leak', head: "Leak found in a retry: another session's canary marker in a response no figure counts", text: detail.replace(/^No response /, 'No counted response ') + retries + unread + unjudged + unexamined}
   // Nor over what detection set aside or never searched (none-found.ts): said with the verdict, never cleared.
   const aside = (d.not_covered ?? []).map((t) => ` ${t}`).join('')
   if (noRegistry) return {cls: 'partial', head: 'No verbatim-text leak found; canary markers not checked', text: detail + unread + unjudged + unexamined + aside}
@@ -179,6 +180,24 @@ const NO_REGISTRY = 'not known (no canary registry)'
 function byMarker(d: CaseReportData, n: number | null): string {
   if (d.detection.never_scanned || !caseReportKnown(d).markers) return 'unknown'
   return d.totals.registry_files === 0 ? NO_REGISTRY : num(n)
+}
+
+/**
+ * What a section's counts leave out, where something was never judged (quarantined lines, log
+ * files not read whole, repeated lines not read again): the counts are of what was read, a lower
+ * bound; '' where everything was.
+ */
+function countsCoverReadOnly(d: CaseReportData): string {
+  if (d.detection.never_scanned) return ''
+  const bad = d.totals.bad_lines
+  const files = d.unjudgeable_files.length
+  const dup = d.duplicate_lines_not_examined
+  const parts = [
+    bad > 0 ? `${nums(bad, 'quarantined line')} could not be read` : null,
+    files > 0 ? `${nums(files, 'log file')} ${files === 1 ? 'was' : 'were'} not judged whole` : null,
+    dup > 0 ? `${nums(dup, 'repeated line')} with a different answer could not be read again` : null,
+  ].filter((x) => x !== null)
+  return parts.length === 0 ? '' : `These counts are of what was read, a lower bound: ${parts.join('; ')}, and what ${bad + files + dup === 1 ? 'it holds is' : 'they hold is'} in no count (see the verdict at the top).`
 }
 
 /** The sentence a section shows when it has no row: nothing found, or nothing looked at. */
@@ -344,7 +363,8 @@ function timelineSection(d: CaseReportData): string {
   const hours = !scanned || allKnown ? d.hours : d.hours.map((h) => ({...h, contaminated_responses: k.markers ? h.contaminated_responses : 0, sightings: k.markers ? h.sightings : 0, text_only_responses: 0}))
   const staleNote = !scanned || allKnown ? [] : [`${k.markers ? "Responses by verbatim text only are" : "Responses carrying another session's data (marker or verbatim text) are"} ${why}, and are not charted; nor is the bug window.`]
   const {svg, notes: chartNotes} = timelineSvg({hours, scanned, bugWindow: scanned && !allKnown ? null : d.scope.bug_window, textUnknown: scanned && !allKnown ? why : undefined, markersUnknown: d.totals.registry_files === 0 ? NO_REGISTRY : scanned && !k.markers ? why : undefined, awareAt: d.clock?.aware_at ?? null, deadline: d.clock?.deadline ?? null, deadlineLabel: d.clock?.basis === 'art33(2)-contract' ? 'contract deadline' : undefined, poolTokens: d.scope.pool_tokens, atRiskUndecided: d.scope.at_risk_unknown_records, atRiskUnknown: atRiskNotKnown(d) ?? undefined, exposureUnknown: exposureKnownIn(d) ? undefined : 'whether responses carried another session\'s data is not known (marker-shaped tokens in answers, no canary registry)'})
-  const notes = [...staleNote, ...chartNotes]
+  const readOnly = countsCoverReadOnly(d)
+  const notes = [...staleNote, ...chartNotes, ...(readOnly === '' ? [] : [readOnly])]
   return `<section id="timeline">
 <h2>Timeline (UTC, per hour)</h2>
 <div class="legend"><span><i class="sw leak"></i>responses with another session's marker</span><span><i class="sw text"></i>responses with another session's text only (verbatim, no marker)</span><span><i class="sw risk"></i>at-risk responses</span><span><i class="sw win"></i>bug window</span><span><i class="sw aware"></i>awareness</span>${deadlineLegend(d) ? `<span><i class="sw deadline"></i>${esc(deadlineLegend(d)!)}</span>` : ''}</div>
@@ -458,7 +478,7 @@ function sightingsSection(d: CaseReportData): string {
   const registry = d.totals.registry_files === 0 ? ' The case holds no canary registry: no marker can be attributed to a session, so every marker found is an orphan and the other classes cannot be found (crosstalk ingest canaries FILE).' : ''
   return `<section id="sightings">
 <h2>Sightings</h2>
-<p>${classes}.${esc(registry)} Listed: every class but <em>own</em>, leaks first${s.omitted > 0 ? `, the first ${num(s.limit)} by time (${num(s.omitted)} more: crosstalk sightings --csv)` : ''}. ${esc(markers)} No leaked text is included.</p>
+<p>${classes}.${esc(registry)}${esc(countsCoverReadOnly(d) === '' ? '' : ` ${countsCoverReadOnly(d)}`)} Listed: every class but <em>own</em>, leaks first${s.omitted > 0 ? `, the first ${num(s.limit)} by time (${num(s.omitted)} more: crosstalk sightings --csv)` : ''}. ${esc(markers)} No leaked text is included.</p>
 <div class="tools"><input type="search" id="sightings-search" placeholder="Filter: tenant, session, class, node, request…" aria-label="Filter sightings"><span class="muted">showing <span id="sightings-shown">${num(s.rows.length)}</span> of ${num(s.rows.length)}</span></div>
 <div class="scroll"><table id="sightings-table"><thead><tr>${cols.map((c) => `<th><button type="button">${esc(c)}</button></th>`).join('')}</tr></thead><tbody>
 ${rows.join('\n')}
