@@ -31,6 +31,15 @@
 // loads semver and builds its regular expressions on every start (about 20 ms).
 import {existsSync} from 'node:fs'
 process.env.OCLIF_DISABLE_ENGINE_WARNING ??= '1'
+// A reader that went away (`| head`, `2>&1 | true`, a log shipper that exited) makes every later
+// write to its pipe fail with EPIPE, which Node raises as an uncaught error: the process then
+// exited 1 whatever the command decided, so a gate's 3 and a usage error's 2 read as 1. Nothing
+// more can be said on a closed pipe; the command goes on and exits with its own code.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error) => {
+    if (error?.code !== 'EPIPE') throw error
+  })
+}
 const bundled = new URL('../dist/bundles/oclif-core.js', import.meta.url)
 const {execute} = await import(existsSync(bundled) ? bundled.href : '@oclif/core')
 await execute({dir: import.meta.url})
