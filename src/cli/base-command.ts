@@ -236,8 +236,17 @@ export function tidyParseMessage(message: string): string {
   const missing = [...m.matchAll(/Missing required flag ([\w-]+)/g)].map((x) => `--${x[1]}`)
   if (missing.length > 0) m = m.replace(/(\s*Missing required flag [\w-]+)+/, ` missing required flag${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`).trim()
   m = m.replace(/^Parsing (--[\w-]+) Expected/, '$1: expected')
+  // oclif's note on flags that take several values follows the argument's description on the same
+  // line once joined: said apart, in the house's words, so that the description stays whole.
+  let after = ''
+  const note = /\s+Note: (--[\w-]+(?:, --[\w-]+)*) allows? multiple values\..*$/.exec(m)
+  if (note) {
+    m = m.slice(0, note.index)
+    const flags = note[1]!.split(', ')
+    after = `; give them before ${flags.join(' and ')} (${flags.length === 1 ? 'it takes' : 'they take'} several values), or after --`
+  }
   m = m.replace(/^Missing 1 required arg: ([\w-]+)\s+(.+)$/, (_all, name: string, what: string) => `missing required argument ${name.toUpperCase()} (${what.trim()})`)
-  return m
+  return m + after
 }
 
 export const dbFlag = Flags.string({

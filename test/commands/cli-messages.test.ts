@@ -175,6 +175,8 @@ describe('usage errors from flag parsing', () => {
       [['incident', 'open', '--db', join(tempDir(), 'c.db')], 'Error: missing required flags --aware-at, --role, --title'],
       [['drop', 'x.jsonl', '--db', join(tempDir(), 'c.db')], 'Error: missing required flag --reason'],
       [['show', '--db', join(tempDir(), 'c.db')], 'Error: missing required argument REQUEST_ID (request_id of the record)'],
+      // oclif's note on flags of several values is said apart from the argument's description.
+      [['ingest', 'logs', '--db', join(tempDir(), 'c.db')], 'Error: missing required argument PATHS (log files, directories or globs); give them before --map and --tenant-attribute (they take several values), or after --'],
       [['scan', '--pool-tokens', 'abc', '--db', join(tempDir(), 'c.db')], 'Error: --pool-tokens: expected an integer but received: abc'],
     ]
     for (const [args, first] of cases) {

@@ -36,3 +36,11 @@ describe('flags that only matter together, or contradict, are usage errors (exit
     expect((await run(['clock', '--aware-at', '2026-11-02T09:00:00Z', '--now', '2026-11-02T10:00:00Z', '--json', '--db', path])).code).toBe(0)
   })
 })
+
+describe('a command given nothing to do', () => {
+  it('incident set with no field to set is a usage error (exit 2) saying what to give', async () => {
+    const r = await run(['incident', 'set', '--db', join(tempDir(), 'case.db')])
+    expect(r.code, r.stdout + r.stderr).toBe(2)
+    expect(r.stderr).toContain('nothing to change: give at least one field to set (crosstalk incident set --help lists them)')
+  })
+})

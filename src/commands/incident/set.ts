@@ -36,9 +36,11 @@ export default class IncidentSet extends BaseCommand {
     if (flags.role && !flags.reason) throw new UsageError('--role changes the duty and its deadline: give --reason saying why (kept in the amendment log)')
     if (flags.reason && !flags['aware-at'] && !flags.role) throw new UsageError('--reason goes with --aware-at or --role')
     if (flags['amended-by'] && !flags['aware-at'] && !flags.role) throw new UsageError('--amended-by goes with --aware-at or --role (it names who amended them)')
+    const patch = {...incidentPatchFromFlags(flags), ...(flags.title ? {title: flags.title} : {})}
+    // Nothing to record is a wrong invocation, not bad input (exit 2, before the case is opened).
+    if (Object.keys(patch).length === 0 && !flags['aware-at'] && !flags.role) throw new UsageError('nothing to change: give at least one field to set (crosstalk incident set --help lists them)')
     const db = this.openCase(flags.db)
     const now = new Date()
-    const patch = {...incidentPatchFromFlags(flags), ...(flags.title ? {title: flags.title} : {})}
     let incident: IncidentRecord | undefined
     inTransaction(db, () => {
       if (flags['aware-at'] && flags.reason) {
