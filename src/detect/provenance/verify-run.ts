@@ -19,13 +19,20 @@ export interface Run {
  * evidence: once the masked words (boilerplate, or text the recipient sent itself) are
  * taken out, what is left of the run still holds `minWords` consecutive words. The run
  * reported is the whole verbatim run.
+ *
+ * Each run is found from the k-grams it shares with the candidate, trying at most ANCHOR_CAP
+ * positions of one k-gram (the first ones: a repetitive text lists thousands). A run is
+ * extended from its first k-gram; where that k-gram's positions were cut off before the
+ * run's own, it is found from a later k-gram whose positions reach it, and extended back to
+ * its start. A run is extended only when it could be longer than the best so far and hold
+ * `minWords` unmasked words: two answers looping over one line share a run from every
+ * repetition, and extending each of them made verification quadratic in their length.
  */
 export function longestEvidenceRun(rw: Words, rg: KGrams, sw: Words, sg: KGrams, minWords: number, masked: Uint8Array): Run | null {
   // The candidate's k-grams by h1 in a chained table of typed arrays, 12 bytes a k-gram. A
   // Map of position arrays took about 80 by its sizes, and verifying against an over-pool
   // prompt made a 100 MB spike in a 5M-record scan (measured; gone with this table). Each
-  // chain lists positions in increasing order, and at most ANCHOR_CAP positions of one h1
-  // are tried, the first ones, as before.
+  // chain lists positions in increasing order.
   const n = sg.length
   let size = 16
   while (size < n * 2) size *= 2
@@ -38,28 +45,71 @@ export function longestEvidenceRun(rw: Words, rg: KGrams, sw: Words, sg: KGrams,
     nexts[j] = head[slot]!
     head[slot] = j
   }
+  // Per response position, the least end of a stretch of minWords unmasked words starting at
+  // or after it (Infinity: none): a run from i can be evidence only if it reaches that far.
+  const m = rw.length
+  if (qualEnds.length < m + 1) qualEnds = new Float64Array(Math.max(m + 1, qualEnds.length * 2))
+  const qualEnd = qualEnds.subarray(0, m + 1)
+  qualEnd[m] = Infinity
+  for (let k = m - 1, unmasked = 0; k >= 0; k--) {
+    unmasked = masked[k] === 1 ? 0 : unmasked + 1
+    qualEnd[k] = unmasked >= minWords ? k + minWords : qualEnd[k + 1]!
+  }
+  // Per response k-gram, the last candidate position tried where its positions were cut off
+  // at ANCHOR_CAP (Infinity: all were tried).
+  if (lastTried.length < rg.length) lastTried = new Float64Array(Math.max(rg.length, lastTried.length * 2))
   const same = (i: number, j: number): boolean => rw.h1[i] === sw.h1[j] && rw.h2[i] === sw.h2[j]
+  // Runs found from a later k-gram, by diagonal: their start, so that each is extended once.
+  let fromLater: Map<number, number> | null = null
   let best: Run | null = null
   for (let i = 0; i < rg.length; i++) {
     const h = rg.h1[i]!
     let tried = 0
+    lastTried[i] = Infinity
     for (let j = head[h & mask]!; j !== -1; j = nexts[j]!) {
       if (sg.h1[j] !== h) continue
-      if (++tried > ANCHOR_CAP) break
+      if (++tried > ANCHOR_CAP) {
+        lastTried[i] = j - 1
+        break
+      }
       if (sg.h2[j] !== rg.h2[i]) continue
-      if (i > 0 && j > 0 && same(i - 1, j - 1)) continue // not the start of a maximal run
+      let start = i
+      let from = j
+      if (i > 0 && j > 0 && same(i - 1, j - 1)) {
+        // Not the start of a maximal run: found from its first k-gram where that k-gram's
+        // positions reached j - 1 (its run is that one); otherwise from here, back to its start.
+        if (j - 1 <= lastTried[i - 1]!) continue
+        while (start > 0 && from > 0 && same(start - 1, from - 1)) {
+          start--
+          from--
+        }
+        fromLater ??= new Map()
+        if (fromLater.get(start - from) === start) continue
+        fromLater.set(start - from, start)
+      }
+      const most = Math.min(rw.length - start, sw.length - from)
+      if (most < minWords || (best !== null && most <= best.len) || qualEnd[start]! > start + most) continue
       let len = 0
-      while (i + len < rw.length && j + len < sw.length && same(i + len, j + len)) len++
+      while (len < most && same(start + len, from + len)) len++
+      extended += len
       if (len < minWords || (best !== null && len <= best.len)) continue
-      if (longestUnmasked(masked, i, len) >= minWords) best = {len, start: i}
+      if (qualEnd[start]! <= start + len && longestUnmasked(masked, start, len) >= minWords) best = {len, start}
     }
   }
   return best
 }
 
+/** Words compared while extending runs, over every call (for tests: verification stays linear on repetitive text). */
+export function wordsExtended(): number {
+  return extended
+}
+let extended = 0
+
 // The chained table's arrays, reused by every call (they grow to the longest candidate text).
 let heads = new Int32Array(0)
 let nexts = new Int32Array(0)
+let qualEnds = new Float64Array(0)
+let lastTried = new Float64Array(0)
 
 function longestUnmasked(masked: Uint8Array, start: number, len: number): number {
   let best = 0
