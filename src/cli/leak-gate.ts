@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {examineConflictingDuplicates, type ConflictingDuplicate} from '../detect/conflicting-duplicates.js'
-import {judgeGate, type GateInput, type GateVerdict} from '../detect/gate.js'
+import {grownMessage, judgeGate, type GateInput, type GateVerdict} from '../detect/gate.js'
 import {GateTripped, InputError} from '../errors.js'
 import type {CaseDb} from '../store/open-case.js'
 import {safeLine, quoted} from '../util/sanitize.js'
@@ -60,6 +60,20 @@ function duplicatesVerdict(db: CaseDb): GateVerdict {
       ? `--fail-on-leak cannot pass: ${d.unexamined.length} line${d.unexamined.length === 1 ? '' : 's'} repeating an earlier request_id with a different answer could not be read again to be judged: ${where(d.unexamined)} (${d.unexamined[0]!.why})`
       : null,
   }
+}
+
+/**
+ * Triage's gate once the case is complete: the verdict's gate was decided when the canary verdict
+ * was known (before ingest, or when the scan had classified the markers), and a log that grew
+ * after it was read (its appended lines never judged) fails it now, as `scan --fail-on-leak`
+ * fails on the same case. Null without --fail-on-leak.
+ */
+export function finalTriageGate(db: CaseDb, gate: GateVerdict | null, flags: LeakGateFlags, note: (line: string) => void): GateVerdict | null {
+  if (!flags['fail-on-leak']) return gate
+  const grown = grownMessage(db)
+  if (grown === null || gate?.cannotPass?.includes(grown)) return gate
+  if (gate?.tripped) note(`Gate: also: ${safeLine(grown)}`)
+  return mergeVerdicts(gate, {tripped: null, cannotPass: `--fail-on-leak cannot pass: ${grown}`})
 }
 
 /** Both verdicts in one: tripped if either tripped, and what neither could judge. */

@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {decideDuplicatesGate, decideLeakGate, enforceLeakGate, leakGateFlags, mergeVerdicts} from '../cli/leak-gate.js'
+import {decideDuplicatesGate, decideLeakGate, enforceLeakGate, leakGateFlags, mergeVerdicts, finalTriageGate} from '../cli/leak-gate.js'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {describeDecision, evidenceFor, ingestAuditArgs, ingestAuditSummary, logIngestFlags, parseIngestFlags, WALKED_FILES} from '../cli/ingest-flags.js'
 import {signalExitCode, watchInterrupts} from '../cli/interrupt.js'
@@ -166,7 +166,8 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
     // The verdict was decided on the same sightings; a scan that skipped the hook (none) decides here.
     // A quick verdict came before ingest: the lines ingest kept as differing duplicates are judged now.
     if (gate && result.verdict.basis === 'quick') gate = mergeVerdicts(gate, decideDuplicatesGate(db, flags, gateNote))
-    const verdict = gate ?? decideLeakGate(db, scan, flags, gateNote)
+    // A log that grew after it was read (its new lines never judged) fails the gate now, whenever the verdict was decided.
+    const verdict = finalTriageGate(db, gate ?? decideLeakGate(db, scan, flags, gateNote), flags, gateNote)
     enforceLeakGate(verdict)
     // --json: scope as `scope --json` prints it (the markers' counts unknown without a registry).
     const out = !provenanceKnown

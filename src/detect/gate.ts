@@ -130,7 +130,7 @@ export function judgeGate(db: CaseDb, result: GateInput, options: {acceptBadLine
  * Log files whose original now holds bytes beyond those ingested (appended to since): no rule
  * judged them, and they may carry another tenant's marker. Null where none grew.
  */
-function grownMessage(db: CaseDb): string | null {
+export function grownMessage(db: CaseDb): string | null {
   const grown = grownOriginals(db)
   if (grown.length === 0) return null
   const named = grown.slice(0, 5).map((g) => `${g.path} (${g.bytes_now - g.ingested_bytes} bytes beyond the ${g.ingested_bytes} ingested)`).join('; ')

@@ -3,6 +3,8 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {tempDir} from '../helpers/cli.js'
 import {run, runJson} from '../helpers/commands.js'
+import {finalTriageGate} from '../../src/cli/leak-gate.js'
+import {openCase} from '../../src/store/open-case.js'
 
 // A log appended to after ingest holds bytes the case never judged (here: an answer that gives
 // tenant-b tenant-a's marker). status named them, but the gate passed, scope called detection
@@ -53,4 +55,32 @@ describe('a log that grew after ingest', () => {
       expect(again.code, again.stderr).toBe(3)
     }, 120_000)
   }
+})
+
+describe('triage\'s gate once the case is complete', () => {
+  it('fails on a log that grew after triage read it, whenever its verdict was decided, and never repeats a line already said', async () => {
+    const {db, log, canaries} = grownCase()
+    expect((await run(['triage', log, '--canaries', canaries, '--db', db])).code).toBe(0)
+    const c = openCase(db)
+    try {
+      // Decided at the verdict with nothing to say: nothing grown yet, nothing to add.
+      expect(finalTriageGate(c, {tripped: null, cannotPass: null}, {'fail-on-leak': true}, () => {})).toEqual({tripped: null, cannotPass: null})
+      // The log grows after it was read, while the rest of triage runs (here: before its end).
+      appendFileSync(log, line(2, 'tn-b', 'sess-b', `leak ${A}`))
+      const notes: string[] = []
+      const clean = finalTriageGate(c, {tripped: null, cannotPass: null}, {'fail-on-leak': true}, (l) => notes.push(l))
+      expect(clean?.tripped).toBeNull()
+      expect(clean?.cannotPass).toMatch(/^--fail-on-leak cannot pass: 1 log file grew since it was ingested and the bytes added were never judged: .*app\.jsonl/)
+      // A gate that tripped stays tripped (exit 3) and says the growth beside it.
+      const tripped = finalTriageGate(c, {tripped: 'contamination found: 1 response', cannotPass: null}, {'fail-on-leak': true}, (l) => notes.push(l))
+      expect(tripped?.tripped).toBe('contamination found: 1 response')
+      expect(notes.some((n) => n.startsWith('Gate: also: 1 log file grew'))).toBe(true)
+      // Already said by the verdict's gate: not said twice.
+      expect(finalTriageGate(c, clean, {'fail-on-leak': true}, () => {})).toEqual(clean)
+      // Without --fail-on-leak there is no gate.
+      expect(finalTriageGate(c, null, {}, () => {})).toBeNull()
+    } finally {
+      c.close()
+    }
+  }, 120_000)
 })
