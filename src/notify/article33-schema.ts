@@ -30,6 +30,53 @@ export const exposureSchema = z.object({
     .describe("of responses, those whose only evidence is verbatim text whose source is not named: the same text in several tenants' prompts (ambiguous) or only in answers whose prompts were not logged (unknown); counted as received, in no flow, no tenant counted as certainly exposed by them"),
 })
 
+const draftScopeSchema = z
+  .object({
+    /** canary and verbatim text together: the numbers this draft states */
+    exposure: exposureSchema,
+    contaminated_responses: z.number().int(),
+    cross_tenant_responses: z.number().int(),
+    cross_session_responses: z.number().int(),
+    exposed_sessions: z.number().int(),
+    exposed_tenants: z.number().int(),
+    recipient_tenants: z.number().int(),
+    first_seen: z.string().nullable(),
+    last_seen: z.string().nullable(),
+    at_risk_responses: z.number().int().nullable(),
+    /** records whose status or prompt size is not recorded where that leaves open whether they were at risk (null without a pool size, or for one controller's share) */
+    at_risk_unknown_records: z.number().int().nullable(),
+    pool_tokens: z.number().int().nullable(),
+    provenance_responses: z.number().int(),
+    provenance_only_responses: z.number().int(),
+    orphan_sightings: z.number().int(),
+    bug_window: z.object({start: z.string(), end: z.string(), basis: z.string()}).nullable(),
+    /** responses and log files a finished scan covered */
+    records_examined: z.number().int(),
+    /** answers that decoded to no text: never examined for markers or verbatim text */
+    responses_without_text: z.number().int(),
+    /** responses provenance set aside as boilerplate (null: not known), and the tenants' count that makes text boilerplate */
+    provenance_boilerplate_responses: z.number().int().nullable(),
+    provenance_boilerplate_tenants: z.number().int().nullable(),
+    log_files: z.number().int(),
+    /** responses and complete log files ingested that no finished scan covered (--allow-incomplete): not examined */
+    records_not_examined: z.number().int(),
+    log_files_not_examined: z.number().int(),
+    /** log sources an ingest reached and could not read, still open in the case (crosstalk status lists them): not examined */
+    log_sources_not_read: z.number().int(),
+    log_sources_dismissed: z
+      .array(z.object({name: z.string(), reason: z.string()}))
+      .describe('log sources an ingest could not read, settled with crosstalk ingest dismiss: never searched; each with the reason recorded'),
+    log_files_not_read_whole: z.number().int().describe('complete log files kept but not read whole (what they did not yield was not examined; an open item names each)'),
+    retry_leaks_not_counted: z.number().int().describe("responses logged under the request id of a response already counted (a retry) whose answer carries another session's canary marker: served, yet in none of these figures (an open item names each line)"),
+    duplicate_lines_not_examined: z.number().int().describe("responses logged under the request id of a response already counted (a retry) that differ from it and could not be read again: whether they carry another session's data, and whose, is not known (an open item; on a controller's behalf too: its data may be in any)"),
+    /** canary registry files in the case (0: no marker could be attributed; the marker counts are not findings) */
+    registry_files: z.number().int(),
+    method: z.string(),
+    /** the canary flows, as scope --json's flows; the exposure's flows are in exposure.flows */
+    flows: z.array(flow),
+    by_hour: z.array(z.object({hour: z.string(), responses: z.number().int(), cross_tenant_responses: z.number().int(), provenance_responses: z.number().int(), text_only_responses: z.number().int(), at_risk_responses: z.number().int().nullable()})),
+  })
+
 export const replayGroupSchema = z.object({
   target: z.string(),
   target_kind: z.enum(['simulator', 'external', 'unrecorded']),
@@ -159,53 +206,7 @@ export const article33Schema = z.object({
   data_subjects: z.object({categories: z.array(z.string()), approximate: range.nullable()}),
   records: z.object({approximate: range.nullable()}),
   data_categories: z.array(z.object({kind: z.string(), label: z.string(), count: z.number().int(), responses: z.number().int()})),
-  scope: z
-    .object({
-      /** canary and verbatim text together: the numbers this draft states */
-      exposure: exposureSchema,
-      contaminated_responses: z.number().int(),
-      cross_tenant_responses: z.number().int(),
-      cross_session_responses: z.number().int(),
-      exposed_sessions: z.number().int(),
-      exposed_tenants: z.number().int(),
-      recipient_tenants: z.number().int(),
-      first_seen: z.string().nullable(),
-      last_seen: z.string().nullable(),
-      at_risk_responses: z.number().int().nullable(),
-      /** records whose status or prompt size is not recorded where that leaves open whether they were at risk (null without a pool size, or for one controller's share) */
-      at_risk_unknown_records: z.number().int().nullable(),
-      pool_tokens: z.number().int().nullable(),
-      provenance_responses: z.number().int(),
-      provenance_only_responses: z.number().int(),
-      orphan_sightings: z.number().int(),
-      bug_window: z.object({start: z.string(), end: z.string(), basis: z.string()}).nullable(),
-      /** responses and log files a finished scan covered */
-      records_examined: z.number().int(),
-      /** answers that decoded to no text: never examined for markers or verbatim text */
-      responses_without_text: z.number().int(),
-      /** responses provenance set aside as boilerplate (null: not known), and the tenants' count that makes text boilerplate */
-      provenance_boilerplate_responses: z.number().int().nullable(),
-      provenance_boilerplate_tenants: z.number().int().nullable(),
-      log_files: z.number().int(),
-      /** responses and complete log files ingested that no finished scan covered (--allow-incomplete): not examined */
-      records_not_examined: z.number().int(),
-      log_files_not_examined: z.number().int(),
-      /** log sources an ingest reached and could not read, still open in the case (crosstalk status lists them): not examined */
-      log_sources_not_read: z.number().int(),
-      log_sources_dismissed: z
-        .array(z.object({name: z.string(), reason: z.string()}))
-        .describe('log sources an ingest could not read, settled with crosstalk ingest dismiss: never searched; each with the reason recorded'),
-      log_files_not_read_whole: z.number().int().describe('complete log files kept but not read whole (what they did not yield was not examined; an open item names each)'),
-      retry_leaks_not_counted: z.number().int().describe("responses logged under the request id of a response already counted (a retry) whose answer carries another session's canary marker: served, yet in none of these figures (an open item names each line)"),
-      duplicate_lines_not_examined: z.number().int().describe("responses logged under the request id of a response already counted (a retry) that differ from it and could not be read again: whether they carry another session's data, and whose, is not known (an open item; on a controller's behalf too: its data may be in any)"),
-      /** canary registry files in the case (0: no marker could be attributed; the marker counts are not findings) */
-      registry_files: z.number().int(),
-      method: z.string(),
-      /** the canary flows, as scope --json's flows; the exposure's flows are in exposure.flows */
-      flows: z.array(flow),
-      by_hour: z.array(z.object({hour: z.string(), responses: z.number().int(), cross_tenant_responses: z.number().int(), provenance_responses: z.number().int(), text_only_responses: z.number().int(), at_risk_responses: z.number().int().nullable()})),
-    })
-    .nullable(),
+  scope: draftScopeSchema.nullable(),
   scope_as_it_stands: z
     .object({
       /** which findings do not cover the case, and why */
@@ -265,3 +266,46 @@ export const article33Schema = z.object({
 
 /** `crosstalk report article33 --format json` */
 export type Article33Result = z.infer<typeof article33Schema>
+
+// The draft as `report article33 --json` / `--format json` gives it (article33Json): with no canary
+// registry the marker counts are not known (null, as scope --json's), and where answers also hold
+// marker-shaped tokens no exposure figure is known (exposureKnown): null, never the verbatim
+// text's lower bound given as the total. A case with a registry is the draft itself.
+const unknownNumber = z.number().int().nullable()
+const lowBoundRange = z.object({
+  low: z.number().int().nullable().describe('null: not known (no bound found and the exposure is not known: exposure_known false), never 0'),
+  high: z.number().int().nullable(),
+  method: z.string(),
+})
+const jsonScopeSchema = draftScopeSchema.extend({
+  exposure_known: z
+    .literal(false)
+    .optional()
+    .describe('present (false) only where the exposure is not known: the case holds no canary registry and answers hold marker-shaped tokens no session can be given (orphans); absent where it is known'),
+  exposure_unknown_reason: z.string().optional().describe('why the exposure is not known; present with exposure_known'),
+  exposure: exposureSchema
+    .extend({by_canary: unknownNumber.describe('null: the case holds no canary registry (not known)')})
+    .nullable()
+    .describe('null where the exposure is not known (exposure_known false)'),
+  exposure_at_least: exposureSchema
+    .extend({by_canary: z.null()})
+    .optional()
+    .describe('where the exposure is not known: the figures verbatim text shows, each a lower bound, never the total'),
+  contaminated_responses: unknownNumber,
+  cross_tenant_responses: unknownNumber,
+  cross_session_responses: unknownNumber,
+  exposed_sessions: unknownNumber,
+  exposed_tenants: unknownNumber,
+  recipient_tenants: unknownNumber,
+  flows: z.array(flow).nullable(),
+  by_hour: z.array(z.object({hour: z.string(), responses: unknownNumber, cross_tenant_responses: unknownNumber, provenance_responses: z.number().int(), text_only_responses: z.number().int(), at_risk_responses: z.number().int().nullable()})),
+})
+
+export const article33JsonSchema = article33Schema.extend({
+  data_subjects: z.object({categories: z.array(z.string()), approximate: lowBoundRange.nullable()}),
+  records: z.object({approximate: lowBoundRange.nullable()}),
+  scope: jsonScopeSchema.nullable(),
+})
+
+/** `crosstalk report article33 --json` (or `--format json`) */
+export type Article33Json = z.infer<typeof article33JsonSchema>

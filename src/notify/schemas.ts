@@ -1,7 +1,7 @@
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {z} from 'zod'
-import {article33Schema} from './article33.js'
+import {article33JsonSchema} from './article33-schema.js'
 import {article34Schema} from './article34.js'
 import {processorNoticeSchema} from './processor-notice.js'
 import {registerEntrySchema} from './register.js'
@@ -10,7 +10,7 @@ import {registerEntrySchema} from './register.js'
 // in output shows in review). Regenerate: npm run build && node -e "import('./dist/notify/schemas.js').then(m => m.writeSchemas('schemas'))"
 
 export const REPORT_SCHEMAS = {
-  article33: article33Schema,
+  article33: article33JsonSchema,
   article34: article34Schema,
   'processor-notice': processorNoticeSchema,
   register: registerEntrySchema,

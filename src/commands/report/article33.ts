@@ -2,7 +2,9 @@ import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
 import {acceptanceAudit, draftFlags, finalOptions, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
 import {detectionFlags} from '../../cli/detection-flags.js'
-import {buildArticle33, resolveLanguage, type Article33Result} from '../../notify/article33.js'
+import {buildArticle33, resolveLanguage} from '../../notify/article33.js'
+import {article33Json} from '../../notify/article33-json.js'
+import type {Article33Json} from '../../notify/article33-schema.js'
 import {AUTHORITIES, type Authority} from '../../notify/authority-forms.js'
 import type {Language} from '../../notify/phrases.js'
 import {renderArticle33Markdown} from '../../notify/render-markdown.js'
@@ -33,7 +35,7 @@ Every statement rests on a recorded fact (the JSON form lists each with what it 
     now: Flags.string({description: 'Evaluate the clock at this moment (ISO with zone; for rehearsals and tests).', hidden: true}),
   }
 
-  public async run(): Promise<Article33Result | ReportWrittenResult> {
+  public async run(): Promise<Article33Json | ReportWrittenResult> {
     const {flags} = await this.parse(ReportArticle33)
     requireOutForPdf(flags.format, flags.out)
     const final = finalOptions(flags)
@@ -55,12 +57,12 @@ Every statement rests on a recorded fact (the JSON form lists each with what it 
       onBehalfOf: onBehalf,
     })
     const content =
-      flags.format === 'pdf' ? await renderArticle33Pdf(draft) : flags.format === 'json' ? JSON.stringify(draft, null, 2) + '\n' : renderArticle33Markdown(draft)
+      flags.format === 'pdf' ? await renderArticle33Pdf(draft) : flags.format === 'json' ? JSON.stringify(article33Json(draft), null, 2) + '\n' : renderArticle33Markdown(draft)
     if (!flags.out) {
       // Excerpts shown, or open items accepted by name: recorded in the case as they are given.
       if (flags['include-excerpts'] || draft.finalised_with_open_items) this.audit(db, {flags}, {report: 'article33', excerpts: draft.excerpts?.length ?? 0, final: flags.final, ...acceptanceAudit(draft)}, now)
       if (!this.jsonEnabled()) process.stdout.write(content as string)
-      return draft
+      return article33Json(draft)
     }
     const written = writeReport('article33', flags.format as 'md', flags.out, content, {db, force: flags.force})
     this.audit(db, {flags}, {...written, excerpts: flags['include-excerpts'], final: flags.final, ...acceptanceAudit(draft)}, new Date())
