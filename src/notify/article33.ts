@@ -1,6 +1,6 @@
 import {staleFindings} from '../scope/unscanned.js'
 import {InputError} from '../errors.js'
-import {affectedTenants, BAD_LINES_REMEDY, concernsController, type ControllerSubjects, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, examinedTotals, GROWN_REMEDY, provenanceMethodFr, NO_REGISTRY_REMEDY, NOT_READ_WHOLE_REMEDY, ORIGINALS_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
+import {affectedTenants, BAD_LINES_REMEDY, concernsController, type ControllerSubjects, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, examinedTotals, factsExposureKnown, GROWN_REMEDY, provenanceMethodFr, NO_REGISTRY_REMEDY, NOT_READ_WHOLE_REMEDY, ORIGINALS_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
 import type {ProvenanceParameters} from '../detect/coverage.js'
 import {categoryLabel, leakedSide, noLeakStatement, PHRASES, receivedSide, type Language} from './phrases.js'
 import {article33Schema, type Article33Result} from './article33-schema.js'
@@ -185,7 +185,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
       const C = P.controllerExposure
       L.stated('nature', own.responses_carrying_its_data > 0 ? C.leaked(leakedSide(own, canaries)) : C.nothingLeaked, ['scan.exposure'])
       L.stated('nature', own.received_foreign_responses > 0 ? C.received(receivedSide(own, canaries)) : C.nothingReceived, ['scan.exposure'])
-    } else L.stated('nature', exposure.responses > 0 ? P.exposure(exposure, scope.exposure_first, scope.exposure_last, facts.totals.registry_files > 0) : noLeakStatement(P, facts.totals, facts.detection, scope), ['scan.exposure', 'evidence.files', 'scan.provenance'])
+    } else L.stated('nature', exposure.responses > 0 ? P.exposure(exposure, scope.exposure_first, scope.exposure_last, facts.totals.registry_files > 0, !factsExposureKnown(facts)) : noLeakStatement(P, facts.totals, facts.detection, scope), ['scan.exposure', 'evidence.files', 'scan.provenance'])
     if (exposure.responses > 0) L.stated('nature', P.integrity, ['scan.exposure'])
     if (scope.data_subjects.high === null) {
       // Said for the reason it is missing: no pool size, one controller's share, or logs without status and prompt size.

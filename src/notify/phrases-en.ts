@@ -191,18 +191,20 @@ export const EN = {
 
   // ---- shared statements of what the evidence shows (scan.exposure)
   // `canaries` false: the case holds no canary registry, so whether a response held a marker is not known (never "without").
-  exposure: (e: Exposure, first: string | null, last: string | null, canaries = true) => {
-    const lead = `${count(e.responses, 'response')} carried data belonging to another session${
+  // `atLeast`: no registry and marker-shaped tokens in answers (exposureKnown false): every count is what verbatim text shows, a lower bound, never the whole.
+  exposure: (e: Exposure, first: string | null, last: string | null, canaries = true, atLeast = false) => {
+    const n = (x: number, word: string): string => (atLeast ? 'at least ' : '') + count(x, word)
+    const lead = `${atLeast ? `At least ${count(e.responses, 'response')}` : count(e.responses, 'response')} carried data belonging to another session${
       !canaries
         ? `, ${e.responses === 1 ? 'reproducing' : 'each reproducing'} its text verbatim (whether ${e.responses === 1 ? 'it' : 'any'} also held a canary marker is not known: the case holds no canary registry).`
         : e.by_canary === 0 ? `, ${e.responses === 1 ? 'reproducing' : 'each reproducing'} its text verbatim without a canary marker.` : `: ${e.by_canary} of them held that session's canary marker and ${e.by_text_only} reproduced its text verbatim without a marker.`
     }`
     const k = e.source_not_named ?? 0
-    if (k === 0) return `${lead} The data of ${count(e.sessions, 'session')} of ${count(e.source_tenants, 'customer')} reached ${count(e.recipient_tenants, 'receiving customer')}${first ? ` between ${first} and ${last} (UTC).` : '.'}`
+    if (k === 0) return `${lead} The data of ${n(e.sessions, 'session')} of ${n(e.source_tenants, 'customer')} reached ${n(e.recipient_tenants, 'receiving customer')}${first ? ` between ${first} and ${last} (UTC)` : ''}${atLeast ? ' by verbatim text; what the marker-shaped tokens found in answers carry, and when, is not known' : ''}.`
     // Responses whose source provenance does not name are in no flow: the named sources reached
     // the customers of the flows only, and the others are said apart, naming no one.
     const namedRecipients = new Set(e.flows.map((f) => f.recipient_tenant)).size
-    const named = e.sessions > 0 ? ` The data of ${count(e.sessions, 'session')} of ${count(e.source_tenants, 'customer')} reached ${count(namedRecipients, 'receiving customer')}.` : ''
+    const named = e.sessions > 0 ? ` The data of ${n(e.sessions, 'session')} of ${n(e.source_tenants, 'customer')} reached ${n(namedRecipients, 'receiving customer')}.` : ''
     const one = k === 1
     const who = k === e.responses ? (one ? 'It' : 'All of them') : `${k} of them`
     return `${lead}${named} ${who} carried verbatim text whose source is not established (the same text in several customers' prompts, or only in answers whose prompts were not logged): no customer is named as ${one ? 'its' : 'their'} source.${

@@ -161,8 +161,11 @@ export const FR: Phrases = {
     'art33(2)-without-undue-delay': 'dans les meilleurs délais envers chaque responsable de traitement (art. 33.2) ; aucun délai contractuel enregistré',
   },
 
-  exposure: (e: Exposure, first, last, canaries = true) => {
-    const lead = `${compte(e.responses, 'réponse')} ${un(e.responses) ? 'contenait' : 'contenaient'} des données d'une autre session${
+  exposure: (e: Exposure, first, last, canaries = true, atLeast = false) => {
+    // `atLeast` (exposureKnown false): chaque compte est ce que montre le texte reproduit, un minimum.
+    const n = (x: number, mot: string, pluriel?: string): string => (atLeast ? 'au moins ' : '') + compte(x, mot, pluriel)
+    const de = (x: number, mot: string): string => (atLeast ? `d'au moins ${compte(x, mot)}` : `de ${compte(x, mot)}`)
+    const lead = `${atLeast ? `Au moins ${compte(e.responses, 'réponse')}` : compte(e.responses, 'réponse')} ${un(e.responses) ? 'contenait' : 'contenaient'} des données d'une autre session${
       !canaries
         ? `, dont ${un(e.responses) ? 'elle reproduisait' : 'elles reproduisaient'} le texte mot pour mot (on ne sait pas ${un(e.responses) ? 'si elle portait' : 'si certaines portaient'} aussi un marqueur canari : aucun registre de canaris dans le dossier).`
         : e.by_canary === 0
@@ -170,9 +173,9 @@ export const FR: Phrases = {
         : ` : ${e.by_canary} ${un(e.by_canary) ? 'portait' : 'portaient'} le marqueur canari de cette session et ${e.by_text_only} en ${un(e.by_text_only) ? 'reproduisait' : 'reproduisaient'} le texte mot pour mot sans marqueur.`
     }`
     const k = e.source_not_named ?? 0
-    if (k === 0) return `${lead} Les données de ${compte(e.sessions, 'session')} de ${compte(e.source_tenants, 'client')} ont atteint ${compte(e.recipient_tenants, 'client destinataire', 'clients destinataires')}${first ? ` entre le ${first} et le ${last} (UTC).` : '.'}`
+    if (k === 0) return `${lead} Les données ${de(e.sessions, 'session')} ${de(e.source_tenants, 'client')} ont atteint ${n(e.recipient_tenants, 'client destinataire', 'clients destinataires')}${first ? ` entre le ${first} et le ${last} (UTC)` : ''}${atLeast ? " par texte reproduit ; ce que portent les jetons en forme de marqueur trouvés dans des réponses, et quand, n'est pas connu" : ''}.`
     const destinataires = new Set(e.flows.map((f) => f.recipient_tenant)).size
-    const nommees = e.sessions > 0 ? ` Les données de ${compte(e.sessions, 'session')} de ${compte(e.source_tenants, 'client')} ont atteint ${compte(destinataires, 'client destinataire', 'clients destinataires')}.` : ''
+    const nommees = e.sessions > 0 ? ` Les données ${de(e.sessions, 'session')} ${de(e.source_tenants, 'client')} ont atteint ${n(destinataires, 'client destinataire', 'clients destinataires')}.` : ''
     const qui = k === e.responses ? (un(k) ? 'Elle' : 'Toutes') : `${k} d'entre elles`
     return `${lead}${nommees} ${qui} ${un(k) ? 'contenait' : 'contenaient'} un texte mot pour mot dont la source n'est pas établie (le même texte dans les prompts de plusieurs clients, ou seulement dans des réponses dont les prompts n'ont pas été journalisés) : aucun client n'est désigné comme ${un(k) ? 'sa' : 'leur'} source.${
       first ? ` ${un(e.responses) ? 'Elle a été servie' : 'Elles ont été servies'} entre le ${first} et le ${last} (UTC).` : ''

@@ -90,7 +90,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   const range = (r: {low: number; high: number | null; method: string} | undefined): string | null => (r ? `${rangeText(P, r, factsExposureKnown(facts))} (${r.method})` : null)
 
   const exposure = s?.exposure ?? null
-  const found = exposure ? (exposure.responses > 0 ? P.exposure(exposure, s!.exposure_first, s!.exposure_last, facts.totals.registry_files > 0) : noLeakStatement(P, facts.totals, facts.detection, s)) : null
+  const found = exposure ? (exposure.responses > 0 ? P.exposure(exposure, s!.exposure_first, s!.exposure_last, facts.totals.registry_files > 0, !factsExposureKnown(facts)) : noLeakStatement(P, facts.totals, facts.detection, s)) : null
   const withoutText = facts.totals.responses_without_text ?? 0
   // What the finding cannot speak for, said with it: no registry (markers not looked for), lines that could not be read.
   const limits = [
