@@ -84,7 +84,8 @@ DPC is the base score of the data category (--dpc 1-4), adjusted a whole step fo
       })
     }
     if (!this.jsonEnabled()) {
-      for (const i of result.inputs) this.log(`${i.name.padEnd(20)} ${String(i.value).padEnd(6)} ${i.source === 'given' ? '(given)' : i.source === 'case record' ? '(recorded)' : '(default)'}  ${safeLine(i.why)}`)
+      // An input the case does not know (null) is said as not known, never as a value.
+      for (const i of result.inputs) this.log(`${i.name.padEnd(20)} ${(i.value === null ? 'not known' : String(i.value)).padEnd(6)} ${i.source === 'given' ? '(given)' : i.source === 'case record' ? '(recorded)' : '(default)'}  ${safeLine(i.why)}`)
       this.log('')
       for (const c of result.conflicts) this.log(`CONFLICT ${safeLine(c)}`)
       if (result.conflicts.length > 0) this.log('')

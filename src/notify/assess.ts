@@ -1,4 +1,4 @@
-import {staleFindings, staleFindingsReason} from '../scope/unscanned.js'
+import {exposureKnown, staleFindings, staleFindingsReason} from '../scope/unscanned.js'
 import {InputError} from '../errors.js'
 import type {CaseFacts} from './facts.js'
 import type {IncidentRecord} from './incident.js'
@@ -169,7 +169,10 @@ export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
   // Text whose source is not established may be another organisation's: not "none found".
   const sourceNotNamed = facts?.scope?.exposure.source_not_named ?? 0
   const exposed = (facts?.scope?.exposure.responses ?? 0) > 0 || (standing?.contaminated_responses ?? 0) > 0 || (standing?.provenance_responses ?? 0) > 0
-  const subjects = facts?.scope ? (facts.scope.data_subjects.high ?? facts.scope.data_subjects.low) : null
+  // No canary registry and marker-shaped tokens in answers (exposureKnown false): whose data they carry is not known, so a low bound of 0 with no high bound is no count of individuals.
+  const orphansUnattributed = facts?.scope && !exposureKnown(facts.totals.registry_files > 0, facts.scope.orphan_sightings) ? facts.scope.orphan_sightings : 0
+  const subjectsNotKnown = orphansUnattributed > 0 && facts!.scope!.data_subjects.high === null && facts!.scope!.data_subjects.low === 0
+  const subjects = facts?.scope && !subjectsNotKnown ? (facts.scope.data_subjects.high ?? facts.scope.data_subjects.low) : null
   // "None found" is a finding only after a whole scan: on a case never scanned, or scanned in
   // part, each reason that rests on detection says so.
   // Findings a scan made that no longer cover the case give no scope (facts.ts): said for what they are, not as a case never scanned.
@@ -239,10 +242,12 @@ export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
       value: subjects,
       source: 'case default',
       why:
-        subjects === null
+        subjectsNotKnown
+          ? fromScan(`not known: ${count(orphansUnattributed, 'marker-shaped token')} found in answers could not be attributed to any session (the case holds no canary registry) and verbatim text shows no session's data reaching another; set --individuals if you know the number (crosstalk ingest canaries FILE, then crosstalk scan)`)
+          : subjects === null
           ? noScope
           : facts!.scope!.data_subjects.high === null
-            ? fromScan(`the scope's LOW bound (${count(subjects, 'session')}), because its high bound is not known (${facts!.scope!.pool_tokens === null ? 'it needs the KV pool size: scan --pool-tokens' : 'no record gives both its HTTP status and its prompt size'}): at least ${count(subjects, 'individual')}, maybe more; set --individuals if you know the number`)
+            ? fromScan(`the scope's LOW bound (${count(subjects, 'session')}), because its high bound is not known (${facts!.scope!.pool_tokens === null ? 'it needs the KV pool size: scan --pool-tokens' : 'no record gives both its HTTP status and its prompt size'}): at least ${count(subjects, 'individual')}, maybe more${orphansUnattributed > 0 ? ` (by verbatim text; what the ${count(orphansUnattributed, 'unattributed marker-shaped token')} in answers carry is not known: no canary registry)` : ''}; set --individuals if you know the number`)
             : facts!.detection.complete
               ? `the scope's high bound of the number of data subjects (${facts!.scope!.data_subjects.low} to ${subjects})`
               // The high bound reads every record ingested, scanned or not: not "among the records scanned".
