@@ -103,6 +103,8 @@ export interface ExposureSide {
   canaries: boolean
   /** of `responses` (received side), those whose only evidence is verbatim text whose source provenance does not name: from no known session */
   notNamed?: number
+  /** the exposure is not known (no registry, markers in answers: exposureKnown false): each count is what verbatim text shows, a lower bound */
+  atLeast?: boolean
 }
 
 /** What a processor notice still has to establish, and how it follows (Art. 33(4)). */
@@ -114,7 +116,12 @@ function stillOpen(open: number): string {
 
 /** ", from 3 sessions of 2 other customers": the named sources only; nothing where no response's source is named. */
 function fromSides(n: ExposureSide, own: string): string {
-  return n.responses - (n.notNamed ?? 0) > 0 ? `, from ${sides(n.ownSessions, n.otherSessions, n.others, own).join(' and from ')}` : ''
+  return n.responses - (n.notNamed ?? 0) > 0 ? `, from ${sides(n.ownSessions, n.otherSessions, n.others, own).map((x) => atLeast(n) + x).join(' and from ')}` : ''
+}
+
+/** "at least " before a count where the exposure is not known (ExposureSide.atLeast). */
+function atLeast(n: ExposureSide): string {
+  return n.atLeast ? 'at least ' : ''
 }
 
 /** The received responses whose source is not established: possibly another customer's data, possibly the controller's own, attributed to no one. */
@@ -407,9 +414,9 @@ export const EN = {
     intro: 'We are informing you, as your processor, of a personal data breach affecting data we process for you (GDPR Art. 33(2)). This notice describes only your own exposure: no content of any conversation, no full canary marker and no personal data values, only counts and categories.',
     // The other side counted apart: a customer's own other sessions are not "other customers".
     leaked: (n: ExposureSide) =>
-      `${count(n.responses, 'response')} to other sessions carried data of ${n.sessions} of your sessions (${byEvidence(n, 'your canary marker')}), received in ${sides(n.ownSessions, n.otherSessions, n.others).join(' and in ')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
+      `${n.atLeast ? 'At least ' : ''}${count(n.responses, 'response')} to other sessions carried data of ${atLeast(n)}${n.sessions} of your sessions (${byEvidence(n, 'your canary marker')}), received in ${sides(n.ownSessions, n.otherSessions, n.others).map((x) => atLeast(n) + x).join(' and in ')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
     received: (n: ExposureSide) =>
-      `${count(n.responses, 'response')} your users received carried another session's data (${byEvidence(n, 'a canary marker')}), in ${n.sessions} of your sessions${fromSides(n, 'of yours')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.${notNamedSentence(n, 'your own')}`,
+      `${n.atLeast ? 'At least ' : ''}${count(n.responses, 'response')} your users received carried another session's data (${byEvidence(n, 'a canary marker')}), in ${atLeast(n)}${n.sessions} of your sessions${fromSides(n, 'of yours')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.${notNamedSentence(n, 'your own')}`,
     nothingLeaked: 'No response to another session was found carrying your data.',
     nothingReceived: "No response your users received was found carrying another session's data.",
     // A retry logged under a request id already counted is a duplicate line, not a record: in none of this notice's figures.

@@ -93,7 +93,7 @@ function resteOuvert(n: number): string {
 
 /** « , provenant de 3 sessions de 2 autres clients » : les sources désignées seulement ; rien quand aucune réponse n'a de source désignée. */
 function deCotes(n: ExposureSide, possessif: string): string {
-  return n.responses - (n.notNamed ?? 0) > 0 ? `, provenant ${cotes(n.ownSessions, n.otherSessions, n.others, possessif).map((c) => `de ${c}`).join(' et ')}` : ''
+  return n.responses - (n.notNamed ?? 0) > 0 ? `, provenant ${cotes(n.ownSessions, n.otherSessions, n.others, possessif).map((c) => (n.atLeast ? `d'au moins ${c}` : `de ${c}`)).join(' et ')}` : ''
 }
 
 /** Les réponses reçues dont la source n'est pas établie : peut-être les données d'un autre client, peut-être les siennes, attribuées à personne. */
@@ -345,9 +345,9 @@ export const FR: Phrases = {
     intro:
       "En tant que sous-traitant, nous vous informons d'une violation de données à caractère personnel touchant des données que nous traitons pour votre compte (RGPD, art. 33.2). Cette notification ne décrit que votre propre exposition : aucun contenu de conversation, aucun marqueur canari complet, aucune valeur de donnée personnelle, seulement des nombres et des catégories.",
     leaked: (n) =>
-      `${compte(n.responses, 'réponse adressée', 'réponses adressées')} à d'autres sessions ${un(n.responses) ? 'contenait' : 'contenaient'} des données de ${n.sessions} de vos sessions (${parPreuve(n, 'votre marqueur canari')}), ${un(n.responses) ? 'reçue' : 'reçues'} dans ${cotes(n.ownSessions, n.otherSessions, n.others).join(' et dans ')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
+      `${n.atLeast ? 'Au moins ' : ''}${compte(n.responses, 'réponse adressée', 'réponses adressées')} à d'autres sessions ${un(n.responses) ? 'contenait' : 'contenaient'} des données ${n.atLeast ? "d'au moins" : 'de'} ${n.sessions} de vos sessions (${parPreuve(n, 'votre marqueur canari')}), ${un(n.responses) ? 'reçue' : 'reçues'} dans ${cotes(n.ownSessions, n.otherSessions, n.others).map((x) => (n.atLeast ? 'au moins ' : '') + x).join(' et dans ')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
     received: (n) =>
-      `${compte(n.responses, 'réponse reçue', 'réponses reçues')} par vos utilisateurs ${un(n.responses) ? 'contenait' : 'contenaient'} des données d'une autre session (${parPreuve(n, 'un marqueur canari')}), dans ${n.sessions} de vos sessions${deCotes(n, 'vos')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.${sourceNonEtablie(n, 'des vôtres')}`,
+      `${n.atLeast ? 'Au moins ' : ''}${compte(n.responses, 'réponse reçue', 'réponses reçues')} par vos utilisateurs ${un(n.responses) ? 'contenait' : 'contenaient'} des données d'une autre session (${parPreuve(n, 'un marqueur canari')}), dans ${n.atLeast ? 'au moins ' : ''}${n.sessions} de vos sessions${deCotes(n, 'vos')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.${sourceNonEtablie(n, 'des vôtres')}`,
     nothingLeaked: "Aucune réponse adressée à une autre session ne contenait vos données.",
     nothingReceived: "Aucune réponse reçue par vos utilisateurs ne contenait de données d'une autre session.",
     retriesReachedOthers: (n) =>

@@ -27,17 +27,19 @@ export function rangeText(P: Phrases, r: {low: number; high: number | null}, exp
   return !exposureKnown && r.high === null && r.low === 0 ? P.exposureUnknown.notKnown : P.range(r, approx)
 }
 
-/** What of a controller's data reached other sessions, as the phrases state it. */
-export function leakedSide(t: TenantExposure, canaries: boolean): ExposureSide {
+/** What of a controller's data reached other sessions, as the phrases state it; `atLeast` where the exposure is not known (exposureKnown false): each count a lower bound. */
+export function leakedSide(t: TenantExposure, canaries: boolean, atLeast = false): ExposureSide {
   return {
+    ...(atLeast ? {atLeast} : {}),
     responses: t.responses_carrying_its_data, by_canary: t.leaked_by_canary, by_text_only: t.provenance_only_leaked, sessions: t.leaked_sessions.length,
     ownSessions: t.recipient_sessions_same_tenant, otherSessions: t.recipient_sessions_other_tenants, others: t.recipient_tenants_other, first: t.first_leaked, last: t.last_leaked, canaries,
   }
 }
 
 /** What a controller's users were served of other sessions' data, as the phrases state it. */
-export function receivedSide(t: TenantExposure, canaries: boolean): ExposureSide {
+export function receivedSide(t: TenantExposure, canaries: boolean, atLeast = false): ExposureSide {
   return {
+    ...(atLeast ? {atLeast} : {}),
     responses: t.received_foreign_responses, by_canary: t.received_by_canary, by_text_only: t.received_by_text_only, sessions: t.receiving_sessions.length,
     ownSessions: t.source_sessions_same_tenant, otherSessions: t.source_sessions_other_tenants, others: t.received_from_tenants, first: t.first_received, last: t.last_received, canaries,
     notNamed: t.received_source_not_named,

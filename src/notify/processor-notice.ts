@@ -53,6 +53,11 @@ export const processorNoticeSchema = z.object({
   detection: detectionSchema,
   /** whether the case holds a canary registry (without one no marker can be attributed, and none is listed) */
   canary_registry: z.boolean(),
+  exposure_known: z
+    .literal(false)
+    .optional()
+    .describe('present (false) only where the exposure is not known: the case holds no canary registry and answers hold marker-shaped tokens no session can be given (orphans); every count is then what verbatim text shows, a lower bound, and one of 0 is null (not known)'),
+  exposure_unknown_reason: z.string().optional().describe('why the exposure is not known; present with exposure_known'),
   processor: z.string().nullable(),
   processor_aware_at: z.string().nullable(),
   /** the contractual deadline for this notice (null: without undue delay) and whether it was sent late (null: not known: no fixed deadline, or no clock for this controller) */
@@ -263,10 +268,12 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   const unexamined = (nothing: string): string => (facts.totals.records === 0 ? P.noResponsesInLogs : withoutText === 0 ? nothing + notCovered : withoutText >= answers ? P.nothingExamined(withoutText) : `${nothing} ${P.noResponseText(withoutText)}${notCovered}`)
   // A leaking retry is a response served that no figure counts: said beside the side it concerns, never "nothing" on that side.
   const retries = retryShare(facts, t.tenant_id)
-  if (t.responses_carrying_its_data > 0) happened.push(L.stated('what_happened', N.leaked(leakedSide(t, canaries)), ['scan.exposure']))
+  // No registry and markers in answers (exposureKnown false): each count is what verbatim text shows, a lower bound, said "at least".
+  const atLeast = facts.scope !== null && !factsExposureKnown(facts)
+  if (t.responses_carrying_its_data > 0) happened.push(L.stated('what_happened', N.leaked(leakedSide(t, canaries, atLeast)), ['scan.exposure']))
   else if (retries.reached_others === 0) happened.push(L.stated('what_happened', unexamined(N.nothingLeaked), ['scan.exposure']))
   if (retries.reached_others > 0) happened.push(L.stated('what_happened', N.retriesReachedOthers(retries.reached_others), ['scan.duplicate_leaks']))
-  if (t.received_foreign_responses > 0) happened.push(L.stated('what_happened', N.received(receivedSide(t, canaries)), ['scan.exposure']))
+  if (t.received_foreign_responses > 0) happened.push(L.stated('what_happened', N.received(receivedSide(t, canaries, atLeast)), ['scan.exposure']))
   else if (retries.received === 0) happened.push(L.stated('what_happened', unexamined(N.nothingReceived), ['scan.exposure']))
   if (retries.received > 0) happened.push(L.stated('what_happened', N.retriesReceived(retries.received), ['scan.duplicate_leaks']))
   if (retries.responses > 0) L.open('investigation', N.open.retries(retries.responses, retries.received, retries.reached_others), 'Art. 33(2), 33(4)', DUPLICATE_LEAKS_REMEDY)
@@ -361,6 +368,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
     tenant_id: t.tenant_id,
     detection: detectionSummary(facts.detection, language),
     canary_registry: facts.totals.registry_files > 0,
+    ...(atLeast ? {exposure_known: false as const, exposure_unknown_reason: P.exposureUnknown.notKnown} : {}),
     processor: inc?.processor_name ?? null,
     processor_aware_at: inc?.aware_at ?? null,
     due: {deadline: controllerClock?.deadline ?? null, hours, sent_at: sent?.at ?? null, late: controllerClock?.late ?? null, text: dueLine, sent_text: sentLine},
@@ -426,4 +434,32 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
 /** Another customer's marker count is not known, not none, where the case holds no canary registry. */
 function markerCounts(cs: Counterpart[], canaries: boolean): Array<Omit<Counterpart, 'responses'> & {responses: number | null}> {
   return canaries ? cs : cs.map((c) => ({...c, responses: null}))
+}
+
+// The notice as its JSON gives it (processorNoticeJson): where the exposure is not known
+// (exposure_known false) each count is what verbatim text shows, a lower bound; one of 0 is no
+// finding, so it is null there, never 0. A notice whose exposure is known is the notice itself.
+const lowBound = z.number().int().nullable()
+export const processorNoticeJsonSchema = processorNoticeSchema.extend({
+  your_data_reached_others: processorNoticeSchema.shape.your_data_reached_others.extend({
+    responses: lowBound, verbatim_only_responses: lowBound, other_sessions_of_yours: lowBound, sessions_of_other_customers: lowBound, other_customers: lowBound,
+  }),
+  you_received_other_data: processorNoticeSchema.shape.you_received_other_data.extend({
+    responses: lowBound, verbatim_only_responses: lowBound, from_customers: lowBound, from_other_sessions_of_yours: lowBound, from_sessions_of_other_customers: lowBound,
+  }),
+  within_your_own_sessions: processorNoticeSchema.shape.within_your_own_sessions.extend({responses: lowBound, receiving_sessions: lowBound, source_sessions: lowBound}),
+})
+
+/** `crosstalk report processor-notice --json` (or `--format json`) */
+export type ProcessorNoticeJson = z.infer<typeof processorNoticeJsonSchema>
+
+export function processorNoticeJson(n: ProcessorNoticeResult): ProcessorNoticeJson {
+  if (n.exposure_known !== false) return n
+  const bounded = <T extends Record<string, unknown>>(side: T, keys: ReadonlyArray<keyof T>): T => ({...side, ...Object.fromEntries(keys.map((k) => [k, side[k] === 0 ? null : side[k]]))})
+  return processorNoticeJsonSchema.parse({
+    ...n,
+    your_data_reached_others: bounded(n.your_data_reached_others, ['responses', 'verbatim_only_responses', 'other_sessions_of_yours', 'sessions_of_other_customers', 'other_customers']),
+    you_received_other_data: bounded(n.you_received_other_data, ['responses', 'verbatim_only_responses', 'from_customers', 'from_other_sessions_of_yours', 'from_sessions_of_other_customers']),
+    within_your_own_sessions: bounded(n.within_your_own_sessions, ['responses', 'receiving_sessions', 'source_sessions']),
+  })
 }

@@ -342,6 +342,23 @@ export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string 
   possible.has = n.possible_source.responses > 0
   possible.possible_sources_text = among === null ? '' : among.min === among.max ? String(among.min) : fr ? `${among.min} à ${among.max}` : `${among.min} to ${among.max}`
   possible.sessions_text = (possible.sessions as string[]).join(', ') || P.noneFeminine
+  // The exposure not known (no registry, markers in answers: exposureKnown): each count is what verbatim text shows, "at least N", and 0 is no finding, "not known".
+  if (n.exposure_known === false) {
+    const bound = (x: ViewValue): ViewValue => (typeof x !== 'number' ? x : x === 0 ? notKnown : fr ? `au moins ${x}` : `at least ${x}`)
+    const bounded = (v: View, keys: string[]): void => {
+      for (const k of keys) v[k] = bound(v[k])
+    }
+    bounded(out, ['responses', 'other_sessions_of_yours', 'sessions_of_other_customers'])
+    bounded(inn, ['responses', 'from_other_sessions_of_yours', 'from_sessions_of_other_customers'])
+    bounded(view.within_your_own_sessions as View, ['responses', 'source_sessions', 'receiving_sessions'])
+    for (const row of [...(out.other_customers_detail as View[]), ...(inn.other_customers_detail as View[])]) bounded(row, ['exposure_responses', 'verbatim_only_responses', 'sessions'])
+    const customers = (k: number): string => (k === 0 ? (fr ? "un nombre inconnu d'autres clients" : 'an unknown number of other customers') : `${fr ? 'au moins' : 'at least'} ${others(k)}`)
+    if (n.your_data_reached_others.sessions.length === 0) out.sessions_text = notKnown
+    if (n.you_received_other_data.sessions.length === 0) inn.sessions_text = notKnown
+    out.other_customers_text = customers(n.your_data_reached_others.other_customers)
+    inn.from_customers_text = customers(n.you_received_other_data.from_customers)
+    if (reached.responses === 0) out.window_text = fr ? 'non connue' : notKnown
+  }
   // "Still to be completed" lists what phase_text counts, the points that follow in phases; our own
   // records to complete before sending are listed apart, so the count and the list agree.
   const toFollow = n.open_items.filter(followsInPhases)

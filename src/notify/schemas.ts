@@ -3,7 +3,7 @@ import {join} from 'node:path'
 import {z} from 'zod'
 import {article33JsonSchema} from './article33-schema.js'
 import {article34Schema} from './article34.js'
-import {processorNoticeSchema} from './processor-notice.js'
+import {processorNoticeJsonSchema} from './processor-notice.js'
 import {registerEntrySchema} from './register.js'
 
 // The published shape of each report's JSON (schemas/*.schema.json, committed so a change
@@ -12,7 +12,7 @@ import {registerEntrySchema} from './register.js'
 export const REPORT_SCHEMAS = {
   article33: article33JsonSchema,
   article34: article34Schema,
-  'processor-notice': processorNoticeSchema,
+  'processor-notice': processorNoticeJsonSchema,
   register: registerEntrySchema,
 } as const
 

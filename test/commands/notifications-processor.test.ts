@@ -235,7 +235,8 @@ describe('drafts of a case with no canary registry', () => {
     const limit = "The case holds no canary registry: no canary marker could be attributed to a session, so responses were matched only by verbatim text of other sessions' earlier prompts and answers; a response that carried another session's data without repeating it verbatim would not be found."
     const register = (await run(['report', 'register', '--db', db])).stdout
     // Whether they also held a marker is not known with no registry: never "without a canary marker".
-    expect(register).toMatch(/\| Facts \| \d+ responses carried data belonging to another session, each reproducing its text verbatim \(whether any also held a canary marker is not known: the case holds no canary registry\)\./)
+    // The generated logs hold marker-shaped tokens no registry places: each count is a lower bound (exposureKnown), "at least".
+    expect(register).toMatch(/\| Facts \| At least \d+ responses carried data belonging to another session, each reproducing its text verbatim \(whether any also held a canary marker is not known: the case holds no canary registry\)\./)
     expect(register).not.toContain('without a canary marker')
     expect(register).toContain(limit)
     expect(register).not.toContain('0 of them held')
@@ -249,7 +250,8 @@ describe('drafts of a case with no canary registry', () => {
     // Without a registry no marker count is known: never "0 with your canary marker".
     expect(notice).not.toMatch(/\b0 with (your|a) canary marker/)
     expect(notice).toContain('(all by verbatim text: no canary registry, markers not checked)')
-    expect(notice).toMatch(/\| tenant\\#1 \| \d+ \| not known \| \d+ \|/)
+    // Each count is what verbatim text shows, a lower bound where markers in answers are attributed to no one (exposureKnown).
+    expect(notice).toMatch(/\| tenant\\#1 \| at least \d+ \| not known \| at least \d+ \|/)
     const noticeJson = await runJson<{your_data_reached_others: {by_canary: number | null; other_customers_detail: Array<{responses: number | null}>}; you_received_other_data: {by_canary: number | null}}>(['report', 'processor-notice', '--db', db, '--tenant', tenant, '--format', 'json'])
     expect(noticeJson.your_data_reached_others.by_canary).toBeNull()
     expect(noticeJson.you_received_other_data.by_canary).toBeNull()

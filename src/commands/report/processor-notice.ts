@@ -7,7 +7,7 @@ import {acceptanceAudit, draftFlags, finalOptions, renderReport, reportFacts, re
 import {detectionFlags} from '../../cli/detection-flags.js'
 import {guardOut} from '../../cli/out-guard.js'
 import {UsageError} from '../../errors.js'
-import {affectedTenants, affectedTenantsUnknown, buildProcessorNotice, requireProcessorRole, type ProcessorNoticeResult} from '../../notify/processor-notice.js'
+import {affectedTenants, affectedTenantsUnknown, buildProcessorNotice, processorNoticeJson, requireProcessorRole, type ProcessorNoticeJson, type ProcessorNoticeResult} from '../../notify/processor-notice.js'
 import {factsExposureKnown} from '../../notify/facts.js'
 import {renderProcessorNoticeMarkdown} from '../../notify/render-markdown.js'
 import {PHRASES, type Language} from '../../notify/phrases.js'
@@ -45,14 +45,14 @@ export default class ReportProcessorNotice extends BaseCommand {
     phase: Flags.string({description: 'Initial notice or a follow-up (Art. 33(4)). Default: follow-up once an initial notice to that customer is recorded (notify record --recipient TENANT), else initial.', options: ['initial', 'follow-up']}),
   }
 
-  public async run(): Promise<ProcessorNoticeResult | ReportWrittenResult | ProcessorNoticesWrittenResult> {
+  public async run(): Promise<ProcessorNoticeJson | ReportWrittenResult | ProcessorNoticesWrittenResult> {
     const {flags} = await this.parse(ReportProcessorNotice)
     const final = finalOptions(flags)
     const db = this.openCase(flags.db)
     const facts = reportFacts(db, 'report processor-notice', flags['allow-incomplete'], {now: new Date()}, (l) => this.note(this.paint.yellow(l)))
     const options = {language: (flags.lang ?? 'en') as Language, ...final, phase: flags.phase as 'initial' | 'follow-up' | undefined}
     const render = (n: ProcessorNoticeResult): Promise<string | Buffer> =>
-      renderReport(flags.format, n, () => renderProcessorNoticeMarkdown(n), {title: `${n.final ? PHRASES[n.language].final : PHRASES[n.language].draft} - Art. 33(2)`, createdAt: n.generated_at})
+      renderReport(flags.format, processorNoticeJson(n), () => renderProcessorNoticeMarkdown(n), {title: `${n.final ? PHRASES[n.language].final : PHRASES[n.language].draft} - Art. 33(2)`, createdAt: n.generated_at})
     if (flags.all) {
       if (!flags.out) throw new UsageError('--all needs --out DIR (one file per customer)')
       // Refused before the folder is made: a refusal leaves nothing behind.
@@ -80,7 +80,7 @@ export default class ReportProcessorNotice extends BaseCommand {
       // Open items accepted by name: recorded in the case as the notice is given.
       if (notice.finalised_with_open_items) this.audit(db, {flags}, {report: 'processor-notice', final: true, ...acceptanceAudit(notice)})
       if (!this.jsonEnabled()) process.stdout.write(content as string)
-      return notice
+      return processorNoticeJson(notice)
     }
     const written = writeReport('processor-notice', flags.format as 'md', flags.out, content, {db, force: flags.force})
     this.audit(db, {flags}, {...written, ...acceptanceAudit(notice)})
