@@ -135,7 +135,9 @@ export function renderScope(r: ScopeResult, options: {registry?: boolean; proven
     ),
   )
   out.push('', 'Art. 33(3)(a) estimates')
-  const est = (label: string, e: ScopeResult['data_subjects']) => (known ? [label, String(e.low), e.high === null ? 'unbounded' : String(e.high)] : [label, 'unknown', 'unknown'])
+  // A low bound of 0 with no high bound, where answers hold markers of no registered session (exposureKnown false), is no finding: unknown (scope --json: null).
+  const lowKnown = (e: ScopeResult['data_subjects']): boolean => registry || r.orphan_sightings === 0 || e.high !== null || e.low > 0
+  const est = (label: string, e: ScopeResult['data_subjects']) => (known ? [label, lowKnown(e) ? String(e.low) : 'unknown', e.high === null ? 'unbounded' : String(e.high)] : [label, 'unknown', 'unknown'])
   out.push(table(['figure', 'low', 'high'], [est('data subjects (sessions)', r.data_subjects), est('records concerned (responses)', r.records_concerned)]))
   out.push(wrap(`data subjects: ${r.data_subjects.method}`), wrap(`records: ${r.records_concerned.method}`))
   if (r.bug_window && known) out.push('', wrap(`Bug window: ${r.bug_window.start} .. ${r.bug_window.end} (${r.bug_window.basis})`))

@@ -266,7 +266,7 @@ export function caseReportJson(d: CaseReportData) {
   // Answers holding markers of no registered session leave the exposure not known (as scope --json's): null, never the verbatim text's part as the whole.
   const known = exposureKnown(registry, d.scope.orphan_sightings)
   const exposure = known ? both(registry ? d.scope.exposure : {...d.scope.exposure, by_canary: null}) : null
-  const estimates = registry ? {data_subjects: d.scope.data_subjects, records_concerned: d.scope.records_concerned} : registrylessEstimates(d.scope.data_subjects, d.scope.records_concerned)
+  const estimates = registry ? {data_subjects: d.scope.data_subjects, records_concerned: d.scope.records_concerned} : registrylessEstimates(d.scope.data_subjects, d.scope.records_concerned, d.scope.orphan_sightings)
   return {
     ...d,
     scope: {

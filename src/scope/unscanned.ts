@@ -44,7 +44,10 @@ export function unscannedScope(r: ScopeResult): UnscannedScope {
  * every count the canary markers make is unknown, not zero; the verbatim-text evidence, the
  * at-risk test and what does not rest on markers stay as computed.
  */
-export type RegistrylessScope = Omit<ScopeResult, 'contaminated_without_prompt' | 'contaminated_prompt_in_part' | 'prompt_in_part' | 'contaminated_responses' | 'cross_tenant_responses' | 'cross_session_responses' | 'exposed_sessions' | 'exposed_tenants' | 'recipient_tenants' | 'first_seen' | 'last_seen' | 'flows' | 'flow_matrix' | 'exposure' | 'by_node' | 'by_hour'> & {
+export type RegistrylessScope = Omit<ScopeResult, 'data_subjects' | 'records_concerned' | 'contaminated_without_prompt' | 'contaminated_prompt_in_part' | 'prompt_in_part' | 'contaminated_responses' | 'cross_tenant_responses' | 'cross_session_responses' | 'exposed_sessions' | 'exposed_tenants' | 'recipient_tenants' | 'first_seen' | 'last_seen' | 'flows' | 'flow_matrix' | 'exposure' | 'by_node' | 'by_hour'> & {
+  /** the low bound null where the exposure is not known and nothing bounds it (registrylessEstimates) */
+  data_subjects: LowUnknown<ScopeResult['data_subjects']>
+  records_concerned: LowUnknown<ScopeResult['records_concerned']>
   contaminated_responses: null
   contaminated_without_prompt: null
   contaminated_prompt_in_part: null
@@ -68,12 +71,17 @@ export type RegistrylessScope = Omit<ScopeResult, 'contaminated_without_prompt' 
  * The estimates' evidence without a canary registry: the parts the markers would count (their
  * source sessions, their responses) are unknown, not 0; the low bounds rest on the verbatim text.
  */
-export function registrylessEstimates<E extends {evidence: Record<string, number | string | null>}>(data_subjects: E, records_concerned: E): {data_subjects: E; records_concerned: E} {
+export function registrylessEstimates<E extends {low: number; high: number | null; evidence: Record<string, number | string | null>}>(data_subjects: E, records_concerned: E, orphans = 0): {data_subjects: LowUnknown<E>; records_concerned: LowUnknown<E>} {
+  // Where answers hold markers of no registered session (exposureKnown false), a low bound of 0 with no high bound is no finding: not known (null), never 0.
+  const low = (e: E): LowUnknown<E> => (exposureKnown(false, orphans) || e.high !== null || e.low > 0 ? e : {...e, low: null})
   return {
-    data_subjects: {...data_subjects, evidence: {...data_subjects.evidence, sighting_source_sessions: null}},
-    records_concerned: {...records_concerned, evidence: {...records_concerned.evidence, sighting_responses: null}},
+    data_subjects: low({...data_subjects, evidence: {...data_subjects.evidence, sighting_source_sessions: null}}),
+    records_concerned: low({...records_concerned, evidence: {...records_concerned.evidence, sighting_responses: null}}),
   }
 }
+
+/** An estimate whose low bound may be not known (null): registrylessEstimates. */
+export type LowUnknown<E extends {low: number}> = Omit<E, 'low'> & {low: number | null}
 
 /**
  * Whether the exposure (markers and verbatim text together) is known. With no canary registry a
@@ -89,7 +97,7 @@ export function exposureKnown(registry: boolean, orphans: number | null): boolea
 export function registrylessScope(r: ScopeResult): RegistrylessScope {
   return {
     ...r,
-    ...registrylessEstimates(r.data_subjects, r.records_concerned),
+    ...registrylessEstimates(r.data_subjects, r.records_concerned, r.orphan_sightings),
     contaminated_responses: null, cross_tenant_responses: null, cross_session_responses: null, exposed_sessions: null, exposed_tenants: null,
     recipient_tenants: null, first_seen: null, last_seen: null, flows: null, flow_matrix: null, contaminated_without_prompt: null,
     contaminated_prompt_in_part: null, prompt_in_part: null,

@@ -81,6 +81,20 @@ describe('exposure not known (no registry, orphan markers): JSON gives null, nev
     expect(console.stdout).not.toMatch(/^individuals\s+0/m)
   }, 120_000)
 
+  it('scope --json, report case --json and the scope console: the estimates\' low bound not known, never 0', async () => {
+    const db = await orphanCase()
+    const scope = await json(['scope', '--db', db, '--json'])
+    expect(scope.exposure).toBeNull()
+    expect(scope.data_subjects).toMatchObject({low: null, high: null})
+    expect(scope.records_concerned).toMatchObject({low: null, high: null})
+    const page = await json(['report', 'case', '--db', db, '--json'])
+    expect(page.scope.data_subjects).toMatchObject({low: null, high: null})
+    expect(page.scope.records_concerned).toMatchObject({low: null, high: null})
+    const console = (await run(['scope', '--db', db])).stdout
+    expect(console).toMatch(/^data subjects \(sessions\)\s+unknown\s+unbounded/m)
+    expect(console).toMatch(/^records concerned \(responses\)\s+unknown\s+unbounded/m)
+  }, 120_000)
+
   it('where verbatim text shows some: the Article 33 JSON keeps it apart as a lower bound, and its statement says "at least"', async () => {
     const db = await verbatimCase(false)
     const d = await json(['report', 'article33', '--db', db, '--lang', 'en', '--format', 'json'])
@@ -108,6 +122,8 @@ describe('exposure not known (no registry, orphan markers): JSON gives null, nev
     expect(d.scope.cross_tenant_responses).toBe(1)
     const register = await json(['report', 'register', '--db', db, '--lang', 'en', '--format', 'json'])
     expect(register.facts).toMatch(/^1 response carried/)
+    const scope = await json(['scope', '--db', db, '--json'])
+    expect(scope.data_subjects.low).toBe(1)
   }, 120_000)
 })
 
