@@ -183,8 +183,10 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     if (own && exposure.responses > 0) {
       const canaries = facts.totals.registry_files > 0
       const C = P.controllerExposure
-      L.stated('nature', own.responses_carrying_its_data > 0 ? C.leaked(leakedSide(own, canaries)) : C.nothingLeaked, ['scan.exposure'])
-      L.stated('nature', own.received_foreign_responses > 0 ? C.received(receivedSide(own, canaries)) : C.nothingReceived, ['scan.exposure'])
+      // Markers in answers attributed to no session (exposureKnown false): each count a lower bound, "at least".
+      const atLeast = !factsExposureKnown(facts)
+      L.stated('nature', own.responses_carrying_its_data > 0 ? C.leaked(leakedSide(own, canaries, atLeast)) : C.nothingLeaked, ['scan.exposure'])
+      L.stated('nature', own.received_foreign_responses > 0 ? C.received(receivedSide(own, canaries, atLeast)) : C.nothingReceived, ['scan.exposure'])
     } else L.stated('nature', exposure.responses > 0 ? P.exposure(exposure, scope.exposure_first, scope.exposure_last, facts.totals.registry_files > 0, !factsExposureKnown(facts)) : noLeakStatement(P, facts.totals, facts.detection, scope), ['scan.exposure', 'evidence.files', 'scan.provenance'])
     if (exposure.responses > 0) L.stated('nature', P.integrity, ['scan.exposure'])
     if (scope.data_subjects.high === null) {

@@ -222,9 +222,9 @@ export const EN = {
   // (its users' data that reached others; what its users were served), never the whole case's.
   controllerExposure: {
     leaked: (n: ExposureSide) =>
-      `${count(n.responses, 'response')} to other sessions carried data of ${count(n.sessions, 'session')} of this controller's end users (${byEvidence(n, 'its canary marker')}), received in ${sides(n.ownSessions, n.otherSessions, n.others, 'of its own').join(' and in ')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
+      `${n.atLeast ? 'At least ' : ''}${count(n.responses, 'response')} to other sessions carried data of ${atLeast(n)}${count(n.sessions, 'session')} of this controller's end users (${byEvidence(n, 'its canary marker')}), received in ${sides(n.ownSessions, n.otherSessions, n.others, 'of its own').map((x) => atLeast(n) + x).join(' and in ')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
     received: (n: ExposureSide) =>
-      `${count(n.responses, 'response')} served to this controller's end users carried another session's data (${byEvidence(n, 'a canary marker')}), in ${count(n.sessions, 'session')} of theirs${fromSides(n, 'of its own')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.${notNamedSentence(n, "this controller's own")}`,
+      `${n.atLeast ? 'At least ' : ''}${count(n.responses, 'response')} served to this controller's end users carried another session's data (${byEvidence(n, 'a canary marker')}), in ${atLeast(n)}${count(n.sessions, 'session')} of theirs${fromSides(n, 'of its own')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.${notNamedSentence(n, "this controller's own")}`,
     nothingLeaked: "No response to another session was found carrying this controller's data.",
     nothingReceived: "No response served to this controller's end users was found carrying another session's data.",
   },

@@ -183,9 +183,9 @@ export const FR: Phrases = {
   },
   controllerExposure: {
     leaked: (n) =>
-      `${compte(n.responses, 'réponse adressée', 'réponses adressées')} à d'autres sessions ${un(n.responses) ? 'contenait' : 'contenaient'} des données de ${compte(n.sessions, 'session')} des utilisateurs finaux de ce responsable de traitement (${parPreuve(n, 'son marqueur canari')}), ${un(n.responses) ? 'reçue' : 'reçues'} dans ${cotes(n.ownSessions, n.otherSessions, n.others, 'ses').join(' et dans ')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
+      `${n.atLeast ? 'Au moins ' : ''}${compte(n.responses, 'réponse adressée', 'réponses adressées')} à d'autres sessions ${un(n.responses) ? 'contenait' : 'contenaient'} des données ${n.atLeast ? "d'au moins" : 'de'} ${compte(n.sessions, 'session')} des utilisateurs finaux de ce responsable de traitement (${parPreuve(n, 'son marqueur canari')}), ${un(n.responses) ? 'reçue' : 'reçues'} dans ${cotes(n.ownSessions, n.otherSessions, n.others, 'ses').map((x) => (n.atLeast ? 'au moins ' : '') + x).join(' et dans ')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
     received: (n) =>
-      `${compte(n.responses, 'réponse servie', 'réponses servies')} aux utilisateurs finaux de ce responsable de traitement ${un(n.responses) ? 'contenait' : 'contenaient'} des données d'une autre session (${parPreuve(n, 'un marqueur canari')}), dans ${compte(n.sessions, 'de ses sessions', 'de ses sessions')}${deCotes(n, 'ses')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.${sourceNonEtablie(n, 'des siennes')}`,
+      `${n.atLeast ? 'Au moins ' : ''}${compte(n.responses, 'réponse servie', 'réponses servies')} aux utilisateurs finaux de ce responsable de traitement ${un(n.responses) ? 'contenait' : 'contenaient'} des données d'une autre session (${parPreuve(n, 'un marqueur canari')}), dans ${n.atLeast ? 'au moins ' : ''}${compte(n.sessions, 'de ses sessions', 'de ses sessions')}${deCotes(n, 'ses')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.${sourceNonEtablie(n, 'des siennes')}`,
     nothingLeaked: "Aucune réponse adressée à une autre session ne contenait les données de ce responsable de traitement.",
     nothingReceived: "Aucune réponse servie aux utilisateurs finaux de ce responsable de traitement ne contenait de données d'une autre session.",
   },

@@ -149,6 +149,14 @@ describe('exposure not known: the processor notice says "at least N", and its JS
     }
   }, 120_000)
 
+  it('the Article 33 draft on a controller\'s behalf says "at least" too', async () => {
+    const db = await verbatimCase(false, 'processor')
+    for (const [lang, re] of [['en', /At least 1 response to other sessions carried data of at least 1 session of this controller's end users/], ['fr', /Au moins 1 réponse adressée à d'autres sessions contenait des données d'au moins 1 session des utilisateurs finaux/]] as const) {
+      const d = await json(['report', 'article33', '--db', db, '--on-behalf-of-controller', 'tn-a', '--lang', lang, '--format', 'json'])
+      expect(d.nature.summary.join(' ')).toMatch(re)
+    }
+  }, 120_000)
+
   it('with a registry: the counts stand, no exposure_known key', async () => {
     const db = await verbatimCase(true, 'processor')
     const n = await json(['report', 'processor-notice', '--db', db, '--tenant', 'tn-b', '--json'])
