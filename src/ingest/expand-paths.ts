@@ -13,9 +13,9 @@ import {InputError} from '../errors.js'
 // directory reached twice by its real path is walked once, a file reached twice is read once.
 // Every entry the walk or a glob reaches and does not read is returned with why: one that may
 // hold a log (a broken link, a link loop, a FIFO, a log compressed in a way crosstalk does not
-// read, an entry it may not read, so whose first bytes are not known) is `unread`, and a gate
-// must not pass over it; a file whose name and first bytes are not a log's (a README, .DS_Store,
-// a checksum list) is skipped with a warning and fails no gate.
+// read, UTF-16 text, an entry it may not read, so whose first bytes are not known), whatever its
+// name, is `unread`, and a gate must not pass over it; a regular file whose name and first bytes
+// are not a log's (a README, .DS_Store, a checksum list) is skipped with a warning and fails no gate.
 
 /** What a directory walk takes, as the help says it. */
 export const LOG_FILE_PATTERNS = [
@@ -90,8 +90,11 @@ export function expandLogPaths(inputs: readonly string[]): ExpandedPaths {
           if (content.kind === 'log') found.push(e.path)
           else if (content.kind === 'unread') here.push({path: e.path, reason: content.why, unread: true})
           else here.push({path: e.path, reason: `${NOT_A_LOG_NAME}, ${content.why}`, unread: false})
-        } else if (e.directory || logName || e.contentUnknown) here.push({path: e.path, reason: e.problem, unread: true})
-        else here.push({path: e.path, reason: `${NOT_A_LOG_NAME} (and ${e.problem})`, unread: false})
+        } else {
+          // An entry the walk could not examine (a link it could not follow, a FIFO, a device, one
+          // it may not read) may hold a log whatever its name: a gate does not pass over it.
+          here.push({path: e.path, reason: e.problem, unread: true})
+        }
       }
       if (found.length === 0 && !here.some((s) => s.unread)) {
         throw new InputError(`${input}: directory holds no log files (${LOG_FILE_PATTERNS.join(', ')})`, 'E_NO_MATCH')
@@ -175,6 +178,21 @@ function sniffContent(path: string): ContentVerdict {
   while (at < head.length && (head[at] === 0x20 || head[at] === 0x09 || head[at] === 0x0a || head[at] === 0x0d)) at++
   if (at === head.length) return {kind: 'not_log', why: head.length === 0 ? 'and empty' : `and nothing but white space in its first ${head.length} bytes`}
   if (head[at] === 0x7b || head[at] === 0x5b) return {kind: 'log'}
+  // UTF-16 text (a byte-order mark, or a JSON opening with a NUL byte beside it): a log may be
+  // written so, and crosstalk reads UTF-8 only.
+  const bom16 = (head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff)
+  if (bom16 || (head[at] === 0 && (head[at + 1] === 0x7b || head[at + 1] === 0x5b))) {
+    return {kind: 'unread', why: 'UTF-16 text (by its first bytes), which crosstalk does not read: a log may be written so (convert it to UTF-8, e.g. iconv -f UTF-16 -t UTF-8)'}
+  }
+  // NUL bytes first (a file preallocated, or zeroed where it was cut and written again): what
+  // follows them decides.
+  let text = at
+  while (text < head.length && head[text] === 0) text++
+  if (text > at) {
+    while (text < head.length && (head[text] === 0x20 || head[text] === 0x09 || head[text] === 0x0a || head[text] === 0x0d)) text++
+    if (text === head.length) return {kind: 'unread', why: `${head.length} NUL bytes at its start and nothing else in them, so whether a log follows is not known`}
+    if (head[text] === 0x7b || head[text] === 0x5b) return {kind: 'log'}
+  }
   if (head.includes(0)) return {kind: 'not_log', why: 'and binary (not gzip, not JSON)'}
   return {kind: 'not_log', why: 'and its first line is not JSON (not a JSON Lines log)'}
 }

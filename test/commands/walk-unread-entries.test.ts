@@ -94,4 +94,32 @@ describe('the directory walk follows links, reads rotated names and names what i
     expect(g.code).toBe(1)
     expect(g.stderr).toMatch(/no log file could be read: 2 entries not read: .*broken\.log \(broken symbolic link/)
   })
+
+  it('an entry it could not examine under any name (a FIFO, a link to a device, a broken link) and UTF-16 or NUL-led text under a name not a log\'s are not read, and the gate does not pass', async () => {
+    const dir = tempDir()
+    const logs = join(dir, 'logs')
+    mkdirSync(logs)
+    writeFileSync(join(logs, 'clean.jsonl'), clean('c'))
+    execFileSync('mkfifo', [join(logs, 'stream')])
+    symlinkSync('/dev/zero', join(logs, 'current'))
+    symlinkSync(join(dir, 'gone'), join(logs, 'latest'))
+    // The leak, written as UTF-16 with its byte-order mark, under a converter's name.
+    writeFileSync(join(logs, 'trace.txt'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(leak('u16'), 'utf16le')]))
+    // Nothing but NUL bytes in its first bytes: whether a log follows is not known.
+    writeFileSync(join(logs, 'prealloc.dat'), Buffer.alloc(70 * 1024))
+    // NUL bytes, then the log's lines: read (its first line quarantined).
+    writeFileSync(join(logs, 'zeroed.out'), Buffer.concat([Buffer.alloc(4096), Buffer.from(`\n${leak('z')}`)]))
+    const r = await run(['ingest', 'logs', logs, '--db', join(dir, 'case.db'), '--json'])
+    expect(r.code, r.stderr).toBe(1)
+    const out = JSON.parse(r.stdout) as {error: {details?: WalkJson}} & WalkJson
+    const walked = out.skipped_entries ?? out.error.details!.skipped_entries
+    expect(walked.filter((s) => s.unread).map((s) => relative(logs, s.path)).sort()).toEqual(['current', 'latest', 'prealloc.dat', 'stream', 'trace.txt'])
+    expect(walked.find((s) => s.path.endsWith('trace.txt'))!.reason).toMatch(/^UTF-16 text \(by its first bytes\)/)
+    const t = await run(['triage', logs, '--canaries', registry(dir), '--db', join(dir, 'triage.db'), '--fail-on-leak'])
+    // The NUL-led file's leak is read and trips the gate (3); the rest keeps it from passing.
+    expect(t.code, t.stderr).toBe(3)
+    expect(t.stderr).toMatch(/trace\.txt/)
+    expect(t.stderr).toMatch(/stream/)
+  })
 })
+
