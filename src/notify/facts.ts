@@ -586,6 +586,15 @@ export function factsExposureKnown(facts: Pick<CaseFacts, 'totals' | 'scope'>): 
 }
 
 /**
+ * Whether the set of controllers a processor notifies is known (as the clock says): only where the
+ * facts hold findings, detection covers every ingested log file (a file ingested after the last
+ * scan may name another controller), and every marker found could be attributed (factsExposureKnown).
+ */
+export function factsControllersKnown(facts: Pick<CaseFacts, 'totals' | 'scope' | 'detection'>): boolean {
+  return facts.scope !== null && facts.detection.complete && factsExposureKnown(facts)
+}
+
+/**
  * The controllers a processor notifies, the set every output that lists or counts them uses (the
  * clock, the notices, the register, the drafts): the tenants on either side of the exposure, then
  * those only a leaking retry concerns (concernedTenants).

@@ -3,7 +3,7 @@ import {z} from 'zod'
 import {detectionSchema, detectionSummary} from './detection-note.js'
 import {finalisation, finalisedWithOpenItemsSchema} from './finalise.js'
 import {countMethods} from './article33.js'
-import {affectedTenants, factsExposureKnown, noScopeItem, type CaseFacts} from './facts.js'
+import {affectedTenants, factsControllersKnown, factsExposureKnown, noScopeItem, type CaseFacts} from './facts.js'
 import {noneFoundGaps, noneFoundValue} from './none-found.js'
 import {categoryLabel, noLeakStatement, PHRASES, rangeText, type Language, type Phrases} from './phrases.js'
 import {assertGrounded, joinItems, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
@@ -211,7 +211,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
       facts.notifications.filter((n) => n.recipient !== 'authority' && n.recipient !== 'data-subjects' && (inc?.role !== 'processor' || !s || affected.has(n.recipient))).map((n) => n.recipient),
     ).size,
     controllers_affected: inc?.role === 'processor' && s ? affected.size : null,
-    controllers_known: inc?.role === 'processor' && s ? factsExposureKnown(facts) : null,
+    controllers_known: inc?.role === 'processor' && s ? factsControllersKnown(facts) : null,
     awareness_amendments: facts.amendments.length,
     evidence: facts.evidence.map((e) => `${e.name} sha256 ${e.sha256}`).join(P.join) || P.toComplete(P.open.noScan),
     statements: L.statements,

@@ -271,12 +271,12 @@ export function renderRegisterMarkdown(d: RegisterEntryResult): string {
         : fr ? `${d.controllers_notified} ; responsables de traitement concernés : inconnus (les résultats de l'analyse ne couvrent pas le dossier : voir la note sur l'analyse)` : `${d.controllers_notified}; affected controllers: not known (the scan's findings do not cover the case: see the detection note)`
       : d.controllers_affected === null
       ? fr ? 'sans objet (nous sommes le responsable de traitement)' : 'not applicable (we are the controller)'
-      // Markers found in answers that no registry attributes: whose data they carry is not known, so neither is how many controllers are affected.
-      : d.controllers_known === false
-      ? fr ? `${d.controllers_notified} sur ${d.controllers_affected} trouvés à ce jour ; le nombre de responsables de traitement à notifier n'est pas connu (des jetons en forme de marqueur trouvés dans des réponses n'ont pu être attribués : aucun registre de canaris)` : `${d.controllers_notified} of ${d.controllers_affected} found so far; how many controllers are to be notified is not known (marker-shaped tokens found in answers could not be attributed: no canary registry)`
       // While detection is incomplete more controllers may be found: "N of M" would say M is all of them.
       : !d.detection.complete && d.role === P.role.processor
       ? fr ? `${d.controllers_notified} sur ${d.controllers_affected} trouvés à ce jour ; le nombre de responsables de traitement à notifier n'est pas encore connu (analyse incomplète)` : `${d.controllers_notified} of ${d.controllers_affected} found so far; how many controllers are to be notified is not known yet (detection is incomplete)`
+      // Markers found in answers that no registry attributes: whose data they carry is not known, so neither is how many controllers are affected.
+      : d.controllers_known === false
+      ? fr ? `${d.controllers_notified} sur ${d.controllers_affected} trouvés à ce jour ; le nombre de responsables de traitement à notifier n'est pas connu (des jetons en forme de marqueur trouvés dans des réponses n'ont pu être attribués : aucun registre de canaris)` : `${d.controllers_notified} of ${d.controllers_affected} found so far; how many controllers are to be notified is not known (marker-shaped tokens found in answers could not be attributed: no canary registry)`
       : fr ? `${d.controllers_notified} sur ${d.controllers_affected}` : `${d.controllers_notified} of ${d.controllers_affected}`
   const o = P.open
   return withFinalisedNote(d, renderTemplate(

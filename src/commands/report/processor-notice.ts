@@ -8,7 +8,7 @@ import {detectionFlags} from '../../cli/detection-flags.js'
 import {guardOut} from '../../cli/out-guard.js'
 import {UsageError} from '../../errors.js'
 import {affectedTenants, affectedTenantsUnknown, buildProcessorNotice, processorNoticeJson, requireProcessorRole, type ProcessorNoticeJson, type ProcessorNoticeResult} from '../../notify/processor-notice.js'
-import {factsExposureKnown} from '../../notify/facts.js'
+import {factsControllersKnown, factsExposureKnown} from '../../notify/facts.js'
 import {renderProcessorNoticeMarkdown} from '../../notify/render-markdown.js'
 import {PHRASES, type Language} from '../../notify/phrases.js'
 import {detectionSummary, type DetectionSummary} from '../../notify/detection-note.js'
@@ -71,7 +71,7 @@ export default class ReportProcessorNotice extends BaseCommand {
       for (const [i, notice] of built.entries()) notices.push(writeReport('processor-notice', flags.format as 'md', paths[i]!, await render(notice), {db, force: flags.force}))
       this.audit(db, {flags}, {notices: notices.map((n, i) => ({out: n.out, sha256: n.sha256, ...acceptanceAudit(built[i]!)}))})
       if (!this.jsonEnabled()) this.note(`Wrote ${notices.length} notices into ${safeLine(flags.out)}`)
-      return {notices, controllers_known: facts.scope !== null && factsExposureKnown(facts), detection: detectionSummary(facts.detection, options.language)}
+      return {notices, controllers_known: factsControllersKnown(facts), detection: detectionSummary(facts.detection, options.language)}
     }
     requireOutForPdf(flags.format, flags.out)
     const notice = buildProcessorNotice(facts, flags.tenant!, options)
