@@ -145,7 +145,7 @@ export function renderScope(r: ScopeResult, options: {registry?: boolean; proven
   if (known && r.exposure.flows.length > 0) out.push('', ...renderTopFlows(r.exposure.flows, registry ? r.flows : null))
   if (known && r.data_categories.length > 0) {
     out.push('', 'Data categories seen')
-    out.push(table(['category', 'evidence', 'responses', 'findings'], r.data_categories.map((c) => [clip(safeLine(c.label), 80), c.evidence, String(c.responses), n(c.findings)])))
+    out.push(table(['category', 'evidence', 'responses', 'findings'], r.data_categories.map((c) => [clip(safeLine(c.label), 120), c.evidence, String(c.responses), n(c.findings)])))
   }
   if (r.by_node.length > 0) {
     out.push('', 'By decode node')

@@ -9,7 +9,7 @@ import {InputError, UsageError} from '../errors.js'
 import {computeScope} from '../scope/compute-scope.js'
 import {loadScopeInputs} from '../scope/scope-data.js'
 import {
-  exposureKnown, knownScope, knownTenantView, PROVENANCE_STALE_SCOPE_NOTE, markersStaleReason, markersStaleScopeNote, registrylessTenantView, staleFindings, staleFindingsReason, unscannedScope,
+  exposureKnown, knownScope, knownTenantView, PROVENANCE_STALE_SCOPE_NOTE, markersStaleReason, markersStaleScopeNote, registrylessCategories, registrylessTenantView, staleFindings, staleFindingsReason, unscannedScope,
   type KnownScope, type KnownTenantView,
 } from '../scope/unscanned.js'
 import {computeTenantView} from '../scope/tenant-view.js'
@@ -113,7 +113,8 @@ export default class Scope extends BaseCommand {
       // A registry changed since the scan leaves the exposure (markers and text together) unknown too.
       const notReadLine = notReadSentence(notRead)
       if (notReadLine !== null) this.log(`${wrap(`${notReadLine} The figures below count what was read.`)}\n`)
-      this.log(renderScope(result, {registry: markersKnown, provenance: provenanceKnown && !stale.markers, orphans: !stale.markers}))
+      // No registry: whether a verbatim-text response held a marker is not known, and its category says so.
+      this.log(renderScope(registry ? result : {...result, data_categories: registrylessCategories(result.data_categories)}, {registry: markersKnown, provenance: provenanceKnown && !stale.markers, orphans: !stale.markers}))
     }
     // --json: what the markers count is unknown without a registry, never 0; so is what any finding counts where it does not cover the case.
     return known

@@ -13,7 +13,7 @@ import type {GateVerdict} from '../detect/gate.js'
 import {InputError, IntegrityError} from '../errors.js'
 import {safeLine} from '../util/sanitize.js'
 import {count} from '../cli/plural.js'
-import {PROVENANCE_STALE_SCOPE_NOTE, provenancelessScope, registrylessScope, type ProvenancelessScope, type RegistrylessScope} from '../scope/unscanned.js'
+import {PROVENANCE_STALE_SCOPE_NOTE, provenancelessScope, registrylessCategories, registrylessScope, type ProvenancelessScope, type RegistrylessScope} from '../scope/unscanned.js'
 import {registrylessScan, type RegistrylessScan} from '../detect/scan-case.js'
 
 export type {TriageResult} from '../triage/run-triage.js'
@@ -159,7 +159,7 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
       this.log('')
       if (scan.canaries === 0) this.log(`${NO_REGISTRY_SCOPE_NOTE}\n`)
       if (!provenanceKnown) this.log(`${PROVENANCE_STALE_SCOPE_NOTE}\n`)
-      this.log(renderScope(scope, {registry: scan.canaries > 0, provenance: provenanceKnown}))
+      this.log(renderScope(scan.canaries > 0 ? scope : {...scope, data_categories: registrylessCategories(scope.data_categories)}, {registry: scan.canaries > 0, provenance: provenanceKnown}))
     }
     // A quick verdict the scan contradicted fails the run whatever the gate says.
     if (mismatch) throw new IntegrityError(mismatch)

@@ -5,7 +5,7 @@ import {listSightingsWithNode} from '../detect/list.js'
 import type {SightingClass} from '../extract/markers.js'
 import {buildTimeline, type TimelineHour} from '../scope/build-timeline.js'
 import {computeScope, type Exposure, type ScopeDataCategory, type ScopeEstimate, type ScopeFlow, type ScopeNodeRow} from '../scope/compute-scope.js'
-import {exposureKnown, registrylessEstimates, scopeFiguresKnown, staleFindings, staleFindingsReason} from '../scope/unscanned.js'
+import {exposureKnown, registrylessCategories, registrylessEstimates, scopeFiguresKnown, staleFindings, staleFindingsReason} from '../scope/unscanned.js'
 import type {RetryLeak} from '../scope/retry-leaks.js'
 import {basename} from 'node:path'
 import {unreadableFiles} from '../detect/gate.js'
@@ -217,7 +217,8 @@ export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): 
     flow_matrix: scope.flow_matrix,
     provenance_flows: scope.provenance_flows,
     nodes: scope.by_node,
-    data_categories: scope.data_categories,
+    // No registry: whether a verbatim-text response held a marker is not known (the drafts' label).
+    data_categories: facts.totals.registry_files > 0 ? scope.data_categories : registrylessCategories(scope.data_categories),
     hours: timeline.hours,
     sightings: {
       markers: options.markersShown ? 'full' : 'shortened',

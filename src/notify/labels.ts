@@ -1,6 +1,8 @@
 // The labels of data categories in every language of the drafts: facts carry kinds
 // ('email', 'free_text', ...), and the words are chosen only when a report is rendered.
 
+import {NO_REGISTRY_VERBATIM_LABEL} from '../scope/unscanned.js'
+
 export type Language = 'en' | 'fr'
 
 export const CATEGORY_LABELS: Record<Language, Record<string, string>> = {
@@ -15,7 +17,7 @@ export const CATEGORY_LABELS: Record<Language, Record<string, string>> = {
     conversation_content_cross_tenant: "another customer's end-user conversation content (canary-marked prompts)",
     conversation_content_cross_session: "another end user's conversation content, same customer (canary-marked prompts)",
     conversation_content_attributed: "another session's prompt or answer, reproduced verbatim without a canary marker",
-    conversation_content_attributed_no_registry: "another session's prompt or answer, reproduced verbatim (whether with a canary marker is not known: no canary registry)",
+    conversation_content_attributed_no_registry: NO_REGISTRY_VERBATIM_LABEL,
     free_text: 'free text of prompts and completions (content not classified: may include any category, incl. Art. 9 data)',
   },
   fr: {

@@ -94,9 +94,22 @@ export function exposureKnown(registry: boolean, orphans: number | null): boolea
   return registry || (orphans ?? 0) === 0
 }
 
+/** The verbatim-text category's label where the case holds no canary registry (the drafts' own). */
+export const NO_REGISTRY_VERBATIM_LABEL = "another session's prompt or answer, reproduced verbatim (whether with a canary marker is not known: no canary registry)"
+
+/**
+ * The data categories of a case with no canary registry: a response counted by its verbatim text
+ * is not known to hold no canary marker (no marker can be attributed), so its category never
+ * says "without a canary marker".
+ */
+export function registrylessCategories<C extends {category: string; label: string}>(categories: readonly C[]): C[] {
+  return categories.map((c) => (c.category === 'conversation_content_attributed' ? {...c, label: NO_REGISTRY_VERBATIM_LABEL} : c))
+}
+
 export function registrylessScope(r: ScopeResult): RegistrylessScope {
   return {
     ...r,
+    data_categories: registrylessCategories(r.data_categories),
     ...registrylessEstimates(r.data_subjects, r.records_concerned, r.orphan_sightings),
     contaminated_responses: null, cross_tenant_responses: null, cross_session_responses: null, exposed_sessions: null, exposed_tenants: null,
     recipient_tenants: null, first_seen: null, last_seen: null, flows: null, flow_matrix: null, contaminated_without_prompt: null,

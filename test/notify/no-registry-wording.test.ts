@@ -52,4 +52,36 @@ describe('no canary registry: a marker count is not known, never "without a mark
     expect(page).not.toContain('(no canary marker)')
     expect(page).not.toContain('verbatim text only, no marker')
   })
+
+  it('the case page (HTML and JSON), scope (console and --json) and triage label the verbatim category "not known", never "without a canary marker"', async () => {
+    const dir = tempDir()
+    const logs = join(dir, 'logs')
+    mkdirSync(logs)
+    writeFileSync(
+      join(logs, 'gw.jsonl'),
+      [
+        line('2026-11-01T10:00:00Z', 'r1', 'tn-a', 'sa', `please note: ${TEXT}`, 'noted'),
+        line('2026-11-01T10:05:00Z', 'r2', 'tn-b', 'sb', 'hello', `Sure. ${TEXT} CANARY-0123456789abcdef0123`),
+      ].join('\n') + '\n',
+    )
+    const db = join(dir, 'case.db')
+    const triage = await run(['triage', logs, '--db', db])
+    expect(triage.code, triage.stderr).toBe(0)
+    expect((await run(['incident', 'open', '--db', db, '--title', 'T', '--aware-at', '2026-11-02T09:00:00Z', '--role', 'controller'])).code).toBe(0)
+    const notKnown = 'reproduced verbatim (whether with a canary marker is not known: no canary registry)'
+    const scopeJson = JSON.parse((await run(['scope', '--json', '--db', db])).stdout) as {data_categories: Array<{category: string; label: string}>}
+    const caseJson = JSON.parse((await run(['report', 'case', '--format', 'json', '--db', db])).stdout) as {data_categories: Array<{category: string; label: string}>}
+    for (const categories of [scopeJson.data_categories, caseJson.data_categories]) {
+      const verbatim = categories.find((c) => c.category === 'conversation_content_attributed')
+      expect(verbatim?.label).toContain(notKnown)
+    }
+    const html = join(dir, 'page.html')
+    expect((await run(['report', 'case', '--format', 'html', '--out', html, '--db', db])).code).toBe(0)
+    const page = readFileSync(html, 'utf8')
+    const consoleScope = (await run(['scope', '--db', db])).stdout
+    for (const text of [page, consoleScope, triage.stdout]) {
+      expect(text).toContain(notKnown)
+      expect(text).not.toMatch(/without a canary marker/)
+    }
+  })
 })
