@@ -158,6 +158,11 @@ export function suggestOutcome(severity: Severity, inputs: AssessInputs, fromCas
   return {suggested, reasons}
 }
 
+/** Whether a leaking retry the case names carried another tenant's marker (cross-tenant, though in no figure). */
+function retryCrossTenant(facts: CaseFacts | null | undefined): boolean {
+  return facts?.scope ? (facts.retry_leaks ?? []).some((r) => r.class === 'cross_tenant') : false
+}
+
 /** What the case suggests for each input, with the reason shown to the assessor. */
 export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
   const kinds = new Set((facts?.scope?.categories ?? []).filter((c) => c.kind !== 'free_text' && c.count > 0).map((c) => c.kind))
@@ -165,7 +170,7 @@ export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
   const direct = kinds.has('email') || kinds.has('phone') || kinds.has('iban') || kinds.has('card')
   // Findings out of date (facts.stale_scope): the figures whose base is unchanged since the scan still stand (the markers' after provenance went stale, the verbatim text's after the registry changed).
   const standing = facts?.scope ? null : (facts?.stale_scope ?? null)
-  const crossTenant = (facts?.scope?.cross_tenant_responses ?? 0) > 0 || (facts?.scope?.exposure.flows ?? []).some((f) => f.source_tenant !== f.recipient_tenant) || (standing?.cross_tenant_responses ?? 0) > 0
+  const crossTenant = (facts?.scope?.cross_tenant_responses ?? 0) > 0 || (facts?.scope?.exposure.flows ?? []).some((f) => f.source_tenant !== f.recipient_tenant) || (standing?.cross_tenant_responses ?? 0) > 0 || retryCrossTenant(facts)
   // Text whose source is not established may be another organisation's: not "none found".
   const sourceNotNamed = facts?.scope?.exposure.source_not_named ?? 0
   const exposed = (facts?.scope?.exposure.responses ?? 0) > 0 || (standing?.contaminated_responses ?? 0) > 0 || (standing?.provenance_responses ?? 0) > 0
@@ -186,6 +191,9 @@ export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
   const fromScan = (why: string): string => (unknown ? `${unknown}${why}` : why)
   // "None found" speaks only for what detection examined (none-found.ts): what it did not is named with it.
   const notCovered = facts?.scope && !exposed ? noneFoundGaps(facts, EN).map((g) => g.statement) : []
+  // A retry logged under a counted request id whose answer carried another session's marker was served: a disclosure the case names, though no figure counts it.
+  const retries = facts?.scope ? (facts.retry_leaks ?? []).length : 0
+  const retryServed = !exposed && retries > 0
   const noneFound = (why: string): string => (notCovered.length > 0 ? `${why}, among what was examined only; not examined: ${notCovered.join(' ')} Set --cb-confidentiality once they are reviewed` : why)
   const inputs: InputExplained[] = [
     {
@@ -216,11 +224,13 @@ export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
     },
     {
       name: 'cb_confidentiality',
-      value: exposed ? 0.25 : 0,
+      value: exposed || retryServed ? 0.25 : 0,
       source: 'case default',
       why: fromScan(exposed
         ? 'disclosed to known, limited recipients (the receiving tenants are identified in the logs): +0.25. Use 0.5 if the receiving applications showed responses to an unknown number of end users (e.g. a public chatbot)'
-        : noneFound('no response carrying another session\'s data found: 0')),
+        : retryServed
+          ? `${count(retries, 'retry', 'retries')} logged under a request id already counted carried another session's canary marker and ${retries === 1 ? 'was' : 'were'} served, though no figure of the scope counts ${retries === 1 ? 'it' : 'them'} (see the open items): disclosed to known, limited recipients: +0.25. Use 0.5 if the receiving applications showed responses to an unknown number of end users (e.g. a public chatbot)`
+          : noneFound('no response carrying another session\'s data found: 0')),
     },
     {
       name: 'cb_integrity',
@@ -320,7 +330,7 @@ export function planAssessment(facts: CaseFacts | null, options: AssessOptions):
   }
   const severity = computeSeverity(all)
   // A cross-tenant marker count whose base is unchanged since the scan stands where the findings are otherwise out of date.
-  const crossTenant = (facts?.scope?.exposure.flows ?? []).some((f) => f.source_tenant !== f.recipient_tenant) || (!facts?.scope && (facts?.stale_scope?.cross_tenant_responses ?? 0) > 0)
+  const crossTenant = (facts?.scope?.exposure.flows ?? []).some((f) => f.source_tenant !== f.recipient_tenant) || (!facts?.scope && (facts?.stale_scope?.cross_tenant_responses ?? 0) > 0) || retryCrossTenant(facts)
   // A source not established may be another organisation: in doubt, weighed as one, and said so.
   const crossTenantUnknown = !crossTenant && (facts?.scope?.exposure.source_not_named ?? 0) > 0
   // The default number of individuals is a lower bound where the scope has no high bound: said so wherever it is used.
@@ -329,7 +339,10 @@ export function planAssessment(facts: CaseFacts | null, options: AssessOptions):
   // Over findings out of date the suggestion rests on what still stands: said so, as it may change after a scan.
   if (!facts?.scope && facts?.stale_scope) reasons.push(`the scope is not known until a scan (${staleFindingsReason(staleFindings(facts.detection))}): this suggestion rests on the figures that still stand and may change after crosstalk scan`)
   // Nothing found is no finding over what was not examined (none-found.ts): the suggestion says it rests on what was.
-  if (facts?.scope && facts.scope.exposure.responses === 0 && noneFoundGaps(facts, EN).length > 0) {
+  // A leaking retry is a response served: never "none found", whatever the figures count.
+  if (facts?.scope && facts.scope.exposure.responses === 0 && (facts.retry_leaks ?? []).length > 0) {
+    reasons.push(`no figure of the scope counts a response carrying another session's data, yet ${count(facts.retry_leaks!.length, 'retry', 'retries')} logged under a request id already counted carried another session's canary marker and ${facts.retry_leaks!.length === 1 ? 'was' : 'were'} served (see the open items): this suggestion weighs ${facts.retry_leaks!.length === 1 ? 'it' : 'them'} as disclosed`)
+  } else if (facts?.scope && facts.scope.exposure.responses === 0 && noneFoundGaps(facts, EN).length > 0) {
     reasons.push('no response carrying another session\'s data was found among what detection examined, and not everything was examined (cb_confidentiality names what was not): this suggestion may change once it is reviewed')
   }
   const decide = options.decide

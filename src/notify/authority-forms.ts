@@ -26,19 +26,18 @@ export interface FormField {
 }
 
 type Draft = Omit<Article33Result, 'form_fields' | 'finalised_with_open_items'>
-type Answer = {value: string; open: boolean}
+export type Answer = {value: string; open: boolean}
 type Field = [id: string, en: string, fr: string, answer: Answer]
 
-function answers(d: Draft, P: Phrases) {
-  const fr = P.lang === 'fr'
-  const known = (value: string | null | undefined, missing: string): Answer => (value && value.trim() ? {value, open: false} : {value: P.toComplete(missing), open: true})
-  const list = (items: readonly string[], missing: string): Answer => known(items.length > 0 ? joinItems(items, P.join) : null, missing)
+/**
+ * What a draft says where it states no affected response (a form field, the draft's own "none"
+ * cells): "none" over every log only where detection examined everything; the first thing it did
+ * not examine, as the item to complete, while one is open; "none found in what was searched"
+ * beside a source dismissed unread (`whole`: everything was examined). The one decision every
+ * "none" of an Article 33 draft reads.
+ */
+export function noLeakAnswer(d: Draft, P: Phrases): Answer & {whole?: true} {
   const o = P.open
-  // A recorded answer the logs contradict is given with the draft's open item beside it, never alone.
-  const flagged = (a: Answer, ref: string): Answer => {
-    const item = d.open_items.find((x) => x.ref === ref)
-    return item && !a.open ? {value: `${a.value} (${P.toComplete(item.item)})`, open: true} : a
-  }
   // Empty after a whole scan means none was found: a finding. Empty without a scan, or after a
   // partial one, is not known: an open item.
   const scanned = d.scope !== null && d.scope !== undefined
@@ -50,7 +49,7 @@ function answers(d: Draft, P: Phrases) {
   // Nor where a retry under a counted request id carried another session's marker (a response served, in no figure).
   // Nor where such a retry could not be read again (whose data it carries is not known).
   const notExamined = d.open_items.find((o) => o.record_with === UNREAD_SOURCES_REMEDY || o.record_with === BAD_LINES_REMEDY || o.record_with === NOT_READ_WHOLE_REMEDY || o.record_with === GROWN_REMEDY || o.record_with === DUPLICATE_LEAKS_REMEDY || o.record_with === DUPLICATES_NOT_EXAMINED_REMEDY || o.record_with === NO_REGISTRY_REMEDY)
-  const nothingKnown: Answer = !scanned
+  return !scanned
     ? {value: P.toComplete(o.noScan), open: true}
     : noRecords
       ? {value: P.toComplete(o.noRecords), open: true}
@@ -64,8 +63,21 @@ function answers(d: Draft, P: Phrases) {
       ? // A source dismissed unread was never searched: "none" is said of what was, beside it and its reason (none-found.ts).
         (d.scope?.log_sources_dismissed ?? []).length > 0
         ? {value: `${P.noneFoundInSearched} ${P.dismissedSources(d.scope!.log_sources_dismissed)}`, open: false}
-        : {value: P.noneFound, open: false}
+        : {value: P.noneFound, open: false, whole: true}
       : {value: P.toComplete(o.detectionIncomplete(d.detection.files_not_scanned)), open: true}
+}
+
+function answers(d: Draft, P: Phrases) {
+  const fr = P.lang === 'fr'
+  const known = (value: string | null | undefined, missing: string): Answer => (value && value.trim() ? {value, open: false} : {value: P.toComplete(missing), open: true})
+  const list = (items: readonly string[], missing: string): Answer => known(items.length > 0 ? joinItems(items, P.join) : null, missing)
+  const o = P.open
+  // A recorded answer the logs contradict is given with the draft's open item beside it, never alone.
+  const flagged = (a: Answer, ref: string): Answer => {
+    const item = d.open_items.find((x) => x.ref === ref)
+    return item && !a.open ? {value: `${a.value} (${P.toComplete(item.item)})`, open: true} : a
+  }
+  const nothingKnown = noLeakAnswer(d, P)
   const found = (items: readonly string[]): Answer => (items.length > 0 ? {value: joinItems(items, P.join), open: false} : nothingKnown)
   // Whole sentences (the nature of the breach, its consequences) read as prose, each ending in its
   // stop; joined as list items they ran on with "; " before a capital.

@@ -50,7 +50,8 @@ export interface CaseReportData {
     stale_reason?: string | null
   }
   /** files: log files only (a canary registry is evidence, not a log) */
-  totals: {records: number; files: number; registry_files: number; tenants: number; sessions: number; bad_lines: number}
+  /** responses_without_text: answers that decoded to no text, never examined (detection speaks for the others only) */
+  totals: {records: number; files: number; registry_files: number; tenants: number; sessions: number; bad_lines: number; responses_without_text?: number}
   /**
    * log files no verdict speaks for in whole (not read whole, e.g. a truncated gzip; an ingest that
    * did not finish; answers that decoded to no text), and log sources an ingest reached and could
@@ -177,7 +178,7 @@ export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): 
       provenance_stale: staleFindings(coverage).provenance,
       stale_reason: staleFindingsReason(staleFindings(coverage)),
     },
-    totals: {records: facts.totals.records, files: facts.totals.log_files, registry_files: facts.totals.registry_files, tenants: facts.totals.tenants, sessions: facts.totals.sessions, bad_lines: facts.totals.bad_lines},
+    totals: {records: facts.totals.records, files: facts.totals.log_files, registry_files: facts.totals.registry_files, tenants: facts.totals.tenants, sessions: facts.totals.sessions, bad_lines: facts.totals.bad_lines, responses_without_text: facts.totals.responses_without_text ?? 0},
     // The sources an ingest reached and could not read are not judged at all: listed with them.
     unjudgeable_files: [
       ...unreadableFiles(db).map((f) => ({name: basename(f.path), why: f.why})),

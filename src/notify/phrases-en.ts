@@ -257,6 +257,13 @@ export const EN = {
   // A log source an ingest reached and could not read (a .zst, a broken link, a file refused) was never searched.
   unreadSources: (names: readonly string[]) =>
     `${count(names.length, 'further log source')} (${namedFew(names)}) could not be read and ${names.length === 1 ? 'was' : 'were'} not examined: whether ${names.length === 1 ? 'it holds' : 'they hold'} another session's data is not known.`,
+  // Where no affected response is counted and not everything was examined: never "none" (the open items say what).
+  notAllExamined: 'not known: not everything was examined (see the open items)',
+  ofWhatWasExamined: (figure: string) => `${figure}, in what was examined (not everything was: see the open items)`,
+  // A retry's leak is known and counted nowhere: never "none".
+  retriesNotCounted: (n: number) => `not counted: ${count(n, 'retry', 'retries')} logged under a request id already counted carried another session's marker (see the open items)`,
+  // Everything searched found nothing; a source dismissed unread was not searched (recorded decision).
+  noneInSearched: (n: number) => `none found in what was searched (${count(n, 'log source')} dismissed unread ${n === 1 ? 'was' : 'were'} not searched)`,
   notCountingRetries: (figure: string, n: number) => `${figure} (not counting ${count(n, 'retry', 'retries')} logged under a request id already counted that carried another session's marker: see the open items)`,
   // A retry logged under a request id already counted: its line is no record, so its marker is in no figure.
   // A retry's line that differs from its record and could not be read again: the gate could not judge it.

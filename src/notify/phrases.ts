@@ -69,7 +69,12 @@ export function noLeakStatement(P: Phrases, totals: CaseFacts['totals'], detecti
   const withPartialOnly = partial.length > 0 ? `${withUnread} ${P.notReadWhole(partial)}` : withUnread
   // Nor over the bytes appended to a log since it was ingested.
   const grown = totals.files_grown ?? []
-  const withPartial = grown.length > 0 ? `${withPartialOnly} ${P.grownOriginals(grown)}` : withPartialOnly
+  const withGrown = grown.length > 0 ? `${withPartialOnly} ${P.grownOriginals(grown)}` : withPartialOnly
+  // Nor over quarantined lines (never judged), nor over a retry that differs and could not be read again.
+  const bad = totals.bad_lines ?? 0
+  const withBad = bad > 0 ? `${withGrown} ${P.badLines(bad)}` : withGrown
+  const unexamined = totals.duplicate_lines_not_examined ?? 0
+  const withPartial = unexamined > 0 ? `${withBad} ${P.duplicatesNotExamined(unexamined)}` : withBad
   // Nor where a retry logged under a request id already counted carried another session's marker: a response served, in no figure.
   const retries = totals.duplicate_leaks ?? []
   const withRetries = retries.length > 0 ? `${withPartial} ${P.duplicateLeaks(retries)}` : withPartial

@@ -87,7 +87,11 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   const L = new Lines()
   const todo = (section: string, item: string, ref: string, recordWith: string | null): string => P.toComplete(L.open(section, item, ref, recordWith).item)
   if (!inc) L.open('incident', P.open.noIncident, 'Art. 33(5)', 'crosstalk incident open ...')
-  const range = (r: {low: number; high: number | null; method: string} | undefined): string | null => (r ? `${rangeText(P, r, factsExposureKnown(facts))} (${r.method})` : null)
+  // An exposure of 0 where not everything was examined is of what was (noneFoundGaps); where a retry carried a marker no figure counts, it says so.
+  const retryLeaks = s && facts.totals.registry_files > 0 ? (facts.totals.duplicate_leaks ?? []).length : 0
+  const partial = s !== null && s.exposure !== null && s.exposure.responses === 0 && factsExposureKnown(facts) && noneFoundGaps(facts, P).some((g) => g.open)
+  const qualified = (text: string): string => (!partial ? text : retryLeaks > 0 ? P.notCountingRetries(text, retryLeaks) : P.ofWhatWasExamined(text))
+  const range = (r: {low: number; high: number | null; method: string} | undefined): string | null => (r ? `${qualified(rangeText(P, r, factsExposureKnown(facts)))} (${r.method})` : null)
 
   const exposure = s?.exposure ?? null
   const found = exposure ? (exposure.responses > 0 ? P.exposure(exposure, s!.exposure_first, s!.exposure_last, facts.totals.registry_files > 0, !factsExposureKnown(facts)) : noLeakStatement(P, facts.totals, facts.detection, s)) : null
@@ -95,7 +99,8 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   // What the finding cannot speak for, said with it: no registry (markers not looked for), lines that could not be read.
   const limits = [
     ...(facts.totals.registry_files === 0 ? [P.noRegistry] : []),
-    ...(facts.totals.bad_lines > 0 ? [P.unreadLines(facts.totals.bad_lines)] : []),
+    // (A no-leak statement names them itself: noLeakStatement.)
+    ...(facts.totals.bad_lines > 0 && !(exposure !== null && exposure.responses === 0) ? [P.unreadLines(facts.totals.bad_lines)] : []),
     ...(withoutText > 0 && exposure !== null && exposure.responses > 0 ? [P.noResponseText(withoutText)] : []),
     ...(s && (s.contaminated_without_prompt ?? 0) > 0 ? [P.noPromptLogged(s.contaminated_without_prompt!)] : []),
     ...(s && (s.contaminated_prompt_in_part ?? 0) > 0 ? [P.promptReadInPart(s.contaminated_prompt_in_part!, s.prompt_in_part_members)] : []),

@@ -1,6 +1,7 @@
 import type {Article33Result} from './article33.js'
 import type {Article34Result} from './article34.js'
 import {AUTHORITY_NAMES} from './authorities.js'
+import {noLeakAnswer} from './authority-forms.js'
 import {escapeMd} from './escape.js'
 import type {FinalisedWithOpenItems} from './finalise.js'
 import {PHRASES, rangeText, type Language} from './phrases.js'
@@ -124,6 +125,10 @@ export function article33View(d: Article33Result): View {
     exposure.by_canary = beside(exposure.by_canary)
     scope.cross_tenant_responses = beside(scope.cross_tenant_responses)
     scope.cross_session_responses = beside(scope.cross_session_responses)
+    // The sessions and customers on either side of it are in no figure either.
+    exposure.sessions = beside(exposure.sessions)
+    exposure.source_tenants = beside(exposure.source_tenants)
+    exposure.recipient_tenants = beside(exposure.recipient_tenants)
   }
   // The at-risk count covers the records that say both their status and their prompt size; those that leave it open are said beside it, never folded in.
   const undecided = d.scope?.at_risk_unknown_records ?? 0
@@ -140,13 +145,23 @@ export function article33View(d: Article33Result): View {
     timeline.first_seen = escapeMd(d.timeline.first_seen === null ? X.notKnown : X.time(d.timeline.first_seen))
     timeline.last_seen = escapeMd(d.timeline.last_seen === null ? X.notKnown : X.time(d.timeline.last_seen))
   }
-  // Scanned and nothing affected: no first or last affected response and no category of data subjects, said as none (never a gap).
-  const noneAffected = d.scope !== null && known && d.detection.complete && (d.scope.exposure?.responses ?? 0) === 0
-  if (noneAffected) {
+  // Scanned and nothing affected: no first or last affected response and no category of data subjects,
+  // said as none only where detection examined everything (noLeakAnswer, as the form's fields say it).
+  // Where a retry carried a marker no figure counts, a leak is known: said so, never none. Where
+  // something was not examined (no text, a quarantined line, a retry not read again, a source not
+  // read), not known, pointing to its open item; beside a source dismissed unread, none in what was searched.
+  const noLeak = d.scope !== null && known && d.detection.complete && (d.scope.exposure?.responses ?? 0) === 0 ? noLeakAnswer(d, P) : null
+  const noneAffected = noLeak?.whole === true
+  const noneCell = noLeak === null || noneAffected
+    ? P.noneFeminine
+    : retries > 0 ? P.retriesNotCounted(retries) : noLeak.open ? P.notAllExamined : P.noneInSearched(d.scope!.log_sources_dismissed.length)
+  if (noLeak !== null) {
     const timeline = view.timeline as View
-    timeline.first_seen ??= P.noneFeminine
-    timeline.last_seen ??= P.noneFeminine
+    timeline.first_seen ??= escapeMd(noneCell)
+    timeline.last_seen ??= escapeMd(noneCell)
   }
+  // The estimates of an exposure of 0 are of what was examined, or do not count a retry's leak.
+  const qualifyRange = (range: string): string => (noLeak === null || noneAffected || !noLeak.open ? range : retries > 0 && d.scope!.registry_files > 0 ? P.notCountingRetries(range, retries) : P.ofWhatWasExamined(range))
   return {
     ...view,
     ...openBySection(d.open_items, d.language),
@@ -160,13 +175,13 @@ export function article33View(d: Article33Result): View {
     role_text: d.role ? escapeMd(P.role[d.role] + (d.prepared_on_behalf_of ? (fr ? `, pour le compte du client ${d.prepared_on_behalf_of}` : `, on behalf of customer ${d.prepared_on_behalf_of}`) : '')) : null,
     nature_types: d.nature.types.map((t) => P.breachType[t]).join(', ') || null,
     has_nodes: d.nature.nodes.length > 0,
-    data_subject_categories: d.data_subjects.categories.length ? d.data_subjects.categories.map(escapeMd).join('; ') : noneAffected ? P.noneFeminine : known ? null : escapeMd(P.exposureUnknown.notKnown),
+    data_subject_categories: d.data_subjects.categories.length ? d.data_subjects.categories.map(escapeMd).join('; ') : noneAffected ? P.noneFeminine : noLeak !== null ? escapeMd(noLeak.value) : known ? null : escapeMd(P.exposureUnknown.notKnown),
     // No category row: the draft's own finding of no exposure (said only of what detection covered,
     // with what it did not), or the open item that stands where the scope is not known; never a bare header.
     data_categories_none: d.data_categories.length > 0 ? null : escapeMd(noCategories(d, P)),
-    subjects_range: d.data_subjects.approximate ? escapeMd(rangeText(P, d.data_subjects.approximate, known)) : null,
+    subjects_range: d.data_subjects.approximate ? escapeMd(qualifyRange(rangeText(P, d.data_subjects.approximate, known))) : null,
     subjects_method: d.data_subjects.approximate ? escapeMd(d.data_subjects.approximate.method) : null,
-    records_range: d.records.approximate ? escapeMd(rangeText(P, d.records.approximate, known)) : null,
+    records_range: d.records.approximate ? escapeMd(qualifyRange(rangeText(P, d.records.approximate, known))) : null,
     flows_note: known ? null : escapeMd(P.exposureUnknown.flows),
     records_method: d.records.approximate ? escapeMd(d.records.approximate.method) : null,
     form_heading: fr ? `${escapeMd(AUTHORITY_NAMES_FR[d.authority]!)} : champs du formulaire` : `${escapeMd(AUTHORITY_NAMES[d.authority])}: form fields`,
@@ -298,9 +313,14 @@ export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string 
   const view = escapeView(n) as View
   const out = view.your_data_reached_others as View
   const inn = view.you_received_other_data as View
-  out.sessions_text = (out.sessions as string[]).join(', ') || P.noneFeminine
-  out.markers_text = (out.markers_truncated as string[]).join(', ') || (n.canary_registry ? P.none : n.language === 'fr' ? 'sans objet : aucun registre de canaris dans le dossier' : 'not applicable: the case holds no canary registry')
-  inn.sessions_text = (inn.sessions as string[]).join(', ') || P.noneFeminine
+  // A leaking retry on a side is a response served that no figure counts: that side's figures say so, its empty lists never "none".
+  const {reached_others: retriesOut, received: retriesIn} = n.retry_leaks_not_counted
+  const emptyOr = (retries: number, none: string): string => (retries > 0 ? escapeMd(P.retriesNotCounted(retries)) : none)
+  out.sessions_text = (out.sessions as string[]).join(', ') || emptyOr(retriesOut, P.noneFeminine)
+  out.markers_text = (out.markers_truncated as string[]).join(', ') || (n.canary_registry ? emptyOr(retriesOut, P.none) : n.language === 'fr' ? 'sans objet : aucun registre de canaris dans le dossier' : 'not applicable: the case holds no canary registry')
+  inn.sessions_text = (inn.sessions as string[]).join(', ') || emptyOr(retriesIn, P.noneFeminine)
+  if (retriesOut > 0) out.responses = escapeMd(P.notCountingRetries(String(n.your_data_reached_others.responses), retriesOut))
+  if (retriesIn > 0) inn.responses = escapeMd(P.notCountingRetries(String(n.you_received_other_data.responses), retriesIn))
   // Received text whose source is not established is counted apart: attributed to no customer (0 renders as a section, so a flag).
   inn.has_source_not_named = n.you_received_other_data.source_not_named > 0
   if (n.at_risk_responses !== null && (n.at_risk_unknown_records ?? 0) > 0) view.at_risk_responses = escapeMd(P.atRiskWithUndecided(n.at_risk_responses, n.at_risk_unknown_records!))
@@ -333,7 +353,7 @@ export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string 
     reached.first && reached.last
       ? escapeMd(fr ? `du ${reached.first} au ${reached.last}` : `${reached.first} to ${reached.last}`)
       : reached.responses === 0
-        ? P.noneFeminine
+        ? emptyOr(retriesOut, P.noneFeminine)
         : fr ? 'non connue : aucune de ces réponses ne portait votre marqueur canari' : 'not known: none of these responses carried your canary marker'
   inn.from_customers_text = others(n.you_received_other_data.from_customers)
   // A possible source of text served to others: of how many customers (never which).

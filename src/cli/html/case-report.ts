@@ -77,7 +77,9 @@ export function verdict(d: CaseReportData): {cls: 'leak' | 'clean' | 'partial'; 
       text: `${d.totals.records === 1 ? 'The one record has not' : `None of the ${num(d.totals.records)} records has`} been scanned for canary markers or verbatim text, so this report cannot say whether any response carried another session's data (run crosstalk scan).`,
     }
   }
-  const among = d.detection.complete ? nums(d.totals.records, 'record') : 'the scanned records'
+  // Answers that decoded to no text were never examined: the verdict speaks for the records with text only.
+  const withoutText = d.totals.responses_without_text ?? 0
+  const among = !d.detection.complete ? 'the scanned records' : withoutText > 0 ? `the ${nums(Math.max(0, d.totals.records - withoutText), 'record')} with text` : nums(d.totals.records, 'record')
   const k = caseReportKnown(d)
   // The exposure counts a response once whether it carried a marker, verbatim text, or both.
   const leaked = e.responses > 0
