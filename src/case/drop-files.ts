@@ -6,7 +6,7 @@ import {lineDecoder} from '../extract/line-decoder.js'
 import {decodeParseSpec} from '../extract/parse-spec.js'
 import {claimIngest, releaseIngest} from '../ingest/ingest-lock.js'
 import {IS_ERROR, NO_REQUEST_TEXT, NO_RESPONSE_TEXT, recordFlags} from '../ingest/process-unit.js'
-import {countLineAsRecord, countMissingFields, deleteFile, fileById, findLogFiles, noMissingFields, type FileRow} from '../store/files.js'
+import {countLineAsRecord, countMissingFields, deleteFile, fileById, findLogFiles, laterVersionsOf, noMissingFields, type FileRow} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {duplicatesOutside, rehomeRecord, type DuplicateElsewhere} from '../store/quarantine.js'
 import {filesReadingFrom} from '../store/records.js'
@@ -66,6 +66,16 @@ export function dropFiles(db: CaseDb, refs: readonly string[], reason: string): 
     }
     if (!files.some((f) => f.id === found[0]!.id)) files.push(found[0]!)
   }
+  // A later version of one of these (a log ingested again once it grew) read only the lines after
+  // it: without it, those lines would be held by no file of the case.
+  const later = laterVersionsOf(db, files.map((f) => f.id))
+  if (later.length > 0) {
+    const names = (fs: readonly FileRow[]) => fs.map((f) => `${f.path} (sha256 ${f.sha256.slice(0, 12)})`).join(', ')
+    throw new InputError(
+      `${names(later)} ${later.length === 1 ? 'is a longer version' : 'are longer versions'} of ${names(files)} (the same log, ingested again once it grew), which read only the lines after it: drop them together (crosstalk drop ${[...files, ...later].map((f) => f.sha256.slice(0, 12)).join(' ')})`,
+      'E_DEPENDENT_FILES',
+    )
+  }
   // Records of other files read with lines of these (a Batch output with its input file) would lose them.
   const dependents = filesReadingFrom(db, files.map((f) => f.id))
   if (dependents.length > 0) {
@@ -79,7 +89,8 @@ export function dropFiles(db: CaseDb, refs: readonly string[], reason: string): 
   try {
     inTransaction(db, () => {
       kept = keepRecordsAtDuplicates(db, files)
-      for (const f of files) deleteFile(db, f.id)
+      // The latest first: a version refers to the one it continues.
+      for (const f of [...files].sort((a, b) => b.id - a.id)) deleteFile(db, f.id)
       markProvenanceStale(db)
     })
   } finally {

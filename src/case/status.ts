@@ -23,8 +23,14 @@ export type {BadLineRow} from '../store/quarantine.js'
 
 /** `crosstalk status --json`: contract keys first, then what else the case holds. */
 export interface StatusResult {
-  /** log files completely ingested (the registry files are counted apart) */
+  /** log files completely ingested (the registry files are counted apart); a log held in two versions (ingested again once it grew) counts once */
   files: number
+  /**
+   * Of the complete log files stored, those the case also holds in a later, longer version (a log
+   * appended to and ingested again: the later version read only the lines after the earlier's):
+   * not counted in `files`; their records, duplicates and bad lines are counted, once
+   */
+  earlier_versions: number
   records: number
   bad_lines: number
   canaries: number
@@ -114,7 +120,8 @@ export function caseStatus(db: CaseDb, now: Date = new Date()): StatusResult {
   const unknown = recordsMissingAtRiskFields(db)
   const detection = detectionCoverage(db)
   return {
-    files: f.log_files - f.incomplete_files,
+    files: f.log_files - f.incomplete_files - f.earlier_versions,
+    earlier_versions: f.earlier_versions,
     records: r.records,
     bad_lines: f.bad_lines,
     canaries: countCanaries(db),

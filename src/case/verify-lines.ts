@@ -15,7 +15,7 @@ import {
   iterateFileFingerprints, iterateFileMarkerTokens, iterateFilePiiValues, iterateFileUnconventionalHits, type FingerprintStored,
 } from '../store/extracts.js'
 import {unconventionalMarkers} from '../store/canaries.js'
-import {countMissingFields, MISSING_FIELDS, noMissingFields, type FileRow} from '../store/files.js'
+import {countMissingFields, fileById, MISSING_FIELDS, noMissingFields, type FileRow} from '../store/files.js'
 import {iterateFileSightings, type SightingStored} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
 import {iterateBadLinesOfFile, iterateDuplicatesOfFile, type BadLineStored, type DuplicateLineRow} from '../store/quarantine.js'
@@ -170,12 +170,20 @@ class FileWalk {
     let contentOk = true
     let expectedOffset = 0
     const splitter = new LineSplitter((lineNo, offset) => this.wants(lineNo, offset), (line) => this.onLine(line))
+    // A longer version of a stored file: its first read_from bytes must be that file's content.
+    const earlier = file.continues_file_id === null ? null : {hash: createHash('sha256'), left: file.read_from}
+    const feedEarlier = (bytes: Buffer): void => {
+      if (earlier === null || earlier.left <= 0) return
+      earlier.hash.update(bytes.subarray(0, earlier.left))
+      earlier.left -= Math.min(earlier.left, bytes.length)
+    }
     if (readFromOriginal(file)) {
       // Kept by reference: the original is the evidence, read where it lies.
       const read = {whole: false}
       for (const bytes of originalChunks(file, this.problems, read)) {
         expectedOffset += bytes.length
         content.update(bytes)
+        feedEarlier(bytes)
         splitter.push(bytes)
       }
       contentOk = false
@@ -208,9 +216,11 @@ class FileWalk {
       }
       expectedOffset = row.raw_offset + bytes.length
       content.update(bytes)
+      feedEarlier(bytes)
       splitter.push(bytes)
     }
     splitter.end()
+    if (earlier !== null) this.checkEarlierVersion(earlier.hash.digest('hex'), earlier.left)
     if (contentOk && file.content_sha256 && content.digest('hex') !== file.content_sha256) {
       this.problems.add('content', file.path, 'evidence store does not reproduce the content hash recorded at ingest')
     }
@@ -223,6 +233,20 @@ class FileWalk {
       if (stray > 0) this.problems.add('extract', file.path, `${count(stray, 'detection row')} ${stray === 1 ? 'belongs' : 'belong'} to no record of this file in line order`, file.path)
     }
     return this.tally
+  }
+
+  /**
+   * A longer version of a stored file (migration 018) read only its lines after the earlier
+   * version's: its first read_from bytes must be that version's content, whose lines account for them.
+   */
+  private checkEarlierVersion(sha256: string, left: number): void {
+    const {file} = this
+    const earlier = fileById(this.ctx.db, file.continues_file_id!)
+    if (earlier === undefined || earlier.state !== 'complete') {
+      this.problems.add('content', file.path, `continues a file no longer in the case (id ${file.continues_file_id}): its first ${file.read_from} bytes are accounted for by no file`, file.path)
+    } else if (left > 0 || sha256 !== earlier.content_sha256) {
+      this.problems.add('content', file.path, `its first ${file.read_from} bytes are not the content of ${earlier.path} (sha256 ${earlier.sha256.slice(0, 16)}…), the version it continues and whose lines account for them`, file.path)
+    }
   }
 
   /** The item a line of the evidence was last matched with (a second row at its line is named with it). */
@@ -253,8 +277,10 @@ class FileWalk {
   }
 
   private onLine(line: Line): void {
-    this.tally.lines++
     const {file} = this
+    // A line that ends, newline included, within what the version this file continues holds: that version's (checked with it).
+    if (line.offset + line.length < file.read_from) return
+    this.tally.lines++
     const start = line.offset + (line.bom ? 3 : 0)
     this.dropStale(start)
     const item = this.items.peek()

@@ -16,7 +16,10 @@ export function renderIngest(result: IngestLogsResult): string {
       const empty = [f.no_request_text > 0 ? `${f.no_request_text} without request text` : '', f.no_response_text > 0 ? `${f.no_response_text} without response text` : ''].filter(Boolean)
       if (empty.length > 0) what += ` (${empty.join(', ')})`
       if (f.unread) what += '; NOT READ WHOLE (see warning)'
+      const c = f.continues
+      if (c) what += `; grown since ingested: read from ${c.from_line === null ? 'the end of what was stored' : `line ${c.from_line}`} on, the lines before are those of the version already in the case (sha256:${c.sha256.slice(0, 16)}…, ${c.size} bytes)`
     }
+    if (f.changed_from) what += '; CHANGED since ingested (see warning)'
     out.push(`${safeLine(f.path)}  ${f.sha256 ? `sha256:${f.sha256.slice(0, 16)}…  ` : ''}${what}`)
   }
   const parts = [`${count(result.records, 'new record')}`, count(result.duplicates, 'duplicate'), `${count(result.bad_lines, 'bad line')} quarantined`]

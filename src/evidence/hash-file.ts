@@ -21,3 +21,33 @@ export async function sha256File(path: string, options: {limit?: number} = {}): 
 }
 
 export const isGzipHead = (head: Buffer): boolean => head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b
+
+/**
+ * SHA-256 of each of the file's first `sizes` bytes, in one read up to the largest (a hash is
+ * copied at each size on the way): whether the file begins with the bytes of a shorter file
+ * stored earlier. A size past the file's end gets no entry (the file is shorter).
+ */
+export async function sha256Prefixes(path: string, sizes: readonly number[]): Promise<Map<number, string>> {
+  const wanted = [...new Set(sizes)].filter((n) => n >= 0).sort((a, b) => a - b)
+  const out = new Map<number, string>()
+  const hash = createHash('sha256')
+  let at = 0
+  let i = 0
+  for (; i < wanted.length && wanted[i] === 0; i++) out.set(0, hash.copy().digest('hex'))
+  if (i === wanted.length) return out
+  const stream = createReadStream(path, {highWaterMark: 1 << 20, end: wanted.at(-1)! - 1})
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    let c = chunk
+    while (i < wanted.length && at + c.length >= wanted[i]!) {
+      const take = wanted[i]! - at
+      hash.update(c.subarray(0, take))
+      at += take
+      c = c.subarray(take)
+      out.set(wanted[i]!, hash.copy().digest('hex'))
+      i++
+    }
+    hash.update(c)
+    at += c.length
+  }
+  return out
+}

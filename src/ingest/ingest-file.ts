@@ -3,13 +3,13 @@ import {closeSync, constants, fstatSync, openSync, readSync, realpathSync, statS
 import {basename, resolve} from 'node:path'
 import {CliError, InputError} from '../errors.js'
 import {EvidenceWriter, type EvidenceCodec} from '../evidence/evidence-store.js'
-import {isGzipHead, sha256File} from '../evidence/hash-file.js'
+import {isGzipHead, sha256File, sha256Prefixes} from '../evidence/hash-file.js'
 import {EXTRACT_SCHEME} from '../extract/extract.js'
 import {decodeParseSpec, describeParseSpec, encodeParseSpec} from '../extract/parse-spec.js'
 import {jsonLinesFix, NOT_JSON_LINES, type WrappedJson} from '../extract/formats/common.js'
 import {CONTENT_NOT_READ} from '../extract/formats/otel.js'
 import {UNDECODED_BYTES, type CompanionIndex, type LogFormat} from '../extract/formats/index.js'
-import {completeLogFile, deleteEvidenceBlocks, deleteFile, inImmediateTransaction, insertLoadingLogFile, markEvidenceCopied, logFilesAtPath, logFilesOfSize, otherFileWithSha256, type FileRow, type LogEvidence, type MissingFieldCounts} from '../store/files.js'
+import {completeLogFile, deleteEvidenceBlocks, deleteFile, inImmediateTransaction, insertLoadingLogFile, markEvidenceCopied, logFilesAtPath, logFilesOfSize, otherFileWithSha256, shorterLogFiles, HEAD_BYTES, type FileRow, type LogEvidence, type MissingFieldCounts} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {transactional, withoutForeignKeyChecksAsync} from '../store/session.js'
 import {DamagedStreamError} from './gunzip-recover.js'
@@ -22,7 +22,8 @@ import {UnitWriter, type FileSummaryCounts} from './unit-writer.js'
 import {count} from '../util/plural.js'
 import {unloggedAnswers} from '../extract/redaction.js'
 import {unreadShapesPhrase} from '../extract/parse-record.js'
-import {withoutLineExcerpt} from '../util/sanitize.js'
+import {quoted, withoutLineExcerpt} from '../util/sanitize.js'
+import {lineDecoder} from '../extract/line-decoder.js'
 
 // One log file into the case, in three steps: prepare (is it already there? a loading row
 // for it), stream (the parse pool decodes its lines into the evidence store and the tables),
@@ -70,6 +71,15 @@ export interface IngestFileSummary {
   notes: string[]
   /** when refused: why, and the likely fix */
   refused?: {reason: string; fix: string}
+  /**
+   * A longer version of a file already in the case (appended to since, or a copy of it that
+   * grew): it begins with that file's bytes, so only its lines from `read_from` (offset in the
+   * content; `from_line`, its line number) on were read; the lines before are that file's,
+   * counted there. The case holds both versions and counts them as one log file.
+   */
+  continues?: {path: string; sha256: string; size: number; read_from: number; from_line: number | null}
+  /** The file last ingested from this path, where this one does not begin with its bytes: the path holds other bytes than were ingested (never merged: read as a file of its own). */
+  changed_from?: {path: string; sha256: string; size: number}
 }
 
 /** What every file of one `ingest logs` shares. */
@@ -114,6 +124,15 @@ export interface PreparedFile {
   present: FileRow | null
   /** false: the present file is kept by reference and its bytes are to be copied into the case (--evidence copy, copyIntoCase); true once they are. */
   copied?: boolean
+  /**
+   * The complete file this one is a longer version of (it begins with that file's bytes): only
+   * the lines from readFrom on (content offset) are read, the ones before are that file's.
+   */
+  continues?: {file: FileRow; readFrom: number} | null
+  /** The file last ingested from this path, where this one does not begin with its bytes: the path holds other bytes now. */
+  changed?: FileRow | null
+  /** A file this one begins with that it could not continue (read another way), and why: all its lines are read. */
+  notContinued?: {file: FileRow; why: string} | null
 }
 
 /** The ingest stopped on a signal: the file being read stays 'loading' and is redone next time. */
@@ -190,13 +209,77 @@ export async function prepareFile(ctx: IngestContext, given: string, fileIndex: 
   for (const f of [...sameSize, ...logFilesAtPath(db, absPath)]) {
     if (f.state === 'loading' && (f.sha256 === preHash || f.abs_path === absPath)) deleteFile(db, f.id)
   }
+  const history = await earlierVersions(ctx, {path, absPath, size, gzip, how})
   const fileId = insertLoadingLogFile(db, {
     path, name: basename(path), absPath,
     sha256: `pending:${process.pid}:${Date.now()}:${fileIndex}:${Math.random().toString(36).slice(2)}`,
     size, compression: gzip ? 'gzip' : 'none', logFormat: how.format, parseSpec: how.spec, formatReason: how.reason, source: ctx.source,
     startedAt: ctx.now().toISOString(), evidence: keptAs(ctx, gzip),
+    ...(history.continues ? {continues: {fileId: history.continues.file.id, readFrom: history.continues.readFrom}} : {}),
   })
-  return {path, absPath, fileIndex, size, gzip, how, fileId, present: null}
+  return {path, absPath, fileIndex, size, gzip, how, fileId, present: null, continues: history.continues, changed: history.changed, notContinued: history.notContinued}
+}
+
+/** What the case holds of a file being ingested under other bytes: the version it grew from, and versions at its path it no longer begins with. */
+interface FileHistory {
+  continues: PreparedFile['continues']
+  changed: FileRow | null
+  notContinued: PreparedFile['notContinued']
+}
+
+/**
+ * Whether a file not in the case is a longer version of one that is (a log appended to since it
+ * was ingested, at its path or copied elsewhere under its name): its first bytes are exactly
+ * that file's (SHA-256), and it is read the same way. Then only the lines after the stored
+ * version's last whole line are read (streamInto): the ones before are that version's records,
+ * duplicates and bad lines, stored and counted there, never a second time. A file the case
+ * holds at this path whose bytes this one does not begin with is `changed`: the path holds
+ * other bytes now (rewritten, truncated, rotated), said, and never merged with what is stored.
+ */
+async function earlierVersions(
+  ctx: IngestContext, f: {path: string; absPath: string; size: number; gzip: boolean; how: FileFormat},
+): Promise<FileHistory> {
+  const {db} = ctx
+  const head = await hashOrThrow(f.path, Math.min(f.size, HEAD_BYTES))
+  const shorter = shorterLogFiles(db, {absPath: f.absPath, name: basename(f.path), size: f.size, head})
+  const prefixes = shorter.length > 0 ? await hashPrefixesOrThrow(f.path, shorter.map((c) => c.size)) : new Map<number, string>()
+  const isPrefix = (c: FileRow): boolean => prefixes.get(c.size) === c.sha256
+  // A version read whole, of the same compression, read the same way, and whose lines stand alone
+  // (a format that joins lines across files needs all of them together, companion index and all).
+  const continuable = (c: FileRow): boolean =>
+    c.unread === null && c.content_size !== null && c.compression === (f.gzip ? 'gzip' : 'none') && c.source === ctx.source
+    && encodeParseSpec(decodeParseSpec(c.parse_spec)) === f.how.spec && !joinsLines(f.how.spec)
+  const grown = shorter.filter(isPrefix)
+  const from = grown.find(continuable)
+  // What this path held when it was last ingested: the file now is those bytes (already present,
+  // decided before), or begins with them (grown), or it changed.
+  const last = logFilesAtPath(db, f.absPath).filter((c) => c.state === 'complete').at(-1)
+  const changed = last !== undefined && !(last.size < f.size && isPrefix(last)) ? last : null
+  const notContinued = from === undefined && grown.length > 0 ? {file: grown[0]!, why: whyNotContinued(grown[0]!, f.gzip, ctx.source, f.how.spec)} : null
+  return {continues: from ? {file: from, readFrom: from.content_size!} : null, changed, notContinued}
+}
+
+/** Why a file this one begins with is not continued: its lines are read again, its records counted as duplicates. */
+function whyNotContinued(c: FileRow, gzip: boolean, source: string, spec: string): string {
+  if (c.unread !== null) return 'it was not read whole'
+  if (c.compression !== (gzip ? 'gzip' : 'none')) return 'it was stored in another compression'
+  if (c.source !== source) return `it was read under --source ${quoted(c.source)}`
+  if (joinsLines(spec)) return 'its format joins lines across files, so every line is read together'
+  return `it was read as ${describeParseSpec(decodeParseSpec(c.parse_spec))}, not as ${describeParseSpec(decodeParseSpec(spec))}`
+}
+
+/** Whether a format's records join lines across lines and files (OpenTelemetry, Batch): every line is read together then. */
+function joinsLines(spec: string): boolean {
+  const decoder = lineDecoder(decodeParseSpec(spec))
+  return decoder.adapter.newIndex(decoder.options) !== null
+}
+
+async function hashPrefixesOrThrow(path: string, sizes: readonly number[]): Promise<Map<number, string>> {
+  try {
+    return await sha256Prefixes(path, sizes)
+  } catch (error) {
+    throw unreadable(path, error)
+  }
 }
 
 /** The note of a file kept by reference whose bytes this ingest copied into the case. */
@@ -305,6 +388,10 @@ export interface Streamed {
   unread: string | null
   /** the first bad line, for the message when nothing could be read */
   firstBad: {line: number; reason: string} | null
+  /** A longer version of a stored file (PreparedFile.continues): where its own first line begins; null where it has none. */
+  ownFrom?: {line: number; offset: number} | null
+  /** SHA-256 of the file's first HEAD_BYTES bytes as stored (files.head_sha256) */
+  headSha256: string
 }
 
 /**
@@ -342,6 +429,9 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
   // unit writer stores them either way) and the file's SHA-256 are what reads are checked against.
   const evidence = keptAs(ctx, t.gzip) === 'copy' ? new EvidenceWriter(db, t.fileId, ctx.evidenceCodec) : null
   const fileHash = createHash('sha256')
+  // The first HEAD_BYTES bytes as stored (files.head_sha256): how a longer version of this file is found.
+  const headHash = createHash('sha256')
+  let headLeft = HEAD_BYTES
   // For a plain file the content is the file; only gzip needs a hash of its own.
   const contentHash = t.gzip ? createHash('sha256') : undefined
   let contentSize = 0
@@ -407,6 +497,8 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
     if (readyBytes >= COMMIT_BYTES) flush()
   }
   const task = {spec: t.how.spec, file: String(t.fileId), maxLineBytes: ctx.maxLineBytes}
+  const readFrom = t.continues?.readFrom ?? 0
+  let ownFrom: Streamed['ownFrom'] = null
   let reading = true
   try {
     for await (const event of readUnits(t.path, {
@@ -417,6 +509,10 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
       maxLineBytes: ctx.maxLineBytes,
       onFileChunk: (chunk) => {
         fileHash.update(chunk)
+        if (headLeft > 0) {
+          headHash.update(chunk.subarray(0, headLeft))
+          headLeft -= Math.min(headLeft, chunk.length)
+        }
         fileBytes += chunk.length
         fileBytesRead += chunk.length
       },
@@ -437,6 +533,8 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
         await evidence?.backpressure()
         continue
       }
+      // A longer version of a stored file: the lines before the stored version's last whole line are its.
+      if (readFrom > 0 && event.kind === 'oversize' && event.offset + event.length < readFrom) continue
       if (event.kind === 'oversize' || event.kind === 'cut') {
         // In order: everything before it is written first.
         while (own > 0) await drainOne()
@@ -451,7 +549,14 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
         continue
       }
       bytesDone = event.offset + event.bytes.length
-      pool.submit({seq: seq++, bytes: event.bytes, offset: event.offset, firstLineNo: event.firstLineNo, ...task}, true, index)
+      const unit = readFrom > event.offset ? ownLines(event, readFrom) : event
+      if (unit === null) {
+        unitBuffers.release(event.bytes.buffer)
+        report()
+        continue
+      }
+      ownFrom ??= {line: unit.firstLineNo, offset: unit.offset}
+      pool.submit({seq: seq++, bytes: unit.bytes, offset: unit.offset, firstLineNo: unit.firstLineNo, ...task}, true, index)
       own++
       while (own >= (after === null ? inFlight : AHEAD_UNITS)) await drainOne()
       await evidence?.backpressure()
@@ -470,7 +575,26 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
     throw describeFailure(ctx, t, writer, error, false)
   }
   const sha256 = fileHash.digest('hex')
-  return {counts: writer.counts, missing: writer.missing, sha256, contentSha256: contentHash ? contentHash.digest('hex') : sha256, contentSize, unread, firstBad}
+  return {counts: writer.counts, missing: writer.missing, sha256, contentSha256: contentHash ? contentHash.digest('hex') : sha256, contentSize, unread, firstBad, ownFrom, headSha256: headHash.digest('hex')}
+}
+
+/**
+ * The lines of a unit that a longer version of a stored file reads itself: those that do not end,
+ * newline included, within the stored version's first `readFrom` bytes (its whole lines, stored
+ * and counted there). A last line the stored version held cut short (a log still being written)
+ * is read again whole, at its line number and offset (a quarantined line settled, SETTLED_BAD_LINE).
+ * Null: every line of the unit is the stored version's. Units hold whole lines, so the line that
+ * holds byte readFrom - 1 starts in this unit.
+ */
+export function ownLines(unit: {bytes: Buffer; offset: number; firstLineNo: number}, readFrom: number): {bytes: Buffer; offset: number; firstLineNo: number} | null {
+  const within = Math.min(unit.bytes.length, readFrom - unit.offset)
+  if (within <= 0) return unit
+  const cut = unit.bytes.subarray(0, within).lastIndexOf(10) + 1
+  if (cut === 0) return unit
+  if (cut >= unit.bytes.length) return null
+  let skipped = 0
+  for (let i = unit.bytes.indexOf(10); i !== -1 && i < cut; i = unit.bytes.indexOf(10, i + 1)) skipped++
+  return {bytes: unit.bytes.subarray(cut), offset: unit.offset + cut, firstLineNo: unit.firstLineNo + skipped}
 }
 
 /**
@@ -736,16 +860,39 @@ export function finishFile(ctx: IngestContext, f: PreparedFile, s: Streamed): In
     completedAt: ctx.now().toISOString(), sha256: s.sha256, size: f.size, contentSha256: s.contentSha256, contentSize: s.contentSize,
     firstTs, lastTs, notes, extractScheme: EXTRACT_SCHEME, unconventionalSha256: ctx.unconventionalSha256,
     noRequestText: c.no_request_text, noResponseText: c.no_response_text, errorRecords: c.error_records, ignoredItems: c.ignored_items, unread,
-    missing: s.missing,
+    missing: s.missing, headSha256: s.headSha256,
   })
   ctx.completed?.add(f.fileId)
-  return {...summaryBase(f, s.sha256, c), status: 'ingested', first_ts: firstTs, last_ts: lastTs, unread, notes}
+  return {...summaryBase(f, s.sha256, c), status: 'ingested', first_ts: firstTs, last_ts: lastTs, unread, notes: [...historyNotes(f), ...notes], ...history(f, s)}
+}
+
+/** The summary's continues / changed_from (absent where there is nothing to say). */
+function history(f: PreparedFile, s: Streamed): Pick<IngestFileSummary, 'continues' | 'changed_from'> {
+  const c = f.continues
+  return {
+    ...(c ? {continues: {path: c.file.path, sha256: c.file.sha256, size: c.file.size, read_from: s.ownFrom?.offset ?? c.readFrom, from_line: s.ownFrom?.line ?? null}} : {}),
+    ...(f.changed ? {changed_from: {path: f.changed.path, sha256: f.changed.sha256, size: f.changed.size}} : {}),
+  }
+}
+
+/** What the summary warns of the file's history in the case: a stored file it begins with and could not continue, the file at its path it no longer begins with. */
+function historyNotes(f: PreparedFile): string[] {
+  // A file that grew is said by its `continues` (and the per-file line): no warning, it is what was asked.
+  const notes: string[] = []
+  if (f.notContinued) {
+    notes.push(`begins with the bytes of ${f.notContinued.file.path} already in the case, but is read whole, as a file of its own, because ${f.notContinued.why}: the lines of both count, the repeated ones as duplicates`)
+  }
+  const x = f.changed
+  if (x) {
+    notes.push(`CHANGED since it was ingested: the ${x.size} bytes stored from this path (sha256 ${x.sha256.slice(0, 12)}…) are no longer how it begins (rewritten, truncated or rotated?); read as a file of its own, never merged with them: a request id in both counts as a duplicate, and the stored file stays as it was read`)
+  }
+  return notes
 }
 
 /** A file refused after reading: its rows go, the summary says why. */
 export function refuseFile(ctx: IngestContext, f: PreparedFile, s: Streamed, why: {reason: string; fix: string}): IngestFileSummary {
   deleteFile(ctx.db, f.fileId)
-  return {...summaryBase(f, s.sha256, s.counts), status: 'refused', first_ts: null, last_ts: null, unread: s.unread, notes: [], refused: why}
+  return {...summaryBase(f, s.sha256, s.counts), status: 'refused', first_ts: null, last_ts: null, unread: s.unread, notes: historyNotes(f), refused: why, ...history(f, s)}
 }
 
 /**

@@ -13,7 +13,7 @@ import type {LeakingDuplicate} from '../detect/conflicting-duplicates.js'
 import {computeTenantView, otherTenantLabels, type TenantCounterpart} from '../scope/tenant-view.js'
 import {exposureKnown, knownScope, scopeFiguresKnown, staleFindings, type MarkersStaleCause} from '../scope/unscanned.js'
 import {contaminationRows, excerptSightingRows} from '../store/findings.js'
-import {completeFiles, fileTotals, logFilesNotReadWhole, type FileTotals} from '../store/files.js'
+import {completeFiles, fileTotals, logFilesNotReadWhole, type FileRow, type FileTotals} from '../store/files.js'
 import {listUnreadSources, openUnreadSources} from '../store/unread-sources.js'
 import type {CaseDb} from '../store/open-case.js'
 import {recordTotals, type RecordTotals} from '../store/records.js'
@@ -247,6 +247,8 @@ export interface EvidenceFile {
   records: number
   /** the case holds no copy of it (ingest logs --evidence reference, Spark findings) */
   by_reference?: boolean
+  /** a log the case also holds in a later, longer version (ingested again once it grew): one log file with it */
+  earlier_version?: boolean
 }
 
 export interface Excerpt {
@@ -435,9 +437,7 @@ export function loadFactsInputs(db: CaseDb, options: Omit<GatherFactsOptions, 'n
     notifications: listNotifications(db),
     assessment: latestAssessment(db),
     replay: listReplayResults(db),
-    files: completeFiles(db).map((f) => ({
-      name: basename(f.name.replace(/\\/g, '/')), sha256: f.sha256, size: f.size, kind: f.kind, records: f.records, ...(f.evidence === 'reference' ? {by_reference: true} : {}),
-    })),
+    files: evidenceFiles(completeFiles(db)),
     fileTotals: fileTotals(db),
     recordTotals: recordTotals(db),
     excerpts: options.includeExcerpts ? gatherExcerpts(db, options.tenant, options.side) : null,
@@ -454,6 +454,15 @@ export function loadFactsInputs(db: CaseDb, options: Omit<GatherFactsOptions, 'n
       .map((f) => ({name: basename(f.name.replace(/\\/g, '/')), state: originalState(f)}))
       .filter((o): o is {name: string; state: 'missing' | 'changed'} => o.state !== 'intact'),
   }
+}
+
+/** The evidence list: every complete file, a log held in a later version too marked so (counted once among the log files). */
+function evidenceFiles(files: readonly FileRow[]): EvidenceFile[] {
+  const continued = new Set(files.map((f) => f.continues_file_id).filter((id): id is number => id !== null))
+  return files.map((f) => ({
+    name: basename(f.name.replace(/\\/g, '/')), sha256: f.sha256, size: f.size, kind: f.kind, records: f.records,
+    ...(f.evidence === 'reference' ? {by_reference: true} : {}), ...(continued.has(f.id) ? {earlier_version: true} : {}),
+  }))
 }
 
 export function gatherFacts(db: CaseDb, options: GatherFactsOptions): CaseFacts {
@@ -499,8 +508,9 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     records: inputs.recordTotals.records,
     tenants: inputs.recordTotals.tenants,
     sessions: inputs.recordTotals.sessions,
-    // Only log files hold responses: a canary registry is evidence, not a log.
-    log_files: logFiles.length,
+    // Only log files hold responses: a canary registry is evidence, not a log. A log held in two
+    // versions (ingested again once it grew, the later one read from where the earlier ends) is one file.
+    log_files: logFiles.filter((f) => !f.earlier_version).length,
     registry_files: inputs.files.length - logFiles.length,
     bad_lines: inputs.fileTotals.bad_lines,
     log_files_by_reference: logFiles.filter((f) => f.by_reference).length,
@@ -535,7 +545,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     tenants: full ? tenantExposures(s, tenants) : [],
     provenance: full ? {attributed_responses: provenanceIds.size, max_overlap_words: s.provenance.reduce((m, p) => Math.max(m, p.overlap_words), 0)} : null,
     replay: replayFacts(inputs.replay),
-    evidence: inputs.files.map(({by_reference: _, ...f}) => ({...f, name: safeLine(f.name)})),
+    evidence: inputs.files.map(({by_reference: _, earlier_version: __, ...f}) => ({...f, name: safeLine(f.name)})),
     // A draft for one controller carries the excerpts of its own leaks only (as narrowTo keeps its rows), whatever was read.
     excerpts: inputs.excerpts === null ? null : inputs.excerpts.filter((e) => options.tenant === undefined || e.source_tenant === options.tenant || ((options.side ?? 'both') === 'both' && e.recipient_tenant === options.tenant)).map(({source_tenant: _s, recipient_tenant: _r, ...e}) => e),
     for_tenant: options.tenant === undefined ? null : safeLine(options.tenant),

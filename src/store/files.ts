@@ -57,7 +57,20 @@ export interface FileRow {
   no_completion_tokens: number | null
   no_decode_node: number | null
   no_status_or_prompt_tokens: number | null
+  /**
+   * The earlier version of the same file this one continues (a log appended to after it was
+   * ingested, stored again whole): its lines before `read_from` are that version's, stored and
+   * counted there (migration 018). null: a file of its own.
+   */
+  continues_file_id: number | null
+  /** Offset in the content where this file's own lines begin (0: all of them; else where the version it continues ends in a whole line). */
+  read_from: number
+  /** SHA-256 of its first HEAD_BYTES bytes as stored (all of it when shorter); null: stored before migration 018. */
+  head_sha256: string | null
 }
+
+/** The bytes of a file's head whose SHA-256 is kept (files.head_sha256): a longer version begins with the same. */
+export const HEAD_BYTES = 4096
 
 export type LinesHeld = 'all' | 'findings' | 'none'
 
@@ -80,6 +93,43 @@ export function logFilesOfSize(db: CaseDb, size: number): FileRow[] {
 /** Log files ingested from this path (any size: a log that grew since is the same path). */
 export function logFilesAtPath(db: CaseDb, absPath: string): FileRow[] {
   return db.prepare(`SELECT * FROM files WHERE kind = 'log' AND abs_path = ?`).all(absPath) as FileRow[]
+}
+
+/**
+ * Complete log files shorter than `size` that a file of that size may have grown from, the longest
+ * first: those of this path or this name, and any other whose first bytes are this file's (its
+ * head_sha256: `head` is the SHA-256 of this file's first HEAD_BYTES bytes; shorter ones, whose
+ * head is all of them, are all listed). Ingest checks each one's SHA-256 against its first bytes.
+ */
+export function shorterLogFiles(db: CaseDb, f: {absPath: string; name: string; size: number; head: string}): FileRow[] {
+  return db
+    .prepare(
+      `SELECT * FROM files WHERE kind = 'log' AND state = 'complete' AND size < ?
+         AND (abs_path = ? OR name = ? OR (size >= ${HEAD_BYTES} AND head_sha256 = ?) OR (size < ${HEAD_BYTES} AND head_sha256 IS NOT NULL))
+       ORDER BY size DESC, id DESC`,
+    )
+    .all(f.size, f.absPath, f.name, f.head) as FileRow[]
+}
+
+/**
+ * A complete log file `f` that a complete later version continues (the same log, appended to and
+ * stored again: migration 018): the case holds one file in both, counted once among its log files.
+ */
+export const EARLIER_VERSION = `EXISTS (SELECT 1 FROM files n WHERE n.continues_file_id = f.id AND n.kind = 'log' AND n.state = 'complete')`
+
+/** The files that continue any of these (their later versions, every one after): dropped with them, or their lines before read_from are held nowhere. */
+export function laterVersionsOf(db: CaseDb, ids: readonly number[]): FileRow[] {
+  const out: FileRow[] = []
+  const seen = new Set(ids)
+  let frontier = [...ids]
+  const next = db.prepare(`SELECT * FROM files WHERE continues_file_id = ? ORDER BY id`)
+  while (frontier.length > 0) {
+    const found = frontier.flatMap((id) => next.all(id) as FileRow[]).filter((f) => !seen.has(f.id))
+    for (const f of found) seen.add(f.id)
+    out.push(...found)
+    frontier = found.map((f) => f.id)
+  }
+  return out
 }
 
 /** Another file already holding this hash (a concurrent ingest of the same bytes). */
@@ -109,6 +159,8 @@ export interface NewLogFile {
   startedAt: string
   /** 'copy' (default): every byte goes into evidence_blocks; 'reference': none does, the original is read where it lies */
   evidence?: LogEvidence
+  /** A longer version of this complete file: its lines before readFrom are that one's (migration 018). */
+  continues?: {fileId: number; readFrom: number}
 }
 
 export function insertLoadingLogFile(db: CaseDb, f: NewLogFile): number {
@@ -116,12 +168,12 @@ export function insertLoadingLogFile(db: CaseDb, f: NewLogFile): number {
   return Number(
     db
       .prepare(
-        `INSERT INTO files (kind, evidence, lines_held, path, name, abs_path, sha256, size, compression, log_format, parse_spec, format_reason, source, state, started_at)
-         VALUES ('log', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'loading', ?)`,
+        `INSERT INTO files (kind, evidence, lines_held, path, name, abs_path, sha256, size, compression, log_format, parse_spec, format_reason, source, state, started_at, continues_file_id, read_from)
+         VALUES ('log', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'loading', ?, ?, ?)`,
       )
       .run(
         byReference ? 'reference' : 'copy', byReference ? 'none' : 'all', f.path, f.name, f.absPath, f.sha256, f.size, f.compression, f.logFormat, f.parseSpec,
-        f.formatReason, f.source, f.startedAt,
+        f.formatReason, f.source, f.startedAt, f.continues?.fileId ?? null, f.continues?.readFrom ?? 0,
       ).lastInsertRowid,
   )
 }
@@ -206,6 +258,8 @@ export interface CompletedLogFile {
   unread: string | null
   /** Records that do not say each field the at-risk test and the exposure depend on. */
   missing: MissingFieldCounts
+  /** SHA-256 of the first HEAD_BYTES bytes read (all of them when fewer) */
+  headSha256: string
 }
 
 /** Of a file's records, how many do not say each field (NULL in the records table). */
@@ -236,12 +290,12 @@ export function completeLogFile(db: CaseDb, id: number, f: CompletedLogFile): vo
   db.prepare(
     `UPDATE files SET state = 'complete', completed_at = ?, sha256 = ?, size = ?, content_sha256 = ?, content_size = ?, first_ts = ?, last_ts = ?, notes = ?,
        extract_scheme = ?, unconventional_sha256 = ?, no_request_text = ?, no_response_text = ?, error_records = ?, ignored_items = ?, unread = ?,
-       no_status = ?, no_prompt_tokens = ?, no_completion_tokens = ?, no_decode_node = ?, no_status_or_prompt_tokens = ?
+       no_status = ?, no_prompt_tokens = ?, no_completion_tokens = ?, no_decode_node = ?, no_status_or_prompt_tokens = ?, head_sha256 = ?
      WHERE id = ?`,
   ).run(
     f.completedAt, f.sha256, f.size, f.contentSha256, f.contentSize, f.firstTs, f.lastTs, f.notes.length ? JSON.stringify(f.notes) : null,
     f.extractScheme, f.unconventionalSha256, f.noRequestText, f.noResponseText, f.errorRecords, f.ignoredItems, f.unread,
-    f.missing.no_status, f.missing.no_prompt_tokens, f.missing.no_completion_tokens, f.missing.no_decode_node, f.missing.no_status_or_prompt_tokens, id,
+    f.missing.no_status, f.missing.no_prompt_tokens, f.missing.no_completion_tokens, f.missing.no_decode_node, f.missing.no_status_or_prompt_tokens, f.headSha256, id,
   )
 }
 
@@ -289,9 +343,9 @@ export interface FormatCount {
   files: number
 }
 
-/** Complete log files per format. */
+/** Complete log files per format (a file held in several versions counted once, as its latest). */
 export function logFilesByFormat(db: CaseDb): FormatCount[] {
-  return db.prepare(`SELECT log_format, count(*) AS files FROM files WHERE kind = 'log' AND state = 'complete' GROUP BY log_format ORDER BY log_format`).all() as FormatCount[]
+  return db.prepare(`SELECT log_format, count(*) AS files FROM files f WHERE kind = 'log' AND state = 'complete' AND NOT ${EARLIER_VERSION} GROUP BY log_format ORDER BY log_format`).all() as FormatCount[]
 }
 
 /** Every file, in ingest order. */
@@ -336,6 +390,8 @@ export interface FileTotals {
   answers: number
   files: number
   log_files: number
+  /** complete log files a complete later version continues (EARLIER_VERSION): counted in log_files, one file with that version */
+  earlier_versions: number
   registry_files: number
   incomplete_files: number
   bad_lines: number
@@ -347,13 +403,15 @@ export interface FileTotals {
  * Whether the quarantined line `b` of the complete log file `f` was settled by a file read since:
  * the same bytes read earlier under another name (a rotated, gzipped copy: its content hash),
  * whose line is counted there; or a later, longer version of the same original (a log whose last
- * line was still being written, ingested again once it grew), whose line at the same place was
+ * line was still being written, ingested again once it grew; at another path, the version that
+ * continues it), whose line at the same place was
  * read there (a record or a duplicate) or quarantined there again (counted there). A physical
  * line is counted once, and one read later is no longer "could not be read".
  */
 export const SETTLED_BAD_LINE = `(
   EXISTS (SELECT 1 FROM files g WHERE g.kind = 'log' AND g.state = 'complete' AND g.id < f.id AND g.content_sha256 = f.content_sha256)
-  OR EXISTS (SELECT 1 FROM files n WHERE n.kind = 'log' AND n.state = 'complete' AND n.id > f.id AND n.abs_path = f.abs_path AND n.abs_path <> '' AND n.content_size > f.content_size
+  OR EXISTS (SELECT 1 FROM files n WHERE n.kind = 'log' AND n.state = 'complete' AND n.id > f.id AND n.content_size > f.content_size
+    AND ((n.abs_path = f.abs_path AND n.abs_path <> '') OR n.continues_file_id = f.id)
     AND (EXISTS (SELECT 1 FROM records r WHERE r.file_id = n.id AND r.line_no = b.line_no AND r.byte_offset = b.byte_offset)
       OR EXISTS (SELECT 1 FROM duplicate_lines d WHERE d.file_id = n.id AND d.line_no = b.line_no AND d.byte_offset = b.byte_offset)
       OR EXISTS (SELECT 1 FROM bad_lines b2 WHERE b2.file_id = n.id AND b2.line_no = b.line_no AND b2.byte_offset = b.byte_offset))))`
@@ -366,6 +424,7 @@ export function fileTotals(db: CaseDb): FileTotals {
     .prepare(
       `SELECT count(*) AS files,
               coalesce(sum(kind = 'log'), 0) AS log_files,
+              (SELECT count(*) FROM files f WHERE f.kind = 'log' AND f.state = 'complete' AND ${EARLIER_VERSION}) AS earlier_versions,
               coalesce(sum(kind = 'canaries'), 0) AS registry_files,
               coalesce(sum(state <> 'complete'), 0) AS incomplete_files,
               coalesce(sum(CASE WHEN state = 'complete' THEN bad_lines END), 0)

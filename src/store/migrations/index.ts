@@ -16,6 +16,7 @@ import {up as duplicateCompanions} from './014-duplicate-companions.js'
 import {up as replayUnjudged} from './015-replay-unjudged.js'
 import {up as ingestClaim} from './016-ingest-claim.js'
 import {up as replayAnswersApart} from './017-replay-answers-apart.js'
+import {up as grownVersions} from './018-grown-versions.js'
 
 export interface Migration {
   version: number
@@ -44,4 +45,5 @@ export const MIGRATIONS: readonly Migration[] = [
   {version: 15, name: 'replay-unjudged', up: replayUnjudged},
   {version: 16, name: 'ingest-claim', up: ingestClaim},
   {version: 17, name: 'replay-answers-apart', up: replayAnswersApart},
+  {version: 18, name: 'grown-versions', up: grownVersions},
 ]
