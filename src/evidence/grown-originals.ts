@@ -50,5 +50,5 @@ export function grownOriginals(db: CaseDb): GrownOriginal[] {
 /** One line for a grown original: what it holds beyond what was ingested, and the fix. */
 export function grownOriginalLine(g: GrownOriginal): string {
   const extra = g.bytes_now - g.ingested_bytes
-  return `${g.path}: the original (${g.abs_path}) now holds ${extra} byte${extra === 1 ? '' : 's'} beyond the ${g.ingested_bytes} ingested, which the case has never judged (appended since?); ingest it again to read them (crosstalk ingest logs ${g.abs_path}: the records already in the case count as duplicates)`
+  return `${g.path}: the original (${g.abs_path}) now holds ${extra} byte${extra === 1 ? '' : 's'} beyond the ${g.ingested_bytes} ingested, which the case has never judged (appended since?); ingest it again to read them (crosstalk ingest logs ${g.abs_path}: it is stored as its longer version and read from where the bytes ingested end, its lines in the case not counted again)`
 }
