@@ -97,18 +97,18 @@ export function logFilesAtPath(db: CaseDb, absPath: string): FileRow[] {
 
 /**
  * Complete log files shorter than `size` that a file of that size may have grown from, the longest
- * first: those of this path or this name, and any other whose first bytes are this file's (its
+ * first (an empty one is the start of every file: only the one stored from this path is its earlier version): those of this path or this name, and any other whose first bytes are this file's (its
  * head_sha256: `head` is the SHA-256 of this file's first HEAD_BYTES bytes; shorter ones, whose
  * head is all of them, are all listed). Ingest checks each one's SHA-256 against its first bytes.
  */
 export function shorterLogFiles(db: CaseDb, f: {absPath: string; name: string; size: number; head: string}): FileRow[] {
   return db
     .prepare(
-      `SELECT * FROM files WHERE kind = 'log' AND state = 'complete' AND size < ?
+      `SELECT * FROM files WHERE kind = 'log' AND state = 'complete' AND size < ? AND (size > 0 OR abs_path = ?)
          AND (abs_path = ? OR name = ? OR (size >= ${HEAD_BYTES} AND head_sha256 = ?) OR (size < ${HEAD_BYTES} AND head_sha256 IS NOT NULL))
        ORDER BY size DESC, id DESC`,
     )
-    .all(f.size, f.absPath, f.name, f.head) as FileRow[]
+    .all(f.size, f.absPath, f.absPath, f.name, f.head) as FileRow[]
 }
 
 /**

@@ -158,6 +158,23 @@ describe('a log that grew since it was ingested, ingested again', () => {
     expect([after.files, after.earlier_versions, after.records]).toEqual([4, 0, 7])
   }, 120_000)
 
+  it('an empty file is the earlier version only of what its own path holds later', async () => {
+    const {dir, logs, db} = logDir()
+    const empty = join(logs, 'empty.jsonl')
+    writeFileSync(empty, '')
+    await runJson(['ingest', 'logs', logs, '--db', db])
+    const other = join(dir, 'other.jsonl')
+    writeFileSync(other, line(30, 'tn-d', 's-d'))
+    const r = await runJson<Ingest>(['ingest', 'logs', other, '--db', db])
+    expect(r.per_file[0]!.continues).toBeUndefined()
+    expect(counts(await runJson<Status>(['status', '--db', db]))).toEqual({files: 5, records: 7, duplicates: 1, bad_lines: 1})
+    writeFileSync(empty, line(31, 'tn-d', 's-d'))
+    const grew = await runJson<Ingest>(['ingest', 'logs', logs, '--db', db])
+    const e = grew.per_file.find((f) => f.path.endsWith('empty.jsonl'))!
+    expect([e.continues?.size, e.changed_from, e.records]).toEqual([0, undefined, 1])
+    expect(counts(await runJson<Status>(['status', '--db', db]))).toEqual({files: 5, records: 8, duplicates: 1, bad_lines: 1})
+  }, 120_000)
+
   it('drop refuses the earlier version alone, and takes both together', async () => {
     const {logs, app, db} = logDir()
     const first = await runJson<Ingest>(['ingest', 'logs', logs, '--db', db])
