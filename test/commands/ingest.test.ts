@@ -359,7 +359,8 @@ describe('crosstalk ingest logs: a file that fails mid-run', () => {
     expect(indexes).toEqual(['pii_values_by_value', 'records_by_source_request'])
     expect(holder).toBeNull()
     const next = join(dir, 'c.jsonl')
-    writeFileSync(next, `${chatLine({request_id: 'a1'})}\n${chatLine({request_id: 'c1'})}\n`)
+    // c1 first: a file that begins with a.jsonl's bytes would be its longer version (read from where a.jsonl ends).
+    writeFileSync(next, `${chatLine({request_id: 'c1'})}\n${chatLine({request_id: 'a1'})}\n`)
     expect(await runJson<{records: number; duplicates: number}>(['ingest', 'logs', next, '--db', db])).toMatchObject({records: 1, duplicates: 1})
   })
 })
