@@ -165,7 +165,10 @@ export function caseStatus(db: CaseDb, now: Date = new Date()): StatusResult {
 function logEvidence(db: CaseDb): StatusResult['log_evidence'] {
   const held = caseLogEvidence(db)
   if (!held) return null
-  const byReference = listFiles(db).filter((f) => f.kind === 'log' && f.state === 'complete' && f.evidence === 'reference').length
+  const logs = listFiles(db).filter((f) => f.kind === 'log' && f.state === 'complete')
+  // A log held in two versions (ingested again once it grew) is one of the files counted: its latest.
+  const continued = new Set(logs.map((f) => f.continues_file_id))
+  const byReference = logs.filter((f) => f.evidence === 'reference' && !continued.has(f.id)).length
   return {kept: held.evidence, lines_held: held.lines_held, files_by_reference: byReference}
 }
 

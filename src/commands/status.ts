@@ -25,7 +25,7 @@ export default class Status extends BaseCommand {
     const badLines = flags['bad-lines'] ? listBadLines(db) : undefined
     if (!this.jsonEnabled()) {
       this.log(`Case ${safeLine(flags.db)} (schema ${status.schema_version})`)
-      this.log(`  evidence files   ${status.files + status.registry_files}  (${status.files} log, ${status.registry_files} canary registry)${status.incomplete_files ? `  (${status.incomplete_files} interrupted: run the same ingest again)` : ''}`)
+      this.log(`  evidence files   ${status.files + status.registry_files}  (${status.files} log${status.earlier_versions ? `, with ${count(status.earlier_versions, 'earlier version')} of logs that grew and were ingested again, counted with them` : ''}, ${status.registry_files} canary registry)${status.incomplete_files ? `  (${status.incomplete_files} interrupted: run the same ingest again)` : ''}`)
       if (status.log_evidence?.lines_held === 'none') this.log(`  log bytes        ${status.log_evidence.files_by_reference} of ${count(status.files, 'log file')} kept by reference: read from the originals where they lie, checked on every read (crosstalk verify names any missing or changed)`)
       else if (status.log_evidence?.lines_held === 'findings') this.log(`  log bytes        by reference: the case holds the lines the Spark findings rest on; the shards stay where they are`)
       this.log(`  records          ${status.records}  (${count(status.tenants, 'tenant')}, ${count(status.sessions, 'session')})`)

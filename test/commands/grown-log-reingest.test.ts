@@ -95,13 +95,18 @@ describe('a log that grew since it was ingested, ingested again', () => {
     expect(verify.code, verify.stderr + verify.stdout).toBe(0)
   }, 120_000)
 
-  it('triage DIR again counts the same', async () => {
+  it('triage DIR again counts the same (--evidence reference)', async () => {
     const {logs, app, db} = logDir()
-    await runJson(['triage', logs, '--db', db])
+    await runJson(['triage', logs, '--db', db, '--evidence', 'reference'])
     appendFileSync(app, line(4, 'tn-b', 's-b') + line(5, 'tn-b', 's-b'))
-    await runJson(['triage', logs, '--db', db])
-    const after = await runJson<Status>(['status', '--db', db])
+    await runJson(['triage', logs, '--db', db, '--evidence', 'reference'])
+    const after = await runJson<Status & {log_evidence: {files_by_reference: number}}>(['status', '--db', db])
     expect(counts(after)).toEqual({files: 3, records: 8, duplicates: 1, bad_lines: 1})
+    expect(after.log_evidence.files_by_reference).toBe(3)
+    const shown = await run(['status', '--db', db])
+    expect(shown.stdout).toContain('(3 log, with 1 earlier version of logs that grew')
+    expect(shown.stdout).toContain('3 of 3 log files kept by reference')
+    expect((await run(['verify', '--db', db])).code).toBe(0)
   }, 120_000)
 
   it('a copy of it that grew, under another path and name, is read the same way', async () => {

@@ -135,7 +135,8 @@ describe('a log that grows during or after ingest', () => {
     await runJson(['ingest', 'logs', file, '--db', db])
     appendFileSync(file, `${Array.from({length: 5}, (_, i) => chatLine({request_id: `m${i}`})).join('\n')}\n`)
     expect(await runJson<{ok: boolean; originals_rehashed: number}>(['verify', '--db', db])).toMatchObject({ok: true, originals_rehashed: 1})
-    expect(await runJson<IngestJson>(['ingest', 'logs', file, '--db', db])).toMatchObject({records: 5, duplicates: 20})
+    // Read from where the stored bytes end: the 20 lines already in the case are not counted again as duplicates.
+    expect(await runJson<IngestJson>(['ingest', 'logs', file, '--db', db])).toMatchObject({records: 5, duplicates: 0})
     expect(await runJson<{ok: boolean; originals_rehashed: number}>(['verify', '--db', db])).toMatchObject({ok: true, originals_rehashed: 2})
     // A log rewritten shorter is another matter.
     writeFileSync(file, 'x\n')
