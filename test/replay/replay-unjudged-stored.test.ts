@@ -99,6 +99,11 @@ describe('replay: answers that could not be judged are stored, and the drafts sa
       ALTER TABLE rr14 RENAME TO replay_results;
       CREATE INDEX replay_results_by_record ON replay_results (record_id);
       ALTER TABLE case_settings DROP COLUMN ingest_claim;
+      DROP INDEX files_by_continued;
+      DROP INDEX files_by_head;
+      ALTER TABLE files DROP COLUMN continues_file_id;
+      ALTER TABLE files DROP COLUMN read_from;
+      ALTER TABLE files DROP COLUMN head_sha256;
     `)
     old.pragma('user_version = 14')
     old.close()
