@@ -1,5 +1,6 @@
 import {statSync} from 'node:fs'
-import {completeLogOriginals} from '../store/files.js'
+import {completeLogOriginals, laterVersionsOf} from '../store/files.js'
+import {sha256FileSync} from './hash-file.js'
 import type {CaseDb} from '../store/open-case.js'
 
 // An original log that holds more bytes now than ingest read (appended to since: another
@@ -19,7 +20,8 @@ export interface GrownOriginal {
 
 /**
  * Complete log files whose original on disk is a regular file longer than what was ingested. One
- * stat per original, no read: a file only appended to is longer, and whether its first bytes are
+ * stat per original, no read (except where a later version the case holds from another path has
+ * the original's size now: then its SHA-256 says whether those bytes were ingested): a file only appended to is longer, and whether its first bytes are
  * still those ingested is verify's question (originalState), too dear for every gate. An original
  * that is gone is not "grown" (verify names it missing).
  */
@@ -42,9 +44,27 @@ export function grownOriginals(db: CaseDb): GrownOriginal[] {
     } catch {
       continue
     }
-    if (size > f.size) grown.push({path: f.path, abs_path: f.abs_path, ingested_bytes: f.size, bytes_now: size})
+    if (size > f.size && !judgedAsLaterVersion(db, rows.filter((r) => r.abs_path === f.abs_path).map((r) => r.id), f.abs_path, size)) {
+      grown.push({path: f.path, abs_path: f.abs_path, ingested_bytes: f.size, bytes_now: size})
+    }
   }
   return grown
+}
+
+/**
+ * Whether the original's bytes now are exactly a later version of its file that the case holds
+ * from elsewhere (a copy that grew alike, ingested under another path: this path given again is
+ * then already in the case). Read only where such a version has the original's size now.
+ */
+function judgedAsLaterVersion(db: CaseDb, ids: readonly number[], absPath: string, size: number): boolean {
+  const later = laterVersionsOf(db, ids).filter((v) => v.state === 'complete' && v.size === size)
+  if (later.length === 0) return false
+  try {
+    const sha256 = sha256FileSync(absPath, size)
+    return later.some((v) => v.sha256 === sha256)
+  } catch {
+    return false
+  }
 }
 
 /** One line for a grown original: what it holds beyond what was ingested, and the fix. */

@@ -1,5 +1,5 @@
 import {createHash} from 'node:crypto'
-import {createReadStream} from 'node:fs'
+import {closeSync, createReadStream, openSync, readSync} from 'node:fs'
 
 /**
  * SHA-256 of a file, or of its first `limit` bytes: a log that has grown since it was ingested
@@ -50,4 +50,23 @@ export async function sha256Prefixes(path: string, sizes: readonly number[]): Pr
     at += c.length
   }
   return out
+}
+
+/** SHA-256 of a file's first `limit` bytes, read synchronously in 1 MiB reads; null where it holds fewer. */
+export function sha256FileSync(path: string, limit: number): string | null {
+  const hash = createHash('sha256')
+  const buf = Buffer.alloc(Math.min(limit, 1 << 20))
+  const fd = openSync(path, 'r')
+  try {
+    let at = 0
+    while (at < limit) {
+      const n = readSync(fd, buf, 0, Math.min(buf.length, limit - at), at)
+      if (n === 0) return null
+      hash.update(buf.subarray(0, n))
+      at += n
+    }
+  } finally {
+    closeSync(fd)
+  }
+  return hash.digest('hex')
 }

@@ -229,7 +229,8 @@ interface FileHistory {
 
 /**
  * Whether a file not in the case is a longer version of one that is (a log appended to since it
- * was ingested, at its path or copied elsewhere under its name): its first bytes are exactly
+ * was ingested, at its path or copied elsewhere under any name: found by path, name or the SHA-256
+ * of its first HEAD_BYTES bytes, files.head_sha256): its first bytes are exactly
  * that file's (SHA-256), and it is read the same way. Then only the lines after the stored
  * version's last whole line are read (streamInto): the ones before are that version's records,
  * duplicates and bad lines, stored and counted there, never a second time. A file the case

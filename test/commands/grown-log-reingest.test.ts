@@ -122,6 +122,12 @@ describe('a log that grew since it was ingested, ingested again', () => {
     expect(r.per_file[0]!.continues?.size).toBe(statSync(app).size)
     const after = await runJson<Status>(['status', '--db', db])
     expect(counts(after)).toEqual({files: 3, records: 7, duplicates: 1, bad_lines: 1})
+    // The original grows alike and is given again: its bytes are the copy's, already in the case, so it is no grown original.
+    appendFileSync(app, line(4, 'tn-b', 's-b'))
+    const again = await runJson<Ingest>(['ingest', 'logs', app, '--db', db])
+    expect(again.per_file[0]!.status).toBe('already_present')
+    const judged = await runJson<Status>(['status', '--db', db])
+    expect([counts(judged), judged.originals_grown]).toEqual([{files: 3, records: 7, duplicates: 1, bad_lines: 1}, []])
   }, 120_000)
 
   // With parse workers, a unit cut where the new lines begin travels to a worker as a view into its buffer.
