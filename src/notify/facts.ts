@@ -513,7 +513,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     log_files: logFiles.filter((f) => !f.earlier_version).length,
     registry_files: inputs.files.length - logFiles.length,
     bad_lines: inputs.fileTotals.bad_lines,
-    log_files_by_reference: logFiles.filter((f) => f.by_reference).length,
+    log_files_by_reference: logFiles.filter((f) => f.by_reference && !f.earlier_version).length,
     originals_not_intact: (inputs.originalsNotIntact ?? []).map((o) => ({name: safeLine(o.name), state: o.state})),
     answers: inputs.fileTotals.answers,
     responses_without_text: inputs.fileTotals.no_response_text,

@@ -3,6 +3,8 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {tempDir} from '../helpers/cli.js'
 import {run, runJson} from '../helpers/commands.js'
+import {gatherFacts} from '../../src/notify/facts.js'
+import {openCase} from '../../src/store/open-case.js'
 
 // A log appended to after it was ingested, ingested again (ingest logs DIR, triage DIR): its
 // lines already in the case were read again and counted a second time as duplicates, the
@@ -106,6 +108,14 @@ describe('a log that grew since it was ingested, ingested again', () => {
     const shown = await run(['status', '--db', db])
     expect(shown.stdout).toContain('(3 log, with 1 earlier version of logs that grew')
     expect(shown.stdout).toContain('3 of 3 log files kept by reference')
+    // What the drafts say: 3 log files, all 3 read from their originals.
+    const conn = openCase(db)
+    try {
+      const {totals} = gatherFacts(conn, {now: new Date('2026-11-04T00:00:00Z')})
+      expect([totals.log_files, totals.log_files_by_reference]).toEqual([3, 3])
+    } finally {
+      conn.close()
+    }
     expect((await run(['verify', '--db', db])).code).toBe(0)
   }, 120_000)
 
