@@ -9,7 +9,7 @@ import {decodeParseSpec, describeParseSpec, encodeParseSpec} from '../extract/pa
 import {jsonLinesFix, NOT_JSON_LINES, type WrappedJson} from '../extract/formats/common.js'
 import {CONTENT_NOT_READ} from '../extract/formats/otel.js'
 import {UNDECODED_BYTES, type CompanionIndex, type LogFormat} from '../extract/formats/index.js'
-import {completeLogFile, deleteEvidenceBlocks, deleteFile, inImmediateTransaction, insertLoadingLogFile, markEvidenceCopied, logFilesAtPath, logFilesOfSize, otherFileWithSha256, shorterLogFiles, HEAD_BYTES, type FileRow, type LogEvidence, type MissingFieldCounts} from '../store/files.js'
+import {completeLogFile, deleteEvidenceBlocks, deleteFile, inImmediateTransaction, insertLoadingLogFile, markEvidenceCopied, logFilesAtPath, logFilesOfSize, otherFileWithSha256, shorterLogFiles, smallLogFileSizes, HEAD_BYTES, type FileRow, type LogEvidence, type MissingFieldCounts} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {transactional, withoutForeignKeyChecksAsync} from '../store/session.js'
 import {DamagedStreamError} from './gunzip-recover.js'
@@ -241,8 +241,9 @@ async function earlierVersions(
   ctx: IngestContext, f: {path: string; absPath: string; size: number; gzip: boolean; how: FileFormat},
 ): Promise<FileHistory> {
   const {db} = ctx
-  const head = await hashOrThrow(f.path, Math.min(f.size, HEAD_BYTES))
-  const shorter = shorterLogFiles(db, {absPath: f.absPath, name: basename(f.path), size: f.size, head})
+  // Its head (what a stored file's head_sha256 is over), and its first N bytes for each stored file of N < HEAD_BYTES.
+  const heads = await hashPrefixesOrThrow(f.path, [Math.min(f.size, HEAD_BYTES), ...smallLogFileSizes(db, f.size)])
+  const shorter = shorterLogFiles(db, {absPath: f.absPath, name: basename(f.path), size: f.size, heads: [...heads.values()]})
   const prefixes = shorter.length > 0 ? await hashPrefixesOrThrow(f.path, shorter.map((c) => c.size)) : new Map<number, string>()
   const isPrefix = (c: FileRow): boolean => prefixes.get(c.size) === c.sha256
   // A version read whole, of the same compression, read the same way, and whose lines stand alone

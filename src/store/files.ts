@@ -97,18 +97,27 @@ export function logFilesAtPath(db: CaseDb, absPath: string): FileRow[] {
 
 /**
  * Complete log files shorter than `size` that a file of that size may have grown from, the longest
- * first (an empty one is the start of every file: only the one stored from this path is its earlier version): those of this path or this name, and any other whose first bytes are this file's (its
- * head_sha256: `head` is the SHA-256 of this file's first HEAD_BYTES bytes; shorter ones, whose
- * head is all of them, are all listed). Ingest checks each one's SHA-256 against its first bytes.
+ * first (an empty one is the start of every file: only the one stored from this path is its
+ * earlier version): those of this path or this name, and any other whose head_sha256 is among
+ * `heads` (the SHA-256 of this file's first HEAD_BYTES bytes, and of its first N bytes for each
+ * size N of smallLogFileSizes). Ingest checks each one's SHA-256 against its first bytes.
  */
-export function shorterLogFiles(db: CaseDb, f: {absPath: string; name: string; size: number; head: string}): FileRow[] {
+export function shorterLogFiles(db: CaseDb, f: {absPath: string; name: string; size: number; heads: readonly string[]}): FileRow[] {
   return db
     .prepare(
       `SELECT * FROM files WHERE kind = 'log' AND state = 'complete' AND size < ? AND (size > 0 OR abs_path = ?)
-         AND (abs_path = ? OR name = ? OR (size >= ${HEAD_BYTES} AND head_sha256 = ?) OR (size < ${HEAD_BYTES} AND head_sha256 IS NOT NULL))
+         AND (abs_path = ? OR name = ? OR head_sha256 IN (SELECT value FROM json_each(?)))
        ORDER BY size DESC, id DESC`,
     )
-    .all(f.size, f.absPath, f.absPath, f.name, f.head) as FileRow[]
+    .all(f.size, f.absPath, f.absPath, f.name, JSON.stringify(f.heads)) as FileRow[]
+}
+
+/** The sizes under HEAD_BYTES (and under `below`) of complete log files with a head_sha256: whose head is the whole file. */
+export function smallLogFileSizes(db: CaseDb, below: number): number[] {
+  return db
+    .prepare(`SELECT DISTINCT size FROM files WHERE kind = 'log' AND state = 'complete' AND head_sha256 IS NOT NULL AND size > 0 AND size < ? AND size < ${HEAD_BYTES}`)
+    .pluck()
+    .all(below) as number[]
 }
 
 /**
