@@ -35,6 +35,8 @@ export interface RecordNotificationOptions {
   recipient: string
   file?: string
   delayReason?: string
+  /** a processor's case: the controller (tenant id) an authority notification was made for (notify record --controller) */
+  controller?: string
   now: Date
   /** Whether the case holds records of this tenant (a processor's notice goes to a tenant it served). */
   knownTenant?: (tenant: string) => boolean
@@ -47,6 +49,8 @@ export interface NewNotificationCheck {
   at: Date
   recipient: string
   delayReason?: string | null
+  /** the controller an authority notification was made for (a processor's case); null or absent: none named */
+  controller?: string | null
 }
 
 /** Refuses (InputError) a notification the incident contradicts. Pure: the caller passes what is recorded. */
@@ -62,6 +66,13 @@ export function checkNewNotification(incident: IncidentForCheck, existing: reado
   if (incident.role === 'processor' && recipient !== AUTHORITY && knownTenant && !knownTenant(recipient)) {
     throw new InputError(`notify record: tenant ${quoted(recipient.slice(0, 80))} has no records in this case`)
   }
+  const controller = n.controller?.trim() || null
+  if (n.controller !== undefined && n.controller !== null && !controller) throw new InputError('notify record: --controller must not be empty')
+  if (controller !== null) {
+    if (incident.role !== 'processor') throw new InputError('notify record: --controller names the controller a processor notified the authority for; in a controller\'s case the notification is its own')
+    if (recipient !== AUTHORITY) throw new InputError(`notify record: --controller goes with --recipient ${AUTHORITY} (the controller an authority notification was made for); a notice to a controller names it with --recipient TENANT`)
+    if (knownTenant && !knownTenant(controller)) throw new InputError(`notify record: tenant ${quoted(controller.slice(0, 80))} has no records in this case`)
+  }
   if (n.at.getTime() > now.getTime() + FUTURE_TOLERANCE_MS) {
     throw new InputError(`notify record: --at ${n.at.toISOString()} is in the future (now ${now.toISOString()}): record a notification once it has been sent`)
   }
@@ -71,16 +82,18 @@ export function checkNewNotification(incident: IncidentForCheck, existing: reado
       `notify record: --at ${n.at.toISOString()} is before the awareness time ${incident.aware_at}: nothing can be notified before it is known; if awareness was earlier, amend it first (crosstalk incident amend-awareness)`,
     )
   }
-  const same = existing.filter((e) => e.recipient === recipient)
+  // In a processor's case, notifications to the authority made for different controllers (or for none named) are apart: each has its own initial one.
+  const same = existing.filter((e) => e.recipient === recipient && (incident.role !== 'processor' || recipient !== AUTHORITY || (e.controller ?? null) === controller))
+  const whom = incident.role === 'processor' && recipient === AUTHORITY ? (controller === null ? ' (for no controller named)' : ` for controller ${quoted(controller.slice(0, 80))}`) : ''
   const initial = same.find((e) => e.phase === 'initial')
   if (n.phase === 'initial' && initial) {
-    throw new InputError(`notify record: an initial notification to ${quoted(recipient.slice(0, 80))} is already recorded (${initial.at}, ref ${initial.reference.slice(0, 80)}): record this one with --phase follow-up`)
+    throw new InputError(`notify record: an initial notification to ${quoted(recipient.slice(0, 80))}${whom} is already recorded (${initial.at}, ref ${initial.reference.slice(0, 80)}): record this one with --phase follow-up`)
   }
   if (n.phase === 'follow-up' && (!initial || Date.parse(initial.at) > n.at.getTime())) {
     throw new InputError(
       initial
-        ? `notify record: a follow-up at ${n.at.toISOString()} comes before the initial notification to ${quoted(recipient.slice(0, 80))} (${initial.at})`
-        : `notify record: no initial notification to ${quoted(recipient.slice(0, 80))} is recorded: record it first (--phase initial), Art. 33(4) phases follow an initial notification`,
+        ? `notify record: a follow-up at ${n.at.toISOString()} comes before the initial notification to ${quoted(recipient.slice(0, 80))}${whom} (${initial.at})`
+        : `notify record: no initial notification to ${quoted(recipient.slice(0, 80))}${whom} is recorded: record it first (--phase initial), Art. 33(4) phases follow an initial notification`,
     )
   }
   const period = noticePeriodMs({role: incident.role, aware_at: incident.aware_at, controller_deadline_hours: incident.controller_deadline_hours}, recipient)
@@ -101,7 +114,7 @@ export function checkNewNotification(incident: IncidentForCheck, existing: reado
 export function recordNotification(db: CaseDb, incident: IncidentForCheck, options: RecordNotificationOptions): NotifyRecordResult {
   const reference = options.reference.trim()
   if (!reference) throw new InputError('notify record: --reference must not be empty')
-  checkNewNotification(incident, listNotifications(db), {phase: options.phase, at: options.at, recipient: options.recipient, delayReason: options.delayReason}, options.now, options.knownTenant)
+  checkNewNotification(incident, listNotifications(db), {phase: options.phase, at: options.at, recipient: options.recipient, delayReason: options.delayReason, controller: options.controller}, options.now, options.knownTenant)
   let sha256: string | null = null
   let size: number | null = null
   if (options.file) {
@@ -116,7 +129,7 @@ export function recordNotification(db: CaseDb, incident: IncidentForCheck, optio
   }
   const row = insertNotification(db, {
     phase: options.phase, at: options.at, reference, recipient: options.recipient.trim(), delayReason: options.delayReason?.trim() || null,
-    filePath: options.file ?? null, fileSha256: sha256, fileSize: size, recordedAt: options.now.toISOString(),
+    filePath: options.file ?? null, fileSha256: sha256, fileSize: size, recordedAt: options.now.toISOString(), controller: options.controller?.trim() || null,
   })
   return {...row, late: notificationLate(incident, row)}
 }
@@ -140,7 +153,7 @@ export function notificationProblems(incident: IncidentForCheck, notifications: 
   for (const n of notifications) {
     if (!only(n)) continue
     try {
-      checkNewNotification(incident, notifications.filter((e) => e.id < n.id), {phase: n.phase, at: new Date(n.at), recipient: n.recipient, delayReason: n.delay_reason}, now)
+      checkNewNotification(incident, notifications.filter((e) => e.id < n.id), {phase: n.phase, at: new Date(n.at), recipient: n.recipient, delayReason: n.delay_reason, controller: n.controller}, now)
     } catch (error) {
       if (error instanceof InputError) problems.push(`${n.phase} notification ${n.id} (ref ${n.reference.slice(0, 80)}): ${error.message.replace(/^notify record: /, '')}`)
       else throw error

@@ -15,6 +15,8 @@ export interface NotificationRow {
   recorded_at: string
   /** the reasons for the delay sent with a late notification (Art. 33(1)) */
   delay_reason: string | null
+  /** in a processor's case, the controller (tenant id) an authority notification was made for; null: none named (absent: a row built by hand, none named) */
+  controller?: string | null
 }
 
 export interface NewNotification {
@@ -27,14 +29,15 @@ export interface NewNotification {
   fileSize: number | null
   recordedAt: string
   delayReason: string | null
+  controller: string | null
 }
 
-const NOTIFICATION_COLUMNS = 'id, phase, at, reference, recipient, file_path, file_sha256, file_size, recorded_at, delay_reason'
+const NOTIFICATION_COLUMNS = 'id, phase, at, reference, recipient, file_path, file_sha256, file_size, recorded_at, delay_reason, controller'
 
 export function insertNotification(db: CaseDb, n: NewNotification): NotificationRow {
   const info = db
-    .prepare('INSERT INTO notifications (phase, at, at_ms, reference, recipient, file_path, file_sha256, file_size, recorded_at, delay_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-    .run(n.phase, n.at.toISOString(), n.at.getTime(), n.reference, n.recipient, n.filePath, n.fileSha256, n.fileSize, n.recordedAt, n.delayReason)
+    .prepare('INSERT INTO notifications (phase, at, at_ms, reference, recipient, file_path, file_sha256, file_size, recorded_at, delay_reason, controller) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+    .run(n.phase, n.at.toISOString(), n.at.getTime(), n.reference, n.recipient, n.filePath, n.fileSha256, n.fileSize, n.recordedAt, n.delayReason, n.controller)
   return db.prepare(`SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE id = ?`).get(info.lastInsertRowid) as NotificationRow
 }
 

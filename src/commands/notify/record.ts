@@ -13,6 +13,7 @@ export default class NotifyRecord extends BaseCommand {
   static override examples = [
     '<%= config.bin %> notify record --phase initial --at 2026-10-24T15:10:00+02:00 --reference DPC-BN-2026-0142 --file art33-initial.pdf',
     '<%= config.bin %> notify record --phase initial --at 2026-10-23T12:00:00Z --reference NOTICE-1 --recipient tenant-acme --file notice-acme.pdf',
+    '<%= config.bin %> notify record --phase initial --at 2026-10-25T09:00:00Z --reference DPC-1 --recipient authority --controller tenant-acme --file art33-acme.pdf',
   ]
   static override flags = {
     db: dbFlag,
@@ -21,6 +22,11 @@ export default class NotifyRecord extends BaseCommand {
     reference: Flags.string({description: "The recipient's case or submission reference.", required: true}),
     file: Flags.string({description: 'The file exactly as sent; its SHA-256 is stored.', helpValue: 'PATH'}),
     recipient: Flags.string({description: '"authority", "data-subjects" (Art. 34), or the controller tenant id a processor notified.', default: 'authority'}),
+    controller: Flags.string({
+      description:
+        "A processor's case: the controller (tenant id) an authority notification was made for, where that controller authorised you to notify for it. Only that controller's drafts (report article33/article34 --on-behalf-of-controller) take it as their notification; one recorded without --controller concerns no single controller, so no controller's draft does (each says it is recorded).",
+      helpValue: 'TENANT',
+    }),
     'delay-reason': Flags.string({description: 'The reasons for the delay sent with a notification made after the deadline (required then: Art. 33(1) for a controller\'s notification to the authority; for a processor\'s notice to a controller after the contractual period, Art. 33(2), kept so the controller can account for it).'}),
   }
 
@@ -37,14 +43,19 @@ export default class NotifyRecord extends BaseCommand {
         recipient: flags.recipient,
         file: flags.file,
         delayReason: flags['delay-reason'],
+        controller: flags.controller,
         knownTenant: (t) => tenantHasRecords(db, t),
         now,
       })
       this.audit(db, {flags}, {notification: r.id, sha256: r.file_sha256}, now)
       return r
     })
+    // Said, not refused: a processor may notify the authority on its own account; no controller's draft takes it as its notification.
+    if (incident.role === 'processor' && record.recipient === 'authority' && !record.controller) {
+      this.note(this.paint.yellow('This authority notification names no controller (--controller TENANT): no controller\'s draft takes it as its own notification; each on-behalf draft says an unattributed one is recorded.'))
+    }
     if (!this.jsonEnabled()) {
-      this.log(`Recorded ${record.phase} notification to ${safeLine(record.recipient)} at ${record.at} (ref ${safeLine(record.reference)})${record.late ? ' LATE: after the deadline, with the reasons for the delay' : ''}`)
+      this.log(`Recorded ${record.phase} notification to ${safeLine(record.recipient)}${record.controller ? ` for controller ${safeLine(record.controller)}` : ''} at ${record.at} (ref ${safeLine(record.reference)})${record.late ? ' LATE: after the deadline, with the reasons for the delay' : ''}`)
       if (record.file_sha256) this.log(`  ${safeLine(record.file_path ?? '')}  sha256 ${record.file_sha256}`)
     }
     return record

@@ -17,6 +17,7 @@ import {up as replayUnjudged} from './015-replay-unjudged.js'
 import {up as ingestClaim} from './016-ingest-claim.js'
 import {up as replayAnswersApart} from './017-replay-answers-apart.js'
 import {up as grownVersions} from './018-grown-versions.js'
+import {up as notificationController} from './019-notification-controller.js'
 
 export interface Migration {
   version: number
@@ -46,4 +47,5 @@ export const MIGRATIONS: readonly Migration[] = [
   {version: 16, name: 'ingest-claim', up: ingestClaim},
   {version: 17, name: 'replay-answers-apart', up: replayAnswersApart},
   {version: 18, name: 'grown-versions', up: grownVersions},
+  {version: 19, name: 'notification-controller', up: notificationController},
 ]
