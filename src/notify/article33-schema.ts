@@ -118,6 +118,8 @@ export const notificationFactSchema = z.object({
   at: z.string(),
   reference: z.string(),
   recipient: z.string(),
+  /** a processor's case: the controller an authority notification was made for (notify record --controller); null: none named */
+  controller: z.string().nullable(),
   file_sha256: z.string().nullable(),
   late: z.boolean(),
   delay_reason: z.string().nullable(),

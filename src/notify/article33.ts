@@ -1,6 +1,6 @@
 import {staleFindings} from '../scope/unscanned.js'
 import {InputError} from '../errors.js'
-import {affectedTenants, BAD_LINES_REMEDY, concernsController, type ControllerSubjects, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, examinedTotals, factsExposureKnown, GROWN_REMEDY, provenanceMethodFr, NO_REGISTRY_REMEDY, NOT_READ_WHOLE_REMEDY, ORIGINALS_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
+import {affectedTenants, BAD_LINES_REMEDY, concernsController, requireControllerConcerned, unattributedAuthorityNotifications, type ControllerSubjects, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, examinedTotals, factsExposureKnown, GROWN_REMEDY, provenanceMethodFr, NO_REGISTRY_REMEDY, NOT_READ_WHOLE_REMEDY, ORIGINALS_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
 import type {ProvenanceParameters} from '../detect/coverage.js'
 import {categoryLabel, leakedSide, noLeakStatement, PHRASES, receivedSide, type Language} from './phrases.js'
 import {article33Schema, type Article33Result} from './article33-schema.js'
@@ -99,16 +99,34 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     )
   }
   if (onBehalf !== null && inc?.role !== 'processor') throw new InputError('--on-behalf-of-controller is for a processor drafting for a controller (incident role processor)')
+  // A notification for a customer the case shows untouched is refused, as its processor notice is.
+  if (onBehalf !== null) requireControllerConcerned(facts, 'report article33 --on-behalf-of-controller')
   const L = new Lines()
+  // A draft for one controller takes as its own only the processor's notice to it and the
+  // notifications recorded as made for it (concernsController): never another customer's.
+  const listed = onBehalf === null ? facts.notifications : facts.notifications.filter((n) => concernsController(n, onBehalf))
   // Without --phase: a follow-up once an initial notification to the authority is recorded (a
   // second "initial" draft would answer "previous notification: not applicable").
-  const phase = options.phase ?? (facts.notifications.some((n) => n.recipient === 'authority' && n.phase === 'initial') ? 'follow-up' : 'initial')
+  const phase = options.phase ?? (listed.some((n) => n.recipient === 'authority' && n.phase === 'initial') ? 'follow-up' : 'initial')
+  // A draft a processor prepares for a controller: the incident record holds the processor's own
+  // handling (its awareness basis, detection, discovery, reference, organisation, reasons for its
+  // delay). None of it is the controller's: each is left for the controller to complete.
+  const own = onBehalf === null || !inc ? inc : {
+    ...inc,
+    awareness_basis: null, awareness_decided_by: null, detected_at: null, investigation_started_at: null, discovery: null, informed_by: null, informed_at: null,
+    internal_reference: null, sector: null, organisation_size: null, economic_activity: null, eea_representative: null, delay_reason: null,
+  }
+  /** The record_with of an open item: the command that records it, or (a draft for a controller) that the controller completes it. */
+  const completeWith = (command: string, processorRecorded: unknown): string => (onBehalf === null ? command : P.onBehalfToComplete(onBehalf, Boolean(processorRecorded)))
 
   // ---- the clock this draft answers to
   const clock = draftClock(facts, onBehalf)
+  // The processor's notice that made the controller aware (template 52: informed by another party).
+  const noticeToController = onBehalf === null ? undefined : facts.notifications.find((n) => n.phase === 'initial' && n.recipient === onBehalf)
   if (!inc) L.open('incident', P.open.noIncident, 'Art. 33(1)', 'crosstalk incident open --title T --aware-at ISO --role controller|processor')
   if (onBehalf !== null && clock === null) L.open('timeline', P.open.controllerAwareness, 'EDPB 9/2022; template 48', `crosstalk notify record --recipient ${onBehalf} --phase initial ...`)
-  const recordedDelay = options.delayReason?.trim() || inc?.delay_reason || facts.notifications.find((n) => n.recipient === 'authority' && n.phase === 'initial')?.delay_reason || null
+  // The processor's own reasons for a delay (incident set --delay-reason) are never the controller's: a draft for a controller takes those given for it only.
+  const recordedDelay = options.delayReason?.trim() || own?.delay_reason || listed.find((n) => n.recipient === 'authority' && n.phase === 'initial')?.delay_reason || null
   const late = clock?.late === true
   // Art. 33(1): "where the notification ... is not made within 72 hours, it shall be
   // accompanied by reasons for the delay". A final draft cannot leave without them; a draft
@@ -116,13 +134,18 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   if (late && !recordedDelay) {
     if (options.final) {
       throw new InputError(
-        `the deadline passed at ${clock!.deadline} (${P.duration(clock!.remaining_seconds ?? 0)}): a final late notification must give the reasons for the delay (GDPR Art. 33(1)); pass --delay-reason TEXT or record it with incident set --delay-reason`,
+        `the deadline passed at ${clock!.deadline} (${P.duration(clock!.remaining_seconds ?? 0)}): a final late notification must give the reasons for the delay (GDPR Art. 33(1)); ${onBehalf === null ? 'pass --delay-reason TEXT or record it with incident set --delay-reason' : "pass the controller's reasons with --delay-reason TEXT (those recorded with incident set --delay-reason are the processor's own)"}`,
         'E_DELAY_REASON',
       )
     }
-    L.open('timeline', P.open.delayReason, 'Art. 33(1); template 49', 'crosstalk incident set --delay-reason TEXT (or report article33 --delay-reason TEXT)')
+    L.open('timeline', P.open.delayReason, 'Art. 33(1); template 49', onBehalf === null ? 'crosstalk incident set --delay-reason TEXT (or report article33 --delay-reason TEXT)' : `${P.onBehalfToComplete(onBehalf, Boolean(inc?.delay_reason))} (report article33 --delay-reason TEXT)`)
   }
   for (const problem of facts.notification_problems) L.open('notifications', P.open.notificationProblem(problem), 'Art. 33(1), 33(4)', null)
+  // An authority notification recorded with no controller named concerns none of them as its own: said, never taken as this one's.
+  const unattributed = onBehalf === null ? [] : unattributedAuthorityNotifications(facts.notifications)
+  if (unattributed.length > 0) {
+    L.open('notifications', P.open.unattributedAuthority(onBehalf!, unattributed), 'Art. 33(1), 33(4)', `crosstalk notify record --recipient authority --controller ${onBehalf} ...`)
+  }
 
   // ---- controller, contact point, reporting person (Art. 33(3)(b); template 12-36)
   if (onBehalf !== null) {
@@ -135,15 +158,15 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   else if (!inc?.dpo_name && !inc?.dpo_contact) L.open('controller', P.open.contact, 'Art. 33(3)(b); template 30-31', 'crosstalk incident set --dpo-name ... --dpo-contact ...')
   else if (!inc?.dpo_name) L.open('controller', P.open.contactName, 'Art. 33(3)(b); template 29-30', 'crosstalk incident set --dpo-name ...')
   if (!inc?.reporting_person) L.open('controller', P.open.reportingPerson, 'EDPB template 21-24', 'crosstalk incident set --reporting-person ... --reporting-person-role ...')
-  if (!inc?.sector || !inc?.organisation_size) L.open('controller', P.open.sectorSize, 'EDPB template 14-17', 'crosstalk incident set --sector ... --organisation-size ... --economic-activity ...')
-  if (!inc?.eea_representative) L.open('controller', P.open.eeaRepresentative, 'Art. 27; template 18-19', 'crosstalk incident set --eea-representative ...')
+  if (!own?.sector || !own?.organisation_size) L.open('controller', P.open.sectorSize, 'EDPB template 14-17', completeWith('crosstalk incident set --sector ... --organisation-size ... --economic-activity ...', inc?.sector || inc?.organisation_size || inc?.economic_activity))
+  if (!own?.eea_representative) L.open('controller', P.open.eeaRepresentative, 'Art. 27; template 18-19', completeWith('crosstalk incident set --eea-representative ...', inc?.eea_representative))
   if (inc?.role === 'processor' && !inc.processor_name) L.open('controller', P.open.processor, 'EDPB template 38-41', 'crosstalk incident set --processor-name ...')
 
   // ---- timeline (template 44-53)
-  if (inc && !inc.awareness_basis) L.open('timeline', P.open.awarenessBasis, 'EDPB 9/2022; template 48', 'crosstalk incident set --awareness-basis ... --awareness-decided-by ...')
-  if (!inc?.detected_at) L.open('timeline', P.open.detectedAt, 'EDPB template 50-53', 'crosstalk incident set --detected-at ISO')
-  if (!inc?.discovery) L.open('timeline', P.open.discovery, 'EDPB template 50-51', 'crosstalk incident set --discovery ...')
-  if (!inc?.informed_by) L.open('timeline', P.open.informedBy, 'EDPB template 50-52', 'crosstalk incident set --informed-by ... --informed-at ISO')
+  if (own && !own.awareness_basis) L.open('timeline', P.open.awarenessBasis, 'EDPB 9/2022; template 48', completeWith('crosstalk incident set --awareness-basis ... --awareness-decided-by ...', inc?.awareness_basis))
+  if (!own?.detected_at) L.open('timeline', P.open.detectedAt, 'EDPB template 50-53', completeWith('crosstalk incident set --detected-at ISO', inc?.detected_at))
+  if (!own?.discovery) L.open('timeline', P.open.discovery, 'EDPB template 50-51', completeWith('crosstalk incident set --discovery ...', inc?.discovery))
+  if (!own?.informed_by && !noticeToController) L.open('timeline', P.open.informedBy, 'EDPB template 50-52', completeWith('crosstalk incident set --informed-by ... --informed-at ISO', inc?.informed_by))
   if (!inc?.breach_started_at) L.open('timeline', P.open.breachStart, 'EDPB template 44-46', 'crosstalk incident set --breach-started-at ISO')
   if (!inc?.breach_ended_at) L.open('timeline', P.open.breachEnd, 'EDPB template 44-47', 'crosstalk incident set --breach-ended-at ISO')
   // A recorded window the logs contradict stays as recorded, and open (its form fields say so too).
@@ -240,11 +263,13 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   // ---- likely consequences (Art. 33(3)(c))
   const consequences: string[] = []
   if (exposure && exposure.responses > 0 && ownDataReached) {
-    const crossTenant = exposure.flows.some((f) => f.source_tenant !== f.recipient_tenant)
+    // For one controller: its data that reached another organisation (flows out of it), never the other customers' data its users were served.
+    const crossTenant = exposure.flows.some((f) => (facts.for_tenant === null || f.source_tenant === facts.for_tenant) && f.source_tenant !== f.recipient_tenant)
     // Responses whose source is not named are in no flow: "the same organisation" is said only where every source is named.
     const sourceUnknown = !crossTenant && (exposure.source_not_named ?? 0) > 0
     consequences.push(L.stated('consequences', crossTenant ? P.consequences.confidentiality : sourceUnknown ? P.consequences.confidentialitySourceUnknown : P.consequences.confidentialitySameCustomer, ['scan.exposure']))
     // Phishing with disclosed contact details only where the personal-data search found some (e-mail, phone); else said not established.
+    // For one controller, scope.categories are its own data that reached others (facts.ts forController).
     const contact = (scope?.categories ?? []).some((c) => (c.kind === 'email' || c.kind === 'phone') && c.count > 0)
     consequences.push(L.stated('consequences', contact ? P.consequences.control : P.consequences.controlNoContact, ['scan.exposure', 'scan.pii_findings']))
   }
@@ -281,12 +306,14 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   if (splitList(inc?.measures_proposed).length === 0) L.open('measures_proposed', P.open.measuresProposed, 'Art. 33(3)(d); template 94-95', 'crosstalk incident set --measures-proposed "A; B"')
 
   // ---- notifications made (as recorded, with the late flag)
-  // A draft for one controller lists its own notice, and those to the authority and the data subjects: never another customer's.
-  const listed = onBehalf === null ? facts.notifications : facts.notifications.filter((n) => concernsController(n.recipient, onBehalf))
-  const notificationStatements = listed.map((n) => L.stated('notifications', P.notificationStated(n, facts.incident?.delay_reason ?? null), [`notification#${n.id}`]))
+  // A draft for one controller lists the processor's notice to it and the notifications made for it (listed): never another customer's.
+  // The processor's own delay reason goes with its own notice only, never with a notification made for the controller.
+  const notificationStatements = listed.map((n) => L.stated('notifications', P.notificationStated(n, onBehalf === null || n.recipient === onBehalf ? (facts.incident?.delay_reason ?? null) : null), [`notification#${n.id}`]))
 
   // ---- risk and the decision (template 85-90), Art. 34 (template 97-106)
-  const a = facts.assessment
+  // The case's assessment is its responder's: in a processor's case, the processor's over all its
+  // customers. A draft for one controller states no decision the controller did not take.
+  const a = onBehalf === null ? facts.assessment : null
   let riskStatement: string | null = null
   if (a) {
     L.stated('risk', P.enisaMethod(a), [`assessment#${a.id}`])
@@ -294,12 +321,13 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     const assumed = assumedInputs(a.inputs)
     if (assumed.length > 0) L.open('decision', P.open.assumedInputs(assumed.join(', ')), 'Art. 33(3)(c); EDPB 9/2022', 'crosstalk assess --vulnerable-subjects / --special-categories / --data-volume ... --reason ... --decide ... --rationale ...')
     riskStatement = L.stated('decision', P.decisionStated(a), [`assessment#${a.id}`])
-  } else L.open('decision', P.open.risk, 'Art. 33(1), 34(1); template 87-90', 'crosstalk assess --decide ... --rationale ...')
-  const informed = facts.notifications.find((n) => n.recipient === 'data-subjects' && n.phase === 'initial')
+  } else if (onBehalf !== null) L.open('decision', P.open.risk, 'Art. 33(1), 34(1); template 87-90', P.onBehalfRisk(onBehalf, facts.assessment !== null))
+  else L.open('decision', P.open.risk, 'Art. 33(1), 34(1); template 87-90', 'crosstalk assess --decide ... --rationale ...')
+  const informed = listed.find((n) => n.recipient === 'data-subjects' && n.phase === 'initial')
   let article34: string | null = null
   if (informed) article34 = L.stated('article34', P.article34.informed(informed.at, informed.reference), [`notification#${informed.id}`])
   else if (a) article34 = L.stated('article34', a.decision === 'notify-subjects' ? P.article34.toInform(a) : P.article34.notInformed(a), [`assessment#${a.id}`])
-  else L.open('article34', P.open.article34, 'Art. 34; template 97-106', 'crosstalk assess --decide ... / notify record --recipient data-subjects')
+  else L.open('article34', P.open.article34, 'Art. 34; template 97-106', onBehalf === null ? 'crosstalk assess --decide ... / notify record --recipient data-subjects' : P.onBehalfRisk(onBehalf, false))
 
   // ---- other authorities and cross-border (template 109-123)
   if (!inc?.police_report) L.open('authorities', P.open.police, 'EDPB template 109', 'crosstalk incident set --police-report ...')
@@ -349,29 +377,31 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
       name: onBehalf ?? inc?.controller_name ?? null,
       contact: onBehalf ? null : (inc?.controller_contact ?? null),
       processor: inc?.processor_name ?? null,
-      internal_reference: inc?.internal_reference ?? null,
-      sector: inc?.sector ? (P.sector[inc.sector] ?? inc.sector) : null,
-      organisation_size: inc?.organisation_size ? (P.size[inc.organisation_size] ?? inc.organisation_size) : null,
-      economic_activity: inc?.economic_activity ?? null,
-      eea_representative: inc?.eea_representative ?? null,
+      internal_reference: own?.internal_reference ?? null,
+      sector: own?.sector ? (P.sector[own.sector] ?? own.sector) : null,
+      organisation_size: own?.organisation_size ? (P.size[own.organisation_size] ?? own.organisation_size) : null,
+      economic_activity: own?.economic_activity ?? null,
+      eea_representative: own?.eea_representative ?? null,
     },
     contact_point: contactPoint,
     reporting_person: {name: inc?.reporting_person ?? null, role: inc?.reporting_person_role ?? null},
     timeline: {
-      detected_at: inc?.detected_at ?? null,
-      investigation_started_at: inc?.investigation_started_at ?? null,
+      detected_at: own?.detected_at ?? null,
+      investigation_started_at: own?.investigation_started_at ?? null,
       aware_at: clock?.aware_at ?? null,
-      awareness_basis: inc?.awareness_basis ?? null,
-      awareness_decided_by: inc?.awareness_decided_by ?? null,
-      awareness_amendments: facts.amendments.length,
+      awareness_basis: own?.awareness_basis ?? null,
+      awareness_decided_by: own?.awareness_decided_by ?? null,
+      // A controller's awareness time is when the processor's notice reached it: the amendments on record are the processor's own.
+      awareness_amendments: onBehalf === null ? facts.amendments.length : 0,
       breach_started_at: inc?.breach_started_at ?? null,
       breach_ended_at: inc?.breach_ended_at ?? null,
       first_seen: scope?.exposure_first ?? null,
       last_seen: scope?.exposure_last ?? null,
       dates_estimated: !inc?.breach_started_at,
-      discovery: inc?.discovery ?? null,
-      informed_by: inc?.informed_by ?? null,
-      informed_at: inc?.informed_at ?? null,
+      discovery: own?.discovery ?? null,
+      // A draft for a controller: the processor informed it, by the notice recorded (its awareness time).
+      informed_by: noticeToController ? P.theProcessor(inc?.processor_name ?? null) : (own?.informed_by ?? null),
+      informed_at: noticeToController ? noticeToController.at : (own?.informed_at ?? null),
     },
     nature: {
       summary: L.texts('nature').filter((t) => t !== incidentCategory),
@@ -445,7 +475,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
       authorities_notified: inc?.authorities_notified ?? null,
     },
     other_authorities: {police: inc?.police_report ?? null, others: inc?.other_authorities ?? null},
-    notifications: listed.map((n) => ({id: n.id, phase: n.phase, at: n.at, reference: n.reference, recipient: n.recipient, file_sha256: n.file_sha256, late: n.late, delay_reason: n.delay_reason})),
+    notifications: listed.map((n) => ({id: n.id, phase: n.phase, at: n.at, reference: n.reference, recipient: n.recipient, controller: n.controller ?? null, file_sha256: n.file_sha256, late: n.late, delay_reason: n.delay_reason})),
     notification_statements: notificationStatements,
     statements: L.statements,
     open_items: L.open_items,
@@ -483,7 +513,8 @@ function draftClock(facts: CaseFacts, onBehalf: string | null): ClockResult | nu
   if (onBehalf === null) return facts.clock
   const notice = facts.notifications.find((n) => n.phase === 'initial' && n.recipient === onBehalf)
   if (!notice) return null
-  const toAuthority = facts.notifications.find((n) => n.phase === 'initial' && n.recipient === 'authority')
+  // Only a notification to the authority recorded as made for this controller stops its clock (concernsController).
+  const toAuthority = facts.notifications.find((n) => n.phase === 'initial' && n.recipient === 'authority' && concernsController(n, onBehalf))
   const now = new Date(facts.generated_at)
   return {...computeClock(new Date(notice.at), now, toAuthority ? new Date(toAuthority.at) : null, DEADLINE_MS), basis: 'art33(1)'}
 }

@@ -3,7 +3,7 @@ import {z} from 'zod'
 import {InputError} from '../errors.js'
 import {detectionSchema, detectionSummary} from './detection-note.js'
 import {finalisation, finalisedWithOpenItemsSchema} from './finalise.js'
-import {DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, noScopeItem, type CaseFacts} from './facts.js'
+import {concernsController, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, noScopeItem, requireControllerConcerned, type CaseFacts} from './facts.js'
 import {PHRASES, type Language} from './phrases.js'
 import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 import {breachWindowContradictions} from './recorded-vs-logs.js'
@@ -78,6 +78,8 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   }
   // As controller the communication is the case's own: nobody prepares it on its behalf (Art. 34).
   if (onBehalf !== null && inc?.role !== 'processor') throw new InputError('--on-behalf-of-controller is for a processor preparing the communication for a controller (incident role processor)')
+  // A letter apologising to people the case shows untouched is refused, as its processor notice is.
+  if (onBehalf !== null) requireControllerConcerned(facts, 'report article34 --on-behalf-of-controller')
   const L = new Lines()
   // Art. 34(2): clear and plain language, which is the data subjects' own: English by default is a choice nobody made.
   if (options.language === undefined) L.open('language', P.open.language, 'Art. 34(2)', 'crosstalk report article34 --lang en|fr')
@@ -150,7 +152,8 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   // What we did: only as recorded.
   for (const m of splitList(inc?.measures_taken)) L.stated('measures_taken', m, ['incident.measures_taken'])
   if (splitList(inc?.measures_taken).length === 0) L.open('measures_taken', P.open.measuresTaken, 'Art. 34(2), 33(3)(d)', 'crosstalk incident set --measures-taken "A; B"')
-  const authority = facts.notifications.find((n) => n.recipient === 'authority' && n.phase === 'initial')
+  // On behalf of a controller: only a notification recorded as made for it (never one made for another customer, or for none named).
+  const authority = facts.notifications.find((n) => n.recipient === 'authority' && n.phase === 'initial' && (onBehalf === null || concernsController(n, onBehalf)))
   if (authority) L.stated('notifications', A.authorityTold(authority.at), [`notification#${authority.id}`])
 
   // What people can do (Recital 86): advice, not a claim about the case.

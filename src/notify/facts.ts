@@ -17,7 +17,9 @@ import {completeFiles, fileTotals, logFilesNotReadWhole, type FileRow, type File
 import {listUnreadSources, openUnreadSources} from '../store/unread-sources.js'
 import type {CaseDb} from '../store/open-case.js'
 import {recordTotals, type RecordTotals} from '../store/records.js'
-import {safeLine} from '../util/sanitize.js'
+import {quoted, safeLine} from '../util/sanitize.js'
+import {count} from '../util/plural.js'
+import {InputError} from '../errors.js'
 import {findPii} from '../extract/pii.js'
 import {shownTargetText} from '../util/target-url.js'
 import {latestAssessment, type AssessmentRecord} from './assessment-store.js'
@@ -79,6 +81,7 @@ export interface ScopeFacts extends ScopeContractKeys {
   by_node: Array<{node: string; responses: number; cross_tenant_responses: number; cross_session_responses: number; provenance_responses: number; at_risk_responses: number | null; first_seen: string | null; last_seen: string | null}>
   data_subjects: Range
   records: Range
+  /** in a draft for one controller: the categories of its data that reached others only (not what its users were served) */
   categories: Category[]
   /**
    * In a draft for one controller: its end users on either side of the exposure, the one count of
@@ -382,6 +385,13 @@ export interface CaseFacts {
    * those repeating its customer's own requests. Case-wide facts only; narrowed, []
    */
   duplicate_lines_not_examined_tenants?: Array<string | null>
+  /**
+   * In facts narrowed to one controller: whether the case-wide exposure concerns it (the customers
+   * the processor notices go to, affectedTenants of the whole case), and how many customers it
+   * concerns. Null where the scope is not known (no scan, or findings that no longer cover the
+   * case); absent for the whole case.
+   */
+  controller_concerned?: {concerned: boolean; affected_tenants: number} | null
 }
 
 export interface GatherFactsOptions {
@@ -494,6 +504,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     recipient: safeLine(n.recipient),
     reference: safeLine(n.reference),
     delay_reason: n.delay_reason === null ? null : safeLine(n.delay_reason),
+    controller: n.controller === null || n.controller === undefined ? null : safeLine(n.controller),
     late: incident ? notificationLate(incident, n) : false,
   }))
   // The controllers concerned, a leaking retry's too (as `clock` counts them): one set for the clock and the notices.
@@ -537,11 +548,11 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     clock,
     notifications,
     // A draft for one controller reports on its own notices (and the authority's and the data subjects'), not on other customers'.
-    notification_problems: incident ? notificationProblems(incident, inputs.notifications, now, (n) => options.tenant === undefined || concernsController(n.recipient, options.tenant)).map(safeLine) : [],
+    notification_problems: incident ? notificationProblems(incident, inputs.notifications, now, (n) => options.tenant === undefined || concernsController(n, options.tenant)).map(safeLine) : [],
     assessment: inputs.assessment,
     totals,
     detection: s.detection,
-    scope: full ? forController(scopeFacts(full, s), s, options.tenant, inputs.scope) : null,
+    scope: full ? forController(scopeFacts(full, s), s, options.tenant, inputs.scope, options.side ?? 'both') : null,
     tenants: full ? tenantExposures(s, tenants) : [],
     provenance: full ? {attributed_responses: provenanceIds.size, max_overlap_words: s.provenance.reduce((m, p) => Math.max(m, p.overlap_words), 0)} : null,
     replay: replayFacts(inputs.replay),
@@ -554,7 +565,34 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     duplicate_lines_not_examined_tenants: options.tenant === undefined ? (inputs.scope.duplicates?.unexamined_tenants ?? []).map((t) => (t === null ? null : safeLine(t))) : [],
     retry_only_tenants: full ? tenantExposures(s, concerned.filter((t) => !tenants.includes(t))) : [],
     stale_scope: full || s.detection.never_scanned ? null : staleScopeFacts(s, totals.registry_files > 0),
+    ...(options.tenant === undefined ? {} : {controller_concerned: full ? controllerConcerned(inputs.scope, options.tenant) : null}),
   }
+}
+
+/** Whether the whole case's exposure concerns a controller, over the same set the processor notices go to (affectedTenants of case-wide facts). */
+function controllerConcerned(all: ScopeInputs, tenant: string): {concerned: boolean; affected_tenants: number} {
+  const affected = concernedTenants(exposureTenants(exposureRows(all)), all.duplicates?.leaking ?? [], all.duplicates?.unexamined_tenants ?? [])
+  return {concerned: affected.includes(tenant), affected_tenants: affected.length}
+}
+
+/**
+ * A draft a processor prepares for one controller (Art. 33 or 34 on its behalf) is refused for a
+ * customer the case shows no exposure of, as its processor notice is (E_NO_EXPOSURE): it would be a
+ * breach notification, or a letter apologising to people, about a breach that did not touch it.
+ * Where markers in answers could not be attributed (no registry), whether it is concerned is not
+ * known (E_NOT_KNOWN). Nothing is refused where the scope is not known: the draft says so.
+ */
+export function requireControllerConcerned(facts: Pick<CaseFacts, 'for_tenant' | 'controller_concerned' | 'totals' | 'scope'>, what: string): void {
+  const c = facts.controller_concerned
+  if (facts.for_tenant === null || !c || c.concerned) return
+  const tenant = quoted(facts.for_tenant.slice(0, 80))
+  if (facts.scope && !factsExposureKnown(facts)) {
+    throw new InputError(
+      `${what}: tenant ${tenant}: no exposure found by verbatim text, and ${count(facts.scope.orphan_sightings, 'marker-shaped token')} found in answers could not be attributed to any session (the case holds no canary registry), so whether its data reached others or its users received others' is not known; ingest the canary registry and scan again (crosstalk ingest canaries FILE; crosstalk scan)`,
+      'E_NOT_KNOWN',
+    )
+  }
+  throw new InputError(`${what}: tenant ${tenant} has no exposure in this case (affected: ${count(c.affected_tenants, 'tenant')}; see report processor-notice --all)`, 'E_NO_EXPOSURE')
 }
 
 /**
@@ -641,9 +679,21 @@ export const NOT_READ_WHOLE_REMEDY = 'crosstalk status; crosstalk drop FILE, the
 /** How a retry's line that could not be read again leaves the open items (its record_with). */
 export const DUPLICATES_NOT_EXAMINED_REMEDY = 'crosstalk status (names each line); crosstalk scan'
 
-/** Whether a notification belongs in a draft for this controller: its own notice, or one to the authority or the data subjects. */
-export function concernsController(recipient: string, tenant: string): boolean {
-  return recipient === tenant || recipient === 'authority' || recipient === 'data-subjects'
+/**
+ * Whether a notification belongs in a draft for this controller: the processor's notice to it, or
+ * one to the authority (or the data subjects) recorded as made for it (notify record --controller).
+ * One to the authority that names no controller concerns no single controller of a processor's
+ * case: taking it as this one's would tell its regulator it notified (in time, under another's
+ * reference) when it may never have.
+ */
+export function concernsController(n: {recipient: string; controller?: string | null}, tenant: string): boolean {
+  if (n.recipient === tenant) return true
+  return (n.recipient === 'authority' || n.recipient === 'data-subjects') && (n.controller ?? null) === tenant
+}
+
+/** Authority notifications of a processor's case recorded without the controller they were made for: a draft for one controller says they exist. */
+export function unattributedAuthorityNotifications<N extends {recipient: string; controller?: string | null}>(notifications: readonly N[]): N[] {
+  return notifications.filter((n) => n.recipient === 'authority' && (n.controller ?? null) === null)
 }
 
 /** The data-subject method's low bound for one controller's share (the whole case's: SUBJECTS_LOW). */
@@ -677,7 +727,7 @@ export function controllerSubjects(all: Pick<ScopeInputs, 'contamination' | 'pro
  * processor notice gives them (tenant#1, ...): they are the processor's other customers, and
  * the draft goes to that controller.
  */
-function forController(scope: ScopeFacts, s: ScopeInputs, tenant: string | undefined, all: ScopeInputs): ScopeFacts {
+function forController(scope: ScopeFacts, s: ScopeInputs, tenant: string | undefined, all: ScopeInputs, side: 'both' | 'leaked'): ScopeFacts {
   if (tenant === undefined) return scope
   const labels = otherTenantLabels(s, tenant)
   // The flows' names are already made inert (safeLine): the labels are looked up the same way.
@@ -691,8 +741,13 @@ function forController(scope: ScopeFacts, s: ScopeInputs, tenant: string | undef
   // Its end users on either side: those whose data reached someone, and those served someone else's,
   // over the whole case's rows: a draft narrowed to one side (the letter to data subjects) counts them alike.
   const subjects = controllerSubjects(all, tenant)
+  // The categories of data breached are this controller's data that reached others (its breach):
+  // never the other customers' data its users were served, which is their controllers' breach
+  // (its processor notice gives that apart, as received). Counted over its side alone.
+  const categories = side === 'leaked' ? scope.categories : scopeFacts(computeScope(narrowTo(all, tenant, 'leaked'))).categories
   return {
     ...scope,
+    categories,
     flows: scope.flows.map(relabel).sort(order),
     exposure: {...scope.exposure, flows: scope.exposure.flows.map(relabel).sort(order)},
     data_subjects: {...scope.data_subjects, low: subjects.total, method: scope.data_subjects.method.replace(SUBJECTS_LOW, subjectsLowController(subjects))},

@@ -356,6 +356,14 @@ export const EN = {
     named: 'People named in the text of the leaked prompts and completions (not counted)',
   },
   notApplicableInTime: (deadline: string) => `not applicable: within the 72 hours (deadline ${deadline})`,
+  /** how a controller's own fact in a draft its processor prepares for it is completed (an open item's record_with) */
+  onBehalfToComplete: (tenant: string, processorRecorded: boolean) =>
+    `for the controller (customer ${tenant}) to complete${processorRecorded ? ": the one recorded in this case is the processor's own, not the controller's" : ''}`,
+  /** the risk assessment in a draft a processor prepares for a controller: the case's is the processor's */
+  onBehalfRisk: (tenant: string, processorRecorded: boolean) =>
+    `for the controller (customer ${tenant}) to assess and decide${processorRecorded ? ": the assessment recorded in this case (crosstalk assess) is the processor's own, over all its customers" : ''}`,
+  /** who informed the controller (template 52), in a draft its processor prepares for it */
+  theProcessor: (processor: string | null) => (processor ? `${processor} (the processor)` : 'the processor'),
   preparedOnBehalf: (processor: string | null, tenant: string) =>
     `Prepared by the processor${processor ? ` (${processor})` : ''} on behalf of the controller (customer ${tenant}), as a draft for the controller to review: the notification to the authority remains the controller's duty (Art. 33(1); EDPB 9/2022).`,
   statusLine: (word: string, c: {deadline: string | null; status: string; late: boolean | null; remaining_seconds: number | null} | null, onBehalfOf: string | null = null) =>
@@ -625,6 +633,8 @@ export const EN = {
     dpoDesignated: 'whether a data protection officer is designated (Art. 37): no DPO name is recorded, only contact details',
     contactName: 'the name of the DPO or other contact point (only its contact details are recorded)',
     contactDetails: 'contact details of the data protection officer (only a name is recorded)',
+    unattributedAuthority: (tenant: string, notifications: ReadonlyArray<{phase: 'initial' | 'follow-up'; at: string; reference: string}>) =>
+      `whether the notification to the authority recorded in this case without the controller it was made for (${notifications.map((n) => `${n.phase} ${n.at}, ref ${n.reference}`).join('; ')}) was made for this controller (customer ${tenant}): this draft does not take it as its notification until it is recorded for it`,
     onBehalfContact: (tenant: string) => `the DPO or other contact point of the controller (customer ${tenant}): none is recorded for it (the DPO recorded in this case is the processor's)`,
     language: 'the language of the communication: none was chosen, so it is drafted in English; confirm the language the data subjects use (--lang)',
   },

@@ -295,6 +295,11 @@ export const FR: Phrases = {
     named: 'Personnes citées dans le texte des requêtes et réponses divulguées (non comptées)',
   },
   notApplicableInTime: (deadline) => `sans objet : dans le délai de 72 heures (échéance ${deadline})`,
+  onBehalfToComplete: (tenant, processorRecorded) =>
+    `à compléter par le responsable de traitement (client ${tenant})${processorRecorded ? " : celui enregistré dans ce dossier est celui du sous-traitant, non celui du responsable de traitement" : ''}`,
+  onBehalfRisk: (tenant, processorRecorded) =>
+    `à évaluer et décider par le responsable de traitement (client ${tenant})${processorRecorded ? " : l'évaluation enregistrée dans ce dossier (crosstalk assess) est celle du sous-traitant, pour l'ensemble de ses clients" : ''}`,
+  theProcessor: (processor) => (processor ? `${processor} (le sous-traitant)` : 'le sous-traitant'),
   preparedOnBehalf: (processor, tenant) =>
     `Préparé par le sous-traitant${processor ? ` (${processor})` : ''} pour le compte du responsable de traitement (client ${tenant}), comme projet à relire par celui-ci : la notification à l'autorité reste une obligation du responsable de traitement (art. 33.1 ; lignes directrices 9/2022 du CEPD).`,
   statusLine: (word, c, onBehalfOf = null) =>
@@ -532,6 +537,8 @@ export const FR: Phrases = {
     dpoDesignated: "désignation d'un délégué à la protection des données (art. 37) : aucun nom de DPO n'est enregistré, seulement des coordonnées",
     contactName: 'nom du DPO ou de l\'autre point de contact (seules ses coordonnées sont enregistrées)',
     contactDetails: 'coordonnées du délégué à la protection des données (seul son nom est enregistré)',
+    unattributedAuthority: (tenant, notifications) =>
+      `si la notification à l'autorité enregistrée dans ce dossier sans le responsable de traitement pour lequel elle a été faite (${notifications.map((n) => `${n.phase === 'initial' ? 'initiale' : 'complémentaire'} ${n.at}, réf. ${n.reference}`).join(' ; ')}) l'a été pour ce responsable de traitement (client ${tenant}) : ce projet ne la tient pas pour sa notification tant qu'elle n'est pas enregistrée pour lui`,
     onBehalfContact: (tenant) => `DPO ou autre point de contact du responsable de traitement (client ${tenant}) : aucun n'est enregistré pour lui (le DPO enregistré dans ce dossier est celui du sous-traitant)`,
     language: "la langue de la communication : aucune n'a été choisie, elle est rédigée en anglais ; confirmer la langue des personnes concernées (--lang)",
   },

@@ -121,14 +121,14 @@ describe('a leaking retry is named in every output that counts without it', () =
     expect(letter.retry_leaks_not_counted).toBe(1)
     expect(letter.what_happened.join(' ')).not.toContain(NOTHING_FOUND)
     expect(letter.open_items.map((o) => o.item)).toContainEqual(expect.stringContaining('1 response (b.jsonl:1) logged under the request id of a response already counted'))
-    // On behalf of the controller whose data the retry carried: named; of one it does not concern (its letter is about its own subjects' data): nothing.
+    // On behalf of the controller whose data the retry carried: named; one it does not concern (no exposure, no retry) gets no letter, as it gets no processor notice.
     const alpha = await runJson<Letter>(['report', 'article34', '--db', leak.db, '--lang', 'en', '--on-behalf-of-controller', 'tn-alpha'])
     expect(alpha.retry_leaks_not_counted).toBe(1)
     expect(alpha.what_happened.join(' ')).not.toContain(NOTHING_FOUND)
-    const gamma = await runJson<Letter>(['report', 'article34', '--db', leak.db, '--lang', 'en', '--on-behalf-of-controller', 'tn-gamma'])
-    expect(gamma.retry_leaks_not_counted).toBe(0)
-    expect(gamma.what_happened.join(' ')).toContain(NOTHING_FOUND)
-    expect(gamma.open_items.map((o) => o.item).join(' ')).not.toContain('b.jsonl')
+    const gamma = await run(['report', 'article34', '--db', leak.db, '--lang', 'en', '--on-behalf-of-controller', 'tn-gamma'])
+    expect(gamma.code).toBe(1)
+    expect(gamma.stderr).toMatch(/tenant "tn-gamma" has no exposure in this case/)
+    expect(gamma.stdout).not.toContain('b.jsonl')
   }, 60_000)
 
   it('Article 33 on behalf of a controller: only the retries concerning it', async () => {
@@ -136,10 +136,11 @@ describe('a leaking retry is named in every output that counts without it', () =
     const alpha = await runJson<Draft>(['report', 'article33', '--db', leak.db, '--lang', 'en', '--on-behalf-of-controller', 'tn-alpha'])
     expect(alpha.scope.retry_leaks_not_counted).toBe(1)
     expect(alpha.open_items.map((o) => o.item)).toContainEqual(expect.stringContaining('1 response (b.jsonl:1) logged under the request id of a response already counted'))
-    // tn-gamma's draft: neither its data nor its users were in the retry.
-    const gamma = await runJson<Draft>(['report', 'article33', '--db', leak.db, '--lang', 'en', '--on-behalf-of-controller', 'tn-gamma'])
-    expect(gamma.scope.retry_leaks_not_counted).toBe(0)
-    expect(gamma.open_items.map((o) => o.item).join(' ')).not.toContain('b.jsonl')
+    // tn-gamma: neither its data nor its users were in the retry, nor in any leak: no draft, as no processor notice.
+    const gamma = await run(['report', 'article33', '--db', leak.db, '--lang', 'en', '--on-behalf-of-controller', 'tn-gamma'])
+    expect(gamma.code).toBe(1)
+    expect(gamma.stderr).toMatch(/tenant "tn-gamma" has no exposure in this case/)
+    expect(gamma.stdout).not.toContain('b.jsonl')
   }, 60_000)
 
   it('case report: listed under Exposure, and the verdict is no "No leak found"', async () => {
@@ -184,10 +185,10 @@ describe('a leaking retry is named in every output that counts without it', () =
     const tl = (await run(['timeline', '--db', none.db])).stdout
     expect(tl).not.toContain('NOT COUNTED')
     expect(tl).toMatch(/^No contamination in this case/m)
-    const letter = await runJson<Letter>(['report', 'article34', '--db', none.db, '--lang', 'en', '--on-behalf-of-controller', 'tn-beta'])
-    expect(letter.retry_leaks_not_counted).toBe(0)
-    expect(letter.what_happened.join(' ')).toContain(NOTHING_FOUND)
-    // No exposure and no retry: no customer to notify.
+    // No exposure and no retry: no customer to notify, and no letter to its users.
+    const letter = await run(['report', 'article34', '--db', none.db, '--lang', 'en', '--on-behalf-of-controller', 'tn-beta'])
+    expect(letter.code).toBe(1)
+    expect(letter.stderr).toMatch(/tenant "tn-beta" has no exposure in this case/)
     expect((await run(['report', 'processor-notice', '--db', none.db, '--tenant', 'tn-beta'])).code).toBe(1)
     const data = await runJson<CaseReport>(['report', 'case', '--db', none.db, '--format', 'json'])
     expect(data.retry_leaks_not_counted).toEqual([])
