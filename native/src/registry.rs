@@ -1,8 +1,8 @@
 //! A canary registry's rows, read where the TypeScript reader (readRegistry in
 //! src/ingest/ingest-canaries.ts) is certain to read the same rows and to accept every one of
 //! them: a CSV file with no quoted field, every row's ids present and its issued_at absent or a
-//! time with a zone. Anything else (JSONL, a quote, a BOM, a stray CR, a row the reader would
-//! refuse) is None, and the TypeScript reader reads the file and words any refusal.
+//! time with a zone. Anything else (JSONL, a quote, a BOM, a stray CR, a repeated column name, a
+//! row with more cells than the header, a row the reader would refuse) is None, and the TypeScript reader reads the file and words any refusal.
 //! test/ingest/registry-rows.test.ts holds the two to the same rows on random registries.
 
 use napi_derive::napi;
@@ -169,6 +169,8 @@ pub fn rows(bytes: &[u8]) -> Option<Vec<[&str; 3]>> {
     let mut out: Vec<[&str; 3]> = Vec::with_capacity(text.len() / 64);
     // Where marker, tenant_id, session_id and issued_at are among the header's columns.
     let mut columns: Option<[Option<usize>; 4]> = None;
+    // How many columns the header names (a row with more cells is the reader's refusal to word).
+    let mut width = 0usize;
     for line in text.split_terminator('\n') {
         if line.len() > MAX_LINE {
             return None;
@@ -187,7 +189,11 @@ pub fn rows(bytes: &[u8]) -> Option<Vec<[&str; 3]>> {
                 return None;
             }
             let names: Vec<String> = record.split(',').map(|c| js_trim(c).to_ascii_lowercase()).collect();
-            // A row is an object keyed by column name: of two columns with one name, the last wins.
+            // A name given to two columns is the reader's refusal to word.
+            if names.iter().enumerate().any(|(i, n)| !n.is_empty() && names[..i].contains(n)) {
+                return None;
+            }
+            width = names.len();
             let last = |name: &str| names.iter().rposition(|n| n == name);
             let found = [last("marker"), last("tenant_id"), last("session_id"), last("issued_at")];
             // A required column missing is the reader's refusal to word.
@@ -198,6 +204,10 @@ pub fn rows(bytes: &[u8]) -> Option<Vec<[&str; 3]>> {
             continue;
         };
         let cells: Vec<&str> = record.split(',').collect();
+        // More cells than the header has columns: the reader's refusal to word.
+        if cells.len() > width {
+            return None;
+        }
         let cell = |i: Option<usize>| i.map(|i| cells.get(i).copied().unwrap_or(""));
         let (marker, tenant, session) = (cell(at[0])?, cell(at[1])?, cell(at[2])?);
         if [marker, tenant, session].iter().any(|v| js_trim(v).is_empty()) {
@@ -210,6 +220,12 @@ pub fn rows(bytes: &[u8]) -> Option<Vec<[&str; 3]>> {
         // A marker outside the convention needs 8 characters; one inside it has them all the same
         // (`CANARY-` and a hex digit at least).
         if marker.chars().count() < MIN_UNCONVENTIONAL {
+            return None;
+        }
+        // `canary-<hex>` or any other spelling of the prefix but `CANARY-`: refused by the reader
+        // (the convention is upper case, and no response is searched for another spelling).
+        let b = marker.as_bytes();
+        if b.len() > 7 && b[..7].eq_ignore_ascii_case(b"CANARY-") && &b[..7] != b"CANARY-" && b[7..].iter().all(u8::is_ascii_hexdigit) {
             return None;
         }
         match cell(at[3]) {

@@ -1,18 +1,21 @@
 import {isUtf8} from 'node:buffer'
 import {createHash} from 'node:crypto'
-import {closeSync, openSync, readSync, statSync} from 'node:fs'
+import {closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats} from 'node:fs'
 import {basename, resolve} from 'node:path'
 import {createRequire} from 'node:module'
 import type {z as Zod} from 'zod'
 import {InputError} from '../errors.js'
 import {BLOCK_SIZE, EvidenceWriter} from '../evidence/evidence-store.js'
+import {DuplicateKeyError, duplicateKeyPath} from '../extract/duplicate-keys.js'
 import {CONVENTIONAL_MARKER, markerKey, memoryRegistry, sortedRegistry, type MarkerRegistry, type RegisteredMarker} from '../extract/markers.js'
 import {stageRegistry} from '../store/canaries.js'
 import {deleteFile, fileBySha256, insertRegistryFile, setRegistryEntries} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {begin, commit, rollback} from '../store/session.js'
+import {isZoneless} from '../extract/timestamps-zone.js'
 import {parseTimestamp} from '../util/timestamps.js'
 import {parseCsv} from './csv-parse.js'
+import {nonFileKind} from './ingest-file.js'
 import {nativeQuickStatus, nativeRegistryIndex} from './native-quick.js'
 import {quoted as quote} from '../util/sanitize.js'
 
@@ -66,9 +69,14 @@ export interface IngestCanariesResult {
 const REQUIRED_COLUMNS = ['marker', 'tenant_id', 'session_id'] as const
 const MAX_REGISTRY_LINE = 1 << 20
 
-export async function ingestCanaries(db: CaseDb, options: {path: string; now: () => Date}): Promise<IngestCanariesResult> {
+export async function ingestCanaries(db: CaseDb, options: {path: string; now: () => Date; expectSha256?: string}): Promise<IngestCanariesResult> {
   const {path} = options
   const first = hashFile(path)
+  // The caller has already answered for a registry of these bytes (triage's verdict): one that is
+  // no longer those bytes is refused before anything of it is stored.
+  if (options.expectSha256 !== undefined && first.sha256 !== options.expectSha256) {
+    throw new InputError(`${path}: changed while it was being read (its SHA-256 differs between the read for the verdict and the read into the case); nothing of it was stored; run triage again once nothing writes to it`, 'E_CHANGED')
+  }
   const existing = fileBySha256(db, first.sha256)
   if (existing?.state === 'complete') {
     return {file: path, sha256: first.sha256, status: 'already_present', entries: existing.records, added: 0, already_registered: existing.records}
@@ -124,11 +132,13 @@ export async function ingestCanaries(db: CaseDb, options: {path: string; now: ()
       throw new InputError(`${path}: the same marker registered to two sessions: ${shown}${conflicts.length > 3 ? '; and more' : ''}`, 'E_CANARY_CONFLICT')
     }
     setRegistryEntries(db, fileId, entries)
+    // A marker the file gives twice (to the same session) is one marker, and not one the case already held.
+    const distinct = staging.distinctMarkers()
     const added = staging.commit(fileId)
     await stored
     evidence.writeReady()
     commit(db)
-    return {file: path, sha256: first.sha256, status: 'ingested', entries, added, already_registered: entries - added}
+    return {file: path, sha256: first.sha256, status: 'ingested', entries, added, already_registered: distinct - added}
   } catch (error) {
     rollback(db)
     throw error
@@ -223,15 +233,35 @@ const READ_BYTES = 1 << 20
 const unreadable = (path: string, error: unknown): InputError =>
   new InputError(`${path}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, 'E_UNREADABLE')
 
-/** The file read a chunk at a time, each chunk handed to `seen` before it is yielded. */
+/**
+ * A registry that is not a regular file. It is read twice (its hash first, then its entries, from
+ * bytes that must hash the same), and kept as evidence: a pipe or FIFO yields its bytes once,
+ * a device may never end.
+ */
+function notRegular(path: string, stat: Stats): InputError {
+  const how = stat.isFIFO()
+    ? 'a pipe cannot be read twice, and the registry is read twice (its SHA-256, then its entries) and kept as evidence: save it to a file (for example `cat … > registry.csv`) and give that file'
+    : 'crosstalk keeps the exact bytes of the registry as evidence, so copy it into a file first'
+  return new InputError(`${path}: ${stat.isFIFO() ? 'a pipe or FIFO' : nonFileKind(stat)}, not a regular file; ${how}`, 'E_NOT_A_FILE')
+}
+
+/** The file read a chunk at a time, each chunk handed to `seen` before it is yielded; refused unless it is a regular file. */
 function* fileReads(path: string, seen: (bytes: Buffer) => void = () => {}): Generator<Buffer> {
   let fd: number
   try {
-    fd = openSync(path, 'r')
+    // Without blocking: a FIFO with no writer would block a plain open (and the signal handlers with it) forever.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
   } catch (error) {
     throw unreadable(path, error)
   }
   try {
+    let stat: Stats
+    try {
+      stat = fstatSync(fd)
+    } catch (error) {
+      throw unreadable(path, error)
+    }
+    if (!stat.isFile()) throw notRegular(path, stat)
     for (;;) {
       // A fresh buffer per read: the caller may keep the tail of one (a line cut by the read).
       const buf = Buffer.allocUnsafe(READ_BYTES)
@@ -261,10 +291,13 @@ function hashFile(path: string): {sha256: string; size: number} {
   return {sha256: hash.digest('hex'), size}
 }
 
+/** A marker's owner in a refusal: both ids, quoted (either may be what differs). */
+const owner = (tenant: string, session: string): string => `tenant ${quote(tenant)} session ${quote(session)}`
+
 /** Markers the file gives to two sessions, or gives to a session other than the case's. */
 function describeConflicts(c: ReturnType<ReturnType<typeof stageRegistry>['conflicts']>): string[] {
   return [
-    ...c.inFile.map((x) => `${x.marker} registered to session ${x.session_a} (line ${x.line_a}) and ${x.session_b} (line ${x.line_b})`),
+    ...c.inFile.map((x) => `${x.marker} registered to ${owner(x.tenant_a, x.session_a)} (line ${x.line_a}) and ${owner(x.tenant_b, x.session_b)} (line ${x.line_b})`),
     ...c.inCase.map((x) => `${x.marker} (line ${x.line}) is already registered to session ${x.stored_session} of tenant ${x.stored_tenant}, not ${x.session_id}`),
   ]
 }
@@ -302,11 +335,30 @@ function* readRegistry(path: string, reads: Iterable<Buffer>): Generator<Entry> 
       } catch (error) {
         throw new InputError(`${path}:${lineNo}: not valid JSON (${(error as Error).message})`)
       }
+      // JSON.parse keeps the last copy of a repeated key; jq, a SIEM or a person reading the line
+      // may take the first: an owner that depends on the copy read is refused, as in a log line.
+      const repeated = duplicateKeyPath(bare)
+      if (repeated !== null) {
+        throw new InputError(`${path}:${lineNo}: duplicate key ${quote(repeated)}: the line gives it twice, and which value is the entry's cannot be told`)
+      }
       yield validate(path, lineNo, value)
       continue
     }
     const joined = pending ? `${pending}\n${text}` : text
     const at = pending ? pendingLine : lineNo
+    // A quote that neither opens nor closes a quoted field: parseCsv would read it as a letter, but
+    // counted as an opening quote it joins the following lines into one record (whose rows
+    // between were dropped); read as a letter, it stays in an id ("sess-a\"") that no log carries.
+    if (joined.includes('"')) {
+      const stray = strayQuote(joined)
+      if (stray !== -1) {
+        const line = at + countLf(joined, stray)
+        const before = joined.slice(Math.max(joined.lastIndexOf(',', stray), joined.lastIndexOf('\n', stray)) + 1, stray)
+        // `, "t1"`: the quote after a space does not open a quoted field.
+        const why = joined[stray] === '"' && before.trim() === '' && before !== '' ? ' (white space before it: a space after a comma?)' : ''
+        throw new InputError(`${path}:${line}: a double quote inside an unquoted field (or after a closing quote)${why}: a field that holds a quote must be quoted whole from its first character, its quotes doubled ("a""b")`)
+      }
+    }
     if (oddQuotes(joined)) {
       // Inside a quoted field: the line end (CR included) is part of the value.
       pending = joined
@@ -321,10 +373,18 @@ function* readRegistry(path: string, reads: Iterable<Buffer>): Generator<Entry> 
     if (isPlainCsv(record)) cells = record.split(',')
     else {
       try {
-        const parsed = parseCsv(record)[0]
-        cells = parsed?.cells ?? []
-        quoted = parsed?.quoted ?? []
+        const rows = parseCsv(record)
+        // One line end outside a quoted field is a CR of its own (the LFs and CRLFs were cut
+        // already): every row after the first would be dropped without a word.
+        if (rows.length > 1) {
+          throw new InputError(
+            `${path}:${at}: a CR (carriage return) outside a quoted field ends a row inside this line: lines must end with LF or CRLF (a "CSV (Macintosh)" export ends them with CR alone); save the registry with LF or CRLF line ends`,
+          )
+        }
+        cells = rows[0]?.cells ?? []
+        quoted = rows[0]?.quoted ?? []
       } catch (error) {
+        if (error instanceof InputError) throw error
         throw new InputError(`${path}:${at}: ${(error as Error).message.replace(/^line \d+: /, '')}`)
       }
     }
@@ -333,7 +393,16 @@ function* readRegistry(path: string, reads: Iterable<Buffer>): Generator<Entry> 
       for (const need of REQUIRED_COLUMNS) {
         if (!columns.includes(need)) throw new InputError(`${path}:${at}: header must be marker,tenant_id,session_id,issued_at (missing ${need})`)
       }
+      // Of two columns with one name a row would keep the last; another reader (a person, a
+      // spreadsheet's lookup) takes the first: an owner that depends on which is read is refused.
+      const twice = columns.find((c, i) => c !== '' && columns!.indexOf(c) !== i)
+      if (twice !== undefined) throw new InputError(`${path}:${at}: the header names column ${quote(twice)} twice, and which of the two is the entry's cannot be told`)
       continue
+    }
+    // A cell past the header's columns (an unquoted comma inside a value) would be dropped, and
+    // the values after the comma read as the next columns' (an id shifted into another).
+    if (cells.length > columns.length) {
+      throw new InputError(`${path}:${at}: ${cells.length} cells, the header has ${columns.length} (an unquoted comma inside a value? quote the value)`)
     }
     const row = Object.create(null) as Record<string, string>
     for (let i = 0; i < columns.length; i++) row[columns[i]!] = cells[i] ?? ''
@@ -409,6 +478,44 @@ function* registryLines(path: string, reads: Iterable<Buffer>): Generator<{lineN
 /** Bytes of the registry decoded at a time (up to the next line end). */
 const CHUNK_BYTES = 1 << 20
 
+/** The number of LFs in text before `end`. */
+function countLf(text: string, end: number): number {
+  let n = 0
+  for (let i = text.indexOf('\n'); i !== -1 && i < end; i = text.indexOf('\n', i + 1)) n++
+  return n
+}
+
+/**
+ * Where a quote stands that does not open a field (RFC 4180: only a field's first character
+ * opens a quoted field) or where anything but a comma or a line end follows a closing quote; -1
+ * where there is none. The text may end inside a quoted field (a record that spans lines).
+ */
+export function strayQuote(text: string): number {
+  let fieldStart = true
+  let quoted = false
+  let closed = false
+  for (let i = text.charCodeAt(0) === 0xfeff ? 1 : 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (quoted) {
+      if (c === 0x22) {
+        if (text.charCodeAt(i + 1) === 0x22) i++
+        else (quoted = false), (closed = true)
+      }
+      continue
+    }
+    if (c === 0x2c || c === 0x0a || c === 0x0d) {
+      fieldStart = true
+      closed = false
+      continue
+    }
+    if (closed) return i
+    if (c === 0x22 && fieldStart) quoted = true
+    else if (c === 0x22) return i
+    fieldStart = false
+  }
+  return -1
+}
+
 function oddQuotes(text: string): boolean {
   let odd = false
   for (let i = text.indexOf('"'); i !== -1; i = text.indexOf('"', i + 1)) odd = !odd
@@ -457,6 +564,14 @@ function validate(path: string, line: number, value: unknown): Entry {
     }
     e = parsed.data
   }
+  // The marker convention is `CANARY-` in upper case (hex in either case): responses are searched
+  // for that spelling, so `canary-<hex>` would be keyed as a conventional marker that no response
+  // can show as written, and never found.
+  if (CONVENTIONAL_MARKER.test(e.marker) && !e.marker.startsWith('CANARY-')) {
+    throw new InputError(
+      `${path}:${line}: marker ${quote(e.marker.slice(0, 40))} starts ${quote(e.marker.slice(0, 7))}: the marker convention is CANARY- in upper case followed by hex digits, and responses are searched for that spelling only, so this marker could never be found as written; register the marker exactly as it was sent (CANARY-…)`,
+    )
+  }
   if (!CONVENTIONAL_MARKER.test(e.marker) && [...e.marker].length < MIN_UNCONVENTIONAL_MARKER) {
     throw new InputError(
       `${path}:${line}: marker ${quote(e.marker.slice(0, 40))} is too short: a marker outside the CANARY-<hex> convention needs at least ${MIN_UNCONVENTIONAL_MARKER} characters, or it matches ordinary text`,
@@ -464,6 +579,11 @@ function validate(path: string, line: number, value: unknown): Entry {
   }
   let issued: string | null = null
   if (e.issued_at !== undefined && e.issued_at !== null && e.issued_at !== '') {
+    // Read as UTC, a time written in local wall time would move by the zone's offset without a
+    // word; log timestamps without a zone are refused the same way (unless --assume-tz).
+    if (isZoneless(e.issued_at)) {
+      throw new InputError(`${path}:${line}: issued_at ${quote(String(e.issued_at).slice(0, 40))} has no time zone; add Z or an offset such as +02:00`)
+    }
     try {
       issued = parseTimestamp(e.issued_at).iso
     } catch (error) {

@@ -68,9 +68,11 @@ export function hasCanaries(db: CaseDb): boolean {
 export interface RegistryStaging {
   add(entry: StagedCanary): void
   /** Markers the file gives to two sessions, and markers it gives to another session than the case does (at most `limit` each). */
-  conflicts(limit: number): {inFile: Array<{marker: string; line_a: number; session_a: string; line_b: number; session_b: string}>; inCase: Array<{marker: string; line: number; session_id: string; stored_session: string; stored_tenant: string}>}
+  conflicts(limit: number): {inFile: Array<{marker: string; line_a: number; tenant_a: string; session_a: string; line_b: number; tenant_b: string; session_b: string}>; inCase: Array<{marker: string; line: number; session_id: string; stored_session: string; stored_tenant: string}>}
   /** Copies the staged entries into the registry (first registration of a key wins); returns how many were new. */
   commit(fileId: number): number
+  /** The distinct markers (keys) staged: a marker the file gives twice is one. */
+  distinctMarkers(): number
   drop(): void
 }
 
@@ -114,12 +116,12 @@ export function stageRegistry(db: CaseDb): RegistryStaging {
       indexed = true
       const inFile = db
         .prepare(
-          `SELECT a.marker, a.line AS line_a, a.session_id AS session_a, b.line AS line_b, b.session_id AS session_b
+          `SELECT a.marker, a.line AS line_a, a.tenant_id AS tenant_a, a.session_id AS session_a, b.line AS line_b, b.tenant_id AS tenant_b, b.session_id AS session_b
            FROM temp.canary_staging a JOIN temp.canary_staging b ON b.marker_key = a.marker_key AND b.line > a.line
            WHERE a.session_id <> b.session_id OR a.tenant_id <> b.tenant_id
            ORDER BY a.line LIMIT ?`,
         )
-        .all(limit) as Array<{marker: string; line_a: number; session_a: string; line_b: number; session_b: string}>
+        .all(limit) as Array<{marker: string; line_a: number; tenant_a: string; session_a: string; line_b: number; tenant_b: string; session_b: string}>
       const inCase = db
         .prepare(
           `SELECT s.marker, s.line, s.session_id, c.session_id AS stored_session, c.tenant_id AS stored_tenant
@@ -141,6 +143,10 @@ export function stageRegistry(db: CaseDb): RegistryStaging {
            ON CONFLICT (marker_key) DO NOTHING`,
         )
         .run(fileId).changes
+    },
+    distinctMarkers: () => {
+      flush()
+      return db.prepare('SELECT COUNT(DISTINCT marker_key) FROM temp.canary_staging').pluck().get() as number
     },
     drop: () => {
       db.exec('DROP TABLE IF EXISTS temp.canary_staging')

@@ -38,7 +38,7 @@ describe('crosstalk ingest canaries', () => {
     const {file, db} = setup('c.csv', `${HEADER}\n${M1},t1,s1,\n${M2},t1,s2,\n${M1.replace('abcdef', 'ABCDEF')},t2,s9,\n`)
     const r = await run(['ingest', 'canaries', file, '--db', db])
     expect(r.code).toBe(1)
-    expect(r.stderr).toMatch(/registered to session s1 \(line 2\) and s9 \(line 4\)/)
+    expect(r.stderr).toMatch(/registered to tenant "t1" session "s1" \(line 2\) and tenant "t2" session "s9" \(line 4\)/)
     // The case this command would have created holds nothing: no empty case is left behind.
     expect(existsSync(db)).toBe(false)
   })
@@ -93,14 +93,17 @@ describe('crosstalk ingest canaries keeps ids exactly as written (issue 16)', ()
       [`${M1}, t1, s1,`, 'tenant_id', ' t1'],
       [`${M1},t1,s1 ,`, 'session_id', 's1 '],
       [` ${M1},t1,s1,`, 'marker', ` ${M1}`],
-      // a quote after the space does not open a quoted field: the cell is unquoted
-      [`${M1}, "t1",s1,`, 'tenant_id', ' "t1"'],
     ] as const) {
       const {file, db} = setup('padded.csv', `${HEADER}\n${M1.slice(0, -1)}9,t0,s0,\n${row}\n`)
       const r = await run(['ingest', 'canaries', file, '--db', db])
       expect(r.code).toBe(1)
       expect(r.stderr).toContain(`padded.csv:3: ${field} ${JSON.stringify(value)} begins or ends with white space (a space after a comma?)`)
     }
+    // A quote after the space does not open a quoted field: refused as a stray quote, naming the space.
+    const quotedAfterSpace = setup('padded.csv', `${HEADER}\n${M1.slice(0, -1)}9,t0,s0,\n${M1}, "t1",s1,\n`)
+    const q = await run(['ingest', 'canaries', quotedAfterSpace.file, '--db', quotedAfterSpace.db])
+    expect(q.code).toBe(1)
+    expect(q.stderr).toContain('padded.csv:3: a double quote inside an unquoted field (or after a closing quote) (white space before it: a space after a comma?)')
     // The header may be padded: its names are trimmed.
     const ok = setup('header.csv', `marker, tenant_id, session_id, issued_at\n${M1},t1,s1,\n`)
     expect(await runJson<Result>(['ingest', 'canaries', ok.file, '--db', ok.db])).toMatchObject({added: 1})
