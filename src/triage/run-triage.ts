@@ -159,9 +159,11 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   let held: ReturnType<typeof previewRegistry> = null
   let canaries: IngestCanariesResult | null = null
   let storeMs = 0
-  const storeRegistry = async (): Promise<void> => {
+  // Whether the registry's turn came (stored or refused): a refused one is not stored after all below.
+  let storeTried = false
+  const storeRegistry = async (expectSha256?: string): Promise<void> => {
     const s = performance.now()
-    canaries = await ingestCanaries(db, {path: options.canaries!, now: options.now})
+    canaries = await ingestCanaries(db, {path: options.canaries!, now: options.now, expectSha256})
     afterStep({step: 'canaries', result: canaries})
     // The registry's load leaves SQLite's page cache full and the C heap it freed resident (41 MB
     // after 926,440 markers, measured); the pass and ingest read few of those pages again.
@@ -191,11 +193,11 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
       unconventional: deferred.unconventional,
       store: async () => {
         held = null
-        await storeRegistry()
-        // What the verdict was given is what the case now holds, or the run is refused.
-        if ((canaries as IngestCanariesResult | null)?.sha256 !== deferred.sha256) {
-          throw new InputError(`${options.canaries}: changed while it was being read (its SHA-256 differs between the read for the verdict and the read into the case); run triage again once nothing writes to it`, 'E_CHANGED')
-        }
+        storeTried = true
+        // What the verdict was given is what the case stores, or the run is refused and nothing
+        // of the registry is stored (ingestCanaries checks the hash before it stores anything,
+        // and the bytes it stores against that hash).
+        await storeRegistry(deferred.sha256)
       },
     },
     quickPass: !quickVerdict ? undefined : {
@@ -231,11 +233,11 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
   } catch (error) {
     // A failure before the registry's turn (a log file refused while formats were decided, a
     // read error in the pass) still leaves the registry in the case, as it did when it went first.
-    if (deferred !== null && canaries === null) await storeRegistry().catch(() => {})
+    if (deferred !== null && !storeTried) await storeRegistry().catch(() => {})
     throw error
   }
   // A signal during the pass ends ingest before the registry's turn: a registry read goes in whole.
-  if (deferred !== null && canaries === null) await storeRegistry()
+  if (deferred !== null && !storeTried) await storeRegistry()
   afterStep({step: 'ingest', result: ingest})
   // Node dispatches a caught signal to its listeners only when the event loop turns: one that
   // came while ingest's step was recorded is seen here, before the scan begins.
