@@ -41,6 +41,20 @@ export function exportRegistry(db: CaseDb, outDir: string): RegistryMeta {
   return meta
 }
 
+/**
+ * Whether `dir` holds a registry.json that registry-export wrote (its format line): the folder
+ * is a previous export, whose two files a fresh export replaces. Anything else there (a file of
+ * the user's own under one of those names) is replaced only with --force.
+ */
+export function isRegistryExport(dir: string): boolean {
+  try {
+    const meta = JSON.parse(readFileSync(join(dir, 'registry.json'), 'utf8')) as Partial<RegistryMeta> | null
+    return meta !== null && typeof meta === 'object' && meta.format === 'crosstalk-registry/1'
+  } catch {
+    return false
+  }
+}
+
 /** The unconventional markers of a registry export (a directory from `registry-export`, or its registry.parquet). */
 export async function readUnconventional(path: string): Promise<string[]> {
   const file = existsSync(path) && statSync(path).isDirectory() ? join(path, 'registry.parquet') : path
