@@ -45,7 +45,8 @@ describe('the registry held in memory for the verdict', () => {
                 marker: fc.oneof(
                   fc.tuple(hex(0, 12), tail).map(([h, t]) => P + stem + h + t),
                   hex(8, 20).map((h) => P + h),
-                  fc.tuple(fc.constantFrom('ZEBRA-', 'Zèbre-', 'canary-', '\ue000x-', '\ud83d\ude00-'), hex(4, 8), tail).map(([a, b, c]) => a + b + c),
+                  fc.tuple(fc.constantFrom('ZEBRA-', 'Zèbre-', 'canary_', '\ue000x-', '\ud83d\ude00-'), hex(4, 8), tail).map(([a, b, c]) => a + b + c),
+                  // (`canary-<hex>` is refused at ingest: the marker convention is CANARY- in upper case.)
                 ),
                 session: fc.integer({min: 0, max: 40}),
               }),
