@@ -165,12 +165,15 @@ function retryCrossTenant(facts: CaseFacts | null | undefined): boolean {
 
 /** What the case suggests for each input, with the reason shown to the assessor. */
 export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
-  const kinds = new Set((facts?.scope?.categories ?? []).filter((c) => c.kind !== 'free_text' && c.count > 0).map((c) => c.kind))
-  const financial = kinds.has('iban') || kinds.has('card')
-  const direct = kinds.has('email') || kinds.has('phone') || kinds.has('iban') || kinds.has('card')
   // Findings out of date (facts.stale_scope): the figures whose base is unchanged since the scan still stand (the markers' after provenance went stale, the verbatim text's after the registry changed).
   const standing = facts?.scope ? null : (facts?.stale_scope ?? null)
-  const crossTenant = (facts?.scope?.cross_tenant_responses ?? 0) > 0 || (facts?.scope?.exposure.flows ?? []).some((f) => f.source_tenant !== f.recipient_tenant) || (standing?.cross_tenant_responses ?? 0) > 0 || retryCrossTenant(facts)
+  // Over findings out of date, the personal data the scan attributed to another session stands (it rests on no marker); any other kind is not known, never "none".
+  const standingKinds = standing?.pii_attributed_kinds ?? []
+  const kinds = new Set(facts?.scope ? (facts.scope.categories ?? []).filter((c) => c.kind !== 'free_text' && c.count > 0).map((c) => c.kind) : standingKinds)
+  const financial = kinds.has('iban') || kinds.has('card')
+  const direct = kinds.has('email') || kinds.has('phone') || kinds.has('iban') || kinds.has('card')
+  const crossTenant =
+    (facts?.scope?.cross_tenant_responses ?? 0) > 0 || (facts?.scope?.exposure.flows ?? []).some((f) => f.source_tenant !== f.recipient_tenant) || (standing?.cross_tenant_responses ?? 0) > 0 || (standing?.provenance_cross_tenant_responses ?? 0) > 0 || retryCrossTenant(facts)
   // Text whose source is not established may be another organisation's: not "none found".
   const sourceNotNamed = facts?.scope?.exposure.source_not_named ?? 0
   const exposed = (facts?.scope?.exposure.responses ?? 0) > 0 || (standing?.contaminated_responses ?? 0) > 0 || (standing?.provenance_responses ?? 0) > 0
@@ -185,10 +188,16 @@ export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
   const noScope = stale !== null ? `not known: ${stale} (crosstalk scan)` : 'not known: the case has never been scanned (crosstalk scan)'
   const stands = [
     standing?.contaminated_responses ? `${count(standing.contaminated_responses, 'response')} with another session's canary marker (${standing.cross_tenant_responses ?? 0} cross-tenant)` : null,
-    standing?.provenance_responses ? `${count(standing.provenance_responses, 'response')} repeating another session's text verbatim` : null,
+    standing?.provenance_responses
+      ? `${count(standing.provenance_responses, 'response')} repeating another session's text verbatim${standing.provenance_cross_tenant_responses === null ? '' : ` (${standing.provenance_cross_tenant_responses} cross-tenant)`}`
+      : null,
+    standingKinds.length > 0 ? `personal data sent first by another session (${standingKinds.join(', ')})` : null,
   ].filter((x) => x !== null)
   const unknown = !facts?.scope ? `${noScope}; ${stands.length > 0 ? `what stands, its base unchanged since the scan: ${stands.join(', ')}; so ` : 'until then '}` : !facts.detection.complete ? 'detection is incomplete (crosstalk scan), so among the records scanned so far: ' : ''
   const fromScan = (why: string): string => (unknown ? `${unknown}${why}` : why)
+  // Without a scope, what the standing findings do not show is not known, never "none detected": the default is said as assumed until a scan.
+  const notKnown = (what: string, assumed: string): string =>
+    `${noScope}; ${stands.length > 0 ? `what stands, its base unchanged since the scan: ${stands.join(', ')}; ` : ''}whether ${what} is not known until then: ${assumed}`
   // "None found" speaks only for what detection examined (none-found.ts): what it did not is named with it.
   const notCovered = facts?.scope && !exposed ? noneFoundGaps(facts, EN).map((g) => g.statement) : []
   // A retry logged under a counted request id whose answer carried another session's marker was served: a disclosure the case names, though no figure counts it.
@@ -200,9 +209,11 @@ export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
       name: 'dpc',
       value: financial ? 3 : 1,
       source: 'case default',
-      why: fromScan(financial
-        ? 'financial data (IBAN / card numbers) found in leaked content: ENISA "financial" base score 3; raise it for health, Art. 9 or similar data (the detectors do not classify free text)'
-        : 'no financial data detected: ENISA "simple" base score 1. Leaked prompts are free text and may hold anything: read a sample and set the base for what they held (behavioural 2, financial 3, sensitive 4)'),
+      why: financial
+        ? fromScan('financial data (IBAN / card numbers) found in leaked content: ENISA "financial" base score 3; raise it for health, Art. 9 or similar data (the detectors do not classify free text)')
+        : !facts?.scope
+          ? notKnown('leaked content held financial data', 'ENISA "simple" base score 1 assumed. Leaked prompts are free text and may hold anything: read a sample and set the base for what they held (behavioural 2, financial 3, sensitive 4)')
+          : fromScan('no financial data detected: ENISA "simple" base score 1. Leaked prompts are free text and may hold anything: read a sample and set the base for what they held (behavioural 2, financial 3, sensitive 4)'),
     },
     {
       name: 'special_categories',
@@ -218,31 +229,38 @@ export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
       name: 'ei',
       value: direct ? 1 : 0.5,
       source: 'case default',
-      why: fromScan(direct
-        ? 'direct identifiers (e-mail, phone, IBAN or card number) present in leaked content: identification needs no research (maximum, 1)'
-        : 'no direct identifiers detected; leaked free text may still identify people in context (limited, 0.5)'),
+      why: direct
+        ? fromScan('direct identifiers (e-mail, phone, IBAN or card number) present in leaked content: identification needs no research (maximum, 1)')
+        : !facts?.scope
+          ? notKnown('leaked content held direct identifiers', 'limited (0.5) assumed; leaked free text may identify people in context: set --ei once it is reviewed')
+          : fromScan('no direct identifiers detected; leaked free text may still identify people in context (limited, 0.5)'),
     },
     {
       name: 'cb_confidentiality',
       value: exposed || retryServed ? 0.25 : 0,
       source: 'case default',
-      why: fromScan(exposed
-        ? 'disclosed to known, limited recipients (the receiving tenants are identified in the logs): +0.25. Use 0.5 if the receiving applications showed responses to an unknown number of end users (e.g. a public chatbot)'
-        : retryServed
-          ? `${count(retries, 'retry', 'retries')} logged under a request id already counted carried another session's canary marker and ${retries === 1 ? 'was' : 'were'} served, though no figure of the scope counts ${retries === 1 ? 'it' : 'them'} (see the open items): disclosed to known, limited recipients: +0.25. Use 0.5 if the receiving applications showed responses to an unknown number of end users (e.g. a public chatbot)`
-          : noneFound('no response carrying another session\'s data found: 0')),
+      why: exposed
+        ? fromScan('disclosed to known, limited recipients (the receiving tenants are identified in the logs): +0.25. Use 0.5 if the receiving applications showed responses to an unknown number of end users (e.g. a public chatbot)')
+        : !facts?.scope
+          ? notKnown("a response carried another session's data", '0 assumed: set --cb-confidentiality once it is known')
+          : retryServed
+            ? fromScan(`${count(retries, 'retry', 'retries')} logged under a request id already counted carried another session's canary marker and ${retries === 1 ? 'was' : 'were'} served, though no figure of the scope counts ${retries === 1 ? 'it' : 'them'} (see the open items): disclosed to known, limited recipients: +0.25. Use 0.5 if the receiving applications showed responses to an unknown number of end users (e.g. a public chatbot)`)
+            : fromScan(noneFound('no response carrying another session\'s data found: 0')),
     },
     {
       name: 'cb_integrity',
       value: crossTenant || sourceNotNamed > 0 ? 0.25 : 0,
       source: 'case default',
-      why: fromScan(
-        crossTenant
-          ? "recipients' responses were corrupted with foreign content and may have been acted on, recoverable: +0.25"
-          : sourceNotNamed > 0
-            ? `${sourceNotNamed} ${sourceNotNamed === 1 ? 'response repeats' : 'responses repeat'} text whose source is not established, so cross-tenant corruption cannot be ruled out; taken as recipients' responses corrupted with foreign content, recoverable: +0.25`
-            : 'no cross-tenant corruption of responses found: 0',
-      ),
+      why:
+        !crossTenant && sourceNotNamed === 0 && !facts?.scope
+          ? notKnown("another organisation's responses were corrupted with foreign content", '0 assumed: set --cb-integrity once it is known')
+          : fromScan(
+              crossTenant
+                ? "recipients' responses were corrupted with foreign content and may have been acted on, recoverable: +0.25"
+                : sourceNotNamed > 0
+                  ? `${sourceNotNamed} ${sourceNotNamed === 1 ? 'response repeats' : 'responses repeat'} text whose source is not established, so cross-tenant corruption cannot be ruled out; taken as recipients' responses corrupted with foreign content, recoverable: +0.25`
+                  : 'no cross-tenant corruption of responses found: 0',
+            ),
     },
     {name: 'cb_availability', value: 0, source: 'case default', why: 'no data was lost or made unavailable: 0'},
     {name: 'malicious', value: false, source: 'case default', why: 'a serving bug (non-malicious) unless someone is found to have exploited it'},
@@ -329,8 +347,11 @@ export function planAssessment(facts: CaseFacts | null, options: AssessOptions):
     individuals: get('individuals'),
   }
   const severity = computeSeverity(all)
-  // A cross-tenant marker count whose base is unchanged since the scan stands where the findings are otherwise out of date.
-  const crossTenant = (facts?.scope?.exposure.flows ?? []).some((f) => f.source_tenant !== f.recipient_tenant) || (!facts?.scope && (facts?.stale_scope?.cross_tenant_responses ?? 0) > 0) || retryCrossTenant(facts)
+  // A cross-tenant count (markers' or verbatim text's) whose base is unchanged since the scan stands where the findings are otherwise out of date.
+  const crossTenant =
+    (facts?.scope?.exposure.flows ?? []).some((f) => f.source_tenant !== f.recipient_tenant) ||
+    (!facts?.scope && ((facts?.stale_scope?.cross_tenant_responses ?? 0) > 0 || (facts?.stale_scope?.provenance_cross_tenant_responses ?? 0) > 0)) ||
+    retryCrossTenant(facts)
   // A source not established may be another organisation: in doubt, weighed as one, and said so.
   const crossTenantUnknown = !crossTenant && (facts?.scope?.exposure.source_not_named ?? 0) > 0
   // The default number of individuals is a lower bound where the scope has no high bound: said so wherever it is used.

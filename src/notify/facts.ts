@@ -290,6 +290,14 @@ export interface StaleScopeFacts {
   recipient_tenants: number | null
   orphan_sightings: number | null
   provenance_responses: number | null
+  /** of provenance_responses, those repeating another tenant's text (null where provenance is stale) */
+  provenance_cross_tenant_responses: number | null
+  /**
+   * the kinds of personal data (email, iban, ...) the personal-data scan attributed to another
+   * session (sent first by it), which rest on neither the registry nor the markers; null where
+   * provenance is stale (evidence dropped since the scan: who sent a value first may have changed)
+   */
+  pii_attributed_kinds: string[] | null
   at_risk_responses: number | null
   at_risk_unknown_records: number | null
   pool_tokens: number | null
@@ -614,7 +622,9 @@ function staleScopeFacts(s: ScopeInputs, registry: boolean): StaleScopeFacts {
     exposed_sessions: k.exposed_sessions, exposed_tenants: k.exposed_tenants, recipient_tenants: k.recipient_tenants,
     // Without a registry every marker found is registered to nobody: the count rests on the marker scan alone.
     orphan_sightings: stale.markers ? null : k.orphan_sightings,
-    provenance_responses: k.provenance_responses, at_risk_responses: k.at_risk_responses, at_risk_unknown_records: k.at_risk_unknown_records, pool_tokens: k.pool_tokens,
+    provenance_responses: k.provenance_responses, provenance_cross_tenant_responses: k.provenance_cross_tenant_responses,
+    pii_attributed_kinds: stale.provenance ? null : [...new Set(s.pii.filter((p) => p.source_session !== null || p.source_tenant !== null).map((p) => safeLine(p.kind)))].sort(),
+    at_risk_responses: k.at_risk_responses, at_risk_unknown_records: k.at_risk_unknown_records, pool_tokens: k.pool_tokens,
   }
 }
 
