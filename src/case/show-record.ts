@@ -1,4 +1,5 @@
 import {randomBytes} from 'node:crypto'
+import {examineConflictingDuplicates} from '../detect/conflicting-duplicates.js'
 import {describeGap, detectionCoverage} from '../detect/coverage.js'
 import {piiRef, referenceKey} from '../detect/pii-ref.js'
 import {InputError} from '../errors.js'
@@ -8,6 +9,7 @@ import {unconventionalMarkers} from '../store/canaries.js'
 import {recordFindingRows} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
 import {findRecordsByRequestId, type RecordFields, type StoredRecord} from '../store/records.js'
+import {retryLeaks, type RetryLeak} from '../scope/retry-leaks.js'
 import {getSettings} from '../store/settings.js'
 import {quoted} from '../util/sanitize.js'
 
@@ -61,6 +63,18 @@ export interface RecordFindings {
   personal_data: Array<{kind: string; value_ref: string; source_request_id: string | null; source_session: string | null; source_tenant: string | null}> | null
   /** Responses of other sessions that carried a marker this record's session registered. */
   session_marker_sightings: number | null
+  /**
+   * Lines repeating this record's request id (same source: a retry logged under it) whose answer
+   * carried another session's marker that this record does not: responses served that no sighting
+   * counts (NOT COUNTED, as status, sightings and scope say), each named ("file name:line").
+   */
+  retry_leaks: RetryLeak[]
+  /** Lines repeating this record's request id that differ from it and could not be read again: whose marker their answer carried is not known */
+  retry_lines_not_examined: number
+  /** Leaking retry lines (of any request) whose answer carried a marker this record's session registered: counted by no sighting */
+  session_marker_retry_leaks: number
+  /** Retry lines of the whole case that could not be read again: any of them may carry this session's marker (not known) */
+  case_retry_lines_not_examined: number
   /** Markers the registry holds for this record's session (0: none to be seen anywhere). */
   session_markers_registered: number
   /** The contract's at-risk test (status 200 and a prompt at or over the KV pool); null when the pool, the status or the prompt size is unknown. */
@@ -117,6 +131,10 @@ function recordFindings(db: CaseDb, r: StoredRecord, shorten: (text: string) => 
   const key = whole && rows.pii.length > 0 ? (referenceKey(db, {create: false}) ?? randomBytes(32)) : null
   const {at_risk, at_risk_basis} = atRisk(r, getSettings(db).pool_tokens)
   const source = rows.provenance
+  // Retries are no records, so no sighting counts them: read again here, as the leak gate reads them.
+  const duplicates = examineConflictingDuplicates(db)
+  const mine = (d: {request_id: string; source: string}): boolean => d.request_id === r.request_id && d.source === r.source
+  const registered = (d: {source_sessions: ReadonlyArray<{tenant: string; session: string}>}): boolean => d.source_sessions.some((x) => x.tenant === r.tenant_id && x.session === r.session_id)
   return {
     detection: whole ? 'complete' : 'incomplete',
     gap: whole ? null : describeGap(coverage),
@@ -134,6 +152,10 @@ function recordFindings(db: CaseDb, r: StoredRecord, shorten: (text: string) => 
       ? rows.pii.map((p) => ({kind: p.kind, value_ref: piiRef(key!, p.value_sha256), source_request_id: p.source_request_id, source_session: p.source_session, source_tenant: p.source_tenant}))
       : null,
     session_marker_sightings: whole ? rows.session_marker_sightings : null,
+    retry_leaks: retryLeaks(duplicates.leaking.filter(mine)),
+    retry_lines_not_examined: duplicates.unexamined.filter(mine).length,
+    session_marker_retry_leaks: duplicates.leaking.filter(registered).length,
+    case_retry_lines_not_examined: duplicates.unexamined.length,
     session_markers_registered: rows.session_markers_registered,
     at_risk,
     at_risk_basis,

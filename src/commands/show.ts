@@ -73,6 +73,16 @@ export function renderFindings(f: RecordFindings, options: {markers: boolean}): 
           : f.sightings.map((s) => `${s.class}${options.markers ? ` ${safeLine(s.marker)}` : ''}${s.partial ? ' (partial)' : ''}${s.class === 'orphan' ? ' (an unregistered marker)' : ` marker of ${who(s.source_tenant, s.source_session)}`}`).join('; ')
     }`,
   )
+  // A retry logged under this request id is no record: its answer's markers are in no sighting, so it is named here apart.
+  if (f.retry_leaks.length > 0 || f.retry_lines_not_examined > 0) {
+    const leaks = f.retry_leaks.map((x) => `${safeLine(x.line)} (${x.class}, served to ${safeLine(x.recipient_tenant)}${x.source_tenants.length > 0 ? `, markers of ${x.source_tenants.map(safeLine).join(', ')}` : ''})`)
+    out.push(
+      `  retries       ${[
+        f.retry_leaks.length > 0 ? `${count(f.retry_leaks.length, 'line repeating this request id carries', 'lines repeating this request id carry')} another session's marker, NOT COUNTED in any figure: ${leaks.join('; ')}` : null,
+        f.retry_lines_not_examined > 0 ? `${count(f.retry_lines_not_examined, 'line repeating this request id', 'lines repeating this request id')} could not be read again: whose marker ${f.retry_lines_not_examined === 1 ? 'its answer carries' : 'their answers carry'} is not known` : null,
+      ].filter((x) => x !== null).join('; ')}`,
+    )
+  }
   const p = f.provenance
   out.push(
     `  provenance    ${
@@ -102,15 +112,20 @@ export function renderFindings(f: RecordFindings, options: {markers: boolean}): 
           : f.personal_data.map((d) => `${d.kind} ref:${d.value_ref}${d.source_request_id === null ? ' (first sender not found)' : ` from ${who(d.source_tenant, d.source_session)}`}`).join('; ')
     }`,
   )
+  const retried = f.session_marker_retry_leaks > 0 ? `; besides, ${count(f.session_marker_retry_leaks, 'retry line', 'retry lines')} served to another session carried them, NOT COUNTED in any figure` : ''
   out.push(
     `  its markers   ${
       f.session_markers_registered === 0
         ? 'no marker is registered for this session'
         : f.session_marker_sightings === null
-          ? unknown
+          ? `${unknown}${retried}`
           : f.session_marker_sightings === 0
-            ? "this session's markers were not seen in another session's response"
-            : `this session's markers were seen in ${count(f.session_marker_sightings, "other session's response", "other sessions' responses")}`
+            ? f.session_marker_retry_leaks > 0
+              ? `this session's markers were seen in no other session's response that a record holds, but in ${count(f.session_marker_retry_leaks, "retry line served to another session", "retry lines served to other sessions")}, NOT COUNTED in any figure (crosstalk status names ${f.session_marker_retry_leaks === 1 ? 'it' : 'them'})`
+              : f.case_retry_lines_not_examined > 0
+                ? `this session's markers were not seen in another session's response read; ${count(f.case_retry_lines_not_examined, 'retry line', 'retry lines')} of the case could not be read again, and whose marker ${f.case_retry_lines_not_examined === 1 ? 'it carries' : 'they carry'} is not known`
+                : "this session's markers were not seen in another session's response"
+            : `this session's markers were seen in ${count(f.session_marker_sightings, "other session's response", "other sessions' responses")}${retried}`
     }`,
   )
   out.push(`  at risk       ${f.at_risk === null ? f.at_risk_basis : `${f.at_risk ? 'yes' : 'no'}: ${f.at_risk_basis}`}`)

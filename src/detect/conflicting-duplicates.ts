@@ -29,6 +29,8 @@ export interface ConflictingDuplicate {
   path: string
   line_no: number
   request_id: string
+  /** the log source of the line's file: the record it repeats is the one of this source and request id */
+  source: string
 }
 
 /** A duplicate line whose answer carries another session's marker its record does not: a response served, in no figure. */
@@ -42,6 +44,8 @@ export interface LeakingDuplicate extends ConflictingDuplicate {
   ts_ms: number
   /** the tenants whose markers the answer carries and its record does not (the registry's owners of those markers), sorted; a marker of no recorded tenant adds none */
   source_tenants: string[]
+  /** the sessions whose markers the answer carries and its record does not, as the registry records them ("tenant/session" pairs, sorted); a marker of no recorded session adds none */
+  source_sessions: Array<{tenant: string; session: string}>
 }
 
 export interface ConflictingDuplicates {
@@ -79,7 +83,7 @@ export function examineConflictingDuplicates(db: CaseDb): ConflictingDuplicates 
   let last = null as {key: string; records: ReturnType<typeof decodeValue>['records']; judged: Set<string>} | null
   rows.forEach((d, i) => {
     const file = files.get(d.file_id)!
-    const at = {path: file.path, line_no: d.line_no, request_id: d.request_id}
+    const at = {path: file.path, line_no: d.line_no, request_id: d.request_id, source: file.source}
     try {
       const key = `${d.file_id}:${d.byte_offset}:${d.byte_len}`
       // Every item of the line with this request id is judged at its first duplicate: a third attempt in the same line is not a second finding.
@@ -126,6 +130,7 @@ export function examineConflictingDuplicates(db: CaseDb): ConflictingDuplicates 
       const counted = keptLeaks(d.file_id, d.request_id)
       const classes = new Set<string>()
       const sources = new Set<string>()
+      const sessions = new Map<string, {tenant: string; session: string}>()
       let served = null as {tenant: string; session: string; ts_ms: number} | null
       for (const {row} of records) {
         const {tokens, unconventional: hits} = extractMarkers(row.request_text, row.response_text, unconventional)
@@ -135,6 +140,7 @@ export function examineConflictingDuplicates(db: CaseDb): ConflictingDuplicates 
           if ((s.class === 'cross_session' || s.class === 'cross_tenant') && !counted.has(s.marker)) {
             classes.add(s.class)
             if (s.sourceTenant !== null) sources.add(s.sourceTenant)
+            if (s.sourceTenant !== null && s.sourceSession !== null) sessions.set(JSON.stringify([s.sourceTenant, s.sourceSession]), {tenant: s.sourceTenant, session: s.sourceSession})
             // The item that leaked is the attempt someone received: its recipient and time are the line's (the first such item).
             served ??= {tenant: row.tenant_id, session: row.session_id, ts_ms: row.ts_ms}
           }
@@ -145,6 +151,7 @@ export function examineConflictingDuplicates(db: CaseDb): ConflictingDuplicates 
           ...at, class: classes.has('cross_tenant') ? 'cross_tenant' : 'cross_session',
           recipient_tenant: served.tenant, recipient_session: served.session, ts_ms: served.ts_ms,
           source_tenants: [...sources].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+          source_sessions: [...sessions].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, v]) => v),
         })
       }
     } catch (error) {
