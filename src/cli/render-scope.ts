@@ -329,6 +329,10 @@ export function renderTimeline(tl: TimelineResult, options: {maxSightings?: numb
   const markersKnown = !(options.stale?.markers ?? false)
   const textKnown = markersKnown && !(options.stale?.provenance ?? false)
   if (!registry && !tl.detection.never_scanned) out.push(wrap(NO_REGISTRY_TIMELINE_NOTE), '')
+  // What was never read (quarantined lines, files not read whole) holds findings no figure counts: said wherever figures follow, as scope says it.
+  const notReadLine = options.notRead === undefined ? null : notReadSentence(options.notRead)
+  const noneBranch = !(options.stale !== undefined && !tl.detection.never_scanned) && !tl.detection.never_scanned && !tl.bug_window
+  if (notReadLine !== null && !noneBranch) out.push(wrap(`${notReadLine} The figures below count what was read.`), '')
   if (options.stale !== undefined && !tl.detection.never_scanned) out.push(wrap('Bug window: not known until a scan (crosstalk scan): it spans the findings that do not cover the case.'))
   else if (tl.detection.never_scanned) out.push(wrap(`${upperFirst(describeGap(tl.detection))}: contamination is not known yet (run \`crosstalk scan\`); the at-risk responses are below.`))
   else if (tl.bug_window) out.push(wrap(`Bug window: ${tl.bug_window.start} .. ${tl.bug_window.end} (${tl.bug_window.basis})`))
@@ -373,7 +377,7 @@ export function renderTimeline(tl: TimelineResult, options: {maxSightings?: numb
     out.push(`${e.at}  ${e.kind.padEnd(24)}  ${wrap(text, WIDTH - 52, 0).split('\n').join(`\n${' '.repeat(52)}`)}`)
   }
   if (tl.retry_leaks_not_counted.length > 0) out.push('', wrap(timelineRetriesNote(tl.retry_leaks_not_counted)))
-  if (tl.duplicate_lines_not_examined > 0) out.push('', wrap(`NOT EXAMINED: ${tl.duplicate_lines_not_examined === 1 ? '1 line repeats' : `${n(tl.duplicate_lines_not_examined)} lines repeat`} a request_id with a different answer and could not be read again: whether ${tl.duplicate_lines_not_examined === 1 ? 'it carries' : 'they carry'} another session's marker is not known (crosstalk status names ${tl.duplicate_lines_not_examined === 1 ? 'it' : 'them'})`))
+  if (tl.duplicate_lines_not_examined > 0) out.push('', wrap(duplicatesNotExaminedNote(tl.duplicate_lines_not_examined)))
   if (!showSightings) out.push(`(${sightings} individual sightings not listed; --json lists every one)`)
   if (!showPairs) out.push(`(first/last leak of ${tl.pairs.length} tenant pairs not listed; --json lists them)`)
   if (tl.hours.length > 0) {
@@ -469,6 +473,11 @@ export function tenantUnexaminedNote(d: {lines: number; of_this_tenant: number})
   if (d.lines === 0) return null
   const mine = d.of_this_tenant === 0 ? '' : ` (${d.of_this_tenant === d.lines ? (d.lines === 1 ? 'it repeats' : 'all repeat') : `${d.of_this_tenant} repeat`} a request of this tenant's: what its users were served in ${d.of_this_tenant === 1 ? 'it' : 'them'} is not known either)`
   return `NOT EXAMINED: ${d.lines === 1 ? '1 line repeats' : `${d.lines} lines repeat`} a request_id with a different answer and could not be read again${mine}: whether ${d.lines === 1 ? 'it carries' : 'they carry'} this tenant's marker is not known (crosstalk status names ${d.lines === 1 ? 'it' : 'them'})`
+}
+
+/** The repeated lines that differ from their record and could not be read again, case-wide (timeline, scope and sightings beside a CSV or JSON listing). */
+export function duplicatesNotExaminedNote(lines: number): string {
+  return `NOT EXAMINED: ${lines === 1 ? '1 line repeats' : `${n(lines)} lines repeat`} a request_id with a different answer and could not be read again: whether ${lines === 1 ? 'it carries' : 'they carry'} another session's marker is not known (crosstalk status names ${lines === 1 ? 'it' : 'them'})`
 }
 
 /** The duplicate lines that carry another session's marker and that no figure counts, named (status, scope, sightings). */

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {toCsv} from '../cli/csv.js'
-import {NO_REGISTRY_SCOPE_NOTE, renderScope, renderTenantView, renderUnscannedScope, SCOPE_CSV_TABLES, tenantRetriesNote, tenantUnexaminedNote, scopeCsvTables, tenantCsvTable, type ScopeCsvTable} from '../cli/render-scope.js'
+import {duplicateLeaksNote, duplicatesNotExaminedNote, NO_REGISTRY_SCOPE_NOTE, renderScope, renderTenantView, renderUnscannedScope, SCOPE_CSV_TABLES, tenantRetriesNote, tenantUnexaminedNote, scopeCsvTables, tenantCsvTable, type ScopeCsvTable} from '../cli/render-scope.js'
 import {notReadEvidence, notReadSentence, type NotRead} from '../detect/not-read.js'
 import {wrap} from '../cli/text-width.js'
 import {checkDetection, detectionFlags} from '../cli/detection-flags.js'
@@ -66,6 +66,9 @@ export default class Scope extends BaseCommand {
       if (retries !== null && flags.csv) this.note(this.paint.yellow(retries))
       const unexamined = tenantUnexaminedNote(view.duplicate_lines_not_examined)
       if (unexamined !== null && flags.csv) this.note(this.paint.yellow(unexamined))
+      // What was never read holds what no count of the CSV can: said beside it, as the console says it.
+      const notReadLine = notReadSentence(notReadEvidence(db))
+      if (notReadLine !== null && flags.csv) this.note(this.paint.yellow(`${notReadLine} The CSV counts what was read.`))
       if (flags.csv) {
         if (stale.markers || stale.provenance) throw new InputError(`--tenant ${flags.tenant} --csv: ${staleFindingsReason(stale)}, so this table's counts are not known; run \`crosstalk scan\` first`, 'E_NOT_SCANNED')
         const t = tenantCsvTable(registry ? view : registrylessTenantView(view))
@@ -103,6 +106,11 @@ export default class Scope extends BaseCommand {
       if (!registry && (table === 'flows' || table === 'matrix')) {
         throw new InputError(`--table ${table}: the case holds no canary registry, so no marker can be attributed and this table of marker flows cannot count anything; --table exposure gives the flows by verbatim text (crosstalk ingest canaries FILE)`, 'E_NO_REGISTRY')
       }
+      // The CSV counts records: what it cannot count (a leaking retry, a line not read again, evidence never read) is said beside it on stderr, as the console says it.
+      if (result.duplicate_leaks_not_counted.length > 0) this.note(this.paint.yellow(duplicateLeaksNote(result.duplicate_leaks_not_counted)))
+      if (result.duplicate_lines_not_examined > 0) this.note(this.paint.yellow(duplicatesNotExaminedNote(result.duplicate_lines_not_examined)))
+      const notReadLine = notReadSentence(notRead)
+      if (notReadLine !== null) this.note(this.paint.yellow(`${notReadLine} The CSV counts what was read.`))
       const t = scopeCsvTables(result, {registry})[table]
       process.stdout.write(toCsv(t.columns, t.rows))
     } else if (!this.jsonEnabled()) {

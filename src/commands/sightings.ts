@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {toCsv} from '../cli/csv.js'
 import {renderSightings} from '../cli/render-detect.js'
-import {duplicateLeaksNote} from '../cli/render-scope.js'
+import {duplicateLeaksNote, duplicatesNotExaminedNote} from '../cli/render-scope.js'
 import {examineConflictingDuplicates} from '../detect/conflicting-duplicates.js'
 import {listSightings, type SightingsResult} from '../detect/list.js'
 import {SIGHTING_CLASSES} from '../extract/markers.js'
@@ -46,8 +46,15 @@ export default class Sightings extends BaseCommand {
     if (staleLine !== null && (flags.csv || this.jsonEnabled())) this.note(this.paint.yellow(staleLine))
     const rows = listSightings(db, {classes: flags.class as SightingsResult[number]['class'][] | undefined})
     // A retry logged under a request id already in the case is no record, so its markers are no sightings: said, on stderr (the listing stays the contract's array).
-    const leaks = examineConflictingDuplicates(db).leaking.filter((d) => !flags.class || flags.class.includes(d.class))
+    const duplicates = examineConflictingDuplicates(db)
+    const leaks = duplicates.leaking.filter((d) => !flags.class || flags.class.includes(d.class))
     if (leaks.length > 0) this.note(this.paint.yellow(duplicateLeaksNote(leaks.map((d) => ({path: d.path, line: d.line_no, request_id: d.request_id, class: d.class})))))
+    // What was never read holds no sighting that could be found: the listing speaks for what was read only (said on stderr beside --csv and --json, whose shapes stay the contract's).
+    const notRead = notReadSentence(notReadEvidence(db))
+    if (flags.csv || this.jsonEnabled()) {
+      if (duplicates.unexamined.length > 0) this.note(this.paint.yellow(duplicatesNotExaminedNote(duplicates.unexamined.length)))
+      if (notRead !== null) this.note(this.paint.yellow(`${notRead} The listing holds what was read.`))
+    }
     if (flags.csv) {
       process.stdout.write(
         toCsv(['request_id', 'ts', 'class', 'marker', 'partial', 'recipient_session', 'recipient_tenant', 'source_session', 'source_tenant'], rows as unknown as Array<Record<string, unknown>>),
@@ -55,8 +62,7 @@ export default class Sightings extends BaseCommand {
     } else if (!this.jsonEnabled()) {
       if (staleLine !== null) this.log(staleLine)
       this.log(renderSightings(rows, {showMarkers: flags['show-markers'], staleClasses: staleLine !== null}))
-      // What was never read holds no sighting that could be found: "No sightings." speaks for what was read only.
-      const notRead = notReadSentence(notReadEvidence(db))
+      // "No sightings." speaks for what was read only.
       if (notRead !== null) this.log(notRead)
     }
     return rows

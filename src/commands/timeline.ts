@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {renderTimeline} from '../cli/render-scope.js'
-import {notReadEvidence} from '../detect/not-read.js'
+import {notReadEvidence, type NotRead} from '../detect/not-read.js'
 import {checkDetection, detectionFlags} from '../cli/detection-flags.js'
 import {buildTimeline, type TimelineResult} from '../scope/build-timeline.js'
 
@@ -24,7 +24,7 @@ export default class Timeline extends BaseCommand {
     ...detectionFlags,
   }
 
-  public async run(): Promise<TimelineResult | UnscannedTimeline | RegistrylessTimeline> {
+  public async run(): Promise<(TimelineResult | UnscannedTimeline | RegistrylessTimeline) & {not_read: NotRead}> {
     const {flags} = await this.parse(Timeline)
     const db = this.openCase(flags.db, {readsOnly: true})
     const inputs = loadScopeInputs(db, {poolTokens: flags['pool-tokens']})
@@ -39,12 +39,14 @@ export default class Timeline extends BaseCommand {
     // The bug window is the first to last of the sightings, the provenance and the at-risk responses:
     // where either finding is stale it is not known (as scope's bug_window), and neither are its events.
     const result = stale === null ? built : {...built, bug_window: null, events: built.events.filter((e) => e.kind !== 'bug_window_start' && e.kind !== 'bug_window_end')}
+    // What no figure counts because it was never read (quarantined lines, files not read whole): named, never taken as 0 (as scope --json's not_read).
+    const notRead = notReadEvidence(db)
     if (!this.jsonEnabled()) {
       if (stale !== null) this.log(`The scan's findings do not cover the case (${stale}): the leak events below are the last scan's and not all there may be, and the counts that rest on them are not known (crosstalk scan).\n`)
-      this.log(renderTimeline(result, {registry, orphans: inputs.orphans, stale: stale === null ? undefined : {markers: staleParts.markers, provenance: staleParts.provenance}, notRead: notReadEvidence(db)}))
+      this.log(renderTimeline(result, {registry, orphans: inputs.orphans, stale: stale === null ? undefined : {markers: staleParts.markers, provenance: staleParts.provenance}, notRead}))
     }
     // Never scanned: what detection would have found is unknown, not none (the events keep the audit trail).
-    if (inputs.detection.never_scanned || stale !== null) return {...result, exposure: null, nodes: null, pairs: null, hours: null}
-    return registry ? result : registrylessTimeline(result, inputs.orphans)
+    if (inputs.detection.never_scanned || stale !== null) return {...result, exposure: null, nodes: null, pairs: null, hours: null, not_read: notRead}
+    return {...(registry ? result : registrylessTimeline(result, inputs.orphans)), not_read: notRead}
   }
 }
