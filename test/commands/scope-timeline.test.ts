@@ -111,7 +111,7 @@ describe('crosstalk timeline', () => {
     const j = await run(['timeline', '--json', '--db', dbPath, '--pool-tokens', String(POOL)])
     expect(j.code).toBe(0)
     const t = JSON.parse(j.stdout)
-    expect(Object.keys(t)).toEqual(['bug_window', 'exposure', 'nodes', 'pairs', 'hours', 'events', 'detection', 'at_risk_basis', 'at_risk_unknown_records', 'retry_leaks_not_counted', 'duplicate_lines_not_examined'])
+    expect(Object.keys(t)).toEqual(['bug_window', 'exposure', 'nodes', 'pairs', 'hours', 'events', 'detection', 'at_risk_basis', 'at_risk_unknown_records', 'retry_leaks_not_counted', 'duplicate_lines_not_examined', 'not_read'])
     expect(t.at_risk_basis).toBe('counted')
     expect(t.bug_window.start).toBe('2026-11-02T06:00:00.123Z')
     // the timeline tells the same exposure as scope
