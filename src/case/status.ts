@@ -11,7 +11,7 @@ import {countCanaries} from '../store/canaries.js'
 import {caseLogEvidence, fileTotals, listFiles, logFilesByFormat} from '../store/files.js'
 import {countPiiFindings, countProvenance, sightingCounts} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
-import {listBadLines as badLineRows, type BadLineRow} from '../store/quarantine.js'
+import {countListedBadLines, listBadLines as badLineRows, type BadLineRow} from '../store/quarantine.js'
 import {recordsMissingAtRiskFields, recordTotals} from '../store/records.js'
 import {schemaVersion} from '../store/session.js'
 import {getSettings} from '../store/settings.js'
@@ -213,9 +213,13 @@ function triageStep(args: string): unknown {
   }
 }
 
-export function listBadLines(db: CaseDb, limit = 1000): BadLineRow[] {
+/** The most quarantined lines `status --bad-lines` lists; those past it are counted (not_listed), never left out silently. */
+export const BAD_LINES_LISTED = 1000
+
+export function listBadLines(db: CaseDb, limit = BAD_LINES_LISTED): {rows: BadLineRow[]; not_listed: number} {
   // Shown without the excerpt of the line a JSON error quotes: it may be someone's conversation.
-  return badLineRows(db, limit).map((b) => ({...b, reason: withoutLineExcerpt(b.reason)}))
+  const rows = badLineRows(db, limit).map((b) => ({...b, reason: withoutLineExcerpt(b.reason)}))
+  return {rows, not_listed: Math.max(0, countListedBadLines(db) - rows.length)}
 }
 
 function duplicateLeaks(db: CaseDb): Pick<StatusResult, 'duplicate_leaks_not_counted' | 'duplicate_lines_not_examined'> {

@@ -17,7 +17,7 @@ export default class Status extends BaseCommand {
     'bad-lines': Flags.boolean({description: 'list quarantined lines with file, line, byte offset and reason'}),
   }
 
-  async run(): Promise<StatusResult & {bad_line_list?: ReturnType<typeof listBadLines>}> {
+  async run(): Promise<StatusResult & {bad_line_list?: ReturnType<typeof listBadLines>['rows']; bad_lines_not_listed?: number}> {
     const {flags} = await this.parse(Status)
     // Only reads: works on a case file that is read-only (an evidence copy).
     const db = this.openCase(flags.db, {readonly: true})
@@ -82,9 +82,11 @@ export default class Status extends BaseCommand {
       } else this.log('  incident         none  (crosstalk incident open)')
       if (badLines) {
         this.log('')
-        for (const b of badLines) this.log(`${safeLine(b.file)}:${b.line}  @${b.byte_offset}  ${safeLine(b.reason)}`)
+        for (const b of badLines.rows) this.log(`${safeLine(b.file)}:${b.line}  @${b.byte_offset}  ${safeLine(b.reason)}`)
+        // The list stops at its limit: what is past it is counted, never left out silently.
+        if (badLines.not_listed > 0) this.log(`… and ${count(badLines.not_listed, 'more quarantined line')} not listed (the first ${badLines.rows.length} are)`)
       }
     }
-    return badLines ? {...status, bad_line_list: badLines} : status
+    return badLines ? {...status, bad_line_list: badLines.rows, bad_lines_not_listed: badLines.not_listed} : status
   }
 }

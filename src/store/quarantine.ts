@@ -57,6 +57,17 @@ export interface BadLineRow {
   reason: string
 }
 
+/** How many quarantined lines listBadLines would list without a limit. */
+export function countListedBadLines(db: CaseDb): number {
+  return db
+    .prepare(
+      `SELECT count(*) FROM bad_lines b JOIN files f ON f.id = b.file_id
+        WHERE NOT (f.kind = 'log' AND f.state = 'complete' AND ${SETTLED_BAD_LINE})`,
+    )
+    .pluck()
+    .get() as number
+}
+
 export function listBadLines(db: CaseDb, limit: number): BadLineRow[] {
   return db
     .prepare(
