@@ -2,8 +2,8 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
 import {logIngestFlags, parseIngestFlags} from '../cli/ingest-flags.js'
 import {count} from '../cli/plural.js'
-import {UsageError} from '../errors.js'
-import {extractLogs, planShards, type ExtractLogsResult, type ExtractPlan} from '../scale/extract-logs.js'
+import {InputError, UsageError} from '../errors.js'
+import {extractLogs, extractNotReadWholeError, planShards, type ExtractLogsResult, type ExtractPlan} from '../scale/extract-logs.js'
 import {readUnconventional} from '../scale/registry-export.js'
 import {safeLine} from '../util/sanitize.js'
 
@@ -49,9 +49,12 @@ The Spark job in spark/ runs this on its executors, one shard (or set) per task,
     const unconventional = flags.canaries ? await readUnconventional(flags.canaries) : []
     const result = await extractLogs({paths: argv as string[], outDir: flags.out, ...format, unconventional, uris: flags.uri})
     if (!this.jsonEnabled()) {
-      for (const f of result.per_file) this.log(`${safeLine(f.path)}  ${count(f.record_lines, 'record')}, ${count(f.bad_lines, 'bad line')}  -> ${safeLine(f.extract)} (${f.extract_bytes} bytes)`)
+      for (const f of result.per_file) this.log(`${safeLine(f.path)}  ${count(f.record_lines, 'record')}, ${count(f.bad_lines, 'bad line')}${f.unread === null ? '' : '; NOT READ WHOLE (see the error)'}  -> ${safeLine(f.extract)} (${f.extract_bytes} bytes)`)
       this.log(`Extracted ${count(result.files, 'file')}: ${result.extract_bytes} bytes from ${result.log_bytes} bytes of logs (${(result.ratio * 100).toFixed(1)}%).`)
     }
+    // A file not read whole is a file not read: exit 1, as ingest logs does; under --json the error object carries the result as its details.
+    const partial = extractNotReadWholeError(result)
+    if (partial) throw new InputError(partial, 'E_NOT_READ').withDetails(result)
     return result
   }
 }

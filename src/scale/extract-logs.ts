@@ -46,6 +46,8 @@ export interface ExtractFileResult {
   record_lines: number
   bad_lines: number
   lines: number
+  /** why the file was not read whole (a damaged gzip stream: what came before the damage is in the extract), or null where it was */
+  unread: string | null
 }
 
 export interface ExtractLogsResult {
@@ -122,7 +124,7 @@ export async function extractLogs(options: ExtractLogsOptions): Promise<ExtractL
       const extractBytes = statSync(out).size
       result.per_file.push({
         path: f.path, uri: shard.uri, sha256: shard.sha256, log_format: shard.log_format, extract: out, log_bytes: shard.size, extract_bytes: extractBytes,
-        record_lines: shard.record_lines, bad_lines: shard.bad_lines, lines: shard.lines,
+        record_lines: shard.record_lines, bad_lines: shard.bad_lines, lines: shard.lines, unread: shard.unread,
       })
       result.files++
       result.record_lines += shard.record_lines
@@ -133,4 +135,11 @@ export async function extractLogs(options: ExtractLogsOptions): Promise<ExtractL
   }
   result.ratio = result.log_bytes === 0 ? 0 : result.extract_bytes / result.log_bytes
   return result
+}
+
+/** The extract's error where a file was not read whole (as ingest logs says it), or null. */
+export function extractNotReadWholeError(result: ExtractLogsResult): string | null {
+  const files = result.per_file.filter((f) => f.unread !== null)
+  if (files.length === 0) return null
+  return `${files.map((f) => `${f.path}: not read whole (${f.unread})`).join('; ')}; what was read is in the extract, the rest is judged by nothing: get the file whole (a complete copy) and extract it`
 }
