@@ -48,7 +48,8 @@ export interface ExpectedHead {
 
 /** Parses HASH[:COUNT]; the hash may be cut (at least 12 hex digits), as a responder might note it. */
 export function parseExpectedHead(text: string): ExpectedHead | null {
-  const m = /^([0-9a-f]{12,64})(?::(\d+))?$/i.exec(text.trim())
+  // A head is an entry, so the count it was noted with is 1 or more: 0 is no head, never a log cut to nothing.
+  const m = /^([0-9a-f]{12,64})(?::([1-9]\d*))?$/i.exec(text.trim())
   return m ? {hash: m[1]!.toLowerCase(), count: m[2] === undefined ? null : Number(m[2])} : null
 }
 

@@ -29,7 +29,7 @@ The audit chain lives inside the case, so a forger with the file could rewrite i
   async run(): Promise<VerifyResult> {
     const {flags} = await this.parse(Verify)
     const expectHead = flags['expect-head'] === undefined ? null : parseExpectedHead(flags['expect-head'])
-    if (flags['expect-head'] !== undefined && !expectHead) throw new UsageError(`--expect-head ${flags['expect-head']}: expected HASH[:COUNT], the hash as 12 to 64 hex digits`)
+    if (flags['expect-head'] !== undefined && !expectHead) throw new UsageError(`--expect-head ${flags['expect-head']}: expected HASH[:COUNT], the hash as 12 to 64 hex digits and COUNT a whole number from 1 (the entries up to that head)`)
     const db = this.openCase(flags.db, {readonly: true})
     // What a live ingest has not finished yet would read as tampering (rows no audit entry records).
     const writer = liveIngestClaimant(db)
