@@ -138,7 +138,8 @@ export function caseStatus(db: CaseDb, now: Date = new Date()): StatusResult {
     sessions: r.sessions,
     // A registry changed since the scan: each marker's class was decided against another registry, so no class count is known (the total is: tokens found).
     sightings_by_class: detection.never_scanned || staleFindings(detection).markers ? null : Object.fromEntries(Object.entries(s.by_class).sort((a, b) => (a[0] < b[0] ? -1 : 1))),
-    provenance_attributed: detection.provenance === 'current' ? countProvenance(db) : null,
+    // A scan over no log record searched nothing: no provenance was looked for, so none is known (as the sightings).
+    provenance_attributed: detection.provenance === 'current' && !detection.never_scanned ? countProvenance(db) : null,
     personal_data: detection.never_scanned ? null : countPiiFindings(db),
     detection,
     pool_tokens: settings.pool_tokens,

@@ -54,7 +54,9 @@ export default class Status extends BaseCommand {
       this.log(
         `  provenance       ${
           prov === null
-            ? `unknown: ${d.provenance === 'never' ? 'canary-less provenance has not run' : 'canary-less provenance does not cover the case as it is'}  (crosstalk scan)`
+            ? d.never_scanned
+              ? `unknown: ${describeGap(d)}  (${d.no_log_records ? 'crosstalk ingest logs PATH; crosstalk scan' : 'crosstalk scan'})`
+              : `unknown: ${d.provenance === 'never' ? 'canary-less provenance has not run' : 'canary-less provenance does not cover the case as it is'}  (crosstalk scan)`
             : `${count(prov, 'response repeats', 'responses repeat')} an earlier other session's text`
         }`,
       )
@@ -62,7 +64,7 @@ export default class Status extends BaseCommand {
       this.log(
         `  personal data    ${
           pd === null
-            ? 'unknown: the case was never scanned  (crosstalk scan)'
+            ? `unknown: ${describeGap(d)}  (${d.no_log_records ? 'crosstalk ingest logs PATH; crosstalk scan' : 'crosstalk scan'})`
             : `${count(pd.findings, 'finding')}: values in responses that their session never sent${pd.findings > 0 ? ` (${pd.attributed} sent first by another session)` : ''}${d.complete ? '' : '; as of the last scan, detection incomplete  (crosstalk scan)'}`
         }`,
       )

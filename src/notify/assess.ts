@@ -185,7 +185,9 @@ export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
   // part, each reason that rests on detection says so.
   // Findings a scan made that no longer cover the case give no scope (facts.ts): said for what they are, not as a case never scanned.
   const stale = facts ? staleFindingsReason(staleFindings(facts.detection)) : null
-  const noScope = stale !== null ? `not known: ${stale} (crosstalk scan)` : 'not known: the case has never been scanned (crosstalk scan)'
+  // A scan over no log record searched nothing: said so, never as a case no scan ran on.
+  const searchedNothing = facts?.detection.no_log_records === true && facts.detection.last_scan_at !== null
+  const noScope = stale !== null ? `not known: ${stale} (crosstalk scan)` : searchedNothing ? 'not known: the case holds no log record, so the scan searched nothing (crosstalk ingest logs PATH; crosstalk scan)' : 'not known: the case has never been scanned (crosstalk scan)'
   const stands = [
     standing?.contaminated_responses ? `${count(standing.contaminated_responses, 'response')} with another session's canary marker (${standing.cross_tenant_responses ?? 0} cross-tenant)` : null,
     standing?.provenance_responses
