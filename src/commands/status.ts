@@ -54,8 +54,8 @@ export default class Status extends BaseCommand {
       this.log(
         `  provenance       ${
           prov === null
-            ? d.never_scanned
-              ? `unknown: ${describeGap(d)}  (${d.no_log_records ? 'crosstalk ingest logs PATH; crosstalk scan' : 'crosstalk scan'})`
+            ? d.never_scanned && d.no_log_records
+              ? `unknown: ${describeGap(d)}  (crosstalk ingest logs PATH; crosstalk scan)`
               : `unknown: ${d.provenance === 'never' ? 'canary-less provenance has not run' : 'canary-less provenance does not cover the case as it is'}  (crosstalk scan)`
             : `${count(prov, 'response repeats', 'responses repeat')} an earlier other session's text`
         }`,
