@@ -92,7 +92,11 @@ export interface ShowOptions {
 function findRecord(db: CaseDb, requestId: string, source?: string): StoredRecord {
   const rows = findRecordsByRequestId(db, requestId, source, 2)
   if (rows.length === 0) throw new InputError(`no record with request_id ${quoted(requestId)}${source ? ` in source ${source}` : ''}`, 'E_NOT_FOUND')
-  if (rows.length > 1) throw new InputError(`request_id ${quoted(requestId)} exists in several sources; pass --source`, 'E_AMBIGUOUS')
+  if (rows.length > 1) {
+    // Which sources hold it, so that the error says what --source takes.
+    const sources = [...new Set(findRecordsByRequestId(db, requestId, source, 1000).map((r) => r.source))]
+    throw new InputError(`request_id ${quoted(requestId)} exists in several sources (${sources.slice(0, 10).map((x) => quoted(x)).join(', ')}${sources.length > 10 ? `, and ${sources.length - 10} more` : ''}); pass --source`, 'E_AMBIGUOUS')
+  }
   return rows[0]!
 }
 

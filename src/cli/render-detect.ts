@@ -46,8 +46,10 @@ function idCells(rows: ReadonlyArray<{request_id: string; tenants: Array<string 
 export function renderSightings(rows: SightingsResult, options: {showMarkers: boolean; staleClasses?: boolean}): string {
   if (rows.length === 0) return 'No sightings.'
   const ids = idCells(rows.map((s) => ({request_id: s.request_id, tenants: [s.recipient_tenant, s.source_tenant], sessions: [s.recipient_session, s.source_session]})))
+  // Where the sightings span several log sources, a request id may be in more than one: each row names its log source (show --source takes it).
+  const sources = new Set(rows.map((s) => s.log_source)).size > 1
   return table(
-    ['ts', 'request_id', 'class', 'marker', 'partial', 'recipient', 'source'],
+    ['ts', 'request_id', 'class', 'marker', 'partial', 'recipient', 'source', ...(sources ? ['log source'] : [])],
     rows.map((s) => [
       s.ts,
       ids.request(s.request_id),
@@ -57,6 +59,7 @@ export function renderSightings(rows: SightingsResult, options: {showMarkers: bo
       s.partial ? 'yes' : '',
       ids.who(s.recipient_tenant, s.recipient_session),
       s.source_tenant === null ? '-' : ids.who(s.source_tenant, s.source_session),
+      ...(sources ? [safeLine(s.log_source)] : []),
     ]),
     [1, 5, 6],
   )

@@ -57,7 +57,7 @@ export default class Sightings extends BaseCommand {
     }
     if (flags.csv) {
       process.stdout.write(
-        toCsv(['request_id', 'ts', 'class', 'marker', 'partial', 'recipient_session', 'recipient_tenant', 'source_session', 'source_tenant'], rows as unknown as Array<Record<string, unknown>>),
+        toCsv(['request_id', 'ts', 'class', 'marker', 'partial', 'recipient_session', 'recipient_tenant', 'source_session', 'source_tenant', 'log_source'], rows as unknown as Array<Record<string, unknown>>),
       )
     } else if (!this.jsonEnabled()) {
       if (staleLine !== null) this.log(staleLine)

@@ -21,7 +21,7 @@ export function listSightings(db: CaseDb, options: {classes?: readonly SightingC
 /** The sightings with the decode node of the response each was found in (null where the log gives none): the case report's rows. */
 export function listSightingsWithNode(db: CaseDb, options: {classes?: readonly SightingClass[]} = {}): Array<Sighting & {decode_node: string | null}> {
   const classes = options.classes && options.classes.length > 0 ? [...new Set(options.classes)] : null
-  return listSightingRows(db, classes).map(([request_id, ts, cls, marker, partial, rs, rt, ss, st, node]) => ({
+  return listSightingRows(db, classes).map(([request_id, ts, cls, marker, partial, rs, rt, ss, st, node, logSource]) => ({
     request_id,
     ts: new Date(ts).toISOString(),
     class: cls as SightingClass,
@@ -31,6 +31,7 @@ export function listSightingsWithNode(db: CaseDb, options: {classes?: readonly S
     recipient_tenant: rt,
     source_session: ss,
     source_tenant: st,
+    log_source: logSource,
     decode_node: node,
   }))
 }

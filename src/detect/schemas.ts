@@ -22,6 +22,7 @@ export const sightingSchema = z.object({
   recipient_tenant: z.string(),
   source_session: z.string().nullable().describe('null for orphans'),
   source_tenant: z.string().nullable().describe('null for orphans'),
+  log_source: z.string().describe('the log source of the response (ingest logs --source): a request id is unique within one source, so show REQUEST_ID --source takes it where the id is in several'),
 })
 export const sightingsResultSchema = z.array(sightingSchema)
 

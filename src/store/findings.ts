@@ -55,13 +55,13 @@ export function sightingCounts(db: CaseDb): SightingCounts {
   return {by_class: byClass, partial, contaminated_responses: responses.any, cross_session_responses: responses.cs, cross_tenant_responses: responses.ct}
 }
 
-export type SightingListRow = [requestId: string, tsMs: number, cls: string, marker: string, partial: number, recipientSession: string, recipientTenant: string, sourceSession: string | null, sourceTenant: string | null, decodeNode: string | null]
+export type SightingListRow = [requestId: string, tsMs: number, cls: string, marker: string, partial: number, recipientSession: string, recipientTenant: string, sourceSession: string | null, sourceTenant: string | null, decodeNode: string | null, logSource: string]
 
 export function listSightingRows(db: CaseDb, classes: readonly string[] | null): SightingListRow[] {
   const where = classes ? `AND s.class IN (${classes.map(() => '?').join(', ')})` : ''
   return db
     .prepare(
-      `SELECT r.request_id, r.ts_ms, s.class, s.marker, s.partial, r.session_id, r.tenant_id, s.source_session, s.source_tenant, r.decode_node
+      `SELECT r.request_id, r.ts_ms, s.class, s.marker, s.partial, r.session_id, r.tenant_id, s.source_session, s.source_tenant, r.decode_node, r.source
        FROM sightings s JOIN records r ON r.id = s.record_id
        WHERE 1 = 1${completeRecords(db)} ${where}
        ORDER BY r.ts_ms, r.id, s.position, s.id`,

@@ -54,6 +54,8 @@ describe('crosstalk scan / sightings', () => {
         recipient_tenant: 'tB',
         source_session: 'sA',
         source_tenant: 'tA',
+        // added: the log source of the response (a request id is unique within one source)
+        log_source: expect.any(String),
       },
     ])
     const table = await run(['sightings', '--db', db])
@@ -62,7 +64,7 @@ describe('crosstalk scan / sightings', () => {
     expect(table.stdout).not.toContain(A)
     expect((await run(['sightings', '--db', db, '--show-markers'])).stdout).toContain(A)
     const csv = await run(['sightings', '--db', db, '--csv'])
-    expect(csv.stdout.split('\r\n')[0]).toBe('request_id,ts,class,marker,partial,recipient_session,recipient_tenant,source_session,source_tenant')
+    expect(csv.stdout.split('\r\n')[0]).toBe('request_id,ts,class,marker,partial,recipient_session,recipient_tenant,source_session,source_tenant,log_source')
     const bad = await run(['sightings', '--db', db, '--class', 'nope'])
     expect(bad.code).toBe(2)
     expect(bad.stderr).toMatch(/nope/)
