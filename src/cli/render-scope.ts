@@ -234,11 +234,23 @@ export function scopeCsvTables(r: ScopeResult, options: {registry?: boolean} = {
   }
 }
 
-export function tenantCsvTable(v: TenantViewResult | RegistrylessTenantView): CsvTable {
+/**
+ * One tenant's counterparts as CSV. `responses`, `first_seen` and `last_seen` are the canary
+ * markers' (the console's "with marker", "first (marker)", "last (marker)"); `provenance_responses`
+ * the verbatim text's; `exposure_responses` both together, each response once (the console's
+ * "responses"): a response with both is in each of the first two, so they do not add up to it.
+ * `exposure: false` (answers hold marker-shaped tokens no registry attributes): the figures of
+ * both together are not known, so empty.
+ */
+export function tenantCsvTable(v: TenantViewResult | RegistrylessTenantView, options: {exposure?: boolean} = {}): CsvTable {
+  const known = options.exposure ?? true
   const rows = (['received', 'leaked'] as const).flatMap((direction) =>
-    v[direction].counterparts.map((c) => ({tenant: v.tenant, direction, counterpart: c.tenant, same_tenant: c.same_tenant ? 1 : 0, responses: c.responses, provenance_responses: c.provenance_responses, sessions: c.sessions, first_seen: c.first_seen, last_seen: c.last_seen})),
+    v[direction].counterparts.map((c) => ({
+      tenant: v.tenant, direction, counterpart: c.tenant, same_tenant: c.same_tenant ? 1 : 0, responses: c.responses, provenance_responses: c.provenance_responses,
+      sessions: known ? c.sessions : null, first_seen: c.first_seen, last_seen: c.last_seen, exposure_responses: known ? c.exposure_responses : null,
+    })),
   )
-  return {columns: ['tenant', 'direction', 'counterpart', 'same_tenant', 'responses', 'provenance_responses', 'sessions', 'first_seen', 'last_seen'], rows}
+  return {columns: ['tenant', 'direction', 'counterpart', 'same_tenant', 'responses', 'provenance_responses', 'sessions', 'first_seen', 'last_seen', 'exposure_responses'], rows}
 }
 
 /** Said above the timeline of a case with no canary registry: no event or count of it rests on a marker. */

@@ -71,7 +71,7 @@ export default class Scope extends BaseCommand {
       if (notReadLine !== null && flags.csv) this.note(this.paint.yellow(`${notReadLine} The CSV counts what was read.`))
       if (flags.csv) {
         if (stale.markers || stale.provenance) throw new InputError(`--tenant ${flags.tenant} --csv: ${staleFindingsReason(stale)}, so this table's counts are not known; run \`crosstalk scan\` first`, 'E_NOT_SCANNED')
-        const t = tenantCsvTable(registry ? view : registrylessTenantView(view))
+        const t = tenantCsvTable(registry ? view : registrylessTenantView(view), {exposure: exposureKnown(registry, inputs.orphans)})
         process.stdout.write(toCsv(t.columns, t.rows))
       } else if (!this.jsonEnabled()) {
         if (!registry) this.log(`${NO_REGISTRY_SCOPE_NOTE}\n`)
