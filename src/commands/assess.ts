@@ -43,7 +43,8 @@ DPC is the base score of the data category (--dpc 1-4), adjusted a whole step fo
     // A flag missing beside another is a usage error (exit 2), as --rationale without --decide is.
     if (flags.decide !== undefined && !(flags.rationale ?? '').trim()) throw new UsageError('--decide needs --rationale: the register must show why (Art. 33(5))')
     const reasons = parseReasons(flags.reason ?? [])
-    const db = this.openCase(flags.db)
+    // Without --decide nothing is recorded: the case is read only (a reader's copy, a read-only mount), as the other views read it.
+    const db = this.openCase(flags.db, flags.decide === undefined ? {readsOnly: true} : undefined)
     const now = new Date()
     const overrides: Partial<AssessInputs> = {}
     if (flags.dpc !== undefined) overrides.dpc = flags.dpc

@@ -18,7 +18,7 @@ export default class Show extends BaseCommand {
     db: dbFlag,
     source: Flags.string({description: 'log source, when the request_id exists in several'}),
     raw: Flags.boolean({description: 'write the original line exactly as it was in the evidence file', exclusive: ['show-text', 'show-markers', 'max-chars', 'json']}),
-    'max-chars': Flags.integer({description: 'cut each text at this many characters in the decoded view (0: no limit)', default: 4000}),
+    'max-chars': Flags.integer({description: 'cut each text at this many characters in the decoded view (0: no limit)', default: 4000, min: 0}),
     'show-text': Flags.boolean({description: 'print the prompt and response texts (they can hold another tenant\'s leaked data)'}),
     'show-markers': Flags.boolean({description: 'canary markers in full (default: shortened, as in sightings)'}),
   }

@@ -47,12 +47,17 @@ function reportAsReader(dir: string): void {
     chmodSync(dir, 0o1777)
     for (const f of readdirSync(dir).filter((f) => f.startsWith('c.db'))) chmodSync(join(dir, f), 0o444)
     const before = statSync(db).mtimeMs
-    for (const cmd of [['scope'], ['sightings'], ['timeline'], ['report', 'article33'], ['report', 'article34']]) {
+    // assess without --decide records nothing (QA investigate #12: it opened the case to write).
+    for (const cmd of [['scope'], ['sightings'], ['timeline'], ['report', 'article33'], ['report', 'article34'], ['assess']]) {
       const r = asReader([...cmd, '--db', db, '--json'], dir)
       expect(r.stderr, cmd.join(' ')).not.toContain('this command writes to the case')
       expect(r.code, `${cmd.join(' ')}: ${r.stderr}`).toBe(0)
       expect(() => JSON.parse(r.stdout) as unknown, cmd.join(' ')).not.toThrow()
     }
+    // A decision is recorded: that one writes, and says so.
+    const decide = asReader(['assess', '--db', db, '--decide', 'notify', '--rationale', 'r'], dir)
+    expect(decide.code).toBe(1)
+    expect(decide.stderr).toContain('this command writes to the case')
     // A report written to a file is recorded in the audit log: that one writes, and says so.
     const out = asReader(['report', 'article33', '--db', db, '--out', join(dir, 'a33.md')], dir)
     expect(out.code).toBe(1)
