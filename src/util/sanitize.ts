@@ -81,7 +81,12 @@ export function escapeJsonText(json: string): string {
  * as V8 wrote it (verify compares it); this is what is shown.
  */
 export function withoutLineExcerpt(reason: string): string {
-  return reason.replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON/s, ' (excerpt of the line withheld) is not valid JSON')
+  return (
+    reason
+      .replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON/s, ' (excerpt of the line withheld) is not valid JSON')
+      // A field's value quoted in its reason (a timestamp that is none) may be someone's text, or a marker in full: withheld too.
+      .replace(/^((?:field \S+: )?(?:unrecognised timestamp|impossible date or time)) ".*"$/s, '$1 (value withheld)')
+  )
 }
 
 /**
