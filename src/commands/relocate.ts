@@ -23,7 +23,7 @@ export default class Relocate extends BaseCommand {
     const result = await relocateOriginals(db, args.from, args.to)
     this.audit(db, {from: args.from, to: args.to}, {files: result.relocated.map((r) => ({path: r.path, sha256: r.sha256})), elsewhere: result.elsewhere})
     if (!this.jsonEnabled()) {
-      this.log(`Relocated ${count(result.relocated.length, 'original')} (each matched its SHA-256 at the new place)${result.elsewhere ? `; ${count(result.elsewhere, 'other file')} kept by reference elsewhere left as they were` : ''}.`)
+      this.log(`Relocated ${count(result.relocated.length, 'original')} (each matched its SHA-256 at the new place)${result.elsewhere ? `; ${count(result.elsewhere, 'other file')} kept by reference elsewhere left as ${result.elsewhere === 1 ? 'it was' : 'they were'}` : ''}.`)
       for (const r of result.relocated) this.log(`  ${safeLine(r.path)}  ->  ${safeLine(r.to)}`)
       for (const g of result.grown) this.note(this.paint.yellow(`warning: ${safeLine(grownOriginalLine(g))}`))
     }
