@@ -25,6 +25,8 @@ export interface RelocateResult {
   relocated: RelocatedFile[]
   /** files kept by reference elsewhere than FROM (left as they were) */
   elsewhere: number
+  /** files under FROM whose recorded place is already the one under TO (FROM and TO the same folder): checked, nothing to change */
+  unchanged: number
   /** originals holding, at their place now, bytes beyond what was ingested: bytes nothing judged */
   grown: GrownOriginal[]
 }
@@ -43,6 +45,7 @@ export async function relocateOriginals(db: CaseDb, fromDir: string, toDir: stri
     throw new InputError(`no file the case keeps by reference lies under ${from} (they lie under ${commonDir(referenced.map((f) => f.abs_path))})`, 'E_NOT_FOUND')
   }
   const relocated: Array<RelocatedFile & {id: number}> = []
+  let unchanged = 0
   for (const f of moving) {
     const target = join(to, relative(from, f.abs_path))
     let now: {sha256: string; size: number}
@@ -64,12 +67,14 @@ export async function relocateOriginals(db: CaseDb, fromDir: string, toDir: stri
         'E_ORIGINAL',
       )
     }
-    relocated.push({id: f.id, path: f.path, sha256: f.sha256, from: f.abs_path, to: target})
+    // Already recorded at that very place (relocate X X): checked, and not said to be relocated.
+    if (target === f.abs_path) unchanged++
+    else relocated.push({id: f.id, path: f.path, sha256: f.sha256, from: f.abs_path, to: target})
   }
   inTransaction(db, () => {
     for (const r of relocated) setOriginalPath(db, r.id, r.to)
   })
-  return {relocated: relocated.map(({id: _, ...r}) => r), elsewhere: referenced.length - moving.length, grown: grownOriginals(db)}
+  return {relocated: relocated.map(({id: _, ...r}) => r), elsewhere: referenced.length - moving.length, unchanged, grown: grownOriginals(db)}
 }
 
 function commonDir(paths: readonly string[]): string {

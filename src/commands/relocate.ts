@@ -21,8 +21,12 @@ export default class Relocate extends BaseCommand {
     const {args, flags} = await this.parse(Relocate)
     const db = this.openCase(flags.db)
     const result = await relocateOriginals(db, args.from, args.to)
-    this.audit(db, {from: args.from, to: args.to}, {files: result.relocated.map((r) => ({path: r.path, sha256: r.sha256})), elsewhere: result.elsewhere})
-    if (!this.jsonEnabled()) {
+    // Nothing changed (every original already recorded where TO puts it): no audit entry, and not said to be relocated.
+    if (result.relocated.length > 0) this.audit(db, {from: args.from, to: args.to}, {files: result.relocated.map((r) => ({path: r.path, sha256: r.sha256})), elsewhere: result.elsewhere})
+    if (!this.jsonEnabled() && result.relocated.length === 0) {
+      this.log(`Nothing relocated: ${count(result.unchanged, 'original')} under ${safeLine(args.from)} ${result.unchanged === 1 ? 'is' : 'are'} already recorded there, and each matched its SHA-256.`)
+      for (const g of result.grown) this.note(this.paint.yellow(`warning: ${safeLine(grownOriginalLine(g))}`))
+    } else if (!this.jsonEnabled()) {
       this.log(`Relocated ${count(result.relocated.length, 'original')} (each matched its SHA-256 at the new place)${result.elsewhere ? `; ${count(result.elsewhere, 'other file')} kept by reference elsewhere left as ${result.elsewhere === 1 ? 'it was' : 'they were'}` : ''}.`)
       for (const r of result.relocated) this.log(`  ${safeLine(r.path)}  ->  ${safeLine(r.to)}`)
       for (const g of result.grown) this.note(this.paint.yellow(`warning: ${safeLine(grownOriginalLine(g))}`))
