@@ -203,8 +203,14 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
       )
     }
     if (options.rehashOriginals !== false) {
+      // Originals of copied evidence that could not be re-hashed (gone, or unreadable): named, never counted as re-hashed in silence.
+      const notRehashed: string[] = []
       for (const file of files) {
-        if (file.state !== 'complete' || file.evidence === 'reference' || !existsSync(file.abs_path)) continue
+        if (file.state !== 'complete' || file.evidence === 'reference') continue
+        if (!existsSync(file.abs_path)) {
+          notRehashed.push(`${file.path} (no longer on disk)`)
+          continue
+        }
         try {
           // The bytes ingest read: a log that has grown since (appended to) still verifies.
           const now = await sha256File(file.abs_path, {limit: file.size})
@@ -214,9 +220,15 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
           } else if (now.sha256 !== file.sha256) {
             problems.add('original', file.abs_path, `file on disk no longer matches the SHA-256 recorded at ingest (${file.sha256.slice(0, 16)}…)`)
           }
-        } catch {
+        } catch (error) {
           // Unreadable now: the case's own copy is what counts; nothing to compare.
+          notRehashed.push(`${file.path} (cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`)
         }
+      }
+      if (notRehashed.length > 0) {
+        result.not_checked.push(
+          `${count(notRehashed.length, 'original')} of copied evidence not re-hashed, the case's own copy checked instead: ${notRehashed.slice(0, 5).join('; ')}${notRehashed.length > 5 ? `; and ${notRehashed.length - 5} more` : ''}`,
+        )
       }
     }
 
