@@ -82,6 +82,8 @@ pub struct QuickMarked {
     /// promptPrefix per token: how many of its lower-cased hex digits, from the first, the prompt
     /// holds right after a `CANARY-` (hex in either case).
     pub token_echo: Vec<u32>,
+    /// promptHex's `whole` per token: as many, where no more hex follows them in the prompt.
+    pub token_whole: Vec<u32>,
     /// Per hit: whether the prompt holds the marker exactly as registered.
     pub hit_echo: Vec<bool>,
 }
@@ -303,6 +305,7 @@ struct Marked {
     tokens: Vec<(String, u32)>,
     hits: Vec<(u32, u32)>,
     token_echo: Vec<u32>,
+    token_whole: Vec<u32>,
     hit_echo: Vec<bool>,
 }
 
@@ -320,6 +323,7 @@ impl Marked {
             hits,
             hit_positions,
             token_echo: self.token_echo,
+            token_whole: self.token_whole,
             hit_echo: self.hit_echo,
         }
     }
@@ -461,10 +465,7 @@ impl QuickExtractor {
         while let Some(i) = memchr::memmem::find(&b[from..], b"CANARY-") {
             let start = from + i;
             let hex = start + 7;
-            let mut end = hex;
-            while end < b.len() && b[end].is_ascii_hexdigit() && !b[end..].starts_with(b"CANARY-") {
-                end += 1;
-            }
+            let end = hex + hex_run(&b[hex..]);
             if end - hex >= 8 {
                 tokens.push((text[start..end].to_owned(), start as u32));
                 from = end;
@@ -472,27 +473,44 @@ impl QuickExtractor {
                 from = start + 1;
             }
         }
-        // Every occurrence, ordered as AhoCorasick.findAll (aho-corasick.ts) reports them: by
-        // where they end, the longer first; each marker's first kept.
+        Found { tokens, hits: self.whole_hits(b) }
+    }
+
+    /// UnconventionalSet.hits (extract.ts, wholeMatches in markers.ts) over an ASCII text: every
+    /// occurrence, ordered as AhoCorasick.findAll (aho-corasick.ts) reports them (by where they
+    /// end, the longer first); one inside a longer occurrence or inside a longer `CANARY-` and
+    /// hex run is dropped; each marker's first kept.
+    fn whole_hits(&self, b: &[u8]) -> Vec<(u32, u32)> {
         let mut all: Vec<(usize, usize, u32)> = Vec::new();
-        for m in self.automaton.avoid.find_overlapping_iter(text) {
+        for m in self.automaton.avoid.find_overlapping_iter(b) {
             let p = m.pattern().as_usize();
             if p > 0 {
                 all.push((m.end(), m.end() - m.start(), p as u32 - 1));
             }
         }
+        if all.is_empty() {
+            return Vec::new();
+        }
         all.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        let mut spans: Vec<(usize, usize)> = all.iter().map(|&(end, len, _)| (end - len, end)).collect();
+        for at in memchr::memmem::find_iter(b, b"CANARY-") {
+            spans.push((at, at + 7 + hex_run(&b[at + 7..])));
+        }
         let mut seen = std::collections::HashSet::new();
-        let hits = all.into_iter().filter(|&(_, _, marker)| seen.insert(marker)).map(|(end, len, marker)| (marker, (end - len) as u32)).collect();
-        Found { tokens, hits }
+        all.into_iter()
+            .filter(|&(end, len, _)| !spans.iter().any(|&(s, e)| e - s > len && s <= end - len && end <= e))
+            .filter(|&(_, _, marker)| seen.insert(marker))
+            .map(|(end, len, marker)| (marker, (end - len) as u32))
+            .collect()
     }
 
     /// echoFacts (quick-unit.ts) over an ASCII prompt.
     fn echo(&self, found: Found, prompt: &str, request_id: &str, tenant_id: &str, session_id: &str) -> Marked {
         let prompt = prompt.as_bytes();
-        let token_echo = found.tokens.iter().map(|(token, _)| hex_after_prefix(prompt, &token.as_bytes()[7..])).collect();
-        // Matched as the automaton matches responses: exactly as registered.
-        let hit_echo = found.hits.iter().map(|&(marker, _)| memchr::memmem::find(prompt, self.automaton.markers[marker as usize].as_bytes()).is_some()).collect();
+        let (token_echo, token_whole) = found.tokens.iter().map(|(token, _)| hex_after_prefix(prompt, &token.as_bytes()[7..])).unzip();
+        // Matched as the automaton matches responses: exactly as registered, and whole.
+        let held = if found.hits.is_empty() { Vec::new() } else { self.whole_hits(prompt) };
+        let hit_echo = found.hits.iter().map(|&(marker, _)| held.iter().any(|&(m, _)| m == marker)).collect();
         Marked {
             request_id: request_id.to_owned(),
             tenant_id: tenant_id.to_owned(),
@@ -500,6 +518,7 @@ impl QuickExtractor {
             tokens: found.tokens,
             hits: found.hits,
             token_echo,
+            token_whole,
             hit_echo,
         }
     }
@@ -507,21 +526,34 @@ impl QuickExtractor {
 
 
 
-/// promptPrefix (markers.ts): how many of a token's hex digits, from the first, the prompt holds
-/// right after a `CANARY-`, the most over every `CANARY-` in it; hex compared in either case (A-F
-/// folded on both sides), `CANARY-` as written. The digits alone, a hash or an id a user pasted,
-/// are not the marker and count for nothing.
-fn hex_after_prefix(prompt: &[u8], hex: &[u8]) -> u32 {
-    let mut best = 0;
+/// promptHex (markers.ts): how many of a token's hex digits, from the first, the prompt holds
+/// right after a `CANARY-`, the most over every `CANARY-` in it, and how many it holds as that
+/// `CANARY-`'s whole hex run (no hex digit after them, the run ended at a `CANARY-` as tokens
+/// are); hex compared in either case (A-F folded on both sides), `CANARY-` as written. The digits
+/// alone, a hash or an id a user pasted, are not the marker and count for nothing.
+fn hex_after_prefix(prompt: &[u8], hex: &[u8]) -> (u32, u32) {
+    let (mut prefix, mut whole) = (0, 0);
     for at in memchr::memmem::find_iter(prompt, b"CANARY-") {
-        if best == hex.len() {
+        if whole == hex.len() {
             break;
         }
         let rest = &prompt[at + 7..];
         let n = rest.iter().zip(hex).take_while(|(p, h)| p.to_ascii_lowercase() == h.to_ascii_lowercase()).count();
-        best = best.max(n);
+        prefix = prefix.max(n);
+        if n > whole && hex_run(&rest[n..]) == 0 {
+            whole = n;
+        }
     }
-    best as u32
+    (prefix as u32, whole as u32)
+}
+
+/// How many hex digits open `b`, up to a `CANARY-` (the token expression's run).
+fn hex_run(b: &[u8]) -> usize {
+    let mut end = 0;
+    while end < b.len() && b[end].is_ascii_hexdigit() && !b[end..].starts_with(b"CANARY-") {
+        end += 1;
+    }
+    end
 }
 
 /// walkUnit's cut of a unit into lines (a unit ending in a newline has no empty line after it):

@@ -4,11 +4,14 @@ resolveTokens: a marker-shaped token (CANARY- and its whole hex run, hex compare
 case) is a sighting of
   1. the registered marker equal to it, else
   2. when it has 16 or more hex digits and is a strict prefix of exactly one registered
-     marker: that marker, flagged partial (the contract's rule, before 3 since sighting rules
+     marker of the convention: that marker, flagged partial (the contract's rule, before 3 since sighting rules
      3: a token cut short of one marker that also extends a shorter one is the longer's), else
   3. the longest registered marker it starts with (at least 8 hex digits: the marker ran into
      an adjoining hex word), else
   4. nobody (an orphan).
+A token inside a longer registered marker outside the convention found in the same response
+(the CANARY-<hex> head of CANARY-<hex>-s42) is part of it, not a sighting; so is a token written
+as such a marker's head elsewhere in it, where it would be an orphan.
 One sighting per registered marker (or per orphan token, case-folded) and response: the first
 full occurrence, else the first partial one. Registered markers outside the CANARY-<hex>
 convention come from the extract's automaton hits, added when the tokens did not already
@@ -16,11 +19,13 @@ give them.
 
 classifySighting: own (the response's own session), echo (the marker itself, CANARY- and the
 registered hex or a partial token's own hex, is in the request's own prompt; the hex digits
-alone are not), cross_session (same tenant), cross_tenant; orphans stay orphans. The extract
-carries, per token, how many of its hex digits, from the first, the prompt holds right after a
-CANARY- (hex in either case); every needle's hex is such a prefix, so the echo test is a
-comparison of lengths. For a marker outside the convention the extract says whether the prompt
-holds it exactly as registered.
+alone are not, nor is a longer marker that starts with them), cross_session (same tenant),
+cross_tenant; orphans stay orphans. The extract carries, per token, how many of its hex digits,
+from the first, the prompt holds right after a CANARY- (hex in either case: prompt_prefix), and
+how many it holds as a CANARY-'s whole hex run (prompt_whole); every needle's hex is such a
+prefix, so the echo test is a comparison of lengths: prompt_prefix for a partial, prompt_whole
+for a full sighting. For a marker outside the convention the extract says whether the prompt
+holds it whole, exactly as registered.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ def sightings(records: DataFrame, registry: DataFrame) -> DataFrame:
     tokens = records.select(*rec, "tenant_id", "session_id", F.explode("tokens").alias("t")).select(
         *rec, "tenant_id", "session_id",
         F.col("t.token").alias("token"), F.col("t.position").alias("position"), F.col("t.prompt_prefix").alias("prompt_prefix"),
+        F.col("t.prompt_whole").alias("prompt_whole"),
         F.concat(F.lit("CANARY-"), F.lower(F.substring("t.token", PREFIX_LEN + 1, 1 << 20))).alias("key"),
     ).withColumn("hexlen", F.length("key") - PREFIX_LEN)
 
@@ -52,7 +58,7 @@ def sightings(records: DataFrame, registry: DataFrame) -> DataFrame:
     exact = tokens.join(reg, tokens.key == reg.reg_key).select(*cols, F.lit(False).alias("partial"))
     # 2: a strict prefix of exactly one registered key (16+ hex digits).
     extending = (
-        reg.select("reg_key", F.explode(F.sequence(F.lit(PREFIX_LEN + MIN_PARTIAL_HEX), F.length("reg_key") - 1)).alias("plen"))
+        reg.filter(F.col("reg_key").rlike(CONVENTIONAL_KEY)).select("reg_key", F.explode(F.sequence(F.lit(PREFIX_LEN + MIN_PARTIAL_HEX), F.length("reg_key") - 1)).alias("plen"))
         # sequence() counts down when the key is too short for a partial: keep only real prefixes.
         .filter((F.col("plen") >= PREFIX_LEN + MIN_PARTIAL_HEX) & (F.col("plen") < F.length("reg_key")))
         .select(F.expr("substring(reg_key, 1, plen)").alias("prefix"), "reg_key")
@@ -78,6 +84,20 @@ def sightings(records: DataFrame, registry: DataFrame) -> DataFrame:
     )
     resolved = tokens.join(exact.unionByName(partial).unionByName(longest), [*rec, "position"], "left")
     resolved = resolved.withColumn("partial", F.coalesce("partial", F.lit(False)))
+    # A token inside a longer registered marker outside the convention that the response holds
+    # (its first occurrence, as extracted), or written as the head of one where it is an orphan.
+    unconventional_found = records.select(*rec, F.explode("unconventional").alias("u")).join(
+        registry.filter(~F.col("marker_key").rlike(CONVENTIONAL_KEY)).select(F.col("marker").alias("h_marker")), F.col("u.marker") == F.col("h_marker"),
+    ).select(*rec, F.col("h_marker"), F.col("u.position").alias("h_position"))
+    after_head = F.substring("h_marker", F.length("token") + 1, 1)
+    inside = resolved.join(unconventional_found, rec).filter(
+        (F.length("token") < F.length("h_marker"))
+        & (
+            ((F.col("position") >= F.col("h_position")) & (F.col("position") + F.length("token") <= F.col("h_position") + F.length("h_marker")))
+            | (F.col("reg_key").isNull() & F.col("h_marker").startswith(F.col("token")) & ~after_head.rlike("^[0-9a-fA-F]$"))
+        )
+    ).select(*rec, "position").distinct()
+    resolved = resolved.join(inside, [*rec, "position"], "left_anti")
     # One sighting per registered marker (or orphan key) and response: the first full occurrence, else the first partial.
     dedup = F.coalesce(F.col("reg_key"), F.concat(F.lit("orphan:"), F.col("key")))
     found = (
@@ -88,7 +108,7 @@ def sightings(records: DataFrame, registry: DataFrame) -> DataFrame:
             "needle_len",
             F.when(F.col("partial"), F.col("hexlen")).otherwise(F.length("reg_key") - PREFIX_LEN),
         )
-        .withColumn("in_prompt", F.col("prompt_prefix") >= F.col("needle_len"))
+        .withColumn("in_prompt", F.when(F.col("partial"), F.col("prompt_prefix")).otherwise(F.col("prompt_whole")) >= F.col("needle_len"))
         .select(*rec, "tenant_id", "session_id", "token", "position", "partial", "reg_key", "reg_marker", "reg_tenant", "reg_session", "in_prompt", F.lit(0).alias("kind"))
     )
     # Registered markers outside the convention, as the extract's automaton found them (first occurrence each).

@@ -380,7 +380,7 @@ class FileWalk {
 
     if (this.sightings) {
       this.tally.sightings_compared++
-      const recipient = {tenant: fresh.tenant_id, session: fresh.session_id, promptHas: promptSearch(() => fresh.request_text)}
+      const recipient = {tenant: fresh.tenant_id, session: fresh.session_id, promptHas: promptSearch(() => fresh.request_text, (text) => this.ctx.unconventional.hits(text))}
       const expected = responseSightings(tokens, hits, this.ctx.registry!, this.ctx.byMarker, recipient)
       const difference = compareSightings(storedSightings, expected)
       if (difference) this.problems.add('sighting', name(), difference, `${this.file.path}:sighting`)

@@ -135,7 +135,7 @@ export function examineConflictingDuplicates(db: CaseDb): ConflictingDuplicates 
       for (const {row} of records) {
         const {tokens, unconventional: hits} = extractMarkers(row.request_text, row.response_text, unconventional)
         if (tokens.length === 0 && hits.length === 0) continue
-        const recipient = {tenant: row.tenant_id, session: row.session_id, promptHas: promptSearch(() => row.request_text)}
+        const recipient = {tenant: row.tenant_id, session: row.session_id, promptHas: promptSearch(() => row.request_text, (text) => unconventional.hits(text))}
         for (const s of responseSightings(tokens, hits, registry, byMarker, recipient)) {
           if ((s.class === 'cross_session' || s.class === 'cross_tenant') && !counted.has(s.marker)) {
             classes.add(s.class)

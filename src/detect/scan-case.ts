@@ -299,6 +299,7 @@ function* classifyMarkerSteps(db: CaseDb, files: readonly FileRow[], options: {f
   const insertSighting = sightingInserter(db)
   const unconventional = new UnconventionalSet(registry.unconventional.map((m) => m.marker))
   const byMarker = new Map(registry.unconventional.map((m) => [m.marker, m]))
+  const wholeHits = (text: string): MarkerToken[] => unconventional.hits(text)
   const hits = extractInserters(db)
   const pageOfFile = recordIdsOfFile(db)
 
@@ -332,7 +333,7 @@ function* classifyMarkerSteps(db: CaseDb, files: readonly FileRow[], options: {f
       const tokens: MarkerToken[] = []
       const found: MarkerToken[] = []
       for (; i < rows.length && rows[i]![0] === id; i++) (rows[i]![1] === 0 ? tokens : found).push({position: rows[i]![2], token: rows[i]![3]})
-      const recipient = {tenant, session, promptHas: promptSearch(() => texts(id).request_text)}
+      const recipient = {tenant, session, promptHas: promptSearch(() => texts(id).request_text, wholeHits)}
       for (const x of responseSightings(tokens, found, registry, byMarker, recipient)) {
         insertSighting(id, x.marker, x.markerKey, x.class, x.partial, x.sourceSession, x.sourceTenant, x.position, x.token)
       }
@@ -382,7 +383,7 @@ export interface ResponseSighting {
 export function responseSightings(
   tokens: readonly MarkerToken[], hits: readonly MarkerToken[], registry: MarkerRegistry, byMarker: ReadonlyMap<string, RegisteredMarker>, recipient: RecipientContext,
 ): ResponseSighting[] {
-  const resolved = resolveTokens(tokens, registry)
+  const resolved = resolveTokens(tokens, registry, hits)
   for (const hit of hits) {
     const registered = byMarker.get(hit.token)
     if (registered && !resolved.has(registered.key)) resolved.set(registered.key, {registered, token: registered.marker, hex: null, partial: false, position: hit.position})

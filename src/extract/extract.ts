@@ -1,6 +1,6 @@
 import {createHash} from 'node:crypto'
 import {AhoCorasick, type SharedAutomaton} from './aho-corasick.js'
-import {markerTokens, type MarkerToken} from './markers.js'
+import {markerTokens, wholeMatches, type MarkerToken} from './markers.js'
 import {findPii, hashPii} from './pii.js'
 import {FingerprintBuffer, fingerprintTextFast, SCHEME} from './winnow.js'
 
@@ -142,15 +142,16 @@ export class UnconventionalSet {
     return this.built ? this.built.share() : this.markers.length > 0 ? new AhoCorasick(this.markers).share() : null
   }
 
-  /** First occurrence of each marker in the text, by position. */
+  /**
+   * First whole occurrence of each marker in the text, by position (wholeMatches: one inside a
+   * longer registered marker, or inside a longer `CANARY-` and hex run, is part of that one).
+   */
   hits(text: string): MarkerToken[] {
     if (!this.automaton) return []
     if (this.prefixes && !this.prefixes.some((p) => text.includes(p))) return []
-    const seen = new Set<number>()
     const out: MarkerToken[] = []
-    for (const hit of this.automaton.findAll(text)) {
-      if (seen.has(hit.pattern)) continue
-      seen.add(hit.pattern)
+    const automaton = this.automaton
+    for (const hit of wholeMatches(automaton.findAll(text), (p) => automaton.lengthOf(p), text)) {
       const token = this.fromText ? text.slice(hit.start, hit.start + this.built!.lengthOf(hit.pattern)) : this.markers[hit.pattern]!
       out.push({token, position: hit.start})
     }

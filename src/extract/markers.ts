@@ -1,4 +1,4 @@
-import {AhoCorasick} from './aho-corasick.js'
+import {AhoCorasick, type AcMatch} from './aho-corasick.js'
 
 // Canary markers in response text. Cost per response is one regex pass (plus one
 // automaton pass when the registry holds markers that do not follow the CANARY-<hex>
@@ -31,6 +31,8 @@ export interface FoundMarker {
 const PREFIX = 'CANARY-'
 /** What every conventional marker starts with, written so (only its hex is case-insensitive). */
 export const MARKER_PREFIX = PREFIX
+/** The fewest hex digits of a marker-shaped token (contract: `CANARY-` + 8 or more hex digits). */
+export const MIN_TOKEN_HEX = 8
 const CONVENTIONAL_KEY = /^CANARY-[0-9a-f]{8,}$/
 /**
  * Greedy: the whole hex run after the prefix is one token, up to the next `CANARY-` (its `C` and
@@ -205,12 +207,27 @@ function resolveToken(registry: MarkerRegistry, key: string): {registered: Regis
   const exact = registry.exact(key)
   if (exact) return {registered: exact, partial: false}
   if (key.length - PREFIX.length >= MIN_PARTIAL_HEX) {
-    const longer = registry.extending(key, 2)
+    const longer = hexExtending(registry, key)
     if (longer.length === 1) return {registered: longer[0]!, partial: true}
   }
   const prefix = longestRegisteredPrefix(registry, key)
   if (prefix) return {registered: prefix, partial: false}
   return {registered: null, partial: false}
+}
+
+/**
+ * Up to two registered markers whose keys extend `key` with more hex digits: a token is cut short
+ * only of a marker of the convention. A marker outside it that starts with the token (as
+ * `CANARY-<hex>-s42` starts with `CANARY-<hex>`) is found whole by the automaton, and the token
+ * inside it is no sighting of its own (resolveTokens). Such keys can sort among the hex ones
+ * (`-` before the digits, `_` and capitals between `9` and `a`), so the search widens past them.
+ */
+function hexExtending(registry: MarkerRegistry, key: string): RegisteredMarker[] {
+  for (let limit = 2; ; limit *= 8) {
+    const longer = registry.extending(key, limit)
+    const hex = longer.filter((m) => isConventionalKey(m.key))
+    if (hex.length >= 2 || longer.length < limit) return hex.slice(0, 2)
+  }
 }
 
 /** Markers fetched at once for the longest-prefix search; past this many, one lookup per length. */
@@ -258,13 +275,22 @@ export function markerTokens(text: string): MarkerToken[] {
   return out
 }
 
-/** Resolves stored tokens against the registry: one entry per registered marker, one per orphan token (case-folded). */
-export function resolveTokens(tokens: readonly MarkerToken[], registry: MarkerRegistry): Map<string, FoundMarker> {
+/**
+ * Resolves stored tokens against the registry: one entry per registered marker, one per orphan
+ * token (case-folded). `hits`: the registered markers outside the convention found in the same
+ * text (first occurrence each, as extracted). A token that lies inside a longer one of them (the
+ * `CANARY-<hex>` head of `CANARY-<hex>-s42`) is part of that marker, not a sighting of its own;
+ * so is, where it would be an orphan, a token written as such a hit's head elsewhere in the text
+ * (a later occurrence of the same marker: only its first is extracted).
+ */
+export function resolveTokens(tokens: readonly MarkerToken[], registry: MarkerRegistry, hits: readonly MarkerToken[] = []): Map<string, FoundMarker> {
   const found = new Map<string, FoundMarker>()
   for (const {token, position} of tokens) {
+    if (hits.some((h) => within(position, token.length, h))) continue
     const hex = token.slice(PREFIX.length).toLowerCase()
     const key = PREFIX + hex
     const {registered, partial} = resolveToken(registry, key)
+    if (registered === null && hits.some((h) => isHeadOf(token, h.token))) continue
     const dedup = registered ? registered.key : `orphan:${key}`
     const prior = found.get(dedup)
     // A full occurrence outranks a partial one of the same marker.
@@ -274,14 +300,74 @@ export function resolveTokens(tokens: readonly MarkerToken[], registry: MarkerRe
   return found
 }
 
+/** Whether the span [position, position + length) lies inside `outer` and is shorter. */
+function within(position: number, length: number, outer: MarkerToken): boolean {
+  return length < outer.token.length && position >= outer.position && position + length <= outer.position + outer.token.length
+}
+
+/** Whether `token` (`CANARY-` and its whole hex run) is how `marker` begins: the marker goes on with no hex digit. */
+function isHeadOf(token: string, marker: string): boolean {
+  return marker.length > token.length && marker.startsWith(token) && !isHexCode(marker.charCodeAt(token.length))
+}
+
+const isHexCode = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66)
+
+/**
+ * The spans of every `CANARY-` and its whole hex run in a text (any number of digits: a marker
+ * `CANARY-abc` inside `CANARY-abcdef0123456789` is inside a longer token), the run ended where
+ * markerTokens ends it (at the next `CANARY-`).
+ */
+function prefixRuns(text: string): Array<[number, number]> {
+  const out: Array<[number, number]> = []
+  for (let at = text.indexOf(PREFIX); at !== -1; at = text.indexOf(PREFIX, at + 1)) out.push([at, at + PREFIX.length + hexRun(text, at + PREFIX.length)])
+  return out
+}
+
+/** How many hex digits follow `from` in `text`, up to the next `CANARY-` (MARKER_SHAPED's run). */
+function hexRun(text: string, from: number): number {
+  let end = from
+  while (end < text.length && isHexCode(text.charCodeAt(end)) && !text.startsWith(PREFIX, end)) end++
+  return end - from
+}
+
+/**
+ * Of an automaton's matches in a text (findAll's order), the first occurrence of each pattern
+ * that is whole: not inside a longer match (a registered marker found only inside a longer
+ * registered marker, `ZEBRA-MARKER-7` inside `ZEBRA-MARKER-71`, is no sighting of it) nor inside
+ * a longer `CANARY-` and hex run (`CANARY-abc` inside `CANARY-abcdef0123456789abcd`).
+ */
+export function wholeMatches(matches: readonly AcMatch[], lengthOf: (pattern: number) => number, text: string): AcMatch[] {
+  if (matches.length === 0) return []
+  const spans: Array<[number, number]> = matches.map((m) => [m.start, m.start + lengthOf(m.pattern)])
+  if (text.includes(PREFIX)) spans.push(...prefixRuns(text))
+  const seen = new Set<number>()
+  const out: AcMatch[] = []
+  for (const m of matches) {
+    if (seen.has(m.pattern)) continue
+    const end = m.start + lengthOf(m.pattern)
+    if (spans.some(([s, e]) => e - s > end - m.start && s <= m.start && end <= e)) continue
+    seen.add(m.pattern)
+    out.push(m)
+  }
+  return out
+}
+
 /** Adds the registry's unconventional markers (automaton over the text) to what the tokens resolved to. */
 export function addUnconventional(found: Map<string, FoundMarker>, text: string, registry: MarkerRegistry): void {
   if (!registry.automaton) return
-  for (const hit of registry.automaton.findAll(text)) {
+  const lengthOf = (p: number): number => registry.unconventional[p]!.marker.length
+  for (const hit of wholeMatches(registry.automaton.findAll(text), lengthOf, text)) {
     const registered = registry.unconventional[hit.pattern]!
     if (found.has(registered.key)) continue
     found.set(registered.key, {registered, token: registered.marker, hex: null, partial: false, position: hit.start})
   }
+}
+
+/** The registry's unconventional markers held whole in a text (wholeMatches), as registered. */
+export function unconventionalHits(text: string, registry: Pick<MarkerRegistry, 'automaton' | 'unconventional'>): MarkerToken[] {
+  if (!registry.automaton) return []
+  const lengthOf = (p: number): number => registry.unconventional[p]!.marker.length
+  return wholeMatches(registry.automaton.findAll(text), lengthOf, text).map((h) => ({token: registry.unconventional[h.pattern]!.marker, position: h.start}))
 }
 
 export function sortedFound(found: Map<string, FoundMarker>): FoundMarker[] {
@@ -290,7 +376,7 @@ export function sortedFound(found: Map<string, FoundMarker>): FoundMarker[] {
 
 /** Every distinct marker in a response: one per registered marker, one per orphan token (case-folded). */
 export function findMarkers(text: string, registry: MarkerRegistry): FoundMarker[] {
-  const found = resolveTokens(markerTokens(text), registry)
+  const found = resolveTokens(markerTokens(text), registry, unconventionalHits(text, registry))
   addUnconventional(found, text, registry)
   return sortedFound(found)
 }
@@ -301,40 +387,63 @@ export interface RecipientContext {
   /**
    * Whether this request's prompt holds `needle`, the marker `found` names, as a marker. A
    * conventional needle (`CANARY-` + lower-case hex: the registered key, or a partial token's
-   * own) is held where the prompt has `CANARY-` followed by its hex, hex in either case: its hex
-   * is always a prefix of the token's, so a record can answer from its tokens' promptPrefix
-   * without keeping the prompt. Any other needle is the marker as registered, held exactly.
+   * own) is held where the prompt has `CANARY-` followed by its hex, hex in either case, and no
+   * more hex after it (a prompt's own `CANARY-0123456789abcdef42` does not hold
+   * `CANARY-0123456789abcdef`), or no more than the response's token has after it (the same
+   * marker run into the same adjoining hex); a partial's needle is held where its hex is followed
+   * by anything (the marker was cut short in the response, not in the prompt). Its hex is always
+   * a prefix of the token's, so a record can answer from its tokens' promptPrefix and promptWhole
+   * without keeping the prompt. Any other needle is the marker as registered, held where the
+   * prompt has it whole (unconventionalHits: not inside a longer registered marker).
    */
   promptHas: (needle: string, found: FoundMarker) => boolean
 }
 
+/**
+ * The registry's markers outside the convention held whole in a text, as registered
+ * (unconventionalHits, UnconventionalSet.hits): where one ends, the echo check needs to know.
+ */
+export type WholeHits = (text: string) => readonly MarkerToken[]
+
 /** promptHas over the request's text, read once, on first use. */
-export function promptSearch(text: () => string | null): RecipientContext['promptHas'] {
+export function promptSearch(text: () => string | null, wholeHits?: WholeHits): RecipientContext['promptHas'] {
   let prompt: string | null = null
-  return (needle) => promptHoldsMarker((prompt ??= text() ?? ''), needle)
+  return (needle, found) => promptHoldsMarker((prompt ??= text() ?? ''), needle, found, wholeHits)
 }
 
 /**
  * Whether `prompt` holds the marker `needle` (as RecipientContext.promptHas reads it). The hex
  * digits alone are not the marker: a hash, an id or a log line a user pasted can hold them, and
  * taking that for the marker sent back would hide a leak (contract: a marker is `CANARY-` and its
- * hex, hex case-insensitive).
+ * hex, hex case-insensitive). Nor is a longer marker that starts with it: taking the recipient's
+ * own longer marker for the foreign one would hide a leak the same way.
  */
-export function promptHoldsMarker(prompt: string, needle: string): boolean {
-  if (!CONVENTIONAL_KEY.test(needle)) return promptHasUnconventional(prompt, needle)
+export function promptHoldsMarker(prompt: string, needle: string, found?: Pick<FoundMarker, 'hex' | 'partial'>, wholeHits?: WholeHits): boolean {
+  if (!CONVENTIONAL_KEY.test(needle)) return promptHasUnconventional(prompt, needle, wholeHits)
   const hex = needle.slice(PREFIX.length)
-  return hexAfterPrefix(prompt, hex) >= hex.length
+  const token = found?.hex?.startsWith(hex) ? found.hex : hex
+  const held = hexAfterPrefix(prompt, token)
+  return (found?.partial ? held.prefix : held.whole) >= hex.length
+}
+
+/** What a prompt holds of a token's hex digits after a `CANARY-` (hexAfterPrefix). */
+export interface PromptHex {
+  /** The most of its digits, from its first, that follow a `CANARY-` (more digits may follow them). */
+  prefix: number
+  /** The most of its digits, from its first, that are a `CANARY-`'s whole hex run (no hex digit follows them). */
+  whole: number
 }
 
 /**
  * How many of `hex`'s digits (lower-case), from its first, the prompt holds right after a
- * `CANARY-` (the most over every `CANARY-` in it): `CANARY-` as written, the digits in either
- * letter case, as a response's tokens are found. Only ASCII A-F are folded, so that no other
- * character of the prompt can stand for a digit.
+ * `CANARY-` (the most over every `CANARY-` in it), and how many it holds as that `CANARY-`'s
+ * whole hex run (the run ended as markerTokens ends it): `CANARY-` as written, the digits in
+ * either letter case, as a response's tokens are found. Only ASCII A-F are folded, so that no
+ * other character of the prompt can stand for a digit.
  */
-function hexAfterPrefix(prompt: string, hex: string): number {
-  let best = 0
-  for (let at = prompt.indexOf(PREFIX); at !== -1 && best < hex.length; at = prompt.indexOf(PREFIX, at + 1)) {
+function hexAfterPrefix(prompt: string, hex: string): PromptHex {
+  const best = {prefix: 0, whole: 0}
+  for (let at = prompt.indexOf(PREFIX); at !== -1 && best.whole < hex.length; at = prompt.indexOf(PREFIX, at + 1)) {
     const from = at + PREFIX.length
     let n = 0
     while (n < hex.length && from + n < prompt.length) {
@@ -342,24 +451,39 @@ function hexAfterPrefix(prompt: string, hex: string): number {
       if ((c >= 0x41 && c <= 0x46 ? c + 0x20 : c) !== hex.charCodeAt(n)) break
       n++
     }
-    if (n > best) best = n
+    if (n > best.prefix) best.prefix = n
+    if (n > best.whole && hexRun(prompt, from + n) === 0) best.whole = n
   }
   return best
 }
 
 /**
  * Of a token's hex digits (lower-cased), how many from its first the prompt holds as a marker
- * (hexAfterPrefix): a conventional needle is always such a prefix of the token's hex, so the
- * prompt holds it exactly when this is at least its length.
+ * (hexAfterPrefix's prefix): a partial's needle is the token's own hex, held when this is at
+ * least its length.
  */
 export function promptPrefix(t: MarkerToken, prompt: () => string): number {
-  const p = prompt()
-  return p.includes(PREFIX) ? hexAfterPrefix(p, t.token.slice(PREFIX.length).toLowerCase()) : 0
+  return promptHex(t, prompt).prefix
 }
 
-/** Whether the prompt holds a registered marker outside the convention: exactly as registered, as responses are matched. */
-export function promptHasUnconventional(prompt: string, marker: string): boolean {
-  return prompt.includes(marker)
+/**
+ * What the prompt holds of a token's hex (hexAfterPrefix): `prefix` answers for a partial
+ * sighting (its needle is the token's hex), `whole` for a full one (its needle, the registered
+ * key, is a prefix of the token's hex, held when `whole` is at least its length).
+ */
+export function promptHex(t: MarkerToken, prompt: () => string): PromptHex {
+  const p = prompt()
+  return p.includes(PREFIX) ? hexAfterPrefix(p, t.token.slice(PREFIX.length).toLowerCase()) : {prefix: 0, whole: 0}
+}
+
+/**
+ * Whether the prompt holds a registered marker outside the convention: exactly as registered, as
+ * responses are matched, and whole (unconventionalHits: `ZEBRA-MARKER-71` does not hold
+ * `ZEBRA-MARKER-7` where both are registered). Without the registry's markers, anywhere.
+ */
+export function promptHasUnconventional(prompt: string, marker: string, wholeHits?: WholeHits): boolean {
+  if (!prompt.includes(marker)) return false
+  return wholeHits === undefined || wholeHits(prompt).some((h) => h.token === marker)
 }
 
 export interface Classification {

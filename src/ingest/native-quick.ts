@@ -38,6 +38,7 @@ export interface NativeMarked {
   hits: number[]
   hitPositions: number[]
   tokenEcho: number[]
+  tokenWhole: number[]
   hitEcho: boolean[]
 }
 

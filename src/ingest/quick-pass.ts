@@ -125,7 +125,7 @@ async function passFiles(files: readonly QuickPassFile[], pool: ParsePool, optio
         if (m?.at !== i) continue
         marked++
         try {
-          options.onRecord({request_id: m.request_id, tenant_id: m.tenant_id, session_id: m.session_id, ts_ms: m.ts_ms, tokens: m.tokens, hits: m.hits, token_echo: m.token_echo, hit_echo: m.hit_echo})
+          options.onRecord({request_id: m.request_id, tenant_id: m.tenant_id, session_id: m.session_id, ts_ms: m.ts_ms, tokens: m.tokens, hits: m.hits, token_echo: m.token_echo, token_whole: m.token_whole, hit_echo: m.hit_echo})
         } catch (error) {
           throw new RecordHandlerFailed(error)
         }

@@ -1,5 +1,5 @@
 import {extractMarkers, type UnconventionalSet} from '../extract/extract.js'
-import {promptHasUnconventional, promptPrefix, type MarkerToken} from '../extract/markers.js'
+import {promptHasUnconventional, promptHex, type MarkerToken} from '../extract/markers.js'
 import {pairHash} from './pair-set.js'
 import {nativeQuickExtractor, type NativeMarked} from './native-quick.js'
 import {decoderFor, markUnreadLine, noteCounter, recordFlags, walkUnit, type LineClaims, type UnitResult, type UnitTask} from './process-unit.js'
@@ -29,9 +29,11 @@ export interface QuickRecord {
    * What the echo check needs of the prompt, instead of the prompt (a verdict over millions of
    * records would otherwise hold every marked record's prompt until it is printed): per token,
    * promptPrefix (how many of its hex digits, from the first, the prompt holds after a
-   * `CANARY-`); per hit, whether the prompt holds the marker exactly as registered.
+   * `CANARY-`) and promptHex's `whole` (as many, where no more hex follows them); per hit,
+   * whether the prompt holds the marker whole, exactly as registered.
    */
   token_echo: number[]
+  token_whole: number[]
   hit_echo: boolean[]
 }
 
@@ -128,7 +130,7 @@ function walkQuick(task: QuickUnitTask, unconventional: UnconventionalSet | unde
       if (m.prompt !== null) {
         result.marked.push({
           at: columns.length, request_id: row.request_id, tenant_id: row.tenant_id, session_id: row.session_id, ts_ms: row.ts_ms,
-          tokens: m.tokens, hits: m.unconventional, ...echoFacts(m.tokens, m.unconventional, m.prompt),
+          tokens: m.tokens, hits: m.unconventional, ...echoFacts(m.tokens, m.unconventional, m.prompt, unconventional),
         })
       }
       columns.push(h1, h2, recordFlags(row), row.ts_ms)
@@ -138,8 +140,10 @@ function walkQuick(task: QuickUnitTask, unconventional: UnconventionalSet | unde
   return claims === undefined || claims.kinds.length === counts.lines
 }
 
-export function echoFacts(tokens: MarkerToken[], hits: MarkerToken[], prompt: string): Pick<QuickRecord, 'token_echo' | 'hit_echo'> {
-  return {token_echo: tokens.map((t) => promptPrefix(t, () => prompt)), hit_echo: hits.map((h) => promptHasUnconventional(prompt, h.token))}
+export function echoFacts(tokens: MarkerToken[], hits: MarkerToken[], prompt: string, unconventional?: UnconventionalSet): Pick<QuickRecord, 'token_echo' | 'token_whole' | 'hit_echo'> {
+  const held = tokens.map((t) => promptHex(t, () => prompt))
+  const whole = unconventional ? (text: string): MarkerToken[] => unconventional.hits(text) : undefined
+  return {token_echo: held.map((h) => h.prefix), token_whole: held.map((h) => h.whole), hit_echo: hits.map((h) => promptHasUnconventional(prompt, h.token, whole))}
 }
 
 function finish(task: QuickUnitTask, result: QuickUnitResult): QuickUnitResult {
@@ -179,7 +183,7 @@ function nativeClaims(task: QuickUnitTask, unconventional: UnconventionalSet | u
   // A marked record shaped otherwise than its facts need (a bug) voids the whole answer.
   let misshaped = false
   const wellFormed = (m: NativeMarked): boolean =>
-    m.tokenPositions.length === m.tokens.length && m.tokenEcho.length === m.tokens.length &&
+    m.tokenPositions.length === m.tokens.length && m.tokenEcho.length === m.tokens.length && m.tokenWhole.length === m.tokens.length &&
     m.hitPositions.length === m.hits.length && m.hitEcho.length === m.hits.length && m.hits.every((h) => h < markers.length)
   return {
     kinds: n.kinds,
@@ -192,7 +196,7 @@ function nativeClaims(task: QuickUnitTask, unconventional: UnconventionalSet | u
           at: columns.length, request_id: m.requestId, tenant_id: m.tenantId, session_id: m.sessionId, ts_ms: n.ts[k]!,
           tokens: m.tokens.map((token, i) => ({token, position: m.tokenPositions[i]!})),
           hits: m.hits.map((marker, i) => ({token: markers[marker]!, position: m.hitPositions[i]!})),
-          token_echo: m.tokenEcho, hit_echo: m.hitEcho,
+          token_echo: m.tokenEcho, token_whole: m.tokenWhole, hit_echo: m.hitEcho,
         })
       }
       columns.push(n.pairs[2 * k]!, n.pairs[2 * k + 1]!, n.flags[k]!, n.ts[k]!)

@@ -46,7 +46,7 @@ const COLUMNS: Array<[string, SchemaElement[]]> = [
   ['no_request_text', [bool('no_request_text')]],
   ['no_response_text', [bool('no_response_text')]],
   ['no_response', [bool('no_response')]],
-  ['tokens', list('tokens', struct([str('token', true), i32('position', true), i32('prompt_prefix', true)]))],
+  ['tokens', list('tokens', struct([str('token', true), i32('position', true), i32('prompt_prefix', true), i32('prompt_whole', true)]))],
   ['unconventional', list('unconventional', struct([str('marker', true), i32('position', true), bool('in_prompt', true)]))],
   ['pii', list('pii', struct([bool('in_response', true), str('kind', true), {name: 'sha256', type: 'FIXED_LEN_BYTE_ARRAY', type_length: 32, repetition_type: 'REQUIRED'}]))],
   ['prompt_fp', list('prompt_fp', [i64('element', true)])],
@@ -119,7 +119,7 @@ export class ExtractWriter {
     c.no_request_text!.push(rec ? rec.noRequestText : null)
     c.no_response_text!.push(rec ? rec.noResponseText : null)
     c.no_response!.push(rec ? rec.noResponse : null)
-    c.tokens!.push(rec ? rec.tokens.map((t) => ({token: t.token, position: t.position, prompt_prefix: t.promptPrefix})) : [])
+    c.tokens!.push(rec ? rec.tokens.map((t) => ({token: t.token, position: t.position, prompt_prefix: t.promptPrefix, prompt_whole: t.promptWhole})) : [])
     c.unconventional!.push(rec ? rec.unconventional.map((u) => ({marker: u.marker, position: u.position, in_prompt: u.inPrompt})) : [])
     c.pii!.push(rec ? rec.pii.map((p) => ({in_response: p.inResponse, kind: p.kind, sha256: new Uint8Array(p.sha256)})) : [])
     c.prompt_fp!.push(rec ? fingerprintList(rec.promptFp) : [])

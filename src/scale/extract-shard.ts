@@ -2,7 +2,7 @@ import {createHash} from 'node:crypto'
 import {EXTRACT_SCHEME, type UnconventionalSet} from '../extract/extract.js'
 import type {LogFormat} from '../extract/formats/index.js'
 import type {LineDecoder} from '../extract/line-decoder.js'
-import {promptHasUnconventional, promptPrefix, type MarkerToken} from '../extract/markers.js'
+import {promptHasUnconventional, promptHex, type MarkerToken} from '../extract/markers.js'
 import {buildCompanionIndex} from '../ingest/file-lines.js'
 import {DamagedStreamError} from '../ingest/gunzip-recover.js'
 import {UNIT_BYTES, type FileFormat} from '../ingest/ingest-file.js'
@@ -57,16 +57,19 @@ export interface TokenEntry {
    * How many of the token's hex digits (lower-cased), from the first, the prompt holds right
    * after a `CANARY-` (hex in either case). The echo check asks whether the prompt holds a marker
    * whose hex is always such a prefix (the registered marker's, or the token's own for a
-   * partial), so "the prompt holds the marker" is "promptPrefix >= its hex length", decidable
-   * without the registry. The hex alone, without `CANARY-` before it, counts for nothing.
+   * partial), so "the prompt holds the marker" is "promptPrefix >= its hex length" for a
+   * partial sighting and "promptWhole >= its hex length" for a full one, decidable without the
+   * registry. The hex alone, without `CANARY-` before it, counts for nothing.
    */
   promptPrefix: number
+  /** As many, where no more hex follows them in the prompt (a longer marker does not hold a shorter one). */
+  promptWhole: number
 }
 
 export interface UnconventionalEntry {
   marker: string
   position: number
-  /** The prompt holds the marker exactly as registered (the echo check for such markers). */
+  /** The prompt holds the marker whole, exactly as registered (the echo check for such markers). */
   inPrompt: boolean
 }
 
@@ -177,8 +180,11 @@ async function extractOne(f: ShardToExtract, index: Awaited<ReturnType<typeof bu
   const onTexts = (item: RecordItem, texts: {request_text: string | null}): void => {
     const prompt = texts.request_text ?? ''
     promptFacts.set(item, {
-      tokens: item.tokens.map((t) => ({...t, promptPrefix: promptPrefix(t, () => prompt)})),
-      unconventional: item.unconventional.map((u) => ({marker: u.token, position: u.position, inPrompt: promptHasUnconventional(prompt, u.token)})),
+      tokens: item.tokens.map((t) => {
+        const held = promptHex(t, () => prompt)
+        return {...t, promptPrefix: held.prefix, promptWhole: held.whole}
+      }),
+      unconventional: item.unconventional.map((u) => ({marker: u.token, position: u.position, inPrompt: promptHasUnconventional(prompt, u.token, (text) => options.unconventional.hits(text))})),
     })
   }
   let seq = 0

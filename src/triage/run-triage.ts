@@ -418,7 +418,8 @@ class EchoUnknown extends Error {}
 /**
  * The echo check of a quick record, answered from what its worker kept of the prompt: a token's
  * needle is `CANARY-` and a prefix of its hex, held exactly when that hex is no longer than the
- * token's promptPrefix (the digits the prompt holds after a `CANARY-`); an unconventional
+ * token's promptPrefix (the digits the prompt holds after a `CANARY-`) for a partial, its
+ * token_whole (as many, with no more hex after them) for a full sighting; an unconventional
  * marker's needle is the marker as registered, which the hit says. A needle of any other shape
  * throws EchoUnknown.
  */
@@ -428,7 +429,7 @@ export function echoFromFacts(r: QuickRecord): RecipientContext['promptHas'] {
       const i = r.tokens.findIndex((t) => t.position === found.position && t.token === found.token)
       const hex = needle.startsWith(MARKER_PREFIX) ? needle.slice(MARKER_PREFIX.length) : null
       if (i === -1 || hex === null || !found.hex.startsWith(hex)) throw new EchoUnknown()
-      return hex.length <= r.token_echo[i]!
+      return hex.length <= (found.partial ? r.token_echo[i]! : r.token_whole[i]!)
     }
     const i = r.hits.findIndex((h) => h.position === found.position && h.token === needle)
     if (i === -1) throw new EchoUnknown()
