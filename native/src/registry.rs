@@ -228,6 +228,11 @@ pub fn rows(bytes: &[u8]) -> Option<Vec<[&str; 3]>> {
         if b.len() > 7 && b[..7].eq_ignore_ascii_case(b"CANARY-") && &b[..7] != b"CANARY-" && b[7..].iter().all(u8::is_ascii_hexdigit) {
             return None;
         }
+        // Nor is a CANARY- marker of fewer than 8 hex digits (validate refuses it, in words).
+        let m = marker.as_bytes();
+        if m.len() < 7 + 8 && m.len() > 7 && m[..7].eq_ignore_ascii_case(b"CANARY-") && m[7..].iter().all(u8::is_ascii_hexdigit) {
+            return None;
+        }
         match cell(at[3]) {
             None | Some("") => {}
             Some(issued) => {

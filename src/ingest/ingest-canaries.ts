@@ -7,7 +7,7 @@ import type {z as Zod} from 'zod'
 import {InputError} from '../errors.js'
 import {BLOCK_SIZE, EvidenceWriter} from '../evidence/evidence-store.js'
 import {DuplicateKeyError, duplicateKeyPath} from '../extract/duplicate-keys.js'
-import {CONVENTIONAL_MARKER, markerKey, memoryRegistry, sortedRegistry, type MarkerRegistry, type RegisteredMarker} from '../extract/markers.js'
+import {CONVENTIONAL_MARKER, MARKER_PREFIX, MIN_TOKEN_HEX, markerKey, memoryRegistry, sortedRegistry, type MarkerRegistry, type RegisteredMarker} from '../extract/markers.js'
 import {stageRegistry} from '../store/canaries.js'
 import {deleteFile, fileBySha256, insertRegistryFile, setRegistryEntries} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
@@ -570,6 +570,13 @@ function validate(path: string, line: number, value: unknown): Entry {
   if (CONVENTIONAL_MARKER.test(e.marker) && !e.marker.startsWith('CANARY-')) {
     throw new InputError(
       `${path}:${line}: marker ${quote(e.marker.slice(0, 40))} starts ${quote(e.marker.slice(0, 7))}: the marker convention is CANARY- in upper case followed by hex digits, and responses are searched for that spelling only, so this marker could never be found as written; register the marker exactly as it was sent (CANARY-…)`,
+    )
+  }
+  if (CONVENTIONAL_MARKER.test(e.marker) && e.marker.length - MARKER_PREFIX.length < MIN_TOKEN_HEX) {
+    // Shorter than a marker-shaped token, it is never a token of its own: it would be matched
+    // as text, inside every longer marker and token that starts with it (a false leak each).
+    throw new InputError(
+      `${path}:${line}: marker ${quote(e.marker.slice(0, 40))} is too short: a CANARY- marker needs at least ${MIN_TOKEN_HEX} hex digits (the convention's have 16 or more), or it is found inside longer markers`,
     )
   }
   if (!CONVENTIONAL_MARKER.test(e.marker) && [...e.marker].length < MIN_UNCONVENTIONAL_MARKER) {
