@@ -125,6 +125,23 @@ describe('crosstalk ingest canaries keeps ids exactly as written (issue 16)', ()
     expect(await runJson<Result>(['ingest', 'canaries', ok.file, '--db', ok.db])).toMatchObject({added: 1})
   })
 
+  it('refuses CANARY- markers of fewer than 8 hex digits, naming the line, in CSV and JSON Lines (QA registry #3)', async () => {
+    // Shorter than a marker-shaped token, such a marker was matched as text inside every longer
+    // marker and token starting with it: a false cross_tenant leak each time.
+    for (const marker of ['CANARY-b', 'CANARY-abc', 'CANARY-0123456', 'CANARY-ABCDEF']) {
+      const {file, db} = setup('short.csv', `${HEADER}\n${M1},t1,s1,\n${marker},t1,s2,\n`)
+      const r = await run(['ingest', 'canaries', file, '--db', db])
+      expect(r.code, r.stderr).toBe(1)
+      expect(r.stderr).toContain(`short.csv:3: marker "${marker}" is too short: a CANARY- marker needs at least 8 hex digits`)
+      const j = setup('short.jsonl', `${JSON.stringify({marker: M1, tenant_id: 't1', session_id: 's1'})}\n${JSON.stringify({marker, tenant_id: 't1', session_id: 's2'})}\n`)
+      const rj = await run(['ingest', 'canaries', j.file, '--db', j.db])
+      expect(rj.code, rj.stderr).toBe(1)
+      expect(rj.stderr).toContain(`short.jsonl:2: marker "${marker}" is too short`)
+    }
+    const ok = setup('eight.csv', `${HEADER}\nCANARY-0123abcd,t1,s1,\n`)
+    expect(await runJson<Result>(['ingest', 'canaries', ok.file, '--db', ok.db])).toMatchObject({added: 1})
+  })
+
   it('refuses ids that are only white space', async () => {
     for (const [row, field] of [[`${M1},"   ",s1,`, 'tenant_id'], [`${M1},t1,"\t",`, 'session_id'], [`"  ",t1,s1,`, 'marker']] as const) {
       const {file, db} = setup('blank.csv', `${HEADER}\n${row}\n`)

@@ -441,9 +441,11 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
   // ---------------------------------------------------------------- marked records
 
   // Markers that overlap: two end where one ends (the longer is reported first), one inside another.
-  const OVERLAPPING = ['AB-12', 'B-12', 'B-1', 'XAB-123', 'ZEBRA-TOKEN-C1']
+  // Some nest (ZEBRA-TOKEN-C1 in ZEBRA-TOKEN-C17), some are a CANARY-<hex> head and a suffix, one
+  // is hex that falls inside CANARY- runs: a match inside a longer one is no hit of its own.
+  const OVERLAPPING = ['AB-12', 'B-12', 'B-1', 'XAB-123', 'ZEBRA-TOKEN-C1', 'ZEBRA-TOKEN-C17', 'CANARY-0123456789abcdef-s42', 'CANARY-0123456789abcdef-s4', 'abcdef0123']
   const fragment = fc.oneof(
-    fc.constantFrom('CANARY-', 'CANARY-CANARY-', 'canary-', 'CANARY', ' ', '-', 'x', '\n', '"', '\\', 'AB-12', 'XAB-123', 'B-1', 'ZEBRA-TOKEN-C1', 'é'),
+    fc.constantFrom('CANARY-', 'CANARY-CANARY-', 'canary-', 'CANARY', ' ', '-', 'x', '\n', '"', '\\', 'AB-12', 'XAB-123', 'B-1', 'ZEBRA-TOKEN-C1', 'ZEBRA-TOKEN-C17', 'CANARY-0123456789abcdef', '-s42', 'abcdef0123', 'é'),
     fc.stringMatching(/^[0-9a-fA-F]{0,20}$/),
     fc.string({unit: 'binary-ascii', maxLength: 4}),
   )
@@ -572,7 +574,7 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     expect(claims(bytes, set)).toEqual({left: 2, blank: 0, record: 2})
     const out = nativeQuickExtractor(set)!.lines(bytes, 'gw-test', 1 << 20)
     expect(out.marked).toEqual([
-      {at: 0, requestId: 'a', tenantId: 't', sessionId: 's', tokens: ['CANARY-0123456789abcdef'], tokenPositions: [4], hits: [], hitPositions: [], tokenEcho: [10], hitEcho: []},
+      {at: 0, requestId: 'a', tenantId: 't', sessionId: 's', tokens: ['CANARY-0123456789abcdef'], tokenPositions: [4], hits: [], hitPositions: [], tokenEcho: [10], tokenWhole: [10], hitEcho: []},
     ])
     same(taskOf(bytes), set)
   })
@@ -692,6 +694,31 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
       ['other case', [], [false]],
     ])
     same(taskOf(bytes), set)
+  })
+
+  it('matches registered markers whole, in the response and in the prompt, as TypeScript does (QA registry #1, #3, #6)', () => {
+    const nested = new UnconventionalSet(['ZEBRA-MARKER-7', 'ZEBRA-MARKER-71', 'abcdef0123', 'CANARY-0123456789abcdef-s42'])
+    const records: Array<[string, {request: string; response: string}]> = [
+      // The prompt's run goes on past the token's hex: not held whole.
+      ['longer run', {request: 'ref CANARY-0123456789abcdef42', response: 'see CANARY-0123456789abcdef.'}],
+      ['whole run', {request: 'ref CANARY-0123456789ABCDEF, CANARY-0123', response: 'see CANARY-0123456789abcdef.'}],
+      // ZEBRA-MARKER-7 inside ZEBRA-MARKER-71 is no hit, in the response or the prompt.
+      ['nested', {request: 'ref ZEBRA-MARKER-71', response: 'ZEBRA-MARKER-71 then ZEBRA-MARKER-7.'}],
+      ['inside a token', {request: 'abcdef0123', response: 'CANARY-abcdef0123456789abcd'}],
+      ['suffixed', {request: 'CANARY-0123456789abcdef', response: 'CANARY-0123456789abcdef-s42'}],
+    ]
+    const lines = records.map(([request_id, texts]) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id, tenant_id: 't', session_id: 's', ...texts}))
+    const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
+    const out = nativeQuickExtractor(nested)!.lines(bytes, 'gw-test', 1 << 20)
+    const markers = [...nested.markers]
+    expect(out.marked!.map((m) => [m.requestId, m.tokenEcho, m.tokenWhole, m.hits.map((h) => markers[h]), m.hitEcho])).toEqual([
+      ['longer run', [16], [0], [], []],
+      ['whole run', [16], [16], [], []],
+      ['nested', [], [], ['ZEBRA-MARKER-71', 'ZEBRA-MARKER-7'], [true, false]],
+      ['inside a token', [0], [0], [], []],
+      ['suffixed', [16], [16], ['CANARY-0123456789abcdef-s42'], [false]],
+    ])
+    same(taskOf(bytes), nested)
   })
 
   it('takes for an echo the marker the caller sent in any request shape (history replayed, tool items, refusals, a prediction), as TypeScript does, or leaves the line to it', () => {

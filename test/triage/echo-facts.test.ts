@@ -15,7 +15,8 @@ import {echoFromFacts} from '../../src/triage/run-triage.js'
 const SEED = 180_022
 const hexChar = fc.constantFrom(...'0123456789abcdefABCDEF')
 const hex = (min: number, max: number) => fc.string({unit: hexChar, minLength: min, maxLength: max})
-const UNCONVENTIONAL = ['HERON-SUMMIT-8811', 'Blue-Falcon-42x']
+// HERON-SUMMIT-88 lies inside HERON-SUMMIT-8811: a prompt holding the longer does not hold it.
+const UNCONVENTIONAL = ['HERON-SUMMIT-8811', 'HERON-SUMMIT-88', 'Blue-Falcon-42x']
 
 describe('the echo check from a quick record', () => {
   it('classifies every sighting as the scan does, which reads the prompt', () => {
@@ -26,24 +27,27 @@ describe('the echo check from a quick record', () => {
           fc.record({
             keys: fc.array(fc.oneof(hex(0, 12).map((t) => `CANARY-${(stem + t).toLowerCase()}`), hex(8, 20).map((h) => `CANARY-${h.toLowerCase()}`)), {minLength: 1, maxLength: 12}),
             pieces: fc.array(
-              fc.oneof(hex(0, 16).map((t) => `CANARY-${stem}${t}`), hex(8, 24).map((h) => `CANARY-${h}`), hex(1, 12), hex(0, 16).map((t) => `${stem}${t}`), fc.constant('canary-'), fc.constantFrom(...UNCONVENTIONAL, 'heron-summit-8811', ' ', 'text '), fc.string({maxLength: 4})),
+              fc.oneof(hex(0, 16).map((t) => `CANARY-${stem}${t}`), hex(0, 16).map((t) => `CANARY-${stem}${t}. `), hex(8, 24).map((h) => `CANARY-${h}`), hex(1, 12), hex(0, 16).map((t) => `${stem}${t}`), fc.constant('canary-'), fc.constantFrom(...UNCONVENTIONAL, 'heron-summit-8811', ' ', 'text '), fc.string({maxLength: 4})),
               {maxLength: 8},
             ),
             response: fc.array(fc.oneof(hex(0, 16).map((t) => `CANARY-${stem}${t}`), fc.constantFrom(...UNCONVENTIONAL, ' ', 'x'), hex(8, 20).map((h) => `CANARY-${h}`)), {minLength: 1, maxLength: 5}),
             recipient: fc.constantFrom(0, 1, 2),
+            // Registered markers pasted whole, in some letter case: the echoes the check is for.
+            pasted: fc.array(fc.tuple(fc.nat(), fc.boolean()), {maxLength: 2}),
           }),
         ),
-        ({keys, pieces, response, recipient}) => {
+        ({keys, pieces, response, recipient, pasted}) => {
           const rows = [...keys.map((k) => ({marker: k, key: k})), ...UNCONVENTIONAL.map((m) => ({marker: m, key: m}))]
           const registry = buildRegistry(rows.map((r, i) => ({marker_key: r.key, marker: r.marker, tenant_id: `t${i % 2}`, session_id: `s${i % 3}`})))
           const byMarker = new Map(registry.unconventional.map((m) => [m.marker, m]))
-          const prompt = pieces.join('')
+          const prompt = pieces.join('') + pasted.map(([i, upper]) => ` ${upper ? `CANARY-${keys[i % keys.length]!.slice(7).toUpperCase()}` : keys[i % keys.length]} `).join('')
           const text = response.join(' ')
-          const m = extractMarkers(prompt, text, new UnconventionalSet(UNCONVENTIONAL))
+          const set = new UnconventionalSet(UNCONVENTIONAL)
+          const m = extractMarkers(prompt, text, set)
           if (m.prompt === null) return
           const who = {tenant: `t${recipient % 2}`, session: `s${recipient}`}
-          const byScan = responseSightings(m.tokens, m.unconventional, registry, byMarker, {...who, promptHas: promptSearch(() => prompt)})
-          const record = {request_id: 'r', tenant_id: who.tenant, session_id: who.session, ts_ms: 0, tokens: m.tokens, hits: m.unconventional, ...echoFacts(m.tokens, m.unconventional, m.prompt)}
+          const byScan = responseSightings(m.tokens, m.unconventional, registry, byMarker, {...who, promptHas: promptSearch(() => prompt, (t) => set.hits(t))})
+          const record = {request_id: 'r', tenant_id: who.tenant, session_id: who.session, ts_ms: 0, tokens: m.tokens, hits: m.unconventional, ...echoFacts(m.tokens, m.unconventional, m.prompt, set)}
           const byFacts = responseSightings(m.tokens, m.unconventional, registry, byMarker, {...who, promptHas: echoFromFacts(record)})
           expect(byFacts).toEqual(byScan)
           echoes += byScan.filter((s) => s.class === 'echo').length
@@ -72,6 +76,12 @@ describe('the quick verdict\'s echo check', () => {
 
   it('takes the marker itself, hex in either case, for an echo', () => {
     expect(classOf(`I sent CANARY-${hexA.toUpperCase()} before`)).toEqual(['echo'])
-    expect(classOf(`CANARY-0123 then CANARY-${hexA}ff`)).toEqual(['echo'])
+    expect(classOf(`CANARY-0123 then CANARY-${hexA}`)).toEqual(['echo'])
+  })
+
+  it('takes a longer marker that starts with the marker for no echo: the prompt\'s hex run must end where the marker ends', () => {
+    // The recipient's own CANARY-<hex>ff (registered or not) is not the marker CANARY-<hex>.
+    expect(classOf(`CANARY-0123 then CANARY-${hexA}ff`)).toEqual(['cross_tenant'])
+    expect(classOf(`mine is CANARY-${hexA}42 and CANARY-${hexA.slice(0, 16)}`)).toEqual(['cross_tenant'])
   })
 })
