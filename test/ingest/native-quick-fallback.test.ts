@@ -19,7 +19,7 @@ vi.mock('../../src/ingest/native-quick.js', async (importOriginal) => {
           if (state.mode === 'misshaped' || state.mode === 'stray') {
             // Both records claimed with their columns, and a marked record that is wrong: a hit
             // on a marker the set does not have ('misshaped'), or one placed past the records ('stray').
-            const m = {at: state.mode === 'stray' ? 7 : 0, requestId: 'a', tenantId: 't', sessionId: 's', tokens: [], tokenPositions: [], hits: [5], hitPositions: [4], tokenEcho: [], hitEcho: [false]}
+            const m = {at: state.mode === 'stray' ? 7 : 0, requestId: 'a', tenantId: 't', sessionId: 's', tokens: [], tokenPositions: [], hits: [5], hitPositions: [4], tokenEcho: [], tokenWhole: [], hitEcho: [false]}
             const kinds = new Uint8Array([real.NATIVE_RECORD, real.NATIVE_BLANK, real.NATIVE_RECORD, real.NATIVE_LEFT])
             return {kinds, pairs: new Uint32Array(4), flags: new Uint8Array(2), ts: new Float64Array(2), marked: [m]}
           }

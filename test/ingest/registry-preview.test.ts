@@ -59,8 +59,8 @@ describe('the registry held in memory for the verdict', () => {
           // A marker's session is fixed by its key, so that repeats are not conflicts.
           const sessionOf = new Map<string, number>()
           const rows = markers.map(({marker: given, session}) => {
-            // Outside the convention a marker needs 8 characters (ingestCanaries refuses shorter).
-            const marker = /^CANARY-[0-9a-f]+$/i.test(given) || [...given].length >= 8 ? given : `${given}-padding`
+            // Outside the convention a marker needs 8 characters, inside it 8 hex digits (ingestCanaries refuses shorter).
+            const marker = (/^CANARY-[0-9a-f]+$/i.test(given) ? given.length - 7 >= 8 : [...given].length >= 8) ? given : `${given}-padding`
             const key = /^CANARY-[0-9a-f]+$/i.test(marker) ? P + marker.slice(7).toLowerCase() : marker
             if (!sessionOf.has(key)) sessionOf.set(key, session)
             return {marker, session: sessionOf.get(key)!}
