@@ -89,12 +89,12 @@ def sightings(records: DataFrame, registry: DataFrame) -> DataFrame:
     unconventional_found = records.select(*rec, F.explode("unconventional").alias("u")).join(
         registry.filter(~F.col("marker_key").rlike(CONVENTIONAL_KEY)).select(F.col("marker").alias("h_marker")), F.col("u.marker") == F.col("h_marker"),
     ).select(*rec, F.col("h_marker"), F.col("u.position").alias("h_position"))
-    after_head = F.substring("h_marker", F.length("token") + 1, 1)
+    after_head = F.expr("substring(h_marker, length(token) + 1, 1)")
     inside = resolved.join(unconventional_found, rec).filter(
         (F.length("token") < F.length("h_marker"))
         & (
             ((F.col("position") >= F.col("h_position")) & (F.col("position") + F.length("token") <= F.col("h_position") + F.length("h_marker")))
-            | (F.col("reg_key").isNull() & F.col("h_marker").startswith(F.col("token")) & ~after_head.rlike("^[0-9a-fA-F]$"))
+            | (F.col("reg_key").isNull() & F.expr("substring(h_marker, 1, length(token)) = token") & ~after_head.rlike("^[0-9a-fA-F]$"))
         )
     ).select(*rec, "position").distinct()
     resolved = resolved.join(inside, [*rec, "position"], "left_anti")
