@@ -496,12 +496,29 @@ impl QuickExtractor {
         for at in memchr::memmem::find_iter(b, b"CANARY-") {
             spans.push((at, at + 7 + hex_run(&b[at + 7..])));
         }
+        // containment (markers.ts): a longer span holding [s, e) starts before it and ends at or
+        // after e, or starts at s and ends after e; found by a binary search over the spans sorted.
+        spans.sort_unstable();
+        let mut reach = Vec::with_capacity(spans.len() + 1);
+        reach.push(0usize);
+        for &(_, e) in &spans {
+            let last = *reach.last().unwrap();
+            reach.push(last.max(e));
+        }
+        let inside = |s: usize, e: usize| {
+            let before = spans.partition_point(|&(x, _)| x < s);
+            let furthest_at = spans[before..].iter().take_while(|&&(x, _)| x == s).map(|&(_, y)| y).max().unwrap_or(0);
+            (before > 0 && reach[before] >= e) || furthest_at > e
+        };
         let mut seen = std::collections::HashSet::new();
-        all.into_iter()
-            .filter(|&(end, len, _)| !spans.iter().any(|&(s, e)| e - s > len && s <= end - len && end <= e))
-            .filter(|&(_, _, marker)| seen.insert(marker))
-            .map(|(end, len, marker)| (marker, (end - len) as u32))
-            .collect()
+        let mut out = Vec::new();
+        for (end, len, marker) in all {
+            if !seen.contains(&marker) && !inside(end - len, end) {
+                seen.insert(marker);
+                out.push((marker, (end - len) as u32));
+            }
+        }
+        out
     }
 
     /// echoFacts (quick-unit.ts) over an ASCII prompt.

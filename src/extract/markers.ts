@@ -340,16 +340,40 @@ export function wholeMatches(matches: readonly AcMatch[], lengthOf: (pattern: nu
   if (matches.length === 0) return []
   const spans: Array<[number, number]> = matches.map((m) => [m.start, m.start + lengthOf(m.pattern)])
   if (text.includes(PREFIX)) spans.push(...prefixRuns(text))
+  const inside = containment(spans)
   const seen = new Set<number>()
   const out: AcMatch[] = []
   for (const m of matches) {
-    if (seen.has(m.pattern)) continue
-    const end = m.start + lengthOf(m.pattern)
-    if (spans.some(([s, e]) => e - s > end - m.start && s <= m.start && end <= e)) continue
+    if (seen.has(m.pattern) || inside(m.start, m.start + lengthOf(m.pattern))) continue
     seen.add(m.pattern)
     out.push(m)
   }
   return out
+}
+
+/**
+ * Whether [start, end) lies inside a longer one of `spans`, in a binary search (a text repeating a
+ * marker thousands of times must not cost a comparison of every pair): a longer span holding it
+ * starts before it and ends at or after its end, or starts with it and ends after it.
+ */
+function containment(spans: Array<[number, number]>): (start: number, end: number) => boolean {
+  spans.sort((a, b) => a[0] - b[0])
+  // reach[i]: the furthest end of spans[0..i)
+  const reach = new Array<number>(spans.length + 1)
+  reach[0] = -1
+  for (let i = 0; i < spans.length; i++) reach[i + 1] = Math.max(reach[i]!, spans[i]![1])
+  const furthestAt = new Map<number, number>()
+  for (const [s, e] of spans) furthestAt.set(s, Math.max(furthestAt.get(s) ?? -1, e))
+  return (start, end) => {
+    let lo = 0
+    let hi = spans.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (spans[mid]![0] < start) lo = mid + 1
+      else hi = mid
+    }
+    return reach[lo]! >= end || furthestAt.get(start)! > end
+  }
 }
 
 /** Adds the registry's unconventional markers (automaton over the text) to what the tokens resolved to. */
