@@ -60,8 +60,11 @@ import {FingerprintBuffer, fingerprintTextFast, SCHEME} from './winnow.js'
  * tool calls and sent-back reasoning, and what a caller defines for the model (tools and their
  * schemas, a structured output's schema, a message's name) are prompt text, so a marker the model
  * repeats from them is an echo; a request member not read is noted (the prompt read in part).
+ * x9: registered markers are matched whole: a registered marker found only inside a longer
+ * registered marker or `CANARY-` hex run is no hit, and each token carries the hex digits the
+ * prompt holds as a `CANARY-`'s whole run (the quick verdict's and the Spark job's echo test).
  */
-export const EXTRACT_SCHEME = `x8/${SCHEME}`
+export const EXTRACT_SCHEME = `x9/${SCHEME}`
 
 /**
  * The schemes before, whose files a scan extracts again from their evidence (detect/reextract.ts)
@@ -74,9 +77,10 @@ export const EXTRACT_SCHEME = `x8/${SCHEME}`
  * fingerprints), and in the records not read whole; x6 from x7 in an answer's texts decoded (a
  * streamed answer's where an event was cut off too), in the records not read whole and in the
  * answers counted as without text; x7 from x8 in an answer's and a request's texts decoded (its
- * echo decisions, personal data and fingerprints) and in the records not read whole.
+ * echo decisions, personal data and fingerprints) and in the records not read whole; x8 from x9 in
+ * the registered markers' hits and the tokens' whole-run facts.
  */
-export const PRIOR_EXTRACT_SCHEMES: readonly string[] = [`x1/${SCHEME}`, `x2/${SCHEME}`, `x3/${SCHEME}`, `x4/${SCHEME}`, `x5/${SCHEME}`, `x6/${SCHEME}`, `x7/${SCHEME}`]
+export const PRIOR_EXTRACT_SCHEMES: readonly string[] = [`x1/${SCHEME}`, `x2/${SCHEME}`, `x3/${SCHEME}`, `x4/${SCHEME}`, `x5/${SCHEME}`, `x6/${SCHEME}`, `x7/${SCHEME}`, `x8/${SCHEME}`]
 
 /**
  * The registry's markers outside the CANARY-<hex> convention, matched in each response by

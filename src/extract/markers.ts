@@ -521,9 +521,13 @@ export interface Classification {
  * is classified again whole. 2: an echo is the marker itself in the prompt (before, its hex
  * digits anywhere in it). 3: a token that is a strict prefix of exactly one registered marker
  * is a partial sighting of it even where it also extends a shorter registered marker (before,
- * the shorter marker's full sighting).
+ * the shorter marker's full sighting). 4: registered markers are matched whole: one found only
+ * inside a longer registered marker or marker-shaped token is no sighting of it, a prompt holds a
+ * marker only where its hex run (or the registered marker) ends where the marker ends (a prompt
+ * holding `CANARY-…ab42` does not echo `CANARY-…ab`), and a registered `CANARY-<hex><suffix>`
+ * found exactly is one whole sighting (before, a partial one, or a sighting of its hex part).
  */
-export const SIGHTING_RULES = 3
+export const SIGHTING_RULES = 4
 
 /** The contract's classes, in order: own, echo, cross_session, cross_tenant; orphan when unregistered. */
 export function classifySighting(found: FoundMarker, recipient: RecipientContext): Classification {

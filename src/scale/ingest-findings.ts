@@ -36,8 +36,13 @@ import {readShardRanges, shardPath, type PrefixRewrite} from './shard-reader.js'
 // recorded as the job made them (corpus_facts), and each shard's counts, notes and refusal
 // are decided by ingest's own rules (fileNotes, refusalOf).
 
-/** 3: the job's echo is the marker itself in the prompt (findings of 2 took its hex digits alone for one). */
-export const FINDINGS_FORMAT = 'crosstalk-findings/5'
+/**
+ * 3: the job's echo is the marker itself in the prompt (findings of 2 took its hex digits alone
+ * for one). 5: a line repeating a request id is listed. 6: registered markers matched whole
+ * (SIGHTING_RULES 4: a prompt holding a longer marker that begins with one is no echo of it;
+ * the extract's `prompt_whole`).
+ */
+export const FINDINGS_FORMAT = 'crosstalk-findings/6'
 
 /** A shard as the job's manifest lists it: what extract found in it (its ShardFacts but the record count) and what the job decided over every shard. */
 interface ShardEntry extends Omit<ShardFacts, 'record_lines'> {
