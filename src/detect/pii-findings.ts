@@ -3,8 +3,8 @@ import {piiFindingWriter} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
 import {inTransaction} from '../store/session.js'
 
-// "PII you never sent": a value in a response that its session never put in any of its
-// own prompts. Where another session sent the same value in an earlier prompt, that
+// "PII you never sent": a value in a response that its session had not put in any of its
+// own prompts by then (this request's or an earlier one's). Where another session sent the same value in an earlier prompt, that
 // session is the likely owner (same decode node first, then the most recent).
 
 export function computePiiFindings(db: CaseDb): {findings: number; attributed: number} {
@@ -28,12 +28,14 @@ export function computePiiFindings(db: CaseDb): {findings: number; attributed: n
     for (const r of responses) {
       const own = sessionOf(r)
       const sent = prompts(r.value_sha256)
-      // The session sent it itself (at any time): not a finding.
-      if (sent.some((p) => sessionOf(p) === own)) continue
+      const earlier = (p: PiiValueRow): boolean => p.ts_ms < r.ts_ms || (p.ts_ms === r.ts_ms && p.record_id < r.record_id)
+      // The session sent it itself, in this request or an earlier one: not a finding. A later
+      // prompt of the session does not count: a user who asks "whose number is this?" about
+      // a value it was served would otherwise erase the evidence of receiving it.
+      if (sent.some((p) => sessionOf(p) === own && (p.record_id === r.record_id || earlier(p)))) continue
       let source: PiiValueRow | null = null
       for (const p of sent) {
-        const earlier = p.ts_ms < r.ts_ms || (p.ts_ms === r.ts_ms && p.record_id < r.record_id)
-        if (!earlier) break
+        if (!earlier(p)) break
         const sameNode = r.decode_node !== null && p.decode_node === r.decode_node
         const bestSameNode = source !== null && r.decode_node !== null && source.decode_node === r.decode_node
         // Later entries are more recent; a same-node source is only displaced by another same-node one.

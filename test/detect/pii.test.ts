@@ -185,6 +185,23 @@ describe('PII you never sent', () => {
   })
 })
 
+describe('PII sent by the recipient only later', () => {
+  it('is still a finding: only what the session sent in this request or before it is its own', async () => {
+    tc = makeCase()
+    await tc.addFile([
+      {request_id: 'owner', tenant_id: 'ta', session_id: 'sa', request_text: 'Please ring me on +44 7700 900123 after five'},
+      {request_id: 'leak', tenant_id: 'tb', session_id: 'sb', request_text: 'hi', response_text: 'Please ring me on +44 7700 900123'},
+      // The recipient asks about the number it was served, in a later turn.
+      {request_id: 'asks', tenant_id: 'tb', session_id: 'sb', request_text: 'Whose number is +44 7700 900123? I never gave you that.', response_text: 'I cannot say.'},
+      // Its own number, sent first, then repeated to it: not a finding.
+      {request_id: 'own', tenant_id: 'tb', session_id: 'sb', request_text: 'mine is me@mine.org', response_text: 'ok'},
+      {request_id: 'echo', tenant_id: 'tb', session_id: 'sb', request_text: 'and?', response_text: 'yours is me@mine.org'},
+    ])
+    expect(scanCase(tc.db, {now: new Date('2026-11-03T00:00:00Z'), skipProvenance: true})).toMatchObject({pii_findings: 1, pii_attributed: 1})
+    expect(listPiiFindings(tc.db).map((r) => [r.request_id, r.kind, r.source_request_id])).toEqual([['leak', 'phone', 'owner']])
+  })
+})
+
 describe('over-pool risk', () => {
   it('flags status-200 responses at or above the pool, as scope counts them (a 200 stream that ended in an error event too)', async () => {
     // Each answer has text: a log whose every answer decodes to no text is refused at ingest.
