@@ -13,7 +13,8 @@ so that a prompt leaked into two other tenants' responses does not become boiler
 
 Candidates of a response r: for each fingerprint of r's response (every occurrence counts: a
 hash twice in the response tallies twice) that is not boilerplate and that r's own prompt does
-not carry, the POSTING_CAP most recent postings before r's own, of other sessions; tallied per
+not carry, the POSTING_CAP most recent postings before r's own, of other sessions (and the
+earlier prompts of r's own session: verification masks them as r's own text); tallied per
 (candidate record, part). Every candidate goes to `crosstalk provenance-verify`, which applies
 the chain rule (a copy is replaced by its own source) before it ranks and verifies them, as
 scan does: the ranking cannot be done here, since it depends on earlier attributions.
@@ -86,7 +87,9 @@ def candidates(records: DataFrame, tenants: int) -> tuple[DataFrame, DataFrame]:
     cands = (
         with_prev.filter(~own)
         .select(*ORDER, "tenant_id", "session_id", "h", F.explode("prev").alias("c"))
-        .filter(~((F.col("c.tenant_id") == F.col("tenant_id")) & (F.col("c.session_id") == F.col("session_id"))))
+        # Other sessions' postings; and the recipient session's own earlier prompts, which provenance-verify
+        # masks as text the recipient sent itself (attribute.ts), never a source.
+        .filter(~((F.col("c.tenant_id") == F.col("tenant_id")) & (F.col("c.session_id") == F.col("session_id"))) | (F.col("c.part") == 0))
         .join(mult, ["file_idx", "ord", "h"])
         .groupBy("file_idx", "ord", F.col("c.file_idx").alias("c_file_idx"), F.col("c.ord").alias("c_ord"), F.col("c.part").alias("c_part"))
         .agg(F.sum("mult").cast("int").alias("n"))

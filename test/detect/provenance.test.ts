@@ -162,6 +162,40 @@ describe('provenance', () => {
     expect(listProvenance(tc.db).map((p) => p.request_id)).toEqual(['r-boiler'])
   })
 
+  it('never counts text the recipient\'s session sent in an earlier turn; text it sends only after the answer does not discount it', async () => {
+    tc = makeCase()
+    const rand = rng(51)
+    const vocab = vocabulary(rand, 20000)
+    const article = randomWords(rand, vocab, 20).join(' ')
+    const secret = randomWords(rand, vocab, 20).join(' ')
+    await tc.addFile([
+      {request_id: 'a-t3', tenant_id: 't3', session_id: 's3', request_text: article, response_text: 'ok'},
+      // t4 pastes the same article in one turn (its gateway logs only each turn's new input) ...
+      {request_id: 'a-t4', tenant_id: 't4', session_id: 's4', request_text: `Summarise: ${article}`, response_text: 'ok'},
+      // ... and has it quoted back in the next: its own text, not t3's.
+      {request_id: 'quote', tenant_id: 't4', session_id: 's4', request_text: 'now quote it back', response_text: article},
+      {request_id: 's-t1', tenant_id: 't1', session_id: 's1', request_text: secret, response_text: 'ok'},
+      // t2 is served t1's text, and asks about it only afterwards: still t1's text.
+      {request_id: 'leak', tenant_id: 't2', session_id: 's2', request_text: 'hi', response_text: secret},
+      {request_id: 'asks', tenant_id: 't2', session_id: 's2', request_text: `Why did you tell me ${secret}?`, response_text: 'sorry'},
+    ])
+    scanCase(tc.db, {now: NOW})
+    expect(listProvenance(tc.db).map((p) => [p.request_id, p.source_request_id, p.source_status])).toEqual([['leak', 's-t1', 'named']])
+  })
+
+  it('finds a leak whose words include a phrase of the recipient\'s own question (its own words do not split the run)', async () => {
+    tc = makeCase()
+    const text = 'Our client Hannelore Brueckner filed a complaint with the European Data Protection Board after her employer leaked her medical file to a recruiter'
+    await tc.addFile([
+      {request_id: 'source', tenant_id: 't1', session_id: 's1', request_text: text, response_text: 'ok'},
+      {request_id: 'leak', tenant_id: 't2', session_id: 's2', request_text: 'What does the European Data Protection Board do?', response_text: text},
+      // Its own words alone are no evidence, however long the run: the question holds all of it but 10 words.
+      {request_id: 'own', tenant_id: 't4', session_id: 's4', request_text: 'Our client Hannelore Brueckner filed a complaint with the European Data Protection Board', response_text: text},
+    ])
+    scanCase(tc.db, {now: NOW})
+    expect(listProvenance(tc.db).map((p) => [p.request_id, p.source_request_id, p.overlap_words])).toEqual([['leak', 'source', 23]])
+  })
+
   it('boilerplate plus a few shared words is not evidence; boilerplate plus 12 shared words is', async () => {
     tc = makeCase()
     const rand = rng(17)

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import {longestEvidenceRun, wordsExtended, type Run} from '../../src/detect/provenance/verify-run.js'
+import {BOILERPLATE, longestEvidenceRun, OWN, wordsExtended, type Run} from '../../src/detect/provenance/verify-run.js'
 import {K, kgramHashes, type KGrams} from '../../src/extract/winnow.js'
 import {tokenizeWords, type Words} from '../../src/extract/words.js'
 
@@ -10,6 +10,20 @@ import {tokenizeWords, type Words} from '../../src/extract/words.js'
 // masked words are common.
 
 const ANCHOR_CAP = 32
+
+/**
+ * The most evidence words in a stretch of the run free of boilerplate (1); the recipient's own
+ * words (2) neither count nor break a stretch.
+ */
+function evidenceWords(masked: Uint8Array, start: number, len: number): number {
+  let most = 0
+  let cur = 0
+  for (let k = start; k < start + len; k++) {
+    if (masked[k] === 1) cur = 0
+    else if (masked[k] === 0) most = Math.max(most, ++cur)
+  }
+  return most
+}
 
 function reference(rw: Words, rg: KGrams, sw: Words, sg: KGrams, minWords: number, masked: Uint8Array): Run | null {
   const anchors = new Map<number, number[]>()
@@ -41,10 +55,7 @@ function reference(rw: Words, rg: KGrams, sw: Words, sg: KGrams, minWords: numbe
       let len = 0
       while (start + len < rw.length && from + len < sw.length && same(start + len, from + len)) len++
       if (len < minWords || (best !== null && len <= best.len)) continue
-      let run = 0
-      let longest = 0
-      for (let k = start; k < start + len; k++) longest = Math.max(longest, (run = masked[k] === 1 ? 0 : run + 1))
-      if (longest >= minWords) best = {len, start}
+      if (evidenceWords(masked, start, len) >= minWords) best = {len, start}
     }
   }
   return best
@@ -60,10 +71,7 @@ function everyRun(rw: Words, sw: Words, minWords: number, masked: Uint8Array): R
       let len = 0
       while (i + len < rw.length && j + len < sw.length && same(i + len, j + len)) len++
       if (len < Math.max(minWords, K) || (best !== null && len <= best.len)) continue
-      let run = 0
-      let longest = 0
-      for (let k = i; k < i + len; k++) longest = Math.max(longest, (run = masked[k] === 1 ? 0 : run + 1))
-      if (longest >= minWords) best = {len, start: i}
+      if (evidenceWords(masked, i, len) >= minWords) best = {len, start: i}
     }
   }
   return best
@@ -79,14 +87,14 @@ describe('longest evidence run', () => {
     let found = 0
     fc.assert(
       fc.property(
-        fc.array(vocabulary, {minLength: 10, maxLength: 60}).chain((shared) => fc.tuple(text(shared), text(shared), fc.integer({min: K, max: 20}), fc.array(fc.nat(400), {maxLength: 30}))),
+        fc.array(vocabulary, {minLength: 10, maxLength: 60}).chain((shared) => fc.tuple(text(shared), text(shared), fc.integer({min: K, max: 20}), fc.array(fc.tuple(fc.nat(400), fc.constantFrom(1, 2)), {maxLength: 30}))),
         ([response, source, minWords, maskedAt]) => {
           const rw = tokenizeWords(response)
           const sw = tokenizeWords(source)
           const rg = kgramHashes(rw)
           const sg = kgramHashes(sw)
           const masked = new Uint8Array(rw.length)
-          for (const m of maskedAt) if (m < masked.length) masked[m] = 1
+          for (const [m, kind] of maskedAt) if (m < masked.length && masked[m] !== 1) masked[m] = kind
           const got = longestEvidenceRun(rw, rg, sw, sg, minWords, masked)
           expect(got).toEqual(reference(rw, rg, sw, sg, minWords, masked))
           // Where no k-gram repeats past the cap, that is the longest run of all, as long.
@@ -116,6 +124,22 @@ describe('longest evidence run', () => {
     const near = `${Array(3).fill(unit).join(' zeta ')} theta ${unit} eta eta eta eta eta eta eta eta`
     const nw = tokenizeWords(near)
     expect(longestEvidenceRun(rw, kgramHashes(rw), nw, kgramHashes(nw), 12, masked)).toEqual({len: 13, start: 0})
+  })
+
+  it('the recipient\'s own words inside a run neither count nor split it; boilerplate splits it', () => {
+    const text = 'one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen'
+    const rw = tokenizeWords(text)
+    const run = (kind: number, at: number[]): Run | null => {
+      const masked = new Uint8Array(rw.length)
+      for (const k of at) masked[k] = kind
+      return longestEvidenceRun(rw, kgramHashes(rw), rw, kgramHashes(rw), 12, masked)
+    }
+    const middle = [7, 8, 9, 10, 11]
+    // 13 evidence words around 5 of its own (7 + 6 either side): the whole 18-word run.
+    expect(run(OWN, middle)).toEqual({len: 18, start: 0})
+    expect(run(BOILERPLATE, middle)).toBeNull()
+    // 7 of its own leave 11 evidence words: not evidence.
+    expect(run(OWN, [5, 6, ...middle])).toBeNull()
   })
 
   it('compares a number of words linear in the length of two answers looping over one line, masked or not', () => {

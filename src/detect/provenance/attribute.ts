@@ -1,7 +1,7 @@
 import {createHash} from 'node:crypto'
 import {K, kgramHashes, tokenizeWordsFast} from '../../extract/winnow.js'
 import {wordsText} from '../../extract/words.js'
-import {key53, longestEvidenceRun, type Run} from './verify-run.js'
+import {BOILERPLATE, key53, longestEvidenceRun, OWN, type Run} from './verify-run.js'
 
 // The verification of each response's candidate sources and the choice of the source, under
 // the chain rule: what `scan` (computeProvenance) and the Spark path (`crosstalk
@@ -108,17 +108,32 @@ export class SourceChain {
   attribute(r: number, found: ReadonlyArray<readonly [number, number]>, ctx: AttributionContext): Attribution | null {
     if (r <= this.last) throw new Error(`provenance: response rank ${r} attributed after rank ${this.last} (time order is the chain rule's)`)
     this.last = r
-    if (ctx.stats) ctx.stats.responses_with_candidates++
     // A copy is replaced by its own source (its shared fingerprints counted there); a copy
     // whose source is unknown (a marker only, or a span too short to attribute) is dropped.
+    // A prompt of the recipient's own session is no candidate: sent before the answer, it is
+    // text the recipient sent itself (masked below); sent after, it is no evidence either way.
     const merged = new Map<number, number>()
+    const ownPrompts: number[] = []
+    let recipient: {tenant_id: string; session_id: string} | undefined | null = null
+    const ownSession = (rank: number): boolean => {
+      recipient ??= ctx.session(r)
+      const src = ctx.session(rank)
+      return recipient !== undefined && src !== undefined && src.tenant_id === recipient.tenant_id && src.session_id === recipient.session_id
+    }
+    let others = false
     for (const [v, n] of found) {
       const s = v >>> 1
+      if ((v & 1) === 0 && s !== r && ownSession(s)) {
+        if (s < r) ownPrompts.push(s)
+        continue
+      }
+      others = true
       const original = (v & 1) === 0 || this.copy[s] === 0 ? v : (this.sourceOf.get(s) ?? -1)
       // A later response did not exist yet; a later prompt may have been in flight (its order unknown).
       if (original < 0 || (original >>> 1 >= r && (original & 1) === 1) || original >>> 1 === r) continue
       merged.set(original, (merged.get(original) ?? 0) + n)
     }
+    if (ctx.stats && others) ctx.stats.responses_with_candidates++
     const candidates = [...merged]
     const ranked = candidates.sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, MAX_VERIFIED)
     const names = this.named.get(r)
@@ -130,9 +145,10 @@ export class SourceChain {
     const rText = ctx.text('response_text', r)
     const rw = tokenizeWordsFast(rText)
     const rg = kgramHashes(rw)
-    // Masked words: covered by a boilerplate k-gram, or by a k-gram of the recipient's own prompt.
+    // Masked words: covered by a boilerplate k-gram, or by a k-gram the recipient's own session
+    // sent before the answer (this record's prompt, or an earlier prompt of the session).
     const masked = new Uint8Array(rw.length)
-    for (let i = 0; i < rg.length; i++) if (ctx.isBoiler(rg.h1[i]!, rg.h2[i]!)) masked.fill(1, i, i + K)
+    for (let i = 0; i < rg.length; i++) if (ctx.isBoiler(rg.h1[i]!, rg.h2[i]!)) masked.fill(BOILERPLATE, i, i + K)
     let ownMasked = false
     let best: Candidate | null = null
     const verified: Candidate[] = []
@@ -141,15 +157,22 @@ export class SourceChain {
       const s = v >>> 1
       const sw = tokenizeWordsFast(ctx.text((v & 1) === 0 ? 'request_text' : 'response_text', s))
       const sg = kgramHashes(sw)
-      // Cheap test first (boilerplate only); the recipient's prompt is read only when needed.
+      // Cheap test first (boilerplate only); the recipient's prompts are read only when needed.
       if (longestEvidenceRun(rw, rg, sw, sg, ctx.minWords, masked) === null) continue
       if (!ownMasked) {
         ownMasked = true
-        const pg = kgramHashes(tokenizeWordsFast(ctx.text('request_text', r)))
-        if (pg.length > 0) {
-          const ownSet = new Set<number>()
+        // The session's earlier prompts are those its candidate search found sharing text with
+        // the answer: a shared run of 12 words or more always shares a fingerprint (winnow.ts).
+        const ownSet = new Set<number>()
+        for (const rank of [r, ...ownPrompts]) {
+          const pg = kgramHashes(tokenizeWordsFast(ctx.text('request_text', rank)))
           for (let i = 0; i < pg.length; i++) ownSet.add(key53(pg.h1[i]!, pg.h2[i]!))
-          for (let i = 0; i < rg.length; i++) if (ownSet.has(key53(rg.h1[i]!, rg.h2[i]!))) masked.fill(1, i, i + K)
+        }
+        if (ownSet.size > 0) {
+          for (let i = 0; i < rg.length; i++) {
+            if (!ownSet.has(key53(rg.h1[i]!, rg.h2[i]!))) continue
+            for (let w = i; w < i + K; w++) if (masked[w] !== BOILERPLATE) masked[w] = OWN
+          }
         }
       }
       const run = longestEvidenceRun(rw, rg, sw, sg, ctx.minWords, masked)

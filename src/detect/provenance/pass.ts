@@ -184,7 +184,8 @@ export class PassIndex {
 
   /**
    * Candidates: per response of the part built last, the earlier postings of other sessions (and
-   * their later prompts, whose order against it the records cannot tell) on
+   * their later prompts, whose order against it the records cannot tell; and the earlier prompts
+   * of its own session, which attribution masks as the recipient's own text) on
    * its non-boilerplate hashes, given as (rank r, posting v = rank * 2 + part, shared
    * fingerprints n); a response's tallies together, in the order first seen.
    */
@@ -222,9 +223,12 @@ export class PassIndex {
         const a = firstPostingFrom(post, lo, hi, own)
         // Text the recipient itself sent is never evidence against someone else.
         if (a < hi && post[a] === own) continue
+        // Earlier postings of other sessions, and earlier prompts of the recipient's own session:
+        // attribution masks those as text the recipient sent itself (a multi-turn chat whose
+        // gateway logs only each turn's new input), and never takes them as sources.
         for (let q = a - 1, seen = 0; q >= lo && seen < POSTING_CAP; q--, seen++) {
           const v = post[q]!
-          if (order.session[v >>> 1] !== session) tally.set(v, (tally.get(v) ?? 0) + 1)
+          if (order.session[v >>> 1] !== session || (v & 1) === 0) tally.set(v, (tally.get(v) ?? 0) + 1)
         }
         // Later prompts too: a record's time is when its response was returned, so a prompt
         // logged later may have arrived, and been prefilled, while this response was decoded

@@ -14,11 +14,21 @@ export interface Run {
   start: number
 }
 
+/** A response word in `masked`: evidence (0), boilerplate (BOILERPLATE) or the recipient's own (OWN). */
+export const BOILERPLATE = 1
+/**
+ * Words the recipient's own session sent (this request's prompt or an earlier one's): they are
+ * no evidence, but they do not break a run either. An answer repeats the words of its
+ * question, so a phrase of the question inside a longer verbatim run of another session's
+ * text must not split the run into pieces each too short to count.
+ */
+export const OWN = 2
+
 /**
  * The longest verbatim run of words shared by the response and a candidate text that is
- * evidence: once the masked words (boilerplate, or text the recipient sent itself) are
- * taken out, what is left of the run still holds `minWords` consecutive words. The run
- * reported is the whole verbatim run.
+ * evidence: the run holds a stretch free of boilerplate words with `minWords` words that are
+ * not the recipient's own (its own words are skipped, neither counted nor breaking the
+ * stretch). The run reported is the whole verbatim run.
  *
  * Each run is found from the k-grams it shares with the candidate, trying at most ANCHOR_CAP
  * positions of one k-gram (the first ones: a repetitive text lists thousands). A run is
@@ -45,15 +55,24 @@ export function longestEvidenceRun(rw: Words, rg: KGrams, sw: Words, sg: KGrams,
     nexts[j] = head[slot]!
     head[slot] = j
   }
-  // Per response position, the least end of a stretch of minWords unmasked words starting at
-  // or after it (Infinity: none): a run from i can be evidence only if it reaches that far.
+  // Per response position, the least end of a stretch free of boilerplate, starting at or
+  // after it, that holds minWords evidence words (Infinity: none): a run from i is evidence
+  // exactly when it reaches that far. Read backwards, keeping the positions of the next
+  // minWords evidence words in a ring (cleared at each boilerplate word).
   const m = rw.length
   if (qualEnds.length < m + 1) qualEnds = new Float64Array(Math.max(m + 1, qualEnds.length * 2))
   const qualEnd = qualEnds.subarray(0, m + 1)
   qualEnd[m] = Infinity
-  for (let k = m - 1, unmasked = 0; k >= 0; k--) {
-    unmasked = masked[k] === 1 ? 0 : unmasked + 1
-    qualEnd[k] = unmasked >= minWords ? k + minWords : qualEnd[k + 1]!
+  if (rings.length < minWords) rings = new Int32Array(Math.max(minWords, rings.length * 2))
+  for (let k = m - 1, held = 0, next = 0; k >= 0; k--) {
+    if (masked[k] === BOILERPLATE) held = 0
+    else if (masked[k] !== OWN) {
+      // rings[next] holds the farthest of the last minWords evidence words once the ring is full.
+      rings[next] = k
+      next = (next + 1) % minWords
+      if (held < minWords) held++
+    }
+    qualEnd[k] = held >= minWords ? Math.min(rings[next]! + 1, qualEnd[k + 1]!) : qualEnd[k + 1]!
   }
   // Per response k-gram, the last candidate position tried where its positions were cut off
   // at ANCHOR_CAP (Infinity: all were tried).
@@ -93,7 +112,7 @@ export function longestEvidenceRun(rw: Words, rg: KGrams, sw: Words, sg: KGrams,
       while (len < most && same(start + len, from + len)) len++
       extended += len
       if (len < minWords || (best !== null && len <= best.len)) continue
-      if (qualEnd[start]! <= start + len && longestUnmasked(masked, start, len) >= minWords) best = {len, start}
+      if (qualEnd[start]! <= start + len) best = {len, start}
     }
   }
   return best
@@ -110,16 +129,7 @@ let heads = new Int32Array(0)
 let nexts = new Int32Array(0)
 let qualEnds = new Float64Array(0)
 let lastTried = new Float64Array(0)
-
-function longestUnmasked(masked: Uint8Array, start: number, len: number): number {
-  let best = 0
-  let cur = 0
-  for (let k = start; k < start + len; k++) {
-    if (masked[k] === 1) cur = 0
-    else if (++cur > best) best = cur
-  }
-  return best
-}
+let rings = new Int32Array(0)
 
 /** A 53-bit key of a fingerprint pair, for sets of k-grams. */
 export function key53(h1: number, h2: number): number {
