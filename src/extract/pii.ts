@@ -19,7 +19,9 @@ export interface PiiValue {
 const AT = /@/g
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,}/g
 // Standing alone like a card number: not the tail of a longer token (a marker's upper-case hex after "CANARY-").
-const IBAN = /(?<![\w-])[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b/g
+// Either letter case (ISO 13616's paper form may be written in lower case), its characters
+// single spaces or dashes apart; where it ends is found by its check digits (ibanAt).
+const IBAN = /(?<![\w-])[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]){11,30}\b/g
 /**
  * Countries whose account numbers take the IBAN form: those in the ISO 13616 registry SWIFT keeps,
  * and those that publish a national IBAN format outside it (much of West and Central Africa, Iran,
@@ -58,7 +60,7 @@ export function luhnValid(digits: string): boolean {
 
 /** ISO 13616: a country that uses IBANs; the first four characters moved to the end, letters to 10..35, mod 97 == 1. */
 export function ibanValid(raw: string): boolean {
-  const iban = raw.replace(/ /g, '').toUpperCase()
+  const iban = raw.replace(/[ -]/g, '').toUpperCase()
   if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(iban) || !IBAN_COUNTRIES.has(iban.slice(0, 2))) return false
   const moved = iban.slice(4) + iban.slice(0, 4)
   let rem = 0
@@ -68,6 +70,65 @@ export function ibanValid(raw: string): boolean {
     rem = n >= 10 ? (rem * 100 + n) % 97 : (rem * 10 + n) % 97
   }
   return rem === 1
+}
+
+/**
+ * The IBAN an IBAN-shaped match starts with, or null: the longest prefix ending at a separator
+ * (or the match's end) that is valid, so that words after an IBAN (", IBAN DE89 ... 00 and
+ * more") do not hide it. Written with lower-case letters it must be grouped as the paper form
+ * groups it (fours), or not at all: prose ("at10 a m then") would otherwise pass mod-97 once in 97.
+ */
+function ibanAt(match: string): string | null {
+  for (let end = match.length; end >= 15; end = match.slice(0, end).search(/[ -][^ -]*$/)) {
+    const raw = match.slice(0, end)
+    if (!ibanValid(raw)) continue
+    if (/[a-z]/.test(raw)) {
+      const groups = raw.split(/[ -]/)
+      if (groups.length > 1 && groups.some((g, i) => (i < groups.length - 1 ? g.length !== 4 : g.length < 1 || g.length > 4))) continue
+    }
+    return raw
+  }
+  return null
+}
+
+/**
+ * Phone numbers compare by their national significant number (ITU-T E.164): the digits after
+ * the country code, without the trunk prefix. "+49 30 1234 5678", "+49 (0)30 1234 5678",
+ * "0049 30 1234 5678" and "030 1234 5678" are one number; so are "+44 7700 900123" and "07700
+ * 900123". A national number gives no country, so the same digits under two countries are
+ * one value (rare at 8 digits and more).
+ */
+function phoneValue(written: string): string {
+  let digits = written.replace(/\(0\)/, '').replace(/\D/g, '')
+  const international = written.trimStart().startsWith('+') || digits.startsWith('00')
+  if (international) {
+    if (!written.trimStart().startsWith('+')) digits = digits.slice(2)
+    digits = digits.slice(countryCodeLength(digits))
+  }
+  return digits.startsWith('0') ? digits.slice(1) : digits
+}
+
+/**
+ * The length of the E.164 country code a number starts with: codes are prefix-free, 1 (NANP) and 7
+ * one digit; 20, 27, 30-34, 36, 39, 40, 41, 43-49, 51-58, 60-66, 81, 82, 84, 86, 90-95 and 98 two;
+ * every other three.
+ */
+function countryCodeLength(digits: string): number {
+  if (digits[0] === '1' || digits[0] === '7') return 1
+  return TWO_DIGIT_CODES.has(digits.slice(0, 2)) ? 2 : 3
+}
+const TWO_DIGIT_CODES = new Set(
+  '20 27 30 31 32 33 34 36 39 40 41 43 44 45 46 47 48 49 51 52 53 54 55 56 57 58 60 61 62 63 64 65 66 81 82 84 86 90 91 92 93 94 95 98'.split(' '),
+)
+
+/**
+ * Full-width forms (U+FF01-FF5E: digits, Latin letters, '+', '@', '-'...) and the ideographic space
+ * as their ASCII twins, one UTF-16 unit for one, so that positions stay those of the text: a
+ * number typed on a CJK keyboard is the same number.
+ */
+function asciiForms(text: string): string {
+  if (!/[\uFF01-\uFF5E\u3000]/.test(text)) return text
+  return text.replace(/[\uFF01-\uFF5E\u3000]/g, (c) => (c === '\u3000' ? ' ' : String.fromCharCode(c.charCodeAt(0) - 0xfee0)))
 }
 
 function overlaps(taken: ReadonlyArray<[number, number]>, start: number, end: number): boolean {
@@ -135,9 +196,10 @@ function* emailMatches(text: string): Generator<{value: string; index: number}> 
 
 /** Every PII value in a text, deduplicated per (kind, value). */
 
-export function findPii(text: string): PiiValue[] {
+export function findPii(written: string): PiiValue[] {
   const out: PiiValue[] = []
-  if (text.length === 0) return out
+  if (written.length === 0) return out
+  const text = asciiForms(written)
   const taken: Array<[number, number]> = []
   const add = (kind: PiiKind, value: string, start: number, end: number): void => {
     out.push({kind, value, start, end})
@@ -150,7 +212,8 @@ export function findPii(text: string): PiiValue[] {
   // regex passes over it is most of the cost on large prompts.
   const digits = /\d/.test(text)
   for (const m of digits ? text.matchAll(IBAN) : []) {
-    if (ibanValid(m[0])) add('iban', m[0].replace(/ /g, ''), m.index, m.index + m[0].length)
+    const iban = ibanAt(m[0])
+    if (iban !== null) add('iban', iban.replace(/[ -]/g, '').toUpperCase(), m.index, m.index + iban.length)
   }
   for (const m of digits ? text.matchAll(CARD) : []) {
     const digits = m[0].replace(/[ -]/g, '')
@@ -176,7 +239,7 @@ export function findPii(text: string): PiiValue[] {
     if (overlaps(taken, m.index, m.index + m[0].length)) continue
     const digits = m[0].replace(/\D/g, '')
     if (digits.length < 8 || digits.length > 15) continue
-    add('phone', (m[0].trimStart().startsWith('+') ? '+' : '') + digits, m.index, m.index + m[0].length)
+    add('phone', phoneValue(m[0]), m.index, m.index + m[0].length)
   }
   if (out.length < 2) return out
   const seen = new Set<string>()

@@ -97,9 +97,30 @@ describe('findPii', () => {
       ['card', '4111111111111111'],
       ['ipv4', '192.168.10.7'],
       ['ipv6', '2001:db8::1'],
-      ['phone', '+49301234567'],
+      ['phone', '301234567'],
       ['phone', '5551234567'],
     ])
+  })
+
+  it('gives a phone number one value however it is written: national or international, with the trunk 0 or "(0)", in full-width digits', () => {
+    const value = (t: string): string[] => findPii(t).filter((v) => v.kind === 'phone').map((v) => v.value)
+    for (const t of ['030 1234 5678', '+49 30 1234 5678', '+49 (0)30 1234 5678', '0049 30 1234 5678', '+4930 12345678', '電話０３０　１２３４　５６７８']) expect(value(t), t).toEqual(['3012345678'])
+    for (const t of ['07700 900123', '+44 7700 900123', '+44 (0)7700 900123']) expect(value(t), t).toEqual(['7700900123'])
+    for (const t of ['(555) 123-4567', '+1 555 123 4567', '555-123-4567']) expect(value(t), t).toEqual(['5551234567'])
+    // Italy keeps its 0 after the country code: both forms still agree.
+    expect(value('+39 06 1234 5678')).toEqual(value('06 1234 5678'))
+    // Positions are those of the text as written.
+    const [fw] = findPii('電話０３０　１２３４　５６７８')
+    expect('電話０３０　１２３４　５６７８'.slice(fw!.start, fw!.end)).toBe('０３０　１２３４　５６７８')
+  })
+
+  it('recognises an IBAN in lower case, with dashes, in full-width forms, or followed by words; never as a phone', () => {
+    const kinds = (t: string): string[][] => findPii(t).map((v) => [v.kind, v.value])
+    for (const t of ['IBAN de89 3704 0044 0532 0130 00', 'DE89-3704-0044-0532-0130-00', 'de89370400440532013000', 'IBAN DE89 3704 0044 0532 0130 00 and more text here', 'ＤＥ８９ ３７０４ ００４４ ０５３２ ０１３０ ００']) {
+      expect(kinds(t), t).toEqual([['iban', 'DE89370400440532013000']])
+    }
+    // Prose: lower-case words glued to digits are no IBAN, whatever mod-97 says of them.
+    expect(findPii('meet at10 or so then we go home soon ok').filter((v) => v.kind === 'iban')).toEqual([])
   })
 
   it('takes an IBAN only where it stands alone and its country uses IBANs', () => {
@@ -182,6 +203,20 @@ describe('PII you never sent', () => {
     // Stored hashed only.
     const dump = JSON.stringify(tc.db.prepare('SELECT * FROM pii_values').all()) + JSON.stringify(tc.db.prepare('SELECT * FROM pii_findings').all())
     expect(dump).not.toContain('4111')
+  })
+})
+
+describe('PII written in another form', () => {
+  it('is the recipient\'s own number in another form (no finding), and another customer\'s number or lower-case IBAN attributed to it', async () => {
+    tc = makeCase()
+    await tc.addFile([
+      {request_id: 'own-de', tenant_id: 't1', session_id: 's1', request_text: 'Please call me back on 030 1234 5678 tomorrow', response_text: 'Sure, I noted +49 30 1234 5678 as your number.'},
+      {request_id: 'own-uk', tenant_id: 't2', session_id: 's2', request_text: 'My UK mobile is 07700 900123', response_text: 'Saved +44 (0)7700 900123.'},
+      {request_id: 'owner', tenant_id: 't3', session_id: 's3', request_text: 'Reach me at +49 (0)40 1234 5678, IBAN de89 3704 0044 0532 0130 00', response_text: 'Noted.'},
+      {request_id: 'leak', tenant_id: 't4', session_id: 's4', request_text: 'hi', response_text: 'Reach me at +49 40 1234 5678, IBAN DE89 3704 0044 0532 0130 00'},
+    ])
+    expect(scanCase(tc.db, {now: new Date('2026-11-03T00:00:00Z'), skipProvenance: true})).toMatchObject({pii_findings: 2, pii_attributed: 2})
+    expect(listPiiFindings(tc.db).map((r) => [r.request_id, r.kind, r.source_request_id]).sort()).toEqual([['leak', 'iban', 'owner'], ['leak', 'phone', 'owner']])
   })
 })
 
