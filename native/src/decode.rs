@@ -238,8 +238,8 @@ pub trait RequestText: Sized {
     fn is_empty(&self) -> bool;
     fn push(joining: &mut Self::Joining, t: Self);
     fn joined(joining: Self::Joining) -> Self;
-    /// Pieces put together with nothing between them.
-    fn concat<'s>(pieces: impl Iterator<Item = &'s str>) -> Self;
+    /// The pieces that are not empty, each on a line of its own (decode.ts's requestBlocksText).
+    fn lines<'s>(pieces: impl Iterator<Item = &'s str>) -> Self;
 }
 
 impl RequestText for String {
@@ -261,8 +261,8 @@ impl RequestText for String {
     fn joined((text, _): (String, bool)) -> Self {
         text
     }
-    fn concat<'s>(pieces: impl Iterator<Item = &'s str>) -> Self {
-        pieces.collect()
+    fn lines<'s>(pieces: impl Iterator<Item = &'s str>) -> Self {
+        pieces.filter(|p| !p.is_empty()).collect::<Vec<_>>().join("\n")
     }
 }
 
@@ -288,7 +288,7 @@ impl RequestText for Emptiness {
     fn joined((count, first_empty): (usize, bool)) -> Self {
         Emptiness(count == 0 || (count == 1 && first_empty))
     }
-    fn concat<'s>(mut pieces: impl Iterator<Item = &'s str>) -> Self {
+    fn lines<'s>(mut pieces: impl Iterator<Item = &'s str>) -> Self {
         Emptiness(pieces.all(str::is_empty))
     }
 }
@@ -433,7 +433,7 @@ fn messages_of<T: RequestText>(messages: &[RequestMessage]) -> Option<T> {
 /// A message holding what decode.ts reads apart from content parts and tool calls: a Responses API
 /// item other than a message (`function_call_output`, `reasoning`, `mcp_call`...: decode.ts's
 /// READ_ITEMS, and any type it may learn), a chat assistant's `refusal`, or a block that stands
-/// apart (decode.ts's STANDALONE_BLOCKS: tool results, documents, thinking, refusal parts...).
+/// apart (the blocks decode.ts's requestBlockText reads by their type: tool results, documents, thinking, refusal parts...).
 /// Rare in a native line whose answer is read here (their answers are Messages and Responses API
 /// bodies, left to TypeScript already).
 fn left_to_typescript(m: &MessageIn) -> bool {
@@ -455,24 +455,30 @@ fn left_to_typescript(m: &MessageIn) -> bool {
     parts.iter().any(|part| matches!(part, Json::Obj(p) if matches!(str_of(&p.kind), Some(k) if STANDALONE_BLOCKS.contains(&k)) || (p.kind.is_none() && p.other)))
 }
 
-/// decode.ts's STANDALONE_BLOCKS: the parts it reads apart from their `text`, on lines of their own.
+/// The parts decode.ts's requestBlockText reads apart from their `text` (its cases).
 const STANDALONE_BLOCKS: &[&str] = &[
     "tool_result", "document", "tool_use", "thinking", "server_tool_use", "mcp_tool_use", "mcp_tool_result", "search_result",
     "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result", "bash_code_execution_tool_result",
     "text_editor_code_execution_tool_result", "refusal",
 ];
 
-/// contentText: `content` as a string or as OpenAI content parts.
+/// requestContentText: a request's `content` as a string or as OpenAI content parts, each part on
+/// a line of its own.
 fn content<T: RequestText>(content: &Option<Content>) -> T {
     match content {
         Some(Json::Str(s)) => T::piece(s),
-        Some(Json::Arr(parts)) => T::concat(parts.iter().filter_map(|part| match part {
-            Json::Str(s) => Some(s.as_ref()),
-            Json::Obj(p) => Some(str_of(&p.text).unwrap_or("")),
-            _ => None,
-        })),
+        Some(Json::Arr(parts)) => T::lines(part_texts(parts)),
         _ => T::piece(""),
     }
+}
+
+/// The texts of content parts: a string part, an object part's `text` ("" where it has none).
+fn part_texts<'p>(parts: &'p [Json<Part, Skip>]) -> impl Iterator<Item = &'p str> {
+    parts.iter().filter_map(|part| match part {
+        Json::Str(s) => Some(s.as_ref()),
+        Json::Obj(p) => Some(str_of(&p.text).unwrap_or("")),
+        _ => None,
+    })
 }
 
 /// Each tool call's arguments, where they are a string.
@@ -483,8 +489,13 @@ fn call_args<'c>(calls: &'c [Json<Call, Skip>]) -> impl Iterator<Item = &'c str>
     })
 }
 
+/// An answer's `content`: its parts are pieces of one running text, joined with nothing (decode.ts's answerContentText).
 fn content_text(c: &Option<Content>) -> String {
-    content(c)
+    match c {
+        Some(Json::Str(s)) => s.to_string(),
+        Some(Json::Arr(parts)) => part_texts(parts).collect(),
+        _ => String::new(),
+    }
 }
 
 fn tool_call_args(calls: &[Json<Call, Skip>]) -> Vec<String> {

@@ -237,9 +237,9 @@ const GEMINI_PART_TEXT = new Set(['text', 'functionCall', 'functionResponse', 'e
 /** A part's bytes and references (an image's or a file's: no text by design), its flags and signature. */
 const GEMINI_PART_NONE = new Set(['inlineData', 'fileData', 'thought', 'thoughtSignature', 'videoMetadata', 'mediaResolution', 'partMetadata'])
 
-/** A Messages API or Bedrock Converse system prompt: text blocks joined (blocksText), Converse's guard content and others as converseBlockText reads them. */
+/** A Messages API or Bedrock Converse system prompt: its blocks, each on a line of its own (requestBlocksText), Converse's guard content and others as converseBlockText reads them. */
 function systemBlocksText(blocks: Json[], unread: string[]): string {
-  return blocksText(blocks.map((b) => (isConverseBlock(b) ? {text: converseBlockText(b as Obj, unread), isText: isObj(b) && typeof b.text === 'string'} : {text: requestBlockText(b, unread), isText: isTextPart(b)})))
+  return requestBlocksText(blocks.map((b) => (isConverseBlock(b) ? converseBlockText(b as Obj, unread) : requestBlockText(b, unread))))
 }
 
 /** A Bedrock Converse content block: an object without `type`, keyed by its one shape (`text`, `toolUse`, `toolResult`...). */
@@ -406,7 +406,7 @@ function itemText(m: Obj): string[] {
 
 /**
  * A request message's content: a string, or its parts (OpenAI content parts, Messages API content
- * blocks) as blocksText joins them. A block that holds what the caller gave the model, or what
+ * blocks), each on a line of its own (requestBlocksText). A block that holds what the caller gave the model, or what
  * the model said earlier and the caller sends back, is read with it (requestBlockText); so a
  * marker the caller sent in, say, a tool result and the model repeats is found in the prompt (an
  * echo, no leak).
@@ -414,25 +414,17 @@ function itemText(m: Obj): string[] {
 function requestContentText(content: Json | undefined, unread: string[]): string {
   if (typeof content === 'string') return content
   if (!Array.isArray(content)) return ''
-  return blocksText(content.map((block) => (isConverseBlock(block) ? {text: converseBlockText(block as Obj, unread), isText: false} : {text: requestBlockText(block, unread), isText: isTextPart(block)})))
+  return requestBlocksText(content.map((block) => (isConverseBlock(block) ? converseBlockText(block as Obj, unread) : requestBlockText(block, unread))))
 }
 
 /**
- * The blocks read apart from a part's `text`, each standing apart from the running text of the
- * parts around it. Every other part is read by its `text` alone. (The native addon leaves a
- * request holding any of these to TypeScript: native/src/decode.rs keeps the same list.)
+ * A request's parts, each on a line of its own (parts without text skipped). The caller wrote
+ * them apart, and the model saw them apart: vLLM's chat template joins a message's text parts
+ * with a newline. Joined with nothing, the last word of one part and the first of the next fused
+ * into one word, and a verbatim run across the boundary was lost.
  */
-const STANDALONE_BLOCKS = new Set([
-  'tool_result', 'document', 'tool_use',
-  // Messages API: an assistant's earlier thinking (sent back with tool use), server and MCP tools'
-  // calls and results, search results the caller supplies; a chat assistant's refusal part.
-  'thinking', 'server_tool_use', 'mcp_tool_use', 'mcp_tool_result', 'search_result', 'web_search_tool_result', 'web_fetch_tool_result',
-  'code_execution_tool_result', 'bash_code_execution_tool_result', 'text_editor_code_execution_tool_result', 'refusal',
-])
-
-/** Whether a part is a piece of one running text (as every part read before these blocks was), not a block standing apart. */
-function isTextPart(part: Json): boolean {
-  return !(isObj(part) && typeof part.type === 'string' && STANDALONE_BLOCKS.has(part.type))
+function requestBlocksText(texts: string[]): string {
+  return texts.filter((t) => t !== '').join('\n')
 }
 
 function requestBlockText(block: Json, unread: string[]): string {
@@ -578,8 +570,12 @@ function toolCallText(call: Json, unread: string[]): string | null {
   return isObj(call.custom) && typeof call.custom.input === 'string' ? call.custom.input : null
 }
 
-/** `content` as a string or as OpenAI content parts (`[{type: "text", text}]`). */
-function contentText(content: Json | undefined): string {
+/**
+ * `content` as a string or as OpenAI content parts (`[{type: "text", text}]`): a request's parts
+ * each on a line of its own (requestBlocksText); `between` '' for an answer's parts, pieces of
+ * one running text the model wrote (answerContentText joins them so).
+ */
+function contentText(content: Json | undefined, between = '\n'): string {
   if (typeof content === 'string') return content
   if (!Array.isArray(content)) return ''
   const out: string[] = []
@@ -587,7 +583,7 @@ function contentText(content: Json | undefined): string {
     if (typeof part === 'string') out.push(part)
     else if (isObj(part) && typeof part.text === 'string') out.push(part.text)
   }
-  return out.join('')
+  return between === '' ? out.join('') : requestBlocksText(out)
 }
 
 /**
@@ -797,7 +793,7 @@ function decodeResponseObject(obj: Obj, stream: boolean): DecodedResponse {
         if (extras.thinking !== (reasoning ?? '')) t.push(extras.thinking)
         t.push(...extras.lines)
         // A choice's `text` beside its message, where it says something else.
-        if (msg === msgs[0] && typeof choice.text === 'string' && choice.text !== '' && choice.text !== contentText(msg.content)) t.push(choice.text)
+        if (msg === msgs[0] && typeof choice.text === 'string' && choice.text !== '' && choice.text !== contentText(msg.content, '')) t.push(choice.text)
         texts.push(t.filter(Boolean).join('\n'))
       }
       if (msgs.length === 0 && typeof choice.text === 'string') texts.push(choice.text)
@@ -1648,7 +1644,7 @@ function decodeSse(raw: string): DecodedResponse | null {
       }
       if (deltas.length === 0 && typeof choice.text === 'string') piece = choice.text
       // A choice's `text` beside its delta (Together writes both), where it says something else.
-      else if (typeof choice.text === 'string' && choice.text !== '' && choice.text !== contentText(deltas[0]!.content)) append(tools, `${index}:text`, choice.text)
+      else if (typeof choice.text === 'string' && choice.text !== '' && choice.text !== contentText(deltas[0]!.content, '')) append(tools, `${index}:text`, choice.text)
       if (piece) append(content, index, piece)
     }
   }

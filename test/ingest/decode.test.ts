@@ -235,8 +235,19 @@ describe('Anthropic\'s Messages API (/v1/messages)', () => {
     expect(decodeResponse({type: 'message', content: answers[0]}).text).toBe(`acct ${m} ok`)
   })
 
-  it('reads a request\'s system prompt given as text blocks', () => {
-    expect(decodeRequest({system: [{type: 'text', text: 'You are '}, {type: 'text', text: 'helpful.'}], messages: [{role: 'user', content: [{type: 'text', text: 'hi'}]}]})).toBe('You are helpful.\nhi')
+  it('reads a request\'s system prompt given as text blocks, each on a line of its own', () => {
+    expect(decodeRequest({system: [{type: 'text', text: 'You are '}, {type: 'text', text: 'helpful.'}], messages: [{role: 'user', content: [{type: 'text', text: 'hi'}]}]})).toBe('You are \nhelpful.\nhi')
+  })
+
+  it('keeps a request\'s text parts apart, so that the words on either side of a boundary never fuse into one', () => {
+    const parts = [{type: 'text', text: 'costing eighty million dollars'}, {type: 'image_url', image_url: {url: 'https://x/y.png'}}, {type: 'text', text: 'and the board meets'}]
+    expect(decodeRequest({messages: [{role: 'user', content: parts}]})).toBe('costing eighty million dollars\nand the board meets')
+    expect(decodeRequest({messages: [{role: 'user', content: parts.filter((p) => p.type === 'text')}]})).toBe('costing eighty million dollars\nand the board meets')
+    // Parts in other places of a request too (a Responses API input item's parts, a tool output's).
+    expect(decodeRequest({input: [{role: 'user', content: [{type: 'input_text', text: 'one'}, {type: 'input_text', text: 'two'}]}]})).toBe('one\ntwo')
+    expect(decodeRequest({input: [{type: 'function_call_output', call_id: 'c', output: [{type: 'input_text', text: 'one'}, {type: 'input_text', text: 'two'}]}]})).toBe('one\ntwo')
+    // An answer's parts are pieces of one running text the model wrote: joined as before.
+    expect(decodeResponse({object: 'chat.completion', choices: [{message: {role: 'assistant', content: [{type: 'text', text: 'one '}, {type: 'text', text: 'two'}]}}]}).text).toBe('one two')
   })
 })
 
@@ -272,9 +283,9 @@ describe('decodeRequest', () => {
       {role: 'user', content: [{type: 'tool_result', tool_use_id: 'tu_1', content: 'result one'}, {type: 'tool_result', tool_use_id: 'tu_2', content: [{type: 'text', text: 'result '}, {type: 'text', text: 'two'}, {type: 'image', source: {type: 'base64', data: 'AAAA'}}]}, {type: 'text', text: 'and so?'}]},
       {role: 'user', content: [{type: 'document', source: {type: 'text', media_type: 'text/plain', data: 'memo text'}}, {type: 'document', source: {type: 'content', content: [{type: 'text', text: 'page 1'}, {type: 'text', text: ' page 2'}]}}, {type: 'document', source: {type: 'base64', media_type: 'application/pdf', data: 'JVBERi0x'}}]},
     ]
-    expect(decodeRequest({system: 'sys', messages})).toBe('sys\nlook it up\ncalling\n{"q":"x"}\nresult one\nresult two\nand so?\nmemo text\npage 1 page 2')
-    // Text parts around no such block still join as one running text, as before.
-    expect(decodeRequest({messages: [{role: 'user', content: [{type: 'text', text: 'CANARY-00'}, {type: 'text', text: 'ff'}]}]})).toBe('CANARY-00ff')
+    expect(decodeRequest({system: 'sys', messages})).toBe('sys\nlook it up\ncalling\n{"q":"x"}\nresult one\nresult \ntwo\nand so?\nmemo text\npage 1\n page 2')
+    // Text parts around no such block stand apart too (as the model saw them): no marker is made up across two parts.
+    expect(decodeRequest({messages: [{role: 'user', content: [{type: 'text', text: 'CANARY-00'}, {type: 'text', text: 'ff'}]}]})).toBe('CANARY-00\nff')
   })
   it('reads a Responses API request\'s function calls and their outputs, a string or input_text parts', () => {
     const input = [
@@ -283,7 +294,7 @@ describe('decodeRequest', () => {
       {type: 'function_call_output', call_id: 'c1', output: 'result one'},
       {type: 'function_call_output', call_id: 'c2', output: [{type: 'input_text', text: 'result '}, {type: 'input_text', text: 'two'}, {type: 'input_image', image_url: 'data:,'}]},
     ]
-    expect(decodeRequest({instructions: 'sys', input})).toBe('sys\nlook it up\n{"q":"x"}\nresult one\nresult two')
+    expect(decodeRequest({instructions: 'sys', input})).toBe('sys\nlook it up\n{"q":"x"}\nresult one\nresult \ntwo')
   })
 
   it('joins chat messages, content parts, completions prompts and raw text', () => {

@@ -101,7 +101,7 @@ describe('otel fixtures', () => {
       session_id: 'sess-ollm',
       prompt_tokens: 173,
       completion_tokens: 17,
-      request_text: 'Be brief.\nWhat time is it in San Francisco?',
+      request_text: 'Be brief.\nWhat time is it in \nSan Francisco?',
       response_text: '{"location":"San Francisco, CA"}',
     })
     expect(got.get('161581bf3cb55c14')!.row).toMatchObject({request_text: 'What is the capital of France?', response_text: 'The capital of France is Paris.'})
@@ -203,7 +203,7 @@ describe('langfuse fixtures', () => {
       tenant_id: 'tn-hooli',
       session_id: 'sess-hooli-1',
       model: 'gpt-4o-mini',
-      request_text: 'You are terse.\nPart one, part two.',
+      request_text: 'You are terse.\nPart one, \npart two.',
       response_text: '{"id":42}',
     })
     expect(got.get('obs-err-1')!.row).toMatchObject({is_error: 1, error_message: 'Error code: 400 - prompt too long', response_text: 'Error code: 400 - prompt too long', status: null})
