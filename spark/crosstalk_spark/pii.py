@@ -1,7 +1,8 @@
 """Personal data a response carried that its session never sent: crosstalk's src/detect/pii-findings.ts.
 
 A value (kind and SHA-256) in a response is a finding unless the same session (tenant and
-session) sent it in any of its prompts, at any time. Its source is the most recent earlier
+session) sent it in this record's prompt or an earlier one (a prompt sent after the answer does
+not make a received value the session's own). Its source is the most recent earlier
 prompt that carried it on the response's own decode node, else the most recent earlier prompt
 on any node; none when nobody sent it earlier. "Earlier" is crosstalk's record order: time,
 then record id (ingest's reading order of the files, then the order it stores each file's records).
@@ -26,8 +27,14 @@ def pii_findings(records: DataFrame) -> DataFrame:
     )
     prompts = values.filter(~F.col("in_response"))
     responses = values.filter(F.col("in_response"))
-    sent_by_session = prompts.select("value_sha256", "tenant_id", "session_id").distinct()
-    findings = responses.join(sent_by_session, ["value_sha256", "tenant_id", "session_id"], "left_anti")
+    r, p = responses.alias("r"), prompts.alias("p")
+    same = [F.col(f"p.{k}") == F.col(f"r.{k}") for k in ("value_sha256", "tenant_id", "session_id")]
+    # At or before the response in record order (time, file_idx, ord): its own prompt included.
+    at_or_before = (F.col("p.ts_ms") < F.col("r.ts_ms")) | (
+        (F.col("p.ts_ms") == F.col("r.ts_ms"))
+        & ((F.col("p.file_idx") < F.col("r.file_idx")) | ((F.col("p.file_idx") == F.col("r.file_idx")) & (F.col("p.ord") <= F.col("r.ord"))))
+    )
+    findings = r.join(p, same[0] & same[1] & same[2] & at_or_before, "left_anti").select(*[F.col(f"r.{c}") for c in responses.columns])
 
     # The most recent earlier prompt with the value: on any node, and on the response's node.
     # Responses and prompts of a value in one ordered list; a record's own prompt never
