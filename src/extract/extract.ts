@@ -62,7 +62,10 @@ import {FingerprintBuffer, fingerprintTextFast, SCHEME} from './winnow.js'
  * repeats from them is an echo; a request member not read is noted (the prompt read in part).
  * x9: registered markers are matched whole: a registered marker found only inside a longer
  * registered marker or `CANARY-` hex run is no hit, and each token carries the hex digits the
- * prompt holds as a `CANARY-`'s whole run (the quick verdict's and the Spark job's echo test).
+ * prompt holds as a `CANARY-`'s whole run (the quick verdict's and the Spark job's echo test);
+ * a request's text parts each stand on a line of their own (their words fused across parts); a
+ * phone number's value is its national significant number however written, and an IBAN is found
+ * in lower case, with dashes and followed by words (full-width characters read as ASCII).
  */
 export const EXTRACT_SCHEME = `x9/${SCHEME}`
 
@@ -78,7 +81,8 @@ export const EXTRACT_SCHEME = `x9/${SCHEME}`
  * streamed answer's where an event was cut off too), in the records not read whole and in the
  * answers counted as without text; x7 from x8 in an answer's and a request's texts decoded (its
  * echo decisions, personal data and fingerprints) and in the records not read whole; x8 from x9 in
- * the registered markers' hits and the tokens' whole-run facts.
+ * the registered markers' hits and the tokens' whole-run facts, a request's texts decoded (its
+ * echo decisions and fingerprints) and personal data (phones, IBANs).
  */
 export const PRIOR_EXTRACT_SCHEMES: readonly string[] = [`x1/${SCHEME}`, `x2/${SCHEME}`, `x3/${SCHEME}`, `x4/${SCHEME}`, `x5/${SCHEME}`, `x6/${SCHEME}`, `x7/${SCHEME}`, `x8/${SCHEME}`]
 
