@@ -63,7 +63,7 @@ export interface StatusResult {
   sessions: number
   /** null on a case never scanned, and where the canary registry changed since the scan (the classes were decided against another registry) */
   sightings_by_class: Record<string, number> | null
-  /** responses attributed to an earlier other session's text by canary-less provenance; null when provenance does not cover the case (never run, or stale) */
+  /** responses attributed to an earlier other session's text by canary-less provenance; null when provenance does not cover the case (never run, or stale) or the scan examined no record */
   provenance_attributed: number | null
   /** values in responses their session never sent, and how many of them another session's record sent first; null on a case never scanned */
   personal_data: {findings: number; attributed: number} | null

@@ -157,9 +157,11 @@ export function renderScan(r: ScanResult): string {
     r.canaries === 0
       ? 'Contaminated responses (canary markers): not known: the case holds no canary registry, so no marker can be attributed to a session (crosstalk ingest canaries FILE).'
       : `Contaminated responses: ${r.contaminated_responses} (cross-tenant ${r.cross_tenant_responses}, cross-session ${r.cross_session_responses}).`,
-    `Provenance: ${r.provenance_matches === null ? 'skipped' : `${count(r.provenance_matches, 'response')} ${r.provenance_matches === 1 ? 'repeats' : 'repeat'} an earlier other session's text${withoutText > 0 ? ` (${count(withoutText, 'response')} had no text and ${withoutText === 1 ? 'was' : 'were'} not examined)` : ''}${
-      (r.provenance_stats?.boilerplate_responses ?? 0) > 0 ? `; ${count(r.provenance_stats!.boilerplate_responses, 'response')} set aside as boilerplate (crosstalk provenance says how to review them)` : ''}`}.`,
-    `PII never sent by the recipient: ${r.pii_findings} (${r.pii_attributed} attributed).`,
+    `Provenance: ${r.records_total === 0 ? 'not known: no record was examined' : r.provenance_matches === null ? 'skipped' : `${count(r.provenance_matches, 'response')} ${r.provenance_matches === 1 ? 'repeats' : 'repeat'} an earlier other session's text${withoutText > 0 ? ` (${count(withoutText, 'response')} had no text and ${withoutText === 1 ? 'was' : 'were'} not examined)` : ''}${
+      (r.provenance_stats?.boilerplate_responses ?? 0) > 0 ? `; ${count(r.provenance_stats!.boilerplate_responses, 'response')} set aside as boilerplate (crosstalk provenance says how to review them)` : ''}${
+      (r.provenance_not_comparable ?? 0) > 0 ? `; ${count(r.provenance_not_comparable!, 'response')} in a script written without spaces (Chinese, Japanese, Thai, ...) could not be compared and ${r.provenance_not_comparable === 1 ? 'was' : 'were'} not examined for verbatim text` : ''}${
+      r.no_request_text !== undefined && r.no_request_text > 0 ? `; ${r.no_request_text >= r.records_total ? 'no prompt was logged, so no leaked prompt could be looked for' : `${count(r.no_request_text, 'record')} had no request text, so ${r.no_request_text === 1 ? 'its prompt' : 'their prompts'} could not be looked for in other answers`}` : ''}`}.`,
+    `PII never sent by the recipient: ${r.pii_findings === null || r.pii_attributed === null ? 'not known: no record was examined' : `${r.pii_findings} (${r.pii_attributed} attributed)`}.`,
     `At risk (status 200, prompt >= pool): ${r.pool_tokens === null ? 'n/a (no --pool-tokens)' : r.at_risk === null ? `unknown at pool ${r.pool_tokens}: no record gives both its HTTP status and its prompt size` : `${r.at_risk} at pool ${r.pool_tokens}`}.`,
     `Time: ${r.timings_ms.total} ms (markers ${r.timings_ms.markers}, provenance ${r.timings_ms.provenance}, pii ${r.timings_ms.pii}).`,
   ]

@@ -131,9 +131,12 @@ export function renderScope(r: ScopeResult, options: {registry?: boolean; proven
         ['tenants that received it', x(e.recipient_tenants)],
         // Text whose source provenance does not name (ambiguous, unknown) is in no session or tenant above.
         ...((e.source_not_named ?? 0) > 0 ? [['responses whose source is not established (in no session or tenant above)', p(e.source_not_named ?? 0)]] : []),
+        // Another session's personal data matched by value, with no marker or text: in none of the figures above, which are then a lower bound.
+        ...(r.pii_attributed_only_responses > 0 ? [["further responses with another session's personal data (matched by value only; not counted above)", p(r.pii_attributed_only_responses)]] : []),
       ],
     ),
   )
+  if (r.pii_attributed_only_responses > 0) out.push(wrap(`${n(r.pii_attributed_only_responses)} ${r.pii_attributed_only_responses === 1 ? 'response' : 'responses'} carried personal data another session sent first and the recipient's session never sent (crosstalk pii), with no canary marker or verbatim text of that session: the exposure above is a lower bound until ${r.pii_attributed_only_responses === 1 ? 'it is' : 'they are'} reviewed.`))
   out.push('', 'Art. 33(3)(a) estimates')
   // A low bound of 0 with no high bound, where answers hold markers of no registered session (exposureKnown false), is no finding: unknown (scope --json: null).
   const lowKnown = (e: ScopeResult['data_subjects']): boolean => registry || r.orphan_sightings === 0 || e.high !== null || e.low > 0

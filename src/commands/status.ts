@@ -57,7 +57,9 @@ export default class Status extends BaseCommand {
             ? d.never_scanned && d.no_log_records
               ? `unknown: ${describeGap(d)}  (crosstalk ingest logs PATH; crosstalk scan)`
               : `unknown: ${d.provenance === 'never' ? 'canary-less provenance has not run' : 'canary-less provenance does not cover the case as it is'}  (crosstalk scan)`
-            : `${count(prov, 'response repeats', 'responses repeat')} an earlier other session's text`
+            : `${count(prov, 'response repeats', 'responses repeat')} an earlier other session's text${
+              (d.provenance_not_comparable_responses ?? 0) > 0 ? `; ${count(d.provenance_not_comparable_responses!, 'response')} in a script written without spaces (Chinese, Japanese, Thai, ...) could not be compared (not examined for verbatim text)` : ''}${
+              status.no_request_text > 0 ? `; ${status.no_request_text >= status.records ? 'no prompt was logged, so no leaked prompt could be looked for' : `${count(status.no_request_text, 'record')} had no request text, so ${status.no_request_text === 1 ? 'its prompt' : 'their prompts'} could not be looked for in other answers`}` : ''}`
         }`,
       )
       const pd = status.personal_data

@@ -74,6 +74,12 @@ export interface DetectionCoverage {
    * known (never scanned, provenance not computed since this was counted, Spark findings).
    */
   provenance_boilerplate_responses: number | null
+  /**
+   * Answers the verbatim-text search could not compare: fewer words than it needs, in a script
+   * written without spaces between words (Chinese, Japanese, Thai, ...); null: not known (never
+   * scanned, a scan before this was counted, Spark findings). Optional: coverage built by hand.
+   */
+  provenance_not_comparable_responses?: number | null
   last_scan_at: string | null
 }
 
@@ -108,6 +114,7 @@ export function detectionCoverage(db: CaseDb): DetectionCoverage {
     provenance,
     provenance_parameters: last === null ? null : {min_words: last.min_words, boilerplate_tenants: last.boilerplate_tenants},
     provenance_boilerplate_responses: last?.provenance_boilerplate_responses ?? null,
+    provenance_not_comparable_responses: last?.provenance_not_comparable_responses ?? null,
     last_scan_at: last?.finished_at ?? null,
   }
 }

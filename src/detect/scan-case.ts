@@ -8,7 +8,7 @@ import {
 } from '../extract/markers.js'
 import {countCanaries} from '../store/canaries.js'
 import {deleteUnconventionalHits, extractInserters, fileTokens, recordIdsOfFile} from '../store/extracts.js'
-import {completeLogFiles, setUnconventionalMatched, type FileRow} from '../store/files.js'
+import {completeLogFiles, fileTotals, setUnconventionalMatched, type FileRow} from '../store/files.js'
 import {countPiiFindings, countProvenance, deleteAllSightings, sightingCounts, sightingInserter} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
 import {atRiskGroups, atRiskJudgeable, recordsMissingAtRiskFields} from '../store/records.js'
@@ -20,6 +20,7 @@ import {releaseMemory} from '../ingest/release-memory.js'
 import {unreadableFiles, type UnreadableFile} from './gate.js'
 import {computePiiFindings} from './pii-findings.js'
 import {reextractPriorFiles} from './reextract.js'
+import {countNotComparable} from './provenance/not-comparable.js'
 import {computeProvenance, DEFAULT_PROVENANCE, type ProvenanceOptions, type ProvenanceStats} from './provenance.js'
 import {sqliteRegistry} from './registry.js'
 import {claimIngest, releaseIngest} from '../ingest/ingest-lock.js'
@@ -76,9 +77,19 @@ export interface ScanResult {
   contaminated_responses: number
   cross_session_responses: number
   cross_tenant_responses: number
+  /** null: provenance skipped, or no record was examined (a case with no log record: not known, never 0) */
   provenance_matches: number | null
-  pii_findings: number
-  pii_attributed: number
+  /**
+   * Answers too short in words for the verbatim-text search, in a script written without spaces
+   * (Chinese, Japanese, Thai, ...): not compared (provenance/not-comparable.ts); null where
+   * provenance did not run in this scan and none is carried over, or no record was examined.
+   */
+  provenance_not_comparable: number | null
+  /** records (in complete log files) whose request text the logs do not hold: their prompts could not be looked for in other answers */
+  no_request_text: number
+  /** null where no record was examined (a case with no log record): not known, never 0 */
+  pii_findings: number | null
+  pii_attributed: number | null
   at_risk: number | null
   pool_tokens: number | null
   advertised_tokens: number | null
@@ -211,11 +222,14 @@ function* scanSteps(db: CaseDb, options: ScanOptions): Generator<ScanStep, ScanR
     previous !== null && !interrupted && previous.provenance_state === 'current' && previous.min_words === params.minWords &&
     previous.boilerplate_tenants === params.boilerplateTenants && fresh.length === 0 && reextracted === 0
   let provenance: ProvenanceStats | null = null
+  // Answers the verbatim-text search could not compare (not-comparable.ts), counted with provenance.
+  let notComparable: number | null = null
   if (!options.skipProvenance && !provenanceWasCurrent) {
     options.onProgress?.({phase: 'provenance', done: 0, total: 1})
     // The markers' registry lookups filled the page cache: provenance reads other pages.
     releaseMemory(db)
     provenance = computeProvenance(db, params)
+    notComparable = countNotComparable(db, params.minWords)
     options.onProgress?.({phase: 'provenance', done: 1, total: 1})
     yield 'provenance'
   }
@@ -252,9 +266,12 @@ function* scanSteps(db: CaseDb, options: ScanOptions): Generator<ScanStep, ScanR
     contaminated_responses: counts.contaminated_responses,
     cross_session_responses: counts.cross_session_responses,
     cross_tenant_responses: counts.cross_tenant_responses,
-    provenance_matches: provenanceState === 'current' ? countProvenance(db) : null,
-    pii_findings: pii.findings,
-    pii_attributed: pii.attributed,
+    // A case with no record examined found nothing and ruled out nothing: not known, never 0.
+    provenance_matches: provenanceState === 'current' && recordsTotal > 0 ? countProvenance(db) : null,
+    provenance_not_comparable: recordsTotal === 0 ? null : notComparable !== null ? notComparable : provenanceWasCurrent ? previous!.provenance_not_comparable_responses : null,
+    no_request_text: fileTotals(db).no_request_text,
+    pii_findings: recordsTotal > 0 ? pii.findings : null,
+    pii_attributed: recordsTotal > 0 ? pii.attributed : null,
     at_risk: risk === null ? null : risk.reduce((a, g) => a + g.n, 0),
     pool_tokens: pool,
     advertised_tokens: advertised,
@@ -276,6 +293,7 @@ function* scanSteps(db: CaseDb, options: ScanOptions): Generator<ScanStep, ScanR
       finishedAt: options.now.toISOString(), recordsTotal, recordsScanned: result.records_scanned, recordsNew: result.records_new, provenanceState,
       // Provenance left current by the previous scan keeps that scan's count.
       boilerplateResponses: provenance !== null ? provenance.boilerplate_responses : provenanceWasCurrent ? previous!.provenance_boilerplate_responses : null,
+      notComparableResponses: notComparable !== null ? notComparable : provenanceWasCurrent ? previous!.provenance_not_comparable_responses : null,
     })
     options.record?.(result)
   })

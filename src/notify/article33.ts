@@ -1,3 +1,4 @@
+import {noneFoundGaps} from './none-found.js'
 import {staleFindings} from '../scope/unscanned.js'
 import {InputError} from '../errors.js'
 import {affectedTenants, BAD_LINES_REMEDY, concernsController, requireControllerConcerned, unattributedAuthorityNotifications, type ControllerSubjects, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, examinedTotals, factsExposureKnown, GROWN_REMEDY, provenanceMethodFr, NO_REGISTRY_REMEDY, NOT_READ_WHOLE_REMEDY, ORIGINALS_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
@@ -226,6 +227,9 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     const t = facts.detection.provenance_parameters.boilerplate_tenants
     L.open('scope', P.open.boilerplateResponses(setAside, t), 'Art. 33(3)(a), 33(4)', `crosstalk provenance --boilerplate-tenants N (N above ${t})`)
   }
+  // Another session's personal data matched by value, prompts not logged, texts the search could not
+  // compare (none-found.ts): each an open item, whatever markers and verbatim text found.
+  if (scope) for (const g of noneFoundGaps(facts, P)) if (g.kind === 'pii_attributed' || g.kind === 'no_request_text' || g.kind === 'not_comparable') L.open('scope', g.item, 'Art. 33(3)(a), 33(4)', g.record_with)
   const notNamed = exposure?.source_not_named ?? 0
   if (scope && notNamed > 0) L.open('scope', P.open.sourceNotNamed(notNamed), 'Art. 33(3)(a), 33(4)', 'crosstalk provenance')
   if (scope && withoutText > 0) L.open('scope', P.open.responsesWithoutText(withoutText), 'Art. 33(3)(a), 33(4)', 'crosstalk ingest logs PATH --map response=PATH; crosstalk scan')
@@ -281,6 +285,8 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   // ---- investigation and measures (Art. 33(3)(d)): only what was recorded
   const examined = examinedTotals(facts)
   if (scope) L.stated('investigation', P.investigation(examined.records, examined.log_files, facts.totals.registry_files, examined.not_scanned), ['scan.exposure', 'evidence.files'])
+  // What the verbatim-text search could not look at is said beside "searched for verbatim text": prompts not logged, texts it could not compare.
+  if (scope) for (const g of noneFoundGaps(facts, P)) if (g.kind === 'no_request_text' || g.kind === 'not_comparable') L.stated('investigation', g.statement, ['scan.provenance', 'evidence.files'])
   if (scope && facts.totals.registry_files === 0) L.stated('investigation', P.noRegistry, ['evidence.files', 'scan.exposure'])
   const notIntact = facts.totals.originals_not_intact ?? []
   if (notIntact.length > 0) {

@@ -106,7 +106,7 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   // (its end users on either side: facts.ts controllerSubjects), so the two never give two numbers.
   const subjects = onBehalf !== null ? (s?.controller_subjects ?? null) : null
   // A controller whose users were only shown others' data has data subjects all the same: never "nothing found" for it.
-  if (exposure && (exposure.responses > 0 || (subjects?.total ?? 0) > 0)) L.stated('what_happened', subjects ? A.whatHappenedController(subjects) : A.whatHappened(exposure), ['scan.exposure'])
+  if (exposure && (exposure.responses > 0 || (subjects?.total ?? 0) > 0)) L.stated('what_happened', subjects ? A.whatHappenedController(subjects) : A.whatHappened(exposure, s!.data_subjects.low), ['scan.exposure'])
   // Nothing found is a finding only where detection covered the whole case; over a partial scan it is not known yet.
   // Never where a retry leaked (the open item above says what was found instead), nor over what it did
   // not examine: each exception is the sender's to settle before saying so.

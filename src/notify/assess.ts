@@ -176,7 +176,12 @@ export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
     (facts?.scope?.cross_tenant_responses ?? 0) > 0 || (facts?.scope?.exposure.flows ?? []).some((f) => f.source_tenant !== f.recipient_tenant) || (standing?.cross_tenant_responses ?? 0) > 0 || (standing?.provenance_cross_tenant_responses ?? 0) > 0 || retryCrossTenant(facts)
   // Text whose source is not established may be another organisation's: not "none found".
   const sourceNotNamed = facts?.scope?.exposure.source_not_named ?? 0
-  const exposed = (facts?.scope?.exposure.responses ?? 0) > 0 || (standing?.contaminated_responses ?? 0) > 0 || (standing?.provenance_responses ?? 0) > 0
+  // Personal data another session sent first, found by value in an answer with no marker or verbatim
+  // text: another session's data disclosed all the same (ENISA: loss of confidentiality is access
+  // by parties not authorised), so it counts as exposed, said with its basis.
+  const piiOnly = facts?.scope?.pii_attributed_only_responses ?? 0
+  const exposedByText = (facts?.scope?.exposure.responses ?? 0) > 0 || (standing?.contaminated_responses ?? 0) > 0 || (standing?.provenance_responses ?? 0) > 0
+  const exposed = exposedByText || piiOnly > 0
   // No canary registry and marker-shaped tokens in answers (exposureKnown false): whose data they carry is not known, so a low bound of 0 with no high bound is no count of individuals.
   const orphansUnattributed = facts?.scope && !exposureKnown(facts.totals.registry_files > 0, facts.scope.orphan_sightings) ? facts.scope.orphan_sightings : 0
   const subjectsNotKnown = orphansUnattributed > 0 && facts!.scope!.data_subjects.high === null && facts!.scope!.data_subjects.low === 0
@@ -242,7 +247,7 @@ export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
       value: exposed || retryServed ? 0.25 : 0,
       source: 'case default',
       why: exposed
-        ? fromScan('disclosed to known, limited recipients (the receiving tenants are identified in the logs): +0.25. Use 0.5 if the receiving applications showed responses to an unknown number of end users (e.g. a public chatbot)')
+        ? fromScan(`${exposedByText ? '' : `${count(piiOnly, 'response')} carried personal data another session sent first (matched by value, no canary marker or verbatim text: crosstalk pii), taken as disclosed; `}disclosed to known, limited recipients (the receiving tenants are identified in the logs): +0.25. Use 0.5 if the receiving applications showed responses to an unknown number of end users (e.g. a public chatbot)`)
         : !facts?.scope
           ? notKnown("a response carried another session's data", '0 assumed: set --cb-confidentiality once it is known')
           : retryServed
@@ -365,7 +370,7 @@ export function planAssessment(facts: CaseFacts | null, options: AssessOptions):
   // A leaking retry is a response served: never "none found", whatever the figures count.
   if (facts?.scope && facts.scope.exposure.responses === 0 && (facts.retry_leaks ?? []).length > 0) {
     reasons.push(`no figure of the scope counts a response carrying another session's data, yet ${count(facts.retry_leaks!.length, 'retry', 'retries')} logged under a request id already counted carried another session's canary marker and ${facts.retry_leaks!.length === 1 ? 'was' : 'were'} served (see the open items): this suggestion weighs ${facts.retry_leaks!.length === 1 ? 'it' : 'them'} as disclosed`)
-  } else if (facts?.scope && facts.scope.exposure.responses === 0 && noneFoundGaps(facts, EN).length > 0) {
+  } else if (facts?.scope && facts.scope.exposure.responses === 0 && (facts.scope.pii_attributed_only_responses ?? 0) === 0 && noneFoundGaps(facts, EN).length > 0) {
     reasons.push('no response carrying another session\'s data was found among what detection examined, and not everything was examined (cb_confidentiality names what was not): this suggestion may change once it is reviewed')
   }
   const decide = options.decide

@@ -64,6 +64,13 @@ export interface CaseReportData {
    * (with the reason recorded); the unread and unjudgeable files are in unjudgeable_files
    */
   not_covered: string[]
+  /**
+   * responses holding personal data another session sent first (matched by value), with no canary
+   * marker or verbatim text of another session (none-found.ts), and the sentence that says so; 0 and
+   * null where there are none. Optional: data built by hand.
+   */
+  pii_attributed_only_responses?: number
+  pii_attributed_only_note?: string | null
   incident: IncidentRecord | null
   clock: ClockResult | null
   /** scope's contract numbers and the estimates with their method (`crosstalk scope --json`) */
@@ -184,7 +191,9 @@ export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): 
       ...unreadableFiles(db).map((f) => ({name: basename(f.path), why: f.why})),
       ...openUnreadSources(db).map((u) => ({name: u.name, why: u.reason.startsWith('not ingested') ? u.reason : `not read: ${u.reason}`})),
     ],
-    not_covered: noneFoundGaps(facts, EN).filter((g) => g.kind === 'boilerplate' || g.kind === 'duplicate_leaks' || g.kind === 'dismissed_sources').map((g) => g.statement),
+    not_covered: noneFoundGaps(facts, EN).filter((g) => g.kind === 'boilerplate' || g.kind === 'duplicate_leaks' || g.kind === 'dismissed_sources' || g.kind === 'no_request_text' || g.kind === 'not_comparable').map((g) => g.statement),
+    pii_attributed_only_responses: facts.scope?.pii_attributed_only_responses ?? 0,
+    pii_attributed_only_note: (facts.scope?.pii_attributed_only_responses ?? 0) > 0 ? EN.piiAttributedOnly(facts.scope!.pii_attributed_only_responses!) : null,
     incident: facts.incident,
     clock: facts.clock,
     scope: {

@@ -71,6 +71,14 @@ export interface ScopeFacts extends ScopeContractKeys {
   orphan_sightings: number
   provenance_responses: number
   provenance_only_responses: number
+  /**
+   * responses holding personal data another session sent earlier and the recipient's session never
+   * sent (an attributed personal-data finding), with no marker or verbatim text of another session:
+   * in no exposure figure. Absent: facts built by hand, holding none.
+   */
+  pii_attributed_only_responses?: number
+  /** the same per (source tenant, recipient tenant) */
+  pii_attributed_only_flows?: ScopeFlow[]
   /** contaminated responses whose logs hold no prompt text: the echo check had nothing to read */
   contaminated_without_prompt: number | null
   /** contaminated responses whose request was read in part (members this release does not read): the echo check read part of the prompt */
@@ -324,6 +332,8 @@ export interface CaseFacts {
     /** answers (error records aside) in complete log files, and those of them that decoded to no text: never examined for markers or text */
     answers?: number
     responses_without_text?: number
+    /** records (in complete log files) whose request text the logs do not hold: the prompt was not logged, so no answer could be compared with it */
+    records_without_request_text?: number
     /** names of the log sources an ingest reached and could not read, still open in the case (ingest dismiss settles one): not examined */
     unread_sources?: string[]
     /** the log sources an ingest could not read, settled with `ingest dismiss`: never searched, with the reason recorded */
@@ -536,6 +546,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     originals_not_intact: (inputs.originalsNotIntact ?? []).map((o) => ({name: safeLine(o.name), state: o.state})),
     answers: inputs.fileTotals.answers,
     responses_without_text: inputs.fileTotals.no_response_text,
+    records_without_request_text: inputs.fileTotals.no_request_text,
     unread_sources: (inputs.unreadSources ?? []).map(safeLine),
     files_not_read_whole: (inputs.notReadWhole ?? []).map(safeLine),
     files_grown: (inputs.grown ?? []).map(safeLine),
@@ -680,6 +691,12 @@ export const UNREAD_SOURCES_REMEDY = 'crosstalk ingest logs PATH; crosstalk scan
 /** How a log file kept but not read whole is completed (the open item's record_with). */
 /** How a retry's uncounted leak leaves the open items (its record_with): each line named, then judged by hand. */
 export const ORIGINALS_REMEDY = 'crosstalk verify; crosstalk relocate OLD NEW'
+/** A personal-data finding attributed to another session: the findings to review (with their values where the responder asks). */
+export const PII_ATTRIBUTED_REMEDY = 'crosstalk pii; crosstalk show RECORD'
+/** Records whose prompt was not logged: logs (or the field) that hold the prompts. */
+export const NO_REQUEST_TEXT_REMEDY = 'crosstalk ingest logs PATH --map request=PATH; crosstalk scan'
+/** Responses the verbatim-text search could not compare (a script written without spaces): reviewed by a person. */
+export const NOT_COMPARABLE_REMEDY = 'crosstalk show RECORD --show-text'
 export const BAD_LINES_REMEDY = 'crosstalk status --bad-lines; crosstalk ingest logs FILE; crosstalk scan'
 export const NO_REGISTRY_REMEDY = 'crosstalk ingest canaries FILE; crosstalk scan'
 export const DUPLICATE_LEAKS_REMEDY = 'crosstalk status (names each line and its request_id)'
@@ -827,6 +844,8 @@ export function scopeFacts(s: ScopeResult, inputs?: Pick<ScopeInputs, 'contamina
     orphan_sightings: s.orphan_sightings,
     provenance_responses: s.provenance_responses,
     provenance_only_responses: s.provenance_only_responses,
+    pii_attributed_only_responses: s.pii_attributed_only_responses,
+    pii_attributed_only_flows: s.pii_attributed_only_flows.map(inert),
     contaminated_without_prompt: s.contaminated_without_prompt,
     contaminated_prompt_in_part: s.contaminated_prompt_in_part,
     prompt_in_part_members: s.prompt_in_part?.members ?? [],

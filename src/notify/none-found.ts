@@ -1,4 +1,4 @@
-import {BAD_LINES_REMEDY, DUPLICATE_LEAKS_REMEDY, GROWN_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, NO_REGISTRY_REMEDY, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
+import {BAD_LINES_REMEDY, NO_REQUEST_TEXT_REMEDY, NOT_COMPARABLE_REMEDY, PII_ATTRIBUTED_REMEDY, DUPLICATE_LEAKS_REMEDY, GROWN_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, NO_REGISTRY_REMEDY, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
 import type {Phrases} from './phrases-en.js'
 
 // "Nothing found" is a finding about what detection examined, never beyond it. What it does not
@@ -12,7 +12,7 @@ import type {Phrases} from './phrases-en.js'
 // none was found reads this one list: it says none only where the list is empty, and otherwise
 // names each exception (an open item where something can still be done).
 
-export type NoneFoundGapKind = 'unread_sources' | 'not_read_whole' | 'responses_without_text' | 'boilerplate' | 'duplicate_leaks' | 'duplicates_not_examined' | 'dismissed_sources' | 'no_registry' | 'bad_lines' | 'grown_originals'
+export type NoneFoundGapKind = 'pii_attributed' | 'no_request_text' | 'not_comparable' | 'unread_sources' | 'not_read_whole' | 'responses_without_text' | 'boilerplate' | 'duplicate_leaks' | 'duplicates_not_examined' | 'dismissed_sources' | 'no_registry' | 'bad_lines' | 'grown_originals'
 
 export interface NoneFoundGap {
   kind: NoneFoundGapKind
@@ -29,6 +29,10 @@ export interface NoneFoundGap {
 export function noneFoundGaps(facts: Pick<CaseFacts, 'totals' | 'detection'> & {scope?: CaseFacts['scope']}, P: Phrases): NoneFoundGap[] {
   const t = facts.totals
   const gaps: NoneFoundGap[] = []
+  // A personal-data finding attributed to another session is another session's data in an answer
+  // (matched by value): a finding, never covered by "none", whatever else was searched.
+  const piiOnly = facts.scope?.pii_attributed_only_responses ?? 0
+  if (piiOnly > 0) gaps.push({kind: 'pii_attributed', statement: P.piiAttributedOnly(piiOnly), item: P.open.piiAttributedOnly(piiOnly), record_with: PII_ATTRIBUTED_REMEDY, open: true})
   const orphans = t.registry_files === 0 ? (facts.scope?.orphan_sightings ?? 0) : 0
   if (orphans > 0) gaps.push({kind: 'no_registry', statement: P.orphansWithoutRegistry(orphans), item: P.open.orphansWithoutRegistry(orphans), record_with: NO_REGISTRY_REMEDY, open: true})
   const unread = t.unread_sources ?? []
@@ -47,6 +51,12 @@ export function noneFoundGaps(facts: Pick<CaseFacts, 'totals' | 'detection'> & {
   if (withoutText > 0) {
     gaps.push({kind: 'responses_without_text', statement: P.noResponseText(withoutText), item: P.open.responsesWithoutText(withoutText), record_with: 'crosstalk ingest logs PATH --map response=PATH; crosstalk scan', open: true})
   }
+  // Prompts not logged: the verbatim-text search had nothing of theirs to compare the answers with.
+  const noPrompt = t.records_without_request_text ?? 0
+  if (noPrompt > 0) gaps.push({kind: 'no_request_text', statement: P.noRequestText(noPrompt, t.records), item: P.open.noRequestText(noPrompt, t.records), record_with: NO_REQUEST_TEXT_REMEDY, open: true})
+  // Texts the verbatim-text search could not compare (a script written without spaces), counted by the scan.
+  const notComparable = facts.detection.provenance_not_comparable_responses ?? 0
+  if (notComparable > 0) gaps.push({kind: 'not_comparable', statement: P.notComparable(notComparable), item: P.open.notComparable(notComparable), record_with: NOT_COMPARABLE_REMEDY, open: true})
   const aside = facts.detection.provenance_boilerplate_responses ?? 0
   const tenants = facts.detection.provenance_parameters?.boilerplate_tenants
   if (aside > 0 && tenants !== undefined) {

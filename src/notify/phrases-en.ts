@@ -232,6 +232,8 @@ export const EN = {
   noExposure: 'Detection over the logs found no response carrying another session\'s data.',
   // With no registry only verbatim text could be matched: what was found is said of that alone.
   noVerbatimExposure: 'Detection over the logs found no response repeating another session\'s text verbatim.',
+  // Where a personal-data finding is attributed to another session: what markers and text found, never "no response carrying another session's data".
+  noMarkerOrTextExposure: 'Detection over the logs found no response carrying another session\'s canary marker or verbatim text.',
   noScan: 'Detection over the logs has not run yet; the scope is not known.',
   noneFound: 'none: detection over every log found no response carrying another session\'s data',
   // Said where something was not examined (a source dismissed unread): "none" of what was, never "every log".
@@ -285,6 +287,17 @@ export const EN = {
   // Answers that decoded to no text were never examined: no marker and no copied text can be found in them.
   noResponseText: (n: number) =>
     `${count(n, 'response')} had no response text in the logs (the field read held none, or the answer was not logged) and ${n === 1 ? 'was' : 'were'} not examined for either canary markers or verbatim text: every figure covers only the responses that had text.`,
+  // A personal-data finding attributed to another session (matched by value), with no marker or verbatim text: another session's data, in no exposure figure.
+  piiAttributedOnly: (n: number) =>
+    `${count(n, 'response')} carried personal data (an e-mail address, a phone number or the like) that another session had sent earlier and the recipient's session never sent, matched by value with no canary marker or verbatim text of that session (crosstalk pii): ${n === 1 ? 'it' : 'they'} may have disclosed another session's data, and the figures that count markers and verbatim text are a lower bound.`,
+  // Records whose prompt was not logged: no leaked prompt could be looked for in other answers.
+  noRequestText: (n: number, records: number) =>
+    n >= records
+      ? `No prompt was logged (none of the ${count(records, 'record')} has request text): the verbatim-text search had no prompt to compare the answers with, so whether an answer carried another session's prompt could not be looked for.`
+      : `${count(n, 'record')} of ${records} had no request text in the logs (the prompt was not logged): whether another session's answer carried ${n === 1 ? 'that prompt' : 'those prompts'} could not be looked for.`,
+  // Text the verbatim-text search could not compare: words are split on spaces, and these scripts have none.
+  notComparable: (n: number) =>
+    `${count(n, 'response')} ${n === 1 ? 'holds' : 'hold'} text in a script written without spaces between words (Chinese, Japanese, Thai and the like), which the verbatim-text search (runs of words split on spaces) cannot compare: whether ${n === 1 ? 'it carried' : 'they carried'} another session's text was not examined.`,
   // No leak found, where some answers could not be examined: said of the responses that were.
   noExposureOfExamined: (examined: number, unexamined: number) =>
     `Detection over the ${count(examined, 'response')} that had text found none carrying another session's data; ${count(unexamined, 'response')} had no text and ${unexamined === 1 ? 'was' : 'were'} not examined, so whether ${unexamined === 1 ? 'it' : 'they'} carried another session's data is not known.`,
@@ -388,8 +401,9 @@ export const EN = {
     /** The contact line: a DPO only where a DPO name is recorded; contact details alone are a contact point. */
     dpoLine: (name: string, contact: string | null) => `Our data protection officer: ${contact ? `${name}, ${contact}` : name}.`,
     contactPointLine: (contact: string) => `You can contact us at: ${contact}.`,
-    whatHappened: (e: Exposure) =>
-      `Some answers that an AI service gave to other users contained text from conversations of other people. Part of your conversation (what you wrote, or the answers you received) may have been shown to someone else (at least ${e.sessions === 1 ? '1 conversation was' : `${e.sessions} conversations were`} affected: those the logs show; there may be more).`,
+    // The count is the data subjects' low bound (as Article 33 states it): a source not named counts as one conversation, never as none.
+    whatHappened: (_e: Exposure, low: number) =>
+      `Some answers that an AI service gave to other users contained text from conversations of other people. Part of your conversation (what you wrote, or the answers you received) may have been shown to someone else (at least ${low === 1 ? '1 conversation was' : `${low} conversations were`} affected: those the logs show; there may be more).`,
     /**
      * A letter for one controller: its data subjects counted as its Article 33 draft counts them
      * (its end users on either side, one conversation one person), with the two sides apart.
@@ -574,6 +588,14 @@ export const EN = {
     /** A processor notice: whether this controller's data was among those possible sources. */
     possibleSource: (n: number) =>
       `${count(n, 'response')} in this incident carried verbatim text whose source is not established (the same text in several customers' prompts, or only in answers whose prompts were not logged): whether any of it was your data is not yet established, so your data may have been among its possible sources; we will tell you once the source is established`,
+    piiAttributedOnly: (n: number) =>
+      `${count(n, 'response')} carried personal data first sent by another session (matched by value, no canary marker or verbatim text: crosstalk pii lists them): establish whether ${n === 1 ? 'it disclosed' : 'they disclosed'} that session's data and record the outcome; until then the exposure figures are a lower bound`,
+    noRequestText: (n: number, records: number) =>
+      n >= records
+        ? `no prompt was logged (none of the ${count(records, 'record')} has request text): whether an answer carried another session's prompt could not be looked for; ingest logs that hold the prompts (or the field that holds them: --map request=PATH) and scan again`
+        : `${count(n, 'record')} of ${records} had no request text (the prompt was not logged): whether another session's answer carried ${n === 1 ? 'that prompt' : 'those prompts'} could not be looked for; ingest logs that hold the prompts (--map request=PATH) and scan again`,
+    notComparable: (n: number) =>
+      `${count(n, 'response')} in a script written without spaces between words (Chinese, Japanese, Thai and the like) could not be compared by the verbatim-text search: review ${n === 1 ? 'it' : 'them'} for another session's text and record the outcome`,
     responsesWithoutText: (n: number) =>
       `${count(n, 'response')} had no response text and ${n === 1 ? 'was' : 'were'} not examined for either canary markers or verbatim text: ingest logs that hold the answers (or the field that holds them: --map response=PATH) and scan again`,
     duplicatesNotExamined: (n: number, ofController: number | null) =>

@@ -192,6 +192,7 @@ export const FR: Phrases = {
   exposureCrossTenant: (n) => `${n} de ces réponses ${un(n) ? 'a été servie' : 'ont été servies'} à un autre client.`,
   noExposure: "L'analyse des journaux n'a trouvé aucune réponse contenant des données d'une autre session.",
   noVerbatimExposure: "L'analyse des journaux n'a trouvé aucune réponse reproduisant mot pour mot le texte d'une autre session.",
+  noMarkerOrTextExposure: "L'analyse des journaux n'a trouvé aucune réponse contenant le marqueur canari ou le texte mot pour mot d'une autre session.",
   noScan: "L'analyse des journaux n'a pas encore été effectuée ; le périmètre n'est pas connu.",
   noneFound: "aucune : l'analyse de tous les journaux n'a trouvé aucune réponse contenant des données d'une autre session",
   noneFoundInSearched: "aucune dans ce qui a été analysé : l'analyse n'y a trouvé aucune réponse contenant des données d'une autre session.",
@@ -232,6 +233,14 @@ export const FR: Phrases = {
     `${compte(n, 'ligne de journal mise en quarantaine', 'lignes de journal mises en quarantaine')} n'${un(n) ? 'a' : 'ont'} pas pu être ${un(n) ? 'lue' : 'lues'} et n'${un(n) ? 'a' : 'ont'} jamais été ${un(n) ? 'examinée' : 'examinées'} (crosstalk status --bad-lines) : on ne sait pas si ${un(n) ? 'elle contient' : 'elles contiennent'} des données d'une autre session.`,
   noResponseText: (n) =>
     `${compte(n, 'réponse')} ${un(n) ? "n'avait" : "n'avaient"} pas de texte de réponse dans les journaux (le champ lu n'en contenait pas, ou la réponse n'a pas été journalisée) et n'${un(n) ? 'a' : 'ont'} été ${un(n) ? 'examinée' : 'examinées'} ni pour les marqueurs canaris ni pour le texte mot pour mot : tous les chiffres ne portent que sur les réponses qui avaient un texte.`,
+  piiAttributedOnly: (n) =>
+    `${compte(n, 'réponse')} ${un(n) ? 'contenait' : 'contenaient'} des données personnelles (une adresse e-mail, un numéro de téléphone ou autre) qu'une autre session avait envoyées auparavant et que la session destinataire n'a jamais envoyées, rapprochées par leur valeur sans marqueur canari ni texte mot pour mot de cette session (crosstalk pii) : ${un(n) ? 'elle a' : 'elles ont'} pu divulguer des données d'une autre session, et les chiffres fondés sur les marqueurs et le texte mot pour mot sont un minimum.`,
+  noRequestText: (n, records) =>
+    n >= records
+      ? `Aucun prompt n'a été journalisé (aucun des ${compte(records, 'enregistrement')} n'a de texte de requête) : la recherche de texte mot pour mot n'avait aucun prompt auquel comparer les réponses, on n'a donc pas pu chercher si une réponse contenait le prompt d'une autre session.`
+      : `${compte(n, 'enregistrement')} sur ${records} ${un(n) ? "n'avait" : "n'avaient"} pas de texte de requête dans les journaux (le prompt n'a pas été journalisé) : on n'a pas pu chercher si la réponse d'une autre session ${un(n) ? 'contenait ce prompt' : 'contenait ces prompts'}.`,
+  notComparable: (n) =>
+    `${compte(n, 'réponse')} ${un(n) ? 'contient' : 'contiennent'} un texte dans une écriture sans espaces entre les mots (chinois, japonais, thaï, etc.), que la recherche de texte mot pour mot (suites de mots séparés par des espaces) ne peut comparer : on n'a pas examiné si ${un(n) ? 'elle contenait' : 'elles contenaient'} le texte d'une autre session.`,
   noExposureOfExamined: (examined, unexamined) =>
     `L'analyse des ${compte(examined, 'réponse')} qui avaient un texte n'en a trouvé aucune contenant des données d'une autre session ; ${compte(unexamined, 'réponse')} sans texte n'${un(unexamined) ? 'a' : 'ont'} pas été ${un(unexamined) ? 'examinée' : 'examinées'} : on ne sait pas si ${un(unexamined) ? 'elle contenait' : 'elles contenaient'} des données d'une autre session.`,
   boilerplateSetAside: (n, tenants) =>
@@ -321,8 +330,8 @@ export const FR: Phrases = {
     contactPointLine: (contact) => `Vous pouvez nous contacter à l'adresse suivante : ${contact}.`,
     nothingFound: "Nous avons analysé les journaux du service d'IA et n'avons trouvé aucune réponse montrant le texte de la conversation d'une autre personne.",
     title: 'Informations importantes sur vos données personnelles',
-    whatHappened: (e) =>
-      `Certaines réponses données par un service d'intelligence artificielle à d'autres utilisateurs contenaient du texte issu des conversations d'autres personnes. Une partie de votre conversation (ce que vous avez écrit, ou les réponses que vous avez reçues) a pu être montrée à quelqu'un d'autre (au moins ${e.sessions} ${un(e.sessions) ? 'conversation est concernée' : 'conversations sont concernées'} : celles que montrent les journaux ; il peut y en avoir d'autres).`,
+    whatHappened: (_e, low) =>
+      `Certaines réponses données par un service d'intelligence artificielle à d'autres utilisateurs contenaient du texte issu des conversations d'autres personnes. Une partie de votre conversation (ce que vous avez écrit, ou les réponses que vous avez reçues) a pu être montrée à quelqu'un d'autre (au moins ${low} ${un(low) ? 'conversation est concernée' : 'conversations sont concernées'} : celles que montrent les journaux ; il peut y en avoir d'autres).`,
     whatHappenedController: (c) =>
       `Certaines réponses données par un service d'intelligence artificielle à ses utilisateurs contenaient du texte issu des conversations d'autres personnes. Une partie de votre conversation (ce que vous avez écrit, ou les réponses que vous avez reçues) a pu être montrée à quelqu'un d'autre, ou une partie de la conversation de quelqu'un d'autre a pu vous être montrée. Au moins ${c.total} ${un(c.total) ? 'conversation des utilisateurs de ce service est concernée' : 'conversations des utilisateurs de ce service sont concernées'} (une conversation compte pour une personne ; celles que montrent les journaux, il peut y en avoir d'autres) : ${c.reached_others} dont le contenu a atteint quelqu'un d'autre, ${c.served_others} ${un(c.served_others) ? "qui s'est vu montrer" : "qui se sont vu montrer"} le contenu de quelqu'un d'autre${c.reached_others + c.served_others > c.total ? ' (une conversation des deux côtés est comptée une fois)' : ''}.`,
     cause: (category, text) =>
@@ -480,6 +489,14 @@ export const FR: Phrases = {
       `${compte(n, 'réponse')} ${un(n) ? 'contenait' : 'contenaient'} un texte mot pour mot dont la source n'est pas établie (le même texte dans les prompts de plusieurs clients, ou seulement dans des réponses dont les prompts n'ont pas été journalisés) : ${un(n) ? 'elle est comptée' : 'elles sont comptées'} comme reçue${un(n) ? '' : 's'}, et ses sources possibles, listées par crosstalk provenance, comme possiblement exposées, non comptées ci-dessus ; établir la source et consigner le résultat`,
     possibleSource: (n) =>
       `${compte(n, 'réponse')} de cet incident ${un(n) ? 'contenait' : 'contenaient'} un texte mot pour mot dont la source n'est pas établie (le même texte dans les prompts de plusieurs clients, ou seulement dans des réponses dont les prompts n'ont pas été journalisés) : il n'est pas encore établi si vos données en faisaient partie, elles ont donc pu être parmi ses sources possibles ; nous vous le dirons dès que la source sera établie`,
+    piiAttributedOnly: (n) =>
+      `${compte(n, 'réponse')} ${un(n) ? 'contenait' : 'contenaient'} des données personnelles envoyées d'abord par une autre session (rapprochées par leur valeur, sans marqueur canari ni texte mot pour mot : crosstalk pii les liste) : établir ${un(n) ? "si elle a divulgué" : "si elles ont divulgué"} les données de cette session et consigner le résultat ; jusque-là les chiffres de l'exposition sont un minimum`,
+    noRequestText: (n, records) =>
+      n >= records
+        ? `aucun prompt n'a été journalisé (aucun des ${compte(records, 'enregistrement')} n'a de texte de requête) : on n'a pas pu chercher si une réponse contenait le prompt d'une autre session ; ingérer des journaux qui contiennent les prompts (--map request=CHEMIN) et relancer l'analyse`
+        : `${compte(n, 'enregistrement')} sur ${records} ${un(n) ? "n'avait" : "n'avaient"} pas de texte de requête (le prompt n'a pas été journalisé) : on n'a pas pu chercher si la réponse d'une autre session ${un(n) ? 'contenait ce prompt' : 'contenait ces prompts'} ; ingérer des journaux qui contiennent les prompts (--map request=CHEMIN) et relancer l'analyse`,
+    notComparable: (n) =>
+      `${compte(n, 'réponse')} dans une écriture sans espaces entre les mots (chinois, japonais, thaï, etc.) n'${un(n) ? 'a' : 'ont'} pas pu être ${un(n) ? 'comparée' : 'comparées'} par la recherche de texte mot pour mot : ${un(n) ? "l'examiner" : 'les examiner'} et consigner le résultat`,
     responsesWithoutText: (n) =>
       `${compte(n, 'réponse')} sans texte de réponse n'${un(n) ? 'a' : 'ont'} été ${un(n) ? 'examinée' : 'examinées'} ni pour les marqueurs canaris ni pour le texte mot pour mot : ingérer des journaux qui contiennent les réponses (ou indiquer le champ qui les contient : --map response=CHEMIN) et relancer l'analyse`,
     duplicatesNotExamined: (n, ofController) =>

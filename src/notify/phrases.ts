@@ -51,16 +51,25 @@ export function receivedSide(t: TenantExposure, canaries: boolean, atLeast = fal
  * searched for markers or copied text, so where there are some the statement names them, and
  * where no answer had text it says nothing could be examined.
  */
-export function noLeakStatement(P: Phrases, totals: CaseFacts['totals'], detection?: CaseFacts['detection'], scope?: {orphan_sightings: number} | null): string {
+export function noLeakStatement(P: Phrases, totals: CaseFacts['totals'], detection?: CaseFacts['detection'], scope?: {orphan_sightings: number; pii_attributed_only_responses?: number} | null): string {
   const n = totals.responses_without_text ?? 0
   const answers = totals.answers ?? totals.records
   // With no canary registry a marker found in an answer is nobody's: only verbatim text was matched, and the markers' owners are not known.
   const orphans = totals.registry_files === 0 ? (scope?.orphan_sightings ?? 0) : 0
-  const none = orphans > 0 ? `${P.noVerbatimExposure} ${P.orphansWithoutRegistry(orphans)}` : P.noExposure
+  // Personal data another session sent first, in an answer (matched by value): another session's data all the same; said, never "none".
+  const piiOnly = scope?.pii_attributed_only_responses ?? 0
+  const none = piiOnly > 0
+    ? `${orphans > 0 ? P.noVerbatimExposure : P.noMarkerOrTextExposure} ${P.piiAttributedOnly(piiOnly)}${orphans > 0 ? ` ${P.orphansWithoutRegistry(orphans)}` : ''}`
+    : orphans > 0 ? `${P.noVerbatimExposure} ${P.orphansWithoutRegistry(orphans)}` : P.noExposure
   const base = totals.records === 0 ? P.noResponsesInLogs : n === 0 ? none : n >= answers ? P.nothingExamined(n) : P.noExposureOfExamined(answers - n, n)
   // Responses set aside as boilerplate are said with it: the rule is never an all-clear over them.
   const aside = detection?.provenance_boilerplate_responses ?? 0
-  const withAside = aside > 0 && detection?.provenance_parameters ? `${base} ${P.boilerplateSetAside(aside, detection.provenance_parameters.boilerplate_tenants)}` : base
+  const withAsideOnly = aside > 0 && detection?.provenance_parameters ? `${base} ${P.boilerplateSetAside(aside, detection.provenance_parameters.boilerplate_tenants)}` : base
+  // Nor over prompts the logs do not hold (nothing of theirs to compare), nor over texts the verbatim-text search could not compare.
+  const noPrompt = totals.records > 0 ? (totals.records_without_request_text ?? 0) : 0
+  const withPrompts = noPrompt > 0 ? `${withAsideOnly} ${P.noRequestText(noPrompt, totals.records)}` : withAsideOnly
+  const notComparable = detection?.provenance_not_comparable_responses ?? 0
+  const withAside = notComparable > 0 ? `${withPrompts} ${P.notComparable(notComparable)}` : withPrompts
   // Nor over a log source an ingest could not read: it was never searched.
   const unread = totals.unread_sources ?? []
   const withUnread = unread.length > 0 ? `${withAside} ${P.unreadSources(unread)}` : withAside

@@ -229,6 +229,15 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   const t: TenantExposure | undefined = candidates.find((x) => x.tenant_id === tenant) ?? candidates.find((x) => x.tenant_id === shown)
   // Where markers in answers could not be attributed (no registry), "no exposure" is not known: said, never a finding.
   if (!t && facts.scope && !factsExposureKnown(facts)) throw new InputError(`tenant ${quoted(tenant.slice(0, 80))}: no exposure found by verbatim text, and ${count(facts.scope.orphan_sightings, 'marker-shaped token')} found in answers could not be attributed to any session (the case holds no canary registry), so whether its data reached others or its users received others' is not known; ingest the canary registry and scan again (crosstalk ingest canaries FILE; crosstalk scan)`, 'E_NOT_KNOWN')
+  // Personal data first sent by this tenant's sessions found in another session's answer (matched
+  // by value, no marker or verbatim text): its data may have reached others, never "no exposure".
+  const piiFlows = (facts.scope?.pii_attributed_only_flows ?? []).filter((f) => f.source_tenant === tenant || f.source_tenant === shown || f.recipient_tenant === tenant || f.recipient_tenant === shown)
+  if (!t && piiFlows.length > 0) {
+    const theirs = piiFlows.filter((f) => f.source_tenant === tenant || f.source_tenant === shown).reduce((n, f) => n + f.responses, 0)
+    const served = piiFlows.filter((f) => f.recipient_tenant === tenant || f.recipient_tenant === shown).reduce((n, f) => n + f.responses, 0)
+    const sides = [theirs > 0 ? `${count(theirs, 'response')} of other sessions carried personal data its sessions sent first` : null, served > 0 ? `${count(served, 'response')} to its users carried personal data another session sent first` : null].filter((x) => x !== null).join(', and ')
+    throw new InputError(`tenant ${quoted(tenant.slice(0, 80))}: no canary marker or verbatim text of another session was found on its side, but ${sides} (matched by value: crosstalk pii lists them), so whether its data reached others or its users received others' is not established; establish it before drafting its notice`, 'E_NOT_KNOWN')
+  }
   if (!t) throw new InputError(`tenant ${quoted(tenant.slice(0, 80))} has no exposure in this case (affected: ${count(affectedTenants(facts).length, 'tenant')}; see --all)`, 'E_NO_EXPOSURE')
   const inc = facts.incident
   requireProcessorRole(facts)

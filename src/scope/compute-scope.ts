@@ -145,6 +145,16 @@ export interface ScopeResult {
   duplicate_leaks_not_counted: DuplicateLeak[]
   /** duplicate lines that differ from their record and could not be read again: whether they carry a marker is not known */
   duplicate_lines_not_examined: number
+  /**
+   * Responses holding personal data (an e-mail, a phone number, ...) that another session sent
+   * earlier and the recipient's session never sent (a personal-data finding attributed by value),
+   * with no canary marker and no verbatim text of another session: another session's data in an
+   * answer, in no exposure figure (which counts markers and verbatim text), so every "none found"
+   * is untrue over them and the exposure is a lower bound. Matched by value, not by text.
+   */
+  pii_attributed_only_responses: number
+  /** the same, per (source tenant, recipient tenant): distinct responses */
+  pii_attributed_only_flows: ScopeFlow[]
 }
 
 export interface DuplicateLeak {
@@ -216,6 +226,16 @@ export function computeScope(inputs: ScopeInputs): ScopeResult {
     detection: inputs.detection,
     duplicate_leaks_not_counted: (inputs.duplicates?.leaking ?? []).map((d) => ({path: d.path, line: d.line_no, request_id: d.request_id, class: d.class})),
     duplicate_lines_not_examined: inputs.duplicates?.unexamined ?? 0,
+    ...piiAttributedOnly(inputs.pii, ids.leaked),
+  }
+}
+
+/** The responses whose only evidence of another session's data is an attributed personal-data finding (ScopeResult.pii_attributed_only_responses). */
+function piiAttributedOnly(pii: readonly PiiScopeRow[], leaked: ReadonlySet<number>): Pick<ScopeResult, 'pii_attributed_only_responses' | 'pii_attributed_only_flows'> {
+  const rows = pii.filter((p) => p.source_tenant !== null && !leaked.has(p.record_id))
+  return {
+    pii_attributed_only_responses: new Set(rows.map((p) => p.record_id)).size,
+    pii_attributed_only_flows: countFlows(rows),
   }
 }
 

@@ -27,7 +27,7 @@ export function unscannedScope(r: ScopeResult): UnscannedScope {
     exposure: null, pool_tokens: r.pool_tokens, advertised_tokens: r.advertised_tokens, at_risk_error_responses: r.at_risk_error_responses,
     over_advertised_responses: r.over_advertised_responses, orphan_sightings: null, provenance_responses: null, provenance_cross_tenant_responses: null,
     provenance_cross_session_responses: null, provenance_only_responses: null, contaminated_without_prompt: null, contaminated_prompt_in_part: null, prompt_in_part: null,
-    provenance_flows: null, flow_matrix: null,
+    provenance_flows: null, flow_matrix: null, pii_attributed_only_responses: null, pii_attributed_only_flows: null,
     by_node: r.by_node.map((x) => ({
       ...x, contaminated_responses: null, cross_tenant_responses: null, cross_session_responses: null, provenance_responses: null, first_seen: null, last_seen: null,
     })),
@@ -160,7 +160,7 @@ export type RegistrylessTimeline = ReturnType<typeof registrylessTimeline>
  * (the exposure, the estimates, the data categories, the bug window). The markers' figures and
  * the at-risk test stay as computed.
  */
-type ProvenanceKeys = 'provenance_responses' | 'provenance_cross_tenant_responses' | 'provenance_cross_session_responses' | 'provenance_only_responses' | 'provenance_flows' | 'exposure' | 'data_subjects' | 'records_concerned' | 'data_categories' | 'bug_window'
+type ProvenanceKeys = 'provenance_responses' | 'provenance_cross_tenant_responses' | 'provenance_cross_session_responses' | 'provenance_only_responses' | 'provenance_flows' | 'exposure' | 'data_subjects' | 'records_concerned' | 'data_categories' | 'bug_window' | 'pii_attributed_only_responses' | 'pii_attributed_only_flows'
 
 export type ProvenancelessScope<T extends ScopeResult | RegistrylessScope | MarkersStaleScope> = Omit<T, ProvenanceKeys | 'by_node' | 'by_hour'> & {[K in ProvenanceKeys]: null} & {
   by_node: Array<Omit<T['by_node'][number], 'provenance_responses'> & {provenance_responses: null}>
@@ -172,6 +172,8 @@ export function provenancelessScope<T extends ScopeResult | RegistrylessScope | 
     ...r,
     provenance_responses: null, provenance_cross_tenant_responses: null, provenance_cross_session_responses: null, provenance_only_responses: null, provenance_flows: null,
     exposure: null, data_subjects: null, records_concerned: null, data_categories: null, bug_window: null,
+    // Counted apart from the verbatim text, which is not known: neither is what it leaves.
+    pii_attributed_only_responses: null, pii_attributed_only_flows: null,
     by_node: r.by_node.map((x) => ({...x, provenance_responses: null})),
     by_hour: r.by_hour.map((x) => ({...x, provenance_responses: null, text_only_responses: null})),
   }
@@ -188,12 +190,12 @@ export const PROVENANCE_STALE_SCOPE_NOTE =
  * total built on them (the exposure, the estimates, the data categories, the bug window). The
  * verbatim-text figures and the at-risk test stay as computed.
  */
-type MarkerTotals = 'exposure' | 'data_subjects' | 'records_concerned' | 'data_categories' | 'bug_window' | 'orphan_sightings'
+type MarkerTotals = 'exposure' | 'data_subjects' | 'records_concerned' | 'data_categories' | 'bug_window' | 'orphan_sightings' | 'pii_attributed_only_responses' | 'pii_attributed_only_flows'
 
 export type MarkersStaleScope = Omit<RegistrylessScope, MarkerTotals> & {[K in MarkerTotals]: null}
 
 export function markersStaleScope(r: ScopeResult): MarkersStaleScope {
-  return {...registrylessScope(r), orphan_sightings: null, exposure: null, data_subjects: null, records_concerned: null, data_categories: null, bug_window: null}
+  return {...registrylessScope(r), orphan_sightings: null, exposure: null, data_subjects: null, records_concerned: null, data_categories: null, bug_window: null, pii_attributed_only_responses: null, pii_attributed_only_flows: null}
 }
 
 /** What the stored findings cannot speak for, as the case is now: each is unknown until a scan. */

@@ -613,3 +613,15 @@ export function priorSharerLookup(db: CaseDb, source: string): ((responseId: str
       companions: companions.all(r.id) as CompanionLine[],
     }))
 }
+
+/**
+ * Records (in complete log files) whose answer holds some words but fewer than `minWords` (the
+ * fingerprints' count, words split on white space): the only answers in which a text the
+ * verbatim-text search cannot compare may lie unseen (not-comparable.ts). Ids in order.
+ */
+export function shortResponseRecordIds(db: CaseDb, minWords: number): number[] {
+  return db
+    .prepare(`SELECT r.id FROM fingerprints p JOIN records r ON r.id = p.record_id WHERE p.response_words BETWEEN 1 AND ?${completeRecords(db)} ORDER BY r.id`)
+    .pluck()
+    .all(Math.max(0, minWords - 1)) as number[]
+}

@@ -42,11 +42,13 @@ export interface ScanRunEnd {
   provenanceState: 'current' | 'stale'
   /** responses provenance set aside as boilerplate; null: not known */
   boilerplateResponses?: number | null
+  /** answers the verbatim-text search could not compare (a script written without spaces); null: not known */
+  notComparableResponses?: number | null
 }
 
 export function finishScanRun(db: CaseDb, runId: number, e: ScanRunEnd): void {
-  db.prepare('UPDATE scan_runs SET finished_at = ?, records_total = ?, records_scanned = ?, records_new = ?, provenance_state = ?, provenance_boilerplate_responses = ? WHERE id = ?').run(
-    e.finishedAt, e.recordsTotal, e.recordsScanned, e.recordsNew, e.provenanceState, e.boilerplateResponses ?? null, runId,
+  db.prepare('UPDATE scan_runs SET finished_at = ?, records_total = ?, records_scanned = ?, records_new = ?, provenance_state = ?, provenance_boilerplate_responses = ?, provenance_not_comparable_responses = ? WHERE id = ?').run(
+    e.finishedAt, e.recordsTotal, e.recordsScanned, e.recordsNew, e.provenanceState, e.boilerplateResponses ?? null, e.notComparableResponses ?? null, runId,
   )
 }
 
@@ -67,6 +69,8 @@ export interface ScanRunRow {
   advertised_tokens: number | null
   /** responses provenance set aside as boilerplate; null: not known */
   provenance_boilerplate_responses: number | null
+  /** answers the verbatim-text search could not compare (a script written without spaces); null: not known (migration 018) */
+  provenance_not_comparable_responses: number | null
   /** the rules its sightings were classified under; null: before rules 2 (a scan before migration 012) */
   sighting_rules: number | null
 }

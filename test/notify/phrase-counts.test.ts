@@ -25,7 +25,7 @@ function sentences(P: Phrases, n: number): string[] {
     P.investigation(n, n, n, {records: n, files: n}),
     P.notice.identified(n, n, 0, true, {records: n, files: n}),
     P.replayGroup(replay(n)),
-    P.a34.whatHappened(exposure(n)),
+    P.a34.whatHappened(exposure(n), n),
     P.notice.leaked(notice),
     P.notice.received(notice),
     P.controllerExposure.leaked(notice),

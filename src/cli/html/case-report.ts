@@ -101,6 +101,10 @@ export function verdict(d: CaseReportData): {cls: 'leak' | 'clean' | 'partial'; 
     : noRegistry
       ? `No response among ${among} repeated another session's text; the case holds no canary registry, so no canary marker could be looked for (crosstalk ingest canaries FILE).${atRisk}`
       : `No response among ${among} carried another session's canary marker or repeated another session's text.${atRisk}`
+  // Another session's personal data found by value in answers the markers and the text did not
+  // count: said with every verdict (the figures above are a lower bound), never under "no leak".
+  const piiOnly = d.pii_attributed_only_responses ?? 0
+  const piiNote = piiOnly > 0 && d.pii_attributed_only_note ? ` ${d.pii_attributed_only_note}` : ''
   // A file not read whole (a truncated gzip) or whose answers decoded to no text: what it held past
   // that point was never judged, so the verdict speaks for the part read only.
   const files = d.unjudgeable_files
@@ -143,9 +147,11 @@ export function verdict(d: CaseReportData): {cls: 'leak' | 'clean' | 'partial'; 
       ? {cls: 'leak', head: 'Leak indicated by verbatim text; the rest not known (no canary registry)', text: `${detail} These figures are a lower bound: ${orphans}${retries}${unread}${unjudged}${unexamined}`}
       : {cls: 'partial', head: 'Not known: marker-shaped tokens in answers, and no canary registry', text: `${orphans} No response among ${among} repeated another session's text.${atRisk}${retries}${unread}${unjudged}${unexamined}`}
   }
-  if (s.contaminated_responses > 0) return {cls: 'leak', head: 'Leak confirmed', text: detail + retries + unread + unjudged + unexamined}
+  if (s.contaminated_responses > 0) return {cls: 'leak', head: 'Leak confirmed', text: detail + piiNote + retries + unread + unjudged + unexamined}
   // With no registry, whether those responses also held a marker is not known: "no canary marker" is not said.
-  if (leaked) return {cls: 'leak', head: noRegistry ? 'Leak indicated by verbatim text (canary markers not known: no registry)' : 'Leak indicated by verbatim text (no canary marker)', text: detail + retries + unread + unjudged + unexamined}
+  if (leaked) return {cls: 'leak', head: noRegistry ? 'Leak indicated by verbatim text (canary markers not known: no registry)' : 'Leak indicated by verbatim text (no canary marker)', text: detail + piiNote + retries + unread + unjudged + unexamined}
+  // Personal data another session sent first, in an answer, is another session's data: never "no leak" over it.
+  if (piiOnly > 0) return {cls: 'leak', head: "Leak indicated by personal data: another session's, matched by value (no canary marker or verbatim text)", text: detail + piiNote + retries + unread + unjudged + unexamined}
   // Never "no leak" over a retry that carried another session's marker: a response served, though counted in no figure.
   if (r.length > 0) return {cls: 'leak', head: "Leak found in a retry: another session's canary marker in a response no figure counts", text: detail.replace(/^No response /, 'No counted response ') + retries + unread + unjudged + unexamined}
   // Nor over what detection set aside or never searched (none-found.ts): said with the verdict, never cleared.

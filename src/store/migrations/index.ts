@@ -18,6 +18,7 @@ import {up as ingestClaim} from './016-ingest-claim.js'
 import {up as replayAnswersApart} from './017-replay-answers-apart.js'
 import {up as grownVersions} from './018-grown-versions.js'
 import {up as notificationController} from './019-notification-controller.js'
+import {up as notComparableResponses} from './020-not-comparable-responses.js'
 
 export interface Migration {
   version: number
@@ -48,4 +49,5 @@ export const MIGRATIONS: readonly Migration[] = [
   {version: 17, name: 'replay-answers-apart', up: replayAnswersApart},
   {version: 18, name: 'grown-versions', up: grownVersions},
   {version: 19, name: 'notification-controller', up: notificationController},
+  {version: 20, name: 'not-comparable-responses', up: notComparableResponses},
 ]
