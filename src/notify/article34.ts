@@ -117,6 +117,8 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   else if (exposure) L.open('what_happened', P.open.detectionIncomplete(facts.detection.files_not_scanned), 'Art. 34(2)', 'crosstalk scan')
   // Findings out of date are said for what they are (which, and why), not as a case never scanned.
   else L.open('what_happened', noScopeItem(facts, P.open), 'Art. 34(2)', 'crosstalk scan')
+  // Another session's personal data matched by value, beside an exposure found by markers or text: the count above is a lower bound until it is settled.
+  if (exposure && (exposure.responses > 0 || (subjects?.total ?? 0) > 0)) for (const g of gaps) if (g.kind === 'pii_attributed') L.open('what_happened', g.item, 'Art. 34(2)', g.record_with)
   // Answers that decoded to no text were never examined: the communication cannot speak for them.
   if (s && (facts.totals.responses_without_text ?? 0) > 0 && !(exposure && exposure.responses === 0 && facts.detection.complete)) L.open('what_happened', P.open.responsesWithoutText(facts.totals.responses_without_text!), 'Art. 34(2)', 'crosstalk ingest logs PATH --map response=PATH; crosstalk scan')
   if (inc?.cause_category) L.stated('cause', A.cause(inc.cause_category, inc.cause ?? null), inc.cause ? ['incident.cause_category', 'incident.cause'] : ['incident.cause_category'])

@@ -97,6 +97,24 @@ describe('#6 personal data attributed to another session, with no marker or verb
   }, 120_000)
 })
 
+describe('#6 beside a leak found by verbatim text', () => {
+  it('the personal data matched by value stays an open item in Article 33 and Article 34', async () => {
+    const S = 'Confidential roadmap says project Nightjar launches in Lisbon with three hundred engineers and a budget of forty million euros next spring'
+    const {db} = await scannedCase([
+      {ts: '2026-11-30T10:00:01Z', rid: 'r1', tenant: 't1', session: 's1', prompt: S, answer: 'ok'},
+      {ts: '2026-11-30T10:00:02Z', rid: 'r2', tenant: 't2', session: 's2', prompt: 'hi', answer: S},
+      {ts: '2026-11-30T10:00:03Z', rid: 'r3', tenant: 't3', session: 's3', prompt: 'Please ring me on +44 7700 900123 after five', answer: 'Noted.'},
+      {ts: '2026-11-30T10:00:04Z', rid: 'r4', tenant: 't4', session: 's4', prompt: 'hi', answer: 'Please ring me on +44 7700 900123'},
+    ])
+    const scope = await runJson<{exposure: {responses: number}; pii_attributed_only_responses: number}>(['scope', '--db', db, '--json'])
+    expect(scope.exposure.responses).toBe(1)
+    expect(scope.pii_attributed_only_responses).toBe(1)
+    for (const report of ['article33', 'article34']) {
+      expect(await ok(['report', report, '--db', db, '--lang', 'en'])).toMatch(/to be completed: 1 response carried personal data first sent by another session/)
+    }
+  }, 120_000)
+})
+
 describe('#7 texts in a script written without spaces', () => {
   it('are counted at scan time and named as not compared in scan, status and every draft', async () => {
     const zh = '患者王小明的诊断结果是二期淋巴瘤，他的保险单号码是一二三四五六，住在北京市朝阳区建国路八十八号'
