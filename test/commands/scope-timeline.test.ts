@@ -5,7 +5,7 @@ import type {TestCase} from '../helpers/case-builder.js'
 import {buildKnownCase, POOL} from '../scope/known-case.js'
 
 const CONTRACT_KEYS = ['contaminated_responses', 'cross_tenant_responses', 'cross_session_responses', 'exposed_sessions', 'exposed_tenants', 'recipient_tenants', 'first_seen', 'last_seen', 'at_risk_responses', 'flows']
-const EXTENSION_KEYS = ['exposure', 'pool_tokens', 'advertised_tokens', 'at_risk_error_responses', 'over_advertised_responses', 'orphan_sightings', 'provenance_responses', 'provenance_cross_tenant_responses', 'provenance_cross_session_responses', 'provenance_only_responses', 'contaminated_without_prompt', 'contaminated_prompt_in_part', 'prompt_in_part', 'provenance_flows', 'flow_matrix', 'by_node', 'by_hour', 'data_categories', 'data_subjects', 'records_concerned', 'bug_window', 'pool_basis', 'at_risk_unknown_records', 'unknown_fields', 'detection', 'duplicate_leaks_not_counted', 'duplicate_lines_not_examined', 'not_read']
+const EXTENSION_KEYS = ['exposure', 'pool_tokens', 'advertised_tokens', 'at_risk_error_responses', 'over_advertised_responses', 'orphan_sightings', 'provenance_responses', 'provenance_cross_tenant_responses', 'provenance_cross_session_responses', 'provenance_only_responses', 'contaminated_without_prompt', 'contaminated_prompt_in_part', 'prompt_in_part', 'provenance_flows', 'flow_matrix', 'by_node', 'by_hour', 'data_categories', 'data_subjects', 'records_concerned', 'bug_window', 'pool_basis', 'at_risk_unknown_records', 'unknown_fields', 'detection', 'duplicate_leaks_not_counted', 'duplicate_lines_not_examined', 'pii_attributed_only_responses', 'pii_attributed_only_flows', 'not_read']
 
 const run = (args: string[], env: Record<string, string> = {}) => runCommand(args, {env})
 
