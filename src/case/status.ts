@@ -1,4 +1,4 @@
-import {detectionCoverage, type DetectionCoverage} from '../detect/coverage.js'
+import {detectionCoverage, type DetectionCoverage, nothingSearched} from '../detect/coverage.js'
 import {staleFindings} from '../scope/unscanned.js'
 import {examineConflictingDuplicates} from '../detect/conflicting-duplicates.js'
 import {unreadableFiles} from '../detect/gate.js'
@@ -34,7 +34,7 @@ export interface StatusResult {
   records: number
   bad_lines: number
   canaries: number
-  /** null on a case never scanned: unknown, not zero (`detection.never_scanned`) */
+  /** null on a case never scanned: unknown, not zero (`nothingSearched(detection)`) */
   sightings: number | null
   /** duplicate request lines inside the stored files */
   duplicates: number
@@ -125,7 +125,7 @@ export function caseStatus(db: CaseDb, now: Date = new Date()): StatusResult {
     records: r.records,
     bad_lines: f.bad_lines,
     canaries: countCanaries(db),
-    sightings: detection.never_scanned ? null : Object.values(s.by_class).reduce((a, b) => a + b, 0),
+    sightings: nothingSearched(detection) ? null : Object.values(s.by_class).reduce((a, b) => a + b, 0),
     duplicates: f.duplicates,
     ...duplicateLeaks(db),
     ...reingested(db, audit),
@@ -137,10 +137,10 @@ export function caseStatus(db: CaseDb, now: Date = new Date()): StatusResult {
     tenants: r.tenants,
     sessions: r.sessions,
     // A registry changed since the scan: each marker's class was decided against another registry, so no class count is known (the total is: tokens found).
-    sightings_by_class: detection.never_scanned || staleFindings(detection).markers ? null : Object.fromEntries(Object.entries(s.by_class).sort((a, b) => (a[0] < b[0] ? -1 : 1))),
+    sightings_by_class: nothingSearched(detection) || staleFindings(detection).markers ? null : Object.fromEntries(Object.entries(s.by_class).sort((a, b) => (a[0] < b[0] ? -1 : 1))),
     // A scan over no log record searched nothing: no provenance was looked for, so none is known (as the sightings).
-    provenance_attributed: detection.provenance === 'current' && !detection.never_scanned ? countProvenance(db) : null,
-    personal_data: detection.never_scanned ? null : countPiiFindings(db),
+    provenance_attributed: detection.provenance === 'current' && !nothingSearched(detection) ? countProvenance(db) : null,
+    personal_data: nothingSearched(detection) ? null : countPiiFindings(db),
     detection,
     pool_tokens: settings.pool_tokens,
     advertised_tokens: settings.advertised_tokens,

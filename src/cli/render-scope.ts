@@ -1,4 +1,4 @@
-import {describeGap} from '../detect/coverage.js'
+import {describeGap, nothingSearched} from '../detect/coverage.js'
 import {notReadSentence, type NotRead} from '../detect/not-read.js'
 import type {CanaryFigures, ScopeResult} from '../scope/compute-scope.js'
 import {exposureKnown, type RegistrylessTenantView, type UnscannedScope} from '../scope/unscanned.js'
@@ -343,13 +343,13 @@ export function renderTimeline(tl: TimelineResult, options: {maxSightings?: numb
   // Findings out of date (staleFindings): the hours' counts that rest on them, and the bug window built on both, are not known.
   const markersKnown = !(options.stale?.markers ?? false)
   const textKnown = markersKnown && !(options.stale?.provenance ?? false)
-  if (!registry && !tl.detection.never_scanned) out.push(wrap(NO_REGISTRY_TIMELINE_NOTE), '')
+  if (!registry && !nothingSearched(tl.detection)) out.push(wrap(NO_REGISTRY_TIMELINE_NOTE), '')
   // What was never read (quarantined lines, files not read whole) holds findings no figure counts: said wherever figures follow, as scope says it.
   const notReadLine = options.notRead === undefined ? null : notReadSentence(options.notRead)
-  const noneBranch = !(options.stale !== undefined && !tl.detection.never_scanned) && !tl.detection.never_scanned && !tl.bug_window
+  const noneBranch = !(options.stale !== undefined && !nothingSearched(tl.detection)) && !nothingSearched(tl.detection) && !tl.bug_window
   if (notReadLine !== null && !noneBranch) out.push(wrap(`${notReadLine} The figures below count what was read.`), '')
-  if (options.stale !== undefined && !tl.detection.never_scanned) out.push(wrap('Bug window: not known until a scan (crosstalk scan): it spans the findings that do not cover the case.'))
-  else if (tl.detection.never_scanned) out.push(wrap(`${upperFirst(describeGap(tl.detection))}: contamination is not known yet (run \`crosstalk scan\`); the at-risk responses are below.`))
+  if (options.stale !== undefined && !nothingSearched(tl.detection)) out.push(wrap('Bug window: not known until a scan (crosstalk scan): it spans the findings that do not cover the case.'))
+  else if (nothingSearched(tl.detection)) out.push(wrap(`${upperFirst(describeGap(tl.detection))}: contamination is not known yet (run \`crosstalk scan\`); the at-risk responses are below.`))
   else if (tl.bug_window) out.push(wrap(`Bug window: ${tl.bug_window.start} .. ${tl.bug_window.end} (${tl.bug_window.basis})`))
   else {
     // "None" only for what was looked at: unscanned files and uncounted at-risk responses are said as unknown.
@@ -370,7 +370,7 @@ export function renderTimeline(tl: TimelineResult, options: {maxSightings?: numb
     if (orphans === 0 && notRead !== null) out.push(wrap(notRead))
   }
   // A counted at-risk figure covers the records that could be tested: the others are said beside it.
-  if ((tl.detection.never_scanned || tl.bug_window || options.stale !== undefined) && tl.at_risk_basis === 'counted' && (tl.at_risk_unknown_records ?? 0) > 0) {
+  if ((nothingSearched(tl.detection) || tl.bug_window || options.stale !== undefined) && tl.at_risk_basis === 'counted' && (tl.at_risk_unknown_records ?? 0) > 0) {
     out.push(wrap(`At-risk responses are counted among the records that could be tested; ${undecidedRecords(tl.at_risk_unknown_records!)}.`))
   }
   const sightings = tl.events.filter((e) => e.kind === 'sighting').length

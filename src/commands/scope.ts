@@ -15,6 +15,7 @@ import {
 import {computeTenantView} from '../scope/tenant-view.js'
 import {tenantHasRecords} from '../store/records.js'
 import {hasCanaries} from '../store/canaries.js'
+import {nothingSearched} from '../detect/coverage.js'
 
 export default class Scope extends BaseCommand {
   static override description =
@@ -49,7 +50,7 @@ export default class Scope extends BaseCommand {
     const inputs = loadScopeInputs(db, {poolTokens: flags['pool-tokens'], advertisedTokens: flags['advertised-tokens']})
     const warning = checkDetection(inputs.detection, 'scope', flags['allow-incomplete'])
     if (warning) this.note(this.paint.yellow(warning))
-    if (flags.tenant !== undefined && inputs.detection.never_scanned) {
+    if (flags.tenant !== undefined && nothingSearched(inputs.detection)) {
       // Every figure of a tenant's view is detection's: none is known yet, and none is printed as 0.
       throw new InputError(`--tenant ${flags.tenant}: the case was never scanned, so nothing is known yet of what this tenant received or sent; run \`crosstalk scan\` first`, 'E_NOT_SCANNED')
     }
@@ -86,7 +87,7 @@ export default class Scope extends BaseCommand {
     // What no figure counts because it was never read (quarantined lines, files not read whole): named, never taken as 0.
     const notRead = notReadEvidence(db)
     const known = {...knownScope(result, registry), not_read: notRead}
-    if (inputs.detection.never_scanned) {
+    if (nothingSearched(inputs.detection)) {
       // Allowed over a case never scanned: detection's counts are unknown, never printed as 0.
       if (flags.csv) throw new InputError('the case was never scanned: every count in the scope tables is unknown; run `crosstalk scan` first', 'E_NOT_SCANNED')
       if (!this.jsonEnabled()) this.log(renderUnscannedScope(unscannedScope(result)))

@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {describeGap} from '../detect/coverage.js'
+import {describeGap, nothingSearched} from '../detect/coverage.js'
 import {grownOriginalLine} from '../case/grown-originals.js'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {safeLine} from '../util/sanitize.js'
@@ -46,7 +46,9 @@ export default class Status extends BaseCommand {
       this.log(`  canaries         ${status.canaries}${status.canaries === 0 ? '  (no canary registry: no marker can be attributed to a session, so every marker found is an orphan; crosstalk ingest canaries FILE)' : ''}`)
       const classes = Object.entries(status.sightings_by_class ?? {}).map(([c, n]) => `${c} ${n}`).join(', ')
       const d = status.detection
-      if (d.never_scanned) this.log(`  sightings        unknown: ${describeGap(d)}  (${d.no_log_records ? 'crosstalk ingest logs PATH; crosstalk scan' : 'crosstalk scan'})`)
+      // A scan over no record is a scan: said as one that searched nothing (describeGap), never as none having run.
+      const rescan = d.no_log_records ? 'crosstalk ingest logs PATH; crosstalk scan' : 'crosstalk scan'
+      if (nothingSearched(d)) this.log(`  sightings        unknown: ${describeGap(d)}  (${rescan})`)
       else this.log(`  sightings        ${status.sightings}${status.sightings_by_class === null ? `  (their classes not known: ${markersStaleReason(staleFindings(d).markers_cause ?? 'registry')})` : classes ? `  (${classes})` : ''}${d.complete ? '' : `; detection incomplete: ${describeGap(d)}  (crosstalk scan)`}`)
       if (status.duplicate_leaks_not_counted.length > 0) this.log(`  ${duplicateLeaksNote(status.duplicate_leaks_not_counted)}`)
       if (status.duplicate_lines_not_examined > 0) this.log(`  NOT EXAMINED     ${count(status.duplicate_lines_not_examined, 'line repeats', 'lines repeat')} a request_id with a different answer and could not be read again: whether ${status.duplicate_lines_not_examined === 1 ? 'it carries' : 'they carry'} another session's marker is not known`)
@@ -54,7 +56,7 @@ export default class Status extends BaseCommand {
       this.log(
         `  provenance       ${
           prov === null
-            ? d.never_scanned && d.no_log_records
+            ? nothingSearched(d) && d.no_log_records
               ? `unknown: ${describeGap(d)}  (crosstalk ingest logs PATH; crosstalk scan)`
               : `unknown: ${d.provenance === 'never' ? 'canary-less provenance has not run' : 'canary-less provenance does not cover the case as it is'}  (crosstalk scan)`
             : `${count(prov, 'response repeats', 'responses repeat')} an earlier other session's text${

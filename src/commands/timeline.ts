@@ -11,6 +11,7 @@ import {loadScopeInputs} from '../scope/scope-data.js'
 import {listAudit} from '../store/audit.js'
 import {hasCanaries} from '../store/canaries.js'
 import {registrylessTimeline, staleFindings, staleFindingsReason, type RegistrylessTimeline} from '../scope/unscanned.js'
+import {nothingSearched} from '../detect/coverage.js'
 
 export default class Timeline extends BaseCommand {
   static override description =
@@ -46,7 +47,7 @@ export default class Timeline extends BaseCommand {
       this.log(renderTimeline(result, {registry, orphans: inputs.orphans, stale: stale === null ? undefined : {markers: staleParts.markers, provenance: staleParts.provenance}, notRead}))
     }
     // Never scanned: what detection would have found is unknown, not none (the events keep the audit trail).
-    if (inputs.detection.never_scanned || stale !== null) return {...result, exposure: null, nodes: null, pairs: null, hours: null, not_read: notRead}
+    if (nothingSearched(inputs.detection) || stale !== null) return {...result, exposure: null, nodes: null, pairs: null, hours: null, not_read: notRead}
     return {...(registry ? result : registrylessTimeline(result, inputs.orphans)), not_read: notRead}
   }
 }

@@ -32,9 +32,8 @@ export interface DetectionCoverage {
    */
   files_grown?: number
   /**
-   * Nothing has been searched: no scan finished, or the case holds no log record (no log file,
-   * every one dropped, or none that gave a record). A scan over nothing finds nothing, which is
-   * no finding: every figure of detection is unknown, as before a first scan.
+   * No scan has finished. A scan over a case that holds no log record is a scan (last_scan_at
+   * says when, no_log_records why it searched nothing): nothingSearched() tells what it could judge.
    */
   never_scanned: boolean
   /** the case holds no log record for detection to search, a scan finished or not (absent: facts written by hand, false) */
@@ -105,7 +104,7 @@ export function detectionCoverage(db: CaseDb): DetectionCoverage {
     records_not_scanned: unscanned.records,
     files_unfinished: unfinished,
     files_grown: grown,
-    never_scanned: last === null || noLogRecords,
+    never_scanned: last === null,
     no_log_records: noLogRecords,
     unfinished_scan_started_at: unfinishedScan,
     registry_changed: registryChanged,
@@ -119,11 +118,20 @@ export function detectionCoverage(db: CaseDb): DetectionCoverage {
   }
 }
 
+/**
+ * Nothing has been searched: no scan finished, or the case holds no log record (no log file,
+ * every one dropped, or none that gave a record). A scan over nothing finds nothing, which is
+ * no finding: every figure of detection is unknown, as before a first scan.
+ */
+export function nothingSearched(c: Pick<DetectionCoverage, 'never_scanned' | 'no_log_records'>): boolean {
+  return c.never_scanned || c.no_log_records === true
+}
+
 /** Why detection is incomplete, in a few words (for errors and notes). */
 export function describeGap(c: DetectionCoverage): string {
   const unfinished = c.files_unfinished > 0 ? `${count(c.files_unfinished, 'log file')} whose ingest did not finish (run the same ingest command again: it resumes)` : null
   const grown = (c.files_grown ?? 0) > 0 ? grownGap(c.files_grown ?? 0) : null
-  if (c.never_scanned) {
+  if (nothingSearched(c)) {
     const never =
       c.files_not_scanned > 0 && !c.no_log_records
         ? `the case was never scanned (${count(c.files_not_scanned, 'log file')}, ${count(c.records_not_scanned, 'record')})`
@@ -161,7 +169,7 @@ export function requireCompleteDetection(coverage: DetectionCoverage, what: stri
       ? 'finish the ingest (run the same command again) and `crosstalk scan`'
       : (coverage.files_grown ?? 0) > 0
         ? 'ingest the grown files again (`crosstalk status` names them) and `crosstalk scan`'
-      : coverage.never_scanned && (coverage.files_not_scanned === 0 || coverage.no_log_records)
+      : nothingSearched(coverage) && (coverage.files_not_scanned === 0 || coverage.no_log_records)
         ? 'run `crosstalk ingest logs` and `crosstalk scan`'
         : 'run `crosstalk scan`'
   throw new InputError(`${what}: detection is incomplete (${describeGap(coverage)}); ${fix} first, or pass --allow-incomplete to report what has been scanned`, 'E_NOT_SCANNED')

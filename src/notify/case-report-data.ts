@@ -20,6 +20,7 @@ import type {IncidentRecord} from './incident.js'
 import {affectedTenants, buildProcessorNotice} from './processor-notice.js'
 import {buildRegisterEntry} from './register.js'
 import type {OpenItem} from './statements.js'
+import {nothingSearched} from '../detect/coverage.js'
 
 // Everything `crosstalk report case` shows, read once from the case by functions that
 // already exist (scope, timeline, sightings, the facts the Article 33 draft is built
@@ -39,7 +40,14 @@ export interface CaseReportData {
   tool_version: string
   /** false when some ingested records were never scanned, or the registry changed since */
   detection: {
-    complete: boolean; never_scanned: boolean; files_not_scanned: number; records_not_scanned: number; registry_changed: boolean
+    complete: boolean
+    /** no scan has finished (a scan that found no record to read is a scan: nothing_searched says so) */
+    never_scanned: boolean
+    /** the case holds no log record for detection to search: with a scan, it searched nothing (absent: data written by hand, false) */
+    no_log_records?: boolean
+    /** when the last scan finished; null: none did (absent: data written by hand) */
+    last_scan_at?: string | null
+    files_not_scanned: number; records_not_scanned: number; registry_changed: boolean
     /** a scan ran, but its findings do not cover the case (a registry changed, provenance skipped or dropped since: staleFindings), so the drafts give no figure of them */
     findings_stale?: boolean
     /** of those findings, the canary markers' (the registry changed since the scan): every figure the markers count is unknown */
@@ -177,10 +185,12 @@ export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): 
     detection: {
       complete: coverage.complete,
       never_scanned: coverage.never_scanned,
+      no_log_records: coverage.no_log_records ?? false,
+      last_scan_at: coverage.last_scan_at,
       files_not_scanned: coverage.files_not_scanned,
       records_not_scanned: coverage.records_not_scanned,
       registry_changed: coverage.registry_changed,
-      findings_stale: !coverage.never_scanned && !scopeFiguresKnown(coverage),
+      findings_stale: !nothingSearched(coverage) && !scopeFiguresKnown(coverage),
       markers_stale: staleFindings(coverage).markers,
       provenance_stale: staleFindings(coverage).provenance,
       stale_reason: staleFindingsReason(staleFindings(coverage)),
@@ -252,7 +262,7 @@ export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): 
  * the markers' figures are (no marker can be attributed to a session), as in `scope --json`.
  */
 export function caseReportJson(d: CaseReportData) {
-  if (d.detection.never_scanned) {
+  if (nothingSearched(d.detection)) {
     return {
       ...d,
       scope: {
@@ -313,7 +323,7 @@ export function caseReportJson(d: CaseReportData) {
  */
 export function caseReportKnown(d: Pick<CaseReportData, 'detection'>): {markers: boolean; provenance: boolean; reason: string | null} {
   const det = d.detection
-  if (det.never_scanned) return {markers: false, provenance: false, reason: null}
+  if (nothingSearched(det)) return {markers: false, provenance: false, reason: null}
   // A report's data from before the two keys were added: stale findings are taken as both stale.
   const stale = det.findings_stale ?? false
   const markers = !(det.markers_stale ?? (stale || det.registry_changed))

@@ -1,4 +1,4 @@
-import {describeGap, type DetectionCoverage} from '../detect/coverage.js'
+import {describeGap, type DetectionCoverage, nothingSearched} from '../detect/coverage.js'
 import {z} from 'zod'
 import {staleFindings} from '../scope/unscanned.js'
 import {compte, frSingular as un} from '../util/plural.js'
@@ -21,7 +21,7 @@ export type DetectionSummary = z.infer<typeof detectionSchema>
 /** The gap in French, for French documents (the same facts as describeGap). */
 function describeGapFr(c: DetectionCoverage): string {
   const unfinished = c.files_unfinished > 0 ? `${compte(c.files_unfinished, 'fichier')} de journaux dont le chargement n'a pas abouti (relancer la même commande : elle reprend)` : null
-  if (c.never_scanned) {
+  if (nothingSearched(c)) {
     const never =
       c.files_not_scanned > 0 && !c.no_log_records
         ? `le dossier n'a jamais été analysé (${compte(c.files_not_scanned, 'fichier')} de journaux, ${compte(c.records_not_scanned, 'enregistrement')})`
@@ -61,7 +61,7 @@ function gapEffect(c: DetectionCoverage, fr: boolean): string {
       ? `Les chiffres fondés sur ${what} (l'exposition, les estimations, les catégories de données) ne sont pas connus avant une nouvelle analyse et ne sont pas donnés.`
       : `The figures that rest on ${what} (the exposure, the estimates, the data categories) are not known until a scan, and are not given.`)
   }
-  if (c.never_scanned) out.push(fr ? "Aucun marqueur ni texte n'a encore été recherché." : 'No marker or text has been searched for yet.')
+  if (nothingSearched(c)) out.push(fr ? "Aucun marqueur ni texte n'a encore été recherché." : 'No marker or text has been searched for yet.')
   else if (c.files_not_scanned > 0 || c.files_unfinished > 0 || (c.files_grown ?? 0) > 0)
     out.push(fr
       ? "Les réponses à risque et les bornes hautes couvrent tous les enregistrements chargés, analysés ou non ; les marqueurs et le texte reproduit n'ont été recherchés que dans les enregistrements analysés : ce qui a été trouvé est un minimum."

@@ -1,7 +1,7 @@
 import {grownOriginals} from '../evidence/grown-originals.js'
 import {originalState, readFromOriginal} from '../evidence/original-state.js'
 import {basename} from 'node:path'
-import type {DetectionCoverage, ProvenanceParameters} from '../detect/coverage.js'
+import {type DetectionCoverage, type ProvenanceParameters, nothingSearched} from '../detect/coverage.js'
 import {recordTextLoader} from '../evidence/record-texts.js'
 import {listReplayResults, type StoredReplayResult} from '../replay/replay-store.js'
 import {wilsonInterval} from '../replay/wilson.js'
@@ -583,7 +583,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     retry_leaks: retryLeaks(retriesOf(inputs.scope, options.tenant, options.side ?? 'both')),
     duplicate_lines_not_examined_tenants: options.tenant === undefined ? (inputs.scope.duplicates?.unexamined_tenants ?? []).map((t) => (t === null ? null : safeLine(t))) : [],
     retry_only_tenants: full ? tenantExposures(s, concerned.filter((t) => !tenants.includes(t))) : [],
-    stale_scope: full || s.detection.never_scanned ? null : staleScopeFacts(s, totals.registry_files > 0),
+    stale_scope: full || nothingSearched(s.detection) ? null : staleScopeFacts(s, totals.registry_files > 0),
     ...(options.tenant === undefined ? {} : {controller_concerned: full ? controllerConcerned(inputs.scope, options.tenant) : null}),
   }
 }

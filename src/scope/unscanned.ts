@@ -1,5 +1,5 @@
 import type {ScopeHourRow, ScopeNodeRow, ScopeResult} from './compute-scope.js'
-import type {DetectionCoverage} from '../detect/coverage.js'
+import {type DetectionCoverage, nothingSearched} from '../detect/coverage.js'
 import type {TenantDirection, TenantViewResult} from './tenant-view.js'
 import type {TimelineResult} from './build-timeline.js'
 
@@ -212,7 +212,7 @@ export interface StaleFindings {
 export type MarkersStaleCause = 'registry' | 'rules' | 'both'
 
 export function staleFindings(d: DetectionCoverage): StaleFindings {
-  const scanned = !d.never_scanned
+  const scanned = !nothingSearched(d)
   // A scan that classified under earlier sighting rules decided each class by another rule than
   // this version's (an echo that is now a leak, a partial read as another marker): as stale as a
   // class decided against another registry, and unknown until a scan for the same reason.
@@ -231,7 +231,7 @@ export function markersStaleReason(cause: MarkersStaleCause): string {
 /** Whether every figure the findings give is known: scanned, and nothing stale (the drafts state figures only then). */
 export function scopeFiguresKnown(d: DetectionCoverage): boolean {
   const stale = staleFindings(d)
-  return !d.never_scanned && !stale.markers && !stale.provenance
+  return !nothingSearched(d) && !stale.markers && !stale.provenance
 }
 
 /** Why the figures built on stale findings are unknown, in a few words (said with every output that leaves them out). */
@@ -252,7 +252,7 @@ export type KnownScope = ScopeResult | UnscannedScope | RegistrylessScope | Mark
  */
 export function knownScope(r: ScopeResult, registry: boolean): KnownScope {
   const d = r.detection
-  if (d.never_scanned) return unscannedScope(r)
+  if (nothingSearched(d)) return unscannedScope(r)
   const stale = staleFindings(d)
   const markers = !registry ? registrylessScope(r) : stale.markers ? markersStaleScope(r) : r
   return stale.provenance ? provenancelessScope(markers) : markers

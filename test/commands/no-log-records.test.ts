@@ -33,7 +33,8 @@ describe('detection over a case with no log record', () => {
     await c.addCanary(MARKER, 'tn-a', 's-a')
     const scan = await run(['scan', '--db', c.path])
     expect(scan.code, scan.stderr).toBe(0)
-    expect(detectionCoverage(c.db)).toMatchObject({complete: false, never_scanned: true, no_log_records: true})
+    // A scan ran (never_scanned false) and searched nothing (no_log_records).
+    expect(detectionCoverage(c.db)).toMatchObject({complete: false, never_scanned: false, no_log_records: true})
     c.close()
     await expectRefusals(c.path)
     const opened = await run(['incident', 'open', '--db', c.path, '--title', 't', '--aware-at', '2026-11-02T08:00:00Z', '--role', 'controller'])

@@ -7,6 +7,7 @@ import {exposureKnown} from '../../scope/unscanned.js'
 import {heatmapSvg, rankTenants, timelineSvg} from './charts.js'
 import {esc, escShown, num, nums, utc} from './escape.js'
 import {PAGE_SCRIPT, PAGE_STYLE} from './page-assets.js'
+import {nothingSearched} from '../../detect/coverage.js'
 
 // `crosstalk report case --format html`: one self-contained page a responder opens from
 // disk and hands to a colleague. Pure: the data object in, the HTML text out. Nothing on
@@ -70,7 +71,7 @@ export function contentSecurityPolicy(): string {
 export function verdict(d: CaseReportData): {cls: 'leak' | 'clean' | 'partial'; head: string; text: string} {
   const s = d.scope
   const e = s.exposure
-  if (d.detection.never_scanned) {
+  if (nothingSearched(d.detection)) {
     return {
       cls: 'partial',
       head: 'Not scanned: nothing is known yet',
@@ -170,7 +171,7 @@ function upperFirst(t: string): string {
 
 /** A count the scan has not established is shown as unknown, never as 0. */
 function counted(d: CaseReportData, n: number | null): string {
-  return d.detection.never_scanned ? 'unknown' : num(n)
+  return nothingSearched(d.detection) ? 'unknown' : num(n)
 }
 
 /** An exposure figure where answers hold markers of no registered session (exposureKnownIn false): not known, never 0. */
@@ -178,7 +179,7 @@ const NOT_KNOWN_ORPHANS = 'not known (marker-shaped tokens in answers, no canary
 
 /** Whether the exposure is known (exposureKnown): not where answers hold marker-shaped tokens and the case no canary registry. */
 function exposureKnownIn(d: CaseReportData): boolean {
-  return d.detection.never_scanned || exposureKnown(d.totals.registry_files > 0, d.scope.orphan_sightings)
+  return nothingSearched(d.detection) || exposureKnown(d.totals.registry_files > 0, d.scope.orphan_sightings)
 }
 
 /** What a count attributed by canary marker reads as where the case holds no canary registry (the JSON's null). */
@@ -186,7 +187,7 @@ const NO_REGISTRY = 'not known (no canary registry)'
 
 /** A count made by canary marker: unknown on a case never scanned, and on a case with no registry to attribute markers. */
 function byMarker(d: CaseReportData, n: number | null): string {
-  if (d.detection.never_scanned || !caseReportKnown(d).markers) return 'unknown'
+  if (nothingSearched(d.detection) || !caseReportKnown(d).markers) return 'unknown'
   return d.totals.registry_files === 0 ? NO_REGISTRY : num(n)
 }
 
@@ -196,7 +197,7 @@ function byMarker(d: CaseReportData, n: number | null): string {
  * bound; '' where everything was.
  */
 function countsCoverReadOnly(d: CaseReportData): string {
-  if (d.detection.never_scanned) return ''
+  if (nothingSearched(d.detection)) return ''
   const bad = d.totals.bad_lines
   const files = d.unjudgeable_files.length
   const dup = d.duplicate_lines_not_examined
@@ -210,7 +211,7 @@ function countsCoverReadOnly(d: CaseReportData): string {
 
 /** The sentence a section shows when it has no row: nothing found, or nothing looked at. */
 function nothingFound(d: CaseReportData, found: string): string {
-  if (d.detection.never_scanned) return 'Not known: the case has never been scanned (crosstalk scan).'
+  if (nothingSearched(d.detection)) return 'Not known: the case has never been scanned (crosstalk scan).'
   if (!d.detection.complete) return `${found.replace(/\.$/, '')} among the records scanned so far; detection is incomplete (crosstalk scan).`
   // Under a qualified banner (lines quarantined, files not read whole, ...) the section's "none" is as qualified as the verdict.
   const v = verdict(d)
@@ -248,15 +249,15 @@ function numbersSection(d: CaseReportData): string {
   // The markers' own figures, unknown where the case holds no registry to attribute them.
   const noRegistry = d.totals.registry_files === 0
   const m = (n: number | null): string => (noRegistry || !k.markers ? 'unknown' : counted(d, n))
-  const mt = (at: string | null): string => (d.detection.never_scanned || noRegistry || !k.markers ? 'unknown' : utc(at))
+  const mt = (at: string | null): string => (nothingSearched(d.detection) || noRegistry || !k.markers ? 'unknown' : utc(at))
   // Answers holding markers of no registered session leave the exposure not known: its figures are the verbatim text's, a lower bound (exposureKnownIn).
   const known = exposureKnownIn(d)
-  const x = (n: number | null): string => (known || !allKnown || d.detection.never_scanned ? c(n) : n === 0 || n === null ? NOT_KNOWN_ORPHANS : `at least ${num(n)} (by verbatim text)`)
-  const t = (at: string | null): string => (d.detection.never_scanned || !allKnown ? 'unknown' : !known ? (at === null ? NOT_KNOWN_ORPHANS : `${utc(at)} (by verbatim text; markers not known)`) : utc(at))
+  const x = (n: number | null): string => (known || !allKnown || nothingSearched(d.detection) ? c(n) : n === 0 || n === null ? NOT_KNOWN_ORPHANS : `at least ${num(n)} (by verbatim text)`)
+  const t = (at: string | null): string => (nothingSearched(d.detection) || !allKnown ? 'unknown' : !known ? (at === null ? NOT_KNOWN_ORPHANS : `${utc(at)} (by verbatim text; markers not known)`) : utc(at))
   const est = (e: {low: number; high: number | null}): string => (!known && e.high === null ? (e.low === 0 ? NOT_KNOWN_ORPHANS : `at least ${num(e.low)} (by verbatim text) – unbounded`) : range(e))
   const stillKnown = [k.markers && !noRegistry ? "the canary markers' figures" : null, k.provenance ? 'the verbatim-text figure' : null, 'the at-risk figures'].filter((x) => x !== null)
   const stillText = stillKnown.length === 1 ? stillKnown[0]! : `${stillKnown.slice(0, -1).join(', ')} and ${stillKnown.at(-1)!}`
-  const stale = d.detection.never_scanned || allKnown ? '' : `\n<p class="stale" data-k="stale_findings">Not known until a scan (crosstalk scan): ${esc(k.reason ?? '')}. Every figure below that rests on those findings reads "unknown"; ${esc(stillText)} rest on findings or records unchanged by that and stand as the case is.</p>`
+  const stale = nothingSearched(d.detection) || allKnown ? '' : `\n<p class="stale" data-k="stale_findings">Not known until a scan (crosstalk scan): ${esc(k.reason ?? '')}. Every figure below that rests on those findings reads "unknown"; ${esc(stillText)} rest on findings or records unchanged by that and stand as the case is.</p>`
   const cards = [
     card('exposure_responses', "responses carrying another session's data (marker or verbatim text)", x(s.exposure.responses)),
     card('exposure_sessions', 'sessions whose data reached another session', x(s.exposure.sessions)),
@@ -269,7 +270,7 @@ function numbersSection(d: CaseReportData): string {
     card('cross_session_responses', 'of them cross-session (same tenant)', m(s.cross_session_responses)),
     card('provenance_only_responses', noRegistry ? 'verbatim text (marker not known: no registry)' : 'verbatim text only, no marker', noRegistry ? pc(s.provenance_only_responses) : c(s.provenance_only_responses)),
     // Where the markers' findings are out of date the verbatim-text count stands alone: shown, as its base is current.
-    ...(!allKnown && k.provenance && !d.detection.never_scanned ? [card('provenance_responses', "responses repeating another session's text verbatim (with or without a marker)", pc(s.provenance_responses))] : []),
+    ...(!allKnown && k.provenance && !nothingSearched(d.detection) ? [card('provenance_responses', "responses repeating another session's text verbatim (with or without a marker)", pc(s.provenance_responses))] : []),
     card('exposed_sessions', 'sessions exposed by marker', m(s.exposed_sessions)),
     card('exposed_tenants', 'tenants exposed by marker', m(s.exposed_tenants)),
     card('recipient_tenants', 'tenants that received a marker', m(s.recipient_tenants)),
@@ -288,11 +289,11 @@ function numbersSection(d: CaseReportData): string {
 <h2>Exposure</h2>${stale}
 <div class="cards">${cards.join('')}</div>${retryLeaks(d)}
 <table><thead><tr><th>Art. 33(3)(a) estimate</th><th class="n">range</th><th>method</th></tr></thead><tbody>
-<tr><td>data subjects (sessions)</td><td class="n" data-k="data_subjects">${d.detection.never_scanned || !allKnown ? 'unknown' : esc(est(s.data_subjects))}</td><td>${esc(s.data_subjects.method)}</td></tr>
-<tr><td>records concerned (responses)</td><td class="n" data-k="records_concerned">${d.detection.never_scanned || !allKnown ? 'unknown' : esc(est(s.records_concerned))}</td><td>${esc(s.records_concerned.method)}</td></tr>
+<tr><td>data subjects (sessions)</td><td class="n" data-k="data_subjects">${nothingSearched(d.detection) || !allKnown ? 'unknown' : esc(est(s.data_subjects))}</td><td>${esc(s.data_subjects.method)}</td></tr>
+<tr><td>records concerned (responses)</td><td class="n" data-k="records_concerned">${nothingSearched(d.detection) || !allKnown ? 'unknown' : esc(est(s.records_concerned))}</td><td>${esc(s.records_concerned.method)}</td></tr>
 </tbody></table>
-<p class="muted">How the counts above were made: ${esc(s.method || (d.detection.never_scanned ? 'no scan has counted them yet' : 'given with the figures once a scan covers the case as it is'))}.  ${k.markers ? counted(d, s.orphan_sightings) : 'An unknown number of'} ${s.orphan_sightings === 1 && !d.detection.never_scanned && k.markers ? 'marker-shaped token registered to nobody (an orphan) is' : 'marker-shaped tokens registered to nobody (orphans) are'} reported, not counted. ${
-    !d.detection.never_scanned && !allKnown ? 'Bug window: not known until a scan.' : s.bug_window ? `Bug window: ${utc(s.bug_window.start)} to ${utc(s.bug_window.end)} (${esc(s.bug_window.basis)}).` : ''
+<p class="muted">How the counts above were made: ${esc(s.method || (nothingSearched(d.detection) ? 'no scan has counted them yet' : 'given with the figures once a scan covers the case as it is'))}.  ${k.markers ? counted(d, s.orphan_sightings) : 'An unknown number of'} ${s.orphan_sightings === 1 && !nothingSearched(d.detection) && k.markers ? 'marker-shaped token registered to nobody (an orphan) is' : 'marker-shaped tokens registered to nobody (orphans) are'} reported, not counted. ${
+    !nothingSearched(d.detection) && !allKnown ? 'Bug window: not known until a scan.' : s.bug_window ? `Bug window: ${utc(s.bug_window.start)} to ${utc(s.bug_window.end)} (${esc(s.bug_window.basis)}).` : ''
   }</p>
 </section>`
 }
@@ -314,7 +315,7 @@ function unjudgeableFiles(d: CaseReportData): string {
 
 function dataCategories(d: CaseReportData): string {
   const k = caseReportKnown(d)
-  if (!d.detection.never_scanned && (!k.markers || !k.provenance)) return `<h3>Data categories seen</h3><p data-k="data_categories">Not known until a scan (crosstalk scan): ${esc(k.reason ?? '')}.</p>`
+  if (!nothingSearched(d.detection) && (!k.markers || !k.provenance)) return `<h3>Data categories seen</h3><p data-k="data_categories">Not known until a scan (crosstalk scan): ${esc(k.reason ?? '')}.</p>`
   if (d.data_categories.length === 0) return ''
   const rows = d.data_categories.map((c) => `<tr><td>${esc(c.label)}</td><td>${esc(c.evidence)}</td><td class="n">${num(c.responses)}</td><td class="n">${num(c.findings)}</td></tr>`)
   return `<h3>Data categories seen</h3><table><thead><tr><th>category</th><th>evidence</th><th class="n">responses</th><th class="n">findings</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
@@ -365,7 +366,7 @@ ${live}
 function timelineSection(d: CaseReportData): string {
   // An hour's counts that rest on stale findings are not charted (they would read as the case's): the tooltips and a note say why.
   const k = caseReportKnown(d)
-  const scanned = !d.detection.never_scanned
+  const scanned = !nothingSearched(d.detection)
   const allKnown = k.markers && k.provenance
   const why = `not known until a scan (${k.reason ?? ''})`
   const hours = !scanned || allKnown ? d.hours : d.hours.map((h) => ({...h, contaminated_responses: k.markers ? h.contaminated_responses : 0, sightings: k.markers ? h.sightings : 0, text_only_responses: 0}))
@@ -385,7 +386,7 @@ function flowsSection(d: CaseReportData): string {
   // Both kinds of evidence, as the drafts count them; the markers' own pairs beside them.
   const flows = d.scope.exposure.flows
   const k = caseReportKnown(d)
-  if (!d.detection.never_scanned && (!k.markers || !k.provenance)) {
+  if (!nothingSearched(d.detection) && (!k.markers || !k.provenance)) {
     const marker = k.markers && d.totals.registry_files > 0 ? ` The pairs by canary marker alone are as the last scan found them: <span data-k="flow_pairs">${num(d.flows.length)}</span> (crosstalk scope --csv --table flows).` : ''
     return `<section id="flows"><h2>Tenant-to-tenant flows</h2><p data-k="exposure_flow_pairs">The flows by either kind of evidence (canary marker or verbatim text) are not known until a scan (crosstalk scan): ${esc(k.reason ?? '')}.${marker}</p></section>`
   }
@@ -440,7 +441,7 @@ function nodesSection(d: CaseReportData): string {
   // Unknown is not zero: with no at-risk count, "no node served an at-risk response" is not said.
   const atRiskUnknown = atRiskNotKnown(d)
   const kn = caseReportKnown(d)
-  if (d.nodes.length === 0 && !d.detection.never_scanned && (!kn.markers || !kn.provenance)) {
+  if (d.nodes.length === 0 && !nothingSearched(d.detection) && (!kn.markers || !kn.provenance)) {
     const atRisk = atRiskUnknown !== null ? `Whether any node served an at-risk response is not known (${atRiskUnknown})` : `No node served an at-risk response${undecided > 0 ? ' among the records that could be tested' : ''}`
     return `<section id="nodes"><h2>Decode nodes</h2><p>${esc(atRisk)}; which served a response carrying another session's data is not known until a scan (crosstalk scan): ${esc(kn.reason ?? '')}.</p></section>`
   }
@@ -465,7 +466,7 @@ ${staleNote}${undecided > 0 ? `<p class="muted">The at-risk column counts the re
 
 function sightingsSection(d: CaseReportData): string {
   const s = d.sightings
-  if (d.detection.never_scanned) return `<section id="sightings"><h2>Sightings</h2><p>${esc(nothingFound(d, ''))}</p></section>`
+  if (nothingSearched(d.detection)) return `<section id="sightings"><h2>Sightings</h2><p>${esc(nothingFound(d, ''))}</p></section>`
   // Without a registry only orphans can be found: the other classes are not known, not none.
   const k = caseReportKnown(d)
   const classes = !k.markers
