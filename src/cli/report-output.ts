@@ -71,6 +71,17 @@ export function writeReport(report: string, format: ReportFormat, out: string, c
   return {report, format, out, sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length}
 }
 
+/**
+ * Without --out, --json prints the document as JSON: a --format other than json given beside it
+ * contradicts it, and is refused naming both rather than ignored. A --format left at its default
+ * is not a choice; with --out, --json describes the file written in any format.
+ */
+export function refuseFormatBesideJson(format: string, formatGiven: boolean, out: string | undefined, json: boolean): void {
+  if (json && out === undefined && formatGiven && format !== 'json') {
+    throw new UsageError(`--format ${format} and --json contradict: without --out, --json prints the document as JSON (give --format json, or drop --json)`)
+  }
+}
+
 export function requireOutForPdf(format: string, out: string | undefined): void {
   if (format === 'pdf' && !out) throw new UsageError('--format pdf needs --out PATH (a PDF is not written to a terminal)')
 }

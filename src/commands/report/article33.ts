@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
-import {acceptanceAudit, draftFlags, finalOptions, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
+import {acceptanceAudit, draftFlags, finalOptions, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult, refuseFormatBesideJson} from '../../cli/report-output.js'
 import {detectionFlags} from '../../cli/detection-flags.js'
 import {buildArticle33, resolveLanguage} from '../../notify/article33.js'
 import {article33Json} from '../../notify/article33-json.js'
@@ -36,7 +36,8 @@ Every statement rests on a recorded fact (the JSON form lists each with what it 
   }
 
   public async run(): Promise<Article33Json | ReportWrittenResult> {
-    const {flags} = await this.parse(ReportArticle33)
+    const {flags, metadata} = await this.parse(ReportArticle33)
+    refuseFormatBesideJson(flags.format, metadata.flags.format?.setFromDefault !== true, flags.out, this.jsonEnabled())
     requireOutForPdf(flags.format, flags.out)
     const final = finalOptions(flags)
     // It writes only to record what it did: a file written (--out), excerpts shown, or open items accepted, in the audit log.

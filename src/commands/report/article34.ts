@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
-import {acceptanceAudit, draftFlags, finalOptions, renderReport, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
+import {acceptanceAudit, draftFlags, finalOptions, renderReport, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult, refuseFormatBesideJson} from '../../cli/report-output.js'
 import {detectionFlags} from '../../cli/detection-flags.js'
 import {buildArticle34, type Article34Result} from '../../notify/article34.js'
 import {PHRASES, type Language} from '../../notify/phrases.js'
@@ -22,7 +22,8 @@ export default class ReportArticle34 extends BaseCommand {
   }
 
   public async run(): Promise<Article34Result | ReportWrittenResult> {
-    const {flags} = await this.parse(ReportArticle34)
+    const {flags, metadata} = await this.parse(ReportArticle34)
+    refuseFormatBesideJson(flags.format, metadata.flags.format?.setFromDefault !== true, flags.out, this.jsonEnabled())
     requireOutForPdf(flags.format, flags.out)
     const final = finalOptions(flags)
     // It writes only to record a file written (--out) or open items accepted, in the audit log.

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
 import {renderCaseReportHtml} from '../../cli/html/case-report.js'
 import {truncateMarker} from '../../cli/render-detect.js'
-import {reportFlags, writeReport, type ReportFormat, type ReportWrittenResult} from '../../cli/report-output.js'
+import {reportFlags, writeReport, type ReportFormat, type ReportWrittenResult, refuseFormatBesideJson} from '../../cli/report-output.js'
 import {checkDetection, detectionFlags} from '../../cli/detection-flags.js'
 import {detectionCoverage} from '../../detect/coverage.js'
 import {caseReportJson, gatherCaseReport, type CaseReportJson} from '../../notify/case-report-data.js'
@@ -32,7 +32,8 @@ export default class ReportCase extends BaseCommand {
   }
 
   public async run(): Promise<CaseReportJson | ReportWrittenResult> {
-    const {flags} = await this.parse(ReportCase)
+    const {flags, metadata} = await this.parse(ReportCase)
+    refuseFormatBesideJson(flags.format, metadata.flags.format?.setFromDefault !== true, flags.out, this.jsonEnabled())
     // It writes only to record what it did: a file written (--out) or markers shown in full, in the audit log.
     const db = this.openCase(flags.db, {readsOnly: !flags.out && !flags['show-markers']})
     const now = flags.now ? parseInstant(flags.now, '--now') : new Date()

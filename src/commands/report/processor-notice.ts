@@ -3,7 +3,7 @@ import {mkdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
-import {acceptanceAudit, draftFlags, finalOptions, renderReport, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
+import {acceptanceAudit, draftFlags, finalOptions, renderReport, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult, refuseFormatBesideJson} from '../../cli/report-output.js'
 import {detectionFlags} from '../../cli/detection-flags.js'
 import {guardOut} from '../../cli/out-guard.js'
 import {UsageError} from '../../errors.js'
@@ -46,7 +46,8 @@ export default class ReportProcessorNotice extends BaseCommand {
   }
 
   public async run(): Promise<ProcessorNoticeJson | ReportWrittenResult | ProcessorNoticesWrittenResult> {
-    const {flags} = await this.parse(ReportProcessorNotice)
+    const {flags, metadata} = await this.parse(ReportProcessorNotice)
+    refuseFormatBesideJson(flags.format, metadata.flags.format?.setFromDefault !== true, flags.out, this.jsonEnabled())
     const final = finalOptions(flags)
     const db = this.openCase(flags.db)
     const facts = reportFacts(db, 'report processor-notice', flags['allow-incomplete'], {now: new Date()}, (l) => this.note(this.paint.yellow(l)))

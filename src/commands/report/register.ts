@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
 import {toCsv} from '../../cli/csv.js'
-import {acceptanceAudit, draftFlags, finalOptions, renderReport, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult} from '../../cli/report-output.js'
+import {acceptanceAudit, draftFlags, finalOptions, renderReport, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult, refuseFormatBesideJson} from '../../cli/report-output.js'
 import {detectionFlags} from '../../cli/detection-flags.js'
 import {PHRASES, type Language} from '../../notify/phrases.js'
 import {buildRegisterEntry, REGISTER_COLUMNS, type RegisterEntryResult} from '../../notify/register.js'
@@ -22,7 +22,8 @@ export default class ReportRegister extends BaseCommand {
   }
 
   public async run(): Promise<RegisterEntryResult | ReportWrittenResult> {
-    const {flags} = await this.parse(ReportRegister)
+    const {flags, metadata} = await this.parse(ReportRegister)
+    refuseFormatBesideJson(flags.format, metadata.flags.format?.setFromDefault !== true, flags.out, this.jsonEnabled())
     requireOutForPdf(flags.format, flags.out)
     const final = finalOptions(flags)
     // It writes only to record a file written (--out) or open items accepted, in the audit log.
