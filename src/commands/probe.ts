@@ -4,7 +4,7 @@ import {dirname, resolve} from 'node:path'
 import {signalExitCode, watchInterrupts} from '../cli/interrupt.js'
 import {BaseCommand} from '../cli/base-command.js'
 import {safeLine} from '../util/sanitize.js'
-import {CliError, GateTripped, InputError} from '../errors.js'
+import {CliError, GateTripped, InputError, UsageError} from '../errors.js'
 import {renderJunit, renderJunitError} from '../probe/junit.js'
 import {runProbe, type ProbeResult} from '../probe/run-probe.js'
 import {shownTargetText} from '../probe/target-guard.js'
@@ -41,6 +41,11 @@ Every request ends within --timeout (retries on 429/503 included). A target that
 
   public async run(): Promise<ProbeResult> {
     const {flags} = await this.parse(Probe)
+    // The probe checks that a prompt between the pool and the window is refused: a pool larger than the window leaves no such
+    // prompt, and its below-pool prompt would exceed the window. A mistyped pair, refused before any request.
+    if (flags['pool-tokens'] > flags['advertised-tokens']) {
+      throw new UsageError(`--pool-tokens ${flags['pool-tokens']} is larger than --advertised-tokens ${flags['advertised-tokens']}: the probe tests a KV pool smaller than (or equal to) the advertised window`)
+    }
     // Before any request: a report that cannot be written after the run would lose its result (and its exit code).
     if (flags.junit) assertWritable(flags.junit)
     // Ctrl-C or a CI runner's SIGTERM: end the requests in flight (their sockets are destroyed), keep what was measured; a second one ends the process.
