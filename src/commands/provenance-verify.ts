@@ -4,6 +4,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
 import {InputError, UsageError} from '../errors.js'
 import {GUARANTEE_WORDS, minWordsMessage} from '../extract/winnow.js'
+import {safeLine} from '../util/sanitize.js'
 import {parsePrefixRewrites} from '../scale/shard-reader.js'
 import {loadBoilerplate, loadShardSpecs, verifyCandidates, VerifyTask} from '../scale/verify-candidates.js'
 
@@ -23,19 +24,37 @@ export default class ProvenanceVerify extends BaseCommand {
     const {flags} = await this.parse(ProvenanceVerify)
     if (flags['min-words'] < GUARANTEE_WORDS) throw new UsageError(minWordsMessage(flags['min-words']))
     const rewrites = parsePrefixRewrites(flags['shard-prefix'])
+    // The shards table and the boilerplate first: a missing file is named before any task is read.
+    const shards = loadShardSpecs(flags.shards)
+    const boilerplate = loadBoilerplate(flags.boilerplate)
+    const source = flags.in === undefined ? 'standard input' : safeLine(flags.in)
     const tasks: VerifyTask[] = []
-    const lines = createInterface({input: flags.in ? createReadStream(flags.in) : process.stdin, crlfDelay: Infinity})
-    let n = 0
-    for await (const line of lines) {
-      n++
-      if (!line.trim()) continue
-      const parsed = VerifyTask.safeParse(JSON.parse(line))
-      if (!parsed.success) throw new InputError(`provenance-verify: task ${n}: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`)
-      tasks.push(parsed.data)
-    }
-    const out = await verifyCandidates(tasks, {
-      shards: loadShardSpecs(flags.shards), minWords: flags['min-words'], boilerplate: loadBoilerplate(flags.boilerplate), rewrites,
+    const input = flags.in ? createReadStream(flags.in) : process.stdin
+    const unreadable = new Promise<never>((_, reject) => {
+      input.once('error', (error: NodeJS.ErrnoException) => reject(new InputError(`provenance-verify: ${source}: cannot be read (${error.code ?? error.message})`, 'E_UNREADABLE')))
     })
+    unreadable.catch(() => {})
+    const lines = createInterface({input, crlfDelay: Infinity})
+    const read = (async () => {
+      let n = 0
+      for await (const line of lines) {
+        n++
+        if (!line.trim()) continue
+        let json: unknown
+        try {
+          json = JSON.parse(line)
+        } catch {
+          // The parser's message quotes the line: not repeated (a task's text may be someone's data).
+          throw new InputError(`provenance-verify: ${source} line ${n}: not a JSON object`)
+        }
+        const parsed = VerifyTask.safeParse(json)
+        if (!parsed.success) throw new InputError(`provenance-verify: ${source} line ${n}: ${parsed.error.issues[0]?.path.join('.') || 'task'}: ${parsed.error.issues[0]?.message}`)
+        tasks.push(parsed.data)
+      }
+    })()
+    read.catch(() => {})
+    await Promise.race([read, unreadable])
+    const out = await verifyCandidates(tasks, {shards, minWords: flags['min-words'], boilerplate, rewrites})
     for (const o of out) process.stdout.write(JSON.stringify(o) + '\n')
   }
 }

@@ -2,6 +2,7 @@ import {readFileSync} from 'node:fs'
 import {crc32} from 'node:zlib'
 import {z} from 'zod'
 import {InputError, IntegrityError} from '../errors.js'
+import {safeLine} from '../util/sanitize.js'
 import {SourceChain, type AttributionContext} from '../detect/provenance/attribute.js'
 import {HashTable} from '../detect/provenance/hash-table.js'
 import {decodeRecordTexts, type RecordTexts} from '../evidence/record-texts.js'
@@ -90,8 +91,21 @@ export function loadBoilerplate(path: string | undefined): HashTable {
 
 /** The shards' table the job writes (JSON: [{file_idx, uri, parse_spec}]). */
 export function loadShardSpecs(path: string): ShardSpec[] {
-  const parsed = z.array(ShardSpec).safeParse(JSON.parse(readFileSync(path, 'utf8')))
-  if (!parsed.success) throw new InputError(`${path}: not a shards table of the Spark job (${parsed.error.issues[0]?.message})`)
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    throw new InputError(`${safeLine(path)}: the shards table cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, 'E_UNREADABLE')
+  }
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    // The parser's message quotes the file's text: not repeated.
+    throw new InputError(`${safeLine(path)}: not a shards table of the Spark job (not JSON)`)
+  }
+  const parsed = z.array(ShardSpec).safeParse(json)
+  if (!parsed.success) throw new InputError(`${safeLine(path)}: not a shards table of the Spark job (${parsed.error.issues[0]?.message})`)
   return parsed.data
 }
 
