@@ -45,9 +45,13 @@ export default class Scope extends BaseCommand {
     if (flags.csv && this.jsonEnabled()) throw new UsageError('--csv and --json are exclusive')
     // checked here rather than with oclif's dependsOn, whose message is several lines long
     if (flags['reveal-tenants'] && flags.tenant === undefined) throw new UsageError('--reveal-tenants only applies with --tenant T')
-    if (flags['advertised-tokens'] !== undefined && flags['pool-tokens'] === undefined) throw new UsageError('--advertised-tokens needs --pool-tokens')
     const db = this.openCase(flags.db, {readsOnly: true})
     const inputs = loadScopeInputs(db, {poolTokens: flags['pool-tokens'], advertisedTokens: flags['advertised-tokens']})
+    if (flags['advertised-tokens'] !== undefined && flags['pool-tokens'] === undefined) {
+      // A window is judged at a pool: the one the scan recorded where no --pool-tokens is given, said so (pool_basis 'recorded' in --json).
+      if (inputs.pool === null) throw new UsageError('--advertised-tokens needs --pool-tokens: no scan recorded a pool size in this case (scan --pool-tokens N)')
+      this.note(`scope: --advertised-tokens ${flags['advertised-tokens']} judged at the pool size the scan recorded (${inputs.pool} tokens); --pool-tokens N for another`)
+    }
     const warning = checkDetection(inputs.detection, 'scope', flags['allow-incomplete'])
     if (warning) this.note(this.paint.yellow(warning))
     if (flags.tenant !== undefined && nothingSearched(inputs.detection)) {
