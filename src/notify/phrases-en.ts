@@ -107,11 +107,16 @@ export interface ExposureSide {
   atLeast?: boolean
 }
 
-/** What a processor notice still has to establish, and how it follows (Art. 33(4)). */
-function stillOpen(open: number): string {
-  return open === 0
-    ? 'Nothing recorded for this notice is still open.'
-    : `${count(open, 'point')} ${open === 1 ? 'is' : 'are'} still being established (listed under "Still to be completed"); we will send ${open === 1 ? 'it' : 'each'} in a follow-up notice as soon as it is established.`
+/**
+ * What a processor notice still has to establish, and how it follows (Art. 33(4)). `records`: its
+ * open items that are our own records (the contact point, ...): still open too, so "nothing is
+ * still open" is said only where no open item at all is listed.
+ */
+function stillOpen(open: number, records = 0): string {
+  const own = records > 0 ? `${count(records, 'point')} of our own records ${records === 1 ? 'is' : 'are'} still to be completed (listed under "To record before sending").` : ''
+  if (open === 0) return records === 0 ? 'Nothing recorded for this notice is still open.' : own
+  const phased = `${count(open, 'point')} ${open === 1 ? 'is' : 'are'} still being established (listed under "Still to be completed"); we will send ${open === 1 ? 'it' : 'each'} in a follow-up notice as soon as it is established.`
+  return own ? `${phased} ${own}` : phased
 }
 
 /** ", from 3 sessions of 2 other customers": the named sources only; nothing where no response's source is named. */
@@ -474,13 +479,13 @@ export const EN = {
         : 'This notice is due without undue delay (Art. 33(2)); no contractual period is recorded.',
     sent: (at: string, late: boolean) => `This notice was sent on ${at}${late ? ', after the contractual deadline' : ''}.`,
     /** Art. 33(4): the phase, and what still follows (`open`: the notice's open items). */
-    phaseInitial: (open: number) =>
-      `This is our initial notice (Art. 33(4): information may be provided in phases). ${stillOpen(open)}`,
-    phaseFollowUp: (previous: {at: string; reference: string; late: boolean} | null, open: number) =>
+    phaseInitial: (open: number, records = 0) =>
+      `This is our initial notice (Art. 33(4): information may be provided in phases). ${stillOpen(open, records)}`,
+    phaseFollowUp: (previous: {at: string; reference: string; late: boolean} | null, open: number, records = 0) =>
       previous
-        ? `This notice follows up our initial notice sent on ${previous.at} (reference ${previous.reference})${previous.late ? ', after the contractual deadline' : ''}, with what has been established since (Art. 33(4)). ${stillOpen(open)}`
+        ? `This notice follows up our initial notice sent on ${previous.at} (reference ${previous.reference})${previous.late ? ', after the contractual deadline' : ''}, with what has been established since (Art. 33(4)). ${stillOpen(open, records)}`
         : // No initial notice is recorded: the draft does not say one was sent (an open item asks for it).
-          `This is a follow-up notice, with what has been established since (Art. 33(4)); the initial notice it supplements is not recorded here. ${stillOpen(open)}`,
+          `This is a follow-up notice, with what has been established since (Art. 33(4)); the initial notice it supplements is not recorded here. ${stillOpen(open, records)}`,
     /** Text whose source is ambiguous, and this controller's sessions among its recorded possible sources. Never names the others. */
     possibleSource: (responses: number, sessions: number, among: {min: number; max: number}) =>
       `${count(responses, 'response')} served to another customer's users carried verbatim text that ${count(sessions, 'session')} of yours also held: your data may be the source of that text. You are one of ${among.min === among.max ? among.min : `${among.min} to ${among.max}`} possible sources (customers whose sessions held the same text); which of them it came from is still open.`,

@@ -85,10 +85,11 @@ function cotes(sessionsPropres: number, sessionsAutres: number, clients: number,
 
 /** Un côté de l'exposition, par type de preuve : sans registre de canaris, aucun marqueur n'a pu être attribué, et il n'y a pas de nombre de marqueurs à donner. */
 /** Ce qu'une notification au responsable de traitement doit encore établir, et comment cela suivra (art. 33.4). */
-function resteOuvert(n: number): string {
-  return n === 0
-    ? "Aucun point enregistré pour cette notification ne reste ouvert."
-    : `${compte(n, 'point')} ${un(n) ? 'reste' : 'restent'} à établir (${un(n) ? 'listé' : 'listés'} sous « Encore à compléter ») ; nous vous ${un(n) ? 'le' : 'les'} transmettrons dans une notification complémentaire dès ${un(n) ? "qu'il sera établi" : "que chacun sera établi"}.`
+function resteOuvert(n: number, propres = 0): string {
+  const nos = propres > 0 ? `${compte(propres, 'point')} de nos propres enregistrements ${un(propres) ? 'reste' : 'restent'} à compléter (${un(propres) ? 'listé' : 'listés'} sous « À consigner avant l'envoi »).` : ''
+  if (n === 0) return propres === 0 ? "Aucun point enregistré pour cette notification ne reste ouvert." : nos
+  const echelonnes = `${compte(n, 'point')} ${un(n) ? 'reste' : 'restent'} à établir (${un(n) ? 'listé' : 'listés'} sous « Encore à compléter ») ; nous vous ${un(n) ? 'le' : 'les'} transmettrons dans une notification complémentaire dès ${un(n) ? "qu'il sera établi" : "que chacun sera établi"}.`
+  return nos ? `${echelonnes} ${nos}` : echelonnes
 }
 
 /** « , provenant de 3 sessions de 2 autres clients » : les sources désignées seulement ; rien quand aucune réponse n'a de source désignée. */
@@ -386,11 +387,11 @@ export const FR: Phrases = {
         ? `Cette notification ${state === 'open' ? 'est' : 'était'} due au plus tard le ${deadline} (les ${hours} heures prévues par notre contrat à compter de notre prise de connaissance)${state === 'late' ? ' : elle est en retard' : ''}.`
         : 'Cette notification est due dans les meilleurs délais (art. 33.2) ; aucun délai contractuel enregistré.',
     sent: (at, late) => `Cette notification a été envoyée le ${at}${late ? ", après l'échéance contractuelle" : ''}.`,
-    phaseInitial: (open) => `Il s'agit de notre notification initiale (art. 33.4 : les informations peuvent être communiquées de manière échelonnée). ${resteOuvert(open)}`,
-    phaseFollowUp: (previous, open) =>
+    phaseInitial: (open, records = 0) => `Il s'agit de notre notification initiale (art. 33.4 : les informations peuvent être communiquées de manière échelonnée). ${resteOuvert(open, records)}`,
+    phaseFollowUp: (previous, open, records = 0) =>
       previous
-        ? `Cette notification complète notre notification initiale envoyée le ${previous.at} (référence ${previous.reference})${previous.late ? ", après l'échéance contractuelle" : ''}, avec ce qui a été établi depuis (art. 33.4). ${resteOuvert(open)}`
-        : `Il s'agit d'une notification complémentaire, avec ce qui a été établi depuis (art. 33.4) ; la notification initiale qu'elle complète n'est pas enregistrée ici. ${resteOuvert(open)}`,
+        ? `Cette notification complète notre notification initiale envoyée le ${previous.at} (référence ${previous.reference})${previous.late ? ", après l'échéance contractuelle" : ''}, avec ce qui a été établi depuis (art. 33.4). ${resteOuvert(open, records)}`
+        : `Il s'agit d'une notification complémentaire, avec ce qui a été établi depuis (art. 33.4) ; la notification initiale qu'elle complète n'est pas enregistrée ici. ${resteOuvert(open, records)}`,
     possibleSource: (responses, sessions, among) =>
       `${compte(responses, 'réponse')} ${un(responses) ? 'servie' : 'servies'} aux utilisateurs d'un autre client ${un(responses) ? 'contenait' : 'contenaient'} un texte mot pour mot que ${compte(sessions, 'session')} des vôtres ${un(sessions) ? 'contenait' : 'contenaient'} aussi : vos données peuvent être la source de ce texte. Vous êtes l'une de ${among.min === among.max ? among.min : `${among.min} à ${among.max}`} sources possibles (les clients dont les sessions contenaient le même texte) ; on ne sait pas encore laquelle en est la source.`,
     nextUpdate: (at) => `Nous vous enverrons notre prochaine mise à jour au plus tard le ${at} (UTC), avec ce qui aura été établi d'ici là (art. 33.4).`,

@@ -356,11 +356,13 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   if (!inc?.next_update_at) L.open('phase', N.open.nextUpdate, 'Art. 33(4)', 'crosstalk incident set --next-update ISO')
   // Last, when every open item is known: what is still being established follows in a later phase
   // (Art. 33(4)); our own records are completed before sending, not sent later.
+  // Our own records still open are named too: the notice never says nothing is open while it lists one.
   const still = L.open_items.filter(followsInPhases).length
+  const ownRecords = L.open_items.length - still
   const phaseText =
     phase === 'initial'
-      ? L.stated('phase', N.phaseInitial(still), ['rule:Art. 33(4)'])
-      : L.stated('phase', N.phaseFollowUp(sent ? {at: sent.at, reference: sent.reference, late: sent.late} : null, still), sent ? [`notification#${sent.id}`] : ['rule:Art. 33(4)'])
+      ? L.stated('phase', N.phaseInitial(still, ownRecords), ['rule:Art. 33(4)'])
+      : L.stated('phase', N.phaseFollowUp(sent ? {at: sent.at, reference: sent.reference, late: sent.late} : null, still, ownRecords), sent ? [`notification#${sent.id}`] : ['rule:Art. 33(4)'])
   assertGrounded(L.statements)
   return processorNoticeSchema.parse({
     kind: 'processor-notice',

@@ -38,7 +38,9 @@ describe('the processor notice states its phase (Art. 33(4))', () => {
     const open = n.open_items.filter(followsInPhases).length
     expect(open).toBeGreaterThan(0)
     expect(n.still_being_established).toBe(open)
-    expect(n.phase_text).toBe(`This is our initial notice (Art. 33(4): information may be provided in phases). ${open} points are still being established (listed under "Still to be completed"); we will send each in a follow-up notice as soon as it is established.`)
+    const own = n.open_items.length - open
+    expect(own).toBeGreaterThan(0)
+    expect(n.phase_text).toBe(`This is our initial notice (Art. 33(4): information may be provided in phases). ${open} points are still being established (listed under "Still to be completed"); we will send each in a follow-up notice as soon as it is established. ${own} ${own === 1 ? 'point of our own records is' : 'points of our own records are'} still to be completed (listed under "To record before sending").`)
     expect(n.statements.find((s) => s.section === 'phase')?.rests_on).toEqual(['rule:Art. 33(4)'])
     const md = renderProcessorNoticeMarkdown(n)
     expect(md).toContain('| Phase | initial notification (Art. 33(4): information may be provided in phases) |')
@@ -77,5 +79,22 @@ describe('the processor notice states its phase (Art. 33(4))', () => {
     expect(initial.due.sent_text).toBe('This notice was sent on 2026-10-23T11:00:00.000Z.')
     // another controller, with no notice recorded, still gets an initial one
     expect(buildProcessorNotice(facts, 'globex', {language: 'en'}).phase).toBe('initial')
+  })
+
+  it('our own records still open (the contact point) are counted: never "nothing is still open" beside an open item', async () => {
+    const {EN} = await import('../../src/notify/phrases-en.js')
+    const {FR} = await import('../../src/notify/phrases-fr.js')
+    // the follow-up of the QA report: nothing follows in phases, the contact point is open
+    const en = EN.notice.phaseFollowUp({at: '2026-11-02T20:00:00.000Z', reference: 'N-1', late: false}, 0, 1)
+    expect(en).not.toContain('Nothing recorded for this notice is still open.')
+    expect(en).toContain('1 point of our own records is still to be completed (listed under "To record before sending").')
+    expect(EN.notice.phaseInitial(0, 0)).toContain('Nothing recorded for this notice is still open.')
+    const fr = FR.notice.phaseFollowUp({at: '2026-11-02T20:00:00.000Z', reference: 'N-1', late: false}, 0, 2)
+    expect(fr).not.toContain('ne reste ouvert')
+    expect(fr).toContain("2 points de nos propres enregistrements restent à compléter (listés sous « À consigner avant l'envoi »).")
+    // and a notice built from the case: whenever it lists an open item, its phase text does not deny it
+    const n = buildProcessorNotice(buildFacts(loadFactsInputs(c.db), NOW), 'acme', {language: 'en'})
+    expect(n.open_items.length).toBeGreaterThan(0)
+    expect(n.phase_text).not.toContain('Nothing recorded for this notice is still open.')
   })
 })
