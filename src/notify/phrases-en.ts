@@ -500,6 +500,8 @@ export const EN = {
       retries: (n: number, received: number, reachedOthers: number) =>
         `${count(n, 'retry', 'retries')} of a request concerning you (${[...(reachedOthers > 0 ? [`${reachedOthers} carrying your data`] : []), ...(received > 0 ? [`${received} served to your users`] : [])].join(', ')}), logged under the request id of a response already counted, ${n === 1 ? 'is' : 'are'} not yet counted in these figures: they will be completed with ${n === 1 ? 'it' : 'them'} and follow`,
       nextUpdate: 'when our next update to you will follow (Art. 33(4)): no date is set',
+      /** the recorded next-update time is at or before the notice's issue time: never promised as still ahead */
+      nextUpdatePassed: (at: string) => `when our next update to you will follow (Art. 33(4)): the date recorded, ${at}, has passed`,
       possibleSourceOf: (responses: number, among: {min: number; max: number}) =>
         `whether your data was the source of the verbatim text served to another customer (${count(responses, 'response')}; you are one of ${among.min === among.max ? among.min : `${among.min} to ${among.max}`} possible sources) is not established; we will tell you once it is`,
       possibleSourcesNotRecorded: (n: number) =>

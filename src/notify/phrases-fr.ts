@@ -403,6 +403,7 @@ export const FR: Phrases = {
       retries: (n, received, reachedOthers) =>
         `${compte(n, 'nouvelle tentative', 'nouvelles tentatives')} d'une requête vous concernant (${[...(reachedOthers > 0 ? [`${reachedOthers} avec vos données`] : []), ...(received > 0 ? [`${received} ${un(received) ? 'servie' : 'servies'} à vos utilisateurs`] : [])].join(', ')}), ${un(n) ? 'journalisée' : 'journalisées'} sous l'identifiant de requête d'une réponse déjà comptée, ${un(n) ? "n'est pas encore comptée" : 'ne sont pas encore comptées'} dans ces chiffres : ils en seront complétés et suivront`,
       nextUpdate: "la date de notre prochaine mise à jour (art. 33.4) : aucune date n'est fixée",
+      nextUpdatePassed: (at) => `la date de notre prochaine mise à jour (art. 33.4) : la date enregistrée, ${at}, est passée`,
       possibleSourceOf: (responses, among) =>
         `si vos données étaient la source du texte mot pour mot servi à un autre client (${compte(responses, 'réponse')} ; vous êtes l'une de ${among.min === among.max ? among.min : `${among.min} à ${among.max}`} sources possibles) n'est pas établi ; nous vous le dirons dès que ce sera le cas`,
       possibleSourcesNotRecorded: (n) =>

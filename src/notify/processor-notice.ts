@@ -352,8 +352,11 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   const piiNoneLeaked = piiNone(t.pii_in_leaked, 'leaked', t.responses_carrying_its_data)
   const piiNoneReceived = piiNone(t.pii_in_received, 'received', t.received_foreign_responses)
   const piiNoneOwn = piiNone(t.pii_within_own_sessions, 'own', t.own_cross_session_responses)
-  const nextUpdate = inc?.next_update_at ? L.stated('phase', N.nextUpdate(inc.next_update_at), ['incident.next_update_at']) : null
+  // A recorded time at or before the notice's issue time is no longer a promise: an open item saying it has passed.
+  const nextUpdatePassed = inc?.next_update_at != null && Date.parse(inc.next_update_at) <= Date.parse(facts.generated_at)
+  const nextUpdate = inc?.next_update_at && !nextUpdatePassed ? L.stated('phase', N.nextUpdate(inc.next_update_at), ['incident.next_update_at']) : null
   if (!inc?.next_update_at) L.open('phase', N.open.nextUpdate, 'Art. 33(4)', 'crosstalk incident set --next-update ISO')
+  else if (nextUpdatePassed) L.open('phase', N.open.nextUpdatePassed(inc.next_update_at), 'Art. 33(4)', 'crosstalk incident set --next-update ISO')
   // Last, when every open item is known: what is still being established follows in a later phase
   // (Art. 33(4)); our own records are completed before sending, not sent later.
   // Our own records still open are named too: the notice never says nothing is open while it lists one.

@@ -1,7 +1,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {scanCase} from '../../src/detect/scan-case.js'
 import {buildFacts, loadFactsInputs} from '../../src/notify/facts.js'
-import {openIncident, requireIncident} from '../../src/notify/incident.js'
+import {openIncident, requireIncident, updateIncident} from '../../src/notify/incident.js'
 import {recordNotification} from '../../src/notify/notifications.js'
 import {buildProcessorNotice, followsInPhases} from '../../src/notify/processor-notice.js'
 import {renderProcessorNoticeMarkdown} from '../../src/notify/render-markdown.js'
@@ -96,5 +96,20 @@ describe('the processor notice states its phase (Art. 33(4))', () => {
     const n = buildProcessorNotice(buildFacts(loadFactsInputs(c.db), NOW), 'acme', {language: 'en'})
     expect(n.open_items.length).toBeGreaterThan(0)
     expect(n.phase_text).not.toContain('Nothing recorded for this notice is still open.')
+  })
+
+  it('a next-update time already past when the notice is issued is an open item, never a promise', () => {
+    updateIncident(c.db, {next_update_at: new Date('2026-10-23T11:50:00Z')}, new Date('2026-10-23T11:40:00Z'))
+    const ahead = buildProcessorNotice(buildFacts(loadFactsInputs(c.db), new Date('2026-10-23T11:45:00Z')), 'acme', {language: 'en'})
+    expect(ahead.next_update.text).toBe('We will send our next update by 2026-10-23T11:50:00.000Z (UTC), with what has been established by then (Art. 33(4)).')
+    // issued at 12:00, after the recorded 11:50
+    const n = buildProcessorNotice(buildFacts(loadFactsInputs(c.db), NOW), 'acme', {language: 'en'})
+    expect(n.next_update).toEqual({at: '2026-10-23T11:50:00.000Z', text: null})
+    expect(n.statements.map((s) => s.text).join('\n')).not.toContain('We will send our next update by')
+    expect(n.open_items).toContainEqual(expect.objectContaining({section: 'phase', item: 'when our next update to you will follow (Art. 33(4)): the date recorded, 2026-10-23T11:50:00.000Z, has passed'}))
+    expect(renderProcessorNoticeMarkdown(n)).not.toContain('We will send our next update by')
+    const fr = buildProcessorNotice(buildFacts(loadFactsInputs(c.db), NOW), 'acme', {language: 'fr'})
+    expect(fr.next_update.text).toBeNull()
+    expect(fr.open_items.map((o) => o.item)).toContain('la date de notre prochaine mise à jour (art. 33.4) : la date enregistrée, 2026-10-23T11:50:00.000Z, est passée')
   })
 })
