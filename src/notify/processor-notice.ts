@@ -70,7 +70,8 @@ export const processorNoticeSchema = z.object({
     responses: z.number().int(),
     /** null: the case holds no canary registry (no marker can be attributed), not none */
     by_canary: z.number().int().nullable(),
-    verbatim_only_responses: z.number().int(),
+    /** null: the case holds no canary registry (no marker was checked, so "no marker" is not known), not none */
+    verbatim_only_responses: z.number().int().nullable(),
     other_sessions_of_yours: z.number().int(),
     sessions_of_other_customers: z.number().int(),
     other_customers: z.number().int(),
@@ -86,7 +87,8 @@ export const processorNoticeSchema = z.object({
     responses: z.number().int(),
     /** null: the case holds no canary registry (no marker can be attributed), not none */
     by_canary: z.number().int().nullable(),
-    verbatim_only_responses: z.number().int(),
+    /** null: the case holds no canary registry (no marker was checked, so "no marker" is not known), not none */
+    verbatim_only_responses: z.number().int().nullable(),
     /** of `responses`, those whose only evidence is verbatim text whose source is not established (ambiguous or unknown): attributed to no customer, possibly the customer's own */
     source_not_named: z.number().int(),
     sessions: z.array(z.string()),
@@ -393,7 +395,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
       sessions: t.leaked_sessions,
       responses: t.responses_carrying_its_data,
       by_canary: canaries ? t.leaked_by_canary : null,
-      verbatim_only_responses: t.provenance_only_leaked,
+      verbatim_only_responses: canaries ? t.provenance_only_leaked : null,
       other_sessions_of_yours: t.recipient_sessions_same_tenant,
       sessions_of_other_customers: t.recipient_sessions_other_tenants,
       other_customers: t.recipient_tenants_other,
@@ -407,7 +409,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
     you_received_other_data: {
       responses: t.received_foreign_responses,
       by_canary: canaries ? t.received_by_canary : null,
-      verbatim_only_responses: t.received_by_text_only,
+      verbatim_only_responses: canaries ? t.received_by_text_only : null,
       source_not_named: t.received_source_not_named,
       sessions: t.receiving_sessions,
       from_customers: t.received_from_tenants,

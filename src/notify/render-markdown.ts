@@ -331,9 +331,10 @@ export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string 
   const fr = n.language === 'fr'
   const notKnown = fr ? 'non connu' : 'not known'
   const verbatimOnly = (rows: View[], raw: Array<{responses: number | null; exposure_responses: number}>): View[] =>
-    rows.map((row, i) => ({...row, responses: raw[i]!.responses ?? notKnown, verbatim_only_responses: raw[i]!.exposure_responses - (raw[i]!.responses ?? 0)}))
+    // without a registry no marker was checked: "no marker" is not known either, never the whole count
+    rows.map((row, i) => ({...row, responses: raw[i]!.responses ?? notKnown, verbatim_only_responses: raw[i]!.responses === null ? notKnown : raw[i]!.exposure_responses - raw[i]!.responses}))
   // How the responses divide by evidence; without a canary registry there is no marker count to give.
-  const evidence = (side: {by_canary: number | null; verbatim_only_responses: number}, marker: string): string =>
+  const evidence = (side: {by_canary: number | null; verbatim_only_responses: number | null}, marker: string): string =>
     side.by_canary === null
       ? fr ? 'toutes par texte reproduit : aucun registre de canaris, marqueurs non vérifiés' : 'all by verbatim text: no canary registry, markers not checked'
       : fr ? `${side.by_canary} avec ${marker}, ${side.verbatim_only_responses} par texte reproduit seulement` : `${side.by_canary} with ${marker}, ${side.verbatim_only_responses} by verbatim text only`
