@@ -4,6 +4,7 @@ import {basename, dirname, resolve} from 'node:path'
 import {UsageError} from '../errors.js'
 import {listAudit} from '../store/audit.js'
 import {listFiles} from '../store/files.js'
+import {listNotificationRows} from '../store/notifications.js'
 import type {CaseDb} from '../store/open-case.js'
 
 // Where a command may write a file it makes for people (a report, a notice, an export). Never
@@ -12,7 +13,10 @@ import type {CaseDb} from '../store/open-case.js'
 // lies: replacing it destroys the evidence), whatever --force says; those paths are compared
 // by real path and by device and inode, so a symlink or a hard link does not get around them.
 // An existing regular file is replaced only when it is a report this case wrote of the same
-// kind and still holds the bytes the audit log records for it, or with --force.
+// kind and still holds the bytes the audit log records for it, or with --force. A file that
+// holds a notice recorded as sent (notify record --file: its SHA-256 is the case's record of
+// exactly what was sent) is never replaced without --force, even where this case wrote it: a
+// follow-up drafted over it would leave that record matching nothing.
 
 /** The report kinds whose files may be replaced without --force: `report` in the audit summary. */
 export interface OutTarget {
@@ -42,8 +46,26 @@ export function guardOut(db: CaseDb, out: string, target: OutTarget = {}): void 
     }
   }
   if (!existing || !existing.isFile() || target.force) return
+  const sent = sentNotification(db, out)
+  if (sent) {
+    const to = sent.recipient === 'authority' ? 'the authority' : sent.recipient === 'data-subjects' ? 'the data subjects' : `controller ${sent.recipient}`
+    throw new UsageError(`--out ${shown}: the file holds the notice recorded as sent (notification ${sent.id}: ${sent.phase} to ${to}, reference ${sent.reference}, sha256 ${sent.file_sha256}); replacing it would lose the copy of what was sent: choose another path, or add --force to replace it`, 'E_OUT_SENT')
+  }
   if (target.report !== undefined && previousReport(db, target.report, out)) return
   throw new UsageError(`--out ${shown}: the file exists and is not a ${target.report ?? ''}${target.report ? ' ' : ''}report this case wrote (or it was changed since); choose another path, or add --force to replace it`, 'E_OUT_EXISTS')
+}
+
+/** The notification recorded as sent whose file SHA-256 is the existing file's bytes, if any. */
+function sentNotification(db: CaseDb, out: string): ReturnType<typeof listNotificationRows>[number] | undefined {
+  const rows = listNotificationRows(db).filter((n) => n.file_sha256 !== null)
+  if (rows.length === 0) return undefined
+  let sha: string
+  try {
+    sha = createHash('sha256').update(readFileSync(out)).digest('hex')
+  } catch {
+    return undefined
+  }
+  return rows.find((n) => n.file_sha256 === sha)
 }
 
 /** The existing file holds the bytes of a report of this kind that the audit log records this case wrote. */
