@@ -276,7 +276,13 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   const answers = facts.totals.answers ?? facts.totals.records
   // Nor for what detection set aside or never searched (none-found.ts): named with it (answers without text as above; an unread source under investigation).
   const notCovered = noneFoundGaps(facts, P).filter((g) => g.kind !== 'responses_without_text' && g.kind !== 'unread_sources' && g.kind !== 'duplicate_leaks').map((g) => ` ${g.statement}`).join('')
-  const unexamined = (nothing: string): string => (facts.totals.records === 0 ? P.noResponsesInLogs : withoutText === 0 ? nothing + notCovered : withoutText >= answers ? P.nothingExamined(withoutText) : `${nothing} ${P.noResponseText(withoutText)}${notCovered}`)
+  // Detection incomplete (records ingested, never scanned): no "none found" over them, the open item instead, as the personal-data sections say it.
+  const notScanned = (): string => {
+    const item = P.open.detectionIncomplete(facts.detection.files_not_scanned)
+    if (!L.open_items.some((o) => o.item === item)) L.open('investigation', item, 'Art. 33(2), 33(4)', 'crosstalk scan')
+    return P.toComplete(item)
+  }
+  const unexamined = (nothing: string): string => (facts.totals.records === 0 ? P.noResponsesInLogs : facts.scope && !facts.detection.complete ? notScanned() : withoutText === 0 ? nothing + notCovered : withoutText >= answers ? P.nothingExamined(withoutText) : `${nothing} ${P.noResponseText(withoutText)}${notCovered}`)
   // A leaking retry is a response served that no figure counts: said beside the side it concerns, never "nothing" on that side.
   const retries = retryShare(facts, t.tenant_id)
   // No registry and markers in answers (exposureKnown false): each count is what verbatim text shows, a lower bound, said "at least".

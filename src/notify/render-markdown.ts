@@ -364,7 +364,8 @@ export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string 
   possible.possible_sources_text = among === null ? '' : among.min === among.max ? String(among.min) : fr ? `${among.min} à ${among.max}` : `${among.min} to ${among.max}`
   possible.sessions_text = (possible.sessions as string[]).join(', ') || P.noneFeminine
   // The exposure not known (no registry, markers in answers: exposureKnown): each count is what verbatim text shows, "at least N", and 0 is no finding, "not known".
-  if (n.exposure_known === false) {
+  // So too where detection is incomplete: records ingested but never scanned may hold more, never "0".
+  if (n.exposure_known === false || !n.detection.complete) {
     const bound = (x: ViewValue): ViewValue => (typeof x !== 'number' ? x : x === 0 ? notKnown : fr ? `au moins ${x}` : `at least ${x}`)
     const bounded = (v: View, keys: string[]): void => {
       for (const k of keys) v[k] = bound(v[k])
@@ -379,6 +380,10 @@ export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string 
     out.other_customers_text = customers(n.your_data_reached_others.other_customers)
     inn.from_customers_text = customers(n.you_received_other_data.from_customers)
     if (reached.responses === 0) out.window_text = fr ? 'non connue' : notKnown
+    // none found so far is not a split of the responses by evidence ("0 with a marker, 0 ...")
+    const noneSoFar = fr ? 'aucune trouvée dans les enregistrements examinés' : 'none found in the records examined'
+    if (reached.responses === 0) out.evidence_text = noneSoFar
+    if (n.you_received_other_data.responses === 0) inn.evidence_text = noneSoFar
   }
   // "Still to be completed" lists what phase_text counts, the points that follow in phases; our own
   // records to complete before sending are listed apart, so the count and the list agree.
