@@ -327,6 +327,9 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     const assumed = assumedInputs(a.inputs)
     if (assumed.length > 0) L.open('decision', P.open.assumedInputs(assumed.join(', ')), 'Art. 33(3)(c); EDPB 9/2022', 'crosstalk assess --vulnerable-subjects / --special-categories / --data-volume ... --reason ... --decide ... --rationale ...')
     riskStatement = L.stated('decision', P.decisionStated(a), [`assessment#${a.id}`])
+    // Made before scans that may have changed its figures: stated as recorded, and flagged as open.
+    const since = facts.scans_since_assessment ?? []
+    if (since.length > 0) L.open('decision', P.open.assessmentStale(a.at, since.length, since[since.length - 1]!.finished_at), 'Art. 33(3)(c), 34(1); EDPB 9/2022', 'crosstalk assess --decide ... --rationale ...')
   } else if (onBehalf !== null) L.open('decision', P.open.risk, 'Art. 33(1), 34(1); template 87-90', P.onBehalfRisk(onBehalf, facts.assessment !== null))
   else L.open('decision', P.open.risk, 'Art. 33(1), 34(1); template 87-90', 'crosstalk assess --decide ... --rationale ...')
   const informed = listed.find((n) => n.recipient === 'data-subjects' && n.phase === 'initial')

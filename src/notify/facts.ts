@@ -13,6 +13,7 @@ import type {LeakingDuplicate} from '../detect/conflicting-duplicates.js'
 import {computeTenantView, otherTenantLabels, type TenantCounterpart} from '../scope/tenant-view.js'
 import {exposureKnown, knownScope, scopeFiguresKnown, staleFindings, type MarkersStaleCause} from '../scope/unscanned.js'
 import {contaminationRows, excerptSightingRows} from '../store/findings.js'
+import {finishedScanRuns} from '../store/scan-runs.js'
 import {completeFiles, fileTotals, logFilesNotReadWhole, type FileRow, type FileTotals} from '../store/files.js'
 import {listUnreadSources, openUnreadSources} from '../store/unread-sources.js'
 import type {CaseDb} from '../store/open-case.js'
@@ -322,6 +323,8 @@ export interface CaseFacts {
   /** recorded notifications the incident now contradicts (e.g. after an awareness amendment) */
   notification_problems: string[]
   assessment: AssessmentRecord | null
+  /** scans finished after the latest assessment that added records or rescanned all: the assessment was made on an earlier state of the case */
+  scans_since_assessment?: Array<{finished_at: string; records_new: number | null; full_rescan: boolean}>
   /**
    * log_files_by_reference: log files the case holds no copy of (ingest logs --evidence reference), kept outside the case;
    * originals_not_intact: those of them read from their original whose original is missing or no longer what was ingested (names only)
@@ -429,6 +432,8 @@ export interface FactsInputs {
   roleChanges: AwarenessAmendment[]
   notifications: NotificationRecord[]
   assessment: AssessmentRecord | null
+  /** scans finished after the latest assessment that added records or rescanned all (its figures may have changed since it was made) */
+  scansSinceAssessment?: Array<{finished_at: string; records_new: number | null; full_rescan: boolean}>
   replay: StoredReplayResult[]
   files: EvidenceFile[]
   fileTotals: FileTotals
@@ -464,6 +469,7 @@ export function loadFactsInputs(db: CaseDb, options: Omit<GatherFactsOptions, 'n
     roleChanges: listRoleChanges(db),
     notifications: listNotifications(db),
     assessment: latestAssessment(db),
+    scansSinceAssessment: scansAfter(db, latestAssessment(db)),
     replay: listReplayResults(db),
     files: evidenceFiles(completeFiles(db)),
     fileTotals: fileTotals(db),
@@ -569,6 +575,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     // A draft for one controller reports on its own notices (and the authority's and the data subjects'), not on other customers'.
     notification_problems: incident ? notificationProblems(incident, inputs.notifications, now, (n) => options.tenant === undefined || concernsController(n, options.tenant)).map(safeLine) : [],
     assessment: inputs.assessment,
+    scans_since_assessment: inputs.scansSinceAssessment ?? [],
     totals,
     detection: s.detection,
     scope: full ? forController(scopeFacts(full, s), s, options.tenant, inputs.scope, options.side ?? 'both') : null,
@@ -1140,4 +1147,13 @@ export function excerptWindow(text: string, r: {marker: string; token: string; p
   const before = redactPii(shortenMarkers(text.slice(0, at), r.marker))
   const after = redactPii(shortenMarkers(text.slice(at + token.length), r.marker))
   return `${before.slice(Math.max(0, before.length - EXCERPT_CONTEXT))}${truncateMarker(token)}${after.slice(0, EXCERPT_CONTEXT)}`
+}
+
+/** The scans finished after an assessment was made that may have changed the figures it rests on (records added, or a full rescan). */
+function scansAfter(db: CaseDb, assessment: AssessmentRecord | null): Array<{finished_at: string; records_new: number | null; full_rescan: boolean}> {
+  if (!assessment) return []
+  const made = Date.parse(assessment.at)
+  return finishedScanRuns(db)
+    .filter((r) => r.finished_at !== null && Date.parse(r.finished_at) > made && ((r.records_new ?? 1) > 0 || r.full_rescan === 1))
+    .map((r) => ({finished_at: r.finished_at!, records_new: r.records_new, full_rescan: r.full_rescan === 1}))
 }

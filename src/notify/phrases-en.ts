@@ -642,6 +642,8 @@ export const EN = {
     measuresProposed: 'measures proposed, including preventive measures',
     containment: 'containment measures taken for this customer\'s data',
     risk: 'risk assessment and the decision taken on it',
+    /** the latest assessment was made before scans that may have changed its figures */
+    assessmentStale: (at: string, scans: number, scannedAt: string) => `the risk assessment and decision of ${at} were made on an earlier state of the case: ${scans === 1 ? 'a scan' : `${scans} scans`} since (the last on ${scannedAt}) added records or rescanned them, so the severity, the risk outcome and the decision may no longer follow from the findings; re-assess with the current findings`,
     assumedInputs: (inputs: string) => `the severity rests on inputs assumed by default, not from the case and not confirmed by the assessor: ${inputs}; confirm or correct each`,
     article34: 'whether the data subjects are informed (Art. 34), with the decision it rests on',
     notifications: 'notification of the supervisory authority (when, reference)',

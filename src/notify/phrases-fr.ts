@@ -536,6 +536,7 @@ export const FR: Phrases = {
     measuresProposed: 'mesures envisagées, y compris préventives',
     containment: 'mesures de confinement prises pour les données de ce client',
     risk: 'évaluation du risque et décision prise',
+    assessmentStale: (at, scans, scannedAt) => `l'évaluation du risque et la décision du ${at} ont été faites sur un état antérieur du dossier : ${scans === 1 ? 'une analyse' : `${scans} analyses`} depuis (la dernière le ${scannedAt}) ${scans === 1 ? 'a ajouté' : 'ont ajouté'} ou réanalysé des enregistrements ; la gravité, le niveau de risque et la décision peuvent ne plus découler des constatations : réévaluer avec les constatations actuelles`,
     assumedInputs: (inputs) => `la gravité repose sur des paramètres supposés par défaut, ni tirés du dossier ni confirmés par l'évaluateur : ${inputs} ; confirmer ou corriger chacun`,
     article34: 'information des personnes concernées (art. 34), avec la décision sur laquelle elle repose',
     notifications: "notification de l'autorité de contrôle (date, référence)",
