@@ -86,11 +86,16 @@ export interface TenantViewResult {
 
 type Row = (ContaminationRow | ProvenanceRow) & {kind: 'sighting' | 'provenance'}
 
-// Labels in order of first contact with this tenant (either direction), so the label says
-// nothing about the other tenant's name.
+// Labels in order of the first record, as ingested, in which the other tenant met this one
+// (either direction), so the label says nothing about the other tenant's name, and stays the
+// same as more logs are ingested and scanned: a later ingest's records come after every record
+// already held, so it can only add labels after the ones already given (phased notices name the
+// same customer by the same label). Ordering by the time of contact did not: a log ingested
+// later with an earlier contact shifted every label. A drop and re-ingest, or a rescan under
+// other rules that finds a new contact in records already held, can still renumber.
 function labelsOf(received: readonly Row[], leaked: readonly Row[], tenant: string, reveal: boolean): Map<string, string> {
   const firstContact = new Map<string, number>()
-  for (const r of [...received.map((x) => [x.source_tenant ?? '', x.ts_ms] as const), ...leaked.map((x) => [x.recipient_tenant, x.ts_ms] as const)]) {
+  for (const r of [...received.map((x) => [x.source_tenant ?? '', x.record_id] as const), ...leaked.map((x) => [x.recipient_tenant, x.record_id] as const)]) {
     const [other, ms] = r
     // '' is a source provenance does not name (ambiguous, unknown): no customer, so no label.
     if (other === tenant || other === '') continue
