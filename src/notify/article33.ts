@@ -135,7 +135,8 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   if (late && !recordedDelay) {
     if (options.final) {
       throw new InputError(
-        `the deadline passed at ${clock!.deadline} (${P.duration(clock!.remaining_seconds ?? 0)}): a final late notification must give the reasons for the delay (GDPR Art. 33(1)); ${onBehalf === null ? 'pass --delay-reason TEXT or record it with incident set --delay-reason' : "pass the controller's reasons with --delay-reason TEXT (those recorded with incident set --delay-reason are the processor's own)"}`,
+        // Notified: how late the notification was, as clock says it; else how long overdue now.
+        `the deadline passed at ${clock!.deadline} (${clock!.notified_at && clock!.deadline ? `notified ${P.duration(Math.round((Date.parse(clock!.notified_at) - Date.parse(clock!.deadline)) / 1000))} after the deadline` : P.duration(clock!.remaining_seconds ?? 0)}): a final late notification must give the reasons for the delay (GDPR Art. 33(1)); ${onBehalf === null ? 'pass --delay-reason TEXT or record it with incident set --delay-reason' : "pass the controller's reasons with --delay-reason TEXT (those recorded with incident set --delay-reason are the processor's own)"}`,
         'E_DELAY_REASON',
       )
     }
