@@ -394,6 +394,8 @@ export interface Streamed {
   ownFrom?: {line: number; offset: number} | null
   /** SHA-256 of the file's first HEAD_BYTES bytes as stored (files.head_sha256) */
   headSha256: string
+  /** Bytes of the file itself read (compressed ones for gzip): under PreparedFile.size where it was cut shorter meanwhile. */
+  fileBytes?: number
 }
 
 /**
@@ -577,7 +579,7 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
     throw describeFailure(ctx, t, writer, error, false)
   }
   const sha256 = fileHash.digest('hex')
-  return {counts: writer.counts, missing: writer.missing, sha256, contentSha256: contentHash ? contentHash.digest('hex') : sha256, contentSize, unread, firstBad, ownFrom, headSha256: headHash.digest('hex')}
+  return {counts: writer.counts, missing: writer.missing, sha256, contentSha256: contentHash ? contentHash.digest('hex') : sha256, contentSize, unread, firstBad, ownFrom, headSha256: headHash.digest('hex'), fileBytes}
 }
 
 /**
@@ -624,6 +626,8 @@ const DAMAGED_FIX = 'the compressed file is damaged: copy it again from where it
 
 /** Why a file that was read cannot count as ingested, and the likely fix; null when it can. */
 export function refusal(f: PreparedFile, s: Streamed): {reason: string; fix: string} | null {
+  const shrunk = shrankWhileRead(f, s)
+  if (shrunk) return shrunk
   const nothingRead = s.counts.records + s.counts.duplicates === 0 && s.counts.bad_lines > 0
   const refused = refusalOf(f.how.format, s.counts, s.firstBad, s.unread, (nothingRead && !f.gzip && wrappedJsonOf(f.path)) || false)
   // Its one line a JSON object cut off at its end (a log still being written, a copy taken part-way): no --log-format or --map reads the rest.
@@ -633,6 +637,20 @@ export function refusal(f: PreparedFile, s: Streamed): {reason: string; fix: str
   // Text in another encoding, or another compression than gzip: no --log-format or --map reads it.
   const encoding = refused && nothingRead && !f.gzip ? encodingOf(f.path) : null
   return refused && encoding ? {reason: `${refused.reason} (${encoding.what})`, fix: encoding.fix} : refused
+}
+
+/**
+ * A file cut shorter while it was read (logrotate's copytruncate empties the file it copied,
+ * and the writer goes on appending): the SHA-256 covers the bytes read, not the size seen when
+ * the read began, and what the writer appends later could never be told from what was read.
+ * Refused as a file that changed while it was read: nothing of it is kept, so no gate passes on it.
+ */
+function shrankWhileRead(f: PreparedFile, s: Streamed): {reason: string; fix: string} | null {
+  if (s.fileBytes === undefined || s.fileBytes >= f.size) return null
+  return {
+    reason: `changed while it was being read: it was ${f.size} bytes when the read began and only ${s.fileBytes} could be read (truncated meanwhile, as logrotate's copytruncate does); nothing of it is kept`,
+    fix: 'ingest it again once nothing truncates it (for a log rotated with copytruncate, ingest the rotated copy too)',
+  }
 }
 
 /** Files this size or under are read again to tell a line cut off from a malformed one; larger ones keep the format's refusal. */
@@ -859,7 +877,7 @@ export function finishFile(ctx: IngestContext, f: PreparedFile, s: Streamed): In
   const firstTs = c.records > 0 ? new Date(c.first_ms).toISOString() : null
   const lastTs = c.records > 0 ? new Date(c.last_ms).toISOString() : null
   completeLogFile(db, f.fileId, {
-    completedAt: ctx.now().toISOString(), sha256: s.sha256, size: f.size, contentSha256: s.contentSha256, contentSize: s.contentSize,
+    completedAt: ctx.now().toISOString(), sha256: s.sha256, size: s.fileBytes ?? f.size, contentSha256: s.contentSha256, contentSize: s.contentSize,
     firstTs, lastTs, notes, extractScheme: EXTRACT_SCHEME, unconventionalSha256: ctx.unconventionalSha256,
     noRequestText: c.no_request_text, noResponseText: c.no_response_text, errorRecords: c.error_records, ignoredItems: c.ignored_items, unread,
     missing: s.missing, headSha256: s.headSha256,
