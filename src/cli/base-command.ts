@@ -159,7 +159,8 @@ function writable(path: string): boolean {
  * so what was committed before it stays in the case. Null: not a full disk.
  */
 export function diskFullError(error: Error & {code?: unknown}, cases: readonly string[]): InputError | null {
-  if (error instanceof CliError) return null
+  // scan's thread carries SQLite's error over as a CliError with SQLite's code: still SQLite's bare words.
+  if (error instanceof CliError && !rawSqliteError(error)) return null
   const code = typeof error.code === 'string' ? error.code : ''
   if (code !== 'SQLITE_FULL' && code !== 'ENOSPC' && !/database or disk is full|no space left on device/i.test(error.message ?? '')) return null
   const where = cases.length === 0 ? 'the disk is full' : `${cases.join(', ')}: the disk holding the case is full`

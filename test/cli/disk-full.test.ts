@@ -33,3 +33,14 @@ describe('a full disk met while writing the case', () => {
     expect(diskFullError(Object.assign(new Error('disk I/O error'), {code: 'SQLITE_IOERR'}), ['/cases/c.db'])).toBeNull()
   })
 })
+
+describe("a full disk met by scan's thread", () => {
+  it('is named as the full disk holding the case, though the thread carried it over as a CliError with SQLite\'s code', async () => {
+    const {CliError} = await import('../../src/errors.js')
+    // What scan-thread.ts rejects with when the worker met SQLITE_FULL.
+    const carried = Object.assign(new CliError('database or disk is full', 'SQLITE_FULL', 1), {name: 'SqliteError'})
+    const wrapped = diskFullError(carried, ['/cases/c.db'])
+    expect(wrapped?.code).toBe('E_DISK_FULL')
+    expect(wrapped?.message).toMatch(/^\/cases\/c\.db: the disk holding the case is full \(SQLITE_FULL: database or disk is full\); .*free space, then run the same command again$/)
+  })
+})
