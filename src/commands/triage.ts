@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {decideDuplicatesGate, decideLeakGate, enforceLeakGate, leakGateFlags, mergeVerdicts, finalTriageGate} from '../cli/leak-gate.js'
-import {BaseCommand, dbFlag} from '../cli/base-command.js'
+import {BaseCommand, caseWriteError, dbFlag, diskFullError} from '../cli/base-command.js'
 import {describeDecision, evidenceFor, ingestAuditArgs, ingestAuditSummary, logIngestFlags, parseIngestFlags, WALKED_FILES} from '../cli/ingest-flags.js'
 import {signalExitCode, watchInterrupts} from '../cli/interrupt.js'
 import {clearProgress, ingestProgressBar, scanProgressLine} from '../cli/progress.js'
@@ -10,7 +10,7 @@ import {NO_REGISTRY_SCOPE_NOTE, renderScope, renderVerdict} from '../cli/render-
 import {runTriage, TriageStopped, type TriageResult} from '../triage/run-triage.js'
 import {partialIngest, notReadWholeError, unreadEntriesError} from '../ingest/ingest-logs.js'
 import type {GateVerdict} from '../detect/gate.js'
-import {InputError, IntegrityError} from '../errors.js'
+import {CliError, GateTripped, InputError, IntegrityError} from '../errors.js'
 import {safeLine} from '../util/sanitize.js'
 import {count} from '../cli/plural.js'
 import {PROVENANCE_STALE_SCOPE_NOTE, provenancelessScope, registrylessCategories, registrylessScope, type ProvenancelessScope, type RegistrylessScope} from '../scope/unscanned.js'
@@ -139,6 +139,8 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
       // What a failed ingest stored (files, the sources it did not read) is recorded all the same.
       const partial = partialIngest(error)
       if (partial) this.audit(db, {step: 'ingest logs', ...ingestAuditArgs(argv as string[], parsed, flags.source, evidence)}, {...ingestAuditSummary(partial), failed: (error as Error).message})
+      // "Gate: contamination found" was printed before the failure (provenance's, say): the contract's 3 stands, the failure is still said.
+      if ((gate as GateVerdict | null)?.tripped) throw trippedFailure(error, [db.name])
       throw error
     } finally {
       interrupts.dispose()
@@ -181,4 +183,15 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
     if (unread && !verdict?.tripped) throw new InputError(unread, 'E_NOT_READ').withDetails(out)
     return out
   }
+}
+
+/**
+ * A failure after the gate tripped, as exit 3 with its own message and code. SQLite's and Node's
+ * errors are first worded as the base command words them (a full disk names the case).
+ */
+function trippedFailure(error: unknown, cases: readonly string[]): CliError {
+  const e = error instanceof Error ? (diskFullError(error, cases) ?? caseWriteError(error, cases) ?? error) : new Error(String(error))
+  const code = e instanceof CliError ? e.code : typeof (e as {code?: unknown}).code === 'string' ? String((e as {code?: unknown}).code) : 'E_FAILED'
+  const tripped = new CliError(e.message, code, new GateTripped('').exit)
+  return e instanceof CliError && e.details !== undefined ? tripped.withDetails(e.details) : tripped
 }

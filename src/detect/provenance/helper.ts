@@ -1,13 +1,12 @@
-import {existsSync, mkdtempSync, rmSync} from 'node:fs'
-import {availableParallelism, tmpdir} from 'node:os'
-import {join} from 'node:path'
+import {existsSync, rmSync} from 'node:fs'
+import {availableParallelism} from 'node:os'
 import {fileURLToPath} from 'node:url'
 import {MessageChannel, receiveMessageOnPort, Worker, type MessagePort} from 'node:worker_threads'
 import type {CaseDb} from '../../store/open-case.js'
 import {workersUseTheirOwnYoungLimits} from '../../util/gc.js'
 import {workersFromEnv} from '../../ingest/parse-pool.js'
 import {BEAT, CONTROL_SLOTS, NEXT, POSTED, REACHED, type HelperData, type HelperMessage, type HelperRequest, type PassTask} from './helper-protocol.js'
-import {SpillFiles} from './spill.js'
+import {provenanceScratchDir, SpillFiles} from './spill.js'
 
 // Provenance on a second core. The scan is synchronous and ran on one core while the other
 // idled (3.1-3.5 s at 200k records, the parse workers long gone). A helper thread writes the
@@ -99,7 +98,7 @@ export class ProvenanceHelper {
     if (!wanted || db.memory || db.inTransaction || !existsSync(db.name)) return null
     const script = helperScript()
     if (script === null) return null
-    const dir = mkdtempSync(join(tmpdir(), 'crosstalk-prov-'))
+    const dir = provenanceScratchDir()
     const control = new SharedArrayBuffer(CONTROL_SLOTS * 4)
     const {port1, port2} = new MessageChannel()
     const data: HelperData = {

@@ -1,6 +1,7 @@
 import {closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import {CliError} from '../../errors.js'
 import {iterateFingerprintBlobs, iterateFingerprintColumn} from '../../store/extracts.js'
 import type {CaseDb} from '../../store/open-case.js'
 import {withSortCache} from '../../store/session.js'
@@ -41,6 +42,21 @@ const SPILL_BUFFER_BYTES = 4 * 1024 * 1024
  * the records in time order: so the files hold ids, not ranks); each pass then reads its
  * own part sequentially, ranking each id as it reads.
  */
+/**
+ * A new 0700 directory for provenance's scratch files in the system's temporary directory. A
+ * TMPDIR that does not exist or may not be written is named with the fix, never as Node's bare
+ * mkdtemp error.
+ */
+export function provenanceScratchDir(): string {
+  const parent = tmpdir()
+  try {
+    return mkdtempSync(join(parent, 'crosstalk-prov-'))
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message
+    throw new CliError(`cannot create provenance's scratch folder under ${parent} (${code}): provenance needs a writable temporary folder (set TMPDIR to one, or run with --no-provenance), then run the same command again`, 'E_TMPDIR')
+  }
+}
+
 export class SpillFiles {
   private readBuffer: Uint32Array | undefined
 
@@ -51,7 +67,7 @@ export class SpillFiles {
 
   /** A new, empty directory for the files (0700, in the system's temporary directory). */
   static create(passes: number): SpillFiles {
-    return new SpillFiles(mkdtempSync(join(tmpdir(), 'crosstalk-prov-')), passes)
+    return new SpillFiles(provenanceScratchDir(), passes)
   }
 
   private path(pass: number, kind: 0 | 1): string {
