@@ -57,6 +57,24 @@ export interface ExpandedPaths {
   skipped: SkippedEntry[]
 }
 
+/**
+ * Why a path given by name could not be examined, in the words the walk uses for the same
+ * entry: a link that loops or points nowhere is not "no such file".
+ */
+function notStatted(input: string, code: string): InputError {
+  if (code === 'ELOOP') return new InputError(`${input}: symbolic link loop`, 'E_NOT_FOUND')
+  let link = false
+  try {
+    link = lstatSync(input).isSymbolicLink()
+  } catch {
+    // Nothing at the path itself.
+  }
+  if (code === 'ENOENT' && link) return new InputError(`${input}: broken symbolic link (its target does not exist)`, 'E_NOT_FOUND')
+  if (code === 'ENOENT' || code === 'ENOTDIR') return new InputError(`${input}: no such file or directory`, 'E_NOT_FOUND')
+  // The contract's code for a path that cannot be examined stays E_NOT_FOUND; the message says the cause.
+  return new InputError(`${input}: could not be examined (${code || 'unknown error'})`, 'E_NOT_FOUND')
+}
+
 /** The files to read (each once) and the entries reached but not read, or an error naming the first input that cannot be read at all. */
 export function expandLogPaths(inputs: readonly string[]): ExpandedPaths {
   const out: string[] = []
@@ -74,8 +92,8 @@ export function expandLogPaths(inputs: readonly string[]): ExpandedPaths {
     let stat
     try {
       stat = statSync(input)
-    } catch {
-      throw new InputError(`${input}: no such file or directory`, 'E_NOT_FOUND')
+    } catch (error) {
+      throw notStatted(input, (error as NodeJS.ErrnoException).code ?? '')
     }
     if (stat.isDirectory()) {
       const entries: WalkEntry[] = []
