@@ -181,6 +181,8 @@ async function ingestInto(db: CaseDb, options: IngestLogsOptions, takeStarted: (
   claimIngest(db)
   let leaveBulkLoad = (): void => {}
   let checkpointer: Checkpointer | null = null
+  // Each file as the quick pass found it (triage): a file replaced before its read is refused, never read as what the verdict judged.
+  let passRead: Map<string, {dev: number; ino: number; size: number} | null> | null = null
   let pool: ParsePool | undefined
   let seen: RequestIdSet | undefined
   let current: string | null = null
@@ -204,10 +206,17 @@ async function ingestInto(db: CaseDb, options: IngestLogsOptions, takeStarted: (
     // The pass's verdict speaks for these files alone: only where the case holds no other log
     // file (one an earlier ingest left unfinished holds no record, yet the verdict must count it).
     if (options.quickPass && countAllRecords(db) === 0 && countLogFiles(db) === 0 && files.every((f) => f.how !== null && f.decoder.adapter.newIndex(f.decoder.options) === null)) {
+      const before = new Map(files.map((f) => {
+        const id = fileIdentity(f.path)
+        return [f.path, id === null ? null : {...id, size: f.size}] as const
+      }))
+      passRead = before
       const quick = await quickPass(
         files.map((f) => ({path: f.path, size: f.size, gzip: f.gzip, format: f.how!.format, spec: f.how!.spec})),
         pool, {source: options.source ?? 'default', maxLineBytes, signal: options.signal, head: (path) => statRegularFile(path).head, onProgress: options.onProgress, onRecord: options.quickPass.onRecord},
       )
+      // No verdict is given over a file already replaced.
+      for (const f of files) checkSincePass(before, f.path)
       options.quickPass.onPass(quick)
       pool.endQuickPass()
       // The pass's last objects are unreachable only now (its result, the extractors the pool
@@ -288,6 +297,7 @@ async function ingestInto(db: CaseDb, options: IngestLogsOptions, takeStarted: (
         continue
       }
       if (!unit.joined) {
+        if (passRead) checkSincePass(passRead, f.path)
         const prepared = await prepareFile(ctx, f.path, files.indexOf(f), f.how)
         if (prepared.present) {
           await settle()
@@ -634,4 +644,36 @@ function totalSize(paths: readonly string[]): number {
     }
   }
   return total
+}
+
+/** Which file a path names (a rename over it gives another), or null where it cannot be examined now (the read says why). */
+function fileIdentity(path: string): {dev: number; ino: number} | null {
+  try {
+    const st = statSync(path)
+    return {dev: st.dev, ino: st.ino}
+  } catch {
+    return null
+  }
+}
+
+/**
+ * A log replaced (renamed over) or cut shorter between triage's quick pass and its read into
+ * the case: the verdict printed was given on other bytes than the case would hold. Refused as
+ * a file that changed; one that only grew is read on, its new lines judged by the scan.
+ */
+function checkSincePass(passRead: ReadonlyMap<string, {dev: number; ino: number; size: number} | null>, path: string): void {
+  const then = passRead.get(path)
+  if (!then) return
+  const now = fileIdentity(path)
+  let size: number | null = null
+  try {
+    size = statSync(path).size
+  } catch {
+    // Gone: prepareFile names it.
+  }
+  const what = now === null || size === null ? null
+    : now.dev !== then.dev || now.ino !== then.ino ? 'replaced by another file'
+    : size < then.size ? `now ${size} bytes, under the ${then.size} the quick verdict read`
+    : null
+  if (what) throw new InputError(`${path}: changed between triage's quick canary pass and its read into the case (${what}); the verdict was given on other bytes: run triage again once nothing replaces or truncates it`, 'E_CHANGED')
 }
