@@ -19,6 +19,7 @@ import {up as replayAnswersApart} from './017-replay-answers-apart.js'
 import {up as grownVersions} from './018-grown-versions.js'
 import {up as notificationController} from './019-notification-controller.js'
 import {up as notComparableResponses} from './020-not-comparable-responses.js'
+import {up as filesBySize} from './021-files-by-size.js'
 
 export interface Migration {
   version: number
@@ -50,4 +51,5 @@ export const MIGRATIONS: readonly Migration[] = [
   {version: 18, name: 'grown-versions', up: grownVersions},
   {version: 19, name: 'notification-controller', up: notificationController},
   {version: 20, name: 'not-comparable-responses', up: notComparableResponses},
+  {version: 21, name: 'files-by-size', up: filesBySize},
 ]
