@@ -38,7 +38,7 @@ The audit chain lives inside the case, so a forger with the file could rewrite i
     const head = result.audit_head === null ? 'none (no audit entries)' : `${result.audit_head}:${result.audit_entries}`
     if (!this.jsonEnabled()) {
       for (const u of result.unfinished_files) {
-        const what = u.state === 'loading' ? `its ingest did not finish (${count(u.records_held, 'record')} held so far)` : `read whole (${count(u.records_held, 'record')}), but its ingest was killed before recording it in the audit log`
+        const what = u.state === 'loading' ? `its ingest did not finish (${count(u.records_held, 'record')} held so far)` : `read whole (${count(u.records_held, 'record')}), but its ingest did not finish: it stopped (killed, or failed, as on a full disk) before recording the file in the audit log`
         this.log(`UNFINISHED: ${safeLine(u.path)}: ${what}; to finish it, ${u.finish}`)
       }
       for (const p of result.problems) this.log(`FAIL ${p.kind}: ${safeLine(p.where)}: ${safeLine(p.detail)}`)

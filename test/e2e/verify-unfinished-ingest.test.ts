@@ -78,6 +78,8 @@ describe('verify after an ingest that did not finish', () => {
     expect(result.unfinished_files[1]).toMatchObject({path: expect.stringMatching(/b-big\.jsonl$/), state: 'loading'})
     expect(result.unfinished_files[1]!.records_held).toBeGreaterThan(0)
     expect(runCli(['verify', '--db', db]).stdout).toMatch(/^UNFINISHED: .*b-big\.jsonl: its ingest did not finish \([\d,]+ records? held so far\); to finish it, run the same ingest again/m)
+    // Verify cannot know why the ingest stopped (a full disk stops it as a kill does): it says so, never "killed" alone.
+    expect(runCli(['verify', '--db', db]).stdout).toMatch(/^UNFINISHED: .*a-small\.jsonl: read whole \(200 records\), but its ingest did not finish: it stopped \(killed, or failed, as on a full disk\) before recording the file in the audit log; to finish it, run the same ingest again/m)
 
     // Damage to the evidence of a file the killed ingest finished still fails.
     const damaged = join(dir, 'damaged.db')
