@@ -738,6 +738,9 @@ function wrappedJsonOf(path: string): WrappedJson | null {
 /** The fix for spans whose content is in attributes this release does not read: no logs file holds it. */
 const UNREAD_ATTRIBUTES_FIX = 'the content is on the spans, in attributes this release does not read: export the calls with the GenAI conventions\' content (gen_ai.input.messages / gen_ai.output.messages, or their log records) and ingest that, or, once their texts are judged by other means, crosstalk ingest dismiss PATH --reason "..."'
 
+/** The fix for a file whose one line is longer than --max-line-bytes. */
+const OVERSIZE_FIX = 'check that the file is the log meant (one line this long is rarely a gateway\'s record: a dump, a blob, a file of another kind?); if it is, ingest it with --max-line-bytes raised past its line\'s length'
+
 /** What refusal() needs of a file's counts (after duplicates are decided). */
 export type RefusalCounts = Pick<FileSummaryCounts, 'records' | 'duplicates' | 'bad_lines' | 'ignored_items' | 'error_records' | 'no_response' | 'no_response_text' | 'notes'> & Partial<Pick<FileSummaryCounts, 'unread_items'>>
 
@@ -770,7 +773,9 @@ export function refusalOf(format: LogFormat, c: RefusalCounts, firstBad: Streame
       : `say where ${field} is${format === 'otel' && field === 'tenant_id' ? ': --tenant-attribute KEY, or' : ':'} --map ${field}=PATH (or --log-format, if the file is not ${format})`
     // An epoch in another unit than --map named (src/extract/field-path.ts says which): that --map is the fix, not another format.
     const unitFix = firstBad !== null ? /: it reads as (?:seconds|milliseconds|microseconds|nanoseconds)\b.*: (--map ts=epoch_(?:s|ms|us|ns):.+)$/.exec(firstBad.reason)?.[1] : undefined
-    const fix = damaged ? DAMAGED_FIX : wrapped ? jsonLinesFix(typeof wrappedJson === 'string' ? wrappedJson : firstBad?.reason === 'not a JSON object (got an array)' ? 'array' : null) : unitFix !== undefined ? `${unitFix} (the unit the file's times are in)` : noInput ? "ingest each batch's output file with its own input file (both paths, or their folder; one ingest per batch)" : fieldFix ?? formatFix
+    // Its every line past --max-line-bytes: no format reads such a line, so no --log-format or --map is the fix.
+    const oversize = firstBad !== null && /^line is \d+ bytes, over --max-line-bytes \d+$/.test(firstBad.reason) && c.bad_lines === 1
+    const fix = damaged ? DAMAGED_FIX : oversize ? OVERSIZE_FIX : wrapped ? jsonLinesFix(typeof wrappedJson === 'string' ? wrappedJson : firstBad?.reason === 'not a JSON object (got an array)' ? 'array' : null) : unitFix !== undefined ? `${unitFix} (the unit the file's times are in)` : noInput ? "ingest each batch's output file with its own input file (both paths, or their folder; one ingest per batch)" : fieldFix ?? formatFix
     const json = wrapped ? `: the file is JSON, ${NOT_JSON_LINES}` : ''
     return {reason: `${c.bad_lines === 1 ? 'its one line or item' : `none of its ${c.bad_lines} lines or items`} could ${c.bad_lines === 1 ? 'not ' : ''}be read as ${format}${first}${json}`, fix}
   }
