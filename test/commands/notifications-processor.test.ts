@@ -250,8 +250,9 @@ describe('drafts of a case with no canary registry', () => {
     // Without a registry no marker count is known: never "0 with your canary marker".
     expect(notice).not.toMatch(/\b0 with (your|a) canary marker/)
     expect(notice).toContain('(all by verbatim text: no canary registry, markers not checked)')
-    // Each count is what verbatim text shows, a lower bound where markers in answers are attributed to no one (exposureKnown).
-    expect(notice).toMatch(/\| tenant\\#1 \| at least \d+ \| not known \| at least \d+ \|/)
+    // Each count is what verbatim text shows, a lower bound where markers in answers are attributed to no one (exposureKnown);
+    // with no registry, whether a response by verbatim text held no marker is not known either (the "Verbatim, no marker" column).
+    expect(notice).toMatch(/\| tenant\\#1 \| at least \d+ \| not known \| not known \| at least \d+ \|/)
     const noticeJson = await runJson<{your_data_reached_others: {by_canary: number | null; other_customers_detail: Array<{responses: number | null}>}; you_received_other_data: {by_canary: number | null}}>(['report', 'processor-notice', '--db', db, '--tenant', tenant, '--format', 'json'])
     expect(noticeJson.your_data_reached_others.by_canary).toBeNull()
     expect(noticeJson.you_received_other_data.by_canary).toBeNull()
