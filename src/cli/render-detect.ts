@@ -2,7 +2,7 @@ import type {PiiResult, ProvenanceResult, SightingsResult} from '../detect/list.
 import type {ScanResult} from '../detect/scan-case.js'
 import {safeLine, safeText} from '../util/sanitize.js'
 import {count} from './plural.js'
-import {clip, idNames} from './text-width.js'
+import {clip, displayWidth, idNames, padEndWidth} from './text-width.js'
 
 // Human renderings of detection results. Everything that came from a log goes through
 // safeLine; markers are shortened unless asked for (they identify sessions).
@@ -19,8 +19,8 @@ export const CELL_MAX = 72
 /** `ids`: columns of ids already shortened by idCells, never cut again (an id shown whole is whole because a cut one would read as another). */
 export function table(columns: readonly string[], rows: ReadonlyArray<readonly string[]>, ids: readonly number[] = []): string {
   const clipped = rows.map((r) => r.map((c, i) => (ids.includes(i) ? c : clip(c, CELL_MAX))))
-  const widths = columns.map((c, i) => Math.max(c.length, ...clipped.map((r) => [...(r[i] ?? '')].length)))
-  const line = (cells: readonly string[]): string => cells.map((c, i) => c + ' '.repeat(widths[i]! - [...c].length)).join('  ').trimEnd()
+  const widths = columns.map((c, i) => Math.max(displayWidth(c), ...clipped.map((r) => displayWidth(r[i] ?? ''))))
+  const line = (cells: readonly string[]): string => cells.map((c, i) => padEndWidth(c, widths[i]!)).join('  ').trimEnd()
   return [line(columns), line(widths.map((w) => '-'.repeat(w))), ...clipped.map(line)].join('\n')
 }
 

@@ -1,3 +1,6 @@
+import {readFileSync} from 'node:fs'
+import {createRequire} from 'node:module'
+import * as fontkit from 'fontkit'
 import PDFDocument from 'pdfkit'
 import type {Article33Result} from '../notify/article33.js'
 import {unescapeMd} from '../notify/escape.js'
@@ -32,15 +35,63 @@ const MARGIN = 50
 const TONE: Record<string, string> = {ok: '#1b7f3b', warn: '#b36b00', bad: '#b00020', info: '#1f4e79'}
 const WIN_ANSI_EXTRA = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ')
 
-/** The standard PDF fonts speak WinAnsi; anything else would draw as garbage. */
+// The standard PDF fonts (Helvetica, Courier) speak WinAnsi alone: a Polish, Czech, Greek or
+// Cyrillic name drew as "?", and three customers named in Greek read as the same "tn-?????".
+// Open Sans (SIL OFL, from @expo-google-fonts/open-sans) is embedded instead, subset by pdfkit to
+// the glyphs used: Latin with its extensions, Greek, Cyrillic and Vietnamese. A character it has
+// no glyph for (CJK, emoji) is written as <U+XXXX>, never as "?", and the document says how many.
+interface BodyFonts {
+  regular: Buffer
+  bold: Buffer
+  has: (codePoint: number) => boolean
+}
+let bodyFonts: BodyFonts | null | undefined
+
+/** The embedded fonts, or null where the package is missing (the standard fonts and WinAnsi then). */
+function fonts(): BodyFonts | null {
+  if (bodyFonts !== undefined) return bodyFonts
+  try {
+    const require = createRequire(import.meta.url)
+    const regular = readFileSync(require.resolve('@expo-google-fonts/open-sans/400Regular/OpenSans_400Regular.ttf'))
+    const bold = readFileSync(require.resolve('@expo-google-fonts/open-sans/700Bold/OpenSans_700Bold.ttf'))
+    const r = fontkit.create(regular)
+    const b = fontkit.create(bold)
+    bodyFonts = {regular, bold, has: (cp) => r.hasGlyphForCodePoint(cp) && b.hasGlyphForCodePoint(cp)}
+  } catch {
+    bodyFonts = null
+  }
+  return bodyFonts
+}
+
+const REGULAR = 'Body'
+const BOLD = 'Body-Bold'
+
+/** Characters written as <U+XXXX> in the document being drawn (said once at its end). */
+let shownAsCodePoints = 0
+
+/** Whether the document's fonts draw `ch` (a code point of one or two units). */
+function drawable(ch: string, code: number): boolean {
+  const f = fonts()
+  if (f) return f.has(code)
+  return (code >= 0x20 && code <= 0x7e) || (code >= 0xa0 && code <= 0xff) || WIN_ANSI_EXTRA.has(ch)
+}
+
+/**
+ * Text as the PDF's fonts can draw it: control characters as \xNN, a character no embedded font
+ * has as <U+XXXX> (counted for the note at the document's end).
+ */
 export function pdfSafe(text: string): string {
   let out = ''
   for (const ch of text) {
     const code = ch.codePointAt(0)!
-    if ((code >= 0x20 && code <= 0x7e) || (code >= 0xa0 && code <= 0xff) || WIN_ANSI_EXTRA.has(ch)) out += ch
-    else if (ch === '\n') out += ch
+    if (ch === '\n') out += ch
+    else if (code < 0x20 || (code >= 0x7f && code < 0xa0)) out += `\\x${code.toString(16).padStart(2, '0')}`
+    else if (drawable(ch, code)) out += ch
     else if (ch === '→') out += '->'
-    else out += code < 0x20 || (code >= 0x7f && code < 0xa0) ? `\\x${code.toString(16).padStart(2, '0')}` : '?'
+    else {
+      shownAsCodePoints++
+      out += `<U+${code.toString(16).toUpperCase().padStart(4, '0')}>`
+    }
   }
   return out
 }
@@ -54,6 +105,10 @@ export function renderMarkdownPdf(markdown: string, options: PdfOptions): Promis
     bufferPages: true,
     info: {Title: pdfSafe(options.title), Author: 'crosstalk', Creator: 'crosstalk', CreationDate: new Date(options.createdAt)},
   })
+  const f = fonts()
+  doc.registerFont(REGULAR, f ? f.regular : 'Helvetica')
+  doc.registerFont(BOLD, f ? f.bold : 'Helvetica-Bold')
+  shownAsCodePoints = 0
   const chunks: Buffer[] = []
   doc.on('data', (c: Buffer) => chunks.push(c))
   const done = new Promise<Buffer>((resolve, reject) => {
@@ -68,6 +123,17 @@ export function renderMarkdownPdf(markdown: string, options: PdfOptions): Promis
     if (at > 0) lines = lines.slice(at)
   }
   drawMarkdown(doc, lines, options.figures ?? {})
+  if (shownAsCodePoints > 0) {
+    const n = shownAsCodePoints
+    const fr = options.language === 'fr'
+    doc.moveDown(0.5).font(REGULAR).fontSize(8).fillColor('#666666')
+    doc.text(
+      fr
+        ? `${compte(n, 'caractère', 'caractères')} que les polices de ce PDF ne savent pas dessiner ${n === 1 ? 'est écrit' : 'sont écrits'} <U+XXXX> (leur point de code Unicode) ; la version Markdown les donne tels quels.`
+        : `${count(n, 'character', 'characters')} the fonts of this PDF cannot draw ${n === 1 ? 'is' : 'are'} written <U+XXXX> (the Unicode code point); the Markdown version gives ${n === 1 ? 'it' : 'them'} as written.`,
+      MARGIN, doc.y, {width: contentWidth(doc)},
+    )
+  }
 
   // Page numbers last, when the page count is known.
   const range = doc.bufferedPageRange()
@@ -75,7 +141,7 @@ export function renderMarkdownPdf(markdown: string, options: PdfOptions): Promis
     doc.switchToPage(i)
     const bottom = doc.page.margins.bottom
     doc.page.margins.bottom = 0
-    doc.font('Helvetica').fontSize(8).fillColor('#666666')
+    doc.font(REGULAR).fontSize(8).fillColor('#666666')
     doc.text(`${pdfSafe(options.title).slice(0, 80)}`, MARGIN, doc.page.height - 35, {width: doc.page.width - 2 * MARGIN, align: 'left', lineBreak: false})
     doc.text(options.language === 'fr' ? `Page ${i + 1} sur ${range.count}` : `Page ${i + 1} of ${range.count}`, MARGIN, doc.page.height - 35, {width: doc.page.width - 2 * MARGIN, align: 'right', lineBreak: false})
     doc.page.margins.bottom = bottom
@@ -94,8 +160,8 @@ function ensureSpace(doc: Doc, height: number): void {
 
 function drawTitleBlock(doc: Doc, options: PdfOptions): void {
   doc.rect(0, 0, doc.page.width, 8).fill('#1f4e79')
-  doc.fillColor('#000000').font('Helvetica-Bold').fontSize(18).text(pdfSafe(options.title), MARGIN, MARGIN)
-  if (options.subtitle) doc.moveDown(0.2).font('Helvetica').fontSize(11).fillColor('#333333').text(pdfSafe(options.subtitle))
+  doc.fillColor('#000000').font(BOLD).fontSize(18).text(pdfSafe(options.title), MARGIN, MARGIN)
+  if (options.subtitle) doc.moveDown(0.2).font(REGULAR).fontSize(11).fillColor('#333333').text(pdfSafe(options.subtitle))
   doc.moveDown(0.6)
   if (options.status) {
     const s = options.status
@@ -104,8 +170,8 @@ function drawTitleBlock(doc: Doc, options: PdfOptions): void {
     const color = TONE[s.tone] ?? TONE.info!
     doc.rect(MARGIN, y, contentWidth(doc), h).lineWidth(1.5).strokeColor(color).stroke()
     doc.rect(MARGIN, y, 6, h).fill(color)
-    doc.fillColor(color).font('Helvetica-Bold').fontSize(12).text(pdfSafe(s.label), MARGIN + 14, y + 6)
-    doc.fillColor('#000000').font('Helvetica').fontSize(10)
+    doc.fillColor(color).font(BOLD).fontSize(12).text(pdfSafe(s.label), MARGIN + 14, y + 6)
+    doc.fillColor('#000000').font(REGULAR).fontSize(10)
     for (const line of s.lines) doc.text(pdfSafe(line), MARGIN + 14)
     doc.y = y + h + 10
     doc.x = MARGIN
@@ -144,7 +210,7 @@ function drawMarkdown(doc: Doc, lines: string[], figures: Record<string, (doc: D
       // few rows: a forced break after a spilled list left pages holding one bullet.
       ensureSpace(doc, /^Annex|^Annexe/.test(text) ? 140 : 60)
       doc.moveDown(level === 1 ? 0.3 : 0.6)
-      doc.font('Helvetica-Bold').fontSize(level === 1 ? 16 : level === 2 ? 13 : 11).fillColor(level <= 2 ? '#1f4e79' : '#000000')
+      doc.font(BOLD).fontSize(level === 1 ? 16 : level === 2 ? 13 : 11).fillColor(level <= 2 ? '#1f4e79' : '#000000')
       doc.text(clean(text), MARGIN, doc.y, {width: contentWidth(doc)})
       doc.fillColor('#000000').moveDown(0.3)
       i++
@@ -162,7 +228,7 @@ function drawMarkdown(doc: Doc, lines: string[], figures: Record<string, (doc: D
       flush()
       ensureSpace(doc, 14)
       const y = doc.y
-      doc.font('Helvetica').fontSize(10).text('•', MARGIN + 6, y)
+      doc.font(REGULAR).fontSize(10).text('•', MARGIN + 6, y)
       doc.y = y
       drawRich(doc, line.replace(/^\s*- /, ''), {x: MARGIN + 18})
       doc.moveDown(0.15)
@@ -212,7 +278,7 @@ function drawRich(doc: Doc, text: string, opts: {x?: number}): void {
   const y = doc.y
   parts.forEach((part, k) => {
     const last = k === parts.length - 1
-    doc.font(part.bold ? 'Helvetica-Bold' : 'Helvetica')
+    doc.font(part.bold ? BOLD : REGULAR)
     if (k === 0) doc.text(part.text, x, y, {width, continued: !last})
     else doc.text(part.text, {continued: !last})
   })
@@ -227,7 +293,7 @@ function drawTable(doc: Doc, rows: string[][]): void {
   // The largest type at which every word and number fits its column whole.
   const {widths, size} = fitTable(doc, texts, width, header)
   const hashSize = Math.min(HASH_SIZE, size)
-  const fontOf = (t: string, bold: boolean): [string, number] => (HASH.test(t) ? ['Courier', hashSize] : [bold ? 'Helvetica-Bold' : 'Helvetica', size])
+  const fontOf = (t: string, bold: boolean): [string, number] => (HASH.test(t) ? ['Courier', hashSize] : [bold ? BOLD : REGULAR, size])
   const cellHeight = (t: string, c: number, bold: boolean): number => {
     const [font, sz] = fontOf(t, bold)
     return doc.font(font).fontSize(sz).heightOfString(t || ' ', {width: widths[c]! - 6})
@@ -283,7 +349,7 @@ export function columnWidths(doc: Doc, texts: string[][], width: number, header:
       ...texts.map((r, k) => {
         const t = r[c]!
         if (HASH.test(t)) return doc.font('Courier').fontSize(hashSize).widthOfString(t) + 8
-        doc.font(header && k === 0 ? 'Helvetica-Bold' : 'Helvetica').fontSize(size)
+        doc.font(header && k === 0 ? BOLD : REGULAR).fontSize(size)
         const words = t.split(/\s+/).filter((w) => w.length <= UNBREAKABLE)
         return Math.max(14, ...words.map((w) => doc.widthOfString(w) + 8))
       }),
@@ -317,11 +383,11 @@ export function columnWidths(doc: Doc, texts: string[][], width: number, header:
 export function drawHourlyChart(doc: Doc, byHour: Array<{hour: string; responses: number; text?: number}>, title: string, fr = false): void {
   const chartH = 150
   ensureSpace(doc, chartH + 60)
-  doc.font('Helvetica-Bold').fontSize(10).fillColor('#000000').text(pdfSafe(title), MARGIN, doc.y)
+  doc.font(BOLD).fontSize(10).fillColor('#000000').text(pdfSafe(title), MARGIN, doc.y)
   const top = doc.y + 6
   const width = contentWidth(doc)
   if (byHour.length === 0) {
-    doc.font('Helvetica').text(fr ? 'Aucune réponse contaminée.' : 'No contaminated responses.', MARGIN, top)
+    doc.font(REGULAR).text(fr ? 'Aucune réponse contaminée.' : 'No contaminated responses.', MARGIN, top)
     doc.moveDown(1)
     return
   }
@@ -341,7 +407,7 @@ export function drawHourlyChart(doc: Doc, byHour: Array<{hour: string; responses
   const plotW = width - 30
   const barW = plotW / buckets.length
   doc.lineWidth(0.5).strokeColor('#000000').moveTo(axisX, top).lineTo(axisX, top + chartH).lineTo(axisX + plotW, top + chartH).stroke()
-  doc.font('Helvetica').fontSize(7).fillColor('#333333')
+  doc.font(REGULAR).fontSize(7).fillColor('#333333')
   doc.text(String(max), MARGIN, top - 3, {width: 26, align: 'right'})
   doc.text('0', MARGIN, top + chartH - 4, {width: 26, align: 'right'})
   buckets.forEach((n, k) => {
@@ -369,7 +435,7 @@ export function drawHourlyChart(doc: Doc, byHour: Array<{hour: string; responses
   const caption = fr
     ? `Heures UTC ; ${step > 1 ? `chaque barre couvre ${step} heures` : 'chaque barre couvre une heure'}. ${stacked ? `Foncé : ${compte(total, 'réponse')} avec un marqueur ; clair : ${compte(text, 'réponse')} par texte reproduit seulement` : `Total ${compte(total, 'réponse')}`}, maximum ${max}.`
     : `Hours in UTC${step > 1 ? `; each bar is ${step} hours` : '; each bar is one hour'}. ${stacked ? `Dark: ${count(total, 'response')} with a marker; light: ${count(text, 'response')} by verbatim text only` : `Total ${count(total, 'response')}`}, peak ${max}.`
-  doc.font('Helvetica').fontSize(8).text(caption, MARGIN)
+  doc.font(REGULAR).fontSize(8).text(caption, MARGIN)
   doc.moveDown(0.8)
 }
 
@@ -385,16 +451,16 @@ export function drawFlowMatrix(doc: Doc, flows: Array<{source_tenant: string; re
   const n = tenants.length
   const cell = Math.min(24, (contentWidth(doc) - 60) / Math.max(n, 1))
   ensureSpace(doc, 40 + (n + 1) * cell + n * 11)
-  doc.font('Helvetica-Bold').fontSize(10).fillColor('#000000').text(pdfSafe(title), MARGIN, doc.y)
+  doc.font(BOLD).fontSize(10).fillColor('#000000').text(pdfSafe(title), MARGIN, doc.y)
   if (n === 0) {
-    doc.font('Helvetica').text(fr ? 'Aucun flux.' : 'No flows.')
+    doc.font(REGULAR).text(fr ? 'Aucun flux.' : 'No flows.')
     return
   }
   const top = doc.y + 6
   const left = MARGIN + 40
   const count = new Map(flows.map((f) => [`${f.source_tenant}\u0000${f.recipient_tenant}`, f.responses]))
   const max = Math.max(...flows.map((f) => f.responses), 1)
-  doc.font('Helvetica').fontSize(7)
+  doc.font(REGULAR).fontSize(7)
   tenants.forEach((t, c) => doc.fillColor('#333333').text(`T${c + 1}`, left + c * cell, top, {width: cell, align: 'center'}))
   tenants.forEach((src, r) => {
     const y = top + 12 + r * cell

@@ -6,7 +6,7 @@ import type {TenantViewResult} from '../scope/tenant-view.js'
 import type {TimelineResult} from '../scope/build-timeline.js'
 import {count} from './plural.js'
 import {quoted, safeLine} from '../util/sanitize.js'
-import {clip, idNames, WIDTH, wrap} from './text-width.js'
+import {clip, displayWidth, idNames, padEndWidth, padStartWidth, WIDTH, wrap} from './text-width.js'
 
 // Plain-text tables for the terminal and the row sets behind --csv. Tenant ids, node
 // names and request ids come from the logs, so every one goes through safeLine. The text
@@ -24,8 +24,8 @@ export interface CsvTable {
 }
 
 function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd()
+  const widths = header.map((h, i) => Math.max(displayWidth(h), ...rows.map((r) => displayWidth(r[i] ?? ''))))
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? padEndWidth(c, widths[i]!) : padStartWidth(c, widths[i]!))).join('  ').trimEnd()
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n')
 }
 

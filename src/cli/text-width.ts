@@ -5,6 +5,49 @@
 /** No line of scope, triage or timeline text output is wider than this. */
 export const WIDTH = 160
 
+/**
+ * Columns `text` takes in a terminal: a wide or fullwidth character (CJK, Hangul, fullwidth
+ * forms, most emoji: East Asian Width W or F) two, a combining mark or a zero-width character
+ * none, any other one. Tables pad by this, not by code points: a tenant named in Chinese or
+ * with an accent written as a combining mark pushed every later column of its row.
+ */
+export function displayWidth(text: string): number {
+  let width = 0
+  for (const ch of text) {
+    const cp = ch.codePointAt(0)!
+    if (COMBINING.test(ch) || (cp >= 0x200b && cp <= 0x200f) || cp === 0x2060 || cp === 0xfeff) continue
+    width += isWide(cp) ? 2 : 1
+  }
+  return width
+}
+
+const COMBINING = /^\p{M}$/u
+
+function isWide(cp: number): boolean {
+  return (
+    (cp >= 0x1100 && cp <= 0x115f) ||
+    (cp >= 0x2e80 && cp <= 0xa4cf && cp !== 0x303f) ||
+    (cp >= 0xac00 && cp <= 0xd7a3) ||
+    (cp >= 0xf900 && cp <= 0xfaff) ||
+    (cp >= 0xfe30 && cp <= 0xfe4f) ||
+    (cp >= 0xff00 && cp <= 0xff60) ||
+    (cp >= 0xffe0 && cp <= 0xffe6) ||
+    (cp >= 0x1f300 && cp <= 0x1f64f) ||
+    (cp >= 0x1f900 && cp <= 0x1f9ff) ||
+    (cp >= 0x20000 && cp <= 0x3fffd)
+  )
+}
+
+/** `text` padded with spaces on the right to `width` terminal columns (displayWidth). */
+export function padEndWidth(text: string, width: number): string {
+  return text + ' '.repeat(Math.max(0, width - displayWidth(text)))
+}
+
+/** `text` padded with spaces on the left to `width` terminal columns (displayWidth). */
+export function padStartWidth(text: string, width: number): string {
+  return ' '.repeat(Math.max(0, width - displayWidth(text))) + text
+}
+
 /** `text` cut to `max` characters (code points), the cut marked with an ellipsis. */
 export function clip(text: string, max: number): string {
   const chars = [...text]
