@@ -1,6 +1,8 @@
 import {Flags} from '@oclif/core'
 import {describeGap, nothingSearched} from '../detect/coverage.js'
 import {grownOriginalLine} from '../case/grown-originals.js'
+import {getIncident} from '../notify/incident.js'
+import {timelineOrderWarnings} from '../notify/timeline-order.js'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {safeLine} from '../util/sanitize.js'
 import {caseStatus, listBadLines, type StatusResult} from '../case/status.js'
@@ -93,6 +95,8 @@ export default class Status extends BaseCommand {
         if (badLines.not_listed > 0) this.log(`… and ${count(badLines.not_listed, 'more quarantined line')} not listed (the first ${badLines.rows.length} are)`)
       }
     }
+    // Incident times that cannot all be right (an awareness or detection before the recorded breach start): said here too (stderr).
+    for (const w of timelineOrderWarnings(getIncident(db))) this.note(w)
     return badLines ? {...status, bad_line_list: badLines.rows, bad_lines_not_listed: badLines.not_listed} : status
   }
 }

@@ -7,6 +7,7 @@ import {concernsController, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REME
 import {PHRASES, type Language} from './phrases.js'
 import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 import {breachWindowContradictions} from './recorded-vs-logs.js'
+import {timelineOrderRemedy, timesBeforeBreachStart} from './timeline-order.js'
 
 // GDPR Art. 34(2): the communication to data subjects, "in clear and plain language", with
 // the contact point, likely consequences and measures (Art. 33(3)(b)-(d)), plus what people
@@ -130,7 +131,10 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
     if (c.bound === 'start') L.open('when', P.open.breachStartContradicted(c.recorded, c.logs), 'Art. 34(2)', 'crosstalk incident set --breach-started-at ISO')
     else L.open('when', P.open.breachEndContradicted(c.recorded, c.logs), 'Art. 34(2)', 'crosstalk incident set --breach-ended-at ISO')
   }
-  const when = inc?.breach_started_at && contradicted.length === 0
+  // A start the record's own awareness or detection precedes cannot be right either: the letter does not give it, the check is open.
+  const beforeStart = timesBeforeBreachStart(inc)
+  for (const p of beforeStart) L.open('when', P.open.timeBeforeStart(p.field, p.at, p.start), 'Art. 34(2)', timelineOrderRemedy(p))
+  const when = inc?.breach_started_at && contradicted.length === 0 && beforeStart.length === 0
     ? L.stated('when', A.whenRecorded(inc.breach_started_at, inc.breach_ended_at), inc.breach_ended_at ? ['incident.breach_started_at', 'incident.breach_ended_at'] : ['incident.breach_started_at'])
     // A letter for one controller counts its end users on both sides (controller_subjects): its window is theirs, not the narrowed side's.
     : subjects?.first && subjects.last ? L.stated('when', A.when(subjects.first, subjects.last), ['scan.exposure'])

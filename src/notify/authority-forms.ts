@@ -1,5 +1,6 @@
 import {PER_COUNTRY_BELOW, WINDOW_END_CONTRADICTED, WINDOW_START_CONTRADICTED} from './recorded-vs-logs.js'
 import type {Article33Result} from './article33-schema.js'
+import {AWARE_BEFORE_START, DETECTED_BEFORE_START} from './timeline-order.js'
 import type {Phrases} from './phrases-en.js'
 import {joinItems} from './statements.js'
 import {rangeText} from './phrases.js'
@@ -73,8 +74,8 @@ function answers(d: Draft, P: Phrases) {
   const list = (items: readonly string[], missing: string): Answer => known(items.length > 0 ? joinItems(items, P.join) : null, missing)
   const o = P.open
   // A recorded answer the logs contradict is given with the draft's open item beside it, never alone.
-  const flagged = (a: Answer, ref: string): Answer => {
-    const item = d.open_items.find((x) => x.ref === ref)
+  const flagged = (a: Answer, ...refs: string[]): Answer => {
+    const item = d.open_items.find((x) => refs.includes(x.ref))
     return item && !a.open ? {value: `${a.value} (${P.toComplete(item.item)})`, open: true} : a
   }
   const nothingKnown = noLeakAnswer(d, P)
@@ -129,20 +130,20 @@ function answers(d: Draft, P: Phrases) {
     dpoDesignated: d.prepared_on_behalf_of ? {value: P.toComplete(o.onBehalfContact(d.prepared_on_behalf_of)), open: true} : d.contact_point.name ? {value: P.yes, open: false} : {value: P.toComplete(d.contact_point.contact ? o.dpoDesignated : o.contact), open: true},
     contact: d.prepared_on_behalf_of ? {value: P.toComplete(o.onBehalfContact(d.prepared_on_behalf_of)), open: true} : known(contact, o.contact),
     processor: known(d.controller.processor, o.processor),
-    window: known(window, o.breachStart),
+    window: flagged(known(window, o.breachStart), AWARE_BEFORE_START, DETECTED_BEFORE_START),
     // Estimated only where the logs gave the dates; with neither a recorded start nor an affected response, not known.
     estimated: d.timeline.breach_started_at
       ? {value: P.no, open: false}
       : d.timeline.first_seen
         ? {value: fr ? 'oui (première et dernière réponse concernée dans les journaux)' : 'yes (first and last affected response in the logs)', open: false}
         : {value: P.toComplete(o.breachStart), open: true},
-    start: flagged(known(d.timeline.breach_started_at, o.breachStart), WINDOW_START_CONTRADICTED),
+    start: flagged(known(d.timeline.breach_started_at, o.breachStart), WINDOW_START_CONTRADICTED, AWARE_BEFORE_START, DETECTED_BEFORE_START),
     end: flagged(known(d.timeline.breach_ended_at, o.breachEnd), WINDOW_END_CONTRADICTED),
-    aware: known(d.timeline.aware_at, d.prepared_on_behalf_of ? o.controllerAwareness : o.noIncident),
+    aware: flagged(known(d.timeline.aware_at, d.prepared_on_behalf_of ? o.controllerAwareness : o.noIncident), AWARE_BEFORE_START),
     late,
     discovery: known(d.timeline.discovery, o.discovery),
     informed: known(d.timeline.informed_by ? `${d.timeline.informed_by}${d.timeline.informed_at ? ` (${d.timeline.informed_at})` : ''}` : null, o.informedBy),
-    comments: known(
+    comments: flagged(known(
       [
         d.timeline.detected_at ? `${fr ? 'Détection' : 'Detected'} ${d.timeline.detected_at}` : null,
         d.timeline.investigation_started_at ? `${fr ? 'Début de l’analyse' : 'Investigation started'} ${d.timeline.investigation_started_at}` : null,
@@ -151,7 +152,7 @@ function answers(d: Draft, P: Phrases) {
         .filter(Boolean)
         .join(P.join) || null,
       o.awarenessBasis,
-    ),
+    ), DETECTED_BEFORE_START),
     types: found(d.nature.types.map((t) => P.breachType[t])),
     confidentiality: exposed && exposed.responses > 0 ? {value: fr ? `divulguées (${compte(exposed.responses, 'réponse')} ${un(exposed.responses) ? 'contenait' : 'contenaient'} des données d'une autre session)` : `disclosed (${count(exposed.responses, 'response')} carried another session's data)`, open: false} : nothingKnown,
     unintelligible: known(d.data_unintelligible ? P.unintelligible[d.data_unintelligible] : null, o.unintelligible),

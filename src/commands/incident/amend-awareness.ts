@@ -3,6 +3,7 @@ import {BaseCommand, dbFlag} from '../../cli/base-command.js'
 import {renderIncident} from '../../cli/render-incident.js'
 import {amendAwareness, type IncidentRecord} from '../../notify/incident.js'
 import {parseInstant} from '../../notify/time.js'
+import {timelineOrderWarnings} from '../../notify/timeline-order.js'
 import {inTransaction} from '../../store/session.js'
 
 /** `crosstalk incident amend-awareness --json` */
@@ -29,6 +30,8 @@ export default class IncidentAmendAwareness extends BaseCommand {
       this.audit(db, {flags}, {aware_at: updated.aware_at}, now)
       return updated
     })
+    // An awareness before the recorded breach start: recorded as given, said now, and open in every draft.
+    for (const w of timelineOrderWarnings(incident)) this.note(w)
     if (!this.jsonEnabled()) this.log(renderIncident(incident))
     return incident
   }

@@ -5,6 +5,7 @@ import {renderOpenedIncident} from '../../cli/render-incident.js'
 import {openIncident, ROLES, type IncidentRecord} from '../../notify/incident.js'
 import {recordedFactWarnings} from '../../notify/recorded-vs-logs.js'
 import {parseInstant} from '../../notify/time.js'
+import {timelineOrderWarnings} from '../../notify/timeline-order.js'
 import {inTransaction} from '../../store/session.js'
 
 /** `crosstalk incident open --json` */
@@ -41,7 +42,7 @@ export default class IncidentOpen extends BaseCommand {
       return opened
     })
     // Recorded as given; where the logs contradict it, said now (stderr), and by every draft as an open item.
-    for (const w of recordedFactWarnings(db, incident)) this.note(w)
+    for (const w of [...recordedFactWarnings(db, incident), ...timelineOrderWarnings(incident)]) this.note(w)
     if (!this.jsonEnabled()) this.log(renderOpenedIncident(incident))
     return incident
   }

@@ -6,6 +6,7 @@ import {UsageError} from '../../errors.js'
 import {amendAwareness, changeRole, ROLES, updateIncident, type IncidentRecord} from '../../notify/incident.js'
 import {recordedFactWarnings} from '../../notify/recorded-vs-logs.js'
 import {parseInstant} from '../../notify/time.js'
+import {timelineOrderWarnings} from '../../notify/timeline-order.js'
 import {inTransaction} from '../../store/session.js'
 
 /** `crosstalk incident set --json` */
@@ -53,6 +54,8 @@ export default class IncidentSet extends BaseCommand {
     })
     // Recorded as given; where the logs contradict what this command recorded, said now (stderr), and by every draft as an open item.
     if (['breach_started_at', 'breach_ended_at', 'subjects_per_country'].some((k) => k in patch)) for (const w of recordedFactWarnings(db, incident!)) this.note(w)
+    // An awareness or detection before the recorded breach start: recorded as given, said now, and open in every draft.
+    for (const w of timelineOrderWarnings(incident)) this.note(w)
     if (!this.jsonEnabled()) this.log(renderIncident(incident!))
     return incident!
   }

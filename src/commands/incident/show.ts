@@ -1,5 +1,6 @@
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
 import {renderIncident} from '../../cli/render-incident.js'
+import {timelineOrderWarnings} from '../../notify/timeline-order.js'
 import {listAmendments, listRoleChanges, requireIncident, type IncidentShowResult} from '../../notify/incident.js'
 
 export default class IncidentShow extends BaseCommand {
@@ -11,6 +12,8 @@ export default class IncidentShow extends BaseCommand {
     const {flags} = await this.parse(IncidentShow)
     const db = this.openCase(flags.db, {readsOnly: true})
     const result = {incident: requireIncident(db), amendments: listAmendments(db), role_changes: listRoleChanges(db)}
+    // Times that cannot all be right are said each time the record is shown (stderr), as every draft shows them open.
+    for (const w of timelineOrderWarnings(result.incident)) this.note(w)
     if (!this.jsonEnabled()) this.log(renderIncident(result.incident, result.amendments, result.role_changes))
     return result
   }
