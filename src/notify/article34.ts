@@ -30,6 +30,7 @@ export const article34Schema = z.object({
   /** a processor's draft for the controller to send (Art. 34 is the controller's duty) */
   prepared_for: z.string().nullable(),
   contact: z.object({name: z.string().nullable(), contact: z.string().nullable()}),
+  /** notes for the sender (the decision recorded does not require it; prepared for a controller): never part of the letter; a final letter's rendering leaves them out (the command prints them on stderr) */
   notes: z.array(z.string()),
   what_happened: z.array(z.string()),
   when: z.string().nullable(),
@@ -86,9 +87,10 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   if (options.language === undefined) L.open('language', P.open.language, 'Art. 34(2)', 'crosstalk report article34 --lang en|fr')
   const a = facts.assessment
   if (onBehalf !== null) {
+    // A note for the sender (notes: never part of the letter itself, render-markdown.ts).
     L.stated('notes', A.onBehalf(onBehalf), ['incident.role'])
-    // The people written to know the controller by its name, not by the processor's tenant id.
-    L.open('contact', P.open.onBehalfController(onBehalf), 'Art. 34(2)', null)
+    // The people written to know the controller by its name, never by the processor's tenant id: none is recorded per controller.
+    L.open('contact', A.controllerName, 'Art. 34(2)', null)
   }
   if (a && a.decision !== 'notify-subjects') L.stated('notes', A.notRequired(a), [`assessment#${a.id}`])
   if (!a) L.open('decision', P.open.risk, 'Art. 34(1)', 'crosstalk assess --decide ... --rationale ...')
@@ -168,7 +170,7 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   advice.push(L.stated('advice', A.secrets, ['rule:Recital 86']), L.stated('advice', A.contactUs, ['rule:Art. 34(2)']))
   // A letter for a controller gives that controller's DPO or contact point, never the processor's own (the one recorded in this case).
   const contact = onBehalf !== null ? {name: null, contact: null} : {name: inc?.dpo_name ?? null, contact: inc?.dpo_contact ?? null}
-  if (onBehalf !== null) L.open('contact', P.open.onBehalfContact(onBehalf), 'Art. 34(2), 33(3)(b)', null)
+  if (onBehalf !== null) L.open('contact', A.controllerContact, 'Art. 34(2), 33(3)(b)', null)
   else if (!inc?.dpo_name && !inc?.dpo_contact) L.open('contact', P.open.subjectContact, 'Art. 34(2), 33(3)(b)', 'crosstalk incident set --dpo-name ... --dpo-contact ...')
   else if (!inc?.dpo_name) L.open('contact', P.open.contactName, 'Art. 34(2), 33(3)(b)', 'crosstalk incident set --dpo-name ...')
   else if (!inc?.dpo_contact) L.open('contact', P.open.contactDetails, 'Art. 34(2), 33(3)(b)', 'crosstalk incident set --dpo-contact ...')

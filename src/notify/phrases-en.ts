@@ -439,6 +439,9 @@ export const EN = {
     secrets: 'If you shared a password or other secret in the conversation, change it now.',
     contactUs: 'Contact us with any question (details below).',
     notRequired: (a: AssessmentRecord) => `Note for the sender: the recorded decision (${a.at}) is "${EN.outcome[a.decision] ?? a.decision}": this communication is not required by it.`,
+    /** open items of a letter prepared for a controller: the people written to know the controller by its name, never by the processor's tenant id */
+    controllerName: "the controller's name as its data subjects know it, and its contact details: none is recorded for this controller in this case",
+    controllerContact: "the DPO or other contact point of the controller: none is recorded for it (the DPO recorded in this case is the processor's)",
     onBehalf: (tenant: string) => `Prepared by the processor for the controller (customer ${tenant}) to review and send: informing data subjects is the controller's duty (Art. 34).`,
     dedicated: 'This message is only about this incident; it is not a newsletter or an advertisement.',
   },

@@ -356,6 +356,8 @@ export const FR: Phrases = {
     secrets: 'Si vous avez communiqué un mot de passe ou un autre secret dans la conversation, changez-le dès maintenant.',
     contactUs: 'Contactez-nous pour toute question (coordonnées ci-dessous).',
     notRequired: (a) => `Note pour l'expéditeur : la décision enregistrée (${a.at}) est « ${outcome[a.decision] ?? a.decision} » : elle n'impose pas cette communication.`,
+    controllerName: "nom du responsable de traitement tel que ses personnes concernées le connaissent, et ses coordonnées : aucun n'est enregistré pour ce responsable de traitement dans ce dossier",
+    controllerContact: "DPO ou autre point de contact du responsable de traitement : aucun n'est enregistré pour lui (le DPO enregistré dans ce dossier est celui du sous-traitant)",
     onBehalf: (tenant) => `Préparé par le sous-traitant pour le responsable de traitement (client ${tenant}), qui le relit et l'envoie : informer les personnes concernées est une obligation du responsable de traitement (art. 34).`,
     dedicated: "Ce message concerne uniquement cet incident ; il ne s'agit ni d'une lettre d'information ni d'une publicité.",
   },

@@ -277,9 +277,13 @@ export function renderArticle34Markdown(d: Article34Result): string {
   const c = d.contact
   // "Our data protection officer" only where a DPO name is recorded; contact details alone are a contact point (its name is an open item).
   const contactLine = c.name ? P.a34.dpoLine(c.name, c.contact) : c.contact ? P.a34.contactPointLine(c.contact) : null
+  // A final letter goes to the data subjects: the notes and the list of what is still to complete are
+  // the sender's, never in it (report article34 prints them on stderr); a draft gives them in sections of their own, after the letter.
+  const sender = !d.final
   const view: View = {
     ...(escapeView(d) as View), ...openBySection(d.open_items, d.language), heading: d.final ? P.final : P.draft, subject: escapeMd(P.a34.title),
-    open_all: d.open_items.map((o) => openItemText(o, d.language)), has_open: d.open_items.length > 0, contact_line: contactLine === null ? null : escapeMd(contactLine),
+    notes: sender ? d.notes.map(escapeMd) : [], has_notes: sender && d.notes.length > 0,
+    open_all: sender ? d.open_items.map((o) => openItemText(o, d.language)) : [], has_open: sender && d.open_items.length > 0, contact_line: contactLine === null ? null : escapeMd(contactLine),
   }
   return withFinalisedNote(d, renderTemplate(loadTemplate(templateName('article34', d.language)), view, missingText(d.language)))
 }

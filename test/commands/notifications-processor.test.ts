@@ -391,7 +391,7 @@ describe('a draft for a controller before its clock and bounds are known', () =>
     expect(a34.split('\n')[0]).toBe('# DRAFT: Important information about your personal data')
     expect(a34).not.toContain('KV leak')
     expect(a34).not.toMatch(/^From: acme$/m)
-    expect(a34).toContain("to be completed: the controller's name and contact details (customer acme)")
+    expect(a34).toContain("to be completed: the controller's name as its data subjects know it, and its contact details: none is recorded for this controller in this case")
     const scope = await runJson<{data_subjects: {high: number | null}; records_concerned: {high: number | null}}>(['scope', '--db', db])
     expect(scope.data_subjects.high).not.toBeNull()
     expect(scope.records_concerned.high).not.toBeNull()

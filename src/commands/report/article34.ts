@@ -31,6 +31,11 @@ export default class ReportArticle34 extends BaseCommand {
     const onBehalf = flags['on-behalf-of-controller']
     const facts = reportFacts(db, 'report article34', flags['allow-incomplete'], {now: new Date(), tenant: onBehalf, side: 'leaked'}, (l) => this.note(this.paint.yellow(l)))
     const report = buildArticle34(facts, {language: flags.lang as Language | undefined, ...final, onBehalfOf: onBehalf})
+    // A final letter leaves out the sender's notes and open items (it goes to the data subjects): told here instead.
+    if (report.final) {
+      for (const n of report.notes) this.note(`note for the sender (not in the letter): ${safeLine(n)}`)
+      for (const o of report.open_items) this.note(`open item accepted (not listed in the letter): ${safeLine(o.item)}`)
+    }
     const content = await renderReport(flags.format, report, () => renderArticle34Markdown(report), {title: `${report.final ? PHRASES[report.language].final : PHRASES[report.language].draft} - ${report.heading}`, createdAt: report.generated_at})
     if (!flags.out) {
       // Open items accepted by name: recorded in the case as the document is given.
