@@ -85,7 +85,10 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   const L = new Lines()
   // Art. 34(2): clear and plain language, which is the data subjects' own: English by default is a choice nobody made.
   if (options.language === undefined) L.open('language', P.open.language, 'Art. 34(2)', 'crosstalk report article34 --lang en|fr')
-  const a = facts.assessment
+  // The case's assessment is its responder's: in a processor's case, the processor's over all its
+  // customers. Whether this controller's data subjects are at high risk (Art. 34(1)) is the
+  // controller's decision, and the case records none per controller: open for it, never the processor's.
+  const a = onBehalf === null ? facts.assessment : null
   if (onBehalf !== null) {
     // A note for the sender (notes: never part of the letter itself, render-markdown.ts).
     L.stated('notes', A.onBehalf(onBehalf), ['incident.role'])
@@ -93,7 +96,7 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
     L.open('contact', A.controllerName, 'Art. 34(2)', null)
   }
   if (a && a.decision !== 'notify-subjects') L.stated('notes', A.notRequired(a), [`assessment#${a.id}`])
-  if (!a) L.open('decision', P.open.risk, 'Art. 34(1)', 'crosstalk assess --decide ... --rationale ...')
+  if (!a) L.open('decision', P.open.risk, 'Art. 34(1)', onBehalf === null ? 'crosstalk assess --decide ... --rationale ...' : P.onBehalfRisk(onBehalf, facts.assessment !== null))
 
   const exposure = s?.exposure ?? null
   // A retry logged under a request id already counted is a duplicate line, in no figure: where one

@@ -5,7 +5,8 @@ import {run, runJson} from '../helpers/commands.js'
 
 // The Article 34 letter goes to data subjects: a final one holds nothing meant for its sender
 // (the notes, the list of open items: on stderr instead), and a letter a processor prepares for
-// a controller never names the controller by the processor's tenant id.
+// a controller never names the controller by the processor's tenant id, nor states the
+// processor's whole-case risk decision as the controller's.
 
 const MARK_A = 'CANARY-a2a2a2a2a2a2a2a2a2a2'
 const MARK_B = 'CANARY-b2b2b2b2b2b2b2b2b2b2'
@@ -80,5 +81,16 @@ describe('an Article 34 letter a processor prepares for a controller', () => {
     expect(final.code, final.stderr).toBe(0)
     expect(final.stdout).not.toContain('tenant-beta')
     expect(final.stderr).toMatch(/Prepared by the processor for the controller \(customer tenant-beta\)/)
+  })
+
+  it('states no risk decision the controller did not take: the processor\'s is an open item for the controller', async () => {
+    const d = await runJson<{decision: string | null; notes: string[]; statements: Array<{text: string}>; open_items: Array<{section: string; item: string; record_with: string | null}>}>(
+      ['report', 'article34', '--db', db, '--lang', 'en', '--format', 'json', '--on-behalf-of-controller', 'tenant-beta'],
+    )
+    expect(d.decision).toBeNull()
+    expect(JSON.stringify(d.statements)).not.toMatch(/recorded decision|notify the supervisory authority|PROC-RATIONALE/)
+    expect(d.notes.join(' ')).not.toMatch(/recorded decision/)
+    const risk = d.open_items.find((o) => o.section === 'decision')
+    expect(risk?.record_with).toMatch(/for the controller \(customer tenant-beta\) to assess and decide: the assessment recorded in this case \(crosstalk assess\) is the processor's own/)
   })
 })
