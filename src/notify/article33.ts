@@ -113,10 +113,13 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   // A draft a processor prepares for a controller: the incident record holds the processor's own
   // handling (its awareness basis, detection, discovery, reference, organisation, reasons for its
   // delay). None of it is the controller's: each is left for the controller to complete.
+  // Nor are its cross-border facts: the lead authority, the establishments, the countries of the data
+  // subjects and the authorities notified are the controller's (Art. 55-56), and the case records none per controller.
   const own = onBehalf === null || !inc ? inc : {
     ...inc,
     awareness_basis: null, awareness_decided_by: null, detected_at: null, investigation_started_at: null, discovery: null, informed_by: null, informed_at: null,
     internal_reference: null, sector: null, organisation_size: null, economic_activity: null, eea_representative: null, delay_reason: null,
+    cross_border: null, lead_authority: null, countries: null, establishment_countries: null, subjects_per_country: null, authorities_notified: null,
   }
   /** The record_with of an open item: the command that records it, or (a draft for a controller) that the controller completes it. */
   const completeWith = (command: string, processorRecorded: unknown): string => (onBehalf === null ? command : P.onBehalfToComplete(onBehalf, Boolean(processorRecorded)))
@@ -348,15 +351,16 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   // ---- other authorities and cross-border (template 109-123)
   if (!inc?.police_report) L.open('authorities', P.open.police, 'EDPB template 109', 'crosstalk incident set --police-report ...')
   if (!inc?.other_authorities) L.open('authorities', P.open.otherAuthorities, 'EDPB template 110-111', 'crosstalk incident set --other-authorities ...')
-  if (inc?.cross_border) L.stated('cross_border', P.crossBorderRecorded(inc.cross_border === 'yes'), ['incident.cross_border'])
-  else L.open('cross_border', P.open.crossBorder, 'Art. 4(23), 56; template 113', 'crosstalk incident set --cross-border yes|no')
-  if (!inc?.lead_authority) L.open('cross_border', P.open.leadAuthority, 'Art. 55-56; template 114', 'crosstalk incident set --lead-authority ...')
-  if (!inc?.countries) L.open('cross_border', P.open.countries, 'EDPB template 116-117', 'crosstalk incident set --countries ... --subjects-per-country ...')
+  // A draft for a controller: each is the controller's to complete (own), never the processor's record.
+  if (own?.cross_border) L.stated('cross_border', P.crossBorderRecorded(own.cross_border === 'yes'), ['incident.cross_border'])
+  else L.open('cross_border', P.open.crossBorder, 'Art. 4(23), 56; template 113', completeWith('crosstalk incident set --cross-border yes|no', inc?.cross_border))
+  if (!own?.lead_authority) L.open('cross_border', P.open.leadAuthority, 'Art. 55-56; template 114', completeWith('crosstalk incident set --lead-authority ...', inc?.lead_authority))
+  if (!own?.countries) L.open('cross_border', P.open.countries, 'EDPB template 116-117', completeWith('crosstalk incident set --countries ... --subjects-per-country ...', inc?.countries || inc?.subjects_per_country))
   // Data subjects per country that add up to fewer than the logs show: the figure is flagged, never stated as it is.
-  const short = scope ? perCountryShortfall(inc?.subjects_per_country, scope.data_subjects.low) : null
-  if (short) L.open('cross_border', P.open.perCountryBelow(inc!.subjects_per_country!, short.total, short.low), PER_COUNTRY_BELOW, 'crosstalk incident set --subjects-per-country ...')
-  if (!inc?.establishment_countries) L.open('cross_border', P.open.establishment, 'EDPB template 115', 'crosstalk incident set --establishment-countries ...')
-  if (!inc?.authorities_notified) L.open('cross_border', P.open.authoritiesNotified, 'EDPB template 118', 'crosstalk incident set --authorities-notified ...')
+  const short = scope ? perCountryShortfall(own?.subjects_per_country, scope.data_subjects.low) : null
+  if (short) L.open('cross_border', P.open.perCountryBelow(own!.subjects_per_country!, short.total, short.low), PER_COUNTRY_BELOW, 'crosstalk incident set --subjects-per-country ...')
+  if (!own?.establishment_countries) L.open('cross_border', P.open.establishment, 'EDPB template 115', completeWith('crosstalk incident set --establishment-countries ...', inc?.establishment_countries))
+  if (!own?.authorities_notified) L.open('cross_border', P.open.authoritiesNotified, 'EDPB template 118', completeWith('crosstalk incident set --authorities-notified ...', inc?.authorities_notified))
 
   assertGrounded(L.statements)
   const remaining = clock?.remaining_seconds ?? null
@@ -483,12 +487,12 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
       : null,
     article34: {status: article34},
     cross_border: {
-      processing: inc?.cross_border ?? null,
-      lead_authority: inc?.lead_authority ?? null,
-      countries: inc?.countries ?? null,
-      establishment_countries: inc?.establishment_countries ?? null,
-      subjects_per_country: inc?.subjects_per_country ?? null,
-      authorities_notified: inc?.authorities_notified ?? null,
+      processing: own?.cross_border ?? null,
+      lead_authority: own?.lead_authority ?? null,
+      countries: own?.countries ?? null,
+      establishment_countries: own?.establishment_countries ?? null,
+      subjects_per_country: own?.subjects_per_country ?? null,
+      authorities_notified: own?.authorities_notified ?? null,
     },
     other_authorities: {police: inc?.police_report ?? null, others: inc?.other_authorities ?? null},
     notifications: listed.map((n) => ({id: n.id, phase: n.phase, at: n.at, reference: n.reference, recipient: n.recipient, controller: n.controller ?? null, file_sha256: n.file_sha256, late: n.late, delay_reason: n.delay_reason})),

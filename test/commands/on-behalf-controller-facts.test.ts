@@ -26,6 +26,8 @@ const PROCESSOR_FACTS = {
   delay: 'PROC-DELAY notice to ta was late',
   rationale: 'PROC-RATIONALE high risk across all customers',
 }
+// Cross-border facts in the processor's record (incident set): the lead authority, countries and establishments are the controller's.
+const PROC = {lead: 'PROC-LEAD DPC (Ireland)', countries: 'PROC-COUNTRIES IE, FR', establishment: 'PROC-ESTAB IE', notified: 'PROC-NOTIFIED DPC', perCountry: 'IE 7; FR 9'}
 
 async function processorCase(): Promise<string> {
   const c = makeCase()
@@ -128,6 +130,27 @@ describe('an Article 33 draft on behalf of a controller states none of the proce
     expect(JSON.stringify(d)).not.toContain(PROCESSOR_FACTS.rationale)
     expect(d.form_fields.filter((f) => ['87', '89'].includes(f.id)).every((f) => f.open)).toBe(true)
     expect(d.open_items.some((o) => /the assessment recorded in this case \(crosstalk assess\) is the processor's own/.test(o.record_with ?? ''))).toBe(true)
+  })
+
+  it('the Article 33 draft for a controller takes no lead authority, countries or establishments from the processor\'s record', async () => {
+    const set = await run([
+      'incident', 'set', '--db', db, '--lead-authority', PROC.lead, '--countries', PROC.countries, '--establishment-countries', PROC.establishment,
+      '--authorities-notified', PROC.notified, '--cross-border', 'yes', '--subjects-per-country', PROC.perCountry,
+    ])
+    expect(set.code, set.stderr).toBe(0)
+    const d = await runJson<{cross_border: Record<string, string | null>; form_fields: Array<{id: string; value: string; open: boolean}>; open_items: Array<{item: string; record_with: string | null}>}>(
+      ['report', 'article33', '--db', db, '--format', 'json', '--lang', 'en', '--on-behalf-of-controller', 'tb', '--now', '2026-10-24T00:00:00Z'],
+    )
+    expect(d.cross_border).toEqual({processing: null, lead_authority: null, countries: null, establishment_countries: null, subjects_per_country: null, authorities_notified: null})
+    const md = (await run(['report', 'article33', '--db', db, '--lang', 'en', '--on-behalf-of-controller', 'tb', '--now', '2026-10-24T00:00:00Z'])).stdout
+    for (const v of [...Object.values(PROC), 'PROC-']) {
+      expect(JSON.stringify(d), v).not.toContain(v)
+      expect(md, v).not.toContain(v)
+    }
+    for (const id of ['113', '114', '115', '116']) expect(d.form_fields.find((f) => f.id === id), id).toMatchObject({open: true})
+    const processorOwn = /for the controller \(customer tb\) to complete: the one recorded in this case is the processor's own/
+    const items = d.open_items.filter((o) => processorOwn.test(o.record_with ?? '')).map((o) => o.item)
+    expect(items).toEqual(expect.arrayContaining([expect.stringMatching(/^lead supervisory authority|lead authority/i), expect.stringMatching(/^countries of the affected data subjects/), expect.stringMatching(/^countries where the controller is established/)]))
   })
 })
 
