@@ -183,7 +183,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   // An awareness, detection or investigation before the recorded start cannot be right (possible only if a time is wrong):
   // open, and the form gives neither as established (authority-forms.ts flags them). For a controller, its awareness is the processor's notice.
   for (const p of timesBeforeBreachStart({aware_at: clock?.aware_at ?? null, detected_at: own?.detected_at, investigation_started_at: own?.investigation_started_at, breach_started_at: inc?.breach_started_at})) {
-    L.open('timeline', P.open.timeBeforeStart(p.field, p.at, p.start), timelineOrderRef(p.field), onBehalf !== null && p.field === 'aware_at' ? 'crosstalk incident set --breach-started-at ISO (or crosstalk notify record for the notice to the controller)' : timelineOrderRemedy(p))
+    L.open('timeline', P.open.timeBeforeStart(p.field, p.at, p.start), timelineOrderRef(p.field), onBehalf !== null && p.field === 'aware_at' ? `crosstalk incident set --breach-started-at ISO; crosstalk notify record --recipient ${onBehalf} --phase initial ...` : timelineOrderRemedy(p))
   }
 
   // ---- what the evidence shows (Art. 33(3)(a))

@@ -41,7 +41,7 @@ const FLAGS: Record<BeforeStartField, string> = {aware_at: 'incident amend-aware
 
 /** The command an open item names to settle it. */
 export function timelineOrderRemedy(p: BeforeStart): string {
-  return `crosstalk incident set --breach-started-at ISO (or crosstalk ${FLAGS[p.field]})`
+  return `crosstalk incident set --breach-started-at ISO; crosstalk ${FLAGS[p.field]}`
 }
 
 /** What a command recording or showing the incident prints (stderr) for each. */
