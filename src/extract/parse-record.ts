@@ -7,6 +7,7 @@ import type {RecordFields} from '../util/record-fields.js'
 import {count} from '../util/plural.js'
 import {visibleControlsLine} from '../util/sanitize.js'
 import {parseTimestamp, TimestampError} from '../util/timestamps.js'
+import {notUnicodeField} from '../util/unicode-text.js'
 
 // One record in the native log format → one record row, or the reason it is a bad line. This
 // is the hot path of ingest (hundreds of thousands of lines a second), so fields are checked by
@@ -111,6 +112,10 @@ export function rowFromRecord(value: unknown, notes: string[] = [], bodies?: Dec
     else if (typeof v === 'number') return {bad: `field ${f} is the number ${v}, which has lost digits; log it as a string`}
     else return {bad: `field ${f} must be a string`}
   }
+  // An id holding a lone surrogate cannot be stored as written: two such ids would be one
+  // (util/unicode-text.ts). Every format and --map reaches here, so the rule is kept once.
+  const notText = notUnicodeField({request_id: ids[0]!, tenant_id: ids[1]!, session_id: ids[2]!})
+  if (notText !== null) return {bad: notText}
   let ts
   try {
     ts = parseTimestamp(obj.ts)

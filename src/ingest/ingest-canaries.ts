@@ -14,6 +14,7 @@ import type {CaseDb} from '../store/open-case.js'
 import {begin, commit, rollback} from '../store/session.js'
 import {isZoneless} from '../extract/timestamps-zone.js'
 import {parseTimestamp} from '../util/timestamps.js'
+import {notUnicodeField} from '../util/unicode-text.js'
 import {parseCsv} from './csv-parse.js'
 import {nonFileKind} from './ingest-file.js'
 import {nativeQuickStatus, nativeRegistryIndex} from './native-quick.js'
@@ -564,6 +565,11 @@ function validate(path: string, line: number, value: unknown): Entry {
     }
     e = parsed.data
   }
+  // A registry's ids and markers are matched against the logs' and stored as UTF-8: one holding a
+  // lone surrogate (a JSON escape such as "\ud800") would be stored as another entry's id
+  // (util/unicode-text.ts), and a leak between the two read as a session's own marker.
+  const notText = notUnicodeField({marker: e.marker, tenant_id: e.tenant_id, session_id: e.session_id})
+  if (notText !== null) throw new InputError(`${path}:${line}: ${notText}`)
   // The marker convention is `CANARY-` in upper case (hex in either case): responses are searched
   // for that spelling, so `canary-<hex>` would be keyed as a conventional marker that no response
   // can show as written, and never found.

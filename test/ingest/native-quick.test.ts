@@ -579,6 +579,37 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     same(taskOf(bytes), set)
   })
 
+  it('leaves to TypeScript, which makes it a bad line naming the field, an id holding a lone surrogate; claims a surrogate pair and a lone surrogate in a text', () => {
+    // QA reports A and B: "tn-\ud800" and "tn-\udc00" are two tenants that UTF-8 cannot
+    // write, stored as one. serde_json refuses a lone surrogate in a string it reads (the ids),
+    // so the quick extractor leaves the line; ingest's decoder keeps the ids' JSON text for
+    // TypeScript to read, which refuses the line.
+    const line = (request_id: string, tenant_id: string, session_id: string, answer = 'see CANARY-0123456789abcdef') =>
+      JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id, tenant_id, session_id, request: 'hi', response: answer})
+    const lines = [
+      line('a', 'tn-\ud800', 's'),
+      line('b', 'tn-\udc00', 's'),
+      line('c', 't', 'sess-\udbff'),
+      line('r\udfff', 't', 's'),
+      line('d', 'tn-\ud83d\ude00', 's'),
+      line('e', 't', 's', 'text \ud800 here'),
+    ]
+    expect(lines[0]).toContain('"tn-\\ud800"')
+    const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
+    expect(claims(bytes, set)).toEqual({left: 5, blank: 0, record: 1})
+    const quick = same(taskOf(bytes), set)
+    expect(quick.bad).toBe(4)
+    // Ingest's decoder claims lines whose ids it keeps as JSON text (ingestClaims): TypeScript reads them and refuses these.
+    expect(ingestClaims(bytes).record).toBeGreaterThan(2)
+    const bad = runIngest(taskOf(bytes), true, set).items.flatMap((i) => (i.k === 'b' ? [[i.lineNo, i.reason]] : []))
+    expect(bad).toEqual([
+      [1, 'tenant_id holds a lone surrogate (\\ud800): not Unicode text'],
+      [2, 'tenant_id holds a lone surrogate (\\udc00): not Unicode text'],
+      [3, 'session_id holds a lone surrogate (\\udbff): not Unicode text'],
+      [4, 'request_id holds a lone surrogate (\\udfff): not Unicode text'],
+    ])
+  })
+
   it('leaves to TypeScript a chat answer holding a member it does not read (read by TypeScript or named unread there), and claims one of known members only', () => {
     const m = 'CANARY-0123456789abcdef'
     const chunk = (delta: unknown, choice: Record<string, unknown> = {}, top: Record<string, unknown> = {}) => `data: ${JSON.stringify({id: 'c', object: 'chat.completion.chunk', created: 1, model: 'x', choices: [{index: 0, delta, ...choice}], ...top})}\n\n`
