@@ -141,6 +141,9 @@ export function renderPii(rows: PiiResult): string {
   )
 }
 
+/** Why a scan of a case with no log record knows no count (as `status` says it). */
+const SEARCHED_NOTHING = 'no record was examined (the case holds no log record, so the scan searched nothing)'
+
 export function renderScan(r: ScanResult): string {
   const c = r.sightings_by_class
   // A full re-scan re-classifies records scanned before; on a first scan every record is new,
@@ -149,12 +152,17 @@ export function renderScan(r: ScanResult): string {
   const withoutText = r.unreadable_files.reduce((a, f) => a + (f.state === 'complete' ? (f.no_response_text ?? 0) : 0), 0)
   const lines = [
     `Scanned ${r.records_scanned} of ${count(r.records_total, 'record')} (${r.records_new} new${rescanned ? `, ${rescanned} re-classified: the canary registry or the detection rules changed since the last scan` : ''}) against ${count(r.canaries, 'canary', 'canaries')}.`,
+    // Nothing searched (no log record in the case): no count is known, not even 0.
+    r.records_total === 0
+      ? `Sightings: not known: ${SEARCHED_NOTHING}.`
     // With no registry every marker found is an orphan; the other classes are not known, not 0.
-    r.canaries === 0
+    : r.canaries === 0
       ? `Sightings: ${r.sightings}, every one an orphan: a marker-shaped token registered to nobody, since the case holds no canary registry (own, echo, cross_session and cross_tenant not known).`
       : `Sightings: ${r.sightings} (own ${c.own}, echo ${c.echo}, cross_session ${c.cross_session}, cross_tenant ${c.cross_tenant}, orphan ${c.orphan}; partial ${r.partial_sightings}).`,
+    r.records_total === 0
+      ? `Contaminated responses: not known: ${SEARCHED_NOTHING}.`
     // With no registry no marker can be attributed: the count is not a finding.
-    r.canaries === 0
+    : r.canaries === 0
       ? 'Contaminated responses (canary markers): not known: the case holds no canary registry, so no marker can be attributed to a session (crosstalk ingest canaries FILE).'
       : `Contaminated responses: ${r.contaminated_responses} (cross-tenant ${r.cross_tenant_responses}, cross-session ${r.cross_session_responses}).`,
     `Provenance: ${r.records_total === 0 ? 'not known: no record was examined' : r.provenance_matches === null ? 'skipped' : `${count(r.provenance_matches, 'response')} ${r.provenance_matches === 1 ? 'repeats' : 'repeat'} an earlier other session's text${withoutText > 0 ? ` (${count(withoutText, 'response')} had no text and ${withoutText === 1 ? 'was' : 'were'} not examined)` : ''}${

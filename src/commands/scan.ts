@@ -4,7 +4,7 @@ import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {clearProgress, scanProgressLine} from '../cli/progress.js'
 import {notReadEvidence, notReadSentence} from '../detect/not-read.js'
 import {renderScan} from '../cli/render-detect.js'
-import {registrylessScan, scanCaseUntil, ScanStopped, type RegistrylessScan, type ScanResult} from '../detect/scan-case.js'
+import {scanCaseUntil, scanJson, ScanStopped, type ScanJson, type ScanResult} from '../detect/scan-case.js'
 import {scanOnWorker, scanWorkerScript} from '../detect/scan-thread.js'
 import {answerInterrupts, watchInterrupts} from '../cli/interrupt.js'
 
@@ -28,7 +28,7 @@ export default class Scan extends BaseCommand {
     'no-provenance': Flags.boolean({description: 'Skip canary-less provenance (markers, PII and at-risk only).'}),
   }
 
-  public async run(): Promise<ScanResult | RegistrylessScan> {
+  public async run(): Promise<ScanJson> {
     const {flags} = await this.parse(Scan)
     const db = this.openCase(flags.db)
     const now = new Date()
@@ -87,6 +87,6 @@ export default class Scan extends BaseCommand {
       if (notRead !== null) this.log(notRead)
     }
     applyLeakGate(db, result, flags, (line) => this.note(line.replace(/^Gate:/, this.paint.red('Gate:'))))
-    return result.canaries === 0 ? registrylessScan(result) : result
+    return scanJson(db, result)
   }
 }

@@ -14,7 +14,7 @@ import {CliError, GateTripped, InputError, IntegrityError} from '../errors.js'
 import {safeLine} from '../util/sanitize.js'
 import {count} from '../cli/plural.js'
 import {PROVENANCE_STALE_SCOPE_NOTE, provenancelessScope, registrylessCategories, registrylessScope, type ProvenancelessScope, type RegistrylessScope} from '../scope/unscanned.js'
-import {registrylessScan, type RegistrylessScan} from '../detect/scan-case.js'
+import {scanJson, type ScanJson} from '../detect/scan-case.js'
 
 export type {TriageResult} from '../triage/run-triage.js'
 
@@ -63,8 +63,7 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
   }
 
   async run(): Promise<
-    | TriageResult
-    | (Omit<TriageResult, 'scope' | 'scan'> & {scan: RegistrylessScan | TriageResult['scan']; scope: RegistrylessScope | ProvenancelessScope<RegistrylessScope> | ProvenancelessScope<TriageResult['scope']>})
+    | (Omit<TriageResult, 'scope' | 'scan'> & {scan: ScanJson; scope: TriageResult['scope'] | RegistrylessScope | ProvenancelessScope<RegistrylessScope> | ProvenancelessScope<TriageResult['scope']>})
     | {interrupted: true; ingest: TriageResult['ingest']}
   > {
     const {argv, flags} = await this.parse(Triage)
@@ -172,9 +171,11 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
     const verdict = finalTriageGate(db, gate ?? decideLeakGate(db, scan, flags, gateNote), flags, gateNote)
     enforceLeakGate(verdict)
     // --json: scope as `scope --json` prints it (the markers' counts unknown without a registry).
+    // The scan as `scan --json` prints it (scanJson: counts unknown where nothing was searched).
+    const scanOut = scanJson(db, scan)
     const out = !provenanceKnown
-      ? (scan.canaries === 0 ? {...result, scan: registrylessScan(scan), scope: provenancelessScope(registrylessScope(scope))} : {...result, scope: provenancelessScope(scope)})
-      : (scan.canaries === 0 ? {...result, scan: registrylessScan(scan), scope: registrylessScope(scope)} : result)
+      ? (scan.canaries === 0 ? {...result, scan: scanOut, scope: provenancelessScope(registrylessScope(scope))} : {...result, scan: scanOut, scope: provenancelessScope(scope)})
+      : (scan.canaries === 0 ? {...result, scan: scanOut, scope: registrylessScope(scope)} : {...result, scan: scanOut})
     // An entry the walk reached and could not read (a broken link, a FIFO, a .zst) fails the run
     // once the case is complete, gate or none, as it fails `ingest logs` on the same paths: it
     // exited 0 with a warning, so a script saw success over a log never read. A tripped gate's 3 stands.

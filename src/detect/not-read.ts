@@ -1,7 +1,7 @@
 import type {CaseDb} from '../store/open-case.js'
 import {fileTotals} from '../store/files.js'
 import {openUnreadSources} from '../store/unread-sources.js'
-import {unreadableFiles} from './gate.js'
+import {unreadableFiles, type UnreadableFile} from './gate.js'
 import {count} from '../util/plural.js'
 import {safeLine} from '../util/sanitize.js'
 
@@ -21,11 +21,25 @@ export interface NotRead {
 export function notReadEvidence(db: CaseDb): NotRead {
   return {
     quarantined_lines: fileTotals(db).bad_lines,
-    files: [
-      ...unreadableFiles(db).map((f) => ({path: f.path, why: f.why})),
-      ...openUnreadSources(db).map((u) => ({path: u.path, why: u.reason.startsWith('not ingested') ? u.reason : `not read: ${u.reason}`})),
-    ],
+    files: [...unreadableFiles(db), ...unreadSourceFiles(db)].map((f) => ({path: f.path, why: f.why})),
   }
+}
+
+/**
+ * A log source an ingest reached and never read (still open: `status`'s NOT READ), as an entry of
+ * `scan --json`'s `unreadable_files`: the case holds no record of it (`records` 0), and what it
+ * holds is not known (`no_response_text`, `unlogged_answers` null).
+ */
+export interface UnreadSourceFile extends Omit<UnreadableFile, 'state'> {
+  state: 'not_read'
+}
+
+/** The open log sources an ingest reached and did not read, each with why, as unreadable files. */
+export function unreadSourceFiles(db: CaseDb): UnreadSourceFile[] {
+  return openUnreadSources(db).map((u) => ({
+    path: u.path, state: 'not_read', records: 0, answers: 0, no_response_text: null, unread: u.reason, unlogged_answers: null,
+    why: u.reason.startsWith('not ingested') ? u.reason : `not read: ${u.reason}`,
+  }))
 }
 
 /** Whether anything of the case was not read: an all-clear then speaks for what was read only. */

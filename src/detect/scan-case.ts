@@ -18,6 +18,7 @@ import {begin, commit, foreignKeyChecksOff, inTransaction, rollback} from '../st
 import {getSettings, ingestClaimant, piiRefKey, setPool} from '../store/settings.js'
 import {releaseMemory} from '../ingest/release-memory.js'
 import {unreadableFiles, type UnreadableFile} from './gate.js'
+import {unreadSourceFiles, type UnreadSourceFile} from './not-read.js'
 import {computePiiFindings} from './pii-findings.js'
 import {reextractPriorFiles} from './reextract.js'
 import {countNotComparable} from './provenance/not-comparable.js'
@@ -430,6 +431,38 @@ export function caseRegistry(db: CaseDb): MarkerRegistry {
  * zero; scope's figures are nulled the same way, registrylessScope).
  */
 export type RegistrylessScan = ReturnType<typeof registrylessScan>
+
+/** Counts of a scan that are not known where nothing was searched (scanJson). */
+type NotKnown<T> = {[K in keyof T]: T[K] | null}
+
+/**
+ * A scan's result as `scan --json` and triage's `scan` give it. Where the case holds no log
+ * record the scan searched nothing: every sighting and contamination count is not known (null),
+ * never 0, as `scope --json` and `status --json` give them. Without a registry the counts
+ * no marker can be attributed for are null (registrylessScan). `unreadable_files` adds the log
+ * sources an ingest reached and never read (`state: "not_read"`), as the console names them.
+ */
+export interface ScanJson extends Omit<ScanResult, 'sightings' | 'sightings_by_class' | 'partial_sightings' | 'contaminated_responses' | 'cross_session_responses' | 'cross_tenant_responses' | 'unreadable_files'> {
+  sightings: number | null
+  sightings_by_class: NotKnown<Record<SightingClass, number>>
+  partial_sightings: number | null
+  contaminated_responses: number | null
+  cross_session_responses: number | null
+  cross_tenant_responses: number | null
+  unreadable_files: Array<UnreadableFile | UnreadSourceFile>
+}
+
+export function scanJson(db: CaseDb, r: ScanResult): ScanJson {
+  const unreadable_files = [...r.unreadable_files, ...unreadSourceFiles(db)]
+  if (r.records_total === 0) {
+    const classes = Object.fromEntries(SIGHTING_CLASSES.map((c) => [c, null])) as NotKnown<Record<SightingClass, number>>
+    return {
+      ...r, sightings: null, sightings_by_class: classes, partial_sightings: null,
+      contaminated_responses: null, cross_session_responses: null, cross_tenant_responses: null, unreadable_files,
+    }
+  }
+  return {...(r.canaries === 0 ? registrylessScan(r) : r), unreadable_files}
+}
 
 export function registrylessScan(r: ScanResult) {
   return {
