@@ -202,6 +202,14 @@ describe('renderCaseReportHtml', () => {
     expect(html).toContain(`<title>${title} · crosstalk case report</title>`)
   })
 
+  it('shows an evidence file\'s name (already in shown form) in the evidence table escaped once (QA report F)', () => {
+    // facts.ts made the name visible with safeLine: ESC in "gw<ESC>[31m.jsonl" as \x1b, once.
+    const name = 'gw\\x1b[31m.jsonl'
+    const html = renderCaseReportHtml(reportData({evidence: [{name, sha256: 'ab'.repeat(32), size: 123, records: 500}]}))
+    expect(html).toContain(`<td class="mono">${name}</td>`)
+    expect(html).not.toContain('gw\\\\x1b')
+  })
+
   it('has a print style sheet', () => {
     expect(between(html, '<style>', '</style>')[0]).toContain('@media print')
   })

@@ -518,7 +518,7 @@ function caseSection(d: CaseReportData): string {
   const replay = r
     ? r.groups.map((g) => `<p>${escShown(PHRASES.en.replayGroup(g))}</p>`).join('')
     : '<p>No replay recorded (crosstalk replay).</p>'
-  const files = d.evidence.map((f) => `<tr><td class="mono">${esc(f.name)}</td><td class="mono">${esc(f.sha256)}</td><td class="n">${num(f.size)}</td><td class="n">${num(f.records)}</td></tr>`)
+  const files = d.evidence.map((f) => `<tr><td class="mono">${escShown(f.name)}</td><td class="mono">${esc(f.sha256)}</td><td class="n">${num(f.size)}</td><td class="n">${num(f.records)}</td></tr>`)
   const t = d.totals
   return `<section id="case">
 <h2>Case</h2>
