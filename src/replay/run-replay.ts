@@ -139,14 +139,20 @@ export function scalePromptSize(recorded: number | null, target: {poolTokens: nu
   // No recorded size to keep or scale: say so, rather than label the window's maximum as the recorded size.
   if (recorded === null) return {tokens: Math.max(1, limit), scaling: 'unrecorded_window_max'}
   if (target.sourcePoolTokens !== null && target.poolTokens !== null) {
-    return {tokens: clamp((recorded / target.sourcePoolTokens) * target.poolTokens), scaling: 'scaled_to_pool'}
+    const scaled = (recorded / target.sourcePoolTokens) * target.poolTokens
+    // Scaled past the window, it is clamped as a recorded size would be, and labelled so: a size
+    // clamped below the pool is no longer where the record was relative to its pool.
+    if (Math.round(scaled) <= limit) return {tokens: clamp(scaled), scaling: 'scaled_to_pool'}
+    return tooBig(limit, target.poolTokens)
   }
   if (recorded <= limit) return {tokens: recorded, scaling: 'as_recorded'}
-  if (target.poolTokens !== null && target.poolTokens + 1 < limit) {
-    // Too big for this target's window: the nearest condition it can reproduce is "past the pool, inside the window".
-    return {tokens: Math.floor((target.poolTokens + 1 + limit) / 2), scaling: 'clamped_to_gap'}
-  }
-  return {tokens: limit, scaling: 'clamped_to_window'}
+  return tooBig(limit, target.poolTokens)
+}
+
+/** A size too big for the target's window: the nearest condition it can reproduce is "past the pool, inside the window"; with no such range, the window's largest. */
+function tooBig(limit: number, poolTokens: number | null): ScaledSize {
+  if (poolTokens !== null && poolTokens + 1 < limit) return {tokens: Math.floor((poolTokens + 1 + limit) / 2), scaling: 'clamped_to_gap'}
+  return {tokens: Math.max(1, limit), scaling: 'clamped_to_window'}
 }
 
 /** Triggers judged: those the target answered with readable text or refused. A hung or erroring trigger tested nothing. */
@@ -160,7 +166,9 @@ export function replayVerdict(counts: {trials: number; reproduced: number; rejec
   const judged = judgedTrials(counts)
   // Nothing judged (every trigger hung, errored or was unreadable, or no primer was served before it): nothing was tested.
   if (judged === 0) return 'inconclusive'
-  if (counts.rejected * 2 >= judged) return 'rejected'
+  // Rejected only where the target refused every trigger judged: one served and not reproduced is a
+  // trigger that entered the condition and did not leak, whatever the others met.
+  if (counts.rejected >= judged) return 'rejected'
   return 'not_reproduced'
 }
 
@@ -223,7 +231,7 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
   const sourcePool = options.sourcePoolTokens ?? null
   const scalingNote =
     sourcePool !== null && poolTokens !== null
-      ? `prompt sizes scaled by the target's pool relative to the source's (${poolTokens}/${sourcePool})`
+      ? `prompt sizes scaled by the target's pool relative to the source's (${poolTokens}/${sourcePool}); a scaled size past the target's window (${maxModelLen} tokens) clamped ${poolTokens + 1 < maxModelLen - maxTokens - 1 ? `into its gap zone (pool ${poolTokens})` : 'to the window'}, and labelled so`
       : `recorded sizes kept where they fit the target's window (${maxModelLen} tokens); larger ones clamped ${poolTokens !== null ? `into its gap zone (pool ${poolTokens})` : 'to the window'}; a record with no recorded size (no token count, no prompt text) sent at the window's largest; pass --source-pool-tokens to scale pool-relative`
 
   const startedAt = options.now().toISOString()
@@ -277,7 +285,9 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
   if (failure) progress(`stopped: the target ${failure.outcome === 'hung' ? 'hung' : 'failed'} on ${failure.request}: ${failure.error}`)
   const finishedAt = options.now().toISOString()
   const interrupted = stopped()
-  const allRejected = results.length > 0 && results.every((r) => r.verdict === 'rejected')
+  // --help: a negative control by default only where the target rejected every trial (none hung,
+  // errored, was served or went unjudged).
+  const allRejected = results.length > 0 && results.every((r) => r.rejected > 0 && r.rejected === r.trials && r.no_text + r.incomplete + r.other_markers + r.unprimed + r.primer_leaks === 0)
   const purpose = options.purpose ?? (allRejected ? 'negative-control' : 'confirmation')
   finishReplayRun(db, runId, finishedAt, interrupted, {purpose, targetKind, targetVersion: version})
   return {
