@@ -203,10 +203,10 @@ export function compareCodePoints(a: string, b: string): number {
  * first (SIGHTING_RULES 3): the other reading would let a cut-short foreign marker pass as the
  * response's own.
  */
-function resolveToken(registry: MarkerRegistry, key: string): {registered: RegisteredMarker | null; partial: boolean} {
+function resolveToken(registry: MarkerRegistry, key: string, minPartialHex = MIN_PARTIAL_HEX): {registered: RegisteredMarker | null; partial: boolean} {
   const exact = registry.exact(key)
   if (exact) return {registered: exact, partial: false}
-  if (key.length - PREFIX.length >= MIN_PARTIAL_HEX) {
+  if (key.length - PREFIX.length >= minPartialHex) {
     const longer = hexExtending(registry, key)
     if (longer.length === 1) return {registered: longer[0]!, partial: true}
   }
@@ -222,12 +222,26 @@ function resolveToken(registry: MarkerRegistry, key: string): {registered: Regis
  * inside it is no sighting of its own (resolveTokens). Such keys can sort among the hex ones
  * (`-` before the digits, `_` and capitals between `9` and `a`), so the search widens past them.
  */
-function hexExtending(registry: MarkerRegistry, key: string): RegisteredMarker[] {
+function hexExtending(registry: MarkerRegistry, key: string, most = 2): RegisteredMarker[] {
   for (let limit = 2; ; limit *= 8) {
     const longer = registry.extending(key, limit)
     const hex = longer.filter((m) => isConventionalKey(m.key))
-    if (hex.length >= 2 || longer.length < limit) return hex.slice(0, 2)
+    if (hex.length >= most || longer.length < limit) return hex.slice(0, most)
   }
+}
+
+/**
+ * resolveToken for the markers a run made and gave out itself (probe, replay), cut short from
+ * `minPartialHex` hex digits: the run knows each of its markers whole and made them random, so a
+ * shorter cut than the contract's 16 digits still names one (a model's answer stops at max_tokens,
+ * inside a marker, well before 16 of its digits). Where the token resolves to no marker but is a
+ * prefix of two or more, `candidates` lists every one (whose each is, the caller tells: a cut that
+ * several owners' markers share is no one's in particular, and never no marker).
+ */
+export function resolveCutShort(registry: MarkerRegistry, key: string, minPartialHex: number): {registered: RegisteredMarker | null; partial: boolean; candidates: RegisteredMarker[]} {
+  const resolved = resolveToken(registry, key, minPartialHex)
+  const cut = resolved.registered === null && key.length - PREFIX.length >= minPartialHex
+  return {...resolved, candidates: cut ? hexExtending(registry, key, Number.POSITIVE_INFINITY) : []}
 }
 
 /** Markers fetched at once for the longest-prefix search; past this many, one lookup per length. */

@@ -1,7 +1,7 @@
 import type {Rng} from '../util/rng.js'
 import {hasText, isAuthStatus, ServingClient, type Endpoint, type GenerateResult, type TargetFailure} from './client.js'
 import {mapLimit} from './limit.js'
-import {foreignMarkers} from './markers.js'
+import {foreignMarkers, readForeign, type ForeignMarker} from './markers.js'
 import {buildPrompt, fillerWords, newPersona, sizePrompt, type Persona, type SizedPrompt} from './prompts.js'
 import {assertSafeTarget, shownTarget, WITHHELD, type Resolver} from './target-guard.js'
 import {count} from '../util/plural.js'
@@ -324,10 +324,11 @@ function answeredAs(result: GenerateResult): string {
 const UNKNOWN_OWNER = 'unknown'
 
 /** Whose the foreign markers are, as far as the probe gave them out: never "another tenant's" for a marker it gave no one. */
-function ownersOf(foreign: readonly string[], owners: ReadonlyMap<string, string>): string {
-  const known = foreign.filter((marker) => owners.has(marker.toLowerCase())).length
-  const unknown = foreign.length - known
-  return [known > 0 ? `${known} given to another probe tenant` : '', unknown > 0 ? `${unknown} given to no probe tenant: owner unknown` : ''].filter(Boolean).join('; ')
+function ownersOf(foreign: readonly ForeignMarker[]): string {
+  const known = foreign.filter((m) => !m.ambiguous && m.owners.length > 0).length
+  const ambiguous = foreign.filter((m) => m.ambiguous).length
+  const unknown = foreign.length - known - ambiguous
+  return [known > 0 ? `${known} given to another probe tenant` : '', ambiguous > 0 ? `${ambiguous} cut short to digits that markers of several probe tenants begin with: owner ambiguous` : '', unknown > 0 ? `${unknown} given to no probe tenant: owner unknown` : ''].filter(Boolean).join('; ')
 }
 
 function contaminationCheck(
@@ -342,6 +343,8 @@ function contaminationCheck(
   const flows = new Map<string, {source_tenant: string; recipient_tenant: string}>()
   // Markers no probe tenant was given (the server's own text, or traffic not the probe's): whose they are is not known.
   const unowned = new Set<string>()
+  // Markers cut short to digits that markers of several owners begin with: whose they are cannot be told.
+  const ambiguous = new Set<string>()
   let status: number | null = null
   let elapsed = 0
   for (const {job, result} of entries) {
@@ -358,15 +361,15 @@ function contaminationCheck(
       continue
     }
     searched++
-    const foreign = foreignMarkers(result.text, [job.persona.canary])
+    const foreign = readForeign(result.text, [job.persona.canary], owners)
     if (foreign.length === 0) {
       if (result.outcome === 'served' && result.incomplete !== null) counts.incomplete++
       continue
     }
     counts.leaks++
-    for (const marker of foreign) {
-      const owner = owners.get(marker.toLowerCase())
-      if (owner === undefined) unowned.add(marker.toLowerCase())
+    for (const found of foreign) {
+      const owner = !found.ambiguous && found.owners.length === 1 ? found.owners[0] : undefined
+      if (owner === undefined) (found.ambiguous ? ambiguous : unowned).add(found.marker)
       const source = owner ?? UNKNOWN_OWNER
       flows.set(`${source}>${job.tenant.tenant}`, {source_tenant: source, recipient_tenant: job.tenant.tenant})
     }
@@ -384,7 +387,7 @@ function contaminationCheck(
   const served = `${counts.served} served${counts.served > 0 ? ` (${read} read, ${counts.no_text} with no readable text${notWhole})` : ''}`
   const detail =
     outcome === 'leak'
-      ? `${counts.leaks}/${entries.length} responses carried foreign markers (${count(crossTenant, 'cross-tenant flow')}${unowned.size > 0 ? `; ${count(unowned.size, 'marker')} no probe tenant was given: owner unknown` : ''})${counts.no_text > 0 ? `; ${counts.no_text} more served with no readable text` : ''}`
+      ? `${counts.leaks}/${entries.length} responses carried foreign markers (${count(crossTenant, 'cross-tenant flow')}${ambiguous.size > 0 ? `; ${count(ambiguous.size, 'marker')} cut short to digits that markers of several probe tenants begin with: owner ambiguous` : ''}${unowned.size > 0 ? `; ${count(unowned.size, 'marker')} no probe tenant was given: owner unknown` : ''})${counts.no_text > 0 ? `; ${counts.no_text} more served with no readable text` : ''}`
       : `${served}, ${counts.rejected} rejected, ${counts.hung} hung, ${counts.error} errors${counts.not_sent > 0 ? `, ${counts.not_sent} not sent` : ''}; ${
           !unobserved
             ? read > 0
@@ -444,15 +447,15 @@ async function cacheChecks(
   const size = same.result.promptTokens
   const base = {size_tokens: size, stream: false, requests: 1}
   // These answers are searched too: another tenant's marker in any of them is a leak, whatever the cache figures say.
-  const sameForeign = [...new Set([warm, same.result].flatMap((result) => foreignMarkers(result.text, [persona.canary])))]
-  const diffForeign = foreignMarkers(diff.result.text, [persona.canary])
+  const sameForeign = [...new Map([warm, same.result].flatMap((result) => readForeign(result.text, [persona.canary], opts.owners)).map((m) => [m.marker, m])).values()]
+  const diffForeign = readForeign(diff.result.text, [persona.canary], opts.owners)
   if (sameForeign.length > 0 || diffForeign.length > 0) {
-    const leakCheck = (name: string, entry: {result: GenerateResult; cached: number | null}, foreign: string[], requests: number, expected: string): ProbeCheck => ({
+    const leakCheck = (name: string, entry: {result: GenerateResult; cached: number | null}, foreign: ForeignMarker[], requests: number, expected: string): ProbeCheck => ({
       ...base, name, requests, expected,
       outcome: foreign.length > 0 ? 'leak' : entry.result.outcome === 'served' ? 'clean' : entry.result.outcome,
       ok: false,
       inconclusive: foreign.length === 0,
-      detail: foreign.length > 0 ? `answered with ${count(foreign.length, 'foreign marker')} (${ownersOf(foreign, opts.owners)})` : 'not judged: the other cache request carried a foreign marker',
+      detail: foreign.length > 0 ? `answered with ${count(foreign.length, 'foreign marker')} (${ownersOf(foreign)})` : 'not judged: the other cache request carried a foreign marker',
       http_status: entry.result.httpStatus, elapsed_ms: entry.result.elapsedMs, cached_tokens: entry.cached,
     })
     return [leakCheck('cache_isolation.same_salt', same, sameForeign, 2, 'hit'), leakCheck('cache_isolation.different_salt', diff, diffForeign, 1, 'miss')]
