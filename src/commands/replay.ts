@@ -134,7 +134,7 @@ Every request ends within --timeout; redirects are never followed. A target that
           (r.incomplete > 0 ? `  ${count(r.incomplete, 'answer')} not read whole: a stream cut off or an event that was no JSON document (not counted)` : '') +
           (r.unprimed > 0 ? `  ${count(r.unprimed, 'trial')} not run: no primer was served` : '') +
           (r.primer_leaks > 0 ? `  ${count(r.primer_leaks, 'answer')} to priming requests carried another synthetic tenant's marker (a leak observed)` : '') +
-          (r.other_markers > 0 ? `  ${count(r.other_markers, 'answer')} with a marker the run gave no one (not counted)` : '') +
+          (r.other_markers > 0 ? `  ${count(r.other_markers, 'answer')} with a marker the run gave no one${r.ambiguous_markers > 0 ? ` (${r.ambiguous_markers} cut short so that whose it is cannot be told)` : ''} (not counted)` : '') +
           (r.other_owners.length > 0 ? `  markers the run gave no one that the case's canary registry assigns to ${r.other_owners.map((o) => `${safeLine(o.tenant)}/${safeLine(o.session)}`).join(', ')}` : '') +
           (r.other_unowned > 0 ? `  ${count(r.other_unowned, 'marker')} the run gave no one and the case's registry does not hold (owner unknown)` : ''),
       )
@@ -191,12 +191,13 @@ function gateOf(result: ReplayResult): GateTripped | null {
   const notWhole = result.results.reduce((sum, r) => sum + r.incomplete, 0)
   const unprimed = result.results.reduce((sum, r) => sum + r.unprimed, 0)
   const other = result.results.reduce((sum, r) => sum + r.other_markers, 0)
+  const ambiguous = result.results.reduce((sum, r) => sum + r.ambiguous_markers, 0)
   const reasons = [
     unanswered > 0 ? `${count(unanswered, 'trial')} hung or errored` : '',
     unread > 0 ? `${count(unread, 'answer')} with no readable text` : '',
     notWhole > 0 ? `${count(notWhole, 'answer')} not read whole (a stream cut off, or an event that was no JSON document)` : '',
     unprimed > 0 ? `${count(unprimed, 'trial')} not run: no primer was served` : '',
-    other > 0 ? `${count(other, 'answer')} with a marker the run gave no one${result.results.some((r) => r.other_unowned > 0) ? ' (owner unknown)' : " (the case's canary registry names its owner)"}` : '',
+    other > 0 ? `${count(other, 'answer')} with a marker the run gave no one${other > ambiguous ? (result.results.some((r) => r.other_unowned > 0) ? ' (owner unknown)' : " (the case's canary registry names its owner)") : ''}${ambiguous > 0 ? ` (${ambiguous} cut short so that whose it is cannot be told)` : ''}` : '',
     result.target_failure ? `the target ${result.target_failure.outcome === 'hung' ? 'hung' : 'failed'} on ${result.target_failure.request}` : result.interrupted ? 'the run was interrupted' : '',
   ].filter(Boolean)
   return reasons.length > 0 ? new GateTripped(`replay could not judge: ${reasons.join('; ')}`, 'E_INCONCLUSIVE') : null

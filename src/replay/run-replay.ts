@@ -1,7 +1,7 @@
 import {InputError} from '../errors.js'
 import {hasText, ServingClient, TargetFailed, type Endpoint, type GenerateResult, type TargetFailure} from '../probe/client.js'
 import {mapLimit} from '../probe/limit.js'
-import {findMarkers, foreignMarkers} from '../probe/markers.js'
+import {findMarkers, readForeign, type ForeignMarker} from '../probe/markers.js'
 import {buildPrompt, fillerWords, newPersona, sizePrompt, type Persona} from '../probe/prompts.js'
 import {assertSafeTarget, shownTarget, WITHHELD, type Resolver} from '../probe/target-guard.js'
 import type {CaseDb} from '../store/open-case.js'
@@ -90,11 +90,16 @@ export interface ReplayRecordResult extends Omit<ReplayResultRow, 'verdict' | 'r
   /** Trials not run because none of their primers was served (nothing was in the pool to leak): not counted in `trials`. */
   unprimed: number
   /**
-   * Triggers whose answer carried a marker this run gave no synthetic tenant (no primer, no earlier
-   * trigger) and none that it did: whose it is is not known, so
-   * it neither reproduces the leak nor lets the trigger count as not reproduced; not counted in `trials`.
+   * Answers that carried a marker this run gave no synthetic tenant (no primer, no earlier
+   * trigger) and none that it did, or one cut short to digits that the requester's own marker and
+   * another the run gave out both begin with (`ambiguous_markers`): whose it is is not known. A
+   * trigger's such answer neither reproduces the leak nor counts as not reproduced (not in
+   * `trials`); a primer's is counted here too (the target sent a synthetic client a marker not
+   * the run's: a customer's, maybe), and trips --fail-on-leak either way.
    */
   other_markers: number
+  /** Of `other_markers`, answers whose marker was cut short so that whose it is cannot be told (the requester's own, or another the run gave out). */
+  ambiguous_markers: number
 }
 
 export interface ReplayResult {
@@ -258,7 +263,9 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
   // Every canary this run gave a synthetic tenant: its primers', and its earlier triggers' (a
   // trigger primes the pool for the trials after it). One of them in a later trigger's answer is
   // another tenant's canary reaching it, whichever trial sent it.
-  const runMarkers = new Set<string>()
+  // (marker → owner, for readForeign: every one is "the run's"; only the requester's own is not foreign.)
+  const runMarkers = new Map<string, string>()
+  const RUN = 'run'
   const ownerOf = registryOwner(db)
   const stopped = (): boolean => (options.signal?.aborted ?? false) || client.failure !== null
   for (const record of records) {
@@ -271,13 +278,13 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
     // judged by no trial (every trigger hung, errored or answered without readable text) is stored
     // as inconclusive, never as a negative, with its answers not judged counted: the drafts say so.
     {
-      const {judged: _judged, other_unowned: _unowned, ...row} = result
+      const {judged: _judged, other_unowned: _unowned, ambiguous_markers: _ambiguous, ...row} = result
       insertReplayResult(db, runId, row)
       if (row.scaling === 'original_prompt') markReplayRunOriginalPrompt(db, runId)
     }
     results.push(result)
     progress(
-      `${record.request_id}: ${result.verdict} (${result.reproduced}/${result.judged}${result.primer_leaks > 0 ? `; ${result.primer_leaks} answers to priming requests carried another synthetic tenant's marker: a leak observed` : ''}${result.hung + result.errors > 0 ? `; ${result.hung + result.errors} hung or errored, not judged` : ''}${result.no_text > 0 ? `; ${result.no_text} answered with no readable text` : ''}${result.incomplete > 0 ? `; ${result.incomplete} answered with a stream not read whole, not judged` : ''}${result.other_markers > 0 ? `; ${result.other_markers} answered with a marker the run gave no one, not judged` : ''}${result.unprimed > 0 ? `; ${result.unprimed} not run: no primer was served` : ''})`,
+      `${record.request_id}: ${result.verdict} (${result.reproduced}/${result.judged}${result.primer_leaks > 0 ? `; ${result.primer_leaks} answers to priming requests carried another synthetic tenant's marker: a leak observed` : ''}${result.hung + result.errors > 0 ? `; ${result.hung + result.errors} hung or errored, not judged` : ''}${result.no_text > 0 ? `; ${result.no_text} answered with no readable text` : ''}${result.incomplete > 0 ? `; ${result.incomplete} answered with a stream not read whole, not judged` : ''}${result.other_markers > 0 ? `; ${result.other_markers} answered with a marker the run gave no one${result.ambiguous_markers > 0 ? ` (${result.ambiguous_markers} cut short so that whose it is cannot be told)` : ''}, not judged` : ''}${result.unprimed > 0 ? `; ${result.unprimed} not run: no primer was served` : ''})`,
     )
   }
   // (Read again: the loop above may have tripped it since the check before the run started.)
@@ -343,24 +350,33 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
     let unprimed = 0
     let otherMarkers = 0
     let primerLeaks = 0
+    let ambiguousMarkers = 0
     // Markers the run gave no one, found in this record's answers: looked up in the case's registry.
     const otherSeen = new Set<string>()
-    const noteOthers = (markers: readonly string[]): void => {
-      for (const marker of markers) if (!runMarkers.has(marker.toLowerCase())) otherSeen.add(marker)
+    // A marker the run gave a synthetic tenant, found whole, cut short by max_tokens or run into more hex (readForeign).
+    const isRunMarker = (m: ForeignMarker): boolean => !m.ambiguous && m.owners.length > 0
+    const noteOthers = (markers: readonly ForeignMarker[]): void => {
+      for (const m of markers) if (!m.ambiguous && m.owners.length === 0) otherSeen.add(m.marker)
     }
     for (let trial = 0; trial < options.trials; trial++) {
       if (stopped()) break
       const primerPersonas = Array.from({length: primers}, (_, i) => newPersona(rng, `primer${i + 1}`))
-      for (const persona of primerPersonas) runMarkers.add(persona.canary.toLowerCase())
+      for (const persona of primerPersonas) runMarkers.set(persona.canary.toLowerCase(), RUN)
       const primed = await mapLimit(primerPersonas, options.concurrency ?? 4, (persona) =>
         client.generate({endpoint: 'chat', model: model!, stream: false, maxTokens, text: buildPrompt(persona, filler, primerWords)}),
       )
       // Every answer is searched, the primers' too: another synthetic tenant's marker in a primer's
-      // answer is the target leaking during this replay, whatever the trigger then shows.
+      // answer is the target leaking during this replay, whatever the trigger then shows. Any other
+      // marker (one the run gave no one: a customer's, registered in the case or not, or one cut
+      // short so that whose it is cannot be told) is counted too: never an answer with nothing in it.
       primed.forEach((answer, i) => {
         if (!answer) return
-        const foreign = foreignMarkers(answer.text, [primerPersonas[i]!.canary])
-        if (foreign.some((marker) => runMarkers.has(marker.toLowerCase()))) primerLeaks++
+        const foreign = readForeign(answer.text, [primerPersonas[i]!.canary], runMarkers)
+        if (foreign.some(isRunMarker)) primerLeaks++
+        else if (foreign.length > 0) {
+          otherMarkers++
+          if (foreign.some((m) => m.ambiguous)) ambiguousMarkers++
+        }
         noteOthers(foreign)
       })
       // A trial is its trigger: if the primers already broke the target, this one never ran.
@@ -372,7 +388,8 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
       }
       const trigger: Persona = newPersona(rng, 'trigger')
       const text = original ? record.request_text! : buildPrompt(trigger, filler, words)
-      if (!original) runMarkers.add(trigger.canary.toLowerCase())
+      // The trigger's markers are the run's once sent (an original prompt's too: the run sent them): one in a later primer's answer is the fault reproduced.
+      for (const marker of original ? findMarkers(text) : [trigger.canary]) runMarkers.set(marker.toLowerCase(), RUN)
       const result: GenerateResult = await client.generate({endpoint, model: model!, stream, maxTokens, text})
       // Cut short by Ctrl-C/SIGTERM: the trigger was not answered, and is no trial of any kind.
       if (options.signal?.aborted && result.outcome === 'error') break
@@ -380,11 +397,14 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
       // Every answer that carried text is searched, whatever its outcome: an error event after
       // (or beside) the text delivered it all the same. Only a primer's canary reproduces the
       // leak; a marker the run gave no one is reported apart (its owner is not known).
-      const foreign = foreignMarkers(result.text, own)
-      const leaked = foreign.some((marker) => runMarkers.has(marker.toLowerCase()))
+      // A marker cut short by max_tokens is read as the scan reads one in a log: of the trigger's own
+      // marker, an echo; of another the run gave out, that marker; of both, ambiguous (not judged).
+      const foreign = readForeign(result.text, own, runMarkers)
+      const leaked = foreign.some(isRunMarker)
       noteOthers(foreign)
       if (!leaked && foreign.length > 0) {
         otherMarkers++
+        if (foreign.some((m) => m.ambiguous)) ambiguousMarkers++
         continue
       }
       // An answer with no readable text was searched for nothing: it cannot count as not reproduced.
@@ -435,6 +455,7 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
       judged,
       unprimed,
       other_markers: otherMarkers,
+      ambiguous_markers: ambiguousMarkers,
       primer_leaks: primerLeaks,
       other_owners: [...owners.values()],
       other_unowned: unowned,

@@ -63,7 +63,8 @@ describe('replay: only a canary the run gave a synthetic tenant reproduces the l
     const {db} = await contaminated()
     try {
       const result = await runReplay(db, options(target))
-      expect(result.results.map((r) => [r.verdict, r.reproduced, r.trials, r.other_markers])).toEqual([['inconclusive', 0, 0, 3]])
+      // 3 triggers and their 9 primers each answered with it: every answer counted (a primer's too).
+      expect(result.results.map((r) => [r.verdict, r.reproduced, r.trials, r.other_markers])).toEqual([['inconclusive', 0, 0, 12]])
       // Stored so that the drafts count it as a trial not judged, never as reproduced or not.
       expect(listReplayResults(db).map((r) => [r.verdict, r.reproduced, r.trials])).toEqual([['inconclusive', 0, 0]])
     } finally {
@@ -89,6 +90,6 @@ describe('replay: only a canary the run gave a synthetic tenant reproduces the l
     const r = await run(['replay', '--db', path, '--from-sightings', '--target', target, '--pool-tokens', String(POOL), '--advertised-tokens', String(WINDOW), '--trials', '2', '--timeout', '2', '--fail-on-leak'])
     expect(r.code).toBe(3)
     expect(r.stdout + r.stderr).not.toMatch(/confirmed 1 record/)
-    expect(r.stderr).toMatch(/replay could not judge: 2 answers with a marker the run gave no one \(owner unknown\)/)
+    expect(r.stderr).toMatch(/replay could not judge: 8 answers with a marker the run gave no one \(owner unknown\)/)
   })
 })
