@@ -101,11 +101,13 @@ export const replayGroupSchema = z.object({
   wilson_high: z.number(),
   /** whether any record's original prompt was re-sent */
   original_prompt: z.boolean(),
-  /** distinct records whose original prompt was re-sent; the others were sent same-length synthetic stand-ins */
+  /** distinct records whose original prompt was re-sent; the others were sent synthetic stand-ins, sized as stand_in_sizes says */
   original_prompt_records: z.number().int().optional(),
+  /** how the stand-ins' sizes were mapped from the recorded ones (as_recorded: same length; scaled_to_pool, clamped_to_gap, clamped_to_window, unrecorded_window_max), with the distinct records sent each way */
+  stand_in_sizes: z.array(z.object({scaling: z.string(), records: z.number().int()})).optional(),
   /** answers to the priming requests that carried another synthetic tenant's marker (the target leaked during the replay); null: not recorded (results stored before case schema 16) */
   primer_leaks: z.number().int().nullable().optional(),
-  /** triggers answered with a marker the replay gave no synthetic tenant: not judged; null: not recorded */
+  /** answers (to triggers, and since this release to priming requests) that carried a marker the replay gave no synthetic tenant, or one cut short so that whose it is cannot be told: not judged; null: not recorded */
   other_markers: z.number().int().nullable().optional(),
   /** distinct sessions of the case's canary registry whose markers those answers carried; null: not recorded */
   other_owner_sessions: z.number().int().nullable().optional(),

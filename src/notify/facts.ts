@@ -235,8 +235,14 @@ export interface ReplayTargetFacts {
   wilson_high: number
   /** whether any record's original prompt was re-sent */
   original_prompt: boolean
-  /** distinct records whose original prompt (logged text) was re-sent; the others were sent same-length synthetic stand-ins (with --original-prompt too, where the log held no request text) */
+  /** distinct records whose original prompt (logged text) was re-sent; the others were sent synthetic stand-ins (with --original-prompt too, where the log held no request text), sized as `stand_in_sizes` says */
   original_prompt_records?: number
+  /**
+   * How the stand-ins' sizes were mapped from the recorded ones, as each result stored it
+   * (as_recorded, scaled_to_pool, clamped_to_gap, clamped_to_window, unrecorded_window_max), with
+   * the distinct records sent each way: a stand-in is same-length only where it was sent as recorded.
+   */
+  stand_in_sizes?: Array<{scaling: string; records: number}>
   /** answers to the priming requests that carried another synthetic tenant's marker: the target leaked during the replay; null: a result of these runs was stored before case schema 16 (not recorded) */
   primer_leaks?: number | null
   /** triggers whose answer carried a marker the replay gave no synthetic tenant (not judged); null: not recorded */
@@ -904,6 +910,10 @@ function judgedOf(r: StoredReplayResult): number {
   return Math.max(0, r.trials - r.hung - r.errors)
 }
 
+/** The order the drafts name stand-in sizings in: as recorded first, then the further from it. */
+const SCALINGS = ['as_recorded', 'scaled_to_pool', 'clamped_to_gap', 'clamped_to_window', 'unrecorded_window_max']
+const scalingRank = (scaling: string): number => (SCALINGS.includes(scaling) ? SCALINGS.indexOf(scaling) : SCALINGS.length)
+
 /** Replay results grouped by target and purpose, distinct records per group. */
 export function replayFacts(stored: readonly StoredReplayResult[]): ReplayFacts | null {
   // A trigger that hung or errored tested nothing: the figures count judged trials only, and a
@@ -942,6 +952,8 @@ export function replayFacts(stored: readonly StoredReplayResult[]): ReplayFacts 
       const ownerSessions = g.some((r) => r.other_owners === null || r.other_owners === undefined) ? null : new Set(g.flatMap((r) => r.other_owners!.map((o) => JSON.stringify([o.tenant, o.session])))).size
       // What was sent, per record: a run given --original-prompt sent a stand-in for a record whose log held no request text.
       const originalRecords = new Set(g.filter((r) => r.scaling === 'original_prompt').map((r) => r.request_id)).size
+      const standIns = new Map<string, Set<string>>()
+      for (const r of g) if (r.scaling !== 'original_prompt') standIns.set(r.scaling, (standIns.get(r.scaling) ?? new Set()).add(r.request_id))
       const starts = g.map((r) => r.started_at).sort()
       const first = g[0]!
       return {
@@ -967,6 +979,7 @@ export function replayFacts(stored: readonly StoredReplayResult[]): ReplayFacts 
         wilson_high: w.high,
         original_prompt: originalRecords > 0,
         original_prompt_records: originalRecords,
+        stand_in_sizes: [...standIns].map(([scaling, records]) => ({scaling: safeLine(scaling), records: records.size})).sort((a, b) => scalingRank(a.scaling) - scalingRank(b.scaling)),
         primer_leaks: sumOf('primer_leaks'),
         other_markers: sumOf('other_markers'),
         other_owner_sessions: ownerSessions,

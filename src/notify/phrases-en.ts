@@ -47,6 +47,22 @@ export function replayTargetPlace(target: string): string {
   }
 }
 
+/** How the stand-ins were sized, from the scalings the results stored: "same-length" only for those sent as recorded. */
+const STAND_IN_SIZES: Record<string, string> = {
+  as_recorded: 'same-length stand-ins',
+  scaled_to_pool: "stand-ins scaled to the test target's KV pool, keeping the recorded size's ratio to the source stack's pool",
+  clamped_to_gap: "stand-ins clamped to a size between the test target's pool and its window, the recorded size being too large for its window",
+  clamped_to_window: "stand-ins clamped to the test target's window, the recorded size being too large for it",
+  unrecorded_window_max: "stand-ins of the largest size the test target's window takes, the log having recorded no size",
+}
+
+function standInSizes(sizes: ReplayTargetFacts['stand_in_sizes']): string {
+  if (sizes === undefined || sizes.length === 0) return 'synthetic stand-ins; how their sizes were mapped is not recorded here'
+  const label = (scaling: string): string => STAND_IN_SIZES[scaling] ?? `stand-ins sized as the run recorded it: ${scaling}`
+  if (sizes.length === 1) return label(sizes[0]!.scaling)
+  return sizes.map((s) => `${count(s.records, 'request')}: ${label(s.scaling)}`).join('; ')
+}
+
 function replayGroup(g: ReplayTargetFacts): string {
   const where =
     g.target_kind === 'simulator'
@@ -59,14 +75,15 @@ function replayGroup(g: ReplayTargetFacts): string {
   const stats = g.trials > 0 ? `; ${g.reproduced} of ${count(g.trials, 'trial')} reproduced the leak, ${pct(g.rate)} (95 % Wilson interval ${pct(g.wilson_low)}–${pct(g.wilson_high)})` : ''
   // Per record as sent: --original-prompt re-sends only what the log holds.
   const originals = g.original_prompt_records ?? (g.original_prompt ? g.records : 0)
+  const standIns = standInSizes(g.stand_in_sizes)
   const prompts =
     originals === 0
-      ? ' The original prompts were not re-sent (same-length stand-ins).'
+      ? ` The original prompts were not re-sent (${standIns}).`
       : originals >= g.records
         ? ' The original prompts were re-sent (an explicit, audited opt-in).'
-        : ` The original prompts of ${originals} of these ${count(g.records, 'request')} were re-sent (an explicit, audited opt-in); the others were not (same-length stand-ins: the log held no prompt text).`
+        : ` The original prompts of ${originals} of these ${count(g.records, 'request')} were re-sent (an explicit, audited opt-in); the others were not (${standIns}: the log held no prompt text).`
   const primerLeaks = g.primer_leaks === null ? '; whether the answers to the priming requests carried another synthetic tenant\'s marker was not recorded for these runs' : (g.primer_leaks ?? 0) > 0 ? `; ${count(g.primer_leaks!, 'answer')} to the replay's priming requests carried another synthetic tenant's marker: the target leaked during the replay` : ''
-  const others = (g.other_markers ?? 0) > 0 ? `; ${count(g.other_markers!, 'answer')} carried a marker the replay gave no synthetic tenant (not judged)${(g.other_owner_sessions ?? 0) > 0 ? `, the case's canary registry assigns such markers to ${count(g.other_owner_sessions!, 'customer session')}` : ''}` : ''
+  const others = (g.other_markers ?? 0) > 0 ? `; ${count(g.other_markers!, 'answer')} (to triggers or to priming requests) carried a marker the replay gave no synthetic tenant, or one cut short so that whose it is cannot be told (not judged, and no sign that the target is clean)${(g.other_owner_sessions ?? 0) > 0 ? `, the case's canary registry assigns such markers to ${count(g.other_owner_sessions!, 'customer session')}` : ''}` : ''
   const inconclusive = (g.inconclusive ?? 0) > 0 ? `, ${g.inconclusive} could not be judged (no trigger judged)` : ''
   // Answers not judged are in none of the trials counted: said, or said to be not recorded (runs stored before they were).
   const unjudged = g.unjudged_trials === null ? '; whether any trial could not be judged (incomplete answer / no text) was not recorded for these runs' : (g.unjudged_trials ?? 0) > 0 ? `; ${count(g.unjudged_trials!, 'trial')} could not be judged (incomplete answer / no text) and ${g.unjudged_trials === 1 ? 'is' : 'are'} in none of these figures` : ''

@@ -28,6 +28,22 @@ function range(r: {low: number; high: number | null} | null, approx = false): st
   return `entre ${r.low} et ${r.high}${approx ? ' (approximatif)' : ''}`
 }
 
+/** Comment les textes de substitution ont été dimensionnés, d'après le dimensionnement enregistré : « de même longueur » seulement pour ceux envoyés à la taille enregistrée. */
+const STAND_IN_SIZES: Record<string, string> = {
+  as_recorded: 'textes de substitution de même longueur',
+  scaled_to_pool: "textes de substitution mis à l'échelle du pool KV de la cible d'essai, dans le rapport de la taille enregistrée au pool de la chaîne d'origine",
+  clamped_to_gap: "textes de substitution ramenés à une taille entre le pool de la cible d'essai et sa fenêtre, la taille enregistrée dépassant sa fenêtre",
+  clamped_to_window: "textes de substitution ramenés à la fenêtre de la cible d'essai, la taille enregistrée la dépassant",
+  unrecorded_window_max: "textes de substitution de la plus grande taille qu'accepte la fenêtre de la cible d'essai, le journal n'enregistrant aucune taille",
+}
+
+function standInSizes(sizes: ReplayTargetFacts['stand_in_sizes']): string {
+  if (sizes === undefined || sizes.length === 0) return "textes de substitution ; leur dimensionnement n'est pas enregistré ici"
+  const label = (scaling: string): string => STAND_IN_SIZES[scaling] ?? `textes de substitution dimensionnés ainsi : ${scaling}`
+  if (sizes.length === 1) return label(sizes[0]!.scaling)
+  return sizes.map((s) => `${compte(s.records, 'requête')} : ${label(s.scaling)}`).join(' ; ')
+}
+
 function replayGroup(g: ReplayTargetFacts): string {
   const where =
     g.target_kind === 'simulator'
@@ -39,12 +55,13 @@ function replayGroup(g: ReplayTargetFacts): string {
   const when = g.first_at === g.last_at ? `le ${g.first_at}` : `entre le ${g.first_at} et le ${g.last_at}`
   const stats = g.trials > 0 ? ` ; ${compte(g.reproduced, 'essai')} sur ${g.trials} ${un(g.reproduced) ? 'a' : 'ont'} reproduit la fuite, soit ${pct(g.rate)} (intervalle de Wilson à 95 % : ${pct(g.wilson_low)}–${pct(g.wilson_high)})` : ''
   const originals = g.original_prompt_records ?? (g.original_prompt ? g.records : 0)
+  const standIns = standInSizes(g.stand_in_sizes)
   const prompts =
     originals === 0
-      ? ' Les requêtes d’origine n’ont pas été renvoyées (textes de substitution de même longueur).'
+      ? ` Les requêtes d’origine n’ont pas été renvoyées (${standIns}).`
       : originals >= g.records
         ? ' Les requêtes d’origine ont été renvoyées (option explicite, journalisée).'
-        : ` Les requêtes d’origine de ${originals} de ces ${g.records} requêtes ont été renvoyées (option explicite, journalisée) ; les autres non (textes de substitution de même longueur : le journal ne contenait pas le texte de la requête).`
+        : ` Les requêtes d’origine de ${originals} de ces ${g.records} requêtes ont été renvoyées (option explicite, journalisée) ; les autres non (${standIns} : le journal ne contenait pas le texte de la requête).`
   const primerLeaks =
     g.primer_leaks === null
       ? " ; il n'a pas été enregistré pour ces campagnes si les réponses aux requêtes d'amorçage portaient le marqueur d'un autre locataire synthétique"
@@ -53,7 +70,7 @@ function replayGroup(g: ReplayTargetFacts): string {
         : ''
   const others =
     (g.other_markers ?? 0) > 0
-      ? ` ; ${compte(g.other_markers!, 'réponse')} ${un(g.other_markers!) ? 'portait' : 'portaient'} un marqueur que la reproduction n'avait donné à aucun locataire synthétique (non ${un(g.other_markers!) ? 'jugée' : 'jugées'})${(g.other_owner_sessions ?? 0) > 0 ? `, le registre des marqueurs du dossier attribue de tels marqueurs à ${compte(g.other_owner_sessions!, 'session')} de clients` : ''}`
+      ? ` ; ${compte(g.other_markers!, 'réponse')} (à des déclencheurs ou à des requêtes d'amorçage) ${un(g.other_markers!) ? 'portait' : 'portaient'} un marqueur que la reproduction n'avait donné à aucun locataire synthétique, ou un marqueur tronqué dont on ne peut dire à qui il appartient (non ${un(g.other_markers!) ? 'jugée' : 'jugées'}, et rien ne montre que la cible est saine)${(g.other_owner_sessions ?? 0) > 0 ? `, le registre des marqueurs du dossier attribue de tels marqueurs à ${compte(g.other_owner_sessions!, 'session')} de clients` : ''}`
       : ''
   const inconclusive = (g.inconclusive ?? 0) > 0 ? `, ${g.inconclusive} ${un(g.inconclusive!) ? "n'a pas pu être jugée" : "n'ont pas pu être jugées"} (aucun essai jugé)` : ''
   const unjudged = g.unjudged_trials === null ? " ; il n'a pas été enregistré pour ces campagnes si des essais n'ont pas pu être jugés (réponse incomplète / sans texte)" : (g.unjudged_trials ?? 0) > 0 ? ` ; ${compte(g.unjudged_trials!, 'essai')} n'${un(g.unjudged_trials!) ? 'a' : 'ont'} pas pu être ${un(g.unjudged_trials!) ? 'jugé' : 'jugés'} (réponse incomplète / sans texte) et ${un(g.unjudged_trials!) ? "n'entre" : "n'entrent"} dans aucun de ces chiffres` : ''
