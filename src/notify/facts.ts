@@ -245,7 +245,7 @@ export interface ReplayTargetFacts {
   stand_in_sizes?: Array<{scaling: string; records: number}>
   /** answers to the priming requests that carried another synthetic tenant's marker: the target leaked during the replay; null: a result of these runs was stored before case schema 16 (not recorded) */
   primer_leaks?: number | null
-  /** triggers whose answer carried a marker the replay gave no synthetic tenant (not judged); null: not recorded */
+  /** answers (triggers', and since this release primers') that carried a marker the replay gave no synthetic tenant, or one cut short so that whose it is cannot be told (not judged); null: not recorded */
   other_markers?: number | null
   /** distinct sessions of the case's canary registry whose markers those answers carried (owner known); null: not recorded */
   other_owner_sessions?: number | null

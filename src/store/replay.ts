@@ -83,7 +83,7 @@ export interface ReplayResultRow {
   incomplete: number | null
   /** answers to the priming requests that carried another synthetic tenant's marker: the target leaked during the replay (null: stored before case schema 16, not recorded) */
   primer_leaks: number | null
-  /** triggers whose answer carried a marker the run gave no one, and none it did: not judged (null: not recorded) */
+  /** answers that carried a marker the run gave no one (or one cut short so that whose it is cannot be told), and none it did: a trigger's is not judged; a primer's is counted too from this release on (null: not recorded) */
   other_markers: number | null
   /** trials not run because no primer was served (null: not recorded) */
   unprimed: number | null
