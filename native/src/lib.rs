@@ -757,7 +757,8 @@ fn id<'v>(v: &'v Option<Any>) -> Option<&'v str> {
 
 fn timestamp(v: &Option<Any>) -> Option<f64> {
     match v.as_ref()? {
-        Json::Str(s) => timestamp::from_iso(s),
+        // A record's time outside 2000-2100 is refused by TypeScript, which words why.
+        Json::Str(s) => timestamp::from_iso(s).filter(|ms| timestamp::plausible_ms(*ms)),
         Json::Num(n) => timestamp::from_epoch_number(*n),
         _ => None,
     }

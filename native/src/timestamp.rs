@@ -6,13 +6,20 @@
 use crate::js::{is_js_space, js_trim};
 
 const DAY_MS: i64 = 86_400_000;
-/// Before this an epoch number is taken for seconds given as milliseconds (parseTimestamp refuses it).
-const EPOCH_MS_FLOOR: f64 = 946_684_800_000.0;
-const EPOCH_MS_CEIL: f64 = 8.64e15;
+/// 2000-01-01 and 2100-01-01 in epoch milliseconds: a record's time outside [from, to) is no time
+/// a log of a model API call gives (an unset clock, or an epoch in another unit); TypeScript's
+/// parseRecordTimestamp refuses it, naming the unit it reads right in.
+const PLAUSIBLE_MS_FROM: f64 = 946_684_800_000.0;
+const PLAUSIBLE_MS_TO: f64 = 4_102_444_800_000.0;
+
+/// Whether epoch milliseconds are a time from 2000 to 2100 (util/timestamps.ts isPlausibleMs).
+pub fn plausible_ms(ms: f64) -> bool {
+    (PLAUSIBLE_MS_FROM..PLAUSIBLE_MS_TO).contains(&ms)
+}
 
 /// `ts` given as a JSON number: epoch milliseconds, whole ones only (a fraction is left to TypeScript).
 pub fn from_epoch_number(n: f64) -> Option<f64> {
-    if !n.is_finite() || n < EPOCH_MS_FLOOR || n > EPOCH_MS_CEIL || n.fract() != 0.0 {
+    if !n.is_finite() || !plausible_ms(n) || n.fract() != 0.0 {
         return None;
     }
     Some(n)

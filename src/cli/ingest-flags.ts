@@ -26,6 +26,11 @@ export const logIngestFlags = {
     helpValue: 'FIELD=SPEC',
   }),
   'assume-tz': Flags.string({description: 'the zone of timestamps written without one (IANA name such as Europe/Berlin or UTC, or +02:00); without it they are refused', helpValue: 'ZONE'}),
+  'assume-tz-ambiguous': Flags.option({
+    description: 'with an --assume-tz zone that changes its clocks: a zone-less time in the hour repeated in autumn is the earlier or the later of its two instants (without it, such a line is refused)',
+    options: ['earlier', 'later'] as const,
+    dependsOn: ['assume-tz'],
+  })(),
   'tenant-attribute': Flags.string({description: 'otel: the attribute holding the tenant, tried in order on the span, its parents and the resource (repeatable; default tenant.id; service.namespace, a group of services, is read only when given here)', multiple: true, helpValue: 'KEY'}),
   'custom-id-pattern': Flags.string({description: 'openai-batch: regular expression with named groups (?<tenant>...) and (?<session>...) matched against custom_id', helpValue: 'REGEX'}),
   'batch-ts': Flags.string({description: 'openai-batch: the time (ISO with zone) for lines that carry none: OpenAI error lines (e.g. the batch\'s completed_at), every Anthropic Message Batches result line (the batch\'s ended_at)', helpValue: 'ISO'}),
@@ -45,6 +50,7 @@ export interface IngestFlagValues {
   'log-format': string
   map?: string[]
   'assume-tz'?: string
+  'assume-tz-ambiguous'?: 'earlier' | 'later'
   'tenant-attribute'?: string[]
   'custom-id-pattern'?: string
   'batch-ts'?: string
@@ -74,6 +80,10 @@ export function parseIngestFlags(flags: IngestFlagValues): ParsedIngestFlags {
     if (flags['assume-tz'] !== undefined) {
       parseAssumeTz(flags['assume-tz'])
       parse.assume_tz = flags['assume-tz'].trim()
+    }
+    if (flags['assume-tz-ambiguous'] !== undefined) {
+      if (flags['assume-tz'] === undefined) throw new UsageError('--assume-tz-ambiguous: give the zone with --assume-tz')
+      parse.assume_tz_ambiguous = flags['assume-tz-ambiguous']
     }
     if (flags['tenant-attribute']?.length) {
       if (flags['tenant-attribute'].some((k) => k.trim() === '')) throw new UsageError('--tenant-attribute: empty attribute key')

@@ -7,7 +7,7 @@ import {extractLogs, extractNotReadWholeError, planShards, type ExtractLogsResul
 import {readUnconventional} from '../scale/registry-export.js'
 import {safeLine} from '../util/sanitize.js'
 
-const {'log-format': logFormat, map, 'assume-tz': assumeTz, 'tenant-attribute': tenantAttribute, 'custom-id-pattern': customIdPattern, 'batch-ts': batchTs} = logIngestFlags
+const {'log-format': logFormat, map, 'assume-tz': assumeTz, 'assume-tz-ambiguous': assumeTzAmbiguous, 'tenant-attribute': tenantAttribute, 'custom-id-pattern': customIdPattern, 'batch-ts': batchTs} = logIngestFlags
 
 export default class Extract extends BaseCommand {
   static override summary = 'Write the per-record detection extract of log files as Parquet, without a case (the map step of a Spark audit).'
@@ -27,6 +27,7 @@ The Spark job in spark/ runs this on its executors, one shard (or set) per task,
     'log-format': logFormat,
     map,
     'assume-tz': assumeTz,
+    'assume-tz-ambiguous': assumeTzAmbiguous,
     'tenant-attribute': tenantAttribute,
     'custom-id-pattern': customIdPattern,
     'batch-ts': batchTs,

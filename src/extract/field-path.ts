@@ -1,5 +1,6 @@
 import {DuplicateKeyError} from './duplicate-keys.js'
 import {NATIVE_FIELDS, type NativeField} from './parse-record.js'
+import {epochToIso, epochWhole, implausibleEpoch, isPlausibleEpoch, unitByMagnitude} from '../util/timestamps.js'
 
 // The `--map FIELD=SPEC` language. The old mapping split paths on every `.`, so an
 // OpenTelemetry key such as `gen_ai.response.id` could not be named, and a path that matched
@@ -37,7 +38,8 @@ export type FieldSpec =
 
 export type FieldMap = Partial<Record<NativeField, FieldSpec>>
 
-export type Evaluated = {ok: true; value: unknown} | {ok: false; reason: string}
+/** `present`: the path holds a value, but not one the spec can read (an epoch that is no plausible time). */
+export type Evaluated = {ok: true; value: unknown} | {ok: false; reason: string; present?: true}
 
 export class FieldSpecError extends Error {}
 
@@ -303,73 +305,31 @@ export function evaluateField(spec: FieldSpec, source: unknown): Evaluated {
       const got = evaluatePath(source, spec.path)
       if (!got.ok) return got
       const converted = epochToIso(got.value, spec.unit)
-      if (!('iso' in converted)) return {ok: false, reason: `${formatPath(spec.path)}: ${converted.error}`}
-      const wrong = spec.unit === 'auto' ? null : wrongUnit(got.value, spec.unit, converted.iso, spec.path)
-      return wrong === null ? {ok: true, value: converted.iso} : {ok: false, reason: wrong}
+      if (!('iso' in converted)) return {ok: false, reason: `${formatPath(spec.path)}: ${converted.error}`, present: true}
+      const wrong = wrongUnit(got.value, spec.unit, spec.path)
+      return wrong === null ? {ok: true, value: converted.iso} : {ok: false, reason: wrong, present: true}
     }
   }
 }
 
-/**
- * An epoch number (or a string of digits, as OTLP writes nanoseconds) to an ISO string in UTC,
- * keeping sub-millisecond digits. Integer arithmetic on strings of digits, so nanoseconds past
- * 2^53 lose nothing.
- */
-export function epochToIso(value: unknown, unit: EpochUnit): {iso: string} | {error: string} {
-  let digits: string
-  let fraction = ''
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) return {error: 'not a finite number'}
-    const text = Math.abs(value) < 1e21 ? value.toFixed(Number.isInteger(value) ? 0 : 6) : String(value)
-    ;[digits, fraction = ''] = text.split('.') as [string, string?]
-  } else if (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value.trim())) {
-    ;[digits, fraction = ''] = value.trim().split('.') as [string, string?]
-  } else return {error: `expected an epoch number, got ${typeName(value)}${typeof value === 'string' ? ` ${JSON.stringify(value.slice(0, 40))}` : ''}`}
-  if (digits.startsWith('-')) return {error: 'negative epoch'}
-  const whole = BigInt(digits)
-  const resolved = unit === 'auto' ? unitByMagnitude(whole) : unit
-  const perSecond = {s: 1n, ms: 1_000n, us: 1_000_000n, ns: 1_000_000_000n}[resolved]
-  // Nanoseconds since the epoch, as an integer: the input's fraction is kept to the nanosecond.
-  const scale = 1_000_000_000n / perSecond
-  const fracNs = fraction === '' ? 0n : (BigInt((fraction + '000000000').slice(0, 9)) * scale) / 1_000_000_000n
-  const ns = whole * scale + fracNs
-  const seconds = ns / 1_000_000_000n
-  if (seconds > 8_640_000_000_000n) return {error: `epoch ${digits} (${resolved}) is past the year 275760`}
-  const sub = String(ns % 1_000_000_000n).padStart(9, '0').replace(/0+$/, '')
-  const base = new Date(Number(seconds) * 1000).toISOString().slice(0, 19)
-  return {iso: `${base}.${(sub + '000').slice(0, Math.max(3, sub.length))}Z`}
-}
-
-// A model call logged before 2000 or after 2100 is no time at all: read so, the value is in
-// another unit than the one named (milliseconds given to epoch_s: are a time in the year 58804).
-const PLAUSIBLE_S = [946_684_800n, 4_102_444_800n] as const
-const UNIT_NAMES = [['s', 'seconds', 1n], ['ms', 'milliseconds', 1_000n], ['us', 'microseconds', 1_000_000n], ['ns', 'nanoseconds', 1_000_000_000n]] as const
+export {epochToIso}
 
 /**
  * Where an epoch read in the unit --map names falls outside 2000-2100: the refusal, naming the
  * value as the line holds it and the unit it reads right in (with the --map that says so); null
- * where the time is plausible.
+ * where the time is plausible. `auto` (epoch:) takes the unit by magnitude and refuses a value
+ * that is no plausible time in any.
  */
-function wrongUnit(value: unknown, unit: Exclude<EpochUnit, 'auto'>, iso: string, path: PathStep[]): string | null {
-  const whole = BigInt(String(typeof value === 'number' ? Math.trunc(value) : value).trim().split('.')[0]!)
-  const plausible = (perSecond: bigint): boolean => whole / perSecond >= PLAUSIBLE_S[0] && whole / perSecond < PLAUSIBLE_S[1]
-  const named = UNIT_NAMES.find(([u]) => u === unit)!
-  if (plausible(named[2])) return null
-  const when = whole / named[2] < PLAUSIBLE_S[0] ? 'before 2000' : 'after 2100'
+function wrongUnit(value: unknown, unit: EpochUnit, path: PathStep[]): string | null {
+  const whole = epochWhole(value as number | string)
   const at = formatPath(path)
-  // A year past 9999 has no ISO 8601 form anyone reads: only which side of the range it falls.
-  const head = `${at} ${whole} is not ${named[1]} of a plausible time (read so, it is ${iso.startsWith('+') ? 'past the year 9999' : `${iso}, ${when}`})`
-  const fits = UNIT_NAMES.find(([u, , perSecond]) => u !== unit && plausible(perSecond))
-  if (fits === undefined) return `${head}, nor seconds, milliseconds, microseconds or nanoseconds of one`
-  const asUnit = epochToIso(String(whole), fits[0])
-  return `${head}: it reads as ${fits[1]}${'iso' in asUnit ? ` (${asUnit.iso})` : ''}: --map ts=epoch_${fits[0]}:${at}`
-}
-
-function unitByMagnitude(n: bigint): 's' | 'ms' | 'us' | 'ns' {
-  if (n < 100_000_000_000n) return 's'
-  if (n < 100_000_000_000_000n) return 'ms'
-  if (n < 100_000_000_000_000_000n) return 'us'
-  return 'ns'
+  if (unit === 'auto') {
+    const byMagnitude = unitByMagnitude(whole)
+    return isPlausibleEpoch(whole, byMagnitude) ? null : `${at} ${whole} is not a plausible time (2000 to 2100) in seconds, milliseconds, microseconds or nanoseconds`
+  }
+  const bad = implausibleEpoch(whole, unit, at)
+  if (bad === null) return null
+  return bad.fits === null ? bad.text : `${bad.text}: --map ts=epoch_${bad.fits}:${at}`
 }
 
 /**
@@ -430,12 +390,15 @@ export interface MapOutcome<T> {
   record: T
   /** One line per mapped field that found nothing: a mapping never fails silently. */
   problems: string[]
+  /** The mapped fields whose value is there but cannot be read (not missing: bad). */
+  invalid: string[]
 }
 
 /** Applies `--map` overrides to a record, each evaluated against the record's source object. */
 export function applyFieldMap<T extends object>(record: T, source: unknown, map: FieldMap): MapOutcome<T> {
   const out = {...record} as Record<string, unknown>
   const problems: string[] = []
+  const invalid: string[] = []
   for (const field of NATIVE_FIELDS) {
     const spec = map[field]
     if (!spec) continue
@@ -448,9 +411,10 @@ export function applyFieldMap<T extends object>(record: T, source: unknown, map:
     else {
       out[field] = null
       problems.push(`--map ${field}=${spec.text}: ${got.reason}`)
+      if (got.present) invalid.push(field)
     }
   }
-  return {record: out as T, problems}
+  return {record: out as T, problems, invalid}
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)

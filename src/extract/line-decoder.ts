@@ -4,7 +4,7 @@ import {DuplicateKeyError, duplicateKeyReason} from './duplicate-keys.js'
 import {parseJsonExact} from './json-text.js'
 import {readLineJson, rowFromRecord, type DecodedBodies, type RecordRow} from './parse-record.js'
 import type {ParseSpec} from './parse-spec.js'
-import {parseAssumeTz, resolveZoneless, type AssumedZone} from './timestamps-zone.js'
+import {parseAssumeTz, resolveZoneless, type AssumedZone, type Disambiguation} from './timestamps-zone.js'
 
 // One line of a log file, in any format, to record rows: the JSON text is read (blank, bad
 // UTF-8, bad JSON are decided here), the format's adapter turns the value into records of the
@@ -17,6 +17,8 @@ export interface LineDecoder {
   adapter: FormatAdapter
   options: FormatOptions
   assumeTz: AssumedZone | null
+  /** Which of a wall time that happened twice in the zone (the autumn hour): refused unless the user said. */
+  ambiguous: Disambiguation
   /** Native lines without --map: read as they are, without the adapter's copy. */
   plainNative: boolean
 }
@@ -35,6 +37,7 @@ export function lineDecoder(spec: ParseSpec): LineDecoder {
     tenantAttributes: spec.tenant_attributes ?? (format === 'otel' ? [...EARLIER_DEFAULT_TENANT_ATTRIBUTES] : undefined),
     customIdPattern: spec.custom_id_pattern,
     fallbackTs: spec.batch_ts,
+    zoneAssumed: spec.assume_tz !== undefined,
   })
   checkFormatOptions(format, options)
   return {
@@ -42,6 +45,7 @@ export function lineDecoder(spec: ParseSpec): LineDecoder {
     adapter: adapterFor(format),
     options,
     assumeTz: spec.assume_tz === undefined ? null : parseAssumeTz(spec.assume_tz),
+    ambiguous: spec.assume_tz_ambiguous ?? 'reject',
     plainNative: format === 'native' && Object.keys(map).length === 0,
   }
 }
@@ -101,7 +105,7 @@ export function decodeValue(
 function toRow(value: unknown, _item: number, decoder: LineDecoder, notes: string[], bodies?: DecodedBodies): {row: RecordRow} | {bad: string} {
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const ts = (value as {ts?: unknown}).ts
-    const zone = resolveZoneless(ts, decoder.assumeTz)
+    const zone = resolveZoneless(ts, decoder.assumeTz, decoder.ambiguous)
     if (!zone.ok) return {bad: `field ts: ${zone.reason}`}
     if (zone.assumed) value = {...value, ts: zone.value}
   }

@@ -6,7 +6,7 @@ import {placeholderOf} from './redaction.js'
 import type {RecordFields} from '../util/record-fields.js'
 import {count} from '../util/plural.js'
 import {visibleControlsLine} from '../util/sanitize.js'
-import {parseTimestamp, TimestampError} from '../util/timestamps.js'
+import {parseRecordTimestamp, TimestampError} from '../util/timestamps.js'
 import {notUnicodeField} from '../util/unicode-text.js'
 
 // One record in the native log format → one record row, or the reason it is a bad line. This
@@ -118,7 +118,7 @@ export function rowFromRecord(value: unknown, notes: string[] = [], bodies?: Dec
   if (notText !== null) return {bad: notText}
   let ts
   try {
-    ts = parseTimestamp(obj.ts)
+    ts = parseRecordTimestamp(obj.ts)
   } catch (error) {
     if (error instanceof TimestampError) return {bad: `field ts: ${error.message}`}
     throw error

@@ -21,6 +21,8 @@ export interface ParseSpec {
   batch_ts?: string
   /** --assume-tz: the zone zone-less timestamps were read in. */
   assume_tz?: string
+  /** --assume-tz-ambiguous: which of a wall time that happened twice (the hour repeated in autumn) it is. */
+  assume_tz_ambiguous?: 'earlier' | 'later'
 }
 
 /** Canonical JSON of the spec, leaving out what is unset. */
@@ -31,6 +33,7 @@ export function encodeParseSpec(spec: ParseSpec): string {
   if (spec.custom_id_pattern !== undefined) out.custom_id_pattern = spec.custom_id_pattern
   if (spec.batch_ts !== undefined) out.batch_ts = spec.batch_ts
   if (spec.assume_tz !== undefined) out.assume_tz = spec.assume_tz
+  if (spec.assume_tz_ambiguous !== undefined) out.assume_tz_ambiguous = spec.assume_tz_ambiguous
   return canonicalJson(out)
 }
 
@@ -58,6 +61,8 @@ export function decodeParseSpec(json: string): ParseSpec {
   if (typeof value.custom_id_pattern === 'string') spec.custom_id_pattern = value.custom_id_pattern
   if (typeof value.batch_ts === 'string') spec.batch_ts = value.batch_ts
   if (typeof value.assume_tz === 'string') spec.assume_tz = value.assume_tz
+  if (value.assume_tz_ambiguous === 'earlier' || value.assume_tz_ambiguous === 'later') spec.assume_tz_ambiguous = value.assume_tz_ambiguous
+  else if (value.assume_tz_ambiguous !== undefined) throw new Error(`parse spec names an unknown assume_tz_ambiguous ${JSON.stringify(value.assume_tz_ambiguous)}`)
   return spec
 }
 
@@ -69,5 +74,6 @@ export function describeParseSpec(spec: ParseSpec): string {
   if (spec.custom_id_pattern !== undefined) parts.push(`--custom-id-pattern ${spec.custom_id_pattern}`)
   if (spec.batch_ts !== undefined) parts.push(`--batch-ts ${spec.batch_ts}`)
   if (spec.assume_tz !== undefined) parts.push(`--assume-tz ${spec.assume_tz}`)
+  if (spec.assume_tz_ambiguous !== undefined) parts.push(`--assume-tz-ambiguous ${spec.assume_tz_ambiguous}`)
   return parts.join(' ')
 }

@@ -1,4 +1,4 @@
-import {utcMs} from '../util/timestamps.js'
+import {daysIn, utcMs} from '../util/timestamps.js'
 
 // Zone-less timestamps. `2026-10-30 00:39:11` means nothing until someone says where the
 // clock hung: LiteLLM's spend logs come out of a `timestamp without time zone` column, and
@@ -118,7 +118,7 @@ export function wallTimeToInstant(wall: WallTime, zone: AssumedZone, disambiguat
   if (valid.length > 1) {
     if (disambiguation === 'reject') {
       const options = valid.map((v) => new Date(v.ms).toISOString()).join(' or ')
-      return {ok: false, reason: `${text} happened twice in ${zone.name} (${options}); the log does not say which`}
+      return {ok: false, reason: `${text} happened twice in ${zone.name} (${options}); the log does not say which: if every such time in the file is the first pass of that hour, give --assume-tz-ambiguous earlier (the second: later)`}
     }
     const pick = disambiguation === 'earlier' ? valid[0]! : valid[valid.length - 1]!
     return {ok: true, ...pick}
@@ -139,10 +139,15 @@ export function resolveZoneless(value: unknown, assumeTz: AssumedZone | null, di
   if (assumeTz === null) {
     return {ok: false, reason: `timestamp ${JSON.stringify(String(value).slice(0, 40))} has no zone; give --assume-tz ZONE (an IANA name such as Europe/Berlin or UTC, or an offset such as +02:00)`}
   }
+  // A wall time no clock shows (February 30, 24:30, 10:99) is refused as a zoned one is, never carried over into the next day or hour.
+  if (wall.month < 1 || wall.month > 12 || wall.day < 1 || wall.day > daysIn(wall.year, wall.month) || wall.hour > 23 || wall.minute > 59 || wall.second > 60) {
+    return {ok: false, reason: `impossible date or time ${JSON.stringify(String(value).trim().slice(0, 40))}`}
+  }
   const instant = wallTimeToInstant(wall, assumeTz, disambiguation)
   if (!instant.ok) return instant
   const base = new Date(instant.ms).toISOString().slice(0, 19)
-  const fraction = wall.fraction.length <= 3 ? (wall.fraction + '000').slice(0, 3) : wall.fraction
+  // A leap second (:60) is folded onto :59.999, as a zoned one is (util/timestamps.ts).
+  const fraction = wall.second === 60 ? '999' : wall.fraction.length <= 3 ? (wall.fraction + '000').slice(0, 3) : wall.fraction
   return {ok: true, value: `${base}.${fraction}Z`, assumed: true}
 }
 

@@ -11,13 +11,128 @@ export interface Timestamp {
 }
 
 const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/
-/** Before this, an epoch number is almost certainly seconds given where milliseconds were expected. */
-const EPOCH_MS_FLOOR = Date.UTC(2000, 0, 1)
+
+// A log of a model API call is written between 2000 and 2100. Outside that window a time is
+// no time at all: an unset clock (0, 1970-01-01), or an epoch number in another unit than the
+// one read (microseconds read as milliseconds are a time in the year 58209, seconds read as
+// milliseconds one in January 1970). One rule for every reader of a record's time.
+/** 2000-01-01T00:00:00Z and 2100-01-01T00:00:00Z, in epoch seconds. */
+export const PLAUSIBLE_S = [946_684_800n, 4_102_444_800n] as const
+/** The same window in epoch milliseconds: [from, to). */
+export const PLAUSIBLE_MS = [946_684_800_000, 4_102_444_800_000] as const
+
+export type EpochUnitName = 's' | 'ms' | 'us' | 'ns'
+export const EPOCH_UNITS = [['s', 'seconds', 1n], ['ms', 'milliseconds', 1_000n], ['us', 'microseconds', 1_000_000n], ['ns', 'nanoseconds', 1_000_000_000n]] as const
+
+/**
+ * The unit of a bare epoch integer, by its magnitude: under 1e11 seconds, under 1e14
+ * milliseconds, under 1e17 microseconds, else nanoseconds. Each unit's 2000-2100 window lies
+ * inside its band, so a plausible time is read in one unit only.
+ */
+export function unitByMagnitude(n: bigint): EpochUnitName {
+  if (n < 100_000_000_000n) return 's'
+  if (n < 100_000_000_000_000n) return 'ms'
+  if (n < 100_000_000_000_000_000n) return 'us'
+  return 'ns'
+}
+
+const perSecondOf = (unit: EpochUnitName): bigint => EPOCH_UNITS.find(([u]) => u === unit)![2]
+
+/** Whether an epoch integer read in `unit` is a time from 2000 to 2100. */
+export function isPlausibleEpoch(whole: bigint, unit: EpochUnitName): boolean {
+  const seconds = whole / perSecondOf(unit)
+  return seconds >= PLAUSIBLE_S[0] && seconds < PLAUSIBLE_S[1]
+}
+
+/** Whether epoch milliseconds are a time from 2000 to 2100. */
+export const isPlausibleMs = (ms: number): boolean => ms >= PLAUSIBLE_MS[0] && ms < PLAUSIBLE_MS[1]
+
+export interface ImplausibleEpoch {
+  /** Why it is no time in the unit read: `LABEL N is not UNIT of a plausible time (read so, …)` and the unit it reads right in, if one. */
+  text: string
+  /** The unit by magnitude, when in it the value is a plausible time. */
+  fits: EpochUnitName | null
+}
+
+/**
+ * Where an epoch integer read in `unit` falls outside 2000-2100: the refusal, naming the value
+ * (after `label`) and the unit it reads right in by its magnitude, if any; null where plausible.
+ */
+export function implausibleEpoch(whole: bigint, unit: EpochUnitName, label: string): ImplausibleEpoch | null {
+  if (isPlausibleEpoch(whole, unit)) return null
+  const named = EPOCH_UNITS.find(([u]) => u === unit)!
+  const read = epochToIso(String(whole), unit)
+  const when = whole / named[2] < PLAUSIBLE_S[0] ? 'before 2000' : 'after 2100'
+  // A year past 9999 has no ISO 8601 form anyone reads: only which side of the window it falls.
+  const readSo = 'iso' in read && !read.iso.startsWith('+') ? `${read.iso}, ${when}` : 'past the year 9999'
+  const head = `${label} ${whole} is not ${named[1]} of a plausible time (read so, it is ${readSo})`
+  const byMagnitude = unitByMagnitude(whole)
+  if (byMagnitude === unit || !isPlausibleEpoch(whole, byMagnitude)) {
+    const others = EPOCH_UNITS.filter(([u]) => u !== unit).map(([, name]) => name)
+    return {text: `${head}, nor ${others.slice(0, -1).join(', ')} or ${others[others.length - 1]} of one`, fits: null}
+  }
+  const asUnit = epochToIso(String(whole), byMagnitude)
+  const name = EPOCH_UNITS.find(([u]) => u === byMagnitude)![1]
+  return {text: `${head}: it reads as ${name}${'iso' in asUnit ? ` (${asUnit.iso})` : ''}`, fits: byMagnitude}
+}
+
+/**
+ * An epoch number (or a string of digits, as OTLP writes nanoseconds) to an ISO string in UTC,
+ * keeping sub-millisecond digits; 'auto' takes the unit by magnitude. Integer arithmetic on
+ * strings of digits, so nanoseconds past 2^53 lose nothing.
+ */
+export function epochToIso(value: unknown, unit: EpochUnitName | 'auto'): {iso: string} | {error: string} {
+  let digits: string
+  let fraction = ''
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return {error: 'not a finite number'}
+    const text = Math.abs(value) < 1e21 ? value.toFixed(Number.isInteger(value) ? 0 : 6) : String(value)
+    ;[digits, fraction = ''] = text.split('.') as [string, string?]
+  } else if (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value.trim())) {
+    ;[digits, fraction = ''] = value.trim().split('.') as [string, string?]
+  } else return {error: `expected an epoch number, got ${typeName(value)}${typeof value === 'string' ? ` ${JSON.stringify(value.slice(0, 40))}` : ''}`}
+  if (digits.startsWith('-')) return {error: 'negative epoch'}
+  const whole = BigInt(digits)
+  const resolved = unit === 'auto' ? unitByMagnitude(whole) : unit
+  const perSecond = perSecondOf(resolved)
+  // Nanoseconds since the epoch, as an integer: the input's fraction is kept to the nanosecond.
+  const scale = 1_000_000_000n / perSecond
+  const fracNs = fraction === '' ? 0n : (BigInt((fraction + '000000000').slice(0, 9)) * scale) / 1_000_000_000n
+  const ns = whole * scale + fracNs
+  const seconds = ns / 1_000_000_000n
+  if (seconds > 8_640_000_000_000n) return {error: `epoch ${digits} (${resolved}) is past the year 275760`}
+  const sub = String(ns % 1_000_000_000n).padStart(9, '0').replace(/0+$/, '')
+  const base = new Date(Number(seconds) * 1000).toISOString().slice(0, 19)
+  return {iso: `${base}.${(sub + '000').slice(0, Math.max(3, sub.length))}Z`}
+}
+
+/** The integer part of an epoch number or string of digits. */
+export function epochWhole(value: number | string): bigint {
+  return BigInt(String(typeof value === 'number' ? Math.trunc(value) : value).trim().split('.')[0]!)
+}
 
 export class TimestampError extends Error {}
 
 export function parseTimestamp(value: unknown): Timestamp {
   return (typeof value === 'string' && utcZulu(value)) || parseAnyTimestamp(value)
+}
+
+/**
+ * A record's time: parseTimestamp, and a time a log of a model API call can give (2000-2100).
+ * An epoch number (or a string of digits) is milliseconds; one that is no plausible time in
+ * milliseconds is refused naming the unit its magnitude reads right in.
+ */
+export function parseRecordTimestamp(value: unknown): Timestamp {
+  const epoch = (typeof value === 'number' && Number.isFinite(value) && value >= 0) || (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim()))
+  const bad = epoch && !(typeof value === 'number' && isPlausibleMs(value)) ? implausibleEpoch(epochWhole(value as number | string), 'ms', 'epoch') : null
+  // PATH: where the time is (ts on a native line); ingest's refusal of a file gives that --map as its fix.
+  if (bad !== null) throw new TimestampError(`${bad.text}${bad.fits === null ? '' : `: --map ts=epoch_${bad.fits}:PATH`}`)
+  const t = parseTimestamp(value)
+  if (!isPlausibleMs(t.ms)) {
+    const when = t.ms < PLAUSIBLE_MS[0] ? 'before 2000 (1970-01-01 is a clock that was never set)' : 'after 2100'
+    throw new TimestampError(`time ${t.iso} is ${when}: no log of a model API call is from then`)
+  }
+  return t
 }
 
 /** parseTimestamp without its shortcut: the reference the shortcut is tested against. */
@@ -84,7 +199,8 @@ function digitsAt(s: string, at: number, count: number): number {
 
 function fromEpochMs(n: number): Timestamp {
   if (!Number.isFinite(n)) throw new TimestampError('timestamp is not a finite number')
-  if (n < EPOCH_MS_FLOOR) throw new TimestampError(`epoch ${n} is before 2000: seconds given where milliseconds are expected?`)
+  if (n < PLAUSIBLE_MS[0] && n >= 0) throw new TimestampError(implausibleEpoch(epochWhole(n), 'ms', 'epoch')!.text)
+  if (n < 0) throw new TimestampError(`epoch ${n} is negative`)
   if (n > 8.64e15) throw new TimestampError(`epoch ${n} is out of range`)
   const ms = Math.floor(n)
   const sub = n - ms

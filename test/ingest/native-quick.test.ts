@@ -313,7 +313,9 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
   const ts = fc.oneof(
     {weight: 6, arbitrary: goodTs},
     {weight: 3, arbitrary: isoTs},
-    {weight: 1, arbitrary: fc.constantFrom<unknown>(1793318401086, 1793318401086.5, 946684800000, 946684799999, 8.64e15, 8.64e15 + 1, 1e12, '1793318401086', '', null, true, -1, 0)},
+    {weight: 1, arbitrary: fc.constantFrom<unknown>(1793318401086, 1793318401086.5, 946684800000, 946684799999, 8.64e15, 8.64e15 + 1, 1e12, '1793318401086', '', null, true, -1, 0,
+      // The 2000-2100 window's edges, microseconds read as milliseconds, an unset clock.
+      4102444799999, 4102444800000, 1774747800000000, '1774747800000000', '1970-01-01T00:00:00Z', '2099-12-31T23:59:59.999Z', '2100-01-01T00:00:00Z', '2099-12-31T23:30:00-01:00')},
   )
   const id = fc.oneof(
     {weight: 12, arbitrary: fc.constantFrom('r1', 'r2', 'r3', 'ü-4', '\ud83d\ude00', 'req 5')},

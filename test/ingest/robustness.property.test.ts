@@ -45,7 +45,7 @@ const goodLine = fc
     session: id,
     prompt: text,
     answer: text,
-    ts: fc.constantFrom('"2026-11-02T06:48:30.289Z"', '"2026-11-02T08:48:30.289123+02:00"', '1793608110289', '"0050-01-01T00:00:00Z"'),
+    ts: fc.constantFrom('"2026-11-02T06:48:30.289Z"', '"2026-11-02T08:48:30.289123+02:00"', '1793608110289', '"2099-12-31T23:59:59.999Z"', '"2000-01-01T00:00:00Z"'),
     status: fc.constantFrom<string | null>('200', '429', null, 'null', '"200"', '9223372036854775808', '-1', '1e300', '"OK"'),
     tokens: fc.constantFrom<string | null>('5', null, '18446744073709551616', '-3', '2.5', '"12"', '99999999999999999999999'),
     shape: fc.constantFrom('chat', 'sse', 'text'),
@@ -87,8 +87,8 @@ const badLine = fc.oneof(
     o[field] = v
     return Buffer.from(JSON.stringify(o))
   }),
-  // a timestamp that is no time, or has no zone
-  fc.tuple(goodLine, fc.constantFrom('yesterday', '2026-11-02 06:48:30', '2026-02-30T00:00:00Z', '', 1793608110)).map(([make, ts]) => (requestId: string) => {
+  // a timestamp that is no time, has no zone, or is outside 2000-2100 (an unset clock, another unit, year 50)
+  fc.tuple(goodLine, fc.constantFrom<unknown>('yesterday', '2026-11-02 06:48:30', '2026-02-30T00:00:00Z', '', 1793608110, '0050-01-01T00:00:00Z', '1970-01-01T00:00:00Z', 1774747800000000, '2100-01-01T00:00:00Z')).map(([make, ts]) => (requestId: string) => {
     const o = JSON.parse(make(requestId).toString()) as Record<string, unknown>
     o.ts = ts
     return Buffer.from(JSON.stringify(o))

@@ -1,4 +1,5 @@
-import {applyFieldMap} from '../field-path.js'
+import {applyFieldMap, epochToIso} from '../field-path.js'
+import {epochWhole, implausibleEpoch} from '../../util/timestamps.js'
 import {decodeRequest, decodeResponse} from '../decode.js'
 import {PLACEHOLDERS, placeholderOf, REDACTED, type Placeholder} from '../redaction.js'
 import {isObj, type Obj} from './messages.js'
@@ -56,7 +57,7 @@ export function resolveFormatOptions(input: FormatOptionsInput = {}): FormatOpti
     }
   }
   const tenantAttributes = input.tenantAttributes && input.tenantAttributes.length > 0 ? [...input.tenantAttributes] : [...DEFAULT_TENANT_ATTRIBUTES]
-  return {tenantAttributes, customIdPattern: pattern, fallbackTs: input.fallbackTs ?? null, map: input.map ?? {}}
+  return {tenantAttributes, customIdPattern: pattern, fallbackTs: input.fallbackTs ?? null, map: input.map ?? {}, zoneAssumed: input.zoneAssumed ?? false}
 }
 
 /** A record being built: every field may still be missing. */
@@ -84,7 +85,9 @@ export function finishRecord(
   if (missing.length > 0) {
     const f = missing[0]!
     const mapNote = mapped.problems.find((p) => p.startsWith(`--map ${f}=`))
-    return {problem: `missing ${f}: ${mapNote ?? hints[f] ?? `the ${f} field is absent`}${missing.length > 1 ? ` (also missing: ${missing.slice(1).join(', ')})` : ''}`}
+    // A value --map found but could not read (an epoch that is no plausible time) is there: bad, not missing.
+    const how = mapNote !== undefined && mapped.invalid.includes(f) ? 'bad' : 'missing'
+    return {problem: `${how} ${f}: ${mapNote ?? hints[f] ?? `the ${f} field is absent`}${missing.length > 1 ? ` (also missing: ${missing.slice(1).join(', ')})` : ''}`}
   }
   for (const f of ['request_id', 'tenant_id', 'session_id'] as const) {
     const v = r[f]
@@ -201,10 +204,35 @@ export function strOrNull(v: unknown): string | null {
   return null
 }
 
-/** The first of several keys present (export tools vary in key case: startTime / start_time). */
+/**
+ * The first of several keys present (export tools vary in key case: startTime / start_time).
+ * An empty string is no value (an export's empty column), so the next key is tried.
+ */
 export function pick(obj: Obj, ...keys: string[]): unknown {
-  for (const k of keys) if (obj[k] !== undefined && obj[k] !== null) return obj[k]
+  for (const k of keys) if (obj[k] !== undefined && obj[k] !== null && obj[k] !== '') return obj[k]
   return undefined
+}
+
+/** Whether a time value is unset: absent, empty, or 0 (an epoch 0 is a clock never set, not 1970). */
+export const unsetTime = (v: unknown): boolean => v === undefined || v === null || v === '' || v === 0 || v === '0'
+
+/** The first of several time keys that is set (unsetTime skips 0 and ''). */
+export function pickTime(obj: Obj, ...keys: string[]): unknown {
+  for (const k of keys) if (!unsetTime(obj[k])) return obj[k]
+  return undefined
+}
+
+/**
+ * An epoch-seconds time (a number, or a string of digits) as ISO, or why it is no time: read in
+ * seconds it must fall in 2000-2100; else the refusal names `label`, the value and the unit it
+ * reads right in (a value in milliseconds), with the --map that reads it so.
+ */
+export function epochSecondsTime(v: unknown, label: string, mapPath: string): {iso: string} | {bad: string} {
+  const out = epochToIso(v, 's')
+  if (!('iso' in out)) return {bad: `bad ts: ${label}: ${out.error}`}
+  const bad = implausibleEpoch(epochWhole(v as number | string), 's', label)
+  if (bad === null) return out
+  return {bad: `bad ts: ${bad.text}${bad.fits === null ? '' : `: --map ts=epoch_${bad.fits}:${mapPath}`}`}
 }
 
 export function describe(v: unknown): string {

@@ -2,7 +2,7 @@ import {DuplicateKeyError} from '../duplicate-keys.js'
 import {decodeResponse} from '../decode.js'
 import {unreadShapesNote} from '../parse-record.js'
 import {isPlaceholder} from '../redaction.js'
-import {finishRecord, intOrNull, notAnObject, pick, single, sniffByShare, strOrNull} from './common.js'
+import {finishRecord, intOrNull, notAnObject, pick, pickTime, single, sniffByShare, strOrNull} from './common.js'
 import {completionFromMessage, completionFromMessages, errorResponse, isObj, parseJsonText, toChatMessages, type Obj} from './messages.js'
 import type {AdaptContext, AdaptResult, CompanionIndex, FormatAdapter, FormatOptions, LinePosition, NativeRecord} from './types.js'
 import {callTextsOf, lastCall, textLeaves, textsBeyond, withAnswerTexts, withPromptTexts, type CallTexts, type WrapperTexts} from './wrapper-texts.js'
@@ -28,7 +28,9 @@ import {callTextsOf, lastCall, textLeaves, textsBeyond, withAnswerTexts, withPro
 //                               names another session or tenant: then it is counted as unread)
 //   id                       -> request_id
 //   endTime (startTime)      -> ts; Langfuse's zone-less timestamps are UTC by its docs, so they
-//                               are written with Z
+//                               are written with Z, unless --assume-tz names their zone (an
+//                               export through a database tool in local time); an empty or 0
+//                               endTime is unset, and startTime is read
 //   sessionId / session_id   -> session_id (legacy exports keep sessions on the trace only)
 //   metadata.tenant_id (tenantId, tenant) -> tenant_id (Langfuse has no tenant; say where it is with --map)
 //   model, providedModelName -> model
@@ -185,7 +187,7 @@ function newLangfuseIndex(): LangfuseIndex {
 
 /** When an observation ended (else started), in milliseconds; unknown is before every known time. */
 function endOf(o: Obj): number {
-  const t = utcIfZoneless(pick(o, 'endTime', 'end_time', 'startTime', 'start_time'))
+  const t = utcIfZoneless(pickTime(o, 'endTime', 'end_time', 'startTime', 'start_time'), false)
   const ms = typeof t === 'number' ? t : typeof t === 'string' ? Date.parse(t) : Number.NaN
   return Number.isFinite(ms) ? ms : Number.NEGATIVE_INFINITY
 }
@@ -299,7 +301,7 @@ export const langfuse: FormatAdapter<LangfuseIndex> = {
 
     const out = finishRecord(
       {
-        ts: utcIfZoneless(pick(value, 'endTime', 'end_time', 'startTime', 'start_time')),
+        ts: utcIfZoneless(pickTime(value, 'endTime', 'end_time', 'startTime', 'start_time'), ctx.options.zoneAssumed),
         request_id: strOrNull(value.id),
         tenant_id: strOrNull(meta.tenant_id) ?? strOrNull(meta.tenantId) ?? strOrNull(meta.tenant),
         session_id: sessionId,
@@ -466,10 +468,14 @@ function ioValue(v: unknown): unknown {
   return parsed
 }
 
-/** Langfuse writes UTC timestamps without a zone (`2024-05-29 13:46:19.963000`): say so. */
-function utcIfZoneless(v: unknown): string | number | undefined {
+/**
+ * Langfuse writes UTC timestamps without a zone (`2024-05-29 13:46:19.963000`): say so, unless
+ * the user named the zone with --assume-tz (`zoneAssumed`), which the zone rule then applies.
+ */
+function utcIfZoneless(v: unknown, zoneAssumed: boolean): string | number | undefined {
   if (typeof v === 'number') return v
   if (typeof v !== 'string') return undefined
+  if (zoneAssumed) return v
   const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)$/.exec(v.trim())
   return m ? `${m[1]}T${m[2]}Z` : v
 }

@@ -1,6 +1,5 @@
 import {LITELLM_NO_RESPONSE_LOGGED, LITELLM_NO_RESPONSE_STORED} from '../redaction.js'
-import {epochToIso} from '../field-path.js'
-import {finishRecord, intOrNull, notAnObject, onlyRedacted, pick, REDACTED, single, sniffByShare, strOrNull} from './common.js'
+import {epochSecondsTime, finishRecord, intOrNull, notAnObject, onlyRedacted, pickTime, REDACTED, single, sniffByShare, strOrNull} from './common.js'
 import {errorResponse, isObj, parseJsonText, toChatMessages, type Obj} from './messages.js'
 import type {FormatAdapter} from './types.js'
 
@@ -78,12 +77,20 @@ export const litellm: FormatAdapter<null> = {
       const message = strOrNull(info.error_message) ?? strOrNull(value.error_str) ?? 'LiteLLM recorded status "failure" without an error message'
       response = errorResponse(message, {type: strOrNull(info.error_class), code: strOrNull(info.error_code)})
     } else if (response === null) notes.push(payload || placeholder ? LITELLM_NO_RESPONSE_LOGGED : LITELLM_NO_RESPONSE_STORED)
-    const rawTs = pick(value, 'endTime', 'end_time', 'startTime', 'start_time')
+    // 0 or '' is a time never set (a payload's endTime: 0), not 1970: the next key is read.
+    const tsKey = ['endTime', 'end_time', 'startTime', 'start_time'].find((k) => pickTime(value, k) !== undefined)
+    const rawTs = tsKey === undefined ? undefined : value[tsKey]
+    let ts: string | number | undefined = rawTs as string | number | undefined
+    // A payload's times are epoch seconds (floats); a spend-log row's are timestamps as written.
+    if (payload && typeof rawTs === 'number' && ctx.options.map.ts === undefined) {
+      const converted = epochSecondsTime(rawTs, tsKey!, tsKey!)
+      if ('bad' in converted) return {records: [], ignored: 0, problems: [{item: null, reason: converted.bad}]}
+      ts = converted.iso
+    }
 
     const out = finishRecord(
       {
-        // A payload's times are epoch seconds (floats); a spend-log row's are timestamps as written.
-        ts: (payload && typeof rawTs === 'number' ? epochSecondsToIso(rawTs) : rawTs) as string | number | undefined,
+        ts,
         request_id: strOrNull(value.request_id) ?? (payload ? strOrNull(value.id) : null),
         tenant_id: strOrNull(value.team_id) ?? strOrNull(meta.user_api_key_team_id),
         session_id: strOrNull(value.session_id) ?? (payload ? strOrNull(value.trace_id) : null),
@@ -123,16 +130,6 @@ function requestBody(row: Obj): unknown {
   if (Array.isArray(messages)) return {messages: toChatMessages(messages), ...stream}
   if (isObj(messages)) return {...messages, ...stream}
   return messages
-}
-
-/**
- * Epoch seconds (a float, as a logging payload gives them) as an ISO time to the microsecond, as
- * written (the case keeps the millisecond truncated, as for any time, and the precise text beside
- * it); rounding to the millisecond had put a time up to half a millisecond late.
- */
-function epochSecondsToIso(s: number): string | number {
-  const out = epochToIso(s, 's')
-  return 'iso' in out ? out.iso : s
 }
 
 /**

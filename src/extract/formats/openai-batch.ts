@@ -1,5 +1,4 @@
-import {epochToIso} from '../field-path.js'
-import {finishRecord, intOrNull, notAnObject, single, sniffByShare, strOrNull} from './common.js'
+import {epochSecondsTime, finishRecord, intOrNull, notAnObject, single, sniffByShare, strOrNull, unsetTime} from './common.js'
 import {errorResponse, isObj, type Obj} from './messages.js'
 import type {AdaptContext, AdaptResult, CompanionIndex, FormatAdapter, LinePosition} from './types.js'
 
@@ -128,10 +127,13 @@ export const openaiBatch: FormatAdapter<BatchInputIndex> = {
 
     let ts: string | number | null = null
     // A chat or text completion says `created`; a /v1/responses body says `created_at` (both epoch seconds).
-    const created = isObj(body) ? (body.created ?? body.created_at) : undefined
-    if (created !== undefined && created !== null) {
-      const converted = epochToIso(created, 's')
-      if ('iso' in converted) ts = converted.iso
+    // 0 is a time never set, not 1970: as absent (the --batch-ts fallback, or a missing ts).
+    const createdKey = isObj(body) ? (!unsetTime(body.created) ? 'created' : !unsetTime(body.created_at) ? 'created_at' : null) : null
+    if (createdKey !== null && ctx.options.map.ts === undefined) {
+      const converted = epochSecondsTime((body as Obj)[createdKey], `body.${createdKey}`, `response.body.${createdKey}`)
+      // Epoch seconds outside 2000-2100 (milliseconds, most likely): the line's own time is wrong, which --batch-ts would hide.
+      if ('bad' in converted) return {records: [], ignored: 0, problems: [{item: null, reason: converted.bad}]}
+      ts = converted.iso
     }
     if (ts === null && ctx.options.fallbackTs !== null) {
       ts = ctx.options.fallbackTs

@@ -1,5 +1,6 @@
 import {DuplicateKeyError, duplicateKeyReason} from '../duplicate-keys.js'
 import {epochToIso, unwrapAnyValue} from '../field-path.js'
+import {epochWhole, EPOCH_UNITS, implausibleEpoch} from '../../util/timestamps.js'
 import {isPlaceholder, OPENINFERENCE_REDACTED, oiRedactedNote} from '../redaction.js'
 import {finishRecord, intOrNull, placeholderBody, strOrNull, type Candidate} from './common.js'
 import {
@@ -572,7 +573,7 @@ function newOtelIndex(options: FormatOptions): OtelIndex {
         }
         g.events.push(eventOf(l, name!, at))
         addResponseId(l.attrs['gen_ai.response.id'], key, at)
-        addCall(l.record.traceId, key, nanosOf(l.record.timeUnixNano ?? l.record.observedTimeUnixNano), at)
+        addCall(l.record.traceId, key, nanosOf(logRecordTime(l.record)), at)
       }
     },
     span: (key) => spans.get(key),
@@ -612,8 +613,17 @@ function nanosOf(v: unknown): number {
   return Number.isFinite(n) && n > 0 ? n : Number.NEGATIVE_INFINITY
 }
 
+/**
+ * A log record's time: timeUnixNano, or where that is unset (absent, or 0 as OTLP writes
+ * "unset") the observedTimeUnixNano the collector stamped, as OTLP says to use.
+ */
+function logRecordTime(record: {timeUnixNano?: unknown; observedTimeUnixNano?: unknown}): unknown {
+  const t = record.timeUnixNano
+  return t === undefined || t === null || t === '' || t === '0' || t === 0 ? record.observedTimeUnixNano : t
+}
+
 function eventOf(l: LogView, name: string, at: LinePosition): IndexedEvent {
-  const t = l.record.timeUnixNano ?? l.record.observedTimeUnixNano
+  const t = logRecordTime(l.record)
   return {at, name, body: unwrapAnyValue(l.record.body), attrs: l.attrs, timeNs: t === undefined || t === null ? null : String(t), undecoded: l.undecoded}
 }
 
@@ -1190,12 +1200,6 @@ function firstOf(lookup: Lookup, keys: readonly string[]): string | null {
   return null
 }
 
-/** Seconds since the epoch of 2000-01-01 and of 2100-01-01: the times a log of a model API call can give. */
-const PLAUSIBLE_S = [946_684_800n, 4_102_444_800n] as const
-const isPlausible = (seconds: bigint): boolean => seconds >= PLAUSIBLE_S[0] && seconds < PLAUSIBLE_S[1]
-/** The units a *UnixNano value is written in by mistake, with how many make a second. */
-const OTHER_UNITS = [['seconds', 's', 1n], ['milliseconds', 'ms', 1_000n], ['microseconds', 'us', 1_000_000n]] as const
-
 /**
  * A *UnixNano time: its ISO form; absent (not given, or 0, OTLP's unset); or why it cannot be
  * nanoseconds of a plausible time, naming the unit it reads right in, if one does (a hand-rolled
@@ -1217,14 +1221,12 @@ function readUnixNano(v: unknown, key: string): UnixNano {
   if (v === undefined || v === null || v === '' || v === '0' || v === 0) return {absent: true}
   const out = epochToIso(v, 'ns')
   if (!('iso' in out)) return {bad: `${key}: ${out.error}`, unit: null, short: null}
-  const whole = BigInt(String(typeof v === 'number' ? Math.trunc(v) : v).trim().split('.')[0]!)
-  if (isPlausible(whole / 1_000_000_000n)) return out
-  const when = whole / 1_000_000_000n < PLAUSIBLE_S[0] ? 'before 2000' : 'after 2100'
-  const fits = OTHER_UNITS.find(([, , perSecond]) => isPlausible(whole / perSecond))
-  if (fits === undefined) return {bad: `${key} ${whole} is not nanoseconds of a plausible time (read so, it is ${out.iso}, ${when}), nor seconds, milliseconds or microseconds of one`, unit: null, short: null}
-  const [unit, short] = fits
-  const asUnit = epochToIso(String(whole), short)
-  return {bad: `${key} ${whole} is not nanoseconds of a plausible time (read so, it is ${out.iso}, ${when}): it reads as ${unit}${'iso' in asUnit ? ` (${asUnit.iso})` : ''}, which OTLP never writes`, unit, short}
+  // The window and the unit by magnitude every reader of a time shares (util/timestamps.ts).
+  const bad = implausibleEpoch(epochWhole(v as number | string), 'ns', key)
+  if (bad === null) return out
+  if (bad.fits === null || bad.fits === 'ns') return {bad: bad.text, unit: null, short: null}
+  const unit = EPOCH_UNITS.find(([u]) => u === bad.fits)![1]
+  return {bad: `${bad.text}, which OTLP never writes`, unit, short: bad.fits}
 }
 
 function requestBody(content: Content, model: string | null): unknown {
@@ -1512,7 +1514,7 @@ function recordFromLogs(
   const source = {resource: group.resource, attributes: attrs, events: group.events}
   const out = finishRecord(candidate, source, options, {
     ...hints(options, attrs, group.resource),
-    ts: 'the GenAI log records carry no timeUnixNano',
+    ts: 'the GenAI log records carry no timeUnixNano (nor observedTimeUnixNano)',
   })
   if ('problem' in out) return {item, reason: out.problem}
   const read = [...group.events.map((e) => e.at), ...(own ? [own.at] : []), ...lookup.used, ...(identity?.lines ?? [])]

@@ -112,6 +112,8 @@ export interface FormatOptionsInput {
   fallbackTs?: string | number
   /** `--map FIELD=SPEC` overrides, parsed by field-path.ts; evaluated against each record's source view. */
   map?: FieldMap
+  /** --assume-tz was given: a zone-less time is read in that zone, even where the format's docs say UTC (Langfuse). */
+  zoneAssumed?: boolean
 }
 
 export interface FormatOptions {
@@ -119,6 +121,7 @@ export interface FormatOptions {
   customIdPattern: RegExp | null
   fallbackTs: string | number | null
   map: FieldMap
+  zoneAssumed: boolean
 }
 
 export interface AdaptContext<I extends CompanionIndex | null = CompanionIndex | null> {
