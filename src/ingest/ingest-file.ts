@@ -64,6 +64,8 @@ export interface IngestFileSummary {
   no_response_text: number
   /** items that are not model calls (non-GenAI spans, Batch input lines, Langfuse spans) */
   ignored_items: number
+  /** duplicates whose time differs from the record kept (the first read); absent where none */
+  duplicates_other_time?: number
   first_ts: string | null
   last_ts: string | null
   /** null: read whole; else what could not be read */
@@ -838,7 +840,7 @@ export function fileUnread(format: LogFormat, c: Partial<Pick<FileSummaryCounts,
 }
 
 /** What a file's counts need to be said as its notes. */
-export type NoteCounts = Pick<FileSummaryCounts, 'bom' | 'lines' | 'notes' | 'records' | 'no_request_text' | 'no_response_text' | 'no_response' | 'error_records'> & Partial<Pick<FileSummaryCounts, 'unread_items' | 'missing_required'>>
+export type NoteCounts = Pick<FileSummaryCounts, 'bom' | 'lines' | 'notes' | 'records' | 'no_request_text' | 'no_response_text' | 'no_response' | 'error_records'> & Partial<Pick<FileSummaryCounts, 'unread_items' | 'missing_required' | 'duplicates_other_time'>>
 
 /** The notes a complete file is stored with (ingest, and a Spark job's findings brought in); `unread` as fileUnread gives it. */
 export function fileNotes(c: NoteCounts, unread: string | null): string[] {
@@ -852,6 +854,10 @@ export function fileNotes(c: NoteCounts, unread: string | null): string[] {
   for (const [field, n] of Object.entries(c.missing_required ?? {})) {
     const flag = field === 'tenant_id' ? '--tenant-attribute KEY (OTLP) or --map tenant_id=PATH' : `--map ${field}=PATH`
     notes.push(`${n} item${n === 1 ? '' : 's'} quarantined with no ${field} found: say where it is with ${flag}, then drop and ingest the file again (each reason, naming what the item carries: crosstalk status --bad-lines)`)
+  }
+  const other = c.duplicates_other_time
+  if (other !== undefined) {
+    notes.push(`${count(other.count, 'duplicate')} (a request_id already read from this source) ${other.count === 1 ? 'gives' : 'give'} another time than the record kept (first at line ${other.line}: ${other.ts}, kept ${other.kept_ts}): the record read first is kept, so first and last seen depend on the order the files were given; times an hour or more apart are the mark of a zone read wrong in one of the logs`)
   }
   if (c.no_request_text > 0) notes.push(`${c.no_request_text} of ${count(c.records, 'record')} ${c.no_request_text === 1 ? 'has' : 'have'} no request text`)
   if (c.no_response_text > 0) {
@@ -950,5 +956,6 @@ function summaryBase(f: PreparedFile, sha256: string, c: FileSummaryCounts): Omi
   return {
     path: f.path, sha256, log_format: f.how.format, format_reason: f.how.reason, records: c.records, duplicates: c.duplicates, bad_lines: c.bad_lines,
     blank_lines: c.blank_lines, no_request_text: c.no_request_text, no_response_text: c.no_response_text, ignored_items: c.ignored_items,
+    ...(c.duplicates_other_time ? {duplicates_other_time: c.duplicates_other_time.count} : {}),
   }
 }

@@ -3,7 +3,7 @@ import {extractBatches, extractInserters, type ExtractBatches} from '../store/ex
 import {countMissingFields, fileCountsUpdater, noMissingFields, type MissingFieldCounts} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {badLineInserter, duplicateCompanionInserter, duplicateInserter} from '../store/quarantine.js'
-import {companionInserter, recordBatch, type RecordFields} from '../store/records.js'
+import {companionInserter, recordBatch, recordTime, type RecordFields} from '../store/records.js'
 import {IS_ERROR, NO_REQUEST_TEXT, NO_RESPONSE, NO_RESPONSE_TEXT, type RecordItem, type UnitResult} from './process-unit.js'
 import type {RequestIdSet} from './request-id-set.js'
 
@@ -37,6 +37,8 @@ export interface FileSummaryCounts {
   unread_first_line?: number
   /** bad items quarantined for lacking a required field (field -> items): said as a file note with the flag that fixes it */
   missing_required?: Record<string, number>
+  /** duplicates whose time differs from the record kept (the first read): how many, and the first of them; absent where none */
+  duplicates_other_time?: {count: number; line: number; ts: string; kept_ts: string}
 }
 
 /** A bad item's reason for a required field the format found nowhere (common.ts finishRecord). */
@@ -95,6 +97,7 @@ export class UnitWriter {
   private readonly extracts
   private readonly batches: ExtractBatches
   private readonly updateCounts
+  private readonly keptTime
 
   constructor(
     db: CaseDb,
@@ -111,6 +114,7 @@ export class UnitWriter {
     this.extracts = extractInserters(db)
     this.batches = extractBatches(db)
     this.updateCounts = fileCountsUpdater(db)
+    this.keptTime = recordTime(db)
   }
 
   write(r: UnitResult): void {
@@ -145,6 +149,17 @@ export class UnitWriter {
       const prior = this.seen.find(this.source, w.request_id, this.pending)
       if (prior) {
         c.duplicates++
+        // Other bytes under the same request id: the first read is kept, so a time that differs
+        // (the same call logged an hour apart: a zone read wrong in one log) moves first_seen
+        // with the order the files are given. Said, never decided silently.
+        if (prior.crc !== item.crc) {
+          const kept = this.records.pendingTime(prior.id) ?? this.keptTime(prior.id)
+          if (kept !== undefined && kept[1] !== w.ts_ms) {
+            const o = c.duplicates_other_time
+            if (o === undefined) c.duplicates_other_time = {count: 1, line: item.lineNo, ts: w.ts, kept_ts: kept[0]}
+            else o.count++
+          }
+        }
         const dup = this.insertDuplicate(this.fileId, item.lineNo, item.offset, item.length, w.request_id, prior.crc === item.crc)
         // The lines it was read with, as a record's: the gate reads it again with them (an OTLP
         // retry span's parent and content may be on lines none of its neighbours was read with).

@@ -51,6 +51,8 @@ export interface RecordBatch {
   add(line: RecordLine, w: RecordFields): number
   /** A record added and not yet written: its source, request id and raw CRC (as a read of its row gives them). */
   pending(id: number): [string, string, number] | undefined
+  /** A record added and not yet written: its time (ts as stored, ts_ms). */
+  pendingTime(id: number): [string, number] | undefined
   flush(): void
   discard(): void
   /** The batch's statement (for tests: it may not abort, see RowBatch). */
@@ -109,10 +111,22 @@ export function recordBatch(db: CaseDb): RecordBatch {
       const i = r * (INGEST_WIDTH + 1)
       return [a[i + 7] as string, a[i + 8] as string, a[i + 6] as number]
     },
+    pendingTime(id) {
+      const r = id - (next - batch.held)
+      if (r < 0 || r >= batch.held) return undefined
+      const i = r * (INGEST_WIDTH + 1)
+      return [batch.args[i + 9] as string, batch.args[i + 10] as number]
+    },
     flush: () => batch.flush(),
     discard: () => batch.discard(),
     statements: [batch.sql],
   }
+}
+
+/** A stored record's time (ts as stored, ts_ms), by id. */
+export function recordTime(db: CaseDb): (id: number) => [string, number] | undefined {
+  const q = db.prepare('SELECT ts, ts_ms FROM records WHERE id = ?').raw()
+  return (id) => q.get(id) as [string, number] | undefined
 }
 
 export function recordInserter(db: CaseDb): (line: RecordLine, w: RecordFields) => number {
