@@ -9,7 +9,7 @@ import {LOG_FILE_PATTERNS} from '../ingest/expand-paths.js'
 import {ingestLogs, type FormatDecision, type IngestLogsOptions, type IngestLogsResult} from '../ingest/ingest-logs.js'
 import {caseLogEvidence, type LogEvidence} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
-import {parseTimestamp, TimestampError} from '../util/timestamps.js'
+import {parseRecordTimestamp, TimestampError} from '../util/timestamps.js'
 import {clearProgress, ingestProgressBar} from './progress.js'
 import {quoted} from '../util/sanitize.js'
 
@@ -93,7 +93,8 @@ export function parseIngestFlags(flags: IngestFlagValues): ParsedIngestFlags {
     if (flags['batch-ts'] !== undefined) {
       const text = flags['batch-ts'].trim()
       if (!/(Z|z|[+-]\d{2}(:?\d{2})?)$/.test(text)) throw new UsageError(`--batch-ts ${quoted(text)}: has no time zone; add Z or an offset such as +02:00`)
-      parseTimestamp(text)
+      // The time every line without its own takes: a record's time, so within 2000-2100 like any.
+      parseRecordTimestamp(text)
       parse.batch_ts = text
     }
     const options = resolveFormatOptions({customIdPattern: parse.custom_id_pattern, tenantAttributes: parse.tenant_attributes})

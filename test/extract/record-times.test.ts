@@ -144,3 +144,11 @@ describe('zone-less wall times under --assume-tz', () => {
     expect(resolveZoneless('2026-10-25 02:10:00', berlin, 'later')).toMatchObject({ok: true, value: '2026-10-25T01:10:00.000Z'})
   })
 })
+
+describe('--batch-ts and --assume-tz-ambiguous flags', () => {
+  it('a --batch-ts outside 2000-2100 is a usage error, as it would be every line\'s time', async () => {
+    const {parseIngestFlags} = await import('../../src/cli/ingest-flags.js')
+    expect(() => parseIngestFlags({'log-format': 'openai-batch', 'custom-id-pattern': '^(?<tenant>[^:]+):(?<session>[^:]+):', 'batch-ts': '1970-01-01T00:00:00Z'})).toThrow(/^--batch-ts: time 1970-01-01T00:00:00\.000Z is before 2000/)
+    expect(parseIngestFlags({'log-format': 'native', 'assume-tz': 'Europe/Berlin', 'assume-tz-ambiguous': 'later'}).parse).toEqual({assume_tz: 'Europe/Berlin', assume_tz_ambiguous: 'later'})
+  })
+})
