@@ -667,16 +667,24 @@ export function startsAsSse(head: string): boolean {
   return head.startsWith('data:') || head.startsWith('event:') || head.startsWith(':') || head.startsWith('id:') || head.startsWith('retry:')
 }
 
+/**
+ * A text that is a server-sent-event stream, read as the stream it is (deltas joined, so a marker
+ * split across chunks is whole); null for any other text. A text that only starts like a stream
+ * (":) thanks", "data: see below") holds no event: it is text, and null here. The readers of
+ * formats that keep a gateway's raw body in a string (a Langfuse output, an OTel completion's
+ * content) read such a string with this, as decodeResponse reads a body that is one.
+ */
+export function decodeSseText(raw: string): DecodedResponse | null {
+  if (!startsAsSse(raw.trimStart())) return null
+  // A stream whose line breaks were lost ("data: {...}data: {...}data: [DONE]"): its events split
+  // where a data field starting a JSON document or [DONE] follows one's closing brace.
+  const text = !raw.includes('\n') && !raw.includes('\r') && raw.includes('}data:') ? raw.replace(/\}(?=data: ?(?:\{|\[DONE\]))/g, '}\n\n') : raw
+  return decodeSse(text)
+}
+
 function decodeResponseString(raw: string): DecodedResponse {
   const head = raw.trimStart()
-  if (startsAsSse(head)) {
-    // A text that only starts like a stream (":) thanks", "data: see below") holds no event: it is text.
-    // A stream whose line breaks were lost ("data: {...}data: {...}data: [DONE]"): its events split
-    // where a data field starting a JSON document or [DONE] follows one's closing brace.
-    const text = !raw.includes('\n') && !raw.includes('\r') && raw.includes('}data:') ? raw.replace(/\}(?=data: ?(?:\{|\[DONE\]))/g, '}\n\n') : raw
-    const sse = decodeSse(text)
-    return sse === null ? {...empty('text'), text: raw} : sse
-  }
+  if (startsAsSse(head)) return decodeSseText(raw) ?? {...empty('text'), text: raw}
   if (head.startsWith('{') || head.startsWith('[')) {
     const parsed = tryParseJson(raw)
     if (isObj(parsed)) return decodeResponseObject(parsed, false)

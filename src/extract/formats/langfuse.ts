@@ -1,5 +1,5 @@
 import {DuplicateKeyError} from '../duplicate-keys.js'
-import {decodeResponse} from '../decode.js'
+import {decodeResponse, decodeSseText} from '../decode.js'
 import {unreadShapesNote} from '../parse-record.js'
 import {isPlaceholder} from '../redaction.js'
 import {finishRecord, intOrNull, notAnObject, pick, pickTime, single, sniffByShare, strOrNull} from './common.js'
@@ -415,7 +415,13 @@ function asChatMessage(m: unknown, unread: string[]): unknown {
 /** `raw`: the output as the export wrote it; a string that is JSON of no message shape is the answer's text itself. */
 function responseOf(output: unknown, raw: unknown, notes: string[]): unknown {
   if (output === undefined || output === null || output === '') return null
-  if (typeof output === 'string') return completionFromMessage({role: 'assistant', content: output})
+  // A streamed answer kept as its SSE text (a converter copying a gateway's body): the response
+  // decoder reads it as the stream it is, as it reads such a body in a native line; read as plain
+  // text, a marker split across two chunks would be missed and the gate pass.
+  if (typeof output === 'string') return decodeSseText(output) !== null ? output : completionFromMessage({role: 'assistant', content: output})
+  // An empty object (or its v2 JSON text "{}"; LiteLLM's "not stored" copied in) holds no answer:
+  // an answer with no text, as the response decoder reads `{}` in a native line, never the text "{}".
+  if (isObj(output) && Object.keys(output).length === 0) return output
   if (Array.isArray(output)) {
     // A stream kept as its chunks or events: the response decoder reads it as the stream.
     if (output.length > 0 && output.every(isStreamPiece)) return output

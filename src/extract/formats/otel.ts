@@ -1,6 +1,8 @@
 import {DuplicateKeyError, duplicateKeyReason} from '../duplicate-keys.js'
 import {epochToIso, unwrapAnyValue} from '../field-path.js'
 import {epochWhole, EPOCH_UNITS, implausibleEpoch} from '../../util/timestamps.js'
+import {decodeSseText} from '../decode.js'
+import {unreadShapesNote} from '../parse-record.js'
 import {isPlaceholder, OPENINFERENCE_REDACTED, oiRedactedNote} from '../redaction.js'
 import {finishRecord, intOrNull, placeholderBody, strOrNull, type Candidate} from './common.js'
 import {
@@ -638,6 +640,10 @@ interface Content {
   /** The source wrote OpenInference's placeholder (__REDACTED__) in place of the prompt's / the answer's text. */
   redactedInput?: boolean
   redactedOutput?: boolean
+  /** Shapes the response decoder does not read in an answer kept as a stream's SSE text (readStreamTexts). */
+  streamUnread?: string[]
+  /** The error an answer kept as a stream's SSE text ended with (readStreamTexts). */
+  streamError?: string
 }
 
 const emptyContent = (): Content => ({input: null, promptText: null, output: null, completionText: null})
@@ -652,10 +658,48 @@ const isOiRedacted = (v: unknown): boolean => typeof v === 'string' && v.trim() 
 
 
 function messagesValue(v: unknown): unknown[] | string | null {
-  const parsed = parseJsonText(v)
+  const parsed = jsonStringLiteral(parseJsonText(v))
   if (Array.isArray(parsed)) return parsed
   if (typeof parsed === 'string' && parsed !== '') return parsed
   return null
+}
+
+/**
+ * A text that is a JSON string literal (`"\"\""`, `"\"hi\""`: a value JSON-encoded as the
+ * attribute's value) as the string it encodes, so an empty one is no text, not the two quote
+ * marks read as an answer; any other value as it is.
+ */
+function jsonStringLiteral(v: unknown): unknown {
+  if (typeof v !== 'string') return v
+  const t = v.trim()
+  if (t.length < 2 || !t.startsWith('"') || !t.endsWith('"')) return v
+  try {
+    const inner = JSON.parse(t) as unknown
+    return typeof inner === 'string' ? inner : v
+  } catch {
+    return v // quoted text, not a JSON string
+  }
+}
+
+/**
+ * A streamed answer kept as its SSE text where an answer's text belongs (a gateway's body copied
+ * into gen_ai.completion.N.content, gen_ai.output.messages or OpenInference's output.value) is
+ * read as the stream it is (decode.ts decodeSseText, as the response decoder reads such a body in
+ * a native line), so a marker split across two chunks is whole; read as plain text, it would be
+ * missed (the gate passing) and its pieces taken for markers registered to nobody. What the
+ * decoder does not read in the stream, and the error it ended with, are kept for the record.
+ */
+function readStreamTexts(c: Content): Content {
+  const read = (text: string): string => {
+    const sse = decodeSseText(text)
+    if (sse === null) return text
+    for (const shape of sse.unread) if (!(c.streamUnread ??= []).includes(shape)) c.streamUnread.push(shape)
+    if (sse.isError && c.streamError === undefined) c.streamError = sse.errorMessage ?? 'the stream ended with an error'
+    return sse.text
+  }
+  if (c.completionText !== null) c.completionText = read(c.completionText)
+  if (c.output !== null) c.output = c.output.map((m) => (isObj(m) && typeof m.content === 'string' ? {...m, content: read(m.content)} : m))
+  return c
 }
 
 /** gen_ai.input.messages / gen_ai.output.messages / gen_ai.system_instructions from a bag of attributes. */
@@ -938,9 +982,17 @@ function fromOpenInferenceValues(attrs: Obj, into: Content): void {
     const messages = choices.map((c) =>
       isObj(c.message) ? {...c.message, finish_reason: c.finish_reason ?? null}
         : {role: 'assistant', content: typeof c.text === 'string' ? c.text : null, finish_reason: c.finish_reason ?? null})
-    if (messages.length > 0) into.output = messages
+    if (messages.length > 0 || (isObj(body) && Array.isArray(body.choices))) into.output = messages
+    // An empty JSON answer (`{}`, `[]`, `""`) holds no text: an answer with no text, never the text "{}".
+    else if (isJsonMime(attrs['output.mime_type']) && isEmptyJson(body)) into.output = []
     else into.completionText = output
   }
+}
+
+/** A parsed JSON value that holds nothing: an empty object, list or text. */
+function isEmptyJson(v: unknown): boolean {
+  const value = jsonStringLiteral(v)
+  return (isObj(value) && Object.keys(value).length === 0) || (Array.isArray(value) && value.length === 0) || (typeof value === 'string' && value.trim() === '')
 }
 
 /** OpenInference LLM spans' message attributes. */
@@ -1023,11 +1075,11 @@ function spanContent(span: Obj, attrs: Obj, group: LogGroup | undefined): Conten
   const read = (fill: (into: Content) => void): Content => {
     const c = emptyContent()
     fill(c)
-    return c
+    return readStreamTexts(c)
   }
   return mergeContents([
     read((c) => fromMessageAttributes(attrs, c)),
-    ...fromSpanEvents(span),
+    ...fromSpanEvents(span).map(readStreamTexts),
     read((c) => fromIndexedAttributes(attrs, c)),
     read((c) => {
       if (group) fromLogEvents(group.events, c)
@@ -1061,6 +1113,10 @@ function mergeContents(list: readonly Content[]): Content {
   const out = emptyContent()
   out.redactedInput = list.some((c) => c.redactedInput)
   out.redactedOutput = list.some((c) => c.redactedOutput)
+  const unread = [...new Set(list.flatMap((c) => c.streamUnread ?? []))]
+  if (unread.length > 0) out.streamUnread = unread
+  const streamError = list.find((c) => c.streamError !== undefined)?.streamError
+  if (streamError !== undefined) out.streamError = streamError
   const inputs = list.filter((c) => c.input !== null || c.promptText !== null)
   const distinctIn = distinct(inputs, (c) => textsOf(c.input !== null ? toChatMessages(c.input) : [c.promptText]))
   if (distinctIn.length === 1) [out.input, out.promptText] = [distinctIn[0]!.input, distinctIn[0]!.promptText]
@@ -1301,7 +1357,8 @@ function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions, h
   const spanStatus: Obj = isObj(span.status) ? span.status : {}
   const isError = spanStatus.code === 2 || spanStatus.code === 'STATUS_CODE_ERROR' || attrs['error.type'] !== undefined
   const errorType = strOrNull(attrs['error.type'])
-  const error = isError ? (strOrNull(spanStatus.message) ?? errorType ?? 'span status ERROR') : null
+  const error = isError ? (strOrNull(spanStatus.message) ?? errorType ?? 'span status ERROR') : (content.streamError ?? null)
+  if (content.streamUnread !== undefined) notes.push(unreadShapesNote(content.streamUnread))
   const responseModel = strOrNull(attrs['gen_ai.response.model']) ?? strOrNull(attrs['llm.response.model'])
   const requestModel = strOrNull(attrs['gen_ai.request.model']) ?? strOrNull(attrs['llm.model_name']) ?? strOrNull(attrs['ai.model.id']) ?? strOrNull(attrs['llm.request.model'])
   const responseId = strOrNull(attrs['gen_ai.response.id'])
@@ -1484,6 +1541,7 @@ function recordFromLogs(
   const lookup = lookupFor(attrs, {...group.resource, ...(own?.resource ?? {})}, index, own ? key : null)
   const content = emptyContent()
   fromLogEvents(group.events, content)
+  readStreamTexts(content)
   // The last record's time, as nanoseconds (see recordFromSpan); one that cannot be is never a 1970 time.
   const times = [...group.events].reverse().map((e) => readUnixNano(e.timeNs, 'timeUnixNano'))
   const time = times.find((t) => 'iso' in t)
@@ -1509,7 +1567,7 @@ function recordFromLogs(
     prompt_tokens: intOrNull(attrs['gen_ai.usage.input_tokens']),
     completion_tokens: intOrNull(attrs['gen_ai.usage.output_tokens']),
     request: requestBody(content, requestModel),
-    response: responseBody(content, {id: responseId, model: responseModel ?? requestModel}, errorType, errorType, null),
+    response: responseBody(content, {id: responseId, model: responseModel ?? requestModel}, errorType ?? content.streamError ?? null, errorType, null),
   }
   const source = {resource: group.resource, attributes: attrs, events: group.events}
   const out = finishRecord(candidate, source, options, {
@@ -1520,7 +1578,7 @@ function recordFromLogs(
   const read = [...group.events.map((e) => e.at), ...(own ? [own.at] : []), ...lookup.used, ...(identity?.lines ?? [])]
   const wrapped = key === null ? null : readWrappers(out.record, source, traceId, key, index, options, [here, ...read])
   const companions = otherLines(here, [...read, ...(wrapped?.companions ?? [])])
-  const undecodedNotes = undecoded.length > 0 ? [undecodedNote(undecoded)] : []
+  const undecodedNotes = [...(undecoded.length > 0 ? [undecodedNote(undecoded)] : []), ...(content.streamUnread !== undefined ? [unreadShapesNote(content.streamUnread)] : [])]
   return {item, record: out.record, companions, notes: ['built from OTLP log records alone: their span was not among the files given (tokens, status and node unknown)', ...timeNotes, ...(identity?.shared ? [SHARED_RESPONSE_ID_NOTE] : []), ...undecodedNotes, ...gapNotes(lookup, options.tenantAttributes), ...out.notes, ...(wrapped?.notes ?? [])]}
 }
 
