@@ -57,7 +57,9 @@ export function renderUnscannedScope(r: UnscannedScope): string {
     ],
     ['data subjects, records concerned', unknown],
   ]
-  return ['Scope', table(['figure', 'value'], rows), '', wrap(`${upperFirst(describeGap(r.detection))}: nothing above is zero, it is not known yet. Run \`crosstalk scan\`.`)].join('\n')
+  // A scan over no log record searched nothing: another scan finds no more; logs that give records do.
+  const next = r.detection.no_log_records === true && r.detection.last_scan_at !== null ? 'Ingest logs that give records, then scan.' : 'Run `crosstalk scan`.'
+  return ['Scope', table(['figure', 'value'], rows), '', wrap(`${upperFirst(describeGap(r.detection))}: nothing above is zero, it is not known yet. ${next}`)].join('\n')
 }
 
 /** The scope on the console; without a canary registry (`registry: false`) the markers' figures read "unknown", never 0. */

@@ -6,14 +6,15 @@ import {signalExitCode, watchInterrupts} from '../cli/interrupt.js'
 import {clearProgress, ingestProgressBar, scanProgressLine} from '../cli/progress.js'
 import {renderScan} from '../cli/render-detect.js'
 import {interruptedMessage} from '../cli/render-ingest.js'
-import {NO_REGISTRY_SCOPE_NOTE, renderScope, renderVerdict} from '../cli/render-scope.js'
+import {NO_REGISTRY_SCOPE_NOTE, renderScope, renderUnscannedScope, renderVerdict} from '../cli/render-scope.js'
 import {runTriage, TriageStopped, type TriageResult} from '../triage/run-triage.js'
 import {partialIngest, notReadWholeError, unreadEntriesError} from '../ingest/ingest-logs.js'
 import type {GateVerdict} from '../detect/gate.js'
 import {CliError, GateTripped, InputError, IntegrityError} from '../errors.js'
 import {safeLine} from '../util/sanitize.js'
 import {count} from '../cli/plural.js'
-import {PROVENANCE_STALE_SCOPE_NOTE, provenancelessScope, registrylessCategories, registrylessScope, type ProvenancelessScope, type RegistrylessScope} from '../scope/unscanned.js'
+import {PROVENANCE_STALE_SCOPE_NOTE, provenancelessScope, registrylessCategories, registrylessScope, unscannedScope, type ProvenancelessScope, type RegistrylessScope, type UnscannedScope} from '../scope/unscanned.js'
+import {nothingSearched} from '../detect/coverage.js'
 import {scanJson, type ScanJson} from '../detect/scan-case.js'
 
 export type {TriageResult} from '../triage/run-triage.js'
@@ -63,7 +64,7 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
   }
 
   async run(): Promise<
-    | (Omit<TriageResult, 'scope' | 'scan'> & {scan: ScanJson; scope: TriageResult['scope'] | RegistrylessScope | ProvenancelessScope<RegistrylessScope> | ProvenancelessScope<TriageResult['scope']>})
+    | (Omit<TriageResult, 'scope' | 'scan'> & {scan: ScanJson; scope: TriageResult['scope'] | UnscannedScope | RegistrylessScope | ProvenancelessScope<RegistrylessScope> | ProvenancelessScope<TriageResult['scope']>})
     | {interrupted: true; ingest: TriageResult['ingest']}
   > {
     const {argv, flags} = await this.parse(Triage)
@@ -148,6 +149,9 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
     const {canaries, ingest, scan, scope} = result
     // --no-provenance over new records leaves provenance stale: its figures are unknown, never 0.
     const provenanceKnown = scope.detection.provenance === 'current'
+    // Nothing searched (no log record was read, so the scan searched nothing): every figure of
+    // detection is unknown, never 0, as `scope` gives it; the drafts refuse such a case.
+    const searched = !nothingSearched(scope.detection)
     if (!provenanceKnown && this.jsonEnabled()) this.note(this.paint.yellow(`warning: ${PROVENANCE_STALE_SCOPE_NOTE.replace('below are not known', 'are null (not known)')}`))
     for (const w of ingest.warnings) this.note(this.paint.yellow(`warning: ${safeLine(w)}`))
     if (!this.jsonEnabled()) {
@@ -159,8 +163,11 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
       this.log(renderScan(scan))
       this.log('')
       if (scan.canaries === 0) this.log(`${NO_REGISTRY_SCOPE_NOTE}\n`)
-      if (!provenanceKnown) this.log(`${PROVENANCE_STALE_SCOPE_NOTE}\n`)
-      this.log(renderScope(scan.canaries > 0 ? scope : {...scope, data_categories: registrylessCategories(scope.data_categories)}, {registry: scan.canaries > 0, provenance: provenanceKnown}))
+      if (!searched) this.log(renderUnscannedScope(unscannedScope(scope)))
+      else {
+        if (!provenanceKnown) this.log(`${PROVENANCE_STALE_SCOPE_NOTE}\n`)
+        this.log(renderScope(scan.canaries > 0 ? scope : {...scope, data_categories: registrylessCategories(scope.data_categories)}, {registry: scan.canaries > 0, provenance: provenanceKnown}))
+      }
     }
     // A quick verdict the scan contradicted fails the run whatever the gate says.
     if (mismatch) throw new IntegrityError(mismatch)
@@ -173,7 +180,9 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
     // --json: scope as `scope --json` prints it (the markers' counts unknown without a registry).
     // The scan as `scan --json` prints it (scanJson: counts unknown where nothing was searched).
     const scanOut = scanJson(db, scan)
-    const out = !provenanceKnown
+    const out = !searched
+      ? {...result, scan: scanOut, scope: unscannedScope(scope)}
+      : !provenanceKnown
       ? (scan.canaries === 0 ? {...result, scan: scanOut, scope: provenancelessScope(registrylessScope(scope))} : {...result, scan: scanOut, scope: provenancelessScope(scope)})
       : (scan.canaries === 0 ? {...result, scan: scanOut, scope: registrylessScope(scope)} : {...result, scan: scanOut})
     // An entry the walk reached and could not read (a broken link, a FIFO, a .zst) fails the run

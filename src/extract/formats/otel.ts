@@ -1582,6 +1582,17 @@ function recordFromLogs(
   return {item, record: out.record, companions, notes: ['built from OTLP log records alone: their span was not among the files given (tokens, status and node unknown)', ...timeNotes, ...(identity?.shared ? [SHARED_RESPONSE_ID_NOTE] : []), ...undecodedNotes, ...gapNotes(lookup, options.tenantAttributes), ...out.notes, ...(wrapped?.notes ?? [])]}
 }
 
+/** Whether a group of log records with no GenAI span in the set gives no record (its first item is quarantined). */
+function groupQuarantined(traceId: unknown, spanId: unknown, group: LogGroup, index: OtelIndex, options: FormatOptions): boolean {
+  try {
+    return !('record' in recordFromLogs(group.first.item, traceId, spanId, group, index, options, group.first, undecodedTexts([], null, group)))
+  } catch (error) {
+    // A text in the group that gives a key twice: its first item is refused as it is adapted.
+    if (error instanceof DuplicateKeyError) return true
+    throw error
+  }
+}
+
 /** The request path of a server span: url.path, else http.route or http.target (older), else url.full's. */
 function pathOf(attrs: Obj): string | null {
   const target = strOrNull(attrs['http.target'])
@@ -1706,7 +1717,11 @@ export const otel: FormatAdapter<OtelIndex> = {
       const group = index.logs(key)
       const isFirst = group !== undefined && group.first.file === ctx.at.file && group.first.line === ctx.at.line && group.first.item === l.item
       if (!isFirst) {
-        result.ignored++
+        // Read into its group's record (built at the group's first log record), it is a companion
+        // item, counted as ignored. Where that record cannot be built (the item quarantined there),
+        // it was read into nothing: not counted so, or a logs file of only such groups would pass
+        // for a companion of calls read elsewhere and be kept with nothing read from it.
+        if (group === undefined || !groupQuarantined(l.record.traceId, l.record.spanId, group, index, ctx.options)) result.ignored++
         continue
       }
       const undecoded = undecodedTexts([], null, group)
