@@ -30,7 +30,8 @@ import {callTextsOf, lastCall, textLeaves, textsBeyond, withAnswerTexts, withPro
 //   endTime (startTime)      -> ts; Langfuse's zone-less timestamps are UTC by its docs, so they
 //                               are written with Z, unless --assume-tz names their zone (an
 //                               export through a database tool in local time); an empty or 0
-//                               endTime is unset, and startTime is read
+//                               endTime is unset, and startTime is read; one dated by its
+//                               startTime (no endTime) says so in a note
 //   sessionId / session_id   -> session_id (legacy exports keep sessions on the trace only)
 //   metadata.tenant_id (tenantId, tenant) -> tenant_id (Langfuse has no tenant; say where it is with --map)
 //   model, providedModelName -> model
@@ -295,6 +296,11 @@ export const langfuse: FormatAdapter<LangfuseIndex> = {
       response = response === null ? error : {...(response as Obj), ...error}
     } else if (response === null) notes.push('no output recorded')
 
+    // An observation still running when exported (or whose end was not recorded) has no endTime:
+    // its startTime dates it, said of the record, as otel says a span dated by its start.
+    if (pick(value, 'endTime', 'end_time') === undefined && pick(value, 'startTime', 'start_time') !== undefined) {
+      notes.push('ts from startTime: the observation has no endTime (still running when exported, or its end not recorded)')
+    }
     const usage = pick(value, 'usageDetails', 'usage_details', 'usage')
     const u: Obj = isObj(usage) ? usage : {}
     const sessionId = strOrNull(pick(value, 'sessionId', 'session_id'))
