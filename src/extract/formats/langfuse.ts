@@ -44,7 +44,9 @@ import {callTextsOf, lastCall, textLeaves, textsBeyond, withAnswerTexts, withPro
 //           thinking or tool_use block -> a Messages API response, read as the decoder reads
 //           /v1/messages answers (thinking text, tool inputs, text, in order; in a list of
 //           several messages, each such message read so, as one choice); JSON of any other
-//           shape (a JSON answer Langfuse kept as text) -> that text as the answer
+//           shape (a JSON answer Langfuse kept as text) -> that text as the answer; a stream
+//           kept as its SSE text -> read as the stream, as a native line's body is; an empty
+//           object ({} or its v2 text "{}") -> an answer with no text
 //   level ERROR              -> an error response carrying statusMessage
 //
 // An observation written without `type` (an export of a generations table, or one whose field

@@ -85,6 +85,10 @@ import {callTextsOf, lastCall, textLeaves, textsBeyond, withAnswerTexts, withPro
 //     tool_calls.J.tool_call.*); and input.value / output.value (an OpenAI request /
 //     chat.completion body where the mime type is application/json, else plain text);
 //   older OpenLLMetry's llm.prompts.N.* / llm.completions.N.* (as gen_ai.prompt.N / completion.N).
+//   An answer's text that is a stream's SSE text (a gateway's body copied in) is read as the
+//   stream, as a native line's body is; a value that is a JSON string literal is the string it
+//   encodes, and an empty JSON answer (output.value {} or {"choices": []}, gen_ai.output.messages
+//   "\"\"") is an answer with no text.
 //   A value that is exactly OpenInference's placeholder __REDACTED__ (OPENINFERENCE_HIDE_*) is
 //   no text: a prompt or answer left with none is noted as redacted at the source, and such an
 //   answer is counted as not logged (redaction.ts), so a gate does not pass on it. So is a
