@@ -23,7 +23,8 @@ export interface FileToRead {
   size: number
 }
 
-async function* jsonLines(f: FileToRead, maxLineBytes: number): AsyncGenerator<JsonLine> {
+/** `refused.twice`, where given, counts the lines passed over for giving a key twice (JSON no format reads). */
+async function* jsonLines(f: FileToRead, maxLineBytes: number, refused?: {twice: number}): AsyncGenerator<JsonLine> {
   try {
     for await (const e of readUnits(f.path, {gzip: f.gzip, size: f.size, unitBytes: 256 << 10, maxLineBytes})) {
       if (e.kind !== 'unit') continue
@@ -41,6 +42,7 @@ async function* jsonLines(f: FileToRead, maxLineBytes: number): AsyncGenerator<J
         if (line.length > maxLineBytes) continue
         const json = readLineJson(line)
         if (json.kind === 'json') yield {lineNo, offset, length: line.length, crc: crc32(line), value: json.value}
+        else if (refused !== undefined && json.kind === 'bad' && /^duplicate key /.test(json.reason)) refused.twice++
       }
     }
   } catch (error) {
@@ -49,17 +51,25 @@ async function* jsonLines(f: FileToRead, maxLineBytes: number): AsyncGenerator<J
   }
 }
 
+/** Said of a file whose only JSON lines give a key twice. */
+export const DUPLICATE_KEY_LINES = 'its JSON lines give a key twice, which no format reads'
+
 /** Bytes of a file `auto` reads at most to find its first readable lines. */
 const SNIFF_BYTES = 64 << 20
 
 /** `--log-format auto` for one file: the first readable JSON lines decide. */
 export async function sniffFile(f: FileToRead, maxLineBytes: number): Promise<SniffDecision> {
   const values: unknown[] = []
-  for await (const l of jsonLines(f, maxLineBytes)) {
+  const refused = {twice: 0}
+  for await (const l of jsonLines(f, maxLineBytes, refused)) {
     values.push(l.value)
     if (values.length >= SNIFF_LINES || l.offset > SNIFF_BYTES) break
   }
-  return sniffFormat(values)
+  const decision = sniffFormat(values)
+  // Lines that are JSON, each giving a key twice, are readable as JSON: the format is not what is
+  // wrong with them, and no format reads them (ingest-logs.ts says so).
+  if (values.length === 0 && refused.twice > 0) return {...decision, reason: `${decision.reason}: ${DUPLICATE_KEY_LINES}`}
+  return decision
 }
 
 /** The companion index of a format, offered every readable line of the files, in order; null for formats without one. */

@@ -743,6 +743,13 @@ const UNREAD_ATTRIBUTES_FIX = 'the content is on the spans, in attributes this r
 /** The fix for a file whose one line is longer than --max-line-bytes. */
 const OVERSIZE_FIX = 'check that the file is the log meant (one line this long is rarely a gateway\'s record: a dump, a blob, a file of another kind?); if it is, ingest it with --max-line-bytes raised past its line\'s length'
 
+/**
+ * The fix for a file whose line gives a key twice: no JSON writer repeats a key, so the line was
+ * written by hand or altered, and no --log-format or --map reads it (which value is the record's
+ * cannot be told).
+ */
+const DUPLICATE_KEY_FIX = 'no --log-format or --map reads a line that gives a key twice (no JSON writer repeats one: the line was written by hand or altered): look at the line, and ingest the log as its writer wrote it; or, once its texts are judged by other means, crosstalk ingest dismiss PATH --reason "..."'
+
 /** What refusal() needs of a file's counts (after duplicates are decided). */
 export type RefusalCounts = Pick<FileSummaryCounts, 'records' | 'duplicates' | 'bad_lines' | 'ignored_items' | 'error_records' | 'no_response' | 'no_response_text' | 'notes'> & Partial<Pick<FileSummaryCounts, 'unread_items'>>
 
@@ -777,7 +784,9 @@ export function refusalOf(format: LogFormat, c: RefusalCounts, firstBad: Streame
     const unitFix = firstBad !== null ? /: it reads as (?:seconds|milliseconds|microseconds|nanoseconds)\b.*: (--map ts=epoch_(?:s|ms|us|ns):.+)$/.exec(firstBad.reason)?.[1] : undefined
     // Its every line past --max-line-bytes: no format reads such a line, so no --log-format or --map is the fix.
     const oversize = firstBad !== null && /^line is \d+ bytes, over --max-line-bytes \d+$/.test(firstBad.reason) && c.bad_lines === 1
-    const fix = damaged ? DAMAGED_FIX : oversize ? OVERSIZE_FIX : wrapped ? jsonLinesFix(typeof wrappedJson === 'string' ? wrappedJson : firstBad?.reason === 'not a JSON object (got an array)' ? 'array' : null) : unitFix !== undefined ? `${unitFix} (the unit the file's times are in)` : noInput ? "ingest each batch's output file with its own input file (both paths, or their folder; one ingest per batch)" : fieldFix ?? formatFix
+    // Its one line gives a key twice: no format reads it, so no --log-format or --map is the fix.
+    const twice = firstBad !== null && /^duplicate key /.test(firstBad.reason) && c.bad_lines === 1
+    const fix = damaged ? DAMAGED_FIX : oversize ? OVERSIZE_FIX : twice ? DUPLICATE_KEY_FIX : wrapped ? jsonLinesFix(typeof wrappedJson === 'string' ? wrappedJson : firstBad?.reason === 'not a JSON object (got an array)' ? 'array' : null) : unitFix !== undefined ? `${unitFix} (the unit the file's times are in)` : noInput ? "ingest each batch's output file with its own input file (both paths, or their folder; one ingest per batch)" : fieldFix ?? formatFix
     const json = wrapped ? `: the file is JSON, ${NOT_JSON_LINES}` : ''
     return {reason: `${c.bad_lines === 1 ? 'its one line or item' : `none of its ${c.bad_lines} lines or items`} could ${c.bad_lines === 1 ? 'not ' : ''}be read as ${format}${first}${json}`, fix}
   }

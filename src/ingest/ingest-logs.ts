@@ -17,7 +17,7 @@ import {corpusFacts} from '../store/scale.js'
 import {checkpoint, enterBulkLoad, inTransaction} from '../store/session.js'
 import {startCheckpointer, type Checkpointer} from '../store/checkpointer.js'
 import {expandLogPaths, unreadEntriesMessage, type SkippedEntry} from './expand-paths.js'
-import {buildCompanionIndex, readsWithStoredFiles, sniffFile} from './file-lines.js'
+import {buildCompanionIndex, DUPLICATE_KEY_LINES, readsWithStoredFiles, sniffFile} from './file-lines.js'
 import {
   copyIntoCase, finishFile, IngestInterrupted, prepareFile, presentSummary, REFERENCE_COPIED, refusal, refuseFile, statRegularFile, streamFile,
   type FileFormat, type IngestContext, type IngestFileSummary, type IngestProgress, type PreparedFile, type Streamed,
@@ -480,7 +480,9 @@ export async function decideFormats(
         // No readable JSON line at all (an empty file, or nothing but garbage): read as native, so
         // that an empty file is reported as such and garbage is refused with each line's reason.
         format = 'native'
-        reason = 'auto: no readable JSON line to decide the format from; no format guessed: each line is checked as a native line and refused with its reason'
+        // JSON lines that give a key twice are read as JSON: the format could be decided, were they not altered.
+        const twice = d.reason.endsWith(DUPLICATE_KEY_LINES)
+        reason = `auto: ${twice ? `${DUPLICATE_KEY_LINES} (no JSON writer repeats a key)` : 'no readable JSON line to decide the format from'}; no format guessed: each line is checked as a native line and refused with its reason`
       } else if (mapped && d.candidates.every((c) => c.confidence < 0.8)) {
         // No known format, but the --map given says where the fields are.
         format = 'native'
