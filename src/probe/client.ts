@@ -51,6 +51,13 @@ export interface GenerateResult {
    */
   text: string
   /**
+   * The whole body as received (its charset and Content-Encoding decoded), whatever its shape:
+   * searched for markers beside `text` (receivedText), since a marker can sit where no answer
+   * shape puts text (an HTML error page, a plain-text 500, a member no completion has, a key
+   * given twice). Never printed or stored. Empty when no body came back (hung, reset, not sent).
+   */
+  body: string
+  /**
    * Why a streamed answer was not read whole, or null: it ended without `data: [DONE]` (cut off),
    * or an event's data was no JSON document (malformed, or cut off mid-event). Its text, such
    * events' raw text included, is searched all the same; but an answer that holds no foreign
@@ -143,6 +150,28 @@ export function isAuthStatus(status: number): boolean {
 function authWhy(status: number, body: string, keyGiven: boolean): string {
   const message = errorMessage(body)
   return `HTTP ${status}${message ? `: ${message}` : ''}: the target refused ${keyGiven ? 'the --api-key given' : 'a request without credentials (pass --api-key)'}; nothing it answers this way says how it treats a prompt`
+}
+
+/**
+ * Everything a client received in an answer, to search for markers: its text as an answer reads
+ * (deltas reassembled, so a marker split across events is whole) and its whole body (so a marker
+ * in an HTML page, a plain-text error or a member no answer shape reads is found too).
+ */
+export function receivedText(result: GenerateResult): string {
+  return result.body === '' ? result.text : `${result.text}\n${result.body}`
+}
+
+/**
+ * The context window a stack's refusal of an over-long prompt names: vLLM (and OpenAI) "This
+ * model's maximum context length is N tokens", SGLang "longer than the model's context length
+ * (N tokens)" and "exceeds the model's maximum context length of N tokens", TGI "must be <= N".
+ * Null when the message names none (or a number that is no window, see plausibleWindow).
+ */
+export function statedWindow(message: string | null): number | null {
+  if (message === null) return null
+  const match = /maximum context length (?:is|of) (\d+) tokens|context length \((\d+) tokens\)|must be <= ?(\d+)/i.exec(message)
+  const said = match === null ? NaN : Number(match[1] ?? match[2] ?? match[3])
+  return plausibleWindow(said) ? said : null
 }
 
 /** Whether an answer carried any text the client could read (see GenerateResult.text): one without was searched for nothing. */
@@ -289,11 +318,10 @@ export class ServingClient {
       return null
     }
     if (preferred) return preferred
-    if (status >= 500) {
-      this.trip(request, 'error', `HTTP ${status}${errorMessage(body) ? `: ${errorMessage(body)}` : ''}`, status)
-      return null
-    }
-    if (status < 200 || status >= 300) return 'default' // no model list (or not for us): the server picks
+    // No model list (a 404, or a 500 from a list that failed): the server picks. A failing list
+    // stops nothing (a hang, reset or redirect would have): the completions say how the stack
+    // treats a prompt, and a 5xx there is an error, inconclusive, as on the completions.
+    if (status < 200 || status >= 300) return 'default'
     const parsed = safeJson(body) as {data?: Array<{id?: unknown}>} | null
     const id = parsed?.data?.[0]?.id
     return typeof id === 'string' ? id : 'default'
@@ -372,7 +400,7 @@ export class ServingClient {
     const deadline = started + this.options.timeoutMs
     const path = request.endpoint === 'chat' ? '/v1/chat/completions' : '/v1/completions'
     const name = `POST ${path}`
-    const base = {httpStatus: null, text: '', incomplete: null, cachedTokens: null, promptTokens: null, error: null, inStreamError: false}
+    const base = {httpStatus: null, text: '', body: '', incomplete: null, cachedTokens: null, promptTokens: null, error: null, inStreamError: false}
     // An error message quotes what the target said, which may echo a key it was sent.
     const done = (result: Omit<GenerateResult, 'elapsedMs' | 'attempts'>, attempts: number): GenerateResult => ({...result, error: result.error === null ? null : scrubSecrets(result.error, this.secrets), elapsedMs: Date.now() - started, attempts})
     if (this.firstFailure) return done({...base, outcome: 'error', error: `not sent: the target already failed (${this.firstFailure.request} ${this.firstFailure.outcome})`}, 0)
@@ -406,18 +434,18 @@ export class ServingClient {
               : `still overloaded: the next wait (${Math.round(wait)} ms) would pass the ${this.options.timeoutMs} ms timeout`
         }`
         this.trip(name, 'error', why, status)
-        return done({...base, outcome: 'error', httpStatus: status, error: why}, attempts)
+        return done({...base, outcome: 'error', httpStatus: status, error: why, body}, attempts)
       }
       if (isAuthStatus(status)) {
         const why = authWhy(status, body, this.options.apiKey !== undefined)
         this.trip(name, 'error', why, status)
-        return done({...base, outcome: 'error', httpStatus: status, error: why}, attempts)
+        return done({...base, outcome: 'error', httpStatus: status, error: why, body}, attempts)
       }
       try {
-        return done(interpret(status, headers['content-type'], body, attempt.response.sawDone), attempts)
+        return done({...interpret(status, headers['content-type'], body, attempt.response.sawDone), body}, attempts)
       } catch (error) {
         if (!(error instanceof DuplicateKeyError)) throw error
-        return done(duplicateKeyAnswer(status, body, error.path), attempts)
+        return done({...duplicateKeyAnswer(status, body, error.path), body}, attempts)
       }
     }
   }
@@ -430,7 +458,7 @@ export class ServingClient {
  * (a 2xx) or refused as its status says; an error status with such a body is no explicit refusal
  * (it may have held a completion beside the error), so it is an error, not a rejection.
  */
-function duplicateKeyAnswer(status: number, raw: string, path: string): Omit<GenerateResult, 'elapsedMs' | 'attempts'> {
+function duplicateKeyAnswer(status: number, raw: string, path: string): Omit<GenerateResult, 'elapsedMs' | 'attempts' | 'body'> {
   const why = `the answer gives the key ${JSON.stringify(path).slice(0, 200)} twice: which value it carries cannot be told, so its text was not read`
   const served = status >= 200 && status < 300
   return {outcome: served ? 'served' : 'error', httpStatus: status, text: '', incomplete: null, cachedTokens: null, promptTokens: null, error: served ? why : `${errorMessage(raw) ?? `HTTP ${status}`} (${why})`, inStreamError: false}
@@ -451,13 +479,14 @@ function requestBody(request: GenerateRequest): Record<string, unknown> {
  * for every answer that has some. Only a refusal of the prompt is `rejected`: an error status
  * or error event that says the server failed (5xx, or code/type saying so) is `error`.
  */
-function interpret(status: number, contentType: string | undefined, raw: string, sawDone: boolean): Omit<GenerateResult, 'elapsedMs' | 'attempts'> {
+function interpret(status: number, contentType: string | undefined, raw: string, sawDone: boolean): Omit<GenerateResult, 'elapsedMs' | 'attempts' | 'body'> {
   const base = {httpStatus: status, text: '', incomplete: null, cachedTokens: null, promptTokens: null, error: null, inStreamError: false}
   const isStream = sawDone || (contentType ?? '').includes('text/event-stream') || looksLikeSse(raw) === true
   if (status < 200 || status >= 300) {
-    // An error status with a completion beside its error (choices, deltas) still delivered that text; a bare page or message is no answer.
-    const decoded = status >= 400 ? decodeResponse(raw) : null
-    const text = decoded !== null && decoded.kind !== 'text' ? decoded.text : ''
+    // An error status's body is text the client received, whatever its shape: a completion beside
+    // the error (choices, deltas), the error's message, an HTML page or plain text (a gateway's 502
+    // quoting what the stack sent it). All of it is searched for markers.
+    const text = status >= 400 ? decodeResponse(raw).text : ''
     // A rejection is the stack's own context-length error and nothing else: no page, no bare status, no text delivered beside it.
     const rejected = REJECTION_STATUSES.has(status) && !delivered(raw, false) && contextRejection(safeJson(raw))
     const message = errorMessage(raw)
@@ -466,16 +495,20 @@ function interpret(status: number, contentType: string | undefined, raw: string,
     return {...base, outcome: rejected ? 'rejected' : 'error', error: why, text}
   }
   const parsed = isStream ? parseSse(raw) : parseJson(raw)
-  // A 200 whose body is no JSON document (an HTML page, plain text) is no completion: nothing was served.
-  if (!isStream && !parsed.json) return {...base, outcome: 'error', error: 'HTTP 200 with a body that is not a completion (not JSON)'}
+  // A 2xx whose body is no JSON document (an HTML page, plain text) is no completion: nothing was
+  // served. Its text still reached the client, and is searched for markers.
+  if (!isStream && !parsed.json) return {...base, outcome: 'error', error: `HTTP ${status} with a body that is not a completion (not JSON)`, text: decodeResponse(raw).text}
   const decoded = decodeResponse(raw)
   const text = isStream && decoded.kind === 'text' ? '' : decoded.text
   const incomplete = isStream ? streamIncomplete(sawDone, decoded.unparsed ?? 0) : null
   if (parsed.error !== null) {
     // Text delivered before or beside a refusal was served all the same (silent degradation, not a
-    // rejection); a refusal is the stack's context-length error with nothing served.
-    const outcome = parsed.serverError ? 'error' : delivered(raw, isStream) ? 'served' : parsed.contextRejection ? 'rejected' : 'error'
-    return {...base, outcome, error: parsed.error.slice(0, MAX_ERROR_CHARS), inStreamError: parsed.isStream, text, incomplete, cachedTokens: parsed.cachedTokens, promptTokens: parsed.promptTokens}
+    // rejection); a refusal is the stack's context-length error with nothing served, sent as a 4xx
+    // or as an error event in a 200 stream. A plain 200 whose JSON body is an error is neither: an
+    // OpenAI client reads it as a success with no choices, so it is an error, never a rejection.
+    const outcome = parsed.serverError ? 'error' : delivered(raw, isStream) ? 'served' : parsed.contextRejection && isStream ? 'rejected' : 'error'
+    const error = isStream || outcome !== 'error' || parsed.serverError ? parsed.error : `error body with no stream: ${parsed.error}`
+    return {...base, outcome, error: error.slice(0, MAX_ERROR_CHARS), inStreamError: parsed.isStream, text, incomplete, cachedTokens: parsed.cachedTokens, promptTokens: parsed.promptTokens}
   }
   return {...base, outcome: 'served', text, incomplete, cachedTokens: parsed.cachedTokens, promptTokens: parsed.promptTokens}
 }

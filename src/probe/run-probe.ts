@@ -1,5 +1,5 @@
 import type {Rng} from '../util/rng.js'
-import {hasText, isAuthStatus, ServingClient, type Endpoint, type GenerateResult, type TargetFailure} from './client.js'
+import {hasText, isAuthStatus, receivedText, ServingClient, statedWindow, type Endpoint, type GenerateResult, type TargetFailure} from './client.js'
 import {mapLimit} from './limit.js'
 import {foreignMarkers, readForeign, type ForeignMarker} from './markers.js'
 import {buildPrompt, fillerWords, newPersona, sizePrompt, type Persona, type SizedPrompt} from './prompts.js'
@@ -8,8 +8,11 @@ import {count} from '../util/plural.js'
 
 // The CI gate. Three probes against an OpenAI-compatible server:
 //  - context limits: a prompt just below the KV pool must be served; prompts in the gap between
-//    pool and advertised window, and above the window, must be rejected explicitly (4xx or an
-//    error event in the stream), never served or left hanging;
+//    pool and advertised window (one just above the pool, one midway), and above the window, must
+//    be rejected explicitly (4xx or an error event in the stream), never served or left hanging.
+//    A stack whose own refusal (or /tokenize, or /v1/models) names a window below the advertised
+//    one is also sent a prompt midway between the pool and that window: the range a midway gap
+//    prompt past that window never reaches, and where stale pages are served;
 //  - contamination: synthetic tenants with fresh canaries, concurrent and repeated, gap sizes
 //    included; any marker in a response that is not the requester's own is a leak;
 //  - cache isolation: the same cache_salt must hit and a different salt must miss. Checking only
@@ -55,6 +58,11 @@ export interface ProbeResult {
   pool_tokens: number
   advertised_tokens: number
   server_max_model_len: number | null
+  /**
+   * The smallest window the stack's own refusals of a context prompt named ("maximum context
+   * length is N tokens"), or null when none named one.
+   */
+  stated_max_model_len: number | null
   sizing: 'tokenize' | 'estimate'
   started_at: string
   duration_ms: number
@@ -86,7 +94,12 @@ export interface ProbeOptions {
 }
 
 interface SizeClass {
-  key: 'small' | 'below_pool' | 'gap' | 'above_window'
+  /**
+   * gap: midway between the pool and the advertised window; gap_low: just above the pool;
+   * gap_window: midway between the pool and a smaller window the stack itself named (planned
+   * only when it names one, see windowGapSize).
+   */
+  key: 'small' | 'below_pool' | 'gap' | 'gap_low' | 'gap_window' | 'above_window'
   tokens: number
   /** The prompt should be served (true) or rejected (false). */
   servable: boolean
@@ -100,11 +113,29 @@ export function planSizes(poolTokens: number, advertisedTokens: number, maxToken
     {key: 'below_pool', tokens: Math.max(32, poolTokens - maxTokens - margin), servable: true},
   ]
   // The gap exists only when the window is larger than the pool (room for a prompt plus its output).
-  if (advertisedTokens - maxTokens - 1 > poolTokens + 1) {
-    sizes.push({key: 'gap', tokens: Math.floor((poolTokens + 1 + advertisedTokens - maxTokens - 1) / 2), servable: false})
+  // One size midway is not enough: a stack whose real window is below the advertised one refuses
+  // it for that window while serving stale pages below it. So one more just past the pool (by the
+  // margin the baseline keeps below it, so an estimated size still lands past it).
+  const top = advertisedTokens - maxTokens - 1
+  if (top > poolTokens + 1) {
+    const middle = Math.floor((poolTokens + 1 + top) / 2)
+    sizes.push({key: 'gap', tokens: middle, servable: false})
+    const low = poolTokens + margin
+    if (low < middle) sizes.push({key: 'gap_low', tokens: low, servable: false})
   }
   sizes.push({key: 'above_window', tokens: advertisedTokens + 16, servable: false})
   return sizes
+}
+
+/**
+ * The prompt size midway between the pool and a window `window` below --advertised-tokens, or
+ * null when that window leaves no room past the pool for a prompt and its output (a window at or
+ * below the pool is the fix for the leak: nothing to test).
+ */
+export function windowGapSize(poolTokens: number, window: number, maxTokens: number): SizeClass | null {
+  const top = window - maxTokens - 1
+  if (top <= poolTokens + 1) return null
+  return {key: 'gap_window', tokens: Math.floor((poolTokens + 1 + top) / 2), servable: false}
 }
 
 export async function runProbe(options: ProbeOptions): Promise<ProbeResult> {
@@ -125,6 +156,7 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeResult> {
   // Stop sending once interrupted or once the target has failed (see ServingClient.failure).
   const stopped = (): boolean => (options.signal?.aborted ?? false) || client.failure !== null
   let serverMaxModelLen: number | null = null
+  let statedMaxModelLen: number | null = null
   let method: 'tokenize' | 'estimate' = 'estimate'
   const finish = (model: string | null): ProbeResult => {
     const failure = client.failure
@@ -143,6 +175,7 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeResult> {
       pool_tokens: options.poolTokens,
       advertised_tokens: options.advertisedTokens,
       server_max_model_len: serverMaxModelLen,
+      stated_max_model_len: statedMaxModelLen,
       sizing: method,
       started_at: startedAt.toISOString(),
       duration_ms: Date.now() - started,
@@ -177,17 +210,47 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeResult> {
     client.generate({endpoint, model, stream, maxTokens, cacheSalt, text: buildPrompt(persona, filler, sized.get(size.key)!.words)})
   const sizeOf = (size: SizeClass): number => sized.get(size.key)!.tokens
 
-  // (a) Context limits, one request each, in size order: below pool, gap (plain and streamed), above window.
+  // (a) Context limits, one request each: below pool, gap (midway, plain and streamed), gap just
+  // past the pool, above window; then, where the stack names a smaller window, midway below it.
   const baselineTenants: Persona[] = []
-  for (const size of sizes.filter((s) => s.key !== 'small')) {
+  const context: Array<{size: SizeClass; stream: boolean; persona: Persona; result: GenerateResult}> = []
+  const sendContext = async (size: SizeClass): Promise<void> => {
     for (const stream of size.key === 'gap' ? [false, true] : [false]) {
       if (stopped()) break
       const persona = newPersona(rng, 'context')
       baselineTenants.push(persona)
       const result = await send(persona, size, stream)
-      checks.push(contextCheck(size, sizeOf(size), stream, persona, result, {serverMaxModelLen, maxTokens, advertised: options.advertisedTokens, pool: options.poolTokens}))
+      context.push({size, stream, persona, result})
       progress(`context.${size.key}${stream ? '_stream' : ''}: ${result.outcome}`)
     }
+  }
+  for (const size of sizes.filter((s) => s.key !== 'small')) await sendContext(size)
+  // A refusal that names a window below --advertised-tokens ("maximum context length is 2000
+  // tokens": a router or a disaggregated frontend listing another window than the engine's) says
+  // the stack does not serve what it advertises; the midway gap prompt may be past that window,
+  // refused for it, while prompts between the pool and it are served from stale pages.
+  const stated = context.filter((entry) => entry.result.outcome === 'rejected').map((entry) => statedWindow(entry.result.error)).filter((n): n is number => n !== null)
+  statedMaxModelLen = stated.length > 0 ? Math.min(...stated) : null
+  const windows = [serverMaxModelLen, statedMaxModelLen].filter((n): n is number => n !== null)
+  const realWindow = windows.length > 0 ? Math.min(...windows) : null
+  if (realWindow !== null && realWindow < options.advertisedTokens && !stopped()) {
+    const extra = windowGapSize(options.poolTokens, realWindow, maxTokens)
+    if (extra !== null && !sizes.some((size) => size.tokens === extra.tokens)) {
+      sizes.splice(sizes.findIndex((size) => size.key === 'above_window'), 0, extra)
+      sized.set(extra.key, await sizePrompt(client, {endpoint, model, target: extra.tokens, template: newPersona(rng, 'sizing'), filler}))
+      progress(`the stack names a window of ${realWindow} tokens, below --advertised-tokens ${options.advertisedTokens}: a prompt of ${sizeOf(extra)} tokens is sent between the pool and it`)
+      await sendContext(extra)
+    }
+  }
+  // The prompts that reached the range from the pool to that window (sent, answered, and sized past the pool and within the window).
+  const windowTestedBy =
+    realWindow === null
+      ? []
+      : context
+          .filter(({size, result}) => (size.key === 'gap_low' || size.key === 'gap_window') && result.attempts > 0 && result.error !== 'interrupted' && sizeOf(size) > options.poolTokens && sizeOf(size) + maxTokens < realWindow)
+          .map(({size}) => `context.${size.key}`)
+  for (const {size, stream, persona, result} of context) {
+    checks.push(contextCheck(size, sizeOf(size), stream, persona, result, {serverMaxModelLen, realWindow, windowTestedBy, maxTokens, advertised: options.advertisedTokens, pool: options.poolTokens}))
   }
 
   // (b) Contamination: tenants x rounds x sizes, concurrent.
@@ -257,10 +320,10 @@ export function verdictOf(checks: readonly ProbeCheck[]): Verdict {
 
 function contextCheck(
   size: SizeClass, tokens: number, stream: boolean, persona: Persona, result: GenerateResult,
-  window: {serverMaxModelLen: number | null; maxTokens: number; advertised: number; pool: number},
+  window: {serverMaxModelLen: number | null; realWindow: number | null; windowTestedBy: readonly string[]; maxTokens: number; advertised: number; pool: number},
 ): ProbeCheck {
-  // Every answer that carried text is searched, whatever came with it: a marker followed by an error event is still delivered.
-  const foreign = foreignMarkers(result.text, [persona.canary])
+  // Every answer is searched, whatever came with it: a marker followed by an error event, or in an HTML error page, is still delivered.
+  const foreign = foreignMarkers(receivedText(result), [persona.canary])
   const outcome: CheckOutcome = foreign.length > 0 ? 'leak' : result.outcome
   const base = {
     name: `context.${size.key}${stream ? '_stream' : ''}`,
@@ -280,44 +343,63 @@ function contextCheck(
   }
   if (size.servable) {
     // An answer with no text the probe could read was searched for nothing: not a clean observation.
-    if (outcome === 'served' && !hasText(result)) return {...base, ok: false, inconclusive: true, detail: `served below the pool, but the answer carried no text the probe could read${why ? ` (${why})` : ''}: not searched for foreign markers`}
+    if (outcome === 'served' && !hasText(result)) return {...base, ok: false, inconclusive: true, detail: `served below the pool, but the answer carried no text the probe could read${why ? ` (${why})` : ''}: its body held no foreign marker, but was not read as an answer`}
     // A stream cut off or holding an event that was no JSON document: what was read held no foreign marker, what was not is not known.
     if (outcome === 'served' && result.incomplete !== null) return {...base, ok: false, inconclusive: true, detail: `served below the pool, but the answer was not read whole (${result.incomplete}): no foreign markers in what was read, the rest not known`}
     if (outcome === 'served') return {...base, ok: true, inconclusive: false, detail: 'served below the pool; its answer was read: no foreign markers'}
     if (outcome === 'leak') return {...base, ok: false, inconclusive: false, detail: `${answeredAs(result)} with ${count(foreign.length, 'foreign marker')}`}
     // A baseline that is not served says the probe's assumptions (pool size, reachability) are off, not that the stack leaks.
-    return {...base, ok: false, inconclusive: true, detail: `baseline not served (${outcome}${why ? `: ${why}` : ''}); check --pool-tokens`}
+    // A 404 or 405 is the route's, not the prompt's: a wrong --target path or another server there.
+    const check = result.httpStatus === 404 || result.httpStatus === 405 ? `check --target (HTTP ${result.httpStatus}: the chat route is not there)` : 'check --pool-tokens'
+    return {...base, ok: false, inconclusive: true, detail: `baseline not served (${outcome}${why ? `: ${why}` : ''})${searchedBody(result)}; ${check}`}
   }
-  // The server's own window below --advertised-tokens, and this prompt past it: the rejection may be
-  // the window's, and the range between the pool and that window (where stale pages are served)
-  // untested. A window at or below the pool (the fix for the leak) leaves no such range: no gap to test.
-  const m = window.serverMaxModelLen
+  // The server's own window below --advertised-tokens (its /tokenize or /v1/models, or the window
+  // its refusal names), and this prompt past it: the rejection may be the window's, and the range
+  // between the pool and that window (where stale pages are served) is not tested by this prompt.
+  // A window at or below the pool (the fix for the leak) leaves no such range: no gap to test.
+  const m = window.realWindow
   const gapUnderWindow = m !== null && m - window.maxTokens - 1 > window.pool + 1
-  if (outcome === 'rejected' && size.key === 'gap' && m !== null && gapUnderWindow && m < window.advertised && tokens + window.maxTokens > m) {
+  if (outcome === 'rejected' && size.key !== 'above_window' && m !== null && gapUnderWindow && m < window.advertised && tokens + window.maxTokens > m) {
+    const named = m === window.serverMaxModelLen ? `max_model_len ${m}` : `${m} tokens, as its refusal names it`
+    const tested = window.windowTestedBy.length > 0 ? `was tested by ${window.windowTestedBy.join(' and ')} (see ${window.windowTestedBy.length === 1 ? 'that check' : 'those checks'}), not by this prompt` : 'was not tested'
     return {
       ...base, ok: false, inconclusive: true,
-      detail: `rejected, but the server's window (max_model_len ${m}) is below --advertised-tokens ${window.advertised} and this prompt (${tokens} tokens) is past it: the range from the pool to ${m} was not tested; run again with --advertised-tokens ${m}`,
+      detail: `rejected, but the server's window (${named}) is below --advertised-tokens ${window.advertised} and this prompt (${tokens} tokens) is past it: the range from the pool to ${m} ${tested}; run again with --advertised-tokens ${m}`,
     }
   }
   switch (outcome) {
     case 'rejected':
       return {...base, ok: true, inconclusive: false, detail: result.inStreamError ? 'rejected by an error event inside an HTTP 200 stream' : `rejected with HTTP ${result.httpStatus}`}
     case 'served':
-      return {...base, ok: false, inconclusive: false, detail: `served with HTTP 200: silent degradation instead of a rejection (${hasText(result) ? 'its answer was read: no foreign markers' : 'its answer had no readable text: not searched for markers'})`}
+      return {...base, ok: false, inconclusive: false, detail: `served with HTTP 200: silent degradation instead of a rejection (${hasText(result) ? 'its answer was read: no foreign markers' : 'its answer had no readable text; its body held no foreign markers'})`}
     case 'leak':
       return {...base, ok: false, inconclusive: false, detail: `${answeredAs(result)} and ${count(foreign.length, 'foreign marker')}: stale KV`}
     case 'hung':
       return {...base, ok: false, inconclusive: false, detail: why}
     default:
-      return {...base, ok: false, inconclusive: true, detail: `${result.inStreamError ? 'a server error event inside an HTTP 200 stream' : result.httpStatus !== null && result.httpStatus < 500 && result.httpStatus >= 400 ? `HTTP ${result.httpStatus}` : 'server error'}, not an explicit rejection (${why})`}
+      return {...base, ok: false, inconclusive: true, detail: `${errorLabel(result)}, not an explicit rejection (${why})${searchedBody(result)}`}
   }
 }
 
+/** What an answer that was neither served nor rejected was, by how it came. */
+function errorLabel(result: GenerateResult): string {
+  if (result.inStreamError) return 'a server error event inside an HTTP 200 stream'
+  const status = result.httpStatus
+  if (status === null) return 'no HTTP answer'
+  return status >= 500 ? 'server error' : `HTTP ${status}`
+}
+
+/** What was searched in an answer that was no completion: its body, when one came back. */
+function searchedBody(result: GenerateResult): string {
+  return result.body.trim() !== '' ? '; its body was searched: no foreign markers' : ''
+}
+
 /** How an answer that carried text arrived, for a leak's detail: a leak beside an error is still one. */
+// The error's own text is not quoted: the leak may sit in it (a gateway's 502 page quoting the
+// stale answer), and leaked content is never printed.
 function answeredAs(result: GenerateResult): string {
   if (result.outcome === 'served') return 'served with HTTP 200'
-  const error = result.error ? `: ${result.error}` : ''
-  return result.inStreamError ? `answered in an HTTP 200 stream that then sent an error event (${result.outcome}${error})` : `answered with HTTP ${result.httpStatus} and an error beside the text (${result.outcome}${error})`
+  return result.inStreamError ? `answered in an HTTP 200 stream that then sent an error event (${result.outcome})` : `answered with HTTP ${result.httpStatus} and an error (${result.outcome}; its text not shown)`
 }
 
 /** leak_flows' source_tenant for a marker no probe tenant was given. */
@@ -338,7 +420,7 @@ function contaminationCheck(
   owners: Map<string, string>,
 ): ProbeCheck {
   const counts = {served: 0, rejected: 0, hung: 0, error: 0, leaks: 0, not_sent: 0, no_text: 0, incomplete: 0}
-  // Answers that carried text, whatever their outcome: the only ones searched for markers.
+  // Answers that carried text or a body, whatever their outcome: the ones searched for markers.
   let searched = 0
   const flows = new Map<string, {source_tenant: string; recipient_tenant: string}>()
   // Markers no probe tenant was given (the server's own text, or traffic not the probe's): whose they are is not known.
@@ -355,13 +437,14 @@ function contaminationCheck(
     counts[result.outcome]++
     status ??= result.httpStatus
     elapsed = Math.max(elapsed, result.elapsedMs)
-    // Every answer with text is searched, whatever its outcome (an error after the text delivered it all the same).
-    if (!hasText(result)) {
-      if (result.outcome === 'served') counts.no_text++
-      continue
-    }
+    // Every answer is searched, whatever its outcome (an error after the text delivered it all the
+    // same; an HTML or plain-text error page is text the client received). A served answer with
+    // no readable text is counted apart (no clean read) even where its body was searched.
+    if (result.outcome === 'served' && !hasText(result)) counts.no_text++
+    const received = receivedText(result)
+    if (received.trim() === '') continue
     searched++
-    const foreign = readForeign(result.text, [job.persona.canary], owners)
+    const foreign = readForeign(received, [job.persona.canary], owners)
     if (foreign.length === 0) {
       if (result.outcome === 'served' && result.incomplete !== null) counts.incomplete++
       continue
@@ -387,14 +470,14 @@ function contaminationCheck(
   const served = `${counts.served} served${counts.served > 0 ? ` (${read} read, ${counts.no_text} with no readable text${notWhole})` : ''}`
   const detail =
     outcome === 'leak'
-      ? `${counts.leaks}/${entries.length} responses carried foreign markers (${count(crossTenant, 'cross-tenant flow')}${ambiguous.size > 0 ? `; ${count(ambiguous.size, 'marker')} cut short to digits that markers of several probe tenants begin with: owner ambiguous` : ''}${unowned.size > 0 ? `; ${count(unowned.size, 'marker')} no probe tenant was given: owner unknown` : ''})${counts.no_text > 0 ? `; ${counts.no_text} more served with no readable text` : ''}`
+      ? `${counts.leaks} of the ${count(counts.served + counts.rejected + counts.error, 'answer')} received (${answered(counts)}) carried foreign markers${counts.not_sent > 0 ? `, ${counts.not_sent} not sent` : ''} (${count(crossTenant, 'cross-tenant flow')}${ambiguous.size > 0 ? `; ${count(ambiguous.size, 'marker')} cut short to digits that markers of several probe tenants begin with: owner ambiguous` : ''}${unowned.size > 0 ? `; ${count(unowned.size, 'marker')} no probe tenant was given: owner unknown` : ''})${counts.no_text > 0 ? `; ${counts.no_text} served with no readable text, their bodies searched` : ''}`
       : `${served}, ${counts.rejected} rejected, ${counts.hung} hung, ${counts.error} errors${counts.not_sent > 0 ? `, ${counts.not_sent} not sent` : ''}; ${
           !unobserved
             ? read > 0
               ? `no foreign markers in the ${read} read`
               : searched > 0
                 ? `no foreign markers in the text of ${count(searched, 'answer')} not served (error bodies)`
-                : 'no answer carried text, so none was searched for foreign markers'
+                : 'no answer carried a body, so none was searched for foreign markers'
             : counts.served === 0
               ? 'nothing served below the pool, so no answer could be searched for foreign markers'
               : read === 0 && counts.incomplete === 0
@@ -422,6 +505,11 @@ function contaminationCheck(
   }
 }
 
+/** The answers a class received, by outcome, for a leak's detail (what its count of leaks is out of). */
+function answered(counts: {served: number; rejected: number; hung: number; error: number}): string {
+  return [`${counts.served} served`, counts.rejected > 0 ? `${counts.rejected} rejected` : '', counts.error > 0 ? `${count(counts.error, 'error')}` : ''].filter(Boolean).join(', ')
+}
+
 async function cacheChecks(
   client: ServingClient,
   opts: {model: string; endpoint: Endpoint; maxTokens: number; rng: Rng; filler: readonly string[]; poolTokens: number; owners: ReadonlyMap<string, string>},
@@ -447,8 +535,8 @@ async function cacheChecks(
   const size = same.result.promptTokens
   const base = {size_tokens: size, stream: false, requests: 1}
   // These answers are searched too: another tenant's marker in any of them is a leak, whatever the cache figures say.
-  const sameForeign = [...new Map([warm, same.result].flatMap((result) => readForeign(result.text, [persona.canary], opts.owners)).map((m) => [m.marker, m])).values()]
-  const diffForeign = readForeign(diff.result.text, [persona.canary], opts.owners)
+  const sameForeign = [...new Map([warm, same.result].flatMap((result) => readForeign(receivedText(result), [persona.canary], opts.owners)).map((m) => [m.marker, m])).values()]
+  const diffForeign = readForeign(receivedText(diff.result), [persona.canary], opts.owners)
   if (sameForeign.length > 0 || diffForeign.length > 0) {
     const leakCheck = (name: string, entry: {result: GenerateResult; cached: number | null}, foreign: ForeignMarker[], requests: number, expected: string): ProbeCheck => ({
       ...base, name, requests, expected,
@@ -511,7 +599,7 @@ async function cacheChecks(
       if (!check.ok) continue
       check.ok = false
       check.inconclusive = true
-      check.detail += `, but ${count(unread, 'cache answer')} carried no text the probe could read: not searched for foreign markers`
+      check.detail += `, but ${count(unread, 'cache answer')} carried no text the probe could read: only searched as raw bodies, not read as answers`
     }
   }
   return [sameCheck, diffCheck]

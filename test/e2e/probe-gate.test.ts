@@ -37,6 +37,7 @@ describe('JUnit for a run the target cut short', () => {
       pool_tokens: 1024,
       advertised_tokens: 4096,
       server_max_model_len: null,
+      stated_max_model_len: null,
       sizing: 'estimate',
       started_at: '2026-11-02T06:48:30.289Z',
       duration_ms: 1000,

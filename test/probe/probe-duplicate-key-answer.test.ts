@@ -51,16 +51,16 @@ async function duplicateKeyServer(): Promise<string> {
 }
 
 describe('probe: an answer that gives a key twice', () => {
-  it('is not read: the run completes, the checks it fed are inconclusive (never ok) and say why', async () => {
+  it('is not read as an answer: the run completes, never ok; its body is searched, so the marker in one value is a leak', async () => {
     const target = await duplicateKeyServer()
     const result = await runProbe({target, poolTokens: POOL, advertisedTokens: WINDOW, timeoutMs: 2000, rng: seededRng(3), now: () => new Date('2026-11-02T06:48:30.289Z')})
     expect(result.target_failure).toBeNull()
     expect(result.verdict).not.toBe('pass')
+    // Neither value is read as the answer, but the body is searched: the marker in one of them is a leak (QA probe, lower note).
     const below = result.checks.find((c) => c.name === 'context.below_pool')!
-    expect(below).toMatchObject({outcome: 'served', ok: false, inconclusive: true})
-    expect(below.detail).toContain('gives the key "choices[0].message.content" twice')
+    expect(below).toMatchObject({outcome: 'leak', ok: false, inconclusive: false})
     const small = result.checks.find((c) => c.name === 'contamination.small')!
-    expect(small.ok).toBe(false)
+    expect(small).toMatchObject({outcome: 'leak', ok: false})
     expect(small.counts!.served).toBeGreaterThan(0)
     expect(small.counts!.no_text).toBe(small.counts!.served)
   })

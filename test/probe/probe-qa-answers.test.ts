@@ -93,11 +93,12 @@ describe('probe: a stream that opens with an SSE comment under text/plain', () =
 })
 
 describe('probe: "no foreign markers" only where something was searched', () => {
-  it('every completion answered with a body that carries no text: contamination does not say "no foreign markers"', async () => {
+  it('every completion answered with an HTML page and no completion: contamination says the pages were searched, never that answers were read', async () => {
+    // QA probe #6: a page is text the client received, searched for markers (it was not searched, and said so).
     const result = await probe((ask) => (completion(ask) ? {status: 502, headers: {'content-type': 'text/html'}, raw: '<html><body>Bad Gateway</body></html>'} : undefined))
     const contamination = result.checks.filter((c) => c.name.startsWith('contamination.') && c.outcome === 'error')
     expect(contamination.length).toBeGreaterThan(0)
-    for (const c of contamination) expect(c.detail).not.toMatch(/no foreign markers(?! in the \d+ read)/)
-    for (const c of contamination) expect(c.detail).toContain('none was searched for foreign markers')
+    for (const c of contamination) expect(c.detail).toMatch(/no foreign markers in the text of 8 answers not served \(error bodies\)$/)
+    for (const c of contamination) expect(c).toMatchObject({ok: false, inconclusive: true})
   })
 })

@@ -39,13 +39,15 @@ async function serve(answer: {status: number; type: string; body: string}): Prom
 }
 
 describe('probe: what was not observed is not a pass', () => {
-  it("a server whose window is below --advertised-tokens rejects the gap prompt for its window: inconclusive, naming the window to probe with", async () => {
+  it("a server whose window is below --advertised-tokens rejects the gap prompt for its window: inconclusive, naming the window to probe with; the range below that window is tested", async () => {
     testbed = await startTestbed({port: 0, poolTokens: POOL, maxModelLen: 2048, onOverflow: 'stale', disaggregated: true})
     const result = await probe(testbed.url)
     expect(result.server_max_model_len).toBe(2048)
     expect(check(result, 'context.gap')).toMatchObject({outcome: 'rejected', ok: false, inconclusive: true})
-    expect(check(result, 'context.gap').detail).toMatch(/max_model_len 2048\) is below --advertised-tokens 4096 .*run again with --advertised-tokens 2048$/)
-    expect(result.verdict).toBe('inconclusive')
+    expect(check(result, 'context.gap').detail).toMatch(/max_model_len 2048\) is below --advertised-tokens 4096 .*tested by context\.gap_low and context\.gap_window .*run again with --advertised-tokens 2048$/)
+    // QA probe #1: the prompts between the pool and 2048 reach the stale pages this testbed serves there: a leak, not merely inconclusive.
+    expect(check(result, 'context.gap_window')).toMatchObject({outcome: 'leak', ok: false})
+    expect(result.verdict).toBe('fail')
   })
 
   it('a server whose window is at or below the pool (the fix for the leak) leaves no gap to test: its rejection passes', async () => {
