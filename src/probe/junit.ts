@@ -3,8 +3,14 @@ import type {ProbeResult} from './run-probe.js'
 // JUnit XML as CI systems (GitLab, Jenkins, GitHub test reporters) read it: one testcase per
 // check, a failure for a failed check, skipped for an inconclusive one.
 
+// XML 1.0 allows tab, LF, CR, U+0020-U+D7FF, U+E000-U+FFFD and U+10000 up: a C0 control is
+// dropped, and U+FFFE, U+FFFF or a lone surrogate (from a server's error message) becomes U+FFFD,
+// or no parser reads the file and CI loses every testcase.
 const escapeXml = (text: string): string =>
-  text.replace(/[<>&"']/g, (ch) => ({'<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;'})[ch]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
+  text
+    .replace(/[<>&"']/g, (ch) => ({'<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;'})[ch]!)
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
+    .replace(/[\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
 
 export function renderJunit(result: ProbeResult): string {
   const failures = result.checks.filter((check) => !check.ok && !check.inconclusive).length
