@@ -101,17 +101,59 @@ export function targetSecrets(url: URL, apiKey?: string): string[] {
     return [b, b.replace(/=+$/, ''), Buffer.from(v, 'utf8').toString('base64url')]
   }
   const basic = [...(apiKey === undefined ? [] : [apiKey, `:${apiKey}`]), ...(url.username || url.password ? [`${decoded(url.username)}:${decoded(url.password)}`] : [])]
-  const encoded = [...plain.map((v) => encodeURIComponent(v)), ...plain.map((v) => encodeURIComponent(decoded(v))), ...basic.flatMap(base64)].filter((v) => v.length >= 4)
+  const hex = (v: string): string => Buffer.from(v, 'utf8').toString('hex')
+  const encoded = [...plain.map((v) => encodeURIComponent(v)), ...plain.map((v) => encodeURIComponent(decoded(v))), ...plain.map(hex), ...basic.flatMap(base64)].filter((v) => v.length >= 4)
   // Longest first, so that a secret holding another is replaced whole.
   return [...new Set([...plain, ...encoded])].sort((a, b) => b.length - a.length)
 }
 
 /**
  * `text` with every one of `secrets` replaced by WITHHELD, in any letter case (a target may echo a
- * key lower-cased, or a percent-encoding with lower-case hex).
+ * key lower-cased, or a percent-encoding with lower-case hex), with any of its ASCII characters
+ * percent-encoded (`sk%2Dkey`: encodeURIComponent leaves `-` as it is, other encoders do not), and
+ * cut in pieces: a run of SECRET_PIECE characters or more of a secret (`sk-sup...ersecret-1234`,
+ * a key masked in the middle) is withheld too, so what is left shows no usable part of it.
  */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
   let out = text
-  for (const secret of secrets) out = out.replace(new RegExp(secret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'), () => WITHHELD)
+  for (const secret of secrets) out = out.replace(new RegExp(flexible(secret), 'gi'), () => WITHHELD)
+  for (const secret of secrets) if (secret.length > SECRET_PIECE) out = withholdPieces(out, secret.toLowerCase())
+  return out
+}
+
+/** The shortest run of a secret's characters withheld on its own (shorter runs, a key's `sk-` prefix, say nothing usable). */
+const SECRET_PIECE = 8
+
+/** A pattern for `secret` where each ASCII character may also be given as its %XX escape. */
+function flexible(secret: string): string {
+  return [...secret]
+    .map((ch) => {
+      const literal = ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+      const code = ch.codePointAt(0)!
+      return code < 0x80 ? `(?:${literal}|%${code.toString(16).padStart(2, '0')})` : literal
+    })
+    .join('')
+}
+
+/** `text` with every run of at least SECRET_PIECE characters that is also in `secret` (lower-cased) replaced by WITHHELD. */
+function withholdPieces(text: string, secret: string): string {
+  const lower = text.toLowerCase()
+  let out = ''
+  let i = 0
+  while (i < text.length) {
+    let longest = 0
+    for (let j = 0; j < secret.length && longest < secret.length - j; j++) {
+      let n = 0
+      while (i + n < lower.length && j + n < secret.length && lower[i + n] === secret[j + n]) n++
+      if (n > longest) longest = n
+    }
+    if (longest >= SECRET_PIECE) {
+      out += WITHHELD
+      i += longest
+    } else {
+      out += text[i]
+      i++
+    }
+  }
   return out
 }
