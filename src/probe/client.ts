@@ -352,7 +352,16 @@ export class ServingClient {
       if (status < 200 || status >= 300) continue
       const parsed = safeJson(attempt.response.body) as {count?: unknown; tokens?: unknown; max_model_len?: unknown} | null
       const reported = typeof parsed?.count === 'number' ? parsed.count : Array.isArray(parsed?.tokens) ? parsed.tokens.length : null
-      if (reported === null) continue
+      if (reported === null) {
+        // A count that is no number ("12", SGLang-like servers that quote it) with no token list:
+        // this /tokenize answered, unusably. Said as such (ignoredTokenCount), not taken for no /tokenize.
+        if (parsed?.count !== undefined) {
+          this.ignoredTokenCount ??= JSON.stringify(parsed.count).slice(0, 40)
+          this.tokenizePath = null
+          return null
+        }
+        continue
+      }
       // A count no tokenizer can give for this text (see plausibleCount) is no size: the server's
       // /tokenize is not used again, and the prompts are sized by estimate, which the run says.
       if (!plausibleCount(reported, text)) {
@@ -442,7 +451,7 @@ export class ServingClient {
         return done({...base, outcome: 'error', httpStatus: status, error: why, body}, attempts)
       }
       try {
-        return done({...interpret(status, headers['content-type'], body, attempt.response.sawDone), body}, attempts)
+        return done({...interpret(status, headers['content-type'], body, attempt.response.sawDone, attempt.response.undecoded ?? null), body}, attempts)
       } catch (error) {
         if (!(error instanceof DuplicateKeyError)) throw error
         return done({...duplicateKeyAnswer(status, body, error.path), body}, attempts)
@@ -479,7 +488,7 @@ function requestBody(request: GenerateRequest): Record<string, unknown> {
  * for every answer that has some. Only a refusal of the prompt is `rejected`: an error status
  * or error event that says the server failed (5xx, or code/type saying so) is `error`.
  */
-function interpret(status: number, contentType: string | undefined, raw: string, sawDone: boolean): Omit<GenerateResult, 'elapsedMs' | 'attempts' | 'body'> {
+function interpret(status: number, contentType: string | undefined, raw: string, sawDone: boolean, undecoded: string | null = null): Omit<GenerateResult, 'elapsedMs' | 'attempts' | 'body'> {
   const base = {httpStatus: status, text: '', incomplete: null, cachedTokens: null, promptTokens: null, error: null, inStreamError: false}
   const isStream = sawDone || (contentType ?? '').includes('text/event-stream') || looksLikeSse(raw) === true
   if (status < 200 || status >= 300) {
@@ -497,7 +506,8 @@ function interpret(status: number, contentType: string | undefined, raw: string,
   const parsed = isStream ? parseSse(raw) : parseJson(raw)
   // A 2xx whose body is no JSON document (an HTML page, plain text) is no completion: nothing was
   // served. Its text still reached the client, and is searched for markers.
-  if (!isStream && !parsed.json) return {...base, outcome: 'error', error: `HTTP ${status} with a body that is not a completion (not JSON)`, text: decodeResponse(raw).text}
+  // A body whose Content-Encoding could not be undone was not read at all: said so, not "not JSON".
+  if (!isStream && !parsed.json) return {...base, outcome: 'error', error: undecoded !== null ? `HTTP ${status} with a body that could not be decoded (${undecoded}): not read` : `HTTP ${status} with a body that is not a completion (not JSON)`, text: decodeResponse(raw).text}
   const decoded = decodeResponse(raw)
   const text = isStream && decoded.kind === 'text' ? '' : decoded.text
   const incomplete = isStream ? streamIncomplete(sawDone, decoded.unparsed ?? 0) : null

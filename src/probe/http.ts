@@ -45,6 +45,8 @@ export interface ExchangeResponse {
   body: string
   /** True when the body is a server-sent-event stream that reached `data: [DONE]` (we stop reading there). */
   sawDone: boolean
+  /** Why the body's Content-Encoding could not be undone (corrupt, cut short, or a coding not known), or null; `body` is then its bytes as UTF-8. */
+  undecoded?: string | null
 }
 
 // `data: [DONE]` at the start of a line ends an OpenAI stream; a server may keep the socket open after it.
@@ -97,9 +99,10 @@ export function exchange(req: ExchangeRequest): Promise<ExchangeResponse> {
       let tail = ''
       let bytes = 0
       const answer = (sawDone: boolean): ExchangeResponse => {
-        const body = readBody(Buffer.concat(chunks), res.headers, req.maxBytes)
+        const read = readBodyText(Buffer.concat(chunks), res.headers, req.maxBytes)
+        const body = read.text
         // A compressed or UTF-16 stream could not be watched for `data: [DONE]` as it came: looked for in the body read.
-        return {status: res.statusCode ?? 0, headers: res.headers, body, sawDone: sawDone || (looksLikeSse(body) === true && DONE.test(body))}
+        return {status: res.statusCode ?? 0, headers: res.headers, body, sawDone: sawDone || (looksLikeSse(body) === true && DONE.test(body)), undecoded: read.undecoded}
       }
       res.on('data', (chunk: Buffer) => {
         if (settled) return
@@ -139,7 +142,13 @@ function contentEncodings(header: string | string[] | undefined): string[] {
  * UTF-16), the mark dropped. A coding or charset it cannot undo leaves the bytes read as UTF-8.
  */
 export function readBody(raw: Buffer, headers: IncomingHttpHeaders, maxBytes: number): string {
+  return readBodyText(raw, headers, maxBytes).text
+}
+
+/** readBody, and why a Content-Encoding could not be undone (null when every coding was). */
+export function readBodyText(raw: Buffer, headers: IncomingHttpHeaders, maxBytes: number): {text: string; undecoded: string | null} {
   let bytes = raw
+  let undecoded: string | null = null
   for (const coding of contentEncodings(headers['content-encoding']).reverse()) {
     try {
       const options = {maxOutputLength: maxBytes}
@@ -152,11 +161,19 @@ export function readBody(raw: Buffer, headers: IncomingHttpHeaders, maxBytes: nu
         } catch {
           bytes = inflateRawSync(bytes, options)
         }
-      } else break
+      } else {
+        undecoded = `Content-Encoding ${JSON.stringify(coding.slice(0, 40))} is not one the probe reads (gzip, deflate, br)`
+        break
+      }
     } catch {
+      undecoded = `its Content-Encoding ${JSON.stringify(coding.slice(0, 40))} could not be undone: corrupt or cut short`
       break
     }
   }
+  return {text: decodeText(bytes, headers), undecoded}
+}
+
+function decodeText(bytes: Buffer, headers: IncomingHttpHeaders): string {
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return bytes.subarray(3).toString('utf8')
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes.subarray(2))
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes.subarray(2))

@@ -350,7 +350,13 @@ function contextCheck(
     if (outcome === 'leak') return {...base, ok: false, inconclusive: false, detail: `${answeredAs(result)} with ${count(foreign.length, 'foreign marker')}`}
     // A baseline that is not served says the probe's assumptions (pool size, reachability) are off, not that the stack leaks.
     // A 404 or 405 is the route's, not the prompt's: a wrong --target path or another server there.
-    const check = result.httpStatus === 404 || result.httpStatus === 405 ? `check --target (HTTP ${result.httpStatus}: the chat route is not there)` : 'check --pool-tokens'
+    const status = result.httpStatus
+    const check =
+      status === 404 || status === 405
+        ? `check --target (HTTP ${status}: the chat route is not there)`
+        : status !== null && status >= 200 && status < 300
+          ? 'check --target (an HTTP 200 that is no completion: not the serving stack, or not readable)'
+          : 'check --pool-tokens'
     return {...base, ok: false, inconclusive: true, detail: `baseline not served (${outcome}${why ? `: ${why}` : ''})${searchedBody(result)}; ${check}`}
   }
   // The server's own window below --advertised-tokens (its /tokenize or /v1/models, or the window

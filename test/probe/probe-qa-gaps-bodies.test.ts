@@ -144,6 +144,20 @@ describe('probe: lower notes', () => {
     expect(check(result, 'context.gap')).toMatchObject({outcome: 'rejected', ok: true})
   })
 
+  it('a corrupt gzip body or an unknown zstd coding is said to be undecodable, not "not JSON"', async () => {
+    for (const [coding, bytes] of [['gzip', Buffer.from('1f8b0800676172626167652d6e6f742d677a6970', 'hex')], ['zstd', Buffer.from('28b52ffd000067617262616765', 'hex')]] as const) {
+      const result = await probe(() => ({status: 200, headers: {'content-type': 'application/json', 'content-encoding': coding}, raw: bytes}))
+      const below = check(result, 'context.below_pool')
+      expect(below).toMatchObject({outcome: 'error', ok: false, inconclusive: true})
+      expect(below.detail).toContain(`HTTP 200 with a body that could not be decoded (`)
+      expect(below.detail).toContain(JSON.stringify(coding))
+      expect(below.detail).not.toContain('not JSON')
+      expect(below.detail).toMatch(/check --target/)
+      await server?.close()
+      server = null
+    }
+  })
+
   it('a 404 on the chat route names --target, not --pool-tokens', async () => {
     const result = await probe(() => ({status: 404, json: {detail: 'Not Found'}}))
     expect(check(result, 'context.below_pool').detail).toMatch(/check --target \(HTTP 404: the chat route is not there\)$/)

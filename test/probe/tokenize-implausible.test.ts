@@ -35,6 +35,8 @@ describe('ServingClient.tokenize: an implausible count is no size', () => {
     ['zero (count "abc", no tokens)', {count: 'abc', tokens: []}, '"abc"'],
     ['1e18', {count: 1e18, tokens: []}, '1000000000000000000'],
     ['fractional', {count: 12.5}, '12.5'],
+    // QA probe (lower note): a count given as a string, with no token list, was taken for "no /tokenize".
+    ['a string ("12"), no token list', {count: '12', max_model_len: '1e30'}, '"12"'],
   ])('%s: ignored, said as the server wrote it, and /tokenize not asked again', async (_name, body, shown) => {
     const s = await serverWithTokenize(() => body)
     const client = new ServingClient({baseUrl: new URL(s.url), timeoutMs: 2000})
