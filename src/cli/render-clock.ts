@@ -14,7 +14,8 @@ const LABEL: Record<ClockResult['status'], string> = {
 }
 
 /** One line: "notified LATE (16h 00m 00s after the deadline)", "overdue by ...", "12h 00m 00s left". */
-export function clockSummary(c: Pick<ClockResult, 'status' | 'late' | 'deadline' | 'remaining_seconds' | 'notified_at'>): string {
+export function clockSummary(c: Pick<ClockResult, 'status' | 'late' | 'deadline' | 'remaining_seconds' | 'notified_at' | 'nothing_owed'>): string {
+  if (c.nothing_owed) return 'nothing owed: no controller is affected by what the case holds'
   if (c.status === 'notified') {
     if (c.deadline === null) return `notified ${c.notified_at ?? ''} (no fixed deadline: without undue delay)`.replace('  ', ' ')
     const after = Math.round((Date.parse(c.notified_at ?? c.deadline) - Date.parse(c.deadline)) / 1000)
@@ -36,6 +37,16 @@ export function renderClock(clock: ClockResult, tz: string): string {
     ? 'LATE (after the contractual period; Art. 33(2): without undue delay after becoming aware; record the reasons so the controller can account for them)'
     : 'LATE (after the deadline: the reasons for the delay must accompany it, Art. 33(1))'
   const status = clock.status === 'notified' ? `NOTIFIED ${clock.late ? lateText : clock.deadline === null ? '' : '(in time)'}`.trim() : processor && clock.status === 'overdue' ? PROCESSOR_OVERDUE : LABEL[clock.status]
+  if (clock.nothing_owed) {
+    return [
+      'Status:     NOTHING OWED: detection covered every ingested log file and found no response carrying another session\'s data, so no controller is affected by what the case holds and no notice is due (logs not ingested are not covered)',
+      `Basis:      ${basisText(clock)}`,
+      `Aware at:   ${clock.aware_at}  |  ${formatInZone(new Date(clock.aware_at), tz)}`,
+      'Deadline:   none: no controller to notify',
+      '',
+      'Controllers (Art. 33(2)): none affected',
+    ].join('\n')
+  }
   const lines = [
     `Status:     ${status}`,
     `Basis:      ${basisText(clock)}`,

@@ -32,7 +32,8 @@ export default class Clock extends BaseCommand {
     let evaluate: (now: Date) => ClockResult
     if (flags['aware-at']) {
       const awareAt = parseInstant(flags['aware-at'], '--aware-at')
-      evaluate = (now) => computeClock(awareAt, now)
+      // No case: the controller's 72 hours of Art. 33(1), said as its basis as a case's clock says it.
+      evaluate = (now) => ({...computeClock(awareAt, now), basis: 'art33(1)'})
     } else {
       const db = this.openCase(flags.db, {readonly: false})
       evaluate = (now) => loadCaseClock(db, now)

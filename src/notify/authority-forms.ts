@@ -101,7 +101,8 @@ function answers(d: Draft, P: Phrases) {
     : clock.late
       ? known(d.delay_reason, o.delayReason)
       : clock.deadline
-        ? {value: P.notApplicableInTime(clock.deadline), open: false}
+        ? // In time only once notified in time: before it, the draft cannot know when it will be sent.
+          {value: clock.status === 'notified' ? P.notApplicableInTime(clock.deadline) : P.notApplicableIfSentBy(clock.deadline), open: false}
         : {value: P.toComplete(o.delayReason), open: true}
   const exposed = d.scope?.exposure ?? null
   const severity = d.risk ? ({low: fr ? 'mineure' : 'Minor', medium: fr ? 'modérée' : 'Moderate', high: fr ? 'grave' : 'Severe', 'very high': fr ? 'grave' : 'Severe'} as Record<string, string>)[d.risk.band] ?? d.risk.band : null

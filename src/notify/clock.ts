@@ -61,6 +61,8 @@ export interface ClockResult {
    * holds no canary registry and answers hold marker-shaped tokens whose owners are not known
    */
   controllers_unknown_because?: 'detection' | 'markers' | null
+  /** a processor's case where detection covered every log file and found no controller affected: no notice is owed (absent otherwise) */
+  nothing_owed?: true
 }
 
 /**
@@ -152,6 +154,11 @@ export function computeCaseClock(incident: CaseClockInput, notifications: readon
     const c = computeClock(aware, now, firstInitial(tenant), period)
     return {tenant_id: tenant, deadline: c.deadline, remaining_seconds: c.remaining_seconds, status: c.status, notified_at: c.notified_at ?? null, late: c.late}
   })
+  // Detection covered the case and found no controller affected: no notice is owed, so nothing is
+  // due, overdue or late (the clock said OVERDUE (LATE) with "controllers not known yet").
+  if (controllersKnown && each.length === 0) {
+    return {aware_at: aware.toISOString(), deadline: null, remaining_seconds: null, status: 'open', late: false, basis, controllers: [], controllers_known: true, controllers_unknown_because: null, nothing_owed: true}
+  }
   // Every controller notified is said only where every controller is known: detection incomplete may find more.
   const all = controllersKnown && each.length > 0 && each.every((c) => c.notified_at !== null)
   const lastNotice = all ? new Date(Math.max(...each.map((c) => Date.parse(c.notified_at!)))) : null

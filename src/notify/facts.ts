@@ -329,7 +329,7 @@ export interface CaseFacts {
   /** recorded notifications the incident now contradicts (e.g. after an awareness amendment) */
   notification_problems: string[]
   assessment: AssessmentRecord | null
-  /** scans finished after the latest assessment that added records or rescanned all: the assessment was made on an earlier state of the case */
+  /** scans finished after the latest assessment (each may have changed the figures it rests on): the assessment was made on an earlier state of the case */
   scans_since_assessment?: Array<{finished_at: string; records_new: number | null; full_rescan: boolean}>
   /**
    * log_files_by_reference: log files the case holds no copy of (ingest logs --evidence reference), kept outside the case;
@@ -438,7 +438,7 @@ export interface FactsInputs {
   roleChanges: AwarenessAmendment[]
   notifications: NotificationRecord[]
   assessment: AssessmentRecord | null
-  /** scans finished after the latest assessment that added records or rescanned all (its figures may have changed since it was made) */
+  /** scans finished after the latest assessment (each may have changed the figures it rests on) */
   scansSinceAssessment?: Array<{finished_at: string; records_new: number | null; full_rescan: boolean}>
   replay: StoredReplayResult[]
   files: EvidenceFile[]
@@ -1162,11 +1162,15 @@ export function excerptWindow(text: string, r: {marker: string; token: string; p
   return `${before.slice(Math.max(0, before.length - EXCERPT_CONTEXT))}${truncateMarker(token)}${after.slice(0, EXCERPT_CONTEXT)}`
 }
 
-/** The scans finished after an assessment was made that may have changed the figures it rests on (records added, or a full rescan). */
+/**
+ * The scans finished after an assessment was made: each may have changed the figures it rests on.
+ * Every one counts, not only those that added records or rescanned all: a scan after a drop adds
+ * none and lowers the figures, one with another --pool-tokens changes the count of data subjects.
+ */
 function scansAfter(db: CaseDb, assessment: AssessmentRecord | null): Array<{finished_at: string; records_new: number | null; full_rescan: boolean}> {
   if (!assessment) return []
   const made = Date.parse(assessment.at)
   return finishedScanRuns(db)
-    .filter((r) => r.finished_at !== null && Date.parse(r.finished_at) > made && ((r.records_new ?? 1) > 0 || r.full_rescan === 1))
+    .filter((r) => r.finished_at !== null && Date.parse(r.finished_at) > made)
     .map((r) => ({finished_at: r.finished_at!, records_new: r.records_new, full_rescan: r.full_rescan === 1}))
 }

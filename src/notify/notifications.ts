@@ -64,14 +64,14 @@ export function checkNewNotification(incident: IncidentForCheck, existing: reado
     throw new InputError('notify record: informing the data subjects is the controller\'s duty (Art. 34); as processor record your notices to each controller (--recipient TENANT)')
   }
   if (incident.role === 'processor' && recipient !== AUTHORITY && knownTenant && !knownTenant(recipient)) {
-    throw new InputError(`notify record: tenant ${quoted(recipient.slice(0, 80))} has no records in this case`)
+    throw new InputError(`notify record: tenant ${quoted(recipient.slice(0, 80))} is not in this case (no log record of it and no canary registered to it): check the spelling (crosstalk scope lists the tenants)`)
   }
   const controller = n.controller?.trim() || null
   if (n.controller !== undefined && n.controller !== null && !controller) throw new InputError('notify record: --controller must not be empty')
   if (controller !== null) {
     if (incident.role !== 'processor') throw new InputError('notify record: --controller names the controller a processor notified the authority for; in a controller\'s case the notification is its own')
     if (recipient !== AUTHORITY) throw new InputError(`notify record: --controller goes with --recipient ${AUTHORITY} (the controller an authority notification was made for); a notice to a controller names it with --recipient TENANT`)
-    if (knownTenant && !knownTenant(controller)) throw new InputError(`notify record: tenant ${quoted(controller.slice(0, 80))} has no records in this case`)
+    if (knownTenant && !knownTenant(controller)) throw new InputError(`notify record: tenant ${quoted(controller.slice(0, 80))} is not in this case (no log record of it and no canary registered to it): check the spelling (crosstalk scope lists the tenants)`)
   }
   if (n.at.getTime() > now.getTime() + FUTURE_TOLERANCE_MS) {
     throw new InputError(`notify record: --at ${n.at.toISOString()} is in the future (now ${now.toISOString()}): record a notification once it has been sent`)

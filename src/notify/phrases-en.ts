@@ -1,7 +1,7 @@
 import type {AssessmentRecord} from './assessment-store.js'
 import type {ReplayTargetFacts} from './facts.js'
 import type {Exposure} from '../scope/exposure.js'
-import {formatDuration} from './time.js'
+import {formatDuration, minuteDown, minuteUp} from './time.js'
 import {markersStaleReason, type MarkersStaleCause} from '../scope/unscanned.js'
 import {count} from '../util/plural.js'
 import {asSentence} from './statements.js'
@@ -391,6 +391,8 @@ export const EN = {
     named: 'People named in the text of the leaked prompts and completions (not counted)',
   },
   notApplicableInTime: (deadline: string) => `not applicable: within the 72 hours (deadline ${deadline})`,
+  /** no notification recorded yet, the deadline not passed: whether reasons are needed depends on when it is sent */
+  notApplicableIfSentBy: (deadline: string) => `not applicable if this notification is made by ${deadline} (the 72 hours); made later, it must give the reasons for the delay (Art. 33(1))`,
   /** how a controller's own fact in a draft its processor prepares for it is completed (an open item's record_with) */
   onBehalfToComplete: (tenant: string, processorRecorded: boolean) =>
     `for the controller (customer ${tenant}) to complete${processorRecorded ? ": the one recorded in this case is the processor's own, not the controller's" : ''}`,
@@ -435,11 +437,11 @@ export const EN = {
     cause: (category: string, text: string | null) =>
       `${category.includes('non-malicious') ? 'This was a fault, not an attack.' : category.includes('malicious') ? 'Someone caused this deliberately.' : 'The cause is not yet known.'}${text ? ` ${asSentence(text)}` : ''}`,
     // The log window is what the logs show, not the breach period: said as such (the recorded period, when there is one, is said instead).
-    when: (first: string, last: string) => `The affected answers we found in our logs were given between ${first.slice(0, 16).replace('T', ' ')} and ${last.slice(0, 16).replace('T', ' ')} (UTC).`,
+    when: (first: string, last: string) => `The affected answers we found in our logs were given between ${minuteDown(first)} and ${minuteUp(last)} (UTC).`,
     whenRecorded: (start: string, end: string | null) =>
       end
-        ? `This happened between ${start.slice(0, 16).replace('T', ' ')} and ${end.slice(0, 16).replace('T', ' ')} (UTC), as established by our investigation.`
-        : `This started on ${start.slice(0, 16).replace('T', ' ')} (UTC), as established by our investigation; when it ended is not yet confirmed.`,
+        ? `This happened between ${minuteDown(start)} and ${minuteUp(end)} (UTC), as established by our investigation.`
+        : `This started on ${minuteDown(start)} (UTC), as established by our investigation; when it ended is not yet confirmed.`,
     conversation: 'parts of your conversation with the assistant: what you wrote, or the answers it gave you',
     // The kinds are found across all the affected conversations: a letter to each of those people must not say each held every one.
     kindsNote: 'Not every conversation held each of these: the personal details listed after the first point were found in some of the affected conversations only.',
@@ -666,7 +668,7 @@ export const EN = {
     containment: 'containment measures taken for this customer\'s data',
     risk: 'risk assessment and the decision taken on it',
     /** the latest assessment was made before scans that may have changed its figures */
-    assessmentStale: (at: string, scans: number, scannedAt: string) => `the risk assessment and decision of ${at} were made on an earlier state of the case: ${scans === 1 ? 'a scan' : `${scans} scans`} since (the last on ${scannedAt}) added records or rescanned them, so the severity, the risk outcome and the decision may no longer follow from the findings; re-assess with the current findings`,
+    assessmentStale: (at: string, scans: number, scannedAt: string) => `the risk assessment and decision of ${at} were made on an earlier state of the case: ${scans === 1 ? 'a scan' : `${scans} scans`} since (the last on ${scannedAt}) may have changed the findings it rests on (records added or dropped, a rescan, another KV pool size), so the severity, the risk outcome and the decision may no longer follow from the findings; re-assess with the current findings`,
     assumedInputs: (inputs: string) => `the severity rests on inputs assumed by default, not from the case and not confirmed by the assessor: ${inputs}; confirm or correct each`,
     article34: 'whether the data subjects are informed (Art. 34), with the decision it rests on',
     notifications: 'notification of the supervisory authority (when, reference)',

@@ -5,6 +5,7 @@ import type {Exposure} from '../scope/exposure.js'
 import type {MarkersStaleCause} from '../scope/unscanned.js'
 import {compte, frSingular as un} from '../util/plural.js'
 import {asSentence} from './statements.js'
+import {minuteDown, minuteUp} from './time.js'
 
 // Les phrases des projets, notifications et entrées de registre, en français : exactement les
 // clés de la table anglaise (le type l'impose), pour qu'aucun document ne retombe sur l'anglais.
@@ -322,6 +323,7 @@ export const FR: Phrases = {
     named: 'Personnes citées dans le texte des requêtes et réponses divulguées (non comptées)',
   },
   notApplicableInTime: (deadline) => `sans objet : dans le délai de 72 heures (échéance ${deadline})`,
+  notApplicableIfSentBy: (deadline) => `sans objet si cette notification est faite au plus tard le ${deadline} (72 heures) ; faite plus tard, elle doit indiquer les motifs du retard (art. 33, paragraphe 1)`,
   onBehalfToComplete: (tenant, processorRecorded) =>
     `à compléter par le responsable de traitement (client ${tenant})${processorRecorded ? " : celui enregistré dans ce dossier est celui du sous-traitant, non celui du responsable de traitement" : ''}`,
   onBehalfRisk: (tenant, processorRecorded) =>
@@ -354,11 +356,11 @@ export const FR: Phrases = {
       `Certaines réponses données par un service d'intelligence artificielle à ses utilisateurs contenaient du texte issu des conversations d'autres personnes. Une partie de votre conversation (ce que vous avez écrit, ou les réponses que vous avez reçues) a pu être montrée à quelqu'un d'autre, ou une partie de la conversation de quelqu'un d'autre a pu vous être montrée. Au moins ${c.total} ${un(c.total) ? 'conversation des utilisateurs de ce service est concernée' : 'conversations des utilisateurs de ce service sont concernées'} (une conversation compte pour une personne ; celles que montrent les journaux, il peut y en avoir d'autres) : ${c.reached_others} dont le contenu a atteint quelqu'un d'autre, ${c.served_others} ${un(c.served_others) ? "qui s'est vu montrer" : "qui se sont vu montrer"} le contenu de quelqu'un d'autre${c.reached_others + c.served_others > c.total ? ' (une conversation des deux côtés est comptée une fois)' : ''}.`,
     cause: (category, text) =>
       `${category.includes('non-malicious') ? "Il s'agit d'un défaut, non d'une attaque." : category.includes('malicious') ? "Quelqu'un l'a provoqué délibérément." : "La cause n'est pas encore connue."}${text ? ` ${asSentence(text)}` : ''}`,
-    when: (first, last) => `Les réponses concernées trouvées dans nos journaux ont été données entre le ${first.slice(0, 16).replace('T', ' ')} et le ${last.slice(0, 16).replace('T', ' ')} (UTC).`,
+    when: (first, last) => `Les réponses concernées trouvées dans nos journaux ont été données entre le ${minuteDown(first)} et le ${minuteUp(last)} (UTC).`,
     whenRecorded: (start, end) =>
       end
-        ? `Cela s'est produit entre le ${start.slice(0, 16).replace('T', ' ')} et le ${end.slice(0, 16).replace('T', ' ')} (UTC), selon notre enquête.`
-        : `Cela a commencé le ${start.slice(0, 16).replace('T', ' ')} (UTC), selon notre enquête ; la date de fin n'est pas encore confirmée.`,
+        ? `Cela s'est produit entre le ${minuteDown(start)} et le ${minuteUp(end)} (UTC), selon notre enquête.`
+        : `Cela a commencé le ${minuteDown(start)} (UTC), selon notre enquête ; la date de fin n'est pas encore confirmée.`,
     conversation: 'des parties de votre conversation avec l’assistant : ce que vous avez écrit, ou les réponses qu’il vous a données',
     kindsNote: 'Toutes les conversations ne contenaient pas chacune de ces informations : les données personnelles citées après le premier point n’ont été trouvées que dans certaines des conversations concernées.',
     plain: {email: 'des adresses électroniques', phone: 'des numéros de téléphone', iban: 'des numéros de compte bancaire (IBAN)', card: 'des numéros de carte de paiement', ipv4: 'des adresses IP', ipv6: 'des adresses IP'},
@@ -557,7 +559,7 @@ export const FR: Phrases = {
     measuresProposed: 'mesures envisagées, y compris préventives',
     containment: 'mesures de confinement prises pour les données de ce client',
     risk: 'évaluation du risque et décision prise',
-    assessmentStale: (at, scans, scannedAt) => `l'évaluation du risque et la décision du ${at} ont été faites sur un état antérieur du dossier : ${scans === 1 ? 'une analyse' : `${scans} analyses`} depuis (la dernière le ${scannedAt}) ${scans === 1 ? 'a ajouté' : 'ont ajouté'} ou réanalysé des enregistrements ; la gravité, le niveau de risque et la décision peuvent ne plus découler des constatations : réévaluer avec les constatations actuelles`,
+    assessmentStale: (at, scans, scannedAt) => `l'évaluation du risque et la décision du ${at} ont été faites sur un état antérieur du dossier : ${scans === 1 ? 'une analyse' : `${scans} analyses`} depuis (la dernière le ${scannedAt}) ${scans === 1 ? 'a pu changer' : 'ont pu changer'} les constatations sur lesquelles elles reposent (enregistrements ajoutés ou retirés, nouvelle analyse, autre taille de pool KV) ; la gravité, le niveau de risque et la décision peuvent ne plus découler des constatations : réévaluer avec les constatations actuelles`,
     assumedInputs: (inputs) => `la gravité repose sur des paramètres supposés par défaut, ni tirés du dossier ni confirmés par l'évaluateur : ${inputs} ; confirmer ou corriger chacun`,
     article34: 'information des personnes concernées (art. 34), avec la décision sur laquelle elle repose',
     notifications: "notification de l'autorité de contrôle (date, référence)",

@@ -138,6 +138,9 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   const replays = (facts.replay?.groups ?? []).map((g) => L.stated('investigation', P.replayGroup(g), g.run_ids.map((id) => `replay_run#${id}`)))
   if (splitList(inc?.measures_taken).length === 0) remedial.push(todo('measures_taken', P.open.measuresTaken, 'Art. 33(5)', 'crosstalk incident set --measures-taken "A; B"'))
   const decision = a ? L.stated('decision', P.decisionStated(a), [`assessment#${a.id}`]) : todo('decision', P.open.risk, 'Art. 33(5); EDPB 9/2022', 'crosstalk assess --decide ... --rationale ...')
+  // Made before scans that may have changed its figures: the entry documents it as recorded, flagged as the Article 33 draft flags it.
+  const since = facts.scans_since_assessment ?? []
+  if (a && since.length > 0) L.open('decision', P.open.assessmentStale(a.at, since.length, since[since.length - 1]!.finished_at), 'Art. 33(5); EDPB 9/2022', 'crosstalk assess --decide ... --rationale ...')
   const authority = facts.notifications.find((n) => n.recipient === 'authority' && n.phase === 'initial')
   // Every controller concerned, one only a leaking retry concerns too (the clock's and the notices' set).
   const affected = new Set(affectedTenants(facts))
@@ -164,10 +167,14 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   const roleChanges = facts.role_changes.map((c) => L.stated('role', P.register.roleChange(c), ['incident.role_changes']))
   const late = facts.clock?.late === true
   // A processor is late against its contract, under Art. 33(2): the 72 hours of Art. 33(1) are the controller's.
-  if (late && !inc?.delay_reason && !authority?.delay_reason) {
-    if (inc?.role === 'processor') L.open('timeline', P.open.delayReasonProcessor, 'Art. 33(2), 33(5); Art. 28(3)(f)', 'crosstalk incident set --delay-reason TEXT')
-    else L.open('timeline', P.open.delayReason, 'Art. 33(1), 33(5)', 'crosstalk incident set --delay-reason TEXT')
-  }
+  if (inc?.role === 'processor') {
+    // A processor's reasons go with each late notice (notify record --delay-reason): asked for
+    // only where a late notice was recorded without them, or a controller is overdue and no notice
+    // of the case was late (the incident's own reason answers for all).
+    const lateNotices = facts.notifications.filter((n) => n.late && n.recipient !== 'authority')
+    const unexplained = lateNotices.some((n) => !n.delay_reason) || (late && lateNotices.length === 0)
+    if (unexplained && !inc.delay_reason) L.open('timeline', P.open.delayReasonProcessor, 'Art. 33(2), 33(5); Art. 28(3)(f)', 'crosstalk incident set --delay-reason TEXT')
+  } else if (late && !inc?.delay_reason && !authority?.delay_reason) L.open('timeline', P.open.delayReason, 'Art. 33(1), 33(5)', 'crosstalk incident set --delay-reason TEXT')
   // Art. 33(1) requires reasons for a late notification; Art. 33(5) documents them with the entry.
   const delayReasons = [
     ...(inc?.delay_reason && (late || facts.notifications.some((n) => n.late)) ? [L.stated('timeline', inc.delay_reason, ['incident.delay_reason'])] : []),

@@ -62,3 +62,18 @@ export function formatDuration(seconds: number): string {
   const text = `${h}h ${String(m).padStart(2, '0')}m ${String(s).padStart(2, '0')}s`
   return seconds < 0 ? `overdue by ${text}` : text
 }
+
+/**
+ * A window's bounds to the minute, for a letter to people: the start cut down and the end
+ * rounded up, so the window said always holds every answer in it (an end at 04:46:59 read
+ * "04:46", a minute before the last answer). ISO in, "YYYY-MM-DD HH:MM" (UTC) out.
+ */
+export function minuteDown(iso: string): string {
+  return iso.slice(0, 16).replace('T', ' ')
+}
+
+export function minuteUp(iso: string): string {
+  const ms = Date.parse(iso)
+  if (Number.isNaN(ms) || ms % 60_000 === 0) return minuteDown(iso)
+  return minuteDown(new Date(Math.ceil(ms / 60_000) * 60_000).toISOString())
+}

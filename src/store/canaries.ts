@@ -59,6 +59,11 @@ export function countCanaries(db: CaseDb): number {
   return db.prepare('SELECT COUNT(*) FROM canaries').pluck().get() as number
 }
 
+/** Whether the case's registry gives `tenant` a marker (a controller whose data may have leaked though it sent nothing logged). */
+export function tenantRegistered(db: CaseDb, tenant: string): boolean {
+  return db.prepare('SELECT 1 FROM canaries WHERE tenant_id = ? LIMIT 1').get(tenant) !== undefined
+}
+
 /** Whether the case holds any registered marker (one row looked at, where a count reads them all). */
 export function hasCanaries(db: CaseDb): boolean {
   return (db.prepare('SELECT EXISTS (SELECT 1 FROM canaries)').pluck().get() as number) === 1

@@ -30,7 +30,7 @@ describe('a risk decision made on an earlier scan', () => {
     expect((await run(['incident', 'open', '--db', db, '--title', 'T', '--aware-at', '2026-11-02T09:00:00Z', '--role', 'controller'])).code).toBe(0)
     const assessed = await run(['assess', '--db', db, '--decide', 'document', '--rationale', 'nothing found so far', '--decided-by', 'J Doe'])
     expect(assessed.code, assessed.stderr).toBe(0)
-    const stale = /^the risk assessment and decision of \S+ were made on an earlier state of the case: a scan since \(the last on \S+\) added records or rescanned them/
+    const stale = /^the risk assessment and decision of \S+ were made on an earlier state of the case: a scan since \(the last on \S+\) may have changed the findings it rests on/
     const before = JSON.parse((await run(['report', 'article33', '--db', db, '--format', 'json'])).stdout) as {open_items: Array<{item: string}>}
     expect(before.open_items.map((o) => o.item)).not.toContainEqual(expect.stringMatching(stale))
     expect((await run(['ingest', 'logs', join(dir, 'b'), '--db', db])).code).toBe(0)
@@ -39,5 +39,21 @@ describe('a risk decision made on an earlier scan', () => {
     expect(after.open_items.map((o) => o.item)).toContainEqual(expect.stringMatching(stale))
     const md = (await run(['report', 'article33', '--db', db, '--lang', 'fr'])).stdout
     expect(md).toMatch(/l'évaluation du risque et la décision du \S+ ont été faites sur un état antérieur du dossier/)
+  }, 120_000)
+
+  it('is an open item in the draft and the register after a rescan that added no record (another KV pool size)', async () => {
+    const dir = tempDir()
+    const db = join(dir, 'case.db')
+    writeFileSync(join(dir, 'gw.jsonl'), [line('2026-11-01T10:00:00Z', 'r1', 'tn-a', 'sa', `please note: ${TEXT}`, 'noted'), line('2026-11-01T10:05:00Z', 'r2', 'tn-b', 'sb', 'hello', `Sure. ${TEXT}`)].join('\n') + '\n')
+    expect((await run(['ingest', 'logs', join(dir, 'gw.jsonl'), '--db', db])).code).toBe(0)
+    expect((await run(['scan', '--db', db, '--pool-tokens', '5'])).code).toBe(0)
+    expect((await run(['incident', 'open', '--db', db, '--title', 'T', '--aware-at', '2026-11-02T09:00:00Z', '--role', 'controller'])).code).toBe(0)
+    expect((await run(['assess', '--db', db, '--decide', 'notify', '--rationale', 'r', '--decided-by', 'J Doe'])).code).toBe(0)
+    const stale = /the risk assessment and decision of \S+ were made on an earlier state of the case/
+    expect((await run(['report', 'register', '--db', db])).stdout).not.toMatch(stale)
+    expect((await run(['scan', '--db', db, '--pool-tokens', '50'])).code).toBe(0)
+    const draft = JSON.parse((await run(['report', 'article33', '--db', db, '--format', 'json'])).stdout) as {open_items: Array<{item: string}>}
+    expect(draft.open_items.map((o) => o.item)).toContainEqual(expect.stringMatching(stale))
+    expect((await run(['report', 'register', '--db', db])).stdout).toMatch(stale)
   }, 120_000)
 })

@@ -18,7 +18,7 @@ describe('crosstalk clock / incident / notify record', () => {
     const out = JSON.parse(r.stdout)
     expect(out).toEqual({
       aware_at: '2026-10-23T08:00:00.000Z', deadline: '2026-10-26T08:00:00.000Z', remaining_seconds: 75600, status: 'due_soon', late: false,
-      duty_deadline: '2026-10-26T08:00:00.000Z', duty_remaining_seconds: 75600, duty_status: 'due_soon',
+      duty_deadline: '2026-10-26T08:00:00.000Z', duty_remaining_seconds: 75600, duty_status: 'due_soon', basis: 'art33(1)',
     })
     expect(Object.keys(out).slice(0, 4)).toEqual(['aware_at', 'deadline', 'remaining_seconds', 'status'])
     expect(fs.existsSync(path.join(dir, 'none.db'))).toBe(false)

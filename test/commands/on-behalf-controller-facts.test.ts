@@ -202,7 +202,7 @@ describe('an authority notification in a processor\'s case concerns the controll
     expect(notice.stderr).toMatch(/--controller goes with --recipient authority/)
     const unknown = await run(['notify', 'record', '--db', db, '--phase', 'initial', '--at', '2026-10-23T22:00:00Z', '--reference', 'X', '--recipient', 'authority', '--controller', 'tz'])
     expect(unknown.code).toBe(1)
-    expect(unknown.stderr).toMatch(/tenant "tz" has no records in this case/)
+    expect(unknown.stderr).toMatch(/tenant "tz" is not in this case \(no log record of it and no canary registered to it\)/)
   })
 })
 

@@ -21,9 +21,10 @@ describe("a processor's clock with no controller affected", () => {
     expect(opened.code, opened.stderr).toBe(0)
     const clock = await run(['clock', '--db', c.path, '--now', '2026-11-03T03:00:00Z'])
     expect(clock.code, clock.stderr).toBe(0)
-    expect(clock.stdout).toMatch(/Controllers \(Art\. 33\(2\)\): 0 of 0 notified/)
+    expect(clock.stdout).toMatch(/Controllers \(Art\. 33\(2\)\): none affected/)
+    expect(clock.stdout).toMatch(/Status: +NOTHING OWED/)
     expect(clock.stdout).not.toMatch(/once detection has run/)
-    expect(clock.stdout).toMatch(/none: detection covered every ingested log file and found no response carrying another session's data/)
+    expect(clock.stdout).toMatch(/detection covered every ingested log file and found no response carrying another session's data/)
   })
 
   it('while detection has not run, says how many are to be notified is not known', async () => {

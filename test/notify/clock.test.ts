@@ -53,7 +53,9 @@ describe('computeClock', () => {
 describe('a processor\'s late flag says unknown where it cannot be known', () => {
   const incident = {role: 'processor' as const, aware_at: '2026-10-23T08:00:00.000Z', controller_deadline_hours: 24}
   it('is null past a contractual deadline while no controller is known yet, false before it', () => {
-    expect(computeCaseClock(incident, [], new Date('2026-10-25T08:00:00Z'), []).late).toBeNull()
+    expect(computeCaseClock(incident, [], new Date('2026-10-25T08:00:00Z'), [], false).late).toBeNull()
+    // Known to be none (detection covered the case): nothing is owed, so nothing is late.
+    expect(computeCaseClock(incident, [], new Date('2026-10-25T08:00:00Z'), []).late).toBe(false)
     expect(computeCaseClock(incident, [], new Date('2026-10-23T09:00:00Z'), []).late).toBe(false)
     expect(computeCaseClock(incident, [], new Date('2026-10-25T08:00:00Z'), ['acme']).late).toBe(true)
   })

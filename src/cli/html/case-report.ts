@@ -347,14 +347,19 @@ function clockSection(d: CaseReportData): string {
   const elapsed = period === null ? 0 : Math.min(1, Math.max(0, (Date.parse(d.generated_at) - Date.parse(c.aware_at)) / period))
   // A notification made after the deadline is not a green "notified": it is said late where the status is.
   const lateNotice = c.status === 'notified' && c.late
-  const status = {open: 'open', due_soon: 'due soon (under 24 h left)', overdue: 'overdue: a late notification must give reasons for the delay', notified: 'notified'}[c.status]
+  const processor = c.basis === 'art33(2)-contract' || c.basis === 'art33(2)-without-undue-delay'
+  // Reasons for a delay are Art. 33(1)'s, the controller's to the authority; a processor past its contractual period is late against its contract (Art. 33(2), 28(3)(f)).
+  const overdue = processor ? 'overdue: past the contractual period for the notice to a controller (Art. 33(2))' : 'overdue: a late notification must give reasons for the delay'
+  const status = c.nothing_owed
+    ? 'nothing owed: detection covered every ingested log file and found no controller affected'
+    : {open: 'open', due_soon: 'due soon (under 24 h left)', overdue, notified: 'notified'}[c.status]
   const live = c.status === 'notified' || c.deadline === null ? '' : `<p class="noprint">Now: <strong id="clock-now" data-deadline="${esc(c.deadline)}">${esc(formatDuration(c.remaining_seconds ?? 0))}</strong> (counted by this page from the deadline; needs scripts)</p>`
   return `<section id="clock">
 <h2>${esc(clockTitle(d))}</h2>
-<p><span class="badge ${esc(c.status)}${lateNotice ? ' late' : ''}" data-k="clock_status">${esc(lateNotice ? 'notified late: after the deadline, so it must give the reasons for the delay' : status)}</span></p>
+<p><span class="badge ${esc(c.status)}${lateNotice ? ' late' : ''}" data-k="clock_status">${esc(lateNotice ? (processor ? 'notified late: after the contractual period (Art. 33(2))' : 'notified late: after the deadline, so it must give the reasons for the delay') : status)}</span></p>
 <table><tbody>
 <tr><th>aware at</th><td data-k="aware_at">${utc(c.aware_at)}</td></tr>
-<tr><th>${c.basis === 'art33(1)' || c.basis === undefined ? 'deadline (aware + 72 elapsed hours, Art. 33(1))' : 'deadline to each controller (Art. 33(2))'}</th><td data-k="deadline">${c.deadline === null ? 'none fixed: without undue delay' : utc(c.deadline)}</td></tr>
+<tr><th>${c.basis === 'art33(1)' || c.basis === undefined ? 'deadline (aware + 72 elapsed hours, Art. 33(1))' : 'deadline to each controller (Art. 33(2))'}</th><td data-k="deadline">${c.nothing_owed ? 'none: no controller to notify' : c.deadline === null ? 'none fixed: without undue delay' : utc(c.deadline)}</td></tr>
 <tr><th>when this report was generated</th><td data-k="clock_summary">${esc(clockSummary(c))}</td></tr>
 ${c.notified_at ? `<tr><th>notified</th><td>${utc(c.notified_at)}${c.late ? ' <strong>LATE</strong>' : ''}</td></tr>` : ''}
 </tbody></table>

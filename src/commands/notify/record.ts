@@ -3,6 +3,7 @@ import {BaseCommand, dbFlag} from '../../cli/base-command.js'
 import {safeLine} from '../../util/sanitize.js'
 import {requireIncident} from '../../notify/incident.js'
 import {recordNotification, type NotifyRecordResult, type Phase} from '../../notify/notifications.js'
+import {tenantRegistered} from '../../store/canaries.js'
 import {tenantHasRecords} from '../../store/records.js'
 import {parseInstant} from '../../notify/time.js'
 import {inTransaction} from '../../store/session.js'
@@ -44,7 +45,8 @@ export default class NotifyRecord extends BaseCommand {
         file: flags.file,
         delayReason: flags['delay-reason'],
         controller: flags.controller,
-        knownTenant: (t) => tenantHasRecords(db, t),
+        // A controller whose data reached others may have sent nothing logged: the registry names it too (the clock and the notices do).
+        knownTenant: (t) => tenantHasRecords(db, t) || tenantRegistered(db, t),
         now,
       })
       this.audit(db, {flags}, {notification: r.id, sha256: r.file_sha256}, now)
