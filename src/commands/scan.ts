@@ -4,7 +4,7 @@ import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {clearProgress, scanProgressLine} from '../cli/progress.js'
 import {notReadEvidence, notReadSentence} from '../detect/not-read.js'
 import {renderScan} from '../cli/render-detect.js'
-import {scanCaseUntil, scanJson, ScanStopped, type ScanJson, type ScanResult} from '../detect/scan-case.js'
+import {knownScanSummary, scanCaseUntil, scanJson, ScanStopped, type ScanJson, type ScanResult} from '../detect/scan-case.js'
 import {scanOnWorker, scanWorkerScript} from '../detect/scan-thread.js'
 import {answerInterrupts, watchInterrupts} from '../cli/interrupt.js'
 
@@ -52,7 +52,7 @@ export default class Scan extends BaseCommand {
           // Stored with the scan, in its last transaction.
           record: (r) => {
             const {timings_ms: _t, provenance_stats: _p, ...summary} = r
-            this.audit(db, {flags}, summary, now)
+            this.audit(db, {flags}, knownScanSummary(summary), now)
           },
         }, interrupts.signal)
       } catch (error) {

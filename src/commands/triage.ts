@@ -15,7 +15,7 @@ import {safeLine} from '../util/sanitize.js'
 import {count} from '../cli/plural.js'
 import {PROVENANCE_STALE_SCOPE_NOTE, provenancelessScope, registrylessCategories, registrylessScope, unscannedScope, type ProvenancelessScope, type RegistrylessScope, type UnscannedScope} from '../scope/unscanned.js'
 import {nothingSearched} from '../detect/coverage.js'
-import {scanJson, type ScanJson} from '../detect/scan-case.js'
+import {knownScanSummary, scanJson, type ScanJson} from '../detect/scan-case.js'
 
 export type {TriageResult} from '../triage/run-triage.js'
 
@@ -114,7 +114,7 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
             this.audit(db, {step: 'ingest logs', ...ingestAuditArgs(argv as string[], parsed, flags.source, evidence)}, ingestAuditSummary(s.result))
           } else {
             const {timings_ms: _t, provenance_stats: _p, ...summary} = s.result
-            this.audit(db, {step: 'scan', 'pool-tokens': flags['pool-tokens'] ?? null, 'advertised-tokens': flags['advertised-tokens'] ?? null, 'no-provenance': flags['no-provenance']}, summary)
+            this.audit(db, {step: 'scan', 'pool-tokens': flags['pool-tokens'] ?? null, 'advertised-tokens': flags['advertised-tokens'] ?? null, 'no-provenance': flags['no-provenance']}, knownScanSummary(summary))
           }
         },
       )

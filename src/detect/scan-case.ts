@@ -430,7 +430,7 @@ export function caseRegistry(db: CaseDb): MarkerRegistry {
  * classes and the contamination counts are not known (null), not 0 (unknown is never printed as
  * zero; scope's figures are nulled the same way, registrylessScope).
  */
-export type RegistrylessScan = ReturnType<typeof registrylessScan>
+export type RegistrylessScan = ReturnType<typeof registrylessScan<ScanResult>>
 
 /** Counts of a scan that are not known where nothing was searched (scanJson). */
 type NotKnown<T> = {[K in keyof T]: T[K] | null}
@@ -464,7 +464,7 @@ export function scanJson(db: CaseDb, r: ScanResult): ScanJson {
   return {...(r.canaries === 0 ? registrylessScan(r) : r), unreadable_files}
 }
 
-export function registrylessScan(r: ScanResult) {
+export function registrylessScan<R extends Pick<ScanResult, 'sightings_by_class' | 'contaminated_responses' | 'cross_session_responses' | 'cross_tenant_responses'>>(r: R) {
   return {
     ...r,
     sightings_by_class: {own: null, echo: null, cross_session: null, cross_tenant: null, orphan: r.sightings_by_class.orphan},
@@ -472,4 +472,22 @@ export function registrylessScan(r: ScanResult) {
     cross_session_responses: null,
     cross_tenant_responses: null,
   }
+}
+
+/**
+ * A scan's summary as its audit entry records it (the result without timings): with no canary
+ * registry (`canaries` 0), the marker classes and contamination counts as scan --json gives them
+ * (null, not 0). Entries recorded before this was applied hold 0 there: read them back through
+ * it too (the audit log is append-only, so they are never rewritten).
+ */
+export function knownScanSummary<T>(summary: T): T | ReturnType<typeof registrylessScan<ScanSummary>> {
+  return isScanSummary(summary) && summary.canaries === 0 ? registrylessScan(summary) : summary
+}
+
+type ScanSummary = Pick<ScanResult, 'canaries' | 'sightings_by_class' | 'contaminated_responses' | 'cross_session_responses' | 'cross_tenant_responses'>
+
+function isScanSummary(x: unknown): x is ScanSummary {
+  if (typeof x !== 'object' || x === null) return false
+  const s = x as Record<string, unknown>
+  return typeof s.canaries === 'number' && typeof s.sightings_by_class === 'object' && s.sightings_by_class !== null && 'contaminated_responses' in s
 }

@@ -2,7 +2,7 @@ import {parentPort, workerData} from 'node:worker_threads'
 import {CliError} from '../errors.js'
 import {appendAudit} from '../store/audit.js'
 import {openCase} from '../store/open-case.js'
-import {scanCase} from './scan-case.js'
+import {knownScanSummary, scanCase} from './scan-case.js'
 import type {ScanJob, ScanMessage} from './scan-thread.js'
 
 // A scan on a thread of its own (scan-thread.ts): the scan is synchronous, and on the main thread
@@ -22,7 +22,8 @@ try {
       // Stored with the scan, in its last transaction, as the command would store it.
       record: (r) => {
         const {timings_ms: _t, provenance_stats: _p, ...summary} = r
-        appendAudit(db, {at: now, command: job.audit.command, args: job.audit.args, version: job.audit.version, summary})
+        // With no canary registry the marker classes are recorded as not known (null), as scan --json gives them, never 0.
+        appendAudit(db, {at: now, command: job.audit.command, args: job.audit.args, version: job.audit.version, summary: knownScanSummary(summary)})
       },
     })
     post({type: 'done', result})

@@ -1,5 +1,6 @@
 import type {AuditEntry} from '../store/audit.js'
 import type {DetectionCoverage} from '../detect/coverage.js'
+import {knownScanSummary} from '../detect/scan-case.js'
 import {computeExposure, exposureRows, type Exposure} from './exposure.js'
 import {retryLeaks, type RetryLeak} from './retry-leaks.js'
 import {byNullableText, byText, hourStart, HOUR_MS, iso, minMax, type AtRiskGroup, type ContaminationRow, type ScopeInputs} from './scope-data.js'
@@ -206,7 +207,8 @@ export function buildTimeline(inputs: ScopeInputs, audit: readonly AuditEntry[],
     } catch {
       // kept as text
     }
-    events.push({at: entry.at, kind: 'audit', audit_seq: entry.seq, command: entry.command, summary, description: `crosstalk ${entry.command}`})
+    // A scan with no canary registry attributed no marker: its classes and contamination counts are not known (null), though entries recorded before this release hold 0.
+    events.push({at: entry.at, kind: 'audit', audit_seq: entry.seq, command: entry.command, summary: knownScanSummary(summary), description: `crosstalk ${entry.command}`})
   }
 
   events.sort((a, b) => byText(a.at, b.at) || KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || (a.audit_seq ?? 0) - (b.audit_seq ?? 0))
