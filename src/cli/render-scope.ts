@@ -1,4 +1,4 @@
-import {describeGap, nothingSearched} from '../detect/coverage.js'
+import {describeGap, nothingSearched, nothingSearchedStep} from '../detect/coverage.js'
 import {notReadSentence, type NotRead} from '../detect/not-read.js'
 import type {CanaryFigures, ScopeResult} from '../scope/compute-scope.js'
 import {exposureKnown, type RegistrylessTenantView, type UnscannedScope} from '../scope/unscanned.js'
@@ -57,9 +57,7 @@ export function renderUnscannedScope(r: UnscannedScope): string {
     ],
     ['data subjects, records concerned', unknown],
   ]
-  // A scan over no log record searched nothing: another scan finds no more; logs that give records do.
-  const next = r.detection.no_log_records === true && r.detection.last_scan_at !== null ? 'Ingest logs that give records, then scan.' : 'Run `crosstalk scan`.'
-  return ['Scope', table(['figure', 'value'], rows), '', wrap(`${upperFirst(describeGap(r.detection))}: nothing above is zero, it is not known yet. ${next}`)].join('\n')
+  return ['Scope', table(['figure', 'value'], rows), '', wrap(`${upperFirst(describeGap(r.detection))}: nothing above is zero, it is not known yet. Run \`${nothingSearchedStep(r.detection)}\`.`)].join('\n')
 }
 
 /** The scope on the console; without a canary registry (`registry: false`) the markers' figures read "unknown", never 0. */
@@ -351,7 +349,7 @@ export function renderTimeline(tl: TimelineResult, options: {maxSightings?: numb
   const noneBranch = !(options.stale !== undefined && !nothingSearched(tl.detection)) && !nothingSearched(tl.detection) && !tl.bug_window
   if (notReadLine !== null && !noneBranch) out.push(wrap(`${notReadLine} The figures below count what was read.`), '')
   if (options.stale !== undefined && !nothingSearched(tl.detection)) out.push(wrap('Bug window: not known until a scan (crosstalk scan): it spans the findings that do not cover the case.'))
-  else if (nothingSearched(tl.detection)) out.push(wrap(`${upperFirst(describeGap(tl.detection))}: contamination is not known yet (run \`crosstalk scan\`); the at-risk responses are below.`))
+  else if (nothingSearched(tl.detection)) out.push(wrap(`${upperFirst(describeGap(tl.detection))}: contamination is not known yet (run \`${nothingSearchedStep(tl.detection)}\`); the at-risk responses are below.`))
   else if (tl.bug_window) out.push(wrap(`Bug window: ${tl.bug_window.start} .. ${tl.bug_window.end} (${tl.bug_window.basis})`))
   else {
     // "None" only for what was looked at: unscanned files and uncounted at-risk responses are said as unknown.

@@ -15,7 +15,7 @@ import {
 import {computeTenantView} from '../scope/tenant-view.js'
 import {tenantHasRecords} from '../store/records.js'
 import {hasCanaries} from '../store/canaries.js'
-import {nothingSearched} from '../detect/coverage.js'
+import {describeGap, nothingSearched, nothingSearchedStep} from '../detect/coverage.js'
 
 export default class Scope extends BaseCommand {
   static override description =
@@ -56,7 +56,7 @@ export default class Scope extends BaseCommand {
     if (warning) this.note(this.paint.yellow(warning))
     if (flags.tenant !== undefined && nothingSearched(inputs.detection)) {
       // Every figure of a tenant's view is detection's: none is known yet, and none is printed as 0.
-      throw new InputError(`--tenant ${flags.tenant}: the case was never scanned, so nothing is known yet of what this tenant received or sent; run \`crosstalk scan\` first`, 'E_NOT_SCANNED')
+      throw new InputError(`--tenant ${flags.tenant}: ${describeGap(inputs.detection)}: nothing is known yet of what this tenant received or sent; run \`${nothingSearchedStep(inputs.detection)}\` first`, 'E_NOT_SCANNED')
     }
     // Without a registry the markers' figures count nothing: said on the console, null in --json;
     // so are the figures of findings that do not cover the case (knownScope, knownTenantView).
@@ -93,7 +93,7 @@ export default class Scope extends BaseCommand {
     const known = {...knownScope(result, registry), not_read: notRead}
     if (nothingSearched(inputs.detection)) {
       // Allowed over a case never scanned: detection's counts are unknown, never printed as 0.
-      if (flags.csv) throw new InputError('the case was never scanned: every count in the scope tables is unknown; run `crosstalk scan` first', 'E_NOT_SCANNED')
+      if (flags.csv) throw new InputError(`${describeGap(inputs.detection)}: every count in the scope tables is unknown; run \`${nothingSearchedStep(inputs.detection)}\` first`, 'E_NOT_SCANNED')
       if (!this.jsonEnabled()) this.log(renderUnscannedScope(unscannedScope(result)))
       return known
     }

@@ -127,6 +127,19 @@ export function nothingSearched(c: Pick<DetectionCoverage, 'never_scanned' | 'no
   return c.never_scanned || c.no_log_records === true
 }
 
+/**
+ * Why nothing is known of detection where nothingSearched(c), in a few words: a scan that ran over
+ * no log record searched nothing (never "never scanned": it was), else no scan has finished.
+ */
+export function nothingSearchedReason(c: Pick<DetectionCoverage, 'never_scanned' | 'no_log_records'>): string {
+  return !c.never_scanned && c.no_log_records === true ? 'the case holds no log record, so the scan searched nothing' : 'the case has never been scanned'
+}
+
+/** What to run so that detection searches something: with no log record in the case, a scan alone searches nothing again. */
+export function nothingSearchedStep(c: Pick<DetectionCoverage, 'no_log_records'>): string {
+  return c.no_log_records === true ? 'crosstalk ingest logs PATH; crosstalk scan' : 'crosstalk scan'
+}
+
 /** Why detection is incomplete, in a few words (for errors and notes). */
 export function describeGap(c: DetectionCoverage): string {
   const unfinished = c.files_unfinished > 0 ? `${count(c.files_unfinished, 'log file')} whose ingest did not finish (run the same ingest command again: it resumes)` : null

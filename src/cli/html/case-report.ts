@@ -7,7 +7,7 @@ import {exposureKnown} from '../../scope/unscanned.js'
 import {heatmapSvg, rankTenants, timelineSvg} from './charts.js'
 import {esc, escShown, num, nums, utc} from './escape.js'
 import {PAGE_SCRIPT, PAGE_STYLE} from './page-assets.js'
-import {nothingSearched} from '../../detect/coverage.js'
+import {nothingSearched, nothingSearchedReason, nothingSearchedStep} from '../../detect/coverage.js'
 
 // `crosstalk report case --format html`: one self-contained page a responder opens from
 // disk and hands to a colleague. Pure: the data object in, the HTML text out. Nothing on
@@ -72,6 +72,14 @@ export function verdict(d: CaseReportData): {cls: 'leak' | 'clean' | 'partial'; 
   const s = d.scope
   const e = s.exposure
   if (nothingSearched(d.detection)) {
+    // A scan over no log record ran: it searched nothing, which is said as it is (the logs to ingest), not as a case never scanned.
+    if (!d.detection.never_scanned && d.detection.no_log_records === true) {
+      return {
+        cls: 'partial',
+        head: 'Scanned, but nothing was searched: nothing is known yet',
+        text: `The case holds no log record, so the scan${d.detection.last_scan_at ? ` of ${d.detection.last_scan_at}` : ''} searched nothing for canary markers or verbatim text: this report cannot say whether any response carried another session's data (run ${nothingSearchedStep(d.detection)}).`,
+      }
+    }
     return {
       cls: 'partial',
       head: 'Not scanned: nothing is known yet',
@@ -209,9 +217,14 @@ function countsCoverReadOnly(d: CaseReportData): string {
   return parts.length === 0 ? '' : `These counts are of what was read, a lower bound: ${parts.join('; ')}, and what ${bad + files + dup === 1 ? 'it holds is' : 'they hold is'} in no count (see the verdict at the top).`
 }
 
+/** Why nothing is known where nothing was searched, with what to run: a scan over no log record ran (never "never scanned"). */
+function unscannedReason(d: CaseReportData): string {
+  return `${nothingSearchedReason(d.detection)} (${nothingSearchedStep(d.detection)})`
+}
+
 /** The sentence a section shows when it has no row: nothing found, or nothing looked at. */
 function nothingFound(d: CaseReportData, found: string): string {
-  if (nothingSearched(d.detection)) return 'Not known: the case has never been scanned (crosstalk scan).'
+  if (nothingSearched(d.detection)) return `Not known: ${unscannedReason(d)}.`
   if (!d.detection.complete) return `${found.replace(/\.$/, '')} among the records scanned so far; detection is incomplete (crosstalk scan).`
   // Under a qualified banner (lines quarantined, files not read whole, ...) the section's "none" is as qualified as the verdict.
   const v = verdict(d)
@@ -376,7 +389,7 @@ function timelineSection(d: CaseReportData): string {
   const why = `not known until a scan (${k.reason ?? ''})`
   const hours = !scanned || allKnown ? d.hours : d.hours.map((h) => ({...h, contaminated_responses: k.markers ? h.contaminated_responses : 0, sightings: k.markers ? h.sightings : 0, text_only_responses: 0}))
   const staleNote = !scanned || allKnown ? [] : [`${k.markers ? "Responses by verbatim text only are" : "Responses carrying another session's data (marker or verbatim text) are"} ${why}, and are not charted; nor is the bug window.`]
-  const {svg, notes: chartNotes} = timelineSvg({hours, scanned, bugWindow: scanned && !allKnown ? null : d.scope.bug_window, textUnknown: scanned && !allKnown ? why : undefined, markersUnknown: d.totals.registry_files === 0 ? NO_REGISTRY : scanned && !k.markers ? why : undefined, awareAt: d.clock?.aware_at ?? null, deadline: d.clock?.deadline ?? null, deadlineLabel: d.clock?.basis === 'art33(2)-contract' ? 'contract deadline' : undefined, poolTokens: d.scope.pool_tokens, atRiskUndecided: d.scope.at_risk_unknown_records, atRiskUnknown: atRiskNotKnown(d) ?? undefined, exposureUnknown: exposureKnownIn(d) ? undefined : 'whether responses carried another session\'s data is not known (marker-shaped tokens in answers, no canary registry)'})
+  const {svg, notes: chartNotes} = timelineSvg({hours, scanned, unscannedReason: unscannedReason(d), bugWindow: scanned && !allKnown ? null : d.scope.bug_window, textUnknown: scanned && !allKnown ? why : undefined, markersUnknown: d.totals.registry_files === 0 ? NO_REGISTRY : scanned && !k.markers ? why : undefined, awareAt: d.clock?.aware_at ?? null, deadline: d.clock?.deadline ?? null, deadlineLabel: d.clock?.basis === 'art33(2)-contract' ? 'contract deadline' : undefined, poolTokens: d.scope.pool_tokens, atRiskUndecided: d.scope.at_risk_unknown_records, atRiskUnknown: atRiskNotKnown(d) ?? undefined, exposureUnknown: exposureKnownIn(d) ? undefined : 'whether responses carried another session\'s data is not known (marker-shaped tokens in answers, no canary registry)'})
   const readOnly = countsCoverReadOnly(d)
   const notes = [...staleNote, ...chartNotes, ...(readOnly === '' ? [] : [readOnly])]
   return `<section id="timeline">

@@ -6,12 +6,15 @@ import {esc, num, nums} from './escape.js'
 // and run with no script at all.
 
 const HOUR = 3600_000
+const upperFirst = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1)
 const DAY = 24 * HOUR
 
 export interface TimelineChartInput {
   hours: TimelineHour[]
-  /** false on a case never scanned: an empty chart then means unknown, not none */
+  /** false where nothing was searched (never scanned, or a scan over no log record): an empty chart then means unknown, not none */
   scanned: boolean
+  /** why nothing is known where `scanned` is false, with what to run (default: the case has never been scanned (crosstalk scan)) */
+  unscannedReason?: string
   bugWindow: {start: string; end: string} | null
   awareAt: string | null
   deadline: string | null
@@ -37,11 +40,13 @@ export interface TimelineChartInput {
  */
 export function timelineSvg(input: TimelineChartInput): {svg: string; notes: string[]} {
   const notes: string[] = []
+  // A scan over no log record ran and searched nothing: said so, never "never scanned".
+  const unscanned = input.unscannedReason ?? 'the case has never been scanned (crosstalk scan)'
   const hours = input.hours.map((h) => ({...h, t: Date.parse(h.hour)}))
   const undecided = input.atRiskUndecided ?? 0
   const undecidedNote = `${nums(undecided, 'record')} whose status or prompt size is not recorded may have been at risk (not known) and ${undecided === 1 ? 'is' : 'are'} not charted.`
   if (hours.length === 0) {
-    if (!input.scanned) return {svg: '', notes: ['The case has never been scanned (crosstalk scan): nothing to chart yet.']}
+    if (!input.scanned) return {svg: '', notes: [`${upperFirst(unscanned)}: nothing to chart yet.`]}
     if (input.exposureUnknown !== undefined) return {svg: '', notes: [`No response repeating another session's text and no at-risk response counted: nothing to chart; ${input.exposureUnknown}.`]}
     if (input.atRiskUnknown !== undefined) return {svg: '', notes: [`No response carrying another session's data: nothing to chart; whether any response was at risk is not known: ${input.atRiskUnknown}.`]}
     return {svg: '', notes: [undecided > 0 ? `No response carrying another session's data, and no at-risk response among the records that could be tested: nothing to chart. ${undecidedNote}` : "No response carrying another session's data and no at-risk response in this case: nothing to chart."]}
@@ -79,7 +84,7 @@ export function timelineSvg(input: TimelineChartInput): {svg: string; notes: str
   const risk = hours.some((h) => h.at_risk_responses !== null)
   const maxR = Math.max(1, ...hours.map((h) => h.at_risk_responses ?? 0))
   // An hour's marker and text counts are 0 in the data where nothing established them: said in words instead.
-  const markersUnknown = input.scanned ? input.markersUnknown : 'not known (never scanned)'
+  const markersUnknown = input.scanned ? input.markersUnknown : `not known (${unscanned})`
   const out: string[] = []
   out.push(`<svg class="chart" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="Responses carrying another session's data (marker, or verbatim text only) and at-risk responses per hour (UTC)">`)
   if (input.bugWindow) {
@@ -105,7 +110,7 @@ export function timelineSvg(input: TimelineChartInput): {svg: string; notes: str
   out.push(`<text class="tick" x="${left - 6}" y="${top1 + 4}" text-anchor="end">${num(maxC)}</text><text class="tick" x="${left - 6}" y="${top1 + h1}" text-anchor="end">0</text>`)
   out.push(`<text class="label" x="${left}" y="${top1 - 12}">responses carrying another session's data per hour: with its marker (dark), by verbatim text only (light)</text>`)
   for (const h of hours) {
-    const tip = `<title>${esc(h.hour.slice(0, 13).replace('T', ' '))}:00 UTC: ${markersUnknown === undefined ? `${nums(h.contaminated_responses, 'response')} with another session's marker (${nums(h.sightings, 'sighting')})` : `responses with another session's marker ${esc(markersUnknown)}`}, ${input.scanned && input.textUnknown === undefined ? nums(h.text_only_responses, 'response') : 'responses'} by verbatim text only${input.scanned ? (input.textUnknown === undefined ? '' : ` ${esc(input.textUnknown)}`) : ' not known (never scanned)'}${h.at_risk_responses === null ? '' : `, ${nums(h.at_risk_responses, 'response', 'responses')} at risk`}</title>`
+    const tip = `<title>${esc(h.hour.slice(0, 13).replace('T', ' '))}:00 UTC: ${markersUnknown === undefined ? `${nums(h.contaminated_responses, 'response')} with another session's marker (${nums(h.sightings, 'sighting')})` : `responses with another session's marker ${esc(markersUnknown)}`}, ${input.scanned && input.textUnknown === undefined ? nums(h.text_only_responses, 'response') : 'responses'} by verbatim text only${input.scanned ? (input.textUnknown === undefined ? '' : ` ${esc(input.textUnknown)}`) : ` not known (${esc(unscanned)})`}${h.at_risk_responses === null ? '' : `, ${nums(h.at_risk_responses, 'response', 'responses')} at risk`}</title>`
     const bm = (h.contaminated_responses / maxC) * h1
     if (h.contaminated_responses > 0) out.push(`<rect class="bar-leak" x="${f(x(h.t))}" y="${f(top1 + h1 - bm)}" width="${f(barW)}" height="${f(bm)}">${tip}</rect>`)
     if (h.text_only_responses > 0) {
