@@ -19,7 +19,7 @@ export default class Clock extends BaseCommand {
     'aware-at': Flags.string({description: "Awareness time (ISO with zone); without it, the case incident's. No case needed with it.", helpValue: 'ISO'}),
     now: Flags.string({description: 'Evaluate at this moment instead of the current time (ISO with zone).', helpValue: 'ISO'}),
     tz: Flags.string({description: 'Zone for the local-time rendering (IANA name; default the system zone); the console only: --json is UTC.', helpValue: 'ZONE'}),
-    watch: Flags.boolean({description: 'Redraw a live countdown every second until interrupted.', exclusive: ['json', 'now']}),
+    watch: Flags.boolean({description: 'Redraw a live countdown every second until interrupted (console only: not with --json or --now).'}),
   }
 
   public async run(): Promise<ClockJson> {
@@ -28,6 +28,9 @@ export default class Clock extends BaseCommand {
     // came first and hid what was wrong with the zone itself: the zone is judged first, then the pairing.
     const tz = checkTimeZone(flags.tz ?? systemTimeZone())
     if (flags.tz !== undefined && this.jsonEnabled()) throw new UsageError('--tz cannot be used with --json: --tz sets the zone of the console\'s local times, and --json is always UTC (drop --tz)')
+    // Checked here too, not by oclif's `exclusive`: its raw "--json=true cannot also be provided when using --watch" said neither why nor what to do.
+    if (flags.watch && this.jsonEnabled()) throw new UsageError('--watch cannot be used with --json: --watch redraws a countdown on the console every second until interrupted, and --json prints one document once (drop --watch; run clock --json again for a later reading)')
+    if (flags.watch && flags.now !== undefined) throw new UsageError('--watch cannot be used with --now: --watch counts down live from the current time, and --now evaluates the clock at one fixed moment (drop one of them)')
     const nowOf = (): Date => (flags.now ? parseInstant(flags.now, '--now') : new Date())
     let evaluate: (now: Date) => ClockResult
     if (flags['aware-at']) {
