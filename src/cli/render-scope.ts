@@ -23,9 +23,13 @@ export interface CsvTable {
   rows: Array<Record<string, unknown>>
 }
 
-function table(header: string[], rows: string[][]): string {
+/**
+ * A console table: each column as wide as its widest cell in terminal columns (displayWidth), the
+ * first `textColumns` left-aligned under their headers, the others (figures) right-aligned.
+ */
+function table(header: string[], rows: string[][], textColumns = 1): string {
   const widths = header.map((h, i) => Math.max(displayWidth(h), ...rows.map((r) => displayWidth(r[i] ?? ''))))
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? padEndWidth(c, widths[i]!) : padStartWidth(c, widths[i]!))).join('  ').trimEnd()
+  const line = (cells: string[]) => cells.map((c, i) => (i < textColumns ? padEndWidth(c, widths[i]!) : padStartWidth(c, widths[i]!))).join('  ').trimEnd()
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n')
 }
 
@@ -190,6 +194,8 @@ export function renderTopFlows(flows: ReadonlyArray<{source_tenant: string; reci
         String(f.responses),
         marked === null ? 'unknown' : String(marked.get(JSON.stringify([f.source_tenant, f.recipient_tenant])) ?? 0),
       ]),
+      // Both tenant columns read left to right under their headers (a recipient id hung off the right of its column); the counts are right-aligned.
+      2,
     ),
   ]
   if (rest.length > 0) {
