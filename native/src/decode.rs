@@ -930,6 +930,12 @@ fn answer_left_to_typescript(m: &Message) -> bool {
         if calls.iter().any(|c| matches!(c, Json::Obj(Call { function: Some(Json::Obj(Function { arguments: Some(Json::Obj(_) | Json::Arr(_)), .. })), .. }))) {
             return true;
         }
+        // Arguments holding an escape: decode.ts's argumentsText adds the strings JSON.parse reads
+        // from them (in its key order), so TypeScript reads them. A stream's arguments hold one
+        // where a piece of them does.
+        if call_args(calls).any(|a| a.contains('\\')) {
+            return true;
+        }
     }
     if let (Some(a), Some(b)) = (str_of(&m.reasoning_content), str_of(&m.reasoning)) {
         if a != b {
@@ -1127,8 +1133,10 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<
     let mut is_error = false;
     let mut message = ErrorText::Null;
     let mut tokens = Tokens::default();
-    // Per choice index, in the order first given text: its pieces appended as they come.
-    let mut content: Vec<(f64, String)> = Vec::new();
+    // Per choice index, in the order first given text: its pieces appended as they come, each to
+    // its channel (reasoning, content, refusal: decode.ts's CHANNELS; an audio transcript is
+    // TypeScript's to read).
+    let mut content: Vec<(f64, Channels)> = Vec::new();
     let mut tools: Vec<((f64, f64), String)> = Vec::new();
     let mut next_is_error = false;
     // The error texts the stream carried (withErrorTexts), in order.
@@ -1180,7 +1188,7 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<
                 errors.push(m);
             }
             t.usage.apply(&mut tokens);
-            append(&mut content, t.index, piece);
+            append(&mut content, t.index, CONTENT, piece);
             continue;
         }
         let text = F::decoded(payload)?;
@@ -1238,24 +1246,25 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<
         for choice in choices {
             let Json::Obj(choice) = choice else { continue };
             let index = index_of(&choice.index);
-            // The choice's piece (its reasoning, then its content; or its text) appended part by
-            // part: the same text as the piece appended whole, and no entry for an empty one.
+            // The choice's pieces (its reasoning, its content, its refusal; or its text) appended
+            // part by part to their channels: the same texts as the pieces appended whole, and no
+            // entry for empty ones.
             if let Some(Json::Obj(delta)) = &choice.delta {
-                append(&mut content, index, reasoning_of(delta).unwrap_or(""));
+                append(&mut content, index, REASONING, reasoning_of(delta).unwrap_or(""));
                 match &delta.content {
-                    Some(Json::Str(s)) => append(&mut content, index, s),
+                    Some(Json::Str(s)) => append(&mut content, index, CONTENT, s),
                     Some(Json::Arr(parts)) => {
                         for part in parts {
                             match part {
-                                Json::Str(s) => append(&mut content, index, s),
-                                Json::Obj(p) => append(&mut content, index, str_of(&p.text).unwrap_or("")),
+                                Json::Str(s) => append(&mut content, index, CONTENT, s),
+                                Json::Obj(p) => append(&mut content, index, CONTENT, str_of(&p.text).unwrap_or("")),
                                 _ => {}
                             }
                         }
                     }
                     _ => {}
                 }
-                append(&mut content, index, str_of(&delta.refusal).unwrap_or(""));
+                append(&mut content, index, REFUSAL, str_of(&delta.refusal).unwrap_or(""));
                 if let Some(Json::Arr(calls)) = &delta.tool_calls {
                     for call in calls {
                         let Json::Obj(Call { function: Some(Json::Obj(f)), index: call_index, .. }) = call else { continue };
@@ -1268,7 +1277,7 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<
                     }
                 }
             } else if let Some(t) = str_of(&choice.text) {
-                append(&mut content, index, t);
+                append(&mut content, index, CONTENT, t);
             }
         }
     }
@@ -1277,7 +1286,9 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<
     }
     // Choices in index order (a stable sort of the insertion order, as Array.prototype.sort is).
     content.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal));
-    let mut texts = content.into_iter().map(|(_, s)| s).chain(tools.into_iter().map(|(_, s)| s));
+    // Each choice's channels one per line, as a message's texts are (decodeSse).
+    let choices = content.into_iter().map(|(_, channels)| channels.into_iter().filter(|c| !c.is_empty()).collect::<Vec<_>>().join("\n"));
+    let mut texts = choices.chain(tools.into_iter().map(|(_, s)| s));
     // One text (the usual stream: one choice, no tool call) is the text itself, not a copy.
     let mut text = texts.next().unwrap_or_default();
     for t in texts {
@@ -1357,14 +1368,25 @@ impl<'p> Template<'p> {
     }
 }
 
-/// Appends a piece of a choice's text to that choice's, the choice first given an entry by a piece that is not empty.
-fn append(content: &mut Vec<(f64, String)>, index: f64, piece: &str) {
+/// A stream choice's channels: its reasoning, its content, its refusal (decode.ts's CHANNELS less
+/// the audio transcript, which TypeScript reads). A marker split across two was in neither.
+type Channels = [String; 3];
+const REASONING: usize = 0;
+const CONTENT: usize = 1;
+const REFUSAL: usize = 2;
+
+/// Appends a piece of a choice's text to that choice's channel, the choice first given an entry by a piece that is not empty.
+fn append(content: &mut Vec<(f64, Channels)>, index: f64, channel: usize, piece: &str) {
     if piece.is_empty() {
         return;
     }
     match content.iter_mut().find(|(k, _)| *k == index) {
-        Some((_, buf)) => buf.push_str(piece),
-        None => content.push((index, piece.to_owned())),
+        Some((_, channels)) => channels[channel].push_str(piece),
+        None => {
+            let mut channels = Channels::default();
+            channels[channel].push_str(piece);
+            content.push((index, channels));
+        }
     }
 }
 

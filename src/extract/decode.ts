@@ -542,6 +542,39 @@ function functionArgs(fn: Json | undefined): string | null {
 }
 
 /**
+ * A function call's arguments as the client's code reads them: JSON text it parses. Where the text
+ * holds an escape and parses, its strings (keys and values) decoded follow it, each on a line of
+ * its own, so a marker written with an escape (`CANARY-\u0066…`) is found as the parsed string
+ * holds it, as a Messages API tool input is (streamBlockText). The raw text stays first: it is what
+ * was sent, numbers included. Text without an escape has no string that reads otherwise; text
+ * that does not parse (a stream cut short, a server's own format) is read as it came. A key given
+ * twice is no refusal here: the client's parser takes the last value, and the raw text holds both.
+ */
+export function argumentsText(raw: string): string {
+  if (!raw.includes('\\')) return raw
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(raw)
+  } catch {
+    return raw
+  }
+  const strings: string[] = []
+  // A walk without recursion: the arguments may nest deeper than the call stack goes.
+  const stack: unknown[] = [parsed]
+  while (stack.length > 0) {
+    const v = stack.pop()
+    if (typeof v === 'string') strings.push(v)
+    else if (Array.isArray(v)) for (let i = v.length - 1; i >= 0; i--) stack.push(v[i])
+    else if (typeof v === 'object' && v !== null) {
+      const entries = Object.entries(v)
+      for (let i = entries.length - 1; i >= 0; i--) stack.push(entries[i]![1], entries[i]![0])
+    }
+  }
+  const decoded = strings.filter((t) => t !== '')
+  return decoded.length === 0 ? raw : `${raw}\n${decoded.join('\n')}`
+}
+
+/**
  * An answer's tool calls' texts: a function call's arguments (functionArgs, `tool_calls[].function`)
  * or a custom tool call's input (`tool_calls[].custom.input`, Chat Completions' custom tools, as the
  * Responses API's `custom_tool_call.input` is read). A call's other members are checked (toolCallText).
@@ -558,15 +591,16 @@ function answerToolCallArgs(calls: Json[], unread: string[]): string[] {
 /**
  * One chat tool call's text (a function's arguments, a custom tool's input), or null; a member of
  * the call (or of its `function` or `custom`) neither read nor known to carry no text is named in
- * `unread` (unknownMembers).
+ * `unread` (unknownMembers). A function's arguments are read by argumentsText where they are
+ * whole (`wholeArgs`); a stream's pieces are joined first (decodeSse).
  */
-function toolCallText(call: Json, unread: string[]): string | null {
+function toolCallText(call: Json, unread: string[], wholeArgs = true): string | null {
   if (!isObj(call)) return null
   unknownMembers(call, TOOL_CALL_READ, TOOL_CALL_NO_TEXT, 'chat tool call member', unread)
   if (isObj(call.function)) unknownMembers(call.function, FUNCTION_READ, TOOL_NAME, 'chat tool call function member', unread)
   if (isObj(call.custom)) unknownMembers(call.custom, CUSTOM_READ, TOOL_NAME, 'chat custom tool call member', unread)
   const args = functionArgs(call.function)
-  if (args !== null) return args
+  if (args !== null) return wholeArgs ? argumentsText(args) : args
   return isObj(call.custom) && typeof call.custom.input === 'string' ? call.custom.input : null
 }
 
@@ -789,7 +823,7 @@ function decodeResponseObject(obj: Obj, stream: boolean): DecodedResponse {
         if (Array.isArray(msg.tool_calls)) t.push(...answerToolCallArgs(msg.tool_calls, out.unread))
         // The legacy `functions` API's call, which a message may carry beside its content.
         const legacy = functionArgs(msg.function_call)
-        if (legacy !== null) t.push(legacy)
+        if (legacy !== null) t.push(argumentsText(legacy))
         // A refusal is what the client was shown in place of content (OpenAI's `message.refusal`).
         if (typeof msg.refusal === 'string') t.push(msg.refusal)
         // A web search answer's citations (`annotations[].url_citation`: url and title), given to the client with it.
@@ -1280,7 +1314,7 @@ function noteNotSearched(out: DecodedResponse, name: string): void {
  */
 function toolItemText(item: Obj): string {
   let t = ''
-  if (typeof item.arguments === 'string' && (item.type === 'function_call' || item.type === 'mcp_call' || item.type === 'mcp_approval_request')) t += item.arguments
+  if (typeof item.arguments === 'string' && (item.type === 'function_call' || item.type === 'mcp_call' || item.type === 'mcp_approval_request')) t += argumentsText(item.arguments)
   if (item.type === 'custom_tool_call' && typeof item.input === 'string') t += item.input
   if (item.type === 'code_interpreter_call' && typeof item.code === 'string') t += item.code
   // The tool's answer on a line of its own: no token is made across the call and its answer.
@@ -1341,7 +1375,12 @@ interface ResponsesStream {
   extra: string[]
   /** An audio answer's transcript deltas. */
   transcript: string[]
+  /** Output items whose deltas or `….done` text are a function's arguments (argumentsText reads them joined). */
+  args: Set<number>
 }
+
+/** A Responses API stream's events whose text is a function's arguments, JSON text the client parses. */
+const RESPONSES_ARGUMENTS = new Set(['response.function_call_arguments.delta', 'response.function_call_arguments.done', 'response.mcp_call_arguments.delta', 'response.mcp_call_arguments.done'])
 
 /**
  * A Responses API stream's events that carry no text, or only a text another event or the final
@@ -1376,6 +1415,7 @@ function responsesPartOf(chunk: Obj): number {
 function responsesEvent(chunk: Obj, stream: ResponsesStream, out: DecodedResponse): string | null {
   const type = chunk.type as string
   const item = typeof chunk.output_index === 'number' ? chunk.output_index : 0
+  if (RESPONSES_ARGUMENTS.has(type)) stream.args.add(item)
   if (RESPONSES_DELTAS.has(type)) {
     if (typeof chunk.delta !== 'string' || chunk.delta === '') return null
     const part = responsesPartOf(chunk)
@@ -1456,9 +1496,11 @@ function responsesStreamText(stream: ResponsesStream, unread: string[], out: Dec
   const texts: string[] = []
   for (const item of [...items].sort((a, b) => a - b)) {
     const byPart = stream.parts.get(item)
-    const streamed = byPart === undefined ? '' : inOrder(new Map([...byPart].map(([k, p]) => [k, p.join('')])))
+    // A function's arguments read whole (argumentsText), as the item not streamed is (toolItemText).
+    const read = stream.args.has(item) ? argumentsText : (t: string) => t
+    const streamed = byPart === undefined ? '' : read(inOrder(new Map([...byPart].map(([k, p]) => [k, p.join('')]))))
     const doneParts = stream.doneParts.get(item)
-    const whole = item < finalItems.length ? responsesOutput([finalItems[item]!], unread, out) : stream.doneItems.get(item) ?? (doneParts === undefined ? '' : inOrder(doneParts))
+    const whole = item < finalItems.length ? responsesOutput([finalItems[item]!], unread, out) : stream.doneItems.get(item) ?? (doneParts === undefined ? '' : read(inOrder(doneParts)))
     if (streamed !== '') texts.push(streamed)
     if (whole !== '' && whole !== streamed) texts.push(whole)
   }
@@ -1510,15 +1552,26 @@ function inputTokens(usage: Obj): number | null {
  * message is searched with the answer (withErrorTexts); a chunk that carries an error and choices
  * (OpenRouter's mid-stream error, finish_reason "error") gives its choices' text too.
  */
+/**
+ * A chat stream choice's channels, each its own text as a message's are (decodeResponse): its
+ * reasoning, its content, an audio answer's transcript, its refusal, in that order. A marker
+ * split across two channels was shown to the client in neither, and one whole in a channel was.
+ */
+const CHANNELS = ['reasoning', 'content', 'audio', 'refusal'] as const
+const [REASONING, CONTENT, AUDIO, REFUSAL] = [0, 1, 2, 3] as const
+
 function decodeSse(raw: string): DecodedResponse | null {
   const out = empty('sse')
   // Whether any data line held a JSON document, or the end mark: else the body is no stream.
   let events = false
   out.stream = true
-  const content = new Map<number, string[]>()
+  // Per choice index: its pieces by channel (CHANNELS).
+  const content = new Map<number, string[][]>()
   const tools = new Map<string, string[]>()
+  // The keys in `tools` whose pieces are a function's arguments.
+  const argumentKeys = new Set<string>()
   // A Responses API stream: deltas by output item and content part, the whole texts repeated.
-  const responses: ResponsesStream = {parts: new Map(), doneParts: new Map(), doneItems: new Map(), final: null, extra: [], transcript: []}
+  const responses: ResponsesStream = {parts: new Map(), doneParts: new Map(), doneItems: new Map(), final: null, extra: [], transcript: [], args: new Set()}
   // A Messages API stream: deltas by content block.
   const blocks = new Map<number, StreamBlock>()
   // A Messages API stream's citations (citations_delta, a started block's), after its blocks.
@@ -1620,26 +1673,34 @@ function decodeSse(raw: string): DecodedResponse | null {
       if (!isObj(choice)) continue
       unknownMembers(choice, CHOICE_READ, CHOICE_NO_TEXT, 'chat stream choice member', out.unread)
       const index = typeof choice.index === 'number' ? choice.index : 0
-      let piece = ''
+      // The choice's pieces by channel (CHANNELS): each channel's pieces run on across chunks,
+      // never into another channel's, so a marker is found in a channel exactly as it is there.
+      const pieces: string[] = CHANNELS.map(() => '')
       // A delta; a chunk's choice giving a whole `message` instead (some servers' last chunk) is read as one.
       const deltas = [choice.delta, choice.message].filter(isObj)
       for (const delta of deltas) {
         unknownMembers(delta, MESSAGE_READ, MESSAGE_NO_TEXT, 'chat delta member', out.unread)
-        piece += reasoningOf(delta) ?? ''
-        piece += answerContentText(delta.content, out.unread)
-        piece += audioTranscript(delta.audio) ?? ''
-        if (typeof delta.refusal === 'string') piece += delta.refusal
+        pieces[REASONING] += reasoningOf(delta) ?? ''
+        pieces[CONTENT] += answerContentText(delta.content, out.unread)
+        pieces[AUDIO] += audioTranscript(delta.audio) ?? ''
+        if (typeof delta.refusal === 'string') pieces[REFUSAL] += delta.refusal
         // A web search answer's citations, given in a delta: after the choices' texts.
         for (const t of leafTexts(delta.annotations)) append(tools, `${index}:annotations`, (tools.has(`${index}:annotations`) ? '\n' : '') + t)
         if (Array.isArray(delta.tool_calls)) {
           for (const call of delta.tool_calls) {
-            const args = toolCallText(call, out.unread)
-            if (args !== null) append(tools, `${index}:${isObj(call) && typeof call.index === 'number' ? call.index : 0}`, args)
+            const args = toolCallText(call, out.unread, false)
+            if (args === null) continue
+            const key = `${index}:${isObj(call) && typeof call.index === 'number' ? call.index : 0}`
+            append(tools, key, args)
+            if (isObj(call) && functionArgs(call.function) !== null) argumentKeys.add(key)
           }
         }
         // The legacy `functions` API's call, one per choice, its arguments in pieces.
         const legacy = functionArgs(delta.function_call)
-        if (legacy !== null) append(tools, `${index}:function_call`, legacy)
+        if (legacy !== null) {
+          append(tools, `${index}:function_call`, legacy)
+          argumentKeys.add(`${index}:function_call`)
+        }
         // `reasoning` beside a different `reasoning_content` (otherReasoningOf): its own text, after the choices'.
         const other = otherReasoningOf(delta)
         if (other !== null) append(tools, `${index}:reasoning`, other)
@@ -1650,10 +1711,14 @@ function decodeSse(raw: string): DecodedResponse | null {
         if (extras.thinking !== '' && extras.thinking !== (reasoningOf(delta) ?? '')) append(tools, `${index}:thinking_blocks`, extras.thinking)
         for (const t of extras.lines) append(tools, `${index}:extras`, (tools.has(`${index}:extras`) ? '\n' : '') + t)
       }
-      if (deltas.length === 0 && typeof choice.text === 'string') piece = choice.text
+      if (deltas.length === 0 && typeof choice.text === 'string') pieces[CONTENT] = choice.text
       // A choice's `text` beside its delta (Together writes both), where it says something else.
       else if (typeof choice.text === 'string' && choice.text !== '' && choice.text !== contentText(deltas[0]!.content, '')) append(tools, `${index}:text`, choice.text)
-      if (piece) append(content, index, piece)
+      if (pieces.some((p) => p !== '')) {
+        const channels = content.get(index) ?? CHANNELS.map((): string[] => [])
+        pieces.forEach((p, c) => p !== '' && channels[c]!.push(p))
+        content.set(index, channels)
+      }
     }
   }
   const lines = sseLines(text)
@@ -1692,8 +1757,10 @@ function decodeSse(raw: string): DecodedResponse | null {
   }
   // The stream's end (no blank line after its last event, no end mark).
   flush()
-  const texts = [...content.entries()].sort((a, b) => a[0] - b[0]).map(([, parts]) => parts.join(''))
-  for (const parts of tools.values()) texts.push(parts.join(''))
+  // Each choice's channels in the order a message's texts are read (decodeResponse's choices), one per line.
+  const texts = [...content.entries()].sort((a, b) => a[0] - b[0]).map(([, channels]) => channels.map((parts) => parts.join('')).filter((t) => t !== '').join('\n'))
+  // A function's arguments read whole, once the stream's pieces are joined (argumentsText).
+  for (const [key, parts] of tools) texts.push(argumentKeys.has(key) ? argumentsText(parts.join('')) : parts.join(''))
   texts.push(...sources)
   // The Responses API's items in output order (responsesStreamText).
   texts.push(...responsesStreamText(responses, out.unread, out))

@@ -7,6 +7,42 @@ const sse = (...chunks: unknown[]) => chunks.map((c) => `data: ${typeof c === 's
 const delta = (content: string, index = 0) => ({object: 'chat.completion.chunk', choices: [{index, delta: {content}}]})
 
 describe('decodeResponse', () => {
+  it('keeps a chat stream choice\'s reasoning, content, transcript and refusal apart, one per line, as the same answer unstreamed reads (QA differential #1)', () => {
+    const m = 'CANARY-fedcba9876543210fedc'
+    const chunk = (d: Record<string, unknown>, index = 0) => ({object: 'chat.completion.chunk', choices: [{index, delta: d}]})
+    // The marker whole in the reasoning channel, its pieces interleaved with the content's.
+    expect(decodeResponse(sse(chunk({reasoning_content: m.slice(0, 11), content: 'Hi'}), chunk({reasoning_content: m.slice(11), content: ' there'}))).text).toBe(`${m}\nHi there`)
+    expect(decodeResponse(sse(chunk({reasoning: m.slice(0, 11), content: 'Hi'}), chunk({reasoning: m.slice(11), content: ' there'}))).text).toBe(`${m}\nHi there`)
+    expect(decodeResponse(sse(chunk({content: 'No', refusal: m.slice(0, 11)}), chunk({content: '.', refusal: m.slice(11)}))).text).toBe(`No.\n${m}`)
+    expect(decodeResponse(sse(chunk({audio: {transcript: m.slice(0, 11)}, content: 'a'}), chunk({audio: {transcript: m.slice(11)}}))).text).toBe(`a\n${m}`)
+    // Split across two channels: in neither, so not whole anywhere; as the message not streamed reads.
+    const split = decodeResponse(sse(chunk({reasoning_content: `see ${m.slice(0, 15)}`, content: `${m.slice(15)} ok`}))).text
+    expect(split).not.toContain(m)
+    expect(split).toBe(decodeResponse({object: 'chat.completion', choices: [{index: 0, message: {reasoning_content: `see ${m.slice(0, 15)}`, content: `${m.slice(15)} ok`}}]}).text)
+    // Choices stay apart and in index order, each with its channels.
+    expect(decodeResponse(sse(chunk({reasoning_content: 'r1', content: 'c1'}, 1), chunk({content: 'c0'}, 0), chunk({refusal: 'f1'}, 1))).text).toBe('c0\nr1\nc1\nf1')
+  })
+  it('reads a function call\'s arguments as the client parses them: strings written with escapes decoded, after the text as sent (QA differential #2)', () => {
+    const m = 'CANARY-fedcba9876543210fedc'
+    const args = '{"q":"CANARY-\\u0066edcba9876543210fedc","n":1}'
+    expect(JSON.parse(args).q).toBe(m)
+    const call = (a: string) => ({index: 0, id: 'c', type: 'function', function: {name: 'f', arguments: a}})
+    // A chat body, its legacy function_call, a stream's pieces joined, the Responses API's item and stream.
+    expect(decodeResponse({object: 'chat.completion', choices: [{index: 0, message: {content: null, tool_calls: [call(args)]}}]}).text).toBe(`${args}\nq\n${m}\nn`)
+    expect(decodeResponse({object: 'chat.completion', choices: [{index: 0, message: {content: null, function_call: {name: 'f', arguments: args}}}]}).text).toContain(m)
+    const pieces = [args.slice(0, 12), args.slice(12)]
+    expect(decodeResponse(sse(...pieces.map((a) => ({object: 'chat.completion.chunk', choices: [{index: 0, delta: {tool_calls: [call(a)]}}]})))).text).toBe(`${args}\nq\n${m}\nn`)
+    expect(decodeResponse(sse(...pieces.map((a) => ({object: 'chat.completion.chunk', choices: [{index: 0, delta: {function_call: {arguments: a}}}]})))).text).toContain(m)
+    expect(decodeResponse({object: 'response', output: [{type: 'function_call', call_id: 'c', name: 'f', arguments: args}]}).text).toContain(m)
+    const events = pieces.map((delta) => ({type: 'response.function_call_arguments.delta', output_index: 0, item_id: 'i', delta}))
+    expect(decodeResponse(sse(...events)).text).toContain(m)
+    // With its done event and done item: the same text, given once.
+    const done = decodeResponse(sse(...events, {type: 'response.function_call_arguments.done', output_index: 0, arguments: args}, {type: 'response.output_item.done', output_index: 0, item: {type: 'function_call', name: 'f', arguments: args}})).text
+    expect(done).toBe(`${args}\nq\n${m}\nn`)
+    // Arguments that do not parse (a stream cut short) are read as they came; ones without an escape are unchanged.
+    expect(decodeResponse({object: 'chat.completion', choices: [{index: 0, message: {tool_calls: [call(args.slice(0, 30))]}}]}).text).toBe(args.slice(0, 30))
+    expect(decodeResponse({object: 'chat.completion', choices: [{index: 0, message: {tool_calls: [call(`{"q":"${m}"}`)]}}]}).text).toBe(`{"q":"${m}"}`)
+  })
   it('reads a stream whose line breaks were lost as the stream, a split marker whole', () => {
     const m = 'CANARY-5555eeee6666ffff'
     const raw = ['Acct ', m.slice(0, 9), m.slice(9)].map((c) => `data: ${JSON.stringify({object: 'chat.completion.chunk', choices: [{index: 0, delta: {content: c}}]})}`).join('') + 'data: [DONE]'
@@ -71,7 +107,8 @@ describe('decodeResponse', () => {
     expect(decodeResponse({object: 'chat.completion', choices: [{message: {role: 'assistant', content: 'ok', reasoning: leak}}]}).text).toBe(`${leak}\nok`)
     expect(decodeResponse({object: 'chat.completion', choices: [{message: {content: 'ok', reasoning_content: leak, reasoning: leak}}]}).text).toBe(`${leak}\nok`)
     const chunk = (d: object) => ({object: 'chat.completion.chunk', choices: [{index: 0, delta: d}]})
-    expect(decodeResponse(sse(chunk({role: 'assistant', reasoning: 'stale page: CANARY-0123'}), chunk({reasoning: '456789abcdef'}), chunk({content: ' done'}), '[DONE]')).text).toBe(`${leak} done`)
+    // Streamed: the reasoning and the content on lines of their own, as the message not streamed reads.
+    expect(decodeResponse(sse(chunk({role: 'assistant', reasoning: 'stale page: CANARY-0123'}), chunk({reasoning: '456789abcdef'}), chunk({content: ' done'}), '[DONE]')).text).toBe(`${leak}\n done`)
   })
 
   it('reads a refusal, what the client was shown in place of content, in a completion and in a stream', () => {

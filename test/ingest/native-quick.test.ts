@@ -895,7 +895,7 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     const responses: Array<[string, string]> = [
       // Two choices, neither ever given text: no text at all (one empty entry per choice would make "\n").
       ['a', sse([delta(0, {role: 'assistant', content: ''}), delta(1, {content: ''}), delta(1, {reasoning_content: ''})])],
-      // The marked choice sorts after an empty one and before one given text later; its piece comes in three parts.
+      // The marked choice sorts after an empty one and before one given text later; its content comes in three parts, after its reasoning's line.
       ['b', sse([delta(2, {content: ''}), delta(1, {content: [{type: 'text', text: 'later'}]}), delta(0, {reasoning_content: 'why ', content: ['CANARY-01234567', {type: 'text', text: '89abcdef'}]}), delta(0, {content: ' end'})])],
       // Tool calls after the choices' texts, each call's arguments put together.
       ['c', sse([delta(1, {tool_calls: [{index: 0, function: {arguments: '{"q":'}}]}), delta(0, {content: 'hi'}), delta(1, {tool_calls: [{index: 0, function: {arguments: '"CANARY-fedcba9876543210"}'}}]})])],
@@ -907,9 +907,45 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     // recordFlags: NO_RESPONSE_TEXT (2) for the stream that gave no text.
     expect([...result.flags].map((f) => f & 2)).toEqual([2, 0, 0])
     expect(result.marked.map((m) => [m.request_id, m.tokens.map((t) => t.position)])).toEqual([
-      ['b', [4]],
+      ['b', [5]],
       ['c', [9]],
     ])
+  })
+
+  it('keeps a stream choice\'s reasoning, content and refusal apart and reads function-call arguments as the client parses them, as TypeScript does (QA differential #1, #2)', () => {
+    const m = 'CANARY-fedcba9876543210fedc'
+    const sse = (chunks: unknown[]) => chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('') + 'data: [DONE]\n\n'
+    const delta = (d: Record<string, unknown>, index = 0) => ({id: 'c', object: 'chat.completion.chunk', choices: [{index, delta: d}]})
+    const call = (a: string) => ({index: 0, id: 'c', type: 'function', function: {name: 'f', arguments: a}})
+    const args = '{"q":"CANARY-\\u0066edcba9876543210fedc"}'
+    const responses: Array<[string, unknown]> = [
+      // The marker whole in one channel, its pieces interleaved with another's.
+      ['reasoning', sse([delta({reasoning_content: m.slice(0, 11), content: 'Hi'}), delta({reasoning_content: m.slice(11), content: ' there'})])],
+      ['vllm', sse([delta({reasoning: m.slice(0, 11), content: 'Hi'}), delta({reasoning: m.slice(11), content: ' there'})])],
+      ['refusal', sse([delta({content: 'No', refusal: m.slice(0, 11)}), delta({content: '.', refusal: m.slice(11)}), delta({content: ' more'})])],
+      // Split across two channels: whole in neither (the head alone is a token).
+      ['split', sse([delta({reasoning_content: `see ${m.slice(0, 15)}`, content: `${m.slice(15)} ok`}), delta({content: ' more'})])],
+      // Two choices, each with its channels.
+      ['choices', sse([delta({reasoning_content: m.slice(0, 15)}, 1), delta({content: m.slice(15)}, 1), delta({content: 'CANARY-0123456789abcdef0123'}, 0)])],
+      // Arguments written with an escape: in a body and in a stream's pieces.
+      ['args', {object: 'chat.completion', choices: [{index: 0, message: {role: 'assistant', content: null, tool_calls: [call(args)]}}]}],
+      ['streamed', sse([delta({tool_calls: [call(args.slice(0, 12))]}), delta({tool_calls: [call(args.slice(12))]})])],
+    ]
+    const lines = responses.map(([request_id, response]) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id, tenant_id: 't', session_id: 's', request: 'q', response}))
+    const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
+    const result = same(taskOf(bytes), set)
+    const tokens = Object.fromEntries(result.marked.map((r) => [r.request_id, r.tokens.map((t) => t.token)]))
+    expect(tokens).toEqual({
+      reasoning: [m],
+      vllm: [m],
+      refusal: [m],
+      split: [m.slice(0, 15)],
+      choices: ['CANARY-0123456789abcdef0123', m.slice(0, 15)],
+      args: [m],
+      streamed: [m],
+    })
+    // The streams' channels are read natively; arguments holding an escape are TypeScript's (argumentsText).
+    expect(claims(bytes, set)).toEqual({left: 2, blank: 0, record: 5})
   })
 
   it('reads every text the client was given (function calls, tool items, error texts, error chunks\' choices, a BOM, bare CRs) as TypeScript does, or leaves the line to it', () => {
