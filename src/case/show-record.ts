@@ -180,7 +180,7 @@ function atRisk(r: StoredRecord, pool: number | null): {at_risk: boolean | null;
 function markerShortener(unconventional: readonly string[]): (text: string) => string {
   const others = [...unconventional].filter((m) => m.length > 4).sort((a, b) => b.length - a.length)
   return (text) => {
-    let out = text.replace(/CANARY-([0-9a-fA-F]{4})[0-9a-fA-F]{4,}/g, 'CANARY-$1…')
+    let out = text.replace(/CANARY-([0-9a-fA-F]{4})[0-9a-fA-F]{4}[0-9a-fA-F]*/g, 'CANARY-$1…')
     for (const m of others) if (out.includes(m)) out = out.split(m).join(`${m.slice(0, 4)}…`)
     return out
   }

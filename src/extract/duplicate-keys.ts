@@ -137,16 +137,21 @@ export function keyPath(isObject: readonly boolean[], at: ReadonlyArray<string |
   return out
 }
 
-/** The rest of a string after its opening quote, to its closing one (escapes skipped whole). */
-const STRING_REST = /(?:[^"\\]|\\.)*"/y
-
-/** The closing quote of the string that opens at `quote`. */
+/**
+ * The closing quote of the string that opens at `quote`: the first quote after it with an even
+ * run of backslashes before it (each pair is one escaped backslash). A scan, linear in the
+ * string's length: a backtracking regex over a string of megabytes overflows the stack.
+ */
 function stringEnd(text: string, quote: number): number {
-  const first = text.indexOf('"', quote + 1)
-  if (first === -1) return text.length
-  if (text.charCodeAt(first - 1) !== 0x5c) return first
-  STRING_REST.lastIndex = quote + 1
-  return STRING_REST.test(text) ? STRING_REST.lastIndex - 1 : text.length
+  let from = quote + 1
+  for (;;) {
+    const q = text.indexOf('"', from)
+    if (q === -1) return text.length
+    let slashes = 0
+    while (q - slashes - 1 > quote && text.charCodeAt(q - slashes - 1) === 0x5c) slashes++
+    if (slashes % 2 === 0) return q
+    from = q + 1
+  }
 }
 
 /** `path` inside the JSON text at `where` (a path itself, or a note such as `response(event 3)`). */

@@ -33,12 +33,11 @@ const PREFIX = 'CANARY-'
 export const MARKER_PREFIX = PREFIX
 /** The fewest hex digits of a marker-shaped token (contract: `CANARY-` + 8 or more hex digits). */
 export const MIN_TOKEN_HEX = 8
-const CONVENTIONAL_KEY = /^CANARY-[0-9a-f]{8,}$/
 /**
- * Greedy: the whole hex run after the prefix is one token, up to the next `CANARY-` (its `C` and
- * `A` are hex digits: two markers written with nothing between them are two tokens, not one).
+ * `CANARY-` and 8 or more lower-case hex digits. Written `{8}` then `*`: V8 runs a `{8,}` over a
+ * run of megabytes by recursion, and overflows the stack (a 6 MB run did).
  */
-const MARKER_SHAPED = /CANARY-((?:(?!CANARY-)[0-9a-fA-F]){8,})/g
+const CONVENTIONAL_KEY = /^CANARY-[0-9a-f]{8}[0-9a-f]*$/
 /** A shorter token is never attributed as a partial (contract: 16 or more hex digits). */
 const MIN_PARTIAL_HEX = 16
 
@@ -284,8 +283,19 @@ export interface MarkerToken {
 export function markerTokens(text: string): MarkerToken[] {
   const out: MarkerToken[] = []
   if (!text.includes(PREFIX)) return out
-  MARKER_SHAPED.lastIndex = 0
-  for (let m = MARKER_SHAPED.exec(text); m !== null; m = MARKER_SHAPED.exec(text)) out.push({token: m[0], position: m.index})
+  // Greedy: the whole hex run after the prefix is one token, up to the next `CANARY-` (its `C` and
+  // `A` are hex digits: two markers written with nothing between them are two tokens, not one). A
+  // scan, not a regex with a lookahead per digit: that overflows the stack on a run of megabytes.
+  for (let at = text.indexOf(PREFIX); at !== -1; ) {
+    const run = hexRun(text, at + PREFIX.length)
+    if (run < MIN_TOKEN_HEX) {
+      at = text.indexOf(PREFIX, at + 1)
+      continue
+    }
+    const end = at + PREFIX.length + run
+    out.push({token: text.slice(at, end), position: at})
+    at = text.indexOf(PREFIX, end)
+  }
   return out
 }
 
@@ -337,7 +347,7 @@ function prefixRuns(text: string): Array<[number, number]> {
   return out
 }
 
-/** How many hex digits follow `from` in `text`, up to the next `CANARY-` (MARKER_SHAPED's run). */
+/** How many hex digits follow `from` in `text`, up to the next `CANARY-` (markerTokens' run). */
 function hexRun(text: string, from: number): number {
   let end = from
   while (end < text.length && isHexCode(text.charCodeAt(end)) && !text.startsWith(PREFIX, end)) end++

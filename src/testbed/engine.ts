@@ -50,7 +50,7 @@ export interface EngineCounters {
   handoffs: number
 }
 
-const MARKER = /^CANARY-[0-9a-f]{8,}$/i
+const MARKER = /^CANARY-[0-9a-f]{8}[0-9a-f]*$/i
 const ANSWER_WORDS = 8
 
 export class Engine {
