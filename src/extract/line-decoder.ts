@@ -2,7 +2,7 @@ import {parseFieldSpec, type FieldMap, type FieldSpec} from './field-path.js'
 import {adapterFor, checkFormatOptions, EARLIER_DEFAULT_TENANT_ATTRIBUTES, resolveFormatOptions, type CompanionIndex, type FormatAdapter, type FormatOptions, type LinePosition, type LineProblem} from './formats/index.js'
 import {DuplicateKeyError, duplicateKeyReason} from './duplicate-keys.js'
 import {parseJsonExact} from './json-text.js'
-import {readLineJson, rowFromRecord, type DecodedBodies, type RecordRow} from './parse-record.js'
+import {LINE_BOM_NOTE, readLineJson, rowFromRecord, type DecodedBodies, type RecordRow} from './parse-record.js'
 import type {ParseSpec} from './parse-spec.js'
 import {parseAssumeTz, resolveZoneless, type AssumedZone, type Disambiguation} from './timestamps-zone.js'
 
@@ -67,6 +67,7 @@ export function decodeLine(bytes: Buffer, decoder: LineDecoder, index: Companion
   const json = readLineJson(bytes)
   if (json.kind !== 'json') return json
   const out = decodeValue(json.value, decoder, index, at)
+  if (json.bom) for (const r of out.records) r.notes.push(LINE_BOM_NOTE)
   // A line that is one bad item and nothing else is a bad line, with the item's reason.
   if (out.records.length === 0 && out.ignored === 0 && out.problems.length === 1 && (out.problems[0]!.item ?? 0) === 0) {
     return {kind: 'bad', reason: out.problems[0]!.reason}

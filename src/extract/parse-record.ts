@@ -49,7 +49,15 @@ export interface DecodedBodies {
 export type LineResult = {kind: 'blank'} | {kind: 'bad'; reason: string} | {kind: 'record'; row: RecordRow}
 
 /** A line's text as JSON: blank, bad (why), or the parsed value (integers past 2^53 as strings of their digits). */
-export type LineJson = {kind: 'blank'} | {kind: 'bad'; reason: string} | {kind: 'json'; value: unknown}
+/** `bom`: the line opened with a UTF-8 byte-order mark, skipped (readLineJson). */
+export type LineJson = {kind: 'blank'} | {kind: 'bad'; reason: string} | {kind: 'json'; value: unknown; bom?: true}
+
+/**
+ * The note of a record whose line, not the file's first, opened with a UTF-8 byte-order mark:
+ * files joined together (`cat a.jsonl b.jsonl`) each bring theirs. The mark is skipped as the
+ * file's first line's is; the line's bytes are kept whole (its offset and length as found).
+ */
+export const LINE_BOM_NOTE = 'UTF-8 byte-order mark at the start of its line skipped (files joined together?)'
 
 const REQUIRED = ['ts', 'request_id', 'tenant_id', 'session_id'] as const
 
@@ -64,7 +72,9 @@ export const DUPLICATE_KEY = 'duplicate key'
 export function readLineJson(bytes: Buffer): LineJson {
   let end = bytes.length
   if (end > 0 && bytes[end - 1] === 13) end-- // CRLF
-  const body = end === bytes.length ? bytes : bytes.subarray(0, end)
+  // A byte-order mark opening a line (a file joined after another) is no part of its JSON.
+  const bom = end >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf
+  const body = bytes.subarray(bom ? 3 : 0, end)
   if (isBlank(body)) return {kind: 'blank'}
   if (!isUtf8(body)) return {kind: 'bad', reason: `invalid UTF-8 at byte ${firstInvalidUtf8(body)}`}
   const text = body.toString('utf8')
@@ -77,7 +87,7 @@ export function readLineJson(bytes: Buffer): LineJson {
   }
   const twice = duplicateKeyPath(text)
   if (twice !== null) return {kind: 'bad', reason: duplicateKeyReason(twice)}
-  return {kind: 'json', value}
+  return bom ? {kind: 'json', value, bom} : {kind: 'json', value}
 }
 
 /** One native log line (no field mapping, timestamps read as given): the contract's native format. */

@@ -912,6 +912,20 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     ])
   })
 
+  it('skips a byte-order mark at the start of any line (files joined together), as TypeScript does, noting it (QA differential #4)', () => {
+    const m = 'CANARY-fedcba9876543210fedc'
+    const rec = (id: string) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id: id, tenant_id: 't', session_id: 's', request: 'q', response: `x ${m}`})
+    // The second and third files' marks, one of them before a CRLF line; a line that is only a mark is blank.
+    const bytes = new Uint8Array(Buffer.from(`\ufeff${rec('a')}\n\ufeff${rec('b')}\r\n\ufeff${rec('c')}\n\ufeff\n`))
+    const result = same(taskOf(bytes), set)
+    expect(result.bad).toBe(0)
+    expect(result.blank).toBe(1)
+    expect(result.marked.map((r) => r.request_id)).toEqual(['a', 'b', 'c'])
+    const ingest = runIngest(taskOf(bytes), true, set)
+    expect(ingest.notes).toEqual({'UTF-8 byte-order mark at the start of its line skipped (files joined together?)': 2})
+    expect(ingest.bom).toBe(true)
+  })
+
   it('keeps a stream choice\'s reasoning, content and refusal apart and reads function-call arguments as the client parses them, as TypeScript does (QA differential #1, #2)', () => {
     const m = 'CANARY-fedcba9876543210fedc'
     const sse = (chunks: unknown[]) => chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('') + 'data: [DONE]\n\n'
