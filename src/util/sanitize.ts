@@ -86,7 +86,48 @@ export function withoutLineExcerpt(reason: string): string {
       .replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON/s, ' (excerpt of the line withheld) is not valid JSON')
       // A field's value quoted in its reason (a timestamp that is none) may be someone's text, or a marker in full: withheld too.
       .replace(/^((?:field \S+: )?(?:unrecognised timestamp|impossible date or time)) ".*"$/s, '$1 (value withheld)')
+      // A key given twice is named by its path; a key that is no plain name (a map keyed by an
+      // e-mail address, a marker) is log content, withheld as `[<key withheld>]`.
+      .replace(/^(duplicate key )"(.*)"(: the line gives it twice)/s, (_, head: string, path: string, tail: string) => `${head}"${withheldKeys(path)}"${tail}`)
   )
+}
+
+/**
+ * A key path as a duplicate-key reason holds it (keyPath's `a.b[0]["x y"]`, written as a JSON
+ * string) with each quoted key (`[\"…\"]`) replaced by `[<key withheld>]`: plain names and
+ * array indices are kept. A scan over the escapes, so a quote inside the key cannot end it early.
+ */
+function withheldKeys(path: string): string {
+  let out = ''
+  let i = 0
+  while (i < path.length) {
+    if (!path.startsWith('[\\"', i)) {
+      out += path[i]
+      i++
+      continue
+    }
+    // Inside the key, read in two layers: the reason's escapes (`\\` a backslash, `\"` a quote,
+    // any other escape one other character), and within them the key's own JSON, where a
+    // backslash escapes the next character and a bare quote ends the key.
+    let j = i + 3
+    let escaped = false
+    let end = -1
+    while (j < path.length) {
+      const isEscape = path[j] === '\\'
+      const unit = isEscape ? path[j + 1] : path[j]
+      j += isEscape ? 2 : 1
+      if (escaped) escaped = false
+      else if (isEscape && unit === '\\') escaped = true
+      else if (isEscape && unit === '"') {
+        end = j
+        break
+      }
+    }
+    if (end === -1 || path[end] !== ']') return out + path.slice(i)
+    out += '[<key withheld>]'
+    i = end + 1
+  }
+  return out
 }
 
 /**

@@ -1,10 +1,11 @@
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {duplicateKeyPath} from '../../src/extract/duplicate-keys.js'
+import {duplicateKeyPath, duplicateKeyReason} from '../../src/extract/duplicate-keys.js'
 import {ingestLogs} from '../../src/ingest/ingest-logs.js'
 import {openCase} from '../../src/store/open-case.js'
 import {resetNativeAddon} from '../../src/util/native-addon.js'
+import {withoutLineExcerpt} from '../../src/util/sanitize.js'
 import {tempDir} from '../helpers/cli.js'
 import {run} from '../helpers/commands.js'
 
@@ -106,5 +107,40 @@ describe('a native line that gives a field twice', () => {
     expect(scan.code).toBe(1)
     const bad = await run(['status', '--bad-lines', '--db', db])
     expect(bad.stdout).toContain('duplicate key "response"')
+  })
+})
+
+describe('a key given twice that is log content (QA differential #5)', () => {
+  const KEY = `jan.kowalski@example.com ${LEAKED}`
+
+  it('is shown with its quoted keys withheld, its plain names and indices kept', () => {
+    const shown = (path: string) => withoutLineExcerpt(duplicateKeyReason(path))
+    expect(shown(duplicateKeyPath(`{"meta":{${JSON.stringify(KEY)}:1,${JSON.stringify(KEY)}:2}}`)!)).toBe(
+      'duplicate key "meta[<key withheld>]": the line gives it twice, and which value is the record\'s cannot be told',
+    )
+    // A quote and a backslash inside the key do not end it early; what follows it is kept.
+    expect(shown('a[0]["x \\" \\\\ y"].b["z"]')).toBe('duplicate key "a[0][<key withheld>].b[<key withheld>]": the line gives it twice, and which value is the record\'s cannot be told')
+    expect(shown('response(event 3).choices[0].delta')).toBe(duplicateKeyReason('response(event 3).choices[0].delta'))
+  })
+
+  it('never reaches stderr, status --bad-lines or its JSON in full', async () => {
+    const dir = tempDir()
+    const logs = join(dir, 'a.jsonl')
+    const meta = `"meta":{${JSON.stringify(KEY)}:"x",${JSON.stringify(KEY)}:"y"}`
+    writeFileSync(logs, `${line(head('r-a', 's-a'), `"response":${answer('ok')}`)}\n${line(head('r-b', 's-b'), `"response":${answer('ok')}`, meta)}\n`)
+    const db = join(dir, 'case.db')
+    const ingest = await run(['ingest', 'logs', logs, '--db', db])
+    const human = await run(['status', '--bad-lines', '--db', db])
+    const json = await run(['status', '--bad-lines', '--json', '--db', db])
+    expect(human.stdout).toContain('duplicate key "meta[<key withheld>]"')
+    for (const out of [ingest.stdout, ingest.stderr, human.stdout, human.stderr, json.stdout]) {
+      expect(out).not.toContain('kowalski')
+      expect(out).not.toContain(LEAKED.slice(0, 12))
+    }
+    const only = join(dir, 'one.jsonl')
+    writeFileSync(only, `${line(head('r-c', 's-c'), `"response":${answer('ok')}`, meta)}\n`)
+    const refused = await run(['ingest', 'logs', only, '--db', db])
+    expect(refused.stderr).toContain('duplicate key "meta[<key withheld>]"')
+    expect(refused.stderr).not.toContain('kowalski')
   })
 })
