@@ -98,7 +98,7 @@ export class ParsePool {
     for (let i = 0; i < workers; i++) {
       const worker = new Worker(script, {workerData: {unconventional: markers, automaton}, resourceLimits: {maxYoungGenerationSizeMb: WORKER_YOUNG_MB, maxOldGenerationSizeMb: WORKER_OLD_SPACE_MB}})
       const slot: Slot = {worker, busy: 0}
-      worker.on('message', (msg: {ok: true; result: PackedUnitResult | QuickUnitResult} | {ok: false; seq: number; message: string}) => {
+      worker.on('message', (msg: {ok: true; result: PackedUnitResult | QuickUnitResult} | {ok: false; seq: number; message: string; stack?: string}) => {
         slot.busy--
         const key = msg.ok ? msg.result.seq : msg.seq
         const w = this.waiting.get(key)
@@ -106,7 +106,11 @@ export class ParsePool {
         // The result carries the caller's number for the unit again.
         if (msg.ok && w) msg.result.seq = w.seq
         if (msg.ok) w?.resolve(msg.result)
-        else w?.reject(new Error(`parse worker failed: ${msg.message}`))
+        else {
+          const error = new Error(`parse worker failed: ${msg.message}`)
+          if (msg.stack !== undefined) error.stack = `${error.stack ?? error.message}\nin the worker: ${msg.stack}`
+          w?.reject(error)
+        }
       })
       worker.on('error', (error) => this.fail(error))
       worker.on('exit', (code) => {

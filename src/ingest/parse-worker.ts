@@ -49,6 +49,8 @@ parentPort!.on('message', (task: UnitTask | QuickUnitTask | {endQuickPass: true}
     else delete result.input
     parentPort!.postMessage({ok: true, result}, transfer)
   } catch (error) {
-    parentPort!.postMessage({ok: false, seq: task.seq, message: (error as Error).stack ?? String(error)})
+    // The cause in one line; the stack (machine paths) only for --verbose, which prints the error's stack.
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error)
+    parentPort!.postMessage({ok: false, seq: task.seq, message, stack: error instanceof Error ? error.stack : undefined})
   }
 })

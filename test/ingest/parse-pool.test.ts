@@ -86,4 +86,19 @@ describe('ParsePool', () => {
       await pool.close()
     }
   }, 60_000)
+
+  it('rejects with the worker\'s cause in one line, no stack or machine path, the stack kept for --verbose (QA differential #3)', async () => {
+    const pool = new ParsePool(1)
+    try {
+      // A spec no decoder reads: the worker's processUnit throws.
+      pool.submit({...task(0, line('a', 'q')), spec: 'no such spec'})
+      const error = await pool.next().then(() => null, (e: unknown) => e as Error)
+      expect(error).toBeInstanceOf(Error)
+      expect(error!.message).toMatch(/^parse worker failed: \w*Error: /)
+      expect(error!.message).not.toMatch(/\n|file:|\bat /)
+      expect(error!.stack).toContain('in the worker: ')
+    } finally {
+      await pool.close()
+    }
+  }, 60_000)
 })
