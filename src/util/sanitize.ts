@@ -94,9 +94,11 @@ export function withoutLineExcerpt(reason: string): string {
 
 /**
  * A key path as a duplicate-key reason holds it (keyPath's `a.b[0]["x y"]`, written as a JSON
- * string) with each quoted key (`[\"…\"]`) replaced by `[<key withheld>]`: plain names and
- * array indices are kept. A scan over the escapes, so a quote inside the key cannot end it early.
+ * string) with each quoted key (`[\"…\"]`) replaced by `[<key withheld>]`: plain names, dotted
+ * names and array indices are kept. A scan over the escapes, so a quote inside the key cannot end it early.
  */
+const DOTTED_NAME = /^[A-Za-z_$][\w$]*(?:\.[\w$]+)*$/
+
 function withheldKeys(path: string): string {
   let out = ''
   let i = 0
@@ -124,7 +126,9 @@ function withheldKeys(path: string): string {
       }
     }
     if (end === -1 || path[end] !== ']') return out + path.slice(i)
-    out += '[<key withheld>]'
+    // A dotted field name (an OTel attribute's `gen_ai.completion.0.content`) is kept, as plain names are.
+    const key = path.slice(i + 3, end - 2)
+    out += DOTTED_NAME.test(key) ? path.slice(i, end + 1) : '[<key withheld>]'
     i = end + 1
   }
   return out

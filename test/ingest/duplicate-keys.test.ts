@@ -119,8 +119,10 @@ describe('a key given twice that is log content (QA differential #5)', () => {
       'duplicate key "meta[<key withheld>]": the line gives it twice, and which value is the record\'s cannot be told',
     )
     // A quote and a backslash inside the key do not end it early; what follows it is kept.
-    expect(shown('a[0]["x \\" \\\\ y"].b["z"]')).toBe('duplicate key "a[0][<key withheld>].b[<key withheld>]": the line gives it twice, and which value is the record\'s cannot be told')
+    expect(shown('a[0]["x \\" \\\\ y"].b["z w"]')).toBe('duplicate key "a[0][<key withheld>].b[<key withheld>]": the line gives it twice, and which value is the record\'s cannot be told')
     expect(shown('response(event 3).choices[0].delta')).toBe(duplicateKeyReason('response(event 3).choices[0].delta'))
+    // A dotted field name (an OTel attribute) is no log content: kept.
+    expect(shown('attributes["gen_ai.completion.0.content"]')).toBe(duplicateKeyReason('attributes["gen_ai.completion.0.content"]'))
   })
 
   it('never reaches stderr, status --bad-lines or its JSON in full', async () => {
