@@ -66,8 +66,15 @@ import {FingerprintBuffer, fingerprintTextFast, SCHEME} from './winnow.js'
  * a request's text parts each stand on a line of their own (their words fused across parts); a
  * phone number's value is its national significant number however written, and an IBAN is found
  * in lower case, with dashes and followed by words (full-width characters read as ASCII).
+ * x10: an id holding a lone surrogate is a bad line (two such ids read as one); a record's time
+ * outside 2000-2100, an impossible zone-less time, or an epoch in another unit is a bad line, and
+ * a 0 or empty time is unset (its fallback read); an answer kept as SSE text in a Langfuse output,
+ * an OTel completion or OpenInference output is read as the stream it is, and an empty one
+ * (`{}`, `""`, no choices) as no text; a chat stream's reasoning, refusal and content each stand
+ * on a line of their own; tool-call arguments that parse as JSON add their decoded strings; a
+ * byte-order mark opening a line other than the first is skipped, not a bad line.
  */
-export const EXTRACT_SCHEME = `x9/${SCHEME}`
+export const EXTRACT_SCHEME = `x10/${SCHEME}`
 
 /**
  * The schemes before, whose files a scan extracts again from their evidence (detect/reextract.ts)
@@ -82,9 +89,11 @@ export const EXTRACT_SCHEME = `x9/${SCHEME}`
  * answers counted as without text; x7 from x8 in an answer's and a request's texts decoded (its
  * echo decisions, personal data and fingerprints) and in the records not read whole; x8 from x9 in
  * the registered markers' hits and the tokens' whole-run facts, a request's texts decoded (its
- * echo decisions and fingerprints) and personal data (phones, IBANs).
+ * echo decisions and fingerprints) and personal data (phones, IBANs); x9 from x10 in the lines read
+ * as records (ids, times, BOMs), the records' times, and an answer's texts decoded (streams kept as
+ * text, channels apart, tool arguments decoded).
  */
-export const PRIOR_EXTRACT_SCHEMES: readonly string[] = [`x1/${SCHEME}`, `x2/${SCHEME}`, `x3/${SCHEME}`, `x4/${SCHEME}`, `x5/${SCHEME}`, `x6/${SCHEME}`, `x7/${SCHEME}`, `x8/${SCHEME}`]
+export const PRIOR_EXTRACT_SCHEMES: readonly string[] = [`x1/${SCHEME}`, `x2/${SCHEME}`, `x3/${SCHEME}`, `x4/${SCHEME}`, `x5/${SCHEME}`, `x6/${SCHEME}`, `x7/${SCHEME}`, `x8/${SCHEME}`, `x9/${SCHEME}`]
 
 /**
  * The registry's markers outside the CANARY-<hex> convention, matched in each response by
