@@ -11,7 +11,7 @@ import {finalisation} from './finalise.js'
 import {computeClock, DEADLINE_MS, type ClockResult} from './clock.js'
 import {detectionSummary} from './detection-note.js'
 import {assertGrounded, Lines, splitList} from './statements.js'
-import {timelineOrderRef, timelineOrderRemedy, timesBeforeBreachStart} from './timeline-order.js'
+import {timelineOrderRef, timelineOrderRemedy, timesOutOfOrder} from './timeline-order.js'
 import {breachWindowContradictions, PER_COUNTRY_BELOW, perCountryShortfall, WINDOW_END_CONTRADICTED, WINDOW_START_CONTRADICTED} from './recorded-vs-logs.js'
 
 // The Article 33 notification as a plain object: built from CaseFacts only, validated by
@@ -180,10 +180,12 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     if (c.bound === 'start') L.open('timeline', P.open.breachStartContradicted(c.recorded, c.logs), WINDOW_START_CONTRADICTED, 'crosstalk incident set --breach-started-at ISO')
     else L.open('timeline', P.open.breachEndContradicted(c.recorded, c.logs), WINDOW_END_CONTRADICTED, 'crosstalk incident set --breach-ended-at ISO')
   }
-  // An awareness, detection or investigation before the recorded start cannot be right (possible only if a time is wrong):
-  // open, and the form gives neither as established (authority-forms.ts flags them). For a controller, its awareness is the processor's notice.
-  for (const p of timesBeforeBreachStart({aware_at: clock?.aware_at ?? null, detected_at: own?.detected_at, investigation_started_at: own?.investigation_started_at, breach_started_at: inc?.breach_started_at})) {
-    L.open('timeline', P.open.timeBeforeStart(p.field, p.at, p.start), timelineOrderRef(p.field), onBehalf !== null && p.field === 'aware_at' ? `crosstalk incident set --breach-started-at ISO; crosstalk notify record --recipient ${onBehalf} --phase initial ...` : timelineOrderRemedy(p))
+  // An awareness, detection or investigation before the recorded start, or an awareness or investigation before the first
+  // alert, cannot be right (possible only if a time is wrong): open, and the form gives neither as established
+  // (authority-forms.ts flags them). For a controller, its awareness is the processor's notice.
+  for (const p of timesOutOfOrder({aware_at: clock?.aware_at ?? null, detected_at: own?.detected_at, investigation_started_at: own?.investigation_started_at, breach_started_at: inc?.breach_started_at})) {
+    const remedy = onBehalf !== null && p.field === 'aware_at' ? `crosstalk ${p.reference === 'detected_at' ? 'incident set --detected-at ISO' : 'incident set --breach-started-at ISO'}; crosstalk notify record --recipient ${onBehalf} --phase initial ...` : timelineOrderRemedy(p)
+    L.open('timeline', P.open.timeBeforeStart(p.field, p.at, p.referenceAt, p.reference), timelineOrderRef(p), remedy)
   }
 
   // ---- what the evidence shows (Art. 33(3)(a))

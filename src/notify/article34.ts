@@ -138,7 +138,7 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   }
   // A start the record's own awareness or detection precedes cannot be right either: the letter does not give it, the check is open.
   const beforeStart = timesBeforeBreachStart(inc)
-  for (const p of beforeStart) L.open('when', P.open.timeBeforeStart(p.field, p.at, p.start), 'Art. 34(2)', timelineOrderRemedy(p))
+  for (const p of beforeStart) L.open('when', P.open.timeBeforeStart(p.field, p.at, p.referenceAt), 'Art. 34(2)', timelineOrderRemedy(p))
   const when = inc?.breach_started_at && contradicted.length === 0 && beforeStart.length === 0
     ? L.stated('when', A.whenRecorded(inc.breach_started_at, inc.breach_ended_at), inc.breach_ended_at ? ['incident.breach_started_at', 'incident.breach_ended_at'] : ['incident.breach_started_at'])
     // A letter for one controller counts its end users on both sides (controller_subjects): its window is theirs, not the narrowed side's.

@@ -1,6 +1,6 @@
 import {PER_COUNTRY_BELOW, WINDOW_END_CONTRADICTED, WINDOW_START_CONTRADICTED} from './recorded-vs-logs.js'
 import type {Article33Result} from './article33-schema.js'
-import {AWARE_BEFORE_START, DETECTED_BEFORE_START} from './timeline-order.js'
+import {AWARE_BEFORE_DETECTION, AWARE_BEFORE_START, DETECTED_BEFORE_START, INVESTIGATION_BEFORE_DETECTION} from './timeline-order.js'
 import type {Phrases} from './phrases-en.js'
 import {joinItems} from './statements.js'
 import {rangeText} from './phrases.js'
@@ -140,7 +140,7 @@ function answers(d: Draft, P: Phrases) {
         : {value: P.toComplete(o.breachStart), open: true},
     start: flagged(known(d.timeline.breach_started_at, o.breachStart), WINDOW_START_CONTRADICTED, AWARE_BEFORE_START, DETECTED_BEFORE_START),
     end: flagged(known(d.timeline.breach_ended_at, o.breachEnd), WINDOW_END_CONTRADICTED),
-    aware: flagged(known(d.timeline.aware_at, d.prepared_on_behalf_of ? o.controllerAwareness : o.noIncident), AWARE_BEFORE_START),
+    aware: flagged(known(d.timeline.aware_at, d.prepared_on_behalf_of ? o.controllerAwareness : o.noIncident), AWARE_BEFORE_START, AWARE_BEFORE_DETECTION),
     late,
     discovery: known(d.timeline.discovery, o.discovery),
     informed: known(d.timeline.informed_by ? `${d.timeline.informed_by}${d.timeline.informed_at ? ` (${d.timeline.informed_at})` : ''}` : null, o.informedBy),
@@ -153,7 +153,7 @@ function answers(d: Draft, P: Phrases) {
         .filter(Boolean)
         .join(P.join) || null,
       o.awarenessBasis,
-    ), DETECTED_BEFORE_START),
+    ), DETECTED_BEFORE_START, AWARE_BEFORE_DETECTION, INVESTIGATION_BEFORE_DETECTION),
     types: found(d.nature.types.map((t) => P.breachType[t])),
     confidentiality: exposed && exposed.responses > 0 ? {value: fr ? `divulguées (${compte(exposed.responses, 'réponse')} ${un(exposed.responses) ? 'contenait' : 'contenaient'} des données d'une autre session)` : `disclosed (${count(exposed.responses, 'response')} carried another session's data)`, open: false} : nothingKnown,
     unintelligible: known(d.data_unintelligible ? P.unintelligible[d.data_unintelligible] : null, o.unintelligible),

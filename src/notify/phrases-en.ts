@@ -604,8 +604,8 @@ export const EN = {
     breachStartContradicted: (recorded: string, logs: string) =>
       `the breach start: the recorded start ${recorded} is after the first affected response in the logs (${logs}), so the breach had started by then; correct the start, or record why those responses are not part of this breach`,
     // Recorded times that cannot all be right (timeline-order.ts): neither is stated as established until corrected.
-    timeBeforeStart: (field: 'aware_at' | 'detected_at' | 'investigation_started_at', at: string, start: string) =>
-      `the recorded ${field === 'aware_at' ? 'awareness' : field === 'detected_at' ? 'detection (first alert)' : 'start of the investigation'} (${at}) precedes the recorded start of the breach (${start}): check both; neither is stated as established until they agree`,
+    timeBeforeStart: (field: 'aware_at' | 'detected_at' | 'investigation_started_at', at: string, start: string, reference: 'breach_started_at' | 'detected_at' = 'breach_started_at') =>
+      `the recorded ${field === 'aware_at' ? 'awareness' : field === 'detected_at' ? 'detection (first alert)' : 'start of the investigation'} (${at}) precedes the recorded ${reference === 'detected_at' ? 'detection (first alert)' : 'start of the breach'} (${start}): check both; neither is stated as established until they agree`,
     breachEndContradicted: (recorded: string, logs: string) =>
       `the breach end: the recorded end ${recorded} is before the last affected response in the logs (${logs}), so the breach had not ended then; correct the end, or record why those responses are not part of this breach`,
     perCountryBelow: (recorded: string, total: number, low: number) =>

@@ -500,8 +500,8 @@ export const FR: Phrases = {
     breachEnd: 'confirmation de la fin de la violation (heure de fin)',
     breachStartContradicted: (recorded, logs) =>
       `le début de la violation : le début enregistré, ${recorded}, est postérieur à la première réponse concernée dans les journaux (${logs}), la violation avait donc commencé à cette heure-là ; corriger le début, ou indiquer pourquoi ces réponses ne font pas partie de cette violation`,
-    timeBeforeStart: (field, at, start) =>
-      `${field === 'aware_at' ? 'la prise de connaissance enregistrée' : field === 'detected_at' ? 'la détection enregistrée (première alerte)' : "le début de l'analyse enregistré"} (${at}) précède le début enregistré de la violation (${start}) : vérifier les deux ; aucun n'est présenté comme établi tant qu'ils ne concordent pas`,
+    timeBeforeStart: (field, at, start, reference = 'breach_started_at') =>
+      `${field === 'aware_at' ? 'la prise de connaissance enregistrée' : field === 'detected_at' ? 'la détection enregistrée (première alerte)' : "le début de l'analyse enregistré"} (${at}) précède ${reference === 'detected_at' ? 'la détection enregistrée (première alerte)' : 'le début enregistré de la violation'} (${start}) : vérifier les deux ; aucun n'est présenté comme établi tant qu'ils ne concordent pas`,
     breachEndContradicted: (recorded, logs) =>
       `la fin de la violation : la fin enregistrée, ${recorded}, est antérieure à la dernière réponse concernée dans les journaux (${logs}), la violation n'avait donc pas pris fin à cette heure-là ; corriger la fin, ou indiquer pourquoi ces réponses ne font pas partie de cette violation`,
     perCountryBelow: (recorded, total, low) =>

@@ -1,5 +1,5 @@
 import {breachWindowContradictions} from './recorded-vs-logs.js'
-import {timelineOrderRemedy, timesBeforeBreachStart} from './timeline-order.js'
+import {timelineOrderRemedy, timesOutOfOrder} from './timeline-order.js'
 import {z} from 'zod'
 import {detectionSchema, detectionSummary} from './detection-note.js'
 import {finalisation, finalisedWithOpenItemsSchema} from './finalise.js'
@@ -161,8 +161,9 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     if (c.bound === 'start') L.open('timeline', P.open.breachStartContradicted(c.recorded, c.logs), 'Art. 33(5)', 'crosstalk incident set --breach-started-at ISO')
     else L.open('timeline', P.open.breachEndContradicted(c.recorded, c.logs), 'Art. 33(5)', 'crosstalk incident set --breach-ended-at ISO')
   }
-  // An awareness or detection before the recorded start: one of them is wrong, documented as recorded with the check open beside it.
-  for (const p of timesBeforeBreachStart(inc)) L.open('timeline', P.open.timeBeforeStart(p.field, p.at, p.start), 'Art. 33(5)', timelineOrderRemedy(p))
+  // An awareness or detection before the recorded start, or an awareness or investigation before the first alert: one of
+  // them is wrong, documented as recorded with the check open beside it.
+  for (const p of timesOutOfOrder(inc)) L.open('timeline', P.open.timeBeforeStart(p.field, p.at, p.referenceAt, p.reference), 'Art. 33(5)', timelineOrderRemedy(p))
   // A role changed after opening changes whose clock runs and who notifies whom: the entry says so, with the recorded reason.
   const roleChanges = facts.role_changes.map((c) => L.stated('role', P.register.roleChange(c), ['incident.role_changes']))
   const late = facts.clock?.late === true

@@ -10,7 +10,7 @@ import type {Phrases} from './phrases-en.js'
 import {followsInPhases, type ProcessorNoticeResult} from './processor-notice.js'
 import type {RegisterEntryResult} from './register.js'
 import type {OpenItem} from './statements.js'
-import {AWARE_BEFORE_START, DETECTED_BEFORE_START} from './timeline-order.js'
+import {AWARE_BEFORE_DETECTION, AWARE_BEFORE_START, DETECTED_BEFORE_START, INVESTIGATION_BEFORE_DETECTION} from './timeline-order.js'
 import {loadTemplate, renderTemplate, type View, type ViewValue} from './template.js'
 import {compte, count} from '../util/plural.js'
 
@@ -131,7 +131,7 @@ export function article33View(d: Article33Result): View {
     exposure.source_tenants = beside(exposure.source_tenants)
     exposure.recipient_tenants = beside(exposure.recipient_tenants)
   }
-  // Recorded times that cannot all be right (an awareness or detection before the recorded start): none is
+  // Recorded times that cannot all be right (an awareness or detection before the recorded start, an awareness or investigation before the first alert): none is
   // given alone as established, each with the open item that says to check both (timeline-order.ts).
   const beforeStart = (ref: string) => d.open_items.find((o) => o.ref === ref)
   const flag = (holder: View, key: string, ...refs: string[]): void => {
@@ -140,10 +140,10 @@ export function article33View(d: Article33Result): View {
   }
   const timelineView = view.timeline as View
   flag(timelineView, 'breach_started_at', AWARE_BEFORE_START, DETECTED_BEFORE_START)
-  flag(timelineView, 'aware_at', AWARE_BEFORE_START)
-  flag(timelineView, 'detected_at', DETECTED_BEFORE_START)
-  flag(timelineView, 'investigation_started_at', DETECTED_BEFORE_START)
-  if (view.clock) flag(view.clock as View, 'aware_at', AWARE_BEFORE_START)
+  flag(timelineView, 'aware_at', AWARE_BEFORE_START, AWARE_BEFORE_DETECTION)
+  flag(timelineView, 'detected_at', DETECTED_BEFORE_START, AWARE_BEFORE_DETECTION, INVESTIGATION_BEFORE_DETECTION)
+  flag(timelineView, 'investigation_started_at', DETECTED_BEFORE_START, INVESTIGATION_BEFORE_DETECTION)
+  if (view.clock) flag(view.clock as View, 'aware_at', AWARE_BEFORE_START, AWARE_BEFORE_DETECTION)
   // The at-risk count covers the records that say both their status and their prompt size; those that leave it open are said beside it, never folded in.
   const undecided = d.scope?.at_risk_unknown_records ?? 0
   if (d.scope && d.scope.at_risk_responses !== null && undecided > 0) (view.scope as View).at_risk_responses = escapeMd(P.atRiskWithUndecided(d.scope.at_risk_responses, undecided))

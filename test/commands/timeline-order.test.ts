@@ -94,3 +94,50 @@ describe('an awareness or detection before the recorded breach start', () => {
     expect(end.stderr).toMatch(/incident set: --breach-ended-at 2026-10-21T00:00:00.000Z is before --breach-started-at 2026-10-22T09:00:00.000Z/)
   })
 })
+
+// The first alert is the first sign of the breach: an awareness or an investigation before it is
+// as impossible as one before the breach began (QA time #13), and is shown the same way.
+describe('an awareness or investigation before the recorded detection (first alert)', () => {
+  const DETECTED_LATE = '2026-10-23T12:00:00.000Z'
+  const INVESTIGATION = '2026-10-23T11:00:00.000Z'
+  let db: string
+  let set: Awaited<ReturnType<typeof run>>
+  beforeAll(async () => {
+    db = await controllerCase()
+    set = await run(['incident', 'set', '--db', db, '--detected-at', DETECTED_LATE, '--investigation-started-at', INVESTIGATION])
+  }, 60_000)
+
+  it('is recorded as given, and incident set, incident show and status warn on stderr', async () => {
+    expect(set.code, set.stderr).toBe(0)
+    const awareness = new RegExp(`warning: the recorded awareness ${AWARE} precedes the recorded detection \\(first alert\\) ${DETECTED_LATE}: one of them is wrong \\(check both\\)`)
+    const investigation = new RegExp(`warning: the recorded start of the investigation ${INVESTIGATION} precedes the recorded detection \\(first alert\\) ${DETECTED_LATE}: one of them is wrong`)
+    for (const r of [set, await run(['incident', 'show', '--db', db]), await run(['status', '--db', db])]) {
+      expect(r.stderr).toMatch(awareness)
+      expect(r.stderr).toMatch(investigation)
+    }
+  })
+
+  it('the Article 33 draft and the register show each as an open item, never the times alone', async () => {
+    const d = await runJson<Draft>(['report', 'article33', '--db', db, '--format', 'json', '--lang', 'en', '--now', '2026-10-23T13:00:00Z'])
+    const items = d.open_items.map((o) => o.item)
+    expect(items).toContain(`the recorded awareness (${AWARE}) precedes the recorded detection (first alert) (${DETECTED_LATE}): check both; neither is stated as established until they agree`)
+    expect(items).toContain(`the recorded start of the investigation (${INVESTIGATION}) precedes the recorded detection (first alert) (${DETECTED_LATE}): check both; neither is stated as established until they agree`)
+    const aware = d.form_fields.find((x) => x.id === '48')
+    expect(aware?.open).toBe(true)
+    expect(aware?.value).toMatch(/precedes the recorded detection/)
+    const md = (await run(['report', 'article33', '--db', db, '--lang', 'en', '--now', '2026-10-23T13:00:00Z'])).stdout
+    const row = (label: string) => md.split('\n').find((l) => l.startsWith(`| ${label} |`)) ?? ''
+    expect(row('Detection (first alert)')).toMatch(/precedes the recorded detection/)
+    expect(row('Investigation started')).toMatch(/precedes the recorded detection/)
+    // The breach start is not in question here: the letter's window is not touched by these.
+    expect(row('Breach start')).not.toMatch(/precedes/)
+    const reg = (await run(['report', 'register', '--db', db, '--lang', 'en'])).stdout
+    expect(reg).toMatch(/precedes the recorded detection \(first alert\)/)
+  })
+
+  it('a detection put right clears them', async () => {
+    const fixed = await run(['incident', 'set', '--db', db, '--detected-at', '2026-10-23T07:30:00Z'])
+    expect(fixed.code, fixed.stderr).toBe(0)
+    expect(fixed.stderr).not.toMatch(/precedes the recorded detection/)
+  })
+})
