@@ -4,7 +4,7 @@ import {toCsv} from '../cli/csv.js'
 import {renderPii} from '../cli/render-detect.js'
 import {listPiiFindings, type PiiResult} from '../detect/list.js'
 import {detectionCoverage} from '../detect/coverage.js'
-import {checkDetection, detectionFlags} from '../cli/detection-flags.js'
+import {checkDetection, detectionFlags, nothingSearchedLine} from '../cli/detection-flags.js'
 
 const PII_CSV_COLUMNS = ['request_id', 'ts', 'kind', 'value_ref', 'recipient_session', 'recipient_tenant', 'source_request_id', 'source_session', 'source_tenant', 'value', 'value_sha256']
 
@@ -28,8 +28,11 @@ export default class Pii extends BaseCommand {
     const warning = checkDetection(coverage, 'personal-data findings', flags['allow-incomplete'])
     if (warning) this.note(this.paint.yellow(warning))
     const rows = listPiiFindings(db, {showValues: flags['show-values']})
+    // Nothing searched: an empty listing is not known, never "No personal data…" (console), and said beside the empty array or CSV.
+    const unsearched = nothingSearchedLine(coverage, 'Personal data a session never sent', rows.length)
+    if (unsearched !== null && (flags.csv || this.jsonEnabled())) this.note(this.paint.yellow(unsearched))
     if (flags.csv) process.stdout.write(toCsv(PII_CSV_COLUMNS.filter((c) => flags['show-values'] || (c !== 'value' && c !== 'value_sha256')), rows as unknown as Array<Record<string, unknown>>))
-    else if (!this.jsonEnabled()) this.log(renderPii(rows))
+    else if (!this.jsonEnabled()) this.log(unsearched ?? renderPii(rows))
     return rows
   }
 }

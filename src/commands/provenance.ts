@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {toCsv} from '../cli/csv.js'
-import {checkDetection, detectionFlags} from '../cli/detection-flags.js'
+import {checkDetection, detectionFlags, nothingSearchedLine} from '../cli/detection-flags.js'
 import {renderProvenance, unexaminedLine} from '../cli/render-detect.js'
 import {listProvenance, type ProvenanceResult} from '../detect/list.js'
 import {detectionCoverage, parameterFlags, type ProvenanceParameters} from '../detect/coverage.js'
@@ -90,8 +90,11 @@ export default class Provenance extends BaseCommand {
           : null
       if (line !== null) this.note(this.paint.yellow(`warning: ${line}`))
     }
+    // Nothing searched: an empty listing is not known, never "No response repeats…" (console), and said beside the empty array or CSV.
+    const unsearched = nothingSearchedLine(coverage, 'Provenance', rows.length)
+    if (unsearched !== null && (flags.csv || this.jsonEnabled())) this.note(this.paint.yellow(unsearched))
     if (flags.csv) process.stdout.write(toCsv(PROVENANCE_CSV_COLUMNS.filter((c) => flags['show-text'] || c !== 'overlap_text'), rows as unknown as Array<Record<string, unknown>>))
-    else if (!this.jsonEnabled()) this.log(renderProvenance(rows, text))
+    else if (!this.jsonEnabled()) this.log(unsearched ?? renderProvenance(rows, text))
     if ((flags.csv || this.jsonEnabled()) && text.withoutText > 0) this.note(this.paint.yellow(`warning: ${unexaminedLine(text)}`))
     return rows
   }

@@ -8,7 +8,7 @@ import {listSightings, type SightingsResult} from '../detect/list.js'
 import {SIGHTING_CLASSES} from '../extract/markers.js'
 import {notReadEvidence, notReadSentence} from '../detect/not-read.js'
 import {detectionCoverage} from '../detect/coverage.js'
-import {checkDetection, detectionFlags} from '../cli/detection-flags.js'
+import {checkDetection, detectionFlags, nothingSearchedLine} from '../cli/detection-flags.js'
 import {hasCanaries} from '../store/canaries.js'
 import {markersStaleReason, staleFindings} from '../scope/unscanned.js'
 
@@ -51,7 +51,10 @@ export default class Sightings extends BaseCommand {
     if (leaks.length > 0) this.note(this.paint.yellow(duplicateLeaksNote(leaks.map((d) => ({path: d.path, line: d.line_no, request_id: d.request_id, class: d.class})))))
     // What was never read holds no sighting that could be found: the listing speaks for what was read only (said on stderr beside --csv and --json, whose shapes stay the contract's).
     const notRead = notReadSentence(notReadEvidence(db))
+    // Nothing searched: an empty listing is not known, never "No sightings." (console), and said beside the empty array or CSV.
+    const unsearched = nothingSearchedLine(coverage, 'Sightings', rows.length)
     if (flags.csv || this.jsonEnabled()) {
+      if (unsearched !== null) this.note(this.paint.yellow(unsearched))
       if (duplicates.unexamined.length > 0) this.note(this.paint.yellow(duplicatesNotExaminedNote(duplicates.unexamined.length)))
       if (notRead !== null) this.note(this.paint.yellow(`${notRead} The listing holds what was read.`))
     }
@@ -61,7 +64,7 @@ export default class Sightings extends BaseCommand {
       )
     } else if (!this.jsonEnabled()) {
       if (staleLine !== null) this.log(staleLine)
-      this.log(renderSightings(rows, {showMarkers: flags['show-markers'], staleClasses: staleLine !== null}))
+      this.log(unsearched ?? renderSightings(rows, {showMarkers: flags['show-markers'], staleClasses: staleLine !== null}))
       // "No sightings." speaks for what was read only.
       if (notRead !== null) this.log(notRead)
     }
