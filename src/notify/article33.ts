@@ -346,7 +346,13 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   else L.open('decision', P.open.risk, 'Art. 33(1), 34(1); template 87-90', 'crosstalk assess --decide ... --rationale ...')
   const informed = listed.find((n) => n.recipient === 'data-subjects' && n.phase === 'initial')
   let article34: string | null = null
-  if (informed) article34 = L.stated('article34', P.article34.informed(informed.at, informed.reference), [`notification#${informed.id}`])
+  // A communication recorded before the case grew informed those known then: said so, and those found since are open.
+  const sinceInformed = informed ? (facts.scans_since_subjects_informed ?? []) : []
+  if (informed && sinceInformed.length > 0) {
+    const lastScan = sinceInformed[sinceInformed.length - 1]!.finished_at
+    article34 = L.stated('article34', P.article34.informedBefore(informed.at, informed.reference, sinceInformed.length, lastScan), [`notification#${informed.id}`, 'scan.exposure'])
+    L.open('article34', P.open.subjectsFoundSince(informed.at, informed.reference, sinceInformed.length, lastScan), 'Art. 34(1); template 97-106', 'crosstalk report article34; crosstalk notify record --recipient data-subjects --phase follow-up ...')
+  } else if (informed) article34 = L.stated('article34', P.article34.informed(informed.at, informed.reference), [`notification#${informed.id}`])
   else if (a) article34 = L.stated('article34', a.decision === 'notify-subjects' ? P.article34.toInform(a) : P.article34.notInformed(a), [`assessment#${a.id}`])
   else L.open('article34', P.open.article34, 'Art. 34; template 97-106', onBehalf === null ? 'crosstalk assess --decide ... / notify record --recipient data-subjects' : P.onBehalfRisk(onBehalf, false))
 

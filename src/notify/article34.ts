@@ -19,6 +19,8 @@ export const article34Schema = z.object({
   kind: z.literal('article34'),
   draft: z.boolean(),
   final: z.boolean(),
+  /** initial: no communication to the data subjects is recorded yet; follow-up: one is (notify record --recipient data-subjects), and this letter is a further one */
+  phase: z.enum(['initial', 'follow-up']),
   /** who accepted finalising it with open items, and when (--final --accept-open-items NAME); null otherwise */
   finalised_with_open_items: finalisedWithOpenItemsSchema,
   language: z.enum(['en', 'fr']),
@@ -95,6 +97,11 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
     // The people written to know the controller by its name, never by the processor's tenant id: none is recorded per controller.
     L.open('contact', A.controllerName, 'Art. 34(2)', null)
   }
+  // A communication already recorded: this letter is a further one, and whom the first reached is said as recorded (never all counted now).
+  const earlier = onBehalf === null ? facts.notifications.find((n) => n.recipient === 'data-subjects' && n.phase === 'initial') : undefined
+  const sinceInformed = earlier ? (facts.scans_since_subjects_informed ?? []) : []
+  if (earlier) L.stated('notes', A.furtherCommunication(earlier.at, earlier.reference, sinceInformed.length), [`notification#${earlier.id}`])
+  if (earlier && sinceInformed.length > 0) L.open('recipients', P.open.subjectsFoundSince(earlier.at, earlier.reference, sinceInformed.length, sinceInformed[sinceInformed.length - 1]!.finished_at), 'Art. 34(1)', 'crosstalk notify record --recipient data-subjects --phase follow-up ...')
   if (a && a.decision !== 'notify-subjects') L.stated('notes', A.notRequired(a), [`assessment#${a.id}`])
   if (!a) L.open('decision', P.open.risk, 'Art. 34(1)', onBehalf === null ? 'crosstalk assess --decide ... --rationale ...' : P.onBehalfRisk(onBehalf, facts.assessment !== null))
 
@@ -185,6 +192,7 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
     kind: 'article34',
     draft: !(options.final ?? false),
     final: options.final ?? false,
+    phase: earlier ? 'follow-up' : 'initial',
     finalised_with_open_items: finalisation('report article34', L.open_items, options, language, facts.generated_at),
     language,
     generated_at: facts.generated_at,

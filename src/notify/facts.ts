@@ -332,6 +332,11 @@ export interface CaseFacts {
   /** scans finished after the latest assessment (each may have changed the figures it rests on): the assessment was made on an earlier state of the case */
   scans_since_assessment?: Array<{finished_at: string; records_new: number | null; full_rescan: boolean}>
   /**
+   * scans finished after the latest communication to the data subjects was recorded (each may have changed the findings):
+   * people found since may not be among those it informed (empty: none recorded, or the case unchanged since)
+   */
+  scans_since_subjects_informed?: Array<{finished_at: string; records_new: number | null; full_rescan: boolean}>
+  /**
    * log_files_by_reference: log files the case holds no copy of (ingest logs --evidence reference), kept outside the case;
    * originals_not_intact: those of them read from their original whose original is missing or no longer what was ingested (names only)
    */
@@ -440,6 +445,8 @@ export interface FactsInputs {
   assessment: AssessmentRecord | null
   /** scans finished after the latest assessment (each may have changed the figures it rests on) */
   scansSinceAssessment?: Array<{finished_at: string; records_new: number | null; full_rescan: boolean}>
+  /** scans finished after the latest communication to the data subjects was recorded (each may have changed the findings) */
+  scansSinceSubjectsInformed?: Array<{finished_at: string; records_new: number | null; full_rescan: boolean}>
   replay: StoredReplayResult[]
   files: EvidenceFile[]
   fileTotals: FileTotals
@@ -475,7 +482,8 @@ export function loadFactsInputs(db: CaseDb, options: Omit<GatherFactsOptions, 'n
     roleChanges: listRoleChanges(db),
     notifications: listNotifications(db),
     assessment: latestAssessment(db),
-    scansSinceAssessment: scansAfter(db, latestAssessment(db)),
+    scansSinceAssessment: scansAfter(db, latestAssessment(db)?.at ?? null),
+    scansSinceSubjectsInformed: scansAfter(db, latestSubjectsCommunication(listNotifications(db))?.recorded_at ?? null),
     replay: listReplayResults(db),
     files: evidenceFiles(completeFiles(db)),
     fileTotals: fileTotals(db),
@@ -582,6 +590,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     notification_problems: incident ? notificationProblems(incident, inputs.notifications, now, (n) => options.tenant === undefined || concernsController(n, options.tenant)).map(safeLine) : [],
     assessment: inputs.assessment,
     scans_since_assessment: inputs.scansSinceAssessment ?? [],
+    scans_since_subjects_informed: inputs.scansSinceSubjectsInformed ?? [],
     totals,
     detection: s.detection,
     scope: full ? forController(scopeFacts(full, s), s, options.tenant, inputs.scope, options.side ?? 'both') : null,
@@ -1162,14 +1171,20 @@ export function excerptWindow(text: string, r: {marker: string; token: string; p
   return `${before.slice(Math.max(0, before.length - EXCERPT_CONTEXT))}${truncateMarker(token)}${after.slice(0, EXCERPT_CONTEXT)}`
 }
 
+/** The latest communication to the data subjects recorded (notify record --recipient data-subjects), initial or follow-up; null: none. */
+export function latestSubjectsCommunication<N extends {recipient: string; recorded_at: string; id: number}>(notifications: readonly N[]): N | null {
+  return notifications.filter((n) => n.recipient === 'data-subjects').reduce<N | null>((last, n) => (last === null || Date.parse(n.recorded_at) > Date.parse(last.recorded_at) || (n.recorded_at === last.recorded_at && n.id > last.id) ? n : last), null)
+}
+
 /**
- * The scans finished after an assessment was made: each may have changed the figures it rests on.
- * Every one counts, not only those that added records or rescanned all: a scan after a drop adds
- * none and lowers the figures, one with another --pool-tokens changes the count of data subjects.
+ * The scans finished after a time (an assessment made, a communication recorded): each may have
+ * changed the figures it rests on. Every one counts, not only those that added records or rescanned
+ * all: a scan after a drop adds none and lowers the figures, one with another --pool-tokens changes
+ * the count of data subjects. None where no time is given.
  */
-function scansAfter(db: CaseDb, assessment: AssessmentRecord | null): Array<{finished_at: string; records_new: number | null; full_rescan: boolean}> {
-  if (!assessment) return []
-  const made = Date.parse(assessment.at)
+function scansAfter(db: CaseDb, since: string | null): Array<{finished_at: string; records_new: number | null; full_rescan: boolean}> {
+  if (since === null) return []
+  const made = Date.parse(since)
   return finishedScanRuns(db)
     .filter((r) => r.finished_at !== null && Date.parse(r.finished_at) > made)
     .map((r) => ({finished_at: r.finished_at!, records_new: r.records_new, full_rescan: r.full_rescan === 1}))

@@ -369,6 +369,9 @@ export const EN = {
     `ENISA 2013 severity SE = DPC x EI + CB = ${a.dpc} x ${a.ei} + ${a.cb} = ${a.se} (${EN.band[a.band] ?? a.band}); suggestion: ${EN.outcome[a.suggested] ?? a.suggested}. Advisory only, weighed against the EDPB 9/2022 risk factors.`,
   article34: {
     informed: (at: string, ref: string) => `The data subjects were informed on ${at} (reference ${ref}).`,
+    /** informed, and the case has grown since: the communication covered those known then, never stated as covering those found since */
+    informedBefore: (at: string, ref: string, scans: number, scannedAt: string) =>
+      `The data subjects known on ${at} were informed then (reference ${ref}). Since that communication was recorded, ${scans === 1 ? 'a scan' : `${scans} scans`} (the last on ${scannedAt}) added records to the case or rescanned them: data subjects found since may not have been informed.`,
     toInform: (a: AssessmentRecord) => `The data subjects are to be informed: the recorded decision (${a.at}) found a likely high risk (Art. 34(1)).`,
     notInformed: (a: AssessmentRecord) =>
       `The data subjects are not to be informed under the recorded decision (${a.at}: ${EN.outcome[a.decision] ?? a.decision})` +
@@ -452,6 +455,9 @@ export const EN = {
     servedOnlyConsequence: "Some answers you received may have been built from someone else's conversation and may contain information that is wrong for you: do not act on such an answer, and do not share or keep the other person's information it contained.",
     phishing: 'You may receive fake e-mails or calls that use these details to seem genuine (phishing).',
     financial: 'Someone could try to misuse bank or card details that were in the conversation.',
+    /** a note for the sender: a communication to the data subjects is already recorded, so this letter is a further one */
+    furtherCommunication: (at: string, ref: string, scans: number) =>
+      `The data subjects were already informed on ${at} (reference ${ref}): this letter is a further communication${scans > 0 ? `, for those found since (the case gained records or was rescanned ${scans === 1 ? 'once' : `${scans} times`} after that communication was recorded); who among the people counted here it already reached is not recorded` : ''}. Record it with notify record --recipient data-subjects --phase follow-up.`,
     authorityTold: (at: string) => `We notified the data protection authority on ${at}.`,
     careful: 'Be careful with unexpected e-mails, messages or calls that mention your conversation; do not click links or give passwords.',
     checkBank: 'Check your bank and card statements and tell your bank about anything you do not recognise.',
@@ -669,6 +675,9 @@ export const EN = {
     risk: 'risk assessment and the decision taken on it',
     /** the latest assessment was made before scans that may have changed its figures */
     assessmentStale: (at: string, scans: number, scannedAt: string) => `the risk assessment and decision of ${at} were made on an earlier state of the case: ${scans === 1 ? 'a scan' : `${scans} scans`} since (the last on ${scannedAt}) may have changed the findings it rests on (records added or dropped, a rescan, another KV pool size), so the severity, the risk outcome and the decision may no longer follow from the findings; re-assess with the current findings`,
+    /** the latest communication to the data subjects was recorded before scans that may have found more of them */
+    subjectsFoundSince: (at: string, ref: string, scans: number, scannedAt: string) =>
+      `the data subjects found since the communication of ${at} (reference ${ref}): ${scans === 1 ? 'a scan' : `${scans} scans`} since it was recorded (the last on ${scannedAt}) may have changed the findings (records added or dropped, a rescan), so the case may now hold data subjects it did not reach; compare the scope it was sent on with the current one and inform those not yet informed (a further communication)`,
     assumedInputs: (inputs: string) => `the severity rests on inputs assumed by default, not from the case and not confirmed by the assessor: ${inputs}; confirm or correct each`,
     article34: 'whether the data subjects are informed (Art. 34), with the decision it rests on',
     notifications: 'notification of the supervisory authority (when, reference)',

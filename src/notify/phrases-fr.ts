@@ -300,6 +300,8 @@ export const FR: Phrases = {
     `Gravité ENISA 2013 SE = DPC x EI + CB = ${a.dpc} x ${a.ei} + ${a.cb} = ${a.se} (${band[a.band] ?? a.band}) ; suggestion : ${outcome[a.suggested] ?? a.suggested}. Indicatif seulement, mis en regard des facteurs de risque des lignes directrices 9/2022 du CEPD.`,
   article34: {
     informed: (at, ref) => `Les personnes concernées ont été informées le ${at} (référence ${ref}).`,
+    informedBefore: (at, ref, scans, scannedAt) =>
+      `Les personnes concernées connues le ${at} ont été informées à cette date (référence ${ref}). Depuis l'enregistrement de cette communication, ${scans === 1 ? 'une analyse' : `${scans} analyses`} (la dernière le ${scannedAt}) ${scans === 1 ? 'a ajouté' : 'ont ajouté'} ou réanalysé des enregistrements : les personnes concernées trouvées depuis peuvent ne pas avoir été informées.`,
     toInform: (a) => `Les personnes concernées seront informées : la décision enregistrée (${a.at}) retient un risque élevé probable (art. 34.1).`,
     notInformed: (a) =>
       `Les personnes concernées ne seront pas informées selon la décision enregistrée (${a.at} : ${outcome[a.decision] ?? a.decision})` +
@@ -369,6 +371,8 @@ export const FR: Phrases = {
     servedOnlyConsequence: "Certaines réponses que vous avez reçues ont pu être construites à partir de la conversation de quelqu'un d'autre et contenir des informations erronées pour vous : n'agissez pas sur la base d'une telle réponse, et ne partagez ni ne conservez les informations de l'autre personne qu'elle contenait.",
     phishing: 'Vous pourriez recevoir de faux courriels ou appels utilisant ces informations pour paraître authentiques (hameçonnage).',
     financial: "Quelqu'un pourrait tenter d'utiliser frauduleusement des coordonnées bancaires ou de carte figurant dans la conversation.",
+    furtherCommunication: (at, ref, scans) =>
+      `Les personnes concernées ont déjà été informées le ${at} (référence ${ref}) : cette lettre est une communication complémentaire${scans > 0 ? `, pour celles trouvées depuis (le dossier a reçu des enregistrements ou a été réanalysé ${scans === 1 ? 'une fois' : `${scans} fois`} après l'enregistrement de cette communication) ; lesquelles des personnes comptées ici elle a déjà atteintes n'est pas enregistré` : ''}. L'enregistrer avec notify record --recipient data-subjects --phase follow-up.`,
     authorityTold: (at) => `Nous avons notifié l'autorité de protection des données le ${at}.`,
     careful: "Méfiez-vous des courriels, messages ou appels inattendus qui mentionnent votre conversation ; ne cliquez sur aucun lien et ne communiquez aucun mot de passe.",
     checkBank: 'Vérifiez vos relevés bancaires et de carte et signalez à votre banque toute opération que vous ne reconnaissez pas.',
@@ -560,6 +564,8 @@ export const FR: Phrases = {
     containment: 'mesures de confinement prises pour les données de ce client',
     risk: 'évaluation du risque et décision prise',
     assessmentStale: (at, scans, scannedAt) => `l'évaluation du risque et la décision du ${at} ont été faites sur un état antérieur du dossier : ${scans === 1 ? 'une analyse' : `${scans} analyses`} depuis (la dernière le ${scannedAt}) ${scans === 1 ? 'a pu changer' : 'ont pu changer'} les constatations sur lesquelles elles reposent (enregistrements ajoutés ou retirés, nouvelle analyse, autre taille de pool KV) ; la gravité, le niveau de risque et la décision peuvent ne plus découler des constatations : réévaluer avec les constatations actuelles`,
+    subjectsFoundSince: (at, ref, scans, scannedAt) =>
+      `les personnes concernées trouvées depuis la communication du ${at} (référence ${ref}) : ${scans === 1 ? 'une analyse' : `${scans} analyses`} depuis son enregistrement (la dernière le ${scannedAt}) ${scans === 1 ? 'a pu changer' : 'ont pu changer'} les constatations (enregistrements ajoutés ou retirés, nouvelle analyse) ; le dossier peut donc compter des personnes qu'elle n'a pas atteintes : comparer le périmètre sur lequel elle a été envoyée au périmètre actuel et informer celles qui ne l'ont pas été (communication complémentaire)`,
     assumedInputs: (inputs) => `la gravité repose sur des paramètres supposés par défaut, ni tirés du dossier ni confirmés par l'évaluateur : ${inputs} ; confirmer ou corriger chacun`,
     article34: 'information des personnes concernées (art. 34), avec la décision sur laquelle elle repose',
     notifications: "notification de l'autorité de contrôle (date, référence)",
