@@ -1,3 +1,4 @@
+import {giveOtherTenantLabels} from '../scope/tenant-view.js'
 import {Flags} from '@oclif/core'
 import {applyLeakGate, leakGateFlags} from '../cli/leak-gate.js'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
@@ -80,6 +81,8 @@ export default class Scan extends BaseCommand {
       }
     }
     if (progress) clearProgress()
+    // The other customers' labels are given as the scan that found them finishes, and kept (phased notices name a customer alike).
+    giveOtherTenantLabels(db, now)
     if (!this.jsonEnabled()) {
       this.log(renderScan(result))
       // The counts above are of what was read: what was not is named with them, as the gate below fails on it.

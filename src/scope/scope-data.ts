@@ -7,6 +7,7 @@ import {contaminationRows, orphanSightingCount, piiScopeRows, provenanceRows, ty
 import type {CaseDb} from '../store/open-case.js'
 import {atRiskByTenant, atRiskGroups, atRiskJudgeable, atRiskUndecided, atRiskUndecidedByTenant, atRiskUndecidedSpans, countSessionsServed, recordsMissingAtRiskFields, recordsMissingAtRiskFieldsByTenant, type AtRiskGroup, type UnknownFieldCounts} from '../store/records.js'
 import {getSettings} from '../store/settings.js'
+import {storedTenantLabels, type TenantLabelNumbers} from '../store/tenant-labels.js'
 import {withSortCache} from '../store/session.js'
 
 export type {AtRiskGroup} from '../store/records.js'
@@ -24,6 +25,8 @@ export const CONTAMINATING = ['cross_session', 'cross_tenant'] as const
 export type ContaminatingClass = (typeof CONTAMINATING)[number]
 
 export interface ScopeInputs {
+  /** the other customers' labels already given (tenant -> other -> N of tenant#N), kept for the case's life; absent: none stored */
+  tenantLabels?: TenantLabelNumbers
   /** The prefill KV pool in force: given for this run, else recorded in the case by scan, else null. */
   pool: number | null
   advertised: number | null
@@ -101,6 +104,7 @@ export function loadScopeInputs(db: CaseDb, options: LoadScopeOptions = {}): Sco
     exposure = {...countSessionsServed(db, windows, confirmed), windows: windows.size}
   }
   return {
+    tenantLabels: storedTenantLabels(db),
     pool,
     advertised,
     pool_basis: given ? 'given' : pool !== null ? 'recorded' : 'unknown',

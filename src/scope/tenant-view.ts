@@ -1,5 +1,7 @@
 import {InputError} from '../errors.js'
-import {byText, iso, minMax, sessionKey, type ContaminationRow, type ProvenanceRow, type ScopeInputs} from './scope-data.js'
+import type {CaseDb} from '../store/open-case.js'
+import {giveTenantLabels, storedTenantLabels} from '../store/tenant-labels.js'
+import {byText, iso, loadExposureInputs, minMax, sessionKey, type ContaminationRow, type ProvenanceRow, type ScopeInputs} from './scope-data.js'
 import {quoted} from '../util/sanitize.js'
 import {tenantRetryLeaks, tenantUnexaminedDuplicates, type TenantRetryLeaks, type TenantUnexaminedDuplicates} from './retry-leaks.js'
 
@@ -86,14 +88,14 @@ export interface TenantViewResult {
 
 type Row = (ContaminationRow | ProvenanceRow) & {kind: 'sighting' | 'provenance'}
 
-// Labels in order of the first record, as ingested, in which the other tenant met this one
-// (either direction), so the label says nothing about the other tenant's name, and stays the
-// same as more logs are ingested and scanned: a later ingest's records come after every record
-// already held, so it can only add labels after the ones already given (phased notices name the
-// same customer by the same label). Ordering by the time of contact did not: a log ingested
-// later with an earlier contact shifted every label. A drop and re-ingest, or a rescan under
-// other rules that finds a new contact in records already held, can still renumber.
-function labelsOf(received: readonly Row[], leaked: readonly Row[], tenant: string, reveal: boolean): Map<string, string> {
+// A label once given is kept for the case's life (stored, migration 022): phased notices name the
+// same customer by the same label. An order computed afresh on each read did not hold: a record
+// held since day 1 gains a new source (an earlier text in a log ingested later), and logs arrive
+// out of order, so "tenant#4" came to name another customer. A customer not yet labelled takes
+// the next free number, in the order of the first record, as ingested, in which it met the
+// tenant (either direction); the label says nothing about its name. A customer labelled before
+// and no longer in the exposure keeps its number unused.
+function labelsOf(received: readonly Row[], leaked: readonly Row[], tenant: string, reveal: boolean, stored?: ReadonlyMap<string, number>): Map<string, string> {
   const firstContact = new Map<string, number>()
   for (const r of [...received.map((x) => [x.source_tenant ?? '', x.record_id] as const), ...leaked.map((x) => [x.recipient_tenant, x.record_id] as const)]) {
     const [other, ms] = r
@@ -102,7 +104,51 @@ function labelsOf(received: readonly Row[], leaked: readonly Row[], tenant: stri
     const seen = firstContact.get(other)
     if (seen === undefined || ms < seen) firstContact.set(other, ms)
   }
-  return new Map([...firstContact.entries()].sort((a, b) => a[1] - b[1] || byText(a[0], b[0])).map(([other], i) => [other, reveal ? other : `tenant#${i + 1}`]))
+  const numbers = numberLabels(firstContact, stored)
+  return new Map([...numbers.entries()].sort((a, b) => a[1] - b[1]).map(([other, n]) => [other, reveal ? other : `tenant#${n}`]))
+}
+
+/** Each other customer's number: the one stored, else the next free one in the order of first contact. */
+function numberLabels(firstContact: ReadonlyMap<string, number>, stored?: ReadonlyMap<string, number>): Map<string, number> {
+  const out = new Map<string, number>()
+  let next = 1
+  for (const n of stored?.values() ?? []) next = Math.max(next, n + 1)
+  const fresh: Array<[string, number]> = []
+  for (const [other, first] of firstContact) {
+    const given = stored?.get(other)
+    if (given !== undefined) out.set(other, given)
+    else fresh.push([other, first])
+  }
+  for (const [other] of fresh.sort((a, b) => a[1] - b[1] || byText(a[0], b[0]))) out.set(other, next++)
+  return out
+}
+
+/**
+ * Gives (stores) a label to every other customer on either side of each tenant's exposure not yet
+ * labelled, numbered after those already given; run as a scan finishes, so the labels a notice
+ * shows are the case's, not the order of one read. Returns how many were given.
+ */
+export function giveOtherTenantLabels(db: CaseDb, at: Date): number {
+  const {contamination, provenance} = loadExposureInputs(db)
+  const stored = storedTenantLabels(db)
+  const contacts = new Map<string, Map<string, number>>()
+  const meet = (tenant: string, other: string, id: number) => {
+    if (tenant === other || tenant === '' || other === '') return
+    let m = contacts.get(tenant)
+    if (!m) contacts.set(tenant, (m = new Map()))
+    const seen = m.get(other)
+    if (seen === undefined || id < seen) m.set(other, id)
+  }
+  for (const r of [...contamination, ...provenance]) {
+    meet(r.recipient_tenant, r.source_tenant ?? '', r.record_id)
+    meet(r.source_tenant ?? '', r.recipient_tenant, r.record_id)
+  }
+  const give: Array<{tenant: string; other: string; label: number}> = []
+  for (const [tenant, firstContact] of contacts) {
+    const mine = stored.get(tenant)
+    for (const [other, label] of numberLabels(firstContact, mine)) if (mine?.get(other) === undefined) give.push({tenant, other, label})
+  }
+  return giveTenantLabels(db, give, at.toISOString())
 }
 
 /**
@@ -115,7 +161,7 @@ export function otherTenantLabels(inputs: ScopeInputs, tenant: string): Map<stri
     ...inputs.contamination.map((c) => ({...c, kind: 'sighting' as const})),
     ...inputs.provenance.map((p) => ({...p, kind: 'provenance' as const})),
   ]
-  return labelsOf(rows.filter((r) => r.recipient_tenant === tenant), rows.filter((r) => r.source_tenant === tenant), tenant, false)
+  return labelsOf(rows.filter((r) => r.recipient_tenant === tenant), rows.filter((r) => r.source_tenant === tenant), tenant, false, inputs.tenantLabels?.get(tenant))
 }
 
 /** The tenants of the case with records (complete files), for checking a --tenant value. */
@@ -145,7 +191,7 @@ export function computeTenantView(inputs: ScopeInputs, options: TenantViewOption
   const leaked = rows.filter((r) => r.source_tenant === tenant)
   if (known) requireTenantInCase(inputs, tenant, known, '')
 
-  const labels = labelsOf(received, leaked, tenant, Boolean(options.revealTenants))
+  const labels = labelsOf(received, leaked, tenant, Boolean(options.revealTenants), inputs.tenantLabels?.get(tenant))
   const name = (other: string) => (other === tenant ? tenant : labels.get(other)!)
 
   const atRisk = inputs.atRiskByTenant === null ? null : (inputs.atRiskByTenant.get(tenant) ?? 0)

@@ -1,3 +1,4 @@
+import {giveOtherTenantLabels} from '../scope/tenant-view.js'
 import {caseRegistry, responseSightings, scanCase, scanCaseUntil, ScanStopped, type ScanOptions, type ScanProgress, type ScanResult} from '../detect/scan-case.js'
 import {recordlessWhy, unreadableFiles, withWhy, type RecordlessFile, type UnreadableFile} from '../detect/gate.js'
 import type {EvidenceCodec} from '../evidence/evidence-store.js'
@@ -289,6 +290,8 @@ export async function runTriage(db: CaseDb, options: TriageOptions, afterStep: (
     if (error instanceof ScanStopped) throw new TriageStopped(ingest, 'scan')
     throw error
   }
+  // The other customers' labels are given as the scan finishes, and kept (phased notices name a customer alike).
+  giveOtherTenantLabels(db, scanOptions.now)
   const t3 = performance.now()
   // And the scan's (its provenance index, its evidence reads) before scope's queries. Scope
   // writes nothing: a signal that came during the scan's last step, or during scope's loading

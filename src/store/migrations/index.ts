@@ -20,6 +20,7 @@ import {up as grownVersions} from './018-grown-versions.js'
 import {up as notificationController} from './019-notification-controller.js'
 import {up as notComparableResponses} from './020-not-comparable-responses.js'
 import {up as filesBySize} from './021-files-by-size.js'
+import {up as tenantLabels} from './022-tenant-labels.js'
 
 export interface Migration {
   version: number
@@ -52,4 +53,5 @@ export const MIGRATIONS: readonly Migration[] = [
   {version: 19, name: 'notification-controller', up: notificationController},
   {version: 20, name: 'not-comparable-responses', up: notComparableResponses},
   {version: 21, name: 'files-by-size', up: filesBySize},
+  {version: 22, name: 'tenant-labels', up: tenantLabels},
 ]

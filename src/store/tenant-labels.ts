@@ -1,0 +1,26 @@
+import type {CaseDb} from './open-case.js'
+
+// The other customers' opaque labels as given (migration 022): tenant -> other -> N of tenant#N.
+
+export type TenantLabelNumbers = Map<string, Map<string, number>>
+
+export function storedTenantLabels(db: CaseDb): TenantLabelNumbers {
+  const out: TenantLabelNumbers = new Map()
+  for (const r of db.prepare('SELECT tenant, other, label FROM tenant_labels').all() as Array<{tenant: string; other: string; label: number}>) {
+    let m = out.get(r.tenant)
+    if (!m) out.set(r.tenant, (m = new Map()))
+    m.set(r.other, r.label)
+  }
+  return out
+}
+
+/** Stores labels not yet given; one already given is never changed (the caller numbers new ones after those stored). */
+export function giveTenantLabels(db: CaseDb, labels: ReadonlyArray<{tenant: string; other: string; label: number}>, at: string): number {
+  if (labels.length === 0) return 0
+  const insert = db.prepare('INSERT OR IGNORE INTO tenant_labels (tenant, other, label, given_at) VALUES (?, ?, ?, ?)')
+  let n = 0
+  db.transaction(() => {
+    for (const l of labels) n += insert.run(l.tenant, l.other, l.label, at).changes
+  })()
+  return n
+}
