@@ -1,7 +1,7 @@
 import {noneFoundGaps} from './none-found.js'
 import {staleFindings} from '../scope/unscanned.js'
 import {InputError} from '../errors.js'
-import {affectedTenants, BAD_LINES_REMEDY, concernsController, requireControllerConcerned, unattributedAuthorityNotifications, type ControllerSubjects, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, examinedTotals, factsExposureKnown, GROWN_REMEDY, provenanceMethodFr, NO_REGISTRY_REMEDY, NOT_READ_WHOLE_REMEDY, ORIGINALS_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
+import {affectedTenants, BAD_LINES_REMEDY, concernsController, droppedSince, requireControllerConcerned, unattributedAuthorityNotifications, type ControllerSubjects, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, examinedTotals, factsExposureKnown, GROWN_REMEDY, provenanceMethodFr, NO_REGISTRY_REMEDY, NOT_READ_WHOLE_REMEDY, ORIGINALS_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
 import type {ProvenanceParameters} from '../detect/coverage.js'
 import {categoryLabel, leakedSide, noLeakStatement, PHRASES, receivedSide, type Language} from './phrases.js'
 import {article33Schema, type Article33Result} from './article33-schema.js'
@@ -305,6 +305,9 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     L.stated('investigation', P.originalsNotIntact(notIntact), ['evidence.files'])
     L.open('investigation', P.open.originalsNotIntact(notIntact), 'Art. 33(5)', ORIGINALS_REMEDY)
   }
+  // Evidence a notification may have listed and the case no longer holds: said with the reason the drop recorded, never silently gone.
+  const lastNotified = listed.reduce<(typeof listed)[number] | null>((last, n) => (last === null || Date.parse(n.recorded_at) > Date.parse(last.recorded_at) ? n : last), null)
+  if (lastNotified) for (const d of droppedSince(facts.evidence_dropped, lastNotified.recorded_at)) L.stated('investigation', P.evidenceDropped(d, lastNotified.at, lastNotified.reference), ['evidence.files', `notification#${lastNotified.id}`])
   if (scope && facts.totals.bad_lines > 0) L.stated('investigation', P.unreadLines(facts.totals.bad_lines), ['evidence.files'])
   if (scope && withoutText > 0) L.stated('investigation', P.noResponseText(withoutText), ['evidence.files'])
   if (scope && (scope.contaminated_without_prompt ?? 0) > 0) L.stated('investigation', P.noPromptLogged(scope.contaminated_without_prompt!), ['scan.sightings'])

@@ -1,6 +1,7 @@
 import {grownOriginals} from '../evidence/grown-originals.js'
 import {originalState, readFromOriginal} from '../evidence/original-state.js'
 import {basename} from 'node:path'
+import {auditEntriesOf} from '../store/audit.js'
 import {type DetectionCoverage, type ProvenanceParameters, nothingSearched} from '../detect/coverage.js'
 import {recordTextLoader} from '../evidence/record-texts.js'
 import {listReplayResults, type StoredReplayResult} from '../replay/replay-store.js'
@@ -381,6 +382,8 @@ export interface CaseFacts {
   /** null when no replay is recorded in the case */
   replay: ReplayFacts | null
   evidence: EvidenceFile[]
+  /** log files dropped from the case (crosstalk drop), as the audit log records each, oldest first: evidence a notification made before may have listed */
+  evidence_dropped?: DroppedEvidence[]
   excerpts: Excerpt[] | null
   /** set when the facts were narrowed to one controller's exposure (a processor notifying on its behalf) */
   for_tenant: string | null
@@ -449,6 +452,8 @@ export interface FactsInputs {
   scansSinceSubjectsInformed?: Array<{finished_at: string; records_new: number | null; full_rescan: boolean}>
   replay: StoredReplayResult[]
   files: EvidenceFile[]
+  /** log files dropped from the case, from the audit log */
+  dropped?: DroppedEvidence[]
   fileTotals: FileTotals
   /** counts over every record of complete files (a full pass: read for the drafts, not for scope) */
   recordTotals: RecordTotals
@@ -486,6 +491,7 @@ export function loadFactsInputs(db: CaseDb, options: Omit<GatherFactsOptions, 'n
     scansSinceSubjectsInformed: scansAfter(db, latestSubjectsCommunication(listNotifications(db))?.recorded_at ?? null),
     replay: listReplayResults(db),
     files: evidenceFiles(completeFiles(db)),
+    dropped: droppedEvidence(db),
     fileTotals: fileTotals(db),
     recordTotals: recordTotals(db),
     excerpts: options.includeExcerpts ? gatherExcerpts(db, options.tenant, options.side) : null,
@@ -505,6 +511,39 @@ export function loadFactsInputs(db: CaseDb, options: Omit<GatherFactsOptions, 'n
 }
 
 /** The evidence list: every complete file, a log held in a later version too marked so (counted once among the log files). */
+/** A log file dropped from the case: when, its name (never its path), bytes, the records it held, and the reason recorded with the drop. */
+export interface DroppedEvidence {
+  at: string
+  name: string
+  sha256: string
+  records: number
+  reason: string
+}
+
+/** Each file the audit log records as dropped (crosstalk drop), oldest first. */
+function droppedEvidence(db: CaseDb): DroppedEvidence[] {
+  const out: DroppedEvidence[] = []
+  for (const e of auditEntriesOf(db, 'drop')) {
+    let summary: {dropped?: Array<{path?: unknown; sha256?: unknown; records?: unknown}>; reason?: unknown}
+    try {
+      summary = JSON.parse(e.summary) as typeof summary
+    } catch {
+      continue
+    }
+    for (const f of summary.dropped ?? []) {
+      if (typeof f.path !== 'string' || typeof f.sha256 !== 'string') continue
+      out.push({at: e.at, name: basename(f.path.replace(/\\/g, '/')), sha256: f.sha256, records: typeof f.records === 'number' ? f.records : 0, reason: typeof summary.reason === 'string' ? summary.reason : ''})
+    }
+  }
+  return out
+}
+
+/** The files dropped after a time (a notification recorded): evidence it may have listed that the case no longer holds. */
+export function droppedSince<D extends {at: string}>(dropped: readonly D[] | undefined, since: string): D[] {
+  const t = Date.parse(since)
+  return (dropped ?? []).filter((d) => Date.parse(d.at) > t)
+}
+
 function evidenceFiles(files: readonly FileRow[]): EvidenceFile[] {
   const continued = new Set(files.map((f) => f.continues_file_id).filter((id): id is number => id !== null))
   return files.map((f) => ({
@@ -597,6 +636,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     tenants: full ? tenantExposures(s, tenants) : [],
     provenance: full ? {attributed_responses: provenanceIds.size, max_overlap_words: s.provenance.reduce((m, p) => Math.max(m, p.overlap_words), 0)} : null,
     replay: replayFacts(inputs.replay),
+    evidence_dropped: (inputs.dropped ?? []).map((d) => ({...d, name: safeLine(d.name), reason: safeLine(d.reason)})),
     evidence: inputs.files.map(({by_reference: _, earlier_version: __, ...f}) => ({...f, name: safeLine(f.name)})),
     // A draft for one controller carries the excerpts of its own leaks only (as narrowTo keeps its rows), whatever was read.
     excerpts: inputs.excerpts === null ? null : inputs.excerpts.filter((e) => options.tenant === undefined || e.source_tenant === options.tenant || ((options.side ?? 'both') === 'both' && e.recipient_tenant === options.tenant)).map(({source_tenant: _s, recipient_tenant: _r, ...e}) => e),

@@ -6,7 +6,7 @@ import {computeCaseClock} from './clock.js'
 import {detectionSchema, detectionSummary} from './detection-note.js'
 import {finalisation, finalisedWithOpenItemsSchema} from './finalise.js'
 import {retryConcerns} from '../scope/retry-leaks.js'
-import {affectedTenants, DUPLICATE_LEAKS_REMEDY, factsExposureKnown, DUPLICATES_NOT_EXAMINED_REMEDY, examinedTotals, ORIGINALS_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts, type Counterpart, type TenantExposure} from './facts.js'
+import {affectedTenants, droppedSince, DUPLICATE_LEAKS_REMEDY, factsExposureKnown, DUPLICATES_NOT_EXAMINED_REMEDY, examinedTotals, ORIGINALS_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts, type Counterpart, type TenantExposure} from './facts.js'
 import {categoryLabel, leakedSide, PHRASES, receivedSide, type Language} from './phrases.js'
 import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 import {count} from '../util/plural.js'
@@ -296,6 +296,9 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   if (retries.responses > 0) L.open('investigation', N.open.retries(retries.responses, retries.received, retries.reached_others), 'Art. 33(2), 33(4)', DUPLICATE_LEAKS_REMEDY)
   const unreadRetries = tenantUnexaminedDuplicates(facts, t.tenant_id)
   if (unreadRetries.responses > 0) L.open('investigation', N.open.duplicatesNotExamined(unreadRetries.responses, unreadRetries.of_yours), 'Art. 33(2), 33(4)', DUPLICATES_NOT_EXAMINED_REMEDY)
+  // Evidence the last notice to this controller may have rested on, dropped since: named with the reason the drop recorded.
+  const lastNotice = facts.notifications.filter((n) => n.recipient === t.tenant_id).reduce<(typeof facts.notifications)[number] | null>((last, n) => (last === null || Date.parse(n.recorded_at) > Date.parse(last.recorded_at) ? n : last), null)
+  if (lastNotice) for (const d of droppedSince(facts.evidence_dropped, lastNotice.recorded_at)) L.stated('investigation', P.evidenceDropped(d, lastNotice.at, lastNotice.reference), ['evidence.files', `notification#${lastNotice.id}`])
   if (inc?.cause_category) L.stated('cause', P.causeCategoryRecorded(P.causeCategory[inc.cause_category] ?? inc.cause_category), ['incident.cause_category'])
   if (inc?.cause) L.stated('cause', P.causeRecorded(inc.cause), ['incident.cause'])
   if (!inc?.cause && !inc?.cause_category) L.open('cause', P.open.cause, 'Art. 33(3)(a); EDPB 9/2022', 'crosstalk incident set --cause TEXT --cause-category ...')

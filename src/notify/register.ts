@@ -4,7 +4,7 @@ import {z} from 'zod'
 import {detectionSchema, detectionSummary} from './detection-note.js'
 import {finalisation, finalisedWithOpenItemsSchema} from './finalise.js'
 import {countMethods} from './article33.js'
-import {affectedTenants, factsControllersKnown, factsExposureKnown, noScopeItem, type CaseFacts} from './facts.js'
+import {affectedTenants, droppedSince, factsControllersKnown, factsExposureKnown, noScopeItem, type CaseFacts} from './facts.js'
 import {noneFoundGaps, noneFoundValue} from './none-found.js'
 import {categoryLabel, noLeakStatement, PHRASES, rangeText, type Language, type Phrases} from './phrases.js'
 import {assertGrounded, joinItems, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
@@ -142,6 +142,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   const since = facts.scans_since_assessment ?? []
   if (a && since.length > 0) L.open('decision', P.open.assessmentStale(a.at, since.length, since[since.length - 1]!.finished_at), 'Art. 33(5); EDPB 9/2022', 'crosstalk assess --decide ... --rationale ...')
   const authority = facts.notifications.find((n) => n.recipient === 'authority' && n.phase === 'initial')
+  const firstNotified = facts.notifications.reduce<(typeof facts.notifications)[number] | null>((first, n) => (first === null || Date.parse(n.recorded_at) < Date.parse(first.recorded_at) ? n : first), null)
   // Every controller concerned, one only a leaking retry concerns too (the clock's and the notices' set).
   const affected = new Set(affectedTenants(facts))
   for (const n of facts.notifications) L.stated('notifications', P.notificationStated(n, facts.incident?.delay_reason ?? null), [`notification#${n.id}`])
@@ -229,7 +230,8 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     controllers_affected: inc?.role === 'processor' && s ? affected.size : null,
     controllers_known: inc?.role === 'processor' && s ? factsControllersKnown(facts) : null,
     awareness_amendments: facts.amendments.length,
-    evidence: facts.evidence.map((e) => `${e.name} sha256 ${e.sha256}`).join(P.join) || P.toComplete(P.open.noScan),
+    // Files dropped after the first notification: evidence it may have listed, named with the reason the drop recorded.
+    evidence: [...facts.evidence.map((e) => `${e.name} sha256 ${e.sha256}`), ...(firstNotified ? droppedSince(facts.evidence_dropped, firstNotified.recorded_at).map((d) => P.register.droppedLine(d, firstNotified.at)) : [])].join(P.join) || P.toComplete(P.open.noScan),
     statements: L.statements,
     open_items: L.open_items,
     finalised_with_open_items: finalisation('report register', L.open_items, options, language, facts.generated_at),

@@ -59,6 +59,11 @@ function appendAuditLocked(db: CaseDb, input: AuditInput): AuditEntry {
   return entry
 }
 
+/** The entries of one command (e.g. drop), oldest first. */
+export function auditEntriesOf(db: CaseDb, command: string): AuditEntry[] {
+  return db.prepare('SELECT * FROM audit_log WHERE command = ? ORDER BY seq').all(command) as AuditEntry[]
+}
+
 export function listAudit(db: CaseDb): AuditEntry[] {
   return db.prepare('SELECT * FROM audit_log ORDER BY seq').all() as AuditEntry[]
 }
