@@ -19,9 +19,13 @@ export function loadCaseClock(db: CaseDb, now: Date): ClockResult {
   const incident = requireIncident(db)
   // Every customer concerned, a retry's too (leaking, or not read again): the same set the notices and the register count.
   const duplicates = incident.role === 'processor' ? examineConflictingDuplicates(db) : null
-  const controllers = duplicates ? concernedTenants(exposureTenants(exposureRows(loadExposureInputs(db))), duplicates.leaking, duplicates.unexamined.map((u) => u.tenant_id)) : []
+  const concerned = duplicates ? concernedTenants(exposureTenants(exposureRows(loadExposureInputs(db))), duplicates.leaking, duplicates.unexamined.map((u) => u.tenant_id)) : []
+  const recorded = listNotifications(db)
+  // A controller notified before stays in the clock when the exposure no longer shows it (after a drop or a rescan): it is owed a correction (facts.ts withdrawn_tenants).
+  const withdrawn = duplicates ? [...new Set(recorded.map((n) => n.recipient).filter((r) => r !== 'authority' && r !== 'data-subjects' && !concerned.includes(r)))] : []
+  const controllers = [...concerned, ...withdrawn]
   // As of `now` (clock --now): a notification recorded for a later time had not been sent yet.
-  const sent = listNotifications(db).filter((n) => Date.parse(n.at) <= now.getTime())
+  const sent = recorded.filter((n) => Date.parse(n.at) <= now.getTime())
   // Which controllers to notify is known only where detection covers the case, and where every
   // marker found in an answer could be attributed (no registry: an orphan's owner is not known).
   const complete = incident.role !== 'processor' || detectionCoverage(db).complete

@@ -406,6 +406,8 @@ export interface CaseFacts {
    * retries concerning it.
    */
   retry_only_tenants?: TenantExposure[]
+  /** a processor's controllers notified before (notify record --recipient TENANT) that the exposure no longer holds (after a drop or a rescan): owed a correcting follow-up */
+  withdrawn_tenants?: TenantExposure[]
   /**
    * Where a scan ran but its findings no longer cover the case (staleFindings; `scope` is null
    * then): each figure as it can still be said, by its base. The markers' counts rest on the
@@ -590,7 +592,12 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
   const concerned = full ? concernedTenants(tenants, retriesOf(inputs.scope, options.tenant, options.side ?? 'both'), unreadOf) : []
   // Which controllers to notify is known only where detection covers the case and every marker found could be attributed (exposureKnown).
   const markersAttributed = exposureKnown(inputs.files.some((f) => f.kind !== 'log'), inputs.scope.orphans)
-  const clock = incident ? computeCaseClock(incident, inputs.notifications, now, concerned, inputs.scope.detection.complete && markersAttributed, inputs.scope.detection.complete ? 'markers' : 'detection') : null
+  // A processor's controllers notified before that the exposure no longer holds (after a drop, a rescan): kept in its clock,
+  // owed a follow-up that corrects the notice. (Narrowed to one controller: that controller only.)
+  const withdrawn = full && incident?.role === 'processor'
+    ? [...new Set(inputs.notifications.map((n) => n.recipient).filter((r) => r !== 'authority' && r !== 'data-subjects' && !concerned.includes(r) && (options.tenant === undefined || r === options.tenant)))]
+    : []
+  const clock = incident ? computeCaseClock(incident, inputs.notifications, now, [...concerned, ...withdrawn], inputs.scope.detection.complete && markersAttributed, inputs.scope.detection.complete ? 'markers' : 'detection') : null
   const logFiles = inputs.files.filter((f) => f.kind === 'log')
   const totals = {
     records: inputs.recordTotals.records,
@@ -645,6 +652,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     retry_leaks: retryLeaks(retriesOf(inputs.scope, options.tenant, options.side ?? 'both')),
     duplicate_lines_not_examined_tenants: options.tenant === undefined ? (inputs.scope.duplicates?.unexamined_tenants ?? []).map((t) => (t === null ? null : safeLine(t))) : [],
     retry_only_tenants: full ? tenantExposures(s, concerned.filter((t) => !tenants.includes(t))) : [],
+    withdrawn_tenants: full ? tenantExposures(s, withdrawn) : [],
     stale_scope: full || nothingSearched(s.detection) ? null : staleScopeFacts(s, totals.registry_files > 0),
     ...(options.tenant === undefined ? {} : {controller_concerned: full ? controllerConcerned(inputs.scope, options.tenant) : null}),
   }
@@ -730,6 +738,21 @@ export function factsControllersKnown(facts: Pick<CaseFacts, 'totals' | 'scope' 
  * clock, the notices, the register, the drafts): the tenants on either side of the exposure, then
  * those only a leaking retry concerns (concernedTenants).
  */
+/**
+ * The controllers notified of an exposure the case no longer shows, with the notice each was sent last,
+ * and whether a correction is still owed: none is recorded after the latest drop (or, with no drop, after the initial notice).
+ */
+export function withdrawnControllers(facts: Pick<CaseFacts, 'withdrawn_tenants' | 'notifications' | 'evidence_dropped'>): Array<{tenant: string; notice: NotificationFact; correction_owed: boolean}> {
+  const lastDrop = (facts.evidence_dropped ?? []).reduce<string | null>((last, d) => (last === null || Date.parse(d.at) > Date.parse(last) ? d.at : last), null)
+  return (facts.withdrawn_tenants ?? []).flatMap((t) => {
+    const sent = facts.notifications.filter((n) => n.recipient === t.tenant_id)
+    const initial = sent.find((n) => n.phase === 'initial') ?? sent[0]
+    if (!initial) return []
+    const corrected = sent.some((n) => n.phase === 'follow-up' && Date.parse(n.recorded_at) > Date.parse(lastDrop ?? initial.recorded_at))
+    return [{tenant: t.tenant_id, notice: initial, correction_owed: !corrected}]
+  })
+}
+
 export function affectedTenants(facts: Pick<CaseFacts, 'tenants' | 'retry_only_tenants'>): string[] {
   return [...facts.tenants, ...(facts.retry_only_tenants ?? [])].map((t) => t.tenant_id)
 }

@@ -476,6 +476,9 @@ export const EN = {
 
   // ---- processor to controller (Art. 33(2))
   notice: {
+    /** a controller notified before whose exposure the case no longer shows: this notice corrects the earlier one */
+    withdrawn: (at: string, ref: string) =>
+      `Correction: our notice of ${at} (reference ${ref}) described an exposure of your data that the case no longer shows (the evidence it rested on was withdrawn or read again; see below): as the case now stands, no response found carried your data to another session or another session's data to your users.`,
     intro: 'We are informing you, as your processor, of a personal data breach affecting data we process for you (GDPR Art. 33(2)). This notice describes only your own exposure: no content of any conversation, no full canary marker and no personal data values, only counts and categories.',
     // The other side counted apart: a customer's own other sessions are not "other customers".
     leaked: (n: ExposureSide) =>
@@ -687,6 +690,8 @@ export const EN = {
     article34: 'whether the data subjects are informed (Art. 34), with the decision it rests on',
     notifications: 'notification of the supervisory authority (when, reference)',
     controllersUnknown: 'the affected controllers (customers) and the notice each is owed (Art. 33(2)): not known until a scan covers the case (no scan has, or its findings no longer cover it)',
+    correctionOwed: (tenant: string, at: string, ref: string) =>
+      `a correcting follow-up to controller ${tenant}: it was notified on ${at} (reference ${ref}) of an exposure the case no longer shows, and no follow-up to it is recorded since (report processor-notice --tenant ${tenant} --phase follow-up)`,
     controllerNotices: (missing: number) => (missing === 1 ? 'the notice to 1 affected controller, not yet recorded' : `notices to ${missing} affected controllers, not yet recorded`),
     police: 'whether reported to police or judicial authorities',
     otherAuthorities: 'other authorities notified (CSIRT, sector regulators), with case ids',

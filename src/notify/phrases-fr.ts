@@ -388,6 +388,8 @@ export const FR: Phrases = {
   },
 
   notice: {
+    withdrawn: (at, ref) =>
+      `Rectification : notre notification du ${at} (référence ${ref}) décrivait une exposition de vos données que le dossier ne montre plus (les preuves sur lesquelles elle reposait ont été retirées ou relues ; voir ci-dessous) : en l'état du dossier, aucune réponse trouvée n'a porté vos données vers une autre session ni les données d'une autre session vers vos utilisateurs.`,
     intro:
       "En tant que sous-traitant, nous vous informons d'une violation de données à caractère personnel touchant des données que nous traitons pour votre compte (RGPD, art. 33.2). Cette notification ne décrit que votre propre exposition : aucun contenu de conversation, aucun marqueur canari complet, aucune valeur de donnée personnelle, seulement des nombres et des catégories.",
     leaked: (n) =>
@@ -573,6 +575,8 @@ export const FR: Phrases = {
     article34: 'information des personnes concernées (art. 34), avec la décision sur laquelle elle repose',
     notifications: "notification de l'autorité de contrôle (date, référence)",
     controllersUnknown: "les responsables de traitement (clients) concernés et la notification due à chacun (art. 33.2) : inconnus tant qu'une analyse ne couvre pas le dossier (aucune ne l'a couvert, ou ses résultats ne le couvrent plus)",
+    correctionOwed: (tenant, at, ref) =>
+      `une notification complémentaire rectificative au responsable de traitement ${tenant} : notifié le ${at} (référence ${ref}) d'une exposition que le dossier ne montre plus, sans notification complémentaire enregistrée depuis (report processor-notice --tenant ${tenant} --phase follow-up)`,
     controllerNotices: (missing) => (un(missing) ? `notification à ${missing} responsable de traitement concerné, non encore enregistrée` : `notifications à ${missing} responsables de traitement concernés, non encore enregistrées`),
     police: 'signalement à la police ou aux autorités judiciaires',
     otherAuthorities: 'autres autorités informées (CSIRT, régulateurs sectoriels), avec leurs références',

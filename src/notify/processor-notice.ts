@@ -6,7 +6,7 @@ import {computeCaseClock} from './clock.js'
 import {detectionSchema, detectionSummary} from './detection-note.js'
 import {finalisation, finalisedWithOpenItemsSchema} from './finalise.js'
 import {retryConcerns} from '../scope/retry-leaks.js'
-import {affectedTenants, droppedSince, DUPLICATE_LEAKS_REMEDY, factsExposureKnown, DUPLICATES_NOT_EXAMINED_REMEDY, examinedTotals, ORIGINALS_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts, type Counterpart, type TenantExposure} from './facts.js'
+import {affectedTenants, droppedSince, withdrawnControllers, DUPLICATE_LEAKS_REMEDY, factsExposureKnown, DUPLICATES_NOT_EXAMINED_REMEDY, examinedTotals, ORIGINALS_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts, type Counterpart, type TenantExposure} from './facts.js'
 import {categoryLabel, leakedSide, PHRASES, receivedSide, type Language} from './phrases.js'
 import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 import {count} from '../util/plural.js'
@@ -227,7 +227,8 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   const stale = staleFindings(facts.detection)
   if (!facts.scope && (stale.markers || stale.provenance)) throw new InputError(`tenant ${quoted(tenant.slice(0, 80))}: its exposure is not known: ${staleFindingsReason(stale)}; run \`crosstalk scan\` first`, 'E_NOT_SCANNED')
   // A customer only a leaking retry concerns is notified too: of the retry alone, its figures as counted (none).
-  const candidates = [...facts.tenants, ...(facts.retry_only_tenants ?? [])]
+  // A controller notified before whose exposure the case no longer shows gets its correcting follow-up (its figures as now counted: none).
+  const candidates = [...facts.tenants, ...(facts.retry_only_tenants ?? []), ...(facts.withdrawn_tenants ?? [])]
   const t: TenantExposure | undefined = candidates.find((x) => x.tenant_id === tenant) ?? candidates.find((x) => x.tenant_id === shown)
   // Where markers in answers could not be attributed (no registry), "no exposure" is not known: said, never a finding.
   if (!t && facts.scope && !factsExposureKnown(facts)) throw new InputError(`tenant ${quoted(tenant.slice(0, 80))}: no exposure found by verbatim text, and ${count(facts.scope.orphan_sightings, 'marker-shaped token')} found in answers could not be attributed to any session (the case holds no canary registry), so whether its data reached others or its users received others' is not known; ingest the canary registry and scan again (crosstalk ingest canaries FILE; crosstalk scan)`, 'E_NOT_KNOWN')
@@ -250,6 +251,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   if (!inc) L.open('records', P.open.noIncident, 'Art. 33(2)', 'crosstalk incident open --role processor ...')
   if (!inc?.processor_name) L.open('header', P.open.processor, 'Art. 33(2)', 'crosstalk incident set --processor-name ...')
   const intro = L.stated('intro', N.intro, inc ? ['incident.role', 'scan.exposure'] : ['scan.exposure'])
+  const withdrawnFrom = withdrawnControllers(facts).find((w) => w.tenant === t.tenant_id)
 
   // Due: the contractual period from the processor's awareness, or without undue delay.
   // A customer only a leaking retry concerns is in no case clock (that counts the exposure's controllers): its own is computed as theirs are.
@@ -271,6 +273,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
 
   const canaries = facts.totals.registry_files > 0
   const happened: string[] = []
+  if (withdrawnFrom) happened.push(L.stated('what_happened', N.withdrawn(withdrawnFrom.notice.at, withdrawnFrom.notice.reference), [`notification#${withdrawnFrom.notice.id}`, 'scan.exposure']))
   // "Nothing found" speaks only for the answers that had text: where none had, nothing was examined.
   const withoutText = facts.totals.responses_without_text ?? 0
   const answers = facts.totals.answers ?? facts.totals.records

@@ -1,10 +1,11 @@
+import {quoted} from '../util/sanitize.js'
 import {breachWindowContradictions} from './recorded-vs-logs.js'
 import {timelineOrderRemedy, timesOutOfOrder} from './timeline-order.js'
 import {z} from 'zod'
 import {detectionSchema, detectionSummary} from './detection-note.js'
 import {finalisation, finalisedWithOpenItemsSchema} from './finalise.js'
 import {countMethods} from './article33.js'
-import {affectedTenants, droppedSince, factsControllersKnown, factsExposureKnown, noScopeItem, type CaseFacts} from './facts.js'
+import {affectedTenants, droppedSince, withdrawnControllers, factsControllersKnown, factsExposureKnown, noScopeItem, type CaseFacts} from './facts.js'
 import {noneFoundGaps, noneFoundValue} from './none-found.js'
 import {categoryLabel, noLeakStatement, PHRASES, rangeText, type Language, type Phrases} from './phrases.js'
 import {assertGrounded, joinItems, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
@@ -151,6 +152,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     const missing = [...affected].filter((t) => !notified.has(t)).length
     if (!s) L.open('notifications', P.open.controllersUnknown, 'Art. 33(2)', 'crosstalk scan')
     else if (missing > 0) L.open('notifications', P.open.controllerNotices(missing), 'Art. 33(2)', 'crosstalk notify record --recipient TENANT ...')
+    for (const w of withdrawnControllers(facts)) if (w.correction_owed) L.open('notifications', P.open.correctionOwed(quoted(w.tenant), w.notice.at, w.notice.reference), 'Art. 33(2), 33(4)', `crosstalk report processor-notice --tenant ${quoted(w.tenant)} --phase follow-up`)
   } else if (!authority && a?.decision !== 'document') L.open('notifications', P.open.notifications, 'Art. 33(1)', 'crosstalk notify record --phase initial ...')
   // The entry's own fields with nothing recorded: each rendered as to be completed, so each is listed.
   if (inc && !inc.internal_reference) L.open('reference', P.open.internalReference, 'Art. 33(5)', 'crosstalk incident set --internal-reference ...')
