@@ -58,7 +58,9 @@ export function renderSightings(rows: SightingsResult, options: {showMarkers: bo
       safeLine(options.showMarkers ? s.marker : truncateMarker(s.marker)),
       s.partial ? 'yes' : '',
       ids.who(s.recipient_tenant, s.recipient_session),
-      s.source_tenant === null ? '-' : ids.who(s.source_tenant, s.source_session),
+      s.possible_sources.length > 0
+        ? `ambiguous, one of: ${s.possible_sources.map((c) => ids.who(c.tenant, c.session)).join(', ')}`
+        : s.source_tenant === null ? '-' : ids.who(s.source_tenant, s.source_session),
       ...(sources ? [safeLine(s.log_source)] : []),
     ]),
     [1, 5, 6],

@@ -1,12 +1,13 @@
 import {randomBytes} from 'node:crypto'
 import type {z} from 'zod'
 import {recordTextLoader} from '../evidence/record-texts.js'
-import {CONTAMINATION_CLASSES, type SightingClass} from '../extract/markers.js'
+import {CONTAMINATION_CLASSES, possibleSources, type MarkerRegistry, type SightingClass} from '../extract/markers.js'
 import {findPii, hashPii, type PiiKind} from '../extract/pii.js'
 import {tokenizeWords, wordsText} from '../extract/words.js'
 import {listPiiFindingRows, listProvenanceRows, listSightingRows} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
 import {piiRef, referenceKey} from './pii-ref.js'
+import {sqliteRegistry} from './registry.js'
 import type {piiFindingSchema, provenanceEntrySchema, sightingSchema} from './schemas.js'
 
 // Read side of detection: the contract's --json shapes, built from the stored findings.
@@ -21,6 +22,11 @@ export function listSightings(db: CaseDb, options: {classes?: readonly SightingC
 /** The sightings with the decode node of the response each was found in (null where the log gives none): the case report's rows. */
 export function listSightingsWithNode(db: CaseDb, options: {classes?: readonly SightingClass[]} = {}): Array<Sighting & {decode_node: string | null}> {
   const classes = options.classes && options.classes.length > 0 ? [...new Set(options.classes)] : null
+  let registry: MarkerRegistry | undefined
+  // A marker cut short of markers of several sessions names no source session: the sessions it
+  // may come from are listed, never one picked.
+  const possible = (cls: string, ss: string | null, marker: string): Array<{tenant: string; session: string}> =>
+    cls === 'orphan' || ss !== null ? [] : possibleSources((registry ??= sqliteRegistry(db)), marker)
   return listSightingRows(db, classes).map(([request_id, ts, cls, marker, partial, rs, rt, ss, st, node, logSource]) => ({
     request_id,
     ts: new Date(ts).toISOString(),
@@ -31,6 +37,7 @@ export function listSightingsWithNode(db: CaseDb, options: {classes?: readonly S
     recipient_tenant: rt,
     source_session: ss,
     source_tenant: st,
+    possible_sources: possible(cls, ss, marker),
     log_source: logSource,
     decode_node: node,
   }))

@@ -414,7 +414,9 @@ export function responseSightings(
     if (seen.has(marker)) continue
     seen.add(marker)
     const c = classifySighting(f, recipient)
-    out.push({marker, markerKey: f.registered?.key ?? null, class: c.class, partial: f.partial, sourceSession: c.sourceSession, sourceTenant: c.sourceTenant, position: f.position, token: f.token})
+    // A token cut short of several sessions' markers, one of them the recipient's own, is an
+    // orphan as before (classifySighting), not flagged partial: the flag names a sighting of a marker.
+    out.push({marker, markerKey: f.registered?.key ?? null, class: c.class, partial: f.partial && (f.registered !== null || c.class !== 'orphan'), sourceSession: c.sourceSession, sourceTenant: c.sourceTenant, position: f.position, token: f.token})
   }
   return out
 }

@@ -17,11 +17,16 @@ export const sightingSchema = z.object({
   ts: iso,
   class: z.enum(SIGHTING_CLASSES),
   marker: z.string().describe('the registered marker in full, or the token found for an orphan'),
-  partial: z.boolean().describe('a 16+ hex-digit strict prefix of exactly one registered marker'),
+  partial: z.boolean().describe('a 16+ hex-digit strict prefix of registered markers: of one marker, or of several of one session (marker: the first of them), or of several sessions (possible_sources)'),
   recipient_session: z.string(),
   recipient_tenant: z.string(),
-  source_session: z.string().nullable().describe('null for orphans'),
-  source_tenant: z.string().nullable().describe('null for orphans'),
+  source_session: z.string().nullable().describe('null for orphans, and where the source is ambiguous (possible_sources)'),
+  source_tenant: z.string().nullable().describe('null for orphans, and where the source is ambiguous among tenants (possible_sources)'),
+  possible_sources: z
+    .array(z.object({tenant: z.string(), session: z.string()}))
+    .describe(
+      'where the marker found is cut short (16+ hex digits) of registered markers of two or more sessions, none of them the recipient\'s own: those sessions (the source is one of them, not known which; the class is the least severe they all give). Empty otherwise',
+    ),
   log_source: z.string().describe('the log source of the response (ingest logs --source): a request id is unique within one source, so show REQUEST_ID --source takes it where the id is in several'),
 })
 export const sightingsResultSchema = z.array(sightingSchema)

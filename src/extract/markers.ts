@@ -26,6 +26,11 @@ export interface FoundMarker {
   hex: string | null
   partial: boolean
   position: number
+  /**
+   * Where `registered` is null because the token is cut short of registered markers of two or
+   * more owners (sessions): those markers, in key order (ambiguousOwners). Absent otherwise.
+   */
+  candidates?: readonly RegisteredMarker[]
 }
 
 const PREFIX = 'CANARY-'
@@ -192,36 +197,62 @@ export function compareCodePoints(a: string, b: string): number {
 /**
  * Resolves a marker-shaped token (key form) against the registry:
  * - exactly registered: a full sighting;
- * - 16+ hex digits and a strict prefix of exactly one registered marker: partial (the
- *   contract's rule);
+ * - 16+ hex digits and a strict prefix of registered markers that all belong to one session (one
+ *   marker, the contract's rule, or several a session was issued): partial, a sighting of the
+ *   first of them in key order (the source is certain whichever it is);
  * - a registered marker followed by more hex (the marker ran into an adjoining hex word):
  *   a full sighting of the longest such marker;
- * - otherwise (unknown, too short, or a prefix of two or more markers): orphan.
+ * - 16+ hex digits and a strict prefix of markers of two or more sessions: no marker, with those
+ *   markers as its `candidates` (classifySighting: contamination whose source is ambiguous,
+ *   unless one of them is the recipient's own);
+ * - otherwise (unknown, too short): orphan.
  * Where a registry holds a marker that is a prefix of another, a token between the two reads
  * both ways: the shorter run into hex, or the longer cut short. The contract's rule is taken
  * first (SIGHTING_RULES 3): the other reading would let a cut-short foreign marker pass as the
- * response's own.
+ * response's own. A token cut short of markers of several sessions is read as the shorter marker
+ * run into hex where there is one.
  */
-function resolveToken(registry: MarkerRegistry, key: string, minPartialHex = MIN_PARTIAL_HEX): {registered: RegisteredMarker | null; partial: boolean} {
+function resolveToken(registry: MarkerRegistry, key: string, minPartialHex = MIN_PARTIAL_HEX): {registered: RegisteredMarker | null; partial: boolean; candidates?: RegisteredMarker[]} {
   const exact = registry.exact(key)
   if (exact) return {registered: exact, partial: false}
+  let longer: RegisteredMarker[] = []
   if (key.length - PREFIX.length >= minPartialHex) {
-    const longer = hexExtending(registry, key)
-    if (longer.length === 1) return {registered: longer[0]!, partial: true}
+    longer = hexExtending(registry, key)
+    if (longer.length >= 1 && ambiguousOwners(longer) === null) return {registered: longer[0]!, partial: true}
   }
   const prefix = longestRegisteredPrefix(registry, key)
   if (prefix) return {registered: prefix, partial: false}
+  if (longer.length >= 2) return {registered: null, partial: true, candidates: longer}
   return {registered: null, partial: false}
 }
 
+/** Of markers a token is cut short of, their owners (tenant, session) where they are two or more, each once in first-seen order; null where one session owns them all. */
+export function ambiguousOwners(markers: readonly RegisteredMarker[]): Array<{tenant: string; session: string}> | null {
+  const owners = new Map<string, {tenant: string; session: string}>()
+  for (const m of markers) owners.set(JSON.stringify([m.tenant, m.session]), {tenant: m.tenant, session: m.session})
+  return owners.size >= 2 ? [...owners.values()] : null
+}
+
 /**
- * Up to two registered markers whose keys extend `key` with more hex digits: a token is cut short
- * only of a marker of the convention. A marker outside it that starts with the token (as
+ * The sessions a sighting whose source is ambiguous may come from (classifyAmbiguous): the owners
+ * of the registered markers its token is cut short of, sorted by tenant and session. The scan
+ * stores the token, not them; they are read again from the registry the scan classified under.
+ */
+export function possibleSources(registry: MarkerRegistry, token: string): Array<{tenant: string; session: string}> {
+  const owners = ambiguousOwners(hexExtending(registry, markerKey(token))) ?? []
+  return owners.sort((a, b) => (a.tenant < b.tenant ? -1 : a.tenant > b.tenant ? 1 : a.session < b.session ? -1 : a.session > b.session ? 1 : 0))
+}
+
+/**
+ * Every registered marker whose key extends `key` with more hex digits, in key order: a token is
+ * cut short only of a marker of the convention. A marker outside it that starts with the token (as
  * `CANARY-<hex>-s42` starts with `CANARY-<hex>`) is found whole by the automaton, and the token
  * inside it is no sighting of its own (resolveTokens). Such keys can sort among the hex ones
  * (`-` before the digits, `_` and capitals between `9` and `a`), so the search widens past them.
+ * A 16-hex-digit token is the head of one marker or a few (the markers of one session, as a rule):
+ * all of them are read, for whether one session owns them all.
  */
-function hexExtending(registry: MarkerRegistry, key: string, most = 2): RegisteredMarker[] {
+function hexExtending(registry: MarkerRegistry, key: string, most = Number.POSITIVE_INFINITY): RegisteredMarker[] {
   for (let limit = 2; ; limit *= 8) {
     const longer = registry.extending(key, limit)
     const hex = longer.filter((m) => isConventionalKey(m.key))
@@ -313,13 +344,13 @@ export function resolveTokens(tokens: readonly MarkerToken[], registry: MarkerRe
     if (hits.some((h) => within(position, token.length, h))) continue
     const hex = token.slice(PREFIX.length).toLowerCase()
     const key = PREFIX + hex
-    const {registered, partial} = resolveToken(registry, key)
+    const {registered, partial, candidates} = resolveToken(registry, key)
     if (registered === null && hits.some((h) => isHeadOf(token, h.token))) continue
     const dedup = registered ? registered.key : `orphan:${key}`
     const prior = found.get(dedup)
     // A full occurrence outranks a partial one of the same marker.
     if (prior && (prior.partial === false || partial)) continue
-    found.set(dedup, {registered, token, hex, partial, position})
+    found.set(dedup, candidates ? {registered, token, hex, partial, position, candidates} : {registered, token, hex, partial, position})
   }
   return found
 }
@@ -556,6 +587,7 @@ export const SIGHTING_RULES = 4
 /** The contract's classes, in order: own, echo, cross_session, cross_tenant; orphan when unregistered. */
 export function classifySighting(found: FoundMarker, recipient: RecipientContext): Classification {
   const source = found.registered
+  if (!source && found.candidates) return classifyAmbiguous(found, found.candidates, recipient)
   if (!source) return {class: 'orphan', sourceSession: null, sourceTenant: null}
   const base = {sourceSession: source.session, sourceTenant: source.tenant}
   if (source.tenant === recipient.tenant && source.session === recipient.session) return {class: 'own', ...base}
@@ -564,4 +596,22 @@ export function classifySighting(found: FoundMarker, recipient: RecipientContext
   const needle = found.partial ? PREFIX + found.hex! : CONVENTIONAL_KEY.test(source.key) ? source.key : source.marker
   if (recipient.promptHas(needle, found)) return {class: 'echo', ...base}
   return {class: source.tenant === recipient.tenant ? 'cross_session' : 'cross_tenant', ...base}
+}
+
+/**
+ * A token cut short of markers of two or more sessions (resolveToken's `candidates`). Where one
+ * of them is the recipient's own session, the token may be the recipient's own marker: an orphan,
+ * as the contract's rule gives (reported and counted as one, never taken for a leak nor for
+ * nothing). Otherwise another session's marker reached the recipient whichever it is: an echo
+ * where the prompt holds the token as a marker, else contamination of the least severe class
+ * every candidate is certain to be (cross_session where any candidate is a session of the
+ * recipient's tenant, else cross_tenant), with the source tenant named only where every candidate
+ * agrees on it and the source session never (sightingCandidates lists them).
+ */
+function classifyAmbiguous(found: FoundMarker, candidates: readonly RegisteredMarker[], recipient: RecipientContext): Classification {
+  if (candidates.some((c) => c.tenant === recipient.tenant && c.session === recipient.session)) return {class: 'orphan', sourceSession: null, sourceTenant: null}
+  const tenants = new Set(candidates.map((c) => c.tenant))
+  const base = {sourceSession: null, sourceTenant: tenants.size === 1 ? candidates[0]!.tenant : null}
+  if (recipient.promptHas(PREFIX + found.hex!, found)) return {class: 'echo', ...base}
+  return {class: tenants.has(recipient.tenant) ? 'cross_session' : 'cross_tenant', ...base}
 }

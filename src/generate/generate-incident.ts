@@ -104,6 +104,8 @@ interface Sighting {
   marker: string
   partial: boolean
   source: Session | {id: string; tenant: Tenant} | null
+  /** Where `source` is null but the token is cut short of markers of several sessions of one tenant: that tenant. */
+  sourceTenant?: string
 }
 
 const DAY_MS = 86_400_000
@@ -157,7 +159,7 @@ class Generator {
   private readonly ringPos = new Map<string, number>()
   private readonly reservoir: {marker: string; session: Session}[] = []
   private readonly wordMarkers = new Set<string>()
-  private pair: {first: string | null; prefix: string | null; members: Set<string>} = {first: null, prefix: null, members: new Set()}
+  private pair: {first: string | null; prefix: string | null; members: Set<string>; owners: Session[]} = {first: null, prefix: null, members: new Set(), owners: []}
   private ambiguousPlanted = 0
   private canaries = 0
   private uniqueRecords = 0
@@ -467,7 +469,7 @@ class Generator {
         recipient_session: session.id,
         recipient_tenant: tenant.id,
         source_session: s.source ? s.source.id : null,
-        source_tenant: s.source ? s.source.tenant.id : null,
+        source_tenant: s.source ? s.source.tenant.id : (s.sourceTenant ?? null),
       }
       this.sightings.push(sighting)
       if (s.class === 'cross_session' || s.class === 'cross_tenant') {
@@ -523,6 +525,7 @@ class Generator {
     const session: Session = {id: `sess-${rng.hex(16)}`, tenant, marker: null, turnsLeft: turns}
     if ((ms - START_MS) / SPAN_MS >= DEPLOY_AT) {
       session.marker = tenant.wordMarkers ? this.wordMarker() : this.hexMarker()
+      if (this.pair.members.has(session.marker)) this.pair.owners.push(session)
       const issued = new Date(ms - rng.range(50, 5000)).toISOString()
       this.canarySink.writeLine(`${session.marker},${tenant.id},${session.id},${issued}`)
       this.canaries++
@@ -677,7 +680,24 @@ class Generator {
 
   // ---------------------------------------------------------------- decoys
 
-  /** Marker-shaped strings that are not contamination: own echoes, pasted-marker echoes, orphans. */
+  /**
+   * The pair's shared prefix (cut short of the markers of two sessions) in `session`'s answer: an
+   * orphan where one of the two is `session` (it may be its own marker), an echo where its prompt
+   * holds either marker, else contamination whichever it is: cross_session where either session
+   * is of `session`'s tenant, else cross_tenant, with no source session (and the source tenant
+   * only where both are of one tenant).
+   */
+  private ambiguousSighting(session: Session, echoOf: {marker: string} | null): Sighting {
+    const marker = this.pair.prefix!
+    const owners = this.pair.owners
+    if (owners.some((o) => o.id === session.id)) return {class: 'orphan', marker, partial: false, source: null}
+    const tenants = new Set(owners.map((o) => o.tenant.id))
+    const sourceTenant = tenants.size === 1 ? {sourceTenant: owners[0]!.tenant.id} : {}
+    if (echoOf !== null && echoOf.marker.toLowerCase().startsWith(marker.toLowerCase())) return {class: 'echo', marker, partial: true, source: null, ...sourceTenant}
+    return {class: tenants.has(session.tenant.id) ? 'cross_session' : 'cross_tenant', marker, partial: true, source: null, ...sourceTenant}
+  }
+
+  /** Marker-shaped strings that are not contamination: own echoes, pasted-marker echoes, orphans, a prefix of the pair's markers. */
   private plantDecoys(session: Session, echoOf: {marker: string; session: Session} | null, requestId: string): {text: string; sightings: Sighting[]; markers: string[]} {
     const rng = this.rng
     let text = ''
@@ -710,7 +730,7 @@ class Generator {
     }
     if (this.pair.prefix !== null && this.ambiguousPlanted < 2 && rng.next() < 0.02) {
       text += ` The ticket mentions ${this.pair.prefix} as the prefix.`
-      sightings.push({class: 'orphan', marker: this.pair.prefix, partial: false, source: null})
+      sightings.push(this.ambiguousSighting(session, echoOf))
       markers.push(this.pair.prefix)
       this.ambiguousPlanted++
       this.count('features', 'ambiguous_prefix')
@@ -836,7 +856,7 @@ class Generator {
     )
     const scope = scopeFromSightings(this.crossSightings, (id) => this.contaminatedTs.get(id)!, this.atRisk)
     const exposed = new Set<string>()
-    for (const s of this.crossSightings) exposed.add(s.source_session!)
+    for (const s of this.crossSightings) if (s.source_session !== null) exposed.add(s.source_session)
     const boilerplate: GroundTruth['boilerplate'] = [
       ...SYSTEM_PROMPTS.map((text) => ({kind: 'system' as const, text, tenants: this.boilerplateTenants.get(text)?.size ?? 0})),
       ...GREETINGS.map((text) => ({kind: 'greeting' as const, text, tenants: this.boilerplateTenants.get(text)?.size ?? 0})),

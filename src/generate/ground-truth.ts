@@ -148,9 +148,11 @@ export function scopeFromSightings(sightings: readonly GroundTruthSighting[], ts
     if (s.class !== 'cross_tenant' && s.class !== 'cross_session') continue
     contaminated.add(s.request_id)
     ;(s.class === 'cross_tenant' ? crossTenant : crossSession).add(s.request_id)
-    exposedSessions.add(s.source_session!)
-    exposedTenants.add(s.source_tenant!)
     recipients.add(s.recipient_tenant)
+    // A token cut short of markers of several sessions names no session (nor tenant, where theirs differ).
+    if (s.source_session !== null) exposedSessions.add(s.source_session)
+    if (s.source_tenant === null) continue
+    exposedTenants.add(s.source_tenant)
     const key = `${s.source_tenant}\u0000${s.recipient_tenant}`
     const set = flows.get(key) ?? new Set<string>()
     set.add(s.request_id)

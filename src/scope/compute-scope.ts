@@ -256,7 +256,10 @@ export function canaryFigures(contamination: readonly CanaryRow[]): CanaryFigure
     cross_tenant_responses: ids(contamination.filter((c) => c.class === 'cross_tenant')),
     cross_session_responses: ids(contamination.filter((c) => c.class === 'cross_session')),
     exposed_sessions: sourceSessions(contamination).size,
-    exposed_tenants: new Set(contamination.map((c) => c.source_tenant)).size,
+    // A sighting whose source is ambiguous (a token cut short of markers of several sessions)
+    // names no session, and no tenant where its candidates' tenants differ: it counts its
+    // response, never a source it cannot name.
+    exposed_tenants: new Set(contamination.flatMap((c) => (c.source_tenant === null ? [] : [c.source_tenant]))).size,
     recipient_tenants: new Set(contamination.map((c) => c.recipient_tenant)).size,
     first_seen: iso(seen?.[0]),
     last_seen: iso(seen?.[1]),
@@ -294,7 +297,7 @@ function sum(values: number[]): number {
 
 function countFlows(rows: ReadonlyArray<{record_id: number; source_tenant: string | null; recipient_tenant: string}>): ScopeFlow[] {
   const pairs = new PairMap<Set<number>>()
-  for (const row of rows) pairs.at(row.source_tenant ?? '', row.recipient_tenant, newIds).add(row.record_id)
+  for (const row of rows) if (row.source_tenant !== null) pairs.at(row.source_tenant, row.recipient_tenant, newIds).add(row.record_id)
   return [...pairs.entries()]
     .map(([source, recipient, ids]) => ({source_tenant: source!, recipient_tenant: recipient!, responses: ids.size}))
     .sort((a, b) => byText(a.source_tenant, b.source_tenant) || byText(a.recipient_tenant, b.recipient_tenant))
@@ -304,7 +307,7 @@ const newIds = (): Set<number> => new Set()
 
 /** The distinct (tenant, session) pairs whose data the rows say reached another session. */
 function sourceSessions(rows: ReadonlyArray<{source_tenant: string | null; source_session: string | null}>, into = new DistinctPairs()): DistinctPairs {
-  for (const r of rows) into.add(r.source_tenant, r.source_session)
+  for (const r of rows) if (r.source_session !== null) into.add(r.source_tenant, r.source_session)
   return into
 }
 
@@ -433,6 +436,7 @@ function estimates(inputs: ScopeInputs, ids: ResponseSets): {data_subjects: Scop
   sourceSessions(namedProvenance, confirmed)
   const notNamed = new Set<number>()
   for (const p of provenance) if (p.source_session === null) notNamed.add(p.record_id)
+  for (const c of contamination) if (c.source_session === null) notNamed.add(c.record_id)
   // Someone's data reached each of those responses; where no source is named at all that is at
   // least one session, otherwise it may be one already counted.
   const low = confirmed.size + (confirmed.size === 0 && notNamed.size > 0 ? 1 : 0)

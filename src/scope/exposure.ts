@@ -103,10 +103,12 @@ export function computeExposure(rows: Iterable<ExposureRow>): Exposure {
     responses.add(r.record_id)
     if (r.by === 'canary') canary.add(r.record_id)
     recipients.add(r.recipient_tenant)
-    // Evidence that names no source (provenance: ambiguous or unknown) counts the response, not a source.
-    if (r.source_tenant === '' && r.by === 'text') continue
+    // Evidence that names no source (provenance: ambiguous or unknown; a marker cut short of
+    // markers of several tenants' sessions) counts the response, not a source.
+    if (r.source_tenant === '') continue
     named.add(r.record_id)
-    sessions.add(r.source_tenant, r.source_session)
+    // A marker cut short of markers of several sessions of one tenant names the tenant, not the session.
+    if (r.source_session !== null) sessions.add(r.source_tenant, r.source_session)
     sources.add(r.source_tenant)
     flows.at(r.source_tenant, r.recipient_tenant, () => ({source_tenant: r.source_tenant, recipient_tenant: r.recipient_tenant, ids: new Set()})).ids.add(r.record_id)
   }

@@ -19,19 +19,22 @@ import {count} from '../../src/util/plural.js'
 /** The ground truth's union of canary and canary-less leaks, counted the way the contract defines `exposure`. */
 function truthExposure(gt: GroundTruth, tenantOf: Map<string, string>): {exposure: Exposure; perTenant: Map<string, {leaked: number; received: number}>} {
   const rows = [
-    ...gt.sightings.filter((s) => s.class === 'cross_session' || s.class === 'cross_tenant').map((s) => ({id: s.request_id, by: 'canary', source: [s.source_tenant!, s.source_session!], recipient: s.recipient_tenant})),
-    ...gt.provenance.map((p) => ({id: p.request_id, by: 'text', source: [p.source_tenant, p.source_session], recipient: tenantOf.get(p.request_id)!})),
+    // A marker cut short of the markers of several sessions names no session, nor a tenant where theirs differ (null).
+    ...gt.sightings.filter((s) => s.class === 'cross_session' || s.class === 'cross_tenant').map((s) => ({id: s.request_id, by: 'canary', source: [s.source_tenant, s.source_session] as [string | null, string | null], recipient: s.recipient_tenant})),
+    ...gt.provenance.map((p) => ({id: p.request_id, by: 'text', source: [p.source_tenant, p.source_session] as [string | null, string | null], recipient: tenantOf.get(p.request_id)!})),
   ]
+  const named = rows.filter((r) => r.source[0] !== null)
   const ids = new Set(rows.map((r) => r.id))
   const canary = new Set(rows.filter((r) => r.by === 'canary').map((r) => r.id))
   const flows = new Map<string, Set<string>>()
   const perTenant = new Map<string, {leaked: Set<string>; received: Set<string>}>()
   const tenant = (t: string) => perTenant.get(t) ?? perTenant.set(t, {leaked: new Set(), received: new Set()}).get(t)!
   for (const r of rows) {
+    tenant(r.recipient).received.add(r.id)
+    if (r.source[0] === null) continue
     const key = JSON.stringify([r.source[0], r.recipient])
     flows.set(key, (flows.get(key) ?? new Set()).add(r.id))
-    tenant(r.source[0]!).leaked.add(r.id)
-    tenant(r.recipient).received.add(r.id)
+    tenant(r.source[0]).leaked.add(r.id)
   }
   const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
   return {
@@ -39,15 +42,16 @@ function truthExposure(gt: GroundTruth, tenantOf: Map<string, string>): {exposur
       responses: ids.size,
       by_canary: canary.size,
       by_text_only: ids.size - canary.size,
-      sessions: new Set(rows.map((r) => JSON.stringify(r.source))).size,
-      source_tenants: new Set(rows.map((r) => r.source[0])).size,
+      sessions: new Set(named.filter((r) => r.source[1] !== null).map((r) => JSON.stringify(r.source))).size,
+      source_tenants: new Set(named.map((r) => r.source[0])).size,
       recipient_tenants: new Set(rows.map((r) => r.recipient)).size,
       flows: [...flows].map(([k, v]) => {
         const [source_tenant, recipient_tenant] = JSON.parse(k) as [string, string]
         return {source_tenant, recipient_tenant, responses: v.size}
       }).sort((a, b) => cmp(a.source_tenant, b.source_tenant) || cmp(a.recipient_tenant, b.recipient_tenant)),
-      // the generator's leaks each have one source whose prompt is logged: every source is named
-      source_not_named: 0,
+      // the generator's leaks each have one source whose prompt is logged: only a marker cut short
+      // of markers of several tenants' sessions names none
+      source_not_named: ids.size - new Set(named.map((r) => r.id)).size,
     },
     perTenant: new Map([...perTenant].map(([t, v]) => [t, {leaked: v.leaked.size, received: v.received.size}])),
   }

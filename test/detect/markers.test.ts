@@ -102,7 +102,7 @@ describe('marker classes', () => {
     expect(s[0]).toMatchObject({class: 'cross_tenant', marker: A1, partial: false})
   })
 
-  it('attributes a 16-digit partial only when the prefix is unambiguous', async () => {
+  it('attributes a 16-digit partial to its source where the prefix names one session, and keeps it contamination where it names several (never an orphan the gate passes)', async () => {
     const c = await setup()
     const X1 = 'CANARY-1234567890abcdef11111111'
     const X2 = 'CANARY-1234567890abcdef22222222'
@@ -117,11 +117,54 @@ describe('marker classes', () => {
     ])
     scanCase(c.db, {now: NOW, skipProvenance: true})
     const s = listSightings(c.db)
+    expect(s[0]).toMatchObject({source_tenant: 'tA', possible_sources: [{tenant: 'tA', session: 'sA1'}, {tenant: 'tA', session: 'sA2'}]})
     expect(s.map((x) => [x.request_id, x.class, x.partial, x.marker, x.source_session])).toEqual([
-      ['ambiguous', 'orphan', false, 'CANARY-1234567890abcdef', null],
+      ['ambiguous', 'cross_tenant', true, 'CANARY-1234567890abcdef', null],
       ['unique', 'cross_tenant', true, Y, 'sA2'],
       ['short', 'orphan', false, 'CANARY-fedcba098765432', null],
     ])
+  })
+
+  describe('a token cut short of several registered markers', () => {
+    const M1 = 'CANARY-1234567890abcdef11112222'
+    const M2 = 'CANARY-1234567890abcdef33334444'
+    const CUT = 'CANARY-1234567890abcdef'
+    const classes = async (owners: Array<[string, string, string]>, recipient: [string, string], prompt = 'hi') => {
+      const c = await setup()
+      for (const [m, t, s] of owners) await c.addCanary(m, t, s)
+      await c.addFile([{request_id: 'r', tenant_id: recipient[0], session_id: recipient[1], request_text: prompt, response_text: `here: ${CUT}`}])
+      const scan = scanCase(c.db, {now: NOW, skipProvenance: true})
+      return {scan, s: listSightings(c.db).map((x) => ({class: x.class, partial: x.partial, marker: x.marker, source_tenant: x.source_tenant, source_session: x.source_session, possible_sources: x.possible_sources}))}
+    }
+
+    it("is that session's partial sighting where one session owns every marker it is cut short of", async () => {
+      const {s, scan} = await classes([[M1, 'tB', 'sB1'], [M2, 'tB', 'sB1']], ['tA', 'sA1'])
+      expect(s).toEqual([{class: 'cross_tenant', partial: true, marker: M1, source_tenant: 'tB', source_session: 'sB1', possible_sources: []}])
+      expect(scan.contaminated_responses).toBe(1)
+    })
+
+    it("is cross_session where the one session owning them is of the recipient's tenant, and own where it is the recipient's", async () => {
+      expect((await classes([[M1, 'tA', 'sA2'], [M2, 'tA', 'sA2']], ['tA', 'sA1'])).s[0]).toMatchObject({class: 'cross_session', source_session: 'sA2', partial: true})
+      expect((await classes([[M1, 'tA', 'sA1'], [M2, 'tA', 'sA1']], ['tA', 'sA1'])).s[0]).toMatchObject({class: 'own', source_session: 'sA1', partial: true})
+    })
+
+    it('is contamination with its possible sources listed where several sessions, none the recipient, own them: cross_tenant where none is of its tenant', async () => {
+      const {s, scan} = await classes([[M1, 'tB', 'sB1'], [M2, 'tC', 'sC1']], ['tA', 'sA1'])
+      expect(s).toEqual([{class: 'cross_tenant', partial: true, marker: CUT, source_tenant: null, source_session: null, possible_sources: [{tenant: 'tB', session: 'sB1'}, {tenant: 'tC', session: 'sC1'}]}])
+      expect(scan.contaminated_responses).toBe(1)
+    })
+
+    it("is cross_session (the least severe class it is certain to be) where one of those sessions is of the recipient's tenant", async () => {
+      const {s} = await classes([[M1, 'tB', 'sB1'], [M2, 'tA', 'sA2']], ['tA', 'sA1'])
+      expect(s[0]).toMatchObject({class: 'cross_session', source_tenant: null, source_session: null, possible_sources: [{tenant: 'tA', session: 'sA2'}, {tenant: 'tB', session: 'sB1'}]})
+    })
+
+    it("is an echo where the prompt holds it, and stays an orphan where one of the sessions is the recipient's own", async () => {
+      expect((await classes([[M1, 'tB', 'sB1'], [M2, 'tC', 'sC1']], ['tA', 'sA1'], `see ${CUT}9`)).s[0]).toMatchObject({class: 'echo', source_session: null})
+      const own = await classes([[M1, 'tB', 'sB1'], [M2, 'tA', 'sA1']], ['tA', 'sA1'])
+      expect(own.s).toEqual([{class: 'orphan', partial: false, marker: CUT, source_tenant: null, source_session: null, possible_sources: []}])
+      expect(own.scan.sightings_by_class.orphan).toBe(1)
+    })
   })
 
   it("reads a token cut short of one marker that also extends a shorter registered one as the longer's partial (the contract's rule first)", async () => {

@@ -256,9 +256,17 @@ describe('generate: ground truth agrees with the files', () => {
         const k = key(token)
         if (reg.has(k) || k.length - 7 < 16) classify(k, token, false)
         else {
-          const longer = [...reg.keys()].filter((x) => x.startsWith(k) && x !== k)
-          if (longer.length === 1) classify(longer[0]!, token, true)
-          else classify(k, token, false)
+          const longer = [...reg.keys()].filter((x) => x.startsWith(k) && x !== k).sort()
+          const owners = [...new Set(longer.map((x) => JSON.stringify([reg.get(x)!.tenant, reg.get(x)!.session])))].map((o) => JSON.parse(o) as [string, string])
+          if (owners.length === 1) classify(longer[0]!, token, true)
+          else if (owners.length === 0 || owners.some(([t, s]) => t === r.tenant_id && s === r.session_id)) classify(k, token, false)
+          else {
+            // cut short of markers of several sessions, none the recipient's: contamination (or an
+            // echo), of the least severe class, naming no session (a tenant only where all agree)
+            const tenants = new Set(owners.map(([t]) => t))
+            const cls = promptKeys.has(k) || [...promptKeys].some((p) => p.startsWith(k)) ? 'echo' : tenants.has(r.tenant_id) ? 'cross_session' : 'cross_tenant'
+            if (!perRecord.has(token)) perRecord.set(token, JSON.stringify([r.request_id, cls, token, true, r.session_id, r.tenant_id, null, tenants.size === 1 ? owners[0]![0] : null]))
+          }
         }
       }
       for (const w of words) if (text.includes(w)) classify(w, w, false)
@@ -324,7 +332,9 @@ describe('generate: ground truth agrees with the files', () => {
     const leakKeys = new Set(leaks.map(key))
     for (const p of L.gt.provenance) expect(leakKeys.has(key(p))).toBe(true)
     const byRequest = new Map(leaks.map((l) => [l.request_id, l]))
-    const cross = L.gt.sightings.filter((s) => s.class === 'cross_session' || s.class === 'cross_tenant')
+    // A token cut short of markers of several sessions (the generator's ambiguous prefix, no leak
+    // of a stale page) is contamination by the rule, naming no session: it is no leak of the list.
+    const cross = L.gt.sightings.filter((s) => (s.class === 'cross_session' || s.class === 'cross_tenant') && s.source_session !== null)
     for (const s of cross) {
       const l = byRequest.get(s.request_id)!
       expect(l.with_marker).toBe(true)
