@@ -133,8 +133,12 @@ export function judgeGate(db: CaseDb, result: GateInput, options: {acceptBadLine
 export function grownMessage(db: CaseDb): string | null {
   const grown = grownOriginals(db)
   if (grown.length === 0) return null
-  const named = grown.slice(0, 5).map((g) => `${g.path} (${g.bytes_now - g.ingested_bytes} bytes beyond the ${g.ingested_bytes} ingested)`).join('; ')
-  return `${count(grown.length, 'log file')} grew since ${grown.length === 1 ? 'it was' : 'they were'} ingested and the bytes added were never judged: ${named}${grown.length > 5 ? `; and ${grown.length - 5} more` : ''} (ingest ${grown.length === 1 ? 'it' : 'each'} again and scan; crosstalk status names them)`
+  // A log rotated to a longer file at its path is no longer the file ingested: said so, not "grew".
+  const named = grown.slice(0, 5).map((g) => g.head === 'changed'
+    ? `${g.path} (another file now: its first bytes changed, ${g.bytes_now} bytes where ${g.ingested_bytes} were ingested; rotated?)`
+    : `${g.path} (${g.bytes_now - g.ingested_bytes} bytes beyond the ${g.ingested_bytes} ingested)`).join('; ')
+  const verb = grown.every((g) => g.head === 'changed') ? 'changed' : grown.some((g) => g.head === 'changed') ? 'grew or changed' : 'grew'
+  return `${count(grown.length, 'log file')} ${verb} since ${grown.length === 1 ? 'it was' : 'they were'} ingested and the bytes ${verb === 'grew' ? 'added' : 'there now'} were never judged: ${named}${grown.length > 5 ? `; and ${grown.length - 5} more` : ''} (ingest ${grown.length === 1 ? 'it' : 'each'} again and scan; crosstalk status names them)`
 }
 
 /**

@@ -1,5 +1,5 @@
 import {statSync} from 'node:fs'
-import {completeLogOriginals, laterVersionsOf} from '../store/files.js'
+import {completeLogOriginals, HEAD_BYTES, laterVersionsOf} from '../store/files.js'
 import {sha256FileSync} from './hash-file.js'
 import type {CaseDb} from '../store/open-case.js'
 
@@ -16,14 +16,23 @@ export interface GrownOriginal {
   ingested_bytes: number
   /** bytes the original holds now */
   bytes_now: number
+  /**
+   * Whether its first bytes (up to HEAD_BYTES, as files.head_sha256 keeps them) are still those
+   * ingested: `as_ingested` (appended to since, as far as they show), `changed` (another file at
+   * the path now: rotated or rewritten; ingest reads it as a file of its own, never merged), or
+   * `not_known` (no head recorded: a case from before schema 18; or they could not be read).
+   */
+  head: 'as_ingested' | 'changed' | 'not_known'
 }
 
 /**
  * Complete log files whose original on disk is a regular file longer than what was ingested. One
- * stat per original, no read (except where a later version the case holds from another path has
- * the original's size now: then its SHA-256 says whether those bytes were ingested): a file only appended to is longer, and whether its first bytes are
- * still those ingested is verify's question (originalState), too dear for every gate. An original
- * that is gone is not "grown" (verify names it missing).
+ * stat per original; of one that is longer, its first HEAD_BYTES bytes are read and compared with
+ * the head ingested (a log rotated to a longer one at the same path differs there, as ingest finds:
+ * it is no longer the file ingested, not the file appended to), and where a later version the case
+ * holds from another path has the original's size now, its SHA-256 says whether those bytes were
+ * ingested. Whether every ingested byte is still the same is verify's question (originalState), too
+ * dear for every gate. An original that is gone is not "grown" (verify names it missing).
  */
 export function grownOriginals(db: CaseDb): GrownOriginal[] {
   const rows = completeLogOriginals(db)
@@ -45,7 +54,7 @@ export function grownOriginals(db: CaseDb): GrownOriginal[] {
       continue
     }
     if (size > f.size && !judgedAsLaterVersion(db, rows.filter((r) => r.abs_path === f.abs_path).map((r) => r.id), f.abs_path, size)) {
-      grown.push({path: f.path, abs_path: f.abs_path, ingested_bytes: f.size, bytes_now: size})
+      grown.push({path: f.path, abs_path: f.abs_path, ingested_bytes: f.size, bytes_now: size, head: headNow(f.abs_path, f.size, f.head_sha256)})
     }
   }
   return grown
@@ -67,8 +76,22 @@ function judgedAsLaterVersion(db: CaseDb, ids: readonly number[], absPath: strin
   }
 }
 
+/** Whether the original's first bytes are those ingested (GrownOriginal.head). */
+function headNow(absPath: string, ingested: number, head: string | null): GrownOriginal['head'] {
+  if (head === null) return 'not_known'
+  try {
+    const now = sha256FileSync(absPath, Math.min(ingested, HEAD_BYTES))
+    return now === null ? 'not_known' : now === head ? 'as_ingested' : 'changed'
+  } catch {
+    return 'not_known'
+  }
+}
+
 /** One line for a grown original: what it holds beyond what was ingested, and the fix. */
 export function grownOriginalLine(g: GrownOriginal): string {
+  if (g.head === 'changed') {
+    return `${g.path}: the original (${g.abs_path}) is no longer the file ingested: its first bytes changed and it now holds ${g.bytes_now} bytes where ${g.ingested_bytes} were ingested (rotated or rewritten?), which the case has never judged; ingest it to read them (crosstalk ingest logs ${g.abs_path}: it is read whole as a file of its own, never merged with the one ingested)`
+  }
   const extra = g.bytes_now - g.ingested_bytes
   return `${g.path}: the original (${g.abs_path}) now holds ${extra} byte${extra === 1 ? '' : 's'} beyond the ${g.ingested_bytes} ingested, which the case has never judged (appended since?); ingest it again to read them (crosstalk ingest logs ${g.abs_path}: it is stored as its longer version and read from where the bytes ingested end, its lines in the case not counted again)`
 }

@@ -553,8 +553,8 @@ export function recordlessLogFiles(db: CaseDb): RecordlessFileRow[] {
 }
 
 /** Complete log files with a path on disk, in ingest order: the originals `grownOriginals` compares with what was ingested. */
-export function completeLogOriginals(db: CaseDb): Array<{id: number; path: string; abs_path: string; size: number}> {
-  return db.prepare(`SELECT id, path, abs_path, size FROM files WHERE kind = 'log' AND state = 'complete' AND abs_path IS NOT NULL AND abs_path <> '' ORDER BY id`).all() as Array<{id: number; path: string; abs_path: string; size: number}>
+export function completeLogOriginals(db: CaseDb): Array<{id: number; path: string; abs_path: string; size: number; head_sha256: string | null}> {
+  return db.prepare(`SELECT id, path, abs_path, size, head_sha256 FROM files WHERE kind = 'log' AND state = 'complete' AND abs_path IS NOT NULL AND abs_path <> '' ORDER BY id`).all() as Array<{id: number; path: string; abs_path: string; size: number; head_sha256: string | null}>
 }
 
 /**

@@ -179,6 +179,30 @@ describe('a log that grew since it was ingested, ingested again', () => {
     expect([after.files, after.earlier_versions, after.records]).toEqual([4, 0, 7])
   }, 120_000)
 
+  it('status and the gate name an original rotated to a longer file as changed, not as appended to', async () => {
+    const {logs, app, db, canaries} = logDir()
+    await runJson<Ingest>(['ingest', 'logs', logs, '--db', db])
+    await run(['ingest', 'canaries', canaries, '--db', db])
+    const appended = join(logs, 'web.jsonl')
+    // web.jsonl appended to; app.jsonl replaced (logrotate) by a new, longer file
+    appendFileSync(appended, line(21, 'tn-c', 's-c'))
+    writeFileSync(app, line(30, 'tn-b', 's-b') + line(31, 'tn-b', 's-b') + line(32, 'tn-b', 's-b') + line(33, 'tn-b', 's-b') + line(34, 'tn-b', 's-b'))
+    const status = await runJson<{originals_grown: Array<{path: string; head: string; bytes_now: number}>}>(['status', '--db', db])
+    expect(status.originals_grown.map((g) => [g.path.replace(/^.*\//, ''), g.head, g.bytes_now])).toEqual([
+      ['app.jsonl', 'changed', statSync(app).size],
+      ['web.jsonl', 'as_ingested', statSync(appended).size],
+    ])
+    const lines = (await run(['status', '--db', db])).stdout.split('\n').filter((l) => l.includes('NOT JUDGED'))
+    const rotated = lines.find((l) => l.includes('app.jsonl'))!
+    expect(rotated).toContain('no longer the file ingested')
+    expect(rotated).toContain('never merged')
+    expect(rotated).not.toContain('appended since')
+    expect(lines.find((l) => l.includes('web.jsonl'))).toContain('appended since')
+    const gate = await run(['scan', '--fail-on-leak', '--db', db])
+    expect(gate.code).not.toBe(0)
+    expect(gate.stderr).toMatch(/app\.jsonl \(another file now: its first bytes changed/)
+  }, 120_000)
+
   it('an empty file is the earlier version only of what its own path holds later', async () => {
     const {dir, logs, db} = logDir()
     const empty = join(logs, 'empty.jsonl')
