@@ -8,7 +8,7 @@ import type {ClockResult} from '../notify/clock.js'
 import {getIncident} from '../notify/incident.js'
 import {listAudit} from '../store/audit.js'
 import {countCanaries} from '../store/canaries.js'
-import {caseLogEvidence, fileTotals, listFiles, logFilesByFormat} from '../store/files.js'
+import {caseLogEvidence, fileTotals, filesWithSameRecordsNote, listFiles, logFilesByFormat} from '../store/files.js'
 import {countPiiFindings, countProvenance, sightingCounts} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
 import {countListedBadLines, listBadLines as badLineRows, type BadLineRow} from '../store/quarantine.js'
@@ -99,6 +99,12 @@ export interface StatusResult {
   /** log files whose original on disk now holds bytes beyond what was ingested: bytes nothing judged (ingest it again) */
   originals_grown: GrownOriginal[]
   /**
+   * Log files whose records repeat, line for line, records the case already held under another log
+   * source when they were read (ingest's warning): stored twice, so every figure counts them twice
+   * (drop the copy). `note`: what ingest said, the source and count as they were then.
+   */
+  same_records_other_source: Array<{path: string; note: string}>
+  /**
    * Log sources an ingest reached and did not read (an entry it could not open, a compression it
    * does not read, a file refused), open until the same source is ingested whole or dismissed
    * (`ingest dismiss`): no gate passes and no document says every log was searched while one is.
@@ -158,6 +164,7 @@ export function caseStatus(db: CaseDb, now: Date = new Date()): StatusResult {
     no_response_text: f.no_response_text,
     unreadable_files: unreadableFiles(db).map((u) => ({path: u.path, why: u.why})),
     originals_grown: grownOriginals(db),
+    same_records_other_source: filesWithSameRecordsNote(db),
     unread_sources: openUnreadSources(db).map(({id, path, size, sha256, reason, recorded_by, recorded_at}) => ({id, path, size, sha256, reason, recorded_by, recorded_at})),
     ...incidentStatus(db, now),
   }

@@ -44,6 +44,7 @@ export default class Status extends BaseCommand {
       if (status.no_response_text > 0 || status.no_request_text > 0) this.log(`  no text          ${count(status.no_request_text, 'request')}, ${count(status.no_response_text, 'answer')} decoded to no text`)
       for (const f of status.unreadable_files) this.log(`  NOT JUDGEABLE    ${safeLine(f.path)}: ${safeLine(f.why)}`)
       for (const g of status.originals_grown) this.log(`  NOT JUDGED       ${safeLine(grownOriginalLine(g))}`)
+      for (const d of status.same_records_other_source) this.log(`  COUNTED TWICE    ${safeLine(d.path)}: ${safeLine(d.note)}`)
       for (const u of status.unread_sources) this.log(`  NOT READ         ${safeLine(u.path)}: ${safeLine(u.reason)}  (${u.recorded_by}, ${u.recorded_at}; ingest it whole, or crosstalk ingest dismiss PATH --reason "...")`)
       this.log(`  canaries         ${status.canaries}${status.canaries === 0 ? '  (no canary registry: no marker can be attributed to a session, so every marker found is an orphan; crosstalk ingest canaries FILE)' : ''}`)
       const classes = Object.entries(status.sightings_by_class ?? {}).map(([c, n]) => `${c} ${n}`).join(', ')

@@ -9,7 +9,7 @@ import {decodeParseSpec, describeParseSpec, encodeParseSpec} from '../extract/pa
 import {jsonLinesFix, NOT_JSON_LINES, type WrappedJson} from '../extract/formats/common.js'
 import {CONTENT_NOT_READ} from '../extract/formats/otel.js'
 import {UNDECODED_BYTES, type CompanionIndex, type LogFormat} from '../extract/formats/index.js'
-import {completeLogFile, deleteEvidenceBlocks, deleteFile, inImmediateTransaction, insertLoadingLogFile, markEvidenceCopied, logFilesAtPath, logFilesOfSize, otherFileWithSha256, shorterLogFiles, smallLogFileSizes, HEAD_BYTES, type FileRow, type LogEvidence, type MissingFieldCounts} from '../store/files.js'
+import {completeLogFile, deleteEvidenceBlocks, deleteFile, inImmediateTransaction, insertLoadingLogFile, markEvidenceCopied, logFilesAtPath, logFilesOfSize, otherFileWithSha256, SAME_RECORDS_NOTE, sameRecordsUnderOtherSources, shorterLogFiles, smallLogFileSizes, HEAD_BYTES, type FileRow, type LogEvidence, type MissingFieldCounts} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {transactional, withoutForeignKeyChecksAsync} from '../store/session.js'
 import {DamagedStreamError} from './gunzip-recover.js'
@@ -893,6 +893,15 @@ export function finishFile(ctx: IngestContext, f: PreparedFile, s: Streamed): In
     // No complete file of this size held these bytes when the pass began: another process ingested it meanwhile.
     throw new InputError(`${f.path}: the same file was ingested into this case by another process meanwhile; run the ingest again`, 'E_CONCURRENT')
   }
+  // The same records under another --source (a rotated copy, a grown copy labelled differently):
+  // stored again, since a request id is unique only within its source; said loudly, with the file.
+  if (c.records > 0) {
+    for (const o of sameRecordsUnderOtherSources(db, f.fileId, ctx.source)) {
+      notes.unshift(
+        `${SAME_RECORDS_NOTE}: ${o.records} of its ${count(c.records, 'record')} repeat${o.records === 1 ? 's' : ''} line for line a record already in the case under --source ${quoted(o.source)} (same request id, tenant, session, time and line); read under --source ${quoted(ctx.source)}, ${o.records === 1 ? 'it is' : 'they are'} stored again and every figure counts ${o.records === 1 ? 'it' : 'them'} twice. If the file is a copy of logs already in the case, drop it (crosstalk drop ${f.path} --reason "..."), then ingest it under --source ${quoted(o.source)} or not at all`,
+      )
+    }
+  }
   // --json timestamps are toISOString() form; records keep every digit given.
   const firstTs = c.records > 0 ? new Date(c.first_ms).toISOString() : null
   const lastTs = c.records > 0 ? new Date(c.last_ms).toISOString() : null
@@ -903,7 +912,7 @@ export function finishFile(ctx: IngestContext, f: PreparedFile, s: Streamed): In
     missing: s.missing, headSha256: s.headSha256,
   })
   ctx.completed?.add(f.fileId)
-  return {...summaryBase(f, s.sha256, c), status: 'ingested', first_ts: firstTs, last_ts: lastTs, unread, notes: [...historyNotes(f), ...notes], ...history(f, s)}
+  return {...summaryBase(f, s.sha256, c), status: 'ingested', first_ts: firstTs, last_ts: lastTs, unread, notes: [...historyNotes(f, ctx.source), ...notes], ...history(f, s)}
 }
 
 /** The summary's continues / changed_from (absent where there is nothing to say). */
@@ -916,11 +925,15 @@ function history(f: PreparedFile, s: Streamed): Pick<IngestFileSummary, 'continu
 }
 
 /** What the summary warns of the file's history in the case: a stored file it begins with and could not continue, the file at its path it no longer begins with. */
-function historyNotes(f: PreparedFile): string[] {
+function historyNotes(f: PreparedFile, source: string): string[] {
   // A file that grew is said by its `continues` (and the per-file line): no warning, it is what was asked.
   const notes: string[] = []
   if (f.notContinued) {
-    notes.push(`begins with the bytes of ${f.notContinued.file.path} already in the case, but is read whole, as a file of its own, because ${f.notContinued.why}: the lines of both count, the repeated ones as duplicates`)
+    // A request id is unique within its source: under another source the repeated lines are records again, not duplicates.
+    const repeated = f.notContinued.file.source !== source
+      ? `its lines are stored again under --source ${quoted(source)}, not counted as duplicates (a request id is a duplicate only within its source)`
+      : 'the repeated ones count as duplicates'
+    notes.push(`begins with the bytes of ${f.notContinued.file.path} already in the case, but is read whole, as a file of its own, because ${f.notContinued.why}: the lines of both count, ${repeated}`)
   }
   const x = f.changed
   if (x) {
@@ -932,7 +945,7 @@ function historyNotes(f: PreparedFile): string[] {
 /** A file refused after reading: its rows go, the summary says why. */
 export function refuseFile(ctx: IngestContext, f: PreparedFile, s: Streamed, why: {reason: string; fix: string}): IngestFileSummary {
   deleteFile(ctx.db, f.fileId)
-  return {...summaryBase(f, s.sha256, s.counts), status: 'refused', first_ts: null, last_ts: null, unread: s.unread, notes: historyNotes(f), refused: why, ...history(f, s)}
+  return {...summaryBase(f, s.sha256, s.counts), status: 'refused', first_ts: null, last_ts: null, unread: s.unread, notes: historyNotes(f, ctx.source), refused: why, ...history(f, s)}
 }
 
 /**

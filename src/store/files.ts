@@ -583,3 +583,33 @@ export function deleteEvidenceBlocks(db: CaseDb, fileId: number): void {
 export function markEvidenceCopied(db: CaseDb, fileId: number): void {
   db.prepare(`UPDATE files SET evidence = 'copy', lines_held = 'all' WHERE id = ?`).run(fileId)
 }
+
+/**
+ * Of a file's records, how many repeat, line for line, a record the case holds under another
+ * log source: the same request id, tenant, session and time, and the same line (its length and
+ * CRC-32). A request id is unique only within its source, so such a record is stored again and
+ * every figure counts it twice. One indexed lookup per record and other source (sources are few).
+ */
+export function sameRecordsUnderOtherSources(db: CaseDb, fileId: number, source: string): Array<{source: string; records: number}> {
+  const sources = (db.prepare('SELECT DISTINCT source FROM records WHERE source <> ?').pluck().all(source) as string[]).sort()
+  const count = db.prepare(
+    `SELECT count(*) FROM records a JOIN records b ON b.source = @other AND b.request_id = a.request_id
+      WHERE a.file_id = @fileId AND b.byte_len = a.byte_len AND b.raw_crc32 = a.raw_crc32 AND b.ts_ms = a.ts_ms
+        AND b.tenant_id = a.tenant_id AND b.session_id = a.session_id`,
+  ).pluck()
+  const out: Array<{source: string; records: number}> = []
+  for (const other of sources) {
+    const n = count.get({other, fileId}) as number
+    if (n > 0) out.push({source: other, records: n})
+  }
+  return out
+}
+
+/** What ingest noted for SAME_RECORDS_NOTE: complete log files whose records repeat records of another source, with the note (the source and the count as they were when it was read). */
+export function filesWithSameRecordsNote(db: CaseDb): Array<{path: string; note: string}> {
+  const rows = db.prepare(`SELECT path, notes FROM files WHERE kind = 'log' AND state = 'complete' AND notes LIKE '%' || ? || '%' ORDER BY id`).all(SAME_RECORDS_NOTE) as Array<{path: string; notes: string}>
+  return rows.flatMap((r) => (JSON.parse(r.notes) as string[]).filter((n) => n.startsWith(SAME_RECORDS_NOTE)).map((note) => ({path: r.path, note})))
+}
+
+/** How ingest's note on records repeated from another log source begins. */
+export const SAME_RECORDS_NOTE = 'SAME RECORDS under another source'

@@ -1,5 +1,6 @@
 import {appendFileSync, copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
+import {gzipSync} from 'node:zlib'
 import {describe, expect, it} from 'vitest'
 import {tempDir} from '../helpers/cli.js'
 import {run, runJson} from '../helpers/commands.js'
@@ -201,6 +202,32 @@ describe('a log that grew since it was ingested, ingested again', () => {
     const gate = await run(['scan', '--fail-on-leak', '--db', db])
     expect(gate.code).not.toBe(0)
     expect(gate.stderr).toMatch(/app\.jsonl \(another file now: its first bytes changed/)
+  }, 120_000)
+
+  it('the same records given again under another --source are said loudly (source and count), and a grown copy so given is not said to count them as duplicates', async () => {
+    const {dir, logs, app, db} = logDir()
+    await runJson<Ingest>(['ingest', 'logs', logs, '--db', db])
+    // a rotated copy of app.jsonl (same lines, gzip) under a label given now
+    const rotated = join(dir, 'app.jsonl.1.gz')
+    writeFileSync(rotated, gzipSync(readFileSync(app)))
+    const again = await runJson<Ingest>(['ingest', 'logs', rotated, '--source', 'gw-1', '--db', db])
+    const same = again.warnings.filter((w) => w.includes('SAME RECORDS'))
+    expect(same).toHaveLength(1)
+    expect(same[0]).toContain('3 of its 3 records repeat line for line a record already in the case under --source "default"')
+    expect(same[0]).toContain('every figure counts them twice')
+    // a grown copy under another label: its first lines are stored again, never "duplicates"
+    const grown = join(dir, 'copy.jsonl')
+    writeFileSync(grown, readFileSync(join(logs, 'api.jsonl'), 'utf8') + line(12, 'tn-c', 's-c'))
+    const copy = await runJson<Ingest>(['ingest', 'logs', grown, '--source', 'gw-2', '--db', db])
+    expect(copy.duplicates).toBe(0)
+    const begins = copy.warnings.find((w) => w.includes('begins with the bytes of'))!
+    expect(begins).not.toContain('the repeated ones count as duplicates')
+    expect(begins).toContain('not counted as duplicates')
+    expect(copy.warnings.find((w) => w.includes('SAME RECORDS'))).toContain('2 of its 3 records')
+    // status names both files as counted twice
+    const status = await runJson<{same_records_other_source: Array<{path: string; note: string}>}>(['status', '--db', db])
+    expect(status.same_records_other_source.map((d) => [d.path.replace(/^.*\//, ''), /(\d+) of its/.exec(d.note)?.[1]])).toEqual([['app.jsonl.1.gz', '3'], ['copy.jsonl', '2']])
+    expect((await run(['status', '--db', db])).stdout).toMatch(/COUNTED TWICE +\S*app\.jsonl\.1\.gz: SAME RECORDS/)
   }, 120_000)
 
   it('an empty file is the earlier version only of what its own path holds later', async () => {
