@@ -75,8 +75,8 @@ function reportData(over: Partial<CaseReportData> = {}): CaseReportData {
       markers: 'shortened',
       by_class: {own: 10, echo: 0, cross_session: 1, cross_tenant: 3, orphan: 1},
       rows: [
-        {request_id: BIDI_REQUEST, ts: '2026-11-01T06:00:00.123Z', class: 'cross_tenant', marker: 'CANARY-3f2a…', partial: false, log_source: 'gw', recipient_session: ESC_SESSION, recipient_tenant: HOSTILE_TENANT, source_session: 's1', source_tenant: 'acme', decode_node: 'decode-1'},
-        {request_id: 'r2', ts: '2026-11-01T05:00:00.000Z', class: 'orphan', marker: 'CANARY-dead…', partial: false, log_source: 'gw', recipient_session: 's9', recipient_tenant: 'acme', source_session: null, source_tenant: null, decode_node: null},
+        {request_id: BIDI_REQUEST, ts: '2026-11-01T06:00:00.123Z', class: 'cross_tenant', marker: 'CANARY-3f2a…', partial: false, possible_sources: [], log_source: 'gw', recipient_session: ESC_SESSION, recipient_tenant: HOSTILE_TENANT, source_session: 's1', source_tenant: 'acme', decode_node: 'decode-1'},
+        {request_id: 'r2', ts: '2026-11-01T05:00:00.000Z', class: 'orphan', marker: 'CANARY-dead…', partial: false, possible_sources: [], log_source: 'gw', recipient_session: 's9', recipient_tenant: 'acme', source_session: null, source_tenant: null, decode_node: null},
       ],
       limit: 10_000,
       omitted: 0,

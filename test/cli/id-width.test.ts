@@ -61,8 +61,8 @@ describe('ids on the console', () => {
     const session = (x: string): string => `session-${'x'.repeat(60)}-${x}`
     const text = renderSightings(
       [
-        {request_id: 'r1', ts: '2026-11-01T00:03:00.000Z', class: 'cross_tenant', marker: 'CANARY-aaaa0000', partial: false, log_source: 'gw', recipient_tenant: B, recipient_session: session('B1'), source_tenant: A, source_session: session('A1')},
-        {request_id: 'r2', ts: '2026-11-01T00:04:00.000Z', class: 'cross_tenant', marker: 'CANARY-aaaa0000', partial: false, log_source: 'gw', recipient_tenant: C, recipient_session: session('C1'), source_tenant: A, source_session: session('A2')},
+        {request_id: 'r1', ts: '2026-11-01T00:03:00.000Z', class: 'cross_tenant', marker: 'CANARY-aaaa0000', partial: false, possible_sources: [], log_source: 'gw', recipient_tenant: B, recipient_session: session('B1'), source_tenant: A, source_session: session('A1')},
+        {request_id: 'r2', ts: '2026-11-01T00:04:00.000Z', class: 'cross_tenant', marker: 'CANARY-aaaa0000', partial: false, possible_sources: [], log_source: 'gw', recipient_tenant: C, recipient_session: session('C1'), source_tenant: A, source_session: session('A2')},
       ],
       {showMarkers: false},
     )
