@@ -6,7 +6,7 @@ import {lineDecoder} from '../extract/line-decoder.js'
 import {decodeParseSpec} from '../extract/parse-spec.js'
 import {claimIngest, releaseIngest} from '../ingest/ingest-lock.js'
 import {IS_ERROR, NO_REQUEST_TEXT, NO_RESPONSE_TEXT, recordFlags} from '../ingest/process-unit.js'
-import {countLineAsRecord, countMissingFields, deleteFile, fileById, findLogFiles, laterVersionsOf, noMissingFields, type FileRow} from '../store/files.js'
+import {countLineAsRecord, countMissingFields, deleteFile, fileById, findLogFiles, findRegistryFiles, laterVersionsOf, noMissingFields, type FileRow} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {duplicatesOutside, rehomeRecord, type DuplicateElsewhere} from '../store/quarantine.js'
 import {filesReadingFrom} from '../store/records.js'
@@ -60,6 +60,13 @@ export function dropFiles(db: CaseDb, refs: readonly string[], reason: string): 
   const files: FileRow[] = []
   for (const ref of refs) {
     const found = findLogFiles(db, ref, resolve(ref))
+    if (found.length === 0 && findRegistryFiles(db, ref, resolve(ref)).length > 0) {
+      // A registry's markers decided every sighting of the case: there is no withdrawing it here.
+      throw new InputError(
+        `${ref}: a canary registry of the case, not a log file: drop takes log files only, and a registry cannot be withdrawn from a case (every sighting was classified with its markers). To correct a wrong registry, build a new case from the same logs with the corrected registry (crosstalk ingest logs PATHS --db NEW; crosstalk ingest canaries FILE --db NEW; crosstalk scan --db NEW)`,
+        'E_REGISTRY_FILE',
+      )
+    }
     if (found.length === 0) throw new InputError(`${ref}: no log file of this path or SHA-256 in the case (crosstalk status lists what it holds)`, 'E_NOT_FOUND')
     if (found.length > 1) {
       throw new InputError(`${ref}: ${found.length} files in the case match (${found.map((f) => `sha256 ${f.sha256.slice(0, 12)}`).join(', ')}); name one by its SHA-256 prefix`, 'E_AMBIGUOUS')

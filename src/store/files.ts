@@ -347,6 +347,14 @@ export function findLogFiles(db: CaseDb, ref: string, absPath: string): FileRow[
     .all(ref, absPath, hex, hex, hex) as FileRow[]
 }
 
+/** The canary registry files of the case a reference names (by path or SHA-256 prefix, as findLogFiles). */
+export function findRegistryFiles(db: CaseDb, ref: string, absPath: string): FileRow[] {
+  const hex = /^[0-9a-f]{12,64}$/i.test(ref) ? ref.toLowerCase() : null
+  return db
+    .prepare(`SELECT * FROM files WHERE kind = 'canaries' AND (path = ? OR abs_path = ? OR (? IS NOT NULL AND substr(sha256, 1, length(?)) = ?)) ORDER BY id`)
+    .all(ref, absPath, hex, hex, hex) as FileRow[]
+}
+
 export interface FormatCount {
   log_format: string
   files: number
