@@ -34,7 +34,7 @@ from . import __version__
 # 3: an echo is the marker itself in the prompt (findings of 2 took its hex digits alone for one).
 # 5: duplicates/ lists every line repeating a request id (findings of 4 held none, so a retry's leak was never judged).
 # 6: registered markers are matched whole (an echo needs the prompt's hex run to end where the marker ends: prompt_whole).
-FINDINGS_FORMAT = "crosstalk-findings/6"
+FINDINGS_FORMAT = "crosstalk-findings/7"
 EXTRACT_FORMAT = "crosstalk-extract/2"
 
 

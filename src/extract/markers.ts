@@ -581,8 +581,11 @@ export interface Classification {
  * marker only where its hex run (or the registered marker) ends where the marker ends (a prompt
  * holding `CANARY-…ab42` does not echo `CANARY-…ab`), and a registered `CANARY-<hex><suffix>`
  * found exactly is one whole sighting (before, a partial one, or a sighting of its hex part).
+ * 5: a token cut short of several registered markers is the partial sighting of their session
+ * where one session owns them all, and contamination with its possible sources listed where
+ * several sessions, none the recipient's, do (before, an orphan the gate passed).
  */
-export const SIGHTING_RULES = 4
+export const SIGHTING_RULES = 5
 
 /** The contract's classes, in order: own, echo, cross_session, cross_tenant; orphan when unregistered. */
 export function classifySighting(found: FoundMarker, recipient: RecipientContext): Classification {

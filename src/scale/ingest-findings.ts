@@ -40,9 +40,10 @@ import {readShardRanges, shardPath, type PrefixRewrite} from './shard-reader.js'
  * 3: the job's echo is the marker itself in the prompt (findings of 2 took its hex digits alone
  * for one). 5: a line repeating a request id is listed. 6: registered markers matched whole
  * (SIGHTING_RULES 4: a prompt holding a longer marker that begins with one is no echo of it;
- * the extract's `prompt_whole`).
+ * the extract's `prompt_whole`). 7: a token cut short of several registered markers is classed
+ * by their owners (SIGHTING_RULES 5), not left an orphan.
  */
-export const FINDINGS_FORMAT = 'crosstalk-findings/6'
+export const FINDINGS_FORMAT = 'crosstalk-findings/7'
 
 /** A shard as the job's manifest lists it: what extract found in it (its ShardFacts but the record count) and what the job decided over every shard. */
 interface ShardEntry extends Omit<ShardFacts, 'record_lines'> {
