@@ -56,6 +56,8 @@ describe('crosstalk scan / sightings', () => {
         source_tenant: 'tA',
         // added: the log source of the response (a request id is unique within one source)
         log_source: expect.any(String),
+        // added (sighting rules 5): the candidate owners of a token cut short of several sessions' markers; none here
+        possible_sources: [],
       },
     ])
     const table = await run(['sightings', '--db', db])

@@ -147,14 +147,16 @@ describe('a log that grows during or after ingest', () => {
 })
 
 describe('years 0000-0099', () => {
-  it('are stored as written, not as 1900-1999', async () => {
+  it('are read as written, never as 1900-1999: a record of then is refused by the record-time window, a clock keeps them', async () => {
     const dir = tempDir()
     const file = join(dir, 'old.jsonl')
     writeFileSync(file, `${chatLine({request_id: 'y1', ts: '0050-06-01T12:00:00Z'})}\n${chatLine({request_id: 'y2', ts: '0001-01-01T00:00:00.5+01:00'})}\n`)
     const db = join(dir, 'case.db')
-    await runJson(['ingest', 'logs', file, '--db', db])
-    expect(await runJson<Shown>(['show', 'y1', '--db', db])).toMatchObject({ts: '0050-06-01T12:00:00.000Z'})
-    expect(await runJson<Shown>(['show', 'y2', '--db', db])).toMatchObject({ts: '0000-12-31T23:00:00.500Z'})
+    // No log of a model API call is from before 2000: both lines are refused, each read as the year it gives.
+    const r = await run(['ingest', 'logs', file, '--db', db])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/time 0050-06-01T12:00:00\.000Z is before 2000/)
+    expect(r.stderr).not.toMatch(/time 19[0-9]{2}-/)
     expect(await runJson<{aware_at: string; deadline: string}>(['clock', '--aware-at', '0001-01-01T00:00:00Z', '--now', '0001-01-02T00:00:00Z'])).toMatchObject({
       aware_at: '0001-01-01T00:00:00.000Z',
       deadline: '0001-01-04T00:00:00.000Z',
