@@ -1,12 +1,18 @@
+import {createHash} from 'node:crypto'
 import {resolve} from 'node:path'
+import {crc32} from 'node:zlib'
 import {InputError} from '../errors.js'
-import {evidenceReader} from '../evidence/evidence-store.js'
+import {evidenceReader, inflateBlock} from '../evidence/evidence-store.js'
+import {markerKey} from '../extract/markers.js'
 import {decodeRecordAt} from '../evidence/record-texts.js'
 import {lineDecoder} from '../extract/line-decoder.js'
 import {decodeParseSpec} from '../extract/parse-spec.js'
+import {registryEntries} from '../ingest/ingest-canaries.js'
 import {claimIngest, releaseIngest} from '../ingest/ingest-lock.js'
 import {IS_ERROR, NO_REQUEST_TEXT, NO_RESPONSE_TEXT, recordFlags} from '../ingest/process-unit.js'
-import {countLineAsRecord, countMissingFields, deleteFile, fileById, findLogFiles, findRegistryFiles, laterVersionsOf, noMissingFields, type FileRow} from '../store/files.js'
+import {stageRegistry, withdrawRegistryMarkers} from '../store/canaries.js'
+import {iterateBlocks} from '../store/evidence-blocks.js'
+import {countLineAsRecord, countMissingFields, deleteFile, fileById, findLogFiles, findRegistryFiles, laterVersionsOf, listFiles, noMissingFields, type FileRow} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {duplicatesOutside, rehomeRecord, type DuplicateElsewhere} from '../store/quarantine.js'
 import {filesReadingFrom} from '../store/records.js'
@@ -40,8 +46,30 @@ export interface DroppedFile {
   bad_lines: number
 }
 
+/** A canary registry withdrawn from the case (it was the wrong file, or wrong in itself). */
+export interface DroppedRegistry {
+  path: string
+  sha256: string
+  /** entries the file holds */
+  entries: number
+  /** markers the case held from this file and no longer holds */
+  markers_removed: number
+  /** markers it registered that another registry file of the case also gives (to the same session): they stay, now held by that file */
+  markers_still_registered: number
+}
+
 export interface DropResult {
   dropped: DroppedFile[]
+  /** Canary registries withdrawn (empty when only log files were named). */
+  registries_dropped: DroppedRegistry[]
+  /**
+   * Registry rows deleted, re-registrations by other files included: the registry's change count
+   * (every insert and delete) exceeds its size by twice the sum of these over the case's drops,
+   * which is how verify tells a withdrawal from a marker removed outside crosstalk.
+   */
+  markers_withdrawn: number
+  /** Per registry file that stays, the markers of a withdrawn registry it now holds (it gives them too; they were stored as the withdrawn file's at ingest). */
+  markers_reregistered: Array<{path: string; sha256: string; markers: number}>
   reason: string
   /** Records of the dropped files kept in the case at their duplicate line in a file that stays. */
   records_kept: number
@@ -51,27 +79,28 @@ export interface DropResult {
   rescan_needed: boolean
 }
 
-export function dropFiles(db: CaseDb, refs: readonly string[], reason: string): DropResult {
+/**
+ * Drops the files `refs` name. `audit` records the result in the same transaction as the drop,
+ * so a drop is never in the case without its audit entry (verify reconciles the registry's change
+ * count with the withdrawals the audit log records).
+ */
+export function dropFiles(db: CaseDb, refs: readonly string[], reason: string, audit: (result: DropResult) => void = () => {}): DropResult {
   if (reason.trim() === '') throw new InputError('--reason: say why the file is dropped (it is recorded in the audit log)', 'E_USAGE')
   // A case of Spark findings holds the job's counts over every shard, and no scan can run again here.
   if (corpusFacts(db)) {
     throw new InputError('this case holds Spark findings by reference, counted over every shard by the job: run the job again without the file, and bring its findings into a new case', 'E_REFERENCE_CASE')
   }
   const files: FileRow[] = []
+  const registries: FileRow[] = []
   for (const ref of refs) {
-    const found = findLogFiles(db, ref, resolve(ref))
-    if (found.length === 0 && findRegistryFiles(db, ref, resolve(ref)).length > 0) {
-      // A registry's markers decided every sighting of the case: there is no withdrawing it here.
-      throw new InputError(
-        `${ref}: a canary registry of the case, not a log file: drop takes log files only, and a registry cannot be withdrawn from a case (every sighting was classified with its markers). To correct a wrong registry, build a new case from the same logs with the corrected registry (crosstalk ingest logs PATHS --db NEW; crosstalk ingest canaries FILE --db NEW; crosstalk scan --db NEW)`,
-        'E_REGISTRY_FILE',
-      )
-    }
-    if (found.length === 0) throw new InputError(`${ref}: no log file of this path or SHA-256 in the case (crosstalk status lists what it holds)`, 'E_NOT_FOUND')
+    const found = [...findLogFiles(db, ref, resolve(ref)), ...findRegistryFiles(db, ref, resolve(ref))]
+    if (found.length === 0) throw new InputError(`${ref}: no log file or canary registry of this path or SHA-256 in the case (crosstalk status lists what it holds)`, 'E_NOT_FOUND')
     if (found.length > 1) {
       throw new InputError(`${ref}: ${found.length} files in the case match (${found.map((f) => `sha256 ${f.sha256.slice(0, 12)}`).join(', ')}); name one by its SHA-256 prefix`, 'E_AMBIGUOUS')
     }
-    if (!files.some((f) => f.id === found[0]!.id)) files.push(found[0]!)
+    const file = found[0]!
+    const into = file.kind === 'canaries' ? registries : files
+    if (!into.some((f) => f.id === file.id)) into.push(file)
   }
   // A later version of one of these (a log ingested again once it grew) read only the lines after
   // it: without it, those lines would be held by no file of the case.
@@ -91,25 +120,99 @@ export function dropFiles(db: CaseDb, refs: readonly string[], reason: string): 
       'E_DEPENDENT_FILES',
     )
   }
+  // The registries that stay are read from the case's copy before anything changes: one whose
+  // copy no longer verifies refuses the drop (its markers could not be registered again).
+  const staying = registries.length === 0 ? [] : listFiles(db).filter((f) => f.kind === 'canaries' && !registries.some((r) => r.id === f.id))
+  const reRegister = staying.filter((f) => f.state === 'complete' && f.id > Math.min(...registries.map((r) => r.id)))
+  const stayingEntries = new Map(reRegister.map((f) => [f.id, registryEntries(f.name, registryCopy(db, f))]))
   claimIngest(db)
-  let kept: DropResult['kept_in'] = []
+  let result: DropResult | undefined
   try {
     inTransaction(db, () => {
-      kept = keepRecordsAtDuplicates(db, files)
+      const kept = keepRecordsAtDuplicates(db, files)
       // The latest first: a version refers to the one it continues.
       for (const f of [...files].sort((a, b) => b.id - a.id)) deleteFile(db, f.id)
-      markProvenanceStale(db)
+      if (files.length > 0) markProvenanceStale(db)
+      const withdrawn = withdrawRegistries(db, registries, stayingEntries)
+      result = {
+        dropped: files.map((f) => ({path: f.path, sha256: f.sha256, log_format: f.log_format, parse_spec: f.parse_spec, state: f.state, records: f.records, bad_lines: f.bad_lines})),
+        registries_dropped: withdrawn.dropped,
+        markers_withdrawn: withdrawn.deleted,
+        markers_reregistered: withdrawn.reregistered,
+        reason,
+        records_kept: kept.reduce((n, k) => n + k.records, 0),
+        kept_in: kept,
+        rescan_needed: true,
+      }
+      audit(result)
     })
   } finally {
     releaseIngest(db)
   }
-  return {
-    dropped: files.map((f) => ({path: f.path, sha256: f.sha256, log_format: f.log_format, parse_spec: f.parse_spec, state: f.state, records: f.records, bad_lines: f.bad_lines})),
-    reason,
-    records_kept: kept.reduce((n, k) => n + k.records, 0),
-    kept_in: kept,
-    rescan_needed: true,
+  return result!
+}
+
+/**
+ * Withdraws canary registries. Every marker the case holds from one leaves the registry; a marker
+ * that a registry file ingested after it also gives (the first registration of a marker wins at
+ * ingest, so that file's entry was not stored) is registered again from that file's copy, so the
+ * registry is what ingesting the remaining files alone, in the same order, would give (which is
+ * what verify derives). The change of the registry makes the next scan classify every record
+ * again; until then detection reads as incomplete.
+ */
+function withdrawRegistries(
+  db: CaseDb, registries: readonly FileRow[], stayingEntries: ReadonlyMap<number, ReturnType<typeof registryEntries>>,
+): {dropped: DroppedRegistry[]; deleted: number; reregistered: DropResult['markers_reregistered']} {
+  if (registries.length === 0) return {dropped: [], deleted: 0, reregistered: []}
+  const reregistered: DropResult['markers_reregistered'] = []
+  const removedKeys = new Map<number, Set<string>>()
+  let deleted = 0
+  for (const r of registries) {
+    const keys = withdrawRegistryMarkers(db, r.id)
+    removedKeys.set(r.id, new Set(keys))
+    deleted += keys.length
   }
+  // In ingest order: a file's first registration of a marker still wins.
+  for (const [fileId, entries] of [...stayingEntries].sort((a, b) => a[0] - b[0])) {
+    const staging = stageRegistry(db)
+    try {
+      for (const e of entries) staging.add({...e, marker_key: markerKey(e.marker)})
+      const added = staging.commit(fileId)
+      const file = fileById(db, fileId)!
+      if (added > 0) reregistered.push({path: file.path, sha256: file.sha256, markers: added})
+    } finally {
+      staging.drop()
+    }
+  }
+  const present = db.prepare('SELECT 1 FROM canaries WHERE marker_key = ?').pluck()
+  const dropped = registries.map((r) => {
+    const keys = removedKeys.get(r.id)!
+    let still = 0
+    for (const k of keys) if (present.get(k) !== undefined) still++
+    return {path: r.path, sha256: r.sha256, entries: r.records, markers_removed: keys.size - still, markers_still_registered: still}
+  })
+  for (const r of registries) deleteFile(db, r.id)
+  return {dropped, deleted, reregistered}
+}
+
+/** A registry file's bytes from the case's copy, each block against its CRC and the whole against the file's hash. */
+function registryCopy(db: CaseDb, file: FileRow): Buffer {
+  const parts: Buffer[] = []
+  const refuse = (why: string) =>
+    new InputError(`${file.path}: the case's copy of this canary registry ${why}, so its markers cannot be registered again after the drop; run \`crosstalk verify\``, 'E_EVIDENCE')
+  for (const row of iterateBlocks(db, file.id)) {
+    let bytes: Buffer
+    try {
+      bytes = inflateBlock(row, file.id)
+    } catch (error) {
+      throw refuse(`cannot be read (${(error as Error).message})`)
+    }
+    if (bytes.length !== row.raw_len || crc32(bytes) !== row.crc32) throw refuse(`does not match its CRC-32 (block ${row.seq})`)
+    parts.push(bytes)
+  }
+  const bytes = Buffer.concat(parts)
+  if (file.content_sha256 && createHash('sha256').update(bytes).digest('hex') !== file.content_sha256) throw refuse('does not reproduce the SHA-256 recorded at ingest')
+  return bytes
 }
 
 /** Moves each record of `files` that a remaining file holds a duplicate line of to the first such line; returns how many each file got. */

@@ -261,7 +261,12 @@ function checkAuditedFilesPresent(db: CaseDb, entries: readonly AuditEntry[], pr
         audited.set(s.sha256, {kind: 'canaries', path: String(s.file), seq: e.seq, records: numberOrNull(s.entries), bad_lines: null, added: numberOrNull(s.added)})
       }
     } else if (e.command === 'drop') {
-      for (const f of objectsOf(s.dropped)) if (typeof f.sha256 === 'string') audited.delete(f.sha256)
+      for (const f of [...objectsOf(s.dropped), ...objectsOf(s.registries_dropped)]) if (typeof f.sha256 === 'string') audited.delete(f.sha256)
+      // A registry withdrawn hands the markers another registry also gives to that file.
+      for (const r of objectsOf(s.markers_reregistered)) {
+        const f = typeof r.sha256 === 'string' ? audited.get(r.sha256) : undefined
+        if (f && f.added !== null && typeof r.markers === 'number') f.added += r.markers
+      }
       for (const k of objectsOf(s.kept_in)) {
         const f = typeof k.sha256 === 'string' ? audited.get(k.sha256) : undefined
         if (f && f.records !== null && typeof k.records === 'number') f.records += k.records

@@ -4,6 +4,7 @@ import {join} from 'node:path'
 import {crc32} from 'node:zlib'
 import {inflateBlock} from '../evidence/evidence-store.js'
 import {ingestCanaries} from '../ingest/ingest-canaries.js'
+import {auditEntriesOf} from '../store/audit.js'
 import {countCanaries, iterateCanaries, type CanaryStored} from '../store/canaries.js'
 import {iterateBlocks} from '../store/evidence-blocks.js'
 import {listFiles, type FileRow} from '../store/files.js'
@@ -26,11 +27,16 @@ export interface RegistryCheck {
 export async function verifyRegistry(db: CaseDb, problems: Problems, scratchDir: string): Promise<RegistryCheck> {
   const files = listFiles(db).filter((f) => f.kind === 'canaries' && f.state === 'complete')
   const result: RegistryCheck = {registry_files: files.length, canaries_checked: 0}
-  // Triggers count every insert, update and delete of a canary; crosstalk only ever inserts.
+  // Triggers count every insert, update and delete of a canary. crosstalk inserts, and deletes
+  // only when `drop` withdraws a registry: each marker deleted then counts once for its insert
+  // and once for its delete, and the audit log records how many (a re-registration by a file
+  // that stays is an insert of a marker that the size counts again).
   const version = registryVersion(db)
   const stored = countCanaries(db)
-  if (version !== stored) {
-    problems.add('registry', 'canary registry', `has been changed ${count(version, 'time')} but holds ${count(stored, 'marker')}: a marker was changed or removed outside crosstalk`)
+  const withdrawn = markersWithdrawn(db)
+  if (version !== stored + 2 * withdrawn) {
+    const drops = withdrawn > 0 ? ` and ${count(withdrawn, 'marker')} withdrawn by \`crosstalk drop\`` : ''
+    problems.add('registry', 'canary registry', `has been changed ${count(version, 'time')} but holds ${count(stored, 'marker')}${drops}: a marker was changed or removed outside crosstalk`)
   }
 
   const scratchPath = join(scratchDir, 'registry.db')
@@ -60,6 +66,20 @@ export async function verifyRegistry(db: CaseDb, problems: Problems, scratchDir:
     scratch.close()
   }
   return result
+}
+
+/** Registry rows deleted by registry withdrawals, as the audit log's `drop` entries record them. */
+function markersWithdrawn(db: CaseDb): number {
+  let n = 0
+  for (const e of auditEntriesOf(db, 'drop')) {
+    try {
+      const w = (JSON.parse(e.summary) as {markers_withdrawn?: unknown}).markers_withdrawn
+      if (typeof w === 'number' && Number.isSafeInteger(w) && w > 0) n += w
+    } catch {
+      // An entry that is not JSON is the audit chain's problem, reported by its own check.
+    }
+  }
+  return n
 }
 
 /** The registry file's bytes, each block against its CRC and all of them against the file's hash. */

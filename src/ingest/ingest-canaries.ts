@@ -127,10 +127,13 @@ export async function ingestCanaries(db: CaseDb, options: {path: string; now: ()
     if (size !== first.size || hash.digest('hex') !== first.sha256) {
       throw new InputError(`${path}: changed while it was being read (size or SHA-256 differs between two reads); ingest it again once nothing writes to it`, 'E_CHANGED')
     }
-    const conflicts = describeConflicts(staging.conflicts(4))
+    const clashes = staging.conflicts(4)
+    const conflicts = describeConflicts(clashes)
     if (conflicts.length > 0) {
       const shown = conflicts.slice(0, 3).join('; ')
-      throw new InputError(`${path}: the same marker registered to two sessions: ${shown}${conflicts.length > 3 ? '; and more' : ''}`, 'E_CANARY_CONFLICT')
+      // A conflict with the case's registry may be the case's mistake: say how to withdraw it.
+      const withdraw = clashes.inCase.length > 0 ? ' (if the registry already in the case is the wrong one, withdraw it first: crosstalk drop REGISTRY --reason TEXT, then ingest this one and scan)' : ''
+      throw new InputError(`${path}: the same marker registered to two sessions: ${shown}${conflicts.length > 3 ? '; and more' : ''}${withdraw}`, 'E_CANARY_CONFLICT')
     }
     setRegistryEntries(db, fileId, entries)
     // A marker the file gives twice (to the same session) is one marker, and not one the case already held.

@@ -516,6 +516,8 @@ export function loadFactsInputs(db: CaseDb, options: Omit<GatherFactsOptions, 'n
 /** A log file dropped from the case: when, its name (never its path), bytes, the records it held, and the reason recorded with the drop. */
 export interface DroppedEvidence {
   at: string
+  /** 'canaries': a canary registry withdrawn (its markers no longer classify anything); absent: a log file */
+  kind?: 'canaries'
   name: string
   sha256: string
   records: number
@@ -526,7 +528,7 @@ export interface DroppedEvidence {
 function droppedEvidence(db: CaseDb): DroppedEvidence[] {
   const out: DroppedEvidence[] = []
   for (const e of auditEntriesOf(db, 'drop')) {
-    let summary: {dropped?: Array<{path?: unknown; sha256?: unknown; records?: unknown}>; reason?: unknown}
+    let summary: {dropped?: Array<{path?: unknown; sha256?: unknown; records?: unknown}>; registries_dropped?: Array<{path?: unknown; sha256?: unknown; entries?: unknown}>; reason?: unknown}
     try {
       summary = JSON.parse(e.summary) as typeof summary
     } catch {
@@ -535,6 +537,10 @@ function droppedEvidence(db: CaseDb): DroppedEvidence[] {
     for (const f of summary.dropped ?? []) {
       if (typeof f.path !== 'string' || typeof f.sha256 !== 'string') continue
       out.push({at: e.at, name: basename(f.path.replace(/\\/g, '/')), sha256: f.sha256, records: typeof f.records === 'number' ? f.records : 0, reason: typeof summary.reason === 'string' ? summary.reason : ''})
+    }
+    for (const f of summary.registries_dropped ?? []) {
+      if (typeof f.path !== 'string' || typeof f.sha256 !== 'string') continue
+      out.push({at: e.at, kind: 'canaries', name: basename(f.path.replace(/\\/g, '/')), sha256: f.sha256, records: typeof f.entries === 'number' ? f.entries : 0, reason: typeof summary.reason === 'string' ? summary.reason : ''})
     }
   }
   return out

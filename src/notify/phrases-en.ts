@@ -302,8 +302,10 @@ export const EN = {
     `${count(names.length, 'log file')} (${namedFew(names)}) ${names.length === 1 ? 'was' : 'were'} not read whole (part of ${names.length === 1 ? 'it' : 'them'} could not be read as a model call's texts) and that part was not examined: whether it holds another session's data is not known.`,
   // Lines that could not be read were never examined: every figure is of the lines that could be.
   /** a log file dropped from the case after a notification was recorded: the evidence that notification may have listed, and why it left */
-  evidenceDropped: (d: {at: string; name: string; sha256: string; records: number; reason: string}, notifiedAt: string, reference: string) =>
-    `Evidence withdrawn since the notification of ${notifiedAt} (reference ${reference}): the log file ${d.name} (sha256 ${d.sha256}, ${d.records === 1 ? '1 record' : `${d.records} records`}) was dropped from the case on ${d.at}; reason recorded: ${d.reason || 'none given'}. Every figure in this draft is counted without it, so a figure notified then may differ for that reason.`,
+  evidenceDropped: (d: {at: string; kind?: 'canaries'; name: string; sha256: string; records: number; reason: string}, notifiedAt: string, reference: string) =>
+    d.kind === 'canaries'
+      ? `Evidence withdrawn since the notification of ${notifiedAt} (reference ${reference}): the canary registry ${d.name} (sha256 ${d.sha256}, ${d.records === 1 ? '1 entry' : `${d.records} entries`}), which told whose markers were whose, was withdrawn from the case on ${d.at}; reason recorded: ${d.reason || 'none given'}. Every response is classified without it, so who received whose data may differ from what was notified then.`
+      : `Evidence withdrawn since the notification of ${notifiedAt} (reference ${reference}): the log file ${d.name} (sha256 ${d.sha256}, ${d.records === 1 ? '1 record' : `${d.records} records`}) was dropped from the case on ${d.at}; reason recorded: ${d.reason || 'none given'}. Every figure in this draft is counted without it, so a figure notified then may differ for that reason.`,
   unreadLines: (n: number) =>
     `${count(n, 'log line')} could not be read (malformed, cut short, or over the size limit) and ${n === 1 ? 'was' : 'were'} not examined: the figures cover the lines that could be read; ${n === 1 ? 'it is' : 'they are'} kept as evidence for review.`,
   // Quarantined lines beside a "none found": never judged, so none is said only of the lines that could be read.
@@ -548,8 +550,8 @@ export const EN = {
     endNotConfirmed: 'end not confirmed',
     windowEstimated: ' (estimated where not recorded: first and last affected response in the logs)',
     effects: "Loss of confidentiality of conversation content (and identifiers found in it) to other users; integrity of the receiving users' responses.",
-    droppedLine: (d: {at: string; name: string; sha256: string; reason: string}, notifiedAt: string) =>
-      `withdrawn after the notification of ${notifiedAt}: ${d.name} sha256 ${d.sha256}, dropped on ${d.at} (reason recorded: ${d.reason || 'none given'})`,
+    droppedLine: (d: {at: string; kind?: 'canaries'; name: string; sha256: string; reason: string}, notifiedAt: string) =>
+      `withdrawn after the notification of ${notifiedAt}: ${d.kind === 'canaries' ? 'canary registry ' : ''}${d.name} sha256 ${d.sha256}, dropped on ${d.at} (reason recorded: ${d.reason || 'none given'})`,
     notificationLine: (n: {phase: 'initial' | 'follow-up'; at: string; recipient: string; reference: string; file_sha256: string | null; late: boolean}) =>
       `${n.phase === 'initial' ? 'initial' : 'follow-up'} ${n.at} to ${n.recipient === 'authority' ? 'authority' : n.recipient === 'data-subjects' ? 'data subjects' : `controller ${n.recipient}`} ref ${n.reference}${n.file_sha256 ? ` sha256 ${n.file_sha256}` : ''}${n.late ? ' LATE' : ''}`,
     severity: (a: AssessmentRecord) => `ENISA SE ${a.se} (${EN.band[a.band] ?? a.band}); suggested ${EN.outcome[a.suggested] ?? a.suggested}`,

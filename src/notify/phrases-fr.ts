@@ -247,7 +247,9 @@ export const FR: Phrases = {
   notReadWhole: (names) =>
     `${compte(names.length, 'fichier')} de journaux (${namedFew(names).replace(/ and (\d+) more$/, ' et $1 autres')}) n'${un(names.length) ? 'a' : 'ont'} pas été ${un(names.length) ? 'lu' : 'lus'} en entier (une partie n'a pas pu être lue comme textes d'un appel de modèle) et cette partie n'a pas été examinée : on ne sait pas si elle contient des données d'une autre session.`,
   evidenceDropped: (d, notifiedAt, reference) =>
-    `Preuve retirée depuis la notification du ${notifiedAt} (référence ${reference}) : le fichier de journaux ${d.name} (sha256 ${d.sha256}, ${d.records <= 1 ? `${d.records} enregistrement` : `${d.records} enregistrements`}) a été retiré du dossier le ${d.at} ; motif enregistré : ${d.reason || 'aucun'}. Chaque chiffre de ce projet est compté sans lui : un chiffre notifié alors peut différer pour cette raison.`,
+    d.kind === 'canaries'
+      ? `Preuve retirée depuis la notification du ${notifiedAt} (référence ${reference}) : le registre de canaris ${d.name} (sha256 ${d.sha256}, ${d.records <= 1 ? `${d.records} entrée` : `${d.records} entrées`}), qui disait à qui appartenait chaque marqueur, a été retiré du dossier le ${d.at} ; motif enregistré : ${d.reason || 'aucun'}. Chaque réponse est classée sans lui : qui a reçu les données de qui peut différer de ce qui a été notifié alors.`
+      : `Preuve retirée depuis la notification du ${notifiedAt} (référence ${reference}) : le fichier de journaux ${d.name} (sha256 ${d.sha256}, ${d.records <= 1 ? `${d.records} enregistrement` : `${d.records} enregistrements`}) a été retiré du dossier le ${d.at} ; motif enregistré : ${d.reason || 'aucun'}. Chaque chiffre de ce projet est compté sans lui : un chiffre notifié alors peut différer pour cette raison.`,
   unreadLines: (n) =>
     `${compte(n, 'ligne de journal', 'lignes de journal')} n'${un(n) ? 'a' : 'ont'} pas pu être ${un(n) ? 'lue' : 'lues'} (${un(n) ? 'malformée, tronquée ou trop longue' : 'malformées, tronquées ou trop longues'}) et n'${un(n) ? 'a' : 'ont'} pas été ${un(n) ? 'examinée' : 'examinées'} : les chiffres portent sur les lignes lisibles ; ${un(n) ? 'elle est conservée' : 'elles sont conservées'} comme preuve pour examen.`,
   badLines: (n) =>
@@ -444,7 +446,7 @@ export const FR: Phrases = {
     endNotConfirmed: 'fin non confirmée',
     windowEstimated: ' (estimé là où rien n\'est enregistré : première et dernière réponse concernée dans les journaux)',
     effects: "Perte de confidentialité du contenu des conversations (et des identifiants qu'il contient) envers d'autres utilisateurs ; atteinte à l'intégrité des réponses reçues par les utilisateurs destinataires.",
-    droppedLine: (d, notifiedAt) => `retiré après la notification du ${notifiedAt} : ${d.name} sha256 ${d.sha256}, retiré le ${d.at} (motif enregistré : ${d.reason || 'aucun'})`,
+    droppedLine: (d, notifiedAt) => `retiré après la notification du ${notifiedAt} : ${d.kind === 'canaries' ? 'registre de canaris ' : ''}${d.name} sha256 ${d.sha256}, retiré le ${d.at} (motif enregistré : ${d.reason || 'aucun'})`,
     notificationLine: (n) =>
       `${n.phase === 'initial' ? 'initiale' : 'complémentaire'} ${n.at} à ${n.recipient === 'authority' ? "l'autorité" : n.recipient === 'data-subjects' ? 'les personnes concernées' : `responsable de traitement ${n.recipient}`} réf. ${n.reference}${n.file_sha256 ? ` sha256 ${n.file_sha256}` : ''}${n.late ? ' EN RETARD' : ''}`,
     severity: (a) => `SE ENISA ${a.se} (${band[a.band] ?? a.band}) ; suggestion : ${outcome[a.suggested] ?? a.suggested}`,

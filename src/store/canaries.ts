@@ -161,6 +161,11 @@ export function stageRegistry(db: CaseDb): RegistryStaging {
   }
 }
 
+/** Deletes the markers registered from file `fileId` (a registry withdrawn by `drop`); returns their keys. */
+export function withdrawRegistryMarkers(db: CaseDb, fileId: number): string[] {
+  return db.prepare('DELETE FROM canaries WHERE file_id = ? RETURNING marker_key').pluck().all(fileId) as string[]
+}
+
 export interface CanaryStored extends CanaryRow {
   issued_at: string | null
   file_id: number | null

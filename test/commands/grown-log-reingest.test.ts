@@ -230,17 +230,6 @@ describe('a log that grew since it was ingested, ingested again', () => {
     expect((await run(['status', '--db', db])).stdout).toMatch(/COUNTED TWICE +\S*app\.jsonl\.1\.gz: SAME RECORDS/)
   }, 120_000)
 
-  it('drop given a canary registry of the case says it is one, that it cannot be withdrawn, and what to do instead', async () => {
-    const {logs, db, canaries} = logDir()
-    await runJson<Ingest>(['ingest', 'logs', logs, '--db', db])
-    await run(['ingest', 'canaries', canaries, '--db', db])
-    const r = await run(['drop', canaries, '--reason', 'wrong registry', '--db', db])
-    expect(r.code).toBe(1)
-    expect(r.stderr).toContain('a canary registry of the case, not a log file')
-    expect(r.stderr).toContain('build a new case from the same logs with the corrected registry')
-    expect(r.stderr).not.toContain('no log file of this path')
-  }, 120_000)
-
   it('an empty file is the earlier version only of what its own path holds later', async () => {
     const {dir, logs, db} = logDir()
     const empty = join(logs, 'empty.jsonl')

@@ -78,3 +78,43 @@ describe('evidence dropped after a processor notice', () => {
     }
   })
 })
+
+describe('a canary registry withdrawn after a notification', () => {
+  it('is named as the registry it was in the follow-up and the register, with when and why, and that who received whose data may differ', () => {
+    const r = makeCase()
+    return (async () => {
+      try {
+        // The notified registry gave A1 to acme; it is withdrawn, and the corrected one gives it to initech.
+        await r.addCanaries([[A1, 'acme', 'acme-s1']])
+        await r.addFile([
+          {request_id: 'r1', ts_ms: Date.parse('2026-10-22T08:00:00Z'), tenant_id: 'acme', session_id: 'acme-s1', request_text: `hello ${A1}`, response_text: 'fine'},
+          {request_id: 'r2', ts_ms: Date.parse('2026-10-22T10:15:00Z'), tenant_id: 'globex', session_id: 'globex-s1', request_text: 'hi', response_text: `Sure ${A1}`},
+        ])
+        scanCase(r.db, {now: new Date('2026-10-23T09:00:00.000Z')})
+        openIncident(r.db, {title: 'Leak', role: 'controller', awareAt: new Date('2026-10-23T08:00:00Z'), now: new Date('2026-10-23T10:00:00Z')})
+        recordNotification(r.db, getIncident(r.db)!, {phase: 'initial', at: new Date('2026-10-24T09:00:00Z'), reference: 'DPA-7', recipient: 'authority', now: new Date('2026-10-24T10:00:00Z')})
+        const registryPath = r.db.prepare("SELECT path FROM files WHERE kind = 'canaries'").pluck().get() as string
+        const result = dropFiles(r.db, [registryPath], 'registry of another cluster', (summary) =>
+          appendAudit(r.db, {at: new Date('2026-10-24T15:00:00Z'), command: 'drop', args: {files: [registryPath], reason: 'registry of another cluster'}, version: 'test', summary}),
+        )
+        expect(result.registries_dropped).toHaveLength(1)
+        await r.addCanaries([[A1, 'initech', 'initech-s1']])
+        scanCase(r.db, {now: new Date('2026-10-24T16:00:00.000Z')})
+        const said = withdrawn(buildArticle33(facts2(r), {language: 'en'}).investigation)
+        expect(said).toHaveLength(1)
+        expect(said[0]).toContain(`(reference DPA-7): the canary registry ${basename(registryPath)}`)
+        expect(said[0]).toContain('withdrawn from the case on 2026-10-24T15:00:00.000Z; reason recorded: registry of another cluster')
+        expect(said[0]).toContain('who received whose data may differ')
+        expect(said[0]).not.toContain('the log file')
+        const register = buildRegisterEntry(facts2(r), {language: 'en'})
+        expect(register.evidence).toContain(`withdrawn after the notification of 2026-10-24T09:00:00.000Z: canary registry ${basename(registryPath)} sha256 ${result.registries_dropped[0]!.sha256}`)
+        const fr = buildArticle33(facts2(r), {language: 'fr'}).investigation.filter((t) => t.startsWith('Preuve retirée'))
+        expect(fr[0]).toContain(`le registre de canaris ${basename(registryPath)}`)
+      } finally {
+        r.close()
+      }
+    })()
+  })
+})
+
+const facts2 = (t: TestCase) => buildFacts(loadFactsInputs(t.db), NOW)
