@@ -10,7 +10,7 @@ import {decodeParseSpec} from '../extract/parse-spec.js'
 import {registryEntries} from '../ingest/ingest-canaries.js'
 import {claimIngest, releaseIngest} from '../ingest/ingest-lock.js'
 import {IS_ERROR, NO_REQUEST_TEXT, NO_RESPONSE_TEXT, recordFlags} from '../ingest/process-unit.js'
-import {stageRegistry, withdrawRegistryMarkers} from '../store/canaries.js'
+import {keyRegistered, stageRegistry, withdrawRegistryMarkers} from '../store/canaries.js'
 import {iterateBlocks} from '../store/evidence-blocks.js'
 import {countLineAsRecord, countMissingFields, deleteFile, fileById, findLogFiles, findRegistryFiles, laterVersionsOf, listFiles, noMissingFields, type FileRow} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
@@ -184,11 +184,11 @@ function withdrawRegistries(
       staging.drop()
     }
   }
-  const present = db.prepare('SELECT 1 FROM canaries WHERE marker_key = ?').pluck()
+  const registered = keyRegistered(db)
   const dropped = registries.map((r) => {
     const keys = removedKeys.get(r.id)!
     let still = 0
-    for (const k of keys) if (present.get(k) !== undefined) still++
+    for (const k of keys) if (registered(k)) still++
     return {path: r.path, sha256: r.sha256, entries: r.records, markers_removed: keys.size - still, markers_still_registered: still}
   })
   for (const r of registries) deleteFile(db, r.id)

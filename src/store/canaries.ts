@@ -166,6 +166,12 @@ export function withdrawRegistryMarkers(db: CaseDb, fileId: number): string[] {
   return db.prepare('DELETE FROM canaries WHERE file_id = ? RETURNING marker_key').pluck().all(fileId) as string[]
 }
 
+/** Whether a marker key is registered (one prepared lookup for many keys). */
+export function keyRegistered(db: CaseDb): (key: string) => boolean {
+  const present = db.prepare('SELECT 1 FROM canaries WHERE marker_key = ?').pluck()
+  return (key) => present.get(key) !== undefined
+}
+
 export interface CanaryStored extends CanaryRow {
   issued_at: string | null
   file_id: number | null
