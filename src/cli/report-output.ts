@@ -5,6 +5,7 @@ import {buildFacts, loadFactsInputs, type CaseFacts, type GatherFactsOptions} fr
 import type {CaseDb} from '../store/open-case.js'
 import type {FinalisedWithOpenItems} from '../notify/finalise.js'
 import type {OpenItem} from '../notify/statements.js'
+import {tenantRegistered} from '../store/canaries.js'
 import {tenantHasRecords} from '../store/records.js'
 import {requireTenantInCase} from '../scope/tenant-view.js'
 import {checkDetection} from './detection-flags.js'
@@ -104,11 +105,15 @@ export async function renderReport(format: string, report: object, markdown: () 
  * has not covered everything ingested, unless `allowIncomplete`; then `warn` gets one line
  * and the report itself carries the gap (its `detection` key).
  */
-export function reportFacts(db: CaseDb, what: string, allowIncomplete: boolean, options: GatherFactsOptions & {tenant?: string; side?: 'both' | 'leaked'}, warn: (line: string) => void): CaseFacts {
+export function reportFacts(
+  db: CaseDb, what: string, allowIncomplete: boolean, options: GatherFactsOptions & {tenant?: string; side?: 'both' | 'leaked'; addressee?: string}, warn: (line: string) => void,
+): CaseFacts {
   const inputs = loadFactsInputs(db, options)
   const warning = checkDetection(inputs.scope.detection, what, allowIncomplete)
   if (warning) warn(warning)
   // A draft for a controller the case does not hold would say it was checked and found unaffected.
   if (options.tenant !== undefined) requireTenantInCase(inputs.scope, options.tenant, {has: (t) => tenantHasRecords(db, t)}, `${what}: --on-behalf-of-controller: `)
+  // A notice's addressee may have sent nothing logged yet be registered (its data may have reached others); a typo is neither.
+  if (options.addressee !== undefined) requireTenantInCase(inputs.scope, options.addressee, {has: (t) => tenantHasRecords(db, t) || tenantRegistered(db, t)}, `${what}: --tenant: `)
   return buildFacts(inputs, options.now, {tenant: options.tenant, side: options.side})
 }

@@ -11,6 +11,10 @@ export function parseInstant(value: string, what: string, given: 'flag' | 'data'
   // A flag's bad value is a usage error (exit 2, as oclif's own); a time read from the case is bad input (exit 1).
   const Refusal = given === 'flag' ? UsageError : InputError
   const text = value.trim()
+  // Only a date and time can lack a zone: anything else is not a timestamp at all (epoch numbers included).
+  if (!/^[+-]?\d{4,6}-\d{2}-\d{2}/.test(text)) {
+    throw new Refusal(`${what}: ${quoted(value)} is not a timestamp; give a date and time with its zone (ISO 8601), e.g. 2026-11-03T09:00:00Z or 2026-11-03T10:00:00+01:00`)
+  }
   if (!/(Z|z|[+-]\d{2}(:?\d{2})?)$/.test(text)) {
     throw new Refusal(`${what}: ${quoted(value)} has no time zone; add Z or an offset such as +02:00`)
   }

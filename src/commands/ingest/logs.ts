@@ -33,7 +33,7 @@ PATHS may be regular files (any name), directories (walked, through symbolic lin
     db: dbFlag,
     ...logIngestFlags,
     'max-line-bytes': Flags.integer({description: 'quarantine lines longer than this (they are never held in memory whole)', default: 256 * 1024 * 1024, min: 1}),
-    workers: Flags.integer({description: 'parse worker threads (default: one per core, at most 4; 0 parses on the main thread)', min: 0, max: 16}),
+    workers: Flags.integer({description: 'parse worker threads (default: one per core, at most 4, for input of 8 MiB or more; smaller input is parsed on the main thread, as 0 asks)', min: 0, max: 16}),
   }
 
   async run(): Promise<IngestLogsResult> {

@@ -50,7 +50,7 @@ export default class ReportProcessorNotice extends BaseCommand {
     refuseFormatBesideJson(flags.format, metadata.flags.format?.setFromDefault !== true, flags.out, this.jsonEnabled())
     const final = finalOptions(flags)
     const db = this.openCase(flags.db)
-    const facts = reportFacts(db, 'report processor-notice', flags['allow-incomplete'], {now: new Date()}, (l) => this.note(this.paint.yellow(l)))
+    const facts = reportFacts(db, 'report processor-notice', flags['allow-incomplete'], {now: new Date(), addressee: flags.tenant}, (l) => this.note(this.paint.yellow(l)))
     const options = {language: (flags.lang ?? 'en') as Language, ...final, phase: flags.phase as 'initial' | 'follow-up' | undefined}
     const render = (n: ProcessorNoticeResult): Promise<string | Buffer> =>
       renderReport(flags.format, processorNoticeJson(n), () => renderProcessorNoticeMarkdown(n), {title: `${n.final ? PHRASES[n.language].final : PHRASES[n.language].draft} - Art. 33(2)`, createdAt: n.generated_at})
