@@ -739,20 +739,43 @@ function decodeResponseString(raw: string): DecodedResponse {
  * A body of several JSON documents one per line (NDJSON): a stream logged as its chunks without
  * the `data: ` fields (OpenAI chunks one per line; Ollama's /api/chat and /api/generate stream
  * NDJSON). Read as plain text, a marker split across chunks would be missed and the gate pass.
- * Where every line that is a JSON document is a chunk or event of a stream this decoder reads
- * (stream chunks with `choices`, Responses API `response.*` events, Messages API events, error
- * objects), the lines are read as that stream is (decodeSse: deltas joined; a line that is no
- * document, such as a last line cut off, searched as its raw text). An Ollama stream (every line
- * a whole chunk with `done` and a `message` or `response`) is read as its chunks joined
- * (ollamaTexts). Any other NDJSON body (objects of no stream shape) is no text: not read, never searched as plain text,
- * so the gate cannot pass it. Null where the body is not two or more lines each opening with a
- * JSON object, the first of them whole.
+ * A stream (ndjsonStream) is read as the stream it is. Any other NDJSON body (objects of no
+ * stream shape) is no text: not read, never searched as plain text, so the gate cannot pass it.
+ * Null where the body is not two or more lines each opening with a JSON object, the first of
+ * them whole.
  */
 function decodeNdjson(raw: string): DecodedResponse | null {
+  const lines = ndjsonLines(raw)
+  if (lines === null) return null
+  return ndjsonStream(lines) ?? empty('json')
+}
+
+/**
+ * A text that is a stream kept as NDJSON (ndjsonStream), read as the stream it is; null for any
+ * other text, lines of JSON objects of no stream shape included: those stay the text they are.
+ */
+function decodeNdjsonText(raw: string): DecodedResponse | null {
+  const lines = ndjsonLines(raw)
+  return lines === null ? null : ndjsonStream(lines)
+}
+
+/** The non-blank lines of a text of two or more lines each opening with a JSON object, the first of them whole; null for any other text. */
+function ndjsonLines(raw: string): {lines: string[]; docs: unknown[]} | null {
   const lines = splitLines(raw).map((l) => l.trim()).filter((l) => l !== '')
   if (lines.length < 2 || !lines.every((l) => l.startsWith('{'))) return null
   const docs = lines.map(parseLoose)
-  if (!isObj(docs[0])) return null
+  return isObj(docs[0]) ? {lines, docs} : null
+}
+
+/**
+ * NDJSON lines that are a stream, read as it: where every line that is a JSON document is a
+ * chunk or event of a stream this decoder reads (stream chunks with `choices`, Responses API
+ * `response.*` events, Messages API events, error objects), the lines are read as that stream is
+ * (decodeSse: deltas joined; a line that is no document, such as a last line cut off, searched
+ * as its raw text). An Ollama stream (every line a whole chunk with `done` and a `message` or
+ * `response`) is read as its chunks joined (ollamaTexts). Null for lines of any other objects.
+ */
+function ndjsonStream({lines, docs}: {lines: string[]; docs: unknown[]}): DecodedResponse | null {
   if (docs.every((d) => isObj(d) && isOllama(d))) {
     // An Ollama stream: its chunks' message content (or `response`) joined in order; the done chunk's counts.
     const out = empty('json')
@@ -765,8 +788,20 @@ function decodeNdjson(raw: string): DecodedResponse | null {
     out.completionTokens = intOrNull(last.eval_count)
     return out
   }
-  if (!docs.every((d) => d === undefined || (isObj(d) && isStreamChunk(d)))) return empty('json')
-  return decodeSse(lines.map((l) => `data: ${l}`).join('\n\n')) ?? empty('json')
+  if (!docs.every((d) => d === undefined || (isObj(d) && isStreamChunk(d)))) return null
+  return decodeSse(lines.map((l) => `data: ${l}`).join('\n\n'))
+}
+
+/**
+ * A text that is a stream, read as the stream it is (deltas joined, so a marker split across
+ * chunks is whole): its server-sent-event text (decodeSseText), or its chunks one per line
+ * without `data: ` fields (NDJSON, as Ollama streams and some gateways log a stream), decided as
+ * decodeResponse decides a body that is one (decodeNdjson); null for any other text, which stays
+ * the text it is. The readers of formats that keep a gateway's raw body in a string (a Langfuse
+ * output or message content, an OTel completion's content or text part) read such a string with this.
+ */
+export function decodeStreamText(raw: string): DecodedResponse | null {
+  return decodeSseText(raw) ?? (raw.trimStart().startsWith('{') ? decodeNdjsonText(raw) : null)
 }
 
 /** JSON.parse's value, or undefined (no duplicate-key check: decodeSse reads the documents again with it). */

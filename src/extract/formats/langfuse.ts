@@ -1,10 +1,11 @@
 import {DuplicateKeyError} from '../duplicate-keys.js'
-import {decodeResponse, decodeSseText} from '../decode.js'
+import {decodeResponse, decodeStreamText} from '../decode.js'
 import {unreadShapesNote} from '../parse-record.js'
 import {isPlaceholder} from '../redaction.js'
 import {finishRecord, intOrNull, notAnObject, pick, pickTime, single, sniffByShare, strOrNull} from './common.js'
 import {completionFromMessage, completionFromMessages, errorResponse, isObj, parseJsonText, toChatMessages, type Obj} from './messages.js'
 import type {AdaptContext, AdaptResult, CompanionIndex, FormatAdapter, FormatOptions, LinePosition, NativeRecord} from './types.js'
+import {noStreamsFound, withStreamTexts} from './stream-texts.js'
 import {callTextsOf, lastCall, textLeaves, textsBeyond, withAnswerTexts, withPromptTexts, type CallTexts, type WrapperTexts} from './wrapper-texts.js'
 
 // Specification: Langfuse observations, as its exports write them, one observation a line:
@@ -45,7 +46,8 @@ import {callTextsOf, lastCall, textLeaves, textsBeyond, withAnswerTexts, withPro
 //           /v1/messages answers (thinking text, tool inputs, text, in order; in a list of
 //           several messages, each such message read so, as one choice); JSON of any other
 //           shape (a JSON answer Langfuse kept as text) -> that text as the answer; a stream
-//           kept as its SSE text -> read as the stream, as a native line's body is; an empty
+//           kept as its SSE or NDJSON text, whole or as a message's content or text part ->
+//           read as the stream, as a native line's body is; an empty
 //           object ({} or its v2 text "{}") -> an answer with no text
 //   level ERROR              -> an error response carrying statusMessage
 //
@@ -423,16 +425,30 @@ function asChatMessage(m: unknown, unread: string[]): unknown {
 /** `raw`: the output as the export wrote it; a string that is JSON of no message shape is the answer's text itself. */
 function responseOf(output: unknown, raw: unknown, notes: string[]): unknown {
   if (output === undefined || output === null || output === '') return null
-  // A streamed answer kept as its SSE text (a converter copying a gateway's body): the response
-  // decoder reads it as the stream it is, as it reads such a body in a native line; read as plain
-  // text, a marker split across two chunks would be missed and the gate pass.
-  if (typeof output === 'string') return decodeSseText(output) !== null ? output : completionFromMessage({role: 'assistant', content: output})
+  // A streamed answer kept as its SSE or NDJSON text (a converter copying a gateway's body): the
+  // response decoder reads it as the stream it is, as it reads such a body in a native line; read
+  // as plain text, a marker split across two chunks would be missed and the gate pass.
+  if (typeof output === 'string') return decodeStreamText(output) !== null ? output : completionFromMessage({role: 'assistant', content: output})
   // An empty object (or its v2 JSON text "{}"; LiteLLM's "not stored" copied in) holds no answer:
   // an answer with no text, as the response decoder reads `{}` in a native line, never the text "{}".
   if (isObj(output) && Object.keys(output).length === 0) return output
+  // A stream kept as its chunks or events: the response decoder reads it as the stream.
+  if (Array.isArray(output) && output.length > 0 && output.every(isStreamPiece)) return output
+  // A chat.completion or an error: the response decoder's, as in a native line.
+  if (isObj(output) && (Array.isArray(output.choices) || isObj(output.error))) return output
+  // The same stream kept as its text inside a message (its content or a text part, in one
+  // message or a list): read as the stream too (stream-texts.ts), the shapes it leaves unread
+  // said and the error it ended with kept.
+  const found = noStreamsFound()
+  const read = Array.isArray(output) ? output.map((m) => withStreamTexts(m, found)) : withStreamTexts(output, found)
+  const response = messagesOf(read, raw, notes)
+  if (found.unread.length > 0) notes.push(unreadShapesNote(found.unread))
+  return found.error === null ? response : {...(response as Obj), ...errorResponse(found.error)}
+}
+
+/** An output (none of the shapes responseOf keeps as they are) as the response the decoder reads. */
+function messagesOf(output: unknown, raw: unknown, notes: string[]): unknown {
   if (Array.isArray(output)) {
-    // A stream kept as its chunks or events: the response decoder reads it as the stream.
-    if (output.length > 0 && output.every(isStreamPiece)) return output
     // Anthropic content blocks as the output itself, a thinking or tool_use block among them.
     if (isMessagesContent(output)) return {type: 'message', role: 'assistant', content: output}
     // One Anthropic message (or one message of Anthropic blocks) in a list.
@@ -449,7 +465,6 @@ function responseOf(output: unknown, raw: unknown, notes: string[]): unknown {
       return messages
     }
   } else if (isObj(output)) {
-    if (Array.isArray(output.choices) || isObj(output.error)) return output
     const messages = messagesResponseOf(output) ?? messagesResponseOf(output.message)
     if (messages !== null) return messages
     // One choice of a chat.completion ({index, message, finish_reason}), as some integrations log it.

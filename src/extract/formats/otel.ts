@@ -1,10 +1,10 @@
 import {DuplicateKeyError, duplicateKeyReason} from '../duplicate-keys.js'
 import {epochToIso, unwrapAnyValue} from '../field-path.js'
 import {epochWhole, EPOCH_UNITS, implausibleEpoch} from '../../util/timestamps.js'
-import {decodeSseText} from '../decode.js'
 import {unreadShapesNote} from '../parse-record.js'
 import {isPlaceholder, OPENINFERENCE_REDACTED, oiRedactedNote} from '../redaction.js'
 import {finishRecord, intOrNull, placeholderBody, strOrNull, type Candidate} from './common.js'
+import {noStreamsFound, readStreamText, withStreamTexts} from './stream-texts.js'
 import {
   argumentsText,
   completionFromMessages,
@@ -85,8 +85,9 @@ import {callTextsOf, lastCall, textLeaves, textsBeyond, withAnswerTexts, withPro
 //     tool_calls.J.tool_call.*); and input.value / output.value (an OpenAI request /
 //     chat.completion body where the mime type is application/json, else plain text);
 //   older OpenLLMetry's llm.prompts.N.* / llm.completions.N.* (as gen_ai.prompt.N / completion.N).
-//   An answer's text that is a stream's SSE text (a gateway's body copied in) is read as the
-//   stream, as a native line's body is; a value that is a JSON string literal is the string it
+//   An answer's text that is a stream's SSE or NDJSON text (a gateway's body copied in), whole or
+//   in an output message's content or text part, is read as the stream, as a native line's body
+//   is; a value that is a JSON string literal is the string it
 //   encodes, and an empty JSON answer (output.value {} or {"choices": []}, gen_ai.output.messages
 //   "\"\"") is an answer with no text.
 //   A value that is exactly OpenInference's placeholder __REDACTED__ (OPENINFERENCE_HIDE_*) is
@@ -644,9 +645,9 @@ interface Content {
   /** The source wrote OpenInference's placeholder (__REDACTED__) in place of the prompt's / the answer's text. */
   redactedInput?: boolean
   redactedOutput?: boolean
-  /** Shapes the response decoder does not read in an answer kept as a stream's SSE text (readStreamTexts). */
+  /** Shapes the response decoder does not read in an answer kept as a stream's text (readStreamTexts). */
   streamUnread?: string[]
-  /** The error an answer kept as a stream's SSE text ended with (readStreamTexts). */
+  /** The error an answer kept as a stream's text ended with (readStreamTexts). */
   streamError?: string
 }
 
@@ -686,23 +687,20 @@ function jsonStringLiteral(v: unknown): unknown {
 }
 
 /**
- * A streamed answer kept as its SSE text where an answer's text belongs (a gateway's body copied
- * into gen_ai.completion.N.content, gen_ai.output.messages or OpenInference's output.value) is
- * read as the stream it is (decode.ts decodeSseText, as the response decoder reads such a body in
- * a native line), so a marker split across two chunks is whole; read as plain text, it would be
- * missed (the gate passing) and its pieces taken for markers registered to nobody. What the
- * decoder does not read in the stream, and the error it ended with, are kept for the record.
+ * A streamed answer kept as its SSE or NDJSON text where an answer's text belongs (a gateway's
+ * body copied into gen_ai.completion.N.content, gen_ai.output.messages, an output message's text
+ * part, a span event's message or OpenInference's output.value) is read as the stream it is
+ * (stream-texts.ts, as the response decoder reads such a body in a native line), so a marker
+ * split across two chunks is whole; read as plain text, it would be missed (the gate passing)
+ * and its pieces taken for markers registered to nobody. What the decoder does not read in the
+ * stream, and the error it ended with, are kept for the record.
  */
 function readStreamTexts(c: Content): Content {
-  const read = (text: string): string => {
-    const sse = decodeSseText(text)
-    if (sse === null) return text
-    for (const shape of sse.unread) if (!(c.streamUnread ??= []).includes(shape)) c.streamUnread.push(shape)
-    if (sse.isError && c.streamError === undefined) c.streamError = sse.errorMessage ?? 'the stream ended with an error'
-    return sse.text
-  }
-  if (c.completionText !== null) c.completionText = read(c.completionText)
-  if (c.output !== null) c.output = c.output.map((m) => (isObj(m) && typeof m.content === 'string' ? {...m, content: read(m.content)} : m))
+  const found = noStreamsFound()
+  if (c.completionText !== null) c.completionText = readStreamText(c.completionText, found)
+  if (c.output !== null) c.output = c.output.map((m) => withStreamTexts(m, found))
+  for (const shape of found.unread) if (!(c.streamUnread ??= []).includes(shape)) c.streamUnread.push(shape)
+  if (found.error !== null && c.streamError === undefined) c.streamError = found.error
   return c
 }
 
