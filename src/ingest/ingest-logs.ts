@@ -28,6 +28,7 @@ import {defaultWorkerCount, ParsePool, workersFromEnv} from './parse-pool.js'
 import {quickPass, type QuickPassResult, type QuickRecord} from './quick-pass.js'
 import {RequestIdSet} from './request-id-set.js'
 import {boundHeapGrowth, fullGc} from '../util/gc.js'
+import {safeLine} from '../util/sanitize.js'
 import {releaseFreedMemory} from './native-quick.js'
 import {offerPriorSharers} from './prior-sharers.js'
 import {rememberUnread, type UnreadSourcesChange} from './unread-sources.js'
@@ -473,7 +474,17 @@ export async function decideFormats(
     let format: LogFormat | null = given
     let reason = 'given with --log-format'
     if (f.sniff !== null) {
-      const d = await f.sniff
+      let d: SniffDecision
+      try {
+        d = await f.sniff
+      } catch (error) {
+        // Its first lines could not be read or judged (a read error, an exception in a format's
+        // sniff): this file is refused, saying why, and the files after it are still read.
+        const why = sniffFailure(error)
+        options.onFormat?.({path, format: null, auto: true, reason: why})
+        out.push({path, size, gzip, how: null, decoder: lineDecoder({format: 'native'}), reason: why})
+        continue
+      }
       const mapped = Object.keys(options.parse?.map ?? {}).length > 0
       if (d.format) reason = `auto: ${d.reason}`
       else if (/no readable JSON lines/.test(d.reason)) {
@@ -508,6 +519,15 @@ export async function decideFormats(
     out.push({path, size, gzip, how: format ? {format, reason, spec: encodeParseSpec(spec)} : null, decoder: decoder ?? lineDecoder({format: 'native'}), reason})
   }
   return out
+}
+
+/** Why a file's first lines gave no format decision (sniffFile threw), in one line. */
+function sniffFailure(error: unknown): string {
+  const e = error as NodeJS.ErrnoException | null
+  const code = typeof e?.code === 'string' ? e.code : ''
+  const message = error instanceof Error ? error.message : String(error)
+  const cause = code !== '' && !message.includes(code) ? `${code}: ${message}` : message
+  return `reading its first lines to decide the format failed (${safeLine(cause)})`
 }
 
 /** Files read together: one alone, or every file of a format whose records join lines across files (with the same parse spec). */

@@ -2,12 +2,15 @@ import {mkdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {gzipSync} from 'node:zlib'
 import {describe, expect, it, vi} from 'vitest'
-import {decideFormats, type FormatDecision} from '../../src/ingest/ingest-logs.js'
+import {decideFormats, ingestLogs, refusedMessage, type FormatDecision} from '../../src/ingest/ingest-logs.js'
+import {makeCase} from '../helpers/case-builder.js'
 import {tempDir} from '../helpers/cli.js'
 
 // Issue 18: formats are decided while the next files' first lines are being read (a few files
 // at a time). What the user sees must not change: one decision per file, in the order given,
-// and a file that cannot be read stops the run in its place, after the decisions before it.
+// and a file that cannot be opened stops the run in its place, after the decisions before it.
+// A file opened whose first lines then fail to read or to be judged is refused alone (the other
+// files are read): an exception there aborted the whole command, the other files' records lost.
 
 // A file whose first lines fail to read (an I/O error, which root's permissions cannot provoke)
 // fails here, after a delay, so that the files after it are decided first.
@@ -66,13 +69,32 @@ describe('decideFormats', () => {
     expect(seen).toEqual(paths.slice(0, 2))
   })
 
-  it('reports a file that fails while its first lines are read in its place too, after the files before it', async () => {
+  it('refuses alone, in its place, a file that fails while its first lines are read; the files after it are decided', async () => {
     const paths = files(6)
     const failing = join(dir, 'sniff-fails.jsonl')
     writeFileSync(failing, native(0))
-    const seen: string[] = []
-    await expect(decideFormats([...paths.slice(0, 2), failing, ...paths.slice(2)], null, {onFormat: (d) => seen.push(d.path)}, 1 << 20)).rejects.toThrow(/sniff-fails\.jsonl: cannot read \(EIO\)/)
-    expect(seen).toEqual(paths.slice(0, 2))
+    const list = [...paths.slice(0, 2), failing, ...paths.slice(2)]
+    const seen: FormatDecision[] = []
+    const decided = await decideFormats(list, null, {onFormat: (d) => seen.push(d)}, 1 << 20)
+    expect(seen.map((d) => d.path)).toEqual(list)
+    expect(decided.map((d) => d.path)).toEqual(list)
+    expect(decided[2]!.how).toBeNull()
+    expect(decided[2]!.reason).toBe(`reading its first lines to decide the format failed (${failing}: cannot read (EIO))`)
+    expect(seen[2]).toMatchObject({format: null, reason: decided[2]!.reason})
+    expect(decided.filter((d) => d.how === null)).toHaveLength(1)
+  })
+
+  it('ingest logs: such a file is refused in one line naming it and why, and the other files are in the case', async () => {
+    const paths = files(3)
+    const failing = join(dir, 'sniff-fails-ingest.jsonl')
+    writeFileSync(failing, native(0))
+    const tc = makeCase()
+    const result = await ingestLogs(tc.db, {paths: [paths[0]!, failing, paths[1]!, paths[2]!], now: () => new Date('2026-11-03T00:00:00Z'), workers: 0})
+    expect(result.per_file.map((f) => [f.path, f.status])).toEqual([[paths[0], 'ingested'], [failing, 'refused'], [paths[1], 'ingested'], [paths[2], 'ingested']])
+    const message = refusedMessage(result)
+    expect(message).toContain(`${failing}: not ingested: its log format could not be decided: reading its first lines to decide the format failed (${failing}: cannot read (EIO))`)
+    expect(message).not.toContain('\n')
+    expect(result.files).toBe(3)
   })
 
   it('refuses a path that is not a regular file in its place', async () => {
