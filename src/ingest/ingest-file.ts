@@ -570,7 +570,7 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
     reading = false
   } catch (error) {
     if (error instanceof DamagedStreamError) unread = error.message
-    else throw describeFailure(ctx, t, writer, error, reading)
+    else throw describeFailure(ctx, t, writer, error, reading, bytesDone)
   }
   overlap?.onReadEnd()
   try {
@@ -578,7 +578,7 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
     await evidence?.finish()
     flush()
   } catch (error) {
-    throw describeFailure(ctx, t, writer, error, false)
+    throw describeFailure(ctx, t, writer, error, false, bytesDone)
   }
   const sha256 = fileHash.digest('hex')
   return {counts: writer.counts, missing: writer.missing, sha256, contentSha256: contentHash ? contentHash.digest('hex') : sha256, contentSize, unread, firstBad, ownFrom, headSha256: headHash.digest('hex'), fileBytes}
@@ -605,9 +605,10 @@ export function ownLines(unit: {bytes: Buffer; offset: number; firstLineNo: numb
 
 /**
  * One line for a failure mid-file. A full disk is the case's problem, not the log's: it names
- * the case and says the file will be redone. Reading errors name the line reached.
+ * the case and says the file will be redone. Reading errors name the line reached (`bytesDone`:
+ * the bytes of the file read before it, said where no line was stored yet).
  */
-function describeFailure(ctx: IngestContext, t: PreparedFile, writer: UnitWriter, error: unknown, reading: boolean): Error {
+function describeFailure(ctx: IngestContext, t: PreparedFile, writer: UnitWriter, error: unknown, reading: boolean, bytesDone: number): Error {
   if (error instanceof IngestInterrupted || error instanceof CliError || error instanceof PreviousFileFailed) return error as Error
   const e = error as NodeJS.ErrnoException
   const code = typeof e.code === 'string' ? e.code : ''
@@ -618,10 +619,16 @@ function describeFailure(ctx: IngestContext, t: PreparedFile, writer: UnitWriter
     )
   }
   if (code.startsWith('SQLITE_')) {
-    return new InputError(`${ctx.db.name}: writing the case failed (${code}: ${e.message}) while storing ${t.path} after line ${writer.counts.lines}`, 'E_CASE_WRITE')
+    return new InputError(`${ctx.db.name}: writing the case failed (${code}: ${e.message}) while storing ${t.path} ${failedWhere(writer.counts.lines, bytesDone)}`, 'E_CASE_WRITE')
   }
-  if (reading) return new InputError(`${t.path}: read failed after line ${writer.counts.lines} (${code || e.message})`, 'E_UNREADABLE')
+  if (reading) return new InputError(`${t.path}: read failed ${failedWhere(writer.counts.lines, bytesDone)} (${code || e.message})`, 'E_UNREADABLE')
   return error as Error
+}
+
+/** Where in a file a failure came: after the last line stored; before the first line, or after the bytes read, where none was ("after line 0" named a line there is none of). */
+function failedWhere(lines: number, bytesDone: number): string {
+  if (lines > 0) return `after line ${lines}`
+  return bytesDone > 0 ? `after byte ${bytesDone}, before any line was stored` : 'before the first line'
 }
 
 const DAMAGED_FIX = 'the compressed file is damaged: copy it again from where it was collected (gzip -t FILE tests a copy)'
