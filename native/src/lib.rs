@@ -424,6 +424,8 @@ impl QuickExtractor {
             b"tenant_id" => value_into(text, i, &mut out.tenant_id),
             b"session_id" => value_into(text, i, &mut out.session_id),
             b"status" => value_into(text, i, &mut out.status),
+            b"prefill_node" => value_into(text, i, &mut out.prefill_node),
+            b"decode_node" => value_into(text, i, &mut out.decode_node),
             b"prompt_tokens" => value_into(text, i, &mut out.prompt_tokens),
             b"completion_tokens" => value_into(text, i, &mut out.completion_tokens),
             b"request" => value_into(text, i, &mut out.request),
@@ -1041,6 +1043,10 @@ struct NativeLine<'a> {
     tenant_id: Option<Any<'a>>,
     session_id: Option<Any<'a>>,
     status: Option<Any<'a>>,
+    /// Read only to be JSON text (serde_json refuses a lone surrogate in a string it reads, and
+    /// TypeScript makes such a node a bad line: two such nodes would be stored as one).
+    prefill_node: Option<Any<'a>>,
+    decode_node: Option<Any<'a>>,
     prompt_tokens: Option<Any<'a>>,
     completion_tokens: Option<Any<'a>>,
     request: Option<decode::Request<'a>>,
@@ -1093,6 +1099,8 @@ impl<'de, 'x> Visitor<'de> for LineSeed<'x, 'de> {
                 "tenant_id" => out.tenant_id = Some(map.next_value()?),
                 "session_id" => out.session_id = Some(map.next_value()?),
                 "status" => out.status = Some(map.next_value()?),
+                "prefill_node" => out.prefill_node = Some(map.next_value()?),
+                "decode_node" => out.decode_node = Some(map.next_value()?),
                 "prompt_tokens" => out.prompt_tokens = Some(map.next_value()?),
                 "completion_tokens" => out.completion_tokens = Some(map.next_value()?),
                 "request" => out.request = Some(map.next_value()?),

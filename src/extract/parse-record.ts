@@ -124,7 +124,12 @@ export function rowFromRecord(value: unknown, notes: string[] = [], bodies?: Dec
   }
   // An id holding a lone surrogate cannot be stored as written: two such ids would be one
   // (util/unicode-text.ts). Every format and --map reaches here, so the rule is kept once.
-  const notText = notUnicodeField({request_id: ids[0]!, tenant_id: ids[1]!, session_id: ids[2]!})
+  // The nodes too: the per-node table groups records by them, so two such nodes would be one.
+  const nodes = {prefill_node: strOrNull(obj.prefill_node), decode_node: strOrNull(obj.decode_node)}
+  const notText = notUnicodeField({
+    request_id: ids[0]!, tenant_id: ids[1]!, session_id: ids[2]!,
+    ...Object.fromEntries(Object.entries(nodes).filter((e): e is [string, string] => e[1] !== null)),
+  })
   if (notText !== null) return {bad: notText}
   let ts
   try {
@@ -161,8 +166,8 @@ export function rowFromRecord(value: unknown, notes: string[] = [], bodies?: Dec
       status: checkedInt(obj.status, 'status', STATUS_MIN, STATUS_MAX, notes),
       endpoint: strOrNull(obj.endpoint),
       model: strOrNull(obj.model),
-      prefill_node: strOrNull(obj.prefill_node),
-      decode_node: strOrNull(obj.decode_node),
+      prefill_node: nodes.prefill_node,
+      decode_node: nodes.decode_node,
       prompt_tokens: checkedInt(obj.prompt_tokens, 'prompt_tokens', 0, Number.MAX_SAFE_INTEGER, notes) ?? response.promptTokens,
       completion_tokens: checkedInt(obj.completion_tokens, 'completion_tokens', 0, Number.MAX_SAFE_INTEGER, notes) ?? response.completionTokens,
       cached_tokens: response.cachedTokens,

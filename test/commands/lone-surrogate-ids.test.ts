@@ -1,4 +1,4 @@
-import {mkdirSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {tempDir} from '../helpers/cli.js'
@@ -69,6 +69,34 @@ describe('an identifying field holding a lone surrogate', () => {
       expect(r.code, r.stderr).toBe(1)
       expect(r.stderr).toMatch(/--fail-on-leak cannot pass: .*1 quarantined line never judged/)
       expect(`${r.stdout}${r.stderr}`).not.toMatch(/Please report this|differs from the scan/)
+    })
+  }
+
+  for (const field of ['prefill_node', 'decode_node'] as const) {
+    it(`in ${field}: the line is quarantined naming the field (two such nodes would be stored as one), and triage's quick pass agrees`, async () => {
+      const dir = tempDir()
+      const db = join(dir, 'case.db')
+      const file = join(dir, 'log.jsonl')
+      const withNode = (line: string, node: string): string => JSON.stringify({...(JSON.parse(line) as object), [field]: node})
+      writeFileSync(file, [
+        withNode(bareLine('r1', 'tn-a', 'sess-1', `${MARKER} hi`, 'ok', TS), 'node-\ud800'),
+        withNode(bareLine('r2', 'tn-b', 'sess-2', 'hi', `you said ${MARKER}`, '2026-10-30T02:00:00Z'), 'node-\udc00'),
+        withNode(bareLine('r3', 'tn-b', 'sess-2', 'hi', 'fine', '2026-10-30T03:00:00Z'), 'node-1'),
+      ].map((l) => `${l}\n`).join(''))
+      // The lines as written hold the escapes, not the characters.
+      expect(readFileSync(file, 'utf8')).toContain('"node-\\ud800"')
+      expect((await run(['ingest', 'canaries', registry(dir), '--db', db])).code).toBe(0)
+      expect((await run(['ingest', 'logs', file, '--db', db])).code).toBe(0)
+      const status = await runJson<BadLines>(['status', '--db', db, '--bad-lines'])
+      expect(status.records).toBe(1)
+      expect(status.bad_line_list.map((b) => [b.line, b.reason])).toEqual([
+        [1, `${field} holds a lone surrogate (\\ud800): not Unicode text`],
+        [2, `${field} holds a lone surrogate (\\udc00): not Unicode text`],
+      ])
+      const t = await run(['triage', file, '--canaries', registry(dir), '--db', join(dir, 'triage.db'), '--fail-on-leak'])
+      expect(t.code, t.stderr).toBe(1)
+      expect(t.stderr).toMatch(/--fail-on-leak cannot pass: .*2 quarantined lines never judged/)
+      expect(`${t.stdout}${t.stderr}`).not.toMatch(/Please report this|differs from the scan/)
     })
   }
 

@@ -612,6 +612,31 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     ])
   })
 
+  it('leaves to TypeScript, which makes it a bad line naming the field, a prefill_node or decode_node holding a lone surrogate', () => {
+    // Two such nodes ("node-\ud800", "node-\udc00") would be stored as one and merged in the
+    // per-node table: TypeScript refuses the line; the quick extractor, which skipped the nodes,
+    // reads them now, and serde_json's refusal leaves the line to TypeScript.
+    const line = (request_id: string, nodes: Record<string, string>) =>
+      JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id, tenant_id: 't', session_id: 's', ...nodes, request: 'hi', response: 'see CANARY-0123456789abcdef'})
+    const lines = [
+      line('a', {prefill_node: 'node-\ud800'}),
+      line('b', {decode_node: 'node-\udc00'}),
+      line('c', {prefill_node: 'node-1', decode_node: 'node-\udbff'}),
+      line('d', {prefill_node: 'node-\ud83d\ude00', decode_node: 'node-2'}),
+    ]
+    expect(lines[0]).toContain('"node-\\ud800"')
+    const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
+    expect(claims(bytes, set)).toEqual({left: 3, blank: 0, record: 1})
+    const quick = same(taskOf(bytes), set)
+    expect(quick.bad).toBe(3)
+    const bad = runIngest(taskOf(bytes), true, set).items.flatMap((i) => (i.k === 'b' ? [[i.lineNo, i.reason]] : []))
+    expect(bad).toEqual([
+      [1, 'prefill_node holds a lone surrogate (\\ud800): not Unicode text'],
+      [2, 'decode_node holds a lone surrogate (\\udc00): not Unicode text'],
+      [3, 'decode_node holds a lone surrogate (\\udbff): not Unicode text'],
+    ])
+  })
+
   it('leaves to TypeScript a chat answer holding a member it does not read (read by TypeScript or named unread there), and claims one of known members only', () => {
     const m = 'CANARY-0123456789abcdef'
     const chunk = (delta: unknown, choice: Record<string, unknown> = {}, top: Record<string, unknown> = {}) => `data: ${JSON.stringify({id: 'c', object: 'chat.completion.chunk', created: 1, model: 'x', choices: [{index: 0, delta, ...choice}], ...top})}\n\n`
