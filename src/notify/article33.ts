@@ -11,6 +11,7 @@ import {finalisation} from './finalise.js'
 import {computeClock, DEADLINE_MS, type ClockResult} from './clock.js'
 import {detectionSummary} from './detection-note.js'
 import {assertGrounded, Lines, splitList} from './statements.js'
+import {withOpenItemLines} from './reader-text.js'
 import {timelineOrderRef, timelineOrderRemedy, timesOutOfOrder} from './timeline-order.js'
 import {breachWindowContradictions, PER_COUNTRY_BELOW, perCountryShortfall, WINDOW_END_CONTRADICTED, WINDOW_START_CONTRADICTED} from './recorded-vs-logs.js'
 
@@ -526,7 +527,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   }
   // Last, once every open item is known (the form's own included): final only with none, or with them accepted.
   const finalised = finalisation('report article33', L.open_items, options, language, facts.generated_at)
-  return article33Schema.parse({...draft, finalised_with_open_items: finalised, form_fields: formFields})
+  return article33Schema.parse(withOpenItemLines({...draft, finalised_with_open_items: finalised, form_fields: formFields}, language, options.final ? 'final' : 'draft'))
 }
 
 /** Where a form field's number comes from: the EDPB common template's rows, or the authority's own form. */

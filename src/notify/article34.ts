@@ -6,6 +6,7 @@ import {finalisation, finalisedWithOpenItemsSchema} from './finalise.js'
 import {concernsController, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, noScopeItem, requireControllerConcerned, type CaseFacts} from './facts.js'
 import {PHRASES, type Language} from './phrases.js'
 import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
+import {withOpenItemLines} from './reader-text.js'
 import {breachWindowContradictions} from './recorded-vs-logs.js'
 import {timelineOrderRemedy, timesBeforeBreachStart} from './timeline-order.js'
 
@@ -188,7 +189,7 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   let decision: string | null = null
   if (a) decision = L.stated('decision', P.decisionStated(a), [`assessment#${a.id}`])
   assertGrounded(L.statements)
-  return article34Schema.parse({
+  return article34Schema.parse(withOpenItemLines({
     kind: 'article34',
     draft: !(options.final ?? false),
     final: options.final ?? false,
@@ -215,5 +216,5 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
     duplicate_lines_not_examined: duplicatesUnexamined,
     statements: L.statements,
     open_items: L.open_items,
-  })
+  }, language, options.final ? 'letter' : 'draft'))
 }

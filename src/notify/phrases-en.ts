@@ -178,8 +178,12 @@ export const EN = {
   final: 'FINAL',
   /** Said at the head of a document finalised with open items (--final --accept-open-items). */
   finalisedWithOpenItems: (n: number, by: string, at: string) =>
-    `Finalised on ${at} by ${by} with ${count(n, 'point')} still open (each marked "to be completed" below): further information will follow as soon as it is established.`,
+    `Finalised on ${at} by ${by} with ${count(n, 'point')} still open (each marked "not yet known" below): further information will follow as soon as it is established.`,
   toComplete: (item: string) => `to be completed: ${item}`,
+  /** A final document's value not known yet (a draft's "to be completed", without what records it). */
+  notYetKnown: (item: string) => `not yet known: ${item}`,
+  /** A final document's open item: what is not known yet, and that it will follow (GDPR Art. 33(4): information in phases). */
+  toFollow: (item: string) => `not yet known: ${item}; it will be provided as soon as it is established`,
   unknown: 'not yet known',
   none: 'none',
   /** 'none' said of a feminine noun in languages that agree (French: sessions, réponses, catégories, période) */
@@ -429,6 +433,8 @@ export const EN = {
   // ---- Article 34 (to data subjects, plain language)
   a34: {
     title: 'Important information about your personal data',
+    /** A final letter's open item, in plain words (Art. 34(2)): what we do not know yet, and that we will say it. */
+    notYetKnown: (item: string) => `Not yet known: ${item}. We will tell you as soon as we know.`,
     nothingFound: "We searched the logs of the AI service and found no answer that showed text from another person's conversation.",
     /** The contact line: a DPO only where a DPO name is recorded; contact details alone are a contact point. */
     dpoLine: (name: string, contact: string | null) => `Our data protection officer: ${contact ? `${name}, ${contact}` : name}.`,

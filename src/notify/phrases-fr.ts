@@ -141,8 +141,10 @@ export const FR: Phrases = {
   draft: 'PROJET',
   final: 'VERSION FINALE',
   finalisedWithOpenItems: (n, by, at) =>
-    `Version finalisée le ${at} par ${by} avec ${compte(n, 'point')} encore ${un(n) ? 'ouvert' : 'ouverts'} (chacun indiqué « à compléter » ci-dessous) : les informations complémentaires suivront dès qu'elles seront établies.`,
+    `Version finalisée le ${at} par ${by} avec ${compte(n, 'point')} encore ${un(n) ? 'ouvert' : 'ouverts'} (chacun indiqué « pas encore connu » ci-dessous) : les informations complémentaires suivront dès qu'elles seront établies.`,
   toComplete: (item) => `à compléter : ${item}`,
+  notYetKnown: (item) => `pas encore connu : ${item}`,
+  toFollow: (item) => `pas encore connu : ${item} ; cette information sera transmise dès qu'elle sera établie`,
   unknown: 'non connu à ce stade',
   // « aucun » s'accorde avec le nom qu'il remplace : masculin (marqueur, client), féminin (session, réponse, catégorie, période).
   none: 'aucun',
@@ -352,6 +354,7 @@ export const FR: Phrases = {
   inTime: 'dans le délai',
 
   a34: {
+    notYetKnown: (item) => `Pas encore connu : ${item}. Nous vous en informerons dès que nous le saurons.`,
     dpoLine: (name, contact) => `Notre délégué à la protection des données : ${contact ? `${name}, ${contact}` : name}.`,
     contactPointLine: (contact) => `Vous pouvez nous contacter à l'adresse suivante : ${contact}.`,
     nothingFound: "Nous avons analysé les journaux du service d'IA et n'avons trouvé aucune réponse montrant le texte de la conversation d'une autre personne.",

@@ -9,6 +9,7 @@ import {retryConcerns} from '../scope/retry-leaks.js'
 import {affectedTenants, droppedSince, withdrawnControllers, DUPLICATE_LEAKS_REMEDY, factsExposureKnown, DUPLICATES_NOT_EXAMINED_REMEDY, examinedTotals, ORIGINALS_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts, type Counterpart, type TenantExposure} from './facts.js'
 import {categoryLabel, leakedSide, PHRASES, receivedSide, type Language} from './phrases.js'
 import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
+import {withOpenItemLines} from './reader-text.js'
 import {count} from '../util/plural.js'
 import {safeLine, quoted} from '../util/sanitize.js'
 
@@ -381,7 +382,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
       ? L.stated('phase', N.phaseInitial(still, ownRecords), ['rule:Art. 33(4)'])
       : L.stated('phase', N.phaseFollowUp(sent ? {at: sent.at, reference: sent.reference, late: sent.late} : null, still, ownRecords), sent ? [`notification#${sent.id}`] : ['rule:Art. 33(4)'])
   assertGrounded(L.statements)
-  return processorNoticeSchema.parse({
+  return processorNoticeSchema.parse(withOpenItemLines({
     kind: 'processor-notice',
     draft: !(options.final ?? false),
     final: options.final ?? false,
@@ -456,7 +457,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
     your_next_steps: steps,
     statements: L.statements,
     open_items: L.open_items,
-  })
+  }, language, options.final ? 'final' : 'draft'))
 }
 
 /** Another customer's marker count is not known, not none, where the case holds no canary registry. */

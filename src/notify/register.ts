@@ -9,6 +9,7 @@ import {affectedTenants, droppedSince, withdrawnControllers, factsControllersKno
 import {noneFoundGaps, noneFoundValue} from './none-found.js'
 import {categoryLabel, noLeakStatement, PHRASES, rangeText, type Language, type Phrases} from './phrases.js'
 import {assertGrounded, joinItems, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
+import {withOpenItemLines} from './reader-text.js'
 
 // GDPR Art. 33(5): document every breach (notified or not) so the authority can verify
 // compliance: facts, effects, remedial action, the decision and its reasoning, the
@@ -192,7 +193,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     `${categoryLabel(c.kind, c.label, language, facts.totals.registry_files > 0)}${c.kind === 'free_text' ? '' : ` (${c.kind.startsWith('conversation_content') ? P.register.inResponses(c.responses) : P.register.distinctValues(c.count, c.responses)})`}`,
   )
   assertGrounded(L.statements)
-  return registerEntrySchema.parse({
+  return registerEntrySchema.parse(withOpenItemLines({
     kind: 'register-entry',
     draft: !(options.final ?? false),
     language,
@@ -237,7 +238,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     statements: L.statements,
     open_items: L.open_items,
     finalised_with_open_items: finalisation('report register', L.open_items, options, language, facts.generated_at),
-  })
+  }, language, options.final ? 'final' : 'draft'))
 }
 
 /**

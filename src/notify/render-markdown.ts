@@ -10,6 +10,7 @@ import type {Phrases} from './phrases-en.js'
 import {followsInPhases, type ProcessorNoticeResult} from './processor-notice.js'
 import type {RegisterEntryResult} from './register.js'
 import type {OpenItem} from './statements.js'
+import {gapText, localRef, openItemLine, restateGaps, type OpenItemMode} from './reader-text.js'
 import {AWARE_BEFORE_DETECTION, AWARE_BEFORE_START, DETECTED_BEFORE_START, INVESTIGATION_BEFORE_DETECTION} from './timeline-order.js'
 import {loadTemplate, renderTemplate, type View, type ViewValue} from './template.js'
 import {compte, count} from '../util/plural.js'
@@ -40,32 +41,17 @@ const AUTHORITY_NAMES_FR: Record<string, string> = {
   dpc: 'Data Protection Commission (Irlande)',
 }
 
-/** "to be completed: X (Art. 33(3)(d); crosstalk incident set --measures-taken ...)", escaped. */
-export function openItemText(o: OpenItem, lang: Language): string {
-  const P = PHRASES[lang]
-  return escapeMd(`${P.toComplete(o.item)} (${localRef(o.ref, lang)}${o.record_with ? `${P.join}${o.record_with}` : ''})`)
+/** An open item's line, escaped: a draft's "to be completed: X (Art. 33(3)(d); crosstalk incident set --measures-taken ...)", a final document's "not yet known: X; it will be provided ..." (reader-text.ts). */
+export function openItemText(o: OpenItem, lang: Language, mode: OpenItemMode = 'draft'): string {
+  return escapeMd(openItemLine(o, lang, mode))
 }
 
-/** A citation in the document's language: "Art. 33(3)(d); template 94-95" -> "art. 33.3.d ; modèle du CEPD 94-95". */
-export function localRef(ref: string, lang: Language): string {
-  if (lang === 'en') return ref
-  return ref
-    .replace(/EDPB template/g, 'modèle du CEPD')
-    .replace(/\b([A-Z]+) form: /g, 'formulaire $1 : ')
-    .replace(/\btemplate\b/g, 'modèle du CEPD')
-    .replace(/EDPB (\d+\/\d+)/g, 'CEPD $1')
-    .replace(/Art\. (\d+)\((\d+)\)\(([a-z])\)/g, 'art. $1.$2.$3')
-    .replace(/Art\. (\d+)\((\d+)\)/g, 'art. $1.$2')
-    .replace(/Art\. /g, 'art. ')
-    .replace(/, (\d+)\((\d+)\)/g, ', $1.$2')
-    .replace(/Recital/g, 'considérant')
-    .replace(/; /g, ' ; ')
-}
+export {localRef}
 
-/** One list per section: its open items, rendered as "to be completed: ...". */
-function openBySection(items: readonly OpenItem[], lang: Language): View {
+/** One list per section: its open items, rendered as "to be completed: ..." (a final document: "not yet known: ..."). */
+function openBySection(items: readonly OpenItem[], lang: Language, mode: OpenItemMode): View {
   const out: Record<string, string[]> = {}
-  for (const o of items) (out[`open_${o.section}`] ??= []).push(openItemText(o, lang))
+  for (const o of items) (out[`open_${o.section}`] ??= []).push(openItemText(o, lang, mode))
   return out as unknown as View
 }
 
@@ -136,7 +122,7 @@ export function article33View(d: Article33Result): View {
   const beforeStart = (ref: string) => d.open_items.find((o) => o.ref === ref)
   const flag = (holder: View, key: string, ...refs: string[]): void => {
     const item = refs.map(beforeStart).find((o) => o !== undefined)
-    if (item && holder[key] !== null && holder[key] !== undefined) holder[key] = `${String(holder[key])} (${escapeMd(P.toComplete(item.item))})`
+    if (item && holder[key] !== null && holder[key] !== undefined) holder[key] = `${String(holder[key])} (${escapeMd(gapText(item.item, d.language, d.final))})`
   }
   const timelineView = view.timeline as View
   flag(timelineView, 'breach_started_at', AWARE_BEFORE_START, DETECTED_BEFORE_START)
@@ -178,7 +164,7 @@ export function article33View(d: Article33Result): View {
   const qualifyRange = (range: string): string => (noLeak === null || noneAffected || !noLeak.open ? range : retries > 0 && d.scope!.registry_files > 0 ? P.notCountingRetries(range, retries) : P.ofWhatWasExamined(range))
   return {
     ...view,
-    ...openBySection(d.open_items, d.language),
+    ...openBySection(d.open_items, d.language, d.final ? 'final' : 'draft'),
     notifications: d.notifications.map((n) => escapeView({...n, phase: P.phase[n.phase], recipient: P.recipient(n.recipient)}) as View),
     evidence: d.evidence.map((e) => escapeView({...e, kind: P.evidenceKind[e.kind] ?? e.kind}) as View),
     heading: word,
@@ -189,7 +175,7 @@ export function article33View(d: Article33Result): View {
     role_text: d.role ? escapeMd(P.role[d.role] + (d.prepared_on_behalf_of ? (fr ? `, pour le compte du client ${d.prepared_on_behalf_of}` : `, on behalf of customer ${d.prepared_on_behalf_of}`) : '')) : null,
     nature_types: d.nature.types.map((t) => P.breachType[t]).join(', ') || null,
     has_nodes: d.nature.nodes.length > 0,
-    data_subject_categories: d.data_subjects.categories.length ? d.data_subjects.categories.map(escapeMd).join('; ') : noneAffected ? P.noneFeminine : noLeak !== null ? escapeMd(noLeak.value) : known ? null : escapeMd(P.exposureUnknown.notKnown),
+    data_subject_categories: d.data_subjects.categories.length ? d.data_subjects.categories.map(escapeMd).join('; ') : noneAffected ? P.noneFeminine : noLeak !== null ? escapeMd(d.final ? restateGaps(noLeak.value, d.language) : noLeak.value) : known ? null : escapeMd(P.exposureUnknown.notKnown),
     // No category row: the draft's own finding of no exposure (said only of what detection covered,
     // with what it did not), or the open item that stands where the scope is not known; never a bare header.
     data_categories_none: d.data_categories.length > 0 ? null : escapeMd(noCategories(d, P)),
@@ -202,7 +188,7 @@ export function article33View(d: Article33Result): View {
     has_notifications: d.notifications.length > 0,
     has_excerpts: (d.excerpts ?? []).length > 0,
     excerpts_note: d.excerpts_note === null ? null : escapeMd(d.excerpts_note),
-    open_all: d.open_items.map((o) => openItemText(o, d.language)),
+    open_all: d.open_items.map((o) => openItemText(o, d.language, d.final ? 'final' : 'draft')),
     controller_lines: d.statements.filter((s) => s.section === 'controller').map((s) => escapeMd(s.text)),
     protection_lines: d.statements.filter((s) => s.section === 'protection').map((s) => escapeMd(s.text)),
     cross_border_lines: d.statements.filter((s) => s.section === 'cross_border').map((s) => escapeMd(s.text)),
@@ -213,7 +199,8 @@ export function article33View(d: Article33Result): View {
     // Findings out of date: every scope figure with its base, kept or not known (never left out).
     stale_figures_heading: d.scope_as_it_stands ? escapeMd(P.staleFigures.heading) : null,
     stale_figures_rows: (d.scope_as_it_stands?.figures ?? []).map((f) => escapeView({label: f.label, value_text: f.value === null ? P.unknown : String(f.value), note: f.note}) as View),
-    language_note: d.language_basis === 'authority' ? (fr ? 'Rédigé en français pour la CNIL (--lang en pour l’anglais).' : null) : null,
+    // A final document names no flag: the note says only what it is written in.
+    language_note: d.language_basis === 'authority' ? (fr ? (d.final ? 'Rédigé en français pour la CNIL.' : 'Rédigé en français pour la CNIL (--lang en pour l’anglais).') : null) : null,
   }
 }
 
@@ -234,7 +221,7 @@ export function renderArticle33Markdown(d: Article33Result): string {
   return withFinalisedNote(d, renderTemplate(
     loadTemplate(templateName('article33', d.language)),
     article33View(d),
-    missingByName(d.language, d.open_items, {
+    missingByName(d.language, d.final, d.open_items, {
       'timeline.breach_started_at': [o.breachStart],
       'timeline.breach_ended_at': [o.breachEnd],
       'timeline.detected_at': [o.detectedAt],
@@ -254,8 +241,8 @@ export function renderArticle33Markdown(d: Article33Result): string {
   ))
 }
 
-export function missingText(language: Language): string {
-  return escapeMd(PHRASES[language].toComplete(language === 'fr' ? 'voir les points ouverts' : 'see the open items'))
+export function missingText(language: Language, final = false): string {
+  return escapeMd(gapText(language === 'fr' ? 'voir les points ouverts' : 'see the open items', language, final))
 }
 
 /**
@@ -263,11 +250,11 @@ export function missingText(language: Language): string {
  * that asks for it (the first of `items[name]` the document lists), so that every gap a reader
  * sees is named in the open items with what records it.
  */
-function missingByName(language: Language, openItems: readonly OpenItem[], items: Record<string, ReadonlyArray<string>>): (name: string) => string {
+function missingByName(language: Language, final: boolean, openItems: readonly OpenItem[], items: Record<string, ReadonlyArray<string>>): (name: string) => string {
   const listed = new Set(openItems.map((o) => o.item))
   return (name) => {
     const item = (items[name] ?? []).find((i) => listed.has(i))
-    return item === undefined ? missingText(language) : escapeMd(PHRASES[language].toComplete(item))
+    return item === undefined ? missingText(language, final) : escapeMd(gapText(item, language, final))
   }
 }
 
@@ -281,16 +268,17 @@ export function renderArticle34Markdown(d: Article34Result): string {
   // the sender's, never in it (report article34 prints them on stderr); a draft gives them in sections of their own, after the letter.
   const sender = !d.final
   const view: View = {
-    ...(escapeView(d) as View), ...openBySection(d.open_items, d.language), heading: d.final ? P.final : P.draft, subject: escapeMd(P.a34.title),
+    // A final letter says what is not known yet in plain words, never what records it (reader-text.ts).
+    ...(escapeView(d) as View), ...openBySection(d.open_items, d.language, d.final ? 'letter' : 'draft'), heading: d.final ? P.final : P.draft, subject: escapeMd(P.a34.title),
     notes: sender ? d.notes.map(escapeMd) : [], has_notes: sender && d.notes.length > 0,
     open_all: sender ? d.open_items.map((o) => openItemText(o, d.language)) : [], has_open: sender && d.open_items.length > 0, contact_line: contactLine === null ? null : escapeMd(contactLine),
   }
-  return withFinalisedNote(d, renderTemplate(loadTemplate(templateName('article34', d.language)), view, missingText(d.language)))
+  return withFinalisedNote(d, renderTemplate(loadTemplate(templateName('article34', d.language)), view, missingText(d.language, d.final)))
 }
 
 export function renderRegisterMarkdown(d: RegisterEntryResult): string {
   const P = PHRASES[d.language]
-  const view: View = {...(escapeView(d) as View), heading: d.draft ? P.draft : P.final, late_text: d.late ? P.lateFlag : '', open_all: d.open_items.map((o) => openItemText(o, d.language)), has_open: d.open_items.length > 0}
+  const view: View = {...(escapeView(d) as View), heading: d.draft ? P.draft : P.final, late_text: d.late ? P.lateFlag : '', open_all: d.open_items.map((o) => openItemText(o, d.language, d.draft ? 'draft' : 'final')), has_open: d.open_items.length > 0}
   // An empty cell reads as nothing to say: no notification is said as none recorded, and a
   // processor's count of controllers notified is given out of those affected.
   const fr = d.language === 'fr'
@@ -315,7 +303,7 @@ export function renderRegisterMarkdown(d: RegisterEntryResult): string {
   return withFinalisedNote(d, renderTemplate(
     loadTemplate(templateName('register', d.language)),
     view,
-    missingByName(d.language, d.open_items, {breach_window: [o.breachStart], reference: [o.internalReference, o.noIncident], detected_at: [o.detectedAt, o.noIncident], severity: [o.risk, o.noIncident], notified_authority_at: [o.notifications, o.noIncident]}),
+    missingByName(d.language, !d.draft, d.open_items, {breach_window: [o.breachStart], reference: [o.internalReference, o.noIncident], detected_at: [o.detectedAt, o.noIncident], severity: [o.risk, o.noIncident], notified_authority_at: [o.notifications, o.noIncident]}),
   ))
 }
 
@@ -323,7 +311,7 @@ export function renderRegisterMarkdown(d: RegisterEntryResult): string {
 function noCategories(d: Article33Result, P: Phrases): string {
   if (d.scope && d.scope.exposure.responses === 0 && d.nature.summary.length > 0) return d.nature.summary.join(' ')
   const open = d.open_items.find((o) => o.section === 'scope')
-  return P.toComplete(open?.item ?? P.open.noScan)
+  return gapText(open?.item ?? P.open.noScan, d.language, d.final)
 }
 
 export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string {
@@ -407,13 +395,14 @@ export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string 
   // records to complete before sending are listed apart, so the count and the list agree.
   const toFollow = n.open_items.filter(followsInPhases)
   const beforeSending = n.open_items.filter((o) => !followsInPhases(o))
+  const mode: OpenItemMode = n.final ? 'final' : 'draft'
   return withFinalisedNote(n, renderTemplate(
     loadTemplate(templateName('processor-notice', n.language)),
     {
-      ...view, ...openBySection(n.open_items, n.language), heading: n.final ? P.final : P.draft, phase_label: escapeMd(P.phase[n.phase]),
-      open_all: toFollow.map((o) => openItemText(o, n.language)), has_open: toFollow.length > 0,
-      before_sending: beforeSending.map((o) => openItemText(o, n.language)), has_before_sending: beforeSending.length > 0, before_sending_heading: escapeMd(P.notice.beforeSending),
+      ...view, ...openBySection(n.open_items, n.language, mode), heading: n.final ? P.final : P.draft, phase_label: escapeMd(P.phase[n.phase]),
+      open_all: toFollow.map((o) => openItemText(o, n.language, mode)), has_open: toFollow.length > 0,
+      before_sending: beforeSending.map((o) => openItemText(o, n.language, mode)), has_before_sending: beforeSending.length > 0, before_sending_heading: escapeMd(P.notice.beforeSending),
     },
-    missingByName(n.language, n.open_items, {processor: [P.open.processor, P.open.noIncident]}),
+    missingByName(n.language, n.final, n.open_items, {processor: [P.open.processor, P.open.noIncident]}),
   ))
 }

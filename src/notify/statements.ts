@@ -31,8 +31,14 @@ export const openItemSchema = z.object({
   item: z.string(),
   /** the article or form row it answers */
   ref: z.string(),
-  /** how to record it (a crosstalk command), when crosstalk can */
+  /** how to record it (a crosstalk command), when crosstalk can: for the sender, never shown in a final document */
   record_with: z.string().nullable(),
+  /**
+   * the line the document shows for it: a draft's "to be completed: ..." with what records it; a final
+   * document's "not yet known: ...; it will be provided ..." with no command (set on every document's
+   * items; absent from an E_OPEN_ITEMS error's details)
+   */
+  text: z.string().optional(),
 })
 
 export type Basis = z.infer<typeof basisSchema>
