@@ -114,6 +114,25 @@ export const replayGroupSchema = z.object({
   interrupted: z.boolean(),
 })
 
+const rangeThen = z.object({low: z.number().int(), high: z.number().int().nullable()}).nullable()
+
+/** The scope a notification was based on (store/notifications.ts NotificationScope). */
+export const notificationScopeSchema = z.object({
+  known: z.boolean(),
+  /** false: detection did not cover the whole case then (or markers no registry attributed): each figure a lower bound */
+  detection_complete: z.boolean(),
+  responses: z.number().int().nullable(),
+  sessions: z.number().int().nullable(),
+  source_tenants: z.number().int().nullable(),
+  recipient_tenants: z.number().int().nullable(),
+  controllers: z.number().int().nullable(),
+  data_subjects: rangeThen,
+  records: rangeThen,
+  first_seen: z.string().nullable(),
+  last_seen: z.string().nullable(),
+  scan: z.object({finished_at: z.string(), sighting_rules: z.number().int().nullable(), extract_scheme: z.string()}).nullable(),
+})
+
 export const notificationFactSchema = z.object({
   id: z.number().int(),
   phase: z.enum(['initial', 'follow-up']),
@@ -125,6 +144,11 @@ export const notificationFactSchema = z.object({
   file_sha256: z.string().nullable(),
   late: z.boolean(),
   delay_reason: z.string().nullable(),
+  /**
+   * the scope it was based on, stored when it was recorded (notify record; a later scan never changes it): counts null where
+   * not known then; `known` false: the case gave no scope then; null: not recorded (a notification recorded before this release)
+   */
+  scope_at_notification: notificationScopeSchema.nullable(),
 })
 
 export const clockSchema = z.object({

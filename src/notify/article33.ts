@@ -507,7 +507,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
       authorities_notified: own?.authorities_notified ?? null,
     },
     other_authorities: {police: inc?.police_report ?? null, others: inc?.other_authorities ?? null},
-    notifications: listed.map((n) => ({id: n.id, phase: n.phase, at: n.at, reference: n.reference, recipient: n.recipient, controller: n.controller ?? null, file_sha256: n.file_sha256, late: n.late, delay_reason: n.delay_reason})),
+    notifications: listed.map((n) => ({id: n.id, phase: n.phase, at: n.at, reference: n.reference, recipient: n.recipient, controller: n.controller ?? null, file_sha256: n.file_sha256, late: n.late, delay_reason: n.delay_reason, scope_at_notification: n.scope_at_notification ?? null})),
     notification_statements: notificationStatements,
     statements: L.statements,
     open_items: L.open_items,

@@ -1,7 +1,7 @@
 import {createHash} from 'node:crypto'
 import {readFileSync} from 'node:fs'
 import {InputError} from '../errors.js'
-import {insertNotification, listNotificationRows, type NotificationRow} from '../store/notifications.js'
+import {insertNotification, insertNotificationScope, listNotificationRows, type NotificationRow, type NotificationScope} from '../store/notifications.js'
 import type {CaseDb} from '../store/open-case.js'
 import {isLate, noticePeriodMs} from './clock.js'
 import type {IncidentRecord} from './incident.js'
@@ -40,6 +40,8 @@ export interface RecordNotificationOptions {
   now: Date
   /** Whether the case holds records of this tenant (a processor's notice goes to a tenant it served). */
   knownTenant?: (tenant: string) => boolean
+  /** the scope it is based on (notificationScopeNow), stored with it; absent: none stored (it reads as not recorded) */
+  scope?: NotificationScope
 }
 
 type IncidentForCheck = Pick<IncidentRecord, 'role' | 'aware_at' | 'controller_deadline_hours' | 'delay_reason'>
@@ -131,7 +133,9 @@ export function recordNotification(db: CaseDb, incident: IncidentForCheck, optio
     phase: options.phase, at: options.at, reference, recipient: options.recipient.trim(), delayReason: options.delayReason?.trim() || null,
     filePath: options.file ?? null, fileSha256: sha256, fileSize: size, recordedAt: options.now.toISOString(), controller: options.controller?.trim() || null,
   })
-  return {...row, late: notificationLate(incident, row)}
+  // What it was based on, kept as it is now: a later scan changes the case's figures, never what was notified.
+  if (options.scope) insertNotificationScope(db, row.id, options.scope)
+  return {...row, scope_at_notification: options.scope ?? null, late: notificationLate(incident, row)}
 }
 
 /**

@@ -5,6 +5,7 @@ import {formatDuration, minuteDown, minuteUp} from './time.js'
 import {markersStaleReason, type MarkersStaleCause} from '../scope/unscanned.js'
 import {count} from '../util/plural.js'
 import {asSentence} from './statements.js'
+import type {NotificationScope} from '../store/notifications.js'
 
 /** Up to five names, then how many more. */
 const listed = (names: readonly string[]): string => (names.length > 5 ? `${names.slice(0, 5).join(', ')}, and ${names.length - 5} more` : names.join(', '))
@@ -20,6 +21,40 @@ const pct = (x: number): string => `${(x * 100).toFixed(0)} %`
 
 /** 75600 -> "21h 00m 00s"; negative values are rendered as "overdue by ...". */
 /** A late initial notification's clause: the reasons as recorded, or that none are (never "given" without a record). */
+/**
+ * What a recorded notification was based on, as stored when it was recorded (migration 023): a
+ * sentence of its own, or '' for a notification built by hand (no scope given). Never today's figures.
+ */
+function notifiedScope(scope: NotificationScope | null | undefined): string {
+  if (scope === undefined) return ''
+  if (scope === null) return ' The scope it was based on was not recorded (it was recorded before crosstalk kept the scope of each notification): what it stated is not known here, and the figures of this document are those known now, not those notified.'
+  if (!scope.known) return ` No scope was known when it was recorded (${scope.scan === null ? 'the case had not been scanned' : "the scan's findings did not cover the case"}).`
+  const n = (x: number | null): string => (x === null ? 'an unknown number' : scope.detection_complete ? String(x) : `at least ${x}`)
+  const range = (r: {low: number; high: number | null} | null): string => (r === null ? 'not known' : r.high === null ? `at least ${r.low}` : r.high === r.low ? String(r.low) : `${r.low} to ${r.high}`)
+  const window = scope.first_seen && scope.last_seen ? `, between ${scope.first_seen} and ${scope.last_seen}` : ''
+  const scan = scope.scan ? ` (scan finished ${scope.scan.finished_at}, sighting rules ${scope.scan.sighting_rules ?? 'before 2'}, extract scheme ${scope.scan.extract_scheme})` : ''
+  return ` It was based on the scope as found then${scan}: ${n(scope.responses)} ${scope.responses === 1 ? 'response' : 'responses'} carrying another session's data, from ${n(scope.sessions)} ${scope.sessions === 1 ? 'session' : 'sessions'} of ${n(scope.source_tenants)} ${scope.source_tenants === 1 ? 'customer' : 'customers'}, received by ${n(scope.recipient_tenants)}; ${n(scope.controllers)} ${scope.controllers === 1 ? 'customer (controller)' : 'customers (controllers)'} concerned; data subjects: ${range(scope.data_subjects)}; records: ${range(scope.records)}${window}.${scope.detection_complete ? '' : ' Detection did not cover the whole case then: each figure was a lower bound.'}`
+}
+
+/** A follow-up notice to one controller: what the notice it follows rested on, by scan only (the stored figures are the whole case's, never another customer's to read). */
+function notifiedScan(scope: NotificationScope | null | undefined): string {
+  if (scope === undefined) return ''
+  if (scope === null) return ' What that notice was based on was not recorded (it was recorded before crosstalk kept it): the figures below are those known now, not necessarily those it gave.'
+  return scope.scan === null
+    ? ' No scan had finished when that notice was recorded: the figures below are those known now.'
+    : ` That notice rested on the findings of the scan finished ${scope.scan.finished_at}: the figures below are those known now, not necessarily those it gave.`
+}
+
+/** The short form for a register line: "scope then: 5 responses, 4 sessions, 3 customers concerned" ('' for a row built by hand). */
+function notifiedScopeShort(scope: NotificationScope | null | undefined): string {
+  if (scope === undefined) return ''
+  if (scope === null) return ' (scope then: not recorded)'
+  if (!scope.known) return ' (scope then: not known)'
+  const n = (x: number | null): string => (x === null ? '?' : scope.detection_complete ? String(x) : `at least ${x}`)
+  const plural = (x: number | null, word: string): string => `${n(x)} ${x === 1 ? word : `${word}s`}`
+  return ` (scope then: ${plural(scope.responses, 'response')}, ${plural(scope.sessions, 'session')}, ${plural(scope.controllers, 'customer')} concerned${scope.first_seen && scope.last_seen ? `, ${scope.first_seen} to ${scope.last_seen}` : ''})`
+}
+
 function lateReason(reason: string | null): string {
   return reason ? `, after the deadline; reasons for the delay: ${reason}.` : ', after the deadline; no reasons for the delay are recorded.'
 }
@@ -369,9 +404,12 @@ export const EN = {
   replayGroup,
   measureRecorded: (text: string) => text,
   controllersNotified: (done: number, total: number) => `Affected customers (controllers) notified under Art. 33(2): ${done} of ${total}.`,
-  notificationStated: (n: {phase: 'initial' | 'follow-up'; at: string; reference: string; recipient: string; late: boolean; delay_reason: string | null}, incidentDelayReason: string | null) =>
+  notificationStated: (n: {phase: 'initial' | 'follow-up'; at: string; reference: string; recipient: string; late: boolean; delay_reason: string | null; scope_at_notification?: NotificationScope | null}, incidentDelayReason: string | null) =>
     `${n.phase === 'initial' ? 'Initial notification' : 'Follow-up notification'} to ${EN.recipient(n.recipient)} on ${n.at} (reference ${n.reference})` +
-    (n.late ? lateReason(n.delay_reason ?? incidentDelayReason) : '.'),
+    (n.late ? lateReason(n.delay_reason ?? incidentDelayReason) : '.') + notifiedScope(n.scope_at_notification),
+  /** What a recorded notification was based on (stored when it was recorded), as a sentence; '' for one built by hand. */
+  notifiedScope,
+  notifiedScan,
   decisionStated: (a: AssessmentRecord) =>
     `Decision recorded on ${a.at}${a.decided_by ? ` by ${a.decided_by}` : ''}: ${EN.outcome[a.decision] ?? a.decision}. Rationale: ${a.rationale}`,
   enisaMethod: (a: Pick<AssessmentRecord, 'dpc' | 'ei' | 'cb' | 'se' | 'band' | 'suggested'>) =>
@@ -558,8 +596,8 @@ export const EN = {
     effects: "Loss of confidentiality of conversation content (and identifiers found in it) to other users; integrity of the receiving users' responses.",
     droppedLine: (d: {at: string; kind?: 'canaries'; name: string; sha256: string; reason: string}, notifiedAt: string) =>
       `withdrawn after the notification of ${notifiedAt}: ${d.kind === 'canaries' ? 'canary registry ' : ''}${d.name} sha256 ${d.sha256}, dropped on ${d.at} (reason recorded: ${d.reason || 'none given'})`,
-    notificationLine: (n: {phase: 'initial' | 'follow-up'; at: string; recipient: string; reference: string; file_sha256: string | null; late: boolean}) =>
-      `${n.phase === 'initial' ? 'initial' : 'follow-up'} ${n.at} to ${n.recipient === 'authority' ? 'authority' : n.recipient === 'data-subjects' ? 'data subjects' : `controller ${n.recipient}`} ref ${n.reference}${n.file_sha256 ? ` sha256 ${n.file_sha256}` : ''}${n.late ? ' LATE' : ''}`,
+    notificationLine: (n: {phase: 'initial' | 'follow-up'; at: string; recipient: string; reference: string; file_sha256: string | null; late: boolean; scope_at_notification?: NotificationScope | null}) =>
+      `${n.phase === 'initial' ? 'initial' : 'follow-up'} ${n.at} to ${n.recipient === 'authority' ? 'authority' : n.recipient === 'data-subjects' ? 'data subjects' : `controller ${n.recipient}`} ref ${n.reference}${n.file_sha256 ? ` sha256 ${n.file_sha256}` : ''}${n.late ? ' LATE' : ''}${notifiedScopeShort(n.scope_at_notification)}`,
     severity: (a: AssessmentRecord) => `ENISA SE ${a.se} (${EN.band[a.band] ?? a.band}); suggested ${EN.outcome[a.suggested] ?? a.suggested}`,
     authorityProcessor: 'not applicable: as processor, we notify each controller (Art. 33(2)); notifying the authority is the controller\'s duty (Art. 33(1))',
     proposed: (m: string) => `Proposed, not yet taken: ${m}`,

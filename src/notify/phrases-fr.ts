@@ -6,6 +6,35 @@ import type {MarkersStaleCause} from '../scope/unscanned.js'
 import {compte, frSingular as un} from '../util/plural.js'
 import {asSentence} from './statements.js'
 import {minuteDown, minuteUp} from './time.js'
+import type {NotificationScope} from '../store/notifications.js'
+
+/** Ce sur quoi reposait une notification enregistrée (le périmètre gardé à son enregistrement, migration 023) ; '' pour une notification construite à la main. */
+function notifiedScope(scope: NotificationScope | null | undefined): string {
+  if (scope === undefined) return ''
+  if (scope === null) return " Le périmètre sur lequel elle reposait n'a pas été enregistré (elle l'a été avant que crosstalk garde le périmètre de chaque notification) : ce qu'elle indiquait n'est pas connu ici, et les chiffres de ce document sont ceux connus aujourd'hui, non ceux notifiés."
+  if (!scope.known) return ` Aucun périmètre n'était connu lors de son enregistrement (${scope.scan === null ? "le dossier n'avait pas été analysé" : "les résultats de l'analyse ne couvraient pas le dossier"}).`
+  const n = (x: number | null): string => (x === null ? 'un nombre inconnu de' : scope.detection_complete ? String(x) : `au moins ${x}`)
+  const range = (r: {low: number; high: number | null} | null): string => (r === null ? 'non connu' : r.high === null ? `au moins ${r.low}` : r.high === r.low ? String(r.low) : `${r.low} à ${r.high}`)
+  const window = scope.first_seen && scope.last_seen ? `, entre le ${scope.first_seen} et le ${scope.last_seen}` : ''
+  const scan = scope.scan ? ` (analyse terminée le ${scope.scan.finished_at}, règles d'observation ${scope.scan.sighting_rules ?? 'antérieures à 2'}, schéma d'extraction ${scope.scan.extract_scheme})` : ''
+  return ` Elle reposait sur le périmètre connu alors${scan} : ${n(scope.responses)} réponse(s) portant les données d'une autre session, issues de ${n(scope.sessions)} session(s) de ${n(scope.source_tenants)} client(s), reçues par ${n(scope.recipient_tenants)} client(s) ; ${n(scope.controllers)} client(s) (responsables de traitement) concerné(s) ; personnes concernées : ${range(scope.data_subjects)} ; enregistrements : ${range(scope.records)}${window}.${scope.detection_complete ? '' : " L'analyse ne couvrait pas alors tout le dossier : chaque chiffre était un minimum."}`
+}
+
+function notifiedScan(scope: NotificationScope | null | undefined): string {
+  if (scope === undefined) return ''
+  if (scope === null) return " Ce sur quoi reposait cette notification n'a pas été enregistré (elle l'a été avant que crosstalk le garde) : les chiffres ci-dessous sont ceux connus aujourd'hui, pas nécessairement ceux qu'elle donnait."
+  return scope.scan === null
+    ? " Aucune analyse n'était terminée lors de l'enregistrement de cette notification : les chiffres ci-dessous sont ceux connus aujourd'hui."
+    : ` Cette notification reposait sur les résultats de l'analyse terminée le ${scope.scan.finished_at} : les chiffres ci-dessous sont ceux connus aujourd'hui, pas nécessairement ceux qu'elle donnait.`
+}
+
+function notifiedScopeShort(scope: NotificationScope | null | undefined): string {
+  if (scope === undefined) return ''
+  if (scope === null) return ' (périmètre alors : non enregistré)'
+  if (!scope.known) return ' (périmètre alors : non connu)'
+  const n = (x: number | null): string => (x === null ? '?' : scope.detection_complete ? String(x) : `au moins ${x}`)
+  return ` (périmètre alors : ${n(scope.responses)} réponses, ${n(scope.sessions)} sessions, ${n(scope.controllers)} clients concernés${scope.first_seen && scope.last_seen ? `, du ${scope.first_seen} au ${scope.last_seen}` : ''})`
+}
 
 // Les phrases des projets, notifications et entrées de registre, en français : exactement les
 // clés de la table anglaise (le type l'impose), pour qu'aucun document ne retombe sur l'anglais.
@@ -298,9 +327,12 @@ export const FR: Phrases = {
     const reason = n.delay_reason ?? incidentDelayReason
     return (
       `${n.phase === 'initial' ? 'Notification initiale' : 'Notification complémentaire'} à ${recipient(n.recipient)} le ${n.at} (référence ${n.reference})` +
-      (n.late ? (reason ? `, après l'échéance ; motifs du retard : ${reason}.` : ", après l'échéance ; aucun motif du retard n'est enregistré.") : '.')
+      (n.late ? (reason ? `, après l'échéance ; motifs du retard : ${reason}.` : ", après l'échéance ; aucun motif du retard n'est enregistré.") : '.') +
+      notifiedScope(n.scope_at_notification)
     )
   },
+  notifiedScope,
+  notifiedScan,
   decisionStated: (a: AssessmentRecord) => `Décision enregistrée le ${a.at}${a.decided_by ? ` par ${a.decided_by}` : ''} : ${outcome[a.decision] ?? a.decision}. Justification : ${a.rationale}`,
   enisaMethod: (a) =>
     `Gravité ENISA 2013 SE = DPC x EI + CB = ${a.dpc} x ${a.ei} + ${a.cb} = ${a.se} (${band[a.band] ?? a.band}) ; suggestion : ${outcome[a.suggested] ?? a.suggested}. Indicatif seulement, mis en regard des facteurs de risque des lignes directrices 9/2022 du CEPD.`,
@@ -451,7 +483,7 @@ export const FR: Phrases = {
     effects: "Perte de confidentialité du contenu des conversations (et des identifiants qu'il contient) envers d'autres utilisateurs ; atteinte à l'intégrité des réponses reçues par les utilisateurs destinataires.",
     droppedLine: (d, notifiedAt) => `retiré après la notification du ${notifiedAt} : ${d.kind === 'canaries' ? 'registre de canaris ' : ''}${d.name} sha256 ${d.sha256}, retiré le ${d.at} (motif enregistré : ${d.reason || 'aucun'})`,
     notificationLine: (n) =>
-      `${n.phase === 'initial' ? 'initiale' : 'complémentaire'} ${n.at} à ${n.recipient === 'authority' ? "l'autorité" : n.recipient === 'data-subjects' ? 'les personnes concernées' : `responsable de traitement ${n.recipient}`} réf. ${n.reference}${n.file_sha256 ? ` sha256 ${n.file_sha256}` : ''}${n.late ? ' EN RETARD' : ''}`,
+      `${n.phase === 'initial' ? 'initiale' : 'complémentaire'} ${n.at} à ${n.recipient === 'authority' ? "l'autorité" : n.recipient === 'data-subjects' ? 'les personnes concernées' : `responsable de traitement ${n.recipient}`} réf. ${n.reference}${n.file_sha256 ? ` sha256 ${n.file_sha256}` : ''}${n.late ? ' EN RETARD' : ''}${notifiedScopeShort(n.scope_at_notification)}`,
     severity: (a) => `SE ENISA ${a.se} (${band[a.band] ?? a.band}) ; suggestion : ${outcome[a.suggested] ?? a.suggested}`,
     authorityProcessor: "sans objet : en tant que sous-traitant, nous notifions chaque responsable de traitement (art. 33.2) ; la notification à l'autorité incombe au responsable de traitement (art. 33.1)",
     delayReasonOf: (reference, reason) => `${reason} (avec la notification ${reference})`,

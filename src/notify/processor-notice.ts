@@ -380,7 +380,8 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   const phaseText =
     phase === 'initial'
       ? L.stated('phase', N.phaseInitial(still, ownRecords), ['rule:Art. 33(4)'])
-      : L.stated('phase', N.phaseFollowUp(sent ? {at: sent.at, reference: sent.reference, late: sent.late} : null, still, ownRecords), sent ? [`notification#${sent.id}`] : ['rule:Art. 33(4)'])
+      // What the initial notice rested on, as stored when it was recorded (by scan: the stored figures are the whole case's, not this customer's to read).
+      : L.stated('phase', N.phaseFollowUp(sent ? {at: sent.at, reference: sent.reference, late: sent.late} : null, still, ownRecords) + (sent ? P.notifiedScan(sent.scope_at_notification) : ''), sent ? [`notification#${sent.id}`] : ['rule:Art. 33(4)'])
   assertGrounded(L.statements)
   return processorNoticeSchema.parse(withOpenItemLines({
     kind: 'processor-notice',

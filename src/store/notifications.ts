@@ -17,6 +17,55 @@ export interface NotificationRow {
   delay_reason: string | null
   /** in a processor's case, the controller (tenant id) an authority notification was made for; null: none named (absent: a row built by hand, none named) */
   controller?: string | null
+  /** the scope it was based on, stored when it was recorded (migration 023); null: not recorded (recorded before); absent: a row built by hand */
+  scope_at_notification?: NotificationScope | null
+}
+
+/**
+ * The scope a notification was based on, as the case gave it when the notification was recorded.
+ * `known` false: the case gave no scope then (never scanned, or findings that did not cover it):
+ * every figure null. A null figure is not known, never 0.
+ */
+export interface NotificationScope {
+  known: boolean
+  /** whether detection covered everything the case held then (else the figures were at least these) */
+  detection_complete: boolean
+  /** responses carrying another session's data (by canary marker or verbatim text) */
+  responses: number | null
+  /** source sessions whose data reached another session */
+  sessions: number | null
+  /** customers (tenants) whose data reached another session */
+  source_tenants: number | null
+  /** customers whose users received another session's data */
+  recipient_tenants: number | null
+  /** customers (controllers) concerned: those a processor notifies */
+  controllers: number | null
+  data_subjects: {low: number; high: number | null} | null
+  records: {low: number; high: number | null} | null
+  first_seen: string | null
+  last_seen: string | null
+  /** the last finished scan it rests on: when it finished, its sighting rules and extract scheme; null: none */
+  scan: {finished_at: string; sighting_rules: number | null; extract_scheme: string} | null
+}
+
+interface NotificationScopeRow {
+  notification_id: number
+  known: number
+  detection_complete: number
+  responses: number | null
+  sessions: number | null
+  source_tenants: number | null
+  recipient_tenants: number | null
+  controllers: number | null
+  data_subjects_low: number | null
+  data_subjects_high: number | null
+  records_low: number | null
+  records_high: number | null
+  first_seen: string | null
+  last_seen: string | null
+  scan_finished_at: string | null
+  sighting_rules: number | null
+  extract_scheme: string | null
 }
 
 export interface NewNotification {
@@ -42,7 +91,45 @@ export function insertNotification(db: CaseDb, n: NewNotification): Notification
 }
 
 export function listNotificationRows(db: CaseDb): NotificationRow[] {
-  return db.prepare(`SELECT ${NOTIFICATION_COLUMNS} FROM notifications ORDER BY at_ms, id`).all() as NotificationRow[]
+  const scopes = notificationScopes(db)
+  return (db.prepare(`SELECT ${NOTIFICATION_COLUMNS} FROM notifications ORDER BY at_ms, id`).all() as NotificationRow[]).map((n) => ({...n, scope_at_notification: scopes.get(n.id) ?? null}))
+}
+
+/** Stores the scope a notification was based on (once, when it is recorded). */
+export function insertNotificationScope(db: CaseDb, notificationId: number, s: NotificationScope): void {
+  db.prepare(
+    `INSERT INTO notification_scopes (notification_id, known, detection_complete, responses, sessions, source_tenants, recipient_tenants, controllers,
+       data_subjects_low, data_subjects_high, records_low, records_high, first_seen, last_seen, scan_finished_at, sighting_rules, extract_scheme)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    notificationId, s.known ? 1 : 0, s.detection_complete ? 1 : 0, s.responses, s.sessions, s.source_tenants, s.recipient_tenants, s.controllers,
+    s.data_subjects?.low ?? null, s.data_subjects?.high ?? null, s.records?.low ?? null, s.records?.high ?? null, s.first_seen, s.last_seen,
+    s.scan?.finished_at ?? null, s.scan?.sighting_rules ?? null, s.scan?.extract_scheme ?? null,
+  )
+}
+
+/** The stored scope of each notification that has one, by notification id (one recorded before migration 023 has none). */
+export function notificationScopes(db: CaseDb): Map<number, NotificationScope> {
+  const rows = db.prepare('SELECT * FROM notification_scopes').all() as NotificationScopeRow[]
+  return new Map(
+    rows.map((r) => [
+      r.notification_id,
+      {
+        known: r.known === 1,
+        detection_complete: r.detection_complete === 1,
+        responses: r.responses,
+        sessions: r.sessions,
+        source_tenants: r.source_tenants,
+        recipient_tenants: r.recipient_tenants,
+        controllers: r.controllers,
+        data_subjects: r.data_subjects_low === null ? null : {low: r.data_subjects_low, high: r.data_subjects_high},
+        records: r.records_low === null ? null : {low: r.records_low, high: r.records_high},
+        first_seen: r.first_seen,
+        last_seen: r.last_seen,
+        scan: r.scan_finished_at === null || r.extract_scheme === null ? null : {finished_at: r.scan_finished_at, sighting_rules: r.sighting_rules, extract_scheme: r.extract_scheme},
+      },
+    ]),
+  )
 }
 
 

@@ -3,6 +3,7 @@ import {BaseCommand, dbFlag} from '../../cli/base-command.js'
 import {safeLine} from '../../util/sanitize.js'
 import {requireIncident} from '../../notify/incident.js'
 import {recordNotification, type NotifyRecordResult, type Phase} from '../../notify/notifications.js'
+import {notificationScopeNow} from '../../notify/notification-scope.js'
 import {tenantRegistered} from '../../store/canaries.js'
 import {tenantHasRecords} from '../../store/records.js'
 import {parseInstant} from '../../notify/time.js'
@@ -47,6 +48,8 @@ export default class NotifyRecord extends BaseCommand {
         controller: flags.controller,
         // A controller whose data reached others may have sent nothing logged: the registry names it too (the clock and the notices do).
         knownTenant: (t) => tenantHasRecords(db, t) || tenantRegistered(db, t),
+        // The scope this notification is based on, stored with it (a later scan may grow the case's).
+        scope: notificationScopeNow(db, now),
         now,
       })
       this.audit(db, {flags}, {notification: r.id, sha256: r.file_sha256}, now)

@@ -21,6 +21,7 @@ import {up as notificationController} from './019-notification-controller.js'
 import {up as notComparableResponses} from './020-not-comparable-responses.js'
 import {up as filesBySize} from './021-files-by-size.js'
 import {up as tenantLabels} from './022-tenant-labels.js'
+import {up as notificationScopes} from './023-notification-scopes.js'
 
 export interface Migration {
   version: number
@@ -54,4 +55,5 @@ export const MIGRATIONS: readonly Migration[] = [
   {version: 20, name: 'not-comparable-responses', up: notComparableResponses},
   {version: 21, name: 'files-by-size', up: filesBySize},
   {version: 22, name: 'tenant-labels', up: tenantLabels},
+  {version: 23, name: 'notification-scopes', up: notificationScopes},
 ]
