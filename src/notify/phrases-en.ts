@@ -591,6 +591,9 @@ export const EN = {
 
   // ---- register (Art. 33(5))
   register: {
+    /** A processor's register: the whole case's count (first side) beside the per-controller drafts' (either side), so the two never read as one disagreeing number. */
+    subjectsEitherSide: (eitherSide: string, low: number) =>
+      ` The Article 33 drafts prepared for each controller (and their letters to data subjects) count that controller's end users on either side of the exposure: those whose data reached another session and those served another session's data. Over all controllers that is ${eitherSide} ${eitherSide === '1' ? 'session' : 'sessions'} (a session on both sides counted once), where the ${low} above ${low === 1 ? 'counts' : 'count'}, as the whole case's Article 33 draft does, those whose data reached another session.`,
     endNotConfirmed: 'end not confirmed',
     windowEstimated: ' (estimated where not recorded: first and last affected response in the logs)',
     effects: "Loss of confidentiality of conversation content (and identifiers found in it) to other users; integrity of the receiving users' responses.",

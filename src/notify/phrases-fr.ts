@@ -478,6 +478,8 @@ export const FR: Phrases = {
   },
 
   register: {
+    subjectsEitherSide: (eitherSide, low) =>
+      ` Les projets de notification (art. 33) préparés pour chaque responsable de traitement (et leurs lettres aux personnes concernées) comptent les utilisateurs finaux de ce responsable des deux côtés de l'exposition : ceux dont les données ont atteint une autre session et ceux à qui les données d'une autre session ont été servies. Pour l'ensemble des responsables de traitement, cela fait ${eitherSide} session(s) (une session des deux côtés comptée une fois), là où le chiffre de ${low} ci-dessus compte, comme le projet de notification de tout le dossier, celles dont les données ont atteint une autre session.`,
     endNotConfirmed: 'fin non confirmée',
     windowEstimated: ' (estimé là où rien n\'est enregistré : première et dernière réponse concernée dans les journaux)',
     effects: "Perte de confidentialité du contenu des conversations (et des identifiants qu'il contient) envers d'autres utilisateurs ; atteinte à l'intégrité des réponses reçues par les utilisateurs destinataires.",

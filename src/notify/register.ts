@@ -67,6 +67,13 @@ export const registerEntrySchema = z.object({
   open_items: z.array(openItemSchema),
   /** who accepted finalising it with open items, and when (--final --accept-open-items NAME); null otherwise (last: the CSV's new column comes after the others) */
   finalised_with_open_items: finalisedWithOpenItemsSchema,
+  /**
+   * a processor's: its customers' end users on either side of the exposure (sessions whose data reached another session, or
+   * that were served another session's data; one on both counted once), as the Article 33 drafts prepared for each controller
+   * count theirs (summed over the controllers); `data_subjects` counts the first side only, as the whole case's Article 33
+   * draft does, and says both. null for a controller, and where the scope is not known (after finalised_with_open_items: the CSV's columns keep their places)
+   */
+  data_subjects_either_side: z.number().int().nullable(),
 })
 
 /** `crosstalk report register --format json` */
@@ -192,6 +199,9 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   const categories = (s?.categories ?? []).map((c) =>
     `${categoryLabel(c.kind, c.label, language, facts.totals.registry_files > 0)}${c.kind === 'free_text' ? '' : ` (${c.kind.startsWith('conversation_content') ? P.register.inResponses(c.responses) : P.register.distinctValues(c.count, c.responses)})`}`,
   )
+  // A processor's controllers each count their end users on either side (facts.ts controllerSubjects); the whole case's
+  // count is of those whose data reached another session: both are said, never one figure read as the other.
+  const eitherSide = inc?.role === 'processor' && s ? eitherSideSessions(facts.tenants) : null
   assertGrounded(L.statements)
   return registerEntrySchema.parse(withOpenItemLines({
     kind: 'register-entry',
@@ -209,7 +219,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     late,
     breach_window: breachWindow(inc, s, P),
     facts: factsText,
-    data_subjects: (s ? range({...s.data_subjects, method: countMethods(s, language, facts.for_tenant).subjects}) : null) ?? P.toComplete(noScopeItem(facts, P.open)),
+    data_subjects: (s ? `${range({...s.data_subjects, method: countMethods(s, language, facts.for_tenant).subjects})}${eitherSide === null ? '' : P.register.subjectsEitherSide(factsExposureKnown(facts) ? String(eitherSide) : `${language === 'fr' ? 'au moins' : 'at least'} ${eitherSide}`, s.data_subjects.low)}` : null) ?? P.toComplete(noScopeItem(facts, P.open)),
     records: (s ? range({...s.records, method: countMethods(s, language, facts.for_tenant).records}) : null) ?? P.toComplete(noScopeItem(facts, P.open)),
     data_categories: joinItems(categories, P.join) || noneFound('data_categories'),
     effects,
@@ -238,6 +248,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     statements: L.statements,
     open_items: L.open_items,
     finalised_with_open_items: finalisation('report register', L.open_items, options, language, facts.generated_at),
+    data_subjects_either_side: eitherSide,
   }, language, options.final ? 'final' : 'draft'))
 }
 
@@ -251,4 +262,11 @@ function breachWindow(inc: CaseFacts['incident'], s: CaseFacts['scope'], P: Phra
   const end = inc?.breach_ended_at ?? s?.exposure_last ?? null
   const estimated = (!inc?.breach_started_at || !inc?.breach_ended_at) && s?.exposure_first
   return `${start} - ${end ?? P.register.endNotConfirmed}${estimated ? P.register.windowEstimated : ''}`
+}
+
+/** Distinct sessions (tenant, session) on either side of the exposure: whose data reached another session, or that were served another's. */
+function eitherSideSessions(tenants: CaseFacts['tenants']): number {
+  const sessions = new Set<string>()
+  for (const t of tenants) for (const session of [...t.leaked_sessions, ...t.receiving_sessions]) sessions.add(`${t.tenant_id}\u0000${session}`)
+  return sessions.size
 }
