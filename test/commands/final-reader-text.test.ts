@@ -15,7 +15,7 @@ const COMMAND = /\bcrosstalk (?:[a-z]+)\b|(?:^|[\s(`"])--[a-z]/m
 
 interface Doc {
   draft: boolean
-  open_items: Array<{item: string; record_with: string | null; text?: string}>
+  open_items: Array<{section: string; item: string; record_with: string | null; text?: string}>
   form_fields?: Array<{value: string; open: boolean}>
 }
 
@@ -70,7 +70,7 @@ describe('a final document states its accepted open items for its reader, never 
       }
       // The Markdown shows each of them (the letter in the sections it answers; the others in their lists).
       const plain = md.stdout.replace(/\\/g, '')
-      for (const o of json.open_items) if (!d.name.startsWith('article34') || o.section !== 'language' && o.section !== 'decision' && o.section !== 'recipients') expect(plain, `${d.name}: ${o.text}`).toContain(o.text!.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'))
+      for (const o of json.open_items) if (!d.name.startsWith('article34') || (o.section !== 'language' && o.section !== 'decision' && o.section !== 'recipients')) expect(plain, `${d.name}: ${o.text}`).toContain(o.text!.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'))
       for (const f of json.form_fields ?? []) expect(namesCommand(f.value) || /to be completed:|à compléter :/.test(f.value), `${d.name}: ${f.value}`).toBe(false)
     }
   })

@@ -7,6 +7,8 @@ import {getIncident, openIncident} from '../../src/notify/incident.js'
 import {notificationScopeNow} from '../../src/notify/notification-scope.js'
 import {recordNotification} from '../../src/notify/notifications.js'
 import {buildRegisterEntry} from '../../src/notify/register.js'
+import {buildArticle34} from '../../src/notify/article34.js'
+import {buildProcessorNotice} from '../../src/notify/processor-notice.js'
 import {MIGRATIONS} from '../../src/store/migrations/index.js'
 import {LATEST_SCHEMA, openCase} from '../../src/store/open-case.js'
 import {makeCase, type TestCase} from '../helpers/case-builder.js'
@@ -69,6 +71,39 @@ describe('the scope a notification was based on', () => {
     expect(a33.notification_statements.find((s) => s.includes('DPA-2'))).toMatch(/The scope it was based on was not recorded .*not those notified\./)
     expect(buildRegisterEntry(facts(), {language: 'en'}).notification_references).toMatch(/ref DPA-2 \(scope then: not recorded\)/)
   })
+})
+
+describe('the documents that speak of an earlier communication or notice', () => {
+  it('a further Art. 34 letter says (to its sender) what the first communication was based on; a follow-up processor notice, the scan its notice rested on', async () => {
+    const d = makeCase()
+    try {
+      await d.addCanaries([[A1, 'acme', 'acme-s1']])
+      await d.addFile([{request_id: 'r2', ts_ms: Date.parse('2026-10-22T10:15:00Z'), tenant_id: 'globex', session_id: 'globex-s2', request_text: 'hi', response_text: `Sure ${A1}`}])
+      scanCase(d.db, {now: new Date('2026-10-23T09:00:00.000Z')})
+      openIncident(d.db, {title: 'Leak', role: 'controller', awareAt: new Date('2026-10-23T08:00:00Z'), now: new Date('2026-10-23T10:00:00Z')})
+      const now = new Date('2026-10-24T10:00:00Z')
+      recordNotification(d.db, getIncident(d.db)!, {phase: 'initial', at: new Date('2026-10-24T09:00:00Z'), reference: 'DS-1', recipient: 'data-subjects', now, scope: notificationScopeNow(d.db, now)})
+      const a34 = buildArticle34(buildFacts(loadFactsInputs(d.db), NOW), {language: 'en'})
+      expect(a34.notes.join('\n')).toMatch(/already informed on 2026-10-24T09:00:00.000Z .*It was based on the scope as found then .*: 1 response carrying another session's data/)
+    } finally {
+      d.close()
+    }
+    const p = makeCase()
+    try {
+      await p.addCanaries([[A1, 'acme', 'acme-s1']])
+      await p.addFile([{request_id: 'r2', ts_ms: Date.parse('2026-10-22T10:15:00Z'), tenant_id: 'globex', session_id: 'globex-s2', request_text: 'hi', response_text: `Sure ${A1}`}])
+      scanCase(p.db, {now: new Date('2026-10-23T09:00:00.000Z')})
+      openIncident(p.db, {title: 'Leak', role: 'processor', awareAt: new Date('2026-10-23T08:00:00Z'), now: new Date('2026-10-23T10:00:00Z')})
+      const now = new Date('2026-10-23T11:30:00Z')
+      recordNotification(p.db, getIncident(p.db)!, {phase: 'initial', at: new Date('2026-10-23T11:00:00Z'), reference: 'N-1', recipient: 'acme', now, scope: notificationScopeNow(p.db, now)})
+      const n = buildProcessorNotice(buildFacts(loadFactsInputs(p.db), NOW), 'acme', {language: 'en'})
+      expect(n.phase_text).toMatch(/That notice rested on the findings of the scan finished 2026-10-23T09:00:00.000Z: the figures below are those known now/)
+      // the stored figures are the whole case's: never another customer's counts in this controller's notice
+      expect(n.phase_text).not.toMatch(/based on the scope as found then/)
+    } finally {
+      p.close()
+    }
+  }, 60_000)
 })
 
 describe('migration 023-notification-scopes', () => {
