@@ -10,7 +10,7 @@ import type {Phrases} from './phrases-en.js'
 import {followsInPhases, type ProcessorNoticeResult} from './processor-notice.js'
 import type {RegisterEntryResult} from './register.js'
 import type {OpenItem} from './statements.js'
-import {gapText, localRef, openItemLine, restateGaps, type OpenItemMode} from './reader-text.js'
+import {gapText, localRef, openItemLine, restateGaps, withoutCommands, type OpenItemMode} from './reader-text.js'
 import {AWARE_BEFORE_DETECTION, AWARE_BEFORE_START, DETECTED_BEFORE_START, INVESTIGATION_BEFORE_DETECTION} from './timeline-order.js'
 import {loadTemplate, renderTemplate, type View, type ViewValue} from './template.js'
 import {compte, count} from '../util/plural.js'
@@ -182,7 +182,8 @@ export function article33View(d: Article33Result): View {
     subjects_range: d.data_subjects.approximate ? escapeMd(qualifyRange(rangeText(P, d.data_subjects.approximate, known))) : null,
     subjects_method: d.data_subjects.approximate ? escapeMd(d.data_subjects.approximate.method) : null,
     records_range: d.records.approximate ? escapeMd(qualifyRange(rangeText(P, d.records.approximate, known))) : null,
-    flows_note: known ? null : escapeMd(P.exposureUnknown.flows),
+    // A final document names no command: the note says what is not known, not how to record it.
+    flows_note: known ? null : escapeMd(d.final ? withoutCommands(P.exposureUnknown.flows) : P.exposureUnknown.flows),
     records_method: d.records.approximate ? escapeMd(d.records.approximate.method) : null,
     form_heading: fr ? `${escapeMd(AUTHORITY_NAMES_FR[d.authority]!)} : champs du formulaire` : `${escapeMd(AUTHORITY_NAMES[d.authority])}: form fields`,
     has_notifications: d.notifications.length > 0,
@@ -198,7 +199,7 @@ export function article33View(d: Article33Result): View {
     informed_text: joinPresent([d.timeline.informed_by, d.timeline.informed_at]),
     // Findings out of date: every scope figure with its base, kept or not known (never left out).
     stale_figures_heading: d.scope_as_it_stands ? escapeMd(P.staleFigures.heading) : null,
-    stale_figures_rows: (d.scope_as_it_stands?.figures ?? []).map((f) => escapeView({label: f.label, value_text: f.value === null ? P.unknown : String(f.value), note: f.note}) as View),
+    stale_figures_rows: (d.scope_as_it_stands?.figures ?? []).map((f) => escapeView({label: f.label, value_text: f.value === null ? P.unknown : String(f.value), note: d.final && f.note !== null ? withoutCommands(f.note) : f.note}) as View),
     // A final document names no flag: the note says only what it is written in.
     language_note: d.language_basis === 'authority' ? (fr ? (d.final ? 'Rédigé en français pour la CNIL.' : 'Rédigé en français pour la CNIL (--lang en pour l’anglais).') : null) : null,
   }

@@ -1,5 +1,7 @@
 import {beforeAll, describe, expect, it} from 'vitest'
+import {scanCase} from '../../src/detect/scan-case.js'
 import {namesCommand, withoutCommands} from '../../src/notify/reader-text.js'
+import {makeCase} from '../helpers/case-builder.js'
 import {buildNotifyCase} from '../helpers/notify-case.js'
 import {run} from '../helpers/commands.js'
 
@@ -74,6 +76,26 @@ describe('a final document states its accepted open items for its reader, never 
       for (const f of json.form_fields ?? []) expect(namesCommand(f.value) || /to be completed:|à compléter :/.test(f.value), `${d.name}: ${f.value}`).toBe(false)
     }
   })
+})
+
+describe('a final Article 33 notification of a case with no canary registry', () => {
+  it('says the flows are not known without naming the commands that would record them (the draft names them)', async () => {
+    const c = makeCase()
+    const words = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa'
+    await c.addFile([
+      {request_id: 'a', ts_ms: Date.parse('2026-10-22T10:00:00Z'), tenant_id: 'acme', session_id: 's1', request_text: `my secret ${words}`, response_text: 'ok'},
+      {request_id: 'b', ts_ms: Date.parse('2026-10-22T10:05:00Z'), tenant_id: 'globex', session_id: 's2', request_text: 'hi', response_text: `here ${words} CANARY-abcdef012345`},
+    ])
+    scanCase(c.db, {now: new Date('2026-10-23T09:00:00Z')})
+    c.close()
+    expect((await run(['incident', 'open', '--db', c.path, '--title', 'KV', '--aware-at', '2026-10-23T10:00:00+02:00', '--role', 'controller'])).code).toBe(0)
+    const draft = await run(['report', 'article33', '--db', c.path, '--now', NOW])
+    expect(draft.stdout).toMatch(/Flows by verbatim text only: .*crosstalk ingest canaries FILE/)
+    const final = await run(['report', 'article33', '--db', c.path, '--now', NOW, '--final', '--accept-open-items', BY])
+    expect(final.code, final.stderr).toBe(0)
+    expect(final.stdout).toMatch(/Flows by verbatim text only: whose data the marker-shaped tokens found in answers carry, and who received it, is not known \(the case holds no canary registry\)\./)
+    expect(final.stdout.split('\n').filter((l) => COMMAND.test(l))).toEqual([])
+  }, 60_000)
 })
 
 describe('withoutCommands', () => {
