@@ -1126,6 +1126,15 @@ fn empty_after_done<F: Form>(line: &str) -> bool {
     F::decoded(line).is_some_and(|d| js_trim(&d).is_empty())
 }
 
+/// decode.ts isSseField: a field crosstalk knows (data, event, id, retry, a name alone or with a
+/// colon), a comment or a blank line. The same in either form: a field's name holds no escape.
+fn sse_field(line: &str) -> bool {
+    if line.is_empty() || line.starts_with(':') {
+        return true;
+    }
+    ["data", "event", "id", "retry"].iter().any(|field| line.strip_prefix(field).is_some_and(|rest| rest.is_empty() || rest.starts_with(':')))
+}
+
 /// decodeSse over the stream's lines in either form: each data line's JSON document, in order;
 /// None where a data line is not one document (JavaScript joins such lines until they parse) or
 /// holds a number past 2^53.
@@ -1155,7 +1164,15 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<
             next_is_error = js_trim(&F::decoded(rest)?) == "error";
             continue;
         }
-        let Some(rest) = line.strip_prefix("data:") else { continue };
+        let Some(rest) = line.strip_prefix("data:") else {
+            // A line that is no SSE field (decode.ts isSseField): a data line broken in two by a
+            // log shipper, or text written between events. decodeSse joins it to the payload
+            // before it or searches it as raw text (naming the record not read whole): left to it.
+            if !sse_field(line) {
+                return None;
+            }
+            continue;
+        };
         let payload = rest.strip_prefix(' ').unwrap_or(rest);
         if F::is_done(payload) {
             events = true;

@@ -1617,8 +1617,11 @@ function decodeSse(raw: string): DecodedResponse | null {
   const sources = new Set<string>()
   let nextIsError = false
   let pending = ''
-  // Data payloads that never made a JSON document: searched as text (see flush).
+  // Whether `pending` holds a line that is no SSE field (a continuation: see the loop).
+  let continued = false
+  // Data payloads that never made a JSON document, and stray lines (see the loop): searched as text (see flush).
   const unparsed: string[] = []
+  let strays = 0
   // The JSON documents read so far, to name the event a key given twice is in.
   let eventNo = 0
   const append = (map: Map<string, string[]> | Map<number, string[]>, key: string | number, piece: string): void => {
@@ -1655,8 +1658,18 @@ function decodeSse(raw: string): DecodedResponse | null {
         readEvent(rebuilt)
         out.unread.length = unread
       }
+      if (continued) unreadShape(out.unread, STRAY_LINE)
     }
     pending = ''
+    continued = false
+  }
+  // One event's JSON document read: the data lines (and continuations) pending are spent.
+  const readWhole = (chunk: Json): void => {
+    pending = ''
+    continued = false
+    events = true
+    eventNo++
+    readEvent(chunk)
   }
   // The SSE spec ignores a byte-order mark at the stream's start (it would hide the first field's name).
   const text = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw
@@ -1759,6 +1772,38 @@ function decodeSse(raw: string): DecodedResponse | null {
   const lines = sseLines(text)
   for (let at = 0; at < lines.length; at++) {
     const line = lines[at]!
+    // A line while a data payload has made no JSON document yet: first tried as the rest of the
+    // payload's physical line, joined as a log shipper that breaks long lines split it (nothing
+    // between), whatever it starts with (a text broken before `: ` or `data:` starts a field).
+    // A data line is tried as the SSE spec joins data lines first (below).
+    if (pending !== '' && line !== '' && !line.startsWith('data:')) {
+      const chunk = within(`(event ${eventNo + 1})`, () => tryParseJson(pending + line))
+      if (chunk !== undefined) {
+        readWhole(chunk)
+        continue
+      }
+      // Still no document: the line is the payload's all the same (its raw text searched at the
+      // event's end, and the record named not read whole: see flush).
+      if (!isSseField(line)) {
+        pending += line
+        continued = true
+        continue
+      }
+    }
+    // A line that is no SSE field and continues no payload (text between events): the client's
+    // SSE parser would have passed over it, but a log holds it only where the body was altered
+    // (a line broken after a whole document, text written into the stream), so what the client
+    // was given there is not known. Its raw text is searched, on its own line after the answer's
+    // text, and the record is named not read whole, so no gate passes on it. White space alone
+    // holds no text.
+    if (!isSseField(line)) {
+      if (line.trim() !== '') {
+        unparsed.push(line)
+        strays++
+        unreadShape(out.unread, STRAY_LINE)
+      }
+      continue
+    }
     if (line.startsWith('event:')) {
       nextIsError = line.slice(6).trim() === 'error'
       continue
@@ -1779,16 +1824,17 @@ function decodeSse(raw: string): DecodedResponse | null {
     }
     // One JSON document per data line is the norm; a document wrapped over several data
     // lines (allowed by the SSE spec) is joined until it parses.
+    // A data line that does not join so is tried as the rest of a line broken before `data:`.
     const candidate = pending ? `${pending}\n${payload}` : payload
-    const chunk = within(`(event ${eventNo + 1})`, () => tryParseJson(candidate))
+    const chunk = within(`(event ${eventNo + 1})`, () => {
+      const joined = tryParseJson(candidate)
+      return joined === undefined && pending ? tryParseJson(pending + line) : joined
+    })
     if (chunk === undefined) {
       pending = candidate
       continue
     }
-    pending = ''
-    events = true
-    eventNo++
-    readEvent(chunk)
+    readWhole(chunk)
   }
   // The stream's end (no blank line after its last event, no end mark).
   flush()
@@ -1805,13 +1851,28 @@ function decodeSse(raw: string): DecodedResponse | null {
   if (!events) return null
   // Payloads not read as events, each on its own line after the answer's text, before the errors.
   out.text = withErrorTexts(texts.join('\n'), [...unparsed, ...errors])
-  if (unparsed.length > 0) out.unparsed = unparsed.length
+  if (unparsed.length > strays) out.unparsed = unparsed.length - strays
   if (out.isError) out.kind = 'sse'
   return out
 }
 
 /** The name of what a stream logged after its `data: [DONE]` end mark, as status and the gate give it. */
 export const AFTER_DONE = 'stream data after data: [DONE]'
+
+/**
+ * The name of a stream's line, before its end mark, that is no SSE field and did not join a data
+ * line's payload into a JSON document: searched as its raw text only, as status and the gate give it.
+ */
+export const STRAY_LINE = 'stream line outside any SSE field, searched as raw text only'
+
+/**
+ * Whether a stream's line is one the SSE spec reads as a field crosstalk knows (data, event, id,
+ * retry, a name alone or with a colon), a comment or a blank line: any other line is text a log
+ * put into the stream (a long data line broken in two, a line written between events).
+ */
+function isSseField(line: string): boolean {
+  return line === '' || line.startsWith(':') || /^(data|event|id|retry)(:|$)/.test(line)
+}
 
 /**
  * A stream's line after its end mark that gives the client nothing: a blank line, a comment, a
