@@ -757,6 +757,14 @@ const OVERSIZE_FIX = 'check that the file is the log meant (one line this long i
  */
 const DUPLICATE_KEY_FIX = 'no --log-format or --map reads a line that gives a key twice (no JSON writer repeats one: the line was written by hand or altered): look at the line, and ingest the log as its writer wrote it; or, once its texts are judged by other means, crosstalk ingest dismiss PATH --reason "..."'
 
+/**
+ * The fix for a file whose line is not UTF-8 text: no --log-format or --map reads bytes that are
+ * no UTF-8. A multi-byte character cut short (a logger that cuts its output into byte chunks) is
+ * dropped in a copy (iconv -c omits what it cannot convert); a file written in another encoding
+ * is converted. The original stays the evidence; the copy is what is read.
+ */
+const NOT_UTF8_FIX = 'no --log-format or --map reads bytes that are not UTF-8: where a character was cut short (a logger that cuts its output into byte chunks), ingest a copy with the invalid bytes dropped (iconv -f UTF-8 -t UTF-8 -c FILE > FILE.utf8.jsonl) and keep the original as the evidence; where the file is in another encoding, convert it (iconv -f WINDOWS-1252 -t UTF-8 FILE > FILE.utf8.jsonl, naming its encoding); or, once its texts are judged by other means, crosstalk ingest dismiss PATH --reason "..."'
+
 /** What refusal() needs of a file's counts (after duplicates are decided). */
 export type RefusalCounts = Pick<FileSummaryCounts, 'records' | 'duplicates' | 'bad_lines' | 'ignored_items' | 'error_records' | 'no_response' | 'no_response_text' | 'notes'> & Partial<Pick<FileSummaryCounts, 'unread_items'>>
 
@@ -793,7 +801,10 @@ export function refusalOf(format: LogFormat, c: RefusalCounts, firstBad: Streame
     const oversize = firstBad !== null && /^line is \d+ bytes, over --max-line-bytes \d+$/.test(firstBad.reason) && c.bad_lines === 1
     // Its one line gives a key twice: no format reads it, so no --log-format or --map is the fix.
     const twice = firstBad !== null && /^duplicate key /.test(firstBad.reason) && c.bad_lines === 1
-    const fix = damaged ? DAMAGED_FIX : oversize ? OVERSIZE_FIX : twice ? DUPLICATE_KEY_FIX : wrapped ? jsonLinesFix(typeof wrappedJson === 'string' ? wrappedJson : firstBad?.reason === 'not a JSON object (got an array)' ? 'array' : null) : unitFix !== undefined ? `${unitFix} (the unit the file's times are in)` : noInput ? "ingest each batch's output file with its own input file (both paths, or their folder; one ingest per batch)" : fieldFix ?? formatFix
+    // Its first line is not UTF-8 text: an encoding fault, which no --log-format or --map reads past.
+    const notUtf8 = firstBad !== null && /^invalid UTF-8 at byte \d+$/.test(firstBad.reason)
+    if (notUtf8 && c.bad_lines === 1) return {reason: `its one line (line ${firstBad.line}) is not UTF-8 text: ${firstBad.reason} of the line, so it could not be read as ${format}`, fix: NOT_UTF8_FIX}
+    const fix = damaged ? DAMAGED_FIX : oversize ? OVERSIZE_FIX : twice ? DUPLICATE_KEY_FIX : notUtf8 ? `${NOT_UTF8_FIX}; where the lines after it are UTF-8 and still not read, ${formatFix}` : wrapped ? jsonLinesFix(typeof wrappedJson === 'string' ? wrappedJson : firstBad?.reason === 'not a JSON object (got an array)' ? 'array' : null) : unitFix !== undefined ? `${unitFix} (the unit the file's times are in)` : noInput ? "ingest each batch's output file with its own input file (both paths, or their folder; one ingest per batch)" : fieldFix ?? formatFix
     const json = wrapped ? `: the file is JSON, ${NOT_JSON_LINES}` : ''
     return {reason: `${c.bad_lines === 1 ? 'its one line or item' : `none of its ${c.bad_lines} lines or items`} could ${c.bad_lines === 1 ? 'not ' : ''}be read as ${format}${first}${json}`, fix}
   }
