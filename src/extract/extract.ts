@@ -73,8 +73,14 @@ import {FingerprintBuffer, fingerprintTextFast, SCHEME} from './winnow.js'
  * (`{}`, `""`, no choices) as no text; a chat stream's reasoning, refusal and content each stand
  * on a line of their own; tool-call arguments that parse as JSON add their decoded strings; a
  * byte-order mark opening a line other than the first is skipped, not a bad line.
+ * x11: a streamed answer kept as SSE or NDJSON text inside a message (a Langfuse message's
+ * content or text part, an OTel message's text part) is read as the stream it is, as is an NDJSON
+ * stream kept as a string; in an SSE body, a line that is no SSE field before `[DONE]` continues
+ * the data line a log shipper broke (joined and read) or is searched as raw text with the record
+ * named not read whole, where it was passed over; a `prefill_node`/`decode_node` holding a lone
+ * surrogate is a bad line.
  */
-export const EXTRACT_SCHEME = `x10/${SCHEME}`
+export const EXTRACT_SCHEME = `x11/${SCHEME}`
 
 /**
  * The schemes before, whose files a scan extracts again from their evidence (detect/reextract.ts)
@@ -91,9 +97,11 @@ export const EXTRACT_SCHEME = `x10/${SCHEME}`
  * the registered markers' hits and the tokens' whole-run facts, a request's texts decoded (its
  * echo decisions and fingerprints) and personal data (phones, IBANs); x9 from x10 in the lines read
  * as records (ids, times, BOMs), the records' times, and an answer's texts decoded (streams kept as
- * text, channels apart, tool arguments decoded).
+ * text, channels apart, tool arguments decoded); x10 from x11 in an answer's texts decoded (streams
+ * kept in a message's text, lines of a stream outside any SSE field), the records not read whole,
+ * and the lines read as records (nodes holding a lone surrogate).
  */
-export const PRIOR_EXTRACT_SCHEMES: readonly string[] = [`x1/${SCHEME}`, `x2/${SCHEME}`, `x3/${SCHEME}`, `x4/${SCHEME}`, `x5/${SCHEME}`, `x6/${SCHEME}`, `x7/${SCHEME}`, `x8/${SCHEME}`, `x9/${SCHEME}`]
+export const PRIOR_EXTRACT_SCHEMES: readonly string[] = [`x1/${SCHEME}`, `x2/${SCHEME}`, `x3/${SCHEME}`, `x4/${SCHEME}`, `x5/${SCHEME}`, `x6/${SCHEME}`, `x7/${SCHEME}`, `x8/${SCHEME}`, `x9/${SCHEME}`, `x10/${SCHEME}`]
 
 /**
  * The registry's markers outside the CANARY-<hex> convention, matched in each response by
