@@ -1,7 +1,7 @@
 import {createHash} from 'node:crypto'
 import {readFileSync, realpathSync, statSync, type Stats} from 'node:fs'
 import {basename, dirname, resolve} from 'node:path'
-import {UsageError} from '../errors.js'
+import {InputError, UsageError} from '../errors.js'
 import {listAudit} from '../store/audit.js'
 import {listFiles} from '../store/files.js'
 import {listNotificationRows} from '../store/notifications.js'
@@ -31,6 +31,12 @@ export function guardOut(db: CaseDb, out: string, target: OutTarget = {}): void 
   // Raw: the base command escapes every value of an error line once.
   const shown = out
   const existing = statIfAny(out)
+  // A report is a file kept and compared by its hash: a FIFO (named pipe) blocked the command
+  // until a reader came (for ever, with none), and a device or a socket keeps nothing. Refused
+  // before anything opens it; a directory is refused where the file is written.
+  if (existing && !existing.isFile() && !existing.isDirectory()) {
+    throw new InputError(`--out ${shown}: is ${nonFileKind(existing)}, not a regular file; a report is written to a file (kept, and recorded by its SHA-256): give a file path`, 'E_NOT_A_FILE')
+  }
   const real = realOf(out)
   const caseFile = db.name
   for (const suffix of ['', '-wal', '-shm', '-journal']) {
@@ -110,6 +116,10 @@ function realOf(path: string): string {
       return abs
     }
   }
+}
+
+function nonFileKind(stat: Stats): string {
+  return stat.isFIFO() ? 'a FIFO (named pipe)' : stat.isCharacterDevice() ? 'a character device' : stat.isBlockDevice() ? 'a block device' : stat.isSocket() ? 'a socket' : 'not a regular file'
 }
 
 function statIfAny(path: string): Stats | undefined {

@@ -12,8 +12,8 @@ export function writeFileAtomic(out: string, bytes: Buffer): void {
   if (!existsSync(dir)) throw new InputError(`${out}: cannot write: there is no directory ${dir}`, 'E_NO_DIR')
   const existing = statIfAny(out)
   if (existing?.isDirectory()) throw new InputError(`${out}: cannot write: it is a directory`, 'E_CANNOT_WRITE')
-  // A device or a pipe (/dev/stdout, a FIFO) is written as it is: there is nothing to rename.
-  if (existing && !existing.isFile()) return writeAll(out, bytes, 'w')
+  // A FIFO would block the open until a reader came (for ever, with none); a device keeps nothing.
+  if (existing && !existing.isFile()) throw new InputError(`${out}: cannot write: it is not a regular file (a FIFO, device or socket); give a file path`, 'E_NOT_A_FILE')
   const tmp = join(dir, `.${basename(out)}.${process.pid}.${Date.now()}.part`)
   try {
     writeAll(tmp, bytes, 'wx')

@@ -113,7 +113,8 @@ function caseHeader(path: string): 'case' | 'other' | 'not-sqlite' {
   const header = Buffer.alloc(100)
   let n: number
   try {
-    const fd = openSync(path, 'r')
+    // Without blocking: a FIFO put in the case's place since it was checked would block a plain open.
+    const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
     try {
       n = readSync(fd, header, 0, 100, 0)
     } finally {
@@ -141,8 +142,15 @@ function checkCasePath(path: string): void {
   if (link.isSymbolicLink() && !existsSync(path)) {
     throw new InputError(`${path}: the case path is a symbolic link to ${readlinkSync(path)}, which does not exist: pass --db the case file itself, or remove the dangling link`, 'E_NO_CASE')
   }
-  if (statSync(path).isDirectory()) {
+  const stat = statSync(path)
+  if (stat.isDirectory()) {
     throw new InputError(`${path}: is a directory, not a case database: pass --db a case file (e.g. ${join(path, 'case.db')})`, 'E_NOT_A_CASE')
+  }
+  // A FIFO (named pipe) blocked the header's read until a writer came, so every command hung; a
+  // device or a socket is no case either. Refused before anything opens it.
+  if (!stat.isFile()) {
+    const kind = stat.isFIFO() ? 'a FIFO (named pipe)' : stat.isCharacterDevice() ? 'a character device' : stat.isBlockDevice() ? 'a block device' : stat.isSocket() ? 'a socket' : 'not a regular file'
+    throw new InputError(`${path}: is ${kind}, not a case database: pass --db a case file`, 'E_NOT_A_CASE')
   }
 }
 
@@ -227,7 +235,7 @@ function errorText(error: unknown): string {
 }
 
 function isEmptyFile(path: string): boolean {
-  const fd = openSync(path, 'r')
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
   try {
     return fstatSync(fd).size === 0
   } finally {
