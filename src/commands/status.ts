@@ -10,6 +10,14 @@ import {clockSummary} from '../cli/render-clock.js'
 import {duplicateLeaksNote} from '../cli/render-scope.js'
 import {count} from '../cli/plural.js'
 import {markersStaleReason, staleFindings} from '../scope/unscanned.js'
+import {ingestHolder} from '../ingest/ingest-lock.js'
+
+/** Files whose ingest has not finished: still being ingested where a live process holds the case (named), else interrupted. */
+function unfinishedIngestNote(n: number, holder: ReturnType<typeof ingestHolder>): string {
+  if (holder === null) return `${n} interrupted: run the same ingest again`
+  if (holder.state === 'alive') return `${n} not finished: process ${holder.pid} is writing to this case (an ingest, scan or drop) and may be ingesting ${n === 1 ? 'it' : 'them'} still; wait for it to finish`
+  return `${n} not finished: process ${holder.pid} (another host or PID namespace) holds this case and whether it still runs cannot be told from here; wait for it, or, if it was killed, crosstalk ingest release --reason "..." and run the same ingest again`
+}
 
 export default class Status extends BaseCommand {
   static override summary = 'What the case holds: evidence files, records, quarantined lines, canaries, sightings, the incident and its 72-hour clock.'
@@ -27,7 +35,7 @@ export default class Status extends BaseCommand {
     const badLines = flags['bad-lines'] ? listBadLines(db) : undefined
     if (!this.jsonEnabled()) {
       this.log(`Case ${safeLine(flags.db)} (schema ${status.schema_version})`)
-      this.log(`  evidence files   ${status.files + status.registry_files}  (${status.files} log${status.earlier_versions ? `, with ${count(status.earlier_versions, 'earlier version')} of logs that grew and were ingested again, counted with them` : ''}, ${status.registry_files} canary registry)${status.incomplete_files ? `  (${status.incomplete_files} interrupted: run the same ingest again)` : ''}`)
+      this.log(`  evidence files   ${status.files + status.registry_files}  (${status.files} log${status.earlier_versions ? `, with ${count(status.earlier_versions, 'earlier version')} of logs that grew and were ingested again, counted with them` : ''}, ${status.registry_files} canary registry)${status.incomplete_files ? `  (${unfinishedIngestNote(status.incomplete_files, ingestHolder(db))})` : ''}`)
       if (status.log_evidence?.lines_held === 'none') this.log(`  log bytes        ${status.log_evidence.files_by_reference} of ${count(status.files, 'log file')} kept by reference: read from the originals where they lie, checked on every read (crosstalk verify names any missing or changed)`)
       else if (status.log_evidence?.lines_held === 'findings') this.log(`  log bytes        by reference: the case holds the lines the Spark findings rest on; the shards stay where they are`)
       this.log(`  records          ${status.records}  (${count(status.tenants, 'tenant')}, ${count(status.sessions, 'session')})`)

@@ -4,6 +4,9 @@ import {unloggedAnswers, type Unlogged} from '../extract/redaction.js'
 import type {CaseDb} from '../store/open-case.js'
 import {completeLogRecords, logFilesWithBadLines, recordlessLogFiles, unreadableLogFiles, type QuarantinedFile, type RecordlessFileRow, type UnreadableFileRow} from '../store/files.js'
 import {openUnreadSources} from '../store/unread-sources.js'
+import {ingestHolder, RELEASE_COMMAND} from '../ingest/ingest-lock.js'
+
+type IngestHolder = NonNullable<ReturnType<typeof ingestHolder>>
 import {count} from '../util/plural.js'
 
 /** An entry a directory walk or a glob reached and did not read (ingest/expand-paths.ts); `unread`: it may hold a log. */
@@ -34,10 +37,21 @@ export interface UnreadableFile extends Omit<UnreadableFileRow, 'notes'> {
 
 /** The case's log files a gate must not pass on (store/files.ts says which), each with why. */
 export function unreadableFiles(db: CaseDb): UnreadableFile[] {
-  return unreadableLogFiles(db).map(({notes, ...f}) => {
+  const rows = unreadableLogFiles(db)
+  // A file whose ingest has not finished may be one another process is ingesting now: said so
+  // (the process named), never "run it again" while it runs (that is refused as busy).
+  const holder = rows.some((f) => f.state !== 'complete') ? ingestHolder(db) : null
+  return rows.map(({notes, ...f}) => {
     const lines = notes === null ? [] : (JSON.parse(notes) as string[])
-    return withWhy(f, unloggedAnswers(lines), lines.some((n) => n.includes(OTLP_LOGS_NOT_GIVEN)))
+    return withWhy(f, unloggedAnswers(lines), lines.some((n) => n.includes(OTLP_LOGS_NOT_GIVEN)), holder)
   })
+}
+
+/** Why a file whose ingest has not finished is not judged: still running in the process that holds the case, or interrupted. */
+export function unfinishedIngestWhy(holder: IngestHolder | null): string {
+  if (holder === null) return 'its ingest did not finish (run it again)'
+  if (holder.state === 'alive') return `its ingest has not finished: process ${holder.pid} is writing to this case (an ingest, scan or drop) and may be ingesting it still; wait for it to finish`
+  return `its ingest has not finished: process ${holder.pid} (another host or PID namespace) holds this case and whether it still runs cannot be told from here; wait for it to finish, or, if it was killed, break its claim (${RELEASE_COMMAND}) and run the same ingest again`
 }
 
 /**
@@ -45,12 +59,12 @@ export function unreadableFiles(db: CaseDb): UnreadableFile[] {
  * never wrote (counted from its notes). No --log-format or --map reads such an answer, so the
  * remedy is logs from elsewhere, not a second ingest.
  */
-export function withWhy(f: Omit<UnreadableFileRow, 'notes'>, unlogged: Unlogged, otlpContentElsewhere = false): UnreadableFile {
+export function withWhy(f: Omit<UnreadableFileRow, 'notes'>, unlogged: Unlogged, otlpContentElsewhere = false, holder: IngestHolder | null = null): UnreadableFile {
   const missing = f.no_response_text ?? 0
   const r = Math.min(unlogged.answers, missing)
   // OTLP spans whose content was in log records of a file not given: that file, not a flag, is the fix.
   const check = otlpContentElsewhere ? 'give the OTLP logs file with the traces, or check --log-format / --map' : 'check --log-format / --map'
-  const why = f.state !== 'complete' ? 'its ingest did not finish (run it again)'
+  const why = f.state !== 'complete' ? unfinishedIngestWhy(holder)
     : f.unread !== null ? `not read whole: ${f.unread}`
       : r > 0 && r === missing
         ? `${r} of its ${f.answers} answers were not logged (${unlogged.why}); ingest logs that hold the texts, from a logger or gateway that received them`
