@@ -1,11 +1,13 @@
 import {giveOtherTenantLabels} from '../scope/tenant-view.js'
-import {Flags} from '@oclif/core'
+import {Flags, type Interfaces} from '@oclif/core'
 import {applyLeakGate, leakGateFlags} from '../cli/leak-gate.js'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {clearProgress, scanProgressLine} from '../cli/progress.js'
 import {notReadEvidence, notReadSentence} from '../detect/not-read.js'
 import {renderScan} from '../cli/render-detect.js'
-import {knownScanSummary, scanCaseUntil, scanJson, ScanStopped, type ScanJson, type ScanResult} from '../detect/scan-case.js'
+import {knownScanSummary, registryChangedSinceScan, scanCaseUntil, scanJson, ScanStopped, type ScanJson, type ScanOptions, type ScanResult} from '../detect/scan-case.js'
+import {CliError, InputError} from '../errors.js'
+import type {CaseDb} from '../store/open-case.js'
 import {scanOnWorker, scanWorkerScript} from '../detect/scan-thread.js'
 import {answerInterrupts, watchInterrupts} from '../cli/interrupt.js'
 
@@ -40,6 +42,16 @@ export default class Scan extends BaseCommand {
       provenance: {minWords: flags['min-words'], boilerplateTenants: flags['boilerplate-tenants']},
       skipProvenance: flags['no-provenance'],
     }
+    try {
+      return await this.scan(db, flags, now, progress, options)
+    } catch (error) {
+      // The gate names why it cannot pass: the registry it would judge against is not the one the scan used.
+      if (flags['fail-on-leak'] && error instanceof CliError && error.code === 'E_REGISTRY_CHANGED') throw new InputError(`--fail-on-leak cannot pass: ${error.message}`, error.code)
+      throw error
+    }
+  }
+
+  private async scan(db: CaseDb, flags: Interfaces.InferredFlags<typeof Scan.flags>, now: Date, progress: ReturnType<typeof scanProgressLine> | undefined, options: Pick<ScanOptions, 'poolTokens' | 'advertisedTokens' | 'provenance' | 'skipProvenance'>): Promise<ScanJson> {
     const script = scanWorkerScript()
     let result: ScanResult
     const interruptedLine = (sig: NodeJS.Signals): string =>
@@ -81,6 +93,9 @@ export default class Scan extends BaseCommand {
       }
     }
     if (progress) clearProgress()
+    // Changed after the scan was stored and before its gate: the findings are not of the registry now.
+    const changed = registryChangedSinceScan(db, result.canaries)
+    if (changed !== null) throw changed
     // The other customers' labels are given as the scan that found them finishes, and kept (phased notices name a customer alike).
     giveOtherTenantLabels(db, now)
     if (!this.jsonEnabled()) {

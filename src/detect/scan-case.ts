@@ -15,7 +15,7 @@ import {atRiskGroups, atRiskJudgeable, recordsMissingAtRiskFields} from '../stor
 import {beginScanRun, completeRecordCount, finishScanRun, lastFinishedScan, markFilesScanned, scannedFileIds, unfinishedScanStart} from '../store/scan-runs.js'
 import {corpusFacts} from '../store/scale.js'
 import {begin, commit, foreignKeyChecksOff, inTransaction, rollback} from '../store/session.js'
-import {getSettings, ingestClaimant, piiRefKey, setPool} from '../store/settings.js'
+import {getSettings, ingestClaimant, piiRefKey, registryVersion, setPool} from '../store/settings.js'
 import {releaseMemory} from '../ingest/release-memory.js'
 import {unreadableFiles, type UnreadableFile} from './gate.js'
 import {unreadSourceFiles, type UnreadSourceFile} from './not-read.js'
@@ -182,7 +182,9 @@ function* scanSteps(db: CaseDb, options: ScanOptions): Generator<ScanStep, ScanR
   if (options.poolTokens !== undefined && options.advertisedTokens !== undefined && options.advertisedTokens < options.poolTokens) {
     throw new UsageError('--advertised-tokens must be at least --pool-tokens')
   }
-  const registryVersion = getSettings(db).registry_version
+  // The registry's version as the scan begins: the run is recorded against it, and a registry
+  // changed by the time the scan is stored makes the scan's findings not current.
+  const versionAtStart = getSettings(db).registry_version
   const previous = lastFinishedScan(db)
   // A scan begun since and not finished (killed: each phase commits on its own) may have
   // rewritten provenance with other parameters: the previous scan's is then not the one stored.
@@ -195,7 +197,7 @@ function* scanSteps(db: CaseDb, options: ScanOptions): Generator<ScanStep, ScanR
   const scanned = scannedFileIds(db)
   const fresh = complete.filter((f) => !scanned.has(f.id))
   // Every file again where the registry changed, where the last scan classified under other rules, or where extracts were made again.
-  const full = previous !== null && (previous.registry_version !== registryVersion || previous.sighting_rules !== SIGHTING_RULES || reextracted > 0)
+  const full = previous !== null && (previous.registry_version !== versionAtStart || previous.sighting_rules !== SIGHTING_RULES || reextracted > 0)
   // The pool size is a recorded fact of the case: a later scan (and scope, and every draft) uses it.
   // It is set with this run's row, in one transaction, so that a scan killed later leaves it set
   // by a run the case names (verify says so), never by no run at all.
@@ -203,7 +205,7 @@ function* scanSteps(db: CaseDb, options: ScanOptions): Generator<ScanStep, ScanR
     if (options.poolTokens !== undefined) setPool(db, options.poolTokens, options.advertisedTokens ?? null, options.now)
     const settings = getSettings(db)
     const runId = beginScanRun(db, {
-      startedAt: options.now.toISOString(), registryVersion: settings.registry_version, extractScheme: EXTRACT_SCHEME, fullRescan: full, sightingRules: SIGHTING_RULES,
+      startedAt: options.now.toISOString(), registryVersion: versionAtStart, extractScheme: EXTRACT_SCHEME, fullRescan: full, sightingRules: SIGHTING_RULES,
       minWords: params.minWords, boilerplateTenants: params.boilerplateTenants, poolTokens: settings.pool_tokens, advertisedTokens: settings.advertised_tokens,
     })
     return {runId, settings}
@@ -212,7 +214,9 @@ function* scanSteps(db: CaseDb, options: ScanOptions): Generator<ScanStep, ScanR
   // The first point where the scan may stop: its run is stored, so a stop leaves it unfinished.
   yield 'start'
   const classified = full ? complete : fresh
-  yield* classifyMarkerSteps(db, classified, {full, onProgress: options.onProgress})
+  // The registry the markers are classified against, as the pass read it: its count is the one
+  // the result gives, and its version is checked again as the scan is stored.
+  const used = yield* classifyMarkerSteps(db, classified, {full, onProgress: options.onProgress})
   options.onMarkersClassified?.()
   yield 'markers'
   const t1 = performance.now()
@@ -260,7 +264,7 @@ function* scanSteps(db: CaseDb, options: ScanOptions): Generator<ScanStep, ScanR
     records_scanned: sum(classified),
     records_new: sum(fresh),
     full_rescan: full,
-    canaries: countCanaries(db),
+    canaries: used.canaries,
     sightings: Object.values(byClass).reduce((a, b) => a + b, 0),
     sightings_by_class: byClass,
     partial_sightings: counts.partial,
@@ -287,8 +291,12 @@ function* scanSteps(db: CaseDb, options: ScanOptions): Generator<ScanStep, ScanR
       total: Math.round(performance.now() - t0),
     },
   }
-  // The files count as covered only once the whole run has finished.
-  inTransaction(db, () => {
+  // The files count as covered only once the whole run has finished. The run is stored as made
+  // against the registry it began with: where the registry changed since (another process, a
+  // claim broken by hand), detection reads as incomplete afterwards (the registry changed since the
+  // last scan), and this scan's findings are refused as current below.
+  const changed = inTransaction(db, () => {
+    const now = registryVersion(db)
     markFilesScanned(db, runId, fresh.map((f) => f.id))
     finishScanRun(db, runId, {
       finishedAt: options.now.toISOString(), recordsTotal, recordsScanned: result.records_scanned, recordsNew: result.records_new, provenanceState,
@@ -297,8 +305,28 @@ function* scanSteps(db: CaseDb, options: ScanOptions): Generator<ScanStep, ScanR
       notComparableResponses: notComparable !== null ? notComparable : provenanceWasCurrent ? previous!.provenance_not_comparable_responses : null,
     })
     options.record?.(result)
+    return now !== versionAtStart || used.version !== versionAtStart ? Math.max(now, used.version) : null
   })
+  if (changed !== null) throw registryChangedError(versionAtStart, changed, used.canaries)
   return result
+}
+
+/** The registry changed since the last finished scan began (between a scan's end and its gate): the error to stop on, else null. */
+export function registryChangedSinceScan(db: CaseDb, canaries: number): InputError | null {
+  const last = lastFinishedScan(db)
+  const now = registryVersion(db)
+  return last !== null && last.registry_version !== now ? registryChangedError(last.registry_version, now, canaries) : null
+}
+
+/**
+ * The canary registry changed while a scan ran: its markers were classified against the registry
+ * it began with, so its findings (and a gate's "no leak") are not those of the case as it is now.
+ */
+export function registryChangedError(from: number, to: number, canaries: number): InputError {
+  return new InputError(
+    `the canary registry changed while this scan ran (registry version ${from} when it began, ${to} now: markers were added or withdrawn by another process): its findings were classified against the registry as it began (${canaries} ${canaries === 1 ? 'canary' : 'canaries'}) and are not current (detection incomplete); run crosstalk scan again`,
+    'E_REGISTRY_CHANGED',
+  )
 }
 
 /**
@@ -311,8 +339,14 @@ export function classifyMarkers(db: CaseDb, files: readonly FileRow[], options: 
   runToEnd(classifyMarkerSteps(db, files, options))
 }
 
+/** The registry a marker pass classified against: its version and its markers. */
+interface RegistryUsed {
+  version: number
+  canaries: number
+}
+
 /** The marker pass, yielding every PAGE records (inside its transaction; one not finished is rolled back). */
-function* classifyMarkerSteps(db: CaseDb, files: readonly FileRow[], options: {full: boolean; onProgress?: (p: ScanProgress) => void}): Generator<ScanStep, void, void> {
+function* classifyMarkerSteps(db: CaseDb, files: readonly FileRow[], options: {full: boolean; onProgress?: (p: ScanProgress) => void}): Generator<ScanStep, RegistryUsed, void> {
   const registry = sqliteRegistry(db)
   const texts = recordTextLoader(db)
   const insertSighting = sightingInserter(db)
@@ -368,6 +402,8 @@ function* classifyMarkerSteps(db: CaseDb, files: readonly FileRow[], options: {f
   try {
     begin(db)
     if (options.full) deleteAllSightings(db)
+    // Read inside the pass's transaction: the registry its lookups see.
+    const used: RegistryUsed = {version: registryVersion(db), canaries: countCanaries(db)}
     for (const [i, f] of files.entries()) {
       yield* classifyFile(f)
       options.onProgress?.({phase: 'markers', done: i + 1, total: files.length})
@@ -375,6 +411,7 @@ function* classifyMarkerSteps(db: CaseDb, files: readonly FileRow[], options: {f
     }
     commit(db)
     committed = true
+    return used
   } finally {
     if (!committed) rollback(db)
     restoreChecks()

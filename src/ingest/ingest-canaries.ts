@@ -12,6 +12,8 @@ import {stageRegistry} from '../store/canaries.js'
 import {deleteFile, fileBySha256, insertRegistryFile, setRegistryEntries} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {begin, commit, rollback} from '../store/session.js'
+import {ingestClaimant} from '../store/settings.js'
+import {claimIngest, releaseIngest} from './ingest-lock.js'
 import {isZoneless} from '../extract/timestamps-zone.js'
 import {parseTimestamp} from '../util/timestamps.js'
 import {notUnicodeField} from '../util/unicode-text.js'
@@ -70,7 +72,23 @@ export interface IngestCanariesResult {
 const REQUIRED_COLUMNS = ['marker', 'tenant_id', 'session_id'] as const
 const MAX_REGISTRY_LINE = 1 << 20
 
+/**
+ * Stores a registry file under the case's ingest claim (ingest-lock.ts), as `ingest logs`, `scan`
+ * and `drop` take it: a registry that grew while a scan ran was not the one the scan classified
+ * against, yet its gate passed and its summary counted the new markers. Triage's registry step,
+ * taken while its own ingest holds the claim, keeps that claim.
+ */
 export async function ingestCanaries(db: CaseDb, options: {path: string; now: () => Date; expectSha256?: string}): Promise<IngestCanariesResult> {
+  const held = ingestClaimant(db) === process.pid
+  claimIngest(db)
+  try {
+    return await storeRegistryFile(db, options)
+  } finally {
+    if (!held) releaseIngest(db)
+  }
+}
+
+async function storeRegistryFile(db: CaseDb, options: {path: string; now: () => Date; expectSha256?: string}): Promise<IngestCanariesResult> {
   const {path} = options
   const first = hashFile(path)
   // The caller has already answered for a registry of these bytes (triage's verdict): one that is
