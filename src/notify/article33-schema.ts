@@ -142,7 +142,8 @@ export const notificationFactSchema = z.object({
   /** a processor's case: the controller an authority notification was made for (notify record --controller); null: none named */
   controller: z.string().nullable(),
   file_sha256: z.string().nullable(),
-  late: z.boolean(),
+  /** null: not known (no fixed deadline for it: a processor's notice to a controller with no contractual period, a notice to the data subjects) */
+  late: z.boolean().nullable(),
   delay_reason: z.string().nullable(),
   /**
    * the scope it was based on, stored when it was recorded (notify record; a later scan never changes it): counts null where

@@ -286,7 +286,8 @@ export interface ExcerptInput extends Excerpt {
 
 /** A recorded notification as the drafts state it: with whether it was late, and what it contradicts. */
 export interface NotificationFact extends NotificationRecord {
-  late: boolean
+  /** null: not known (no fixed deadline for it, or no incident recorded), never false for that */
+  late: boolean | null
 }
 
 export interface StaleScopeFacts {
@@ -590,7 +591,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     reference: safeLine(n.reference),
     delay_reason: n.delay_reason === null ? null : safeLine(n.delay_reason),
     controller: n.controller === null || n.controller === undefined ? null : safeLine(n.controller),
-    late: incident ? notificationLate(incident, n) : false,
+    late: incident ? notificationLate(incident, n) : null,
   }))
   // The controllers concerned, a leaking retry's too (as `clock` counts them): one set for the clock and the notices.
   // A retry not read again concerns the tenant whose request it repeats (narrowed: this controller's own only).

@@ -19,7 +19,8 @@ export type Phase = 'initial' | 'follow-up'
 export type NotificationRecord = NotificationRow
 
 /** `crosstalk notify record --json` */
-export type NotifyRecordResult = NotificationRecord & {late: boolean}
+/** `late` null: not known (no fixed deadline: "without undue delay" is judged, not counted), never false for that. */
+export type NotifyRecordResult = NotificationRecord & {late: boolean | null}
 
 /** Recipients besides a controller tenant (which a processor names by its tenant id). */
 export const AUTHORITY = 'authority'
@@ -139,13 +140,17 @@ export function recordNotification(db: CaseDb, incident: IncidentForCheck, optio
 }
 
 /**
- * Whether a recorded initial notification came after its deadline (none for "without undue
- * delay"). A follow-up is never late: Art. 33(4) lets information be given in phases after the
- * initial notification, and the deadline is the initial one's.
+ * Whether a recorded initial notification came after its deadline; null where it has none (a
+ * processor's notice to a controller with no contractual period, a notice to the data subjects:
+ * "without undue delay" is judged, not counted), as `clock` says it: not known, never "not late".
+ * A follow-up is never late: Art. 33(4) lets information be given in phases after the initial
+ * notification, and the deadline is the initial one's.
  */
-export function notificationLate(incident: Pick<IncidentRecord, 'role' | 'aware_at' | 'controller_deadline_hours'>, n: Pick<NotificationRecord, 'at' | 'recipient' | 'phase'>): boolean {
+export function notificationLate(incident: Pick<IncidentRecord, 'role' | 'aware_at' | 'controller_deadline_hours'>, n: Pick<NotificationRecord, 'at' | 'recipient' | 'phase'>): boolean | null {
   if (n.phase !== 'initial') return false
-  return isLate(new Date(incident.aware_at), new Date(n.at), noticePeriodMs({role: incident.role, aware_at: incident.aware_at, controller_deadline_hours: incident.controller_deadline_hours}, n.recipient))
+  const period = noticePeriodMs({role: incident.role, aware_at: incident.aware_at, controller_deadline_hours: incident.controller_deadline_hours}, n.recipient)
+  if (period === null) return null
+  return isLate(new Date(incident.aware_at), new Date(n.at), period)
 }
 
 /**

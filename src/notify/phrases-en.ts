@@ -404,9 +404,11 @@ export const EN = {
   replayGroup,
   measureRecorded: (text: string) => text,
   controllersNotified: (done: number, total: number) => `Affected customers (controllers) notified under Art. 33(2): ${done} of ${total}.`,
-  notificationStated: (n: {phase: 'initial' | 'follow-up'; at: string; reference: string; recipient: string; late: boolean; delay_reason: string | null; scope_at_notification?: NotificationScope | null}, incidentDelayReason: string | null) =>
+  notificationStated: (n: {phase: 'initial' | 'follow-up'; at: string; reference: string; recipient: string; late: boolean | null; delay_reason: string | null; scope_at_notification?: NotificationScope | null}, incidentDelayReason: string | null) =>
     `${n.phase === 'initial' ? 'Initial notification' : 'Follow-up notification'} to ${EN.recipient(n.recipient)} on ${n.at} (reference ${n.reference})` +
-    (n.late ? lateReason(n.delay_reason ?? incidentDelayReason) : '.') + notifiedScope(n.scope_at_notification),
+    (n.late === true ? lateReason(n.delay_reason ?? incidentDelayReason) : n.late === null ? `; whether it was late is ${EN.lateNotKnown}.` : '.') + notifiedScope(n.scope_at_notification),
+  /** A notification's lateness where it has no fixed deadline (clock says the same). */
+  lateNotKnown: 'not known: no fixed deadline (without undue delay is judged, not counted)',
   /** What a recorded notification was based on (stored when it was recorded), as a sentence; '' for one built by hand. */
   notifiedScope,
   notifiedScan,
@@ -466,6 +468,10 @@ export const EN = {
   evidenceKind: {log: 'log', canaries: 'canary registry'} as Record<string, string>,
   unknownNode: '(unknown node)',
   lateFlag: 'LATE',
+  /** A notification's lateness in a table cell: not known where it has no fixed deadline. */
+  lateCell: (late: boolean | null): string => (late === true ? 'LATE' : late === false ? 'no' : 'not known (no fixed deadline: without undue delay)'),
+  /** Beside a deadline that has passed while the lateness is not known (a processor's controllers not known yet). */
+  lateUnknown: 'late: not known',
   inTime: 'in time',
 
   // ---- Article 34 (to data subjects, plain language)
@@ -557,11 +563,11 @@ export const EN = {
       deadline
         ? `This notice ${state === 'open' ? 'is' : 'was'} due by ${deadline} (the ${hours} hours our contract sets from our awareness)${state === 'late' ? ': it is late' : ''}.`
         : 'This notice is due without undue delay (Art. 33(2)); no contractual period is recorded.',
-    sent: (at: string, late: boolean) => `This notice was sent on ${at}${late ? ', after the contractual deadline' : ''}.`,
+    sent: (at: string, late: boolean | null) => `This notice was sent on ${at}${late ? ', after the contractual deadline' : ''}.`,
     /** Art. 33(4): the phase, and what still follows (`open`: the notice's open items). */
     phaseInitial: (open: number, records = 0) =>
       `This is our initial notice (Art. 33(4): information may be provided in phases). ${stillOpen(open, records)}`,
-    phaseFollowUp: (previous: {at: string; reference: string; late: boolean} | null, open: number, records = 0) =>
+    phaseFollowUp: (previous: {at: string; reference: string; late: boolean | null} | null, open: number, records = 0) =>
       previous
         ? `This notice follows up our initial notice sent on ${previous.at} (reference ${previous.reference})${previous.late ? ', after the contractual deadline' : ''}, with what has been established since (Art. 33(4)). ${stillOpen(open, records)}`
         : // No initial notice is recorded: the draft does not say one was sent (an open item asks for it).
@@ -599,8 +605,8 @@ export const EN = {
     effects: "Loss of confidentiality of conversation content (and identifiers found in it) to other users; integrity of the receiving users' responses.",
     droppedLine: (d: {at: string; kind?: 'canaries'; name: string; sha256: string; reason: string}, notifiedAt: string) =>
       `withdrawn after the notification of ${notifiedAt}: ${d.kind === 'canaries' ? 'canary registry ' : ''}${d.name} sha256 ${d.sha256}, dropped on ${d.at} (reason recorded: ${d.reason || 'none given'})`,
-    notificationLine: (n: {phase: 'initial' | 'follow-up'; at: string; recipient: string; reference: string; file_sha256: string | null; late: boolean; scope_at_notification?: NotificationScope | null}) =>
-      `${n.phase === 'initial' ? 'initial' : 'follow-up'} ${n.at} to ${n.recipient === 'authority' ? 'authority' : n.recipient === 'data-subjects' ? 'data subjects' : `controller ${n.recipient}`} ref ${n.reference}${n.file_sha256 ? ` sha256 ${n.file_sha256}` : ''}${n.late ? ' LATE' : ''}${notifiedScopeShort(n.scope_at_notification)}`,
+    notificationLine: (n: {phase: 'initial' | 'follow-up'; at: string; recipient: string; reference: string; file_sha256: string | null; late: boolean | null; scope_at_notification?: NotificationScope | null}) =>
+      `${n.phase === 'initial' ? 'initial' : 'follow-up'} ${n.at} to ${n.recipient === 'authority' ? 'authority' : n.recipient === 'data-subjects' ? 'data subjects' : `controller ${n.recipient}`} ref ${n.reference}${n.file_sha256 ? ` sha256 ${n.file_sha256}` : ''}${n.late === true ? ' LATE' : n.late === null ? ' (late: not known, no fixed deadline)' : ''}${notifiedScopeShort(n.scope_at_notification)}`,
     severity: (a: AssessmentRecord) => `ENISA SE ${a.se} (${EN.band[a.band] ?? a.band}); suggested ${EN.outcome[a.suggested] ?? a.suggested}`,
     authorityProcessor: 'not applicable: as processor, we notify each controller (Art. 33(2)); notifying the authority is the controller\'s duty (Art. 33(1))',
     proposed: (m: string) => `Proposed, not yet taken: ${m}`,

@@ -165,6 +165,9 @@ function markersStaleReasonFr(cause: MarkersStaleCause): string {
   return cause === 'registry' ? registry : cause === 'rules' ? rules : `${registry} ; ${rules}`
 }
 
+/** A notification's lateness where it has no fixed deadline (as clock says it). */
+const FR_LATE_NOT_KNOWN = "non connu, pas d'échéance fixe (« dans les meilleurs délais » s'apprécie, ne se compte pas)"
+
 export const FR: Phrases = {
   lang: 'fr',
   draft: 'PROJET',
@@ -323,11 +326,12 @@ export const FR: Phrases = {
   replayGroup,
   measureRecorded: (text) => text,
   controllersNotified: (done, total) => `Clients concernés (responsables de traitement) informés au titre de l'art. 33.2 : ${done} sur ${total}.`,
+  lateNotKnown: FR_LATE_NOT_KNOWN,
   notificationStated: (n, incidentDelayReason) => {
     const reason = n.delay_reason ?? incidentDelayReason
     return (
       `${n.phase === 'initial' ? 'Notification initiale' : 'Notification complémentaire'} à ${recipient(n.recipient)} le ${n.at} (référence ${n.reference})` +
-      (n.late ? (reason ? `, après l'échéance ; motifs du retard : ${reason}.` : ", après l'échéance ; aucun motif du retard n'est enregistré.") : '.') +
+      (n.late === true ? (reason ? `, après l'échéance ; motifs du retard : ${reason}.` : ", après l'échéance ; aucun motif du retard n'est enregistré.") : n.late === null ? ` ; retard : ${FR_LATE_NOT_KNOWN}.` : '.') +
       notifiedScope(n.scope_at_notification)
     )
   },
@@ -383,6 +387,8 @@ export const FR: Phrases = {
   evidenceKind: {log: 'journal', canaries: 'registre de canaris'},
   unknownNode: '(nœud inconnu)',
   lateFlag: 'EN RETARD',
+  lateCell: (late) => (late === true ? 'OUI' : late === false ? 'non' : "non connu (pas d'échéance fixe : dans les meilleurs délais)"),
+  lateUnknown: 'retard : non connu',
   inTime: 'dans le délai',
 
   a34: {
@@ -485,7 +491,7 @@ export const FR: Phrases = {
     effects: "Perte de confidentialité du contenu des conversations (et des identifiants qu'il contient) envers d'autres utilisateurs ; atteinte à l'intégrité des réponses reçues par les utilisateurs destinataires.",
     droppedLine: (d, notifiedAt) => `retiré après la notification du ${notifiedAt} : ${d.kind === 'canaries' ? 'registre de canaris ' : ''}${d.name} sha256 ${d.sha256}, retiré le ${d.at} (motif enregistré : ${d.reason || 'aucun'})`,
     notificationLine: (n) =>
-      `${n.phase === 'initial' ? 'initiale' : 'complémentaire'} ${n.at} à ${n.recipient === 'authority' ? "l'autorité" : n.recipient === 'data-subjects' ? 'les personnes concernées' : `responsable de traitement ${n.recipient}`} réf. ${n.reference}${n.file_sha256 ? ` sha256 ${n.file_sha256}` : ''}${n.late ? ' EN RETARD' : ''}${notifiedScopeShort(n.scope_at_notification)}`,
+      `${n.phase === 'initial' ? 'initiale' : 'complémentaire'} ${n.at} à ${n.recipient === 'authority' ? "l'autorité" : n.recipient === 'data-subjects' ? 'les personnes concernées' : `responsable de traitement ${n.recipient}`} réf. ${n.reference}${n.file_sha256 ? ` sha256 ${n.file_sha256}` : ''}${n.late === true ? ' EN RETARD' : n.late === null ? ' (retard : non connu, pas d\'échéance fixe)' : ''}${notifiedScopeShort(n.scope_at_notification)}`,
     severity: (a) => `SE ENISA ${a.se} (${band[a.band] ?? a.band}) ; suggestion : ${outcome[a.suggested] ?? a.suggested}`,
     authorityProcessor: "sans objet : en tant que sous-traitant, nous notifions chaque responsable de traitement (art. 33.2) ; la notification à l'autorité incombe au responsable de traitement (art. 33.1)",
     delayReasonOf: (reference, reason) => `${reason} (avec la notification ${reference})`,

@@ -42,7 +42,7 @@ export const processorNoticeSchema = z.object({
   /** Art. 33(4): initial, or a follow-up adding what was established since (default: follow-up once an initial notice to this controller is recorded) */
   phase: z.enum(['initial', 'follow-up']),
   /** the initial notice this one follows up, as recorded (notify record); null for an initial notice, or where none is recorded (then an open item) */
-  previous_notice: z.object({at: z.string(), reference: z.string(), late: z.boolean()}).nullable(),
+  previous_notice: z.object({at: z.string(), reference: z.string(), late: z.boolean().nullable()}).nullable(),
   /** the phase in words, and what is still being established and how it will follow */
   phase_text: z.string(),
   /** the open items phase_text counts (listed under "Still to be completed"): those that follow in phases; the others are our own records, to complete before sending (BEFORE_SENDING) */

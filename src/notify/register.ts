@@ -31,7 +31,8 @@ export const registerEntrySchema = z.object({
   deadline: z.string().nullable(),
   /** why there is no deadline where the role has none (a processor with no contractual period), else null */
   deadline_note: z.string().nullable(),
-  late: z.boolean(),
+  /** null: not known (no fixed deadline; a processor's controllers not known yet past its deadline; no incident), as clock says */
+  late: z.boolean().nullable(),
   breach_window: z.string().nullable(),
   facts: z.string(),
   data_subjects: z.string(),
@@ -216,7 +217,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     aware_at: inc?.aware_at ?? null,
     deadline: facts.clock?.deadline ?? null,
     deadline_note: facts.clock && facts.clock.deadline === null && facts.clock.basis ? P.clockBasis[facts.clock.basis] ?? null : null,
-    late,
+    late: facts.clock?.late ?? null,
     breach_window: breachWindow(inc, s, P),
     facts: factsText,
     data_subjects: (s ? `${range({...s.data_subjects, method: countMethods(s, language, facts.for_tenant).subjects})}${eitherSide === null ? '' : P.register.subjectsEitherSide(factsExposureKnown(facts) ? String(eitherSide) : `${language === 'fr' ? 'au moins' : 'at least'} ${eitherSide}`, s.data_subjects.low)}` : null) ?? P.toComplete(noScopeItem(facts, P.open)),

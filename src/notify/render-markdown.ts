@@ -165,7 +165,8 @@ export function article33View(d: Article33Result): View {
   return {
     ...view,
     ...openBySection(d.open_items, d.language, d.final ? 'final' : 'draft'),
-    notifications: d.notifications.map((n) => escapeView({...n, phase: P.phase[n.phase], recipient: P.recipient(n.recipient)}) as View),
+    // Lateness in words: a notification with no fixed deadline is not known to be late or in time (never "no").
+    notifications: d.notifications.map((n) => escapeView({...n, phase: P.phase[n.phase], recipient: P.recipient(n.recipient), late_text: P.lateCell(n.late)}) as View),
     evidence: d.evidence.map((e) => escapeView({...e, kind: P.evidenceKind[e.kind] ?? e.kind}) as View),
     heading: word,
     status_line: escapeMd(P.statusLine(word, d.clock, d.prepared_on_behalf_of ?? null)),
@@ -279,7 +280,7 @@ export function renderArticle34Markdown(d: Article34Result): string {
 
 export function renderRegisterMarkdown(d: RegisterEntryResult): string {
   const P = PHRASES[d.language]
-  const view: View = {...(escapeView(d) as View), heading: d.draft ? P.draft : P.final, late_text: d.late ? P.lateFlag : '', open_all: d.open_items.map((o) => openItemText(o, d.language, d.draft ? 'draft' : 'final')), has_open: d.open_items.length > 0}
+  const view: View = {...(escapeView(d) as View), heading: d.draft ? P.draft : P.final, late_text: d.late === true ? P.lateFlag : d.late === null && d.deadline !== null ? `(${P.lateUnknown})` : '', open_all: d.open_items.map((o) => openItemText(o, d.language, d.draft ? 'draft' : 'final')), has_open: d.open_items.length > 0}
   // An empty cell reads as nothing to say: no notification is said as none recorded, and a
   // processor's count of controllers notified is given out of those affected.
   const fr = d.language === 'fr'

@@ -67,7 +67,8 @@ describe('the processor notice states its phase (Art. 33(4))', () => {
     const facts = buildFacts(loadFactsInputs(c.db), NOW)
     const n = buildProcessorNotice(facts, 'acme', {language: 'en'})
     expect(n.phase).toBe('follow-up')
-    expect(n.previous_notice).toEqual({at: '2026-10-23T11:00:00.000Z', reference: 'N-1', late: false})
+    // No contractual period is recorded: whether it was late is not known (null), as clock says, never false.
+    expect(n.previous_notice).toEqual({at: '2026-10-23T11:00:00.000Z', reference: 'N-1', late: null})
     expect(n.phase_text).toMatch(/^This notice follows up our initial notice sent on 2026-10-23T11:00:00.000Z \(reference N-1\), with what has been established since \(Art\. 33\(4\)\)\. \d+ points are still being established/)
     expect(n.statements.find((s) => s.section === 'phase')?.rests_on).toEqual([expect.stringMatching(/^notification#\d+$/)])
     // the initial notice's deadline and sending are not this draft's
