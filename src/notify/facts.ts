@@ -328,6 +328,8 @@ export interface CaseFacts {
   role_changes: AwarenessAmendment[]
   clock: ClockResult | null
   notifications: NotificationFact[]
+  /** tenant (as shown) -> when its first label of another customer was stored; absent: none stored (tenant-labels.ts) */
+  tenant_labels_first_given?: ReadonlyMap<string, string>
   /** recorded notifications the incident now contradicts (e.g. after an awareness amendment) */
   notification_problems: string[]
   assessment: AssessmentRecord | null
@@ -639,6 +641,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     role_changes: inputs.roleChanges.map((a) => sanitizeRecord(a)),
     clock,
     notifications,
+    tenant_labels_first_given: new Map([...(inputs.scope.tenantLabelsFirstGiven ?? [])].map(([tenant, at]) => [safeLine(tenant), at])),
     // A draft for one controller reports on its own notices (and the authority's and the data subjects'), not on other customers'.
     notification_problems: incident ? notificationProblems(incident, inputs.notifications, now, (n) => options.tenant === undefined || concernsController(n, options.tenant)).map(safeLine) : [],
     assessment: inputs.assessment,

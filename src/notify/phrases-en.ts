@@ -572,6 +572,9 @@ export const EN = {
         ? `This notice follows up our initial notice sent on ${previous.at} (reference ${previous.reference})${previous.late ? ', after the contractual deadline' : ''}, with what has been established since (Art. 33(4)). ${stillOpen(open, records)}`
         : // No initial notice is recorded: the draft does not say one was sent (an open item asks for it).
           `This is a follow-up notice, with what has been established since (Art. 33(4)); the initial notice it supplements is not recorded here. ${stillOpen(open, records)}`,
+    /** Earlier notices to this controller recorded before the case kept the labels it gives other customers: ours may differ from theirs. */
+    labelsMayDiffer: (earlier: ReadonlyArray<{at: string; reference: string}>) =>
+      `Other customers are named in this notice only by labels (tenant#1, tenant#2, ...). These labels were given after our earlier ${earlier.length === 1 ? 'notice' : 'notices'} to you ${earlier.map((e) => `of ${e.at} (reference ${e.reference})`).join(', ')} ${earlier.length === 1 ? 'was' : 'were'} recorded, and may differ from the labels ${earlier.length === 1 ? 'that notice' : 'those notices'} used: a label here may name another customer than the same label there, and the same customer may carry another label.`,
     /** Text whose source is ambiguous, and this controller's sessions among its recorded possible sources. Never names the others. */
     possibleSource: (responses: number, sessions: number, among: {min: number; max: number}) =>
       `${count(responses, 'response')} served to another customer's users carried verbatim text that ${count(sessions, 'session')} of yours also held: your data may be the source of that text. You are one of ${among.min === among.max ? among.min : `${among.min} to ${among.max}`} possible sources (customers whose sessions held the same text); which of them it came from is still open.`,

@@ -45,6 +45,12 @@ export const processorNoticeSchema = z.object({
   previous_notice: z.object({at: z.string(), reference: z.string(), late: z.boolean().nullable()}).nullable(),
   /** the phase in words, and what is still being established and how it will follow */
   phase_text: z.string(),
+  /**
+   * where an earlier notice to this controller was recorded before the case kept the labels it gives
+   * other customers (a case from before migration 022): that this notice's labels may differ from
+   * that notice's, so a label names no customer across the two; null otherwise
+   */
+  labels_note: z.string().nullable(),
   /** the open items phase_text counts (listed under "Still to be completed"): those that follow in phases; the others are our own records, to complete before sending (BEFORE_SENDING) */
   still_being_established: z.number().int(),
   /** when our next update follows (Art. 33(4)), as recorded (incident set --next-update); at null: not set (an open item), never a default */
@@ -382,6 +388,13 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
       ? L.stated('phase', N.phaseInitial(still, ownRecords), ['rule:Art. 33(4)'])
       // What the initial notice rested on, as stored when it was recorded (by scan: the stored figures are the whole case's, not this customer's to read).
       : L.stated('phase', N.phaseFollowUp(sent ? {at: sent.at, reference: sent.reference, late: sent.late} : null, still, ownRecords) + (sent ? P.notifiedScan(sent.scope_at_notification) : ''), sent ? [`notification#${sent.id}`] : ['rule:Art. 33(4)'])
+  // Labels are kept for the case's life only from when they were first stored (migration 022): a
+  // notice to this controller recorded before then named other customers by labels this case did
+  // not keep, and those given since may differ, so the same label may name another customer.
+  const labelsFrom = facts.tenant_labels_first_given?.get(t.tenant_id) ?? null
+  const namesOthers = t.counterparts_leaked_to.length > 0 || t.counterparts_received_from.length > 0
+  const unkept = namesOthers ? facts.notifications.filter((n) => n.recipient === t.tenant_id && (labelsFrom === null || Date.parse(n.recorded_at) < Date.parse(labelsFrom))) : []
+  const labelsNote = unkept.length > 0 ? L.stated('phase', N.labelsMayDiffer(unkept.map((n) => ({at: n.at, reference: n.reference}))), unkept.map((n) => `notification#${n.id}`)) : null
   assertGrounded(L.statements)
   return processorNoticeSchema.parse(withOpenItemLines({
     kind: 'processor-notice',
@@ -392,6 +405,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
     phase,
     previous_notice: phase === 'follow-up' && sent ? {at: sent.at, reference: sent.reference, late: sent.late} : null,
     phase_text: phaseText,
+    labels_note: labelsNote,
     still_being_established: still,
     next_update: {at: inc?.next_update_at ?? null, text: nextUpdate},
     generated_at: facts.generated_at,

@@ -7,7 +7,7 @@ import {contaminationRows, orphanSightingCount, piiScopeRows, provenanceRows, ty
 import type {CaseDb} from '../store/open-case.js'
 import {atRiskByTenant, atRiskGroups, atRiskJudgeable, atRiskUndecided, atRiskUndecidedByTenant, atRiskUndecidedSpans, countSessionsServed, recordsMissingAtRiskFields, recordsMissingAtRiskFieldsByTenant, type AtRiskGroup, type UnknownFieldCounts} from '../store/records.js'
 import {getSettings} from '../store/settings.js'
-import {storedTenantLabels, type TenantLabelNumbers} from '../store/tenant-labels.js'
+import {storedTenantLabels, tenantLabelsFirstGiven, type TenantLabelNumbers} from '../store/tenant-labels.js'
 import {withSortCache} from '../store/session.js'
 
 export type {AtRiskGroup} from '../store/records.js'
@@ -27,6 +27,8 @@ export type ContaminatingClass = (typeof CONTAMINATING)[number]
 export interface ScopeInputs {
   /** the other customers' labels already given (tenant -> other -> N of tenant#N), kept for the case's life; absent: none stored */
   tenantLabels?: TenantLabelNumbers
+  /** tenant -> when its first label was stored (tenant-labels.ts); absent: none stored */
+  tenantLabelsFirstGiven?: ReadonlyMap<string, string>
   /** The prefill KV pool in force: given for this run, else recorded in the case by scan, else null. */
   pool: number | null
   advertised: number | null
@@ -105,6 +107,7 @@ export function loadScopeInputs(db: CaseDb, options: LoadScopeOptions = {}): Sco
   }
   return {
     tenantLabels: storedTenantLabels(db),
+    tenantLabelsFirstGiven: tenantLabelsFirstGiven(db),
     pool,
     advertised,
     pool_basis: given ? 'given' : pool !== null ? 'recorded' : 'unknown',

@@ -14,6 +14,16 @@ export function storedTenantLabels(db: CaseDb): TenantLabelNumbers {
   return out
 }
 
+/**
+ * When each tenant's documents first had labels stored (its earliest label's given_at): a notice to
+ * it recorded before then (a case from before migration 022, or one sent before any scan gave
+ * labels) named other customers by labels this case did not keep.
+ */
+export function tenantLabelsFirstGiven(db: CaseDb): Map<string, string> {
+  const rows = db.prepare('SELECT tenant, min(given_at) AS first FROM tenant_labels GROUP BY tenant').all() as Array<{tenant: string; first: string}>
+  return new Map(rows.map((r) => [r.tenant, r.first]))
+}
+
 /** Stores labels not yet given; one already given is never changed (the caller numbers new ones after those stored). */
 export function giveTenantLabels(db: CaseDb, labels: ReadonlyArray<{tenant: string; other: string; label: number}>, at: string): number {
   if (labels.length === 0) return 0
