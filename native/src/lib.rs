@@ -448,11 +448,11 @@ impl QuickExtractor {
         Some(out)
     }
 
-    /// A decoded response as the verdict reads it; its text is kept only where it holds `CANARY-`
-    /// or a registered marker (3% of records in a generated incident).
+    /// A decoded response as the verdict reads it; its text is kept only where it may hold a
+    /// marker (may_hold_marker) or holds a registered one (3% of records in a generated incident).
     fn summary(&self, d: Decoded) -> ResponseRead {
         let empty = d.text.is_empty();
-        let marked = self.automaton.is_match(d.text.as_bytes()).then(|| d.text.into_owned());
+        let marked = (may_hold_marker(d.text.as_bytes()) || self.automaton.is_match(d.text.as_bytes())).then(|| d.text.into_owned());
         ResponseRead { is_error: d.is_error, empty, marked }
     }
 
@@ -462,14 +462,16 @@ impl QuickExtractor {
         // /CANARY-((?:(?!CANARY-)[0-9a-fA-F]){8,})/g: at each `CANARY-`, the whole hex run after
         // it, up to the next `CANARY-`; a run under 8 digits is no match there, and the search
         // goes on from the next byte.
+        // The run may start after a line break that follows the hyphen (prefix_end).
         let mut tokens = Vec::new();
         let mut from = 0;
         while let Some(i) = memchr::memmem::find(&b[from..], b"CANARY-") {
             let start = from + i;
-            let hex = start + 7;
+            let hex = prefix_end(b, start);
             let end = hex + hex_run(&b[hex..]);
             if end - hex >= 8 {
-                tokens.push((text[start..end].to_owned(), start as u32));
+                let token = if hex == start + 7 { text[start..end].to_owned() } else { format!("CANARY-{}", &text[hex..end]) };
+                tokens.push((token, start as u32));
                 from = end;
             } else {
                 from = start + 1;
@@ -496,7 +498,8 @@ impl QuickExtractor {
         all.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
         let mut spans: Vec<(usize, usize)> = all.iter().map(|&(end, len, _)| (end - len, end)).collect();
         for at in memchr::memmem::find_iter(b, b"CANARY-") {
-            spans.push((at, at + 7 + hex_run(&b[at + 7..])));
+            let hex = prefix_end(b, at);
+            spans.push((at, hex + hex_run(&b[hex..])));
         }
         // containment (markers.ts): a longer span holding [s, e) starts before it and ends at or
         // after e, or starts at s and ends after e; found by a binary search over the spans sorted.
@@ -556,14 +559,49 @@ fn hex_after_prefix(prompt: &[u8], hex: &[u8]) -> (u32, u32) {
         if whole == hex.len() {
             break;
         }
-        let rest = &prompt[at + 7..];
-        let n = rest.iter().zip(hex).take_while(|(p, h)| p.to_ascii_lowercase() == h.to_ascii_lowercase()).count();
+        // The digits may go on after a line break where the marker goes on there (a wrapped
+        // marker, or one split over two text parts, each on a line of its own).
+        let mut i = prefix_end(prompt, at);
+        let mut n = 0;
+        while n < hex.len() {
+            let j = if n > 0 { skip_break(prompt, i) } else { i };
+            if prompt.get(j).is_none_or(|p| !p.eq_ignore_ascii_case(&hex[n])) {
+                break;
+            }
+            n += 1;
+            i = j + 1;
+        }
         prefix = prefix.max(n);
-        if n > whole && hex_run(&rest[n..]) == 0 {
+        if n > whole && hex_run(&prompt[i..]) == 0 {
             whole = n;
         }
     }
     (prefix as u32, whole as u32)
+}
+
+/// Whether a text may hold a marker as markerTokens (markers.ts) folds them: `CANARY` (with any
+/// hyphen after it, a look-alike or none), or a full-width form of one of its letters (U+FF21 A,
+/// U+FF23 C, U+FF2E N, U+FF32 R, U+FF39 Y: UTF-8 EF BC A1/A3/AE/B2/B9). SIMD searches both, so a
+/// text without either costs two quick passes. A text that holds one but is not ASCII is left to
+/// TypeScript, which folds look-alikes, full-width forms and invisible characters; an ASCII one
+/// holds a marker only as `CANARY-`, with at most a line break after the hyphen (prefix_end).
+fn may_hold_marker(b: &[u8]) -> bool {
+    memchr::memmem::find(b, b"CANARY").is_some() || memchr::memmem::find_iter(b, b"\xef\xbc").any(|i| matches!(b.get(i + 2), Some(0xa1 | 0xa3 | 0xae | 0xb2 | 0xb9)))
+}
+
+/// Where the hex digits of the `CANARY-` at `at` start in an ASCII text: after the hyphen, and
+/// after one line break (LF or CR LF) there, where word-wrappers break a marker (prefixEnd).
+fn prefix_end(b: &[u8], at: usize) -> usize {
+    skip_break(b, at + 7)
+}
+
+/// The position after a line break (LF or CR LF) at `i`, or `i` where none is (skipBreak).
+fn skip_break(b: &[u8], i: usize) -> usize {
+    match (b.get(i), b.get(i + 1)) {
+        (Some(b'\n'), _) => i + 1,
+        (Some(b'\r'), Some(b'\n')) => i + 2,
+        _ => i,
+    }
 }
 
 /// How many hex digits open `b`, up to a `CANARY-` (the token expression's run).

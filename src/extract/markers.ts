@@ -300,32 +300,148 @@ function longestRegisteredPrefix(registry: MarkerRegistry, key: string): Registe
   return null
 }
 
-/** A marker-shaped token as found in a response: `CANARY-` and its whole hex run. */
+/** A marker-shaped token as found in a response: `CANARY-` and its whole hex run (folded: markerTokens). */
 export interface MarkerToken {
   token: string
   position: number
 }
 
+// How a marker may be written and still be the marker: what models and text tools do to it, and
+// the client sees it as issued (or as plainly the marker). Folded so, in responses and in prompts
+// alike, the same way here and in the native extractor (native/src/lib.rs, ASCII texts only):
+// - a full-width form U+FF01..U+FF5E is its ASCII character (`ＣＡＮＡＲＹ－ａ１` is `CANARY-a1`),
+//   as NFKC folds it; lower-case `canary` is no marker in either width (contract);
+// - the hyphen may be a look-alike: U+2010 hyphen, U+2011 non-breaking hyphen (GPT-family models
+//   write it for `-`), U+2012 figure dash, U+2013 en dash, U+2014 em dash, U+2212 minus sign,
+//   U+FE63 small hyphen-minus, U+FF0D full-width hyphen-minus;
+// - invisible format characters may stand after `CANARY`, around the hyphen and between hex
+//   digits: U+00AD soft hyphen, U+200B zero width space, U+200C/U+200D zero width (non-)joiner,
+//   U+2060 word joiner, U+FEFF zero width no-break space (all Default_Ignorable_Code_Point);
+// - one line break (LF or CR LF) may follow the hyphen, where word-wrappers break a marker.
+// A found token is the folded marker, `CANARY-` and its hex digits in ASCII (their letter case
+// kept), at the position of its `C`: it is looked up and classified as one written plainly.
+
+/** The marker's word, each letter ASCII or full-width upper case. */
+const WORD = 'CANARY'
+/** Full-width forms of WORD's letters (U+FF23 U+FF21 U+FF2E U+FF32 U+FF39): a text holding none and no ASCII `CANARY` holds no marker. */
+const WIDE_WORD_LETTER = /[\uff21\uff23\uff2e\uff32\uff39]/
+
+/** A full-width form (U+FF01..U+FF5E) as its ASCII character; any other code unit as it is. */
+const narrow = (c: number): number => (c >= 0xff01 && c <= 0xff5e ? c - 0xfee0 : c)
+
+/** The invisible characters folded out of a marker (see above). */
+const isInvisible = (c: number): boolean => c === 0x200b || c === 0x200c || c === 0x200d || c === 0x2060 || c === 0x00ad || c === 0xfeff
+
+/** `-` or a look-alike of it (see above). */
+const isDash = (c: number): boolean => c === 0x2d || c === 0xff0d || c === 0x2010 || c === 0x2011 || c === 0x2012 || c === 0x2013 || c === 0x2014 || c === 0x2212 || c === 0xfe63
+
+/** The first position from `i` that is no invisible character. */
+function skipInvisible(text: string, i: number): number {
+  while (i < text.length && isInvisible(text.charCodeAt(i))) i++
+  return i
+}
+
+/** The position after a line break (LF or CR LF) at `i`, or `i` where none is. */
+function skipBreak(text: string, i: number): number {
+  const c = text.charCodeAt(i)
+  return c === 0x0a ? i + 1 : c === 0x0d && text.charCodeAt(i + 1) === 0x0a ? i + 2 : i
+}
+
+/** The hex digit at `i` (ASCII or full-width) as an ASCII code unit, or -1. */
+function hexAt(text: string, i: number): number {
+  const c = narrow(text.charCodeAt(i))
+  return isHexCode(c) ? c : -1
+}
+
+/** Whether a text may hold a marker (markerTokens finds none in one that does not). */
+export function mayHoldMarker(text: string): boolean {
+  return text.includes(WORD) || WIDE_WORD_LETTER.test(text)
+}
+
 /**
- * Every marker-shaped token of a text, in order. Independent of the registry, so ingest
- * stores these once and a scan (or a rescan under a changed registry) classifies them
- * without reading the text again.
+ * Where the hex digits of a marker written from `at` start: `CANARY`, the hyphen and what may
+ * stand around it (see above); -1 where no marker starts at `at`. Reads a bounded stretch but
+ * for invisible characters, which it reads once each.
+ */
+function prefixEnd(text: string, at: number): number {
+  for (let k = 0; k < WORD.length; k++) if (narrow(text.charCodeAt(at + k)) !== WORD.charCodeAt(k)) return -1
+  const dash = skipInvisible(text, at + WORD.length)
+  if (dash >= text.length || !isDash(text.charCodeAt(dash))) return -1
+  const next = skipInvisible(text, dash + 1)
+  const wrapped = skipBreak(text, next)
+  return wrapped === next ? next : skipInvisible(text, wrapped)
+}
+
+/** The next position from `from` where a marker starts (prefixEnd), and where its hex starts; null where none does. */
+function nextPrefix(text: string, from: number, wide: boolean): {at: number; hex: number} | null {
+  for (let at = from; at < text.length; at++) {
+    if (wide) {
+      const c = text.charCodeAt(at)
+      if (c !== 0x43 && c !== 0xff23) continue
+    } else {
+      at = text.indexOf(WORD, at)
+      if (at === -1) return null
+    }
+    const hex = prefixEnd(text, at)
+    if (hex !== -1) return {at, hex}
+  }
+  return null
+}
+
+/**
+ * The hex run from `from`: hex digits (ASCII or full-width) with invisible characters between
+ * them, up to where a marker starts (its `C` and `A` are hex digits: two markers written with
+ * nothing between them are two tokens, not one). `end`: after its last digit; `digits`: how many;
+ * `plain`: whether it is ASCII digits alone (the text's own slice is then its digits).
+ */
+function hexRunAt(text: string, from: number): {end: number; digits: number; plain: boolean} {
+  let end = from
+  let digits = 0
+  let plain = true
+  for (let i = from; ; ) {
+    const c = text.charCodeAt(i)
+    if (isInvisible(c)) {
+      i = skipInvisible(text, i)
+      continue
+    }
+    if (hexAt(text, i) === -1 || ((c === 0x43 || c === 0xff23) && prefixEnd(text, i) !== -1)) break
+    if (c > 0x7f || i !== end) plain = false
+    digits++
+    end = ++i
+  }
+  return {end, digits, plain}
+}
+
+/** The run's hex digits in ASCII (hexRunAt), from `from` to `end`. */
+function runDigits(text: string, from: number, end: number): string {
+  let out = ''
+  for (let i = from; i < end; i++) {
+    const h = hexAt(text, i)
+    if (h !== -1) out += String.fromCharCode(h)
+  }
+  return out
+}
+
+/**
+ * Every marker-shaped token of a text, in order: `CANARY-` and its hex run of 8 digits or more,
+ * folded (see above). Independent of the registry, so ingest stores these once and a scan (or a
+ * rescan under a changed registry) classifies them without reading the text again. One pass, no
+ * regular expression: a regex with a lookahead per digit overflows the stack on a run of megabytes.
  */
 export function markerTokens(text: string): MarkerToken[] {
   const out: MarkerToken[] = []
-  if (!text.includes(PREFIX)) return out
-  // Greedy: the whole hex run after the prefix is one token, up to the next `CANARY-` (its `C` and
-  // `A` are hex digits: two markers written with nothing between them are two tokens, not one). A
-  // scan, not a regex with a lookahead per digit: that overflows the stack on a run of megabytes.
-  for (let at = text.indexOf(PREFIX); at !== -1; ) {
-    const run = hexRun(text, at + PREFIX.length)
-    if (run < MIN_TOKEN_HEX) {
-      at = text.indexOf(PREFIX, at + 1)
+  const wide = WIDE_WORD_LETTER.test(text)
+  if (!wide && !text.includes(WORD)) return out
+  for (let m = nextPrefix(text, 0, wide); m !== null; ) {
+    const run = hexRunAt(text, m.hex)
+    if (run.digits < MIN_TOKEN_HEX) {
+      m = nextPrefix(text, m.at + 1, wide)
       continue
     }
-    const end = at + PREFIX.length + run
-    out.push({token: text.slice(at, end), position: at})
-    at = text.indexOf(PREFIX, end)
+    const plainPrefix = m.hex === m.at + PREFIX.length && text.startsWith(PREFIX, m.at)
+    const token = plainPrefix && run.plain ? text.slice(m.at, run.end) : PREFIX + (run.plain ? text.slice(m.hex, run.end) : runDigits(text, m.hex, run.end))
+    out.push({token, position: m.at})
+    m = nextPrefix(text, run.end, wide)
   }
   return out
 }
@@ -368,21 +484,22 @@ function isHeadOf(token: string, marker: string): boolean {
 const isHexCode = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66)
 
 /**
- * The spans of every `CANARY-` and its whole hex run in a text (any number of digits: a marker
- * `CANARY-abc` inside `CANARY-abcdef0123456789` is inside a longer token), the run ended where
- * markerTokens ends it (at the next `CANARY-`).
+ * The spans of every marker's start (prefixEnd) and its whole hex run in a text (any number of
+ * digits: a marker `CANARY-abc` inside `CANARY-abcdef0123456789` is inside a longer token), the
+ * run ended where markerTokens ends it (at the next marker).
  */
 function prefixRuns(text: string): Array<[number, number]> {
   const out: Array<[number, number]> = []
-  for (let at = text.indexOf(PREFIX); at !== -1; at = text.indexOf(PREFIX, at + 1)) out.push([at, at + PREFIX.length + hexRun(text, at + PREFIX.length)])
+  const wide = WIDE_WORD_LETTER.test(text)
+  for (let m = nextPrefix(text, 0, wide); m !== null; m = nextPrefix(text, m.at + 1, wide)) {
+    out.push([m.at, hexRunAt(text, m.hex).end])
+  }
   return out
 }
 
-/** How many hex digits follow `from` in `text`, up to the next `CANARY-` (markerTokens' run). */
+/** How many hex digits follow `from` in `text`, up to the next marker (markerTokens' run). */
 function hexRun(text: string, from: number): number {
-  let end = from
-  while (end < text.length && isHexCode(text.charCodeAt(end)) && !text.startsWith(PREFIX, end)) end++
-  return end - from
+  return hexRunAt(text, from).digits
 }
 
 /**
@@ -394,7 +511,7 @@ function hexRun(text: string, from: number): number {
 export function wholeMatches(matches: readonly AcMatch[], lengthOf: (pattern: number) => number, text: string): AcMatch[] {
   if (matches.length === 0) return []
   const spans: Array<[number, number]> = matches.map((m) => [m.start, m.start + lengthOf(m.pattern)])
-  if (text.includes(PREFIX)) spans.push(...prefixRuns(text))
+  if (mayHoldMarker(text)) spans.push(...prefixRuns(text))
   const inside = containment(spans)
   const seen = new Set<number>()
   const out: AcMatch[] = []
@@ -515,23 +632,33 @@ export interface PromptHex {
 
 /**
  * How many of `hex`'s digits (lower-case), from its first, the prompt holds right after a
- * `CANARY-` (the most over every `CANARY-` in it), and how many it holds as that `CANARY-`'s
- * whole hex run (the run ended as markerTokens ends it): `CANARY-` as written, the digits in
- * either letter case, as a response's tokens are found. Only ASCII A-F are folded, so that no
- * other character of the prompt can stand for a digit.
+ * marker's start (prefixEnd: `CANARY-` folded as in responses; the most over every one in it),
+ * and how many it holds as that start's whole hex run (the run ended as markerTokens ends it).
+ * The digits are read as a response's are (either letter case, full-width, invisible characters
+ * between them) and may also go on after a line break (LF or CR LF), where the marker goes on
+ * there: a marker the user's text wraps, or splits over two text parts (each on a line of its
+ * own), is still the marker the user sent. Only hex digits are folded, so that no other character
+ * of the prompt can stand for a digit.
  */
 function hexAfterPrefix(prompt: string, hex: string): PromptHex {
   const best = {prefix: 0, whole: 0}
-  for (let at = prompt.indexOf(PREFIX); at !== -1 && best.whole < hex.length; at = prompt.indexOf(PREFIX, at + 1)) {
-    const from = at + PREFIX.length
+  const wide = WIDE_WORD_LETTER.test(prompt)
+  for (let m = nextPrefix(prompt, 0, wide); m !== null && best.whole < hex.length; m = nextPrefix(prompt, m.at + 1, wide)) {
+    let i = m.hex
     let n = 0
-    while (n < hex.length && from + n < prompt.length) {
-      const c = prompt.charCodeAt(from + n)
+    while (n < hex.length) {
+      let j = skipInvisible(prompt, i)
+      if (n > 0) {
+        const wrapped = skipBreak(prompt, j)
+        if (wrapped !== j) j = skipInvisible(prompt, wrapped)
+      }
+      const c = hexAt(prompt, j)
       if ((c >= 0x41 && c <= 0x46 ? c + 0x20 : c) !== hex.charCodeAt(n)) break
       n++
+      i = j + 1
     }
     if (n > best.prefix) best.prefix = n
-    if (n > best.whole && hexRun(prompt, from + n) === 0) best.whole = n
+    if (n > best.whole && hexRun(prompt, i) === 0) best.whole = n
   }
   return best
 }
@@ -552,7 +679,7 @@ export function promptPrefix(t: MarkerToken, prompt: () => string): number {
  */
 export function promptHex(t: MarkerToken, prompt: () => string): PromptHex {
   const p = prompt()
-  return p.includes(PREFIX) ? hexAfterPrefix(p, t.token.slice(PREFIX.length).toLowerCase()) : {prefix: 0, whole: 0}
+  return mayHoldMarker(p) ? hexAfterPrefix(p, t.token.slice(PREFIX.length).toLowerCase()) : {prefix: 0, whole: 0}
 }
 
 /**

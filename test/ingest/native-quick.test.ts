@@ -451,13 +451,23 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     fc.stringMatching(/^[0-9a-fA-F]{0,20}$/),
     fc.string({unit: 'binary-ascii', maxLength: 4}),
   )
-  const markedText = fc.array(fragment, {minLength: 1, maxLength: 10}).map((parts) => parts.join(''))
+  /**
+   * Those and marker look-alikes (markers.ts): a line break after the hyphen or inside the hex
+   * (ASCII: claimed natively), a hyphen look-alike, an invisible character, full-width forms
+   * (left to TypeScript).
+   */
+  const lookalikeFragment = fc.oneof(
+    {arbitrary: fragment, weight: 6},
+    {arbitrary: fc.constantFrom('CANARY-\n', 'CANARY-\r\n', '\r\n', 'CANARY-\n\n'), weight: 2},
+    {arbitrary: fc.constantFrom('CANARY\u2011', '\u200b', '\u00ad', '\uff23\uff21\uff2e\uff21\uff32\uff39\uff0d', 'C\uff21NARY', '\uff41\uff11'), weight: 1},
+  )
+  const textOf = (piece: fc.Arbitrary<string>) => fc.array(piece, {minLength: 1, maxLength: 10}).map((parts) => parts.join(''))
   /**
    * A prompt of pieces of the response (so that echoes, whole or partial, are common), each in
    * some letter case, or with its markers' `CANARY-` taken out (their hex alone: no echo).
    */
-  const promptOf = (response: string) =>
-    fc.array(fc.tuple(fc.nat(), fc.nat({max: 40}), fc.constantFrom('same', 'lower', 'upper', 'bare'), fragment), {maxLength: 4}).map((cuts) =>
+  const promptOf = (response: string, filler = fragment) =>
+    fc.array(fc.tuple(fc.nat(), fc.nat({max: 40}), fc.constantFrom('same', 'lower', 'upper', 'bare'), filler), {maxLength: 4}).map((cuts) =>
       cuts
         .map(([at, len, letterCase, filler]) => {
           const piece = response.slice(at % (response.length + 1), (at % (response.length + 1)) + len)
@@ -476,9 +486,10 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
         return `${pieces.map((p) => `data: ${JSON.stringify({choices: [{index: 0, delta: {content: p}}]})}\n\n`).join('')}data: [DONE]\n\n`
       }),
     )
-  const markedLine = markedText.chain((response) =>
-    fc.record({request: promptOf(response).chain((p) => fc.constantFrom<unknown>(p, {messages: [{role: 'user', content: p}]}, null)), response: responseBody(response)}),
+  const lineOf = (piece: fc.Arbitrary<string>) => textOf(piece).chain((response) =>
+    fc.record({request: promptOf(response, piece).chain((p) => fc.constantFrom<unknown>(p, {messages: [{role: 'user', content: p}]}, null)), response: responseBody(response)}),
   )
+  const markedLine = lineOf(fragment)
 
   it('claims marked records with ASCII texts, giving the TypeScript extractor\'s tokens, hits and echo facts', () => {
     const overlapping = new UnconventionalSet(OVERLAPPING)
@@ -732,6 +743,68 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     const quick = same(taskOf(bytes), set)
     expect(quick.bad).toBe(twice.length)
     expect(quick.firstBad).toEqual({line: 1, reason: expect.stringMatching(/^duplicate key "response"/)})
+  })
+
+  it('gives the TypeScript extractor\'s tokens and echo facts on random text with marker look-alikes, claiming the ASCII records', () => {
+    const overlapping = new UnconventionalSet(OVERLAPPING)
+    let marked = 0
+    let wrapped = 0
+    let left = 0
+    fc.assert(
+      fc.property(fc.array(lineOf(lookalikeFragment), {minLength: 1, maxLength: 8}), (records) => {
+        const lines = records.map((r, i) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id: `r${i}`, tenant_id: 't', session_id: 's', ...r}))
+        const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
+        same(taskOf(bytes), overlapping)
+        const out = nativeQuickExtractor(overlapping)!.lines(bytes, 'gw-test', 1 << 20)
+        marked += out.marked?.length ?? 0
+        // Claimed records whose line holds a marker wrapped after its hyphen (as JSON writes a break).
+        wrapped += out.marked?.filter((m) => m.tokens.length > 0 && /CANARY-(\\r)?\\n/.test(lines[m.at]!)).length ?? 0
+        left += out.kinds.filter((k) => k === NATIVE_LEFT).length
+      }),
+      {seed: 90_211, numRuns: 800},
+    )
+    expect(marked).toBeGreaterThan(200)
+    expect(wrapped).toBeGreaterThan(20)
+    expect(left).toBeGreaterThan(100)
+  })
+
+  it('reads marker look-alikes as TypeScript does: a line break after the hyphen natively, a look-alike hyphen, an invisible or a full-width character left to it (QA parts #2, #3, #5, #6)', () => {
+    const hex = '0123456789abcdef0123'
+    const records: Array<[string, {request?: string; response: string}]> = [
+      ['wrapped', {response: `see CANARY-\n${hex}`}],
+      ['wrapped CRLF', {response: `see CANARY-\r\n${hex} and CANARY-\n\n${hex}`}],
+      ['wrapped echo', {request: `pasted CANARY-${hex.slice(0, 10)}\n${hex.slice(10)}`, response: `see CANARY-${hex}`}],
+      ['wrapped echo CRLF', {request: `pasted CANARY-\r\n${hex.slice(0, 10)}\r\n${hex.slice(10)}`, response: `see CANARY-${hex}`}],
+      ['word only', {request: 'hi', response: 'a CANARY in a coal mine'}],
+      ['nb hyphen', {response: `see CANARY\u2011${hex}`}],
+      ['zwsp', {response: `see CANARY-${hex.slice(0, 4)}\u200b${hex.slice(4)}`}],
+      ['full-width', {response: `see \uff23\uff21\uff2e\uff21\uff32\uff39\uff0d${hex}`}],
+      ['mixed width', {response: `see C\uff21NARY-${hex}`}],
+      ['nb hyphen echo', {request: `pasted CANARY\u2011${hex}`, response: `see CANARY-${hex}`}],
+    ]
+    const lines = records.map(([request_id, texts]) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id, tenant_id: 't', session_id: 's', ...texts}))
+    const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
+    // The ASCII ones are claimed; the others are left to TypeScript, never read as unmarked.
+    expect(claims(bytes, set)).toEqual({left: 5, blank: 0, record: 5})
+    const out = nativeQuickExtractor(set)!.lines(bytes, 'gw-test', 1 << 20)
+    expect(out.marked!.map((m) => [m.requestId, m.tokens, m.tokenPositions, m.tokenEcho, m.tokenWhole])).toEqual([
+      ['wrapped', [`CANARY-${hex}`], [4], [0], [0]],
+      ['wrapped CRLF', [`CANARY-${hex}`], [4], [0], [0]],
+      ['wrapped echo', [`CANARY-${hex}`], [4], [20], [20]],
+      ['wrapped echo CRLF', [`CANARY-${hex}`], [4], [20], [20]],
+    ])
+    const quick = same(taskOf(bytes), set)
+    expect(quick.marked.map((m) => [m.request_id, m.tokens.map((t) => t.token), m.token_echo])).toEqual([
+      ['wrapped', [`CANARY-${hex}`], [0]],
+      ['wrapped CRLF', [`CANARY-${hex}`], [0]],
+      ['wrapped echo', [`CANARY-${hex}`], [20]],
+      ['wrapped echo CRLF', [`CANARY-${hex}`], [20]],
+      ['nb hyphen', [`CANARY-${hex}`], [0]],
+      ['zwsp', [`CANARY-${hex}`], [0]],
+      ['full-width', [`CANARY-${hex}`], [0]],
+      ['mixed width', [`CANARY-${hex}`], [0]],
+      ['nb hyphen echo', [`CANARY-${hex}`], [20]],
+    ])
   })
 
   it('takes for an echo the marker the prompt holds, CANARY- and its hex, never its hex alone, as TypeScript does', () => {
