@@ -5,6 +5,7 @@ import {piiRef, referenceKey} from '../detect/pii-ref.js'
 import {InputError} from '../errors.js'
 import {evidenceReader} from '../evidence/evidence-store.js'
 import {readCheckedLine, recordTextLoader} from '../evidence/record-texts.js'
+import {shortenMarkerTokens} from '../extract/markers.js'
 import {unconventionalMarkers} from '../store/canaries.js'
 import {recordFindingRows} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
@@ -180,7 +181,9 @@ function atRisk(r: StoredRecord, pool: number | null): {at_risk: boolean | null;
 function markerShortener(unconventional: readonly string[]): (text: string) => string {
   const others = [...unconventional].filter((m) => m.length > 4).sort((a, b) => b.length - a.length)
   return (text) => {
-    let out = text.replace(/CANARY-([0-9a-fA-F]{4})[0-9a-fA-F]{4}[0-9a-fA-F]*/g, 'CANARY-$1…')
+    // Every marker-shaped run as the scan finds it (folded: a look-alike hyphen, an invisible
+    // character, full-width forms), not only `CANARY-` as written.
+    let out = shortenMarkerTokens(text, 4)
     for (const m of others) if (out.includes(m)) out = out.split(m).join(`${m.slice(0, 4)}…`)
     return out
   }

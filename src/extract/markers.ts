@@ -447,6 +447,30 @@ export function markerTokens(text: string): MarkerToken[] {
 }
 
 /**
+ * The text with each marker-shaped run of 8 hex digits or more (as markerTokens finds it, folded)
+ * cut to `CANARY-` and its first `keep` hex digits and `…`: a marker written with a look-alike
+ * hyphen, an invisible character or full-width forms is shortened as a plain one is, never shown
+ * whole where markers are shortened. The rest of the text is kept as it is.
+ */
+export function shortenMarkerTokens(text: string, keep: number): string {
+  const wide = WIDE_WORD_LETTER.test(text)
+  if (!wide && !text.includes(WORD)) return text
+  let out = ''
+  let last = 0
+  for (let m = nextPrefix(text, 0, wide); m !== null; ) {
+    const run = hexRunAt(text, m.hex)
+    if (run.digits < MIN_TOKEN_HEX) {
+      m = nextPrefix(text, m.at + 1, wide)
+      continue
+    }
+    out += `${text.slice(last, m.at)}${PREFIX}${runDigits(text, m.hex, run.end).slice(0, keep)}…`
+    last = run.end
+    m = nextPrefix(text, run.end, wide)
+  }
+  return out + text.slice(last)
+}
+
+/**
  * Resolves stored tokens against the registry: one entry per registered marker, one per orphan
  * token (case-folded). `hits`: the registered markers outside the convention found in the same
  * text (first occurrence each, as extracted). A token that lies inside a longer one of them (the

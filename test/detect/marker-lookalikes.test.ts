@@ -1,6 +1,7 @@
 import {afterEach, describe, expect, it} from 'vitest'
+import {showRecord} from '../../src/case/show-record.js'
 import {decodeRequest} from '../../src/extract/decode.js'
-import {buildRegistry, findMarkers, markerTokens, promptHoldsMarker} from '../../src/extract/markers.js'
+import {buildRegistry, findMarkers, markerTokens, promptHoldsMarker, shortenMarkerTokens} from '../../src/extract/markers.js'
 import {scanCase} from '../../src/detect/scan-case.js'
 import {listSightings} from '../../src/detect/list.js'
 import {makeCase, type TestCase} from '../helpers/case-builder.js'
@@ -124,6 +125,29 @@ describe('scan of look-alike markers', () => {
     expect(s.filter((x) => x.request_id.startsWith('leak-')).map((x) => x.class)).toEqual(WRITTEN.map(() => 'cross_tenant'))
     expect(s.filter((x) => x.request_id.startsWith('echo-')).map((x) => x.class)).toEqual([...WRITTEN.map(() => 'echo'), 'echo'])
     expect(result.contaminated_responses).toBe(WRITTEN.length)
+  })
+})
+
+describe('a shown record', () => {
+  let tc: TestCase | undefined
+  afterEach(() => {
+    tc?.close()
+    tc = undefined
+  })
+
+  it('shortens a look-alike marker in its texts as a plain one, unless markers are asked for in full', async () => {
+    tc = makeCase()
+    await tc.addCanary(V, 'tV', 'sV')
+    const written = WRITTEN.map(([, w]) => w)
+    await tc.addFile(written.map((w, i) => ({request_id: `r-${i}`, tenant_id: 'tR', session_id: 'sR', request_text: `pasted ${w}`, response_text: `Your code is ${w}.`})))
+    for (const [i, w] of written.entries()) {
+      const view = showRecord(tc.db, `r-${i}`, undefined, {showText: true})
+      // The marker cut to its first four digits (their letter case kept), the rest of the text as it was.
+      expect(view.response_text?.toLowerCase()).toBe(`your code is canary-${HEX.slice(0, 4)}….`)
+      expect(view.request_text?.toLowerCase()).toBe(`pasted canary-${HEX.slice(0, 4)}…`)
+      expect(showRecord(tc.db, `r-${i}`, undefined, {showText: true, showMarkers: true}).response_text).toBe(`Your code is ${w}.`)
+    }
+    expect(shortenMarkerTokens(`a CANARY-deadbeef00CANARY\u2011${HEX} b CANARY-dead c`, 4)).toBe(`a CANARY-dead…CANARY-a1b2… b CANARY-dead c`)
   })
 })
 
