@@ -20,7 +20,7 @@ export interface RegisteredMarker {
 export interface FoundMarker {
   /** Registered marker this is a sighting of; null for an orphan. */
   registered: RegisteredMarker | null
-  /** The text as found in the response (first occurrence). */
+  /** The token as found in the response (first occurrence), folded (markerTokens: `CANARY-` and its hex in ASCII). */
   token: string
   /** The hex digits found, lower-case (null for unconventional markers). */
   hex: string | null
