@@ -78,7 +78,9 @@ import {FingerprintBuffer, fingerprintTextFast, SCHEME} from './winnow.js'
  * stream kept as a string; in an SSE body, a line that is no SSE field before `[DONE]` continues
  * the data line a log shipper broke (joined and read) or is searched as raw text with the record
  * named not read whole, where it was passed over; a `prefill_node`/`decode_node` holding a lone
- * surrogate is a bad line.
+ * surrogate is a bad line; a marker written with a look-alike hyphen, a break after the hyphen,
+ * invisible characters inside or in full-width forms is found folded (`CANARY-<hex>`), in an
+ * answer and in the prompt's echo facts.
  */
 export const EXTRACT_SCHEME = `x11/${SCHEME}`
 
@@ -99,7 +101,8 @@ export const EXTRACT_SCHEME = `x11/${SCHEME}`
  * as records (ids, times, BOMs), the records' times, and an answer's texts decoded (streams kept as
  * text, channels apart, tool arguments decoded); x10 from x11 in an answer's texts decoded (streams
  * kept in a message's text, lines of a stream outside any SSE field), the records not read whole,
- * and the lines read as records (nodes holding a lone surrogate).
+ * the lines read as records (nodes holding a lone surrogate), and the marker tokens and echo
+ * facts (look-alikes folded).
  */
 export const PRIOR_EXTRACT_SCHEMES: readonly string[] = [`x1/${SCHEME}`, `x2/${SCHEME}`, `x3/${SCHEME}`, `x4/${SCHEME}`, `x5/${SCHEME}`, `x6/${SCHEME}`, `x7/${SCHEME}`, `x8/${SCHEME}`, `x9/${SCHEME}`, `x10/${SCHEME}`]
 

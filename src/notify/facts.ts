@@ -23,6 +23,7 @@ import {quoted, safeLine} from '../util/sanitize.js'
 import {count} from '../util/plural.js'
 import {InputError} from '../errors.js'
 import {findPii} from '../extract/pii.js'
+import {shortenMarkerTokens} from '../extract/markers.js'
 import {shownTargetText} from '../util/target-url.js'
 import {latestAssessment, type AssessmentRecord} from './assessment-store.js'
 import {computeCaseClock, type ClockResult} from './clock.js'
@@ -1208,7 +1209,10 @@ const EXCERPT_CONTEXT = 80
  * registered marker written in any case (an unconventional one is matched as registered).
  */
 export function shortenMarkers(text: string, marker: string): string {
-  const shaped = text.replace(/CANARY-(?:(?!CANARY-)[0-9a-fA-F])+/gi, (t) => truncateMarker(t))
+  // First every token the scan finds, look-alikes folded (a U+2011 hyphen, invisible characters
+  // inside, full-width forms), then what is left written in any letter case; a run already
+  // shortened (its digits followed by the ellipsis, taken whole) is left as it is.
+  const shaped = shortenMarkerTokens(text, 4).replace(/CANARY-(?=((?:(?!CANARY-)[0-9a-fA-F])+))\1(?!…)/gi, (t) => truncateMarker(t))
   if (marker === '') return shaped
   const escaped = marker.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
   return shaped.replace(new RegExp(escaped, 'gi'), (t) => truncateMarker(t))

@@ -1,4 +1,4 @@
-import {markerKey, memoryRegistry, MIN_TOKEN_HEX, resolveCutShort, type RegisteredMarker} from '../extract/markers.js'
+import {markerKey, markerTokens, memoryRegistry, MIN_TOKEN_HEX, resolveCutShort, type RegisteredMarker} from '../extract/markers.js'
 import {randomHex, type Rng} from '../util/rng.js'
 
 export function freshCanary(rng: Rng): string {
@@ -10,7 +10,9 @@ export function freshCanary(rng: Rng): string {
 const MARKER = /CANARY-[0-9a-f]{8}[0-9a-f]*/gi
 
 export function findMarkers(text: string): string[] {
-  return [...new Set((text.match(MARKER) ?? []).map((marker) => `CANARY-${marker.slice(7).toLowerCase()}`))]
+  // As written (any letter case), and the look-alikes a scan folds (a U+2011 hyphen, invisible characters, full-width forms).
+  const found = [...(text.match(MARKER) ?? []), ...markerTokens(text).map((t) => t.token)]
+  return [...new Set(found.map((marker) => `CANARY-${marker.slice(7).toLowerCase()}`))]
 }
 
 /** A marker in an answer that is not the requester's own, and whose it is as far as the run knows. */
