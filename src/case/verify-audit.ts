@@ -5,8 +5,9 @@ import {listFiles, type FileRow} from '../store/files.js'
 import {getIncidentRow, incidentAwareness, listAmendmentRows} from '../store/incident.js'
 import {listNotificationRows} from '../store/notifications.js'
 import type {CaseDb} from '../store/open-case.js'
-import {finishedScanRuns, unfinishedScanRunAt} from '../store/scan-runs.js'
-import {getSettings, ingestClaimant} from '../store/settings.js'
+import {finishedScanRuns, unfinishedScanRunAt, type ScanRunRow} from '../store/scan-runs.js'
+import {getSettings, ingestClaimant, registryVersion} from '../store/settings.js'
+import {checkAuditedFileFacts} from './verify-file-facts.js'
 import {Problems, shown} from './verify-problems.js'
 import {checkRecordedIncident, checkRecordedNotifications, checkRecordedUnreadSources, flagsOf, summaryOf} from './verify-recorded.js'
 import {count} from '../util/plural.js'
@@ -39,6 +40,8 @@ export interface AuditAnchor {
    * problem), and ones read whole by an ingest killed before its entry.
    */
   unfinished: FileRow[]
+  /** Compressed files whose content no audit entry records (ingested by an earlier version): tied to their original, if readable, by verify. */
+  unanchored_content: FileRow[]
 }
 
 export interface ExpectedHead {
@@ -62,7 +65,7 @@ export function verifyAudit(db: CaseDb, problems: Problems, expect: ExpectedHead
     problems.add('audit', 'audit log', `its append-only trigger${!triggers.no_update && !triggers.no_delete ? 's were' : ' was'} dropped (${[!triggers.no_update && 'no update', !triggers.no_delete && 'no delete'].filter(Boolean).join(', ')})`)
   }
   const head = entries.at(-1)?.hash ?? null
-  const anchor: AuditAnchor = {head, entries: entries.length, anchored: expect !== null, entries_since_anchor: null, notes: [], unfinished: []}
+  const anchor: AuditAnchor = {head, entries: entries.length, anchored: expect !== null, entries_since_anchor: null, notes: [], unfinished: [], unanchored_content: []}
   if (expect) checkAnchor(entries, expect, problems, anchor)
   checkCoverage(db, entries, problems, anchor)
   return anchor
@@ -111,6 +114,7 @@ function valuesNamed(entry: AuditEntry, key: string): unknown[] {
 function checkCoverage(db: CaseDb, entries: readonly AuditEntry[], problems: Problems, anchor: AuditAnchor): void {
   const notes = anchor.notes
   checkAuditedFilesPresent(db, entries, problems)
+  anchor.unanchored_content = checkAuditedFileFacts(db, entries, problems)
 
   // Evidence files: each named by its SHA-256 in the entry of the ingest that read it (or of one
   // that found it already present: an ingest killed before its entry, then run again).
@@ -144,9 +148,11 @@ function checkCoverage(db: CaseDb, entries: readonly AuditEntry[], problems: Pro
     const s = summaryOf(e)
     if (typeof s.scanned_at === 'string') scans.set(s.scanned_at, s)
   }
-  for (const run of finishedScanRuns(db)) {
+  const runs = finishedScanRuns(db)
+  for (const run of runs) {
     if (!scans.has(run.started_at)) problems.add('unaudited', `scan run ${run.id} (${run.started_at})`, 'no audit entry records this scan', 'scans')
   }
+  checkAuditedScans(db, entries, runs, problems)
   const settings = getSettings(db)
   if (settings.pool_tokens !== null) {
     const scan = settings.pool_set_at === null ? undefined : scans.get(settings.pool_set_at)
@@ -377,5 +383,40 @@ function checkRole(db: CaseDb, entries: readonly AuditEntry[], opened: AuditEntr
   }
   if (role !== null && role !== incident.role) {
     problems.add('incident', 'incident role', `is ${incident.role}, but its opening and recorded changes give ${role}: it was changed without an amendment`)
+  }
+}
+
+/** Whether an entry's command can change the canary registry (and with it the registry version a scan ran under). */
+function changesRegistry(e: AuditEntry): boolean {
+  if (e.command === 'ingest:canaries' || e.command === 'drop' || e.command === 'ingest:findings') return true
+  if (e.command !== 'triage') return false
+  try {
+    return (JSON.parse(e.args) as Record<string, unknown> | null)?.step === 'ingest canaries'
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Each scan the audit log records must still be in the case as a finished run (no command
+ * removes one): without it verify and the gates read the case as never scanned, and the
+ * sightings as not re-derivable. The last one ran under the registry the case holds unless an
+ * audited command changed the registry since; a registry version lowered by hand would have
+ * verify skip the sightings as stale instead of comparing them.
+ */
+function checkAuditedScans(db: CaseDb, entries: readonly AuditEntry[], runs: readonly ScanRunRow[], problems: Problems): void {
+  const byStart = new Map(runs.map((r) => [r.started_at, r]))
+  let last: {entry: AuditEntry; run: ScanRunRow | undefined} | null = null
+  for (const e of entries) {
+    const s = summaryOf(e)
+    if (typeof s.scanned_at !== 'string') continue
+    const run = byStart.get(s.scanned_at)
+    if (!run) problems.add('audit', `scan of ${s.scanned_at}`, `audit entry ${e.seq} records it, but the case holds no finished scan run begun then: removed outside crosstalk`, 'scans')
+    last = {entry: e, run}
+  }
+  if (!last?.run || entries.slice(last.entry.seq).some(changesRegistry)) return
+  const version = registryVersion(db)
+  if (last.run.registry_version !== version) {
+    problems.add('audit', `scan run ${last.run.id} (${last.run.started_at})`, `ran under registry version ${last.run.registry_version}, but the case's registry is at version ${version} and no audited command changed the registry since the scan (audit entry ${last.entry.seq})`, 'scans')
   }
 }

@@ -8,6 +8,7 @@ import {crc32} from 'node:zlib'
 import {READ_BY_EARLIER_VERSION} from '../detect/reextract.js'
 import {inflateBlock} from '../evidence/evidence-store.js'
 import {sha256File} from '../evidence/hash-file.js'
+import {DamagedStreamError, gunzipFile} from '../ingest/gunzip-recover.js'
 import {EXTRACT_SCHEME, PRIOR_EXTRACT_SCHEMES} from '../extract/extract.js'
 import {decodeParseSpec, describeParseSpec} from '../extract/parse-spec.js'
 import {iterateBlocks} from '../store/evidence-blocks.js'
@@ -25,7 +26,7 @@ import {originalChunks, readFromOriginal} from './verify-original.js'
 import type {FileLineTally} from './verify-lines.js'
 import {verifyLogFiles} from './verify-pool.js'
 import {verifyReferencedFile} from './verify-references.js'
-import {ident, Problems, type VerifyProblem} from './verify-problems.js'
+import {ident, Problems, shown, type VerifyProblem} from './verify-problems.js'
 import {verifyRegistry} from './verify-registry.js'
 import {count} from '../util/plural.js'
 
@@ -202,6 +203,8 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
         `${count(references.length, 'log file')} by reference (ingest findings): each stored line was checked against its CRC-32 and the original shard; records' fields and sightings were derived by the Spark job, not again here`,
       )
     }
+    // Compressed files whose content no audit entry records (ingested by an earlier version): tied to the original below where it can be read.
+    const unanchoredLeft = new Map(anchor.unanchored_content.map((f) => [f.id, `${f.path} (${options.rehashOriginals === false ? 'originals not read' : 'no longer on disk, or unreadable'})`]))
     if (options.rehashOriginals !== false) {
       // Originals of copied evidence that could not be re-hashed (gone, or unreadable): named, never counted as re-hashed in silence.
       const notRehashed: string[] = []
@@ -213,8 +216,16 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
         }
         try {
           // The bytes ingest read: a log that has grown since (appended to) still verifies.
-          const now = await sha256File(file.abs_path, {limit: file.size})
+          const unanchored = anchor.unanchored_content.some((f) => f.id === file.id)
+          const now = unanchored ? await gunzipOriginal(file) : await sha256File(file.abs_path, {limit: file.size})
           result.originals_rehashed++
+          if (unanchored) {
+            unanchoredLeft.delete(file.id)
+            // Decompressed again, the original that is still the file ingested gives the content the case must hold.
+            if (now.size === file.size && now.sha256 === file.sha256 && 'content_sha256' in now && now.content_sha256 !== file.content_sha256) {
+              problems.add('content', file.path, `its content hash (${shown(file.content_sha256)}) is not that of the original decompressed again (${now.content_sha256.slice(0, 16)}…): the evidence held for it is not the file that was ingested`)
+            } else if (now.size !== file.size || now.sha256 !== file.sha256) unanchoredLeft.set(file.id, `${file.path} (its original changed)`)
+          }
           if (now.size < file.size) {
             problems.add('original', file.abs_path, `file on disk no longer matches the SHA-256 recorded at ingest: it is shorter (${now.size} bytes) than the ${file.size} bytes read then`)
           } else if (now.sha256 !== file.sha256) {
@@ -230,6 +241,13 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
           `${count(notRehashed.length, 'original')} of copied evidence not re-hashed, the case's own copy checked instead: ${notRehashed.slice(0, 5).join('; ')}${notRehashed.length > 5 ? `; and ${notRehashed.length - 5} more` : ''}`,
         )
       }
+    }
+
+    if (unanchoredLeft.size > 0) {
+      const left = [...unanchoredLeft.values()]
+      result.not_checked.push(
+        `${count(left.length, 'compressed file')} whose stored content is tied to nothing the audit log records (ingested by an earlier version, which recorded no content hash), and whose original could not be decompressed again to compare: ${left.slice(0, 5).join('; ')}${left.length > 5 ? `; and ${left.length - 5} more` : ''}`,
+      )
     }
 
     // Bytes appended to an original since ingest: the case is intact, but nothing judged them.
@@ -400,4 +418,24 @@ export function earlierSchemeNote(files: readonly FileRow[]): string {
     ? `run \`crosstalk scan\`, which extracts ${them} again from the evidence`
     : `a scan refuses a scheme it does not know: ingest ${them} into a new case`
   return `${count(files.length, 'log file')} extracted under another scheme than this crosstalk's ${EXTRACT_SCHEME} (${schemes}): ${files.length === 1 ? 'its' : 'their'} marker tokens, personal-data values, fingerprints and findings not re-derived; ${fix}`
+}
+
+/**
+ * A compressed original read again: the SHA-256 and size of its first `file.size` bytes (as
+ * sha256File gives them) and of their content decompressed as ingest decompressed it (a
+ * damaged stream gives the bytes before the damage, which is what ingest kept).
+ */
+async function gunzipOriginal(file: FileRow): Promise<{sha256: string; size: number; content_sha256: string}> {
+  const raw = createHash('sha256')
+  const content = createHash('sha256')
+  let size = 0
+  try {
+    for await (const chunk of gunzipFile(file.abs_path, file.size, (c) => {
+      raw.update(c)
+      size += c.length
+    })) content.update(chunk)
+  } catch (error) {
+    if (!(error instanceof DamagedStreamError)) throw error
+  }
+  return {sha256: raw.digest('hex'), size, content_sha256: content.digest('hex')}
 }

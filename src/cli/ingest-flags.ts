@@ -140,6 +140,7 @@ export function ingestAuditSummary(result: IngestLogsResult): Record<string, unk
     files: result.per_file.map((f) => ({
       path: f.path, sha256: f.sha256, status: f.status, log_format: f.log_format, format_reason: f.format_reason, records: f.records,
       bad_lines: f.bad_lines, no_request_text: f.no_request_text, no_response_text: f.no_response_text, unread: f.unread,
+      ...(f.content_sha256 === undefined ? {} : {content_sha256: f.content_sha256, content_size: f.content_size}),
       ...(f.refused ? {refused: f.refused.reason} : {}),
     })),
     records: result.records, duplicates: result.duplicates, bad_lines: result.bad_lines, refused_files: result.refused_files,

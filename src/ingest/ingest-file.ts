@@ -71,6 +71,13 @@ export interface IngestFileSummary {
   /** null: read whole; else what could not be read */
   unread: string | null
   notes: string[]
+  /**
+   * A compressed file's decompressed content (SHA-256 and bytes), kept in the ingest's audit
+   * entry: the evidence stored from it is checked against these (the file's own sha256 speaks
+   * for the content of an uncompressed one). Absent for uncompressed files.
+   */
+  content_sha256?: string
+  content_size?: number
   /** when refused: why, and the likely fix */
   refused?: {reason: string; fix: string}
   /**
@@ -930,7 +937,10 @@ export function finishFile(ctx: IngestContext, f: PreparedFile, s: Streamed): In
     missing: s.missing, headSha256: s.headSha256,
   })
   ctx.completed?.add(f.fileId)
-  return {...summaryBase(f, s.sha256, c), status: 'ingested', first_ts: firstTs, last_ts: lastTs, unread, notes: [...historyNotes(f, ctx.source), ...notes], ...history(f, s)}
+  return {
+    ...summaryBase(f, s.sha256, c), status: 'ingested', first_ts: firstTs, last_ts: lastTs, unread, notes: [...historyNotes(f, ctx.source), ...notes], ...history(f, s),
+    ...(f.gzip ? {content_sha256: s.contentSha256, content_size: s.contentSize} : {}),
+  }
 }
 
 /** The summary's continues / changed_from (absent where there is nothing to say). */
