@@ -3,7 +3,7 @@ import {getIncidentRow, listAmendmentRows} from '../store/incident.js'
 import {listNotificationRows, notificationTimesMs} from '../store/notifications.js'
 import type {CaseDb} from '../store/open-case.js'
 import {listUnreadSources} from '../store/unread-sources.js'
-import {INCIDENT_CHOICE_FIELDS, INCIDENT_INTEGER_FIELDS, INCIDENT_TEXT_FIELDS, INCIDENT_TIME_FIELDS} from '../notify/incident.js'
+import {INCIDENT_CHOICE_FIELDS, INCIDENT_INTEGER_FIELDS, INCIDENT_TEXT_FIELDS, INCIDENT_TIME_FIELDS, NEXT_UPDATE_FIELD} from '../notify/incident.js'
 import {parseInstant} from '../notify/time.js'
 import {Problems, shown} from './verify-problems.js'
 
@@ -73,13 +73,20 @@ function incidentColumns(flags: Flags): Map<string, string | number> {
     const v = instant(flags[kebab(f)])
     if (v) out.set(f, v.toISOString())
   }
+  // Kept apart from the other times (one still to come), under its own flag.
+  const next = instant(flags['next-update'])
+  if (next) out.set(NEXT_UPDATE_FIELD, next.toISOString())
   return out
 }
 
 export function checkRecordedIncident(db: CaseDb, entries: readonly AuditEntry[], problems: Problems): void {
   const incident = getIncidentRow(db) as unknown as Record<string, unknown> | null
-  if (!incident) return
   const opened = entries.find((e) => e.command === 'incident:open')
+  if (!incident) {
+    // No command removes the incident: without it every draft says none was opened.
+    if (opened) problems.add('recorded', 'incident', `audit entry ${opened.seq} records its opening, but the case no longer holds it: removed outside crosstalk`, 'incident')
+    return
+  }
   // Without the opening's entry (already reported) the fields it set are unknown.
   if (!opened) return
   const expected = new Map<string, {value: string | number; seq: number}>()
@@ -87,7 +94,7 @@ export function checkRecordedIncident(db: CaseDb, entries: readonly AuditEntry[]
     if (e.command !== 'incident:open' && e.command !== 'incident:set') continue
     for (const [column, value] of incidentColumns(flagsOf(e))) expected.set(column, {value, seq: e.seq})
   }
-  const columns = ['title', ...INCIDENT_TEXT_FIELDS, ...Object.keys(INCIDENT_CHOICE_FIELDS), ...INCIDENT_INTEGER_FIELDS, ...INCIDENT_TIME_FIELDS]
+  const columns = ['title', ...INCIDENT_TEXT_FIELDS, ...Object.keys(INCIDENT_CHOICE_FIELDS), ...INCIDENT_INTEGER_FIELDS, ...INCIDENT_TIME_FIELDS, NEXT_UPDATE_FIELD]
   for (const column of columns) {
     const want = expected.get(column)
     const now = incident[column] ?? null
@@ -141,6 +148,7 @@ export function checkRecordedNotifications(db: CaseDb, entries: readonly AuditEn
     }
     const flags = flagsOf(e)
     const at = instant(flags.at)
+    const size = summaryOf(e).file_size
     const fields: Array<[string, unknown, unknown]> = [
       ['phase', n.phase, flags.phase],
       ['at', n.at, at?.toISOString()],
@@ -149,6 +157,10 @@ export function checkRecordedNotifications(db: CaseDb, entries: readonly AuditEn
       ['recipient', n.recipient, trimmed(flags.recipient ?? 'authority')],
       ['file_path', n.file_path, typeof flags.file === 'string' ? flags.file : null],
       ['delay_reason', n.delay_reason, trimmed(flags['delay-reason']) || null],
+      // The controller it was made for decides which controller's drafts take it as their notification.
+      ['controller', n.controller, trimmed(flags.controller) || null],
+      // Entries written before the size was kept speak for it only where no file was given.
+      ['file_size', n.file_size, typeof size === 'number' ? size : typeof flags.file === 'string' ? undefined : null],
       ['recorded_at', n.recorded_at, e.at],
     ]
     for (const [field, now, should] of fields) {

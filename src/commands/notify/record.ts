@@ -52,7 +52,7 @@ export default class NotifyRecord extends BaseCommand {
         scope: notificationScopeNow(db, now),
         now,
       })
-      this.audit(db, {flags}, {notification: r.id, sha256: r.file_sha256}, now)
+      this.audit(db, {flags}, {notification: r.id, sha256: r.file_sha256, file_size: r.file_size}, now)
       return r
     })
     // Said, not refused: a processor may notify the authority on its own account; no controller's draft takes it as its notification.
