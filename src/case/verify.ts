@@ -119,7 +119,9 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
     findings_rederived: false, originals_rehashed: 0, workers: 0, not_checked: [], unfinished_files: [], problems: [], problems_total: 0,
   }
   // The file first: every check below reads it through SQLite, which answers a malformed file wrongly.
-  for (const line of databaseProblems(db, result.deep)) problems.add('database', db.name, `SQLite's ${result.deep ? 'integrity_check' : 'quick_check'}: ${line}`)
+  // SQLite gives one finding per row, some of several lines: each line is a problem of its own (none printed with a line break escaped).
+  const found = databaseProblems(db, result.deep).flatMap((l) => l.split(/\r?\n/)).filter((l) => l.trim() !== '')
+  for (const line of found) problems.add('database', db.name, `SQLite's ${result.deep ? 'integrity_check' : 'quick_check'}: ${line}`)
   const anchor = verifyAudit(db, problems, options.expectHead ?? null)
   result.audit_entries = anchor.entries
   result.audit_head = anchor.head
@@ -269,7 +271,9 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
           if (deep.note) result.not_checked.push(deep.note)
         } catch (error) {
           if (!(error instanceof IntegrityError) || error.code !== 'E_ORIGINAL') throw error
-          problems.add('original', '', error.message)
+          // Its message opens with the file's path: that is where, the rest what.
+          const cut = error.message.indexOf(': ')
+          problems.add('original', cut > 0 ? error.message.slice(0, cut) : 'original kept by reference', cut > 0 ? error.message.slice(cut + 2) : error.message)
           result.findings_rederived = false
           result.not_checked.push('findings not re-derived: an original the case reads by reference could not be read as ingested (listed above)')
         }

@@ -1,4 +1,5 @@
 import {randomBytes} from 'node:crypto'
+import {IntegrityError} from '../errors.js'
 import type {CaseDb} from './open-case.js'
 import type {ProcessIdentity, StoredClaim} from '../util/process-identity.js'
 
@@ -13,14 +14,23 @@ export interface CaseSettings {
   pool_set_at: string | null
 }
 
+/** Every case is created with its one settings row and no command removes it: without it, the case was damaged by hand. */
+function missingSettings(db: CaseDb): IntegrityError {
+  return new IntegrityError(`${db.name}: the case settings row (case id, registry version, pool size) is missing: the case was damaged outside crosstalk`, 'E_DAMAGED_CASE')
+}
+
 export function getSettings(db: CaseDb): CaseSettings {
-  return db
+  const row = db
     .prepare('SELECT case_id, created_at, registry_version, pool_tokens, advertised_tokens, pool_set_at FROM case_settings WHERE id = 1')
-    .get() as CaseSettings
+    .get() as CaseSettings | undefined
+  if (!row) throw missingSettings(db)
+  return row
 }
 
 export function registryVersion(db: CaseDb): number {
-  return db.prepare('SELECT registry_version FROM case_settings WHERE id = 1').pluck().get() as number
+  const version = db.prepare('SELECT registry_version FROM case_settings WHERE id = 1').pluck().get() as number | undefined
+  if (version === undefined) throw missingSettings(db)
+  return version
 }
 
 /** The serving stack's pool and advertised window, as the responder gave them. */

@@ -132,6 +132,11 @@ describe('verify ties the content it checks to the audit log', () => {
       const r = await verify(t)
       expect(r.code).toBe(1)
       expect(r.out).toMatch(/FAIL content: .*plain\.jsonl: its content hash is [0-9a-f]{16}…, not its SHA-256/)
+      // --deep reads the original again for the findings: named with its path as the place, not after an empty one.
+      const deep = await verify(t, '--deep')
+      expect(deep.code).toBe(1)
+      expect(deep.out).not.toMatch(/FAIL original: : /)
+      expect(deep.out).toMatch(/FAIL original: \S*plain\.jsonl: kept by reference, and its original has changed/)
     } finally {
       writeFileSync(join(refDir, 'plain.jsonl'), saved)
     }
@@ -150,9 +155,9 @@ function withoutAuditedContent(path: string): void {
       delete f.content_sha256
       delete f.content_size
     }
-    const body = {...e, summary: canonicalJson(summary), prev_hash: prev ?? e.prev_hash}
-    delete (body as {hash?: unknown}).hash
-    const hash = createHash('sha256').update(canonicalJson(body)).digest('hex')
+    const {hash: _old, ...rest} = e
+    const body: Record<string, unknown> = {...rest, summary: canonicalJson(summary), prev_hash: prev ?? e.prev_hash}
+    const hash: string = createHash('sha256').update(canonicalJson(body)).digest('hex')
     db.prepare('UPDATE audit_log SET summary = ?, prev_hash = ?, hash = ? WHERE seq = ?').run(body.summary, body.prev_hash, hash, e.seq)
     prev = hash
   }
