@@ -52,6 +52,10 @@ function trimmed(value: unknown): string | null {
   return typeof value === 'string' ? value.trim() : null
 }
 
+function recipientAsGiven(stored: string, given: unknown): string | null {
+  return typeof given !== 'string' ? null : stored === given.trim() ? stored : given
+}
+
 /** The incident's columns as `incident open` / `incident set` store them from their flags. */
 function incidentColumns(flags: Flags): Map<string, string | number> {
   const out = new Map<string, string | number>()
@@ -154,7 +158,8 @@ export function checkRecordedNotifications(db: CaseDb, entries: readonly AuditEn
       ['at', n.at, at?.toISOString()],
       ['at (milliseconds)', times.get(id), at?.getTime()],
       ['reference', n.reference, trimmed(flags.reference)],
-      ['recipient', n.recipient, trimmed(flags.recipient ?? 'authority')],
+      // Kept exactly as given; releases before this one stored it trimmed.
+      ['recipient', n.recipient, recipientAsGiven(n.recipient, flags.recipient ?? 'authority')],
       ['file_path', n.file_path, typeof flags.file === 'string' ? flags.file : null],
       ['delay_reason', n.delay_reason, trimmed(flags['delay-reason']) || null],
       // The controller it was made for decides which controller's drafts take it as their notification.

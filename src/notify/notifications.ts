@@ -43,6 +43,8 @@ export interface RecordNotificationOptions {
   knownTenant?: (tenant: string) => boolean
   /** the scope it is based on (notificationScopeNow), stored with it; absent: none stored (it reads as not recorded) */
   scope?: NotificationScope
+  /** Every tenant id the case holds, exactly as written (read only to name them when an id is refused). */
+  caseTenants?: () => string[]
 }
 
 type IncidentForCheck = Pick<IncidentRecord, 'role' | 'aware_at' | 'controller_deadline_hours' | 'delay_reason'>
@@ -57,24 +59,24 @@ export interface NewNotificationCheck {
 }
 
 /** Refuses (InputError) a notification the incident contradicts. Pure: the caller passes what is recorded. */
-export function checkNewNotification(incident: IncidentForCheck, existing: readonly NotificationRecord[], n: NewNotificationCheck, now: Date, knownTenant?: (t: string) => boolean): void {
-  const recipient = n.recipient.trim()
-  if (!recipient) throw new InputError('notify record: --recipient must not be empty')
+export function checkNewNotification(incident: IncidentForCheck, existing: readonly NotificationRecord[], n: NewNotificationCheck, now: Date, knownTenant?: (t: string) => boolean, caseTenants?: () => string[]): void {
+  // Tenant ids are kept exactly as written (ingest, --tenant): trimming here recorded a notice to
+  // "acme " as one to "acme", another customer.
+  const recipient = n.recipient
+  if (!recipient.trim()) throw new InputError('notify record: --recipient must not be empty')
   if (incident.role === 'controller' && recipient !== AUTHORITY && recipient !== DATA_SUBJECTS) {
     throw new InputError(`notify record: as controller you notify the authority (--recipient ${AUTHORITY}) or inform the data subjects (--recipient ${DATA_SUBJECTS}), not ${quoted(recipient.slice(0, 80))}`)
   }
   if (incident.role === 'processor' && recipient === DATA_SUBJECTS) {
     throw new InputError('notify record: informing the data subjects is the controller\'s duty (Art. 34); as processor record your notices to each controller (--recipient TENANT)')
   }
-  if (incident.role === 'processor' && recipient !== AUTHORITY && knownTenant && !knownTenant(recipient)) {
-    throw new InputError(`notify record: tenant ${quoted(recipient.slice(0, 80))} is not in this case (no log record of it and no canary registered to it): check the spelling (crosstalk scope lists the tenants)`)
-  }
-  const controller = n.controller?.trim() || null
-  if (n.controller !== undefined && n.controller !== null && !controller) throw new InputError('notify record: --controller must not be empty')
+  if (incident.role === 'processor' && recipient !== AUTHORITY && knownTenant && !knownTenant(recipient)) throw unknownTenant(recipient, caseTenants)
+  const controller = n.controller ?? null
+  if (controller !== null && !controller.trim()) throw new InputError('notify record: --controller must not be empty')
   if (controller !== null) {
     if (incident.role !== 'processor') throw new InputError('notify record: --controller names the controller a processor notified the authority for; in a controller\'s case the notification is its own')
     if (recipient !== AUTHORITY) throw new InputError(`notify record: --controller goes with --recipient ${AUTHORITY} (the controller an authority notification was made for); a notice to a controller names it with --recipient TENANT`)
-    if (knownTenant && !knownTenant(controller)) throw new InputError(`notify record: tenant ${quoted(controller.slice(0, 80))} is not in this case (no log record of it and no canary registered to it): check the spelling (crosstalk scope lists the tenants)`)
+    if (knownTenant && !knownTenant(controller)) throw unknownTenant(controller, caseTenants)
   }
   if (n.at.getTime() > now.getTime() + FUTURE_TOLERANCE_MS) {
     throw new InputError(`notify record: --at ${n.at.toISOString()} is in the future (now ${now.toISOString()}): record a notification once it has been sent`)
@@ -114,10 +116,19 @@ export function checkNewNotification(incident: IncidentForCheck, existing: reado
   }
 }
 
+/** A tenant id the case does not hold; where ids differ from it only by white space at either end, they are named exactly (none is taken for it). */
+function unknownTenant(id: string, caseTenants?: () => string[]): InputError {
+  const near = (caseTenants?.() ?? []).filter((t) => t !== id && t.trim() === id.trim()).slice(0, 5)
+  const hint = near.length > 0
+    ? `: tenant ids are kept exactly as written, white space included; the case holds ${near.map((t) => quoted(t.slice(0, 80))).join(', ')}`
+    : ': check the spelling (crosstalk scope lists the tenants)'
+  return new InputError(`notify record: tenant ${quoted(id.slice(0, 80))} is not in this case (no log record of it and no canary registered to it)${hint}`)
+}
+
 export function recordNotification(db: CaseDb, incident: IncidentForCheck, options: RecordNotificationOptions): NotifyRecordResult {
   const reference = options.reference.trim()
   if (!reference) throw new InputError('notify record: --reference must not be empty')
-  checkNewNotification(incident, listNotifications(db), {phase: options.phase, at: options.at, recipient: options.recipient, delayReason: options.delayReason, controller: options.controller}, options.now, options.knownTenant)
+  checkNewNotification(incident, listNotifications(db), {phase: options.phase, at: options.at, recipient: options.recipient, delayReason: options.delayReason, controller: options.controller}, options.now, options.knownTenant, options.caseTenants)
   let sha256: string | null = null
   let size: number | null = null
   if (options.file) {
@@ -131,8 +142,8 @@ export function recordNotification(db: CaseDb, incident: IncidentForCheck, optio
     size = bytes.length
   }
   const row = insertNotification(db, {
-    phase: options.phase, at: options.at, reference, recipient: options.recipient.trim(), delayReason: options.delayReason?.trim() || null,
-    filePath: options.file ?? null, fileSha256: sha256, fileSize: size, recordedAt: options.now.toISOString(), controller: options.controller?.trim() || null,
+    phase: options.phase, at: options.at, reference, recipient: options.recipient, delayReason: options.delayReason?.trim() || null,
+    filePath: options.file ?? null, fileSha256: sha256, fileSize: size, recordedAt: options.now.toISOString(), controller: options.controller ?? null,
   })
   // What it was based on, kept as it is now: a later scan changes the case's figures, never what was notified.
   if (options.scope) insertNotificationScope(db, row.id, options.scope)

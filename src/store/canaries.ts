@@ -64,6 +64,11 @@ export function tenantRegistered(db: CaseDb, tenant: string): boolean {
   return db.prepare('SELECT 1 FROM canaries WHERE tenant_id = ? LIMIT 1').get(tenant) !== undefined
 }
 
+/** Every tenant id the registry names, exactly as written. */
+export function registeredTenantIds(db: CaseDb): string[] {
+  return db.prepare('SELECT DISTINCT tenant_id FROM canaries').pluck().all() as string[]
+}
+
 /** Whether the case holds any registered marker (one row looked at, where a count reads them all). */
 export function hasCanaries(db: CaseDb): boolean {
   return (db.prepare('SELECT EXISTS (SELECT 1 FROM canaries)').pluck().get() as number) === 1

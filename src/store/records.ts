@@ -285,6 +285,12 @@ export function tenantHasRecords(db: CaseDb, tenant: string): boolean {
   return db.prepare(`SELECT 1 FROM records r WHERE r.tenant_id = ?${completeRecords(db)} LIMIT 1`).get(tenant) !== undefined
 }
 
+/** Every tenant id with records in the case, exactly as written (read only to name the ids a mistyped one is not). */
+export function tenantIdsWithRecords(db: CaseDb): string[] {
+  if (corpusFacts(db)) return db.prepare('SELECT DISTINCT value FROM corpus_facts, json_each(corpus_facts.tenant_ids)').pluck().all() as string[]
+  return db.prepare(`SELECT DISTINCT r.tenant_id FROM records r WHERE 1 = 1${completeRecords(db)}`).pluck().all() as string[]
+}
+
 /** Items of a file in stream order for verify: records, lines other records were read from, and quarantined lines. */
 export interface FileItem {
   kind: 'record' | 'companion' | 'bad_line'

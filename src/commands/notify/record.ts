@@ -4,8 +4,8 @@ import {safeLine} from '../../util/sanitize.js'
 import {requireIncident} from '../../notify/incident.js'
 import {recordNotification, type NotifyRecordResult, type Phase} from '../../notify/notifications.js'
 import {notificationScopeNow} from '../../notify/notification-scope.js'
-import {tenantRegistered} from '../../store/canaries.js'
-import {tenantHasRecords} from '../../store/records.js'
+import {registeredTenantIds, tenantRegistered} from '../../store/canaries.js'
+import {tenantHasRecords, tenantIdsWithRecords} from '../../store/records.js'
 import {parseInstant} from '../../notify/time.js'
 import {inTransaction} from '../../store/session.js'
 
@@ -50,6 +50,7 @@ export default class NotifyRecord extends BaseCommand {
         knownTenant: (t) => tenantHasRecords(db, t) || tenantRegistered(db, t),
         // The scope this notification is based on, stored with it (a later scan may grow the case's).
         scope: notificationScopeNow(db, now),
+        caseTenants: () => [...new Set([...tenantIdsWithRecords(db), ...registeredTenantIds(db)])],
         now,
       })
       this.audit(db, {flags}, {notification: r.id, sha256: r.file_sha256, file_size: r.file_size}, now)
