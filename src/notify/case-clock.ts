@@ -28,7 +28,12 @@ export function loadCaseClock(db: CaseDb, now: Date): ClockResult {
   const sent = recorded.filter((n) => Date.parse(n.at) <= now.getTime())
   // Which controllers to notify is known only where detection covers the case, and where every
   // marker found in an answer could be attributed (no registry: an orphan's owner is not known).
-  const complete = incident.role !== 'processor' || detectionCoverage(db).complete
+  // Nor where responses were set aside as boilerplate (text seen in several customers' sessions):
+  // each is not known to be free of another session's data, so whose data it carries, and which
+  // controllers it concerns, are not known (an empty list said "no controller to notify").
+  const coverage = incident.role === 'processor' ? detectionCoverage(db) : null
+  const complete = coverage === null || coverage.complete
   const markers = incident.role !== 'processor' || exposureKnown(hasCanaries(db), orphanSightingCount(db))
-  return computeCaseClock(incident, sent, now, controllers, complete && markers, complete ? 'markers' : 'detection')
+  const setAside = coverage?.provenance_boilerplate_responses ?? 0
+  return computeCaseClock(incident, sent, now, controllers, complete && markers && setAside === 0, !complete ? 'detection' : !markers ? 'markers' : 'boilerplate', setAside)
 }

@@ -15,6 +15,9 @@ export const DUE_SOON_MS = 24 * 3600_000
 
 export type ClockStatus = 'open' | 'due_soon' | 'overdue' | 'notified'
 
+/** Why a processor's controllers are not known: detection incomplete, markers not attributable, responses set aside as boilerplate. */
+export type ControllersUnknownBecause = 'detection' | 'markers' | 'boilerplate'
+
 /** What the deadline is counted from and against. */
 export type ClockBasis = 'art33(1)' | 'art33(2)-contract' | 'art33(2)-without-undue-delay'
 
@@ -58,9 +61,13 @@ export interface ClockResult {
   controllers_known?: boolean
   /**
    * where controllers_known is false, why: detection does not cover the case, or (markers) the case
-   * holds no canary registry and answers hold marker-shaped tokens whose owners are not known
+   * holds no canary registry and answers hold marker-shaped tokens whose owners are not known, or
+   * (boilerplate) responses repeating text seen in several customers' sessions were set aside
+   * unattributed: each is not known to be free of another session's data, so whose data it carries is not known
    */
-  controllers_unknown_because?: 'detection' | 'markers' | null
+  controllers_unknown_because?: ControllersUnknownBecause | null
+  /** where controllers_unknown_because is boilerplate: the responses set aside as boilerplate, whose source customers are not established */
+  boilerplate_responses?: number
   /** a processor's case where detection covered every log file and found no controller affected: no notice is owed (absent otherwise) */
   nothing_owed?: true
 }
@@ -141,7 +148,7 @@ export function noticePeriodMs(incident: CaseClockInput, recipient: string): num
  * stopped by the first initial notice to that tenant; the whole is "notified" only once every
  * controller is, and "late" when any is.
  */
-export function computeCaseClock(incident: CaseClockInput, notifications: readonly ClockNotification[], now: Date, controllers: readonly string[] = [], controllersKnown = true, unknownBecause: 'detection' | 'markers' = 'detection'): ClockResult {
+export function computeCaseClock(incident: CaseClockInput, notifications: readonly ClockNotification[], now: Date, controllers: readonly string[] = [], controllersKnown = true, unknownBecause: ControllersUnknownBecause = 'detection', boilerplateResponses = 0): ClockResult {
   const aware = new Date(incident.aware_at)
   const firstInitial = (recipient: string): Date | null => {
     const times = notifications.filter((n) => n.phase === 'initial' && n.recipient === recipient).map((n) => Date.parse(n.at))
@@ -166,5 +173,8 @@ export function computeCaseClock(incident: CaseClockInput, notifications: readon
   // Late when any controller is; not late only when each is known not to be (or the deadline,
   // where there is one, has not passed: nobody is late before it). Otherwise not known.
   const late = each.some((c) => c.late === true) ? true : controllersKnown && each.length > 0 && each.every((c) => c.late === false) ? false : whole.late === false ? false : null
-  return {...whole, late, basis, controllers: each, controllers_known: controllersKnown, controllers_unknown_because: controllersKnown ? null : unknownBecause}
+  return {
+    ...whole, late, basis, controllers: each, controllers_known: controllersKnown, controllers_unknown_because: controllersKnown ? null : unknownBecause,
+    ...(!controllersKnown && unknownBecause === 'boilerplate' ? {boilerplate_responses: boilerplateResponses} : {}),
+  }
 }

@@ -26,7 +26,7 @@ import {findPii} from '../extract/pii.js'
 import {shortenMarkerTokens} from '../extract/markers.js'
 import {shownTargetText} from '../util/target-url.js'
 import {latestAssessment, type AssessmentRecord} from './assessment-store.js'
-import {computeCaseClock, type ClockResult} from './clock.js'
+import {computeCaseClock, type ClockResult, type ControllersUnknownBecause} from './clock.js'
 import {getIncident, listAmendments, listRoleChanges, type AwarenessAmendment, type IncidentRecord} from './incident.js'
 import {listNotifications, notificationLate, notificationProblems, type NotificationRecord} from './notifications.js'
 import {CATEGORY_LABELS} from './labels.js'
@@ -607,7 +607,11 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
   const withdrawn = full && incident?.role === 'processor'
     ? [...new Set(inputs.notifications.map((n) => n.recipient).filter((r) => r !== 'authority' && r !== 'data-subjects' && !concerned.includes(r) && (options.tenant === undefined || r === options.tenant)))]
     : []
-  const clock = incident ? computeCaseClock(incident, inputs.notifications, now, [...concerned, ...withdrawn], inputs.scope.detection.complete && markersAttributed, inputs.scope.detection.complete ? 'markers' : 'detection') : null
+  // Nor where responses were set aside as boilerplate: each is not known to be free of another session's data (as `clock` says).
+  const setAside = inputs.scope.detection.provenance_boilerplate_responses ?? 0
+  const clock = incident
+    ? computeCaseClock(incident, inputs.notifications, now, [...concerned, ...withdrawn], inputs.scope.detection.complete && markersAttributed && setAside === 0, !inputs.scope.detection.complete ? 'detection' : !markersAttributed ? 'markers' : 'boilerplate', setAside)
+    : null
   const logFiles = inputs.files.filter((f) => f.kind === 'log')
   const totals = {
     records: inputs.recordTotals.records,
@@ -741,7 +745,18 @@ export function factsExposureKnown(facts: Pick<CaseFacts, 'totals' | 'scope'>): 
  * scan may name another controller), and every marker found could be attributed (factsExposureKnown).
  */
 export function factsControllersKnown(facts: Pick<CaseFacts, 'totals' | 'scope' | 'detection'>): boolean {
-  return facts.scope !== null && facts.detection.complete && factsExposureKnown(facts)
+  return factsControllersUnknownBecause(facts) === null
+}
+
+/**
+ * Why the set of controllers is not known (null: it is): no findings or detection incomplete,
+ * markers not attributable, or responses set aside as boilerplate (each not known to be free of
+ * another session's data, so which customers' data it carries is not known).
+ */
+export function factsControllersUnknownBecause(facts: Pick<CaseFacts, 'totals' | 'scope' | 'detection'>): ControllersUnknownBecause | null {
+  if (facts.scope === null || !facts.detection.complete) return 'detection'
+  if (!factsExposureKnown(facts)) return 'markers'
+  return (facts.detection.provenance_boilerplate_responses ?? 0) > 0 ? 'boilerplate' : null
 }
 
 /**

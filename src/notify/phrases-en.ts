@@ -747,6 +747,8 @@ export const EN = {
     assumedInputs: (inputs: string) => `the severity rests on inputs assumed by default, not from the case and not confirmed by the assessor: ${inputs}; confirm or correct each`,
     article34: 'whether the data subjects are informed (Art. 34), with the decision it rests on',
     notifications: 'notification of the supervisory authority (when, reference)',
+    controllersUnknownBoilerplate: (n: number) =>
+      `which controllers (customers) are affected, and how many are owed a notice (Art. 33(2)): not known while ${count(n, 'response')} set aside as boilerplate ${n === 1 ? 'is' : 'are'} not known to be free of another session's data (whose data ${n === 1 ? 'it carries' : 'they carry'} is not established); review ${n === 1 ? 'it' : 'them'} (crosstalk provenance --boilerplate-tenants N) and record the outcome`,
     controllersUnknown: 'the affected controllers (customers) and the notice each is owed (Art. 33(2)): not known until a scan covers the case (no scan has, or its findings no longer cover it)',
     correctionOwed: (tenant: string, at: string, ref: string) =>
       `a correcting follow-up to controller ${tenant}: it was notified on ${at} (reference ${ref}) of an exposure the case no longer shows, and no follow-up to it is recorded since (report processor-notice --tenant ${tenant} --phase follow-up)`,

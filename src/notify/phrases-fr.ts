@@ -621,6 +621,8 @@ export const FR: Phrases = {
     assumedInputs: (inputs) => `la gravité repose sur des paramètres supposés par défaut, ni tirés du dossier ni confirmés par l'évaluateur : ${inputs} ; confirmer ou corriger chacun`,
     article34: 'information des personnes concernées (art. 34), avec la décision sur laquelle elle repose',
     notifications: "notification de l'autorité de contrôle (date, référence)",
+    controllersUnknownBoilerplate: (n) =>
+      `les responsables de traitement (clients) concernés et le nombre de notifications dues (art. 33.2) : inconnus tant que ${n === 1 ? '1 réponse écartée' : `${n} réponses écartées`} comme texte standard ${n === 1 ? "n'est pas réputée exempte" : "ne sont pas réputées exemptes"} des données d'une autre session (dont les données ${n === 1 ? 'elle porte' : 'elles portent'} n'est pas établi) ; ${n === 1 ? "l'examiner" : 'les examiner'} (crosstalk provenance --boilerplate-tenants N) et consigner le résultat`,
     controllersUnknown: "les responsables de traitement (clients) concernés et la notification due à chacun (art. 33.2) : inconnus tant qu'une analyse ne couvre pas le dossier (aucune ne l'a couvert, ou ses résultats ne le couvrent plus)",
     correctionOwed: (tenant, at, ref) =>
       `une notification complémentaire rectificative au responsable de traitement ${tenant} : notifié le ${at} (référence ${ref}) d'une exposition que le dossier ne montre plus, sans notification complémentaire enregistrée depuis (report processor-notice --tenant ${tenant} --phase follow-up)`,

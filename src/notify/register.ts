@@ -5,7 +5,7 @@ import {z} from 'zod'
 import {detectionSchema, detectionSummary} from './detection-note.js'
 import {finalisation, finalisedWithOpenItemsSchema} from './finalise.js'
 import {countMethods} from './article33.js'
-import {affectedTenants, droppedSince, withdrawnControllers, factsControllersKnown, factsExposureKnown, noScopeItem, type CaseFacts} from './facts.js'
+import {affectedTenants, droppedSince, withdrawnControllers, factsControllersKnown, factsControllersUnknownBecause, factsExposureKnown, noScopeItem, type CaseFacts} from './facts.js'
 import {noneFoundGaps, noneFoundValue} from './none-found.js'
 import {categoryLabel, noLeakStatement, PHRASES, rangeText, type Language, type Phrases} from './phrases.js'
 import {assertGrounded, joinItems, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
@@ -75,6 +75,8 @@ export const registerEntrySchema = z.object({
    * draft does, and says both. null for a controller, and where the scope is not known (after finalised_with_open_items: the CSV's columns keep their places)
    */
   data_subjects_either_side: z.number().int().nullable(),
+  /** a processor's, where controllers_known is false: why (detection incomplete, markers not attributable, responses set aside as boilerplate); null otherwise (after the others: the CSV's columns before it keep their places) */
+  controllers_unknown_because: z.enum(['detection', 'markers', 'boilerplate']).nullable(),
 })
 
 /** `crosstalk report register --format json` */
@@ -160,7 +162,8 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     const notified = new Set(facts.notifications.filter((n) => n.phase === 'initial' && n.recipient !== 'authority').map((n) => n.recipient))
     const missing = [...affected].filter((t) => !notified.has(t)).length
     if (!s) L.open('notifications', P.open.controllersUnknown, 'Art. 33(2)', 'crosstalk scan')
-    else if (missing > 0) L.open('notifications', P.open.controllerNotices(missing), 'Art. 33(2)', 'crosstalk notify record --recipient TENANT ...')
+    else if (factsControllersUnknownBecause(facts) === 'boilerplate') L.open('notifications', P.open.controllersUnknownBoilerplate(facts.detection.provenance_boilerplate_responses ?? 0), 'Art. 33(2)', 'crosstalk provenance --boilerplate-tenants N')
+    if (s && missing > 0) L.open('notifications', P.open.controllerNotices(missing), 'Art. 33(2)', 'crosstalk notify record --recipient TENANT ...')
     for (const w of withdrawnControllers(facts)) if (w.correction_owed) L.open('notifications', P.open.correctionOwed(quoted(w.tenant), w.notice.at, w.notice.reference), 'Art. 33(2), 33(4)', `crosstalk report processor-notice --tenant ${quoted(w.tenant)} --phase follow-up`)
   } else if (!authority && a?.decision !== 'document') L.open('notifications', P.open.notifications, 'Art. 33(1)', 'crosstalk notify record --phase initial ...')
   // The entry's own fields with nothing recorded: each rendered as to be completed, so each is listed.
@@ -250,6 +253,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     open_items: L.open_items,
     finalised_with_open_items: finalisation('report register', L.open_items, options, language, facts.generated_at),
     data_subjects_either_side: eitherSide,
+    controllers_unknown_because: inc?.role === 'processor' && s ? factsControllersUnknownBecause(facts) : null,
   }, language, options.final ? 'final' : 'draft'))
 }
 
