@@ -52,6 +52,13 @@ function trimmed(value: unknown): string | null {
   return typeof value === 'string' ? value.trim() : null
 }
 
+function kindAsGiven(flags: Flags): string | undefined {
+  if (typeof flags['controller-recipient'] === 'string') return 'controller'
+  const r = flags.recipient ?? 'authority'
+  // (An id with white space at either end was trimmed by releases before this one: its kind is not checked.)
+  return typeof r !== 'string' || r !== r.trim() ? undefined : r === 'authority' || r === 'data-subjects' ? r : 'controller'
+}
+
 function recipientAsGiven(stored: string, given: unknown): string | null {
   return typeof given !== 'string' ? null : stored === given.trim() ? stored : given
 }
@@ -159,7 +166,9 @@ export function checkRecordedNotifications(db: CaseDb, entries: readonly AuditEn
       ['at (milliseconds)', times.get(id), at?.getTime()],
       ['reference', n.reference, trimmed(flags.reference)],
       // Kept exactly as given; releases before this one stored it trimmed.
-      ['recipient', n.recipient, recipientAsGiven(n.recipient, flags.recipient ?? 'authority')],
+      ['recipient', n.recipient, recipientAsGiven(n.recipient, flags['controller-recipient'] ?? flags.recipient ?? 'authority')],
+      // Whom it went to, as the flags said (--controller-recipient: a controller whatever its id reads).
+      ['recipient_kind', n.recipient_kind, kindAsGiven(flags)],
       ['file_path', n.file_path, typeof flags.file === 'string' ? flags.file : null],
       ['delay_reason', n.delay_reason, trimmed(flags['delay-reason']) || null],
       // The controller it was made for decides which controller's drafts take it as their notification.

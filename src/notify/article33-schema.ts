@@ -150,6 +150,8 @@ export const notificationFactSchema = z.object({
    * not known then; `known` false: the case gave no scope then; null: not recorded (a notification recorded before this release)
    */
   scope_at_notification: notificationScopeSchema.nullable(),
+  /** whom it went to: the authority, the data subjects, or a controller (recipient is then its tenant id, which may read "authority") */
+  recipient_kind: z.enum(['authority', 'data-subjects', 'controller']),
 })
 
 export const clockSchema = z.object({

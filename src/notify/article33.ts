@@ -14,6 +14,7 @@ import {assertGrounded, Lines, splitList} from './statements.js'
 import {withOpenItemLines} from './reader-text.js'
 import {timelineOrderRef, timelineOrderRemedy, timesOutOfOrder} from './timeline-order.js'
 import {breachWindowContradictions, PER_COUNTRY_BELOW, perCountryShortfall, WINDOW_END_CONTRADICTED, WINDOW_START_CONTRADICTED} from './recorded-vs-logs.js'
+import {noticeController, recipientKind, toAuthority, toDataSubjects} from './recipients.js'
 
 // The Article 33 notification as a plain object: built from CaseFacts only, validated by
 // this zod schema (published as schemas/article33.schema.json), then rendered to Markdown,
@@ -110,7 +111,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   const listed = onBehalf === null ? facts.notifications : facts.notifications.filter((n) => concernsController(n, onBehalf))
   // Without --phase: a follow-up once an initial notification to the authority is recorded (a
   // second "initial" draft would answer "previous notification: not applicable").
-  const phase = options.phase ?? (listed.some((n) => n.recipient === 'authority' && n.phase === 'initial') ? 'follow-up' : 'initial')
+  const phase = options.phase ?? (listed.some((n) => toAuthority(n) && n.phase === 'initial') ? 'follow-up' : 'initial')
   // A draft a processor prepares for a controller: the incident record holds the processor's own
   // handling (its awareness basis, detection, discovery, reference, organisation, reasons for its
   // delay). None of it is the controller's: each is left for the controller to complete.
@@ -128,11 +129,11 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   // ---- the clock this draft answers to
   const clock = draftClock(facts, onBehalf)
   // The processor's notice that made the controller aware (template 52: informed by another party).
-  const noticeToController = onBehalf === null ? undefined : facts.notifications.find((n) => n.phase === 'initial' && n.recipient === onBehalf)
+  const noticeToController = onBehalf === null ? undefined : facts.notifications.find((n) => n.phase === 'initial' && noticeController(n) === onBehalf)
   if (!inc) L.open('incident', P.open.noIncident, 'Art. 33(1)', 'crosstalk incident open --title T --aware-at ISO --role controller|processor')
   if (onBehalf !== null && clock === null) L.open('timeline', P.open.controllerAwareness, 'EDPB 9/2022; template 48', `crosstalk notify record --recipient ${onBehalf} --phase initial ...`)
   // The processor's own reasons for a delay (incident set --delay-reason) are never the controller's: a draft for a controller takes those given for it only.
-  const recordedDelay = options.delayReason?.trim() || own?.delay_reason || listed.find((n) => n.recipient === 'authority' && n.phase === 'initial')?.delay_reason || null
+  const recordedDelay = options.delayReason?.trim() || own?.delay_reason || listed.find((n) => toAuthority(n) && n.phase === 'initial')?.delay_reason || null
   const late = clock?.late === true
   // Art. 33(1): "where the notification ... is not made within 72 hours, it shall be
   // accompanied by reasons for the delay". A final draft cannot leave without them; a draft
@@ -320,8 +321,8 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   if (inc?.role === 'processor') {
     // Notices to the controllers this draft counts (all affected ones, or those involved with the controller it is for).
     const affected = new Set(affectedTenants(facts))
-    const notices = facts.notifications.filter((n) => n.phase === 'initial' && affected.has(n.recipient))
-    if (notices.length > 0) L.stated('measures_taken', P.controllersNotified(new Set(notices.map((n) => n.recipient)).size, affected.size), notices.map((n) => `notification#${n.id}`))
+    const notices = facts.notifications.filter((n) => n.phase === 'initial' && affected.has(noticeController(n) ?? ''))
+    if (notices.length > 0) L.stated('measures_taken', P.controllersNotified(new Set(notices.map((n) => noticeController(n))).size, affected.size), notices.map((n) => `notification#${n.id}`))
   }
   if (splitList(inc?.measures_taken).length === 0) L.open('measures_taken', P.open.measuresTaken, 'Art. 33(3)(d); template 92', 'crosstalk incident set --measures-taken "A; B"')
   for (const m of splitList(inc?.measures_proposed)) L.stated('measures_proposed', P.measureRecorded(m), ['incident.measures_proposed'])
@@ -330,7 +331,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   // ---- notifications made (as recorded, with the late flag)
   // A draft for one controller lists the processor's notice to it and the notifications made for it (listed): never another customer's.
   // The processor's own delay reason goes with its own notice only, never with a notification made for the controller.
-  const notificationStatements = listed.map((n) => L.stated('notifications', P.notificationStated(n, onBehalf === null || n.recipient === onBehalf ? (facts.incident?.delay_reason ?? null) : null), [`notification#${n.id}`]))
+  const notificationStatements = listed.map((n) => L.stated('notifications', P.notificationStated(n, onBehalf === null || noticeController(n) === onBehalf ? (facts.incident?.delay_reason ?? null) : null), [`notification#${n.id}`]))
 
   // ---- risk and the decision (template 85-90), Art. 34 (template 97-106)
   // The case's assessment is its responder's: in a processor's case, the processor's over all its
@@ -348,7 +349,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     if (since.length > 0) L.open('decision', P.open.assessmentStale(a.at, since.length, since[since.length - 1]!.finished_at), 'Art. 33(3)(c), 34(1); EDPB 9/2022', 'crosstalk assess --decide ... --rationale ...')
   } else if (onBehalf !== null) L.open('decision', P.open.risk, 'Art. 33(1), 34(1); template 87-90', P.onBehalfRisk(onBehalf, facts.assessment !== null))
   else L.open('decision', P.open.risk, 'Art. 33(1), 34(1); template 87-90', 'crosstalk assess --decide ... --rationale ...')
-  const informed = listed.find((n) => n.recipient === 'data-subjects' && n.phase === 'initial')
+  const informed = listed.find((n) => toDataSubjects(n) && n.phase === 'initial')
   let article34: string | null = null
   // A communication recorded before the case grew informed those known then: said so, and those found since are open.
   const sinceInformed = informed ? (facts.scans_since_subjects_informed ?? []) : []
@@ -507,7 +508,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
       authorities_notified: own?.authorities_notified ?? null,
     },
     other_authorities: {police: inc?.police_report ?? null, others: inc?.other_authorities ?? null},
-    notifications: listed.map((n) => ({id: n.id, phase: n.phase, at: n.at, reference: n.reference, recipient: n.recipient, controller: n.controller ?? null, file_sha256: n.file_sha256, late: n.late, delay_reason: n.delay_reason, scope_at_notification: n.scope_at_notification ?? null})),
+    notifications: listed.map((n) => ({id: n.id, phase: n.phase, at: n.at, reference: n.reference, recipient: n.recipient, recipient_kind: recipientKind(n), controller: n.controller ?? null, file_sha256: n.file_sha256, late: n.late, delay_reason: n.delay_reason, scope_at_notification: n.scope_at_notification ?? null})),
     notification_statements: notificationStatements,
     statements: L.statements,
     open_items: L.open_items,
@@ -543,12 +544,12 @@ function formRef(authority: Authority, id: string): string {
 function draftClock(facts: CaseFacts, onBehalf: string | null): ClockResult | null {
   if (!facts.incident) return null
   if (onBehalf === null) return facts.clock
-  const notice = facts.notifications.find((n) => n.phase === 'initial' && n.recipient === onBehalf)
+  const notice = facts.notifications.find((n) => n.phase === 'initial' && noticeController(n) === onBehalf)
   if (!notice) return null
   // Only a notification to the authority recorded as made for this controller stops its clock (concernsController).
-  const toAuthority = facts.notifications.find((n) => n.phase === 'initial' && n.recipient === 'authority' && concernsController(n, onBehalf))
+  const byAuthority = facts.notifications.find((n) => n.phase === 'initial' && toAuthority(n) && concernsController(n, onBehalf))
   const now = new Date(facts.generated_at)
-  return {...computeClock(new Date(notice.at), now, toAuthority ? new Date(toAuthority.at) : null, DEADLINE_MS), basis: 'art33(1)'}
+  return {...computeClock(new Date(notice.at), now, byAuthority ? new Date(byAuthority.at) : null, DEADLINE_MS), basis: 'art33(1)'}
 }
 
 const scopeMethodFr = (p: ProvenanceParameters | null): string =>

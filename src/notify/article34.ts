@@ -9,6 +9,7 @@ import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from 
 import {withOpenItemLines} from './reader-text.js'
 import {breachWindowContradictions} from './recorded-vs-logs.js'
 import {timelineOrderRemedy, timesBeforeBreachStart} from './timeline-order.js'
+import {toAuthority, toDataSubjects} from './recipients.js'
 
 // GDPR Art. 34(2): the communication to data subjects, "in clear and plain language", with
 // the contact point, likely consequences and measures (Art. 33(3)(b)-(d)), plus what people
@@ -99,7 +100,7 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
     L.open('contact', A.controllerName, 'Art. 34(2)', null)
   }
   // A communication already recorded: this letter is a further one, and whom the first reached is said as recorded (never all counted now).
-  const earlier = onBehalf === null ? facts.notifications.find((n) => n.recipient === 'data-subjects' && n.phase === 'initial') : undefined
+  const earlier = onBehalf === null ? facts.notifications.find((n) => toDataSubjects(n) && n.phase === 'initial') : undefined
   const sinceInformed = earlier ? (facts.scans_since_subjects_informed ?? []) : []
   // What the earlier communication was based on, as stored when it was recorded: never the figures known now.
   if (earlier) L.stated('notes', A.furtherCommunication(earlier.at, earlier.reference, sinceInformed.length) + P.notifiedScope(earlier.scope_at_notification), [`notification#${earlier.id}`])
@@ -173,7 +174,7 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   for (const m of splitList(inc?.measures_taken)) L.stated('measures_taken', m, ['incident.measures_taken'])
   if (splitList(inc?.measures_taken).length === 0) L.open('measures_taken', P.open.measuresTaken, 'Art. 34(2), 33(3)(d)', 'crosstalk incident set --measures-taken "A; B"')
   // On behalf of a controller: only a notification recorded as made for it (never one made for another customer, or for none named).
-  const authority = facts.notifications.find((n) => n.recipient === 'authority' && n.phase === 'initial' && (onBehalf === null || concernsController(n, onBehalf)))
+  const authority = facts.notifications.find((n) => toAuthority(n) && n.phase === 'initial' && (onBehalf === null || concernsController(n, onBehalf)))
   if (authority) L.stated('notifications', A.authorityTold(authority.at), [`notification#${authority.id}`])
 
   // What people can do (Recital 86): advice, not a claim about the case.

@@ -113,8 +113,8 @@ function answers(d: Draft, P: Phrases) {
         'notify-subjects': fr ? 'risque élevé' : 'high risk',
       } as Record<string, string>)[d.risk.outcome]!
     : null
-  const authorityInitial = d.notifications.find((n) => n.recipient === 'authority' && n.phase === 'initial')
-  const informed = d.notifications.find((n) => n.recipient === 'data-subjects' && n.phase === 'initial')
+  const authorityInitial = d.notifications.find((n) => n.recipient_kind === 'authority' && n.phase === 'initial')
+  const informed = d.notifications.find((n) => n.recipient_kind === 'data-subjects' && n.phase === 'initial')
   return {
     phase: {value: d.phase === 'initial' ? (fr ? 'Nouvelle notification' : 'New') : fr ? 'Notification complémentaire' : 'Follow-up', open: false},
     subType: {value: d.open_items.length > 0 ? (fr ? 'Incomplète' : 'Incomplete') : fr ? 'Complète' : 'Complete', open: false},

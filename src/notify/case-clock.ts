@@ -10,6 +10,7 @@ import {listNotifications} from './notifications.js'
 import {exposureKnown} from '../scope/unscanned.js'
 import {hasCanaries} from '../store/canaries.js'
 import {orphanSightingCount} from '../store/findings.js'
+import {noticeController} from './recipients.js'
 
 /**
  * The case's clock as `crosstalk clock` and `status` show it: for a controller the 72 hours to
@@ -22,7 +23,7 @@ export function loadCaseClock(db: CaseDb, now: Date): ClockResult {
   const concerned = duplicates ? concernedTenants(exposureTenants(exposureRows(loadExposureInputs(db))), duplicates.leaking, duplicates.unexamined.map((u) => u.tenant_id)) : []
   const recorded = listNotifications(db)
   // A controller notified before stays in the clock when the exposure no longer shows it (after a drop or a rescan): it is owed a correction (facts.ts withdrawn_tenants).
-  const withdrawn = duplicates ? [...new Set(recorded.map((n) => n.recipient).filter((r) => r !== 'authority' && r !== 'data-subjects' && !concerned.includes(r)))] : []
+  const withdrawn = duplicates ? [...new Set(recorded.map(noticeController).filter((r): r is string => r !== null && !concerned.includes(r)))] : []
   const controllers = [...concerned, ...withdrawn]
   // As of `now` (clock --now): a notification recorded for a later time had not been sent yet.
   const sent = recorded.filter((n) => Date.parse(n.at) <= now.getTime())

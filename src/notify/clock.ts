@@ -1,3 +1,5 @@
+import {noticeController, toAuthority, type RecipientKind, type RecipientOf} from './recipients.js'
+
 // GDPR Art. 33(1): notify "not later than 72 hours after having become aware". The
 // period is counted in elapsed hours (Reg. 1182/71: periods in hours do not roll to a
 // working day), so the deadline is plain millisecond arithmetic: a weekend, a holiday or
@@ -127,19 +129,18 @@ export interface CaseClockInput {
   controller_deadline_hours: number | null
 }
 
-export interface ClockNotification {
+export interface ClockNotification extends RecipientOf {
   phase: 'initial' | 'follow-up'
   at: string
-  recipient: string
 }
 
-/** The period a notice to this recipient is due within, from awareness; null: without undue delay. */
-export function noticePeriodMs(incident: CaseClockInput, recipient: string): number | null {
-  if (recipient === 'data-subjects') return null // Art. 34(1): without undue delay
-  if (incident.role === 'controller') return recipient === 'authority' ? DEADLINE_MS : null
+/** The period a notice to this kind of recipient is due within, from awareness; null: without undue delay. */
+export function noticePeriodMs(incident: CaseClockInput, kind: RecipientKind): number | null {
+  if (kind === 'data-subjects') return null // Art. 34(1): without undue delay
+  if (incident.role === 'controller') return kind === 'authority' ? DEADLINE_MS : null
   // A processor: to a controller, the contractual period if any (Art. 28(3)(f)); to an authority
   // (only on a controller's behalf) the controller's own clock, which the processor does not hold.
-  return recipient === 'authority' || incident.controller_deadline_hours === null ? null : incident.controller_deadline_hours * 3600_000
+  return kind === 'authority' || incident.controller_deadline_hours === null ? null : incident.controller_deadline_hours * 3600_000
 }
 
 /**
@@ -150,15 +151,15 @@ export function noticePeriodMs(incident: CaseClockInput, recipient: string): num
  */
 export function computeCaseClock(incident: CaseClockInput, notifications: readonly ClockNotification[], now: Date, controllers: readonly string[] = [], controllersKnown = true, unknownBecause: ControllersUnknownBecause = 'detection', boilerplateResponses = 0): ClockResult {
   const aware = new Date(incident.aware_at)
-  const firstInitial = (recipient: string): Date | null => {
-    const times = notifications.filter((n) => n.phase === 'initial' && n.recipient === recipient).map((n) => Date.parse(n.at))
+  const firstInitial = (to: (n: ClockNotification) => boolean): Date | null => {
+    const times = notifications.filter((n) => n.phase === 'initial' && to(n)).map((n) => Date.parse(n.at))
     return times.length === 0 ? null : new Date(Math.min(...times))
   }
-  if (incident.role === 'controller') return {...computeClock(aware, now, firstInitial('authority')), basis: 'art33(1)'}
-  const period = noticePeriodMs(incident, controllers[0] ?? '')
+  if (incident.role === 'controller') return {...computeClock(aware, now, firstInitial(toAuthority)), basis: 'art33(1)'}
+  const period = noticePeriodMs(incident, 'controller')
   const basis: ClockBasis = period === null ? 'art33(2)-without-undue-delay' : 'art33(2)-contract'
   const each: ControllerClock[] = controllers.map((tenant) => {
-    const c = computeClock(aware, now, firstInitial(tenant), period)
+    const c = computeClock(aware, now, firstInitial((n) => noticeController(n) === tenant), period)
     return {tenant_id: tenant, deadline: c.deadline, remaining_seconds: c.remaining_seconds, status: c.status, notified_at: c.notified_at ?? null, late: c.late}
   })
   // Detection covered the case and found no controller affected: no notice is owed, so nothing is

@@ -31,6 +31,7 @@ import {getIncident, listAmendments, listRoleChanges, type AwarenessAmendment, t
 import {listNotifications, notificationLate, notificationProblems, type NotificationRecord} from './notifications.js'
 import {CATEGORY_LABELS} from './labels.js'
 import {exposureWindow} from './recorded-vs-logs.js'
+import {noticeController, recipientKind, toAuthority, toDataSubjects, type RecipientOf} from './recipients.js'
 
 // Everything a report needs, read once from the case. Reports are built from this plain
 // object only, so they can be tested with a hand-built fixture and never reach back into
@@ -591,6 +592,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
   const notifications: NotificationFact[] = inputs.notifications.map((n) => ({
     ...n,
     recipient: safeLine(n.recipient),
+    recipient_kind: recipientKind(n),
     reference: safeLine(n.reference),
     delay_reason: n.delay_reason === null ? null : safeLine(n.delay_reason),
     controller: n.controller === null || n.controller === undefined ? null : safeLine(n.controller),
@@ -605,7 +607,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
   // A processor's controllers notified before that the exposure no longer holds (after a drop, a rescan): kept in its clock,
   // owed a follow-up that corrects the notice. (Narrowed to one controller: that controller only.)
   const withdrawn = full && incident?.role === 'processor'
-    ? [...new Set(inputs.notifications.map((n) => n.recipient).filter((r) => r !== 'authority' && r !== 'data-subjects' && !concerned.includes(r) && (options.tenant === undefined || r === options.tenant)))]
+    ? [...new Set(inputs.notifications.map(noticeController).filter((r): r is string => r !== null && !concerned.includes(r) && (options.tenant === undefined || r === options.tenant)))]
     : []
   // Nor where responses were set aside as boilerplate: each is not known to be free of another session's data (as `clock` says).
   const setAside = inputs.scope.detection.provenance_boilerplate_responses ?? 0
@@ -771,7 +773,7 @@ export function factsControllersUnknownBecause(facts: Pick<CaseFacts, 'totals' |
 export function withdrawnControllers(facts: Pick<CaseFacts, 'withdrawn_tenants' | 'notifications' | 'evidence_dropped'>): Array<{tenant: string; notice: NotificationFact; correction_owed: boolean}> {
   const lastDrop = (facts.evidence_dropped ?? []).reduce<string | null>((last, d) => (last === null || Date.parse(d.at) > Date.parse(last) ? d.at : last), null)
   return (facts.withdrawn_tenants ?? []).flatMap((t) => {
-    const sent = facts.notifications.filter((n) => n.recipient === t.tenant_id)
+    const sent = facts.notifications.filter((n) => noticeController(n) === t.tenant_id)
     const initial = sent.find((n) => n.phase === 'initial') ?? sent[0]
     if (!initial) return []
     const corrected = sent.some((n) => n.phase === 'follow-up' && Date.parse(n.recorded_at) > Date.parse(lastDrop ?? initial.recorded_at))
@@ -824,14 +826,14 @@ export const DUPLICATES_NOT_EXAMINED_REMEDY = 'crosstalk status (names each line
  * case: taking it as this one's would tell its regulator it notified (in time, under another's
  * reference) when it may never have.
  */
-export function concernsController(n: {recipient: string; controller?: string | null}, tenant: string): boolean {
-  if (n.recipient === tenant) return true
-  return (n.recipient === 'authority' || n.recipient === 'data-subjects') && (n.controller ?? null) === tenant
+export function concernsController(n: RecipientOf & {controller?: string | null}, tenant: string): boolean {
+  if (noticeController(n) === tenant) return true
+  return noticeController(n) === null && (n.controller ?? null) === tenant
 }
 
 /** Authority notifications of a processor's case recorded without the controller they were made for: a draft for one controller says they exist. */
-export function unattributedAuthorityNotifications<N extends {recipient: string; controller?: string | null}>(notifications: readonly N[]): N[] {
-  return notifications.filter((n) => n.recipient === 'authority' && (n.controller ?? null) === null)
+export function unattributedAuthorityNotifications<N extends RecipientOf & {controller?: string | null}>(notifications: readonly N[]): N[] {
+  return notifications.filter((n) => toAuthority(n) && (n.controller ?? null) === null)
 }
 
 /** The data-subject method's low bound for one controller's share (the whole case's: SUBJECTS_LOW). */
@@ -1264,8 +1266,8 @@ export function excerptWindow(text: string, r: {marker: string; token: string; p
 }
 
 /** The latest communication to the data subjects recorded (notify record --recipient data-subjects), initial or follow-up; null: none. */
-export function latestSubjectsCommunication<N extends {recipient: string; recorded_at: string; id: number}>(notifications: readonly N[]): N | null {
-  return notifications.filter((n) => n.recipient === 'data-subjects').reduce<N | null>((last, n) => (last === null || Date.parse(n.recorded_at) > Date.parse(last.recorded_at) || (n.recorded_at === last.recorded_at && n.id > last.id) ? n : last), null)
+export function latestSubjectsCommunication<N extends RecipientOf & {recorded_at: string; id: number}>(notifications: readonly N[]): N | null {
+  return notifications.filter((n) => toDataSubjects(n)).reduce<N | null>((last, n) => (last === null || Date.parse(n.recorded_at) > Date.parse(last.recorded_at) || (n.recorded_at === last.recorded_at && n.id > last.id) ? n : last), null)
 }
 
 /**

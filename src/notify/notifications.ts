@@ -6,6 +6,8 @@ import type {CaseDb} from '../store/open-case.js'
 import {isLate, noticePeriodMs} from './clock.js'
 import type {IncidentRecord} from './incident.js'
 import {quoted} from '../util/sanitize.js'
+import {AUTHORITY, DATA_SUBJECTS, recipientKind, type RecipientKind} from './recipients.js'
+import {UsageError} from '../errors.js'
 
 // Each submission is kept with the SHA-256 of exactly what was sent, so the case can later
 // show which draft the authority (or, for a processor, each controller) received and when.
@@ -22,9 +24,7 @@ export type NotificationRecord = NotificationRow
 /** `late` null: not known (no fixed deadline: "without undue delay" is judged, not counted), never false for that. */
 export type NotifyRecordResult = NotificationRecord & {late: boolean | null}
 
-/** Recipients besides a controller tenant (which a processor names by its tenant id). */
-export const AUTHORITY = 'authority'
-export const DATA_SUBJECTS = 'data-subjects'
+export {AUTHORITY, DATA_SUBJECTS} from './recipients.js'
 
 /** Clock skew tolerated between the machine that sent and this one. */
 const FUTURE_TOLERANCE_MS = 5 * 60_000
@@ -33,7 +33,10 @@ export interface RecordNotificationOptions {
   phase: Phase
   at: Date
   reference: string
-  recipient: string
+  /** "authority" (the default where neither is given), "data-subjects", or a controller's tenant id (notify record --recipient) */
+  recipient?: string
+  /** a controller's tenant id, taken as one whatever it reads (notify record --controller-recipient) */
+  controllerRecipient?: string
   file?: string
   delayReason?: string
   /** a processor's case: the controller (tenant id) an authority notification was made for (notify record --controller) */
@@ -53,6 +56,8 @@ export interface NewNotificationCheck {
   phase: Phase
   at: Date
   recipient: string
+  /** whom it goes to; absent: read from recipient (recipientKind) */
+  recipient_kind?: RecipientKind | null
   delayReason?: string | null
   /** the controller an authority notification was made for (a processor's case); null or absent: none named */
   controller?: string | null
@@ -63,19 +68,20 @@ export function checkNewNotification(incident: IncidentForCheck, existing: reado
   // Tenant ids are kept exactly as written (ingest, --tenant): trimming here recorded a notice to
   // "acme " as one to "acme", another customer.
   const recipient = n.recipient
+  const kind = recipientKind(n)
   if (!recipient.trim()) throw new InputError('notify record: --recipient must not be empty')
-  if (incident.role === 'controller' && recipient !== AUTHORITY && recipient !== DATA_SUBJECTS) {
+  if (incident.role === 'controller' && kind === 'controller') {
     throw new InputError(`notify record: as controller you notify the authority (--recipient ${AUTHORITY}) or inform the data subjects (--recipient ${DATA_SUBJECTS}), not ${quoted(recipient.slice(0, 80))}`)
   }
-  if (incident.role === 'processor' && recipient === DATA_SUBJECTS) {
+  if (incident.role === 'processor' && kind === 'data-subjects') {
     throw new InputError('notify record: informing the data subjects is the controller\'s duty (Art. 34); as processor record your notices to each controller (--recipient TENANT)')
   }
-  if (incident.role === 'processor' && recipient !== AUTHORITY && knownTenant && !knownTenant(recipient)) throw unknownTenant(recipient, caseTenants)
+  if (incident.role === 'processor' && kind === 'controller' && knownTenant && !knownTenant(recipient)) throw unknownTenant(recipient, caseTenants)
   const controller = n.controller ?? null
   if (controller !== null && !controller.trim()) throw new InputError('notify record: --controller must not be empty')
   if (controller !== null) {
     if (incident.role !== 'processor') throw new InputError('notify record: --controller names the controller a processor notified the authority for; in a controller\'s case the notification is its own')
-    if (recipient !== AUTHORITY) throw new InputError(`notify record: --controller goes with --recipient ${AUTHORITY} (the controller an authority notification was made for); a notice to a controller names it with --recipient TENANT`)
+    if (kind !== 'authority') throw new InputError(`notify record: --controller goes with --recipient ${AUTHORITY} (the controller an authority notification was made for); a notice to a controller names it with --recipient TENANT`)
     if (knownTenant && !knownTenant(controller)) throw unknownTenant(controller, caseTenants)
   }
   if (n.at.getTime() > now.getTime() + FUTURE_TOLERANCE_MS) {
@@ -88,8 +94,8 @@ export function checkNewNotification(incident: IncidentForCheck, existing: reado
     )
   }
   // In a processor's case, notifications to the authority made for different controllers (or for none named) are apart: each has its own initial one.
-  const same = existing.filter((e) => e.recipient === recipient && (incident.role !== 'processor' || recipient !== AUTHORITY || (e.controller ?? null) === controller))
-  const whom = incident.role === 'processor' && recipient === AUTHORITY ? (controller === null ? ' (for no controller named)' : ` for controller ${quoted(controller.slice(0, 80))}`) : ''
+  const same = existing.filter((e) => recipientKind(e) === kind && e.recipient === recipient && (incident.role !== 'processor' || kind !== 'authority' || (e.controller ?? null) === controller))
+  const whom = incident.role === 'processor' && kind === 'authority' ? (controller === null ? ' (for no controller named)' : ` for controller ${quoted(controller.slice(0, 80))}`) : ''
   const initial = same.find((e) => e.phase === 'initial')
   if (n.phase === 'initial' && initial) {
     throw new InputError(`notify record: an initial notification to ${quoted(recipient.slice(0, 80))}${whom} is already recorded (${initial.at}, ref ${initial.reference.slice(0, 80)}): record this one with --phase follow-up`)
@@ -101,12 +107,12 @@ export function checkNewNotification(incident: IncidentForCheck, existing: reado
         : `notify record: no initial notification to ${quoted(recipient.slice(0, 80))}${whom} is recorded: record it first (--phase initial), Art. 33(4) phases follow an initial notification`,
     )
   }
-  const period = noticePeriodMs({role: incident.role, aware_at: incident.aware_at, controller_deadline_hours: incident.controller_deadline_hours}, recipient)
+  const period = noticePeriodMs({role: incident.role, aware_at: incident.aware_at, controller_deadline_hours: incident.controller_deadline_hours}, kind)
   if (n.phase === 'initial' && isLate(aware, n.at, period) && !n.delayReason?.trim() && !incident.delay_reason?.trim()) {
     const deadline = new Date(aware.getTime() + period!).toISOString()
     // A processor's notice to a controller falls under Art. 33(2), which asks for no reasons; the
     // reasons are still required here (house rule): the controller needs them for its own notification.
-    const toController = incident.role === 'processor' && recipient !== 'authority' && recipient !== 'data-subjects'
+    const toController = incident.role === 'processor' && kind === 'controller'
     throw new InputError(
       toController
         ? `notify record: this notice to the controller at ${n.at.toISOString()} is after the contractual deadline ${deadline}: Art. 33(2) asks no reasons for a delay, but crosstalk records them so the controller can account for it in its own notification (Art. 33(1)); pass --delay-reason TEXT (or record it with incident set --delay-reason)`
@@ -114,6 +120,28 @@ export function checkNewNotification(incident: IncidentForCheck, existing: reado
       'E_DELAY_REASON',
     )
   }
+}
+
+/**
+ * Whom --recipient / --controller-recipient name. "authority" and "data-subjects" are reserved
+ * recipients, and a customer's tenant id may be either: in a processor's case holding such a
+ * tenant, --recipient WORD is refused as ambiguous (one notice was read as two facts: the
+ * authority notified, and that customer); leaving --recipient out names the authority, and
+ * --controller-recipient ID names a controller whatever its id reads.
+ */
+export function resolveRecipient(incident: Pick<IncidentRecord, 'role'>, options: Pick<RecordNotificationOptions, 'recipient' | 'controllerRecipient' | 'knownTenant'>): {recipient: string; kind: RecipientKind} {
+  if (options.controllerRecipient !== undefined) {
+    if (options.recipient !== undefined) throw new UsageError('notify record: --recipient and --controller-recipient both name the recipient: give one')
+    if (incident.role !== 'processor') throw new InputError('notify record: --controller-recipient names the controller a processor notified; as controller you notify the authority (leave --recipient out) or inform the data subjects (--recipient data-subjects)')
+    return {recipient: options.controllerRecipient, kind: 'controller'}
+  }
+  const recipient = options.recipient ?? AUTHORITY
+  if (recipient !== AUTHORITY && recipient !== DATA_SUBJECTS) return {recipient, kind: 'controller'}
+  if (options.recipient !== undefined && incident.role === 'processor' && options.knownTenant?.(recipient)) {
+    const reserved = recipient === AUTHORITY ? 'the supervisory authority (leave --recipient out: the authority is the default)' : 'the data subjects (Art. 34: the controller\'s duty, not recorded in a processor\'s case)'
+    throw new UsageError(`notify record: --recipient ${recipient} is ambiguous: it names ${reserved}, and this case holds a customer whose tenant id is ${quoted(recipient)} (for that controller pass --controller-recipient ${recipient})`)
+  }
+  return {recipient, kind: recipient}
 }
 
 /** A tenant id the case does not hold; where ids differ from it only by white space at either end, they are named exactly (none is taken for it). */
@@ -128,7 +156,8 @@ function unknownTenant(id: string, caseTenants?: () => string[]): InputError {
 export function recordNotification(db: CaseDb, incident: IncidentForCheck, options: RecordNotificationOptions): NotifyRecordResult {
   const reference = options.reference.trim()
   if (!reference) throw new InputError('notify record: --reference must not be empty')
-  checkNewNotification(incident, listNotifications(db), {phase: options.phase, at: options.at, recipient: options.recipient, delayReason: options.delayReason, controller: options.controller}, options.now, options.knownTenant, options.caseTenants)
+  const {recipient, kind} = resolveRecipient(incident, options)
+  checkNewNotification(incident, listNotifications(db), {phase: options.phase, at: options.at, recipient, recipient_kind: kind, delayReason: options.delayReason, controller: options.controller}, options.now, options.knownTenant, options.caseTenants)
   let sha256: string | null = null
   let size: number | null = null
   if (options.file) {
@@ -142,7 +171,7 @@ export function recordNotification(db: CaseDb, incident: IncidentForCheck, optio
     size = bytes.length
   }
   const row = insertNotification(db, {
-    phase: options.phase, at: options.at, reference, recipient: options.recipient, delayReason: options.delayReason?.trim() || null,
+    phase: options.phase, at: options.at, reference, recipient, recipientKind: kind, delayReason: options.delayReason?.trim() || null,
     filePath: options.file ?? null, fileSha256: sha256, fileSize: size, recordedAt: options.now.toISOString(), controller: options.controller ?? null,
   })
   // What it was based on, kept as it is now: a later scan changes the case's figures, never what was notified.
@@ -157,9 +186,9 @@ export function recordNotification(db: CaseDb, incident: IncidentForCheck, optio
  * A follow-up is never late: Art. 33(4) lets information be given in phases after the initial
  * notification, and the deadline is the initial one's.
  */
-export function notificationLate(incident: Pick<IncidentRecord, 'role' | 'aware_at' | 'controller_deadline_hours'>, n: Pick<NotificationRecord, 'at' | 'recipient' | 'phase'>): boolean | null {
+export function notificationLate(incident: Pick<IncidentRecord, 'role' | 'aware_at' | 'controller_deadline_hours'>, n: Pick<NotificationRecord, 'at' | 'recipient' | 'recipient_kind' | 'phase'>): boolean | null {
   if (n.phase !== 'initial') return false
-  const period = noticePeriodMs({role: incident.role, aware_at: incident.aware_at, controller_deadline_hours: incident.controller_deadline_hours}, n.recipient)
+  const period = noticePeriodMs({role: incident.role, aware_at: incident.aware_at, controller_deadline_hours: incident.controller_deadline_hours}, recipientKind(n))
   if (period === null) return null
   return isLate(new Date(incident.aware_at), new Date(n.at), period)
 }
@@ -173,7 +202,7 @@ export function notificationProblems(incident: IncidentForCheck, notifications: 
   for (const n of notifications) {
     if (!only(n)) continue
     try {
-      checkNewNotification(incident, notifications.filter((e) => e.id < n.id), {phase: n.phase, at: new Date(n.at), recipient: n.recipient, delayReason: n.delay_reason, controller: n.controller}, now)
+      checkNewNotification(incident, notifications.filter((e) => e.id < n.id), {phase: n.phase, at: new Date(n.at), recipient: n.recipient, recipient_kind: n.recipient_kind, delayReason: n.delay_reason, controller: n.controller}, now)
     } catch (error) {
       if (error instanceof InputError) problems.push(`${n.phase} notification ${n.id} (ref ${n.reference.slice(0, 80)}): ${error.message.replace(/^notify record: /, '')}`)
       else throw error

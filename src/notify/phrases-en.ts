@@ -6,6 +6,7 @@ import {markersStaleReason, type MarkersStaleCause} from '../scope/unscanned.js'
 import {count} from '../util/plural.js'
 import {asSentence} from './statements.js'
 import type {NotificationScope} from '../store/notifications.js'
+import {quoteIfReserved, recipientKind, type RecipientOf} from './recipients.js'
 
 /** Up to five names, then how many more. */
 const listed = (names: readonly string[]): string => (names.length > 5 ? `${names.slice(0, 5).join(', ')}, and ${names.length - 5} more` : names.join(', '))
@@ -250,7 +251,7 @@ export const EN = {
   size: {micro: 'micro enterprise', sme: 'small or medium-sized enterprise', large: 'large enterprise', other: 'other'} as Record<string, string>,
   outcome: {document: 'document only (no notification)', notify: 'notify the supervisory authority', 'notify-subjects': 'notify the supervisory authority and inform the data subjects'} as Record<string, string>,
   band: {low: 'low', medium: 'medium', high: 'high', 'very high': 'very high'} as Record<string, string>,
-  recipient: (r: string) => (r === 'authority' ? 'the supervisory authority' : r === 'data-subjects' ? 'the data subjects' : `the controller (customer) ${r}`),
+  recipient: (n: RecipientOf) => ({authority: 'the supervisory authority', 'data-subjects': 'the data subjects', controller: `the controller (customer) ${quoteIfReserved(n.recipient)}`})[recipientKind(n)],
   clockBasis: {
     'art33(1)': '72 hours from awareness (Art. 33(1))',
     'art33(2)-contract': "the contractual period to each controller (Art. 33(2), Art. 28(3)(f))",
@@ -404,8 +405,8 @@ export const EN = {
   replayGroup,
   measureRecorded: (text: string) => text,
   controllersNotified: (done: number, total: number) => `Affected customers (controllers) notified under Art. 33(2): ${done} of ${total}.`,
-  notificationStated: (n: {phase: 'initial' | 'follow-up'; at: string; reference: string; recipient: string; late: boolean | null; delay_reason: string | null; scope_at_notification?: NotificationScope | null}, incidentDelayReason: string | null) =>
-    `${n.phase === 'initial' ? 'Initial notification' : 'Follow-up notification'} to ${EN.recipient(n.recipient)} on ${n.at} (reference ${n.reference})` +
+  notificationStated: (n: RecipientOf & {phase: 'initial' | 'follow-up'; at: string; reference: string; late: boolean | null; delay_reason: string | null; scope_at_notification?: NotificationScope | null}, incidentDelayReason: string | null) =>
+    `${n.phase === 'initial' ? 'Initial notification' : 'Follow-up notification'} to ${EN.recipient(n)} on ${n.at} (reference ${n.reference})` +
     (n.late === true ? lateReason(n.delay_reason ?? incidentDelayReason) : n.late === null ? `; whether it was late is ${EN.lateNotKnown}.` : '.') + notifiedScope(n.scope_at_notification),
   /** A notification's lateness where it has no fixed deadline (clock says the same). */
   lateNotKnown: 'not known: no fixed deadline (without undue delay is judged, not counted)',
@@ -608,8 +609,8 @@ export const EN = {
     effects: "Loss of confidentiality of conversation content (and identifiers found in it) to other users; integrity of the receiving users' responses.",
     droppedLine: (d: {at: string; kind?: 'canaries'; name: string; sha256: string; reason: string}, notifiedAt: string) =>
       `withdrawn after the notification of ${notifiedAt}: ${d.kind === 'canaries' ? 'canary registry ' : ''}${d.name} sha256 ${d.sha256}, dropped on ${d.at} (reason recorded: ${d.reason || 'none given'})`,
-    notificationLine: (n: {phase: 'initial' | 'follow-up'; at: string; recipient: string; reference: string; file_sha256: string | null; late: boolean | null; scope_at_notification?: NotificationScope | null}) =>
-      `${n.phase === 'initial' ? 'initial' : 'follow-up'} ${n.at} to ${n.recipient === 'authority' ? 'authority' : n.recipient === 'data-subjects' ? 'data subjects' : `controller ${n.recipient}`} ref ${n.reference}${n.file_sha256 ? ` sha256 ${n.file_sha256}` : ''}${n.late === true ? ' LATE' : n.late === null ? ' (late: not known, no fixed deadline)' : ''}${notifiedScopeShort(n.scope_at_notification)}`,
+    notificationLine: (n: RecipientOf & {phase: 'initial' | 'follow-up'; at: string; reference: string; file_sha256: string | null; late: boolean | null; scope_at_notification?: NotificationScope | null}) =>
+      `${n.phase === 'initial' ? 'initial' : 'follow-up'} ${n.at} to ${({authority: 'authority', 'data-subjects': 'data subjects', controller: `controller ${quoteIfReserved(n.recipient)}`})[recipientKind(n)]} ref ${n.reference}${n.file_sha256 ? ` sha256 ${n.file_sha256}` : ''}${n.late === true ? ' LATE' : n.late === null ? ' (late: not known, no fixed deadline)' : ''}${notifiedScopeShort(n.scope_at_notification)}`,
     severity: (a: AssessmentRecord) => `ENISA SE ${a.se} (${EN.band[a.band] ?? a.band}); suggested ${EN.outcome[a.suggested] ?? a.suggested}`,
     authorityProcessor: 'not applicable: as processor, we notify each controller (Art. 33(2)); notifying the authority is the controller\'s duty (Art. 33(1))',
     proposed: (m: string) => `Proposed, not yet taken: ${m}`,

@@ -35,6 +35,7 @@ function notifiedScopeShort(scope: NotificationScope | null | undefined): string
   const n = (x: number | null): string => (x === null ? '?' : scope.detection_complete ? String(x) : `au moins ${x}`)
   return ` (périmètre alors : ${n(scope.responses)} réponses, ${n(scope.sessions)} sessions, ${n(scope.controllers)} clients concernés${scope.first_seen && scope.last_seen ? `, du ${scope.first_seen} au ${scope.last_seen}` : ''})`
 }
+import {quoteIfReserved, recipientKind, type RecipientOf} from './recipients.js'
 
 // Les phrases des projets, notifications et entrées de registre, en français : exactement les
 // clés de la table anglaise (le type l'impose), pour qu'aucun document ne retombe sur l'anglais.
@@ -113,7 +114,7 @@ const outcome: Record<string, string> = {
   'notify-subjects': "notifier l'autorité de contrôle et informer les personnes concernées",
 }
 const band: Record<string, string> = {low: 'faible', medium: 'moyenne', high: 'élevée', 'very high': 'très élevée'}
-const recipient = (r: string): string => (r === 'authority' ? "l'autorité de contrôle" : r === 'data-subjects' ? 'les personnes concernées' : `le responsable de traitement (client) ${r}`)
+const recipient = (n: RecipientOf): string => ({authority: "l'autorité de contrôle", 'data-subjects': 'les personnes concernées', controller: `le responsable de traitement (client) ${quoteIfReserved(n.recipient)}`})[recipientKind(n)]
 const status: Record<'open' | 'due_soon' | 'overdue' | 'notified', string> = {open: 'en cours', due_soon: 'ÉCHÉANCE PROCHE', overdue: 'DÉLAI DÉPASSÉ', notified: 'notifié'}
 
 /** L'autre côté d'une exposition : les autres sessions du client lui-même (« vos », ou « ses » dans un projet pour un responsable de traitement), puis celles des autres clients. */
@@ -330,7 +331,7 @@ export const FR: Phrases = {
   notificationStated: (n, incidentDelayReason) => {
     const reason = n.delay_reason ?? incidentDelayReason
     return (
-      `${n.phase === 'initial' ? 'Notification initiale' : 'Notification complémentaire'} à ${recipient(n.recipient)} le ${n.at} (référence ${n.reference})` +
+      `${n.phase === 'initial' ? 'Notification initiale' : 'Notification complémentaire'} à ${recipient(n)} le ${n.at} (référence ${n.reference})` +
       (n.late === true ? (reason ? `, après l'échéance ; motifs du retard : ${reason}.` : ", après l'échéance ; aucun motif du retard n'est enregistré.") : n.late === null ? ` ; retard : ${FR_LATE_NOT_KNOWN}.` : '.') +
       notifiedScope(n.scope_at_notification)
     )
@@ -493,7 +494,7 @@ export const FR: Phrases = {
     effects: "Perte de confidentialité du contenu des conversations (et des identifiants qu'il contient) envers d'autres utilisateurs ; atteinte à l'intégrité des réponses reçues par les utilisateurs destinataires.",
     droppedLine: (d, notifiedAt) => `retiré après la notification du ${notifiedAt} : ${d.kind === 'canaries' ? 'registre de canaris ' : ''}${d.name} sha256 ${d.sha256}, retiré le ${d.at} (motif enregistré : ${d.reason || 'aucun'})`,
     notificationLine: (n) =>
-      `${n.phase === 'initial' ? 'initiale' : 'complémentaire'} ${n.at} à ${n.recipient === 'authority' ? "l'autorité" : n.recipient === 'data-subjects' ? 'les personnes concernées' : `responsable de traitement ${n.recipient}`} réf. ${n.reference}${n.file_sha256 ? ` sha256 ${n.file_sha256}` : ''}${n.late === true ? ' EN RETARD' : n.late === null ? ' (retard : non connu, pas d\'échéance fixe)' : ''}${notifiedScopeShort(n.scope_at_notification)}`,
+      `${n.phase === 'initial' ? 'initiale' : 'complémentaire'} ${n.at} à ${({authority: "l'autorité", 'data-subjects': 'les personnes concernées', controller: `responsable de traitement ${quoteIfReserved(n.recipient)}`})[recipientKind(n)]} réf. ${n.reference}${n.file_sha256 ? ` sha256 ${n.file_sha256}` : ''}${n.late === true ? ' EN RETARD' : n.late === null ? ' (retard : non connu, pas d\'échéance fixe)' : ''}${notifiedScopeShort(n.scope_at_notification)}`,
     severity: (a) => `SE ENISA ${a.se} (${band[a.band] ?? a.band}) ; suggestion : ${outcome[a.suggested] ?? a.suggested}`,
     authorityProcessor: "sans objet : en tant que sous-traitant, nous notifions chaque responsable de traitement (art. 33.2) ; la notification à l'autorité incombe au responsable de traitement (art. 33.1)",
     delayReasonOf: (reference, reason) => `${reason} (avec la notification ${reference})`,

@@ -12,6 +12,7 @@ import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from 
 import {withOpenItemLines} from './reader-text.js'
 import {count} from '../util/plural.js'
 import {safeLine, quoted} from '../util/sanitize.js'
+import {noticeController} from './recipients.js'
 
 // GDPR Art. 33(2): the processor tells each affected controller "without undue delay"; it
 // need not assess risk first (EDPB 9/2022). A notice speaks only of that customer's own
@@ -264,7 +265,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   // A customer only a leaking retry concerns is in no case clock (that counts the exposure's controllers): its own is computed as theirs are.
   const controllerClock = facts.clock?.controllers?.find((c) => c.tenant_id === t.tenant_id) ?? (inc?.role === 'processor' && facts.clock ? (computeCaseClock(inc, facts.notifications, new Date(facts.generated_at), [t.tenant_id]).controllers?.[0] ?? null) : null)
   const hours = inc?.controller_deadline_hours ?? null
-  const sent = facts.notifications.find((n) => n.phase === 'initial' && n.recipient === t.tenant_id)
+  const sent = facts.notifications.find((n) => n.phase === 'initial' && noticeController(n) === t.tenant_id)
   // GDPR Art. 33(4): information may be given in phases. As the Article 33 draft: once the initial
   // notice to this controller is recorded, a new draft is a follow-up to it (a second "initial"
   // would say it is the notice already sent).
@@ -307,7 +308,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   const unreadRetries = tenantUnexaminedDuplicates(facts, t.tenant_id)
   if (unreadRetries.responses > 0) L.open('investigation', N.open.duplicatesNotExamined(unreadRetries.responses, unreadRetries.of_yours), 'Art. 33(2), 33(4)', DUPLICATES_NOT_EXAMINED_REMEDY)
   // Evidence the last notice to this controller may have rested on, dropped since: named with the reason the drop recorded.
-  const lastNotice = facts.notifications.filter((n) => n.recipient === t.tenant_id).reduce<(typeof facts.notifications)[number] | null>((last, n) => (last === null || Date.parse(n.recorded_at) > Date.parse(last.recorded_at) ? n : last), null)
+  const lastNotice = facts.notifications.filter((n) => noticeController(n) === t.tenant_id).reduce<(typeof facts.notifications)[number] | null>((last, n) => (last === null || Date.parse(n.recorded_at) > Date.parse(last.recorded_at) ? n : last), null)
   if (lastNotice) for (const d of droppedSince(facts.evidence_dropped, lastNotice.recorded_at)) L.stated('investigation', P.evidenceDropped(d, lastNotice.at, lastNotice.reference), ['evidence.files', `notification#${lastNotice.id}`])
   if (inc?.cause_category) L.stated('cause', P.causeCategoryRecorded(P.causeCategory[inc.cause_category] ?? inc.cause_category), ['incident.cause_category'])
   if (inc?.cause) L.stated('cause', P.causeRecorded(inc.cause), ['incident.cause'])

@@ -10,6 +10,7 @@ import {noneFoundGaps, noneFoundValue} from './none-found.js'
 import {categoryLabel, noLeakStatement, PHRASES, rangeText, type Language, type Phrases} from './phrases.js'
 import {assertGrounded, joinItems, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 import {withOpenItemLines} from './reader-text.js'
+import {noticeController, toAuthority} from './recipients.js'
 
 // GDPR Art. 33(5): document every breach (notified or not) so the authority can verify
 // compliance: facts, effects, remedial action, the decision and its reasoning, the
@@ -153,13 +154,13 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   // Made before scans that may have changed its figures: the entry documents it as recorded, flagged as the Article 33 draft flags it.
   const since = facts.scans_since_assessment ?? []
   if (a && since.length > 0) L.open('decision', P.open.assessmentStale(a.at, since.length, since[since.length - 1]!.finished_at), 'Art. 33(5); EDPB 9/2022', 'crosstalk assess --decide ... --rationale ...')
-  const authority = facts.notifications.find((n) => n.recipient === 'authority' && n.phase === 'initial')
+  const authority = facts.notifications.find((n) => toAuthority(n) && n.phase === 'initial')
   const firstNotified = facts.notifications.reduce<(typeof facts.notifications)[number] | null>((first, n) => (first === null || Date.parse(n.recorded_at) < Date.parse(first.recorded_at) ? n : first), null)
   // Every controller concerned, one only a leaking retry concerns too (the clock's and the notices' set).
   const affected = new Set(affectedTenants(facts))
   for (const n of facts.notifications) L.stated('notifications', P.notificationStated(n, facts.incident?.delay_reason ?? null), [`notification#${n.id}`])
   if (inc?.role === 'processor') {
-    const notified = new Set(facts.notifications.filter((n) => n.phase === 'initial' && n.recipient !== 'authority').map((n) => n.recipient))
+    const notified = new Set(facts.notifications.filter((n) => n.phase === 'initial').map(noticeController).filter((t) => t !== null))
     const missing = [...affected].filter((t) => !notified.has(t)).length
     if (!s) L.open('notifications', P.open.controllersUnknown, 'Art. 33(2)', 'crosstalk scan')
     else if (factsControllersUnknownBecause(facts) === 'boilerplate') L.open('notifications', P.open.controllersUnknownBoilerplate(facts.detection.provenance_boilerplate_responses ?? 0), 'Art. 33(2)', 'crosstalk provenance --boilerplate-tenants N')
@@ -187,7 +188,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     // A processor's reasons go with each late notice (notify record --delay-reason): asked for
     // only where a late notice was recorded without them, or a controller is overdue and no notice
     // of the case was late (the incident's own reason answers for all).
-    const lateNotices = facts.notifications.filter((n) => n.late && n.recipient !== 'authority')
+    const lateNotices = facts.notifications.filter((n) => n.late && !toAuthority(n))
     const unexplained = lateNotices.some((n) => !n.delay_reason) || (late && lateNotices.length === 0)
     if (unexplained && !inc.delay_reason) L.open('timeline', P.open.delayReasonProcessor, 'Art. 33(2), 33(5); Art. 28(3)(f)', 'crosstalk incident set --delay-reason TEXT')
   } else if (late && !inc?.delay_reason && !authority?.delay_reason) L.open('timeline', P.open.delayReason, 'Art. 33(1), 33(5)', 'crosstalk incident set --delay-reason TEXT')
@@ -242,7 +243,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     // A processor counts the affected controllers it notified (out of controllers_affected); before any scan
     // nobody knows which are affected, so every controller notified counts and the affected ones are unknown (null).
     controllers_notified: new Set(
-      facts.notifications.filter((n) => n.recipient !== 'authority' && n.recipient !== 'data-subjects' && (inc?.role !== 'processor' || !s || affected.has(n.recipient))).map((n) => n.recipient),
+      facts.notifications.map(noticeController).filter((t): t is string => t !== null && (inc?.role !== 'processor' || !s || affected.has(t))),
     ).size,
     controllers_affected: inc?.role === 'processor' && s ? affected.size : null,
     controllers_known: inc?.role === 'processor' && s ? factsControllersKnown(facts) : null,

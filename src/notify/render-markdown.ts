@@ -166,7 +166,7 @@ export function article33View(d: Article33Result): View {
     ...view,
     ...openBySection(d.open_items, d.language, d.final ? 'final' : 'draft'),
     // Lateness in words: a notification with no fixed deadline is not known to be late or in time (never "no").
-    notifications: d.notifications.map((n) => escapeView({...n, phase: P.phase[n.phase], recipient: P.recipient(n.recipient), late_text: P.lateCell(n.late)}) as View),
+    notifications: d.notifications.map((n) => escapeView({...n, phase: P.phase[n.phase], recipient: P.recipient(n), late_text: P.lateCell(n.late)}) as View),
     evidence: d.evidence.map((e) => escapeView({...e, kind: P.evidenceKind[e.kind] ?? e.kind}) as View),
     heading: word,
     status_line: escapeMd(P.statusLine(word, d.clock, d.prepared_on_behalf_of ?? null)),

@@ -17,6 +17,8 @@ export interface NotificationRow {
   delay_reason: string | null
   /** in a processor's case, the controller (tenant id) an authority notification was made for; null: none named (absent: a row built by hand, none named) */
   controller?: string | null
+  /** whom it went to: the authority, the data subjects, or a controller (recipient is then its tenant id); absent: a row built by hand, read from recipient as before (recipientKind) */
+  recipient_kind?: 'authority' | 'data-subjects' | 'controller' | null
   /** the scope it was based on, stored when it was recorded (migration 023); null: not recorded (recorded before); absent: a row built by hand */
   scope_at_notification?: NotificationScope | null
 }
@@ -79,14 +81,15 @@ export interface NewNotification {
   recordedAt: string
   delayReason: string | null
   controller: string | null
+  recipientKind: 'authority' | 'data-subjects' | 'controller'
 }
 
-const NOTIFICATION_COLUMNS = 'id, phase, at, reference, recipient, file_path, file_sha256, file_size, recorded_at, delay_reason, controller'
+const NOTIFICATION_COLUMNS = 'id, phase, at, reference, recipient, file_path, file_sha256, file_size, recorded_at, delay_reason, controller, recipient_kind'
 
 export function insertNotification(db: CaseDb, n: NewNotification): NotificationRow {
   const info = db
-    .prepare('INSERT INTO notifications (phase, at, at_ms, reference, recipient, file_path, file_sha256, file_size, recorded_at, delay_reason, controller) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-    .run(n.phase, n.at.toISOString(), n.at.getTime(), n.reference, n.recipient, n.filePath, n.fileSha256, n.fileSize, n.recordedAt, n.delayReason, n.controller)
+    .prepare('INSERT INTO notifications (phase, at, at_ms, reference, recipient, file_path, file_sha256, file_size, recorded_at, delay_reason, controller, recipient_kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+    .run(n.phase, n.at.toISOString(), n.at.getTime(), n.reference, n.recipient, n.filePath, n.fileSha256, n.fileSize, n.recordedAt, n.delayReason, n.controller, n.recipientKind)
   return db.prepare(`SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE id = ?`).get(info.lastInsertRowid) as NotificationRow
 }
 

@@ -22,6 +22,7 @@ import {up as notComparableResponses} from './020-not-comparable-responses.js'
 import {up as filesBySize} from './021-files-by-size.js'
 import {up as tenantLabels} from './022-tenant-labels.js'
 import {up as notificationScopes} from './023-notification-scopes.js'
+import {up as recipientKind} from './024-recipient-kind.js'
 
 export interface Migration {
   version: number
@@ -56,4 +57,5 @@ export const MIGRATIONS: readonly Migration[] = [
   {version: 21, name: 'files-by-size', up: filesBySize},
   {version: 22, name: 'tenant-labels', up: tenantLabels},
   {version: 23, name: 'notification-scopes', up: notificationScopes},
+  {version: 24, name: 'recipient-kind', up: recipientKind},
 ]
