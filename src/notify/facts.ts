@@ -1096,9 +1096,15 @@ export function replayFacts(stored: readonly StoredReplayResult[]): ReplayFacts 
  * kinds) come from the same rows.
  */
 function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): TenantExposure[] {
-  const piiBy = (keep: (p: ScopeInputs['pii'][number]) => boolean): Category[] => {
+  // Every row indexed once by the tenants on its sides: one tenant's figures read its own rows, not
+  // every row of the case (a notice at 500 tenants and 100k sightings copied all of them per tenant).
+  const wanted = new Set(tenants)
+  const contaminationOf = indexBySide(inputs.contamination, wanted)
+  const provenanceOf = indexBySide(inputs.provenance, wanted)
+  const piiOf = indexBySide(inputs.pii, wanted)
+  const piiBy = (t: string, keep: (p: ScopeInputs['pii'][number]) => boolean): Category[] => {
     const byKind = new Map<string, {values: Set<string>; responses: Set<number>}>()
-    for (const p of inputs.pii) {
+    for (const p of piiOf.get(t) ?? []) {
       if (!keep(p)) continue
       let k = byKind.get(p.kind)
       if (!k) byKind.set(p.kind, (k = {values: new Set(), responses: new Set()}))
@@ -1115,11 +1121,13 @@ function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): Tenan
       .map((c) => ({label: safeLine(c.tenant), responses: c.responses, provenance_responses: c.provenance_responses, exposure_responses: c.exposure_responses, sessions: c.sessions, first_seen: c.first_seen, last_seen: c.last_seen}))
   const sorted = (values: Iterable<string | null>): string[] => [...new Set([...values].filter((v): v is string => v !== null))].sort()
   const rows = exposureRows(inputs)
+  const rowsOf = indexBySide(rows, wanted)
   const sources = notNamedSources(rows)
   return tenants.map((t) => {
-    const view = computeTenantView(inputs, {tenant: t})
-    const out = rows.filter((r) => r.source_tenant === t)
-    const inn = rows.filter((r) => r.recipient_tenant === t)
+    // The tenant view reads only the rows with this tenant on a side: the same figures, from its own rows.
+    const view = computeTenantView({...inputs, contamination: contaminationOf.get(t) ?? [], provenance: provenanceOf.get(t) ?? []}, {tenant: t})
+    const out = (rowsOf.get(t) ?? []).filter((r) => r.source_tenant === t)
+    const inn = (rowsOf.get(t) ?? []).filter((r) => r.recipient_tenant === t)
     const same = new Set(out.filter((r) => r.recipient_tenant === t).map((r) => r.recipient_session))
     const other = new Set(out.filter((r) => r.recipient_tenant !== t).map((r) => JSON.stringify([r.recipient_tenant, r.recipient_session])))
     const fromSame = new Set(inn.filter((r) => r.source_tenant === t).map((r) => r.source_session))
@@ -1131,7 +1139,7 @@ function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): Tenan
     // the response carried another session's data (as scope's categories count it): the side is the response's.
     const foreignIn = new Set(inn.filter((r) => r.source_tenant !== t).map((r) => r.record_id))
     const ownIn = new Set(inn.filter((r) => r.source_tenant === t).map((r) => r.record_id))
-    const markers = inputs.contamination.filter((c) => c.source_tenant === t).map((c) => c.marker)
+    const markers = (contaminationOf.get(t) ?? []).filter((c) => c.source_tenant === t).map((c) => c.marker)
     // Text served to other customers whose recorded possible sources include this tenant's sessions.
     const possible = [...sources.candidates].filter(([, s]) => s.recipients.some((r) => r !== t) && s.candidates.some((c) => c.tenant_id === t))
     const among = possible.map(([, s]) => new Set(s.candidates.map((c) => c.tenant_id)).size)
@@ -1147,7 +1155,7 @@ function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): Tenan
       first_leaked: view.leaked.exposure.first_seen,
       last_leaked: view.leaked.exposure.last_seen,
       markers_truncated: [...new Set(sorted(markers).map(truncateMarker))],
-      pii_in_leaked: piiBy((p) => p.source_tenant === t),
+      pii_in_leaked: piiBy(t, (p) => p.source_tenant === t),
       received_foreign_responses: view.received.exposure.responses,
       received_by_canary: view.received.exposure.by_canary,
       received_by_text_only: view.received.exposure.by_text_only,
@@ -1158,9 +1166,9 @@ function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): Tenan
       source_sessions_other_tenants: fromOther.size,
       first_received: view.received.exposure.first_seen,
       last_received: view.received.exposure.last_seen,
-      pii_in_received: piiBy((p) => p.recipient_tenant === t && (p.source_tenant !== null ? p.source_tenant !== t : foreignIn.has(p.record_id))),
+      pii_in_received: piiBy(t, (p) => p.recipient_tenant === t && (p.source_tenant !== null ? p.source_tenant !== t : foreignIn.has(p.record_id))),
       own_cross_session_responses: new Set(out.filter((r) => r.recipient_tenant === t).map((r) => r.record_id)).size,
-      pii_within_own_sessions: piiBy((p) => p.recipient_tenant === t && (p.source_tenant !== null ? p.source_tenant === t : ownIn.has(p.record_id) && !foreignIn.has(p.record_id))),
+      pii_within_own_sessions: piiBy(t, (p) => p.recipient_tenant === t && (p.source_tenant !== null ? p.source_tenant === t : ownIn.has(p.record_id) && !foreignIn.has(p.record_id))),
       counterparts_leaked_to: others(view.leaked.counterparts),
       counterparts_received_from: others(view.received.counterparts),
       possible_source_responses: possible.length,
@@ -1172,6 +1180,21 @@ function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): Tenan
       at_risk_unknown_records: view.at_risk_unknown_records,
     }
   })
+}
+
+/** Rows by each wanted tenant on their source or recipient side (a row with the same tenant on both sides listed once), in their order. */
+function indexBySide<R extends {source_tenant: string | null; recipient_tenant: string}>(rows: readonly R[], wanted: ReadonlySet<string>): Map<string, R[]> {
+  const by = new Map<string, R[]>()
+  const add = (t: string, r: R): void => {
+    const list = by.get(t)
+    if (list) list.push(r)
+    else by.set(t, [r])
+  }
+  for (const r of rows) {
+    if (r.source_tenant !== null && wanted.has(r.source_tenant)) add(r.source_tenant, r)
+    if (r.recipient_tenant !== r.source_tenant && wanted.has(r.recipient_tenant)) add(r.recipient_tenant, r)
+  }
+  return by
 }
 
 /**
