@@ -1154,7 +1154,7 @@ function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): Tenan
       recipient_tenants_other: view.leaked.exposure.other_tenants,
       first_leaked: view.leaked.exposure.first_seen,
       last_leaked: view.leaked.exposure.last_seen,
-      markers_truncated: [...new Set(sorted(markers).map(truncateMarker))],
+      markers_truncated: truncatedMarkers(markers),
       pii_in_leaked: piiBy(t, (p) => p.source_tenant === t),
       received_foreign_responses: view.received.exposure.responses,
       received_by_canary: view.received.exposure.by_canary,
@@ -1180,6 +1180,17 @@ function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): Tenan
       at_risk_unknown_records: view.at_risk_unknown_records,
     }
   })
+}
+
+/**
+ * Each distinct marker truncated, in order; where several truncate alike (their first four hex
+ * digits coincide), the form once with how many it stands for ("CANARY-3f9a… (2)"): deduplicating
+ * after truncating made distinct markers vanish from the list.
+ */
+export function truncatedMarkers(markers: Iterable<string>): string[] {
+  const counts = new Map<string, number>()
+  for (const m of [...new Set(markers)].sort()) counts.set(truncateMarker(m), (counts.get(truncateMarker(m)) ?? 0) + 1)
+  return [...counts].map(([t, n]) => (n === 1 ? t : `${t} (${n})`))
 }
 
 /** Rows by each wanted tenant on their source or recipient side (a row with the same tenant on both sides listed once), in their order. */

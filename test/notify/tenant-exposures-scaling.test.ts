@@ -1,6 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {scanCase} from '../../src/detect/scan-case.js'
-import {buildFacts, loadFactsInputs} from '../../src/notify/facts.js'
+import {buildFacts, loadFactsInputs, truncatedMarkers} from '../../src/notify/facts.js'
 import {openIncident} from '../../src/notify/incident.js'
 import {makeCase, type TestCase} from '../helpers/case-builder.js'
 
@@ -57,3 +57,8 @@ describe('each tenant\'s exposure reads its own rows', () => {
   })
 })
 
+describe('truncated markers (QA tenants #5)', () => {
+  it('lists each distinct marker, and says how many a truncated form stands for where several coincide', () => {
+    expect(truncatedMarkers(['CANARY-3f9a222222222222', 'CANARY-3f9a111111111111', 'CANARY-0b0b333333333333', 'CANARY-3f9a111111111111'])).toEqual(['CANARY-0b0b…', 'CANARY-3f9a… (2)'])
+  })
+})
