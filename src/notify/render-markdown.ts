@@ -319,6 +319,14 @@ function noCategories(d: Article33Result, P: Phrases): string {
   return gapText(open?.item ?? P.open.noScan, d.language, d.final)
 }
 
+/**
+ * Session ids joined with ", ", each quoted where it holds the separator, white space or a quote:
+ * a session "chat 1, chat 2" read as two sessions that did not leak.
+ */
+function idList(ids: readonly string[]): string {
+  return ids.map((id) => (/[,\s"]/.test(id) ? `"${id.replaceAll('"', '\\"')}"` : id)).join(', ')
+}
+
 export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string {
   const P = PHRASES[n.language]
   const view = escapeView(n) as View
@@ -327,9 +335,9 @@ export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string 
   // A leaking retry on a side is a response served that no figure counts: that side's figures say so, its empty lists never "none".
   const {reached_others: retriesOut, received: retriesIn} = n.retry_leaks_not_counted
   const emptyOr = (retries: number, none: string): string => (retries > 0 ? escapeMd(P.retriesNotCounted(retries)) : none)
-  out.sessions_text = (out.sessions as string[]).join(', ') || emptyOr(retriesOut, P.noneFeminine)
+  out.sessions_text = idList(out.sessions as string[]) || emptyOr(retriesOut, P.noneFeminine)
   out.markers_text = (out.markers_truncated as string[]).join(', ') || (n.canary_registry ? emptyOr(retriesOut, P.none) : n.language === 'fr' ? 'sans objet : aucun registre de canaris dans le dossier' : 'not applicable: the case holds no canary registry')
-  inn.sessions_text = (inn.sessions as string[]).join(', ') || emptyOr(retriesIn, P.noneFeminine)
+  inn.sessions_text = idList(inn.sessions as string[]) || emptyOr(retriesIn, P.noneFeminine)
   if (retriesOut > 0) out.responses = escapeMd(P.notCountingRetries(String(n.your_data_reached_others.responses), retriesOut))
   if (retriesIn > 0) inn.responses = escapeMd(P.notCountingRetries(String(n.you_received_other_data.responses), retriesIn))
   // Received text whose source is not established is counted apart: attributed to no customer (0 renders as a section, so a flag).
@@ -373,7 +381,7 @@ export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string 
   const among = n.possible_source.possible_sources
   possible.has = n.possible_source.responses > 0
   possible.possible_sources_text = among === null ? '' : among.min === among.max ? String(among.min) : fr ? `${among.min} à ${among.max}` : `${among.min} to ${among.max}`
-  possible.sessions_text = (possible.sessions as string[]).join(', ') || P.noneFeminine
+  possible.sessions_text = idList(possible.sessions as string[]) || P.noneFeminine
   // The exposure not known (no registry, markers in answers: exposureKnown): each count is what verbatim text shows, "at least N", and 0 is no finding, "not known".
   // So too where detection is incomplete: records ingested but never scanned may hold more, never "0".
   if (n.exposure_known === false || !n.detection.complete) {
