@@ -91,7 +91,7 @@ describe('crosstalk clock / incident / notify record', () => {
     const fr = (await run(['report', 'register', '--db', db, '--allow-incomplete', '--lang', 'fr'])).stdout
     expect(fr).toMatch(/^\| Changements de rôle \| .*de responsable de traitement à sous-traitant, motif : we process/m)
     const csv = (await run(['report', 'register', '--db', db, '--allow-incomplete', '--format', 'csv'])).stdout.split('\r\n')
-    expect(csv[0]!.split(',').slice(-4)).toEqual(['role_changes', 'delay_reasons', 'controllers_known', 'finalised_with_open_items'])
+    expect(csv[0]!.split(',').slice(-6)).toEqual(['role_changes', 'delay_reasons', 'controllers_known', 'finalised_with_open_items', 'data_subjects_either_side', 'controllers_unknown_because'])
   })
 
   it('notify record stores the SHA-256 of the file sent and stops the clock', async () => {

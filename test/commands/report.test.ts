@@ -218,7 +218,7 @@ describe('crosstalk report (article33 / article34 / processor-notice / register)
     const lines = r.stdout.trim().split('\r\n')
     expect(lines[0]!.startsWith('kind,draft,language,generated_at,reference,title')).toBe(true)
     // A column added later goes last: the columns before it keep their places.
-    expect(lines[0]!.endsWith(',evidence,investigation,role_changes,delay_reasons,controllers_known,finalised_with_open_items,data_subjects_either_side')).toBe(true)
+    expect(lines[0]!.endsWith(',evidence,investigation,role_changes,delay_reasons,controllers_known,finalised_with_open_items,data_subjects_either_side,controllers_unknown_because')).toBe(true)
     expect(lines).toHaveLength(2)
     expectInert(r.stdout)
   })
