@@ -11,6 +11,7 @@ import {exposureKnown} from '../scope/unscanned.js'
 import {hasCanaries} from '../store/canaries.js'
 import {orphanSightingCount} from '../store/findings.js'
 import {noticeController} from './recipients.js'
+import {correctionsOf, droppedEvidence, owedOf} from './facts.js'
 
 /**
  * The case's clock as `crosstalk clock` and `status` show it: for a controller the 72 hours to
@@ -24,7 +25,8 @@ export function loadCaseClock(db: CaseDb, now: Date): ClockResult {
   const recorded = listNotifications(db)
   // A controller notified before stays in the clock when the exposure no longer shows it (after a drop or a rescan): it is owed a correction (facts.ts withdrawn_tenants).
   const withdrawn = duplicates ? [...new Set(recorded.map(noticeController).filter((r): r is string => r !== null && !concerned.includes(r)))] : []
-  const controllers = [...concerned, ...withdrawn]
+  // It is no longer among the controllers affected: the clock lists it as owed a correction (as the register does), not as notified.
+  const owed = owedOf(correctionsOf(withdrawn, recorded, droppedEvidence(db)))
   // As of `now` (clock --now): a notification recorded for a later time had not been sent yet.
   const sent = recorded.filter((n) => Date.parse(n.at) <= now.getTime())
   // Which controllers to notify is known only where detection covers the case, and where every
@@ -36,5 +38,5 @@ export function loadCaseClock(db: CaseDb, now: Date): ClockResult {
   const complete = coverage === null || coverage.complete
   const markers = incident.role !== 'processor' || exposureKnown(hasCanaries(db), orphanSightingCount(db))
   const setAside = coverage?.provenance_boilerplate_responses ?? 0
-  return computeCaseClock(incident, sent, now, controllers, complete && markers && setAside === 0, !complete ? 'detection' : !markers ? 'markers' : 'boilerplate', setAside)
+  return computeCaseClock(incident, sent, now, concerned, complete && markers && setAside === 0, !complete ? 'detection' : !markers ? 'markers' : 'boilerplate', setAside, owed)
 }

@@ -70,6 +70,12 @@ export interface ClockResult {
   controllers_unknown_because?: ControllersUnknownBecause | null
   /** where controllers_unknown_because is boilerplate: the responses set aside as boilerplate, whose source customers are not established */
   boilerplate_responses?: number
+  /**
+   * a processor's controllers notified of an exposure the case no longer shows (after a drop or a
+   * rescan) and owed a correcting follow-up not yet recorded: not among `controllers` (no longer
+   * affected), never counted as notified; absent where none is owed
+   */
+  corrections_owed?: Array<{tenant_id: string; notified_at: string}>
   /** a processor's case where detection covered every log file and found no controller affected: no notice is owed (absent otherwise) */
   nothing_owed?: true
 }
@@ -149,7 +155,7 @@ export function noticePeriodMs(incident: CaseClockInput, kind: RecipientKind): n
  * stopped by the first initial notice to that tenant; the whole is "notified" only once every
  * controller is, and "late" when any is.
  */
-export function computeCaseClock(incident: CaseClockInput, notifications: readonly ClockNotification[], now: Date, controllers: readonly string[] = [], controllersKnown = true, unknownBecause: ControllersUnknownBecause = 'detection', boilerplateResponses = 0): ClockResult {
+export function computeCaseClock(incident: CaseClockInput, notifications: readonly ClockNotification[], now: Date, controllers: readonly string[] = [], controllersKnown = true, unknownBecause: ControllersUnknownBecause = 'detection', boilerplateResponses = 0, correctionsOwed: ReadonlyArray<{tenant_id: string; notified_at: string}> = []): ClockResult {
   const aware = new Date(incident.aware_at)
   const firstInitial = (to: (n: ClockNotification) => boolean): Date | null => {
     const times = notifications.filter((n) => n.phase === 'initial' && to(n)).map((n) => Date.parse(n.at))
@@ -164,7 +170,8 @@ export function computeCaseClock(incident: CaseClockInput, notifications: readon
   })
   // Detection covered the case and found no controller affected: no notice is owed, so nothing is
   // due, overdue or late (the clock said OVERDUE (LATE) with "controllers not known yet").
-  if (controllersKnown && each.length === 0) {
+  const owed = correctionsOwed.length > 0 ? {corrections_owed: [...correctionsOwed]} : {}
+  if (controllersKnown && each.length === 0 && correctionsOwed.length === 0) {
     return {aware_at: aware.toISOString(), deadline: null, remaining_seconds: null, status: 'open', late: false, basis, controllers: [], controllers_known: true, controllers_unknown_because: null, nothing_owed: true}
   }
   // Every controller notified is said only where every controller is known: detection incomplete may find more.
@@ -177,5 +184,6 @@ export function computeCaseClock(incident: CaseClockInput, notifications: readon
   return {
     ...whole, late, basis, controllers: each, controllers_known: controllersKnown, controllers_unknown_because: controllersKnown ? null : unknownBecause,
     ...(!controllersKnown && unknownBecause === 'boilerplate' ? {boilerplate_responses: boilerplateResponses} : {}),
+    ...owed,
   }
 }

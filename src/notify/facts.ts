@@ -530,7 +530,7 @@ export interface DroppedEvidence {
 }
 
 /** Each file the audit log records as dropped (crosstalk drop), oldest first. */
-function droppedEvidence(db: CaseDb): DroppedEvidence[] {
+export function droppedEvidence(db: CaseDb): DroppedEvidence[] {
   const out: DroppedEvidence[] = []
   for (const e of auditEntriesOf(db, 'drop')) {
     let summary: {dropped?: Array<{path?: unknown; sha256?: unknown; records?: unknown}>; registries_dropped?: Array<{path?: unknown; sha256?: unknown; entries?: unknown}>; reason?: unknown}
@@ -612,7 +612,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
   // Nor where responses were set aside as boilerplate: each is not known to be free of another session's data (as `clock` says).
   const setAside = inputs.scope.detection.provenance_boilerplate_responses ?? 0
   const clock = incident
-    ? computeCaseClock(incident, inputs.notifications, now, [...concerned, ...withdrawn], inputs.scope.detection.complete && markersAttributed && setAside === 0, !inputs.scope.detection.complete ? 'detection' : !markersAttributed ? 'markers' : 'boilerplate', setAside)
+    ? computeCaseClock(incident, inputs.notifications, now, concerned, inputs.scope.detection.complete && markersAttributed && setAside === 0, !inputs.scope.detection.complete ? 'detection' : !markersAttributed ? 'markers' : 'boilerplate', setAside, owedOf(correctionsOf(withdrawn, inputs.notifications, inputs.dropped ?? [])))
     : null
   const logFiles = inputs.files.filter((f) => f.kind === 'log')
   const totals = {
@@ -771,13 +771,23 @@ export function factsControllersUnknownBecause(facts: Pick<CaseFacts, 'totals' |
  * and whether a correction is still owed: none is recorded after the latest drop (or, with no drop, after the initial notice).
  */
 export function withdrawnControllers(facts: Pick<CaseFacts, 'withdrawn_tenants' | 'notifications' | 'evidence_dropped'>): Array<{tenant: string; notice: NotificationFact; correction_owed: boolean}> {
-  const lastDrop = (facts.evidence_dropped ?? []).reduce<string | null>((last, d) => (last === null || Date.parse(d.at) > Date.parse(last) ? d.at : last), null)
-  return (facts.withdrawn_tenants ?? []).flatMap((t) => {
-    const sent = facts.notifications.filter((n) => noticeController(n) === t.tenant_id)
+  return correctionsOf((facts.withdrawn_tenants ?? []).map((t) => t.tenant_id), facts.notifications, facts.evidence_dropped ?? [])
+}
+
+/** The clock's corrections owed: a withdrawn controller no longer among those affected, with when it was notified. */
+export function owedOf(corrections: ReadonlyArray<{tenant: string; notice: {at: string}; correction_owed: boolean}>): Array<{tenant_id: string; notified_at: string}> {
+  return corrections.filter((c) => c.correction_owed).map((c) => ({tenant_id: c.tenant, notified_at: c.notice.at}))
+}
+
+/** withdrawnControllers over plain notifications (the clock's): each withdrawn controller's notice, and whether a correction is still owed. */
+export function correctionsOf<N extends RecipientOf & {phase: 'initial' | 'follow-up'; recorded_at: string}>(withdrawn: readonly string[], notifications: readonly N[], dropped: ReadonlyArray<{at: string}>): Array<{tenant: string; notice: N; correction_owed: boolean}> {
+  const lastDrop = dropped.reduce<string | null>((last, d) => (last === null || Date.parse(d.at) > Date.parse(last) ? d.at : last), null)
+  return withdrawn.flatMap((tenant) => {
+    const sent = notifications.filter((n) => noticeController(n) === tenant)
     const initial = sent.find((n) => n.phase === 'initial') ?? sent[0]
     if (!initial) return []
     const corrected = sent.some((n) => n.phase === 'follow-up' && Date.parse(n.recorded_at) > Date.parse(lastDrop ?? initial.recorded_at))
-    return [{tenant: t.tenant_id, notice: initial, correction_owed: !corrected}]
+    return [{tenant, notice: initial, correction_owed: !corrected}]
   })
 }
 

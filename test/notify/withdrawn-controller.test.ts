@@ -38,16 +38,20 @@ afterAll(() => c?.close())
 const facts = () => buildFacts(loadFactsInputs(c.db), NOW)
 
 describe('a controller notified of an exposure the case no longer shows', () => {
-  it('gets a correcting follow-up notice, stays in the clock, and the register says the correction is owed until one is recorded', () => {
+  it('gets a correcting follow-up notice, is listed by the clock as owed a correction (not as a notified controller), and the register says the correction is owed until one is recorded', () => {
     const notice = buildProcessorNotice(facts(), 'initech', {language: 'en'})
     expect(notice.phase).toBe('follow-up')
     expect(notice.what_happened[0]).toMatch(/^Correction: our notice of 2026-10-24T09:00:00.000Z \(reference INI-1\) described an exposure of your data that the case no longer shows/)
     expect(notice.investigation.join('\n')).toMatch(/dropped from the case on 2026-10-24T15:00:00.000Z; reason recorded: belongs to another incident/)
     const clock = loadCaseClock(c.db, NOW)
-    expect(clock.controllers?.map((x) => x.tenant_id)).toContain('initech')
+    // QA tenants #7: no longer among the controllers affected (never counted as notified), listed as owed a correction
+    expect(clock.controllers?.map((x) => x.tenant_id)).not.toContain('initech')
+    expect(clock.corrections_owed).toEqual([{tenant_id: 'initech', notified_at: '2026-10-24T09:00:00.000Z'}])
+    expect(facts().clock?.corrections_owed).toEqual(clock.corrections_owed)
     const owed = () => buildRegisterEntry(facts(), {language: 'en'}).open_items.filter((o) => /correcting follow-up to controller "initech"/.test(o.item))
     expect(owed()).toHaveLength(1)
     recordNotification(c.db, getIncident(c.db)!, {phase: 'follow-up', at: new Date('2026-10-25T09:00:00Z'), reference: 'INI-2', recipient: 'initech', now: new Date('2026-10-25T10:00:00Z'), knownTenant: () => true})
     expect(owed()).toHaveLength(0)
+    expect(loadCaseClock(c.db, NOW).corrections_owed).toBeUndefined()
   })
 })
