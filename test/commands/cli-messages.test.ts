@@ -82,18 +82,20 @@ describe('counts and messages', () => {
   it('registry-export and an unknown tenant agree at one: "1 marker written", "affected: 1 tenant"', async () => {
     const db = join(dir, 'one-marker.db')
     writeFileSync(join(dir, 'one.csv'), 'marker,tenant_id,session_id,issued_at\nCANARY-0123456789abcdef0123456789abcdef,tA,sA,2026-11-01T00:00:00Z\n')
-    writeFileSync(join(dir, 'leak.jsonl'), chatLine({request_id: 'l1', tenant_id: 'tB', session_id: 'sB', answer: 'here: CANARY-0123456789abcdef0123456789abcdef'}) + '\n')
+    // tC has a record and no exposure: a tenant the case holds that is not affected (an id it does not hold is refused as unknown).
+    writeFileSync(join(dir, 'leak.jsonl'), chatLine({request_id: 'l1', tenant_id: 'tB', session_id: 'sB', answer: 'here: CANARY-0123456789abcdef0123456789abcdef'}) + '\n' + chatLine({request_id: 'c1', tenant_id: 'tC', session_id: 'sC', answer: 'fine'}) + '\n')
     expect((await run(['triage', join(dir, 'leak.jsonl'), '--canaries', join(dir, 'one.csv'), '--db', db])).code).toBe(0)
     const exported = await run(['registry-export', '--db', db, '--out', join(dir, 'registry')])
     expect(exported.stdout).toContain('1 marker written to ')
     expect((await run(['incident', 'open', '--db', db, '--title', 't', '--aware-at', '2026-11-02T00:00:00Z', '--role', 'processor'])).code).toBe(0)
-    const unknown = await run(['report', 'processor-notice', '--db', db, '--tenant', 'nobody'])
-    expect(unknown.stderr).toContain('(affected: 2 tenants; see --all)')
+    const unaffected = await run(['report', 'processor-notice', '--db', db, '--tenant', 'tC'])
+    expect(unaffected.stderr).toContain('(affected: 2 tenants; see --all)')
+    expect((await run(['report', 'processor-notice', '--db', db, '--tenant', 'nobody'])).stderr).toContain('tenant "nobody" has no records in this case')
     const one = join(dir, 'one-tenant.db')
-    writeFileSync(join(dir, 'self.jsonl'), chatLine({request_id: 's1', tenant_id: 'tA', session_id: 'sOther', answer: 'here: CANARY-0123456789abcdef0123456789abcdef'}) + '\n')
+    writeFileSync(join(dir, 'self.jsonl'), chatLine({request_id: 's1', tenant_id: 'tA', session_id: 'sOther', answer: 'here: CANARY-0123456789abcdef0123456789abcdef'}) + '\n' + chatLine({request_id: 'c2', tenant_id: 'tC', session_id: 'sC', answer: 'fine'}) + '\n')
     expect((await run(['triage', join(dir, 'self.jsonl'), '--canaries', join(dir, 'one.csv'), '--db', one])).code).toBe(0)
     expect((await run(['incident', 'open', '--db', one, '--title', 't', '--aware-at', '2026-11-02T00:00:00Z', '--role', 'processor'])).code).toBe(0)
-    expect((await run(['report', 'processor-notice', '--db', one, '--tenant', 'nobody'])).stderr).toContain('(affected: 1 tenant; see --all)')
+    expect((await run(['report', 'processor-notice', '--db', one, '--tenant', 'tC'])).stderr).toContain('(affected: 1 tenant; see --all)')
   })
 
   it('incident open prints what is set and one line naming incident set for the rest', async () => {
