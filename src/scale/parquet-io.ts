@@ -1,16 +1,30 @@
 import {asyncBufferFromFile, parquetReadObjects} from 'hyparquet'
 import {fileWriter, ParquetWriter, type SchemaElement} from 'hyparquet-writer'
+import {InputError} from '../errors.js'
 
 // Small Parquet tables in and out (the registry export; the findings a Spark job wrote).
 
 export type Cell = string | number | boolean | null
 
-/** The rows of one Parquet file as plain objects (64-bit integers as numbers: every value here is below 2^53). */
+/**
+ * The rows of one Parquet file as plain objects (64-bit integers as numbers: every value here is below 2^53).
+ * A file that cannot be opened or decoded (truncated, damaged) is an InputError naming it: the
+ * library's own messages ("parquet file invalid (footer != PAR1)") name no file.
+ */
 export async function readParquetRows(path: string): Promise<Array<Record<string, unknown>>> {
-  const file = await asyncBufferFromFile(path)
-  const rows = (await parquetReadObjects({file})) as Array<Record<string, unknown>>
+  let rows: Array<Record<string, unknown>>
+  try {
+    const file = await asyncBufferFromFile(path)
+    rows = (await parquetReadObjects({file})) as Array<Record<string, unknown>>
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException
+    if (e.code) throw new InputError(`${path}: cannot read (${e.code})`, 'E_UNREADABLE')
+    throw new InputError(`${path}: not a readable Parquet file (${oneLine(e.message ?? String(error))}): damaged or cut short`, 'E_UNREADABLE')
+  }
   return rows.map((row) => normalise(row) as Record<string, unknown>)
 }
+
+const oneLine = (s: string): string => s.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim().slice(0, 200)
 
 function normalise(value: unknown): unknown {
   if (typeof value === 'bigint') return Number(value)
