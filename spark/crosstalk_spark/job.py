@@ -34,7 +34,9 @@ from . import __version__
 # 3: an echo is the marker itself in the prompt (findings of 2 took its hex digits alone for one).
 # 5: duplicates/ lists every line repeating a request id (findings of 4 held none, so a retry's leak was never judged).
 # 6: registered markers are matched whole (an echo needs the prompt's hex run to end where the marker ends: prompt_whole).
-FINDINGS_FORMAT = "crosstalk-findings/7"
+# 8: the manifest's `tables` records each table's rows and its part files with their rows, so that a partial copy or a
+#    part file present twice is refused, never read as fewer or more findings.
+FINDINGS_FORMAT = "crosstalk-findings/8"
 EXTRACT_FORMAT = "crosstalk-extract/2"
 
 
@@ -309,6 +311,9 @@ def main(argv: list[str] | None = None) -> int:
     write(pii.orderBy("file_idx", "ord", "kind", "value_sha256"), "pii_findings")
     write(bad.orderBy("file_idx", "line_no", "item"), "bad_lines")
     write(dup_lines.orderBy("file_idx", "ord"), "duplicates")
+    # What was written, read back: each table's part files and the rows each holds. `ingest findings` refuses a
+    # findings folder whose tables differ (a part missing after a partial copy, one present twice after a sync).
+    tables = {name: _written(spark, findings_dir, name) for name in FINDINGS_TABLES}
     shards_out = []
     counts = {r["file_idx"]: r.asDict() for r in per_shard.collect()}
     dups = {r["file_idx"]: r["duplicates"] for r in duplicates.collect()}
@@ -349,6 +354,7 @@ def main(argv: list[str] | None = None) -> int:
             "extract_records_per_task_second": round(sum(s["record_lines"] for s in shards_out) / max(1e-9, sum(s["extract_seconds"] for s in shards_out)), 1),
         },
         "shards": shards_out,
+        "tables": tables,
         "timings": timings,
     }
     if "://" in findings_dir:
@@ -372,6 +378,32 @@ SHARD_FACTS = [
     "uri", "sha256", "size", "compression", "content_sha256", "content_size", "log_format", "format_reason", "parse_spec", "lines", "blank_lines",
     "bom", "bad_lines", "ignored_items", "unread_conventions", "record_notes", "unread", "first_bad", "extract_scheme", "unconventional_sha256",
 ]
+
+
+# The tables of findings/, each written as one or more part files.
+FINDINGS_TABLES = ["records", "sightings", "provenance", "pii_findings", "bad_lines", "duplicates"]
+
+
+def _written(spark, findings_dir: str, name: str) -> dict:
+    """One table as written: its part files (names) with the rows each holds, and their total."""
+    from pyspark.sql import functions as F
+
+    folder = f"{findings_dir}/{name}"
+    if "://" in folder:
+        import fsspec
+
+        fs, root = fsspec.core.url_to_fs(folder)
+        names = [os.path.basename(p.rstrip("/")) for p in fs.ls(root, detail=False)]
+    else:
+        names = os.listdir(folder)
+    parts = {n: 0 for n in sorted(names) if n.startswith("part-") and n.endswith(".parquet")}
+    # An empty table's part file holds no row, so it appears in no group below: its 0 stands.
+    for r in spark.read.parquet(file_uri(folder) if "://" not in folder else folder).groupBy(F.input_file_name().alias("f")).count().collect():
+        n = os.path.basename(r["f"])
+        if n not in parts:
+            raise SystemExit(f"{folder}: Spark read {n}, which the listing of the folder does not hold")
+        parts[n] = r["count"]
+    return {"rows": sum(parts.values()), "parts": parts}
 
 
 def duplicate_lines(rec_lines, records):

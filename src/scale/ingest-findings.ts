@@ -1,6 +1,7 @@
 import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import {basename, join, resolve} from 'node:path'
 import {crc32} from 'node:zlib'
+import {count} from '../util/plural.js'
 import {InputError, IntegrityError} from '../errors.js'
 import {decodeLineRecords} from '../evidence/record-texts.js'
 import type {RecordRow} from '../extract/parse-record.js'
@@ -41,9 +42,11 @@ import {readShardRanges, shardPath, type PrefixRewrite} from './shard-reader.js'
  * for one). 5: a line repeating a request id is listed. 6: registered markers matched whole
  * (SIGHTING_RULES 4: a prompt holding a longer marker that begins with one is no echo of it;
  * the extract's `prompt_whole`). 7: a token cut short of several registered markers is classed
- * by their owners (SIGHTING_RULES 5), not left an orphan.
+ * by their owners (SIGHTING_RULES 5), not left an orphan. 8: the manifest's `tables` records each
+ * table's part files and their rows (a part missing or present twice is refused, never read as
+ * fewer or more findings).
  */
-export const FINDINGS_FORMAT = 'crosstalk-findings/7'
+export const FINDINGS_FORMAT = 'crosstalk-findings/8'
 
 /** A shard as the job's manifest lists it: what extract found in it (its ShardFacts but the record count) and what the job decided over every shard. */
 interface ShardEntry extends Omit<ShardFacts, 'record_lines'> {
@@ -73,7 +76,15 @@ interface Manifest {
   }
   exposure: {served: number; with_confirmed: number; windows: Array<[string | null, number, number]>} | null
   shards: ShardEntry[]
+  counts: {sightings: number; provenance: number; pii_findings: number; duplicate_lines: number}
+  /** Each table as the job wrote it: its part files with their rows, and the total. */
+  tables: Record<TableName, {rows: number; parts: Record<string, number>}>
 }
+
+const TABLES = ['records', 'sightings', 'provenance', 'pii_findings', 'bad_lines', 'duplicates'] as const
+type TableName = (typeof TABLES)[number]
+/** The manifest's `counts` that count a table's rows (the job's own count of what it found, beside the part files' rows). */
+const COUNTED = {sightings: 'sightings', provenance: 'provenance', pii_findings: 'pii_findings', duplicates: 'duplicate_lines'} as const
 
 export interface IngestFindingsOptions {
   dir: string
@@ -104,11 +115,44 @@ export interface IngestFindingsResult {
 
 type Row = Record<string, unknown>
 
-async function readTable(dir: string, name: string): Promise<Row[]> {
+/**
+ * One table of the findings, checked whole against the manifest: the part files the job wrote, each
+ * holding the rows it wrote, and the job's own count of the findings. A part missing (a partial copy
+ * of the folder) read as fewer findings, and every draft stated them; one present twice (a sync run
+ * twice) as more. Any difference is refused, naming the table, the counts and the folder.
+ */
+async function readTable(dir: string, manifest: Manifest, name: TableName): Promise<Row[]> {
   const folder = join(dir, name)
   if (!existsSync(folder)) throw new InputError(`${dir}: no ${name}/ here: not the findings of a crosstalk Spark job`, 'E_NOT_FOUND')
+  const written = manifest.tables?.[name]
+  if (!written || typeof written.parts !== 'object' || written.parts === null || !Number.isSafeInteger(written.rows)) {
+    throw new InputError(`${join(dir, 'manifest.json')}: no record of the ${name} table's part files: the manifest is damaged or not of this job`, 'E_INCOMPLETE')
+  }
+  const incomplete = (what: string): InputError =>
+    new InputError(`${folder}: ${name} ${what}; the findings are incomplete or mixed with another copy: nothing was brought in (copy the job's whole findings/ folder again)`, 'E_INCOMPLETE')
+  const present = readdirSync(folder).filter((n) => /^part-.*\.parquet$/.test(n)).sort()
+  const expected = Object.keys(written.parts).sort()
+  const missing = expected.filter((n) => !present.includes(n))
+  const extra = present.filter((n) => !expected.includes(n))
+  if (missing.length > 0 || extra.length > 0) {
+    const held = present.filter((n) => expected.includes(n)).reduce((sum, n) => sum + written.parts[n]!, 0)
+    throw incomplete(
+      `holds ${count(present.length, 'part file')}, the manifest lists ${expected.length} of ${count(written.rows, 'row')}` +
+        (missing.length > 0 ? `: missing ${missing.join(', ')} (${count(written.rows - held, 'row')})` : '') +
+        (extra.length > 0 ? `; not the job's: ${extra.join(', ')}` : ''),
+    )
+  }
   const rows: Row[] = []
-  for (const f of readdirSync(folder).filter((n) => /^part-.*\.parquet$/.test(n)).sort()) rows.push(...(await readParquetRows(join(folder, f))))
+  for (const f of present) {
+    const path = join(folder, f)
+    const part = await readParquetRows(path)
+    if (part.length !== written.parts[f]) throw incomplete(`part ${f} holds ${count(part.length, 'row')}, the manifest records ${written.parts[f]}`)
+    rows.push(...part)
+  }
+  const counted = name in COUNTED ? manifest.counts?.[COUNTED[name as keyof typeof COUNTED]] : undefined
+  if (rows.length !== written.rows || (counted !== undefined && rows.length !== counted)) {
+    throw incomplete(`holds ${count(rows.length, 'row')}, the manifest records ${counted !== undefined && counted !== written.rows ? `${written.rows} (counts: ${counted})` : written.rows}`)
+  }
   return rows
 }
 
@@ -153,6 +197,16 @@ async function bringIn(db: CaseDb, options: IngestFindingsOptions): Promise<Inge
   }
   if (manifest.format !== FINDINGS_FORMAT) throw new InputError(`${dir}: findings format ${manifest.format}, this crosstalk reads ${FINDINGS_FORMAT}: run the job of this version`)
   if (countLogFiles(db) > 0) throw new InputError('this case already holds log evidence: bring Spark findings into a new case (with the same canary registry)', 'E_CASE_NOT_EMPTY')
+  // Every table whole, as the job wrote it, before anything else is read or stored.
+  const records = await readTable(dir, manifest, 'records')
+  const sightings = await readTable(dir, manifest, 'sightings')
+  const provenance = await readTable(dir, manifest, 'provenance')
+  const pii = await readTable(dir, manifest, 'pii_findings')
+  const bad = await readTable(dir, manifest, 'bad_lines')
+  // Every line repeating a request id, stored as ingest stores duplicates: the case reads those that
+  // differ from their record again and judges their answers' markers (a retry served another
+  // session's data is a leak the gate must see; one that cannot be read again is not examined).
+  const duplicates = await readTable(dir, manifest, 'duplicates')
   // The registry the job joined must be the case's: the same files, the same markers.
   const caseRegistry = [...registryFileHashes(db)].sort()
   const jobRegistry = [...manifest.registry.registry_files].sort()
@@ -176,16 +230,6 @@ async function bringIn(db: CaseDb, options: IngestFindingsOptions): Promise<Inge
     if (i === undefined) throw new IntegrityError(`${dir}: a record was read with a line of ${String(uri)}, which the manifest does not list`)
     return i
   }
-
-  const records = await readTable(dir, 'records')
-  const sightings = await readTable(dir, 'sightings')
-  const provenance = await readTable(dir, 'provenance')
-  const pii = await readTable(dir, 'pii_findings')
-  const bad = await readTable(dir, 'bad_lines')
-  // Every line repeating a request id, stored as ingest stores duplicates: the case reads those that
-  // differ from their record again and judges their answers' markers (a retry served another
-  // session's data is a leak the gate must see; one that cannot be read again is not examined).
-  const duplicates = await readTable(dir, 'duplicates')
 
   // The byte ranges each shard must give: records' lines, the lines they were read with, and
   // the part of each quarantined line the case keeps.
