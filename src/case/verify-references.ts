@@ -19,10 +19,12 @@ export interface ReferenceCheck {
   blocks: number
   records: number
   rehashed: boolean
+  /** Why the original shard was not re-hashed (no longer on disk, cannot be read); null where it was, or was not asked. */
+  unreachable: string | null
 }
 
 export async function verifyReferencedFile(db: CaseDb, file: FileRow, problems: Problems, options: {rehashOriginals: boolean}): Promise<ReferenceCheck> {
-  const out: ReferenceCheck = {blocks: 0, records: 0, rehashed: false}
+  const out: ReferenceCheck = {blocks: 0, records: 0, rehashed: false, unreachable: null}
   const stored = new Map<number, Buffer>()
   for (const row of iterateBlocks(db, file.id)) {
     out.blocks++
@@ -58,8 +60,11 @@ export async function verifyReferencedFile(db: CaseDb, file: FileRow, problems: 
   let now: {sha256: string; size: number}
   try {
     now = await sha256File(file.abs_path, {limit: file.size})
-  } catch {
-    // Unreachable now (another machine's mount, a moved bucket): the case's copies of the lines stand; nothing to compare.
+  } catch (error) {
+    // Unreachable now (another machine's mount, a moved bucket): the case's copies of the lines
+    // stand, nothing to compare; said by the caller, never passed over.
+    const code = (error as NodeJS.ErrnoException).code
+    out.unreachable = code === 'ENOENT' ? 'no longer on disk' : `cannot be read: ${code ?? (error as Error).message}`
     return out
   }
   out.rehashed = true

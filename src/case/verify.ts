@@ -194,15 +194,26 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
       result.not_checked.push(`${file.path}: records' fields, lines and sightings not re-derived (${how}: only the native format is walked line by line); each item's bytes and the content hash were checked`)
     }
     const references = complete.filter((f) => f.lines_held === 'findings')
+    // Shards of Spark findings that could not be re-hashed: the case holds only the findings'
+    // lines, so every other record's evidence is the shard itself. Named, as copies' originals are.
+    const unreachableShards: string[] = []
     for (const file of references) {
       const check = await verifyReferencedFile(db, file, problems, {rehashOriginals: options.rehashOriginals !== false})
       result.blocks_checked += check.blocks
       result.records_checked += check.records
       if (check.rehashed) result.originals_rehashed++
+      if (check.unreachable !== null) unreachableShards.push(`${file.path} (${check.unreachable})`)
     }
     if (references.length > 0) {
+      const reached = references.length - unreachableShards.length
+      const against = options.rehashOriginals === false || reached === 0 ? '' : reached === references.length ? ' and the original shard' : ` and, for ${reached}, the original shard`
       result.not_checked.push(
-        `${count(references.length, 'log file')} by reference (ingest findings): each stored line was checked against its CRC-32 and the original shard; records' fields and sightings were derived by the Spark job, not again here`,
+        `${count(references.length, 'log file')} by reference (ingest findings): each stored line was checked against its CRC-32${against}; records' fields and sightings were derived by the Spark job, not again here`,
+      )
+    }
+    if (unreachableShards.length > 0) {
+      result.not_checked.push(
+        `${count(unreachableShards.length, 'original shard')} of Spark findings not re-hashed nor read again, only the case's stored lines checked (every other record's evidence is the shard): ${unreachableShards.slice(0, 5).join('; ')}${unreachableShards.length > 5 ? `; and ${unreachableShards.length - 5} more` : ''}`,
       )
     }
     // Compressed files whose content no audit entry records (ingested by an earlier version): tied to the original below where it can be read.
