@@ -9,6 +9,7 @@ import {BLOCK_SIZE, EvidenceWriter} from '../evidence/evidence-store.js'
 import {DuplicateKeyError, duplicateKeyPath} from '../extract/duplicate-keys.js'
 import {CONVENTIONAL_MARKER, MARKER_PREFIX, MIN_TOKEN_HEX, markerKey, memoryRegistry, sortedRegistry, type MarkerRegistry, type RegisteredMarker} from '../extract/markers.js'
 import {stageRegistry} from '../store/canaries.js'
+import {corpusFacts} from '../store/scale.js'
 import {deleteFile, fileBySha256, insertRegistryFile, setRegistryEntries} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {begin, commit, rollback} from '../store/session.js'
@@ -99,6 +100,15 @@ async function storeRegistryFile(db: CaseDb, options: {path: string; now: () => 
   const existing = fileBySha256(db, first.sha256)
   if (existing?.state === 'complete') {
     return {file: path, sha256: first.sha256, status: 'already_present', entries: existing.records, added: 0, already_registered: existing.records}
+  }
+  // The sightings of a case of Spark findings were classified by the job against the registry it
+  // ran with, and `scan` cannot classify them again here (detection runs in the job): a registry
+  // added now would leave every draft saying to run a scan that is refused.
+  if (corpusFacts(db)) {
+    throw new InputError(
+      `${path}: this case holds Spark findings (ingest findings), classified by the job against the registry it ran with: run the job again with this registry (crosstalk registry-export from a case holding it) and bring its findings into a new case`,
+      'E_REFERENCE_CASE',
+    )
   }
 
   const staging = stageRegistry(db)
