@@ -46,6 +46,8 @@ export interface StatusResult {
   duplicate_leaks_not_counted: DuplicateLeak[]
   /** duplicate lines that differ from their record and could not be read again: whether they carry a marker is not known */
   duplicate_lines_not_examined: number
+  /** each of those lines: where it is, the request id it repeats, and why it could not be read again (the drafts' open item sends the reader here) */
+  duplicate_lines_not_examined_list: Array<{path: string; line: number; request_id: string; why: string}>
   /**
    * lines of files ingested again after they were already in the case (same SHA-256): `ingest logs`
    * counts them as duplicates (lines already present) and stores nothing; with `duplicates` they
@@ -230,10 +232,12 @@ export function listBadLines(db: CaseDb, limit = BAD_LINES_LISTED): {rows: BadLi
   return {rows, not_listed: Math.max(0, countListedBadLines(db) - rows.length)}
 }
 
-function duplicateLeaks(db: CaseDb): Pick<StatusResult, 'duplicate_leaks_not_counted' | 'duplicate_lines_not_examined'> {
+function duplicateLeaks(db: CaseDb): Pick<StatusResult, 'duplicate_leaks_not_counted' | 'duplicate_lines_not_examined' | 'duplicate_lines_not_examined_list'> {
   const d = examineConflictingDuplicates(db)
   return {
     duplicate_leaks_not_counted: d.leaking.map((x) => ({path: x.path, line: x.line_no, request_id: x.request_id, class: x.class})),
     duplicate_lines_not_examined: d.unexamined.length,
+    // Why, without the excerpt of the line a JSON error quotes: it may be someone's conversation.
+    duplicate_lines_not_examined_list: d.unexamined.map((x) => ({path: x.path, line: x.line_no, request_id: x.request_id, why: withoutLineExcerpt(x.why)})),
   }
 }

@@ -4,7 +4,7 @@ import {grownOriginalLine} from '../case/grown-originals.js'
 import {getIncident} from '../notify/incident.js'
 import {timelineOrderWarnings} from '../notify/timeline-order.js'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
-import {safeLine} from '../util/sanitize.js'
+import {quoted, safeLine} from '../util/sanitize.js'
 import {caseStatus, listBadLines, type StatusResult} from '../case/status.js'
 import {clockSummary} from '../cli/render-clock.js'
 import {duplicateLeaksNote} from '../cli/render-scope.js'
@@ -62,7 +62,11 @@ export default class Status extends BaseCommand {
       if (nothingSearched(d)) this.log(`  sightings        unknown: ${describeGap(d)}  (${rescan})`)
       else this.log(`  sightings        ${status.sightings}${status.sightings_by_class === null ? `  (their classes not known: ${markersStaleReason(staleFindings(d).markers_cause ?? 'registry')})` : classes ? `  (${classes})` : ''}${d.complete ? '' : `; detection incomplete: ${describeGap(d)}  (crosstalk scan)`}`)
       if (status.duplicate_leaks_not_counted.length > 0) this.log(`  ${duplicateLeaksNote(status.duplicate_leaks_not_counted)}`)
-      if (status.duplicate_lines_not_examined > 0) this.log(`  NOT EXAMINED     ${count(status.duplicate_lines_not_examined, 'line repeats', 'lines repeat')} a request_id with a different answer and could not be read again: whether ${status.duplicate_lines_not_examined === 1 ? 'it carries' : 'they carry'} another session's marker is not known`)
+      if (status.duplicate_lines_not_examined > 0) {
+        const listed = status.duplicate_lines_not_examined_list
+        const few = listed.slice(0, 5).map((d) => `${safeLine(d.path)}:${d.line} (request_id ${quoted(d.request_id.slice(0, 80))}: ${safeLine(d.why)})`).join(', ') + (listed.length > 5 ? `, and ${listed.length - 5} more (status --json lists each)` : '')
+        this.log(`  NOT EXAMINED     ${count(status.duplicate_lines_not_examined, 'line repeats', 'lines repeat')} a request_id with a different answer and could not be read again: whether ${status.duplicate_lines_not_examined === 1 ? 'it carries' : 'they carry'} another session's marker is not known: ${few}`)
+      }
       const prov = status.provenance_attributed
       this.log(
         `  provenance       ${
