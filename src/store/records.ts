@@ -401,9 +401,14 @@ export function atRiskUndecidedSpans(db: CaseDb, pool: number): Array<{decode_no
     .all({pool}) as Array<{decode_node: string | null; first_ms: number; last_ms: number}>
 }
 
-/** atRiskUndecided per recipient tenant (the tenant views); tenants with none are absent. */
+/**
+ * atRiskUndecided per recipient tenant (the tenant views); tenants with none are absent. On a Spark
+ * case the records are not here: where the job counted none for this pool, every tenant has none
+ * (an empty map); any other count is not known per tenant.
+ */
 export function atRiskUndecidedByTenant(db: CaseDb, pool: number): Map<string, number> | undefined {
-  if (corpusFacts(db)) return undefined
+  const corpus = corpusFacts(db)
+  if (corpus) return corpus.pool_tokens === pool && corpus.undecided_at_risk === 0 ? new Map() : undefined
   const rows = db
     .prepare(
       `SELECT r.tenant_id, COUNT(*) FROM records r
@@ -418,10 +423,12 @@ export function atRiskUndecidedByTenant(db: CaseDb, pool: number): Map<string, n
 /**
  * Per tenant, its records (of complete files) that lack their status or their prompt size: where
  * no record gives both (atRiskJudgeable false), whether each was at risk is open, as the whole
- * case's count (no_status_or_prompt_tokens) says. Undefined on a Spark case, whose records are not here.
+ * case's count (no_status_or_prompt_tokens) says. Undefined on a Spark case, whose records are not
+ * here, unless the job counted none (then every tenant has none: an empty map).
  */
 export function recordsMissingAtRiskFieldsByTenant(db: CaseDb): Map<string, number> | undefined {
-  if (corpusFacts(db)) return undefined
+  const corpus = corpusFacts(db)
+  if (corpus) return corpus.no_status_or_prompt_tokens === 0 ? new Map() : undefined
   const rows = db
     .prepare(`SELECT r.tenant_id, COUNT(*) FROM records r WHERE (r.status IS NULL OR r.prompt_tokens IS NULL)${completeRecords(db)} GROUP BY r.tenant_id`)
     .raw()
