@@ -2,7 +2,7 @@ import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import {basename, join, resolve} from 'node:path'
 import {crc32} from 'node:zlib'
 import {count} from '../util/plural.js'
-import {InputError, IntegrityError} from '../errors.js'
+import {InputError, IntegrityError, UsageError} from '../errors.js'
 import {decodeLineRecords} from '../evidence/record-texts.js'
 import type {RecordRow} from '../extract/parse-record.js'
 import {EXTRACT_SCHEME} from '../extract/extract.js'
@@ -156,6 +156,14 @@ async function readTable(dir: string, manifest: Manifest, name: TableName): Prom
   return rows
 }
 
+/** The longest leading part of every URI, cut after its last '/' (a folder). */
+function commonPrefix(uris: readonly string[]): string {
+  if (uris.length === 0) return ''
+  let p = uris[0]!
+  for (const u of uris) while (!u.startsWith(p)) p = p.slice(0, -1)
+  return p.slice(0, p.lastIndexOf('/') + 1)
+}
+
 const key = (fileIdx: unknown, ord: unknown): string => `${Number(fileIdx)}:${Number(ord)}`
 
 /** A provenance column the job must give: a value outside its set is a damaged findings table, never a default (a default read 'named' for a source nobody named). */
@@ -197,6 +205,14 @@ async function bringIn(db: CaseDb, options: IngestFindingsOptions): Promise<Inge
   }
   if (manifest.format !== FINDINGS_FORMAT) throw new InputError(`${dir}: findings format ${manifest.format}, this crosstalk reads ${FINDINGS_FORMAT}: run the job of this version`)
   if (countLogFiles(db) > 0) throw new InputError('this case already holds log evidence: bring Spark findings into a new case (with the same canary registry)', 'E_CASE_NOT_EMPTY')
+  // A mapping that matches no shard is a mistake (a path given for a file:// URI): ignored, the
+  // shards were read from where the job read them, and the case named those paths.
+  const uris = (manifest.shards ?? []).map((s) => s.uri)
+  for (const [from, to] of options.rewrites ?? []) {
+    if (!uris.some((u) => u.startsWith(from))) {
+      throw new UsageError(`--shard-prefix ${from}=${to}: ${from} begins no shard URI of these findings; theirs begin ${JSON.stringify(commonPrefix(uris))}`)
+    }
+  }
   // Every table whole, as the job wrote it, before anything else is read or stored.
   const records = await readTable(dir, manifest, 'records')
   const sightings = await readTable(dir, manifest, 'sightings')

@@ -120,4 +120,23 @@ describe('ingest findings checks every table against the manifest', () => {
   })
 })
 
+describe('ingest findings --shard-prefix', () => {
+  it('refuses a FROM that begins no shard URI of the findings (exit 2), naming the prefix theirs have', () => {
+    const dir = tempDir('ct-findings-prefix-')
+    const out = findings(dir)
+    const manifest = JSON.parse(readText(join(out, 'manifest.json'))) as {shards: unknown[]}
+    manifest.shards = [{uri: 'file:///data/logs/gw-a.jsonl'}, {uri: 'file:///data/logs/gw-b.jsonl'}]
+    writeFileSync(join(out, 'manifest.json'), JSON.stringify(manifest))
+    const db = join(dir, 'prefix.db')
+    // A path given for the file:// URIs: the mapping was ignored, and the shards read from where the job read them.
+    const path = runCli(['ingest', 'findings', out, '--db', db, '--shard-prefix', '/data/logs=/mnt/copy'])
+    expect(path.code).toBe(2)
+    expect(path.stderr.trim().split('\n')[0]).toMatch(/^Error: --shard-prefix \/data\/logs=\/mnt\/copy: \/data\/logs begins no shard URI of these findings; theirs begin "file:\/\/\/data\/logs\/"$/)
+    // A FROM that begins them is taken (what fails next is the shards' own reading, not the mapping).
+    const uri = runCli(['ingest', 'findings', out, '--db', db, '--shard-prefix', 'file:///data/logs=/mnt/copy'])
+    expect(uri.code).toBe(1)
+    expect(uri.stderr).not.toMatch(/--shard-prefix/)
+  })
+})
+
 const readText = (path: string): string => readFileSync(path, 'utf8')
