@@ -101,7 +101,7 @@ describe('ingest findings checks every table against the manifest', () => {
     expect(r.stderr.trim()).toMatch(/duplicates: duplicates holds 1 row, the manifest records 1 \(counts: 28\)/)
   })
 
-  it('refuses findings whose manifest records no tables (a job before crosstalk-findings/8), and names a damaged part file', () => {
+  it('refuses findings whose manifest records no tables (a job before crosstalk-findings/8)', () => {
     const dir = tempDir('ct-findings-old-')
     const out = findings(dir)
     const manifest = JSON.parse(readText(join(out, 'manifest.json'))) as {tables?: unknown}
@@ -110,8 +110,11 @@ describe('ingest findings checks every table against the manifest', () => {
     const old = ingest(dir, 'old')
     expect(old.code).toBe(1)
     expect(old.stderr).toMatch(/no record of the records table's part files/)
+  })
 
-    findings(dir)
+  it('names a part file that is no readable Parquet (the library\'s message named none)', () => {
+    const dir = tempDir('ct-findings-damaged-')
+    const out = findings(dir)
     writeFileSync(partOf(out, 'sightings'), 'PAR1 not really')
     const damaged = ingest(dir, 'damaged')
     expect(damaged.code).toBe(1)
