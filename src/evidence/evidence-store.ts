@@ -201,14 +201,20 @@ export interface EvidenceReaderOptions {
 export function evidenceReader(db: CaseDb, options: EvidenceReaderOptions = {}): (fileId: number, offset: number, length: number) => Buffer {
   const cacheBlocks = options.cacheBlocks ?? 4
   const q = blockQueries(db)
-  // Blocks are fixed-size cuts of the stream (only the last is shorter), so the blocks that
-  // hold a range follow from its offsets: a primary-key range instead of a scan of the file.
+  // Blocks of a copied file are fixed-size cuts of the stream (only the last is shorter), so the
+  // blocks that hold a range follow from its offsets: a primary-key range instead of a scan of the
+  // file. A case of Spark findings holds one block per line, of the lines' lengths and with gaps
+  // between them: the seq range computed from the first block's length may then name a block
+  // wholly outside the range (its bytes were taken in, and the read failed as not covered) or miss
+  // one; only the blocks overlapping the range are kept, and a range they do not cover from end to
+  // end is looked up by offset instead.
   const blockLens = new Map<number, number>()
   const cache = new Map<string, {raw_offset: number; raw_len: number; bytes: Buffer}>()
+  const overlapping = (spans: BlockSpan[], offset: number, end: number): BlockSpan[] => spans.filter((sp) => sp.raw_offset < end && sp.raw_offset + sp.raw_len > offset)
   const spansOf = (fileId: number, offset: number, length: number): BlockSpan[] => {
     const len = blockLen(fileId)
     if (len > 0) {
-      const spans = q.spansBetween(fileId, Math.floor(offset / len), Math.floor((offset + length - 1) / len))
+      const spans = overlapping(q.spansBetween(fileId, Math.floor(offset / len), Math.floor((offset + length - 1) / len)), offset, offset + length)
       let covered = offset
       for (const sp of spans) if (sp.raw_offset <= covered && sp.raw_offset + sp.raw_len > covered) covered = sp.raw_offset + sp.raw_len
       if (covered >= offset + length) return spans
@@ -262,7 +268,8 @@ export function evidenceReader(db: CaseDb, options: EvidenceReaderOptions = {}):
       }
       const from = Math.max(0, offset - block.raw_offset)
       const to = Math.min(block.raw_len, offset + length - block.raw_offset)
-      parts.push(block.bytes.subarray(from, to))
+      // Never a negative end (subarray counts it from the block's end): a block outside the range gives nothing.
+      if (to > from) parts.push(block.bytes.subarray(from, to))
     }
     const out = parts.length === 1 ? Buffer.from(parts[0]!) : Buffer.concat(parts)
     if (out.length !== length) throw new IntegrityError(`file #${fileId}: evidence blocks do not cover bytes ${offset}..${offset + length}`)
