@@ -116,10 +116,11 @@ describe('a report that cannot be written', () => {
     expect(oneLine(r.stderr)).toEqual([`Error: ${out}: cannot write: there is no directory ${join(base, 'missing')}`])
   })
 
-  it('--out to a device that is full: the path and the cause', () => {
+  it('--out to a device (one that is full, here): refused in one line with the path and why, before anything is written', () => {
+    // A device is no place for a report the case records by its SHA-256 (a FIFO blocked the command).
     const r = runCli(['report', 'case', '--db', db, '--format', 'html', '--out', '/dev/full'])
     expect(r.code).toBe(1)
-    expect(oneLine(r.stderr)).toEqual(['Error: /dev/full: cannot write (ENOSPC: no space left on the device)'])
+    expect(oneLine(r.stderr)).toEqual(['Error: --out /dev/full: is a character device, not a regular file; a report is written to a file (kept, and recorded by its SHA-256): give a file path'])
   })
 
   it('--out on a full file system: the path and the cause, the earlier file kept whole, no partial file', (context) => {
