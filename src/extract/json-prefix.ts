@@ -113,7 +113,11 @@ export function jsonPrefix(text: string): Json | undefined {
         if (seen.has(key)) throw new DuplicateKeyError(keyPath)
         seen.add(key)
         const v = value(keyPath)
-        if (v !== undefined) obj[key] = v
+        // An own property, as JSON.parse makes it: assigning `__proto__` would set the object's prototype instead.
+        if (v !== undefined) {
+          if (key === '__proto__') Object.defineProperty(obj, key, {value: v, enumerable: true, writable: true, configurable: true})
+          else obj[key] = v
+        }
         if (stopped) return obj
       }
     }

@@ -56,3 +56,10 @@ describe('jsonPrefix: the value a document cut off part-way starts with', () => 
     expect(() => jsonPrefix('{"choices":[{"delta":{"content":"a","content":"b')).toThrow(DuplicateKeyError)
   })
 })
+
+describe('jsonPrefix and a "__proto__" key', () => {
+  it('keeps it as an own property, as JSON.parse does (fast-check found {"__proto__": null} read as {})', () => {
+    for (const text of ['{"__proto__":null}', '{"a":1,"__proto__":{"b":2}}']) expect(jsonPrefix(text)).toEqual(JSON.parse(text))
+    expect(Object.getPrototypeOf(jsonPrefix('{"__proto__":{"polluted":true}}'))).toBe(Object.prototype)
+  })
+})
