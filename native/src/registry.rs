@@ -217,6 +217,11 @@ pub fn rows(bytes: &[u8]) -> Option<Vec<[&str; 3]>> {
         if [marker, tenant, session].iter().any(|v| js_trim(v).len() != v.len()) {
             return None;
         }
+        // A marker holding an invisible character (Default_Ignorable_Code_Point) is the reader's
+        // refusal to word (validate in ingest-canaries.ts): no answer is searched for it as written.
+        if !marker.is_ascii() && marker.chars().any(is_default_ignorable) {
+            return None;
+        }
         // A marker outside the convention needs 8 characters; one inside it has them all the same
         // (`CANARY-` and a hex digit at least).
         if marker.chars().count() < MIN_UNCONVENTIONAL {
@@ -242,4 +247,13 @@ pub fn rows(bytes: &[u8]) -> Option<Vec<[&str; 3]>> {
         out.push([marker, tenant, session]);
     }
     Some(out)
+}
+
+/// Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt), as isDefaultIgnorable in
+/// markers.ts: characters a renderer draws as nothing.
+fn is_default_ignorable(c: char) -> bool {
+    matches!(c as u32,
+        0x00ad | 0x034f | 0x061c | 0x115f | 0x1160 | 0x17b4 | 0x17b5 | 0x180b..=0x180f | 0x200b..=0x200f | 0x202a..=0x202e
+        | 0x2060..=0x206f | 0x3164 | 0xfe00..=0xfe0f | 0xfeff | 0xffa0 | 0xfff0..=0xfff8 | 0x1bca0..=0x1bca3 | 0x1d173..=0x1d17a
+        | 0xe0000..=0xe0fff)
 }

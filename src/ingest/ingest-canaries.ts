@@ -7,7 +7,7 @@ import type {z as Zod} from 'zod'
 import {InputError} from '../errors.js'
 import {BLOCK_SIZE, EvidenceWriter} from '../evidence/evidence-store.js'
 import {DuplicateKeyError, duplicateKeyPath} from '../extract/duplicate-keys.js'
-import {CONVENTIONAL_MARKER, MARKER_PREFIX, MIN_TOKEN_HEX, markerKey, memoryRegistry, sortedRegistry, type MarkerRegistry, type RegisteredMarker} from '../extract/markers.js'
+import {CONVENTIONAL_MARKER, isDefaultIgnorable, MARKER_PREFIX, MIN_TOKEN_HEX, markerKey, memoryRegistry, sortedRegistry, type MarkerRegistry, type RegisteredMarker} from '../extract/markers.js'
 import {stageRegistry} from '../store/canaries.js'
 import {corpusFacts} from '../store/scale.js'
 import {deleteFile, fileBySha256, insertRegistryFile, setRegistryEntries} from '../store/files.js'
@@ -607,6 +607,17 @@ function validate(path: string, line: number, value: unknown): Entry {
   if (CONVENTIONAL_MARKER.test(e.marker) && !e.marker.startsWith('CANARY-')) {
     throw new InputError(
       `${path}:${line}: marker ${quote(e.marker.slice(0, 40))} starts ${quote(e.marker.slice(0, 7))}: the marker convention is CANARY- in upper case followed by hex digits, and responses are searched for that spelling only, so this marker could never be found as written; register the marker exactly as it was sent (CANARY-…)`,
+    )
+  }
+  // A marker holding an invisible character (a zero width space a copy from a document left, a
+  // bidi mark) is found in no response as registered: responses are searched with every such
+  // character folded out of a marker (markers.ts), so the entry would never match, and the leak
+  // of the marker the client saw would read as an orphan. Refused, naming the character.
+  const invisible = [...e.marker].find((ch) => isDefaultIgnorable(ch.codePointAt(0)!))
+  if (invisible !== undefined) {
+    const u = `U+${invisible.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`
+    throw new InputError(
+      `${path}:${line}: marker ${quote(e.marker.slice(0, 48))} holds ${u}, an invisible character: no response is searched for it (invisible characters are folded out of markers found in answers), so this entry could never match; register the marker as it was sent, without ${u}`,
     )
   }
   if (CONVENTIONAL_MARKER.test(e.marker) && e.marker.length - MARKER_PREFIX.length < MIN_TOKEN_HEX) {

@@ -3,6 +3,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {run, runJson} from '../helpers/commands.js'
 import {tempDir} from '../helpers/cli.js'
+import {nativeLine} from '../helpers/case-builder.js'
 
 interface Result {
   status: string
@@ -140,6 +141,24 @@ describe('crosstalk ingest canaries keeps ids exactly as written (issue 16)', ()
     }
     const ok = setup('eight.csv', `${HEADER}\nCANARY-0123abcd,t1,s1,\n`)
     expect(await runJson<Result>(['ingest', 'canaries', ok.file, '--db', ok.db])).toMatchObject({added: 1})
+  })
+
+  it('refuses a marker holding an invisible character, naming the line and the code point, in ingest canaries and in triage (QA spoof #3)', async () => {
+    // Answers are searched with invisible characters folded out of markers: registered with one
+    // (a zero width space a copy left), the marker never matched, and its leak read as an orphan.
+    const logs = join(tempDir(), 'logs.jsonl')
+    writeFileSync(logs, `${JSON.stringify(nativeLine({request_id: 'r1', tenant_id: 't2', session_id: 's2', request_text: 'hi', response_text: `code ${M1}`}, Date.parse('2026-11-01T00:00:00Z')))}\n`)
+    for (const [marker, u] of [[`CANARY-0123\u200b456789abcdef0123`, 'U+200B'], [`CANARY-0123456789\u{e0020}abcdef0123`, 'U+E0020'], ['SECRET\u200eMARKER-1', 'U+200E']] as const) {
+      const {file, db} = setup('inv.csv', `${HEADER}\nCANARY-ffff0000ffff0000,t1,s1,\n${marker},t1,s2,\n`)
+      const r = await run(['ingest', 'canaries', file, '--db', db])
+      expect(r.code, r.stderr).toBe(1)
+      expect(r.stderr).toContain(`inv.csv:3: marker`)
+      expect(r.stderr).toContain(`holds ${u}, an invisible character`)
+      // triage reads a registry of ordinary size natively first: the same refusal, nothing stored.
+      const t = await run(['triage', logs, '--canaries', file, '--db', join(tempDir(), 'case.db')])
+      expect(t.code, t.stderr).toBe(1)
+      expect(t.stderr).toContain(`holds ${u}, an invisible character`)
+    }
   })
 
   it('refuses ids that are only white space', async () => {

@@ -18,8 +18,18 @@ const OWN = 'CANARY-0f1e2d3c4b5a69788796a5b4c3d2e1f0'
 
 /** Each hyphen look-alike QA and the brief name, written in place of `-`. */
 const DASHES = ['\u2010', '\u2011', '\u2012', '\u2013', '\u2014', '\u2212', '\ufe63', '\uff0d']
-/** Each invisible character named, and where it may stand. */
-const INVISIBLES = ['\u200b', '\u200c', '\u200d', '\u2060', '\u00ad', '\ufeff']
+/**
+ * Each invisible character named, and where it may stand: every range of Unicode's
+ * Default_Ignorable_Code_Point, those QA found hiding a leak (U+200E, U+2062, U+034F, U+FE0F,
+ * U+E0020, U+202C, U+180E) among them, and code points outside the BMP (surrogate pairs).
+ */
+const INVISIBLES = [
+  '\u200b', '\u200c', '\u200d', '\u2060', '\u00ad', '\ufeff',
+  '\u200e', '\u200f', '\u2062', '\u206f', '\u034f', '\u061c', '\u115f', '\u1160', '\u17b4', '\u17b5', '\u180b', '\u180e', '\u180f',
+  '\u202a', '\u202c', '\u202e', '\u3164', '\ufe00', '\ufe0f', '\uffa0', '\ufff0', '\ufff8',
+  '\u{1bca0}', '\u{1bca3}', '\u{1d173}', '\u{1d17a}', '\u{e0000}', '\u{e0020}', '\u{e0100}', '\u{e0fff}',
+]
+const cp = (z: string): string => z.codePointAt(0)!.toString(16)
 const wide = (s: string): string => s.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0))
 
 /** The marker V written in each transformed way, with a name. */
@@ -28,11 +38,12 @@ const WRITTEN: Array<[string, string]> = [
   ['LF after the hyphen', `CANARY-\n${HEX}`],
   ['CR LF after the hyphen', `CANARY-\r\n${HEX}`],
   ...INVISIBLES.flatMap((z): Array<[string, string]> => [
-    [`U+${z.charCodeAt(0).toString(16)} after CANARY`, `CANARY${z}-${HEX}`],
-    [`U+${z.charCodeAt(0).toString(16)} after the hyphen`, `CANARY-${z}${HEX}`],
-    [`U+${z.charCodeAt(0).toString(16)} after 4 hex digits`, `CANARY-${HEX.slice(0, 4)}${z}${HEX.slice(4)}`],
-    [`U+${z.charCodeAt(0).toString(16)} after 12 hex digits`, `CANARY-${HEX.slice(0, 12)}${z}${HEX.slice(12)}`],
+    [`U+${cp(z)} after CANARY`, `CANARY${z}-${HEX}`],
+    [`U+${cp(z)} after the hyphen`, `CANARY-${z}${HEX}`],
+    [`U+${cp(z)} after 4 hex digits`, `CANARY-${HEX.slice(0, 4)}${z}${HEX.slice(4)}`],
+    [`U+${cp(z)} after 12 hex digits`, `CANARY-${HEX.slice(0, 12)}${z}${HEX.slice(12)}`],
   ]),
+  ['two invisibles outside the BMP and one inside it between digits', `CANARY-${HEX.slice(0, 9)}\u{e0020}\u200e\u{e0101}${HEX.slice(9)}`],
   ['two invisibles and a look-alike', `CANARY\u200b\u2011\u2060${HEX.slice(0, 6)}\u00ad\u200b${HEX.slice(6)}`],
   ['full-width', wide(V)],
   ['full-width word, ASCII hex', `${wide('CANARY-')}${HEX}`],
