@@ -27,4 +27,25 @@ describe('OpenAI Batch output without its input', () => {
     const sightings = await runJson<Array<{class: string}>>(['sightings', '--db', db])
     expect(sightings.map((s) => s.class)).toEqual(['echo'])
   })
+
+  it('holds an error line to its input as well: a marker the user sent, repeated in the error message, is never stated as a leak (QA accuracy #2)', async () => {
+    const dir = tempDir()
+    const input = join(dir, 'input.jsonl')
+    const output = join(dir, 'output.jsonl')
+    const canaries = join(dir, 'canaries.csv')
+    writeFileSync(canaries, 'marker,tenant_id,session_id,issued_at\nCANARY-00112233445566778899,tn-b,s-b,2026-10-01T00:00:00Z\n')
+    writeFileSync(input, JSON.stringify({custom_id: 'tn-a|s-a|1', method: 'POST', url: '/v1/chat/completions', body: {model: 'm', messages: [{role: 'user', content: 'please repeat CANARY-00112233445566778899'}]}}) + '\n')
+    writeFileSync(output, JSON.stringify({id: 'batch_req_e', custom_id: 'tn-a|s-a|1', response: null, error: {code: 'server_error', message: 'failed with CANARY-00112233445566778899'}}) + '\n')
+    const flags = ['--canaries', canaries, '--log-format', 'openai-batch', '--custom-id-pattern', '^(?<tenant>[^|]+)\\|(?<session>[^|]+)\\|', '--batch-ts', '2026-11-01T12:00:00Z']
+    const aloneDb = join(dir, 'alone.db')
+    const alone = await run(['triage', output, '--fail-on-leak', '--db', aloneDb, ...flags])
+    // Not judged (the case holds nothing of it), so the gate fails closed: no cross-tenant leak stated.
+    expect(alone.code, alone.stderr).toBe(1)
+    expect(alone.stderr).toMatch(/is in no input file given, so its request is unknown and its error line cannot be judged/)
+    expect(alone.stdout).not.toMatch(/cross-tenant/)
+    const db = join(dir, 'both.db')
+    const both = await run(['triage', input, output, '--fail-on-leak', '--db', db, ...flags])
+    expect(both.code, both.stderr).toBe(0)
+    expect((await runJson<Array<{class: string}>>(['sightings', '--db', db])).map((s) => s.class)).toEqual(['echo'])
+  })
 })

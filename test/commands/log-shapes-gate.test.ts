@@ -175,9 +175,12 @@ describe('Anthropic Message Batches results (--log-format openai-batch)', () => 
     const [, results] = files(dir, 'all fine')
     const r = runCli(args(dir, [results!]))
     expect(r.code, r.stderr).toBe(1)
-    expect(r.stderr).toContain('results.jsonl (1 quarantined line never judged')
+    // The succeeded result and the errored one (its message may quote the request: QA accuracy #2);
+    // the canceled and expired ones carry no text and are kept, their request named unknown.
+    expect(r.stderr).toContain('results.jsonl (2 quarantined lines never judged')
     const bad = runCli(['status', '--bad-lines', '--db', join(dir, 'case.db')])
     expect(bad.stdout + bad.stderr).toContain('custom_id "globex:s2:1" is in no input file given')
+    expect(bad.stdout + bad.stderr).toContain('custom_id "globex:s2:2" is in no input file given, so its request is unknown and its error cannot be judged')
   }, 120_000)
 })
 

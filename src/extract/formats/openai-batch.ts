@@ -110,20 +110,22 @@ export const openaiBatch: FormatAdapter<BatchInputIndex> = {
     const res: Obj = isObj(value.response) ? value.response : {}
     const body = res.body
     const error: Obj | null = isObj(value.error) ? value.error : null
-    // An answer (not an error) must be judged against its own request: without it, a marker the
-    // user sent could not be told from a leak (echo). Such a line waits, quarantined, for its input.
+    // An answer must be judged against its own request: without it, a marker the user sent could
+    // not be told from a leak (echo). So must an error line: its message may quote the request
+    // (a marker the user sent, repeated in the error, was stated as another tenant's leak). Such
+    // a line waits, quarantined, for its input.
     const status = intOrNull(res.status_code)
     const answer = error === null && body !== undefined && body !== null && (status === null || status < 400)
+    const what = answer ? 'its answer' : 'its error line'
     const inAll = ctx.index?.ambiguous.get(customId)
-    if (answer && inAll) {
-      return {records: [], ignored: 0, problems: [{item: null, reason: `custom_id ${JSON.stringify(customId)} is in more than one input file given (${inAll.join(', ')}), so which request it answered is not known: ingest each batch's output file with its own input file, one ingest per batch`}]}
+    if (inAll) {
+      return {records: [], ignored: 0, problems: [{item: null, reason: `custom_id ${JSON.stringify(customId)} is in more than one input file given (${inAll.join(', ')}), so which request it answered is not known${answer ? '' : ' and its error line cannot be judged'}: ingest each batch's output file with its own input file, one ingest per batch`}]}
     }
-    const input = inAll ? undefined : ctx.index?.get(customId)
-    if (answer && !input) {
-      return {records: [], ignored: 0, problems: [{item: null, reason: `custom_id ${JSON.stringify(customId)} is in no input file given, so its request is unknown and its answer cannot be judged (a marker the user sent would read as a leak): give the batch's input file with its output file (both paths, or their folder)`}]}
+    const input = ctx.index?.get(customId)
+    if (!input) {
+      return {records: [], ignored: 0, problems: [{item: null, reason: `custom_id ${JSON.stringify(customId)} is in no input file given, so its request is unknown and ${what} cannot be judged (a marker the user sent would read as a leak): give the batch's input file with its output file (both paths, or their folder)`}]}
     }
-    if (!input) notes.push(inAll ? 'an error line whose custom_id is in several input files: request unknown' : 'an error line whose custom_id is in no input file given: request unknown')
-    else if (ctx.index?.duplicates.has(customId)) notes.push('a custom_id appears more than once in its input file; the first line was used')
+    if (ctx.index?.duplicates.has(customId)) notes.push('a custom_id appears more than once in its input file; the first line was used')
 
     let ts: string | number | null = null
     // A chat or text completion says `created`; a /v1/responses body says `created_at` (both epoch seconds).
@@ -202,15 +204,20 @@ function adaptMessageBatchResult(value: Obj, ctx: AdaptContext<BatchInputIndex>)
   if (type !== 'succeeded' && type !== 'errored' && !UNPROCESSED_RESULTS.has(type)) {
     return {records: [], ignored: 0, problems: [{item: null, reason: `a Message Batches result of type ${JSON.stringify(type.slice(0, 60))}, which this release does not read`}]}
   }
+  // A result with text (an answer, or an error's message, which may quote the request) waits for
+  // its request (see adapt above); one canceled or expired carries none, and is kept, its request
+  // named unknown.
+  const judged = message !== null || type === 'errored'
+  const what = message !== null ? 'its answer' : 'its error'
   const inAll = ctx.index?.ambiguous.get(customId)
-  if (message !== null && inAll) {
-    return {records: [], ignored: 0, problems: [{item: null, reason: `custom_id ${JSON.stringify(customId)} is in more than one input file given (${inAll.join(', ')}), so which request it answered is not known: ingest each batch's results with its own requests file, one ingest per batch`}]}
+  if (judged && inAll) {
+    return {records: [], ignored: 0, problems: [{item: null, reason: `custom_id ${JSON.stringify(customId)} is in more than one input file given (${inAll.join(', ')}), so which request it answered is not known${message !== null ? '' : ' and its error cannot be judged'}: ingest each batch's results with its own requests file, one ingest per batch`}]}
   }
   const input = inAll ? undefined : ctx.index?.get(customId)
-  if (message !== null && !input) {
-    return {records: [], ignored: 0, problems: [{item: null, reason: `custom_id ${JSON.stringify(customId)} is in no input file given, so its request is unknown and its answer cannot be judged (a marker the user sent would read as a leak): give the batch's requests ({"custom_id", "params"} lines) with its results (both paths, or their folder)`}]}
+  if (judged && !input) {
+    return {records: [], ignored: 0, problems: [{item: null, reason: `custom_id ${JSON.stringify(customId)} is in no input file given, so its request is unknown and ${what} cannot be judged (a marker the user sent would read as a leak): give the batch's requests ({"custom_id", "params"} lines) with its results (both paths, or their folder)`}]}
   }
-  if (!input) notes.push(inAll ? 'an error line whose custom_id is in several input files: request unknown' : 'an error line whose custom_id is in no input file given: request unknown')
+  if (!input) notes.push(inAll ? 'a result with no answer whose custom_id is in several input files: request unknown' : 'a result with no answer whose custom_id is in no input file given: request unknown')
   else if (ctx.index?.duplicates.has(customId)) notes.push('a custom_id appears more than once in its input file; the first line was used')
 
   let response: unknown

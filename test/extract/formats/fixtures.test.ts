@@ -309,7 +309,8 @@ describe('openai-batch fixtures', () => {
   const pattern = '^(?<tenant>[^:]+):(?<session>[^:]+):'
   it('joins output with input by custom_id, splits custom_id, reads created as seconds', () => {
     const run = runAdapter('openai-batch', [f('openai-batch-input.jsonl'), f('openai-batch-output.jsonl')], {customIdPattern: pattern, fallbackTs: '2024-03-26T18:00:00Z'})
-    expect(run.problems).toEqual([])
+    // batch_req_ccc333 is an error line whose custom_id no input line holds: it waits for its input (QA accuracy #2).
+    expect(run.problems.map((p) => p.reason)).toEqual([expect.stringMatching(/is in no input file given, so its request is unknown and its error line cannot be judged/)])
     expect(run.ignored).toBe(3) // the input lines
     const got = byId(run.produced)
     expect(got.get('req_c187b3')!.row).toMatchObject({
@@ -323,8 +324,7 @@ describe('openai-batch fixtures', () => {
       prompt_tokens: 24,
     })
     expect(got.get('req_bbb222')!.row).toMatchObject({status: 400, is_error: 1, tenant_id: 'tn-initech', ts: '2024-03-26T18:00:00.000Z'})
-    expect(got.get('batch_req_ccc333')!.row).toMatchObject({status: null, is_error: 1, session_id: 'sess-4', request_text: null})
-    expect(got.get('batch_req_ccc333')!.notes.join(' ')).toMatch(/an error line whose custom_id is in no input file given: request unknown/)
+    expect(got.has('batch_req_ccc333')).toBe(false)
   })
 
   it('an answer whose input is not given, or is in two batches\' input files, is quarantined, never judged without its own prompt', () => {
