@@ -397,6 +397,10 @@ impl QuickExtractor {
                     if !text.is_ascii() || !prompt.is_ascii() {
                         return None;
                     }
+                    // A marker written with an escape or a reference (markers.ts unitAt) is read by TypeScript.
+                    if may_hold_encoded(text.as_bytes()) || may_hold_encoded(prompt.as_bytes()) {
+                        return None;
+                    }
                     let found = self.found(&text);
                     if !found.tokens.is_empty() || !found.hits.is_empty() {
                         marked = Some(Box::new(self.echo(found, prompt, request_id, tenant_id, session_id)));
@@ -468,9 +472,16 @@ impl QuickExtractor {
         while let Some(i) = memchr::memmem::find(&b[from..], b"CANARY-") {
             let start = from + i;
             let hex = prefix_end(b, start);
-            let end = hex + hex_run(&b[hex..]);
-            if end - hex >= 8 {
-                let token = if hex == start + 7 { text[start..end].to_owned() } else { format!("CANARY-{}", &text[hex..end]) };
+            let (end, digits) = run_end(b, hex);
+            if digits >= 8 {
+                let token = if hex == start + 7 && end - hex == digits {
+                    text[start..end].to_owned()
+                } else {
+                    let mut t = String::with_capacity(7 + digits);
+                    t.push_str("CANARY-");
+                    t.extend(b[hex..end].iter().filter(|c| c.is_ascii_hexdigit()).map(|&c| c as char));
+                    t
+                };
                 tokens.push((token, start as u32));
                 from = end;
             } else {
@@ -499,7 +510,7 @@ impl QuickExtractor {
         let mut spans: Vec<(usize, usize)> = all.iter().map(|&(end, len, _)| (end - len, end)).collect();
         for at in memchr::memmem::find_iter(b, b"CANARY-") {
             let hex = prefix_end(b, at);
-            spans.push((at, hex + hex_run(&b[hex..])));
+            spans.push((at, run_end(b, hex).0));
         }
         // containment (markers.ts): a longer span holding [s, e) starts before it and ends at or
         // after e, or starts at s and ends after e; found by a binary search over the spans sorted.
@@ -584,24 +595,84 @@ fn hex_after_prefix(prompt: &[u8], hex: &[u8]) -> (u32, u32) {
 /// U+FF23 C, U+FF2E N, U+FF32 R, U+FF39 Y: UTF-8 EF BC A1/A3/AE/B2/B9). SIMD searches both, so a
 /// text without either costs two quick passes. A text that holds one but is not ASCII is left to
 /// TypeScript, which folds look-alikes, full-width forms and invisible characters; an ASCII one
-/// holds a marker only as `CANARY-`, with at most a line break after the hyphen (prefix_end).
+/// holds a marker only as `CANARY-`, with at most a line break after the hyphen (prefix_end) and
+/// line breaks inside a short hex run (run_end), or with an escape, a reference or a
+/// percent-encoded hyphen inside it, which TypeScript reads (may_hold_encoded). Each keeps the
+/// word `CANARY` as written, so this finds every one of them.
 fn may_hold_marker(b: &[u8]) -> bool {
     memchr::memmem::find(b, b"CANARY").is_some() || memchr::memmem::find_iter(b, b"\xef\xbc").any(|i| matches!(b.get(i + 2), Some(0xa1 | 0xa3 | 0xae | 0xb2 | 0xb9)))
 }
 
 /// Where the hex digits of the `CANARY-` at `at` start in an ASCII text: after the hyphen, and
-/// after one line break (LF or CR LF) there, where word-wrappers break a marker (prefixEnd).
+/// after one line break (LF or CR LF, and indentation) there, where word-wrappers break a marker
+/// (prefixEnd).
 fn prefix_end(b: &[u8], at: usize) -> usize {
     skip_break(b, at + 7)
 }
 
-/// The position after a line break (LF or CR LF) at `i`, or `i` where none is (skipBreak).
+/// The position after a line break (LF or CR LF) at `i` and the spaces and tabs that indent the
+/// next line, or `i` where no break is (skipBreak).
 fn skip_break(b: &[u8], i: usize) -> usize {
-    match (b.get(i), b.get(i + 1)) {
+    let mut j = match (b.get(i), b.get(i + 1)) {
         (Some(b'\n'), _) => i + 1,
         (Some(b'\r'), Some(b'\n')) => i + 2,
-        _ => i,
+        _ => return i,
+    };
+    while matches!(b.get(j), Some(b' ' | b'\t')) {
+        j += 1;
     }
+    j
+}
+
+/// The fewest hex digits a run has before a line break it does not go on over (MIN_PARTIAL_HEX).
+const MIN_PARTIAL_HEX: usize = 16;
+
+/// Where the hex run from `hex` ends in an ASCII text, and its digits (hexRunAt): hex digits up to
+/// a `CANARY-`, going on over a line break (and indentation) to hex digits on the next line while
+/// it has fewer than 16 digits (a marker wrapped at a fixed width; a run of 16 or more is a
+/// sighting on its own, never lengthened by the next line's hex word).
+fn run_end(b: &[u8], hex: usize) -> (usize, usize) {
+    let mut digits = hex_run(&b[hex..]);
+    let mut end = hex + digits;
+    while digits > 0 && digits < MIN_PARTIAL_HEX {
+        let next = skip_break(b, end);
+        if next == end {
+            break;
+        }
+        let more = hex_run(&b[next..]);
+        if more == 0 {
+            break;
+        }
+        digits += more;
+        end = next + more;
+    }
+    (end, digits)
+}
+
+/// Whether an ASCII text may hold a marker whose hyphen, an invisible character or a hex digit is
+/// written as a JSON `\u` escape, an HTML character reference or (the hyphen) percent-encoded,
+/// which markerTokens and promptHex (markers.ts unitAt) read and this extractor does not: at a
+/// `CANARY`, a `\`, `&` or `%` where the hyphen stands, or a `\` or `&` where the digits after the
+/// hyphen stop, read over every line break as the echo check reads a prompt's (hex_after_prefix).
+fn may_hold_encoded(b: &[u8]) -> bool {
+    memchr::memmem::find_iter(b, b"CANARY").any(|at| match b.get(at + 6) {
+        Some(b'\\' | b'&' | b'%') => true,
+        Some(b'-') => {
+            let mut i = prefix_end(b, at);
+            loop {
+                while b.get(i).is_some_and(u8::is_ascii_hexdigit) {
+                    i += 1;
+                }
+                let next = skip_break(b, i);
+                if next == i {
+                    break;
+                }
+                i = next;
+            }
+            matches!(b.get(i), Some(b'\\' | b'&'))
+        }
+        _ => false,
+    })
 }
 
 /// How many hex digits open `b`, up to a `CANARY-` (the token expression's run).

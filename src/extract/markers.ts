@@ -314,17 +314,25 @@ export interface MarkerToken {
 // - the hyphen may be a look-alike: U+2010 hyphen, U+2011 non-breaking hyphen (GPT-family models
 //   write it for `-`), U+2012 figure dash, U+2013 en dash, U+2014 em dash, U+2212 minus sign,
 //   U+FE63 small hyphen-minus, U+FF0D full-width hyphen-minus;
-// - invisible characters may stand after `CANARY`, around the hyphen and between hex digits:
-//   every code point Unicode lists as Default_Ignorable_Code_Point (DerivedCoreProperties.txt),
-//   which a renderer draws as nothing: U+00AD soft hyphen, U+034F combining grapheme joiner,
-//   U+061C Arabic letter mark, U+115F/U+1160 Hangul fillers, U+17B4/U+17B5, U+180B..U+180F
-//   Mongolian selectors and vowel separator, U+200B..U+200F (zero width space, joiners, LRM,
-//   RLM), U+202A..U+202E bidi embeddings and overrides, U+2060..U+206F (word joiner, invisible
-//   operators, bidi isolates), U+3164 Hangul filler, U+FE00..U+FE0F variation selectors, U+FEFF,
-//   U+FFA0, U+FFF0..U+FFF8, U+1BCA0..U+1BCA3 shorthand format controls, U+1D173..U+1D17A musical
-//   format controls, U+E0000..U+E0FFF tags and variation selectors supplement. The client sees the
-//   marker as issued: a leak is a leak whatever invisible code points a model or a tool put in it;
-// - one line break (LF or CR LF) may follow the hyphen, where word-wrappers break a marker.
+// - invisible format characters may stand after `CANARY`, around the hyphen and between hex
+//   digits: U+00AD soft hyphen, U+200B zero width space, U+200C/U+200D zero width (non-)joiner,
+//   U+2060 word joiner, U+FEFF zero width no-break space (all Default_Ignorable_Code_Point);
+// - one line break (LF or CR LF), and the next line's indentation (spaces, tabs), may follow the
+//   hyphen, where word-wrappers break a marker;
+// - the hex run goes on over such a line break (a model wrapping a long token at a fixed width,
+//   or in a code block) while it has fewer than 16 digits (MIN_PARTIAL_HEX) before the break. So
+//   joining cannot invent a leak nor hide one: a run of 16 or more digits is a sighting on its own
+//   (a marker, or one cut short: a partial), so it is never lengthened by the next line's hex
+//   word, which would turn a partial sighting into an orphan; a shorter run is no sighting but of
+//   a registered marker of 8 to 15 digits, which the joined run still resolves to (a marker run
+//   on into more hex), and the joined run resolves to another marker only where the next line's
+//   digits go on as that marker's do, 16 digits or more of it in order;
+// - the hyphen, an invisible character and a hex digit may be written as a JSON `\uXXXX` escape
+//   (an answer that is itself a JSON document written with ASCII escapes: `CANARY\u2011`) or an
+//   HTML character reference (`&#45;`, `&#x2011;`, `&hyphen;`, `&dash;`, `&minus;`, `&ndash;`,
+//   `&mdash;`, `&shy;`, `&zwsp;`-like names below), and the hyphen percent-encoded (`%2D`, and the
+//   look-alikes' UTF-8, `%E2%80%91`), read only where they stand inside a marker (after `CANARY`
+//   and in its hex run), never decoded elsewhere; `CANARY` itself is read as written.
 // A found token is the folded marker, `CANARY-` and its hex digits in ASCII (their letter case
 // kept), at the position of its `C`: it is looked up and classified as one written plainly.
 
@@ -336,45 +344,129 @@ const WIDE_WORD_LETTER = /[\uff21\uff23\uff2e\uff32\uff39]/
 /** A full-width form (U+FF01..U+FF5E) as its ASCII character; any other code unit as it is. */
 const narrow = (c: number): number => (c >= 0xff01 && c <= 0xff5e ? c - 0xfee0 : c)
 
-/** Whether a code point is Default_Ignorable_Code_Point (see above): folded out of a marker. */
-export function isDefaultIgnorable(c: number): boolean {
-  if (c < 0x00ad) return false
-  if (c <= 0xffff) {
-    return c === 0x00ad || c === 0x034f || c === 0x061c || c === 0x115f || c === 0x1160 || c === 0x17b4 || c === 0x17b5 || (c >= 0x180b && c <= 0x180f) ||
-      (c >= 0x200b && c <= 0x200f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2060 && c <= 0x206f) || c === 0x3164 || (c >= 0xfe00 && c <= 0xfe0f) ||
-      c === 0xfeff || c === 0xffa0 || (c >= 0xfff0 && c <= 0xfff8)
-  }
-  return (c >= 0x1bca0 && c <= 0x1bca3) || (c >= 0x1d173 && c <= 0x1d17a) || (c >= 0xe0000 && c <= 0xe0fff)
-}
-
-/** How many code units the invisible character at `i` takes (1, or 2 for a surrogate pair); 0 where none is there. */
-function invisibleAt(text: string, i: number): number {
-  const c = text.charCodeAt(i)
-  if (c >= 0xd800 && c <= 0xdbff) {
-    const cp = text.codePointAt(i)!
-    return cp > 0xffff && isDefaultIgnorable(cp) ? 2 : 0
-  }
-  return isDefaultIgnorable(c) ? 1 : 0
-}
+/** The invisible characters folded out of a marker (see above). */
+const isInvisible = (c: number): boolean => c === 0x200b || c === 0x200c || c === 0x200d || c === 0x2060 || c === 0x00ad || c === 0xfeff
 
 /** `-` or a look-alike of it (see above). */
 const isDash = (c: number): boolean => c === 0x2d || c === 0xff0d || c === 0x2010 || c === 0x2011 || c === 0x2012 || c === 0x2013 || c === 0x2014 || c === 0x2212 || c === 0xfe63
 
-/** The first position from `i` that is no invisible character. */
+/**
+ * Where the character unitAt last read ends (a module variable, not a returned pair: the hex run
+ * of a marker can be megabytes long, read one character at a time).
+ */
+let unitEnd = 0
+
+/** HTML's named references to a hyphen look-alike or an invisible character (HTML's list of named character references). */
+const NAMED_REFERENCES: ReadonlyMap<string, number> = new Map([
+  ['hyphen', 0x2010], ['dash', 0x2010], ['ndash', 0x2013], ['mdash', 0x2014], ['minus', 0x2212],
+  ['shy', 0x00ad], ['ZeroWidthSpace', 0x200b], ['zwnj', 0x200c], ['zwj', 0x200d], ['NoBreak', 0x2060],
+])
+
+/** The longest HTML character reference read (`&ZeroWidthSpace;`, `&#x0000002d;` and longer are not). */
+const MAX_REFERENCE = 16
+
+/**
+ * The code unit a marker's character at `i` stands for: the code unit itself, or the one a JSON
+ * `\uXXXX` escape or an HTML character reference (`&#DDD;`, `&#xHH;`, a name above) written there
+ * gives; with `percent`, a percent-encoded hyphen or look-alike (its UTF-8, `%2D`, `%E2%80%91`)
+ * too. NaN past the end. `unitEnd` is set to where it ends.
+ */
+function unitAt(text: string, i: number, percent = false): number {
+  const c = text.charCodeAt(i)
+  unitEnd = i + 1
+  if (c === 0x5c) {
+    // `\u` and four hex digits (JSON writes no other form of a code unit).
+    if (text.charCodeAt(i + 1) !== 0x75) return c
+    const v = hexValue(text, i + 2, 4)
+    if (v === -1) return c
+    unitEnd = i + 6
+    return v
+  }
+  if (c === 0x26) {
+    let semi = i + 2
+    while (semi - i <= MAX_REFERENCE && semi < text.length && text.charCodeAt(semi) !== 0x3b) semi++
+    if (semi - i > MAX_REFERENCE || semi >= text.length) return c
+    let v: number
+    if (text.charCodeAt(i + 1) === 0x23) {
+      const x = text.charCodeAt(i + 2) | 0x20
+      v = x === 0x78 ? hexValue(text, i + 3, semi - i - 3) : decimalValue(text, i + 2, semi - i - 2)
+    } else v = NAMED_REFERENCES.get(text.slice(i + 1, semi)) ?? -1
+    if (v === -1 || v > 0xffff) return c
+    unitEnd = semi + 1
+    return v
+  }
+  if (c === 0x25 && percent) {
+    const v = percentDash(text, i)
+    if (v === -1) return c
+    return v
+  }
+  return c
+}
+
+/** The value of `n` (1 to 6) hex digits at `i`, or -1. */
+function hexValue(text: string, i: number, n: number): number {
+  if (n < 1 || n > 6) return -1
+  let v = 0
+  for (let k = 0; k < n; k++) {
+    const d = text.charCodeAt(i + k)
+    const x = d >= 0x30 && d <= 0x39 ? d - 0x30 : (d | 0x20) >= 0x61 && (d | 0x20) <= 0x66 ? (d | 0x20) - 0x57 : -1
+    if (x === -1) return -1
+    v = v * 16 + x
+  }
+  return v
+}
+
+/** The value of `n` (1 to 7) decimal digits at `i`, or -1. */
+function decimalValue(text: string, i: number, n: number): number {
+  if (n < 1 || n > 7) return -1
+  let v = 0
+  for (let k = 0; k < n; k++) {
+    const d = text.charCodeAt(i + k)
+    if (d < 0x30 || d > 0x39) return -1
+    v = v * 10 + d - 0x30
+  }
+  return v
+}
+
+/**
+ * The hyphen or look-alike (isDash) percent-encoded at `i`, its UTF-8 bytes each `%HH` (hex in
+ * either case), setting unitEnd; -1 where none is.
+ */
+function percentDash(text: string, i: number): number {
+  const b0 = text.charCodeAt(i) === 0x25 ? hexValue(text, i + 1, 2) : -1
+  if (b0 === 0x2d) {
+    unitEnd = i + 3
+    return 0x2d
+  }
+  // A look-alike's UTF-8 is three bytes, E2 or EF and two continuation bytes.
+  if (b0 !== 0xe2 && b0 !== 0xef) return -1
+  const b1 = text.charCodeAt(i + 3) === 0x25 ? hexValue(text, i + 4, 2) : -1
+  const b2 = text.charCodeAt(i + 6) === 0x25 ? hexValue(text, i + 7, 2) : -1
+  if ((b1 & 0xc0) !== 0x80 || (b2 & 0xc0) !== 0x80) return -1
+  const cp = ((b0 & 0x0f) << 12) | ((b1 & 0x3f) << 6) | (b2 & 0x3f)
+  if (!isDash(cp)) return -1
+  unitEnd = i + 9
+  return cp
+}
+
+/** The first position from `i` that is no invisible character (as written, escaped or referenced: unitAt). */
 function skipInvisible(text: string, i: number): number {
-  for (let n = invisibleAt(text, i); n > 0; n = invisibleAt(text, i)) i += n
+  while (i < text.length && isInvisible(unitAt(text, i))) i = unitEnd
   return i
 }
 
-/** The position after a line break (LF or CR LF) at `i`, or `i` where none is. */
+/** The position after a line break (LF or CR LF) at `i` and the spaces and tabs that indent the next line, or `i` where no break is. */
 function skipBreak(text: string, i: number): number {
   const c = text.charCodeAt(i)
-  return c === 0x0a ? i + 1 : c === 0x0d && text.charCodeAt(i + 1) === 0x0a ? i + 2 : i
+  let j = c === 0x0a ? i + 1 : c === 0x0d && text.charCodeAt(i + 1) === 0x0a ? i + 2 : i
+  if (j === i) return i
+  while (text.charCodeAt(j) === 0x20 || text.charCodeAt(j) === 0x09) j++
+  return j
 }
 
-/** The hex digit at `i` (ASCII or full-width) as an ASCII code unit, or -1. */
+/** The hex digit at `i` (ASCII or full-width, as written, escaped or referenced: unitAt) as an ASCII code unit, or -1; sets unitEnd. */
 function hexAt(text: string, i: number): number {
-  const c = narrow(text.charCodeAt(i))
+  const c = narrow(unitAt(text, i))
   return isHexCode(c) ? c : -1
 }
 
@@ -391,8 +483,8 @@ export function mayHoldMarker(text: string): boolean {
 function prefixEnd(text: string, at: number): number {
   for (let k = 0; k < WORD.length; k++) if (narrow(text.charCodeAt(at + k)) !== WORD.charCodeAt(k)) return -1
   const dash = skipInvisible(text, at + WORD.length)
-  if (dash >= text.length || !isDash(text.charCodeAt(dash))) return -1
-  const next = skipInvisible(text, dash + 1)
+  if (dash >= text.length || !isDash(unitAt(text, dash, true))) return -1
+  const next = skipInvisible(text, unitEnd)
   const wrapped = skipBreak(text, next)
   return wrapped === next ? next : skipInvisible(text, wrapped)
 }
@@ -414,10 +506,12 @@ function nextPrefix(text: string, from: number, wide: boolean): {at: number; hex
 }
 
 /**
- * The hex run from `from`: hex digits (ASCII or full-width) with invisible characters between
- * them, up to where a marker starts (its `C` and `A` are hex digits: two markers written with
- * nothing between them are two tokens, not one). `end`: after its last digit; `digits`: how many;
- * `plain`: whether it is ASCII digits alone (the text's own slice is then its digits).
+ * The hex run from `from`: hex digits (ASCII or full-width, as written, escaped or referenced)
+ * with invisible characters between them, and over a line break while it has fewer than
+ * MIN_PARTIAL_HEX digits (see above), up to where a marker starts (its `C` and `A` are hex digits:
+ * two markers written with nothing between them are two tokens, not one). `end`: after its last
+ * digit; `digits`: how many; `plain`: whether it is ASCII digits alone (the text's own slice is
+ * then its digits).
  */
 function hexRunAt(text: string, from: number): {end: number; digits: number; plain: boolean} {
   let end = from
@@ -425,14 +519,35 @@ function hexRunAt(text: string, from: number): {end: number; digits: number; pla
   let plain = true
   for (let i = from; ; ) {
     const c = text.charCodeAt(i)
-    if (invisibleAt(text, i) > 0) {
+    // An ASCII digit that cannot start the next marker (not `C`): the common case, read at once.
+    if (c !== 0x43 && isHexCode(c)) {
+      if (i !== end) plain = false
+      digits++
+      end = ++i
+      continue
+    }
+    if (isInvisible(unitAt(text, i))) {
       i = skipInvisible(text, i)
       continue
     }
-    if (hexAt(text, i) === -1 || ((c === 0x43 || c === 0xff23) && prefixEnd(text, i) !== -1)) break
-    if (c > 0x7f || i !== end) plain = false
+    if (digits > 0 && digits < MIN_PARTIAL_HEX && (c === 0x0a || c === 0x0d)) {
+      const wrapped = skipBreak(text, i)
+      if (wrapped !== i) {
+        const next = skipInvisible(text, wrapped)
+        const d = text.charCodeAt(next)
+        if (hexAt(text, next) !== -1 && !((d === 0x43 || d === 0xff23) && prefixEnd(text, next) !== -1)) {
+          i = next
+          plain = false
+          continue
+        }
+      }
+    }
+    const h = hexAt(text, i)
+    const next = unitEnd
+    if (h === -1 || ((c === 0x43 || c === 0xff23) && prefixEnd(text, i) !== -1)) break
+    if (c > 0x7f || i !== end || next !== i + 1) plain = false
     digits++
-    end = ++i
+    end = i = next
   }
   return {end, digits, plain}
 }
@@ -440,7 +555,7 @@ function hexRunAt(text: string, from: number): {end: number; digits: number; pla
 /** The run's hex digits in ASCII (hexRunAt), from `from` to `end`. */
 function runDigits(text: string, from: number, end: number): string {
   let out = ''
-  for (let i = from; i < end; i++) {
+  for (let i = from; i < end; i = unitEnd) {
     const h = hexAt(text, i)
     if (h !== -1) out += String.fromCharCode(h)
   }
@@ -683,11 +798,11 @@ export interface PromptHex {
  * How many of `hex`'s digits (lower-case), from its first, the prompt holds right after a
  * marker's start (prefixEnd: `CANARY-` folded as in responses; the most over every one in it),
  * and how many it holds as that start's whole hex run (the run ended as markerTokens ends it).
- * The digits are read as a response's are (either letter case, full-width, invisible characters
- * between them) and may also go on after a line break (LF or CR LF), where the marker goes on
- * there: a marker the user's text wraps, or splits over two text parts (each on a line of its
- * own), is still the marker the user sent. Only hex digits are folded, so that no other character
- * of the prompt can stand for a digit.
+ * The digits are read as a response's are (either letter case, full-width, escaped or referenced,
+ * invisible characters between them) and may also go on after a line break (LF or CR LF, and the
+ * next line's indentation), where the marker goes on there: a marker the user's text wraps, or
+ * splits over two text parts (each on a line of its own), is still the marker the user sent. Only
+ * hex digits are folded, so that no other character of the prompt can stand for a digit.
  */
 function hexAfterPrefix(prompt: string, hex: string): PromptHex {
   const best = {prefix: 0, whole: 0}
@@ -704,7 +819,7 @@ function hexAfterPrefix(prompt: string, hex: string): PromptHex {
       const c = hexAt(prompt, j)
       if ((c >= 0x41 && c <= 0x46 ? c + 0x20 : c) !== hex.charCodeAt(n)) break
       n++
-      i = j + 1
+      i = unitEnd
     }
     if (n > best.prefix) best.prefix = n
     if (n > best.whole && hexRun(prompt, i) === 0) best.whole = n

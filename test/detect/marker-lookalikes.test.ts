@@ -66,7 +66,7 @@ describe('marker look-alikes in a response', () => {
   it('folds no lower-case prefix (the contract: not a marker), in either width, nor a second line break or a break inside the hex', () => {
     expect(markerTokens(`canary\u2011${HEX} canary-${HEX} ${wide('canary-')}${HEX} ${wide('Canary-')}${HEX}`)).toEqual([])
     expect(markerTokens(`CANARY-\n\n${HEX} CANARY\n-${HEX} CANARY -${HEX} CANARY_${HEX}`)).toEqual([])
-    // A break inside the hex is not joined: the next line's hex word would lengthen a cut marker.
+    // A break after 16 digits or more is not joined: the next line's hex word would lengthen a cut marker.
     expect(markerTokens(`CANARY-${HEX.slice(0, 16)}\n${HEX.slice(16)}`)).toEqual([{token: `CANARY-${HEX.slice(0, 16)}`, position: 0}])
   })
 

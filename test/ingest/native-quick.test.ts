@@ -460,6 +460,16 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     {arbitrary: fragment, weight: 6},
     {arbitrary: fc.constantFrom('CANARY-\n', 'CANARY-\r\n', '\r\n', 'CANARY-\n\n'), weight: 2},
     {arbitrary: fc.constantFrom('CANARY\u2011', '\u200b', '\u00ad', '\uff23\uff21\uff2e\uff21\uff32\uff39\uff0d', 'C\uff21NARY', '\uff41\uff11'), weight: 1},
+    // A break inside the hex, indented (claimed natively), and the hyphen, a digit or an invisible
+    // character written as a JSON escape, an HTML reference or percent-encoded (left to TypeScript).
+    {arbitrary: fc.constantFrom('\n  ', '\r\n\t', 'CANARY-0123456789\n', 'CANARY-0123456789abcdef\n'), weight: 1},
+    {
+      arbitrary: fc.constantFrom(
+        'CANARY\\u2011', 'CANARY\\u002d', '\\u0061', '\\u200b', '\\u00', 'CANARY&#45;', 'CANARY&#x2011;', '&#x61;', '&#8209', 'CANARY&hyphen;', 'CANARY&dash;', '&shy;', '&',
+        'CANARY%2D', 'CANARY%e2%80%91', '%2d', '%E2%80%8B',
+      ),
+      weight: 1,
+    },
   )
   const textOf = (piece: fc.Arbitrary<string>) => fc.array(piece, {minLength: 1, maxLength: 10}).map((parts) => parts.join(''))
   /**
@@ -807,6 +817,46 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     ])
   })
 
+  it('reads a marker wrapped inside its hex natively, and one written with escapes, references or percent-encoding as TypeScript does, left to it', () => {
+    const hex = '0123456789abcdef0123'
+    const records: Array<[string, {request?: string; response: string}]> = [
+      ['hex wrapped', {response: `see CANARY-${hex.slice(0, 12)}\n${hex.slice(12)} ok`}],
+      ['hex wrapped CRLF indented', {response: `see CANARY-${hex.slice(0, 6)}\r\n    ${hex.slice(6, 14)}\n\t${hex.slice(14)}`}],
+      ['hex wrapped past 16', {response: `see CANARY-${hex.slice(0, 16)}\n${hex.slice(16)}`}],
+      ['hex wrapped echo', {request: `pasted CANARY-${hex.slice(0, 10)}\n   ${hex.slice(10)}`, response: `see CANARY-${hex}`}],
+      ['json escape', {response: `Here: {"code": "CANARY\\u2011${hex}"}`}],
+      ['json escaped digit', {response: `CANARY-\\u0030${hex.slice(1)}`}],
+      ['html decimal', {response: `<p>CANARY&#45;${hex}</p>`}],
+      ['html named', {response: `CANARY&hyphen;${hex}`}],
+      ['percent', {response: `https://x.test/?c=CANARY%E2%80%91${hex}`}],
+      ['escape echo', {request: `pasted CANARY&#x2011;${hex}`, response: `see CANARY-${hex}`}],
+    ]
+    const lines = records.map(([request_id, texts]) => JSON.stringify({ts: '2026-11-02T06:00:00Z', request_id, tenant_id: 't', session_id: 's', ...texts}))
+    const bytes = new Uint8Array(Buffer.from(lines.join('\n')))
+    // The wrapped ones are claimed; the encoded ones are left to TypeScript, never read as unmarked.
+    expect(claims(bytes, set)).toEqual({left: 6, blank: 0, record: 4})
+    const out = nativeQuickExtractor(set)!.lines(bytes, 'gw-test', 1 << 20)
+    expect(out.marked!.map((m) => [m.requestId, m.tokens, m.tokenPositions, m.tokenEcho, m.tokenWhole])).toEqual([
+      ['hex wrapped', [`CANARY-${hex}`], [4], [0], [0]],
+      ['hex wrapped CRLF indented', [`CANARY-${hex}`], [4], [0], [0]],
+      ['hex wrapped past 16', [`CANARY-${hex.slice(0, 16)}`], [4], [0], [0]],
+      ['hex wrapped echo', [`CANARY-${hex}`], [4], [20], [20]],
+    ])
+    const quick = same(taskOf(bytes), set)
+    expect(quick.marked.map((m) => [m.request_id, m.tokens.map((t) => t.token), m.token_echo])).toEqual([
+      ['hex wrapped', [`CANARY-${hex}`], [0]],
+      ['hex wrapped CRLF indented', [`CANARY-${hex}`], [0]],
+      ['hex wrapped past 16', [`CANARY-${hex.slice(0, 16)}`], [0]],
+      ['hex wrapped echo', [`CANARY-${hex}`], [20]],
+      ['json escape', [`CANARY-${hex}`], [0]],
+      ['json escaped digit', [`CANARY-${hex}`], [0]],
+      ['html decimal', [`CANARY-${hex}`], [0]],
+      ['html named', [`CANARY-${hex}`], [0]],
+      ['percent', [`CANARY-${hex}`], [0]],
+      ['escape echo', [`CANARY-${hex}`], [20]],
+    ])
+  })
+
   it('takes for an echo the marker the prompt holds, CANARY- and its hex, never its hex alone, as TypeScript does', () => {
     const marked = 'see CANARY-0123456789abcdef0123'
     const records: Array<[string, {request: string; response: string}]> = [
@@ -1059,7 +1109,8 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
       ['reasoning', sse([delta({reasoning_content: m.slice(0, 11), content: 'Hi'}), delta({reasoning_content: m.slice(11), content: ' there'})])],
       ['vllm', sse([delta({reasoning: m.slice(0, 11), content: 'Hi'}), delta({reasoning: m.slice(11), content: ' there'})])],
       ['refusal', sse([delta({content: 'No', refusal: m.slice(0, 11)}), delta({content: '.', refusal: m.slice(11)}), delta({content: ' more'})])],
-      // Split across two channels: whole in neither (the head alone is a token).
+      // Split across two channels, each on a line of its own: the head's 8 digits go on over the
+      // line break into the next channel's, as a marker wrapped inside its hex (markers.ts).
       ['split', sse([delta({reasoning_content: `see ${m.slice(0, 15)}`, content: `${m.slice(15)} ok`}), delta({content: ' more'})])],
       // Two choices, each with its channels.
       ['choices', sse([delta({reasoning_content: m.slice(0, 15)}, 1), delta({content: m.slice(15)}, 1), delta({content: 'CANARY-0123456789abcdef0123'}, 0)])],
@@ -1075,10 +1126,11 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
       reasoning: [m],
       vllm: [m],
       refusal: [m],
-      split: [m.slice(0, 15)],
-      choices: ['CANARY-0123456789abcdef0123', m.slice(0, 15)],
-      args: [m],
-      streamed: [m],
+      split: [m],
+      choices: ['CANARY-0123456789abcdef0123', m],
+      // The arguments as the model wrote them (a JSON escape in the marker, folded) and as parsed.
+      args: [m, m],
+      streamed: [m, m],
     })
     // The streams' channels are read natively; arguments holding an escape are TypeScript's (argumentsText).
     expect(claims(bytes, set)).toEqual({left: 2, blank: 0, record: 5})
