@@ -308,7 +308,8 @@ export interface MarkerToken {
 
 // How a marker may be written and still be the marker: what models and text tools do to it, and
 // the client sees it as issued (or as plainly the marker). Folded so, in responses and in prompts
-// alike, the same way here and in the native extractor (native/src/lib.rs, ASCII texts only):
+// alike, the same way here and in the native extractor (native/src/lib.rs: ASCII texts holding no
+// escape, reference or percent-encoding at a marker):
 // - a full-width form U+FF01..U+FF5E is its ASCII character (`ＣＡＮＡＲＹ－ａ１` is `CANARY-a1`),
 //   as NFKC folds it; lower-case `canary` is no marker in either width (contract);
 // - the hyphen may be a look-alike: U+2010 hyphen, U+2011 non-breaking hyphen (GPT-family models
@@ -329,10 +330,10 @@ export interface MarkerToken {
 //   digits go on as that marker's do, 16 digits or more of it in order;
 // - the hyphen, an invisible character and a hex digit may be written as a JSON `\uXXXX` escape
 //   (an answer that is itself a JSON document written with ASCII escapes: `CANARY\u2011`) or an
-//   HTML character reference (`&#45;`, `&#x2011;`, `&hyphen;`, `&dash;`, `&minus;`, `&ndash;`,
-//   `&mdash;`, `&shy;`, `&zwsp;`-like names below), and the hyphen percent-encoded (`%2D`, and the
-//   look-alikes' UTF-8, `%E2%80%91`), read only where they stand inside a marker (after `CANARY`
-//   and in its hex run), never decoded elsewhere; `CANARY` itself is read as written.
+//   HTML character reference (decimal or hex, `&#45;`, `&#x2011;`, or a name: NAMED_REFERENCES),
+//   and the hyphen percent-encoded (`%2D`, and the look-alikes' UTF-8, `%E2%80%91`), read only
+//   where they stand inside a marker (after `CANARY` and in its hex run), never decoded elsewhere;
+//   `CANARY` itself is read as written.
 // A found token is the folded marker, `CANARY-` and its hex digits in ASCII (their letter case
 // kept), at the position of its `C`: it is looked up and classified as one written plainly.
 
@@ -350,57 +351,52 @@ const isInvisible = (c: number): boolean => c === 0x200b || c === 0x200c || c ==
 /** `-` or a look-alike of it (see above). */
 const isDash = (c: number): boolean => c === 0x2d || c === 0xff0d || c === 0x2010 || c === 0x2011 || c === 0x2012 || c === 0x2013 || c === 0x2014 || c === 0x2212 || c === 0xfe63
 
-/**
- * Where the character unitAt last read ends (a module variable, not a returned pair: the hex run
- * of a marker can be megabytes long, read one character at a time).
- */
-let unitEnd = 0
-
 /** HTML's named references to a hyphen look-alike or an invisible character (HTML's list of named character references). */
 const NAMED_REFERENCES: ReadonlyMap<string, number> = new Map([
   ['hyphen', 0x2010], ['dash', 0x2010], ['ndash', 0x2013], ['mdash', 0x2014], ['minus', 0x2212],
   ['shy', 0x00ad], ['ZeroWidthSpace', 0x200b], ['zwnj', 0x200c], ['zwj', 0x200d], ['NoBreak', 0x2060],
 ])
 
-/** The longest HTML character reference read (`&ZeroWidthSpace;`, `&#x0000002d;` and longer are not). */
+/** The most code units an HTML character reference read spans, `&` to `;` (`&ZeroWidthSpace;`). */
 const MAX_REFERENCE = 16
 
 /**
  * The code unit a marker's character at `i` stands for: the code unit itself, or the one a JSON
  * `\uXXXX` escape or an HTML character reference (`&#DDD;`, `&#xHH;`, a name above) written there
  * gives; with `percent`, a percent-encoded hyphen or look-alike (its UTF-8, `%2D`, `%E2%80%91`)
- * too. NaN past the end. `unitEnd` is set to where it ends.
+ * too. NaN past the end. unitEndAt says where it ends.
  */
 function unitAt(text: string, i: number, percent = false): number {
   const c = text.charCodeAt(i)
-  unitEnd = i + 1
+  return c === 0x5c || c === 0x26 || c === 0x25 ? encodedUnit(text, i, percent)[0] : c
+}
+
+/** Where the character unitAt reads at `i` ends. */
+function unitEndAt(text: string, i: number, percent = false): number {
+  const c = text.charCodeAt(i)
+  return c === 0x5c || c === 0x26 || c === 0x25 ? encodedUnit(text, i, percent)[1] : i + 1
+}
+
+/** unitAt at a `\\`, `&` or `%`: the code unit written there and where it ends (the character itself where it begins no escape or reference read). */
+function encodedUnit(text: string, i: number, percent: boolean): [unit: number, end: number] {
+  const c = text.charCodeAt(i)
   if (c === 0x5c) {
     // `\u` and four hex digits (JSON writes no other form of a code unit).
-    if (text.charCodeAt(i + 1) !== 0x75) return c
-    const v = hexValue(text, i + 2, 4)
-    if (v === -1) return c
-    unitEnd = i + 6
-    return v
+    const v = text.charCodeAt(i + 1) === 0x75 ? hexValue(text, i + 2, 4) : -1
+    return v === -1 ? [c, i + 1] : [v, i + 6]
   }
   if (c === 0x26) {
     let semi = i + 2
     while (semi - i <= MAX_REFERENCE && semi < text.length && text.charCodeAt(semi) !== 0x3b) semi++
-    if (semi - i > MAX_REFERENCE || semi >= text.length) return c
+    if (semi - i > MAX_REFERENCE || semi >= text.length) return [c, i + 1]
     let v: number
     if (text.charCodeAt(i + 1) === 0x23) {
       const x = text.charCodeAt(i + 2) | 0x20
       v = x === 0x78 ? hexValue(text, i + 3, semi - i - 3) : decimalValue(text, i + 2, semi - i - 2)
     } else v = NAMED_REFERENCES.get(text.slice(i + 1, semi)) ?? -1
-    if (v === -1 || v > 0xffff) return c
-    unitEnd = semi + 1
-    return v
+    return v === -1 || v > 0xffff ? [c, i + 1] : [v, semi + 1]
   }
-  if (c === 0x25 && percent) {
-    const v = percentDash(text, i)
-    if (v === -1) return c
-    return v
-  }
-  return c
+  return (percent && percentDash(text, i)) || [c, i + 1]
 }
 
 /** The value of `n` (1 to 6) hex digits at `i`, or -1. */
@@ -428,30 +424,22 @@ function decimalValue(text: string, i: number, n: number): number {
   return v
 }
 
-/**
- * The hyphen or look-alike (isDash) percent-encoded at `i`, its UTF-8 bytes each `%HH` (hex in
- * either case), setting unitEnd; -1 where none is.
- */
-function percentDash(text: string, i: number): number {
+/** The hyphen or look-alike (isDash) percent-encoded at `i`, its UTF-8 bytes each `%HH` (hex in either case), and where it ends; null where none is. */
+function percentDash(text: string, i: number): [unit: number, end: number] | null {
   const b0 = text.charCodeAt(i) === 0x25 ? hexValue(text, i + 1, 2) : -1
-  if (b0 === 0x2d) {
-    unitEnd = i + 3
-    return 0x2d
-  }
+  if (b0 === 0x2d) return [0x2d, i + 3]
   // A look-alike's UTF-8 is three bytes, E2 or EF and two continuation bytes.
-  if (b0 !== 0xe2 && b0 !== 0xef) return -1
+  if (b0 !== 0xe2 && b0 !== 0xef) return null
   const b1 = text.charCodeAt(i + 3) === 0x25 ? hexValue(text, i + 4, 2) : -1
   const b2 = text.charCodeAt(i + 6) === 0x25 ? hexValue(text, i + 7, 2) : -1
-  if ((b1 & 0xc0) !== 0x80 || (b2 & 0xc0) !== 0x80) return -1
+  if ((b1 & 0xc0) !== 0x80 || (b2 & 0xc0) !== 0x80) return null
   const cp = ((b0 & 0x0f) << 12) | ((b1 & 0x3f) << 6) | (b2 & 0x3f)
-  if (!isDash(cp)) return -1
-  unitEnd = i + 9
-  return cp
+  return isDash(cp) ? [cp, i + 9] : null
 }
 
 /** The first position from `i` that is no invisible character (as written, escaped or referenced: unitAt). */
 function skipInvisible(text: string, i: number): number {
-  while (i < text.length && isInvisible(unitAt(text, i))) i = unitEnd
+  while (i < text.length && isInvisible(unitAt(text, i))) i = unitEndAt(text, i)
   return i
 }
 
@@ -464,7 +452,7 @@ function skipBreak(text: string, i: number): number {
   return j
 }
 
-/** The hex digit at `i` (ASCII or full-width, as written, escaped or referenced: unitAt) as an ASCII code unit, or -1; sets unitEnd. */
+/** The hex digit at `i` (ASCII or full-width, as written, escaped or referenced: unitAt) as an ASCII code unit, or -1. */
 function hexAt(text: string, i: number): number {
   const c = narrow(unitAt(text, i))
   return isHexCode(c) ? c : -1
@@ -484,7 +472,7 @@ function prefixEnd(text: string, at: number): number {
   for (let k = 0; k < WORD.length; k++) if (narrow(text.charCodeAt(at + k)) !== WORD.charCodeAt(k)) return -1
   const dash = skipInvisible(text, at + WORD.length)
   if (dash >= text.length || !isDash(unitAt(text, dash, true))) return -1
-  const next = skipInvisible(text, unitEnd)
+  const next = skipInvisible(text, unitEndAt(text, dash, true))
   const wrapped = skipBreak(text, next)
   return wrapped === next ? next : skipInvisible(text, wrapped)
 }
@@ -543,7 +531,7 @@ function hexRunAt(text: string, from: number): {end: number; digits: number; pla
       }
     }
     const h = hexAt(text, i)
-    const next = unitEnd
+    const next = unitEndAt(text, i)
     if (h === -1 || ((c === 0x43 || c === 0xff23) && prefixEnd(text, i) !== -1)) break
     if (c > 0x7f || i !== end || next !== i + 1) plain = false
     digits++
@@ -555,7 +543,7 @@ function hexRunAt(text: string, from: number): {end: number; digits: number; pla
 /** The run's hex digits in ASCII (hexRunAt), from `from` to `end`. */
 function runDigits(text: string, from: number, end: number): string {
   let out = ''
-  for (let i = from; i < end; i = unitEnd) {
+  for (let i = from; i < end; i = unitEndAt(text, i)) {
     const h = hexAt(text, i)
     if (h !== -1) out += String.fromCharCode(h)
   }
@@ -819,7 +807,7 @@ function hexAfterPrefix(prompt: string, hex: string): PromptHex {
       const c = hexAt(prompt, j)
       if ((c >= 0x41 && c <= 0x46 ? c + 0x20 : c) !== hex.charCodeAt(n)) break
       n++
-      i = unitEnd
+      i = unitEndAt(prompt, j)
     }
     if (n > best.prefix) best.prefix = n
     if (n > best.whole && hexRun(prompt, i) === 0) best.whole = n
