@@ -27,7 +27,7 @@ const SESSIONS = [
 
 const session = fc.constantFrom(...SESSIONS)
 /** How a marker appears in an answer (the scan must read each the same in both passes). */
-const form = fc.constantFrom('plain', 'lower', 'partial', 'prefix-lower', 'orphan', 'none')
+const form = fc.constantFrom('plain', 'lower', 'partial', 'prefix-lower', 'orphan', 'none', 'wrapped', 'json-escape', 'html', 'percent')
 const shape = fc.constantFrom('chat', 'sse-split', 'text', 'escaped')
 
 const goodLine = fc.record({from: session, to: session, form, shape, echo: fc.boolean(), minute: fc.integer({min: 0, max: 59})}).map((g) => (requestId: string): string => {
@@ -39,7 +39,12 @@ const goodLine = fc.record({from: session, to: session, form, shape, echo: fc.bo
           : g.form === 'lower' ? `CANARY-${m.slice(7).toUpperCase()}`
             : g.form === 'partial' ? m.slice(0, 7 + 17)
               : g.form === 'prefix-lower' ? `canary-${m.slice(7)}`
-                : m
+                // Wrapped inside its hex, or its hyphen written encoded (markers.ts): the marker all the same.
+                : g.form === 'wrapped' ? `${m.slice(0, 7 + 10)}\n    ${m.slice(7 + 10)}`
+                  : g.form === 'json-escape' ? `CANARY\\u2011${m.slice(7)}`
+                    : g.form === 'html' ? `CANARY&#x2d;${m.slice(7)}`
+                      : g.form === 'percent' ? `CANARY%E2%80%91${m.slice(7)}`
+                        : m
   const answer = `here you go: ${shown} and more`
   const prompt = `${g.to.marker} please${g.echo ? ` ${m}` : ''}`
   const cut = Math.floor(answer.length / 2)
