@@ -8,6 +8,7 @@ import type {CaseDb} from '../store/open-case.js'
 import {finishedScanRuns, unfinishedScanRunAt, type ScanRunRow} from '../store/scan-runs.js'
 import {getSettings, ingestClaimant, registryVersion} from '../store/settings.js'
 import {checkAuditedFileFacts} from './verify-file-facts.js'
+import {checkTenantLabels} from './verify-tenant-labels.js'
 import {Problems, shown} from './verify-problems.js'
 import {checkRecordedIncident, checkRecordedNotifications, checkRecordedUnreadSources, flagsOf, summaryOf} from './verify-recorded.js'
 import {count} from '../util/plural.js'
@@ -68,6 +69,7 @@ export function verifyAudit(db: CaseDb, problems: Problems, expect: ExpectedHead
   const anchor: AuditAnchor = {head, entries: entries.length, anchored: expect !== null, entries_since_anchor: null, notes: [], unfinished: [], unanchored_content: []}
   if (expect) checkAnchor(entries, expect, problems, anchor)
   checkCoverage(db, entries, problems, anchor)
+  anchor.notes.push(...checkTenantLabels(db, entries, problems))
   return anchor
 }
 

@@ -1,6 +1,6 @@
 import {InputError} from '../errors.js'
 import type {CaseDb} from '../store/open-case.js'
-import {giveTenantLabels, storedTenantLabels} from '../store/tenant-labels.js'
+import {giveTenantLabels, storedTenantLabels, type TenantLabelNumbers} from '../store/tenant-labels.js'
 import {byText, iso, loadExposureInputs, minMax, sessionKey, type ContaminationRow, type ProvenanceRow, type ScopeInputs} from './scope-data.js'
 import {quoted} from '../util/sanitize.js'
 import {tenantRetryLeaks, tenantUnexaminedDuplicates, type TenantRetryLeaks, type TenantUnexaminedDuplicates} from './retry-leaks.js'
@@ -129,8 +129,15 @@ function numberLabels(firstContact: ReadonlyMap<string, number>, stored?: Readon
  * shows are the case's, not the order of one read. Returns how many were given.
  */
 export function giveOtherTenantLabels(db: CaseDb, at: Date): number {
+  return giveTenantLabels(db, labelsToGive(db, storedTenantLabels(db)), at.toISOString())
+}
+
+/**
+ * The labels a scan finishing now would give, after those `stored`: verify derives the last
+ * scan's again with it, from the labels given before that scan.
+ */
+export function labelsToGive(db: CaseDb, stored: TenantLabelNumbers): Array<{tenant: string; other: string; label: number}> {
   const {contamination, provenance} = loadExposureInputs(db)
-  const stored = storedTenantLabels(db)
   const contacts = new Map<string, Map<string, number>>()
   const meet = (tenant: string, other: string, id: number) => {
     if (tenant === other || tenant === '' || other === '') return
@@ -148,7 +155,7 @@ export function giveOtherTenantLabels(db: CaseDb, at: Date): number {
     const mine = stored.get(tenant)
     for (const [other, label] of numberLabels(firstContact, mine)) if (mine?.get(other) === undefined) give.push({tenant, other, label})
   }
-  return giveTenantLabels(db, give, at.toISOString())
+  return give
 }
 
 /**

@@ -14,6 +14,11 @@ export function storedTenantLabels(db: CaseDb): TenantLabelNumbers {
   return out
 }
 
+/** Every label given, with when: what verify derives again and checks (case/verify-tenant-labels.ts). */
+export function listTenantLabels(db: CaseDb): Array<{tenant: string; other: string; label: number; given_at: string}> {
+  return db.prepare('SELECT tenant, other, label, given_at FROM tenant_labels ORDER BY tenant, label').all() as Array<{tenant: string; other: string; label: number; given_at: string}>
+}
+
 /**
  * When each tenant's documents first had labels stored (its earliest label's given_at): a notice to
  * it recorded before then (a case from before migration 022, or one sent before any scan gave
