@@ -116,7 +116,7 @@ function valuesNamed(entry: AuditEntry, key: string): unknown[] {
 function checkCoverage(db: CaseDb, entries: readonly AuditEntry[], problems: Problems, anchor: AuditAnchor): void {
   const notes = anchor.notes
   checkAuditedFilesPresent(db, entries, problems)
-  anchor.unanchored_content = checkAuditedFileFacts(db, entries, problems)
+  anchor.unanchored_content = checkAuditedFileFacts(db, entries, problems, notes)
 
   // Evidence files: each named by its SHA-256 in the entry of the ingest that read it (or of one
   // that found it already present: an ingest killed before its entry, then run again).

@@ -1,4 +1,5 @@
-import {basename} from 'node:path'
+import {basename, isAbsolute, join, relative, resolve} from 'node:path'
+import {count} from '../util/plural.js'
 import type {AuditEntry} from '../store/audit.js'
 import {listFiles, type FileRow} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
@@ -23,8 +24,24 @@ interface IngestedFile {
   no_response_text: unknown
   content_sha256: unknown
   content_size: unknown
+  /** the whole element, for the facts this version's ingest records (storedFacts in cli/ingest-flags.ts) */
+  recorded: Record<string, unknown>
   has: Set<string>
 }
+
+/** One file `relocate` pointed elsewhere: where to (this version records it; earlier ones only the folders, in args). */
+interface Relocation {
+  seq: number
+  to: string | null
+  from_dir: string | null
+  to_dir: string | null
+}
+
+/** Facts this version's ingest records of each file it stores, compared as they are (column, label). */
+const STORED_FACTS: ReadonlyArray<[keyof FileRow & string, string]> = [
+  ['compression', 'compression'], ['source', 'source'], ['parse_spec', 'parse spec'], ['lines_held', 'evidence held (lines_held)'],
+  ['started_at', 'ingest start time'], ['completed_at', 'ingest completion time'], ['format_reason', 'format reason'],
+]
 
 /** One file of a scan's `unreadable_files`: what was not read of it then. */
 interface Unjudged {
@@ -59,17 +76,21 @@ const key = (u: Unjudged): string => JSON.stringify([u.unread, u.no_response_tex
  * audit entry records (ingested by an earlier version): verify ties their stored content to
  * the original where it can still be read, and names them otherwise.
  */
-export function checkAuditedFileFacts(db: CaseDb, entries: readonly AuditEntry[], problems: Problems): FileRow[] {
+export function checkAuditedFileFacts(db: CaseDb, entries: readonly AuditEntry[], problems: Problems, notes: string[]): FileRow[] {
   const ingested = new Map<string, IngestedFile>()
   const snapshots: ScanSnapshot[] = []
   /** per sha256, the seq of each drop that counted a duplicate line of it as its record */
   const grownBy = new Map<string, number[]>()
+  /** per sha256, each relocate that moved it, in order */
+  const relocations = new Map<string, Relocation[]>()
+  /** seq of each finished scan (one may have added notes to a file it extracted again) */
+  const scanSeqs: number[] = []
   for (const e of entries) {
     const s = summaryOf(e)
     if (ingestStep(e)) {
       for (const f of [...objects(s.files), ...objects(s.per_file)]) {
         if (typeof f.sha256 !== 'string' || f.sha256 === '' || f.status !== 'ingested') continue
-        ingested.set(f.sha256, {seq: e.seq, path: f.path, log_format: f.log_format, unread: f.unread, no_request_text: f.no_request_text, no_response_text: f.no_response_text, content_sha256: f.content_sha256, content_size: f.content_size, has: new Set(Object.keys(f))})
+        ingested.set(f.sha256, {seq: e.seq, path: f.path, log_format: f.log_format, unread: f.unread, no_request_text: f.no_request_text, no_response_text: f.no_response_text, content_sha256: f.content_sha256, content_size: f.content_size, recorded: f, has: new Set(Object.keys(f))})
       }
     } else if (typeof s.scanned_at === 'string' && Array.isArray(s.unreadable_files)) {
       const byPath = new Map<string, Unjudged[]>()
@@ -80,12 +101,26 @@ export function checkAuditedFileFacts(db: CaseDb, entries: readonly AuditEntry[]
         byPath.set(u.path, list)
       }
       snapshots.push({seq: e.seq, byPath})
+      scanSeqs.push(e.seq)
+    } else if (e.command === 'relocate') {
+      const args = argsOf(e)
+      for (const f of objects(s.files)) {
+        if (typeof f.sha256 !== 'string') continue
+        relocations.set(f.sha256, [...(relocations.get(f.sha256) ?? []), {
+          seq: e.seq, to: typeof f.to === 'string' ? f.to : null,
+          from_dir: typeof args.from === 'string' ? args.from : null, to_dir: typeof args.to === 'string' ? args.to : null,
+        }])
+      }
     } else if (e.command === 'drop') {
       for (const k of objects(s.kept_in)) if (typeof k.sha256 === 'string') grownBy.set(k.sha256, [...(grownBy.get(k.sha256) ?? []), e.seq])
     }
   }
 
   const unanchored = checkContentAnchors(db, ingested, problems)
+  /** facts (labels) some file's ingest entry does not record (an earlier version's) */
+  const unrecorded = new Set<string>()
+  const laterNotes: string[] = []
+  const unplaced: string[] = []
   const files = listFiles(db).filter((f) => f.kind === 'log' && f.state === 'complete')
   /** per scan snapshot, per path, the files it speaks for */
   const spoken = new Map<ScanSnapshot, Map<string, FileRow[]>>()
@@ -100,6 +135,8 @@ export function checkAuditedFileFacts(db: CaseDb, entries: readonly AuditEntry[]
     if (a.has.has('log_format') && f.log_format !== a.log_format) {
       problems.add('recorded', where, `its log format is ${shown(f.log_format)}, but audit entry ${a.seq} recorded ${shown(a.log_format)}`, 'file-facts')
     }
+    // Spark findings by reference: their entry records the job's shards, checked on their own (verify-references.ts).
+    if (f.lines_held !== 'findings') checkStoredFacts(f, a, relocations.get(f.sha256) ?? [], scanSeqs, problems, {unrecorded, laterNotes, unplaced})
     const grown = (after: number): boolean => (grownBy.get(f.sha256) ?? []).some((seq) => seq > after)
     // A count may only have grown (a drop counted a duplicate line as a record) after the entry that recorded it.
     const countDiffers = (now: number | null, was: unknown, after: number): boolean => typeof was === 'number' && (grown(after) ? now === null || now < was : now !== was)
@@ -137,8 +174,93 @@ export function checkAuditedFileFacts(db: CaseDb, entries: readonly AuditEntry[]
       )
     }
   }
+  if (unrecorded.size > 0) {
+    notes.push(`log files ingested by an earlier version of crosstalk, whose audit entries do not record them: their ${[...unrecorded].join(', ')} not checked`)
+  }
+  if (laterNotes.length > 0) {
+    notes.push(`notes added to ${count(laterNotes.length, 'log file')} after ingest, by a scan that extracted ${laterNotes.length === 1 ? 'it' : 'them'} again (no audit entry records those): not checked: ${laterNotes.slice(0, 5).join('; ')}${laterNotes.length > 5 ? `; and ${laterNotes.length - 5} more` : ''}`)
+  }
+  if (unplaced.length > 0) {
+    notes.push(`where ${count(unplaced.length, 'log file')} ${unplaced.length === 1 ? 'is' : 'are'} read from, against the audit log, not checked: ${unplaced.slice(0, 5).join('; ')}${unplaced.length > 5 ? `; and ${unplaced.length - 5} more` : ''}`)
+  }
   return unanchored
 }
+
+/** The facts this version's ingest records of a file (and its place, followed through relocate), against the case. */
+function checkStoredFacts(f: FileRow, a: IngestedFile, moves: readonly Relocation[], scanSeqs: readonly number[], problems: Problems, left: {unrecorded: Set<string>; laterNotes: string[]; unplaced: string[]}): void {
+  const where = f.path
+  const {unrecorded, laterNotes, unplaced} = left
+  for (const [column, label] of STORED_FACTS) {
+    if (!a.has.has(column)) {
+      unrecorded.add(label)
+      continue
+    }
+    if (f[column] !== (a.recorded[column] ?? null)) problems.add('recorded', where, `its ${label} is ${shown(f[column])}, but audit entry ${a.seq} recorded ${shown(a.recorded[column])}`, 'file-facts')
+  }
+  checkNotes(f, a, scanSeqs, problems, unrecorded, laterNotes)
+  const place = recordedPlace(f, a, moves)
+  if (place.at === null) unplaced.push(`${f.path} (${place.why})`)
+  else if (place.at !== f.abs_path) {
+    problems.add('recorded', where, `it is read from ${shown(f.abs_path)}, but the audit log puts it at ${shown(place.at)} (${place.why}): moved outside \`crosstalk relocate\``, 'file-facts')
+  }
+}
+
+function argsOf(entry: AuditEntry): Record<string, unknown> {
+  try {
+    const v = JSON.parse(entry.args) as unknown
+    return v !== null && typeof v === 'object' ? (v as Record<string, unknown>) : {}
+  } catch {
+    return {}
+  }
+}
+
+/**
+ * The notes its ingest recorded must be the file's first notes; a scan that extracts the file
+ * again (a newer extract scheme) may add notes after them, which no entry records (named).
+ */
+function checkNotes(f: FileRow, a: IngestedFile, scanSeqs: readonly number[], problems: Problems, unrecorded: Set<string>, laterNotes: string[]): void {
+  if (!a.has.has('notes')) {
+    unrecorded.add('notes')
+    return
+  }
+  const list = (v: unknown): string[] | null => {
+    if (v === null || v === undefined) return []
+    try {
+      const parsed = JSON.parse(String(v)) as unknown
+      return Array.isArray(parsed) && parsed.every((n) => typeof n === 'string') ? parsed : null
+    } catch {
+      return null
+    }
+  }
+  const was = list(a.recorded.notes)
+  const now = list(f.notes)
+  const scannedSince = scanSeqs.some((seq) => seq > a.seq)
+  const same = was !== null && now !== null && was.every((n, i) => now[i] === n) && (now.length === was.length || scannedSince)
+  if (!same) problems.add('recorded', f.path, `its notes are ${shown(f.notes)}, but audit entry ${a.seq} recorded ${shown(a.recorded.notes)}`, 'file-facts')
+  else if (now!.length > was!.length) laterNotes.push(f.path)
+}
+
+/**
+ * Where the audit log says a file's original lies: the place its ingest recorded, moved by
+ * each `relocate` that named it since (this version records each file's new place; an earlier
+ * one only the folders, which give it when both were absolute). null: not known, and why.
+ */
+function recordedPlace(f: FileRow, a: IngestedFile, moves: readonly Relocation[]): {at: string | null; why: string} {
+  let at: string | null = typeof a.recorded.abs_path === 'string' ? a.recorded.abs_path : typeof a.path === 'string' && isAbsolute(a.path) ? resolve(a.path) : null
+  let why = at === null ? `its ingest, audit entry ${a.seq}, recorded a relative path and not the place` : `recorded by its ingest, audit entry ${a.seq}`
+  for (const m of moves) {
+    if (m.seq < a.seq) continue
+    if (m.to !== null) at = m.to
+    else if (at !== null && m.from_dir !== null && m.to_dir !== null && isAbsolute(m.from_dir) && isAbsolute(m.to_dir)) {
+      const rel = relative(resolve(m.from_dir), at)
+      at = rel === '' || rel.startsWith('..') || isAbsolute(rel) ? null : join(resolve(m.to_dir), rel)
+    } else at = null
+    why = at === null ? `relocate, audit entry ${m.seq}, recorded not where it moved it` : `moved there by relocate, audit entry ${m.seq}`
+    if (at === null) break
+  }
+  return {at, why}
+}
+
 
 /**
  * The content verify checks the stored evidence (or a referenced original) against is the

@@ -359,6 +359,8 @@ class FileWalk {
       }
     }
     if (row.source !== this.file.source) this.problems.add('record', name(), `source is ${shown(row.source)}, but its file was ingested as ${shown(this.file.source)}`, group)
+    // A line of this format holds one record, item 0: another item would have its texts read from no item of the line.
+    if (row.item !== 0) this.problems.add('record', name(), `its item is ${shown(row.item)}, but its line holds one record (item 0)`, group)
     if (!this.extracted) return
 
     const response = fresh.response_text

@@ -191,7 +191,7 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
         problems.add('record', file.path, `its parse spec cannot be read (${(error as Error).message}): its records cannot be decoded again`, file.path)
         continue
       }
-      result.not_checked.push(`${file.path}: records' fields, lines and sightings not re-derived (${how}: only the native format is walked line by line); each item's bytes and the content hash were checked`)
+      result.not_checked.push(`${file.path}: records' fields (each one's item in its line among them), lines and sightings not re-derived (${how}: only the native format is walked line by line); each item's bytes and the content hash were checked`)
     }
     const references = complete.filter((f) => f.lines_held === 'findings')
     // Shards of Spark findings that could not be re-hashed: the case holds only the findings'

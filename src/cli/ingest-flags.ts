@@ -7,7 +7,7 @@ import type {ParseSpec} from '../extract/parse-spec.js'
 import {parseAssumeTz, ZoneError} from '../extract/timestamps-zone.js'
 import {LOG_FILE_PATTERNS} from '../ingest/expand-paths.js'
 import {ingestLogs, type FormatDecision, type IngestLogsOptions, type IngestLogsResult} from '../ingest/ingest-logs.js'
-import {caseLogEvidence, type LogEvidence} from '../store/files.js'
+import {caseLogEvidence, fileBySha256, type LogEvidence} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {parseRecordTimestamp, TimestampError} from '../util/timestamps.js'
 import {clearProgress, ingestProgressBar} from './progress.js'
@@ -135,13 +135,14 @@ export async function ingestLogsCommand(
 }
 
 /** What the audit log keeps of an ingest: per file, how it was read and what came of it. */
-export function ingestAuditSummary(result: IngestLogsResult): Record<string, unknown> {
+export function ingestAuditSummary(result: IngestLogsResult, db: CaseDb): Record<string, unknown> {
   return {
     files: result.per_file.map((f) => ({
       path: f.path, sha256: f.sha256, status: f.status, log_format: f.log_format, format_reason: f.format_reason, records: f.records,
       bad_lines: f.bad_lines, no_request_text: f.no_request_text, no_response_text: f.no_response_text, unread: f.unread,
       ...(f.content_sha256 === undefined ? {} : {content_sha256: f.content_sha256, content_size: f.content_size}),
       ...(f.refused ? {refused: f.refused.reason} : {}),
+      ...(f.status === 'ingested' ? storedFacts(db, f.sha256) : {}),
     })),
     records: result.records, duplicates: result.duplicates, bad_lines: result.bad_lines, refused_files: result.refused_files,
     // Entries a walk reached and could not read (the command exited 1 on them).
@@ -152,6 +153,19 @@ export function ingestAuditSummary(result: IngestLogsResult): Record<string, unk
       recorded: result.unread_sources.recorded.map((s) => ({id: s.id, path: s.path, source_sha256: s.sha256, reason: s.reason})),
       settled: result.unread_sources.settled.map((s) => s.id),
     },
+  }
+}
+
+/**
+ * What the case stored of a file its ingest finished, as stored: verify compares each with the
+ * case (case/verify-file-facts.ts), and follows `relocate`'s entries from the place recorded here.
+ */
+function storedFacts(db: CaseDb, sha256: string): Record<string, unknown> {
+  const row = fileBySha256(db, sha256)
+  if (!row || row.kind !== 'log' || row.state !== 'complete') return {}
+  return {
+    abs_path: row.abs_path, compression: row.compression, source: row.source, parse_spec: row.parse_spec, lines_held: row.lines_held,
+    notes: row.notes, started_at: row.started_at, completed_at: row.completed_at,
   }
 }
 

@@ -21,8 +21,9 @@ export default class Relocate extends BaseCommand {
     const {args, flags} = await this.parse(Relocate)
     const db = this.openCase(flags.db)
     const result = await relocateOriginals(db, args.from, args.to)
+    // Each file's place before and after (verify follows them from the place its ingest recorded).
     // Nothing changed (every original already recorded where TO puts it): no audit entry, and not said to be relocated.
-    if (result.relocated.length > 0) this.audit(db, {from: args.from, to: args.to}, {files: result.relocated.map((r) => ({path: r.path, sha256: r.sha256})), elsewhere: result.elsewhere})
+    if (result.relocated.length > 0) this.audit(db, {from: args.from, to: args.to}, {files: result.relocated.map((r) => ({path: r.path, sha256: r.sha256, from: r.from, to: r.to})), elsewhere: result.elsewhere})
     if (!this.jsonEnabled() && result.relocated.length === 0) {
       this.log(`Nothing relocated: ${count(result.unchanged, 'original')} under ${safeLine(args.from)} ${result.unchanged === 1 ? 'is' : 'are'} already recorded there, and each matched its SHA-256.`)
       for (const g of result.grown) this.note(this.paint.yellow(`warning: ${safeLine(grownOriginalLine(g))}`))

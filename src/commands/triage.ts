@@ -111,7 +111,7 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
           if (progress) clearProgress()
           if (s.step === 'canaries') this.audit(db, {step: 'ingest canaries', canaries: flags.canaries}, {file: s.result.file, sha256: s.result.sha256, status: s.result.status, added: s.result.added})
           else if (s.step === 'ingest') {
-            this.audit(db, {step: 'ingest logs', ...ingestAuditArgs(argv as string[], parsed, flags.source, evidence)}, ingestAuditSummary(s.result))
+            this.audit(db, {step: 'ingest logs', ...ingestAuditArgs(argv as string[], parsed, flags.source, evidence)}, ingestAuditSummary(s.result, db))
           } else {
             const {timings_ms: _t, provenance_stats: _p, ...summary} = s.result
             this.audit(db, {step: 'scan', 'pool-tokens': flags['pool-tokens'] ?? null, 'advertised-tokens': flags['advertised-tokens'] ?? null, 'no-provenance': flags['no-provenance']}, knownScanSummary(summary))
@@ -138,7 +138,7 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
       }
       // What a failed ingest stored (files, the sources it did not read) is recorded all the same.
       const partial = partialIngest(error)
-      if (partial) this.audit(db, {step: 'ingest logs', ...ingestAuditArgs(argv as string[], parsed, flags.source, evidence)}, {...ingestAuditSummary(partial), failed: (error as Error).message})
+      if (partial) this.audit(db, {step: 'ingest logs', ...ingestAuditArgs(argv as string[], parsed, flags.source, evidence)}, {...ingestAuditSummary(partial, db), failed: (error as Error).message})
       // "Gate: contamination found" was printed before the failure (provenance's, say): the contract's 3 stands, the failure is still said.
       if ((gate as GateVerdict | null)?.tripped) throw trippedFailure(error, [db.name])
       throw error

@@ -555,13 +555,15 @@ export interface RecordRowStored extends RecordFields {
   byte_len: number
   raw_crc32: number
   source: string
+  /** position among its line's items: 0 for a format of one record a line, the only ones verify walks line by line */
+  item: number
 }
 
 /** The columns of a record row, in the order iterateRecordsOfFile gives them. */
 export const RECORD_COLUMNS = [
   'id', 'file_id', 'line_no', 'byte_offset', 'byte_len', 'raw_crc32', 'source', 'request_id', 'ts', 'ts_ms', 'tenant_id', 'session_id',
   'status', 'endpoint', 'model', 'prefill_node', 'decode_node', 'prompt_tokens', 'completion_tokens', 'cached_tokens', 'stream',
-  'response_kind', 'is_error', 'error_message',
+  'response_kind', 'is_error', 'error_message', 'item',
 ] as const satisfies ReadonlyArray<keyof RecordRowStored>
 
 /**

@@ -52,12 +52,12 @@ PATHS may be regular files (any name), directories (walked, through symbolic lin
     } catch (error) {
       // What was stored before the failure is recorded all the same.
       const partial = partialIngest(error)
-      if (partial) this.audit(db, args, {...ingestAuditSummary(partial), failed: (error as Error).message})
+      if (partial) this.audit(db, args, {...ingestAuditSummary(partial, db), failed: (error as Error).message})
       throw error
     } finally {
       interrupts.dispose()
     }
-    this.audit(db, args, ingestAuditSummary(result))
+    this.audit(db, args, ingestAuditSummary(result, db))
     for (const w of result.warnings) this.note(this.paint.yellow(`warning: ${safeLine(w)}`))
     if (!this.jsonEnabled()) this.log(renderIngest(result))
     const sig = interrupts.received()
