@@ -90,7 +90,7 @@ export interface ShowOptions {
   showMarkers?: boolean
 }
 
-function findRecord(db: CaseDb, requestId: string, source?: string): StoredRecord {
+export function findRecord(db: CaseDb, requestId: string, source?: string): StoredRecord {
   const rows = findRecordsByRequestId(db, requestId, source, 2)
   if (rows.length === 0) throw new InputError(`no record with request_id ${quoted(requestId)}${source ? ` in source ${source}` : ''}`, 'E_NOT_FOUND')
   if (rows.length > 1) {
@@ -189,8 +189,3 @@ function markerShortener(unconventional: readonly string[]): (text: string) => s
   }
 }
 
-/** The record's original line, byte for byte, from the case's evidence store. */
-export function rawRecord(db: CaseDb, requestId: string, source?: string): Buffer {
-  const r = findRecord(db, requestId, source)
-  return readCheckedLine(evidenceReader(db), r)
-}

@@ -1,16 +1,18 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {safeLine, safeText} from '../util/sanitize.js'
-import {rawRecord, showRecord, type RecordFindings, type RecordView} from '../case/show-record.js'
+import {rawRecord} from '../case/show-raw.js'
+import {showRecord, type RecordFindings, type RecordView} from '../case/show-record.js'
 import {count} from '../cli/plural.js'
 
 export default class Show extends BaseCommand {
   static override summary = 'Print one record decoded, or with --raw its original line byte for byte.'
-  static override description = 'The decoded view shows where the record came from, what the log says about it, and what detection found: the markers its response received (and whose), the earlier text of another session it repeats, the later responses that repeat it, the personal data it received (as references), and whether it was at risk; each says "not known" until a scan covers the case. Its prompt and response texts are other people\'s data: they are printed only with --show-text (terminal control characters made visible, long texts cut at --max-chars), with canary markers shortened unless --show-markers. --raw writes the exact original bytes from the case\'s evidence store to stdout, unchanged (pipe it to a file or a hex viewer).'
+  static override description = 'The decoded view shows where the record came from, what the log says about it, and what detection found: the markers its response received (and whose), the earlier text of another session it repeats, the later responses that repeat it, the personal data it received (as references), and whether it was at risk; each says "not known" until a scan covers the case. Its prompt and response texts are other people\'s data: they are printed only with --show-text (terminal control characters made visible, long texts cut at --max-chars), with canary markers shortened unless --show-markers. --raw writes the exact original bytes from the case\'s evidence store to stdout, unchanged (pipe it to a file or a hex viewer), once the line matches the CRC-32 recorded for it at ingest and the whole file\'s evidence gives again the SHA-256 its ingest\'s audit entry recorded; a file over 256 MiB is read whole only with --verified (without it, stderr says what was not checked). Bytes known to be altered are never printed (exit 1).'
   static override examples = [
     '<%= config.bin %> show req-000123',
     '<%= config.bin %> show req-000123 --show-text',
     '<%= config.bin %> show req-000123 --raw > original-line.json',
+    '<%= config.bin %> show req-000123 --raw --verified > original-line.json',
     '<%= config.bin %> show req-000123 --json --show-text --show-markers',
   ]
   static override args = {request_id: Args.string({description: 'request_id of the record', required: true})}
@@ -18,6 +20,7 @@ export default class Show extends BaseCommand {
     db: dbFlag,
     source: Flags.string({description: 'log source, when the request_id exists in several'}),
     raw: Flags.boolean({description: 'write the original line exactly as it was in the evidence file', exclusive: ['show-text', 'show-markers', 'max-chars', 'json']}),
+    verified: Flags.boolean({description: 'with --raw: read the whole file\'s evidence again against the SHA-256 its ingest\'s audit entry recorded, and print nothing if it differs or cannot be checked, whatever its size (without it, a file over 256 MiB is checked line by CRC-32 only, and stderr says so)', dependsOn: ['raw']}),
     'max-chars': Flags.integer({description: 'cut each text at this many characters in the decoded view (0: no limit)', default: 4000, min: 0}),
     'show-text': Flags.boolean({description: 'print the prompt and response texts (they can hold another tenant\'s leaked data)'}),
     'show-markers': Flags.boolean({description: 'canary markers in full (default: shortened, as in sightings)'}),
@@ -27,7 +30,9 @@ export default class Show extends BaseCommand {
     const {args, flags} = await this.parse(Show)
     const db = this.openCase(flags.db, {readonly: true})
     if (flags.raw) {
-      const bytes = rawRecord(db, args.request_id, flags.source)
+      const {bytes, unchecked} = await rawRecord(db, args.request_id, flags.source, {verified: flags.verified})
+      // Printed only once checked; what was not checked is said beside it, never in the bytes.
+      if (unchecked !== null) this.note(`show --raw: ${safeLine(unchecked)}`)
       await new Promise<void>((resolve, reject) => process.stdout.write(bytes, undefined, (e) => (e ? reject(e) : resolve())))
       return
     }
