@@ -26,6 +26,8 @@ interface IngestedFile {
   content_size: unknown
   /** the whole element, for the facts this version's ingest records (storedFacts in cli/ingest-flags.ts) */
   recorded: Record<string, unknown>
+  /** the entry those facts are last recorded by (a later ingest that found the file present records them again) */
+  factsSeq: number
   has: Set<string>
 }
 
@@ -36,6 +38,9 @@ interface Relocation {
   from_dir: string | null
   to_dir: string | null
 }
+
+/** The keys of those facts an ingest that finds a file already present records again. */
+const STORED_KEYS = ['abs_path', 'compression', 'source', 'parse_spec', 'lines_held', 'notes', 'started_at', 'completed_at'] as const
 
 /** Facts this version's ingest records of each file it stores, compared as they are (column, label). */
 const STORED_FACTS: ReadonlyArray<[keyof FileRow & string, string]> = [
@@ -89,8 +94,16 @@ export function checkAuditedFileFacts(db: CaseDb, entries: readonly AuditEntry[]
     const s = summaryOf(e)
     if (ingestStep(e)) {
       for (const f of [...objects(s.files), ...objects(s.per_file)]) {
-        if (typeof f.sha256 !== 'string' || f.sha256 === '' || f.status !== 'ingested') continue
-        ingested.set(f.sha256, {seq: e.seq, path: f.path, log_format: f.log_format, unread: f.unread, no_request_text: f.no_request_text, no_response_text: f.no_response_text, content_sha256: f.content_sha256, content_size: f.content_size, recorded: f, has: new Set(Object.keys(f))})
+        if (typeof f.sha256 !== 'string' || f.sha256 === '') continue
+        const earlier = ingested.get(f.sha256)
+        // A later ingest of a file already present records the file as it then was (one kept by reference may have been copied in).
+        if (f.status === 'already_present' && earlier && 'abs_path' in f) {
+          earlier.factsSeq = e.seq
+          earlier.recorded = {...earlier.recorded, ...Object.fromEntries(STORED_KEYS.filter((k) => k in f).map((k) => [k, f[k]]))}
+          for (const k of STORED_KEYS) if (k in f) earlier.has.add(k)
+        }
+        if (f.status !== 'ingested') continue
+        ingested.set(f.sha256, {seq: e.seq, factsSeq: e.seq, path: f.path, log_format: f.log_format, unread: f.unread, no_request_text: f.no_request_text, no_response_text: f.no_response_text, content_sha256: f.content_sha256, content_size: f.content_size, recorded: f, has: new Set(Object.keys(f))})
       }
     } else if (typeof s.scanned_at === 'string' && Array.isArray(s.unreadable_files)) {
       const byPath = new Map<string, Unjudged[]>()
@@ -195,7 +208,7 @@ function checkStoredFacts(f: FileRow, a: IngestedFile, moves: readonly Relocatio
       unrecorded.add(label)
       continue
     }
-    if (f[column] !== (a.recorded[column] ?? null)) problems.add('recorded', where, `its ${label} is ${shown(f[column])}, but audit entry ${a.seq} recorded ${shown(a.recorded[column])}`, 'file-facts')
+    if (f[column] !== (a.recorded[column] ?? null)) problems.add('recorded', where, `its ${label} is ${shown(f[column])}, but audit entry ${a.factsSeq} recorded ${shown(a.recorded[column])}`, 'file-facts')
   }
   checkNotes(f, a, scanSeqs, problems, unrecorded, laterNotes)
   const place = recordedPlace(f, a, moves)
@@ -234,9 +247,9 @@ function checkNotes(f: FileRow, a: IngestedFile, scanSeqs: readonly number[], pr
   }
   const was = list(a.recorded.notes)
   const now = list(f.notes)
-  const scannedSince = scanSeqs.some((seq) => seq > a.seq)
+  const scannedSince = scanSeqs.some((seq) => seq > a.factsSeq)
   const same = was !== null && now !== null && was.every((n, i) => now[i] === n) && (now.length === was.length || scannedSince)
-  if (!same) problems.add('recorded', f.path, `its notes are ${shown(f.notes)}, but audit entry ${a.seq} recorded ${shown(a.recorded.notes)}`, 'file-facts')
+  if (!same) problems.add('recorded', f.path, `its notes are ${shown(f.notes)}, but audit entry ${a.factsSeq} recorded ${shown(a.recorded.notes)}`, 'file-facts')
   else if (now!.length > was!.length) laterNotes.push(f.path)
 }
 
@@ -247,9 +260,9 @@ function checkNotes(f: FileRow, a: IngestedFile, scanSeqs: readonly number[], pr
  */
 function recordedPlace(f: FileRow, a: IngestedFile, moves: readonly Relocation[]): {at: string | null; why: string} {
   let at: string | null = typeof a.recorded.abs_path === 'string' ? a.recorded.abs_path : typeof a.path === 'string' && isAbsolute(a.path) ? resolve(a.path) : null
-  let why = at === null ? `its ingest, audit entry ${a.seq}, recorded a relative path and not the place` : `recorded by its ingest, audit entry ${a.seq}`
+  let why = at === null ? `its ingest, audit entry ${a.seq}, recorded a relative path and not the place` : `recorded by its ingest, audit entry ${a.factsSeq}`
   for (const m of moves) {
-    if (m.seq < a.seq) continue
+    if (m.seq < a.factsSeq) continue
     if (m.to !== null) at = m.to
     else if (at !== null && m.from_dir !== null && m.to_dir !== null && isAbsolute(m.from_dir) && isAbsolute(m.to_dir)) {
       const rel = relative(resolve(m.from_dir), at)

@@ -142,7 +142,8 @@ export function ingestAuditSummary(result: IngestLogsResult, db: CaseDb): Record
       bad_lines: f.bad_lines, no_request_text: f.no_request_text, no_response_text: f.no_response_text, unread: f.unread,
       ...(f.content_sha256 === undefined ? {} : {content_sha256: f.content_sha256, content_size: f.content_size}),
       ...(f.refused ? {refused: f.refused.reason} : {}),
-      ...(f.status === 'ingested' ? storedFacts(db, f.sha256) : {}),
+      // Also of a file already present: this ingest may have changed how it is kept (copied into the case what was kept by reference).
+      ...(f.status === 'refused' ? {} : storedFacts(db, f.sha256)),
     })),
     records: result.records, duplicates: result.duplicates, bad_lines: result.bad_lines, refused_files: result.refused_files,
     // Entries a walk reached and could not read (the command exited 1 on them).

@@ -82,6 +82,20 @@ describe('verify compares the file facts its ingest recorded', () => {
   })
 })
 
+describe('verify follows what a later ingest records', () => {
+  it('passes a case whose file kept by reference was then copied in by a second ingest', async () => {
+    const path = join(dir, 'copied-in.db')
+    for (const suffix of ['', '-wal', '-shm']) if (existsSync(referenced + suffix)) copyFileSync(referenced + suffix, path + suffix)
+    await run(['ingest', 'logs', join(logs, 'ref.jsonl'), '--evidence', 'copy', '--db', path])
+    const db = new Database(path, {readonly: true})
+    expect(db.prepare(`SELECT lines_held FROM files WHERE name = 'ref.jsonl'`).pluck().get()).toBe('all')
+    db.close()
+    const v = await verify(path, true)
+    expect(v.out).not.toMatch(/lines_held/)
+    expect(v.code).toBe(0)
+  })
+})
+
 describe('verify follows relocate', () => {
   it('passes a case whose originals were relocated, and fails one moved by hand', async () => {
     const moved = join(dir, 'moved')
