@@ -315,9 +315,16 @@ export interface MarkerToken {
 // - the hyphen may be a look-alike: U+2010 hyphen, U+2011 non-breaking hyphen (GPT-family models
 //   write it for `-`), U+2012 figure dash, U+2013 en dash, U+2014 em dash, U+2212 minus sign,
 //   U+FE63 small hyphen-minus, U+FF0D full-width hyphen-minus;
-// - invisible format characters may stand after `CANARY`, around the hyphen and between hex
-//   digits: U+00AD soft hyphen, U+200B zero width space, U+200C/U+200D zero width (non-)joiner,
-//   U+2060 word joiner, U+FEFF zero width no-break space (all Default_Ignorable_Code_Point);
+// - invisible characters may stand after `CANARY`, around the hyphen and between hex digits:
+//   every code point Unicode lists as Default_Ignorable_Code_Point (DerivedCoreProperties.txt),
+//   which a renderer draws as nothing: U+00AD soft hyphen, U+034F combining grapheme joiner,
+//   U+061C Arabic letter mark, U+115F/U+1160 Hangul fillers, U+17B4/U+17B5, U+180B..U+180F
+//   Mongolian selectors and vowel separator, U+200B..U+200F (zero width space, joiners, LRM,
+//   RLM), U+202A..U+202E bidi embeddings and overrides, U+2060..U+206F (word joiner, invisible
+//   operators, bidi isolates), U+3164 Hangul filler, U+FE00..U+FE0F variation selectors, U+FEFF,
+//   U+FFA0, U+FFF0..U+FFF8, U+1BCA0..U+1BCA3 shorthand format controls, U+1D173..U+1D17A musical
+//   format controls, U+E0000..U+E0FFF tags and variation selectors supplement. The client sees the
+//   marker as issued: a leak is a leak whatever invisible code points a model or a tool put in it;
 // - one line break (LF or CR LF), and the next line's indentation (spaces, tabs), may follow the
 //   hyphen, where word-wrappers break a marker;
 // - the hex run goes on over such a line break (a model wrapping a long token at a fixed width,
@@ -345,8 +352,30 @@ const WIDE_WORD_LETTER = /[\uff21\uff23\uff2e\uff32\uff39]/
 /** A full-width form (U+FF01..U+FF5E) as its ASCII character; any other code unit as it is. */
 const narrow = (c: number): number => (c >= 0xff01 && c <= 0xff5e ? c - 0xfee0 : c)
 
-/** The invisible characters folded out of a marker (see above). */
-const isInvisible = (c: number): boolean => c === 0x200b || c === 0x200c || c === 0x200d || c === 0x2060 || c === 0x00ad || c === 0xfeff
+/** Whether a code point is Default_Ignorable_Code_Point (see above): folded out of a marker. */
+export function isDefaultIgnorable(c: number): boolean {
+  if (c < 0x00ad) return false
+  if (c <= 0xffff) {
+    return c === 0x00ad || c === 0x034f || c === 0x061c || c === 0x115f || c === 0x1160 || c === 0x17b4 || c === 0x17b5 || (c >= 0x180b && c <= 0x180f) ||
+      (c >= 0x200b && c <= 0x200f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2060 && c <= 0x206f) || c === 0x3164 || (c >= 0xfe00 && c <= 0xfe0f) ||
+      c === 0xfeff || c === 0xffa0 || (c >= 0xfff0 && c <= 0xfff8)
+  }
+  return (c >= 0x1bca0 && c <= 0x1bca3) || (c >= 0x1d173 && c <= 0x1d17a) || (c >= 0xe0000 && c <= 0xe0fff)
+}
+
+/**
+ * Where the invisible character at `i` ends (as written, escaped or referenced: unitAt; one
+ * outside the BMP is a surrogate pair, each half as written or a JSON escape); -1 where none is there.
+ */
+function invisibleEnd(text: string, i: number): number {
+  const u = unitAt(text, i)
+  if (u >= 0xd800 && u <= 0xdbff) {
+    const end = unitEndAt(text, i)
+    const lo = unitAt(text, end)
+    return lo >= 0xdc00 && lo <= 0xdfff && isDefaultIgnorable(0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00)) ? unitEndAt(text, end) : -1
+  }
+  return isDefaultIgnorable(u) ? unitEndAt(text, i) : -1
+}
 
 /** `-` or a look-alike of it (see above). */
 const isDash = (c: number): boolean => c === 0x2d || c === 0xff0d || c === 0x2010 || c === 0x2011 || c === 0x2012 || c === 0x2013 || c === 0x2014 || c === 0x2212 || c === 0xfe63
@@ -439,7 +468,7 @@ function percentDash(text: string, i: number): [unit: number, end: number] | nul
 
 /** The first position from `i` that is no invisible character (as written, escaped or referenced: unitAt). */
 function skipInvisible(text: string, i: number): number {
-  while (i < text.length && isInvisible(unitAt(text, i))) i = unitEndAt(text, i)
+  for (let end = invisibleEnd(text, i); end !== -1; end = invisibleEnd(text, i)) i = end
   return i
 }
 
@@ -514,7 +543,7 @@ function hexRunAt(text: string, from: number): {end: number; digits: number; pla
       end = ++i
       continue
     }
-    if (isInvisible(unitAt(text, i))) {
+    if (invisibleEnd(text, i) !== -1) {
       i = skipInvisible(text, i)
       continue
     }
