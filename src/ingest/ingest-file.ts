@@ -9,7 +9,7 @@ import {decodeParseSpec, describeParseSpec, encodeParseSpec} from '../extract/pa
 import {jsonLinesFix, NOT_JSON_LINES, type WrappedJson} from '../extract/formats/common.js'
 import {CONTENT_NOT_READ} from '../extract/formats/otel.js'
 import {UNDECODED_BYTES, type CompanionIndex, type LogFormat} from '../extract/formats/index.js'
-import {completeLogFile, deleteEvidenceBlocks, deleteFile, inImmediateTransaction, insertLoadingLogFile, markEvidenceCopied, logFilesAtPath, logFilesOfSize, otherFileWithSha256, SAME_RECORDS_NOTE, sameRecordsUnderOtherSources, shorterLogFiles, smallLogFileSizes, HEAD_BYTES, type FileRow, type LogEvidence, type MissingFieldCounts} from '../store/files.js'
+import {completeLogFile, deleteEvidenceBlocks, lastLineRead, deleteFile, inImmediateTransaction, insertLoadingLogFile, markEvidenceCopied, logFilesAtPath, logFilesOfSize, otherFileWithSha256, SAME_RECORDS_NOTE, sameRecordsUnderOtherSources, shorterLogFiles, smallLogFileSizes, HEAD_BYTES, type FileRow, type LogEvidence, type MissingFieldCounts} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {transactional, withoutForeignKeyChecksAsync} from '../store/session.js'
 import {DamagedStreamError} from './gunzip-recover.js'
@@ -137,7 +137,7 @@ export interface PreparedFile {
    * The complete file this one is a longer version of (it begins with that file's bytes): only
    * the lines from readFrom on (content offset) are read, the ones before are that file's.
    */
-  continues?: {file: FileRow; readFrom: number} | null
+  continues?: {file: FileRow; readFrom: number; lastLineRead: number | null} | null
   /** The file last ingested from this path, where this one does not begin with its bytes: the path holds other bytes now. */
   changed?: FileRow | null
   /** A file this one begins with that it could not continue (read another way), and why: all its lines are read. */
@@ -267,7 +267,7 @@ async function earlierVersions(
   const last = logFilesAtPath(db, f.absPath).filter((c) => c.state === 'complete').at(-1)
   const changed = last !== undefined && !(last.size < f.size && isPrefix(last)) ? last : null
   const notContinued = from === undefined && grown.length > 0 ? {file: grown[0]!, why: whyNotContinued(grown[0]!, f.gzip, ctx.source, f.how.spec)} : null
-  return {continues: from ? {file: from, readFrom: from.content_size!} : null, changed, notContinued}
+  return {continues: from ? {file: from, readFrom: from.content_size!, lastLineRead: lastLineRead(db, from.id)} : null, changed, notContinued}
 }
 
 /** Why a file this one begins with is not continued: its lines are read again, its records counted as duplicates. */
@@ -562,7 +562,7 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
         continue
       }
       bytesDone = event.offset + event.bytes.length
-      const unit = readFrom > event.offset ? ownLines(event, readFrom) : event
+      const unit = readFrom > event.offset ? ownLines(event, readFrom, t.continues?.lastLineRead ?? null) : event
       if (unit === null) {
         unitBuffers.release(event.bytes.buffer)
         report()
@@ -595,14 +595,22 @@ async function streamInto(ctx: IngestContext, t: PreparedFile, index: CompanionI
  * The lines of a unit that a longer version of a stored file reads itself: those that do not end,
  * newline included, within the stored version's first `readFrom` bytes (its whole lines, stored
  * and counted there). A last line the stored version held cut short (a log still being written)
- * is read again whole, at its line number and offset (a quarantined line settled, SETTLED_BAD_LINE).
+ * is read again whole, at its line number and offset (a quarantined line settled, SETTLED_BAD_LINE),
+ * unless it was read there as a record or a duplicate (`lastLineRead`: the offset of the stored
+ * version's last line so read: a whole line whose newline, or the `\n` of its CRLF, was not written yet) and all the longer version adds to it is its line end (white
+ * space): then it is that version's record, and reading it again would count it as a duplicate of itself.
  * Null: every line of the unit is the stored version's. Units hold whole lines, so the line that
  * holds byte readFrom - 1 starts in this unit.
  */
-export function ownLines(unit: {bytes: Buffer; offset: number; firstLineNo: number}, readFrom: number): {bytes: Buffer; offset: number; firstLineNo: number} | null {
+export function ownLines(unit: {bytes: Buffer; offset: number; firstLineNo: number}, readFrom: number, lastLineRead: number | null = null): {bytes: Buffer; offset: number; firstLineNo: number} | null {
   const within = Math.min(unit.bytes.length, readFrom - unit.offset)
   if (within <= 0) return unit
-  const cut = unit.bytes.subarray(0, within).lastIndexOf(10) + 1
+  let cut = unit.bytes.subarray(0, within).lastIndexOf(10) + 1
+  if (lastLineRead === unit.offset + cut && cut < within && within === readFrom - unit.offset) {
+    const end = unit.bytes.indexOf(10, within)
+    const rest = unit.bytes.subarray(within, end === -1 ? unit.bytes.length : end)
+    if (rest.every((b) => b === 13 || b === 32 || b === 9)) cut = end === -1 ? unit.bytes.length : end + 1
+  }
   if (cut === 0) return unit
   if (cut >= unit.bytes.length) return null
   let skipped = 0

@@ -457,6 +457,19 @@ export function fileTotals(db: CaseDb): FileTotals {
     .get() as FileTotals
 }
 
+/**
+ * The byte offset of a file's last stored line when it was read as a record or a duplicate (not
+ * quarantined): the line a longer version must not read again (ownLines). Null: its last stored
+ * line was quarantined, or it has none.
+ */
+export function lastLineRead(db: CaseDb, fileId: number): number | null {
+  const last = (table: string) =>
+    db.prepare(`SELECT line_no, byte_offset FROM ${table} WHERE file_id = ? ORDER BY line_no DESC, byte_offset DESC LIMIT 1`).get(fileId) as {line_no: number; byte_offset: number} | undefined
+  const read = [last('records'), last('duplicate_lines')].filter((r) => r !== undefined).sort((a, b) => b.byte_offset - a.byte_offset)[0]
+  const bad = last('bad_lines')
+  return read !== undefined && (bad === undefined || bad.byte_offset < read.byte_offset) ? read.byte_offset : null
+}
+
 /** Complete files of every kind (logs and registries), in ingest order: the evidence list. */
 export function completeFiles(db: CaseDb): FileRow[] {
   return db.prepare(`SELECT * FROM files WHERE state = 'complete' ORDER BY id`).all() as FileRow[]

@@ -24,3 +24,20 @@ describe('ownLines', () => {
     expect(shown(ownLines(unit(text, offset, line), readFrom))).toEqual(expected)
   })
 })
+
+describe('ownLines, the stored last line read as a record (lastLineRead: its offset)', () => {
+  it.each([
+    // The stored version ended after line 3's '}' (no newline yet), and line 3 was a record: skipped.
+    ['a\nbb\nccc\ndd\n', 8, 5, {text: 'dd\n', offset: 9, firstLineNo: 4}],
+    // ... its CRLF cut between \r and \n.
+    ['a\nbb\nccc\r\ndd\n', 9, 5, {text: 'dd\n', offset: 10, firstLineNo: 4}],
+    // The line went on with more than its line end: it is read again whole.
+    ['a\nbb\ncccx\ndd\n', 8, 5, {text: 'cccx\ndd\n', offset: 5, firstLineNo: 3}],
+    // The record read was an earlier line (the last one was quarantined): read again whole.
+    ['a\nbb\nccc\ndd\n', 8, 2, {text: 'ccc\ndd\n', offset: 5, firstLineNo: 3}],
+    // Nothing after it yet in this unit.
+    ['a\nbb\nccc\n', 8, 5, null],
+  ] as const)('%j read from %i, last line read at %i', (text, readFrom, lastRead, expected) => {
+    expect(shown(ownLines(unit(text), readFrom, lastRead))).toEqual(expected)
+  })
+})
