@@ -286,7 +286,13 @@ export const article33Schema = z.object({
   notification_statements: z.array(z.string()),
   statements: z.array(statementSchema),
   open_items: z.array(openItemSchema),
-  evidence: z.array(z.object({name: z.string(), sha256: z.string(), size: z.number().int(), kind: z.string(), records: z.number().int()})),
+  evidence: z.array(z.object({
+    name: z.string(), sha256: z.string(), size: z.number().int(), kind: z.string(),
+    records: z.number().int().describe('the records this file stored: for a later version of a grown log, those it added (version.records_held: all its bytes hold)'),
+    version: z.object({number: z.number().int(), of: z.number().int(), records_held: z.number().int()}).optional()
+      .describe('a log held in several versions (ingested again once it grew, each beginning with the bytes of the one before): which version, of how many, and the records its bytes hold'),
+    same_name: z.object({number: z.number().int(), of: z.number().int()}).optional().describe('other files (not versions of one log) share its name: which of them it is, in ingest order'),
+  })),
   excerpts: z.array(z.object({request_id: z.string(), ts: z.string(), marker_truncated: z.string(), text: z.string()})).nullable(),
   excerpts_note: z
     .string()

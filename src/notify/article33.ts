@@ -298,7 +298,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
 
   // ---- investigation and measures (Art. 33(3)(d)): only what was recorded
   const examined = examinedTotals(facts)
-  if (scope) L.stated('investigation', P.investigation(examined.records, examined.log_files, facts.totals.registry_files, examined.not_scanned), ['scan.exposure', 'evidence.files'])
+  if (scope) L.stated('investigation', P.investigation(examined.records, examined.log_files, facts.totals.registry_files, examined.not_scanned, examined.log_file_versions), ['scan.exposure', 'evidence.files'])
   // What the verbatim-text search could not look at is said beside "searched for verbatim text": prompts not logged, texts it could not compare.
   if (scope) for (const g of noneFoundGaps(facts, P)) if (g.kind === 'no_request_text' || g.kind === 'not_comparable') L.stated('investigation', g.statement, ['scan.provenance', 'evidence.files'])
   if (scope && facts.totals.registry_files === 0) L.stated('investigation', P.noRegistry, ['evidence.files', 'scan.exposure'])

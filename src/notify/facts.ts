@@ -270,6 +270,15 @@ export interface EvidenceFile {
   by_reference?: boolean
   /** a log the case also holds in a later, longer version (ingested again once it grew): one log file with it */
   earlier_version?: boolean
+  /**
+   * A log held in several versions (ingested, then again once it grew: each later version begins
+   * with the bytes of the one before and stores only the records it added, `records`): which
+   * version this is, of how many, and the records this version's bytes hold (its own and those of
+   * the versions before it). Absent for a file held in one version.
+   */
+  version?: {number: number; of: number; records_held: number}
+  /** Other files (not versions of each other) under the same name: which of them this one is, in ingest order. Absent where the name is its alone. */
+  same_name?: {number: number; of: number}
 }
 
 export interface Excerpt {
@@ -347,7 +356,7 @@ export interface CaseFacts {
    * originals_not_intact: those of them read from their original whose original is missing or no longer what was ingested (names only)
    */
   totals: {
-    records: number; tenants: number; sessions: number; log_files: number; registry_files: number; bad_lines: number; log_files_by_reference?: number
+    records: number; tenants: number; sessions: number; log_files: number; log_file_versions?: number; registry_files: number; bad_lines: number; log_files_by_reference?: number
     originals_not_intact?: Array<{name: string; state: 'missing' | 'changed'}>
     /** answers (error records aside) in complete log files, and those of them that decoded to no text: never examined for markers or text */
     answers?: number
@@ -559,10 +568,42 @@ export function droppedSince<D extends {at: string}>(dropped: readonly D[] | und
 
 function evidenceFiles(files: readonly FileRow[]): EvidenceFile[] {
   const continued = new Set(files.map((f) => f.continues_file_id).filter((id): id is number => id !== null))
-  return files.map((f) => ({
-    name: basename(f.name.replace(/\\/g, '/')), sha256: f.sha256, size: f.size, kind: f.kind, records: f.records,
-    ...(f.evidence === 'reference' ? {by_reference: true} : {}), ...(continued.has(f.id) ? {earlier_version: true} : {}),
-  }))
+  // Each log's versions, first to last (a later version continues the one before): one log, however many versions.
+  const byId = new Map(files.map((f) => [f.id, f]))
+  const firstOf = (f: FileRow): FileRow => {
+    let at = f
+    for (const seen = new Set<number>(); at.continues_file_id !== null && byId.has(at.continues_file_id) && !seen.has(at.id); at = byId.get(at.continues_file_id)!) seen.add(at.id)
+    return at
+  }
+  const chains = new Map<number, FileRow[]>()
+  for (const f of files) {
+    const first = firstOf(f).id
+    const chain = chains.get(first)
+    if (chain) chain.push(f)
+    else chains.set(first, [f])
+  }
+  const display = (f: FileRow): string => basename(f.name.replace(/\\/g, '/'))
+  // Logs (each counted once, whatever its versions) and registries that share a name: numbered apart.
+  const named = new Map<string, number[]>()
+  for (const first of chains.keys()) {
+    const f = byId.get(first)!
+    const key = `${f.kind}\u0000${display(f)}`
+    const same = named.get(key)
+    if (same) same.push(first)
+    else named.set(key, [first])
+  }
+  return files.map((f) => {
+    const first = firstOf(f)
+    const chain = chains.get(first.id)!
+    const k = chain.indexOf(f)
+    const sameName = named.get(`${first.kind}\u0000${display(first)}`)!
+    return {
+      name: display(f), sha256: f.sha256, size: f.size, kind: f.kind, records: f.records,
+      ...(f.evidence === 'reference' ? {by_reference: true} : {}), ...(continued.has(f.id) ? {earlier_version: true} : {}),
+      ...(chain.length > 1 ? {version: {number: k + 1, of: chain.length, records_held: chain.slice(0, k + 1).reduce((n, v) => n + v.records, 0)}} : {}),
+      ...(sameName.length > 1 ? {same_name: {number: sameName.indexOf(first.id) + 1, of: sameName.length}} : {}),
+    }
+  })
 }
 
 export function gatherFacts(db: CaseDb, options: GatherFactsOptions): CaseFacts {
@@ -622,6 +663,8 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     // Only log files hold responses: a canary registry is evidence, not a log. A log held in two
     // versions (ingested again once it grew, the later one read from where the earlier ends) is one file.
     log_files: logFiles.filter((f) => !f.earlier_version).length,
+    // Every version of them: the rows of the evidence manifest ("2 log files (3 versions)").
+    log_file_versions: logFiles.length,
     registry_files: inputs.files.length - logFiles.length,
     bad_lines: inputs.fileTotals.bad_lines,
     log_files_by_reference: logFiles.filter((f) => f.by_reference && !f.earlier_version).length,
@@ -800,11 +843,14 @@ export function affectedTenants(facts: Pick<CaseFacts, 'tenants' | 'retry_only_t
  * responses and log files examined as those a scan covered (--allow-incomplete), never all
  * those the case holds.
  */
-export function examinedTotals(facts: Pick<CaseFacts, 'totals' | 'detection'>): {records: number; log_files: number; not_scanned: {records: number; files: number}} {
+export function examinedTotals(facts: Pick<CaseFacts, 'totals' | 'detection'>): {records: number; log_files: number; log_file_versions: number; not_scanned: {records: number; files: number}} {
   const d = facts.detection
+  const logFiles = Math.max(0, facts.totals.log_files - d.files_not_scanned)
   return {
     records: Math.max(0, facts.totals.records - d.records_not_scanned),
-    log_files: Math.max(0, facts.totals.log_files - d.files_not_scanned),
+    log_files: logFiles,
+    // A log held in several versions (the evidence manifest's rows) is one log file: never fewer versions than files.
+    log_file_versions: Math.max(logFiles, (facts.totals.log_file_versions ?? facts.totals.log_files) - d.files_not_scanned),
     not_scanned: {records: d.records_not_scanned, files: d.files_not_scanned},
   }
 }

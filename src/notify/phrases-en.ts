@@ -316,8 +316,9 @@ export const EN = {
   crossBorderRecorded: (yes: boolean): string => `Cross-border processing (Art. 4(23)), as recorded: ${yes ? 'yes' : 'no'}.`,
   causeCategoryRecorded: (label: string) => `Cause: ${label}.`,
   // records and logFiles are what a scan covered; the files ingested and never scanned are said apart (notScannedSentence).
-  investigation: (records: number, logFiles: number, registryFiles: number, notScanned: NotScanned = {records: 0, files: 0}) =>
-    `Logs of ${count(records, 'response')} from ${count(logFiles, 'log file')} were searched ${registryFiles === 0 ? 'for verbatim text of other sessions (no canary registry: see below)' : `for canary markers (${count(registryFiles, 'canary registry file')}) and for verbatim text of other sessions`}; each affected response, session and customer is identified in the case (evidence annex, SHA-256).${notScannedSentence(notScanned)}`,
+  // versions: the evidence manifest's log rows (a log ingested again once it grew is one file, held in two versions).
+  investigation: (records: number, logFiles: number, registryFiles: number, notScanned: NotScanned = {records: 0, files: 0}, versions = logFiles) =>
+    `Logs of ${count(records, 'response')} from ${count(logFiles, 'log file')}${versions > logFiles ? ` (${count(versions, 'version')})` : ''} were searched ${registryFiles === 0 ? 'for verbatim text of other sessions (no canary registry: see below)' : `for canary markers (${count(registryFiles, 'canary registry file')}) and for verbatim text of other sessions`}; each affected response, session and customer is identified in the case (evidence annex, SHA-256).${notScannedSentence(notScanned)}`,
   // A log source an ingest reached and could not read (a .zst, a broken link, a file refused) was never searched.
   unreadSources: (names: readonly string[]) =>
     `${count(names.length, 'further log source')} (${namedFew(names)}) could not be read and ${names.length === 1 ? 'was' : 'were'} not examined: whether ${names.length === 1 ? 'it holds' : 'they hold'} another session's data is not known.`,
@@ -467,6 +468,18 @@ export const EN = {
   /** The margin between a notification and its deadline (seconds; negative: after it). */
   notifiedMargin: (seconds: number) => (seconds >= 0 ? `${duration(seconds)} before the deadline` : `${duration(-seconds)} after the deadline`),
   evidenceKind: {log: 'log', canaries: 'canary registry'} as Record<string, string>,
+  /** An evidence manifest row's file: which version of a log it is, and which of the files of that name (each row says what it is). */
+  evidenceName: (e: {name: string; version?: {number: number; of: number}; same_name?: {number: number; of: number}}): string => {
+    const parts = [
+      ...(e.same_name ? [`file ${e.same_name.number} of ${e.same_name.of} so named`] : []),
+      ...(e.version ? [`version ${e.version.number} of ${e.version.of}: ${e.version.number === 1 ? 'as first ingested' : `grown from version ${e.version.number - 1}, whose bytes it begins with`}`] : []),
+      ...(e.version && e.version.number < e.version.of ? ['continued by a later version'] : []),
+    ]
+    return parts.length > 0 ? `${e.name} (${parts.join('; ')})` : e.name
+  },
+  /** Its records: a version of a grown log stores the records it added; its bytes hold those of the versions before too. */
+  evidenceRecords: (e: {records: number; version?: {number: number; records_held: number}}): string =>
+    e.version && e.version.number > 1 ? `${e.records} added (${e.version.records_held} held)` : String(e.records),
   unknownNode: '(unknown node)',
   lateFlag: 'LATE',
   /** A notification's lateness in a table cell: not known where it has no fixed deadline. */

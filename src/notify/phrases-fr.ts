@@ -264,8 +264,8 @@ export const FR: Phrases = {
   },
   crossBorderRecorded: (yes) => (yes ? "Traitement transfrontalier (art. 4.23), tel qu'enregistré : oui." : "Traitement transfrontalier (art. 4.23), tel qu'enregistré : non."),
   causeCategoryRecorded: (label) => `Cause : ${label}.`,
-  investigation: (records, logFiles, registryFiles, notScanned = {records: 0, files: 0}) =>
-    `Les journaux de ${compte(records, 'réponse')} (${compte(logFiles, 'fichier')} de journaux) ont été analysés à la recherche ${registryFiles === 0 ? "du texte d'autres sessions reproduit mot pour mot (aucun registre de canaris : voir ci-dessous)" : `des marqueurs canaris (${compte(registryFiles, 'fichier')} de registre) et du texte d'autres sessions reproduit mot pour mot`} ; chaque réponse, session et client concerné est identifié dans le dossier (annexe des preuves, SHA-256).${nonAnalyses(notScanned)}`,
+  investigation: (records, logFiles, registryFiles, notScanned = {records: 0, files: 0}, versions = logFiles) =>
+    `Les journaux de ${compte(records, 'réponse')} (${compte(logFiles, 'fichier')} de journaux${versions > logFiles ? `, ${compte(versions, 'version')}` : ''}) ont été analysés à la recherche ${registryFiles === 0 ? "du texte d'autres sessions reproduit mot pour mot (aucun registre de canaris : voir ci-dessous)" : `des marqueurs canaris (${compte(registryFiles, 'fichier')} de registre) et du texte d'autres sessions reproduit mot pour mot`} ; chaque réponse, session et client concerné est identifié dans le dossier (annexe des preuves, SHA-256).${nonAnalyses(notScanned)}`,
   unreadSources: (names) =>
     `${compte(names.length, 'autre source', 'autres sources')} de journaux (${namedFew(names).replace(/ and (\d+) more$/, ' et $1 autres')}) n'${un(names.length) ? 'a' : 'ont'} pas pu être ${un(names.length) ? 'lue' : 'lues'} et n'${un(names.length) ? 'a' : 'ont'} pas été ${un(names.length) ? 'examinée' : 'examinées'} : on ne sait pas si ${un(names.length) ? 'elle contient' : 'elles contiennent'} des données d'une autre session.`,
   notAllExamined: "non connu : tout n'a pas été examiné (voir les points à compléter)",
@@ -386,6 +386,15 @@ export const FR: Phrases = {
         : `${word}. Échéance : ${c.deadline} (${status[c.status as keyof typeof status] ?? c.status}${c.status === 'notified' ? (c.late ? ", EN RETARD : après l'échéance" : ', dans le délai') : `, ${duration(c.remaining_seconds ?? 0)}`}).`,
   notifiedMargin: (seconds) => (seconds >= 0 ? `${duration(seconds)} avant l'échéance` : `${duration(-seconds)} après l'échéance`),
   evidenceKind: {log: 'journal', canaries: 'registre de canaris'},
+  evidenceName: (e) => {
+    const parts = [
+      ...(e.same_name ? [`fichier ${e.same_name.number} sur ${e.same_name.of} de ce nom`] : []),
+      ...(e.version ? [`version ${e.version.number} sur ${e.version.of} : ${e.version.number === 1 ? 'telle que lue la première fois' : `version ${e.version.number - 1} complétée, dont elle reprend les octets au début`}`] : []),
+      ...(e.version && e.version.number < e.version.of ? ["suivie d'une version plus longue"] : []),
+    ]
+    return parts.length > 0 ? `${e.name} (${parts.join(' ; ')})` : e.name
+  },
+  evidenceRecords: (e) => (e.version && e.version.number > 1 ? `${e.records} ajoutés (${e.version.records_held} au total)` : String(e.records)),
   unknownNode: '(nœud inconnu)',
   lateFlag: 'EN RETARD',
   lateCell: (late) => (late === true ? 'OUI' : late === false ? 'non' : "non connu (pas d'échéance fixe : dans les meilleurs délais)"),

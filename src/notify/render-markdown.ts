@@ -167,7 +167,8 @@ export function article33View(d: Article33Result): View {
     ...openBySection(d.open_items, d.language, d.final ? 'final' : 'draft'),
     // Lateness in words: a notification with no fixed deadline is not known to be late or in time (never "no").
     notifications: d.notifications.map((n) => escapeView({...n, phase: P.phase[n.phase], recipient: P.recipient(n), late_text: P.lateCell(n.late)}) as View),
-    evidence: d.evidence.map((e) => escapeView({...e, kind: P.evidenceKind[e.kind] ?? e.kind}) as View),
+    // Each row says what it is: a log's version, a file of a name others share; a later version's records are those it added.
+    evidence: d.evidence.map((e) => escapeView({...e, name: P.evidenceName(e), records: P.evidenceRecords(e), kind: P.evidenceKind[e.kind] ?? e.kind}) as View),
     heading: word,
     status_line: escapeMd(P.statusLine(word, d.clock, d.prepared_on_behalf_of ?? null)),
     authority_name: escapeMd((fr ? AUTHORITY_NAMES_FR : AUTHORITY_NAMES)[d.authority]!),
