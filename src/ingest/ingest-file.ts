@@ -931,7 +931,7 @@ export function finishFile(ctx: IngestContext, f: PreparedFile, s: Streamed): In
   if (c.records > 0) {
     for (const o of sameRecordsUnderOtherSources(db, f.fileId, ctx.source)) {
       notes.unshift(
-        `${SAME_RECORDS_NOTE}: ${o.records} of its ${count(c.records, 'record')} repeat${o.records === 1 ? 's' : ''} line for line a record already in the case under --source ${quoted(o.source)} (same request id, tenant, session, time and line); read under --source ${quoted(ctx.source)}, ${o.records === 1 ? 'it is' : 'they are'} stored again and every figure counts ${o.records === 1 ? 'it' : 'them'} twice. If the file is a copy of logs already in the case, drop it (crosstalk drop ${f.path} --reason "..."), then ingest it under --source ${quoted(o.source)} or not at all`,
+        `${SAME_RECORDS_NOTE}: ${o.records} of its ${count(c.records, 'record')} repeat${o.records === 1 ? 's' : ''} line for line a record already in the case under --source ${quoted(o.source)} (same request id, tenant, session and time, and the same line, or the same content where only line ends or JSON serialisation differ); read under --source ${quoted(ctx.source)}, ${o.records === 1 ? 'it is' : 'they are'} stored again and every figure counts ${o.records === 1 ? 'it' : 'them'} twice. If the file is a copy of logs already in the case, drop it (crosstalk drop ${f.path} --reason "..."), then ingest it under --source ${quoted(o.source)} or not at all`,
       )
     }
   }

@@ -608,15 +608,24 @@ export function markEvidenceCopied(db: CaseDb, fileId: number): void {
 /**
  * Of a file's records, how many repeat, line for line, a record the case holds under another
  * log source: the same request id, tenant, session and time, and the same line (its length and
- * CRC-32). A request id is unique only within its source, so such a record is stored again and
- * every figure counts it twice. One indexed lookup per record and other source (sources are few).
+ * CRC-32) or the same content where only the line's bytes differ (CRLF for LF, another key order
+ * or spacing: a shipper's re-delivery re-serialised): the same status, answer kind and token
+ * counts, and the same prompt and answer text (their word counts and winnowed fingerprints,
+ * written with the record at ingest). A request id is unique only within its source, so such a
+ * record is stored again and every figure counts it twice. One indexed lookup per record and
+ * other source (sources are few).
  */
 export function sameRecordsUnderOtherSources(db: CaseDb, fileId: number, source: string): Array<{source: string; records: number}> {
   const sources = (db.prepare('SELECT DISTINCT source FROM records WHERE source <> ?').pluck().all(source) as string[]).sort()
   const count = db.prepare(
     `SELECT count(*) FROM records a JOIN records b ON b.source = @other AND b.request_id = a.request_id
-      WHERE a.file_id = @fileId AND b.byte_len = a.byte_len AND b.raw_crc32 = a.raw_crc32 AND b.ts_ms = a.ts_ms
-        AND b.tenant_id = a.tenant_id AND b.session_id = a.session_id`,
+      WHERE a.file_id = @fileId AND b.ts_ms = a.ts_ms AND b.tenant_id = a.tenant_id AND b.session_id = a.session_id
+        AND ((b.byte_len = a.byte_len AND b.raw_crc32 = a.raw_crc32)
+          OR (b.status IS a.status AND b.response_kind = a.response_kind AND b.is_error = a.is_error
+            AND b.prompt_tokens IS a.prompt_tokens AND b.completion_tokens IS a.completion_tokens AND b.item = a.item
+            AND EXISTS (SELECT 1 FROM fingerprints fa JOIN fingerprints fb ON fb.record_id = b.id
+              WHERE fa.record_id = a.id AND fb.prompt_words = fa.prompt_words AND fb.response_words = fa.response_words
+                AND fb.prompt_fp = fa.prompt_fp AND fb.response_fp = fa.response_fp)))`,
   ).pluck()
   const out: Array<{source: string; records: number}> = []
   for (const other of sources) {
