@@ -65,14 +65,15 @@ export function withWhy(f: Omit<UnreadableFileRow, 'notes'>, unlogged: Unlogged,
   // OTLP spans whose content was in log records of a file not given: that file, not a flag, is the fix.
   const check = otlpContentElsewhere ? 'give the OTLP logs file with the traces, or check --log-format / --map' : 'check --log-format / --map'
   const why = f.state !== 'complete' ? unfinishedIngestWhy(holder)
-    : f.unread !== null ? `not read whole: ${f.unread}`
+    : f.unread !== null ? `not read whole: ${f.unread}; ingest a whole copy of it at the same path (that settles it), or, if a whole copy is in the case under another name, drop this one (crosstalk drop ${f.sha256?.slice(0, 12) ?? f.path} --reason "...")`
       : r > 0 && r === missing
         ? `${r} of its ${f.answers} answers were not logged (${unlogged.why}); ingest logs that hold the texts, from a logger or gateway that received them`
         : r > 0
           ? `${missing} of its ${f.answers} answers decoded to no text, ${r} of them not logged (${unlogged.why}); for the other ${missing - r}, ${check} (crosstalk drop it and ingest it again)`
           : `${missing} of its ${f.answers} answers decoded to no text (${check}; crosstalk drop it and ingest it again)`
   // An unfinished file's notes were never written: how many of its answers were logged is not known.
-  return {...f, unlogged_answers: f.state === 'complete' ? r : null, why}
+  const {sha256: _, ...row} = f
+  return {...row, unlogged_answers: f.state === 'complete' ? r : null, why}
 }
 
 export interface GateInput {

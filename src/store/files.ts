@@ -437,7 +437,7 @@ export const SETTLED_BAD_LINE = `(
 const SETTLED_LINES_OF_FILE = `(SELECT count(DISTINCT b.line_no) FROM bad_lines b WHERE b.file_id = f.id AND ${SETTLED_BAD_LINE})`
 
 export function fileTotals(db: CaseDb): FileTotals {
-  return db
+  const totals = db
     .prepare(
       `SELECT count(*) AS files,
               coalesce(sum(kind = 'log'), 0) AS log_files,
@@ -455,6 +455,8 @@ export function fileTotals(db: CaseDb): FileTotals {
          FROM files`,
     )
     .get() as FileTotals
+  // Not read whole, but settled by a later whole version (supersededNotReadWhole): judged there.
+  return totals.files_not_read_whole > 0 ? {...totals, files_not_read_whole: totals.files_not_read_whole - supersededNotReadWhole(db).size} : totals
 }
 
 /**
@@ -478,6 +480,8 @@ export function completeFiles(db: CaseDb): FileRow[] {
 /** A log file that cannot be judged clean: unfinished, not read whole, or answers in it that decoded to no text. */
 export interface UnreadableFileRow {
   path: string
+  /** to name it in a remedy (crosstalk drop SHA); not part of a gate's output */
+  sha256?: string
   state: FileState
   records: number
   /** answers (errors aside) */
@@ -494,18 +498,58 @@ export interface UnreadableFileRow {
  * that could not be read cannot be judged free of another tenant's data.
  */
 export function unreadableLogFiles(db: CaseDb): UnreadableFileRow[] {
-  return db
+  const settled = supersededNotReadWhole(db)
+  const rows = db
     .prepare(
-      `SELECT path, state, records, records - coalesce(error_records, 0) AS answers, no_response_text, unread, notes FROM files
+      `SELECT id, path, sha256, state, records, records - coalesce(error_records, 0) AS answers, no_response_text, unread, notes FROM files
         WHERE kind = 'log' AND (state <> 'complete' OR unread IS NOT NULL OR no_response_text > 0)
         ORDER BY id`,
     )
-    .all() as UnreadableFileRow[]
+    .all() as Array<UnreadableFileRow & {id: number}>
+  // A file not read whole that a later whole version settles is judged there; answers of its own that decoded to no text still count.
+  return rows
+    .filter((r) => !(settled.has(r.id) && r.state === 'complete' && !(r.no_response_text !== null && r.no_response_text > 0)))
+    .map(({id: _, ...r}) => (settled.has(_) ? {...r, unread: null} : r))
 }
 
-/** Paths of complete log files kept but not read whole (`unread`: what was not read): what they did not yield was never judged. */
+/** Paths of complete log files kept but not read whole (`unread`: what was not read), and not settled by a later whole version (supersededNotReadWhole): what they did not yield was never judged. */
 export function logFilesNotReadWhole(db: CaseDb): string[] {
-  return db.prepare(`SELECT path FROM files WHERE kind = 'log' AND state = 'complete' AND unread IS NOT NULL ORDER BY id`).pluck().all() as string[]
+  const settled = supersededNotReadWhole(db)
+  const rows = db.prepare(`SELECT id, path FROM files WHERE kind = 'log' AND state = 'complete' AND unread IS NOT NULL ORDER BY id`).all() as Array<{id: number; path: string}>
+  return rows.filter((r) => !settled.has(r.id)).map((r) => r.path)
+}
+
+/**
+ * Complete log files not read whole (a .gz copied while gzip was still writing it) that a later
+ * version read whole settles: ingested after it at the same path under the same source, longer,
+ * and holding every line it yielded at the same line number and offset (its records as that
+ * version's duplicates or records, its quarantined lines read or quarantined there): what it did
+ * not yield lies in that version, read and judged. Derived from the files the case holds now, so
+ * dropping that version reopens it.
+ */
+export function supersededNotReadWhole(db: CaseDb): Set<number> {
+  const out = new Set<number>()
+  const unread = db.prepare(`SELECT id, abs_path, source, content_size FROM files WHERE kind = 'log' AND state = 'complete' AND unread IS NOT NULL AND abs_path IS NOT NULL AND abs_path <> ''`).all() as Array<{id: number; abs_path: string; source: string; content_size: number | null}>
+  if (unread.length === 0) return out
+  const later = db.prepare(
+    `SELECT id FROM files WHERE kind = 'log' AND state = 'complete' AND unread IS NULL AND id > ? AND abs_path = ? AND source = ? AND coalesce(content_size, 0) > ? ORDER BY id`,
+  ).pluck()
+  const linesOf = db.prepare(
+    `SELECT line_no, byte_offset FROM records WHERE file_id = @id UNION SELECT line_no, byte_offset FROM duplicate_lines WHERE file_id = @id
+      UNION SELECT line_no, byte_offset FROM bad_lines WHERE file_id = @id`,
+  )
+  const held = (id: number): Set<string> => new Set((linesOf.all({id}) as Array<{line_no: number; byte_offset: number}>).map((l) => `${l.line_no}:${l.byte_offset}`))
+  for (const f of unread) {
+    const own = held(f.id)
+    for (const g of later.all(f.id, f.abs_path, f.source, f.content_size ?? 0) as number[]) {
+      const there = held(g)
+      if (own.size > 0 && [...own].every((l) => there.has(l))) {
+        out.add(f.id)
+        break
+      }
+    }
+  }
+  return out
 }
 
 /** A complete log file with quarantined lines: what it held there was never judged. */
