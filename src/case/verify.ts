@@ -13,7 +13,7 @@ import {EXTRACT_SCHEME, PRIOR_EXTRACT_SCHEMES} from '../extract/extract.js'
 import {decodeParseSpec, describeParseSpec} from '../extract/parse-spec.js'
 import {iterateBlocks} from '../store/evidence-blocks.js'
 import {databaseProblems} from '../store/integrity.js'
-import {listFiles, type FileRow} from '../store/files.js'
+import {listFiles, logFilesAtPath, type FileRow} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {iterateFileItems, recordsOfFile, recordsWithoutLogFile} from '../store/records.js'
 import {lastFinishedScan} from '../store/scan-runs.js'
@@ -221,6 +221,7 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
     if (options.rehashOriginals !== false) {
       // Originals of copied evidence that could not be re-hashed (gone, or unreadable): named, never counted as re-hashed in silence.
       const notRehashed: string[] = []
+      const originalsReplaced: string[] = []
       for (const file of files) {
         if (file.state !== 'complete' || file.evidence === 'reference') continue
         if (!existsSync(file.abs_path)) {
@@ -231,7 +232,8 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
           // The bytes ingest read: a log that has grown since (appended to) still verifies.
           const unanchored = anchor.unanchored_content.some((f) => f.id === file.id)
           const now = unanchored ? await gunzipOriginal(file) : await sha256File(file.abs_path, {limit: file.size})
-          result.originals_rehashed++
+          const recorded = now.size < file.size || now.sha256 !== file.sha256 ? await laterFileAtPath(db, file) : null
+          if (recorded === null) result.originals_rehashed++
           if (unanchored) {
             unanchoredLeft.delete(file.id)
             // Decompressed again, the original that is still the file ingested gives the content the case must hold.
@@ -239,7 +241,11 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
               problems.add('content', file.path, `its content hash (${shown(file.content_sha256)}) is not that of the original decompressed again (${now.content_sha256.slice(0, 16)}…): the evidence held for it is not the file that was ingested`)
             } else if (now.size !== file.size || now.sha256 !== file.sha256) unanchoredLeft.set(file.id, `${file.path} (its original changed)`)
           }
-          if (now.size < file.size) {
+          if (recorded !== null) {
+            // Rotated or rewritten, and the case recorded it (a later ingest read the file now there): the copy is what
+            // is checked (its blocks against its SHA-256, above); the path is said, not failed.
+            originalsReplaced.push(`${file.path} (sha256 ${file.sha256.slice(0, 16)}…): its path now holds ${recorded.path} (sha256 ${recorded.sha256.slice(0, 16)}…), ingested ${recorded.completed_at ?? recorded.started_at} and recorded then as another file there (rotated or rewritten); the case's copy of the original was checked instead`)
+          } else if (now.size < file.size) {
             problems.add('original', file.abs_path, `file on disk no longer matches the SHA-256 recorded at ingest: it is shorter (${now.size} bytes) than the ${file.size} bytes read then`)
           } else if (now.sha256 !== file.sha256) {
             problems.add('original', file.abs_path, `file on disk no longer matches the SHA-256 recorded at ingest (${file.sha256.slice(0, 16)}…)`)
@@ -248,6 +254,11 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
           // Unreadable now: the case's own copy is what counts; nothing to compare.
           notRehashed.push(`${file.path} (cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`)
         }
+      }
+      if (originalsReplaced.length > 0) {
+        result.not_checked.push(
+          `${count(originalsReplaced.length, 'original')} of copied evidence not re-hashed where it was, its path holding a later file the case recorded: ${originalsReplaced.slice(0, 5).join('; ')}${originalsReplaced.length > 5 ? `; and ${originalsReplaced.length - 5} more` : ''}`,
+        )
       }
       if (notRehashed.length > 0) {
         result.not_checked.push(
@@ -453,4 +464,23 @@ async function gunzipOriginal(file: FileRow): Promise<{sha256: string; size: num
     if (!(error instanceof DamagedStreamError)) throw error
   }
   return {sha256: raw.digest('hex'), size, content_sha256: content.digest('hex')}
+}
+
+/**
+ * The later file the case recorded at a copied original's path, where the path now holds it (the
+ * file there begins with that later file's bytes, SHA-256 over its size: rotated and created again,
+ * and perhaps grown since): the change of the path was read and recorded by an ingest, not
+ * something done to the evidence. Null: nothing the case recorded explains what the path holds.
+ */
+async function laterFileAtPath(db: CaseDb, file: FileRow): Promise<FileRow | null> {
+  const later = logFilesAtPath(db, file.abs_path).filter((f) => f.id > file.id && f.state === 'complete' && f.sha256 !== file.sha256).reverse()
+  for (const f of later) {
+    try {
+      const now = await sha256File(file.abs_path, {limit: f.size})
+      if (now.size === f.size && now.sha256 === f.sha256) return f
+    } catch {
+      return null
+    }
+  }
+  return null
 }
