@@ -4,7 +4,7 @@ import {isAbsolute, join, relative, resolve, sep} from 'node:path'
 import {InputError} from '../errors.js'
 import {sha256File} from '../evidence/hash-file.js'
 import {nonFileKind, statRegularFile} from '../ingest/ingest-file.js'
-import {completeFiles, setOriginalPath} from '../store/files.js'
+import {completeFiles, setOriginalPath, type FileRow} from '../store/files.js'
 import type {CaseDb} from '../store/open-case.js'
 import {inTransaction} from '../store/session.js'
 
@@ -34,8 +34,9 @@ export interface RelocateResult {
 export async function relocateOriginals(db: CaseDb, fromDir: string, toDir: string): Promise<RelocateResult> {
   const from = resolve(fromDir)
   const to = resolve(toDir)
-  if (!existsSync(to) || !statSync(to).isDirectory()) throw new InputError(`${toDir}: not a directory`, 'E_NOT_FOUND')
   const referenced = completeFiles(db).filter((f) => f.kind === 'log' && f.lines_held === 'none')
+  if (existsSync(to) && statSync(to).isFile()) return relocateFile(db, referenced, from, to, toDir)
+  if (!existsSync(to) || !statSync(to).isDirectory()) throw new InputError(`${toDir}: not a directory, nor a file`, 'E_NOT_FOUND')
   if (referenced.length === 0) throw new InputError('this case keeps no log file by reference: nothing is read from elsewhere', 'E_NOTHING_TO_DO')
   const moving = referenced.filter((f) => {
     const rel = relative(from, f.abs_path)
@@ -75,6 +76,45 @@ export async function relocateOriginals(db: CaseDb, fromDir: string, toDir: stri
     for (const r of relocated) setOriginalPath(db, r.id, r.to)
   })
   return {relocated: relocated.map(({id: _, ...r}) => r), elsewhere: referenced.length - moving.length, unchanged, grown: grownOriginals(db)}
+}
+
+/**
+ * `relocate OLD-FILE NEW-FILE`: an original renamed (logrotate's app.log to app.log.1, perhaps
+ * grown before it was). Every version the case keeps by reference at OLD-FILE whose bytes NEW-FILE
+ * begins with (SHA-256 over as many bytes as were ingested) is read there from now on; a version
+ * at OLD-FILE that NEW-FILE does not begin with (the file created at OLD-FILE since) stays. None
+ * matching, and nothing changes.
+ */
+async function relocateFile(db: CaseDb, referenced: readonly FileRow[], from: string, to: string, toArg: string): Promise<RelocateResult> {
+  const at = referenced.filter((f) => f.abs_path === from)
+  if (at.length === 0) {
+    throw new InputError(`no file the case keeps by reference was ingested from ${from}${referenced.length > 0 ? ` (they lie under ${commonDir(referenced.map((f) => f.abs_path))})` : ''}; nothing was changed`, 'E_NOT_FOUND')
+  }
+  try {
+    statRegularFile(to)
+  } catch (error) {
+    if (error instanceof InputError) throw new InputError(`${error.message}; nothing was changed`, error.code)
+    throw error
+  }
+  const relocated: Array<RelocatedFile & {id: number}> = []
+  const differs: string[] = []
+  for (const f of at) {
+    let now: {sha256: string; size: number}
+    try {
+      now = await sha256File(to, {limit: f.size})
+    } catch (error) {
+      throw new InputError(`${toArg}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); nothing was changed`, 'E_UNREADABLE')
+    }
+    if (now.size === f.size && now.sha256 === f.sha256) relocated.push({id: f.id, path: f.path, sha256: f.sha256, from: f.abs_path, to})
+    else differs.push(`${f.sha256.slice(0, 16)}… (${f.size} bytes)`)
+  }
+  if (relocated.length === 0) {
+    throw new InputError(`${toArg}: does not begin with the bytes of any file ingested from ${from} (${differs.join(', ')}: SHA-256 over as many bytes as were ingested); nothing was changed`, 'E_ORIGINAL')
+  }
+  inTransaction(db, () => {
+    for (const r of relocated) setOriginalPath(db, r.id, r.to)
+  })
+  return {relocated: relocated.map(({id: _, ...r}) => r), elsewhere: referenced.length - relocated.length, unchanged: 0, grown: grownOriginals(db)}
 }
 
 function commonDir(paths: readonly string[]): string {

@@ -26,7 +26,7 @@ export function* originalChunks(file: FileRow, problems: Problems, out: {whole: 
     fd = openSync(file.abs_path, constants.O_RDONLY | constants.O_NONBLOCK)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    problems.add('original', file.abs_path, code === 'ENOENT' ? `missing: ${file.path} is kept by reference and the case holds none of its bytes, so its ${count(file.records, 'record')} cannot be read; put the original back, or, if it now lies elsewhere, point the case there with \`crosstalk relocate FROM-DIR TO-DIR\`` : `cannot be opened (${code ?? (error as Error).message})`)
+    problems.add('original', file.abs_path, code === 'ENOENT' ? `missing: ${file.path} is kept by reference and the case holds none of its bytes, so its ${count(file.records, 'record')} cannot be read; put the original back, or, if it now lies elsewhere, point the case there with \`crosstalk relocate FROM-DIR TO-DIR\` (renamed where it lay, as logrotate does: \`crosstalk relocate OLD-FILE NEW-FILE\`)` : `cannot be opened (${code ?? (error as Error).message})`)
     return
   }
   try {

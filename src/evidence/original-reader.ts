@@ -45,7 +45,7 @@ interface Open {
 /** The one error for an original that cannot be read as ingested: names it and the fix. */
 export function originalUnreadable(file: Pick<OriginalFile, 'path' | 'abs_path'>, why: string): IntegrityError {
   return new IntegrityError(
-    `${file.path}: kept by reference, and its original ${why} (${file.abs_path}); put the file ingested back where it was, unchanged, or, if it now lies elsewhere, point the case there with \`crosstalk relocate FROM-DIR TO-DIR\` (\`crosstalk verify\` names every original missing or changed)`,
+    `${file.path}: kept by reference, and its original ${why} (${file.abs_path}); put the file ingested back where it was, unchanged, or, if it now lies elsewhere, point the case there with \`crosstalk relocate FROM-DIR TO-DIR\` (renamed where it lay, as logrotate does: \`crosstalk relocate OLD-FILE NEW-FILE\`) (\`crosstalk verify\` names every original missing or changed)`,
     'E_ORIGINAL',
   )
 }

@@ -964,6 +964,11 @@ function history(f: PreparedFile, s: Streamed): Pick<IngestFileSummary, 'continu
 function historyNotes(f: PreparedFile, source: string): string[] {
   // A file that grew is said by its `continues` (and the per-file line): no warning, it is what was asked.
   const notes: string[] = []
+  // The version it grew from is read where it was ingested: renamed to this file (logrotate), its lines are read from nowhere.
+  const from = f.continues?.file
+  if (from && from.lines_held === 'none' && from.abs_path !== f.absPath) {
+    notes.push(`grew from ${from.path}, kept by reference and read from ${from.abs_path}, not from here: its ${count(from.records, 'record')} ${from.records === 1 ? 'is' : 'are'} read there, so if that file was renamed to this one (as logrotate does), point the case here (crosstalk relocate ${from.abs_path} ${f.absPath}, which checks its SHA-256), or its records cannot be read`)
+  }
   if (f.notContinued) {
     // A request id is unique within its source: under another source the repeated lines are records again, not duplicates.
     const repeated = f.notContinued.file.source !== source
@@ -996,7 +1001,7 @@ export function presentSummary(f: PreparedFile): IngestFileSummary {
   if (f.copied) notes.push(REFERENCE_COPIED)
   // The same bytes at another place: the case goes on reading the original where it was ingested.
   else if (p.lines_held === 'none' && p.abs_path !== f.absPath) {
-    notes.push(`already in the case, kept by reference and read from ${p.abs_path}, not from here; if that file is moved or deleted, point the case at the new place with crosstalk relocate FROM-DIR TO-DIR (or ingest with --evidence copy to keep the bytes in the case)`)
+    notes.push(`already in the case, kept by reference and read from ${p.abs_path}, not from here; if that file is moved or deleted, point the case at the new place with crosstalk relocate FROM-DIR TO-DIR, or, renamed where it lay, crosstalk relocate OLD-FILE NEW-FILE (or ingest with --evidence copy to keep the bytes in the case)`)
   }
   if (encodeParseSpec(decodeParseSpec(p.parse_spec)) !== f.how.spec) {
     const then = describeParseSpec(decodeParseSpec(p.parse_spec))
