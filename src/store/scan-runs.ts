@@ -104,13 +104,19 @@ export function scannedFileIds(db: CaseDb): Set<number> {
   return new Set(db.prepare('SELECT file_id FROM scanned_files').pluck().all() as number[])
 }
 
-/** Complete log files and their records that no finished scan has covered. */
+/**
+ * Complete log files and their records that no finished scan has covered. A log held in two
+ * versions (ingested again once it grew), neither scanned, is one log file, as status counts
+ * it: an earlier version is left out of `files` where the version that continues it is unscanned
+ * too (so `files` is 0 exactly when no file is unscanned); every record counts.
+ */
 export function unscannedFiles(db: CaseDb): {files: number; records: number} {
+  const unscanned = (f: string) => `NOT EXISTS (SELECT 1 FROM scanned_files s JOIN scan_runs run ON run.id = s.scan_run_id WHERE s.file_id = ${f}.id AND run.finished_at IS NOT NULL)`
   return db
     .prepare(
-      `SELECT COUNT(*) AS files, coalesce(SUM(f.records), 0) AS records FROM files f
-        WHERE f.kind = 'log' AND f.state = 'complete'
-          AND NOT EXISTS (SELECT 1 FROM scanned_files s JOIN scan_runs run ON run.id = s.scan_run_id WHERE s.file_id = f.id AND run.finished_at IS NOT NULL)`,
+      `SELECT COUNT(*) - coalesce(SUM(EXISTS (SELECT 1 FROM files n WHERE n.continues_file_id = f.id AND n.kind = 'log' AND n.state = 'complete' AND ${unscanned('n')})), 0) AS files,
+              coalesce(SUM(f.records), 0) AS records FROM files f
+        WHERE f.kind = 'log' AND f.state = 'complete' AND ${unscanned('f')}`,
     )
     .get() as {files: number; records: number}
 }
