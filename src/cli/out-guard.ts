@@ -6,7 +6,8 @@ import {listAudit} from '../store/audit.js'
 import {listFiles} from '../store/files.js'
 import {listNotificationRows} from '../store/notifications.js'
 import type {CaseDb} from '../store/open-case.js'
-import {quoteIfReserved, recipientKind} from '../notify/recipients.js'
+import {recipientInMessage} from '../notify/recipients.js'
+import {quoted} from '../util/sanitize.js'
 
 // Where a command may write a file it makes for people (a report, a notice, an export). Never
 // over the case itself (its database, -wal, -shm or -journal: replacing one destroys the case)
@@ -55,8 +56,7 @@ export function guardOut(db: CaseDb, out: string, target: OutTarget = {}): void 
   if (!existing || !existing.isFile() || target.force) return
   const sent = sentNotification(db, out)
   if (sent) {
-    const to = ({authority: 'the authority', 'data-subjects': 'the data subjects', controller: `controller ${quoteIfReserved(sent.recipient)}`})[recipientKind(sent)]
-    throw new UsageError(`--out ${shown}: the file holds the notice recorded as sent (notification ${sent.id}: ${sent.phase} to ${to}, reference ${sent.reference}, sha256 ${sent.file_sha256}); replacing it would lose the copy of what was sent: choose another path, or add --force to replace it`, 'E_OUT_SENT')
+    throw new UsageError(`--out ${shown}: the file holds the notice recorded as sent (notification ${sent.id}: ${sent.phase} to ${recipientInMessage(sent)}, reference ${quoted(sent.reference.slice(0, 80))}, sha256 ${sent.file_sha256}); replacing it would lose the copy of what was sent: choose another path, or add --force to replace it`, 'E_OUT_SENT')
   }
   if (target.report !== undefined && previousReport(db, target.report, out)) return
   throw new UsageError(`--out ${shown}: the file exists and is not a ${target.report ?? ''}${target.report ? ' ' : ''}report this case wrote (or it was changed since); choose another path, or add --force to replace it`, 'E_OUT_EXISTS')

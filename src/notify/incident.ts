@@ -1,5 +1,7 @@
 import {z} from 'zod'
 import {InputError} from '../errors.js'
+import {quoted} from '../util/sanitize.js'
+import {recipientInMessage} from './recipients.js'
 import {listNotificationRows} from '../store/notifications.js'
 import {amendAwareAt, amendRole, getIncidentRow, insertIncidentRow, listAmendmentRows, updateIncidentRow, type AmendmentRow, type IncidentRow} from '../store/incident.js'
 import type {CaseDb} from '../store/open-case.js'
@@ -220,7 +222,7 @@ export function amendAwareness(db: CaseDb, options: AmendAwarenessOptions): Inci
   const sent = listNotificationRows(db).filter((n) => Date.parse(n.at) < options.awareAt.getTime()).sort((a, b) => Date.parse(a.at) - Date.parse(b.at))[0]
   if (sent) {
     throw new InputError(
-      `${what}: --aware-at ${options.awareAt.toISOString()} is after the notification recorded at ${sent.at} (to ${sent.recipient}, reference ${sent.reference}): whoever notified was aware by then; an awareness time after it cannot be right`,
+      `${what}: --aware-at ${options.awareAt.toISOString()} is after the notification recorded at ${sent.at} (to ${recipientInMessage(sent)}, reference ${quoted(sent.reference.slice(0, 80))}): whoever notified was aware by then; an awareness time after it cannot be right`,
     )
   }
   amendAwareAt(db, {field: 'aware_at', old_value: before.aware_at, new_value: options.awareAt.toISOString(), reason, amended_by: options.amendedBy ?? null, at: options.now.toISOString()}, options.awareAt)

@@ -51,7 +51,7 @@ describe('incident times a draft could not state', () => {
     expect((await run(['notify', 'record', '--db', db, '--phase', 'initial', '--at', '2026-11-02T13:30:00Z', '--reference', 'I1'])).code).toBe(0)
     const r = await run(['incident', 'amend-awareness', '--db', db, '--aware-at', '2026-11-03T00:00:00Z', '--reason', 're-dated'])
     expect(r.code).toBe(1)
-    expect(r.stderr).toMatch(/after the notification recorded at 2026-11-02T13:30:00.000Z \(to authority, reference I1\)/)
+    expect(r.stderr).toMatch(/after the notification recorded at 2026-11-02T13:30:00.000Z \(to the authority, reference "I1"\)/)
     // Earlier is still possible.
     expect((await run(['incident', 'amend-awareness', '--db', db, '--aware-at', '2026-11-02T07:00:00Z', '--reason', 'alert log'])).code).toBe(0)
   })
