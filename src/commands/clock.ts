@@ -41,11 +41,20 @@ export default class Clock extends BaseCommand {
       const db = this.openCase(flags.db, {readonly: false})
       evaluate = (now) => loadCaseClock(db, now)
     }
+    let now = nowOf()
+    let result = evaluate(now)
+    // GDPR Art. 33(1): the 72 hours run from awareness. Before it there is no clock: a time
+    // remaining counted from such a moment would overstate the time left, so it is refused.
+    if (now.getTime() < Date.parse(result.aware_at)) {
+      const moment = flags.now === undefined ? `the current time ${now.toISOString()}` : `--now ${now.toISOString()}`
+      const awareness = flags['aware-at'] === undefined ? "the incident's recorded awareness time" : '--aware-at'
+      throw new UsageError(`clock: ${moment} is before ${awareness} ${result.aware_at}: the 72-hour clock runs from awareness, so there is no time remaining to show before it (give a --now at or after awareness${flags['aware-at'] === undefined ? ', or correct the awareness time with incident amend-awareness' : ''})`, 'E_BEFORE_AWARENESS')
+    }
     if (flags.watch) {
       await this.watch(() => renderClock(evaluate(nowOf()), tz))
+      now = nowOf()
+      result = evaluate(now)
     }
-    const now = nowOf()
-    const result = evaluate(now)
     if (!this.jsonEnabled()) this.log(renderClock(result, tz))
     return clockJson(result, now)
   }
