@@ -11,6 +11,7 @@ import {requireTenantInCase} from '../scope/tenant-view.js'
 import {checkDetection} from './detection-flags.js'
 import {guardOut} from './out-guard.js'
 import {writeFileAtomic} from './write-file.js'
+import {safeLine} from '../util/sanitize.js'
 
 // Shared by the report commands: --format/--out, writing the file (0600 through the
 // base command's umask: reports describe other people's data), and the result printed
@@ -50,6 +51,11 @@ export function finalOptions(flags: {final: boolean; 'accept-open-items'?: strin
 export function acceptanceAudit(doc: {finalised_with_open_items: FinalisedWithOpenItems; open_items: readonly OpenItem[]}): {open_items_accepted?: {by: string; at: string; open_items: number; items: string[]}} {
   const f = doc.finalised_with_open_items
   return f === null ? {} : {open_items_accepted: {by: f.accepted_by, at: f.accepted_at, open_items: f.open_items, items: doc.open_items.map((o) => o.item)}}
+}
+
+/** What the console says of a report written to a file: every writer the same line, its size and hash. */
+export function wroteLine(written: Pick<ReportWrittenResult, 'out' | 'bytes' | 'sha256'>): string {
+  return `Wrote ${safeLine(written.out)} (${written.bytes} bytes, sha256 ${written.sha256})`
 }
 
 /** `--json` of a report command that wrote a file. */

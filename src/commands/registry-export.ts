@@ -7,6 +7,7 @@ import {statSync} from 'node:fs'
 import {join} from 'node:path'
 import {UsageError} from '../errors.js'
 import {nonFileKind} from '../ingest/ingest-file.js'
+import {safeLine} from '../util/sanitize.js'
 
 const exists = (path: string): boolean => {
   try {
@@ -50,7 +51,7 @@ export default class RegistryExport extends BaseCommand {
       }
     }
     const meta = exportRegistry(db, flags.out)
-    if (!this.jsonEnabled()) this.log(`${count(meta.canaries, 'marker')} written to ${flags.out}`)
+    if (!this.jsonEnabled()) this.log(`${count(meta.canaries, 'marker')} written to ${safeLine(flags.out)} (${['registry.parquet', 'registry.json'].map((name) => `${name} ${statSync(join(flags.out, name)).size} bytes`).join(', ')})`)
     return meta
   }
 }

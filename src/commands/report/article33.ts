@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
-import {acceptanceAudit, draftFlags, finalOptions, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult, refuseFormatBesideJson} from '../../cli/report-output.js'
+import {acceptanceAudit, draftFlags, finalOptions, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult, refuseFormatBesideJson, wroteLine} from '../../cli/report-output.js'
 import {detectionFlags} from '../../cli/detection-flags.js'
 import {buildArticle33, resolveLanguage} from '../../notify/article33.js'
 import {article33Json} from '../../notify/article33-json.js'
@@ -67,7 +67,7 @@ Every statement rests on a recorded fact (the JSON form lists each with what it 
     }
     const written = writeReport('article33', flags.format as 'md', flags.out, content, {db, force: flags.force})
     this.audit(db, {flags}, {...written, excerpts: flags['include-excerpts'], final: flags.final, ...acceptanceAudit(draft)}, new Date())
-    if (!this.jsonEnabled()) this.note(`Wrote ${safeLine(flags.out)} (${written.bytes} bytes, sha256 ${written.sha256})`)
+    if (!this.jsonEnabled()) this.note(wroteLine(written))
     return written
   }
 }

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
 import {renderCaseReportHtml} from '../../cli/html/case-report.js'
 import {truncateMarker} from '../../cli/render-detect.js'
-import {reportFlags, writeReport, type ReportFormat, type ReportWrittenResult, refuseFormatBesideJson} from '../../cli/report-output.js'
+import {reportFlags, writeReport, type ReportFormat, type ReportWrittenResult, refuseFormatBesideJson, wroteLine} from '../../cli/report-output.js'
 import {checkDetection, detectionFlags} from '../../cli/detection-flags.js'
 import {detectionCoverage} from '../../detect/coverage.js'
 import {caseReportJson, gatherCaseReport, type CaseReportJson} from '../../notify/case-report-data.js'
@@ -59,7 +59,7 @@ export default class ReportCase extends BaseCommand {
     }
     const written = writeReport('case', flags.format as ReportFormat, flags.out, content, {db, force: flags.force})
     this.audit(db, {flags}, {...written, markers: data.sightings.markers}, new Date())
-    if (!this.jsonEnabled()) this.note(`Wrote ${safeLine(flags.out)} (${written.bytes} bytes, sha256 ${written.sha256})`)
+    if (!this.jsonEnabled()) this.note(wroteLine(written))
     return written
   }
 }

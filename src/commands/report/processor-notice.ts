@@ -3,7 +3,7 @@ import {mkdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
-import {acceptanceAudit, draftFlags, finalOptions, renderReport, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult, refuseFormatBesideJson} from '../../cli/report-output.js'
+import {acceptanceAudit, draftFlags, finalOptions, renderReport, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult, refuseFormatBesideJson, wroteLine} from '../../cli/report-output.js'
 import {detectionFlags} from '../../cli/detection-flags.js'
 import {guardOut} from '../../cli/out-guard.js'
 import {UsageError} from '../../errors.js'
@@ -71,7 +71,7 @@ export default class ReportProcessorNotice extends BaseCommand {
       const notices: ReportWrittenResult[] = []
       for (const [i, notice] of built.entries()) notices.push(writeReport('processor-notice', flags.format as 'md', paths[i]!, await render(notice), {db, force: flags.force}))
       this.audit(db, {flags}, {notices: notices.map((n, i) => ({out: n.out, sha256: n.sha256, ...acceptanceAudit(built[i]!)}))})
-      if (!this.jsonEnabled()) this.note(`Wrote ${notices.length} notices into ${safeLine(flags.out)}`)
+      if (!this.jsonEnabled()) this.note(`Wrote ${notices.length} notices (${notices.reduce((sum, n) => sum + n.bytes, 0)} bytes) into ${safeLine(flags.out)}`)
       return {notices, controllers_known: factsControllersKnown(facts), detection: detectionSummary(facts.detection, options.language)}
     }
     requireOutForPdf(flags.format, flags.out)
@@ -85,7 +85,7 @@ export default class ReportProcessorNotice extends BaseCommand {
     }
     const written = writeReport('processor-notice', flags.format as 'md', flags.out, content, {db, force: flags.force})
     this.audit(db, {flags}, {...written, ...acceptanceAudit(notice)})
-    if (!this.jsonEnabled()) this.note(`Wrote ${safeLine(flags.out)} (sha256 ${written.sha256})`)
+    if (!this.jsonEnabled()) this.note(wroteLine(written))
     return written
   }
 }

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../../cli/base-command.js'
 import {toCsv} from '../../cli/csv.js'
-import {acceptanceAudit, draftFlags, finalOptions, renderReport, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult, refuseFormatBesideJson} from '../../cli/report-output.js'
+import {acceptanceAudit, draftFlags, finalOptions, renderReport, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult, refuseFormatBesideJson, wroteLine} from '../../cli/report-output.js'
 import {detectionFlags} from '../../cli/detection-flags.js'
 import {PHRASES, type Language} from '../../notify/phrases.js'
 import {buildRegisterEntry, REGISTER_COLUMNS, type RegisterEntryResult} from '../../notify/register.js'
@@ -42,7 +42,7 @@ export default class ReportRegister extends BaseCommand {
     }
     const written = writeReport('register', flags.format as 'md', flags.out, content, {db, force: flags.force})
     this.audit(db, {flags}, {...written, ...acceptanceAudit(entry)})
-    if (!this.jsonEnabled()) this.note(`Wrote ${safeLine(flags.out)} (sha256 ${written.sha256})`)
+    if (!this.jsonEnabled()) this.note(wroteLine(written))
     return written
   }
 }
