@@ -53,7 +53,10 @@ export default class Status extends BaseCommand {
       for (const f of status.unreadable_files) this.log(`  NOT JUDGEABLE    ${safeLine(f.path)}: ${safeLine(f.why)}`)
       for (const g of status.originals_grown) this.log(`  NOT JUDGED       ${safeLine(grownOriginalLine(g))}`)
       for (const d of status.same_records_other_source) this.log(`  COUNTED TWICE    ${safeLine(d.path)}: ${safeLine(d.note)}`)
-      for (const u of status.unread_sources) this.log(`  NOT READ         ${safeLine(u.path)}: ${safeLine(u.reason)}  (${u.recorded_by}, ${u.recorded_at}; ingest it whole, or crosstalk ingest dismiss PATH --reason "...")`)
+      // A case of Spark findings takes no logs: what it did not read is read by the job, run again (docs/scale.md).
+      const spark = status.log_evidence?.lines_held === 'findings'
+      const readAgain = spark ? 'run the Spark job again with the flags that read it and bring its findings into a new case' : 'ingest it whole'
+      for (const u of status.unread_sources) this.log(`  NOT READ         ${safeLine(u.path)}: ${safeLine(u.reason)}  (${u.recorded_by}, ${u.recorded_at}; ${readAgain}, or crosstalk ingest dismiss PATH --reason "...")`)
       this.log(`  canaries         ${status.canaries}${status.canaries === 0 ? '  (no canary registry: no marker can be attributed to a session, so every marker found is an orphan; crosstalk ingest canaries FILE)' : ''}`)
       const classes = Object.entries(status.sightings_by_class ?? {}).map(([c, n]) => `${c} ${n}`).join(', ')
       const d = status.detection
@@ -65,7 +68,7 @@ export default class Status extends BaseCommand {
       if (status.duplicate_lines_not_examined > 0) {
         const listed = status.duplicate_lines_not_examined_list
         const few = listed.slice(0, 5).map((d) => `${safeLine(d.path)}:${d.line} (request_id ${quoted(d.request_id.slice(0, 80))}: ${safeLine(d.why)})`).join(', ') + (listed.length > 5 ? `, and ${listed.length - 5} more (status --json lists each)` : '')
-        this.log(`  NOT EXAMINED     ${count(status.duplicate_lines_not_examined, 'line repeats', 'lines repeat')} a request_id with a different answer and could not be read again: whether ${status.duplicate_lines_not_examined === 1 ? 'it carries' : 'they carry'} another session's marker is not known: ${few}`)
+        this.log(`  NOT EXAMINED     ${count(status.duplicate_lines_not_examined, 'line repeats', 'lines repeat')} a request_id with a different answer and could not be read again: whether ${status.duplicate_lines_not_examined === 1 ? 'it carries' : 'they carry'} another session's marker is not known: ${few}${spark ? ' (crosstalk verify reads each line from its shard; run the Spark job again over those shards and bring its findings into a new case)' : ''}`)
       }
       const prov = status.provenance_attributed
       this.log(

@@ -1,7 +1,7 @@
 import {noneFoundGaps} from './none-found.js'
 import {staleFindings} from '../scope/unscanned.js'
 import {InputError} from '../errors.js'
-import {affectedTenants, BAD_LINES_REMEDY, concernsController, droppedSince, requireControllerConcerned, unattributedAuthorityNotifications, type ControllerSubjects, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, examinedTotals, factsExposureKnown, GROWN_REMEDY, provenanceMethodFr, NO_REGISTRY_REMEDY, NOT_READ_WHOLE_REMEDY, ORIGINALS_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
+import {affectedTenants, concernsController, droppedSince, requireControllerConcerned, unattributedAuthorityNotifications, type ControllerSubjects, DUPLICATE_LEAKS_REMEDY, examinedTotals, factsExposureKnown, provenanceMethodFr, ORIGINALS_REMEDY, type CaseFacts, remediesOf} from './facts.js'
 import type {ProvenanceParameters} from '../detect/coverage.js'
 import {categoryLabel, leakedSide, noLeakStatement, PHRASES, receivedSide, type Language} from './phrases.js'
 import {article33Schema, type Article33Result} from './article33-schema.js'
@@ -198,22 +198,22 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   else if (!scope) L.open('scope', P.open.noScan, 'Art. 33(3)(a)', 'crosstalk scan')
   else if (!facts.detection.complete) L.open('scope', P.open.detectionIncomplete(facts.detection.files_not_scanned), 'Art. 33(3)(a), 33(4)', 'crosstalk scan')
   const unreadSources = facts.totals.unread_sources ?? []
-  if (unreadSources.length > 0) L.open('scope', P.open.unreadSources(unreadSources), 'Art. 33(3)(a), 33(4)', UNREAD_SOURCES_REMEDY)
+  if (unreadSources.length > 0) L.open('scope', P.open.unreadSources(unreadSources), 'Art. 33(3)(a), 33(4)', remediesOf(facts).unread_sources)
   const notReadWhole = facts.totals.files_not_read_whole ?? []
-  if (notReadWhole.length > 0) L.open('scope', P.open.notReadWhole(notReadWhole), 'Art. 33(3)(a), 33(4)', NOT_READ_WHOLE_REMEDY)
+  if (notReadWhole.length > 0) L.open('scope', P.open.notReadWhole(notReadWhole), 'Art. 33(3)(a), 33(4)', remediesOf(facts).not_read_whole)
   // A log appended to after ingest: the bytes added were never judged, and may carry another session's data.
   const grown = facts.totals.files_grown ?? []
-  if (grown.length > 0) L.open('scope', P.open.grownOriginals(grown), 'Art. 33(3)(a), 33(4)', GROWN_REMEDY)
+  if (grown.length > 0) L.open('scope', P.open.grownOriginals(grown), 'Art. 33(3)(a), 33(4)', remediesOf(facts).grown)
   // Quarantined lines no rule could read were never judged: any one may be an answer carrying another session's data.
-  if (scope && facts.totals.bad_lines > 0) L.open('scope', P.open.badLines(facts.totals.bad_lines), 'Art. 33(3)(a), 33(4)', BAD_LINES_REMEDY)
+  if (scope && facts.totals.bad_lines > 0) L.open('scope', P.open.badLines(facts.totals.bad_lines), 'Art. 33(3)(a), 33(4)', remediesOf(facts).bad_lines)
   // A retry's leak is a response served that no figure below counts: every figure stands beside this item.
   const duplicateLeaks = facts.totals.duplicate_leaks ?? []
   if (duplicateLeaks.length > 0) L.open('scope', P.open.duplicateLeaks(duplicateLeaks), 'Art. 33(3)(a), 33(4)', DUPLICATE_LEAKS_REMEDY)
   // A retry that could not be read again: the gate could not judge it, and whose data it held (this controller's included) is not known.
   const duplicatesUnexamined = facts.totals.duplicate_lines_not_examined ?? 0
-  if (duplicatesUnexamined > 0) L.open('scope', P.open.duplicatesNotExamined(duplicatesUnexamined, facts.totals.duplicate_lines_not_examined_of_tenant ?? null), 'Art. 33(3)(a), 33(4)', DUPLICATES_NOT_EXAMINED_REMEDY)
+  if (duplicatesUnexamined > 0) L.open('scope', P.open.duplicatesNotExamined(duplicatesUnexamined, facts.totals.duplicate_lines_not_examined_of_tenant ?? null), 'Art. 33(3)(a), 33(4)', remediesOf(facts).duplicates_not_examined)
   // No registry: a marker found in an answer is attributed to no session, so whose data it carries is open, never "none".
-  if (scope && facts.totals.registry_files === 0 && scope.orphan_sightings > 0) L.open('scope', P.open.orphansWithoutRegistry(scope.orphan_sightings), 'Art. 33(3)(a), 33(4)', NO_REGISTRY_REMEDY)
+  if (scope && facts.totals.registry_files === 0 && scope.orphan_sightings > 0) L.open('scope', P.open.orphansWithoutRegistry(scope.orphan_sightings), 'Art. 33(3)(a), 33(4)', remediesOf(facts).no_registry)
   if (scope && exposure) {
     // For one controller: its two sides apart, as its processor notice gives them (the case-wide
     // sentence would count other customers' sessions among its own).
@@ -246,7 +246,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   if (scope) for (const g of noneFoundGaps(facts, P)) if (g.kind === 'pii_attributed' || g.kind === 'no_request_text' || g.kind === 'not_comparable') L.open('scope', g.item, 'Art. 33(3)(a), 33(4)', g.record_with)
   const notNamed = exposure?.source_not_named ?? 0
   if (scope && notNamed > 0) L.open('scope', P.open.sourceNotNamed(notNamed), 'Art. 33(3)(a), 33(4)', 'crosstalk provenance')
-  if (scope && withoutText > 0) L.open('scope', P.open.responsesWithoutText(withoutText), 'Art. 33(3)(a), 33(4)', 'crosstalk ingest logs PATH --map response=PATH; crosstalk scan')
+  if (scope && withoutText > 0) L.open('scope', P.open.responsesWithoutText(withoutText), 'Art. 33(3)(a), 33(4)', remediesOf(facts).responses_without_text)
   if (!facts.assessment) L.open('scope', P.open.content, 'Art. 33(3)(a); template 70', 'crosstalk assess --dpc N --special-categories')
   const incidentCategory = exposure && exposure.responses > 0 ? L.stated('nature', P.observedCategory, ['scan.exposure']) : null
   // A draft for one controller whose own data the logs show reaching nobody (its users were only

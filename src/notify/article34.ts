@@ -3,7 +3,7 @@ import {z} from 'zod'
 import {InputError} from '../errors.js'
 import {detectionSchema, detectionSummary} from './detection-note.js'
 import {finalisation, finalisedWithOpenItemsSchema} from './finalise.js'
-import {concernsController, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, noScopeItem, requireControllerConcerned, type CaseFacts} from './facts.js'
+import {concernsController, DUPLICATE_LEAKS_REMEDY, noScopeItem, requireControllerConcerned, type CaseFacts, remediesOf} from './facts.js'
 import {PHRASES, type Language} from './phrases.js'
 import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 import {withOpenItemLines} from './reader-text.js'
@@ -115,7 +115,7 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   if (retries.length > 0) L.open('what_happened', P.open.duplicateLeaks(retries.map((r) => r.line)), 'Art. 34(2)', DUPLICATE_LEAKS_REMEDY)
   // A retry that could not be read again may carry these people's data (whose it carries is not known): an open item, whatever else was found.
   const duplicatesUnexamined = facts.totals.duplicate_lines_not_examined ?? 0
-  if (duplicatesUnexamined > 0) L.open('what_happened', P.open.duplicatesNotExamined(duplicatesUnexamined, facts.totals.duplicate_lines_not_examined_of_tenant ?? null), 'Art. 34(2)', DUPLICATES_NOT_EXAMINED_REMEDY)
+  if (duplicatesUnexamined > 0) L.open('what_happened', P.open.duplicatesNotExamined(duplicatesUnexamined, facts.totals.duplicate_lines_not_examined_of_tenant ?? null), 'Art. 34(2)', remediesOf(facts).duplicates_not_examined)
   // What detection did not examine (none-found.ts), but the retries, named above for this draft's controller.
   const gaps = noneFoundGaps(facts, P).filter((g) => g.kind !== 'duplicate_leaks' && g.kind !== 'duplicates_not_examined')
   // A letter for one controller counts its data subjects as that controller's Article 33 draft does
@@ -136,7 +136,7 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   // Another session's personal data matched by value, beside an exposure found by markers or text: the count above is a lower bound until it is settled.
   if (exposure && (exposure.responses > 0 || (subjects?.total ?? 0) > 0)) for (const g of gaps) if (g.kind === 'pii_attributed') L.open('what_happened', g.item, 'Art. 34(2)', g.record_with)
   // Answers that decoded to no text were never examined: the communication cannot speak for them.
-  if (s && (facts.totals.responses_without_text ?? 0) > 0 && !(exposure && exposure.responses === 0 && facts.detection.complete)) L.open('what_happened', P.open.responsesWithoutText(facts.totals.responses_without_text!), 'Art. 34(2)', 'crosstalk ingest logs PATH --map response=PATH; crosstalk scan')
+  if (s && (facts.totals.responses_without_text ?? 0) > 0 && !(exposure && exposure.responses === 0 && facts.detection.complete)) L.open('what_happened', P.open.responsesWithoutText(facts.totals.responses_without_text!), 'Art. 34(2)', remediesOf(facts).responses_without_text)
   if (inc?.cause_category) L.stated('cause', A.cause(inc.cause_category, inc.cause ?? null), inc.cause ? ['incident.cause_category', 'incident.cause'] : ['incident.cause_category'])
   else L.open('cause', P.open.cause, 'Art. 34(2)', 'crosstalk incident set --cause TEXT --cause-category ...')
   // The breach period as recorded (as the Art. 33 draft and the register give it); else the window of the affected answers in the logs, said as such.

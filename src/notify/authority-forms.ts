@@ -5,7 +5,7 @@ import type {Phrases} from './phrases-en.js'
 import {joinItems} from './statements.js'
 import {rangeText} from './phrases.js'
 import {exposureKnown} from '../scope/unscanned.js'
-import {BAD_LINES_REMEDY, DUPLICATE_LEAKS_REMEDY, GROWN_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, NO_REGISTRY_REMEDY, NO_REQUEST_TEXT_REMEDY, NOT_COMPARABLE_REMEDY, NOT_READ_WHOLE_REMEDY, PII_ATTRIBUTED_REMEDY, UNREAD_SOURCES_REMEDY} from './facts.js'
+import {isNotExaminedRemedy} from './facts.js'
 
 // The same draft mapped onto each authority's form (reference: sa-forms.md): field ids are
 // the draft EDPB common template's row numbers, the ICO form's questions, the CNIL
@@ -49,7 +49,7 @@ export function noLeakAnswer(d: Draft, P: Phrases): Answer & {whole?: true} {
   // A log source not read, the part of a file not read whole, or quarantined lines were never searched: "none found over every log" is not said (its open item is).
   // Nor where a retry under a counted request id carried another session's marker (a response served, in no figure).
   // Nor where such a retry could not be read again (whose data it carries is not known).
-  const notExamined = d.open_items.find((o) => o.record_with === UNREAD_SOURCES_REMEDY || o.record_with === BAD_LINES_REMEDY || o.record_with === NOT_READ_WHOLE_REMEDY || o.record_with === GROWN_REMEDY || o.record_with === DUPLICATE_LEAKS_REMEDY || o.record_with === DUPLICATES_NOT_EXAMINED_REMEDY || o.record_with === NO_REGISTRY_REMEDY || o.record_with === PII_ATTRIBUTED_REMEDY || o.record_with === NO_REQUEST_TEXT_REMEDY || o.record_with === NOT_COMPARABLE_REMEDY)
+  const notExamined = d.open_items.find((o) => isNotExaminedRemedy(o.record_with))
   return !scanned
     ? {value: P.toComplete(o.noScan), open: true}
     : noRecords

@@ -19,6 +19,7 @@ import {completeFiles, fileTotals, logFilesNotReadWhole, type FileRow, type File
 import {listUnreadSources, openUnreadSources} from '../store/unread-sources.js'
 import type {CaseDb} from '../store/open-case.js'
 import {recordTotals, type RecordTotals} from '../store/records.js'
+import {corpusFacts} from '../store/scale.js'
 import {quoted, safeLine} from '../util/sanitize.js'
 import {count} from '../util/plural.js'
 import {InputError} from '../errors.js'
@@ -333,6 +334,8 @@ export interface StaleScopeFacts {
 
 export interface CaseFacts {
   generated_at: string
+  /** true: the case holds a Spark job's findings, and its open items name the job's remedies (remediesOf) */
+  spark_findings?: boolean
   incident: IncidentRecord | null
   amendments: AwarenessAmendment[]
   /** each change of the incident's role (amendment field `role`), oldest first */
@@ -484,6 +487,8 @@ export interface FactsInputs {
   grown?: string[]
   /** log files read from their original (kept by reference) whose original is missing or changed since ingest */
   originalsNotIntact?: Array<{name: string; state: 'missing' | 'changed'}>
+  /** the case holds a Spark job's findings (ingest findings): logs, canaries and scans cannot join it */
+  sparkFindings?: boolean
 }
 
 export const PII_LABELS: Record<string, string> = CATEGORY_LABELS.en
@@ -523,6 +528,7 @@ export function loadFactsInputs(db: CaseDb, options: Omit<GatherFactsOptions, 'n
       .filter((f) => f.kind === 'log' && readFromOriginal(f))
       .map((f) => ({name: basename(f.name.replace(/\\/g, '/')), state: originalState(f)}))
       .filter((o): o is {name: string; state: 'missing' | 'changed'} => o.state !== 'intact'),
+    sparkFindings: corpusFacts(db) !== undefined,
   }
 }
 
@@ -686,6 +692,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
   const provenanceIds = new Set(s.provenance.map((p) => p.record_id))
   return {
     generated_at: now.toISOString(),
+    ...(inputs.sparkFindings ? {spark_findings: true} : {}),
     incident: incident ? sanitizeRecord(incident) : null,
     amendments: inputs.amendments.map((a) => sanitizeRecord(a)),
     role_changes: inputs.roleChanges.map((a) => sanitizeRecord(a)),
@@ -874,6 +881,65 @@ export const GROWN_REMEDY = 'crosstalk status; crosstalk ingest logs FILE; cross
 export const NOT_READ_WHOLE_REMEDY = 'crosstalk status; crosstalk drop FILE, then crosstalk ingest logs FILE OTHER-FILES'
 /** How a retry's line that could not be read again leaves the open items (its record_with). */
 export const DUPLICATES_NOT_EXAMINED_REMEDY = 'crosstalk status (names each line); crosstalk scan'
+
+/** Answers that decoded to no text: logs (or the field) that hold them. */
+export const RESPONSES_WITHOUT_TEXT_REMEDY = 'crosstalk ingest logs PATH --map response=PATH; crosstalk scan'
+
+/** The remedies of the open items a case's own commands close: they differ on a case of Spark findings. */
+export interface Remedies {
+  unread_sources: string
+  bad_lines: string
+  grown: string
+  not_read_whole: string
+  duplicates_not_examined: string
+  no_registry: string
+  no_request_text: string
+  responses_without_text: string
+}
+
+const LOCAL_REMEDIES: Remedies = {
+  unread_sources: UNREAD_SOURCES_REMEDY,
+  bad_lines: BAD_LINES_REMEDY,
+  grown: GROWN_REMEDY,
+  not_read_whole: NOT_READ_WHOLE_REMEDY,
+  duplicates_not_examined: DUPLICATES_NOT_EXAMINED_REMEDY,
+  no_registry: NO_REGISTRY_REMEDY,
+  no_request_text: NO_REQUEST_TEXT_REMEDY,
+  responses_without_text: RESPONSES_WITHOUT_TEXT_REMEDY,
+}
+
+// A case of Spark findings refuses `ingest logs`, `ingest canaries`, `drop` and `scan`: its counts
+// are the job's, over every shard. What it did not examine is examined by running the job again
+// over the files named (with the reading flags or registry that read them) and bringing its
+// findings into a new case (docs/scale.md).
+const SPARK_AGAIN = 'crosstalk ingest findings DIR --db NEW-CASE'
+export const SPARK_REMEDIES: Remedies = {
+  unread_sources: `crosstalk status; crosstalk-spark SHARDS... again with the --log-format / --map that read the sources named, then ${SPARK_AGAIN} / crosstalk ingest dismiss PATH --reason "..."`,
+  bad_lines: `crosstalk status --bad-lines; crosstalk-spark SHARDS... again with the lines corrected or the --map / --log-format that reads them, then ${SPARK_AGAIN}`,
+  grown: `crosstalk status; crosstalk-spark SHARDS... again over the files as they are now, then ${SPARK_AGAIN}`,
+  not_read_whole: `crosstalk status; crosstalk-spark SHARDS... again with the files named whole (or the flags that read them), then ${SPARK_AGAIN}`,
+  duplicates_not_examined: `crosstalk status (names each line); crosstalk verify; crosstalk-spark SHARDS... again over the shards named, then ${SPARK_AGAIN}`,
+  no_registry: `crosstalk ingest canaries FILE and crosstalk registry-export --out REGISTRY in a new case; crosstalk-spark SHARDS... --registry REGISTRY, then crosstalk ingest findings DIR --db that case`,
+  no_request_text: `crosstalk-spark SHARDS... again with --map request=PATH, then ${SPARK_AGAIN}`,
+  responses_without_text: `crosstalk-spark SHARDS... again with --map response=PATH (or the files that hold the answers), then ${SPARK_AGAIN}`,
+}
+
+/** The remedies that work on this case: the job's on a case of Spark findings, the case's own commands otherwise. */
+export function remediesOf(facts: Pick<CaseFacts, 'spark_findings'>): Remedies {
+  return facts.spark_findings ? SPARK_REMEDIES : LOCAL_REMEDIES
+}
+
+/** Whether an open item's remedy is one of a part of the logs not examined (any case's, local or Spark). */
+export function isNotExaminedRemedy(recordWith: string | null | undefined): boolean {
+  return recordWith != null && NOT_EXAMINED_REMEDIES.has(recordWith)
+}
+// Answers without text are said apart (authority-forms.ts), so their remedy is not among these.
+const NOT_EXAMINED_REMEDIES = new Set<string>([
+  ...[LOCAL_REMEDIES, SPARK_REMEDIES].flatMap(({responses_without_text: _, ...r}) => Object.values(r)),
+  DUPLICATE_LEAKS_REMEDY,
+  PII_ATTRIBUTED_REMEDY,
+  NOT_COMPARABLE_REMEDY,
+])
 
 /**
  * Whether a notification belongs in a draft for this controller: the processor's notice to it, or

@@ -1,4 +1,4 @@
-import {BAD_LINES_REMEDY, NO_REQUEST_TEXT_REMEDY, NOT_COMPARABLE_REMEDY, PII_ATTRIBUTED_REMEDY, DUPLICATE_LEAKS_REMEDY, GROWN_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, NO_REGISTRY_REMEDY, NOT_READ_WHOLE_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts} from './facts.js'
+import {NOT_COMPARABLE_REMEDY, PII_ATTRIBUTED_REMEDY, DUPLICATE_LEAKS_REMEDY, type CaseFacts, remediesOf} from './facts.js'
 import type {Phrases} from './phrases-en.js'
 
 // "Nothing found" is a finding about what detection examined, never beyond it. What it does not
@@ -26,7 +26,7 @@ export interface NoneFoundGap {
 }
 
 /** What a "none found" over this case does not cover, in one order every document follows. */
-export function noneFoundGaps(facts: Pick<CaseFacts, 'totals' | 'detection'> & {scope?: CaseFacts['scope']}, P: Phrases): NoneFoundGap[] {
+export function noneFoundGaps(facts: Pick<CaseFacts, 'totals' | 'detection' | 'spark_findings'> & {scope?: CaseFacts['scope']}, P: Phrases): NoneFoundGap[] {
   const t = facts.totals
   const gaps: NoneFoundGap[] = []
   // A personal-data finding attributed to another session is another session's data in an answer
@@ -34,26 +34,26 @@ export function noneFoundGaps(facts: Pick<CaseFacts, 'totals' | 'detection'> & {
   const piiOnly = facts.scope?.pii_attributed_only_responses ?? 0
   if (piiOnly > 0) gaps.push({kind: 'pii_attributed', statement: P.piiAttributedOnly(piiOnly), item: P.open.piiAttributedOnly(piiOnly), record_with: PII_ATTRIBUTED_REMEDY, open: true})
   const orphans = t.registry_files === 0 ? (facts.scope?.orphan_sightings ?? 0) : 0
-  if (orphans > 0) gaps.push({kind: 'no_registry', statement: P.orphansWithoutRegistry(orphans), item: P.open.orphansWithoutRegistry(orphans), record_with: NO_REGISTRY_REMEDY, open: true})
+  if (orphans > 0) gaps.push({kind: 'no_registry', statement: P.orphansWithoutRegistry(orphans), item: P.open.orphansWithoutRegistry(orphans), record_with: remediesOf(facts).no_registry, open: true})
   const unread = t.unread_sources ?? []
-  if (unread.length > 0) gaps.push({kind: 'unread_sources', statement: P.unreadSources(unread), item: P.open.unreadSources(unread), record_with: UNREAD_SOURCES_REMEDY, open: true})
+  if (unread.length > 0) gaps.push({kind: 'unread_sources', statement: P.unreadSources(unread), item: P.open.unreadSources(unread), record_with: remediesOf(facts).unread_sources, open: true})
   const partial = t.files_not_read_whole ?? []
-  if (partial.length > 0) gaps.push({kind: 'not_read_whole', statement: P.notReadWhole(partial), item: P.open.notReadWhole(partial), record_with: NOT_READ_WHOLE_REMEDY, open: true})
+  if (partial.length > 0) gaps.push({kind: 'not_read_whole', statement: P.notReadWhole(partial), item: P.open.notReadWhole(partial), record_with: remediesOf(facts).not_read_whole, open: true})
   // A log appended to after ingest: the bytes added were never read.
   const grown = t.files_grown ?? []
-  if (grown.length > 0) gaps.push({kind: 'grown_originals', statement: P.grownOriginals(grown), item: P.open.grownOriginals(grown), record_with: GROWN_REMEDY, open: true})
+  if (grown.length > 0) gaps.push({kind: 'grown_originals', statement: P.grownOriginals(grown), item: P.open.grownOriginals(grown), record_with: remediesOf(facts).grown, open: true})
   // Quarantined lines (no rule could read them) were never judged: any one may be an answer carrying
   // another session's data. There is no recorded acceptance of them in the case (--accept-bad-lines
   // lets one --fail-on-leak run pass over them, and settles nothing), so the gap stays open.
   const bad = t.bad_lines ?? 0
-  if (bad > 0) gaps.push({kind: 'bad_lines', statement: P.badLines(bad), item: P.open.badLines(bad), record_with: BAD_LINES_REMEDY, open: true})
+  if (bad > 0) gaps.push({kind: 'bad_lines', statement: P.badLines(bad), item: P.open.badLines(bad), record_with: remediesOf(facts).bad_lines, open: true})
   const withoutText = t.responses_without_text ?? 0
   if (withoutText > 0) {
-    gaps.push({kind: 'responses_without_text', statement: P.noResponseText(withoutText), item: P.open.responsesWithoutText(withoutText), record_with: 'crosstalk ingest logs PATH --map response=PATH; crosstalk scan', open: true})
+    gaps.push({kind: 'responses_without_text', statement: P.noResponseText(withoutText), item: P.open.responsesWithoutText(withoutText), record_with: remediesOf(facts).responses_without_text, open: true})
   }
   // Prompts not logged: the verbatim-text search had nothing of theirs to compare the answers with.
   const noPrompt = t.records_without_request_text ?? 0
-  if (noPrompt > 0) gaps.push({kind: 'no_request_text', statement: P.noRequestText(noPrompt, t.records), item: P.open.noRequestText(noPrompt, t.records), record_with: NO_REQUEST_TEXT_REMEDY, open: true})
+  if (noPrompt > 0) gaps.push({kind: 'no_request_text', statement: P.noRequestText(noPrompt, t.records), item: P.open.noRequestText(noPrompt, t.records), record_with: remediesOf(facts).no_request_text, open: true})
   // Texts the verbatim-text search could not compare (a script written without spaces), counted by the scan.
   const notComparable = facts.detection.provenance_not_comparable_responses ?? 0
   if (notComparable > 0) gaps.push({kind: 'not_comparable', statement: P.notComparable(notComparable), item: P.open.notComparable(notComparable), record_with: NOT_COMPARABLE_REMEDY, open: true})
@@ -66,7 +66,7 @@ export function noneFoundGaps(facts: Pick<CaseFacts, 'totals' | 'detection'> & {
   if (retries.length > 0) gaps.push({kind: 'duplicate_leaks', statement: P.duplicateLeaks(retries), item: P.open.duplicateLeaks(retries), record_with: DUPLICATE_LEAKS_REMEDY, open: true})
   const unexamined = t.duplicate_lines_not_examined ?? 0
   if (unexamined > 0) {
-    gaps.push({kind: 'duplicates_not_examined', statement: P.duplicatesNotExamined(unexamined), item: P.open.duplicatesNotExamined(unexamined, t.duplicate_lines_not_examined_of_tenant ?? null), record_with: DUPLICATES_NOT_EXAMINED_REMEDY, open: true})
+    gaps.push({kind: 'duplicates_not_examined', statement: P.duplicatesNotExamined(unexamined), item: P.open.duplicatesNotExamined(unexamined, t.duplicate_lines_not_examined_of_tenant ?? null), record_with: remediesOf(facts).duplicates_not_examined, open: true})
   }
   const dismissed = t.dismissed_sources ?? []
   if (dismissed.length > 0) gaps.push({kind: 'dismissed_sources', statement: P.dismissedSources(dismissed), item: P.dismissedSources(dismissed), record_with: null, open: false})

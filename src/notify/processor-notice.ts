@@ -6,7 +6,7 @@ import {computeCaseClock} from './clock.js'
 import {detectionSchema, detectionSummary} from './detection-note.js'
 import {finalisation, finalisedWithOpenItemsSchema} from './finalise.js'
 import {retryConcerns} from '../scope/retry-leaks.js'
-import {affectedTenants, droppedSince, withdrawnControllers, DUPLICATE_LEAKS_REMEDY, factsExposureKnown, DUPLICATES_NOT_EXAMINED_REMEDY, examinedTotals, ORIGINALS_REMEDY, UNREAD_SOURCES_REMEDY, type CaseFacts, type Counterpart, type TenantExposure} from './facts.js'
+import {affectedTenants, droppedSince, withdrawnControllers, DUPLICATE_LEAKS_REMEDY, factsExposureKnown, examinedTotals, ORIGINALS_REMEDY, type CaseFacts, type Counterpart, type TenantExposure, remediesOf} from './facts.js'
 import {categoryLabel, leakedSide, PHRASES, receivedSide, type Language} from './phrases.js'
 import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 import {withOpenItemLines} from './reader-text.js'
@@ -306,7 +306,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   if (retries.received > 0) happened.push(L.stated('what_happened', N.retriesReceived(retries.received), ['scan.duplicate_leaks']))
   if (retries.responses > 0) L.open('investigation', N.open.retries(retries.responses, retries.received, retries.reached_others), 'Art. 33(2), 33(4)', DUPLICATE_LEAKS_REMEDY)
   const unreadRetries = tenantUnexaminedDuplicates(facts, t.tenant_id)
-  if (unreadRetries.responses > 0) L.open('investigation', N.open.duplicatesNotExamined(unreadRetries.responses, unreadRetries.of_yours), 'Art. 33(2), 33(4)', DUPLICATES_NOT_EXAMINED_REMEDY)
+  if (unreadRetries.responses > 0) L.open('investigation', N.open.duplicatesNotExamined(unreadRetries.responses, unreadRetries.of_yours), 'Art. 33(2), 33(4)', remediesOf(facts).duplicates_not_examined)
   // Evidence the last notice to this controller may have rested on, dropped since: named with the reason the drop recorded.
   const lastNotice = facts.notifications.filter((n) => noticeController(n) === t.tenant_id).reduce<(typeof facts.notifications)[number] | null>((last, n) => (last === null || Date.parse(n.recorded_at) > Date.parse(last.recorded_at) ? n : last), null)
   if (lastNotice) for (const d of droppedSince(facts.evidence_dropped, lastNotice.recorded_at)) L.stated('investigation', P.evidenceDropped(d, lastNotice.at, lastNotice.reference), ['evidence.files', `notification#${lastNotice.id}`])
@@ -327,11 +327,11 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   const unreadSources = facts.totals.unread_sources ?? []
   if (unreadSources.length > 0) {
     L.stated('investigation', P.unreadSources(unreadSources), ['evidence.files'])
-    L.open('investigation', P.open.unreadSources(unreadSources), 'Art. 33(2)', UNREAD_SOURCES_REMEDY)
+    L.open('investigation', P.open.unreadSources(unreadSources), 'Art. 33(2)', remediesOf(facts).unread_sources)
   }
   if (facts.scope && withoutText > 0) {
     L.stated('investigation', P.noResponseText(withoutText), ['evidence.files'])
-    L.open('investigation', P.open.responsesWithoutText(withoutText), 'Art. 33(2)', 'crosstalk ingest logs PATH --map response=PATH; crosstalk scan')
+    L.open('investigation', P.open.responsesWithoutText(withoutText), 'Art. 33(2)', remediesOf(facts).responses_without_text)
   }
   // Logs that give no HTTP status (or no prompt size) leave this controller's at-risk responses unknown: an open item, as in the Article 33 draft.
   if (t.at_risk_responses === null && (t.at_risk_unknown_records ?? 0) > 0) L.open('investigation', P.open.atRiskUnknown(t.at_risk_unknown_records!), 'Art. 33(2), 33(4)', null)
