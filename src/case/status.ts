@@ -7,16 +7,16 @@ import {loadCaseClock} from '../notify/case-clock.js'
 import type {ClockResult} from '../notify/clock.js'
 import {getIncident} from '../notify/incident.js'
 import {listAudit} from '../store/audit.js'
-import {countCanaries} from '../store/canaries.js'
+import {countCanaries, registeredTenantIds} from '../store/canaries.js'
 import {caseLogEvidence, fileTotals, filesWithSameRecordsNote, listFiles, logFilesByFormat} from '../store/files.js'
 import {countPiiFindings, countProvenance, sightingCounts} from '../store/findings.js'
 import type {CaseDb} from '../store/open-case.js'
 import {countListedBadLines, listBadLines as badLineRows, type BadLineRow} from '../store/quarantine.js'
-import {recordsMissingAtRiskFields, recordTotals} from '../store/records.js'
+import {recordsMissingAtRiskFields, recordTotals, tenantIdsWithRecords} from '../store/records.js'
 import {schemaVersion} from '../store/session.js'
 import {getSettings} from '../store/settings.js'
 import {openUnreadSources} from '../store/unread-sources.js'
-import {withoutLineExcerpt} from '../util/sanitize.js'
+import {idsAlike, withoutLineExcerpt} from '../util/sanitize.js'
 
 import {grownOriginals, type GrownOriginal} from './grown-originals.js'
 export type {BadLineRow} from '../store/quarantine.js'
@@ -113,6 +113,12 @@ export interface StatusResult {
    * size / sha256 null: not known (it could not be read).
    */
   unread_sources: Array<{id: number; path: string; size: number | null; sha256: string | null; reason: string; recorded_by: string; recorded_at: string}>
+  /**
+   * Tenant ids of the case (in its records or its canary registry) that differ yet read alike once
+   * Unicode-normalised (NFC): two customers a reader could take for one. Each group as written;
+   * they are never merged (every figure counts them apart), and every output shows one not in NFC escaped.
+   */
+  tenant_ids_alike: string[][]
   /** the incident once `crosstalk incident open` ran (title and role as entered, sanitised on display) */
   incident: {title: string; role: 'controller' | 'processor'; aware_at: string} | null
   /** the 72-hour clock of that incident at `now` (as `crosstalk clock --json`) */
@@ -168,6 +174,7 @@ export function caseStatus(db: CaseDb, now: Date = new Date()): StatusResult {
     originals_grown: grownOriginals(db),
     same_records_other_source: filesWithSameRecordsNote(db),
     unread_sources: openUnreadSources(db).map(({id, path, size, sha256, reason, recorded_by, recorded_at}) => ({id, path, size, sha256, reason, recorded_by, recorded_at})),
+    tenant_ids_alike: idsAlike([...tenantIdsWithRecords(db), ...registeredTenantIds(db)]),
     ...incidentStatus(db, now),
   }
 }

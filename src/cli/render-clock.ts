@@ -1,6 +1,6 @@
 import type {ClockResult} from '../notify/clock.js'
 import {formatDuration, formatInZone} from '../notify/time.js'
-import {safeLine} from '../util/sanitize.js'
+import {safeLine, safeId} from '../util/sanitize.js'
 import {clip} from './text-width.js'
 
 // The human clock. "NOTIFIED" never stands beside an overdue countdown without saying
@@ -68,10 +68,10 @@ export function renderClock(clock: ClockResult, tz: string): string {
     // controllers_known is true only where the last scan covers every ingested log file: then an
     // empty list is what detection found, said as such (it speaks for the logs ingested, no others).
     if (clock.controllers.length === 0 && clock.controllers_known !== false) lines.push('  none: detection covered every ingested log file and found no response carrying another session\'s data, so no controller is affected by what the case holds (logs not ingested are not covered)')
-    for (const c of clock.controllers.slice(0, 50)) lines.push(`  ${clip(safeLine(c.tenant_id), 40).padEnd(40)}  ${c.status.padEnd(9)} ${clockSummary(c)}`)
+    for (const c of clock.controllers.slice(0, 50)) lines.push(`  ${clip(safeId(c.tenant_id), 40).padEnd(40)}  ${c.status.padEnd(9)} ${clockSummary(c)}`)
     if (clock.controllers.length > 50) lines.push(`  ... ${clock.controllers.length - 50} more (clock --json lists every one)`)
     // Notified of an exposure the case no longer shows: not affected now, owed a correction (as the register lists it).
-    for (const c of (clock.corrections_owed ?? []).slice(0, 50)) lines.push(`  ${clip(safeLine(c.tenant_id), 40).padEnd(40)}  correction owed: notified ${c.notified_at} of an exposure the case no longer shows (report processor-notice --tenant ID --phase follow-up)`)
+    for (const c of (clock.corrections_owed ?? []).slice(0, 50)) lines.push(`  ${clip(safeId(c.tenant_id), 40).padEnd(40)}  correction owed: notified ${c.notified_at} of an exposure the case no longer shows (report processor-notice --tenant ID --phase follow-up)`)
   }
   return lines.join('\n')
 }

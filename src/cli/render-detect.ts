@@ -1,6 +1,6 @@
 import type {PiiResult, ProvenanceResult, SightingsResult} from '../detect/list.js'
 import type {ScanResult} from '../detect/scan-case.js'
-import {safeLine, safeText} from '../util/sanitize.js'
+import {safeLine, safeText, safeId} from '../util/sanitize.js'
 import {count} from './plural.js'
 import {clip, displayWidth, idNames, padEndWidth} from './text-width.js'
 
@@ -38,7 +38,7 @@ function idCells(rows: ReadonlyArray<{request_id: string; tenants: Array<string 
   const session = idNames(present(rows.flatMap((r) => r.sessions)), SESSION_MAX)
   const request = idNames(present(rows.flatMap((r) => [r.request_id, ...(r.requests ?? [])])), CELL_MAX)
   return {
-    who: (t: string, s: string | null): string => `${tenant(safeLine(t))}/${s === null ? '' : session(safeLine(s))}`,
+    who: (t: string, s: string | null): string => `${tenant(safeId(t))}/${s === null ? '' : session(safeLine(s))}`,
     request: (id: string): string => request(safeLine(id)),
   }
 }

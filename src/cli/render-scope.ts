@@ -5,7 +5,7 @@ import {exposureKnown, type RegistrylessTenantView, type UnscannedScope} from '.
 import type {TenantViewResult} from '../scope/tenant-view.js'
 import type {TimelineResult} from '../scope/build-timeline.js'
 import {count} from './plural.js'
-import {quoted, safeLine} from '../util/sanitize.js'
+import {quoted, safeLine, safeId} from '../util/sanitize.js'
 import {clip, displayWidth, idNames, padEndWidth, padStartWidth, WIDTH, wrap} from './text-width.js'
 
 // Plain-text tables for the terminal and the row sets behind --csv. Tenant ids, node
@@ -39,8 +39,8 @@ const t = (v: string | null) => v ?? '-'
 const node = (v: string | null) => (v === null ? '(unknown)' : clip(safeLine(v), NAME))
 /** Tenant names of one view, each cut in the middle to NAME, never so that two tenants read alike (idNames). */
 const tenantNames = (tenants: Iterable<string>): ((v: string) => string) => {
-  const shown = idNames([...tenants].map((v) => safeLine(v)), NAME)
-  return (v) => shown(safeLine(v))
+  const shown = idNames([...tenants].map((v) => safeId(v)), NAME)
+  return (v) => shown(safeId(v))
 }
 const name = (v: string) => tenantNames([v])(v)
 

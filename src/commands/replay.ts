@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {signalExitCode, watchInterrupts} from '../cli/interrupt.js'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
-import {safeLine} from '../util/sanitize.js'
+import {safeLine, safeId} from '../util/sanitize.js'
 import {CliError, GateTripped, UsageError} from '../errors.js'
 import {TargetFailed} from '../probe/client.js'
 import {parseTarget, shownTargetText} from '../probe/target-guard.js'
@@ -135,7 +135,7 @@ Every request ends within --timeout; redirects are never followed. A target that
           (r.unprimed > 0 ? `  ${count(r.unprimed, 'trial')} not run: no primer was served` : '') +
           (r.primer_leaks > 0 ? `  ${count(r.primer_leaks, 'answer')} to priming requests carried another synthetic tenant's marker (a leak observed)` : '') +
           (r.other_markers > 0 ? `  ${count(r.other_markers, 'answer')} with a marker the run gave no one${r.ambiguous_markers > 0 ? ` (${r.ambiguous_markers} cut short so that whose it is cannot be told)` : ''} (not counted)` : '') +
-          (r.other_owners.length > 0 ? `  markers the run gave no one that the case's canary registry assigns to ${r.other_owners.map((o) => `${safeLine(o.tenant)}/${safeLine(o.session)}`).join(', ')}` : '') +
+          (r.other_owners.length > 0 ? `  markers the run gave no one that the case's canary registry assigns to ${r.other_owners.map((o) => `${safeId(o.tenant)}/${safeLine(o.session)}`).join(', ')}` : '') +
           (r.other_unowned > 0 ? `  ${count(r.other_unowned, 'marker')} the run gave no one and the case's registry does not hold (owner unknown)` : ''),
       )
     }

@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
-import {safeLine, safeText} from '../util/sanitize.js'
+import {safeLine, safeText, safeId} from '../util/sanitize.js'
 import {rawRecord} from '../case/show-raw.js'
 import {showRecord, type RecordFindings, type RecordView} from '../case/show-record.js'
 import {count} from '../cli/plural.js'
@@ -42,7 +42,7 @@ export default class Show extends BaseCommand {
       const e = view.evidence
       this.log(`request_id   ${safeLine(view.request_id)}  (source ${safeLine(view.source)})`)
       this.log(`time         ${view.ts_precise}`)
-      this.log(`tenant       ${safeLine(view.tenant_id)}   session ${safeLine(view.session_id)}`)
+      this.log(`tenant       ${safeId(view.tenant_id)}   session ${safeLine(view.session_id)}`)
       this.log(`status       ${view.status ?? '-'}${view.is_error ? `  ERROR: ${safeLine(view.error_message ?? '')}` : ''}   ${view.response_kind}${view.stream ? ' (stream)' : ''}`)
       this.log(`nodes        prefill ${safeLine(view.prefill_node ?? '-')}  decode ${safeLine(view.decode_node ?? '-')}`)
       this.log(`tokens       prompt ${view.prompt_tokens ?? '-'}  completion ${view.completion_tokens ?? '-'}  cached ${view.cached_tokens ?? '-'}`)
@@ -65,7 +65,7 @@ export default class Show extends BaseCommand {
  * named by its session (its owner); the marker itself only with --show-markers.
  */
 export function renderFindings(f: RecordFindings, options: {markers: boolean}): string[] {
-  const who = (tenant: string | null, session: string | null): string => (tenant === null ? 'unregistered' : `${safeLine(tenant)}/${safeLine(session ?? '-')}`)
+  const who = (tenant: string | null, session: string | null): string => (tenant === null ? 'unregistered' : `${safeId(tenant)}/${safeLine(session ?? '-')}`)
   const unknown = 'not known until `crosstalk scan` covers the case'
   const out = ['', 'findings']
   if (f.gap !== null) out.push(`  detection     incomplete: ${f.gap}`)
@@ -80,7 +80,7 @@ export function renderFindings(f: RecordFindings, options: {markers: boolean}): 
   )
   // A retry logged under this request id is no record: its answer's markers are in no sighting, so it is named here apart.
   if (f.retry_leaks.length > 0 || f.retry_lines_not_examined > 0) {
-    const leaks = f.retry_leaks.map((x) => `${safeLine(x.line)} (${x.class}, served to ${safeLine(x.recipient_tenant)}${x.source_tenants.length > 0 ? `, markers of ${x.source_tenants.map(safeLine).join(', ')}` : ''})`)
+    const leaks = f.retry_leaks.map((x) => `${safeLine(x.line)} (${x.class}, served to ${safeId(x.recipient_tenant)}${x.source_tenants.length > 0 ? `, markers of ${x.source_tenants.map(safeId).join(', ')}` : ''})`)
     out.push(
       `  retries       ${[
         f.retry_leaks.length > 0 ? `${count(f.retry_leaks.length, 'line repeating this request id carries', 'lines repeating this request id carry')} another session's marker, NOT COUNTED in any figure: ${leaks.join('; ')}` : null,

@@ -4,7 +4,7 @@ import {grownOriginalLine} from '../case/grown-originals.js'
 import {getIncident} from '../notify/incident.js'
 import {timelineOrderWarnings} from '../notify/timeline-order.js'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
-import {quoted, safeLine} from '../util/sanitize.js'
+import {quoted, safeLine, safeId} from '../util/sanitize.js'
 import {caseStatus, listBadLines, type StatusResult} from '../case/status.js'
 import {clockSummary} from '../cli/render-clock.js'
 import {duplicateLeaksNote} from '../cli/render-scope.js'
@@ -57,6 +57,7 @@ export default class Status extends BaseCommand {
       const spark = status.log_evidence?.lines_held === 'findings'
       const readAgain = spark ? 'run the Spark job again with the flags that read it and bring its findings into a new case' : 'ingest it whole'
       for (const u of status.unread_sources) this.log(`  NOT READ         ${safeLine(u.path)}: ${safeLine(u.reason)}  (${u.recorded_by}, ${u.recorded_at}; ${readAgain}, or crosstalk ingest dismiss PATH --reason "...")`)
+      for (const group of status.tenant_ids_alike) this.log(`  IDS ALIKE        tenants ${group.map((t) => quoted(safeId(t))).join(' and ')} read alike once Unicode-normalised (NFC) but are different ids: they are counted apart; an id not in NFC is shown with its characters escaped`)
       this.log(`  canaries         ${status.canaries}${status.canaries === 0 ? '  (no canary registry: no marker can be attributed to a session, so every marker found is an orphan; crosstalk ingest canaries FILE)' : ''}`)
       const classes = Object.entries(status.sightings_by_class ?? {}).map(([c, n]) => `${c} ${n}`).join(', ')
       const d = status.detection

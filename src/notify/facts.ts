@@ -20,7 +20,7 @@ import {listUnreadSources, openUnreadSources} from '../store/unread-sources.js'
 import type {CaseDb} from '../store/open-case.js'
 import {recordTotals, type RecordTotals} from '../store/records.js'
 import {corpusFacts} from '../store/scale.js'
-import {quoted, safeLine} from '../util/sanitize.js'
+import {quoted, safeId, safeLine} from '../util/sanitize.js'
 import {count} from '../util/plural.js'
 import {InputError} from '../errors.js'
 import {findPii} from '../extract/pii.js'
@@ -638,11 +638,11 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
   const tenants = full ? exposureTenants(exposureRows(s)) : []
   const notifications: NotificationFact[] = inputs.notifications.map((n) => ({
     ...n,
-    recipient: safeLine(n.recipient),
+    recipient: safeId(n.recipient),
     recipient_kind: recipientKind(n),
     reference: safeLine(n.reference),
     delay_reason: n.delay_reason === null ? null : safeLine(n.delay_reason),
-    controller: n.controller === null || n.controller === undefined ? null : safeLine(n.controller),
+    controller: n.controller === null || n.controller === undefined ? null : safeId(n.controller),
     late: incident ? notificationLate(incident, n) : null,
   }))
   // The controllers concerned, a leaking retry's too (as `clock` counts them): one set for the clock and the notices.
@@ -698,7 +698,7 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     role_changes: inputs.roleChanges.map((a) => sanitizeRecord(a)),
     clock,
     notifications,
-    tenant_labels_first_given: new Map([...(inputs.scope.tenantLabelsFirstGiven ?? [])].map(([tenant, at]) => [safeLine(tenant), at])),
+    tenant_labels_first_given: new Map([...(inputs.scope.tenantLabelsFirstGiven ?? [])].map(([tenant, at]) => [safeId(tenant), at])),
     // A draft for one controller reports on its own notices (and the authority's and the data subjects'), not on other customers'.
     notification_problems: incident ? notificationProblems(incident, inputs.notifications, now, (n) => options.tenant === undefined || concernsController(n, options.tenant)).map(safeLine) : [],
     assessment: inputs.assessment,
@@ -714,10 +714,10 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     evidence: inputs.files.map(({by_reference: _, earlier_version: __, ...f}) => ({...f, name: safeLine(f.name)})),
     // A draft for one controller carries the excerpts of its own leaks only (as narrowTo keeps its rows), whatever was read.
     excerpts: inputs.excerpts === null ? null : inputs.excerpts.filter((e) => options.tenant === undefined || e.source_tenant === options.tenant || ((options.side ?? 'both') === 'both' && e.recipient_tenant === options.tenant)).map(({source_tenant: _s, recipient_tenant: _r, ...e}) => e),
-    for_tenant: options.tenant === undefined ? null : safeLine(options.tenant),
+    for_tenant: options.tenant === undefined ? null : safeId(options.tenant),
     case_exposure_window: full ? exposureWindow(inputs.scope) : null,
     retry_leaks: retryLeaks(retriesOf(inputs.scope, options.tenant, options.side ?? 'both')),
-    duplicate_lines_not_examined_tenants: options.tenant === undefined ? (inputs.scope.duplicates?.unexamined_tenants ?? []).map((t) => (t === null ? null : safeLine(t))) : [],
+    duplicate_lines_not_examined_tenants: options.tenant === undefined ? (inputs.scope.duplicates?.unexamined_tenants ?? []).map((t) => (t === null ? null : safeId(t))) : [],
     retry_only_tenants: full ? tenantExposures(s, concerned.filter((t) => !tenants.includes(t))) : [],
     withdrawn_tenants: full ? tenantExposures(s, withdrawn) : [],
     stale_scope: full || nothingSearched(s.detection) ? null : staleScopeFacts(s, totals.registry_files > 0),
@@ -993,8 +993,8 @@ function forController(scope: ScopeFacts, s: ScopeInputs, tenant: string | undef
   if (tenant === undefined) return scope
   const labels = otherTenantLabels(s, tenant)
   // The flows' names are already made inert (safeLine): the labels are looked up the same way.
-  const inert = new Map([...labels].map(([name, label]) => [safeLine(name), label]))
-  const self = safeLine(tenant)
+  const inert = new Map([...labels].map(([name, label]) => [safeId(name), label]))
+  const self = safeId(tenant)
   const name = (t: string): string => (t === self ? t : (inert.get(t) ?? 'another customer'))
   const relabel = (f: ScopeFlow): ScopeFlow => ({...f, source_tenant: name(f.source_tenant), recipient_tenant: name(f.recipient_tenant)})
   // Ordered by label, not by the names they replace.
@@ -1061,7 +1061,7 @@ export function scopeFacts(s: ScopeResult, inputs?: Pick<ScopeInputs, 'contamina
   const times = inputs ? exposureRows(inputs).map((r) => r.ts_ms) : []
   const first = times.length > 0 ? new Date(Math.min(...times)).toISOString() : s.first_seen
   const last = times.length > 0 ? new Date(Math.max(...times)).toISOString() : s.last_seen
-  const inert = (f: ScopeFlow): ScopeFlow => ({source_tenant: safeLine(f.source_tenant), recipient_tenant: safeLine(f.recipient_tenant), responses: f.responses})
+  const inert = (f: ScopeFlow): ScopeFlow => ({source_tenant: safeId(f.source_tenant), recipient_tenant: safeId(f.recipient_tenant), responses: f.responses})
   return {
     contaminated_responses: s.contaminated_responses,
     cross_tenant_responses: s.cross_tenant_responses,
@@ -1266,7 +1266,7 @@ function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): Tenan
     const possible = [...sources.candidates].filter(([, s]) => s.recipients.some((r) => r !== t) && s.candidates.some((c) => c.tenant_id === t))
     const among = possible.map(([, s]) => new Set(s.candidates.map((c) => c.tenant_id)).size)
     return {
-      tenant_id: safeLine(t),
+      tenant_id: safeId(t),
       leaked_sessions: sorted(out.map((r) => r.source_session)).map(safeLine),
       responses_carrying_its_data: view.leaked.exposure.responses,
       leaked_by_canary: view.leaked.exposure.by_canary,

@@ -11,7 +11,7 @@ import {categoryLabel, leakedSide, PHRASES, receivedSide, type Language} from '.
 import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 import {withOpenItemLines} from './reader-text.js'
 import {count} from '../util/plural.js'
-import {safeLine, quoted} from '../util/sanitize.js'
+import {safeLine, quoted, safeId} from '../util/sanitize.js'
 import {noticeController} from './recipients.js'
 
 // GDPR Art. 33(2): the processor tells each affected controller "without undue delay"; it
@@ -230,7 +230,7 @@ export function requireProcessorRole(facts: CaseFacts): void {
 
 export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: BuildNoticeOptions = {}): ProcessorNoticeResult {
   // The facts hold ids as they are shown (controls, bidi and invisible characters made visible): the id as typed is compared in that form too.
-  const shown = safeLine(tenant)
+  const shown = safeId(tenant)
   // Findings that do not cover the case give no exposure at all (facts.ts): which controllers it reached, and how, is not known, never "none".
   const stale = staleFindings(facts.detection)
   if (!facts.scope && (stale.markers || stale.provenance)) throw new InputError(`tenant ${quoted(tenant.slice(0, 80))}: its exposure is not known: ${staleFindingsReason(stale)}; run \`crosstalk scan\` first`, 'E_NOT_SCANNED')

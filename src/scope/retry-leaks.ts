@@ -1,6 +1,6 @@
 import {basename} from 'node:path'
 import type {LeakingDuplicate} from '../detect/conflicting-duplicates.js'
-import {safeLine} from '../util/sanitize.js'
+import {safeLine, safeId} from '../util/sanitize.js'
 import {iso} from './scope-data.js'
 
 // A retry logged under the request id of a response already in the case is a duplicate line,
@@ -42,7 +42,7 @@ export function retryLeaks(leaking: readonly LeakingDuplicate[] | undefined): Re
       line: retryLine(d),
       request_id: safeLine(d.request_id),
       class: d.class,
-      recipient_tenant: safeLine(d.recipient_tenant),
+      recipient_tenant: safeId(d.recipient_tenant),
       source_tenants: d.source_tenants.map(safeLine),
     }))
     .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))

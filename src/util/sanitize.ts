@@ -46,6 +46,35 @@ export function safeLine(text: string): string {
 }
 
 /**
+ * An identifier (a tenant id) on one line, as safeLine shows it, except that one not in Unicode
+ * NFC has every character outside printable ASCII written as \uNNNN. Two ids that differ only by
+ * normalisation (`café` precomposed, and `cafe` + U+0301) are two customers that a terminal or a
+ * PDF prints alike: at most one of them is its own NFC, so they never print alike here. An id
+ * in NFC prints as safeLine prints it.
+ */
+export function safeId(text: string): string {
+  if (text === text.normalize('NFC')) return safeLine(text)
+  let out = ''
+  for (const ch of text.replace(/\\/g, '\\\\')) {
+    const code = ch.codePointAt(0)!
+    out += code >= 0x20 && code < 0x7f ? ch : code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`
+  }
+  return out
+}
+
+/** Ids of a set that differ yet read alike once normalised (NFC): each group sorted, the groups in order of their first id. */
+export function idsAlike(ids: Iterable<string>): string[][] {
+  const byForm = new Map<string, Set<string>>()
+  for (const id of ids) {
+    const form = id.normalize('NFC')
+    let group = byForm.get(form)
+    if (!group) byForm.set(form, (group = new Set()))
+    group.add(id)
+  }
+  return [...byForm.values()].filter((g) => g.size > 1).map((g) => [...g].sort()).sort((a, b) => (a[0]! < b[0]! ? -1 : 1))
+}
+
+/**
  * Controls made visible on one line, backslashes left single: not unambiguous by itself, so only
  * for text that went through safeLine already (the drafts' facts hold ids in shown form; a second
  * safeLine would double their backslashes again) and for the form a quarantined line's reason has
