@@ -420,12 +420,20 @@ def duplicate_lines(rec_lines, records):
 
     kept = records.select(
         "request_id", F.col("file_idx").alias("k_file_idx"), F.col("byte_offset").alias("k_offset"),
-        F.col("byte_len").alias("k_len"), F.col("crc32").alias("k_crc"),
+        F.col("byte_len").alias("k_len"), F.col("crc32").alias("k_crc"), F.col("companions").alias("k_companions"),
     )
     same_line = (F.col("file_idx") == F.col("k_file_idx")) & (F.col("byte_offset") == F.col("k_offset"))
     identical = (F.col("crc32") == F.col("k_crc")) & (F.col("byte_len") == F.col("k_len")) & ~same_line
+    # The case reads such a line again whole and judges every item of the request id in it, its
+    # record's attempt too; it holds no copy of that record, so neither the lines the record was read
+    # with (an OTLP span's content in the logs file): they go with the repeat's own, or the record's
+    # attempt decodes to no text and the repeat is left not examined where one machine reads it.
+    companions = F.when(
+        F.coalesce(same_line, F.lit(False)),
+        F.array_distinct(F.concat(F.col("companions"), F.coalesce(F.col("k_companions"), F.col("companions")))),
+    ).otherwise(F.col("companions"))
     return rec_lines.filter(F.col("_n") > 1).join(kept, "request_id", "left").select(
-        "file_idx", "ord", "line_no", "item", "byte_offset", "byte_len", "crc32", "companions", "request_id",
+        "file_idx", "ord", "line_no", "item", "byte_offset", "byte_len", "crc32", companions.alias("companions"), "request_id",
         F.coalesce(identical, F.lit(False)).alias("identical"),
     )
 
