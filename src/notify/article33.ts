@@ -1,6 +1,7 @@
 import {noneFoundGaps} from './none-found.js'
 import {staleFindings} from '../scope/unscanned.js'
 import {InputError} from '../errors.js'
+import {quoted} from '../util/sanitize.js'
 import {affectedTenants, concernsController, droppedSince, requireControllerConcerned, unattributedAuthorityNotifications, type ControllerSubjects, DUPLICATE_LEAKS_REMEDY, examinedTotals, factsExposureKnown, provenanceMethodFr, ORIGINALS_REMEDY, type CaseFacts, remediesOf} from './facts.js'
 import type {ProvenanceParameters} from '../detect/coverage.js'
 import {categoryLabel, leakedSide, noLeakStatement, PHRASES, receivedSide, type Language} from './phrases.js'
@@ -111,7 +112,15 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   const listed = onBehalf === null ? facts.notifications : facts.notifications.filter((n) => concernsController(n, onBehalf))
   // Without --phase: a follow-up once an initial notification to the authority is recorded (a
   // second "initial" draft would answer "previous notification: not applicable").
-  const phase = options.phase ?? (listed.some((n) => toAuthority(n) && n.phase === 'initial') ? 'follow-up' : 'initial')
+  const initialToAuthority = listed.some((n) => toAuthority(n) && n.phase === 'initial')
+  // A follow-up (Art. 33(4)) supplements an initial notification: with none on record the draft would answer "Follow-up"
+  // to the authority about a notification the case does not hold. Refused, as notify record refuses such a follow-up.
+  if (options.phase === 'follow-up' && !initialToAuthority) {
+    throw new InputError(
+      `report article33: --phase follow-up, but no initial notification to the authority${onBehalf === null ? '' : ` made for controller ${quoted(onBehalf.slice(0, 80))}`} is recorded: record it first (crosstalk notify record --phase initial ...${onBehalf === null ? '' : ` --controller ${quoted(onBehalf.slice(0, 80))}`}), or draft the initial notification (--phase initial); Art. 33(4) phases follow an initial notification`,
+    )
+  }
+  const phase = options.phase ?? (initialToAuthority ? 'follow-up' : 'initial')
   // A draft a processor prepares for a controller: the incident record holds the processor's own
   // handling (its awareness basis, detection, discovery, reference, organisation, reasons for its
   // delay). None of it is the controller's: each is left for the controller to complete.
