@@ -150,6 +150,16 @@ export const notificationFactSchema = z.object({
    * not known then; `known` false: the case gave no scope then; null: not recorded (a notification recorded before this release)
    */
   scope_at_notification: notificationScopeSchema.nullable(),
+  /** a draft for one controller: a scope was stored with it, but it is the whole case's (other customers' figures), so scope_at_notification is null here (absent: false) */
+  scope_withheld: z.boolean().optional(),
+  /** the scan stored with it finished after it was sent (recorded later, with --at in the past): the scope kept is the one current when it was recorded, not what it rested on (absent: false) */
+  scope_recorded_after_sent: z.boolean().optional(),
+  /**
+   * a processor's notification to the authority made for a controller: that controller's awareness, which its Art. 33(1)
+   * 72 hours (and late) count from, taken as the processor's first initial notice to it; null: not known (no controller
+   * named, or no notice to it recorded); absent: not such a notification
+   */
+  controller_aware_at: z.string().nullable().optional(),
   /** whom it went to: the authority, the data subjects, or a controller (recipient is then its tenant id, which may read "authority") */
   recipient_kind: z.enum(['authority', 'data-subjects', 'controller']),
 })

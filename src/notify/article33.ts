@@ -5,6 +5,7 @@ import {quoted} from '../util/sanitize.js'
 import {affectedTenants, concernsController, droppedSince, requireControllerConcerned, unattributedAuthorityNotifications, type ControllerSubjects, DUPLICATE_LEAKS_REMEDY, examinedTotals, factsExposureKnown, provenanceMethodFr, ORIGINALS_REMEDY, type CaseFacts, remediesOf} from './facts.js'
 import type {ProvenanceParameters} from '../detect/coverage.js'
 import {categoryLabel, leakedSide, noLeakStatement, PHRASES, receivedSide, type Language} from './phrases.js'
+import {scopeAfterSent} from './phrases-en.js'
 import {article33Schema, type Article33Result} from './article33-schema.js'
 import type {Authority} from './authorities.js'
 import {authorityFields} from './authority-forms.js'
@@ -331,7 +332,10 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     // Notices to the controllers this draft counts (all affected ones, or those involved with the controller it is for).
     const affected = new Set(affectedTenants(facts))
     const notices = facts.notifications.filter((n) => n.phase === 'initial' && affected.has(noticeController(n) ?? ''))
-    if (notices.length > 0) L.stated('measures_taken', P.controllersNotified(new Set(notices.map((n) => noticeController(n))).size, affected.size), notices.map((n) => `notification#${n.id}`))
+    // A draft for one controller says whether that controller was notified, never a count over other customers.
+    if (onBehalf !== null) {
+      if (noticeToController) L.stated('measures_taken', P.controllerNotified(onBehalf, noticeToController.at, noticeToController.reference), [`notification#${noticeToController.id}`])
+    } else if (notices.length > 0) L.stated('measures_taken', P.controllersNotified(new Set(notices.map((n) => noticeController(n))).size, affected.size), notices.map((n) => `notification#${n.id}`))
   }
   if (splitList(inc?.measures_taken).length === 0) L.open('measures_taken', P.open.measuresTaken, 'Art. 33(3)(d); template 92', 'crosstalk incident set --measures-taken "A; B"')
   for (const m of splitList(inc?.measures_proposed)) L.stated('measures_proposed', P.measureRecorded(m), ['incident.measures_proposed'])
@@ -340,7 +344,8 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   // ---- notifications made (as recorded, with the late flag)
   // A draft for one controller lists the processor's notice to it and the notifications made for it (listed): never another customer's.
   // The processor's own delay reason goes with its own notice only, never with a notification made for the controller.
-  const notificationStatements = listed.map((n) => L.stated('notifications', P.notificationStated(n, onBehalf === null || noticeController(n) === onBehalf ? (facts.incident?.delay_reason ?? null) : null), [`notification#${n.id}`]))
+  // The scope stored with each is the whole case's: a draft for one controller never states it (other customers' figures, not what its notice gave).
+  const notificationStatements = listed.map((n) => L.stated('notifications', P.notificationStated(n, onBehalf === null || noticeController(n) === onBehalf ? (facts.incident?.delay_reason ?? null) : null, onBehalf !== null), [`notification#${n.id}`]))
 
   // ---- risk and the decision (template 85-90), Art. 34 (template 97-106)
   // The case's assessment is its responder's: in a processor's case, the processor's over all its
@@ -517,7 +522,14 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
       authorities_notified: own?.authorities_notified ?? null,
     },
     other_authorities: {police: inc?.police_report ?? null, others: inc?.other_authorities ?? null},
-    notifications: listed.map((n) => ({id: n.id, phase: n.phase, at: n.at, reference: n.reference, recipient: n.recipient, recipient_kind: recipientKind(n), controller: n.controller ?? null, file_sha256: n.file_sha256, late: n.late, delay_reason: n.delay_reason, scope_at_notification: n.scope_at_notification ?? null})),
+    notifications: listed.map((n) => ({
+      id: n.id, phase: n.phase, at: n.at, reference: n.reference, recipient: n.recipient, recipient_kind: recipientKind(n), controller: n.controller ?? null, file_sha256: n.file_sha256, late: n.late, delay_reason: n.delay_reason,
+      // A draft for one controller: the stored scope is the whole case's (other customers' figures), withheld.
+      scope_at_notification: onBehalf === null ? (n.scope_at_notification ?? null) : null,
+      scope_withheld: onBehalf !== null && Boolean(n.scope_at_notification),
+      scope_recorded_after_sent: scopeAfterSent(n),
+      ...(n.controller_aware_at !== undefined ? {controller_aware_at: n.controller_aware_at} : {}),
+    })),
     notification_statements: notificationStatements,
     statements: L.statements,
     open_items: L.open_items,

@@ -103,7 +103,7 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   const earlier = onBehalf === null ? facts.notifications.find((n) => toDataSubjects(n) && n.phase === 'initial') : undefined
   const sinceInformed = earlier ? (facts.scans_since_subjects_informed ?? []) : []
   // What the earlier communication was based on, as stored when it was recorded: never the figures known now.
-  if (earlier) L.stated('notes', A.furtherCommunication(earlier.at, earlier.reference, sinceInformed.length) + P.notifiedScope(earlier.scope_at_notification), [`notification#${earlier.id}`])
+  if (earlier) L.stated('notes', A.furtherCommunication(earlier.at, earlier.reference, sinceInformed.length) + P.notifiedScope(earlier), [`notification#${earlier.id}`])
   if (earlier && sinceInformed.length > 0) L.open('recipients', P.open.subjectsFoundSince(earlier.at, earlier.reference, sinceInformed.length, sinceInformed[sinceInformed.length - 1]!.finished_at), 'Art. 34(1)', 'crosstalk notify record --recipient data-subjects --phase follow-up ...')
   if (a && a.decision !== 'notify-subjects') L.stated('notes', A.notRequired(a), [`assessment#${a.id}`])
   if (!a) L.open('decision', P.open.risk, 'Art. 34(1)', onBehalf === null ? 'crosstalk assess --decide ... --rationale ...' : P.onBehalfRisk(onBehalf, facts.assessment !== null))

@@ -29,7 +29,7 @@ import {shownTargetText} from '../util/target-url.js'
 import {latestAssessment, type AssessmentRecord} from './assessment-store.js'
 import {computeCaseClock, type ClockResult, type ControllersUnknownBecause} from './clock.js'
 import {getIncident, listAmendments, listRoleChanges, type AwarenessAmendment, type IncidentRecord} from './incident.js'
-import {listNotifications, notificationLate, notificationProblems, type NotificationRecord} from './notifications.js'
+import {controllerAwareAt, listNotifications, notificationLate, notificationProblems, type NotificationRecord} from './notifications.js'
 import {CATEGORY_LABELS} from './labels.js'
 import {exposureWindow} from './recorded-vs-logs.js'
 import {noticeController, recipientKind, toAuthority, toDataSubjects, type RecipientOf} from './recipients.js'
@@ -300,6 +300,12 @@ export interface ExcerptInput extends Excerpt {
 export interface NotificationFact extends NotificationRecord {
   /** null: not known (no fixed deadline for it, or no incident recorded), never false for that */
   late: boolean | null
+  /**
+   * a processor's notification to the authority: the awareness of the controller it was made for, its
+   * Art. 33(1) 72 hours counted from it (the processor's first initial notice to that controller); null:
+   * not known (no controller named, or no notice to it recorded); absent: not such a notification
+   */
+  controller_aware_at?: string | null
 }
 
 export interface StaleScopeFacts {
@@ -643,7 +649,8 @@ export function buildFacts(inputs: FactsInputs, now: Date, options: BuildFactsOp
     reference: safeLine(n.reference),
     delay_reason: n.delay_reason === null ? null : safeLine(n.delay_reason),
     controller: n.controller === null || n.controller === undefined ? null : safeId(n.controller),
-    late: incident ? notificationLate(incident, n) : null,
+    late: incident ? notificationLate(incident, n, inputs.notifications) : null,
+    ...(incident && controllerAwareAt(incident, n, inputs.notifications) !== undefined ? {controller_aware_at: controllerAwareAt(incident, n, inputs.notifications)} : {}),
   }))
   // The controllers concerned, a leaking retry's too (as `clock` counts them): one set for the clock and the notices.
   // A retry not read again concerns the tenant whose request it repeats (narrowed: this controller's own only).

@@ -3,10 +3,10 @@ import {readFileSync} from 'node:fs'
 import {InputError} from '../errors.js'
 import {insertNotification, insertNotificationScope, listNotificationRows, type NotificationRow, type NotificationScope} from '../store/notifications.js'
 import type {CaseDb} from '../store/open-case.js'
-import {isLate, noticePeriodMs} from './clock.js'
+import {DEADLINE_MS, isLate, noticePeriodMs} from './clock.js'
 import type {IncidentRecord} from './incident.js'
 import {quoted} from '../util/sanitize.js'
-import {AUTHORITY, DATA_SUBJECTS, recipientKind, type RecipientKind} from './recipients.js'
+import {AUTHORITY, DATA_SUBJECTS, noticeController, recipientKind, type RecipientKind} from './recipients.js'
 import {UsageError} from '../errors.js'
 
 // Each submission is kept with the SHA-256 of exactly what was sent, so the case can later
@@ -176,7 +176,7 @@ export function recordNotification(db: CaseDb, incident: IncidentForCheck, optio
   })
   // What it was based on, kept as it is now: a later scan changes the case's figures, never what was notified.
   if (options.scope) insertNotificationScope(db, row.id, options.scope)
-  return {...row, scope_at_notification: options.scope ?? null, late: notificationLate(incident, row)}
+  return {...row, scope_at_notification: options.scope ?? null, late: notificationLate(incident, row, listNotifications(db))}
 }
 
 /**
@@ -185,12 +185,32 @@ export function recordNotification(db: CaseDb, incident: IncidentForCheck, optio
  * "without undue delay" is judged, not counted), as `clock` says it: not known, never "not late".
  * A follow-up is never late: Art. 33(4) lets information be given in phases after the initial
  * notification, and the deadline is the initial one's.
+ * A processor's notification to the authority made for a controller is that controller's: Art. 33(1),
+ * 72 hours from the controller's awareness (controllerAwareAt), never the Art. 33(2) rule; not
+ * known where that awareness is not.
  */
-export function notificationLate(incident: Pick<IncidentRecord, 'role' | 'aware_at' | 'controller_deadline_hours'>, n: Pick<NotificationRecord, 'at' | 'recipient' | 'recipient_kind' | 'phase'>): boolean | null {
+export function notificationLate(incident: Pick<IncidentRecord, 'role' | 'aware_at' | 'controller_deadline_hours'>, n: Pick<NotificationRecord, 'at' | 'recipient' | 'recipient_kind' | 'phase' | 'controller'>, all: ReadonlyArray<Pick<NotificationRecord, 'at' | 'recipient' | 'recipient_kind' | 'phase'>> = []): boolean | null {
   if (n.phase !== 'initial') return false
+  const controllerAware = controllerAwareAt(incident, n, all)
+  if (controllerAware !== undefined) return controllerAware === null ? null : isLate(new Date(controllerAware), new Date(n.at), DEADLINE_MS)
   const period = noticePeriodMs({role: incident.role, aware_at: incident.aware_at, controller_deadline_hours: incident.controller_deadline_hours}, recipientKind(n))
   if (period === null) return null
   return isLate(new Date(incident.aware_at), new Date(n.at), period)
+}
+
+/**
+ * A processor's notification to the authority: the awareness of the controller it was made for,
+ * which its Art. 33(1) 72 hours count from. A controller becomes aware when its processor's notice
+ * reaches it (EDPB 9/2022), taken as the first initial notice to it recorded in this case (as the
+ * controller's draft clock takes it). null: not known (no controller named, or no notice to it
+ * recorded); undefined: not a processor's notification to the authority.
+ */
+export function controllerAwareAt(incident: Pick<IncidentRecord, 'role'>, n: Pick<NotificationRecord, 'recipient' | 'recipient_kind' | 'controller'>, all: ReadonlyArray<Pick<NotificationRecord, 'at' | 'recipient' | 'recipient_kind' | 'phase'>>): string | null | undefined {
+  if (incident.role !== 'processor' || recipientKind(n) !== 'authority') return undefined
+  const controller = n.controller ?? null
+  if (controller === null) return null
+  const times = all.filter((e) => e.phase === 'initial' && noticeController(e) === controller).map((e) => Date.parse(e.at))
+  return times.length === 0 ? null : new Date(Math.min(...times)).toISOString()
 }
 
 /**

@@ -22,39 +22,90 @@ const pct = (x: number): string => `${(x * 100).toFixed(0)} %`
 
 /** 75600 -> "21h 00m 00s"; negative values are rendered as "overdue by ...". */
 /** A late initial notification's clause: the reasons as recorded, or that none are (never "given" without a record). */
+/** A recorded notification as the scope sentences read it: when it was sent and recorded, and the scope stored with it. */
+export interface NotifiedOf {
+  at: string
+  /** absent: a row built by hand (read as recorded when sent) */
+  recorded_at?: string
+  scope_at_notification?: NotificationScope | null
+}
+
+/**
+ * Whether the scan stored with a notification finished after the notification was sent (one
+ * recorded late, with --at in the past): the scope kept is the one current when it was recorded,
+ * never what the notice rested on.
+ */
+export function scopeAfterSent(n: NotifiedOf): boolean {
+  const scan = n.scope_at_notification?.scan ?? null
+  return scan !== null && Date.parse(scan.finished_at) > Date.parse(n.at)
+}
+
 /**
  * What a recorded notification was based on, as stored when it was recorded (migration 023): a
  * sentence of its own, or '' for a notification built by hand (no scope given). Never today's figures.
+ * `oneController`: a document for one controller, which never states the stored figures (they are
+ * the whole case's, other customers' among them, not what a notice to that controller gave).
  */
-function notifiedScope(scope: NotificationScope | null | undefined): string {
+function notifiedScope(n: NotifiedOf, oneController = false): string {
+  const scope = n.scope_at_notification
   if (scope === undefined) return ''
   if (scope === null) return ' The scope it was based on was not recorded (it was recorded before crosstalk kept the scope of each notification): what it stated is not known here, and the figures of this document are those known now, not those notified.'
   if (!scope.known) return ` No scope was known when it was recorded (${scope.scan === null ? 'the case had not been scanned' : "the scan's findings did not cover the case"}).`
-  const n = (x: number | null): string => (x === null ? 'an unknown number' : scope.detection_complete ? String(x) : `at least ${x}`)
+  const after = scopeAfterSent(n)
+  const scanOf = (s: NonNullable<NotificationScope['scan']>): string => `scan finished ${s.finished_at}, sighting rules ${s.sighting_rules ?? 'before 2'}, extract scheme ${s.extract_scheme}`
+  if (oneController) {
+    return after
+      ? ` It was recorded in this case on ${n.recorded_at ?? 'a later date'}, when the latest scan had finished after it was sent (${scanOf(scope.scan!)}): what it was based on and the figures it gave are not recorded here; the figures of this document are those known now.`
+      : ` ${scope.scan ? `It rested on the findings of the ${scanOf(scope.scan)}; the` : 'The'} figures it gave this controller are not recorded in this case: the figures of this document are those known now.`
+  }
+  const num = (x: number | null): string => (x === null ? 'an unknown number' : scope.detection_complete ? String(x) : `at least ${x}`)
   const range = (r: {low: number; high: number | null} | null): string => (r === null ? 'not known' : r.high === null ? `at least ${r.low}` : r.high === r.low ? String(r.low) : `${r.low} to ${r.high}`)
   const window = scope.first_seen && scope.last_seen ? `, between ${scope.first_seen} and ${scope.last_seen}` : ''
-  const scan = scope.scan ? ` (scan finished ${scope.scan.finished_at}, sighting rules ${scope.scan.sighting_rules ?? 'before 2'}, extract scheme ${scope.scan.extract_scheme})` : ''
-  return ` It was based on the scope as found then${scan}: ${n(scope.responses)} ${scope.responses === 1 ? 'response' : 'responses'} carrying another session's data, from ${n(scope.sessions)} ${scope.sessions === 1 ? 'session' : 'sessions'} of ${n(scope.source_tenants)} ${scope.source_tenants === 1 ? 'customer' : 'customers'}, received by ${n(scope.recipient_tenants)}; ${n(scope.controllers)} ${scope.controllers === 1 ? 'customer (controller)' : 'customers (controllers)'} concerned; data subjects: ${range(scope.data_subjects)}; records: ${range(scope.records)}${window}.${scope.detection_complete ? '' : ' Detection did not cover the whole case then: each figure was a lower bound.'}`
+  const figures = `${num(scope.responses)} ${scope.responses === 1 ? 'response' : 'responses'} carrying another session's data, from ${num(scope.sessions)} ${scope.sessions === 1 ? 'session' : 'sessions'} of ${num(scope.source_tenants)} ${scope.source_tenants === 1 ? 'customer' : 'customers'}, received by ${num(scope.recipient_tenants)}; ${num(scope.controllers)} ${scope.controllers === 1 ? 'customer (controller)' : 'customers (controllers)'} concerned; data subjects: ${range(scope.data_subjects)}; records: ${range(scope.records)}${window}.${scope.detection_complete ? '' : ' Detection did not cover the whole case then: each figure was a lower bound.'}`
+  if (after) return ` What it was based on is not recorded: it was recorded in this case on ${n.recorded_at ?? 'a later date'}, with the scope of the scan then current (${scanOf(scope.scan!)}), which finished after it was sent: ${figures}`
+  return ` It was based on the scope as found then${scope.scan ? ` (${scanOf(scope.scan)})` : ''}: ${figures}`
 }
 
 /** A follow-up notice to one controller: what the notice it follows rested on, by scan only (the stored figures are the whole case's, never another customer's to read). */
-function notifiedScan(scope: NotificationScope | null | undefined): string {
+function notifiedScan(n: NotifiedOf): string {
+  const scope = n.scope_at_notification
   if (scope === undefined) return ''
   if (scope === null) return ' What that notice was based on was not recorded (it was recorded before crosstalk kept it): the figures below are those known now, not necessarily those it gave.'
-  return scope.scan === null
-    ? ' No scan had finished when that notice was recorded: the figures below are those known now.'
+  if (scope.scan === null) return ' No scan had finished when that notice was recorded: the figures below are those known now.'
+  return scopeAfterSent(n)
+    ? ` That notice was recorded here on ${n.recorded_at ?? 'a later date'}, when the latest scan had finished after it was sent (on ${scope.scan.finished_at}): what it rested on is not recorded, and the figures below are those known now, not necessarily those it gave.`
     : ` That notice rested on the findings of the scan finished ${scope.scan.finished_at}: the figures below are those known now, not necessarily those it gave.`
 }
 
 /** The short form for a register line: "scope then: 5 responses, 4 sessions, 3 customers concerned" ('' for a row built by hand). */
-function notifiedScopeShort(scope: NotificationScope | null | undefined): string {
+function notifiedScopeShort(n: NotifiedOf): string {
+  const scope = n.scope_at_notification
   if (scope === undefined) return ''
   if (scope === null) return ' (scope then: not recorded)'
   if (!scope.known) return ' (scope then: not known)'
-  const n = (x: number | null): string => (x === null ? '?' : scope.detection_complete ? String(x) : `at least ${x}`)
-  const plural = (x: number | null, word: string): string => `${n(x)} ${x === 1 ? word : `${word}s`}`
-  return ` (scope then: ${plural(scope.responses, 'response')}, ${plural(scope.sessions, 'session')}, ${plural(scope.controllers, 'customer')} concerned${scope.first_seen && scope.last_seen ? `, ${scope.first_seen} to ${scope.last_seen}` : ''})`
+  const num = (x: number | null): string => (x === null ? '?' : scope.detection_complete ? String(x) : `at least ${x}`)
+  const plural = (x: number | null, word: string): string => `${num(x)} ${x === 1 ? word : `${word}s`}`
+  const figures = `${plural(scope.responses, 'response')}, ${plural(scope.sessions, 'session')}, ${plural(scope.controllers, 'customer')} concerned${scope.first_seen && scope.last_seen ? `, ${scope.first_seen} to ${scope.last_seen}` : ''}`
+  return scopeAfterSent(n) ? ` (scope then: not recorded; recorded on ${n.recorded_at ?? 'a later date'} from a scan finished after it was sent: ${figures})` : ` (scope then: ${figures})`
 }
+
+/**
+ * Whether a notification was late, with what its deadline counts from where that is not the
+ * case's awareness: a processor's notification to the authority made for a controller counts
+ * 72 hours from the controller's awareness (Art. 33(1)), never the Art. 33(2) rule.
+ */
+function controllerDeadline(n: {controller?: string | null; controller_aware_at?: string | null}): string {
+  if (n.controller_aware_at === undefined) return ''
+  if (n.controller_aware_at === null) {
+    return (n.controller ?? null) === null
+      ? 'not known: it names no controller, and Art. 33(1) counts its 72 hours from the awareness of the controller it was made for'
+      : "not known: Art. 33(1) counts its 72 hours from the controller's awareness, and no notice from the processor to that controller (which made it aware) is recorded"
+  }
+  return `72 hours from the controller's awareness under Art. 33(1), taken as the processor's initial notice to it on ${n.controller_aware_at}`
+}
+
+/** A recorded notification as a document states it. */
+export type NotificationStatedOf = RecipientOf & NotifiedOf & {phase: 'initial' | 'follow-up'; reference: string; late: boolean | null; delay_reason: string | null; controller?: string | null; controller_aware_at?: string | null}
 
 function lateReason(reason: string | null): string {
   return reason ? `, after the deadline; reasons for the delay: ${reason}.` : ', after the deadline; no reasons for the delay are recorded.'
@@ -406,9 +457,13 @@ export const EN = {
   replayGroup,
   measureRecorded: (text: string) => text,
   controllersNotified: (done: number, total: number) => `Affected customers (controllers) notified under Art. 33(2): ${done} of ${total}.`,
-  notificationStated: (n: RecipientOf & {phase: 'initial' | 'follow-up'; at: string; reference: string; late: boolean | null; delay_reason: string | null; scope_at_notification?: NotificationScope | null}, incidentDelayReason: string | null) =>
+  /** A draft for one controller: that controller's own notice from the processor (never a count over other customers). */
+  controllerNotified: (tenant: string, at: string, reference: string) => `The processor notified this controller (${quoteIfReserved(tenant)}) under Art. 33(2) on ${at} (reference ${reference}).`,
+  notificationStated: (n: NotificationStatedOf, incidentDelayReason: string | null, oneController = false) =>
     `${n.phase === 'initial' ? 'Initial notification' : 'Follow-up notification'} to ${EN.recipient(n)} on ${n.at} (reference ${n.reference})` +
-    (n.late === true ? lateReason(n.delay_reason ?? incidentDelayReason) : n.late === null ? `; whether it was late is ${EN.lateNotKnown}.` : '.') + notifiedScope(n.scope_at_notification),
+    (n.late === true ? lateReason(n.delay_reason ?? incidentDelayReason) : n.late === null ? `; whether it was late is ${controllerDeadline(n) || EN.lateNotKnown}.` : '.') +
+    (n.late !== null && n.phase === 'initial' && n.controller_aware_at ? ` Its deadline: ${controllerDeadline(n)}.` : '') +
+    notifiedScope(n, oneController),
   /** A notification's lateness where it has no fixed deadline (clock says the same). */
   lateNotKnown: 'not known: no fixed deadline (without undue delay is judged, not counted)',
   /** What a recorded notification was based on (stored when it was recorded), as a sentence; '' for one built by hand. */
@@ -483,7 +538,10 @@ export const EN = {
   unknownNode: '(unknown node)',
   lateFlag: 'LATE',
   /** A notification's lateness in a table cell: not known where it has no fixed deadline. */
-  lateCell: (late: boolean | null): string => (late === true ? 'LATE' : late === false ? 'no' : 'not known (no fixed deadline: without undue delay)'),
+  lateCell: (late: boolean | null, n: {controller?: string | null; controller_aware_at?: string | null} = {}): string =>
+    n.controller_aware_at === undefined
+      ? late === true ? 'LATE' : late === false ? 'no' : 'not known (no fixed deadline: without undue delay)'
+      : `${late === true ? 'LATE' : late === false ? 'no' : 'not known'} (${late === null ? controllerDeadline(n).replace(/^not known: /, '') : controllerDeadline(n)})`,
   /** Beside a deadline that has passed while the lateness is not known (a processor's controllers not known yet). */
   lateUnknown: 'late: not known',
   inTime: 'in time',
@@ -622,8 +680,10 @@ export const EN = {
     effects: "Loss of confidentiality of conversation content (and identifiers found in it) to other users; integrity of the receiving users' responses.",
     droppedLine: (d: {at: string; kind?: 'canaries'; name: string; sha256: string; reason: string}, notifiedAt: string) =>
       `withdrawn after the notification of ${notifiedAt}: ${d.kind === 'canaries' ? 'canary registry ' : ''}${d.name} sha256 ${d.sha256}, dropped on ${d.at} (reason recorded: ${d.reason || 'none given'})`,
-    notificationLine: (n: RecipientOf & {phase: 'initial' | 'follow-up'; at: string; reference: string; file_sha256: string | null; late: boolean | null; scope_at_notification?: NotificationScope | null}) =>
-      `${n.phase === 'initial' ? 'initial' : 'follow-up'} ${n.at} to ${({authority: 'authority', 'data-subjects': 'data subjects', controller: `controller ${quoteIfReserved(n.recipient)}`})[recipientKind(n)]} ref ${n.reference}${n.file_sha256 ? ` sha256 ${n.file_sha256}` : ''}${n.late === true ? ' LATE' : n.late === null ? ' (late: not known, no fixed deadline)' : ''}${notifiedScopeShort(n.scope_at_notification)}`,
+    notificationLine: (n: NotificationStatedOf & {file_sha256: string | null}) =>
+      `${n.phase === 'initial' ? 'initial' : 'follow-up'} ${n.at} to ${({authority: 'authority', 'data-subjects': 'data subjects', controller: `controller ${quoteIfReserved(n.recipient)}`})[recipientKind(n)]}${n.controller_aware_at !== undefined && n.controller ? ` for controller ${quoteIfReserved(n.controller)}` : ''} ref ${n.reference}${n.file_sha256 ? ` sha256 ${n.file_sha256}` : ''}${
+        n.controller_aware_at !== undefined && n.phase === 'initial' ? ` (${n.late === true ? 'LATE: ' : n.late === false ? 'in time: ' : 'late: '}${controllerDeadline(n)})` : n.late === true ? ' LATE' : n.late === null ? ' (late: not known, no fixed deadline)' : ''
+      }${notifiedScopeShort(n)}`,
     severity: (a: AssessmentRecord) => `ENISA SE ${a.se} (${EN.band[a.band] ?? a.band}); suggested ${EN.outcome[a.suggested] ?? a.suggested}`,
     authorityProcessor: 'not applicable: as processor, we notify each controller (Art. 33(2)); notifying the authority is the controller\'s duty (Art. 33(1))',
     proposed: (m: string) => `Proposed, not yet taken: ${m}`,

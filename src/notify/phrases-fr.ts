@@ -1,6 +1,6 @@
 import type {AssessmentRecord} from './assessment-store.js'
 import type {ReplayTargetFacts} from './facts.js'
-import {namedFew, replayTargetPlace, type ExposureSide, type NotScanned, type Phrases} from './phrases-en.js'
+import {namedFew, replayTargetPlace, scopeAfterSent, type ExposureSide, type NotifiedOf, type NotScanned, type Phrases} from './phrases-en.js'
 import type {Exposure} from '../scope/exposure.js'
 import type {MarkersStaleCause} from '../scope/unscanned.js'
 import {compte, frSingular as un} from '../util/plural.js'
@@ -8,32 +8,60 @@ import {asSentence} from './statements.js'
 import {minuteDown, minuteUp} from './time.js'
 import type {NotificationScope} from '../store/notifications.js'
 
-/** Ce sur quoi reposait une notification enregistrée (le périmètre gardé à son enregistrement, migration 023) ; '' pour une notification construite à la main. */
-function notifiedScope(scope: NotificationScope | null | undefined): string {
+/**
+ * Ce sur quoi reposait une notification enregistrée (le périmètre gardé à son enregistrement, migration 023) ; '' pour une
+ * notification construite à la main. `oneController` : un document pour un seul responsable de traitement, qui ne donne
+ * jamais les chiffres gardés (ceux de tout le dossier, d'autres clients compris).
+ */
+function notifiedScope(nt: NotifiedOf, oneController = false): string {
+  const scope = nt.scope_at_notification
   if (scope === undefined) return ''
   if (scope === null) return " Le périmètre sur lequel elle reposait n'a pas été enregistré (elle l'a été avant que crosstalk garde le périmètre de chaque notification) : ce qu'elle indiquait n'est pas connu ici, et les chiffres de ce document sont ceux connus aujourd'hui, non ceux notifiés."
   if (!scope.known) return ` Aucun périmètre n'était connu lors de son enregistrement (${scope.scan === null ? "le dossier n'avait pas été analysé" : "les résultats de l'analyse ne couvraient pas le dossier"}).`
+  const after = scopeAfterSent(nt)
+  const scanOf = (sc: NonNullable<NotificationScope['scan']>): string => `analyse terminée le ${sc.finished_at}, règles d'observation ${sc.sighting_rules ?? 'antérieures à 2'}, schéma d'extraction ${sc.extract_scheme}`
+  if (oneController) {
+    return after
+      ? ` Elle a été enregistrée dans ce dossier le ${nt.recorded_at ?? 'une date ultérieure'}, alors que la dernière analyse s'était terminée après son envoi (${scanOf(scope.scan!)}) : ce sur quoi elle reposait et les chiffres qu'elle donnait ne sont pas enregistrés ici ; les chiffres de ce document sont ceux connus aujourd'hui.`
+      : ` ${scope.scan ? `Elle reposait sur les résultats de l'${scanOf(scope.scan)} ; les` : 'Les'} chiffres qu'elle donnait à ce responsable de traitement ne sont pas enregistrés dans ce dossier : les chiffres de ce document sont ceux connus aujourd'hui.`
+  }
   const n = (x: number | null): string => (x === null ? 'un nombre inconnu de' : scope.detection_complete ? String(x) : `au moins ${x}`)
   const range = (r: {low: number; high: number | null} | null): string => (r === null ? 'non connu' : r.high === null ? `au moins ${r.low}` : r.high === r.low ? String(r.low) : `${r.low} à ${r.high}`)
   const window = scope.first_seen && scope.last_seen ? `, entre le ${scope.first_seen} et le ${scope.last_seen}` : ''
-  const scan = scope.scan ? ` (analyse terminée le ${scope.scan.finished_at}, règles d'observation ${scope.scan.sighting_rules ?? 'antérieures à 2'}, schéma d'extraction ${scope.scan.extract_scheme})` : ''
-  return ` Elle reposait sur le périmètre connu alors${scan} : ${n(scope.responses)} réponse(s) portant les données d'une autre session, issues de ${n(scope.sessions)} session(s) de ${n(scope.source_tenants)} client(s), reçues par ${n(scope.recipient_tenants)} client(s) ; ${n(scope.controllers)} client(s) (responsables de traitement) concerné(s) ; personnes concernées : ${range(scope.data_subjects)} ; enregistrements : ${range(scope.records)}${window}.${scope.detection_complete ? '' : " L'analyse ne couvrait pas alors tout le dossier : chaque chiffre était un minimum."}`
+  const figures = `${n(scope.responses)} réponse(s) portant les données d'une autre session, issues de ${n(scope.sessions)} session(s) de ${n(scope.source_tenants)} client(s), reçues par ${n(scope.recipient_tenants)} client(s) ; ${n(scope.controllers)} client(s) (responsables de traitement) concerné(s) ; personnes concernées : ${range(scope.data_subjects)} ; enregistrements : ${range(scope.records)}${window}.${scope.detection_complete ? '' : " L'analyse ne couvrait pas alors tout le dossier : chaque chiffre était un minimum."}`
+  if (after) return ` Ce sur quoi elle reposait n'est pas enregistré : elle a été enregistrée dans ce dossier le ${nt.recorded_at ?? 'une date ultérieure'}, avec le périmètre de l'analyse alors en vigueur (${scanOf(scope.scan!)}), terminée après son envoi : ${figures}`
+  return ` Elle reposait sur le périmètre connu alors${scope.scan ? ` (${scanOf(scope.scan)})` : ''} : ${figures}`
 }
 
-function notifiedScan(scope: NotificationScope | null | undefined): string {
+function notifiedScan(nt: NotifiedOf): string {
+  const scope = nt.scope_at_notification
   if (scope === undefined) return ''
   if (scope === null) return " Ce sur quoi reposait cette notification n'a pas été enregistré (elle l'a été avant que crosstalk le garde) : les chiffres ci-dessous sont ceux connus aujourd'hui, pas nécessairement ceux qu'elle donnait."
-  return scope.scan === null
-    ? " Aucune analyse n'était terminée lors de l'enregistrement de cette notification : les chiffres ci-dessous sont ceux connus aujourd'hui."
+  if (scope.scan === null) return " Aucune analyse n'était terminée lors de l'enregistrement de cette notification : les chiffres ci-dessous sont ceux connus aujourd'hui."
+  return scopeAfterSent(nt)
+    ? ` Cette notification a été enregistrée ici le ${nt.recorded_at ?? 'une date ultérieure'}, alors que la dernière analyse s'était terminée après son envoi (le ${scope.scan.finished_at}) : ce sur quoi elle reposait n'est pas enregistré, et les chiffres ci-dessous sont ceux connus aujourd'hui, pas nécessairement ceux qu'elle donnait.`
     : ` Cette notification reposait sur les résultats de l'analyse terminée le ${scope.scan.finished_at} : les chiffres ci-dessous sont ceux connus aujourd'hui, pas nécessairement ceux qu'elle donnait.`
 }
 
-function notifiedScopeShort(scope: NotificationScope | null | undefined): string {
+function notifiedScopeShort(nt: NotifiedOf): string {
+  const scope = nt.scope_at_notification
   if (scope === undefined) return ''
   if (scope === null) return ' (périmètre alors : non enregistré)'
   if (!scope.known) return ' (périmètre alors : non connu)'
   const n = (x: number | null): string => (x === null ? '?' : scope.detection_complete ? String(x) : `au moins ${x}`)
-  return ` (périmètre alors : ${n(scope.responses)} réponses, ${n(scope.sessions)} sessions, ${n(scope.controllers)} clients concernés${scope.first_seen && scope.last_seen ? `, du ${scope.first_seen} au ${scope.last_seen}` : ''})`
+  const figures = `${n(scope.responses)} réponses, ${n(scope.sessions)} sessions, ${n(scope.controllers)} clients concernés${scope.first_seen && scope.last_seen ? `, du ${scope.first_seen} au ${scope.last_seen}` : ''}`
+  return scopeAfterSent(nt) ? ` (périmètre alors : non enregistré ; enregistré le ${nt.recorded_at ?? 'une date ultérieure'} d'après une analyse terminée après son envoi : ${figures})` : ` (périmètre alors : ${figures})`
+}
+
+/** L'échéance d'une notification à l'autorité faite par un sous-traitant pour un responsable de traitement : 72 heures à compter de la connaissance de celui-ci (art. 33.1). */
+function controllerDeadline(nt: {controller?: string | null; controller_aware_at?: string | null}): string {
+  if (nt.controller_aware_at === undefined) return ''
+  if (nt.controller_aware_at === null) {
+    return (nt.controller ?? null) === null
+      ? "non connu : elle ne nomme aucun responsable de traitement, et l'art. 33.1 compte ses 72 heures à partir de la connaissance de celui pour lequel elle est faite"
+      : "non connu : l'art. 33.1 compte ses 72 heures à partir de la connaissance du responsable de traitement, et aucune notification du sous-traitant à celui-ci (qui l'en a informé) n'est enregistrée"
+  }
+  return `72 heures à compter de la connaissance du responsable de traitement au titre de l'art. 33.1, prise comme la notification initiale du sous-traitant à celui-ci le ${nt.controller_aware_at}`
 }
 import {quoteIfReserved, recipientKind, type RecipientOf} from './recipients.js'
 
@@ -327,13 +355,15 @@ export const FR: Phrases = {
   replayGroup,
   measureRecorded: (text) => text,
   controllersNotified: (done, total) => `Clients concernés (responsables de traitement) informés au titre de l'art. 33.2 : ${done} sur ${total}.`,
+  controllerNotified: (tenant, at, reference) => `Le sous-traitant a informé ce responsable de traitement (${quoteIfReserved(tenant)}) au titre de l'art. 33.2 le ${at} (référence ${reference}).`,
   lateNotKnown: FR_LATE_NOT_KNOWN,
-  notificationStated: (n, incidentDelayReason) => {
+  notificationStated: (n, incidentDelayReason, oneController = false) => {
     const reason = n.delay_reason ?? incidentDelayReason
     return (
       `${n.phase === 'initial' ? 'Notification initiale' : 'Notification complémentaire'} à ${recipient(n)} le ${n.at} (référence ${n.reference})` +
-      (n.late === true ? (reason ? `, après l'échéance ; motifs du retard : ${reason}.` : ", après l'échéance ; aucun motif du retard n'est enregistré.") : n.late === null ? ` ; retard : ${FR_LATE_NOT_KNOWN}.` : '.') +
-      notifiedScope(n.scope_at_notification)
+      (n.late === true ? (reason ? `, après l'échéance ; motifs du retard : ${reason}.` : ", après l'échéance ; aucun motif du retard n'est enregistré.") : n.late === null ? ` ; retard : ${controllerDeadline(n) || FR_LATE_NOT_KNOWN}.` : '.') +
+      (n.late !== null && n.phase === 'initial' && n.controller_aware_at ? ` Son échéance : ${controllerDeadline(n)}.` : '') +
+      notifiedScope(n, oneController)
     )
   },
   notifiedScope,
@@ -397,7 +427,10 @@ export const FR: Phrases = {
   evidenceRecords: (e) => (e.version && e.version.number > 1 ? `${e.records} ajoutés (${e.version.records_held} au total)` : String(e.records)),
   unknownNode: '(nœud inconnu)',
   lateFlag: 'EN RETARD',
-  lateCell: (late) => (late === true ? 'OUI' : late === false ? 'non' : "non connu (pas d'échéance fixe : dans les meilleurs délais)"),
+  lateCell: (late, nt = {}) =>
+    nt.controller_aware_at === undefined
+      ? late === true ? 'OUI' : late === false ? 'non' : "non connu (pas d'échéance fixe : dans les meilleurs délais)"
+      : `${late === true ? 'OUI' : late === false ? 'non' : 'non connu'} (${late === null ? controllerDeadline(nt).replace(/^non connu : /, '') : controllerDeadline(nt)})`,
   lateUnknown: 'retard : non connu',
   inTime: 'dans le délai',
 
@@ -503,7 +536,9 @@ export const FR: Phrases = {
     effects: "Perte de confidentialité du contenu des conversations (et des identifiants qu'il contient) envers d'autres utilisateurs ; atteinte à l'intégrité des réponses reçues par les utilisateurs destinataires.",
     droppedLine: (d, notifiedAt) => `retiré après la notification du ${notifiedAt} : ${d.kind === 'canaries' ? 'registre de canaris ' : ''}${d.name} sha256 ${d.sha256}, retiré le ${d.at} (motif enregistré : ${d.reason || 'aucun'})`,
     notificationLine: (n) =>
-      `${n.phase === 'initial' ? 'initiale' : 'complémentaire'} ${n.at} à ${({authority: "l'autorité", 'data-subjects': 'les personnes concernées', controller: `responsable de traitement ${quoteIfReserved(n.recipient)}`})[recipientKind(n)]} réf. ${n.reference}${n.file_sha256 ? ` sha256 ${n.file_sha256}` : ''}${n.late === true ? ' EN RETARD' : n.late === null ? ' (retard : non connu, pas d\'échéance fixe)' : ''}${notifiedScopeShort(n.scope_at_notification)}`,
+      `${n.phase === 'initial' ? 'initiale' : 'complémentaire'} ${n.at} à ${({authority: "l'autorité", 'data-subjects': 'les personnes concernées', controller: `responsable de traitement ${quoteIfReserved(n.recipient)}`})[recipientKind(n)]}${n.controller_aware_at !== undefined && n.controller ? ` pour le responsable de traitement ${quoteIfReserved(n.controller)}` : ''} réf. ${n.reference}${n.file_sha256 ? ` sha256 ${n.file_sha256}` : ''}${
+        n.controller_aware_at !== undefined && n.phase === 'initial' ? ` (${n.late === true ? 'EN RETARD : ' : n.late === false ? 'dans le délai : ' : 'retard : '}${controllerDeadline(n)})` : n.late === true ? ' EN RETARD' : n.late === null ? ' (retard : non connu, pas d\'échéance fixe)' : ''
+      }${notifiedScopeShort(n)}`,
     severity: (a) => `SE ENISA ${a.se} (${band[a.band] ?? a.band}) ; suggestion : ${outcome[a.suggested] ?? a.suggested}`,
     authorityProcessor: "sans objet : en tant que sous-traitant, nous notifions chaque responsable de traitement (art. 33.2) ; la notification à l'autorité incombe au responsable de traitement (art. 33.1)",
     delayReasonOf: (reference, reason) => `${reason} (avec la notification ${reference})`,

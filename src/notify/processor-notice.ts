@@ -388,7 +388,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
     phase === 'initial'
       ? L.stated('phase', N.phaseInitial(still, ownRecords), ['rule:Art. 33(4)'])
       // What the initial notice rested on, as stored when it was recorded (by scan: the stored figures are the whole case's, not this customer's to read).
-      : L.stated('phase', N.phaseFollowUp(sent ? {at: sent.at, reference: sent.reference, late: sent.late} : null, still, ownRecords) + (sent ? P.notifiedScan(sent.scope_at_notification) : ''), sent ? [`notification#${sent.id}`] : ['rule:Art. 33(4)'])
+      : L.stated('phase', N.phaseFollowUp(sent ? {at: sent.at, reference: sent.reference, late: sent.late} : null, still, ownRecords) + (sent ? P.notifiedScan(sent) : ''), sent ? [`notification#${sent.id}`] : ['rule:Art. 33(4)'])
   // Labels are kept for the case's life only from when they were first stored (migration 022): a
   // notice to this controller recorded before then named other customers by labels this case did
   // not keep, and those given since may differ, so the same label may name another customer.

@@ -166,7 +166,7 @@ export function article33View(d: Article33Result): View {
     ...view,
     ...openBySection(d.open_items, d.language, d.final ? 'final' : 'draft'),
     // Lateness in words: a notification with no fixed deadline is not known to be late or in time (never "no").
-    notifications: d.notifications.map((n) => escapeView({...n, phase: P.phase[n.phase], recipient: P.recipient(n), late_text: P.lateCell(n.late)}) as View),
+    notifications: d.notifications.map((n) => escapeView({...n, phase: P.phase[n.phase], recipient: P.recipient(n), late_text: P.lateCell(n.late, n)}) as View),
     // Each row says what it is: a log's version, a file of a name others share; a later version's records are those it added.
     evidence: d.evidence.map((e) => escapeView({...e, name: P.evidenceName(e), records: P.evidenceRecords(e), kind: P.evidenceKind[e.kind] ?? e.kind}) as View),
     heading: word,
