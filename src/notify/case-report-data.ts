@@ -21,6 +21,7 @@ import {affectedTenants, buildProcessorNotice} from './processor-notice.js'
 import {buildRegisterEntry} from './register.js'
 import type {OpenItem} from './statements.js'
 import {nothingSearched} from '../detect/coverage.js'
+import {recipientKind} from './recipients.js'
 
 // Everything `crosstalk report case` shows, read once from the case by functions that
 // already exist (scope, timeline, sightings, the facts the Article 33 draft is built
@@ -144,6 +145,30 @@ export interface CaseReportData {
   /** replay results per target and purpose (never pooled) */
   replay: ReplayFacts | null
   evidence: Array<{name: string; sha256: string; size: number; records: number}>
+  /**
+   * every notification recorded (notify record), in the order sent: to the authority, the data subjects or (a
+   * processor's) a controller; `late` null: not known (no fixed deadline, or a controller's awareness not
+   * recorded), never false for that; a follow-up is never late (Art. 33(4): the deadline is the initial one's)
+   */
+  notifications: CaseReportNotification[]
+}
+
+/** A recorded notification as the case report lists it (strings as stored, made safe to one line). */
+export interface CaseReportNotification {
+  id: number
+  phase: 'initial' | 'follow-up'
+  at: string
+  recipient: string
+  recipient_kind: 'authority' | 'data-subjects' | 'controller'
+  /** a processor's notification to the authority: the controller it was made for; null: none named */
+  controller: string | null
+  reference: string
+  file_sha256: string | null
+  late: boolean | null
+  /** a processor's notification to the authority: the controller's awareness its Art. 33(1) 72 hours count from; null: not known; absent: not such a notification */
+  controller_aware_at?: string | null
+  delay_reason: string | null
+  recorded_at: string
 }
 
 export interface GatherCaseReportOptions {
@@ -252,6 +277,11 @@ export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): 
     replay,
     // file names only: the report goes to colleagues, this machine's paths stay here
     evidence: facts.evidence.map((f) => ({name: f.name, sha256: f.sha256, size: f.size, records: f.records})),
+    notifications: facts.notifications.map((n) => ({
+      id: n.id, phase: n.phase, at: n.at, recipient: n.recipient, recipient_kind: recipientKind(n), controller: n.controller ?? null, reference: n.reference, file_sha256: n.file_sha256, late: n.late,
+      ...(n.controller_aware_at !== undefined ? {controller_aware_at: n.controller_aware_at} : {}),
+      delay_reason: n.delay_reason, recorded_at: n.recorded_at,
+    })),
   }
 }
 

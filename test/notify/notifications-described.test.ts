@@ -1,7 +1,9 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {renderCaseReportHtml} from '../../src/cli/html/case-report.js'
 import {scanCase} from '../../src/detect/scan-case.js'
 import {InputError} from '../../src/errors.js'
 import {buildArticle33} from '../../src/notify/article33.js'
+import {gatherCaseReport} from '../../src/notify/case-report-data.js'
 import {buildFacts, loadFactsInputs} from '../../src/notify/facts.js'
 import {getIncident, openIncident} from '../../src/notify/incident.js'
 import {notificationScopeNow} from '../../src/notify/notification-scope.js'
@@ -10,7 +12,7 @@ import {buildProcessorNotice} from '../../src/notify/processor-notice.js'
 import {buildRegisterEntry} from '../../src/notify/register.js'
 import {makeCase, type TestCase} from '../helpers/case-builder.js'
 
-// How recorded notifications are described (QA "sentences" S1-1, S1-2, S1-5, S3-2, S3-3).
+// How recorded notifications are described (QA "sentences" S1-1, S1-2, S1-5, S3-1, S3-2, S3-3).
 // A processor's case: acme's marker reached globex, initech's reached acme. Notices:
 //   acme    initial at 08:30, recorded a day later, after the scan that finished at 09:00 (back-dated);
 //   globex  initial at 10:00, recorded at 10:30, after that scan (what it rested on is known);
@@ -98,6 +100,18 @@ describe("a processor's notification to the authority made for a controller (S1-
     expect(register.notification_references).toMatch(/to authority for controller globex ref SA-GLOBEX \(in time: 72 hours/)
     const fr = buildRegisterEntry(all, {language: 'fr'})
     expect(fr.notification_references).toMatch(/pour le responsable de traitement acme réf\. SA-ACME \(EN RETARD : 72 heures/)
+  })
+})
+
+describe('the case report (S3-1)', () => {
+  it('lists every recorded notification, with whether it was late', () => {
+    const data = gatherCaseReport(c.db, {now: NOW, toolVersion: 'test', showMarker: (m) => m, markersShown: false})
+    expect(data.notifications.map((n) => n.reference)).toEqual(['ACME-1', 'GLOBEX-1', 'SA-GLOBEX', 'SA-ACME'])
+    expect(data.notifications.find((n) => n.reference === 'SA-ACME')).toMatchObject({late: true, recipient_kind: 'authority', controller: 'acme', phase: 'initial'})
+    const html = renderCaseReportHtml(data)
+    expect(html).toMatch(/<h3>Notifications<\/h3>/)
+    expect(html).toMatch(/SA-GLOBEX<\/td><td>initial notification<\/td><td data-k="notification_late">in time \(72 hours/)
+    expect(html).toMatch(/ACME-1<\/td><td>initial notification<\/td><td data-k="notification_late">not known \(no fixed deadline/)
   })
 })
 

@@ -522,6 +522,20 @@ ${items.length > 0 ? `<ol class="items">${items.join('')}</ol>` : '<p>None.</p>'
 </section>`
 }
 
+/** Every recorded notification: when, to whom, its kind, reference and phase, and whether it was late (not known said as such, never "no"). */
+function notificationsTable(d: CaseReportData): string {
+  const ns = d.notifications ?? []
+  if (ns.length === 0) return '<p>No notification recorded (crosstalk notify record).</p>'
+  const P = PHRASES.en
+  const rows = ns.map((n) => {
+    const to = n.recipient_kind === 'authority' ? `the supervisory authority${n.controller ? ` (for controller ${n.controller})` : ''}` : n.recipient_kind === 'data-subjects' ? 'the data subjects' : `controller ${n.recipient}`
+    const kind = n.recipient_kind === 'authority' ? 'Art. 33 notification' : n.recipient_kind === 'data-subjects' ? 'Art. 34 communication' : 'Art. 33(2) notice'
+    const late = n.phase === 'follow-up' ? 'not applicable (a follow-up: the deadline is the initial notification\'s)' : P.lateCell(n.late, n) === 'no' ? 'in time' : P.lateCell(n.late, n).replace(/^no \(/, 'in time (')
+    return `<tr><td class="mono">${utc(n.at)}</td><td>${escShown(to)}</td><td>${esc(kind)}</td><td class="mono">${escShown(n.reference)}</td><td>${esc(P.phase[n.phase])}</td><td data-k="notification_late">${escShown(late)}${n.late === true && n.delay_reason ? `; reasons for the delay: ${escShown(n.delay_reason)}` : ''}</td></tr>`
+  })
+  return `<table><thead><tr><th>sent</th><th>recipient</th><th>kind</th><th>reference</th><th>phase</th><th>late</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
+}
+
 function caseSection(d: CaseReportData): string {
   const inc = d.incident
   const fields = inc ? Object.entries(inc).filter(([, v]) => v !== null) : []
@@ -546,6 +560,8 @@ ${unjudgeableFiles(d)}${dataCategories(d)}
 ${incident}
 <h3>Risk assessment</h3>
 ${assessment}
+<h3>Notifications</h3>
+${notificationsTable(d)}
 <h3>Reproduction</h3>
 ${replay}
 <h3>Evidence files</h3>
