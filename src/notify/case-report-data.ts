@@ -148,9 +148,10 @@ export interface CaseReportData {
   /**
    * every notification recorded (notify record), in the order sent: to the authority, the data subjects or (a
    * processor's) a controller; `late` null: not known (no fixed deadline, or a controller's awareness not
-   * recorded), never false for that; a follow-up is never late (Art. 33(4): the deadline is the initial one's)
+   * recorded), never false for that; a follow-up is never late (Art. 33(4): the deadline is the initial one's);
+   * absent: data written by hand (none listed)
    */
-  notifications: CaseReportNotification[]
+  notifications?: CaseReportNotification[]
 }
 
 /** A recorded notification as the case report lists it (strings as stored, made safe to one line). */

@@ -106,8 +106,8 @@ describe("a processor's notification to the authority made for a controller (S1-
 describe('the case report (S3-1)', () => {
   it('lists every recorded notification, with whether it was late', () => {
     const data = gatherCaseReport(c.db, {now: NOW, toolVersion: 'test', showMarker: (m) => m, markersShown: false})
-    expect(data.notifications.map((n) => n.reference)).toEqual(['ACME-1', 'GLOBEX-1', 'SA-GLOBEX', 'SA-ACME'])
-    expect(data.notifications.find((n) => n.reference === 'SA-ACME')).toMatchObject({late: true, recipient_kind: 'authority', controller: 'acme', phase: 'initial'})
+    expect(data.notifications!.map((n) => n.reference)).toEqual(['ACME-1', 'GLOBEX-1', 'SA-GLOBEX', 'SA-ACME'])
+    expect(data.notifications!.find((n) => n.reference === 'SA-ACME')).toMatchObject({late: true, recipient_kind: 'authority', controller: 'acme', phase: 'initial'})
     const html = renderCaseReportHtml(data)
     expect(html).toMatch(/<h3>Notifications<\/h3>/)
     expect(html).toMatch(/SA-GLOBEX<\/td><td>initial notification<\/td><td data-k="notification_late">in time \(72 hours/)
