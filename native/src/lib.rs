@@ -860,9 +860,14 @@ impl<'de, const FULL: bool> Deserialize<'de> for OwnedResponse<FULL> {
 }
 
 /// request_id, tenant_id, session_id: a string that is not only white space (a number is left
-/// to TypeScript, which writes it as JavaScript does).
+/// to TypeScript, which writes it as JavaScript does). A non-ASCII id with no character surely
+/// shown may be only invisible characters (Hangul fillers, tag characters), which TypeScript
+/// refuses as blank (util/invisible.ts): left to it.
 fn id<'v>(v: &'v Option<Any>) -> Option<&'v str> {
     let s = v.as_ref()?.as_str()?;
+    if !s.is_ascii() && !s.chars().any(|c| c.is_ascii_graphic() || crate::registry::surely_shown(c)) {
+        return None;
+    }
     (!js::js_trim(s).is_empty()).then_some(s)
 }
 

@@ -222,6 +222,11 @@ pub fn rows(bytes: &[u8]) -> Option<Vec<[&str; 3]>> {
         if !marker.is_ascii() && marker.chars().any(is_default_ignorable) {
             return None;
         }
+        // A tenant or session id may hold a character that prints as nothing, which the reader
+        // refuses (util/invisible.ts): one with a character not surely shown is left to it.
+        if [tenant, session].iter().any(|v| !v.is_ascii() && !v.chars().all(|c| c.is_ascii() || surely_shown(c))) {
+            return None;
+        }
         // A marker outside the convention needs 8 characters; one inside it has them all the same
         // (`CANARY-` and a hex digit at least).
         if marker.chars().count() < MIN_UNCONVENTIONAL {
@@ -256,4 +261,15 @@ fn is_default_ignorable(c: char) -> bool {
         0x00ad | 0x034f | 0x061c | 0x115f | 0x1160 | 0x17b4 | 0x17b5 | 0x180b..=0x180f | 0x200b..=0x200f | 0x202a..=0x202e
         | 0x2060..=0x206f | 0x3164 | 0xfe00..=0xfe0f | 0xfeff | 0xffa0 | 0xfff0..=0xfff8 | 0x1bca0..=0x1bca3 | 0x1d173..=0x1d17a
         | 0xe0000..=0xe0fff)
+}
+
+/// A character that is surely not invisible (util/invisible.ts: Default_Ignorable_Code_Point,
+/// format characters, U+2800): a letter or digit other than the Hangul fillers and the Khmer
+/// inherent vowels, the default-ignorable code points that are letters, or a symbol of the
+/// blocks of dingbats, miscellaneous symbols and emoji (none of them default-ignorable). Any
+/// other character is left to TypeScript, which knows the whole set.
+pub(crate) fn surely_shown(c: char) -> bool {
+    (c.is_alphanumeric() && !matches!(c, '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}' | '\u{17B4}' | '\u{17B5}'))
+        || ('\u{2600}'..='\u{27BF}').contains(&c)
+        || ('\u{1F000}'..='\u{1FAFF}').contains(&c)
 }

@@ -9,19 +9,22 @@ export const WIDTH = 160
  * Columns `text` takes in a terminal: a wide or fullwidth character (CJK, Hangul, fullwidth
  * forms, most emoji: East Asian Width W or F) two, a combining mark or a zero-width character
  * none, any other one. Tables pad by this, not by code points: a tenant named in Chinese or
- * with an accent written as a combining mark pushed every later column of its row.
+ * with an accent written as a combining mark pushed every later column of its row. A
+ * default-ignorable or format character (a tag character, a variation selector, a Hangul
+ * filler) takes none, as the terminal draws it; safeLine shows each as an escape anyway.
  */
 export function displayWidth(text: string): number {
   let width = 0
   for (const ch of text) {
     const cp = ch.codePointAt(0)!
-    if (COMBINING.test(ch) || (cp >= 0x200b && cp <= 0x200f) || cp === 0x2060 || cp === 0xfeff) continue
+    if (COMBINING.test(ch) || ZERO_WIDTH.test(ch)) continue
     width += isWide(cp) ? 2 : 1
   }
   return width
 }
 
 const COMBINING = /^\p{M}$/u
+const ZERO_WIDTH = /^[\p{Default_Ignorable_Code_Point}\p{Cf}]$/u
 
 function isWide(cp: number): boolean {
   return (

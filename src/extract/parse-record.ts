@@ -4,6 +4,7 @@ import {duplicateKeyPath, duplicateKeyReason, DuplicateKeyError, within} from '.
 import {parseJsonExact} from './json-text.js'
 import {placeholderOf} from './redaction.js'
 import type {RecordFields} from '../util/record-fields.js'
+import {blankId, firstInvisible} from '../util/invisible.js'
 import {count} from '../util/plural.js'
 import {visibleControlsLine} from '../util/sanitize.js'
 import {parseRecordTimestamp, TimestampError} from '../util/timestamps.js'
@@ -117,6 +118,8 @@ export function rowFromRecord(value: unknown, notes: string[] = [], bodies?: Dec
     const v = obj[f]
     if (typeof v === 'string') {
       if (v.trim() === '') return {bad: `field ${f} is only white space`}
+      // Hangul fillers, the Braille blank, tag characters: an id of nothing else prints as a blank.
+      if (blankId(v)) return {bad: `field ${f} is only invisible characters (${firstInvisible(v)} and the like), which print as nothing`}
       ids.push(v)
     } else if (typeof v === 'number' && Number.isSafeInteger(v)) ids.push(String(v))
     else if (typeof v === 'number') return {bad: `field ${f} is the number ${v}, which has lost digits; log it as a string`}

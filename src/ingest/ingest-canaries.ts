@@ -17,6 +17,7 @@ import {ingestClaimant} from '../store/settings.js'
 import {claimIngest, releaseIngest} from './ingest-lock.js'
 import {isZoneless} from '../extract/timestamps-zone.js'
 import {parseTimestamp} from '../util/timestamps.js'
+import {firstInvisible} from '../util/invisible.js'
 import {notUnicodeField} from '../util/unicode-text.js'
 import {parseCsv} from './csv-parse.js'
 import {nonFileKind} from './ingest-file.js'
@@ -601,6 +602,19 @@ function validate(path: string, line: number, value: unknown): Entry {
   // (util/unicode-text.ts), and a leak between the two read as a session's own marker.
   const notText = notUnicodeField({marker: e.marker, tenant_id: e.tenant_id, session_id: e.session_id})
   if (notText !== null) throw new InputError(`${path}:${line}: ${notText}`)
+  // An id holding a character that prints as nothing (a tag character, a variation selector, a
+  // zero-width mark, a Hangul filler) prints as another id: `tn-acme` + U+E0020 in the registry
+  // against the logs' `tn-acme` made the session's own marker read as a leak from `tn-acme` to
+  // `tn-acme`. Refused, as white space at an edge is; the logs' ids are kept as written (they are
+  // the evidence) and shown with such characters escaped.
+  for (const field of ['tenant_id', 'session_id'] as const) {
+    const invisible = firstInvisible(e[field])
+    if (invisible !== null) {
+      throw new InputError(
+        `${path}:${line}: ${field} ${quote(e[field].length > 80 ? `${e[field].slice(0, 80)}…` : e[field])} holds ${invisible}, a character that prints as nothing: the id prints as another id and would not match a log that lacks it; remove it (ids must match the logs exactly)`,
+      )
+    }
+  }
   // The marker convention is `CANARY-` in upper case (hex in either case): responses are searched
   // for that spelling, so `canary-<hex>` would be keyed as a conventional marker that no response
   // can show as written, and never found.

@@ -7,15 +7,33 @@
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
 // Bidi embeddings, overrides and isolates (CVE-2021-42574, "Trojan Source").
 const BIDI = /[\u202a-\u202e\u2066-\u2069]/g
-// Characters that show as nothing, or as a line break, and so hide or fake text: soft
-// hyphen, Arabic letter mark, Mongolian vowel separator, zero-width space/non-joiner/joiner,
-// left-to-right and right-to-left marks, line and paragraph separators, word joiner and
-// invisible operators, byte-order mark (zero-width no-break space), interlinear annotations.
-const INVISIBLE = /[\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u2060-\u2064\ufeff\ufff9-\ufffb]/g
+// Characters that show as nothing, or as a line break, and so hide or fake text: every
+// default-ignorable code point (Unicode's Default_Ignorable_Code_Point: soft hyphen, combining
+// grapheme joiner, Hangul fillers U+115F/U+1160/U+3164/U+FFA0, Khmer inherent vowels, Mongolian
+// free variation selectors, zero-width space/non-joiner/joiner, left-to-right and right-to-left
+// marks, word joiner and invisible operators, variation selectors U+FE00-FE0F and
+// U+E0100-E01EF, byte-order mark, musical symbol formatting U+1D173-1D17A, tag characters
+// U+E0000-E0FFF), every other format character (Cf: Arabic letter mark, interlinear annotations,
+// Egyptian hieroglyph format controls), line and paragraph separators, and the Braille blank
+// U+2800, which is no format character but prints as an empty cell. A tenant id followed by tag
+// characters printed as that tenant; one made of Hangul fillers printed as a blank.
+const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cf}\u2028\u2029\u2800]/gu
+// White space other than the ASCII space, at either end of a one-line value (an id): a
+// no-break space after `tn-acme` printed as `tn-acme` followed by nothing visible. Inside a
+// value it reads as a space, and is left as it is.
+const EDGE_SPACE = /^\p{Zs}+|\p{Zs}+$/gu
+const NON_ASCII_SPACE = /[^\P{Zs} ]/u
 
 function visible(ch: string): string {
   const code = ch.codePointAt(0) ?? 0
+  // Beyond U+FFFF the braced form, so that a tag character's escape cannot read as a shorter one and a digit.
+  if (code > 0xffff) return `\\u{${code.toString(16)}}`
   return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`
+}
+
+/** The non-ASCII white space of a run at a value's edge made visible (the ASCII space kept). */
+function visibleEdge(run: string): string {
+  return [...run].map((ch) => (ch === ' ' ? ch : visible(ch))).join('')
 }
 
 // What an escape written here looks like: a backslash before x, u, n, t or another backslash.
@@ -25,13 +43,16 @@ function visible(ch: string): string {
 // output is then either the text unchanged (it holds no escape-looking sequence) or wholly
 // escaped (it does), and each output reads back to one text only.
 const ESCAPE_LOOKING = /\\[xunt\\]/
-const NEEDS_ESCAPE = new RegExp(`${CONTROL.source}|${BIDI.source}|${INVISIBLE.source}|${ESCAPE_LOOKING.source}`)
+const NEEDS_ESCAPE = new RegExp(`${CONTROL.source}|${BIDI.source}|${INVISIBLE.source}|${ESCAPE_LOOKING.source}`, 'u')
 const LINE_BREAKS = /[\n\t]/
+const EDGE_NON_ASCII_SPACE = /^[^\P{Zs} ]|[^\P{Zs} ]$|^ +[^\P{Zs} ]|[^\P{Zs} ] +$/u
 
 function visibleText(text: string, line: boolean): string {
-  if (!NEEDS_ESCAPE.test(text) && !(line && LINE_BREAKS.test(text))) return text
+  const edge = line && EDGE_NON_ASCII_SPACE.test(text)
+  if (!NEEDS_ESCAPE.test(text) && !(line && LINE_BREAKS.test(text)) && !edge) return text
   let out = text.replace(/\\/g, '\\\\').replace(CONTROL, visible).replace(BIDI, visible).replace(INVISIBLE, visible)
   if (line) out = out.replace(/\n/g, '\\n').replace(/\t/g, '\\t')
+  if (edge) out = out.replace(EDGE_SPACE, (run) => (NON_ASCII_SPACE.test(run) ? visibleEdge(run) : run))
   return out
 }
 
@@ -92,7 +113,9 @@ export function visibleControls(text: string): string {
 
 // JSON.stringify escapes C0 controls, quotes and backslashes, nothing else: DEL, C1 controls,
 // bidi and invisible marks would reach a terminal that shows the JSON raw.
-const JSON_UNSAFE = /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]/g
+// Each default-ignorable or format character (a tag character: two escapes, its UTF-16 pair).
+// White space other than the ASCII space is escaped too (the same value: JSON has no edges to keep).
+const JSON_UNSAFE = /[\u007f-\u009f\u2028-\u202e\u2060-\u2069\p{Default_Ignorable_Code_Point}\p{Cf}\u2800]|[^\P{Zs} ]/gu
 
 /**
  * JSON text with those characters written as \uNNNN escapes. They can only occur inside
@@ -100,7 +123,7 @@ const JSON_UNSAFE = /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\
  * document parses to the same value.
  */
 export function escapeJsonText(json: string): string {
-  return json.replace(JSON_UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  return json.replace(JSON_UNSAFE, (ch) => [...Array(ch.length).keys()].map((i) => `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''))
 }
 
 /**
