@@ -78,20 +78,30 @@ function drawable(ch: string, code: number): boolean {
 
 /**
  * Text as the PDF's fonts can draw it: control characters as \xNN, a character no embedded font
- * has as <U+XXXX> (counted for the note at the document's end).
+ * has as <U+XXXX> (counted for the note at the document's end). A "<" of the text itself that is
+ * followed by "U+" is written <U+003C> too (and counted): the text `tn-<U+4E2D>` and the text
+ * `tn-中` drawn without a glyph for 中 printed alike, two tenants as one in the regulator's PDF.
+ * So every <U+XXXX> in the PDF stands for one character, and a "<" drawn as itself never
+ * begins one.
  */
 export function pdfSafe(text: string): string {
   let out = ''
+  let at = 0
   for (const ch of text) {
     const code = ch.codePointAt(0)!
+    const next = at + ch.length
     if (ch === '\n') out += ch
     else if (code < 0x20 || (code >= 0x7f && code < 0xa0)) out += `\\x${code.toString(16).padStart(2, '0')}`
-    else if (drawable(ch, code)) out += ch
+    else if (ch === '<' && text.startsWith('U+', next)) {
+      shownAsCodePoints++
+      out += '<U+003C>'
+    } else if (drawable(ch, code)) out += ch
     else if (ch === '→') out += '->'
     else {
       shownAsCodePoints++
       out += `<U+${code.toString(16).toUpperCase().padStart(4, '0')}>`
     }
+    at = next
   }
   return out
 }
@@ -129,8 +139,8 @@ export function renderMarkdownPdf(markdown: string, options: PdfOptions): Promis
     doc.moveDown(0.5).font(REGULAR).fontSize(8).fillColor('#666666')
     doc.text(
       fr
-        ? `${compte(n, 'caractère', 'caractères')} que les polices de ce PDF ne savent pas dessiner ${n === 1 ? 'est écrit' : 'sont écrits'} <U+XXXX> (leur point de code Unicode) ; la version Markdown les donne tels quels.`
-        : `${count(n, 'character', 'characters')} the fonts of this PDF cannot draw ${n === 1 ? 'is' : 'are'} written <U+XXXX> (the Unicode code point); the Markdown version gives ${n === 1 ? 'it' : 'them'} as written.`,
+        ? `${compte(n, 'caractère', 'caractères')} que les polices de ce PDF ne savent pas dessiner ${n === 1 ? 'est écrit' : 'sont écrits'} <U+XXXX> (leur point de code Unicode ; un « < » du texte suivi de « U+ » est écrit <U+003C>) ; la version Markdown les donne tels quels.`
+        : `${count(n, 'character', 'characters')} the fonts of this PDF cannot draw ${n === 1 ? 'is' : 'are'} written <U+XXXX> (the Unicode code point; a "<" of the text followed by "U+" is written <U+003C>); the Markdown version gives ${n === 1 ? 'it' : 'them'} as written.`,
       MARGIN, doc.y, {width: contentWidth(doc)},
     )
   }
