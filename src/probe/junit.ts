@@ -1,13 +1,18 @@
+import {safeLine} from '../util/sanitize.js'
 import type {ProbeResult} from './run-probe.js'
 
 // JUnit XML as CI systems (GitLab, Jenkins, GitHub test reporters) read it: one testcase per
 // check, a failure for a failed check, skipped for an inconclusive one.
 
-// XML 1.0 allows tab, LF, CR, U+0020-U+D7FF, U+E000-U+FFFD and U+10000 up: a C0 control is
-// dropped, and U+FFFE, U+FFFF or a lone surrogate (from a server's error message) becomes U+FFFD,
-// or no parser reads the file and CI loses every testcase.
+// Text from the server (an error message, a model's name) is shown as the console shows it
+// (safeLine): ESC and BEL as \x1b and \x07, C1 controls, bidi overrides, tag characters and
+// other invisible characters as \xNN / \uNNNN. Raw, U+202E reordered the message in a CI web
+// view (`\u202egnp.exe` read as `exe.png`) and an OSC 8 hyperlink lost its ESC and BEL without a
+// word. After that, XML 1.0 allows tab, LF, CR, U+0020-U+D7FF, U+E000-U+FFFD and U+10000 up:
+// U+FFFE, U+FFFF or a lone surrogate becomes U+FFFD, or no parser reads the file and CI loses
+// every testcase (safeLine has left no C0 control; the drop stays as the XML rule's guard).
 const escapeXml = (text: string): string =>
-  text
+  safeLine(text)
     .replace(/[<>&"']/g, (ch) => ({'<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;'})[ch]!)
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
     .replace(/[\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
