@@ -6,7 +6,7 @@ import {appendAudit, listAudit} from '../store/audit.js'
 import {listFiles} from '../store/files.js'
 import {openCase, type CaseDb} from '../store/open-case.js'
 import {boundHeapGrowth} from '../util/gc.js'
-import {escapeJsonText, safeLine, quoted} from '../util/sanitize.js'
+import {escapeJsonText, safeLine, safeText, quoted} from '../util/sanitize.js'
 import {clearProgress} from './progress.js'
 import {editDistance} from './suggest.js'
 
@@ -121,9 +121,11 @@ export abstract class BaseCommand extends Command {
     // The contract's error object, extended (never changed) with details where a command gives them.
     const details = error instanceof CliError && error.details !== undefined ? {details: error.details} : {}
     if (this.jsonEnabled()) process.stdout.write(escapeJsonText(JSON.stringify({error: {message, code, ...details}})) + '\n')
-    const verbose = this.argv.includes('--verbose') || Boolean(process.env.DEBUG)
+    const verbose = this.argv.includes('--verbose') || debugRequested(process.env.DEBUG)
     process.stderr.write(`${this.paint.red('Error:')} ${message}\n`)
-    if (verbose && error.stack) process.stderr.write(`${error.stack}\n`)
+    // The stack's first line is the message, with the values it quotes (a file name holding ESC ]0;
+    // retitled the terminal and ESC [2J cleared it): shown as the message is, its lines kept.
+    if (verbose && error.stack) process.stderr.write(`${safeText(error.stack)}\n`)
     // oclif's ids are colon-separated ("ingest:logs"); users type them with spaces.
     if (exit === 2 && !this.jsonEnabled()) process.stderr.write(`See: ${this.config.bin} ${this.id ? toConfiguredId(this.id, this.config) : ''} --help\n`)
   }
@@ -143,6 +145,14 @@ export abstract class BaseCommand extends Command {
 }
 
 /** Whether this user may write the file (root may write any). */
+/**
+ * Whether the DEBUG environment variable asks for the stack of an error: set to anything but
+ * nothing, 0, false, no or off (DEBUG=0 showed the stack, as Boolean("0") is true).
+ */
+export function debugRequested(value: string | undefined): boolean {
+  return value !== undefined && !/^\s*(?:0|false|no|off)?\s*$/i.test(value)
+}
+
 function writable(path: string): boolean {
   try {
     accessSync(path, constants.W_OK)
