@@ -1,7 +1,7 @@
 import type {ClockResult} from '../notify/clock.js'
 import {formatDuration, formatInZone} from '../notify/time.js'
-import {safeLine, safeId} from '../util/sanitize.js'
-import {clip} from './text-width.js'
+import {safeId} from '../util/sanitize.js'
+import {idNames, padEndWidth} from './text-width.js'
 
 // The human clock. "NOTIFIED" never stands beside an overdue countdown without saying
 // whether the notification was late; a processor's clock lists its controllers.
@@ -68,10 +68,14 @@ export function renderClock(clock: ClockResult, tz: string): string {
     // controllers_known is true only where the last scan covers every ingested log file: then an
     // empty list is what detection found, said as such (it speaks for the logs ingested, no others).
     if (clock.controllers.length === 0 && clock.controllers_known !== false) lines.push('  none: detection covered every ingested log file and found no response carrying another session\'s data, so no controller is affected by what the case holds (logs not ingested are not covered)')
-    for (const c of clock.controllers.slice(0, 50)) lines.push(`  ${clip(safeId(c.tenant_id), 40).padEnd(40)}  ${c.status.padEnd(9)} ${clockSummary(c)}`)
+    // Controller ids cut in the middle (idNames): cut at the end, `...-cluster-01` notified and
+    // `...-cluster-02` overdue printed alike.
+    const controller = idNames([...clock.controllers, ...(clock.corrections_owed ?? [])].map((c) => safeId(c.tenant_id)), 40)
+    const shown = (id: string) => padEndWidth(controller(safeId(id)), 40)
+    for (const c of clock.controllers.slice(0, 50)) lines.push(`  ${shown(c.tenant_id)}  ${c.status.padEnd(9)} ${clockSummary(c)}`)
     if (clock.controllers.length > 50) lines.push(`  ... ${clock.controllers.length - 50} more (clock --json lists every one)`)
     // Notified of an exposure the case no longer shows: not affected now, owed a correction (as the register lists it).
-    for (const c of (clock.corrections_owed ?? []).slice(0, 50)) lines.push(`  ${clip(safeId(c.tenant_id), 40).padEnd(40)}  correction owed: notified ${c.notified_at} of an exposure the case no longer shows (report processor-notice --tenant ID --phase follow-up)`)
+    for (const c of (clock.corrections_owed ?? []).slice(0, 50)) lines.push(`  ${shown(c.tenant_id)}  correction owed: notified ${c.notified_at} of an exposure the case no longer shows (report processor-notice --tenant ID --phase follow-up)`)
   }
   return lines.join('\n')
 }

@@ -36,7 +36,15 @@ function table(header: string[], rows: string[][], textColumns = 1): string {
 const upperFirst = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
 const n = (v: number | null) => (v === null ? '-' : String(v))
 const t = (v: string | null) => v ?? '-'
-const node = (v: string | null) => (v === null ? '(unknown)' : clip(safeLine(v), NAME))
+/**
+ * Decode-node names of one view, cut in the middle as tenants are (idNames): pool names share a
+ * long prefix and differ at the end (`...-rack-17-decode-host-01`, `-02`), and cut at the end two
+ * nodes with different counts read as one.
+ */
+const nodeNames = (nodes: Iterable<string | null>): ((v: string | null) => string) => {
+  const shown = idNames([...nodes].filter((v): v is string => v !== null).map((v) => safeLine(v)), NAME)
+  return (v) => (v === null ? '(unknown)' : shown(safeLine(v)))
+}
 /** Tenant names of one view, each cut in the middle to NAME, never so that two tenants read alike (idNames). */
 const tenantNames = (tenants: Iterable<string>): ((v: string) => string) => {
   const shown = idNames([...tenants].map((v) => safeId(v)), NAME)
@@ -155,6 +163,7 @@ export function renderScope(r: ScopeResult, options: {registry?: boolean; proven
     out.push(table(['category', 'evidence', 'responses', 'findings'], r.data_categories.map((c) => [clip(safeLine(c.label), 120), c.evidence, String(c.responses), n(c.findings)])))
   }
   if (r.by_node.length > 0) {
+    const node = nodeNames(r.by_node.map((x) => x.decode_node))
     out.push('', 'By decode node')
     out.push(
       table(
