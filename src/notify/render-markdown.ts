@@ -2,7 +2,7 @@ import type {Article33Result} from './article33.js'
 import type {Article34Result} from './article34.js'
 import {AUTHORITY_NAMES} from './authorities.js'
 import {noLeakAnswer} from './authority-forms.js'
-import {escapeMd} from './escape.js'
+import {escapeMd, escapeMdLinkingMail} from './escape.js'
 import type {FinalisedWithOpenItems} from './finalise.js'
 import {PHRASES, rangeText, type Language} from './phrases.js'
 import {exposureKnown} from '../scope/unscanned.js'
@@ -274,7 +274,7 @@ export function renderArticle34Markdown(d: Article34Result): string {
     // A final letter says what is not known yet in plain words, never what records it (reader-text.ts).
     ...(escapeView(d) as View), ...openBySection(d.open_items, d.language, d.final ? 'letter' : 'draft'), heading: d.final ? P.final : P.draft, subject: escapeMd(P.a34.title),
     notes: sender ? d.notes.map(escapeMd) : [], has_notes: sender && d.notes.length > 0,
-    open_all: sender ? d.open_items.map((o) => openItemText(o, d.language)) : [], has_open: sender && d.open_items.length > 0, contact_line: contactLine === null ? null : escapeMd(contactLine),
+    open_all: sender ? d.open_items.map((o) => openItemText(o, d.language)) : [], has_open: sender && d.open_items.length > 0, contact_line: contactLine === null ? null : escapeMdLinkingMail(contactLine),
   }
   return withFinalisedNote(d, renderTemplate(loadTemplate(templateName('article34', d.language)), view, missingText(d.language, d.final)))
 }
