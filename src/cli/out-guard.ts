@@ -46,11 +46,25 @@ export function guardOut(db: CaseDb, out: string, target: OutTarget = {}): void 
       throw new UsageError(`--out ${shown}: that is the case ${suffix ? `database's ${suffix.slice(1)} file` : 'database'} (${caseFile + suffix}); writing there would destroy the case: choose another path`, 'E_OUT_PROTECTED')
     }
   }
-  for (const file of listFiles(db)) {
+  const files = listFiles(db)
+  const whatIs = (file: (typeof files)[number]) =>
+    file.kind === 'log' ? (file.evidence === 'reference' ? 'a log the case keeps by reference (its only copy of the evidence)' : 'an original log the case was ingested from') : 'a canary registry the case was ingested from'
+  for (const file of files) {
     if (!file.abs_path) continue
     if (samePlace(real, existing, file.abs_path)) {
-      const what = file.kind === 'log' ? (file.evidence === 'reference' ? 'a log the case keeps by reference (its only copy of the evidence)' : 'an original log the case was ingested from') : 'a canary registry the case was ingested from'
-      throw new UsageError(`--out ${shown}: that is ${what} (${file.abs_path}); writing there would destroy the evidence: choose another path`, 'E_OUT_PROTECTED')
+      throw new UsageError(`--out ${shown}: that is ${whatIs(file)} (${file.abs_path}); writing there would destroy the evidence: choose another path`, 'E_OUT_PROTECTED')
+    }
+  }
+  // The same bytes given to ingest again from another path were "already present": that path is
+  // recorded nowhere, yet it is an original all the same (--force wrote a draft over it). A file
+  // holding the bytes of a file the case holds is refused: its size compared first, its SHA-256
+  // only where a size matches.
+  if (existing?.isFile()) {
+    const sameSize = files.filter((f) => f.size === existing.size)
+    const sha = sameSize.length > 0 ? sha256Of(out) : undefined
+    const same = sha === undefined ? undefined : sameSize.find((f) => f.sha256 === sha)
+    if (same) {
+      throw new UsageError(`--out ${shown}: the file holds the bytes of ${whatIs(same)} (${same.abs_path || same.path}; the same SHA-256); writing there would destroy a copy of the evidence: choose another path`, 'E_OUT_PROTECTED')
     }
   }
   if (!existing || !existing.isFile() || target.force) return
@@ -96,6 +110,14 @@ function previousReport(db: CaseDb, report: string, out: string): boolean {
     if (Array.isArray(s.notices) && s.notices.some((n) => n?.sha256 === sha)) return true
   }
   return false
+}
+
+function sha256Of(path: string): string | undefined {
+  try {
+    return createHash('sha256').update(readFileSync(path)).digest('hex')
+  } catch {
+    return undefined
+  }
 }
 
 function samePlace(real: string, existing: Stats | undefined, protectedPath: string): boolean {
