@@ -14,7 +14,8 @@ import {
 } from '../scope/unscanned.js'
 import {computeTenantView} from '../scope/tenant-view.js'
 import {tenantHasRecords} from '../store/records.js'
-import {hasCanaries} from '../store/canaries.js'
+import {hasCanaries, registeredTenantIds} from '../store/canaries.js'
+import {lookAlikeWarnings, scopeTenants} from '../cli/look-alike.js'
 import {describeGap, nothingSearched, nothingSearchedStep} from '../detect/coverage.js'
 
 export default class Scope extends BaseCommand {
@@ -88,6 +89,7 @@ export default class Scope extends BaseCommand {
       return known
     }
     const result = computeScope(inputs)
+    for (const w of lookAlikeWarnings(scopeTenants(result, registeredTenantIds(db)))) this.note(this.paint.yellow(`warning: ${w}`))
     // What no figure counts because it was never read (quarantined lines, files not read whole): named, never taken as 0.
     const notRead = notReadEvidence(db)
     const known = {...knownScope(result, registry), not_read: notRead}

@@ -12,6 +12,8 @@ import {partialIngest, notReadWholeError, unreadEntriesError} from '../ingest/in
 import type {GateVerdict} from '../detect/gate.js'
 import {CliError, GateTripped, InputError, IntegrityError} from '../errors.js'
 import {safeLine} from '../util/sanitize.js'
+import {lookAlikeWarnings, scopeTenants} from '../cli/look-alike.js'
+import {registeredTenantIds} from '../store/canaries.js'
 import {count} from '../cli/plural.js'
 import {PROVENANCE_STALE_SCOPE_NOTE, provenancelessScope, registrylessCategories, registrylessScope, unscannedScope, type ProvenancelessScope, type RegistrylessScope, type UnscannedScope} from '../scope/unscanned.js'
 import {nothingSearched} from '../detect/coverage.js'
@@ -154,6 +156,7 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
     const searched = !nothingSearched(scope.detection)
     if (!provenanceKnown && this.jsonEnabled()) this.note(this.paint.yellow(`warning: ${PROVENANCE_STALE_SCOPE_NOTE.replace('below are not known', 'are null (not known)')}`))
     for (const w of ingest.warnings) this.note(this.paint.yellow(`warning: ${safeLine(w)}`))
+    for (const w of lookAlikeWarnings(scopeTenants(scope, registeredTenantIds(db)))) this.note(this.paint.yellow(`warning: ${w}`))
     if (!this.jsonEnabled()) {
       this.log(`Ingested ${count(ingest.files, 'file')}: ${count(ingest.records, 'new record')}, ${count(ingest.duplicates, 'duplicate')}, ${count(ingest.bad_lines, 'bad line')} quarantined${canaries ? `; ${count(canaries.added, 'canary', 'canaries')} registered (${canaries.already_registered} already)` : ''}.\n`)
       if (result.verdict.confirmed_by_scan) this.log('The scan confirmed the canary verdict printed above.\n')
