@@ -196,7 +196,8 @@ export function article33View(d: Article33Result): View {
     protection_lines: d.statements.filter((s) => s.section === 'protection').map((s) => escapeMd(s.text)),
     cross_border_lines: d.statements.filter((s) => s.section === 'cross_border').map((s) => escapeMd(s.text)),
     sector_text: joinPresent([d.controller.sector, d.controller.organisation_size, d.controller.economic_activity]),
-    contact_text: joinPresent([d.contact_point.name, d.contact_point.contact]),
+    // The contact point is the responder's own record, for the reader to write to: its address stays a link.
+    contact_text: joinPresent([d.contact_point.name, d.contact_point.contact])?.replace(/&#8203;@/g, '@') ?? null,
     reporter_text: joinPresent([d.reporting_person.name, d.reporting_person.role]),
     informed_text: joinPresent([d.timeline.informed_by, d.timeline.informed_at]),
     // Findings out of date: every scope figure with its base, kept or not known (never left out).
