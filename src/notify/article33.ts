@@ -4,11 +4,12 @@ import {InputError} from '../errors.js'
 import {quoted} from '../util/sanitize.js'
 import {affectedTenants, concernsController, droppedSince, requireControllerConcerned, unattributedAuthorityNotifications, type ControllerSubjects, DUPLICATE_LEAKS_REMEDY, examinedTotals, factsExposureKnown, provenanceMethodFr, ORIGINALS_REMEDY, type CaseFacts, remediesOf} from './facts.js'
 import type {ProvenanceParameters} from '../detect/coverage.js'
-import {categoryLabel, leakedSide, noLeakStatement, PHRASES, receivedSide, type Language} from './phrases.js'
+import {CATEGORY_LABELS, categoryLabel, leakedSide, noLeakStatement, PHRASES, receivedSide, type Language} from './phrases.js'
 import {scopeAfterSent} from './phrases-en.js'
+import {PROTECTION_CONTRADICTED, protectionState} from './protection.js'
 import {article33Schema, type Article33Result} from './article33-schema.js'
 import type {Authority} from './authorities.js'
-import {authorityFields} from './authority-forms.js'
+import {authorityFields, BREACH_START_REF, ON_BEHALF_CONTACT} from './authority-forms.js'
 import {finalisation} from './finalise.js'
 import {computeClock, DEADLINE_MS, type ClockResult} from './clock.js'
 import {detectionSummary} from './detection-note.js'
@@ -172,7 +173,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   } else if (!inc?.controller_name) L.open('controller', P.open.controller, 'EDPB template 12-13', 'crosstalk incident set --controller-name ... --controller-contact ...')
   // A draft for a controller gives that controller's DPO or contact point: the one recorded in this case is the processor's own, and the case records none per controller.
   const contactPoint = onBehalf !== null ? {name: null, contact: null} : {name: inc?.dpo_name ?? null, contact: inc?.dpo_contact ?? null}
-  if (onBehalf !== null) L.open('controller', P.open.onBehalfContact(onBehalf), 'Art. 33(3)(b); template 29-36', null)
+  if (onBehalf !== null) L.open('controller', P.open.onBehalfContact(onBehalf, Boolean(inc?.dpo_name || inc?.dpo_contact)), ON_BEHALF_CONTACT, null)
   else if (!inc?.dpo_name && !inc?.dpo_contact) L.open('controller', P.open.contact, 'Art. 33(3)(b); template 30-31', 'crosstalk incident set --dpo-name ... --dpo-contact ...')
   else if (!inc?.dpo_name) L.open('controller', P.open.contactName, 'Art. 33(3)(b); template 29-30', 'crosstalk incident set --dpo-name ...')
   if (!inc?.reporting_person) L.open('controller', P.open.reportingPerson, 'EDPB template 21-24', 'crosstalk incident set --reporting-person ... --reporting-person-role ...')
@@ -185,7 +186,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   if (!own?.detected_at) L.open('timeline', P.open.detectedAt, 'EDPB template 50-53', completeWith('crosstalk incident set --detected-at ISO', inc?.detected_at))
   if (!own?.discovery) L.open('timeline', P.open.discovery, 'EDPB template 50-51', completeWith('crosstalk incident set --discovery ...', inc?.discovery))
   if (!own?.informed_by && !noticeToController) L.open('timeline', P.open.informedBy, 'EDPB template 50-52', completeWith('crosstalk incident set --informed-by ... --informed-at ISO', inc?.informed_by))
-  if (!inc?.breach_started_at) L.open('timeline', P.open.breachStart, 'EDPB template 44-46', 'crosstalk incident set --breach-started-at ISO')
+  if (!inc?.breach_started_at) L.open('timeline', scope?.exposure_first ? P.open.breachStart : P.open.breachStartNoLogs, BREACH_START_REF, 'crosstalk incident set --breach-started-at ISO')
   if (!inc?.breach_ended_at) L.open('timeline', P.open.breachEnd, 'EDPB template 44-47', 'crosstalk incident set --breach-ended-at ISO')
   // A recorded window the logs contradict stays as recorded, and open (its form fields say so too).
   for (const c of breachWindowContradictions(inc, facts.case_exposure_window ?? null)) {
@@ -290,7 +291,12 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
 
   // ---- likely consequences (Art. 33(3)(c))
   const consequences: string[] = []
-  if (exposure && exposure.responses > 0 && ownDataReached) {
+  // Data recorded as unintelligible to its recipients: the consequences follow the record, unless the scan read personal data in clear (then open).
+  const protection = exposure && exposure.responses > 0 && ownDataReached ? protectionState(inc?.data_unintelligible, scope?.categories) : {state: 'not-intact' as const}
+  if (protection.state === 'contradicted') L.open('consequences', P.open.protectionContradicted(protection.kinds.map((k) => CATEGORY_LABELS[language][k] ?? k)), PROTECTION_CONTRADICTED, 'crosstalk incident set --data-unintelligible protection-intact|protection-likely-subvertible|no|cannot-assess')
+  if (protection.state === 'intact') {
+    consequences.push(L.stated('consequences', P.consequences.protectedIntact(inc?.measures_before ?? null), inc?.measures_before ? ['scan.exposure', 'incident.data_unintelligible', 'incident.measures_before'] : ['scan.exposure', 'incident.data_unintelligible']))
+  } else if (exposure && exposure.responses > 0 && ownDataReached) {
     // For one controller: its data that reached another organisation (flows out of it), never the other customers' data its users were served.
     const crossTenant = exposure.flows.some((f) => (facts.for_tenant === null || f.source_tenant === facts.for_tenant) && f.source_tenant !== f.recipient_tenant)
     // Responses whose source is not named are in no flow: "the same organisation" is said only where every source is named.
@@ -303,12 +309,12 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   }
   if (exposure && exposure.responses > 0) {
     consequences.push(L.stated('consequences', P.consequences.integrity, ['scan.exposure']))
-    if (ownDataReached && (scope?.categories ?? []).some((c) => (c.kind === 'iban' || c.kind === 'card') && c.count > 0)) consequences.push(L.stated('consequences', P.consequences.financial, ['scan.pii_findings']))
+    if (ownDataReached && protection.state !== 'intact' && (scope?.categories ?? []).some((c) => (c.kind === 'iban' || c.kind === 'card') && c.count > 0)) consequences.push(L.stated('consequences', P.consequences.financial, ['scan.pii_findings']))
   }
 
   // ---- investigation and measures (Art. 33(3)(d)): only what was recorded
   const examined = examinedTotals(facts)
-  if (scope) L.stated('investigation', P.investigation(examined.records, examined.log_files, facts.totals.registry_files, examined.not_scanned, examined.log_file_versions), ['scan.exposure', 'evidence.files'])
+  if (scope) L.stated('investigation', P.investigation(examined.records, examined.log_files, facts.totals.registry_files, examined.not_scanned, examined.log_file_versions, (scope.exposure?.responses ?? 0) > 0), ['scan.exposure', 'evidence.files'])
   // What the verbatim-text search could not look at is said beside "searched for verbatim text": prompts not logged, texts it could not compare.
   if (scope) for (const g of noneFoundGaps(facts, P)) if (g.kind === 'no_request_text' || g.kind === 'not_comparable') L.stated('investigation', g.statement, ['scan.provenance', 'evidence.files'])
   if (scope && facts.totals.registry_files === 0) L.stated('investigation', P.noRegistry, ['evidence.files', 'scan.exposure'])

@@ -3,8 +3,9 @@ import {z} from 'zod'
 import {InputError} from '../errors.js'
 import {detectionSchema, detectionSummary} from './detection-note.js'
 import {finalisation, finalisedWithOpenItemsSchema} from './finalise.js'
-import {concernsController, DUPLICATE_LEAKS_REMEDY, noScopeItem, requireControllerConcerned, type CaseFacts, remediesOf} from './facts.js'
-import {PHRASES, type Language} from './phrases.js'
+import {concernsController, DUPLICATE_LEAKS_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, noScopeItem, requireControllerConcerned, type CaseFacts, remediesOf} from './facts.js'
+import {CATEGORY_LABELS, PHRASES, type Language} from './phrases.js'
+import {PROTECTION_CONTRADICTED, protectionState} from './protection.js'
 import {assertGrounded, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 import {withOpenItemLines} from './reader-text.js'
 import {breachWindowContradictions} from './recorded-vs-logs.js'
@@ -122,12 +123,14 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   // (its end users on either side: facts.ts controllerSubjects), so the two never give two numbers.
   const subjects = onBehalf !== null ? (s?.controller_subjects ?? null) : null
   // A controller whose users were only shown others' data has data subjects all the same: never "nothing found" for it.
+  let nothingFound = false
   if (exposure && (exposure.responses > 0 || (subjects?.total ?? 0) > 0)) L.stated('what_happened', subjects ? A.whatHappenedController(subjects) : A.whatHappened(exposure, s!.data_subjects.low), ['scan.exposure'])
   // Nothing found is a finding only where detection covered the whole case; over a partial scan it is not known yet.
   // Never where a retry leaked (the open item above says what was found instead), nor over what it did
   // not examine: each exception is the sender's to settle before saying so.
   else if (exposure && facts.detection.complete) {
-    if (retries.length === 0 && duplicatesUnexamined === 0 && gaps.length === 0) L.stated('what_happened', A.nothingFound, ['scan.exposure'])
+    nothingFound = retries.length === 0 && duplicatesUnexamined === 0 && gaps.length === 0
+    if (nothingFound) L.stated('what_happened', A.nothingFound, ['scan.exposure'])
     for (const g of gaps) L.open('what_happened', g.item, 'Art. 34(2)', g.record_with)
   }
   else if (exposure) L.open('what_happened', P.open.detectionIncomplete(facts.detection.files_not_scanned), 'Art. 34(2)', 'crosstalk scan')
@@ -159,7 +162,10 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   const financial = (s?.categories ?? []).some((c) => (c.kind === 'iban' || c.kind === 'card') && c.count > 0)
   const whatData = exposure && exposure.responses > 0 ? [L.stated('what_data', A.conversation, ['scan.exposure']), ...kinds.map((k) => L.stated('what_data', k, ['scan.pii_findings']))] : []
   const whatDataNote = whatData.length > 1 ? L.stated('what_data_note', A.kindsNote, ['scan.pii_findings']) : null
-  const consequences = exposure && exposure.responses > 0 ? [L.stated('consequences', A.seen, ['scan.exposure'])] : []
+  // Data recorded as unintelligible to whoever received it (Art. 34(3)(a)): the letter says so, unless the scan read personal data in clear (then open, and said as found).
+  const protection = exposure && exposure.responses > 0 ? protectionState(inc?.data_unintelligible, s?.categories) : {state: 'not-intact' as const}
+  if (protection.state === 'contradicted') L.open('consequences', P.open.protectionContradicted(protection.kinds.map((k) => CATEGORY_LABELS[language][k] ?? k)), PROTECTION_CONTRADICTED, 'crosstalk incident set --data-unintelligible protection-intact|protection-likely-subvertible|no|cannot-assess')
+  const consequences = exposure && exposure.responses > 0 ? [protection.state === 'intact' ? L.stated('consequences', A.seenProtected, ['scan.exposure', 'incident.data_unintelligible']) : L.stated('consequences', A.seen, ['scan.exposure'])] : []
   // Phishing "using these details" only where the details are contact details (an e-mail address, a phone number) the search found.
   const contactFound = (s?.categories ?? []).some((c) => (c.kind === 'email' || c.kind === 'phone') && c.count > 0)
   if (contactFound) consequences.push(L.stated('consequences', A.phishing, ['scan.pii_findings']))
@@ -177,13 +183,15 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   const authority = facts.notifications.find((n) => toAuthority(n) && n.phase === 'initial' && (onBehalf === null || concernsController(n, onBehalf)))
   if (authority) L.stated('notifications', A.authorityTold(authority.at), [`notification#${authority.id}`])
 
-  // What people can do (Recital 86): advice, not a claim about the case.
-  const advice = [L.stated('advice', A.careful, ['rule:Recital 86'])]
+  // What people can do (Recital 86): advice, not a claim about the case. Where the search found nothing,
+  // advice to change a password or watch for misuse would say something happened: only the contact is given.
+  const advice = nothingFound ? [] : [L.stated('advice', A.careful, ['rule:Recital 86'])]
   if (financial) advice.push(L.stated('advice', A.checkBank, ['rule:Recital 86', 'scan.pii_findings']))
-  advice.push(L.stated('advice', A.secrets, ['rule:Recital 86']), L.stated('advice', A.contactUs, ['rule:Art. 34(2)']))
+  if (!nothingFound) advice.push(L.stated('advice', A.secrets, ['rule:Recital 86']))
+  advice.push(L.stated('advice', A.contactUs, ['rule:Art. 34(2)']))
   // A letter for a controller gives that controller's DPO or contact point, never the processor's own (the one recorded in this case).
   const contact = onBehalf !== null ? {name: null, contact: null} : {name: inc?.dpo_name ?? null, contact: inc?.dpo_contact ?? null}
-  if (onBehalf !== null) L.open('contact', A.controllerContact, 'Art. 34(2), 33(3)(b)', null)
+  if (onBehalf !== null) L.open('contact', A.controllerContact(Boolean(inc?.dpo_name || inc?.dpo_contact)), 'Art. 34(2), 33(3)(b)', null)
   else if (!inc?.dpo_name && !inc?.dpo_contact) L.open('contact', P.open.subjectContact, 'Art. 34(2), 33(3)(b)', 'crosstalk incident set --dpo-name ... --dpo-contact ...')
   else if (!inc?.dpo_name) L.open('contact', P.open.contactName, 'Art. 34(2), 33(3)(b)', 'crosstalk incident set --dpo-name ...')
   else if (!inc?.dpo_contact) L.open('contact', P.open.contactDetails, 'Art. 34(2), 33(3)(b)', 'crosstalk incident set --dpo-contact ...')

@@ -6,6 +6,8 @@ import {joinItems} from './statements.js'
 import {rangeText} from './phrases.js'
 import {exposureKnown} from '../scope/unscanned.js'
 import {isNotExaminedRemedy} from './facts.js'
+import {PROTECTION_CONTRADICTED} from './protection.js'
+import {BAD_LINES_REMEDY, DUPLICATE_LEAKS_REMEDY, GROWN_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, NO_REGISTRY_REMEDY, NO_REQUEST_TEXT_REMEDY, NOT_COMPARABLE_REMEDY, NOT_READ_WHOLE_REMEDY, PII_ATTRIBUTED_REMEDY, UNREAD_SOURCES_REMEDY} from './facts.js'
 
 // The same draft mapped onto each authority's form (reference: sa-forms.md): field ids are
 // the draft EDPB common template's row numbers, the ICO form's questions, the CNIL
@@ -25,6 +27,11 @@ export interface FormField {
   /** true when the case does not answer it yet (the value says what is to be completed) */
   open: boolean
 }
+
+/** The ref of a controller's draft's open item for its own DPO or contact point (fields 29-36 repeat it). */
+export const ON_BEHALF_CONTACT = 'Art. 33(3)(b); template 29-36'
+/** The ref of the draft's open item for the breach start (fields 44-46 repeat its text). */
+export const BREACH_START_REF = 'EDPB template 44-46'
 
 type Draft = Omit<Article33Result, 'form_fields' | 'finalised_with_open_items'>
 export type Answer = {value: string; open: boolean}
@@ -113,6 +120,10 @@ function answers(d: Draft, P: Phrases) {
         'notify-subjects': fr ? 'risque élevé' : 'high risk',
       } as Record<string, string>)[d.risk.outcome]!
     : null
+  // A draft for a controller: the controller's contact point is open, as its open item says (the draft knows whether the processor's is recorded).
+  const onBehalfContact: Answer = {value: P.toComplete(d.open_items.find((x) => x.ref === ON_BEHALF_CONTACT)?.item ?? o.onBehalfContact(d.prepared_on_behalf_of ?? '', false)), open: true}
+  // The breach start as the draft's open item words it (with no affected response in the logs, it says so).
+  const startItem = d.open_items.find((x) => x.ref === BREACH_START_REF)?.item ?? o.breachStart
   const authorityInitial = d.notifications.find((n) => n.recipient_kind === 'authority' && n.phase === 'initial')
   const informed = d.notifications.find((n) => n.recipient_kind === 'data-subjects' && n.phase === 'initial')
   return {
@@ -128,19 +139,24 @@ function answers(d: Draft, P: Phrases) {
     sector: known([d.controller.sector, d.controller.organisation_size, d.controller.economic_activity].filter(Boolean).join(', ') || null, o.sectorSize),
     eea: known(d.controller.eea_representative, o.eeaRepresentative),
     reporter: known(reporter, o.reportingPerson),
-    dpoDesignated: d.prepared_on_behalf_of ? {value: P.toComplete(o.onBehalfContact(d.prepared_on_behalf_of)), open: true} : d.contact_point.name ? {value: P.yes, open: false} : {value: P.toComplete(d.contact_point.contact ? o.dpoDesignated : o.contact), open: true},
-    contact: d.prepared_on_behalf_of ? {value: P.toComplete(o.onBehalfContact(d.prepared_on_behalf_of)), open: true} : known(contact, o.contact),
+    dpoDesignated: d.prepared_on_behalf_of ? onBehalfContact : d.contact_point.name ? {value: P.yes, open: false} : {value: P.toComplete(d.contact_point.contact ? o.dpoDesignated : o.contact), open: true},
+    contact: d.prepared_on_behalf_of ? onBehalfContact : known(contact, o.contact),
     processor: known(d.controller.processor, o.processor),
-    window: flagged(known(window, o.breachStart), AWARE_BEFORE_START, DETECTED_BEFORE_START),
+    window: flagged(known(window, startItem), WINDOW_START_CONTRADICTED, WINDOW_END_CONTRADICTED, AWARE_BEFORE_START, DETECTED_BEFORE_START),
     // Estimated only where the logs gave the dates; with neither a recorded start nor an affected response, not known.
+    // "Only estimated: no" says the recorded dates are established: not while the logs contradict one of them.
     estimated: d.timeline.breach_started_at
-      ? {value: P.no, open: false}
+      ? flagged({value: P.no, open: false}, WINDOW_START_CONTRADICTED, WINDOW_END_CONTRADICTED)
       : d.timeline.first_seen
         ? {value: fr ? 'oui (première et dernière réponse concernée dans les journaux)' : 'yes (first and last affected response in the logs)', open: false}
-        : {value: P.toComplete(o.breachStart), open: true},
-    start: flagged(known(d.timeline.breach_started_at, o.breachStart), WINDOW_START_CONTRADICTED, AWARE_BEFORE_START, DETECTED_BEFORE_START),
+        : {value: P.toComplete(startItem), open: true},
+    start: flagged(known(d.timeline.breach_started_at, startItem), WINDOW_START_CONTRADICTED, AWARE_BEFORE_START, DETECTED_BEFORE_START),
     end: flagged(known(d.timeline.breach_ended_at, o.breachEnd), WINDOW_END_CONTRADICTED),
     aware: flagged(known(d.timeline.aware_at, d.prepared_on_behalf_of ? o.controllerAwareness : o.noIncident), AWARE_BEFORE_START, AWARE_BEFORE_DETECTION),
+    // The ICO asks when the breach was discovered: the recorded first detection, which may come well
+    // before awareness (the 72 hours of Art. 33(1) run from awareness); awareness is given beside it,
+    // labelled, never in its place.
+    discovered: discoveredAnswer(d, P, known(d.timeline.aware_at, d.prepared_on_behalf_of ? o.controllerAwareness : o.noIncident)),
     late,
     discovery: known(d.timeline.discovery, o.discovery),
     informed: known(d.timeline.informed_by ? `${d.timeline.informed_by}${d.timeline.informed_at ? ` (${d.timeline.informed_at})` : ''}` : null, o.informedBy),
@@ -156,7 +172,8 @@ function answers(d: Draft, P: Phrases) {
     ), DETECTED_BEFORE_START, AWARE_BEFORE_DETECTION, INVESTIGATION_BEFORE_DETECTION),
     types: found(d.nature.types.map((t) => P.breachType[t])),
     confidentiality: exposed && exposed.responses > 0 ? {value: fr ? `divulguées (${compte(exposed.responses, 'réponse')} ${un(exposed.responses) ? 'contenait' : 'contenaient'} des données d'une autre session)` : `disclosed (${count(exposed.responses, 'response')} carried another session's data)`, open: false} : nothingKnown,
-    unintelligible: known(d.data_unintelligible ? P.unintelligible[d.data_unintelligible] : null, o.unintelligible),
+    // Recorded as intact while the scan read personal data in clear: given with the contradiction beside it (protection.ts).
+    unintelligible: flagged(known(d.data_unintelligible ? P.unintelligible[d.data_unintelligible] : null, o.unintelligible), PROTECTION_CONTRADICTED),
     integrity: {value: P.toComplete(fr ? 'si les données altérées ont été utilisées' : 'whether the altered data was misused'), open: true},
     availability: {value: P.toComplete(fr ? 'si la disponibilité des données a été atteinte' : 'whether the availability of data was affected'), open: true},
     category: d.nature.incident_category ? {value: d.nature.incident_category, open: false} : nothingKnown,
@@ -168,7 +185,7 @@ function answers(d: Draft, P: Phrases) {
     data: found(categories),
     records: known(d.records.approximate ? rangeText(P, d.records.approximate, exposureKnownIn(d), true) : null, o.noScan),
     measuresBefore: known(d.measures_before, o.measuresBefore),
-    consequences: d.consequences.length > 0 ? {value: prose(d.consequences)!, open: false} : nothingKnown,
+    consequences: d.consequences.length > 0 ? flagged({value: prose(d.consequences)!, open: false}, PROTECTION_CONTRADICTED) : nothingKnown,
     severity: known(severity, o.risk),
     riskOutcome: known(riskOutcome, o.risk),
     method: known(d.risk?.method, o.risk),
@@ -196,6 +213,17 @@ function answers(d: Draft, P: Phrases) {
   }
 }
 
+
+/** When the breach was discovered: the recorded detection, with awareness labelled beside it; without a detection time, that is to be completed. */
+function discoveredAnswer(d: Draft, P: Phrases, aware: Answer): Answer {
+  const fr = P.lang === 'fr'
+  const awareText = aware.open ? '' : fr ? ` ; prise de connaissance : ${aware.value}` : `; became aware: ${aware.value}`
+  const detected = d.timeline.detected_at
+  if (!detected) return {value: `${P.toComplete(P.open.detectedAt)}${awareText}`, open: true}
+  const item = d.open_items.find((x) => x.ref === DETECTED_BEFORE_START || x.ref === AWARE_BEFORE_DETECTION)
+  const value = `${detected} (${fr ? 'première détection' : 'first detected'}${awareText})`
+  return item ? {value: `${value} (${P.toComplete(item.item)})`, open: true} : {value, open: false}
+}
 
 /** Whether the draft's exposure is known (exposureKnown): not where answers hold markers and the case no canary registry. */
 const exposureKnownIn = (d: Pick<Article33Result, 'scope'>): boolean => d.scope === null || exposureKnown(d.scope.registry_files > 0, d.scope.orphan_sightings)
@@ -268,7 +296,7 @@ export function authorityFields(authority: Authority, d: Draft, P: Phrases): For
       ['what', 'What happened', "Ce qui s'est passé", a.description],
       ['cyber', 'Was the breach caused by a cyber incident?', "La violation résulte-t-elle d'un incident de cybersécurité ?", a.causeCategory],
       ['found', 'How did you find out about the breach?', 'Comment avez-vous appris la violation ?', a.discovery],
-      ['discovered', 'When did you discover the breach?', 'Quand avez-vous découvert la violation ?', a.aware],
+      ['discovered', 'When did you discover the breach?', 'Quand avez-vous découvert la violation ?', a.discovered],
       ['happened', 'When did the breach happen?', 'Quand la violation a-t-elle eu lieu ?', a.window],
       ['late', 'Reasons for reporting later than 72 hours', 'Motifs de la notification au-delà de 72 heures', a.late],
       ['data', 'Categories of personal data included', 'Catégories de données personnelles concernées', a.data],

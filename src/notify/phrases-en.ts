@@ -368,8 +368,9 @@ export const EN = {
   causeCategoryRecorded: (label: string) => `Cause: ${label}.`,
   // records and logFiles are what a scan covered; the files ingested and never scanned are said apart (notScannedSentence).
   // versions: the evidence manifest's log rows (a log ingested again once it grew is one file, held in two versions).
-  investigation: (records: number, logFiles: number, registryFiles: number, notScanned: NotScanned = {records: 0, files: 0}, versions = logFiles) =>
-    `Logs of ${count(records, 'response')} from ${count(logFiles, 'log file')}${versions > logFiles ? ` (${count(versions, 'version')})` : ''} were searched ${registryFiles === 0 ? 'for verbatim text of other sessions (no canary registry: see below)' : `for canary markers (${count(registryFiles, 'canary registry file')}) and for verbatim text of other sessions`}; each affected response, session and customer is identified in the case (evidence annex, SHA-256).${notScannedSentence(notScanned)}`,
+  // `affected`: the search found a response carrying another session's data; with none, no sentence speaks of "each affected response".
+  investigation: (records: number, logFiles: number, registryFiles: number, notScanned: NotScanned = {records: 0, files: 0}, versions = logFiles, affected = true) =>
+    `Logs of ${count(records, 'response')} from ${count(logFiles, 'log file')}${versions > logFiles ? ` (${count(versions, 'version')})` : ''} were searched ${registryFiles === 0 ? 'for verbatim text of other sessions (no canary registry: see below)' : `for canary markers (${count(registryFiles, 'canary registry file')}) and for verbatim text of other sessions`}${affected ? '; each affected response, session and customer is identified in the case (evidence annex, SHA-256)' : '; the logs searched are listed in the evidence annex (SHA-256)'}.${notScannedSentence(notScanned)}`,
   // A log source an ingest reached and could not read (a .zst, a broken link, a file refused) was never searched.
   unreadSources: (names: readonly string[]) =>
     `${count(names.length, 'further log source')} (${namedFew(names)}) could not be read and ${names.length === 1 ? 'was' : 'were'} not examined: whether ${names.length === 1 ? 'it holds' : 'they hold'} another session's data is not known.`,
@@ -493,6 +494,9 @@ export const EN = {
     controlNoContact: 'Loss of control over personal data; depending on content, risk of identity theft or fraud, and reputational damage or distress. The personal-data search found no contact details (e-mail addresses, phone numbers) in the leaked responses: phishing using disclosed contact details is not established.',
     integrity: "Integrity: receiving users got responses built from someone else's data and may have acted on wrong information.",
     financial: 'Financial data (IBAN / payment card numbers) was disclosed: risk of fraud and financial loss.',
+    /** the data is recorded as unintelligible to its recipients (protection intact) and the scan found none in clear text: Art. 34(3)(a) */
+    protectedIntact: (measures: string | null) =>
+      `Confidentiality: responses carrying another session's data were shown to other users, but that data was, as recorded, in a form protected by ${measures ? `the measures in place (${measures.trim().replace(/[.;]+$/, '')})` : 'encryption or pseudonymisation'} whose protection is intact, so it is unintelligible to them: the risk to the individuals is reduced accordingly (Art. 34(3)(a)).`,
   },
   subjectCategories: {
     endUsers: "End users of the affected customers' applications (one conversation session each)",
@@ -564,8 +568,11 @@ export const EN = {
      */
     whatHappenedController: (c: {reached_others: number; served_others: number; total: number}) =>
       `Some answers that an AI service gave to its users contained text from conversations of other people. Part of your conversation (what you wrote, or the answers you received) may have been shown to someone else, or you may have been shown part of someone else's. At least ${c.total === 1 ? '1 conversation of this service\'s users was' : `${c.total} conversations of this service's users were`} affected (one conversation counts as one person; those the logs show, there may be more): ${c.reached_others} whose content reached someone else, ${c.served_others} that ${c.served_others === 1 ? 'was' : 'were'} shown someone else's content${c.reached_others + c.served_others > c.total ? ' (a conversation on both sides is counted once)' : ''}.`,
+    // A category "unknown" with a recorded cause: the cause is known, whether it was deliberate is not (never "not yet known" before the cause itself).
     cause: (category: string, text: string | null) =>
-      `${category.includes('non-malicious') ? 'This was a fault, not an attack.' : category.includes('malicious') ? 'Someone caused this deliberately.' : 'The cause is not yet known.'}${text ? ` ${asSentence(text)}` : ''}`,
+      category.includes('non-malicious') || category.includes('malicious') || !text
+        ? `${category.includes('non-malicious') ? 'This was a fault, not an attack.' : category.includes('malicious') ? 'Someone caused this deliberately.' : 'The cause is not yet known.'}${text ? ` ${asSentence(text)}` : ''}`
+        : `${asSentence(text)} Whether it was a fault or an attack is not yet established.`,
     // The log window is what the logs show, not the breach period: said as such (the recorded period, when there is one, is said instead).
     when: (first: string, last: string) => `The affected answers we found in our logs were given between ${minuteDown(first)} and ${minuteUp(last)} (UTC).`,
     whenRecorded: (start: string, end: string | null) =>
@@ -577,6 +584,8 @@ export const EN = {
     kindsNote: 'Not every conversation held each of these: the personal details listed after the first point were found in some of the affected conversations only.',
     plain: {email: 'e-mail addresses', phone: 'phone numbers', iban: 'bank account numbers (IBAN)', card: 'payment card numbers', ipv4: 'IP addresses', ipv6: 'IP addresses'} as Record<string, string>,
     seen: 'Someone you do not know may have seen part of your conversation.',
+    /** protection recorded as intact, none of the data found in clear text (Art. 34(3)(a)) */
+    seenProtected: 'Part of your conversation was shown to someone else, but in a protected (encrypted or pseudonymised) form that they cannot read, so the risk to you is low.',
     // A controller whose users were only shown others' data: what they were shown, and what that means for them (never an empty heading).
     servedOnlyData: "No part of your own conversation was found shown to anyone else; answers you were given contained parts of another person's conversation.",
     servedOnlyConsequence: "Some answers you received may have been built from someone else's conversation and may contain information that is wrong for you: do not act on such an answer, and do not share or keep the other person's information it contained.",
@@ -593,7 +602,8 @@ export const EN = {
     notRequired: (a: AssessmentRecord) => `Note for the sender: the recorded decision (${a.at}) is "${EN.outcome[a.decision] ?? a.decision}": this communication is not required by it.`,
     /** open items of a letter prepared for a controller: the people written to know the controller by its name, never by the processor's tenant id */
     controllerName: "the controller's name as its data subjects know it, and its contact details: none is recorded for this controller in this case",
-    controllerContact: "the DPO or other contact point of the controller: none is recorded for it (the DPO recorded in this case is the processor's)",
+    /** `processorRecorded`: a DPO or contact point is recorded in this case (the processor's own, said so only then) */
+    controllerContact: (processorRecorded: boolean) => `the DPO or other contact point of the controller: none is recorded for it${processorRecorded ? " (the DPO recorded in this case is the processor's)" : ''}`,
     onBehalf: (tenant: string) => `Prepared by the processor for the controller (customer ${tenant}) to review and send: informing data subjects is the controller's duty (Art. 34).`,
     dedicated: 'This message is only about this incident; it is not a newsletter or an advertisement.',
   },
@@ -678,6 +688,7 @@ export const EN = {
     endNotConfirmed: 'end not confirmed',
     windowEstimated: ' (estimated where not recorded: first and last affected response in the logs)',
     effects: "Loss of confidentiality of conversation content (and identifiers found in it) to other users; integrity of the receiving users' responses.",
+    effectsProtected: "Disclosure of conversation content to other users in a form recorded as protected (encryption or pseudonymisation intact, so unintelligible to them: risk reduced, Art. 34(3)(a)); integrity of the receiving users' responses.",
     droppedLine: (d: {at: string; kind?: 'canaries'; name: string; sha256: string; reason: string}, notifiedAt: string) =>
       `withdrawn after the notification of ${notifiedAt}: ${d.kind === 'canaries' ? 'canary registry ' : ''}${d.name} sha256 ${d.sha256}, dropped on ${d.at} (reason recorded: ${d.reason || 'none given'})`,
     notificationLine: (n: NotificationStatedOf & {file_sha256: string | null}) =>
@@ -745,6 +756,8 @@ export const EN = {
     discovery: 'how the breach was discovered and by whom',
     informedBy: 'whether another party (processor, data subject, researcher, press) informed the controller, and when',
     breachStart: 'when the breach started (only the first affected response in the logs is known)',
+    /** the same where no affected response in the logs gives a first one (none found, or not searched) */
+    breachStartNoLogs: 'when the breach started, if one occurred (no affected response found in the logs gives it)',
     breachEnd: 'confirmation that the breach has ended (end time)',
     // A recorded fact the logs contradict (recorded-vs-logs.ts): kept as recorded, shown as open until corrected or explained.
     breachStartContradicted: (recorded: string, logs: string) =>
@@ -831,6 +844,9 @@ export const EN = {
     otherAuthorities: 'other authorities notified (CSIRT, sector regulators), with case ids',
     leadAuthority: 'lead supervisory authority (one-stop shop) or the authorities of every Member State concerned',
     unintelligible: 'whether the exposed data was unintelligible to whoever received it (encryption or pseudonymisation still effective; the ground of Art. 34(3)(a)): the case does not record it, and the measures in place before the breach do not say they held',
+    /** protection recorded as intact, while the personal-data search read these kinds (labels) in the answers the recipients received */
+    protectionContradicted: (labels: readonly string[]) =>
+      `whether the exposed data was unintelligible to whoever received it: its protection is recorded as intact, but the personal-data search found ${labels.join(', ')} in clear text in the leaked responses; the consequences are stated as found until the record is corrected, or the reason this data was outside the protection is recorded`,
     crossBorder: 'whether the processing is cross-border (Art. 4(23): establishments in more than one Member State, or data subjects substantially affected in more than one); the case does not record it, and a lead authority alone does not say it',
     countries: 'countries of the affected data subjects and numbers per country',
     establishment: 'countries where the controller is established',
@@ -844,7 +860,7 @@ export const EN = {
     contactDetails: 'contact details of the data protection officer (only a name is recorded)',
     unattributedAuthority: (tenant: string, notifications: ReadonlyArray<{phase: 'initial' | 'follow-up'; at: string; reference: string}>) =>
       `whether the notification to the authority recorded in this case without the controller it was made for (${notifications.map((n) => `${n.phase} ${n.at}, ref ${n.reference}`).join('; ')}) was made for this controller (customer ${tenant}): this draft does not take it as its notification until it is recorded for it`,
-    onBehalfContact: (tenant: string) => `the DPO or other contact point of the controller (customer ${tenant}): none is recorded for it (the DPO recorded in this case is the processor's)`,
+    onBehalfContact: (tenant: string, processorRecorded: boolean) => `the DPO or other contact point of the controller (customer ${tenant}): none is recorded for it${processorRecorded ? " (the DPO recorded in this case is the processor's)" : ''}`,
     language: 'the language of the communication: none was chosen, so it is drafted in English; confirm the language the data subjects use (--lang)',
   },
 }

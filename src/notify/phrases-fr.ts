@@ -292,8 +292,8 @@ export const FR: Phrases = {
   },
   crossBorderRecorded: (yes) => (yes ? "Traitement transfrontalier (art. 4.23), tel qu'enregistré : oui." : "Traitement transfrontalier (art. 4.23), tel qu'enregistré : non."),
   causeCategoryRecorded: (label) => `Cause : ${label}.`,
-  investigation: (records, logFiles, registryFiles, notScanned = {records: 0, files: 0}, versions = logFiles) =>
-    `Les journaux de ${compte(records, 'réponse')} (${compte(logFiles, 'fichier')} de journaux${versions > logFiles ? `, ${compte(versions, 'version')}` : ''}) ont été analysés à la recherche ${registryFiles === 0 ? "du texte d'autres sessions reproduit mot pour mot (aucun registre de canaris : voir ci-dessous)" : `des marqueurs canaris (${compte(registryFiles, 'fichier')} de registre) et du texte d'autres sessions reproduit mot pour mot`} ; chaque réponse, session et client concerné est identifié dans le dossier (annexe des preuves, SHA-256).${nonAnalyses(notScanned)}`,
+  investigation: (records, logFiles, registryFiles, notScanned = {records: 0, files: 0}, versions = logFiles, affected = true) =>
+    `Les journaux de ${compte(records, 'réponse')} (${compte(logFiles, 'fichier')} de journaux${versions > logFiles ? `, ${compte(versions, 'version')}` : ''}) ont été analysés à la recherche ${registryFiles === 0 ? "du texte d'autres sessions reproduit mot pour mot (aucun registre de canaris : voir ci-dessous)" : `des marqueurs canaris (${compte(registryFiles, 'fichier')} de registre) et du texte d'autres sessions reproduit mot pour mot`}${affected ? ' ; chaque réponse, session et client concerné est identifié dans le dossier (annexe des preuves, SHA-256)' : ' ; les journaux analysés sont listés dans l’annexe des preuves (SHA-256)'}.${nonAnalyses(notScanned)}`,
   unreadSources: (names) =>
     `${compte(names.length, 'autre source', 'autres sources')} de journaux (${namedFew(names).replace(/ and (\d+) more$/, ' et $1 autres')}) n'${un(names.length) ? 'a' : 'ont'} pas pu être ${un(names.length) ? 'lue' : 'lues'} et n'${un(names.length) ? 'a' : 'ont'} pas été ${un(names.length) ? 'examinée' : 'examinées'} : on ne sait pas si ${un(names.length) ? 'elle contient' : 'elles contiennent'} des données d'une autre session.`,
   notAllExamined: "non connu : tout n'a pas été examiné (voir les points à compléter)",
@@ -391,6 +391,8 @@ export const FR: Phrases = {
     controlNoContact: "Perte de maîtrise des données ; selon le contenu, risque d'usurpation d'identité ou de fraude, d'atteinte à la réputation ou de détresse. La recherche de données personnelles n'a trouvé aucune coordonnée (adresse électronique, numéro de téléphone) dans les réponses divulguées : un hameçonnage à partir de coordonnées divulguées n'est pas établi.",
     integrity: "Intégrité : les utilisateurs destinataires ont reçu des réponses construites à partir des données d'autrui et ont pu agir sur la base d'informations erronées.",
     financial: 'Des données financières (IBAN / numéros de carte) ont été divulguées : risque de fraude et de perte financière.',
+    protectedIntact: (measures) =>
+      `Confidentialité : des réponses contenant des données d'une autre session ont été montrées à d'autres utilisateurs, mais ces données étaient, selon le dossier, sous une forme protégée par ${measures ? `les mesures en place (${measures.trim().replace(/[.;]+$/, '')})` : 'chiffrement ou pseudonymisation'} dont la protection est intacte, donc inintelligibles pour eux : le risque pour les personnes en est réduit d'autant (art. 34.3.a).`,
   },
   subjectCategories: {
     endUsers: 'Utilisateurs finaux des applications des clients concernés (une session de conversation chacun)',
@@ -445,7 +447,9 @@ export const FR: Phrases = {
     whatHappenedController: (c) =>
       `Certaines réponses données par un service d'intelligence artificielle à ses utilisateurs contenaient du texte issu des conversations d'autres personnes. Une partie de votre conversation (ce que vous avez écrit, ou les réponses que vous avez reçues) a pu être montrée à quelqu'un d'autre, ou une partie de la conversation de quelqu'un d'autre a pu vous être montrée. Au moins ${c.total} ${un(c.total) ? 'conversation des utilisateurs de ce service est concernée' : 'conversations des utilisateurs de ce service sont concernées'} (une conversation compte pour une personne ; celles que montrent les journaux, il peut y en avoir d'autres) : ${c.reached_others} dont le contenu a atteint quelqu'un d'autre, ${c.served_others} ${un(c.served_others) ? "qui s'est vu montrer" : "qui se sont vu montrer"} le contenu de quelqu'un d'autre${c.reached_others + c.served_others > c.total ? ' (une conversation des deux côtés est comptée une fois)' : ''}.`,
     cause: (category, text) =>
-      `${category.includes('non-malicious') ? "Il s'agit d'un défaut, non d'une attaque." : category.includes('malicious') ? "Quelqu'un l'a provoqué délibérément." : "La cause n'est pas encore connue."}${text ? ` ${asSentence(text)}` : ''}`,
+      category.includes('non-malicious') || category.includes('malicious') || !text
+        ? `${category.includes('non-malicious') ? "Il s'agit d'un défaut, non d'une attaque." : category.includes('malicious') ? "Quelqu'un l'a provoqué délibérément." : "La cause n'est pas encore connue."}${text ? ` ${asSentence(text)}` : ''}`
+        : `${asSentence(text)} On ne sait pas encore s'il s'agit d'un défaut ou d'une attaque.`,
     when: (first, last) => `Les réponses concernées trouvées dans nos journaux ont été données entre le ${minuteDown(first)} et le ${minuteUp(last)} (UTC).`,
     whenRecorded: (start, end) =>
       end
@@ -455,6 +459,7 @@ export const FR: Phrases = {
     kindsNote: 'Toutes les conversations ne contenaient pas chacune de ces informations : les données personnelles citées après le premier point n’ont été trouvées que dans certaines des conversations concernées.',
     plain: {email: 'des adresses électroniques', phone: 'des numéros de téléphone', iban: 'des numéros de compte bancaire (IBAN)', card: 'des numéros de carte de paiement', ipv4: 'des adresses IP', ipv6: 'des adresses IP'},
     seen: "Une personne que vous ne connaissez pas a pu voir une partie de votre conversation.",
+    seenProtected: "Une partie de votre conversation a été montrée à une autre personne, mais sous une forme protégée (chiffrée ou pseudonymisée) qu'elle ne peut pas lire : le risque pour vous est donc faible.",
     servedOnlyData: "Aucune partie de votre propre conversation n'a été trouvée montrée à quelqu'un d'autre ; des réponses qui vous ont été données contenaient des parties de la conversation d'une autre personne.",
     servedOnlyConsequence: "Certaines réponses que vous avez reçues ont pu être construites à partir de la conversation de quelqu'un d'autre et contenir des informations erronées pour vous : n'agissez pas sur la base d'une telle réponse, et ne partagez ni ne conservez les informations de l'autre personne qu'elle contenait.",
     phishing: 'Vous pourriez recevoir de faux courriels ou appels utilisant ces informations pour paraître authentiques (hameçonnage).',
@@ -468,7 +473,7 @@ export const FR: Phrases = {
     contactUs: 'Contactez-nous pour toute question (coordonnées ci-dessous).',
     notRequired: (a) => `Note pour l'expéditeur : la décision enregistrée (${a.at}) est « ${outcome[a.decision] ?? a.decision} » : elle n'impose pas cette communication.`,
     controllerName: "nom du responsable de traitement tel que ses personnes concernées le connaissent, et ses coordonnées : aucun n'est enregistré pour ce responsable de traitement dans ce dossier",
-    controllerContact: "DPO ou autre point de contact du responsable de traitement : aucun n'est enregistré pour lui (le DPO enregistré dans ce dossier est celui du sous-traitant)",
+    controllerContact: (processorRecorded) => `DPO ou autre point de contact du responsable de traitement : aucun n'est enregistré pour lui${processorRecorded ? ' (le DPO enregistré dans ce dossier est celui du sous-traitant)' : ''}`,
     onBehalf: (tenant) => `Préparé par le sous-traitant pour le responsable de traitement (client ${tenant}), qui le relit et l'envoie : informer les personnes concernées est une obligation du responsable de traitement (art. 34).`,
     dedicated: "Ce message concerne uniquement cet incident ; il ne s'agit ni d'une lettre d'information ni d'une publicité.",
   },
@@ -534,6 +539,7 @@ export const FR: Phrases = {
     endNotConfirmed: 'fin non confirmée',
     windowEstimated: ' (estimé là où rien n\'est enregistré : première et dernière réponse concernée dans les journaux)',
     effects: "Perte de confidentialité du contenu des conversations (et des identifiants qu'il contient) envers d'autres utilisateurs ; atteinte à l'intégrité des réponses reçues par les utilisateurs destinataires.",
+    effectsProtected: "Divulgation du contenu des conversations à d'autres utilisateurs sous une forme enregistrée comme protégée (chiffrement ou pseudonymisation intacts, donc inintelligible pour eux : risque réduit, art. 34.3.a) ; atteinte à l'intégrité des réponses reçues par les utilisateurs destinataires.",
     droppedLine: (d, notifiedAt) => `retiré après la notification du ${notifiedAt} : ${d.kind === 'canaries' ? 'registre de canaris ' : ''}${d.name} sha256 ${d.sha256}, retiré le ${d.at} (motif enregistré : ${d.reason || 'aucun'})`,
     notificationLine: (n) =>
       `${n.phase === 'initial' ? 'initiale' : 'complémentaire'} ${n.at} à ${({authority: "l'autorité", 'data-subjects': 'les personnes concernées', controller: `responsable de traitement ${quoteIfReserved(n.recipient)}`})[recipientKind(n)]}${n.controller_aware_at !== undefined && n.controller ? ` pour le responsable de traitement ${quoteIfReserved(n.controller)}` : ''} réf. ${n.reference}${n.file_sha256 ? ` sha256 ${n.file_sha256}` : ''}${
@@ -598,6 +604,7 @@ export const FR: Phrases = {
     discovery: 'comment la violation a été découverte et par qui',
     informedBy: "si un tiers (sous-traitant, personne concernée, chercheur, presse) a informé le responsable de traitement, et quand",
     breachStart: 'début de la violation (seule la première réponse concernée dans les journaux est connue)',
+    breachStartNoLogs: "début de la violation, s'il y en a eu une (aucune réponse concernée trouvée dans les journaux ne le donne)",
     breachEnd: 'confirmation de la fin de la violation (heure de fin)',
     breachStartContradicted: (recorded, logs) =>
       `le début de la violation : le début enregistré, ${recorded}, est postérieur à la première réponse concernée dans les journaux (${logs}), la violation avait donc commencé à cette heure-là ; corriger le début, ou indiquer pourquoi ces réponses ne font pas partie de cette violation`,
@@ -676,6 +683,8 @@ export const FR: Phrases = {
     otherAuthorities: 'autres autorités informées (CSIRT, régulateurs sectoriels), avec leurs références',
     leadAuthority: 'autorité de contrôle chef de file (guichet unique) ou autorités de chaque État membre concerné',
     unintelligible: "caractère inintelligible des données exposées pour leurs destinataires (chiffrement ou pseudonymisation toujours efficaces ; motif de l'art. 34.3.a) : le dossier ne l'enregistre pas, et les mesures en place avant la violation ne disent pas qu'elles ont tenu",
+    protectionContradicted: (labels) =>
+      `caractère inintelligible des données exposées pour leurs destinataires : leur protection est enregistrée comme intacte, mais la recherche de données personnelles a trouvé ${labels.join(', ')} en clair dans les réponses divulguées ; les conséquences sont indiquées telles que constatées jusqu'à ce que le dossier soit corrigé, ou que soit enregistrée la raison pour laquelle ces données échappaient à la protection`,
     crossBorder: "caractère transfrontalier du traitement (art. 4.23 : établissements dans plusieurs États membres, ou personnes sensiblement affectées dans plusieurs) ; le dossier ne l'enregistre pas, et une autorité chef de file ne suffit pas à l'établir",
     countries: 'pays des personnes concernées et nombre par pays',
     establishment: "pays d'établissement du responsable de traitement",
@@ -689,7 +698,7 @@ export const FR: Phrases = {
     contactDetails: 'coordonnées du délégué à la protection des données (seul son nom est enregistré)',
     unattributedAuthority: (tenant, notifications) =>
       `si la notification à l'autorité enregistrée dans ce dossier sans le responsable de traitement pour lequel elle a été faite (${notifications.map((n) => `${n.phase === 'initial' ? 'initiale' : 'complémentaire'} ${n.at}, réf. ${n.reference}`).join(' ; ')}) l'a été pour ce responsable de traitement (client ${tenant}) : ce projet ne la tient pas pour sa notification tant qu'elle n'est pas enregistrée pour lui`,
-    onBehalfContact: (tenant) => `DPO ou autre point de contact du responsable de traitement (client ${tenant}) : aucun n'est enregistré pour lui (le DPO enregistré dans ce dossier est celui du sous-traitant)`,
+    onBehalfContact: (tenant, processorRecorded) => `DPO ou autre point de contact du responsable de traitement (client ${tenant}) : aucun n'est enregistré pour lui${processorRecorded ? ' (le DPO enregistré dans ce dossier est celui du sous-traitant)' : ''}`,
     language: "la langue de la communication : aucune n'a été choisie, elle est rédigée en anglais ; confirmer la langue des personnes concernées (--lang)",
   },
 }

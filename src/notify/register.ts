@@ -7,7 +7,8 @@ import {finalisation, finalisedWithOpenItemsSchema} from './finalise.js'
 import {countMethods} from './article33.js'
 import {affectedTenants, droppedSince, withdrawnControllers, factsControllersKnown, factsControllersUnknownBecause, factsExposureKnown, noScopeItem, type CaseFacts} from './facts.js'
 import {noneFoundGaps, noneFoundValue} from './none-found.js'
-import {categoryLabel, noLeakStatement, PHRASES, rangeText, type Language, type Phrases} from './phrases.js'
+import {CATEGORY_LABELS, categoryLabel, noLeakStatement, PHRASES, rangeText, type Language, type Phrases} from './phrases.js'
+import {protectionState} from './protection.js'
 import {assertGrounded, joinItems, Lines, openItemSchema, splitList, statementSchema} from './statements.js'
 import {withOpenItemLines} from './reader-text.js'
 import {noticeController, toAuthority} from './recipients.js'
@@ -136,7 +137,14 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     if (answer.gap) return todo(section, answer.gap.item, 'Art. 33(5)', answer.gap.record_with)
     return L.stated(section, answer.value, gaps.length > 0 ? ['scan.exposure', 'evidence.files'] : ['scan.exposure'])
   }
-  const effects = exposure && exposure.responses > 0 ? L.stated('effects', P.register.effects, ['scan.exposure']) : noneFound('effects')
+  // Data recorded as unintelligible to its recipients: the effects follow the record, unless the scan read personal data in clear (then open, and said as found).
+  const protection = exposure && exposure.responses > 0 ? protectionState(inc?.data_unintelligible, s?.categories) : {state: 'not-intact' as const}
+  const contradiction = protection.state === 'contradicted' ? L.open('effects', P.open.protectionContradicted(protection.kinds.map((k) => CATEGORY_LABELS[language][k] ?? k)), 'Art. 33(5), 34(3)(a)', 'crosstalk incident set --data-unintelligible protection-intact|protection-likely-subvertible|no|cannot-assess') : null
+  const effects = exposure && exposure.responses > 0
+    ? protection.state === 'intact'
+      ? L.stated('effects', P.register.effectsProtected, ['scan.exposure', 'incident.data_unintelligible'])
+      : `${L.stated('effects', P.register.effects, ['scan.exposure'])}${contradiction ? ` (${P.toComplete(contradiction.item)})` : ''}`
+    : noneFound('effects')
   const causeParts = [
     ...(inc?.cause_category ? [L.stated('cause', P.causeCategoryRecorded(P.causeCategory[inc.cause_category] ?? inc.cause_category), ['incident.cause_category'])] : []),
     ...(inc?.cause ? [L.stated('cause', P.causeRecorded(inc.cause), ['incident.cause'])] : []),
@@ -171,11 +179,13 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
   if (inc && !inc.internal_reference) L.open('reference', P.open.internalReference, 'Art. 33(5)', 'crosstalk incident set --internal-reference ...')
   if (inc && !inc.detected_at) L.open('timeline', P.open.detectedAt, 'Art. 33(5)', 'crosstalk incident set --detected-at ISO')
   // No recorded start and no affected response in the logs: the window is not known, and asked for.
-  if (!inc?.breach_started_at && !facts.scope?.exposure_first) L.open('timeline', P.open.breachStart, 'Art. 33(5)', 'crosstalk incident set --breach-started-at ISO')
+  if (!inc?.breach_started_at && !facts.scope?.exposure_first) L.open('timeline', P.open.breachStartNoLogs, 'Art. 33(5)', 'crosstalk incident set --breach-started-at ISO')
   // A recorded window the logs contradict is documented as recorded, with the contradiction open beside it.
+  // The window row gives each such item beside it, never the recorded window alone.
+  const windowFlags: string[] = []
   for (const c of breachWindowContradictions(inc, facts.case_exposure_window ?? null)) {
-    if (c.bound === 'start') L.open('timeline', P.open.breachStartContradicted(c.recorded, c.logs), 'Art. 33(5)', 'crosstalk incident set --breach-started-at ISO')
-    else L.open('timeline', P.open.breachEndContradicted(c.recorded, c.logs), 'Art. 33(5)', 'crosstalk incident set --breach-ended-at ISO')
+    const item = c.bound === 'start' ? P.open.breachStartContradicted(c.recorded, c.logs) : P.open.breachEndContradicted(c.recorded, c.logs)
+    windowFlags.push(` (${P.toComplete(L.open('timeline', item, 'Art. 33(5)', c.bound === 'start' ? 'crosstalk incident set --breach-started-at ISO' : 'crosstalk incident set --breach-ended-at ISO').item)})`)
   }
   // An awareness or detection before the recorded start, or an awareness or investigation before the first alert: one of
   // them is wrong, documented as recorded with the check open beside it.
@@ -222,7 +232,7 @@ export function buildRegisterEntry(facts: CaseFacts, options: BuildRegisterOptio
     deadline: facts.clock?.deadline ?? null,
     deadline_note: facts.clock && facts.clock.deadline === null && facts.clock.basis ? P.clockBasis[facts.clock.basis] ?? null : null,
     late: facts.clock?.late ?? null,
-    breach_window: breachWindow(inc, s, P),
+    breach_window: ((w) => (w === null ? null : w + windowFlags.join('')))(breachWindow(inc, s, P)),
     facts: factsText,
     data_subjects: (s ? `${range({...s.data_subjects, method: countMethods(s, language, facts.for_tenant).subjects})}${eitherSide === null ? '' : P.register.subjectsEitherSide(factsExposureKnown(facts) ? String(eitherSide) : `${language === 'fr' ? 'au moins' : 'at least'} ${eitherSide}`, s.data_subjects.low)}` : null) ?? P.toComplete(noScopeItem(facts, P.open)),
     records: (s ? range({...s.records, method: countMethods(s, language, facts.for_tenant).records}) : null) ?? P.toComplete(noScopeItem(facts, P.open)),

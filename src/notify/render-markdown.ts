@@ -12,6 +12,7 @@ import type {RegisterEntryResult} from './register.js'
 import type {OpenItem} from './statements.js'
 import {gapText, localRef, openItemLine, restateGaps, withoutCommands, type OpenItemMode} from './reader-text.js'
 import {AWARE_BEFORE_DETECTION, AWARE_BEFORE_START, DETECTED_BEFORE_START, INVESTIGATION_BEFORE_DETECTION} from './timeline-order.js'
+import {WINDOW_END_CONTRADICTED, WINDOW_START_CONTRADICTED} from './recorded-vs-logs.js'
 import {loadTemplate, renderTemplate, type View, type ViewValue} from './template.js'
 import {compte, count} from '../util/plural.js'
 
@@ -125,7 +126,9 @@ export function article33View(d: Article33Result): View {
     if (item && holder[key] !== null && holder[key] !== undefined) holder[key] = `${String(holder[key])} (${escapeMd(gapText(item.item, d.language, d.final))})`
   }
   const timelineView = view.timeline as View
-  flag(timelineView, 'breach_started_at', AWARE_BEFORE_START, DETECTED_BEFORE_START)
+  // A recorded start or end the logs contradict (an affected response outside it) is never given alone either.
+  flag(timelineView, 'breach_started_at', WINDOW_START_CONTRADICTED, AWARE_BEFORE_START, DETECTED_BEFORE_START)
+  flag(timelineView, 'breach_ended_at', WINDOW_END_CONTRADICTED)
   flag(timelineView, 'aware_at', AWARE_BEFORE_START, AWARE_BEFORE_DETECTION)
   flag(timelineView, 'detected_at', DETECTED_BEFORE_START, AWARE_BEFORE_DETECTION, INVESTIGATION_BEFORE_DETECTION)
   flag(timelineView, 'investigation_started_at', DETECTED_BEFORE_START, INVESTIGATION_BEFORE_DETECTION)
@@ -226,7 +229,7 @@ export function renderArticle33Markdown(d: Article33Result): string {
     loadTemplate(templateName('article33', d.language)),
     article33View(d),
     missingByName(d.language, d.final, d.open_items, {
-      'timeline.breach_started_at': [o.breachStart],
+      'timeline.breach_started_at': [o.breachStart, o.breachStartNoLogs],
       'timeline.breach_ended_at': [o.breachEnd],
       'timeline.detected_at': [o.detectedAt],
       informed_text: [o.informedBy],
@@ -276,6 +279,8 @@ export function renderArticle34Markdown(d: Article34Result): string {
     ...(escapeView(d) as View), ...openBySection(d.open_items, d.language, d.final ? 'letter' : 'draft'), heading: d.final ? P.final : P.draft, subject: escapeMd(P.a34.title),
     notes: sender ? d.notes.map(escapeMd) : [], has_notes: sender && d.notes.length > 0,
     open_all: sender ? d.open_items.map((o) => openItemText(o, d.language)) : [], has_open: sender && d.open_items.length > 0, contact_line: contactLine === null ? null : escapeMdLinkingMail(contactLine),
+    // An apology says something happened to the reader: only where the letter states a consequence for them (something was found).
+    apologise: d.consequences.length > 0,
   }
   return withFinalisedNote(d, renderTemplate(loadTemplate(templateName('article34', d.language)), view, missingText(d.language, d.final)))
 }
@@ -286,6 +291,8 @@ export function renderRegisterMarkdown(d: RegisterEntryResult): string {
   // An empty cell reads as nothing to say: no notification is said as none recorded, and a
   // processor's count of controllers notified is given out of those affected.
   const fr = d.language === 'fr'
+  const o = P.open
+  const missing = missingByName(d.language, !d.draft, d.open_items, {role: [o.noIncident], breach_window: [o.breachStartNoLogs, o.breachStart], reference: [o.internalReference, o.noIncident], detected_at: [o.detectedAt, o.noIncident], severity: [o.risk, o.noIncident], notified_authority_at: [o.notifications, o.noIncident]})
   if (d.notification_references === '') view.notification_references = fr ? 'aucune enregistrée' : 'none recorded'
   view.investigation_text = view.investigation ?? P.register.noInvestigation
   view.controllers_notified_text =
@@ -294,6 +301,9 @@ export function renderRegisterMarkdown(d: RegisterEntryResult): string {
         ? fr ? `${d.controllers_notified} ; responsables de traitement concernés : inconnus (le dossier n'a jamais été analysé)` : `${d.controllers_notified}; affected controllers: not known (the case has never been scanned)`
         // Scanned, but its findings do not cover the case (a registry changed, provenance skipped): no exposure is given, so no controller count.
         : fr ? `${d.controllers_notified} ; responsables de traitement concernés : inconnus (les résultats de l'analyse ne couvrent pas le dossier : voir la note sur l'analyse)` : `${d.controllers_notified}; affected controllers: not known (the scan's findings do not cover the case: see the detection note)`
+      // No role recorded (no incident): whether we are the controller is not known, so neither is whom we notify.
+      : d.role === null
+      ? missing('role')
       : d.controllers_affected === null
       ? fr ? 'sans objet (nous sommes le responsable de traitement)' : 'not applicable (we are the controller)'
       // While detection is incomplete more controllers may be found: "N of M" would say M is all of them.
@@ -306,12 +316,7 @@ export function renderRegisterMarkdown(d: RegisterEntryResult): string {
       : d.controllers_known === false
       ? fr ? `${d.controllers_notified} sur ${d.controllers_affected} trouvés à ce jour ; le nombre de responsables de traitement à notifier n'est pas connu (des jetons en forme de marqueur trouvés dans des réponses n'ont pu être attribués : aucun registre de canaris)` : `${d.controllers_notified} of ${d.controllers_affected} found so far; how many controllers are to be notified is not known (marker-shaped tokens found in answers could not be attributed: no canary registry)`
       : fr ? `${d.controllers_notified} sur ${d.controllers_affected}` : `${d.controllers_notified} of ${d.controllers_affected}`
-  const o = P.open
-  return withFinalisedNote(d, renderTemplate(
-    loadTemplate(templateName('register', d.language)),
-    view,
-    missingByName(d.language, !d.draft, d.open_items, {breach_window: [o.breachStart], reference: [o.internalReference, o.noIncident], detected_at: [o.detectedAt, o.noIncident], severity: [o.risk, o.noIncident], notified_authority_at: [o.notifications, o.noIncident]}),
-  ))
+  return withFinalisedNote(d, renderTemplate(loadTemplate(templateName('register', d.language)), view, missing))
 }
 
 /** What an Article 33 draft says where it lists no category of personal data. */
