@@ -8,7 +8,7 @@ import type {Category} from './facts.js'
 // "protection intact" beside "financial data was disclosed" without a word.
 
 /** The reference of the open item that names the contradiction; form field 57 finds it by it. */
-export const PROTECTION_CONTRADICTED = 'Art. 34(3)(a); EDPB template 57'
+export const PROTECTION_CONTRADICTED = 'Art. 33(3)(c), 34(3)(a); EDPB template 57, 79-85'
 
 /** Personal-data kinds the search finds by value in an answer (not the conversation-content categories). */
 const CLEAR_KINDS = new Set(['email', 'phone', 'iban', 'card', 'ipv4', 'ipv6'])

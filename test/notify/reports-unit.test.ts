@@ -680,8 +680,14 @@ describe('data unintelligible to its recipients (field 57, Art. 34(3)(a))', () =
     expect(d.form_fields.find((x) => x.id === '57')).toMatchObject({open: false, value: 'no, it was intelligible'})
     expect(d.open_items.some((o) => o.ref.includes('template 57'))).toBe(false)
     expect(d.statements.find((s) => s.section === 'protection')?.rests_on).toEqual(['incident.data_unintelligible'])
-    const fr = buildArticle33(fixture('2026-10-24T08:00:00.000Z', {data_unintelligible: 'protection-intact'}), {language: 'fr'})
-    expect(fr.form_fields.find((x) => x.id === '57')).toMatchObject({open: false, value: 'oui, leur protection (chiffrement ou pseudonymisation) est intacte'})
+    // Recorded as intact: stated as recorded where the search found no personal data in clear text ...
+    const intact = fixture('2026-10-24T08:00:00.000Z', {data_unintelligible: 'protection-intact'})
+    const clear = {...intact, scope: {...intact.scope!, categories: intact.scope!.categories.filter((c) => c.kind === 'free_text')}}
+    expect(buildArticle33(clear, {language: 'fr'}).form_fields.find((x) => x.id === '57')).toMatchObject({open: false, value: 'oui, leur protection (chiffrement ou pseudonymisation) est intacte'})
+    // ... and with the contradiction open beside it where the search read e-mail addresses and an IBAN in the leaked answers (QA sentences S2-1).
+    const fr = buildArticle33(intact, {language: 'fr'})
+    expect(fr.form_fields.find((x) => x.id === '57')).toMatchObject({open: true})
+    expect(fr.form_fields.find((x) => x.id === '57')!.value).toMatch(/^oui, leur protection \(chiffrement ou pseudonymisation\) est intacte \(à compléter : .*enregistrée comme intacte, mais la recherche de données personnelles a trouvé/)
   })
 })
 
