@@ -358,6 +358,14 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   // An empty personal-data table says why (none-found.ts): none found only where detection covered
   // everything it would be said of; otherwise what is not covered, as the open item it is.
   const gaps = noneFoundGaps(facts, P)
+  // What detection did not cover is the case's, not this controller's: every notice of the case carries it as an
+  // open item (and so the same --final gate), whether or not one of its tables reads empty. The retries are named
+  // above for this controller; a case never scanned, or scanned in part, says so first.
+  const coverage = [
+    ...(!facts.scope ? [{item: P.open.noScan, record_with: 'crosstalk scan'}] : !facts.detection.complete ? [{item: P.open.detectionIncomplete(facts.detection.files_not_scanned), record_with: 'crosstalk scan'}] : []),
+    ...gaps.filter((g) => g.open && g.kind !== 'duplicate_leaks' && g.kind !== 'duplicates_not_examined'),
+  ]
+  for (const c of coverage) if (!L.open_items.some((o) => o.item === c.item)) L.open('investigation', c.item, 'Art. 33(2), 33(4)', c.record_with)
   const piiNone = (found: readonly unknown[], side: 'leaked' | 'received' | 'own', responses: number): string | null => {
     if (found.length > 0) return null
     const gap = gaps.find((g) => g.open)
