@@ -176,9 +176,14 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
     consequences.push(L.stated('consequences', A.servedOnlyConsequence, ['scan.exposure']))
   }
 
-  // What we did: only as recorded.
-  for (const m of splitList(inc?.measures_taken)) L.stated('measures_taken', m, ['incident.measures_taken'])
+  // What we did: only as recorded. In a letter prepared for a controller the measures recorded are its
+  // processor's: attributed to it, never the controller's "we", and the controller's own are left open.
+  const processor = inc?.processor_name ?? null
+  for (const m of splitList(inc?.measures_taken)) L.stated('measures_taken', onBehalf === null ? m : A.processorMeasure(processor, m), ['incident.measures_taken'])
   if (splitList(inc?.measures_taken).length === 0) L.open('measures_taken', P.open.measuresTaken, 'Art. 34(2), 33(3)(d)', 'crosstalk incident set --measures-taken "A; B"')
+  // Art. 34(2) gives the data subjects at least the content of Art. 33(3)(d): measures taken or proposed, each proposed one said as such.
+  for (const m of splitList(inc?.measures_proposed)) L.stated('measures_proposed', onBehalf === null ? A.proposedMeasure(m) : A.processorProposedMeasure(processor, m), ['incident.measures_proposed'])
+  if (onBehalf !== null) L.open('measures_taken', A.controllerMeasures, 'Art. 34(2), 33(3)(d)', null)
   // On behalf of a controller: only a notification recorded as made for it (never one made for another customer, or for none named).
   const authority = facts.notifications.find((n) => toAuthority(n) && n.phase === 'initial' && (onBehalf === null || concernsController(n, onBehalf)))
   if (authority) L.stated('notifications', A.authorityTold(authority.at), [`notification#${authority.id}`])
@@ -219,7 +224,7 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
     what_data: whatData,
     what_data_note: whatDataNote,
     consequences,
-    what_we_did: [...L.texts('measures_taken'), ...L.texts('notifications')],
+    what_we_did: [...L.texts('measures_taken'), ...L.texts('measures_proposed'), ...L.texts('notifications')],
     what_you_can_do: advice,
     decision,
     retry_leaks_not_counted: retries.length,

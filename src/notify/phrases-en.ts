@@ -595,6 +595,13 @@ export const EN = {
     furtherCommunication: (at: string, ref: string, scans: number) =>
       `The data subjects were already informed on ${at} (reference ${ref}): this letter is a further communication${scans > 0 ? `, for those found since (the case gained records or was rescanned ${scans === 1 ? 'once' : `${scans} times`} after that communication was recorded); who among the people counted here it already reached is not recorded` : ''}. Record it with notify record --recipient data-subjects --phase follow-up.`,
     authorityTold: (at: string) => `We notified the data protection authority on ${at}.`,
+    /** a letter prepared for a controller: the measures recorded in the case are its processor's, said as such (never the controller's "we") */
+    processorMeasure: (processor: string | null, m: string) => `Our service provider${processor ? ` (${processor})` : ''} reports this measure taken: ${m}`,
+    /** Art. 34(2) refers to Art. 33(3)(d): measures proposed are said as proposed, not taken yet */
+    proposedMeasure: (m: string) => `Planned, not yet done: ${m}`,
+    processorProposedMeasure: (processor: string | null, m: string) => `Planned by our service provider${processor ? ` (${processor})` : ''}, not yet done: ${m}`,
+    /** an open item of a letter prepared for a controller: its own measures, none recorded in the processor's case */
+    controllerMeasures: "the measures the controller itself has taken or proposes: none is recorded for it in this case (those listed are its processor's)",
     careful: 'Be careful with unexpected e-mails, messages or calls that mention your conversation; do not click links or give passwords.',
     checkBank: 'Check your bank and card statements and tell your bank about anything you do not recognise.',
     secrets: 'If you shared a password or other secret in the conversation, change it now.',
