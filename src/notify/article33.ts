@@ -7,6 +7,7 @@ import type {ProvenanceParameters} from '../detect/coverage.js'
 import {CATEGORY_LABELS, categoryLabel, leakedSide, noLeakStatement, PHRASES, receivedSide, type Language} from './phrases.js'
 import {scopeAfterSent} from './phrases-en.js'
 import {PROTECTION_CONTRADICTED, protectionState} from './protection.js'
+import {CROSS_BORDER_CONTRADICTED, crossBorderContradiction} from './cross-border.js'
 import {article33Schema, type Article33Result} from './article33-schema.js'
 import type {Authority} from './authorities.js'
 import {authorityFields, BREACH_START_REF, ON_BEHALF_CONTACT} from './authority-forms.js'
@@ -386,6 +387,9 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   if (!inc?.other_authorities) L.open('authorities', P.open.otherAuthorities, 'EDPB template 110-111', 'crosstalk incident set --other-authorities ...')
   // A draft for a controller: each is the controller's to complete (own), never the processor's record.
   if (own?.cross_border) L.stated('cross_border', P.crossBorderRecorded(own.cross_border === 'yes'), ['incident.cross_border'])
+  // "Not cross-border" beside establishments in two Member States: stated as recorded, the contradiction open beside it (Art. 4(23)(a)).
+  const crossBorderStates = crossBorderContradiction(own)
+  if (crossBorderStates) L.open('cross_border', P.open.crossBorderContradicted(crossBorderStates), CROSS_BORDER_CONTRADICTED, 'crosstalk incident set --cross-border yes (or --establishment-countries ...)')
   else L.open('cross_border', P.open.crossBorder, 'Art. 4(23), 56; template 113', completeWith('crosstalk incident set --cross-border yes|no', inc?.cross_border))
   if (!own?.lead_authority) L.open('cross_border', P.open.leadAuthority, 'Art. 55-56; template 114', completeWith('crosstalk incident set --lead-authority ...', inc?.lead_authority))
   if (!own?.countries) L.open('cross_border', P.open.countries, 'EDPB template 116-117', completeWith('crosstalk incident set --countries ... --subjects-per-country ...', inc?.countries || inc?.subjects_per_country))

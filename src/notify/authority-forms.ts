@@ -7,6 +7,7 @@ import {rangeText} from './phrases.js'
 import {exposureKnown} from '../scope/unscanned.js'
 import {isNotExaminedRemedy} from './facts.js'
 import {PROTECTION_CONTRADICTED} from './protection.js'
+import {CROSS_BORDER_CONTRADICTED} from './cross-border.js'
 import {BAD_LINES_REMEDY, DUPLICATE_LEAKS_REMEDY, GROWN_REMEDY, DUPLICATES_NOT_EXAMINED_REMEDY, NO_REGISTRY_REMEDY, NO_REQUEST_TEXT_REMEDY, NOT_COMPARABLE_REMEDY, NOT_READ_WHOLE_REMEDY, PII_ATTRIBUTED_REMEDY, UNREAD_SOURCES_REMEDY} from './facts.js'
 
 // The same draft mapped onto each authority's form (reference: sa-forms.md): field ids are
@@ -201,7 +202,7 @@ function answers(d: Draft, P: Phrases) {
     otherAuthorities: known(d.other_authorities.others, o.otherAuthorities),
     // Whether processing is cross-border (Art. 4(23)) is a fact of its own (incident set --cross-border): a lead authority does not say it, so unrecorded it stays open, the lead authority shown beside it.
     crossBorder: d.cross_border.processing
-      ? {value: (d.cross_border.processing === 'yes' ? P.yes : P.no) + (d.cross_border.lead_authority ? ` (${fr ? 'autorité chef de file :' : 'lead authority:'} ${d.cross_border.lead_authority})` : ''), open: false}
+      ? flagged({value: (d.cross_border.processing === 'yes' ? P.yes : P.no) + (d.cross_border.lead_authority ? ` (${fr ? 'autorité chef de file :' : 'lead authority:'} ${d.cross_border.lead_authority})` : ''), open: false}, CROSS_BORDER_CONTRADICTED)
       : {value: P.toComplete(o.crossBorder) + (d.cross_border.lead_authority ? ` (${fr ? 'autorité chef de file enregistrée :' : 'lead authority recorded:'} ${d.cross_border.lead_authority})` : ''), open: true},
     leadAuthority: known(d.cross_border.lead_authority, o.leadAuthority),
     establishment: known(d.cross_border.establishment_countries, o.establishment),

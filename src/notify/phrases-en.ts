@@ -854,6 +854,8 @@ export const EN = {
     /** protection recorded as intact, while the personal-data search read these kinds (labels) in the answers the recipients received */
     protectionContradicted: (labels: readonly string[]) =>
       `whether the exposed data was unintelligible to whoever received it: its protection is recorded as intact, but the personal-data search found ${labels.join(', ')} in clear text in the leaked responses; the consequences are stated as found until the record is corrected, or the reason this data was outside the protection is recorded`,
+    crossBorderContradicted: (states: readonly string[]) =>
+      `whether the processing is cross-border: it is recorded as not cross-border, but establishments in ${states.length} Member States are recorded (${states.join(', ')}), which makes it cross-border under Art. 4(23)(a); correct one of the two`,
     crossBorder: 'whether the processing is cross-border (Art. 4(23): establishments in more than one Member State, or data subjects substantially affected in more than one); the case does not record it, and a lead authority alone does not say it',
     countries: 'countries of the affected data subjects and numbers per country',
     establishment: 'countries where the controller is established',

@@ -689,6 +689,8 @@ export const FR: Phrases = {
     unintelligible: "caractère inintelligible des données exposées pour leurs destinataires (chiffrement ou pseudonymisation toujours efficaces ; motif de l'art. 34.3.a) : le dossier ne l'enregistre pas, et les mesures en place avant la violation ne disent pas qu'elles ont tenu",
     protectionContradicted: (labels) =>
       `caractère inintelligible des données exposées pour leurs destinataires : leur protection est enregistrée comme intacte, mais la recherche de données personnelles a trouvé ${labels.join(', ')} en clair dans les réponses divulguées ; les conséquences sont indiquées telles que constatées jusqu'à ce que le dossier soit corrigé, ou que soit enregistrée la raison pour laquelle ces données échappaient à la protection`,
+    crossBorderContradicted: (states) =>
+      `caractère transfrontalier du traitement : il est enregistré comme non transfrontalier, mais des établissements dans ${states.length} États membres sont enregistrés (${states.join(', ')}), ce qui le rend transfrontalier au sens de l'art. 4.23.a ; corriger l'un des deux`,
     crossBorder: "caractère transfrontalier du traitement (art. 4.23 : établissements dans plusieurs États membres, ou personnes sensiblement affectées dans plusieurs) ; le dossier ne l'enregistre pas, et une autorité chef de file ne suffit pas à l'établir",
     countries: 'pays des personnes concernées et nombre par pays',
     establishment: "pays d'établissement du responsable de traitement",

@@ -5,6 +5,7 @@ import {renderIncident} from '../../cli/render-incident.js'
 import {UsageError} from '../../errors.js'
 import {amendAwareness, changeRole, ROLES, updateIncident, type IncidentRecord} from '../../notify/incident.js'
 import {recordedFactWarnings} from '../../notify/recorded-vs-logs.js'
+import {crossBorderContradiction, crossBorderWarning} from '../../notify/cross-border.js'
 import {parseInstant} from '../../notify/time.js'
 import {timelineOrderWarnings} from '../../notify/timeline-order.js'
 import {inTransaction} from '../../store/session.js'
@@ -56,6 +57,9 @@ export default class IncidentSet extends BaseCommand {
     if (['breach_started_at', 'breach_ended_at', 'subjects_per_country'].some((k) => k in patch)) for (const w of recordedFactWarnings(db, incident!)) this.note(w)
     // An awareness or detection before the recorded breach start: recorded as given, said now, and open in every draft.
     for (const w of timelineOrderWarnings(incident)) this.note(w)
+    // "Not cross-border" beside establishments in two Member States (Art. 4(23)(a)): recorded as given, said now, open in the drafts.
+    const crossBorderStates = ['cross_border', 'establishment_countries'].some((k) => k in patch) ? crossBorderContradiction(incident) : null
+    if (crossBorderStates) this.note(crossBorderWarning(crossBorderStates))
     if (!this.jsonEnabled()) this.log(renderIncident(incident!))
     return incident!
   }
