@@ -74,7 +74,8 @@ export interface ReportWrittenResult {
 export function writeReport(report: string, format: ReportFormat, out: string, content: string | Buffer, guard: {db: CaseDb; force?: boolean}): ReportWrittenResult {
   guardOut(guard.db, out, {report, force: guard.force})
   const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content
-  writeFileAtomic(out, bytes)
+  // Temporary files an interrupted write left beside it are removed and named on stderr (their names hold a tenant id: hostile text).
+  writeFileAtomic(out, bytes, {onStale: (message) => process.stderr.write(`${safeLine(message)}\n`)})
   return {report, format, out, sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length}
 }
 

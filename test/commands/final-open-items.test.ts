@@ -36,6 +36,13 @@ function lastAudit(db: string): {command: string; summary: Record<string, unknow
   return {command: row.command, summary: JSON.parse(row.summary) as Record<string, unknown>}
 }
 
+function lastAudits(db: string, n: number): Array<{command: string; summary: Record<string, unknown>}> {
+  const c = new Database(db, {readonly: true})
+  const rows = c.prepare('SELECT command, summary FROM audit_log ORDER BY seq DESC LIMIT ?').all(n) as AuditRow[]
+  c.close()
+  return rows.map((row) => ({command: row.command, summary: JSON.parse(row.summary) as Record<string, unknown>}))
+}
+
 describe('--final with open items: refused unless accepted by name, and then said', () => {
   let controllerDb: string
   let processorDb: string
@@ -120,8 +127,8 @@ describe('--final with open items: refused unless accepted by name, and then sai
     expect(ok.code, ok.stderr).toBe(0)
     const written = JSON.parse(ok.stdout) as {notices: Array<{out: string}>}
     expect(written.notices.length).toBeGreaterThan(0)
-    const audit = lastAudit(processorDb)
-    const notices = audit.summary.notices as Array<{open_items_accepted?: {by: string}}>
+    // One audit entry per notice, recorded as each is written.
+    const notices = lastAudits(processorDb, written.notices.length).flatMap((a) => a.summary.notices as Array<{open_items_accepted?: {by: string}}>)
     expect(notices).toHaveLength(written.notices.length)
     for (const n of notices) expect(n.open_items_accepted?.by).toBe(BY)
   })

@@ -6,6 +6,7 @@ import {BaseCommand, dbFlag} from '../../cli/base-command.js'
 import {acceptanceAudit, draftFlags, finalOptions, renderReport, reportFacts, reportFlags, requireOutForPdf, writeReport, type ReportWrittenResult, refuseFormatBesideJson, wroteLine} from '../../cli/report-output.js'
 import {detectionFlags} from '../../cli/detection-flags.js'
 import {guardOut} from '../../cli/out-guard.js'
+import {signalExitCode, watchInterrupts} from '../../cli/interrupt.js'
 import {UsageError} from '../../errors.js'
 import {affectedTenants, affectedTenantsUnknown, buildProcessorNotice, processorNoticeJson, requireProcessorRole, type ProcessorNoticeJson, type ProcessorNoticeResult} from '../../notify/processor-notice.js'
 import {factsControllersKnown, factsExposureKnown} from '../../notify/facts.js'
@@ -69,9 +70,30 @@ export default class ReportProcessorNotice extends BaseCommand {
       const built = tenants.map((tenant) => buildProcessorNotice(facts, tenant, options))
       mkdirSync(flags.out, {recursive: true, mode: 0o700})
       const notices: ReportWrittenResult[] = []
-      for (const [i, notice] of built.entries()) notices.push(writeReport('processor-notice', flags.format as 'md', paths[i]!, await render(notice), {db, force: flags.force}))
-      this.audit(db, {flags}, {notices: notices.map((n, i) => ({out: n.out, sha256: n.sha256, ...acceptanceAudit(built[i]!)}))})
-      if (!this.jsonEnabled()) this.note(`Wrote ${notices.length} notices (${notices.reduce((sum, n) => sum + n.bytes, 0)} bytes) into ${safeLine(flags.out)}`)
+      // Each notice is recorded in the audit log as it is written (its path and SHA-256): an
+      // interrupted run leaves only notices the case knows it wrote, which the same command run
+      // again replaces unchanged, without --force. A SIGINT or SIGTERM stops before the next
+      // notice and says which were written and which not; a second one ends the process at once
+      // (what was written is recorded; a temporary file it leaves is removed by the next write).
+      const interrupts = watchInterrupts()
+      try {
+        for (const [i, notice] of built.entries()) {
+          const content = await render(notice)
+          if (interrupts.received()) break
+          const written = writeReport('processor-notice', flags.format as 'md', paths[i]!, content, {db, force: flags.force})
+          notices.push(written)
+          this.audit(db, {flags}, {notices: [{out: written.out, sha256: written.sha256, ...acceptanceAudit(notice)}], notice: i + 1, of: built.length})
+          // Test-only: a signal arriving after the N-th notice, without a race.
+          if (process.env.CROSSTALK_TEST_INTERRUPT_AFTER_NOTICE === String(i + 1)) process.emit('SIGINT', 'SIGINT')
+        }
+      } finally {
+        interrupts.dispose()
+      }
+      const sig = interrupts.received()
+      if (sig !== null && notices.length < built.length) {
+        this.note(interruptedNotices(sig, flags.out, tenants, notices.length))
+        process.exitCode = signalExitCode(sig)
+      } else if (!this.jsonEnabled()) this.note(`Wrote ${notices.length} notices (${notices.reduce((sum, n) => sum + n.bytes, 0)} bytes) into ${safeLine(flags.out)}`)
       return {notices, controllers_known: factsControllersKnown(facts), detection: detectionSummary(facts.detection, options.language)}
     }
     requireOutForPdf(flags.format, flags.out)
@@ -88,6 +110,17 @@ export default class ReportProcessorNotice extends BaseCommand {
     if (!this.jsonEnabled()) this.note(wroteLine(written))
     return written
   }
+}
+
+/** What an interrupted --all wrote and did not, on one line: the customers by name (at most 20 of each). */
+function interruptedNotices(sig: NodeJS.Signals, out: string, tenants: readonly string[], written: number): string {
+  const names = (list: readonly string[]): string => (list.length > 20 ? `${list.slice(0, 20).join(', ')} and ${list.length - 20} more` : list.join(', '))
+  const done = tenants.slice(0, written)
+  const rest = tenants.slice(written)
+  return safeLine(
+    `Interrupted (${sig}): wrote ${written} of ${tenants.length} notices into ${out}${done.length > 0 ? ` (${names(done)}), each recorded in the case` : ''}; not written: ${names(rest)}. ` +
+      "Run the same command again to write them all (the notices already written are this case's, recorded, and are replaced without --force)",
+  )
 }
 
 /** A tenant id is hostile text: a safe file name, plus a hash so two ids never collide. */
