@@ -72,23 +72,29 @@ export function openCase(path: string, options: OpenCaseOptions = {}): CaseDb {
   let db: CaseDb
   try {
     db = new Database(path, {readonly: options.readonly ?? false, fileMustExist: true})
+    // Before the first write below: two commands creating one case at once, the second waits for the first.
+    db.pragma('busy_timeout = 5000')
     // Records carry whole prompts and responses (KBs to MBs): large pages mean far fewer
     // overflow pages per row. Only settable before the first table exists.
     if (fresh) db.pragma('page_size = 32768')
+    // The mark goes in first, in one write of its own: turning WAL on writes the file's header,
+    // and a kill between that and the first migration's commit left a bare SQLite file (no
+    // tables, schema 0, no mark) that read-only commands took for an old case to migrate. Marked,
+    // it is told apart as a case whose creation was interrupted (checkSchema).
+    if (fresh && !options.readonly) db.pragma(`application_id = ${CASE_APPLICATION_ID}`)
     if (!options.readonly) db.pragma('journal_mode = WAL')
   } catch (error) {
     throw openFailure(path, dir, error)
   }
   try {
     db.pragma('foreign_keys = ON')
-    db.pragma('busy_timeout = 5000')
     // Large sorts (CREATE INDEX at the end of a bulk load, GROUP BY / ORDER BY / DISTINCT) spill
     // sorted runs and merge them on helper threads: scope on a 1M-record case 1.65 s -> 1.05 s on
     // 2 cores. The helpers exist only during a sort; the sorts over a whole case that bound the
     // peak memory (withSortCache: provenance's record order, scope's sessions served) run
     // without them.
     db.pragma(`threads = ${Math.min(4, availableParallelism())}`)
-    migrate(db, path, options.readonly ?? false, options.onSlowStart)
+    migrate(db, path, options.readonly ?? false, options.create ?? false, options.onSlowStart)
     if (header === 'other') tightenMode(path, options.readonly ?? false, options.onWarning)
     // A live ingest suspended them on purpose (a bulk load): only a dead one's are rebuilt.
     if (!db.readonly && liveIngestClaimant(db) === null) {
@@ -249,7 +255,7 @@ function recordsText(db: CaseDb): string {
   return `${Number(n).toLocaleString('en-US')} ${Number(n) === 1 ? 'record' : 'records'}`
 }
 
-function migrate(db: CaseDb, path: string, readonly: boolean, onSlowStart?: (message: string) => void): void {
+function migrate(db: CaseDb, path: string, readonly: boolean, create: boolean, onSlowStart?: (message: string) => void): void {
   const read = (): {current: number; application: number} => {
     try {
       return {current: db.pragma('user_version', {simple: true}) as number, application: db.pragma('application_id', {simple: true}) as number}
@@ -259,7 +265,7 @@ function migrate(db: CaseDb, path: string, readonly: boolean, onSlowStart?: (mes
   }
   const first = read()
   if (readonly || first.current >= LATEST_SCHEMA) {
-    checkSchema(db, path, first.current, first.application, readonly)
+    checkSchema(db, path, first.current, first.application, readonly, create)
     return
   }
   // The schema is read again under the write lock and migrated in the same transaction: two
@@ -277,7 +283,7 @@ function migrate(db: CaseDb, path: string, readonly: boolean, onSlowStart?: (mes
   }
   try {
     const {current, application} = read()
-    checkSchema(db, path, current, application, readonly)
+    checkSchema(db, path, current, application, readonly, create)
     if (current < LATEST_SCHEMA) {
       const rebuilds = MIGRATIONS.filter((m) => m.version > current && m.rebuilds !== undefined).map((m) => m.rebuilds!)
       // A new case (schema 0) has nothing to rebuild.
@@ -302,7 +308,7 @@ function migrate(db: CaseDb, path: string, readonly: boolean, onSlowStart?: (mes
 }
 
 /** Refuses a file that is not a case of this schema line, or one that needs migrating where it may not be (read-only). */
-function checkSchema(db: CaseDb, path: string, current: number, application: number, readonly: boolean): void {
+function checkSchema(db: CaseDb, path: string, current: number, application: number, readonly: boolean, create: boolean): void {
   if (current > 0 && application !== CASE_APPLICATION_ID) {
     const tables = db.prepare(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('files', 'records', 'audit_log')`).pluck().get() as number
     throw new IntegrityError(
@@ -322,6 +328,21 @@ function checkSchema(db: CaseDb, path: string, current: number, application: num
     const tables = db.prepare(`SELECT count(*) FROM sqlite_master WHERE type = 'table'`).pluck().get() as number
     if (tables > 0) {
       throw new IntegrityError(`${path}: the case's schema version is missing (SQLite's user_version reads 0, yet the case holds its tables): the file is damaged; restore it from a copy, or ingest the original logs into a new case`, 'E_DAMAGED_CASE')
+    }
+  }
+  // Schema 0 and no table at all: a case whose creation was killed before its first migration
+  // committed (marked, or, by a version that marked it only then, a bare SQLite file). Nothing was
+  // stored; a command that creates cases completes it, any other says so instead of calling it an
+  // old case that needs migrating (which no command would do usefully).
+  if (current === 0 && !create && (application === CASE_APPLICATION_ID || application === 0)) {
+    const tables = db.prepare(`SELECT count(*) FROM sqlite_master WHERE type = 'table'`).pluck().get() as number
+    if (tables === 0) {
+      throw new InputError(
+        application === CASE_APPLICATION_ID
+          ? `${path}: the case's creation was interrupted before anything was stored: run the ingest or triage again (or delete ${path})`
+          : `${path}: an SQLite file with no tables and no case mark: a case whose creation was interrupted before anything was stored (run the ingest or triage again, or delete ${path}), or an empty database of another program (pass --db a case file)`,
+        'E_NO_CASE',
+      )
     }
   }
   if (current > LATEST_SCHEMA) {
