@@ -78,13 +78,15 @@ export default class ReportProcessorNotice extends BaseCommand {
       const interrupts = watchInterrupts()
       try {
         for (const [i, notice] of built.entries()) {
-          const content = await render(notice)
+          // Rendering and writing run synchronously: the event loop turns here, so that a signal that came meanwhile is seen.
+          await new Promise((turned) => setImmediate(turned))
           if (interrupts.received()) break
+          const content = await render(notice)
           const written = writeReport('processor-notice', flags.format as 'md', paths[i]!, content, {db, force: flags.force})
           notices.push(written)
           this.audit(db, {flags}, {notices: [{out: written.out, sha256: written.sha256, ...acceptanceAudit(notice)}], notice: i + 1, of: built.length})
-          // Test-only: a signal arriving after the N-th notice, without a race.
-          if (process.env.CROSSTALK_TEST_INTERRUPT_AFTER_NOTICE === String(i + 1)) process.emit('SIGINT', 'SIGINT')
+          // Test-only: a real SIGINT sent after the N-th notice (seen where the loop next turns), without a race.
+          if (process.env.CROSSTALK_TEST_INTERRUPT_AFTER_NOTICE === String(i + 1)) process.kill(process.pid, 'SIGINT')
         }
       } finally {
         interrupts.dispose()
