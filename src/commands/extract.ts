@@ -48,7 +48,7 @@ The Spark job in spark/ runs this on its executors, one shard (or set) per task,
     }
     if (!flags.out) throw new UsageError('--out DIR is required (or --plan to list the shards)')
     const unconventional = flags.canaries ? await readUnconventional(flags.canaries) : []
-    const result = await extractLogs({paths: argv as string[], outDir: flags.out, ...format, unconventional, uris: flags.uri})
+    const result = await extractLogs({paths: argv as string[], outDir: flags.out, ...format, unconventional, uris: flags.uri, onStale: (message) => this.note(safeLine(message))})
     if (!this.jsonEnabled()) {
       for (const f of result.per_file) this.log(`${safeLine(f.path)}  ${count(f.record_lines, 'record')}, ${count(f.bad_lines, 'bad line')}${f.unread === null ? '' : '; NOT READ WHOLE (see the error)'}  -> ${safeLine(f.extract)} (${f.extract_bytes} bytes)`)
       this.log(`Extracted ${count(result.files, 'file')}: ${result.extract_bytes} bytes from ${result.log_bytes} bytes of logs (${(result.ratio * 100).toFixed(1)}%).`)

@@ -1,4 +1,5 @@
 import {mkdirSync, renameSync, rmSync, statSync} from 'node:fs'
+import {removeStaleTemps} from '../util/stale-temp.js'
 import {basename, join, resolve} from 'node:path'
 import {pathToFileURL} from 'node:url'
 import {InputError, UsageError} from '../errors.js'
@@ -33,7 +34,12 @@ export interface ExtractLogsOptions extends ExtractFormatOptions {
   unconventional?: readonly string[]
   /** The URIs to record for the files, in order, when they were copied here from elsewhere (object storage). */
   uris?: readonly string[]
+  /** Hears, once, that temporary extracts a killed extract left in --out were removed (named). */
+  onStale?: (message: string) => void
 }
+
+/** The temporary name of an extract being written: `.extract-PID-N.parquet.tmp`. */
+const EXTRACT_TMP = /^\.extract-(\d+)-\d+\.parquet\.tmp$/
 
 export interface ExtractFileResult {
   path: string
@@ -100,6 +106,10 @@ export async function extractLogs(options: ExtractLogsOptions): Promise<ExtractL
   }
   const uriOf = new Map(files.map((f, i) => [f.path, options.uris?.[i] ?? pathToFileURL(resolve(f.path)).href]))
   mkdirSync(options.outDir, {recursive: true})
+  // An extract killed mid-way (a signal's default action, SIGKILL) ran no clean-up: its
+  // temporary files stay, hidden, in --out. Those whose writer has ended are removed here.
+  const stale = removeStaleTemps(options.outDir, EXTRACT_TMP)
+  if (stale.length > 0) options.onStale?.(`${options.outDir}: removed ${count(stale.length, 'temporary extract')} that an interrupted extract left there (${stale.join(', ')})`)
   const unconventional = new UnconventionalSet(options.unconventional ?? [])
   const result: ExtractLogsResult = {files: 0, record_lines: 0, bad_lines: 0, log_bytes: 0, extract_bytes: 0, ratio: 0, per_file: []}
   for (const unit of readingUnits(files)) {

@@ -1,4 +1,5 @@
-import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {spawnSync} from 'node:child_process'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -40,6 +41,23 @@ const lines = [
 type Row = Record<string, unknown>
 
 describe('crosstalk extract', () => {
+  it('removes the temporary extracts a killed extract left in --out (its pid ended), naming them, and leaves a live one\'s', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ct-extract-stale-'))
+    const file = join(dir, 'shard.jsonl')
+    writeFileSync(file, lines.join('\n') + '\n')
+    const out = join(dir, 'x')
+    mkdirSync(out)
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!
+    writeFileSync(join(out, `.extract-${dead}-0.parquet.tmp`), 'half an extract')
+    writeFileSync(join(out, `.extract-${process.ppid}-0.parquet.tmp`), 'being written')
+    const said: string[] = []
+    const res = await extractLogs({paths: [file], outDir: out, onStale: (m) => said.push(m)})
+    expect(res.files).toBe(1)
+    expect(existsSync(join(out, `.extract-${dead}-0.parquet.tmp`))).toBe(false)
+    expect(existsSync(join(out, `.extract-${process.ppid}-0.parquet.tmp`))).toBe(true)
+    expect(said).toEqual([`${out}: removed 1 temporary extract that an interrupted extract left there (.extract-${dead}-0.parquet.tmp)`])
+  })
+
   it('reads a shard as ingest does: the same records, offsets, CRCs, line numbers, bad lines, PII hashes and fingerprints', async () => {
     c = makeCase()
     const file = join(c.dir, 'shard.jsonl')
