@@ -2,11 +2,12 @@ import {Command, Flags, Interfaces, toConfiguredId} from '@oclif/core'
 import {Chalk, supportsColorStderr} from 'chalk'
 import {accessSync, constants, existsSync, rmSync} from 'node:fs'
 import {CliError, InputError, IntegrityError} from '../errors.js'
-import {appendAudit, listAudit} from '../store/audit.js'
+import {appendAudit, auditEntryStored, listAudit} from '../store/audit.js'
 import {listFiles} from '../store/files.js'
 import {openCase, type CaseDb} from '../store/open-case.js'
 import {boundHeapGrowth} from '../util/gc.js'
 import {escapeJsonText, safeLine, safeText, quoted} from '../util/sanitize.js'
+import {answerAfterStored} from './interrupt.js'
 import {clearProgress} from './progress.js'
 import {editDistance} from './suggest.js'
 
@@ -35,6 +36,8 @@ export abstract class BaseCommand extends Command {
   })
 
   private openDbs: CaseDb[] = []
+  /** Run as each case is closed (whether this command's audit entry was committed, for a signal after the close). */
+  private onClose = new Map<CaseDb, () => void>()
   /** Case files this command created: removed again if it fails before recording anything in them. */
   private createdCases: string[] = []
 
@@ -87,7 +90,16 @@ export abstract class BaseCommand extends Command {
 
   /** Records this command in the case's hash-chained audit log. */
   protected audit(db: CaseDb, args: Record<string, unknown>, summary: unknown, now = new Date()): void {
-    appendAudit(db, {at: now, command: this.id ?? this.constructor.name, args: {argv: this.argv, ...args}, version: this.config.version, summary})
+    const entry = appendAudit(db, {at: now, command: this.id ?? this.constructor.name, args: {argv: this.argv, ...args}, version: this.config.version, summary})
+    // A signal from here to the end still ends the command, saying first that its work is stored.
+    const shown = this.id ? `${this.config.bin} ${toConfiguredId(this.id, this.config)}` : 'the command'
+    const casePath = db.name
+    let closedStored = false
+    this.onClose.set(db, () => (closedStored = auditEntryStored(db, entry)))
+    answerAfterStored(
+      () => (db.open ? auditEntryStored(db, entry) : closedStored),
+      (sig) => safeLine(`${sig} received after ${shown} stored its work in ${casePath} (audit log entry ${entry.seq}); stopped before it finished (what it stored stands: see crosstalk status)`),
+    )
   }
 
   /**
@@ -137,6 +149,7 @@ export abstract class BaseCommand extends Command {
       if (!db.open) continue
       // A case this command created and left holding nothing (a typo in a path, say) is not left behind.
       if (failed && this.createdCases.includes(db.name) && !db.readonly && listAudit(db).length === 0 && listFiles(db).length === 0) untouched.add(db.name)
+      this.onClose.get(db)?.()
       db.close()
     }
     for (const path of untouched) for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, {force: true})

@@ -16,7 +16,12 @@ export interface InterruptWatch {
   dispose(): void
 }
 
+/** How many watches are listening now: the answer after the work is stored (answerAfterStored) leaves a signal to them. */
+let watching = 0
+
 export function watchInterrupts(): InterruptWatch {
+  watching++
+  let disposed = false
   const controller = new AbortController()
   let received: NodeJS.Signals | null = null
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM']
@@ -32,8 +37,40 @@ export function watchInterrupts(): InterruptWatch {
     received: () => received,
     dispose: () => {
       for (const s of signals) process.removeListener(s, handler)
+      if (!disposed) watching--
+      disposed = true
     },
   }
+}
+
+let stored: {check: () => boolean; message: (sig: NodeJS.Signals) => string} | null = null
+
+/**
+ * Once a command has recorded its work in the case (its audit entry): a SIGINT or SIGTERM that
+ * comes before it ends (printing its result, closing the case) still ends it by the signal (130
+ * or 143), as before, but first says in one line that the work was stored, where `check()` still
+ * finds it so (the entry committed: the transaction it was written in did not roll back);
+ * otherwise nothing is said. A watch listening at the time (watchInterrupts) answers instead.
+ * The latest call's check and message stand.
+ */
+export function answerAfterStored(check: () => boolean, message: (sig: NodeJS.Signals) => string): void {
+  const first = stored === null
+  stored = {check, message}
+  if (!first) return
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM']
+  const handler = (sig: NodeJS.Signals): void => {
+    if (watching > 0) return
+    for (const s of signals) process.removeListener(s, handler)
+    let ok = false
+    try {
+      ok = stored?.check() ?? false
+    } catch {
+      ok = false
+    }
+    if (ok) process.stderr.write(`${stored!.message(sig)}\n`)
+    process.kill(process.pid, sig)
+  }
+  for (const s of signals) process.on(s, handler)
 }
 
 /** The conventional exit status after a signal: 128 + its number. */
@@ -48,6 +85,8 @@ export function signalExitCode(sig: NodeJS.Signals): number {
  * without a word. Returns the function that stops answering.
  */
 export function answerInterrupts(message: (sig: NodeJS.Signals) => string): () => void {
+  watching++
+  let stopped = false
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM']
   const handler = (sig: NodeJS.Signals): void => {
     for (const s of signals) process.removeListener(s, handler)
@@ -58,5 +97,7 @@ export function answerInterrupts(message: (sig: NodeJS.Signals) => string): () =
   for (const s of signals) process.on(s, handler)
   return () => {
     for (const s of signals) process.removeListener(s, handler)
+    if (!stopped) watching--
+    stopped = true
   }
 }

@@ -64,6 +64,12 @@ export function auditEntriesOf(db: CaseDb, command: string): AuditEntry[] {
   return db.prepare('SELECT * FROM audit_log WHERE command = ? ORDER BY seq').all(command) as AuditEntry[]
 }
 
+/** Whether this entry is in the case's audit log (committed; not in a transaction still open, nor one rolled back). */
+export function auditEntryStored(db: CaseDb, entry: {seq: number; hash: string}): boolean {
+  if (!db.open || db.inTransaction) return false
+  return db.prepare('SELECT 1 FROM audit_log WHERE seq = ? AND hash = ?').get(entry.seq, entry.hash) !== undefined
+}
+
 export function listAudit(db: CaseDb): AuditEntry[] {
   return db.prepare('SELECT * FROM audit_log ORDER BY seq').all() as AuditEntry[]
 }
