@@ -81,8 +81,15 @@ import {FingerprintBuffer, fingerprintTextFast, SCHEME} from './winnow.js'
  * surrogate is a bad line; a marker written with a look-alike hyphen, a break after the hyphen,
  * invisible characters inside or in full-width forms is found folded (`CANARY-<hex>`), in an
  * answer and in the prompt's echo facts.
+ * x12: every Default_Ignorable_Code_Point inside a marker is folded out (bidi marks, variation
+ * selectors, tag characters among them); a line break (and indentation) inside a hex run of fewer
+ * than 16 digits is joined; a hyphen, an invisible character or a hex digit written as a JSON
+ * `\u` escape or an HTML character reference, and a percent-encoded hyphen, inside a marker are
+ * read (answers and echo facts); an OpenAI Batch error line (and an errored Message Batches
+ * result) whose request is not given is a bad line, not a record; an id made only of invisible
+ * characters is a bad line.
  */
-export const EXTRACT_SCHEME = `x11/${SCHEME}`
+export const EXTRACT_SCHEME = `x12/${SCHEME}`
 
 /**
  * The schemes before, whose files a scan extracts again from their evidence (detect/reextract.ts)
@@ -102,9 +109,11 @@ export const EXTRACT_SCHEME = `x11/${SCHEME}`
  * text, channels apart, tool arguments decoded); x10 from x11 in an answer's texts decoded (streams
  * kept in a message's text, lines of a stream outside any SSE field), the records not read whole,
  * the lines read as records (nodes holding a lone surrogate), and the marker tokens and echo
- * facts (look-alikes folded).
+ * facts (look-alikes folded); x11 from x12 in the marker tokens and echo facts (more invisible
+ * characters, wrapped and encoded markers) and the lines read as records (Batch error lines
+ * without their request, ids only of invisible characters).
  */
-export const PRIOR_EXTRACT_SCHEMES: readonly string[] = [`x1/${SCHEME}`, `x2/${SCHEME}`, `x3/${SCHEME}`, `x4/${SCHEME}`, `x5/${SCHEME}`, `x6/${SCHEME}`, `x7/${SCHEME}`, `x8/${SCHEME}`, `x9/${SCHEME}`, `x10/${SCHEME}`]
+export const PRIOR_EXTRACT_SCHEMES: readonly string[] = [`x1/${SCHEME}`, `x2/${SCHEME}`, `x3/${SCHEME}`, `x4/${SCHEME}`, `x5/${SCHEME}`, `x6/${SCHEME}`, `x7/${SCHEME}`, `x8/${SCHEME}`, `x9/${SCHEME}`, `x10/${SCHEME}`, `x11/${SCHEME}`]
 
 /**
  * The registry's markers outside the CANARY-<hex> convention, matched in each response by
