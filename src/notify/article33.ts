@@ -390,7 +390,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   // "Not cross-border" beside establishments in two Member States: stated as recorded, the contradiction open beside it (Art. 4(23)(a)).
   const crossBorderStates = crossBorderContradiction(own)
   if (crossBorderStates) L.open('cross_border', P.open.crossBorderContradicted(crossBorderStates), CROSS_BORDER_CONTRADICTED, 'crosstalk incident set --cross-border yes (or --establishment-countries ...)')
-  else L.open('cross_border', P.open.crossBorder, 'Art. 4(23), 56; template 113', completeWith('crosstalk incident set --cross-border yes|no', inc?.cross_border))
+  else if (!own?.cross_border) L.open('cross_border', P.open.crossBorder, 'Art. 4(23), 56; template 113', completeWith('crosstalk incident set --cross-border yes|no', inc?.cross_border))
   if (!own?.lead_authority) L.open('cross_border', P.open.leadAuthority, 'Art. 55-56; template 114', completeWith('crosstalk incident set --lead-authority ...', inc?.lead_authority))
   if (!own?.countries) L.open('cross_border', P.open.countries, 'EDPB template 116-117', completeWith('crosstalk incident set --countries ... --subjects-per-country ...', inc?.countries || inc?.subjects_per_country))
   // Data subjects per country that add up to fewer than the logs show: the figure is flagged, never stated as it is.
