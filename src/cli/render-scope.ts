@@ -72,6 +72,11 @@ export function renderUnscannedScope(r: UnscannedScope): string {
   return ['Scope', table(['figure', 'value'], rows), '', wrap(`${upperFirst(describeGap(r.detection))}: nothing above is zero, it is not known yet. Run \`${nothingSearchedStep(r.detection)}\`.`)].join('\n')
 }
 
+/** "N responses whose source session could not be named", the reason the exposed sessions are a lower bound. */
+function notNamedResponses(k: number): string {
+  return `${k === 1 ? "1 response's" : `${k} responses'`} source session could not be named`
+}
+
 /** The scope on the console; without a canary registry (`registry: false`) the markers' figures read "unknown", never 0. */
 export function renderScope(r: ScopeResult, options: {registry?: boolean; provenance?: boolean; orphans?: boolean} = {}): string {
   const registry = options.registry ?? true
@@ -100,8 +105,9 @@ export function renderScope(r: ScopeResult, options: {registry?: boolean; proven
         // A retry logged under a request id already counted: a response served that the figures above leave out (the request's first line is its record).
         ...(r.duplicate_leaks_not_counted.length > 0 ? [['  NOT COUNTED above: repeated request ids carrying another session\'s marker', n(r.duplicate_leaks_not_counted.length)]] : []),
         ...(r.duplicate_lines_not_examined > 0 ? [['  NOT EXAMINED: repeated request ids whose line differs and could not be read again', n(r.duplicate_lines_not_examined)]] : []),
-        ['exposed sessions', m(r.exposed_sessions)],
-        ['exposed tenants', m(r.exposed_tenants)],
+        // A marker cut short of several sessions' markers names no session: the named count beside the lower bound, never "0".
+        ['exposed sessions', (r.exposed_session_not_named ?? 0) > 0 && registry ? `at least ${n(r.exposed_sessions_low ?? r.exposed_sessions)} (${n(r.exposed_sessions)} named; ${notNamedResponses(r.exposed_session_not_named!)})` : m(r.exposed_sessions)],
+        ['exposed tenants', (r.exposed_tenants_low ?? r.exposed_tenants) > r.exposed_tenants && registry ? `at least ${n(r.exposed_tenants_low!)} (${n(r.exposed_tenants)} named)` : m(r.exposed_tenants)],
         ['recipient tenants', m(r.recipient_tenants)],
         ['first seen', mt(r.first_seen)],
         ['last seen', mt(r.last_seen)],
@@ -138,8 +144,8 @@ export function renderScope(r: ScopeResult, options: {registry?: boolean; proven
         ['responses carrying another session\'s data', x(e.responses)],
         ['  with a canary marker', m(e.by_canary)],
         ['  by verbatim text only', x(e.by_text_only)],
-        ['sessions whose data reached someone else', x(e.sessions)],
-        ['tenants whose data reached someone else', x(e.source_tenants)],
+        ['sessions whose data reached someone else', (e.session_not_named ?? 0) > 0 && x(0) !== 'unknown' ? `at least ${p(e.sessions_low ?? e.sessions)} (${n(e.sessions)} named; ${notNamedResponses(e.session_not_named!)})` : x(e.sessions)],
+        ['tenants whose data reached someone else', (e.source_tenants_low ?? e.source_tenants) > e.source_tenants && x(0) !== 'unknown' ? `at least ${p(e.source_tenants_low!)} (${n(e.source_tenants)} named)` : x(e.source_tenants)],
         ['tenants that received it', x(e.recipient_tenants)],
         // Text whose source provenance does not name (ambiguous, unknown) is in no session or tenant above.
         ...((e.source_not_named ?? 0) > 0 ? [['responses whose source is not established (in no session or tenant above)', p(e.source_not_named ?? 0)]] : []),
@@ -436,6 +442,17 @@ function undecidedRecords(count: number): string {
   return `${n(count)} ${count === 1 ? 'record' : 'records'} whose status or prompt size is not recorded: whether at risk unknown`
 }
 
+/**
+ * "N sessions of M tenants", or where a marker's source session is not named (cut short of several
+ * sessions' markers) the lower bounds, said as such: never "0 sessions" of a response someone's data reached.
+ */
+function sourcesText(v: CanaryFigures): string {
+  const k = v.exposed_session_not_named ?? 0
+  if (k === 0) return `${count(v.exposed_sessions, 'session')} of ${count(v.exposed_tenants, 'tenant')}`
+  const tenants = v.exposed_tenants_low ?? v.exposed_tenants
+  return `at least ${count(v.exposed_sessions_low ?? v.exposed_sessions, 'session')} of ${tenants > v.exposed_tenants ? 'at least ' : ''}${count(tenants, 'tenant')}`
+}
+
 /** Flows the canary verdict lists; the rest are counted (scope lists them all). */
 const VERDICT_FLOWS = 5
 
@@ -466,8 +483,11 @@ export function renderVerdict(v: CanaryFigures & {
   } else {
     out.push(
       `  ${count(v.contaminated_responses, 'response')} carried another session's canary marker: ${n(v.cross_tenant_responses)} cross-tenant, ${n(v.cross_session_responses)} cross-session.`,
-      `  Data of ${count(v.exposed_sessions, 'session')} of ${count(v.exposed_tenants, 'tenant')} reached ${count(v.recipient_tenants, 'tenant')}; first ${t(v.first_seen)}, last ${t(v.last_seen)}.`,
+      `  Data of ${sourcesText(v)} reached ${count(v.recipient_tenants, 'tenant')}; first ${t(v.first_seen)}, last ${t(v.last_seen)}.`,
     )
+    const unnamed = v.exposed_session_not_named ?? 0
+    if (unnamed > 0)
+      out.push(`  ${unnamed === 1 ? "1 response's source session could not be named: its marker is" : `${unnamed} responses' source sessions could not be named: each marker is`} cut short, a prefix of the markers of several sessions (crosstalk sightings lists the possible sources).`)
     const top = [...v.flows].sort((a, b) => b.responses - a.responses || (a.source_tenant < b.source_tenant ? -1 : a.source_tenant > b.source_tenant ? 1 : 0)).slice(0, VERDICT_FLOWS)
     const name = tenantNames(v.flows.flatMap((f) => [f.source_tenant, f.recipient_tenant]))
     out.push(`  Largest flows (source tenant -> recipient tenant, responses)${v.flows.length > top.length ? `, ${top.length} of ${v.flows.length}` : ''}:`)

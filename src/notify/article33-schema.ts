@@ -27,7 +27,12 @@ export const exposureSchema = z.object({
     .number()
     .int()
     .optional()
-    .describe("of responses, those whose only evidence is verbatim text whose source is not named: the same text in several tenants' prompts (ambiguous) or only in answers whose prompts were not logged (unknown); counted as received, in no flow, no tenant counted as certainly exposed by them"),
+    .describe("of responses, those whose only evidence names no source tenant: verbatim text in several tenants' prompts (ambiguous) or only in answers whose prompts were not logged (unknown), or a canary marker cut short of the markers of several tenants' sessions (marker_source_not_named); counted as received, in no flow, no tenant counted as certainly exposed by them"),
+  session_not_named: z.number().int().optional().describe('of responses, those carrying evidence whose source session is not named (a canary marker cut short of several sessions\' markers; text whose source is not established): sessions is then the named count and sessions_low the lower bound. Absent: none'),
+  marker_session_not_named: z.number().int().optional().describe('of session_not_named, those holding a canary marker cut short of the markers of several sessions (not verbatim text)'),
+  marker_source_not_named: z.number().int().optional().describe('of marker_session_not_named, those whose marker names no tenant either (its possible sources are sessions of several tenants)'),
+  sessions_low: z.number().int().optional().describe('sessions whose data reached another session, at least: the named ones plus those the unnamed evidence shows to be others (absent: sessions)'),
+  source_tenants_low: z.number().int().optional().describe('tenants whose data reached another session, at least (absent: source_tenants)'),
 })
 
 const draftScopeSchema = z

@@ -256,8 +256,11 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   // Another session's personal data matched by value, prompts not logged, texts the search could not
   // compare (none-found.ts): each an open item, whatever markers and verbatim text found.
   if (scope) for (const g of noneFoundGaps(facts, P)) if (g.kind === 'pii_attributed' || g.kind === 'no_request_text' || g.kind === 'not_comparable') L.open('scope', g.item, 'Art. 33(3)(a), 33(4)', g.record_with)
-  const notNamed = exposure?.source_not_named ?? 0
+  // A marker cut short of several customers' sessions' markers names no customer either: it is no verbatim text, and said apart.
+  const markerNotNamed = Math.min(exposure?.marker_source_not_named ?? 0, exposure?.source_not_named ?? 0)
+  const notNamed = (exposure?.source_not_named ?? 0) - markerNotNamed
   if (scope && notNamed > 0) L.open('scope', P.open.sourceNotNamed(notNamed), 'Art. 33(3)(a), 33(4)', 'crosstalk provenance')
+  if (scope && markerNotNamed > 0) L.open('scope', P.open.markerSourceNotNamed(markerNotNamed), 'Art. 33(3)(a), 33(4)', 'crosstalk sightings')
   if (scope && withoutText > 0) L.open('scope', P.open.responsesWithoutText(withoutText), 'Art. 33(3)(a), 33(4)', remediesOf(facts).responses_without_text)
   if (!facts.assessment) L.open('scope', P.open.content, 'Art. 33(3)(a); template 70', 'crosstalk assess --dpc N --special-categories')
   const incidentCategory = exposure && exposure.responses > 0 ? L.stated('nature', P.observedCategory, ['scan.exposure']) : null
@@ -315,7 +318,7 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
 
   // ---- investigation and measures (Art. 33(3)(d)): only what was recorded
   const examined = examinedTotals(facts)
-  if (scope) L.stated('investigation', P.investigation(examined.records, examined.log_files, facts.totals.registry_files, examined.not_scanned, examined.log_file_versions, (scope.exposure?.responses ?? 0) > 0), ['scan.exposure', 'evidence.files'])
+  if (scope) L.stated('investigation', P.investigation(examined.records, examined.log_files, facts.totals.registry_files, examined.not_scanned, examined.log_file_versions, (scope.exposure?.responses ?? 0) > 0, scope.exposure.session_not_named ?? 0), ['scan.exposure', 'evidence.files'])
   // What the verbatim-text search could not look at is said beside "searched for verbatim text": prompts not logged, texts it could not compare.
   if (scope) for (const g of noneFoundGaps(facts, P)) if (g.kind === 'no_request_text' || g.kind === 'not_comparable') L.stated('investigation', g.statement, ['scan.provenance', 'evidence.files'])
   if (scope && facts.totals.registry_files === 0) L.stated('investigation', P.noRegistry, ['evidence.files', 'scan.exposure'])

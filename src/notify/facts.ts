@@ -131,6 +131,8 @@ export interface TenantExposure {
   tenant_id: string
   /** this tenant's sessions whose data reached another session (marker or verbatim text) */
   leaked_sessions: string[]
+  /** responses carrying this tenant's data whose source session is not named (a marker cut short of several of its sessions' markers): a session of it, perhaps one not in leaked_sessions; absent: none */
+  leaked_sessions_not_named?: number
   /** responses (to anyone else) that carried this tenant's data */
   responses_carrying_its_data: number
   /** of which with this tenant's canary marker / by verbatim text only */
@@ -1275,6 +1277,7 @@ function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): Tenan
     return {
       tenant_id: safeId(t),
       leaked_sessions: sorted(out.map((r) => r.source_session)).map(safeLine),
+      leaked_sessions_not_named: new Set(out.filter((r) => r.source_session === null).map((r) => r.record_id)).size,
       responses_carrying_its_data: view.leaked.exposure.responses,
       leaked_by_canary: view.leaked.exposure.by_canary,
       provenance_only_leaked: view.leaked.exposure.by_text_only,

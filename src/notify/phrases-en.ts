@@ -207,6 +207,8 @@ export interface ExposureSide {
   canaries: boolean
   /** of `responses` (received side), those whose only evidence is verbatim text whose source provenance does not name: from no known session */
   notNamed?: number
+  /** of `responses` (leaked side), those whose source session, one of this customer's, is not named (a marker cut short of several of its sessions' markers): `sessions` is then a lower bound */
+  sessionsNotNamed?: number
   /** the exposure is not known (no registry, markers in answers: exposureKnown false): each count is what verbatim text shows, a lower bound */
   atLeast?: boolean
 }
@@ -231,6 +233,18 @@ function fromSides(n: ExposureSide, own: string): string {
 /** "at least " before a count where the exposure is not known (ExposureSide.atLeast). */
 function atLeast(n: ExposureSide): string {
   return n.atLeast ? 'at least ' : ''
+}
+
+/** "at least " before the sessions of a leaked side where a response's source session is not named, or where the exposure is not known. */
+function sessionsAtLeast(n: ExposureSide): string {
+  return n.atLeast || (n.sessionsNotNamed ?? 0) > 0 ? 'at least ' : ''
+}
+
+/** The leaked side's responses whose source session could not be named, said why (a marker cut short), never left as "none". */
+function sessionsNotNamedSentence(n: ExposureSide, whose: string): string {
+  const k = n.sessionsNotNamed ?? 0
+  if (k === 0) return ''
+  return ` ${k === 1 ? "1 response's source session could not be named: it held" : `${k} responses' source sessions could not be named: each held`} a canary marker cut short, a prefix of the markers of several of ${whose} sessions.`
 }
 
 /** The received responses whose source is not established: possibly another customer's data, possibly the controller's own, attributed to no one. */
@@ -320,14 +334,27 @@ export const EN = {
         : e.by_canary === 0 ? `, ${e.responses === 1 ? 'reproducing' : 'each reproducing'} its text verbatim without a canary marker.` : `: ${e.by_canary} of them held that session's canary marker and ${e.by_text_only} reproduced its text verbatim without a marker.`
     }`
     const k = e.source_not_named ?? 0
-    if (k === 0) return `${lead} The data of ${n(e.sessions, 'session')} of ${n(e.source_tenants, 'customer')} reached ${n(e.recipient_tenants, 'receiving customer')}${first ? ` between ${first} and ${last} (UTC)` : ''}${atLeast ? ' by verbatim text; what the marker-shaped tokens found in answers carry, and when, is not known' : ''}.`
+    // Evidence naming no source session is someone's session all the same: the lower bounds, said as such, never "0 sessions".
+    const low = (e.session_not_named ?? 0) > 0
+    const sessionsText = low ? `at least ${count(e.sessions_low ?? e.sessions, 'session')}` : n(e.sessions, 'session')
+    const tenantsText = low && (e.source_tenants_low ?? e.source_tenants) > e.source_tenants ? `at least ${count(e.source_tenants_low!, 'customer')}` : n(e.source_tenants, 'customer')
+    const markers = e.marker_session_not_named ?? 0
+    const cutShort = markers > 0
+      ? ` ${markers === 1 ? "1 response's source session could not be named: it held" : `${markers} responses' source sessions could not be named: each held`} a canary marker cut short, a prefix of the markers of several sessions (the case lists the possible sources).`
+      : ''
+    if (k === 0) return `${lead} The data of ${sessionsText} of ${tenantsText} reached ${n(e.recipient_tenants, 'receiving customer')}${first ? ` between ${first} and ${last} (UTC)` : ''}${atLeast ? ' by verbatim text; what the marker-shaped tokens found in answers carry, and when, is not known' : ''}.${cutShort}`
     // Responses whose source provenance does not name are in no flow: the named sources reached
     // the customers of the flows only, and the others are said apart, naming no one.
     const namedRecipients = new Set(e.flows.map((f) => f.recipient_tenant)).size
     const named = e.sessions > 0 ? ` The data of ${n(e.sessions, 'session')} of ${n(e.source_tenants, 'customer')} reached ${n(namedRecipients, 'receiving customer')}.` : ''
-    const one = k === 1
-    const who = k === e.responses ? (one ? 'It' : 'All of them') : `${k} of them`
-    return `${lead}${named} ${who} carried verbatim text whose source is not established (the same text in several customers' prompts, or only in answers whose prompts were not logged): no customer is named as ${one ? 'its' : 'their'} source.${
+    // A marker cut short of the markers of several customers' sessions names no customer either; it is no verbatim text.
+    const byMarker = Math.min(e.marker_source_not_named ?? 0, k)
+    const byText = k - byMarker
+    const who = (j: number): string => (j === e.responses ? (j === 1 ? 'It' : 'All of them') : `${j} of them`)
+    const text = byText > 0 ? ` ${who(byText)} carried verbatim text whose source is not established (the same text in several customers' prompts, or only in answers whose prompts were not logged): no customer is named as ${byText === 1 ? 'its' : 'their'} source.` : ''
+    const marker = byMarker > 0 ? ` ${who(byMarker)} held a canary marker cut short, a prefix of the markers of several customers' sessions (the case lists the possible sources): no customer is named as ${byMarker === 1 ? 'its' : 'their'} source.` : ''
+    const atLeastSources = low && e.sessions === 0 ? ` The data of ${sessionsText} of ${tenantsText} reached them.` : ''
+    return `${lead}${named}${text}${marker}${atLeastSources}${
       first ? ` ${e.responses === 1 ? 'It was' : 'They were'} served between ${first} and ${last} (UTC).` : ''
     }`
   },
@@ -335,7 +362,7 @@ export const EN = {
   // (its users' data that reached others; what its users were served), never the whole case's.
   controllerExposure: {
     leaked: (n: ExposureSide) =>
-      `${n.atLeast ? 'At least ' : ''}${count(n.responses, 'response')} to other sessions carried data of ${atLeast(n)}${count(n.sessions, 'session')} of this controller's end users (${byEvidence(n, 'its canary marker')}), received in ${sides(n.ownSessions, n.otherSessions, n.others, 'of its own').map((x) => atLeast(n) + x).join(' and in ')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
+      `${n.atLeast ? 'At least ' : ''}${count(n.responses, 'response')} to other sessions carried data of ${sessionsAtLeast(n)}${count(n.sessions, 'session')} of this controller's end users (${byEvidence(n, 'its canary marker')}), received in ${sides(n.ownSessions, n.otherSessions, n.others, 'of its own').map((x) => atLeast(n) + x).join(' and in ')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.${sessionsNotNamedSentence(n, "this controller's")}`,
     received: (n: ExposureSide) =>
       `${n.atLeast ? 'At least ' : ''}${count(n.responses, 'response')} served to this controller's end users carried another session's data (${byEvidence(n, 'a canary marker')}), in ${atLeast(n)}${count(n.sessions, 'session')} of theirs${fromSides(n, 'of its own')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.${notNamedSentence(n, "this controller's own")}`,
     nothingLeaked: "No response to another session was found carrying this controller's data.",
@@ -369,8 +396,9 @@ export const EN = {
   // records and logFiles are what a scan covered; the files ingested and never scanned are said apart (notScannedSentence).
   // versions: the evidence manifest's log rows (a log ingested again once it grew is one file, held in two versions).
   // `affected`: the search found a response carrying another session's data; with none, no sentence speaks of "each affected response".
-  investigation: (records: number, logFiles: number, registryFiles: number, notScanned: NotScanned = {records: 0, files: 0}, versions = logFiles, affected = true) =>
-    `Logs of ${count(records, 'response')} from ${count(logFiles, 'log file')}${versions > logFiles ? ` (${count(versions, 'version')})` : ''} were searched ${registryFiles === 0 ? 'for verbatim text of other sessions (no canary registry: see below)' : `for canary markers (${count(registryFiles, 'canary registry file')}) and for verbatim text of other sessions`}${affected ? '; each affected response, session and customer is identified in the case (evidence annex, SHA-256)' : '; the logs searched are listed in the evidence annex (SHA-256)'}.${notScannedSentence(notScanned)}`,
+  // sourcesNotNamed: responses whose source session could not be named (scan.exposure session_not_named): they are identified, their source is not.
+  investigation: (records: number, logFiles: number, registryFiles: number, notScanned: NotScanned = {records: 0, files: 0}, versions = logFiles, affected = true, sourcesNotNamed = 0) =>
+    `Logs of ${count(records, 'response')} from ${count(logFiles, 'log file')}${versions > logFiles ? ` (${count(versions, 'version')})` : ''} were searched ${registryFiles === 0 ? 'for verbatim text of other sessions (no canary registry: see below)' : `for canary markers (${count(registryFiles, 'canary registry file')}) and for verbatim text of other sessions`}; ${!affected ? 'the logs searched are listed in the evidence annex (SHA-256)' : sourcesNotNamed > 0 ? `each affected response is identified in the case (evidence annex, SHA-256), and so is each session and customer whose data it carried, except the source session of ${count(sourcesNotNamed, 'response')}, which could not be named (the case lists ${sourcesNotNamed === 1 ? 'its' : 'their'} possible sources)` : 'each affected response, session and customer is identified in the case (evidence annex, SHA-256)'}.${notScannedSentence(notScanned)}`,
   // A log source an ingest reached and could not read (a .zst, a broken link, a file refused) was never searched.
   unreadSources: (names: readonly string[]) =>
     `${count(names.length, 'further log source')} (${namedFew(names)}) could not be read and ${names.length === 1 ? 'was' : 'were'} not examined: whether ${names.length === 1 ? 'it holds' : 'they hold'} another session's data is not known.`,
@@ -623,7 +651,7 @@ export const EN = {
     intro: 'We are informing you, as your processor, of a personal data breach affecting data we process for you (GDPR Art. 33(2)). This notice describes only your own exposure: no content of any conversation, no full canary marker and no personal data values, only counts and categories.',
     // The other side counted apart: a customer's own other sessions are not "other customers".
     leaked: (n: ExposureSide) =>
-      `${n.atLeast ? 'At least ' : ''}${count(n.responses, 'response')} to other sessions carried data of ${atLeast(n)}${n.sessions} of your sessions (${byEvidence(n, 'your canary marker')}), received in ${sides(n.ownSessions, n.otherSessions, n.others).map((x) => atLeast(n) + x).join(' and in ')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.`,
+      `${n.atLeast ? 'At least ' : ''}${count(n.responses, 'response')} to other sessions carried data of ${sessionsAtLeast(n)}${n.sessions} of your sessions (${byEvidence(n, 'your canary marker')}), received in ${sides(n.ownSessions, n.otherSessions, n.others).map((x) => atLeast(n) + x).join(' and in ')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.${sessionsNotNamedSentence(n, 'your')}`,
     received: (n: ExposureSide) =>
       `${n.atLeast ? 'At least ' : ''}${count(n.responses, 'response')} your users received carried another session's data (${byEvidence(n, 'a canary marker')}), in ${atLeast(n)}${n.sessions} of your sessions${fromSides(n, 'of yours')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.${notNamedSentence(n, 'your own')}`,
     nothingLeaked: 'No response to another session was found carrying your data.',
@@ -783,6 +811,8 @@ export const EN = {
       `${count(n, 'response')} ${n === 1 ? 'repeats' : 'repeat'} text found in ${tenants} or more customers' sessions, set aside as boilerplate; review ${n === 1 ? 'it' : 'them'} (crosstalk provenance --boilerplate-tenants N, N above ${tenants}: a what-if that stores nothing) and record the outcome`,
     sourceNotNamed: (n: number) =>
       `${count(n, 'response')} carried verbatim text whose source is not established (the same text in several customers' prompts, or only in answers whose prompts were not logged): ${n === 1 ? 'it counts' : 'they count'} as received, and ${n === 1 ? 'its' : 'their'} possible sources, listed by crosstalk provenance, as possibly exposed, not counted above; establish the source and record the outcome`,
+    markerSourceNotNamed: (n: number) =>
+      `${count(n, 'response')} carried a canary marker cut short, a prefix of the markers of several customers' sessions, so no customer is named as ${n === 1 ? 'its' : 'their'} source: ${n === 1 ? 'it counts' : 'they count'} as received, and ${n === 1 ? 'its' : 'their'} possible sources, listed by crosstalk sightings, as possibly exposed, not counted above; establish the source and record the outcome`,
     /** A processor notice: whether this controller's data was among those possible sources. */
     possibleSource: (n: number) =>
       `${count(n, 'response')} in this incident carried verbatim text whose source is not established (the same text in several customers' prompts, or only in answers whose prompts were not logged): whether any of it was your data is not yet established, so your data may have been among its possible sources; we will tell you once the source is established`,

@@ -255,17 +255,31 @@ export const FR: Phrases = {
         : ` : ${e.by_canary} ${un(e.by_canary) ? 'portait' : 'portaient'} le marqueur canari de cette session et ${e.by_text_only} en ${un(e.by_text_only) ? 'reproduisait' : 'reproduisaient'} le texte mot pour mot sans marqueur.`
     }`
     const k = e.source_not_named ?? 0
-    if (k === 0) return `${lead} Les données ${de(e.sessions, 'session')} ${de(e.source_tenants, 'client')} ont atteint ${n(e.recipient_tenants, 'client destinataire', 'clients destinataires')}${first ? ` entre le ${first} et le ${last} (UTC)` : ''}${atLeast ? " par texte reproduit ; ce que portent les jetons en forme de marqueur trouvés dans des réponses, et quand, n'est pas connu" : ''}.`
+    // Une preuve qui ne nomme pas la session source est tout de même la session de quelqu'un : les minima, dits comme tels, jamais « 0 session ».
+    const bas = (e.session_not_named ?? 0) > 0
+    const sessionsDe = bas ? `d'au moins ${compte(e.sessions_low ?? e.sessions, 'session')}` : de(e.sessions, 'session')
+    const clientsDe = bas && (e.source_tenants_low ?? e.source_tenants) > e.source_tenants ? `d'au moins ${compte(e.source_tenants_low!, 'client')}` : de(e.source_tenants, 'client')
+    const marqueurs = e.marker_session_not_named ?? 0
+    const tronque = marqueurs > 0
+      ? ` La session source ${un(marqueurs) ? "d'une réponse n'a pu être nommée : elle contenait" : `de ${marqueurs} réponses n'a pu être nommée : chacune contenait`} un marqueur canari tronqué, préfixe des marqueurs de plusieurs sessions (le dossier liste les sources possibles).`
+      : ''
+    if (k === 0) return `${lead} Les données ${sessionsDe} ${clientsDe} ont atteint ${n(e.recipient_tenants, 'client destinataire', 'clients destinataires')}${first ? ` entre le ${first} et le ${last} (UTC)` : ''}${atLeast ? " par texte reproduit ; ce que portent les jetons en forme de marqueur trouvés dans des réponses, et quand, n'est pas connu" : ''}.${tronque}`
     const destinataires = new Set(e.flows.map((f) => f.recipient_tenant)).size
     const nommees = e.sessions > 0 ? ` Les données ${de(e.sessions, 'session')} ${de(e.source_tenants, 'client')} ont atteint ${n(destinataires, 'client destinataire', 'clients destinataires')}.` : ''
-    const qui = k === e.responses ? (un(k) ? 'Elle' : 'Toutes') : `${k} d'entre elles`
-    return `${lead}${nommees} ${qui} ${un(k) ? 'contenait' : 'contenaient'} un texte mot pour mot dont la source n'est pas établie (le même texte dans les prompts de plusieurs clients, ou seulement dans des réponses dont les prompts n'ont pas été journalisés) : aucun client n'est désigné comme ${un(k) ? 'sa' : 'leur'} source.${
+    // Un marqueur tronqué, préfixe des marqueurs de sessions de plusieurs clients, ne nomme aucun client non plus : ce n'est pas un texte reproduit.
+    const parMarqueur = Math.min(e.marker_source_not_named ?? 0, k)
+    const parTexte = k - parMarqueur
+    const qui = (j: number): string => (j === e.responses ? (un(j) ? 'Elle' : 'Toutes') : `${j} d'entre elles`)
+    const texte = parTexte > 0 ? ` ${qui(parTexte)} ${un(parTexte) ? 'contenait' : 'contenaient'} un texte mot pour mot dont la source n'est pas établie (le même texte dans les prompts de plusieurs clients, ou seulement dans des réponses dont les prompts n'ont pas été journalisés) : aucun client n'est désigné comme ${un(parTexte) ? 'sa' : 'leur'} source.` : ''
+    const marqueur = parMarqueur > 0 ? ` ${qui(parMarqueur)} ${un(parMarqueur) ? 'contenait' : 'contenaient'} un marqueur canari tronqué, préfixe des marqueurs de sessions de plusieurs clients (le dossier liste les sources possibles) : aucun client n'est désigné comme ${un(parMarqueur) ? 'sa' : 'leur'} source.` : ''
+    const auMoins = bas && e.sessions === 0 ? ` Les données ${sessionsDe} ${clientsDe} les ont atteintes.` : ''
+    return `${lead}${nommees}${texte}${marqueur}${auMoins}${
       first ? ` ${un(e.responses) ? 'Elle a été servie' : 'Elles ont été servies'} entre le ${first} et le ${last} (UTC).` : ''
     }`
   },
   controllerExposure: {
     leaked: (n) =>
-      `${n.atLeast ? 'Au moins ' : ''}${compte(n.responses, 'réponse adressée', 'réponses adressées')} à d'autres sessions ${un(n.responses) ? 'contenait' : 'contenaient'} des données ${n.atLeast ? "d'au moins" : 'de'} ${compte(n.sessions, 'session')} des utilisateurs finaux de ce responsable de traitement (${parPreuve(n, 'son marqueur canari')}), ${un(n.responses) ? 'reçue' : 'reçues'} dans ${cotes(n.ownSessions, n.otherSessions, n.others, 'ses').map((x) => (n.atLeast ? 'au moins ' : '') + x).join(' et dans ')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
+      `${n.atLeast ? 'Au moins ' : ''}${compte(n.responses, 'réponse adressée', 'réponses adressées')} à d'autres sessions ${un(n.responses) ? 'contenait' : 'contenaient'} des données ${n.atLeast || (n.sessionsNotNamed ?? 0) > 0 ? "d'au moins" : 'de'} ${compte(n.sessions, 'session')} des utilisateurs finaux de ce responsable de traitement (${parPreuve(n, 'son marqueur canari')}), ${un(n.responses) ? 'reçue' : 'reçues'} dans ${cotes(n.ownSessions, n.otherSessions, n.others, 'ses').map((x) => (n.atLeast ? 'au moins ' : '') + x).join(' et dans ')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
     received: (n) =>
       `${n.atLeast ? 'Au moins ' : ''}${compte(n.responses, 'réponse servie', 'réponses servies')} aux utilisateurs finaux de ce responsable de traitement ${un(n.responses) ? 'contenait' : 'contenaient'} des données d'une autre session (${parPreuve(n, 'un marqueur canari')}), dans ${n.atLeast ? 'au moins ' : ''}${compte(n.sessions, 'de ses sessions', 'de ses sessions')}${deCotes(n, 'ses')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.${sourceNonEtablie(n, 'des siennes')}`,
     nothingLeaked: "Aucune réponse adressée à une autre session ne contenait les données de ce responsable de traitement.",
@@ -292,8 +306,8 @@ export const FR: Phrases = {
   },
   crossBorderRecorded: (yes) => (yes ? "Traitement transfrontalier (art. 4.23), tel qu'enregistré : oui." : "Traitement transfrontalier (art. 4.23), tel qu'enregistré : non."),
   causeCategoryRecorded: (label) => `Cause : ${label}.`,
-  investigation: (records, logFiles, registryFiles, notScanned = {records: 0, files: 0}, versions = logFiles, affected = true) =>
-    `Les journaux de ${compte(records, 'réponse')} (${compte(logFiles, 'fichier')} de journaux${versions > logFiles ? `, ${compte(versions, 'version')}` : ''}) ont été analysés à la recherche ${registryFiles === 0 ? "du texte d'autres sessions reproduit mot pour mot (aucun registre de canaris : voir ci-dessous)" : `des marqueurs canaris (${compte(registryFiles, 'fichier')} de registre) et du texte d'autres sessions reproduit mot pour mot`}${affected ? ' ; chaque réponse, session et client concerné est identifié dans le dossier (annexe des preuves, SHA-256)' : ' ; les journaux analysés sont listés dans l’annexe des preuves (SHA-256)'}.${nonAnalyses(notScanned)}`,
+  investigation: (records, logFiles, registryFiles, notScanned = {records: 0, files: 0}, versions = logFiles, affected = true, sourcesNotNamed = 0) =>
+    `Les journaux de ${compte(records, 'réponse')} (${compte(logFiles, 'fichier')} de journaux${versions > logFiles ? `, ${compte(versions, 'version')}` : ''}) ont été analysés à la recherche ${registryFiles === 0 ? "du texte d'autres sessions reproduit mot pour mot (aucun registre de canaris : voir ci-dessous)" : `des marqueurs canaris (${compte(registryFiles, 'fichier')} de registre) et du texte d'autres sessions reproduit mot pour mot`} ; ${!affected ? 'les journaux analysés sont listés dans l’annexe des preuves (SHA-256)' : sourcesNotNamed > 0 ? `chaque réponse concernée est identifiée dans le dossier (annexe des preuves, SHA-256), ainsi que chaque session et client dont elle portait les données, sauf la session source ${sourcesNotNamed === 1 ? "d'une réponse, qui n'a pu être nommée (le dossier liste ses sources possibles)" : `de ${sourcesNotNamed} réponses, qui n'ont pu être nommées (le dossier liste leurs sources possibles)`}` : 'chaque réponse, session et client concerné est identifié dans le dossier (annexe des preuves, SHA-256)'}.${nonAnalyses(notScanned)}`,
   unreadSources: (names) =>
     `${compte(names.length, 'autre source', 'autres sources')} de journaux (${namedFew(names).replace(/ and (\d+) more$/, ' et $1 autres')}) n'${un(names.length) ? 'a' : 'ont'} pas pu être ${un(names.length) ? 'lue' : 'lues'} et n'${un(names.length) ? 'a' : 'ont'} pas été ${un(names.length) ? 'examinée' : 'examinées'} : on ne sait pas si ${un(names.length) ? 'elle contient' : 'elles contiennent'} des données d'une autre session.`,
   notAllExamined: "non connu : tout n'a pas été examiné (voir les points à compléter)",
@@ -488,7 +502,7 @@ export const FR: Phrases = {
     intro:
       "En tant que sous-traitant, nous vous informons d'une violation de données à caractère personnel touchant des données que nous traitons pour votre compte (RGPD, art. 33.2). Cette notification ne décrit que votre propre exposition : aucun contenu de conversation, aucun marqueur canari complet, aucune valeur de donnée personnelle, seulement des nombres et des catégories.",
     leaked: (n) =>
-      `${n.atLeast ? 'Au moins ' : ''}${compte(n.responses, 'réponse adressée', 'réponses adressées')} à d'autres sessions ${un(n.responses) ? 'contenait' : 'contenaient'} des données ${n.atLeast ? "d'au moins" : 'de'} ${n.sessions} de vos sessions (${parPreuve(n, 'votre marqueur canari')}), ${un(n.responses) ? 'reçue' : 'reçues'} dans ${cotes(n.ownSessions, n.otherSessions, n.others).map((x) => (n.atLeast ? 'au moins ' : '') + x).join(' et dans ')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
+      `${n.atLeast ? 'Au moins ' : ''}${compte(n.responses, 'réponse adressée', 'réponses adressées')} à d'autres sessions ${un(n.responses) ? 'contenait' : 'contenaient'} des données ${n.atLeast || (n.sessionsNotNamed ?? 0) > 0 ? "d'au moins" : 'de'} ${n.sessions} de vos sessions (${parPreuve(n, 'votre marqueur canari')}), ${un(n.responses) ? 'reçue' : 'reçues'} dans ${cotes(n.ownSessions, n.otherSessions, n.others).map((x) => (n.atLeast ? 'au moins ' : '') + x).join(' et dans ')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
     received: (n) =>
       `${n.atLeast ? 'Au moins ' : ''}${compte(n.responses, 'réponse reçue', 'réponses reçues')} par vos utilisateurs ${un(n.responses) ? 'contenait' : 'contenaient'} des données d'une autre session (${parPreuve(n, 'un marqueur canari')}), dans ${n.atLeast ? 'au moins ' : ''}${n.sessions} de vos sessions${deCotes(n, 'vos')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.${sourceNonEtablie(n, 'des vôtres')}`,
     nothingLeaked: "Aucune réponse adressée à une autre session ne contenait vos données.",
@@ -624,6 +638,8 @@ export const FR: Phrases = {
       `${compte(n, 'réponse')} ${un(n) ? 'reprend' : 'reprennent'} un texte présent dans les sessions de ${tenants} clients ou plus, ${un(n) ? 'écartée' : 'écartées'} comme texte standard ; ${un(n) ? "l'examiner" : 'les examiner'} (crosstalk provenance --boilerplate-tenants N, N supérieur à ${tenants} : une simulation qui n'enregistre rien) et consigner le résultat`,
     sourceNotNamed: (n) =>
       `${compte(n, 'réponse')} ${un(n) ? 'contenait' : 'contenaient'} un texte mot pour mot dont la source n'est pas établie (le même texte dans les prompts de plusieurs clients, ou seulement dans des réponses dont les prompts n'ont pas été journalisés) : ${un(n) ? 'elle est comptée' : 'elles sont comptées'} comme reçue${un(n) ? '' : 's'}, et ses sources possibles, listées par crosstalk provenance, comme possiblement exposées, non comptées ci-dessus ; établir la source et consigner le résultat`,
+    markerSourceNotNamed: (n) =>
+      `${compte(n, 'réponse')} ${un(n) ? 'contenait' : 'contenaient'} un marqueur canari tronqué, préfixe des marqueurs de sessions de plusieurs clients, si bien qu'aucun client n'est nommé comme sa source : ${un(n) ? 'elle est comptée' : 'elles sont comptées'} comme reçue${un(n) ? '' : 's'}, et ses sources possibles, listées par crosstalk sightings, comme possiblement exposées, non comptées ci-dessus ; établir la source et consigner le résultat`,
     possibleSource: (n) =>
       `${compte(n, 'réponse')} de cet incident ${un(n) ? 'contenait' : 'contenaient'} un texte mot pour mot dont la source n'est pas établie (le même texte dans les prompts de plusieurs clients, ou seulement dans des réponses dont les prompts n'ont pas été journalisés) : il n'est pas encore établi si vos données en faisaient partie, elles ont donc pu être parmi ses sources possibles ; nous vous le dirons dès que la source sera établie`,
     piiAttributedOnly: (n) =>

@@ -31,7 +31,10 @@ export function rangeText(P: Phrases, r: {low: number; high: number | null}, exp
 export function leakedSide(t: TenantExposure, canaries: boolean, atLeast = false): ExposureSide {
   return {
     ...(atLeast ? {atLeast} : {}),
-    responses: t.responses_carrying_its_data, by_canary: t.leaked_by_canary, by_text_only: t.provenance_only_leaked, sessions: t.leaked_sessions.length,
+    responses: t.responses_carrying_its_data, by_canary: t.leaked_by_canary, by_text_only: t.provenance_only_leaked,
+    // A response whose source session (one of this tenant's) is not named is at least one session, never none.
+    sessions: Math.max(t.leaked_sessions.length, (t.leaked_sessions_not_named ?? 0) > 0 ? 1 : 0),
+    ...((t.leaked_sessions_not_named ?? 0) > 0 ? {sessionsNotNamed: t.leaked_sessions_not_named} : {}),
     ownSessions: t.recipient_sessions_same_tenant, otherSessions: t.recipient_sessions_other_tenants, others: t.recipient_tenants_other, first: t.first_leaked, last: t.last_leaked, canaries,
   }
 }

@@ -75,6 +75,8 @@ export const processorNoticeSchema = z.object({
   what_happened: z.array(z.string()),
   your_data_reached_others: z.object({
     sessions: z.array(z.string()),
+    /** responses carrying the customer's data whose source session, one of its own, could not be named (a marker cut short of several of its sessions' markers): in no entry of `sessions` */
+    sessions_not_named: z.number().int(),
     responses: z.number().int(),
     /** null: the case holds no canary registry (no marker can be attributed), not none */
     by_canary: z.number().int().nullable(),
@@ -430,6 +432,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
     what_happened: happened,
     your_data_reached_others: {
       sessions: t.leaked_sessions,
+      sessions_not_named: t.leaked_sessions_not_named ?? 0,
       responses: t.responses_carrying_its_data,
       by_canary: canaries ? t.leaked_by_canary : null,
       verbatim_only_responses: canaries ? t.provenance_only_leaked : null,

@@ -103,6 +103,18 @@ export function article33View(d: Article33Result): View {
   }
   // What was ingested and never scanned is shown as not examined, beside what was.
   if (d.scope) (view.scope as View).not_examined = d.scope.log_files_not_examined > 0
+  // A response whose source session could not be named (a marker cut short of several sessions' markers, text whose source is not
+  // established) is someone's session all the same: the table gives the lower bound, said as such, never the named count alone.
+  const unnamedSessions = d.scope?.exposure.session_not_named ?? 0
+  if (d.scope && unnamedSessions > 0) {
+    const e = d.scope.exposure
+    const exposure = (view.scope as View).exposure as View
+    const why = fr
+      ? `${e.sessions} nommée(s) ; la session source de ${compte(unnamedSessions, 'réponse')} n'a pu être nommée`
+      : `${e.sessions} named; the source session of ${count(unnamedSessions, 'response')} could not be named`
+    exposure.sessions = escapeMd(`${fr ? 'au moins' : 'at least'} ${e.sessions_low ?? e.sessions} (${why})`)
+    if ((e.source_tenants_low ?? e.source_tenants) > e.source_tenants) exposure.source_tenants = escapeMd(`${fr ? 'au moins' : 'at least'} ${e.source_tenants_low!} (${e.source_tenants} ${fr ? 'nommé(s)' : 'named'})`)
+  }
   // A retry's leak (a duplicate line of a counted request id) is in none of the marker figures: each says so beside its number, never a bare 0.
   const retries = d.scope?.retry_leaks_not_counted ?? 0
   if (d.scope && retries > 0 && d.scope.registry_files > 0) {
@@ -343,6 +355,14 @@ export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string 
   const {reached_others: retriesOut, received: retriesIn} = n.retry_leaks_not_counted
   const emptyOr = (retries: number, none: string): string => (retries > 0 ? escapeMd(P.retriesNotCounted(retries)) : none)
   out.sessions_text = idList(out.sessions as string[]) || emptyOr(retriesOut, P.noneFeminine)
+  // A response whose source session, one of the customer's, could not be named: said beside the list, never "none".
+  const unnamedOut = n.your_data_reached_others.sessions_not_named ?? 0
+  if (unnamedOut > 0) {
+    const said = n.language === 'fr'
+      ? `${unnamedOut} réponse(s) dont la session source, l'une des vôtres, n'a pu être nommée (un marqueur canari tronqué, préfixe des marqueurs de plusieurs de vos sessions)`
+      : `${unnamedOut === 1 ? '1 response' : `${unnamedOut} responses`} whose source session, one of yours, could not be named (a canary marker cut short, a prefix of the markers of several of your sessions)`
+    out.sessions_text = (out.sessions as string[]).length > 0 ? `${out.sessions_text as string}${n.language === 'fr' ? ' ; et ' : '; and '}${escapeMd(said)}` : escapeMd(said)
+  }
   out.markers_text = (out.markers_truncated as string[]).join(', ') || (n.canary_registry ? emptyOr(retriesOut, P.none) : n.language === 'fr' ? 'sans objet : aucun registre de canaris dans le dossier' : 'not applicable: the case holds no canary registry')
   inn.sessions_text = idList(inn.sessions as string[]) || emptyOr(retriesIn, P.noneFeminine)
   if (retriesOut > 0) out.responses = escapeMd(P.notCountingRetries(String(n.your_data_reached_others.responses), retriesOut))

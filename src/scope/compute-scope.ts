@@ -13,7 +13,7 @@ import {
   type ScopeInputs,
 } from './scope-data.js'
 import type {DetectionCoverage} from '../detect/coverage.js'
-import {computeExposure, eachExposureRow, type Exposure} from './exposure.js'
+import {computeExposure, eachExposureRow, sourceBounds, type Exposure} from './exposure.js'
 
 export type {AtRiskGroup} from './scope-data.js'
 export type {Exposure, ExposureFlow} from './exposure.js'
@@ -85,6 +85,16 @@ export interface ScopeResult {
   at_risk_responses: number | null
   flows: ScopeFlow[]
   // ---- extensions ----
+  /**
+   * Contaminated responses holding a marker whose source session is not named (cut short of the
+   * markers of several sessions): `exposed_sessions` counts named sessions only, so it is then
+   * not the whole. Absent: none.
+   */
+  exposed_session_not_named?: number
+  /** exposed sessions at least, counting the unnamed ones that cannot be among those named (exposure.ts sourceBounds); present with exposed_session_not_named */
+  exposed_sessions_low?: number
+  /** exposed tenants at least (1 where no tenant is named and a marker's owner is not); present with exposed_session_not_named */
+  exposed_tenants_low?: number
   /** all evidence, canary and verbatim text together: the one set of numbers every draft and notice uses */
   exposure: Exposure
   pool_tokens: number | null
@@ -242,7 +252,8 @@ function piiAttributedOnly(pii: readonly PiiScopeRow[], leaked: ReadonlySet<numb
 /** What the canary markers alone say: scope's contract figures, and the whole of the canary verdict triage prints first. */
 export type CanaryFigures = Pick<
   ScopeResult,
-  'contaminated_responses' | 'cross_tenant_responses' | 'cross_session_responses' | 'exposed_sessions' | 'exposed_tenants' | 'recipient_tenants' | 'first_seen' | 'last_seen' | 'flows'
+  | 'contaminated_responses' | 'cross_tenant_responses' | 'cross_session_responses' | 'exposed_sessions' | 'exposed_tenants' | 'recipient_tenants' | 'first_seen' | 'last_seen' | 'flows'
+  | 'exposed_session_not_named' | 'exposed_sessions_low' | 'exposed_tenants_low'
 >
 
 /** Pure: the canary figures of the contaminating sightings (cross_session and cross_tenant rows). */
@@ -251,6 +262,8 @@ export type CanaryRow = Pick<ContaminationRow, 'record_id' | 'class' | 'source_s
 export function canaryFigures(contamination: readonly CanaryRow[]): CanaryFigures {
   const ids = (rows: readonly CanaryRow[]): number => new Set(rows.map((c) => c.record_id)).size
   const seen = minMax(contamination.map((c) => c.ts_ms))
+  const notNamed = ids(contamination.filter((c) => c.source_session === null))
+  const bounds = notNamed > 0 ? sourceBounds(contamination) : null
   return {
     contaminated_responses: ids(contamination),
     cross_tenant_responses: ids(contamination.filter((c) => c.class === 'cross_tenant')),
@@ -264,6 +277,8 @@ export function canaryFigures(contamination: readonly CanaryRow[]): CanaryFigure
     first_seen: iso(seen?.[0]),
     last_seen: iso(seen?.[1]),
     flows: countFlows(contamination),
+    // A marker whose session is not named is still someone's session: the figures above are then named ones, beside their lower bounds.
+    ...(bounds ? {exposed_session_not_named: notNamed, exposed_sessions_low: bounds.sessions_low, exposed_tenants_low: bounds.tenants_low} : {}),
   }
 }
 
@@ -434,12 +449,17 @@ function estimates(inputs: ScopeInputs, ids: ResponseSets): {data_subjects: Scop
   const namedProvenance = provenance.filter((p) => p.source_session !== null)
   const provSources = sourceSessions(namedProvenance).size
   sourceSessions(namedProvenance, confirmed)
-  const notNamed = new Set<number>()
-  for (const p of provenance) if (p.source_session === null) notNamed.add(p.record_id)
-  for (const c of contamination) if (c.source_session === null) notNamed.add(c.record_id)
-  // Someone's data reached each of those responses; where no source is named at all that is at
-  // least one session, otherwise it may be one already counted.
-  const low = confirmed.size + (confirmed.size === 0 && notNamed.size > 0 ? 1 : 0)
+  // Evidence that names no source session, by kind: verbatim text whose source is ambiguous or
+  // unknown (provenance), and a canary marker cut short of the markers of several sessions.
+  const textNotNamed = new Set<number>()
+  for (const p of provenance) if (p.source_session === null) textNotNamed.add(p.record_id)
+  const markerNotNamed = new Set<number>()
+  for (const c of contamination) if (c.source_session === null) markerNotNamed.add(c.record_id)
+  // Someone's data reached each of those responses: at least one session where none counted can
+  // be it (no session counted at all, or none of the marker's tenant), otherwise it may be one
+  // already counted (exposure.ts sourceBounds, as scope's exposure counts them).
+  const low = sourceBounds([...contamination, ...provenance]).sessions_low
+  const extra = low - confirmed.size
 
   const leakedResponses = ids.leaked
   const provSourceRecords = new Set<number>()
@@ -481,13 +501,7 @@ function estimates(inputs: ScopeInputs, ids: ResponseSets): {data_subjects: Scop
       method:
         'One session is counted as one data subject (the end user of that conversation; people named inside the content are not counted). ' +
         SUBJECTS_LOW +
-        (notNamed.size > 0
-          ? `${notNamed.size === 1 ? 'One response repeats' : `${notNamed.size} responses repeat`} another session's text whose source cannot be named (several tenants' texts alike, or only answers whose prompts were not logged): ${
-              confirmed.size === 0
-                ? `${notNamed.size === 1 ? 'it counts' : 'they count'} as one session, since someone's data reached ${notNamed.size === 1 ? 'it' : 'them'}`
-                : `${notNamed.size === 1 ? 'it adds' : 'they add'} none, since ${notNamed.size === 1 ? 'it' : 'they'} may hold data of sessions already counted`
-            }. `
-          : '') +
+        unnamedSentence(textNotNamed.size, markerNotNamed.size, extra, confirmed.size) +
         (high === null
           ? unbounded('exposure')
           : 'high: distinct sessions whose prompts were served by a decode node with at-risk or contaminated responses' +
@@ -496,7 +510,8 @@ function estimates(inputs: ScopeInputs, ids: ResponseSets): {data_subjects: Scop
       evidence: {
         sighting_source_sessions: markerSources,
         provenance_source_sessions: provSources,
-        provenance_source_not_named_responses: notNamed.size,
+        provenance_source_not_named_responses: textNotNamed.size,
+        sighting_source_session_not_named_responses: markerNotNamed.size,
         exposure_sessions: high === null ? null : exposure,
         exposure_node_windows: high === null ? null : windows,
         pool_tokens: pool,
@@ -521,6 +536,25 @@ function estimates(inputs: ScopeInputs, ids: ResponseSets): {data_subjects: Scop
       },
     },
   }
+}
+
+/**
+ * The data-subjects method's sentence on responses whose source session cannot be named, by kind
+ * (verbatim text whose source is ambiguous or unknown; a canary marker cut short of the markers of
+ * several sessions), and how they are counted: `extra` sessions beyond the `named` ones.
+ */
+function unnamedSentence(text: number, marker: number, extra: number, named: number): string {
+  const parts = [
+    text > 0 ? `${text === 1 ? 'One response repeats' : `${text} responses repeat`} another session's text whose source cannot be named (several tenants' texts alike, or only answers whose prompts were not logged)` : null,
+    marker > 0 ? `${marker === 1 ? 'One response holds' : `${marker} responses hold`} a canary marker cut short, a prefix of the markers of several sessions, so whose session it is cannot be named (the case lists its possible sources)` : null,
+  ].filter((x): x is string => x !== null)
+  if (parts.length === 0) return ''
+  const one = text + marker === 1
+  const clause =
+    extra > 0
+      ? `${one ? 'it counts' : 'they count'} as ${extra === 1 ? 'one session' : `${extra} sessions`}, since someone's data reached ${one ? 'it' : 'them'}${named > 0 ? ` and the sessions counted cannot be ${one ? 'its' : 'their'} source` : ''}`
+      : `${one ? 'it adds' : 'they add'} none, since ${one ? 'it' : 'they'} may hold data of sessions already counted`
+  return parts.length === 1 ? `${parts[0]}: ${clause}. ` : `${parts.join('. ')}. ${clause.charAt(0).toUpperCase()}${clause.slice(1)}. `
 }
 
 function bugWindow(contamination: ContaminationRow[], provenance: ProvenanceRow[], atRisk: AtRiskGroup[] | null): ScopeResult['bug_window'] {

@@ -53,6 +53,61 @@ export interface Exposure {
    * count as received, in no flow, and no tenant's data is counted as certainly exposed by them.
    */
   source_not_named?: number
+  /**
+   * of `responses`, those carrying evidence whose source session is not named (a canary marker
+   * cut short of several sessions' markers; text whose source is ambiguous or unknown): someone's
+   * session reached each, so `sessions_low` counts at least one for them where none already
+   * counted can be it. Absent: none.
+   */
+  session_not_named?: number
+  /** of `session_not_named`, those carrying a canary marker cut short of several sessions' markers (not verbatim text) */
+  marker_session_not_named?: number
+  /** of `marker_session_not_named`, those whose marker names no tenant either (its candidates are several tenants' sessions) */
+  marker_source_not_named?: number
+  /** distinct sessions whose data reached another session, at least: `sessions` plus those the unnamed evidence shows to be others (absent: `sessions`) */
+  sessions_low?: number
+  /** tenants whose data reached another session, at least: `source_tenants`, or 1 where none is named and a response's source is not */
+  source_tenants_low?: number
+}
+
+/** One row of evidence, as far as its source goes ('' or null: not named). */
+export interface SourceOfRow {
+  source_tenant: string | null
+  source_session: string | null
+}
+
+/**
+ * The lower bounds of the sessions and tenants whose data reached another session, where some
+ * evidence names no source session. Every named session counts. A row naming its tenant and not
+ * its session (a marker cut short of markers of several of that tenant's sessions) is one more
+ * session where no session of that tenant is already counted (it cannot be one of them); a row
+ * naming neither counts one session and one tenant only where nothing else is counted (it may be
+ * any of them). Never zero where someone's data was seen to reach another session.
+ */
+export function sourceBounds(rows: Iterable<SourceOfRow>): {sessions: number; sessions_low: number; tenants: number; tenants_low: number; unnamed_rows: number} {
+  const sessions = new DistinctPairs()
+  const tenantsOfSessions = new Set<string>()
+  const tenants = new Set<string>()
+  const tenantOnly = new Set<string>()
+  let noTenant = false
+  let unnamed = 0
+  for (const r of rows) {
+    const t = r.source_tenant ?? ''
+    if (r.source_session === null || t === '') unnamed++
+    if (t === '') {
+      noTenant = true
+      continue
+    }
+    tenants.add(t)
+    if (r.source_session === null) tenantOnly.add(t)
+    else {
+      sessions.add(t, r.source_session)
+      tenantsOfSessions.add(t)
+    }
+  }
+  let sessionsLow = sessions.size + [...tenantOnly].filter((t) => !tenantsOfSessions.has(t)).length
+  if (sessionsLow === 0 && noTenant) sessionsLow = 1
+  return {sessions: sessions.size, sessions_low: sessionsLow, tenants: tenants.size, tenants_low: tenants.size === 0 && noTenant ? 1 : tenants.size, unnamed_rows: unnamed}
 }
 
 const fromSighting = (c: ContaminationRow): ExposureRow => ({
@@ -99,7 +154,18 @@ export function computeExposure(rows: Iterable<ExposureRow>): Exposure {
   const recipients = new Set<string>()
   const flows = new PairMap<{source_tenant: string; recipient_tenant: string; ids: Set<number>}>()
   const named = new Set<number>()
+  const sessionNotNamed = new Set<number>()
+  const markerNotNamed = new Set<number>()
+  const markerNoTenant = new Set<number>()
+  const bounds: SourceOfRow[] = []
   for (const r of rows) {
+    if (r.source_session === null || r.source_tenant === '') {
+      // Kept for the bounds only where the row names no session: the named ones are counted in `sessions`.
+      bounds.push({source_tenant: r.source_tenant, source_session: r.source_session})
+      sessionNotNamed.add(r.record_id)
+      if (r.by === 'canary') markerNotNamed.add(r.record_id)
+      if (r.by === 'canary' && r.source_tenant === '') markerNoTenant.add(r.record_id)
+    }
     responses.add(r.record_id)
     if (r.by === 'canary') canary.add(r.record_id)
     recipients.add(r.recipient_tenant)
@@ -108,7 +174,10 @@ export function computeExposure(rows: Iterable<ExposureRow>): Exposure {
     if (r.source_tenant === '') continue
     named.add(r.record_id)
     // A marker cut short of markers of several sessions of one tenant names the tenant, not the session.
-    if (r.source_session !== null) sessions.add(r.source_tenant, r.source_session)
+    if (r.source_session !== null) {
+      sessions.add(r.source_tenant, r.source_session)
+      bounds.push({source_tenant: r.source_tenant, source_session: r.source_session})
+    }
     sources.add(r.source_tenant)
     flows.at(r.source_tenant, r.recipient_tenant, () => ({source_tenant: r.source_tenant, recipient_tenant: r.recipient_tenant, ids: new Set()})).ids.add(r.record_id)
   }
@@ -123,7 +192,14 @@ export function computeExposure(rows: Iterable<ExposureRow>): Exposure {
       .map(([, , f]) => ({source_tenant: f.source_tenant, recipient_tenant: f.recipient_tenant, responses: f.ids.size}))
       .sort((a, b) => byText(a.source_tenant, b.source_tenant) || byText(a.recipient_tenant, b.recipient_tenant)),
     source_not_named: responses.size - named.size,
+    // Present only where some evidence names no source session: elsewhere every bound is the named count.
+    ...(sessionNotNamed.size > 0 ? {session_not_named: sessionNotNamed.size, marker_session_not_named: markerNotNamed.size, marker_source_not_named: markerNoTenant.size, ...boundsOf(bounds)} : {}),
   }
+}
+
+function boundsOf(rows: SourceOfRow[]): {sessions_low: number; source_tenants_low: number} {
+  const b = sourceBounds(rows)
+  return {sessions_low: b.sessions_low, source_tenants_low: b.tenants_low}
 }
 
 /**

@@ -1,0 +1,119 @@
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {renderScope, renderVerdict} from '../../src/cli/render-scope.js'
+import {scanCase} from '../../src/detect/scan-case.js'
+import {buildArticle33} from '../../src/notify/article33.js'
+import {buildFacts, loadFactsInputs} from '../../src/notify/facts.js'
+import {openIncident} from '../../src/notify/incident.js'
+import {buildProcessorNotice} from '../../src/notify/processor-notice.js'
+import {buildRegisterEntry} from '../../src/notify/register.js'
+import {renderArticle33Markdown, renderProcessorNoticeMarkdown, renderRegisterMarkdown} from '../../src/notify/render-markdown.js'
+import {canaryFigures, computeScope} from '../../src/scope/compute-scope.js'
+import {loadScopeInputs} from '../../src/scope/scope-data.js'
+import {makeCase, type TestCase} from '../helpers/case-builder.js'
+
+// A response carries a canary marker cut short (18 hex digits) that prefixes the registered markers
+// of two sessions: its source session cannot be named (and, where the two are of two tenants, nor
+// its tenant). Someone's session reached it all the same: no figure may say "0 sessions" (or "0
+// customers") of it, and no sentence may describe it as verbatim text.
+
+const S1 = 'CANARY-0123456789abcdef01aaaaaaaaaa'
+const S2 = 'CANARY-0123456789abcdef01bbbbbbbbbb'
+const CUT = 'CANARY-0123456789abcdef01'
+const OWN = 'CANARY-fedcba9876543210fedcba98'
+const NOW = new Date('2026-11-02T12:00:00Z')
+const LEASE = 'Please review the lease agreement for the warehouse on Harbour Street and confirm the renewal terms with Margaret before the Thursday board meeting starts'
+
+/** `twoTenants`: S2 belongs to tB (the cut-short marker names no tenant); `alsoText`: tA/s1's prompt is repeated verbatim to tB too. */
+async function build(options: {twoTenants?: boolean; alsoText?: boolean; role?: 'controller' | 'processor'} = {}): Promise<TestCase> {
+  const c = makeCase()
+  await c.addCanaries([[S1, 'tA', 's1'], [S2, options.twoTenants ? 'tB' : 'tA', 's2'], [OWN, 'tC', 's3']])
+  await c.addFile([
+    {request_id: 'r0', ts_ms: Date.parse('2026-11-01T09:00:00Z'), tenant_id: 'tA', session_id: 's1', request_text: `${S1} ${LEASE}`, response_text: 'Noted, I will help.'},
+    {request_id: 'r1', ts_ms: Date.parse('2026-11-01T10:00:00Z'), tenant_id: 'tC', session_id: 's3', request_text: `hello ${OWN}`, response_text: `Sure. ${CUT} was cut`},
+    ...(options.alsoText ? [{request_id: 'r2', ts_ms: Date.parse('2026-11-01T10:05:00Z'), tenant_id: 'tC', session_id: 's3', request_text: 'hello again', response_text: `Here: ${LEASE}`}] : []),
+  ])
+  scanCase(c.db, {now: new Date('2026-11-02T09:00:00.000Z')})
+  openIncident(c.db, {title: 'Leak', role: options.role ?? 'controller', awareAt: new Date('2026-11-02T08:00:00Z'), now: new Date('2026-11-02T10:00:00Z')})
+  return c
+}
+
+describe('a cut-short marker whose source session is not named (two sessions of one tenant)', () => {
+  let c: TestCase
+  beforeAll(async () => (c = await build()), 60_000)
+  afterAll(() => c?.close())
+
+  it('scope counts at least one session, and says the named count is not the whole', () => {
+    const s = computeScope(loadScopeInputs(c.db))
+    expect(s.contaminated_responses).toBe(1)
+    expect(s.exposed_sessions).toBe(0)
+    expect(s).toMatchObject({exposed_session_not_named: 1, exposed_sessions_low: 1, exposed_tenants_low: 1})
+    expect(s.exposure).toMatchObject({sessions: 0, session_not_named: 1, marker_session_not_named: 1, marker_source_not_named: 0, sessions_low: 1, source_tenants_low: 1})
+    expect(s.data_subjects.low).toBe(1)
+    const console = renderScope(s)
+    expect(console).toMatch(/exposed sessions +at least 1 \(0 named; 1 response's source session could not be named\)/)
+    expect(console).toMatch(/sessions whose data reached someone else +at least 1 \(0 named/)
+  })
+
+  it('the triage verdict says "at least 1 session" and why, never "0 sessions"', () => {
+    const v = renderVerdict({...canaryFigures(loadScopeInputs(c.db).contamination), basis: 'scan', canaries: 3, unreadable_files: [], quarantined_lines: 0})
+    expect(v).not.toMatch(/Data of 0 sessions/)
+    expect(v).toContain('Data of at least 1 session of 1 tenant reached 1 tenant')
+    expect(v).toContain("1 response's source session could not be named: its marker is cut short, a prefix of the markers of several sessions")
+  })
+
+  it('the data-subjects evidence counts the sighting apart from provenance, and the method words it as a cut-short marker', () => {
+    const ds = computeScope(loadScopeInputs(c.db)).data_subjects
+    expect(ds.evidence.provenance_source_not_named_responses).toBe(0)
+    expect(ds.evidence.sighting_source_session_not_named_responses).toBe(1)
+    expect(ds.method).not.toContain("repeats another session's text")
+    expect(ds.method).toContain('One response holds a canary marker cut short, a prefix of the markers of several sessions, so whose session it is cannot be named')
+  })
+
+  it('the Article 33 draft and the register say at least 1 session, and that its source session could not be named', () => {
+    const facts = buildFacts(loadFactsInputs(c.db), NOW)
+    const md = renderArticle33Markdown(buildArticle33(facts, {language: 'en'}))
+    expect(md).not.toMatch(/data of 0 sessions/i)
+    expect(md).toContain('The data of at least 1 session of 1 customer reached 1 receiving customer')
+    expect(md).toContain("1 response's source session could not be named: it held a canary marker cut short")
+    expect(md).toContain('| Sessions whose data reached someone else | at least 1 (0 named; the source session of 1 response could not be named) |')
+    expect(md).not.toContain('each affected response, session and customer is identified in the case')
+    const fr = renderArticle33Markdown(buildArticle33(facts, {language: 'fr'}))
+    expect(fr).not.toMatch(/Les données de 0 session/)
+    expect(fr).toContain("Les données d'au moins 1 session de 1 client ont atteint")
+    const register = renderRegisterMarkdown(buildRegisterEntry(facts, {language: 'en'}))
+    expect(register).not.toMatch(/data of 0 sessions/i)
+    expect(register).toContain('The data of at least 1 session of 1 customer')
+  })
+
+  it('the notice to the source customer says at least one of its sessions, never 0 or "none"', async () => {
+    const p = await build({role: 'processor'})
+    const facts = buildFacts(loadFactsInputs(p.db), NOW)
+    p.close()
+    const n = buildProcessorNotice(facts, 'tA', {language: 'en'})
+    expect(n.your_data_reached_others.sessions).toEqual([])
+    expect(n.your_data_reached_others.sessions_not_named).toBe(1)
+    const md = renderProcessorNoticeMarkdown(n)
+    expect(md).not.toContain('data of 0 of your sessions')
+    expect(md).toContain('carried data of at least 1 of your sessions')
+    expect(md).not.toMatch(/Your sessions whose data appeared in another session's response: none/)
+    expect(md).toContain("Your sessions whose data appeared in another session's response: 1 response whose source session, one of yours, could not be named")
+  })
+})
+
+describe('a cut-short marker that prefixes markers of two tenants', () => {
+  let c: TestCase
+  beforeAll(async () => (c = await build({twoTenants: true})), 60_000)
+  afterAll(() => c?.close())
+
+  it('counts at least 1 session of at least 1 tenant, and words it as a marker, not verbatim text', () => {
+    const s = computeScope(loadScopeInputs(c.db))
+    expect(s).toMatchObject({exposed_sessions: 0, exposed_tenants: 0, exposed_sessions_low: 1, exposed_tenants_low: 1})
+    expect(s.exposure).toMatchObject({sessions: 0, source_tenants: 0, source_not_named: 1, marker_source_not_named: 1, sessions_low: 1, source_tenants_low: 1})
+    const v = renderVerdict({...canaryFigures(loadScopeInputs(c.db).contamination), basis: 'scan', canaries: 3, unreadable_files: [], quarantined_lines: 0})
+    expect(v).toContain('Data of at least 1 session of at least 1 tenant reached 1 tenant')
+    const md = renderArticle33Markdown(buildArticle33(buildFacts(loadFactsInputs(c.db), NOW), {language: 'en'}))
+    expect(md).not.toContain('verbatim text whose source is not established')
+    expect(md).toContain("It held a canary marker cut short, a prefix of the markers of several customers' sessions")
+    expect(md).toContain('| Customers whose data reached someone else | at least 1 (0 named) |')
+  })
+})
