@@ -7,7 +7,7 @@ import {recordTextLoader} from '../evidence/record-texts.js'
 import {listReplayResults, type StoredReplayResult} from '../replay/replay-store.js'
 import {wilsonInterval} from '../replay/wilson.js'
 import {computeScope, minMax, SUBJECTS_LOW, type Exposure, type ScopeFlow, type ScopeResult} from '../scope/compute-scope.js'
-import {exposureRows, exposureTenants, type ExposureRow} from '../scope/exposure.js'
+import {exposureRows, exposureTenants, sourceBounds, type ExposureRow} from '../scope/exposure.js'
 import {loadScopeInputs, type ScopeInputs} from '../scope/scope-data.js'
 import {concernedTenants, retryConcerns, retryLeaks, tenantUnexaminedDuplicates, type RetryLeak} from '../scope/retry-leaks.js'
 import type {LeakingDuplicate} from '../detect/conflicting-duplicates.js'
@@ -1264,7 +1264,10 @@ function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): Tenan
     const fromSame = new Set(inn.filter((r) => r.source_tenant === t).map((r) => r.source_session))
     // Verbatim text whose source provenance does not name is from no known session: neither another customer's nor its own.
     const unnamed = (r: ExposureRow): boolean => r.by === 'text' && r.source_tenant === ''
-    const fromOther = new Set(inn.filter((r) => r.source_tenant !== t && !unnamed(r)).map((r) => JSON.stringify([r.source_tenant, r.source_session])))
+    // Per other customer, a source session that is not named (a marker cut short of several of its sessions' markers) is one
+    // more only where none of that customer's is counted (sourceBounds), as the tenant view's counterparts count them.
+    const fromOtherRows = inn.filter((r) => r.source_tenant !== t && !unnamed(r))
+    const fromOther = {size: [...new Set(fromOtherRows.map((r) => r.source_tenant))].reduce((k, o) => k + (o === '' ? 1 : sourceBounds(fromOtherRows.filter((r) => r.source_tenant === o)).sessions_low), 0)}
     const namedIn = new Set(inn.filter((r) => !unnamed(r)).map((r) => r.record_id))
     // A personal-data finding the detector could not attribute (source null) is someone else's where
     // the response carried another session's data (as scope's categories count it): the side is the response's.

@@ -1,6 +1,7 @@
 import {InputError} from '../errors.js'
 import type {CaseDb} from '../store/open-case.js'
 import {giveTenantLabels, storedTenantLabels, type TenantLabelNumbers} from '../store/tenant-labels.js'
+import {sourceBounds, type SourceOfRow} from './exposure.js'
 import {byText, iso, loadExposureInputs, minMax, sessionKey, type ContaminationRow, type ProvenanceRow, type ScopeInputs} from './scope-data.js'
 import {quoted} from '../util/sanitize.js'
 import {tenantRetryLeaks, tenantUnexaminedDuplicates, type TenantRetryLeaks, type TenantUnexaminedDuplicates} from './retry-leaks.js'
@@ -206,8 +207,8 @@ export function computeTenantView(inputs: ScopeInputs, options: TenantViewOption
   return {
     tenant,
     tenants_revealed: Boolean(options.revealTenants),
-    received: direction(received, tenant, (r) => r.source_tenant ?? '', (r) => sessionKey(r.recipient_tenant, r.recipient_session), (r) => sessionKey(r.source_tenant, r.source_session), name),
-    leaked: direction(leaked, tenant, (r) => r.recipient_tenant, (r) => sessionKey(r.source_tenant, r.source_session), (r) => sessionKey(r.recipient_tenant, r.recipient_session), name),
+    received: direction(received, tenant, (r) => r.source_tenant ?? '', recipientOf, sourceOf, name),
+    leaked: direction(leaked, tenant, (r) => r.recipient_tenant, sourceOf, recipientOf, name),
     at_risk_responses: atRisk,
     // Known where the at-risk figure is not: logs without a status leave every such record open, and say how many (as the whole case's count does).
     at_risk_unknown_records: inputs.atRiskUndecidedByTenant === null ? null : (inputs.atRiskUndecidedByTenant.get(tenant) ?? 0),
@@ -216,12 +217,25 @@ export function computeTenantView(inputs: ScopeInputs, options: TenantViewOption
   }
 }
 
+const sourceOf = (r: Row): SourceOfRow => ({source_tenant: r.source_tenant, source_session: r.source_session})
+const recipientOf = (r: Row): SourceOfRow => ({source_tenant: r.recipient_tenant, source_session: r.recipient_session})
+
+/**
+ * Distinct sessions among the rows' sessions (one side of each). A source session that is not named
+ * (a marker cut short of the markers of several of a tenant's sessions; text whose source is not
+ * established) is one session only where none counted can be it (exposure.ts sourceBounds): it may
+ * be one of them, and is never one more by default.
+ */
+function sessionCount(rows: readonly Row[], session: (r: Row) => SourceOfRow): number {
+  return sourceBounds(rows.map(session)).sessions_low
+}
+
 function direction(
   rows: Row[],
   tenant: string,
   other: (r: Row) => string,
-  ownSession: (r: Row) => string,
-  otherSession: (r: Row) => string,
+  ownSession: (r: Row) => SourceOfRow,
+  otherSession: (r: Row) => SourceOfRow,
   name: (t: string) => string,
 ): TenantDirection {
   const sightings = rows.filter((r) => r.kind === 'sighting') as Array<ContaminationRow & Row>
@@ -241,7 +255,7 @@ function direction(
         same_tenant: o === tenant,
         responses: ids(s).size,
         provenance_responses: ids(prov.filter((r) => other(r) === o)).size,
-        sessions: new Set(rows.filter((r) => other(r) === o).map(otherSession)).size,
+        sessions: sessionCount(rows.filter((r) => other(r) === o), otherSession),
         first_seen: iso(t?.[0]),
         last_seen: iso(t?.[1]),
         exposure_responses: ids(all).size,
@@ -254,8 +268,8 @@ function direction(
     responses: marked.size,
     cross_tenant_responses: ids(sightings.filter((r) => r.class === 'cross_tenant')).size,
     cross_session_responses: ids(sightings.filter((r) => r.class === 'cross_session')).size,
-    own_sessions: new Set(sightings.map(ownSession)).size,
-    other_sessions: new Set(sightings.map(otherSession)).size,
+    own_sessions: sessionCount(sightings, ownSession),
+    other_sessions: sessionCount(sightings, otherSession),
     other_tenants: new Set(sightings.map(other).filter((o) => o !== tenant)).size,
     first_seen: iso(seen?.[0]),
     last_seen: iso(seen?.[1]),
@@ -267,7 +281,7 @@ function direction(
   }
 }
 
-function exposureCount(rows: Row[], tenant: string, other: (r: Row) => string, ownSession: (r: Row) => string, otherSession: (r: Row) => string): TenantExposureCount {
+function exposureCount(rows: Row[], tenant: string, other: (r: Row) => string, ownSession: (r: Row) => SourceOfRow, otherSession: (r: Row) => SourceOfRow): TenantExposureCount {
   const all = new Set(rows.map((r) => r.record_id))
   const canary = new Set(rows.filter((r) => r.kind === 'sighting').map((r) => r.record_id))
   const seen = minMax(rows.map((r) => r.ts_ms))
@@ -275,8 +289,8 @@ function exposureCount(rows: Row[], tenant: string, other: (r: Row) => string, o
     responses: all.size,
     by_canary: canary.size,
     by_text_only: all.size - canary.size,
-    own_sessions: new Set(rows.map(ownSession)).size,
-    other_sessions: new Set(rows.map(otherSession)).size,
+    own_sessions: sessionCount(rows, ownSession),
+    other_sessions: sessionCount(rows, otherSession),
     other_tenants: new Set(rows.map(other).filter((o) => o !== tenant && o !== '')).size,
     first_seen: iso(seen?.[0]),
     last_seen: iso(seen?.[1]),

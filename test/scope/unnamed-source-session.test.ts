@@ -9,6 +9,7 @@ import {buildRegisterEntry} from '../../src/notify/register.js'
 import {renderArticle33Markdown, renderProcessorNoticeMarkdown, renderRegisterMarkdown} from '../../src/notify/render-markdown.js'
 import {canaryFigures, computeScope} from '../../src/scope/compute-scope.js'
 import {loadScopeInputs} from '../../src/scope/scope-data.js'
+import {computeTenantView} from '../../src/scope/tenant-view.js'
 import {makeCase, type TestCase} from '../helpers/case-builder.js'
 
 // A response carries a canary marker cut short (18 hex digits) that prefixes the registered markers
@@ -115,5 +116,22 @@ describe('a cut-short marker that prefixes markers of two tenants', () => {
     expect(md).not.toContain('verbatim text whose source is not established')
     expect(md).toContain("It held a canary marker cut short, a prefix of the markers of several customers' sessions")
     expect(md).toContain('| Customers whose data reached someone else | at least 1 (0 named) |')
+  })
+})
+
+describe("a tenant's view where a cut-short marker's session may be one already named", () => {
+  let c: TestCase
+  beforeAll(async () => (c = await build({alsoText: true})), 60_000)
+  afterAll(() => c?.close())
+
+  it('counts the named session once, not the unnamed one as one more', () => {
+    const inputs = loadScopeInputs(c.db)
+    const s = computeScope(inputs)
+    expect(s.exposure).toMatchObject({sessions: 1, sessions_low: 1})
+    const view = computeTenantView(inputs, {tenant: 'tA'})
+    expect(view.leaked.exposure.own_sessions).toBe(1)
+    expect(view.leaked.own_sessions).toBe(1)
+    // tC received data of at least one session (s1; the unnamed one may be s1 too)
+    expect(computeTenantView(inputs, {tenant: 'tC'}).received.exposure.other_sessions).toBe(1)
   })
 })
