@@ -5,6 +5,9 @@ import {computeExposure, exposureRows, type Exposure} from './exposure.js'
 import {retryLeaks, type RetryLeak} from './retry-leaks.js'
 import {byNullableText, byText, hourStart, HOUR_MS, iso, minMax, type AtRiskGroup, type ContaminationRow, type ScopeInputs} from './scope-data.js'
 
+/** The source of a marker cut short of the markers of several tenants' sessions, in the timeline's sentences. */
+const SOURCE_NOT_NAMED = 'source not named (a marker cut short of several sessions\' markers)'
+
 // One chronological story of the incident: when each node and each tenant pair first and
 // last leaked, the bug window those imply, every contaminating sighting, and what the
 // responders did to the case (the audit log) — the "facts ... and remedial action" an
@@ -157,7 +160,8 @@ export function buildTimeline(inputs: ScopeInputs, audit: readonly AuditEntry[],
   const pairs = [...pairMap.values()]
     .sort((a, b) => byText(a.source_tenant, b.source_tenant) || byText(a.recipient_tenant, b.recipient_tenant))
     .map((p): TimelinePair => {
-      const what = `${p.source_tenant} → ${p.recipient_tenant}`
+      // A marker cut short of the markers of several tenants' sessions names no source tenant: said so, never an empty name.
+      const what = `${p.source_tenant === '' ? SOURCE_NOT_NAMED : p.source_tenant} → ${p.recipient_tenant}`
       events.push({at: iso(p.lo)!, kind: 'pair_first_contamination', source_tenant: p.source_tenant, recipient_tenant: p.recipient_tenant, description: `first leak ${what}`})
       events.push({at: iso(p.hi)!, kind: 'pair_last_contamination', source_tenant: p.source_tenant, recipient_tenant: p.recipient_tenant, description: `last leak ${what}`})
       const textOnly = [...p.ids].filter((id) => !p.canary.has(id)).length
@@ -188,7 +192,7 @@ export function buildTimeline(inputs: ScopeInputs, audit: readonly AuditEntry[],
       decode_node: c.decode_node,
       source_tenant: c.source_tenant,
       recipient_tenant: c.recipient_tenant,
-      description: `${c.class} sighting in ${c.request_id}: ${c.source_tenant ?? '?'} → ${c.recipient_tenant}`,
+      description: `${c.class} sighting in ${c.request_id}: ${c.source_tenant ?? SOURCE_NOT_NAMED} → ${c.recipient_tenant}`,
     })
 
   const points = [...contamination.map((c) => c.ts_ms), ...provenance.map((p) => p.ts_ms), ...(atRisk ?? []).flatMap((g) => [g.first_ms, g.last_ms])]

@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {renderScope, renderVerdict} from '../../src/cli/render-scope.js'
+import {renderScope, renderTimeline, renderVerdict} from '../../src/cli/render-scope.js'
 import {scanCase} from '../../src/detect/scan-case.js'
 import {buildArticle33} from '../../src/notify/article33.js'
 import {buildFacts, loadFactsInputs} from '../../src/notify/facts.js'
@@ -7,6 +7,7 @@ import {openIncident} from '../../src/notify/incident.js'
 import {buildProcessorNotice} from '../../src/notify/processor-notice.js'
 import {buildRegisterEntry} from '../../src/notify/register.js'
 import {renderArticle33Markdown, renderProcessorNoticeMarkdown, renderRegisterMarkdown} from '../../src/notify/render-markdown.js'
+import {buildTimeline} from '../../src/scope/build-timeline.js'
 import {canaryFigures, computeScope} from '../../src/scope/compute-scope.js'
 import {loadScopeInputs} from '../../src/scope/scope-data.js'
 import {computeTenantView} from '../../src/scope/tenant-view.js'
@@ -116,6 +117,14 @@ describe('a cut-short marker that prefixes markers of two tenants', () => {
     expect(md).not.toContain('verbatim text whose source is not established')
     expect(md).toContain("It held a canary marker cut short, a prefix of the markers of several customers' sessions")
     expect(md).toContain('| Customers whose data reached someone else | at least 1 (0 named) |')
+  })
+
+  it('the timeline names no empty or "?" source', () => {
+    const tl = buildTimeline(loadScopeInputs(c.db), [])
+    const text = renderTimeline(tl)
+    expect(text).not.toMatch(/: \? →|leak  →|leak → /)
+    expect(text).toContain('first leak source not named')
+    expect(text).toMatch(/cross_tenant sighting in r1: source not named/)
   })
 })
 
