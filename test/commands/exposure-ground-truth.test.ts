@@ -37,8 +37,27 @@ function truthExposure(gt: GroundTruth, tenantOf: Map<string, string>): {exposur
     tenant(r.source[0]).leaked.add(r.id)
   }
   const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+  // Where some evidence names no source session (a marker cut short of several sessions' markers):
+  // the responses it is in, and the lower bounds it gives. A tenant named without its session is one
+  // more session only where none of that tenant's sessions is counted; a source naming no tenant
+  // counts one session and one tenant only where nothing else is counted (it may be any of them).
+  const unnamed = rows.filter((r) => r.source[1] === null)
+  const namedSessions = new Set(named.filter((r) => r.source[1] !== null).map((r) => JSON.stringify(r.source)))
+  const tenantsWithSessions = new Set(named.filter((r) => r.source[1] !== null).map((r) => r.source[0]))
+  const tenantOnly = new Set(unnamed.filter((r) => r.source[0] !== null).map((r) => r.source[0]))
+  const noTenant = unnamed.some((r) => r.source[0] === null)
+  const sessionsLow = namedSessions.size + [...tenantOnly].filter((t) => !tenantsWithSessions.has(t)).length || (noTenant ? 1 : 0)
+  const sourceTenants = new Set(named.map((r) => r.source[0])).size
+  const bounds = unnamed.length === 0 ? {} : {
+    session_not_named: new Set(unnamed.map((r) => r.id)).size,
+    marker_session_not_named: new Set(unnamed.filter((r) => r.by === 'canary').map((r) => r.id)).size,
+    marker_source_not_named: new Set(unnamed.filter((r) => r.by === 'canary' && r.source[0] === null).map((r) => r.id)).size,
+    sessions_low: sessionsLow,
+    source_tenants_low: sourceTenants === 0 && noTenant ? 1 : sourceTenants,
+  }
   return {
     exposure: {
+      ...bounds,
       responses: ids.size,
       by_canary: canary.size,
       by_text_only: ids.size - canary.size,

@@ -70,9 +70,15 @@ describe('a customer concerned only through a leaking retry is one of the contro
     expect(register).toMatchObject({controllers_affected: 3, controllers_notified: 1})
     expect(register.open_items.map((o) => o.item)).toContain('notices to 2 affected controllers, not yet recorded')
     type Draft = {statements: Array<{section: string; text: string}>}
-    // On tn-alpha's behalf: its data reached tn-gamma (counted) and tn-beta (the retry), so three controllers are concerned.
+    // (The register above counts the notices over the three controllers concerned, the retry's among them.)
+    // On tn-alpha's behalf (its data reached tn-gamma and tn-beta, the retry): tn-alpha was not notified, and no count over others is given.
     const draft = await runJson<Draft>(['report', 'article33', '--db', db, '--lang', 'en', '--on-behalf-of-controller', 'tn-alpha'])
     const said = draft.statements.filter((s) => s.section === 'measures_taken').map((s) => s.text).join(' ')
-    expect(said).toMatch(/\b1 of 3\b/)
+    expect(said).not.toMatch(/\bof 3\b/)
+    // A draft for one controller says whether that controller was notified, never a count over other customers.
+    const forBeta = await runJson<Draft>(['report', 'article33', '--db', db, '--lang', 'en', '--on-behalf-of-controller', 'tn-beta'])
+    const toBeta = forBeta.statements.filter((s) => s.section === 'measures_taken').map((s) => s.text).join(' ')
+    expect(toBeta).toContain('N-1')
+    expect(toBeta).not.toMatch(/\b1 of 3\b/)
   }, 120_000)
 })
