@@ -24,10 +24,12 @@ let db: string
 
 beforeAll(async () => {
   const c = makeCase()
-  await c.addCanary(A, HOSTILE, SESSION)
+  // A canary registry refuses an id holding a character that prints as nothing (QA spoof #2), so the
+  // hostile ids come from the logs alone: the recipient's, whose users received tA's marker and text.
+  await c.addCanary(A, 'tA', 'sA')
   await c.addFile([
-    {request_id: 'r-src', tenant_id: HOSTILE, session_id: SESSION, request_text: `${A} write to ${EMAIL} about ${SHARED}`, response_text: 'ok', decode_node: `n\u202e1`},
-    {request_id: 'r-leak', tenant_id: 'tB', session_id: 'sB', request_text: 'hello', response_text: `Sure: ${A} ${EMAIL} ${SHARED}`, decode_node: `n\u202e1`},
+    {request_id: 'r-src', tenant_id: 'tA', session_id: 'sA', request_text: `${A} write to ${EMAIL} about ${SHARED}`, response_text: 'ok', decode_node: `n\u202e1`},
+    {request_id: 'r-leak', tenant_id: HOSTILE, session_id: SESSION, request_text: 'hello', response_text: `Sure: ${A} ${EMAIL} ${SHARED}`, decode_node: `n\u202e1`},
   ])
   c.close()
   db = c.path
@@ -68,8 +70,8 @@ describe('--json escapes what JSON.stringify leaves raw', () => {
     expect(r.stdout).not.toMatch(RAW)
     expect(r.stdout).toContain('\\u202e')
     expect(r.stdout).toContain('\\u009b')
-    const rows = JSON.parse(r.stdout) as Array<{source_tenant: string; source_session: string}>
-    expect(rows[0]).toMatchObject({source_tenant: HOSTILE, source_session: SESSION})
+    const rows = JSON.parse(r.stdout) as Array<{recipient_tenant: string; recipient_session: string}>
+    expect(rows[0]).toMatchObject({recipient_tenant: HOSTILE, recipient_session: SESSION})
   })
 
   it('report case --format json, to stdout and to a file', async () => {
@@ -81,8 +83,8 @@ describe('--json escapes what JSON.stringify leaves raw', () => {
       expect(text).not.toMatch(RAW)
       expect(text).toContain('\\u202e')
       expect(text).toContain('\\u009b')
-      const data = JSON.parse(text) as {sightings: {rows: Array<{source_tenant: string | null}>}}
-      expect(data.sightings.rows.map((s) => s.source_tenant)).toContain(HOSTILE)
+      const data = JSON.parse(text) as {sightings: {rows: Array<{recipient_tenant: string | null}>}}
+      expect(data.sightings.rows.map((s) => s.recipient_tenant)).toContain(HOSTILE)
     }
   })
 
