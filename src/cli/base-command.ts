@@ -4,7 +4,7 @@ import {accessSync, constants, existsSync, rmSync} from 'node:fs'
 import {CliError, InputError, IntegrityError} from '../errors.js'
 import {appendAudit, auditEntryStored, listAudit} from '../store/audit.js'
 import {listFiles} from '../store/files.js'
-import {openCase, type CaseDb} from '../store/open-case.js'
+import {liveIngestClaimant, openCase, type CaseDb} from '../store/open-case.js'
 import {boundHeapGrowth} from '../util/gc.js'
 import {escapeJsonText, safeLine, safeText, quoted} from '../util/sanitize.js'
 import {answerAfterStored} from './interrupt.js'
@@ -147,8 +147,11 @@ export abstract class BaseCommand extends Command {
     const untouched = new Set<string>()
     for (const db of this.openDbs.splice(0)) {
       if (!db.open) continue
-      // A case this command created and left holding nothing (a typo in a path, say) is not left behind.
-      if (failed && this.createdCases.includes(db.name) && !db.readonly && listAudit(db).length === 0 && listFiles(db).length === 0) untouched.add(db.name)
+      // A case this command created and left holding nothing (a typo in a path, say) is not left behind;
+      // never while another live process holds the case's ingest claim: two commands creating one
+      // case at once each found it new, and the one refused as the second writer removed the file
+      // the other was storing into (its work then went to a deleted file: lost).
+      if (failed && this.createdCases.includes(db.name) && !db.readonly && listAudit(db).length === 0 && listFiles(db).length === 0 && liveIngestClaimant(db) === null) untouched.add(db.name)
       this.onClose.get(db)?.()
       db.close()
     }
