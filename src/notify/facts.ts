@@ -156,6 +156,8 @@ export interface TenantExposure {
   received_by_text_only: number
   /** of those, responses whose only evidence is verbatim text whose source provenance does not name (ambiguous or unknown): attributed to no one, possibly its own */
   received_source_not_named: number
+  /** of those, responses with a canary marker cut short, a prefix of the markers of sessions of several other customers: the source customer is not named, so the source sessions and customers are lower bounds */
+  received_source_customer_not_named: number
   /** its sessions that received foreign data */
   receiving_sessions: string[]
   /** number of other tenants whose data it received (count only) */
@@ -1267,6 +1269,8 @@ function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): Tenan
     // Per other customer, a source session that is not named (a marker cut short of several of its sessions' markers) is one
     // more only where none of that customer's is counted (sourceBounds), as the tenant view's counterparts count them.
     const fromOtherRows = inn.filter((r) => r.source_tenant !== t && !unnamed(r))
+    // A marker cut short of several other customers' markers names no customer: at least one, never none.
+    const customerNotNamed = new Set(fromOtherRows.filter((r) => r.source_tenant === '').map((r) => r.record_id)).size
     const fromOther = {size: [...new Set(fromOtherRows.map((r) => r.source_tenant))].reduce((k, o) => k + (o === '' ? 1 : sourceBounds(fromOtherRows.filter((r) => r.source_tenant === o)).sessions_low), 0)}
     const namedIn = new Set(inn.filter((r) => !unnamed(r)).map((r) => r.record_id))
     // A personal-data finding the detector could not attribute (source null) is someone else's where
@@ -1296,7 +1300,8 @@ function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): Tenan
       received_by_text_only: view.received.exposure.by_text_only,
       received_source_not_named: new Set(inn.filter((r) => unnamed(r) && !namedIn.has(r.record_id)).map((r) => r.record_id)).size,
       receiving_sessions: sorted(inn.map((r) => r.recipient_session)).map(safeLine),
-      received_from_tenants: view.received.exposure.other_tenants,
+      received_from_tenants: Math.max(view.received.exposure.other_tenants, customerNotNamed > 0 ? 1 : 0),
+      received_source_customer_not_named: customerNotNamed,
       source_sessions_same_tenant: fromSame.size,
       source_sessions_other_tenants: fromOther.size,
       first_received: view.received.exposure.first_seen,

@@ -178,10 +178,11 @@ function replayGroup(g: ReplayTargetFacts): string {
 }
 
 /** The other side of an exposure: this customer's own other sessions, then other customers' sessions ("yours", or "its own" in a draft about a controller). */
-function sides(ownSessions: number, otherSessions: number, customers: number, own = 'of yours'): string[] {
+function sides(ownSessions: number, otherSessions: number, customers: number, own = 'of yours', customersAtLeast = false): string[] {
   const out: string[] = []
+  const low = customersAtLeast ? 'at least ' : ''
   if (ownSessions > 0) out.push(`${count(ownSessions, 'other session')} ${own}`)
-  if (otherSessions > 0 || ownSessions === 0) out.push(`${count(otherSessions, 'session')} of ${count(customers, 'other customer')}`)
+  if (otherSessions > 0 || ownSessions === 0) out.push(`${low}${count(otherSessions, 'session')} of ${low}${count(customers, 'other customer')}`)
   return out
 }
 
@@ -209,6 +210,8 @@ export interface ExposureSide {
   notNamed?: number
   /** of `responses` (leaked side), those whose source session, one of this customer's, is not named (a marker cut short of several of its sessions' markers): `sessions` is then a lower bound */
   sessionsNotNamed?: number
+  /** of `responses` (received side), those with a canary marker cut short, a prefix of the markers of sessions of several other customers: no source customer named, so the other customers' sessions and customers are lower bounds */
+  customerNotNamed?: number
   /** the exposure is not known (no registry, markers in answers: exposureKnown false): each count is what verbatim text shows, a lower bound */
   atLeast?: boolean
 }
@@ -227,7 +230,14 @@ function stillOpen(open: number, records = 0): string {
 
 /** ", from 3 sessions of 2 other customers": the named sources only; nothing where no response's source is named. */
 function fromSides(n: ExposureSide, own: string): string {
-  return n.responses - (n.notNamed ?? 0) > 0 ? `, from ${sides(n.ownSessions, n.otherSessions, n.others, own).map((x) => atLeast(n) + x).join(' and from ')}` : ''
+  return n.responses - (n.notNamed ?? 0) > 0 ? `, from ${sides(n.ownSessions, n.otherSessions, n.others, own, !n.atLeast && (n.customerNotNamed ?? 0) > 0).map((x) => atLeast(n) + x).join(' and from ')}` : ''
+}
+
+/** The received responses whose source customer could not be named (a marker cut short of several other customers' markers), said why. */
+function customerNotNamedSentence(n: ExposureSide): string {
+  const k = n.customerNotNamed ?? 0
+  if (k === 0) return ''
+  return ` ${k === 1 ? "1 response's source customer could not be named: it held" : `${k} responses' source customers could not be named: each held`} a canary marker cut short, a prefix of the markers of sessions of several other customers.`
 }
 
 /** "at least " before a count where the exposure is not known (ExposureSide.atLeast). */
@@ -364,7 +374,7 @@ export const EN = {
     leaked: (n: ExposureSide) =>
       `${n.atLeast ? 'At least ' : ''}${count(n.responses, 'response')} to other sessions carried data of ${sessionsAtLeast(n)}${count(n.sessions, 'session')} of this controller's end users (${byEvidence(n, 'its canary marker')}), received in ${sides(n.ownSessions, n.otherSessions, n.others, 'of its own').map((x) => atLeast(n) + x).join(' and in ')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.${sessionsNotNamedSentence(n, "this controller's")}`,
     received: (n: ExposureSide) =>
-      `${n.atLeast ? 'At least ' : ''}${count(n.responses, 'response')} served to this controller's end users carried another session's data (${byEvidence(n, 'a canary marker')}), in ${atLeast(n)}${count(n.sessions, 'session')} of theirs${fromSides(n, 'of its own')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.${notNamedSentence(n, "this controller's own")}`,
+      `${n.atLeast ? 'At least ' : ''}${count(n.responses, 'response')} served to this controller's end users carried another session's data (${byEvidence(n, 'a canary marker')}), in ${atLeast(n)}${count(n.sessions, 'session')} of theirs${fromSides(n, 'of its own')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.${customerNotNamedSentence(n)}${notNamedSentence(n, "this controller's own")}`,
     nothingLeaked: "No response to another session was found carrying this controller's data.",
     nothingReceived: "No response served to this controller's end users was found carrying another session's data.",
   },
@@ -653,7 +663,7 @@ export const EN = {
     leaked: (n: ExposureSide) =>
       `${n.atLeast ? 'At least ' : ''}${count(n.responses, 'response')} to other sessions carried data of ${sessionsAtLeast(n)}${n.sessions} of your sessions (${byEvidence(n, 'your canary marker')}), received in ${sides(n.ownSessions, n.otherSessions, n.others).map((x) => atLeast(n) + x).join(' and in ')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.${sessionsNotNamedSentence(n, 'your')}`,
     received: (n: ExposureSide) =>
-      `${n.atLeast ? 'At least ' : ''}${count(n.responses, 'response')} your users received carried another session's data (${byEvidence(n, 'a canary marker')}), in ${atLeast(n)}${n.sessions} of your sessions${fromSides(n, 'of yours')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.${notNamedSentence(n, 'your own')}`,
+      `${n.atLeast ? 'At least ' : ''}${count(n.responses, 'response')} your users received carried another session's data (${byEvidence(n, 'a canary marker')}), in ${atLeast(n)}${n.sessions} of your sessions${fromSides(n, 'of yours')}${n.first ? ` between ${n.first} and ${n.last} (UTC)` : ''}.${customerNotNamedSentence(n)}${notNamedSentence(n, 'your own')}`,
     nothingLeaked: 'No response to another session was found carrying your data.',
     nothingReceived: "No response your users received was found carrying another session's data.",
     // A retry logged under a request id already counted is a duplicate line, not a record: in none of this notice's figures.

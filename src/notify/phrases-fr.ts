@@ -152,10 +152,10 @@ function nonAnalyses(n: NotScanned): string {
   return ` ${compte(n.records, 'réponse')} dans ${compte(n.files, 'autre fichier', 'autres fichiers')} de journaux ${un(n.files) ? 'chargé' : 'chargés'} mais non ${un(n.files) ? 'analysé' : 'analysés'} ${un(n.records) ? "n'a" : "n'ont"} pas été ${un(n.records) ? 'examinée' : 'examinées'} : on ne sait pas encore ce qu'${un(n.files) ? 'il contient' : 'ils contiennent'}.`
 }
 
-function cotes(sessionsPropres: number, sessionsAutres: number, clients: number, possessif = 'vos'): string[] {
+function cotes(sessionsPropres: number, sessionsAutres: number, clients: number, possessif = 'vos', clientsAuMoins = false): string[] {
   const out: string[] = []
   if (sessionsPropres > 0) out.push(compte(sessionsPropres, `autre de ${possessif} sessions`, `autres de ${possessif} sessions`))
-  if (sessionsAutres > 0 || sessionsPropres === 0) out.push(`${compte(sessionsAutres, 'session')} de ${compte(clients, 'autre client', 'autres clients')}`)
+  if (sessionsAutres > 0 || sessionsPropres === 0) out.push(clientsAuMoins ? `au moins ${compte(sessionsAutres, 'session')} d'au moins ${compte(clients, 'autre client', 'autres clients')}` : `${compte(sessionsAutres, 'session')} de ${compte(clients, 'autre client', 'autres clients')}`)
   return out
 }
 
@@ -170,7 +170,14 @@ function resteOuvert(n: number, propres = 0): string {
 
 /** « , provenant de 3 sessions de 2 autres clients » : les sources désignées seulement ; rien quand aucune réponse n'a de source désignée. */
 function deCotes(n: ExposureSide, possessif: string): string {
-  return n.responses - (n.notNamed ?? 0) > 0 ? `, provenant ${cotes(n.ownSessions, n.otherSessions, n.others, possessif).map((c) => (n.atLeast ? `d'au moins ${c}` : `de ${c}`)).join(' et ')}` : ''
+  return n.responses - (n.notNamed ?? 0) > 0 ? `, provenant ${cotes(n.ownSessions, n.otherSessions, n.others, possessif, !n.atLeast && (n.customerNotNamed ?? 0) > 0).map((c) => (n.atLeast ? `d'au moins ${c}` : c.startsWith('au moins ') ? `d'${c}` : `de ${c}`)).join(' et ')}` : ''
+}
+
+/** Les réponses reçues dont le client source n'a pu être désigné (un marqueur tronqué, préfixe des marqueurs de sessions de plusieurs autres clients). */
+function clientNonDesigne(n: ExposureSide): string {
+  const k = n.customerNotNamed ?? 0
+  if (k === 0) return ''
+  return ` ${un(k) ? "Le client source d'une réponse n'a pu être désigné : elle contenait" : `Le client source de ${k} réponses n'a pu être désigné : chacune contenait`} un marqueur canari tronqué, préfixe des marqueurs de sessions de plusieurs autres clients.`
 }
 
 /** Les réponses reçues dont la source n'est pas établie : peut-être les données d'un autre client, peut-être les siennes, attribuées à personne. */
@@ -281,7 +288,7 @@ export const FR: Phrases = {
     leaked: (n) =>
       `${n.atLeast ? 'Au moins ' : ''}${compte(n.responses, 'réponse adressée', 'réponses adressées')} à d'autres sessions ${un(n.responses) ? 'contenait' : 'contenaient'} des données ${n.atLeast || (n.sessionsNotNamed ?? 0) > 0 ? "d'au moins" : 'de'} ${compte(n.sessions, 'session')} des utilisateurs finaux de ce responsable de traitement (${parPreuve(n, 'son marqueur canari')}), ${un(n.responses) ? 'reçue' : 'reçues'} dans ${cotes(n.ownSessions, n.otherSessions, n.others, 'ses').map((x) => (n.atLeast ? 'au moins ' : '') + x).join(' et dans ')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
     received: (n) =>
-      `${n.atLeast ? 'Au moins ' : ''}${compte(n.responses, 'réponse servie', 'réponses servies')} aux utilisateurs finaux de ce responsable de traitement ${un(n.responses) ? 'contenait' : 'contenaient'} des données d'une autre session (${parPreuve(n, 'un marqueur canari')}), dans ${n.atLeast ? 'au moins ' : ''}${compte(n.sessions, 'de ses sessions', 'de ses sessions')}${deCotes(n, 'ses')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.${sourceNonEtablie(n, 'des siennes')}`,
+      `${n.atLeast ? 'Au moins ' : ''}${compte(n.responses, 'réponse servie', 'réponses servies')} aux utilisateurs finaux de ce responsable de traitement ${un(n.responses) ? 'contenait' : 'contenaient'} des données d'une autre session (${parPreuve(n, 'un marqueur canari')}), dans ${n.atLeast ? 'au moins ' : ''}${compte(n.sessions, 'de ses sessions', 'de ses sessions')}${deCotes(n, 'ses')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.${clientNonDesigne(n)}${sourceNonEtablie(n, 'des siennes')}`,
     nothingLeaked: "Aucune réponse adressée à une autre session ne contenait les données de ce responsable de traitement.",
     nothingReceived: "Aucune réponse servie aux utilisateurs finaux de ce responsable de traitement ne contenait de données d'une autre session.",
   },
@@ -504,7 +511,7 @@ export const FR: Phrases = {
     leaked: (n) =>
       `${n.atLeast ? 'Au moins ' : ''}${compte(n.responses, 'réponse adressée', 'réponses adressées')} à d'autres sessions ${un(n.responses) ? 'contenait' : 'contenaient'} des données ${n.atLeast || (n.sessionsNotNamed ?? 0) > 0 ? "d'au moins" : 'de'} ${n.sessions} de vos sessions (${parPreuve(n, 'votre marqueur canari')}), ${un(n.responses) ? 'reçue' : 'reçues'} dans ${cotes(n.ownSessions, n.otherSessions, n.others).map((x) => (n.atLeast ? 'au moins ' : '') + x).join(' et dans ')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.`,
     received: (n) =>
-      `${n.atLeast ? 'Au moins ' : ''}${compte(n.responses, 'réponse reçue', 'réponses reçues')} par vos utilisateurs ${un(n.responses) ? 'contenait' : 'contenaient'} des données d'une autre session (${parPreuve(n, 'un marqueur canari')}), dans ${n.atLeast ? 'au moins ' : ''}${n.sessions} de vos sessions${deCotes(n, 'vos')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.${sourceNonEtablie(n, 'des vôtres')}`,
+      `${n.atLeast ? 'Au moins ' : ''}${compte(n.responses, 'réponse reçue', 'réponses reçues')} par vos utilisateurs ${un(n.responses) ? 'contenait' : 'contenaient'} des données d'une autre session (${parPreuve(n, 'un marqueur canari')}), dans ${n.atLeast ? 'au moins ' : ''}${n.sessions} de vos sessions${deCotes(n, 'vos')}${n.first ? ` entre le ${n.first} et le ${n.last} (UTC)` : ''}.${clientNonDesigne(n)}${sourceNonEtablie(n, 'des vôtres')}`,
     nothingLeaked: "Aucune réponse adressée à une autre session ne contenait vos données.",
     nothingReceived: "Aucune réponse reçue par vos utilisateurs ne contenait de données d'une autre session.",
     retriesReachedOthers: (n) =>

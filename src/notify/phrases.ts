@@ -46,6 +46,7 @@ export function receivedSide(t: TenantExposure, canaries: boolean, atLeast = fal
     responses: t.received_foreign_responses, by_canary: t.received_by_canary, by_text_only: t.received_by_text_only, sessions: t.receiving_sessions.length,
     ownSessions: t.source_sessions_same_tenant, otherSessions: t.source_sessions_other_tenants, others: t.received_from_tenants, first: t.first_received, last: t.last_received, canaries,
     notNamed: t.received_source_not_named,
+    ...((t.received_source_customer_not_named ?? 0) > 0 ? {customerNotNamed: t.received_source_customer_not_named} : {}),
   }
 }
 

@@ -101,7 +101,10 @@ export const processorNoticeSchema = z.object({
     verbatim_only_responses: z.number().int().nullable(),
     /** of `responses`, those whose only evidence is verbatim text whose source is not established (ambiguous or unknown): attributed to no customer, possibly the customer's own */
     source_not_named: z.number().int(),
+    /** of `responses`, those with a canary marker cut short, a prefix of the markers of sessions of several other customers: no source customer named, so from_customers and from_sessions_of_other_customers are lower bounds (absent: none) */
+    source_customer_not_named: z.number().int().optional(),
     sessions: z.array(z.string()),
+    /** a lower bound where source_customer_not_named > 0 */
     from_customers: z.number().int(),
     /** the sessions whose data it was: the customer's own other sessions, and other customers' sessions */
     from_other_sessions_of_yours: z.number().int(),
@@ -451,6 +454,7 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
       by_canary: canaries ? t.received_by_canary : null,
       verbatim_only_responses: canaries ? t.received_by_text_only : null,
       source_not_named: t.received_source_not_named,
+      ...((t.received_source_customer_not_named ?? 0) > 0 ? {source_customer_not_named: t.received_source_customer_not_named} : {}),
       sessions: t.receiving_sessions,
       from_customers: t.received_from_tenants,
       from_other_sessions_of_yours: t.source_sessions_same_tenant,

@@ -403,6 +403,12 @@ export function renderProcessorNoticeMarkdown(n: ProcessorNoticeResult): string 
         ? emptyOr(retriesOut, P.noneFeminine)
         : fr ? 'non connue : aucune de ces réponses ne portait votre marqueur canari' : 'not known: none of these responses carried your canary marker'
   inn.from_customers_text = others(n.you_received_other_data.from_customers)
+  // A marker cut short of several other customers' markers names no source customer: the counts of their sessions and customers are lower bounds.
+  if ((n.you_received_other_data.source_customer_not_named ?? 0) > 0) {
+    const low = fr ? 'au moins' : 'at least'
+    inn.from_sessions_of_other_customers = `${low} ${n.you_received_other_data.from_sessions_of_other_customers}`
+    inn.from_customers_text = `${low} ${others(n.you_received_other_data.from_customers)}`
+  }
   // A possible source of text served to others: of how many customers (never which).
   const possible = view.possible_source as View
   const among = n.possible_source.possible_sources

@@ -119,6 +119,22 @@ describe('a cut-short marker that prefixes markers of two tenants', () => {
     expect(md).toContain('| Customers whose data reached someone else | at least 1 (0 named) |')
   })
 
+  it("the recipient's processor notice counts at least 1 session of at least 1 other customer, never 0 customers, and says why (en, fr, json)", async () => {
+    await c.close()
+    c = await build({twoTenants: true, role: 'processor'})
+    const facts = buildFacts(loadFactsInputs(c.db), NOW)
+    const n = buildProcessorNotice(facts, 'tC', {language: 'en'})
+    expect(n.you_received_other_data).toMatchObject({responses: 1, source_customer_not_named: 1, from_customers: 1, from_sessions_of_other_customers: 1})
+    const md = renderProcessorNoticeMarkdown(n)
+    expect(md).not.toMatch(/of 0 other customers|at 0 other customers/)
+    expect(md).toContain('from at least 1 session of at least 1 other customer')
+    expect(md).toContain("1 response's source customer could not be named: it held a canary marker cut short, a prefix of the markers of sessions of several other customers.")
+    expect(md).toContain('Sessions of other customers whose data they carried: at least 1, across at least 1 other customer')
+    const fr = renderProcessorNoticeMarkdown(buildProcessorNotice(facts, 'tC', {language: 'fr'}))
+    expect(fr).toContain("d'au moins 1 session d'au moins 1 autre client")
+    expect(fr).toContain("Le client source d'une réponse n'a pu être désigné")
+  })
+
   it('the timeline names no empty or "?" source', () => {
     const tl = buildTimeline(loadScopeInputs(c.db), [])
     const text = renderTimeline(tl)
